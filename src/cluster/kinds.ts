@@ -1,0 +1,92 @@
+/**
+ * The one table of Kubernetes kinds meshdoctor reads. Everything that lists, loads or checks
+ * objects names a kind by its key here.
+ *
+ * `byName`: the kind is never listed wholesale; only the named objects are fetched, and only in
+ * the meshes' control-plane namespaces (ConfigMaps and Secrets can be huge and sensitive).
+ */
+export interface KindInfo {
+  key: KindKey;
+  kind: string;
+  group: string; // '' for the core group
+  version: string;
+  plural: string;
+  namespaced: boolean;
+  byName?: boolean;
+}
+
+export const KIND_KEYS = [
+  'namespaces',
+  'pods',
+  'replicasets',
+  'deployments',
+  'statefulsets',
+  'daemonsets',
+  'jobs',
+  'cronjobs',
+  'services',
+  'endpoints',
+  'endpointslices',
+  'serviceaccounts',
+  'resourcequotas',
+  'events',
+  'mutatingwebhookconfigurations',
+  'configmaps',
+  'secrets',
+] as const;
+
+export type KindKey = (typeof KIND_KEYS)[number];
+
+const k = (
+  key: KindKey,
+  kind: string,
+  group: string,
+  version: string,
+  namespaced: boolean,
+  byName = false,
+): KindInfo => ({ key, kind, group, version, plural: key, namespaced, ...(byName ? { byName } : {}) });
+
+export const KINDS: Record<KindKey, KindInfo> = {
+  namespaces: k('namespaces', 'Namespace', '', 'v1', false),
+  pods: k('pods', 'Pod', '', 'v1', true),
+  replicasets: k('replicasets', 'ReplicaSet', 'apps', 'v1', true),
+  deployments: k('deployments', 'Deployment', 'apps', 'v1', true),
+  statefulsets: k('statefulsets', 'StatefulSet', 'apps', 'v1', true),
+  daemonsets: k('daemonsets', 'DaemonSet', 'apps', 'v1', true),
+  jobs: k('jobs', 'Job', 'batch', 'v1', true),
+  cronjobs: k('cronjobs', 'CronJob', 'batch', 'v1', true),
+  services: k('services', 'Service', '', 'v1', true),
+  endpoints: k('endpoints', 'Endpoints', '', 'v1', true),
+  endpointslices: k('endpointslices', 'EndpointSlice', 'discovery.k8s.io', 'v1', true),
+  serviceaccounts: k('serviceaccounts', 'ServiceAccount', '', 'v1', true),
+  resourcequotas: k('resourcequotas', 'ResourceQuota', '', 'v1', true),
+  events: k('events', 'Event', '', 'v1', true),
+  mutatingwebhookconfigurations: k(
+    'mutatingwebhookconfigurations',
+    'MutatingWebhookConfiguration',
+    'admissionregistration.k8s.io',
+    'v1',
+    false,
+  ),
+  configmaps: k('configmaps', 'ConfigMap', '', 'v1', true, true),
+  secrets: k('secrets', 'Secret', '', 'v1', true, true),
+};
+
+const BY_KIND = new Map<string, KindInfo>(Object.values(KINDS).map((i) => [i.kind, i]));
+
+/** The kind table entry for an object's `kind` field (e.g. "Deployment"), if meshdoctor reads it. */
+export function kindOf(kind: unknown): KindInfo | undefined {
+  return typeof kind === 'string' ? BY_KIND.get(kind) : undefined;
+}
+
+/** The API path that lists a kind, cluster-wide or in one namespace. */
+export function listPath(info: KindInfo, namespace?: string): string {
+  const base = info.group ? `/apis/${info.group}/${info.version}` : `/api/${info.version}`;
+  if (info.namespaced && namespace) return `${base}/namespaces/${encodeURIComponent(namespace)}/${info.plural}`;
+  return `${base}/${info.plural}`;
+}
+
+/** The API path of one named object (used only for the byName kinds). */
+export function objectPath(info: KindInfo, namespace: string, name: string): string {
+  return `${listPath(info, namespace)}/${encodeURIComponent(name)}`;
+}

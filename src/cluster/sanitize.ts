@@ -1,0 +1,47 @@
+import type { K8sObject } from '../types.js';
+
+const CERT_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
+/** Secret keys that may hold certificates (never keys: *.key, key.pem, ca-key.pem are dropped). */
+const CERT_KEY = /(^|[.-])(crt|cert)(\.pem)?$|^ca\.crt$|^crt\.pem$|^tls\.crt$|^ca-cert\.pem$|^root-cert\.pem$|^cert-chain\.pem$/;
+
+/**
+ * Reduce a Secret to what meshdoctor may keep: its metadata (without managedFields), its type,
+ * and the public certificates found under certificate-like keys, as PEM text in
+ * `certificates`. `data` and `stringData` are dropped whole, so private keys and any other
+ * secret value never enter a snapshot, a report or memory beyond this function.
+ */
+export function sanitizeSecret(obj: K8sObject): K8sObject {
+  const md = (obj.metadata ?? {}) as NonNullable<K8sObject['metadata']>;
+  const certificates: Record<string, string> = {};
+  const data = obj.data;
+  if (data && typeof data === 'object') {
+    for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
+      if (!CERT_KEY.test(key) || typeof value !== 'string') continue;
+      const text = Buffer.from(value, 'base64').toString('latin1');
+      const certs = text.match(CERT_BLOCK);
+      if (certs) certificates[key] = certs.join('\n') + '\n';
+    }
+  }
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: md.name,
+      namespace: md.namespace,
+      uid: md.uid,
+      creationTimestamp: md.creationTimestamp,
+      ...(md.labels ? { labels: md.labels } : {}),
+      ...(md.annotations ? { annotations: stripLastApplied(md.annotations) } : {}),
+    },
+    type: obj.type,
+    certificates,
+  };
+}
+
+/** kubectl's last-applied annotation on a Secret holds its data in clear: never keep it. */
+function stripLastApplied(a: Record<string, string>): Record<string, string> {
+  if (typeof a !== 'object' || a === null) return {};
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(a)) if (k !== 'kubectl.kubernetes.io/last-applied-configuration') out[k] = v;
+  return out;
+}

@@ -1,0 +1,130 @@
+import type { KindKey } from './cluster/kinds.js';
+
+export type Severity = 'error' | 'warning' | 'info';
+export type MeshName = 'linkerd' | 'istio';
+export const SEVERITIES: readonly Severity[] = ['error', 'warning', 'info'];
+
+/** A Kubernetes object as read from the API or a file: untrusted, any field may be missing. */
+export interface K8sObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    creationTimestamp?: string;
+    ownerReferences?: { kind?: string; name?: string; uid?: string; controller?: boolean }[];
+    managedFields?: unknown[];
+    [k: string]: unknown;
+  };
+  [k: string]: unknown;
+}
+
+/** Where a snapshot came from. */
+export interface SnapshotSource {
+  type: 'live' | 'file';
+  /** kubeconfig context (live) or file paths (file). */
+  context?: string;
+  server?: string;
+  files?: string[];
+  /** When the data was read (ISO time); the clock checks use for "now" unless told otherwise. */
+  readAt?: string;
+}
+
+/** What was asked for: one namespace or all of them. */
+export interface Scope {
+  allNamespaces: boolean;
+  namespace?: string;
+}
+
+/**
+ * Everything meshdoctor read from one cluster, once. Checks only ever see this (frozen).
+ * `objects[kind]` is present for every kind that was read (possibly empty); a kind that could
+ * not be read is absent from `objects` and named in `unavailable` with the reason.
+ */
+export interface Snapshot {
+  source: SnapshotSource;
+  scope: Scope;
+  objects: Partial<Record<KindKey, K8sObject[]>>;
+  unavailable: Partial<Record<KindKey, string>>;
+}
+
+export interface ResourceRef {
+  kind: string;
+  namespace?: string;
+  name: string;
+}
+
+/** What a check's run() yields; the runner stamps the rest. */
+export interface FindingInput {
+  mesh: MeshName;
+  message: string;
+  resource: ResourceRef;
+  evidence: Record<string, unknown>;
+  fix: string[];
+  /** Overrides the check's default severity for this one finding. */
+  severity?: Severity;
+  /** Number of pods this finding affects (blast radius, for ranking). */
+  affectedPods?: number;
+  /**
+   * Root-cause linking. `rootCauseOf` names a cause key this finding is the root of; `causedBy`
+   * names the key of a finding that explains this one. Keys are free-form strings agreed between
+   * checks (e.g. "injector:linkerd").
+   */
+  causeKey?: string;
+  causedBy?: string;
+}
+
+export interface Finding {
+  id: string;
+  code: string;
+  severity: Severity;
+  mesh: MeshName;
+  title: string;
+  message: string;
+  resource: ResourceRef;
+  evidence: Record<string, unknown>;
+  fix: string[];
+  docsUrl: string;
+  affectedPods: number;
+  causeKey?: string;
+  causedBy?: string;
+}
+
+export interface CheckMeta {
+  id: string;
+  code: string;
+  title: string;
+  description: string;
+  severity: Severity;
+  inputs: readonly KindKey[];
+  /** Inputs the check uses when present but can run without (e.g. events as extra evidence). */
+  optionalInputs?: readonly KindKey[];
+}
+
+export interface CheckContext {
+  snapshot: Snapshot;
+  /** "now" for time-based checks (injected for tests). */
+  now: Date;
+  options: { certExpiryWarningDays: number };
+}
+
+export interface Check extends CheckMeta {
+  run(ctx: import('./model.js').Model): Iterable<FindingInput>;
+}
+
+export interface SkippedCheck {
+  check: string;
+  reason: string;
+}
+
+export interface RunResult {
+  source: SnapshotSource;
+  scope: Scope;
+  meshes: MeshName[];
+  findings: Finding[];
+  skipped: SkippedCheck[];
+  summary: { error: number; warning: number; info: number; total: number; checksRun: number; checksSkipped: number };
+}
