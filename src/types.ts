@@ -108,7 +108,7 @@ export interface CheckContext {
   snapshot: Snapshot;
   /** "now" for time-based checks (injected for tests). */
   now: Date;
-  options: { certExpiryWarningDays: number };
+  options: { certExpiryWarningDays: number; mesh: 'auto' | MeshName };
 }
 
 export interface Check extends CheckMeta {

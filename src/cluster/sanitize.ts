@@ -13,6 +13,13 @@ const CERT_KEY = /(^|[.-])(crt|cert)(\.pem)?$|^ca\.crt$|^crt\.pem$|^tls\.crt$|^c
 export function sanitizeSecret(obj: K8sObject): K8sObject {
   const md = (obj.metadata ?? {}) as NonNullable<K8sObject['metadata']>;
   const certificates: Record<string, string> = {};
+  // An already-sanitized Secret (from meshdoctor's own snapshot) keeps its certificates.
+  if (obj.certificates && typeof obj.certificates === 'object') {
+    for (const [key, value] of Object.entries(obj.certificates as Record<string, unknown>)) {
+      const certs = typeof value === 'string' ? value.match(CERT_BLOCK) : null;
+      if (certs) certificates[key] = certs.join('\n') + '\n';
+    }
+  }
   const data = obj.data;
   if (data && typeof data === 'object') {
     for (const [key, value] of Object.entries(data as Record<string, unknown>)) {

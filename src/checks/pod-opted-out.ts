@@ -1,0 +1,52 @@
+/**
+ * pod-opted-out — a workload whose pod template opts out of injection in a namespace that is
+ * enabled for that mesh.
+ *
+ * Why: a copied manifest, a Helm default or a debugging session leaves `linkerd.io/inject:
+ * disabled` (Linkerd) or `sidecar.istio.io/inject: "false"` (Istio; the label wins over the
+ * annotation) on the pod template, and the workload silently stays out of the mesh.
+ * Known false positives: workloads opted out on purpose (Jobs without native sidecars, host
+ * agents); suppress them or leave the warning as the record of that choice.
+ * Fix: remove the opt-out from the pod template (not the running pod: injection happens only at
+ * pod creation); patching the template rolls the workload out.
+ */
+import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
+import { podStates } from '../model.js';
+import { defineCheck } from './define.js';
+import { removeFromTemplate, recreateCommands } from '../fix.js';
+
+export default defineCheck({
+  id: 'pod-opted-out',
+  code: 'MD1002',
+  title: 'Pod template opts out of injection',
+  description: 'A workload in a namespace enabled for injection opts its pods out through its pod template, so they run without a proxy.',
+  severity: 'warning',
+  inputs: ['namespaces', 'mutatingwebhookconfigurations'],
+  optionalInputs: ['pods', 'deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'replicasets'],
+  *run(m) {
+    for (const w of m.appWorkloads) {
+      for (const { mesh } of m.meshes) {
+        const marker = namespaceMarker(mesh, m.namespace(w.namespace));
+        if (!marker.enabled) continue; // opting out of a mesh the namespace does not enable is a no-op
+        const out = templateOptOut(mesh, w.template);
+        if (!out) continue;
+        const unmeshed = podStates(w).unmeshed;
+        const fix = removeFromTemplate(w, out.from === 'label' ? 'labels' : 'annotations', out.key);
+        // Patching a template rolls a Deployment/StatefulSet/DaemonSet; bare pods need re-creating.
+        if (w.kind === 'Pod') fix.push(...recreateCommands(w));
+        yield {
+          mesh,
+          message: `${w.kind} ${w.namespace}/${w.name} opts out of injection with pod template ${out.from} ${out.key}=${out.value}, although namespace ${w.namespace} has ${marker.text}.`,
+          resource: w.ref,
+          affectedPods: unmeshed.length,
+          evidence: {
+            optOut: { [out.from]: `${out.key}=${out.value}` },
+            namespaceMarker: marker.text,
+            pods: unmeshed.map((p) => p.metadata?.name ?? ''),
+          },
+          fix,
+        };
+      }
+    }
+  },
+});

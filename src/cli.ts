@@ -1,0 +1,195 @@
+/**
+ * The command line: flags -> options -> run -> report -> exit code. Heavy modules (the checks,
+ * reporters, YAML, the Kubernetes client) load only inside the commands that need them, so
+ * `--help` and `--version` pay for commander alone.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { EXIT, UserError, errorMessage } from './errors.js';
+
+export interface IO {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  /** stdout is a terminal (colors, table by default). */
+  stdoutTTY: boolean;
+  /** stderr is a terminal (progress). */
+  stderrTTY: boolean;
+  env: NodeJS.ProcessEnv;
+}
+
+export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+
+const FAIL_ON = ['error', 'warning', 'info', 'none'] as const;
+type FailOn = (typeof FAIL_ON)[number];
+
+function positiveNumber(name: string) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number`);
+    return n;
+  };
+}
+const list = (v: string, prev: string[] = []) => prev.concat(v.split(',').map((s) => s.trim()).filter(Boolean));
+const collect = (v: string, prev: string[] = []) => prev.concat(v);
+
+interface CommonOpts {
+  namespace?: string;
+  allNamespaces?: boolean;
+  context?: string;
+  kubeconfig?: string;
+  snapshot?: string[];
+  requestTimeout: number;
+}
+
+function addClusterOptions(cmd: Command, withSnapshot = true): Command {
+  cmd
+    .option('-n, --namespace <ns>', 'the namespace to check (default: the kubeconfig context namespace)')
+    .option('-A, --all-namespaces', 'check every namespace')
+    .option('--context <name>', 'the kubeconfig context to use')
+    .option('--kubeconfig <file>', 'path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--request-timeout <seconds>', 'timeout of each API request', positiveNumber('--request-timeout'), 30);
+  if (withSnapshot) {
+    cmd.option('--snapshot <path>', 'run offline on a snapshot: meshdoctor snapshot, kubectl -o json|yaml output, or a directory (repeatable)', collect);
+  }
+  return cmd;
+}
+
+function validateScope(o: CommonOpts): void {
+  if (o.namespace !== undefined && o.allNamespaces) throw new UserError('-n/--namespace and -A/--all-namespaces cannot be used together');
+  if (o.namespace !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(o.namespace)) {
+    throw new UserError(`invalid namespace name "${o.namespace}"`);
+  }
+}
+
+function progress(io: IO) {
+  if (!io.stderrTTY) return undefined;
+  const started = Date.now();
+  let shown = false;
+  return {
+    update(p: { kindsDone: number; kindsTotal: number; objects: number }) {
+      if (Date.now() - started < 1000) return; // quick runs stay silent
+      shown = true;
+      io.stderr(`\rreading cluster: ${p.kindsDone}/${p.kindsTotal} kinds, ${p.objects} objects\u001b[K`);
+    },
+    done() {
+      if (shown) io.stderr('\r\u001b[K');
+    },
+  };
+}
+
+export function buildProgram(io: IO, setExit: (code: number) => void): Command {
+  const program = new Command('meshdoctor')
+    .description('Tells you why service-mesh sidecars (Linkerd, Istio) were not injected into your pods, and how to fix it.')
+    .version(VERSION, '-V, --version')
+    .showSuggestionAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+
+  addClusterOptions(
+    program
+      .command('check')
+      .description('read the cluster (or a snapshot) once, run every check, print ranked findings with fixes')
+      .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']))
+      .addOption(new Option('--mesh <mesh>', 'which mesh to check').choices(['auto', 'linkerd', 'istio']).default('auto'))
+      .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding is at or above this severity').choices([...FAIL_ON]).default('error'))
+      .option('--only <ids>', 'run only these checks (ids or codes, comma-separated)', list)
+      .option('--skip <ids>', 'skip these checks (ids or codes, comma-separated)', list)
+      .option('--cert-expiry-warning <days>', 'warn when a certificate expires within this many days', positiveNumber('--cert-expiry-warning'), 60)
+      .option('--strict', 'exit 2 when a check had to be skipped (missing permissions)')
+      .option('--no-color', 'disable colors (also: NO_COLOR, or stdout not a terminal)'),
+  ).action(async (o) => {
+    validateScope(o);
+    const { selectChecks, kindsFor, obtainSnapshot, runChecks } = await import('./run.js');
+    const { REPORTERS } = await import('./report/index.js');
+    const checks = selectChecks(o.only, o.skip);
+    const p = progress(io);
+    const snapshot = await obtainSnapshot({ ...o, requestTimeoutMs: o.requestTimeout * 1000, onProgress: p?.update }, kindsFor(checks));
+    p?.done();
+    const result = runChecks(snapshot, checks, { mesh: o.mesh, certExpiryWarningDays: o.certExpiryWarningDays });
+    const format: string = o.output ?? (io.stdoutTTY ? 'table' : 'json');
+    const color = o.color !== false && io.stdoutTTY && !io.env.NO_COLOR;
+    io.stdout(REPORTERS[format]!(result, { version: VERSION, color }));
+    for (const e of result.errors) io.stderr(`meshdoctor: ${e}\n`);
+    setExit(exitCode(result, o.failOn as FailOn, !!o.strict));
+  });
+
+  addClusterOptions(
+    program
+      .command('snapshot')
+      .description('save what `check` reads (never Secret data) as JSON on stdout, for offline runs and bug reports'),
+    false,
+  ).action(async (o) => {
+    validateScope(o);
+    const { KIND_KEYS } = await import('./cluster/kinds.js');
+    const { obtainSnapshot } = await import('./run.js');
+    const { SNAPSHOT_KIND, SNAPSHOT_API_VERSION } = await import('./cluster/load.js');
+    const p = progress(io);
+    const snap = await obtainSnapshot({ ...o, requestTimeoutMs: o.requestTimeout * 1000, onProgress: p?.update }, [...KIND_KEYS]);
+    p?.done();
+    io.stdout(JSON.stringify({ kind: SNAPSHOT_KIND, apiVersion: SNAPSHOT_API_VERSION, ...snap }) + '\n');
+    const missing = Object.entries(snap.unavailable);
+    for (const [k, why] of missing) io.stderr(`meshdoctor: ${k} not saved: ${why}\n`);
+    setExit(EXIT.OK);
+  });
+
+  program
+    .command('checks')
+    .description('list every check: id, code, default severity, title')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
+    .action(async (o) => {
+      const { CHECKS } = await import('./checks/index.js');
+      const { docsUrl } = await import('./checks/define.js');
+      const rows = CHECKS.map((c) => ({ id: c.id, code: c.code, severity: c.severity, title: c.title, description: c.description, inputs: [...c.inputs], docsUrl: docsUrl(c.id) }));
+      if (o.output === 'json') io.stdout(JSON.stringify(rows, null, 2) + '\n');
+      else {
+        const w = Math.max(...rows.map((r) => r.id.length));
+        io.stdout(['CODE    SEVERITY  ' + 'ID'.padEnd(w) + '  TITLE', ...rows.map((r) => `${r.code}  ${r.severity.padEnd(8)}  ${r.id.padEnd(w)}  ${r.title}`)].join('\n') + '\n');
+      }
+      setExit(EXIT.OK);
+    });
+
+  return program;
+}
+
+/** 0: nothing at or above --fail-on; 1: findings at or above it; 2: the run was incomplete. */
+export function exitCode(result: { findings: { severity: string }[]; skipped: unknown[]; errors?: string[] }, failOn: FailOn, strict: boolean): number {
+  if (result.errors?.length) return EXIT.ERROR;
+  if (strict && result.skipped.length) return EXIT.ERROR;
+  const order = ['error', 'warning', 'info'];
+  const limit = failOn === 'none' ? -1 : order.indexOf(failOn);
+  return result.findings.some((f) => order.indexOf(f.severity) <= limit) ? EXIT.FINDINGS : EXIT.OK;
+}
+
+/** Run the CLI in-process; resolves to the exit code. Never throws. */
+export async function main(argv: string[], io: IO): Promise<number> {
+  let code: number = EXIT.OK;
+  const program = buildProgram(io, (c) => (code = c));
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return code;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // Help and version are successes; any other commander error is a usage error (exit 2, not 1).
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT.OK;
+      return EXIT.ERROR;
+    }
+    if (e instanceof UserError) io.stderr(`meshdoctor: ${e.message}\n`);
+    else io.stderr(`meshdoctor: internal error: ${errorMessage(e)} (please report this with the output of --version)\n`);
+    return EXIT.ERROR;
+  }
+}
+
+/** The process entry point used by bin/meshdoctor.js. */
+export async function run(): Promise<void> {
+  const io: IO = {
+    stdout: (s) => void process.stdout.write(s),
+    stderr: (s) => void process.stderr.write(s),
+    stdoutTTY: !!process.stdout.isTTY,
+    stderrTTY: !!process.stderr.isTTY,
+    env: process.env,
+  };
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0); // `| head` closed the pipe
+  });
+  process.exitCode = await main(process.argv.slice(2), io);
+}

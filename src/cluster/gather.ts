@@ -1,0 +1,497 @@
+/**
+ * The live snapshot: reads the requested kinds from the API server of a kubeconfig context.
+ *
+ * `@kubernetes/client-node` is used only to resolve the kubeconfig and its credentials (exec
+ * plugins, auth providers, in-cluster config), and is imported lazily because loading it is slow.
+ * The HTTP requests are plain `node:https` GETs returning raw JSON, so objects are kept exactly
+ * as the server sent them (managedFields included) and nothing is deserialized into classes.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import { homedir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { gunzip as gunzipCb } from 'node:zlib';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { errorMessage, UserError } from '../errors.js';
+import type { K8sObject, Snapshot } from '../types.js';
+import { KINDS, listPath, objectPath, type KindInfo, type KindKey } from './kinds.js';
+import { namedObjects } from './named.js';
+import { sanitizeSecret } from './sanitize.js';
+
+const gunzip = promisify(gunzipCb);
+
+export interface GatherOptions {
+  kubeconfig?: string;
+  context?: string;
+  /** The namespace to read (ignored with allNamespaces); default: the context's, else "default". */
+  namespace?: string;
+  allNamespaces: boolean;
+  kinds: KindKey[];
+  /** Time limit of each GET, retries included. */
+  requestTimeoutMs: number;
+  /** Items per LIST page (default 500). */
+  pageSize?: number;
+  onProgress?: (p: { kindsDone: number; kindsTotal: number; objects: number }) => void;
+}
+
+const DEFAULT_PAGE_SIZE = 500;
+/** Retries after the first attempt, for 429, 5xx, cut or invalid bodies and dropped connections. */
+const MAX_RETRIES = 3;
+const RETRY_STATUS = new Set([429, 500, 502, 503, 504]);
+const BACKOFF_BASE_MS = 200;
+const RETRY_AFTER_CAP_MS = 5000;
+/** Network errors that mean the server cannot be reached at all (fatal, not retried). */
+const UNREACHABLE = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|EPROTO)$|CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO/;
+const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+// ---------------------------------------------------------------------------------------------
+// kubeconfig
+
+interface Resolved {
+  kc: KubeConfig;
+  contextName: string;
+  namespace: string;
+  server: string;
+  proxyUrl?: string;
+}
+
+const firstLine = (s: string) => s.split('\n')[0]!.trim();
+
+/** Load one kubeconfig file; an empty file is an empty config (as kubectl has it). */
+function loadFile(kc: KubeConfig, file: string): void {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Error((e as NodeJS.ErrnoException).code === 'ENOENT' ? `${file} does not exist` : errorMessage(e));
+  }
+  if (!text.trim()) return;
+  try {
+    kc.loadFromString(text);
+  } catch (e) {
+    throw new Error(`${file}: ${firstLine(errorMessage(e))}`);
+  }
+  kc.makePathsAbsolute(dirname(file));
+}
+
+/**
+ * Merge the files of a KUBECONFIG list the way kubectl does: missing files are skipped, the first
+ * file to define a cluster, user or context name wins, and so does the first current-context.
+ * (client-node's own merge throws on duplicate names and lets later files change the context.)
+ */
+function loadMerged(kc: KubeConfig, Ctor: new () => KubeConfig, files: string[]): void {
+  const present = files.filter((f) => existsSync(f));
+  if (!present.length) throw new Error(`none of the KUBECONFIG files exist (${files.join(', ')})`);
+  const merged = { clusters: [] as KubeConfig['clusters'], users: [] as KubeConfig['users'], contexts: [] as KubeConfig['contexts'] };
+  let currentContext: string | undefined;
+  for (const file of present) {
+    const part = new Ctor();
+    loadFile(part, file);
+    currentContext ||= part.getCurrentContext();
+    for (const key of ['clusters', 'users', 'contexts'] as const) {
+      const list = merged[key] as { name: string }[];
+      for (const entry of part[key]) if (!list.some((e) => e.name === entry.name)) list.push(entry);
+    }
+  }
+  kc.loadFromOptions({ ...merged, currentContext });
+}
+
+/** Resolve the kubeconfig and context; every problem is a one-line UserError. */
+async function loadKubeConfig(opts: { kubeconfig?: string; context?: string }): Promise<Resolved> {
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const kc = new KubeConfig();
+  const envFiles = (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
+  const homeConfig = join(homedir(), '.kube', 'config');
+  try {
+    if (opts.kubeconfig) loadFile(kc, opts.kubeconfig);
+    else if (envFiles.length) loadMerged(kc, KubeConfig, envFiles);
+    else if (existsSync(homeConfig)) loadFile(kc, homeConfig);
+    else if (process.env.KUBERNETES_SERVICE_HOST && existsSync(IN_CLUSTER_TOKEN)) kc.loadFromCluster();
+    else throw new Error('no --kubeconfig, KUBECONFIG or ~/.kube/config, and not running in a cluster');
+  } catch (e) {
+    throw new UserError(`cannot load kubeconfig: ${firstLine(errorMessage(e))}`);
+  }
+
+  if (opts.context !== undefined) {
+    if (!kc.getContextObject(opts.context)) throw new UserError(`context "${opts.context}" not found in kubeconfig`);
+    kc.setCurrentContext(opts.context);
+  }
+  const contextName = kc.getCurrentContext();
+  if (!contextName) throw new UserError('the kubeconfig has no current context; pass --context NAME');
+  const ctx = kc.getContextObject(contextName);
+  if (!ctx) throw new UserError(`context "${contextName}" not found in kubeconfig`);
+  const cluster = kc.getCluster(ctx.cluster);
+  if (!cluster) throw new UserError(`cluster "${ctx.cluster}" of context "${contextName}" not found in kubeconfig`);
+  return { kc, contextName, namespace: ctx.namespace || 'default', server: cluster.server, proxyUrl: cluster.proxyUrl };
+}
+
+/** The context meshdoctor would use, without contacting the server. */
+export async function resolveContext(opts: {
+  kubeconfig?: string;
+  context?: string;
+}): Promise<{ contextName: string; namespace: string; server: string }> {
+  const { contextName, namespace, server } = await loadKubeConfig(opts);
+  return { contextName, namespace, server };
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+
+/** Everything needed to send GETs to one API server. */
+interface Conn {
+  /** The server URL as written in the kubeconfig (for messages). */
+  server: string;
+  /** Scheme, host and any path prefix (e.g. a proxy's /k8s/clusters/x), without trailing slash. */
+  base: string;
+  request: typeof https.request;
+  agent: http.Agent;
+  headers: http.OutgoingHttpHeaders;
+  /** user:password for basic auth. */
+  auth?: string;
+  timeoutMs: number;
+  /** Aborted when gathering ends (a fatal error stops the requests still running). */
+  signal: AbortSignal;
+  /** Whether the server has given any real answer (2xx, 403, 404, 410). */
+  answered: boolean;
+}
+
+interface Reply {
+  status: number;
+  /** The parsed JSON body, undefined if the body is not JSON. */
+  json: unknown;
+  /** The start of the body, for error messages when it is not JSON. */
+  text: string;
+  retryAfterMs?: number;
+}
+
+/** A failed attempt below HTTP: no answer in time, no connection at all, or a dropped connection. */
+class NetError extends Error {
+  constructor(
+    message: string,
+    readonly type: 'timeout' | 'unreachable' | 'dropped',
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Why one kind could not be read: `reason` goes into `Snapshot.unavailable`; `fatal` is the
+ * message if the server answered nothing at all (every kind failed this way).
+ */
+class KindFailure extends Error {
+  constructor(
+    readonly reason: string,
+    readonly fatal: string = reason,
+  ) {
+    super(reason);
+  }
+}
+
+const seconds = (ms: number) => `${+(ms / 1000).toFixed(1)}s`;
+
+/** One GET, with a time limit on the whole exchange (connect, headers and body). */
+function attempt(conn: Conn, path: string, timeoutMs: number): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(() => fail(new NetError(`no answer within ${seconds(conn.timeoutMs)}`, 'timeout')), timeoutMs);
+    const fail = (e: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req.destroy();
+      reject(e);
+    };
+    const req = conn.request(
+      conn.base + path,
+      { method: 'GET', agent: conn.agent, headers: conn.headers, auth: conn.auth, signal: conn.signal },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', (e) => fail(new NetError(`the response was cut off (${e.message})`, 'dropped')));
+        res.on('close', () => {
+          if (!res.complete) fail(new NetError('the response was cut off', 'dropped'));
+        });
+        res.on('end', async () => {
+          if (settled) return;
+          let body = Buffer.concat(chunks);
+          try {
+            if (res.headers['content-encoding'] === 'gzip') body = await gunzip(body);
+          } catch {
+            return fail(new NetError('the response was cut off (bad gzip data)', 'dropped'));
+          }
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          const text = body.toString('utf8');
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          const retryAfter = Number(res.headers['retry-after']);
+          resolve({
+            status: res.statusCode ?? 0,
+            json,
+            text: text.slice(0, 500),
+            retryAfterMs: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : undefined,
+          });
+        });
+      },
+    );
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.name === 'AbortError') return fail(e);
+      const code = e.code ?? '';
+      fail(new NetError(code && !e.message.includes(code) ? `${e.message} (${code})` : e.message, UNREACHABLE.test(code) ? 'unreachable' : 'dropped'));
+    });
+    req.end();
+  });
+}
+
+/** The server's one-line explanation of an error reply. */
+function replyMessage(reply: Reply): string {
+  const json = reply.json as { kind?: unknown; message?: unknown } | undefined;
+  const msg = json?.kind === 'Status' && typeof json.message === 'string' ? json.message : reply.text;
+  return msg.replace(/\s+/g, ' ').trim().slice(0, 300) || http.STATUS_CODES[reply.status] || `HTTP ${reply.status}`;
+}
+
+function statusFailure(conn: Conn, reply: Reply): KindFailure {
+  const labels: Record<number, string> = { 403: 'forbidden', 404: 'not found', 410: 'expired' };
+  const label = labels[reply.status] ?? `${(http.STATUS_CODES[reply.status] ?? 'HTTP error').toLowerCase()} (${reply.status})`;
+  const reason = `${label}: ${replyMessage(reply)}`;
+  return new KindFailure(reason, `the API server at ${conn.server} failed every request: ${reason}`);
+}
+
+/**
+ * GET with retries: 429, 5xx, invalid JSON bodies and dropped connections are retried up to
+ * MAX_RETRIES times with exponential backoff (or the server's Retry-After, capped), all within
+ * one request timeout. Returns the final reply for other statuses; throws UserError for fatal
+ * problems (401, server unreachable) and KindFailure when the retries run out.
+ */
+async function get(conn: Conn, path: string): Promise<Reply> {
+  const deadline = Date.now() + conn.timeoutMs;
+  for (let n = 0; ; n++) {
+    let failure: KindFailure;
+    let waitMs = BACKOFF_BASE_MS * 2 ** n;
+    try {
+      const reply = await attempt(conn, path, deadline - Date.now());
+      if (reply.status === 401) {
+        throw new UserError(`the API server at ${conn.server} rejected the credentials (401 Unauthorized)`);
+      }
+      const ok = reply.status >= 200 && reply.status < 300;
+      if (ok && reply.json === undefined) {
+        failure = new KindFailure(
+          'the API server sent invalid JSON',
+          `the API server at ${conn.server} sent invalid JSON to every request`,
+        );
+      } else if (RETRY_STATUS.has(reply.status)) {
+        failure = statusFailure(conn, reply);
+        if (reply.retryAfterMs !== undefined) waitMs = Math.min(reply.retryAfterMs, RETRY_AFTER_CAP_MS);
+      } else {
+        if (ok || [403, 404, 410].includes(reply.status)) conn.answered = true;
+        return reply;
+      }
+    } catch (e) {
+      if (!(e instanceof NetError)) throw e;
+      if (e.type === 'unreachable') throw new UserError(`cannot reach the API server at ${conn.server}: ${e.message}`);
+      if (e.type === 'timeout') {
+        throw new KindFailure(
+          `timed out: ${e.message}`,
+          `the API server at ${conn.server} did not answer within ${seconds(conn.timeoutMs)}`,
+        );
+      }
+      failure = new KindFailure(e.message, `cannot read from the API server at ${conn.server}: ${e.message}`);
+    }
+    if (n >= MAX_RETRIES || Date.now() + waitMs >= deadline) throw failure;
+    await sleep(waitMs, undefined, { signal: conn.signal });
+  }
+}
+
+/** Connection settings for the context: TLS and credentials from client-node, our own agent. */
+async function connect(r: Resolved, timeoutMs: number, signal: AbortSignal): Promise<Conn> {
+  let base: URL;
+  try {
+    base = new URL(r.server);
+  } catch {
+    throw new UserError(`the server of context "${r.contextName}" is not a URL: ${r.server}`);
+  }
+  const ro: https.RequestOptions = {};
+  try {
+    await r.kc.applyToHTTPSOptions(ro);
+  } catch (e) {
+    throw new UserError(`cannot get credentials for context "${r.contextName}": ${firstLine(errorMessage(e))}`);
+  }
+  const isHttps = base.protocol === 'https:';
+  let agent = ro.agent as http.Agent;
+  if (!r.proxyUrl) {
+    // A keep-alive agent with the same TLS settings, so pages and named GETs reuse connections.
+    // Unset options must be left out: an explicit `rejectUnauthorized: undefined` disables checks.
+    const tls = Object.fromEntries(
+      (['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const)
+        .filter((k) => ro[k] !== undefined)
+        .map((k) => [k, ro[k]]),
+    );
+    agent = isHttps ? new https.Agent({ ...tls, keepAlive: true }) : new http.Agent({ keepAlive: true });
+  }
+  return {
+    server: r.server,
+    base: base.origin + base.pathname.replace(/\/+$/, ''),
+    request: isHttps ? https.request : http.request,
+    agent,
+    headers: {
+      ...(ro.headers as http.OutgoingHttpHeaders),
+      Accept: 'application/json',
+      'Accept-Encoding': 'gzip',
+      'User-Agent': 'meshdoctor',
+    },
+    auth: ro.auth ?? undefined,
+    timeoutMs,
+    signal,
+    answered: false,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+const apiVersionOf = (info: KindInfo) => (info.group ? `${info.group}/${info.version}` : info.version);
+
+/** All items of one kind, page by page; a 410 on a continue token restarts the list once. */
+async function listKind(
+  conn: Conn,
+  info: KindInfo,
+  namespace: string | undefined,
+  pageSize: number,
+  onPage: (n: number) => void,
+): Promise<K8sObject[]> {
+  const path = listPath(info, namespace);
+  const stamp = { apiVersion: apiVersionOf(info), kind: info.kind };
+  let items: K8sObject[] = [];
+  let cont: string | undefined;
+  let restarted = false;
+  for (;;) {
+    const query = new URLSearchParams({ limit: String(pageSize) });
+    if (cont) query.set('continue', cont);
+    const reply = await get(conn, `${path}?${query}`);
+    if (reply.status === 410 && cont && !restarted) {
+      restarted = true;
+      items = [];
+      cont = undefined;
+      continue;
+    }
+    if (reply.status < 200 || reply.status >= 300) throw statusFailure(conn, reply);
+    const list = reply.json as { items?: unknown; metadata?: { continue?: unknown } } | null;
+    if (!list || !Array.isArray(list.items)) throw new KindFailure(`the API server sent a ${info.kind} list without items`);
+    // Lists strip kind and apiVersion from their items; put them back.
+    for (const item of list.items) if (item && typeof item === 'object') items.push({ ...stamp, ...(item as K8sObject) });
+    onPage(list.items.length);
+    const next = list.metadata?.continue;
+    if (typeof next !== 'string' || !next) return items;
+    if (next === cont) throw new KindFailure(`the API server repeated the same continue token for ${info.plural}`);
+    cont = next;
+  }
+}
+
+/** Read a snapshot of the requested kinds from the live cluster. */
+export async function gather(opts: GatherOptions): Promise<Snapshot> {
+  const resolved = await loadKubeConfig(opts);
+  const scope = opts.allNamespaces
+    ? { allNamespaces: true }
+    : { allNamespaces: false, namespace: opts.namespace ?? resolved.namespace };
+  const kinds = [...new Set(opts.kinds)];
+  const wanted = new Set(kinds);
+  const pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE;
+
+  const objects: Snapshot['objects'] = {};
+  const unavailable: Snapshot['unavailable'] = {};
+  const failures = new Map<KindKey, KindFailure>();
+  const fail = (key: KindKey, f: KindFailure) => {
+    if (failures.has(key)) return;
+    failures.set(key, f);
+    unavailable[key] = f.reason;
+  };
+  let kindsDone = 0;
+  let objectCount = 0;
+  const progress = () => opts.onProgress?.({ kindsDone, kindsTotal: kinds.length, objects: objectCount });
+
+  const abort = new AbortController();
+  const conn = await connect(resolved, opts.requestTimeoutMs, abort.signal);
+  try {
+    // Phase 1: list every listable kind, concurrently.
+    await Promise.all(
+      kinds
+        .filter((key) => !KINDS[key].byName)
+        .map(async (key) => {
+          try {
+            const onPage = (n: number) => {
+              objectCount += n;
+              progress();
+            };
+            objects[key] = await listKind(conn, KINDS[key], scope.namespace, pageSize, onPage);
+          } catch (e) {
+            if (!(e instanceof KindFailure)) throw e;
+            fail(key, e);
+          }
+          kindsDone++;
+          progress();
+        }),
+    );
+
+    // Phase 2: the ConfigMaps and Secrets the checks need, by name, in the mesh namespaces (also
+    // when reading a single namespace: the control-plane checks need them).
+    const byName = kinds.filter((key) => KINDS[key].byName);
+    if (byName.length) {
+      if (!objects.namespaces && !objects.mutatingwebhookconfigurations) {
+        // Not a server failure: nothing was asked, so this does not count towards "every request failed".
+        for (const key of byName) {
+          unavailable[key] = 'the mesh namespaces are unknown: namespaces and mutatingwebhookconfigurations were not read';
+        }
+      } else {
+        const refs = namedObjects(objects.namespaces ?? [], objects.mutatingwebhookconfigurations ?? []).filter((r) =>
+          wanted.has(r.key),
+        );
+        const found: (K8sObject | undefined)[] = await Promise.all(
+          refs.map(async (ref) => {
+            const info = KINDS[ref.key];
+            try {
+              const reply = await get(conn, objectPath(info, ref.namespace, ref.name));
+              if (reply.status === 404) return undefined;
+              if (reply.status < 200 || reply.status >= 300) throw statusFailure(conn, reply);
+              const obj = reply.json as K8sObject;
+              // Secrets are reduced to their certificates at once: key material is never kept.
+              return ref.key === 'secrets' ? sanitizeSecret(obj) : { apiVersion: apiVersionOf(info), kind: info.kind, ...obj };
+            } catch (e) {
+              if (!(e instanceof KindFailure)) throw e;
+              fail(ref.key, e);
+              return undefined;
+            }
+          }),
+        );
+        for (const key of byName) {
+          if (failures.has(key)) continue;
+          objects[key] = found.filter((o, i): o is K8sObject => !!o && refs[i]!.key === key);
+          objectCount += objects[key]!.length;
+        }
+      }
+      kindsDone += byName.length;
+      progress();
+    }
+  } finally {
+    abort.abort();
+    conn.agent.destroy();
+  }
+
+  // A server that failed every single request is an error, not a snapshot of unavailable kinds.
+  const first = kinds.map((key) => failures.get(key)).find((f) => f !== undefined);
+  if (!conn.answered && first) throw new UserError(first.fatal);
+
+  return {
+    source: { type: 'live', context: resolved.contextName, server: resolved.server, readAt: new Date().toISOString() },
+    scope,
+    objects,
+    unavailable,
+  };
+}

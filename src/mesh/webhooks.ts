@@ -1,0 +1,128 @@
+import type { K8sObject, MeshName } from '../types.js';
+import { arr, isObj, nameOf, str, labelsOf, strMap } from '../util.js';
+import { evalSelector, type SelectorResult } from './selectors.js';
+
+/** A mutating webhook that injects a mesh's proxy, flattened from its configuration. */
+export interface MeshWebhook {
+  mesh: MeshName;
+  configName: string;
+  config: K8sObject;
+  name: string;
+  service?: { namespace: string; name: string; port: number; path?: string };
+  url?: string;
+  caBundle?: string;
+  failurePolicy: 'Ignore' | 'Fail';
+  namespaceSelector: unknown;
+  objectSelector: unknown;
+  rules: unknown[];
+  /** Istio: the `istio.io/rev` values this webhook selects (revision or tag names). */
+  revisions: string[];
+}
+
+export const LINKERD_WEBHOOK = 'linkerd-proxy-injector.linkerd.io';
+const ISTIO_SUFFIX = 'sidecar-injector.istio.io';
+
+function meshOf(hookName: string, serviceName: string | undefined): MeshName | undefined {
+  if (hookName === LINKERD_WEBHOOK || serviceName === 'linkerd-proxy-injector') return 'linkerd';
+  if (hookName.endsWith(ISTIO_SUFFIX)) return 'istio';
+  return undefined;
+}
+
+/** Every mesh injection webhook in the MutatingWebhookConfigurations, in a stable order. */
+export function meshWebhooks(configs: K8sObject[]): MeshWebhook[] {
+  const out: MeshWebhook[] = [];
+  for (const config of configs) {
+    for (const h of arr(config.webhooks)) {
+      if (!isObj(h)) continue;
+      const name = str(h.name) ?? '';
+      const cc = isObj(h.clientConfig) ? h.clientConfig : {};
+      const svc = isObj(cc.service) ? cc.service : undefined;
+      const mesh = meshOf(name, str(svc?.name));
+      if (!mesh) continue;
+      const revisions = new Set<string>();
+      for (const sel of [h.namespaceSelector, h.objectSelector]) {
+        for (const e of arr(isObj(sel) ? sel.matchExpressions : undefined)) {
+          if (isObj(e) && e.key === 'istio.io/rev' && e.operator === 'In') for (const v of arr(e.values)) revisions.add(String(v));
+        }
+        const ml = strMap(isObj(sel) ? sel.matchLabels : undefined)['istio.io/rev'];
+        if (ml) revisions.add(ml);
+      }
+      out.push({
+        mesh,
+        configName: nameOf(config),
+        config,
+        name,
+        ...(svc
+          ? {
+              service: {
+                namespace: str(svc.namespace) ?? '',
+                name: str(svc.name) ?? '',
+                port: typeof svc.port === 'number' ? svc.port : 443,
+                ...(str(svc.path) ? { path: str(svc.path) } : {}),
+              },
+            }
+          : {}),
+        ...(str(cc.url) ? { url: str(cc.url) } : {}),
+        ...(typeof cc.caBundle === 'string' ? { caBundle: cc.caBundle } : {}),
+        failurePolicy: h.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
+        namespaceSelector: h.namespaceSelector,
+        objectSelector: h.objectSelector,
+        rules: arr(h.rules),
+        revisions: [...revisions].sort(),
+      });
+    }
+  }
+  return out.sort((a, b) => (a.configName + '\0' + a.name < b.configName + '\0' + b.name ? -1 : 1));
+}
+
+/** Whether a webhook's rules cover CREATE of core/v1 pods. */
+export function rulesMatchPodCreate(rules: unknown[]): boolean {
+  return rules.some((r) => {
+    if (!isObj(r)) return false;
+    const ops = arr(r.operations).map(String);
+    const groups = arr(r.apiGroups).map(String);
+    const versions = arr(r.apiVersions).map(String);
+    const resources = arr(r.resources).map(String);
+    return (
+      (ops.includes('CREATE') || ops.includes('*')) &&
+      (groups.includes('') || groups.includes('*')) &&
+      (versions.includes('v1') || versions.includes('*')) &&
+      (resources.includes('pods') || resources.includes('*') || resources.includes('*/*'))
+    );
+  });
+}
+
+/**
+ * The labels the API server matches a namespaceSelector against. Since Kubernetes 1.21 every
+ * namespace carries the immutable label `kubernetes.io/metadata.name`; snapshots that lack it
+ * (hand-written fixtures, old dumps) get it here, as the API server would have set it.
+ */
+export function namespaceLabels(ns: K8sObject | undefined, name: string): Record<string, string> {
+  return { 'kubernetes.io/metadata.name': name, ...labelsOf(ns) };
+}
+
+export interface WebhookCall {
+  webhook: MeshWebhook;
+  called: boolean;
+  rules: boolean;
+  namespaceSelector: SelectorResult;
+  objectSelector: SelectorResult;
+}
+
+/** Would the API server call this webhook for a pod CREATE with these labels in this namespace? */
+export function evalWebhook(
+  webhook: MeshWebhook,
+  nsLabels: Record<string, string>,
+  podLabels: Record<string, string>,
+): WebhookCall {
+  const rules = rulesMatchPodCreate(webhook.rules);
+  const namespaceSelector = evalSelector(webhook.namespaceSelector, nsLabels);
+  const objectSelector = evalSelector(webhook.objectSelector, podLabels);
+  return {
+    webhook,
+    called: rules && namespaceSelector.matched && objectSelector.matched,
+    rules,
+    namespaceSelector,
+    objectSelector,
+  };
+}

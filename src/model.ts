@@ -1,0 +1,273 @@
+/**
+ * The Model: a frozen snapshot plus the indexes and derived facts every check shares, each built
+ * once on first use (by namespace, by owner uid, workloads, installed meshes, decisions). Checks
+ * read only this; nothing here does I/O.
+ */
+import type { KindKey } from './cluster/kinds.js';
+import { meshNamespaces } from './cluster/named.js';
+import { decide, type Decision } from './mesh/decision.js';
+import { ISTIO_REV } from './mesh/istio.js';
+import type { LinkerdSettings } from './mesh/linkerd.js';
+import { injectedMesh, isActive, podSpec } from './mesh/pods.js';
+import { meshWebhooks, namespaceLabels, type MeshWebhook } from './mesh/webhooks.js';
+import type { CheckContext, K8sObject, MeshName, ResourceRef, Snapshot } from './types.js';
+import { annotationsOf, cmp, groupBy, isObj, labelsOf, nameOf, nsOf, str } from './util.js';
+
+export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'Job' | 'CronJob' | 'Pod' | string;
+
+export interface Workload {
+  ref: ResourceRef & { namespace: string };
+  kind: WorkloadKind;
+  namespace: string;
+  name: string;
+  /** The controller object (or the bare Pod); undefined when only known from ownerReferences. */
+  obj?: K8sObject;
+  /** The pod template new pods are created from (the pod itself for bare or orphaned pods). */
+  template: { metadata?: unknown; spec?: unknown };
+  /** JSON path of the template inside the object, for patch commands ('' for a Pod). */
+  templatePath: string;
+  /** The workload's pods (all phases), in name order. */
+  pods: K8sObject[];
+}
+
+export interface MeshInstall {
+  mesh: MeshName;
+  /** Control-plane namespaces. */
+  namespaces: string[];
+  webhooks: MeshWebhook[];
+}
+
+const TEMPLATE_KINDS: [KindKey, string, string][] = [
+  ['deployments', 'Deployment', '/spec/template'],
+  ['statefulsets', 'StatefulSet', '/spec/template'],
+  ['daemonsets', 'DaemonSet', '/spec/template'],
+  ['jobs', 'Job', '/spec/template'],
+  ['cronjobs', 'CronJob', '/spec/jobTemplate/spec/template'],
+];
+
+function at(obj: unknown, path: string): Record<string, any> | undefined {
+  let cur: unknown = obj;
+  for (const part of path.split('/').filter(Boolean)) cur = isObj(cur) ? cur[part] : undefined;
+  return isObj(cur) ? cur : undefined;
+}
+
+export class Model {
+  readonly snapshot: Snapshot;
+  readonly now: Date;
+  readonly options: CheckContext['options'];
+  private memo = new Map<string, unknown>();
+
+  constructor(ctx: CheckContext) {
+    this.snapshot = ctx.snapshot;
+    this.now = ctx.now;
+    this.options = ctx.options;
+  }
+
+  /** Compute once per model. */
+  protected once<T>(key: string, f: () => T): T {
+    if (!this.memo.has(key)) this.memo.set(key, f());
+    return this.memo.get(key) as T;
+  }
+
+  /** The objects of a kind (empty when not read). */
+  list(key: KindKey): K8sObject[] {
+    return this.snapshot.objects[key] ?? [];
+  }
+
+  has(key: KindKey): boolean {
+    return this.snapshot.objects[key] !== undefined;
+  }
+
+  /** Objects of a kind by namespace. */
+  byNamespace(key: KindKey): Map<string, K8sObject[]> {
+    return this.once(`ns:${key}`, () => groupBy(this.list(key), nsOf));
+  }
+
+  inNamespace(key: KindKey, ns: string): K8sObject[] {
+    return this.byNamespace(key).get(ns) ?? [];
+  }
+
+  /** One object by namespace and name. */
+  get(key: KindKey, ns: string, name: string): K8sObject | undefined {
+    const idx = this.once(`name:${key}`, () => new Map(this.list(key).map((o) => [`${nsOf(o)}/${nameOf(o)}`, o])));
+    return idx.get(`${ns}/${name}`);
+  }
+
+  namespace(name: string): K8sObject | undefined {
+    return this.get('namespaces', '', name);
+  }
+
+  /** Namespaces whose workloads the run reports on: the -n namespace, or all of them. */
+  inScope(ns: string): boolean {
+    const s = this.snapshot.scope;
+    return s.allNamespaces || !s.namespace || s.namespace === ns;
+  }
+
+  /** The installed meshes: their webhooks, control-plane namespaces, injector or meshed pods. */
+  get meshes(): MeshInstall[] {
+    return this.once('meshes', () => {
+      const webhooks = meshWebhooks(this.list('mutatingwebhookconfigurations'));
+      const cpNs = meshNamespaces(this.list('namespaces'), this.list('mutatingwebhookconfigurations'));
+      const out: MeshInstall[] = [];
+      for (const mesh of ['linkerd', 'istio'] as const) {
+        const hooks = webhooks.filter((w) => w.mesh === mesh);
+        const namespaces = cpNs[mesh].filter((n) => hooks.length > 0 || this.namespace(n) !== undefined);
+        const meshedPods = this.list('pods').some((p) => injectedMesh(p as { spec?: unknown }) === mesh);
+        const controlPlane =
+          mesh === 'linkerd'
+            ? this.list('deployments').some((d) => nameOf(d) === 'linkerd-proxy-injector')
+            : this.list('deployments').some((d) => /^istiod(-|$)/.test(nameOf(d)));
+        const chosen = this.options.mesh;
+        if (chosen !== 'auto' && chosen !== mesh) continue; // --mesh limits the run to one mesh
+        const detected = hooks.length || controlPlane || meshedPods || this.list('namespaces').some((n) => isMeshCpNamespace(mesh, n));
+        if (detected || chosen === mesh) out.push({ mesh, namespaces, webhooks: hooks });
+      }
+      return out;
+    });
+  }
+
+  mesh(name: MeshName): MeshInstall | undefined {
+    return this.meshes.find((m) => m.mesh === name);
+  }
+
+  /** Namespaces that belong to a mesh's control plane (never reported as unmeshed). */
+  isControlPlaneNamespace(ns: string): boolean {
+    return this.meshes.some((m) => m.namespaces.includes(ns));
+  }
+
+  linkerdSettings(): LinkerdSettings {
+    return this.once('linkerd-settings', () => {
+      const ns = this.mesh('linkerd')?.namespaces[0];
+      const cm = ns ? this.get('configmaps', ns, 'linkerd-config') : undefined;
+      const values = isObj(cm?.data) ? str(cm!.data.values) : undefined;
+      // `identity.serviceAccountTokenProjection: false` in the values YAML; default true.
+      const off = values ? /serviceAccountTokenProjection:\s*false/.test(values) : false;
+      return { tokenProjection: !off };
+    });
+  }
+
+  /** Every workload: controllers listed, plus bare and orphaned pods, in a stable order. */
+  get workloads(): Workload[] {
+    return this.once('workloads', () => buildWorkloads(this));
+  }
+
+  /** The workloads of namespaces in scope, excluding the meshes' own control planes. */
+  get appWorkloads(): Workload[] {
+    return this.once('app-workloads', () =>
+      this.workloads.filter((w) => this.inScope(w.namespace) && !this.isControlPlaneNamespace(w.namespace) && !isControlPlaneWorkload(w)),
+    );
+  }
+
+  /** What each installed mesh would do with a pod created now from this workload's template. */
+  decisions(w: Workload): Decision[] {
+    const cache = this.once('decisions', () => new Map<Workload, Decision[]>());
+    let d = cache.get(w);
+    if (!d) {
+      const ns = this.namespace(w.namespace);
+      const input = {
+        namespace: w.namespace,
+        nsLabels: namespaceLabels(ns, w.namespace),
+        nsAnnotations: annotationsOf(ns),
+        template: w.template,
+      };
+      d = this.meshes.map((m) => decide(m.mesh, m.webhooks, input, this.linkerdSettings()));
+      cache.set(w, d);
+    }
+    return d;
+  }
+
+  decision(w: Workload, mesh: MeshName): Decision | undefined {
+    return this.decisions(w).find((d) => d.mesh === mesh);
+  }
+}
+
+function isMeshCpNamespace(mesh: MeshName, ns: K8sObject): boolean {
+  const labels = labelsOf(ns);
+  return mesh === 'linkerd' ? labels['linkerd.io/is-control-plane'] === 'true' : false;
+}
+
+/** Pods of the meshes' own control planes are never reported as missing a proxy. */
+function isControlPlaneWorkload(w: Workload): boolean {
+  const labels = labelsOf(w.template);
+  return (
+    labels['linkerd.io/control-plane-component'] !== undefined ||
+    labels['linkerd.io/cni-resource'] !== undefined ||
+    (labels.app === 'istiod' && labels[ISTIO_REV] !== undefined) ||
+    labels['istio.io/gateway-name'] !== undefined
+  );
+}
+
+function buildWorkloads(m: Model): Workload[] {
+  const byUid = new Map<string, { key: KindKey; obj: K8sObject }>();
+  for (const key of ['replicasets', ...TEMPLATE_KINDS.map((t) => t[0])] as KindKey[]) {
+    for (const obj of m.list(key)) {
+      const uid = str(obj.metadata?.uid);
+      if (uid) byUid.set(uid, { key, obj });
+    }
+  }
+  const controllerOf = (o: K8sObject): Record<string, any> | undefined => {
+    const refs = Array.isArray(o.metadata?.ownerReferences) ? o.metadata!.ownerReferences.filter(isObj) : [];
+    return refs.find((r) => r.controller === true) ?? refs[0];
+  };
+  const workloads = new Map<string, Workload>();
+  const make = (kind: string, obj: K8sObject | undefined, ns: string, name: string, template: Workload['template'], templatePath: string) => {
+    const id = `${kind}/${ns}/${name}`;
+    let w = workloads.get(id);
+    if (!w) {
+      w = { ref: { kind, namespace: ns, name }, kind, namespace: ns, name, ...(obj ? { obj } : {}), template, templatePath, pods: [] };
+      workloads.set(id, w);
+    }
+    return w;
+  };
+  for (const [key, kind, path] of TEMPLATE_KINDS) {
+    for (const obj of m.list(key)) {
+      // A Job created by a CronJob is judged through its CronJob (where the template lives).
+      if (key === 'jobs' && controllerOf(obj)?.kind === 'CronJob') continue;
+      make(kind, obj, nsOf(obj), nameOf(obj), at(obj, path) ?? {}, path);
+    }
+  }
+  for (const pod of m.list('pods')) {
+    const ns = nsOf(pod);
+    // Walk up the controller chain as far as the snapshot knows it.
+    let owner: Record<string, any> | undefined = controllerOf(pod);
+    let top: { kind: string; name: string; obj?: K8sObject; key?: KindKey } | undefined;
+    for (let depth = 0; owner && depth < 4; depth++) {
+      const known = owner.uid ? byUid.get(String(owner.uid)) : undefined;
+      top = { kind: String(owner.kind ?? ''), name: String(owner.name ?? ''), ...(known ? { obj: known.obj, key: known.key } : {}) };
+      owner = known ? controllerOf(known.obj) : undefined;
+    }
+    if (top && !top.obj && top.kind === 'ReplicaSet') {
+      // ReplicaSets not read: the Deployment is the ReplicaSet's name less the pod-template-hash.
+      const hash = labelsOf(pod)['pod-template-hash'];
+      const deploy = hash && top.name.endsWith(`-${hash}`) ? m.get('deployments', ns, top.name.slice(0, -hash.length - 1)) : undefined;
+      if (deploy) top = { kind: 'Deployment', name: nameOf(deploy), obj: deploy, key: 'deployments' };
+    }
+    let w: Workload;
+    if (!top) w = make('Pod', pod, ns, nameOf(pod), pod, '');
+    else {
+      const tk = TEMPLATE_KINDS.find((t) => t[1] === top!.kind);
+      const template = top.obj && tk ? at(top.obj, tk[2]) : undefined;
+      w = template
+        ? make(top.kind, top.obj, ns, top.name, template, tk![2])
+        : // The controller is not in the snapshot (or not a kind we know): judge by the pod.
+          make(top.kind, top.obj, ns, top.name, pod, '');
+    }
+    w.pods.push(pod);
+  }
+  const out = [...workloads.values()];
+  for (const w of out) w.pods.sort((a, b) => cmp(nameOf(a), nameOf(b)));
+  return out.sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.kind, b.kind) || cmp(a.name, b.name));
+}
+
+/** Active pods of a workload, split by the proxy they run. */
+export function podStates(w: Workload) {
+  const active = w.pods.filter(isActive);
+  const meshed = new Map<MeshName, K8sObject[]>();
+  const unmeshed: K8sObject[] = [];
+  for (const p of active) {
+    const mesh = injectedMesh(p as { spec?: unknown });
+    if (mesh) meshed.set(mesh, [...(meshed.get(mesh) ?? []), p]);
+    else unmeshed.push(p);
+  }
+  return { active, meshed, unmeshed, hostNetwork: podSpec(w.template).hostNetwork === true };
+}

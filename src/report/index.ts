@@ -1,0 +1,14 @@
+import type { RunResult } from '../types.js';
+import { json } from './json.js';
+import { table } from './table.js';
+
+export interface ReportMeta {
+  version: string;
+  color: boolean;
+}
+
+/** A reporter is pure: result in, the whole report text out. */
+export type Reporter = (result: RunResult, meta: ReportMeta) => string;
+
+/** Output formats, chosen by -o. */
+export const REPORTERS: Record<string, Reporter> = { table, json };

@@ -1,0 +1,18 @@
+import type { Reporter } from './index.js';
+
+/** `-o json`: the whole result, schema in schema/report.schema.json. */
+export const json: Reporter = (result, meta) =>
+  JSON.stringify(
+    {
+      schemaVersion: 1,
+      tool: { name: 'meshdoctor', version: meta.version },
+      source: result.source,
+      scope: result.scope,
+      meshes: result.meshes,
+      summary: result.summary,
+      findings: result.findings,
+      skipped: result.skipped,
+    },
+    null,
+    2,
+  ) + '\n';

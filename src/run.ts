@@ -1,0 +1,131 @@
+/**
+ * The pipeline: select checks -> obtain one snapshot (live or files) -> run the checks over one
+ * Model -> rank. No printing here; the CLI renders the result.
+ */
+import { CHECKS } from './checks/index.js';
+import { docsUrl } from './checks/define.js';
+import type { KindKey } from './cluster/kinds.js';
+import { loadSnapshot } from './cluster/load.js';
+import { UserError, errorMessage } from './errors.js';
+import { Model } from './model.js';
+import { rank } from './rank.js';
+import type { Check, Finding, MeshName, RunResult, Scope, Severity, SkippedCheck, Snapshot } from './types.js';
+
+export type MeshOption = 'auto' | MeshName;
+
+export interface SnapshotOptions {
+  snapshot?: string[];
+  allNamespaces?: boolean;
+  namespace?: string;
+  context?: string;
+  kubeconfig?: string;
+  requestTimeoutMs: number;
+  onProgress?: (p: { kindsDone: number; kindsTotal: number; objects: number }) => void;
+}
+
+export interface RunOptions extends SnapshotOptions {
+  mesh: MeshOption;
+  only?: string[];
+  skip?: string[];
+  certExpiryWarningDays: number;
+  /** "now" for time-based checks; defaults to the time the snapshot was read, else the clock. */
+  now?: Date;
+}
+
+/** The checks selected by --only / --skip; an unknown id is an error, not a silent no-op. */
+export function selectChecks(only?: string[], skip?: string[]): Check[] {
+  const known = new Set(CHECKS.flatMap((c) => [c.id, c.code]));
+  for (const id of [...(only ?? []), ...(skip ?? [])]) {
+    if (!known.has(id)) throw new UserError(`unknown check "${id}" (see: meshdoctor checks)`);
+  }
+  const hit = (c: Check, list: string[]) => list.includes(c.id) || list.includes(c.code);
+  return CHECKS.filter((c) => (!only?.length || hit(c, only)) && !(skip?.length && hit(c, skip)));
+}
+
+/** The kinds a set of checks reads: the union of their declared inputs. */
+export function kindsFor(checks: readonly Check[]): KindKey[] {
+  const kinds = new Set<KindKey>();
+  for (const c of checks) for (const k of [...c.inputs, ...(c.optionalInputs ?? [])]) kinds.add(k);
+  return [...kinds].sort();
+}
+
+/** Read the snapshot: files when --snapshot is given (no Kubernetes client loaded), else live. */
+export async function obtainSnapshot(opts: SnapshotOptions, kinds: KindKey[]): Promise<Snapshot> {
+  const scope: Scope | undefined = opts.allNamespaces
+    ? { allNamespaces: true }
+    : opts.namespace
+      ? { allNamespaces: false, namespace: opts.namespace }
+      : undefined;
+  if (opts.snapshot?.length) return loadSnapshot(opts.snapshot, scope);
+  const { gather } = await import('./cluster/gather.js');
+  return gather({
+    kubeconfig: opts.kubeconfig,
+    context: opts.context,
+    namespace: opts.namespace,
+    allNamespaces: !!opts.allNamespaces,
+    kinds,
+    requestTimeoutMs: opts.requestTimeoutMs,
+    onProgress: opts.onProgress,
+  });
+}
+
+/** Run checks over a snapshot: skipped when a required kind is unavailable; never throws per check. */
+export function runChecks(snapshot: Snapshot, checks: readonly Check[], opts: Pick<RunOptions, 'mesh' | 'certExpiryWarningDays' | 'now'>): RunResult & { errors: string[] } {
+  const readAt = snapshot.source.readAt ? new Date(snapshot.source.readAt) : undefined;
+  const now = opts.now ?? (readAt && !Number.isNaN(readAt.getTime()) ? readAt : new Date());
+  const model = new Model({ snapshot, now, options: { certExpiryWarningDays: opts.certExpiryWarningDays, mesh: opts.mesh } });
+  const findings: Finding[] = [];
+  const skipped: SkippedCheck[] = [];
+  const errors: string[] = [];
+  for (const check of checks) {
+    const missing = check.inputs.filter((k) => !snapshot.objects[k]);
+    if (missing.length) {
+      skipped.push({
+        check: check.id,
+        reason: missing.map((k) => `cannot read ${k}: ${snapshot.unavailable[k] ?? 'not in the snapshot'}`).join('; '),
+      });
+      continue;
+    }
+    try {
+      for (const f of check.run(model)) {
+        findings.push({
+          id: check.id,
+          code: check.code,
+          severity: f.severity ?? check.severity,
+          mesh: f.mesh,
+          title: check.title,
+          message: f.message,
+          resource: f.resource,
+          evidence: f.evidence,
+          fix: f.fix,
+          docsUrl: docsUrl(check.id),
+          affectedPods: f.affectedPods ?? 0,
+          ...(f.causeKey ? { causeKey: f.causeKey } : {}),
+          ...(f.causedBy ? { causedBy: f.causedBy } : {}),
+        });
+      }
+    } catch (e) {
+      // A check that trips over a malformed object must not take the run down with it.
+      errors.push(`check ${check.id} failed: ${errorMessage(e)}`);
+      skipped.push({ check: check.id, reason: `internal error: ${errorMessage(e)}` });
+    }
+  }
+  const ranked = rank(findings);
+  const count = (s: Severity) => ranked.filter((f) => f.severity === s).length;
+  return {
+    source: snapshot.source,
+    scope: snapshot.scope,
+    meshes: model.meshes.map((m) => m.mesh),
+    findings: ranked,
+    skipped,
+    errors,
+    summary: {
+      error: count('error'),
+      warning: count('warning'),
+      info: count('info'),
+      total: ranked.length,
+      checksRun: checks.length - skipped.length,
+      checksSkipped: skipped.length,
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import type { K8sObject } from './types.js';
+
+/** Plain-object guard for untrusted input. */
+export function isObj(v: unknown): v is Record<string, any> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A string map from untrusted input (labels, annotations): non-string values are dropped. */
+export function strMap(v: unknown): Record<string, string> {
+  if (!isObj(v)) return {};
+  const out: Record<string, string> = {};
+  for (const [k, val] of Object.entries(v)) if (typeof val === 'string') out[k] = val;
+  return out;
+}
+
+export function arr<T = any>(v: unknown): T[] {
+  return Array.isArray(v) ? (v.filter((x) => x !== null && x !== undefined) as T[]) : [];
+}
+
+export function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+export const nameOf = (o: K8sObject): string => str(o.metadata?.name) ?? '';
+export const nsOf = (o: K8sObject): string => str(o.metadata?.namespace) ?? '';
+export const labelsOf = (o: { metadata?: unknown } | undefined): Record<string, string> =>
+  strMap(isObj(o?.metadata) ? (o!.metadata as any).labels : undefined);
+export const annotationsOf = (o: { metadata?: unknown } | undefined): Record<string, string> =>
+  strMap(isObj(o?.metadata) ? (o!.metadata as any).annotations : undefined);
+
+/** Parse a Kubernetes timestamp; undefined when missing or invalid. */
+export function time(v: unknown): Date | undefined {
+  if (typeof v !== 'string') return undefined;
+  const d = new Date(v);
+  return Number.isNaN(d.getTime()) ? undefined : d;
+}
+
+/** Stable string compare (code-unit order, locale-independent). */
+export function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Group items by a key, keeping input order inside each group. */
+export function groupBy<T>(items: Iterable<T>, key: (t: T) => string): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const it of items) {
+    const k = key(it);
+    const list = m.get(k);
+    if (list) list.push(it);
+    else m.set(k, [it]);
+  }
+  return m;
+}
+
+/**
+ * Quote a value for a POSIX shell so that a name from the cluster cannot turn a copied fix
+ * command into another command. Plain Kubernetes names (the common case) stay unquoted.
+ */
+export function shq(v: string): string {
+  if (/^[A-Za-z0-9._\/:=@%+,-]+$/.test(v) && v !== '') return v;
+  return `'${v.replace(/'/g, `'\\''`)}'`;
+}

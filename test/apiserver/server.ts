@@ -1,0 +1,359 @@
+/**
+ * A fake Kubernetes API server for integration tests: HTTPS on 127.0.0.1 with a generated CA,
+ * bearer-token auth, the list/get paths of the KINDS table, real-looking List and Status
+ * bodies, paginated lists, and configurable faults (error codes, slowness, hangs, cut bodies).
+ * Every request is recorded.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { stringify } from 'yaml';
+import { KINDS, kindOf, type KindInfo, type KindKey } from '../../src/cluster/kinds.js';
+import type { K8sObject } from '../../src/types.js';
+import { generateCA, generateLeaf } from '../helpers/certs.js';
+
+export interface RequestInfo {
+  method: string;
+  /** The URL path, without the query string. */
+  path: string;
+  query: Record<string, string>;
+}
+
+export interface RecordedRequest extends RequestInfo {
+  headers: IncomingHttpHeaders;
+  /** When it arrived (Date.now()). */
+  at: number;
+}
+
+export interface Fault {
+  match: (req: RequestInfo) => boolean;
+  /** Answer with this error code and a Status body instead of the real answer. */
+  status?: number;
+  /** The Status message (a realistic default per code otherwise). */
+  message?: string;
+  /** Sent as the Retry-After header (and in the Status details). */
+  retryAfterSeconds?: number;
+  /** Answer this late; Infinity never answers (the connection stays open until the client gives up). */
+  delayMs?: number;
+  /** Apply to the first N matching requests only (default: all of them). */
+  times?: number;
+  /** Send the headers and half the body, then destroy the connection. */
+  cutBody?: boolean;
+  /** Send this text (as text/plain) instead of a JSON body, e.g. "404 page not found" or broken JSON. */
+  body?: string;
+}
+
+export interface ApiServerOptions {
+  objects?: K8sObject[];
+  /** The server never returns more items per page than this, whatever `limit` asks for. */
+  maxPageSize?: number;
+  faults?: Fault[];
+  /** gzip response bodies for clients that accept it (as a real API server does). */
+  gzip?: boolean;
+}
+
+export interface KubeconfigContext {
+  name: string;
+  namespace?: string;
+  /** Defaults to this server's URL. */
+  server?: string;
+  /** Defaults to this server's token. */
+  token?: string;
+}
+
+export interface KubeconfigOptions {
+  /** Name of the main context (and of its cluster and user); default "fake". */
+  context?: string;
+  /** Namespace of the main context. */
+  namespace?: string;
+  /** More contexts, each with its own cluster and user entries. */
+  extraContexts?: KubeconfigContext[];
+  /** The current-context; default the main context, null to leave it unset. */
+  currentContext?: string | null;
+  /** File name inside the directory; default "kubeconfig". */
+  fileName?: string;
+}
+
+export interface ApiServer {
+  url: string;
+  caPem: string;
+  token: string;
+  requests: RecordedRequest[];
+  /** The active faults; tests may change this array while the server runs. */
+  faults: Fault[];
+  /** Write a kubeconfig for this server (into a fresh temp dir unless `dir` is given); returns its path. */
+  writeKubeconfig(dir?: string, opts?: KubeconfigOptions): Promise<string>;
+  close(): Promise<void>;
+}
+
+const REASONS: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  410: 'Expired',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+};
+
+const EXPIRED_MESSAGE =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list ' +
+  'without the continue parameter, or use the continue token in this response to retrieve the remainder of the ' +
+  'results. Continuing with the provided token results in an inconsistent list - objects that were created, ' +
+  'modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+
+/** What a parsed API path addresses. */
+interface Target {
+  info: KindInfo;
+  namespace?: string;
+  name?: string;
+}
+
+function apiVersionOf(info: KindInfo): string {
+  return info.group ? `${info.group}/${info.version}` : info.version;
+}
+
+/** Parse /api/v1/... and /apis/GROUP/VERSION/... paths into a kind, namespace and name. */
+function parsePath(path: string): Target | undefined {
+  const segs = path.split('/').filter(Boolean).map(decodeURIComponent);
+  let group: string;
+  let rest: string[];
+  if (segs[0] === 'api' && segs.length >= 3) [group, rest] = ['', segs.slice(1)];
+  else if (segs[0] === 'apis' && segs.length >= 4) [group, rest] = [segs[1]!, segs.slice(2)];
+  else return undefined;
+  const [version, ...tail] = rest;
+  let namespace: string | undefined;
+  let resource = tail;
+  // "namespaces/NS/PLURAL[/NAME]" is a namespaced path; "namespaces[/NAME]" is the Namespace kind itself.
+  if (tail[0] === 'namespaces' && tail.length >= 3) [namespace, resource] = [tail[1], tail.slice(2)];
+  if (resource.length < 1 || resource.length > 2) return undefined;
+  const [plural, name] = resource;
+  const info = Object.values(KINDS).find((i) => i.group === group && i.version === version && i.plural === plural);
+  if (!info || (namespace !== undefined && !info.namespaced)) return undefined;
+  return { info, namespace, name };
+}
+
+function status(code: number, message: string, details?: Record<string, unknown>) {
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason: REASONS[code] ?? STATUS_CODES[code]?.replace(/\s/g, '') ?? 'Unknown',
+    ...(details ? { details } : {}),
+    code,
+  };
+}
+
+/** The message a real API server would give for an error code on this request. */
+function defaultMessage(code: number, req: RequestInfo, target: Target | undefined): string {
+  const plural = target?.info.plural ?? 'resource';
+  switch (code) {
+    case 401:
+      return 'Unauthorized';
+    case 403: {
+      const verb = target?.name ? 'get' : 'list';
+      const where = target?.namespace ? `in the namespace "${target.namespace}"` : 'at the cluster scope';
+      const res = target?.name ? `${plural} "${target.name}"` : plural;
+      return `${res} is forbidden: User "system:serviceaccount:default:meshdoctor" cannot ${verb} resource "${plural}" in API group "${target?.info.group ?? ''}" ${where}`;
+    }
+    case 404:
+      return target?.name ? `${plural} "${target.name}" not found` : 'the server could not find the requested resource';
+    case 410:
+      return EXPIRED_MESSAGE;
+    case 429:
+      return 'Too many requests, please try again later.';
+    case 500:
+      return `Internal error occurred: etcdserver: request timed out (${req.path})`;
+    case 503:
+      return 'the server is currently unable to handle the request';
+    default:
+      return STATUS_CODES[code] ?? 'error';
+  }
+}
+
+function sortKey(o: K8sObject): string {
+  return `${o.metadata?.namespace ?? ''}\u0000${o.metadata?.name ?? ''}`;
+}
+
+interface ContinueToken {
+  /** The list path the token belongs to. */
+  p: string;
+  /** Offset of the next item. */
+  o: number;
+}
+
+const encodeToken = (t: ContinueToken) => Buffer.from(JSON.stringify(t)).toString('base64url');
+
+function decodeToken(s: string): ContinueToken | undefined {
+  try {
+    const t = JSON.parse(Buffer.from(s, 'base64url').toString());
+    return typeof t?.p === 'string' && Number.isInteger(t?.o) && t.o >= 0 ? t : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiServer> {
+  const ca = await generateCA({ keyType: 'ecdsa', commonName: 'fake-apiserver-ca' });
+  const leaf = await generateLeaf({ ca, keyType: 'ecdsa', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+  const token = randomBytes(24).toString('hex');
+  const faults = opts.faults ?? [];
+  const requests: RecordedRequest[] = [];
+  const resourceVersion = '123';
+
+  // Objects by kind, in the stable (namespace, name) order lists are served in.
+  const store = new Map<KindKey, K8sObject[]>();
+  for (const obj of opts.objects ?? []) {
+    const info = kindOf(obj.kind);
+    if (!info) throw new Error(`fake API server: unknown kind ${String(obj.kind)}`);
+    if (!store.has(info.key)) store.set(info.key, []);
+    store.get(info.key)!.push(obj);
+  }
+  for (const list of store.values()) list.sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
+
+  const applied = new Map<Fault, number>();
+  const timers = new Set<NodeJS.Timeout>();
+  const tempDirs: string[] = [];
+
+  function send(req: IncomingMessage, res: ServerResponse, code: number, body: unknown, fault?: Fault) {
+    const text = fault?.body;
+    let data = Buffer.from(text ?? JSON.stringify(body));
+    const headers: Record<string, string | number> = { 'Content-Type': text === undefined ? 'application/json' : 'text/plain' };
+    if (opts.gzip && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
+      data = gzipSync(data);
+      headers['Content-Encoding'] = 'gzip';
+    }
+    headers['Content-Length'] = data.length;
+    if (fault?.retryAfterSeconds !== undefined) headers['Retry-After'] = fault.retryAfterSeconds;
+    res.writeHead(code, headers);
+    if (fault?.cutBody) {
+      res.write(data.subarray(0, Math.floor(data.length / 2)), () => res.socket?.destroy());
+    } else {
+      res.end(data);
+    }
+  }
+
+  /** The real answer to a request, once auth and faults are out of the way. */
+  function answer(info: RequestInfo, target: Target | undefined): [number, unknown] {
+    if (info.method !== 'GET') return [405, status(405, `the server does not allow this method on the requested resource`)];
+    if (!target) return [404, status(404, defaultMessage(404, info, undefined))];
+    const all = store.get(target.info.key) ?? [];
+    const apiVersion = apiVersionOf(target.info);
+    if (target.name !== undefined) {
+      const obj = all.find(
+        (o) => o.metadata?.name === target.name && (!target.info.namespaced || o.metadata?.namespace === target.namespace),
+      );
+      if (!obj) return [404, status(404, defaultMessage(404, info, target), { name: target.name, kind: target.info.plural })];
+      return [200, { ...obj, apiVersion, kind: target.info.kind }];
+    }
+    const items = target.namespace === undefined ? all : all.filter((o) => o.metadata?.namespace === target.namespace);
+    let offset = 0;
+    if (info.query.continue !== undefined) {
+      const t = decodeToken(info.query.continue);
+      if (!t || t.p !== info.path) return [400, status(400, 'continue key is not valid: incorrect encoded start resourceVersion')];
+      offset = t.o;
+    }
+    const asked = info.query.limit ? Number(info.query.limit) : 0;
+    let limit = asked > 0 ? asked : Infinity;
+    if (opts.maxPageSize) limit = Math.min(limit, opts.maxPageSize);
+    const page = items.slice(offset, offset + limit);
+    const next = offset + page.length;
+    const metadata: Record<string, unknown> = { resourceVersion };
+    if (next < items.length) {
+      metadata.continue = encodeToken({ p: info.path, o: next });
+      metadata.remainingItemCount = items.length - next;
+    }
+    // Lists strip kind and apiVersion from their items, as the real API does.
+    const stripped = page.map(({ kind: _k, apiVersion: _v, ...rest }) => rest);
+    return [200, { kind: `${target.info.kind}List`, apiVersion, metadata, items: stripped }];
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? '/', 'https://localhost');
+    const info: RequestInfo = { method: req.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams) };
+    requests.push({ ...info, headers: req.headers, at: Date.now() });
+    const target = parsePath(info.path);
+
+    if (req.headers.authorization !== `Bearer ${token}`) {
+      return send(req, res, 401, status(401, 'Unauthorized'));
+    }
+    const fault = faults.find((f) => f.match(info) && (f.times === undefined || (applied.get(f) ?? 0) < f.times));
+    if (fault) applied.set(fault, (applied.get(fault) ?? 0) + 1);
+
+    const respond = () => {
+      if (fault?.body !== undefined) return send(req, res, fault.status ?? 200, undefined, fault);
+      if (fault?.status) {
+        const details: Record<string, unknown> = { kind: target?.info.plural ?? '' };
+        if (fault.retryAfterSeconds !== undefined) details.retryAfterSeconds = fault.retryAfterSeconds;
+        const body = status(fault.status, fault.message ?? defaultMessage(fault.status, info, target), details);
+        return send(req, res, fault.status, body, fault);
+      }
+      const [code, body] = answer(info, target);
+      send(req, res, code, body, fault);
+    };
+    const delay = fault?.delayMs ?? 0;
+    if (delay === Infinity) return; // hang: close() or the client ends the connection
+    if (delay > 0) {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        if (!res.destroyed) respond();
+      }, delay);
+      timers.add(t);
+    } else {
+      respond();
+    }
+  }
+
+  const server: Server = createServer({ key: leaf.keyPem, cert: leaf.certPem }, handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  async function writeKubeconfig(dir?: string, kopts: KubeconfigOptions = {}): Promise<string> {
+    if (!dir) {
+      dir = await mkdtemp(join(tmpdir(), 'meshdoctor-kubeconfig-'));
+      tempDirs.push(dir);
+    }
+    const main: KubeconfigContext = { name: kopts.context ?? 'fake', namespace: kopts.namespace };
+    const all = [main, ...(kopts.extraContexts ?? [])];
+    const caData = Buffer.from(ca.certPem).toString('base64');
+    const config: Record<string, unknown> = {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: all.map((c) => ({
+        name: `${c.name}-cluster`,
+        cluster: { server: c.server ?? url, 'certificate-authority-data': caData },
+      })),
+      users: all.map((c) => ({ name: `${c.name}-user`, user: { token: c.token ?? token } })),
+      contexts: all.map((c) => ({
+        name: c.name,
+        context: { cluster: `${c.name}-cluster`, user: `${c.name}-user`, ...(c.namespace ? { namespace: c.namespace } : {}) },
+      })),
+      preferences: {},
+    };
+    const current = kopts.currentContext === undefined ? main.name : kopts.currentContext;
+    if (current !== null) config['current-context'] = current;
+    const path = join(dir, kopts.fileName ?? 'kubeconfig');
+    await writeFile(path, stringify(config), { mode: 0o600 });
+    return path;
+  }
+
+  async function close(): Promise<void> {
+    for (const t of timers) clearTimeout(t);
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections(); // including hung requests
+    await closed;
+    await Promise.all(tempDirs.map((d) => rm(d, { recursive: true, force: true })));
+  }
+
+  return { url, caPem: ca.certPem, token, requests, faults, writeKubeconfig, close };
+}

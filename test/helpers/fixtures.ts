@@ -1,0 +1,90 @@
+/**
+ * Fixture helpers: a healthy base cluster (Linkerd, Istio, or both) with per-test YAML overlays.
+ * An overlay object replaces the base object of the same kind/namespace/name; an overlay object
+ * annotated `meshdoctor.test/delete: "true"` removes it instead.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+import { kindOf, KIND_KEYS } from '../../src/cluster/kinds.js';
+import { sanitizeSecret } from '../../src/cluster/sanitize.js';
+import { CHECKS } from '../../src/checks/index.js';
+import { runChecks } from '../../src/run.js';
+import type { Finding, K8sObject, Scope, Snapshot } from '../../src/types.js';
+
+export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
+export type Base = 'linkerd' | 'istio' | 'both' | 'none';
+
+/** A fixed "now" for tests: after every fixture timestamp, well inside the fixture certificates. */
+export const NOW = new Date('2026-11-22T12:00:00Z');
+
+/** Parse YAML text (multi-document, Lists) into objects. */
+export function parseObjects(text: string): K8sObject[] {
+  const out: K8sObject[] = [];
+  const add = (d: any) => {
+    if (!d || typeof d !== 'object') return;
+    if (Array.isArray(d.items) && (d.kind === 'List' || !d.kind)) d.items.forEach(add);
+    else out.push(d);
+  };
+  for (const doc of YAML.parseAllDocuments(text)) add(doc.toJS());
+  return out;
+}
+
+/** Objects of a fixture file, by path relative to test/fixtures. */
+export function fixtureObjects(path: string): K8sObject[] {
+  return parseObjects(readFileSync(join(FIXTURES, path), 'utf8'));
+}
+
+const key = (o: K8sObject) => `${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+
+/** Base objects overlaid with further objects (replace by kind/namespace/name, or delete). */
+export function overlay(base: K8sObject[], ...layers: K8sObject[][]): K8sObject[] {
+  const m = new Map(base.map((o) => [key(o), o]));
+  for (const layer of layers) {
+    for (const o of layer) {
+      if (o.metadata?.annotations?.['meshdoctor.test/delete'] === 'true') m.delete(key(o));
+      else m.set(key(o), o);
+    }
+  }
+  return [...m.values()];
+}
+
+export function baseObjects(base: Base): K8sObject[] {
+  if (base === 'none') return [];
+  if (base === 'both') return overlay(fixtureObjects('healthy/linkerd.yaml'), fixtureObjects('healthy/istio.yaml'));
+  return fixtureObjects(`healthy/${base}.yaml`);
+}
+
+/** A snapshot as `load` would build it from these objects (every kind read). */
+export function snapshotFrom(objects: K8sObject[], scope: Scope = { allNamespaces: true }): Snapshot {
+  const snap: Snapshot = { source: { type: 'file', files: ['<test>'] }, scope, objects: {}, unavailable: {} };
+  for (const k of KIND_KEYS) snap.objects[k] = [];
+  for (const o of structuredClone(objects)) {
+    const info = kindOf(o.kind);
+    if (info) snap.objects[info.key]!.push(info.key === 'secrets' ? sanitizeSecret(o) : o);
+  }
+  return snap;
+}
+
+/**
+ * A snapshot: the healthy base plus overlay files (paths relative to test/fixtures) and/or
+ * inline YAML strings (anything containing a newline is taken as YAML text).
+ */
+export function cluster(base: Base, overlays: string[] = [], scope?: Scope): Snapshot {
+  const layers = overlays.map((o) => (o.includes('\n') ? parseObjects(o) : fixtureObjects(o)));
+  return snapshotFrom(overlay(baseObjects(base), ...layers), scope);
+}
+
+/** Run all checks (or the named ones) over a snapshot; returns ranked findings. */
+export function findings(snap: Snapshot, ids?: string[], opts: { now?: Date; mesh?: 'auto' | 'linkerd' | 'istio'; certExpiryWarningDays?: number } = {}): Finding[] {
+  const checks = ids ? CHECKS.filter((c) => ids.includes(c.id)) : CHECKS;
+  if (ids && checks.length !== ids.length) throw new Error(`unknown check in ${ids.join(',')}`);
+  const r = runChecks(snap, checks, { mesh: opts.mesh ?? 'auto', certExpiryWarningDays: opts.certExpiryWarningDays ?? 60, now: opts.now ?? NOW });
+  if (r.errors.length) throw new Error(r.errors.join('\n'));
+  return r.findings;
+}
+
+/** "id Kind ns/name" identities of findings, for compact assertions. */
+export const ids = (fs: Finding[]): string[] =>
+  fs.map((f) => `${f.id} ${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`);
