@@ -233,7 +233,7 @@ function buildWorkloads(m: Model): Workload[] {
     let top: { kind: string; name: string; obj?: K8sObject; key?: KindKey } | undefined;
     for (let depth = 0; owner && depth < 4; depth++) {
       const known = owner.uid ? byUid.get(String(owner.uid)) : undefined;
-      top = { kind: String(owner.kind ?? ''), name: String(owner.name ?? ''), ...(known ? { obj: known.obj, key: known.key } : {}) };
+      top = known ? { kind: String(owner.kind ?? ''), name: nameOf(known.obj), obj: known.obj, key: known.key } : { kind: String(owner.kind ?? ''), name: String(owner.name ?? '') };
       owner = known ? controllerOf(known.obj) : undefined;
     }
     if (top && !top.obj && top.kind === 'ReplicaSet') {

@@ -244,6 +244,13 @@ describe('gather: reading', () => {
     expect(srv.requests[0]!.headers['accept-encoding']).toContain('gzip');
   });
 
+  it('reads from a plain-HTTP server (kubectl proxy)', async () => {
+    const { srv, kubeconfig } = await setup({ plainHttp: true });
+    expect(srv.url).toMatch(/^http:/);
+    const snap = await read(kubeconfig, { kinds: ['pods'] });
+    expect(snap.objects.pods).toHaveLength(6);
+  });
+
   it('marks ConfigMaps and Secrets unavailable when the mesh namespaces cannot be known', async () => {
     const { srv, kubeconfig } = await setup();
     const snap = await read(kubeconfig, { kinds: ['configmaps', 'secrets'] });
@@ -484,6 +491,34 @@ describe('kubeconfig resolution', () => {
     expect(err).toBeInstanceOf(UserError);
     expect(err.message).toMatch(new RegExp(`^cannot load kubeconfig: ${broken}: `));
     expect(err.message).not.toContain('\n');
+  });
+
+  it('credentials or server that cannot be used', async () => {
+    const dir = await tempDir();
+    const kubeconfig = join(dir, 'config');
+    await writeFile(
+      kubeconfig,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'current-context: certs',
+        'clusters:',
+        '- {name: c, cluster: {server: "https://127.0.0.1:1"}}',
+        '- {name: bad, cluster: {server: "not a url"}}',
+        'users:',
+        '- {name: u, user: {client-certificate: missing.crt, client-key: missing.key}}',
+        '- {name: t, user: {token: x}}',
+        'contexts:',
+        '- {name: certs, context: {cluster: c, user: u}}',
+        '- {name: bad, context: {cluster: bad, user: t}}',
+      ].join('\n'),
+    );
+    let err = await failure(read(kubeconfig));
+    expect(err).toBeInstanceOf(UserError);
+    expect(err.message).toMatch(new RegExp(`^cannot get credentials for context "certs": .*${join(dir, 'missing.crt')}`));
+    err = await failure(read(kubeconfig, { context: 'bad' }));
+    expect(err).toBeInstanceOf(UserError);
+    expect(err.message).toBe('the server of context "bad" is not a URL: not a url');
   });
 
   it('merges the files of KUBECONFIG like kubectl: missing files skipped, first definition wins', async () => {

@@ -40,7 +40,7 @@ export default defineCheck({
           resource: w.ref,
           affectedPods: unmeshed.length,
           evidence: {
-            optOut: { [out.from]: `${out.key}=${out.value}` },
+            optOut: { from: out.from, key: out.key, value: out.value },
             namespaceMarker: marker.text,
             pods: unmeshed.map((p) => p.metadata?.name ?? ''),
           },

@@ -6,6 +6,7 @@
  * The HTTP requests are plain `node:https` GETs returning raw JSON, so objects are kept exactly
  * as the server sent them (managedFields included) and nothing is deserialized into classes.
  */
+import { setMaxListeners } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -245,7 +246,8 @@ function attempt(conn: Conn, path: string, timeoutMs: number): Promise<Reply> {
     req.on('error', (e: NodeJS.ErrnoException) => {
       if (e.name === 'AbortError') return fail(e);
       const code = e.code ?? '';
-      fail(new NetError(code && !e.message.includes(code) ? `${e.message} (${code})` : e.message, UNREACHABLE.test(code) ? 'unreachable' : 'dropped'));
+      const message = code && !e.message.includes(code) ? `${e.message} (${code})` : e.message;
+      fail(new NetError(message, UNREACHABLE.test(code) ? 'unreachable' : 'dropped'));
     });
     req.end();
   });
@@ -318,13 +320,18 @@ async function connect(r: Resolved, timeoutMs: number, signal: AbortSignal): Pro
   } catch {
     throw new UserError(`the server of context "${r.contextName}" is not a URL: ${r.server}`);
   }
+  const isHttps = base.protocol === 'https:';
   const ro: https.RequestOptions = {};
   try {
     await r.kc.applyToHTTPSOptions(ro);
   } catch (e) {
-    throw new UserError(`cannot get credentials for context "${r.contextName}": ${firstLine(errorMessage(e))}`);
+    // client-node refuses plain-HTTP servers (e.g. `kubectl proxy`) unless insecure-skip-tls-verify
+    // is set, when building its agent; kubectl allows them, and the credentials are applied by then.
+    const plainHttpRefused = !isHttps && /HTTP protocol is not allowed/.test(errorMessage(e));
+    if (!plainHttpRefused) {
+      throw new UserError(`cannot get credentials for context "${r.contextName}": ${firstLine(errorMessage(e))}`);
+    }
   }
-  const isHttps = base.protocol === 'https:';
   let agent = ro.agent as http.Agent;
   if (!r.proxyUrl) {
     // A keep-alive agent with the same TLS settings, so pages and named GETs reuse connections.
@@ -418,6 +425,7 @@ export async function gather(opts: GatherOptions): Promise<Snapshot> {
   const progress = () => opts.onProgress?.({ kindsDone, kindsTotal: kinds.length, objects: objectCount });
 
   const abort = new AbortController();
+  setMaxListeners(Infinity, abort.signal); // one listener per request in flight
   const conn = await connect(resolved, opts.requestTimeoutMs, abort.signal);
   try {
     // Phase 1: list every listable kind, concurrently.

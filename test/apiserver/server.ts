@@ -7,8 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { STATUS_CODES } from 'node:http';
-import { createServer, type Server } from 'node:https';
+import http, { STATUS_CODES } from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,6 +56,8 @@ export interface ApiServerOptions {
   faults?: Fault[];
   /** gzip response bodies for clients that accept it (as a real API server does). */
   gzip?: boolean;
+  /** Serve plain HTTP, like `kubectl proxy` (the kubeconfig then has no CA). */
+  plainHttp?: boolean;
 }
 
 export interface KubeconfigContext {
@@ -314,9 +316,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     }
   }
 
-  const server: Server = createServer({ key: leaf.keyPem, cert: leaf.certPem }, handle);
+  const server = opts.plainHttp
+    ? http.createServer(handle)
+    : https.createServer({ key: leaf.keyPem, cert: leaf.certPem }, handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = `${opts.plainHttp ? 'http' : 'https'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   async function writeKubeconfig(dir?: string, kopts: KubeconfigOptions = {}): Promise<string> {
     if (!dir) {
@@ -331,7 +335,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
       kind: 'Config',
       clusters: all.map((c) => ({
         name: `${c.name}-cluster`,
-        cluster: { server: c.server ?? url, 'certificate-authority-data': caData },
+        cluster: { server: c.server ?? url, ...(opts.plainHttp ? {} : { 'certificate-authority-data': caData }) },
       })),
       users: all.map((c) => ({ name: `${c.name}-user`, user: { token: c.token ?? token } })),
       contexts: all.map((c) => ({

@@ -63,7 +63,7 @@ describe('pod-opted-out', () => {
   it('fires for an Istio label opt-out (the label wins over the annotation)', () => {
     const fs = run(cluster('istio', ['checks/pod-opted-out/fires-istio.yaml']));
     expect(ids(fs)).toEqual(['pod-opted-out Deployment store/search']);
-    expect(fs[0]!.evidence.optOut).toEqual({ label: 'sidecar.istio.io/inject=false' });
+    expect(fs[0]!.evidence.optOut).toEqual({ from: 'label', key: 'sidecar.istio.io/inject', value: 'false' });
     expect(fs[0]!.fix[0]).toContain('/spec/template/metadata/labels/sidecar.istio.io~1inject');
   });
 

@@ -1,0 +1,21 @@
+import { main } from '../../src/cli.js';
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the CLI in-process with captured output; `tty` makes stdout/stderr look like terminals. */
+export async function runCli(args: string[], opts: { tty?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, {
+    stdout: (s) => void (stdout += s),
+    stderr: (s) => void (stderr += s),
+    stdoutTTY: !!opts.tty,
+    stderrTTY: !!opts.tty,
+    env: opts.env ?? {},
+  });
+  return { code, stdout, stderr };
+}

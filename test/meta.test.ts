@@ -1,0 +1,70 @@
+/**
+ * Meta tests over the registry: identity, documentation, declared inputs, and the rule that a
+ * healthy cluster gives zero findings (false positives are bugs).
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CHECKS } from '../src/checks/index.js';
+import { KIND_KEYS } from '../src/cluster/kinds.js';
+import { cluster, findings } from './helpers/fixtures.js';
+
+const ROOT = join(import.meta.dirname, '..');
+
+describe('check registry', () => {
+  it('registers every check module in src/checks', () => {
+    const files = readdirSync(join(ROOT, 'src/checks'))
+      .filter((f) => f.endsWith('.ts') && !['index.ts', 'define.ts'].includes(f))
+      .map((f) => f.replace(/\.ts$/, ''))
+      .sort();
+    expect(CHECKS.map((c) => c.id).sort()).toEqual(files);
+  });
+
+  it('has unique ids and codes, well-formed, sorted by code', () => {
+    expect(new Set(CHECKS.map((c) => c.id)).size).toBe(CHECKS.length);
+    expect(new Set(CHECKS.map((c) => c.code)).size).toBe(CHECKS.length);
+    for (const c of CHECKS) {
+      expect(c.id).toMatch(/^[a-z]+(-[a-z]+)*$/);
+      expect(c.code).toMatch(/^MD\d{4}$/);
+      expect(c.title.length).toBeGreaterThan(5);
+      expect(c.description.length).toBeGreaterThan(20);
+      for (const k of [...c.inputs, ...(c.optionalInputs ?? [])]) expect(KIND_KEYS).toContain(k);
+    }
+    expect(CHECKS.map((c) => c.code)).toEqual([...CHECKS.map((c) => c.code)].sort());
+  });
+
+  it('documents every check in the README (id and code)', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    for (const c of CHECKS) {
+      expect(readme, c.id).toContain(c.id);
+      expect(readme, c.code).toContain(c.code);
+    }
+  });
+
+  it('gives every check a file comment saying why it exists', () => {
+    for (const c of CHECKS) {
+      const src = readFileSync(join(ROOT, 'src/checks', `${c.id}.ts`), 'utf8');
+      expect(src.trimStart().startsWith('/**'), c.id).toBe(true);
+    }
+  });
+
+  it('has fixtures or tests for every check (fires and near misses)', () => {
+    const tests = readdirSync(join(ROOT, 'test/checks')).map((f) => readFileSync(join(ROOT, 'test/checks', f), 'utf8')).join('\n');
+    for (const c of CHECKS) expect(tests, c.id).toContain(`'${c.id}'`);
+  });
+});
+
+describe('healthy clusters give zero findings', () => {
+  for (const base of ['linkerd', 'istio', 'both'] as const) {
+    it(`${base}, all namespaces`, () => {
+      expect(findings(cluster(base))).toEqual([]);
+    });
+    for (const ns of ['default', 'kube-system', 'linkerd', 'istio-system', 'shop', 'store', 'payments']) {
+      it(`${base}, -n ${ns}`, () => {
+        const snap = cluster(base, [], { allNamespaces: false, namespace: ns });
+        // -n on a namespace with no workloads, or a system namespace, must stay silent too.
+        expect(findings(snap)).toEqual([]);
+      });
+    }
+  }
+});
