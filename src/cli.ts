@@ -132,6 +132,35 @@ export function buildProgram(io: IO, setExit: (code: number) => void): Command {
     setExit(EXIT.OK);
   });
 
+  addClusterOptions(
+    program
+      .command('explain')
+      .argument('<kind/name>', 'the workload: deployment/NAME, statefulset/NAME, daemonset/NAME, job/NAME, cronjob/NAME or pod/NAME')
+      .description('walk one workload through the injection decision of every installed mesh, step by step')
+      .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']))
+      .addOption(new Option('--mesh <mesh>', 'which mesh to explain').choices(['auto', 'linkerd', 'istio']).default('auto'))
+      .option('--no-color', 'disable colors (also: NO_COLOR, or stdout not a terminal)'),
+  ).action(async (targetArg: string, o) => {
+    validateScope(o);
+    if (o.allNamespaces) throw new UserError('explain takes one workload: use -n NAMESPACE, not -A');
+    const { parseTarget, explain } = await import('./explain.js');
+    const target = parseTarget(targetArg);
+    const { CHECKS } = await import('./checks/index.js');
+    const { kindsFor, makeModel, obtainSnapshot, runChecks } = await import('./run.js');
+    const snapshot = await obtainSnapshot({ ...o, requestTimeoutMs: o.requestTimeout * 1000 }, kindsFor(CHECKS));
+    const ns = o.namespace ?? snapshot.scope.namespace ?? 'default';
+    const scoped = { ...snapshot, scope: { allNamespaces: false, namespace: ns } };
+    const model = makeModel(scoped, { mesh: o.mesh, certExpiryWarningDays: 60 });
+    const e = explain(model, target, ns, runChecks(scoped, CHECKS, { mesh: o.mesh, certExpiryWarningDays: 60 }, model).findings);
+    if ((o.output ?? (io.stdoutTTY ? 'table' : 'json')) === 'json') {
+      io.stdout(JSON.stringify({ schemaVersion: 1, tool: { name: 'meshdoctor', version: VERSION }, ...e }, null, 2) + '\n');
+    } else {
+      const { renderExplanation } = await import('./report/explain.js');
+      io.stdout(renderExplanation(e, o.color !== false && io.stdoutTTY && !io.env.NO_COLOR));
+    }
+    setExit(EXIT.OK);
+  });
+
   program
     .command('checks')
     .description('list every check: id, code, default severity, title')

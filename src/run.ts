@@ -70,10 +70,16 @@ export async function obtainSnapshot(opts: SnapshotOptions, kinds: KindKey[]): P
 }
 
 /** Run checks over a snapshot: skipped when a required kind is unavailable; never throws per check. */
-export function runChecks(snapshot: Snapshot, checks: readonly Check[], opts: Pick<RunOptions, 'mesh' | 'certExpiryWarningDays' | 'now'>): RunResult & { errors: string[] } {
+type ModelOptions = Pick<RunOptions, 'mesh' | 'certExpiryWarningDays' | 'now'>;
+
+/** The Model checks run on; "now" is the time the snapshot was read unless given. */
+export function makeModel(snapshot: Snapshot, opts: ModelOptions): Model {
   const readAt = snapshot.source.readAt ? new Date(snapshot.source.readAt) : undefined;
   const now = opts.now ?? (readAt && !Number.isNaN(readAt.getTime()) ? readAt : new Date());
-  const model = new Model({ snapshot, now, options: { certExpiryWarningDays: opts.certExpiryWarningDays, mesh: opts.mesh } });
+  return new Model({ snapshot, now, options: { certExpiryWarningDays: opts.certExpiryWarningDays, mesh: opts.mesh } });
+}
+
+export function runChecks(snapshot: Snapshot, checks: readonly Check[], opts: ModelOptions, model = makeModel(snapshot, opts)): RunResult & { errors: string[] } {
   const findings: Finding[] = [];
   const skipped: SkippedCheck[] = [];
   const errors: string[] = [];

@@ -1,0 +1,40 @@
+import { Chalk } from 'chalk';
+import type { Explanation } from '../explain.js';
+import { clean } from './text.js';
+
+/** The table rendering of `explain`: the decision, step by step. */
+export function renderExplanation(e: Explanation, color: boolean): string {
+  const c = new Chalk({ level: color ? 1 : 0 });
+  const mark = (ok: boolean) => (ok ? c.green('✓') : c.red('✗'));
+  const w = e.workload;
+  const out: string[] = [c.bold(clean(`${w.kind} ${w.namespace}/${w.name}`))];
+  if (e.via) out.push(c.dim(clean(e.via)));
+  if (e.meshes.length === 0) out.push('', 'No mesh is installed (no injection webhook, control plane or meshed pod found).');
+  for (const m of e.meshes) {
+    out.push('', c.bold(`${m.mesh}`) + c.dim(`  namespace marker: ${clean(m.namespaceMarker ?? 'none')}`));
+    let step = 1;
+    if (m.webhooks.length === 0) out.push(`  ${step++}. ${mark(false)} no injection webhook installed`);
+    for (const h of m.webhooks) {
+      out.push(`  ${step++}. ${mark(h.called)} webhook ${clean(h.configuration)} / ${clean(h.webhook)} ${c.dim(`(failurePolicy ${h.failurePolicy})`)}: ${h.called ? 'called' : 'not called'}`);
+      out.push(`       ${mark(h.rulesMatchPodCreate)} rules: CREATE pods`);
+      for (const [label, sel] of [['namespaceSelector', h.namespaceSelector], ['objectSelector', h.objectSelector]] as const) {
+        const terms = sel.terms.length ? sel.terms.map((t) => `${mark(t.matched)} ${clean(t.term)}`).join('  ') : c.dim('(matches everything)');
+        out.push(`       ${mark(sel.matched)} ${label}: ${terms}`);
+      }
+    }
+    out.push(`  ${step}. injector rules${m.webhooks.some((h) => h.called) ? '' : c.dim(' (not reached: shown for completeness)')}`);
+    for (const s of m.injector) out.push(`       ${mark(s.ok)} ${s.rule}: ${clean(s.detail)}`);
+    out.push(`  verdict: ${m.wouldInject ? c.green(clean(m.verdict)) : c.yellow(clean(m.verdict))}`);
+  }
+  const meshed = Object.entries(e.now.meshed).map(([mesh, pods]) => `${pods!.length} with ${mesh}`);
+  out.push('', `now:        ${e.now.pods} active pod(s)${meshed.length ? `, ${meshed.join(', ')}` : ''}, ${e.now.unmeshed.length} without a proxy${e.now.unmeshed.length ? `: ${clean(e.now.unmeshed.slice(0, 5).join(', '))}${e.now.unmeshed.length > 5 ? ', ...' : ''}` : ''}`);
+  out.push(`on restart: ${clean(e.onRestart)}`);
+  if (e.findings.length) {
+    out.push('', 'findings:');
+    for (const f of e.findings) {
+      out.push(`  ${f.severity.toUpperCase()} ${f.code} ${f.id}: ${clean(f.message)}`);
+      for (const cmd of f.fix) out.push(`    ${c.green(clean(cmd))}`);
+    }
+  }
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,80 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseTarget } from '../src/explain.js';
+import { runCli } from './helpers/cli.js';
+import { FIXTURES } from './helpers/fixtures.js';
+
+const GOLDEN = join(FIXTURES, 'golden-cluster.yaml');
+const explainJson = async (...args: string[]) => {
+  const r = await runCli(['explain', ...args, '--snapshot', GOLDEN, '-o', 'json']);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout);
+};
+
+describe('explain', () => {
+  it('parses kubectl TYPE/NAME with short names', () => {
+    expect(parseTarget('deploy/web')).toEqual({ kind: 'Deployment', name: 'web' });
+    expect(parseTarget('sts/db')).toEqual({ kind: 'StatefulSet', name: 'db' });
+    expect(parseTarget('cronjobs.batch/report')).toEqual({ kind: 'CronJob', name: 'report' });
+    expect(() => parseTarget('service/web')).toThrow(/expected KIND\/NAME/);
+    expect(() => parseTarget('web')).toThrow(/expected KIND\/NAME/);
+  });
+
+  it('a meshed Linkerd workload: webhook called, every injector rule passes, injected now and on restart', async () => {
+    const e = await explainJson('deployment/web', '-n', 'shop');
+    const l = e.meshes.find((m: any) => m.mesh === 'linkerd');
+    expect(l.namespaceMarker).toBe('annotation linkerd.io/inject=enabled');
+    expect(l.webhooks).toHaveLength(1);
+    expect(l.webhooks[0]).toMatchObject({ webhook: 'linkerd-proxy-injector.linkerd.io', called: true, failurePolicy: 'Ignore' });
+    expect(l.injector.every((s: any) => s.ok)).toBe(true);
+    expect(l.wouldInject).toBe(true);
+    expect(e.now).toEqual({ pods: 2, meshed: { linkerd: ['web-5b7c9d8f4-aaaaa', 'web-5b7c9d8f4-bbbbb'] }, unmeshed: [] });
+    expect(e.onRestart).toBe('new pods get linkerd-proxy');
+    // Istio is installed too, but no Istio webhook selects shop: each failing selector term is named.
+    const i = e.meshes.find((m: any) => m.mesh === 'istio');
+    expect(i.wouldInject).toBe(false);
+    const ns = i.webhooks.find((h: any) => h.webhook === 'namespace.sidecar-injector.istio.io');
+    expect(ns.namespaceSelector.terms).toEqual([{ term: 'istio-injection in (enabled)', matched: false }]);
+  });
+
+  it('an opted-out workload: the failing injector rule, the verdict, and its finding', async () => {
+    const e = await explainJson('deploy/cart', '-n', 'shop', '--mesh', 'linkerd');
+    expect(e.meshes.map((m: any) => m.mesh)).toEqual(['linkerd']);
+    const failed = e.meshes[0].injector.filter((s: any) => !s.ok);
+    expect(failed).toEqual([{ rule: 'inject-annotation', ok: false, detail: expect.stringContaining('opts out with linkerd.io/inject=disabled') }]);
+    expect(e.meshes[0].verdict).toMatch(/injector would skip it/);
+    expect(e.now.unmeshed).toEqual(['cart-6f7d8c9b5-abcde']);
+    expect(e.onRestart).toBe('new pods get no proxy');
+    expect(e.findings.map((f: any) => f.id)).toContain('pod-opted-out');
+  });
+
+  it('a pod resolves to the workload whose template decides', async () => {
+    const e = await explainJson('pod/web-5b7c9d8f4-aaaaa', '-n', 'shop');
+    expect(e.workload).toEqual({ kind: 'Deployment', namespace: 'shop', name: 'web' });
+    expect(e.via).toMatch(/belongs to Deployment web/);
+  });
+
+  it('an Istio label opt-out is excluded by the objectSelector before the injector is asked', async () => {
+    const e = await explainJson('deployment/search', '-n', 'store', '--mesh', 'istio');
+    const hook = e.meshes[0].webhooks.find((h: any) => h.webhook === 'namespace.sidecar-injector.istio.io');
+    expect(hook.namespaceSelector.matched).toBe(true);
+    expect(hook.objectSelector.terms).toEqual([{ term: 'sidecar.istio.io/inject notin (false)', matched: false }]);
+    expect(e.meshes[0].verdict).toMatch(/no istio webhook would be called/);
+  });
+
+  it('the table shows each step with its mark', async () => {
+    const r = await runCli(['explain', 'deployment/cart', '-n', 'shop', '--snapshot', GOLDEN, '-o', 'table', '--mesh', 'linkerd']);
+    expect(r.stdout).toContain('✗ inject-annotation: namespace has linkerd.io/inject=enabled but the pod template opts out');
+    expect(r.stdout).toContain('on restart: new pods get no proxy');
+  });
+
+  it('errors: unknown workload, -A, bad target — exit 2 with one line', async () => {
+    for (const args of [['deployment/nope', '-n', 'shop'], ['deployment/web', '-A'], ['svc/web', '-n', 'shop']]) {
+      const r = await runCli(['explain', ...args, '--snapshot', GOLDEN]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+});
