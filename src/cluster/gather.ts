@@ -19,7 +19,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { errorMessage, UserError } from '../errors.js';
 import type { K8sObject, Snapshot } from '../types.js';
 import { KINDS, listPath, objectPath, type KindInfo, type KindKey } from './kinds.js';
-import { namedObjects } from './named.js';
+import { meshNamespaces, namedObjects } from './named.js';
 import { sanitizeSecret } from './sanitize.js';
 
 const gunzip = promisify(gunzipCb);
@@ -428,25 +428,34 @@ export async function gather(opts: GatherOptions): Promise<Snapshot> {
   setMaxListeners(Infinity, abort.signal); // one listener per request in flight
   const conn = await connect(resolved, opts.requestTimeoutMs, abort.signal);
   try {
-    // Phase 1: list every listable kind, concurrently.
-    await Promise.all(
-      kinds
-        .filter((key) => !KINDS[key].byName)
-        .map(async (key) => {
-          try {
-            const onPage = (n: number) => {
-              objectCount += n;
-              progress();
-            };
-            objects[key] = await listKind(conn, KINDS[key], scope.namespace, pageSize, onPage);
-          } catch (e) {
-            if (!(e instanceof KindFailure)) throw e;
-            fail(key, e);
-          }
-          kindsDone++;
-          progress();
-        }),
-    );
+    const onPage = (n: number) => {
+      objectCount += n;
+      progress();
+    };
+    /** List one kind in each of the namespaces (undefined: cluster-wide), merged in that order. */
+    const listInto = async (key: KindKey, namespaces: (string | undefined)[]) => {
+      try {
+        const lists = await Promise.all(namespaces.map((ns) => listKind(conn, KINDS[key], ns, pageSize, onPage)));
+        objects[key] = lists.flat();
+      } catch (e) {
+        if (!(e instanceof KindFailure)) throw e;
+        fail(key, e);
+      }
+      kindsDone++;
+      progress();
+    };
+    // Phase 1: list every listable kind, concurrently. With -n, the namespaced kinds are listed in
+    // that namespace and in the meshes' control-plane namespaces (the control-plane checks need
+    // the injector's pods, service and endpoints), which the cluster-scoped kinds name first.
+    const listable = kinds.filter((key) => !KINDS[key].byName);
+    if (scope.allNamespaces) {
+      await Promise.all(listable.map((key) => listInto(key, [undefined])));
+    } else {
+      await Promise.all(listable.filter((key) => !KINDS[key].namespaced).map((key) => listInto(key, [undefined])));
+      const cp = meshNamespaces(objects.namespaces ?? [], objects.mutatingwebhookconfigurations ?? []);
+      const namespaces = [...new Set([scope.namespace!, ...cp.linkerd, ...cp.istio])];
+      await Promise.all(listable.filter((key) => KINDS[key].namespaced).map((key) => listInto(key, namespaces)));
+    }
 
     // Phase 2: the ConfigMaps and Secrets the checks need, by name, in the mesh namespaces (also
     // when reading a single namespace: the control-plane checks need them).

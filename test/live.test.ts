@@ -1,0 +1,131 @@
+/**
+ * The live path end to end: the CLI reads a generated kubeconfig and talks HTTPS to the test API
+ * server, exactly as it would to a real cluster. Live and --snapshot runs of the same objects
+ * must give the same findings; every request must be a paginated GET.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApiServer, type ApiServer } from './apiserver/server.js';
+import { runCli } from './helpers/cli.js';
+import { baseObjects, fixtureObjects, overlay } from './helpers/fixtures.js';
+
+const OBJECTS = overlay(
+  baseObjects('both'),
+  fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml'),
+  fixtureObjects('checks/pod-opted-out/fires-istio.yaml'),
+  fixtureObjects('checks/namespace-not-enabled/mixed-linkerd.yaml'),
+);
+
+let server: ApiServer;
+let kubeconfig: string;
+const tmp = mkdtempSync(join(tmpdir(), 'meshdoctor-live-'));
+const file = join(tmp, 'cluster.json');
+
+beforeAll(async () => {
+  server = await startApiServer({ objects: OBJECTS, maxPageSize: 7 });
+  kubeconfig = await server.writeKubeconfig(tmp, { namespace: "shop" });
+  writeFileSync(file, JSON.stringify({ kind: 'List', items: OBJECTS }));
+});
+afterAll(() => server.close());
+
+/** Findings without the fields that legitimately differ between sources. */
+const comparable = (stdout: string) => {
+  const r = JSON.parse(stdout);
+  return { meshes: r.meshes, summary: r.summary, findings: r.findings, skipped: r.skipped };
+};
+
+describe('live check through the test API server', () => {
+  it('-A: the same findings live and from a snapshot file of the same objects', async () => {
+    const live = await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json']);
+    expect(live.stderr).toBe('');
+    const offline = await runCli(['check', '-A', '--snapshot', file, '-o', 'json']);
+    expect(comparable(live.stdout)).toEqual(comparable(offline.stdout));
+    expect(comparable(live.stdout).findings.map((f: any) => f.id).sort()).toEqual(['namespace-not-enabled', 'pod-opted-out', 'pod-opted-out']);
+    expect(JSON.parse(live.stdout).source).toMatchObject({ type: 'live', context: 'fake', server: server.url });
+  });
+
+  it('-n defaults to the context namespace and lists only it plus the mesh namespaces', async () => {
+    server.requests.length = 0;
+    const live = await runCli(['check', '--kubeconfig', kubeconfig, '-o', 'json']);
+    const r = JSON.parse(live.stdout);
+    expect(r.scope).toEqual({ allNamespaces: false, namespace: 'shop' });
+    expect(r.findings.map((f: any) => `${f.id} ${f.resource.namespace}/${f.resource.name}`)).toEqual(['pod-opted-out shop/cart']);
+    const namespaced = server.requests.map((q) => /\/namespaces\/([^/]+)\/[a-z]+$/.exec(q.path)?.[1]).filter(Boolean);
+    expect(new Set(namespaced)).toEqual(new Set(['shop', 'linkerd', 'istio-system']));
+  });
+
+  it('only GETs, one paginated LIST per kind and page, nothing per object', async () => {
+    server.requests.length = 0;
+    await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json']);
+    expect(server.requests.every((q) => q.method === 'GET')).toBe(true);
+    const lists = server.requests.filter((q) => q.query.limit);
+    const gets = server.requests.filter((q) => !q.query.limit);
+    // Single GETs only for the named ConfigMaps/Secrets in the mesh namespaces.
+    expect(gets.every((q) => /\/namespaces\/(linkerd|istio-system)\/(configmaps|secrets)\/[^/]+$/.test(q.path))).toBe(true);
+    const byPath = new Map<string, number>();
+    for (const q of lists) byPath.set(q.path, (byPath.get(q.path) ?? 0) + 1);
+    const pods = OBJECTS.filter((o) => o.kind === 'Pod').length;
+    expect(byPath.get('/api/v1/pods')).toBe(Math.ceil(pods / 7));
+    expect([...byPath.keys()].every((p) => !p.includes('/namespaces/'))).toBe(true);
+    expect(byPath.has('/api/v1/configmaps')).toBe(false);
+    expect(byPath.has('/api/v1/secrets')).toBe(false);
+  });
+
+  it('snapshot saves what check reads (managedFields kept, no Secret data); checking it gives the same findings', async () => {
+    const snap = await runCli(['snapshot', '-A', '--kubeconfig', kubeconfig]);
+    expect(snap.code).toBe(0);
+    const doc = JSON.parse(snap.stdout);
+    expect(doc.kind).toBe('MeshdoctorSnapshot');
+    const shop = doc.objects.namespaces.find((n: any) => n.metadata.name === 'shop');
+    expect(shop.metadata.managedFields.length).toBeGreaterThan(0);
+    expect(snap.stdout).not.toMatch(/PRIVATE KEY/);
+    expect(snap.stdout).not.toContain('"tls.key"');
+    for (const s of doc.objects.secrets) expect(s.data).toBeUndefined();
+    const saved = join(tmp, 'saved.json');
+    writeFileSync(saved, snap.stdout);
+    const fromSaved = await runCli(['check', '-A', '--snapshot', saved, '-o', 'json']);
+    const live = await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json']);
+    expect(comparable(fromSaved.stdout)).toEqual(comparable(live.stdout));
+  });
+
+  it('a 403 on one kind skips the checks that need it, the rest still run; --strict exits 2', async () => {
+    server.faults.push({ match: (q) => q.path === '/api/v1/pods', status: 403 });
+    try {
+      const r = await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json']);
+      const report = JSON.parse(r.stdout);
+      const skipped = report.skipped.find((s: any) => s.check === 'namespace-not-enabled');
+      expect(skipped.reason).toMatch(/cannot read pods: forbidden/);
+      expect(report.findings.map((f: any) => f.id)).toContain('pod-opted-out');
+      expect(r.code).toBe(0);
+      expect((await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json', '--strict'])).code).toBe(2);
+    } finally {
+      server.faults.length = 0;
+    }
+  });
+
+  it('an unreachable server, an unknown context, a broken kubeconfig: one line, exit 2', async () => {
+    const dead = join(tmp, 'dead.yaml');
+    writeFileSync(dead, `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`);
+    const broken = join(tmp, 'broken.yaml');
+    writeFileSync(broken, 'clusters: [\n');
+    for (const [args, msg] of [
+      [['--kubeconfig', dead], /cannot reach the API server/],
+      [['--kubeconfig', kubeconfig, '--context', 'nope'], /context "nope"/],
+      [['--kubeconfig', broken], /kubeconfig/],
+    ] as const) {
+      const r = await runCli(['check', '-A', ...args, '-o', 'json', '--request-timeout', '3']);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(msg);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+});
