@@ -8,7 +8,10 @@ const PROXY_IMAGE: Record<MeshName, RegExp> = {
   istio: /(^|\/)proxyv2(:|@|$)/,
 };
 
-export const podSpec = (o: { spec?: unknown } | undefined): Record<string, any> => (isObj(o?.spec) ? o!.spec : {});
+/** Anything with a pod spec: a Pod, or a pod template. */
+export type PodLike = { spec?: unknown } | K8sObject;
+
+export const podSpec = (o: PodLike | undefined): Record<string, any> => (isObj(o?.spec) ? (o!.spec as Record<string, any>) : {});
 export const containers = (spec: Record<string, any>): Record<string, any>[] => arr(spec.containers).filter(isObj);
 export const initContainers = (spec: Record<string, any>): Record<string, any>[] => arr(spec.initContainers).filter(isObj);
 
@@ -16,7 +19,7 @@ export const initContainers = (spec: Record<string, any>): Record<string, any>[]
  * Which mesh's proxy runs in this pod (spec): a container named `linkerd-proxy`/`istio-proxy`,
  * or the same as a native sidecar (an init container with `restartPolicy: Always`).
  */
-export function injectedMesh(pod: { spec?: unknown }): MeshName | undefined {
+export function injectedMesh(pod: PodLike): MeshName | undefined {
   const spec = podSpec(pod);
   for (const mesh of ['linkerd', 'istio'] as const) {
     const name = PROXY_CONTAINER[mesh];
@@ -27,7 +30,7 @@ export function injectedMesh(pod: { spec?: unknown }): MeshName | undefined {
 }
 
 /** Whether the proxy of this pod (spec) is a native sidecar. */
-export function hasNativeSidecar(pod: { spec?: unknown }, mesh: MeshName): boolean {
+export function hasNativeSidecar(pod: PodLike, mesh: MeshName): boolean {
   return initContainers(podSpec(pod)).some((c) => c.name === PROXY_CONTAINER[mesh] && c.restartPolicy === 'Always');
 }
 
