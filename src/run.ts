@@ -46,6 +46,11 @@ export function selectChecks(only?: string[], skip?: string[]): Check[] {
 export function kindsFor(checks: readonly Check[]): KindKey[] {
   const kinds = new Set<KindKey>();
   for (const c of checks) for (const k of [...c.inputs, ...(c.optionalInputs ?? [])]) kinds.add(k);
+  // ConfigMaps and Secrets are fetched by name in the mesh namespaces, which these two name.
+  if (kinds.has('configmaps') || kinds.has('secrets')) {
+    kinds.add('namespaces');
+    kinds.add('mutatingwebhookconfigurations');
+  }
   return [...kinds].sort();
 }
 
