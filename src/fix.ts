@@ -30,8 +30,8 @@ export function recreateCommands(w: Workload): string[] {
 export const jsonPointer = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** A Job's pod template is immutable: it can only be re-created from its edited manifest. */
-function jobTemplateEdit(w: Workload, change: string): string[] {
-  return [`kubectl get job ${shq(w.name)} -n ${shq(w.namespace)} -o yaml > ${shq(`${w.name}.yaml`)}  # ${change} under spec.template.metadata, drop spec.selector and the controller-uid labels`, `kubectl replace --force -f ${shq(`${w.name}.yaml`)}`];
+function jobTemplateEdit(w: Workload, change: string, where = 'spec.template.metadata'): string[] {
+  return [`kubectl get job ${shq(w.name)} -n ${shq(w.namespace)} -o yaml > ${shq(`${w.name}.yaml`)}  # ${change} under ${where}, drop spec.selector and the controller-uid labels`, `kubectl replace --force -f ${shq(`${w.name}.yaml`)}`];
 }
 
 /**
@@ -57,4 +57,36 @@ export function setOnTemplate(w: Workload, field: 'annotations' | 'labels', key:
   let patchObj: Record<string, unknown> = { metadata: { [field]: { [key]: value } } };
   for (const seg of segments.reverse()) patchObj = { [seg]: patchObj };
   return [`kubectl patch ${kref(w.kind, w.name)} -n ${shq(w.namespace)} --type=merge -p ${shq(JSON.stringify(patchObj))}`];
+}
+
+/** A merge patch of the workload's pod template (Deployment, StatefulSet, DaemonSet, CronJob). */
+function templatePatch(w: Workload, template: Record<string, unknown>): string {
+  let patchObj: Record<string, unknown> = template;
+  for (const seg of w.templatePath.split('/').filter(Boolean).reverse()) patchObj = { [seg]: patchObj };
+  return `kubectl patch ${kref(w.kind, w.name)} -n ${shq(w.namespace)} --type=merge -p ${shq(JSON.stringify(patchObj))}`;
+}
+
+/** Set several annotations on the workload's pod template in one change (one rollout, not one per key). */
+export function setAnnotationsOnTemplate(w: Workload, annotations: Record<string, string>): string[] {
+  const pairs = Object.entries(annotations);
+  if (w.kind === 'Job') return jobTemplateEdit(w, `set annotations ${pairs.map(([k, v]) => `${k}: "${v}"`).join(', ')}`);
+  if (w.kind === 'Pod' || !w.templatePath) {
+    return [`kubectl annotate --overwrite pod ${shq(w.name)} -n ${shq(w.namespace)} ${pairs.map(([k, v]) => shq(`${k}=${v}`)).join(' ')}  # then re-create the pod`];
+  }
+  return [templatePatch(w, { metadata: { annotations } })];
+}
+
+/** Set fields of the workload's pod spec, e.g. { automountServiceAccountToken: true }. */
+export function setOnTemplateSpec(w: Workload, fields: Record<string, string | number | boolean>): string[] {
+  const change = `set ${Object.entries(fields).map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ')}`;
+  if (w.kind === 'Job') return jobTemplateEdit(w, change, 'spec.template.spec');
+  if (w.kind === 'Pod' || !w.templatePath) {
+    return [`kubectl get pod ${shq(w.name)} -n ${shq(w.namespace)} -o yaml > ${shq(`${w.name}.yaml`)}  # ${change} under spec`, `kubectl replace --force -f ${shq(`${w.name}.yaml`)}`];
+  }
+  return [templatePatch(w, { spec: fields })];
+}
+
+/** recreateCommands for several workloads, each command once, in the workloads' order. */
+export function recreateAll(ws: Workload[]): string[] {
+  return [...new Set(ws.flatMap(recreateCommands))];
 }

@@ -271,3 +271,21 @@ export function podStates(w: Workload) {
   }
   return { active, meshed, unmeshed, hostNetwork: podSpec(w.template).hostNetwork === true };
 }
+
+/**
+ * How many pods a workload wants: spec.replicas (default 1), a DaemonSet's desired count, a Job's
+ * parallelism; at least the pods it has.
+ */
+export function desiredPods(w: Workload): number {
+  const spec = isObj(w.obj?.spec) ? w.obj!.spec : {};
+  const status = isObj(w.obj?.status) ? w.obj!.status : {};
+  const want = [spec.replicas, status.desiredNumberScheduled, spec.parallelism].find((n) => typeof n === 'number') ?? 1;
+  return Math.max(want, podStates(w).active.length);
+}
+
+/** A Job that has completed or failed for good: it creates no more pods. */
+export function jobFinished(job: K8sObject | undefined): boolean {
+  const status = isObj(job?.status) ? job!.status : {};
+  const conditions = Array.isArray(status.conditions) ? status.conditions : [];
+  return !!status.completionTime || conditions.some((c: unknown) => isObj(c) && (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+}

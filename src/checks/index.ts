@@ -2,8 +2,38 @@
 import type { Check } from '../types.js';
 import namespaceNotEnabled from './namespace-not-enabled.js';
 import podOptedOut from './pod-opted-out.js';
+import serviceaccountMissing from './serviceaccount-missing.js';
+import quotaBlocksProxy from './quota-blocks-proxy.js';
+import jobNeverCompletes from './job-never-completes.js';
+import hostNetworkPod from './host-network-pod.js';
+import webhookCaExpired from './webhook-ca-expired.js';
+import webhookCaExpiring from './webhook-ca-expiring.js';
+import webhookCaInvalid from './webhook-ca-invalid.js';
+import webhookCertMismatch from './webhook-cert-mismatch.js';
+import identityCertExpiring from './identity-cert-expiring.js';
+import identityCertExpired from './identity-cert-expired.js';
+import webhookMissing from './webhook-missing.js';
+import webhookNoEndpoints from './webhook-no-endpoints.js';
+import injectorUnavailable from './injector-unavailable.js';
+import injectorOomkilled from './injector-oomkilled.js';
+import webhookCallFailed from './webhook-call-failed.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
   podOptedOut,
+  serviceaccountMissing,
+  quotaBlocksProxy,
+  jobNeverCompletes,
+  hostNetworkPod,
+  webhookCaExpired,
+  webhookCaExpiring,
+  webhookCaInvalid,
+  webhookCertMismatch,
+  identityCertExpiring,
+  identityCertExpired,
+  webhookMissing,
+  webhookNoEndpoints,
+  injectorUnavailable,
+  injectorOomkilled,
+  webhookCallFailed,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));

@@ -2,7 +2,7 @@ import type { K8sObject, MeshName } from '../types.js';
 import { arr, isObj, str } from '../util.js';
 
 export const PROXY_CONTAINER: Record<MeshName, string> = { linkerd: 'linkerd-proxy', istio: 'istio-proxy' };
-const INIT_CONTAINER: Record<MeshName, string> = { linkerd: 'linkerd-init', istio: 'istio-init' };
+export const INIT_CONTAINER: Record<MeshName, string> = { linkerd: 'linkerd-init', istio: 'istio-init' };
 const PROXY_IMAGE: Record<MeshName, RegExp> = {
   linkerd: /(^|\/)proxy:|linkerd.*\/proxy(:|@|$)/,
   istio: /(^|\/)proxyv2(:|@|$)/,

@@ -1,0 +1,57 @@
+/**
+ * identity-cert-expired — a Linkerd trust anchor or the identity issuer certificate is outside its
+ * validity period (expired, or not valid yet).
+ *
+ * Why: linkerd-identity signs every proxy's certificate with the issuer, and proxies verify each
+ * other against the trust anchors. An expired issuer means new proxies get no identity and never
+ * become ready; expired anchors break mTLS between all meshed pods. `linkerd check` fails on both.
+ * When: the issuer (Secret `linkerd-identity-issuer`) expired or not yet valid: error. Trust anchors
+ * (ConfigMap `linkerd-identity-trust-roots`, possibly several): error when none is valid now,
+ * warning when an expired anchor sits next to a valid one (left over from a rotation). Unparseable
+ * blocks and an issuer that does not chain to an anchor are not judged here (dates only).
+ * Known false positives: an old snapshot file is judged at the time it was read, not today.
+ * Fix: Linkerd's documented rotation: cert-manager re-issues the issuer when it manages the
+ * Secret; otherwise a new issuer (or anchor bundle) applied with `linkerd upgrade`.
+ */
+import { certEvidence, identityFix, linkerdIdentity, validity } from '../mesh/certs.js';
+import { defineCheck } from './define.js';
+
+export default defineCheck({
+  id: 'identity-cert-expired',
+  code: 'MD2010',
+  title: 'Linkerd identity certificate expired',
+  description: 'A Linkerd trust anchor or the identity issuer certificate has expired or is not valid yet, so proxies cannot get or verify identities.',
+  severity: 'error',
+  inputs: ['configmaps'],
+  optionalInputs: ['secrets'],
+  *run(m) {
+    if (m.options.mesh === 'istio') return; // --mesh istio: Linkerd's identity is not asked about
+    for (const src of linkerdIdentity(m.list('configmaps'), m.list('secrets'))) {
+      const bad = src.certs.filter((c) => validity(c, m.now) !== 'valid');
+      if (bad.length === 0) continue;
+      const anyValid = bad.length < src.certs.length;
+      const first = bad[0]!;
+      const when = validity(first, m.now) === 'expired' ? `expired on ${first.notAfter.toISOString()}` : `is not valid until ${first.notBefore.toISOString()}`;
+      const where = `${src.ref.kind} ${src.ref.namespace}/${src.ref.name}`;
+      yield {
+        mesh: 'linkerd',
+        message:
+          src.role === 'issuer'
+            ? `The Linkerd identity issuer certificate in ${where} ${when}, so linkerd-identity cannot issue proxy certificates and new meshed pods never become ready.`
+            : anyValid
+              ? `A Linkerd trust anchor in ${where} (${first.subject}) ${when}; the other anchors are still valid, so remove it from the bundle.`
+              : `The Linkerd trust anchor in ${where} (${first.subject}) ${when} and no valid anchor is left, so proxies cannot verify each other's identity.`,
+        resource: src.ref,
+        evidence: {
+          role: src.role,
+          key: src.key,
+          ...(src.role === 'trust anchor' ? { anchors: src.certs.length, validAnchors: src.certs.length - bad.length } : {}),
+          certificates: bad.map((c) => ({ ...certEvidence(c, m.now), state: validity(c, m.now) })),
+        },
+        fix: identityFix(src, anyValid),
+        ...(anyValid ? { severity: 'warning' as const } : {}),
+        affectedPods: 0, // mesh-wide: every meshed pod, not counted here
+      };
+    }
+  },
+});

@@ -1,0 +1,44 @@
+/**
+ * identity-cert-expiring — a Linkerd trust anchor or the identity issuer certificate expires within
+ * --cert-expiry-warning days (default 60, the threshold `linkerd check` warns at).
+ *
+ * Why: Linkerd rotates proxy certificates every 24h but never its issuer or anchors; when they
+ * expire, identity and mTLS stop (see identity-cert-expired). Rotating before that is painless,
+ * after it is an outage.
+ * When: a warning per ConfigMap `linkerd-identity-trust-roots` / Secret `linkerd-identity-issuer`
+ * with each expiring certificate and its days left. Secrets are optional: without them the
+ * anchors are still checked.
+ * Known false positives: an issuer managed by cert-manager whose renewBefore is shorter than the
+ * window (cert-manager will renew it in time; shorten --cert-expiry-warning to match).
+ * Fix: Linkerd's documented rotation (cert-manager re-issue, or `linkerd upgrade` with a new
+ * issuer or an anchor bundle).
+ */
+import { certEvidence, expiring, identityFix, linkerdIdentity } from '../mesh/certs.js';
+import { defineCheck } from './define.js';
+
+export default defineCheck({
+  id: 'identity-cert-expiring',
+  code: 'MD2009',
+  title: 'Linkerd identity certificate expiring soon',
+  description: 'A Linkerd trust anchor or the identity issuer certificate expires within the warning window (--cert-expiry-warning, default 60 days).',
+  severity: 'warning',
+  inputs: ['configmaps'],
+  optionalInputs: ['secrets'],
+  *run(m) {
+    if (m.options.mesh === 'istio') return; // --mesh istio: Linkerd's identity is not asked about
+    const days = m.options.certExpiryWarningDays;
+    for (const src of linkerdIdentity(m.list('configmaps'), m.list('secrets'))) {
+      const soon = src.certs.filter((c) => expiring(c, m.now, days));
+      if (soon.length === 0) continue;
+      const first = soon[0]!;
+      yield {
+        mesh: 'linkerd',
+        message: `The Linkerd ${src.role} certificate in ${src.ref.kind} ${src.ref.namespace}/${src.ref.name} (${first.subject}) expires on ${first.notAfter.toISOString()}, within ${days} days.`,
+        resource: src.ref,
+        evidence: { role: src.role, key: src.key, warningDays: days, certificates: soon.map((c) => certEvidence(c, m.now)) },
+        fix: identityFix(src, true),
+        affectedPods: 0, // mesh-wide: every meshed pod, not counted here
+      };
+    }
+  },
+});

@@ -1,0 +1,67 @@
+/**
+ * injector-oomkilled — a container of a mesh's injector pods was OOMKilled.
+ *
+ * Why: the injector's memory grows with the cluster (pods, namespaces, watches it caches;
+ * linkerd/linkerd2#10386 at ~3k pods). Past its limit it is OOMKilled, restarts, crash-loops,
+ * and while it is down the webhook has no endpoints: the root of a whole chain of un-injected
+ * pods. Reported as the cause (causeKey injector-oom) of injector-unavailable.
+ * When: the container's current or last termination reason is OOMKilled. A warning instead of
+ * an error when the container is Ready now and the kill is more than a day old.
+ * Known false positives: a single old OOM kill after a one-off spike (the warning case).
+ * Fix: raise the memory limit (double it, rounded up to Mi) with kubectl for now, and in the
+ * Helm values so that the next upgrade keeps it.
+ */
+import { INJECTOR_CONTAINER, type OomKill, doubledMemory, injectors, namespaceRead, oomKills, podsMissingProxy } from '../mesh/controlplane.js';
+import { shq, time } from '../util.js';
+import { defineCheck } from './define.js';
+
+const DAY_MS = 24 * 3600 * 1000;
+
+export default defineCheck({
+  id: 'injector-oomkilled',
+  code: 'MD2004',
+  title: 'Injector OOMKilled',
+  description: "A container of a mesh's injector pods was killed for exceeding its memory limit, taking the injection webhook down while it restarts.",
+  severity: 'error',
+  inputs: ['pods'],
+  optionalInputs: ['deployments', 'mutatingwebhookconfigurations', 'services', 'namespaces', 'replicasets', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs'],
+  *run(m) {
+    for (const { mesh } of m.meshes) {
+      for (const inj of injectors(m, mesh)) {
+        if (!namespaceRead(m, inj.namespace)) continue; // the control plane's namespace was not read
+        const kills = oomKills(inj.pods);
+        if (!kills.length) continue;
+        const byContainer = new Map<string, OomKill>();
+        for (const k of kills) if (!byContainer.has(k.container)) byContainer.set(k.container, k);
+        const ns = shq(inj.namespace);
+        const fix: string[] = [];
+        for (const k of byContainer.values()) {
+          const [flag, current] = k.memoryLimit ? ['limits', k.memoryLimit] : k.memoryRequest ? ['requests', k.memoryRequest] : ['limits', undefined];
+          const next = (current && doubledMemory(current)) ?? '512Mi';
+          fix.push(`kubectl -n ${ns} set resources ${shq(`deploy/${inj.name}`)} -c ${shq(k.container)} --${flag}=memory=${next}`);
+          if (k.container !== INJECTOR_CONTAINER[mesh]) continue; // the Helm values below size the injector container only
+          fix.push(
+            mesh === 'linkerd'
+              ? `helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values --set proxyInjector.resources.memory.limit=${next}  # durable, if installed with Helm`
+              : `helm upgrade ${shq(inj.name)} istio/istiod -n ${ns} --reuse-values --set pilot.resources.limits.memory=${next}  # durable, if installed with Helm (istioctl: --set values.pilot.resources.limits.memory=${next})`,
+          );
+        }
+        const old = kills.every((k) => k.readyNow && m.now.getTime() - (time(k.finishedAt)?.getTime() ?? m.now.getTime()) > DAY_MS);
+        const first = kills[0]!;
+        yield {
+          mesh,
+          ...(old ? { severity: 'warning' as const } : {}),
+          message: `Injector ${inj.namespace}/${inj.name} container ${first.container} was OOMKilled (memory limit ${first.memoryLimit ?? 'none'}, ${first.restarts} restarts)${kills.length > 1 ? ` along with ${kills.length - 1} more container(s)` : ''}; each kill restarts it, and with no other ready replica the injection webhook has no endpoint meanwhile.`,
+          resource: { kind: 'Deployment', namespace: inj.namespace, name: inj.name },
+          affectedPods: podsMissingProxy(m, mesh),
+          causeKey: `injector-oom:${mesh}`,
+          evidence: {
+            deployment: `${inj.namespace}/${inj.name}`,
+            oomKilled: kills.map(({ readyNow: _r, ...k }) => ({ ...k, memoryLimit: k.memoryLimit ?? null, memoryRequest: k.memoryRequest ?? null })),
+          },
+          fix,
+        };
+      }
+    }
+  },
+});

@@ -1,0 +1,111 @@
+/**
+ * injector-unavailable — a mesh's injector Deployment (linkerd-proxy-injector, istiod[-rev]) has
+ * no available replica, its pods crash-loop or are not Ready, or it is gone while its webhook
+ * is still registered.
+ *
+ * Why: the webhook's endpoints are the injector's Ready pods. When none is available every
+ * injection call fails (silently with failurePolicy Ignore, blocking pod creation with Fail).
+ * When: an error (causeKey injector-down) when no replica is available, none is Ready, it is
+ * scaled to 0 while serving a webhook, or it is missing; a warning (no causeKey: the webhook
+ * still works) when some pods cannot start but others serve. Pods that are merely not Ready
+ * while others are available (a rollout) stay silent. Silent when the namespace was not read.
+ * Known false positives: a snapshot taken during an injector restart.
+ * Fix: describe the Deployment, read the crashed container's previous logs, restart it (or
+ * scale it back up / re-render it when it is gone).
+ */
+import {
+  INJECTOR_CONTAINER,
+  type Injector,
+  failureEffect,
+  injectorDebugCommands,
+  injectors,
+  namespaceRead,
+  podHealth,
+  podsMissingProxy,
+  reinstallCommands,
+  webhookEvidence,
+} from '../mesh/controlplane.js';
+import { isActive } from '../mesh/pods.js';
+import type { FindingInput } from '../types.js';
+import { isObj, shq } from '../util.js';
+import { defineCheck } from './define.js';
+
+function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput | undefined {
+  const mesh = inj.mesh;
+  const ref = { kind: 'Deployment', namespace: inj.namespace, name: inj.name };
+  const hooks = inj.webhooks.map((h) => h.name).join(', ');
+  const effect = inj.webhooks.length ? `; ${failureEffect(inj.webhooks.map((h) => h.failurePolicy))}` : '';
+  const base = { mesh, resource: ref, affectedPods: podsMissingProxy(m, mesh), causeKey: `injector-down:${mesh}`, causedBy: `injector-oom:${mesh}` };
+  const ns = shq(inj.namespace);
+  const dep = inj.deployment;
+  if (!dep) {
+    if (!inj.webhooks.length) return undefined; // nothing expects a Deployment here
+    return {
+      ...base,
+      message: `Injector Deployment ${inj.namespace}/${inj.name}, which serves webhook ${hooks}, does not exist${effect}.`,
+      evidence: { deployment: `${inj.namespace}/${inj.name}`, exists: false, webhooks: webhookEvidence(inj.webhooks) },
+      fix: [`kubectl -n ${ns} get deployments`, ...reinstallCommands(mesh, inj.namespace, inj.name)],
+    };
+  }
+  const spec = isObj(dep.spec) ? dep.spec : {};
+  const desired = typeof spec.replicas === 'number' ? spec.replicas : 1;
+  // A Deployment without any status (a manifest, not a read object) says nothing about availability.
+  const available = isObj(dep.status) ? (typeof dep.status.availableReplicas === 'number' ? dep.status.availableReplicas : 0) : undefined;
+  const health = inj.pods.filter(isActive).map(podHealth);
+  const evidence = {
+    deployment: `${inj.namespace}/${inj.name}`,
+    replicas: { desired, available: available ?? null },
+    pods: health.map(({ broken: _b, ...h }) => h),
+    webhooks: webhookEvidence(inj.webhooks),
+  };
+  if (desired === 0) {
+    if (!inj.webhooks.length) return undefined; // scaled down with no webhook calling it: nothing breaks
+    return {
+      ...base,
+      message: `Injector Deployment ${inj.namespace}/${inj.name} is scaled to 0 replicas while webhook ${hooks} calls it${effect}.`,
+      evidence,
+      fix: [`kubectl -n ${ns} scale ${shq(`deploy/${inj.name}`)} --replicas=1`],
+    };
+  }
+  const failing = health.find((h) => h.broken) ?? health.find((h) => !h.ready);
+  const container = failing?.lastTermination?.container ?? INJECTOR_CONTAINER[mesh];
+  const detail = failing ? ` (pod ${failing.name}: ${failing.waiting ?? 'not Ready'})` : m.has('pods') && !health.length ? ' (no pods)' : '';
+  const down = available === 0 || (m.has('pods') && (health.length === 0 || !health.some((h) => h.ready)));
+  if (down) {
+    return {
+      ...base,
+      message: `Injector Deployment ${inj.namespace}/${inj.name} has ${available ?? health.filter((h) => h.ready).length} of ${desired} replicas available${detail}${effect}.`,
+      evidence,
+      fix: injectorDebugCommands(inj, container),
+    };
+  }
+  const broken = health.filter((h) => h.broken);
+  if (!broken.length) return undefined;
+  const { causeKey: _k, causedBy: _c, ...degraded } = base;
+  return {
+    ...degraded,
+    severity: 'warning',
+    message: `Injector Deployment ${inj.namespace}/${inj.name} has ${broken.length} of ${health.length} pods unable to run${detail}; the others still serve the webhook.`,
+    evidence,
+    fix: injectorDebugCommands(inj, container),
+  };
+}
+
+export default defineCheck({
+  id: 'injector-unavailable',
+  code: 'MD2003',
+  title: 'Injector unavailable',
+  description: "A mesh's injector Deployment has no available replica, its pods crash-loop or are not Ready, or it is missing while its webhook exists.",
+  severity: 'error',
+  inputs: ['deployments'],
+  optionalInputs: ['mutatingwebhookconfigurations', 'services', 'pods', 'namespaces', 'replicasets', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs'],
+  *run(m) {
+    for (const { mesh } of m.meshes) {
+      for (const inj of injectors(m, mesh)) {
+        if (!namespaceRead(m, inj.namespace)) continue; // the control plane's namespace was not read
+        const f = judge(m, inj);
+        if (f) yield f;
+      }
+    }
+  },
+});

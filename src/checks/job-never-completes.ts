@@ -1,0 +1,166 @@
+/**
+ * job-never-completes — a meshed Job whose app has exited while the proxy runs on, so the Job
+ * never completes; or a Job/CronJob template that will be meshed that way.
+ *
+ * Why: without native sidecars the proxy is an ordinary container (`linkerd-proxy`,
+ * `istio-proxy` in spec.containers). It does not exit when the app does, so the pod stays
+ * Running, the Job stays active, and a CronJob with `concurrencyPolicy: Forbid` stops scheduling.
+ * Native sidecars (the proxy as an init container with `restartPolicy: Always`) end with the app.
+ * (error) a Running Job pod whose app containers have all terminated while the proxy runs,
+ * reported on its Job, at least a minute after the app exited. (warning) a Job or CronJob
+ * template the mesh would inject, with no native sidecar (Linkerd: the
+ * `config[.beta|.alpha].linkerd.io/proxy-enable-native-sidecar` annotation on the template or
+ * namespace, or `proxy.nativeSidecar` in linkerd-config; Istio: `sidecar.istio.io/nativeSidecar`,
+ * or istiod's ENABLE_NATIVE_SIDECARS; either: its pods already run one) and no shutdown call
+ * in the app's command or args (`linkerd-await --shutdown`, a POST to the proxy's `/shutdown` or
+ * Istio's `quitquitquit`). Finished Jobs stay silent; a template whose Jobs already hang is
+ * reported through the hung Job only.
+ * Known false positives: a shutdown call made from a script inside the image (we only read the
+ * command and args in the manifest).
+ * Fix: the native-sidecar annotation on the template (Kubernetes 1.29+), with the shutdown call
+ * and the opt-out named as alternatives. A hung Istio pod is released with `pilot-agent request
+ * POST quitquitquit`; a hung Linkerd Job, whose proxy has no shell, by deleting the Job.
+ */
+import { setOnTemplate } from '../fix.js';
+import { jobFinished, type Model, type Workload } from '../model.js';
+import { containers, podSpec, PROXY_CONTAINER } from '../mesh/pods.js';
+import { nativeSidecar } from '../mesh/resources.js';
+import type { FindingInput, K8sObject, MeshName } from '../types.js';
+import { arr, groupBy, isObj, nameOf, shq, str, time } from '../util.js';
+import { defineCheck } from './define.js';
+
+const NATIVE_ANNOTATION: Record<MeshName, string> = {
+  linkerd: 'config.beta.linkerd.io/proxy-enable-native-sidecar',
+  istio: 'sidecar.istio.io/nativeSidecar',
+};
+/** A call in the app's command line that stops the proxy when the app is done. */
+const SHUTDOWN: Record<MeshName, RegExp> = {
+  linkerd: /linkerd-await\b.*--shutdown|:4191\/shutdown/,
+  istio: /quitquitquit/,
+};
+/** The proxy of a pod that is shutting down on its own needs a moment: report after a minute. */
+const GRACE_MS = 60_000;
+
+function since(ms: number): string {
+  const min = Math.floor(ms / 60_000);
+  const d = Math.floor(min / 1440);
+  const h = Math.floor((min % 1440) / 60);
+  return d ? `${d}d${h}h` : h ? `${h}h${min % 60}m` : `${min}m`;
+}
+
+interface HungPod {
+  pod: K8sObject;
+  job: string;
+  mesh: MeshName;
+  containers: Record<string, unknown>[];
+  exitedAt?: Date;
+}
+
+/** A Running pod whose app containers all terminated while a (non-native) proxy container runs. */
+function hungPod(pod: K8sObject, m: Model): HungPod | undefined {
+  const status = isObj(pod.status) ? pod.status : {};
+  if (status.phase !== 'Running') return undefined;
+  const names = containers(podSpec(pod)).map((c) => str(c.name) ?? '');
+  const mesh = (['linkerd', 'istio'] as const).find((x) => names.includes(PROXY_CONTAINER[x]));
+  if (!mesh) return undefined; // no proxy, or a native sidecar that ends with the app
+  const statuses = new Map(arr(status.containerStatuses).filter(isObj).map((s) => [str(s.name) ?? '', s]));
+  const app = names.filter((n) => n !== PROXY_CONTAINER[mesh]);
+  if (!app.length || !isObj(statuses.get(PROXY_CONTAINER[mesh])?.state?.running)) return undefined;
+  if (!app.every((n) => isObj(statuses.get(n)?.state?.terminated))) return undefined;
+  const exits = app.map((n) => time(statuses.get(n)!.state.terminated.finishedAt)).filter((t): t is Date => !!t);
+  const exitedAt = exits.length === app.length ? new Date(Math.max(...exits.map((t) => t.getTime()))) : undefined;
+  if (exitedAt && m.now.getTime() - exitedAt.getTime() < GRACE_MS) return undefined; // still shutting down
+  const job = arr(pod.metadata?.ownerReferences).find((r) => isObj(r) && r.kind === 'Job');
+  if (!job) return undefined; // not a Job's pod
+  const evidence = names.map((n) => {
+    const state = isObj(statuses.get(n)?.state) ? statuses.get(n)!.state : {};
+    const [phase, detail] = Object.entries(state).find(([, v]) => isObj(v)) ?? ['unknown', {}];
+    const d = detail as Record<string, unknown>;
+    return { name: n, state: phase, ...(d.exitCode !== undefined ? { exitCode: d.exitCode } : {}), ...(d.reason ? { reason: d.reason } : {}), ...(d.finishedAt ? { finishedAt: d.finishedAt } : d.startedAt ? { startedAt: d.startedAt } : {}) };
+  });
+  return { pod, job: String(job.name ?? ''), mesh, containers: evidence, ...(exitedAt ? { exitedAt } : {}) };
+}
+
+/** The other ways out, as comments (the fix runs the first way; these are fixed text). */
+const ALTERNATIVES: Record<MeshName, string[]> = {
+  linkerd: [
+    "# or: wrap the app's command in linkerd-await --shutdown -- (with config.linkerd.io/proxy-admin-shutdown: enabled on the pod template)",
+    '# or: opt the pod template out with the annotation linkerd.io/inject: disabled',
+  ],
+  istio: [
+    "# or: end the app's command with curl -fsS -X POST localhost:15020/quitquitquit",
+    '# or: opt the pod template out with the label sidecar.istio.io/inject: "false"',
+  ],
+};
+
+function* hungJobs(m: Model, w: Workload): Generator<FindingInput, boolean> {
+  const hung = w.pods.map((p) => hungPod(p, m)).filter((h): h is HungPod => !!h);
+  for (const [job, pods] of groupBy(hung, (h) => `${h.mesh}/${h.job}`)) {
+    const mesh = pods[0]!.mesh;
+    const jobName = job.slice(mesh.length + 1);
+    const ns = shq(w.namespace);
+    const oldest = pods.map((h) => h.exitedAt?.getTime()).filter((t): t is number => t !== undefined).sort()[0];
+    const relief =
+      mesh === 'istio'
+        ? pods.map((h) => `kubectl exec ${shq(nameOf(h.pod))} -n ${ns} -c istio-proxy -- pilot-agent request POST quitquitquit`)
+        : [`kubectl delete job ${shq(jobName)} -n ${ns}  # the app has exited; linkerd-proxy has no shell to stop it from`];
+    // A CronJob's template is patched for the next runs; a Job's only by re-creating it, which runs it again.
+    const template =
+      w.kind === 'CronJob' && w.obj
+        ? setOnTemplate(w, 'annotations', NATIVE_ANNOTATION[mesh], 'true')
+        : [`# then, before it runs again: set ${NATIVE_ANNOTATION[mesh]}: "true" on the pod template of its manifest`];
+    yield {
+      mesh,
+      message: `Job ${w.namespace}/${jobName} never completes: its app exited${oldest !== undefined ? ` ${since(m.now.getTime() - oldest)} ago` : ''} but ${PROXY_CONTAINER[mesh]} is not a native sidecar and keeps the pod running.`,
+      resource: { kind: 'Job', namespace: w.namespace, name: jobName },
+      affectedPods: pods.length,
+      evidence: {
+        ...(w.kind === 'CronJob' ? { cronJob: w.name } : {}),
+        pods: pods.map((h) => ({
+          pod: nameOf(h.pod),
+          containers: h.containers,
+          ...(h.exitedAt ? { appExitedAt: h.exitedAt.toISOString(), sinceAppExit: since(m.now.getTime() - h.exitedAt.getTime()) } : {}),
+        })),
+      },
+      fix: w.kind === 'CronJob' && w.obj ? [...template, ...relief] : [...relief, ...template],
+    };
+  }
+  return hung.length > 0;
+}
+
+export default defineCheck({
+  id: 'job-never-completes',
+  code: 'MD1009',
+  title: 'Meshed Job never completes',
+  description:
+    'A meshed Job keeps running after its app exits because the proxy is not a native sidecar and nothing stops it, or a Job or CronJob that will be meshed is set up that way.',
+  severity: 'error',
+  inputs: ['namespaces', 'mutatingwebhookconfigurations'],
+  optionalInputs: ['pods', 'jobs', 'cronjobs', 'deployments', 'configmaps'],
+  *run(m) {
+    for (const w of m.appWorkloads) {
+      if (w.kind !== 'Job' && w.kind !== 'CronJob') continue;
+      const anyHung = yield* hungJobs(m, w);
+      if (anyHung) continue; // the hung Job's finding carries the template fix
+      if (!w.obj || !w.templatePath) continue; // judged by a pod: no template to fix
+      if (w.kind === 'Job' && jobFinished(w.obj)) continue; // a finished Job creates no more pods
+      const commandLine = containers(podSpec(w.template))
+        .flatMap((c) => [...arr(c.command), ...arr(c.args)])
+        .join(' ');
+      for (const d of m.decisions(w)) {
+        if (!d.inject) continue;
+        const native = nativeSidecar(m, d.mesh, w);
+        if (native.native || SHUTDOWN[d.mesh].test(commandLine)) continue;
+        yield {
+          mesh: d.mesh,
+          severity: 'warning',
+          message: `${w.kind} ${w.namespace}/${w.name} will be injected with ${PROXY_CONTAINER[d.mesh]} as an ordinary container and nothing stops it when the app exits, so its Jobs will never complete.`,
+          resource: w.ref,
+          affectedPods: 1,
+          evidence: { nativeSidecar: native.reason, shutdownCall: 'none in command or args', injectedBy: d.calls.filter((c) => c.called).map((c) => c.webhook.name) },
+          fix: [...setOnTemplate(w, 'annotations', NATIVE_ANNOTATION[d.mesh], 'true'), ...ALTERNATIVES[d.mesh]],
+        };
+      }
+    }
+  },
+});

@@ -1,0 +1,90 @@
+/**
+ * serviceaccount-missing — a pod template names a ServiceAccount that does not exist in its
+ * namespace, so the API server rejects every new pod (`FailedCreate ... serviceaccount "x" not
+ * found`); or, for Linkerd without projected identity tokens, the pod or its ServiceAccount turns
+ * the token off and the injector skips the pod.
+ *
+ * Why: an SRE chasing "the sidecar is missing" is often looking at a workload whose pods are
+ * never created at all; the ServiceAccount is the usual cause after a namespace was re-created or
+ * a Helm chart renamed it. Linkerd before projected tokens (identity.serviceAccountTokenProjection
+ * false) skips pods without the ServiceAccount token (pkg/inject/report.go: the pod's
+ * `automountServiceAccountToken: false`, or no token volume because the ServiceAccount disables
+ * automounting); with projected tokens (the default since 2.12) it injects them.
+ * When: workloads with a pod template (bare pods exist already, so their ServiceAccount did);
+ * only when a mesh is installed. A missing `default` ServiceAccount is reported only with a
+ * FailedCreate event saying so (the controller re-creates it in every namespace at once).
+ * Known false positives: a snapshot that left ServiceAccounts out of some namespace.
+ * Fix: create the ServiceAccount (the controllers retry and create the pods); for the token case,
+ * set `automountServiceAccountToken: true` on the pod template (or on the ServiceAccount).
+ */
+import { desiredPods, jobFinished, podStates } from '../model.js';
+import { setOnTemplateSpec } from '../fix.js';
+import { podSpec } from '../mesh/pods.js';
+import { failedCreateEvents } from '../mesh/resources.js';
+import { nameOf, shq, str } from '../util.js';
+import { defineCheck } from './define.js';
+
+export default defineCheck({
+  id: 'serviceaccount-missing',
+  code: 'MD1007',
+  title: 'Pod template names a missing ServiceAccount',
+  description:
+    'A pod template names a ServiceAccount that does not exist in its namespace, so no pod is ever created; or, for Linkerd without projected tokens, the token is turned off and the proxy is skipped.',
+  severity: 'error',
+  inputs: ['serviceaccounts', 'namespaces', 'mutatingwebhookconfigurations'],
+  optionalInputs: ['pods', 'deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'replicasets', 'events', 'configmaps'],
+  *run(m) {
+    if (m.meshes.length === 0) return; // no mesh installed: not a mesh problem
+    for (const w of m.appWorkloads) {
+      if (w.kind === 'Pod' || !w.templatePath) continue; // the pod exists, so its ServiceAccount did when it was created
+      if (w.kind === 'Job' && jobFinished(w.obj)) continue; // a finished Job creates no more pods
+      const spec = podSpec(w.template);
+      const named = str(spec.serviceAccountName) || str(spec.serviceAccount);
+      const sa = named || 'default';
+      const field = str(spec.serviceAccountName) ? 'spec.serviceAccountName' : named ? 'spec.serviceAccount' : '(none: default)';
+      const saObj = m.get('serviceaccounts', w.namespace, sa);
+      const pods = podStates(w).active.map(nameOf);
+      if (!saObj) {
+        const events = failedCreateEvents(m, w, (msg) => msg.includes(`serviceaccount "${sa}" not found`));
+        // The ServiceAccount controller re-creates "default" at once: absent an event, the snapshot lacks it.
+        if (sa === 'default' && events.length === 0) continue;
+        yield {
+          mesh: m.decisions(w).find((d) => d.inject)?.mesh ?? m.meshes[0]!.mesh,
+          message: `${w.kind} ${w.namespace}/${w.name} uses ServiceAccount ${sa}, which does not exist in namespace ${w.namespace}, so its pods cannot be created.`,
+          resource: w.ref,
+          affectedPods: desiredPods(w),
+          evidence: { serviceAccount: sa, field, exists: false, ...(events.length ? { failedCreate: events } : {}), pods },
+          fix: [`kubectl create serviceaccount ${shq(sa)} -n ${shq(w.namespace)}`],
+        };
+        continue;
+      }
+      const linkerd = m.decision(w, 'linkerd');
+      if (!linkerd?.called || m.linkerdSettings().tokenProjection) continue; // projected tokens: Linkerd injects without the pod's token
+      // Every other reason to skip the pod is another check's finding.
+      if (!linkerd.injector.every((s) => s.ok || s.rule === 'service-account-token')) continue;
+      const onPod = spec.automountServiceAccountToken === false;
+      const onSa = spec.automountServiceAccountToken === undefined && saObj.automountServiceAccountToken === false;
+      if (!onPod && !onSa) continue;
+      const unmeshed = podStates(w).unmeshed.map(nameOf);
+      yield {
+        mesh: 'linkerd',
+        severity: 'warning',
+        message: onPod
+          ? `${w.kind} ${w.namespace}/${w.name} sets automountServiceAccountToken: false and Linkerd runs without projected identity tokens, so its pods are not injected.`
+          : `ServiceAccount ${w.namespace}/${sa} of ${w.kind} ${w.name} sets automountServiceAccountToken: false and Linkerd runs without projected identity tokens, so its pods are not injected.`,
+        resource: w.ref,
+        affectedPods: Math.max(unmeshed.length, 1),
+        evidence: {
+          serviceAccount: sa,
+          automountServiceAccountToken: onPod ? { podTemplate: false } : { serviceAccount: false, podTemplate: 'unset' },
+          serviceAccountTokenProjection: false,
+          pods: unmeshed,
+        },
+        fix: [
+          ...setOnTemplateSpec(w, { automountServiceAccountToken: true }),
+          ...(onSa ? [`kubectl patch serviceaccount ${shq(sa)} -n ${shq(w.namespace)} --type=merge -p '{"automountServiceAccountToken":true}'`] : []),
+        ],
+      };
+    }
+  },
+});

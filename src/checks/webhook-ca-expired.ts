@@ -1,0 +1,48 @@
+/**
+ * webhook-ca-expired — a mesh injection webhook's caBundle holds an expired certificate.
+ *
+ * Why: the API server verifies the injector's serving certificate against the caBundle. When no
+ * certificate in it is valid any more, every call fails the TLS handshake: with failurePolicy
+ * Ignore (Linkerd's default) pods silently start without a proxy, with Fail (Istio) pod creation
+ * is rejected ("x509: certificate has expired or is not yet valid").
+ * When: an error (root cause `webhook-broken:<mesh>`) when the bundle has no certificate valid now;
+ * a warning when an expired certificate sits next to a valid one (rotation leftovers: the webhook
+ * works as long as the serving certificate chains to the valid one). One finding per webhook
+ * configuration, listing the webhooks sharing the bundle and every expired certificate.
+ * Known false positives: none known; the time compared is when the snapshot was read, not the
+ * API server's clock.
+ * Fix: re-issue the webhook certificates (cert-manager, `linkerd upgrade`, or an istiod restart,
+ * which re-patches the caBundle), then restart the injector.
+ */
+import { bundleFinding, byConfig, brokenEffect, certEvidence, MESH_TITLE, usable, validity, webhookBundles } from '../mesh/certs.js';
+import { defineCheck } from './define.js';
+
+export default defineCheck({
+  id: 'webhook-ca-expired',
+  code: 'MD2005',
+  title: 'Webhook CA certificate expired',
+  description: "A certificate in a mesh injection webhook's caBundle has expired, so the API server cannot verify the injector and injection fails for every new pod.",
+  severity: 'error',
+  inputs: ['mutatingwebhookconfigurations'],
+  *run(m) {
+    for (const install of m.meshes) {
+      for (const groups of byConfig(webhookBundles(install.webhooks))) {
+        const hit = groups.filter((g) => g.parsed.certs.some((c) => validity(c, m.now) === 'expired'));
+        if (hit.length === 0) continue;
+        const broken = hit.some((g) => !usable(g, m.now));
+        const expired = [...new Map(hit.flatMap((g) => g.parsed.certs).filter((c) => validity(c, m.now) === 'expired').map((c) => [c.fingerprint256, c])).values()];
+        const base = bundleFinding(hit, broken);
+        const first = expired[0]!;
+        const what = `${expired.length} expired certificate(s) (${first.subject}, expired ${first.notAfter.toISOString()}${expired.length > 1 ? ', ...' : ''})`;
+        yield {
+          ...base,
+          message: broken
+            ? `The caBundle of ${base.resource.name} holds ${what} and no valid one, so the API server cannot verify the ${MESH_TITLE[install.mesh]} injector and ${brokenEffect(hit.flatMap((g) => g.webhooks))}.`
+            : `The caBundle of ${base.resource.name} holds ${what} next to valid ones; injection works only while the injector's certificate chains to a valid one.`,
+          evidence: { ...base.evidence, certificates: expired.map((c) => certEvidence(c, m.now)) },
+          affectedPods: 0, // mesh-wide: every pod created while it lasts, not a countable set
+        };
+      }
+    }
+  },
+});

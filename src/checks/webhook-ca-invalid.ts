@@ -1,0 +1,68 @@
+/**
+ * webhook-ca-invalid — a mesh injection webhook's caBundle holds nothing the API server can use:
+ * empty, not base64, not PEM, a private key instead of a certificate, a truncated or unparseable
+ * block, or a certificate that is not valid yet.
+ *
+ * Why: without a usable CA the API server cannot verify the injector, so every call fails: with
+ * failurePolicy Ignore (Linkerd) pods silently start without a proxy, with Fail (Istio) pod
+ * creation is rejected. An empty caBundle is the usual trace of cert-manager's cainjector not
+ * having run (annotation `cert-manager.io/inject-ca-from`), or, for Istio, of istiod not running
+ * or not allowed to patch its webhook configuration (istiod fills the caBundle itself).
+ * When: an error (root cause `webhook-broken:<mesh>`) when no certificate of the bundle is valid
+ * now; a warning when unusable blocks sit next to a valid certificate (the API server skips them).
+ * Expired certificates are left to webhook-ca-expired. A `url` webhook with no caBundle uses the
+ * API server's system roots and is not reported. Key material is never shown, only named.
+ * Known false positives: an Istio install caught in the seconds between install and istiod's
+ * first patch.
+ * Fix: let cert-manager fill the bundle, re-generate Linkerd's webhook certificates, or restart
+ * istiod so it re-patches the caBundle.
+ */
+import { bundleFinding, byConfig, brokenEffect, certEvidence, injectCaFrom, MESH_TITLE, usable, validity, webhookBundles, type BundleGroup } from '../mesh/certs.js';
+import type { Model } from '../model.js';
+import { defineCheck } from './define.js';
+
+/** What is wrong with one bundle, as structured problems (empty list: nothing for this check). */
+function problemsOf(g: BundleGroup, m: Model) {
+  const webhooks = g.webhooks.map((w) => w.name);
+  const out: { webhooks: string[]; problem: string; detail: string; certificate?: ReturnType<typeof certEvidence> }[] = [];
+  for (const p of g.parsed.problems) {
+    if (p.problem === 'empty' && g.webhooks.every((w) => w.url && !w.service)) continue; // url webhooks fall back to system roots
+    const from = p.problem === 'empty' ? injectCaFrom(g.config) : undefined;
+    if (from) out.push({ webhooks, problem: 'cert-manager-pending', detail: `the caBundle is empty: cert-manager has not injected the CA of Certificate ${from.namespace}/${from.name}` });
+    else if (p.problem === 'empty' && g.mesh === 'istio') out.push({ webhooks, problem: 'empty', detail: 'the caBundle is empty: istiod fills it itself, so istiod is not running or cannot patch this configuration' });
+    else out.push({ webhooks, ...p });
+  }
+  for (const c of g.parsed.certs.filter((c) => validity(c, m.now) === 'not-yet-valid')) {
+    out.push({ webhooks, problem: 'not-yet-valid', detail: `${c.subject} is not valid until ${c.notBefore.toISOString()}`, certificate: certEvidence(c, m.now) });
+  }
+  return out;
+}
+
+export default defineCheck({
+  id: 'webhook-ca-invalid',
+  code: 'MD2007',
+  title: 'Webhook CA bundle unusable',
+  description: "A mesh injection webhook's caBundle is empty, not PEM, a private key, broken, or not valid yet, so the API server cannot verify the injector.",
+  severity: 'error',
+  inputs: ['mutatingwebhookconfigurations'],
+  *run(m) {
+    for (const install of m.meshes) {
+      for (const groups of byConfig(webhookBundles(install.webhooks))) {
+        const hit = groups.map((g) => ({ g, problems: problemsOf(g, m) })).filter((x) => x.problems.length > 0);
+        if (hit.length === 0) continue;
+        const broken = hit.some(({ g }) => !usable(g, m.now));
+        const problems = hit.flatMap((x) => x.problems);
+        const base = bundleFinding(hit.map((x) => x.g), broken);
+        const details = [...new Set(problems.map((p) => p.detail))].join('; ');
+        yield {
+          ...base,
+          message: broken
+            ? `The caBundle of ${base.resource.name} is unusable (${details}), so the API server cannot verify the ${MESH_TITLE[install.mesh]} injector and ${brokenEffect(hit.flatMap((x) => x.g.webhooks))}.`
+            : `The caBundle of ${base.resource.name} has blocks the API server skips (${details}) next to a valid certificate.`,
+          evidence: { ...base.evidence, problems },
+          affectedPods: 0, // mesh-wide: every pod created while it lasts, not a countable set
+        };
+      }
+    }
+  },
+});

@@ -1,0 +1,144 @@
+/**
+ * webhook-call-failed — FailedCreate events show the API server failing to call a mesh
+ * injection webhook, so a controller cannot create its pods.
+ *
+ * Why: with failurePolicy Fail (Istio; Linkerd HA) a broken injector blocks pod creation and
+ * the only trace is the owner's event: `failed calling webhook "<name>": ...`. The error text
+ * tells which link broke: no endpoints, TLS (x509), timeout (often a NetworkPolicy), connection
+ * refused, or a missing Service; the fix follows that cause.
+ * When: FailedCreate on a ReplicaSet, Job, StatefulSet or DaemonSet in scope naming a mesh
+ * webhook. Silent when the owner has since created all its pods (the failure is over). Events
+ * expire (1h by default), so an old failure may already be gone.
+ * Known false positives: a failure that resolved between the event and the snapshot while the
+ * owner's status still lags.
+ * Fix: repair the link the error names; the controller retries by itself.
+ */
+import { KINDS, type KindKey } from '../cluster/kinds.js';
+import {
+  INJECTOR_CONTAINER,
+  LINKERD_INJECTOR,
+  LINKERD_WEBHOOK_CONFIG,
+  type WebhookFailureCause,
+  eventInfo,
+  injectorPodSelector,
+  reinstallCommands,
+  webhookBackends,
+  webhookFailureCause,
+  workloadOfObject,
+} from '../mesh/controlplane.js';
+import { LINKERD_WEBHOOK } from '../mesh/webhooks.js';
+import type { K8sObject, MeshName, ResourceRef } from '../types.js';
+import { isObj, shq, time } from '../util.js';
+import { defineCheck } from './define.js';
+
+const OWNER_KINDS: Record<string, KindKey> = { ReplicaSet: 'replicasets', Job: 'jobs', StatefulSet: 'statefulsets', DaemonSet: 'daemonsets' };
+
+const CAUSE_TEXT: Record<WebhookFailureCause, string> = {
+  'no-endpoints': 'its Service has no endpoints',
+  certificate: "the API server rejects the webhook's TLS certificate",
+  timeout: 'the call timed out',
+  'connection-refused': 'the connection was refused',
+  'service-not-found': 'its Service does not exist',
+  other: 'the call failed',
+};
+
+/** Pods the owner still lacks (0: it has created them all since); undefined when unknown. */
+function missingPods(kind: string, obj: K8sObject | undefined): number | undefined {
+  if (!obj || !isObj(obj.status)) return undefined;
+  const spec = isObj(obj.spec) ? obj.spec : {};
+  const st = obj.status;
+  const n = (v: unknown, d = 0) => (typeof v === 'number' ? v : d);
+  if (kind === 'DaemonSet') return Math.max(0, n(st.desiredNumberScheduled) - n(st.currentNumberScheduled));
+  if (kind === 'Job') return n(st.active) + n(st.succeeded) > 0 ? 0 : n(spec.parallelism, 1);
+  return Math.max(0, n(spec.replicas, 1) - n(st.replicas));
+}
+
+const meshOfHook = (name: string): MeshName | undefined =>
+  name === LINKERD_WEBHOOK ? 'linkerd' : name.endsWith('sidecar-injector.istio.io') ? 'istio' : undefined;
+
+interface Group {
+  mesh: MeshName;
+  hook: string;
+  resource: ResourceRef;
+  objects: Set<string>;
+  count: number;
+  last?: string;
+  message: string;
+  missing: number;
+}
+
+export default defineCheck({
+  id: 'webhook-call-failed',
+  code: 'MD2011',
+  title: 'API server failed calling the injection webhook',
+  description: 'FailedCreate events show the API server failing to call a mesh injection webhook, so a controller cannot create its pods.',
+  severity: 'error',
+  inputs: ['events'],
+  optionalInputs: ['mutatingwebhookconfigurations', 'services', 'replicasets', 'deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'pods', 'namespaces'],
+  *run(m) {
+    const groups = new Map<string, Group>();
+    for (const e of m.list('events')) {
+      const ev = eventInfo(e);
+      const key = OWNER_KINDS[ev.kind];
+      if (ev.reason !== 'FailedCreate' || !key || !m.inScope(ev.namespace)) continue;
+      const hook = /failed calling webhook "([a-z0-9.-]+)"/.exec(ev.message)?.[1]; // webhook names are DNS names
+      const mesh = hook ? meshOfHook(hook) : undefined;
+      if (!hook || !mesh || !m.mesh(mesh)) continue; // not a mesh webhook, or a mesh left out by --mesh
+      const missing = missingPods(ev.kind, m.get(key, ev.namespace, ev.name));
+      if (missing === 0) continue; // the owner has created its pods since: the failure is over
+      const w = workloadOfObject(m, ev.kind, ev.namespace, ev.name);
+      const resource = w?.ref ?? { kind: KINDS[key].kind, namespace: ev.namespace, name: ev.name };
+      const id = `${mesh}/${resource.kind}/${resource.namespace}/${resource.name}`;
+      const g = groups.get(id) ?? { mesh, hook, resource, objects: new Set<string>(), count: 0, message: ev.message, missing: 0 };
+      g.objects.add(`${ev.kind}/${ev.name}`);
+      g.count += ev.count;
+      g.missing += missing ?? 0;
+      if (!g.last || (time(ev.lastTimestamp)?.getTime() ?? 0) > (time(g.last)?.getTime() ?? 0)) {
+        Object.assign(g, { hook, message: ev.message, ...(ev.lastTimestamp ? { last: ev.lastTimestamp } : {}) });
+      }
+      groups.set(id, g);
+    }
+    for (const g of groups.values()) {
+      const cause = webhookFailureCause(g.message);
+      const backend = webhookBackends(m, g.mesh).find((b) => b.webhooks.some((h) => h.name === g.hook));
+      const hookObj = backend?.webhooks.find((h) => h.name === g.hook);
+      const cpNs = backend?.namespace ?? m.mesh(g.mesh)?.namespaces[0] ?? (g.mesh === 'linkerd' ? 'linkerd' : 'istio-system');
+      const svc = backend?.name ?? (g.mesh === 'linkerd' ? LINKERD_INJECTOR : 'istiod');
+      const dep = backend?.injector.name ?? (g.mesh === 'linkerd' ? LINKERD_INJECTOR : 'istiod');
+      const ns = shq(cpNs);
+      const logs = `kubectl -n ${ns} logs ${shq(`deploy/${dep}`)} -c ${INJECTOR_CONTAINER[g.mesh]} --tail=100`;
+      const fixes: Record<WebhookFailureCause, string[]> = {
+        'no-endpoints': [
+          `kubectl -n ${ns} rollout status ${shq(`deploy/${dep}`)}`,
+          `kubectl -n ${ns} describe pods -l ${shq(injectorPodSelector(g.mesh, backend?.service))}`,
+        ],
+        certificate: [
+          `kubectl get mutatingwebhookconfiguration ${shq(hookObj?.configName ?? (g.mesh === 'linkerd' ? LINKERD_WEBHOOK_CONFIG : 'istio-sidecar-injector'))} -o jsonpath=${shq(`{.webhooks[?(@.name=="${g.hook}")].clientConfig.caBundle}`)} | base64 -d | openssl x509 -noout -subject -enddate`,
+          `kubectl -n ${ns} rollout restart ${shq(`deploy/${dep}`)}  # after renewing the certificate: the injector loads it at start${g.mesh === 'istio' ? ' and istiod re-patches caBundle' : ''}`,
+        ],
+        timeout: [`kubectl -n ${ns} get networkpolicy  # must admit the API server to the injector's webhook port`, logs],
+        'connection-refused': [`kubectl -n ${ns} get endpointslices -l ${shq(`kubernetes.io/service-name=${svc}`)} -o wide`, logs],
+        'service-not-found': [`kubectl -n ${ns} get service ${shq(svc)}`, ...reinstallCommands(g.mesh, cpNs, dep)],
+        other: [logs],
+      };
+      const r = g.resource;
+      yield {
+        mesh: g.mesh,
+        message: `${r.kind} ${r.namespace}/${r.name} cannot create pods: the API server failed calling webhook ${g.hook} because ${CAUSE_TEXT[cause]}.`,
+        resource: r,
+        affectedPods: g.missing,
+        causedBy: `webhook-broken:${g.mesh}`,
+        evidence: {
+          webhook: g.hook,
+          ...(hookObj ? { failurePolicy: hookObj.failurePolicy } : {}),
+          cause,
+          count: g.count,
+          lastTimestamp: g.last ?? null,
+          objects: [...g.objects].sort(),
+          message: g.message,
+        },
+        fix: fixes[cause],
+      };
+    }
+  },
+});

@@ -1,0 +1,77 @@
+/**
+ * webhook-cert-mismatch — Linkerd's injector serves a certificate the webhook's caBundle does not
+ * vouch for: not signed by (nor equal to) any caBundle certificate, or without the SAN
+ * `<service>.<namespace>.svc` the API server dials.
+ *
+ * Why: the API server rejects the handshake ("x509: certificate signed by unknown authority" or
+ * "certificate is valid for ..., not linkerd-proxy-injector.linkerd.svc"), and with Linkerd's
+ * default failurePolicy Ignore pods silently start without a proxy. Typical after a partial
+ * rotation: a Secret re-created without re-applying the webhook configuration, GitOps tools
+ * re-rendering the chart (a new self-signed pair on every render), or cert-manager's cainjector
+ * not running.
+ * When: Linkerd only (istiod patches its own caBundle); only when the serving Secret
+ * `linkerd-proxy-injector-k8s-tls` (`tls.crt`, or the legacy `linkerd-proxy-injector-tls`
+ * `crt.pem`) was read. A caBundle with no certificate is left to webhook-ca-invalid; validity
+ * dates are left to the expiry checks. Sanitized Secrets carry certificates only, never keys.
+ * Known false positives: a Secret updated seconds before the snapshot, before cainjector caught up.
+ * Fix: re-issue the certificate and caBundle together, then restart the injector.
+ */
+import { chainsTo, dnsNames, MESH_TITLE, secretCerts, servesHost, webhookBundles, webhookCertFix } from '../mesh/certs.js';
+import { defineCheck } from './define.js';
+
+/** The serving Secrets, newest layout first, with the key holding the certificate. */
+const SERVING_SECRETS = [
+  ['linkerd-proxy-injector-k8s-tls', 'tls.crt'],
+  ['linkerd-proxy-injector-tls', 'crt.pem'],
+] as const;
+
+export default defineCheck({
+  id: 'webhook-cert-mismatch',
+  code: 'MD2008',
+  title: "Injector certificate does not match the webhook's caBundle",
+  description: "Linkerd's proxy injector serves a certificate that is not signed by the webhook's caBundle or lacks the service's DNS name, so the API server rejects every injection call.",
+  severity: 'error',
+  inputs: ['secrets', 'mutatingwebhookconfigurations'],
+  *run(m) {
+    const install = m.mesh('linkerd');
+    if (!install) return;
+    for (const g of webhookBundles(install.webhooks)) {
+      const svc = g.webhooks.find((w) => w.service)?.service;
+      if (!svc || g.parsed.certs.length === 0) continue; // url webhooks have no Secret; an empty bundle is webhook-ca-invalid's
+      const found = SERVING_SECRETS.map(([name, key]) => ({ secret: m.get('secrets', svc.namespace, name), key })).find((s) => s.secret);
+      if (!found) continue; // the Secret was not read (or is named differently): nothing to compare
+      const secretName = found.secret!.metadata?.name ?? '';
+      const host = `${svc.name}.${svc.namespace}.svc`;
+      const served = secretCerts(found.secret, found.key)?.certs ?? [];
+      const leaf = served[0];
+      const problems: { problem: string; detail: string }[] = [];
+      if (!leaf) problems.push({ problem: 'no-certificate', detail: `Secret ${secretName} holds no certificate under ${found.key}` });
+      else {
+        if (!chainsTo(leaf, served.slice(1), g.parsed.certs)) {
+          problems.push({ problem: 'not-signed-by-ca-bundle', detail: `the serving certificate (issuer ${leaf.issuer}) is not signed by any caBundle certificate` });
+        }
+        if (!servesHost(leaf, host)) problems.push({ problem: 'san-mismatch', detail: `the serving certificate is not valid for ${host}` });
+      }
+      if (problems.length === 0) continue;
+      yield {
+        mesh: 'linkerd',
+        message: `The ${MESH_TITLE.linkerd} injector's certificate in Secret ${svc.namespace}/${secretName} does not match webhook configuration ${g.configName} (${problems.map((p) => p.detail).join('; ')}), so the API server rejects every injection call.`,
+        resource: { kind: 'Secret', namespace: svc.namespace, name: secretName },
+        evidence: {
+          webhookConfiguration: g.configName,
+          webhooks: g.webhooks.map((w) => w.name),
+          failurePolicy: [...new Set(g.webhooks.map((w) => w.failurePolicy))].join(','),
+          expectedDnsName: host,
+          problems,
+          ...(leaf
+            ? { servingCertificate: { subject: leaf.subject, issuer: leaf.issuer, serial: leaf.serial, dnsNames: dnsNames(leaf), keyType: leaf.keyType, fingerprint256: leaf.fingerprint256 } }
+            : {}),
+          caBundle: g.parsed.certs.map((c) => ({ subject: c.subject, serial: c.serial, fingerprint256: c.fingerprint256 })),
+        },
+        fix: webhookCertFix('linkerd', g.config, g.webhooks),
+        causeKey: 'webhook-broken:linkerd',
+        affectedPods: 0, // mesh-wide: every pod created while it lasts, not a countable set
+      };
+    }
+  },
+});

@@ -1,0 +1,66 @@
+/**
+ * webhook-missing — a mesh is installed (its injector Deployment runs, or meshed pods exist) but
+ * no MutatingWebhookConfiguration registers its injection webhook.
+ *
+ * Why: without the webhook the API server never asks the mesh about new pods: every pod is
+ * created without a proxy and nothing anywhere logs an error. It happens after a partial
+ * uninstall, a `kubectl delete -f` of the wrong manifest, or a GitOps prune.
+ * When: only when the webhook configurations were read; a 403 on them skips the check (the
+ * runner does this from `inputs`), because "could not read" is not "missing".
+ * Known false positives: a control plane kept on purpose without auto-injection (CLI-injected
+ * workloads only).
+ * Fix: re-render the control plane the way it was installed (linkerd upgrade / helm upgrade /
+ * istioctl install), then verify the configuration exists.
+ */
+import { injectedMesh } from '../mesh/pods.js';
+import { LINKERD_WEBHOOK_CONFIG, istioRevision, podsMissingProxy, reinstallCommands } from '../mesh/controlplane.js';
+import { nameOf, nsOf, shq } from '../util.js';
+import { defineCheck } from './define.js';
+
+export default defineCheck({
+  id: 'webhook-missing',
+  code: 'MD2001',
+  title: 'Mesh injection webhook missing',
+  description: 'A mesh is installed but no MutatingWebhookConfiguration registers its injection webhook, so every new pod is created without a proxy.',
+  severity: 'error',
+  inputs: ['mutatingwebhookconfigurations'],
+  optionalInputs: ['namespaces', 'deployments', 'pods', 'replicasets', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs'],
+  *run(m) {
+    for (const install of m.meshes) {
+      if (install.webhooks.length) continue;
+      const mesh = install.mesh;
+      const deployments = m
+        .list('deployments')
+        .filter((d) => (mesh === 'linkerd' ? nameOf(d) === 'linkerd-proxy-injector' : /^istiod(-|$)/.test(nameOf(d))));
+      const meshedPods = m.list('pods').filter((p) => injectedMesh(p as { spec?: unknown }) === mesh).length;
+      // Only an install with something running (not a --mesh choice or a leftover namespace).
+      if (!deployments.length && !meshedPods) continue;
+      const ns = deployments[0] ? nsOf(deployments[0]) : (install.namespaces[0] ?? (mesh === 'linkerd' ? 'linkerd' : 'istio-system'));
+      const istiods = deployments.map(nameOf);
+      const expected =
+        mesh === 'linkerd'
+          ? [LINKERD_WEBHOOK_CONFIG]
+          : (istiods.length ? istiods : ['istiod']).map((d) => (istioRevision(d) ? `istio-sidecar-injector-${istioRevision(d)}` : 'istio-sidecar-injector'));
+      const what = [...deployments.map((d) => `Deployment ${nsOf(d)}/${nameOf(d)}`), ...(meshedPods ? [`${meshedPods} meshed pod(s)`] : [])].join(', ');
+      yield {
+        mesh,
+        message: `${mesh === 'linkerd' ? 'Linkerd' : 'Istio'} is installed (${what}) but no MutatingWebhookConfiguration registers its injection webhook, so every new pod is created without a proxy.`,
+        resource: { kind: 'MutatingWebhookConfiguration', name: expected[0]! },
+        affectedPods: podsMissingProxy(m, mesh),
+        causeKey: `webhook-broken:${mesh}`,
+        evidence: {
+          expectedConfigurations: expected,
+          injectorDeployments: deployments.map((d) => `${nsOf(d)}/${nameOf(d)}`),
+          meshedPods,
+          controlPlaneNamespaces: install.namespaces,
+        },
+        fix: [
+          ...reinstallCommands(mesh, ns, istiods[0]),
+          mesh === 'linkerd'
+            ? `kubectl get mutatingwebhookconfigurations ${shq(LINKERD_WEBHOOK_CONFIG)}`
+            : 'kubectl get mutatingwebhookconfigurations -l app=sidecar-injector',
+        ],
+      };
+    }
+  },
+});

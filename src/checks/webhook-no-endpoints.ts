@@ -1,0 +1,102 @@
+/**
+ * webhook-no-endpoints — the Service a mesh injection webhook calls is missing, lacks the port
+ * the webhook calls, or has no ready endpoint behind that port.
+ *
+ * Why: the API server calls the webhook through its Service. With no ready endpoint every call
+ * fails: under failurePolicy Ignore (Linkerd's default) pods are silently created without a
+ * proxy; under Fail (Istio, Linkerd HA) their creation is blocked.
+ * When: silent when the Service's namespace was not read (a live `-n` run), when neither
+ * EndpointSlices nor Endpoints were read (endpoints unknown), and for URL webhooks.
+ * Known false positives: a snapshot taken during the seconds an injector restarts.
+ * Fix: look at the injector Deployment and its pods (the endpoints follow them); restore the
+ * Service when it is gone.
+ */
+import {
+  type WebhookBackend,
+  failureEffect,
+  injectorPodSelector,
+  namespaceRead,
+  podsMissingProxy,
+  reinstallCommands,
+  webhookBackends,
+  webhookEvidence,
+} from '../mesh/controlplane.js';
+import { shq } from '../util.js';
+import { defineCheck } from './define.js';
+
+type Problem = 'service-missing' | 'port-missing' | 'target-port-unresolved' | 'no-ready-endpoints';
+
+function problemOf(b: WebhookBackend): Problem | undefined {
+  if (!b.service) return 'service-missing';
+  if (!b.servicePort) return 'port-missing';
+  if (!b.endpointsFrom) return undefined; // neither EndpointSlices nor Endpoints were read
+  if (b.ready.length) return undefined;
+  if (typeof b.servicePort.targetPort === 'string' && b.containerPort === undefined && b.selectedPods.length) return 'target-port-unresolved';
+  return 'no-ready-endpoints';
+}
+
+function describe(b: WebhookBackend, p: Problem): string {
+  const tp = b.servicePort?.targetPort;
+  switch (p) {
+    case 'service-missing':
+      return 'which does not exist';
+    case 'port-missing':
+      return `which has no port ${b.port}`;
+    case 'target-port-unresolved':
+      return `whose targetPort ${tp} is a container port name that no injector pod declares`;
+    default:
+      return `which has no ready endpoint for targetPort ${tp} (${b.notReady.length} not ready)`;
+  }
+}
+
+export default defineCheck({
+  id: 'webhook-no-endpoints',
+  code: 'MD2002',
+  title: 'Injection webhook has no endpoints',
+  description: "A mesh injection webhook's Service is missing or has no ready endpoint on the port the webhook calls, so every injection call fails.",
+  severity: 'error',
+  inputs: ['mutatingwebhookconfigurations', 'services'],
+  optionalInputs: ['endpointslices', 'endpoints', 'pods', 'deployments', 'namespaces', 'replicasets', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs'],
+  *run(m) {
+    for (const { mesh } of m.meshes) {
+      for (const b of webhookBackends(m, mesh)) {
+        if (!namespaceRead(m, b.namespace)) continue; // the control plane's namespace was not read: unknown, not broken
+        const problem = problemOf(b);
+        if (!problem) continue;
+        const ns = shq(b.namespace);
+        const inj = b.injector;
+        const hooks = b.webhooks.map((h) => h.name).join(', ');
+        const fix =
+          problem === 'service-missing' || problem === 'port-missing'
+            ? [`kubectl -n ${ns} get service ${shq(b.name)} -o yaml`, ...reinstallCommands(mesh, b.namespace, inj.name)]
+            : [
+                `kubectl -n ${ns} rollout status ${shq(`deploy/${inj.name}`)}`,
+                `kubectl -n ${ns} describe pods -l ${shq(injectorPodSelector(mesh, b.service))}`,
+                `kubectl -n ${ns} get endpointslices -l ${shq(`kubernetes.io/service-name=${b.name}`)} -o wide`,
+              ];
+        yield {
+          mesh,
+          message: `Webhook ${hooks} calls Service ${b.namespace}/${b.name} port ${b.port}, ${describe(b, problem)}; ${failureEffect(b.webhooks.map((h) => h.failurePolicy))}.`,
+          resource: { kind: 'Service', namespace: b.namespace, name: b.name },
+          affectedPods: podsMissingProxy(m, mesh),
+          causeKey: `webhook-broken:${mesh}`,
+          causedBy: `injector-down:${mesh}`,
+          evidence: {
+            problem,
+            webhooks: webhookEvidence(b.webhooks),
+            service: `${b.namespace}/${b.name}`,
+            port: b.port,
+            targetPort: b.servicePort?.targetPort ?? null,
+            containerPort: b.containerPort ?? null,
+            selectedPods: b.selectedPods,
+            endpointsFrom: b.endpointsFrom ?? null,
+            ready: b.ready,
+            notReady: b.notReady,
+            injector: `${inj.namespace}/${inj.name}`,
+          },
+          fix,
+        };
+      }
+    }
+  },
+});

@@ -1,0 +1,463 @@
+/**
+ * The injection plumbing of each installed mesh, as the API server sees it: webhook -> Service
+ * -> port -> endpoints -> injector Deployment and pods (mesh-rules.md §1, §2). Shared by the
+ * control-plane checks (and the workload checks, for InjectionSkipped evidence). Pure: reads
+ * the Model only.
+ */
+import type { Model, Workload } from '../model.js';
+import { podStates } from '../model.js';
+import type { K8sObject, MeshName } from '../types.js';
+import { arr, isObj, labelsOf, nameOf, nsOf, shq, str, strMap, time } from '../util.js';
+import { containers, podSpec } from './pods.js';
+import { evalSelector } from './selectors.js';
+import type { MeshWebhook } from './webhooks.js';
+
+/** The injector's main container, per mesh. */
+export const INJECTOR_CONTAINER: Record<MeshName, string> = { linkerd: 'proxy-injector', istio: 'discovery' };
+export const LINKERD_INJECTOR = 'linkerd-proxy-injector';
+/** The MutatingWebhookConfiguration a Linkerd install creates. */
+export const LINKERD_WEBHOOK_CONFIG = 'linkerd-proxy-injector-webhook-config';
+
+export interface EndpointAddress {
+  ip: string;
+  pod?: string;
+}
+
+/** One Service port that mesh webhooks call, resolved down to its endpoints. */
+export interface WebhookBackend {
+  mesh: MeshName;
+  /** The webhooks that call this service port. */
+  webhooks: MeshWebhook[];
+  namespace: string;
+  name: string;
+  port: number;
+  service?: K8sObject;
+  /** The Service port the webhook calls (undefined: the Service has no such port). */
+  servicePort?: { name: string; port: number; targetPort: number | string };
+  /** The pods the Service's selector matches (the endpoints are built from these). */
+  selectedPods: string[];
+  /** The container port a named targetPort resolves to on the selected pods. */
+  containerPort?: number;
+  /** Where the endpoints were read from; undefined when neither kind was read. */
+  endpointsFrom?: 'EndpointSlice' | 'Endpoints';
+  ready: EndpointAddress[];
+  notReady: EndpointAddress[];
+  injector: Injector;
+}
+
+/** An injector Deployment (or where one is expected) and its pods. */
+export interface Injector {
+  mesh: MeshName;
+  namespace: string;
+  /** The Deployment's name (the expected name when it is missing). */
+  name: string;
+  deployment?: K8sObject;
+  /** The injector's pods, in name order. */
+  pods: K8sObject[];
+  /** The webhooks this injector serves (empty when none points at it). */
+  webhooks: MeshWebhook[];
+}
+
+const cache = new WeakMap<Model, Map<string, unknown>>();
+function once<T>(m: Model, key: string, f: () => T): T {
+  let c = cache.get(m);
+  if (!c) cache.set(m, (c = new Map()));
+  if (!c.has(key)) c.set(key, f());
+  return c.get(key) as T;
+}
+
+/**
+ * Whether the snapshot holds the namespaced objects of `ns`. A live run with `-n shop` lists
+ * namespaced kinds in `shop` only: the control plane's Service, pods and Deployment are then
+ * unknown, not missing.
+ */
+export function namespaceRead(m: Model, ns: string): boolean {
+  const s = m.snapshot.scope;
+  if (s.allNamespaces || !s.namespace || s.namespace === ns) return true;
+  return (['pods', 'services', 'deployments', 'replicasets', 'endpoints', 'endpointslices'] as const).some((k) => m.inNamespace(k, ns).length > 0);
+}
+
+const selectorOf = (svc: K8sObject | undefined): Record<string, string> => strMap(isObj(svc?.spec) ? svc!.spec.selector : undefined);
+
+/** Pods in `ns` matched by a Service selector (an empty selector selects no pods). */
+function selectedPods(m: Model, ns: string, selector: Record<string, string>): K8sObject[] {
+  if (Object.keys(selector).length === 0) return [];
+  return m.inNamespace('pods', ns).filter((p) => evalSelector({ matchLabels: selector }, labelsOf(p)).matched);
+}
+
+/** Build an Injector for a Deployment (or its expected name), finding its pods. */
+function injectorFor(m: Model, mesh: MeshName, ns: string, name: string, svc: K8sObject | undefined, webhooks: MeshWebhook[]): Injector {
+  const deployment = m.get('deployments', ns, name);
+  const svcSel = selectorOf(svc);
+  const depSel = isObj(deployment?.spec) ? deployment!.spec.selector : undefined;
+  let pods = Object.keys(svcSel).length ? selectedPods(m, ns, svcSel) : [];
+  if (!pods.length && isObj(depSel)) pods = m.inNamespace('pods', ns).filter((p) => evalSelector(depSel, labelsOf(p)).matched);
+  return { mesh, namespace: ns, name, ...(deployment ? { deployment } : {}), pods: [...pods].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : 1)), webhooks };
+}
+
+/** Istio: the Deployment whose pod template the Service selects, else the one named like it. */
+function istioInjectorName(m: Model, ns: string, svcName: string, svc: K8sObject | undefined): string {
+  const sel = selectorOf(svc);
+  if (Object.keys(sel).length) {
+    const hit = m
+      .inNamespace('deployments', ns)
+      .find((d) => evalSelector({ matchLabels: sel }, labelsOf(isObj(d.spec) ? d.spec.template : undefined)).matched);
+    if (hit) return nameOf(hit);
+  }
+  return svcName;
+}
+
+/** Every service port the mesh's webhooks call, resolved (URL webhooks have no Service to follow). */
+export function webhookBackends(m: Model, mesh: MeshName): WebhookBackend[] {
+  return once(m, `backends:${mesh}`, () => {
+    const groups = new Map<string, MeshWebhook[]>();
+    for (const h of m.mesh(mesh)?.webhooks ?? []) {
+      if (!h.service) continue; // a url webhook points outside the cluster: nothing here to follow
+      const k = `${h.service.namespace}/${h.service.name}/${h.service.port}`;
+      groups.set(k, [...(groups.get(k) ?? []), h]);
+    }
+    return [...groups.values()].map((webhooks) => {
+      const { namespace, name, port } = webhooks[0]!.service!;
+      const service = m.get('services', namespace, name);
+      const injName = mesh === 'linkerd' ? LINKERD_INJECTOR : istioInjectorName(m, namespace, name, service);
+      const injector = injectorFor(m, mesh, namespace, injName, service, webhooks);
+      const sp = arr(isObj(service?.spec) ? service!.spec.ports : undefined).find((p) => isObj(p) && p.port === port);
+      const servicePort = sp
+        ? { name: str(sp.name) ?? '', port, targetPort: typeof sp.targetPort === 'number' || typeof sp.targetPort === 'string' ? sp.targetPort : port }
+        : undefined;
+      const selected = selectedPods(m, namespace, selectorOf(service));
+      const b: WebhookBackend = {
+        mesh,
+        webhooks,
+        namespace,
+        name,
+        port,
+        ...(service ? { service } : {}),
+        ...(servicePort ? { servicePort } : {}),
+        selectedPods: selected.map(nameOf).sort(),
+        injector,
+        ready: [],
+        notReady: [],
+      };
+      if (!servicePort) return b;
+      const tp = servicePort.targetPort;
+      const cp = typeof tp === 'number' ? tp : namedContainerPort(selected, tp);
+      if (cp !== undefined) b.containerPort = cp;
+      Object.assign(b, endpointsFor(m, namespace, name, servicePort.name));
+      return b;
+    });
+  });
+}
+
+/** The containerPort of a named port on any of these pods. */
+function namedContainerPort(pods: K8sObject[], portName: string): number | undefined {
+  for (const p of pods) {
+    for (const c of containers(podSpec(p as { spec?: unknown }))) {
+      const hit = arr(c.ports).find((cp) => isObj(cp) && cp.name === portName && typeof cp.containerPort === 'number');
+      if (hit) return hit.containerPort;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Ready and not-ready addresses behind a Service port (matched by the Service port's name, as
+ * the endpoint controllers name them): from EndpointSlices labelled with the service name, else
+ * from the Endpoints object when no slices were read or none exist.
+ */
+function endpointsFor(m: Model, ns: string, svc: string, portName: string): Pick<WebhookBackend, 'endpointsFrom' | 'ready' | 'notReady'> {
+  const ready: EndpointAddress[] = [];
+  const notReady: EndpointAddress[] = [];
+  const hasPort = (ports: unknown) => arr(ports).some((p) => isObj(p) && (str(p.name) ?? '') === portName);
+  const podOf = (ref: unknown) => (isObj(ref) && ref.kind === 'Pod' && str(ref.name) ? { pod: str(ref.name)! } : {});
+  const slices = m.inNamespace('endpointslices', ns).filter((s) => labelsOf(s)['kubernetes.io/service-name'] === svc);
+  if (slices.length) {
+    for (const s of slices) {
+      if (!hasPort(s.ports)) continue;
+      for (const e of arr(s.endpoints).filter(isObj)) {
+        // A nil `ready` condition means ready (discovery.k8s.io/v1 EndpointConditions).
+        const list = isObj(e.conditions) && e.conditions.ready === false ? notReady : ready;
+        for (const ip of arr(e.addresses)) list.push({ ip: String(ip), ...podOf(e.targetRef) });
+      }
+    }
+    return { endpointsFrom: 'EndpointSlice', ready, notReady };
+  }
+  if (!m.has('endpoints')) return m.has('endpointslices') ? { endpointsFrom: 'EndpointSlice', ready, notReady } : { ready, notReady };
+  for (const sub of arr(m.get('endpoints', ns, svc)?.subsets).filter(isObj)) {
+    if (!hasPort(sub.ports)) continue;
+    for (const a of arr(sub.addresses).filter(isObj)) ready.push({ ip: String(a.ip ?? ''), ...podOf(a.targetRef) });
+    for (const a of arr(sub.notReadyAddresses).filter(isObj)) notReady.push({ ip: String(a.ip ?? ''), ...podOf(a.targetRef) });
+  }
+  return { endpointsFrom: 'Endpoints', ready, notReady };
+}
+
+/**
+ * The mesh's injector Deployments: the ones its webhooks' Services lead to, plus (for an install
+ * whose webhooks are gone) the conventionally named ones in its control-plane namespaces.
+ */
+export function injectors(m: Model, mesh: MeshName): Injector[] {
+  return once(m, `injectors:${mesh}`, () => {
+    const out = new Map<string, Injector>();
+    for (const b of webhookBackends(m, mesh)) {
+      const k = `${b.injector.namespace}/${b.injector.name}`;
+      const seen = out.get(k);
+      if (seen) seen.webhooks = [...seen.webhooks, ...b.webhooks];
+      else out.set(k, { ...b.injector, webhooks: [...b.webhooks] });
+    }
+    for (const ns of m.mesh(mesh)?.namespaces ?? []) {
+      for (const d of m.inNamespace('deployments', ns)) {
+        const name = nameOf(d);
+        const conventional = mesh === 'linkerd' ? name === LINKERD_INJECTOR : /^istiod(-|$)/.test(name);
+        if (conventional && !out.has(`${ns}/${name}`)) out.set(`${ns}/${name}`, injectorFor(m, mesh, ns, name, undefined, []));
+      }
+    }
+    return [...out.values()].sort((a, b) => (`${a.namespace}/${a.name}` < `${b.namespace}/${b.name}` ? -1 : 1));
+  });
+}
+
+/** Waiting reasons that mean a container cannot start (not a normal rollout step). */
+const BROKEN_WAITING = new Set(['CrashLoopBackOff', 'ImagePullBackOff', 'ErrImagePull', 'CreateContainerConfigError', 'CreateContainerError', 'InvalidImageName', 'RunContainerError']);
+
+export interface PodHealth {
+  name: string;
+  phase?: string;
+  ready: boolean;
+  restarts: number;
+  waiting?: string;
+  lastTermination?: { container: string; reason?: string; exitCode?: number; finishedAt?: string };
+  /** A container cannot start or keeps crashing. */
+  broken: boolean;
+}
+
+/** A timestamp in ms (0 when missing), for ordering. */
+const ms = (t: unknown): number => time(t)?.getTime() ?? 0;
+
+const statuses = (pod: K8sObject): Record<string, any>[] => arr(isObj(pod.status) ? pod.status.containerStatuses : undefined).filter(isObj);
+
+/** A pod's health for evidence: phase, Ready, restarts, waiting reason, last termination. */
+export function podHealth(pod: K8sObject): PodHealth {
+  const st = isObj(pod.status) ? pod.status : {};
+  const cs = statuses(pod);
+  const readyCond = arr(st.conditions).find((c) => isObj(c) && c.type === 'Ready');
+  const ready = readyCond ? readyCond.status === 'True' : cs.length > 0 && cs.every((c) => c.ready === true);
+  const waiting = cs.map((c) => str(c.state?.waiting?.reason)).find(Boolean);
+  const term = cs
+    .map((c) => ({ c, t: isObj(c.lastState?.terminated) ? c.lastState.terminated : isObj(c.state?.terminated) ? c.state.terminated : undefined }))
+    .filter((x) => x.t)
+    .sort((a, b) => ms(b.t.finishedAt) - ms(a.t.finishedAt))[0];
+  return {
+    name: nameOf(pod),
+    ...(str(st.phase) ? { phase: str(st.phase) } : {}),
+    ready,
+    restarts: cs.reduce((n, c) => n + (typeof c.restartCount === 'number' ? c.restartCount : 0), 0),
+    ...(waiting ? { waiting } : {}),
+    ...(term
+      ? {
+          lastTermination: {
+            container: String(term.c.name ?? ''),
+            ...(str(term.t.reason) ? { reason: str(term.t.reason) } : {}),
+            ...(typeof term.t.exitCode === 'number' ? { exitCode: term.t.exitCode } : {}),
+            ...(str(term.t.finishedAt) ? { finishedAt: str(term.t.finishedAt) } : {}),
+          },
+        }
+      : {}),
+    broken: cs.some((c) => BROKEN_WAITING.has(str(c.state?.waiting?.reason) ?? '')),
+  };
+}
+
+export interface OomKill {
+  pod: string;
+  container: string;
+  restarts: number;
+  finishedAt?: string;
+  /** The container is running and ready now. */
+  readyNow: boolean;
+  memoryLimit?: string;
+  memoryRequest?: string;
+}
+
+/** Containers of these pods whose current or last termination was OOMKilled. */
+export function oomKills(pods: K8sObject[]): OomKill[] {
+  const out: OomKill[] = [];
+  for (const pod of pods) {
+    for (const cs of statuses(pod)) {
+      const t = [cs.lastState?.terminated, cs.state?.terminated].find((x) => isObj(x) && x.reason === 'OOMKilled');
+      if (!t) continue;
+      const spec = containers(podSpec(pod as { spec?: unknown })).find((c) => c.name === cs.name);
+      const res = isObj(spec?.resources) ? spec!.resources : {};
+      const limit = str(res.limits?.memory);
+      const request = str(res.requests?.memory);
+      out.push({
+        pod: nameOf(pod),
+        container: String(cs.name ?? ''),
+        restarts: typeof cs.restartCount === 'number' ? cs.restartCount : 0,
+        ...(str(t.finishedAt) ? { finishedAt: str(t.finishedAt) } : {}),
+        readyNow: cs.ready === true && isObj(cs.state?.running),
+        ...(limit ? { memoryLimit: limit } : {}),
+        ...(request ? { memoryRequest: request } : {}),
+      });
+    }
+  }
+  return out;
+}
+
+const UNITS: Record<string, number> = { '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4 };
+
+/** A memory quantity ("250Mi", "1Gi", "512M", "1e9") in bytes; undefined when unparsable. */
+export function memoryBytes(q: string): number | undefined {
+  const mm = /^(\d+(?:\.\d+)?(?:e\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(q.trim());
+  return mm ? Number(mm[1]) * UNITS[mm[2] ?? '']! : undefined;
+}
+
+/** Twice a memory quantity, rounded up to whole Mi ("250Mi" -> "500Mi"). */
+export function doubledMemory(q: string): string | undefined {
+  const b = memoryBytes(q);
+  return b === undefined || b <= 0 ? undefined : `${Math.ceil((2 * b) / 1024 ** 2)}Mi`;
+}
+
+/** What a webhook's failurePolicy does when the injector cannot be reached. */
+export function failureEffect(policies: Iterable<'Ignore' | 'Fail'>): string {
+  const set = new Set(policies);
+  const parts: string[] = [];
+  if (set.has('Ignore')) parts.push('failurePolicy Ignore: pods are created silently without a proxy');
+  if (set.has('Fail')) parts.push('failurePolicy Fail: pod creation is blocked');
+  return parts.join('; ');
+}
+
+/** Evidence for webhooks: name, configuration, failurePolicy. */
+export const webhookEvidence = (hooks: MeshWebhook[]) => hooks.map((h) => ({ name: h.name, configuration: h.configName, failurePolicy: h.failurePolicy }));
+
+/** Active pods of app workloads that ask for this mesh, would be injected, and have no proxy. */
+export function podsMissingProxy(m: Model, mesh: MeshName): number {
+  return once(m, `missing:${mesh}`, () =>
+    m.appWorkloads.reduce((n, w) => {
+      const d = m.decision(w, mesh);
+      return d && d.intent && d.injector.every((s) => s.ok) ? n + podStates(w).unmeshed.length : n;
+    }, 0),
+  );
+}
+
+const controllerRef = (o: K8sObject | undefined): Record<string, any> | undefined => {
+  const refs = arr(o?.metadata?.ownerReferences).filter(isObj);
+  return refs.find((r) => r.controller === true) ?? refs[0];
+};
+
+/**
+ * The workload an event's involved object belongs to: a ReplicaSet's Deployment (through its
+ * ownerReferences, else its name less the pod-template-hash), a CronJob's Job, or the object.
+ */
+export function workloadOfObject(m: Model, kind: string, ns: string, name: string): Workload | undefined {
+  const index = once(m, 'workload-index', () => new Map(m.workloads.map((w) => [`${w.kind}/${w.namespace}/${w.name}`, w])));
+  const find = (k: string, n: string) => index.get(`${k}/${ns}/${n}`);
+  if (kind === 'ReplicaSet') {
+    const owner = controllerRef(m.get('replicasets', ns, name));
+    if (owner?.kind === 'Deployment') return find('Deployment', String(owner.name ?? ''));
+    const cut = name.lastIndexOf('-');
+    return cut > 0 && /^[a-z0-9]+$/.test(name.slice(cut + 1)) ? find('Deployment', name.slice(0, cut)) : undefined;
+  }
+  if (kind === 'Job') {
+    const owner = controllerRef(m.get('jobs', ns, name));
+    if (owner?.kind === 'CronJob') return find('CronJob', String(owner.name ?? ''));
+  }
+  return find(kind, name);
+}
+
+/** An Event's last time, count and involved object, across the v1 fields that carry them. */
+export function eventInfo(e: K8sObject) {
+  const io = isObj(e.involvedObject) ? e.involvedObject : {};
+  const series = isObj(e.series) ? e.series : {};
+  const last = [e.lastTimestamp, series.lastObservedTime, e.eventTime, e.firstTimestamp, e.metadata?.creationTimestamp].find((t) => time(t));
+  return {
+    reason: str(e.reason) ?? '',
+    message: str(e.message) ?? '',
+    kind: str(io.kind) ?? '',
+    namespace: str(io.namespace) ?? nsOf(e),
+    name: str(io.name) ?? '',
+    count: typeof e.count === 'number' ? e.count : typeof series.count === 'number' ? series.count : 1,
+    ...(last ? { lastTimestamp: String(last) } : {}),
+  };
+}
+
+export interface InjectionSkip {
+  reasons: string[];
+  count: number;
+  lastTimestamp?: string;
+  /** The object the event was recorded on, e.g. "Deployment/web". */
+  object: string;
+}
+
+const SKIPPED_PREFIX = 'Linkerd sidecar proxy injection skipped: ';
+
+/**
+ * Linkerd's own account of why it skipped a workload: the latest `InjectionSkipped` event on the
+ * workload (or its ReplicaSet/Job), its readable reasons split out. Undefined when none was read.
+ */
+export function injectionSkip(m: Model, w: Workload): InjectionSkip | undefined {
+  const byWorkload = once(m, 'injection-skips', () => {
+    const out = new Map<Workload, InjectionSkip>();
+    for (const e of m.list('events')) {
+      const ev = eventInfo(e);
+      if (ev.reason !== 'InjectionSkipped' || !ev.message.startsWith(SKIPPED_PREFIX)) continue;
+      const wl = workloadOfObject(m, ev.kind, ev.namespace, ev.name);
+      if (!wl) continue; // the workload is not in the snapshot
+      const prev = out.get(wl);
+      if (prev && ms(prev.lastTimestamp) >= ms(ev.lastTimestamp)) continue; // keep the latest
+      out.set(wl, {
+        reasons: ev.message.slice(SKIPPED_PREFIX.length).split(', ').filter(Boolean),
+        count: ev.count,
+        ...(ev.lastTimestamp ? { lastTimestamp: ev.lastTimestamp } : {}),
+        object: `${ev.kind}/${ev.name}`,
+      });
+    }
+    return out;
+  });
+  return byWorkload.get(w);
+}
+
+/** Istio's revision from an istiod Deployment name ("istiod-canary" -> "canary"). */
+export const istioRevision = (istiod: string): string | undefined => (istiod.startsWith('istiod-') ? istiod.slice('istiod-'.length) : undefined);
+
+/** How to re-render a mesh's control plane (webhook, Service, Deployment) as it was installed. */
+export function reinstallCommands(mesh: MeshName, ns: string, istiod = 'istiod'): string[] {
+  if (mesh === 'linkerd') {
+    return [
+      'linkerd upgrade | kubectl apply -f -  # re-renders the control plane, injector webhook included',
+      `helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${shq(ns)} --reuse-values  # instead, if installed with Helm`,
+    ];
+  }
+  const rev = istioRevision(istiod);
+  return [
+    `istioctl install -y${rev ? ` --set revision=${shq(rev)}` : ''}  # with the profile and values you installed with`,
+    `helm upgrade ${shq(istiod)} istio/istiod -n ${shq(ns)} --reuse-values  # instead, if installed with Helm`,
+  ];
+}
+
+/** The Service selector as kubectl -l syntax (the injector's pods), or the mesh's usual label. */
+export function injectorPodSelector(mesh: MeshName, svc: K8sObject | undefined): string {
+  const sel = Object.entries(selectorOf(svc)).map(([k, v]) => `${k}=${v}`);
+  if (sel.length) return sel.sort().join(',');
+  return mesh === 'linkerd' ? 'linkerd.io/control-plane-component=proxy-injector' : 'app=istiod';
+}
+
+/** First-line inspection of an injector Deployment. */
+export function injectorDebugCommands(inj: Injector, container: string): string[] {
+  const ns = shq(inj.namespace);
+  const dep = shq(`deploy/${inj.name}`);
+  return [
+    `kubectl -n ${ns} describe ${dep}`,
+    `kubectl -n ${ns} logs ${dep} -c ${shq(container)} --previous`,
+    `kubectl -n ${ns} rollout restart ${dep}`,
+  ];
+}
+
+export type WebhookFailureCause = 'no-endpoints' | 'certificate' | 'timeout' | 'connection-refused' | 'service-not-found' | 'other';
+
+/** Why the API server could not call a webhook, from its error text (order matters). */
+export function webhookFailureCause(message: string): WebhookFailureCause {
+  if (/no endpoints available for service/i.test(message)) return 'no-endpoints';
+  if (/x509|certificate signed by unknown authority|certificate has expired|not yet valid|tls: /i.test(message)) return 'certificate';
+  if (/context deadline exceeded|timeout|timed out/i.test(message)) return 'timeout';
+  if (/connection refused/i.test(message)) return 'connection-refused';
+  if (/service "[^"]*" not found/i.test(message)) return 'service-not-found';
+  return 'other';
+}

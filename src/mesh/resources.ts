@@ -1,0 +1,279 @@
+/**
+ * Compute resources: Kubernetes quantities, containers' requests and limits, the proxy each mesh
+ * injects (its defaults, the injector's config, the annotations that override them) and what a
+ * pod created from a template asks for once the proxy is in it. Pure: reads the Model only.
+ *
+ * Linkerd (charts/linkerd-control-plane values.yaml): no proxy requests or limits by default;
+ * `proxy.resources.{cpu,memory}.{request,limit}` in the linkerd-config values; overridden by
+ * `config.linkerd.io/proxy-{cpu,memory}-{request,limit}` on the pod template, else on the
+ * namespace. Istio (injection template): `global.proxy.resources` (100m/128Mi requests, 2000m/1024Mi
+ * limits by default), replaced completely when any `sidecar.istio.io/proxy{CPU,Memory}[Limit]`
+ * annotation is set. The init container (linkerd-init, istio-init) gets the proxy's resources.
+ */
+import YAML from 'yaml';
+import type { Model, Workload } from '../model.js';
+import type { K8sObject, MeshName } from '../types.js';
+import { annotationsOf, cmp, isObj, str } from '../util.js';
+import { eventInfo, workloadOfObject } from './controlplane.js';
+import { containers, hasNativeSidecar, initContainers, INIT_CONTAINER, podSpec, PROXY_CONTAINER, proxyAlreadyPresent } from './pods.js';
+
+export type Compute = 'cpu' | 'memory';
+export type ResourceKind = 'requests' | 'limits';
+const COMPUTE: readonly Compute[] = ['cpu', 'memory'];
+
+/** Requests and limits in integer base units: millicores for cpu, bytes for memory. */
+export interface Resources {
+  requests: Partial<Record<Compute, number>>;
+  limits: Partial<Record<Compute, number>>;
+}
+
+const SUFFIX: Record<string, number> = {
+  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
+  n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
+};
+const QUANTITY = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?\d+|n|u|m|k|M|G|T|P|E)?$/;
+
+/** A Kubernetes quantity ("100m", "0.5", "128Mi", "1G", "1e3") in base units; undefined if invalid. */
+export function parseQuantity(v: unknown): number | undefined {
+  const s = typeof v === 'number' ? String(v) : str(v)?.trim();
+  const mm = s ? QUANTITY.exec(s) : null;
+  if (!mm) return undefined;
+  const suffix = mm[2] ?? '';
+  const mult = /^[eE]./.test(suffix) ? 10 ** Number(suffix.slice(1)) : SUFFIX[suffix]!;
+  return Number(mm[1]) * mult;
+}
+
+/** A quantity in integer units of a resource (millicores, bytes), rounded up as Kubernetes does. */
+export function quantityUnits(r: Compute, v: unknown): number | undefined {
+  const q = parseQuantity(v);
+  if (q === undefined) return undefined;
+  return Math.ceil(Number((r === 'cpu' ? q * 1000 : q).toFixed(6)));
+}
+
+const BINARY: [string, number][] = [['Ei', 2 ** 60], ['Pi', 2 ** 50], ['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]];
+const DECIMAL: [string, number][] = [['E', 1e18], ['P', 1e15], ['T', 1e12], ['G', 1e9], ['M', 1e6], ['k', 1e3]];
+
+/** Units back to a quantity string: "1", "250m"; "256Mi", "1G", "1000". */
+export function formatUnits(r: Compute, n: number): string {
+  if (r === 'cpu') return n % 1000 === 0 ? String(n / 1000) : `${n}m`;
+  if (n === 0) return '0';
+  const unit = BINARY.find(([, f]) => n % f === 0) ?? DECIMAL.find(([, f]) => n % f === 0);
+  return unit ? `${n / unit[1]}${unit[0]}` : String(n);
+}
+
+/** A container's resources as admission sees them: a missing request defaults to the limit. */
+export function containerResources(c: Record<string, any>): Resources {
+  const res = isObj(c.resources) ? c.resources : {};
+  return withDefaults({ requests: read(res.requests), limits: read(res.limits) });
+}
+
+function read(list: unknown): Partial<Record<Compute, number>> {
+  const out: Partial<Record<Compute, number>> = {};
+  for (const r of COMPUTE) {
+    const v = isObj(list) ? quantityUnits(r, list[r]) : undefined;
+    if (v !== undefined) out[r] = v;
+  }
+  return out;
+}
+
+function withDefaults(res: Resources): Resources {
+  const requests = { ...res.requests };
+  for (const r of COMPUTE) if (requests[r] === undefined && res.limits[r] !== undefined) requests[r] = res.limits[r];
+  return { requests, limits: { ...res.limits } };
+}
+
+/** One container of a pod, for admission and quota arithmetic. */
+export interface PodContainer {
+  name: string;
+  resources: Resources;
+  /** A native sidecar: an init container with `restartPolicy: Always`. */
+  restartable: boolean;
+  /** Added by the mesh (proxy or its init container). */
+  proxy: boolean;
+}
+
+/** The proxy a mesh would inject into a workload's next pod. */
+export interface ProxyConfig {
+  mesh: MeshName;
+  resources: Resources;
+  /** Where each value came from, by quota-style key ("limits.memory"). */
+  source: Record<string, string>;
+  native: boolean;
+  /** Why the proxy is (or is not) a native sidecar. */
+  nativeReason: string;
+}
+
+/** The annotation that sets each proxy resource, per mesh. */
+export const PROXY_RESOURCE_ANNOTATION: Record<MeshName, Record<`${ResourceKind}.${Compute}`, string>> = {
+  linkerd: {
+    'requests.cpu': 'config.linkerd.io/proxy-cpu-request',
+    'requests.memory': 'config.linkerd.io/proxy-memory-request',
+    'limits.cpu': 'config.linkerd.io/proxy-cpu-limit',
+    'limits.memory': 'config.linkerd.io/proxy-memory-limit',
+  },
+  istio: {
+    'requests.cpu': 'sidecar.istio.io/proxyCPU',
+    'requests.memory': 'sidecar.istio.io/proxyMemory',
+    'limits.cpu': 'sidecar.istio.io/proxyCPULimit',
+    'limits.memory': 'sidecar.istio.io/proxyMemoryLimit',
+  },
+};
+
+/** Istio's global.proxy.resources default (manifests/charts/.../values.yaml). */
+const ISTIO_DEFAULT = { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '2000m', memory: '1024Mi' } };
+
+export const RESOURCE_KEYS = ['requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory'] as const;
+export type ResourceKey = (typeof RESOURCE_KEYS)[number];
+export const splitKey = (k: ResourceKey): [ResourceKind, Compute] => k.split('.') as [ResourceKind, Compute];
+
+const parsed = new WeakMap<object, Record<string, any> | undefined>();
+/** A ConfigMap's `values` key, parsed (YAML for Linkerd, JSON for Istio); cached per object. */
+function configValues(cm: K8sObject | undefined): Record<string, any> | undefined {
+  if (!cm) return undefined;
+  if (!parsed.has(cm)) {
+    const text = isObj(cm.data) ? str(cm.data.values) : undefined;
+    let v: unknown;
+    try {
+      v = text === undefined ? undefined : YAML.parse(text); // JSON is YAML
+    } catch {
+      v = undefined; // unreadable values: the defaults apply
+    }
+    parsed.set(cm, isObj(v) ? v : undefined);
+  }
+  return parsed.get(cm);
+}
+
+/** The linkerd-config values of the installed Linkerd. */
+function linkerdValues(m: Model): Record<string, any> | undefined {
+  const ns = m.mesh('linkerd')?.namespaces[0];
+  return configValues(ns ? m.get('configmaps', ns, 'linkerd-config') : undefined);
+}
+
+/** The istio-sidecar-injector values for the revision whose webhook would inject this workload. */
+function istioValues(m: Model, w: Workload): Record<string, any> | undefined {
+  const hook = m.decision(w, 'istio')?.calls.find((c) => c.called)?.webhook;
+  const name = hook?.configName.startsWith('istio-sidecar-injector') ? hook.configName : 'istio-sidecar-injector';
+  const ns = hook?.service?.namespace ?? m.mesh('istio')?.namespaces[0];
+  return configValues(ns ? m.get('configmaps', ns, name) : undefined);
+}
+
+const at = (o: unknown, ...path: string[]): unknown => path.reduce<unknown>((cur, p) => (isObj(cur) ? cur[p] : undefined), o);
+
+const LINKERD_NATIVE = ['config.linkerd.io/proxy-enable-native-sidecar', 'config.beta.linkerd.io/proxy-enable-native-sidecar', 'config.alpha.linkerd.io/proxy-enable-native-sidecar'];
+const ISTIO_NATIVE = 'sidecar.istio.io/nativeSidecar';
+
+/** Whether the mesh would inject its proxy as a native sidecar into this workload's next pod. */
+export function nativeSidecar(m: Model, mesh: MeshName, w: Workload): { native: boolean; reason: string } {
+  const tmpl = annotationsOf(w.template);
+  if (mesh === 'linkerd') {
+    const ns = annotationsOf(m.namespace(w.namespace));
+    for (const [where, ann] of [['pod template', tmpl], ['namespace', ns]] as const) {
+      const key = LINKERD_NATIVE.find((k) => ann[k] !== undefined);
+      if (key) return { native: ann[key] === 'true', reason: `${where} annotation ${key}=${ann[key]}` };
+    }
+    if (at(linkerdValues(m), 'proxy', 'nativeSidecar') === true) return { native: true, reason: 'linkerd-config proxy.nativeSidecar: true' };
+  } else {
+    const v = tmpl[ISTIO_NATIVE];
+    if (v !== undefined) return { native: v !== 'false', reason: `pod template annotation ${ISTIO_NATIVE}=${v}` };
+    const istiod = m.mesh('istio')?.namespaces.flatMap((ns) => m.inNamespace('deployments', ns)).filter((d) => /^istiod(-|$)/.test(d.metadata?.name ?? ''));
+    const env = istiod?.flatMap((d) => containers(podSpec(at(d, 'spec', 'template') as { spec?: unknown }))).flatMap((c) => (Array.isArray(c.env) ? c.env : []));
+    if (env?.some((e) => isObj(e) && e.name === 'ENABLE_NATIVE_SIDECARS' && e.value === 'true')) return { native: true, reason: 'istiod runs with ENABLE_NATIVE_SIDECARS=true' };
+  }
+  // The workload's own pods show what the injector did last time (a global default we cannot read).
+  if (w.pods.some((p) => hasNativeSidecar(p, mesh))) return { native: true, reason: `its pods run ${PROXY_CONTAINER[mesh]} as a native sidecar` };
+  return { native: false, reason: 'no native-sidecar setting found' };
+}
+
+/** The proxy container the mesh would inject into this workload's next pod. */
+export function proxyConfig(m: Model, mesh: MeshName, w: Workload): ProxyConfig {
+  const tmpl = annotationsOf(w.template);
+  const keys = PROXY_RESOURCE_ANNOTATION[mesh];
+  const res: Resources = { requests: {}, limits: {} };
+  const source: Record<string, string> = {};
+  const set = (key: ResourceKey, value: unknown, from: string) => {
+    const [kind, r] = splitKey(key);
+    const units = quantityUnits(r, value);
+    if (units === undefined) return; // unset or not a quantity
+    res[kind][r] = units;
+    source[key] = from;
+  };
+  if (mesh === 'linkerd') {
+    const ns = annotationsOf(m.namespace(w.namespace));
+    const values = at(linkerdValues(m), 'proxy', 'resources');
+    for (const key of RESOURCE_KEYS) {
+      const [kind, r] = splitKey(key);
+      const ann = keys[key];
+      if (tmpl[ann] !== undefined) set(key, tmpl[ann], `pod template annotation ${ann}`);
+      else if (ns[ann] !== undefined) set(key, ns[ann], `namespace annotation ${ann}`);
+      else set(key, at(values, r, kind === 'requests' ? 'request' : 'limit'), `linkerd-config proxy.resources.${r}.${kind === 'requests' ? 'request' : 'limit'}`);
+    }
+  } else if (RESOURCE_KEYS.some((k) => tmpl[keys[k]] !== undefined)) {
+    // Any one annotation replaces global.proxy.resources entirely.
+    for (const key of RESOURCE_KEYS) set(key, tmpl[keys[key]], `pod template annotation ${keys[key]}`);
+  } else {
+    const values = istioValues(m, w);
+    const global = values ? at(values, 'global', 'proxy', 'resources') : ISTIO_DEFAULT;
+    const from = values ? 'istio-sidecar-injector values global.proxy.resources' : 'Istio default global.proxy.resources';
+    for (const key of RESOURCE_KEYS) set(key, at(global, ...splitKey(key)), from);
+  }
+  for (const r of COMPUTE) {
+    if (res.requests[r] === undefined && res.limits[r] !== undefined) source[`requests.${r}`] = `defaulted to limits.${r}`;
+  }
+  const { native, reason } = nativeSidecar(m, mesh, w);
+  return { mesh, resources: withDefaults(res), source, native, nativeReason: reason };
+}
+
+/** The containers of the workload's next pod, with the mesh's proxy added as the injector would. */
+export function injectedPod(m: Model, mesh: MeshName, w: Workload): { containers: PodContainer[]; initContainers: PodContainer[]; proxy: ProxyConfig } {
+  const spec = podSpec(w.template);
+  const own = (c: Record<string, any>, restartable: boolean): PodContainer => {
+    const name = str(c.name) ?? '';
+    return { name, resources: containerResources(c), restartable, proxy: name === PROXY_CONTAINER[mesh] || name === INIT_CONTAINER[mesh] };
+  };
+  const app = containers(spec).map((c) => own(c, false));
+  const appInit = initContainers(spec).map((c) => own(c, c.restartPolicy === 'Always'));
+  const proxy = proxyConfig(m, mesh, w);
+  // A template that already carries the proxy (injected by hand) is admitted as it is.
+  if (proxyAlreadyPresent(spec)) return { containers: app, initContainers: appInit, proxy };
+  const sidecar: PodContainer = { name: PROXY_CONTAINER[mesh], resources: proxy.resources, restartable: proxy.native, proxy: true };
+  const init: PodContainer = { name: INIT_CONTAINER[mesh], resources: proxy.resources, restartable: false, proxy: true };
+  return proxy.native
+    ? { containers: app, initContainers: [init, sidecar, ...appInit], proxy }
+    : { containers: [...app, sidecar], initContainers: [init, ...appInit], proxy };
+}
+
+/**
+ * What a pod asks for, as the scheduler and quota count it (k8s.io/component-helpers
+ * resource.PodRequests/PodLimits): the containers plus native sidecars, or the largest init
+ * container (with the sidecars started before it), whichever is more.
+ */
+export function podDemand(pod: { containers: PodContainer[]; initContainers: PodContainer[] }): Resources {
+  const out: Resources = { requests: {}, limits: {} };
+  for (const kind of ['requests', 'limits'] as const) {
+    for (const r of COMPUTE) {
+      let sum = pod.containers.reduce((n, c) => n + (c.resources[kind][r] ?? 0), 0);
+      let sidecars = 0;
+      let initMax = 0;
+      for (const c of pod.initContainers) {
+        const v = c.resources[kind][r] ?? 0;
+        if (c.restartable) {
+          sum += v;
+          sidecars += v;
+          initMax = Math.max(initMax, sidecars);
+        } else initMax = Math.max(initMax, v + sidecars);
+      }
+      out[kind][r] = Math.max(sum, initMax);
+    }
+  }
+  return out;
+}
+
+/** The workload's FailedCreate events (admission rejections) whose message matches, latest first. */
+export function failedCreateEvents(m: Model, w: Workload, matches: (message: string) => boolean) {
+  return m
+    .inNamespace('events', w.namespace)
+    .map(eventInfo)
+    .filter((e) => e.reason === 'FailedCreate' && matches(e.message) && workloadOfObject(m, e.kind, e.namespace, e.name) === w)
+    .map(({ message, count, lastTimestamp }) => ({ message, count, ...(lastTimestamp ? { lastTimestamp } : {}) }))
+    .sort((a, b) => cmp(b.lastTimestamp ?? '', a.lastTimestamp ?? ''));
+}
