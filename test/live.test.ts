@@ -105,6 +105,31 @@ describe('live check through the test API server', () => {
     }
   });
 
+  it('a 403 on Secrets skips only the checks that need them, with the reason', async () => {
+    server.faults.push({ match: (q) => q.path.includes('/secrets/'), status: 403 });
+    try {
+      const r = JSON.parse((await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json'])).stdout);
+      expect(r.skipped).toEqual([{ check: 'webhook-cert-mismatch', reason: expect.stringMatching(/^cannot read secrets: forbidden: /) }]);
+      // The trust anchors (a ConfigMap) are still checked; nothing reads a 403 as "absent".
+      expect(r.summary.checksRun).toBeGreaterThan(10);
+      expect(r.findings.map((f: any) => f.id)).not.toContain('webhook-missing');
+    } finally {
+      server.faults.length = 0;
+    }
+  });
+
+  it('a 403 on webhook configurations is not "webhook missing": the checks that need them are skipped', async () => {
+    server.faults.push({ match: (q) => q.path.includes('mutatingwebhookconfigurations'), status: 403 });
+    try {
+      const r = JSON.parse((await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json'])).stdout);
+      expect(r.findings.map((f: any) => f.id)).not.toContain('webhook-missing');
+      expect(r.skipped.map((s: any) => s.check)).toContain('webhook-missing');
+      for (const s of r.skipped) expect(s.reason).toMatch(/forbidden/);
+    } finally {
+      server.faults.length = 0;
+    }
+  });
+
   it('an unreachable server, an unknown context, a broken kubeconfig: one line, exit 2', async () => {
     const dead = join(tmp, 'dead.yaml');
     writeFileSync(dead, `apiVersion: v1
