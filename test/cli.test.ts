@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
@@ -75,6 +75,15 @@ describe('unreadable snapshots: one line, exit 2, no stack trace', () => {
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('a file too large to read (sparse, 300 MiB)', async () => {
+    const p = join(tmp, 'huge.json');
+    writeFileSync(p, '{');
+    truncateSync(p, 300 * 1024 * 1024);
+    const r = await runCli(['check', '--snapshot', p, '-o', 'json']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/300 MiB is larger than the 256 MiB meshdoctor reads/);
   });
 
   it('a missing file', async () => {

@@ -3,13 +3,15 @@
  * server, exactly as it would to a real cluster. Live and --snapshot runs of the same objects
  * must give the same findings; every request must be a paginated GET.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from './apiserver/server.js';
 import { runCli } from './helpers/cli.js';
-import { baseObjects, fixtureObjects, overlay } from './helpers/fixtures.js';
+import { baseObjects, fixtureObjects, overlay, parseObjects } from './helpers/fixtures.js';
+import { KINDS } from '../src/cluster/kinds.js';
 
 const OBJECTS = overlay(
   baseObjects('both'),
@@ -125,6 +127,45 @@ describe('live check through the test API server', () => {
       expect(r.findings.map((f: any) => f.id)).not.toContain('webhook-missing');
       expect(r.skipped.map((s: any) => s.check)).toContain('webhook-missing');
       for (const s of r.skipped) expect(s.reason).toMatch(/forbidden/);
+    } finally {
+      server.faults.length = 0;
+    }
+  });
+
+  it('every request a full run makes is allowed by deploy/rbac.yaml (meshdoctor-reader)', async () => {
+    server.requests.length = 0;
+    await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json']);
+    await runCli(['check', '-n', 'shop', '--kubeconfig', kubeconfig, '-o', 'json']);
+    await runCli(['snapshot', '-A', '--kubeconfig', kubeconfig]);
+    const role = parseObjects(readFileSync(join(import.meta.dirname, '..', 'deploy/rbac.yaml'), 'utf8')).find((o) => o.metadata?.name === 'meshdoctor-reader')!;
+    const rules = (role as any).rules as { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] }[];
+    const plurals = new Map(Object.values(KINDS).map((k) => [k.plural, k.group]));
+    expect(server.requests.length).toBeGreaterThan(20);
+    for (const q of server.requests) {
+      const m = /^\/(?:api\/v1|apis\/([^/]+)\/v1)(?:\/namespaces\/[^/]+)?\/([a-z]+)(?:\/([^/]+))?$/.exec(q.path);
+      expect(m, q.path).not.toBeNull();
+      const [, group = '', resource, name] = m!;
+      expect(plurals.get(resource!), q.path).toBe(group);
+      const verb = name ? 'get' : 'list';
+      const allowed = rules.some(
+        (r) => r.apiGroups.includes(group) && r.resources.includes(resource!) && r.verbs.includes(verb) && (!r.resourceNames || (name !== undefined && r.resourceNames.includes(name))),
+      );
+      expect(allowed, `${q.method} ${q.path}`).toBe(true);
+    }
+  });
+
+  it('Ctrl-C ends a run stuck on a hanging API server at once', async () => {
+    const bin = join(import.meta.dirname, '..', 'bin/meshdoctor.js');
+    if (!existsSync(join(import.meta.dirname, '..', 'dist/cli.js'))) return; // npm test builds first
+    server.faults.push({ match: () => true, delayMs: Infinity });
+    try {
+      const child = spawn(process.execPath, [bin, 'check', '-A', '--kubeconfig', kubeconfig, '-o', 'json'], { stdio: 'pipe' });
+      await new Promise((r) => setTimeout(r, 1200)); // startup, kubeconfig, requests in flight
+      const started = Date.now();
+      child.kill('SIGINT');
+      const code = await new Promise<number | null>((r) => child.on('exit', (c, sig) => r(c ?? (sig ? 130 : null))));
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(code).not.toBe(0);
     } finally {
       server.faults.length = 0;
     }
