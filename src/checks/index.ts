@@ -2,6 +2,10 @@
 import type { Check } from '../types.js';
 import namespaceNotEnabled from './namespace-not-enabled.js';
 import podOptedOut from './pod-opted-out.js';
+import podPredatesEnablement from './pod-predates-enablement.js';
+import sidecarMissing from './sidecar-missing.js';
+import injectionMarkerInvalid from './injection-marker-invalid.js';
+import webhookExcludesNamespace from './webhook-excludes-namespace.js';
 import serviceaccountMissing from './serviceaccount-missing.js';
 import quotaBlocksProxy from './quota-blocks-proxy.js';
 import jobNeverCompletes from './job-never-completes.js';
@@ -21,6 +25,10 @@ import webhookCallFailed from './webhook-call-failed.js';
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
   podOptedOut,
+  podPredatesEnablement,
+  sidecarMissing,
+  injectionMarkerInvalid,
+  webhookExcludesNamespace,
   serviceaccountMissing,
   quotaBlocksProxy,
   jobNeverCompletes,

@@ -1,0 +1,63 @@
+/**
+ * sidecar-missing — pods the mesh should have injected run without a proxy, and no more specific
+ * cause is known.
+ *
+ * Why: the symptom every other injection check explains. With failurePolicy Ignore (Linkerd's
+ * default) a webhook that fails leaves pods without a proxy and no error anywhere; what is left is
+ * this mismatch between what the configuration says and what runs.
+ * When: the model says a pod created now would be injected (the namespace or template asks, a
+ * webhook is called, the injector accepts), yet active pods have no proxy and were not created
+ * before the marker (pod-predates-enablement), or when the marker was set is unknown. Silent for
+ * finished pods, control-plane namespaces, hostNetwork pods, pods that opt out, namespaces not
+ * enabled, native sidecars, pods meshed by the other mesh, and where injection-marker-invalid
+ * or webhook-excludes-namespace explain it. Linked to `webhook-broken:<mesh>`, so a webhook
+ * finding in the same report ranks first.
+ * Known false positives: without managedFields, pods that simply predate the marker land here.
+ * Fix: look at the owner's events and the injector's logs, then re-create the pods.
+ */
+import { recreateCommands } from '../fix.js';
+import { INJECTOR_CONTAINER, injectionSkip } from '../mesh/controlplane.js';
+import { shq } from '../util.js';
+import { defineCheck } from './define.js';
+import { missingProxy, podEvidence } from './pod-predates-enablement.js';
+
+export default defineCheck({
+  id: 'sidecar-missing',
+  code: 'MD1004',
+  title: 'Sidecar missing',
+  description: 'Pods that should have been injected (the namespace or template asks, a webhook is called, the injector accepts) run without a proxy, and no more specific cause was found.',
+  severity: 'error',
+  inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
+  optionalInputs: ['deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'replicasets', 'configmaps', 'events'],
+  *run(m) {
+    for (const w of m.appWorkloads) {
+      for (const { mesh } of m.meshes) {
+        const missing = missingProxy(m, w, mesh);
+        if (!missing || missing.unexplained.length === 0) continue;
+        const hook = missing.decision.calls.find((c) => c.called)!.webhook;
+        const skip = mesh === 'linkerd' ? injectionSkip(m, w) : undefined;
+        const ns = shq(w.namespace);
+        const when = missing.since ? `after ${missing.markers.map((mk) => `${mk.on} got ${mk.text}`).join(' and ')}` : 'at an unknown time relative to the injection marker';
+        yield {
+          mesh,
+          message: `${missing.unexplained.length} pod(s) of ${w.kind} ${w.namespace}/${w.name} were created ${when} but have no ${mesh === 'linkerd' ? 'Linkerd' : 'Istio'} proxy, although webhook ${hook.name} should have injected them.`,
+          resource: w.ref,
+          affectedPods: missing.unexplained.length,
+          causedBy: `webhook-broken:${mesh}`,
+          evidence: {
+            pods: podEvidence(missing.unexplained),
+            markers: missing.markers.map((mk) => ({ on: mk.on, marker: mk.text, setAt: mk.setAt?.toISOString() ?? null })),
+            webhook: { name: hook.name, configuration: hook.configName, failurePolicy: hook.failurePolicy, ...(hook.service ? { service: `${hook.service.namespace}/${hook.service.name}` } : {}) },
+            ...(skip ? { injectionSkipped: skip } : {}),
+          },
+          fix: [
+            `kubectl get events -n ${ns} --sort-by=.lastTimestamp | grep ${shq(w.name)}`,
+            // The injector Deployment is named after its webhook's Service (linkerd-proxy-injector, istiod[-rev]).
+            ...(hook.service ? [`kubectl logs -n ${shq(hook.service.namespace)} ${shq(`deploy/${hook.service.name}`)} -c ${INJECTOR_CONTAINER[mesh]}`] : []),
+            ...recreateCommands(w),
+          ],
+        };
+      }
+    }
+  },
+});

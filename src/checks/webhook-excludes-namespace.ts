@@ -1,0 +1,192 @@
+/**
+ * webhook-excludes-namespace — the namespace (or pod template) asks a mesh for injection, but
+ * none of the mesh's injection webhooks would be called for its pods.
+ *
+ * Why: the API server calls a webhook only when its namespaceSelector matches the namespace's
+ * labels and its objectSelector the pod's labels (mesh-rules.md §0). A label such as
+ * `config.linkerd.io/admission-webhooks=disabled`, an `istio.io/rev` no installed webhook serves,
+ * or a custom objectSelector silently keeps the injector away. Some namespaces can never be
+ * meshed: kube-system and cert-manager for Linkerd (by name), kube-system, kube-public,
+ * kube-node-lease and local-path-storage for Istio (rejected inside the injector).
+ * When: per namespace when every webhook's namespaceSelector fails (or Istio ignores the
+ * namespace), else per workload when objectSelectors fail. Silent for the meshes' own
+ * namespaces, hostNetwork and opted-out templates, meshes without a pod webhook (webhook-missing)
+ * and where injection-marker-invalid explains it (one cause, one finding).
+ * Known false positives: a namespace excluded on purpose while keeping its marker.
+ * Fix: the label change (verified against the selectors) that makes a webhook select the pods,
+ * then re-create them; none where the namespace cannot be meshed.
+ */
+import { recreateAll, recreateCommands, removeFromTemplate, setOnTemplate } from '../fix.js';
+import { ISTIO_REV } from '../mesh/istio.js';
+import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
+import { evalWebhook, namespaceLabels, rulesMatchPodCreate, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
+import { podStates, type Workload } from '../model.js';
+import type { MeshName } from '../types.js';
+import { arr, groupBy, isObj, labelsOf, shq, strMap } from '../util.js';
+import { defineCheck } from './define.js';
+import { markerExplains } from './injection-marker-invalid.js';
+
+const MESH: Record<MeshName, string> = { linkerd: 'Linkerd', istio: 'Istio' };
+const NAME_LABEL = 'kubernetes.io/metadata.name';
+
+/** A label change: set key=value, or remove key (value undefined). */
+interface Change {
+  key: string;
+  value?: string;
+}
+
+/** The label changes that make a selector match; undefined when no label change can. */
+function selectorRepair(selector: unknown, labels: Record<string, string>): Change[] | undefined {
+  if (!isObj(selector)) return [];
+  const out: Change[] = [];
+  for (const [key, value] of Object.entries(strMap(selector.matchLabels))) if (labels[key] !== value) out.push({ key, value });
+  for (const e of arr(selector.matchExpressions)) {
+    if (!isObj(e)) continue;
+    const key = String(e.key ?? '');
+    const values = arr(e.values).map(String);
+    const has = Object.prototype.hasOwnProperty.call(labels, key);
+    if (e.operator === 'In') {
+      if (has && values.includes(labels[key])) continue;
+      if (!values.length) return undefined;
+      out.push({ key, value: values[0] });
+    } else if (e.operator === 'NotIn' || e.operator === 'DoesNotExist') {
+      if (has && (e.operator === 'DoesNotExist' || values.includes(labels[key]))) out.push({ key });
+    } else if (e.operator !== 'Exists' || !has) return undefined; // Exists: no value to guess; unknown operators never match
+  }
+  // kubernetes.io/metadata.name is the namespace's own name: it cannot be changed.
+  return out.some((c) => c.key === NAME_LABEL) ? undefined : out;
+}
+
+function applyChanges(labels: Record<string, string>, changes: Change[]): Record<string, string> {
+  const out = { ...labels };
+  for (const c of changes) {
+    if (c.value === undefined) delete out[c.key];
+    else out[c.key] = c.value;
+  }
+  return out;
+}
+
+/**
+ * The smallest verified label change over all webhooks: fewest changes, then fewest new keys
+ * (prefer correcting a label already there, e.g. istio.io/rev, to adding a competing one).
+ */
+function bestRepair(webhooks: MeshWebhook[], labels: Record<string, string>, candidate: (h: MeshWebhook) => Change[] | undefined, works: (h: MeshWebhook, fixed: Record<string, string>) => boolean): Change[] | undefined {
+  let best: { changes: Change[]; score: number } | undefined;
+  for (const h of webhooks) {
+    const changes = candidate(h);
+    if (!changes?.length || !works(h, applyChanges(labels, changes))) continue;
+    const score = changes.length * 100 + changes.filter((c) => c.value !== undefined && !(c.key in labels)).length;
+    if (!best || score < best.score) best = { changes, score };
+  }
+  return best?.changes;
+}
+
+const failedTerms = (calls: WebhookCall[], which: 'namespaceSelector' | 'objectSelector') =>
+  calls.map((c) => ({ name: c.webhook.name, configuration: c.webhook.configName, failedTerms: c[which].terms.filter((t) => !t.matched).map((t) => t.term) }));
+const changeArg = (c: Change) => shq(c.value === undefined ? `${c.key}-` : `${c.key}=${c.value}`);
+
+export default defineCheck({
+  id: 'webhook-excludes-namespace',
+  code: 'MD1006',
+  title: 'Injection webhook excludes the namespace or pods',
+  description: 'A namespace or pod template asks for injection, but the selectors of every injection webhook of that mesh (or the injector itself) leave its pods out.',
+  severity: 'error',
+  inputs: ['namespaces', 'mutatingwebhookconfigurations'],
+  optionalInputs: ['pods', 'deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'replicasets', 'configmaps'],
+  *run(m) {
+    for (const { mesh, webhooks } of m.meshes) {
+      const podHooks = webhooks.filter((h) => rulesMatchPodCreate(h.rules));
+      if (podHooks.length === 0) continue; // no webhook for pod CREATE at all: webhook-missing reports it
+      const servedRevisions = mesh === 'istio' ? { servedRevisions: [...new Set(podHooks.flatMap((h) => h.revisions))].sort() } : {};
+      const byNamespace: { w: Workload; calls: WebhookCall[]; ignored?: string }[] = [];
+      for (const w of m.appWorkloads) {
+        const d = m.decision(w, mesh);
+        if (!d?.intent) continue;
+        if (podStates(w).hostNetwork) continue; // never injected anyway: host-network-pod reports it
+        if (templateOptOut(mesh, w.template)) continue; // a deliberate opt-out: pod-opted-out reports it
+        if (markerExplains(m, w, mesh)) continue; // injection-marker-invalid reports the cause
+        const calls = d.calls.filter((c) => c.rules);
+        const ignored = d.injector.find((s) => s.rule === 'ignored-namespace' && !s.ok)?.detail;
+        if (d.called && !ignored) continue;
+        if (ignored || calls.every((c) => !c.namespaceSelector.matched)) {
+          byNamespace.push({ w, calls, ...(ignored ? { ignored } : {}) });
+          continue;
+        }
+        // Some webhook selects the namespace: the pod labels are what keeps it out.
+        const nsLabels = namespaceLabels(m.namespace(w.namespace), w.namespace);
+        const podLabels = labelsOf(w.template);
+        const repair = bestRepair(
+          podHooks,
+          podLabels,
+          (h) => (evalWebhook(h, nsLabels, podLabels).namespaceSelector.matched ? selectorRepair(h.objectSelector, podLabels) : undefined),
+          (h, fixed) => evalWebhook(h, nsLabels, fixed).called,
+        );
+        const rev = mesh === 'istio' ? podLabels[ISTIO_REV] : undefined;
+        yield {
+          mesh,
+          message: `${w.kind} ${w.namespace}/${w.name} asks ${MESH[mesh]} for injection, but its pod labels match the objectSelector of no ${MESH[mesh]} injection webhook, so its pods are not injected.`,
+          resource: w.ref,
+          affectedPods: podStates(w).unmeshed.length,
+          evidence: {
+            podLabels,
+            webhooks: failedTerms(calls, 'objectSelector'),
+            ...servedRevisions,
+            ...(rev !== undefined ? { requestedRevision: rev } : {}),
+            ...(repair ? { labelChange: repair.map(changeArg) } : {}),
+          },
+          fix: repair
+            ? [
+                ...repair.flatMap((c) => (c.value === undefined ? removeFromTemplate(w, 'labels', c.key) : setOnTemplate(w, 'labels', c.key, c.value))),
+                // Patching a template rolls the workload out; a bare pod must be re-created.
+                ...(w.kind === 'Pod' ? recreateCommands(w) : []),
+              ]
+            : [],
+        };
+      }
+
+      for (const [ns, items] of groupBy(byNamespace, (i) => i.w.namespace)) {
+        const nsObj = m.namespace(ns);
+        const nsLabels = namespaceLabels(nsObj, ns);
+        const ws = items.map((i) => i.w);
+        const ignored = items[0].ignored;
+        const repair = ignored
+          ? undefined
+          : bestRepair(
+              podHooks,
+              nsLabels,
+              (h) => selectorRepair(h.namespaceSelector, nsLabels),
+              (h, fixed) => ws.every((w) => evalWebhook(h, fixed, labelsOf(w.template)).called),
+            );
+        const marker = namespaceMarker(mesh, nsObj);
+        const rev = mesh === 'istio' ? nsLabels[ISTIO_REV] : undefined;
+        const unserved = rev !== undefined && !podHooks.some((h) => h.revisions.includes(rev));
+        const why = ignored
+          ? `${MESH[mesh]} never injects pods in ${ns}, so it cannot be meshed`
+          : !repair
+            ? `no ${MESH[mesh]} injection webhook can select this namespace, so it cannot be meshed`
+            : unserved
+              ? `no installed webhook serves its revision ${rev}, so their pods are not injected`
+              : `its labels match the namespaceSelector of no ${MESH[mesh]} injection webhook, so their pods are not injected`;
+        yield {
+          mesh,
+          message: `Namespace ${ns} asks ${MESH[mesh]} to inject ${ws.length} workload(s), but ${why}.`,
+          resource: { kind: 'Namespace', name: ns },
+          affectedPods: ws.reduce((n, w) => n + podStates(w).unmeshed.length, 0),
+          evidence: {
+            intent: marker.enabled ? marker.text : 'pod template',
+            workloads: ws.map((w) => `${w.kind}/${w.name}`),
+            namespaceLabels: nsLabels,
+            // Istio's injector rejects an ignored namespace after a webhook was called: no selector failed.
+            ...(ignored ? { injector: ignored } : { webhooks: failedTerms(items[0].calls, 'namespaceSelector') }),
+            ...servedRevisions,
+            ...(rev !== undefined ? { requestedRevision: rev } : {}),
+            ...(repair ? { labelChange: repair.map(changeArg) } : {}),
+          },
+          fix: repair
+            ? [`kubectl label namespace ${shq(ns)} ${repair.map(changeArg).join(' ')}${repair.some((c) => c.value !== undefined) ? ' --overwrite' : ''}`, ...recreateAll(ws)]
+            : [],
+        };
+      }
+    }
+  },
+});
