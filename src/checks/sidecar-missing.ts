@@ -16,8 +16,9 @@
  * Fix: look at the owner's events and the injector's logs, then re-create the pods.
  */
 import { recreateCommands } from '../fix.js';
-import { INJECTOR_CONTAINER, injectionSkip } from '../mesh/controlplane.js';
-import { shq } from '../util.js';
+import { INJECTOR_CONTAINER, injectionSkip, injectorOutages, type InjectorOutage } from '../mesh/controlplane.js';
+import { shq, time } from '../util.js';
+import type { K8sObject } from '../types.js';
 import { defineCheck } from './define.js';
 import { missingProxy, podEvidence } from './pod-predates-enablement.js';
 
@@ -37,15 +38,28 @@ export default defineCheck({
         const hook = missing.decision.calls.find((c) => c.called)!.webhook;
         const skip = mesh === 'linkerd' ? injectionSkip(m, w) : undefined;
         const ns = shq(w.namespace);
-        const when = missing.since ? `after ${missing.markers.map((mk) => `${mk.on} got ${mk.text}`).join(' and ')}` : 'at an unknown time relative to the injection marker';
+        // Pods created while the injector was down are that outage's consequence: say so, and link.
+        const outages = injectorOutages(m, mesh);
+        const during = new Map(missing.unexplained.map((p) => [p, outageAt(outages, p)]));
+        const allDuring = [...during.values()].every((o) => o !== undefined);
+        const outage = allDuring ? during.get(missing.unexplained[0]!) : undefined;
+        const when = outage
+          ? `while the ${mesh === 'linkerd' ? 'Linkerd' : 'Istio'} injector was down (${span(outage)}${outage.reason ? `, ${outage.reason}` : ''})`
+          : missing.since
+            ? `after ${missing.markers.map((mk) => `${mk.on} got ${mk.text}`).join(' and ')}`
+            : 'at an unknown time relative to the injection marker';
         yield {
           mesh,
           message: `${missing.unexplained.length} pod(s) of ${w.kind} ${w.namespace}/${w.name} were created ${when} but have no ${mesh === 'linkerd' ? 'Linkerd' : 'Istio'} proxy, although webhook ${hook.name} should have injected them.`,
           resource: w.ref,
           affectedPods: missing.unexplained.length,
-          causedBy: `webhook-broken:${mesh}`,
+          causedBy: outage?.reason === 'OOMKilled' && outage.to ? `injector-oom:${mesh}` : `webhook-broken:${mesh}`,
           evidence: {
-            pods: podEvidence(missing.unexplained),
+            pods: podEvidence(missing.unexplained).map((p, i) => {
+              const o = during.get(missing.unexplained[i]!);
+              return o ? { ...p, createdWhileInjectorDown: { from: o.from.toISOString(), to: o.to?.toISOString() ?? null, ...(o.reason ? { reason: o.reason } : {}) } } : p;
+            }),
+            ...(outages.length ? { injectorOutages: outages.map((o) => ({ from: o.from.toISOString(), to: o.to?.toISOString() ?? null, ...(o.reason ? { reason: o.reason } : {}) })) } : {}),
             markers: missing.markers.map((mk) => ({ on: mk.on, marker: mk.text, setAt: mk.setAt?.toISOString() ?? null })),
             webhook: { name: hook.name, configuration: hook.configName, failurePolicy: hook.failurePolicy, ...(hook.service ? { service: `${hook.service.namespace}/${hook.service.name}` } : {}) },
             ...(skip ? { injectionSkipped: skip } : {}),
@@ -61,3 +75,13 @@ export default defineCheck({
     }
   },
 });
+
+/** The injector outage a pod was created in, if any. */
+function outageAt(outages: InjectorOutage[], pod: K8sObject): InjectorOutage | undefined {
+  const created = time(pod.metadata?.creationTimestamp)?.getTime();
+  if (created === undefined) return undefined;
+  // creationTimestamp has one-second resolution: a pod of the outage's first second counts.
+  return outages.find((o) => created >= Math.floor(o.from.getTime() / 1000) * 1000 && created <= (o.to?.getTime() ?? Infinity));
+}
+
+const span = (o: InjectorOutage) => `${o.from.toISOString()} to ${o.to ? o.to.toISOString() : 'now'}`;

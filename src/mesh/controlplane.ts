@@ -461,3 +461,68 @@ export function webhookFailureCause(message: string): WebhookFailureCause {
   if (/service "[^"]*" not found/i.test(message)) return 'service-not-found';
   return 'other';
 }
+
+/** A time span when no replica of a mesh's injector could serve the webhook. */
+export interface InjectorOutage {
+  from: Date;
+  /** undefined: still down. */
+  to?: Date;
+  /** Why, when one termination explains it (e.g. OOMKilled, Error). */
+  reason?: string;
+}
+
+type Span = { from: number; to: number; reason?: string };
+
+/** One injector pod's down spans, from its injector container's status (last termination, now). */
+function podDownSpans(pod: K8sObject, container: string, now: number): Span[] {
+  const cs = statuses(pod).find((c) => c.name === container);
+  if (!cs) return [];
+  const spans: Span[] = [];
+  const last = isObj(cs.lastState?.terminated) ? cs.lastState.terminated : undefined;
+  const running = isObj(cs.state?.running) ? cs.state.running : undefined;
+  const lastEnd = ms(last?.finishedAt);
+  if (running && cs.ready !== false) {
+    // Down between the last termination and the current start.
+    const start = ms(running.startedAt);
+    if (lastEnd && start > lastEnd) spans.push({ from: lastEnd, to: start, ...(str(last?.reason) ? { reason: str(last!.reason) } : {}) });
+  } else {
+    // Not running or not ready now: down since the last termination (or the current one).
+    const cur = isObj(cs.state?.terminated) ? cs.state.terminated : last;
+    const from = ms(cur?.finishedAt) || lastEnd;
+    if (from) spans.push({ from, to: now, ...(str(cur?.reason) ? { reason: str(cur!.reason) } : {}) });
+  }
+  return spans;
+}
+
+/** Intersect two sorted span lists: the times both are down. */
+function intersect(a: Span[], b: Span[]): Span[] {
+  const out: Span[] = [];
+  for (const x of a) for (const y of b) {
+    const from = Math.max(x.from, y.from);
+    const to = Math.min(x.to, y.to);
+    if (from < to) out.push({ from, to, ...(x.reason === y.reason && x.reason ? { reason: x.reason } : {}) });
+  }
+  return out;
+}
+
+/**
+ * When a mesh's injector was down, as far as its pods' statuses tell (each container keeps only
+ * its last termination): the spans when no injector replica was running. Pods created in such
+ * a span under failurePolicy Ignore were admitted without a proxy.
+ */
+export function injectorOutages(m: Model, mesh: MeshName): InjectorOutage[] {
+  return once(m, `outages:${mesh}`, () => {
+    const now = m.now.getTime();
+    const out: InjectorOutage[] = [];
+    for (const inj of injectors(m, mesh)) {
+      if (inj.pods.length === 0) continue; // no pod status, no dates
+      let down: Span[] | undefined;
+      for (const pod of inj.pods) {
+        const spans = podDownSpans(pod, INJECTOR_CONTAINER[mesh], now);
+        down = down === undefined ? spans : intersect(down, spans);
+      }
+      for (const s of down ?? []) out.push({ from: new Date(s.from), ...(s.to < now ? { to: new Date(s.to) } : {}), ...(s.reason ? { reason: s.reason } : {}) });
+    }
+    return out.sort((a, b) => a.from.getTime() - b.from.getTime());
+  });
+}
