@@ -4,6 +4,7 @@
  */
 import { UserError } from './errors.js';
 import type { Decision } from './mesh/decision.js';
+import { webhookBackends, type WebhookBackend } from './mesh/controlplane.js';
 import { namespaceMarker } from './mesh/markers.js';
 import { PROXY_CONTAINER } from './mesh/pods.js';
 import { podStates, type Model, type Workload } from './model.js';
@@ -40,6 +41,8 @@ export interface MeshExplanation {
     rulesMatchPodCreate: boolean;
     namespaceSelector: { matched: boolean; terms: { term: string; matched: boolean }[] };
     objectSelector: { matched: boolean; terms: { term: string; matched: boolean }[] };
+    /** The Service the webhook calls and its ready endpoints (null: not read / not a Service). */
+    backend: { service: string; readyEndpoints: number; notReadyEndpoints: number } | null;
   }[];
   injector: { rule: string; ok: boolean; detail: string }[];
   wouldInject: boolean;
@@ -56,12 +59,28 @@ export interface Explanation {
   findings: Finding[];
 }
 
-function verdict(d: Decision): string {
+/** A called webhook whose Service has no ready endpoint: the API server's call fails. */
+function unreachable(d: Decision, backends: WebhookBackend[]): { backend: WebhookBackend; policy: string } | undefined {
+  for (const c of d.calls.filter((x) => x.called)) {
+    const b = backends.find((x) => x.webhooks.includes(c.webhook));
+    if (b && b.endpointsFrom && (!b.service || b.ready.length === 0)) return { backend: b, policy: c.webhook.failurePolicy };
+  }
+  return undefined;
+}
+
+function verdict(d: Decision, backends: WebhookBackend[]): { inject: boolean; text: string } {
   if (!d.called) {
-    return d.calls.length === 0 ? `no ${d.mesh} injection webhook is installed` : `no ${d.mesh} webhook would be called: the API server never asks the injector`;
+    return { inject: false, text: d.calls.length === 0 ? `no ${d.mesh} injection webhook is installed` : `no ${d.mesh} webhook would be called: the API server never asks the injector` };
   }
   const failed = d.injector.find((s) => !s.ok);
-  return failed ? `the ${d.mesh} injector would skip it: ${failed.detail}` : `a pod created now would get ${PROXY_CONTAINER[d.mesh]}`;
+  if (failed) return { inject: false, text: `the ${d.mesh} injector would skip it: ${failed.detail}` };
+  const down = unreachable(d, backends);
+  if (down) {
+    const what = down.backend.service ? 'has no ready endpoint' : 'does not exist';
+    const effect = down.policy === 'Ignore' ? 'the pod is created without a proxy (failurePolicy Ignore)' : 'pod creation is rejected (failurePolicy Fail)';
+    return { inject: false, text: `the webhook would be called, but its service ${down.backend.namespace}/${down.backend.name} ${what}: the call fails and ${effect}` };
+  }
+  return { inject: true, text: `a pod created now would get ${PROXY_CONTAINER[d.mesh]}` };
 }
 
 function findWorkload(m: Model, kind: string, ns: string, name: string): { w: Workload; via?: string } {
@@ -79,7 +98,10 @@ export function explain(m: Model, target: { kind: string; name: string }, ns: st
   const nsObj = m.namespace(ns);
   const decisions = m.decisions(w);
   const states = podStates(w);
-  const meshes = decisions.map((d): MeshExplanation => ({
+  const meshes = decisions.map((d): MeshExplanation => {
+    const backends = webhookBackends(m, d.mesh);
+    const v = verdict(d, backends);
+    return {
     mesh: d.mesh,
     namespaceMarker: namespaceMarker(d.mesh, nsObj).text ?? null,
     webhooks: d.calls.map((c) => ({
@@ -90,12 +112,14 @@ export function explain(m: Model, target: { kind: string; name: string }, ns: st
       rulesMatchPodCreate: c.rules,
       namespaceSelector: c.namespaceSelector,
       objectSelector: c.objectSelector,
+      backend: backendOf(backends, c.webhook),
     })),
     injector: d.injector,
-    wouldInject: d.inject,
-    verdict: verdict(d),
-  }));
-  const injecting = decisions.filter((d) => d.inject).map((d) => d.mesh);
+    wouldInject: v.inject,
+    verdict: v.text,
+  };
+  });
+  const injecting = meshes.filter((x) => x.wouldInject).map((x) => x.mesh);
   return {
     workload: w.ref,
     ...(via ? { via } : {}),
@@ -111,6 +135,25 @@ export function explain(m: Model, target: { kind: string; name: string }, ns: st
         : injecting.length
           ? `new pods get ${injecting.map((x) => PROXY_CONTAINER[x]).join(' and ')}`
           : 'new pods get no proxy',
-    findings: findings.filter((f) => f.resource.kind === w.kind && f.resource.namespace === w.namespace && f.resource.name === w.name),
+    findings: related(findings, w),
   };
+}
+
+function backendOf(backends: WebhookBackend[], hook: WebhookBackend['webhooks'][number]): MeshExplanation['webhooks'][number]['backend'] {
+  const b = backends.find((x) => x.webhooks.includes(hook));
+  if (!b || !b.endpointsFrom) return null;
+  return { service: `${b.namespace}/${b.name}`, readyEndpoints: b.ready.length, notReadyEndpoints: b.notReady.length };
+}
+
+/** The findings about the workload, and the findings they name as their causes (transitively). */
+function related(findings: Finding[], w: Workload): Finding[] {
+  const own = findings.filter((f) => f.resource.kind === w.kind && f.resource.namespace === w.namespace && f.resource.name === w.name);
+  const keep = new Set(own);
+  let frontier = own;
+  while (frontier.length) {
+    const causes = findings.filter((f) => !keep.has(f) && f.causeKey && frontier.some((x) => x.causedBy === f.causeKey));
+    causes.forEach((f) => keep.add(f));
+    frontier = causes;
+  }
+  return findings.filter((f) => keep.has(f)); // keep the report's ranking
 }

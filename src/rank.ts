@@ -4,8 +4,8 @@ import { cmp } from './util.js';
 const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
 /**
- * Rank findings, most useful first: severity; then root causes before their consequences (a
- * finding's depth in its causedBy chain); then blast radius (affected pods); then a stable order
+ * Rank findings, most useful first: severity; then findings linked by cause (root causes first,
+ * by their depth in the causedBy chain) before standalone ones; then blast radius (affected pods); then a stable order
  * (code, namespace, kind, name, message). Links to causes that were not found are dropped, so
  * `causedBy` always names a finding in the same report.
  */
@@ -26,9 +26,14 @@ export function rank(findings: Finding[]): Finding[] {
     return parent && parent !== f ? 1 + depth(parent, seen) : 0;
   };
   const depths = new Map(linked.map((f) => [f, depth(f)]));
+  // A chain (a cause and the findings it explains) goes before standalone findings, so that the
+  // one root cause is said first and its consequences follow it.
+  const referenced = new Set(linked.map((f) => f.causedBy).filter((k): k is string => !!k));
+  const chain = (f: Finding) => (f.causedBy || (f.causeKey && referenced.has(f.causeKey)) ? 0 : 1);
   return linked.sort(
     (a, b) =>
       SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
+      chain(a) - chain(b) ||
       depths.get(a)! - depths.get(b)! ||
       b.affectedPods - a.affectedPods ||
       cmp(a.code, b.code) ||

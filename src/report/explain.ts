@@ -17,6 +17,7 @@ export function renderExplanation(e: Explanation, color: boolean): string {
     for (const h of m.webhooks) {
       out.push(`  ${step++}. ${mark(h.called)} webhook ${clean(h.configuration)} / ${clean(h.webhook)} ${c.dim(`(failurePolicy ${h.failurePolicy})`)}: ${h.called ? 'called' : 'not called'}`);
       out.push(`       ${mark(h.rulesMatchPodCreate)} rules: CREATE pods`);
+      if (h.backend) out.push(`       ${mark(h.backend.readyEndpoints > 0)} service ${clean(h.backend.service)}: ${h.backend.readyEndpoints} ready endpoint(s)${h.backend.notReadyEndpoints ? `, ${h.backend.notReadyEndpoints} not ready` : ''}`);
       for (const [label, sel] of [['namespaceSelector', h.namespaceSelector], ['objectSelector', h.objectSelector]] as const) {
         const terms = sel.terms.length ? sel.terms.map((t) => `${mark(t.matched)} ${clean(t.term)}`).join('  ') : c.dim('(matches everything)');
         out.push(`       ${mark(sel.matched)} ${label}: ${terms}`);
