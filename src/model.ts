@@ -158,18 +158,20 @@ export class Model {
     );
   }
 
+  /** The app workloads of one namespace (see appWorkloads). */
+  appWorkloadsIn(ns: string): Workload[] {
+    return this.once('app-workloads-by-ns', () => groupBy(this.appWorkloads, (w) => w.namespace)).get(ns) ?? [];
+  }
+
   /** What each installed mesh would do with a pod created now from this workload's template. */
   decisions(w: Workload): Decision[] {
     const cache = this.once('decisions', () => new Map<Workload, Decision[]>());
     let d = cache.get(w);
     if (!d) {
       const ns = this.namespace(w.namespace);
-      const input = {
-        namespace: w.namespace,
-        nsLabels: namespaceLabels(ns, w.namespace),
-        nsAnnotations: annotationsOf(ns),
-        template: w.template,
-      };
+      // One label set per namespace: evalWebhook caches selector results by its identity.
+      const nsLabels = this.once(`ns-labels:${w.namespace}`, () => namespaceLabels(ns, w.namespace));
+      const input = { namespace: w.namespace, nsLabels, nsAnnotations: annotationsOf(ns), template: w.template };
       d = this.meshes.map((m) => decide(m.mesh, m.webhooks, input, this.linkerdSettings()));
       cache.set(w, d);
     }
@@ -259,17 +261,32 @@ function buildWorkloads(m: Model): Workload[] {
   return out.sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.kind, b.kind) || cmp(a.name, b.name));
 }
 
-/** Active pods of a workload, split by the proxy they run. */
-export function podStates(w: Workload) {
-  const active = w.pods.filter(isActive);
-  const meshed = new Map<MeshName, K8sObject[]>();
-  const unmeshed: K8sObject[] = [];
-  for (const p of active) {
-    const mesh = injectedMesh(p as { spec?: unknown });
-    if (mesh) meshed.set(mesh, [...(meshed.get(mesh) ?? []), p]);
-    else unmeshed.push(p);
+export interface PodStates {
+  readonly active: readonly K8sObject[];
+  readonly meshed: ReadonlyMap<MeshName, readonly K8sObject[]>;
+  readonly unmeshed: readonly K8sObject[];
+  readonly hostNetwork: boolean;
+}
+
+const podStatesCache = new WeakMap<Workload, PodStates>();
+
+/** Active pods of a workload, split by the proxy they run (computed once per workload). */
+export function podStates(w: Workload): PodStates {
+  let s = podStatesCache.get(w);
+  if (!s) {
+    const active = w.pods.filter(isActive);
+    const meshed = new Map<MeshName, K8sObject[]>();
+    const unmeshed: K8sObject[] = [];
+    for (const p of active) {
+      const mesh = injectedMesh(p);
+      if (!mesh) unmeshed.push(p);
+      else if (meshed.has(mesh)) meshed.get(mesh)!.push(p);
+      else meshed.set(mesh, [p]);
+    }
+    s = { active, meshed, unmeshed, hostNetwork: podSpec(w.template).hostNetwork === true };
+    podStatesCache.set(w, s);
   }
-  return { active, meshed, unmeshed, hostNetwork: podSpec(w.template).hostNetwork === true };
+  return s;
 }
 
 /**

@@ -1,9 +1,10 @@
 /**
- * Startup stays cheap: --help, --version, checks and --snapshot runs never load the Kubernetes
- * client (~0.6 s); a live run does. Runs the built CLI (npm test builds first).
+ * Startup stays cheap: --help, --version, checks, --snapshot runs and live runs with static
+ * credentials never load the Kubernetes client (~0.6 s); only exec plugins and auth providers
+ * need it. Runs the built CLI (npm test builds first).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -38,17 +39,30 @@ describe.skipIf(!existsSync(join(ROOT, 'dist/cli.js')))('lazy loading of the Kub
     if (name === 'version') expect(trace).not.toMatch(/yaml|chalk|cli-table3/);
   });
 
-  it('a live run does import it (the control for the test above)', async () => {
+  it('a live run with static credentials does not either; one with an exec plugin does', async () => {
     const server = await startApiServer({ objects: [] });
     try {
       const kubeconfig = await server.writeKubeconfig(tmp);
-      // execFileSync would block the in-process server: run the child asynchronously.
-      const { execFile } = await import('node:child_process');
-      const file = join(tmp, 'live.txt');
-      await new Promise<void>((resolve) =>
-        execFile(process.execPath, ['--import', PRELOAD, BIN, 'check', '-A', '--kubeconfig', kubeconfig, '-o', 'json'], { env: { ...process.env, TRACE_IMPORTS_FILE: file } }, () => resolve()),
+      // The exec plugin prints the server's token as an ExecCredential (kubectl's protocol).
+      const plugin = join(tmp, 'token-plugin.mjs');
+      writeFileSync(plugin, `console.log(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: ${JSON.stringify(server.token)} } }))`);
+      const execConfig = join(tmp, 'exec.yaml');
+      writeFileSync(
+        execConfig,
+        readFileSync(kubeconfig, 'utf8').replace(/token: \S+/, `exec: {apiVersion: client.authentication.k8s.io/v1, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(plugin)}], interactiveMode: Never}`),
       );
-      expect(readFileSync(file, 'utf8')).toContain('@kubernetes/client-node');
+      // execFileSync would block the in-process server: run the children asynchronously.
+      const { execFile } = await import('node:child_process');
+      const run = (config: string, file: string) =>
+        new Promise<string>((resolve) =>
+          execFile(process.execPath, ['--import', PRELOAD, BIN, 'check', '-A', '--kubeconfig', config, '-o', 'json'], { env: { ...process.env, TRACE_IMPORTS_FILE: file } }, (_e, stdout) => resolve(stdout)),
+        );
+      const staticOut = await run(kubeconfig, join(tmp, 'live-static.txt'));
+      expect(JSON.parse(staticOut).source.type).toBe('live');
+      expect(readFileSync(join(tmp, 'live-static.txt'), 'utf8')).not.toContain('@kubernetes/client-node');
+      const execOut = await run(execConfig, join(tmp, 'live-exec.txt'));
+      expect(JSON.parse(execOut).source.type).toBe('live'); // the exec plugin's token was accepted
+      expect(readFileSync(join(tmp, 'live-exec.txt'), 'utf8')).toContain('@kubernetes/client-node');
     } finally {
       await server.close();
     }

@@ -65,7 +65,7 @@ function namespaceProblems(m: Model, ns: string): Problem[] {
     const annotations = annotationsOf(obj);
     const ref = { kind: 'Namespace', name: ns };
     const nsq = shq(ns);
-    const inNs = m.appWorkloads.filter((w) => w.namespace === ns);
+    const inNs = m.appWorkloadsIn(ns);
     /** Workloads with unmeshed pods a working marker would mesh on re-creation. */
     const waiting = (mesh: MeshName) =>
       inNs.filter((w) => {

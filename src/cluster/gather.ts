@@ -1,23 +1,20 @@
 /**
  * The live snapshot: reads the requested kinds from the API server of a kubeconfig context.
  *
- * `@kubernetes/client-node` is used only to resolve the kubeconfig and its credentials (exec
- * plugins, auth providers, in-cluster config), and is imported lazily because loading it is slow.
+ * The kubeconfig is resolved by kubeconfig.ts; `@kubernetes/client-node` is imported (lazily: it
+ * is slow to load) only for credentials it must compute (exec plugins, auth providers) or proxies.
  * The HTTP requests are plain `node:https` GETs returning raw JSON, so objects are kept exactly
  * as the server sent them (managedFields included) and nothing is deserialized into classes.
  */
 import { setMaxListeners } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import { homedir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { gunzip as gunzipCb } from 'node:zlib';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { errorMessage, UserError } from '../errors.js';
 import type { K8sObject, Snapshot } from '../types.js';
+import { resolveKubeContext, type KubeContext } from './kubeconfig.js';
 import { KINDS, listPath, objectPath, type KindInfo, type KindKey } from './kinds.js';
 import { meshNamespaces, namedObjects } from './named.js';
 import { sanitizeSecret } from './sanitize.js';
@@ -46,95 +43,18 @@ const BACKOFF_BASE_MS = 200;
 const RETRY_AFTER_CAP_MS = 5000;
 /** Network errors that mean the server cannot be reached at all (fatal, not retried). */
 const UNREACHABLE = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|EPROTO)$|CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO/;
-const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
 // ---------------------------------------------------------------------------------------------
 // kubeconfig
 
-interface Resolved {
-  kc: KubeConfig;
-  contextName: string;
-  namespace: string;
-  server: string;
-  proxyUrl?: string;
-}
-
 const firstLine = (s: string) => s.split('\n')[0]!.trim();
-
-/** Load one kubeconfig file; an empty file is an empty config (as kubectl has it). */
-function loadFile(kc: KubeConfig, file: string): void {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new Error((e as NodeJS.ErrnoException).code === 'ENOENT' ? `${file} does not exist` : errorMessage(e));
-  }
-  if (!text.trim()) return;
-  try {
-    kc.loadFromString(text);
-  } catch (e) {
-    throw new Error(`${file}: ${firstLine(errorMessage(e))}`);
-  }
-  kc.makePathsAbsolute(dirname(file));
-}
-
-/**
- * Merge the files of a KUBECONFIG list the way kubectl does: missing files are skipped, the first
- * file to define a cluster, user or context name wins, and so does the first current-context.
- * (client-node's own merge throws on duplicate names and lets later files change the context.)
- */
-function loadMerged(kc: KubeConfig, Ctor: new () => KubeConfig, files: string[]): void {
-  const present = files.filter((f) => existsSync(f));
-  if (!present.length) throw new Error(`none of the KUBECONFIG files exist (${files.join(', ')})`);
-  const merged = { clusters: [] as KubeConfig['clusters'], users: [] as KubeConfig['users'], contexts: [] as KubeConfig['contexts'] };
-  let currentContext: string | undefined;
-  for (const file of present) {
-    const part = new Ctor();
-    loadFile(part, file);
-    currentContext ||= part.getCurrentContext();
-    for (const key of ['clusters', 'users', 'contexts'] as const) {
-      const list = merged[key] as { name: string }[];
-      for (const entry of part[key]) if (!list.some((e) => e.name === entry.name)) list.push(entry);
-    }
-  }
-  kc.loadFromOptions({ ...merged, currentContext });
-}
-
-/** Resolve the kubeconfig and context; every problem is a one-line UserError. */
-async function loadKubeConfig(opts: { kubeconfig?: string; context?: string }): Promise<Resolved> {
-  const { KubeConfig } = await import('@kubernetes/client-node');
-  const kc = new KubeConfig();
-  const envFiles = (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
-  const homeConfig = join(homedir(), '.kube', 'config');
-  try {
-    if (opts.kubeconfig) loadFile(kc, opts.kubeconfig);
-    else if (envFiles.length) loadMerged(kc, KubeConfig, envFiles);
-    else if (existsSync(homeConfig)) loadFile(kc, homeConfig);
-    else if (process.env.KUBERNETES_SERVICE_HOST && existsSync(IN_CLUSTER_TOKEN)) kc.loadFromCluster();
-    else throw new Error('no --kubeconfig, KUBECONFIG or ~/.kube/config, and not running in a cluster');
-  } catch (e) {
-    throw new UserError(`cannot load kubeconfig: ${firstLine(errorMessage(e))}`);
-  }
-
-  if (opts.context !== undefined) {
-    if (!kc.getContextObject(opts.context)) throw new UserError(`context "${opts.context}" not found in kubeconfig`);
-    kc.setCurrentContext(opts.context);
-  }
-  const contextName = kc.getCurrentContext();
-  if (!contextName) throw new UserError('the kubeconfig has no current context; pass --context NAME');
-  const ctx = kc.getContextObject(contextName);
-  if (!ctx) throw new UserError(`context "${contextName}" not found in kubeconfig`);
-  const cluster = kc.getCluster(ctx.cluster);
-  if (!cluster) throw new UserError(`cluster "${ctx.cluster}" of context "${contextName}" not found in kubeconfig`);
-  return { kc, contextName, namespace: ctx.namespace || 'default', server: cluster.server, proxyUrl: cluster.proxyUrl };
-}
 
 /** The context meshdoctor would use, without contacting the server. */
 export async function resolveContext(opts: {
   kubeconfig?: string;
   context?: string;
 }): Promise<{ contextName: string; namespace: string; server: string }> {
-  const { contextName, namespace, server } = await loadKubeConfig(opts);
+  const { contextName, namespace, server } = await resolveKubeContext(opts);
   return { contextName, namespace, server };
 }
 
@@ -312,8 +232,11 @@ async function get(conn: Conn, path: string): Promise<Reply> {
   }
 }
 
-/** Connection settings for the context: TLS and credentials from client-node, our own agent. */
-async function connect(r: Resolved, timeoutMs: number, signal: AbortSignal): Promise<Conn> {
+/**
+ * Connection settings for the context: static credentials from kubeconfig.ts; computed ones (exec
+ * plugins, auth providers) and proxies from @kubernetes/client-node, imported only then.
+ */
+async function connect(r: KubeContext, timeoutMs: number, signal: AbortSignal): Promise<Conn> {
   let base: URL;
   try {
     base = new URL(r.server);
@@ -321,15 +244,20 @@ async function connect(r: Resolved, timeoutMs: number, signal: AbortSignal): Pro
     throw new UserError(`the server of context "${r.contextName}" is not a URL: ${r.server}`);
   }
   const isHttps = base.protocol === 'https:';
-  const ro: https.RequestOptions = {};
-  try {
-    await r.kc.applyToHTTPSOptions(ro);
-  } catch (e) {
-    // client-node refuses plain-HTTP servers (e.g. `kubectl proxy`) unless insecure-skip-tls-verify
-    // is set, when building its agent; kubectl allows them, and the credentials are applied by then.
-    const plainHttpRefused = !isHttps && /HTTP protocol is not allowed/.test(errorMessage(e));
-    if (!plainHttpRefused) {
-      throw new UserError(`cannot get credentials for context "${r.contextName}": ${firstLine(errorMessage(e))}`);
+  const ro: https.RequestOptions = { ...r.tls, headers: { ...r.headers }, ...(r.auth ? { auth: r.auth } : {}) };
+  if (r.clientConfig) {
+    const { KubeConfig } = await import('@kubernetes/client-node');
+    const kc = new KubeConfig();
+    try {
+      kc.loadFromString(r.clientConfig);
+      await kc.applyToHTTPSOptions(ro);
+    } catch (e) {
+      // client-node refuses plain-HTTP servers (e.g. `kubectl proxy`) unless insecure-skip-tls-verify
+      // is set, when building its agent; kubectl allows them, and the credentials are applied by then.
+      const plainHttpRefused = !isHttps && /HTTP protocol is not allowed/.test(errorMessage(e));
+      if (!plainHttpRefused) {
+        throw new UserError(`cannot get credentials for context "${r.contextName}": ${firstLine(errorMessage(e))}`);
+      }
     }
   }
   let agent = ro.agent as http.Agent;
@@ -393,7 +321,14 @@ async function listKind(
     const list = reply.json as { items?: unknown; metadata?: { continue?: unknown } } | null;
     if (!list || !Array.isArray(list.items)) throw new KindFailure(`the API server sent a ${info.kind} list without items`);
     // Lists strip kind and apiVersion from their items; put them back.
-    for (const item of list.items) if (item && typeof item === 'object') items.push({ ...stamp, ...(item as K8sObject) });
+    for (const item of list.items) {
+      if (!item || typeof item !== 'object') continue;
+      // In place (the parsed page is ours): copying 50k objects costs more than parsing them.
+      const obj = item as K8sObject;
+      if (obj.kind === undefined) obj.kind = stamp.kind;
+      if (obj.apiVersion === undefined) obj.apiVersion = stamp.apiVersion;
+      items.push(obj);
+    }
     onPage(list.items.length);
     const next = list.metadata?.continue;
     if (typeof next !== 'string' || !next) return items;
@@ -404,7 +339,7 @@ async function listKind(
 
 /** Read a snapshot of the requested kinds from the live cluster. */
 export async function gather(opts: GatherOptions): Promise<Snapshot> {
-  const resolved = await loadKubeConfig(opts);
+  const resolved = await resolveKubeContext(opts);
   const scope = opts.allNamespaces
     ? { allNamespaces: true }
     : { allNamespaces: false, namespace: opts.namespace ?? resolved.namespace };

@@ -116,7 +116,7 @@ export function evalWebhook(
   podLabels: Record<string, string>,
 ): WebhookCall {
   const rules = rulesMatchPodCreate(webhook.rules);
-  const namespaceSelector = evalSelector(webhook.namespaceSelector, nsLabels);
+  const namespaceSelector = cachedSelector(webhook.namespaceSelector, nsLabels);
   const objectSelector = evalSelector(webhook.objectSelector, podLabels);
   return {
     webhook,
@@ -125,4 +125,15 @@ export function evalWebhook(
     namespaceSelector,
     objectSelector,
   };
+}
+
+/** namespaceSelector results by (selector, label set) identity: one evaluation per namespace. */
+const selectorCache = new WeakMap<object, WeakMap<object, SelectorResult>>();
+function cachedSelector(selector: unknown, labels: Record<string, string>): SelectorResult {
+  if (!isObj(selector)) return evalSelector(selector, labels);
+  let byLabels = selectorCache.get(selector);
+  if (!byLabels) selectorCache.set(selector, (byLabels = new WeakMap()));
+  let r = byLabels.get(labels);
+  if (!r) byLabels.set(labels, (r = evalSelector(selector, labels)));
+  return r;
 }
