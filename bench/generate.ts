@@ -21,7 +21,8 @@ import { parse } from 'yaml';
 import { kindOf } from '../src/cluster/kinds.js';
 import { namedObjects } from '../src/cluster/named.js';
 import { sanitizeSecret } from '../src/cluster/sanitize.js';
-import type { K8sObject } from '../src/types.js';
+import type { K8sObject, Snapshot } from '../src/types.js';
+import { snapshotText } from '../src/cluster/snapshot-file.js';
 
 export interface GenerateOptions {
   /** Total pods, control planes and kube-system included. */
@@ -481,14 +482,8 @@ export function writeSnapshot(snap: ReturnType<typeof toSnapshot>, fd: number): 
     }
     bytes += buf.length;
   };
-  const { objects, ...head } = snap;
-  out(JSON.stringify(head).slice(0, -1) + ',"objects":{');
-  Object.entries(objects).forEach(([key, list], i) => {
-    out(`${i ? ',' : ''}${JSON.stringify(key)}:[`);
-    list.forEach((o, j) => out((j ? ',' : '') + JSON.stringify(o)));
-    out(']');
-  });
-  out('}}\n');
+  // The layout `meshdoctor snapshot` writes (one object per line: read back as a stream).
+  for (const chunk of snapshotText(snap as unknown as Snapshot)) out(chunk);
   return bytes;
 }
 

@@ -122,11 +122,11 @@ export function buildProgram(io: IO, setExit: (code: number) => void): Command {
     validateScope(o);
     const { KIND_KEYS } = await import('./cluster/kinds.js');
     const { obtainSnapshot } = await import('./run.js');
-    const { SNAPSHOT_KIND, SNAPSHOT_API_VERSION } = await import('./cluster/load.js');
+    const { snapshotText } = await import('./cluster/snapshot-file.js');
     const p = progress(io);
     const snap = await obtainSnapshot({ ...o, requestTimeoutMs: o.requestTimeout * 1000, onProgress: p?.update }, [...KIND_KEYS]);
     p?.done();
-    io.stdout(JSON.stringify({ kind: SNAPSHOT_KIND, apiVersion: SNAPSHOT_API_VERSION, ...snap }) + '\n');
+    for (const chunk of snapshotText(snap)) io.stdout(chunk);
     const missing = Object.entries(snap.unavailable);
     for (const [k, why] of missing) io.stderr(`meshdoctor: ${k} not saved: ${why}\n`);
     setExit(EXIT.OK);

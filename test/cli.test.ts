@@ -5,7 +5,8 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { VERSION } from '../src/cli.js';
 import { runCli } from './helpers/cli.js';
-import { FIXTURES, baseObjects, overlay, fixtureObjects } from './helpers/fixtures.js';
+import { FIXTURES, baseObjects, overlay, fixtureObjects, snapshotFrom } from './helpers/fixtures.js';
+import { snapshotText } from '../src/cluster/snapshot-file.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const schema = JSON.parse(readFileSync(join(ROOT, 'schema/report.schema.json'), 'utf8'));
@@ -83,13 +84,47 @@ describe('unreadable snapshots: one line, exit 2, no stack trace', () => {
     truncateSync(p, 300 * 1024 * 1024);
     const r = await runCli(['check', '--snapshot', p, '-o', 'json']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/300 MiB is larger than the 256 MiB meshdoctor reads/);
+    expect(r.stderr).toMatch(/300 MiB is larger than the 256 MiB meshdoctor reads from kubectl dumps/);
   });
 
   it('a missing file', async () => {
     const r = await runCli(['check', '--snapshot', join(tmp, 'nope.json')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/no such file or directory/);
+  });
+});
+
+describe("meshdoctor's own snapshot file (streamed, one object per line)", () => {
+  const snapshot = () => {
+    const snap = snapshotFrom(overlay(baseObjects('linkerd'), fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml')));
+    return [...snapshotText(snap)].join('');
+  };
+
+  it('is valid JSON, read back line by line with the same findings as the objects it holds', async () => {
+    const text = snapshot();
+    expect(JSON.parse(text).kind).toBe('MeshdoctorSnapshot');
+    expect(text.split('\n').length).toBeGreaterThan(40);
+    const p = join(tmp, 'own.json');
+    writeFileSync(p, text);
+    const r = JSON.parse((await runCli(['check', '-A', '--snapshot', p, '-o', 'json'])).stdout);
+    expect(r.findings.map((f: any) => `${f.id} ${f.resource.name}`)).toEqual(['pod-opted-out cart']);
+    expect(r.summary.checksSkipped).toBe(0);
+  });
+
+  it('a truncated or corrupted snapshot is one clear line, exit 2', async () => {
+    const lines = snapshot().split('\n');
+    for (const [name, text, message] of [
+      ['truncated.json', lines.slice(0, 20).join('\n'), /the file ends early/],
+      ['corrupt.json', [...lines.slice(0, 5), '{"kind": broken', ...lines.slice(5)].join('\n'), /line 6: invalid JSON/],
+    ] as const) {
+      const p = join(tmp, name);
+      writeFileSync(p, text);
+      const r = await runCli(['check', '--snapshot', p, '-o', 'json']);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
   });
 });
 

@@ -5,12 +5,14 @@ import type { K8sObject, Scope, Snapshot } from '../types.js';
 import { isObj } from '../util.js';
 import { KIND_KEYS, kindOf, type KindKey } from './kinds.js';
 import { sanitizeSecret } from './sanitize.js';
+import { SNAPSHOT_KIND, isStreamable, readStreamed } from './snapshot-file.js';
 
-/** The `kind` of meshdoctor's own snapshot file. */
-export const SNAPSHOT_KIND = 'MeshdoctorSnapshot';
-export const SNAPSHOT_API_VERSION = 'meshdoctor.io/v1';
+export { SNAPSHOT_KIND, SNAPSHOT_API_VERSION } from './snapshot-file.js';
 
-/** Larger files are refused up front with a clear message instead of exhausting memory. */
+/**
+ * Larger files are refused up front with a clear message instead of exhausting memory (a
+ * string's limit is about 512 MiB); meshdoctor's own snapshots are streamed and exempt.
+ */
 export const MAX_FILE_BYTES = 256 * 1024 * 1024;
 
 const FILE_EXT = /\.(json|ya?ml)$/i;
@@ -32,9 +34,6 @@ function expand(paths: string[]): string[] {
         if (statSync(child).isDirectory() || FILE_EXT.test(entry)) walk(child, false);
       }
     } else if (explicit || FILE_EXT.test(p)) {
-      if (st.size > MAX_FILE_BYTES) {
-        throw new UserError(`cannot read snapshot ${p}: ${Math.round(st.size / 1048576)} MiB is larger than the ${MAX_FILE_BYTES / 1048576} MiB meshdoctor reads; dump fewer kinds or one namespace`);
-      }
       files.push(p);
     }
   };
@@ -67,6 +66,21 @@ async function parseDocuments(path: string, text: string): Promise<unknown[]> {
     if (v !== null && v !== undefined) out.push(v);
   }
   return out;
+}
+
+/** The documents of one file: a streamed meshdoctor snapshot, or JSON/YAML text. */
+async function readDocuments(file: string): Promise<unknown[]> {
+  try {
+    if (isStreamable(file)) return [await readStreamed(file)];
+    const size = statSync(file).size;
+    if (size > MAX_FILE_BYTES) {
+      throw new UserError(`cannot read snapshot ${file}: ${Math.round(size / 1048576)} MiB is larger than the ${MAX_FILE_BYTES / 1048576} MiB meshdoctor reads from kubectl dumps; save it with \`meshdoctor snapshot\` (streamed, no limit), or dump fewer kinds or one namespace`);
+    }
+    return await parseDocuments(file, readFileSync(file, 'utf8'));
+  } catch (e) {
+    if (e instanceof UserError) throw e;
+    throw new UserError(`cannot read snapshot ${file}: ${errorMessage(e)}`);
+  }
 }
 
 /** Adds every Kubernetes object found in a document (List, array, single object) to `sink`. */
@@ -105,13 +119,7 @@ export async function loadSnapshot(paths: string[], scope?: Scope): Promise<Snap
   const loose: K8sObject[] = [];
   let own: Snapshot | undefined;
   for (const file of files) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (e) {
-      throw new UserError(`cannot read snapshot ${file}: ${errorMessage(e)}`);
-    }
-    const docs = await parseDocuments(file, text);
+    const docs = await readDocuments(file);
     for (const doc of docs) {
       if (isObj(doc) && doc.kind === SNAPSHOT_KIND) {
         own = mergeOwn(own, doc, file);
