@@ -99,13 +99,14 @@ export function buildProgram(io: IO, setExit: (code: number) => void): Command {
       .option('--no-color', 'disable colors (also: NO_COLOR, or stdout not a terminal)'),
   ).action(async (o) => {
     validateScope(o);
-    const { selectChecks, kindsFor, obtainSnapshot, runChecks } = await import('./run.js');
+    const { assertNamespaceExists, selectChecks, kindsFor, obtainSnapshot, runChecks } = await import('./run.js');
     const { REPORTERS } = await import('./report/index.js');
     const checks = selectChecks(o.only, o.skip);
     const p = progress(io);
     const snapshot = await obtainSnapshot({ ...o, requestTimeoutMs: o.requestTimeout * 1000, onProgress: p?.update }, kindsFor(checks));
     p?.done();
-    const result = runChecks(snapshot, checks, { mesh: o.mesh, certExpiryWarningDays: o.certExpiryWarningDays });
+    assertNamespaceExists(snapshot);
+    const result = runChecks(snapshot, checks, { mesh: o.mesh, certExpiryWarningDays: o.certExpiryWarning });
     const format: string = o.output ?? (io.stdoutTTY ? 'table' : 'json');
     const color = o.color !== false && io.stdoutTTY && !io.env.NO_COLOR;
     io.stdout(REPORTERS[format]!(result, { version: VERSION, color }));

@@ -74,6 +74,16 @@ export async function obtainSnapshot(opts: SnapshotOptions, kinds: KindKey[]): P
   });
 }
 
+/**
+ * A namespace asked for with -n that the snapshot's namespace list lacks is a typo, not a healthy
+ * namespace: say so instead of "no findings". (Unknowable when namespaces were not read.)
+ */
+export function assertNamespaceExists(snapshot: Snapshot): void {
+  const ns = snapshot.scope.allNamespaces ? undefined : snapshot.scope.namespace;
+  const known = snapshot.objects.namespaces;
+  if (ns && known?.length && !known.some((o) => o.metadata?.name === ns)) throw new UserError(`namespace "${ns}" not found`);
+}
+
 /** Run checks over a snapshot: skipped when a required kind is unavailable; never throws per check. */
 type ModelOptions = Pick<RunOptions, 'mesh' | 'certExpiryWarningDays' | 'now'>;
 

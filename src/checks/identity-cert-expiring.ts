@@ -8,13 +8,17 @@
  * When: a warning per ConfigMap `linkerd-identity-trust-roots` / Secret `linkerd-identity-issuer`
  * with each expiring certificate and its days left. Secrets are optional: without them the
  * anchors are still checked.
- * Known false positives: an issuer managed by cert-manager whose renewBefore is shorter than the
- * window (cert-manager will renew it in time; shorten --cert-expiry-warning to match).
+ * A certificate cert-manager manages (Linkerd's documented issuer lives 48h and is renewed 25h
+ * before expiry) is only reported once its renewal is overdue: less than a third of its lifetime
+ * left (cert-manager's default renewBefore) and within the window.
+ * Known false positives: a cert-manager certificate with a renewBefore under a third of its life.
  * Fix: Linkerd's documented rotation (cert-manager re-issue, or `linkerd upgrade` with a new
  * issuer or an anchor bundle).
  */
-import { certEvidence, expiring, identityFix, linkerdIdentity } from '../mesh/certs.js';
+import { certEvidence, certManagerCertificate, expiring, identityFix, linkerdIdentity, type Cert } from '../mesh/certs.js';
 import { defineCheck } from './define.js';
+
+const DAY = 86_400_000;
 
 export default defineCheck({
   id: 'identity-cert-expiring',
@@ -28,7 +32,9 @@ export default defineCheck({
     if (m.options.mesh === 'istio') return; // --mesh istio: Linkerd's identity is not asked about
     const days = m.options.certExpiryWarningDays;
     for (const src of linkerdIdentity(m.list('configmaps'), m.list('secrets'))) {
-      const soon = src.certs.filter((c) => expiring(c, m.now, days));
+      const managed = src.obj ? certManagerCertificate(src.obj) !== undefined : false;
+      const window = (c: Cert) => (managed ? Math.min(days, (c.notAfter.getTime() - c.notBefore.getTime()) / 3 / DAY) : days);
+      const soon = src.certs.filter((c) => expiring(c, m.now, window(c)));
       if (soon.length === 0) continue;
       const first = soon[0]!;
       yield {

@@ -23,10 +23,10 @@ import { ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, istioPodValue, parseIstioBool 
 import { LINKERD_INJECT, LINKERD_VALID, isLinkerdEnabling, isLinkerdValid } from '../mesh/linkerd.js';
 import { enableMarker, namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { evalWebhook, namespaceLabels } from '../mesh/webhooks.js';
-import { kref, recreateAll, removeFromTemplate, setOnTemplate } from '../fix.js';
+import { jsonPointer, kref, recreateAll, removeFromTemplate, setOnTemplate } from '../fix.js';
 import { podStates, type Model, type Workload } from '../model.js';
 import type { MeshName, ResourceRef } from '../types.js';
-import { annotationsOf, labelsOf, nameOf, shq } from '../util.js';
+import { annotationsOf, isObj, labelsOf, nameOf, shq } from '../util.js';
 import { defineCheck } from './define.js';
 
 const LINKERD_LEGACY = 'linkerd.io/auto-inject';
@@ -221,6 +221,20 @@ function workloadProblems(m: Model, w: Workload): Problem[] {
             fix: [
               ...setOnTemplate(w, 'annotations', LINKERD_INJECT, isLinkerdEnabling(own) ? own : 'enabled'),
               `kubectl annotate ${kref(w.kind, w.name)} -n ${shq(w.namespace)} ${LINKERD_INJECT}-`,
+            ],
+          });
+        }
+        // A CronJob's jobTemplate metadata annotates the Jobs, not their pods.
+        const jobTemplate = w.kind === 'CronJob' && isObj(w.obj?.spec) ? w.obj!.spec.jobTemplate : undefined;
+        const onJobs = isObj(jobTemplate) ? annotationsOf(jobTemplate)[LINKERD_INJECT] : undefined;
+        if (asksOn(onJobs)) {
+          add({
+            mesh: 'linkerd',
+            message: `${id} has annotation ${LINKERD_INJECT}=${onJobs} on spec.jobTemplate.metadata, which annotates its Jobs, not their pods, so its pods are not injected.`,
+            evidence: { marker: `jobTemplate metadata annotation ${LINKERD_INJECT}=${onJobs}`, expected: `pod template (spec.jobTemplate.spec.template) annotation ${LINKERD_INJECT}=enabled` },
+            fix: [
+              ...setOnTemplate(w, 'annotations', LINKERD_INJECT, isLinkerdEnabling(onJobs) ? onJobs : 'enabled'),
+              `kubectl patch ${kref(w.kind, w.name)} -n ${shq(w.namespace)} --type=json -p ${shq(JSON.stringify([{ op: 'remove', path: `/spec/jobTemplate/metadata/annotations/${jsonPointer(LINKERD_INJECT)}` }]))}`,
             ],
           });
         }

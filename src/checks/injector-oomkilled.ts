@@ -6,13 +6,14 @@
  * and while it is down the webhook has no endpoints: the root of a whole chain of un-injected
  * pods. Reported as the cause (causeKey injector-oom) of injector-unavailable.
  * When: the container's current or last termination reason is OOMKilled. A warning instead of
- * an error when the container is Ready now and the kill is more than a day old.
+ * an error when the container is Ready now and the kill is more than a day old, or when another
+ * replica stayed ready (HA: the webhook kept its endpoint).
  * Known false positives: a single old OOM kill after a one-off spike (the warning case).
  * Fix: raise the memory limit (double it, rounded up to Mi) with kubectl for now, and in the
  * Helm values so that the next upgrade keeps it.
  */
-import { INJECTOR_CONTAINER, type OomKill, doubledMemory, injectors, namespaceRead, oomKills, podsMissingProxy } from '../mesh/controlplane.js';
-import { shq, time } from '../util.js';
+import { INJECTOR_CONTAINER, type OomKill, doubledMemory, injectors, namespaceRead, oomKills, podHealth, podsMissingProxy } from '../mesh/controlplane.js';
+import { nameOf, shq, time } from '../util.js';
 import { defineCheck } from './define.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -42,16 +43,22 @@ export default defineCheck({
           if (k.container !== INJECTOR_CONTAINER[mesh]) continue; // the Helm values below size the injector container only
           fix.push(
             mesh === 'linkerd'
-              ? `helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values --set proxyInjector.resources.memory.limit=${next}  # durable, if installed with Helm`
+              ? `helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values --set proxyInjectorResources.memory.limit=${next}  # durable, if installed with Helm`
               : `helm upgrade ${shq(inj.name)} istio/istiod -n ${ns} --reuse-values --set pilot.resources.limits.memory=${next}  # durable, if installed with Helm (istioctl: --set values.pilot.resources.limits.memory=${next})`,
           );
         }
         const old = kills.every((k) => k.readyNow && m.now.getTime() - (time(k.finishedAt)?.getTime() ?? m.now.getTime()) > DAY_MS);
+        // Another replica that is ready now keeps serving the webhook while a killed one restarts.
+        const killed = new Set(kills.map((k) => k.pod));
+        const othersReady = inj.pods.some((p) => !killed.has(nameOf(p)) && podHealth(p).ready);
         const first = kills[0]!;
+        const effect = othersReady
+          ? 'other replicas kept serving the webhook, but they share the same limit'
+          : 'each kill restarts it, and with no other ready replica the injection webhook has no endpoint meanwhile';
         yield {
           mesh,
-          ...(old ? { severity: 'warning' as const } : {}),
-          message: `Injector ${inj.namespace}/${inj.name} container ${first.container} was OOMKilled (memory limit ${first.memoryLimit ?? 'none'}, ${first.restarts} restarts)${kills.length > 1 ? ` along with ${kills.length - 1} more container(s)` : ''}; each kill restarts it, and with no other ready replica the injection webhook has no endpoint meanwhile.`,
+          ...(old || othersReady ? { severity: 'warning' as const } : {}),
+          message: `Injector ${inj.namespace}/${inj.name} container ${first.container} was OOMKilled (memory limit ${first.memoryLimit ?? 'none'}, ${first.restarts} restarts)${kills.length > 1 ? ` along with ${kills.length - 1} more container(s)` : ''}; ${effect}.`,
           resource: { kind: 'Deployment', namespace: inj.namespace, name: inj.name },
           affectedPods: podsMissingProxy(m, mesh),
           causeKey: `injector-oom:${mesh}`,

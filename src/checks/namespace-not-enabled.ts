@@ -17,7 +17,9 @@ import { KUBE_SYSTEM_NAMESPACES } from '../mesh/constants.js';
 import { enableMarker, namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { podStates } from '../model.js';
 import type { MeshName } from '../types.js';
-import { groupBy, shq } from '../util.js';
+import { annotationsOf, groupBy, shq } from '../util.js';
+import { decide } from '../mesh/decision.js';
+import { namespaceLabels } from '../mesh/webhooks.js';
 import { defineCheck } from './define.js';
 
 export default defineCheck({
@@ -47,6 +49,13 @@ export default defineCheck({
         // With two meshes, a namespace meshed by the other one is not this mesh's business.
         if (!mixed && (meshedBy.size > 0 || (asked !== ns))) continue;
         const marker = enableMarker(mesh, ns, install.webhooks);
+        // Would the marker work? Not where the mesh never injects (Linkerd: cert-manager, a
+        // webhook-excluded namespace; Istio: its ignored namespaces): suggesting it would mislead.
+        const labels = namespaceLabels(nsObj, ns);
+        const annotations = annotationsOf(nsObj);
+        (marker.field === 'labels' ? labels : annotations)[marker.key] = marker.value;
+        const probe = decide(mesh, install.webhooks, { namespace: ns, nsLabels: labels, nsAnnotations: annotations, template: {} }, m.linkerdSettings());
+        if (!probe.inject) continue;
         const pods = unmeshed.flatMap(({ s }) => s.unmeshed);
         const kinds = [...new Set(unmeshed.map(({ w }) => w.kind))].filter((k) => ['Deployment', 'StatefulSet', 'DaemonSet'].includes(k)).sort();
         yield {

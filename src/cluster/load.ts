@@ -18,8 +18,8 @@ export const MAX_FILE_BYTES = 256 * 1024 * 1024;
 const FILE_EXT = /\.(json|ya?ml)$/i;
 
 /** Expand paths: files as given, directories to their .json/.yaml/.yml files (recursively, sorted). */
-function expand(paths: string[]): string[] {
-  const files: string[] = [];
+function expand(paths: string[]): { file: string; explicit: boolean }[] {
+  const files: { file: string; explicit: boolean }[] = [];
   const walk = (p: string, explicit: boolean) => {
     let st;
     try {
@@ -34,7 +34,7 @@ function expand(paths: string[]): string[] {
         if (statSync(child).isDirectory() || FILE_EXT.test(entry)) walk(child, false);
       }
     } else if (explicit || FILE_EXT.test(p)) {
-      files.push(p);
+      files.push({ file: p, explicit });
     }
   };
   for (const p of paths) walk(p, true);
@@ -84,9 +84,12 @@ async function readDocuments(file: string): Promise<unknown[]> {
 }
 
 /** Adds every Kubernetes object found in a document (List, array, single object) to `sink`. */
-function collect(doc: unknown, sink: K8sObject[]): void {
+function collect(doc: unknown, sink: K8sObject[], seen = new Set<unknown>()): void {
+  // YAML aliases can make a document refer to itself: visit each node once.
+  if (typeof doc !== 'object' || doc === null || seen.has(doc)) return;
+  seen.add(doc);
   if (Array.isArray(doc)) {
-    for (const d of doc) collect(d, sink);
+    for (const d of doc) collect(d, sink, seen);
     return;
   }
   if (!isObj(doc)) return;
@@ -95,7 +98,7 @@ function collect(doc: unknown, sink: K8sObject[]): void {
     const itemKind = typeof doc.kind === 'string' && doc.kind !== 'List' ? doc.kind.slice(0, -4) : undefined;
     for (const item of doc.items) {
       if (isObj(item) && itemKind && typeof item.kind !== 'string') item.kind = itemKind;
-      collect(item, sink);
+      collect(item, sink, seen);
     }
     return;
   }
@@ -114,11 +117,14 @@ function emptySnapshot(files: string[], scope: Scope): Snapshot {
  * snapshot records it as unavailable.
  */
 export async function loadSnapshot(paths: string[], scope?: Scope): Promise<Snapshot> {
-  const files = expand(paths);
+  const found = expand(paths);
+  const files = found.map((f) => f.file);
   if (files.length === 0) throw new UserError(`cannot read snapshot ${paths.join(', ')}: no .json or .yaml files found`);
   const loose: K8sObject[] = [];
   let own: Snapshot | undefined;
-  for (const file of files) {
+  const noObjects = (where: string) => new UserError(`cannot read snapshot ${where}: no Kubernetes objects found (expected a List, objects, or a meshdoctor snapshot)`);
+  for (const { file, explicit } of found) {
+    const before = loose.length;
     const docs = await readDocuments(file);
     for (const doc of docs) {
       if (isObj(doc) && doc.kind === SNAPSHOT_KIND) {
@@ -127,10 +133,11 @@ export async function loadSnapshot(paths: string[], scope?: Scope): Promise<Snap
         collect(doc, loose);
       }
     }
-    if (docs.length > 0 && !own && loose.length === 0) {
-      throw new UserError(`cannot read snapshot ${file}: no Kubernetes objects found (expected a List, objects, or a meshdoctor snapshot)`);
-    }
+    // A file named on the command line must hold objects; one found in a directory may not
+    // (a kustomization.yaml beside the dump), as long as the whole snapshot has some.
+    if (explicit && !docs.some((d) => isObj(d) && d.kind === SNAPSHOT_KIND) && loose.length === before) throw noObjects(file);
   }
+  if (!own && loose.length === 0) throw noObjects(paths.join(', '));
   const snap = own ?? emptySnapshot(files, scope ?? { allNamespaces: true });
   snap.source = { ...snap.source, type: 'file', files };
   if (scope) snap.scope = scope;

@@ -36,8 +36,8 @@ export interface PemResult {
   problems: PemProblem[];
 }
 
-/** "CN=a\nO=b" (Node's form) -> "CN=a, O=b". */
-const dn = (s: string): string => s.split('\n').filter(Boolean).join(', ');
+/** "CN=a\nO=b" (Node's form) -> "CN=a, O=b". Node gives undefined for an empty name (cert-manager issues such certificates: SANs only). */
+const dn = (s: string | undefined): string => (s ?? '').split('\n').filter(Boolean).join(', ');
 
 function toCert(x509: X509Certificate): Cert {
   const type = x509.publicKey.asymmetricKeyType ?? 'unknown';
@@ -126,7 +126,7 @@ export function certEvidence(c: Cert, now: Date) {
 
 /** The value of an RDN attribute of the subject (e.g. CN), if present. */
 export function subjectAttr(c: Cert, attr: string): string | undefined {
-  return c.x509.subject.split('\n').find((l) => l.startsWith(`${attr}=`))?.slice(attr.length + 1);
+  return (c.x509.subject ?? '').split('\n').find((l) => l.startsWith(`${attr}=`))?.slice(attr.length + 1);
 }
 
 /** `child` is signed by `parent` (names match and the signature verifies). */

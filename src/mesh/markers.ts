@@ -34,13 +34,21 @@ export function namespaceMarker(mesh: MeshName, ns: K8sObject | undefined): Name
   return { enabled: false, present: annotations[ISTIO_NS_LABEL] !== undefined || annotations[ISTIO_REV] !== undefined };
 }
 
+export interface EnableMarker {
+  field: 'labels' | 'annotations';
+  key: string;
+  value: string;
+  text: string;
+  command: string;
+}
+
 /** The marker to set on a namespace for a mesh, and the command that sets it. */
-export function enableMarker(mesh: MeshName, ns: string, webhooks: MeshWebhook[]): { text: string; command: string } {
+export function enableMarker(mesh: MeshName, ns: string, webhooks: MeshWebhook[]): EnableMarker {
   if (mesh === 'linkerd') {
-    return { text: `annotation ${LINKERD_INJECT}=enabled`, command: `kubectl annotate namespace ${shq(ns)} ${LINKERD_INJECT}=enabled --overwrite` };
+    return { field: 'annotations', key: LINKERD_INJECT, value: 'enabled', text: `annotation ${LINKERD_INJECT}=enabled`, command: `kubectl annotate namespace ${shq(ns)} ${LINKERD_INJECT}=enabled --overwrite` };
   }
   const l = istioEnableLabel(webhooks, ns) ?? { key: ISTIO_NS_LABEL, value: 'enabled' };
-  return { text: `label ${l.key}=${l.value}`, command: `kubectl label namespace ${shq(ns)} ${shq(`${l.key}=${l.value}`)} --overwrite` };
+  return { field: 'labels', ...l, text: `label ${l.key}=${l.value}`, command: `kubectl label namespace ${shq(ns)} ${shq(`${l.key}=${l.value}`)} --overwrite` };
 }
 
 /** The pod template opts out of this mesh explicitly. */

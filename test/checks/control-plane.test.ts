@@ -231,7 +231,7 @@ describe('injector-oomkilled', () => {
     ]);
     expect(fs[0]!.fix).toEqual([
       'kubectl -n linkerd set resources deploy/linkerd-proxy-injector -c proxy-injector --limits=memory=500Mi',
-      'helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n linkerd --reuse-values --set proxyInjector.resources.memory.limit=500Mi  # durable, if installed with Helm',
+      'helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n linkerd --reuse-values --set proxyInjectorResources.memory.limit=500Mi  # durable, if installed with Helm',
     ]);
   });
 

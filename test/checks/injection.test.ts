@@ -74,7 +74,7 @@ describe('pod-predates-enablement', () => {
     expect(cache.evidence.markerOn).toBe('StatefulSet legacy/cache pod template');
     expect(cache.evidence.markerSetAt).toBe('2026-06-01T00:00:00.000Z');
     expect(cache.fix).toEqual(['kubectl rollout restart statefulset/cache -n legacy']);
-    expect(byResource(fs, 'debug').fix).toEqual(['kubectl get pod/debug -n legacy -o yaml > debug.yaml && kubectl replace --force -f debug.yaml']);
+    expect(byResource(fs, 'debug').fix).toEqual(['kubectl get pod debug -n legacy -o yaml > debug.yaml', 'kubectl replace --force -f debug.yaml']);
   });
 
   it('stays silent when the marker cannot be dated (no managedFields) and on healthy clusters', () => {

@@ -1,0 +1,171 @@
+/**
+ * Regressions found by an independent review: each test fails on the code before its fix.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { recreateCommands, removeFromTemplate } from '../src/fix.js';
+import type { Workload } from '../src/model.js';
+import { runCli } from './helpers/cli.js';
+import { FIXTURES, NOW, cluster, findings, ids } from './helpers/fixtures.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'meshdoctor-regress-'));
+const LINKERD = join(FIXTURES, 'healthy/linkerd.yaml');
+const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
+
+describe('CLI flags reach the checks', () => {
+  it('--cert-expiry-warning is the window the expiry checks use (the fixtures expire in 2036)', async () => {
+    const wide = JSON.parse((await runCli(['check', '-A', '--snapshot', LINKERD, '-o', 'json', '--cert-expiry-warning', '10000'])).stdout);
+    expect(wide.findings.map((f: any) => f.id).sort()).toEqual(['identity-cert-expiring', 'identity-cert-expiring', 'webhook-ca-expiring']);
+    const normal = JSON.parse((await runCli(['check', '-A', '--snapshot', LINKERD, '-o', 'json'])).stdout);
+    expect(normal.findings).toEqual([]);
+  });
+});
+
+describe('certificates', () => {
+  it('a serving certificate with an empty subject (cert-manager, SANs only) is a certificate', () => {
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '365', '-subj', '/', '-addext', 'subjectAltName=DNS:linkerd-proxy-injector.linkerd.svc', '-keyout', join(tmp, 'e.key'), '-out', join(tmp, 'e.crt')], { stdio: 'pipe' });
+    const crt = readFileSync(join(tmp, 'e.crt'));
+    const snap = cluster('linkerd', [`
+apiVersion: v1
+kind: Secret
+metadata: {name: linkerd-proxy-injector-k8s-tls, namespace: linkerd, annotations: {cert-manager.io/certificate-name: linkerd-proxy-injector}}
+type: kubernetes.io/tls
+data: {tls.crt: ${b64(crt)}, tls.key: ${b64('not a real key')}}
+`]);
+    const hook = snap.objects.mutatingwebhookconfigurations!.find((o) => o.metadata?.name === 'linkerd-proxy-injector-webhook-config') as any;
+    hook.webhooks[0].clientConfig.caBundle = b64(crt);
+    expect(findings(snap, ['webhook-cert-mismatch', 'webhook-ca-invalid', 'webhook-ca-expired'])).toEqual([]);
+  });
+
+  it("a cert-manager issuer (48h, renewed 25h before expiry) warns only once its renewal is overdue", async () => {
+    const { generateCA, generateLeaf } = await import('./helpers/certs.js');
+    const issued = new Date(NOW.getTime() - 20 * 3600e3);
+    const anchor = await generateCA({ keyType: 'ecdsa', commonName: 'root.linkerd.cluster.local' });
+    const issuer = await generateLeaf({ ca: anchor, keyType: 'ecdsa', dnsNames: ['identity.linkerd.cluster.local'], notBefore: issued, notAfter: new Date(issued.getTime() + 48 * 3600e3) });
+    const secret = (notes: string) => `
+apiVersion: v1
+kind: Secret
+metadata: {name: linkerd-identity-issuer, namespace: linkerd${notes}}
+type: kubernetes.io/tls
+data: {tls.crt: ${b64(issuer.certPem)}, ca.crt: ${b64(anchor.certPem)}}
+`;
+    const managed = secret(', annotations: {cert-manager.io/certificate-name: linkerd-identity-issuer}');
+    // 28h left of 48h: cert-manager has not had to renew yet.
+    expect(findings(cluster('linkerd', [managed]), ['identity-cert-expiring'])).toEqual([]);
+    // 10h left: past a third of its life, the renewal is overdue.
+    const late = new Date(NOW.getTime() + 18 * 3600e3);
+    expect(ids(findings(cluster('linkerd', [managed]), ['identity-cert-expiring'], { now: late }))).toEqual(['identity-cert-expiring Secret linkerd/linkerd-identity-issuer']);
+    // The same certificate without cert-manager: 28h left is within 60 days.
+    expect(ids(findings(cluster('linkerd', [secret('')]), ['identity-cert-expiring']))).toEqual(['identity-cert-expiring Secret linkerd/linkerd-identity-issuer']);
+  });
+});
+
+describe('fix commands work on a real cluster', () => {
+  const w = (kind: string, pods: { name: string; phase?: string }[], templatePath = ''): Workload => ({
+    ref: { kind, namespace: 'shop', name: 'app' },
+    kind,
+    namespace: 'shop',
+    name: 'app',
+    template: {},
+    templatePath,
+    pods: pods.map((p) => ({ metadata: { name: p.name }, status: { phase: p.phase ?? 'Running' } })),
+  });
+
+  it('a running Job is re-created without its generated selector; a finished one is left alone', () => {
+    expect(recreateCommands(w('Job', [{ name: 'app-x' }], '/spec/template'))).toEqual([
+      'kubectl get job app -n shop -o yaml > app.yaml  # keep the template as it is under spec.template.metadata; drop spec.selector and the controller-uid labels',
+      'kubectl replace --force -f app.yaml',
+    ]);
+    expect(recreateCommands(w('Job', [{ name: 'app-x', phase: 'Succeeded' }], '/spec/template'))).toEqual([]);
+  });
+
+  it('pods of a controller meshdoctor does not know are deleted by name, the controller edited with kubectl edit', () => {
+    const rollout = w('Rollout', [{ name: 'app-1' }, { name: 'app-2' }, { name: 'app-0', phase: 'Succeeded' }]);
+    expect(recreateCommands(rollout)).toEqual(['kubectl delete pod -n shop app-1 app-2  # Rollout app re-creates them']);
+    expect(removeFromTemplate(rollout, 'annotations', 'linkerd.io/inject')).toEqual(['kubectl edit rollout/app -n shop  # remove annotations linkerd.io/inject in its pod template']);
+  });
+
+  it('the Linkerd Helm value for the injector memory is proxyInjectorResources', () => {
+    const fs = findings(cluster('linkerd', ['checks/injector-oomkilled/fires-linkerd-chain.yaml']), ['injector-oomkilled']);
+    expect(fs[0]!.fix.join('\n')).toContain('--set proxyInjectorResources.memory.limit=500Mi');
+  });
+});
+
+describe('no misleading findings', () => {
+  it('namespace-not-enabled does not suggest a marker the mesh would ignore (cert-manager, local-path-storage)', () => {
+    const app = (ns: string) => `
+apiVersion: v1
+kind: Namespace
+metadata: {name: ${ns}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: app, namespace: ${ns}}
+spec: {containers: [{name: app, image: app}]}
+status: {phase: Running}
+`;
+    expect(findings(cluster('linkerd', [app('cert-manager')], { allNamespaces: false, namespace: 'cert-manager' }), ['namespace-not-enabled'])).toEqual([]);
+    expect(findings(cluster('istio', [app('local-path-storage')], { allNamespaces: false, namespace: 'local-path-storage' }), ['namespace-not-enabled'])).toEqual([]);
+    expect(ids(findings(cluster('istio', [app('tools')], { allNamespaces: false, namespace: 'tools' }), ['namespace-not-enabled']))).toEqual(['namespace-not-enabled Namespace tools']);
+  });
+
+  it('an OOM kill on one of several ready injector replicas is a warning that says the others served', () => {
+    const replica = `
+apiVersion: v1
+kind: Pod
+metadata:
+  name: linkerd-proxy-injector-6d8f9c7b5-y7z8w
+  namespace: linkerd
+  labels: {linkerd.io/control-plane-component: proxy-injector, pod-template-hash: 6d8f9c7b5}
+spec: {containers: [{name: proxy-injector, image: cr.l5d.io/linkerd/controller:stable-2.14.10, ports: [{name: proxy-injector, containerPort: 8443}]}]}
+status:
+  phase: Running
+  conditions: [{type: Ready, status: "True"}]
+  containerStatuses: [{name: proxy-injector, ready: true, restartCount: 0, state: {running: {startedAt: "2026-11-01T00:00:00Z"}}}]
+`;
+    const [f] = findings(cluster('linkerd', ['checks/sidecar-missing/fires-linkerd-during-outage.yaml', replica]), ['injector-oomkilled']);
+    expect(f!.severity).toBe('warning');
+    expect(f!.message).toMatch(/other replicas kept serving the webhook/);
+  });
+});
+
+describe('markers in the wrong place', () => {
+  it("linkerd.io/inject on a CronJob's jobTemplate metadata is reported", () => {
+    const cj = `
+apiVersion: v1
+kind: Namespace
+metadata: {name: jobs}
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly, namespace: jobs}
+spec:
+  schedule: "0 1 * * *"
+  jobTemplate:
+    metadata: {annotations: {linkerd.io/inject: enabled}}
+    spec: {template: {metadata: {}, spec: {containers: [{name: n, image: n}]}}}
+`;
+    const fs = findings(cluster('linkerd', [cj]), ['injection-marker-invalid']);
+    expect(ids(fs)).toEqual(['injection-marker-invalid CronJob jobs/nightly']);
+    expect(fs[0]!.fix[0]).toBe(`kubectl patch cronjob/nightly -n jobs --type=merge -p '{"spec":{"jobTemplate":{"spec":{"template":{"metadata":{"annotations":{"linkerd.io/inject":"enabled"}}}}}}}'`);
+  });
+});
+
+describe('odd input', () => {
+  it('a self-referencing YAML alias is an error, not a stack overflow', async () => {
+    const p = join(tmp, 'alias.yaml');
+    writeFileSync(p, '- &a [*a]\n');
+    const r = await runCli(['check', '--snapshot', p]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no Kubernetes objects found/);
+  });
+
+  it('-n with a namespace that does not exist is an error, not "no findings"', async () => {
+    const r = await runCli(['check', '-n', 'shpo', '--snapshot', LINKERD]);
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toBe('meshdoctor: namespace "shpo" not found\n');
+  });
+});
