@@ -5,8 +5,10 @@
  */
 import type { KindKey } from './cluster/kinds.js';
 import { meshNamespaces } from './cluster/named.js';
+import { linkerdValues, valueAt } from './mesh/config-values.js';
 import { decide, type Decision } from './mesh/decision.js';
 import { ISTIO_REV } from './mesh/istio.js';
+import { LINKERD_INJECTOR, isIstiod } from './mesh/constants.js';
 import type { LinkerdSettings } from './mesh/linkerd.js';
 import { injectedMesh, isActive, podSpec } from './mesh/pods.js';
 import { meshWebhooks, namespaceLabels, type MeshWebhook } from './mesh/webhooks.js';
@@ -55,7 +57,7 @@ export class Model {
   readonly snapshot: Snapshot;
   readonly now: Date;
   readonly options: CheckContext['options'];
-  private memo = new Map<string, unknown>();
+  private readonly memos = new Map<string, unknown>();
 
   constructor(ctx: CheckContext) {
     this.snapshot = ctx.snapshot;
@@ -63,10 +65,10 @@ export class Model {
     this.options = ctx.options;
   }
 
-  /** Compute once per model. */
-  protected once<T>(key: string, f: () => T): T {
-    if (!this.memo.has(key)) this.memo.set(key, f());
-    return this.memo.get(key) as T;
+  /** Compute once per model: the one memo the model, the mesh helpers and checks share. */
+  memo<T>(key: string, f: () => T): T {
+    if (!this.memos.has(key)) this.memos.set(key, f());
+    return this.memos.get(key) as T;
   }
 
   /** The objects of a kind (empty when not read). */
@@ -80,7 +82,7 @@ export class Model {
 
   /** Objects of a kind by namespace. */
   byNamespace(key: KindKey): Map<string, K8sObject[]> {
-    return this.once(`ns:${key}`, () => groupBy(this.list(key), nsOf));
+    return this.memo(`ns:${key}`, () => groupBy(this.list(key), nsOf));
   }
 
   inNamespace(key: KindKey, ns: string): K8sObject[] {
@@ -89,7 +91,7 @@ export class Model {
 
   /** One object by namespace and name. */
   get(key: KindKey, ns: string, name: string): K8sObject | undefined {
-    const idx = this.once(`name:${key}`, () => new Map(this.list(key).map((o) => [`${nsOf(o)}/${nameOf(o)}`, o])));
+    const idx = this.memo(`name:${key}`, () => new Map(this.list(key).map((o) => [`${nsOf(o)}/${nameOf(o)}`, o])));
     return idx.get(`${ns}/${name}`);
   }
 
@@ -105,7 +107,7 @@ export class Model {
 
   /** The installed meshes: their webhooks, control-plane namespaces, injector or meshed pods. */
   get meshes(): MeshInstall[] {
-    return this.once('meshes', () => {
+    return this.memo('meshes', () => {
       const webhooks = meshWebhooks(this.list('mutatingwebhookconfigurations'));
       const cpNs = meshNamespaces(this.list('namespaces'), this.list('mutatingwebhookconfigurations'));
       const out: MeshInstall[] = [];
@@ -115,8 +117,8 @@ export class Model {
         const meshedPods = this.list('pods').some((p) => injectedMesh(p as { spec?: unknown }) === mesh);
         const controlPlane =
           mesh === 'linkerd'
-            ? this.list('deployments').some((d) => nameOf(d) === 'linkerd-proxy-injector')
-            : this.list('deployments').some((d) => /^istiod(-|$)/.test(nameOf(d)));
+            ? this.list('deployments').some((d) => nameOf(d) === LINKERD_INJECTOR)
+            : this.list('deployments').some((d) => isIstiod(nameOf(d)));
         const chosen = this.options.mesh;
         if (chosen !== 'auto' && chosen !== mesh) continue; // --mesh limits the run to one mesh
         const detected = hooks.length || controlPlane || meshedPods || this.list('namespaces').some((n) => isMeshCpNamespace(mesh, n));
@@ -136,41 +138,35 @@ export class Model {
   }
 
   linkerdSettings(): LinkerdSettings {
-    return this.once('linkerd-settings', () => {
-      const ns = this.mesh('linkerd')?.namespaces[0];
-      const cm = ns ? this.get('configmaps', ns, 'linkerd-config') : undefined;
-      const values = isObj(cm?.data) ? str(cm!.data.values) : undefined;
-      // `identity.serviceAccountTokenProjection: false` in the values YAML; default true.
-      const off = values ? /serviceAccountTokenProjection:\s*false/.test(values) : false;
-      return { tokenProjection: !off };
-    });
+    // identity.serviceAccountTokenProjection in the linkerd-config values; default true.
+    return this.memo('linkerd-settings', () => ({ tokenProjection: valueAt(linkerdValues(this), 'identity', 'serviceAccountTokenProjection') !== false }));
   }
 
   /** Every workload: controllers listed, plus bare and orphaned pods, in a stable order. */
   get workloads(): Workload[] {
-    return this.once('workloads', () => buildWorkloads(this));
+    return this.memo('workloads', () => buildWorkloads(this));
   }
 
   /** The workloads of namespaces in scope, excluding the meshes' own control planes. */
   get appWorkloads(): Workload[] {
-    return this.once('app-workloads', () =>
+    return this.memo('app-workloads', () =>
       this.workloads.filter((w) => this.inScope(w.namespace) && !this.isControlPlaneNamespace(w.namespace) && !isControlPlaneWorkload(w)),
     );
   }
 
   /** The app workloads of one namespace (see appWorkloads). */
   appWorkloadsIn(ns: string): Workload[] {
-    return this.once('app-workloads-by-ns', () => groupBy(this.appWorkloads, (w) => w.namespace)).get(ns) ?? [];
+    return this.memo('app-workloads-by-ns', () => groupBy(this.appWorkloads, (w) => w.namespace)).get(ns) ?? [];
   }
 
   /** What each installed mesh would do with a pod created now from this workload's template. */
   decisions(w: Workload): Decision[] {
-    const cache = this.once('decisions', () => new Map<Workload, Decision[]>());
+    const cache = this.memo('decisions', () => new Map<Workload, Decision[]>());
     let d = cache.get(w);
     if (!d) {
       const ns = this.namespace(w.namespace);
       // One label set per namespace: evalWebhook caches selector results by its identity.
-      const nsLabels = this.once(`ns-labels:${w.namespace}`, () => namespaceLabels(ns, w.namespace));
+      const nsLabels = this.memo(`ns-labels:${w.namespace}`, () => namespaceLabels(ns, w.namespace));
       const input = { namespace: w.namespace, nsLabels, nsAnnotations: annotationsOf(ns), template: w.template };
       d = this.meshes.map((m) => decide(m.mesh, m.webhooks, input, this.linkerdSettings()));
       cache.set(w, d);

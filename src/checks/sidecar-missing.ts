@@ -20,7 +20,7 @@ import { INJECTOR_CONTAINER, injectionSkip, injectorOutages, type InjectorOutage
 import { shq, time } from '../util.js';
 import type { K8sObject } from '../types.js';
 import { defineCheck } from './define.js';
-import { missingProxy, podEvidence } from './pod-predates-enablement.js';
+import { missingProxy, podEvidence } from '../mesh/missing-proxy.js';
 
 export default defineCheck({
   id: 'sidecar-missing',

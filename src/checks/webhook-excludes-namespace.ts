@@ -24,7 +24,7 @@ import { podStates, type Workload } from '../model.js';
 import type { MeshName } from '../types.js';
 import { arr, groupBy, isObj, labelsOf, shq, strMap } from '../util.js';
 import { defineCheck } from './define.js';
-import { markerExplains } from './injection-marker-invalid.js';
+import { markerExplains } from '../mesh/marker-problems.js';
 
 const MESH: Record<MeshName, string> = { linkerd: 'Linkerd', istio: 'Istio' };
 const NAME_LABEL = 'kubernetes.io/metadata.name';

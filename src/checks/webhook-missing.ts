@@ -15,6 +15,7 @@
 import { injectedMesh } from '../mesh/pods.js';
 import { LINKERD_WEBHOOK_CONFIG, istioRevision, podsMissingProxy, reinstallCommands } from '../mesh/controlplane.js';
 import { nameOf, nsOf, shq } from '../util.js';
+import { LINKERD_INJECTOR, isIstiod } from '../mesh/constants.js';
 import { defineCheck } from './define.js';
 
 export default defineCheck({
@@ -31,7 +32,7 @@ export default defineCheck({
       const mesh = install.mesh;
       const deployments = m
         .list('deployments')
-        .filter((d) => (mesh === 'linkerd' ? nameOf(d) === 'linkerd-proxy-injector' : /^istiod(-|$)/.test(nameOf(d))));
+        .filter((d) => (mesh === 'linkerd' ? nameOf(d) === LINKERD_INJECTOR : isIstiod(nameOf(d))));
       const meshedPods = m.list('pods').filter((p) => injectedMesh(p as { spec?: unknown }) === mesh).length;
       // Only an install with something running (not a --mesh choice or a leftover namespace).
       if (!deployments.length && !meshedPods) continue;

@@ -8,6 +8,7 @@ import { X509Certificate } from 'node:crypto';
 import type { K8sObject, MeshName } from '../types.js';
 import { annotationsOf, groupBy, isObj, shq, str } from '../util.js';
 import type { MeshWebhook } from './webhooks.js';
+import { LINKERD_INJECTOR } from './constants.js';
 
 const DAY = 86_400_000;
 /** Any PEM block, with its type (CERTIFICATE, PRIVATE KEY, ...). */
@@ -232,7 +233,7 @@ export function bundleFinding(groups: BundleGroup[], broken: boolean) {
 export function webhookCertFix(mesh: MeshName, config: K8sObject, hooks: MeshWebhook[]): string[] {
   const svc = hooks.find((h) => h.service)?.service;
   const ns = shq(svc?.namespace || (mesh === 'linkerd' ? 'linkerd' : 'istio-system'));
-  const deploy = shq(`deploy/${svc?.name || (mesh === 'linkerd' ? 'linkerd-proxy-injector' : 'istiod')}`);
+  const deploy = shq(`deploy/${svc?.name || (mesh === 'linkerd' ? LINKERD_INJECTOR : 'istiod')}`);
   const from = injectCaFrom(config);
   const certManager = from
     ? [

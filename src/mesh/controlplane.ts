@@ -10,11 +10,13 @@ import type { K8sObject, MeshName } from '../types.js';
 import { arr, isObj, labelsOf, nameOf, nsOf, shq, str, strMap, time } from '../util.js';
 import { containers, podSpec } from './pods.js';
 import { evalSelector } from './selectors.js';
+import { parseQuantity } from './quantity.js';
 import type { MeshWebhook } from './webhooks.js';
 
 /** The injector's main container, per mesh. */
 export const INJECTOR_CONTAINER: Record<MeshName, string> = { linkerd: 'proxy-injector', istio: 'discovery' };
-export const LINKERD_INJECTOR = 'linkerd-proxy-injector';
+export { LINKERD_INJECTOR } from './constants.js';
+import { LINKERD_INJECTOR, isIstiod } from './constants.js';
 /** The MutatingWebhookConfiguration a Linkerd install creates. */
 export const LINKERD_WEBHOOK_CONFIG = 'linkerd-proxy-injector-webhook-config';
 
@@ -58,13 +60,6 @@ export interface Injector {
   webhooks: MeshWebhook[];
 }
 
-const cache = new WeakMap<Model, Map<string, unknown>>();
-function once<T>(m: Model, key: string, f: () => T): T {
-  let c = cache.get(m);
-  if (!c) cache.set(m, (c = new Map()));
-  if (!c.has(key)) c.set(key, f());
-  return c.get(key) as T;
-}
 
 /**
  * Whether the snapshot holds the namespaced objects of `ns`. A live run with `-n shop` lists
@@ -109,7 +104,7 @@ function istioInjectorName(m: Model, ns: string, svcName: string, svc: K8sObject
 
 /** Every service port the mesh's webhooks call, resolved (URL webhooks have no Service to follow). */
 export function webhookBackends(m: Model, mesh: MeshName): WebhookBackend[] {
-  return once(m, `backends:${mesh}`, () => {
+  return m.memo(`backends:${mesh}`, () => {
     const groups = new Map<string, MeshWebhook[]>();
     for (const h of m.mesh(mesh)?.webhooks ?? []) {
       if (!h.service) continue; // a url webhook points outside the cluster: nothing here to follow
@@ -196,7 +191,7 @@ function endpointsFor(m: Model, ns: string, svc: string, portName: string): Pick
  * whose webhooks are gone) the conventionally named ones in its control-plane namespaces.
  */
 export function injectors(m: Model, mesh: MeshName): Injector[] {
-  return once(m, `injectors:${mesh}`, () => {
+  return m.memo(`injectors:${mesh}`, () => {
     const out = new Map<string, Injector>();
     for (const b of webhookBackends(m, mesh)) {
       const k = `${b.injector.namespace}/${b.injector.name}`;
@@ -207,7 +202,7 @@ export function injectors(m: Model, mesh: MeshName): Injector[] {
     for (const ns of m.mesh(mesh)?.namespaces ?? []) {
       for (const d of m.inNamespace('deployments', ns)) {
         const name = nameOf(d);
-        const conventional = mesh === 'linkerd' ? name === LINKERD_INJECTOR : /^istiod(-|$)/.test(name);
+        const conventional = mesh === 'linkerd' ? name === LINKERD_INJECTOR : isIstiod(name);
         if (conventional && !out.has(`${ns}/${name}`)) out.set(`${ns}/${name}`, injectorFor(m, mesh, ns, name, undefined, []));
       }
     }
@@ -301,17 +296,9 @@ export function oomKills(pods: K8sObject[]): OomKill[] {
   return out;
 }
 
-const UNITS: Record<string, number> = { '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4 };
-
-/** A memory quantity ("250Mi", "1Gi", "512M", "1e9") in bytes; undefined when unparsable. */
-export function memoryBytes(q: string): number | undefined {
-  const mm = /^(\d+(?:\.\d+)?(?:e\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(q.trim());
-  return mm ? Number(mm[1]) * UNITS[mm[2] ?? '']! : undefined;
-}
-
 /** Twice a memory quantity, rounded up to whole Mi ("250Mi" -> "500Mi"). */
 export function doubledMemory(q: string): string | undefined {
-  const b = memoryBytes(q);
+  const b = parseQuantity(q);
   return b === undefined || b <= 0 ? undefined : `${Math.ceil((2 * b) / 1024 ** 2)}Mi`;
 }
 
@@ -329,7 +316,7 @@ export const webhookEvidence = (hooks: MeshWebhook[]) => hooks.map((h) => ({ nam
 
 /** Active pods of app workloads that ask for this mesh, would be injected, and have no proxy. */
 export function podsMissingProxy(m: Model, mesh: MeshName): number {
-  return once(m, `missing:${mesh}`, () =>
+  return m.memo(`missing:${mesh}`, () =>
     m.appWorkloads.reduce((n, w) => {
       const d = m.decision(w, mesh);
       return d && d.intent && d.injector.every((s) => s.ok) ? n + podStates(w).unmeshed.length : n;
@@ -347,7 +334,7 @@ const controllerRef = (o: K8sObject | undefined): Record<string, any> | undefine
  * ownerReferences, else its name less the pod-template-hash), a CronJob's Job, or the object.
  */
 export function workloadOfObject(m: Model, kind: string, ns: string, name: string): Workload | undefined {
-  const index = once(m, 'workload-index', () => new Map(m.workloads.map((w) => [`${w.kind}/${w.namespace}/${w.name}`, w])));
+  const index = m.memo('workload-index', () => new Map(m.workloads.map((w) => [`${w.kind}/${w.namespace}/${w.name}`, w])));
   const find = (k: string, n: string) => index.get(`${k}/${ns}/${n}`);
   if (kind === 'ReplicaSet') {
     const owner = controllerRef(m.get('replicasets', ns, name));
@@ -393,7 +380,7 @@ const SKIPPED_PREFIX = 'Linkerd sidecar proxy injection skipped: ';
  * workload (or its ReplicaSet/Job), its readable reasons split out. Undefined when none was read.
  */
 export function injectionSkip(m: Model, w: Workload): InjectionSkip | undefined {
-  const byWorkload = once(m, 'injection-skips', () => {
+  const byWorkload = m.memo('injection-skips', () => {
     const out = new Map<Workload, InjectionSkip>();
     for (const e of m.list('events')) {
       const ev = eventInfo(e);
@@ -511,7 +498,7 @@ function intersect(a: Span[], b: Span[]): Span[] {
  * a span under failurePolicy Ignore were admitted without a proxy.
  */
 export function injectorOutages(m: Model, mesh: MeshName): InjectorOutage[] {
-  return once(m, `outages:${mesh}`, () => {
+  return m.memo(`outages:${mesh}`, () => {
     const now = m.now.getTime();
     const out: InjectorOutage[] = [];
     for (const inj of injectors(m, mesh)) {

@@ -10,10 +10,13 @@
  * limits by default), replaced completely when any `sidecar.istio.io/proxy{CPU,Memory}[Limit]`
  * annotation is set. The init container (linkerd-init, istio-init) gets the proxy's resources.
  */
-import YAML from 'yaml';
 import type { Model, Workload } from '../model.js';
-import type { K8sObject, MeshName } from '../types.js';
+import type { MeshName } from '../types.js';
 import { annotationsOf, cmp, isObj, str } from '../util.js';
+import { configValues, linkerdValues, valueAt } from './config-values.js';
+import { parseQuantity } from './quantity.js';
+export { parseQuantity } from './quantity.js';
+import { isIstiod } from './constants.js';
 import { eventInfo, workloadOfObject } from './controlplane.js';
 import { containers, hasNativeSidecar, initContainers, INIT_CONTAINER, podSpec, PROXY_CONTAINER, proxyAlreadyPresent } from './pods.js';
 
@@ -25,22 +28,6 @@ const COMPUTE: readonly Compute[] = ['cpu', 'memory'];
 export interface Resources {
   requests: Partial<Record<Compute, number>>;
   limits: Partial<Record<Compute, number>>;
-}
-
-const SUFFIX: Record<string, number> = {
-  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
-  n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
-};
-const QUANTITY = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?\d+|n|u|m|k|M|G|T|P|E)?$/;
-
-/** A Kubernetes quantity ("100m", "0.5", "128Mi", "1G", "1e3") in base units; undefined if invalid. */
-export function parseQuantity(v: unknown): number | undefined {
-  const s = typeof v === 'number' ? String(v) : str(v)?.trim();
-  const mm = s ? QUANTITY.exec(s) : null;
-  if (!mm) return undefined;
-  const suffix = mm[2] ?? '';
-  const mult = /^[eE]./.test(suffix) ? 10 ** Number(suffix.slice(1)) : SUFFIX[suffix]!;
-  return Number(mm[1]) * mult;
 }
 
 /** A quantity in integer units of a resource (millicores, bytes), rounded up as Kubernetes does. */
@@ -126,29 +113,6 @@ export const RESOURCE_KEYS = ['requests.cpu', 'requests.memory', 'limits.cpu', '
 export type ResourceKey = (typeof RESOURCE_KEYS)[number];
 export const splitKey = (k: ResourceKey): [ResourceKind, Compute] => k.split('.') as [ResourceKind, Compute];
 
-const parsed = new WeakMap<object, Record<string, any> | undefined>();
-/** A ConfigMap's `values` key, parsed (YAML for Linkerd, JSON for Istio); cached per object. */
-function configValues(cm: K8sObject | undefined): Record<string, any> | undefined {
-  if (!cm) return undefined;
-  if (!parsed.has(cm)) {
-    const text = isObj(cm.data) ? str(cm.data.values) : undefined;
-    let v: unknown;
-    try {
-      v = text === undefined ? undefined : YAML.parse(text); // JSON is YAML
-    } catch {
-      v = undefined; // unreadable values: the defaults apply
-    }
-    parsed.set(cm, isObj(v) ? v : undefined);
-  }
-  return parsed.get(cm);
-}
-
-/** The linkerd-config values of the installed Linkerd. */
-function linkerdValues(m: Model): Record<string, any> | undefined {
-  const ns = m.mesh('linkerd')?.namespaces[0];
-  return configValues(ns ? m.get('configmaps', ns, 'linkerd-config') : undefined);
-}
-
 /** The istio-sidecar-injector values for the revision whose webhook would inject this workload. */
 function istioValues(m: Model, w: Workload): Record<string, any> | undefined {
   const hook = m.decision(w, 'istio')?.calls.find((c) => c.called)?.webhook;
@@ -157,7 +121,7 @@ function istioValues(m: Model, w: Workload): Record<string, any> | undefined {
   return configValues(ns ? m.get('configmaps', ns, name) : undefined);
 }
 
-const at = (o: unknown, ...path: string[]): unknown => path.reduce<unknown>((cur, p) => (isObj(cur) ? cur[p] : undefined), o);
+const at = valueAt;
 
 const LINKERD_NATIVE = ['config.linkerd.io/proxy-enable-native-sidecar', 'config.beta.linkerd.io/proxy-enable-native-sidecar', 'config.alpha.linkerd.io/proxy-enable-native-sidecar'];
 const ISTIO_NATIVE = 'sidecar.istio.io/nativeSidecar';
@@ -175,7 +139,7 @@ export function nativeSidecar(m: Model, mesh: MeshName, w: Workload): { native: 
   } else {
     const v = tmpl[ISTIO_NATIVE];
     if (v !== undefined) return { native: v !== 'false', reason: `pod template annotation ${ISTIO_NATIVE}=${v}` };
-    const istiod = m.mesh('istio')?.namespaces.flatMap((ns) => m.inNamespace('deployments', ns)).filter((d) => /^istiod(-|$)/.test(d.metadata?.name ?? ''));
+    const istiod = m.mesh('istio')?.namespaces.flatMap((ns) => m.inNamespace('deployments', ns)).filter((d) => isIstiod(d.metadata?.name ?? ''));
     const env = istiod?.flatMap((d) => containers(podSpec(at(d, 'spec', 'template') as { spec?: unknown }))).flatMap((c) => (Array.isArray(c.env) ? c.env : []));
     if (env?.some((e) => isObj(e) && e.name === 'ENABLE_NATIVE_SIDECARS' && e.value === 'true')) return { native: true, reason: 'istiod runs with ENABLE_NATIVE_SIDECARS=true' };
   }

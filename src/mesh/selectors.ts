@@ -55,9 +55,3 @@ export function evalSelector(selector: unknown, labels: Record<string, string>):
   }
   return { matched: terms.every((t) => t.matched), terms };
 }
-
-/** Render a selector as kubectl's -l syntax, for messages. */
-export function selectorString(selector: unknown): string {
-  const r = evalSelector(selector, {});
-  return r.terms.map((t) => t.term).join(',') || '(everything)';
-}

@@ -1,5 +1,6 @@
 import type { K8sObject, MeshName } from '../types.js';
 import { arr, isObj, nameOf, str, labelsOf, strMap } from '../util.js';
+import { LINKERD_INJECTOR } from './constants.js';
 import { evalSelector, type SelectorResult } from './selectors.js';
 
 /** A mutating webhook that injects a mesh's proxy, flattened from its configuration. */
@@ -23,7 +24,7 @@ export const LINKERD_WEBHOOK = 'linkerd-proxy-injector.linkerd.io';
 const ISTIO_SUFFIX = 'sidecar-injector.istio.io';
 
 function meshOf(hookName: string, serviceName: string | undefined): MeshName | undefined {
-  if (hookName === LINKERD_WEBHOOK || serviceName === 'linkerd-proxy-injector') return 'linkerd';
+  if (hookName === LINKERD_WEBHOOK || serviceName === LINKERD_INJECTOR) return 'linkerd';
   if (hookName.endsWith(ISTIO_SUFFIX)) return 'istio';
   return undefined;
 }

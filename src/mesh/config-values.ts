@@ -1,0 +1,38 @@
+/**
+ * The mesh configuration kept in ConfigMaps: Linkerd's `linkerd-config` (key `values`, the Helm
+ * values as YAML) and Istio's `istio-sidecar-injector` (key `values`, JSON). Parsed once per
+ * object; `yaml` is required on first use only, so commands that never read them do not load it.
+ */
+import { createRequire } from 'node:module';
+import type { Model } from '../model.js';
+import type { K8sObject } from '../types.js';
+import { isObj, str } from '../util.js';
+
+let yaml: typeof import('yaml') | undefined;
+const parsed = new WeakMap<object, Record<string, any> | undefined>();
+
+/** A ConfigMap's `values` key, parsed (YAML; JSON is YAML); undefined when absent or unreadable. */
+export function configValues(cm: K8sObject | undefined): Record<string, any> | undefined {
+  if (!cm) return undefined;
+  if (!parsed.has(cm)) {
+    const text = isObj(cm.data) ? str(cm.data.values) : undefined;
+    let v: unknown;
+    try {
+      yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
+      v = text === undefined ? undefined : yaml.parse(text);
+    } catch {
+      v = undefined; // unreadable values: the defaults apply
+    }
+    parsed.set(cm, isObj(v) ? v : undefined);
+  }
+  return parsed.get(cm);
+}
+
+/** The linkerd-config values of the installed Linkerd. */
+export function linkerdValues(m: Model): Record<string, any> | undefined {
+  const ns = m.mesh('linkerd')?.namespaces[0];
+  return configValues(ns ? m.get('configmaps', ns, 'linkerd-config') : undefined);
+}
+
+/** A value at a path of nested objects. */
+export const valueAt = (o: unknown, ...path: string[]): unknown => path.reduce<unknown>((cur, p) => (isObj(cur) ? cur[p] : undefined), o);
