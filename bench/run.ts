@@ -14,7 +14,8 @@
  * lists only its own kinds, and startup of --version / checks against `node -e 0`.
  *
  *   tsx bench/run.ts [--quick] [--sizes 1000,10000] [--runs N] [--strict]
- * Prints a markdown table with medians, ratios and PASS/FAIL per target; writes bench/out/results.json.
+ * Prints a markdown table with medians, ratios and PASS/FAIL per target; writes bench/out/results.json
+ * and bench/out/results.md (the README's table).
  */
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -284,6 +285,8 @@ for (const s of results.sizes) {
   lines.push(`${s.pods} pods: findings live ${s.liveSummary?.findings} / offline ${s.offlineSummary?.findings}; skipped checks: ${s.liveSummary?.skipped.join(', ') || 'none'}`);
 }
 writeFileSync(join(OUT, 'results.json'), JSON.stringify(results, null, 2) + '\n');
+// The table as the README shows it (scripts/readme.mjs copies it in), with where it was measured.
+writeFileSync(join(OUT, 'results.md'), lines.join('\n') + '\n');
 rmSync(join(OUT, `.rss-${process.pid}`), { force: true });
 process.stdout.write(lines.join('\n') + '\n');
 // --strict: exit 1 when a target fails (for CI); by default the table is the result.

@@ -171,6 +171,34 @@ describe('live check through the test API server', () => {
     }
   });
 
+  it('a user who may read only one namespace: every check that can run runs, the rest say what was refused', async () => {
+    // Everything but the namespaced lists of shop is forbidden, as with a namespaced Role.
+    server.faults.push({ match: (q) => !q.path.startsWith('/api/v1/namespaces/shop/') && !/^\/apis\/[^/]+\/v1\/namespaces\/shop\//.test(q.path), status: 403 });
+    try {
+      const r = await runCli(['check', '-n', 'shop', '--kubeconfig', kubeconfig, '-o', 'json']);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const report = JSON.parse(r.stdout);
+      expect(report.skipped.length).toBeGreaterThan(5);
+      for (const s of report.skipped) expect(s.reason).toMatch(/cannot read (namespaces|mutatingwebhookconfigurations|configmaps|secrets)/);
+      // Nothing "missing" is reported from what could not be seen.
+      expect(report.findings.map((f: any) => f.id)).not.toContain('webhook-missing');
+      expect(report.findings.map((f: any) => f.id)).not.toContain('serviceaccount-missing');
+    } finally {
+      server.faults.length = 0;
+    }
+  });
+
+  it('a server certificate for another host (tls-server-name mismatch): one line, exit 2', async () => {
+    const wrongHost = join(tmp, 'wrong-host.yaml');
+    writeFileSync(wrongHost, readFileSync(kubeconfig, 'utf8').replace(/( +)server: (\S+)/, '$1server: $2\n$1tls-server-name: api.other-cluster.example'));
+    const r = await runCli(['check', '-A', '--kubeconfig', wrongHost, '-o', 'json']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^meshdoctor: cannot reach the API server at .*(altnames|Hostname\/IP does not match)/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
   it('an unreachable server, an unknown context, a broken kubeconfig: one line, exit 2', async () => {
     const dead = join(tmp, 'dead.yaml');
     writeFileSync(dead, `apiVersion: v1

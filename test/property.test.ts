@@ -74,3 +74,23 @@ describe('malformed objects never break a run', () => {
     );
   });
 });
+
+describe('the CLI on randomly malformed snapshot files', () => {
+  it('never throws, exits 0 or 1, and prints only valid JSON on stdout', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { runCli } = await import('./helpers/cli.js');
+    const dir = mkdtempSync(join(tmpdir(), 'meshdoctor-prop-'));
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.record({ obj: fc.nat(), path: fc.nat(), value: junk }), { minLength: 1, maxLength: 12 }), async (picks) => {
+        const file = join(dir, 'cluster.json');
+        writeFileSync(file, JSON.stringify({ kind: 'List', items: mutate(BASE, picks) }));
+        const r = await runCli(['check', '-A', '--snapshot', file, '-o', 'json']);
+        expect(r.stderr).toBe('');
+        expect([0, 1]).toContain(r.code);
+        expect(validate(JSON.parse(r.stdout)), JSON.stringify(validate.errors)).toBe(true);
+      }),
+      { numRuns: 60, seed: 20261122 },
+    );
+  });
+});
