@@ -15,6 +15,8 @@ export interface IO {
   /** stderr is a terminal (progress). */
   stderrTTY: boolean;
   env: NodeJS.ProcessEnv;
+  /** The whole of stdin, for `check -f -`. */
+  readStdin: () => Promise<string>;
 }
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
@@ -96,17 +98,30 @@ export function buildProgram(io: IO, setExit: (code: number) => void): Command {
       .option('--skip <ids>', 'skip these checks (ids or codes, comma-separated)', list)
       .option('--cert-expiry-warning <days>', 'warn when a certificate expires within this many days', positiveNumber('--cert-expiry-warning'), 60)
       .option('--strict', 'exit 2 when a check had to be skipped (missing permissions)')
+      .option('-f, --filename <path>', 'check manifests before applying them: a file, a directory, or - for stdin (repeatable)', collect)
+      .option('-R, --recursive', 'with -f, read directories recursively')
+      .option('--expect-meshed', 'with -f, an error for each workload in the manifests that no mesh would inject')
       .option('--no-color', 'disable colors (also: NO_COLOR, or stdout not a terminal)'),
   ).action(async (o) => {
     validateScope(o);
+    if (!o.filename && (o.recursive || o.expectMeshed)) throw new UserError(`${o.recursive ? '-R/--recursive' : '--expect-meshed'} needs -f/--filename`);
     const { assertNamespaceExists, selectChecks, kindsFor, obtainSnapshot, runChecks } = await import('./run.js');
     const { REPORTERS } = await import('./report/index.js');
     const checks = selectChecks(o.only, o.skip);
     const p = progress(io);
-    const snapshot = await obtainSnapshot({ ...o, requestTimeoutMs: o.requestTimeout * 1000, onProgress: p?.update }, kindsFor(checks));
+    const snapOpts = { ...o, requestTimeoutMs: o.requestTimeout * 1000, onProgress: p?.update };
+    let snapshot;
+    if (o.filename) {
+      // Manifests first: a bad file fails before the cluster is read.
+      const { readManifests, manifestSnapshot } = await import('./manifests.js');
+      const manifests = await readManifests(o.filename, !!o.recursive, io.readStdin);
+      snapshot = await manifestSnapshot(snapOpts, kindsFor(checks), manifests);
+    } else {
+      snapshot = await obtainSnapshot(snapOpts, kindsFor(checks));
+      assertNamespaceExists(snapshot);
+    }
     p?.done();
-    assertNamespaceExists(snapshot);
-    const result = runChecks(snapshot, checks, { mesh: o.mesh, certExpiryWarningDays: o.certExpiryWarning });
+    const result = runChecks(snapshot, checks, { mesh: o.mesh, certExpiryWarningDays: o.certExpiryWarning, expectMeshed: !!o.expectMeshed });
     const format: string = o.output ?? (io.stdoutTTY ? 'table' : 'json');
     const color = o.color !== false && io.stdoutTTY && !io.env.NO_COLOR;
     io.stdout(REPORTERS[format]!(result, { version: VERSION, color }));
@@ -217,6 +232,11 @@ export async function run(): Promise<void> {
     stdoutTTY: !!process.stdout.isTTY,
     stderrTTY: !!process.stderr.isTTY,
     env: process.env,
+    readStdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
   };
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0); // `| head` closed the pipe

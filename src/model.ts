@@ -12,7 +12,7 @@ import { LINKERD_INJECTOR, isIstiod } from './mesh/constants.js';
 import type { LinkerdSettings } from './mesh/linkerd.js';
 import { injectedMesh, isActive, podSpec } from './mesh/pods.js';
 import { meshWebhooks, namespaceLabels, type MeshWebhook } from './mesh/webhooks.js';
-import type { CheckContext, K8sObject, MeshName, ResourceRef, Snapshot } from './types.js';
+import type { CheckContext, K8sObject, ManifestSource, MeshName, ResourceRef, Snapshot } from './types.js';
 import { annotationsOf, cmp, groupBy, isObj, labelsOf, nameOf, nsOf, str } from './util.js';
 
 export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'Job' | 'CronJob' | 'Pod' | string;
@@ -157,6 +157,17 @@ export class Model {
   /** The app workloads of one namespace (see appWorkloads). */
   appWorkloadsIn(ns: string): Workload[] {
     return this.memo('app-workloads-by-ns', () => groupBy(this.appWorkloads, (w) => w.namespace)).get(ns) ?? [];
+  }
+
+  /** `check -f`: the manifest document that holds this resource (undefined: not in the manifests). */
+  manifestSource(ref: ResourceRef): ManifestSource | undefined {
+    const key = (r: ResourceRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
+    return this.memo('manifest-sources', () => new Map((this.snapshot.manifests ?? []).map((x) => [key(x.ref), x.source]))).get(key(ref));
+  }
+
+  /** `check -f`: the app workloads the manifests hold (none without manifests). */
+  get manifestWorkloads(): Workload[] {
+    return this.memo('manifest-workloads', () => this.appWorkloads.filter((w) => this.manifestSource(w.ref)));
   }
 
   /** What each installed mesh would do with a pod created now from this workload's template. */

@@ -28,6 +28,8 @@ export interface RunOptions extends SnapshotOptions {
   only?: string[];
   skip?: string[];
   certExpiryWarningDays: number;
+  /** --expect-meshed: manifest workloads that no mesh would inject are errors (will-not-be-meshed). */
+  expectMeshed?: boolean;
   /** "now" for time-based checks; defaults to the time the snapshot was read, else the clock. */
   now?: Date;
 }
@@ -84,14 +86,31 @@ export function assertNamespaceExists(snapshot: Snapshot): void {
   if (ns && known?.length && !known.some((o) => o.metadata?.name === ns)) throw new UserError(`namespace "${ns}" not found`);
 }
 
+const CONTROL_PLANE_CAUSE = /^(webhook-broken|injector-down|injector-oom):(linkerd|istio)$/;
+
+/**
+ * `check -f`: the findings about the manifests' objects, each with the file and document it came
+ * from, plus the control-plane causes (webhook broken, injector down or OOMKilled) of a mesh that
+ * would inject one of their workloads: those stop them being meshed however they are written.
+ */
+function manifestFindings(findings: Finding[], m: Model): Finding[] {
+  const injecting = new Set(m.manifestWorkloads.flatMap((w) => m.decisions(w).filter((d) => d.inject).map((d) => d.mesh)));
+  return findings.flatMap((f) => {
+    const source = m.manifestSource(f.resource);
+    if (source) return [{ ...f, source }];
+    const cause = CONTROL_PLANE_CAUSE.exec(f.causeKey ?? '');
+    return cause && injecting.has(cause[2] as MeshName) ? [f] : [];
+  });
+}
+
 /** Run checks over a snapshot: skipped when a required kind is unavailable; never throws per check. */
-type ModelOptions = Pick<RunOptions, 'mesh' | 'certExpiryWarningDays' | 'now'>;
+type ModelOptions = Pick<RunOptions, 'mesh' | 'certExpiryWarningDays' | 'now' | 'expectMeshed'>;
 
 /** The Model checks run on; "now" is the time the snapshot was read unless given. */
 export function makeModel(snapshot: Snapshot, opts: ModelOptions): Model {
   const readAt = snapshot.source.readAt ? new Date(snapshot.source.readAt) : undefined;
   const now = opts.now ?? (readAt && !Number.isNaN(readAt.getTime()) ? readAt : new Date());
-  return new Model({ snapshot, now, options: { certExpiryWarningDays: opts.certExpiryWarningDays, mesh: opts.mesh } });
+  return new Model({ snapshot, now, options: { certExpiryWarningDays: opts.certExpiryWarningDays, mesh: opts.mesh, expectMeshed: !!opts.expectMeshed } });
 }
 
 export function runChecks(snapshot: Snapshot, checks: readonly Check[], opts: ModelOptions, model = makeModel(snapshot, opts)): RunResult & { errors: string[] } {
@@ -131,7 +150,7 @@ export function runChecks(snapshot: Snapshot, checks: readonly Check[], opts: Mo
       skipped.push({ check: check.id, reason: `internal error: ${errorMessage(e)}` });
     }
   }
-  const ranked = rank(findings);
+  const ranked = rank(snapshot.manifests ? manifestFindings(findings, model) : findings);
   const count = (s: Severity) => ranked.filter((f) => f.severity === s).length;
   return {
     source: snapshot.source,

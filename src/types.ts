@@ -31,6 +31,14 @@ export interface SnapshotSource {
   files?: string[];
   /** When the data was read (ISO time); the clock checks use for "now" unless told otherwise. */
   readAt?: string;
+  /** `check -f`: the manifest files overlaid on the cluster ('-' for stdin). */
+  manifests?: string[];
+}
+
+/** Where a manifest object came from: its file ('-' for stdin) and document (from 1). */
+export interface ManifestSource {
+  file: string;
+  document: number;
 }
 
 /** What was asked for: one namespace or all of them. */
@@ -49,6 +57,11 @@ export interface Snapshot {
   scope: Scope;
   objects: Partial<Record<KindKey, K8sObject[]>>;
   unavailable: Partial<Record<KindKey, string>>;
+  /**
+   * `check -f`: the objects the manifests hold (overlaid on `objects`). When present, findings
+   * are limited to them (and the control-plane causes that stop them being injected).
+   */
+  manifests?: { ref: ResourceRef; source: ManifestSource }[];
 }
 
 export interface ResourceRef {
@@ -91,6 +104,8 @@ export interface Finding {
   affectedPods: number;
   causeKey?: string;
   causedBy?: string;
+  /** `check -f`: the manifest document that holds the resource. */
+  source?: ManifestSource;
 }
 
 export interface CheckMeta {
@@ -108,7 +123,8 @@ export interface CheckContext {
   snapshot: Snapshot;
   /** "now" for time-based checks (injected for tests). */
   now: Date;
-  options: { certExpiryWarningDays: number; mesh: 'auto' | MeshName };
+  /** expectMeshed (--expect-meshed, default false): manifest workloads no mesh injects are errors. */
+  options: { certExpiryWarningDays: number; mesh: 'auto' | MeshName; expectMeshed?: boolean };
 }
 
 export interface Check extends CheckMeta {

@@ -10,6 +10,7 @@ import serviceaccountMissing from './serviceaccount-missing.js';
 import quotaBlocksProxy from './quota-blocks-proxy.js';
 import jobNeverCompletes from './job-never-completes.js';
 import hostNetworkPod from './host-network-pod.js';
+import willNotBeMeshed from './will-not-be-meshed.js';
 import webhookCaExpired from './webhook-ca-expired.js';
 import webhookCaExpiring from './webhook-ca-expiring.js';
 import webhookCaInvalid from './webhook-ca-invalid.js';
@@ -33,6 +34,7 @@ export const CHECKS: readonly Check[] = [
   quotaBlocksProxy,
   jobNeverCompletes,
   hostNetworkPod,
+  willNotBeMeshed,
   webhookCaExpired,
   webhookCaExpiring,
   webhookCaInvalid,

@@ -39,8 +39,9 @@ export const table: Reporter = (result: RunResult, meta) => {
     result.source.type === 'live'
       ? `context ${clean(result.source.context ?? '?')}`
       : `snapshot ${clean((result.source.files ?? []).join(', '))}`;
-  const scope = result.scope.allNamespaces ? 'all namespaces' : `namespace ${clean(result.scope.namespace ?? '?')}`;
-  lines.push(c.dim(`meshdoctor ${meta.version} · ${where} · ${scope} · meshes: ${result.meshes.join(', ') || 'none detected'}`));
+  const manifests = result.source.manifests ? ` · manifests ${clean(result.source.manifests.join(', '))}` : '';
+  const scope = result.source.manifests ? '' : result.scope.allNamespaces ? 'all namespaces' : `namespace ${clean(result.scope.namespace ?? '?')}`;
+  lines.push(c.dim(`meshdoctor ${meta.version} · ${where}${manifests}${scope && ` · ${scope}`} · meshes: ${result.meshes.join(', ') || 'none detected'}`));
   lines.push('');
   const t = new Table({
     head: ['SEVERITY', 'CHECK', 'RESOURCE', 'MESH', 'PODS'],
@@ -55,6 +56,7 @@ export const table: Reporter = (result: RunResult, meta) => {
   result.findings.forEach((f, i) => {
     lines.push(rows[i + 1]!.trimEnd());
     lines.push(`    ${clean(f.message)}`);
+    if (f.source) lines.push(c.dim(`    from: ${clean(`${f.source.file}#${f.source.document}`)}`));
     if (f.causedBy) {
       const cause = result.findings.find((x) => x.causeKey === f.causedBy);
       if (cause) lines.push(c.dim(`    caused by: ${cause.code} ${cause.id} on ${resourceText(cause)}`));

@@ -7,7 +7,7 @@ export interface CliResult {
 }
 
 /** Run the CLI in-process with captured output; `tty` makes stdout/stderr look like terminals. */
-export async function runCli(args: string[], opts: { tty?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+export async function runCli(args: string[], opts: { tty?: boolean; env?: NodeJS.ProcessEnv; stdin?: string } = {}): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const code = await main(args, {
@@ -16,6 +16,7 @@ export async function runCli(args: string[], opts: { tty?: boolean; env?: NodeJS
     stdoutTTY: !!opts.tty,
     stderrTTY: !!opts.tty,
     env: opts.env ?? {},
+    readStdin: async () => opts.stdin ?? '',
   });
   return { code, stdout, stderr };
 }
