@@ -26,10 +26,10 @@ const rows = checks.map(
 );
 readme = replace(readme, 'checks', ['| code | id | default severity | what it finds |', '|---|---|---|---|', ...rows].join('\n'));
 
-const demo = cli('check', '-A', '--snapshot', 'demo/cluster.yaml', '-o', 'table').replace(/^meshdoctor \S+ ·/, 'meshdoctor ·');
-readme = replace(readme, 'demo-output', `What \`npm run demo\` prints (the bundled demo cluster, \`demo/cluster.yaml\`):\n\n\`\`\`text\n${demo}\`\`\``);
+const demo = cli('check', '-A', '--snapshot', 'demo/cluster.json', '-o', 'table').replace(/^meshdoctor \S+ ·/, 'meshdoctor ·');
+readme = replace(readme, 'demo-output', `What \`npm run demo\` prints (the bundled demo cluster, \`demo/cluster.json\`):\n\n\`\`\`text\n${demo}\`\`\``);
 
-const explain = cli('explain', 'deployment/cart', '-n', 'shop', '--snapshot', 'demo/cluster.yaml', '-o', 'table', '--mesh', 'linkerd');
+const explain = cli('explain', 'deployment/cart', '-n', 'shop', '--snapshot', 'demo/cluster.json', '-o', 'table', '--mesh', 'linkerd');
 readme = replace(readme, 'explain-output', `\`meshdoctor explain deployment/cart -n shop\` on the demo cluster:\n\n\`\`\`text\n${explain}\`\`\`\n\nEach webhook of each installed mesh is evaluated as the API server would (every selector term with its result), then the injector's own rules, then the verdict, then what runs now against what a restart would bring, and the findings about that workload. \`-o json\` gives the same as data. No anchor tool does all of this: \`istioctl x check-inject\` looks at labels only.`);
 
 if (existsSync('bench/out/results.md')) readme = replace(readme, 'bench', readFileSync('bench/out/results.md', 'utf8'));
