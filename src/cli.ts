@@ -3,7 +3,7 @@
  * reporters, YAML, the Kubernetes client) load only inside the commands that need them, so
  * `--help` and `--version` pay for commander alone.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { EXIT, UserError, errorMessage } from './errors.js';
 
@@ -91,7 +91,9 @@ export function buildProgram(io: IO, setExit: (code: number) => void): Command {
     program
       .command('check')
       .description('read the cluster (or a snapshot) once, run every check, print ranked findings with fixes')
-      .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']))
+      .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json', 'sarif', 'junit', 'markdown']))
+      .option('--output-file <file>', 'write the report to this file (format: -o, default json); stdout gets the table on a terminal, else nothing')
+      .option('--suppress <ID=Kind/ns/name>', 'suppress matching findings (reported as suppressed, not counted for the exit code; * wildcards; cluster-scoped: ID=Kind/name; repeatable)', collect)
       .addOption(new Option('--mesh <mesh>', 'which mesh to check').choices(['auto', 'linkerd', 'istio']).default('auto'))
       .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding is at or above this severity').choices([...FAIL_ON]).default('error'))
       .option('--only <ids>', 'run only these checks (ids or codes, comma-separated)', list)
@@ -108,6 +110,8 @@ export function buildProgram(io: IO, setExit: (code: number) => void): Command {
     const { assertNamespaceExists, selectChecks, kindsFor, obtainSnapshot, runChecks } = await import('./run.js');
     const { REPORTERS } = await import('./report/index.js');
     const checks = selectChecks(o.only, o.skip);
+    const { parseSuppressions } = await import('./suppress.js');
+    const suppress = parseSuppressions(o.suppress);
     const p = progress(io);
     const snapOpts = { ...o, requestTimeoutMs: o.requestTimeout * 1000, onProgress: p?.update };
     let snapshot;
@@ -121,10 +125,21 @@ export function buildProgram(io: IO, setExit: (code: number) => void): Command {
       assertNamespaceExists(snapshot);
     }
     p?.done();
-    const result = runChecks(snapshot, checks, { mesh: o.mesh, certExpiryWarningDays: o.certExpiryWarning, expectMeshed: !!o.expectMeshed });
-    const format: string = o.output ?? (io.stdoutTTY ? 'table' : 'json');
+    const result = runChecks(snapshot, checks, { mesh: o.mesh, certExpiryWarningDays: o.certExpiryWarning, expectMeshed: !!o.expectMeshed, suppress });
     const color = o.color !== false && io.stdoutTTY && !io.env.NO_COLOR;
-    io.stdout(REPORTERS[format]!(result, { version: VERSION, color }));
+    if (o.outputFile) {
+      // The report goes to the file (never colored); a person at a terminal still sees the table.
+      const text = REPORTERS[o.output ?? 'json']!(result, { version: VERSION, color: false });
+      try {
+        writeFileSync(o.outputFile, text);
+      } catch (e) {
+        throw new UserError(`cannot write --output-file ${o.outputFile}: ${errorMessage(e)}`);
+      }
+      if (io.stdoutTTY) io.stdout(REPORTERS.table!(result, { version: VERSION, color }));
+    } else {
+      const format: string = o.output ?? (io.stdoutTTY ? 'table' : 'json');
+      io.stdout(REPORTERS[format]!(result, { version: VERSION, color }));
+    }
     for (const e of result.errors) io.stderr(`meshdoctor: ${e}\n`);
     setExit(exitCode(result, o.failOn as FailOn, !!o.strict));
   });
@@ -190,6 +205,17 @@ export function buildProgram(io: IO, setExit: (code: number) => void): Command {
         const w = Math.max(...rows.map((r) => r.id.length));
         io.stdout(['CODE    SEVERITY  ' + 'ID'.padEnd(w) + '  TITLE', ...rows.map((r) => `${r.code}  ${r.severity.padEnd(8)}  ${r.id.padEnd(w)}  ${r.title}`)].join('\n') + '\n');
       }
+      setExit(EXIT.OK);
+    });
+
+  program
+    .command('completion')
+    .description('print a shell completion script: source <(meshdoctor completion bash)')
+    .addArgument(program.createArgument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
+    .action(async (shell: 'bash' | 'zsh') => {
+      const { completionScript } = await import('./completion.js');
+      const { CHECKS } = await import('./checks/index.js');
+      io.stdout(completionScript(shell, program, CHECKS.flatMap((c) => [c.id, c.code])));
       setExit(EXIT.OK);
     });
 

@@ -9,6 +9,8 @@ import { loadSnapshot } from './cluster/load.js';
 import { UserError, errorMessage } from './errors.js';
 import { Model } from './model.js';
 import { rank } from './rank.js';
+import { applySuppressions, type SuppressRule } from './suppress.js';
+import { cmp } from './util.js';
 import type { Check, Finding, MeshName, RunResult, Scope, Severity, SkippedCheck, Snapshot } from './types.js';
 
 export type MeshOption = 'auto' | MeshName;
@@ -32,6 +34,8 @@ export interface RunOptions extends SnapshotOptions {
   expectMeshed?: boolean;
   /** "now" for time-based checks; defaults to the time the snapshot was read, else the clock. */
   now?: Date;
+  /** --suppress rules (parseSuppressions); meshdoctor.io/ignore annotations apply always. */
+  suppress?: SuppressRule[];
 }
 
 /** The checks selected by --only / --skip; an unknown id is an error, not a silent no-op. */
@@ -86,6 +90,8 @@ export function assertNamespaceExists(snapshot: Snapshot): void {
   if (ns && known?.length && !known.some((o) => o.metadata?.name === ns)) throw new UserError(`namespace "${ns}" not found`);
 }
 
+const refText = (f: Finding) => `${f.resource.kind}/${f.resource.namespace ?? ''}/${f.resource.name}`;
+
 const CONTROL_PLANE_CAUSE = /^(webhook-broken|injector-down|injector-oom):(linkerd|istio)$/;
 
 /**
@@ -104,7 +110,7 @@ function manifestFindings(findings: Finding[], m: Model): Finding[] {
 }
 
 /** Run checks over a snapshot: skipped when a required kind is unavailable; never throws per check. */
-type ModelOptions = Pick<RunOptions, 'mesh' | 'certExpiryWarningDays' | 'now' | 'expectMeshed'>;
+type ModelOptions = Pick<RunOptions, 'mesh' | 'certExpiryWarningDays' | 'now' | 'expectMeshed' | 'suppress'>;
 
 /** The Model checks run on; "now" is the time the snapshot was read unless given. */
 export function makeModel(snapshot: Snapshot, opts: ModelOptions): Model {
@@ -150,13 +156,17 @@ export function runChecks(snapshot: Snapshot, checks: readonly Check[], opts: Mo
       skipped.push({ check: check.id, reason: `internal error: ${errorMessage(e)}` });
     }
   }
-  const ranked = rank(snapshot.manifests ? manifestFindings(findings, model) : findings);
+  // Suppress before ranking, so that no kept finding names a suppressed one as its cause.
+  const { kept, suppressed } = applySuppressions(snapshot.manifests ? manifestFindings(findings, model) : findings, opts.suppress ?? [], model);
+  const ranked = rank(kept);
   const count = (s: Severity) => ranked.filter((f) => f.severity === s).length;
   return {
     source: snapshot.source,
     scope: snapshot.scope,
     meshes: model.meshes.map((m) => m.mesh),
+    checks: checks.map((c) => ({ id: c.id, code: c.code, title: c.title, description: c.description, severity: c.severity })),
     findings: ranked,
+    suppressed: suppressed.sort((a, b) => cmp(a.finding.code, b.finding.code) || cmp(refText(a.finding), refText(b.finding))),
     skipped,
     errors,
     summary: {
@@ -164,6 +174,7 @@ export function runChecks(snapshot: Snapshot, checks: readonly Check[], opts: Mo
       warning: count('warning'),
       info: count('info'),
       total: ranked.length,
+      suppressed: suppressed.length,
       checksRun: checks.length - skipped.length,
       checksSkipped: skipped.length,
     },

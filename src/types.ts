@@ -136,11 +136,26 @@ export interface SkippedCheck {
   reason: string;
 }
 
+/** A finding left out of `findings` by --suppress or a meshdoctor.io/ignore annotation, and why. */
+export interface SuppressedFinding {
+  finding: Finding;
+  /** 'flag --suppress SPEC' or 'annotation meshdoctor.io/ignore on WHERE'. */
+  reason: string;
+}
+
+/** A check selected for the run (it ran, or is in `skipped`): what reporters that list checks need. */
+export type RunCheck = Pick<CheckMeta, 'id' | 'code' | 'title' | 'description' | 'severity'>;
+
 export interface RunResult {
   source: SnapshotSource;
   scope: Scope;
   meshes: MeshName[];
+  /** The selected checks, in registry order. */
+  checks: RunCheck[];
   findings: Finding[];
+  suppressed: SuppressedFinding[];
   skipped: SkippedCheck[];
-  summary: { error: number; warning: number; info: number; total: number; checksRun: number; checksSkipped: number };
+  /** Checks that failed internally (the run is incomplete: exit 2). */
+  errors?: string[];
+  summary: { error: number; warning: number; info: number; total: number; suppressed: number; checksRun: number; checksSkipped: number };
 }

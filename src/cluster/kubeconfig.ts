@@ -44,6 +44,11 @@ export interface KubeContext {
 }
 
 const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+/**
+ * The service-account directory. MESHDOCTOR_SERVICEACCOUNT_DIR is a testing hook only (it lets
+ * the tests run the in-cluster path against the test API server); a pod never needs it.
+ */
+const saDir = () => process.env.MESHDOCTOR_SERVICEACCOUNT_DIR || SA_DIR;
 const firstLine = (s: string) => s.split('\n')[0]!.trim();
 
 function named(list: unknown, field: string): Named[] {
@@ -106,11 +111,12 @@ function merge(parts: RawConfig[]): RawConfig {
 function inCluster(): RawConfig {
   const host = process.env.KUBERNETES_SERVICE_HOST!;
   const port = process.env.KUBERNETES_SERVICE_PORT || '443';
-  const ns = existsSync(join(SA_DIR, 'namespace')) ? readFileSync(join(SA_DIR, 'namespace'), 'utf8').trim() : 'default';
+  const dir = saDir();
+  const ns = existsSync(join(dir, 'namespace')) ? readFileSync(join(dir, 'namespace'), 'utf8').trim() : 'default';
   const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
-    clusters: [{ name: 'in-cluster', body: { server, 'certificate-authority': join(SA_DIR, 'ca.crt') } }],
-    users: [{ name: 'in-cluster', body: { tokenFile: join(SA_DIR, 'token') } }],
+    clusters: [{ name: 'in-cluster', body: { server, 'certificate-authority': join(dir, 'ca.crt') } }],
+    users: [{ name: 'in-cluster', body: { tokenFile: join(dir, 'token') } }],
     contexts: [{ name: 'in-cluster', body: { cluster: 'in-cluster', user: 'in-cluster', namespace: ns } }],
     currentContext: 'in-cluster',
   };
@@ -126,7 +132,7 @@ async function loadConfig(kubeconfig?: string): Promise<RawConfig> {
     return merge(await Promise.all(present.map(parseFile)));
   }
   if (existsSync(home)) return parseFile(home);
-  if (process.env.KUBERNETES_SERVICE_HOST && existsSync(join(SA_DIR, 'token'))) return inCluster();
+  if (process.env.KUBERNETES_SERVICE_HOST && existsSync(join(saDir(), 'token'))) return inCluster();
   throw new Error('no --kubeconfig, KUBECONFIG or ~/.kube/config, and not running in a cluster');
 }
 

@@ -1,5 +1,8 @@
 import type { RunResult } from '../types.js';
 import { json } from './json.js';
+import { junit } from './junit.js';
+import { markdown } from './markdown.js';
+import { sarif } from './sarif.js';
 import { table } from './table.js';
 
 export interface ReportMeta {
@@ -11,4 +14,4 @@ export interface ReportMeta {
 export type Reporter = (result: RunResult, meta: ReportMeta) => string;
 
 /** Output formats, chosen by -o. */
-export const REPORTERS: Record<string, Reporter> = { table, json };
+export const REPORTERS: Record<string, Reporter> = { table, json, sarif, junit, markdown };

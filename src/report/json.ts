@@ -11,6 +11,7 @@ export const json: Reporter = (result, meta) =>
       meshes: result.meshes,
       summary: result.summary,
       findings: result.findings,
+      suppressed: result.suppressed.map(({ finding: f, reason }) => ({ id: f.id, code: f.code, resource: f.resource, reason })),
       skipped: result.skipped,
     },
     null,

@@ -73,9 +73,11 @@ export const table: Reporter = (result: RunResult, meta) => {
   const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
   lines.push(
     `${sev.error(plural(s.error, 'error'))}, ${sev.warning(plural(s.warning, 'warning'))}, ${sev.info(`${s.info} info`)}` +
+      (s.suppressed ? ` · ${s.suppressed} suppressed` : '') +
       ` · ${plural(s.checksRun, 'check')} run` +
       (s.checksSkipped ? c.yellow(` · ${s.checksSkipped} skipped`) : ''),
   );
   for (const sk of result.skipped) lines.push(c.yellow(`  skipped ${sk.check}: ${clean(sk.reason)}`));
+  for (const { finding: f, reason } of result.suppressed) lines.push(c.dim(`  suppressed ${f.code} ${f.id} on ${resourceText(f)}: ${clean(reason)}`));
   return lines.join('\n') + '\n';
 };

@@ -1,0 +1,62 @@
+import type { Finding, Severity } from '../types.js';
+import type { Reporter } from './index.js';
+import { clean } from './text.js';
+
+/**
+ * `-o markdown`: a pull-request comment. A summary line, a table (severity, check, resource,
+ * message), then per finding a collapsed details block with its fix commands in a `sh` fence.
+ * Untrusted text is made inert: controls stripped (clean()), HTML and Markdown punctuation
+ * escaped in prose and cells, and each fence longer than any backtick run inside it.
+ */
+const LABEL: Record<Severity, string> = { error: 'ERROR', warning: 'WARNING', info: 'INFO' };
+const HTML: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+
+/**
+ * Inline text: no HTML, no Markdown syntax, one line. Escaping [ ] is enough to rule out links
+ * and images; * _ ~ emphasis, ` code, | table cells, \ the escapes themselves.
+ */
+export const md = (s: string) => clean(s).replace(/[&<>"]/g, (c) => HTML[c]!).replace(/[\\`*_[\]|~]/g, '\\$&');
+
+function fence(lines: string[], lang: string): string {
+  const longest = Math.max(2, ...lines.map((l) => Math.max(0, ...(l.match(/`+/g) ?? []).map((r) => r.length))));
+  const f = '`'.repeat(longest + 1);
+  return [`${f}${lang}`, ...lines, f].join('\n');
+}
+
+const resource = (f: Finding) => md(`${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`);
+
+export const markdown: Reporter = (result, meta) => {
+  const s = result.summary;
+  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+  const out: string[] = [
+    `### meshdoctor: ${plural(s.error, 'error')}, ${plural(s.warning, 'warning')}, ${s.info} info` +
+      (s.suppressed ? ` · ${s.suppressed} suppressed` : '') +
+      ` · ${plural(s.checksRun, 'check')} run` +
+      (s.checksSkipped ? ` · ${s.checksSkipped} skipped` : ''),
+    '',
+  ];
+  if (result.findings.length === 0) out.push('No findings: every workload in scope is injected as configured.', '');
+  else {
+    out.push('| severity | check | resource | message |', '|---|---|---|---|');
+    for (const f of result.findings) out.push(`| ${LABEL[f.severity]} | \`${f.code}\` ${md(f.id)} | ${resource(f)} | ${md(f.message)} |`);
+    out.push('');
+    for (const f of result.findings) {
+      out.push('<details>', `<summary>${LABEL[f.severity]} ${f.code} ${md(f.id)} · ${resource(f)}</summary>`, '', md(f.message), '');
+      if (f.source) out.push(`From ${md(`${f.source.file}#${f.source.document}`)}.`, '');
+      if (f.fix.length) out.push(fence(f.fix.map(clean), 'sh'), '');
+      out.push(`[About ${md(f.id)}](${f.docsUrl})`, '', '</details>', '');
+    }
+  }
+  if (result.suppressed.length) {
+    out.push('Suppressed:', '');
+    for (const { finding: f, reason } of result.suppressed) out.push(`- ${f.code} ${md(f.id)} on ${resource(f)}: ${md(reason)}`);
+    out.push('');
+  }
+  if (result.skipped.length) {
+    out.push('Skipped checks:', '');
+    for (const sk of result.skipped) out.push(`- ${md(sk.check)}: ${md(sk.reason)}`);
+    out.push('');
+  }
+  out.push(`<sub>meshdoctor ${md(meta.version)}</sub>`);
+  return out.join('\n') + '\n';
+};
