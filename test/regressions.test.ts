@@ -113,19 +113,7 @@ status: {phase: Running}
   });
 
   it('an OOM kill on one of several ready injector replicas is a warning that says the others served', () => {
-    const replica = `
-apiVersion: v1
-kind: Pod
-metadata:
-  name: linkerd-proxy-injector-6d8f9c7b5-y7z8w
-  namespace: linkerd
-  labels: {linkerd.io/control-plane-component: proxy-injector, pod-template-hash: 6d8f9c7b5}
-spec: {containers: [{name: proxy-injector, image: cr.l5d.io/linkerd/controller:stable-2.14.10, ports: [{name: proxy-injector, containerPort: 8443}]}]}
-status:
-  phase: Running
-  conditions: [{type: Ready, status: "True"}]
-  containerStatuses: [{name: proxy-injector, ready: true, restartCount: 0, state: {running: {startedAt: "2026-11-01T00:00:00Z"}}}]
-`;
+    const replica = 'checks/sidecar-missing/ok-second-injector-replica.yaml';
     const [f] = findings(cluster('linkerd', ['checks/sidecar-missing/fires-linkerd-during-outage.yaml', replica]), ['injector-oomkilled']);
     expect(f!.severity).toBe('warning');
     expect(f!.message).toMatch(/other replicas kept serving the webhook/);

@@ -45,19 +45,7 @@ status: {phase: Running}
   });
 
   it('a second injector replica that stayed up means there was no outage', () => {
-    const replica = `
-apiVersion: v1
-kind: Pod
-metadata:
-  name: linkerd-proxy-injector-6d8f9c7b5-y7z8w
-  namespace: linkerd
-  uid: pod-injector-2
-  labels: {linkerd.io/control-plane-component: proxy-injector, pod-template-hash: 6d8f9c7b5}
-spec: {containers: [{name: proxy-injector, image: cr.l5d.io/linkerd/controller:stable-2.14.10, ports: [{name: proxy-injector, containerPort: 8443}]}]}
-status:
-  phase: Running
-  containerStatuses: [{name: proxy-injector, ready: true, restartCount: 0, state: {running: {startedAt: "2026-11-01T00:00:00Z"}}}]
-`;
+    const replica = 'checks/sidecar-missing/ok-second-injector-replica.yaml';
     const [missing] = findings(cluster('linkerd', [OUTAGE, replica]), ['sidecar-missing']);
     expect(missing!.message).not.toMatch(/injector was down/);
     expect(missing!.evidence.injectorOutages).toBeUndefined();
