@@ -18,6 +18,9 @@ const OBJECTS = overlay(
   fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml'),
   fixtureObjects('checks/pod-opted-out/fires-istio.yaml'),
   fixtureObjects('checks/namespace-not-enabled/mixed-linkerd.yaml'),
+).map((o) =>
+  // As a real API server returns them: controller-owned pods carry managedFields too.
+  o.kind === 'Pod' && o.metadata?.ownerReferences?.length ? { ...o, metadata: { ...o.metadata, managedFields: [{ manager: 'kube-controller-manager', operation: 'Update', time: '2026-11-01T00:00:00Z' }] } } : o,
 );
 
 let server: ApiServer;
@@ -85,6 +88,11 @@ describe('live check through the test API server', () => {
     expect(snap.stdout).not.toMatch(/PRIVATE KEY/);
     expect(snap.stdout).not.toContain('"tls.key"');
     for (const s of doc.objects.secrets) expect(s.data).toBeUndefined();
+    // managedFields stay where they date markers (namespaces, controllers, bare pods), and are
+    // dropped where nothing reads them (pods with a controller, ReplicaSets, Events).
+    const owned = doc.objects.pods.filter((p: any) => p.metadata.ownerReferences?.some((r: any) => r.controller));
+    expect(owned.length).toBeGreaterThan(5);
+    for (const p of owned) expect(p.metadata.managedFields).toBeUndefined();
     const saved = join(tmp, 'saved.json');
     writeFileSync(saved, snap.stdout);
     const fromSaved = await runCli(['check', '-A', '--snapshot', saved, '-o', 'json']);

@@ -157,3 +157,18 @@ describe('odd input', () => {
     expect(r.stderr).toBe('meshdoctor: namespace "shpo" not found\n');
   });
 });
+
+describe('slimming on read', () => {
+  it('drops managedFields of controller-owned pods, ReplicaSets and Events only', async () => {
+    const { slim } = await import('../src/cluster/sanitize.js');
+    const mf = [{ manager: 'kubectl', time: '2026-01-01T00:00:00Z' }];
+    const owned = { kind: 'Pod', metadata: { name: 'a', ownerReferences: [{ kind: 'ReplicaSet', name: 'r', controller: true }], managedFields: mf } };
+    const bare = { kind: 'Pod', metadata: { name: 'b', managedFields: mf } };
+    const ns = { kind: 'Namespace', metadata: { name: 'shop', managedFields: mf } };
+    expect(slim('pods', structuredClone(owned)).metadata!.managedFields).toBeUndefined();
+    expect(slim('pods', structuredClone(bare)).metadata!.managedFields).toEqual(mf);
+    expect(slim('namespaces', structuredClone(ns)).metadata!.managedFields).toEqual(mf);
+    expect(slim('replicasets', { metadata: { managedFields: mf } }).metadata!.managedFields).toBeUndefined();
+    expect(slim('events', { metadata: { managedFields: mf } }).metadata!.managedFields).toBeUndefined();
+  });
+});

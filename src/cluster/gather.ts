@@ -17,7 +17,7 @@ import type { K8sObject, Snapshot } from '../types.js';
 import { resolveKubeContext, type KubeContext } from './kubeconfig.js';
 import { KINDS, listPath, objectPath, type KindInfo, type KindKey } from './kinds.js';
 import { meshNamespaces, namedObjects } from './named.js';
-import { sanitizeSecret } from './sanitize.js';
+import { sanitizeSecret, slim } from './sanitize.js';
 
 const gunzip = promisify(gunzipCb);
 
@@ -327,7 +327,7 @@ async function listKind(
       const obj = item as K8sObject;
       if (obj.kind === undefined) obj.kind = stamp.kind;
       if (obj.apiVersion === undefined) obj.apiVersion = stamp.apiVersion;
-      items.push(obj);
+      items.push(slim(info.key, obj));
     }
     onPage(list.items.length);
     const next = list.metadata?.continue;

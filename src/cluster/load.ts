@@ -4,7 +4,7 @@ import { UserError, errorMessage } from '../errors.js';
 import type { K8sObject, Scope, Snapshot } from '../types.js';
 import { isObj } from '../util.js';
 import { KIND_KEYS, kindOf, type KindKey } from './kinds.js';
-import { sanitizeSecret } from './sanitize.js';
+import { sanitizeSecret, slim } from './sanitize.js';
 import { SNAPSHOT_KIND, isStreamable, readStreamed } from './snapshot-file.js';
 
 export { SNAPSHOT_KIND, SNAPSHOT_API_VERSION } from './snapshot-file.js';
@@ -145,7 +145,7 @@ export async function loadSnapshot(paths: string[], scope?: Scope): Promise<Snap
   for (const obj of loose) {
     const info = kindOf(obj.kind);
     if (!info) continue;
-    snap.objects[info.key]!.push(info.key === 'secrets' ? sanitizeSecret(obj) : obj);
+    snap.objects[info.key]!.push(info.key === 'secrets' ? sanitizeSecret(obj) : slim(info.key, obj));
     delete snap.unavailable[info.key];
   }
   return snap;
@@ -163,7 +163,7 @@ function mergeOwn(prev: Snapshot | undefined, doc: Record<string, any>, file: st
     const list = doc.objects[key];
     if (Array.isArray(list)) {
       const kept = list.filter(isObj) as K8sObject[];
-      snap.objects[key] = (snap.objects[key] ?? []).concat(key === 'secrets' ? kept.map(sanitizeSecret) : kept);
+      snap.objects[key] = (snap.objects[key] ?? []).concat(key === 'secrets' ? kept.map(sanitizeSecret) : kept.map((o) => slim(key, o)));
     }
     const why = isObj(doc.unavailable) ? doc.unavailable[key] : undefined;
     if (typeof why === 'string' && !snap.objects[key]) snap.unavailable[key as KindKey] = why;

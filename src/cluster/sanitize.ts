@@ -52,3 +52,17 @@ function stripLastApplied(a: Record<string, string>): Record<string, string> {
   for (const [k, v] of Object.entries(a)) if (k !== 'kubectl.kubernetes.io/last-applied-configuration') out[k] = v;
   return out;
 }
+
+/**
+ * Drop what no check reads and what weighs most on large clusters: `metadata.managedFields` of
+ * pods that have a controller, of ReplicaSets and of Events. managedFields only date injection
+ * markers, which live on namespaces, workload controllers and bare pods; those keep theirs.
+ * Applied as objects are read (live and from files), so `snapshot` saves what `check` reads.
+ */
+export function slim(key: string, obj: K8sObject): K8sObject {
+  const md = obj.metadata;
+  if (!md || typeof md !== 'object' || md.managedFields === undefined) return obj;
+  const owned = Array.isArray(md.ownerReferences) && md.ownerReferences.some((r) => r && typeof r === 'object' && r.controller === true);
+  if (key === 'replicasets' || key === 'events' || (key === 'pods' && owned)) delete md.managedFields;
+  return obj;
+}

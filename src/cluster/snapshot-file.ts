@@ -16,6 +16,7 @@ import { createReadStream, openSync, readSync, closeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { UserError, errorMessage } from '../errors.js';
 import type { K8sObject, Snapshot } from '../types.js';
+import { slim } from './sanitize.js';
 
 export const SNAPSHOT_KIND = 'MeshdoctorSnapshot';
 export const SNAPSHOT_API_VERSION = 'meshdoctor.io/v1';
@@ -59,6 +60,7 @@ export async function readStreamed(file: string): Promise<Record<string, any>> {
   const bad = (n: number, why: string) => new UserError(`cannot read snapshot ${file}: line ${n}: ${why}`);
   let doc: Record<string, any> | undefined;
   let list: K8sObject[] | undefined;
+  let key = '';
   let done = false;
   let n = 0;
   for await (const raw of lines) {
@@ -78,7 +80,7 @@ export async function readStreamed(file: string): Promise<Record<string, any>> {
     }
     if (list === undefined) {
       const start = /^"([a-z]+)":\[$/.exec(line);
-      if (start) doc!.objects[start[1]!] = list = [];
+      if (start) doc!.objects[(key = start[1]!)] = list = [];
       else if (line === '}}') done = true;
       else throw bad(n, 'expected "<kind>":[ or }}');
       continue;
@@ -88,7 +90,8 @@ export async function readStreamed(file: string): Promise<Record<string, any>> {
       continue;
     }
     try {
-      list.push(JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line));
+      // Slimmed as it is read, so the dropped fields never all live at once.
+      list.push(slim(key, JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line)));
     } catch (e) {
       throw bad(n, `invalid JSON (${errorMessage(e)})`);
     }
