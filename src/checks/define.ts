@@ -1,3 +1,4 @@
+import type { KindKey } from '../cluster/kinds.js';
 import type { Check } from '../types.js';
 
 export const DOCS_BASE = 'https://github.com/meshdoctor/meshdoctor/blob/main/README.md';
@@ -9,3 +10,9 @@ export function defineCheck(check: Check): Check {
 
 /** The README anchor documenting a check. */
 export const docsUrl = (id: string): string => `${DOCS_BASE}#${id}`;
+
+/**
+ * The controllers the Model resolves pods to (Pod -> ReplicaSet -> Deployment, Job -> CronJob,
+ * StatefulSet, DaemonSet): every check that judges workloads reads them when it can.
+ */
+export const WORKLOAD_KINDS: readonly KindKey[] = ['deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'replicasets'];

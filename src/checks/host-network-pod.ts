@@ -14,7 +14,7 @@
 import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { podStates } from '../model.js';
 import { nameOf } from '../util.js';
-import { defineCheck } from './define.js';
+import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 export default defineCheck({
   id: 'host-network-pod',
@@ -23,7 +23,7 @@ export default defineCheck({
   description: 'A workload with hostNetwork: true in a namespace enabled for injection runs without a proxy by design: neither mesh injects hostNetwork pods.',
   severity: 'info',
   inputs: ['namespaces', 'mutatingwebhookconfigurations'],
-  optionalInputs: ['pods', 'deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'replicasets'],
+  optionalInputs: [...WORKLOAD_KINDS, 'pods'],
   *run(m) {
     const { allNamespaces, namespace } = m.snapshot.scope;
     if (allNamespaces || !namespace) return; // only asked about one namespace does this explain anything

@@ -21,7 +21,7 @@
 import { recreateAll } from '../fix.js';
 import { namespaceProblems, workloadProblems, type Problem } from '../mesh/marker-problems.js';
 import { nameOf } from '../util.js';
-import { defineCheck } from './define.js';
+import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 export default defineCheck({
   id: 'injection-marker-invalid',
@@ -30,7 +30,7 @@ export default defineCheck({
   description: 'A namespace or workload carries an injection marker with an invalid value, the wrong key, or in the wrong place, so it asks for injection but does nothing.',
   severity: 'error',
   inputs: ['namespaces', 'mutatingwebhookconfigurations'],
-  optionalInputs: ['pods', 'deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'replicasets', 'configmaps'],
+  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps'],
   *run(m) {
     const problems: Problem[] = [];
     for (const ns of m.list('namespaces')) {

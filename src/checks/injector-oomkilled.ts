@@ -14,7 +14,7 @@
  */
 import { INJECTOR_CONTAINER, type OomKill, doubledMemory, injectors, namespaceRead, oomKills, podHealth, podsMissingProxy } from '../mesh/controlplane.js';
 import { nameOf, shq, time } from '../util.js';
-import { defineCheck } from './define.js';
+import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -25,7 +25,7 @@ export default defineCheck({
   description: "A container of a mesh's injector pods was killed for exceeding its memory limit, taking the injection webhook down while it restarts.",
   severity: 'error',
   inputs: ['pods'],
-  optionalInputs: ['deployments', 'mutatingwebhookconfigurations', 'services', 'namespaces', 'replicasets', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs'],
+  optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'namespaces'],
   *run(m) {
     for (const { mesh } of m.meshes) {
       for (const inj of injectors(m, mesh)) {

@@ -20,7 +20,7 @@ import type { MeshName } from '../types.js';
 import { annotationsOf, groupBy, shq } from '../util.js';
 import { decide } from '../mesh/decision.js';
 import { namespaceLabels } from '../mesh/webhooks.js';
-import { defineCheck } from './define.js';
+import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 export default defineCheck({
   id: 'namespace-not-enabled',
@@ -29,7 +29,7 @@ export default defineCheck({
   description: 'A namespace with workloads has no injection marker for an installed mesh, so its pods are created without a proxy.',
   severity: 'warning',
   inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
-  optionalInputs: ['deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'replicasets'],
+  optionalInputs: [...WORKLOAD_KINDS],
   *run(m) {
     const asked = m.snapshot.scope.allNamespaces ? undefined : m.snapshot.scope.namespace;
     const byNs = groupBy(m.appWorkloads, (w) => w.namespace);

@@ -12,7 +12,7 @@
  */
 import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { podStates } from '../model.js';
-import { defineCheck } from './define.js';
+import { WORKLOAD_KINDS, defineCheck } from './define.js';
 import { removeFromTemplate, recreateCommands } from '../fix.js';
 
 export default defineCheck({
@@ -22,7 +22,7 @@ export default defineCheck({
   description: 'A workload in a namespace enabled for injection opts its pods out through its pod template, so they run without a proxy.',
   severity: 'warning',
   inputs: ['namespaces', 'mutatingwebhookconfigurations'],
-  optionalInputs: ['pods', 'deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'replicasets'],
+  optionalInputs: [...WORKLOAD_KINDS, 'pods'],
   *run(m) {
     for (const w of m.appWorkloads) {
       for (const { mesh } of m.meshes) {

@@ -17,7 +17,7 @@
  */
 import { recreateCommands } from '../fix.js';
 import { missingProxy, podEvidence } from '../mesh/missing-proxy.js';
-import { defineCheck } from './define.js';
+import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 export default defineCheck({
   id: 'pod-predates-enablement',
@@ -26,7 +26,7 @@ export default defineCheck({
   description: 'Pods run without a proxy because they were created before their namespace or pod template asked for injection; only new pods are injected.',
   severity: 'error',
   inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
-  optionalInputs: ['deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'replicasets', 'configmaps'],
+  optionalInputs: [...WORKLOAD_KINDS, 'configmaps'],
   *run(m) {
     for (const w of m.appWorkloads) {
       for (const { mesh } of m.meshes) {

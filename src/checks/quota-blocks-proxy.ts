@@ -37,7 +37,7 @@ import {
 import { PROXY_CONTAINER } from '../mesh/pods.js';
 import type { K8sObject, MeshName } from '../types.js';
 import { isObj, nameOf, shq, strMap } from '../util.js';
-import { defineCheck } from './define.js';
+import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 /** Quota resources the API server demands on every container, and the container value each needs. */
 const REQUIRED: Record<string, ResourceKey> = {
@@ -182,7 +182,7 @@ export default defineCheck({
     "A ResourceQuota in the namespace rejects the workload's next pod once the proxy is injected: the proxy lacks a request or limit the quota requires, or its share no longer fits.",
   severity: 'error',
   inputs: ['resourcequotas', 'namespaces', 'mutatingwebhookconfigurations'],
-  optionalInputs: ['pods', 'deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'replicasets', 'events', 'configmaps'],
+  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'events', 'configmaps'],
   *run(m) {
     for (const w of m.appWorkloads) {
       if (w.kind === 'Pod' || !w.templatePath) continue; // no template: no new pod to admit

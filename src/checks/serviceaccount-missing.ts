@@ -22,7 +22,7 @@ import { setOnTemplateSpec } from '../fix.js';
 import { podSpec } from '../mesh/pods.js';
 import { failedCreateEvents } from '../mesh/resources.js';
 import { nameOf, shq, str } from '../util.js';
-import { defineCheck } from './define.js';
+import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 export default defineCheck({
   id: 'serviceaccount-missing',
@@ -32,7 +32,7 @@ export default defineCheck({
     'A pod template names a ServiceAccount that does not exist in its namespace, so no pod is ever created; or, for Linkerd without projected tokens, the token is turned off and the proxy is skipped.',
   severity: 'error',
   inputs: ['serviceaccounts', 'namespaces', 'mutatingwebhookconfigurations'],
-  optionalInputs: ['pods', 'deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'replicasets', 'events', 'configmaps'],
+  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'events', 'configmaps'],
   *run(m) {
     if (m.meshes.length === 0) return; // no mesh installed: not a mesh problem
     for (const w of m.appWorkloads) {

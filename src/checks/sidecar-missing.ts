@@ -19,7 +19,7 @@ import { recreateCommands } from '../fix.js';
 import { INJECTOR_CONTAINER, injectionSkip, injectorOutages, type InjectorOutage } from '../mesh/controlplane.js';
 import { shq, time } from '../util.js';
 import type { K8sObject } from '../types.js';
-import { defineCheck } from './define.js';
+import { WORKLOAD_KINDS, defineCheck } from './define.js';
 import { missingProxy, podEvidence } from '../mesh/missing-proxy.js';
 
 export default defineCheck({
@@ -29,7 +29,7 @@ export default defineCheck({
   description: 'Pods that should have been injected (the namespace or template asks, a webhook is called, the injector accepts) run without a proxy, and no more specific cause was found.',
   severity: 'error',
   inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
-  optionalInputs: ['deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'replicasets', 'configmaps', 'events'],
+  optionalInputs: [...WORKLOAD_KINDS, 'configmaps', 'events'],
   *run(m) {
     for (const w of m.appWorkloads) {
       for (const { mesh } of m.meshes) {

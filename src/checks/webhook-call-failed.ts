@@ -29,7 +29,7 @@ import {
 import { LINKERD_WEBHOOK } from '../mesh/webhooks.js';
 import type { K8sObject, MeshName, ResourceRef } from '../types.js';
 import { isObj, shq, time } from '../util.js';
-import { defineCheck } from './define.js';
+import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 const OWNER_KINDS: Record<string, KindKey> = { ReplicaSet: 'replicasets', Job: 'jobs', StatefulSet: 'statefulsets', DaemonSet: 'daemonsets' };
 
@@ -74,7 +74,7 @@ export default defineCheck({
   description: 'FailedCreate events show the API server failing to call a mesh injection webhook, so a controller cannot create its pods.',
   severity: 'error',
   inputs: ['events'],
-  optionalInputs: ['mutatingwebhookconfigurations', 'services', 'replicasets', 'deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'pods', 'namespaces'],
+  optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'pods', 'namespaces'],
   *run(m) {
     const groups = new Map<string, Group>();
     for (const e of m.list('events')) {

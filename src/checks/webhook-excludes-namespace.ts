@@ -23,7 +23,7 @@ import { evalWebhook, namespaceLabels, rulesMatchPodCreate, type MeshWebhook, ty
 import { podStates, type Workload } from '../model.js';
 import type { MeshName } from '../types.js';
 import { arr, groupBy, isObj, labelsOf, shq, strMap } from '../util.js';
-import { defineCheck } from './define.js';
+import { WORKLOAD_KINDS, defineCheck } from './define.js';
 import { markerExplains } from '../mesh/marker-problems.js';
 
 const MESH: Record<MeshName, string> = { linkerd: 'Linkerd', istio: 'Istio' };
@@ -92,7 +92,7 @@ export default defineCheck({
   description: 'A namespace or pod template asks for injection, but the selectors of every injection webhook of that mesh (or the injector itself) leave its pods out.',
   severity: 'error',
   inputs: ['namespaces', 'mutatingwebhookconfigurations'],
-  optionalInputs: ['pods', 'deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'replicasets', 'configmaps'],
+  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps'],
   *run(m) {
     for (const { mesh, webhooks } of m.meshes) {
       const podHooks = webhooks.filter((h) => rulesMatchPodCreate(h.rules));

@@ -16,7 +16,7 @@ import { injectedMesh } from '../mesh/pods.js';
 import { LINKERD_WEBHOOK_CONFIG, istioRevision, podsMissingProxy, reinstallCommands } from '../mesh/controlplane.js';
 import { nameOf, nsOf, shq } from '../util.js';
 import { LINKERD_INJECTOR, isIstiod } from '../mesh/constants.js';
-import { defineCheck } from './define.js';
+import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 export default defineCheck({
   id: 'webhook-missing',
@@ -25,7 +25,7 @@ export default defineCheck({
   description: 'A mesh is installed but no MutatingWebhookConfiguration registers its injection webhook, so every new pod is created without a proxy.',
   severity: 'error',
   inputs: ['mutatingwebhookconfigurations'],
-  optionalInputs: ['namespaces', 'deployments', 'pods', 'replicasets', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs'],
+  optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'pods'],
   *run(m) {
     for (const install of m.meshes) {
       if (install.webhooks.length) continue;

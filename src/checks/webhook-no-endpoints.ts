@@ -22,7 +22,7 @@ import {
   webhookEvidence,
 } from '../mesh/controlplane.js';
 import { shq } from '../util.js';
-import { defineCheck } from './define.js';
+import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 type Problem = 'service-missing' | 'port-missing' | 'target-port-unresolved' | 'no-ready-endpoints';
 
@@ -56,7 +56,7 @@ export default defineCheck({
   description: "A mesh injection webhook's Service is missing or has no ready endpoint on the port the webhook calls, so every injection call fails.",
   severity: 'error',
   inputs: ['mutatingwebhookconfigurations', 'services'],
-  optionalInputs: ['endpointslices', 'endpoints', 'pods', 'deployments', 'namespaces', 'replicasets', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs'],
+  optionalInputs: [...WORKLOAD_KINDS, 'endpointslices', 'endpoints', 'pods', 'namespaces'],
   *run(m) {
     for (const { mesh } of m.meshes) {
       for (const b of webhookBackends(m, mesh)) {

@@ -22,7 +22,7 @@ import { namespaceLabels } from '../mesh/webhooks.js';
 import { desiredPods, podStates, type Model, type Workload } from '../model.js';
 import type { MeshName } from '../types.js';
 import { annotationsOf } from '../util.js';
-import { defineCheck } from './define.js';
+import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 /** The same wording as `explain`'s verdict for a mesh that would not inject. */
 function verdict(d: Decision): string {
@@ -54,7 +54,7 @@ export default defineCheck({
   description: 'With check -f and --expect-meshed: a workload in the manifests that does not opt out would be created without a proxy, because no installed mesh would inject it.',
   severity: 'error',
   inputs: ['namespaces', 'mutatingwebhookconfigurations'],
-  optionalInputs: ['pods', 'deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'replicasets'],
+  optionalInputs: [...WORKLOAD_KINDS, 'pods'],
   *run(m) {
     if (!m.options.expectMeshed || m.meshes.length === 0) return; // no mesh: nothing to name (see above)
     for (const w of m.manifestWorkloads) {
