@@ -5,7 +5,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { EXIT, UserError, errorMessage } from './errors.js';
+import { EXIT, UserError, errorMessage, printable } from './errors.js';
+import { DEFAULT_LIMITS, type Limits } from './limits.js';
 
 export interface IO {
   stdout: (s: string) => void;
@@ -15,8 +16,8 @@ export interface IO {
   /** stderr is a terminal (progress). */
   stderrTTY: boolean;
   env: NodeJS.ProcessEnv;
-  /** The whole of stdin, for `check -f -`. */
-  readStdin: () => Promise<string>;
+  /** The whole of stdin, for `check -f -`, at most maxBytes (a UserError beyond). */
+  readStdin: (maxBytes: number) => Promise<string>;
 }
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
@@ -24,10 +25,11 @@ export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json'
 const FAIL_ON = ['error', 'warning', 'info', 'none'] as const;
 type FailOn = (typeof FAIL_ON)[number];
 
-function positiveNumber(name: string) {
+function positiveNumber(name: string, max = Number.MAX_SAFE_INTEGER) {
   return (v: string) => {
     const n = Number(v);
     if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number`);
+    if (n > max) throw new InvalidArgumentError(`${name} must be at most ${max}`);
     return n;
   };
 }
@@ -41,6 +43,14 @@ interface CommonOpts {
   kubeconfig?: string;
   snapshot?: string[];
   requestTimeout: number;
+  timeout: number;
+  maxBytes: number;
+  maxObjects: number;
+}
+
+/** The bounds of a run from the flags (README "Limits"). */
+function limitsOf(o: CommonOpts): Limits {
+  return { requestTimeoutMs: o.requestTimeout * 1000, deadlineMs: o.timeout * 1000, maxBytes: Math.floor(o.maxBytes * 1024 * 1024), maxObjects: Math.floor(o.maxObjects) };
 }
 
 function addClusterOptions(cmd: Command, withSnapshot = true): Command {
@@ -49,7 +59,10 @@ function addClusterOptions(cmd: Command, withSnapshot = true): Command {
     .option('-A, --all-namespaces', 'check every namespace')
     .option('--context <name>', 'the kubeconfig context to use')
     .option('--kubeconfig <file>', 'path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
-    .option('--request-timeout <seconds>', 'timeout of each API request', positiveNumber('--request-timeout'), 30);
+    .option('--request-timeout <seconds>', 'timeout of each API request (and of an exec credential plugin)', positiveNumber('--request-timeout', 86400), DEFAULT_LIMITS.requestTimeoutMs / 1000)
+    .option('--timeout <seconds>', 'time limit of the whole read of the cluster', positiveNumber('--timeout', 86400), DEFAULT_LIMITS.deadlineMs / 1000)
+    .option('--max-bytes <MiB>', 'largest file, stdin or API response (decompressed) meshdoctor reads', positiveNumber('--max-bytes', 4096), DEFAULT_LIMITS.maxBytes / 1024 / 1024)
+    .option('--max-objects <n>', 'most objects of one kind meshdoctor reads (and of all -f manifests)', positiveNumber('--max-objects', 100_000_000), DEFAULT_LIMITS.maxObjects);
   if (withSnapshot) {
     cmd.option('--snapshot <path>', 'run offline on a snapshot: meshdoctor snapshot, kubectl -o json|yaml output, or a directory (repeatable)', collect);
   }
@@ -113,12 +126,12 @@ export function buildProgram(io: IO, setExit: (code: number) => void): Command {
     const { parseSuppressions } = await import('./suppress.js');
     const suppress = parseSuppressions(o.suppress);
     const p = progress(io);
-    const snapOpts = { ...o, requestTimeoutMs: o.requestTimeout * 1000, onProgress: p?.update };
+    const snapOpts = { ...o, limits: limitsOf(o), onProgress: p?.update };
     let snapshot;
     if (o.filename) {
       // Manifests first: a bad file fails before the cluster is read.
       const { readManifests, manifestSnapshot } = await import('./manifests.js');
-      const manifests = await readManifests(o.filename, !!o.recursive, io.readStdin);
+      const manifests = await readManifests(o.filename, !!o.recursive, io.readStdin, snapOpts.limits);
       snapshot = await manifestSnapshot(snapOpts, kindsFor(checks), manifests);
     } else {
       snapshot = await obtainSnapshot(snapOpts, kindsFor(checks));
@@ -140,7 +153,7 @@ export function buildProgram(io: IO, setExit: (code: number) => void): Command {
       const format: string = o.output ?? (io.stdoutTTY ? 'table' : 'json');
       io.stdout(REPORTERS[format]!(result, { version: VERSION, color }));
     }
-    for (const e of result.errors) io.stderr(`meshdoctor: ${e}\n`);
+    for (const e of result.errors) io.stderr(`meshdoctor: ${printable(e)}\n`);
     setExit(exitCode(result, o.failOn as FailOn, !!o.strict));
   });
 
@@ -155,11 +168,11 @@ export function buildProgram(io: IO, setExit: (code: number) => void): Command {
     const { obtainSnapshot } = await import('./run.js');
     const { snapshotText } = await import('./cluster/snapshot-file.js');
     const p = progress(io);
-    const snap = await obtainSnapshot({ ...o, requestTimeoutMs: o.requestTimeout * 1000, onProgress: p?.update }, [...KIND_KEYS]);
+    const snap = await obtainSnapshot({ ...o, limits: limitsOf(o), onProgress: p?.update }, [...KIND_KEYS]);
     p?.done();
     for (const chunk of snapshotText(snap)) io.stdout(chunk);
     const missing = Object.entries(snap.unavailable);
-    for (const [k, why] of missing) io.stderr(`meshdoctor: ${k} not saved: ${why}\n`);
+    for (const [k, why] of missing) io.stderr(`meshdoctor: ${k} not saved: ${printable(why)}\n`);
     setExit(EXIT.OK);
   });
 
@@ -178,7 +191,7 @@ export function buildProgram(io: IO, setExit: (code: number) => void): Command {
     const target = parseTarget(targetArg);
     const { CHECKS } = await import('./checks/index.js');
     const { kindsFor, makeModel, obtainSnapshot, runChecks } = await import('./run.js');
-    const snapshot = await obtainSnapshot({ ...o, requestTimeoutMs: o.requestTimeout * 1000 }, kindsFor(CHECKS));
+    const snapshot = await obtainSnapshot({ ...o, limits: limitsOf(o) }, kindsFor(CHECKS));
     const ns = o.namespace ?? snapshot.scope.namespace ?? 'default';
     const scoped = { ...snapshot, scope: { allNamespaces: false, namespace: ns } };
     const model = makeModel(scoped, { mesh: o.mesh, certExpiryWarningDays: 60 });
@@ -244,10 +257,15 @@ export async function main(argv: string[], io: IO): Promise<number> {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT.OK;
       return EXIT.ERROR;
     }
-    if (e instanceof UserError) io.stderr(`meshdoctor: ${e.message}\n`);
-    else io.stderr(`meshdoctor: internal error: ${errorMessage(e)} (please report this with the output of --version)\n`);
+    io.stderr(`meshdoctor: ${errorLine(e)}\n`);
     return EXIT.ERROR;
   }
+}
+
+/** One line for any error: a UserError's message, else "internal error", never a stack trace. */
+export function errorLine(e: unknown): string {
+  if (e instanceof UserError) return printable(e.message);
+  return `internal error: ${printable(errorMessage(e))} (please report this with the output of --version)`;
 }
 
 /** The process entry point used by bin/meshdoctor.js. */
@@ -258,12 +276,19 @@ export async function run(): Promise<void> {
     stdoutTTY: !!process.stdout.isTTY,
     stderrTTY: !!process.stderr.isTTY,
     env: process.env,
-    readStdin: async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
+    readStdin: async (maxBytes) => {
+      const { decodeText, readStreamBounded } = await import('./io.js');
+      return decodeText(await readStreamBounded(process.stdin, maxBytes, 'stdin'));
     },
   };
+  // Last line of defence: an error thrown outside main's promise chain (a timer, a stream event)
+  // still ends in one line and exit 2, never a stack trace.
+  const fatal = (e: unknown) => {
+    process.stderr.write(`meshdoctor: ${errorLine(e)}\n`);
+    process.exit(EXIT.ERROR);
+  };
+  process.on('uncaughtException', fatal);
+  process.on('unhandledRejection', fatal);
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0); // `| head` closed the pipe
   });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { kindOf, type KindKey } from './cluster/kinds.js';
 import { sanitizeSecret } from './cluster/sanitize.js';
 import { UserError, errorMessage } from './errors.js';
+import { DEFAULT_LIMITS, type Limits } from './limits.js';
 import { obtainSnapshot, type SnapshotOptions } from './run.js';
 import type { K8sObject, ManifestSource, Snapshot } from './types.js';
 import { isObj, nameOf, nsOf, str } from './util.js';
@@ -90,7 +91,7 @@ async function parse(file: string, text: string): Promise<ManifestObject[]> {
 }
 
 /** Read -f paths (files, directories, '-' for stdin) into the Kubernetes objects they hold. */
-export async function readManifests(paths: string[], recursive: boolean, readStdin: () => Promise<string>): Promise<Manifests> {
+export async function readManifests(paths: string[], recursive: boolean, readStdin: (maxBytes: number) => Promise<string>, limits: Limits = DEFAULT_LIMITS): Promise<Manifests> {
   if (paths.filter((p) => p === '-').length > 1) throw new UserError('-f - (stdin) can be given only once');
   const files: string[] = [];
   for (const p of paths) {
@@ -102,7 +103,7 @@ export async function readManifests(paths: string[], recursive: boolean, readStd
   for (const file of files) {
     let text: string;
     try {
-      text = file === '-' ? await readStdin() : readFileSync(file, 'utf8');
+      text = file === '-' ? await readStdin(limits.maxBytes) : readFileSync(file, 'utf8');
     } catch (e) {
       throw new UserError(`cannot read manifests ${file === '-' ? 'stdin' : file}: ${errorMessage(e)}`);
     }

@@ -7,6 +7,7 @@ import { docsUrl } from './checks/define.js';
 import type { KindKey } from './cluster/kinds.js';
 import { loadSnapshot } from './cluster/load.js';
 import { UserError, errorMessage } from './errors.js';
+import type { Limits } from './limits.js';
 import { Model } from './model.js';
 import { rank } from './rank.js';
 import { applySuppressions, type SuppressRule } from './suppress.js';
@@ -21,7 +22,7 @@ export interface SnapshotOptions {
   namespace?: string;
   context?: string;
   kubeconfig?: string;
-  requestTimeoutMs: number;
+  limits: Limits;
   onProgress?: (p: { kindsDone: number; kindsTotal: number; objects: number }) => void;
 }
 
@@ -67,7 +68,7 @@ export async function obtainSnapshot(opts: SnapshotOptions, kinds: KindKey[]): P
     : opts.namespace
       ? { allNamespaces: false, namespace: opts.namespace }
       : undefined;
-  if (opts.snapshot?.length) return loadSnapshot(opts.snapshot, scope);
+  if (opts.snapshot?.length) return loadSnapshot(opts.snapshot, scope, opts.limits);
   const { gather } = await import('./cluster/gather.js');
   return gather({
     kubeconfig: opts.kubeconfig,
@@ -75,7 +76,7 @@ export async function obtainSnapshot(opts: SnapshotOptions, kinds: KindKey[]): P
     namespace: opts.namespace,
     allNamespaces: !!opts.allNamespaces,
     kinds,
-    requestTimeoutMs: opts.requestTimeoutMs,
+    limits: opts.limits,
     onProgress: opts.onProgress,
   });
 }

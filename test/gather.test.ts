@@ -90,7 +90,7 @@ async function setup(opts: ApiServerOptions = {}, kopts: KubeconfigOptions = {})
 const ALL: KindKey[] = [...KIND_KEYS];
 
 function read(kubeconfig: string, opts: Partial<GatherOptions> = {}): Promise<Snapshot> {
-  return gather({ kubeconfig, allNamespaces: true, kinds: ALL, requestTimeoutMs: 5000, ...opts });
+  return gather({ kubeconfig, allNamespaces: true, kinds: ALL, limits: { requestTimeoutMs: 5000 }, ...opts });
 }
 
 /** The error a promise rejects with (failing the test if it resolves). */
@@ -342,7 +342,7 @@ describe('gather: retries and broken answers', () => {
       faults: [{ match: (r) => r.path === '/api/v1/pods', status: 429, retryAfterSeconds: 30 }],
     });
     const t0 = Date.now();
-    const snap = await read(kubeconfig, { kinds: ['pods', 'services'], requestTimeoutMs: 2000 });
+    const snap = await read(kubeconfig, { kinds: ['pods', 'services'], limits: { requestTimeoutMs: 2000 } });
     expect(Date.now() - t0).toBeLessThan(2000);
     expect(snap.unavailable.pods).toBe('too many requests (429): Too many requests, please try again later.');
     expect(requestsTo(srv, '/api/v1/pods')).toHaveLength(1);
@@ -431,7 +431,7 @@ describe('gather: fatal errors', () => {
   it('one kind hanging: unavailable after the timeout, the rest is read', async () => {
     const { kubeconfig } = await setup({ faults: [{ match: (r) => r.path === '/api/v1/pods', delayMs: Infinity }] });
     const t0 = Date.now();
-    const snap = await read(kubeconfig, { requestTimeoutMs: 400 });
+    const snap = await read(kubeconfig, { limits: { requestTimeoutMs: 400 } });
     expect(Date.now() - t0).toBeLessThan(2000);
     expect(snap.unavailable).toEqual({ pods: 'timed out: no answer within 0.4s' });
     expect(snap.objects.deployments).toHaveLength(1);
@@ -440,7 +440,7 @@ describe('gather: fatal errors', () => {
   it('the server hanging: an error after the timeout', async () => {
     const { srv, kubeconfig } = await setup({ faults: [{ match: () => true, delayMs: Infinity }] });
     const t0 = Date.now();
-    const err = await failure(read(kubeconfig, { requestTimeoutMs: 400 }));
+    const err = await failure(read(kubeconfig, { limits: { requestTimeoutMs: 400 } }));
     expect(Date.now() - t0).toBeLessThan(2000);
     expect(err).toBeInstanceOf(UserError);
     expect(err.message).toBe(`the API server at ${srv.url} did not answer within 0.4s`);
@@ -448,7 +448,7 @@ describe('gather: fatal errors', () => {
 
   it('a slow answer within the timeout is fine', async () => {
     const { kubeconfig } = await setup({ faults: [{ match: () => true, delayMs: 300 }] });
-    const snap = await read(kubeconfig, { kinds: ['pods'], requestTimeoutMs: 2000 });
+    const snap = await read(kubeconfig, { kinds: ['pods'], limits: { requestTimeoutMs: 2000 } });
     expect(snap.objects.pods).toHaveLength(6);
   });
 });
@@ -535,7 +535,7 @@ describe('kubeconfig resolution', () => {
 
     expect(await resolveContext({})).toEqual({ contextName: 'main', namespace: 'first', server: srv.url });
     expect((await resolveContext({ context: 'second' })).namespace).toBe('shop');
-    const snap = await gather({ context: 'second', allNamespaces: false, kinds: ['pods'], requestTimeoutMs: 5000 });
+    const snap = await gather({ context: 'second', allNamespaces: false, kinds: ['pods'], limits: { requestTimeoutMs: 5000 } });
     expect(snap.source.context).toBe('second');
     expect(snap.objects.pods).toHaveLength(5);
 

@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { gunzip as gunzipCb } from 'node:zlib';
 import { errorMessage, UserError } from '../errors.js';
+import { DEFAULT_LIMITS, type Limits } from '../limits.js';
 import type { K8sObject, Snapshot } from '../types.js';
 import { resolveKubeContext, type KubeContext } from './kubeconfig.js';
 import { KINDS, listPath, objectPath, type KindInfo, type KindKey } from './kinds.js';
@@ -28,8 +29,8 @@ export interface GatherOptions {
   namespace?: string;
   allNamespaces: boolean;
   kinds: KindKey[];
-  /** Time limit of each GET, retries included. */
-  requestTimeoutMs: number;
+  /** The run's bounds (request timeout, deadline, bytes, objects); defaults: DEFAULT_LIMITS. */
+  limits?: Partial<Limits>;
   /** Items per LIST page (default 500). */
   pageSize?: number;
   onProgress?: (p: { kindsDone: number; kindsTotal: number; objects: number }) => void;
@@ -361,7 +362,8 @@ export async function gather(opts: GatherOptions): Promise<Snapshot> {
 
   const abort = new AbortController();
   setMaxListeners(Infinity, abort.signal); // one listener per request in flight
-  const conn = await connect(resolved, opts.requestTimeoutMs, abort.signal);
+  const limits: Limits = { ...DEFAULT_LIMITS, ...opts.limits };
+  const conn = await connect(resolved, limits.requestTimeoutMs, abort.signal);
   try {
     const onPage = (n: number) => {
       objectCount += n;

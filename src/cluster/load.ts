@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError, errorMessage } from '../errors.js';
+import { DEFAULT_LIMITS, type Limits } from '../limits.js';
 import type { K8sObject, Scope, Snapshot } from '../types.js';
 import { isObj } from '../util.js';
 import { KIND_KEYS, kindOf, type KindKey } from './kinds.js';
@@ -116,7 +117,7 @@ function emptySnapshot(files: string[], scope: Scope): Snapshot {
  * Every kind is treated as read (present, possibly empty), except where meshdoctor's own
  * snapshot records it as unavailable.
  */
-export async function loadSnapshot(paths: string[], scope?: Scope): Promise<Snapshot> {
+export async function loadSnapshot(paths: string[], scope?: Scope, limits: Limits = DEFAULT_LIMITS): Promise<Snapshot> {
   const found = expand(paths);
   const files = found.map((f) => f.file);
   if (files.length === 0) throw new UserError(`cannot read snapshot ${paths.join(', ')}: no .json or .yaml files found`);

@@ -1,0 +1,107 @@
+/**
+ * Bounded reads: every file and stdin is read through these, so that a device (`/dev/zero`), a FIFO,
+ * an endless pipe or a huge file ends in one clear line instead of filling memory. Only regular
+ * files are accepted where a file is expected (`stat().size` of a device or FIFO is 0, so a size
+ * check alone passes them).
+ */
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { UserError, errorMessage } from './errors.js';
+import { mib } from './limits.js';
+
+/** Why a path cannot be read, in words (ENOENT of a dangling link, ELOOP, EACCES, ...). */
+export function fsReason(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file or directory';
+    case 'ELOOP':
+      return 'too many levels of symbolic links';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'is a directory';
+    case 'ENOTDIR':
+      return 'a part of the path is not a directory';
+    default:
+      return errorMessage(e);
+  }
+}
+
+/** stat that follows links; a dangling link or a loop is a UserError naming `what`. */
+export function statPath(path: string, what: string) {
+  try {
+    return statSync(path);
+  } catch (e) {
+    throw new UserError(`cannot read ${what} ${path}: ${fsReason(e)}`);
+  }
+}
+
+/**
+ * The bytes of a regular file, at most `maxBytes` (a UserError names `what` and the limit
+ * otherwise). Reads by chunks from one descriptor, so a file that grows while read is still capped.
+ */
+export function readFileBounded(path: string, maxBytes: number, what: string, hint = ''): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (e) {
+    throw new UserError(`cannot read ${what} ${path}: ${fsReason(e)}`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (st.isDirectory()) throw new UserError(`cannot read ${what} ${path}: is a directory`);
+    if (!st.isFile()) throw new UserError(`cannot read ${what} ${path}: not a regular file (a device, FIFO or socket)`);
+    if (st.size > maxBytes) throw tooLarge(what, path, maxBytes, hint);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const buf = Buffer.alloc(Math.min(maxBytes + 1, 1024 * 1024));
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(fd, buf, 0, buf.length, null);
+      } catch (e) {
+        throw new UserError(`cannot read ${what} ${path}: ${fsReason(e)}`);
+      }
+      if (n === 0) break;
+      total += n;
+      if (total > maxBytes) throw tooLarge(what, path, maxBytes, hint);
+      chunks.push(Buffer.from(buf.subarray(0, n)));
+    }
+    return Buffer.concat(chunks, total);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function tooLarge(what: string, path: string, maxBytes: number, hint: string): UserError {
+  return new UserError(`cannot read ${what} ${path}: larger than ${mib(maxBytes)} (--max-bytes)${hint ? `; ${hint}` : ''}`);
+}
+
+/** A stream (stdin) read to its end, at most `maxBytes`. */
+export async function readStreamBounded(stream: AsyncIterable<unknown>, maxBytes: number, what: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    total += b.length;
+    if (total > maxBytes) throw new UserError(`cannot read ${what}: more than ${mib(maxBytes)} (--max-bytes)`);
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/**
+ * Bytes to text: UTF-8, a UTF-8 byte-order mark dropped (editors on Windows write one); UTF-16
+ * (kubectl output redirected by PowerShell) is decoded by its mark.
+ */
+export function decodeText(buf: Buffer): string {
+  if (buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) return buf.subarray(3).toString('utf8');
+  if (buf.length >= 2 && buf[0] === 0xff && buf[1] === 0xfe) return buf.subarray(2).toString('utf16le');
+  if (buf.length >= 2 && buf[0] === 0xfe && buf[1] === 0xff) {
+    const swapped = Buffer.from(buf.subarray(2, 2 + ((buf.length - 2) & ~1)));
+    swapped.swap16();
+    return swapped.toString('utf16le');
+  }
+  return buf.toString('utf8');
+}
