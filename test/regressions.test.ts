@@ -25,19 +25,31 @@ describe('CLI flags reach the checks', () => {
 });
 
 describe('certificates', () => {
-  it('a serving certificate with an empty subject (cert-manager, SANs only) is a certificate', () => {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '365', '-subj', '/', '-addext', 'subjectAltName=DNS:linkerd-proxy-injector.linkerd.svc', '-keyout', join(tmp, 'e.key'), '-out', join(tmp, 'e.crt')], { stdio: 'pipe' });
-    const crt = readFileSync(join(tmp, 'e.crt'));
-    const snap = cluster('linkerd', [`
+  it('a serving certificate with an empty subject (cert-manager, SANs only) is a certificate, named by its SAN', async () => {
+    // Dates pinned to the fixtures' NOW: this test once minted its certificate from the wall clock.
+    const { generateCA, generateLeaf } = await import('./helpers/certs.js');
+    const day = 86_400_000;
+    const ca = await generateCA({ keyType: 'ecdsa', commonName: 'webhook-ca', notBefore: new Date(NOW.getTime() - day), notAfter: new Date(NOW.getTime() + 300 * day) });
+    const snapWith = async (notBefore: Date) => {
+      const leaf = await generateLeaf({ ca, keyType: 'ecdsa', commonName: '', dnsNames: ['linkerd-proxy-injector.linkerd.svc'], notBefore, notAfter: new Date(NOW.getTime() + 300 * day) });
+      const snap = cluster('linkerd', [`
 apiVersion: v1
 kind: Secret
 metadata: {name: linkerd-proxy-injector-k8s-tls, namespace: linkerd, annotations: {cert-manager.io/certificate-name: linkerd-proxy-injector}}
 type: kubernetes.io/tls
-data: {tls.crt: ${b64(crt)}, tls.key: ${b64('not a real key')}}
+data: {tls.crt: ${b64(leaf.certPem)}, tls.key: ${b64('not a real key')}}
 `]);
-    const hook = snap.objects.mutatingwebhookconfigurations!.find((o) => o.metadata?.name === 'linkerd-proxy-injector-webhook-config') as any;
-    hook.webhooks[0].clientConfig.caBundle = b64(crt);
-    expect(findings(snap, ['webhook-cert-mismatch', 'webhook-ca-invalid', 'webhook-ca-expired'])).toEqual([]);
+      const hook = snap.objects.mutatingwebhookconfigurations!.find((o) => o.metadata?.name === 'linkerd-proxy-injector-webhook-config') as any;
+      // The leaf itself as the bundle (self-contained), as cert-manager's SAN-only certificates often are.
+      hook.webhooks[0].clientConfig.caBundle = b64(leaf.certPem);
+      return snap;
+    };
+    expect(findings(await snapWith(new Date(NOW.getTime() - day)), ['webhook-cert-mismatch', 'webhook-ca-invalid', 'webhook-ca-expired'])).toEqual([]);
+    // Not valid yet at NOW: the message names the certificate by its SAN, not by a blank subject.
+    const early = findings(await snapWith(new Date(NOW.getTime() + day)), ['webhook-ca-invalid']);
+    expect(early.map((f) => f.id)).toEqual(['webhook-ca-invalid']);
+    expect(early[0]!.message).toContain('(no subject, DNS:linkerd-proxy-injector.linkerd.svc is not valid until');
+    expect(early[0]!.message).not.toMatch(/\( is/);
   });
 
   it("a cert-manager issuer (48h, renewed 25h before expiry) warns only once its renewal is overdue", async () => {

@@ -39,8 +39,8 @@ export default defineCheck({
           src.role === 'issuer'
             ? `The Linkerd identity issuer certificate in ${where} ${when}, so linkerd-identity cannot issue proxy certificates and new meshed pods never become ready.`
             : anyValid
-              ? `A Linkerd trust anchor in ${where} (${first.subject}) ${when}; the other anchors are still valid, so remove it from the bundle.`
-              : `The Linkerd trust anchor in ${where} (${first.subject}) ${when} and no valid anchor is left, so proxies cannot verify each other's identity.`,
+              ? `A Linkerd trust anchor in ${where} (${first.label}) ${when}; the other anchors are still valid, so remove it from the bundle.`
+              : `The Linkerd trust anchor in ${where} (${first.label}) ${when} and no valid anchor is left, so proxies cannot verify each other's identity.`,
         resource: src.ref,
         evidence: {
           role: src.role,

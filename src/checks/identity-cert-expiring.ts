@@ -39,7 +39,7 @@ export default defineCheck({
       const first = soon[0]!;
       yield {
         mesh: 'linkerd',
-        message: `The Linkerd ${src.role} certificate in ${src.ref.kind} ${src.ref.namespace}/${src.ref.name} (${first.subject}) expires on ${first.notAfter.toISOString()}, within ${days} days.`,
+        message: `The Linkerd ${src.role} certificate in ${src.ref.kind} ${src.ref.namespace}/${src.ref.name} (${first.label}) expires on ${first.notAfter.toISOString()}, within ${days} days.`,
         resource: src.ref,
         evidence: { role: src.role, key: src.key, warningDays: days, certificates: soon.map((c) => certEvidence(c, m.now)) },
         fix: identityFix(src, true),

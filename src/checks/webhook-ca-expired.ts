@@ -33,7 +33,7 @@ export default defineCheck({
         const expired = [...new Map(hit.flatMap((g) => g.parsed.certs).filter((c) => validity(c, m.now) === 'expired').map((c) => [c.fingerprint256, c])).values()];
         const base = bundleFinding(hit, broken);
         const first = expired[0]!;
-        const what = `${expired.length} expired certificate(s) (${first.subject}, expired ${first.notAfter.toISOString()}${expired.length > 1 ? ', ...' : ''})`;
+        const what = `${expired.length} expired certificate(s) (${first.label}, expired ${first.notAfter.toISOString()}${expired.length > 1 ? ', ...' : ''})`;
         yield {
           ...base,
           message: broken

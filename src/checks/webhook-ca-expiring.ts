@@ -34,7 +34,7 @@ export default defineCheck({
         const first = certs[0]!;
         yield {
           ...base,
-          message: `The caBundle of ${base.resource.name} holds a certificate (${first.subject}) that expires on ${first.notAfter.toISOString()}, within ${days} days; injection stops for new pods when it does.`,
+          message: `The caBundle of ${base.resource.name} holds a certificate (${first.label}) that expires on ${first.notAfter.toISOString()}, within ${days} days; injection stops for new pods when it does.`,
           evidence: { ...base.evidence, warningDays: days, certificates: certs.map((c) => certEvidence(c, m.now)) },
           affectedPods: 0, // mesh-wide: every pod created after the date, not a countable set
         };

@@ -33,7 +33,7 @@ function problemsOf(g: BundleGroup, m: Model) {
     else out.push({ webhooks, ...p });
   }
   for (const c of g.parsed.certs.filter((c) => validity(c, m.now) === 'not-yet-valid')) {
-    out.push({ webhooks, problem: 'not-yet-valid', detail: `${c.subject} is not valid until ${c.notBefore.toISOString()}`, certificate: certEvidence(c, m.now) });
+    out.push({ webhooks, problem: 'not-yet-valid', detail: `${c.label} is not valid until ${c.notBefore.toISOString()}`, certificate: certEvidence(c, m.now) });
   }
   return out;
 }

@@ -17,6 +17,8 @@ const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----(?:(?!-----BEGIN )[\s\S])*?-----E
 export interface Cert {
   x509: X509Certificate;
   subject: string;
+  /** How messages name it: the subject, else (cert-manager issues SAN-only certificates) its first SAN, else its serial. */
+  label: string;
   issuer: string;
   serial: string;
   notBefore: Date;
@@ -40,15 +42,25 @@ export interface PemResult {
 /** "CN=a\nO=b" (Node's form) -> "CN=a, O=b". Node gives undefined for an empty name (cert-manager issues such certificates: SANs only). */
 const dn = (s: string | undefined): string => (s ?? '').split('\n').filter(Boolean).join(', ');
 
-function toCert(x509: X509Certificate): Cert {
+/**
+ * A parsed certificate, or why it cannot be used: dates Node cannot read (OpenSSL prints "Bad time
+ * value" for a malformed time) would make every comparison false, i.e. valid forever.
+ */
+function toCert(x509: X509Certificate): Cert | string {
   const type = x509.publicKey.asymmetricKeyType ?? 'unknown';
+  const notBefore = new Date(x509.validFrom);
+  const notAfter = new Date(x509.validTo);
+  if (Number.isNaN(notBefore.getTime()) || Number.isNaN(notAfter.getTime())) return `its validity dates cannot be read (${x509.validFrom} - ${x509.validTo})`;
+  const subject = dn(x509.subject);
+  const san = (x509.subjectAltName ?? '').split(', ')[0];
   return {
     x509,
-    subject: dn(x509.subject),
+    subject,
+    label: subject || (san ? `no subject, ${san}` : `no subject, serial ${x509.serialNumber}`),
     issuer: dn(x509.issuer),
     serial: x509.serialNumber,
-    notBefore: new Date(x509.validFrom),
-    notAfter: new Date(x509.validTo),
+    notBefore,
+    notAfter,
     keyType: type === 'ec' ? 'EC' : type.toUpperCase(),
     fingerprint256: x509.fingerprint256,
   };
@@ -66,11 +78,14 @@ export function parsePem(text: string): PemResult {
     if (type.includes('PRIVATE KEY')) problems.push({ problem: 'private-key', detail: `${n} is a private key, not a certificate` });
     else if (type !== 'CERTIFICATE') problems.push({ problem: 'not-certificate', detail: `${n} is a ${type}, not a certificate` });
     else {
+      let cert: Cert | string;
       try {
-        certs.push(toCert(new X509Certificate(b[0])));
+        cert = toCert(new X509Certificate(b[0]));
       } catch (e) {
-        problems.push({ problem: 'unparseable', detail: `${n} is a certificate that cannot be parsed (${(e as Error).message})` });
+        cert = `it cannot be parsed (${(e as Error).message})`;
       }
+      if (typeof cert === 'string') problems.push({ problem: 'unparseable', detail: `${n} is a certificate that cannot be used: ${cert}` });
+      else certs.push(cert);
     }
   });
   const begins = (text.match(/-----BEGIN /g) ?? []).length;
@@ -139,11 +154,28 @@ export function issuedBy(child: Cert, parent: Cert): boolean {
   }
 }
 
-/** `leaf` is one of `roots`, or chains to one through `intermediates` (signatures only, not time). */
+/**
+ * `leaf` is one of `roots`, or chains to one through `intermediates` (signatures only, not time).
+ * Breadth-first with a visited set, at most `depth` links: each certificate is tried once, so
+ * identical or cross-signed certificates (a hostile Secret holds 40 copies) cost O(n^2) signature
+ * checks at worst, never an exponential search.
+ */
 export function chainsTo(leaf: Cert, intermediates: Cert[], roots: Cert[], depth = 4): boolean {
-  if (roots.some((r) => r.fingerprint256 === leaf.fingerprint256 || issuedBy(leaf, r))) return true;
-  if (depth === 0) return false;
-  return intermediates.some((i) => i.fingerprint256 !== leaf.fingerprint256 && issuedBy(leaf, i) && chainsTo(i, intermediates, roots, depth - 1));
+  const isRoot = (c: Cert) => roots.some((r) => r.fingerprint256 === c.fingerprint256 || issuedBy(c, r));
+  const seen = new Set([leaf.fingerprint256]);
+  let level = [leaf];
+  for (let d = 0; level.length; d++) {
+    if (level.some(isRoot)) return true;
+    if (d === depth) return false;
+    const next: Cert[] = [];
+    for (const i of intermediates) {
+      if (seen.has(i.fingerprint256) || !level.some((c) => issuedBy(c, i))) continue;
+      seen.add(i.fingerprint256);
+      next.push(i);
+    }
+    level = next;
+  }
+  return false;
 }
 
 /** The DNS names of the subjectAltName extension. */

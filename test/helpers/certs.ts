@@ -58,12 +58,16 @@ export interface LeafOptions {
   ipAddresses?: string[];
   notBefore?: Date;
   notAfter?: Date;
-  /** Defaults to the first DNS name (or IP address). */
+  /** Defaults to the first DNS name (or IP address); '' for an empty subject (SANs only, as cert-manager issues). */
   commonName?: string;
 }
 
-const HOUR = 3600_000;
-const YEAR = 365 * 24 * HOUR;
+/**
+ * Default validity: fixed dates around the fixtures' NOW (test/helpers/fixtures.ts), never the wall
+ * clock, wide enough that TLS servers of the tests (verified against the real clock) work for decades.
+ */
+const FIXED_NOT_BEFORE = new Date('2025-11-22T12:00:00Z');
+const FIXED_NOT_AFTER = new Date('2056-11-22T12:00:00Z');
 
 const KEY_ALGORITHMS: Record<KeyType, RsaHashedKeyGenParams | EcKeyGenParams> = {
   rsa: { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', publicExponent: new Uint8Array([1, 0, 1]), modulusLength: 2048 },
@@ -97,12 +101,11 @@ function dn(commonName: string): string {
 /** A self-signed CA certificate (basicConstraints CA:true, keyUsage keyCertSign + cRLSign). */
 export async function generateCA(opts: CAOptions): Promise<GeneratedCert> {
   const keys = await generateKeys(opts.keyType);
-  const now = Date.now();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     name: dn(opts.commonName ?? 'meshdoctor test CA'),
     keys,
-    notBefore: opts.notBefore ?? new Date(now - HOUR),
-    notAfter: opts.notAfter ?? new Date(now + YEAR),
+    notBefore: opts.notBefore ?? FIXED_NOT_BEFORE,
+    notAfter: opts.notAfter ?? FIXED_NOT_AFTER,
     signingAlgorithm: SIGNING[opts.keyType],
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
@@ -121,14 +124,14 @@ export async function generateLeaf(opts: LeafOptions): Promise<GeneratedCert> {
     ...opts.dnsNames.map((value) => ({ type: 'dns' as const, value })),
     ...ips.map((value) => ({ type: 'ip' as const, value })),
   ];
-  const now = Date.now();
+  const commonName = opts.commonName ?? opts.dnsNames[0] ?? ips[0] ?? 'leaf';
   const cert = await x509.X509CertificateGenerator.create({
-    subject: dn(opts.commonName ?? opts.dnsNames[0] ?? ips[0] ?? 'leaf'),
+    subject: commonName === '' ? '' : dn(commonName),
     issuer: opts.ca.cert.subjectName,
     publicKey: keys.publicKey,
     signingKey: opts.ca.keys.privateKey,
-    notBefore: opts.notBefore ?? new Date(now - HOUR),
-    notAfter: opts.notAfter ?? new Date(now + YEAR),
+    notBefore: opts.notBefore ?? FIXED_NOT_BEFORE,
+    notAfter: opts.notAfter ?? FIXED_NOT_AFTER,
     signingAlgorithm: SIGNING[keyTypeOf(opts.ca)],
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
@@ -143,4 +146,36 @@ export async function generateLeaf(opts: LeafOptions): Promise<GeneratedCert> {
     ],
   });
   return { certPem: cert.toString('pem') + '\n', keyPem: await keyPem(keys), cert, keys };
+}
+
+/**
+ * `n` self-signed certificates with one key and one name, differing only in serial: each one
+ * verifies as the issuer of every other (a hostile Secret's chain-search bomb).
+ */
+export async function generateSameKeyCopies(n: number): Promise<string[]> {
+  const keys = await generateKeys('ecdsa');
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const cert = await x509.X509CertificateGenerator.createSelfSigned({
+      serialNumber: (i + 1).toString(16).padStart(2, '0'),
+      name: dn('linkerd-proxy-injector.linkerd.svc'),
+      keys,
+      notBefore: FIXED_NOT_BEFORE,
+      notAfter: FIXED_NOT_AFTER,
+      signingAlgorithm: SIGNING.ecdsa,
+      extensions: [new x509.BasicConstraintsExtension(true, undefined, true), new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: 'linkerd-proxy-injector.linkerd.svc' }])],
+    });
+    out.push(cert.toString('pem') + '\n');
+  }
+  return out;
+}
+
+/** A certificate whose notBefore is not a time (month 13): Node reads its date as "Bad time value". */
+export async function generateBadTimeCert(): Promise<string> {
+  const ca = await generateCA({ keyType: 'ecdsa', commonName: 'bad time' });
+  const der = Buffer.from(ca.cert.rawData);
+  const i = der.indexOf(Buffer.from('251122120000Z', 'latin1'));
+  if (i < 0) throw new Error('notBefore not found');
+  der.write('251322120000Z', i, 'latin1');
+  return `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE-----\n`;
 }
