@@ -4,7 +4,7 @@
  */
 import type { Workload } from './model.js';
 import { isActive } from './mesh/pods.js';
-import { nameOf, shq } from './util.js';
+import { fileName, nameOf, note, shq } from './util.js';
 
 const RESTARTABLE = new Set(['Deployment', 'StatefulSet', 'DaemonSet']);
 
@@ -26,9 +26,9 @@ export function recreateCommands(w: Workload): string[] {
   const active = w.pods.filter(isActive).map(nameOf);
   if (w.kind === 'CronJob' || active.length === 0) return [];
   if (w.kind === 'Job') return jobTemplateEdit(w, 'keep the template as it is');
-  const file = shq(`${w.name}.yaml`);
+  const file = fileName(w.name);
   if (w.kind === 'Pod') return [`kubectl get pod ${shq(w.name)} -n ${ns} -o yaml > ${file}`, `kubectl replace --force -f ${file}`];
-  return [`kubectl delete pod -n ${ns} ${active.map(shq).join(' ')}  # ${w.kind} ${w.name} re-creates them`];
+  return [`kubectl delete pod -n ${ns} ${active.map(shq).join(' ')}  # ${note(w.kind)} ${note(w.name)} re-creates them`];
 }
 
 /** JSON-pointer escaping (RFC 6901) for annotation keys in patch paths. */
@@ -36,9 +36,9 @@ export const jsonPointer = (key: string): string => key.replace(/~/g, '~0').repl
 
 /** A Job's pod template is immutable: it can only be re-created from its edited manifest. */
 function jobTemplateEdit(w: Workload, change: string, where = 'spec.template.metadata'): string[] {
-  const file = shq(`${w.name}.yaml`);
+  const file = fileName(w.name);
   return [
-    `kubectl get job ${shq(w.name)} -n ${shq(w.namespace)} -o yaml > ${file}  # ${change} under ${where}; drop spec.selector and the controller-uid labels`,
+    `kubectl get job ${shq(w.name)} -n ${shq(w.namespace)} -o yaml > ${file}  # ${note(change)} under ${where}; drop spec.selector and the controller-uid labels`,
     `kubectl replace --force -f ${file}`,
   ];
 }
@@ -51,7 +51,7 @@ function jobTemplateEdit(w: Workload, change: string, where = 'spec.template.met
 function onTemplate(w: Workload, change: string, patch: (templatePath: string) => string, pod: () => string[], where?: string): string[] {
   if (w.kind === 'Job') return jobTemplateEdit(w, change, where);
   if (w.kind === 'Pod') return pod();
-  if (!w.templatePath) return [`kubectl edit ${kref(w.kind, w.name)} -n ${shq(w.namespace)}  # ${change} in its pod template`];
+  if (!w.templatePath) return [`kubectl edit ${kref(w.kind, w.name)} -n ${shq(w.namespace)}  # ${note(change)} in its pod template`];
   return [patch(w.templatePath)];
 }
 
@@ -98,12 +98,12 @@ export function setAnnotationsOnTemplate(w: Workload, annotations: Record<string
 /** Set fields of the workload's pod spec, e.g. { automountServiceAccountToken: true }. */
 export function setOnTemplateSpec(w: Workload, fields: Record<string, string | number | boolean>): string[] {
   const change = `set ${Object.entries(fields).map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ')}`;
-  const file = shq(`${w.name}.yaml`);
+  const file = fileName(w.name);
   return onTemplate(
     w,
     change,
     (path) => mergePatch(w, path, { spec: fields }),
-    () => [`kubectl get pod ${shq(w.name)} -n ${shq(w.namespace)} -o yaml > ${file}  # ${change} under spec`, `kubectl replace --force -f ${file}`],
+    () => [`kubectl get pod ${shq(w.name)} -n ${shq(w.namespace)} -o yaml > ${file}  # ${note(change)} under spec`, `kubectl replace --force -f ${file}`],
     'spec.template.spec',
   );
 }

@@ -6,7 +6,7 @@ import { CHECKS } from './checks/index.js';
 import { docsUrl } from './checks/define.js';
 import type { KindKey } from './cluster/kinds.js';
 import { loadSnapshot } from './cluster/load.js';
-import { UserError, errorMessage } from './errors.js';
+import { UserError, errorMessage, hasControl, printable } from './errors.js';
 import type { Limits } from './limits.js';
 import { Model } from './model.js';
 import { rank } from './rank.js';
@@ -110,6 +110,19 @@ function manifestFindings(findings: Finding[], m: Model): Finding[] {
   });
 }
 
+/**
+ * The last guard of "every fix is one line": fix builders quote every cluster value (shq, note),
+ * so a control character here is a bug; the line is withheld rather than altered, since changing a
+ * quoted argument would name another object.
+ */
+function oneLineFix(line: string): string {
+  if (hasControl(line)) return `# fix withheld: it would not be one safe line (${printable(line, 120)})`;
+  // shq quotes every value starting with '-': kubectl would read it as a flag (`--all`), and no
+  // Kubernetes name starts so, so the object cannot exist: the command could only do harm.
+  if (/ \$?'-/.test(line)) return `# fix withheld: it names an object whose name starts with '-' (${printable(line, 120)})`;
+  return line;
+}
+
 /** Run checks over a snapshot: skipped when a required kind is unavailable; never throws per check. */
 type ModelOptions = Pick<RunOptions, 'mesh' | 'certExpiryWarningDays' | 'now' | 'expectMeshed' | 'suppress'>;
 
@@ -144,7 +157,7 @@ export function runChecks(snapshot: Snapshot, checks: readonly Check[], opts: Mo
           message: f.message,
           resource: f.resource,
           evidence: f.evidence,
-          fix: f.fix,
+          fix: f.fix.map(oneLineFix),
           docsUrl: docsUrl(check.id),
           affectedPods: f.affectedPods ?? 0,
           ...(f.causeKey ? { causeKey: f.causeKey } : {}),

@@ -21,7 +21,7 @@ import { enableMarker, templateOptOut } from '../mesh/markers.js';
 import { namespaceLabels } from '../mesh/webhooks.js';
 import { desiredPods, podStates, type Model, type Workload } from '../model.js';
 import type { MeshName } from '../types.js';
-import { annotationsOf } from '../util.js';
+import { annotationsOf, note } from '../util.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 /** The same wording as `explain`'s verdict for a mesh that would not inject. */
@@ -44,7 +44,7 @@ function fixFor(m: Model, w: Workload, mesh: MeshName): string[] | undefined {
   if (!decide(mesh, install.webhooks, { namespace: w.namespace, nsLabels, nsAnnotations, template: w.template }, m.linkerdSettings()).inject) return undefined;
   // A Namespace in the manifests is fixed there: a kubectl change would be undone by the next apply.
   const inManifests = m.manifestSource({ kind: 'Namespace', name: w.namespace });
-  return inManifests ? [`# add ${marker.text} to Namespace ${w.namespace} in ${inManifests.file}#${inManifests.document}`] : [marker.command];
+  return inManifests ? [`# add ${note(marker.text)} to Namespace ${note(w.namespace)} in ${note(inManifests.file)}#${inManifests.document}`] : [marker.command];
 }
 
 export default defineCheck({

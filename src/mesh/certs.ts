@@ -50,7 +50,7 @@ function toCert(x509: X509Certificate): Cert | string {
   const type = x509.publicKey.asymmetricKeyType ?? 'unknown';
   const notBefore = new Date(x509.validFrom);
   const notAfter = new Date(x509.validTo);
-  if (Number.isNaN(notBefore.getTime()) || Number.isNaN(notAfter.getTime())) return `its validity dates cannot be read (${x509.validFrom} - ${x509.validTo})`;
+  if (Number.isNaN(notBefore.getTime()) || Number.isNaN(notAfter.getTime())) return `whose validity dates cannot be read (${x509.validFrom} - ${x509.validTo})`;
   const subject = dn(x509.subject);
   const san = (x509.subjectAltName ?? '').split(', ')[0];
   return {
@@ -82,9 +82,9 @@ export function parsePem(text: string): PemResult {
       try {
         cert = toCert(new X509Certificate(b[0]));
       } catch (e) {
-        cert = `it cannot be parsed (${(e as Error).message})`;
+        cert = `that cannot be parsed (${(e as Error).message})`;
       }
-      if (typeof cert === 'string') problems.push({ problem: 'unparseable', detail: `${n} is a certificate that cannot be used: ${cert}` });
+      if (typeof cert === 'string') problems.push({ problem: 'unparseable', detail: `${n} is a certificate ${cert}` });
       else certs.push(cert);
     }
   });

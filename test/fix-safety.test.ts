@@ -1,0 +1,159 @@
+/**
+ * Every fix line is safe to paste (issue 12): with hostile names and values in the cluster (a
+ * newline, quotes, `$(...)`, backquotes, terminal escapes, a leading dash), every fix of every
+ * check fixture is one line, runs no command but the ones it names, and hands each hostile value
+ * to kubectl whole (stripping or splitting it would name another object).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { hasControl } from '../src/errors.js';
+import type { K8sObject } from '../src/types.js';
+import { FIXTURES, baseObjects, findings, fixtureObjects, overlay, snapshotFrom } from './helpers/fixtures.js';
+
+/** Values that break a naive shell line; `⟨N|` and `N⟩` mark where each one starts and ends. */
+const HOSTILE = [
+  (n: number) => `⟨${n}|a\nb; touch PWNED${n}⟩`,
+  (n: number) => `⟨${n}|x'$(touch PWNED)'"\`touch PWNED\`"${n}⟩`,
+  (n: number) => `⟨${n}|\u001b]52;c;cHduZWQ=\u0007\r${n}⟩`,
+  (n: number) => `⟨${n}| -A --all #${n}⟩`,
+  (n: number) => `⟨${n}|$HOME\\\t\u2028${n}⟩`,
+];
+const SYSTEM = new Set(['linkerd', 'istio-system', 'kube-system', 'default', 'cert-manager']);
+
+/** Replace every string equal to a workload-side name (namespaces, objects in them) by a hostile variant, consistently. */
+function hostile(objects: K8sObject[]): { objects: K8sObject[]; values: string[] } {
+  const names = new Set<string>();
+  for (const o of objects) {
+    const ns = o.metadata?.namespace;
+    if (o.kind === 'Namespace' && o.metadata?.name && !SYSTEM.has(o.metadata.name)) names.add(o.metadata.name);
+    if (ns && !SYSTEM.has(ns) && o.metadata?.name) names.add(o.metadata.name);
+  }
+  const map = new Map([...names].sort().map((n, i) => [n, `${n}${HOSTILE[i % HOSTILE.length]!(i)}`]));
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return map.get(v) ?? v;
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return { objects: objects.map((o) => walk(o) as K8sObject), values: [...map.values()] };
+}
+
+const STUBS = ['kubectl', 'linkerd', 'istioctl', 'helm', 'step', 'base64', 'openssl', 'grep', 'jq', 'cat']
+  .map((c) => `${c}() { printf '%s\\0' "${c}" "$@" END >> "$OUT.$BASHPID"; }`)
+  .join('\n');
+
+/** Run one fix line in bash with every command it may name stubbed out; returns each call's argv. */
+function runLine(line: string, dir: string): { calls: string[][]; notFound: string[] } {
+  const out = join(dir, 'argv');
+  for (const f of readdirSync(dir)) if (f.startsWith('argv.')) rmSync(join(dir, f));
+  const script = `${STUBS}\ncommand_not_found_handle() { printf 'NOTFOUND %s\\n' "$1" >> "$NF"; return 127; }\n${line}\n`;
+  try {
+    execFileSync('/bin/bash', ['--norc', '--noprofile', '-c', script], { cwd: dir, env: { PATH: '/nonexistent', OUT: out, NF: join(dir, 'nf'), HOME: '/home/x' }, stdio: 'pipe', input: '' });
+  } catch {
+    // a stub exits 0; a syntax error is caught below through the missing calls
+  }
+  const read = (f: string) => {
+    try {
+      return readFileSync(join(dir, f), 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  // One file per stub process: the commands of a pipeline run at once.
+  const recorded = readdirSync(dir).filter((f) => f.startsWith('argv.')).map(read).join('');
+  const calls = recorded.split('END\0').filter(Boolean).map((c) => c.split('\0').slice(0, -1));
+  const notFound = read('nf').split('\n').filter(Boolean);
+  rmSync(join(dir, 'nf'), { force: true });
+  return { calls, notFound };
+}
+
+const fixtures = readdirSync(join(FIXTURES, 'checks')).flatMap((check) =>
+  readdirSync(join(FIXTURES, 'checks', check))
+    .filter((f) => !f.startsWith('ok-'))
+    .map((f) => `checks/${check}/${f}`),
+);
+
+describe('fix lines with hostile names from the cluster', () => {
+  it.each(fixtures)('%s: every fix is one line, runs only what it names, keeps each value whole', (path) => {
+    const base = path.includes('istio') ? 'istio' : 'linkerd';
+    const { objects, values } = hostile(overlay(baseObjects(base), fixtureObjects(path)));
+    const fs = findings(snapshotFrom(objects));
+    const dir = mkdtempSync(join(tmpdir(), 'meshdoctor-fix-'));
+    let lines = 0;
+    for (const f of fs) {
+      for (const line of f.fix) {
+        lines++;
+        expect(hasControl(line), `${f.id}: ${JSON.stringify(line)}`).toBe(false);
+        expect(line).not.toMatch(/^# fix withheld/);
+        if (line.startsWith('#')) continue;
+        const { calls, notFound } = runLine(line, dir);
+        expect(notFound, `${f.id}: ${line}`).toEqual([]);
+        expect(calls.length, `${f.id} ran nothing: ${line}`).toBeGreaterThan(0);
+        const args = calls.flat();
+        for (const v of values) {
+          const start = v.slice(v.indexOf('⟨'), v.indexOf('|') + 1);
+          const touched = args.filter((a) => a.includes(start));
+          // A value is passed whole (inside one argument), and never as an argument kubectl could read as a flag.
+          for (const a of touched) expect(a, `${f.id}: ${line}`).toContain(v);
+          for (const a of touched) expect(a.startsWith('-'), `${f.id}: ${line}`).toBe(false);
+        }
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+    expect(lines).toBeGreaterThanOrEqual(0);
+  });
+
+  it('the hostile cases do reach fix lines (the test would see a broken quote)', () => {
+    const { objects, values } = hostile(overlay(baseObjects('linkerd'), fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml')));
+    const fix = findings(snapshotFrom(objects)).flatMap((f) => f.fix).join('\n');
+    expect(values.some((v) => fix.includes("$'"))).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), 'meshdoctor-fix-'));
+    // The guard itself: a naive line with a raw newline would run `touch`.
+    expect(runLine(`kubectl get pod a\ntouch PWNED`, dir).notFound).toEqual(['NOTFOUND touch']);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('controllers and names no cluster can hold', () => {
+  const pods = (kind: string, names: string[]) =>
+    names
+      .map(
+        (n) => `
+apiVersion: v1
+kind: Pod
+metadata:
+  name: ${JSON.stringify(n)}
+  namespace: shop
+  labels: {app: odd}
+  ownerReferences: [{apiVersion: x/v1, kind: ${JSON.stringify(kind)}, name: ${JSON.stringify(`odd\nrm -rf ~`)}, uid: u1, controller: true}]
+spec: {containers: [{name: app, image: app}]}
+status: {phase: Running}
+`,
+      )
+      .join('---');
+
+  it('an ownerReference kind or name with a newline stays inside the comment of one line', async () => {
+    const { cluster } = await import('./helpers/fixtures.js');
+    const fs = findings(cluster('linkerd', [pods('Rollout\ntouch PWNED', ['odd-1'])]));
+    const fix = fs.flatMap((f) => f.fix);
+    expect(fix.length).toBeGreaterThan(0);
+    for (const line of fix) expect(hasControl(line), line).toBe(false);
+    expect(fix).toContain("kubectl delete pod -n shop odd-1  # Rollout\\ntouch PWNED odd\\nrm -rf ~ re-creates them");
+  });
+
+  it('a pod named like a flag (--all) gets no command: kubectl would delete every pod', async () => {
+    const { cluster } = await import('./helpers/fixtures.js');
+    const fix = findings(cluster('linkerd', [pods('Rollout', ['--all'])])).flatMap((f) => f.fix);
+    expect(fix.some((l) => l.includes('--all'))).toBe(true);
+    for (const line of fix.filter((l) => l.includes('--all'))) expect(line).toMatch(/^# fix withheld: it names an object whose name starts with '-'/);
+  });
+
+  it('a name with a path in it never writes outside the current directory', async () => {
+    const { fileName } = await import('../src/util.js');
+    expect(fileName('../../etc/cron.d/x')).toBe('_._.._etc_cron.d_x.yaml');
+    expect(fileName('-rf')).toBe('_rf.yaml');
+  });
+});
