@@ -132,11 +132,19 @@ describe('-o junit', () => {
 });
 
 describe('-o markdown', () => {
+  it('cluster text pings nobody and links nothing: @mentions, #123, !123, bare URLs are broken', () => {
+    const r = hostileResult();
+    r.findings[0]!.message = 'owned by @alice and @org/team, see #123 and !45, http://evil.example/x or www.evil.example';
+    const out = markdown(r, { version: '9', color: false });
+    for (const bad of ['@alice', '@org', '#123', '!45', 'http://', 'www.evil']) expect(out).not.toContain(bad);
+    expect(out.replaceAll('\u200b', '')).toContain('owned by @alice and @org/team, see #123 and !45, http://evil.example/x or www.evil.example');
+  });
+
   it('escapes table pipes, backticks, HTML and links; fences outlast backtick runs', () => {
     const out = markdown(hostileResult(), { version: '9', color: false });
     const row = out.split('\n').find((l) => l.startsWith('| WARNING'))!;
     expect(row).toBe(
-      '| WARNING | `MD1002` pod-opted-out | Deployment shop/we&lt;i&gt;rd&amp;&quot;\'x | Deployment shop/we&lt;i&gt;rd&amp;&quot;\'x \\| has \\`code\\` and &lt;script&gt;alert(1)&lt;/script&gt; \\[link\\](http://evil) |',
+      '| WARNING | `MD1002` pod-opted-out | Deployment shop/we&lt;i&gt;rd&amp;&quot;\'x | Deployment shop/we&lt;i&gt;rd&amp;&quot;\'x \\| has \\`code\\` and &lt;script&gt;alert(1)&lt;/script&gt; \\[link\\](http:\u200b//evil) |',
     );
     expect(row.replaceAll('\\|', '').split('|')).toHaveLength(6); // 4 cells
     expect(out).not.toContain('<script>');

@@ -13,9 +13,18 @@ const HTML: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '
 
 /**
  * Inline text: no HTML, no Markdown syntax, one line. Escaping [ ] is enough to rule out links
- * and images; * _ ~ emphasis, ` code, | table cells, \ the escapes themselves.
+ * and images; * _ ~ emphasis, ` code, | table cells, \ the escapes themselves. What GitHub and
+ * GitLab link by themselves in plain text is broken with a zero-width space (U+200B): @mentions
+ * (a comment would ping people), #123 / !123 references, and bare URLs (http://, www.).
  */
-export const md = (s: string) => clean(s).replace(/[&<>"]/g, (c) => HTML[c]!).replace(/[\\`*_[\]|~]/g, '\\$&');
+const ZWSP = '\u200b';
+export const md = (s: string) =>
+  clean(s)
+    .replace(/[&<>"]/g, (c) => HTML[c]!)
+    .replace(/[\\`*_[\]|~]/g, '\\$&')
+    .replace(/([@#!])(?=[\p{L}\p{N}_-])/gu, `$1${ZWSP}`)
+    .replace(/:\/\//g, `:${ZWSP}//`)
+    .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}${ZWSP}.`);
 
 function fence(lines: string[], lang: string): string {
   const longest = Math.max(2, ...lines.map((l) => Math.max(0, ...(l.match(/`+/g) ?? []).map((r) => r.length))));
