@@ -41,22 +41,34 @@ describe('deploy/cronjob.yaml', () => {
     expect(pod.automountServiceAccountToken).toBe(true);
   });
 
-  it('runs this version, non-root, read-only root filesystem, with resources', () => {
-    expect(container.command.slice(0, 3)).toEqual(['npx', '--yes', `meshdoctor@${version}`]);
+  it('runs an image built from this repository (never a package fetched at run time), non-root, read-only', () => {
+    // Supply chain: the ServiceAccount reads the meshes' CA Secrets; `npx meshdoctor@x` would run
+    // whatever a registry serves under that name.
+    expect(JSON.stringify(container)).not.toMatch(/\bnpx\b|npm (i|install)\b/);
+    expect(container.command).toBeUndefined();
+    // A placeholder nobody can publish (.invalid is reserved, RFC 2606), tagged with this version.
+    expect(container.image).toBe(`meshdoctor.invalid/meshdoctor:${version}`);
     expect(pod.securityContext.runAsNonRoot).toBe(true);
     expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
     expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
     expect(container.resources.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
     expect(container.resources.limits.memory).toBeDefined();
-    // npm needs a writable HOME and cache: both under the emptyDir.
-    const env = Object.fromEntries(container.env.map((e: any) => [e.name, e.value]));
-    expect(container.volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
-    expect(env.HOME).toBe('/tmp');
-    expect(env.NPM_CONFIG_CACHE.startsWith('/tmp/')).toBe(true);
+  });
+
+  it('the Dockerfile builds from the lockfile and runs as the CronJob\'s user, with its arguments', () => {
+    const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    const lines = dockerfile.split('\n').filter((l) => l && !l.startsWith('#'));
+    expect(lines.some((l) => /^RUN npm ci\b/.test(l))).toBe(true);
+    expect(lines.some((l) => /npx|npm (i|install)\b/.test(l))).toBe(false);
+    expect(lines).toContain(`USER ${pod.securityContext.runAsUser}:${pod.securityContext.runAsGroup}`);
+    expect(lines).toContain('ENTRYPOINT ["node", "/app/bin/meshdoctor.js"]');
+    expect(lines.find((l) => l.startsWith('CMD '))).toBe(`CMD ${JSON.stringify(container.args).replaceAll(',', ', ')}`);
+    // Every path the image needs at run time is copied from the build or the repository.
+    for (const p of ['node_modules', 'dist', 'package.json', 'bin']) expect(dockerfile).toMatch(new RegExp(`COPY (--from=build /src/)?${p}`));
   });
 
   it('its meshdoctor arguments are valid and print JSON that never fails the job on findings', async () => {
-    const args = container.command.slice(3);
+    const args = container.args;
     expect(args).toEqual(['check', '-A', '-o', 'json', '--fail-on', 'none']);
     const r = await runCli([...args, '--snapshot', join(ROOT, 'demo/cluster.json')]);
     expect(r.code).toBe(0);

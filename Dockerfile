@@ -1,0 +1,33 @@
+# meshdoctor as an image built from this checkout: the CronJob in deploy/cronjob.yaml runs only the
+# code you built (no package is fetched at run time). Build, push to your registry, pin by digest:
+#
+#   docker build -t REGISTRY/meshdoctor:0.1.0 .
+#   docker push REGISTRY/meshdoctor:0.1.0        # prints the digest: sha256:...
+#   # then set image: REGISTRY/meshdoctor@sha256:... in deploy/cronjob.yaml
+#
+# Pin the base image too (docker buildx imagetools inspect node:20-slim prints its digest) and
+# set it below as node:20-slim@sha256:..., so a rebuild gets the same Node.
+ARG NODE_IMAGE=node:20-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+# Exactly the lockfile's dependencies (checked against their integrity hashes), no install scripts.
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev --ignore-scripts
+
+FROM ${NODE_IMAGE}
+WORKDIR /app
+COPY --from=build /src/node_modules ./node_modules
+COPY --from=build /src/dist ./dist
+COPY package.json ./
+COPY bin ./bin
+COPY schema ./schema
+COPY docs ./docs
+ENV NODE_ENV=production NO_COLOR=1
+# The node images' unprivileged user (uid 1000), as deploy/cronjob.yaml's securityContext expects.
+USER 1000:1000
+ENTRYPOINT ["node", "/app/bin/meshdoctor.js"]
+CMD ["check", "-A", "-o", "json", "--fail-on", "none"]
