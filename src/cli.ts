@@ -112,7 +112,8 @@ export function buildProgram(io: IO, setExit: (code: number) => void): Command {
       .option('--only <ids>', 'run only these checks (ids or codes, comma-separated)', list)
       .option('--skip <ids>', 'skip these checks (ids or codes, comma-separated)', list)
       .option('--cert-expiry-warning <days>', 'warn when a certificate expires within this many days', positiveNumber('--cert-expiry-warning'), 60)
-      .option('--strict', 'exit 2 when a check had to be skipped (missing permissions)')
+      .option('--allow-partial', 'exit 0 instead of 3 when some checks could not run (missing permissions) and no finding decided the exit code')
+      .option('--strict', 'exit 3 when some checks could not run, even when findings would exit 1')
       .option('-f, --filename <path>', 'check manifests before applying them: a file, a directory, or - for stdin (repeatable)', collect)
       .option('-R, --recursive', 'with -f, read directories recursively')
       .option('--expect-meshed', 'with -f, an error for each workload in the manifests that no mesh would inject')
@@ -154,7 +155,8 @@ export function buildProgram(io: IO, setExit: (code: number) => void): Command {
       io.stdout(REPORTERS[format]!(result, { version: VERSION, color }));
     }
     for (const e of result.errors) io.stderr(`meshdoctor: ${printable(e)}\n`);
-    setExit(exitCode(result, o.failOn as FailOn, !!o.strict));
+    if (o.allowPartial && o.strict) throw new UserError('--allow-partial and --strict cannot be used together');
+    setExit(exitCode(result, o.failOn as FailOn, { allowPartial: !!o.allowPartial, strict: !!o.strict }));
   });
 
   addClusterOptions(
@@ -235,13 +237,22 @@ export function buildProgram(io: IO, setExit: (code: number) => void): Command {
   return program;
 }
 
-/** 0: nothing at or above --fail-on; 1: findings at or above it; 2: the run was incomplete. */
-export function exitCode(result: { findings: { severity: string }[]; skipped: unknown[]; errors?: string[] }, failOn: FailOn, strict: boolean): number {
+/**
+ * 2: a check failed internally; 1: findings at or above --fail-on; 3: some checks could not run
+ * and no finding decided (--strict: also when one did; --allow-partial: never); else 0.
+ */
+export function exitCode(
+  result: { findings: { severity: string }[]; skipped: unknown[]; errors?: string[] },
+  failOn: FailOn,
+  partial: { allowPartial?: boolean; strict?: boolean } = {},
+): number {
   if (result.errors?.length) return EXIT.ERROR;
-  if (strict && result.skipped.length) return EXIT.ERROR;
+  const incomplete = result.skipped.length > 0 && !partial.allowPartial;
+  if (incomplete && partial.strict) return EXIT.INCOMPLETE;
   const order = ['error', 'warning', 'info'];
   const limit = failOn === 'none' ? -1 : order.indexOf(failOn);
-  return result.findings.some((f) => order.indexOf(f.severity) <= limit) ? EXIT.FINDINGS : EXIT.OK;
+  if (result.findings.some((f) => order.indexOf(f.severity) <= limit)) return EXIT.FINDINGS;
+  return incomplete ? EXIT.INCOMPLETE : EXIT.OK;
 }
 
 /** Run the CLI in-process; resolves to the exit code. Never throws. */

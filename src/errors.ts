@@ -3,6 +3,8 @@ export const EXIT = {
   OK: 0,
   FINDINGS: 1,
   ERROR: 2,
+  /** Some checks could not run (missing permissions, kinds not in the snapshot) and no finding decided the code. */
+  INCOMPLETE: 3,
 } as const;
 
 /**

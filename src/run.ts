@@ -3,6 +3,7 @@
  * Model -> rank. No printing here; the CLI renders the result.
  */
 import { CHECKS } from './checks/index.js';
+import { coverageOf } from './coverage.js';
 import { docsUrl } from './checks/define.js';
 import type { KindKey } from './cluster/kinds.js';
 import { loadSnapshot } from './cluster/load.js';
@@ -140,10 +141,8 @@ export function runChecks(snapshot: Snapshot, checks: readonly Check[], opts: Mo
   for (const check of checks) {
     const missing = check.inputs.filter((k) => !snapshot.objects[k]);
     if (missing.length) {
-      skipped.push({
-        check: check.id,
-        reason: missing.map((k) => `cannot read ${k}: ${snapshot.unavailable[k] ?? 'not in the snapshot'}`).join('; '),
-      });
+      // The reasons are said once per kind, in coverage.unavailable.
+      skipped.push({ check: check.id, reason: `cannot read ${missing.join(', ')}` });
       continue;
     }
     try {
@@ -182,6 +181,7 @@ export function runChecks(snapshot: Snapshot, checks: readonly Check[], opts: Mo
     findings: ranked,
     suppressed: suppressed.sort((a, b) => cmp(a.finding.code, b.finding.code) || cmp(refText(a.finding), refText(b.finding))),
     skipped,
+    coverage: coverageOf(snapshot, checks, skipped),
     errors,
     summary: {
       error: count('error'),

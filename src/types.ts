@@ -33,6 +33,8 @@ export interface SnapshotSource {
   readAt?: string;
   /** `check -f`: the manifest files overlaid on the cluster ('-' for stdin). */
   manifests?: string[];
+  /** Live: the identity the credentials name, when they tell it (a ServiceAccount token's subject). */
+  user?: string;
 }
 
 /** Where a manifest object came from: its file ('-' for stdin) and document (from 1). */
@@ -133,7 +135,18 @@ export interface Check extends CheckMeta {
 
 export interface SkippedCheck {
   check: string;
+  /** Short: which kinds it could not read (their reasons are in Coverage.unavailable), or the internal error. */
   reason: string;
+}
+
+/** What a run examined: README "Exit codes" (3: incomplete). */
+export interface Coverage {
+  /** Every selected check ran. */
+  complete: boolean;
+  /** Kinds the checks needed or use and could not have: the reason once, and the checks it kept from running. */
+  unavailable: { kind: KindKey; reason: string; checks: string[] }[];
+  /** One-line kubectl commands granting the read access that would let the skipped checks run. */
+  rbac: string[];
 }
 
 /** A finding left out of `findings` by --suppress or a meshdoctor.io/ignore annotation, and why. */
@@ -155,6 +168,7 @@ export interface RunResult {
   findings: Finding[];
   suppressed: SuppressedFinding[];
   skipped: SkippedCheck[];
+  coverage: Coverage;
   /** Checks that failed internally (the run is incomplete: exit 2). */
   errors?: string[];
   summary: { error: number; warning: number; info: number; total: number; suppressed: number; checksRun: number; checksSkipped: number };

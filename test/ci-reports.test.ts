@@ -57,6 +57,7 @@ function hostileResult(): RunResult {
   return {
     source: { type: 'file', files: ['x'] }, scope: { allNamespaces: true }, meshes: ['linkerd'], checks,
     findings: [f], suppressed: [], skipped: [{ check: 'webhook-missing', reason: 'cannot read <mutatingwebhookconfigurations>: forbidden & "denied"' }],
+    coverage: { complete: false, unavailable: [{ kind: 'mutatingwebhookconfigurations', reason: 'forbidden & "denied" <x>', checks: ['webhook-missing'] }], rbac: [] },
     summary: { error: 0, warning: 1, info: 0, total: 1, suppressed: 0, checksRun: 2, checksSkipped: 1 },
   };
 }
@@ -91,7 +92,7 @@ describe('-o sarif', () => {
       expect(JSON.parse(sarif(res, { version: '9', color: false })).runs[0].tool.driver.rules[0].defaultConfiguration.level).toBe('note');
     }
     expect(log.runs[0].invocations[0].toolExecutionNotifications).toEqual([
-      { level: 'warning', message: { text: expect.stringContaining('check webhook-missing skipped: cannot read') }, associatedRule: { id: 'webhook-missing', index: 2 } },
+      { level: 'warning', message: { text: expect.stringContaining('check webhook-missing not run: cannot read') }, associatedRule: { id: 'webhook-missing', index: 2 } },
     ]);
     const r = await runCli(['check', '--snapshot', join(FIXTURES, 'healthy/linkerd.yaml'), '-n', 'legacy', '-f', join(FIXTURES, 'manifests/helm-shop.yaml'), '--expect-meshed', '-o', 'sarif']);
     expect(r.code).toBe(1);

@@ -208,7 +208,9 @@ describe('check --snapshot', () => {
     // The fix command quotes the crafted name so that pasting it runs nothing else.
     const json = JSON.parse((await runCli(['check', '-A', '--snapshot', p, '-o', 'json'])).stdout);
     const fix: string = json.findings.find((f: any) => f.id === 'pod-opted-out').fix[0];
-    expect(fix).toMatch(/^kubectl patch 'deployment\/cart/);
+    // ANSI-C quoting keeps the exact bytes (stripping them would name another object), on one line.
+    expect(fix.startsWith("kubectl patch $'deployment/cart\\x1b]8;;http://evil.example\\x07click")).toBe(true);
+    expect(fix).not.toMatch(/[\u0000-\u001f]/);
   });
 
   it('reads a directory of YAML and JSON files, and multi-document YAML', async () => {

@@ -100,16 +100,24 @@ describe('live check through the test API server', () => {
     expect(comparable(fromSaved.stdout)).toEqual(comparable(live.stdout));
   });
 
-  it('a 403 on one kind skips the checks that need it, the rest still run; --strict exits 2', async () => {
+  it('a 403 on one kind skips the checks that need it, the rest still run; the run is incomplete (exit 3 unless a finding decides)', async () => {
     server.faults.push({ match: (q) => q.path === '/api/v1/pods', status: 403 });
     try {
       const r = await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json']);
       const report = JSON.parse(r.stdout);
       const skipped = report.skipped.find((s: any) => s.check === 'namespace-not-enabled');
-      expect(skipped.reason).toMatch(/cannot read pods: forbidden/);
+      expect(skipped.reason).toBe('cannot read pods');
+      const pods = report.coverage.unavailable.find((u: any) => u.kind === 'pods');
+      expect(pods.reason).toMatch(/^forbidden: /);
+      expect(pods.checks).toContain('namespace-not-enabled');
+      expect(report.coverage.complete).toBe(false);
+      expect(report.coverage.rbac[0]).toBe('kubectl create clusterrole meshdoctor-extra-reader --verb=get,list --resource=pods');
       expect(report.findings.map((f: any) => f.id)).toContain('pod-opted-out');
-      expect(r.code).toBe(0);
-      expect((await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json', '--strict'])).code).toBe(2);
+      // pod-opted-out is a warning: with the default --fail-on error no finding decides, so: incomplete.
+      expect(r.code).toBe(3);
+      expect((await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json', '--allow-partial'])).code).toBe(0);
+      expect((await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json', '--fail-on', 'warning'])).code).toBe(1);
+      expect((await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json', '--fail-on', 'warning', '--strict'])).code).toBe(3);
     } finally {
       server.faults.length = 0;
     }
@@ -119,7 +127,8 @@ describe('live check through the test API server', () => {
     server.faults.push({ match: (q) => q.path.includes('/secrets/'), status: 403 });
     try {
       const r = JSON.parse((await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json'])).stdout);
-      expect(r.skipped).toEqual([{ check: 'webhook-cert-mismatch', reason: expect.stringMatching(/^cannot read secrets: forbidden: /) }]);
+      expect(r.skipped).toEqual([{ check: 'webhook-cert-mismatch', reason: 'cannot read secrets' }]);
+      expect(r.coverage.unavailable).toEqual([{ kind: 'secrets', reason: expect.stringMatching(/^forbidden: /), checks: ['webhook-cert-mismatch'] }]);
       // The trust anchors (a ConfigMap) are still checked; nothing reads a 403 as "absent".
       expect(r.summary.checksRun).toBeGreaterThan(10);
       expect(r.findings.map((f: any) => f.id)).not.toContain('webhook-missing');
@@ -134,7 +143,9 @@ describe('live check through the test API server', () => {
       const r = JSON.parse((await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json'])).stdout);
       expect(r.findings.map((f: any) => f.id)).not.toContain('webhook-missing');
       expect(r.skipped.map((s: any) => s.check)).toContain('webhook-missing');
-      for (const s of r.skipped) expect(s.reason).toMatch(/forbidden/);
+      for (const s of r.skipped) expect(s.reason).toMatch(/^cannot read .*mutatingwebhookconfigurations/);
+      // The 300-character forbidden message is said once, for its kind, not once per check.
+      expect(r.coverage.unavailable.filter((u: any) => /^forbidden/.test(u.reason)).map((u: any) => u.kind)).toEqual(['mutatingwebhookconfigurations']);
     } finally {
       server.faults.length = 0;
     }
@@ -185,8 +196,16 @@ describe('live check through the test API server', () => {
     try {
       const r = await runCli(['check', '-n', 'shop', '--kubeconfig', kubeconfig, '-o', 'json']);
       expect(r.stderr).toBe('');
-      expect(r.code).toBe(0);
+      // Not an all-clear: exit 3 (incomplete), the human report says what was not examined and how to allow it.
+      expect(r.code).toBe(3);
+      const human = await runCli(['check', '-n', 'shop', '--kubeconfig', kubeconfig, '-o', 'table']);
+      expect(human.code).toBe(3);
+      expect(human.stdout).not.toContain('No findings');
+      expect(human.stdout).toMatch(/INCOMPLETE: \d+ of \d+ checks could not run/);
+      expect(human.stdout).toContain('cannot read namespaces: forbidden');
+      expect(human.stdout).toContain('kubectl create clusterrole meshdoctor-extra-reader --verb=get,list --resource=mutatingwebhookconfigurations.admissionregistration.k8s.io,namespaces');
       const report = JSON.parse(r.stdout);
+      expect(report.coverage.complete).toBe(false);
       expect(report.skipped.length).toBeGreaterThan(5);
       for (const s of report.skipped) expect(s.reason).toMatch(/cannot read (namespaces|mutatingwebhookconfigurations|configmaps|secrets)/);
       // Nothing "missing" is reported from what could not be seen.

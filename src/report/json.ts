@@ -13,6 +13,7 @@ export const json: Reporter = (result, meta) =>
       findings: result.findings,
       suppressed: result.suppressed.map(({ finding: f, reason }) => ({ id: f.id, code: f.code, resource: f.resource, reason })),
       skipped: result.skipped,
+      coverage: result.coverage,
     },
     null,
     2,

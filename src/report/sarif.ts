@@ -40,10 +40,15 @@ export const sarif: Reporter = (result, meta) => {
       ...(f.source ? { source: f.source } : {}),
     },
   });
+  /** The reasons of the kinds that kept a check from running (said once per kind in coverage). */
+  const whyNot = (r: typeof result, check: string) => {
+    const why = r.coverage.unavailable.filter((u) => u.checks.includes(check)).map((u) => `${u.kind}: ${u.reason}`);
+    return why.length ? ` (${why.join('; ')})` : '';
+  };
   const notifications = [
     ...result.skipped.map((s) => ({
       level: 'warning',
-      message: { text: `check ${s.check} skipped: ${s.reason}` },
+      message: { text: `check ${s.check} not run: ${s.reason}${whyNot(result, s.check)}` },
       ...(index.has(s.check) ? { associatedRule: { id: s.check, index: index.get(s.check) } } : {}),
     })),
     ...(result.errors ?? []).map((e) => ({ level: 'error', message: { text: e } })),

@@ -69,15 +69,30 @@ export const table: Reporter = (result: RunResult, meta) => {
     lines.push('');
   });
   const s = result.summary;
-  if (result.findings.length === 0) lines.push(c.green('No findings: every workload in scope is injected as configured.'), '');
-  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+  const cov = result.coverage;
+  // Coverage is part of the verdict: a run with skipped checks never reads as an all-clear.
+  if (!cov.complete) {
+    lines.push(c.yellow.bold(`INCOMPLETE: ${s.checksSkipped} of ${s.checksRun + s.checksSkipped} checks could not run; what they look for was not examined.`));
+    for (const u of cov.unavailable) {
+      lines.push(c.yellow(`  cannot read ${u.kind}: ${clean(u.reason)}`));
+      lines.push(c.dim(u.checks.length ? `    not run: ${u.checks.join(', ')}` : '    the checks ran without it (less evidence)'));
+    }
+    for (const sk of result.skipped.filter((x) => !x.reason.startsWith('cannot read '))) lines.push(c.yellow(`  not run ${sk.check}: ${clean(sk.reason)}`));
+    if (cov.rbac.length) {
+      lines.push('  to run them, a cluster admin can grant read-only access:');
+      for (const cmd of cov.rbac) lines.push(`    ${c.green(clean(cmd))}`);
+    }
+    if (result.findings.length === 0) lines.push(`The ${plural(s.checksRun, 'check')} that ran found nothing.`);
+    lines.push('');
+  } else if (result.findings.length === 0) lines.push(c.green('No findings: every workload in scope is injected as configured.'), '');
   lines.push(
     `${sev.error(plural(s.error, 'error'))}, ${sev.warning(plural(s.warning, 'warning'))}, ${sev.info(`${s.info} info`)}` +
       (s.suppressed ? ` · ${s.suppressed} suppressed` : '') +
       ` · ${plural(s.checksRun, 'check')} run` +
-      (s.checksSkipped ? c.yellow(` · ${s.checksSkipped} skipped`) : ''),
+      (s.checksSkipped ? c.yellow(` · ${s.checksSkipped} not run`) : ''),
   );
-  for (const sk of result.skipped) lines.push(c.yellow(`  skipped ${sk.check}: ${clean(sk.reason)}`));
   for (const { finding: f, reason } of result.suppressed) lines.push(c.dim(`  suppressed ${f.code} ${f.id} on ${resourceText(f)}: ${clean(reason)}`));
   return lines.join('\n') + '\n';
 };
+
+const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;

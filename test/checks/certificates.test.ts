@@ -285,7 +285,8 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
       s.unavailable.secrets = 'forbidden (403)';
       const r = runChecks(s, CHECKS.filter((c) => c.id === 'webhook-cert-mismatch'), { mesh: 'auto', certExpiryWarningDays: 60, now: NOW });
       expect(r.findings).toEqual([]);
-      expect(r.skipped).toEqual([{ check: 'webhook-cert-mismatch', reason: 'cannot read secrets: forbidden (403)' }]);
+      expect(r.skipped).toEqual([{ check: 'webhook-cert-mismatch', reason: 'cannot read secrets' }]);
+      expect(r.coverage.unavailable).toEqual([{ kind: 'secrets', reason: 'forbidden (403)', checks: ['webhook-cert-mismatch'] }]);
     });
   });
 

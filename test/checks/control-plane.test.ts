@@ -72,7 +72,8 @@ describe('webhook-missing', () => {
     const check = CHECKS.find((c) => c.id === 'webhook-missing')!;
     const r = runChecks(snap, [check], { mesh: 'auto', certExpiryWarningDays: 60, now: NOW });
     expect(r.findings).toEqual([]);
-    expect(r.skipped).toEqual([{ check: 'webhook-missing', reason: 'cannot read mutatingwebhookconfigurations: forbidden (403): cannot list resource' }]);
+    expect(r.skipped).toEqual([{ check: 'webhook-missing', reason: 'cannot read mutatingwebhookconfigurations' }]);
+    expect(r.coverage).toEqual({ complete: false, unavailable: [{ kind: 'mutatingwebhookconfigurations', reason: 'forbidden (403): cannot list resource', checks: ['webhook-missing'] }], rbac: [] });
   });
 
   it('stays silent for a mesh that is only asked for (--mesh) or only the other mesh is missing', () => {
