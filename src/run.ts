@@ -12,7 +12,7 @@ import type { Limits } from './limits.js';
 import { Model } from './model.js';
 import { rank } from './rank.js';
 import { applySuppressions, type SuppressRule } from './suppress.js';
-import { cmp } from './util.js';
+import { cmp, note } from './util.js';
 import type { Check, Finding, MeshName, RunResult, Scope, Severity, SkippedCheck, Snapshot } from './types.js';
 
 export type MeshOption = 'auto' | MeshName;
@@ -124,6 +124,27 @@ function oneLineFix(line: string): string {
   return line;
 }
 
+/**
+ * Fixes in the right order: a finding caused by another one in the report (pods without a proxy
+ * because the injector is down) first says to fix that root cause: re-creating the pods before it
+ * is fixed gives them no proxy again (with failurePolicy Ignore, silently).
+ */
+export function rootFirst(findings: Finding[]): Finding[] {
+  const byKey = new Map(findings.filter((f) => f.causeKey).map((f) => [f.causeKey!, f]));
+  const rootOf = (f: Finding): Finding => {
+    let r = f;
+    for (let i = 0; i < 8 && r.causedBy && byKey.get(r.causedBy) && byKey.get(r.causedBy) !== r; i++) r = byKey.get(r.causedBy)!;
+    return r;
+  };
+  return findings.map((f) => {
+    const root = f.causedBy ? rootOf(f) : f;
+    if (root === f || !f.fix.length) return f;
+    const ref = `${root.resource.kind} ${root.resource.namespace ? `${root.resource.namespace}/` : ''}${root.resource.name}`;
+    const first = `# first fix ${root.code} ${root.id} on ${note(ref)}: pods re-created before that get no proxy again`;
+    return { ...f, fix: [first, ...f.fix] };
+  });
+}
+
 /** Run checks over a snapshot: skipped when a required kind is unavailable; never throws per check. */
 type ModelOptions = Pick<RunOptions, 'mesh' | 'certExpiryWarningDays' | 'now' | 'expectMeshed' | 'suppress'>;
 
@@ -171,7 +192,7 @@ export function runChecks(snapshot: Snapshot, checks: readonly Check[], opts: Mo
   }
   // Suppress before ranking, so that no kept finding names a suppressed one as its cause.
   const { kept, suppressed } = applySuppressions(snapshot.manifests ? manifestFindings(findings, model) : findings, opts.suppress ?? [], model);
-  const ranked = rank(kept);
+  const ranked = rootFirst(rank(kept));
   const count = (s: Severity) => ranked.filter((f) => f.severity === s).length;
   return {
     source: snapshot.source,
