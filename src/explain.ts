@@ -43,6 +43,8 @@ export interface MeshExplanation {
     objectSelector: { matched: boolean; terms: { term: string; matched: boolean }[] };
     /** The Service the webhook calls and its ready endpoints (null: not read / not a Service). */
     backend: { service: string; readyEndpoints: number; notReadyEndpoints: number } | null;
+    /** Called, but the call cannot succeed: its Service is missing or has no ready endpoint. */
+    callFails: boolean;
   }[];
   injector: { rule: string; ok: boolean; detail: string }[];
   wouldInject: boolean;
@@ -59,11 +61,19 @@ export interface Explanation {
   findings: Finding[];
 }
 
+/** The webhook's Service is missing (Services were read) or has no ready endpoint: a call to it fails. */
+function isDown(backends: WebhookBackend[], hook: WebhookBackend['webhooks'][number], servicesRead = true): boolean {
+  const b = backends.find((x) => x.webhooks.includes(hook));
+  if (!b) return false;
+  if (!b.service) return servicesRead;
+  return !!b.endpointsFrom && b.ready.length === 0;
+}
+
 /** A called webhook whose Service has no ready endpoint: the API server's call fails. */
 function unreachable(d: Decision, backends: WebhookBackend[]): { backend: WebhookBackend; policy: string } | undefined {
   for (const c of d.calls.filter((x) => x.called)) {
     const b = backends.find((x) => x.webhooks.includes(c.webhook));
-    if (b && b.endpointsFrom && (!b.service || b.ready.length === 0)) return { backend: b, policy: c.webhook.failurePolicy };
+    if (b && b.endpointsFrom && isDown(backends, c.webhook)) return { backend: b, policy: c.webhook.failurePolicy };
   }
   return undefined;
 }
@@ -113,6 +123,7 @@ export function explain(m: Model, target: { kind: string; name: string }, ns: st
       namespaceSelector: c.namespaceSelector,
       objectSelector: c.objectSelector,
       backend: backendOf(backends, c.webhook),
+      callFails: c.called && isDown(backends, c.webhook, !!m.snapshot.objects.services),
     })),
     injector: d.injector,
     wouldInject: v.inject,
@@ -135,7 +146,7 @@ export function explain(m: Model, target: { kind: string; name: string }, ns: st
         : injecting.length
           ? `new pods get ${injecting.map((x) => PROXY_CONTAINER[x]).join(' and ')}`
           : 'new pods get no proxy',
-    findings: related(findings, w),
+    findings: related(findings, w, new Set(decisions.filter((d) => d.called).map((d) => d.mesh))),
   };
 }
 
@@ -145,9 +156,20 @@ function backendOf(backends: WebhookBackend[], hook: WebhookBackend['webhooks'][
   return { service: `${b.namespace}/${b.name}`, readyEndpoints: b.ready.length, notReadyEndpoints: b.notReady.length };
 }
 
-/** The findings about the workload, and the findings they name as their causes (transitively). */
-function related(findings: Finding[], w: Workload): Finding[] {
-  const own = findings.filter((f) => f.resource.kind === w.kind && f.resource.namespace === w.namespace && f.resource.name === w.name);
+/**
+ * Everything in the report that bears on the workload: the findings about it and about its
+ * Namespace (a marker naming an uninstalled revision, a namespace the webhooks ignore), the
+ * control-plane root causes of a mesh whose webhook its pods call, and the findings they name as
+ * their causes (transitively).
+ */
+function related(findings: Finding[], w: Workload, called: Set<MeshName>): Finding[] {
+  const own = findings.filter(
+    (f) =>
+      (f.resource.kind === w.kind && f.resource.namespace === w.namespace && f.resource.name === w.name) ||
+      (f.resource.kind === 'Namespace' && f.resource.name === w.namespace) ||
+      // A control-plane root cause (webhook broken, injector down) of a mesh whose webhook its pods call.
+      (f.causeKey !== undefined && called.has(f.mesh)),
+  );
   const keep = new Set(own);
   let frontier = own;
   while (frontier.length) {

@@ -78,3 +78,32 @@ describe('explain', () => {
     }
   });
 });
+
+describe('explain shows everything that bears on the workload', () => {
+  const snap = (...files: string[]) => files.flatMap((f) => ['--snapshot', join(FIXTURES, f)]);
+
+  it('a webhook that would be called but whose service cannot answer is failing, not ticked', async () => {
+    const { explain } = await import('../src/explain.js');
+    const { renderExplanation } = await import('../src/report/explain.js');
+    const { makeModel, runChecks } = await import('../src/run.js');
+    const { CHECKS } = await import('../src/checks/index.js');
+    const { cluster, NOW } = await import('./helpers/fixtures.js');
+    const explainWeb = (overlays: string[]) => {
+      const s = cluster('linkerd', overlays, { allNamespaces: false, namespace: 'shop' });
+      const opts = { mesh: 'auto' as const, certExpiryWarningDays: 60, now: NOW };
+      const m = makeModel(s, opts);
+      return explain(m, { kind: 'Deployment', name: 'web' }, 'shop', runChecks(s, CHECKS, opts, m).findings);
+    };
+    expect(explainWeb([]).meshes[0]!.webhooks[0]).toMatchObject({ called: true, callFails: false });
+    const e = explainWeb(['checks/webhook-no-endpoints/fires-linkerd-service-missing.yaml']);
+    expect(e.meshes[0]!.webhooks[0]).toMatchObject({ called: true, callFails: true });
+    expect(renderExplanation(e, false)).toMatch(/✗ webhook linkerd-proxy-injector-webhook-config \/ linkerd-proxy-injector\.linkerd\.io .*: called, but the call fails/);
+    // The service's finding bears on the workload: it is listed with it.
+    expect(e.findings.map((f) => f.id)).toContain('webhook-no-endpoints');
+  });
+
+  it('namespace-level findings (a namespace the webhooks leave out) are listed with the workload', async () => {
+    const e = JSON.parse((await runCli(['explain', 'deployment/etl', '-n', 'batch', ...snap('healthy/linkerd.yaml', 'checks/webhook-excludes-namespace/fires-linkerd.yaml'), '-o', 'json'])).stdout);
+    expect(e.findings.map((f: any) => `${f.id} ${f.resource.kind} ${f.resource.name}`)).toContain('webhook-excludes-namespace Namespace batch');
+  });
+});

@@ -15,7 +15,8 @@ export function renderExplanation(e: Explanation, color: boolean): string {
     let step = 1;
     if (m.webhooks.length === 0) out.push(`  ${step++}. ${mark(false)} no injection webhook installed`);
     for (const h of m.webhooks) {
-      out.push(`  ${step++}. ${mark(h.called)} webhook ${clean(h.configuration)} / ${clean(h.webhook)} ${c.dim(`(failurePolicy ${h.failurePolicy})`)}: ${h.called ? 'called' : 'not called'}`);
+      const state = h.callFails ? 'called, but the call fails (its service cannot answer)' : h.called ? 'called' : 'not called';
+      out.push(`  ${step++}. ${mark(h.called && !h.callFails)} webhook ${clean(h.configuration)} / ${clean(h.webhook)} ${c.dim(`(failurePolicy ${h.failurePolicy})`)}: ${state}`);
       out.push(`       ${mark(h.rulesMatchPodCreate)} rules: CREATE pods`);
       if (h.backend) out.push(`       ${mark(h.backend.readyEndpoints > 0)} service ${clean(h.backend.service)}: ${h.backend.readyEndpoints} ready endpoint(s)${h.backend.notReadyEndpoints ? `, ${h.backend.notReadyEndpoints} not ready` : ''}`);
       for (const [label, sel] of [['namespaceSelector', h.namespaceSelector], ['objectSelector', h.objectSelector]] as const) {
