@@ -53,10 +53,10 @@ function limitsOf(o: CommonOpts): Limits {
   return { requestTimeoutMs: o.requestTimeout * 1000, deadlineMs: o.timeout * 1000, maxBytes: Math.floor(o.maxBytes * 1024 * 1024), maxObjects: Math.floor(o.maxObjects) };
 }
 
-function addClusterOptions(cmd: Command, withSnapshot = true): Command {
+function addClusterOptions(cmd: Command, withSnapshot = true, withAll = true): Command {
+  cmd.option('-n, --namespace <ns>', 'the namespace to check (default: the kubeconfig context namespace)');
+  if (withAll) cmd.option('-A, --all-namespaces', 'check every namespace');
   cmd
-    .option('-n, --namespace <ns>', 'the namespace to check (default: the kubeconfig context namespace)')
-    .option('-A, --all-namespaces', 'check every namespace')
     .option('--context <name>', 'the kubeconfig context to use')
     .option('--kubeconfig <file>', 'path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
     .option('--request-timeout <seconds>', 'timeout of each API request (and of an exec credential plugin)', positiveNumber('--request-timeout', 86400), DEFAULT_LIMITS.requestTimeoutMs / 1000)
@@ -92,8 +92,9 @@ function progress(io: IO) {
   };
 }
 
-export function buildProgram(io: IO, setExit: (code: number) => void): Command {
-  const program = new Command('meshdoctor')
+/** `name`: how the user called it, e.g. "kubectl meshdoctor" through the kubectl plugin. */
+export function buildProgram(io: IO, setExit: (code: number) => void, name = 'meshdoctor'): Command {
+  const program = new Command(name)
     .description('Tells you why service-mesh sidecars (Linkerd, Istio) were not injected into your pods, and how to fix it.')
     .version(VERSION, '-V, --version')
     .showSuggestionAfterError()
@@ -155,6 +156,9 @@ export function buildProgram(io: IO, setExit: (code: number) => void): Command {
       io.stdout(REPORTERS[format]!(result, { version: VERSION, color }));
     }
     for (const e of result.errors) io.stderr(`meshdoctor: ${printable(e)}\n`);
+    // A --suppress that matched nothing is most likely a typo: say so (stderr: stdout stays the report).
+    const used = new Set(result.suppressed.map((x) => x.reason));
+    for (const r of suppress) if (!used.has(`flag --suppress ${r.spec}`)) io.stderr(`meshdoctor: --suppress ${printable(r.spec)} matched no finding\n`);
     if (o.allowPartial && o.strict) throw new UserError('--allow-partial and --strict cannot be used together');
     setExit(exitCode(result, o.failOn as FailOn, { allowPartial: !!o.allowPartial, strict: !!o.strict }));
   });
@@ -181,14 +185,15 @@ export function buildProgram(io: IO, setExit: (code: number) => void): Command {
   addClusterOptions(
     program
       .command('explain')
-      .argument('<kind/name>', 'the workload: deployment/NAME, statefulset/NAME, daemonset/NAME, job/NAME, cronjob/NAME or pod/NAME')
+      .argument('<kind/name>', 'the workload: deployment/NAME, statefulset/NAME, daemonset/NAME, job/NAME, cronjob/NAME, replicaset/NAME or pod/NAME')
       .description('walk one workload through the injection decision of every installed mesh, step by step')
       .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']))
       .addOption(new Option('--mesh <mesh>', 'which mesh to explain').choices(['auto', 'linkerd', 'istio']).default('auto'))
       .option('--no-color', 'disable colors (also: NO_COLOR, or stdout not a terminal)'),
+    true,
+    false,
   ).action(async (targetArg: string, o) => {
     validateScope(o);
-    if (o.allNamespaces) throw new UserError('explain takes one workload: use -n NAMESPACE, not -A');
     const { parseTarget, explain } = await import('./explain.js');
     const target = parseTarget(targetArg);
     const { CHECKS } = await import('./checks/index.js');
@@ -256,9 +261,14 @@ export function exitCode(
 }
 
 /** Run the CLI in-process; resolves to the exit code. Never throws. */
-export async function main(argv: string[], io: IO): Promise<number> {
+export async function main(argv: string[], io: IO, name = 'meshdoctor'): Promise<number> {
   let code: number = EXIT.OK;
-  const program = buildProgram(io, (c) => (code = c));
+  const program = buildProgram(io, (c) => (code = c), name);
+  // No command: the help, on stdout, exit 0 (as kubectl, istioctl and linkerd do).
+  if (argv.length === 0) {
+    io.stdout(program.helpInformation());
+    return EXIT.OK;
+  }
   try {
     await program.parseAsync(argv, { from: 'user' });
     return code;
@@ -303,5 +313,7 @@ export async function run(): Promise<void> {
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0); // `| head` closed the pipe
   });
-  process.exitCode = await main(process.argv.slice(2), io);
+  // Through kubectl's plugin mechanism the binary is kubectl-meshdoctor: help says `kubectl meshdoctor`.
+  const invoked = (process.argv[1] ?? '').split(/[\\/]/).pop() ?? '';
+  process.exitCode = await main(process.argv.slice(2), io, invoked.startsWith('kubectl-meshdoctor') ? 'kubectl meshdoctor' : 'meshdoctor');
 }

@@ -4,7 +4,7 @@
  */
 import { UserError } from './errors.js';
 import type { Decision } from './mesh/decision.js';
-import { webhookBackends, type WebhookBackend } from './mesh/controlplane.js';
+import { webhookBackends, workloadOfObject, type WebhookBackend } from './mesh/controlplane.js';
 import { namespaceMarker } from './mesh/markers.js';
 import { PROXY_CONTAINER } from './mesh/pods.js';
 import { podStates, type Model, type Workload } from './model.js';
@@ -17,6 +17,7 @@ const KIND_ALIASES: Record<string, string> = {
   daemonset: 'DaemonSet', daemonsets: 'DaemonSet', ds: 'DaemonSet',
   job: 'Job', jobs: 'Job',
   cronjob: 'CronJob', cronjobs: 'CronJob', cj: 'CronJob',
+  replicaset: 'ReplicaSet', replicasets: 'ReplicaSet', rs: 'ReplicaSet',
   pod: 'Pod', pods: 'Pod', po: 'Pod',
 };
 
@@ -25,7 +26,7 @@ export function parseTarget(arg: string): { kind: string; name: string } {
   const m = /^([A-Za-z]+)(?:\.[a-z.]+)?\/([a-z0-9]([-a-z0-9.]*[a-z0-9])?)$/.exec(arg);
   const kind = m ? KIND_ALIASES[m[1]!.toLowerCase()] : undefined;
   if (!m || !kind) {
-    throw new UserError(`cannot explain "${arg}": expected KIND/NAME with KIND one of deployment, statefulset, daemonset, job, cronjob, pod`);
+    throw new UserError(`cannot explain "${arg}": expected KIND/NAME with KIND one of deployment, statefulset, daemonset, job, cronjob, replicaset, pod`);
   }
   return { kind, name: m[2]! };
 }
@@ -98,9 +99,17 @@ function findWorkload(m: Model, kind: string, ns: string, name: string): { w: Wo
     const owner = m.workloads.find((w) => w.namespace === ns && w.pods.some((p) => nameOf(p) === name));
     if (owner) return owner.kind === 'Pod' ? { w: owner } : { w: owner, via: `pod ${name} belongs to ${owner.kind} ${owner.name}: its template decides` };
   }
+  if (kind === 'ReplicaSet') {
+    // A ReplicaSet is judged through its Deployment (the template a rollout restart renews).
+    const owner = workloadOfObject(m, 'ReplicaSet', ns, name);
+    if (owner) return { w: owner, via: `replicaset ${name} belongs to ${owner.kind} ${owner.name}: its template decides` };
+  }
   const w = m.workloads.find((x) => x.kind === kind && x.namespace === ns && x.name === name);
-  if (!w) throw new UserError(`${kind.toLowerCase()} "${name}" not found in namespace "${ns}"`);
-  return { w };
+  if (w) return { w };
+  // Not here: name the namespaces where it is, as kubectl users expect a hint for a missing -n.
+  const elsewhere = [...new Set(m.workloads.filter((x) => x.kind === kind && x.name === name).map((x) => x.namespace))].sort();
+  const hint = elsewhere.length ? `; it exists in namespace ${elsewhere.map((x) => `"${x}"`).join(', ')} (use -n ${elsewhere[0]})` : '';
+  throw new UserError(`${kind.toLowerCase()} "${name}" not found in namespace "${ns}"${hint}`);
 }
 
 export function explain(m: Model, target: { kind: string; name: string }, ns: string, findings: Finding[]): Explanation {

@@ -42,11 +42,12 @@ export interface RunOptions extends SnapshotOptions {
 
 /** The checks selected by --only / --skip; an unknown id is an error, not a silent no-op. */
 export function selectChecks(only?: string[], skip?: string[]): Check[] {
-  const known = new Set(CHECKS.flatMap((c) => [c.id, c.code]));
+  // Ids are kebab-case and codes upper-case; either is matched without regard to case (md1001).
+  const known = new Set(CHECKS.flatMap((c) => [c.id, c.code.toLowerCase()]));
   for (const id of [...(only ?? []), ...(skip ?? [])]) {
-    if (!known.has(id)) throw new UserError(`unknown check "${id}" (see: meshdoctor checks)`);
+    if (!known.has(id.toLowerCase())) throw new UserError(`unknown check "${id}" (see: meshdoctor checks)`);
   }
-  const hit = (c: Check, list: string[]) => list.includes(c.id) || list.includes(c.code);
+  const hit = (c: Check, list: string[]) => list.some((x) => x.toLowerCase() === c.id || x.toLowerCase() === c.code.toLowerCase());
   return CHECKS.filter((c) => (!only?.length || hit(c, only)) && !(skip?.length && hit(c, skip)));
 }
 

@@ -1,0 +1,65 @@
+/**
+ * Small CLI edges (issue 15), each once broken: bare `meshdoctor`, `explain --help` offering -A,
+ * `explain rs/...`, a workload looked for in the wrong namespace, `--only md1001`, the kubectl
+ * plugin's name in its help, a --suppress that matches nothing.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.js';
+import { FIXTURES } from './helpers/fixtures.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const GOLDEN = join(FIXTURES, 'golden-cluster.yaml');
+
+describe('CLI edges', () => {
+  it('bare meshdoctor prints the help on stdout and exits 0, as kubectl does', async () => {
+    const r = await runCli([]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: meshdoctor \[options\] \[command\]/);
+    expect(r.stderr).toBe('');
+  });
+
+  it('explain offers no -A (it takes one workload) and refuses it as an unknown option', async () => {
+    const help = await runCli(['explain', '--help']);
+    expect(help.stdout).not.toMatch(/-A, --all-namespaces/);
+    const r = await runCli(['explain', 'deploy/web', '-A', '--snapshot', GOLDEN]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('explain rs/NAME explains the Deployment whose template decides', async () => {
+    const r = await runCli(['explain', 'rs/web-5b7c9d8f4', '-n', 'shop', '--snapshot', GOLDEN, '-o', 'json']);
+    expect(r.code).toBe(0);
+    const e = JSON.parse(r.stdout);
+    expect(e.workload).toEqual({ kind: 'Deployment', namespace: 'shop', name: 'web' });
+    expect(e.via).toBe('replicaset web-5b7c9d8f4 belongs to Deployment web: its template decides');
+  });
+
+  it('a workload in another namespace: the error says where it is', async () => {
+    const r = await runCli(['explain', 'deploy/web', '-n', 'default', '--snapshot', GOLDEN]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('meshdoctor: deployment "web" not found in namespace "default"; it exists in namespace "shop" (use -n shop)\n');
+  });
+
+  it('--only and --skip take codes in any case', async () => {
+    const r = JSON.parse((await runCli(['check', '-A', '--snapshot', GOLDEN, '--only', 'md1001,Md1002', '-o', 'json'])).stdout);
+    expect(r.summary.checksRun).toBe(2);
+    expect((await runCli(['check', '-A', '--snapshot', GOLDEN, '--only', 'md9999'])).code).toBe(2);
+  });
+
+  it('a --suppress that matches no finding is named on stderr (stdout stays the report)', async () => {
+    const r = await runCli(['check', '-A', '--snapshot', GOLDEN, '-o', 'json', '--suppress', 'pod-opted-out=Deployment/nope/x', '--suppress', 'pod-opted-out=Deployment/shop/cart']);
+    expect(r.stderr).toBe('meshdoctor: --suppress pod-opted-out=Deployment/nope/x matched no finding\n');
+    expect(JSON.parse(r.stdout).summary.suppressed).toBe(1);
+  });
+
+  it.skipIf(!existsSync(join(ROOT, 'dist/cli.js')))('through kubectl-meshdoctor the help says `kubectl meshdoctor`', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [join(ROOT, 'bin/kubectl-meshdoctor.js'), '--help']);
+    expect(stdout).toMatch(/^Usage: kubectl meshdoctor \[options\] \[command\]/);
+    const direct = await promisify(execFile)(process.execPath, [join(ROOT, 'bin/meshdoctor.js'), '--help']);
+    expect(direct.stdout).toMatch(/^Usage: meshdoctor \[options\] \[command\]/);
+  });
+});
