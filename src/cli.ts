@@ -152,7 +152,8 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
       }
       if (io.stdoutTTY) io.stdout(REPORTERS.table!(result, { version: VERSION, color }));
     } else {
-      const format: string = o.output ?? (io.stdoutTTY ? 'table' : 'json');
+      // Human output unless -o asks for a machine format, piped or not (kubectl's convention).
+      const format: string = o.output ?? 'table';
       io.stdout(REPORTERS[format]!(result, { version: VERSION, color }));
     }
     for (const e of result.errors) io.stderr(`meshdoctor: ${printable(e)}\n`);
@@ -203,7 +204,7 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
     const scoped = { ...snapshot, scope: { allNamespaces: false, namespace: ns } };
     const model = makeModel(scoped, { mesh: o.mesh, certExpiryWarningDays: 60 });
     const e = explain(model, target, ns, runChecks(scoped, CHECKS, { mesh: o.mesh, certExpiryWarningDays: 60 }, model).findings);
-    if ((o.output ?? (io.stdoutTTY ? 'table' : 'json')) === 'json') {
+    if (o.output === 'json') {
       io.stdout(JSON.stringify({ schemaVersion: 1, tool: { name: 'meshdoctor', version: VERSION }, ...e }, null, 2) + '\n');
     } else {
       const { renderExplanation } = await import('./report/explain.js');

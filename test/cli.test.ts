@@ -141,11 +141,17 @@ describe('check --snapshot', () => {
     }
   });
 
-  it('JSON is the default when stdout is not a terminal, table when it is', async () => {
+  it('human output whether piped or not (machine formats only with -o), colors only on a terminal', async () => {
     const piped = await runCli(['check', '--snapshot', LINKERD]);
-    expect(() => JSON.parse(piped.stdout)).not.toThrow();
-    const tty = await runCli(['check', '--snapshot', LINKERD], { tty: true, env: { NO_COLOR: '1' } });
-    expect(tty.stdout).toContain('0 errors, 0 warnings, 0 info');
+    expect(piped.stdout).toContain('0 errors, 0 warnings, 0 info');
+    expect(piped.stdout).not.toMatch(/\u001b\[/);
+    const tty = await runCli(['check', '--snapshot', LINKERD], { tty: true });
+    expect(tty.stdout).toContain('0 errors');
+    expect(tty.stdout).toMatch(/\u001b\[/);
+    const json = (await runCli(['check', '--snapshot', LINKERD, '-o', 'json'])).stdout;
+    expect(() => JSON.parse(json)).not.toThrow();
+    const explained = await runCli(['explain', 'deploy/web', '-n', 'shop', '--snapshot', LINKERD]);
+    expect(explained.stdout).toMatch(/^Deployment shop\/web/);
   });
 
   it('--fail-on decides the exit code for the same findings, in every format', async () => {
