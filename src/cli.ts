@@ -215,16 +215,31 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
 
   program
     .command('checks')
-    .description('list every check: id, code, default severity, title')
+    .argument('[check]', 'a check id or code: print its documentation (shipped with meshdoctor, no network)')
+    .description('list every check (id, code, default severity, title), or print one check\'s documentation')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
-    .action(async (o) => {
+    .action(async (which: string | undefined, o) => {
       const { CHECKS } = await import('./checks/index.js');
       const { docsUrl } = await import('./checks/define.js');
+      if (which !== undefined) {
+        const c = CHECKS.find((x) => x.id === which.toLowerCase() || x.code.toLowerCase() === which.toLowerCase());
+        if (!c) throw new UserError(`unknown check "${which}" (see: meshdoctor checks)`);
+        let doc: string;
+        try {
+          doc = readFileSync(new URL(`../docs/checks/${c.id}.md`, import.meta.url), 'utf8');
+        } catch {
+          throw new UserError(`the documentation of ${c.id} is not installed (docs/checks/${c.id}.md)`);
+        }
+        io.stdout(o.output === 'json' ? JSON.stringify({ id: c.id, code: c.code, severity: c.severity, title: c.title, description: c.description, inputs: [...c.inputs], doc }, null, 2) + '\n' : doc);
+        setExit(EXIT.OK);
+        return;
+      }
       const rows = CHECKS.map((c) => ({ id: c.id, code: c.code, severity: c.severity, title: c.title, description: c.description, inputs: [...c.inputs], docsUrl: docsUrl(c.id) }));
       if (o.output === 'json') io.stdout(JSON.stringify(rows, null, 2) + '\n');
       else {
         const w = Math.max(...rows.map((r) => r.id.length));
         io.stdout(['CODE    SEVERITY  ' + 'ID'.padEnd(w) + '  TITLE', ...rows.map((r) => `${r.code}  ${r.severity.padEnd(8)}  ${r.id.padEnd(w)}  ${r.title}`)].join('\n') + '\n');
+        io.stdout('\nDocumentation of one check: meshdoctor checks ID\n');
       }
       setExit(EXIT.OK);
     });

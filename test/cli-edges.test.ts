@@ -63,3 +63,18 @@ describe('CLI edges', () => {
     expect(direct.stdout).toMatch(/^Usage: meshdoctor \[options\] \[command\]/);
   });
 });
+
+describe('check documentation without the network', () => {
+  it('meshdoctor checks ID prints the shipped doc of every check (by id or code)', async () => {
+    const { CHECKS } = await import('../src/checks/index.js');
+    for (const c of CHECKS) {
+      const r = await runCli(['checks', c.id]);
+      expect(r.code, c.id).toBe(0);
+      expect(r.stdout.startsWith(`# ${c.id} (${c.code}, `), c.id).toBe(true);
+    }
+    expect((await runCli(['checks', 'md1002'])).stdout).toMatch(/^# pod-opted-out \(MD1002/);
+    const unknown = await runCli(['checks', 'nope']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe('meshdoctor: unknown check "nope" (see: meshdoctor checks)\n');
+  });
+});
