@@ -78,3 +78,13 @@ describe('check documentation without the network', () => {
     expect(unknown.stderr).toBe('meshdoctor: unknown check "nope" (see: meshdoctor checks)\n');
   });
 });
+
+describe('a snapshot report says when the snapshot was read', () => {
+  it('in the table header and the markdown footer', async () => {
+    const demo = join(ROOT, 'demo/cluster.json');
+    const t = await runCli(['check', '-A', '--snapshot', demo, '--fail-on', 'none']);
+    expect(t.stdout.split('\n')[0]).toMatch(/snapshot .*demo\/cluster\.json \(read \d{4}-\d\d-\d\dT[\d:.]+Z; ages are from then\)/);
+    const md = await runCli(['check', '-A', '--snapshot', demo, '--fail-on', 'none', '-o', 'markdown']);
+    expect(md.stdout).toMatch(/snapshot read \d{4}-\d\d-\d\dT/);
+  });
+});

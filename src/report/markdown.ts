@@ -73,6 +73,7 @@ export const markdown: Reporter = (result, meta) => {
     for (const sk of result.skipped) out.push(`- ${md(sk.check)}: ${md(sk.reason)}`);
     out.push('');
   }
-  out.push(`<sub>meshdoctor ${md(meta.version)}</sub>`);
+  const read = result.source.type === 'file' && result.source.readAt ? ` · snapshot read ${md(result.source.readAt)}` : '';
+  out.push(`<sub>meshdoctor ${md(meta.version)}${read}</sub>`);
   return out.join('\n') + '\n';
 };

@@ -38,7 +38,7 @@ export const table: Reporter = (result: RunResult, meta) => {
   const where =
     result.source.type === 'live'
       ? `context ${clean(result.source.context ?? '?')}`
-      : `snapshot ${clean((result.source.files ?? []).join(', '))}`;
+      : `snapshot ${clean((result.source.files ?? []).join(', '))}${result.source.readAt ? ` (read ${clean(result.source.readAt)}; ages are from then)` : ''}`;
   const manifests = result.source.manifests ? ` · manifests ${clean(result.source.manifests.join(', '))}` : '';
   const scope = result.source.manifests ? '' : result.scope.allNamespaces ? 'all namespaces' : `namespace ${clean(result.scope.namespace ?? '?')}`;
   lines.push(c.dim(`meshdoctor ${meta.version} · ${where}${manifests}${scope && ` · ${scope}`} · meshes: ${result.meshes.join(', ') || 'none detected'}`));
