@@ -4,7 +4,7 @@
  * files are accepted where a file is expected (`stat().size` of a device or FIFO is 0, so a size
  * check alone passes them).
  */
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { UserError, errorMessage } from './errors.js';
 import { mib } from './limits.js';
 
@@ -44,7 +44,8 @@ export function statPath(path: string, what: string) {
 export function readFileBounded(path: string, maxBytes: number, what: string, hint = ''): Buffer {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    // O_NONBLOCK: opening a FIFO for reading would wait for a writer; on a regular file it does nothing.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
     throw new UserError(`cannot read ${what} ${path}: ${fsReason(e)}`);
   }

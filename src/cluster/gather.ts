@@ -1,26 +1,31 @@
 /**
  * The live snapshot: reads the requested kinds from the API server of a kubeconfig context.
  *
- * The kubeconfig is resolved by kubeconfig.ts; `@kubernetes/client-node` is imported (lazily: it
- * is slow to load) only for credentials it must compute (exec plugins, auth providers) or proxies.
- * The HTTP requests are plain `node:https` GETs returning raw JSON, so objects are kept exactly
- * as the server sent them (managedFields included) and nothing is deserialized into classes.
+ * The kubeconfig is resolved, and exec credential plugins are run, by kubeconfig.ts;
+ * `@kubernetes/client-node` is imported (lazily: it is slow to load) only for auth providers and
+ * proxies. The HTTP requests are plain `node:https` GETs returning raw JSON, so objects are kept
+ * exactly as the server sent them (managedFields included) and nothing is deserialized into classes.
+ *
+ * Everything the server can make large or long is bounded (README "Limits"): each body at
+ * --max-bytes while it streams (after gunzip too), each kind at --max-objects objects and pages,
+ * each request at --request-timeout, the whole read at --timeout, and at most
+ * MAX_CONCURRENT_REQUESTS requests in flight. Text from the server is made printable before it
+ * reaches a message or an `unavailable` reason.
  */
+import { constants as bufferConstants } from 'node:buffer';
+import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
-import { gunzip as gunzipCb } from 'node:zlib';
-import { errorMessage, UserError } from '../errors.js';
-import { DEFAULT_LIMITS, type Limits } from '../limits.js';
+import { createGunzip, type Gunzip } from 'node:zlib';
+import { errorMessage, printable, UserError } from '../errors.js';
+import { DEFAULT_LIMITS, MAX_CONCURRENT_REQUESTS, MAX_TIMER_MS, mib, type Limits } from '../limits.js';
 import type { K8sObject, Snapshot } from '../types.js';
-import { resolveKubeContext, type KubeContext } from './kubeconfig.js';
+import { execCredentials, resolveKubeContext, type KubeContext } from './kubeconfig.js';
 import { KINDS, listPath, objectPath, type KindInfo, type KindKey } from './kinds.js';
 import { meshNamespaces, namedObjects } from './named.js';
 import { sanitizeSecret, slim } from './sanitize.js';
-
-const gunzip = promisify(gunzipCb);
 
 export interface GatherOptions {
   kubeconfig?: string;
@@ -50,21 +55,46 @@ const UNREACHABLE = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH
 
 const firstLine = (s: string) => s.split('\n')[0]!.trim();
 
-/** The context meshdoctor would use, without contacting the server. */
+/** The context meshdoctor would use, without contacting the server (nor running an exec plugin). */
 export async function resolveContext(opts: {
   kubeconfig?: string;
   context?: string;
+  limits?: Partial<Limits>;
 }): Promise<{ contextName: string; namespace: string; server: string }> {
-  const { contextName, namespace, server } = await resolveKubeContext(opts);
+  const { contextName, namespace, server } = await resolveKubeContext(opts, { ...DEFAULT_LIMITS, ...opts.limits });
   return { contextName, namespace, server };
 }
 
 // ---------------------------------------------------------------------------------------------
 // HTTP
 
+/** A delay a Node timer keeps: larger ones (beyond about 24.8 days) would fire at once. */
+const timerMs = (ms: number) => Math.min(Math.max(0, ms), MAX_TIMER_MS);
+
+/**
+ * At most `free` tasks at once; the others wait in order. Bounds the requests in flight: a
+ * webhook configuration naming thousands of namespaces must not open thousands of connections.
+ */
+class Slots {
+  private waiting: (() => void)[] = [];
+  constructor(private free: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    }
+  }
+}
+
 /** Everything needed to send GETs to one API server. */
 interface Conn {
-  /** The server URL as written in the kubeconfig (for messages). */
+  /** The server for messages (no credentials in it). */
   server: string;
   /** Scheme, host and any path prefix (e.g. a proxy's /k8s/clusters/x), without trailing slash. */
   base: string;
@@ -73,8 +103,9 @@ interface Conn {
   headers: http.OutgoingHttpHeaders;
   /** user:password for basic auth. */
   auth?: string;
-  timeoutMs: number;
-  /** Aborted when gathering ends (a fatal error stops the requests still running). */
+  limits: Limits;
+  slots: Slots;
+  /** Aborted when gathering ends (a fatal error or the deadline stops the requests still running). */
   signal: AbortSignal;
   /** Whether the server has given any real answer (2xx, 403, 404, 410). */
   answered: boolean;
@@ -89,11 +120,11 @@ interface Reply {
   retryAfterMs?: number;
 }
 
-/** A failed attempt below HTTP: no answer in time, no connection at all, or a dropped connection. */
+/** A failed attempt below HTTP: no answer in time, no connection at all, a dropped connection, or a body past --max-bytes. */
 class NetError extends Error {
   constructor(
     message: string,
-    readonly type: 'timeout' | 'unreachable' | 'dropped',
+    readonly type: 'timeout' | 'unreachable' | 'dropped' | 'too large',
   ) {
     super(message);
   }
@@ -114,71 +145,102 @@ class KindFailure extends Error {
 
 const seconds = (ms: number) => `${+(ms / 1000).toFixed(1)}s`;
 
-/** One GET, with a time limit on the whole exchange (connect, headers and body). */
+/**
+ * One GET, with a time limit on the whole exchange (connect, headers and body). The body is
+ * counted while it streams, and after gunzip, and cut off past --max-bytes: a huge or endless body
+ * or a gzip bomb is never held in memory. An error while the request is set up (a header or TLS
+ * material Node refuses) is a rejection too, never a throw from a later timer.
+ */
 function attempt(conn: Conn, path: string, timeoutMs: number): Promise<Reply> {
   return new Promise((resolve, reject) => {
     let settled = false;
-    const timer = setTimeout(() => fail(new NetError(`no answer within ${seconds(conn.timeoutMs)}`, 'timeout')), timeoutMs);
+    let req: http.ClientRequest | undefined;
+    let gunzip: Gunzip | undefined;
+    let timer: NodeJS.Timeout | undefined;
     const fail = (e: Error) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      req.destroy();
+      gunzip?.destroy();
+      req?.destroy();
       reject(e);
     };
-    const req = conn.request(
-      conn.base + path,
-      { method: 'GET', agent: conn.agent, headers: conn.headers, auth: conn.auth, signal: conn.signal },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (e) => fail(new NetError(`the response was cut off (${e.message})`, 'dropped')));
-        res.on('close', () => {
-          if (!res.complete) fail(new NetError('the response was cut off', 'dropped'));
+    // A string holds at most MAX_STRING_LENGTH characters: a larger body could not be parsed anyway.
+    const maxBytes = Math.min(conn.limits.maxBytes, bufferConstants.MAX_STRING_LENGTH);
+    const tooLarge = () => fail(new NetError(`the response is larger than ${mib(maxBytes)} (--max-bytes)`, 'too large'));
+
+    const onResponse = (res: http.IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let body: NodeJS.ReadableStream = res;
+      if (String(res.headers['content-encoding'] ?? '').trim().toLowerCase() === 'gzip') {
+        let wire = 0;
+        res.on('data', (c: Buffer) => {
+          wire += c.length;
+          if (wire > maxBytes) tooLarge();
         });
-        res.on('end', async () => {
-          if (settled) return;
-          let body = Buffer.concat(chunks);
-          try {
-            if (res.headers['content-encoding'] === 'gzip') body = await gunzip(body);
-          } catch {
-            return fail(new NetError('the response was cut off (bad gzip data)', 'dropped'));
-          }
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          const text = body.toString('utf8');
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          const retryAfter = Number(res.headers['retry-after']);
-          resolve({
-            status: res.statusCode ?? 0,
-            json,
-            text: text.slice(0, 500),
-            retryAfterMs: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : undefined,
-          });
+        gunzip = createGunzip();
+        gunzip.on('error', () => fail(new NetError('the response was cut off (bad gzip data)', 'dropped')));
+        res.pipe(gunzip);
+        body = gunzip;
+      }
+      body.on('data', (c: Buffer) => {
+        if (settled) return;
+        size += c.length;
+        if (size > maxBytes) return tooLarge();
+        chunks.push(c);
+      });
+      res.on('error', (e) => fail(new NetError(`the response was cut off (${printable(e.message)})`, 'dropped')));
+      res.on('close', () => {
+        if (!res.complete) fail(new NetError('the response was cut off', 'dropped'));
+      });
+      body.on('end', () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        const text = Buffer.concat(chunks, size).toString('utf8');
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        const retryAfter = Number(res.headers['retry-after']);
+        resolve({
+          status: res.statusCode ?? 0,
+          json,
+          text: text.slice(0, 500),
+          retryAfterMs: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : undefined,
         });
-      },
-    );
+      });
+    };
+
+    try {
+      req = conn.request(
+        conn.base + path,
+        { method: 'GET', agent: conn.agent, headers: conn.headers, auth: conn.auth, signal: conn.signal },
+        onResponse,
+      );
+    } catch (e) {
+      return fail(new UserError(`cannot send a request to the API server at ${conn.server}: ${printable(firstLine(errorMessage(e)))}`));
+    }
+    timer = setTimeout(() => fail(new NetError(`no answer within ${seconds(conn.limits.requestTimeoutMs)}`, 'timeout')), timerMs(timeoutMs));
     req.on('error', (e: NodeJS.ErrnoException) => {
       if (e.name === 'AbortError') return fail(e);
       const code = e.code ?? '';
-      const message = code && !e.message.includes(code) ? `${e.message} (${code})` : e.message;
+      const message = printable(code && !e.message.includes(code) ? `${e.message} (${code})` : e.message);
       fail(new NetError(message, UNREACHABLE.test(code) ? 'unreachable' : 'dropped'));
     });
     req.end();
   });
 }
 
-/** The server's one-line explanation of an error reply. */
+/** The server's one-line explanation of an error reply, made printable (it is the server's text). */
 function replyMessage(reply: Reply): string {
   const json = reply.json as { kind?: unknown; message?: unknown } | undefined;
   const msg = json?.kind === 'Status' && typeof json.message === 'string' ? json.message : reply.text;
-  return msg.replace(/\s+/g, ' ').trim().slice(0, 300) || http.STATUS_CODES[reply.status] || `HTTP ${reply.status}`;
+  const line = msg.replace(/\s+/g, ' ').trim();
+  return line ? printable(line, 300) : http.STATUS_CODES[reply.status] || `HTTP ${reply.status}`;
 }
 
 function statusFailure(conn: Conn, reply: Reply): KindFailure {
@@ -191,16 +253,21 @@ function statusFailure(conn: Conn, reply: Reply): KindFailure {
 /**
  * GET with retries: 429, 5xx, invalid JSON bodies and dropped connections are retried up to
  * MAX_RETRIES times with exponential backoff (or the server's Retry-After, capped), all within
- * one request timeout. Returns the final reply for other statuses; throws UserError for fatal
- * problems (401, server unreachable) and KindFailure when the retries run out.
+ * one request timeout, which starts when the request gets one of the connection slots. Returns
+ * the final reply for other statuses; throws UserError for fatal problems (401, server
+ * unreachable) and KindFailure when the retries run out or the body is too large (not retried:
+ * it would be as large again).
  */
 async function get(conn: Conn, path: string): Promise<Reply> {
-  const deadline = Date.now() + conn.timeoutMs;
+  let deadline: number | undefined;
   for (let n = 0; ; n++) {
     let failure: KindFailure;
     let waitMs = BACKOFF_BASE_MS * 2 ** n;
     try {
-      const reply = await attempt(conn, path, deadline - Date.now());
+      const reply = await conn.slots.run(() => {
+        deadline ??= Date.now() + conn.limits.requestTimeoutMs;
+        return attempt(conn, path, deadline - Date.now());
+      });
       if (reply.status === 401) {
         throw new UserError(`the API server at ${conn.server} rejected the credentials (401 Unauthorized)`);
       }
@@ -220,30 +287,29 @@ async function get(conn: Conn, path: string): Promise<Reply> {
     } catch (e) {
       if (!(e instanceof NetError)) throw e;
       if (e.type === 'unreachable') throw new UserError(`cannot reach the API server at ${conn.server}: ${e.message}`);
+      if (e.type === 'too large') throw new KindFailure(e.message, `the API server at ${conn.server} failed every request: ${e.message}`);
       if (e.type === 'timeout') {
         throw new KindFailure(
           `timed out: ${e.message}`,
-          `the API server at ${conn.server} did not answer within ${seconds(conn.timeoutMs)}`,
+          `the API server at ${conn.server} did not answer within ${seconds(conn.limits.requestTimeoutMs)}`,
         );
       }
       failure = new KindFailure(e.message, `cannot read from the API server at ${conn.server}: ${e.message}`);
     }
-    if (n >= MAX_RETRIES || Date.now() + waitMs >= deadline) throw failure;
-    await sleep(waitMs, undefined, { signal: conn.signal });
+    if (n >= MAX_RETRIES || Date.now() + waitMs >= deadline!) throw failure;
+    await sleep(timerMs(waitMs), undefined, { signal: conn.signal });
   }
 }
 
 /**
- * Connection settings for the context: static credentials from kubeconfig.ts; computed ones (exec
- * plugins, auth providers) and proxies from @kubernetes/client-node, imported only then.
+ * Connection settings for the context: static credentials from kubeconfig.ts, an exec plugin's
+ * credential from execCredentials(); auth providers and proxies from @kubernetes/client-node,
+ * imported only then. Headers Node would refuse are refused here, naming the context.
  */
-async function connect(r: KubeContext, timeoutMs: number, signal: AbortSignal): Promise<Conn> {
-  let base: URL;
-  try {
-    base = new URL(r.server);
-  } catch {
-    throw new UserError(`the server of context "${r.contextName}" is not a URL: ${r.server}`);
-  }
+async function connect(r: KubeContext, limits: Limits, signal: AbortSignal): Promise<Conn> {
+  if (!r.url) throw new UserError(r.serverError ?? `the server of context "${r.contextName}" is not a URL: ${r.server}`);
+  const base = r.url;
+  if (r.exec) r = await execCredentials(r, limits, signal);
   const isHttps = base.protocol === 'https:';
   const ro: https.RequestOptions = { ...r.tls, headers: { ...r.headers }, ...(r.auth ? { auth: r.auth } : {}) };
   if (r.clientConfig) {
@@ -257,8 +323,22 @@ async function connect(r: KubeContext, timeoutMs: number, signal: AbortSignal): 
       // is set, when building its agent; kubectl allows them, and the credentials are applied by then.
       const plainHttpRefused = !isHttps && /HTTP protocol is not allowed/.test(errorMessage(e));
       if (!plainHttpRefused) {
-        throw new UserError(`cannot get credentials for context "${r.contextName}": ${firstLine(errorMessage(e))}`);
+        throw new UserError(`cannot get credentials for context "${r.contextName}": ${printable(firstLine(errorMessage(e)))}`);
       }
+    }
+  }
+  const headers: http.OutgoingHttpHeaders = {
+    ...(ro.headers as http.OutgoingHttpHeaders),
+    Accept: 'application/json',
+    'Accept-Encoding': 'gzip',
+    'User-Agent': 'meshdoctor',
+  };
+  for (const [name, value] of Object.entries(headers)) {
+    try {
+      http.validateHeaderName(name);
+      if (value !== undefined) http.validateHeaderValue(name, Array.isArray(value) ? value.join(', ') : String(value));
+    } catch {
+      throw new UserError(`cannot get credentials for context "${r.contextName}": the ${printable(name, 100)} header holds characters HTTP cannot carry`);
     }
   }
   let agent = ro.agent as http.Agent;
@@ -270,21 +350,18 @@ async function connect(r: KubeContext, timeoutMs: number, signal: AbortSignal): 
         .filter((k) => ro[k] !== undefined)
         .map((k) => [k, ro[k]]),
     );
-    agent = isHttps ? new https.Agent({ ...tls, keepAlive: true }) : new http.Agent({ keepAlive: true });
+    const opts = { keepAlive: true, maxSockets: MAX_CONCURRENT_REQUESTS };
+    agent = isHttps ? new https.Agent({ ...tls, ...opts }) : new http.Agent(opts);
   }
   return {
     server: r.server,
     base: base.origin + base.pathname.replace(/\/+$/, ''),
     request: isHttps ? https.request : http.request,
     agent,
-    headers: {
-      ...(ro.headers as http.OutgoingHttpHeaders),
-      Accept: 'application/json',
-      'Accept-Encoding': 'gzip',
-      'User-Agent': 'meshdoctor',
-    },
+    headers,
     auth: ro.auth ?? undefined,
-    timeoutMs,
+    limits,
+    slots: new Slots(MAX_CONCURRENT_REQUESTS),
     signal,
     answered: false,
   };
@@ -295,32 +372,49 @@ async function connect(r: KubeContext, timeoutMs: number, signal: AbortSignal): 
 
 const apiVersionOf = (info: KindInfo) => (info.group ? `${info.group}/${info.version}` : info.version);
 
-/** All items of one kind, page by page; a 410 on a continue token restarts the list once. */
+/**
+ * All items of one kind, page by page; a 410 on a continue token restarts the list once. Bounded
+ * against a server that never ends a list: a continue token seen before (a, b, a, ...) stops it,
+ * and so do more than --max-objects objects (`budget` counts them over the namespaces of a kind)
+ * or pages: a KindFailure, never a silently truncated list.
+ */
 async function listKind(
   conn: Conn,
   info: KindInfo,
   namespace: string | undefined,
   pageSize: number,
+  budget: { objects: number },
   onPage: (n: number) => void,
 ): Promise<K8sObject[]> {
   const path = listPath(info, namespace);
   const stamp = { apiVersion: apiVersionOf(info), kind: info.kind };
+  const max = conn.limits.maxObjects;
   let items: K8sObject[] = [];
   let cont: string | undefined;
   let restarted = false;
+  // Tokens as digests: a server may send huge ones, and only their identity matters.
+  let seen = new Set<string>();
+  let pages = 0;
   for (;;) {
+    // The last page may be empty: max objects take at most max + 1 pages.
+    if (++pages > max + 1) throw new KindFailure(`the API server sent more than ${max + 1} pages of ${info.plural} (--max-objects)`);
     const query = new URLSearchParams({ limit: String(pageSize) });
     if (cont) query.set('continue', cont);
     const reply = await get(conn, `${path}?${query}`);
     if (reply.status === 410 && cont && !restarted) {
       restarted = true;
+      budget.objects -= items.length;
       items = [];
       cont = undefined;
+      seen = new Set();
+      pages = 0;
       continue;
     }
     if (reply.status < 200 || reply.status >= 300) throw statusFailure(conn, reply);
     const list = reply.json as { items?: unknown; metadata?: { continue?: unknown } } | null;
     if (!list || !Array.isArray(list.items)) throw new KindFailure(`the API server sent a ${info.kind} list without items`);
+    budget.objects += list.items.length;
+    if (budget.objects > max) throw new KindFailure(`more than ${max} ${info.plural} (--max-objects)`);
     // Lists strip kind and apiVersion from their items; put them back.
     for (const item of list.items) {
       if (!item || typeof item !== 'object') continue;
@@ -333,14 +427,40 @@ async function listKind(
     onPage(list.items.length);
     const next = list.metadata?.continue;
     if (typeof next !== 'string' || !next) return items;
-    if (next === cont) throw new KindFailure(`the API server repeated the same continue token for ${info.plural}`);
+    const digest = createHash('sha256').update(next).digest('base64');
+    if (seen.has(digest) || next === cont) throw new KindFailure(`the API server repeated a continue token for ${info.plural}`);
+    seen.add(digest);
     cont = next;
   }
 }
 
-/** Read a snapshot of the requested kinds from the live cluster. */
+/**
+ * Read a snapshot of the requested kinds from the live cluster, within --timeout: when it passes,
+ * everything in flight is aborted (an exec plugin killed) and the read fails with one line.
+ */
 export async function gather(opts: GatherOptions): Promise<Snapshot> {
-  const resolved = await resolveKubeContext(opts);
+  const limits: Limits = { ...DEFAULT_LIMITS, ...opts.limits };
+  const resolved = await resolveKubeContext(opts, limits);
+  const abort = new AbortController();
+  setMaxListeners(Infinity, abort.signal); // one listener per request in flight
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new UserError(`reading the cluster took longer than the --timeout of ${seconds(limits.deadlineMs)}`));
+      abort.abort();
+    }, timerMs(limits.deadlineMs));
+  });
+  const work = readCluster(opts, limits, resolved, abort);
+  work.catch(() => {}); // past the deadline its rejection (aborted requests) is of no interest
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+    abort.abort();
+  }
+}
+
+async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeContext, abort: AbortController): Promise<Snapshot> {
   const scope = opts.allNamespaces
     ? { allNamespaces: true }
     : { allNamespaces: false, namespace: opts.namespace ?? resolved.namespace };
@@ -360,10 +480,7 @@ export async function gather(opts: GatherOptions): Promise<Snapshot> {
   let objectCount = 0;
   const progress = () => opts.onProgress?.({ kindsDone, kindsTotal: kinds.length, objects: objectCount });
 
-  const abort = new AbortController();
-  setMaxListeners(Infinity, abort.signal); // one listener per request in flight
-  const limits: Limits = { ...DEFAULT_LIMITS, ...opts.limits };
-  const conn = await connect(resolved, limits.requestTimeoutMs, abort.signal);
+  const conn = await connect(resolved, limits, abort.signal);
   try {
     const onPage = (n: number) => {
       objectCount += n;
@@ -371,8 +488,9 @@ export async function gather(opts: GatherOptions): Promise<Snapshot> {
     };
     /** List one kind in each of the namespaces (undefined: cluster-wide), merged in that order. */
     const listInto = async (key: KindKey, namespaces: (string | undefined)[]) => {
+      const budget = { objects: 0 };
       try {
-        const lists = await Promise.all(namespaces.map((ns) => listKind(conn, KINDS[key], ns, pageSize, onPage)));
+        const lists = await Promise.all(namespaces.map((ns) => listKind(conn, KINDS[key], ns, pageSize, budget, onPage)));
         objects[key] = lists.flat();
       } catch (e) {
         if (!(e instanceof KindFailure)) throw e;
@@ -404,9 +522,9 @@ export async function gather(opts: GatherOptions): Promise<Snapshot> {
           unavailable[key] = 'the mesh namespaces are unknown: namespaces and mutatingwebhookconfigurations were not read';
         }
       } else {
-        const refs = namedObjects(objects.namespaces ?? [], objects.mutatingwebhookconfigurations ?? []).filter((r) =>
-          wanted.has(r.key),
-        );
+        // Each object once, however many webhooks name its namespace.
+        const all = namedObjects(objects.namespaces ?? [], objects.mutatingwebhookconfigurations ?? []).filter((r) => wanted.has(r.key));
+        const refs = [...new Map(all.map((r) => [objectPath(KINDS[r.key], r.namespace, r.name), r])).values()];
         const found: (K8sObject | undefined)[] = await Promise.all(
           refs.map(async (ref) => {
             const info = KINDS[ref.key];
@@ -415,6 +533,7 @@ export async function gather(opts: GatherOptions): Promise<Snapshot> {
               if (reply.status === 404) return undefined;
               if (reply.status < 200 || reply.status >= 300) throw statusFailure(conn, reply);
               const obj = reply.json as K8sObject;
+              if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new KindFailure(`the API server sent a ${info.kind} that is not an object`);
               // Secrets are reduced to their certificates at once: key material is never kept.
               return ref.key === 'secrets' ? sanitizeSecret(obj) : { apiVersion: apiVersionOf(info), kind: info.kind, ...obj };
             } catch (e) {

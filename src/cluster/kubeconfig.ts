@@ -3,15 +3,23 @@
  * does (--kubeconfig; else every KUBECONFIG path, missing files skipped, the first definition of a
  * name and the first current-context winning; else ~/.kube/config; else the in-cluster service
  * account). Static credentials (tokens, token files, client certificates, basic auth, CA data or
- * files) are applied here; only credentials that must be computed (exec plugins, auth providers)
- * and proxies are left to `@kubernetes/client-node`, which gather.ts then imports. That keeps the
- * client's ~0.5 s import off the common path.
+ * files) are applied here, and exec credential plugins are run here (execCredentials), bounded in
+ * time and output; only auth providers and proxies are left to `@kubernetes/client-node`, which
+ * gather.ts then imports. That keeps the client's ~0.5 s import off the common path.
+ *
+ * Every file is read with readFileBounded (regular files only, capped), and credential material is
+ * checked here, so that what Node would refuse while sending a request (a token with a CR/LF, a
+ * certificate that does not match its key) is one clear line naming the context.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
-import { errorMessage, UserError } from '../errors.js';
-import { isObj, str } from '../util.js';
+import { createSecureContext } from 'node:tls';
+import { errorMessage, hasControl, printable, UserError } from '../errors.js';
+import { decodeText, readFileBounded } from '../io.js';
+import { DEFAULT_LIMITS, MAX_EXEC_OUTPUT_BYTES, MAX_TIMER_MS, mib, type Limits } from '../limits.js';
+import { arr, isObj, str } from '../util.js';
 
 type Entry = Record<string, any>;
 interface Named {
@@ -25,19 +33,41 @@ interface RawConfig {
   currentContext?: string;
 }
 
+/** An exec credential plugin (kubeconfig `users[].user.exec`), run by execCredentials(). */
+export interface ExecPlugin {
+  command: string;
+  args: string[];
+  /** The plugin's `env` entries, added to meshdoctor's environment. */
+  env: Record<string, string>;
+  interactiveMode?: string;
+  installHint?: string;
+  /** KUBERNETES_EXEC_INFO: the ExecCredential describing the request (never interactive). */
+  info: string;
+}
+
 /** TLS and credentials for the API server of one context. */
 export interface KubeContext {
   contextName: string;
   namespace: string;
+  /**
+   * The server for messages and the snapshot: https:// added when the kubeconfig has no scheme,
+   * credentials written into the URL removed. Never holds a password or a control character.
+   */
   server: string;
+  /** The server to send requests to, without userinfo; absent when `serverError` says why. */
+  url?: URL;
+  /** Why the server cannot be used (not a URL, not http/https); connecting throws it. */
+  serverError?: string;
   /** Static TLS settings (absent options are left out, never `undefined`). */
   tls: { ca?: Buffer; cert?: Buffer; key?: Buffer; rejectUnauthorized?: false; servername?: string };
   headers: Record<string, string>;
   /** user:password for basic auth. */
   auth?: string;
+  /** Set when the credentials come from an exec plugin: execCredentials() runs it. */
+  exec?: ExecPlugin;
   /**
-   * Set when the credentials need @kubernetes/client-node (exec plugin, auth provider, proxy):
-   * a kubeconfig of just this context, paths made absolute, for KubeConfig.loadFromString.
+   * Set when the credentials or the connection need @kubernetes/client-node (auth provider,
+   * proxy): a kubeconfig of just this context, material inlined, for KubeConfig.loadFromString.
    */
   clientConfig?: string;
   proxyUrl?: string;
@@ -50,6 +80,35 @@ const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
  */
 const saDir = () => process.env.MESHDOCTOR_SERVICEACCOUNT_DIR || SA_DIR;
 const firstLine = (s: string) => s.split('\n')[0]!.trim();
+const seconds = (ms: number) => `${+(ms / 1000).toFixed(1)}s`;
+
+/**
+ * kubeconfig files and the files they name (token, CA, client certificate and key, the in-cluster
+ * namespace) are kilobytes: they are read up to 16 MiB, or --max-bytes if that is lower, so that a
+ * device, a FIFO or a runaway file is refused at once instead of filling memory.
+ */
+const MAX_CONFIG_FILE_BYTES = 16 * 1024 * 1024;
+const fileCap = (limits: Limits) => Math.min(limits.maxBytes, MAX_CONFIG_FILE_BYTES);
+const FILE_HINT = 'kubeconfig and credential files are read up to 16 MiB';
+
+/**
+ * A kubeconfig or credential file, bounded. A stat comes first: opening a FIFO blocks until some
+ * writer opens it, before readFileBounded could refuse it as not a regular file.
+ */
+function readConfigFile(path: string, cap: number, what: string): Buffer {
+  let special = false;
+  try {
+    const st = statSync(path);
+    special = !st.isFile() && !st.isDirectory();
+  } catch {
+    // readFileBounded names the reason (no such file, a dangling link, permission denied)
+  }
+  if (special) throw new UserError(`cannot read ${what} ${path}: not a regular file (a device, FIFO or socket)`);
+  return readFileBounded(path, cap, what, FILE_HINT);
+}
+
+/** What an exec plugin may print on stderr that is kept for the message. */
+const EXEC_STDERR_KEPT = 1024;
 
 function named(list: unknown, field: string): Named[] {
   return (Array.isArray(list) ? list : [])
@@ -70,12 +129,13 @@ function absolutize(cfg: RawConfig, dir: string): void {
   }
 }
 
-async function parseFile(file: string): Promise<RawConfig> {
+async function parseFile(file: string, cap: number): Promise<RawConfig> {
+  if (!existsSync(file)) throw new Error(`${file} does not exist`);
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = decodeText(readConfigFile(file, cap, 'kubeconfig'));
   } catch (e) {
-    throw new Error((e as NodeJS.ErrnoException).code === 'ENOENT' ? `${file} does not exist` : errorMessage(e));
+    throw new Error(errorMessage(e).replace(/^cannot read kubeconfig /, '')); // "cannot load kubeconfig: FILE: why"
   }
   if (!text.trim()) return { clusters: [], users: [], contexts: [] }; // an empty file is an empty config
   const YAML = await import('yaml');
@@ -108,52 +168,142 @@ function merge(parts: RawConfig[]): RawConfig {
   return out;
 }
 
-function inCluster(): RawConfig {
+function inCluster(cap: number): RawConfig {
   const host = process.env.KUBERNETES_SERVICE_HOST!;
   const port = process.env.KUBERNETES_SERVICE_PORT || '443';
   const dir = saDir();
-  const ns = existsSync(join(dir, 'namespace')) ? readFileSync(join(dir, 'namespace'), 'utf8').trim() : 'default';
+  const nsFile = join(dir, 'namespace');
+  const ns = existsSync(nsFile) ? decodeText(readConfigFile(nsFile, cap, 'namespace file')).trim() : 'default';
   const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
     clusters: [{ name: 'in-cluster', body: { server, 'certificate-authority': join(dir, 'ca.crt') } }],
     users: [{ name: 'in-cluster', body: { tokenFile: join(dir, 'token') } }],
-    contexts: [{ name: 'in-cluster', body: { cluster: 'in-cluster', user: 'in-cluster', namespace: ns } }],
+    contexts: [{ name: 'in-cluster', body: { cluster: 'in-cluster', user: 'in-cluster', namespace: ns || 'default' } }],
     currentContext: 'in-cluster',
   };
 }
 
-async function loadConfig(kubeconfig?: string): Promise<RawConfig> {
+async function loadConfig(kubeconfig: string | undefined, cap: number): Promise<RawConfig> {
   const envFiles = (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
   const home = join(homedir(), '.kube', 'config');
-  if (kubeconfig) return parseFile(kubeconfig);
+  if (kubeconfig) return parseFile(kubeconfig, cap);
   if (envFiles.length) {
     const present = envFiles.filter((f) => existsSync(f));
     if (!present.length) throw new Error(`none of the KUBECONFIG files exist (${envFiles.join(', ')})`);
-    return merge(await Promise.all(present.map(parseFile)));
+    return merge(await Promise.all(present.map((f) => parseFile(f, cap))));
   }
-  if (existsSync(home)) return parseFile(home);
-  if (process.env.KUBERNETES_SERVICE_HOST && existsSync(join(saDir(), 'token'))) return inCluster();
+  if (existsSync(home)) return parseFile(home, cap);
+  if (process.env.KUBERNETES_SERVICE_HOST && existsSync(join(saDir(), 'token'))) return inCluster(cap);
   throw new Error('no --kubeconfig, KUBECONFIG or ~/.kube/config, and not running in a cluster');
 }
 
-/** Data from `<key>-data` (base64) or the file `<key>`. */
-function material(o: Entry, key: string): Buffer | undefined {
+/** Data from `<key>-data` (base64) or the file `<key>` (bounded, regular files only). */
+function material(o: Entry, key: string, cap: number): Buffer | undefined {
   const data = str(o[`${key}-data`]);
   if (data) return Buffer.from(data, 'base64');
   const file = str(o[key]);
   if (!file) return undefined;
+  return readConfigFile(file, cap, key);
+}
+
+/** A URL's userinfo removed (`https://user:pw@host` -> `https://host`), also from a string that is no URL. */
+const withoutUserinfo = (s: string) => s.replace(/^((?:[a-z][a-z0-9+.-]*:\/\/)?)[^/?#\\]*@/i, '$1');
+
+/**
+ * The server as kubectl reads it: without a scheme ("localhost:6443", "1.2.3.4:443", "host") it is
+ * https://; only https and http are spoken. Credentials written into the URL are never shown, but
+ * they are basic auth as for kubectl (Go's HTTP client sends them unless another Authorization is set).
+ */
+function parseServer(contextName: string, raw: string): Pick<KubeContext, 'server' | 'url' | 'serverError'> & { userinfo?: string } {
+  const full = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `https://${raw}`;
+  const server = printable(withoutUserinfo(full));
+  if (!raw) return { server, serverError: `the cluster of context "${contextName}" has no server` };
+  let url: URL;
   try {
-    return readFileSync(file);
-  } catch (e) {
-    throw new Error(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : errorMessage(e)}`);
+    url = new URL(full);
+  } catch {
+    return { server, serverError: `the server of context "${contextName}" is not a URL: ${printable(withoutUserinfo(raw))}` };
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    return { server, serverError: `the server of context "${contextName}" has the scheme "${printable(url.protocol.slice(0, -1))}": only https:// and http:// are supported` };
+  }
+  if (!url.username && !url.password) return { server, url };
+  const dec = (s: string) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  };
+  const userinfo = `${dec(url.username)}:${dec(url.password)}`;
+  url.username = '';
+  url.password = '';
+  return { server, url, userinfo };
+}
+
+/**
+ * A token goes into the Authorization header: a control character (a CR/LF would split the
+ * header) or one beyond Latin-1 cannot be sent, and Node would throw while setting up the request.
+ */
+function checkToken(token: string, what: string): void {
+  if (hasControl(token) || /[^\u0000-\u00ff]/.test(token)) {
+    throw new Error(`${what} holds a control character or a character outside Latin-1, which an HTTP header cannot carry`);
   }
 }
 
+/** TLS material Node would refuse only when connecting, checked now (as kubectl does on loading). */
+function checkTls(tls: KubeContext['tls']): void {
+  if (!tls.cert !== !tls.key) throw new Error('a client certificate needs a client key, and a client key a certificate');
+  if (tls.ca && !tls.ca.toString('latin1').includes('-----BEGIN CERTIFICATE-----')) {
+    throw new Error('the certificate authority holds no PEM certificate');
+  }
+  try {
+    createSecureContext({ ...(tls.ca ? { ca: tls.ca } : {}), ...(tls.cert ? { cert: tls.cert, key: tls.key } : {}) });
+  } catch (e) {
+    throw new Error(`the certificate authority or client certificate cannot be used: ${firstLine(errorMessage(e))}`);
+  }
+}
+
+/** The exec plugin of a user entry, with the KUBERNETES_EXEC_INFO kubectl would give it. */
+function execPlugin(exec: Entry, cluster: Entry, rawServer: string, ca: Buffer | undefined): ExecPlugin {
+  const command = str(exec.command);
+  if (!command) throw new Error('the exec plugin has no command');
+  const apiVersion = str(exec.apiVersion) ?? 'client.authentication.k8s.io/v1beta1';
+  const spec: Record<string, unknown> = { interactive: false };
+  if (exec.provideClusterInfo === true) {
+    // client.authentication.k8s.io Cluster: what the plugin needs to know the cluster it serves.
+    const ext = arr(cluster.extensions).find((e) => isObj(e) && e.name === 'client.authentication.k8s.io/exec');
+    spec.cluster = {
+      server: rawServer,
+      ...(str(cluster['tls-server-name']) ? { 'tls-server-name': cluster['tls-server-name'] } : {}),
+      ...(cluster['insecure-skip-tls-verify'] === true ? { 'insecure-skip-tls-verify': true } : {}),
+      ...(ca ? { 'certificate-authority-data': ca.toString('base64') } : {}),
+      ...(str(cluster['proxy-url']) ? { 'proxy-url': cluster['proxy-url'] } : {}),
+      ...(cluster['disable-compression'] === true ? { 'disable-compression': true } : {}),
+      ...(isObj(ext) && ext.extension !== undefined ? { config: ext.extension } : {}),
+    };
+  }
+  const env: Record<string, string> = {};
+  for (const e of arr(exec.env)) if (isObj(e) && typeof e.name === 'string' && typeof e.value === 'string') env[e.name] = e.value;
+  return {
+    command,
+    args: arr(exec.args).filter((a): a is string => typeof a === 'string'),
+    env,
+    ...(str(exec.interactiveMode) ? { interactiveMode: str(exec.interactiveMode) } : {}),
+    ...(str(exec.installHint) ? { installHint: str(exec.installHint) } : {}),
+    info: JSON.stringify({ apiVersion, kind: 'ExecCredential', spec }),
+  };
+}
+
 /** Resolve the context meshdoctor uses; every problem is a one-line UserError. */
-export async function resolveKubeContext(opts: { kubeconfig?: string; context?: string }): Promise<KubeContext> {
+export async function resolveKubeContext(
+  opts: { kubeconfig?: string; context?: string },
+  limits: Limits = DEFAULT_LIMITS,
+): Promise<KubeContext> {
+  const cap = fileCap(limits);
   let cfg: RawConfig;
   try {
-    cfg = await loadConfig(opts.kubeconfig);
+    cfg = await loadConfig(opts.kubeconfig, cap);
   } catch (e) {
     throw new UserError(`cannot load kubeconfig: ${firstLine(errorMessage(e))}`);
   }
@@ -166,39 +316,167 @@ export async function resolveKubeContext(opts: { kubeconfig?: string; context?: 
   if (!cluster) throw new UserError(`cluster "${clusterName}" of context "${contextName}" not found in kubeconfig`);
   const user = cfg.users.find((u) => u.name === str(ctx.body.user))?.body ?? {};
   const c = cluster.body;
-  const base = { contextName, namespace: str(ctx.body.namespace) || 'default', server: str(c.server) ?? '' };
-
-  const proxyUrl = str(c['proxy-url']);
-  if (isObj(user.exec) || isObj(user['auth-provider']) || proxyUrl) {
-    // Computed credentials: hand this one context to the Kubernetes client.
-    const clientConfig = JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: cluster.name, cluster: c }],
-      users: [{ name: 'user', user }],
-      contexts: [{ name: contextName, context: { ...ctx.body, user: 'user' } }],
-      'current-context': contextName,
-    });
-    return { ...base, tls: {}, headers: {}, clientConfig, ...(proxyUrl ? { proxyUrl } : {}) };
-  }
+  const rawServer = str(c.server) ?? '';
+  const { userinfo, ...srv } = parseServer(contextName, rawServer);
+  const base = { contextName, namespace: str(ctx.body.namespace) || 'default', ...srv };
 
   try {
     const tls: KubeContext['tls'] = {};
-    const ca = material(c, 'certificate-authority');
+    const ca = material(c, 'certificate-authority', cap);
     if (ca) tls.ca = ca;
-    const cert = material(user, 'client-certificate');
-    const key = material(user, 'client-key');
+    const cert = material(user, 'client-certificate', cap);
+    const key = material(user, 'client-key', cap);
     if (cert) tls.cert = cert;
     if (key) tls.key = key;
+    checkTls(tls);
     if (c['insecure-skip-tls-verify'] === true) tls.rejectUnauthorized = false;
     if (str(c['tls-server-name'])) tls.servername = str(c['tls-server-name']);
     const headers: Record<string, string> = {};
     const tokenFile = str(user.tokenFile);
-    const token = str(user.token) || (tokenFile ? readFileSync(tokenFile, 'utf8').trim() : undefined);
-    if (token) headers.Authorization = `Bearer ${token}`;
-    const auth = str(user.username) !== undefined ? `${str(user.username)}:${str(user.password) ?? ''}` : undefined;
-    return { ...base, tls, headers, ...(auth ? { auth } : {}) };
+    const token = str(user.token) || (tokenFile ? decodeText(readConfigFile(tokenFile, cap, 'token file')).trim() : undefined);
+    if (token) {
+      checkToken(token, tokenFile && !str(user.token) ? `the token file ${tokenFile}` : 'the token');
+      headers.Authorization = `Bearer ${token}`;
+    }
+    let auth = str(user.username) !== undefined ? `${str(user.username)}:${str(user.password) ?? ''}` : undefined;
+    if (!auth && !token && userinfo) auth = userinfo;
+    const exec = isObj(user.exec) ? execPlugin(user.exec, c, rawServer, ca) : undefined;
+
+    const proxyUrl = str(c['proxy-url']);
+    let clientConfig: string | undefined;
+    if (isObj(user['auth-provider']) || proxyUrl) {
+      // The client computes only the auth provider's header and the proxy agent: the material read
+      // above is inlined (it never reads a file itself), and the static credentials are ours.
+      clientConfig = JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [
+          {
+            name: cluster.name,
+            cluster: {
+              server: srv.url?.href ?? '',
+              ...(ca ? { 'certificate-authority-data': ca.toString('base64') } : {}),
+              ...(c['insecure-skip-tls-verify'] === true ? { 'insecure-skip-tls-verify': true } : {}),
+              ...(tls.servername ? { 'tls-server-name': tls.servername } : {}),
+              ...(proxyUrl ? { 'proxy-url': proxyUrl } : {}),
+            },
+          },
+        ],
+        users: [{ name: 'user', user: isObj(user['auth-provider']) ? { 'auth-provider': user['auth-provider'] } : {} }],
+        contexts: [{ name: contextName, context: { cluster: cluster.name, user: 'user' } }],
+        'current-context': contextName,
+      });
+    }
+    return {
+      ...base,
+      tls,
+      headers,
+      ...(auth ? { auth } : {}),
+      ...(exec ? { exec } : {}),
+      ...(clientConfig ? { clientConfig } : {}),
+      ...(proxyUrl ? { proxyUrl } : {}),
+    };
   } catch (e) {
-    throw new UserError(`cannot get credentials for context "${contextName}": ${firstLine(errorMessage(e))}`);
+    throw new UserError(`cannot get credentials for context "${contextName}": ${printable(firstLine(errorMessage(e)))}`);
   }
+}
+
+/**
+ * Run the context's exec credential plugin as kubectl does (client.authentication.k8s.io
+ * ExecCredential): `command` with `args`, the `env` entries added to our environment,
+ * KUBERNETES_EXEC_INFO describing a non-interactive request, stdin not a terminal; the credential
+ * is `status.token` or `status.clientCertificateData` + `status.clientKeyData` on stdout. Bounded:
+ * killed after --request-timeout (or when `signal` aborts), or once it prints more than
+ * MAX_EXEC_OUTPUT_BYTES; 1 KiB of its stderr is kept for the message, made printable (a plugin's
+ * terminal escapes never reach our stderr). Returns the context with the credential applied.
+ */
+export async function execCredentials(r: KubeContext, limits: Limits, signal?: AbortSignal): Promise<KubeContext> {
+  const p = r.exec;
+  if (!p) return r;
+  const fail = (why: string) =>
+    new UserError(`cannot get credentials for context "${r.contextName}": the exec plugin "${printable(p.command, 200)}" ${why}`);
+  if (p.interactiveMode === 'Always') throw fail('needs a terminal (interactiveMode: Always); meshdoctor never runs plugins interactively');
+
+  const stdout = await new Promise<Buffer>((resolveOut, reject) => {
+    const out: Buffer[] = [];
+    let outBytes = 0;
+    const err: Buffer[] = [];
+    let errBytes = 0;
+    let done = false;
+    let timer: NodeJS.Timeout | undefined;
+    let child: ReturnType<typeof spawn> | undefined;
+    const finish = (e: Error | undefined) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      if (!e) return resolveOut(Buffer.concat(out, outBytes));
+      child?.kill('SIGKILL');
+      child?.stdout?.destroy();
+      child?.stderr?.destroy();
+      reject(e);
+    };
+    const onAbort = () => finish(fail('was stopped: reading the cluster was cancelled'));
+    try {
+      child = spawn(p.command, p.args, {
+        env: { ...process.env, ...p.env, KUBERNETES_EXEC_INFO: p.info },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        windowsHide: true,
+      });
+    } catch (e) {
+      return finish(fail(`cannot be started: ${printable(firstLine(errorMessage(e)))}`)); // e.g. a NUL byte in an argument
+    }
+    timer = setTimeout(
+      () => finish(fail(`did not finish within ${seconds(limits.requestTimeoutMs)} (--request-timeout)`)),
+      Math.min(Math.max(0, limits.requestTimeoutMs), MAX_TIMER_MS),
+    );
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    child.stdout!.on('data', (c: Buffer) => {
+      outBytes += c.length;
+      if (outBytes > MAX_EXEC_OUTPUT_BYTES) return finish(fail(`printed more than ${mib(MAX_EXEC_OUTPUT_BYTES)}`));
+      out.push(c);
+    });
+    child.stderr!.on('data', (c: Buffer) => {
+      if (errBytes < EXEC_STDERR_KEPT) err.push(c.subarray(0, EXEC_STDERR_KEPT - errBytes));
+      errBytes += c.length;
+    });
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      const hint = p.installHint ? ` (${printable(firstLine(p.installHint), 200)})` : '';
+      finish(e.code === 'ENOENT' ? fail(`was not found${hint}`) : fail(`cannot be started: ${printable(firstLine(errorMessage(e)))}`));
+    });
+    child.on('close', (code, sig) => {
+      if (code === 0) return finish(undefined);
+      const line = Buffer.concat(err).toString('utf8').split(/\r?\n/).map((l) => l.trim()).find(Boolean);
+      finish(fail(`failed (${code !== null ? `exit code ${code}` : `killed by ${sig}`})${line ? `: ${printable(line, 300)}` : ''}`));
+    });
+  });
+
+  let cred: unknown;
+  try {
+    cred = JSON.parse(decodeText(stdout));
+  } catch {
+    throw fail('printed no ExecCredential JSON');
+  }
+  const status = isObj(cred) && isObj(cred.status) ? cred.status : {};
+  const token = str(status.token);
+  const cert = str(status.clientCertificateData);
+  const key = str(status.clientKeyData);
+  if (!token && !(cert && key)) throw fail('returned no credentials (no status.token, nor status.clientCertificateData and clientKeyData)');
+  const headers = { ...r.headers };
+  const tls = { ...r.tls };
+  try {
+    if (token) {
+      checkToken(token, 'its token');
+      headers.Authorization = `Bearer ${token}`;
+    }
+    if (cert && key) {
+      tls.cert = Buffer.from(cert);
+      tls.key = Buffer.from(key);
+      checkTls(tls);
+    }
+  } catch (e) {
+    throw fail(`returned unusable credentials: ${printable(firstLine(errorMessage(e)))}`);
+  }
+  return { ...r, headers, tls };
 }
