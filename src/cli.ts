@@ -15,6 +15,8 @@ export interface IO {
   stdoutTTY: boolean;
   /** stderr is a terminal (progress). */
   stderrTTY: boolean;
+  /** Columns of the terminal stdout is (undefined: not a terminal; COLUMNS, else 80, is used). */
+  columns?: number;
   env: NodeJS.ProcessEnv;
   /** The whole of stdin, for `check -f -`, at most maxBytes (a UserError beyond). */
   readStdin: (maxBytes: number) => Promise<string>;
@@ -76,6 +78,12 @@ function validateScope(o: CommonOpts): void {
   }
 }
 
+/** The width human output wraps to: the terminal's, else $COLUMNS, else 80. */
+function widthOf(io: IO): number {
+  const env = Number(io.env.COLUMNS);
+  return io.columns ?? (Number.isInteger(env) && env > 0 ? env : 80);
+}
+
 function progress(io: IO) {
   if (!io.stderrTTY) return undefined;
   const started = Date.now();
@@ -105,7 +113,7 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
     program
       .command('check')
       .description('read the cluster (or a snapshot) once, run every check, print ranked findings with fixes')
-      .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json', 'sarif', 'junit', 'markdown']))
+      .addOption(new Option('-o, --output <format>', 'output format (table: compact; wide: with evidence, every fix line and causes)').choices(['table', 'wide', 'json', 'sarif', 'junit', 'markdown']))
       .option('--output-file <file>', 'write the report to this file (format: -o, default json); stdout gets the table on a terminal, else nothing')
       .option('--suppress <ID=Kind/ns/name>', 'suppress matching findings (reported as suppressed, not counted for the exit code; * wildcards; cluster-scoped: ID=Kind/name; repeatable)', collect)
       .addOption(new Option('--mesh <mesh>', 'which mesh to check').choices(['auto', 'linkerd', 'istio']).default('auto'))
@@ -150,11 +158,11 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
       } catch (e) {
         throw new UserError(`cannot write --output-file ${o.outputFile}: ${errorMessage(e)}`);
       }
-      if (io.stdoutTTY) io.stdout(REPORTERS.table!(result, { version: VERSION, color }));
+      if (io.stdoutTTY) io.stdout(REPORTERS.table!(result, { version: VERSION, color, width: widthOf(io) }));
     } else {
       // Human output unless -o asks for a machine format, piped or not (kubectl's convention).
       const format: string = o.output ?? 'table';
-      io.stdout(REPORTERS[format]!(result, { version: VERSION, color }));
+      io.stdout(REPORTERS[format]!(result, { version: VERSION, color, width: widthOf(io) }));
     }
     for (const e of result.errors) io.stderr(`meshdoctor: ${printable(e)}\n`);
     // A --suppress that matched nothing is most likely a typo: say so (stderr: stdout stays the report).
@@ -312,6 +320,7 @@ export async function run(): Promise<void> {
     stderr: (s) => void process.stderr.write(s),
     stdoutTTY: !!process.stdout.isTTY,
     stderrTTY: !!process.stderr.isTTY,
+    ...(process.stdout.isTTY && process.stdout.columns ? { columns: process.stdout.columns } : {}),
     env: process.env,
     readStdin: async (maxBytes) => {
       const { decodeText, readStreamBounded } = await import('./io.js');

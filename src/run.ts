@@ -141,7 +141,7 @@ export function rootFirst(findings: Finding[]): Finding[] {
     const root = f.causedBy ? rootOf(f) : f;
     if (root === f || !f.fix.length) return f;
     const ref = `${root.resource.kind} ${root.resource.namespace ? `${root.resource.namespace}/` : ''}${root.resource.name}`;
-    const first = `# first fix ${root.code} ${root.id} on ${note(ref)}: pods re-created before that get no proxy again`;
+    const first = `# fix ${root.code} ${root.id} on ${note(ref)} first: until then re-created pods get no proxy`;
     return { ...f, fix: [first, ...f.fix] };
   });
 }

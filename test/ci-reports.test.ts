@@ -259,7 +259,7 @@ describe('suppressions', () => {
     const file = snapFile('ignored.json', objects);
     const plain = snapFile('plain.json', optedOut());
     expect((await runCli(['check', '-A', '--snapshot', plain, '--fail-on', 'warning', '-o', 'json'])).code).toBe(1);
-    const r = await runCli(['check', '-A', '--snapshot', file, '--fail-on', 'warning', '-o', 'table']);
+    const r = await runCli(['check', '-A', '--snapshot', file, '--fail-on', 'warning', '-o', 'table'], { env: { COLUMNS: '300' } });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('0 errors, 0 warnings, 0 info · 1 suppressed · ');
     expect(r.stdout).toContain('  suppressed MD1002 pod-opted-out on Deployment shop/cart: annotation meshdoctor.io/ignore on Namespace shop');

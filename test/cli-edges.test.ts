@@ -82,7 +82,7 @@ describe('check documentation without the network', () => {
 describe('a snapshot report says when the snapshot was read', () => {
   it('in the table header and the markdown footer', async () => {
     const demo = join(ROOT, 'demo/cluster.json');
-    const t = await runCli(['check', '-A', '--snapshot', demo, '--fail-on', 'none']);
+    const t = await runCli(['check', '-A', '--snapshot', demo, '--fail-on', 'none'], { env: { COLUMNS: '300' } });
     expect(t.stdout.split('\n')[0]).toMatch(/snapshot .*demo\/cluster\.json \(read \d{4}-\d\d-\d\dT[\d:.]+Z; ages are from then\)/);
     const md = await runCli(['check', '-A', '--snapshot', demo, '--fail-on', 'none', '-o', 'markdown']);
     expect(md.stdout).toMatch(/snapshot read \d{4}-\d\d-\d\dT/);

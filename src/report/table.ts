@@ -1,39 +1,71 @@
 import { Chalk } from 'chalk';
-import Table from 'cli-table3';
 import type { Finding, RunResult, Severity } from '../types.js';
-import type { Reporter } from './index.js';
+import type { Reporter, ReportMeta } from './index.js';
 import { clean } from './text.js';
 
 const LABEL: Record<Severity, string> = { error: 'ERROR', warning: 'WARNING', info: 'INFO' };
 const MAX_LIST = 5;
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
-/** A short, single-line rendering of one evidence value. */
-function evidenceValue(v: unknown): string {
-  if (Array.isArray(v)) {
-    const shown = v.slice(0, MAX_LIST).map(evidenceValue).join(', ');
-    return v.length > MAX_LIST ? `${shown} (+${v.length - MAX_LIST} more)` : shown || '(none)';
+const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+
+/** Word-wrap prose to `width` columns, each line after the first indented like the first. */
+export function wrap(text: string, width: number, indent: string): string[] {
+  const out: string[] = [];
+  let line = '';
+  for (const word of text.split(/ +/)) {
+    if (line && indent.length + line.length + 1 + word.length > width) {
+      out.push(indent + line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
   }
-  if (v && typeof v === 'object') {
-    return Object.entries(v as Record<string, unknown>)
-      .map(([k, x]) => `${k}=${evidenceValue(x)}`)
-      .join(' ');
-  }
-  return clean(String(v));
+  if (line) out.push(indent + line);
+  return out;
 }
 
-function resourceText(f: Finding): string {
-  const r = f.resource;
-  return clean(`${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`);
+/** "3m", "5h", "12d": how long before `now` a time was. */
+function age(t: Date, now: Date | undefined): string {
+  if (!now) return '';
+  const s = Math.round((now.getTime() - t.getTime()) / 1000);
+  if (s < 0) return ' (in the future)';
+  const [n, u] = s < 120 ? [s, 's'] : s < 7200 ? [Math.round(s / 60), 'm'] : s < 172800 ? [Math.round(s / 3600), 'h'] : [Math.round(s / 86400), 'd'];
+  return ` (${n}${u} ago)`;
 }
 
 /**
- * `-o table`: a kubectl-like, borderless listing (copy-paste friendly): one header row per
- * finding (severity, check, resource, mesh), its message, evidence and fix commands under it,
- * then a one-line summary and the skipped checks.
+ * One evidence value as text a person scans: timestamps in one format with their age, nested
+ * objects as `key value` pairs, empty fields left out, long lists cut with a count.
  */
-export const table: Reporter = (result: RunResult, meta) => {
+function value(v: unknown, now: Date | undefined): string {
+  if (typeof v === 'string' && ISO.test(v)) return `${v.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}${age(new Date(v), now)}`;
+  if (Array.isArray(v)) {
+    const shown = v.slice(0, MAX_LIST).map((x) => value(x, now)).filter(Boolean).join('; ');
+    return v.length > MAX_LIST ? `${shown}; and ${v.length - MAX_LIST} more` : shown;
+  }
+  if (v && typeof v === 'object') {
+    return Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== null && x !== undefined && x !== '' && !(Array.isArray(x) && x.length === 0))
+      .map(([k, x]) => `${clean(k)} ${value(x, now)}`)
+      .join(', ');
+  }
+  return v === null || v === undefined ? '' : clean(String(v));
+}
+
+const resourceText = (f: Finding): string => {
+  const r = f.resource;
+  return clean(`${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`);
+};
+
+/**
+ * `-o table` (the default) and `-o wide`: per finding its severity, check, resource, the message
+ * wrapped to the terminal's width and the first command to run; `wide` adds the evidence, every
+ * fix line and the cause it follows from. Fix commands are never wrapped: they must paste whole.
+ */
+function render(result: RunResult, meta: ReportMeta, wide: boolean): string {
   const c = new Chalk({ level: meta.color ? 1 : 0 });
+  const width = Math.max(40, meta.width ?? 80);
   const sev: Record<Severity, (s: string) => string> = { error: c.red.bold, warning: c.yellow.bold, info: c.cyan };
+  const now = result.source.readAt && !Number.isNaN(Date.parse(result.source.readAt)) ? new Date(result.source.readAt) : undefined;
   const lines: string[] = [];
   const where =
     result.source.type === 'live'
@@ -41,43 +73,53 @@ export const table: Reporter = (result: RunResult, meta) => {
       : `snapshot ${clean((result.source.files ?? []).join(', '))}${result.source.readAt ? ` (read ${clean(result.source.readAt)}; ages are from then)` : ''}`;
   const manifests = result.source.manifests ? ` · manifests ${clean(result.source.manifests.join(', '))}` : '';
   const scope = result.source.manifests ? '' : result.scope.allNamespaces ? 'all namespaces' : `namespace ${clean(result.scope.namespace ?? '?')}`;
-  lines.push(c.dim(`meshdoctor ${meta.version} · ${where}${manifests}${scope && ` · ${scope}`} · meshes: ${result.meshes.join(', ') || 'none detected'}`));
-  lines.push('');
-  const t = new Table({
-    head: ['SEVERITY', 'CHECK', 'RESOURCE', 'MESH', 'PODS'],
-    chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ' },
-    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
-  });
-  const headRow = (f: Finding) => [sev[f.severity](LABEL[f.severity]), `${f.code} ${f.id}`, resourceText(f), f.mesh, String(f.affectedPods || '')];
-  // Render all header rows in one table so columns align, then interleave the details.
-  for (const f of result.findings) t.push(headRow(f));
-  const rows = result.findings.length ? t.toString().split('\n') : [];
-  if (rows.length) lines.push(c.bold(rows[0]!.trimEnd()));
-  result.findings.forEach((f, i) => {
-    lines.push(rows[i + 1]!.trimEnd());
-    lines.push(`    ${clean(f.message)}`);
-    if (f.source) lines.push(c.dim(`    from: ${clean(`${f.source.file}#${f.source.document}`)}`));
-    if (f.causedBy) {
-      const cause = result.findings.find((x) => x.causeKey === f.causedBy);
-      if (cause) lines.push(c.dim(`    caused by: ${cause.code} ${cause.id} on ${resourceText(cause)}`));
-    }
-    for (const [k, v] of Object.entries(f.evidence)) lines.push(c.dim(`    ${clean(k)}: ${evidenceValue(v)}`));
-    if (f.fix.length) {
-      lines.push('    fix:');
-      for (const cmd of f.fix) lines.push(`      ${c.green(clean(cmd))}`);
-    }
-    lines.push('');
-  });
+  const head = `meshdoctor ${meta.version} · ${where}${manifests}${scope && ` · ${scope}`} · meshes: ${result.meshes.join(', ') || 'none detected'}`;
+  lines.push(...wrap(head, width, '').map((l) => c.dim(l)), '');
+
   const s = result.summary;
+  const totals =
+    `${sev.error(plural(s.error, 'error'))}, ${sev.warning(plural(s.warning, 'warning'))}, ${sev.info(`${s.info} info`)}` +
+    (s.suppressed ? ` · ${s.suppressed} suppressed` : '') +
+    ` · ${plural(s.checksRun, 'check')} run` +
+    (s.checksSkipped ? c.yellow(` · ${s.checksSkipped} not run`) : '');
+  // The first thing to do is the first finding (ranked: root causes first).
+  if (result.findings.length > 1) lines.push(`${totals}; most important first.`, '');
+
+  const byKey = new Map(result.findings.filter((f) => f.causeKey).map((f) => [f.causeKey!, f]));
+  for (const f of result.findings) {
+    const pods = f.affectedPods ? ` · ${plural(f.affectedPods, 'pod')}` : '';
+    const where = `${resourceText(f)} · ${f.mesh}${pods}`;
+    const title = `${sev[f.severity](LABEL[f.severity])} ${f.code} ${c.bold(f.id)}`;
+    // One line when it fits (measured without colors), else the resource on the next.
+    if (`${LABEL[f.severity]} ${f.code} ${f.id} · ${where}`.length <= width) lines.push(`${title} · ${where}`);
+    else lines.push(title, ...wrap(where, width, '  '));
+    lines.push(...wrap(clean(f.message), width, '  '));
+    if (f.source) lines.push(c.dim(`  from ${clean(`${f.source.file}#${f.source.document}`)}`));
+    const cause = f.causedBy ? byKey.get(f.causedBy) : undefined;
+    if (cause) lines.push(...wrap(`caused by ${cause.code} ${cause.id} on ${resourceText(cause)}: fix that first`, width, '  ').map((l) => c.dim(l)));
+    if (wide) {
+      for (const [k, v] of Object.entries(f.evidence)) {
+        const text = value(v, now);
+        if (text) lines.push(...wrap(`${clean(k)}: ${text}`, width, '    ').map((l, i) => c.dim(i === 0 ? `  ${l.trimStart()}` : l)));
+      }
+    }
+    // Compact: the first command to run (what must come first is said on the "caused by" line).
+    const first = f.fix.find((l) => !l.startsWith('#')) ?? f.fix[0];
+    const commands = wide ? f.fix : first !== undefined ? [first] : [];
+    commands.forEach((cmd, i) => lines.push(`  ${i === 0 ? 'fix: ' : '     '}${cmd.startsWith('#') ? c.dim(clean(cmd)) : c.green(clean(cmd))}`));
+    if (!wide && f.fix.length > commands.length) lines.push(c.dim(`       (${plural(f.fix.length - commands.length, 'more line')}: -o wide)`));
+    lines.push('');
+  }
+
   const cov = result.coverage;
   // Coverage is part of the verdict: a run with skipped checks never reads as an all-clear.
   if (!cov.complete) {
     lines.push(c.yellow.bold(`INCOMPLETE: ${s.checksSkipped} of ${s.checksRun + s.checksSkipped} checks could not run; what they look for was not examined.`));
     for (const u of cov.unavailable) {
-      lines.push(c.yellow(`  cannot read ${u.kind}: ${clean(u.reason)}`));
-      lines.push(c.dim(u.checks.length ? `    not run: ${u.checks.join(', ')}` : '    the checks ran without it (less evidence)'));
+      lines.push(...wrap(`cannot read ${u.kind}: ${clean(u.reason)}`, width, '  ').map((l) => c.yellow(l)));
+      lines.push(...wrap(u.checks.length ? `not run: ${u.checks.join(', ')}` : 'the checks ran without it (less evidence)', width, '    ').map((l) => c.dim(l)));
     }
-    for (const sk of result.skipped.filter((x) => !x.reason.startsWith('cannot read '))) lines.push(c.yellow(`  not run ${sk.check}: ${clean(sk.reason)}`));
+    for (const sk of result.skipped.filter((x) => !x.reason.startsWith('cannot read '))) lines.push(...wrap(`not run ${sk.check}: ${clean(sk.reason)}`, width, '  ').map((l) => c.yellow(l)));
     if (cov.rbac.length) {
       lines.push('  to run them, a cluster admin can grant read-only access:');
       for (const cmd of cov.rbac) lines.push(`    ${c.green(clean(cmd))}`);
@@ -85,14 +127,10 @@ export const table: Reporter = (result: RunResult, meta) => {
     if (result.findings.length === 0) lines.push(`The ${plural(s.checksRun, 'check')} that ran found nothing.`);
     lines.push('');
   } else if (result.findings.length === 0) lines.push(c.green('No findings: every workload in scope is injected as configured.'), '');
-  lines.push(
-    `${sev.error(plural(s.error, 'error'))}, ${sev.warning(plural(s.warning, 'warning'))}, ${sev.info(`${s.info} info`)}` +
-      (s.suppressed ? ` · ${s.suppressed} suppressed` : '') +
-      ` · ${plural(s.checksRun, 'check')} run` +
-      (s.checksSkipped ? c.yellow(` · ${s.checksSkipped} not run`) : ''),
-  );
-  for (const { finding: f, reason } of result.suppressed) lines.push(c.dim(`  suppressed ${f.code} ${f.id} on ${resourceText(f)}: ${clean(reason)}`));
+  lines.push(totals);
+  for (const { finding: f, reason } of result.suppressed) lines.push(...wrap(`suppressed ${f.code} ${f.id} on ${resourceText(f)}: ${clean(reason)}`, width, '  ').map((l) => c.dim(l)));
   return lines.join('\n') + '\n';
-};
+}
 
-const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+export const table: Reporter = (result, meta) => render(result, meta, false);
+export const wide: Reporter = (result, meta) => render(result, meta, true);
