@@ -68,9 +68,9 @@ describe('Helm output on stdin (-f -)', () => {
   });
 
   it('table: the source under the message, the manifests in the header', async () => {
-    const r = await runCli(['check', '--snapshot', LINKERD, '-n', 'shop', '-f', '-', '-o', 'table'], { stdin: HELM });
+    const r = await runCli(['check', '--snapshot', LINKERD, '-n', 'shop', '-f', '-', '-o', 'table'], { stdin: HELM, env: { COLUMNS: '300' } });
     expect(r.stdout).toContain(' · manifests - · meshes: linkerd');
-    expect(r.stdout).toMatch(/opts out of injection .*\n {4}from: -#4\n/);
+    expect(r.stdout).toMatch(/opts out of injection .*\n {2}from -#4\n/);
   });
 });
 
