@@ -10,6 +10,21 @@ export function renderExplanation(e: Explanation, color: boolean): string {
   const out: string[] = [c.bold(clean(`${w.kind} ${w.namespace}/${w.name}`))];
   if (e.via) out.push(c.dim(clean(e.via)));
   if (e.meshes.length === 0) out.push('', 'No mesh is installed (no injection webhook, control plane or meshed pod found).');
+  // The short verdict first; the step-by-step walk after it.
+  const pl = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+  const meshed = Object.entries(e.now.meshed).map(([mesh, pods]) => `${pods!.length} with ${mesh}`);
+  if (e.meshes.length) out.push('');
+  for (const m of e.meshes) out.push(`${mark(m.wouldInject)} ${m.mesh}: ${m.wouldInject ? c.green(clean(m.verdict)) : c.yellow(clean(m.verdict))}`);
+  out.push(`now:        ${pl(e.now.pods, 'active pod')}${meshed.length ? `, ${meshed.join(', ')}` : ''}, ${e.now.unmeshed.length} without a proxy${e.now.unmeshed.length ? `: ${clean(e.now.unmeshed.slice(0, 5).join(', '))}${e.now.unmeshed.length > 5 ? ', ...' : ''}` : ''}`);
+  out.push(`on restart: ${clean(e.onRestart)}`);
+  if (e.findings.length) {
+    out.push('', 'findings:');
+    for (const f of e.findings) {
+      out.push(`  ${f.severity.toUpperCase()} ${f.code} ${f.id}: ${clean(f.message)}`);
+      for (const cmd of f.fix) out.push(`    ${c.green(clean(cmd))}`);
+    }
+  }
+  if (e.meshes.length) out.push('', c.bold('step by step:'));
   for (const m of e.meshes) {
     out.push('', c.bold(`${m.mesh}`) + c.dim(`  namespace marker: ${clean(m.namespaceMarker ?? 'none')}`));
     let step = 1;
@@ -18,7 +33,7 @@ export function renderExplanation(e: Explanation, color: boolean): string {
       const state = h.callFails ? 'called, but the call fails (its service cannot answer)' : h.called ? 'called' : 'not called';
       out.push(`  ${step++}. ${mark(h.called && !h.callFails)} webhook ${clean(h.configuration)} / ${clean(h.webhook)} ${c.dim(`(failurePolicy ${h.failurePolicy})`)}: ${state}`);
       out.push(`       ${mark(h.rulesMatchPodCreate)} rules: CREATE pods`);
-      if (h.backend) out.push(`       ${mark(h.backend.readyEndpoints > 0)} service ${clean(h.backend.service)}: ${h.backend.readyEndpoints} ready endpoint(s)${h.backend.notReadyEndpoints ? `, ${h.backend.notReadyEndpoints} not ready` : ''}`);
+      if (h.backend) out.push(`       ${mark(h.backend.readyEndpoints > 0)} service ${clean(h.backend.service)}: ${h.backend.readyEndpoints} ready endpoint${h.backend.readyEndpoints === 1 ? '' : 's'}${h.backend.notReadyEndpoints ? `, ${h.backend.notReadyEndpoints} not ready` : ''}`);
       for (const [label, sel] of [['namespaceSelector', h.namespaceSelector], ['objectSelector', h.objectSelector]] as const) {
         const terms = sel.terms.length ? sel.terms.map((t) => `${mark(t.matched)} ${clean(t.term)}`).join('  ') : c.dim('(matches everything)');
         out.push(`       ${mark(sel.matched)} ${label}: ${terms}`);
@@ -27,16 +42,6 @@ export function renderExplanation(e: Explanation, color: boolean): string {
     out.push(`  ${step}. injector rules${m.webhooks.some((h) => h.called) ? '' : c.dim(' (not reached: shown for completeness)')}`);
     for (const s of m.injector) out.push(`       ${mark(s.ok)} ${s.rule}: ${clean(s.detail)}`);
     out.push(`  verdict: ${m.wouldInject ? c.green(clean(m.verdict)) : c.yellow(clean(m.verdict))}`);
-  }
-  const meshed = Object.entries(e.now.meshed).map(([mesh, pods]) => `${pods!.length} with ${mesh}`);
-  out.push('', `now:        ${e.now.pods} active pod(s)${meshed.length ? `, ${meshed.join(', ')}` : ''}, ${e.now.unmeshed.length} without a proxy${e.now.unmeshed.length ? `: ${clean(e.now.unmeshed.slice(0, 5).join(', '))}${e.now.unmeshed.length > 5 ? ', ...' : ''}` : ''}`);
-  out.push(`on restart: ${clean(e.onRestart)}`);
-  if (e.findings.length) {
-    out.push('', 'findings:');
-    for (const f of e.findings) {
-      out.push(`  ${f.severity.toUpperCase()} ${f.code} ${f.id}: ${clean(f.message)}`);
-      for (const cmd of f.fix) out.push(`    ${c.green(clean(cmd))}`);
-    }
   }
   return out.join('\n') + '\n';
 }
