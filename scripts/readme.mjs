@@ -1,14 +1,18 @@
 #!/usr/bin/env node
-// Regenerates the generated sections of README.md from the built CLI (run `npm run build` first):
-// the checks table, the demo output, the explain example and (when present) the benchmark table.
+// Regenerates the generated parts of README.md from the built CLI (run `npm run build` first):
+// the checks table, every example block, and (when present) the benchmark table.
+//
+// An example is a fenced block between `<!-- example:start -->` and `<!-- example:end -->` whose
+// first line is `$ meshdoctor ARGS`: the rest of the block is what exactly that command prints
+// (at 80 columns, no colors). test/readme.test.ts runs every example again and compares.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 const cli = (...args) => {
   try {
-    return execFileSync('node', ['bin/meshdoctor.js', ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    return execFileSync('node', ['bin/meshdoctor.js', ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', COLUMNS: '80' } });
   } catch (e) {
-    if (e.status === 1) return e.stdout; // findings: expected in the demo
+    if (typeof e.status === 'number' && e.status !== 2) return e.stdout; // findings or incomplete: expected in examples
     throw e;
   }
 };
@@ -26,11 +30,10 @@ const rows = checks.map(
 );
 readme = replace(readme, 'checks', ['| code | id | default severity | what it finds |', '|---|---|---|---|', ...rows].join('\n'));
 
-const demo = cli('check', '-A', '--snapshot', 'demo/cluster.json', '-o', 'table').replace(/^meshdoctor \S+ ·/, 'meshdoctor ·');
-readme = replace(readme, 'demo-output', `What \`npm run demo\` prints (the bundled demo cluster, \`demo/cluster.json\`):\n\n\`\`\`text\n${demo}\`\`\``);
-
-const explain = cli('explain', 'deployment/cart', '-n', 'shop', '--snapshot', 'demo/cluster.json', '-o', 'table', '--mesh', 'linkerd');
-readme = replace(readme, 'explain-output', `\`meshdoctor explain deployment/cart -n shop\` on the demo cluster:\n\n\`\`\`text\n${explain}\`\`\`\n\nEach webhook of each installed mesh is evaluated as the API server would (every selector term with its result), then the injector's own rules, then the verdict, then what runs now against what a restart would bring, and the findings about that workload. \`-o json\` gives the same as data. No anchor tool does all of this: \`istioctl x check-inject\` looks at labels only.`);
+readme = readme.replace(/(<!-- example:start -->\n```(\w+)\n\$ meshdoctor ([^\n]*)\n)[\s\S]*?(```\n<!-- example:end -->)/g, (_all, head, _lang, args, tail) => {
+  const out = cli(...args.split(' ').filter(Boolean));
+  return `${head}${out.endsWith('\n') ? out : `${out}\n`}${tail}`;
+});
 
 if (existsSync('bench/out/results.md')) readme = replace(readme, 'bench', readFileSync('bench/out/results.md', 'utf8'));
 writeFileSync('README.md', readme);
