@@ -3,12 +3,11 @@
  * running, and the read-only RBAC that would let them run. A run with skipped checks is never
  * reported as clean (README "Exit codes": 3, incomplete).
  */
+import { createHash } from 'node:crypto';
 import { KINDS, type KindKey } from './cluster/kinds.js';
 import { namedObjects } from './cluster/named.js';
 import type { Check, Coverage, SkippedCheck, Snapshot } from './types.js';
 import { cmp, shq } from './util.js';
-
-const ROLE = 'meshdoctor-extra-reader';
 
 /**
  * The coverage of a run: one entry per kind a selected check needed and could not have (with the
@@ -28,27 +27,40 @@ export function coverageOf(snapshot: Snapshot, checks: readonly Check[], skipped
 
 /**
  * One-line kubectl commands that grant read access (get, list; ConfigMaps and Secrets get by name
- * only, as deploy/rbac.yaml does) to the kinds a live run was forbidden to read. The binding names
- * the user meshdoctor ran as when the credentials tell it (a ServiceAccount token), else USER.
+ * only, as deploy/rbac.yaml does) to the kinds a live run was forbidden to read: ClusterRoles named
+ * after their rules (so a second round never collides with the first), bound cluster-wide when a
+ * kind was refused at the cluster scope, else only in the namespaces where it was refused. The
+ * subject is the user the API server's forbidden message names, else USER.
  */
 export function rbacFix(snapshot: Snapshot, unavailable: Coverage['unavailable']): string[] {
   if (snapshot.source.type !== 'live') return [];
-  const forbidden = unavailable.filter((u) => /^forbidden\b/.test(u.reason)).map((u) => u.kind);
+  const forbidden = unavailable.filter((u) => /^forbidden\b/.test(u.reason));
   if (!forbidden.length) return [];
   const res = (k: KindKey) => (KINDS[k].group ? `${KINDS[k].plural}.${KINDS[k].group}` : KINDS[k].plural);
-  const listed = forbidden.filter((k) => !KINDS[k].byName);
-  const out: string[] = [];
-  if (listed.length) out.push(`kubectl create clusterrole ${ROLE} --verb=get,list --resource=${listed.map(res).join(',')}`);
   const named = namedObjects(snapshot.objects.namespaces ?? [], snapshot.objects.mutatingwebhookconfigurations ?? []);
-  for (const k of forbidden.filter((x) => KINDS[x].byName)) {
-    const names = [...new Set(named.filter((r) => r.key === k).map((r) => r.name))].sort(cmp);
-    if (names.length) out.push(`kubectl create clusterrole ${ROLE}-${k} --verb=get --resource=${res(k)} ${names.map((n) => `--resource-name=${shq(n)}`).join(' ')}`);
+  const roles: { name: string; command: string; namespaces: Set<string> | 'cluster' }[] = [];
+  const addRole = (args: string, kinds: Coverage['unavailable']) => {
+    const name = `meshdoctor-reader-${createHash('sha256').update(args).digest('hex').slice(0, 8)}`;
+    // "... in the namespace "linkerd"": a namespaced refusal; "at the cluster scope" (or unknown): cluster-wide.
+    const where = kinds.map((u) => /in the namespace "([^"]+)"/.exec(u.reason)?.[1]);
+    roles.push({ name, command: `kubectl create clusterrole ${name} ${args}`, namespaces: where.some((n) => n === undefined) ? 'cluster' : new Set(where as string[]) });
+  };
+  const listed = forbidden.filter((u) => !KINDS[u.kind].byName);
+  if (listed.length) addRole(`--verb=get,list --resource=${listed.map((u) => res(u.kind)).join(',')}`, listed);
+  for (const u of forbidden.filter((x) => KINDS[x.kind].byName)) {
+    const names = [...new Set(named.filter((r) => r.key === u.kind).map((r) => r.name))].sort(cmp);
+    if (names.length) addRole(`--verb=get --resource=${res(u.kind)} ${names.map((n) => `--resource-name=${shq(n)}`).join(' ')}`, [u]);
   }
-  const user = snapshot.source.user;
+  // The API server names the user in its forbidden message: `User "system:serviceaccount:shop:alice" cannot list ...`.
+  const user = snapshot.source.user ?? forbidden.map((u) => /\bUser "([^"]+)" cannot\b/.exec(u.reason)?.[1]).find(Boolean);
   const subject = user?.startsWith('system:serviceaccount:')
     ? `--serviceaccount=${shq(user.slice('system:serviceaccount:'.length))}`
     : `--user=${user ? shq(user) : 'USER'}`;
-  const roles = out.map((c) => /create clusterrole (\S+)/.exec(c)![1]!);
-  for (const role of roles) out.push(`kubectl create clusterrolebinding ${role} --clusterrole=${role} ${subject}${user ? '' : '  # USER: the name meshdoctor authenticates as (kubectl auth whoami)'}`);
+  const why = user ? '' : '  # USER: the name meshdoctor authenticates as (kubectl auth whoami)';
+  const out = roles.map((r) => r.command);
+  for (const r of roles) {
+    if (r.namespaces === 'cluster') out.push(`kubectl create clusterrolebinding ${r.name} --clusterrole=${r.name} ${subject}${why}`);
+    else for (const ns of [...r.namespaces].sort(cmp)) out.push(`kubectl create rolebinding ${r.name} -n ${shq(ns)} --clusterrole=${r.name} ${subject}${why}`);
+  }
   return out;
 }

@@ -111,7 +111,10 @@ describe('live check through the test API server', () => {
       expect(pods.reason).toMatch(/^forbidden: /);
       expect(pods.checks).toContain('namespace-not-enabled');
       expect(report.coverage.complete).toBe(false);
-      expect(report.coverage.rbac[0]).toBe('kubectl create clusterrole meshdoctor-extra-reader --verb=get,list --resource=pods');
+      expect(report.coverage.rbac[0]).toMatch(/^kubectl create clusterrole (meshdoctor-reader-[0-9a-f]{8}) --verb=get,list --resource=pods$/);
+      const role = /clusterrole (\S+)/.exec(report.coverage.rbac[0])![1];
+      // Bound to the user the 403 names (the test server names it as kube-apiserver does).
+      expect(report.coverage.rbac[1]).toBe(`kubectl create clusterrolebinding ${role} --clusterrole=${role} --serviceaccount=default:meshdoctor`);
       expect(report.findings.map((f: any) => f.id)).toContain('pod-opted-out');
       // pod-opted-out is a warning: with the default --fail-on error no finding decides, so: incomplete.
       expect(r.code).toBe(3);
@@ -203,7 +206,7 @@ describe('live check through the test API server', () => {
       expect(human.stdout).not.toContain('No findings');
       expect(human.stdout).toMatch(/INCOMPLETE: \d+ of \d+ checks could not run/);
       expect(human.stdout).toContain('cannot read namespaces: forbidden');
-      expect(human.stdout).toContain('kubectl create clusterrole meshdoctor-extra-reader --verb=get,list --resource=mutatingwebhookconfigurations.admissionregistration.k8s.io,namespaces');
+      expect(human.stdout).toMatch(/kubectl create clusterrole meshdoctor-reader-[0-9a-f]{8} --verb=get,list --resource=mutatingwebhookconfigurations.admissionregistration.k8s.io,namespaces/);
       const report = JSON.parse(r.stdout);
       expect(report.coverage.complete).toBe(false);
       expect(report.skipped.length).toBeGreaterThan(5);

@@ -1,0 +1,40 @@
+/**
+ * The RBAC a skipped check needs (issue 13): exact, one line each, collision-free, as narrow as
+ * the refusal (a kind refused in one namespace is granted there only), bound to the refused user.
+ */
+import { describe, expect, it } from 'vitest';
+import { rbacFix } from '../src/coverage.js';
+import type { Snapshot } from '../src/types.js';
+
+const live = (objects: Snapshot['objects'] = {}): Snapshot => ({ source: { type: 'live', context: 'c' }, scope: { allNamespaces: false, namespace: 'shop' }, objects, unavailable: {} });
+const refused = (kind: string, where: string, user = 'system:serviceaccount:shop:alice') =>
+  `forbidden: ${kind} is forbidden: User "${user}" cannot list resource "${kind}" in API group "" ${where}`;
+
+describe('rbacFix', () => {
+  it('cluster-scope refusals: one ClusterRole named after its rules, a ClusterRoleBinding to the refused ServiceAccount', () => {
+    const out = rbacFix(live(), [
+      { kind: 'namespaces', reason: refused('namespaces', 'at the cluster scope'), checks: ['a'] },
+      { kind: 'mutatingwebhookconfigurations', reason: refused('mutatingwebhookconfigurations', 'at the cluster scope'), checks: ['b'] },
+    ]);
+    expect(out).toHaveLength(2);
+    const role = /^kubectl create clusterrole (meshdoctor-reader-[0-9a-f]{8}) --verb=get,list --resource=namespaces,mutatingwebhookconfigurations.admissionregistration.k8s.io$/.exec(out[0]!)![1];
+    expect(out[1]).toBe(`kubectl create clusterrolebinding ${role} --clusterrole=${role} --serviceaccount=shop:alice`);
+  });
+
+  it('a kind refused only in a mesh namespace is granted there only (RoleBinding), a user by name', () => {
+    const out = rbacFix(live(), [{ kind: 'pods', reason: refused('pods', 'in the namespace "linkerd"', 'alice@example.com'), checks: ['x'] }]);
+    expect(out[1]).toMatch(/^kubectl create rolebinding meshdoctor-reader-[0-9a-f]{8} -n linkerd --clusterrole=meshdoctor-reader-[0-9a-f]{8} --user=alice@example.com$/);
+  });
+
+  it('different rules, different names (a second round does not collide); no user named: USER with a hint', () => {
+    const a = rbacFix(live(), [{ kind: 'pods', reason: 'forbidden: nope', checks: [] }]);
+    const b = rbacFix(live(), [{ kind: 'events', reason: 'forbidden: nope', checks: [] }]);
+    expect(a[0]!.split(' ')[3]).not.toBe(b[0]!.split(' ')[3]);
+    expect(a[1]).toMatch(/--user=USER {2}# USER: the name meshdoctor authenticates as/);
+  });
+
+  it('nothing for offline snapshots or refusals that are not 403s', () => {
+    expect(rbacFix({ ...live(), source: { type: 'file' } }, [{ kind: 'pods', reason: 'forbidden: x', checks: [] }])).toEqual([]);
+    expect(rbacFix(live(), [{ kind: 'pods', reason: 'not found: x', checks: [] }])).toEqual([]);
+  });
+});
