@@ -39,6 +39,8 @@ export interface MeshInstall {
   webhooks: MeshWebhook[];
 }
 
+const MESHES = ['linkerd', 'istio'] as const;
+
 const TEMPLATE_KINDS: [KindKey, string, string][] = [
   ['deployments', 'Deployment', '/spec/template'],
   ['statefulsets', 'StatefulSet', '/spec/template'],
@@ -105,14 +107,34 @@ export class Model {
     return s.allNamespaces || !s.namespace || s.namespace === ns;
   }
 
-  /** The installed meshes: their webhooks, control-plane namespaces, injector or meshed pods. */
+  /**
+   * A mesh's injection webhooks, read from the MutatingWebhookConfigurations alone ([] for a mesh
+   * left out by --mesh). Every mesh with a webhook is in `meshes`; checks about the webhooks
+   * themselves use this, so that they read no pods, Deployments or Namespaces to find the meshes.
+   */
+  webhooksOf(mesh: MeshName): MeshWebhook[] {
+    const all = this.memo('mesh-webhooks', () => meshWebhooks(this.list('mutatingwebhookconfigurations')));
+    const chosen = this.options.mesh;
+    return chosen !== 'auto' && chosen !== mesh ? [] : all.filter((w) => w.mesh === mesh);
+  }
+
+  /** The meshes that have injection webhooks, with them (MutatingWebhookConfigurations only). */
+  get webhookMeshes(): { mesh: MeshName; webhooks: MeshWebhook[] }[] {
+    return this.memo('webhook-meshes', () =>
+      MESHES.map((mesh) => ({ mesh, webhooks: this.webhooksOf(mesh) })).filter((x) => x.webhooks.length > 0),
+    );
+  }
+
+  /**
+   * The installed meshes: their webhooks, control-plane namespaces, injector or meshed pods. Reads
+   * MutatingWebhookConfigurations, Namespaces, Pods and Deployments: a check using it declares them.
+   */
   get meshes(): MeshInstall[] {
     return this.memo('meshes', () => {
-      const webhooks = meshWebhooks(this.list('mutatingwebhookconfigurations'));
       const cpNs = meshNamespaces(this.list('namespaces'), this.list('mutatingwebhookconfigurations'));
       const out: MeshInstall[] = [];
-      for (const mesh of ['linkerd', 'istio'] as const) {
-        const hooks = webhooks.filter((w) => w.mesh === mesh);
+      for (const mesh of MESHES) {
+        const hooks = this.webhooksOf(mesh);
         const namespaces = cpNs[mesh].filter((n) => hooks.length > 0 || this.namespace(n) !== undefined);
         const meshedPods = this.list('pods').some((p) => injectedMesh(p as { spec?: unknown }) === mesh);
         const controlPlane =
@@ -130,6 +152,26 @@ export class Model {
 
   mesh(name: MeshName): MeshInstall | undefined {
     return this.meshes.find((m) => m.mesh === name);
+  }
+
+  /**
+   * Namespaces and MutatingWebhookConfigurations were both read: the injection decision can be
+   * made. Without them (a namespaced Role, deploy/rbac.yaml) only what the namespace itself shows
+   * can be judged.
+   */
+  get injectionConfigRead(): boolean {
+    return this.has('namespaces') && this.has('mutatingwebhookconfigurations');
+  }
+
+  /**
+   * A mesh that may be installed: detected, or, where the webhook configurations could not be
+   * read (so an install cannot be ruled out), one that --mesh does not leave out. For evidence
+   * that names a mesh itself: a marker of its own, an event from its webhook.
+   */
+  meshPossible(name: MeshName): boolean {
+    if (this.mesh(name)) return true;
+    const chosen = this.options.mesh;
+    return !this.has('mutatingwebhookconfigurations') && (chosen === 'auto' || chosen === name);
   }
 
   /** Namespaces that belong to a mesh's control plane (never reported as unmeshed). */
@@ -196,7 +238,7 @@ function isMeshCpNamespace(mesh: MeshName, ns: K8sObject): boolean {
 }
 
 /** Pods of the meshes' own control planes are never reported as missing a proxy. */
-function isControlPlaneWorkload(w: Workload): boolean {
+export function isControlPlaneWorkload(w: Workload): boolean {
   const labels = labelsOf(w.template);
   return (
     labels['linkerd.io/control-plane-component'] !== undefined ||

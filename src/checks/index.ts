@@ -22,6 +22,7 @@ import webhookNoEndpoints from './webhook-no-endpoints.js';
 import injectorUnavailable from './injector-unavailable.js';
 import injectorOomkilled from './injector-oomkilled.js';
 import webhookCallFailed from './webhook-call-failed.js';
+import proxyMissingBesideMeshed from './proxy-missing-beside-meshed.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -46,4 +47,5 @@ export const CHECKS: readonly Check[] = [
   injectorUnavailable,
   injectorOomkilled,
   webhookCallFailed,
+  proxyMissingBesideMeshed,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));

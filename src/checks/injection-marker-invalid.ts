@@ -14,6 +14,12 @@
  * asking for injection. A stray marker beside a working one changes nothing and stays silent.
  * This check comes first: webhook-excludes-namespace, pod-predates-enablement and
  * sidecar-missing stay silent where it fires (one cause, one finding).
+ * Namespace-only permissions (Namespaces or webhook configurations unreadable): an invalid
+ * `linkerd.io/inject` value on a pod template is wrong whatever the namespace says, and is judged
+ * where Linkerd may be installed (detected, or the webhooks unreadable); markers whose effect depends
+ * on the namespace (a label instead of the annotation, the annotation on the wrong object, Istio's
+ * template annotation) stay silent, as do namespace markers whose fix needs the webhooks (only an
+ * `istio-injection` value no webhook selects is judged without them).
  * Known false positives: a deliberately inert marker kept as documentation.
  * Fix: the exact command that corrects or moves the marker, then re-create the pods (only new
  * pods are injected).
@@ -29,8 +35,9 @@ export default defineCheck({
   title: 'Injection marker is invalid or misplaced',
   description: 'A namespace or workload carries an injection marker with an invalid value, the wrong key, or in the wrong place, so it asks for injection but does nothing.',
   severity: 'error',
-  inputs: ['namespaces', 'mutatingwebhookconfigurations'],
-  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps'],
+  // Namespace-only permissions: the workload-level markers are judged without Namespaces and webhooks.
+  inputs: [],
+  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations'],
   *run(m) {
     const problems: Problem[] = [];
     for (const ns of m.list('namespaces')) {

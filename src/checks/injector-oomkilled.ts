@@ -25,7 +25,7 @@ export default defineCheck({
   description: "A container of a mesh's injector pods was killed for exceeding its memory limit, taking the injection webhook down while it restarts.",
   severity: 'error',
   inputs: ['pods'],
-  optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'namespaces'],
+  optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'namespaces', 'configmaps'],
   *run(m) {
     for (const { mesh } of m.meshes) {
       for (const inj of injectors(m, mesh)) {

@@ -14,7 +14,8 @@
  * or istiod's ENABLE_NATIVE_SIDECARS; either: its pods already run one) and no shutdown call
  * in the app's command or args (`linkerd-await --shutdown`, a POST to the proxy's `/shutdown` or
  * Istio's `quitquitquit`). Finished Jobs stay silent; a template whose Jobs already hang is
- * reported through the hung Job only.
+ * reported through the hung Job only. With namespace-only permissions the hung Job (pods alone)
+ * is reported; the template warning needs the injection decision and stays silent.
  * Known false positives: a shutdown call made from a script inside the image (we only read the
  * command and args in the manifest).
  * Fix: the native-sidecar annotation on the template (Kubernetes 1.29+), with the shutdown call
@@ -27,7 +28,7 @@ import { containers, podSpec, PROXY_CONTAINER } from '../mesh/pods.js';
 import { nativeSidecar } from '../mesh/resources.js';
 import type { FindingInput, K8sObject, MeshName } from '../types.js';
 import { arr, groupBy, isObj, nameOf, shq, str, time } from '../util.js';
-import { defineCheck } from './define.js';
+import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 const NATIVE_ANNOTATION: Record<MeshName, string> = {
   linkerd: 'config.beta.linkerd.io/proxy-enable-native-sidecar',
@@ -135,8 +136,10 @@ export default defineCheck({
   description:
     'A meshed Job keeps running after its app exits because the proxy is not a native sidecar and nothing stops it, or a Job or CronJob that will be meshed is set up that way.',
   severity: 'error',
-  inputs: ['namespaces', 'mutatingwebhookconfigurations'],
-  optionalInputs: ['pods', 'jobs', 'cronjobs', 'deployments', 'configmaps'],
+  // A hung Job shows in its pods alone (namespace-only permissions); the template warning needs the
+  // injection decision (Namespaces and webhooks) and stays silent without it.
+  inputs: [],
+  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations'],
   *run(m) {
     for (const w of m.appWorkloads) {
       if (w.kind !== 'Job' && w.kind !== 'CronJob') continue;

@@ -29,7 +29,7 @@ export default defineCheck({
   description: 'A namespace with workloads has no injection marker for an installed mesh, so its pods are created without a proxy.',
   severity: 'warning',
   inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
-  optionalInputs: [...WORKLOAD_KINDS],
+  optionalInputs: [...WORKLOAD_KINDS, 'configmaps'],
   *run(m) {
     const asked = m.snapshot.scope.allNamespaces ? undefined : m.snapshot.scope.namespace;
     const byNs = groupBy(m.appWorkloads, (w) => w.namespace);

@@ -5,6 +5,9 @@
  * Why: a copied manifest, a Helm default or a debugging session leaves `linkerd.io/inject:
  * disabled` (Linkerd) or `sidecar.istio.io/inject: "false"` (Istio; the label wins over the
  * annotation) on the pod template, and the workload silently stays out of the mesh.
+ * Namespace-only permissions (the Namespace cannot be read): the namespace counts as enabled when
+ * other app workloads in it were injected without their own pod template asking (mesh/siblings.ts),
+ * and never in the meshes' own or Kubernetes' namespaces.
  * Known false positives: workloads opted out on purpose (Jobs without native sidecars, host
  * agents); suppress them or leave the warning as the record of that choice.
  * Fix: remove the opt-out from the pod template (not the running pod: injection happens only at
@@ -12,6 +15,7 @@
  */
 import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { podStates } from '../model.js';
+import { meshOwnNamespace, meshedByNamespace, notExamined } from '../mesh/siblings.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 import { removeFromTemplate, recreateCommands } from '../fix.js';
 
@@ -21,27 +25,36 @@ export default defineCheck({
   title: 'Pod template opts out of injection',
   description: 'A workload in a namespace enabled for injection opts its pods out through its pod template, so they run without a proxy.',
   severity: 'warning',
-  inputs: ['namespaces', 'mutatingwebhookconfigurations'],
-  optionalInputs: [...WORKLOAD_KINDS, 'pods'],
+  // Namespace-only permissions: the Namespace is optional (its workloads then show whether it is meshed).
+  inputs: [],
+  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'namespaces', 'mutatingwebhookconfigurations'],
   *run(m) {
+    const markerRead = m.has('namespaces');
     for (const w of m.appWorkloads) {
       for (const { mesh } of m.meshes) {
-        const marker = namespaceMarker(mesh, m.namespace(w.namespace));
-        if (!marker.enabled) continue; // opting out of a mesh the namespace does not enable is a no-op
         const out = templateOptOut(mesh, w.template);
         if (!out) continue;
+        const marker = markerRead ? namespaceMarker(mesh, m.namespace(w.namespace)) : undefined;
+        if (marker && !marker.enabled) continue; // opting out of a mesh the namespace does not enable is a no-op
+        const siblings = marker ? [] : meshOwnNamespace(m, w.namespace, mesh) ? [] : meshedByNamespace(m, w.namespace, mesh).filter((x) => x !== w);
+        if (!marker && siblings.length === 0) continue; // nothing shows the namespace enabled
         const unmeshed = podStates(w).unmeshed;
         const fix = removeFromTemplate(w, out.from === 'label' ? 'labels' : 'annotations', out.key);
         // Patching a template rolls a Deployment/StatefulSet/DaemonSet; bare pods need re-creating.
         if (w.kind === 'Pod') fix.push(...recreateCommands(w));
+        const opts = `${w.kind} ${w.namespace}/${w.name} opts out of injection with pod template ${out.from} ${out.key}=${out.value}`;
         yield {
           mesh,
-          message: `${w.kind} ${w.namespace}/${w.name} opts out of injection with pod template ${out.from} ${out.key}=${out.value}, although namespace ${w.namespace} has ${marker.text}.`,
+          message: marker
+            ? `${opts}, although namespace ${w.namespace} has ${marker.text}.`
+            : `${opts}, although ${siblings.length} other workload(s) in namespace ${w.namespace} were injected without their pod template asking, so the namespace asks for injection (Namespace ${w.namespace} could not be read).`,
           resource: w.ref,
           affectedPods: unmeshed.length,
           evidence: {
             optOut: { from: out.from, key: out.key, value: out.value },
-            namespaceMarker: marker.text,
+            ...(marker
+              ? { namespaceMarker: marker.text }
+              : { namespaceMarker: null, meshedSiblings: siblings.map((x) => `${x.kind}/${x.name}`), notExamined: notExamined(m) }),
             pods: unmeshed.map((p) => p.metadata?.name ?? ''),
           },
           fix,

@@ -9,6 +9,10 @@
  * linkerd-init,linkerd-proxy". Linkerd sets no proxy requests or limits by default. (b) The room
  * left (status.hard minus status.used) fits one more pod without the proxy but not with it.
  * When: workloads with a pod template that are meshed or would be meshed; quotas without scopes.
+ * With namespace-only permissions (no Namespaces or webhooks: whether and with what a new pod is
+ * injected is unknown), only where the namespace shows the mesh: the workload's pods run its proxy
+ * (judged with the proxy resources those pods were given, where the template does not set them), or
+ * a FailedCreate event for the quota names the proxy's containers as missing a required value.
  * Silent when an app container itself lacks a value the quota requires (a LimitRange, which we do
  * not read, then supplies it, or the pod never fit without the mesh either), and when one more pod
  * does not fit even without its proxy (an exhausted quota, not the mesh's doing).
@@ -25,6 +29,7 @@ import {
   injectedPod,
   parseQuantity,
   podDemand,
+  proxyConfig,
   PROXY_RESOURCE_ANNOTATION,
   quantityUnits,
   RESOURCE_KEYS,
@@ -34,8 +39,9 @@ import {
   type ResourceKey,
   type Resources,
 } from '../mesh/resources.js';
-import { PROXY_CONTAINER } from '../mesh/pods.js';
-import type { K8sObject, MeshName } from '../types.js';
+import { INIT_CONTAINER, PROXY_CONTAINER } from '../mesh/pods.js';
+import { meshesAllowed } from '../mesh/siblings.js';
+import type { FindingInput, K8sObject, MeshName } from '../types.js';
 import { isObj, nameOf, shq, strMap } from '../util.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
@@ -181,8 +187,9 @@ export default defineCheck({
   description:
     "A ResourceQuota in the namespace rejects the workload's next pod once the proxy is injected: the proxy lacks a request or limit the quota requires, or its share no longer fits.",
   severity: 'error',
-  inputs: ['resourcequotas', 'namespaces', 'mutatingwebhookconfigurations'],
-  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'events', 'configmaps'],
+  // Namespace-only permissions: only workloads whose pods are meshed, with the proxy they were given.
+  inputs: ['resourcequotas'],
+  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'events', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations'],
   *run(m) {
     for (const w of m.appWorkloads) {
       if (w.kind === 'Pod' || !w.templatePath) continue; // no template: no new pod to admit
@@ -190,6 +197,10 @@ export default defineCheck({
       // Scoped quotas count only some pods (BestEffort, Terminating, PriorityClass): not modelled.
       const quotas = m.inNamespace('resourcequotas', w.namespace).filter((q) => isObj(q.spec) && !q.spec.scopes && !q.spec.scopeSelector);
       if (!quotas.length) continue;
+      if (!m.injectionConfigRead) {
+        yield* namespaceOnly(m, w, quotas);
+        continue;
+      }
       for (const { mesh } of m.meshes) {
         if (!m.decision(w, mesh)?.inject && !podStates(w).meshed.has(mesh)) continue;
         for (const q of quotas) {
@@ -200,3 +211,68 @@ export default defineCheck({
     }
   },
 });
+
+/**
+ * Namespace-only permissions (no Namespaces or webhooks: whether a new pod is injected, and with
+ * what, is unknown). Judged only where the namespace shows the mesh: the workload's pods run its
+ * proxy (their proxy is what the next pod gets: proxyConfig), or a FailedCreate event for the
+ * quota names the proxy's containers as missing a value (the API server's own verdict).
+ */
+function* namespaceOnly(m: Model, w: Workload, quotas: K8sObject[]): Generator<FindingInput> {
+  for (const mesh of meshesAllowed(m)) {
+    for (const q of quotas) {
+      if (podStates(w).meshed.has(mesh)) {
+        const f = quotaFindings(m, w, mesh, q);
+        if (f) yield { mesh, resource: w.ref, ...f };
+        continue;
+      }
+      const f = rejectedProxy(m, w, mesh, q);
+      if (f) yield { mesh, resource: w.ref, ...f };
+    }
+  }
+}
+
+/**
+ * "failed quota: q: must specify limits.cpu for: linkerd-init,linkerd-proxy; limits.memory for:
+ * ..." (Kubernetes 1.26+ names the containers): the required values, by quota resource, that the
+ * mesh's proxy or init container lacks.
+ */
+function proxyMissingIn(message: string, mesh: MeshName): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  const spec = /must specify (.+)$/.exec(message)?.[1] ?? '';
+  for (const part of spec.split(';')) {
+    const hit = /^\s*([a-z.]+(?:,[a-z.]+)*) for: ([A-Za-z0-9.,-]+)/.exec(part);
+    if (!hit) continue;
+    const names = hit[2]!.split(',').filter((n) => n === PROXY_CONTAINER[mesh] || n === INIT_CONTAINER[mesh]);
+    for (const key of hit[1]!.split(',')) if (REQUIRED[key] && names.length) out[key] = names.sort();
+  }
+  return out;
+}
+
+/** The FailedCreate event of this quota naming the mesh's containers, as a finding (namespace-only). */
+function rejectedProxy(m: Model, w: Workload, mesh: MeshName, q: K8sObject) {
+  const name = nameOf(q);
+  const failedCreate = failedCreateEvents(m, w, (msg) => msg.includes(`quota: ${name}:`));
+  const latest = failedCreate.find((e) => Object.keys(proxyMissingIn(e.message, mesh)).length > 0);
+  if (!latest) return undefined;
+  const missing = proxyMissingIn(latest.message, mesh);
+  const status = isObj(q.status) ? q.status : {};
+  const hard = strMap(isObj(status.hard) ? status.hard : isObj(q.spec) ? q.spec.hard : undefined);
+  const proxy = proxyConfig(m, mesh, w);
+  const containers = [...new Set(Object.values(missing).flat())].sort();
+  return {
+    message: `${w.kind} ${w.namespace}/${w.name} cannot create pods: ResourceQuota ${name} requires ${Object.keys(missing).join(', ')} on every container, which the injected ${containers.join(' and ')} do not set (FailedCreate).`,
+    affectedPods: desiredPods(w),
+    evidence: {
+      quota: name,
+      hard,
+      failedCreate,
+      missing,
+      proxy: { container: PROXY_CONTAINER[mesh], source: "the FailedCreate event: the proxy's configuration (Namespace, webhooks) could not be read" },
+    },
+    fix: [
+      ...setAnnotationsOnTemplate(w, proxyAnnotations(proxy, [...new Set(Object.keys(missing).map((k) => REQUIRED[k]!))])),
+      ...(mesh === 'linkerd' ? ['# or: set the same annotations on the namespace, for all its workloads, and restart them'] : []),
+    ],
+  };
+}

@@ -11,7 +11,9 @@
  * `automountServiceAccountToken: false`, or no token volume because the ServiceAccount disables
  * automounting); with projected tokens (the default since 2.12) it injects them.
  * When: workloads with a pod template (bare pods exist already, so their ServiceAccount did);
- * only when a mesh is installed. A missing `default` ServiceAccount is reported only with a
+ * only when a mesh is installed. With namespace-only permissions (no Namespaces or webhooks) the
+ * missing ServiceAccount is reported the same (no pod is created, mesh or not), the mesh known from
+ * meshed pods or --mesh; the token case needs the webhooks and stays silent. A missing `default` ServiceAccount is reported only with a
  * FailedCreate event saying so (the controller re-creates it in every namespace at once).
  * Known false positives: a snapshot that left ServiceAccounts out of some namespace.
  * Fix: create the ServiceAccount (the controllers retry and create the pods); for the token case,
@@ -31,8 +33,10 @@ export default defineCheck({
   description:
     'A pod template names a ServiceAccount that does not exist in its namespace, so no pod is ever created; or, for Linkerd without projected tokens, the token is turned off and the proxy is skipped.',
   severity: 'error',
-  inputs: ['serviceaccounts', 'namespaces', 'mutatingwebhookconfigurations'],
-  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'events', 'configmaps'],
+  // Namespace-only permissions: a missing ServiceAccount blocks pod creation mesh or not; the mesh is
+  // then known from the meshed pods (the token case needs the webhooks and stays silent).
+  inputs: ['serviceaccounts'],
+  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'events', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations'],
   *run(m) {
     if (m.meshes.length === 0) return; // no mesh installed: not a mesh problem
     for (const w of m.appWorkloads) {

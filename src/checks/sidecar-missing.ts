@@ -29,7 +29,7 @@ export default defineCheck({
   description: 'Pods that should have been injected (the namespace or template asks, a webhook is called, the injector accepts) run without a proxy, and no more specific cause was found.',
   severity: 'error',
   inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
-  optionalInputs: [...WORKLOAD_KINDS, 'configmaps', 'events'],
+  optionalInputs: [...WORKLOAD_KINDS, 'configmaps', 'events', 'services'],
   *run(m) {
     for (const w of m.appWorkloads) {
       for (const { mesh } of m.meshes) {

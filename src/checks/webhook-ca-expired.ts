@@ -25,7 +25,7 @@ export default defineCheck({
   severity: 'error',
   inputs: ['mutatingwebhookconfigurations'],
   *run(m) {
-    for (const install of m.meshes) {
+    for (const install of m.webhookMeshes) {
       for (const groups of byConfig(webhookBundles(install.webhooks))) {
         const hit = groups.filter((g) => g.parsed.certs.some((c) => validity(c, m.now) === 'expired'));
         if (hit.length === 0) continue;

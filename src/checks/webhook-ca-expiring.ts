@@ -24,7 +24,7 @@ export default defineCheck({
   inputs: ['mutatingwebhookconfigurations'],
   *run(m) {
     const days = m.options.certExpiryWarningDays;
-    for (const install of m.meshes) {
+    for (const install of m.webhookMeshes) {
       for (const groups of byConfig(webhookBundles(install.webhooks))) {
         const hit = groups.filter((g) => g.parsed.certs.some((c) => expiring(c, m.now, days)));
         if (hit.length === 0) continue;

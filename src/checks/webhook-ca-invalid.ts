@@ -46,7 +46,7 @@ export default defineCheck({
   severity: 'error',
   inputs: ['mutatingwebhookconfigurations'],
   *run(m) {
-    for (const install of m.meshes) {
+    for (const install of m.webhookMeshes) {
       for (const groups of byConfig(webhookBundles(install.webhooks))) {
         const hit = groups.map((g) => ({ g, problems: problemsOf(g, m) })).filter((x) => x.problems.length > 0);
         if (hit.length === 0) continue;

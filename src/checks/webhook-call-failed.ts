@@ -8,7 +8,10 @@
  * refused, or a missing Service; the fix follows that cause.
  * When: FailedCreate on a ReplicaSet, Job, StatefulSet or DaemonSet in scope naming a mesh
  * webhook. Silent when the owner has since created all its pods (the failure is over). Events
- * expire (1h by default), so an old failure may already be gone.
+ * expire (1h by default), so an old failure may already be gone. Needs events only: with
+ * namespace-only permissions (webhook configurations unreadable) the event naming the mesh's
+ * webhook is itself the evidence that the mesh is installed (a Fail webhook may have left no pod
+ * to show it); the fix then names the mesh's conventional namespace and injector.
  * Known false positives: a failure that resolved between the event and the snapshot while the
  * owner's status still lags.
  * Fix: repair the link the error names; the controller retries by itself.
@@ -22,7 +25,7 @@ import {
   eventInfo,
   injectorPodSelector,
   reinstallCommands,
-  webhookBackends,
+  webhookTargets,
   webhookFailureCause,
   workloadOfObject,
 } from '../mesh/controlplane.js';
@@ -83,7 +86,9 @@ export default defineCheck({
       if (ev.reason !== 'FailedCreate' || !key || !m.inScope(ev.namespace)) continue;
       const hook = /failed calling webhook "([a-z0-9.-]+)"/.exec(ev.message)?.[1]; // webhook names are DNS names
       const mesh = hook ? meshOfHook(hook) : undefined;
-      if (!hook || !mesh || !m.mesh(mesh)) continue; // not a mesh webhook, or a mesh left out by --mesh
+      // Not a mesh webhook, or a mesh left out by --mesh. Where the webhook configurations cannot be
+      // read (namespace-only permissions), the event naming the mesh's webhook is the evidence of its install.
+      if (!hook || !mesh || !m.meshPossible(mesh)) continue;
       const missing = missingPods(ev.kind, m.get(key, ev.namespace, ev.name));
       if (missing === 0) continue; // the owner has created its pods since: the failure is over
       const w = workloadOfObject(m, ev.kind, ev.namespace, ev.name);
@@ -100,7 +105,7 @@ export default defineCheck({
     }
     for (const g of groups.values()) {
       const cause = webhookFailureCause(g.message);
-      const backend = webhookBackends(m, g.mesh).find((b) => b.webhooks.some((h) => h.name === g.hook));
+      const backend = webhookTargets(m, g.mesh).find((b) => b.webhooks.some((h) => h.name === g.hook));
       const hookObj = backend?.webhooks.find((h) => h.name === g.hook);
       const cpNs = backend?.namespace ?? m.mesh(g.mesh)?.namespaces[0] ?? (g.mesh === 'linkerd' ? 'linkerd' : 'istio-system');
       const svc = backend?.name ?? (g.mesh === 'linkerd' ? LINKERD_INJECTOR : 'istiod');

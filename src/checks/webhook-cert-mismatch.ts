@@ -33,7 +33,7 @@ export default defineCheck({
   severity: 'error',
   inputs: ['secrets', 'mutatingwebhookconfigurations'],
   *run(m) {
-    const install = m.mesh('linkerd');
+    const install = m.webhookMeshes.find((x) => x.mesh === 'linkerd');
     if (!install) return;
     for (const g of webhookBundles(install.webhooks)) {
       const svc = g.webhooks.find((w) => w.service)?.service;

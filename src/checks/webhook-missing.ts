@@ -25,7 +25,7 @@ export default defineCheck({
   description: 'A mesh is installed but no MutatingWebhookConfiguration registers its injection webhook, so every new pod is created without a proxy.',
   severity: 'error',
   inputs: ['mutatingwebhookconfigurations'],
-  optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'pods'],
+  optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'pods', 'configmaps'],
   *run(m) {
     for (const install of m.meshes) {
       if (install.webhooks.length) continue;

@@ -56,7 +56,7 @@ export default defineCheck({
   description: "A mesh injection webhook's Service is missing or has no ready endpoint on the port the webhook calls, so every injection call fails.",
   severity: 'error',
   inputs: ['mutatingwebhookconfigurations', 'services'],
-  optionalInputs: [...WORKLOAD_KINDS, 'endpointslices', 'endpoints', 'pods', 'namespaces'],
+  optionalInputs: [...WORKLOAD_KINDS, 'endpointslices', 'endpoints', 'pods', 'namespaces', 'configmaps'],
   *run(m) {
     for (const { mesh } of m.meshes) {
       for (const b of webhookBackends(m, mesh)) {

@@ -54,7 +54,7 @@ export default defineCheck({
   description: 'With check -f and --expect-meshed: a workload in the manifests that does not opt out would be created without a proxy, because no installed mesh would inject it.',
   severity: 'error',
   inputs: ['namespaces', 'mutatingwebhookconfigurations'],
-  optionalInputs: [...WORKLOAD_KINDS, 'pods'],
+  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps'],
   *run(m) {
     if (!m.options.expectMeshed || m.meshes.length === 0) return; // no mesh: nothing to name (see above)
     for (const w of m.manifestWorkloads) {

@@ -102,11 +102,18 @@ function istioInjectorName(m: Model, ns: string, svcName: string, svc: K8sObject
   return svcName;
 }
 
-/** Every service port the mesh's webhooks call, resolved (URL webhooks have no Service to follow). */
-export function webhookBackends(m: Model, mesh: MeshName): WebhookBackend[] {
-  return m.memo(`backends:${mesh}`, () => {
+/** A webhook backend short of its endpoints: what the injector checks need (no Endpoints read). */
+export type WebhookTarget = Omit<WebhookBackend, 'endpointsFrom' | 'ready' | 'notReady'>;
+
+/**
+ * Every service port the mesh's webhooks call, resolved to the Service, its port, the pods it
+ * selects and the injector Deployment (URL webhooks have no Service to follow). Reads
+ * MutatingWebhookConfigurations, Services, Pods and Deployments; not the endpoints.
+ */
+export function webhookTargets(m: Model, mesh: MeshName): WebhookTarget[] {
+  return m.memo(`targets:${mesh}`, () => {
     const groups = new Map<string, MeshWebhook[]>();
-    for (const h of m.mesh(mesh)?.webhooks ?? []) {
+    for (const h of m.webhooksOf(mesh)) {
       if (!h.service) continue; // a url webhook points outside the cluster: nothing here to follow
       const k = `${h.service.namespace}/${h.service.name}/${h.service.port}`;
       groups.set(k, [...(groups.get(k) ?? []), h]);
@@ -121,7 +128,7 @@ export function webhookBackends(m: Model, mesh: MeshName): WebhookBackend[] {
         ? { name: str(sp.name) ?? '', port, targetPort: typeof sp.targetPort === 'number' || typeof sp.targetPort === 'string' ? sp.targetPort : port }
         : undefined;
       const selected = selectedPods(m, namespace, selectorOf(service));
-      const b: WebhookBackend = {
+      const t: WebhookTarget = {
         mesh,
         webhooks,
         namespace,
@@ -131,17 +138,26 @@ export function webhookBackends(m: Model, mesh: MeshName): WebhookBackend[] {
         ...(servicePort ? { servicePort } : {}),
         selectedPods: selected.map(nameOf).sort(),
         injector,
-        ready: [],
-        notReady: [],
       };
-      if (!servicePort) return b;
+      if (!servicePort) return t;
       const tp = servicePort.targetPort;
       const cp = typeof tp === 'number' ? tp : namedContainerPort(selected, tp);
-      if (cp !== undefined) b.containerPort = cp;
-      Object.assign(b, endpointsFor(m, namespace, name, servicePort.name));
-      return b;
+      if (cp !== undefined) t.containerPort = cp;
+      return t;
     });
   });
+}
+
+/** Every service port the mesh's webhooks call, resolved down to its endpoints (also reads EndpointSlices, Endpoints). */
+export function webhookBackends(m: Model, mesh: MeshName): WebhookBackend[] {
+  return m.memo(`backends:${mesh}`, () =>
+    webhookTargets(m, mesh).map((t): WebhookBackend => ({
+      ...t,
+      ready: [],
+      notReady: [],
+      ...(t.servicePort ? endpointsFor(m, t.namespace, t.name, t.servicePort.name) : {}),
+    })),
+  );
 }
 
 /** The containerPort of a named port on any of these pods. */
@@ -193,7 +209,7 @@ function endpointsFor(m: Model, ns: string, svc: string, portName: string): Pick
 export function injectors(m: Model, mesh: MeshName): Injector[] {
   return m.memo(`injectors:${mesh}`, () => {
     const out = new Map<string, Injector>();
-    for (const b of webhookBackends(m, mesh)) {
+    for (const b of webhookTargets(m, mesh)) {
       const k = `${b.injector.namespace}/${b.injector.name}`;
       const seen = out.get(k);
       if (seen) seen.webhooks = [...seen.webhooks, ...b.webhooks];

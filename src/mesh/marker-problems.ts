@@ -52,7 +52,8 @@ export function namespaceProblems(m: Model, ns: string): Problem[] {
     const out: Problem[] = [];
     const add = (p: Omit<Problem, 'resource' | 'affectedPods'>, pods = unmeshedPods(p.recreate)) => out.push({ ...p, resource: ref, affectedPods: pods });
 
-    if (m.mesh('linkerd')) {
+    // A Linkerd marker is judged by Linkerd's own rules, webhooks or not (their configurations may be unreadable).
+    if (m.meshPossible('linkerd')) {
       const v = annotations[LINKERD_INJECT];
       if (v !== undefined && !isLinkerdValid(v)) {
         const optIns = inNs.filter((w) => isLinkerdEnabling(annotationsOf(w.template)[LINKERD_INJECT]));
@@ -95,7 +96,19 @@ export function namespaceProblems(m: Model, ns: string): Problem[] {
     }
 
     const istio = m.mesh('istio');
-    if (istio) {
+    const invalidIstioValue = (inj: string) =>
+      add({
+        mesh: 'istio',
+        message: `Namespace ${ns} has label ${ISTIO_NS_LABEL}=${inj}, but only the value "enabled" selects Istio's injection webhook, so no pod in it is injected.`,
+        evidence: { marker: `label ${ISTIO_NS_LABEL}=${inj}`, expected: `label ${ISTIO_NS_LABEL}=enabled` },
+        fix: [`kubectl label namespace ${nsq} ${ISTIO_NS_LABEL}=enabled --overwrite`],
+        recreate: waiting('istio'),
+      });
+    if (!m.has('mutatingwebhookconfigurations')) {
+      // Without the webhooks, only a value that no Istio webhook ever selects can be judged.
+      const inj = labels[ISTIO_NS_LABEL];
+      if (m.meshPossible('istio') && inj !== undefined && inj !== 'enabled' && asksOn(inj) && labels[ISTIO_REV] === undefined) invalidIstioValue(inj);
+    } else if (istio) {
       const inj = labels[ISTIO_NS_LABEL];
       const rev = labels[ISTIO_REV];
       const nsLabels = namespaceLabels(obj, ns);
@@ -123,13 +136,7 @@ export function namespaceProblems(m: Model, ns: string): Problem[] {
           revServed ? all.reduce((n, w) => n + podStates(w).active.length, 0) : undefined,
         );
       } else if (inj !== undefined && inj !== 'enabled' && asksOn(inj)) {
-        add({
-          mesh: 'istio',
-          message: `Namespace ${ns} has label ${ISTIO_NS_LABEL}=${inj}, but only the value "enabled" selects Istio's injection webhook, so no pod in it is injected.`,
-          evidence: { marker: `label ${ISTIO_NS_LABEL}=${inj}`, expected: `label ${ISTIO_NS_LABEL}=enabled` },
-          fix: [`kubectl label namespace ${nsq} ${ISTIO_NS_LABEL}=enabled --overwrite`],
-          recreate: waiting('istio'),
-        });
+        invalidIstioValue(inj);
       } else if (inj === undefined && rev === undefined) {
         // Webhooks select namespaces by labels only: the same key as an annotation does nothing.
         for (const key of [ISTIO_NS_LABEL, ISTIO_REV]) {
@@ -162,7 +169,9 @@ export function workloadProblems(m: Model, w: Workload): Problem[] {
       // Patching a template rolls the workload out (a Job is replaced); a bare pod must be re-created.
       out.push({ ...p, resource: w.ref, recreate: w.kind === 'Pod' ? [w] : [], affectedPods: podStates(w).unmeshed.length });
 
-    if (m.mesh('linkerd')) {
+    // An invalid value is wrong whatever the namespace says: judged even where the Namespace and
+    // the webhooks cannot be read (namespace-only permissions).
+    if (m.meshPossible('linkerd')) {
       const ns = namespaceMarker('linkerd', m.namespace(w.namespace));
       const v = annotations[LINKERD_INJECT];
       if (v !== undefined && !isLinkerdValid(v) && asksOn(v)) {
@@ -177,8 +186,9 @@ export function workloadProblems(m: Model, w: Workload): Problem[] {
           fix: ns.enabled ? removeFromTemplate(w, 'annotations', LINKERD_INJECT) : setOnTemplate(w, 'annotations', LINKERD_INJECT, 'enabled'),
         });
       }
-      // Where the namespace enables Linkerd or the template has the annotation, these change nothing.
-      if (v === undefined && !ns.enabled) {
+      // Where the namespace enables Linkerd or the template has the annotation, these change nothing
+      // (and where the Namespace was not read, that cannot be known).
+      if (v === undefined && !ns.enabled && m.has('namespaces')) {
         for (const key of [LINKERD_INJECT, LINKERD_LEGACY]) {
           const lv = labels[key];
           if (!asksOn(lv)) continue;
@@ -219,7 +229,8 @@ export function workloadProblems(m: Model, w: Workload): Problem[] {
     }
 
     const istio = m.mesh('istio');
-    if (istio) {
+    // Whether a webhook would be called needs the namespace's labels and the webhooks.
+    if (istio && m.injectionConfigRead) {
       const { value, from } = istioPodValue(w.template);
       // The object webhook selects the label sidecar.istio.io/inject=true, exactly.
       if (parseIstioBool(value) && !(from === 'label' && value === 'true') && !m.decision(w, 'istio')?.called) {

@@ -10,7 +10,7 @@
  * limits by default), replaced completely when any `sidecar.istio.io/proxy{CPU,Memory}[Limit]`
  * annotation is set. The init container (linkerd-init, istio-init) gets the proxy's resources.
  */
-import type { Model, Workload } from '../model.js';
+import { podStates, type Model, type Workload } from '../model.js';
 import type { MeshName } from '../types.js';
 import { annotationsOf, cmp, isObj, str } from '../util.js';
 import { configValues, linkerdValues, valueAt } from './config-values.js';
@@ -148,7 +148,26 @@ export function nativeSidecar(m: Model, mesh: MeshName, w: Workload): { native: 
   return { native: false, reason: 'no native-sidecar setting found' };
 }
 
-/** The proxy container the mesh would inject into this workload's next pod. */
+/**
+ * The proxy the injector gave this workload's newest meshed pod: its resources as written in the
+ * pod (what the namespace's annotations and the mesh's configuration made of it, admission
+ * defaults included). Undefined when no active pod of the workload runs the mesh's proxy.
+ */
+export function observedProxy(mesh: MeshName, w: Workload): { pod: string; resources: Record<string, any> } | undefined {
+  const pods = [...(podStates(w).meshed.get(mesh) ?? [])].sort((a, b) => cmp(str(b.metadata?.creationTimestamp) ?? '', str(a.metadata?.creationTimestamp) ?? ''));
+  const pod = pods[0];
+  if (!pod) return undefined;
+  const spec = podSpec(pod);
+  const c = [...containers(spec), ...initContainers(spec)].find((x) => x.name === PROXY_CONTAINER[mesh]);
+  return { pod: str(pod.metadata?.name) ?? '', resources: isObj(c?.resources) ? c!.resources : {} };
+}
+
+/**
+ * The proxy container the mesh would inject into this workload's next pod. Where the Namespace
+ * (Linkerd's annotations) or the webhooks (which name the mesh's namespace and configuration)
+ * could not be read, the values the pod template does not set are taken from the workload's
+ * newest meshed pod (observedProxy) instead of guessed from defaults.
+ */
 export function proxyConfig(m: Model, mesh: MeshName, w: Workload): ProxyConfig {
   const tmpl = annotationsOf(w.template);
   const keys = PROXY_RESOURCE_ANNOTATION[mesh];
@@ -161,6 +180,8 @@ export function proxyConfig(m: Model, mesh: MeshName, w: Workload): ProxyConfig 
     res[kind][r] = units;
     source[key] = from;
   };
+  const observed = m.injectionConfigRead ? undefined : observedProxy(mesh, w);
+  const fromPod = observed && `pod ${observed.pod} (as injected)`;
   if (mesh === 'linkerd') {
     const ns = annotationsOf(m.namespace(w.namespace));
     const values = at(linkerdValues(m), 'proxy', 'resources');
@@ -168,12 +189,15 @@ export function proxyConfig(m: Model, mesh: MeshName, w: Workload): ProxyConfig 
       const [kind, r] = splitKey(key);
       const ann = keys[key];
       if (tmpl[ann] !== undefined) set(key, tmpl[ann], `pod template annotation ${ann}`);
+      else if (observed) set(key, at(observed.resources, kind, r), fromPod!);
       else if (ns[ann] !== undefined) set(key, ns[ann], `namespace annotation ${ann}`);
       else set(key, at(values, r, kind === 'requests' ? 'request' : 'limit'), `linkerd-config proxy.resources.${r}.${kind === 'requests' ? 'request' : 'limit'}`);
     }
   } else if (RESOURCE_KEYS.some((k) => tmpl[keys[k]] !== undefined)) {
     // Any one annotation replaces global.proxy.resources entirely.
     for (const key of RESOURCE_KEYS) set(key, tmpl[keys[key]], `pod template annotation ${keys[key]}`);
+  } else if (observed) {
+    for (const key of RESOURCE_KEYS) set(key, at(observed.resources, ...splitKey(key)), fromPod!);
   } else {
     const values = istioValues(m, w);
     const global = values ? at(values, 'global', 'proxy', 'resources') : ISTIO_DEFAULT;

@@ -1,0 +1,97 @@
+/**
+ * Namespace-only evidence. With a namespaced Role (deploy/rbac.yaml, meshdoctor-namespace-reader)
+ * neither the Namespace (its injection marker) nor the MutatingWebhookConfigurations can be read;
+ * what is left is what the namespace's own workloads show. Shared by proxy-missing-beside-meshed
+ * and pod-opted-out, so that they agree on when a namespace counts as meshed.
+ *
+ * The inference: a workload whose pods run a mesh's proxy although its own pod template neither
+ * asks for injection nor carries the proxy itself was injected because its namespace asks.
+ */
+import type { KindKey } from '../cluster/kinds.js';
+import { isControlPlaneWorkload, podStates, type Model, type Workload } from '../model.js';
+import type { K8sObject, MeshName } from '../types.js';
+import { annotationsOf, labelsOf } from '../util.js';
+import { KUBE_SYSTEM_NAMESPACES } from './constants.js';
+import { ISTIO_IGNORED_NAMESPACES, ISTIO_INJECT, ISTIO_REV } from './istio.js';
+import { LINKERD_INJECT, isLinkerdEnabling } from './linkerd.js';
+import { namespaceMarker } from './markers.js';
+import { podSpec, proxyAlreadyPresent } from './pods.js';
+
+export const MESH_TITLE: Record<MeshName, string> = { linkerd: 'Linkerd', istio: 'Istio' };
+
+/** The meshes a run may report on (--mesh leaves the other out). */
+export const meshesAllowed = (m: Model): MeshName[] => (['linkerd', 'istio'] as const).filter((x) => m.options.mesh === 'auto' || m.options.mesh === x);
+
+/**
+ * The pod template (or pod) asks this mesh for injection itself, whatever its namespace says:
+ * Linkerd's annotation `linkerd.io/inject: enabled|ingress`; Istio's label
+ * `sidecar.istio.io/inject: "true"` or `istio.io/rev` (the object webhooks select them).
+ */
+export function templateAsks(mesh: MeshName, template: { metadata?: unknown } | undefined): boolean {
+  if (mesh === 'linkerd') return isLinkerdEnabling(annotationsOf(template)[LINKERD_INJECT]);
+  const labels = labelsOf(template);
+  return labels[ISTIO_INJECT] === 'true' || labels[ISTIO_REV] !== undefined;
+}
+
+/** An Istio ambient pod: meshed through ztunnel, with no sidecar by design. */
+export function ambientPod(pod: K8sObject): boolean {
+  return annotationsOf(pod)['ambient.istio.io/redirection'] === 'enabled' || labelsOf(pod)['istio.io/dataplane-mode'] === 'ambient';
+}
+
+/**
+ * A namespace where the mesh never injects app pods, or that holds a mesh's control plane or
+ * extensions (their own workloads are meshed or not on purpose): Kubernetes' own namespaces,
+ * Istio's ignored ones, cert-manager (Linkerd's webhook excludes it), `linkerd`, `istio-system`,
+ * and any namespace running control-plane or extension workloads.
+ */
+export function meshOwnNamespace(m: Model, ns: string, mesh: MeshName): boolean {
+  if (KUBE_SYSTEM_NAMESPACES.includes(ns) || ISTIO_IGNORED_NAMESPACES.includes(ns)) return true;
+  if (mesh === 'linkerd' && ns === 'cert-manager') return true;
+  if (ns === 'linkerd' || ns === 'istio-system' || m.isControlPlaneNamespace(ns)) return true;
+  const own = m.memo('mesh-own-namespaces', () => {
+    const out = new Set<string>();
+    for (const w of m.workloads) if (isControlPlaneWorkload(w)) out.add(w.namespace);
+    for (const w of m.workloads) {
+      for (const p of w.pods) {
+        const l = labelsOf(p);
+        if (l['linkerd.io/control-plane-ns'] === w.namespace || l['linkerd.io/extension'] !== undefined) out.add(w.namespace);
+      }
+    }
+    return out;
+  });
+  return own.has(ns);
+}
+
+/**
+ * Whether the namespace asks this mesh to inject: its marker when the Namespace was read;
+ * undefined when it was not (then only its workloads can tell: meshedByNamespace).
+ */
+export function namespaceAsks(m: Model, ns: string, mesh: MeshName): boolean | undefined {
+  return m.has('namespaces') ? namespaceMarker(mesh, m.namespace(ns)).enabled : undefined;
+}
+
+/**
+ * The app workloads of a namespace that this mesh injected although their own pod template
+ * neither asks for it nor carries the proxy itself: only the namespace can have asked. (A
+ * workload known only by its pods is judged by them; a proxy there says nothing of the template.)
+ */
+export function meshedByNamespace(m: Model, ns: string, mesh: MeshName): Workload[] {
+  return m.memo(`meshed-by-namespace:${mesh}:${ns}`, () =>
+    m
+      .appWorkloadsIn(ns)
+      .filter((w) => podStates(w).meshed.has(mesh) && !templateAsks(mesh, w.template) && !(w.templatePath && proxyAlreadyPresent(podSpec(w.template)))),
+  );
+}
+
+/** The cluster-scoped kinds injection depends on that were not read, with the reason. */
+export function notExamined(m: Model): { kind: KindKey; reason: string }[] {
+  return (['namespaces', 'mutatingwebhookconfigurations'] as const)
+    .filter((k) => !m.has(k))
+    .map((kind) => ({ kind, reason: m.snapshot.unavailable[kind] ?? 'not in the snapshot' }));
+}
+
+/** "Namespace shop (its injection marker) and the MutatingWebhookConfigurations", for messages. */
+export function notExaminedText(m: Model, ns: string): string {
+  const parts = notExamined(m).map((x) => (x.kind === 'namespaces' ? `Namespace ${ns} (its injection marker)` : 'the MutatingWebhookConfigurations'));
+  return parts.join(' and ');
+}
