@@ -4,9 +4,8 @@
  * will be created: from its template, with the cluster's webhooks, injectors, quotas and
  * ServiceAccounts (or those in the manifests).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { kindOf, type KindKey } from './cluster/kinds.js';
+import { expandPath, parseJson, parseYaml, readText, type Fail } from './cluster/load.js';
 import { sanitizeSecret } from './cluster/sanitize.js';
 import { UserError, errorMessage } from './errors.js';
 import { DEFAULT_LIMITS, type Limits } from './limits.js';
@@ -25,89 +24,83 @@ export interface Manifests {
   objects: ManifestObject[];
 }
 
-const FILE_EXT = /\.(json|ya?ml)$/i;
 const HELM_HOOK = 'helm.sh/hook';
-
-/** kubectl's -f: a file as given; a directory's .json/.yaml/.yml files, sorted (subdirectories only with -R). */
-function expand(path: string, recursive: boolean, out: string[]): void {
-  let st;
-  try {
-    st = statSync(path);
-  } catch (e) {
-    throw new UserError(`cannot read manifests ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : errorMessage(e)}`);
-  }
-  if (!st.isDirectory()) {
-    out.push(path);
-    return;
-  }
-  for (const entry of readdirSync(path).sort()) {
-    if (entry.startsWith('.')) continue;
-    const child = join(path, entry);
-    if (statSync(child).isDirectory()) {
-      if (recursive) expand(child, true, out);
-    } else if (FILE_EXT.test(entry)) out.push(child);
-  }
-}
 
 /**
  * The Kubernetes objects of one document: the object, or a List's items. Anything else (a values
  * file, a comment-only or empty document) is not for Kubernetes and is ignored, as are Helm hooks
  * (tests, pre-install Jobs): Helm runs them at lifecycle points, they are not the release.
  */
-function objectsOf(doc: unknown): K8sObject[] {
-  if (!isObj(doc)) return [];
-  if (Array.isArray(doc.items) && typeof doc.kind === 'string' && doc.kind.endsWith('List')) return doc.items.flatMap(objectsOf);
-  if (typeof doc.kind !== 'string' || typeof doc.apiVersion !== 'string' || !isObj(doc.metadata) || !str(doc.metadata.name)) return [];
-  if (isObj(doc.metadata.annotations) && doc.metadata.annotations[HELM_HOOK] !== undefined) return [];
-  return [doc as K8sObject];
+function objectsOf(doc: unknown, out: K8sObject[]): void {
+  const todo = [doc]; // iterative: Lists may hold Lists
+  const seen = new Set<unknown>(); // and a YAML alias can make a List hold itself
+  while (todo.length > 0) {
+    const o = todo.pop();
+    if (!isObj(o) || seen.has(o)) continue;
+    seen.add(o);
+    if (Array.isArray(o.items) && typeof o.kind === 'string' && o.kind.endsWith('List')) {
+      for (let i = o.items.length - 1; i >= 0; i--) todo.push(o.items[i]); // reversed: popped in order
+      continue;
+    }
+    if (typeof o.kind !== 'string' || typeof o.apiVersion !== 'string' || !isObj(o.metadata) || !str(o.metadata.name)) continue;
+    if (isObj(o.metadata.annotations) && o.metadata.annotations[HELM_HOOK] !== undefined) continue;
+    out.push(o as K8sObject);
+  }
 }
 
-/** Parse one file's text: JSON when it looks like JSON (one document), else multi-document YAML. */
-async function parse(file: string, text: string): Promise<ManifestObject[]> {
+/**
+ * Parse one file's text into `out`: JSON when it looks like JSON (one document), else
+ * multi-document YAML. At most `limits.maxObjects` objects in `out` (all files together).
+ */
+async function parse(file: string, text: string, out: ManifestObject[], limits: Limits): Promise<void> {
   const where = file === '-' ? 'stdin' : file;
+  const fail: Fail = (why) => new UserError(`cannot read manifests ${where}: ${why}`);
+  if (text.startsWith('\uFEFF')) text = text.slice(1); // a BOM (stdin is decoded by the CLI, a file by readText)
+  const take = (doc: unknown, document: number) => {
+    const objs: K8sObject[] = [];
+    // A JSON array holds documents (kubectl reads it so); a List its items.
+    for (const d of Array.isArray(doc) ? doc : [doc]) objectsOf(d, objs);
+    for (const obj of objs) {
+      if (out.length >= limits.maxObjects) throw new UserError(`cannot read manifests ${where}: more than ${limits.maxObjects} objects in the manifests (--max-objects)`);
+      out.push({ obj, source: { file, document } });
+    }
+  };
   const trimmed = text.trimStart();
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    let doc: unknown;
-    try {
-      doc = JSON.parse(text);
-    } catch (e) {
-      throw new UserError(`cannot read manifests ${where}: invalid JSON (${errorMessage(e).split('\n')[0]})`);
-    }
-    return (Array.isArray(doc) ? doc : [doc]).flatMap(objectsOf).map((obj) => ({ obj, source: { file, document: 1 } }));
+    take(parseJson(text, fail), 1);
+    return;
   }
-  const YAML = await import('yaml');
-  const out: ManifestObject[] = [];
   // Documents are numbered as `---` separates them, empty ones included, so file#N finds the Nth.
-  YAML.parseAllDocuments(text, { prettyErrors: false }).forEach((d: any, i: number) => {
-    if (d.errors?.length) {
-      const err = d.errors[0];
-      const at = err.linePos?.[0]?.line ?? (typeof err.pos?.[0] === 'number' ? text.slice(0, err.pos[0]).split('\n').length : undefined);
-      const line = at ? ` at line ${at}` : '';
-      throw new UserError(`cannot read manifests ${where}: invalid YAML${line} (${String(err.code ?? err.message).split('\n')[0]})`);
-    }
-    for (const obj of objectsOf(d.toJS({ maxAliasCount: 100 }))) out.push({ obj, source: { file, document: i + 1 } });
-  });
-  return out;
+  (await parseYaml(text, fail)).forEach((doc, i) => take(doc, i + 1));
 }
 
-/** Read -f paths (files, directories, '-' for stdin) into the Kubernetes objects they hold. */
+/**
+ * Read -f paths (files, directories, '-' for stdin) into the Kubernetes objects they hold. Bounded:
+ * each file and stdin by limits.maxBytes, the objects of all of them by limits.maxObjects.
+ */
 export async function readManifests(paths: string[], recursive: boolean, readStdin: (maxBytes: number) => Promise<string>, limits: Limits = DEFAULT_LIMITS): Promise<Manifests> {
   if (paths.filter((p) => p === '-').length > 1) throw new UserError('-f - (stdin) can be given only once');
   const files: string[] = [];
   for (const p of paths) {
     if (p === '-') files.push('-');
-    else expand(p, recursive, files);
+    else {
+      const found: { file: string; explicit: boolean }[] = [];
+      expandPath(p, 'manifests', recursive, found);
+      for (const f of found) files.push(f.file);
+    }
   }
   if (files.length === 0) throw new UserError(`cannot read manifests ${paths.join(', ')}: no .json or .yaml files found`);
   const objects: ManifestObject[] = [];
   for (const file of files) {
+    const fail: Fail = (why) => new UserError(`cannot read manifests ${file === '-' ? 'stdin' : file}: ${why}`);
     let text: string;
     try {
-      text = file === '-' ? await readStdin(limits.maxBytes) : readFileSync(file, 'utf8');
+      text = file === '-' ? await readStdin(limits.maxBytes) : readText(file, 'manifests', limits.maxBytes, fail);
     } catch (e) {
-      throw new UserError(`cannot read manifests ${file === '-' ? 'stdin' : file}: ${errorMessage(e)}`);
+      if (e instanceof UserError) throw e; // already names stdin or the file
+      throw fail(errorMessage(e));
     }
-    objects.push(...(await parse(file, text)));
+    await parse(file, text, objects, limits);
   }
   // Nothing to check is more likely a broken pipeline (helm failed, wrong path) than a pass.
   if (objects.length === 0) throw new UserError(`no Kubernetes objects found in the manifests (${files.map((f) => (f === '-' ? 'stdin' : f)).join(', ')})`);
@@ -150,6 +143,10 @@ export function overlayManifests(snap: Snapshot, m: Manifests, defaultNs: string
   const objects: Snapshot['objects'] = Object.fromEntries(Object.entries(snap.objects).map(([k, list]) => [k, [...(list ?? [])]]));
   const refs = new Map<string, NonNullable<Snapshot['manifests']>[number]>();
   const gone = new Set<string>();
+  // Per kind: "namespace/name" (namespaced) or "name" -> the index of the first such object in
+  // the list, built when a kind is first met, so that the overlay is linear, not objects x manifests.
+  const indexes = new Map<KindKey, Map<string, number>>();
+  const keyOf = (namespaced: boolean, ns: string, name: string) => (namespaced ? `${ns}/${name}` : name);
   for (const { obj, source } of m.objects) {
     const info = kindOf(obj.kind);
     if (!info) continue; // a kind meshdoctor does not read
@@ -161,15 +158,29 @@ export function overlayManifests(snap: Snapshot, m: Manifests, defaultNs: string
     refs.set(`${ref.kind}/${ns ?? ''}/${ref.name}`, { ref, source }); // the last document wins, as with kubectl apply
     const list = objects[info.key];
     if (!list) continue; // a kind the snapshot could not read
-    const i = list.findIndex((x) => nameOf(x) === ref.name && (ns === undefined || nsOf(x) === ns));
-    if (i >= 0) {
+    let index = indexes.get(info.key);
+    if (!index) {
+      index = new Map();
+      for (let j = 0; j < list.length; j++) {
+        const k = keyOf(info.namespaced, nsOf(list[j]!), nameOf(list[j]!));
+        if (!index.has(k)) index.set(k, j);
+      }
+      indexes.set(info.key, index);
+    }
+    const k = keyOf(info.namespaced, ns ?? '', ref.name);
+    const i = index.get(k);
+    const kept = info.key === 'secrets' ? sanitizeSecret(o) : o;
+    if (i !== undefined) {
       const uid = str(list[i]!.metadata?.uid);
       if (uid) gone.add(uid);
-      list[i] = info.key === 'secrets' ? sanitizeSecret(o) : o;
-    } else list.push(info.key === 'secrets' ? sanitizeSecret(o) : o);
+      list[i] = kept;
+    } else index.set(k, list.push(kept) - 1);
   }
   // Owners before what they own: Deployment -> ReplicaSet -> Pod, CronJob -> Job -> Pod.
-  const owned = (o: K8sObject) => (o.metadata?.ownerReferences ?? []).some((r) => isObj(r) && gone.has(String(r.uid)));
+  const owned = (o: K8sObject) => {
+    const refs: unknown = o.metadata?.ownerReferences; // from a file: not always a list
+    return Array.isArray(refs) && refs.some((r) => isObj(r) && gone.has(String(r.uid)));
+  };
   for (const key of ['replicasets', 'jobs', 'pods'] as const) {
     objects[key] = objects[key]?.filter((o) => {
       if (!owned(o)) return true;
@@ -181,9 +192,9 @@ export function overlayManifests(snap: Snapshot, m: Manifests, defaultNs: string
   }
   if (objects.events) objects.events = objects.events.filter((e) => !(isObj(e.involvedObject) && gone.has(String(e.involvedObject.uid))));
   // kubectl apply fails on a namespace that neither the cluster nor the manifests hold.
-  const namespaces = objects.namespaces;
+  const namespaces = objects.namespaces?.length ? new Set(objects.namespaces.map(nameOf)) : undefined;
   for (const { ref } of refs.values()) {
-    if (namespaces?.length && ref.namespace && !namespaces.some((n) => nameOf(n) === ref.namespace)) {
+    if (namespaces && ref.namespace && !namespaces.has(ref.namespace)) {
       throw new UserError(`namespace "${ref.namespace}" of ${ref.kind} ${ref.name} not found in the cluster nor in the manifests`);
     }
   }

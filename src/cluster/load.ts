@@ -1,109 +1,241 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError, errorMessage } from '../errors.js';
-import { DEFAULT_LIMITS, type Limits } from '../limits.js';
+import { decodeText, fsReason, readFileBounded, statPath } from '../io.js';
+import { DEFAULT_LIMITS, MAX_DEPTH, mib, type Limits } from '../limits.js';
 import type { K8sObject, Scope, Snapshot } from '../types.js';
 import { isObj } from '../util.js';
 import { KIND_KEYS, kindOf, type KindKey } from './kinds.js';
 import { sanitizeSecret, slim } from './sanitize.js';
-import { SNAPSHOT_KIND, isStreamable, readStreamed } from './snapshot-file.js';
+import { SNAPSHOT_KIND, TOO_DEEP, isStreamable, jsonShape, readStreamed, tooMany } from './snapshot-file.js';
+
+/** JSON values above which a file must not be denser than one value per 6 bytes. */
+const MAX_DENSE_VALUES = 8_000_000;
+/** The largest YAML text parsed (the document model costs ~50x: 32 MiB is ~1.6 GB). */
+export const MAX_YAML_CHARS = 32 * 1024 * 1024;
 
 export { SNAPSHOT_KIND, SNAPSHOT_API_VERSION } from './snapshot-file.js';
 
-/**
- * Larger files are refused up front with a clear message instead of exhausting memory (a
- * string's limit is about 512 MiB); meshdoctor's own snapshots are streamed and exempt.
- */
-export const MAX_FILE_BYTES = 256 * 1024 * 1024;
-
 const FILE_EXT = /\.(json|ya?ml)$/i;
 
-/** Expand paths: files as given, directories to their .json/.yaml/.yml files (recursively, sorted). */
-function expand(paths: string[]): { file: string; explicit: boolean }[] {
-  const files: { file: string; explicit: boolean }[] = [];
-  const walk = (p: string, explicit: boolean) => {
-    let st;
+/** An error about one input file: "cannot read <what> <file>: <why>". */
+export type Fail = (why: string) => UserError;
+
+/**
+ * kubectl's -f: a path's files, a file as given (`explicit`), a directory's .json/.yaml/.yml files,
+ * sorted, and with `recursive` those of its subdirectories. Links are followed, but each directory
+ * is walked once (a link to a parent would loop forever) and at most MAX_DEPTH levels down; a
+ * dangling link, a link loop or an unreadable directory is one line naming it.
+ */
+export function expandPath(path: string, what: string, recursive: boolean, out: { file: string; explicit: boolean }[]): void {
+  if (!statPath(path, what).isDirectory()) {
+    out.push({ file: path, explicit: true });
+    return;
+  }
+  const walked = new Set<string>(); // device:inode of each directory walked
+  const walk = (dir: string, depth: number) => {
+    const st = statPath(dir, what);
+    const id = `${st.dev}:${st.ino}`;
+    if (walked.has(id)) return; // a link back to a directory already walked
+    walked.add(id);
+    if (depth > MAX_DEPTH) throw new UserError(`cannot read ${what} ${dir}: directories ${TOO_DEEP}`);
+    let entries: string[];
     try {
-      st = statSync(p);
+      entries = readdirSync(dir);
     } catch (e) {
-      throw new UserError(`cannot read snapshot ${p}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : errorMessage(e)}`);
+      throw new UserError(`cannot read ${what} ${dir}: ${fsReason(e)}`);
     }
-    if (st.isDirectory()) {
-      for (const entry of readdirSync(p).sort()) {
-        if (entry.startsWith('.')) continue;
-        const child = join(p, entry);
-        if (statSync(child).isDirectory() || FILE_EXT.test(entry)) walk(child, false);
-      }
-    } else if (explicit || FILE_EXT.test(p)) {
-      files.push({ file: p, explicit });
+    for (const entry of entries.sort()) {
+      if (entry.startsWith('.')) continue;
+      const child = join(dir, entry);
+      if (statPath(child, what).isDirectory()) {
+        if (recursive) walk(child, depth + 1);
+      } else if (FILE_EXT.test(entry)) out.push({ file: child, explicit: false });
     }
   };
-  for (const p of paths) walk(p, true);
-  return files;
+  walk(path, 0);
 }
 
-/** Parse one file's text into documents: JSON when it looks like JSON, else (multi-document) YAML. */
-async function parseDocuments(path: string, text: string): Promise<unknown[]> {
-  if (text.slice(0, 8192).includes('\u0000')) throw new UserError(`cannot read snapshot ${path}: binary file, expected JSON or YAML`);
-  const trimmed = text.trimStart();
-  if (trimmed === '') throw new UserError(`cannot read snapshot ${path}: the file is empty`);
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    try {
-      return [JSON.parse(text)];
-    } catch (e) {
-      throw new UserError(`cannot read snapshot ${path}: invalid JSON (${errorMessage(e)})`);
-    }
+/**
+ * A file's text, at most `maxBytes` (a UTF-8 BOM dropped, UTF-16 decoded). Only regular files:
+ * the stat comes first, as opening a FIFO would wait for a writer.
+ */
+export function readText(file: string, what: string, maxBytes: number, fail: Fail, hint = ''): string {
+  const st = statPath(file, what);
+  if (!st.isFile() && !st.isDirectory()) throw fail('not a regular file (a device, FIFO or socket)');
+  const buf = readFileBounded(file, maxBytes, what, hint);
+  try {
+    return decodeText(buf);
+  } catch (e) {
+    throw fail(errorMessage(e)); // longer than a string can be (about 512 MiB)
   }
-  const YAML = await import('yaml');
-  const docs = YAML.parseAllDocuments(text, { prettyErrors: false });
+}
+
+const isStackOverflow = (e: unknown) => e instanceof RangeError && /call stack/i.test(e.message);
+
+/** JSON text parsed, bounded in depth; every failure is `fail`'s one line. */
+export function parseJson(text: string, fail: Fail): unknown {
+  const shape = jsonShape(text);
+  if (shape.deep) throw fail(`invalid JSON (${TOO_DEEP})`);
+  // Values packed denser than any Kubernetes object (`[],[],...`): JSON.parse would need far more
+  // memory than the bytes suggest. Real kubectl output has about one value per 10-20 bytes.
+  if (shape.values > MAX_DENSE_VALUES && shape.values * 6 > text.length) {
+    throw fail(`${shape.values} JSON values in ${mib(text.length)}: denser than Kubernetes objects, refused to bound memory`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw fail(`invalid JSON (${isStackOverflow(e) ? TOO_DEEP : errorMessage(e).split('\n')[0]})`);
+  }
+}
+
+/**
+ * Whether a value nests at most MAX_DEPTH deep. For YAML, whose aliases share nodes: a node is
+ * walked again only when reached deeper than before, and a cycle (`&a [*a]`) is not followed (the
+ * walks that follow visit each node once). Iterative: no stack to overflow.
+ */
+export function valueShallow(doc: unknown): boolean {
+  const deepest = new Map<object, number>();
+  const onPath = new Set<object>();
+  const stack: { node: object; children: Iterator<unknown> }[] = [];
+  const enter = (v: unknown): boolean => {
+    if (typeof v !== 'object' || v === null || onPath.has(v)) return true;
+    const depth = stack.length + 1;
+    if (depth > MAX_DEPTH) return false;
+    if ((deepest.get(v) ?? 0) >= depth) return true;
+    deepest.set(v, depth);
+    onPath.add(v);
+    stack.push({ node: v, children: (Array.isArray(v) ? v : Object.values(v)).values() });
+    return true;
+  };
+  if (!enter(doc)) return false;
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    const next = top.children.next();
+    if (next.done) {
+      onPath.delete(top.node);
+      stack.pop();
+    } else if (!enter(next.value)) return false;
+  }
+  return true;
+}
+
+/**
+ * The nesting of one YAML document's syntax tree (yaml's Parser is iterative), and whether it uses
+ * aliases. Checked before the document is composed: composing recurses, and a stack overflow deep
+ * in it can abort node itself (V8 compiling a regular expression with no stack left).
+ */
+function yamlShape(token: unknown): { depth: number; aliases: boolean } {
+  let depth = 0;
+  let aliases = false;
+  const stack: [any, number][] = [[token, 0]];
+  while (stack.length > 0) {
+    const [t, d] = stack.pop()!;
+    if (!isObj(t)) continue;
+    if (t.type === 'alias') aliases = true;
+    if (t.type === 'document') stack.push([t.value, d]);
+    if (!Array.isArray(t.items)) continue;
+    depth = Math.max(depth, d + 1);
+    if (depth > MAX_DEPTH) break;
+    for (const item of t.items) if (isObj(item)) stack.push([item.key, d + 1], [item.value, d + 1]);
+  }
+  return { depth, aliases };
+}
+
+/**
+ * The documents of a (multi-document) YAML text, one per `---` (null for an empty one), bounded:
+ * in depth (before and after aliases are resolved) and in alias expansion (a "billion laughs").
+ */
+export async function parseYaml(text: string, fail: Fail): Promise<unknown[]> {
+  // The YAML library's document model costs about 50 times the text: bound the text it gets.
+  if (text.length > MAX_YAML_CHARS) {
+    throw fail(`${mib(text.length)} of YAML is more than meshdoctor parses (${mib(MAX_YAML_CHARS)}); save it as JSON (kubectl get ... -o json) or with meshdoctor snapshot`);
+  }
+  const { Composer, Parser } = await import('yaml');
+  const composer = new Composer({ prettyErrors: false });
   const out: unknown[] = [];
-  for (const d of docs as any[]) {
+  const take = (d: any, aliases: boolean) => {
     if (d.errors?.length) {
       const err = d.errors[0];
-      const where = err.linePos?.[0] ? ` at line ${err.linePos[0].line}` : '';
-      throw new UserError(`cannot read snapshot ${path}: invalid YAML${where} (${String(err.code ?? err.message).split('\n')[0]})`);
+      const at = typeof err.pos?.[0] === 'number' ? ` at line ${text.slice(0, err.pos[0]).split('\n').length}` : '';
+      // yaml reports a stack overflow it caught as RESOURCE_EXHAUSTION (the check above should come first).
+      throw fail(`invalid YAML${at} (${err.code === 'RESOURCE_EXHAUSTION' ? TOO_DEEP : String(err.code ?? err.message).split('\n')[0]})`);
     }
-    const v = d.toJS({ maxAliasCount: 100 });
-    if (v !== null && v !== undefined) out.push(v);
+    let v: unknown;
+    try {
+      v = d.toJS({ maxAliasCount: 100 });
+    } catch (e) {
+      throw fail(`invalid YAML (${errorMessage(e).split('\n')[0]})`); // "Excessive alias count …"
+    }
+    if (aliases && !valueShallow(v)) throw fail(`invalid YAML (${TOO_DEEP} once its aliases are resolved)`);
+    out.push(v ?? null);
+  };
+  let aliases = false;
+  for (const token of new Parser().parse(text)) {
+    const shape = yamlShape(token);
+    if (shape.depth > MAX_DEPTH) throw fail(`invalid YAML (${TOO_DEEP})`);
+    aliases ||= shape.aliases; // for the whole file: the composer hands a document on late
+    for (const d of composer.next(token)) take(d, aliases);
   }
+  for (const d of composer.end()) take(d, aliases);
   return out;
 }
 
+/** Parse one file's text into documents: JSON when it looks like JSON, else (multi-document) YAML. */
+async function parseDocuments(text: string, fail: Fail): Promise<unknown[]> {
+  if (text.slice(0, 8192).includes('\u0000')) throw fail('binary file, expected JSON or YAML');
+  const trimmed = text.trimStart();
+  if (trimmed === '') throw fail('the file is empty');
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) return [parseJson(text, fail)];
+  return (await parseYaml(text, fail)).filter((v) => v !== null && v !== undefined);
+}
+
 /** The documents of one file: a streamed meshdoctor snapshot, or JSON/YAML text. */
-async function readDocuments(file: string): Promise<unknown[]> {
+async function readDocuments(file: string, limits: Limits): Promise<unknown[]> {
+  const fail: Fail = (why) => new UserError(`cannot read snapshot ${file}: ${why}`);
   try {
-    if (isStreamable(file)) return [await readStreamed(file)];
-    const size = statSync(file).size;
-    if (size > MAX_FILE_BYTES) {
-      throw new UserError(`cannot read snapshot ${file}: ${Math.round(size / 1048576)} MiB is larger than the ${MAX_FILE_BYTES / 1048576} MiB meshdoctor reads from kubectl dumps; save it with \`meshdoctor snapshot\` (streamed, no limit), or dump fewer kinds or one namespace`);
+    if (isStreamable(file)) return [await readStreamed(file, limits)];
+    const size = statPath(file, 'snapshot').size;
+    if (size > limits.maxBytes) {
+      throw fail(`${mib(size)} is larger than the ${mib(limits.maxBytes)} meshdoctor reads from kubectl dumps (--max-bytes); ${HINT}`);
     }
-    return await parseDocuments(file, readFileSync(file, 'utf8'));
+    return await parseDocuments(readText(file, 'snapshot', limits.maxBytes, fail, HINT), fail);
   } catch (e) {
     if (e instanceof UserError) throw e;
-    throw new UserError(`cannot read snapshot ${file}: ${errorMessage(e)}`);
+    throw fail(isStackOverflow(e) ? TOO_DEEP : errorMessage(e).split('\n')[0]!);
   }
 }
 
-/** Adds every Kubernetes object found in a document (List, array, single object) to `sink`. */
-function collect(doc: unknown, sink: K8sObject[], seen = new Set<unknown>()): void {
-  // YAML aliases can make a document refer to itself: visit each node once.
-  if (typeof doc !== 'object' || doc === null || seen.has(doc)) return;
-  seen.add(doc);
-  if (Array.isArray(doc)) {
-    for (const d of doc) collect(d, sink, seen);
-    return;
-  }
-  if (!isObj(doc)) return;
-  if (Array.isArray(doc.items) && (typeof doc.kind !== 'string' || doc.kind.endsWith('List'))) {
-    // kubectl drops kind/apiVersion from items of typed lists (PodList): restore them.
-    const itemKind = typeof doc.kind === 'string' && doc.kind !== 'List' ? doc.kind.slice(0, -4) : undefined;
-    for (const item of doc.items) {
-      if (isObj(item) && itemKind && typeof item.kind !== 'string') item.kind = itemKind;
-      collect(item, sink, seen);
+const HINT = 'save it with `meshdoctor snapshot` (read line by line, not capped as a whole), or dump fewer kinds or one namespace';
+
+/**
+ * Adds every Kubernetes object found in a document (List, array, single object) to `sink`.
+ * Iterative, each node once (YAML aliases can make a document refer to itself).
+ */
+function collect(doc: unknown, sink: K8sObject[]): void {
+  const seen = new Set<unknown>();
+  const todo: unknown[] = [doc];
+  while (todo.length > 0) {
+    const d = todo.pop();
+    if (typeof d !== 'object' || d === null || seen.has(d)) continue;
+    seen.add(d);
+    if (Array.isArray(d)) {
+      for (let i = d.length - 1; i >= 0; i--) todo.push(d[i]); // reversed: popped in order
+      continue;
     }
-    return;
+    const o = d as Record<string, any>;
+    if (Array.isArray(o.items) && (typeof o.kind !== 'string' || o.kind.endsWith('List'))) {
+      // kubectl drops kind/apiVersion from items of typed lists (PodList): restore them.
+      const itemKind = typeof o.kind === 'string' && o.kind !== 'List' ? o.kind.slice(0, -4) : undefined;
+      for (let i = o.items.length - 1; i >= 0; i--) {
+        const item = o.items[i];
+        if (isObj(item) && itemKind && typeof item.kind !== 'string') item.kind = itemKind;
+        todo.push(item);
+      }
+      continue;
+    }
+    if (typeof o.kind === 'string') sink.push(o as K8sObject);
   }
-  if (typeof doc.kind === 'string') sink.push(doc as K8sObject);
 }
 
 function emptySnapshot(files: string[], scope: Scope): Snapshot {
@@ -115,10 +247,12 @@ function emptySnapshot(files: string[], scope: Scope): Snapshot {
  * (a List), multi-document YAML, or a directory of such files. Several paths merge. Objects of
  * kinds meshdoctor does not read are ignored; Secrets are reduced to their public certificates.
  * Every kind is treated as read (present, possibly empty), except where meshdoctor's own
- * snapshot records it as unavailable.
+ * snapshot records it as unavailable. Bounded by `limits`: each file by maxBytes (meshdoctor's
+ * own, streamed, by line), each kind by maxObjects.
  */
 export async function loadSnapshot(paths: string[], scope?: Scope, limits: Limits = DEFAULT_LIMITS): Promise<Snapshot> {
-  const found = expand(paths);
+  const found: { file: string; explicit: boolean }[] = [];
+  for (const p of paths) expandPath(p, 'snapshot', true, found);
   const files = found.map((f) => f.file);
   if (files.length === 0) throw new UserError(`cannot read snapshot ${paths.join(', ')}: no .json or .yaml files found`);
   const loose: K8sObject[] = [];
@@ -126,10 +260,10 @@ export async function loadSnapshot(paths: string[], scope?: Scope, limits: Limit
   const noObjects = (where: string) => new UserError(`cannot read snapshot ${where}: no Kubernetes objects found (expected a List, objects, or a meshdoctor snapshot)`);
   for (const { file, explicit } of found) {
     const before = loose.length;
-    const docs = await readDocuments(file);
+    const docs = await readDocuments(file, limits);
     for (const doc of docs) {
       if (isObj(doc) && doc.kind === SNAPSHOT_KIND) {
-        own = mergeOwn(own, doc, file);
+        own = mergeOwn(own, doc, file, limits);
       } else {
         collect(doc, loose);
       }
@@ -146,16 +280,26 @@ export async function loadSnapshot(paths: string[], scope?: Scope, limits: Limit
   for (const obj of loose) {
     const info = kindOf(obj.kind);
     if (!info) continue;
-    snap.objects[info.key]!.push(info.key === 'secrets' ? sanitizeSecret(obj) : slim(info.key, obj));
+    const list = (snap.objects[info.key] ??= []); // a loose object makes a kind the snapshot lacked read
+    if (list.length >= limits.maxObjects) throw tooMany(paths.join(', '), info.key, limits);
+    list.push(info.key === 'secrets' ? sanitizeSecret(obj) : slim(info.key, obj));
     delete snap.unavailable[info.key];
   }
   return snap;
 }
 
-function mergeOwn(prev: Snapshot | undefined, doc: Record<string, any>, file: string): Snapshot {
+/** Where a saved snapshot says it came from: its text fields only (reporters print them). */
+function sourceOf(v: unknown): Snapshot['source'] {
+  const source: Snapshot['source'] = { type: 'file' };
+  if (!isObj(v)) return source;
+  for (const key of ['context', 'server', 'readAt', 'user'] as const) if (typeof v[key] === 'string') source[key] = v[key];
+  return source;
+}
+
+function mergeOwn(prev: Snapshot | undefined, doc: Record<string, any>, file: string, limits: Limits): Snapshot {
   if (!isObj(doc.objects)) throw new UserError(`cannot read snapshot ${file}: a ${SNAPSHOT_KIND} without "objects"`);
   const snap: Snapshot = prev ?? {
-    source: isObj(doc.source) ? (doc.source as Snapshot['source']) : { type: 'file' },
+    source: sourceOf(doc.source),
     scope: isObj(doc.scope) ? { allNamespaces: doc.scope.allNamespaces === true, ...(typeof doc.scope.namespace === 'string' ? { namespace: doc.scope.namespace } : {}) } : { allNamespaces: true },
     objects: {},
     unavailable: {},
@@ -164,7 +308,10 @@ function mergeOwn(prev: Snapshot | undefined, doc: Record<string, any>, file: st
     const list = doc.objects[key];
     if (Array.isArray(list)) {
       const kept = list.filter(isObj) as K8sObject[];
-      snap.objects[key] = (snap.objects[key] ?? []).concat(key === 'secrets' ? kept.map(sanitizeSecret) : kept.map((o) => slim(key, o)));
+      const into = (snap.objects[key] ??= []);
+      if (into.length + kept.length > limits.maxObjects) throw tooMany(file, key, limits);
+      for (const o of kept) into.push(key === 'secrets' ? sanitizeSecret(o) : slim(key, o));
+      delete snap.unavailable[key];
     }
     const why = isObj(doc.unavailable) ? doc.unavailable[key] : undefined;
     if (typeof why === 'string' && !snap.objects[key]) snap.unavailable[key as KindKey] = why;

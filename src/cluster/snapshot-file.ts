@@ -12,10 +12,14 @@
  *   ]
  *   }}
  */
-import { createReadStream, openSync, readSync, closeSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { UserError, errorMessage } from '../errors.js';
+import { fsReason } from '../io.js';
+import { DEFAULT_LIMITS, MAX_DEPTH, mib, type Limits } from '../limits.js';
 import type { K8sObject, Snapshot } from '../types.js';
+import { isObj } from '../util.js';
+import { KIND_KEYS } from './kinds.js';
 import { slim } from './sanitize.js';
 
 export const SNAPSHOT_KIND = 'MeshdoctorSnapshot';
@@ -37,41 +41,158 @@ export function* snapshotText(snap: Snapshot): Generator<string> {
   yield '}}\n';
 }
 
-/** Whether a file starts like a streamable snapshot (its first line ends with `"objects":{`). */
+/** Why a JSON/YAML document is refused as too deep (MAX_DEPTH). */
+export const TOO_DEEP = `nested more than ${MAX_DEPTH} levels deep`;
+
+export const tooMany = (where: string, key: string, limits: Limits): UserError =>
+  new UserError(`cannot read snapshot ${where}: more than ${limits.maxObjects} ${key} (--max-objects)`);
+
+/**
+ * The shape of JSON text without parsing it: whether it nests deeper than MAX_DEPTH (JSON.parse
+ * would overflow the stack) and how many values it holds (containers and separators: what
+ * JSON.parse allocates objects for). One pass, strings skipped.
+ */
+export function jsonShape(text: string): { deep: boolean; values: number } {
+  let depth = 0;
+  let values = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: jump to the quote that ends it (one not escaped by an odd run of backslashes).
+      for (;;) {
+        i = text.indexOf('"', i + 1);
+        if (i < 0) return { deep: false, values }; // unterminated: JSON.parse says so
+        let b = i - 1;
+        while (text.charCodeAt(b) === 0x5c) b--;
+        if ((i - b) % 2 === 1) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      values++;
+      if (++depth > MAX_DEPTH) return { deep: true, values };
+    } else if (c === 0x5d || c === 0x7d) depth--;
+    else if (c === 0x2c) values++;
+  }
+  return { deep: false, values };
+}
+
+export const jsonShallow = (text: string): boolean => !jsonShape(text).deep;
+
+/**
+ * Opening a FIFO for reading waits for a writer: open without waiting, then refuse anything but a
+ * regular file (a device such as /dev/zero never ends).
+ */
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+const notRegular = (file: string) => new UserError(`cannot read snapshot ${file}: not a regular file (a device, FIFO or socket)`);
+const cannotOpen = (file: string, e: unknown) => new UserError(`cannot read snapshot ${file}: ${fsReason(e)}`);
+const BOM = '\uFEFF';
+
+/**
+ * Whether a file starts like a streamable snapshot (its first line ends with `"objects":{`). A
+ * file that is not a regular file is a UserError.
+ */
 export function isStreamable(file: string): boolean {
-  const fd = openSync(file, 'r');
+  let fd: number;
   try {
+    fd = openSync(file, OPEN_FLAGS);
+  } catch (e) {
+    throw cannotOpen(file, e);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (st.isDirectory()) return false;
+    if (!st.isFile()) throw notRegular(file);
     const buf = Buffer.alloc(65536);
     const n = readSync(fd, buf, 0, buf.length, 0);
-    const text = buf.subarray(0, n).toString('utf8');
+    let text = buf.subarray(0, n).toString('utf8');
+    if (text.startsWith(BOM)) text = text.slice(1);
     const eol = text.indexOf('\n');
     return text.startsWith(HEAD) && eol > 0 && text.slice(0, eol).trimEnd().endsWith(OBJECTS);
+  } catch (e) {
+    if (e instanceof UserError) throw e;
+    throw cannotOpen(file, e);
   } finally {
     closeSync(fd);
   }
 }
 
 /**
- * Read a streamable snapshot line by line into the document it encodes ({…head, objects}).
- * Any line out of the layout is an error naming the line.
+ * The lines of a regular file, without their "\n". readline would hold a line without end in
+ * memory for ever (`/dev/zero`, a file of one huge line): a line longer than `maxLine` bytes is
+ * refused with its number.
  */
-export async function readStreamed(file: string): Promise<Record<string, any>> {
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+async function* linesOf(file: string, maxLine: number): AsyncGenerator<string> {
+  let fh;
+  try {
+    fh = await open(file, OPEN_FLAGS);
+  } catch (e) {
+    throw cannotOpen(file, e);
+  }
+  try {
+    if (!(await fh.stat()).isFile()) throw notRegular(file);
+    const buf = Buffer.alloc(1024 * 1024);
+    let parts: Buffer[] = []; // the line read so far
+    let length = 0;
+    let n = 1;
+    for (;;) {
+      let read: number;
+      try {
+        read = (await fh.read(buf, 0, buf.length, null)).bytesRead;
+      } catch (e) {
+        throw cannotOpen(file, e);
+      }
+      if (read === 0) break;
+      const chunk = buf.subarray(0, read);
+      for (let start = 0; start < read; ) {
+        const nl = chunk.indexOf(0x0a, start);
+        const piece = chunk.subarray(start, nl < 0 ? read : nl);
+        length += piece.length;
+        if (length > maxLine) throw new UserError(`cannot read snapshot ${file}: line ${n}: longer than ${mib(maxLine)} (--max-bytes)`);
+        if (nl < 0) {
+          parts.push(Buffer.from(piece)); // copied: buf is read into again
+          break;
+        }
+        yield (parts.length ? Buffer.concat([...parts, piece]) : piece).toString('utf8');
+        parts = [];
+        length = 0;
+        n++;
+        start = nl + 1;
+      }
+    }
+    if (parts.length) yield Buffer.concat(parts).toString('utf8');
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Read a streamable snapshot line by line into the document it encodes ({…head, objects}).
+ * Any line out of the layout is an error naming the line. Bounded: each line by limits.maxBytes,
+ * the objects of each kind by limits.maxObjects, each object's nesting by MAX_DEPTH; kinds
+ * meshdoctor does not read are skipped unparsed.
+ */
+export async function readStreamed(file: string, limits: Limits = DEFAULT_LIMITS): Promise<Record<string, any>> {
   const bad = (n: number, why: string) => new UserError(`cannot read snapshot ${file}: line ${n}: ${why}`);
+  const parse = (n: number, text: string): unknown => {
+    if (!jsonShallow(text)) throw bad(n, `invalid JSON (${TOO_DEEP})`);
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      throw bad(n, `invalid JSON (${errorMessage(e).split('\n')[0]})`);
+    }
+  };
+  const kinds = new Set<string>(KIND_KEYS);
   let doc: Record<string, any> | undefined;
-  let list: K8sObject[] | undefined;
+  let list: K8sObject[] | null | undefined; // null: a kind meshdoctor does not read
   let key = '';
   let done = false;
   let n = 0;
-  for await (const raw of lines) {
+  for await (const raw of linesOf(file, limits.maxBytes)) {
     n++;
     const line = raw.trimEnd();
     if (n === 1) {
-      try {
-        doc = JSON.parse(`${line}}}`);
-      } catch (e) {
-        throw bad(n, `invalid JSON (${errorMessage(e)})`);
-      }
+      const head = parse(n, `${line.startsWith(BOM) ? line.slice(1) : line}}}`);
+      if (!isObj(head) || head.kind !== SNAPSHOT_KIND || !isObj(head.objects)) throw bad(n, `not the first line of a ${SNAPSHOT_KIND}`);
+      doc = head;
       continue;
     }
     if (done) {
@@ -80,8 +201,10 @@ export async function readStreamed(file: string): Promise<Record<string, any>> {
     }
     if (list === undefined) {
       const start = /^"([a-z]+)":\[$/.exec(line);
-      if (start) doc!.objects[(key = start[1]!)] = list = [];
-      else if (line === '}}') done = true;
+      if (start) {
+        key = start[1]!;
+        list = !kinds.has(key) ? null : Array.isArray(doc!.objects[key]) ? doc!.objects[key] : (doc!.objects[key] = []);
+      } else if (line === '}}') done = true;
       else throw bad(n, 'expected "<kind>":[ or }}');
       continue;
     }
@@ -89,12 +212,11 @@ export async function readStreamed(file: string): Promise<Record<string, any>> {
       list = undefined;
       continue;
     }
-    try {
-      // Slimmed as it is read, so the dropped fields never all live at once.
-      list.push(slim(key, JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line)));
-    } catch (e) {
-      throw bad(n, `invalid JSON (${errorMessage(e)})`);
-    }
+    if (list === null) continue;
+    const obj = parse(n, line.endsWith(',') ? line.slice(0, -1) : line);
+    if (!isObj(obj)) continue; // as in a snapshot read whole: only objects are kept
+    if (list.length >= limits.maxObjects) throw tooMany(file, key, limits);
+    list.push(slim(key, obj as K8sObject)); // slimmed as it is read, so the dropped fields never all live at once
   }
   if (!done) throw new UserError(`cannot read snapshot ${file}: the file ends early (truncated?)`);
   return doc!;
