@@ -78,6 +78,14 @@ function validateScope(o: CommonOpts): void {
   }
 }
 
+/** MESHDOCTOR_DOCS_URL, when set: an http(s) URL under which docs/checks/ID.md are published. */
+function docsBaseOf(io: IO): string | undefined {
+  const v = io.env.MESHDOCTOR_DOCS_URL;
+  if (!v) return undefined;
+  if (!/^https?:\/\/[^\s]+$/.test(v)) throw new UserError(`MESHDOCTOR_DOCS_URL must be an http(s) URL, not "${v}"`);
+  return v;
+}
+
 /** The width human output wraps to: the terminal's, else $COLUMNS, else 80. */
 function widthOf(io: IO): number {
   const env = Number(io.env.COLUMNS);
@@ -148,7 +156,8 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
       assertNamespaceExists(snapshot);
     }
     p?.done();
-    const result = runChecks(snapshot, checks, { mesh: o.mesh, certExpiryWarningDays: o.certExpiryWarning, expectMeshed: !!o.expectMeshed, suppress });
+    const docsBase = docsBaseOf(io);
+    const result = runChecks(snapshot, checks, { mesh: o.mesh, certExpiryWarningDays: o.certExpiryWarning, expectMeshed: !!o.expectMeshed, suppress, ...(docsBase ? { docsBase } : {}) });
     const color = o.color !== false && io.stdoutTTY && !io.env.NO_COLOR;
     if (o.outputFile) {
       // The report goes to the file (never colored); a person at a terminal still sees the table.
@@ -242,7 +251,8 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
         setExit(EXIT.OK);
         return;
       }
-      const rows = CHECKS.map((c) => ({ id: c.id, code: c.code, severity: c.severity, title: c.title, description: c.description, inputs: [...c.inputs], docsUrl: docsUrl(c.id) }));
+      const base = docsBaseOf(io);
+      const rows = CHECKS.map((c) => ({ id: c.id, code: c.code, severity: c.severity, title: c.title, description: c.description, inputs: [...c.inputs], ...(base ? { docsUrl: docsUrl(c.id, base) } : {}) }));
       if (o.output === 'json') io.stdout(JSON.stringify(rows, null, 2) + '\n');
       else {
         const w = Math.max(...rows.map((r) => r.id.length));

@@ -38,6 +38,8 @@ export interface RunOptions extends SnapshotOptions {
   now?: Date;
   /** --suppress rules (parseSuppressions); meshdoctor.io/ignore annotations apply always. */
   suppress?: SuppressRule[];
+  /** MESHDOCTOR_DOCS_URL: the base URL of the published check pages (none: no docsUrl). */
+  docsBase?: string;
 }
 
 /** The checks selected by --only / --skip; an unknown id is an error, not a silent no-op. */
@@ -147,7 +149,7 @@ export function rootFirst(findings: Finding[]): Finding[] {
 }
 
 /** Run checks over a snapshot: skipped when a required kind is unavailable; never throws per check. */
-type ModelOptions = Pick<RunOptions, 'mesh' | 'certExpiryWarningDays' | 'now' | 'expectMeshed' | 'suppress'>;
+type ModelOptions = Pick<RunOptions, 'mesh' | 'certExpiryWarningDays' | 'now' | 'expectMeshed' | 'suppress' | 'docsBase'>;
 
 /** The Model checks run on; "now" is the time the snapshot was read unless given. */
 export function makeModel(snapshot: Snapshot, opts: ModelOptions): Model {
@@ -179,7 +181,7 @@ export function runChecks(snapshot: Snapshot, checks: readonly Check[], opts: Mo
           resource: f.resource,
           evidence: f.evidence,
           fix: f.fix.map(oneLineFix),
-          docsUrl: docsUrl(check.id),
+          ...(opts.docsBase ? { docsUrl: docsUrl(check.id, opts.docsBase)! } : {}),
           affectedPods: f.affectedPods ?? 0,
           ...(f.causeKey ? { causeKey: f.causeKey } : {}),
           ...(f.causedBy ? { causedBy: f.causedBy } : {}),
@@ -204,6 +206,7 @@ export function runChecks(snapshot: Snapshot, checks: readonly Check[], opts: Mo
     suppressed: suppressed.sort((a, b) => cmp(a.finding.code, b.finding.code) || cmp(refText(a.finding), refText(b.finding))),
     skipped,
     coverage: coverageOf(snapshot, checks, skipped),
+    ...(opts.docsBase ? { docsBase: opts.docsBase } : {}),
     errors,
     summary: {
       error: count('error'),

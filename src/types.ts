@@ -102,7 +102,8 @@ export interface Finding {
   resource: ResourceRef;
   evidence: Record<string, unknown>;
   fix: string[];
-  docsUrl: string;
+  /** The check's published page, only when MESHDOCTOR_DOCS_URL configures one. */
+  docsUrl?: string;
   affectedPods: number;
   causeKey?: string;
   causedBy?: string;
@@ -169,6 +170,8 @@ export interface RunResult {
   suppressed: SuppressedFinding[];
   skipped: SkippedCheck[];
   coverage: Coverage;
+  /** MESHDOCTOR_DOCS_URL: where the check pages are published (docsUrl, SARIF helpUri). */
+  docsBase?: string;
   /** Checks that failed internally (the run is incomplete: exit 2). */
   errors?: string[];
   summary: { error: number; warning: number; info: number; total: number; suppressed: number; checksRun: number; checksSkipped: number };

@@ -88,3 +88,26 @@ describe('a snapshot report says when the snapshot was read', () => {
     expect(md.stdout).toMatch(/snapshot read \d{4}-\d\d-\d\dT/);
   });
 });
+
+describe('docs links only where they resolve', () => {
+  it('no docsUrl or SARIF helpUri unless MESHDOCTOR_DOCS_URL says where the pages are published', async () => {
+    const args = ['check', '-A', '--snapshot', GOLDEN, '--only', 'pod-opted-out'];
+    const plain = JSON.parse((await runCli([...args, '-o', 'json'])).stdout);
+    expect(plain.findings.length).toBeGreaterThan(0);
+    for (const f of plain.findings) expect(f.docsUrl).toBeUndefined();
+    const sarif = JSON.parse((await runCli([...args, '-o', 'sarif'])).stdout);
+    expect(JSON.stringify(sarif)).not.toMatch(/helpUri|informationUri|github\.com\/meshdoctor/);
+    const md = (await runCli([...args, '-o', 'markdown'])).stdout;
+    expect(md).toContain('About pod-opted-out: `meshdoctor checks pod-opted-out`');
+
+    const env = { MESHDOCTOR_DOCS_URL: 'https://git.example.com/meshdoctor/blob/main/docs/checks/' };
+    const linked = JSON.parse((await runCli([...args, '-o', 'json'], { env })).stdout);
+    expect(linked.findings[0].docsUrl).toBe('https://git.example.com/meshdoctor/blob/main/docs/checks/pod-opted-out.md');
+    const s2 = JSON.parse((await runCli([...args, '-o', 'sarif'], { env })).stdout);
+    expect(s2.runs[0].tool.driver.rules[0].helpUri).toBe('https://git.example.com/meshdoctor/blob/main/docs/checks/pod-opted-out.md');
+
+    const bad = await runCli([...args], { env: { MESHDOCTOR_DOCS_URL: 'javascript:alert(1)' } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('meshdoctor: MESHDOCTOR_DOCS_URL must be an http(s) URL, not "javascript:alert(1)"\n');
+  });
+});

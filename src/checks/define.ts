@@ -1,15 +1,18 @@
 import type { KindKey } from '../cluster/kinds.js';
 import type { Check } from '../types.js';
 
-export const DOCS_BASE = 'https://github.com/meshdoctor/meshdoctor/blob/main/README.md';
 
 /** Declare a check (identity function that keeps the type exact). */
 export function defineCheck(check: Check): Check {
   return check;
 }
 
-/** The README anchor documenting a check. */
-export const docsUrl = (id: string): string => `${DOCS_BASE}#${id}`;
+/**
+ * Where a check's page is published, when a base URL is configured (MESHDOCTOR_DOCS_URL, e.g. your
+ * fork's `.../blob/main/docs/checks`): `${base}/${id}.md`. Without one there is no URL: the pages
+ * ship with meshdoctor (`meshdoctor checks ID`), and no link points to a site that may not exist.
+ */
+export const docsUrl = (id: string, base: string | undefined): string | undefined => (base ? `${base.replace(/\/+$/, '')}/${id}.md` : undefined);
 
 /**
  * The controllers the Model resolves pods to (Pod -> ReplicaSet -> Deployment, Job -> CronJob,

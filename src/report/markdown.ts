@@ -60,7 +60,7 @@ export const markdown: Reporter = (result, meta) => {
       out.push('<details>', `<summary>${LABEL[f.severity]} ${f.code} ${md(f.id)} · ${resource(f)}</summary>`, '', md(f.message), '');
       if (f.source) out.push(`From ${md(`${f.source.file}#${f.source.document}`)}.`, '');
       if (f.fix.length) out.push(fence(f.fix.map(clean), 'sh'), '');
-      out.push(`[About ${md(f.id)}](${f.docsUrl})`, '', '</details>', '');
+      out.push(f.docsUrl ? `[About ${md(f.id)}](${f.docsUrl})` : `About ${md(f.id)}: \`meshdoctor checks ${f.id}\``, '', '</details>', '');
     }
   }
   if (result.suppressed.length) {

@@ -1,4 +1,4 @@
-import { DOCS_BASE, docsUrl } from '../checks/define.js';
+import { docsUrl } from '../checks/define.js';
 import type { Finding, Severity } from '../types.js';
 import type { Reporter } from './index.js';
 
@@ -62,13 +62,13 @@ export const sarif: Reporter = (result, meta) => {
           driver: {
             name: 'meshdoctor',
             version: meta.version,
-            informationUri: DOCS_BASE,
+            ...(result.docsBase ? { informationUri: result.docsBase } : {}),
             rules: result.checks.map((c) => ({
               id: c.id,
               name: pascal(c.id),
               shortDescription: { text: c.title },
               fullDescription: { text: c.description },
-              helpUri: docsUrl(c.id),
+              ...(result.docsBase ? { helpUri: docsUrl(c.id, result.docsBase) } : {}),
               defaultConfiguration: { level: LEVEL[c.severity] },
               properties: { code: c.code },
             })),
