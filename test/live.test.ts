@@ -21,7 +21,19 @@ const OBJECTS = overlay(
 ).map((o) =>
   // As a real API server returns them: controller-owned pods carry managedFields too.
   o.kind === 'Pod' && o.metadata?.ownerReferences?.length ? { ...o, metadata: { ...o.metadata, managedFields: [{ manager: 'kube-controller-manager', operation: 'Update', time: '2026-11-01T00:00:00Z' }] } } : o,
-);
+).map(plant);
+
+/** Secrets where real clusters keep them: a ConfigMap key no check reads, env values, args, last-applied. */
+function plant(o: any): any {
+  const lastApplied = { 'kubectl.kubernetes.io/last-applied-configuration': '{"password":"PLANTED-LAST-APPLIED"}' };
+  if (o.kind === 'ConfigMap') return { ...o, data: { ...o.data, 'db-password': 'PLANTED-CONFIGMAP' }, metadata: { ...o.metadata, annotations: { ...o.metadata?.annotations, ...lastApplied } } };
+  if (o.kind === 'Pod' && Array.isArray(o.spec?.containers)) {
+    const containers = o.spec.containers.map((c: any) => ({ ...c, env: [...(c.env ?? []), { name: 'API_TOKEN', value: 'PLANTED-ENV' }], args: [...(c.args ?? []), '--token=PLANTED-ARG'] }));
+    return { ...o, spec: { ...o.spec, containers } };
+  }
+  if (o.kind === 'Deployment') return { ...o, metadata: { ...o.metadata, annotations: { ...o.metadata?.annotations, ...lastApplied } } };
+  return o;
+}
 
 let server: ApiServer;
 let kubeconfig: string;
@@ -124,6 +136,14 @@ describe('live check through the test API server', () => {
     } finally {
       server.faults.length = 0;
     }
+  });
+
+  it('a live snapshot keeps only what the checks read: no env values, arguments, unread ConfigMap keys or last-applied', async () => {
+    const r = await runCli(['snapshot', '-A', '--kubeconfig', kubeconfig]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('"configmaps"');
+    expect(r.stdout).toContain('API_TOKEN'); // the name stays (nothing secret in it)...
+    expect(r.stdout).not.toMatch(/PLANTED-/); // ...no value does
   });
 
   it('a 403 on Secrets skips only the checks that need them, with the reason', async () => {

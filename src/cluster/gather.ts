@@ -535,7 +535,7 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
               const obj = reply.json as K8sObject;
               if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new KindFailure(`the API server sent a ${info.kind} that is not an object`);
               // Secrets are reduced to their certificates at once: key material is never kept.
-              return ref.key === 'secrets' ? sanitizeSecret(obj) : { apiVersion: apiVersionOf(info), kind: info.kind, ...obj };
+              return ref.key === 'secrets' ? sanitizeSecret(obj) : slim(ref.key, { apiVersion: apiVersionOf(info), kind: info.kind, ...obj });
             } catch (e) {
               if (!(e instanceof KindFailure)) throw e;
               fail(ref.key, e);

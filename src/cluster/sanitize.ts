@@ -45,24 +45,194 @@ export function sanitizeSecret(obj: K8sObject): K8sObject {
   };
 }
 
-/** kubectl's last-applied annotation on a Secret holds its data in clear: never keep it. */
+/** kubectl's last-applied annotation holds the whole object as applied (a Secret's data in clear): never kept. */
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
 function stripLastApplied(a: Record<string, string>): Record<string, string> {
   if (typeof a !== 'object' || a === null) return {};
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(a)) if (k !== 'kubectl.kubernetes.io/last-applied-configuration') out[k] = v;
+  for (const [k, v] of Object.entries(a)) if (k !== LAST_APPLIED) out[k] = v;
   return out;
 }
 
+/** What stands in for a value that is not kept (an env value, a word of a command line). */
+export const REDACTED = '(redacted)';
+
+type Obj = Record<string, any>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Where each kind keeps the pod template its pods are made from. */
+const TEMPLATE_PATH: Partial<Record<string, readonly string[]>> = {
+  replicasets: ['spec', 'template'],
+  deployments: ['spec', 'template'],
+  statefulsets: ['spec', 'template'],
+  daemonsets: ['spec', 'template'],
+  jobs: ['spec', 'template'],
+  cronjobs: ['spec', 'jobTemplate', 'spec', 'template'],
+};
+
+/** The one env value a check reads (mesh/resources.ts), kept only as the boolean it is. */
+const KEEP_ENV = 'ENABLE_NATIVE_SIDECARS';
 /**
- * Drop what no check reads and what weighs most on large clusters: `metadata.managedFields` of
- * pods that have a controller, of ReplicaSets and of Events. managedFields only date injection
- * markers, which live on namespaces, workload controllers and bare pods; those keep theirs.
- * Applied as objects are read (live and from files), so `snapshot` saves what `check` reads.
+ * What job-never-completes looks for in a command line (its SHUTDOWN patterns, joined over
+ * command and args): these words are all a command or arg keeps, with its line breaks (which
+ * end the patterns' `.*`); a word without any becomes REDACTED. Any rule keeping more words
+ * (argv[0], flag names, values after `=`) still keeps positional secrets: `--password s3cr3t`,
+ * `sh -c "mysql -ps3cr3t"`.
+ */
+const SHUTDOWN_WORDS = /linkerd-await\b|--shutdown|:4191\/shutdown|quitquitquit|[\n\r\u2028\u2029]/g;
+const MAY_HOLD_WORDS = /await|shutdown|quitquitquit|[\n\r\u2028\u2029]/;
+
+/** ConfigMaps the checks read, by name: the one `data` key each keeps (mesh/config-values.ts, mesh/certs.ts). */
+function configMapKey(name: unknown): string | undefined {
+  if (name === 'linkerd-config') return 'values';
+  if (name === 'linkerd-identity-trust-roots') return 'ca-bundle.crt';
+  if (typeof name === 'string' && name.startsWith('istio-sidecar-injector')) return 'values'; // and -<revision>
+  return undefined;
+}
+
+/**
+ * A list with each object entry slimmed, in place; the other entries go (readers skip them:
+ * arr().filter(isObj)); not a list: undefined (readers see none).
+ */
+function eachObject(list: unknown, f: (o: Obj) => Obj): Obj[] | undefined {
+  if (!Array.isArray(list)) return undefined;
+  let all = true;
+  for (let i = 0; i < list.length; i++) {
+    if (isObj(list[i])) list[i] = f(list[i]);
+    else all = false;
+  }
+  return all ? list : list.filter(isObj);
+}
+
+function slimMetadata(md: unknown): void {
+  if (isObj(md) && isObj(md.annotations) && md.annotations[LAST_APPLIED] !== undefined) delete md.annotations[LAST_APPLIED];
+}
+
+/** A command or args list: each word reduced to the shutdown words it holds (see SHUTDOWN_WORDS). */
+function slimArgv(list: unknown[]): void {
+  for (let i = 0; i < list.length; i++) {
+    const w = list[i];
+    if (w === null || w === undefined) continue; // the check skips them (arr)
+    let text: string;
+    try {
+      text = typeof w === 'string' ? w : String(w); // as the check's join() converts it
+    } catch {
+      // An object join() cannot convert either ({"toString": "x"}): the check fails on it, as on this.
+      list[i] = { toString: REDACTED };
+      continue;
+    }
+    const words = MAY_HOLD_WORDS.test(text) ? text.match(SHUTDOWN_WORDS) : null;
+    list[i] = words ? words.map((x) => (x.length === 1 ? '\n' : x)).join(' ') : REDACTED;
+  }
+}
+
+/** An env entry: its name; its value redacted but for ENABLE_NATIVE_SIDECARS (valueFrom: no check reads it). */
+function slimEnv(e: Obj): Obj {
+  const keep = e.name === KEEP_ENV && (e.value === 'true' || e.value === 'false');
+  return { name: e.name, value: keep || e.value === undefined ? e.value : REDACTED };
+}
+
+/**
+ * A container: the fields the checks read, as a new object (dropping by `delete` costs more).
+ * name, image and restartPolicy (is it a proxy, a native sidecar), resources (quotas, OOM
+ * evidence), ports (a webhook's named targetPort), env (istiod's ENABLE_NATIVE_SIDECARS), command
+ * and args (job-never-completes). Probes, lifecycle hooks, envFrom, volumeMounts, workingDir, ...
+ * are dropped. A check that starts reading another field adds it here.
+ */
+function slimContainer(c: Obj): Obj {
+  if (Array.isArray(c.command)) slimArgv(c.command);
+  if (Array.isArray(c.args)) slimArgv(c.args);
+  return {
+    name: c.name,
+    image: c.image,
+    restartPolicy: c.restartPolicy,
+    resources: c.resources,
+    ports: c.ports,
+    env: eachObject(c.env, slimEnv),
+    command: Array.isArray(c.command) ? c.command : undefined, // not a list: the check reads none of it
+    args: Array.isArray(c.args) ? c.args : undefined,
+  };
+}
+
+/**
+ * A pod or pod template: the metadata without last-applied; of the spec, the fields the checks
+ * read (mesh/pods.ts, linkerd.ts, istio.ts, serviceaccount-missing), as a new object: volumes,
+ * ephemeralContainers, affinity, ... are dropped. A check that starts reading another field adds
+ * it here; test/snapshot-redaction.test.ts proves the checks see no difference on every fixture.
+ */
+function slimPod(pod: unknown): void {
+  if (!isObj(pod)) return;
+  slimMetadata(pod.metadata);
+  const spec = pod.spec;
+  if (!isObj(spec)) return;
+  pod.spec = {
+    containers: eachObject(spec.containers, slimContainer),
+    initContainers: eachObject(spec.initContainers, slimContainer),
+    hostNetwork: spec.hostNetwork,
+    serviceAccountName: spec.serviceAccountName,
+    serviceAccount: spec.serviceAccount,
+    automountServiceAccountToken: spec.automountServiceAccountToken,
+  };
+}
+
+/** A pod's container statuses keep no termination or waiting message (a crashed app's last log lines). */
+function slimStatuses(status: unknown): void {
+  if (!isObj(status)) return;
+  for (const f of ['containerStatuses', 'initContainerStatuses', 'ephemeralContainerStatuses']) {
+    const list = status[f];
+    if (!Array.isArray(list)) continue;
+    for (const cs of list) {
+      if (!isObj(cs)) continue;
+      for (const s of [cs.state, cs.lastState]) {
+        if (!isObj(s)) continue;
+        for (const k in s) if (isObj(s[k]) && s[k].message !== undefined) delete s[k].message;
+      }
+    }
+  }
+}
+
+/**
+ * Keep what the checks read, drop what they do not and what may hold secrets (docs/snapshot.md).
+ * Applied in place as objects are read (live and from files), so `snapshot` saves what `check`
+ * reads and the dropped fields never all live at once:
+ * - every kind: the last-applied-configuration annotation;
+ * - pods, and the pod templates of workloads (a CronJob's in its jobTemplate): the pod spec and
+ *   container fields the checks read (slimPod, slimContainer), env values redacted but for
+ *   ENABLE_NATIVE_SIDECARS, command and args reduced to the shutdown words; container status
+ *   messages;
+ * - ConfigMaps: `data` but for the one key read of the ConfigMaps read by name; `binaryData`;
+ * - `metadata.managedFields` of pods that have a controller, of ReplicaSets and of Events (the
+ *   weight on large clusters): managedFields only date injection markers, which live on
+ *   namespaces, workload controllers and bare pods; those keep theirs.
+ * Secrets go through sanitizeSecret instead.
  */
 export function slim(key: string, obj: K8sObject): K8sObject {
   const md = obj.metadata;
-  if (!md || typeof md !== 'object' || md.managedFields === undefined) return obj;
-  const owned = Array.isArray(md.ownerReferences) && md.ownerReferences.some((r) => r && typeof r === 'object' && r.controller === true);
-  if (key === 'replicasets' || key === 'events' || (key === 'pods' && owned)) delete md.managedFields;
+  if (isObj(md)) {
+    slimMetadata(md);
+    if (md.managedFields !== undefined) {
+      const owned = Array.isArray(md.ownerReferences) && md.ownerReferences.some((r) => r && typeof r === 'object' && r.controller === true);
+      if (key === 'replicasets' || key === 'events' || (key === 'pods' && owned)) delete md.managedFields;
+    }
+  }
+  if (key === 'pods') {
+    slimPod(obj);
+    slimStatuses(obj.status);
+  } else if (key === 'configmaps') {
+    const keep = configMapKey(md?.name);
+    if (isObj(obj.data)) {
+      for (const k in obj.data) if (k !== keep || typeof obj.data[k] !== 'string') delete obj.data[k];
+    } else if (obj.data !== undefined) delete obj.data;
+    if (obj.binaryData !== undefined) delete obj.binaryData;
+  } else {
+    const path = TEMPLATE_PATH[key];
+    if (path) {
+      let at: unknown = obj;
+      for (const p of path) at = isObj(at) ? at[p] : undefined;
+      slimPod(at);
+      if (key === 'cronjobs' && isObj(obj.spec) && isObj(obj.spec.jobTemplate)) slimMetadata(obj.spec.jobTemplate.metadata);
+    }
+  }
   return obj;
 }
