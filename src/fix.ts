@@ -1,9 +1,16 @@
 /**
  * Fix commands: complete, namespaced, copy-pasteable kubectl commands. Every value from the
  * cluster goes through shq() so a crafted name cannot turn a copied fix into another command.
+ *
+ * `check -f`: a workload (or Namespace, ResourceQuota, ServiceAccount) that comes from the
+ * manifests does not exist yet, or is about to be replaced: patching the cluster object would be
+ * undone by the apply, and restarting it restarts the old template. Its fix is a comment line
+ * saying what to change in which file and document, with the YAML to set or remove; applying
+ * creates the new pods, so no restart line follows.
  */
-import type { Workload } from './model.js';
+import type { Model, Workload } from './model.js';
 import { isActive } from './mesh/pods.js';
+import type { ManifestSource } from './types.js';
 import { fileName, nameOf, note, shq } from './util.js';
 
 const RESTARTABLE = new Set(['Deployment', 'StatefulSet', 'DaemonSet']);
@@ -13,14 +20,79 @@ export function kref(kind: string, name: string): string {
   return shq(`${kind.toLowerCase()}/${name}`);
 }
 
+// --- manifests (check -f) ------------------------------------------------------------------
+
+/** A YAML mapping key as written in a manifest: plain when it can be, else double-quoted. */
+const yamlKey = (k: string): string => note(/^[A-Za-z0-9][A-Za-z0-9._\/-]*$/.test(k) ? k : JSON.stringify(k));
+/** A YAML value as written in a manifest: a double-quoted string (annotation and label values are strings), or a scalar. */
+const yamlValue = (v: string | number | boolean): string => note(JSON.stringify(v));
+
+/** "deploy/app.yaml (document 3)"; stdin for '-'. */
+const manifestPlace = (src: ManifestSource): string => `${src.file === '-' ? 'stdin' : note(src.file)} (document ${src.document})`;
+
+/** One comment line: in FILE (document N), Kind ns/name: EDIT. */
+export function manifestEdit(src: ManifestSource, kind: string, namespace: string | undefined, name: string, edit: string): string {
+  return `# in ${manifestPlace(src)}, ${note(kind)} ${note(namespace ? `${namespace}/${name}` : name)}: ${edit}`;
+}
+
+/** A field change inside a manifest object: set key: value under `path`, or remove path[key]. */
+export interface FieldChange {
+  key: string;
+  /** undefined: remove the key. */
+  value?: string | number | boolean;
+}
+
+/**
+ * The manifest edits for changes under one YAML path (e.g. spec.template.metadata.annotations):
+ * one line for one change; for several values to set, a line naming the place, then the YAML to
+ * add, one `#   key: "value"` line each.
+ */
+function manifestEdits(src: ManifestSource, kind: string, namespace: string | undefined, name: string, path: string, changes: FieldChange[]): string[] {
+  const line = (edit: string) => manifestEdit(src, kind, namespace, name, edit);
+  const sets = changes.filter((c) => c.value !== undefined);
+  const removes = changes.filter((c) => c.value === undefined).map((c) => line(`remove ${path ? `${path}[${note(JSON.stringify(c.key))}]` : yamlKey(c.key)}`));
+  const at = path ? `under ${path} set` : 'set';
+  if (sets.length === 0) return removes;
+  if (sets.length === 1) return [line(`${at} ${yamlKey(sets[0]!.key)}: ${yamlValue(sets[0]!.value!)}`), ...removes];
+  return [line(`${at}:`), ...sets.map((c) => `#   ${yamlKey(c.key)}: ${yamlValue(c.value!)}`), ...removes];
+}
+
+/** The YAML path of a workload's pod template in its manifest: spec.template, spec.jobTemplate.spec.template; '' for a Pod. */
+const templateYaml = (w: Workload): string => w.templatePath.split('/').filter(Boolean).join('.');
+const under = (base: string, rest: string): string => (base ? `${base}.${rest}` : rest);
+
+/**
+ * Changes to an object that may come from the manifests (`check -f`): the kubectl command for a
+ * cluster object, or the manifest edits for one in the manifests. `path` is the YAML path of the
+ * map changed (metadata.labels, spec.hard).
+ */
+export function objectChange(m: Model, ref: { kind: string; namespace?: string; name: string }, path: string, changes: FieldChange[], kubectl: () => string[]): string[] {
+  const src = m.manifestSource(ref);
+  return src ? manifestEdits(src, ref.kind, ref.namespace, ref.name, path, changes) : kubectl();
+}
+
+/**
+ * Labels or annotations set (value) or removed (no value) on a Namespace: `kubectl label|annotate
+ * namespace NS k=v k2- [--overwrite]`, or the manifest edits where the Namespace is in the manifests.
+ */
+export function namespaceChange(m: Model, ns: string, field: 'labels' | 'annotations', changes: FieldChange[]): string[] {
+  const args = changes.map((c) => shq(c.value === undefined ? `${c.key}-` : `${c.key}=${c.value}`)).join(' ');
+  const overwrite = changes.some((c) => c.value !== undefined) ? ' --overwrite' : '';
+  return objectChange(m, { kind: 'Namespace', name: ns }, `metadata.${field}`, changes, () => [`kubectl ${verb(field)} namespace ${shq(ns)} ${args}${overwrite}`]);
+}
+
+// --- re-creating pods -------------------------------------------------------------------------
+
 /**
  * How to get new pods from the (fixed) template: a rollout restart where kubectl has one; a
  * running Job or a bare Pod must be re-created; a CronJob's next run picks the template up by
  * itself, and a finished Job needs nothing (re-creating it would run its work again); pods of a
  * controller meshdoctor does not know (an Argo Rollout, a bare ReplicaSet) are deleted by name
- * for their controller to re-create.
+ * for their controller to re-create. A workload from the manifests needs nothing: applying it
+ * creates its pods.
  */
 export function recreateCommands(w: Workload): string[] {
+  if (w.manifest) return [];
   const ns = shq(w.namespace);
   if (RESTARTABLE.has(w.kind)) return [`kubectl rollout restart ${kref(w.kind, w.name)} -n ${ns}`];
   const active = w.pods.filter(isActive).map(nameOf);
@@ -29,6 +101,32 @@ export function recreateCommands(w: Workload): string[] {
   const file = fileName(w.name);
   if (w.kind === 'Pod') return [`kubectl get pod ${shq(w.name)} -n ${ns} -o yaml > ${file}`, `kubectl replace --force -f ${file}`];
   return [`kubectl delete pod -n ${ns} ${active.map(shq).join(' ')}  # ${note(w.kind)} ${note(w.name)} re-creates them`];
+}
+
+/**
+ * recreateCommands for several workloads, in the workloads' order, each command once: the
+ * rollout restarts of one kind in one namespace in one command naming each of them
+ * (`kubectl rollout restart deployment/a deployment/b -n shop`), never the whole kind.
+ */
+export function recreateAll(ws: Workload[]): string[] {
+  const out: string[] = [];
+  const restarts = new Map<string, { at: number; refs: string[]; ns: string }>();
+  for (const w of ws) {
+    if (w.manifest) continue; // applying the manifest creates its pods
+    if (RESTARTABLE.has(w.kind)) {
+      const key = `${w.namespace}\u0000${w.kind}`;
+      const group = restarts.get(key);
+      const ref = kref(w.kind, w.name);
+      if (!group) {
+        restarts.set(key, { at: out.length, refs: [ref], ns: w.namespace });
+        out.push(''); // the group's line, written below
+      } else if (!group.refs.includes(ref)) group.refs.push(ref);
+      continue;
+    }
+    for (const c of recreateCommands(w)) if (!out.includes(c)) out.push(c);
+  }
+  for (const g of restarts.values()) out[g.at] = `kubectl rollout restart ${g.refs.join(' ')} -n ${shq(g.ns)}`;
+  return out;
 }
 
 /** JSON-pointer escaping (RFC 6901) for annotation keys in patch paths. */
@@ -43,12 +141,23 @@ function jobTemplateEdit(w: Workload, change: string, where = 'spec.template.met
   ];
 }
 
+// --- changes to a workload's pod template ----------------------------------------------------------
+
 /**
- * A change to the workload's pod template: a patch (rolls a Deployment, StatefulSet or DaemonSet
- * out by itself; a CronJob's next Job uses it), a Job's re-creation, the bare pod's edit, or, for
- * a controller meshdoctor does not know (no template path), `kubectl edit` of that controller.
+ * A change to the workload's pod template: the manifest edits for a workload from the manifests;
+ * else a patch (rolls a Deployment, StatefulSet or DaemonSet out by itself; a CronJob's next Job
+ * uses it), a Job's re-creation, the bare pod's edit, or, for a controller meshdoctor does not
+ * know (no template path), `kubectl edit` of that controller.
  */
-function onTemplate(w: Workload, change: string, patch: (templatePath: string) => string, pod: () => string[], where?: string): string[] {
+function onTemplate(
+  w: Workload,
+  change: string,
+  manifest: { path: string; changes: FieldChange[] },
+  patch: (templatePath: string) => string,
+  pod: () => string[],
+  where?: string,
+): string[] {
+  if (w.manifest) return manifestEdits(w.manifest, w.kind, w.namespace, w.name, under(templateYaml(w), manifest.path), manifest.changes);
   if (w.kind === 'Job') return jobTemplateEdit(w, change, where);
   if (w.kind === 'Pod') return pod();
   if (!w.templatePath) return [`kubectl edit ${kref(w.kind, w.name)} -n ${shq(w.namespace)}  # ${note(change)} in its pod template`];
@@ -69,6 +178,7 @@ export function removeFromTemplate(w: Workload, field: 'annotations' | 'labels',
   return onTemplate(
     w,
     `remove ${field} ${key}`,
+    { path: `metadata.${field}`, changes: [{ key }] },
     (path) => `kubectl patch ${kref(w.kind, w.name)} -n ${shq(w.namespace)} --type=json -p ${shq(JSON.stringify([{ op: 'remove', path: `${path}/metadata/${field}/${jsonPointer(key)}` }]))}`,
     () => [`kubectl ${verb(field)} pod ${shq(w.name)} -n ${shq(w.namespace)} ${shq(`${key}-`)}  # then re-create the pod: editing a running pod does not inject it`],
   );
@@ -79,6 +189,7 @@ export function setOnTemplate(w: Workload, field: 'annotations' | 'labels', key:
   return onTemplate(
     w,
     `set ${field} ${key}: "${value}"`,
+    { path: `metadata.${field}`, changes: [{ key, value }] },
     (path) => mergePatch(w, path, { metadata: { [field]: { [key]: value } } }),
     () => [`kubectl ${verb(field)} --overwrite pod ${shq(w.name)} -n ${shq(w.namespace)} ${shq(`${key}=${value}`)}  # then re-create the pod`],
   );
@@ -90,6 +201,7 @@ export function setAnnotationsOnTemplate(w: Workload, annotations: Record<string
   return onTemplate(
     w,
     `set annotations ${pairs.map(([k, v]) => `${k}: "${v}"`).join(', ')}`,
+    { path: 'metadata.annotations', changes: pairs.map(([key, value]) => ({ key, value })) },
     (path) => mergePatch(w, path, { metadata: { annotations } }),
     () => [`kubectl annotate --overwrite pod ${shq(w.name)} -n ${shq(w.namespace)} ${pairs.map(([k, v]) => shq(`${k}=${v}`)).join(' ')}  # then re-create the pod`],
   );
@@ -102,13 +214,20 @@ export function setOnTemplateSpec(w: Workload, fields: Record<string, string | n
   return onTemplate(
     w,
     change,
+    { path: 'spec', changes: Object.entries(fields).map(([key, value]) => ({ key, value })) },
     (path) => mergePatch(w, path, { spec: fields }),
     () => [`kubectl get pod ${shq(w.name)} -n ${shq(w.namespace)} -o yaml > ${file}  # ${note(change)} under spec`, `kubectl replace --force -f ${file}`],
     'spec.template.spec',
   );
 }
 
-/** recreateCommands for several workloads, each command once, in the workloads' order. */
-export function recreateAll(ws: Workload[]): string[] {
-  return [...new Set(ws.flatMap(recreateCommands))];
+/**
+ * Remove an annotation from the workload object's own metadata (`metadata`) or from a CronJob's
+ * Job template metadata (`spec.jobTemplate.metadata`): not the pod template.
+ */
+export function removeAnnotationFromObject(w: Workload, where: 'metadata' | 'spec.jobTemplate.metadata', key: string): string[] {
+  if (w.manifest) return manifestEdits(w.manifest, w.kind, w.namespace, w.name, `${where}.annotations`, [{ key }]);
+  if (where === 'metadata') return [`kubectl annotate ${kref(w.kind, w.name)} -n ${shq(w.namespace)} ${shq(`${key}-`)}`];
+  const pointer = `/${where.split('.').join('/')}/annotations/${jsonPointer(key)}`;
+  return [`kubectl patch ${kref(w.kind, w.name)} -n ${shq(w.namespace)} --type=json -p ${shq(JSON.stringify([{ op: 'remove', path: pointer }]))}`];
 }

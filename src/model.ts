@@ -30,6 +30,8 @@ export interface Workload {
   templatePath: string;
   /** The workload's pods (all phases), in name order. */
   pods: K8sObject[];
+  /** `check -f`: the manifest document the workload comes from (its fixes edit that file, not the cluster). */
+  manifest?: ManifestSource;
 }
 
 export interface MeshInstall {
@@ -136,18 +138,33 @@ export class Model {
       for (const mesh of MESHES) {
         const hooks = this.webhooksOf(mesh);
         const namespaces = cpNs[mesh].filter((n) => hooks.length > 0 || this.namespace(n) !== undefined);
-        const meshedPods = this.list('pods').some((p) => injectedMesh(p as { spec?: unknown }) === mesh);
-        const controlPlane =
-          mesh === 'linkerd'
-            ? this.list('deployments').some((d) => nameOf(d) === LINKERD_INJECTOR)
-            : this.list('deployments').some((d) => isIstiod(nameOf(d)));
         const chosen = this.options.mesh;
         if (chosen !== 'auto' && chosen !== mesh) continue; // --mesh limits the run to one mesh
-        const detected = hooks.length || controlPlane || meshedPods || this.list('namespaces').some((n) => isMeshCpNamespace(mesh, n));
-        if (detected || chosen === mesh) out.push({ mesh, namespaces, webhooks: hooks });
+        if (this.detected(mesh) || chosen === mesh) out.push({ mesh, namespaces, webhooks: hooks });
       }
       return out;
     });
+  }
+
+  /** A mesh shows in the cluster: its webhooks, its injector or istiod, its meshed pods, its control-plane namespace. */
+  private detected(mesh: MeshName): boolean {
+    return this.memo(`detected:${mesh}`, () => {
+      const all = this.memo('mesh-webhooks', () => meshWebhooks(this.list('mutatingwebhookconfigurations')));
+      const meshedPods = this.list('pods').some((p) => injectedMesh(p as { spec?: unknown }) === mesh);
+      const controlPlane =
+        mesh === 'linkerd'
+          ? this.list('deployments').some((d) => nameOf(d) === LINKERD_INJECTOR)
+          : this.list('deployments').some((d) => isIstiod(nameOf(d)));
+      return all.some((w) => w.mesh === mesh) || controlPlane || meshedPods || this.list('namespaces').some((n) => isMeshCpNamespace(mesh, n));
+    });
+  }
+
+  /**
+   * The mesh is installed, whatever --mesh says: for advice that must not add a mesh beside one
+   * the run leaves out (--mesh limits what is reported, not what runs in the cluster).
+   */
+  meshInstalled(name: MeshName): boolean {
+    return !!this.mesh(name) || this.detected(name);
   }
 
   mesh(name: MeshName): MeshInstall | undefined {
@@ -306,7 +323,11 @@ function buildWorkloads(m: Model): Workload[] {
     w.pods.push(pod);
   }
   const out = [...workloads.values()];
-  for (const w of out) w.pods.sort((a, b) => cmp(nameOf(a), nameOf(b)));
+  for (const w of out) {
+    w.pods.sort((a, b) => cmp(nameOf(a), nameOf(b)));
+    const manifest = m.manifestSource(w.ref);
+    if (manifest) w.manifest = manifest;
+  }
   return out.sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.kind, b.kind) || cmp(a.name, b.name));
 }
 

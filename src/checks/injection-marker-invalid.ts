@@ -8,7 +8,8 @@
  * template, `istio-injection` as a namespace annotation or with a value other than `enabled`,
  * a template annotation `sidecar.istio.io/inject: "true"` where only the label would select a
  * webhook, and `istio-injection` beside `istio.io/rev` (istio-injection wins, the revision is
- * ignored).
+ * ignored). Also a namespace whose valid markers ask both meshes (a Linkerd annotation and an
+ * Istio label): every new pod in it is sent to both injectors.
  * When: only for installed meshes; values that read as "off" (disabled, false, no, off, 0) are
  * deliberate and stay silent, except a namespace value Linkerd rejects that blocks templates
  * asking for injection. A stray marker beside a working one changes nothing and stays silent.
@@ -22,7 +23,9 @@
  * `istio-injection` value no webhook selects is judged without them).
  * Known false positives: a deliberately inert marker kept as documentation.
  * Fix: the exact command that corrects or moves the marker, then re-create the pods (only new
- * pods are injected).
+ * pods are injected). Never one that asks a second mesh for the same pods (src/mesh/choice.ts):
+ * with both meshes in play, the mesh the evidence names is kept (a marker of the other one is
+ * removed, a template opts out of it), else the fix is the choice, in comments.
  */
 import { recreateAll } from '../fix.js';
 import { namespaceProblems, workloadProblems, type Problem } from '../mesh/marker-problems.js';
@@ -33,7 +36,7 @@ export default defineCheck({
   id: 'injection-marker-invalid',
   code: 'MD1005',
   title: 'Injection marker is invalid or misplaced',
-  description: 'A namespace or workload carries an injection marker with an invalid value, the wrong key, or in the wrong place, so it asks for injection but does nothing.',
+  description: 'A namespace or workload carries an injection marker with an invalid value, the wrong key, or in the wrong place, so it asks for injection but does nothing; or a namespace whose markers ask both meshes to inject its pods.',
   severity: 'error',
   // Namespace-only permissions: the workload-level markers are judged without Namespaces and webhooks.
   inputs: [],

@@ -11,13 +11,18 @@
  * left to injection-marker-invalid (one cause, one finding).
  * Known false positives: a namespace meant to stay partly unmeshed on purpose (use -A, or opt
  * the unmeshed workloads out explicitly).
- * Fix: mark the namespace, then restart its workloads (new pods only are injected).
+ * Fix: mark the namespace, then restart the workloads whose pods lack the proxy, by name (new
+ * pods only are injected; the meshed ones need no restart). With both meshes installed, one mesh
+ * only (src/mesh/choice.ts): the one the evidence names, else the user chooses (comment lines).
  */
 import { KUBE_SYSTEM_NAMESPACES } from '../mesh/constants.js';
+import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, mustChoose } from '../mesh/choice.js';
 import { enableMarker, namespaceMarker, templateOptOut } from '../mesh/markers.js';
+import { MESH_TITLE } from '../mesh/siblings.js';
 import { podStates } from '../model.js';
 import type { MeshName } from '../types.js';
-import { annotationsOf, groupBy, shq } from '../util.js';
+import { annotationsOf, groupBy } from '../util.js';
+import { namespaceChange, recreateAll } from '../fix.js';
 import { decide } from '../mesh/decision.js';
 import { namespaceLabels } from '../mesh/webhooks.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
@@ -36,44 +41,55 @@ export default defineCheck({
     for (const [ns, workloads] of byNs) {
       if (KUBE_SYSTEM_NAMESPACES.includes(ns)) continue; // system namespaces are never meshed
       const nsObj = m.namespace(ns);
-      const markers = new Map(m.meshes.map((i) => [i.mesh, namespaceMarker(i.mesh, nsObj)]));
-      // Any marker of any mesh (valid, disabled or misplaced) is a choice made: not "no marker".
-      if ([...markers.values()].some((mk) => mk.present)) continue;
+      // Any marker of any installed mesh (valid, disabled or misplaced; --mesh or not) is a choice
+      // made: not "no marker" (and a marker for a second mesh would put two proxies in its pods).
+      if (installedMeshes(m).some((x) => namespaceMarker(x, nsObj).present)) continue;
       const states = workloads.map((w) => ({ w, s: podStates(w) }));
       const unmeshed = states.filter(({ w, s }) => s.unmeshed.length > 0 && !s.hostNetwork && !m.meshes.some((i) => templateOptOut(i.mesh, w.template)));
       if (unmeshed.length === 0) continue;
       const meshedBy = new Set<MeshName>(states.flatMap(({ s }) => [...s.meshed.keys()]));
-      for (const install of m.meshes) {
-        const mesh = install.mesh;
-        const mixed = meshedBy.has(mesh);
-        // With two meshes, a namespace meshed by the other one is not this mesh's business.
-        if (!mixed && (meshedBy.size > 0 || (asked !== ns))) continue;
-        const marker = enableMarker(mesh, ns, install.webhooks);
-        // Would the marker work? Not where the mesh never injects (Linkerd: cert-manager, a
-        // webhook-excluded namespace; Istio: its ignored namespaces): suggesting it would mislead.
+      // Asked about with -n, or partly meshed already: a namespace left plain on purpose stays silent.
+      if (meshedBy.size === 0 && asked !== ns) continue;
+      // Would the marker work? Not where the mesh never injects (Linkerd: cert-manager, a
+      // webhook-excluded namespace; Istio: its ignored namespaces): suggesting it would mislead.
+      const options = m.meshes.flatMap((install) => {
+        const marker = enableMarker(install.mesh, ns, install.webhooks);
         const labels = namespaceLabels(nsObj, ns);
         const annotations = annotationsOf(nsObj);
         (marker.field === 'labels' ? labels : annotations)[marker.key] = marker.value;
-        const probe = decide(mesh, install.webhooks, { namespace: ns, nsLabels: labels, nsAnnotations: annotations, template: {} }, m.linkerdSettings());
-        if (!probe.inject) continue;
-        const pods = unmeshed.flatMap(({ s }) => s.unmeshed);
-        const kinds = [...new Set(unmeshed.map(({ w }) => w.kind))].filter((k) => ['Deployment', 'StatefulSet', 'DaemonSet'].includes(k)).sort();
-        yield {
-          mesh,
-          message: `Namespace ${ns} has no ${mesh === 'linkerd' ? 'Linkerd' : 'Istio'} injection marker, so ${unmeshed.length} workload(s) run without a proxy${mixed ? ' while others in it are meshed' : ''}.`,
-          resource: { kind: 'Namespace', name: ns },
-          affectedPods: pods.length,
-          evidence: {
-            namespace: ns,
-            expectedMarker: marker.text,
-            meshedWorkloads: states.filter(({ s }) => s.meshed.has(mesh)).map(({ w }) => `${w.kind}/${w.name}`),
-            unmeshedWorkloads: unmeshed.map(({ w }) => `${w.kind}/${w.name}`),
-            unmeshedPods: pods.map((p) => p.metadata?.name ?? ''),
-          },
-          fix: [marker.command, ...kinds.map((k) => `kubectl rollout restart ${k.toLowerCase()} -n ${shq(ns)}`)],
-        };
-      }
+        const probe = decide(install.mesh, install.webhooks, { namespace: ns, nsLabels: labels, nsAnnotations: annotations, template: {} }, m.linkerdSettings());
+        return probe.inject ? [{ mesh: install.mesh, marker }] : [];
+      });
+      if (options.length === 0) continue;
+      const ws = unmeshed.map(({ w }) => w);
+      // Both meshes would work: never advise both (two proxies in one pod); the evidence chooses, or the user.
+      const choice = chooseMesh(m, ns, ws, options.map((o) => o.mesh));
+      const chosen = options.find((o) => o.mesh === choice.mesh);
+      const mixed = chosen ? meshedBy.has(chosen.mesh) : meshedBy.size > 0;
+      const pods = unmeshed.flatMap(({ s }) => s.unmeshed);
+      const what = `namespace ${ns}`;
+      yield {
+        mesh: (chosen ?? options[0]!).mesh,
+        message: chosen
+          ? `Namespace ${ns} has no ${MESH_TITLE[chosen.mesh]} injection marker, so ${unmeshed.length} workload(s) run without a proxy${mixed ? ' while others in it are meshed' : ''}.`
+          : `Namespace ${ns} has no injection marker, so ${unmeshed.length} workload(s) run without a proxy${mixed ? ' while others in it are meshed' : ''}; ${mustChoose(choice, 'it')}.`,
+        resource: { kind: 'Namespace', name: ns },
+        affectedPods: pods.length,
+        evidence: {
+          namespace: ns,
+          expectedMarker: chosen ? chosen.marker.text : options.map((o) => o.marker.text).join(' or '),
+          meshedWorkloads: states.filter(({ s }) => (chosen ? s.meshed.has(chosen.mesh) : s.meshed.size > 0)).map(({ w }) => `${w.kind}/${w.name}`),
+          unmeshedWorkloads: unmeshed.map(({ w }) => `${w.kind}/${w.name}`),
+          unmeshedPods: pods.map((p) => p.metadata?.name ?? ''),
+          ...(options.length > 1 ? { meshChoice: choiceEvidence(choice) } : {}),
+        },
+        // The marker, then only the workloads whose pods lack the proxy (never the whole kind).
+        fix: choiceFix(
+          choice,
+          options.map((o) => ({ mesh: o.mesh, fix: [...namespaceChange(m, ns, o.marker.field, [{ key: o.marker.key, value: o.marker.value }]), ...recreateAll(ws)] })),
+          what,
+        ),
+      };
     }
   },
 });
-

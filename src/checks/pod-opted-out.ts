@@ -10,14 +10,18 @@
  * and never in the meshes' own or Kubernetes' namespaces.
  * Known false positives: workloads opted out on purpose (Jobs without native sidecars, host
  * agents); suppress them or leave the warning as the record of that choice.
+ * Silent where another mesh injects the workload: the opt-out is what keeps its pods to one proxy.
  * Fix: remove the opt-out from the pod template (not the running pod: injection happens only at
- * pod creation); patching the template rolls the workload out.
+ * pod creation); patching the template rolls the workload out. A template that opts out of both
+ * meshes in a namespace that enables both: one mesh only (src/mesh/choice.ts), else the choice.
  */
 import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { podStates } from '../model.js';
 import { meshOwnNamespace, meshedByNamespace, notExamined } from '../mesh/siblings.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 import { removeFromTemplate, recreateCommands } from '../fix.js';
+import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, meshWouldInject, mustChoose } from '../mesh/choice.js';
+import type { FindingInput } from '../types.js';
 
 export default defineCheck({
   id: 'pod-opted-out',
@@ -27,13 +31,15 @@ export default defineCheck({
   severity: 'warning',
   // Namespace-only permissions: the Namespace is optional (its workloads then show whether it is meshed).
   inputs: [],
-  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'namespaces', 'mutatingwebhookconfigurations'],
+  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
   *run(m) {
     const markerRead = m.has('namespaces');
     for (const w of m.appWorkloads) {
+      const found: FindingInput[] = [];
       for (const { mesh } of m.meshes) {
         const out = templateOptOut(mesh, w.template);
         if (!out) continue;
+        if (installedMeshes(m).some((x) => x !== mesh && meshWouldInject(m, w, x))) continue; // the other mesh injects it: the opt-out keeps it to one proxy
         const marker = markerRead ? namespaceMarker(mesh, m.namespace(w.namespace)) : undefined;
         if (marker && !marker.enabled) continue; // opting out of a mesh the namespace does not enable is a no-op
         const siblings = marker ? [] : meshOwnNamespace(m, w.namespace, mesh) ? [] : meshedByNamespace(m, w.namespace, mesh).filter((x) => x !== w);
@@ -43,7 +49,7 @@ export default defineCheck({
         // Patching a template rolls a Deployment/StatefulSet/DaemonSet; bare pods need re-creating.
         if (w.kind === 'Pod') fix.push(...recreateCommands(w));
         const opts = `${w.kind} ${w.namespace}/${w.name} opts out of injection with pod template ${out.from} ${out.key}=${out.value}`;
-        yield {
+        found.push({
           mesh,
           message: marker
             ? `${opts}, although namespace ${w.namespace} has ${marker.text}.`
@@ -58,6 +64,21 @@ export default defineCheck({
             pods: unmeshed.map((p) => p.metadata?.name ?? ''),
           },
           fix,
+        });
+      }
+      if (found.length < 2) {
+        yield* found;
+        continue;
+      }
+      // Opted out of both meshes, both asked: removing both opt-outs would give its pods two proxies.
+      const choice = chooseMesh(m, w.namespace, [w], found.map((f) => f.mesh));
+      for (const f of found) {
+        if (choice.mesh && f.mesh !== choice.mesh) continue; // this opt-out keeps the pods to the chosen mesh
+        yield {
+          ...f,
+          ...(choice.mesh ? {} : { message: `${f.message.slice(0, -1)}; ${mustChoose(choice, 'it')}.` }),
+          evidence: { ...f.evidence, meshChoice: choiceEvidence(choice) },
+          fix: choiceFix(choice, [{ mesh: f.mesh, fix: f.fix }], `${w.kind} ${w.namespace}/${w.name}`),
         };
       }
     }

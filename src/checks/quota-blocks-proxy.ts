@@ -17,19 +17,22 @@
  * not read, then supplies it, or the pod never fit without the mesh either), and when one more pod
  * does not fit even without its proxy (an exhausted quota, not the mesh's doing).
  * Known false positives: a LimitRange whose defaults also reach the injected containers.
- * Fix: (a) give the proxy the missing values with the mesh's annotations on the pod template
- * (Istio: all of them at once, since any one replaces the global defaults); (b) raise the quota
- * so that one more pod fits.
+ * Fix: (a) give the proxy requests and limits with the mesh's annotations on the pod template, all
+ * four (a missing request defaults to the limit: a whole CPU per pod for Linkerd's suggested
+ * limit; Istio drops all its defaults once one is set), the values set already kept and the rest
+ * sized to the mesh's defaults; when one more pod with those values does not fit the room the
+ * quota has left (status.hard minus status.used), the message says so and the quota is raised
+ * first, by exactly what is missing (hard = used + needed); (b) raise the quota so that one more
+ * pod fits. A ResourceQuota or workload from the manifests (`check -f`) is fixed in its file.
  */
 import { desiredPods, jobFinished, podStates, type Model, type Workload } from '../model.js';
-import { setAnnotationsOnTemplate } from '../fix.js';
+import { objectChange, setAnnotationsOnTemplate } from '../fix.js';
 import {
   failedCreateEvents,
   formatUnits,
   injectedPod,
   parseQuantity,
   podDemand,
-  proxyConfig,
   PROXY_RESOURCE_ANNOTATION,
   quantityUnits,
   RESOURCE_KEYS,
@@ -85,27 +88,107 @@ function proxyEvidence(p: ProxyConfig) {
 }
 
 /**
- * Annotations that give the proxy the values the quota needs. Linkerd merges them with its other
- * settings: only the missing ones. Istio replaces all of its defaults once one is set: all four,
- * keeping the values set explicitly and Istio's defaults for the rest.
+ * Annotations that give the proxy requests and limits, all four: the values set already (on the
+ * template, the namespace or in the mesh's configuration) kept, the others the mesh's suggested
+ * defaults (a request never above a limit set, a limit never below the request). A request left
+ * unset would default to the limit (Linkerd's suggested 1 CPU per pod); Istio replaces all its
+ * defaults once one annotation is set.
  */
-function proxyAnnotations(p: ProxyConfig, missing: ResourceKey[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  const chosen: Partial<Record<ResourceKey, number>> = {};
+function proxyProposal(p: ProxyConfig): { annotations: Record<string, string>; resources: Resources } {
+  const annotations: Record<string, string> = {};
+  const resources: Resources = { requests: {}, limits: {} };
   for (const key of RESOURCE_KEYS) {
     const [kind, r] = splitKey(key);
+    const explicit = p.source[key]?.startsWith('defaulted') ? undefined : p.resources[kind][r];
     const suggest = quantityUnits(r, SUGGEST[p.mesh][key])!;
-    // A limit below the request is invalid: never suggest less than the request.
-    if (p.mesh === 'linkerd') {
-      if (!missing.includes(key)) continue;
-      chosen[key] = Math.max(suggest, kind === 'limits' ? (p.resources.requests[r] ?? 0) : 0);
-    } else {
-      const explicit = p.source[key]?.startsWith('defaulted') ? undefined : p.resources[kind][r];
-      chosen[key] = explicit ?? Math.max(suggest, kind === 'limits' ? (chosen[`requests.${r}`] ?? 0) : 0);
-    }
-    out[PROXY_RESOURCE_ANNOTATION[p.mesh][key]] = formatUnits(r, chosen[key]!);
+    const limit = p.source[`limits.${r}`] ? p.resources.limits[r] : undefined;
+    const value = explicit ?? (kind === 'requests' ? Math.min(suggest, limit ?? Infinity) : Math.max(suggest, resources.requests[r] ?? 0));
+    resources[kind][r] = value;
+    annotations[PROXY_RESOURCE_ANNOTATION[p.mesh][key]] = formatUnits(r, value);
   }
-  return out;
+  return { annotations, resources };
+}
+
+type InjectedPod = ReturnType<typeof injectedPod>;
+
+/** The same pod with the proxy (and its init container) given these resources. */
+function withProxyResources(pod: InjectedPod, resources: Resources): InjectedPod {
+  const give = (c: PodContainer) => (c.proxy ? { ...c, resources } : c);
+  return { ...pod, containers: pod.containers.map(give), initContainers: pod.initContainers.map(give) };
+}
+
+/**
+ * One more pod against the room the quota has left (status.hard minus status.used), per resource
+ * the quota tracks (cpu/memory requests and limits, pods). Undefined when the quota controller
+ * has not counted usage yet.
+ */
+function measure(hard: Record<string, string>, status: Record<string, any>, pod: InjectedPod) {
+  if (!isObj(status.used)) return undefined;
+  const used = strMap(status.used);
+  const room = new Map<string, number>();
+  const usedUnits = new Map<string, number>();
+  for (const k of Object.keys(hard).filter((k) => REQUIRED[k] || k === 'pods').sort()) {
+    const h = units(k, hard[k]);
+    if (h === undefined) continue;
+    usedUnits.set(k, units(k, used[k] ?? '0') ?? 0);
+    room.set(k, h - usedUnits.get(k)!);
+  }
+  const keys = [...room.keys()];
+  const total = podDemand(pod);
+  const app = podDemand({ containers: pod.containers.filter((c) => !c.proxy), initContainers: pod.initContainers.filter((c) => !c.proxy) });
+  const asStrings = (f: (k: string) => number) => Object.fromEntries(keys.map((k) => [k, format(k, f(k))]));
+  return {
+    keys,
+    room,
+    /** Not even the app alone fits: the quota is exhausted, whatever the mesh adds. */
+    appAloneExceeds: keys.some((k) => need(k, app) > room.get(k)!),
+    exceeded: keys.filter((k) => need(k, total) > room.get(k)!),
+    needs: (k: string) => need(k, total),
+    proxyNeeds: (k: string) => need(k, total) - need(k, app),
+    /** hard = used + needed: the quota that fits exactly one more pod. */
+    raised: (k: string) => format(k, usedUnits.get(k)! + need(k, total)),
+    evidence: {
+      used: asStrings((k) => usedUnits.get(k)!),
+      remaining: asStrings((k) => room.get(k)!),
+      demand: { pod: asStrings((k) => need(k, total)), proxy: asStrings((k) => need(k, total) - need(k, app)) },
+    },
+  };
+}
+
+/** "limits.cpu needs 1500m (1 for the proxy) but 1 is left". */
+const shortfall = (fit: NonNullable<ReturnType<typeof measure>>, k: string) =>
+  `${k} needs ${format(k, fit.needs(k))} (${format(k, fit.proxyNeeds(k))} for the proxy) but ${format(k, fit.room.get(k)!)} is left`;
+
+/** Raise the quota's hard values for these resources to used + needed (a manifest edit for a quota in the manifests). */
+function raiseQuota(m: Model, q: K8sObject, ns: string, fit: NonNullable<ReturnType<typeof measure>>, keys: string[]): string[] {
+  const hard = Object.fromEntries(keys.map((k) => [k, fit.raised(k)]));
+  const name = nameOf(q);
+  return objectChange(m, { kind: 'ResourceQuota', namespace: ns, name }, 'spec.hard', Object.entries(hard).map(([key, value]) => ({ key, value })), () => [
+    `kubectl patch resourcequota ${shq(name)} -n ${shq(ns)} --type=merge -p ${shq(JSON.stringify({ spec: { hard } }))}`,
+  ]);
+}
+
+/**
+ * (a) The proxy lacks values the quota requires: the annotations that set them, checked against
+ * the quota's room; when one more pod with them does not fit, the quota is raised first.
+ */
+function missingValues(m: Model, w: Workload, mesh: MeshName, q: K8sObject, pod: InjectedPod, hard: Record<string, string>) {
+  const status = isObj(q.status) ? q.status : {};
+  const proposal = proxyProposal(pod.proxy);
+  const fit = measure(hard, status, withProxyResources(pod, proposal.resources));
+  const exceeded = fit?.exceeded ?? [];
+  return {
+    fit,
+    exceeded,
+    fix: [
+      ...(fit && exceeded.length ? raiseQuota(m, q, w.namespace, fit, exceeded) : []),
+      ...setAnnotationsOnTemplate(w, proposal.annotations),
+      // Linkerd reads its config annotations from the namespace too (a fixed-text alternative).
+      ...(mesh === 'linkerd' ? ['# or: set the same annotations on the namespace, for all its workloads, and restart them'] : []),
+    ],
+    text: fit && exceeded.length ? `; with the proxy resources the fix sets, one more pod still does not fit: ${exceeded.map((k) => shortfall(fit, k)).join('; ')}, so the fix raises the quota too` : '',
+    evidence: { proposed: proposal.annotations, ...(fit ? { ...fit.evidence, exceeded } : { used: 'not counted yet (no status.used)' }) },
+  };
 }
 
 function quotaFindings(m: Model, w: Workload, mesh: MeshName, q: K8sObject) {
@@ -131,52 +214,24 @@ function quotaFindings(m: Model, w: Workload, mesh: MeshName, q: K8sObject) {
   const missing = missingIn(all.filter((c) => c.proxy));
   if (Object.keys(missing).length) {
     const containers = [...new Set(Object.values(missing).flat())].sort();
+    const a = missingValues(m, w, mesh, q, pod, hard);
     return {
-      message: `${w.kind} ${w.namespace}/${w.name} cannot create pods: ResourceQuota ${name} requires ${Object.keys(missing).join(', ')} on every container, which the injected ${containers.join(' and ')} do not set.`,
+      message: `${w.kind} ${w.namespace}/${w.name} cannot create pods: ResourceQuota ${name} requires ${Object.keys(missing).join(', ')} on every container, which the injected ${containers.join(' and ')} do not set${a.text}.`,
       affectedPods: desiredPods(w),
-      evidence: { ...base, missing, proxy: proxyEvidence(pod.proxy) },
-      fix: [
-        ...setAnnotationsOnTemplate(w, proxyAnnotations(pod.proxy, [...new Set(Object.keys(missing).map((k) => REQUIRED[k]!))])),
-        // Linkerd reads its config annotations from the namespace too (a fixed-text alternative).
-        ...(mesh === 'linkerd' ? ['# or: set the same annotations on the namespace, for all its workloads, and restart them'] : []),
-      ],
+      evidence: { ...base, missing, proxy: proxyEvidence(pod.proxy), ...a.evidence },
+      fix: a.fix,
     };
   }
-  const used = strMap(status.used);
-  if (!isObj(status.used)) return undefined; // the quota controller has not counted usage yet
-  const tracked = Object.keys(hard).filter((k) => REQUIRED[k] || k === 'pods').sort();
-  const room = new Map<string, number>();
-  for (const k of tracked) {
-    const h = units(k, hard[k]);
-    if (h !== undefined) room.set(k, h - (units(k, used[k] ?? '0') ?? 0));
-  }
-  const total = podDemand(pod);
-  const app = podDemand({ containers: pod.containers.filter((c) => !c.proxy), initContainers: pod.initContainers.filter((c) => !c.proxy) });
-  const keys = [...room.keys()];
+  const fit = measure(hard, status, pod);
+  if (!fit) return undefined; // the quota controller has not counted usage yet
   // Not even the app alone fits: the quota is exhausted, whatever the mesh adds.
-  if (keys.some((k) => need(k, app) > room.get(k)!)) return undefined;
-  const exceeded = keys.filter((k) => need(k, total) > room.get(k)!);
-  if (!exceeded.length) return undefined;
-  const asStrings = (f: (k: string) => number) => Object.fromEntries(keys.map((k) => [k, format(k, f(k))]));
+  if (fit.appAloneExceeds || !fit.exceeded.length) return undefined;
   const proxyName = PROXY_CONTAINER[mesh];
   return {
-    message: `One more pod of ${w.kind} ${w.namespace}/${w.name} does not fit ResourceQuota ${name} with its ${proxyName}: ${exceeded
-      .map((k) => `${k} needs ${format(k, need(k, total))} (${format(k, need(k, total) - need(k, app))} for the proxy) but ${format(k, room.get(k)!)} is left`)
-      .join('; ')}.`,
+    message: `One more pod of ${w.kind} ${w.namespace}/${w.name} does not fit ResourceQuota ${name} with its ${proxyName}: ${fit.exceeded.map((k) => shortfall(fit, k)).join('; ')}.`,
     affectedPods: 1,
-    evidence: {
-      ...base,
-      used: asStrings((k) => units(k, used[k] ?? '0') ?? 0),
-      remaining: asStrings((k) => room.get(k)!),
-      demand: { pod: asStrings((k) => need(k, total)), proxy: asStrings((k) => need(k, total) - need(k, app)) },
-      exceeded,
-      proxy: proxyEvidence(pod.proxy),
-    },
-    fix: [
-      `kubectl patch resourcequota ${shq(name)} -n ${shq(w.namespace)} --type=merge -p ${shq(
-        JSON.stringify({ spec: { hard: Object.fromEntries(exceeded.map((k) => [k, format(k, units(k, hard[k])! + need(k, total) - room.get(k)!)])) } }),
-      )}`,
-    ],
+    evidence: { ...base, ...fit.evidence, exceeded: fit.exceeded, proxy: proxyEvidence(pod.proxy) },
+    fix: raiseQuota(m, q, w.namespace, fit, fit.exceeded),
   };
 }
 
@@ -258,21 +313,20 @@ function rejectedProxy(m: Model, w: Workload, mesh: MeshName, q: K8sObject) {
   const missing = proxyMissingIn(latest.message, mesh);
   const status = isObj(q.status) ? q.status : {};
   const hard = strMap(isObj(status.hard) ? status.hard : isObj(q.spec) ? q.spec.hard : undefined);
-  const proxy = proxyConfig(m, mesh, w);
+  const pod = injectedPod(m, mesh, w);
   const containers = [...new Set(Object.values(missing).flat())].sort();
+  const a = missingValues(m, w, mesh, q, pod, hard);
   return {
-    message: `${w.kind} ${w.namespace}/${w.name} cannot create pods: ResourceQuota ${name} requires ${Object.keys(missing).join(', ')} on every container, which the injected ${containers.join(' and ')} do not set (FailedCreate).`,
+    message: `${w.kind} ${w.namespace}/${w.name} cannot create pods: ResourceQuota ${name} requires ${Object.keys(missing).join(', ')} on every container, which the injected ${containers.join(' and ')} do not set (FailedCreate)${a.text}.`,
     affectedPods: desiredPods(w),
     evidence: {
       quota: name,
       hard,
       failedCreate,
       missing,
+      ...a.evidence,
       proxy: { container: PROXY_CONTAINER[mesh], source: "the FailedCreate event: the proxy's configuration (Namespace, webhooks) could not be read" },
     },
-    fix: [
-      ...setAnnotationsOnTemplate(w, proxyAnnotations(proxy, [...new Set(Object.keys(missing).map((k) => REQUIRED[k]!))])),
-      ...(mesh === 'linkerd' ? ['# or: set the same annotations on the namespace, for all its workloads, and restart them'] : []),
-    ],
+    fix: a.fix,
   };
 }

@@ -20,7 +20,7 @@
  * set `automountServiceAccountToken: true` on the pod template (or on the ServiceAccount).
  */
 import { desiredPods, jobFinished, podStates } from '../model.js';
-import { setOnTemplateSpec } from '../fix.js';
+import { objectChange, setOnTemplateSpec } from '../fix.js';
 import { podSpec } from '../mesh/pods.js';
 import { failedCreateEvents } from '../mesh/resources.js';
 import { nameOf, shq, str } from '../util.js';
@@ -86,7 +86,11 @@ export default defineCheck({
         },
         fix: [
           ...setOnTemplateSpec(w, { automountServiceAccountToken: true }),
-          ...(onSa ? [`kubectl patch serviceaccount ${shq(sa)} -n ${shq(w.namespace)} --type=merge -p '{"automountServiceAccountToken":true}'`] : []),
+          ...(onSa
+            ? objectChange(m, { kind: 'ServiceAccount', namespace: w.namespace, name: sa }, '', [{ key: 'automountServiceAccountToken', value: true }], () => [
+                `kubectl patch serviceaccount ${shq(sa)} -n ${shq(w.namespace)} --type=merge -p '{"automountServiceAccountToken":true}'`,
+              ])
+            : []),
         ],
       };
     }

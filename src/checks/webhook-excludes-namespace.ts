@@ -16,12 +16,13 @@
  * Fix: the label change (verified against the selectors) that makes a webhook select the pods,
  * then re-create them; none where the namespace cannot be meshed.
  */
-import { recreateAll, recreateCommands, removeFromTemplate, setOnTemplate } from '../fix.js';
+import { namespaceChange, recreateAll, recreateCommands, removeFromTemplate, setOnTemplate } from '../fix.js';
+import { choiceEvidence, choiceFix, chooseMesh, mustChoose } from '../mesh/choice.js';
 import { ISTIO_REV } from '../mesh/istio.js';
 import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { evalWebhook, namespaceLabels, rulesMatchPodCreate, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
 import { podStates, type Workload } from '../model.js';
-import type { MeshName } from '../types.js';
+import type { FindingInput, MeshName } from '../types.js';
 import { arr, groupBy, isObj, labelsOf, shq, strMap } from '../util.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 import { markerExplains } from '../mesh/marker-problems.js';
@@ -94,6 +95,8 @@ export default defineCheck({
   inputs: ['namespaces', 'mutatingwebhookconfigurations'],
   optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps'],
   *run(m) {
+    // Each mesh's findings first; then one mesh per namespace or workload (below).
+    const found: { f: FindingInput; ns: string; ws: Workload[] }[] = [];
     for (const { mesh, webhooks } of m.meshes) {
       const podHooks = webhooks.filter((h) => rulesMatchPodCreate(h.rules));
       if (podHooks.length === 0) continue; // no webhook for pod CREATE at all: webhook-missing reports it
@@ -122,7 +125,7 @@ export default defineCheck({
           (h, fixed) => evalWebhook(h, nsLabels, fixed).called,
         );
         const rev = mesh === 'istio' ? podLabels[ISTIO_REV] : undefined;
-        yield {
+        const f: FindingInput = {
           mesh,
           message: `${w.kind} ${w.namespace}/${w.name} asks ${MESH[mesh]} for injection, but its pod labels match the objectSelector of no ${MESH[mesh]} injection webhook, so its pods are not injected.`,
           resource: w.ref,
@@ -142,6 +145,7 @@ export default defineCheck({
               ]
             : [],
         };
+        found.push({ ns: w.namespace, ws: [w], f });
       }
 
       for (const [ns, items] of groupBy(byNamespace, (i) => i.w.namespace)) {
@@ -167,7 +171,7 @@ export default defineCheck({
             : unserved
               ? `no installed webhook serves its revision ${rev}, so their pods are not injected`
               : `its labels match the namespaceSelector of no ${MESH[mesh]} injection webhook, so their pods are not injected`;
-        yield {
+        const f: FindingInput = {
           mesh,
           message: `Namespace ${ns} asks ${MESH[mesh]} to inject ${ws.length} workload(s), but ${why}.`,
           resource: { kind: 'Namespace', name: ns },
@@ -182,9 +186,29 @@ export default defineCheck({
             ...(rev !== undefined ? { requestedRevision: rev } : {}),
             ...(repair ? { labelChange: repair.map(changeArg) } : {}),
           },
-          fix: repair
-            ? [`kubectl label namespace ${shq(ns)} ${repair.map(changeArg).join(' ')}${repair.some((c) => c.value !== undefined) ? ' --overwrite' : ''}`, ...recreateAll(ws)]
-            : [],
+          // Only the workloads whose pods lack the proxy need new pods.
+          fix: repair ? [...namespaceChange(m, ns, 'labels', repair), ...recreateAll(ws.filter((w) => podStates(w).unmeshed.length > 0))] : [],
+        };
+        found.push({ ns, ws, f });
+      }
+    }
+    // A namespace (or workload) that asks both meshes, each excluded: repairing both would give its
+    // pods two proxies. The evidence chooses one mesh (the other finding is left out: its exclusion
+    // keeps the pods to one proxy); undecided, both stay, their fixes as comments to choose from.
+    for (const group of groupBy(found, (x) => `${x.f.resource.kind}/${x.f.resource.namespace ?? ''}/${x.f.resource.name}`).values()) {
+      if (group.length === 1) {
+        yield group[0]!.f;
+        continue;
+      }
+      const choice = chooseMesh(m, group[0]!.ns, [...new Set(group.flatMap((x) => x.ws))], group.map((x) => x.f.mesh));
+      const what = group[0]!.f.resource.kind === 'Namespace' ? `namespace ${group[0]!.ns}` : `${group[0]!.f.resource.kind} ${group[0]!.ns}/${group[0]!.f.resource.name}`;
+      for (const { f } of group) {
+        if (choice.mesh && f.mesh !== choice.mesh) continue;
+        yield {
+          ...f,
+          ...(choice.mesh ? {} : { message: `${f.message.slice(0, -1)}; ${mustChoose(choice, 'it')}.` }),
+          evidence: { ...f.evidence, meshChoice: choiceEvidence(choice) },
+          fix: choice.mesh ? f.fix : choiceFix(choice, [{ mesh: f.mesh, fix: f.fix }], what),
         };
       }
     }

@@ -11,17 +11,24 @@
  * Known false positives: none by construction (the verdicts are the injection model's); with no
  * mesh detected at all the check stays silent (there is no mesh to name; the report header says
  * "meshes: none detected").
- * Fix: the namespace marker that would make the first mesh inject it — checked against the
- * webhooks' selectors and the injector's rules before being suggested — or none when it would not
- * (a namespace the mesh never injects; the verdicts say why). When the Namespace is in the
- * manifests, the fix names its file and document: it is fixed there.
+ * Fix: for one mesh only (src/mesh/choice.ts: the mesh the template's markers name, even with a
+ * wrong value, else the one the namespace's workloads run, else its markers; else the user
+ * chooses, as comments): the corrected template marker where the template asks that mesh in a way
+ * it ignores, and/or the namespace marker, each checked against the webhooks' selectors and the
+ * injector's rules before being suggested; none when nothing would work (a namespace the mesh
+ * never injects; the verdicts say why). The workload is in the manifests, so its template is
+ * fixed there (file and document); so is the Namespace when it is in the manifests.
  */
+import { namespaceChange } from '../fix.js';
+import { choiceEvidence, choiceFix, chooseMesh, mustChoose, type MeshChoice } from '../mesh/choice.js';
 import { decide, type Decision } from '../mesh/decision.js';
+import { changedTemplate, workloadProblems, type Problem } from '../mesh/marker-problems.js';
 import { enableMarker, templateOptOut } from '../mesh/markers.js';
+import { MESH_TITLE } from '../mesh/siblings.js';
 import { namespaceLabels } from '../mesh/webhooks.js';
 import { desiredPods, podStates, type Model, type Workload } from '../model.js';
 import type { MeshName } from '../types.js';
-import { annotationsOf, note } from '../util.js';
+import { annotationsOf } from '../util.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 /** The same wording as `explain`'s verdict for a mesh that would not inject. */
@@ -31,20 +38,28 @@ function verdict(d: Decision): string {
 }
 
 /**
- * The namespace marker that would make `mesh` inject the workload, when it would (not where the
- * webhooks' selectors or the injector's own rules keep the pods out whatever the namespace says).
+ * What makes `mesh` inject the workload, when something does: the template's marker corrected
+ * (where it asks this mesh in a way the mesh ignores), the namespace marker, or both; each tried
+ * with the injection model (not where the webhooks' selectors or the injector's own rules keep
+ * the pods out whatever is written).
  */
-function fixFor(m: Model, w: Workload, mesh: MeshName): string[] | undefined {
+function fixFor(m: Model, w: Workload, mesh: MeshName): { fix: string[]; problem?: Problem } | undefined {
   const install = m.mesh(mesh)!;
   const nsObj = m.namespace(w.namespace);
+  const problem = workloadProblems(m, w).find((p) => p.mesh === mesh && p.templateChanges);
+  const template = problem ? changedTemplate(w.template, problem.templateChanges!) : w.template;
+  const templateFix = problem ? (problem.correct ?? problem.fix) : [];
   const marker = enableMarker(mesh, w.namespace, install.webhooks);
-  const nsLabels = namespaceLabels(nsObj, w.namespace);
-  const nsAnnotations = annotationsOf(nsObj);
-  (marker.field === 'labels' ? nsLabels : nsAnnotations)[marker.key] = marker.value;
-  if (!decide(mesh, install.webhooks, { namespace: w.namespace, nsLabels, nsAnnotations, template: w.template }, m.linkerdSettings()).inject) return undefined;
+  const injects = (withMarker: boolean) => {
+    const nsLabels = namespaceLabels(nsObj, w.namespace);
+    const nsAnnotations = annotationsOf(nsObj);
+    if (withMarker) (marker.field === 'labels' ? nsLabels : nsAnnotations)[marker.key] = marker.value;
+    return decide(mesh, install.webhooks, { namespace: w.namespace, nsLabels, nsAnnotations, template }, m.linkerdSettings()).inject;
+  };
+  if (problem && injects(false)) return { fix: templateFix, problem };
   // A Namespace in the manifests is fixed there: a kubectl change would be undone by the next apply.
-  const inManifests = m.manifestSource({ kind: 'Namespace', name: w.namespace });
-  return inManifests ? [`# add ${note(marker.text)} to Namespace ${note(w.namespace)} in ${note(inManifests.file)}#${inManifests.document}`] : [marker.command];
+  if (injects(true)) return { fix: [...templateFix, ...namespaceChange(m, w.namespace, marker.field, [{ key: marker.key, value: marker.value }])], ...(problem ? { problem } : {}) };
+  return undefined;
 }
 
 export default defineCheck({
@@ -62,15 +77,28 @@ export default defineCheck({
       if (m.meshes.some((i) => templateOptOut(i.mesh, w.template))) continue; // opted out on purpose
       const decisions = m.decisions(w);
       if (decisions.some((d) => d.inject)) continue;
-      const fixes = decisions.map((d) => ({ mesh: d.mesh, fix: fixFor(m, w, d.mesh) }));
-      const chosen = fixes.find((f) => f.fix) ?? fixes[0]!;
+      const fixes = new Map(decisions.map((d) => [d.mesh, fixFor(m, w, d.mesh)]));
+      // One mesh: the evidence's; undecided, the only one a fix works for, or the user's choice.
+      let choice: MeshChoice = chooseMesh(m, w.namespace, [w], decisions.map((d) => d.mesh));
+      const working = decisions.map((d) => d.mesh).filter((x) => fixes.get(x));
+      if (!choice.mesh && working.length === 1) choice = { mesh: working[0]!, by: `the only mesh that can inject it`, candidates: choice.candidates };
+      const mesh = choice.mesh ?? working[0] ?? decisions[0]!.mesh;
+      const problem = choice.mesh ? fixes.get(choice.mesh)?.problem : undefined;
+      const id = `${w.kind} ${w.namespace}/${w.name}`;
+      const title = MESH_TITLE[mesh];
       yield {
-        mesh: chosen.mesh,
-        message: `${w.kind} ${w.namespace}/${w.name} will not be meshed: no installed mesh would inject its pods.`,
+        mesh,
+        message: problem
+          ? `${id} will not be meshed: its ${problem.evidence.marker} asks ${title} for injection, but ${title} ignores it (expected ${problem.evidence.expected}).`
+          : `${id} will not be meshed: no installed mesh would inject its pods${choice.mesh || working.length === 0 ? '' : `; ${mustChoose(choice, 'it')}`}.`,
         resource: w.ref,
         affectedPods: desiredPods(w),
-        evidence: { verdicts: decisions.map((d) => ({ mesh: d.mesh, verdict: verdict(d) })) },
-        fix: chosen.fix ?? [],
+        evidence: {
+          verdicts: decisions.map((d) => ({ mesh: d.mesh, verdict: verdict(d) })),
+          ...(problem ? { marker: problem.evidence.marker, expected: problem.evidence.expected } : {}),
+          ...(decisions.length > 1 ? { meshChoice: choiceEvidence(choice) } : {}),
+        },
+        fix: choiceFix(choice, working.map((x) => ({ mesh: x, fix: fixes.get(x)!.fix })), id),
       };
     }
   },

@@ -51,6 +51,14 @@ export function enableMarker(mesh: MeshName, ns: string, webhooks: MeshWebhook[]
   return { field: 'labels', ...l, text: `label ${l.key}=${l.value}`, command: `kubectl label namespace ${shq(ns)} ${shq(`${l.key}=${l.value}`)} --overwrite` };
 }
 
+/**
+ * The pod template marker that opts out of this mesh: Linkerd's annotation `linkerd.io/inject:
+ * disabled`; Istio's label `sidecar.istio.io/inject: "false"` (the label wins over the annotation).
+ */
+export function optOutMarker(mesh: MeshName): { field: 'labels' | 'annotations'; key: string; value: string } {
+  return mesh === 'linkerd' ? { field: 'annotations', key: LINKERD_INJECT, value: 'disabled' } : { field: 'labels', key: ISTIO_INJECT, value: 'false' };
+}
+
 /** The pod template opts out of this mesh explicitly. */
 export function templateOptOut(mesh: MeshName, template: { metadata?: unknown }): { key: string; value: string; from: 'label' | 'annotation' } | undefined {
   if (mesh === 'linkerd') {

@@ -239,8 +239,8 @@ describe('webhook-excludes-namespace', () => {
     ]);
     expect(batch.fix).toEqual([
       'kubectl label namespace batch config.linkerd.io/admission-webhooks-',
-      'kubectl rollout restart deployment/etl -n batch',
-      'kubectl rollout restart deployment/loader -n batch',
+      // One restart naming both Deployments (never every Deployment of the namespace).
+      'kubectl rollout restart deployment/etl deployment/loader -n batch',
     ]);
     const cm = byResource(fs, 'cert-manager');
     expect(cm.message).toContain('cannot be meshed');

@@ -8,7 +8,7 @@ describe('namespace-not-enabled', () => {
     const fs = run(cluster('linkerd', [], { allNamespaces: false, namespace: 'legacy' }));
     expect(ids(fs)).toEqual(['namespace-not-enabled Namespace legacy']);
     expect(fs[0]!.severity).toBe('warning');
-    expect(fs[0]!.fix).toEqual(['kubectl annotate namespace legacy linkerd.io/inject=enabled --overwrite', 'kubectl rollout restart deployment -n legacy']);
+    expect(fs[0]!.fix).toEqual(['kubectl annotate namespace legacy linkerd.io/inject=enabled --overwrite', 'kubectl rollout restart deployment/billing -n legacy']);
     expect(fs[0]!.evidence.unmeshedWorkloads).toEqual(['Deployment/billing']);
   });
 

@@ -73,7 +73,7 @@ kind: Namespace
 metadata: {name: legacy, labels: {team: core}}
 ---` + deploy('api', 'legacy');
     const [f] = run(applied('linkerd', yaml));
-    expect(f!.fix).toEqual(['# add annotation linkerd.io/inject=enabled to Namespace legacy in m.yaml#1']);
+    expect(f!.fix).toEqual(['# in m.yaml (document 1), Namespace legacy: under metadata.annotations set linkerd.io/inject: "enabled"']);
   });
 
   it('Istio: the label fix; the verdict of every installed mesh', () => {

@@ -154,7 +154,7 @@ describe('quota-blocks-proxy', () => {
   const run = (snap: Snapshot) => findings(snap, ['quota-blocks-proxy']);
   const dir = 'checks/quota-blocks-proxy/';
 
-  it('fires when the quota needs limits the Linkerd proxy does not set, with annotations that set them', () => {
+  it('fires when the quota needs limits the Linkerd proxy does not set, with annotations that set requests and limits', () => {
     const fs = run(cluster('linkerd', [`${dir}fires-linkerd-must-specify.yaml`], only('ledger')));
     expect(ids(fs)).toEqual(['quota-blocks-proxy Deployment ledger/api']);
     const f = fs[0]!;
@@ -163,8 +163,10 @@ describe('quota-blocks-proxy', () => {
     expect(f.evidence.missing).toEqual({ 'limits.cpu': ['linkerd-init', 'linkerd-proxy'], 'limits.memory': ['linkerd-init', 'linkerd-proxy'] });
     expect((f.evidence.failedCreate as { message: string }[])[0]!.message).toContain('must specify limits.cpu');
     expect(f.fix[0]).toBe(
-      `kubectl patch deployment/api -n ledger --type=merge -p '{"spec":{"template":{"metadata":{"annotations":{"config.linkerd.io/proxy-cpu-limit":"1","config.linkerd.io/proxy-memory-limit":"250Mi"}}}}}'`,
+      `kubectl patch deployment/api -n ledger --type=merge -p '{"spec":{"template":{"metadata":{"annotations":{"config.linkerd.io/proxy-cpu-request":"100m","config.linkerd.io/proxy-memory-request":"20Mi","config.linkerd.io/proxy-cpu-limit":"1","config.linkerd.io/proxy-memory-limit":"250Mi"}}}}}'`,
     );
+    // Requests set too (a missing one defaults to the limit: a whole CPU per pod); the pod fits the room left.
+    expect(f.evidence).toMatchObject({ used: { 'limits.cpu': '0', 'limits.memory': '0' }, demand: { pod: { 'limits.cpu': '1500m', 'limits.memory': '762Mi' } }, exceeded: [] });
   });
 
   it('fires when one more pod fits without the Istio proxy but not with it, with the quota that fits it', () => {

@@ -1,0 +1,129 @@
+/**
+ * One mesh per workload. Where advice could make two meshes inject the same pods (two proxies in
+ * one pod: Linkerd and Istio both redirect the pod's traffic), the mesh is chosen from evidence,
+ * in this order: --mesh; the markers the pod templates carry (a Linkerd annotation with a wrong
+ * value still means Linkerd); the mesh the namespace's workloads run (their meshed pods); the
+ * namespace's own markers. When none decides, the user must, and the fix says so: comment lines
+ * only, each command of each choice on its own line behind `# to mesh it with <Mesh>: `, so that
+ * pasting the whole block runs nothing (and never enables both) while each choice can be copied
+ * from behind its prefix.
+ */
+import { podStates, type Model, type Workload } from '../model.js';
+import type { MeshName } from '../types.js';
+import { annotationsOf, labelsOf, note } from '../util.js';
+import { ISTIO_REV, istioPodValue } from './istio.js';
+import { LINKERD_INJECT } from './linkerd.js';
+import { namespaceMarker, templateOptOut } from './markers.js';
+import { MESH_TITLE, templateAsks } from './siblings.js';
+
+const LINKERD_LEGACY = 'linkerd.io/auto-inject';
+/** Values that opt out rather than ask (any case). */
+const OFF = new Set(['disabled', 'disable', 'false', 'no', 'n', 'off', '0']);
+const asks = (v: string | undefined): v is string => v !== undefined && !OFF.has(v.toLowerCase());
+
+/**
+ * The marker of this mesh a pod template (or pod) carries that asks for it, valid or not, as
+ * text ("annotation linkerd.io/inject=enable"); undefined when it names this mesh nowhere, or
+ * only to opt out.
+ */
+export function templateMarkerText(mesh: MeshName, template: { metadata?: unknown } | undefined): string | undefined {
+  const annotations = annotationsOf(template);
+  const labels = labelsOf(template);
+  if (mesh === 'linkerd') {
+    if (annotations[LINKERD_INJECT] !== undefined) return asks(annotations[LINKERD_INJECT]) ? `annotation ${LINKERD_INJECT}=${annotations[LINKERD_INJECT]}` : undefined;
+    for (const key of [LINKERD_INJECT, LINKERD_LEGACY]) if (asks(labels[key])) return `label ${key}=${labels[key]}`;
+    return undefined;
+  }
+  const { value, from } = istioPodValue(template ?? {});
+  if (value !== undefined && from) return asks(value) && value !== '' ? `${from} sidecar.istio.io/inject=${value}` : undefined;
+  return labels[ISTIO_REV] !== undefined ? `label ${ISTIO_REV}=${labels[ISTIO_REV]}` : undefined;
+}
+
+/**
+ * A pod created now from this workload's template would be injected by `mesh`: the injection
+ * model's verdict for a mesh the run reports on; for an installed mesh --mesh leaves out (no
+ * decision is made for it), its namespace marker or the template asking for it.
+ */
+export function meshWouldInject(m: Model, w: Workload, mesh: MeshName): boolean {
+  if (m.mesh(mesh)) return !!m.decision(w, mesh)?.inject;
+  if (!m.meshInstalled(mesh)) return false;
+  return templateAsks(mesh, w.template) || (namespaceMarker(mesh, m.namespace(w.namespace)).enabled && !templateOptOut(mesh, w.template));
+}
+
+/** The meshes installed in the cluster, whatever --mesh says. */
+export const installedMeshes = (m: Model): MeshName[] => (['linkerd', 'istio'] as const).filter((x) => m.meshInstalled(x));
+
+export interface MeshChoice {
+  /** The mesh the evidence names; undefined when the user must choose. */
+  mesh?: MeshName;
+  /** The evidence that decided, as text. */
+  by?: string;
+  /** The meshes chosen from. */
+  candidates: MeshName[];
+}
+
+/**
+ * The one mesh advice may use for these workloads of namespace `ns` (for a namespace-wide change:
+ * the workloads it is for), among `candidates` (in order, duplicates dropped).
+ */
+export function chooseMesh(m: Model, ns: string, ws: readonly Workload[], candidates: readonly MeshName[]): MeshChoice {
+  const c = (['linkerd', 'istio'] as const).filter((x) => candidates.includes(x));
+  if (c.length <= 1) return { ...(c[0] ? { mesh: c[0] } : {}), candidates: c };
+  const chosen = m.options.mesh;
+  if (chosen !== 'auto' && c.includes(chosen)) return { mesh: chosen, by: `--mesh ${chosen}`, candidates: c };
+  const decide = (found: Map<MeshName, string>): MeshChoice | undefined => {
+    if (found.size !== 1) return undefined;
+    const [[mesh, by]] = [...found];
+    return { mesh: mesh!, by: by!, candidates: c };
+  };
+  // The pod templates' own markers: what the workload's author asked for.
+  const named = new Map<MeshName, string>();
+  for (const w of ws) {
+    for (const mesh of c) {
+      const text = templateMarkerText(mesh, w.template);
+      if (text && !named.has(mesh)) named.set(mesh, `${w.kind} ${w.namespace}/${w.name} has pod template ${text}`);
+    }
+  }
+  const byTemplate = decide(named);
+  if (byTemplate) return byTemplate;
+  // The mesh the namespace's workloads run.
+  const running = new Map<MeshName, number>();
+  for (const x of m.appWorkloadsIn(ns)) for (const mesh of podStates(x).meshed.keys()) if (c.includes(mesh)) running.set(mesh, (running.get(mesh) ?? 0) + 1);
+  const byPods = decide(new Map([...running].map(([mesh, n]) => [mesh, `${n} workload(s) in namespace ${ns} run the ${MESH_TITLE[mesh]} proxy`])));
+  if (byPods) return byPods;
+  // The namespace's own markers (valid or not).
+  const nsObj = m.namespace(ns);
+  const marked = new Map<MeshName, string>();
+  for (const mesh of c) {
+    const mk = namespaceMarker(mesh, nsObj);
+    if (mk.present) marked.set(mesh, `namespace ${ns} has ${mk.text ?? `a ${MESH_TITLE[mesh]} marker`}`);
+  }
+  return decide(marked) ?? { candidates: c };
+}
+
+/** The choice as evidence: the mesh and why, or the meshes to choose from. */
+export function choiceEvidence(choice: MeshChoice): Record<string, unknown> {
+  return choice.mesh ? { mesh: choice.mesh, ...(choice.by ? { decidedBy: choice.by } : {}) } : { mesh: null, chooseFrom: choice.candidates };
+}
+
+/** "Linkerd and Istio". */
+export const meshList = (meshes: readonly MeshName[]): string => meshes.map((x) => MESH_TITLE[x]).join(' and ');
+
+/** For a message: what the user must do when the evidence decides nothing. */
+export const mustChoose = (choice: MeshChoice, what: string): string =>
+  `${meshList(choice.candidates)} are both installed and nothing shows which one ${what} should use: choose one, never both`;
+
+/**
+ * The fix for a choice: the chosen mesh's commands; undecided, a line saying the user must
+ * choose, then every command of every option as a comment behind `# to mesh it with <Mesh>: `
+ * (a comment line of an option is kept without its own `# `).
+ */
+export function choiceFix(choice: MeshChoice, options: { mesh: MeshName; fix: string[] }[], what: string): string[] {
+  if (choice.mesh) return options.find((o) => o.mesh === choice.mesh)?.fix ?? [];
+  const usable = options.filter((o) => o.fix.length > 0);
+  if (usable.length === 0) return [];
+  return [
+    `# choose one mesh for ${note(what)}, never both (two proxies in one pod): run the commands of one choice below; pasted as it is, this block runs nothing`,
+    ...usable.flatMap((o) => o.fix.map((line) => `# to mesh it with ${MESH_TITLE[o.mesh]}: ${line.startsWith('# ') ? line.slice(2) : line.startsWith('#') ? line.slice(1) : line}`)),
+  ];
+}
