@@ -75,3 +75,6 @@ export const note = (v: string): string => printable(v, 200);
 
 /** A file name for a fix's `> file`: the object's name with anything but [A-Za-z0-9._-] replaced, never a path. */
 export const fileName = (name: string, ext = '.yaml'): string => shq(`${name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[.-]/, '_')}${ext}`);
+
+/** "1 pod", "3 pods", "2 other workloads": the count and the phrase, its last word pluralized. */
+export const plural = (n: number, phrase: string): string => `${n} ${phrase}${n === 1 ? '' : 's'}`;

@@ -86,7 +86,7 @@ describe('1. one mesh per namespace: never advise both', () => {
     expect(ids(fs)).toEqual(['namespace-not-enabled Namespace legacy']);
     const [f] = fs;
     expect(f!.message).toBe(
-      'Namespace legacy has no injection marker, so 1 workload(s) run without a proxy; Linkerd and Istio are both installed and nothing shows which one it should use: choose one, never both.',
+      'Namespace legacy has no injection marker, so 1 workload run without a proxy; Linkerd and Istio are both installed and nothing shows which one it should use: choose one, never both.',
     );
     expect(f!.evidence.meshChoice).toEqual({ mesh: null, chooseFrom: ['linkerd', 'istio'] });
     expect(f!.fix).toEqual([
@@ -108,7 +108,7 @@ describe('1. one mesh per namespace: never advise both', () => {
   it('--mesh decides; with one mesh installed there is nothing to choose (near misses)', () => {
     const linkerd = ['kubectl annotate namespace legacy linkerd.io/inject=enabled --overwrite', 'kubectl rollout restart deployment/billing -n legacy'];
     const [chosen] = run(cluster('both', [], only('legacy')), ['namespace-not-enabled'], 'linkerd');
-    expect(chosen).toMatchObject({ mesh: 'linkerd', fix: linkerd, message: 'Namespace legacy has no Linkerd injection marker, so 1 workload(s) run without a proxy.' });
+    expect(chosen).toMatchObject({ mesh: 'linkerd', fix: linkerd, message: 'Namespace legacy has no Linkerd injection marker, so 1 workload run without a proxy.' });
     const [alone] = run(cluster('linkerd', [], only('legacy')), ['namespace-not-enabled']);
     expect(alone).toMatchObject({ mesh: 'linkerd', fix: linkerd });
     expect(alone!.evidence.meshChoice).toBeUndefined();
@@ -120,7 +120,7 @@ describe('1. one mesh per namespace: never advise both', () => {
     expect(tools).toMatchObject({
       mesh: 'istio',
       resource: { kind: 'Namespace', name: 'tools' },
-      evidence: { meshChoice: { mesh: 'istio', decidedBy: '1 workload(s) in namespace tools run the Istio proxy' }, meshedWorkloads: ['Deployment/metrics'] },
+      evidence: { meshChoice: { mesh: 'istio', decidedBy: '1 workload in namespace tools runs the Istio proxy' }, meshedWorkloads: ['Deployment/metrics'] },
       fix: ['kubectl label namespace tools istio-injection=enabled --overwrite', 'kubectl rollout restart deployment/exporter -n tools'],
     });
     const [reports] = run(snap(only('reports')), ['namespace-not-enabled']);
@@ -172,7 +172,7 @@ status: {phase: Running}` : ''}`;
 
     it('a namespace whose workloads run Istio: its invalid Linkerd marker is removed, not corrected', () => {
       const f = byName(snap(), 'injection-marker-invalid', 'mixedmarks');
-      expect(f.message).toMatch(/Istio is the mesh here \(1 workload\(s\) in namespace mixedmarks run the Istio proxy\), so the fix removes this marker rather than correct it\.$/);
+      expect(f.message).toMatch(/Istio is the mesh here \(1 workload in namespace mixedmarks runs the Istio proxy\), so the fix removes this marker rather than correct it\.$/);
       expect(f.fix).toEqual(['kubectl annotate namespace mixedmarks linkerd.io/inject-']);
     });
 
@@ -244,7 +244,7 @@ status: {phase: Running}` : ''}`;
     expect(ids(fs)).toEqual(['pod-opted-out Deployment twin/batch']);
     expect(fs[0]).toMatchObject({
       mesh: 'linkerd',
-      evidence: { meshChoice: { mesh: 'linkerd', decidedBy: '1 workload(s) in namespace twin run the Linkerd proxy' } },
+      evidence: { meshChoice: { mesh: 'linkerd', decidedBy: '1 workload in namespace twin runs the Linkerd proxy' } },
       fix: [`kubectl patch deployment/batch -n twin --type=json -p '[{"op":"remove","path":"/spec/template/metadata/annotations/linkerd.io~1inject"}]'`],
     });
   });
@@ -255,7 +255,7 @@ status: {phase: Running}` : ''}`;
       mesh: 'linkerd',
       resource: { kind: 'Namespace', name: 'twin' },
       message:
-        'Namespace twin asks both Linkerd (annotation linkerd.io/inject=enabled) and Istio (label istio-injection=enabled) to inject its pods, so every new pod in it is sent to both injectors; Linkerd is the mesh here (1 workload(s) in namespace twin run the Linkerd proxy), so the fix removes the Istio marker (running pods keep their proxy until re-created).',
+        'Namespace twin asks both Linkerd (annotation linkerd.io/inject=enabled) and Istio (label istio-injection=enabled) to inject its pods, so every new pod in it is sent to both injectors; Linkerd is the mesh here (1 workload in namespace twin runs the Linkerd proxy), so the fix removes the Istio marker (running pods keep their proxy until re-created).',
       fix: ['kubectl label namespace twin istio-injection-'],
     });
     const pair = `

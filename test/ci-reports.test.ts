@@ -126,7 +126,7 @@ describe('-o junit', () => {
     const [opted, missing, quiet] = ['pod-opted-out', 'webhook-missing', 'namespace-not-enabled'].map((n) => suite.testcase.find((t: any) => t.name === n));
     const f = opted.failure[0];
     expect(f.message).toBe(`Deployment shop/we<i>rd&"'[31mx | has \`code\` and <script>alert(1)</script> [link](http://evil)`);
-    expect(f['#text']).toContain(`on Deployment shop/we<i>rd&"'[31mx (linkerd, 2 pod(s))`);
+    expect(f['#text']).toContain(`on Deployment shop/we<i>rd&"'[31mx (linkerd, 2 pods)`);
     expect(missing.skipped.message).toBe('cannot read <mutatingwebhookconfigurations>: forbidden & "denied"');
     expect(quiet.failure).toBeUndefined();
   });

@@ -13,7 +13,7 @@
  * Helm values so that the next upgrade keeps it.
  */
 import { INJECTOR_CONTAINER, type OomKill, doubledMemory, injectors, namespaceRead, oomKills, podHealth, podsMissingProxy } from '../mesh/controlplane.js';
-import { nameOf, shq, time } from '../util.js';
+import { nameOf, plural, shq, time } from '../util.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -58,7 +58,7 @@ export default defineCheck({
         yield {
           mesh,
           ...(old || othersReady ? { severity: 'warning' as const } : {}),
-          message: `Injector ${inj.namespace}/${inj.name} container ${first.container} was OOMKilled (memory limit ${first.memoryLimit ?? 'none'}, ${first.restarts} restarts)${kills.length > 1 ? ` along with ${kills.length - 1} more container(s)` : ''}; ${effect}.`,
+          message: `Injector ${inj.namespace}/${inj.name} container ${first.container} was OOMKilled (memory limit ${first.memoryLimit ?? 'none'}, ${first.restarts} restarts)${kills.length > 1 ? ` along with ${plural(kills.length - 1, 'more container')}` : ''}; ${effect}.`,
           resource: { kind: 'Deployment', namespace: inj.namespace, name: inj.name },
           affectedPods: podsMissingProxy(m, mesh),
           causeKey: `injector-oom:${mesh}`,

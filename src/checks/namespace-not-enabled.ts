@@ -21,7 +21,7 @@ import { enableMarker, namespaceMarker, templateOptOut } from '../mesh/markers.j
 import { MESH_TITLE } from '../mesh/siblings.js';
 import { podStates } from '../model.js';
 import type { MeshName } from '../types.js';
-import { annotationsOf, groupBy } from '../util.js';
+import { annotationsOf, groupBy, plural } from '../util.js';
 import { namespaceChange, recreateAll } from '../fix.js';
 import { decide } from '../mesh/decision.js';
 import { namespaceLabels } from '../mesh/webhooks.js';
@@ -71,8 +71,8 @@ export default defineCheck({
       yield {
         mesh: (chosen ?? options[0]!).mesh,
         message: chosen
-          ? `Namespace ${ns} has no ${MESH_TITLE[chosen.mesh]} injection marker, so ${unmeshed.length} workload(s) run without a proxy${mixed ? ' while others in it are meshed' : ''}.`
-          : `Namespace ${ns} has no injection marker, so ${unmeshed.length} workload(s) run without a proxy${mixed ? ' while others in it are meshed' : ''}; ${mustChoose(choice, 'it')}.`,
+          ? `Namespace ${ns} has no ${MESH_TITLE[chosen.mesh]} injection marker, so ${plural(unmeshed.length, 'workload')} run without a proxy${mixed ? ' while others in it are meshed' : ''}.`
+          : `Namespace ${ns} has no injection marker, so ${plural(unmeshed.length, 'workload')} run without a proxy${mixed ? ' while others in it are meshed' : ''}; ${mustChoose(choice, 'it')}.`,
         resource: { kind: 'Namespace', name: ns },
         affectedPods: pods.length,
         evidence: {

@@ -22,6 +22,7 @@ import { WORKLOAD_KINDS, defineCheck } from './define.js';
 import { removeFromTemplate, recreateCommands } from '../fix.js';
 import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, meshWouldInject, mustChoose } from '../mesh/choice.js';
 import type { FindingInput } from '../types.js';
+import { plural } from '../util.js';
 
 export default defineCheck({
   id: 'pod-opted-out',
@@ -53,7 +54,7 @@ export default defineCheck({
           mesh,
           message: marker
             ? `${opts}, although namespace ${w.namespace} has ${marker.text}.`
-            : `${opts}, although ${siblings.length} other workload(s) in namespace ${w.namespace} were injected without their pod template asking, so the namespace asks for injection (Namespace ${w.namespace} could not be read).`,
+            : `${opts}, although ${plural(siblings.length, 'other workload')} in namespace ${w.namespace} were injected without their pod template asking, so the namespace asks for injection (Namespace ${w.namespace} could not be read).`,
           resource: w.ref,
           affectedPods: unmeshed.length,
           evidence: {

@@ -18,6 +18,7 @@
 import { recreateCommands } from '../fix.js';
 import { missingProxy, podEvidence } from '../mesh/missing-proxy.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { plural } from '../util.js';
 
 export default defineCheck({
   id: 'pod-predates-enablement',
@@ -36,7 +37,7 @@ export default defineCheck({
         const first = missing.markers.find((mk) => mk.setAt!.getTime() === missing.since!.getTime())!;
         yield {
           mesh,
-          message: `${missing.predating.length} pod(s) of ${w.kind} ${w.namespace}/${w.name} were created before ${first.on} got ${first.text} (${missing.since.toISOString()}), so they run without a proxy until re-created.`,
+          message: `${plural(missing.predating.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} were created before ${first.on} got ${first.text} (${missing.since.toISOString()}), so they run without a proxy until re-created.`,
           resource: w.ref,
           affectedPods: missing.predating.length,
           evidence: {

@@ -34,7 +34,7 @@ import { podSpec } from '../mesh/pods.js';
 import { MESH_TITLE, ambientPod, meshOwnNamespace, meshedByNamespace, meshesAllowed, namespaceAsks, notExamined, notExaminedText, templateAsks } from '../mesh/siblings.js';
 import { podStates, type Workload } from '../model.js';
 import type { K8sObject, MeshName } from '../types.js';
-import { annotationsOf, arr, isObj, labelsOf, shq, str, time } from '../util.js';
+import { annotationsOf, arr, isObj, labelsOf, plural, shq, str, time } from '../util.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 /** Event look-ups for the workload and the direct owners of its unmeshed pods (ReplicaSet, Job). */
@@ -115,10 +115,10 @@ export default defineCheck({
           mesh,
           ...(mixed ? {} : { severity: 'warning' as const }),
           message: mixed
-            ? `${pods.length} of ${s.active.length} active pod(s) of ${w.kind} ${w.namespace}/${w.name} have no ${title} proxy while ${meshedHere.length} other(s) have one, so they were created when injection did not happen; ${unread}.`
+            ? `${pods.length} of ${plural(s.active.length, 'active pod')} of ${w.kind} ${w.namespace}/${w.name} have no ${title} proxy while ${plural(meshedHere.length, 'other')} have one, so they were created when injection did not happen; ${unread}.`
             : nsAsks
-              ? `${w.kind} ${w.namespace}/${w.name} runs ${pods.length} pod(s) without a ${title} proxy although namespace ${w.namespace} asks for injection and ${siblings.length} other workload(s) in it are meshed; ${unread}.`
-              : `${w.kind} ${w.namespace}/${w.name} runs ${pods.length} pod(s) without a ${title} proxy while ${siblings.length} other workload(s) in namespace ${w.namespace} were injected without their pod template asking, so the namespace asks for injection; ${unread}.`,
+              ? `${w.kind} ${w.namespace}/${w.name} runs ${plural(pods.length, 'pod')} without a ${title} proxy although namespace ${w.namespace} asks for injection and ${plural(siblings.length, 'other workload')} in it are meshed; ${unread}.`
+              : `${w.kind} ${w.namespace}/${w.name} runs ${plural(pods.length, 'pod')} without a ${title} proxy while ${plural(siblings.length, 'other workload')} in namespace ${w.namespace} were injected without their pod template asking, so the namespace asks for injection; ${unread}.`,
           resource: w.ref,
           affectedPods: pods.length,
           causedBy: `webhook-broken:${mesh}`,

@@ -17,7 +17,7 @@
  */
 import { recreateCommands } from '../fix.js';
 import { INJECTOR_CONTAINER, injectionSkip, injectorOutages, type InjectorOutage } from '../mesh/controlplane.js';
-import { shq, time } from '../util.js';
+import { plural, shq, time } from '../util.js';
 import type { K8sObject } from '../types.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 import { missingProxy, podEvidence } from '../mesh/missing-proxy.js';
@@ -50,7 +50,7 @@ export default defineCheck({
             : 'at an unknown time relative to the injection marker';
         yield {
           mesh,
-          message: `${missing.unexplained.length} pod(s) of ${w.kind} ${w.namespace}/${w.name} were created ${when} but have no ${mesh === 'linkerd' ? 'Linkerd' : 'Istio'} proxy, although webhook ${hook.name} should have injected them.`,
+          message: `${plural(missing.unexplained.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} were created ${when} but have no ${mesh === 'linkerd' ? 'Linkerd' : 'Istio'} proxy, although webhook ${hook.name} should have injected them.`,
           resource: w.ref,
           affectedPods: missing.unexplained.length,
           causedBy: outage?.reason === 'OOMKilled' && outage.to ? `injector-oom:${mesh}` : `webhook-broken:${mesh}`,

@@ -16,6 +16,7 @@
  */
 import { bundleFinding, byConfig, brokenEffect, certEvidence, MESH_TITLE, usable, validity, webhookBundles } from '../mesh/certs.js';
 import { defineCheck } from './define.js';
+import { plural } from '../util.js';
 
 export default defineCheck({
   id: 'webhook-ca-expired',
@@ -33,7 +34,7 @@ export default defineCheck({
         const expired = [...new Map(hit.flatMap((g) => g.parsed.certs).filter((c) => validity(c, m.now) === 'expired').map((c) => [c.fingerprint256, c])).values()];
         const base = bundleFinding(hit, broken);
         const first = expired[0]!;
-        const what = `${expired.length} expired certificate(s) (${first.label}, expired ${first.notAfter.toISOString()}${expired.length > 1 ? ', ...' : ''})`;
+        const what = `${plural(expired.length, 'expired certificate')} (${first.label}, expired ${first.notAfter.toISOString()}${expired.length > 1 ? ', ...' : ''})`;
         yield {
           ...base,
           message: broken

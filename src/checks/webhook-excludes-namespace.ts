@@ -23,7 +23,7 @@ import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { evalWebhook, namespaceLabels, rulesMatchPodCreate, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
 import { podStates, type Workload } from '../model.js';
 import type { FindingInput, MeshName } from '../types.js';
-import { arr, groupBy, isObj, labelsOf, shq, strMap } from '../util.js';
+import { arr, groupBy, isObj, labelsOf, plural, shq, strMap } from '../util.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 import { markerExplains } from '../mesh/marker-problems.js';
 
@@ -173,7 +173,7 @@ export default defineCheck({
               : `its labels match the namespaceSelector of no ${MESH[mesh]} injection webhook, so their pods are not injected`;
         const f: FindingInput = {
           mesh,
-          message: `Namespace ${ns} asks ${MESH[mesh]} to inject ${ws.length} workload(s), but ${why}.`,
+          message: `Namespace ${ns} asks ${MESH[mesh]} to inject ${plural(ws.length, 'workload')}, but ${why}.`,
           resource: { kind: 'Namespace', name: ns },
           affectedPods: ws.reduce((n, w) => n + podStates(w).unmeshed.length, 0),
           evidence: {

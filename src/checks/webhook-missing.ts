@@ -14,7 +14,7 @@
  */
 import { injectedMesh } from '../mesh/pods.js';
 import { LINKERD_WEBHOOK_CONFIG, istioRevision, podsMissingProxy, reinstallCommands } from '../mesh/controlplane.js';
-import { nameOf, nsOf, shq } from '../util.js';
+import { nameOf, nsOf, plural, shq } from '../util.js';
 import { LINKERD_INJECTOR, isIstiod } from '../mesh/constants.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
@@ -42,7 +42,7 @@ export default defineCheck({
         mesh === 'linkerd'
           ? [LINKERD_WEBHOOK_CONFIG]
           : (istiods.length ? istiods : ['istiod']).map((d) => (istioRevision(d) ? `istio-sidecar-injector-${istioRevision(d)}` : 'istio-sidecar-injector'));
-      const what = [...deployments.map((d) => `Deployment ${nsOf(d)}/${nameOf(d)}`), ...(meshedPods ? [`${meshedPods} meshed pod(s)`] : [])].join(', ');
+      const what = [...deployments.map((d) => `Deployment ${nsOf(d)}/${nameOf(d)}`), ...(meshedPods ? [`${plural(meshedPods, 'meshed pod')}`] : [])].join(', ');
       yield {
         mesh,
         message: `${mesh === 'linkerd' ? 'Linkerd' : 'Istio'} is installed (${what}) but no MutatingWebhookConfiguration registers its injection webhook, so every new pod is created without a proxy.`,

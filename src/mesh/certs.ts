@@ -6,7 +6,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import type { K8sObject, MeshName } from '../types.js';
-import { annotationsOf, groupBy, isObj, shq, str } from '../util.js';
+import { annotationsOf, groupBy, isObj, plural, shq, str } from '../util.js';
 import type { MeshWebhook } from './webhooks.js';
 import { LINKERD_INJECTOR } from './constants.js';
 
@@ -89,7 +89,7 @@ export function parsePem(text: string): PemResult {
     }
   });
   const begins = (text.match(/-----BEGIN /g) ?? []).length;
-  if (begins > blocks.length) problems.push({ problem: 'truncated', detail: `${begins - blocks.length} PEM block(s) without their END line (truncated)` });
+  if (begins > blocks.length) problems.push({ problem: 'truncated', detail: `${plural(begins - blocks.length, 'PEM block')} without their END line (truncated)` });
   else if (begins === 0) problems.push({ problem: 'not-pem', detail: 'not PEM: no -----BEGIN CERTIFICATE----- block' });
   return { certs, problems };
 }

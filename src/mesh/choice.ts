@@ -10,7 +10,7 @@
  */
 import { podStates, type Model, type Workload } from '../model.js';
 import type { MeshName } from '../types.js';
-import { annotationsOf, labelsOf, note } from '../util.js';
+import { annotationsOf, labelsOf, note, plural } from '../util.js';
 import { ISTIO_REV, istioPodValue } from './istio.js';
 import { LINKERD_INJECT } from './linkerd.js';
 import { namespaceMarker, templateOptOut } from './markers.js';
@@ -89,7 +89,7 @@ export function chooseMesh(m: Model, ns: string, ws: readonly Workload[], candid
   // The mesh the namespace's workloads run.
   const running = new Map<MeshName, number>();
   for (const x of m.appWorkloadsIn(ns)) for (const mesh of podStates(x).meshed.keys()) if (c.includes(mesh)) running.set(mesh, (running.get(mesh) ?? 0) + 1);
-  const byPods = decide(new Map([...running].map(([mesh, n]) => [mesh, `${n} workload(s) in namespace ${ns} run the ${MESH_TITLE[mesh]} proxy`])));
+  const byPods = decide(new Map([...running].map(([mesh, n]) => [mesh, `${plural(n, 'workload')} in namespace ${ns} ${n === 1 ? 'runs' : 'run'} the ${MESH_TITLE[mesh]} proxy`])));
   if (byPods) return byPods;
   // The namespace's own markers (valid or not).
   const nsObj = m.namespace(ns);

@@ -21,7 +21,7 @@ import { evalWebhook, namespaceLabels } from './webhooks.js';
 import { namespaceChange, recreateAll, removeAnnotationFromObject, removeFromTemplate, setOnTemplate } from '../fix.js';
 import { podStates, type Model, type Workload } from '../model.js';
 import type { MeshName, ResourceRef } from '../types.js';
-import { annotationsOf, isObj, labelsOf } from '../util.js';
+import { annotationsOf, isObj, labelsOf, plural } from '../util.js';
 
 const LINKERD_LEGACY = 'linkerd.io/auto-inject';
 const OFF = new Set(['disabled', 'disable', 'false', 'no', 'n', 'off', '0', 'completed']);
@@ -105,7 +105,7 @@ export function namespaceProblems(m: Model, ns: string): Problem[] {
             mesh: 'linkerd',
             message: on
               ? `Namespace ${ns} has annotation ${LINKERD_INJECT}=${v}, a value Linkerd does not accept, so Linkerd injects no pod in it.`
-              : `Namespace ${ns} has annotation ${LINKERD_INJECT}=${v}, a value Linkerd does not accept, so Linkerd skips every pod in it, including ${optIns.length} workload(s) whose pod template asks for injection.`,
+              : `Namespace ${ns} has annotation ${LINKERD_INJECT}=${v}, a value Linkerd does not accept, so Linkerd skips every pod in it, including ${plural(optIns.length, 'workload')} whose pod template asks for injection.`,
             evidence: {
               marker: `annotation ${LINKERD_INJECT}=${v}`,
               validValues: [...LINKERD_VALID],

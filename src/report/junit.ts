@@ -1,5 +1,6 @@
 import type { Finding } from '../types.js';
 import type { Reporter } from './index.js';
+import { plural } from '../util.js';
 
 /**
  * `-o junit`: JUnit XML for CI test tabs (GitLab, Jenkins, Azure): one testsuite for the run, one
@@ -30,7 +31,7 @@ export const junit: Reporter = (result) => {
     if (skip) body.push(`      <skipped message="${attr(skip.reason)}"/>`);
     if (found.length) failing++;
     for (const f of found) {
-      const detail = [`${f.severity.toUpperCase()} ${f.code} ${f.id} on ${resource(f)} (${f.mesh}${f.affectedPods ? `, ${f.affectedPods} pod(s)` : ''})`, f.message];
+      const detail = [`${f.severity.toUpperCase()} ${f.code} ${f.id} on ${resource(f)} (${f.mesh}${f.affectedPods ? `, ${plural(f.affectedPods, 'pod')}` : ''})`, f.message];
       if (f.source) detail.push(`from: ${f.source.file}#${f.source.document}`);
       if (f.fix.length) detail.push('fix:', ...f.fix.map((x) => `  ${x}`));
       body.push(`      <failure message="${attr(f.message)}" type="${f.severity}">${text(detail.join('\n'))}</failure>`);

@@ -44,7 +44,7 @@ describe("'proxy-missing-beside-meshed'", () => {
     const f = fs[0]!;
     expect(f).toMatchObject({ code: 'MD2012', severity: 'error', mesh: 'linkerd', affectedPods: 1 });
     expect(f.message).toBe(
-      '1 of 3 active pod(s) of Deployment shop/cart have no Linkerd proxy while 2 other(s) have one, so they were created when injection did not happen; ' +
+      '1 of 3 active pods of Deployment shop/cart have no Linkerd proxy while 2 others have one, so they were created when injection did not happen; ' +
         'Namespace shop (its injection marker) and the MutatingWebhookConfigurations could not be read, so why injection did not happen is not known.',
     );
     expect(f.evidence).toEqual({
@@ -72,7 +72,7 @@ describe("'proxy-missing-beside-meshed'", () => {
     expect(ids(fs)).toEqual([`${ID} Deployment store/checkout`]);
     const f = fs[0]!;
     expect(f).toMatchObject({ severity: 'warning', mesh: 'istio', affectedPods: 1 });
-    expect(f.message).toContain('while 1 other workload(s) in namespace store were injected without their pod template asking');
+    expect(f.message).toContain('while 1 other workload in namespace store were injected without their pod template asking');
     expect(f.evidence.meshedSiblings).toEqual([
       {
         workload: 'Deployment/frontend',
@@ -151,7 +151,7 @@ describe('existing checks in namespace-only mode', () => {
     const fs = findings(view('linkerd', [F('pod-opted-out', 'fires-linkerd.yaml')], 'shop'));
     expect(ids(fs)).toEqual(['pod-opted-out Deployment shop/cart']);
     expect(fs[0]!.message).toBe(
-      'Deployment shop/cart opts out of injection with pod template annotation linkerd.io/inject=disabled, although 2 other workload(s) in namespace shop were injected without their pod template asking, so the namespace asks for injection (Namespace shop could not be read).',
+      'Deployment shop/cart opts out of injection with pod template annotation linkerd.io/inject=disabled, although 2 other workloads in namespace shop were injected without their pod template asking, so the namespace asks for injection (Namespace shop could not be read).',
     );
     expect(fs[0]!.evidence).toMatchObject({ namespaceMarker: null, meshedSiblings: ['Deployment/web', 'StatefulSet/db'] });
     expect(fs[0]!.fix).toEqual(findings(cluster('linkerd', [F('pod-opted-out', 'fires-linkerd.yaml')]), ['pod-opted-out'])[0]!.fix);
