@@ -9,7 +9,6 @@
  * 4. `check -f`: a workload (or Namespace, ResourceQuota) from the manifests is fixed in its file
  *    and document, not patched in the cluster, and never restarted.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +18,7 @@ import { chooseMesh } from '../src/mesh/choice.js';
 import { overlayManifests } from '../src/manifests.js';
 import { Model, type Workload } from '../src/model.js';
 import { hasControl } from '../src/errors.js';
+import { runInBash } from './helpers/bash.js';
 import type { Finding, K8sObject, Snapshot } from '../src/types.js';
 import { runCli } from './helpers/cli.js';
 import { FIXTURES, NOW, baseObjects, cluster, findings, fixtureObjects, ids, overlay, parseObjects, snapshotFrom, type Base } from './helpers/fixtures.js';
@@ -48,32 +48,7 @@ const json = async (args: string[], stdin?: string) => {
 
 // --- running fix lines in bash, every command stubbed (as test/fix-safety.test.ts does) ---------
 
-const STUBS = ['kubectl', 'linkerd', 'istioctl', 'helm', 'grep', 'cat']
-  .map((c) => `${c}() { printf '%s\\0' "${c}" "$@" END >> "$OUT.$BASHPID"; }`)
-  .join('\n');
-
-/** Run lines in bash (one script); the argv of every command they ran, and any command not found. */
-function runLines(lines: string[]): { calls: string[][]; notFound: string[] } {
-  const dir = mkdtempSync(join(tmp, 'run-'));
-  const script = `${STUBS}\ncommand_not_found_handle() { printf 'NOTFOUND %s\\n' "$1" >> "$NF"; return 127; }\n${lines.join('\n')}\n`;
-  try {
-    execFileSync('/bin/bash', ['--norc', '--noprofile', '-c', script], { cwd: dir, env: { PATH: '/nonexistent', OUT: join(dir, 'argv'), NF: join(dir, 'nf'), HOME: '/home/x' }, stdio: 'pipe', input: '' });
-  } catch {
-    // a syntax error shows as missing calls
-  }
-  const read = (f: string) => {
-    try {
-      return readFileSync(join(dir, f), 'utf8');
-    } catch {
-      return '';
-    }
-  };
-  const recorded = readdirSync(dir).filter((f) => f.startsWith('argv.')).map(read).join('');
-  const calls = recorded.split('END\0').filter(Boolean).map((c) => c.split('\0').slice(0, -1));
-  const notFound = read('nf').split('\n').filter(Boolean);
-  rmSync(dir, { recursive: true, force: true });
-  return { calls, notFound };
-}
+const runLines = runInBash;
 
 /** The commands of one choice in a choice block, without their `# to mesh it with X: ` prefix. */
 const choiceOf = (fix: string[], mesh: 'Linkerd' | 'Istio') => fix.filter((l) => l.startsWith(`# to mesh it with ${mesh}: `)).map((l) => l.slice(`# to mesh it with ${mesh}: `.length));

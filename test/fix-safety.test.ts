@@ -4,12 +4,11 @@
  * check fixture is one line, runs no command but the ones it names, and hands each hostile value
  * to kubectl whole (stripping or splitting it would name another object).
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hasControl } from '../src/errors.js';
+import { runInBash } from './helpers/bash.js';
 import type { K8sObject } from '../src/types.js';
 import { FIXTURES, baseObjects, findings, fixtureObjects, overlay, snapshotFrom } from './helpers/fixtures.js';
 
@@ -41,34 +40,8 @@ function hostile(objects: K8sObject[]): { objects: K8sObject[]; values: string[]
   return { objects: objects.map((o) => walk(o) as K8sObject), values: [...map.values()] };
 }
 
-const STUBS = ['kubectl', 'linkerd', 'istioctl', 'helm', 'step', 'base64', 'openssl', 'grep', 'jq', 'cat']
-  .map((c) => `${c}() { printf '%s\\0' "${c}" "$@" END >> "$OUT.$BASHPID"; }`)
-  .join('\n');
-
-/** Run one fix line in bash with every command it may name stubbed out; returns each call's argv. */
-function runLine(line: string, dir: string): { calls: string[][]; notFound: string[] } {
-  const out = join(dir, 'argv');
-  for (const f of readdirSync(dir)) if (f.startsWith('argv.')) rmSync(join(dir, f));
-  const script = `${STUBS}\ncommand_not_found_handle() { printf 'NOTFOUND %s\\n' "$1" >> "$NF"; return 127; }\n${line}\n`;
-  try {
-    execFileSync('/bin/bash', ['--norc', '--noprofile', '-c', script], { cwd: dir, env: { PATH: '/nonexistent', OUT: out, NF: join(dir, 'nf'), HOME: '/home/x' }, stdio: 'pipe', input: '' });
-  } catch {
-    // a stub exits 0; a syntax error is caught below through the missing calls
-  }
-  const read = (f: string) => {
-    try {
-      return readFileSync(join(dir, f), 'utf8');
-    } catch {
-      return '';
-    }
-  };
-  // One file per stub process: the commands of a pipeline run at once.
-  const recorded = readdirSync(dir).filter((f) => f.startsWith('argv.')).map(read).join('');
-  const calls = recorded.split('END\0').filter(Boolean).map((c) => c.split('\0').slice(0, -1));
-  const notFound = read('nf').split('\n').filter(Boolean);
-  rmSync(join(dir, 'nf'), { force: true });
-  return { calls, notFound };
-}
+/** Run one fix line in bash (see helpers/bash.ts). */
+const runLine = (line: string) => runInBash([line]);
 
 const fixtures = readdirSync(join(FIXTURES, 'checks')).flatMap((check) =>
   readdirSync(join(FIXTURES, 'checks', check))
@@ -81,7 +54,6 @@ describe('fix lines with hostile names from the cluster', () => {
     const base = path.includes('istio') ? 'istio' : 'linkerd';
     const { objects, values } = hostile(overlay(baseObjects(base), fixtureObjects(path)));
     const fs = findings(snapshotFrom(objects));
-    const dir = mkdtempSync(join(tmpdir(), 'meshdoctor-fix-'));
     let lines = 0;
     for (const f of fs) {
       for (const line of f.fix) {
@@ -89,7 +61,7 @@ describe('fix lines with hostile names from the cluster', () => {
         expect(hasControl(line), `${f.id}: ${JSON.stringify(line)}`).toBe(false);
         expect(line).not.toMatch(/^# fix withheld/);
         if (line.startsWith('#')) continue;
-        const { calls, notFound } = runLine(line, dir);
+        const { calls, notFound } = runLine(line);
         expect(notFound, `${f.id}: ${line}`).toEqual([]);
         expect(calls.length, `${f.id} ran nothing: ${line}`).toBeGreaterThan(0);
         const args = calls.flat();
@@ -102,7 +74,6 @@ describe('fix lines with hostile names from the cluster', () => {
         }
       }
     }
-    rmSync(dir, { recursive: true, force: true });
     expect(lines).toBeGreaterThanOrEqual(0);
   });
 
@@ -110,10 +81,8 @@ describe('fix lines with hostile names from the cluster', () => {
     const { objects, values } = hostile(overlay(baseObjects('linkerd'), fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml')));
     const fix = findings(snapshotFrom(objects)).flatMap((f) => f.fix).join('\n');
     expect(values.some((v) => fix.includes("$'"))).toBe(true);
-    const dir = mkdtempSync(join(tmpdir(), 'meshdoctor-fix-'));
     // The guard itself: a naive line with a raw newline would run `touch`.
-    expect(runLine(`kubectl get pod a\ntouch PWNED`, dir).notFound).toEqual(['NOTFOUND touch']);
-    rmSync(dir, { recursive: true, force: true });
+    expect(runLine(`kubectl get pod a\ntouch PWNED`).notFound).toEqual(['NOTFOUND touch']);
   });
 });
 
