@@ -111,3 +111,30 @@ describe('docs links only where they resolve', () => {
     expect(bad.stderr).toBe('meshdoctor: MESHDOCTOR_DOCS_URL must be an http(s) URL, not "javascript:alert(1)"\n');
   });
 });
+
+describe('a kubectl dump that leaves out a kind is not an all-clear', () => {
+  it('no MutatingWebhookConfiguration in the dump: incomplete, never "webhook missing" (found by a review)', async () => {
+    const { mkdtempSync, writeFileSync, readFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'meshdoctor-dump-'));
+    const own = readFileSync(join(ROOT, 'demo/cluster.json'), 'utf8');
+    const { loadSnapshot } = await import('../src/cluster/load.js');
+    const snap = await loadSnapshot([join(ROOT, 'demo/cluster.json')]);
+    const items = Object.entries(snap.objects).flatMap(([k, list]) => (k === 'mutatingwebhookconfigurations' ? [] : list ?? []));
+    expect(own.length).toBeGreaterThan(0);
+    const dump = join(dir, 'dump.json');
+    writeFileSync(dump, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+    const r = await runCli(['check', '-A', '--snapshot', dump, '-o', 'json']);
+    const report = JSON.parse(r.stdout);
+    expect(report.findings.map((f: any) => f.id)).not.toContain('webhook-missing');
+    expect(report.coverage.complete).toBe(false);
+    expect(report.coverage.unavailable.map((u: any) => u.kind)).toContain('mutatingwebhookconfigurations');
+    expect(r.code).toBe(1); // the other findings still decide
+
+    const onlyNs = join(dir, 'ns.yaml');
+    writeFileSync(onlyNs, 'apiVersion: v1\nkind: Namespace\nmetadata: {name: shop, annotations: {linkerd.io/inject: enabled}}\n');
+    const lone = await runCli(['check', '-A', '--snapshot', onlyNs]);
+    expect(lone.code).toBe(3);
+    expect(lone.stdout).not.toContain('No findings');
+  });
+});

@@ -5,7 +5,7 @@ import { decodeText, fsReason, readFileBounded, statPath } from '../io.js';
 import { DEFAULT_LIMITS, MAX_DEPTH, mib, type Limits } from '../limits.js';
 import type { K8sObject, Scope, Snapshot } from '../types.js';
 import { isObj } from '../util.js';
-import { KIND_KEYS, kindOf, type KindKey } from './kinds.js';
+import { KINDS, KIND_KEYS, kindOf, type KindKey } from './kinds.js';
 import { sanitizeSecret, slim } from './sanitize.js';
 import { SNAPSHOT_KIND, TOO_DEEP, isStreamable, jsonShape, readStreamed, tooMany } from './snapshot-file.js';
 
@@ -276,6 +276,7 @@ export async function loadSnapshot(paths: string[], scope?: Scope, limits: Limit
   const snap = own ?? emptySnapshot(files, scope ?? { allNamespaces: true });
   snap.source = { ...snap.source, type: 'file', files };
   if (scope) snap.scope = scope;
+  const ownKinds = new Set(Object.keys(own?.objects ?? {}).filter((k) => own!.objects[k as KindKey]));
   for (const key of KIND_KEYS) if (!snap.unavailable[key] && !snap.objects[key]) snap.objects[key] = [];
   for (const obj of loose) {
     const info = kindOf(obj.kind);
@@ -285,8 +286,19 @@ export async function loadSnapshot(paths: string[], scope?: Scope, limits: Limit
     list.push(info.key === 'secrets' ? sanitizeSecret(obj) : slim(info.key, obj));
     delete snap.unavailable[info.key];
   }
+  // A kubectl dump does not say which kinds were asked for: an empty kind may be "none" or "not
+  // dumped". For the kinds every cluster running a mesh has, none at all means not dumped: say so
+  // (the checks that need them do not run, exit 3) instead of reporting webhooks or pods missing.
+  for (const key of ALWAYS_PRESENT) {
+    if (ownKinds.has(key) || snap.unavailable[key] || snap.objects[key]?.length) continue;
+    delete snap.objects[key];
+    snap.unavailable[key] = `not in the snapshot: the files hold no ${KINDS[key].kind}, which a cluster running a mesh always has (add kubectl get ${KINDS[key].plural} -A -o json)`;
+  }
   return snap;
 }
+
+/** Kinds of which a cluster running a mesh always has objects (its namespaces, webhooks, pods, services, service accounts). */
+const ALWAYS_PRESENT: KindKey[] = ['namespaces', 'mutatingwebhookconfigurations', 'pods', 'services', 'serviceaccounts'];
 
 /** Where a saved snapshot says it came from: its text fields only (reporters print them). */
 function sourceOf(v: unknown): Snapshot['source'] {

@@ -422,16 +422,21 @@ export const istioRevision = (istiod: string): string | undefined => (istiod.sta
 
 /** How to re-render a mesh's control plane (webhook, Service, Deployment) as it was installed. */
 export function reinstallCommands(mesh: MeshName, ns: string, istiod = 'istiod'): string[] {
+  // Alternatives by install method, as comments: pasting the block runs nothing, and never both
+  // (a CLI upgrade over a Helm release, or istioctl with the default profile, would do harm).
+  const pick = '# re-render the control plane the way it was installed: run the one line for your install method';
   if (mesh === 'linkerd') {
     return [
-      'linkerd upgrade | kubectl apply -f -  # re-renders the control plane, injector webhook included',
-      `helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${shq(ns)} --reuse-values  # instead, if installed with Helm`,
+      pick,
+      '# linkerd CLI: linkerd upgrade | kubectl apply -f -',
+      `# Helm: helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${shq(ns)} --reuse-values`,
     ];
   }
   const rev = istioRevision(istiod);
   return [
-    `istioctl install -y${rev ? ` --set revision=${shq(rev)}` : ''}  # with the profile and values you installed with`,
-    `helm upgrade ${shq(istiod)} istio/istiod -n ${shq(ns)} --reuse-values  # instead, if installed with Helm`,
+    pick,
+    `# istioctl: istioctl install -y${rev ? ` --set revision=${shq(rev)}` : ''} -f YOUR-ISTIOOPERATOR.yaml  (the profile and values you installed with)`,
+    `# Helm: helm upgrade ${shq(istiod)} istio/istiod -n ${shq(ns)} --reuse-values`,
   ];
 }
 

@@ -52,9 +52,11 @@ describe('webhook-missing', () => {
     expect(ids(fs)).toEqual(['webhook-missing MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config']);
     expect(fs[0]!.causeKey).toBe('webhook-broken:linkerd');
     expect(fs[0]!.evidence).toMatchObject({ injectorDeployments: ['linkerd/linkerd-proxy-injector'], meshedPods: 5 });
+    // Alternatives by install method are comments: pasting the block runs only the verification.
     expect(fs[0]!.fix).toEqual([
-      'linkerd upgrade | kubectl apply -f -  # re-renders the control plane, injector webhook included',
-      'helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n linkerd --reuse-values  # instead, if installed with Helm',
+      '# re-render the control plane the way it was installed: run the one line for your install method',
+      '# linkerd CLI: linkerd upgrade | kubectl apply -f -',
+      '# Helm: helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n linkerd --reuse-values',
       'kubectl get mutatingwebhookconfigurations linkerd-proxy-injector-webhook-config',
     ]);
   });
@@ -63,8 +65,8 @@ describe('webhook-missing', () => {
     const fs = run(cluster('istio', [F('webhook-missing', 'fires-istio')]));
     expect(ids(fs)).toEqual(['webhook-missing MutatingWebhookConfiguration istio-sidecar-injector']);
     expect(fs[0]!.message).toContain('Istio is installed (Deployment istio-system/istiod');
-    expect(fs[0]!.fix[0]).toBe('istioctl install -y  # with the profile and values you installed with');
-    expect(fs[0]!.fix[1]).toBe('helm upgrade istiod istio/istiod -n istio-system --reuse-values  # instead, if installed with Helm');
+    expect(fs[0]!.fix[1]).toBe('# istioctl: istioctl install -y -f YOUR-ISTIOOPERATOR.yaml  (the profile and values you installed with)');
+    expect(fs[0]!.fix[2]).toBe('# Helm: helm upgrade istiod istio/istiod -n istio-system --reuse-values');
   });
 
   it('is skipped, never "missing", when the webhook configurations cannot be read (403)', () => {
