@@ -18,7 +18,7 @@ import { chooseMesh } from '../src/mesh/choice.js';
 import { overlayManifests } from '../src/manifests.js';
 import { Model, type Workload } from '../src/model.js';
 import { hasControl } from '../src/errors.js';
-import { runInBash } from './helpers/bash.js';
+import { HOSTILE, hostile as hostileNames, runInBash } from './helpers/bash.js';
 import type { Finding, K8sObject, Snapshot } from '../src/types.js';
 import { runCli } from './helpers/cli.js';
 import { FIXTURES, NOW, baseObjects, cluster, findings, fixtureObjects, ids, overlay, parseObjects, snapshotFrom, type Base } from './helpers/fixtures.js';
@@ -556,21 +556,8 @@ spec: {template: {metadata: {labels: {linkerd.io/inject: enabled}}, spec: {resta
 });
 
 describe('the new fix lines with hostile names stay one line and quote every value', () => {
-  /** Hostile variants of the names of the both-mesh fixtures (as test/fix-safety.test.ts does for the others). */
-  const HOSTILE = [(n: number) => `⟨${n}|a\nb; touch PWNED${n}⟩`, (n: number) => `⟨${n}|x'$(touch PWNED)'"\`touch PWNED\`"${n}⟩`, (n: number) => `⟨${n}|\u001b]52;c;cHduZWQ=\u0007\r${n}⟩`];
-  const SYSTEM = new Set(['linkerd', 'istio-system', 'kube-system', 'default', 'cert-manager']);
-  function hostile(objects: K8sObject[]): { objects: K8sObject[]; values: string[] } {
-    const names = new Set<string>();
-    for (const o of objects) {
-      const ns = o.metadata?.namespace;
-      if (o.kind === 'Namespace' && o.metadata?.name && !SYSTEM.has(o.metadata.name)) names.add(o.metadata.name);
-      if (ns && !SYSTEM.has(ns) && o.metadata?.name) names.add(o.metadata.name);
-    }
-    const map = new Map([...names].sort().map((n, i) => [n, `${n}${HOSTILE[i % HOSTILE.length]!(i)}`]));
-    const walk = (v: unknown): unknown =>
-      typeof v === 'string' ? (map.get(v) ?? v) : Array.isArray(v) ? v.map(walk) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)])) : v;
-    return { objects: objects.map((o) => walk(o) as K8sObject), values: [...map.values()] };
-  }
+  /** Hostile variants of the names of the both-mesh fixtures (the first three of helpers/bash.ts). */
+  const hostile = (objects: K8sObject[]) => hostileNames(objects, HOSTILE.slice(0, 3));
 
   it.each([
     ['namespace-not-enabled', 'fires-both-evidence.yaml'],

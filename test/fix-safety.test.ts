@@ -8,37 +8,8 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hasControl } from '../src/errors.js';
-import { runInBash } from './helpers/bash.js';
-import type { K8sObject } from '../src/types.js';
+import { hostile, runInBash } from './helpers/bash.js';
 import { FIXTURES, baseObjects, findings, fixtureObjects, overlay, snapshotFrom } from './helpers/fixtures.js';
-
-/** Values that break a naive shell line; `⟨N|` and `N⟩` mark where each one starts and ends. */
-const HOSTILE = [
-  (n: number) => `⟨${n}|a\nb; touch PWNED${n}⟩`,
-  (n: number) => `⟨${n}|x'$(touch PWNED)'"\`touch PWNED\`"${n}⟩`,
-  (n: number) => `⟨${n}|\u001b]52;c;cHduZWQ=\u0007\r${n}⟩`,
-  (n: number) => `⟨${n}| -A --all #${n}⟩`,
-  (n: number) => `⟨${n}|$HOME\\\t\u2028${n}⟩`,
-];
-const SYSTEM = new Set(['linkerd', 'istio-system', 'kube-system', 'default', 'cert-manager']);
-
-/** Replace every string equal to a workload-side name (namespaces, objects in them) by a hostile variant, consistently. */
-function hostile(objects: K8sObject[]): { objects: K8sObject[]; values: string[] } {
-  const names = new Set<string>();
-  for (const o of objects) {
-    const ns = o.metadata?.namespace;
-    if (o.kind === 'Namespace' && o.metadata?.name && !SYSTEM.has(o.metadata.name)) names.add(o.metadata.name);
-    if (ns && !SYSTEM.has(ns) && o.metadata?.name) names.add(o.metadata.name);
-  }
-  const map = new Map([...names].sort().map((n, i) => [n, `${n}${HOSTILE[i % HOSTILE.length]!(i)}`]));
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return map.get(v) ?? v;
-    if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
-    return v;
-  };
-  return { objects: objects.map((o) => walk(o) as K8sObject), values: [...map.values()] };
-}
 
 /** Run one fix line in bash (see helpers/bash.ts). */
 const runLine = (line: string) => runInBash([line]);
