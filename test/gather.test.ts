@@ -8,6 +8,7 @@ import { KIND_KEYS, KINDS, type KindKey } from '../src/cluster/kinds.js';
 import { UserError } from '../src/errors.js';
 import type { K8sObject, Snapshot } from '../src/types.js';
 import { startApiServer, type ApiServer, type ApiServerOptions, type KubeconfigOptions } from './apiserver/server.js';
+import { failure } from './helpers/failure.js';
 import { generateCA, generateLeaf, type GeneratedCert } from './helpers/certs.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -93,15 +94,6 @@ function read(kubeconfig: string, opts: Partial<GatherOptions> = {}): Promise<Sn
   return gather({ kubeconfig, allNamespaces: true, kinds: ALL, limits: { requestTimeoutMs: 5000 }, ...opts });
 }
 
-/** The error a promise rejects with (failing the test if it resolves). */
-async function failure(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 const names = (objs: K8sObject[] | undefined) => (objs ?? []).map((o) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name}`);
 const requestsTo = (srv: ApiServer, path: string) => srv.requests.filter((r) => r.path === path);

@@ -20,6 +20,7 @@ import { gather, resolveContext, type GatherOptions } from '../src/cluster/gathe
 import { hasControl, UserError } from '../src/errors.js';
 import type { K8sObject, Snapshot } from '../src/types.js';
 import { startApiServer, type ApiServer } from './apiserver/server.js';
+import { failure } from './helpers/failure.js';
 import { generateCA, generateLeaf } from './helpers/certs.js';
 
 const MiB = 1024 * 1024;
@@ -120,15 +121,6 @@ function read(config: string, opts: Partial<GatherOptions> = {}): Promise<Snapsh
   return gather({ kubeconfig: config, allNamespaces: true, kinds: ['pods'], ...opts, limits: { requestTimeoutMs: 2000, ...opts.limits } });
 }
 
-/** The error a promise rejects with (failing the test if it resolves). */
-async function failure(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** A one-line UserError, as the CLI prints it. */
 async function userError(p: Promise<unknown>): Promise<string> {

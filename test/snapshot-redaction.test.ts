@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
 import { kindOf } from '../src/cluster/kinds.js';
 import { loadSnapshot } from '../src/cluster/load.js';
-import { REDACTED, slim } from '../src/cluster/sanitize.js';
+import { REDACTED, TEMPLATE_PATH, slim } from '../src/cluster/sanitize.js';
 import { snapshotText } from '../src/cluster/snapshot-file.js';
 import { explain } from '../src/explain.js';
 import { overlayManifests } from '../src/manifests.js';
@@ -310,16 +310,8 @@ describe('a snapshot holds none of the planted secrets', () => {
   });
 });
 
-/** Where a kind keeps pod specs (a Pod itself, else its template). */
-const TEMPLATE: Record<string, string[]> = {
-  pods: [],
-  replicasets: ['spec', 'template'],
-  deployments: ['spec', 'template'],
-  statefulsets: ['spec', 'template'],
-  daemonsets: ['spec', 'template'],
-  jobs: ['spec', 'template'],
-  cronjobs: ['spec', 'jobTemplate', 'spec', 'template'],
-};
+/** Where a kind keeps pod specs (a Pod itself, else its template, as slim() knows it). */
+const TEMPLATE: Partial<Record<string, readonly string[]>> = { pods: [], ...TEMPLATE_PATH };
 const keyOf = (o: K8sObject) => kindOf(o.kind)?.key ?? '';
 const podLike = (o: K8sObject): Obj | undefined => {
   const path = TEMPLATE[keyOf(o)];

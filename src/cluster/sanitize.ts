@@ -1,4 +1,5 @@
 import type { K8sObject } from '../types.js';
+import { isObj } from '../util.js';
 
 const CERT_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 /** Secret keys that may hold certificates (never keys: *.key, key.pem, ca-key.pem are dropped). */
@@ -59,10 +60,9 @@ function stripLastApplied(a: Record<string, string>): Record<string, string> {
 export const REDACTED = '(redacted)';
 
 type Obj = Record<string, any>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Where each kind keeps the pod template its pods are made from. */
-const TEMPLATE_PATH: Partial<Record<string, readonly string[]>> = {
+export const TEMPLATE_PATH: Partial<Record<string, readonly string[]>> = {
   replicasets: ['spec', 'template'],
   deployments: ['spec', 'template'],
   statefulsets: ['spec', 'template'],
