@@ -3,6 +3,7 @@
  * reporters, YAML, the Kubernetes client) load only inside the commands that need them, so
  * `--help` and `--version` pay for commander alone.
  */
+import { MESH_NAMES } from './mesh/names.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { EXIT, UserError, errorMessage, printable } from './errors.js';
@@ -111,7 +112,7 @@ function progress(io: IO) {
 /** `name`: how the user called it, e.g. "kubectl meshdoctor" through the kubectl plugin. */
 export function buildProgram(io: IO, setExit: (code: number) => void, name = 'meshdoctor'): Command {
   const program = new Command(name)
-    .description('Tells you why service-mesh sidecars (Linkerd, Istio) were not injected into your pods, and how to fix it.')
+    .description(`Tells you why service-mesh sidecars (${MESH_NAMES.join(', ')}) were not injected into your pods, and how to fix it.`)
     .version(VERSION, '-V, --version')
     .showSuggestionAfterError()
     .exitOverride()
@@ -124,7 +125,7 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
       .addOption(new Option('-o, --output <format>', 'output format (table: compact; wide: with evidence, every fix line and causes)').choices(['table', 'wide', 'json', 'sarif', 'junit', 'markdown']))
       .option('--output-file <file>', 'write the report to this file (format: -o, default json); stdout gets the table on a terminal, else nothing')
       .option('--suppress <ID=Kind/ns/name>', 'suppress matching findings (reported as suppressed, not counted for the exit code; * wildcards; cluster-scoped: ID=Kind/name; repeatable)', collect)
-      .addOption(new Option('--mesh <mesh>', 'which mesh to check').choices(['auto', 'linkerd', 'istio']).default('auto'))
+      .addOption(new Option('--mesh <mesh>', 'which mesh to check').choices(['auto', ...MESH_NAMES]).default('auto'))
       .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding is at or above this severity').choices([...FAIL_ON]).default('error'))
       .option('--only <ids>', 'run only these checks (ids or codes, comma-separated)', list)
       .option('--skip <ids>', 'skip these checks (ids or codes, comma-separated)', list)
@@ -206,7 +207,7 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
       .argument('<kind/name>', 'the workload: deployment/NAME, statefulset/NAME, daemonset/NAME, job/NAME, cronjob/NAME, replicaset/NAME or pod/NAME')
       .description('walk one workload through the injection decision of every installed mesh, step by step')
       .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']))
-      .addOption(new Option('--mesh <mesh>', 'which mesh to explain').choices(['auto', 'linkerd', 'istio']).default('auto'))
+      .addOption(new Option('--mesh <mesh>', 'which mesh to explain').choices(['auto', ...MESH_NAMES]).default('auto'))
       .option('--no-color', 'disable colors (also: NO_COLOR, or stdout not a terminal)'),
     true,
     false,

@@ -4,9 +4,10 @@
  */
 import { UserError } from './errors.js';
 import type { Decision } from './mesh/decision.js';
-import { webhookBackends, workloadOfObject, type WebhookBackend } from './mesh/controlplane.js';
+import { workloadOfObject } from './k8s/events.js';
+import { webhookBackends, type WebhookBackend } from './mesh/controlplane.js';
 import { namespaceMarker } from './mesh/markers.js';
-import { PROXY_CONTAINER } from './mesh/pods.js';
+import { profileOf } from './mesh/registry.js';
 import { podStates, type Model, type Workload } from './model.js';
 import type { Finding, MeshName, ResourceRef } from './types.js';
 import { nameOf } from './util.js';
@@ -91,7 +92,7 @@ function verdict(d: Decision, backends: WebhookBackend[]): { inject: boolean; te
     const effect = down.policy === 'Ignore' ? 'the pod is created without a proxy (failurePolicy Ignore)' : 'pod creation is rejected (failurePolicy Fail)';
     return { inject: false, text: `the webhook would be called, but its service ${down.backend.namespace}/${down.backend.name} ${what}: the call fails and ${effect}` };
   }
-  return { inject: true, text: `a pod created now would get ${PROXY_CONTAINER[d.mesh]}` };
+  return { inject: true, text: `a pod created now would get ${profileOf(d.mesh).proxyContainer}` };
 }
 
 function findWorkload(m: Model, kind: string, ns: string, name: string): { w: Workload; via?: string } {
@@ -153,7 +154,7 @@ export function explain(m: Model, target: { kind: string; name: string }, ns: st
       meshes.length === 0
         ? 'no mesh is installed: pods are never injected'
         : injecting.length
-          ? `new pods get ${injecting.map((x) => PROXY_CONTAINER[x]).join(' and ')}`
+          ? `new pods get ${injecting.map((x) => profileOf(x).proxyContainer).join(' and ')}`
           : 'new pods get no proxy',
     findings: related(findings, w, new Set(decisions.filter((d) => d.called).map((d) => d.mesh))),
   };

@@ -9,7 +9,7 @@
  * creates the new pods, so no restart line follows.
  */
 import type { Model, Workload } from './model.js';
-import { isActive } from './mesh/pods.js';
+import { isActive } from './k8s/pods.js';
 import type { ManifestSource } from './types.js';
 import { fileName, nameOf, note, shq } from './util.js';
 

@@ -5,14 +5,13 @@
  */
 import type { KindKey } from './cluster/kinds.js';
 import { meshNamespaces } from './cluster/named.js';
-import { linkerdValues, valueAt } from './mesh/config-values.js';
+import { isActive, podSpec } from './k8s/pods.js';
 import { decide, type Decision } from './mesh/decision.js';
-import { ISTIO_REV } from './mesh/istio.js';
-import { LINKERD_INJECTOR, isIstiod } from './mesh/constants.js';
-import type { LinkerdSettings } from './mesh/linkerd.js';
-import { injectedMesh, isActive, podSpec } from './mesh/pods.js';
+import { MESH_NAMES, type MeshName } from './mesh/names.js';
+import { injectedMesh } from './mesh/proxy.js';
+import { PROFILE_LIST, profileOf } from './mesh/registry.js';
 import { meshWebhooks, namespaceLabels, type MeshWebhook } from './mesh/webhooks.js';
-import type { CheckContext, K8sObject, ManifestSource, MeshName, ResourceRef, Snapshot } from './types.js';
+import type { CheckContext, K8sObject, ManifestSource, ResourceRef, Snapshot } from './types.js';
 import { annotationsOf, cmp, groupBy, isObj, labelsOf, nameOf, nsOf, str } from './util.js';
 
 export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'Job' | 'CronJob' | 'Pod' | string;
@@ -40,8 +39,6 @@ export interface MeshInstall {
   namespaces: string[];
   webhooks: MeshWebhook[];
 }
-
-const MESHES = ['linkerd', 'istio'] as const;
 
 const TEMPLATE_KINDS: [KindKey, string, string][] = [
   ['deployments', 'Deployment', '/spec/template'],
@@ -123,7 +120,7 @@ export class Model {
   /** The meshes that have injection webhooks, with them (MutatingWebhookConfigurations only). */
   get webhookMeshes(): { mesh: MeshName; webhooks: MeshWebhook[] }[] {
     return this.memo('webhook-meshes', () =>
-      MESHES.map((mesh) => ({ mesh, webhooks: this.webhooksOf(mesh) })).filter((x) => x.webhooks.length > 0),
+      MESH_NAMES.map((mesh) => ({ mesh, webhooks: this.webhooksOf(mesh) })).filter((x) => x.webhooks.length > 0),
     );
   }
 
@@ -135,7 +132,7 @@ export class Model {
     return this.memo('meshes', () => {
       const cpNs = meshNamespaces(this.list('namespaces'), this.list('mutatingwebhookconfigurations'));
       const out: MeshInstall[] = [];
-      for (const mesh of MESHES) {
+      for (const mesh of MESH_NAMES) {
         const hooks = this.webhooksOf(mesh);
         const namespaces = cpNs[mesh].filter((n) => hooks.length > 0 || this.namespace(n) !== undefined);
         const chosen = this.options.mesh;
@@ -151,11 +148,9 @@ export class Model {
     return this.memo(`detected:${mesh}`, () => {
       const all = this.memo('mesh-webhooks', () => meshWebhooks(this.list('mutatingwebhookconfigurations')));
       const meshedPods = this.list('pods').some((p) => injectedMesh(p as { spec?: unknown }) === mesh);
-      const controlPlane =
-        mesh === 'linkerd'
-          ? this.list('deployments').some((d) => nameOf(d) === LINKERD_INJECTOR)
-          : this.list('deployments').some((d) => isIstiod(nameOf(d)));
-      return all.some((w) => w.mesh === mesh) || controlPlane || meshedPods || this.list('namespaces').some((n) => isMeshCpNamespace(mesh, n));
+      const p = profileOf(mesh);
+      const controlPlane = this.list('deployments').some((d) => p.isInjectorDeployment(nameOf(d)));
+      return all.some((w) => w.mesh === mesh) || controlPlane || meshedPods || this.list('namespaces').some((n) => p.isControlPlaneNamespace(n));
     });
   }
 
@@ -196,11 +191,6 @@ export class Model {
     return this.meshes.some((m) => m.namespaces.includes(ns));
   }
 
-  linkerdSettings(): LinkerdSettings {
-    // identity.serviceAccountTokenProjection in the linkerd-config values; default true.
-    return this.memo('linkerd-settings', () => ({ tokenProjection: valueAt(linkerdValues(this), 'identity', 'serviceAccountTokenProjection') !== false }));
-  }
-
   /** Every workload: controllers listed, plus bare and orphaned pods, in a stable order. */
   get workloads(): Workload[] {
     return this.memo('workloads', () => buildWorkloads(this));
@@ -238,7 +228,7 @@ export class Model {
       // One label set per namespace: evalWebhook caches selector results by its identity.
       const nsLabels = this.memo(`ns-labels:${w.namespace}`, () => namespaceLabels(ns, w.namespace));
       const input = { namespace: w.namespace, nsLabels, nsAnnotations: annotationsOf(ns), template: w.template };
-      d = this.meshes.map((m) => decide(m.mesh, m.webhooks, input, this.linkerdSettings()));
+      d = this.meshes.map((x) => decide(this, x.mesh, x.webhooks, input));
       cache.set(w, d);
     }
     return d;
@@ -249,20 +239,10 @@ export class Model {
   }
 }
 
-function isMeshCpNamespace(mesh: MeshName, ns: K8sObject): boolean {
-  const labels = labelsOf(ns);
-  return mesh === 'linkerd' ? labels['linkerd.io/is-control-plane'] === 'true' : false;
-}
-
 /** Pods of the meshes' own control planes are never reported as missing a proxy. */
 export function isControlPlaneWorkload(w: Workload): boolean {
   const labels = labelsOf(w.template);
-  return (
-    labels['linkerd.io/control-plane-component'] !== undefined ||
-    labels['linkerd.io/cni-resource'] !== undefined ||
-    (labels.app === 'istiod' && labels[ISTIO_REV] !== undefined) ||
-    labels['istio.io/gateway-name'] !== undefined
-  );
+  return PROFILE_LIST.some((p) => p.isControlPlaneWorkload(labels));
 }
 
 function buildWorkloads(m: Model): Workload[] {

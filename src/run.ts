@@ -2,6 +2,7 @@
  * The pipeline: select checks -> obtain one snapshot (live or files) -> run the checks over one
  * Model -> rank. No printing here; the CLI renders the result.
  */
+import { MESH_NAMES } from './mesh/names.js';
 import { CHECKS } from './checks/index.js';
 import { coverageOf } from './coverage.js';
 import { docsUrl } from './checks/define.js';
@@ -97,7 +98,7 @@ export function assertNamespaceExists(snapshot: Snapshot): void {
 
 const refText = (f: Finding) => `${f.resource.kind}/${f.resource.namespace ?? ''}/${f.resource.name}`;
 
-const CONTROL_PLANE_CAUSE = /^(webhook-broken|injector-down|injector-oom):(linkerd|istio)$/;
+const CONTROL_PLANE_CAUSE = new RegExp(`^(webhook-broken|injector-down|injector-oom):(${MESH_NAMES.join('|')})$`);
 
 /**
  * `check -f`: the findings about the manifests' objects, each with the file and document it came

@@ -1,7 +1,8 @@
 import type { KindKey } from './cluster/kinds.js';
+import type { MeshName } from './mesh/names.js';
 
+export type { MeshName } from './mesh/names.js';
 export type Severity = 'error' | 'warning' | 'info';
-export type MeshName = 'linkerd' | 'istio';
 export const SEVERITIES: readonly Severity[] = ['error', 'warning', 'info'];
 
 /** A Kubernetes object as read from the API or a file: untrusted, any field may be missing. */

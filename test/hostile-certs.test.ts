@@ -2,8 +2,8 @@
  * Hostile certificates (issue 12): a chain-search bomb, dates that cannot be read. Each test failed
  * on the code before its fix (the bomb pinned a CPU for minutes; the bad dates counted as valid).
  */
+import { chainsTo, parsePem } from '../src/k8s/x509.js';
 import { describe, expect, it } from 'vitest';
-import { chainsTo, parsePem } from '../src/mesh/certs.js';
 import { generateBadTimeCert, generateSameKeyCopies } from './helpers/certs.js';
 import { cluster, findings } from './helpers/fixtures.js';
 

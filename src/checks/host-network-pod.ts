@@ -14,6 +14,7 @@
 import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { podStates } from '../model.js';
 import { nameOf } from '../util.js';
+import { meshTitle, profileOf } from '../mesh/registry.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 export default defineCheck({
@@ -35,7 +36,7 @@ export default defineCheck({
         if (!marker.enabled || templateOptOut(mesh, w.template)) continue; // nobody expects this mesh here
         yield {
           mesh,
-          message: `${w.kind} ${w.namespace}/${w.name} uses hostNetwork, so ${mesh === 'linkerd' ? 'Linkerd' : 'Istio'} never injects it (by design), although namespace ${w.namespace} has ${marker.text}.`,
+          message: `${w.kind} ${w.namespace}/${w.name} uses hostNetwork, so ${meshTitle(mesh)} never injects it (by design), although namespace ${w.namespace} has ${marker.text}.`,
           resource: w.ref,
           affectedPods: states.active.length,
           evidence: { hostNetwork: true, namespaceMarker: marker.text, pods: states.active.map(nameOf) },

@@ -13,20 +13,26 @@
  * Fix: Linkerd's documented rotation: cert-manager re-issues the issuer when it manages the
  * Secret; otherwise a new issuer (or anchor bundle) applied with `linkerd upgrade`.
  */
-import { certEvidence, identityFix, linkerdIdentity, validity } from '../mesh/certs.js';
+import { certEvidence, validity } from '../k8s/x509.js';
+import { meshList, PROFILE_LIST } from '../mesh/registry.js';
 import { defineCheck } from './define.js';
+
+/** The meshes whose identity certificates meshdoctor can read. */
+const WITH_IDENTITY = PROFILE_LIST.filter((p) => p.identity);
+const MESHES = meshList(WITH_IDENTITY.map((p) => p.name));
 
 export default defineCheck({
   id: 'identity-cert-expired',
   code: 'MD2010',
-  title: 'Linkerd identity certificate expired',
-  description: 'A Linkerd trust anchor or the identity issuer certificate has expired or is not valid yet, so proxies cannot get or verify identities.',
+  title: `${MESHES} identity certificate expired`,
+  description: `A ${MESHES} trust anchor or the identity issuer certificate has expired or is not valid yet, so proxies cannot get or verify identities.`,
   severity: 'error',
   inputs: ['configmaps'],
   optionalInputs: ['secrets'],
   *run(m) {
-    if (m.options.mesh === 'istio') return; // --mesh istio: Linkerd's identity is not asked about
-    for (const src of linkerdIdentity(m.list('configmaps'), m.list('secrets'))) {
+    for (const p of WITH_IDENTITY) {
+      if (m.options.mesh !== 'auto' && m.options.mesh !== p.name) continue; // --mesh: this mesh's identity is not asked about
+      for (const src of p.identity!.sources(m)) {
       const bad = src.certs.filter((c) => validity(c, m.now) !== 'valid');
       if (bad.length === 0) continue;
       const anyValid = bad.length < src.certs.length;
@@ -34,13 +40,13 @@ export default defineCheck({
       const when = validity(first, m.now) === 'expired' ? `expired on ${first.notAfter.toISOString()}` : `is not valid until ${first.notBefore.toISOString()}`;
       const where = `${src.ref.kind} ${src.ref.namespace}/${src.ref.name}`;
       yield {
-        mesh: 'linkerd',
+        mesh: p.name,
         message:
           src.role === 'issuer'
-            ? `The Linkerd identity issuer certificate in ${where} ${when}, so linkerd-identity cannot issue proxy certificates and new meshed pods never become ready.`
+            ? `The ${p.title} identity issuer certificate in ${where} ${when}, so ${p.identity!.issuer} cannot issue proxy certificates and new meshed pods never become ready.`
             : anyValid
-              ? `A Linkerd trust anchor in ${where} (${first.label}) ${when}; the other anchors are still valid, so remove it from the bundle.`
-              : `The Linkerd trust anchor in ${where} (${first.label}) ${when} and no valid anchor is left, so proxies cannot verify each other's identity.`,
+              ? `A ${p.title} trust anchor in ${where} (${first.label}) ${when}; the other anchors are still valid, so remove it from the bundle.`
+              : `The ${p.title} trust anchor in ${where} (${first.label}) ${when} and no valid anchor is left, so proxies cannot verify each other's identity.`,
         resource: src.ref,
         evidence: {
           role: src.role,
@@ -48,10 +54,11 @@ export default defineCheck({
           ...(src.role === 'trust anchor' ? { anchors: src.certs.length, validAnchors: src.certs.length - bad.length } : {}),
           certificates: bad.map((c) => ({ ...certEvidence(c, m.now), state: validity(c, m.now) })),
         },
-        fix: identityFix(src, anyValid),
+        fix: p.identity!.fix(src, anyValid),
         ...(anyValid ? { severity: 'warning' as const } : {}),
         affectedPods: 0, // mesh-wide: every meshed pod, not counted here
       };
+      }
     }
   },
 });

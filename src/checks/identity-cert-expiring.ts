@@ -15,36 +15,43 @@
  * Fix: Linkerd's documented rotation (cert-manager re-issue, or `linkerd upgrade` with a new
  * issuer or an anchor bundle).
  */
-import { certEvidence, certManagerCertificate, expiring, identityFix, linkerdIdentity, type Cert } from '../mesh/certs.js';
+import { certEvidence, certManagerCertificate, expiring, type Cert } from '../k8s/x509.js';
+import { meshList, PROFILE_LIST } from '../mesh/registry.js';
 import { defineCheck } from './define.js';
+
+/** The meshes whose identity certificates meshdoctor can read. */
+const WITH_IDENTITY = PROFILE_LIST.filter((p) => p.identity);
+const MESHES = meshList(WITH_IDENTITY.map((p) => p.name));
 
 const DAY = 86_400_000;
 
 export default defineCheck({
   id: 'identity-cert-expiring',
   code: 'MD2009',
-  title: 'Linkerd identity certificate expiring soon',
-  description: 'A Linkerd trust anchor or the identity issuer certificate expires within the warning window (--cert-expiry-warning, default 60 days).',
+  title: `${MESHES} identity certificate expiring soon`,
+  description: `A ${MESHES} trust anchor or the identity issuer certificate expires within the warning window (--cert-expiry-warning, default 60 days).`,
   severity: 'warning',
   inputs: ['configmaps'],
   optionalInputs: ['secrets'],
   *run(m) {
-    if (m.options.mesh === 'istio') return; // --mesh istio: Linkerd's identity is not asked about
     const days = m.options.certExpiryWarningDays;
-    for (const src of linkerdIdentity(m.list('configmaps'), m.list('secrets'))) {
+    for (const p of WITH_IDENTITY) {
+      if (m.options.mesh !== 'auto' && m.options.mesh !== p.name) continue; // --mesh: this mesh's identity is not asked about
+      for (const src of p.identity!.sources(m)) {
       const managed = src.obj ? certManagerCertificate(src.obj) !== undefined : false;
       const window = (c: Cert) => (managed ? Math.min(days, (c.notAfter.getTime() - c.notBefore.getTime()) / 3 / DAY) : days);
       const soon = src.certs.filter((c) => expiring(c, m.now, window(c)));
       if (soon.length === 0) continue;
       const first = soon[0]!;
       yield {
-        mesh: 'linkerd',
-        message: `The Linkerd ${src.role} certificate in ${src.ref.kind} ${src.ref.namespace}/${src.ref.name} (${first.label}) expires on ${first.notAfter.toISOString()}, within ${days} days.`,
+        mesh: p.name,
+        message: `The ${p.title} ${src.role} certificate in ${src.ref.kind} ${src.ref.namespace}/${src.ref.name} (${first.label}) expires on ${first.notAfter.toISOString()}, within ${days} days.`,
         resource: src.ref,
         evidence: { role: src.role, key: src.key, warningDays: days, certificates: soon.map((c) => certEvidence(c, m.now)) },
-        fix: identityFix(src, true),
+        fix: p.identity!.fix(src, true),
         affectedPods: 0, // mesh-wide: every meshed pod, not counted here
       };
+      }
     }
   },
 });

@@ -12,7 +12,9 @@
  * Fix: raise the memory limit (double it, rounded up to Mi) with kubectl for now, and in the
  * Helm values so that the next upgrade keeps it.
  */
-import { INJECTOR_CONTAINER, type OomKill, doubledMemory, injectors, namespaceRead, oomKills, podHealth, podsMissingProxy } from '../mesh/controlplane.js';
+import { profileOf } from '../mesh/registry.js';
+import { doubledMemory, oomKills, podHealth, type OomKill } from '../k8s/health.js';
+import { injectors, namespaceRead, podsMissingProxy } from '../mesh/controlplane.js';
 import { nameOf, plural, shq, time } from '../util.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
@@ -40,12 +42,8 @@ export default defineCheck({
           const [flag, current] = k.memoryLimit ? ['limits', k.memoryLimit] : k.memoryRequest ? ['requests', k.memoryRequest] : ['limits', undefined];
           const next = (current && doubledMemory(current)) ?? '512Mi';
           fix.push(`kubectl -n ${ns} set resources ${shq(`deploy/${inj.name}`)} -c ${shq(k.container)} --${flag}=memory=${next}`);
-          if (k.container !== INJECTOR_CONTAINER[mesh]) continue; // the Helm values below size the injector container only
-          fix.push(
-            mesh === 'linkerd'
-              ? `helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values --set proxyInjectorResources.memory.limit=${next}  # durable, if installed with Helm`
-              : `helm upgrade ${shq(inj.name)} istio/istiod -n ${ns} --reuse-values --set pilot.resources.limits.memory=${next}  # durable, if installed with Helm (istioctl: --set values.pilot.resources.limits.memory=${next})`,
-          );
+          if (k.container !== profileOf(mesh).injectorContainer) continue; // the Helm values below size the injector container only
+          fix.push(profileOf(mesh).injectorMemoryFix(ns, inj.name, next));
         }
         const old = kills.every((k) => k.readyNow && m.now.getTime() - (time(k.finishedAt)?.getTime() ?? m.now.getTime()) > DAY_MS);
         // Another replica that is ready now keeps serving the webhook while a killed one restarts.

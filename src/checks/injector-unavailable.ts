@@ -13,21 +13,13 @@
  * Fix: describe the Deployment, read the crashed container's previous logs, restart it (or
  * scale it back up / re-render it when it is gone).
  */
-import {
-  INJECTOR_CONTAINER,
-  type Injector,
-  failureEffect,
-  injectorDebugCommands,
-  injectors,
-  namespaceRead,
-  podHealth,
-  podsMissingProxy,
-  reinstallCommands,
-  webhookEvidence,
-} from '../mesh/controlplane.js';
-import { isActive } from '../mesh/pods.js';
+import { failureEffect } from '../k8s/admission.js';
+import { podHealth } from '../k8s/health.js';
+import { isActive } from '../k8s/pods.js';
+import { type Injector, injectorDebugCommands, injectors, namespaceRead, podsMissingProxy, reinstallCommands, webhookEvidence } from '../mesh/controlplane.js';
 import type { FindingInput } from '../types.js';
 import { isObj, shq } from '../util.js';
+import { profileOf } from '../mesh/registry.js';
 import { defineCheck } from './define.js';
 
 function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput | undefined {
@@ -68,7 +60,7 @@ function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput 
     };
   }
   const failing = health.find((h) => h.broken) ?? health.find((h) => !h.ready);
-  const container = failing?.lastTermination?.container ?? INJECTOR_CONTAINER[mesh];
+  const container = failing?.lastTermination?.container ?? profileOf(mesh).injectorContainer;
   const detail = failing ? ` (pod ${failing.name}: ${failing.waiting ?? 'not Ready'})` : m.has('pods') && !health.length ? ' (no pods)' : '';
   const down = available === 0 || (m.has('pods') && (health.length === 0 || !health.some((h) => h.ready)));
   if (down) {

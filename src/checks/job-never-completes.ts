@@ -22,23 +22,15 @@
  * and the opt-out named as alternatives. A hung Istio pod is released with `pilot-agent request
  * POST quitquitquit`; a hung Linkerd Job, whose proxy has no shell, by deleting the Job.
  */
+import { containers, podSpec } from '../k8s/pods.js';
 import { setOnTemplate } from '../fix.js';
 import { jobFinished, type Model, type Workload } from '../model.js';
-import { containers, podSpec, PROXY_CONTAINER } from '../mesh/pods.js';
 import { nativeSidecar } from '../mesh/resources.js';
 import type { FindingInput, K8sObject, MeshName } from '../types.js';
 import { arr, groupBy, isObj, nameOf, shq, str, time } from '../util.js';
+import { PROFILE_LIST, profileOf } from '../mesh/registry.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
-const NATIVE_ANNOTATION: Record<MeshName, string> = {
-  linkerd: 'config.beta.linkerd.io/proxy-enable-native-sidecar',
-  istio: 'sidecar.istio.io/nativeSidecar',
-};
-/** A call in the app's command line that stops the proxy when the app is done. */
-const SHUTDOWN: Record<MeshName, RegExp> = {
-  linkerd: /linkerd-await\b.*--shutdown|:4191\/shutdown/,
-  istio: /quitquitquit/,
-};
 /** The proxy of a pod that is shutting down on its own needs a moment: report after a minute. */
 const GRACE_MS = 60_000;
 
@@ -62,11 +54,12 @@ function hungPod(pod: K8sObject, m: Model): HungPod | undefined {
   const status = isObj(pod.status) ? pod.status : {};
   if (status.phase !== 'Running') return undefined;
   const names = containers(podSpec(pod)).map((c) => str(c.name) ?? '');
-  const mesh = (['linkerd', 'istio'] as const).find((x) => names.includes(PROXY_CONTAINER[x]));
+  const mesh = PROFILE_LIST.find((p) => names.includes(p.proxyContainer))?.name;
   if (!mesh) return undefined; // no proxy, or a native sidecar that ends with the app
   const statuses = new Map(arr(status.containerStatuses).filter(isObj).map((s) => [str(s.name) ?? '', s]));
-  const app = names.filter((n) => n !== PROXY_CONTAINER[mesh]);
-  if (!app.length || !isObj(statuses.get(PROXY_CONTAINER[mesh])?.state?.running)) return undefined;
+  const proxy = profileOf(mesh).proxyContainer;
+  const app = names.filter((n) => n !== proxy);
+  if (!app.length || !isObj(statuses.get(proxy)?.state?.running)) return undefined;
   if (!app.every((n) => isObj(statuses.get(n)?.state?.terminated))) return undefined;
   const exits = app.map((n) => time(statuses.get(n)!.state.terminated.finishedAt)).filter((t): t is Date => !!t);
   const exitedAt = exits.length === app.length ? new Date(Math.max(...exits.map((t) => t.getTime()))) : undefined;
@@ -82,18 +75,6 @@ function hungPod(pod: K8sObject, m: Model): HungPod | undefined {
   return { pod, job: String(job.name ?? ''), mesh, containers: evidence, ...(exitedAt ? { exitedAt } : {}) };
 }
 
-/** The other ways out, as comments (the fix runs the first way; these are fixed text). */
-const ALTERNATIVES: Record<MeshName, string[]> = {
-  linkerd: [
-    "# or: wrap the app's command in linkerd-await --shutdown -- (with config.linkerd.io/proxy-admin-shutdown: enabled on the pod template)",
-    '# or: opt the pod template out with the annotation linkerd.io/inject: disabled',
-  ],
-  istio: [
-    "# or: end the app's command with curl -fsS -X POST localhost:15020/quitquitquit",
-    '# or: opt the pod template out with the label sidecar.istio.io/inject: "false"',
-  ],
-};
-
 function* hungJobs(m: Model, w: Workload): Generator<FindingInput, boolean> {
   const hung = w.pods.map((p) => hungPod(p, m)).filter((h): h is HungPod => !!h);
   for (const [job, pods] of groupBy(hung, (h) => `${h.mesh}/${h.job}`)) {
@@ -101,18 +82,16 @@ function* hungJobs(m: Model, w: Workload): Generator<FindingInput, boolean> {
     const jobName = job.slice(mesh.length + 1);
     const ns = shq(w.namespace);
     const oldest = pods.map((h) => h.exitedAt?.getTime()).filter((t): t is number => t !== undefined).sort()[0];
-    const relief =
-      mesh === 'istio'
-        ? pods.map((h) => `kubectl exec ${shq(nameOf(h.pod))} -n ${ns} -c istio-proxy -- pilot-agent request POST quitquitquit`)
-        : [`kubectl delete job ${shq(jobName)} -n ${ns}  # the app has exited; linkerd-proxy has no shell to stop it from`];
+    const p = profileOf(mesh);
+    const relief = p.job.relief(pods.map((h) => nameOf(h.pod)), ns, jobName);
     // A CronJob's template is patched for the next runs; a Job's only by re-creating it, which runs it again.
     const template =
       w.kind === 'CronJob' && w.obj
-        ? setOnTemplate(w, 'annotations', NATIVE_ANNOTATION[mesh], 'true')
-        : [`# then, before it runs again: set ${NATIVE_ANNOTATION[mesh]}: "true" on the pod template of its manifest`];
+        ? setOnTemplate(w, 'annotations', p.nativeSidecarAnnotation, 'true')
+        : [`# then, before it runs again: set ${p.nativeSidecarAnnotation}: "true" on the pod template of its manifest`];
     yield {
       mesh,
-      message: `Job ${w.namespace}/${jobName} never completes: its app exited${oldest !== undefined ? ` ${since(m.now.getTime() - oldest)} ago` : ''} but ${PROXY_CONTAINER[mesh]} is not a native sidecar and keeps the pod running.`,
+      message: `Job ${w.namespace}/${jobName} never completes: its app exited${oldest !== undefined ? ` ${since(m.now.getTime() - oldest)} ago` : ''} but ${p.proxyContainer} is not a native sidecar and keeps the pod running.`,
       resource: { kind: 'Job', namespace: w.namespace, name: jobName },
       affectedPods: pods.length,
       evidence: {
@@ -153,15 +132,16 @@ export default defineCheck({
       for (const d of m.decisions(w)) {
         if (!d.inject) continue;
         const native = nativeSidecar(m, d.mesh, w);
-        if (native.native || SHUTDOWN[d.mesh].test(commandLine)) continue;
+        const p = profileOf(d.mesh);
+        if (native.native || p.job.shutdown.test(commandLine)) continue;
         yield {
           mesh: d.mesh,
           severity: 'warning',
-          message: `${w.kind} ${w.namespace}/${w.name} will be injected with ${PROXY_CONTAINER[d.mesh]} as an ordinary container and nothing stops it when the app exits, so its Jobs will never complete.`,
+          message: `${w.kind} ${w.namespace}/${w.name} will be injected with ${p.proxyContainer} as an ordinary container and nothing stops it when the app exits, so its Jobs will never complete.`,
           resource: w.ref,
           affectedPods: 1,
           evidence: { nativeSidecar: native.reason, shutdownCall: 'none in command or args', injectedBy: d.calls.filter((c) => c.called).map((c) => c.webhook.name) },
-          fix: [...setOnTemplate(w, 'annotations', NATIVE_ANNOTATION[d.mesh], 'true'), ...ALTERNATIVES[d.mesh]],
+          fix: [...setOnTemplate(w, 'annotations', p.nativeSidecarAnnotation, 'true'), ...p.job.alternatives],
         };
       }
     }

@@ -15,10 +15,10 @@
  * pods only are injected; the meshed ones need no restart). With both meshes installed, one mesh
  * only (src/mesh/choice.ts): the one the evidence names, else the user chooses (comment lines).
  */
+import { meshTitle } from '../mesh/registry.js';
 import { KUBE_SYSTEM_NAMESPACES } from '../mesh/constants.js';
 import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, mustChoose } from '../mesh/choice.js';
 import { enableMarker, namespaceMarker, templateOptOut } from '../mesh/markers.js';
-import { MESH_TITLE } from '../mesh/siblings.js';
 import { podStates } from '../model.js';
 import type { MeshName } from '../types.js';
 import { annotationsOf, groupBy, plural } from '../util.js';
@@ -57,7 +57,7 @@ export default defineCheck({
         const labels = namespaceLabels(nsObj, ns);
         const annotations = annotationsOf(nsObj);
         (marker.field === 'labels' ? labels : annotations)[marker.key] = marker.value;
-        const probe = decide(install.mesh, install.webhooks, { namespace: ns, nsLabels: labels, nsAnnotations: annotations, template: {} }, m.linkerdSettings());
+        const probe = decide(m, install.mesh, install.webhooks, { namespace: ns, nsLabels: labels, nsAnnotations: annotations, template: {} });
         return probe.inject ? [{ mesh: install.mesh, marker }] : [];
       });
       if (options.length === 0) continue;
@@ -71,7 +71,7 @@ export default defineCheck({
       yield {
         mesh: (chosen ?? options[0]!).mesh,
         message: chosen
-          ? `Namespace ${ns} has no ${MESH_TITLE[chosen.mesh]} injection marker, so ${plural(unmeshed.length, 'workload')} run without a proxy${mixed ? ' while others in it are meshed' : ''}.`
+          ? `Namespace ${ns} has no ${meshTitle(chosen.mesh)} injection marker, so ${plural(unmeshed.length, 'workload')} run without a proxy${mixed ? ' while others in it are meshed' : ''}.`
           : `Namespace ${ns} has no injection marker, so ${plural(unmeshed.length, 'workload')} run without a proxy${mixed ? ' while others in it are meshed' : ''}; ${mustChoose(choice, 'it')}.`,
         resource: { kind: 'Namespace', name: ns },
         affectedPods: pods.length,

@@ -25,13 +25,13 @@
  * Fix: read the owner's events (FailedCreate, Linkerd's InjectionSkipped), then restart only that
  * workload; a pod created now is injected if the injector works.
  */
+import { podSpec } from '../k8s/pods.js';
+import { meshTitle, profileOf } from '../mesh/registry.js';
 import { recreateCommands } from '../fix.js';
 import { injectionSkip } from '../mesh/controlplane.js';
-import { LINKERD_INJECT, isLinkerdValid } from '../mesh/linkerd.js';
 import { templateOptOut } from '../mesh/markers.js';
 import { podEvidence } from '../mesh/missing-proxy.js';
-import { podSpec } from '../mesh/pods.js';
-import { MESH_TITLE, ambientPod, meshOwnNamespace, meshedByNamespace, meshesAllowed, namespaceAsks, notExamined, notExaminedText, templateAsks } from '../mesh/siblings.js';
+import { meshOwnNamespace, meshedByNamespace, meshedWithoutProxy, meshesAllowed, namespaceAsks, notExamined, notExaminedText, templateAsks } from '../mesh/siblings.js';
 import { podStates, type Workload } from '../model.js';
 import type { K8sObject, MeshName } from '../types.js';
 import { annotationsOf, arr, isObj, labelsOf, plural, shq, str, time } from '../util.js';
@@ -83,8 +83,7 @@ export default defineCheck({
       for (const mesh of meshesAllowed(m)) {
         if (meshOwnNamespace(m, w.namespace, mesh)) continue; // control planes and never-injected namespaces
         if (templateOptOut(mesh, w.template)) continue; // a choice: pod-opted-out
-        const v = annotationsOf(w.template)[LINKERD_INJECT];
-        if (mesh === 'linkerd' && v !== undefined && !isLinkerdValid(v)) continue; // Linkerd skips it: injection-marker-invalid
+        if (profileOf(mesh).templateMarkerInvalid(w.template)) continue; // the injector skips it: injection-marker-invalid
         const nsAsks = namespaceAsks(m, w.namespace, mesh);
         const asks = templateAsks(mesh, w.template);
         if (nsAsks === false && !asks) continue; // the Namespace was read and does not ask: nothing failed
@@ -93,7 +92,7 @@ export default defineCheck({
           (p) =>
             podSpec(p).hostNetwork !== true &&
             !templateOptOut(mesh, p) && // created from an older template that opted out
-            !ambientPod(p) &&
+            !meshedWithoutProxy(p) &&
             !(asks && !templateAsks(mesh, p)) && // older than the template change that asks: the rollout replaces it
             !replacedByRollout(p, meshedHere),
         );
@@ -107,9 +106,9 @@ export default defineCheck({
           if (siblings.length === 0) continue; // nothing shows the namespace meshed: no intent to go by
         }
         const mixed = meshedHere.length > 0;
-        const title = MESH_TITLE[mesh];
+        const title = meshTitle(mesh);
         const firstMeshed = Math.min(...(mixed ? meshedHere : siblings.flatMap((x) => podStates(x).meshed.get(mesh) ?? [])).map((p) => created(p) ?? Infinity));
-        const skip = mesh === 'linkerd' ? injectionSkip(m, w) : undefined;
+        const skip = injectionSkip(m, mesh, w);
         const unread = `${notExaminedText(m, w.namespace)} could not be read, so why injection did not happen is not known`;
         yield {
           mesh,

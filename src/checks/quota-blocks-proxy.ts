@@ -25,27 +25,14 @@
  * first, by exactly what is missing (hard = used + needed); (b) raise the quota so that one more
  * pod fits. A ResourceQuota or workload from the manifests (`check -f`) is fixed in its file.
  */
+import { parseQuantity } from '../k8s/quantity.js';
 import { desiredPods, jobFinished, podStates, type Model, type Workload } from '../model.js';
 import { objectChange, setAnnotationsOnTemplate } from '../fix.js';
-import {
-  failedCreateEvents,
-  formatUnits,
-  injectedPod,
-  parseQuantity,
-  podDemand,
-  PROXY_RESOURCE_ANNOTATION,
-  quantityUnits,
-  RESOURCE_KEYS,
-  splitKey,
-  type PodContainer,
-  type ProxyConfig,
-  type ResourceKey,
-  type Resources,
-} from '../mesh/resources.js';
-import { INIT_CONTAINER, PROXY_CONTAINER } from '../mesh/pods.js';
+import { failedCreateEvents, formatUnits, injectedPod, podDemand, quantityUnits, RESOURCE_KEYS, splitKey, type PodContainer, type ProxyConfig, type ResourceKey, type Resources } from '../mesh/resources.js';
 import { meshesAllowed } from '../mesh/siblings.js';
 import type { FindingInput, K8sObject, MeshName } from '../types.js';
 import { isObj, nameOf, shq, strMap } from '../util.js';
+import { profileOf } from '../mesh/registry.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 /** Quota resources the API server demands on every container, and the container value each needs. */
@@ -58,11 +45,6 @@ const REQUIRED: Record<string, ResourceKey> = {
   'limits.memory': 'limits.memory',
 };
 
-/** Proxy values suggested when the quota needs one that is not set (Linkerd: values-ha.yaml; Istio: its defaults). */
-const SUGGEST: Record<MeshName, Record<ResourceKey, string>> = {
-  linkerd: { 'requests.cpu': '100m', 'requests.memory': '20Mi', 'limits.cpu': '1', 'limits.memory': '250Mi' },
-  istio: { 'requests.cpu': '100m', 'requests.memory': '128Mi', 'limits.cpu': '2000m', 'limits.memory': '1024Mi' },
-};
 
 const has = (c: PodContainer, key: ResourceKey) => {
   const [kind, r] = splitKey(key);
@@ -84,7 +66,7 @@ function proxyEvidence(p: ProxyConfig) {
     const v = p.resources[kind][r];
     if (v !== undefined) resources[key] = formatUnits(r, v);
   }
-  return { container: PROXY_CONTAINER[p.mesh], native: p.native, resources, source: p.source };
+  return { container: profileOf(p.mesh).proxyContainer, native: p.native, resources, source: p.source };
 }
 
 /**
@@ -100,11 +82,11 @@ function proxyProposal(p: ProxyConfig): { annotations: Record<string, string>; r
   for (const key of RESOURCE_KEYS) {
     const [kind, r] = splitKey(key);
     const explicit = p.source[key]?.startsWith('defaulted') ? undefined : p.resources[kind][r];
-    const suggest = quantityUnits(r, SUGGEST[p.mesh][key])!;
+    const suggest = quantityUnits(r, profileOf(p.mesh).suggestedResources[key])!;
     const limit = p.source[`limits.${r}`] ? p.resources.limits[r] : undefined;
     const value = explicit ?? (kind === 'requests' ? Math.min(suggest, limit ?? Infinity) : Math.max(suggest, resources.requests[r] ?? 0));
     resources[kind][r] = value;
-    annotations[PROXY_RESOURCE_ANNOTATION[p.mesh][key]] = formatUnits(r, value);
+    annotations[profileOf(p.mesh).resourceAnnotations[key]] = formatUnits(r, value);
   }
   return { annotations, resources };
 }
@@ -184,7 +166,7 @@ function missingValues(m: Model, w: Workload, mesh: MeshName, q: K8sObject, pod:
       ...(fit && exceeded.length ? raiseQuota(m, q, w.namespace, fit, exceeded) : []),
       ...setAnnotationsOnTemplate(w, proposal.annotations),
       // Linkerd reads its config annotations from the namespace too (a fixed-text alternative).
-      ...(mesh === 'linkerd' ? ['# or: set the same annotations on the namespace, for all its workloads, and restart them'] : []),
+      ...(profileOf(mesh).namespaceResourceAnnotations ? ['# or: set the same annotations on the namespace, for all its workloads, and restart them'] : []),
     ],
     text: fit && exceeded.length ? `; with the proxy resources the fix sets, one more pod still does not fit: ${exceeded.map((k) => shortfall(fit, k)).join('; ')}, so the fix raises the quota too` : '',
     evidence: { proposed: proposal.annotations, ...(fit ? { ...fit.evidence, exceeded } : { used: 'not counted yet (no status.used)' }) },
@@ -226,7 +208,7 @@ function quotaFindings(m: Model, w: Workload, mesh: MeshName, q: K8sObject) {
   if (!fit) return undefined; // the quota controller has not counted usage yet
   // Not even the app alone fits: the quota is exhausted, whatever the mesh adds.
   if (fit.appAloneExceeds || !fit.exceeded.length) return undefined;
-  const proxyName = PROXY_CONTAINER[mesh];
+  const proxyName = profileOf(mesh).proxyContainer;
   return {
     message: `One more pod of ${w.kind} ${w.namespace}/${w.name} does not fit ResourceQuota ${name} with its ${proxyName}: ${fit.exceeded.map((k) => shortfall(fit, k)).join('; ')}.`,
     affectedPods: 1,
@@ -298,7 +280,7 @@ function proxyMissingIn(message: string, mesh: MeshName): Record<string, string[
   for (const part of spec.split(';')) {
     const hit = /^\s*([a-z.]+(?:,[a-z.]+)*) for: ([A-Za-z0-9.,-]+)/.exec(part);
     if (!hit) continue;
-    const names = hit[2]!.split(',').filter((n) => n === PROXY_CONTAINER[mesh] || n === INIT_CONTAINER[mesh]);
+    const names = hit[2]!.split(',').filter((n) => n === profileOf(mesh).proxyContainer || profileOf(mesh).initContainers.includes(n));
     for (const key of hit[1]!.split(',')) if (REQUIRED[key] && names.length) out[key] = names.sort();
   }
   return out;
@@ -325,7 +307,7 @@ function rejectedProxy(m: Model, w: Workload, mesh: MeshName, q: K8sObject) {
       failedCreate,
       missing,
       ...a.evidence,
-      proxy: { container: PROXY_CONTAINER[mesh], source: "the FailedCreate event: the proxy's configuration (Namespace, webhooks) could not be read" },
+      proxy: { container: profileOf(mesh).proxyContainer, source: "the FailedCreate event: the proxy's configuration (Namespace, webhooks) could not be read" },
     },
     fix: a.fix,
   };

@@ -19,11 +19,12 @@
  * Fix: create the ServiceAccount (the controllers retry and create the pods); for the token case,
  * set `automountServiceAccountToken: true` on the pod template (or on the ServiceAccount).
  */
+import { podSpec } from '../k8s/pods.js';
 import { desiredPods, jobFinished, podStates } from '../model.js';
 import { objectChange, setOnTemplateSpec } from '../fix.js';
-import { podSpec } from '../mesh/pods.js';
 import { failedCreateEvents } from '../mesh/resources.js';
 import { nameOf, shq, str } from '../util.js';
+import { profileOf } from '../mesh/registry.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 export default defineCheck({
@@ -31,7 +32,7 @@ export default defineCheck({
   code: 'MD1007',
   title: 'Pod template names a missing ServiceAccount',
   description:
-    'A pod template names a ServiceAccount that does not exist in its namespace, so no pod is ever created; or, for Linkerd without projected tokens, the token is turned off and the proxy is skipped.',
+    'A pod template names a ServiceAccount that does not exist in its namespace, so no pod is ever created; or its token is turned off where the injector of its mesh skips pods without one, so the proxy is skipped.',
   severity: 'error',
   // Namespace-only permissions: a missing ServiceAccount blocks pod creation mesh or not; the mesh is
   // then known from the meshed pods (the token case needs the webhooks and stays silent).
@@ -62,26 +63,28 @@ export default defineCheck({
         };
         continue;
       }
-      const linkerd = m.decision(w, 'linkerd');
-      if (!linkerd?.called || m.linkerdSettings().tokenProjection) continue; // projected tokens: Linkerd injects without the pod's token
+      // A mesh whose injector skips pods without the ServiceAccount token (Linkerd without projected tokens).
+      const d = m.decisions(w).find((x) => x.called && profileOf(x.mesh).tokenRequirement?.(m));
+      const need = d && profileOf(d.mesh).tokenRequirement!(m)!;
+      if (!d || !need) continue;
       // Every other reason to skip the pod is another check's finding.
-      if (!linkerd.injector.every((s) => s.ok || s.rule === 'service-account-token')) continue;
+      if (!d.injector.every((s) => s.ok || s.rule === 'service-account-token')) continue;
       const onPod = spec.automountServiceAccountToken === false;
       const onSa = spec.automountServiceAccountToken === undefined && saObj.automountServiceAccountToken === false;
       if (!onPod && !onSa) continue;
       const unmeshed = podStates(w).unmeshed.map(nameOf);
       yield {
-        mesh: 'linkerd',
+        mesh: d.mesh,
         severity: 'warning',
         message: onPod
-          ? `${w.kind} ${w.namespace}/${w.name} sets automountServiceAccountToken: false and Linkerd runs without projected identity tokens, so its pods are not injected.`
-          : `ServiceAccount ${w.namespace}/${sa} of ${w.kind} ${w.name} sets automountServiceAccountToken: false and Linkerd runs without projected identity tokens, so its pods are not injected.`,
+          ? `${w.kind} ${w.namespace}/${w.name} sets automountServiceAccountToken: false and ${need.why}, so its pods are not injected.`
+          : `ServiceAccount ${w.namespace}/${sa} of ${w.kind} ${w.name} sets automountServiceAccountToken: false and ${need.why}, so its pods are not injected.`,
         resource: w.ref,
         affectedPods: Math.max(unmeshed.length, 1),
         evidence: {
           serviceAccount: sa,
           automountServiceAccountToken: onPod ? { podTemplate: false } : { serviceAccount: false, podTemplate: 'unset' },
-          serviceAccountTokenProjection: false,
+          ...need.evidence,
           pods: unmeshed,
         },
         fix: [

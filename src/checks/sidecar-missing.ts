@@ -16,7 +16,8 @@
  * Fix: look at the owner's events and the injector's logs, then re-create the pods.
  */
 import { recreateCommands } from '../fix.js';
-import { INJECTOR_CONTAINER, injectionSkip, injectorOutages, type InjectorOutage } from '../mesh/controlplane.js';
+import { injectionSkip, injectorOutages, type InjectorOutage } from '../mesh/controlplane.js';
+import { meshTitle, profileOf } from '../mesh/registry.js';
 import { plural, shq, time } from '../util.js';
 import type { K8sObject } from '../types.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
@@ -36,7 +37,7 @@ export default defineCheck({
         const missing = missingProxy(m, w, mesh);
         if (!missing || missing.unexplained.length === 0) continue;
         const hook = missing.decision.calls.find((c) => c.called)!.webhook;
-        const skip = mesh === 'linkerd' ? injectionSkip(m, w) : undefined;
+        const skip = injectionSkip(m, mesh, w);
         const ns = shq(w.namespace);
         // Pods created while the injector was down are that outage's consequence: say so, and link.
         const outages = injectorOutages(m, mesh);
@@ -44,13 +45,13 @@ export default defineCheck({
         const allDuring = [...during.values()].every((o) => o !== undefined);
         const outage = allDuring ? during.get(missing.unexplained[0]!) : undefined;
         const when = outage
-          ? `while the ${mesh === 'linkerd' ? 'Linkerd' : 'Istio'} injector was down (${span(outage)}${outage.reason ? `, ${outage.reason}` : ''})`
+          ? `while the ${meshTitle(mesh)} injector was down (${span(outage)}${outage.reason ? `, ${outage.reason}` : ''})`
           : missing.since
             ? `after ${missing.markers.map((mk) => `${mk.on} got ${mk.text}`).join(' and ')}`
             : 'at an unknown time relative to the injection marker';
         yield {
           mesh,
-          message: `${plural(missing.unexplained.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} were created ${when} but have no ${mesh === 'linkerd' ? 'Linkerd' : 'Istio'} proxy, although webhook ${hook.name} should have injected them.`,
+          message: `${plural(missing.unexplained.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} were created ${when} but have no ${meshTitle(mesh)} proxy, although webhook ${hook.name} should have injected them.`,
           resource: w.ref,
           affectedPods: missing.unexplained.length,
           causedBy: outage?.reason === 'OOMKilled' && outage.to ? `injector-oom:${mesh}` : `webhook-broken:${mesh}`,
@@ -67,7 +68,7 @@ export default defineCheck({
           fix: [
             `kubectl get events -n ${ns} --sort-by=.lastTimestamp | grep ${shq(w.name)}`,
             // The injector Deployment is named after its webhook's Service (linkerd-proxy-injector, istiod[-rev]).
-            ...(hook.service ? [`kubectl logs -n ${shq(hook.service.namespace)} ${shq(`deploy/${hook.service.name}`)} -c ${INJECTOR_CONTAINER[mesh]}`] : []),
+            ...(hook.service ? [`kubectl logs -n ${shq(hook.service.namespace)} ${shq(`deploy/${hook.service.name}`)} -c ${profileOf(mesh).injectorContainer}`] : []),
             ...recreateCommands(w),
           ],
         };

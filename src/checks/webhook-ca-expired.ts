@@ -14,7 +14,9 @@
  * Fix: re-issue the webhook certificates (cert-manager, `linkerd upgrade`, or an istiod restart,
  * which re-patches the caBundle), then restart the injector.
  */
-import { bundleFinding, byConfig, brokenEffect, certEvidence, MESH_TITLE, usable, validity, webhookBundles } from '../mesh/certs.js';
+import { certEvidence, validity } from '../k8s/x509.js';
+import { meshTitle } from '../mesh/registry.js';
+import { brokenEffect, bundleFinding, byConfig, usable, webhookBundles } from '../mesh/webhook-certs.js';
 import { defineCheck } from './define.js';
 import { plural } from '../util.js';
 
@@ -38,7 +40,7 @@ export default defineCheck({
         yield {
           ...base,
           message: broken
-            ? `The caBundle of ${base.resource.name} holds ${what} and no valid one, so the API server cannot verify the ${MESH_TITLE[install.mesh]} injector and ${brokenEffect(hit.flatMap((g) => g.webhooks))}.`
+            ? `The caBundle of ${base.resource.name} holds ${what} and no valid one, so the API server cannot verify the ${meshTitle(install.mesh)} injector and ${brokenEffect(hit.flatMap((g) => g.webhooks))}.`
             : `The caBundle of ${base.resource.name} holds ${what} next to valid ones; injection works only while the injector's certificate chains to a valid one.`,
           evidence: { ...base.evidence, certificates: expired.map((c) => certEvidence(c, m.now)) },
           affectedPods: 0, // mesh-wide: every pod created while it lasts, not a countable set

@@ -12,7 +12,8 @@
  * Fix: re-issue the webhook certificates before the date (cert-manager, `linkerd upgrade`, or an
  * istiod restart), then restart the injector.
  */
-import { bundleFinding, byConfig, certEvidence, expiring, webhookBundles } from '../mesh/certs.js';
+import { certEvidence, expiring } from '../k8s/x509.js';
+import { bundleFinding, byConfig, webhookBundles } from '../mesh/webhook-certs.js';
 import { defineCheck } from './define.js';
 
 export default defineCheck({

@@ -17,7 +17,9 @@
  * Fix: let cert-manager fill the bundle, re-generate Linkerd's webhook certificates, or restart
  * istiod so it re-patches the caBundle.
  */
-import { bundleFinding, byConfig, brokenEffect, certEvidence, injectCaFrom, MESH_TITLE, usable, validity, webhookBundles, type BundleGroup } from '../mesh/certs.js';
+import { certEvidence, injectCaFrom, validity } from '../k8s/x509.js';
+import { meshTitle, profileOf } from '../mesh/registry.js';
+import { brokenEffect, bundleFinding, byConfig, type BundleGroup, usable, webhookBundles } from '../mesh/webhook-certs.js';
 import type { Model } from '../model.js';
 import { defineCheck } from './define.js';
 
@@ -29,7 +31,7 @@ function problemsOf(g: BundleGroup, m: Model) {
     if (p.problem === 'empty' && g.webhooks.every((w) => w.url && !w.service)) continue; // url webhooks fall back to system roots
     const from = p.problem === 'empty' ? injectCaFrom(g.config) : undefined;
     if (from) out.push({ webhooks, problem: 'cert-manager-pending', detail: `the caBundle is empty: cert-manager has not injected the CA of Certificate ${from.namespace}/${from.name}` });
-    else if (p.problem === 'empty' && g.mesh === 'istio') out.push({ webhooks, problem: 'empty', detail: 'the caBundle is empty: istiod fills it itself, so istiod is not running or cannot patch this configuration' });
+    else if (p.problem === 'empty' && profileOf(g.mesh).emptyCaBundle) out.push({ webhooks, problem: 'empty', detail: profileOf(g.mesh).emptyCaBundle! });
     else out.push({ webhooks, ...p });
   }
   for (const c of g.parsed.certs.filter((c) => validity(c, m.now) === 'not-yet-valid')) {
@@ -57,7 +59,7 @@ export default defineCheck({
         yield {
           ...base,
           message: broken
-            ? `The caBundle of ${base.resource.name} is unusable (${details}), so the API server cannot verify the ${MESH_TITLE[install.mesh]} injector and ${brokenEffect(hit.flatMap((x) => x.g.webhooks))}.`
+            ? `The caBundle of ${base.resource.name} is unusable (${details}), so the API server cannot verify the ${meshTitle(install.mesh)} injector and ${brokenEffect(hit.flatMap((x) => x.g.webhooks))}.`
             : `The caBundle of ${base.resource.name} has blocks the API server skips (${details}) next to a valid certificate.`,
           evidence: { ...base.evidence, problems },
           affectedPods: 0, // mesh-wide: every pod created while it lasts, not a countable set

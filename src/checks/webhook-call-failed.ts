@@ -16,22 +16,13 @@
  * owner's status still lags.
  * Fix: repair the link the error names; the controller retries by itself.
  */
+import { type WebhookFailureCause, webhookFailureCause } from '../k8s/admission.js';
+import { eventInfo, workloadOfObject } from '../k8s/events.js';
 import { KINDS, type KindKey } from '../cluster/kinds.js';
-import {
-  INJECTOR_CONTAINER,
-  LINKERD_INJECTOR,
-  LINKERD_WEBHOOK_CONFIG,
-  type WebhookFailureCause,
-  eventInfo,
-  injectorPodSelector,
-  reinstallCommands,
-  webhookTargets,
-  webhookFailureCause,
-  workloadOfObject,
-} from '../mesh/controlplane.js';
-import { LINKERD_WEBHOOK } from '../mesh/webhooks.js';
+import { injectorPodSelector, reinstallCommands, webhookTargets } from '../mesh/controlplane.js';
 import type { K8sObject, MeshName, ResourceRef } from '../types.js';
 import { isObj, shq, time } from '../util.js';
+import { profileOf, webhookMesh } from '../mesh/registry.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 const OWNER_KINDS: Record<string, KindKey> = { ReplicaSet: 'replicasets', Job: 'jobs', StatefulSet: 'statefulsets', DaemonSet: 'daemonsets' };
@@ -56,8 +47,8 @@ function missingPods(kind: string, obj: K8sObject | undefined): number | undefin
   return Math.max(0, n(spec.replicas, 1) - n(st.replicas));
 }
 
-const meshOfHook = (name: string): MeshName | undefined =>
-  name === LINKERD_WEBHOOK ? 'linkerd' : name.endsWith('sidecar-injector.istio.io') ? 'istio' : undefined;
+/** The mesh of a webhook named in an event (the one rule every caller uses: webhookMesh). */
+const meshOfHook = (name: string): MeshName | undefined => webhookMesh({ name, configName: '' });
 
 interface Group {
   mesh: MeshName;
@@ -107,19 +98,20 @@ export default defineCheck({
       const cause = webhookFailureCause(g.message);
       const backend = webhookTargets(m, g.mesh).find((b) => b.webhooks.some((h) => h.name === g.hook));
       const hookObj = backend?.webhooks.find((h) => h.name === g.hook);
-      const cpNs = backend?.namespace ?? m.mesh(g.mesh)?.namespaces[0] ?? (g.mesh === 'linkerd' ? 'linkerd' : 'istio-system');
-      const svc = backend?.name ?? (g.mesh === 'linkerd' ? LINKERD_INJECTOR : 'istiod');
-      const dep = backend?.injector.name ?? (g.mesh === 'linkerd' ? LINKERD_INJECTOR : 'istiod');
+      const p = profileOf(g.mesh);
+      const cpNs = backend?.namespace ?? m.mesh(g.mesh)?.namespaces[0] ?? p.defaultNamespace;
+      const svc = backend?.name ?? p.defaultInjector;
+      const dep = backend?.injector.name ?? p.defaultInjector;
       const ns = shq(cpNs);
-      const logs = `kubectl -n ${ns} logs ${shq(`deploy/${dep}`)} -c ${INJECTOR_CONTAINER[g.mesh]} --tail=100`;
+      const logs = `kubectl -n ${ns} logs ${shq(`deploy/${dep}`)} -c ${p.injectorContainer} --tail=100`;
       const fixes: Record<WebhookFailureCause, string[]> = {
         'no-endpoints': [
           `kubectl -n ${ns} rollout status ${shq(`deploy/${dep}`)}`,
           `kubectl -n ${ns} describe pods -l ${shq(injectorPodSelector(g.mesh, backend?.service))}`,
         ],
         certificate: [
-          `kubectl get mutatingwebhookconfiguration ${shq(hookObj?.configName ?? (g.mesh === 'linkerd' ? LINKERD_WEBHOOK_CONFIG : 'istio-sidecar-injector'))} -o jsonpath=${shq(`{.webhooks[?(@.name=="${g.hook}")].clientConfig.caBundle}`)} | base64 -d | openssl x509 -noout -subject -enddate`,
-          `kubectl -n ${ns} rollout restart ${shq(`deploy/${dep}`)}  # after renewing the certificate: the injector loads it at start${g.mesh === 'istio' ? ' and istiod re-patches caBundle' : ''}`,
+          `kubectl get mutatingwebhookconfiguration ${shq(hookObj?.configName ?? p.defaultWebhookConfig)} -o jsonpath=${shq(`{.webhooks[?(@.name=="${g.hook}")].clientConfig.caBundle}`)} | base64 -d | openssl x509 -noout -subject -enddate`,
+          `kubectl -n ${ns} rollout restart ${shq(`deploy/${dep}`)}  # after renewing the certificate: the injector loads it at start${p.restartReloads}`,
         ],
         timeout: [`kubectl -n ${ns} get networkpolicy  # must admit the API server to the injector's webhook port`, logs],
         'connection-refused': [`kubectl -n ${ns} get endpointslices -l ${shq(`kubernetes.io/service-name=${svc}`)} -o wide`, logs],

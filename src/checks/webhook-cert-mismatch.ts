@@ -16,29 +16,29 @@
  * Known false positives: a Secret updated seconds before the snapshot, before cainjector caught up.
  * Fix: re-issue the certificate and caBundle together, then restart the injector.
  */
-import { chainsTo, dnsNames, MESH_TITLE, secretCerts, servesHost, webhookBundles, webhookCertFix } from '../mesh/certs.js';
+import { chainsTo, dnsNames, secretCerts, servesHost } from '../k8s/x509.js';
+import { PROFILE_LIST } from '../mesh/registry.js';
+import { webhookBundles, webhookCertFix } from '../mesh/webhook-certs.js';
 import { defineCheck } from './define.js';
 
-/** The serving Secrets, newest layout first, with the key holding the certificate. */
-const SERVING_SECRETS = [
-  ['linkerd-proxy-injector-k8s-tls', 'tls.crt'],
-  ['linkerd-proxy-injector-tls', 'crt.pem'],
-] as const;
+/** The meshes whose injector keeps its serving certificate in a Secret meshdoctor can read. */
+const WITH_SECRETS = PROFILE_LIST.filter((p) => p.servingCertSecrets?.length);
 
 export default defineCheck({
   id: 'webhook-cert-mismatch',
   code: 'MD2008',
   title: "Injector certificate does not match the webhook's caBundle",
-  description: "Linkerd's proxy injector serves a certificate that is not signed by the webhook's caBundle or lacks the service's DNS name, so the API server rejects every injection call.",
+  description: `${WITH_SECRETS.map((p) => `${p.title}'s`).join(' or ')} proxy injector serves a certificate that is not signed by the webhook's caBundle or lacks the service's DNS name, so the API server rejects every injection call.`,
   severity: 'error',
   inputs: ['secrets', 'mutatingwebhookconfigurations'],
   *run(m) {
-    const install = m.webhookMeshes.find((x) => x.mesh === 'linkerd');
-    if (!install) return;
+    for (const p of WITH_SECRETS) {
+    const install = m.webhookMeshes.find((x) => x.mesh === p.name);
+    if (!install) continue;
     for (const g of webhookBundles(install.webhooks)) {
       const svc = g.webhooks.find((w) => w.service)?.service;
       if (!svc || g.parsed.certs.length === 0) continue; // url webhooks have no Secret; an empty bundle is webhook-ca-invalid's
-      const found = SERVING_SECRETS.map(([name, key]) => ({ secret: m.get('secrets', svc.namespace, name), key })).find((s) => s.secret);
+      const found = p.servingCertSecrets!.map(([name, key]) => ({ secret: m.get('secrets', svc.namespace, name), key })).find((s) => s.secret);
       if (!found) continue; // the Secret was not read (or is named differently): nothing to compare
       const secretName = found.secret!.metadata?.name ?? '';
       const host = `${svc.name}.${svc.namespace}.svc`;
@@ -54,8 +54,8 @@ export default defineCheck({
       }
       if (problems.length === 0) continue;
       yield {
-        mesh: 'linkerd',
-        message: `The ${MESH_TITLE.linkerd} injector's certificate in Secret ${svc.namespace}/${secretName} does not match webhook configuration ${g.configName} (${problems.map((p) => p.detail).join('; ')}), so the API server rejects every injection call.`,
+        mesh: p.name,
+        message: `The ${p.title} injector's certificate in Secret ${svc.namespace}/${secretName} does not match webhook configuration ${g.configName} (${problems.map((p) => p.detail).join('; ')}), so the API server rejects every injection call.`,
         resource: { kind: 'Secret', namespace: svc.namespace, name: secretName },
         evidence: {
           webhookConfiguration: g.configName,
@@ -68,10 +68,11 @@ export default defineCheck({
             : {}),
           caBundle: g.parsed.certs.map((c) => ({ subject: c.subject, serial: c.serial, fingerprint256: c.fingerprint256 })),
         },
-        fix: webhookCertFix('linkerd', g.config, g.webhooks),
-        causeKey: 'webhook-broken:linkerd',
+        fix: webhookCertFix(p.name, g.config, g.webhooks),
+        causeKey: `webhook-broken:${p.name}`,
         affectedPods: 0, // mesh-wide: every pod created while it lasts, not a countable set
       };
+    }
     }
   },
 });

@@ -18,7 +18,7 @@
  */
 import { namespaceChange, recreateAll, recreateCommands, removeFromTemplate, setOnTemplate } from '../fix.js';
 import { choiceEvidence, choiceFix, chooseMesh, mustChoose } from '../mesh/choice.js';
-import { ISTIO_REV } from '../mesh/istio.js';
+import { meshTitle, profileOf } from '../mesh/registry.js';
 import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { evalWebhook, namespaceLabels, rulesMatchPodCreate, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
 import { podStates, type Workload } from '../model.js';
@@ -27,7 +27,6 @@ import { arr, groupBy, isObj, labelsOf, plural, shq, strMap } from '../util.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 import { markerExplains } from '../mesh/marker-problems.js';
 
-const MESH: Record<MeshName, string> = { linkerd: 'Linkerd', istio: 'Istio' };
 const NAME_LABEL = 'kubernetes.io/metadata.name';
 
 /** A label change: set key=value, or remove key (value undefined). */
@@ -100,7 +99,7 @@ export default defineCheck({
     for (const { mesh, webhooks } of m.meshes) {
       const podHooks = webhooks.filter((h) => rulesMatchPodCreate(h.rules));
       if (podHooks.length === 0) continue; // no webhook for pod CREATE at all: webhook-missing reports it
-      const servedRevisions = mesh === 'istio' ? { servedRevisions: [...new Set(podHooks.flatMap((h) => h.revisions))].sort() } : {};
+      const servedRevisions = profileOf(mesh).revisionLabel ? { servedRevisions: [...new Set(podHooks.flatMap((h) => h.revisions))].sort() } : {};
       const byNamespace: { w: Workload; calls: WebhookCall[]; ignored?: string }[] = [];
       for (const w of m.appWorkloads) {
         const d = m.decision(w, mesh);
@@ -124,10 +123,11 @@ export default defineCheck({
           (h) => (evalWebhook(h, nsLabels, podLabels).namespaceSelector.matched ? selectorRepair(h.objectSelector, podLabels) : undefined),
           (h, fixed) => evalWebhook(h, nsLabels, fixed).called,
         );
-        const rev = mesh === 'istio' ? podLabels[ISTIO_REV] : undefined;
+        const revLabel = profileOf(mesh).revisionLabel;
+        const rev = revLabel ? podLabels[revLabel] : undefined;
         const f: FindingInput = {
           mesh,
-          message: `${w.kind} ${w.namespace}/${w.name} asks ${MESH[mesh]} for injection, but its pod labels match the objectSelector of no ${MESH[mesh]} injection webhook, so its pods are not injected.`,
+          message: `${w.kind} ${w.namespace}/${w.name} asks ${meshTitle(mesh)} for injection, but its pod labels match the objectSelector of no ${meshTitle(mesh)} injection webhook, so its pods are not injected.`,
           resource: w.ref,
           affectedPods: podStates(w).unmeshed.length,
           evidence: {
@@ -162,18 +162,19 @@ export default defineCheck({
               (h, fixed) => ws.every((w) => evalWebhook(h, fixed, labelsOf(w.template)).called),
             );
         const marker = namespaceMarker(mesh, nsObj);
-        const rev = mesh === 'istio' ? nsLabels[ISTIO_REV] : undefined;
+        const revLabel = profileOf(mesh).revisionLabel;
+        const rev = revLabel ? nsLabels[revLabel] : undefined;
         const unserved = rev !== undefined && !podHooks.some((h) => h.revisions.includes(rev));
         const why = ignored
-          ? `${MESH[mesh]} never injects pods in ${ns}, so it cannot be meshed`
+          ? `${meshTitle(mesh)} never injects pods in ${ns}, so it cannot be meshed`
           : !repair
-            ? `no ${MESH[mesh]} injection webhook can select this namespace, so it cannot be meshed`
+            ? `no ${meshTitle(mesh)} injection webhook can select this namespace, so it cannot be meshed`
             : unserved
               ? `no installed webhook serves its revision ${rev}, so their pods are not injected`
-              : `its labels match the namespaceSelector of no ${MESH[mesh]} injection webhook, so their pods are not injected`;
+              : `its labels match the namespaceSelector of no ${meshTitle(mesh)} injection webhook, so their pods are not injected`;
         const f: FindingInput = {
           mesh,
-          message: `Namespace ${ns} asks ${MESH[mesh]} to inject ${plural(ws.length, 'workload')}, but ${why}.`,
+          message: `Namespace ${ns} asks ${meshTitle(mesh)} to inject ${plural(ws.length, 'workload')}, but ${why}.`,
           resource: { kind: 'Namespace', name: ns },
           affectedPods: ws.reduce((n, w) => n + podStates(w).unmeshed.length, 0),
           evidence: {

@@ -12,10 +12,10 @@
  * Fix: re-render the control plane the way it was installed (linkerd upgrade / helm upgrade /
  * istioctl install), then verify the configuration exists.
  */
-import { injectedMesh } from '../mesh/pods.js';
-import { LINKERD_WEBHOOK_CONFIG, istioRevision, podsMissingProxy, reinstallCommands } from '../mesh/controlplane.js';
+import { injectedMesh } from '../mesh/proxy.js';
+import { podsMissingProxy, reinstallCommands } from '../mesh/controlplane.js';
 import { nameOf, nsOf, plural, shq } from '../util.js';
-import { LINKERD_INJECTOR, isIstiod } from '../mesh/constants.js';
+import { meshTitle, profileOf } from '../mesh/registry.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 export default defineCheck({
@@ -30,22 +30,20 @@ export default defineCheck({
     for (const install of m.meshes) {
       if (install.webhooks.length) continue;
       const mesh = install.mesh;
+      const p = profileOf(mesh);
       const deployments = m
         .list('deployments')
-        .filter((d) => (mesh === 'linkerd' ? nameOf(d) === LINKERD_INJECTOR : isIstiod(nameOf(d))));
+        .filter((d) => p.isInjectorDeployment(nameOf(d)));
       const meshedPods = m.list('pods').filter((p) => injectedMesh(p as { spec?: unknown }) === mesh).length;
       // Only an install with something running (not a --mesh choice or a leftover namespace).
       if (!deployments.length && !meshedPods) continue;
-      const ns = deployments[0] ? nsOf(deployments[0]) : (install.namespaces[0] ?? (mesh === 'linkerd' ? 'linkerd' : 'istio-system'));
-      const istiods = deployments.map(nameOf);
-      const expected =
-        mesh === 'linkerd'
-          ? [LINKERD_WEBHOOK_CONFIG]
-          : (istiods.length ? istiods : ['istiod']).map((d) => (istioRevision(d) ? `istio-sidecar-injector-${istioRevision(d)}` : 'istio-sidecar-injector'));
+      const ns = deployments[0] ? nsOf(deployments[0]) : (install.namespaces[0] ?? p.defaultNamespace);
+      const names = deployments.map(nameOf);
+      const expected = p.expectedWebhookConfigs(names);
       const what = [...deployments.map((d) => `Deployment ${nsOf(d)}/${nameOf(d)}`), ...(meshedPods ? [`${plural(meshedPods, 'meshed pod')}`] : [])].join(', ');
       yield {
         mesh,
-        message: `${mesh === 'linkerd' ? 'Linkerd' : 'Istio'} is installed (${what}) but no MutatingWebhookConfiguration registers its injection webhook, so every new pod is created without a proxy.`,
+        message: `${meshTitle(mesh)} is installed (${what}) but no MutatingWebhookConfiguration registers its injection webhook, so every new pod is created without a proxy.`,
         resource: { kind: 'MutatingWebhookConfiguration', name: expected[0]! },
         affectedPods: podsMissingProxy(m, mesh),
         causeKey: `webhook-broken:${mesh}`,
@@ -56,10 +54,8 @@ export default defineCheck({
           controlPlaneNamespaces: install.namespaces,
         },
         fix: [
-          ...reinstallCommands(mesh, ns, istiods[0]),
-          mesh === 'linkerd'
-            ? `kubectl get mutatingwebhookconfigurations ${shq(LINKERD_WEBHOOK_CONFIG)}`
-            : 'kubectl get mutatingwebhookconfigurations -l app=sidecar-injector',
+          ...reinstallCommands(mesh, ns, names[0]),
+          p.listWebhookConfigs(expected[0]!),
         ],
       };
     }

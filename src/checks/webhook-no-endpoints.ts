@@ -11,16 +11,8 @@
  * Fix: look at the injector Deployment and its pods (the endpoints follow them); restore the
  * Service when it is gone.
  */
-import {
-  type WebhookBackend,
-  failureEffect,
-  injectorPodSelector,
-  namespaceRead,
-  podsMissingProxy,
-  reinstallCommands,
-  webhookBackends,
-  webhookEvidence,
-} from '../mesh/controlplane.js';
+import { failureEffect } from '../k8s/admission.js';
+import { type WebhookBackend, injectorPodSelector, namespaceRead, podsMissingProxy, reinstallCommands, webhookBackends, webhookEvidence } from '../mesh/controlplane.js';
 import { shq } from '../util.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 

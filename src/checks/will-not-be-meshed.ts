@@ -19,12 +19,12 @@
  * never injects; the verdicts say why). The workload is in the manifests, so its template is
  * fixed there (file and document); so is the Namespace when it is in the manifests.
  */
+import { meshTitle } from '../mesh/registry.js';
 import { namespaceChange } from '../fix.js';
 import { choiceEvidence, choiceFix, chooseMesh, mustChoose, type MeshChoice } from '../mesh/choice.js';
 import { decide, type Decision } from '../mesh/decision.js';
 import { changedTemplate, workloadProblems, type Problem } from '../mesh/marker-problems.js';
 import { enableMarker, templateOptOut } from '../mesh/markers.js';
-import { MESH_TITLE } from '../mesh/siblings.js';
 import { namespaceLabels } from '../mesh/webhooks.js';
 import { desiredPods, podStates, type Model, type Workload } from '../model.js';
 import type { MeshName } from '../types.js';
@@ -54,7 +54,7 @@ function fixFor(m: Model, w: Workload, mesh: MeshName): { fix: string[]; problem
     const nsLabels = namespaceLabels(nsObj, w.namespace);
     const nsAnnotations = annotationsOf(nsObj);
     if (withMarker) (marker.field === 'labels' ? nsLabels : nsAnnotations)[marker.key] = marker.value;
-    return decide(mesh, install.webhooks, { namespace: w.namespace, nsLabels, nsAnnotations, template }, m.linkerdSettings()).inject;
+    return decide(m, mesh, install.webhooks, { namespace: w.namespace, nsLabels, nsAnnotations, template }).inject;
   };
   if (problem && injects(false)) return { fix: templateFix, problem };
   // A Namespace in the manifests is fixed there: a kubectl change would be undone by the next apply.
@@ -85,7 +85,7 @@ export default defineCheck({
       const mesh = choice.mesh ?? working[0] ?? decisions[0]!.mesh;
       const problem = choice.mesh ? fixes.get(choice.mesh)?.problem : undefined;
       const id = `${w.kind} ${w.namespace}/${w.name}`;
-      const title = MESH_TITLE[mesh];
+      const title = meshTitle(mesh);
       yield {
         mesh,
         message: problem

@@ -508,7 +508,7 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
     } else {
       await Promise.all(listable.filter((key) => !KINDS[key].namespaced).map((key) => listInto(key, [undefined])));
       const cp = meshNamespaces(objects.namespaces ?? [], objects.mutatingwebhookconfigurations ?? []);
-      const namespaces = [...new Set([scope.namespace!, ...cp.linkerd, ...cp.istio])];
+      const namespaces = [...new Set([scope.namespace!, ...Object.values(cp).flat()])];
       await Promise.all(listable.filter((key) => KINDS[key].namespaced).map((key) => listInto(key, namespaces)));
     }
 

@@ -1,4 +1,5 @@
 import type { K8sObject } from '../types.js';
+import { PROFILE_LIST } from '../mesh/registry.js';
 import { isObj } from '../util.js';
 
 const CERT_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
@@ -71,8 +72,8 @@ export const TEMPLATE_PATH: Partial<Record<string, readonly string[]>> = {
   cronjobs: ['spec', 'jobTemplate', 'spec', 'template'],
 };
 
-/** The one env value a check reads (mesh/resources.ts), kept only as the boolean it is. */
-const KEEP_ENV = 'ENABLE_NATIVE_SIDECARS';
+/** The env values the profiles read (their control planes' switches), kept only as the booleans they are. */
+const KEEP_ENV = new Set(PROFILE_LIST.flatMap((p) => p.keptEnv ?? []));
 /**
  * What job-never-completes looks for in a command line (its SHUTDOWN patterns, joined over
  * command and args): these words are all a command or arg keeps, with its line breaks (which
@@ -80,14 +81,16 @@ const KEEP_ENV = 'ENABLE_NATIVE_SIDECARS';
  * (argv[0], flag names, values after `=`) still keeps positional secrets: `--password s3cr3t`,
  * `sh -c "mysql -ps3cr3t"`.
  */
-const SHUTDOWN_WORDS = /linkerd-await\b|--shutdown|:4191\/shutdown|quitquitquit|[\n\r\u2028\u2029]/g;
-const MAY_HOLD_WORDS = /await|shutdown|quitquitquit|[\n\r\u2028\u2029]/;
+const SHUTDOWN_WORDS = new RegExp([...PROFILE_LIST.flatMap((p) => p.job.shutdownWords), '[\\n\\r\\u2028\\u2029]'].join('|'), 'g');
+const MAY_HOLD_WORDS = new RegExp(SHUTDOWN_WORDS.source);
 
-/** ConfigMaps the checks read, by name: the one `data` key each keeps (mesh/config-values.ts, mesh/certs.ts). */
+/** ConfigMaps the checks read, by name: the one `data` key each keeps (each profile's configMapKey). */
 function configMapKey(name: unknown): string | undefined {
-  if (name === 'linkerd-config') return 'values';
-  if (name === 'linkerd-identity-trust-roots') return 'ca-bundle.crt';
-  if (typeof name === 'string' && name.startsWith('istio-sidecar-injector')) return 'values'; // and -<revision>
+  if (typeof name !== 'string') return undefined;
+  for (const p of PROFILE_LIST) {
+    const key = p.configMapKey(name);
+    if (key) return key;
+  }
   return undefined;
 }
 
@@ -129,7 +132,7 @@ function slimArgv(list: unknown[]): void {
 
 /** An env entry: its name; its value redacted but for ENABLE_NATIVE_SIDECARS (valueFrom: no check reads it). */
 function slimEnv(e: Obj): Obj {
-  const keep = e.name === KEEP_ENV && (e.value === 'true' || e.value === 'false');
+  const keep = KEEP_ENV.has(e.name) && (e.value === 'true' || e.value === 'false');
   return { name: e.name, value: keep || e.value === undefined ? e.value : REDACTED };
 }
 

@@ -9,35 +9,17 @@
  * from behind its prefix.
  */
 import { podStates, type Model, type Workload } from '../model.js';
-import type { MeshName } from '../types.js';
-import { annotationsOf, labelsOf, note, plural } from '../util.js';
-import { ISTIO_REV, istioPodValue } from './istio.js';
-import { LINKERD_INJECT } from './linkerd.js';
+import { note, plural } from '../util.js';
 import { namespaceMarker, templateOptOut } from './markers.js';
-import { MESH_TITLE, templateAsks } from './siblings.js';
-
-const LINKERD_LEGACY = 'linkerd.io/auto-inject';
-/** Values that opt out rather than ask (any case). */
-const OFF = new Set(['disabled', 'disable', 'false', 'no', 'n', 'off', '0']);
-const asks = (v: string | undefined): v is string => v !== undefined && !OFF.has(v.toLowerCase());
+import { MESH_NAMES, type MeshName } from './names.js';
+import { meshList, meshTitle, profileOf } from './registry.js';
 
 /**
  * The marker of this mesh a pod template (or pod) carries that asks for it, valid or not, as
  * text ("annotation linkerd.io/inject=enable"); undefined when it names this mesh nowhere, or
  * only to opt out.
  */
-export function templateMarkerText(mesh: MeshName, template: { metadata?: unknown } | undefined): string | undefined {
-  const annotations = annotationsOf(template);
-  const labels = labelsOf(template);
-  if (mesh === 'linkerd') {
-    if (annotations[LINKERD_INJECT] !== undefined) return asks(annotations[LINKERD_INJECT]) ? `annotation ${LINKERD_INJECT}=${annotations[LINKERD_INJECT]}` : undefined;
-    for (const key of [LINKERD_INJECT, LINKERD_LEGACY]) if (asks(labels[key])) return `label ${key}=${labels[key]}`;
-    return undefined;
-  }
-  const { value, from } = istioPodValue(template ?? {});
-  if (value !== undefined && from) return asks(value) && value !== '' ? `${from} sidecar.istio.io/inject=${value}` : undefined;
-  return labels[ISTIO_REV] !== undefined ? `label ${ISTIO_REV}=${labels[ISTIO_REV]}` : undefined;
-}
+export const templateMarkerText = (mesh: MeshName, template: { metadata?: unknown } | undefined): string | undefined => profileOf(mesh).templateAsking(template);
 
 /**
  * A pod created now from this workload's template would be injected by `mesh`: the injection
@@ -47,11 +29,11 @@ export function templateMarkerText(mesh: MeshName, template: { metadata?: unknow
 export function meshWouldInject(m: Model, w: Workload, mesh: MeshName): boolean {
   if (m.mesh(mesh)) return !!m.decision(w, mesh)?.inject;
   if (!m.meshInstalled(mesh)) return false;
-  return templateAsks(mesh, w.template) || (namespaceMarker(mesh, m.namespace(w.namespace)).enabled && !templateOptOut(mesh, w.template));
+  return profileOf(mesh).templateAsks(w.template) || (namespaceMarker(mesh, m.namespace(w.namespace)).enabled && !templateOptOut(mesh, w.template));
 }
 
 /** The meshes installed in the cluster, whatever --mesh says. */
-export const installedMeshes = (m: Model): MeshName[] => (['linkerd', 'istio'] as const).filter((x) => m.meshInstalled(x));
+export const installedMeshes = (m: Model): MeshName[] => MESH_NAMES.filter((x) => m.meshInstalled(x));
 
 export interface MeshChoice {
   /** The mesh the evidence names; undefined when the user must choose. */
@@ -67,7 +49,7 @@ export interface MeshChoice {
  * the workloads it is for), among `candidates` (in order, duplicates dropped).
  */
 export function chooseMesh(m: Model, ns: string, ws: readonly Workload[], candidates: readonly MeshName[]): MeshChoice {
-  const c = (['linkerd', 'istio'] as const).filter((x) => candidates.includes(x));
+  const c = MESH_NAMES.filter((x) => candidates.includes(x));
   if (c.length <= 1) return { ...(c[0] ? { mesh: c[0] } : {}), candidates: c };
   const chosen = m.options.mesh;
   if (chosen !== 'auto' && c.includes(chosen)) return { mesh: chosen, by: `--mesh ${chosen}`, candidates: c };
@@ -89,14 +71,14 @@ export function chooseMesh(m: Model, ns: string, ws: readonly Workload[], candid
   // The mesh the namespace's workloads run.
   const running = new Map<MeshName, number>();
   for (const x of m.appWorkloadsIn(ns)) for (const mesh of podStates(x).meshed.keys()) if (c.includes(mesh)) running.set(mesh, (running.get(mesh) ?? 0) + 1);
-  const byPods = decide(new Map([...running].map(([mesh, n]) => [mesh, `${plural(n, 'workload')} in namespace ${ns} ${n === 1 ? 'runs' : 'run'} the ${MESH_TITLE[mesh]} proxy`])));
+  const byPods = decide(new Map([...running].map(([mesh, n]) => [mesh, `${plural(n, 'workload')} in namespace ${ns} ${n === 1 ? 'runs' : 'run'} the ${meshTitle(mesh)} proxy`])));
   if (byPods) return byPods;
   // The namespace's own markers (valid or not).
   const nsObj = m.namespace(ns);
   const marked = new Map<MeshName, string>();
   for (const mesh of c) {
     const mk = namespaceMarker(mesh, nsObj);
-    if (mk.present) marked.set(mesh, `namespace ${ns} has ${mk.text ?? `a ${MESH_TITLE[mesh]} marker`}`);
+    if (mk.present) marked.set(mesh, `namespace ${ns} has ${mk.text ?? `a ${meshTitle(mesh)} marker`}`);
   }
   return decide(marked) ?? { candidates: c };
 }
@@ -106,8 +88,7 @@ export function choiceEvidence(choice: MeshChoice): Record<string, unknown> {
   return choice.mesh ? { mesh: choice.mesh, ...(choice.by ? { decidedBy: choice.by } : {}) } : { mesh: null, chooseFrom: choice.candidates };
 }
 
-/** "Linkerd and Istio". */
-export const meshList = (meshes: readonly MeshName[]): string => meshes.map((x) => MESH_TITLE[x]).join(' and ');
+export { meshList };
 
 /** For a message: what the user must do when the evidence decides nothing. */
 export const mustChoose = (choice: MeshChoice, what: string): string =>
@@ -124,6 +105,6 @@ export function choiceFix(choice: MeshChoice, options: { mesh: MeshName; fix: st
   if (usable.length === 0) return [];
   return [
     `# choose one mesh for ${note(what)}, never both (two proxies in one pod): run the commands of one choice below; pasted as it is, this block runs nothing`,
-    ...usable.flatMap((o) => o.fix.map((line) => `# to mesh it with ${MESH_TITLE[o.mesh]}: ${line.startsWith('# ') ? line.slice(2) : line.startsWith('#') ? line.slice(1) : line}`)),
+    ...usable.flatMap((o) => o.fix.map((line) => `# to mesh it with ${meshTitle(o.mesh)}: ${line.startsWith('# ') ? line.slice(2) : line.startsWith('#') ? line.slice(1) : line}`)),
   ];
 }

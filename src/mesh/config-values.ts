@@ -1,10 +1,9 @@
 /**
- * The mesh configuration kept in ConfigMaps: Linkerd's `linkerd-config` (key `values`, the Helm
- * values as YAML) and Istio's `istio-sidecar-injector` (key `values`, JSON). Parsed once per
- * object; `yaml` is required on first use only, so commands that never read them do not load it.
+ * Mesh configuration kept in a ConfigMap's `values` key (Helm values, YAML or JSON: each profile
+ * names its ConfigMaps). Parsed once per object; `yaml` is required on first use only, so commands
+ * that never read them do not load it.
  */
 import { createRequire } from 'node:module';
-import type { Model } from '../model.js';
 import type { K8sObject } from '../types.js';
 import { isObj, str } from '../util.js';
 
@@ -26,12 +25,6 @@ export function configValues(cm: K8sObject | undefined): Record<string, any> | u
     parsed.set(cm, isObj(v) ? v : undefined);
   }
   return parsed.get(cm);
-}
-
-/** The linkerd-config values of the installed Linkerd. */
-export function linkerdValues(m: Model): Record<string, any> | undefined {
-  const ns = m.mesh('linkerd')?.namespaces[0];
-  return configValues(ns ? m.get('configmaps', ns, 'linkerd-config') : undefined);
 }
 
 /** A value at a path of nested objects. */

@@ -4,21 +4,17 @@
  * control-plane checks (and the workload checks, for InjectionSkipped evidence). Pure: reads
  * the Model only.
  */
+import { eventInfo, workloadOfObject } from '../k8s/events.js';
+import { ms, statuses } from '../k8s/health.js';
+import { containers, podSpec } from '../k8s/pods.js';
+import { evalSelector } from '../k8s/selectors.js';
 import type { Model, Workload } from '../model.js';
 import { podStates } from '../model.js';
-import type { K8sObject, MeshName } from '../types.js';
-import { arr, isObj, labelsOf, nameOf, nsOf, shq, str, strMap, time } from '../util.js';
-import { containers, podSpec } from './pods.js';
-import { evalSelector } from './selectors.js';
-import { parseQuantity } from './quantity.js';
+import type { K8sObject } from '../types.js';
+import { arr, isObj, labelsOf, nameOf, shq, str, strMap } from '../util.js';
+import type { MeshName } from './names.js';
+import { profileOf } from './registry.js';
 import type { MeshWebhook } from './webhooks.js';
-
-/** The injector's main container, per mesh. */
-export const INJECTOR_CONTAINER: Record<MeshName, string> = { linkerd: 'proxy-injector', istio: 'discovery' };
-export { LINKERD_INJECTOR } from './constants.js';
-import { LINKERD_INJECTOR, isIstiod } from './constants.js';
-/** The MutatingWebhookConfiguration a Linkerd install creates. */
-export const LINKERD_WEBHOOK_CONFIG = 'linkerd-proxy-injector-webhook-config';
 
 export interface EndpointAddress {
   ip: string;
@@ -90,18 +86,6 @@ function injectorFor(m: Model, mesh: MeshName, ns: string, name: string, svc: K8
   return { mesh, namespace: ns, name, ...(deployment ? { deployment } : {}), pods: [...pods].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : 1)), webhooks };
 }
 
-/** Istio: the Deployment whose pod template the Service selects, else the one named like it. */
-function istioInjectorName(m: Model, ns: string, svcName: string, svc: K8sObject | undefined): string {
-  const sel = selectorOf(svc);
-  if (Object.keys(sel).length) {
-    const hit = m
-      .inNamespace('deployments', ns)
-      .find((d) => evalSelector({ matchLabels: sel }, labelsOf(isObj(d.spec) ? d.spec.template : undefined)).matched);
-    if (hit) return nameOf(hit);
-  }
-  return svcName;
-}
-
 /** A webhook backend short of its endpoints: what the injector checks need (no Endpoints read). */
 export type WebhookTarget = Omit<WebhookBackend, 'endpointsFrom' | 'ready' | 'notReady'>;
 
@@ -121,7 +105,7 @@ export function webhookTargets(m: Model, mesh: MeshName): WebhookTarget[] {
     return [...groups.values()].map((webhooks) => {
       const { namespace, name, port } = webhooks[0]!.service!;
       const service = m.get('services', namespace, name);
-      const injName = mesh === 'linkerd' ? LINKERD_INJECTOR : istioInjectorName(m, namespace, name, service);
+      const injName = profileOf(mesh).injectorDeployment(m, namespace, name, service);
       const injector = injectorFor(m, mesh, namespace, injName, service, webhooks);
       const sp = arr(isObj(service?.spec) ? service!.spec.ports : undefined).find((p) => isObj(p) && p.port === port);
       const servicePort = sp
@@ -218,113 +202,12 @@ export function injectors(m: Model, mesh: MeshName): Injector[] {
     for (const ns of m.mesh(mesh)?.namespaces ?? []) {
       for (const d of m.inNamespace('deployments', ns)) {
         const name = nameOf(d);
-        const conventional = mesh === 'linkerd' ? name === LINKERD_INJECTOR : isIstiod(name);
+        const conventional = profileOf(mesh).isInjectorDeployment(name);
         if (conventional && !out.has(`${ns}/${name}`)) out.set(`${ns}/${name}`, injectorFor(m, mesh, ns, name, undefined, []));
       }
     }
     return [...out.values()].sort((a, b) => (`${a.namespace}/${a.name}` < `${b.namespace}/${b.name}` ? -1 : 1));
   });
-}
-
-/** Waiting reasons that mean a container cannot start (not a normal rollout step). */
-const BROKEN_WAITING = new Set(['CrashLoopBackOff', 'ImagePullBackOff', 'ErrImagePull', 'CreateContainerConfigError', 'CreateContainerError', 'InvalidImageName', 'RunContainerError']);
-
-export interface PodHealth {
-  name: string;
-  phase?: string;
-  ready: boolean;
-  restarts: number;
-  waiting?: string;
-  lastTermination?: { container: string; reason?: string; exitCode?: number; finishedAt?: string };
-  /** A container cannot start or keeps crashing. */
-  broken: boolean;
-}
-
-/** A timestamp in ms (0 when missing), for ordering. */
-const ms = (t: unknown): number => time(t)?.getTime() ?? 0;
-
-const statuses = (pod: K8sObject): Record<string, any>[] => arr(isObj(pod.status) ? pod.status.containerStatuses : undefined).filter(isObj);
-
-/** A pod's health for evidence: phase, Ready, restarts, waiting reason, last termination. */
-export function podHealth(pod: K8sObject): PodHealth {
-  const st = isObj(pod.status) ? pod.status : {};
-  const cs = statuses(pod);
-  const readyCond = arr(st.conditions).find((c) => isObj(c) && c.type === 'Ready');
-  const ready = readyCond ? readyCond.status === 'True' : cs.length > 0 && cs.every((c) => c.ready === true);
-  const waiting = cs.map((c) => str(c.state?.waiting?.reason)).find(Boolean);
-  const term = cs
-    .map((c) => ({ c, t: isObj(c.lastState?.terminated) ? c.lastState.terminated : isObj(c.state?.terminated) ? c.state.terminated : undefined }))
-    .filter((x) => x.t)
-    .sort((a, b) => ms(b.t.finishedAt) - ms(a.t.finishedAt))[0];
-  return {
-    name: nameOf(pod),
-    ...(str(st.phase) ? { phase: str(st.phase) } : {}),
-    ready,
-    restarts: cs.reduce((n, c) => n + (typeof c.restartCount === 'number' ? c.restartCount : 0), 0),
-    ...(waiting ? { waiting } : {}),
-    ...(term
-      ? {
-          lastTermination: {
-            container: String(term.c.name ?? ''),
-            ...(str(term.t.reason) ? { reason: str(term.t.reason) } : {}),
-            ...(typeof term.t.exitCode === 'number' ? { exitCode: term.t.exitCode } : {}),
-            ...(str(term.t.finishedAt) ? { finishedAt: str(term.t.finishedAt) } : {}),
-          },
-        }
-      : {}),
-    broken: cs.some((c) => BROKEN_WAITING.has(str(c.state?.waiting?.reason) ?? '')),
-  };
-}
-
-export interface OomKill {
-  pod: string;
-  container: string;
-  restarts: number;
-  finishedAt?: string;
-  /** The container is running and ready now. */
-  readyNow: boolean;
-  memoryLimit?: string;
-  memoryRequest?: string;
-}
-
-/** Containers of these pods whose current or last termination was OOMKilled. */
-export function oomKills(pods: K8sObject[]): OomKill[] {
-  const out: OomKill[] = [];
-  for (const pod of pods) {
-    for (const cs of statuses(pod)) {
-      const t = [cs.lastState?.terminated, cs.state?.terminated].find((x) => isObj(x) && x.reason === 'OOMKilled');
-      if (!t) continue;
-      const spec = containers(podSpec(pod as { spec?: unknown })).find((c) => c.name === cs.name);
-      const res = isObj(spec?.resources) ? spec!.resources : {};
-      const limit = str(res.limits?.memory);
-      const request = str(res.requests?.memory);
-      out.push({
-        pod: nameOf(pod),
-        container: String(cs.name ?? ''),
-        restarts: typeof cs.restartCount === 'number' ? cs.restartCount : 0,
-        ...(str(t.finishedAt) ? { finishedAt: str(t.finishedAt) } : {}),
-        readyNow: cs.ready === true && isObj(cs.state?.running),
-        ...(limit ? { memoryLimit: limit } : {}),
-        ...(request ? { memoryRequest: request } : {}),
-      });
-    }
-  }
-  return out;
-}
-
-/** Twice a memory quantity, rounded up to whole Mi ("250Mi" -> "500Mi"). */
-export function doubledMemory(q: string): string | undefined {
-  const b = parseQuantity(q);
-  return b === undefined || b <= 0 ? undefined : `${Math.ceil((2 * b) / 1024 ** 2)}Mi`;
-}
-
-/** What a webhook's failurePolicy does when the injector cannot be reached. */
-export function failureEffect(policies: Iterable<'Ignore' | 'Fail'>): string {
-  const set = new Set(policies);
-  const parts: string[] = [];
-  if (set.has('Ignore')) parts.push('failurePolicy Ignore: pods are created silently without a proxy');
-  if (set.has('Fail')) parts.push('failurePolicy Fail: pod creation is blocked');
-  return parts.join('; ');
 }
 
 /** Evidence for webhooks: name, configuration, failurePolicy. */
@@ -340,47 +223,6 @@ export function podsMissingProxy(m: Model, mesh: MeshName): number {
   );
 }
 
-const controllerRef = (o: K8sObject | undefined): Record<string, any> | undefined => {
-  const refs = arr(o?.metadata?.ownerReferences).filter(isObj);
-  return refs.find((r) => r.controller === true) ?? refs[0];
-};
-
-/**
- * The workload an event's involved object belongs to: a ReplicaSet's Deployment (through its
- * ownerReferences, else its name less the pod-template-hash), a CronJob's Job, or the object.
- */
-export function workloadOfObject(m: Model, kind: string, ns: string, name: string): Workload | undefined {
-  const index = m.memo('workload-index', () => new Map(m.workloads.map((w) => [`${w.kind}/${w.namespace}/${w.name}`, w])));
-  const find = (k: string, n: string) => index.get(`${k}/${ns}/${n}`);
-  if (kind === 'ReplicaSet') {
-    const owner = controllerRef(m.get('replicasets', ns, name));
-    if (owner?.kind === 'Deployment') return find('Deployment', String(owner.name ?? ''));
-    const cut = name.lastIndexOf('-');
-    return cut > 0 && /^[a-z0-9]+$/.test(name.slice(cut + 1)) ? find('Deployment', name.slice(0, cut)) : undefined;
-  }
-  if (kind === 'Job') {
-    const owner = controllerRef(m.get('jobs', ns, name));
-    if (owner?.kind === 'CronJob') return find('CronJob', String(owner.name ?? ''));
-  }
-  return find(kind, name);
-}
-
-/** An Event's last time, count and involved object, across the v1 fields that carry them. */
-export function eventInfo(e: K8sObject) {
-  const io = isObj(e.involvedObject) ? e.involvedObject : {};
-  const series = isObj(e.series) ? e.series : {};
-  const last = [e.lastTimestamp, series.lastObservedTime, e.eventTime, e.firstTimestamp, e.metadata?.creationTimestamp].find((t) => time(t));
-  return {
-    reason: str(e.reason) ?? '',
-    message: str(e.message) ?? '',
-    kind: str(io.kind) ?? '',
-    namespace: str(io.namespace) ?? nsOf(e),
-    name: str(io.name) ?? '',
-    count: typeof e.count === 'number' ? e.count : typeof series.count === 'number' ? series.count : 1,
-    ...(last ? { lastTimestamp: String(last) } : {}),
-  };
-}
-
 export interface InjectionSkip {
   reasons: string[];
   count: number;
@@ -389,24 +231,26 @@ export interface InjectionSkip {
   object: string;
 }
 
-const SKIPPED_PREFIX = 'Linkerd sidecar proxy injection skipped: ';
 
 /**
- * Linkerd's own account of why it skipped a workload: the latest `InjectionSkipped` event on the
- * workload (or its ReplicaSet/Job), its readable reasons split out. Undefined when none was read.
+ * The injector's own account of why it skipped a workload (Linkerd's `InjectionSkipped` events):
+ * the latest such event on the workload (or its ReplicaSet/Job), its readable reasons split out.
+ * Undefined when none was read, or the mesh records none.
  */
-export function injectionSkip(m: Model, w: Workload): InjectionSkip | undefined {
-  const byWorkload = m.memo('injection-skips', () => {
+export function injectionSkip(m: Model, mesh: MeshName, w: Workload): InjectionSkip | undefined {
+  const prefix = profileOf(mesh).skippedEventPrefix;
+  if (!prefix) return undefined;
+  const byWorkload = m.memo(`injection-skips:${mesh}`, () => {
     const out = new Map<Workload, InjectionSkip>();
     for (const e of m.list('events')) {
       const ev = eventInfo(e);
-      if (ev.reason !== 'InjectionSkipped' || !ev.message.startsWith(SKIPPED_PREFIX)) continue;
+      if (ev.reason !== 'InjectionSkipped' || !ev.message.startsWith(prefix)) continue;
       const wl = workloadOfObject(m, ev.kind, ev.namespace, ev.name);
       if (!wl) continue; // the workload is not in the snapshot
       const prev = out.get(wl);
       if (prev && ms(prev.lastTimestamp) >= ms(ev.lastTimestamp)) continue; // keep the latest
       out.set(wl, {
-        reasons: ev.message.slice(SKIPPED_PREFIX.length).split(', ').filter(Boolean),
+        reasons: ev.message.slice(prefix.length).split(', ').filter(Boolean),
         count: ev.count,
         ...(ev.lastTimestamp ? { lastTimestamp: ev.lastTimestamp } : {}),
         object: `${ev.kind}/${ev.name}`,
@@ -417,34 +261,14 @@ export function injectionSkip(m: Model, w: Workload): InjectionSkip | undefined 
   return byWorkload.get(w);
 }
 
-/** Istio's revision from an istiod Deployment name ("istiod-canary" -> "canary"). */
-export const istioRevision = (istiod: string): string | undefined => (istiod.startsWith('istiod-') ? istiod.slice('istiod-'.length) : undefined);
-
 /** How to re-render a mesh's control plane (webhook, Service, Deployment) as it was installed. */
-export function reinstallCommands(mesh: MeshName, ns: string, istiod = 'istiod'): string[] {
-  // Alternatives by install method, as comments: pasting the block runs nothing, and never both
-  // (a CLI upgrade over a Helm release, or istioctl with the default profile, would do harm).
-  const pick = '# re-render the control plane the way it was installed: run the one line for your install method';
-  if (mesh === 'linkerd') {
-    return [
-      pick,
-      '# linkerd CLI: linkerd upgrade | kubectl apply -f -',
-      `# Helm: helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${shq(ns)} --reuse-values`,
-    ];
-  }
-  const rev = istioRevision(istiod);
-  return [
-    pick,
-    `# istioctl: istioctl install -y${rev ? ` --set revision=${shq(rev)}` : ''} -f YOUR-ISTIOOPERATOR.yaml  (the profile and values you installed with)`,
-    `# Helm: helm upgrade ${shq(istiod)} istio/istiod -n ${shq(ns)} --reuse-values`,
-  ];
-}
+export const reinstallCommands = (mesh: MeshName, ns: string, injector = profileOf(mesh).defaultInjector): string[] => profileOf(mesh).reinstall(ns, injector);
 
 /** The Service selector as kubectl -l syntax (the injector's pods), or the mesh's usual label. */
 export function injectorPodSelector(mesh: MeshName, svc: K8sObject | undefined): string {
   const sel = Object.entries(selectorOf(svc)).map(([k, v]) => `${k}=${v}`);
   if (sel.length) return sel.sort().join(',');
-  return mesh === 'linkerd' ? 'linkerd.io/control-plane-component=proxy-injector' : 'app=istiod';
+  return profileOf(mesh).injectorPodSelector;
 }
 
 /** First-line inspection of an injector Deployment. */
@@ -456,18 +280,6 @@ export function injectorDebugCommands(inj: Injector, container: string): string[
     `kubectl -n ${ns} logs ${dep} -c ${shq(container)} --previous`,
     `kubectl -n ${ns} rollout restart ${dep}`,
   ];
-}
-
-export type WebhookFailureCause = 'no-endpoints' | 'certificate' | 'timeout' | 'connection-refused' | 'service-not-found' | 'other';
-
-/** Why the API server could not call a webhook, from its error text (order matters). */
-export function webhookFailureCause(message: string): WebhookFailureCause {
-  if (/no endpoints available for service/i.test(message)) return 'no-endpoints';
-  if (/x509|certificate signed by unknown authority|certificate has expired|not yet valid|tls: /i.test(message)) return 'certificate';
-  if (/context deadline exceeded|timeout|timed out/i.test(message)) return 'timeout';
-  if (/connection refused/i.test(message)) return 'connection-refused';
-  if (/service "[^"]*" not found/i.test(message)) return 'service-not-found';
-  return 'other';
 }
 
 /** A time span when no replica of a mesh's injector could serve the webhook. */
@@ -526,7 +338,7 @@ export function injectorOutages(m: Model, mesh: MeshName): InjectorOutage[] {
       if (inj.pods.length === 0) continue; // no pod status, no dates
       let down: Span[] | undefined;
       for (const pod of inj.pods) {
-        const spans = podDownSpans(pod, INJECTOR_CONTAINER[mesh], now);
+        const spans = podDownSpans(pod, profileOf(mesh).injectorContainer, now);
         down = down === undefined ? spans : intersect(down, spans);
       }
       for (const s of down ?? []) out.push({ from: new Date(s.from), ...(s.to < now ? { to: new Date(s.to) } : {}), ...(s.reason ? { reason: s.reason } : {}) });

@@ -1,15 +1,11 @@
-import type { MeshName } from '../types.js';
 import { labelsOf } from '../util.js';
-import { istioInjector, istioIntent } from './istio.js';
-import { linkerdInjector, linkerdIntent, type LinkerdSettings } from './linkerd.js';
+import type { Model } from '../model.js';
+import type { MeshName } from './names.js';
+import type { DecisionInput, InjectorStep } from './profile.js';
+import { profileOf } from './registry.js';
 import { evalWebhook, type MeshWebhook, type WebhookCall } from './webhooks.js';
 
-/** One rule of an injector's decision, for `explain` and evidence. */
-export interface InjectorStep {
-  rule: string;
-  ok: boolean;
-  detail: string;
-}
+export type { DecisionInput, InjectorStep } from './profile.js';
 
 /** What one mesh would do with a pod created now from this template in this namespace. */
 export interface Decision {
@@ -26,21 +22,11 @@ export interface Decision {
   inject: boolean;
 }
 
-export interface DecisionInput {
-  namespace: string;
-  nsLabels: Record<string, string>;
-  nsAnnotations: Record<string, string>;
-  template: { metadata?: unknown; spec?: unknown };
-}
-
-export function decide(mesh: MeshName, webhooks: MeshWebhook[], input: DecisionInput, linkerd: LinkerdSettings): Decision {
+export function decide(m: Model, mesh: MeshName, webhooks: MeshWebhook[], input: DecisionInput): Decision {
+  const p = profileOf(mesh);
   const podLabels = labelsOf(input.template);
   const calls = webhooks.filter((w) => w.mesh === mesh).map((w) => evalWebhook(w, input.nsLabels, podLabels));
   const called = calls.some((c) => c.called);
-  const injector =
-    mesh === 'linkerd'
-      ? linkerdInjector(input.nsAnnotations, input.template, linkerd)
-      : istioInjector(input.namespace, input.template);
-  const intent = mesh === 'linkerd' ? linkerdIntent(input.nsAnnotations, input.template) : istioIntent(input.nsLabels, input.template);
-  return { mesh, intent, calls, called, injector, inject: called && injector.every((s) => s.ok) };
+  const injector = p.injector(m, input);
+  return { mesh, intent: p.intent(input), calls, called, injector, inject: called && injector.every((s) => s.ok) };
 }

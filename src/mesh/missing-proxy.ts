@@ -3,14 +3,17 @@
  * asked for injection: shared by pod-predates-enablement and sidecar-missing, which report the
  * two halves.
  */
+import { fieldSetAt } from '../k8s/managed-fields.js';
+import { podSpec } from '../k8s/pods.js';
+import { podStates, type Model, type Workload } from '../model.js';
+import type { K8sObject } from '../types.js';
+import { time } from '../util.js';
 import type { Decision } from './decision.js';
-import { enabledSince, enablingMarkers, type DatedMarker } from './managed-fields.js';
 import { markerExplains } from './marker-problems.js';
 import { templateOptOut } from './markers.js';
-import { podSpec } from './pods.js';
-import { podStates, type Model, type Workload } from '../model.js';
-import type { K8sObject, MeshName } from '../types.js';
-import { time } from '../util.js';
+import type { MeshName } from './names.js';
+import type { Field } from './profile.js';
+import { profileOf } from './registry.js';
 
 export interface MissingProxy {
   decision: Decision;
@@ -47,3 +50,47 @@ export function missingProxy(m: Model, w: Workload, mesh: MeshName): MissingProx
 
 export const podEvidence = (pods: K8sObject[]) => pods.map((p) => ({ name: p.metadata?.name ?? '', creationTimestamp: p.metadata?.creationTimestamp ?? null }));
 
+
+/** A marker asking a mesh for injection, with where it sits and when it was set. */
+export interface DatedMarker {
+  /** "Namespace shop" or "Deployment shop/web pod template". */
+  on: string;
+  /** "annotation linkerd.io/inject=enabled". */
+  text: string;
+  setAt?: Date;
+}
+
+const field = (obj: { metadata?: unknown } | undefined, prefix: string[], f: Field, key: string) =>
+  fieldSetAt(obj, [...prefix, 'f:metadata', `f:${f}`, `f:${key}`]);
+
+/**
+ * Every marker that on its own asks this mesh to inject the workload's pods (the namespace's, the
+ * pod template's), each dated: the namespace's from the Namespace, a template's from its
+ * controller (fieldsV1 under the template path), a bare pod's from the pod itself.
+ */
+export function enablingMarkers(mesh: MeshName, ns: K8sObject | undefined, w: Workload): DatedMarker[] {
+  const out: DatedMarker[] = [];
+  const p = profileOf(mesh);
+  const n = p.namespaceEnabling(ns);
+  if (n) {
+    const setAt = field(ns, [], n.f, n.key);
+    out.push({ on: `Namespace ${w.namespace}`, text: `${n.f.slice(0, -1)} ${n.key}=${n.value}`, ...(setAt ? { setAt } : {}) });
+  }
+  const t = p.templateEnabling(w.template);
+  if (t) {
+    const prefix = w.templatePath.split('/').filter(Boolean).map((p) => `f:${p}`);
+    const setAt = field(w.templatePath ? w.obj : w.template, prefix, t.f, t.key);
+    const on = w.templatePath ? `${w.kind} ${w.namespace}/${w.name} pod template` : `${w.kind} ${w.namespace}/${w.name}`;
+    out.push({ on, text: `${t.f.slice(0, -1)} ${t.key}=${t.value}`, ...(setAt ? { setAt } : {}) });
+  }
+  return out;
+}
+
+/**
+ * When injection was first asked for: the earliest of the markers' times (a pod created after
+ * any one of them would have been injected). Undefined when there is no marker or one is undated.
+ */
+export function enabledSince(markers: DatedMarker[]): Date | undefined {
+  if (markers.length === 0 || markers.some((mk) => !mk.setAt)) return undefined;
+  return new Date(Math.min(...markers.map((mk) => mk.setAt!.getTime())));
+}

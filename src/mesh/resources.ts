@@ -10,15 +10,17 @@
  * limits by default), replaced completely when any `sidecar.istio.io/proxy{CPU,Memory}[Limit]`
  * annotation is set. The init container (linkerd-init, istio-init) gets the proxy's resources.
  */
+import { containers, initContainers, podSpec } from '../k8s/pods.js';
+import { parseQuantity } from '../k8s/quantity.js';
+import { eventInfo, workloadOfObject } from '../k8s/events.js';
 import { podStates, type Model, type Workload } from '../model.js';
-import type { MeshName } from '../types.js';
 import { annotationsOf, cmp, isObj, str } from '../util.js';
-import { configValues, linkerdValues, valueAt } from './config-values.js';
-import { parseQuantity } from './quantity.js';
-export { parseQuantity } from './quantity.js';
-import { isIstiod } from './constants.js';
-import { eventInfo, workloadOfObject } from './controlplane.js';
-import { containers, hasNativeSidecar, initContainers, INIT_CONTAINER, podSpec, PROXY_CONTAINER, proxyAlreadyPresent } from './pods.js';
+import type { MeshName } from './names.js';
+import type { ResourceKey } from './profile.js';
+import { profileOf } from './registry.js';
+import { hasNativeSidecar, proxyAlreadyPresent } from './proxy.js';
+export { parseQuantity } from '../k8s/quantity.js';
+export type { ResourceKey } from './profile.js';
 
 export type Compute = 'cpu' | 'memory';
 export type ResourceKind = 'requests' | 'limits';
@@ -91,60 +93,18 @@ export interface ProxyConfig {
 }
 
 /** The annotation that sets each proxy resource, per mesh. */
-export const PROXY_RESOURCE_ANNOTATION: Record<MeshName, Record<`${ResourceKind}.${Compute}`, string>> = {
-  linkerd: {
-    'requests.cpu': 'config.linkerd.io/proxy-cpu-request',
-    'requests.memory': 'config.linkerd.io/proxy-memory-request',
-    'limits.cpu': 'config.linkerd.io/proxy-cpu-limit',
-    'limits.memory': 'config.linkerd.io/proxy-memory-limit',
-  },
-  istio: {
-    'requests.cpu': 'sidecar.istio.io/proxyCPU',
-    'requests.memory': 'sidecar.istio.io/proxyMemory',
-    'limits.cpu': 'sidecar.istio.io/proxyCPULimit',
-    'limits.memory': 'sidecar.istio.io/proxyMemoryLimit',
-  },
-};
+export const proxyResourceAnnotations = (mesh: MeshName): Readonly<Record<ResourceKey, string>> => profileOf(mesh).resourceAnnotations;
 
-/** Istio's global.proxy.resources default (manifests/charts/.../values.yaml). */
-const ISTIO_DEFAULT = { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '2000m', memory: '1024Mi' } };
-
-export const RESOURCE_KEYS = ['requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory'] as const;
-export type ResourceKey = (typeof RESOURCE_KEYS)[number];
+export const RESOURCE_KEYS: readonly ResourceKey[] = ['requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory'];
 export const splitKey = (k: ResourceKey): [ResourceKind, Compute] => k.split('.') as [ResourceKind, Compute];
-
-/** The istio-sidecar-injector values for the revision whose webhook would inject this workload. */
-function istioValues(m: Model, w: Workload): Record<string, any> | undefined {
-  const hook = m.decision(w, 'istio')?.calls.find((c) => c.called)?.webhook;
-  const name = hook?.configName.startsWith('istio-sidecar-injector') ? hook.configName : 'istio-sidecar-injector';
-  const ns = hook?.service?.namespace ?? m.mesh('istio')?.namespaces[0];
-  return configValues(ns ? m.get('configmaps', ns, name) : undefined);
-}
-
-const at = valueAt;
-
-const LINKERD_NATIVE = ['config.linkerd.io/proxy-enable-native-sidecar', 'config.beta.linkerd.io/proxy-enable-native-sidecar', 'config.alpha.linkerd.io/proxy-enable-native-sidecar'];
-const ISTIO_NATIVE = 'sidecar.istio.io/nativeSidecar';
 
 /** Whether the mesh would inject its proxy as a native sidecar into this workload's next pod. */
 export function nativeSidecar(m: Model, mesh: MeshName, w: Workload): { native: boolean; reason: string } {
-  const tmpl = annotationsOf(w.template);
-  if (mesh === 'linkerd') {
-    const ns = annotationsOf(m.namespace(w.namespace));
-    for (const [where, ann] of [['pod template', tmpl], ['namespace', ns]] as const) {
-      const key = LINKERD_NATIVE.find((k) => ann[k] !== undefined);
-      if (key) return { native: ann[key] === 'true', reason: `${where} annotation ${key}=${ann[key]}` };
-    }
-    if (at(linkerdValues(m), 'proxy', 'nativeSidecar') === true) return { native: true, reason: 'linkerd-config proxy.nativeSidecar: true' };
-  } else {
-    const v = tmpl[ISTIO_NATIVE];
-    if (v !== undefined) return { native: v !== 'false', reason: `pod template annotation ${ISTIO_NATIVE}=${v}` };
-    const istiod = m.mesh('istio')?.namespaces.flatMap((ns) => m.inNamespace('deployments', ns)).filter((d) => isIstiod(d.metadata?.name ?? ''));
-    const env = istiod?.flatMap((d) => containers(podSpec(at(d, 'spec', 'template') as { spec?: unknown }))).flatMap((c) => (Array.isArray(c.env) ? c.env : []));
-    if (env?.some((e) => isObj(e) && e.name === 'ENABLE_NATIVE_SIDECARS' && e.value === 'true')) return { native: true, reason: 'istiod runs with ENABLE_NATIVE_SIDECARS=true' };
-  }
+  const p = profileOf(mesh);
+  const own = p.nativeSidecar(m, w);
+  if (own) return own;
   // The workload's own pods show what the injector did last time (a global default we cannot read).
-  if (w.pods.some((p) => hasNativeSidecar(p, mesh))) return { native: true, reason: `its pods run ${PROXY_CONTAINER[mesh]} as a native sidecar` };
+  if (w.pods.some((pod) => hasNativeSidecar(pod, mesh))) return { native: true, reason: `its pods run ${p.proxyContainer} as a native sidecar` };
   return { native: false, reason: 'no native-sidecar setting found' };
 }
 
@@ -158,7 +118,7 @@ export function observedProxy(mesh: MeshName, w: Workload): { pod: string; resou
   const pod = pods[0];
   if (!pod) return undefined;
   const spec = podSpec(pod);
-  const c = [...containers(spec), ...initContainers(spec)].find((x) => x.name === PROXY_CONTAINER[mesh]);
+  const c = [...containers(spec), ...initContainers(spec)].find((x) => x.name === profileOf(mesh).proxyContainer);
   return { pod: str(pod.metadata?.name) ?? '', resources: isObj(c?.resources) ? c!.resources : {} };
 }
 
@@ -169,40 +129,17 @@ export function observedProxy(mesh: MeshName, w: Workload): { pod: string; resou
  * newest meshed pod (observedProxy) instead of guessed from defaults.
  */
 export function proxyConfig(m: Model, mesh: MeshName, w: Workload): ProxyConfig {
-  const tmpl = annotationsOf(w.template);
-  const keys = PROXY_RESOURCE_ANNOTATION[mesh];
   const res: Resources = { requests: {}, limits: {} };
   const source: Record<string, string> = {};
-  const set = (key: ResourceKey, value: unknown, from: string) => {
-    const [kind, r] = splitKey(key);
-    const units = quantityUnits(r, value);
-    if (units === undefined) return; // unset or not a quantity
-    res[kind][r] = units;
-    source[key] = from;
-  };
   const observed = m.injectionConfigRead ? undefined : observedProxy(mesh, w);
-  const fromPod = observed && `pod ${observed.pod} (as injected)`;
-  if (mesh === 'linkerd') {
-    const ns = annotationsOf(m.namespace(w.namespace));
-    const values = at(linkerdValues(m), 'proxy', 'resources');
-    for (const key of RESOURCE_KEYS) {
-      const [kind, r] = splitKey(key);
-      const ann = keys[key];
-      if (tmpl[ann] !== undefined) set(key, tmpl[ann], `pod template annotation ${ann}`);
-      else if (observed) set(key, at(observed.resources, kind, r), fromPod!);
-      else if (ns[ann] !== undefined) set(key, ns[ann], `namespace annotation ${ann}`);
-      else set(key, at(values, r, kind === 'requests' ? 'request' : 'limit'), `linkerd-config proxy.resources.${r}.${kind === 'requests' ? 'request' : 'limit'}`);
-    }
-  } else if (RESOURCE_KEYS.some((k) => tmpl[keys[k]] !== undefined)) {
-    // Any one annotation replaces global.proxy.resources entirely.
-    for (const key of RESOURCE_KEYS) set(key, tmpl[keys[key]], `pod template annotation ${keys[key]}`);
-  } else if (observed) {
-    for (const key of RESOURCE_KEYS) set(key, at(observed.resources, ...splitKey(key)), fromPod!);
-  } else {
-    const values = istioValues(m, w);
-    const global = values ? at(values, 'global', 'proxy', 'resources') : ISTIO_DEFAULT;
-    const from = values ? 'istio-sidecar-injector values global.proxy.resources' : 'Istio default global.proxy.resources';
-    for (const key of RESOURCE_KEYS) set(key, at(global, ...splitKey(key)), from);
+  const values = profileOf(mesh).proxyResources(m, w, observed?.resources, observed && `pod ${observed.pod} (as injected)`);
+  for (const key of RESOURCE_KEYS) {
+    const [kind, r] = splitKey(key);
+    const v = values[key];
+    const units = v && quantityUnits(r, v.value);
+    if (units === undefined || !v) continue; // unset or not a quantity
+    res[kind][r] = units;
+    source[key] = v.from;
   }
   for (const r of COMPUTE) {
     if (res.requests[r] === undefined && res.limits[r] !== undefined) source[`requests.${r}`] = `defaulted to limits.${r}`;
@@ -214,17 +151,18 @@ export function proxyConfig(m: Model, mesh: MeshName, w: Workload): ProxyConfig 
 /** The containers of the workload's next pod, with the mesh's proxy added as the injector would. */
 export function injectedPod(m: Model, mesh: MeshName, w: Workload): { containers: PodContainer[]; initContainers: PodContainer[]; proxy: ProxyConfig } {
   const spec = podSpec(w.template);
+  const p = profileOf(mesh);
   const own = (c: Record<string, any>, restartable: boolean): PodContainer => {
     const name = str(c.name) ?? '';
-    return { name, resources: containerResources(c), restartable, proxy: name === PROXY_CONTAINER[mesh] || name === INIT_CONTAINER[mesh] };
+    return { name, resources: containerResources(c), restartable, proxy: name === p.proxyContainer || p.initContainers.includes(name) };
   };
   const app = containers(spec).map((c) => own(c, false));
   const appInit = initContainers(spec).map((c) => own(c, c.restartPolicy === 'Always'));
   const proxy = proxyConfig(m, mesh, w);
   // A template that already carries the proxy (injected by hand) is admitted as it is.
   if (proxyAlreadyPresent(spec)) return { containers: app, initContainers: appInit, proxy };
-  const sidecar: PodContainer = { name: PROXY_CONTAINER[mesh], resources: proxy.resources, restartable: proxy.native, proxy: true };
-  const init: PodContainer = { name: INIT_CONTAINER[mesh], resources: proxy.resources, restartable: false, proxy: true };
+  const sidecar: PodContainer = { name: p.proxyContainer, resources: proxy.resources, restartable: proxy.native, proxy: true };
+  const init: PodContainer = { name: p.initContainers[0]!, resources: proxy.resources, restartable: false, proxy: true };
   return proxy.native
     ? { containers: app, initContainers: [init, sidecar, ...appInit], proxy }
     : { containers: [...app, sidecar], initContainers: [init, ...appInit], proxy };

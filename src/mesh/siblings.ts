@@ -8,35 +8,24 @@
  * asks for injection nor carries the proxy itself was injected because its namespace asks.
  */
 import type { KindKey } from '../cluster/kinds.js';
+import { podSpec } from '../k8s/pods.js';
 import { isControlPlaneWorkload, podStates, type Model, type Workload } from '../model.js';
-import type { K8sObject, MeshName } from '../types.js';
-import { annotationsOf, labelsOf } from '../util.js';
+import type { K8sObject } from '../types.js';
+import { labelsOf } from '../util.js';
 import { KUBE_SYSTEM_NAMESPACES } from './constants.js';
-import { ISTIO_IGNORED_NAMESPACES, ISTIO_INJECT, ISTIO_REV } from './istio.js';
-import { LINKERD_INJECT, isLinkerdEnabling } from './linkerd.js';
 import { namespaceMarker } from './markers.js';
-import { podSpec, proxyAlreadyPresent } from './pods.js';
+import { MESH_NAMES, type MeshName } from './names.js';
+import { PROFILE_LIST, profileOf } from './registry.js';
+import { proxyAlreadyPresent } from './proxy.js';
 
-export const MESH_TITLE: Record<MeshName, string> = { linkerd: 'Linkerd', istio: 'Istio' };
+/** The meshes a run may report on (--mesh leaves the others out). */
+export const meshesAllowed = (m: Model): MeshName[] => MESH_NAMES.filter((x) => m.options.mesh === 'auto' || m.options.mesh === x);
 
-/** The meshes a run may report on (--mesh leaves the other out). */
-export const meshesAllowed = (m: Model): MeshName[] => (['linkerd', 'istio'] as const).filter((x) => m.options.mesh === 'auto' || m.options.mesh === x);
+/** The pod template (or pod) asks this mesh for injection itself, whatever its namespace says. */
+export const templateAsks = (mesh: MeshName, template: { metadata?: unknown } | undefined): boolean => profileOf(mesh).templateAsks(template);
 
-/**
- * The pod template (or pod) asks this mesh for injection itself, whatever its namespace says:
- * Linkerd's annotation `linkerd.io/inject: enabled|ingress`; Istio's label
- * `sidecar.istio.io/inject: "true"` or `istio.io/rev` (the object webhooks select them).
- */
-export function templateAsks(mesh: MeshName, template: { metadata?: unknown } | undefined): boolean {
-  if (mesh === 'linkerd') return isLinkerdEnabling(annotationsOf(template)[LINKERD_INJECT]);
-  const labels = labelsOf(template);
-  return labels[ISTIO_INJECT] === 'true' || labels[ISTIO_REV] !== undefined;
-}
-
-/** An Istio ambient pod: meshed through ztunnel, with no sidecar by design. */
-export function ambientPod(pod: K8sObject): boolean {
-  return annotationsOf(pod)['ambient.istio.io/redirection'] === 'enabled' || labelsOf(pod)['istio.io/dataplane-mode'] === 'ambient';
-}
+/** A pod meshed with no proxy container by design (Istio's ambient mode). */
+export const meshedWithoutProxy = (pod: K8sObject): boolean => PROFILE_LIST.some((p) => p.meshedWithoutProxy?.(pod));
 
 /**
  * A namespace where the mesh never injects app pods, or that holds a mesh's control plane or
@@ -45,16 +34,15 @@ export function ambientPod(pod: K8sObject): boolean {
  * and any namespace running control-plane or extension workloads.
  */
 export function meshOwnNamespace(m: Model, ns: string, mesh: MeshName): boolean {
-  if (KUBE_SYSTEM_NAMESPACES.includes(ns) || ISTIO_IGNORED_NAMESPACES.includes(ns)) return true;
-  if (mesh === 'linkerd' && ns === 'cert-manager') return true;
-  if (ns === 'linkerd' || ns === 'istio-system' || m.isControlPlaneNamespace(ns)) return true;
+  if (KUBE_SYSTEM_NAMESPACES.includes(ns) || PROFILE_LIST.some((p) => p.ownNamespaces.includes(ns))) return true;
+  if (profileOf(mesh).excludedNamespaces.includes(ns) || m.isControlPlaneNamespace(ns)) return true;
   const own = m.memo('mesh-own-namespaces', () => {
     const out = new Set<string>();
     for (const w of m.workloads) if (isControlPlaneWorkload(w)) out.add(w.namespace);
     for (const w of m.workloads) {
       for (const p of w.pods) {
         const l = labelsOf(p);
-        if (l['linkerd.io/control-plane-ns'] === w.namespace || l['linkerd.io/extension'] !== undefined) out.add(w.namespace);
+        if (PROFILE_LIST.some((x) => x.isOwnPod(l, w.namespace))) out.add(w.namespace);
       }
     }
     return out;

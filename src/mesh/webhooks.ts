@@ -1,7 +1,8 @@
-import type { K8sObject, MeshName } from '../types.js';
+import { evalSelector, type SelectorResult } from '../k8s/selectors.js';
+import type { K8sObject } from '../types.js';
 import { arr, isObj, nameOf, str, labelsOf, strMap } from '../util.js';
-import { LINKERD_INJECTOR } from './constants.js';
-import { evalSelector, type SelectorResult } from './selectors.js';
+import type { MeshName } from './names.js';
+import { profileOf, webhookMesh } from './registry.js';
 
 /** A mutating webhook that injects a mesh's proxy, flattened from its configuration. */
 export interface MeshWebhook {
@@ -16,17 +17,8 @@ export interface MeshWebhook {
   namespaceSelector: unknown;
   objectSelector: unknown;
   rules: unknown[];
-  /** Istio: the `istio.io/rev` values this webhook selects (revision or tag names). */
+  /** The values of the mesh's revision label (Istio's `istio.io/rev`) this webhook selects: revision or tag names. */
   revisions: string[];
-}
-
-export const LINKERD_WEBHOOK = 'linkerd-proxy-injector.linkerd.io';
-const ISTIO_SUFFIX = 'sidecar-injector.istio.io';
-
-function meshOf(hookName: string, serviceName: string | undefined): MeshName | undefined {
-  if (hookName === LINKERD_WEBHOOK || serviceName === LINKERD_INJECTOR) return 'linkerd';
-  if (hookName.endsWith(ISTIO_SUFFIX)) return 'istio';
-  return undefined;
 }
 
 /** Every mesh injection webhook in the MutatingWebhookConfigurations, in a stable order. */
@@ -38,14 +30,15 @@ export function meshWebhooks(configs: K8sObject[]): MeshWebhook[] {
       const name = str(h.name) ?? '';
       const cc = isObj(h.clientConfig) ? h.clientConfig : {};
       const svc = isObj(cc.service) ? cc.service : undefined;
-      const mesh = meshOf(name, str(svc?.name));
+      const mesh = webhookMesh({ name, configName: nameOf(config), ...(str(svc?.name) ? { serviceName: str(svc?.name)! } : {}) });
       if (!mesh) continue;
       const revisions = new Set<string>();
-      for (const sel of [h.namespaceSelector, h.objectSelector]) {
+      const revLabel = profileOf(mesh).revisionLabel;
+      for (const sel of revLabel ? [h.namespaceSelector, h.objectSelector] : []) {
         for (const e of arr(isObj(sel) ? sel.matchExpressions : undefined)) {
-          if (isObj(e) && e.key === 'istio.io/rev' && e.operator === 'In') for (const v of arr(e.values)) revisions.add(String(v));
+          if (isObj(e) && e.key === revLabel && e.operator === 'In') for (const v of arr(e.values)) revisions.add(String(v));
         }
-        const ml = strMap(isObj(sel) ? sel.matchLabels : undefined)['istio.io/rev'];
+        const ml = strMap(isObj(sel) ? sel.matchLabels : undefined)[revLabel!];
         if (ml) revisions.add(ml);
       }
       out.push({

@@ -1,6 +1,8 @@
+import { webhookFailureCause } from '../../src/k8s/admission.js';
+import { doubledMemory } from '../../src/k8s/health.js';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../../src/checks/index.js';
-import { doubledMemory, injectionSkip, webhookFailureCause } from '../../src/mesh/controlplane.js';
+import { injectionSkip } from '../../src/mesh/controlplane.js';
 import { Model } from '../../src/model.js';
 import { runChecks } from '../../src/run.js';
 import type { K8sObject, Snapshot } from '../../src/types.js';
@@ -344,12 +346,12 @@ describe('webhook-call-failed', () => {
     expect(findings(snap, CONTROL_PLANE)).toEqual([]);
     const m = new Model({ snapshot: snap, now: NOW, options: { mesh: 'auto', certExpiryWarningDays: 60 } });
     const billing = m.workloads.find((w) => w.name === 'billing')!;
-    expect(injectionSkip(m, billing)).toEqual({
+    expect(injectionSkip(m, 'linkerd', billing)).toEqual({
       reasons: ['neither the namespace nor the pod have the annotation "linkerd.io/inject:enabled"', 'automountServiceAccountToken set to "false"'],
       count: 3,
       lastTimestamp: '2026-11-22T09:00:00Z',
       object: 'Deployment/billing',
     });
-    expect(injectionSkip(m, m.workloads.find((w) => w.name === 'web')!)).toBeUndefined();
+    expect(injectionSkip(m, 'linkerd', m.workloads.find((w) => w.name === 'web')!)).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
+import { parseQuantity } from '../../src/k8s/quantity.js';
 import { describe, expect, it } from 'vitest';
 import { Model } from '../../src/model.js';
-import { formatUnits, injectedPod, parseQuantity, podDemand, proxyConfig, quantityUnits, type PodContainer } from '../../src/mesh/resources.js';
+import { formatUnits, injectedPod, podDemand, proxyConfig, quantityUnits, type PodContainer } from '../../src/mesh/resources.js';
 import type { Scope, Snapshot } from '../../src/types.js';
 import { cluster, findings, ids, NOW } from '../helpers/fixtures.js';
 

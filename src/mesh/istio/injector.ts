@@ -2,9 +2,9 @@
  * Istio's injection decision inside the webhook (mesh-rules.md §2; istio/istio
  * pkg/kube/inject/inject.go injectRequired).
  */
-import { annotationsOf, labelsOf } from '../util.js';
-import type { InjectorStep } from './decision.js';
-import { podSpec } from './pods.js';
+import { podSpec } from '../../k8s/pods.js';
+import { annotationsOf, labelsOf } from '../../util.js';
+import type { InjectorStep } from '../profile.js';
 
 export const ISTIO_INJECT = 'sidecar.istio.io/inject';
 export const ISTIO_NS_LABEL = 'istio-injection';

@@ -2,9 +2,10 @@
  * Linkerd's injection decision, as its proxy injector makes it (mesh-rules.md §1;
  * linkerd/linkerd2 pkg/inject/report.go).
  */
-import { annotationsOf } from '../util.js';
-import type { InjectorStep } from './decision.js';
-import { podSpec, proxyAlreadyPresent } from './pods.js';
+import { podSpec } from '../../k8s/pods.js';
+import { annotationsOf } from '../../util.js';
+import type { InjectorStep } from '../profile.js';
+import { proxyAlreadyPresent } from '../proxy.js';
 
 export const LINKERD_INJECT = 'linkerd.io/inject';
 export const LINKERD_VALID = ['enabled', 'ingress', 'disabled'] as const;

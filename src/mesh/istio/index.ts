@@ -1,0 +1,186 @@
+/**
+ * Istio's profile (mesh-rules.md §2). Sources: istio/istio manifests/charts/istio-control/
+ * istio-discovery (templates/mutatingwebhook.yaml, files/injection-template.yaml, values.yaml),
+ * pkg/kube/inject (inject.go, webhook.go), tools/istio-iptables.
+ */
+import { containers, podSpec } from '../../k8s/pods.js';
+import { evalSelector } from '../../k8s/selectors.js';
+import type { Model, Workload } from '../../model.js';
+import type { K8sObject } from '../../types.js';
+import { arr, isObj, labelsOf, nameOf, shq, strMap, annotationsOf } from '../../util.js';
+import { configValues, valueAt } from '../config-values.js';
+import type { MeshProfile, NamedRef, ResourceKey } from '../profile.js';
+import { ISTIO_IGNORED_NAMESPACES, ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, istioInjector, istioPodValue, parseIstioBool } from './injector.js';
+import { enableMarker, namespaceEnabling, namespaceMarker, namespaceProblems, templateAsking, templateAsks, templateEnabling, templateOptOut, workloadProblems } from './markers.js';
+
+const SUFFIX = 'sidecar-injector.istio.io';
+const CONFIG = 'istio-sidecar-injector';
+const NATIVE = 'sidecar.istio.io/nativeSidecar';
+/** global.proxy.resources default (manifests/charts/istio-control/istio-discovery/values.yaml). */
+const DEFAULT_RESOURCES = { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '2000m', memory: '1024Mi' } };
+
+const RESOURCE_ANNOTATIONS: Record<ResourceKey, string> = {
+  'requests.cpu': 'sidecar.istio.io/proxyCPU',
+  'requests.memory': 'sidecar.istio.io/proxyMemory',
+  'limits.cpu': 'sidecar.istio.io/proxyCPULimit',
+  'limits.memory': 'sidecar.istio.io/proxyMemoryLimit',
+};
+const KEYS = Object.keys(RESOURCE_ANNOTATIONS) as ResourceKey[];
+const split = (k: ResourceKey) => k.split('.') as ['requests' | 'limits', 'cpu' | 'memory'];
+
+/** The control plane Deployment: istiod, or istiod-<revision>. */
+const isIstiod = (name: string): boolean => /^istiod(-|$)/.test(name);
+/** The revision from an istiod Deployment name ("istiod-canary" -> "canary"). */
+const revisionOf = (istiod: string): string | undefined => (istiod.startsWith('istiod-') ? istiod.slice('istiod-'.length) : undefined);
+
+/** Revisions served by the installed webhooks ('default' for the unrevisioned one). */
+export function revisions(webhookConfigs: K8sObject[]): string[] {
+  const revs = new Set<string>();
+  for (const cfg of webhookConfigs) {
+    const name = cfg.metadata?.name ?? '';
+    const hooks = Array.isArray(cfg.webhooks) ? (cfg.webhooks as Record<string, any>[]) : [];
+    if (!hooks.some((h) => typeof h?.name === 'string' && h.name.endsWith(SUFFIX))) continue;
+    const rev = cfg.metadata?.labels?.[ISTIO_REV];
+    if (typeof rev === 'string' && rev) revs.add(rev);
+    else if (name === CONFIG) revs.add('default');
+  }
+  return [...revs].sort();
+}
+
+/** The istio-sidecar-injector values for the revision whose webhook would inject this workload. */
+function injectorValues(m: Model, w: Workload): Record<string, any> | undefined {
+  const hook = m.decision(w, 'istio')?.calls.find((c) => c.called)?.webhook;
+  const name = hook?.configName.startsWith(CONFIG) ? hook.configName : CONFIG;
+  const ns = hook?.service?.namespace ?? m.mesh('istio')?.namespaces[0];
+  return configValues(ns ? m.get('configmaps', ns, name) : undefined);
+}
+
+export const istio: MeshProfile & { readonly name: 'istio' } = {
+  name: 'istio',
+  title: 'Istio',
+
+  proxyContainer: 'istio-proxy',
+  initContainers: ['istio-init'],
+  proxyImage: /(^|\/)proxyv2(:|@|$)/,
+
+  defaultNamespace: 'istio-system',
+  defaultInjector: 'istiod',
+  injectorContainer: 'discovery',
+  injectorPodSelector: 'app=istiod',
+  defaultWebhookConfig: CONFIG,
+  ownsWebhook: (h) => h.name.endsWith(SUFFIX),
+  revisionLabel: ISTIO_REV,
+  revisions,
+  isInjectorDeployment: isIstiod,
+  /** The Deployment whose pod template the Service selects, else the one named like it. */
+  injectorDeployment: (m, ns, svcName, svc) => {
+    const sel = strMap(isObj(svc?.spec) ? svc!.spec.selector : undefined);
+    if (Object.keys(sel).length) {
+      const hit = m.inNamespace('deployments', ns).find((d) => evalSelector({ matchLabels: sel }, labelsOf(isObj(d.spec) ? d.spec.template : undefined)).matched);
+      if (hit) return nameOf(hit);
+    }
+    return svcName;
+  },
+  isControlPlaneNamespace: () => false,
+  isControlPlaneWorkload: (l) => (l.app === 'istiod' && l[ISTIO_REV] !== undefined) || l['istio.io/gateway-name'] !== undefined,
+  /** Ambient mode: meshed through ztunnel, with no sidecar by design. */
+  meshedWithoutProxy: (pod) => annotationsOf(pod)['ambient.istio.io/redirection'] === 'enabled' || labelsOf(pod)['istio.io/dataplane-mode'] === 'ambient',
+  isOwnPod: () => false,
+  ownNamespaces: ['istio-system', ...ISTIO_IGNORED_NAMESPACES],
+  excludedNamespaces: [],
+  namedObjects: (namespaces, webhookConfigs) => {
+    const revs = revisions(webhookConfigs);
+    const out: NamedRef[] = [];
+    for (const ns of namespaces) {
+      out.push({ key: 'configmaps', namespace: ns, name: 'istio' });
+      for (const rev of revs.length ? revs : ['default']) out.push({ key: 'configmaps', namespace: ns, name: rev === 'default' ? CONFIG : `${CONFIG}-${rev}` });
+      out.push({ key: 'secrets', namespace: ns, name: 'istio-ca-secret' });
+    }
+    return out;
+  },
+  configMapKey: (name) => (name.startsWith(CONFIG) ? 'values' : undefined), // and -<revision>
+
+  reinstall: (ns, istiod) => {
+    const rev = revisionOf(istiod);
+    return [
+      '# re-render the control plane the way it was installed: run the one line for your install method',
+      `# istioctl: istioctl install -y${rev ? ` --set revision=${shq(rev)}` : ''} -f YOUR-ISTIOOPERATOR.yaml  (the profile and values you installed with)`,
+      `# Helm: helm upgrade ${shq(istiod)} istio/istiod -n ${shq(ns)} --reuse-values`,
+    ];
+  },
+  expectedWebhookConfigs: (istiods) => (istiods.length ? istiods : ['istiod']).map((d) => (revisionOf(d) ? `${CONFIG}-${revisionOf(d)}` : CONFIG)),
+  listWebhookConfigs: () => 'kubectl get mutatingwebhookconfigurations -l app=sidecar-injector',
+  injectorMemoryFix: (ns, istiod, limit) =>
+    `helm upgrade ${shq(istiod)} istio/istiod -n ${ns} --reuse-values --set pilot.resources.limits.memory=${limit}  # durable, if installed with Helm (istioctl: --set values.pilot.resources.limits.memory=${limit})`,
+  webhookCertFix: (ns, deploy) => [
+    `kubectl -n ${ns} rollout restart ${deploy}  # istiod re-patches the caBundle of its webhook configurations when it starts`,
+    `kubectl -n ${ns} logs ${deploy} --tail=200 | grep -i webhook  # errors patching the caBundle (with a plugged-in CA, replace Secret cacerts first)`,
+  ],
+  emptyCaBundle: 'the caBundle is empty: istiod fills it itself, so istiod is not running or cannot patch this configuration',
+  restartReloads: ' and istiod re-patches caBundle',
+
+  intent: (i) => i.nsLabels[ISTIO_NS_LABEL] === 'enabled' || i.nsLabels[ISTIO_REV] !== undefined || templateAsks(i.template),
+  templateAsks,
+  templateAsking,
+  namespaceMarker,
+  enableMarker,
+  optOut: { field: 'labels', key: ISTIO_INJECT, value: 'false' },
+  templateOptOut,
+  namespaceMarkerKeys: (ns) => {
+    const labels = labelsOf(ns);
+    return { field: 'labels', keys: [ISTIO_NS_LABEL, ISTIO_REV].filter((k) => labels[k] !== undefined) };
+  },
+  namespaceEnabling,
+  templateEnabling,
+  templateMarkerInvalid: () => false,
+  namespaceProblems,
+  workloadProblems,
+
+  injector: (_m, i) => istioInjector(i.namespace, i.template),
+
+  resourceAnnotations: RESOURCE_ANNOTATIONS,
+  suggestedResources: { 'requests.cpu': '100m', 'requests.memory': '128Mi', 'limits.cpu': '2000m', 'limits.memory': '1024Mi' },
+  namespaceResourceAnnotations: false,
+  /**
+   * The injection template: global.proxy.resources, replaced completely when any
+   * sidecar.istio.io/proxy{CPU,Memory}[Limit] annotation is set on the pod template.
+   */
+  proxyResources: (m, w, observed, observedFrom) => {
+    const tmpl = annotationsOf(w.template);
+    const out: Partial<Record<ResourceKey, { value: unknown; from: string }>> = {};
+    if (KEYS.some((k) => tmpl[RESOURCE_ANNOTATIONS[k]] !== undefined)) {
+      for (const k of KEYS) out[k] = { value: tmpl[RESOURCE_ANNOTATIONS[k]], from: `pod template annotation ${RESOURCE_ANNOTATIONS[k]}` };
+    } else if (observed) {
+      for (const k of KEYS) out[k] = { value: valueAt(observed, ...split(k)), from: observedFrom! };
+    } else {
+      const values = injectorValues(m, w);
+      const global = values ? valueAt(values, 'global', 'proxy', 'resources') : DEFAULT_RESOURCES;
+      const from = values ? 'istio-sidecar-injector values global.proxy.resources' : 'Istio default global.proxy.resources';
+      for (const k of KEYS) out[k] = { value: valueAt(global, ...split(k)), from };
+    }
+    return out;
+  },
+  nativeSidecar: (m, w) => {
+    const v = annotationsOf(w.template)[NATIVE];
+    if (v !== undefined) return { native: v !== 'false', reason: `pod template annotation ${NATIVE}=${v}` };
+    const istiods = m.mesh('istio')?.namespaces.flatMap((ns) => m.inNamespace('deployments', ns)).filter((d) => isIstiod(nameOf(d)));
+    const env = istiods?.flatMap((d) => containers(podSpec(valueAt(d, 'spec', 'template') as { spec?: unknown }))).flatMap((c) => arr(c.env));
+    if (env?.some((e) => isObj(e) && e.name === 'ENABLE_NATIVE_SIDECARS' && e.value === 'true')) return { native: true, reason: 'istiod runs with ENABLE_NATIVE_SIDECARS=true' };
+    return undefined;
+  },
+  keptEnv: ['ENABLE_NATIVE_SIDECARS'],
+  nativeSidecarAnnotation: NATIVE,
+
+  job: {
+    shutdown: /quitquitquit/,
+    shutdownWords: ['quitquitquit'],
+    alternatives: [
+      "# or: end the app's command with curl -fsS -X POST localhost:15020/quitquitquit",
+      '# or: opt the pod template out with the label sidecar.istio.io/inject: "false"',
+    ],
+    relief: (pods, ns) => pods.map((p) => `kubectl exec ${shq(p)} -n ${ns} -c istio-proxy -- pilot-agent request POST quitquitquit`),
+  },
+};
+
+/** For explain and evidence: the per-pod value and how Istio parses it. */
+export { istioPodValue, parseIstioBool };

@@ -1,0 +1,160 @@
+/**
+ * Istio's injection markers (mesh-rules.md §2; istio/istio manifests/charts/istio-control/
+ * istio-discovery/templates/mutatingwebhook.yaml, pkg/kube/inject/inject.go): the namespace labels
+ * `istio-injection` and `istio.io/rev`, the pod label (or annotation) `sidecar.istio.io/inject`.
+ */
+import { removeFromTemplate, setOnTemplate } from '../../fix.js';
+import { podStates, type Model } from '../../model.js';
+import type { K8sObject } from '../../types.js';
+import { annotationsOf, labelsOf, shq } from '../../util.js';
+import { asks, asksOn } from '../asks.js';
+import type { EnableMarker, MarkerProblemDraft, NamespaceMarker, NamespaceProblemContext, Template, WorkloadProblemContext } from '../profile.js';
+import { evalWebhook, namespaceLabels, type MeshWebhook } from '../webhooks.js';
+import { ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, istioPodValue, parseIstioBool } from './injector.js';
+
+export function namespaceMarker(ns: K8sObject | undefined): NamespaceMarker {
+  const labels = labelsOf(ns);
+  const annotations = annotationsOf(ns);
+  const inj = labels[ISTIO_NS_LABEL];
+  const rev = labels[ISTIO_REV];
+  // istio-injection beats istio.io/rev; any value but "enabled" selects no webhook.
+  if (inj !== undefined) return { enabled: inj === 'enabled', present: true, text: `label ${ISTIO_NS_LABEL}=${inj}` };
+  if (rev !== undefined) return { enabled: true, present: true, text: `label ${ISTIO_REV}=${rev}` };
+  return { enabled: false, present: annotations[ISTIO_NS_LABEL] !== undefined || annotations[ISTIO_REV] !== undefined };
+}
+
+/**
+ * The namespace label that would make an installed webhook fire for a plain pod:
+ * `istio-injection=enabled` when a webhook serves it, else `istio.io/rev=<first revision>`.
+ */
+export function enableLabel(webhooks: MeshWebhook[], ns: string): { key: string; value: string } | undefined {
+  const candidates = [
+    { key: ISTIO_NS_LABEL, value: 'enabled' },
+    ...[...new Set(webhooks.flatMap((w) => w.revisions))].sort().map((r) => ({ key: ISTIO_REV, value: r })),
+  ];
+  return candidates.find((c) => webhooks.some((w) => w.mesh === 'istio' && evalWebhook(w, { 'kubernetes.io/metadata.name': ns, [c.key]: c.value }, {}).called));
+}
+
+export function enableMarker(ns: string, webhooks: MeshWebhook[]): EnableMarker {
+  const l = enableLabel(webhooks, ns) ?? { key: ISTIO_NS_LABEL, value: 'enabled' };
+  return { field: 'labels', ...l, text: `label ${l.key}=${l.value}`, command: `kubectl label namespace ${shq(ns)} ${shq(`${l.key}=${l.value}`)} --overwrite` };
+}
+
+/** The label `sidecar.istio.io/inject: "false"` (the label wins over the annotation). */
+export function templateOptOut(template: Template) {
+  const { value, from } = istioPodValue(template);
+  return value !== undefined && from && value.toLowerCase() === 'false' ? { key: ISTIO_INJECT, value, from } : undefined;
+}
+
+export function namespaceEnabling(ns: K8sObject | undefined) {
+  const labels = labelsOf(ns);
+  // istio-injection beats istio.io/rev; only "enabled" selects a webhook.
+  if (labels[ISTIO_NS_LABEL] !== undefined) return labels[ISTIO_NS_LABEL] === 'enabled' ? { f: 'labels' as const, key: ISTIO_NS_LABEL, value: 'enabled' } : undefined;
+  return labels[ISTIO_REV] !== undefined ? { f: 'labels' as const, key: ISTIO_REV, value: labels[ISTIO_REV] } : undefined;
+}
+
+export function templateEnabling(template: Template) {
+  const labels = labelsOf(template);
+  if (labels[ISTIO_INJECT] === 'true') return { f: 'labels' as const, key: ISTIO_INJECT, value: 'true' };
+  return labels[ISTIO_REV] !== undefined ? { f: 'labels' as const, key: ISTIO_REV, value: labels[ISTIO_REV] } : undefined;
+}
+
+/** The label sidecar.istio.io/inject=true or istio.io/rev: the object webhooks select them. */
+export function templateAsks(template: Template | undefined): boolean {
+  const labels = labelsOf(template);
+  return labels[ISTIO_INJECT] === 'true' || labels[ISTIO_REV] !== undefined;
+}
+
+export function templateAsking(template: Template | undefined): string | undefined {
+  const { value, from } = istioPodValue(template ?? {});
+  if (value !== undefined && from) return asks(value) && value !== '' ? `${from} ${ISTIO_INJECT}=${value}` : undefined;
+  const labels = labelsOf(template);
+  return labels[ISTIO_REV] !== undefined ? `label ${ISTIO_REV}=${labels[ISTIO_REV]}` : undefined;
+}
+
+export function namespaceProblems(m: Model, c: NamespaceProblemContext): MarkerProblemDraft[] {
+  const { ns, obj, labels, annotations, set, unset } = c;
+  const out: MarkerProblemDraft[] = [];
+  const istio = m.mesh('istio');
+  const invalidValue = (inj: string) =>
+    out.push({
+      message: `Namespace ${ns} has label ${ISTIO_NS_LABEL}=${inj}, but only the value "enabled" selects Istio's injection webhook, so no pod in it is injected.`,
+      evidence: { marker: `label ${ISTIO_NS_LABEL}=${inj}`, expected: `label ${ISTIO_NS_LABEL}=enabled` },
+      fix: set('labels', ISTIO_NS_LABEL, 'enabled'),
+      recreate: c.waiting(),
+      remove: unset('labels', ISTIO_NS_LABEL),
+    });
+  if (!m.has('mutatingwebhookconfigurations')) {
+    // Without the webhooks, only a value that no Istio webhook ever selects can be judged.
+    const inj = labels[ISTIO_NS_LABEL];
+    if (m.meshPossible('istio') && inj !== undefined && inj !== 'enabled' && asksOn(inj) && labels[ISTIO_REV] === undefined) invalidValue(inj);
+    return out;
+  }
+  if (!istio) return out;
+  const inj = labels[ISTIO_NS_LABEL];
+  const rev = labels[ISTIO_REV];
+  const nsLabels = namespaceLabels(obj, ns);
+  const { [ISTIO_NS_LABEL]: _winner, ...withoutInj } = nsLabels;
+  /** The injector Service a plain pod would be sent to under these namespace labels. */
+  const injector = (l: Record<string, string>) => {
+    const svc = istio.webhooks.find((h) => evalWebhook(h, l, {}).called)?.service;
+    return svc ? `${svc.namespace}/${svc.name}` : undefined;
+  };
+  const revServed = rev !== undefined && injector(withoutInj) !== undefined;
+  // Both labels sending pods to the same istiod (e.g. istio.io/rev=default) is contradictory but harmless.
+  const sameInjector = inj === 'enabled' && revServed && injector(withoutInj) === injector(nsLabels);
+  if (inj !== undefined && rev !== undefined && !sameInjector) {
+    const served = [...new Set(istio.webhooks.flatMap((h) => h.revisions))].sort();
+    // Switching revision re-creates every pod of the namespace; otherwise only the unmeshed ones.
+    const all = c.workloads.filter((w) => !podStates(w).hostNetwork && !templateOptOut(w.template));
+    out.push({
+      message: `Namespace ${ns} has both labels ${ISTIO_NS_LABEL}=${inj} and ${ISTIO_REV}=${rev}; ${ISTIO_NS_LABEL} wins, so revision ${rev} is ignored${revServed ? '' : ' (and no installed webhook serves it)'}.`,
+      evidence: { labels: { [ISTIO_NS_LABEL]: inj, [ISTIO_REV]: rev }, ignoredRevision: rev, servedRevisions: served, revisionServed: revServed },
+      fix: unset('labels', revServed ? ISTIO_NS_LABEL : ISTIO_REV),
+      recreate: revServed ? all : c.waiting(),
+      remove: unset('labels', ISTIO_NS_LABEL, ISTIO_REV),
+      ...(revServed ? { affectedPods: all.reduce((n, w) => n + podStates(w).active.length, 0) } : {}),
+    });
+  } else if (inj !== undefined && inj !== 'enabled' && asksOn(inj)) {
+    invalidValue(inj);
+  } else if (inj === undefined && rev === undefined) {
+    // Webhooks select namespaces by labels only: the same key as an annotation does nothing.
+    for (const key of [ISTIO_NS_LABEL, ISTIO_REV]) {
+      const av = annotations[key];
+      if (!asksOn(av)) continue;
+      const asRev = key === ISTIO_REV && injector({ ...nsLabels, [ISTIO_REV]: av }) !== undefined;
+      const label = asRev ? { text: `label ${ISTIO_REV}=${av}`, key: ISTIO_REV, value: av } : enableMarker(ns, istio.webhooks);
+      out.push({
+        message: `Namespace ${ns} has annotation ${key}=${av}, but Istio's webhooks select namespaces by label only, so no pod in it is injected.`,
+        evidence: { marker: `annotation ${key}=${av}`, expected: label.text },
+        fix: [...set('labels', label.key, label.value), ...unset('annotations', key)],
+        recreate: c.waiting(),
+        remove: unset('annotations', key),
+      });
+    }
+  }
+  return out;
+}
+
+/** Whether a webhook would be called needs the namespace's labels and the webhooks. */
+export function workloadProblems(m: Model, c: WorkloadProblemContext): MarkerProblemDraft[] {
+  const istio = m.mesh('istio');
+  if (!istio || !m.injectionConfigRead) return [];
+  const { w, id, where, labels } = c;
+  const { value, from } = istioPodValue(w.template);
+  // The object webhook selects the label sidecar.istio.io/inject=true, exactly.
+  if (!parseIstioBool(value) || (from === 'label' && value === 'true') || m.decision(w, 'istio')?.called) return [];
+  const nsLabels = namespaceLabels(m.namespace(w.namespace), w.namespace);
+  const labelWorks = istio.webhooks.some((h) => evalWebhook(h, nsLabels, { ...labels, [ISTIO_INJECT]: 'true' }).called);
+  // Where even the label selects no webhook, the namespace opts out: not a marker problem.
+  if (!labelWorks) return [];
+  return [
+    {
+      message: `${id} asks for injection with ${where} ${from} ${ISTIO_INJECT}=${value}, but in namespace ${w.namespace} only the label ${ISTIO_INJECT}=true selects Istio's webhook, so its pods are not injected.`,
+      evidence: { marker: `${where} ${from} ${ISTIO_INJECT}=${value}`, expected: `${where} label ${ISTIO_INJECT}=true` },
+      fix: setOnTemplate(w, 'labels', ISTIO_INJECT, 'true'),
+      remove: removeFromTemplate(w, from === 'label' ? 'labels' : 'annotations', ISTIO_INJECT),
+      templateChanges: [{ field: 'labels', key: ISTIO_INJECT, value: 'true' }],
+    },
+  ];
+}

@@ -1,0 +1,262 @@
+/**
+ * A mesh profile: everything one mesh means to meshdoctor, behind one interface the compiler
+ * checks for every mesh (src/mesh/registry.ts). Checks, `explain` and the mesh-generic helpers in
+ * src/mesh/ ask the profile; they never name a mesh. Each mesh's profile lives in
+ * src/mesh/<mesh>/ (README "Adding a mesh"), with the source of each fact beside it.
+ */
+import type { Model, Workload } from '../model.js';
+import type { Cert } from '../k8s/x509.js';
+import type { K8sObject } from '../types.js';
+import type { MeshName } from './names.js';
+import type { MeshWebhook } from './webhooks.js';
+
+export type Field = 'labels' | 'annotations';
+
+/** A ConfigMap or Secret a mesh's checks read by name (never listed cluster-wide). */
+export interface NamedRef {
+  key: 'configmaps' | 'secrets';
+  namespace: string;
+  name: string;
+}
+export type Template = { metadata?: unknown; spec?: unknown };
+export type ResourceKey = 'requests.cpu' | 'requests.memory' | 'limits.cpu' | 'limits.memory';
+
+/** One rule of an injector's decision, for `explain` and evidence. */
+export interface InjectorStep {
+  rule: string;
+  ok: boolean;
+  detail: string;
+}
+
+/** What a pod created now meets: its namespace's labels and annotations, and its template. */
+export interface DecisionInput {
+  namespace: string;
+  nsLabels: Record<string, string>;
+  nsAnnotations: Record<string, string>;
+  template: Template;
+}
+
+export interface NamespaceMarker {
+  /** The namespace asks this mesh to inject every pod by default. */
+  enabled: boolean;
+  /** The namespace carries some marker for this mesh (valid or not, enabling or not). */
+  present: boolean;
+  /** The marker as written, for evidence: e.g. "annotation linkerd.io/inject=enabled". */
+  text?: string;
+}
+
+export interface EnableMarker {
+  field: Field;
+  key: string;
+  value: string;
+  text: string;
+  command: string;
+}
+
+/** A marker that asks for injection on its own (dated from managedFields by the caller). */
+export interface Marker {
+  f: Field;
+  key: string;
+  value: string;
+}
+
+/** A marker problem a profile finds (injection-marker-invalid); the resource and pods are stamped by the caller. */
+export interface MarkerProblemDraft {
+  message: string;
+  evidence: Record<string, unknown>;
+  /** The commands correcting the marker. */
+  fix: string[];
+  /** The commands removing the marker instead. */
+  remove: string[];
+  /** Namespace problems: workloads whose pods must be re-created once the marker is right. */
+  recreate?: Workload[];
+  /** Namespace problems: pods affected, when not the recreated workloads' unmeshed pods. */
+  affectedPods?: number;
+  /** Workload problems: the pod template as the fix changes it. */
+  templateChanges?: { field: Field; key: string; value?: string }[];
+}
+
+/** What a profile's marker rules need from the namespace problem finder. */
+export interface NamespaceProblemContext {
+  ns: string;
+  obj: K8sObject;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  /** Commands setting or removing namespace markers (live: kubectl; -f: file edits). */
+  set(field: Field, key: string, value: string): string[];
+  unset(field: Field, ...keys: string[]): string[];
+  /** The app workloads of the namespace. */
+  workloads: Workload[];
+  /** Workloads with unmeshed pods a working marker of this mesh would mesh on re-creation. */
+  waiting(): Workload[];
+}
+
+/** What a profile's marker rules need from the workload problem finder. */
+export interface WorkloadProblemContext {
+  w: Workload;
+  /** "Deployment shop/web". */
+  id: string;
+  /** "pod template" or "pod". */
+  where: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
+/** Certificates that make up a mesh's identity: its trust anchors and its issuer certificate. */
+export interface IdentityCerts {
+  role: 'trust anchor' | 'issuer';
+  ref: { kind: 'ConfigMap' | 'Secret'; namespace: string; name: string };
+  key: string;
+  obj: K8sObject;
+  certs: Cert[];
+}
+
+/** The proxy resources a profile resolves for a workload's next pod (before admission defaults). */
+export interface ProxyResourceValue {
+  value: unknown;
+  from: string;
+}
+
+export interface MeshProfile {
+  readonly name: MeshName;
+  /** "Linkerd". */
+  readonly title: string;
+
+  // --- Containers ---------------------------------------------------------------------------
+  /** The proxy container (or native sidecar) the injector adds. */
+  readonly proxyContainer: string;
+  /** The init container the injector adds (its CNI variant's name too, when it has one). */
+  readonly initContainers: readonly string[];
+  /** The proxy image, for templates injected by hand under another name. */
+  readonly proxyImage: RegExp;
+
+  // --- Control plane ------------------------------------------------------------------------
+  /** Where the control plane is installed by default. */
+  readonly defaultNamespace: string;
+  /** The injector's Deployment and Service name when nothing else tells. */
+  readonly defaultInjector: string;
+  /** The injector Deployment's main container. */
+  readonly injectorContainer: string;
+  /** The injector pods' usual label selector (kubectl -l syntax), when no Service tells. */
+  readonly injectorPodSelector: string;
+  /** The MutatingWebhookConfiguration an install creates, when nothing else tells. */
+  readonly defaultWebhookConfig: string;
+  /** The one decision of which webhooks are this mesh's injection webhooks. */
+  ownsWebhook(hook: { name: string; configName: string; serviceName?: string }): boolean;
+  /** A label naming a revision of the control plane that webhooks select (Istio's istio.io/rev). */
+  readonly revisionLabel?: string;
+  /** The revisions the installed webhook configurations serve ('default' for the unrevisioned one). */
+  revisions?(webhookConfigs: K8sObject[]): string[];
+  /** A Deployment named like this mesh's injector. */
+  isInjectorDeployment(name: string): boolean;
+  /** The injector Deployment behind a webhook's Service. */
+  injectorDeployment(m: Model, ns: string, serviceName: string, service: K8sObject | undefined): string;
+  /** A Namespace object marked as this mesh's control plane. */
+  isControlPlaneNamespace(ns: K8sObject): boolean;
+  /** A pod template of the mesh's own control plane or extensions (never reported as unmeshed). */
+  isControlPlaneWorkload(templateLabels: Record<string, string>): boolean;
+  /** A pod this mesh meshes with no proxy container, by design (Istio's ambient mode). */
+  meshedWithoutProxy?(pod: K8sObject): boolean;
+  /** A pod of the mesh's control plane or extensions in namespace `ns`. */
+  isOwnPod(podLabels: Record<string, string>, ns: string): boolean;
+  /** Namespaces holding this mesh's components (or left alone by its installs): no mesh's findings there. */
+  readonly ownNamespaces: readonly string[];
+  /** Namespaces this mesh's webhook leaves out by design: none of its findings there. */
+  readonly excludedNamespaces: readonly string[];
+  /** The ConfigMaps and Secrets its checks read, by name, in its control-plane namespaces. */
+  namedObjects(namespaces: string[], webhookConfigs: K8sObject[]): NamedRef[];
+  /** The one `data` key of a ConfigMap of this mesh that its checks read (snapshots keep only it). */
+  configMapKey(name: string): string | undefined;
+
+  // --- Install and repair commands ----------------------------------------------------------
+  /** How to re-render the control plane as it was installed (comment alternatives). */
+  reinstall(ns: string, injector: string): string[];
+  /** The webhook configurations an install with these injector Deployments creates. */
+  expectedWebhookConfigs(injectors: string[]): string[];
+  /** The command that lists this mesh's webhook configurations. */
+  listWebhookConfigs(expected: string): string;
+  /** The durable way to raise the injector's memory limit. */
+  injectorMemoryFix(ns: string, injector: string, limit: string): string;
+  /** How the webhook's caBundle and serving certificate are renewed (after cert-manager's, if any). */
+  webhookCertFix(ns: string, injector: string, certManager: boolean): string[];
+  /** Why an empty caBundle happens for this mesh, when the mesh fills it itself. */
+  readonly emptyCaBundle?: string;
+  /** What a restart of the injector does to the caBundle (appended to the restart command). */
+  readonly restartReloads: string;
+  /** Secrets holding the injector's serving certificate: [name, key]. */
+  readonly servingCertSecrets?: readonly (readonly [string, string])[];
+
+  // --- Markers ------------------------------------------------------------------------------
+  /** The namespace or the template asks this mesh to inject (whether or not it will). */
+  intent(input: DecisionInput): boolean;
+  /** The pod template asks this mesh itself, whatever its namespace says. */
+  templateAsks(template: Template | undefined): boolean;
+  /** The marker of this mesh the template carries that asks for it, valid or not, as text. */
+  templateAsking(template: Template | undefined): string | undefined;
+  /** What the namespace says about injection. */
+  namespaceMarker(ns: K8sObject | undefined): NamespaceMarker;
+  /** The marker to set on a namespace, and the command that sets it. */
+  enableMarker(ns: string, webhooks: MeshWebhook[]): EnableMarker;
+  /** The pod template marker that opts out of this mesh. */
+  readonly optOut: { field: Field; key: string; value: string };
+  /** The pod template opts out of this mesh explicitly. */
+  templateOptOut(template: Template): { key: string; value: string; from: 'label' | 'annotation' } | undefined;
+  /** The namespace markers that make this mesh inject (all of them, to remove). */
+  namespaceMarkerKeys(ns: K8sObject | undefined): { field: Field; keys: string[] };
+  /** The namespace's own marker enabling this mesh. */
+  namespaceEnabling(ns: K8sObject | undefined): Marker | undefined;
+  /** The pod template's own marker enabling this mesh. */
+  templateEnabling(template: Template): Marker | undefined;
+  /** The template's marker for this mesh has a value the injector does not accept. */
+  templateMarkerInvalid(template: Template): boolean;
+  /** Marker problems of a namespace (injection-marker-invalid). */
+  namespaceProblems(m: Model, c: NamespaceProblemContext): MarkerProblemDraft[];
+  /** Marker problems of a workload's template (injection-marker-invalid). */
+  workloadProblems(m: Model, c: WorkloadProblemContext): MarkerProblemDraft[];
+
+  // --- The injector's decision --------------------------------------------------------------
+  /** Every rule the injector applies to a pod it is called for, in its order. */
+  injector(m: Model, input: DecisionInput): InjectorStep[];
+  /** The injector's own events about a workload it skipped: the message prefix before its reasons. */
+  readonly skippedEventPrefix?: string;
+  /** The injector skips pods without their ServiceAccount token here: why (for a message), with evidence. */
+  tokenRequirement?(m: Model): { why: string; evidence: Record<string, unknown> } | undefined;
+
+  // --- The proxy ----------------------------------------------------------------------------
+  /** The pod annotations that set each proxy resource. */
+  readonly resourceAnnotations: Readonly<Record<ResourceKey, string>>;
+  /** The proxy resources quota advice suggests when none are set. */
+  readonly suggestedResources: Readonly<Record<ResourceKey, string>>;
+  /** The annotations also work on the namespace (for all its workloads). */
+  readonly namespaceResourceAnnotations: boolean;
+  /** The proxy resources of the workload's next pod, from the mesh's own configuration. */
+  proxyResources(m: Model, w: Workload, observed: Record<string, unknown> | undefined, observedFrom: string | undefined): Partial<Record<ResourceKey, ProxyResourceValue>>;
+  /** Whether the proxy would be a native sidecar by the mesh's own settings (undefined: none found). */
+  nativeSidecar(m: Model, w: Workload): { native: boolean; reason: string } | undefined;
+  /** Env variables of its control plane that nativeSidecar reads (snapshots keep their boolean values). */
+  readonly keptEnv?: readonly string[];
+  /** The pod template annotation that makes the proxy a native sidecar. */
+  readonly nativeSidecarAnnotation: string;
+
+  // --- Jobs ---------------------------------------------------------------------------------
+  readonly job: {
+    /** A call in the app's command line that stops the proxy when the app is done. */
+    shutdown: RegExp;
+    /** Words of such calls a snapshot keeps in command lines (regular expression sources). */
+    shutdownWords: readonly string[];
+    /** The other ways out, as comments. */
+    alternatives: readonly string[];
+    /** Relieve the Job's hung pods now (ns is quoted already). */
+    relief(pods: string[], ns: string, job: string): string[];
+  };
+
+  // --- Identity -----------------------------------------------------------------------------
+  /** The mesh's identity certificates, when it keeps them where meshdoctor can read them. */
+  identity?: {
+    /** The component that signs the proxies' certificates with the issuer. */
+    issuer: string;
+    sources(m: Model): IdentityCerts[];
+    /** The documented rotation for one source; anyValidAnchor: some trust anchor is still valid. */
+    fix(src: IdentityCerts, anyValidAnchor: boolean): string[];
+  };
+}

@@ -1,0 +1,41 @@
+/** Which mesh's proxy a pod runs, by the containers each profile names. */
+import { containers, initContainers, podSpec, type PodLike } from '../k8s/pods.js';
+import { str } from '../util.js';
+import type { MeshName } from './names.js';
+import { PROFILE_LIST, profileOf } from './registry.js';
+
+/**
+ * Which mesh's proxy runs in this pod (spec): a container named as the profile's proxy, or the
+ * same as a native sidecar (an init container with `restartPolicy: Always`).
+ */
+export function injectedMesh(pod: PodLike): MeshName | undefined {
+  const spec = podSpec(pod);
+  for (const p of PROFILE_LIST) {
+    const name = p.proxyContainer;
+    if (containers(spec).some((c) => c.name === name)) return p.name;
+    if (initContainers(spec).some((c) => c.name === name && c.restartPolicy === 'Always')) return p.name;
+  }
+  return undefined;
+}
+
+/** Whether the proxy of this pod (spec) is a native sidecar. */
+export function hasNativeSidecar(pod: PodLike, mesh: MeshName): boolean {
+  const name = profileOf(mesh).proxyContainer;
+  return initContainers(podSpec(pod)).some((c) => c.name === name && c.restartPolicy === 'Always');
+}
+
+/**
+ * The injectors' own "a proxy is already there" test (Linkerd's sidecarExists, Istio's
+ * already-injected check): a proxy or proxy-init container of any mesh, by name or image.
+ */
+export function proxyAlreadyPresent(spec: Record<string, any>): string | undefined {
+  for (const c of [...containers(spec), ...initContainers(spec)]) {
+    const name = str(c.name) ?? '';
+    const image = str(c.image) ?? '';
+    for (const p of PROFILE_LIST) {
+      if (name === p.proxyContainer || p.initContainers.includes(name)) return name;
+      if (p.proxyImage.test(image)) return `${name} (${image})`;
+    }
+  }
+  return undefined;
+}
