@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import { KINDS, type KindKey } from './cluster/kinds.js';
 import { namedObjects } from './cluster/named.js';
-import type { Check, Coverage, SkippedCheck, Snapshot } from './types.js';
+import type { Coverage, SkippedCheck, Snapshot } from './types.js';
+import type { Check } from './checks/define.js';
 import { cmp, shq } from './util.js';
 
 /**

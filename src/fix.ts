@@ -23,7 +23,7 @@ export function kref(kind: string, name: string): string {
 // --- manifests (check -f) ------------------------------------------------------------------
 
 /** A YAML mapping key as written in a manifest: plain when it can be, else double-quoted. */
-const yamlKey = (k: string): string => note(/^[A-Za-z0-9][A-Za-z0-9._\/-]*$/.test(k) ? k : JSON.stringify(k));
+const yamlKey = (k: string): string => note(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(k) ? k : JSON.stringify(k));
 /** A YAML value as written in a manifest: a double-quoted string (annotation and label values are strings), or a scalar. */
 const yamlValue = (v: string | number | boolean): string => note(JSON.stringify(v));
 

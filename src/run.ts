@@ -14,7 +14,8 @@ import { Model } from './model.js';
 import { rank } from './rank.js';
 import { applySuppressions, type SuppressRule } from './suppress.js';
 import { cmp, note } from './util.js';
-import type { Check, Finding, MeshName, RunResult, Scope, Severity, SkippedCheck, Snapshot } from './types.js';
+import type { Finding, MeshName, RunResult, Scope, Severity, SkippedCheck, Snapshot } from './types.js';
+import type { Check } from './checks/define.js';
 
 export type MeshOption = 'auto' | MeshName;
 

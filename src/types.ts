@@ -131,9 +131,6 @@ export interface CheckContext {
   options: { certExpiryWarningDays: number; mesh: 'auto' | MeshName; expectMeshed?: boolean };
 }
 
-export interface Check extends CheckMeta {
-  run(ctx: import('./model.js').Model): Iterable<FindingInput>;
-}
 
 export interface SkippedCheck {
   check: string;

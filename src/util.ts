@@ -61,7 +61,7 @@ export function groupBy<T>(items: Iterable<T>, key: (t: T) => string): Map<strin
  * them instead would name another object.
  */
 export function shq(v: string): string {
-  if (/^[A-Za-z0-9._\/:=@%+,][A-Za-z0-9._\/:=@%+,-]*$/.test(v)) return v;
+  if (/^[A-Za-z0-9._/:=@%+,][A-Za-z0-9._/:=@%+,-]*$/.test(v)) return v;
   if (hasControl(v)) {
     // Control characters as the bytes of their UTF-8 encoding (\xHH): exact in every locale.
     const bytes = (c: string) => [...Buffer.from(c, 'utf8')].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('');

@@ -209,7 +209,7 @@ describe('check --snapshot', () => {
     writeFileSync(p, JSON.stringify({ kind: 'List', items: objects }));
     const r = await runCli(['check', '-A', '--snapshot', p, '-o', 'table']);
     expect(r.stdout).toContain('pod-opted-out');
-    // eslint-disable-next-line no-control-regex
+     
     expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
     // The fix command quotes the crafted name so that pasting it runs nothing else.
     const json = JSON.parse((await runCli(['check', '-A', '--snapshot', p, '-o', 'json'])).stdout);

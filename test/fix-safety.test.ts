@@ -51,7 +51,8 @@ describe('fix lines with hostile names from the cluster', () => {
   it('the hostile cases do reach fix lines (the test would see a broken quote)', () => {
     const { objects, values } = hostile(overlay(baseObjects('linkerd'), fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml')));
     const fix = findings(snapshotFrom(objects)).flatMap((f) => f.fix).join('\n');
-    expect(values.some((v) => fix.includes("$'"))).toBe(true);
+    expect(values.length).toBeGreaterThan(0);
+    expect(fix).toContain("$'");
     // The guard itself: a naive line with a raw newline would run `touch`.
     expect(runLine(`kubectl get pod a\ntouch PWNED`).notFound).toEqual(['NOTFOUND touch']);
   });

@@ -1,5 +1,11 @@
 import type { KindKey } from '../cluster/kinds.js';
-import type { Check } from '../types.js';
+import type { Model } from '../model.js';
+import type { CheckMeta, FindingInput } from '../types.js';
+
+/** A check: its metadata and a pure run over the model. */
+export interface Check extends CheckMeta {
+  run(ctx: Model): Iterable<FindingInput>;
+}
 
 
 /** Declare a check (identity function that keeps the type exact). */

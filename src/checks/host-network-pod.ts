@@ -14,7 +14,7 @@
 import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { podStates } from '../model.js';
 import { nameOf } from '../util.js';
-import { meshTitle, profileOf } from '../mesh/registry.js';
+import { meshTitle } from '../mesh/registry.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 export default defineCheck({

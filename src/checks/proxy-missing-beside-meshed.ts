@@ -33,8 +33,8 @@ import { templateOptOut } from '../mesh/markers.js';
 import { podEvidence } from '../mesh/missing-proxy.js';
 import { meshOwnNamespace, meshedByNamespace, meshedWithoutProxy, meshesAllowed, namespaceAsks, notExamined, notExaminedText, templateAsks } from '../mesh/siblings.js';
 import { podStates, type Workload } from '../model.js';
-import type { K8sObject, MeshName } from '../types.js';
-import { annotationsOf, arr, isObj, labelsOf, plural, shq, str, time } from '../util.js';
+import type { K8sObject } from '../types.js';
+import { arr, isObj, labelsOf, plural, shq, str, time } from '../util.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 /** Event look-ups for the workload and the direct owners of its unmeshed pods (ReplicaSet, Job). */

@@ -22,7 +22,7 @@ import { meshTitle, profileOf } from '../mesh/registry.js';
 import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { evalWebhook, namespaceLabels, rulesMatchPodCreate, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
 import { podStates, type Workload } from '../model.js';
-import type { FindingInput, MeshName } from '../types.js';
+import type { FindingInput } from '../types.js';
 import { arr, groupBy, isObj, labelsOf, plural, shq, strMap } from '../util.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 import { markerExplains } from '../mesh/marker-problems.js';
@@ -46,11 +46,12 @@ function selectorRepair(selector: unknown, labels: Record<string, string>): Chan
     const values = arr(e.values).map(String);
     const has = Object.prototype.hasOwnProperty.call(labels, key);
     if (e.operator === 'In') {
-      if (has && values.includes(labels[key])) continue;
-      if (!values.length) return undefined;
-      out.push({ key, value: values[0] });
+      if (has && values.includes(labels[key]!)) continue;
+      const first = values[0];
+      if (first === undefined) return undefined;
+      out.push({ key, value: first });
     } else if (e.operator === 'NotIn' || e.operator === 'DoesNotExist') {
-      if (has && (e.operator === 'DoesNotExist' || values.includes(labels[key]))) out.push({ key });
+      if (has && (e.operator === 'DoesNotExist' || values.includes(labels[key]!))) out.push({ key });
     } else if (e.operator !== 'Exists' || !has) return undefined; // Exists: no value to guess; unknown operators never match
   }
   // kubernetes.io/metadata.name is the namespace's own name: it cannot be changed.
@@ -152,7 +153,7 @@ export default defineCheck({
         const nsObj = m.namespace(ns);
         const nsLabels = namespaceLabels(nsObj, ns);
         const ws = items.map((i) => i.w);
-        const ignored = items[0].ignored;
+        const ignored = items[0]!.ignored;
         const repair = ignored
           ? undefined
           : bestRepair(
@@ -182,7 +183,7 @@ export default defineCheck({
             workloads: ws.map((w) => `${w.kind}/${w.name}`),
             namespaceLabels: nsLabels,
             // Istio's injector rejects an ignored namespace after a webhook was called: no selector failed.
-            ...(ignored ? { injector: ignored } : { webhooks: failedTerms(items[0].calls, 'namespaceSelector') }),
+            ...(ignored ? { injector: ignored } : { webhooks: failedTerms(items[0]!.calls, 'namespaceSelector') }),
             ...servedRevisions,
             ...(rev !== undefined ? { requestedRevision: rev } : {}),
             ...(repair ? { labelChange: repair.map(changeArg) } : {}),

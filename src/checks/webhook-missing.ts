@@ -14,7 +14,7 @@
  */
 import { injectedMesh } from '../mesh/proxy.js';
 import { podsMissingProxy, reinstallCommands } from '../mesh/controlplane.js';
-import { nameOf, nsOf, plural, shq } from '../util.js';
+import { nameOf, nsOf, plural } from '../util.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 

@@ -156,6 +156,7 @@ function attempt(conn: Conn, path: string, timeoutMs: number): Promise<Reply> {
     let settled = false;
     let req: http.ClientRequest | undefined;
     let gunzip: Gunzip | undefined;
+    // eslint-disable-next-line prefer-const -- `fail` may run before the timer is set: a const would be in its TDZ
     let timer: NodeJS.Timeout | undefined;
     const fail = (e: Error) => {
       if (settled) return;

@@ -403,6 +403,7 @@ export async function execCredentials(r: KubeContext, limits: Limits, signal?: A
     const err: Buffer[] = [];
     let errBytes = 0;
     let done = false;
+    // eslint-disable-next-line prefer-const -- the handlers may run before the timer is set: a const would be in its TDZ
     let timer: NodeJS.Timeout | undefined;
     let child: ReturnType<typeof spawn> | undefined;
     const finish = (e: Error | undefined) => {

@@ -32,11 +32,11 @@ export function evalSelector(selector: unknown, labels: Record<string, string>):
     let term: string;
     switch (expr.operator) {
       case 'In':
-        matched = has && values.includes(labels[key]);
+        matched = has && values.includes(labels[key]!);
         term = `${key} in (${values.join(',')})`;
         break;
       case 'NotIn':
-        matched = !has || !values.includes(labels[key]);
+        matched = !has || !values.includes(labels[key]!);
         term = `${key} notin (${values.join(',')})`;
         break;
       case 'Exists':

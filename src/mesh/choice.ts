@@ -54,9 +54,8 @@ export function chooseMesh(m: Model, ns: string, ws: readonly Workload[], candid
   const chosen = m.options.mesh;
   if (chosen !== 'auto' && c.includes(chosen)) return { mesh: chosen, by: `--mesh ${chosen}`, candidates: c };
   const decide = (found: Map<MeshName, string>): MeshChoice | undefined => {
-    if (found.size !== 1) return undefined;
-    const [[mesh, by]] = [...found];
-    return { mesh: mesh!, by: by!, candidates: c };
+    const only = found.size === 1 ? [...found][0] : undefined;
+    return only && { mesh: only[0], by: only[1], candidates: c };
   };
   // The pod templates' own markers: what the workload's author asked for.
   const named = new Map<MeshName, string>();

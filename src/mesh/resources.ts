@@ -14,7 +14,7 @@ import { containers, initContainers, podSpec } from '../k8s/pods.js';
 import { parseQuantity } from '../k8s/quantity.js';
 import { eventInfo, workloadOfObject } from '../k8s/events.js';
 import { podStates, type Model, type Workload } from '../model.js';
-import { annotationsOf, cmp, isObj, str } from '../util.js';
+import { cmp, isObj, str } from '../util.js';
 import type { MeshName } from './names.js';
 import type { ResourceKey } from './profile.js';
 import { profileOf } from './registry.js';

@@ -1,4 +1,4 @@
-import type { Reporter } from './index.js';
+import type { Reporter } from './reporter.js';
 
 /** `-o json`: the whole result, schema in schema/report.schema.json. */
 export const json: Reporter = (result, meta) =>

@@ -1,5 +1,5 @@
 import type { Finding, Severity } from '../types.js';
-import type { Reporter } from './index.js';
+import type { Reporter } from './reporter.js';
 import { clean } from './text.js';
 
 /**

@@ -1,6 +1,6 @@
 import { docsUrl } from '../checks/define.js';
 import type { Finding, Severity } from '../types.js';
-import type { Reporter } from './index.js';
+import type { Reporter } from './reporter.js';
 
 /**
  * `-o sarif`: SARIF 2.1.0 for code-scanning UIs (GitHub, Azure DevOps, GitLab). One rule per

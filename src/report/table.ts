@@ -1,6 +1,6 @@
 import { Chalk } from 'chalk';
 import type { Finding, RunResult, Severity } from '../types.js';
-import type { Reporter, ReportMeta } from './index.js';
+import type { Reporter, ReportMeta } from './reporter.js';
 import { clean } from './text.js';
 
 const LABEL: Record<Severity, string> = { error: 'ERROR', warning: 'WARNING', info: 'INFO' };
