@@ -59,7 +59,28 @@ const FIXTURES = fileURLToPath(new URL('../test/fixtures/healthy/', import.meta.
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const DAY = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-const WORDS = ['cart', 'checkout', 'search', 'auth', 'billing', 'catalog', 'orders', 'payments', 'ledger', 'profile', 'reviews', 'shipping', 'inventory', 'pricing', 'gateway', 'notify', 'media', 'reports', 'session', 'feed'];
+const WORDS = [
+  'cart',
+  'checkout',
+  'search',
+  'auth',
+  'billing',
+  'catalog',
+  'orders',
+  'payments',
+  'ledger',
+  'profile',
+  'reviews',
+  'shipping',
+  'inventory',
+  'pricing',
+  'gateway',
+  'notify',
+  'media',
+  'reports',
+  'session',
+  'feed',
+];
 const TEAMS = ['core', 'growth', 'data', 'platform', 'risk', 'retail', 'ads', 'ml', 'infra', 'mobile'];
 
 /** The control planes and kube-system of both healthy fixtures (deduplicated). */
@@ -70,7 +91,11 @@ function controlPlanes(): K8sObject[] {
     const doc = parse(readFileSync(FIXTURES + f, 'utf8')) as { items: K8sObject[] };
     for (const o of doc.items) {
       const ns = o.metadata?.namespace;
-      const keep = o.kind === 'MutatingWebhookConfiguration' || (o.kind === 'Namespace' ? ['default', 'kube-system', 'kube-public', 'linkerd', 'istio-system'].includes(o.metadata!.name!) : ['linkerd', 'istio-system', 'kube-system'].includes(ns ?? ''));
+      const keep =
+        o.kind === 'MutatingWebhookConfiguration' ||
+        (o.kind === 'Namespace'
+          ? ['default', 'kube-system', 'kube-public', 'linkerd', 'istio-system'].includes(o.metadata!.name!)
+          : ['linkerd', 'istio-system', 'kube-system'].includes(ns ?? ''));
       const key = `${o.kind}/${ns}/${o.metadata?.name}`;
       if (keep && !seen.has(key)) {
         seen.add(key);
@@ -111,21 +136,52 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
   /** Objects are built loosely typed (real ones carry more fields than K8sObject names). */
   const push = (o: Obj) => objects.push(o as K8sObject);
 
-  const nsObj = (name: string, created: number, marker?: { kind: 'annotation' | 'label'; key: string; value: string; at: number }, extraLabels: Record<string, string> = {}): Obj => {
+  const nsObj = (
+    name: string,
+    created: number,
+    marker?: { kind: 'annotation' | 'label'; key: string; value: string; at: number },
+    extraLabels: Record<string, string> = {},
+  ): Obj => {
     const labels: Record<string, string> = { 'kubernetes.io/metadata.name': name, ...extraLabels };
     const annotations: Record<string, string> = {};
     const managedFields: unknown[] = [
-      { manager: 'kubectl-create', operation: 'Update', apiVersion: 'v1', time: iso(created), fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:kubernetes.io/metadata.name': {}, ...Object.fromEntries(Object.keys(extraLabels).map((k) => [`f:${k}`, {}])) } } } },
+      {
+        manager: 'kubectl-create',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: iso(created),
+        fieldsType: 'FieldsV1',
+        fieldsV1: {
+          'f:metadata': {
+            'f:labels': { '.': {}, 'f:kubernetes.io/metadata.name': {}, ...Object.fromEntries(Object.keys(extraLabels).map((k) => [`f:${k}`, {}])) },
+          },
+        },
+      },
     ];
     if (marker) {
       (marker.kind === 'label' ? labels : annotations)[marker.key] = marker.value;
       const field = marker.kind === 'label' ? 'f:labels' : 'f:annotations';
-      managedFields.push({ manager: `kubectl-${marker.kind === 'label' ? 'label' : 'annotate'}`, operation: 'Update', apiVersion: 'v1', time: iso(marker.at), fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { [field]: { ...(marker.kind === 'annotation' ? { '.': {} } : {}), [`f:${marker.key}`]: {} } } } });
+      managedFields.push({
+        manager: `kubectl-${marker.kind === 'label' ? 'label' : 'annotate'}`,
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: iso(marker.at),
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:metadata': { [field]: { ...(marker.kind === 'annotation' ? { '.': {} } : {}), [`f:${marker.key}`]: {} } } },
+      });
     }
     return {
       apiVersion: 'v1',
       kind: 'Namespace',
-      metadata: { name, uid: uid(), resourceVersion: String(r.int(1000, 9_999_999)), creationTimestamp: iso(created), labels, ...(marker?.kind === 'annotation' ? { annotations } : {}), managedFields },
+      metadata: {
+        name,
+        uid: uid(),
+        resourceVersion: String(r.int(1000, 9_999_999)),
+        creationTimestamp: iso(created),
+        labels,
+        ...(marker?.kind === 'annotation' ? { annotations } : {}),
+        managedFields,
+      },
       spec: { finalizers: ['kubernetes'] },
       status: { phase: 'Active' },
     };
@@ -136,18 +192,66 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
   push({
     apiVersion: 'apps/v1',
     kind: 'DaemonSet',
-    metadata: { name: 'kube-proxy', namespace: 'kube-system', uid: kpUid, generation: 1, creationTimestamp: iso(T0 - 200 * DAY), labels: { 'k8s-app': 'kube-proxy' } },
-    spec: { selector: { matchLabels: { 'k8s-app': 'kube-proxy' } }, template: { metadata: { labels: { 'k8s-app': 'kube-proxy' } }, spec: { hostNetwork: true, priorityClassName: 'system-node-critical', serviceAccountName: 'kube-proxy', containers: [{ name: 'kube-proxy', image: 'registry.k8s.io/kube-proxy:v1.30.0', command: ['kube-proxy', '--config=/var/lib/kube-proxy/config.conf'] }] } } },
-    status: { currentNumberScheduled: nodes, desiredNumberScheduled: nodes, numberAvailable: nodes, numberReady: nodes, updatedNumberScheduled: nodes, observedGeneration: 1 },
+    metadata: {
+      name: 'kube-proxy',
+      namespace: 'kube-system',
+      uid: kpUid,
+      generation: 1,
+      creationTimestamp: iso(T0 - 200 * DAY),
+      labels: { 'k8s-app': 'kube-proxy' },
+    },
+    spec: {
+      selector: { matchLabels: { 'k8s-app': 'kube-proxy' } },
+      template: {
+        metadata: { labels: { 'k8s-app': 'kube-proxy' } },
+        spec: {
+          hostNetwork: true,
+          priorityClassName: 'system-node-critical',
+          serviceAccountName: 'kube-proxy',
+          containers: [
+            { name: 'kube-proxy', image: 'registry.k8s.io/kube-proxy:v1.30.0', command: ['kube-proxy', '--config=/var/lib/kube-proxy/config.conf'] },
+          ],
+        },
+      },
+    },
+    status: {
+      currentNumberScheduled: nodes,
+      desiredNumberScheduled: nodes,
+      numberAvailable: nodes,
+      numberReady: nodes,
+      updatedNumberScheduled: nodes,
+      observedGeneration: 1,
+    },
   });
   for (let i = 0; i < nodes && podCount < opts.pods; i++, podCount++) {
     const nodeName = `ip-10-0-${i}.ec2.internal`;
     push({
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: `kube-proxy-${r.id(5)}`, generateName: 'kube-proxy-', namespace: 'kube-system', uid: uid(), creationTimestamp: iso(T0 - 200 * DAY), labels: { 'k8s-app': 'kube-proxy', 'controller-revision-hash': '7c8b9f6d5', 'pod-template-generation': '1' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'kube-proxy', uid: kpUid, controller: true, blockOwnerDeletion: true }] },
-      spec: { hostNetwork: true, nodeName, serviceAccountName: 'kube-proxy', priorityClassName: 'system-node-critical', containers: [{ name: 'kube-proxy', image: 'registry.k8s.io/kube-proxy:v1.30.0', command: ['kube-proxy', '--config=/var/lib/kube-proxy/config.conf'] }] },
-      status: { phase: 'Running', hostIP: `10.0.${i >> 8}.${i & 255}`, podIP: `10.0.${i >> 8}.${i & 255}`, containerStatuses: [{ name: 'kube-proxy', ready: true, restartCount: 0, started: true, state: { running: { startedAt: iso(T0 - 200 * DAY + 60_000) } } }] },
+      metadata: {
+        name: `kube-proxy-${r.id(5)}`,
+        generateName: 'kube-proxy-',
+        namespace: 'kube-system',
+        uid: uid(),
+        creationTimestamp: iso(T0 - 200 * DAY),
+        labels: { 'k8s-app': 'kube-proxy', 'controller-revision-hash': '7c8b9f6d5', 'pod-template-generation': '1' },
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'kube-proxy', uid: kpUid, controller: true, blockOwnerDeletion: true }],
+      },
+      spec: {
+        hostNetwork: true,
+        nodeName,
+        serviceAccountName: 'kube-proxy',
+        priorityClassName: 'system-node-critical',
+        containers: [{ name: 'kube-proxy', image: 'registry.k8s.io/kube-proxy:v1.30.0', command: ['kube-proxy', '--config=/var/lib/kube-proxy/config.conf'] }],
+      },
+      status: {
+        phase: 'Running',
+        hostIP: `10.0.${i >> 8}.${i & 255}`,
+        podIP: `10.0.${i >> 8}.${i & 255}`,
+        containerStatuses: [
+          { name: 'kube-proxy', ready: true, restartCount: 0, started: true, state: { running: { startedAt: iso(T0 - 200 * DAY + 60_000) } } },
+        ],
+      },
     });
   }
 
@@ -179,13 +283,39 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
     push(nsObj(name, created, marker, { team: name.split('-')[0]!, environment: 'production' }));
     const n: Ns = { name, created, mesh, enabledAt, quota: r.next() < 0.3 };
     push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: name, uid: uid(), creationTimestamp: iso(created) } });
-    push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kube-root-ca.crt', namespace: name, uid: uid(), creationTimestamp: iso(created), annotations: { 'kubernetes.io/description': 'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.' } }, data: { 'ca.crt': `-----BEGIN CERTIFICATE-----\n${r.hex(1200)}\n-----END CERTIFICATE-----\n` } });
-    push({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-app-credentials`, namespace: name, uid: uid(), creationTimestamp: iso(created) }, type: 'Opaque', data: { password: Buffer.from(r.hex(32)).toString('base64'), username: Buffer.from('app').toString('base64') } });
+    push({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'kube-root-ca.crt',
+        namespace: name,
+        uid: uid(),
+        creationTimestamp: iso(created),
+        annotations: {
+          'kubernetes.io/description':
+            'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.',
+        },
+      },
+      data: { 'ca.crt': `-----BEGIN CERTIFICATE-----\n${r.hex(1200)}\n-----END CERTIFICATE-----\n` },
+    });
+    push({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `${name}-app-credentials`, namespace: name, uid: uid(), creationTimestamp: iso(created) },
+      type: 'Opaque',
+      data: { password: Buffer.from(r.hex(32)).toString('base64'), username: Buffer.from('app').toString('base64') },
+    });
     if (n.quota) {
       // Object-count quotas: they do not require resources on every container (so injected proxies pass).
       const used = String(r.int(20, 200));
       const hard = { pods: '1000', 'count/services': '200', 'count/secrets': '500' };
-      push({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: `${name}-quota`, namespace: name, uid: uid(), creationTimestamp: iso(created) }, spec: { hard }, status: { hard, used: { pods: used, 'count/services': '12', 'count/secrets': '30' } } });
+      push({
+        apiVersion: 'v1',
+        kind: 'ResourceQuota',
+        metadata: { name: `${name}-quota`, namespace: name, uid: uid(), creationTimestamp: iso(created) },
+        spec: { hard },
+        status: { hard, used: { pods: used, 'count/services': '12', 'count/secrets': '30' } },
+      });
     }
     return n;
   };
@@ -241,19 +371,45 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
     const annotations = { ...a.annotations };
     const suffix = r.id(5);
     spec.volumes = [...(spec.volumes ?? []), kubeApiAccess(suffix)];
-    for (const c of spec.containers) c.volumeMounts = [{ name: `kube-api-access-${suffix}`, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true }];
+    for (const c of spec.containers)
+      c.volumeMounts = [{ name: `kube-api-access-${suffix}`, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true }];
     const hostNetwork = spec.hostNetwork === true;
     const podIP = hostNetwork ? `10.0.${r.int(0, 255)}.${r.int(0, 255)}` : ip();
     if (a.injected === 'linkerd') {
-      Object.assign(annotations, { 'linkerd.io/created-by': 'linkerd/proxy-injector stable-2.14.10', 'linkerd.io/proxy-version': 'stable-2.14.10', 'linkerd.io/trust-root-sha256': 'f1b1c4b1d6b8a0f4d1b3a0e0c9f8d7e6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f0' });
+      Object.assign(annotations, {
+        'linkerd.io/created-by': 'linkerd/proxy-injector stable-2.14.10',
+        'linkerd.io/proxy-version': 'stable-2.14.10',
+        'linkerd.io/trust-root-sha256': 'f1b1c4b1d6b8a0f4d1b3a0e0c9f8d7e6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f0',
+      });
       Object.assign(labels, { 'linkerd.io/control-plane-ns': 'linkerd', 'linkerd.io/proxy-deployment': a.owner.name, 'linkerd.io/workload-ns': a.ns.name });
-      spec.initContainers = [{ name: 'linkerd-init', image: 'cr.l5d.io/linkerd/proxy-init:v2.2.3', args: ['--incoming-proxy-port', '4143', '--outgoing-proxy-port', '4140', '--proxy-uid', '2102'], securityContext: { capabilities: { add: ['NET_ADMIN', 'NET_RAW'] } } }];
+      spec.initContainers = [
+        {
+          name: 'linkerd-init',
+          image: 'cr.l5d.io/linkerd/proxy-init:v2.2.3',
+          args: ['--incoming-proxy-port', '4143', '--outgoing-proxy-port', '4140', '--proxy-uid', '2102'],
+          securityContext: { capabilities: { add: ['NET_ADMIN', 'NET_RAW'] } },
+        },
+      ];
       spec.containers = [linkerdProxy(a.name, a.ns.name), ...spec.containers];
       spec.volumes.push({ name: 'linkerd-identity-end-entity', emptyDir: { medium: 'Memory' } });
     } else if (a.injected === 'istio') {
-      Object.assign(annotations, { 'sidecar.istio.io/status': '{"initContainers":["istio-init"],"containers":["istio-proxy"],"volumes":["istio-envoy","istio-data","istio-token"],"imagePullSecrets":null,"revision":"default"}', 'kubectl.kubernetes.io/default-container': spec.containers[0].name });
-      Object.assign(labels, { 'security.istio.io/tlsMode': 'istio', 'service.istio.io/canonical-name': a.owner.name, 'service.istio.io/canonical-revision': 'latest' });
-      spec.initContainers = [{ name: 'istio-init', image: 'docker.io/istio/proxyv2:1.24.2', args: ['istio-iptables', '-p', '15001', '-z', '15006', '-u', '1337', '-m', 'REDIRECT', '-i', '*', '-b', '*'] }];
+      Object.assign(annotations, {
+        'sidecar.istio.io/status':
+          '{"initContainers":["istio-init"],"containers":["istio-proxy"],"volumes":["istio-envoy","istio-data","istio-token"],"imagePullSecrets":null,"revision":"default"}',
+        'kubectl.kubernetes.io/default-container': spec.containers[0].name,
+      });
+      Object.assign(labels, {
+        'security.istio.io/tlsMode': 'istio',
+        'service.istio.io/canonical-name': a.owner.name,
+        'service.istio.io/canonical-revision': 'latest',
+      });
+      spec.initContainers = [
+        {
+          name: 'istio-init',
+          image: 'docker.io/istio/proxyv2:1.24.2',
+          args: ['istio-iptables', '-p', '15001', '-z', '15006', '-u', '1337', '-m', 'REDIRECT', '-i', '*', '-b', '*'],
+        },
+      ];
       spec.containers = [...spec.containers, istioProxy()];
       for (const v of ['istio-envoy', 'istio-data']) spec.volumes.push({ name: v, emptyDir: {} });
     }
@@ -265,7 +421,12 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
         image: c.image,
         ready: a.phase === 'Running' && !terminated,
         restartCount: r.next() < 0.1 ? r.int(1, 5) : 0,
-        state: a.phase === 'Pending' ? { waiting: { reason: 'ContainerCreating' } } : terminated ? { terminated: { exitCode: 0, reason: 'Completed', startedAt: iso(start), finishedAt: iso(start + 120_000) } } : { running: { startedAt: iso(start) } },
+        state:
+          a.phase === 'Pending'
+            ? { waiting: { reason: 'ContainerCreating' } }
+            : terminated
+              ? { terminated: { exitCode: 0, reason: 'Completed', startedAt: iso(start), finishedAt: iso(start + 120_000) } }
+              : { running: { startedAt: iso(start) } },
       };
     });
     const cond = (type: string, status = 'True') => ({ type, status, lastTransitionTime: iso(start) });
@@ -284,8 +445,23 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
         ...(Object.keys(annotations).length ? { annotations } : {}),
         ownerReferences: [{ ...a.owner, controller: true, blockOwnerDeletion: true }],
         managedFields: [
-          { manager: 'kube-controller-manager', operation: 'Update', apiVersion: 'v1', time: iso(a.created), fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:generateName': {}, 'f:labels': {}, 'f:ownerReferences': {} }, 'f:spec': { 'f:containers': {} } } },
-          { manager: 'kubelet', operation: 'Update', apiVersion: 'v1', time: iso(start), fieldsType: 'FieldsV1', subresource: 'status', fieldsV1: { 'f:status': { 'f:conditions': {}, 'f:containerStatuses': {}, 'f:phase': {} } } },
+          {
+            manager: 'kube-controller-manager',
+            operation: 'Update',
+            apiVersion: 'v1',
+            time: iso(a.created),
+            fieldsType: 'FieldsV1',
+            fieldsV1: { 'f:metadata': { 'f:generateName': {}, 'f:labels': {}, 'f:ownerReferences': {} }, 'f:spec': { 'f:containers': {} } },
+          },
+          {
+            manager: 'kubelet',
+            operation: 'Update',
+            apiVersion: 'v1',
+            time: iso(start),
+            fieldsType: 'FieldsV1',
+            subresource: 'status',
+            fieldsV1: { 'f:status': { 'f:conditions': {}, 'f:containerStatuses': {}, 'f:phase': {} } },
+          },
         ],
       },
       spec: {
@@ -311,10 +487,25 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
     };
   };
 
-  const event = (ns: string, involved: { apiVersion: string; kind: string; name: string; uid: string }, type: string, reason: string, message: string, component: string, at: number, count = 1): Obj => ({
+  const event = (
+    ns: string,
+    involved: { apiVersion: string; kind: string; name: string; uid: string },
+    type: string,
+    reason: string,
+    message: string,
+    component: string,
+    at: number,
+    count = 1,
+  ): Obj => ({
     apiVersion: 'v1',
     kind: 'Event',
-    metadata: { name: `${involved.name}.${r.hex(16)}`, namespace: ns, uid: uid(), resourceVersion: String(r.int(100_000, 99_999_999)), creationTimestamp: iso(at) },
+    metadata: {
+      name: `${involved.name}.${r.hex(16)}`,
+      namespace: ns,
+      uid: uid(),
+      resourceVersion: String(r.int(100_000, 99_999_999)),
+      creationTimestamp: iso(at),
+    },
     involvedObject: { ...involved, namespace: ns, resourceVersion: String(r.int(1000, 9_999_999)) },
     reason,
     message,
@@ -328,7 +519,13 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
     reportingInstance: '',
   });
 
-  const WORKLOAD_KINDS: [number, WKind][] = [[0.78, 'Deployment'], [0.88, 'StatefulSet'], [0.93, 'CronJob'], [0.98, 'Job'], [1, 'DaemonSet']];
+  const WORKLOAD_KINDS: [number, WKind][] = [
+    [0.78, 'Deployment'],
+    [0.88, 'StatefulSet'],
+    [0.93, 'CronJob'],
+    [0.98, 'Job'],
+    [1, 'DaemonSet'],
+  ];
   let wIndex = 0;
   while (podCount < opts.pods) {
     if (!ns || inNs >= wpn) {
@@ -340,14 +537,31 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
     const x = r.next();
     const kind = WORKLOAD_KINDS.find(([p]) => x < p)![1];
     const y = r.next();
-    const state: State = !n.mesh ? 'unmeshed' : y < 0.77 ? 'meshed' : y < 0.87 ? 'predates' : y < 0.92 ? 'optout' : y < 0.95 ? 'hostnetwork' : y < 0.97 ? 'sa-missing' : y < 0.98 ? (n.quota ? 'quota' : 'meshed') : 'webhook-failed';
+    const state: State = !n.mesh
+      ? 'unmeshed'
+      : y < 0.77
+        ? 'meshed'
+        : y < 0.87
+          ? 'predates'
+          : y < 0.92
+            ? 'optout'
+            : y < 0.95
+              ? 'hostnetwork'
+              : y < 0.97
+                ? 'sa-missing'
+                : y < 0.98
+                  ? n.quota
+                    ? 'quota'
+                    : 'meshed'
+                  : 'webhook-failed';
     const name = `${r.pick(WORDS)}-${r.pick(['api', 'worker', 'web', 'consumer', 'sync', 'cache', 'cron'])}-${wIndex++}`;
     // Pods start within an hour of their workload: a 'predates' workload's pods all precede the enablement.
     const created = state === 'predates' ? Math.max(n.created + 3600_000, n.enabledAt - r.int(1, 20) * DAY) : n.enabledAt + r.int(1, 100) * DAY;
     const wUid = uid();
     const hasSa = r.next() < 0.5;
     const sa = state === 'sa-missing' ? `${name}-sa` : hasSa ? name : undefined;
-    if (hasSa && state !== 'sa-missing') push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: n.name, uid: uid(), creationTimestamp: iso(created) } });
+    if (hasSa && state !== 'sa-missing')
+      push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: n.name, uid: uid(), creationTimestamp: iso(created) } });
     const tLabels: Record<string, string> = { app: name, version: `v${r.int(1, 9)}` };
     const tAnnotations: Record<string, string> = { 'kubectl.kubernetes.io/restartedAt': iso(created) };
     if (state === 'optout') {
@@ -374,11 +588,55 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
     const large = kind === 'Deployment' && r.next() < 0.01;
     const replicas = Math.min(left, kind === 'DaemonSet' ? r.int(3, 12) : large ? r.int(100, 300) : r.int(2, 2 * ppw - 4));
     const selector = { matchLabels: { app: name } };
-    const meta = (k: string) => ({ name, namespace: n.name, uid: wUid, generation: r.int(1, 12), resourceVersion: String(r.int(100_000, 99_999_999)), creationTimestamp: iso(created), labels: { app: name, 'app.kubernetes.io/managed-by': 'Helm' }, annotations: { 'meta.helm.sh/release-name': name, 'meta.helm.sh/release-namespace': n.name, ...(k === 'Deployment' ? { 'deployment.kubernetes.io/revision': '3' } : {}) }, managedFields: [{ manager: 'helm', operation: 'Update', apiVersion: k === 'Job' || k === 'CronJob' ? 'batch/v1' : 'apps/v1', time: iso(created), fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:annotations': {}, 'f:labels': {} }, 'f:spec': { 'f:template': {} } } }] });
+    const meta = (k: string) => ({
+      name,
+      namespace: n.name,
+      uid: wUid,
+      generation: r.int(1, 12),
+      resourceVersion: String(r.int(100_000, 99_999_999)),
+      creationTimestamp: iso(created),
+      labels: { app: name, 'app.kubernetes.io/managed-by': 'Helm' },
+      annotations: {
+        'meta.helm.sh/release-name': name,
+        'meta.helm.sh/release-namespace': n.name,
+        ...(k === 'Deployment' ? { 'deployment.kubernetes.io/revision': '3' } : {}),
+      },
+      managedFields: [
+        {
+          manager: 'helm',
+          operation: 'Update',
+          apiVersion: k === 'Job' || k === 'CronJob' ? 'batch/v1' : 'apps/v1',
+          time: iso(created),
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:metadata': { 'f:annotations': {}, 'f:labels': {} }, 'f:spec': { 'f:template': {} } },
+        },
+      ],
+    });
     const ref = (apiVersion: string, k: string, nm: string, u: string) => ({ apiVersion, kind: k, name: nm, uid: u });
-    const podsOf = (owner: ReturnType<typeof ref>, names: string[], generateName: string, extraLabels: Record<string, string>, phase: PodArgs['phase'], hung = false) => {
+    const podsOf = (
+      owner: ReturnType<typeof ref>,
+      names: string[],
+      generateName: string,
+      extraLabels: Record<string, string>,
+      phase: PodArgs['phase'],
+      hung = false,
+    ) => {
       for (const pn of names) {
-        push(pod({ ns: n, name: pn, generateName, labels: { ...tLabels, ...extraLabels }, annotations: tAnnotations, owner, template, created: created + r.int(0, 3600) * 1000, injected, phase, hung }));
+        push(
+          pod({
+            ns: n,
+            name: pn,
+            generateName,
+            labels: { ...tLabels, ...extraLabels },
+            annotations: tAnnotations,
+            owner,
+            template,
+            created: created + r.int(0, 3600) * 1000,
+            injected,
+            phase,
+            hung,
+          }),
+        );
         podCount++;
       }
     };
@@ -391,44 +649,208 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
             : n.mesh === 'linkerd'
               ? `Error creating: Internal error occurred: failed calling webhook "linkerd-proxy-injector.linkerd.io": failed to call webhook: Post "https://linkerd-proxy-injector.linkerd.svc:443/?timeout=10s": context deadline exceeded`
               : `Error creating: Internal error occurred: failed calling webhook "namespace.sidecar-injector.istio.io": failed to call webhook: Post "https://istiod.istio-system.svc:443/inject?timeout=10s": context deadline exceeded`;
-      push(event(n.name, owner, 'Warning', 'FailedCreate', msg, owner.kind === 'Job' ? 'job-controller' : 'replicaset-controller', created + 60_000, r.int(5, 40)));
+      push(
+        event(n.name, owner, 'Warning', 'FailedCreate', msg, owner.kind === 'Job' ? 'job-controller' : 'replicaset-controller', created + 60_000, r.int(5, 40)),
+      );
     };
     const service = (podNames: string[]) => {
-      push({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: n.name, uid: uid(), creationTimestamp: iso(created), labels: { app: name } }, spec: { type: 'ClusterIP', clusterIP: `172.20.${r.int(0, 255)}.${r.int(1, 254)}`, clusterIPs: [], internalTrafficPolicy: 'Cluster', ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack', selector: { app: name }, ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 'http' }], sessionAffinity: 'None' }, status: { loadBalancer: {} } });
-      const addrs = (podNames.length ? objects.slice(-podNames.length) : []).map((p) => ({ ip: (p.status as any).podIP as string, nodeName: (p.spec as any).nodeName as string, targetRef: { kind: 'Pod', name: p.metadata!.name!, namespace: n.name, uid: p.metadata!.uid! } }));
-      push({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name, namespace: n.name, uid: uid(), creationTimestamp: iso(created), labels: { app: name } }, subsets: addrs.length ? [{ addresses: addrs, ports: [{ name: 'http', port: 8080, protocol: 'TCP' }] }] : [] });
-      push({ apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: `${name}-${r.id(5)}`, namespace: n.name, uid: uid(), creationTimestamp: iso(created), labels: { 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' }, ownerReferences: [{ apiVersion: 'v1', kind: 'Service', name, uid: uid(), controller: true, blockOwnerDeletion: true }] }, addressType: 'IPv4', endpoints: addrs.map((a) => ({ addresses: [a.ip], conditions: { ready: true, serving: true, terminating: false }, nodeName: a.nodeName, targetRef: a.targetRef })), ports: [{ name: 'http', port: 8080, protocol: 'TCP' }] });
+      push({
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name, namespace: n.name, uid: uid(), creationTimestamp: iso(created), labels: { app: name } },
+        spec: {
+          type: 'ClusterIP',
+          clusterIP: `172.20.${r.int(0, 255)}.${r.int(1, 254)}`,
+          clusterIPs: [],
+          internalTrafficPolicy: 'Cluster',
+          ipFamilies: ['IPv4'],
+          ipFamilyPolicy: 'SingleStack',
+          selector: { app: name },
+          ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 'http' }],
+          sessionAffinity: 'None',
+        },
+        status: { loadBalancer: {} },
+      });
+      const addrs = (podNames.length ? objects.slice(-podNames.length) : []).map((p) => ({
+        ip: (p.status as any).podIP as string,
+        nodeName: (p.spec as any).nodeName as string,
+        targetRef: { kind: 'Pod', name: p.metadata!.name!, namespace: n.name, uid: p.metadata!.uid! },
+      }));
+      push({
+        apiVersion: 'v1',
+        kind: 'Endpoints',
+        metadata: { name, namespace: n.name, uid: uid(), creationTimestamp: iso(created), labels: { app: name } },
+        subsets: addrs.length ? [{ addresses: addrs, ports: [{ name: 'http', port: 8080, protocol: 'TCP' }] }] : [],
+      });
+      push({
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: {
+          name: `${name}-${r.id(5)}`,
+          namespace: n.name,
+          uid: uid(),
+          creationTimestamp: iso(created),
+          labels: { 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' },
+          ownerReferences: [{ apiVersion: 'v1', kind: 'Service', name, uid: uid(), controller: true, blockOwnerDeletion: true }],
+        },
+        addressType: 'IPv4',
+        endpoints: addrs.map((a) => ({
+          addresses: [a.ip],
+          conditions: { ready: true, serving: true, terminating: false },
+          nodeName: a.nodeName,
+          targetRef: a.targetRef,
+        })),
+        ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+      });
     };
 
     if (kind === 'Deployment') {
-      push({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: meta(kind), spec: { replicas, selector, template, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } }, revisionHistoryLimit: 10, progressDeadlineSeconds: 600 }, status: { replicas: noPods ? 0 : replicas, readyReplicas: noPods ? 0 : replicas, availableReplicas: noPods ? 0 : replicas, updatedReplicas: noPods ? 0 : replicas, observedGeneration: 1, conditions: [{ type: 'Available', status: noPods ? 'False' : 'True', reason: noPods ? 'MinimumReplicasUnavailable' : 'MinimumReplicasAvailable', lastUpdateTime: iso(created), lastTransitionTime: iso(created) }] } });
+      push({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: meta(kind),
+        spec: {
+          replicas,
+          selector,
+          template,
+          strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
+          revisionHistoryLimit: 10,
+          progressDeadlineSeconds: 600,
+        },
+        status: {
+          replicas: noPods ? 0 : replicas,
+          readyReplicas: noPods ? 0 : replicas,
+          availableReplicas: noPods ? 0 : replicas,
+          updatedReplicas: noPods ? 0 : replicas,
+          observedGeneration: 1,
+          conditions: [
+            {
+              type: 'Available',
+              status: noPods ? 'False' : 'True',
+              reason: noPods ? 'MinimumReplicasUnavailable' : 'MinimumReplicasAvailable',
+              lastUpdateTime: iso(created),
+              lastTransitionTime: iso(created),
+            },
+          ],
+        },
+      });
       const hash = r.id(9);
       for (const old of r.next() < 0.5 ? [r.id(9)] : []) {
-        push({ apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: `${name}-${old}`, namespace: n.name, uid: uid(), creationTimestamp: iso(created - DAY), labels: { app: name, 'pod-template-hash': old }, annotations: { 'deployment.kubernetes.io/revision': '2' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: wUid, controller: true, blockOwnerDeletion: true }] }, spec: { replicas: 0, selector: { matchLabels: { app: name, 'pod-template-hash': old } }, template }, status: { replicas: 0, observedGeneration: 2 } });
+        push({
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          metadata: {
+            name: `${name}-${old}`,
+            namespace: n.name,
+            uid: uid(),
+            creationTimestamp: iso(created - DAY),
+            labels: { app: name, 'pod-template-hash': old },
+            annotations: { 'deployment.kubernetes.io/revision': '2' },
+            ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: wUid, controller: true, blockOwnerDeletion: true }],
+          },
+          spec: { replicas: 0, selector: { matchLabels: { app: name, 'pod-template-hash': old } }, template },
+          status: { replicas: 0, observedGeneration: 2 },
+        });
       }
       const rsUid = uid();
       const rs = ref('apps/v1', 'ReplicaSet', `${name}-${hash}`, rsUid);
-      push({ apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: rs.name, namespace: n.name, uid: rsUid, creationTimestamp: iso(created), labels: { app: name, 'pod-template-hash': hash }, annotations: { 'deployment.kubernetes.io/desired-replicas': String(replicas), 'deployment.kubernetes.io/revision': '3' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: wUid, controller: true, blockOwnerDeletion: true }] }, spec: { replicas, selector: { matchLabels: { app: name, 'pod-template-hash': hash } }, template }, status: { replicas: noPods ? 0 : replicas, readyReplicas: noPods ? 0 : replicas, availableReplicas: noPods ? 0 : replicas, observedGeneration: 1 } });
+      push({
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        metadata: {
+          name: rs.name,
+          namespace: n.name,
+          uid: rsUid,
+          creationTimestamp: iso(created),
+          labels: { app: name, 'pod-template-hash': hash },
+          annotations: { 'deployment.kubernetes.io/desired-replicas': String(replicas), 'deployment.kubernetes.io/revision': '3' },
+          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: wUid, controller: true, blockOwnerDeletion: true }],
+        },
+        spec: { replicas, selector: { matchLabels: { app: name, 'pod-template-hash': hash } }, template },
+        status: { replicas: noPods ? 0 : replicas, readyReplicas: noPods ? 0 : replicas, availableReplicas: noPods ? 0 : replicas, observedGeneration: 1 },
+      });
       const names = noPods ? [] : Array.from({ length: replicas }, () => `${rs.name}-${r.id(5)}`);
       podsOf(rs, names, `${rs.name}-`, { 'pod-template-hash': hash }, 'Running');
       service(names);
       if (noPods) failure(rs);
-      else push(event(n.name, ref('apps/v1', 'Deployment', name, wUid), 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${rs.name} to ${replicas}`, 'deployment-controller', created));
+      else
+        push(
+          event(
+            n.name,
+            ref('apps/v1', 'Deployment', name, wUid),
+            'Normal',
+            'ScalingReplicaSet',
+            `Scaled up replica set ${rs.name} to ${replicas}`,
+            'deployment-controller',
+            created,
+          ),
+        );
     } else if (kind === 'StatefulSet' || kind === 'DaemonSet') {
-      push({ apiVersion: 'apps/v1', kind, metadata: meta(kind), spec: { ...(kind === 'StatefulSet' ? { replicas, serviceName: name, podManagementPolicy: 'OrderedReady' } : {}), selector, template, updateStrategy: { type: 'RollingUpdate' }, revisionHistoryLimit: 10 }, status: kind === 'StatefulSet' ? { replicas: noPods ? 0 : replicas, readyReplicas: noPods ? 0 : replicas, availableReplicas: noPods ? 0 : replicas, currentRevision: `${name}-${r.id(10)}`, observedGeneration: 1 } : { desiredNumberScheduled: replicas, currentNumberScheduled: noPods ? 0 : replicas, numberReady: noPods ? 0 : replicas, numberAvailable: noPods ? 0 : replicas, observedGeneration: 1 } });
+      push({
+        apiVersion: 'apps/v1',
+        kind,
+        metadata: meta(kind),
+        spec: {
+          ...(kind === 'StatefulSet' ? { replicas, serviceName: name, podManagementPolicy: 'OrderedReady' } : {}),
+          selector,
+          template,
+          updateStrategy: { type: 'RollingUpdate' },
+          revisionHistoryLimit: 10,
+        },
+        status:
+          kind === 'StatefulSet'
+            ? {
+                replicas: noPods ? 0 : replicas,
+                readyReplicas: noPods ? 0 : replicas,
+                availableReplicas: noPods ? 0 : replicas,
+                currentRevision: `${name}-${r.id(10)}`,
+                observedGeneration: 1,
+              }
+            : {
+                desiredNumberScheduled: replicas,
+                currentNumberScheduled: noPods ? 0 : replicas,
+                numberReady: noPods ? 0 : replicas,
+                numberAvailable: noPods ? 0 : replicas,
+                observedGeneration: 1,
+              },
+      });
       const owner = ref('apps/v1', kind, name, wUid);
       const names = noPods ? [] : Array.from({ length: replicas }, (_, i) => (kind === 'StatefulSet' ? `${name}-${i}` : `${name}-${r.id(5)}`));
       podsOf(owner, names, `${name}-`, { 'controller-revision-hash': `${name}-${r.id(10)}` }, 'Running');
       if (kind === 'StatefulSet') service(names);
       if (noPods) failure(owner);
-      else push(event(n.name, owner, 'Normal', 'SuccessfulCreate', `create Pod ${names[0]} in ${kind} ${name} successful`, `${kind.toLowerCase()}-controller`, created));
+      else
+        push(
+          event(
+            n.name,
+            owner,
+            'Normal',
+            'SuccessfulCreate',
+            `create Pod ${names[0]} in ${kind} ${name} successful`,
+            `${kind.toLowerCase()}-controller`,
+            created,
+          ),
+        );
     } else {
       // Jobs: one pod each. A CronJob keeps its last 1-3 Jobs.
       const native = tAnnotations['config.beta.linkerd.io/proxy-enable-native-sidecar'] ?? tAnnotations['sidecar.istio.io/nativeSidecar'];
       const hung = state === 'meshed' && !native && r.next() < 0.5;
       let owner = ref('batch/v1', 'Job', name, wUid);
       if (kind === 'CronJob') {
-        push({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: meta(kind), spec: { schedule: `${r.int(0, 59)} * * * *`, concurrencyPolicy: 'Forbid', successfulJobsHistoryLimit: 3, failedJobsHistoryLimit: 1, suspend: false, jobTemplate: { spec: { backoffLimit: 6, template } } }, status: { lastScheduleTime: iso(created + 3600_000), lastSuccessfulTime: iso(created + 3600_000) } });
+        push({
+          apiVersion: 'batch/v1',
+          kind: 'CronJob',
+          metadata: meta(kind),
+          spec: {
+            schedule: `${r.int(0, 59)} * * * *`,
+            concurrencyPolicy: 'Forbid',
+            successfulJobsHistoryLimit: 3,
+            failedJobsHistoryLimit: 1,
+            suspend: false,
+            jobTemplate: { spec: { backoffLimit: 6, template } },
+          },
+          status: { lastScheduleTime: iso(created + 3600_000), lastSuccessfulTime: iso(created + 3600_000) },
+        });
         owner = ref('batch/v1', 'CronJob', name, wUid);
       }
       const jobs = kind === 'CronJob' ? Math.min(left, r.int(1, 3)) : 1;
@@ -437,12 +859,58 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
         const jUid = kind === 'CronJob' ? uid() : wUid;
         const running = hung && j === jobs - 1;
         const done = !noPods && !running;
-        push({ apiVersion: 'batch/v1', kind: 'Job', metadata: { ...meta('Job'), name: jobName, uid: jUid, labels: { app: name, 'batch.kubernetes.io/job-name': jobName }, ...(kind === 'CronJob' ? { ownerReferences: [{ ...owner, controller: true, blockOwnerDeletion: true }] } : {}) }, spec: { parallelism: 1, completions: 1, backoffLimit: 6, completionMode: 'NonIndexed', suspend: false, selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': jUid } }, template }, status: done ? { succeeded: 1, startTime: iso(created), completionTime: iso(created + 180_000), conditions: [{ type: 'Complete', status: 'True', lastProbeTime: iso(created + 180_000), lastTransitionTime: iso(created + 180_000) }] } : { active: noPods ? 0 : 1, startTime: iso(created) } });
+        push({
+          apiVersion: 'batch/v1',
+          kind: 'Job',
+          metadata: {
+            ...meta('Job'),
+            name: jobName,
+            uid: jUid,
+            labels: { app: name, 'batch.kubernetes.io/job-name': jobName },
+            ...(kind === 'CronJob' ? { ownerReferences: [{ ...owner, controller: true, blockOwnerDeletion: true }] } : {}),
+          },
+          spec: {
+            parallelism: 1,
+            completions: 1,
+            backoffLimit: 6,
+            completionMode: 'NonIndexed',
+            suspend: false,
+            selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': jUid } },
+            template,
+          },
+          status: done
+            ? {
+                succeeded: 1,
+                startTime: iso(created),
+                completionTime: iso(created + 180_000),
+                conditions: [{ type: 'Complete', status: 'True', lastProbeTime: iso(created + 180_000), lastTransitionTime: iso(created + 180_000) }],
+              }
+            : { active: noPods ? 0 : 1, startTime: iso(created) },
+        });
         const jobRef = ref('batch/v1', 'Job', jobName, jUid);
         if (noPods) failure(jobRef);
-        else podsOf(jobRef, [`${jobName}-${r.id(5)}`], `${jobName}-`, { 'batch.kubernetes.io/controller-uid': jUid, 'batch.kubernetes.io/job-name': jobName, 'job-name': jobName }, running ? 'Running' : 'Succeeded', running);
+        else
+          podsOf(
+            jobRef,
+            [`${jobName}-${r.id(5)}`],
+            `${jobName}-`,
+            { 'batch.kubernetes.io/controller-uid': jUid, 'batch.kubernetes.io/job-name': jobName, 'job-name': jobName },
+            running ? 'Running' : 'Succeeded',
+            running,
+          );
       }
-      if (!noPods) push(event(n.name, owner, 'Normal', kind === 'CronJob' ? 'SawCompletedJob' : 'Completed', kind === 'CronJob' ? `Saw completed job: ${name}, status: Complete` : 'Job completed', kind === 'CronJob' ? 'cronjob-controller' : 'job-controller', created + 180_000));
+      if (!noPods)
+        push(
+          event(
+            n.name,
+            owner,
+            'Normal',
+            kind === 'CronJob' ? 'SawCompletedJob' : 'Completed',
+            kind === 'CronJob' ? `Saw completed job: ${name}, status: Complete` : 'Job completed',
+            kind === 'CronJob' ? 'cronjob-controller' : 'job-controller',
+            created + 180_000,
+          ),
+        );
     }
   }
   return objects;
@@ -465,7 +933,14 @@ export function toSnapshot(objects: K8sObject[]) {
     if (info.byName && !named.has(`${info.key}/${o.metadata?.namespace}/${o.metadata?.name}`)) continue;
     (byKey[info.key] ??= []).push(info.key === 'secrets' ? sanitizeSecret(o) : o);
   }
-  return { kind: 'MeshdoctorSnapshot', apiVersion: 'meshdoctor.io/v1', source: { type: 'live', context: 'bench', server: 'https://bench.invalid', readAt: READ_AT }, scope: { allNamespaces: true }, objects: byKey, unavailable: {} };
+  return {
+    kind: 'MeshdoctorSnapshot',
+    apiVersion: 'meshdoctor.io/v1',
+    source: { type: 'live', context: 'bench', server: 'https://bench.invalid', readAt: READ_AT },
+    scope: { allNamespaces: true },
+    objects: byKey,
+    unavailable: {},
+  };
 }
 
 /** Write a snapshot as JSON, one object at a time (a 100k-pod cluster is larger than a V8 string may be). */
@@ -473,7 +948,7 @@ export function writeSnapshot(snap: ReturnType<typeof toSnapshot>, fd: number): 
   let bytes = 0;
   const out = (s: string) => {
     const buf = Buffer.from(s);
-    for (let off = 0; off < buf.length; ) {
+    for (let off = 0; off < buf.length;) {
       try {
         off += writeSync(fd, buf, off);
       } catch (e) {

@@ -76,12 +76,26 @@ function analyze(name: string, prof: Profile, brief = false): string[] {
     }
   });
   const pct = (ms: number) => `${((100 * ms) / all).toFixed(1)}%`;
-  const out = [`## ${name}: ${(all / 1000).toFixed(2)}s sampled`, '', 'by category: ' + [...cats].sort((a, b) => b[1] - a[1]).map(([c, ms]) => `${c} ${(ms / 1000).toFixed(2)}s (${pct(ms)})`).join(', '), ''];
+  const out = [
+    `## ${name}: ${(all / 1000).toFixed(2)}s sampled`,
+    '',
+    'by category: ' +
+      [...cats]
+        .sort((a, b) => b[1] - a[1])
+        .map(([c, ms]) => `${c} ${(ms / 1000).toFixed(2)}s (${pct(ms)})`)
+        .join(', '),
+    '',
+  ];
   if (brief) return out;
   out.push('top self time (all code):');
-  for (const [k, v] of [...self].sort((a, b) => b[1].ms - a[1].ms).slice(0, TOP)) out.push(`  ${v.ms.toFixed(0).padStart(6)} ms ${pct(v.ms).padStart(6)}  ${k}`);
+  for (const [k, v] of [...self].sort((a, b) => b[1].ms - a[1].ms).slice(0, TOP))
+    out.push(`  ${v.ms.toFixed(0).padStart(6)} ms ${pct(v.ms).padStart(6)}  ${k}`);
   out.push('', "top self time (meshdoctor's code):");
-  for (const [k, v] of [...self].filter(([, v]) => v.cat === 'meshdoctor').sort((a, b) => b[1].ms - a[1].ms).slice(0, TOP)) out.push(`  ${v.ms.toFixed(0).padStart(6)} ms ${pct(v.ms).padStart(6)}  ${k}`);
+  for (const [k, v] of [...self]
+    .filter(([, v]) => v.cat === 'meshdoctor')
+    .sort((a, b) => b[1].ms - a[1].ms)
+    .slice(0, TOP))
+    out.push(`  ${v.ms.toFixed(0).padStart(6)} ms ${pct(v.ms).padStart(6)}  ${k}`);
   out.push('', "top total time (meshdoctor's code, callees included):");
   for (const [k, ms] of [...total].sort((a, b) => b[1] - a[1]).slice(0, TOP)) out.push(`  ${ms.toFixed(0).padStart(6)} ms ${pct(ms).padStart(6)}  ${k}`);
   out.push('');
@@ -103,7 +117,11 @@ async function profileRun(tag: string, script: string, args: string[], server = 
     await session.post('Profiler.start');
   }
   const fd = openSync(join(OUT, `last-prof-${tag}.json`), 'w');
-  const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', dir, script, ...args], { cwd: ROOT, stdio: ['ignore', fd, 'inherit'], env: { ...process.env, KUBECONFIG: '' } });
+  const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', dir, script, ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', fd, 'inherit'],
+    env: { ...process.env, KUBECONFIG: '' },
+  });
   const code = await new Promise((resolve) => child.on('close', resolve));
   closeSync(fd);
   if (code !== 0 && code !== 1) throw new Error(`${tag}: exit ${code}`);
@@ -113,7 +131,15 @@ async function profileRun(tag: string, script: string, args: string[], server = 
     session.disconnect();
     writeFileSync(join(PROF, `server-during-${tag}.cpuprofile`), JSON.stringify(serverProfile));
   }
-  const prof = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!), 'utf8'));
+  const prof = JSON.parse(
+    readFileSync(
+      join(
+        dir,
+        readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!,
+      ),
+      'utf8',
+    ),
+  );
   return { child: prof, server: serverProfile };
 }
 
@@ -136,7 +162,9 @@ const floorCfg = join(OUT, `floor-prof-${pods}.json`);
   const ns = objects.filter((o) => o.kind === 'Namespace');
   const mwc = objects.filter((o) => o.kind === 'MutatingWebhookConfiguration');
   const lists = kinds.filter((k) => !KINDS[k].byName).map((k) => listPath(KINDS[k]));
-  const gets = namedObjects(ns, mwc).filter((r: { key: string }) => kinds.includes(r.key)).map((r: any) => objectPath(KINDS[r.key], r.namespace, r.name));
+  const gets = namedObjects(ns, mwc)
+    .filter((r: { key: string }) => kinds.includes(r.key))
+    .map((r: any) => objectPath(KINDS[r.key], r.namespace, r.name));
   writeFileSync(floorCfg, JSON.stringify({ server: server.url, ca: server.caPem, token: server.token, pageSize: 500, lists, gets }));
 }
 const BIN = join(ROOT, 'bin/meshdoctor.js');

@@ -128,7 +128,12 @@ function summaryOf(file: string): { findings: number; skipped: string[] } {
 
 mkdirSync(OUT, { recursive: true });
 const allKinds: string[] = kindsFor(CHECKS);
-const results: any = { machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version }, pageSize: PAGE_SIZE, kinds: allKinds, sizes: [] as any[] };
+const results: any = {
+  machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+  pageSize: PAGE_SIZE,
+  kinds: allKinds,
+  sizes: [] as any[],
+};
 
 for (const pods of SIZES) {
   const t0 = performance.now();
@@ -141,12 +146,27 @@ for (const pods of SIZES) {
   const kubeconfig = await server.writeKubeconfig();
   const exp = expectedRequests(objects, allKinds);
   const floorCfg = join(OUT, `floor-${pods}.json`);
-  writeFileSync(floorCfg, JSON.stringify({ server: server.url, ca: server.caPem, token: server.token, pageSize: PAGE_SIZE, lists: [...exp.lists.keys()], gets: [...exp.named] }));
+  writeFileSync(
+    floorCfg,
+    JSON.stringify({ server: server.url, ca: server.caPem, token: server.token, pageSize: PAGE_SIZE, lists: [...exp.lists.keys()], gets: [...exp.named] }),
+  );
   log(`${pods} pods: ${objects.length} objects, ${(bytes / 1e6).toFixed(0)} MB, generated in ${((performance.now() - t0) / 1000).toFixed(1)}s`);
 
   const live = ['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json'];
   const offline = ['check', '-A', '--snapshot', file, '-o', 'json'];
-  const size: any = { pods, objects: objects.length, bytes, runs: runsFor(pods), live: [], floorLive: [], offline: [], floorFile: [], requests: [], serverCpuMs: { live: [], floorLive: [] }, problems: [] };
+  const size: any = {
+    pods,
+    objects: objects.length,
+    bytes,
+    runs: runsFor(pods),
+    live: [],
+    floorLive: [],
+    offline: [],
+    floorFile: [],
+    requests: [],
+    serverCpuMs: { live: [], floorLive: [] },
+    problems: [],
+  };
   const cpu = () => {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;
@@ -156,10 +176,13 @@ for (const pods of SIZES) {
     const c0 = cpu();
     const outFile = join(OUT, `last-${kind}.json`);
     const s =
-      kind === 'live' ? await measure([BIN, ...live], outFile)
-      : kind === 'offline' ? await measure([BIN, ...offline], outFile)
-      : kind === 'floorLive' ? await measure([join(ROOT, 'bench/floor-live.mjs'), floorCfg])
-      : await measure([join(ROOT, 'bench/floor-file.mjs'), file]);
+      kind === 'live'
+        ? await measure([BIN, ...live], outFile)
+        : kind === 'offline'
+          ? await measure([BIN, ...offline], outFile)
+          : kind === 'floorLive'
+            ? await measure([join(ROOT, 'bench/floor-live.mjs'), floorCfg])
+            : await measure([join(ROOT, 'bench/floor-file.mjs'), file]);
     const serverMs = cpu() - c0;
     const ok = kind === 'live' || kind === 'offline' ? s.code === 0 || s.code === 1 : s.code === 0;
     if (!ok) {
@@ -183,7 +206,9 @@ for (const pods of SIZES) {
   for (const k of ['floorLive', 'live', 'floorFile', 'offline'] as const) await run(k, false);
   for (let i = 0; i < size.runs; i++) {
     for (const k of ['floorLive', 'live', 'floorFile', 'offline'] as const) await run(k, true);
-    log(`  run ${i + 1}/${size.runs}: live ${(size.live.at(-1).ms / 1000).toFixed(2)}s / floor ${(size.floorLive.at(-1).ms / 1000).toFixed(2)}s, offline ${(size.offline.at(-1).ms / 1000).toFixed(2)}s / floor ${(size.floorFile.at(-1).ms / 1000).toFixed(2)}s`);
+    log(
+      `  run ${i + 1}/${size.runs}: live ${(size.live.at(-1).ms / 1000).toFixed(2)}s / floor ${(size.floorLive.at(-1).ms / 1000).toFixed(2)}s, offline ${(size.offline.at(-1).ms / 1000).toFixed(2)}s / floor ${(size.floorFile.at(-1).ms / 1000).toFixed(2)}s`,
+    );
   }
   size.problems = [...new Set(size.problems)];
   size.expectedRequests = [...exp.lists.values()].reduce((n, l) => n + l.pages, 0) + exp.named.size;
@@ -228,19 +253,29 @@ for (const s of results.sizes) {
 const sec = (ms: number) => (ms / 1000).toFixed(2);
 const mb = (x: number) => x.toFixed(0);
 const lines: string[] = [];
-lines.push(`meshdoctor bench — ${results.machine.cpus} CPUs (${results.machine.model}), node ${results.machine.node}, page size ${PAGE_SIZE}, medians of N runs`);
+lines.push(
+  `meshdoctor bench — ${results.machine.cpus} CPUs (${results.machine.model}), node ${results.machine.node}, page size ${PAGE_SIZE}, medians of N runs`,
+);
 lines.push('');
-lines.push('| pods | objects | MB | N | live s | floor s | live/floor | offline s | floor s | offline/floor | RSS MB live / floor | RSS MB offline / floor | requests (expected) | server CPU s live / floor |');
+lines.push(
+  '| pods | objects | MB | N | live s | floor s | live/floor | offline s | floor s | offline/floor | RSS MB live / floor | RSS MB offline / floor | requests (expected) | server CPU s live / floor |',
+);
 lines.push('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const s of results.sizes) {
   const m = s.median;
-  lines.push(`| ${s.pods} | ${s.objects} | ${mb(s.bytes / 1e6)} | ${s.runs} | ${sec(m.live.ms)} | ${sec(m.floorLive.ms)} | ${s.ratio.live.toFixed(2)}x | ${sec(m.offline.ms)} | ${sec(m.floorFile.ms)} | ${s.ratio.offline.toFixed(2)}x | ${mb(m.live.rssMB)} / ${mb(m.floorLive.rssMB)} | ${mb(m.offline.rssMB)} / ${mb(m.floorFile.rssMB)} | ${median(s.requests)} (${s.expectedRequests}) | ${sec(m.serverCpuMs.live)} / ${sec(m.serverCpuMs.floorLive)} |`);
+  lines.push(
+    `| ${s.pods} | ${s.objects} | ${mb(s.bytes / 1e6)} | ${s.runs} | ${sec(m.live.ms)} | ${sec(m.floorLive.ms)} | ${s.ratio.live.toFixed(2)}x | ${sec(m.offline.ms)} | ${sec(m.floorFile.ms)} | ${s.ratio.offline.toFixed(2)}x | ${mb(m.live.rssMB)} / ${mb(m.floorLive.rssMB)} | ${mb(m.offline.rssMB)} / ${mb(m.floorFile.rssMB)} | ${median(s.requests)} (${s.expectedRequests}) | ${sec(m.serverCpuMs.live)} / ${sec(m.serverCpuMs.floorLive)} |`,
+  );
 }
 const st = results.startup;
 lines.push('');
 lines.push(`| startup | median ms | vs node -e 0 |`);
 lines.push('|---|---:|---:|');
-for (const [k, label] of [['node', 'node -e 0'], ['version', 'meshdoctor --version'], ['checks', 'meshdoctor checks']]) {
+for (const [k, label] of [
+  ['node', 'node -e 0'],
+  ['version', 'meshdoctor --version'],
+  ['checks', 'meshdoctor checks'],
+]) {
   lines.push(`| ${label} | ${st[k].median.toFixed(0)} | ${(st[k].median / st.node.median).toFixed(2)}x |`);
 }
 
@@ -248,32 +283,61 @@ for (const [k, label] of [['node', 'node -e 0'], ['version', 'meshdoctor --versi
 const targets: { name: string; pass: boolean | null; detail: string }[] = [];
 const big = results.sizes.at(-1);
 const isBig = big.pods >= 50_000;
-const gate = (name: string, pass: boolean, detail: string) => targets.push({ name, pass: isBig ? pass : null, detail: isBig ? detail : `${detail} (only judged at 50k pods)` });
+const gate = (name: string, pass: boolean, detail: string) =>
+  targets.push({ name, pass: isBig ? pass : null, detail: isBig ? detail : `${detail} (only judged at 50k pods)` });
 gate('live check -A ≤ 1.5x floor at 50k pods', big.ratio.live <= 1.5, `${big.ratio.live.toFixed(2)}x at ${big.pods}`);
 gate('offline ≤ 2x floor at 50k pods', big.ratio.offline <= 2, `${big.ratio.offline.toFixed(2)}x at ${big.pods}`);
 gate('peak RSS < 600 MB at 50k pods (live)', big.median.live.rssMB < 600, `${mb(big.median.live.rssMB)} MB (floor ${mb(big.median.floorLive.rssMB)})`);
 gate('peak RSS < 600 MB at 50k pods (offline)', big.median.offline.rssMB < 600, `${mb(big.median.offline.rssMB)} MB (floor ${mb(big.median.floorFile.rssMB)})`);
 const reqProblems = results.sizes.flatMap((s: any) => s.problems.map((p: string) => `${s.pods}: ${p}`));
-targets.push({ name: 'requests: one LIST per kind per page, all GET, nothing per object, ConfigMaps/Secrets only by name in mesh namespaces', pass: reqProblems.length === 0, detail: reqProblems.length ? reqProblems.slice(0, 8).join('; ') : 'as required at every size' });
+targets.push({
+  name: 'requests: one LIST per kind per page, all GET, nothing per object, ConfigMaps/Secrets only by name in mesh namespaces',
+  pass: reqProblems.length === 0,
+  detail: reqProblems.length ? reqProblems.slice(0, 8).join('; ') : 'as required at every size',
+});
 const per = results.sizes[0].perCheck as any[];
 const perBad = per.filter((p) => p.extra.length || p.missing.length || p.badNamed.length);
-targets.push({ name: 'never list kinds no selected check needs (each check alone, --only)', pass: perBad.length === 0, detail: perBad.length ? perBad.map((p) => `${p.check}: extra ${p.extra.join(',') || '-'} missing ${p.missing.join(',') || '-'} named ${p.badNamed.join(',') || '-'}`).join('; ') : `${per.length} checks` });
+targets.push({
+  name: 'never list kinds no selected check needs (each check alone, --only)',
+  pass: perBad.length === 0,
+  detail: perBad.length
+    ? perBad.map((p) => `${p.check}: extra ${p.extra.join(',') || '-'} missing ${p.missing.join(',') || '-'} named ${p.badNamed.join(',') || '-'}`).join('; ')
+    : `${per.length} checks`,
+});
 const soloSkipped = per.filter((p) => p.skipped.length);
-if (soloSkipped.length) targets.push({ name: 'each check alone can run (not skipped for lack of its own inputs)', pass: false, detail: soloSkipped.map((p) => `${p.check} skipped`).join('; ') });
+if (soloSkipped.length)
+  targets.push({
+    name: 'each check alone can run (not skipped for lack of its own inputs)',
+    pass: false,
+    detail: soloSkipped.map((p) => `${p.check} skipped`).join('; '),
+  });
 if (results.sizes.length >= 3) {
   // Linear growth: the cost per extra pod from 10k to 50k at most 1.25x the cost per extra pod from 1k to 10k.
   const [a, b, c] = results.sizes.slice(-3);
-  for (const [k, f, label] of [['live', 'ms', 'live time'], ['offline', 'ms', 'offline time'], ['live', 'rssMB', 'live RSS'], ['offline', 'rssMB', 'offline RSS']] as const) {
+  for (const [k, f, label] of [
+    ['live', 'ms', 'live time'],
+    ['offline', 'ms', 'offline time'],
+    ['live', 'rssMB', 'live RSS'],
+    ['offline', 'rssMB', 'offline RSS'],
+  ] as const) {
     const s1 = (b.median[k][f] - a.median[k][f]) / (b.pods - a.pods);
     const s2 = (c.median[k][f] - b.median[k][f]) / (c.pods - b.pods);
-    targets.push({ name: `linear growth: ${label}`, pass: s2 <= 1.25 * s1, detail: `per 1k extra pods: ${(s1 * 1000).toFixed(f === 'ms' ? 0 : 1)} (${a.pods}→${b.pods}) vs ${(s2 * 1000).toFixed(f === 'ms' ? 0 : 1)} (${b.pods}→${c.pods}) ${f === 'ms' ? 'ms' : 'MB'}; limit 1.25x` });
+    targets.push({
+      name: `linear growth: ${label}`,
+      pass: s2 <= 1.25 * s1,
+      detail: `per 1k extra pods: ${(s1 * 1000).toFixed(f === 'ms' ? 0 : 1)} (${a.pods}→${b.pods}) vs ${(s2 * 1000).toFixed(f === 'ms' ? 0 : 1)} (${b.pods}→${c.pods}) ${f === 'ms' ? 'ms' : 'MB'}; limit 1.25x`,
+    });
   }
 } else {
   targets.push({ name: 'linear growth', pass: null, detail: 'needs three sizes' });
 }
 for (const k of ['version', 'checks']) {
   const r = st[k].median / st.node.median;
-  targets.push({ name: `meshdoctor ${k === 'version' ? '--version' : 'checks'} ≤ 2.5x node -e 0`, pass: r <= 2.5, detail: `${r.toFixed(2)}x (${st[k].median.toFixed(0)} vs ${st.node.median.toFixed(0)} ms)` });
+  targets.push({
+    name: `meshdoctor ${k === 'version' ? '--version' : 'checks'} ≤ 2.5x node -e 0`,
+    pass: r <= 2.5,
+    detail: `${r.toFixed(2)}x (${st[k].median.toFixed(0)} vs ${st.node.median.toFixed(0)} ms)`,
+  });
 }
 results.targets = targets;
 lines.push('');
@@ -282,7 +346,9 @@ lines.push('|---|---|---|');
 for (const t of targets) lines.push(`| ${t.name} | ${t.pass === null ? 'n/a' : t.pass ? 'PASS' : 'FAIL'} | ${t.detail} |`);
 for (const s of results.sizes) {
   lines.push('');
-  lines.push(`${s.pods} pods: findings live ${s.liveSummary?.findings} / offline ${s.offlineSummary?.findings}; skipped checks: ${s.liveSummary?.skipped.join(', ') || 'none'}`);
+  lines.push(
+    `${s.pods} pods: findings live ${s.liveSummary?.findings} / offline ${s.offlineSummary?.findings}; skipped checks: ${s.liveSummary?.skipped.join(', ') || 'none'}`,
+  );
 }
 writeFileSync(join(OUT, 'results.json'), JSON.stringify(results, null, 2) + '\n');
 // The table as the README shows it (scripts/readme.mjs copies it in), with where it was measured.

@@ -25,9 +25,7 @@ function replace(text, name, body) {
 
 let readme = readFileSync('README.md', 'utf8');
 const checks = JSON.parse(cli('checks', '-o', 'json'));
-const rows = checks.map(
-  (c) => `| <a id="${c.id}"></a>\`${c.code}\` | [\`${c.id}\`](docs/checks/${c.id}.md) | ${c.severity} | ${c.description} |`,
-);
+const rows = checks.map((c) => `| <a id="${c.id}"></a>\`${c.code}\` | [\`${c.id}\`](docs/checks/${c.id}.md) | ${c.severity} | ${c.description} |`);
 readme = replace(readme, 'checks', ['| code | id | default severity | what it finds |', '|---|---|---|---|', ...rows].join('\n'));
 
 readme = readme.replace(/(<!-- example:start -->\n```(\w+)\n\$ meshdoctor ([^\n]*)\n)[\s\S]*?(```\n<!-- example:end -->)/g, (_all, head, _lang, args, tail) => {

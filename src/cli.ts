@@ -36,7 +36,13 @@ function positiveNumber(name: string, max = Number.MAX_SAFE_INTEGER) {
     return n;
   };
 }
-const list = (v: string, prev: string[] = []) => prev.concat(v.split(',').map((s) => s.trim()).filter(Boolean));
+const list = (v: string, prev: string[] = []) =>
+  prev.concat(
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
 const collect = (v: string, prev: string[] = []) => prev.concat(v);
 
 interface CommonOpts {
@@ -53,7 +59,12 @@ interface CommonOpts {
 
 /** The bounds of a run from the flags (README "Limits"). */
 function limitsOf(o: CommonOpts): Limits {
-  return { requestTimeoutMs: o.requestTimeout * 1000, deadlineMs: o.timeout * 1000, maxBytes: Math.floor(o.maxBytes * 1024 * 1024), maxObjects: Math.floor(o.maxObjects) };
+  return {
+    requestTimeoutMs: o.requestTimeout * 1000,
+    deadlineMs: o.timeout * 1000,
+    maxBytes: Math.floor(o.maxBytes * 1024 * 1024),
+    maxObjects: Math.floor(o.maxObjects),
+  };
 }
 
 function addClusterOptions(cmd: Command, withSnapshot = true, withAll = true): Command {
@@ -62,10 +73,25 @@ function addClusterOptions(cmd: Command, withSnapshot = true, withAll = true): C
   cmd
     .option('--context <name>', 'the kubeconfig context to use')
     .option('--kubeconfig <file>', 'path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
-    .option('--request-timeout <seconds>', 'timeout of each API request (and of an exec credential plugin)', positiveNumber('--request-timeout', 86400), DEFAULT_LIMITS.requestTimeoutMs / 1000)
+    .option(
+      '--request-timeout <seconds>',
+      'timeout of each API request (and of an exec credential plugin)',
+      positiveNumber('--request-timeout', 86400),
+      DEFAULT_LIMITS.requestTimeoutMs / 1000,
+    )
     .option('--timeout <seconds>', 'time limit of the whole read of the cluster', positiveNumber('--timeout', 86400), DEFAULT_LIMITS.deadlineMs / 1000)
-    .option('--max-bytes <MiB>', 'largest file, stdin or API response (decompressed) meshdoctor reads', positiveNumber('--max-bytes', 4096), DEFAULT_LIMITS.maxBytes / 1024 / 1024)
-    .option('--max-objects <n>', 'most objects of one kind meshdoctor reads (and of all -f manifests)', positiveNumber('--max-objects', 100_000_000), DEFAULT_LIMITS.maxObjects);
+    .option(
+      '--max-bytes <MiB>',
+      'largest file, stdin or API response (decompressed) meshdoctor reads',
+      positiveNumber('--max-bytes', 4096),
+      DEFAULT_LIMITS.maxBytes / 1024 / 1024,
+    )
+    .option(
+      '--max-objects <n>',
+      'most objects of one kind meshdoctor reads (and of all -f manifests)',
+      positiveNumber('--max-objects', 100_000_000),
+      DEFAULT_LIMITS.maxObjects,
+    );
   if (withSnapshot) {
     cmd.option('--snapshot <path>', 'run offline on a snapshot: meshdoctor snapshot, kubectl -o json|yaml output, or a directory (repeatable)', collect);
   }
@@ -122,9 +148,22 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
     program
       .command('check')
       .description('read the cluster (or a snapshot) once, run every check, print ranked findings with fixes')
-      .addOption(new Option('-o, --output <format>', 'output format (table: compact; wide: with evidence, every fix line and causes)').choices(['table', 'wide', 'json', 'sarif', 'junit', 'markdown']))
+      .addOption(
+        new Option('-o, --output <format>', 'output format (table: compact; wide: with evidence, every fix line and causes)').choices([
+          'table',
+          'wide',
+          'json',
+          'sarif',
+          'junit',
+          'markdown',
+        ]),
+      )
       .option('--output-file <file>', 'write the report to this file (format: -o, default json); stdout gets the table on a terminal, else nothing')
-      .option('--suppress <ID=Kind/ns/name>', 'suppress matching findings (reported as suppressed, not counted for the exit code; * wildcards; cluster-scoped: ID=Kind/name; repeatable)', collect)
+      .option(
+        '--suppress <ID=Kind/ns/name>',
+        'suppress matching findings (reported as suppressed, not counted for the exit code; * wildcards; cluster-scoped: ID=Kind/name; repeatable)',
+        collect,
+      )
       .addOption(new Option('--mesh <mesh>', 'which mesh to check').choices(['auto', ...MESH_NAMES]).default('auto'))
       .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding is at or above this severity').choices([...FAIL_ON]).default('error'))
       .option('--only <ids>', 'run only these checks (ids or codes, comma-separated)', list)
@@ -158,7 +197,13 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
     }
     p?.done();
     const docsBase = docsBaseOf(io);
-    const result = runChecks(snapshot, checks, { mesh: o.mesh, certExpiryWarningDays: o.certExpiryWarning, expectMeshed: !!o.expectMeshed, suppress, ...(docsBase ? { docsBase } : {}) });
+    const result = runChecks(snapshot, checks, {
+      mesh: o.mesh,
+      certExpiryWarningDays: o.certExpiryWarning,
+      expectMeshed: !!o.expectMeshed,
+      suppress,
+      ...(docsBase ? { docsBase } : {}),
+    });
     const color = o.color !== false && io.stdoutTTY && !io.env.NO_COLOR;
     if (o.outputFile) {
       // The report goes to the file (never colored); a person at a terminal still sees the table.
@@ -183,9 +228,7 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
   });
 
   addClusterOptions(
-    program
-      .command('snapshot')
-      .description('save what `check` reads (never Secret data) as JSON on stdout, for offline runs and bug reports'),
+    program.command('snapshot').description('save what `check` reads (never Secret data) as JSON on stdout, for offline runs and bug reports'),
     false,
   ).action(async (o) => {
     validateScope(o);
@@ -234,7 +277,7 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
   program
     .command('checks')
     .argument('[check]', 'a check id or code: print its documentation (shipped with meshdoctor, no network)')
-    .description('list every check (id, code, default severity, title), or print one check\'s documentation')
+    .description("list every check (id, code, default severity, title), or print one check's documentation")
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .action(async (which: string | undefined, o) => {
       const { CHECKS } = await import('./checks/index.js');
@@ -248,16 +291,36 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
         } catch {
           throw new UserError(`the documentation of ${c.id} is not installed (docs/checks/${c.id}.md)`);
         }
-        io.stdout(o.output === 'json' ? JSON.stringify({ id: c.id, code: c.code, severity: c.severity, title: c.title, description: c.description, inputs: [...c.inputs], doc }, null, 2) + '\n' : doc);
+        io.stdout(
+          o.output === 'json'
+            ? JSON.stringify(
+                { id: c.id, code: c.code, severity: c.severity, title: c.title, description: c.description, inputs: [...c.inputs], doc },
+                null,
+                2,
+              ) + '\n'
+            : doc,
+        );
         setExit(EXIT.OK);
         return;
       }
       const base = docsBaseOf(io);
-      const rows = CHECKS.map((c) => ({ id: c.id, code: c.code, severity: c.severity, title: c.title, description: c.description, inputs: [...c.inputs], ...(base ? { docsUrl: docsUrl(c.id, base) } : {}) }));
+      const rows = CHECKS.map((c) => ({
+        id: c.id,
+        code: c.code,
+        severity: c.severity,
+        title: c.title,
+        description: c.description,
+        inputs: [...c.inputs],
+        ...(base ? { docsUrl: docsUrl(c.id, base) } : {}),
+      }));
       if (o.output === 'json') io.stdout(JSON.stringify(rows, null, 2) + '\n');
       else {
         const w = Math.max(...rows.map((r) => r.id.length));
-        io.stdout(['CODE    SEVERITY  ' + 'ID'.padEnd(w) + '  TITLE', ...rows.map((r) => `${r.code}  ${r.severity.padEnd(8)}  ${r.id.padEnd(w)}  ${r.title}`)].join('\n') + '\n');
+        io.stdout(
+          ['CODE    SEVERITY  ' + 'ID'.padEnd(w) + '  TITLE', ...rows.map((r) => `${r.code}  ${r.severity.padEnd(8)}  ${r.id.padEnd(w)}  ${r.title}`)].join(
+            '\n',
+          ) + '\n',
+        );
         io.stdout('\nDocumentation of one check: meshdoctor checks ID\n');
       }
       setExit(EXIT.OK);
@@ -270,7 +333,13 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
     .action(async (shell: 'bash' | 'zsh') => {
       const { completionScript } = await import('./completion.js');
       const { CHECKS } = await import('./checks/index.js');
-      io.stdout(completionScript(shell, program, CHECKS.flatMap((c) => [c.id, c.code])));
+      io.stdout(
+        completionScript(
+          shell,
+          program,
+          CHECKS.flatMap((c) => [c.id, c.code]),
+        ),
+      );
       setExit(EXIT.OK);
     });
 

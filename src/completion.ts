@@ -50,7 +50,12 @@ function bashFunction(program: Command, checkWords: readonly string[]): string {
   for (const c of commands) {
     for (const o of c.options) {
       const code = valueCompletion(o, checkWords);
-      if (code) lines.push(`    ${flags(o).map((f) => `"${c.name()} ${f}"`).join('|')}) ${code}; return ;;`);
+      if (code)
+        lines.push(
+          `    ${flags(o)
+            .map((f) => `"${c.name()} ${f}"`)
+            .join('|')}) ${code}; return ;;`,
+        );
     }
   }
   lines.push('  esac', '  case "$cmd" in');

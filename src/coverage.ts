@@ -44,7 +44,11 @@ export function rbacFix(snapshot: Snapshot, unavailable: Coverage['unavailable']
     const name = `meshdoctor-reader-${createHash('sha256').update(args).digest('hex').slice(0, 8)}`;
     // "... in the namespace "linkerd"": a namespaced refusal; "at the cluster scope" (or unknown): cluster-wide.
     const where = kinds.map((u) => /in the namespace "([^"]+)"/.exec(u.reason)?.[1]);
-    roles.push({ name, command: `kubectl create clusterrole ${name} ${args}`, namespaces: where.some((n) => n === undefined) ? 'cluster' : new Set(where as string[]) });
+    roles.push({
+      name,
+      command: `kubectl create clusterrole ${name} ${args}`,
+      namespaces: where.some((n) => n === undefined) ? 'cluster' : new Set(where as string[]),
+    });
   };
   const listed = forbidden.filter((u) => !KINDS[u.kind].byName);
   if (listed.length) addRole(`--verb=get,list --resource=${listed.map((u) => res(u.kind)).join(',')}`, listed);

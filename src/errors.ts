@@ -24,7 +24,7 @@ export function errorMessage(e: unknown): string {
 }
 
 /** C0 and C1 control characters and DEL: a terminal acts on them (ESC starts escapes, OSC 52 writes the clipboard). */
- 
+
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 
 /** Whether a string holds a character a terminal or a shell line would act on. */

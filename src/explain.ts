@@ -13,13 +13,26 @@ import type { Finding, MeshName, ResourceRef } from './types.js';
 import { nameOf } from './util.js';
 
 const KIND_ALIASES: Record<string, string> = {
-  deployment: 'Deployment', deployments: 'Deployment', deploy: 'Deployment',
-  statefulset: 'StatefulSet', statefulsets: 'StatefulSet', sts: 'StatefulSet',
-  daemonset: 'DaemonSet', daemonsets: 'DaemonSet', ds: 'DaemonSet',
-  job: 'Job', jobs: 'Job',
-  cronjob: 'CronJob', cronjobs: 'CronJob', cj: 'CronJob',
-  replicaset: 'ReplicaSet', replicasets: 'ReplicaSet', rs: 'ReplicaSet',
-  pod: 'Pod', pods: 'Pod', po: 'Pod',
+  deployment: 'Deployment',
+  deployments: 'Deployment',
+  deploy: 'Deployment',
+  statefulset: 'StatefulSet',
+  statefulsets: 'StatefulSet',
+  sts: 'StatefulSet',
+  daemonset: 'DaemonSet',
+  daemonsets: 'DaemonSet',
+  ds: 'DaemonSet',
+  job: 'Job',
+  jobs: 'Job',
+  cronjob: 'CronJob',
+  cronjobs: 'CronJob',
+  cj: 'CronJob',
+  replicaset: 'ReplicaSet',
+  replicasets: 'ReplicaSet',
+  rs: 'ReplicaSet',
+  pod: 'Pod',
+  pods: 'Pod',
+  po: 'Pod',
 };
 
 /** Parse `deployment/web` (kubectl's TYPE/NAME, with its short names). */
@@ -82,7 +95,11 @@ function unreachable(d: Decision, backends: WebhookBackend[]): { backend: Webhoo
 
 function verdict(d: Decision, backends: WebhookBackend[]): { inject: boolean; text: string } {
   if (!d.called) {
-    return { inject: false, text: d.calls.length === 0 ? `no ${d.mesh} injection webhook is installed` : `no ${d.mesh} webhook would be called: the API server never asks the injector` };
+    return {
+      inject: false,
+      text:
+        d.calls.length === 0 ? `no ${d.mesh} injection webhook is installed` : `no ${d.mesh} webhook would be called: the API server never asks the injector`,
+    };
   }
   const failed = d.injector.find((s) => !s.ok);
   if (failed) return { inject: false, text: `the ${d.mesh} injector would skip it: ${failed.detail}` };
@@ -90,7 +107,10 @@ function verdict(d: Decision, backends: WebhookBackend[]): { inject: boolean; te
   if (down) {
     const what = down.backend.service ? 'has no ready endpoint' : 'does not exist';
     const effect = down.policy === 'Ignore' ? 'the pod is created without a proxy (failurePolicy Ignore)' : 'pod creation is rejected (failurePolicy Fail)';
-    return { inject: false, text: `the webhook would be called, but its service ${down.backend.namespace}/${down.backend.name} ${what}: the call fails and ${effect}` };
+    return {
+      inject: false,
+      text: `the webhook would be called, but its service ${down.backend.namespace}/${down.backend.name} ${what}: the call fails and ${effect}`,
+    };
   }
   return { inject: true, text: `a pod created now would get ${profileOf(d.mesh).proxyContainer}` };
 }
@@ -122,23 +142,23 @@ export function explain(m: Model, target: { kind: string; name: string }, ns: st
     const backends = webhookBackends(m, d.mesh);
     const v = verdict(d, backends);
     return {
-    mesh: d.mesh,
-    namespaceMarker: namespaceMarker(d.mesh, nsObj).text ?? null,
-    webhooks: d.calls.map((c) => ({
-      configuration: c.webhook.configName,
-      webhook: c.webhook.name,
-      failurePolicy: c.webhook.failurePolicy,
-      called: c.called,
-      rulesMatchPodCreate: c.rules,
-      namespaceSelector: c.namespaceSelector,
-      objectSelector: c.objectSelector,
-      backend: backendOf(backends, c.webhook),
-      callFails: c.called && isDown(backends, c.webhook, !!m.snapshot.objects.services),
-    })),
-    injector: d.injector,
-    wouldInject: v.inject,
-    verdict: v.text,
-  };
+      mesh: d.mesh,
+      namespaceMarker: namespaceMarker(d.mesh, nsObj).text ?? null,
+      webhooks: d.calls.map((c) => ({
+        configuration: c.webhook.configName,
+        webhook: c.webhook.name,
+        failurePolicy: c.webhook.failurePolicy,
+        called: c.called,
+        rulesMatchPodCreate: c.rules,
+        namespaceSelector: c.namespaceSelector,
+        objectSelector: c.objectSelector,
+        backend: backendOf(backends, c.webhook),
+        callFails: c.called && isDown(backends, c.webhook, !!m.snapshot.objects.services),
+      })),
+      injector: d.injector,
+      wouldInject: v.inject,
+      verdict: v.text,
+    };
   });
   const injecting = meshes.filter((x) => x.wouldInject).map((x) => x.mesh);
   return {

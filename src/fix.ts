@@ -66,7 +66,13 @@ const under = (base: string, rest: string): string => (base ? `${base}.${rest}` 
  * cluster object, or the manifest edits for one in the manifests. `path` is the YAML path of the
  * map changed (metadata.labels, spec.hard).
  */
-export function objectChange(m: Model, ref: { kind: string; namespace?: string; name: string }, path: string, changes: FieldChange[], kubectl: () => string[]): string[] {
+export function objectChange(
+  m: Model,
+  ref: { kind: string; namespace?: string; name: string },
+  path: string,
+  changes: FieldChange[],
+  kubectl: () => string[],
+): string[] {
   const src = m.manifestSource(ref);
   return src ? manifestEdits(src, ref.kind, ref.namespace, ref.name, path, changes) : kubectl();
 }
@@ -78,7 +84,9 @@ export function objectChange(m: Model, ref: { kind: string; namespace?: string; 
 export function namespaceChange(m: Model, ns: string, field: 'labels' | 'annotations', changes: FieldChange[]): string[] {
   const args = changes.map((c) => shq(c.value === undefined ? `${c.key}-` : `${c.key}=${c.value}`)).join(' ');
   const overwrite = changes.some((c) => c.value !== undefined) ? ' --overwrite' : '';
-  return objectChange(m, { kind: 'Namespace', name: ns }, `metadata.${field}`, changes, () => [`kubectl ${verb(field)} namespace ${shq(ns)} ${args}${overwrite}`]);
+  return objectChange(m, { kind: 'Namespace', name: ns }, `metadata.${field}`, changes, () => [
+    `kubectl ${verb(field)} namespace ${shq(ns)} ${args}${overwrite}`,
+  ]);
 }
 
 // --- re-creating pods -------------------------------------------------------------------------
@@ -179,8 +187,11 @@ export function removeFromTemplate(w: Workload, field: 'annotations' | 'labels',
     w,
     `remove ${field} ${key}`,
     { path: `metadata.${field}`, changes: [{ key }] },
-    (path) => `kubectl patch ${kref(w.kind, w.name)} -n ${shq(w.namespace)} --type=json -p ${shq(JSON.stringify([{ op: 'remove', path: `${path}/metadata/${field}/${jsonPointer(key)}` }]))}`,
-    () => [`kubectl ${verb(field)} pod ${shq(w.name)} -n ${shq(w.namespace)} ${shq(`${key}-`)}  # then re-create the pod: editing a running pod does not inject it`],
+    (path) =>
+      `kubectl patch ${kref(w.kind, w.name)} -n ${shq(w.namespace)} --type=json -p ${shq(JSON.stringify([{ op: 'remove', path: `${path}/metadata/${field}/${jsonPointer(key)}` }]))}`,
+    () => [
+      `kubectl ${verb(field)} pod ${shq(w.name)} -n ${shq(w.namespace)} ${shq(`${key}-`)}  # then re-create the pod: editing a running pod does not inject it`,
+    ],
   );
 }
 
@@ -203,13 +214,17 @@ export function setAnnotationsOnTemplate(w: Workload, annotations: Record<string
     `set annotations ${pairs.map(([k, v]) => `${k}: "${v}"`).join(', ')}`,
     { path: 'metadata.annotations', changes: pairs.map(([key, value]) => ({ key, value })) },
     (path) => mergePatch(w, path, { metadata: { annotations } }),
-    () => [`kubectl annotate --overwrite pod ${shq(w.name)} -n ${shq(w.namespace)} ${pairs.map(([k, v]) => shq(`${k}=${v}`)).join(' ')}  # then re-create the pod`],
+    () => [
+      `kubectl annotate --overwrite pod ${shq(w.name)} -n ${shq(w.namespace)} ${pairs.map(([k, v]) => shq(`${k}=${v}`)).join(' ')}  # then re-create the pod`,
+    ],
   );
 }
 
 /** Set fields of the workload's pod spec, e.g. { automountServiceAccountToken: true }. */
 export function setOnTemplateSpec(w: Workload, fields: Record<string, string | number | boolean>): string[] {
-  const change = `set ${Object.entries(fields).map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ')}`;
+  const change = `set ${Object.entries(fields)
+    .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
+    .join(', ')}`;
   const file = fileName(w.name);
   return onTemplate(
     w,

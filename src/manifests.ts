@@ -61,7 +61,8 @@ async function parse(file: string, text: string, out: ManifestObject[], limits: 
     // A JSON array holds documents (kubectl reads it so); a List its items.
     for (const d of Array.isArray(doc) ? doc : [doc]) objectsOf(d, objs);
     for (const obj of objs) {
-      if (out.length >= limits.maxObjects) throw new UserError(`cannot read manifests ${where}: more than ${limits.maxObjects} objects in the manifests (--max-objects)`);
+      if (out.length >= limits.maxObjects)
+        throw new UserError(`cannot read manifests ${where}: more than ${limits.maxObjects} objects in the manifests (--max-objects)`);
       out.push({ obj, source: { file, document } });
     }
   };
@@ -78,7 +79,12 @@ async function parse(file: string, text: string, out: ManifestObject[], limits: 
  * Read -f paths (files, directories, '-' for stdin) into the Kubernetes objects they hold. Bounded:
  * each file and stdin by limits.maxBytes, the objects of all of them by limits.maxObjects.
  */
-export async function readManifests(paths: string[], recursive: boolean, readStdin: (maxBytes: number) => Promise<string>, limits: Limits = DEFAULT_LIMITS): Promise<Manifests> {
+export async function readManifests(
+  paths: string[],
+  recursive: boolean,
+  readStdin: (maxBytes: number) => Promise<string>,
+  limits: Limits = DEFAULT_LIMITS,
+): Promise<Manifests> {
   if (paths.filter((p) => p === '-').length > 1) throw new UserError('-f - (stdin) can be given only once');
   const files: string[] = [];
   for (const p of paths) {

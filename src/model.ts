@@ -119,9 +119,7 @@ export class Model {
 
   /** The meshes that have injection webhooks, with them (MutatingWebhookConfigurations only). */
   get webhookMeshes(): { mesh: MeshName; webhooks: MeshWebhook[] }[] {
-    return this.memo('webhook-meshes', () =>
-      MESH_NAMES.map((mesh) => ({ mesh, webhooks: this.webhooksOf(mesh) })).filter((x) => x.webhooks.length > 0),
-    );
+    return this.memo('webhook-meshes', () => MESH_NAMES.map((mesh) => ({ mesh, webhooks: this.webhooksOf(mesh) })).filter((x) => x.webhooks.length > 0));
   }
 
   /**
@@ -281,7 +279,9 @@ function buildWorkloads(m: Model): Workload[] {
     let top: { kind: string; name: string; obj?: K8sObject; key?: KindKey } | undefined;
     for (let depth = 0; owner && depth < 4; depth++) {
       const known = owner.uid ? byUid.get(String(owner.uid)) : undefined;
-      top = known ? { kind: String(owner.kind ?? ''), name: nameOf(known.obj), obj: known.obj, key: known.key } : { kind: String(owner.kind ?? ''), name: String(owner.name ?? '') };
+      top = known
+        ? { kind: String(owner.kind ?? ''), name: nameOf(known.obj), obj: known.obj, key: known.key }
+        : { kind: String(owner.kind ?? ''), name: String(owner.name ?? '') };
       owner = known ? controllerOf(known.obj) : undefined;
     }
     if (top && !top.obj && top.kind === 'ReplicaSet') {

@@ -107,7 +107,14 @@ const CONTROL_PLANE_CAUSE = new RegExp(`^(webhook-broken|injector-down|injector-
  * would inject one of their workloads: those stop them being meshed however they are written.
  */
 function manifestFindings(findings: Finding[], m: Model): Finding[] {
-  const injecting = new Set(m.manifestWorkloads.flatMap((w) => m.decisions(w).filter((d) => d.inject).map((d) => d.mesh)));
+  const injecting = new Set(
+    m.manifestWorkloads.flatMap((w) =>
+      m
+        .decisions(w)
+        .filter((d) => d.inject)
+        .map((d) => d.mesh),
+    ),
+  );
   return findings.flatMap((f) => {
     const source = m.manifestSource(f.resource);
     if (source) return [{ ...f, source }];
@@ -160,7 +167,12 @@ export function makeModel(snapshot: Snapshot, opts: ModelOptions): Model {
   return new Model({ snapshot, now, options: { certExpiryWarningDays: opts.certExpiryWarningDays, mesh: opts.mesh, expectMeshed: !!opts.expectMeshed } });
 }
 
-export function runChecks(snapshot: Snapshot, checks: readonly Check[], opts: ModelOptions, model = makeModel(snapshot, opts)): RunResult & { errors: string[] } {
+export function runChecks(
+  snapshot: Snapshot,
+  checks: readonly Check[],
+  opts: ModelOptions,
+  model = makeModel(snapshot, opts),
+): RunResult & { errors: string[] } {
   const findings: Finding[] = [];
   const skipped: SkippedCheck[] = [];
   const errors: string[] = [];

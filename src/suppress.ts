@@ -23,7 +23,14 @@ export interface SuppressRule {
   name: RegExp;
 }
 
-const glob = (s: string, flags = '') => new RegExp(`^${s.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, flags);
+const glob = (s: string, flags = '') =>
+  new RegExp(
+    `^${s
+      .split('*')
+      .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+    flags,
+  );
 
 /** Parse --suppress specs; a malformed one or an unknown check id (without `*`) is a usage error. */
 export function parseSuppressions(specs: string[] = []): SuppressRule[] {
@@ -37,7 +44,9 @@ export function parseSuppressions(specs: string[] = []): SuppressRule[] {
     }
     if (!id.includes('*') && !known.has(id)) throw new UserError(`invalid --suppress "${spec}": unknown check "${id}" (see: meshdoctor checks)`);
     const [kind, a, b] = parts as [string, string, string?];
-    return b === undefined ? { spec, id: glob(id), kind: glob(kind, 'i'), name: glob(a) } : { spec, id: glob(id), kind: glob(kind, 'i'), namespace: glob(a), name: glob(b) };
+    return b === undefined
+      ? { spec, id: glob(id), kind: glob(kind, 'i'), name: glob(a) }
+      : { spec, id: glob(id), kind: glob(kind, 'i'), namespace: glob(a), name: glob(b) };
   });
 }
 
@@ -51,7 +60,12 @@ function flagMatch(f: Finding, r: SuppressRule): boolean {
 /** The ids/codes listed in an object's meshdoctor.io/ignore annotation. */
 function ignored(meta: unknown): string[] {
   const v = isObj(meta) && isObj(meta.annotations) ? meta.annotations[IGNORE_ANNOTATION] : undefined;
-  return typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  return typeof v === 'string'
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
 }
 
 /** Where an annotation ignores this finding, if anywhere: pod template, workload, namespace. */

@@ -131,7 +131,6 @@ export interface CheckContext {
   options: { certExpiryWarningDays: number; mesh: 'auto' | MeshName; expectMeshed?: boolean };
 }
 
-
 export interface SkippedCheck {
   check: string;
   /** Short: which kinds it could not read (their reasons are in Coverage.unavailable), or the internal error. */

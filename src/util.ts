@@ -24,8 +24,7 @@ export function str(v: unknown): string | undefined {
 
 export const nameOf = (o: K8sObject): string => str(o.metadata?.name) ?? '';
 export const nsOf = (o: K8sObject): string => str(o.metadata?.namespace) ?? '';
-export const labelsOf = (o: { metadata?: unknown } | undefined): Record<string, string> =>
-  strMap(isObj(o?.metadata) ? (o!.metadata as any).labels : undefined);
+export const labelsOf = (o: { metadata?: unknown } | undefined): Record<string, string> => strMap(isObj(o?.metadata) ? (o!.metadata as any).labels : undefined);
 export const annotationsOf = (o: { metadata?: unknown } | undefined): Record<string, string> =>
   strMap(isObj(o?.metadata) ? (o!.metadata as any).annotations : undefined);
 

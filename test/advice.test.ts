@@ -39,7 +39,8 @@ const write = (name: string, text: string) => {
   return p;
 };
 /** A snapshot file of the base cluster (plus overlays), for `check --snapshot`. */
-const snapshotFile = (name: string, base: Base, ...layers: K8sObject[][]) => write(name, JSON.stringify({ kind: 'List', items: overlay(baseObjects(base), ...layers) }));
+const snapshotFile = (name: string, base: Base, ...layers: K8sObject[][]) =>
+  write(name, JSON.stringify({ kind: 'List', items: overlay(baseObjects(base), ...layers) }));
 const json = async (args: string[], stdin?: string) => {
   const r = await runCli([...args, '-o', 'json'], stdin === undefined ? {} : { stdin });
   expect(r.stderr).toBe('');
@@ -51,7 +52,8 @@ const json = async (args: string[], stdin?: string) => {
 const runLines = runInBash;
 
 /** The commands of one choice in a choice block, without their `# to mesh it with X: ` prefix. */
-const choiceOf = (fix: string[], mesh: 'Linkerd' | 'Istio') => fix.filter((l) => l.startsWith(`# to mesh it with ${mesh}: `)).map((l) => l.slice(`# to mesh it with ${mesh}: `.length));
+const choiceOf = (fix: string[], mesh: 'Linkerd' | 'Istio') =>
+  fix.filter((l) => l.startsWith(`# to mesh it with ${mesh}: `)).map((l) => l.slice(`# to mesh it with ${mesh}: `.length));
 
 describe('1. one mesh per namespace: never advise both', () => {
   const run = (snap: Snapshot, checks: string[], mesh?: 'linkerd' | 'istio') => findings(snap, checks, mesh ? { mesh } : {});
@@ -83,13 +85,17 @@ describe('1. one mesh per namespace: never advise both', () => {
   it('--mesh decides; with one mesh installed there is nothing to choose (near misses)', () => {
     const linkerd = ['kubectl annotate namespace legacy linkerd.io/inject=enabled --overwrite', 'kubectl rollout restart deployment/billing -n legacy'];
     const [chosen] = run(cluster('both', [], only('legacy')), ['namespace-not-enabled'], 'linkerd');
-    expect(chosen).toMatchObject({ mesh: 'linkerd', fix: linkerd, message: 'Namespace legacy has no Linkerd injection marker, so 1 workload run without a proxy.' });
+    expect(chosen).toMatchObject({
+      mesh: 'linkerd',
+      fix: linkerd,
+      message: 'Namespace legacy has no Linkerd injection marker, so 1 workload run without a proxy.',
+    });
     const [alone] = run(cluster('linkerd', [], only('legacy')), ['namespace-not-enabled']);
     expect(alone).toMatchObject({ mesh: 'linkerd', fix: linkerd });
     expect(alone!.evidence.meshChoice).toBeUndefined();
   });
 
-  it('the meshes the namespace runs decide (tools runs Istio), then the templates\' markers (a reports template asks Istio)', () => {
+  it("the meshes the namespace runs decide (tools runs Istio), then the templates' markers (a reports template asks Istio)", () => {
     const snap = (scope?: ReturnType<typeof only>) => cluster('both', [F('namespace-not-enabled', 'fires-both-evidence.yaml')], scope);
     const [tools] = run(snap(), ['namespace-not-enabled']);
     expect(tools).toMatchObject({
@@ -103,7 +109,11 @@ describe('1. one mesh per namespace: never advise both', () => {
       mesh: 'istio',
       evidence: { meshChoice: { mesh: 'istio', decidedBy: 'Deployment reports/render has pod template annotation sidecar.istio.io/inject=true' } },
       // One restart per kind, naming each workload without a proxy.
-      fix: ['kubectl label namespace reports istio-injection=enabled --overwrite', 'kubectl rollout restart deployment/pdf deployment/render -n reports', 'kubectl rollout restart statefulset/cache -n reports'],
+      fix: [
+        'kubectl label namespace reports istio-injection=enabled --overwrite',
+        'kubectl rollout restart deployment/pdf deployment/render -n reports',
+        'kubectl rollout restart statefulset/cache -n reports',
+      ],
     });
   });
 
@@ -117,23 +127,34 @@ apiVersion: apps/v1
 kind: Deployment
 metadata: {name: a, namespace: ord, uid: dep-ord-a}
 spec: {selector: {matchLabels: {app: a}}, template: {metadata: {labels: {app: a}${template}}, spec: {containers: [{name: a, image: a}]}}}
-${meshedPod ? `---
+${
+  meshedPod
+    ? `---
 apiVersion: v1
 kind: Pod
 metadata: {name: b, namespace: ord}
 spec: {containers: [{name: b, image: b}, {name: istio-proxy, image: docker.io/istio/proxyv2:1.22.0}]}
-status: {phase: Running}` : ''}`;
+status: {phase: Running}`
+    : ''
+}`;
     const choose = (y: string, mesh: 'auto' | 'linkerd' | 'istio' = 'auto') => {
       const m = new Model({ snapshot: cluster('both', [y]), now: NOW, options: { certExpiryWarningDays: 60, mesh } });
       const w = m.workloads.find((x) => x.namespace === 'ord' && x.name === 'a')!;
       return chooseMesh(m, 'ord', [w], ['linkerd', 'istio']);
     };
     // Namespace markers (present, even disabled) decide last.
-    expect(choose(yaml(', istio-injection: disabled', '', false))).toEqual({ mesh: 'istio', by: 'namespace ord has label istio-injection=disabled', candidates: ['linkerd', 'istio'] });
+    expect(choose(yaml(', istio-injection: disabled', '', false))).toEqual({
+      mesh: 'istio',
+      by: 'namespace ord has label istio-injection=disabled',
+      candidates: ['linkerd', 'istio'],
+    });
     // Meshed pods beat the namespace's markers.
     expect(choose(yaml(', linkerd.io/inject: "x"', '', true)).mesh).toBe('istio');
     // The template's marker (a Linkerd annotation with a wrong value is Linkerd) beats the meshed pods.
-    expect(choose(yaml('', ', annotations: {linkerd.io/inject: enable}', true))).toMatchObject({ mesh: 'linkerd', by: 'Deployment ord/a has pod template annotation linkerd.io/inject=enable' });
+    expect(choose(yaml('', ', annotations: {linkerd.io/inject: enable}', true))).toMatchObject({
+      mesh: 'linkerd',
+      by: 'Deployment ord/a has pod template annotation linkerd.io/inject=enable',
+    });
     // An opt-out names no mesh to use.
     expect(choose(yaml('', ', annotations: {linkerd.io/inject: disabled}', false)).mesh).toBeUndefined();
     // --mesh beats everything.
@@ -147,7 +168,9 @@ status: {phase: Running}` : ''}`;
 
     it('a namespace whose workloads run Istio: its invalid Linkerd marker is removed, not corrected', () => {
       const f = byName(snap(), 'injection-marker-invalid', 'mixedmarks');
-      expect(f.message).toMatch(/Istio is the mesh here \(1 workload in namespace mixedmarks runs the Istio proxy\), so the fix removes this marker rather than correct it\.$/);
+      expect(f.message).toMatch(
+        /Istio is the mesh here \(1 workload in namespace mixedmarks runs the Istio proxy\), so the fix removes this marker rather than correct it\.$/,
+      );
       expect(f.fix).toEqual(['kubectl annotate namespace mixedmarks linkerd.io/inject-']);
     });
 
@@ -171,7 +194,8 @@ status: {phase: Running}` : ''}`;
     it('a namespace asking both with values neither accepts: each finding is the choice, as comments', () => {
       const fs = snap().filter((f) => f.resource.name === 'dual');
       expect(fs.map((f) => f.mesh).sort()).toEqual(['istio', 'linkerd']);
-      const header = '# choose one mesh for namespace dual, never both (two proxies in one pod): run the commands of one choice below; pasted as it is, this block runs nothing';
+      const header =
+        '# choose one mesh for namespace dual, never both (two proxies in one pod): run the commands of one choice below; pasted as it is, this block runs nothing';
       expect(fs.find((f) => f.mesh === 'linkerd')!.fix).toEqual([
         header,
         '# to mesh it with Linkerd: kubectl annotate namespace dual linkerd.io/inject=enabled --overwrite',
@@ -196,7 +220,11 @@ status: {phase: Running}` : ''}`;
 
   it('webhook-excludes-namespace: a namespace asking both meshes, each excluded', () => {
     const fs = run(cluster('both', [F('webhook-excludes-namespace', 'fires-both-meshes.yaml')]), ['webhook-excludes-namespace']);
-    expect(ids(fs).sort()).toEqual(['webhook-excludes-namespace Namespace edge', 'webhook-excludes-namespace Namespace edge', 'webhook-excludes-namespace Namespace relay']);
+    expect(ids(fs).sort()).toEqual([
+      'webhook-excludes-namespace Namespace edge',
+      'webhook-excludes-namespace Namespace edge',
+      'webhook-excludes-namespace Namespace relay',
+    ]);
     // relay: a workload runs linkerd-proxy, so Linkerd's finding alone; the restart names the workload without a proxy only.
     expect(byName(fs, 'webhook-excludes-namespace', 'relay')).toMatchObject({
       mesh: 'linkerd',
@@ -211,7 +239,10 @@ status: {phase: Running}` : ''}`;
       '# to mesh it with Linkerd: kubectl label namespace edge config.linkerd.io/admission-webhooks-',
       '# to mesh it with Linkerd: kubectl rollout restart deployment/gw -n edge',
     ]);
-    for (const f of edge) expect(f.fix[0]).toBe('# choose one mesh for namespace edge, never both (two proxies in one pod): run the commands of one choice below; pasted as it is, this block runs nothing');
+    for (const f of edge)
+      expect(f.fix[0]).toBe(
+        '# choose one mesh for namespace edge, never both (two proxies in one pod): run the commands of one choice below; pasted as it is, this block runs nothing',
+      );
   });
 
   it('pod-opted-out: an opt-out that keeps a pod to one mesh is not reported; opted out of both, the evidence picks one', () => {
@@ -284,8 +315,12 @@ spec:
       expect(r.findings.map((f) => `${f.id} ${f.mesh}`)).toEqual(['will-not-be-meshed linkerd', 'injection-marker-invalid linkerd']);
       const line = `# in ${file} (document 2), Deployment legacy/web: under spec.template.metadata.annotations set linkerd.io/inject: "enabled"`;
       expect(r.findings[0]).toMatchObject({
-        message: 'Deployment legacy/web will not be meshed: its pod template annotation linkerd.io/inject=enable asks Linkerd for injection, but Linkerd ignores it (expected pod template annotation linkerd.io/inject=enabled).',
-        evidence: { marker: 'pod template annotation linkerd.io/inject=enable', meshChoice: { mesh: 'linkerd', decidedBy: 'Deployment legacy/web has pod template annotation linkerd.io/inject=enable' } },
+        message:
+          'Deployment legacy/web will not be meshed: its pod template annotation linkerd.io/inject=enable asks Linkerd for injection, but Linkerd ignores it (expected pod template annotation linkerd.io/inject=enabled).',
+        evidence: {
+          marker: 'pod template annotation linkerd.io/inject=enable',
+          meshChoice: { mesh: 'linkerd', decidedBy: 'Deployment legacy/web has pod template annotation linkerd.io/inject=enable' },
+        },
         source: { file, document: 2 },
         fix: [line],
       });
@@ -341,7 +376,10 @@ describe('2. restarts name only the workloads whose pods lack the proxy', () => 
 
   it('namespace-not-enabled restarts the unmeshed workloads only, not the meshed ones beside them', () => {
     const [f] = findings(cluster('linkerd', [F('namespace-not-enabled', 'mixed-linkerd.yaml')]), ['namespace-not-enabled']);
-    expect(f!.fix).toEqual(['kubectl annotate namespace orders linkerd.io/inject=enabled --overwrite', 'kubectl rollout restart deployment/invoices -n orders']);
+    expect(f!.fix).toEqual([
+      'kubectl annotate namespace orders linkerd.io/inject=enabled --overwrite',
+      'kubectl rollout restart deployment/invoices -n orders',
+    ]);
   });
 
   it('no fix of any fixture restarts a whole kind', () => {
@@ -352,7 +390,9 @@ describe('2. restarts name only the workloads whose pods lack the proxy', () => 
         for (const f of findings(cluster(base, [file]))) {
           // src/mesh/certs.ts (the trust-anchor rotation) restarts the control plane's Deployments: reported, not owned here.
           if (f.id.startsWith('identity-cert-')) continue;
-          for (const line of f.fix) if (/rollout restart (deployments?|deploy|statefulsets?|daemonsets?|sts|ds)( |$)/.test(line.replace(/^# to mesh it with \w+: /, ''))) unnamed.push(`${file} ${f.id}: ${line}`);
+          for (const line of f.fix)
+            if (/rollout restart (deployments?|deploy|statefulsets?|daemonsets?|sts|ds)( |$)/.test(line.replace(/^# to mesh it with \w+: /, '')))
+              unnamed.push(`${file} ${f.id}: ${line}`);
         }
       }
     }
@@ -373,7 +413,10 @@ describe('3. quota fixes that fit', () => {
 
   it('requests and limits, sized to the defaults; they fit the room left, so no quota change (near miss)', () => {
     const [f] = run(cluster('linkerd', [F('quota-blocks-proxy', 'fires-linkerd-must-specify.yaml')], only('ledger')));
-    expect(f!.fix).toEqual([annotate('ledger', 'api', LINKERD_DEFAULTS), '# or: set the same annotations on the namespace, for all its workloads, and restart them']);
+    expect(f!.fix).toEqual([
+      annotate('ledger', 'api', LINKERD_DEFAULTS),
+      '# or: set the same annotations on the namespace, for all its workloads, and restart them',
+    ]);
     expect(f!.evidence).toMatchObject({
       hard: { 'limits.cpu': '4', 'limits.memory': '8Gi' },
       used: { 'limits.cpu': '0', 'limits.memory': '0' },
@@ -427,9 +470,13 @@ describe('3. quota fixes that fit', () => {
     expect(f!.evidence).toMatchObject({ used: { 'limits.memory': '1Gi' }, demand: { pod: { 'limits.memory': '2Gi' } }, exceeded: [] });
   });
 
-  it('check -f: the workload\'s annotations go in its file; a quota in the manifests too', async () => {
+  it("check -f: the workload's annotations go in its file; a quota in the manifests too", async () => {
     const objects = fixtureObjects(F('quota-blocks-proxy', 'fires-linkerd-no-room.yaml'));
-    const snap = snapshotFile('books.json', 'linkerd', objects.filter((o) => o.kind !== 'Deployment'));
+    const snap = snapshotFile(
+      'books.json',
+      'linkerd',
+      objects.filter((o) => o.kind !== 'Deployment'),
+    );
     const deployment = JSON.stringify(objects.find((o) => o.kind === 'Deployment'));
     const file = write('shelf.yaml', `apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: default, namespace: books}\n---\n${deployment}\n`);
     const where = `# in ${file} (document 2), Deployment books/shelf:`;
@@ -441,11 +488,18 @@ describe('3. quota fixes that fit', () => {
       '#   config.linkerd.io/proxy-memory-limit: "250Mi"',
     ];
     const [f] = (await json(['check', '--snapshot', snap, '-f', file])).findings;
-    expect(f!.fix).toEqual([`kubectl patch resourcequota compute -n books --type=merge -p '{"spec":{"hard":{"limits.cpu":"2500m"}}}'`, ...annotations, '# or: set the same annotations on the namespace, for all its workloads, and restart them']);
+    expect(f!.fix).toEqual([
+      `kubectl patch resourcequota compute -n books --type=merge -p '{"spec":{"hard":{"limits.cpu":"2500m"}}}'`,
+      ...annotations,
+      '# or: set the same annotations on the namespace, for all its workloads, and restart them',
+    ]);
     const quota = JSON.stringify(objects.find((o) => o.kind === 'ResourceQuota'));
     const both = write('shelf-quota.yaml', `# the quota too\n${quota}\n---\n${readFileSync(file, 'utf8')}`);
     const [g] = (await json(['check', '--snapshot', snap, '-f', both])).findings;
-    expect(g!.fix.slice(0, 2)).toEqual([`# in ${both} (document 1), ResourceQuota books/compute: under spec.hard set limits.cpu: "2500m"`, `# in ${both} (document 3), Deployment books/shelf: under spec.template.metadata.annotations set:`]);
+    expect(g!.fix.slice(0, 2)).toEqual([
+      `# in ${both} (document 1), ResourceQuota books/compute: under spec.hard set limits.cpu: "2500m"`,
+      `# in ${both} (document 3), Deployment books/shelf: under spec.template.metadata.annotations set:`,
+    ]);
   });
 });
 
@@ -454,7 +508,9 @@ describe('4. check -f: findings about the manifests fix the manifests', () => {
 
   it('Helm output on stdin: remove the opt-out from document 4, no kubectl patch', async () => {
     const r = await json(['check', '--snapshot', LINKERD, '-n', 'shop', '-f', '-'], readFileSync(join(FIXTURES, 'manifests/helm-shop.yaml'), 'utf8'));
-    expect(r.findings.map((f) => [f.id, f.fix])).toEqual([['pod-opted-out', ['# in stdin (document 4), Deployment shop/worker: remove spec.template.metadata.annotations["linkerd.io/inject"]']]]);
+    expect(r.findings.map((f) => [f.id, f.fix])).toEqual([
+      ['pod-opted-out', ['# in stdin (document 4), Deployment shop/worker: remove spec.template.metadata.annotations["linkerd.io/inject"]']],
+    ]);
   });
 
   it('a Namespace in the manifests is fixed there; the cluster workloads it holds are still restarted by name', async () => {
@@ -464,7 +520,10 @@ describe('4. check -f: findings about the manifests fix the manifests', () => {
       [
         'injection-marker-invalid',
         'legacy',
-        [`# in ${file} (document 1), Namespace legacy: under metadata.annotations set linkerd.io/inject: "enabled"`, 'kubectl rollout restart deployment/billing -n legacy'],
+        [
+          `# in ${file} (document 1), Namespace legacy: under metadata.annotations set linkerd.io/inject: "enabled"`,
+          'kubectl rollout restart deployment/billing -n legacy',
+        ],
       ],
     ]);
   });
@@ -508,16 +567,33 @@ spec: {template: {metadata: {labels: {linkerd.io/inject: enabled}}, spec: {resta
 
   it('a pod spec field and a pod label: automountServiceAccountToken, an objectSelector label', async () => {
     const token = fixtureObjects(F('serviceaccount-missing', 'fires-linkerd-token.yaml'));
-    const snap = snapshotFile('token.json', 'linkerd', token.filter((o) => o.kind !== 'Deployment'));
-    const file = write('audit.yaml', token.filter((o) => o.metadata?.name === 'audit').map((o) => JSON.stringify(o)).join('\n---\n'));
+    const snap = snapshotFile(
+      'token.json',
+      'linkerd',
+      token.filter((o) => o.kind !== 'Deployment'),
+    );
+    const file = write(
+      'audit.yaml',
+      token
+        .filter((o) => o.metadata?.name === 'audit')
+        .map((o) => JSON.stringify(o))
+        .join('\n---\n'),
+    );
     const [audit] = (await json(['check', '--snapshot', snap, '-f', file])).findings;
     expect(audit!.fix).toEqual([`# in ${file} (document 1), Deployment shop/audit: under spec.template.spec set automountServiceAccountToken: true`]);
 
     const selector = fixtureObjects(F('webhook-excludes-namespace', 'fires-linkerd-object-selector.yaml'));
-    const snap2 = snapshotFile('selector.json', 'linkerd', selector.filter((o) => o.kind === 'MutatingWebhookConfiguration'));
+    const snap2 = snapshotFile(
+      'selector.json',
+      'linkerd',
+      selector.filter((o) => o.kind === 'MutatingWebhookConfiguration'),
+    );
     const file2 = write('gateway.yaml', JSON.stringify(selector.find((o) => o.kind === 'Deployment' && o.metadata?.name === 'gateway')));
     const [gw] = (await json(['check', '--snapshot', snap2, '-f', file2])).findings;
-    expect(gw).toMatchObject({ id: 'webhook-excludes-namespace', fix: [`# in ${file2} (document 1), Deployment shop/gateway: remove spec.template.metadata.labels["example.com/no-mesh"]`] });
+    expect(gw).toMatchObject({
+      id: 'webhook-excludes-namespace',
+      fix: [`# in ${file2} (document 1), Deployment shop/gateway: remove spec.template.metadata.labels["example.com/no-mesh"]`],
+    });
   });
 
   it('every fixture as manifests: no fix patches, annotates, labels or restarts an object that comes from the manifests', () => {
@@ -565,7 +641,9 @@ describe('the new fix lines with hostile names stay one line and quote every val
     ['webhook-excludes-namespace', 'fires-both-meshes.yaml'],
     ['pod-opted-out', 'fires-both-meshes.yaml'],
   ])('%s/%s on both meshes: every command, and every choice behind its comment, runs only what it names', (check, file) => {
-    const { objects, values } = hostile(overlay(baseObjects('both'), fixtureObjects(F(check, file)), parseObjects('apiVersion: v1\nkind: Namespace\nmetadata: {name: legacy}\n')));
+    const { objects, values } = hostile(
+      overlay(baseObjects('both'), fixtureObjects(F(check, file)), parseObjects('apiVersion: v1\nkind: Namespace\nmetadata: {name: legacy}\n')),
+    );
     const fs = findings(snapshotFrom(objects));
     let choices = 0;
     for (const f of fs) {
@@ -601,7 +679,9 @@ spec:
     const objects = parseObjects(yaml).map((obj) => ({ obj, source: { file: 'ev\nil\u001b[2J.yaml', document: 1 } }));
     const snap = overlayManifests(cluster('linkerd'), { files: ['ev\nil\u001b[2J.yaml'], objects }, 'default');
     const [f] = findings(snap, ['pod-opted-out']);
-    expect(f!.fix).toEqual(['# in ev\\nil\\x1b[2J.yaml (document 1), Deployment shop/web\\n$(touch PWNED)\\x1b]52;c;x\\x07: remove spec.template.metadata.annotations["linkerd.io/inject"]']);
+    expect(f!.fix).toEqual([
+      '# in ev\\nil\\x1b[2J.yaml (document 1), Deployment shop/web\\n$(touch PWNED)\\x1b]52;c;x\\x07: remove spec.template.metadata.annotations["linkerd.io/inject"]',
+    ]);
     expect(runLines(f!.fix)).toEqual({ calls: [], notFound: [] });
   });
 });

@@ -31,7 +31,9 @@ const sarifSchema = JSON.parse(readFileSync(join(FIXTURES, 'sarif-schema-2.1.0.j
 delete sarifSchema.$schema;
 sarifSchema.$id = sarifSchema.id;
 delete sarifSchema.id;
-const validateSarif = new (Ajv as unknown as typeof Ajv.default)({ strict: false, validateFormats: false, allErrors: true, unicodeRegExp: false }).compile(sarifSchema);
+const validateSarif = new (Ajv as unknown as typeof Ajv.default)({ strict: false, validateFormats: false, allErrors: true, unicodeRegExp: false }).compile(
+  sarifSchema,
+);
 const reportSchema = JSON.parse(readFileSync(join(ROOT, 'schema/report.schema.json'), 'utf8'));
 const validateJson = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false }).compile(reportSchema);
 
@@ -47,17 +49,34 @@ function snapFile(name: string, objects: K8sObject[]): string {
 function hostileResult(): RunResult {
   const name = `we<i>rd&"'\u0001\u001b[31mx`;
   const f: Finding = {
-    id: 'pod-opted-out', code: 'MD1002', severity: 'warning', mesh: 'linkerd', title: 't',
+    id: 'pod-opted-out',
+    code: 'MD1002',
+    severity: 'warning',
+    mesh: 'linkerd',
+    title: 't',
     message: `Deployment shop/${name} | has \`code\` and <script>alert(1)</script> [link](http://evil)`,
     resource: { kind: 'Deployment', namespace: 'shop', name },
-    evidence: { value: name }, fix: ['kubectl rollout restart deployment/x -n shop ```\n# not a fence end'],
-    docsUrl: 'https://example/#pod-opted-out', affectedPods: 2,
+    evidence: { value: name },
+    fix: ['kubectl rollout restart deployment/x -n shop ```\n# not a fence end'],
+    docsUrl: 'https://example/#pod-opted-out',
+    affectedPods: 2,
   };
-  const checks = CHECKS.filter((c) => ['pod-opted-out', 'webhook-missing', 'namespace-not-enabled'].includes(c.id)).map(({ id, code, title, description, severity }) => ({ id, code, title, description, severity }));
+  const checks = CHECKS.filter((c) => ['pod-opted-out', 'webhook-missing', 'namespace-not-enabled'].includes(c.id)).map(
+    ({ id, code, title, description, severity }) => ({ id, code, title, description, severity }),
+  );
   return {
-    source: { type: 'file', files: ['x'] }, scope: { allNamespaces: true }, meshes: ['linkerd'], checks,
-    findings: [f], suppressed: [], skipped: [{ check: 'webhook-missing', reason: 'cannot read <mutatingwebhookconfigurations>: forbidden & "denied"' }],
-    coverage: { complete: false, unavailable: [{ kind: 'mutatingwebhookconfigurations', reason: 'forbidden & "denied" <x>', checks: ['webhook-missing'] }], rbac: [] },
+    source: { type: 'file', files: ['x'] },
+    scope: { allNamespaces: true },
+    meshes: ['linkerd'],
+    checks,
+    findings: [f],
+    suppressed: [],
+    skipped: [{ check: 'webhook-missing', reason: 'cannot read <mutatingwebhookconfigurations>: forbidden & "denied"' }],
+    coverage: {
+      complete: false,
+      unavailable: [{ kind: 'mutatingwebhookconfigurations', reason: 'forbidden & "denied" <x>', checks: ['webhook-missing'] }],
+      rbac: [],
+    },
     summary: { error: 0, warning: 1, info: 0, total: 1, suppressed: 0, checksRun: 2, checksSkipped: 1 },
   };
 }
@@ -78,7 +97,12 @@ describe('-o sarif', () => {
       ['pod-opted-out', 1, 'warning', 'Deployment/shop/cart'],
       ['pod-opted-out', 1, 'warning', 'Deployment/store/search'],
     ]);
-    expect(run.results[1].properties).toMatchObject({ code: 'MD1002', mesh: 'linkerd', affectedPods: 1, fix: [expect.stringContaining('kubectl patch deployment/cart')] });
+    expect(run.results[1].properties).toMatchObject({
+      code: 'MD1002',
+      mesh: 'linkerd',
+      affectedPods: 1,
+      fix: [expect.stringContaining('kubectl patch deployment/cart')],
+    });
     expect(run.invocations[0]).toEqual({ executionSuccessful: true, toolExecutionNotifications: [] });
   });
 
@@ -92,9 +116,24 @@ describe('-o sarif', () => {
       expect(JSON.parse(sarif(res, { version: '9', color: false })).runs[0].tool.driver.rules[0].defaultConfiguration.level).toBe('note');
     }
     expect(log.runs[0].invocations[0].toolExecutionNotifications).toEqual([
-      { level: 'warning', message: { text: expect.stringContaining('check webhook-missing not run: cannot read') }, associatedRule: { id: 'webhook-missing', index: 2 } },
+      {
+        level: 'warning',
+        message: { text: expect.stringContaining('check webhook-missing not run: cannot read') },
+        associatedRule: { id: 'webhook-missing', index: 2 },
+      },
     ]);
-    const r = await runCli(['check', '--snapshot', join(FIXTURES, 'healthy/linkerd.yaml'), '-n', 'legacy', '-f', join(FIXTURES, 'manifests/helm-shop.yaml'), '--expect-meshed', '-o', 'sarif']);
+    const r = await runCli([
+      'check',
+      '--snapshot',
+      join(FIXTURES, 'healthy/linkerd.yaml'),
+      '-n',
+      'legacy',
+      '-f',
+      join(FIXTURES, 'manifests/helm-shop.yaml'),
+      '--expect-meshed',
+      '-o',
+      'sarif',
+    ]);
     expect(r.code).toBe(1);
     const m = JSON.parse(r.stdout);
     expect(validateSarif(m), JSON.stringify(validateSarif.errors)).toBe(true);
@@ -145,7 +184,7 @@ describe('-o markdown', () => {
     const out = markdown(hostileResult(), { version: '9', color: false });
     const row = out.split('\n').find((l) => l.startsWith('| WARNING'))!;
     expect(row).toBe(
-      '| WARNING | `MD1002` pod-opted-out | Deployment shop/we&lt;i&gt;rd&amp;&quot;\'x | Deployment shop/we&lt;i&gt;rd&amp;&quot;\'x \\| has \\`code\\` and &lt;script&gt;alert(1)&lt;/script&gt; \\[link\\](http:\u200b//evil) |',
+      "| WARNING | `MD1002` pod-opted-out | Deployment shop/we&lt;i&gt;rd&amp;&quot;'x | Deployment shop/we&lt;i&gt;rd&amp;&quot;'x \\| has \\`code\\` and &lt;script&gt;alert(1)&lt;/script&gt; \\[link\\](http:\u200b//evil) |",
     );
     expect(row.replaceAll('\\|', '').split('|')).toHaveLength(6); // 4 cells
     expect(out).not.toContain('<script>');
@@ -214,26 +253,34 @@ describe('suppressions', () => {
     expect(r.suppressed).toEqual([]);
   });
 
-  it.each([
-    ['pod-opted-out=Deployment/shop/cart'],
-    ['MD1002=deployment/shop/cart'],
-    ['pod-opted-out=Deployment/sh*/*'],
-    ['*=*/shop/*'],
-  ])('--suppress %s', (spec) => {
-    const r = run(optedOut(), [spec]);
-    expect(r.findings).toEqual([]);
-    expect(r.summary).toMatchObject({ warning: 0, total: 0, suppressed: 1 });
-    expect(r.suppressed.map((s) => [s.finding.id, s.reason])).toEqual([['pod-opted-out', `flag --suppress ${spec}`]]);
-  });
+  it.each([['pod-opted-out=Deployment/shop/cart'], ['MD1002=deployment/shop/cart'], ['pod-opted-out=Deployment/sh*/*'], ['*=*/shop/*']])(
+    '--suppress %s',
+    (spec) => {
+      const r = run(optedOut(), [spec]);
+      expect(r.findings).toEqual([]);
+      expect(r.summary).toMatchObject({ warning: 0, total: 0, suppressed: 1 });
+      expect(r.suppressed.map((s) => [s.finding.id, s.reason])).toEqual([['pod-opted-out', `flag --suppress ${spec}`]]);
+    },
+  );
 
-  it.each([['pod-opted-out=Deployment/other/*'], ['pod-opted-out=Deployment/cart'], ['namespace-not-enabled=*/*/*'], ['pod-opted-out=StatefulSet/shop/cart']])('--suppress %s does not match', (spec) => {
-    expect(run(optedOut(), [spec]).findings.map((f) => f.id)).toEqual(['pod-opted-out']);
-  });
+  it.each([['pod-opted-out=Deployment/other/*'], ['pod-opted-out=Deployment/cart'], ['namespace-not-enabled=*/*/*'], ['pod-opted-out=StatefulSet/shop/cart']])(
+    '--suppress %s does not match',
+    (spec) => {
+      expect(run(optedOut(), [spec]).findings.map((f) => f.id)).toEqual(['pod-opted-out']);
+    },
+  );
 
   it('cluster-scoped resources match Kind/name only', async () => {
     const base = ['check', '-A', '--snapshot', GOLDEN, '-o', 'json', ...TWO];
     const a = JSON.parse((await runCli([...base, '--suppress', 'namespace-not-enabled=Namespace/ord*'])).stdout);
-    expect(a.suppressed).toEqual([{ id: 'namespace-not-enabled', code: 'MD1001', resource: { kind: 'Namespace', name: 'orders' }, reason: 'flag --suppress namespace-not-enabled=Namespace/ord*' }]);
+    expect(a.suppressed).toEqual([
+      {
+        id: 'namespace-not-enabled',
+        code: 'MD1001',
+        resource: { kind: 'Namespace', name: 'orders' },
+        reason: 'flag --suppress namespace-not-enabled=Namespace/ord*',
+      },
+    ]);
     expect(a.summary).toMatchObject({ warning: 2, suppressed: 1 });
     expect(validateJson(a), JSON.stringify(validateJson.errors)).toBe(true);
     const b = JSON.parse((await runCli([...base, '--suppress', 'namespace-not-enabled=Namespace/*/orders'])).stdout);
@@ -241,9 +288,21 @@ describe('suppressions', () => {
   });
 
   it.each([
-    ['the pod template', (o: K8sObject) => (o.kind === 'Deployment' ? (o as any).spec.template.metadata : undefined), 'annotation meshdoctor.io/ignore on the pod template of Deployment shop/cart'],
-    ['the workload', (o: K8sObject) => (o.kind === 'Deployment' && o.metadata?.name === 'cart' ? o.metadata : undefined), 'annotation meshdoctor.io/ignore on Deployment shop/cart'],
-    ['the namespace', (o: K8sObject) => (o.kind === 'Namespace' && o.metadata?.name === 'shop' ? o.metadata : undefined), 'annotation meshdoctor.io/ignore on Namespace shop'],
+    [
+      'the pod template',
+      (o: K8sObject) => (o.kind === 'Deployment' ? (o as any).spec.template.metadata : undefined),
+      'annotation meshdoctor.io/ignore on the pod template of Deployment shop/cart',
+    ],
+    [
+      'the workload',
+      (o: K8sObject) => (o.kind === 'Deployment' && o.metadata?.name === 'cart' ? o.metadata : undefined),
+      'annotation meshdoctor.io/ignore on Deployment shop/cart',
+    ],
+    [
+      'the namespace',
+      (o: K8sObject) => (o.kind === 'Namespace' && o.metadata?.name === 'shop' ? o.metadata : undefined),
+      'annotation meshdoctor.io/ignore on Namespace shop',
+    ],
   ])('annotation on %s', (_, pick, reason) => {
     const r = run(annotate(optedOut(), pick, 'webhook-missing, pod-opted-out'));
     expect(r.findings).toEqual([]);
@@ -273,7 +332,14 @@ describe('suppressions', () => {
     expect((await runCli(['check', '-A', '--snapshot', file, '-o', 'markdown'])).stdout).toContain('· 1 suppressed ·');
   });
 
-  it.each([['pod-opted-out'], ['pod-opted-out=Deployment'], ['=Deployment/a/b'], ['no-such-check=Deployment/a/b'], ['x=a/b/c/d'], ['pod-opted-out=Deployment//b']])('--suppress %s is a usage error (exit 2)', async (spec) => {
+  it.each([
+    ['pod-opted-out'],
+    ['pod-opted-out=Deployment'],
+    ['=Deployment/a/b'],
+    ['no-such-check=Deployment/a/b'],
+    ['x=a/b/c/d'],
+    ['pod-opted-out=Deployment//b'],
+  ])('--suppress %s is a usage error (exit 2)', async (spec) => {
     const r = await runCli(['check', '-A', '--snapshot', GOLDEN, '--suppress', spec]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');

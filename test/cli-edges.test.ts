@@ -51,7 +51,18 @@ describe('CLI edges', () => {
   });
 
   it('a --suppress that matches no finding is named on stderr (stdout stays the report)', async () => {
-    const r = await runCli(['check', '-A', '--snapshot', GOLDEN, '-o', 'json', '--suppress', 'pod-opted-out=Deployment/nope/x', '--suppress', 'pod-opted-out=Deployment/shop/cart']);
+    const r = await runCli([
+      'check',
+      '-A',
+      '--snapshot',
+      GOLDEN,
+      '-o',
+      'json',
+      '--suppress',
+      'pod-opted-out=Deployment/nope/x',
+      '--suppress',
+      'pod-opted-out=Deployment/shop/cart',
+    ]);
     expect(r.stderr).toBe('meshdoctor: --suppress pod-opted-out=Deployment/nope/x matched no finding\n');
     expect(JSON.parse(r.stdout).summary.suppressed).toBe(1);
   });
@@ -120,7 +131,7 @@ describe('a kubectl dump that leaves out a kind is not an all-clear', () => {
     const own = readFileSync(join(ROOT, 'demo/cluster.json'), 'utf8');
     const { loadSnapshot } = await import('../src/cluster/load.js');
     const snap = await loadSnapshot([join(ROOT, 'demo/cluster.json')]);
-    const items = Object.entries(snap.objects).flatMap(([k, list]) => (k === 'mutatingwebhookconfigurations' ? [] : list ?? []));
+    const items = Object.entries(snap.objects).flatMap(([k, list]) => (k === 'mutatingwebhookconfigurations' ? [] : (list ?? [])));
     expect(own.length).toBeGreaterThan(0);
     const dump = join(dir, 'dump.json');
     writeFileSync(dump, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));

@@ -189,7 +189,11 @@ describe('check --snapshot', () => {
   });
 
   it('output is byte-identical whatever the order of objects in the input', async () => {
-    const objects = overlay(baseObjects('both'), fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml'), fixtureObjects('checks/pod-opted-out/fires-istio.yaml'));
+    const objects = overlay(
+      baseObjects('both'),
+      fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml'),
+      fixtureObjects('checks/pod-opted-out/fires-istio.yaml'),
+    );
     const a = join(tmp, 'order-a.json');
     const b = join(tmp, 'order-b.json');
     writeFileSync(a, JSON.stringify({ kind: 'List', items: objects }));
@@ -204,12 +208,15 @@ describe('check --snapshot', () => {
 
   it('strips terminal control sequences from cluster-provided text in the table', async () => {
     const evil = 'cart\u001b]8;;http://evil.example\u0007click\u001b]8;;\u0007\u001b[2J\rx';
-    const objects = overlay(baseObjects('linkerd'), fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml').map((o) => (o.kind === 'Deployment' ? { ...o, metadata: { ...o.metadata, name: evil } } : o)));
+    const objects = overlay(
+      baseObjects('linkerd'),
+      fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml').map((o) => (o.kind === 'Deployment' ? { ...o, metadata: { ...o.metadata, name: evil } } : o)),
+    );
     const p = join(tmp, 'evil.json');
     writeFileSync(p, JSON.stringify({ kind: 'List', items: objects }));
     const r = await runCli(['check', '-A', '--snapshot', p, '-o', 'table']);
     expect(r.stdout).toContain('pod-opted-out');
-     
+
     expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
     // The fix command quotes the crafted name so that pasting it runs nothing else.
     const json = JSON.parse((await runCli(['check', '-A', '--snapshot', p, '-o', 'json'])).stdout);
@@ -234,7 +241,13 @@ describe('reporter goldens', () => {
   // A path relative to the repository (the tests' working directory): the same in every clone, so
   // the table wraps the same way wherever it runs.
   const args = (o: string) => ['check', '-A', '--snapshot', 'test/fixtures/golden-cluster.yaml', '-o', o, '--only', 'namespace-not-enabled,pod-opted-out'];
-  for (const [o, file] of [['table', 'table.txt'], ['json', 'report.json'], ['sarif', 'report.sarif'], ['junit', 'report.junit.xml'], ['markdown', 'report.md']] as const) {
+  for (const [o, file] of [
+    ['table', 'table.txt'],
+    ['json', 'report.json'],
+    ['sarif', 'report.sarif'],
+    ['junit', 'report.junit.xml'],
+    ['markdown', 'report.md'],
+  ] as const) {
     it(`-o ${o}`, async () => {
       const r = await runCli(args(o));
       const out = r.stdout.replaceAll(FIXTURES, '<fixtures>');

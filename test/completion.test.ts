@@ -74,7 +74,10 @@ describe('meshdoctor completion bash', () => {
     const file = await script('bash');
     const fake = join(tmp, 'fakebin');
     execFileSync('mkdir', ['-p', fake]);
-    writeFileSync(join(fake, 'kubectl'), '#!/bin/sh\ncase "$*" in *namespaces*) echo "default shop staging" ;; *get-contexts*) printf "prod\\nstaging\\n" ;; esac\n');
+    writeFileSync(
+      join(fake, 'kubectl'),
+      '#!/bin/sh\ncase "$*" in *namespaces*) echo "default shop staging" ;; *get-contexts*) printf "prod\\nstaging\\n" ;; esac\n',
+    );
     chmodSync(join(fake, 'kubectl'), 0o755);
     const withFake = `${fake}${delimiter}/usr/bin${delimiter}/bin`;
     expect(complete(file, 'meshdoctor check -n s', withFake)).toEqual(['shop', 'staging']);

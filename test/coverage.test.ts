@@ -6,7 +6,12 @@ import { describe, expect, it } from 'vitest';
 import { rbacFix } from '../src/coverage.js';
 import type { Snapshot } from '../src/types.js';
 
-const live = (objects: Snapshot['objects'] = {}): Snapshot => ({ source: { type: 'live', context: 'c' }, scope: { allNamespaces: false, namespace: 'shop' }, objects, unavailable: {} });
+const live = (objects: Snapshot['objects'] = {}): Snapshot => ({
+  source: { type: 'live', context: 'c' },
+  scope: { allNamespaces: false, namespace: 'shop' },
+  objects,
+  unavailable: {},
+});
 const refused = (kind: string, where: string, user = 'system:serviceaccount:shop:alice') =>
   `forbidden: ${kind} is forbidden: User "${user}" cannot list resource "${kind}" in API group "" ${where}`;
 
@@ -17,13 +22,18 @@ describe('rbacFix', () => {
       { kind: 'mutatingwebhookconfigurations', reason: refused('mutatingwebhookconfigurations', 'at the cluster scope'), checks: ['b'] },
     ]);
     expect(out).toHaveLength(2);
-    const role = /^kubectl create clusterrole (meshdoctor-reader-[0-9a-f]{8}) --verb=get,list --resource=namespaces,mutatingwebhookconfigurations.admissionregistration.k8s.io$/.exec(out[0]!)![1];
+    const role =
+      /^kubectl create clusterrole (meshdoctor-reader-[0-9a-f]{8}) --verb=get,list --resource=namespaces,mutatingwebhookconfigurations.admissionregistration.k8s.io$/.exec(
+        out[0]!,
+      )![1];
     expect(out[1]).toBe(`kubectl create clusterrolebinding ${role} --clusterrole=${role} --serviceaccount=shop:alice`);
   });
 
   it('a kind refused only in a mesh namespace is granted there only (RoleBinding), a user by name', () => {
     const out = rbacFix(live(), [{ kind: 'pods', reason: refused('pods', 'in the namespace "linkerd"', 'alice@example.com'), checks: ['x'] }]);
-    expect(out[1]).toMatch(/^kubectl create rolebinding meshdoctor-reader-[0-9a-f]{8} -n linkerd --clusterrole=meshdoctor-reader-[0-9a-f]{8} --user=alice@example.com$/);
+    expect(out[1]).toMatch(
+      /^kubectl create rolebinding meshdoctor-reader-[0-9a-f]{8} -n linkerd --clusterrole=meshdoctor-reader-[0-9a-f]{8} --user=alice@example.com$/,
+    );
   });
 
   it('different rules, different names (a second round does not collide); no user named: USER with a hint', () => {

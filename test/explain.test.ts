@@ -70,7 +70,11 @@ describe('explain', () => {
   });
 
   it('errors: unknown workload, -A, bad target — exit 2 with one line', async () => {
-    for (const args of [['deployment/nope', '-n', 'shop'], ['deployment/web', '-A'], ['svc/web', '-n', 'shop']]) {
+    for (const args of [
+      ['deployment/nope', '-n', 'shop'],
+      ['deployment/web', '-A'],
+      ['svc/web', '-n', 'shop'],
+    ]) {
       const r = await runCli(['explain', ...args, '--snapshot', GOLDEN]);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
@@ -97,13 +101,27 @@ describe('explain shows everything that bears on the workload', () => {
     expect(explainWeb([]).meshes[0]!.webhooks[0]).toMatchObject({ called: true, callFails: false });
     const e = explainWeb(['checks/webhook-no-endpoints/fires-linkerd-service-missing.yaml']);
     expect(e.meshes[0]!.webhooks[0]).toMatchObject({ called: true, callFails: true });
-    expect(renderExplanation(e, false)).toMatch(/✗ webhook linkerd-proxy-injector-webhook-config \/ linkerd-proxy-injector\.linkerd\.io .*: called, but the call fails/);
+    expect(renderExplanation(e, false)).toMatch(
+      /✗ webhook linkerd-proxy-injector-webhook-config \/ linkerd-proxy-injector\.linkerd\.io .*: called, but the call fails/,
+    );
     // The service's finding bears on the workload: it is listed with it.
     expect(e.findings.map((f) => f.id)).toContain('webhook-no-endpoints');
   });
 
   it('namespace-level findings (a namespace the webhooks leave out) are listed with the workload', async () => {
-    const e = JSON.parse((await runCli(['explain', 'deployment/etl', '-n', 'batch', ...snap('healthy/linkerd.yaml', 'checks/webhook-excludes-namespace/fires-linkerd.yaml'), '-o', 'json'])).stdout);
+    const e = JSON.parse(
+      (
+        await runCli([
+          'explain',
+          'deployment/etl',
+          '-n',
+          'batch',
+          ...snap('healthy/linkerd.yaml', 'checks/webhook-excludes-namespace/fires-linkerd.yaml'),
+          '-o',
+          'json',
+        ])
+      ).stdout,
+    );
     expect(e.findings.map((f: any) => `${f.id} ${f.resource.kind} ${f.resource.name}`)).toContain('webhook-excludes-namespace Namespace batch');
   });
 });

@@ -50,7 +50,9 @@ describe('fix lines with hostile names from the cluster', () => {
 
   it('the hostile cases do reach fix lines (the test would see a broken quote)', () => {
     const { objects, values } = hostile(overlay(baseObjects('linkerd'), fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml')));
-    const fix = findings(snapshotFrom(objects)).flatMap((f) => f.fix).join('\n');
+    const fix = findings(snapshotFrom(objects))
+      .flatMap((f) => f.fix)
+      .join('\n');
     expect(values.length).toBeGreaterThan(0);
     expect(fix).toContain("$'");
     // The guard itself: a naive line with a raw newline would run `touch`.
@@ -82,7 +84,7 @@ status: {phase: Running}
     const fix = fs.flatMap((f) => f.fix);
     expect(fix.length).toBeGreaterThan(0);
     for (const line of fix) expect(hasControl(line), line).toBe(false);
-    expect(fix).toContain("kubectl delete pod -n shop odd-1  # Rollout\\ntouch PWNED odd\\nrm -rf ~ re-creates them");
+    expect(fix).toContain('kubectl delete pod -n shop odd-1  # Rollout\\ntouch PWNED odd\\nrm -rf ~ re-creates them');
   });
 
   it('a pod named like a flag (--all) gets no command: kubectl would delete every pod', async () => {

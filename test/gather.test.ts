@@ -94,7 +94,6 @@ function read(kubeconfig: string, opts: Partial<GatherOptions> = {}): Promise<Sn
   return gather({ kubeconfig, allNamespaces: true, kinds: ALL, limits: { requestTimeoutMs: 5000 }, ...opts });
 }
 
-
 const names = (objs: K8sObject[] | undefined) => (objs ?? []).map((o) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name}`);
 const requestsTo = (srv: ApiServer, path: string) => srv.requests.filter((r) => r.path === path);
 

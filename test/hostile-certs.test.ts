@@ -10,13 +10,15 @@ import { cluster, findings } from './helpers/fixtures.js';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 function withServingSecret(pem: string, caBundle?: string) {
-  const snap = cluster('linkerd', [`
+  const snap = cluster('linkerd', [
+    `
 apiVersion: v1
 kind: Secret
 metadata: {name: linkerd-proxy-injector-k8s-tls, namespace: linkerd}
 type: kubernetes.io/tls
 data: {tls.crt: ${b64(pem)}}
-`]);
+`,
+  ]);
   if (caBundle !== undefined) {
     const hook = snap.objects.mutatingwebhookconfigurations!.find((o) => o.metadata?.name === 'linkerd-proxy-injector-webhook-config') as any;
     hook.webhooks[0].clientConfig.caBundle = b64(caBundle);

@@ -89,22 +89,36 @@ function survives(r: Result): void {
   else expect(r.stderr).not.toMatch(/internal error/);
 }
 
-const pod = (name: string, ns = 'shop', extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns, uid: `uid-${ns}-${name}`, ...extra }, spec: { containers: [{ name: 'app', image: 'app:1' }] } });
+const pod = (name: string, ns = 'shop', extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: ns, uid: `uid-${ns}-${name}`, ...extra },
+  spec: { containers: [{ name: 'app', image: 'app:1' }] },
+});
 const list = (items: unknown[]) => JSON.stringify({ apiVersion: 'v1', kind: 'List', items });
-const deployYaml = 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: shop}\nspec:\n  selector: {matchLabels: {app: api}}\n  template:\n    metadata: {labels: {app: api}}\n    spec: {containers: [{name: app, image: app:1}]}\n';
+const deployYaml =
+  'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: shop}\nspec:\n  selector: {matchLabels: {app: api}}\n  template:\n    metadata: {labels: {app: api}}\n    spec: {containers: [{name: app, image: app:1}]}\n';
 
 /** meshdoctor's own streamed layout, with the object lines given as is. */
-const own = (objectLines: string[], head = '{"kind":"MeshdoctorSnapshot","apiVersion":"meshdoctor.io/v1","source":{"type":"live"},"scope":{"allNamespaces":true},"unavailable":{},"objects":{') =>
-  `${head}\n"pods":[\n${objectLines.join(',\n')}\n]\n}}\n`;
+const own = (
+  objectLines: string[],
+  head = '{"kind":"MeshdoctorSnapshot","apiVersion":"meshdoctor.io/v1","source":{"type":"live"},"scope":{"allNamespaces":true},"unavailable":{},"objects":{',
+) => `${head}\n"pods":[\n${objectLines.join(',\n')}\n]\n}}\n`;
 
 describe('1. devices and FIFOs are refused before they are read', () => {
   it('/dev/zero as --snapshot, as -f, and through a link inside a walked directory', async () => {
-    expect(oneLine(await cli(['check', '--snapshot', '/dev/zero', '--max-bytes', '1']))).toBe('cannot read snapshot /dev/zero: not a regular file (a device, FIFO or socket)');
-    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', '/dev/zero', '--max-bytes', '1']))).toBe('cannot read manifests /dev/zero: not a regular file (a device, FIFO or socket)');
+    expect(oneLine(await cli(['check', '--snapshot', '/dev/zero', '--max-bytes', '1']))).toBe(
+      'cannot read snapshot /dev/zero: not a regular file (a device, FIFO or socket)',
+    );
+    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', '/dev/zero', '--max-bytes', '1']))).toBe(
+      'cannot read manifests /dev/zero: not a regular file (a device, FIFO or socket)',
+    );
     const d = dir();
     symlinkSync('/dev/zero', join(d, 'zero.yaml'));
     expect(oneLine(await cli(['check', '--snapshot', d, '--max-bytes', '1']))).toMatch(/^cannot read snapshot .*zero\.yaml: not a regular file/);
-    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', d, '--max-bytes', '1']))).toMatch(/^cannot read manifests .*zero\.yaml: not a regular file/);
+    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', d, '--max-bytes', '1']))).toMatch(
+      /^cannot read manifests .*zero\.yaml: not a regular file/,
+    );
   });
 
   it('a FIFO as --snapshot or -f, or in a walked directory, is refused at once (opening it would wait for a writer)', async () => {
@@ -130,13 +144,17 @@ describe('1. devices and FIFOs are refused before they are read', () => {
 
   it("meshdoctor's own snapshot: a line without end is cut at --max-bytes; objects of a kind at --max-objects", async () => {
     const endless = file('own.json', `${own([]).split('\n')[0]}\n"pods":[\n{"a":"${'x'.repeat(MiB + 10)}`);
-    expect(oneLine(await cli(['check', '--snapshot', endless, '--max-bytes', '1']))).toBe(`cannot read snapshot ${endless}: line 3: longer than 1 MiB (--max-bytes)`);
+    expect(oneLine(await cli(['check', '--snapshot', endless, '--max-bytes', '1']))).toBe(
+      `cannot read snapshot ${endless}: line 3: longer than 1 MiB (--max-bytes)`,
+    );
     const many = file('own.json', own(Array.from({ length: 5 }, (_, i) => JSON.stringify(pod(`p${i}`)))));
     expect(oneLine(await cli(['check', '--snapshot', many, '--max-objects', '3']))).toBe(`cannot read snapshot ${many}: more than 3 pods (--max-objects)`);
     survives(await cli(['check', '--snapshot', many, '--max-objects', '5']));
     // The same objects as kubectl output, and as meshdoctor's layout read whole (pretty-printed).
     const kubectl = file('pods.json', list(Array.from({ length: 5 }, (_, i) => pod(`p${i}`))));
-    expect(oneLine(await cli(['check', '--snapshot', kubectl, '--max-objects', '3']))).toBe(`cannot read snapshot ${kubectl}: more than 3 pods (--max-objects)`);
+    expect(oneLine(await cli(['check', '--snapshot', kubectl, '--max-objects', '3']))).toBe(
+      `cannot read snapshot ${kubectl}: more than 3 pods (--max-objects)`,
+    );
     const pretty = file('own.json', JSON.stringify(JSON.parse(own(Array.from({ length: 5 }, (_, i) => JSON.stringify(pod(`p${i}`))))), null, 2));
     expect(oneLine(await cli(['check', '--snapshot', pretty, '--max-objects', '3']))).toBe(`cannot read snapshot ${pretty}: more than 3 pods (--max-objects)`);
   });
@@ -145,7 +163,9 @@ describe('1. devices and FIFOs are refused before they are read', () => {
 describe('2. -f files and stdin are capped at --max-bytes', () => {
   it('a -f file larger than --max-bytes', async () => {
     const big = file('big.yaml', `${deployYaml}# ${'x'.repeat(2 * MiB)}\n`);
-    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', big, '--max-bytes', '1']))).toBe(`cannot read manifests ${big}: larger than 1 MiB (--max-bytes)`);
+    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', big, '--max-bytes', '1']))).toBe(
+      `cannot read manifests ${big}: larger than 1 MiB (--max-bytes)`,
+    );
     survives(await cli(['check', '--snapshot', LINKERD, '-f', big, '--max-bytes', '3']));
   });
 
@@ -154,12 +174,16 @@ describe('2. -f files and stdin are capped at --max-bytes', () => {
     async function* endless() {
       for (;;) yield chunk;
     }
-    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', '-', '--max-bytes', '1'], endless))).toBe('cannot read stdin: more than 1 MiB (--max-bytes)');
+    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', '-', '--max-bytes', '1'], endless))).toBe(
+      'cannot read stdin: more than 1 MiB (--max-bytes)',
+    );
   });
 
   it('a snapshot file larger than --max-bytes (kubectl output) names the limit', async () => {
     const big = file('big.yaml', `${list([pod('a')])}\n${' '.repeat(2 * MiB)}`);
-    expect(oneLine(await cli(['check', '--snapshot', big, '--max-bytes', '1']))).toMatch(/^cannot read snapshot .*: 2 MiB is larger than the 1 MiB meshdoctor reads from kubectl dumps \(--max-bytes\); save it with/);
+    expect(oneLine(await cli(['check', '--snapshot', big, '--max-bytes', '1']))).toMatch(
+      /^cannot read snapshot .*: 2 MiB is larger than the 1 MiB meshdoctor reads from kubectl dumps \(--max-bytes\); save it with/,
+    );
   });
 });
 
@@ -173,8 +197,12 @@ describe('3. dangling links and link loops', () => {
       ['-f', 'manifests'],
     ]) {
       const pre = flag === '-f' ? ['--snapshot', LINKERD] : [];
-      expect(oneLine(await cli(['check', ...pre, flag, join(d, 'dangling.yaml')]))).toBe(`cannot read ${what} ${join(d, 'dangling.yaml')}: no such file or directory`);
-      expect(oneLine(await cli(['check', ...pre, flag, join(d, 'loop.yaml')]))).toBe(`cannot read ${what} ${join(d, 'loop.yaml')}: too many levels of symbolic links`);
+      expect(oneLine(await cli(['check', ...pre, flag, join(d, 'dangling.yaml')]))).toBe(
+        `cannot read ${what} ${join(d, 'dangling.yaml')}: no such file or directory`,
+      );
+      expect(oneLine(await cli(['check', ...pre, flag, join(d, 'loop.yaml')]))).toBe(
+        `cannot read ${what} ${join(d, 'loop.yaml')}: too many levels of symbolic links`,
+      );
     }
   });
 
@@ -233,9 +261,13 @@ describe('4. deep nesting', () => {
       expect(oneLine(await cli(['check', '--snapshot', p]))).toMatch(/: invalid (JSON|YAML) \(nested more than 200 levels deep\)$/);
       expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', p]))).toMatch(/: invalid (JSON|YAML) \(nested more than 200 levels deep\)$/);
     }
-    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', '-'], async function* () {
-      yield Buffer.from(deepJson.lists);
-    }))).toBe('cannot read manifests stdin: invalid JSON (nested more than 200 levels deep)');
+    expect(
+      oneLine(
+        await cli(['check', '--snapshot', LINKERD, '-f', '-'], async function* () {
+          yield Buffer.from(deepJson.lists);
+        }),
+      ),
+    ).toBe('cannot read manifests stdin: invalid JSON (nested more than 200 levels deep)');
   });
 
   it("in a line of meshdoctor's own snapshot, and through YAML aliases", async () => {
@@ -244,16 +276,31 @@ describe('4. deep nesting', () => {
     // Each anchor 150 deep, within the bound; the alias nests one in the other: 300.
     const aliased = `kind: List\napiVersion: v1\nitems:\n- &a ${'['.repeat(150)}${']'.repeat(150)}\n- ${'['.repeat(150)}*a${']'.repeat(150)}\n`;
     const y = file('alias.yaml', aliased);
-    expect(oneLine(await cli(['check', '--snapshot', y]))).toBe(`cannot read snapshot ${y}: invalid YAML (nested more than 200 levels deep once its aliases are resolved)`);
-    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', y]))).toBe(`cannot read manifests ${y}: invalid YAML (nested more than 200 levels deep once its aliases are resolved)`);
+    expect(oneLine(await cli(['check', '--snapshot', y]))).toBe(
+      `cannot read snapshot ${y}: invalid YAML (nested more than 200 levels deep once its aliases are resolved)`,
+    );
+    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', y]))).toBe(
+      `cannot read manifests ${y}: invalid YAML (nested more than 200 levels deep once its aliases are resolved)`,
+    );
   });
 
   it('property: random nesting as a snapshot or a manifest never crashes', async () => {
     const nested = fc.letrec((tie) => ({
-      node: fc.oneof({ depthSize: 'small' }, fc.constant(1), fc.constant('x'), fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(fc.constantFrom('a', 'kind', 'items', 'metadata', 'name'), tie('node'), { maxKeys: 3 })),
+      node: fc.oneof(
+        { depthSize: 'small' },
+        fc.constant(1),
+        fc.constant('x'),
+        fc.array(tie('node'), { maxLength: 3 }),
+        fc.dictionary(fc.constantFrom('a', 'kind', 'items', 'metadata', 'name'), tie('node'), { maxKeys: 3 }),
+      ),
     })).node;
     // A random tree, wrapped in a random number of single levels: around MAX_DEPTH, or far beyond.
-    const doc = fc.tuple(nested, fc.oneof(fc.integer({ min: 0, max: 400 }), fc.integer({ min: 2_000, max: 20_000 })), fc.constantFrom('[', '{"kind":"List","apiVersion":"v1","items":[', '{"a":'), fc.boolean());
+    const doc = fc.tuple(
+      nested,
+      fc.oneof(fc.integer({ min: 0, max: 400 }), fc.integer({ min: 2_000, max: 20_000 })),
+      fc.constantFrom('[', '{"kind":"List","apiVersion":"v1","items":[', '{"a":'),
+      fc.boolean(),
+    );
     await fc.assert(
       fc.asyncProperty(doc, async ([inner, wraps, open, asYaml]) => {
         const close = open === '[' ? ']' : open.endsWith('[') ? ']}' : '}';
@@ -269,16 +316,29 @@ describe('4. deep nesting', () => {
 
 describe('5. billion laughs', () => {
   const laughs = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
-  for (let i = 1; i < 9; i++) laughs.push(`${'abcdefghi'[i]}: &${'abcdefghi'[i]} [${Array(9).fill(`*${'abcdefghi'[i - 1]}`).join(',')}]`);
+  for (let i = 1; i < 9; i++)
+    laughs.push(
+      `${'abcdefghi'[i]}: &${'abcdefghi'[i]} [${Array(9)
+        .fill(`*${'abcdefghi'[i - 1]}`)
+        .join(',')}]`,
+    );
   const bomb = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: lol, namespace: shop}\ndata:\n${laughs.map((l) => `  ${l}`).join('\n')}\n`;
 
   it('aliases expanding exponentially are refused through -f and --snapshot, in one line', async () => {
     const p = file('lol.yaml', bomb);
-    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', p]))).toBe(`cannot read manifests ${p}: invalid YAML (Excessive alias count indicates a resource exhaustion attack)`);
-    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', '-'], async function* () {
-      yield Buffer.from(bomb);
-    }))).toBe('cannot read manifests stdin: invalid YAML (Excessive alias count indicates a resource exhaustion attack)');
-    expect(oneLine(await cli(['check', '--snapshot', p]))).toBe(`cannot read snapshot ${p}: invalid YAML (Excessive alias count indicates a resource exhaustion attack)`);
+    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', p]))).toBe(
+      `cannot read manifests ${p}: invalid YAML (Excessive alias count indicates a resource exhaustion attack)`,
+    );
+    expect(
+      oneLine(
+        await cli(['check', '--snapshot', LINKERD, '-f', '-'], async function* () {
+          yield Buffer.from(bomb);
+        }),
+      ),
+    ).toBe('cannot read manifests stdin: invalid YAML (Excessive alias count indicates a resource exhaustion attack)');
+    expect(oneLine(await cli(['check', '--snapshot', p]))).toBe(
+      `cannot read snapshot ${p}: invalid YAML (Excessive alias count indicates a resource exhaustion attack)`,
+    );
   });
 });
 
@@ -296,7 +356,9 @@ describe('6. many objects in one -f file', () => {
     const a = file('a.json', objects(600));
     const b = file('b.json', objects(600));
     survives(await cli(['check', '--snapshot', LINKERD, '-f', a, '--max-objects', '1000']));
-    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', a, '-f', b, '--max-objects', '1000']))).toBe(`cannot read manifests ${b}: more than 1000 objects in the manifests (--max-objects)`);
+    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', a, '-f', b, '--max-objects', '1000']))).toBe(
+      `cannot read manifests ${b}: more than 1000 objects in the manifests (--max-objects)`,
+    );
   });
 });
 
@@ -312,7 +374,10 @@ describe('7. the -f overlay is linear', () => {
       },
       unavailable: {},
     };
-    const objects: ManifestObject[] = Array.from({ length: n }, (_, i) => ({ obj: pod(i % 2 ? `p${i}` : `new${i}`, `ns${i}`) as K8sObject, source: { file: 'm.json', document: 1 } }));
+    const objects: ManifestObject[] = Array.from({ length: n }, (_, i) => ({
+      obj: pod(i % 2 ? `p${i}` : `new${i}`, `ns${i}`) as K8sObject,
+      source: { file: 'm.json', document: 1 },
+    }));
     return { snap, m: { files: ['m.json'], objects } };
   };
   const time = (n: number) => {
@@ -340,7 +405,15 @@ describe('8. byte-order marks', () => {
     const snapshot = file('pods.json', Buffer.concat([BOM, Buffer.from(list([pod('a')]))]));
     survives(await cli(['check', '--snapshot', snapshot]));
     expect((await cli(['check', '--snapshot', snapshot, '-o', 'json'])).stderr).toBe('');
-    const deploy = JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'api', namespace: 'shop' }, spec: { selector: { matchLabels: { app: 'api' } }, template: { metadata: { labels: { app: 'api' } }, spec: { containers: [{ name: 'app', image: 'app:1' }] } } } });
+    const deploy = JSON.stringify({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'api', namespace: 'shop' },
+      spec: {
+        selector: { matchLabels: { app: 'api' } },
+        template: { metadata: { labels: { app: 'api' } }, spec: { containers: [{ name: 'app', image: 'app:1' }] } },
+      },
+    });
     const m = file('deploy.json', Buffer.concat([BOM, Buffer.from(deploy)]));
     const r = await cli(['check', '--snapshot', LINKERD, '-f', m, '-o', 'json']);
     expect(r.stderr).toBe('');
@@ -382,41 +455,76 @@ describe('9. malformed snapshots and objects', () => {
     const p = file('odd.json', JSON.stringify({ kind: 'List', items: [{ kind: 5 }, { kind: { a: 1 } }, null, 'x'] }));
     expect(oneLine(await cli(['check', '--snapshot', p]))).toMatch(/no Kubernetes objects found/);
     expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', p]))).toMatch(/^no Kubernetes objects found in the manifests/);
-    survives(await cli(['check', '--snapshot', file('proto.json', list([{ apiVersion: 'v1', kind: '__proto__', metadata: { name: 'p', namespace: 'shop' } }]))]));
+    survives(
+      await cli(['check', '--snapshot', file('proto.json', list([{ apiVersion: 'v1', kind: '__proto__', metadata: { name: 'p', namespace: 'shop' } }]))]),
+    );
     // A List that holds itself (YAML alias) ends.
     const self = file('self.yaml', '&l {kind: List, apiVersion: v1, items: [*l]}\n');
     expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', self]))).toMatch(/^no Kubernetes objects found in the manifests/);
   });
 
   it('a kind the own snapshot records unavailable, also given as loose objects', async () => {
-    const head = '{"kind":"MeshdoctorSnapshot","apiVersion":"meshdoctor.io/v1","source":{"type":"live"},"scope":{"allNamespaces":true},"unavailable":{"pods":"forbidden"},"objects":{';
+    const head =
+      '{"kind":"MeshdoctorSnapshot","apiVersion":"meshdoctor.io/v1","source":{"type":"live"},"scope":{"allNamespaces":true},"unavailable":{"pods":"forbidden"},"objects":{';
     const d = dir();
-    writeFileSync(join(d, 'a-own.json'), `${head}\n"namespaces":[\n${JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } })}\n]\n}}\n`);
+    writeFileSync(
+      join(d, 'a-own.json'),
+      `${head}\n"namespaces":[\n${JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } })}\n]\n}}\n`,
+    );
     writeFileSync(join(d, 'b-pods.json'), list([pod('a')]));
     survives(await cli(['check', '--snapshot', d]));
   });
 
   it('ownerReferences that is not a list, under a -f overlay', async () => {
     const p = file('pods.json', list([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }, pod('a', 'shop', { ownerReferences: 'x' })]));
-    survives(await cli(['check', '--snapshot', p, '-f', '-', '-o', 'json'], async function* () {
-      yield Buffer.from(deployYaml);
-    }));
+    survives(
+      await cli(['check', '--snapshot', p, '-f', '-', '-o', 'json'], async function* () {
+        yield Buffer.from(deployYaml);
+      }),
+    );
   });
 
   it('property: random bytes as a snapshot, a -f file or stdin end in 0/1/2 and at most one error line', async () => {
     const bytes = fc.oneof(
       fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)),
       // Mostly structural characters, to reach the parsers beyond their first byte.
-      fc.array(fc.constantFrom('{', '}', '[', ']', '"', ',', ':', '-', ' ', '\n', '&a', '*a', 'kind', 'List', 'items', '\uFEFF', '\\', 'MeshdoctorSnapshot', '"objects":{'), { maxLength: 80 }).map((a) => Buffer.from(a.join(''))),
+      fc
+        .array(
+          fc.constantFrom(
+            '{',
+            '}',
+            '[',
+            ']',
+            '"',
+            ',',
+            ':',
+            '-',
+            ' ',
+            '\n',
+            '&a',
+            '*a',
+            'kind',
+            'List',
+            'items',
+            '\uFEFF',
+            '\\',
+            'MeshdoctorSnapshot',
+            '"objects":{',
+          ),
+          { maxLength: 80 },
+        )
+        .map((a) => Buffer.from(a.join(''))),
     );
     await fc.assert(
       fc.asyncProperty(bytes, fc.constantFrom('x.json', 'x.yaml'), async (b, name) => {
         const p = file(name, b);
         survives(await cli(['check', '--snapshot', p, '-o', 'json']));
         survives(await cli(['check', '--snapshot', LINKERD, '-f', p, '-o', 'json']));
-        survives(await cli(['check', '--snapshot', LINKERD, '-f', '-', '-o', 'json'], async function* () {
-          yield b;
-        }));
+        survives(
+          await cli(['check', '--snapshot', LINKERD, '-f', '-', '-o', 'json'], async function* () {
+            yield b;
+          }),
+        );
       }),
       { numRuns: 40 },
     );
@@ -430,7 +538,9 @@ describe('memory inside the byte cap', () => {
     const before = process.memoryUsage().rss;
     const r = await runCli(['check', '-A', '--snapshot', p]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^meshdoctor: cannot read snapshot .*: 24000002 JSON values in [\d.]+ MiB: denser than Kubernetes objects, refused to bound memory\n$/);
+    expect(r.stderr).toMatch(
+      /^meshdoctor: cannot read snapshot .*: 24000002 JSON values in [\d.]+ MiB: denser than Kubernetes objects, refused to bound memory\n$/,
+    );
     expect(process.memoryUsage().rss - before).toBeLessThan(400 * MiB);
   });
 

@@ -55,7 +55,7 @@ describe('deploy/cronjob.yaml', () => {
     expect(container.resources.limits.memory).toBeDefined();
   });
 
-  it('the Dockerfile builds from the lockfile and runs as the CronJob\'s user, with its arguments', () => {
+  it("the Dockerfile builds from the lockfile and runs as the CronJob's user, with its arguments", () => {
     const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
     const lines = dockerfile.split('\n').filter((l) => l && !l.startsWith('#'));
     expect(lines.some((l) => /^RUN npm ci\b/.test(l))).toBe(true);
@@ -111,7 +111,9 @@ describe('in-cluster config (service account) against the test API server', () =
   });
 
   it('without the service-account token it is not "in a cluster": one line, exit 2', async () => {
-    const r = await run(process.execPath, [bin, 'check', '-o', 'json'], { env: { ...env, MESHDOCTOR_SERVICEACCOUNT_DIR: join(tmp, 'nowhere') } }).catch((e) => e);
+    const r = await run(process.execPath, [bin, 'check', '-o', 'json'], { env: { ...env, MESHDOCTOR_SERVICEACCOUNT_DIR: join(tmp, 'nowhere') } }).catch(
+      (e) => e,
+    );
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe('meshdoctor: cannot load kubeconfig: no --kubeconfig, KUBECONFIG or ~/.kube/config, and not running in a cluster\n');

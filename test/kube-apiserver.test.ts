@@ -74,7 +74,12 @@ function fixUp(objects: any[]): any[] {
       const template = structuredClone(dep.spec.template);
       template.metadata.labels = { ...template.metadata.labels, 'pod-template-hash': hash };
       o.metadata.labels ??= template.metadata.labels;
-      o.spec = { replicas: dep.spec.replicas ?? 1, ...o.spec, selector: { matchLabels: { ...dep.spec.selector.matchLabels, 'pod-template-hash': hash } }, template };
+      o.spec = {
+        replicas: dep.spec.replicas ?? 1,
+        ...o.spec,
+        selector: { matchLabels: { ...dep.spec.selector.matchLabels, 'pod-template-hash': hash } },
+        template,
+      };
     }
     if (o.kind === 'Secret' && o.type === 'kubernetes.io/tls' && !(o.data?.['tls.crt'] && o.data?.['tls.key'])) o.type = 'Opaque';
     if (o.kind === 'Job' && o.status?.conditions?.some((c: any) => c.type === 'Complete' && c.status === 'True')) {
@@ -204,7 +209,9 @@ async function meshdoctor(user: User | null, args: string[]): Promise<Run> {
     }
   }
   const run: Run = { ...r, ms, json, ...(before && after ? { reads: after.reads - before.reads, others: after.others - before.others } : {}) };
-  notes.push(`${user ?? 'offline'} ${args.join(' ')}: exit ${run.code}, ${ms} ms${run.reads !== undefined ? `, ${run.reads} GET / ${run.others} other requests` : ''}`);
+  notes.push(
+    `${user ?? 'offline'} ${args.join(' ')}: exit ${run.code}, ${ms} ms${run.reads !== undefined ? `, ${run.reads} GET / ${run.others} other requests` : ''}`,
+  );
   return run;
 }
 
@@ -214,7 +221,8 @@ const keys = (r: Run) => (r.json?.findings ?? []).map(key);
 
 /** The exit code the contract asks for: 1 when a finding at or above --fail-on decided, else 3 (incomplete). */
 const SEVERITIES = ['error', 'warning', 'info'];
-const decided = (r: Run, failOn = 'error') => failOn !== 'none' && (r.json?.findings ?? []).some((f: any) => SEVERITIES.indexOf(f.severity) <= SEVERITIES.indexOf(failOn));
+const decided = (r: Run, failOn = 'error') =>
+  failOn !== 'none' && (r.json?.findings ?? []).some((f: any) => SEVERITIES.indexOf(f.severity) <= SEVERITIES.indexOf(failOn));
 
 /** Poll until `check` returns true (RBAC and APF changes reach the server's caches asynchronously). */
 async function until(what: string, check: () => Promise<boolean>, ms = 10_000): Promise<void> {
@@ -297,7 +305,10 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
       for (const user of Object.keys(USERS) as User[]) {
         const before = await counters(user);
         await clients[user].request('GET', '/api/v1/namespaces/shop/pods?limit=1');
-        await clients[user].request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+        await clients[user].request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+          apiVersion: 'authentication.k8s.io/v1',
+          kind: 'SelfSubjectReview',
+        });
         const after = await counters(user);
         if (after.reads - before.reads !== 1 || after.others - before.others !== 1) {
           throw new Error(`probe of ${user}: ${after.reads - before.reads} reads, ${after.others - before.others} others (expected 1 and 1)`);
@@ -373,7 +384,7 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
       expect(partialDefault.code).toBe(decided(partialDefault) ? 1 : 0);
     });
 
-    it('coverage.unavailable: one entry per unreadable kind, with the server\'s real forbidden message', () => {
+    it("coverage.unavailable: one entry per unreadable kind, with the server's real forbidden message", () => {
       const u: { kind: string; reason: string; checks: string[] }[] = first.json.coverage.unavailable;
       const kinds = u.map((x) => x.kind);
       expect(new Set(kinds).size, `one entry per kind: ${kinds.join(', ')}`).toBe(kinds.length);
@@ -383,7 +394,9 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
       }
       const byKind = Object.fromEntries(u.map((x) => [x.kind, x]));
       // Cluster-scoped kinds: the server's message, word for word.
-      expect(byKind.namespaces?.reason).toContain(`namespaces is forbidden: User "${USERS.alice}" cannot list resource "namespaces" in API group "" at the cluster scope`);
+      expect(byKind.namespaces?.reason).toContain(
+        `namespaces is forbidden: User "${USERS.alice}" cannot list resource "namespaces" in API group "" at the cluster scope`,
+      );
       expect(byKind.mutatingwebhookconfigurations?.reason).toContain(
         `mutatingwebhookconfigurations.admissionregistration.k8s.io is forbidden: User "${USERS.alice}" cannot list resource "mutatingwebhookconfigurations" in API group "admissionregistration.k8s.io" at the cluster scope`,
       );
@@ -404,15 +417,24 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
         expect(line).toMatch(/^kubectl (-n \S+ )?create (clusterrole|clusterrolebinding|rolebinding) /);
       }
       const roles = rbac.filter((l) => / create clusterrole /.test(l)).map(clusterRoleFromKubectl);
-      const bindings = rbac.filter((l) => / create (clusterrolebinding|rolebinding) /.test(l)).map((l) => bindingFromKubectl(l, { kind: 'ServiceAccount', name: 'alice', namespace: 'shop' }));
+      const bindings = rbac
+        .filter((l) => / create (clusterrolebinding|rolebinding) /.test(l))
+        .map((l) => bindingFromKubectl(l, { kind: 'ServiceAccount', name: 'alice', namespace: 'shop' }));
       expect(roles.length).toBeGreaterThan(0);
       // Every role is bound, and only meshdoctor's (or deploy/rbac.yaml's) roles are.
       const names = roles.map((r) => r.metadata.name);
-      for (const n of names) expect(bindings.some((b) => b.roleRef.name === n), `a binding for ${n}`).toBe(true);
+      for (const n of names)
+        expect(
+          bindings.some((b) => b.roleRef.name === n),
+          `a binding for ${n}`,
+        ).toBe(true);
       // Read-only: no write verb, Secrets only by name.
       for (const r of roles) {
         for (const rule of r.rules) {
-          expect(rule.verbs.every((v: string) => v === 'get' || v === 'list'), r.metadata.name).toBe(true);
+          expect(
+            rule.verbs.every((v: string) => v === 'get' || v === 'list'),
+            r.metadata.name,
+          ).toBe(true);
           if (rule.resources.includes('secrets')) expect(rule.resourceNames?.length).toBeGreaterThan(0);
         }
       }
@@ -429,7 +451,10 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
       expect(bindings.length).toBeGreaterThan(0);
       for (const b of bindings) {
         const w = shellWords(b);
-        expect(w.filter((x) => /^--(serviceaccount|user|group)=/.test(x)), b).toEqual(['--serviceaccount=shop:alice']);
+        expect(
+          w.filter((x) => /^--(serviceaccount|user|group)=/.test(x)),
+          b,
+        ).toEqual(['--serviceaccount=shop:alice']);
       }
     });
 
@@ -490,7 +515,13 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
           const rule = role.rules[0];
           grants.push(
             until(`the grant of ${role.metadata.name}`, () =>
-              allowed('alice', { verb: rule.verbs[0], group: rule.apiGroups[0], resource: rule.resources[0], namespace: MESH_NS, ...(rule.resourceNames ? { name: rule.resourceNames[0] } : {}) }),
+              allowed('alice', {
+                verb: rule.verbs[0],
+                group: rule.apiGroups[0],
+                resource: rule.resources[0],
+                namespace: MESH_NS,
+                ...(rule.resourceNames ? { name: rule.resourceNames[0] } : {}),
+              }),
             ).then(() => true),
           );
         }
@@ -526,7 +557,12 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
       for (let i = 0; i < names.length; i += 10) {
         await Promise.all(
           names.slice(i, i + 10).map((name) =>
-            k.admin.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns, labels: { app: 'bulk' } }, spec: { containers: [{ name: 'c', image: 'example/bulk:1' }] } }),
+            k.admin.create({
+              apiVersion: 'v1',
+              kind: 'Pod',
+              metadata: { name, namespace: ns, labels: { app: 'bulk' } },
+              spec: { containers: [{ name: 'c', image: 'example/bulk:1' }] },
+            }),
           ),
         );
       }

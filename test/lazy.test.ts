@@ -45,17 +45,28 @@ describe.skipIf(!existsSync(join(ROOT, 'dist/cli.js')))('lazy loading of the Kub
       const kubeconfig = await server.writeKubeconfig(tmp);
       // The exec plugin prints the server's token as an ExecCredential (kubectl's protocol).
       const plugin = join(tmp, 'token-plugin.mjs');
-      writeFileSync(plugin, `console.log(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: ${JSON.stringify(server.token)} } }))`);
+      writeFileSync(
+        plugin,
+        `console.log(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: ${JSON.stringify(server.token)} } }))`,
+      );
       const execConfig = join(tmp, 'exec.yaml');
       writeFileSync(
         execConfig,
-        readFileSync(kubeconfig, 'utf8').replace(/token: \S+/, `exec: {apiVersion: client.authentication.k8s.io/v1, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(plugin)}], interactiveMode: Never}`),
+        readFileSync(kubeconfig, 'utf8').replace(
+          /token: \S+/,
+          `exec: {apiVersion: client.authentication.k8s.io/v1, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(plugin)}], interactiveMode: Never}`,
+        ),
       );
       // execFileSync would block the in-process server: run the children asynchronously.
       const { execFile } = await import('node:child_process');
       const run = (config: string, file: string) =>
         new Promise<string>((resolve) =>
-          execFile(process.execPath, ['--import', PRELOAD, BIN, 'check', '-A', '--kubeconfig', config, '-o', 'json'], { env: { ...process.env, TRACE_IMPORTS_FILE: file } }, (_e, stdout) => resolve(stdout)),
+          execFile(
+            process.execPath,
+            ['--import', PRELOAD, BIN, 'check', '-A', '--kubeconfig', config, '-o', 'json'],
+            { env: { ...process.env, TRACE_IMPORTS_FILE: file } },
+            (_e, stdout) => resolve(stdout),
+          ),
         );
       const staticOut = await run(kubeconfig, join(tmp, 'live-static.txt'));
       expect(JSON.parse(staticOut).source.type).toBe('live');

@@ -18,17 +18,30 @@ const OBJECTS = overlay(
   fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml'),
   fixtureObjects('checks/pod-opted-out/fires-istio.yaml'),
   fixtureObjects('checks/namespace-not-enabled/mixed-linkerd.yaml'),
-).map((o) =>
-  // As a real API server returns them: controller-owned pods carry managedFields too.
-  o.kind === 'Pod' && o.metadata?.ownerReferences?.length ? { ...o, metadata: { ...o.metadata, managedFields: [{ manager: 'kube-controller-manager', operation: 'Update', time: '2026-11-01T00:00:00Z' }] } } : o,
-).map(plant);
+)
+  .map((o) =>
+    // As a real API server returns them: controller-owned pods carry managedFields too.
+    o.kind === 'Pod' && o.metadata?.ownerReferences?.length
+      ? { ...o, metadata: { ...o.metadata, managedFields: [{ manager: 'kube-controller-manager', operation: 'Update', time: '2026-11-01T00:00:00Z' }] } }
+      : o,
+  )
+  .map(plant);
 
 /** Secrets where real clusters keep them: a ConfigMap key no check reads, env values, args, last-applied. */
 function plant(o: any): any {
   const lastApplied = { 'kubectl.kubernetes.io/last-applied-configuration': '{"password":"PLANTED-LAST-APPLIED"}' };
-  if (o.kind === 'ConfigMap') return { ...o, data: { ...o.data, 'db-password': 'PLANTED-CONFIGMAP' }, metadata: { ...o.metadata, annotations: { ...o.metadata?.annotations, ...lastApplied } } };
+  if (o.kind === 'ConfigMap')
+    return {
+      ...o,
+      data: { ...o.data, 'db-password': 'PLANTED-CONFIGMAP' },
+      metadata: { ...o.metadata, annotations: { ...o.metadata?.annotations, ...lastApplied } },
+    };
   if (o.kind === 'Pod' && Array.isArray(o.spec?.containers)) {
-    const containers = o.spec.containers.map((c: any) => ({ ...c, env: [...(c.env ?? []), { name: 'API_TOKEN', value: 'PLANTED-ENV' }], args: [...(c.args ?? []), '--token=PLANTED-ARG'] }));
+    const containers = o.spec.containers.map((c: any) => ({
+      ...c,
+      env: [...(c.env ?? []), { name: 'API_TOKEN', value: 'PLANTED-ENV' }],
+      args: [...(c.args ?? []), '--token=PLANTED-ARG'],
+    }));
     return { ...o, spec: { ...o.spec, containers } };
   }
   if (o.kind === 'Deployment') return { ...o, metadata: { ...o.metadata, annotations: { ...o.metadata?.annotations, ...lastApplied } } };
@@ -42,7 +55,7 @@ const file = join(tmp, 'cluster.json');
 
 beforeAll(async () => {
   server = await startApiServer({ objects: OBJECTS, maxPageSize: 7 });
-  kubeconfig = await server.writeKubeconfig(tmp, { namespace: "shop" });
+  kubeconfig = await server.writeKubeconfig(tmp, { namespace: 'shop' });
   writeFileSync(file, JSON.stringify({ kind: 'List', items: OBJECTS }));
 });
 afterAll(() => server.close());
@@ -59,7 +72,11 @@ describe('live check through the test API server', () => {
     expect(live.stderr).toBe('');
     const offline = await runCli(['check', '-A', '--snapshot', file, '-o', 'json']);
     expect(comparable(live.stdout)).toEqual(comparable(offline.stdout));
-    expect(comparable(live.stdout).findings.map((f: any) => f.id).sort()).toEqual(['namespace-not-enabled', 'pod-opted-out', 'pod-opted-out']);
+    expect(
+      comparable(live.stdout)
+        .findings.map((f: any) => f.id)
+        .sort(),
+    ).toEqual(['namespace-not-enabled', 'pod-opted-out', 'pod-opted-out']);
     expect(JSON.parse(live.stdout).source).toMatchObject({ type: 'live', context: 'fake', server: server.url });
   });
 
@@ -190,7 +207,11 @@ describe('live check through the test API server', () => {
       expect(plurals.get(resource!), q.path).toBe(group);
       const verb = name ? 'get' : 'list';
       const allowed = rules.some(
-        (r) => r.apiGroups.includes(group) && r.resources.includes(resource!) && r.verbs.includes(verb) && (!r.resourceNames || (name !== undefined && r.resourceNames.includes(name))),
+        (r) =>
+          r.apiGroups.includes(group) &&
+          r.resources.includes(resource!) &&
+          r.verbs.includes(verb) &&
+          (!r.resourceNames || (name !== undefined && r.resourceNames.includes(name))),
       );
       expect(allowed, `${q.method} ${q.path}`).toBe(true);
     }
@@ -226,7 +247,9 @@ describe('live check through the test API server', () => {
       expect(human.stdout).not.toContain('No findings');
       expect(human.stdout).toMatch(/INCOMPLETE: \d+ of \d+ checks could not run/);
       expect(human.stdout).toContain('cannot read namespaces: forbidden');
-      expect(human.stdout).toMatch(/kubectl create clusterrole meshdoctor-reader-[0-9a-f]{8} --verb=get,list --resource=mutatingwebhookconfigurations.admissionregistration.k8s.io,namespaces/);
+      expect(human.stdout).toMatch(
+        /kubectl create clusterrole meshdoctor-reader-[0-9a-f]{8} --verb=get,list --resource=mutatingwebhookconfigurations.admissionregistration.k8s.io,namespaces/,
+      );
       const report = JSON.parse(r.stdout);
       expect(report.coverage.complete).toBe(false);
       expect(report.skipped.length).toBeGreaterThan(5);
@@ -251,13 +274,16 @@ describe('live check through the test API server', () => {
 
   it('an unreachable server, an unknown context, a broken kubeconfig: one line, exit 2', async () => {
     const dead = join(tmp, 'dead.yaml');
-    writeFileSync(dead, `apiVersion: v1
+    writeFileSync(
+      dead,
+      `apiVersion: v1
 kind: Config
 clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
 users: [{name: u, user: {token: t}}]
 contexts: [{name: x, context: {cluster: c, user: u}}]
 current-context: x
-`);
+`,
+    );
     const broken = join(tmp, 'broken.yaml');
     writeFileSync(broken, 'clusters: [\n');
     for (const [args, msg] of [

@@ -14,7 +14,9 @@ import { runCli } from './helpers/cli.js';
 import { FIXTURES, baseObjects, cluster, fixtureObjects, overlay, parseObjects } from './helpers/fixtures.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const validate = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false }).compile(JSON.parse(readFileSync(join(ROOT, 'schema/report.schema.json'), 'utf8')));
+const validate = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false }).compile(
+  JSON.parse(readFileSync(join(ROOT, 'schema/report.schema.json'), 'utf8')),
+);
 const LINKERD = join(FIXTURES, 'healthy/linkerd.yaml');
 const HELM = readFileSync(join(FIXTURES, 'manifests/helm-shop.yaml'), 'utf8');
 const APP = join(FIXTURES, 'manifests/app');
@@ -25,7 +27,8 @@ const json = (stdout: string) => {
   expect(validate(r), JSON.stringify(validate.errors)).toBe(true);
   return r;
 };
-const found = (r: any): string[] => r.findings.map((f: any) => `${f.id} ${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`);
+const found = (r: any): string[] =>
+  r.findings.map((f: any) => `${f.id} ${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`);
 const write = (name: string, text: string) => {
   const p = join(tmp, name);
   writeFileSync(p, text);
@@ -61,7 +64,9 @@ describe('Helm output on stdin (-f -)', () => {
   });
 
   it('template-based checks fire for a workload not created yet: its ServiceAccount is missing without the first document', async () => {
-    const withoutSa = HELM.split(/^---$/m).filter((d) => !d.includes('kind: ServiceAccount')).join('---');
+    const withoutSa = HELM.split(/^---$/m)
+      .filter((d) => !d.includes('kind: ServiceAccount'))
+      .join('---');
     const r = await runCli(['check', '--snapshot', LINKERD, '-n', 'shop', '-f', '-', '-o', 'json'], { stdin: withoutSa });
     expect(r.code).toBe(1);
     expect(found(json(r.stdout))).toContain('serviceaccount-missing Deployment shop/orders');
@@ -75,7 +80,7 @@ describe('Helm output on stdin (-f -)', () => {
 });
 
 describe('directories', () => {
-  it('without -R, only the directory\'s own .yaml/.json files; with -R, subdirectories too', async () => {
+  it("without -R, only the directory's own .yaml/.json files; with -R, subdirectories too", async () => {
     const flat = await runCli(['check', '--snapshot', LINKERD, '-f', APP, '--expect-meshed', '-o', 'json']);
     expect(flat.stderr).toBe('');
     const r1 = json(flat.stdout);
@@ -113,8 +118,10 @@ metadata: {name: legacy, annotations: {linkerd.io/inject: enabled}}
 });
 
 describe('no cluster access (--snapshot with -f)', () => {
-  it('namespace-less objects take the snapshot\'s namespace, else default; no kubeconfig is read', async () => {
-    const r = await runCli(['check', '--snapshot', LINKERD, '-f', write('plain.yaml', deploy('api')), '--expect-meshed', '-o', 'json'], { env: { KUBECONFIG: join(tmp, 'missing') } });
+  it("namespace-less objects take the snapshot's namespace, else default; no kubeconfig is read", async () => {
+    const r = await runCli(['check', '--snapshot', LINKERD, '-f', write('plain.yaml', deploy('api')), '--expect-meshed', '-o', 'json'], {
+      env: { KUBECONFIG: join(tmp, 'missing') },
+    });
     expect(r.stderr).toBe('');
     expect(found(json(r.stdout))).toEqual(['will-not-be-meshed Deployment default/api']);
   });
@@ -122,7 +129,11 @@ describe('no cluster access (--snapshot with -f)', () => {
 
 describe('findings limited to the manifests', () => {
   // The cluster: shop/cart opts out (pod-opted-out) and the Linkerd injector has no ready endpoint.
-  const objects = overlay(baseObjects('linkerd'), fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml'), fixtureObjects('checks/webhook-no-endpoints/fires-linkerd-not-ready.yaml'));
+  const objects = overlay(
+    baseObjects('linkerd'),
+    fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml'),
+    fixtureObjects('checks/webhook-no-endpoints/fires-linkerd-not-ready.yaml'),
+  );
   const snapFile = join(tmp, 'broken.json');
   writeFileSync(snapFile, JSON.stringify({ kind: 'List', items: objects }));
 
@@ -184,7 +195,16 @@ describe('live, through the test API server', () => {
     expect(server.requests.some((q) => q.path === '/apis/apps/v1/namespaces/legacy/deployments')).toBe(true);
     expect(server.requests.some((q) => q.path === '/apis/apps/v1/deployments')).toBe(false);
     server.requests.length = 0;
-    const two = await runCli(['check', '--kubeconfig', kubeconfig, '-f', write('two-ns.yaml', `${deploy('api', 'legacy')}---\n${deploy('front')}`), '--expect-meshed', '-o', 'json']);
+    const two = await runCli([
+      'check',
+      '--kubeconfig',
+      kubeconfig,
+      '-f',
+      write('two-ns.yaml', `${deploy('api', 'legacy')}---\n${deploy('front')}`),
+      '--expect-meshed',
+      '-o',
+      'json',
+    ]);
     expect(found(json(two.stdout))).toEqual(['will-not-be-meshed Deployment legacy/api']); // shop/front is meshed
     expect(server.requests.some((q) => q.path === '/apis/apps/v1/deployments')).toBe(true);
   });
@@ -192,11 +212,21 @@ describe('live, through the test API server', () => {
 
 describe('bad input: one line on stderr, exit 2, nothing on stdout', () => {
   it.each([
-    ['invalid YAML', ['-f', '-'], 'kind: Deployment\nmetadata: {name: [unclosed\n', /^meshdoctor: cannot read manifests stdin: invalid YAML at line \d+ \(.+\)\n$/],
+    [
+      'invalid YAML',
+      ['-f', '-'],
+      'kind: Deployment\nmetadata: {name: [unclosed\n',
+      /^meshdoctor: cannot read manifests stdin: invalid YAML at line \d+ \(.+\)\n$/,
+    ],
     ['empty stdin', ['-f', '-'], '', /^meshdoctor: no Kubernetes objects found in the manifests \(stdin\)\n$/],
     ['a missing file', ['-f', join(tmp, 'nope.yaml')], '', /^meshdoctor: cannot read manifests .*nope\.yaml: no such file or directory\n$/],
     ['stdin twice', ['-f', '-', '-f', '-'], 'x: 1', /^meshdoctor: -f - \(stdin\) can be given only once\n$/],
-    ['an unknown namespace', ['-f', '-'], deploy('api', 'nowhere'), /^meshdoctor: namespace "nowhere" of Deployment api not found in the cluster nor in the manifests\n$/],
+    [
+      'an unknown namespace',
+      ['-f', '-'],
+      deploy('api', 'nowhere'),
+      /^meshdoctor: namespace "nowhere" of Deployment api not found in the cluster nor in the manifests\n$/,
+    ],
     ['--expect-meshed without -f', [], '', /^meshdoctor: --expect-meshed needs -f\/--filename\n$/],
   ])('%s', async (_name, args, stdin, message) => {
     const r = await runCli(['check', '--snapshot', LINKERD, '--expect-meshed', ...(args as string[]), '-o', 'json'], { stdin: stdin as string });

@@ -17,7 +17,9 @@ const SRC = join(ROOT, 'src');
 const ALLOWED = new Set(['src/mesh/names.ts', 'src/mesh/registry.ts']);
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 /** The tokens of a source text that hold a mesh's name (any case), with their line. */
@@ -31,7 +33,10 @@ export function meshTokens(text: string, names: readonly string[]): { line: numb
   let previous = ts.SyntaxKind.Unknown;
   for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
     // A '/' where an expression starts is a regular expression literal: rescan it as one.
-    if ((kind === ts.SyntaxKind.SlashToken || kind === ts.SyntaxKind.SlashEqualsToken) && ![ts.SyntaxKind.Identifier, ts.SyntaxKind.CloseParenToken, ts.SyntaxKind.CloseBracketToken, ts.SyntaxKind.NumericLiteral].includes(previous)) {
+    if (
+      (kind === ts.SyntaxKind.SlashToken || kind === ts.SyntaxKind.SlashEqualsToken) &&
+      ![ts.SyntaxKind.Identifier, ts.SyntaxKind.CloseParenToken, ts.SyntaxKind.CloseBracketToken, ts.SyntaxKind.NumericLiteral].includes(previous)
+    ) {
       kind = scanner.reScanSlashToken();
     }
     if (kind === ts.SyntaxKind.OpenBraceToken && templates.length) templates[templates.length - 1]!++;
@@ -53,7 +58,7 @@ describe('mesh literals', () => {
   it('finds a mesh named in a string, a template, an identifier or a regular expression, never in a comment', () => {
     const names = ['linkerd', 'istio'];
     const text = [
-      "// linkerd in a comment",
+      '// linkerd in a comment',
       "/* istio */ const a = 'x';",
       "const b = 'linkerd.io/inject';",
       'const c = `${a}-istiod`;',

@@ -49,7 +49,9 @@ describe('check registry', () => {
   });
 
   it('has fixtures or tests for every check (fires and near misses)', () => {
-    const tests = readdirSync(join(ROOT, 'test/checks')).map((f) => readFileSync(join(ROOT, 'test/checks', f), 'utf8')).join('\n');
+    const tests = readdirSync(join(ROOT, 'test/checks'))
+      .map((f) => readFileSync(join(ROOT, 'test/checks', f), 'utf8'))
+      .join('\n');
     for (const c of CHECKS) expect(tests, c.id).toContain(`'${c.id}'`);
   });
 });

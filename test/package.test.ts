@@ -38,7 +38,15 @@ describe('npm pack → npm install → run', { timeout: 180_000 }, () => {
     const top = new Set(files.map((f) => f.split('/')[0]));
     expect([...top].sort()).toEqual(['README.md', 'bin', 'deploy', 'dist', 'docs', 'package.json', 'schema']);
     expect(files.filter((f) => /^(test|src|bench|demo|scripts)\//.test(f) || f.endsWith('.ts'))).toEqual([]);
-    for (const f of ['bin/meshdoctor.js', 'bin/kubectl-meshdoctor.js', 'dist/cli.js', 'dist/checks/index.js', 'schema/report.schema.json', 'deploy/rbac.yaml', 'deploy/cronjob.yaml']) {
+    for (const f of [
+      'bin/meshdoctor.js',
+      'bin/kubectl-meshdoctor.js',
+      'dist/cli.js',
+      'dist/checks/index.js',
+      'schema/report.schema.json',
+      'deploy/rbac.yaml',
+      'deploy/cronjob.yaml',
+    ]) {
       expect(files).toContain(f);
     }
   });
@@ -54,7 +62,9 @@ describe('npm pack → npm install → run', { timeout: 180_000 }, () => {
   });
 
   it('`npx meshdoctor check --snapshot ...` in a fresh project: exit 0, valid JSON, no findings', async () => {
-    const r = await run('npx', ['--no-install', 'meshdoctor', 'check', '-A', '--snapshot', join(ROOT, 'test/fixtures/healthy/linkerd.yaml'), '-o', 'json'], { cwd: app });
+    const r = await run('npx', ['--no-install', 'meshdoctor', 'check', '-A', '--snapshot', join(ROOT, 'test/fixtures/healthy/linkerd.yaml'), '-o', 'json'], {
+      cwd: app,
+    });
     const report = JSON.parse(r.stdout); // execFile rejects on a non-zero exit
     expect(report.tool).toEqual({ name: 'meshdoctor', version: pkg.version });
     expect(report.meshes).toEqual(['linkerd']);

@@ -30,7 +30,13 @@ describe('live and offline runs agree on every check fixture', () => {
     const objects = overlay(baseObjects('both'), fixtureObjects(fixture));
     const file = join(tmp, fixture.replaceAll('/', '_') + '.json');
     writeFileSync(file, JSON.stringify({ kind: 'List', items: objects }));
-    const namespaces = [...new Set(fixtureObjects(fixture).map((o) => o.metadata?.namespace).filter((n): n is string => !!n))];
+    const namespaces = [
+      ...new Set(
+        fixtureObjects(fixture)
+          .map((o) => o.metadata?.namespace)
+          .filter((n): n is string => !!n),
+      ),
+    ];
     const server = await startApiServer({ objects, maxPageSize: 50 });
     try {
       const kubeconfig = await server.writeKubeconfig(tmp, { fileName: `${fixture.replaceAll('/', '_')}.kubeconfig` });

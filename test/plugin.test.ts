@@ -78,7 +78,7 @@ describe.skipIf(!hasKubectl)('kubectl plugin (kubectl-meshdoctor, real kubectl)'
     expect(server.requests.some((q) => q.path.startsWith('/api/v1/namespaces/shop/'))).toBe(true);
   });
 
-  it('an unknown context: kubectl passes meshdoctor\'s exit code 2 and one-line error through', async () => {
+  it("an unknown context: kubectl passes meshdoctor's exit code 2 and one-line error through", async () => {
     const r = await kubectl(['meshdoctor', 'check', '--kubeconfig', kubeconfig, '--context', 'nope', '-o', 'json'], env);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');

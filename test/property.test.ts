@@ -16,7 +16,11 @@ import { NOW, baseObjects, fixtureObjects, overlay, snapshotFrom } from './helpe
 const schema = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'schema/report.schema.json'), 'utf8'));
 const validate = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false }).compile(schema);
 
-const BASE = overlay(baseObjects('both'), fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml'), fixtureObjects('checks/namespace-not-enabled/mixed-linkerd.yaml'));
+const BASE = overlay(
+  baseObjects('both'),
+  fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml'),
+  fixtureObjects('checks/namespace-not-enabled/mixed-linkerd.yaml'),
+);
 
 /** Every path to a value inside an object (objects and arrays walked), up to a depth. */
 function paths(v: unknown, prefix: (string | number)[] = [], out: (string | number)[][] = [], depth = 0): (string | number)[][] {

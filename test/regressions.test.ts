@@ -28,16 +28,30 @@ describe('certificates', () => {
     // Dates pinned to the fixtures' NOW: this test once minted its certificate from the wall clock.
     const { generateCA, generateLeaf } = await import('./helpers/certs.js');
     const day = 86_400_000;
-    const ca = await generateCA({ keyType: 'ecdsa', commonName: 'webhook-ca', notBefore: new Date(NOW.getTime() - day), notAfter: new Date(NOW.getTime() + 300 * day) });
+    const ca = await generateCA({
+      keyType: 'ecdsa',
+      commonName: 'webhook-ca',
+      notBefore: new Date(NOW.getTime() - day),
+      notAfter: new Date(NOW.getTime() + 300 * day),
+    });
     const snapWith = async (notBefore: Date) => {
-      const leaf = await generateLeaf({ ca, keyType: 'ecdsa', commonName: '', dnsNames: ['linkerd-proxy-injector.linkerd.svc'], notBefore, notAfter: new Date(NOW.getTime() + 300 * day) });
-      const snap = cluster('linkerd', [`
+      const leaf = await generateLeaf({
+        ca,
+        keyType: 'ecdsa',
+        commonName: '',
+        dnsNames: ['linkerd-proxy-injector.linkerd.svc'],
+        notBefore,
+        notAfter: new Date(NOW.getTime() + 300 * day),
+      });
+      const snap = cluster('linkerd', [
+        `
 apiVersion: v1
 kind: Secret
 metadata: {name: linkerd-proxy-injector-k8s-tls, namespace: linkerd, annotations: {cert-manager.io/certificate-name: linkerd-proxy-injector}}
 type: kubernetes.io/tls
 data: {tls.crt: ${b64(leaf.certPem)}, tls.key: ${b64('not a real key')}}
-`]);
+`,
+      ]);
       const hook = snap.objects.mutatingwebhookconfigurations!.find((o) => o.metadata?.name === 'linkerd-proxy-injector-webhook-config') as any;
       // The leaf itself as the bundle (self-contained), as cert-manager's SAN-only certificates often are.
       hook.webhooks[0].clientConfig.caBundle = b64(leaf.certPem);
@@ -51,11 +65,17 @@ data: {tls.crt: ${b64(leaf.certPem)}, tls.key: ${b64('not a real key')}}
     expect(early[0]!.message).not.toMatch(/\( is/);
   });
 
-  it("a cert-manager issuer (48h, renewed 25h before expiry) warns only once its renewal is overdue", async () => {
+  it('a cert-manager issuer (48h, renewed 25h before expiry) warns only once its renewal is overdue', async () => {
     const { generateCA, generateLeaf } = await import('./helpers/certs.js');
     const issued = new Date(NOW.getTime() - 20 * 3600e3);
     const anchor = await generateCA({ keyType: 'ecdsa', commonName: 'root.linkerd.cluster.local' });
-    const issuer = await generateLeaf({ ca: anchor, keyType: 'ecdsa', dnsNames: ['identity.linkerd.cluster.local'], notBefore: issued, notAfter: new Date(issued.getTime() + 48 * 3600e3) });
+    const issuer = await generateLeaf({
+      ca: anchor,
+      keyType: 'ecdsa',
+      dnsNames: ['identity.linkerd.cluster.local'],
+      notBefore: issued,
+      notAfter: new Date(issued.getTime() + 48 * 3600e3),
+    });
     const secret = (notes: string) => `
 apiVersion: v1
 kind: Secret
@@ -68,9 +88,13 @@ data: {tls.crt: ${b64(issuer.certPem)}, ca.crt: ${b64(anchor.certPem)}}
     expect(findings(cluster('linkerd', [managed]), ['identity-cert-expiring'])).toEqual([]);
     // 10h left: past a third of its life, the renewal is overdue.
     const late = new Date(NOW.getTime() + 18 * 3600e3);
-    expect(ids(findings(cluster('linkerd', [managed]), ['identity-cert-expiring'], { now: late }))).toEqual(['identity-cert-expiring Secret linkerd/linkerd-identity-issuer']);
+    expect(ids(findings(cluster('linkerd', [managed]), ['identity-cert-expiring'], { now: late }))).toEqual([
+      'identity-cert-expiring Secret linkerd/linkerd-identity-issuer',
+    ]);
     // The same certificate without cert-manager: 28h left is within 60 days.
-    expect(ids(findings(cluster('linkerd', [secret('')]), ['identity-cert-expiring']))).toEqual(['identity-cert-expiring Secret linkerd/linkerd-identity-issuer']);
+    expect(ids(findings(cluster('linkerd', [secret('')]), ['identity-cert-expiring']))).toEqual([
+      'identity-cert-expiring Secret linkerd/linkerd-identity-issuer',
+    ]);
   });
 });
 
@@ -96,7 +120,9 @@ describe('fix commands work on a real cluster', () => {
   it('pods of a controller meshdoctor does not know are deleted by name, the controller edited with kubectl edit', () => {
     const rollout = w('Rollout', [{ name: 'app-1' }, { name: 'app-2' }, { name: 'app-0', phase: 'Succeeded' }]);
     expect(recreateCommands(rollout)).toEqual(['kubectl delete pod -n shop app-1 app-2  # Rollout app re-creates them']);
-    expect(removeFromTemplate(rollout, 'annotations', 'linkerd.io/inject')).toEqual(['kubectl edit rollout/app -n shop  # remove annotations linkerd.io/inject in its pod template']);
+    expect(removeFromTemplate(rollout, 'annotations', 'linkerd.io/inject')).toEqual([
+      'kubectl edit rollout/app -n shop  # remove annotations linkerd.io/inject in its pod template',
+    ]);
   });
 
   it('the Linkerd Helm value for the injector memory is proxyInjectorResources', () => {
@@ -119,8 +145,12 @@ spec: {containers: [{name: app, image: app}]}
 status: {phase: Running}
 `;
     expect(findings(cluster('linkerd', [app('cert-manager')], { allNamespaces: false, namespace: 'cert-manager' }), ['namespace-not-enabled'])).toEqual([]);
-    expect(findings(cluster('istio', [app('local-path-storage')], { allNamespaces: false, namespace: 'local-path-storage' }), ['namespace-not-enabled'])).toEqual([]);
-    expect(ids(findings(cluster('istio', [app('tools')], { allNamespaces: false, namespace: 'tools' }), ['namespace-not-enabled']))).toEqual(['namespace-not-enabled Namespace tools']);
+    expect(
+      findings(cluster('istio', [app('local-path-storage')], { allNamespaces: false, namespace: 'local-path-storage' }), ['namespace-not-enabled']),
+    ).toEqual([]);
+    expect(ids(findings(cluster('istio', [app('tools')], { allNamespaces: false, namespace: 'tools' }), ['namespace-not-enabled']))).toEqual([
+      'namespace-not-enabled Namespace tools',
+    ]);
   });
 
   it('an OOM kill on one of several ready injector replicas is a warning that says the others served', () => {
@@ -149,7 +179,9 @@ spec:
 `;
     const fs = findings(cluster('linkerd', [cj]), ['injection-marker-invalid']);
     expect(ids(fs)).toEqual(['injection-marker-invalid CronJob jobs/nightly']);
-    expect(fs[0]!.fix[0]).toBe(`kubectl patch cronjob/nightly -n jobs --type=merge -p '{"spec":{"jobTemplate":{"spec":{"template":{"metadata":{"annotations":{"linkerd.io/inject":"enabled"}}}}}}}'`);
+    expect(fs[0]!.fix[0]).toBe(
+      `kubectl patch cronjob/nightly -n jobs --type=merge -p '{"spec":{"jobTemplate":{"spec":{"template":{"metadata":{"annotations":{"linkerd.io/inject":"enabled"}}}}}}}'`,
+    );
   });
 });
 

@@ -29,7 +29,8 @@ type Obj = Record<string, any>;
 /** The snapshot `load` builds from these objects, slimmed as every object read is. */
 function slimmed(snap: Snapshot): Snapshot {
   const objects: Snapshot['objects'] = {};
-  for (const [key, list] of Object.entries(snap.objects)) objects[key as keyof Snapshot['objects']] = key === 'secrets' ? list : list!.map((o) => slim(key, structuredClone(o)));
+  for (const [key, list] of Object.entries(snap.objects))
+    objects[key as keyof Snapshot['objects']] = key === 'secrets' ? list : list!.map((o) => slim(key, structuredClone(o)));
   return { ...snap, objects };
 }
 
@@ -118,7 +119,13 @@ function cases(): Case[] {
         const m = { files: [file], objects: fixtureObjects(file).map((obj, i) => ({ obj, source: { file, document: i + 1 } })) };
         try {
           const raw = overlayManifests(snapshotFrom(parsed(base)), m, 'default');
-          out.push({ name: `check -f ${file} over ${base}`, raw, slim: overlayManifests(slimmed(snapshotFrom(parsed(base))), m, 'default'), expectMeshed: true, namespaces: own });
+          out.push({
+            name: `check -f ${file} over ${base}`,
+            raw,
+            slim: overlayManifests(slimmed(snapshotFrom(parsed(base))), m, 'default'),
+            expectMeshed: true,
+            namespaces: own,
+          });
         } catch {
           // a fixture whose namespace the base lacks cannot be applied
         }
@@ -162,7 +169,17 @@ describe('slimming changes no check', () => {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'hand-injected', namespace: 'shop', uid: 'hand-injected' },
-    spec: { template: { metadata: { labels: { app: 'hand-injected' } }, spec: { containers: [{ name: 'app', image: 'example/app:1' }, { name: 'sidecar', ...(image ? { image } : {}) }] } } },
+    spec: {
+      template: {
+        metadata: { labels: { app: 'hand-injected' } },
+        spec: {
+          containers: [
+            { name: 'app', image: 'example/app:1' },
+            { name: 'sidecar', ...(image ? { image } : {}) },
+          ],
+        },
+      },
+    },
   });
   const EXTRAS: { name: string; objects: () => K8sObject[]; control: (objects: K8sObject[]) => K8sObject[] }[] = [
     {
@@ -195,7 +212,9 @@ describe('slimming changes no check', () => {
 
   it('a snapshot file written and read back (slimmed as it streams in) gives the same findings', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'meshdoctor-redaction-'));
-    for (const c of CASES.filter((x) => ['golden-cluster.yaml', 'demo/cluster.json', 'checks/job-never-completes/fires-templates.yaml over both'].includes(x.name))) {
+    for (const c of CASES.filter((x) =>
+      ['golden-cluster.yaml', 'demo/cluster.json', 'checks/job-never-completes/fires-templates.yaml over both'].includes(x.name),
+    )) {
       const file = join(dir, 'snap.json');
       writeFileSync(file, [...snapshotText(c.raw)].join(''));
       const loaded = await loadSnapshot([file]);
@@ -268,24 +287,84 @@ const PLANTED: K8sObject[] = [
     spec: { containers: [leakyContainer('debug')], ephemeralContainers: [leakyContainer('shell')] },
     status: {
       phase: 'Running',
-      containerStatuses: [{ name: 'debug', ready: false, restartCount: 3, state: { waiting: { reason: 'CrashLoopBackOff', message: 's3cr3t-waiting' } }, lastState: { terminated: { reason: 'Error', exitCode: 1, message: 'panic: s3cr3t-log-line' } } }],
+      containerStatuses: [
+        {
+          name: 'debug',
+          ready: false,
+          restartCount: 3,
+          state: { waiting: { reason: 'CrashLoopBackOff', message: 's3cr3t-waiting' } },
+          lastState: { terminated: { reason: 'Error', exitCode: 1, message: 'panic: s3cr3t-log-line' } },
+        },
+      ],
     },
   },
   {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'istiod', namespace: 'istio-system', uid: 'istiod' },
-    spec: { template: { spec: { containers: [{ name: 'discovery', image: 'docker.io/istio/pilot:1.24.2', env: [{ name: 'ENABLE_NATIVE_SIDECARS', value: 'true' }, { name: 'CA_KEY', value: 's3cr3t-istiod-env' }] }] } } },
+    spec: {
+      template: {
+        spec: {
+          containers: [
+            {
+              name: 'discovery',
+              image: 'docker.io/istio/pilot:1.24.2',
+              env: [
+                { name: 'ENABLE_NATIVE_SIDECARS', value: 'true' },
+                { name: 'CA_KEY', value: 's3cr3t-istiod-env' },
+              ],
+            },
+          ],
+        },
+      },
+    },
   },
-  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app-config', namespace: 'shop', annotations: lastApplied('cm') }, data: { password: 's3cr3t-cm' }, binaryData: { blob: b64('s3cr3t-binary') } },
-  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'istio-sidecar-injector', namespace: 'istio-system' }, data: { values: '{"global":{"proxy":{"resources":{}}}}', config: 'policy: enabled\n# s3cr3t-template' } },
-  { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'istio-ca-secret', namespace: 'istio-system', annotations: lastApplied('secret') }, type: 'kubernetes.io/tls', data: { 'tls.crt': b64(CERT), 'tls.key': b64(KEY), password: b64('s3cr3t-secret-data') } },
+  {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'app-config', namespace: 'shop', annotations: lastApplied('cm') },
+    data: { password: 's3cr3t-cm' },
+    binaryData: { blob: b64('s3cr3t-binary') },
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'istio-sidecar-injector', namespace: 'istio-system' },
+    data: { values: '{"global":{"proxy":{"resources":{}}}}', config: 'policy: enabled\n# s3cr3t-template' },
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'istio-ca-secret', namespace: 'istio-system', annotations: lastApplied('secret') },
+    type: 'kubernetes.io/tls',
+    data: { 'tls.crt': b64(CERT), 'tls.key': b64(KEY), password: b64('s3cr3t-secret-data') },
+  },
 ];
 
 const SECRETS = [
-  's3cr3t-inline', 's3cr3t-token', 's3cr3t-positional', 's3cr3t-url', 's3cr3t-env-value', 's3cr3t-ref-name', 's3cr3t-ref-key', 's3cr3t-envfrom',
-  's3cr3t-probe', 's3cr3t-hook', 's3cr3t-csi', 's3cr3t-waiting', 's3cr3t-log-line', 's3cr3t-istiod-env', 's3cr3t-cm', 's3cr3t-template',
-  's3cr3t-secret-data', 's3cr3t-last-applied', 's3cr3t', b64('s3cr3t-binary'), b64('s3cr3t-secret-data'), b64(KEY), KEY.split('\n')[1]!,
+  's3cr3t-inline',
+  's3cr3t-token',
+  's3cr3t-positional',
+  's3cr3t-url',
+  's3cr3t-env-value',
+  's3cr3t-ref-name',
+  's3cr3t-ref-key',
+  's3cr3t-envfrom',
+  's3cr3t-probe',
+  's3cr3t-hook',
+  's3cr3t-csi',
+  's3cr3t-waiting',
+  's3cr3t-log-line',
+  's3cr3t-istiod-env',
+  's3cr3t-cm',
+  's3cr3t-template',
+  's3cr3t-secret-data',
+  's3cr3t-last-applied',
+  's3cr3t',
+  b64('s3cr3t-binary'),
+  b64('s3cr3t-secret-data'),
+  b64(KEY),
+  KEY.split('\n')[1]!,
 ];
 
 describe('a snapshot holds none of the planted secrets', () => {
@@ -345,22 +424,40 @@ const PLANTERS: ((o: K8sObject, secret: string, n: number) => boolean)[] = [
   },
   (o, s, n) => {
     const c = containersOf(o)[n % Math.max(1, containersOf(o).length)];
-    return !!c && !!(c.env = [{ name: 'ENABLE_NATIVE_SIDECARS', value: s }, { name: 'K', valueFrom: { secretKeyRef: { name: s, key: s } } }, ...(Array.isArray(c.env) ? c.env : [])]);
+    return (
+      !!c &&
+      !!(c.env = [
+        { name: 'ENABLE_NATIVE_SIDECARS', value: s },
+        { name: 'K', valueFrom: { secretKeyRef: { name: s, key: s } } },
+        ...(Array.isArray(c.env) ? c.env : []),
+      ])
+    );
   },
   (o, s, n) => {
     const c = containersOf(o)[n % Math.max(1, containersOf(o).length)];
     if (!c) return false;
-    Object.assign(c, { envFrom: [{ secretRef: { name: s } }], workingDir: s, readinessProbe: { exec: { command: ['check', s] } }, lifecycle: { postStart: { exec: { command: [s] } } } });
+    Object.assign(c, {
+      envFrom: [{ secretRef: { name: s } }],
+      workingDir: s,
+      readinessProbe: { exec: { command: ['check', s] } },
+      lifecycle: { postStart: { exec: { command: [s] } } },
+    });
     (c.args = Array.isArray(c.args) ? c.args : []).splice(n % (c.args.length + 1), 0, `--token=${s}`, s);
     return true;
   },
   (o, s) => {
     const p = podLike(o);
-    return !!p && !!Object.assign(p.spec, { volumes: [{ name: 'v', flexVolume: { driver: 'x', options: { password: s } } }], ephemeralContainers: [{ name: 'e', env: [{ name: 'X', value: s }] }] });
+    return (
+      !!p &&
+      !!Object.assign(p.spec, {
+        volumes: [{ name: 'v', flexVolume: { driver: 'x', options: { password: s } } }],
+        ephemeralContainers: [{ name: 'e', env: [{ name: 'X', value: s }] }],
+      })
+    );
   },
   (o, s) => {
     const cs = o.kind === 'Pod' && Array.isArray((o.status as Obj | undefined)?.containerStatuses) ? (o.status as Obj).containerStatuses : undefined;
-    return !!cs?.[0] && !!((cs[0].lastState = { terminated: { reason: 'Error', exitCode: 1, finishedAt: '2026-11-01T00:00:00Z', message: s } }));
+    return !!cs?.[0] && !!(cs[0].lastState = { terminated: { reason: 'Error', exitCode: 1, finishedAt: '2026-11-01T00:00:00Z', message: s } });
   },
   (o, s, n) => o.kind === 'ConfigMap' && !!((o.data = { ...(o.data as Obj), [`k${n}`]: s }), (o.binaryData = { b: s })),
   (o, s, n) => {
@@ -375,7 +472,12 @@ const PLANTERS: ((o: K8sObject, secret: string, n: number) => boolean)[] = [
   },
 ];
 
-const PROPERTY_BASE = overlay(baseObjects('both'), fixtureObjects('golden-cluster.yaml'), fixtureObjects('checks/job-never-completes/fires-templates.yaml'), fixtureObjects('checks/quota-blocks-proxy/fires-istio-exceeded.yaml'));
+const PROPERTY_BASE = overlay(
+  baseObjects('both'),
+  fixtureObjects('golden-cluster.yaml'),
+  fixtureObjects('checks/job-never-completes/fires-templates.yaml'),
+  fixtureObjects('checks/quota-blocks-proxy/fires-istio-exceeded.yaml'),
+);
 
 const run = (snap: Snapshot) => runChecks(snap, CHECKS, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW });
 
@@ -385,7 +487,9 @@ describe('random secrets in fields no check reads', () => {
     fc.assert(
       fc.property(fc.array(fc.record({ obj: fc.nat(), planter: fc.nat(), n: fc.nat(), secret }), { minLength: 1, maxLength: 8 }), (plants) => {
         const objects = structuredClone(PROPERTY_BASE);
-        const planted = plants.filter(({ obj, planter, n, secret: s }) => PLANTERS[planter % PLANTERS.length]!(objects[obj % objects.length]!, s, n)).map((p) => p.secret);
+        const planted = plants
+          .filter(({ obj, planter, n, secret: s }) => PLANTERS[planter % PLANTERS.length]!(objects[obj % objects.length]!, s, n))
+          .map((p) => p.secret);
         const raw = snapshotFrom(objects);
         const slim = slimmed(raw);
         expect(run(slim)).toEqual(run(raw));
@@ -398,7 +502,29 @@ describe('random secrets in fields no check reads', () => {
 
   it('command lines: the shutdown calls job-never-completes looks for survive whatever surrounds them', () => {
     // Words built from the pieces the patterns are made of, so that matches come and go.
-    const PIECES = ['linkerd-await', '--shutdown', ':4191/shutdown', 'quitquitquit', 'quit', 'await', 'shutdown', ':4191', '/', '-', '--', ' ', '\n', '\r', '\u2028', 'x', '_', '=', 's3cr3t', 'sh', '-c'];
+    const PIECES = [
+      'linkerd-await',
+      '--shutdown',
+      ':4191/shutdown',
+      'quitquitquit',
+      'quit',
+      'await',
+      'shutdown',
+      ':4191',
+      '/',
+      '-',
+      '--',
+      ' ',
+      '\n',
+      '\r',
+      '\u2028',
+      'x',
+      '_',
+      '=',
+      's3cr3t',
+      'sh',
+      '-c',
+    ];
     const word = fc.array(fc.constantFrom(...PIECES), { maxLength: 5 }).map((ps) => ps.join(''));
     const argv = fc.oneof(fc.array(word, { maxLength: 5 }), fc.constant(undefined));
     const jobs = overlay(baseObjects('both'), fixtureObjects('checks/job-never-completes/fires-templates.yaml'));

@@ -7,7 +7,6 @@ export interface Check extends CheckMeta {
   run(ctx: Model): Iterable<FindingInput>;
 }
 
-
 /** Declare a check (identity function that keeps the type exact). */
 export function defineCheck(check: Check): Check {
   return check;

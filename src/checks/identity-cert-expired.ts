@@ -33,31 +33,32 @@ export default defineCheck({
     for (const p of WITH_IDENTITY) {
       if (m.options.mesh !== 'auto' && m.options.mesh !== p.name) continue; // --mesh: this mesh's identity is not asked about
       for (const src of p.identity!.sources(m)) {
-      const bad = src.certs.filter((c) => validity(c, m.now) !== 'valid');
-      if (bad.length === 0) continue;
-      const anyValid = bad.length < src.certs.length;
-      const first = bad[0]!;
-      const when = validity(first, m.now) === 'expired' ? `expired on ${first.notAfter.toISOString()}` : `is not valid until ${first.notBefore.toISOString()}`;
-      const where = `${src.ref.kind} ${src.ref.namespace}/${src.ref.name}`;
-      yield {
-        mesh: p.name,
-        message:
-          src.role === 'issuer'
-            ? `The ${p.title} identity issuer certificate in ${where} ${when}, so ${p.identity!.issuer} cannot issue proxy certificates and new meshed pods never become ready.`
-            : anyValid
-              ? `A ${p.title} trust anchor in ${where} (${first.label}) ${when}; the other anchors are still valid, so remove it from the bundle.`
-              : `The ${p.title} trust anchor in ${where} (${first.label}) ${when} and no valid anchor is left, so proxies cannot verify each other's identity.`,
-        resource: src.ref,
-        evidence: {
-          role: src.role,
-          key: src.key,
-          ...(src.role === 'trust anchor' ? { anchors: src.certs.length, validAnchors: src.certs.length - bad.length } : {}),
-          certificates: bad.map((c) => ({ ...certEvidence(c, m.now), state: validity(c, m.now) })),
-        },
-        fix: p.identity!.fix(src, anyValid),
-        ...(anyValid ? { severity: 'warning' as const } : {}),
-        affectedPods: 0, // mesh-wide: every meshed pod, not counted here
-      };
+        const bad = src.certs.filter((c) => validity(c, m.now) !== 'valid');
+        if (bad.length === 0) continue;
+        const anyValid = bad.length < src.certs.length;
+        const first = bad[0]!;
+        const when =
+          validity(first, m.now) === 'expired' ? `expired on ${first.notAfter.toISOString()}` : `is not valid until ${first.notBefore.toISOString()}`;
+        const where = `${src.ref.kind} ${src.ref.namespace}/${src.ref.name}`;
+        yield {
+          mesh: p.name,
+          message:
+            src.role === 'issuer'
+              ? `The ${p.title} identity issuer certificate in ${where} ${when}, so ${p.identity!.issuer} cannot issue proxy certificates and new meshed pods never become ready.`
+              : anyValid
+                ? `A ${p.title} trust anchor in ${where} (${first.label}) ${when}; the other anchors are still valid, so remove it from the bundle.`
+                : `The ${p.title} trust anchor in ${where} (${first.label}) ${when} and no valid anchor is left, so proxies cannot verify each other's identity.`,
+          resource: src.ref,
+          evidence: {
+            role: src.role,
+            key: src.key,
+            ...(src.role === 'trust anchor' ? { anchors: src.certs.length, validAnchors: src.certs.length - bad.length } : {}),
+            certificates: bad.map((c) => ({ ...certEvidence(c, m.now), state: validity(c, m.now) })),
+          },
+          fix: p.identity!.fix(src, anyValid),
+          ...(anyValid ? { severity: 'warning' as const } : {}),
+          affectedPods: 0, // mesh-wide: every meshed pod, not counted here
+        };
       }
     }
   },

@@ -36,7 +36,8 @@ export default defineCheck({
   id: 'injection-marker-invalid',
   code: 'MD1005',
   title: 'Injection marker is invalid or misplaced',
-  description: 'A namespace or workload carries an injection marker with an invalid value, the wrong key, or in the wrong place, so it asks for injection but does nothing; or a namespace whose markers ask both meshes to inject its pods.',
+  description:
+    'A namespace or workload carries an injection marker with an invalid value, the wrong key, or in the wrong place, so it asks for injection but does nothing; or a namespace whose markers ask both meshes to inject its pods.',
   severity: 'error',
   // Namespace-only permissions: the workload-level markers are judged without Namespaces and webhooks.
   inputs: [],
@@ -49,7 +50,14 @@ export default defineCheck({
     }
     for (const w of m.appWorkloads) problems.push(...workloadProblems(m, w));
     for (const p of problems) {
-      yield { mesh: p.mesh, message: p.message, resource: p.resource, evidence: p.evidence, fix: [...p.fix, ...recreateAll(p.recreate)], affectedPods: p.affectedPods };
+      yield {
+        mesh: p.mesh,
+        message: p.message,
+        resource: p.resource,
+        evidence: p.evidence,
+        fix: [...p.fix, ...recreateAll(p.recreate)],
+        affectedPods: p.affectedPods,
+      };
     }
   },
 });

@@ -90,7 +90,18 @@ export default defineCheck({
   description: "A mesh's injector Deployment has no available replica, its pods crash-loop or are not Ready, or it is missing while its webhook exists.",
   severity: 'error',
   inputs: ['deployments'],
-  optionalInputs: ['mutatingwebhookconfigurations', 'services', 'pods', 'namespaces', 'replicasets', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'configmaps'],
+  optionalInputs: [
+    'mutatingwebhookconfigurations',
+    'services',
+    'pods',
+    'namespaces',
+    'replicasets',
+    'statefulsets',
+    'daemonsets',
+    'jobs',
+    'cronjobs',
+    'configmaps',
+  ],
   *run(m) {
     for (const { mesh } of m.meshes) {
       for (const inj of injectors(m, mesh)) {

@@ -56,7 +56,11 @@ function hungPod(pod: K8sObject, m: Model): HungPod | undefined {
   const names = containers(podSpec(pod)).map((c) => str(c.name) ?? '');
   const mesh = PROFILE_LIST.find((p) => names.includes(p.proxyContainer))?.name;
   if (!mesh) return undefined; // no proxy, or a native sidecar that ends with the app
-  const statuses = new Map(arr(status.containerStatuses).filter(isObj).map((s) => [str(s.name) ?? '', s]));
+  const statuses = new Map(
+    arr(status.containerStatuses)
+      .filter(isObj)
+      .map((s) => [str(s.name) ?? '', s]),
+  );
   const proxy = profileOf(mesh).proxyContainer;
   const app = names.filter((n) => n !== proxy);
   if (!app.length || !isObj(statuses.get(proxy)?.state?.running)) return undefined;
@@ -70,7 +74,13 @@ function hungPod(pod: K8sObject, m: Model): HungPod | undefined {
     const state = isObj(statuses.get(n)?.state) ? statuses.get(n)!.state : {};
     const [phase, detail] = Object.entries(state).find(([, v]) => isObj(v)) ?? ['unknown', {}];
     const d = detail as Record<string, unknown>;
-    return { name: n, state: phase, ...(d.exitCode !== undefined ? { exitCode: d.exitCode } : {}), ...(d.reason ? { reason: d.reason } : {}), ...(d.finishedAt ? { finishedAt: d.finishedAt } : d.startedAt ? { startedAt: d.startedAt } : {}) };
+    return {
+      name: n,
+      state: phase,
+      ...(d.exitCode !== undefined ? { exitCode: d.exitCode } : {}),
+      ...(d.reason ? { reason: d.reason } : {}),
+      ...(d.finishedAt ? { finishedAt: d.finishedAt } : d.startedAt ? { startedAt: d.startedAt } : {}),
+    };
   });
   return { pod, job: String(job.name ?? ''), mesh, containers: evidence, ...(exitedAt ? { exitedAt } : {}) };
 }
@@ -81,9 +91,16 @@ function* hungJobs(m: Model, w: Workload): Generator<FindingInput, boolean> {
     const mesh = pods[0]!.mesh;
     const jobName = job.slice(mesh.length + 1);
     const ns = shq(w.namespace);
-    const oldest = pods.map((h) => h.exitedAt?.getTime()).filter((t): t is number => t !== undefined).sort()[0];
+    const oldest = pods
+      .map((h) => h.exitedAt?.getTime())
+      .filter((t): t is number => t !== undefined)
+      .sort()[0];
     const p = profileOf(mesh);
-    const relief = p.job.relief(pods.map((h) => nameOf(h.pod)), ns, jobName);
+    const relief = p.job.relief(
+      pods.map((h) => nameOf(h.pod)),
+      ns,
+      jobName,
+    );
     // A CronJob's template is patched for the next runs; a Job's only by re-creating it, which runs it again.
     const template =
       w.kind === 'CronJob' && w.obj
@@ -140,7 +157,11 @@ export default defineCheck({
           message: `${w.kind} ${w.namespace}/${w.name} will be injected with ${p.proxyContainer} as an ordinary container and nothing stops it when the app exits, so its Jobs will never complete.`,
           resource: w.ref,
           affectedPods: 1,
-          evidence: { nativeSidecar: native.reason, shutdownCall: 'none in command or args', injectedBy: d.calls.filter((c) => c.called).map((c) => c.webhook.name) },
+          evidence: {
+            nativeSidecar: native.reason,
+            shutdownCall: 'none in command or args',
+            injectedBy: d.calls.filter((c) => c.called).map((c) => c.webhook.name),
+          },
           fix: [...setOnTemplate(w, 'annotations', p.nativeSidecarAnnotation, 'true'), ...p.job.alternatives],
         };
       }

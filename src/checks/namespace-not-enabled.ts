@@ -63,7 +63,12 @@ export default defineCheck({
       if (options.length === 0) continue;
       const ws = unmeshed.map(({ w }) => w);
       // Both meshes would work: never advise both (two proxies in one pod); the evidence chooses, or the user.
-      const choice = chooseMesh(m, ns, ws, options.map((o) => o.mesh));
+      const choice = chooseMesh(
+        m,
+        ns,
+        ws,
+        options.map((o) => o.mesh),
+      );
       const chosen = options.find((o) => o.mesh === choice.mesh);
       const mixed = chosen ? meshedBy.has(chosen.mesh) : meshedBy.size > 0;
       const pods = unmeshed.flatMap(({ s }) => s.unmeshed);
@@ -86,7 +91,10 @@ export default defineCheck({
         // The marker, then only the workloads whose pods lack the proxy (never the whole kind).
         fix: choiceFix(
           choice,
-          options.map((o) => ({ mesh: o.mesh, fix: [...namespaceChange(m, ns, o.marker.field, [{ key: o.marker.key, value: o.marker.value }]), ...recreateAll(ws)] })),
+          options.map((o) => ({
+            mesh: o.mesh,
+            fix: [...namespaceChange(m, ns, o.marker.field, [{ key: o.marker.key, value: o.marker.value }]), ...recreateAll(ws)],
+          })),
           what,
         ),
       };

@@ -72,7 +72,12 @@ export default defineCheck({
         continue;
       }
       // Opted out of both meshes, both asked: removing both opt-outs would give its pods two proxies.
-      const choice = chooseMesh(m, w.namespace, [w], found.map((f) => f.mesh));
+      const choice = chooseMesh(
+        m,
+        w.namespace,
+        [w],
+        found.map((f) => f.mesh),
+      );
       for (const f of found) {
         if (choice.mesh && f.mesh !== choice.mesh) continue; // this opt-out keeps the pods to the chosen mesh
         yield {

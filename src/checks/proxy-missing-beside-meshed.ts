@@ -31,7 +31,16 @@ import { recreateCommands } from '../fix.js';
 import { injectionSkip } from '../mesh/controlplane.js';
 import { templateOptOut } from '../mesh/markers.js';
 import { podEvidence } from '../mesh/missing-proxy.js';
-import { meshOwnNamespace, meshedByNamespace, meshedWithoutProxy, meshesAllowed, namespaceAsks, notExamined, notExaminedText, templateAsks } from '../mesh/siblings.js';
+import {
+  meshOwnNamespace,
+  meshedByNamespace,
+  meshedWithoutProxy,
+  meshesAllowed,
+  namespaceAsks,
+  notExamined,
+  notExaminedText,
+  templateAsks,
+} from '../mesh/siblings.js';
 import { podStates, type Workload } from '../model.js';
 import type { K8sObject } from '../types.js';
 import { arr, isObj, labelsOf, plural, shq, str, time } from '../util.js';
@@ -41,7 +50,9 @@ import { WORKLOAD_KINDS, defineCheck } from './define.js';
 function eventCommands(w: Workload, pods: K8sObject[]): string[] {
   const names = new Set<string>([w.name]);
   for (const p of pods) {
-    const owner = arr(p.metadata?.ownerReferences).filter(isObj).find((r) => r.controller === true);
+    const owner = arr(p.metadata?.ownerReferences)
+      .filter(isObj)
+      .find((r) => r.controller === true);
     const name = str(owner?.name);
     if (name) names.add(name);
   }
@@ -100,9 +111,9 @@ export default defineCheck({
         let siblings: Workload[] = [];
         if (meshedHere.length === 0) {
           if (s.meshed.size > 0) continue; // meshed by the other mesh
-          siblings = (nsAsks === true ? m.appWorkloadsIn(w.namespace).filter((x) => podStates(x).meshed.has(mesh)) : meshedByNamespace(m, w.namespace, mesh)).filter(
-            (x) => x !== w,
-          );
+          siblings = (
+            nsAsks === true ? m.appWorkloadsIn(w.namespace).filter((x) => podStates(x).meshed.has(mesh)) : meshedByNamespace(m, w.namespace, mesh)
+          ).filter((x) => x !== w);
           if (siblings.length === 0) continue; // nothing shows the namespace meshed: no intent to go by
         }
         const mixed = meshedHere.length > 0;

@@ -28,7 +28,19 @@
 import { parseQuantity } from '../k8s/quantity.js';
 import { desiredPods, jobFinished, podStates, type Model, type Workload } from '../model.js';
 import { objectChange, setAnnotationsOnTemplate } from '../fix.js';
-import { failedCreateEvents, formatUnits, injectedPod, podDemand, quantityUnits, RESOURCE_KEYS, splitKey, type PodContainer, type ProxyConfig, type ResourceKey, type Resources } from '../mesh/resources.js';
+import {
+  failedCreateEvents,
+  formatUnits,
+  injectedPod,
+  podDemand,
+  quantityUnits,
+  RESOURCE_KEYS,
+  splitKey,
+  type PodContainer,
+  type ProxyConfig,
+  type ResourceKey,
+  type Resources,
+} from '../mesh/resources.js';
 import { meshesAllowed } from '../mesh/siblings.js';
 import type { FindingInput, K8sObject, MeshName } from '../types.js';
 import { isObj, nameOf, shq, strMap } from '../util.js';
@@ -44,7 +56,6 @@ const REQUIRED: Record<string, ResourceKey> = {
   'limits.cpu': 'limits.cpu',
   'limits.memory': 'limits.memory',
 };
-
 
 const has = (c: PodContainer, key: ResourceKey) => {
   const [kind, r] = splitKey(key);
@@ -109,7 +120,9 @@ function measure(hard: Record<string, string>, status: Record<string, any>, pod:
   const used = strMap(status.used);
   const room = new Map<string, number>();
   const usedUnits = new Map<string, number>();
-  for (const k of Object.keys(hard).filter((k) => REQUIRED[k] || k === 'pods').sort()) {
+  for (const k of Object.keys(hard)
+    .filter((k) => REQUIRED[k] || k === 'pods')
+    .sort()) {
     const h = units(k, hard[k]);
     if (h === undefined) continue;
     usedUnits.set(k, units(k, used[k] ?? '0') ?? 0);
@@ -145,9 +158,13 @@ const shortfall = (fit: NonNullable<ReturnType<typeof measure>>, k: string) =>
 function raiseQuota(m: Model, q: K8sObject, ns: string, fit: NonNullable<ReturnType<typeof measure>>, keys: string[]): string[] {
   const hard = Object.fromEntries(keys.map((k) => [k, fit.raised(k)]));
   const name = nameOf(q);
-  return objectChange(m, { kind: 'ResourceQuota', namespace: ns, name }, 'spec.hard', Object.entries(hard).map(([key, value]) => ({ key, value })), () => [
-    `kubectl patch resourcequota ${shq(name)} -n ${shq(ns)} --type=merge -p ${shq(JSON.stringify({ spec: { hard } }))}`,
-  ]);
+  return objectChange(
+    m,
+    { kind: 'ResourceQuota', namespace: ns, name },
+    'spec.hard',
+    Object.entries(hard).map(([key, value]) => ({ key, value })),
+    () => [`kubectl patch resourcequota ${shq(name)} -n ${shq(ns)} --type=merge -p ${shq(JSON.stringify({ spec: { hard } }))}`],
+  );
 }
 
 /**
@@ -168,7 +185,10 @@ function missingValues(m: Model, w: Workload, mesh: MeshName, q: K8sObject, pod:
       // Linkerd reads its config annotations from the namespace too (a fixed-text alternative).
       ...(profileOf(mesh).namespaceResourceAnnotations ? ['# or: set the same annotations on the namespace, for all its workloads, and restart them'] : []),
     ],
-    text: fit && exceeded.length ? `; with the proxy resources the fix sets, one more pod still does not fit: ${exceeded.map((k) => shortfall(fit, k)).join('; ')}, so the fix raises the quota too` : '',
+    text:
+      fit && exceeded.length
+        ? `; with the proxy resources the fix sets, one more pod still does not fit: ${exceeded.map((k) => shortfall(fit, k)).join('; ')}, so the fix raises the quota too`
+        : '',
     evidence: { proposed: proposal.annotations, ...(fit ? { ...fit.evidence, exceeded } : { used: 'not counted yet (no status.used)' }) },
   };
 }
@@ -179,7 +199,9 @@ function quotaFindings(m: Model, w: Workload, mesh: MeshName, q: K8sObject) {
   const hard = strMap(isObj(status.hard) ? status.hard : spec.hard);
   const pod = injectedPod(m, mesh, w);
   const all = [...pod.containers, ...pod.initContainers];
-  const required = Object.keys(hard).filter((k) => REQUIRED[k]).sort();
+  const required = Object.keys(hard)
+    .filter((k) => REQUIRED[k])
+    .sort();
   const missingIn = (cs: PodContainer[]) => {
     const out: Record<string, string[]> = {};
     for (const k of required) {

@@ -27,7 +27,8 @@ export default defineCheck({
   id: 'sidecar-missing',
   code: 'MD1004',
   title: 'Sidecar missing',
-  description: 'Pods that should have been injected (the namespace or template asks, a webhook is called, the injector accepts) run without a proxy, and no more specific cause was found.',
+  description:
+    'Pods that should have been injected (the namespace or template asks, a webhook is called, the injector accepts) run without a proxy, and no more specific cause was found.',
   severity: 'error',
   inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
   optionalInputs: [...WORKLOAD_KINDS, 'configmaps', 'events', 'services'],
@@ -58,17 +59,34 @@ export default defineCheck({
           evidence: {
             pods: podEvidence(missing.unexplained).map((p, i) => {
               const o = during.get(missing.unexplained[i]!);
-              return o ? { ...p, createdWhileInjectorDown: { from: o.from.toISOString(), to: o.to?.toISOString() ?? null, ...(o.reason ? { reason: o.reason } : {}) } } : p;
+              return o
+                ? { ...p, createdWhileInjectorDown: { from: o.from.toISOString(), to: o.to?.toISOString() ?? null, ...(o.reason ? { reason: o.reason } : {}) } }
+                : p;
             }),
-            ...(outages.length ? { injectorOutages: outages.map((o) => ({ from: o.from.toISOString(), to: o.to?.toISOString() ?? null, ...(o.reason ? { reason: o.reason } : {}) })) } : {}),
+            ...(outages.length
+              ? {
+                  injectorOutages: outages.map((o) => ({
+                    from: o.from.toISOString(),
+                    to: o.to?.toISOString() ?? null,
+                    ...(o.reason ? { reason: o.reason } : {}),
+                  })),
+                }
+              : {}),
             markers: missing.markers.map((mk) => ({ on: mk.on, marker: mk.text, setAt: mk.setAt?.toISOString() ?? null })),
-            webhook: { name: hook.name, configuration: hook.configName, failurePolicy: hook.failurePolicy, ...(hook.service ? { service: `${hook.service.namespace}/${hook.service.name}` } : {}) },
+            webhook: {
+              name: hook.name,
+              configuration: hook.configName,
+              failurePolicy: hook.failurePolicy,
+              ...(hook.service ? { service: `${hook.service.namespace}/${hook.service.name}` } : {}),
+            },
             ...(skip ? { injectionSkipped: skip } : {}),
           },
           fix: [
             `kubectl get events -n ${ns} --sort-by=.lastTimestamp | grep ${shq(w.name)}`,
             // The injector Deployment is named after its webhook's Service (linkerd-proxy-injector, istiod[-rev]).
-            ...(hook.service ? [`kubectl logs -n ${shq(hook.service.namespace)} ${shq(`deploy/${hook.service.name}`)} -c ${profileOf(mesh).injectorContainer}`] : []),
+            ...(hook.service
+              ? [`kubectl logs -n ${shq(hook.service.namespace)} ${shq(`deploy/${hook.service.name}`)} -c ${profileOf(mesh).injectorContainer}`]
+              : []),
             ...recreateCommands(w),
           ],
         };

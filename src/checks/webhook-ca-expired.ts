@@ -24,7 +24,8 @@ export default defineCheck({
   id: 'webhook-ca-expired',
   code: 'MD2005',
   title: 'Webhook CA certificate expired',
-  description: "A certificate in a mesh injection webhook's caBundle has expired, so the API server cannot verify the injector and injection fails for every new pod.",
+  description:
+    "A certificate in a mesh injection webhook's caBundle has expired, so the API server cannot verify the injector and injection fails for every new pod.",
   severity: 'error',
   inputs: ['mutatingwebhookconfigurations'],
   *run(m) {
@@ -33,7 +34,14 @@ export default defineCheck({
         const hit = groups.filter((g) => g.parsed.certs.some((c) => validity(c, m.now) === 'expired'));
         if (hit.length === 0) continue;
         const broken = hit.some((g) => !usable(g, m.now));
-        const expired = [...new Map(hit.flatMap((g) => g.parsed.certs).filter((c) => validity(c, m.now) === 'expired').map((c) => [c.fingerprint256, c])).values()];
+        const expired = [
+          ...new Map(
+            hit
+              .flatMap((g) => g.parsed.certs)
+              .filter((c) => validity(c, m.now) === 'expired')
+              .map((c) => [c.fingerprint256, c]),
+          ).values(),
+        ];
         const base = bundleFinding(hit, broken);
         const first = expired[0]!;
         const what = `${plural(expired.length, 'expired certificate')} (${first.label}, expired ${first.notAfter.toISOString()}${expired.length > 1 ? ', ...' : ''})`;

@@ -29,7 +29,14 @@ export default defineCheck({
       for (const groups of byConfig(webhookBundles(install.webhooks))) {
         const hit = groups.filter((g) => g.parsed.certs.some((c) => expiring(c, m.now, days)));
         if (hit.length === 0) continue;
-        const certs = [...new Map(hit.flatMap((g) => g.parsed.certs).filter((c) => expiring(c, m.now, days)).map((c) => [c.fingerprint256, c])).values()];
+        const certs = [
+          ...new Map(
+            hit
+              .flatMap((g) => g.parsed.certs)
+              .filter((c) => expiring(c, m.now, days))
+              .map((c) => [c.fingerprint256, c]),
+          ).values(),
+        ];
         certs.sort((a, b) => a.notAfter.getTime() - b.notAfter.getTime());
         const base = bundleFinding(hit, false);
         const first = certs[0]!;

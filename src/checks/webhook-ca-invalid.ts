@@ -30,7 +30,12 @@ function problemsOf(g: BundleGroup, m: Model) {
   for (const p of g.parsed.problems) {
     if (p.problem === 'empty' && g.webhooks.every((w) => w.url && !w.service)) continue; // url webhooks fall back to system roots
     const from = p.problem === 'empty' ? injectCaFrom(g.config) : undefined;
-    if (from) out.push({ webhooks, problem: 'cert-manager-pending', detail: `the caBundle is empty: cert-manager has not injected the CA of Certificate ${from.namespace}/${from.name}` });
+    if (from)
+      out.push({
+        webhooks,
+        problem: 'cert-manager-pending',
+        detail: `the caBundle is empty: cert-manager has not injected the CA of Certificate ${from.namespace}/${from.name}`,
+      });
     else if (p.problem === 'empty' && profileOf(g.mesh).emptyCaBundle) out.push({ webhooks, problem: 'empty', detail: profileOf(g.mesh).emptyCaBundle! });
     else out.push({ webhooks, ...p });
   }
@@ -54,7 +59,10 @@ export default defineCheck({
         if (hit.length === 0) continue;
         const broken = hit.some(({ g }) => !usable(g, m.now));
         const problems = hit.flatMap((x) => x.problems);
-        const base = bundleFinding(hit.map((x) => x.g), broken);
+        const base = bundleFinding(
+          hit.map((x) => x.g),
+          broken,
+        );
         const details = [...new Set(problems.map((p) => p.detail))].join('; ');
         yield {
           ...base,

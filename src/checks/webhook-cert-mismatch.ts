@@ -33,46 +33,58 @@ export default defineCheck({
   inputs: ['secrets', 'mutatingwebhookconfigurations'],
   *run(m) {
     for (const p of WITH_SECRETS) {
-    const install = m.webhookMeshes.find((x) => x.mesh === p.name);
-    if (!install) continue;
-    for (const g of webhookBundles(install.webhooks)) {
-      const svc = g.webhooks.find((w) => w.service)?.service;
-      if (!svc || g.parsed.certs.length === 0) continue; // url webhooks have no Secret; an empty bundle is webhook-ca-invalid's
-      const found = p.servingCertSecrets!.map(([name, key]) => ({ secret: m.get('secrets', svc.namespace, name), key })).find((s) => s.secret);
-      if (!found) continue; // the Secret was not read (or is named differently): nothing to compare
-      const secretName = found.secret!.metadata?.name ?? '';
-      const host = `${svc.name}.${svc.namespace}.svc`;
-      const served = secretCerts(found.secret, found.key)?.certs ?? [];
-      const leaf = served[0];
-      const problems: { problem: string; detail: string }[] = [];
-      if (!leaf) problems.push({ problem: 'no-certificate', detail: `Secret ${secretName} holds no certificate under ${found.key}` });
-      else {
-        if (!chainsTo(leaf, served.slice(1), g.parsed.certs)) {
-          problems.push({ problem: 'not-signed-by-ca-bundle', detail: `the serving certificate (issuer ${leaf.issuer}) is not signed by any caBundle certificate` });
+      const install = m.webhookMeshes.find((x) => x.mesh === p.name);
+      if (!install) continue;
+      for (const g of webhookBundles(install.webhooks)) {
+        const svc = g.webhooks.find((w) => w.service)?.service;
+        if (!svc || g.parsed.certs.length === 0) continue; // url webhooks have no Secret; an empty bundle is webhook-ca-invalid's
+        const found = p.servingCertSecrets!.map(([name, key]) => ({ secret: m.get('secrets', svc.namespace, name), key })).find((s) => s.secret);
+        if (!found) continue; // the Secret was not read (or is named differently): nothing to compare
+        const secretName = found.secret!.metadata?.name ?? '';
+        const host = `${svc.name}.${svc.namespace}.svc`;
+        const served = secretCerts(found.secret, found.key)?.certs ?? [];
+        const leaf = served[0];
+        const problems: { problem: string; detail: string }[] = [];
+        if (!leaf) problems.push({ problem: 'no-certificate', detail: `Secret ${secretName} holds no certificate under ${found.key}` });
+        else {
+          if (!chainsTo(leaf, served.slice(1), g.parsed.certs)) {
+            problems.push({
+              problem: 'not-signed-by-ca-bundle',
+              detail: `the serving certificate (issuer ${leaf.issuer}) is not signed by any caBundle certificate`,
+            });
+          }
+          if (!servesHost(leaf, host)) problems.push({ problem: 'san-mismatch', detail: `the serving certificate is not valid for ${host}` });
         }
-        if (!servesHost(leaf, host)) problems.push({ problem: 'san-mismatch', detail: `the serving certificate is not valid for ${host}` });
+        if (problems.length === 0) continue;
+        yield {
+          mesh: p.name,
+          message: `The ${p.title} injector's certificate in Secret ${svc.namespace}/${secretName} does not match webhook configuration ${g.configName} (${problems.map((p) => p.detail).join('; ')}), so the API server rejects every injection call.`,
+          resource: { kind: 'Secret', namespace: svc.namespace, name: secretName },
+          evidence: {
+            webhookConfiguration: g.configName,
+            webhooks: g.webhooks.map((w) => w.name),
+            failurePolicy: [...new Set(g.webhooks.map((w) => w.failurePolicy))].join(','),
+            expectedDnsName: host,
+            problems,
+            ...(leaf
+              ? {
+                  servingCertificate: {
+                    subject: leaf.subject,
+                    issuer: leaf.issuer,
+                    serial: leaf.serial,
+                    dnsNames: dnsNames(leaf),
+                    keyType: leaf.keyType,
+                    fingerprint256: leaf.fingerprint256,
+                  },
+                }
+              : {}),
+            caBundle: g.parsed.certs.map((c) => ({ subject: c.subject, serial: c.serial, fingerprint256: c.fingerprint256 })),
+          },
+          fix: webhookCertFix(p.name, g.config, g.webhooks),
+          causeKey: `webhook-broken:${p.name}`,
+          affectedPods: 0, // mesh-wide: every pod created while it lasts, not a countable set
+        };
       }
-      if (problems.length === 0) continue;
-      yield {
-        mesh: p.name,
-        message: `The ${p.title} injector's certificate in Secret ${svc.namespace}/${secretName} does not match webhook configuration ${g.configName} (${problems.map((p) => p.detail).join('; ')}), so the API server rejects every injection call.`,
-        resource: { kind: 'Secret', namespace: svc.namespace, name: secretName },
-        evidence: {
-          webhookConfiguration: g.configName,
-          webhooks: g.webhooks.map((w) => w.name),
-          failurePolicy: [...new Set(g.webhooks.map((w) => w.failurePolicy))].join(','),
-          expectedDnsName: host,
-          problems,
-          ...(leaf
-            ? { servingCertificate: { subject: leaf.subject, issuer: leaf.issuer, serial: leaf.serial, dnsNames: dnsNames(leaf), keyType: leaf.keyType, fingerprint256: leaf.fingerprint256 } }
-            : {}),
-          caBundle: g.parsed.certs.map((c) => ({ subject: c.subject, serial: c.serial, fingerprint256: c.fingerprint256 })),
-        },
-        fix: webhookCertFix(p.name, g.config, g.webhooks),
-        causeKey: `webhook-broken:${p.name}`,
-        affectedPods: 0, // mesh-wide: every pod created while it lasts, not a countable set
-      };
-    }
     }
   },
 });

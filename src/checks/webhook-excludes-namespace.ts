@@ -71,7 +71,12 @@ function applyChanges(labels: Record<string, string>, changes: Change[]): Record
  * The smallest verified label change over all webhooks: fewest changes, then fewest new keys
  * (prefer correcting a label already there, e.g. istio.io/rev, to adding a competing one).
  */
-function bestRepair(webhooks: MeshWebhook[], labels: Record<string, string>, candidate: (h: MeshWebhook) => Change[] | undefined, works: (h: MeshWebhook, fixed: Record<string, string>) => boolean): Change[] | undefined {
+function bestRepair(
+  webhooks: MeshWebhook[],
+  labels: Record<string, string>,
+  candidate: (h: MeshWebhook) => Change[] | undefined,
+  works: (h: MeshWebhook, fixed: Record<string, string>) => boolean,
+): Change[] | undefined {
   let best: { changes: Change[]; score: number } | undefined;
   for (const h of webhooks) {
     const changes = candidate(h);
@@ -90,7 +95,8 @@ export default defineCheck({
   id: 'webhook-excludes-namespace',
   code: 'MD1006',
   title: 'Injection webhook excludes the namespace or pods',
-  description: 'A namespace or pod template asks for injection, but the selectors of every injection webhook of that mesh (or the injector itself) leave its pods out.',
+  description:
+    'A namespace or pod template asks for injection, but the selectors of every injection webhook of that mesh (or the injector itself) leave its pods out.',
   severity: 'error',
   inputs: ['namespaces', 'mutatingwebhookconfigurations'],
   optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps'],
@@ -202,8 +208,14 @@ export default defineCheck({
         yield group[0]!.f;
         continue;
       }
-      const choice = chooseMesh(m, group[0]!.ns, [...new Set(group.flatMap((x) => x.ws))], group.map((x) => x.f.mesh));
-      const what = group[0]!.f.resource.kind === 'Namespace' ? `namespace ${group[0]!.ns}` : `${group[0]!.f.resource.kind} ${group[0]!.ns}/${group[0]!.f.resource.name}`;
+      const choice = chooseMesh(
+        m,
+        group[0]!.ns,
+        [...new Set(group.flatMap((x) => x.ws))],
+        group.map((x) => x.f.mesh),
+      );
+      const what =
+        group[0]!.f.resource.kind === 'Namespace' ? `namespace ${group[0]!.ns}` : `${group[0]!.f.resource.kind} ${group[0]!.ns}/${group[0]!.f.resource.name}`;
       for (const { f } of group) {
         if (choice.mesh && f.mesh !== choice.mesh) continue;
         yield {

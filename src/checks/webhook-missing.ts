@@ -31,9 +31,7 @@ export default defineCheck({
       if (install.webhooks.length) continue;
       const mesh = install.mesh;
       const p = profileOf(mesh);
-      const deployments = m
-        .list('deployments')
-        .filter((d) => p.isInjectorDeployment(nameOf(d)));
+      const deployments = m.list('deployments').filter((d) => p.isInjectorDeployment(nameOf(d)));
       const meshedPods = m.list('pods').filter((p) => injectedMesh(p as { spec?: unknown }) === mesh).length;
       // Only an install with something running (not a --mesh choice or a leftover namespace).
       if (!deployments.length && !meshedPods) continue;
@@ -53,10 +51,7 @@ export default defineCheck({
           meshedPods,
           controlPlaneNamespaces: install.namespaces,
         },
-        fix: [
-          ...reinstallCommands(mesh, ns, names[0]),
-          p.listWebhookConfigs(expected[0]!),
-        ],
+        fix: [...reinstallCommands(mesh, ns, names[0]), p.listWebhookConfigs(expected[0]!)],
       };
     }
   },

@@ -12,7 +12,15 @@
  * Service when it is gone.
  */
 import { failureEffect } from '../k8s/admission.js';
-import { type WebhookBackend, injectorPodSelector, namespaceRead, podsMissingProxy, reinstallCommands, webhookBackends, webhookEvidence } from '../mesh/controlplane.js';
+import {
+  type WebhookBackend,
+  injectorPodSelector,
+  namespaceRead,
+  podsMissingProxy,
+  reinstallCommands,
+  webhookBackends,
+  webhookEvidence,
+} from '../mesh/controlplane.js';
 import { shq } from '../util.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 

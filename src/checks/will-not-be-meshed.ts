@@ -33,7 +33,10 @@ import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 /** The same wording as `explain`'s verdict for a mesh that would not inject. */
 function verdict(d: Decision): string {
-  if (!d.called) return d.calls.length === 0 ? `no ${d.mesh} injection webhook is installed` : `no ${d.mesh} webhook would be called: the API server never asks the injector`;
+  if (!d.called)
+    return d.calls.length === 0
+      ? `no ${d.mesh} injection webhook is installed`
+      : `no ${d.mesh} webhook would be called: the API server never asks the injector`;
   return `the ${d.mesh} injector would skip it: ${d.injector.find((s) => !s.ok)?.detail ?? 'a rule failed'}`; // called, not injected
 }
 
@@ -58,7 +61,11 @@ function fixFor(m: Model, w: Workload, mesh: MeshName): { fix: string[]; problem
   };
   if (problem && injects(false)) return { fix: templateFix, problem };
   // A Namespace in the manifests is fixed there: a kubectl change would be undone by the next apply.
-  if (injects(true)) return { fix: [...templateFix, ...namespaceChange(m, w.namespace, marker.field, [{ key: marker.key, value: marker.value }])], ...(problem ? { problem } : {}) };
+  if (injects(true))
+    return {
+      fix: [...templateFix, ...namespaceChange(m, w.namespace, marker.field, [{ key: marker.key, value: marker.value }])],
+      ...(problem ? { problem } : {}),
+    };
   return undefined;
 }
 
@@ -66,7 +73,8 @@ export default defineCheck({
   id: 'will-not-be-meshed',
   code: 'MD1011',
   title: 'Workload will not be meshed',
-  description: 'With check -f and --expect-meshed: a workload in the manifests that does not opt out would be created without a proxy, because no installed mesh would inject it.',
+  description:
+    'With check -f and --expect-meshed: a workload in the manifests that does not opt out would be created without a proxy, because no installed mesh would inject it.',
   severity: 'error',
   inputs: ['namespaces', 'mutatingwebhookconfigurations'],
   optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps'],
@@ -79,7 +87,12 @@ export default defineCheck({
       if (decisions.some((d) => d.inject)) continue;
       const fixes = new Map(decisions.map((d) => [d.mesh, fixFor(m, w, d.mesh)]));
       // One mesh: the evidence's; undecided, the only one a fix works for, or the user's choice.
-      let choice: MeshChoice = chooseMesh(m, w.namespace, [w], decisions.map((d) => d.mesh));
+      let choice: MeshChoice = chooseMesh(
+        m,
+        w.namespace,
+        [w],
+        decisions.map((d) => d.mesh),
+      );
       const working = decisions.map((d) => d.mesh).filter((x) => fixes.get(x));
       if (!choice.mesh && working.length === 1) choice = { mesh: working[0]!, by: `the only mesh that can inject it`, candidates: choice.candidates };
       const mesh = choice.mesh ?? working[0] ?? decisions[0]!.mesh;
@@ -98,7 +111,11 @@ export default defineCheck({
           ...(problem ? { marker: problem.evidence.marker, expected: problem.evidence.expected } : {}),
           ...(decisions.length > 1 ? { meshChoice: choiceEvidence(choice) } : {}),
         },
-        fix: choiceFix(choice, working.map((x) => ({ mesh: x, fix: fixes.get(x)!.fix })), id),
+        fix: choiceFix(
+          choice,
+          working.map((x) => ({ mesh: x, fix: fixes.get(x)!.fix })),
+          id,
+        ),
       };
     }
   },

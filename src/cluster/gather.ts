@@ -174,7 +174,11 @@ function attempt(conn: Conn, path: string, timeoutMs: number): Promise<Reply> {
       const chunks: Buffer[] = [];
       let size = 0;
       let body: NodeJS.ReadableStream = res;
-      if (String(res.headers['content-encoding'] ?? '').trim().toLowerCase() === 'gzip') {
+      if (
+        String(res.headers['content-encoding'] ?? '')
+          .trim()
+          .toLowerCase() === 'gzip'
+      ) {
         let wire = 0;
         res.on('data', (c: Buffer) => {
           wire += c.length;
@@ -217,11 +221,7 @@ function attempt(conn: Conn, path: string, timeoutMs: number): Promise<Reply> {
     };
 
     try {
-      req = conn.request(
-        conn.base + path,
-        { method: 'GET', agent: conn.agent, headers: conn.headers, auth: conn.auth, signal: conn.signal },
-        onResponse,
-      );
+      req = conn.request(conn.base + path, { method: 'GET', agent: conn.agent, headers: conn.headers, auth: conn.auth, signal: conn.signal }, onResponse);
     } catch (e) {
       return fail(new UserError(`cannot send a request to the API server at ${conn.server}: ${printable(firstLine(errorMessage(e)))}`));
     }
@@ -274,10 +274,7 @@ async function get(conn: Conn, path: string): Promise<Reply> {
       }
       const ok = reply.status >= 200 && reply.status < 300;
       if (ok && reply.json === undefined) {
-        failure = new KindFailure(
-          'the API server sent invalid JSON',
-          `the API server at ${conn.server} sent invalid JSON to every request`,
-        );
+        failure = new KindFailure('the API server sent invalid JSON', `the API server at ${conn.server} sent invalid JSON to every request`);
       } else if (RETRY_STATUS.has(reply.status)) {
         failure = statusFailure(conn, reply);
         if (reply.retryAfterMs !== undefined) waitMs = Math.min(reply.retryAfterMs, RETRY_AFTER_CAP_MS);
@@ -290,10 +287,7 @@ async function get(conn: Conn, path: string): Promise<Reply> {
       if (e.type === 'unreachable') throw new UserError(`cannot reach the API server at ${conn.server}: ${e.message}`);
       if (e.type === 'too large') throw new KindFailure(e.message, `the API server at ${conn.server} failed every request: ${e.message}`);
       if (e.type === 'timeout') {
-        throw new KindFailure(
-          `timed out: ${e.message}`,
-          `the API server at ${conn.server} did not answer within ${seconds(conn.limits.requestTimeoutMs)}`,
-        );
+        throw new KindFailure(`timed out: ${e.message}`, `the API server at ${conn.server} did not answer within ${seconds(conn.limits.requestTimeoutMs)}`);
       }
       failure = new KindFailure(e.message, `cannot read from the API server at ${conn.server}: ${e.message}`);
     }
@@ -347,9 +341,7 @@ async function connect(r: KubeContext, limits: Limits, signal: AbortSignal): Pro
     // A keep-alive agent with the same TLS settings, so pages and named GETs reuse connections.
     // Unset options must be left out: an explicit `rejectUnauthorized: undefined` disables checks.
     const tls = Object.fromEntries(
-      (['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const)
-        .filter((k) => ro[k] !== undefined)
-        .map((k) => [k, ro[k]]),
+      (['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const).filter((k) => ro[k] !== undefined).map((k) => [k, ro[k]]),
     );
     const opts = { keepAlive: true, maxSockets: MAX_CONCURRENT_REQUESTS };
     agent = isHttps ? new https.Agent({ ...tls, ...opts }) : new http.Agent(opts);
@@ -462,9 +454,7 @@ export async function gather(opts: GatherOptions): Promise<Snapshot> {
 }
 
 async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeContext, abort: AbortController): Promise<Snapshot> {
-  const scope = opts.allNamespaces
-    ? { allNamespaces: true }
-    : { allNamespaces: false, namespace: opts.namespace ?? resolved.namespace };
+  const scope = opts.allNamespaces ? { allNamespaces: true } : { allNamespaces: false, namespace: opts.namespace ?? resolved.namespace };
   const kinds = [...new Set(opts.kinds)];
   const wanted = new Set(kinds);
   const pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE;

@@ -37,14 +37,15 @@ export const KIND_KEYS = [
 
 export type KindKey = (typeof KIND_KEYS)[number];
 
-const k = (
-  key: KindKey,
-  kind: string,
-  group: string,
-  version: string,
-  namespaced: boolean,
-  byName = false,
-): KindInfo => ({ key, kind, group, version, plural: key, namespaced, ...(byName ? { byName } : {}) });
+const k = (key: KindKey, kind: string, group: string, version: string, namespaced: boolean, byName = false): KindInfo => ({
+  key,
+  kind,
+  group,
+  version,
+  plural: key,
+  namespaced,
+  ...(byName ? { byName } : {}),
+});
 
 export const KINDS: Record<KindKey, KindInfo> = {
   namespaces: k('namespaces', 'Namespace', '', 'v1', false),
@@ -61,13 +62,7 @@ export const KINDS: Record<KindKey, KindInfo> = {
   serviceaccounts: k('serviceaccounts', 'ServiceAccount', '', 'v1', true),
   resourcequotas: k('resourcequotas', 'ResourceQuota', '', 'v1', true),
   events: k('events', 'Event', '', 'v1', true),
-  mutatingwebhookconfigurations: k(
-    'mutatingwebhookconfigurations',
-    'MutatingWebhookConfiguration',
-    'admissionregistration.k8s.io',
-    'v1',
-    false,
-  ),
+  mutatingwebhookconfigurations: k('mutatingwebhookconfigurations', 'MutatingWebhookConfiguration', 'admissionregistration.k8s.io', 'v1', false),
   configmaps: k('configmaps', 'ConfigMap', '', 'v1', true, true),
   secrets: k('secrets', 'Secret', '', 'v1', true, true),
 };

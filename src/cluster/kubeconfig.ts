@@ -225,7 +225,10 @@ function parseServer(contextName: string, raw: string): Pick<KubeContext, 'serve
     return { server, serverError: `the server of context "${contextName}" is not a URL: ${printable(withoutUserinfo(raw))}` };
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    return { server, serverError: `the server of context "${contextName}" has the scheme "${printable(url.protocol.slice(0, -1))}": only https:// and http:// are supported` };
+    return {
+      server,
+      serverError: `the server of context "${contextName}" has the scheme "${printable(url.protocol.slice(0, -1))}": only https:// and http:// are supported`,
+    };
   }
   if (!url.username && !url.password) return { server, url };
   const dec = (s: string) => {
@@ -296,10 +299,7 @@ function execPlugin(exec: Entry, cluster: Entry, rawServer: string, ca: Buffer |
 }
 
 /** Resolve the context meshdoctor uses; every problem is a one-line UserError. */
-export async function resolveKubeContext(
-  opts: { kubeconfig?: string; context?: string },
-  limits: Limits = DEFAULT_LIMITS,
-): Promise<KubeContext> {
+export async function resolveKubeContext(opts: { kubeconfig?: string; context?: string }, limits: Limits = DEFAULT_LIMITS): Promise<KubeContext> {
   const cap = fileCap(limits);
   let cfg: RawConfig;
   try {
@@ -393,8 +393,7 @@ export async function resolveKubeContext(
 export async function execCredentials(r: KubeContext, limits: Limits, signal?: AbortSignal): Promise<KubeContext> {
   const p = r.exec;
   if (!p) return r;
-  const fail = (why: string) =>
-    new UserError(`cannot get credentials for context "${r.contextName}": the exec plugin "${printable(p.command, 200)}" ${why}`);
+  const fail = (why: string) => new UserError(`cannot get credentials for context "${r.contextName}": the exec plugin "${printable(p.command, 200)}" ${why}`);
   if (p.interactiveMode === 'Always') throw fail('needs a terminal (interactiveMode: Always); meshdoctor never runs plugins interactively');
 
   const stdout = await new Promise<Buffer>((resolveOut, reject) => {
@@ -448,7 +447,11 @@ export async function execCredentials(r: KubeContext, limits: Limits, signal?: A
     });
     child.on('close', (code, sig) => {
       if (code === 0) return finish(undefined);
-      const line = Buffer.concat(err).toString('utf8').split(/\r?\n/).map((l) => l.trim()).find(Boolean);
+      const line = Buffer.concat(err)
+        .toString('utf8')
+        .split(/\r?\n/)
+        .map((l) => l.trim())
+        .find(Boolean);
       finish(fail(`failed (${code !== null ? `exit code ${code}` : `killed by ${sig}`})${line ? `: ${printable(line, 300)}` : ''}`));
     });
   });

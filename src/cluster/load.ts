@@ -149,7 +149,9 @@ function yamlShape(token: unknown): { depth: number; aliases: boolean } {
 export async function parseYaml(text: string, fail: Fail): Promise<unknown[]> {
   // The YAML library's document model costs about 50 times the text: bound the text it gets.
   if (text.length > MAX_YAML_CHARS) {
-    throw fail(`${mib(text.length)} of YAML is more than meshdoctor parses (${mib(MAX_YAML_CHARS)}); save it as JSON (kubectl get ... -o json) or with meshdoctor snapshot`);
+    throw fail(
+      `${mib(text.length)} of YAML is more than meshdoctor parses (${mib(MAX_YAML_CHARS)}); save it as JSON (kubectl get ... -o json) or with meshdoctor snapshot`,
+    );
   }
   const { Composer, Parser } = await import('yaml');
   const composer = new Composer({ prettyErrors: false });
@@ -257,7 +259,8 @@ export async function loadSnapshot(paths: string[], scope?: Scope, limits: Limit
   if (files.length === 0) throw new UserError(`cannot read snapshot ${paths.join(', ')}: no .json or .yaml files found`);
   const loose: K8sObject[] = [];
   let own: Snapshot | undefined;
-  const noObjects = (where: string) => new UserError(`cannot read snapshot ${where}: no Kubernetes objects found (expected a List, objects, or a meshdoctor snapshot)`);
+  const noObjects = (where: string) =>
+    new UserError(`cannot read snapshot ${where}: no Kubernetes objects found (expected a List, objects, or a meshdoctor snapshot)`);
   for (const { file, explicit } of found) {
     const before = loose.length;
     const docs = await readDocuments(file, limits);
@@ -292,7 +295,8 @@ export async function loadSnapshot(paths: string[], scope?: Scope, limits: Limit
   for (const key of ALWAYS_PRESENT) {
     if (ownKinds.has(key) || snap.unavailable[key] || snap.objects[key]?.length) continue;
     delete snap.objects[key];
-    snap.unavailable[key] = `not in the snapshot: the files hold no ${KINDS[key].kind}, which a cluster running a mesh always has (add kubectl get ${KINDS[key].plural} -A -o json)`;
+    snap.unavailable[key] =
+      `not in the snapshot: the files hold no ${KINDS[key].kind}, which a cluster running a mesh always has (add kubectl get ${KINDS[key].plural} -A -o json)`;
   }
   return snap;
 }
@@ -312,7 +316,9 @@ function mergeOwn(prev: Snapshot | undefined, doc: Record<string, any>, file: st
   if (!isObj(doc.objects)) throw new UserError(`cannot read snapshot ${file}: a ${SNAPSHOT_KIND} without "objects"`);
   const snap: Snapshot = prev ?? {
     source: sourceOf(doc.source),
-    scope: isObj(doc.scope) ? { allNamespaces: doc.scope.allNamespaces === true, ...(typeof doc.scope.namespace === 'string' ? { namespace: doc.scope.namespace } : {}) } : { allNamespaces: true },
+    scope: isObj(doc.scope)
+      ? { allNamespaces: doc.scope.allNamespaces === true, ...(typeof doc.scope.namespace === 'string' ? { namespace: doc.scope.namespace } : {}) }
+      : { allNamespaces: true },
     objects: {},
     unavailable: {},
   };

@@ -16,7 +16,11 @@ export function meshNamespaces(namespaces: K8sObject[], webhookConfigs: K8sObjec
     for (const h of hooks) {
       const svc = h?.clientConfig?.service;
       if (typeof svc?.namespace !== 'string' || typeof h.name !== 'string') continue;
-      const mesh = webhookMesh({ name: h.name, configName: String(cfg.metadata?.name ?? ''), ...(typeof svc.name === 'string' ? { serviceName: svc.name } : {}) });
+      const mesh = webhookMesh({
+        name: h.name,
+        configName: String(cfg.metadata?.name ?? ''),
+        ...(typeof svc.name === 'string' ? { serviceName: svc.name } : {}),
+      });
       if (mesh) found.get(mesh)!.add(svc.namespace);
     }
   }

@@ -142,7 +142,7 @@ async function* linesOf(file: string, maxLine: number): AsyncGenerator<string> {
       }
       if (read === 0) break;
       const chunk = buf.subarray(0, read);
-      for (let start = 0; start < read; ) {
+      for (let start = 0; start < read;) {
         const nl = chunk.indexOf(0x0a, start);
         const piece = chunk.subarray(start, nl < 0 ? read : nl);
         length += piece.length;

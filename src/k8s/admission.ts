@@ -12,7 +12,6 @@ export function webhookFailureCause(message: string): WebhookFailureCause {
   return 'other';
 }
 
-
 /** What a webhook's failurePolicy does when the injector cannot be reached. */
 export function failureEffect(policies: Iterable<'Ignore' | 'Fail'>): string {
   const set = new Set(policies);

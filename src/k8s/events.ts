@@ -43,4 +43,3 @@ export function eventInfo(e: K8sObject) {
     ...(last ? { lastTimestamp: String(last) } : {}),
   };
 }
-

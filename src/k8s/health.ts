@@ -5,7 +5,15 @@ import { containers, podSpec } from './pods.js';
 import { parseQuantity } from './quantity.js';
 
 /** Waiting reasons that mean a container cannot start (not a normal rollout step). */
-const BROKEN_WAITING = new Set(['CrashLoopBackOff', 'ImagePullBackOff', 'ErrImagePull', 'CreateContainerConfigError', 'CreateContainerError', 'InvalidImageName', 'RunContainerError']);
+const BROKEN_WAITING = new Set([
+  'CrashLoopBackOff',
+  'ImagePullBackOff',
+  'ErrImagePull',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'InvalidImageName',
+  'RunContainerError',
+]);
 
 export interface PodHealth {
   name: string;
@@ -95,4 +103,3 @@ export function doubledMemory(q: string): string | undefined {
   const b = parseQuantity(q);
   return b === undefined || b <= 0 ? undefined : `${Math.ceil((2 * b) / 1024 ** 2)}Mi`;
 }
-

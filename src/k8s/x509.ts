@@ -87,7 +87,8 @@ export function parsePem(text: string): PemResult {
     }
   });
   const begins = (text.match(/-----BEGIN /g) ?? []).length;
-  if (begins > blocks.length) problems.push({ problem: 'truncated', detail: `${plural(begins - blocks.length, 'PEM block')} without their END line (truncated)` });
+  if (begins > blocks.length)
+    problems.push({ problem: 'truncated', detail: `${plural(begins - blocks.length, 'PEM block')} without their END line (truncated)` });
   else if (begins === 0) problems.push({ problem: 'not-pem', detail: 'not PEM: no -----BEGIN CERTIFICATE----- block' });
   return { certs, problems };
 }
@@ -140,7 +141,10 @@ export function certEvidence(c: Cert, now: Date) {
 
 /** The value of an RDN attribute of the subject (e.g. CN), if present. */
 export function subjectAttr(c: Cert, attr: string): string | undefined {
-  return (c.x509.subject ?? '').split('\n').find((l) => l.startsWith(`${attr}=`))?.slice(attr.length + 1);
+  return (c.x509.subject ?? '')
+    .split('\n')
+    .find((l) => l.startsWith(`${attr}=`))
+    ?.slice(attr.length + 1);
 }
 
 /** `child` is signed by `parent` (names match and the signature verifies). */

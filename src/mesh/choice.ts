@@ -19,7 +19,8 @@ import { meshList, meshTitle, profileOf } from './registry.js';
  * text ("annotation linkerd.io/inject=enable"); undefined when it names this mesh nowhere, or
  * only to opt out.
  */
-export const templateMarkerText = (mesh: MeshName, template: { metadata?: unknown } | undefined): string | undefined => profileOf(mesh).templateAsking(template);
+export const templateMarkerText = (mesh: MeshName, template: { metadata?: unknown } | undefined): string | undefined =>
+  profileOf(mesh).templateAsking(template);
 
 /**
  * A pod created now from this workload's template would be injected by `mesh`: the injection
@@ -70,7 +71,9 @@ export function chooseMesh(m: Model, ns: string, ws: readonly Workload[], candid
   // The mesh the namespace's workloads run.
   const running = new Map<MeshName, number>();
   for (const x of m.appWorkloadsIn(ns)) for (const mesh of podStates(x).meshed.keys()) if (c.includes(mesh)) running.set(mesh, (running.get(mesh) ?? 0) + 1);
-  const byPods = decide(new Map([...running].map(([mesh, n]) => [mesh, `${plural(n, 'workload')} in namespace ${ns} ${n === 1 ? 'runs' : 'run'} the ${meshTitle(mesh)} proxy`])));
+  const byPods = decide(
+    new Map([...running].map(([mesh, n]) => [mesh, `${plural(n, 'workload')} in namespace ${ns} ${n === 1 ? 'runs' : 'run'} the ${meshTitle(mesh)} proxy`])),
+  );
   if (byPods) return byPods;
   // The namespace's own markers (valid or not).
   const nsObj = m.namespace(ns);
@@ -104,6 +107,8 @@ export function choiceFix(choice: MeshChoice, options: { mesh: MeshName; fix: st
   if (usable.length === 0) return [];
   return [
     `# choose one mesh for ${note(what)}, never both (two proxies in one pod): run the commands of one choice below; pasted as it is, this block runs nothing`,
-    ...usable.flatMap((o) => o.fix.map((line) => `# to mesh it with ${meshTitle(o.mesh)}: ${line.startsWith('# ') ? line.slice(2) : line.startsWith('#') ? line.slice(1) : line}`)),
+    ...usable.flatMap((o) =>
+      o.fix.map((line) => `# to mesh it with ${meshTitle(o.mesh)}: ${line.startsWith('# ') ? line.slice(2) : line.startsWith('#') ? line.slice(1) : line}`),
+    ),
   ];
 }

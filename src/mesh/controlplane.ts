@@ -56,7 +56,6 @@ export interface Injector {
   webhooks: MeshWebhook[];
 }
 
-
 /**
  * Whether the snapshot holds the namespaced objects of `ns`. A live run with `-n shop` lists
  * namespaced kinds in `shop` only: the control plane's Service, pods and Deployment are then
@@ -231,7 +230,6 @@ export interface InjectionSkip {
   object: string;
 }
 
-
 /**
  * The injector's own account of why it skipped a workload (Linkerd's `InjectionSkipped` events):
  * the latest such event on the workload (or its ReplicaSet/Job), its readable reasons split out.
@@ -275,11 +273,7 @@ export function injectorPodSelector(mesh: MeshName, svc: K8sObject | undefined):
 export function injectorDebugCommands(inj: Injector, container: string): string[] {
   const ns = shq(inj.namespace);
   const dep = shq(`deploy/${inj.name}`);
-  return [
-    `kubectl -n ${ns} describe ${dep}`,
-    `kubectl -n ${ns} logs ${dep} -c ${shq(container)} --previous`,
-    `kubectl -n ${ns} rollout restart ${dep}`,
-  ];
+  return [`kubectl -n ${ns} describe ${dep}`, `kubectl -n ${ns} logs ${dep} -c ${shq(container)} --previous`, `kubectl -n ${ns} rollout restart ${dep}`];
 }
 
 /** A time span when no replica of a mesh's injector could serve the webhook. */
@@ -317,11 +311,12 @@ function podDownSpans(pod: K8sObject, container: string, now: number): Span[] {
 /** Intersect two sorted span lists: the times both are down. */
 function intersect(a: Span[], b: Span[]): Span[] {
   const out: Span[] = [];
-  for (const x of a) for (const y of b) {
-    const from = Math.max(x.from, y.from);
-    const to = Math.min(x.to, y.to);
-    if (from < to) out.push({ from, to, ...(x.reason === y.reason && x.reason ? { reason: x.reason } : {}) });
-  }
+  for (const x of a)
+    for (const y of b) {
+      const from = Math.max(x.from, y.from);
+      const to = Math.min(x.to, y.to);
+      if (from < to) out.push({ from, to, ...(x.reason === y.reason && x.reason ? { reason: x.reason } : {}) });
+    }
   return out;
 }
 
@@ -341,7 +336,8 @@ export function injectorOutages(m: Model, mesh: MeshName): InjectorOutage[] {
         const spans = podDownSpans(pod, profileOf(mesh).injectorContainer, now);
         down = down === undefined ? spans : intersect(down, spans);
       }
-      for (const s of down ?? []) out.push({ from: new Date(s.from), ...(s.to < now ? { to: new Date(s.to) } : {}), ...(s.reason ? { reason: s.reason } : {}) });
+      for (const s of down ?? [])
+        out.push({ from: new Date(s.from), ...(s.to < now ? { to: new Date(s.to) } : {}), ...(s.reason ? { reason: s.reason } : {}) });
     }
     return out.sort((a, b) => a.from.getTime() - b.from.getTime());
   });

@@ -63,7 +63,6 @@ export function changedTemplate<T extends { metadata?: unknown; spec?: unknown }
   return { ...template, metadata: { ...(isObj(template.metadata) ? template.metadata : {}), labels, annotations } };
 }
 
-
 const unmeshedPods = (ws: Workload[]) => ws.reduce((n, w) => n + podStates(w).unmeshed.length, 0);
 
 export function namespaceProblems(m: Model, ns: string): Problem[] {
@@ -75,7 +74,13 @@ export function namespaceProblems(m: Model, ns: string): Problem[] {
     const annotations = annotationsOf(obj);
     const ref = { kind: 'Namespace', name: ns };
     const set = (field: 'labels' | 'annotations', key: string, value: string) => namespaceChange(m, ns, field, [{ key, value }]);
-    const unset = (field: 'labels' | 'annotations', ...keys: string[]) => namespaceChange(m, ns, field, keys.map((key) => ({ key })));
+    const unset = (field: 'labels' | 'annotations', ...keys: string[]) =>
+      namespaceChange(
+        m,
+        ns,
+        field,
+        keys.map((key) => ({ key })),
+      );
     const inNs = m.appWorkloadsIn(ns);
     const out: Problem[] = [];
     for (const p of PROFILE_LIST) {
@@ -101,7 +106,12 @@ export function namespaceProblems(m: Model, ns: string): Problem[] {
  */
 function removeNamespaceMarker(m: Model, ns: string, mesh: MeshName): string[] {
   const { field, keys } = profileOf(mesh).namespaceMarkerKeys(m.namespace(ns));
-  return namespaceChange(m, ns, field, keys.map((key) => ({ key })));
+  return namespaceChange(
+    m,
+    ns,
+    field,
+    keys.map((key) => ({ key })),
+  );
 }
 
 /**
@@ -130,10 +140,16 @@ function bothAsked(m: Model, ns: string): Problem[] {
       mesh: choice.mesh ?? both[0]!,
       resource: { kind: 'Namespace', name: ns },
       message: `Namespace ${ns} asks both ${texts} to inject its pods, so every new pod in it is sent to both injectors; ${
-        other ? `${chosenText(choice)}, so the fix removes the ${meshTitle(other)} marker (running pods keep their proxy until re-created)` : mustChoose(choice, 'it')
+        other
+          ? `${chosenText(choice)}, so the fix removes the ${meshTitle(other)} marker (running pods keep their proxy until re-created)`
+          : mustChoose(choice, 'it')
       }.`,
       evidence: { markers: both.map((x) => namespaceMarker(x, obj).text), meshChoice: choiceEvidence(choice) },
-      fix: choiceFix(choice, both.map((keep) => ({ mesh: keep, fix: both.filter((x) => x !== keep).flatMap((x) => removeNamespaceMarker(m, ns, x)) })), `namespace ${ns}`),
+      fix: choiceFix(
+        choice,
+        both.map((keep) => ({ mesh: keep, fix: both.filter((x) => x !== keep).flatMap((x) => removeNamespaceMarker(m, ns, x)) })),
+        `namespace ${ns}`,
+      ),
       recreate: [],
       remove: [],
       explains: both,
@@ -163,16 +179,43 @@ function oneMeshForNamespace(m: Model, ns: string, problems: Problem[]): Problem
   const choice = chooseMesh(m, ns, m.appWorkloadsIn(ns), involved);
   /** Removing the valid markers of the meshes not chosen (they would inject beside it). */
   const removeEnabled = (keep: MeshName) => enabled.filter((x) => x !== keep).flatMap((x) => removeNamespaceMarker(m, ns, x));
-  const others = (keep: MeshName) => enabled.filter((x) => x !== keep).map((x) => namespaceMarker(x, obj).text).join(' and ');
+  const others = (keep: MeshName) =>
+    enabled
+      .filter((x) => x !== keep)
+      .map((x) => namespaceMarker(x, obj).text)
+      .join(' and ');
   return problems.map((p) => {
     const evidence = { ...p.evidence, meshChoice: choiceEvidence(choice) };
     if (choice.mesh === p.mesh) {
       const gone = others(p.mesh);
-      return { ...p, choice, evidence, correct: p.fix, fix: [...removeEnabled(p.mesh), ...p.fix], message: gone ? `${p.message} ${chosenText(choice)}, so the fix also removes ${gone}.` : p.message };
+      return {
+        ...p,
+        choice,
+        evidence,
+        correct: p.fix,
+        fix: [...removeEnabled(p.mesh), ...p.fix],
+        message: gone ? `${p.message} ${chosenText(choice)}, so the fix also removes ${gone}.` : p.message,
+      };
     }
-    if (choice.mesh) return { ...p, choice, evidence, correct: p.fix, fix: p.remove, recreate: [], message: `${p.message} ${chosenText(choice)}, so the fix removes this marker rather than correct it.` };
+    if (choice.mesh)
+      return {
+        ...p,
+        choice,
+        evidence,
+        correct: p.fix,
+        fix: p.remove,
+        recreate: [],
+        message: `${p.message} ${chosenText(choice)}, so the fix removes this marker rather than correct it.`,
+      };
     const options = involved.map((x) => ({ mesh: x, fix: x === p.mesh ? [...removeEnabled(p.mesh), ...p.fix, ...recreateAll(p.recreate)] : p.remove }));
-    return { ...p, evidence, correct: p.fix, fix: choiceFix(choice, options, `namespace ${ns}`), recreate: [], message: `${p.message} ${meshTitle(involved.find((x) => x !== p.mesh)!)} is asked here too: choose one mesh, never both.` };
+    return {
+      ...p,
+      evidence,
+      correct: p.fix,
+      fix: choiceFix(choice, options, `namespace ${ns}`),
+      recreate: [],
+      message: `${p.message} ${meshTitle(involved.find((x) => x !== p.mesh)!)} is asked here too: choose one mesh, never both.`,
+    };
   });
 }
 
@@ -203,7 +246,9 @@ export function workloadProblems(m: Model, w: Workload): Problem[] {
  */
 function oneMeshForWorkload(m: Model, w: Workload, problems: Problem[]): Problem[] {
   if (problems.length === 0) return problems;
-  const nsAsks = namespaceProblems(m, w.namespace).filter((p) => !p.choice || p.choice.mesh === p.mesh).map((p) => p.mesh);
+  const nsAsks = namespaceProblems(m, w.namespace)
+    .filter((p) => !p.choice || p.choice.mesh === p.mesh)
+    .map((p) => p.mesh);
   const injecting = installedMeshes(m).filter((x) => meshWouldInject(m, w, x) || nsAsks.includes(x));
   const others = injecting.filter((x) => !problems.some((p) => p.mesh === x));
   const involved = [...new Set([...problems.map((p) => p.mesh), ...others])];
@@ -211,21 +256,50 @@ function oneMeshForWorkload(m: Model, w: Workload, problems: Problem[]): Problem
   const choice = chooseMesh(m, w.namespace, [w], involved);
   /** The pod template opts out of the meshes not chosen that would inject it. */
   const optOuts = (keep: MeshName) =>
-    others.filter((x) => x !== keep && !templateOptOut(x, w.template)).flatMap((x) => {
-      const o = optOutMarker(x);
-      return setOnTemplate(w, o.field, o.key, o.value);
-    });
-  const optOutText = (keep: MeshName) => others.filter((x) => x !== keep).map((x) => meshTitle(x)).join(' and ');
+    others
+      .filter((x) => x !== keep && !templateOptOut(x, w.template))
+      .flatMap((x) => {
+        const o = optOutMarker(x);
+        return setOnTemplate(w, o.field, o.key, o.value);
+      });
+  const optOutText = (keep: MeshName) =>
+    others
+      .filter((x) => x !== keep)
+      .map((x) => meshTitle(x))
+      .join(' and ');
   const what = `${w.kind} ${w.namespace}/${w.name}`;
   return problems.map((p) => {
     const evidence = { ...p.evidence, meshChoice: choiceEvidence(choice) };
     if (choice.mesh === p.mesh) {
       const out = optOutText(p.mesh);
-      return { ...p, choice, evidence, correct: p.fix, fix: [...optOuts(p.mesh), ...p.fix], message: out ? `${p.message} ${out} would inject it too; ${chosenText(choice)}, so the fix also opts its pod template out of ${out}.` : p.message };
+      return {
+        ...p,
+        choice,
+        evidence,
+        correct: p.fix,
+        fix: [...optOuts(p.mesh), ...p.fix],
+        message: out ? `${p.message} ${out} would inject it too; ${chosenText(choice)}, so the fix also opts its pod template out of ${out}.` : p.message,
+      };
     }
-    if (choice.mesh) return { ...p, choice, evidence, correct: p.fix, fix: p.remove, recreate: [], message: `${p.message} ${chosenText(choice)}, so the fix removes this marker rather than correct it.` };
+    if (choice.mesh)
+      return {
+        ...p,
+        choice,
+        evidence,
+        correct: p.fix,
+        fix: p.remove,
+        recreate: [],
+        message: `${p.message} ${chosenText(choice)}, so the fix removes this marker rather than correct it.`,
+      };
     const options = involved.map((x) => ({ mesh: x, fix: x === p.mesh ? [...optOuts(p.mesh), ...p.fix, ...recreateAll(p.recreate)] : p.remove }));
-    return { ...p, evidence, correct: p.fix, fix: choiceFix(choice, options, what), recreate: [], message: `${p.message} ${meshTitle(involved.find((x) => x !== p.mesh)!)} is asked for it too: choose one mesh, never both.` };
+    return {
+      ...p,
+      evidence,
+      correct: p.fix,
+      fix: choiceFix(choice, options, what),
+      recreate: [],
+      message: `${p.message} ${meshTitle(involved.find((x) => x !== p.mesh)!)} is asked for it too: choose one mesh, never both.`,
+    };
   });
 }
 
@@ -233,4 +307,3 @@ function oneMeshForWorkload(m: Model, w: Workload, problems: Problem[]): Problem
 export function markerExplains(m: Model, w: Workload, mesh: MeshName): boolean {
   return [...namespaceProblems(m, w.namespace), ...workloadProblems(m, w)].some((p) => p.mesh === mesh || p.explains?.includes(mesh));
 }
-

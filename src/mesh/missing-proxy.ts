@@ -50,7 +50,6 @@ export function missingProxy(m: Model, w: Workload, mesh: MeshName): MissingProx
 
 export const podEvidence = (pods: K8sObject[]) => pods.map((p) => ({ name: p.metadata?.name ?? '', creationTimestamp: p.metadata?.creationTimestamp ?? null }));
 
-
 /** A marker asking a mesh for injection, with where it sits and when it was set. */
 export interface DatedMarker {
   /** "Namespace shop" or "Deployment shop/web pod template". */
@@ -78,7 +77,10 @@ export function enablingMarkers(mesh: MeshName, ns: K8sObject | undefined, w: Wo
   }
   const t = p.templateEnabling(w.template);
   if (t) {
-    const prefix = w.templatePath.split('/').filter(Boolean).map((p) => `f:${p}`);
+    const prefix = w.templatePath
+      .split('/')
+      .filter(Boolean)
+      .map((p) => `f:${p}`);
     const setAt = field(w.templatePath ? w.obj : w.template, prefix, t.f, t.key);
     const on = w.templatePath ? `${w.kind} ${w.namespace}/${w.name} pod template` : `${w.kind} ${w.namespace}/${w.name}`;
     out.push({ on, text: `${t.f.slice(0, -1)} ${t.key}=${t.value}`, ...(setAt ? { setAt } : {}) });

@@ -230,7 +230,12 @@ export interface MeshProfile {
   /** The annotations also work on the namespace (for all its workloads). */
   readonly namespaceResourceAnnotations: boolean;
   /** The proxy resources of the workload's next pod, from the mesh's own configuration. */
-  proxyResources(m: Model, w: Workload, observed: Record<string, unknown> | undefined, observedFrom: string | undefined): Partial<Record<ResourceKey, ProxyResourceValue>>;
+  proxyResources(
+    m: Model,
+    w: Workload,
+    observed: Record<string, unknown> | undefined,
+    observedFrom: string | undefined,
+  ): Partial<Record<ResourceKey, ProxyResourceValue>>;
   /** Whether the proxy would be a native sidecar by the mesh's own settings (undefined: none found). */
   nativeSidecar(m: Model, w: Workload): { native: boolean; reason: string } | undefined;
   /** Env variables of its control plane that nativeSidecar reads (snapshots keep their boolean values). */

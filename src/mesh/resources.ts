@@ -39,8 +39,22 @@ export function quantityUnits(r: Compute, v: unknown): number | undefined {
   return Math.ceil(Number((r === 'cpu' ? q * 1000 : q).toFixed(6)));
 }
 
-const BINARY: [string, number][] = [['Ei', 2 ** 60], ['Pi', 2 ** 50], ['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]];
-const DECIMAL: [string, number][] = [['E', 1e18], ['P', 1e15], ['T', 1e12], ['G', 1e9], ['M', 1e6], ['k', 1e3]];
+const BINARY: [string, number][] = [
+  ['Ei', 2 ** 60],
+  ['Pi', 2 ** 50],
+  ['Ti', 2 ** 40],
+  ['Gi', 2 ** 30],
+  ['Mi', 2 ** 20],
+  ['Ki', 2 ** 10],
+];
+const DECIMAL: [string, number][] = [
+  ['E', 1e18],
+  ['P', 1e15],
+  ['T', 1e12],
+  ['G', 1e9],
+  ['M', 1e6],
+  ['k', 1e3],
+];
 
 /** Units back to a quantity string: "1", "250m"; "256Mi", "1G", "1000". */
 export function formatUnits(r: Compute, n: number): string {
@@ -114,7 +128,9 @@ export function nativeSidecar(m: Model, mesh: MeshName, w: Workload): { native: 
  * defaults included). Undefined when no active pod of the workload runs the mesh's proxy.
  */
 export function observedProxy(mesh: MeshName, w: Workload): { pod: string; resources: Record<string, any> } | undefined {
-  const pods = [...(podStates(w).meshed.get(mesh) ?? [])].sort((a, b) => cmp(str(b.metadata?.creationTimestamp) ?? '', str(a.metadata?.creationTimestamp) ?? ''));
+  const pods = [...(podStates(w).meshed.get(mesh) ?? [])].sort((a, b) =>
+    cmp(str(b.metadata?.creationTimestamp) ?? '', str(a.metadata?.creationTimestamp) ?? ''),
+  );
   const pod = pods[0];
   if (!pod) return undefined;
   const spec = podSpec(pod);

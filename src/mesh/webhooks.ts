@@ -104,11 +104,7 @@ export interface WebhookCall {
 }
 
 /** Would the API server call this webhook for a pod CREATE with these labels in this namespace? */
-export function evalWebhook(
-  webhook: MeshWebhook,
-  nsLabels: Record<string, string>,
-  podLabels: Record<string, string>,
-): WebhookCall {
+export function evalWebhook(webhook: MeshWebhook, nsLabels: Record<string, string>, podLabels: Record<string, string>): WebhookCall {
   const rules = rulesMatchPodCreate(webhook.rules);
   const namespaceSelector = cachedSelector(webhook.namespaceSelector, nsLabels);
   const objectSelector = evalSelector(webhook.objectSelector, podLabels);

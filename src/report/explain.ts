@@ -15,7 +15,9 @@ export function renderExplanation(e: Explanation, color: boolean): string {
   const meshed = Object.entries(e.now.meshed).map(([mesh, pods]) => `${pods!.length} with ${mesh}`);
   if (e.meshes.length) out.push('');
   for (const m of e.meshes) out.push(`${mark(m.wouldInject)} ${m.mesh}: ${m.wouldInject ? c.green(clean(m.verdict)) : c.yellow(clean(m.verdict))}`);
-  out.push(`now:        ${pl(e.now.pods, 'active pod')}${meshed.length ? `, ${meshed.join(', ')}` : ''}, ${e.now.unmeshed.length} without a proxy${e.now.unmeshed.length ? `: ${clean(e.now.unmeshed.slice(0, 5).join(', '))}${e.now.unmeshed.length > 5 ? ', ...' : ''}` : ''}`);
+  out.push(
+    `now:        ${pl(e.now.pods, 'active pod')}${meshed.length ? `, ${meshed.join(', ')}` : ''}, ${e.now.unmeshed.length} without a proxy${e.now.unmeshed.length ? `: ${clean(e.now.unmeshed.slice(0, 5).join(', '))}${e.now.unmeshed.length > 5 ? ', ...' : ''}` : ''}`,
+  );
   out.push(`on restart: ${clean(e.onRestart)}`);
   if (e.findings.length) {
     out.push('', 'findings:');
@@ -31,10 +33,18 @@ export function renderExplanation(e: Explanation, color: boolean): string {
     if (m.webhooks.length === 0) out.push(`  ${step++}. ${mark(false)} no injection webhook installed`);
     for (const h of m.webhooks) {
       const state = h.callFails ? 'called, but the call fails (its service cannot answer)' : h.called ? 'called' : 'not called';
-      out.push(`  ${step++}. ${mark(h.called && !h.callFails)} webhook ${clean(h.configuration)} / ${clean(h.webhook)} ${c.dim(`(failurePolicy ${h.failurePolicy})`)}: ${state}`);
+      out.push(
+        `  ${step++}. ${mark(h.called && !h.callFails)} webhook ${clean(h.configuration)} / ${clean(h.webhook)} ${c.dim(`(failurePolicy ${h.failurePolicy})`)}: ${state}`,
+      );
       out.push(`       ${mark(h.rulesMatchPodCreate)} rules: CREATE pods`);
-      if (h.backend) out.push(`       ${mark(h.backend.readyEndpoints > 0)} service ${clean(h.backend.service)}: ${h.backend.readyEndpoints} ready endpoint${h.backend.readyEndpoints === 1 ? '' : 's'}${h.backend.notReadyEndpoints ? `, ${h.backend.notReadyEndpoints} not ready` : ''}`);
-      for (const [label, sel] of [['namespaceSelector', h.namespaceSelector], ['objectSelector', h.objectSelector]] as const) {
+      if (h.backend)
+        out.push(
+          `       ${mark(h.backend.readyEndpoints > 0)} service ${clean(h.backend.service)}: ${h.backend.readyEndpoints} ready endpoint${h.backend.readyEndpoints === 1 ? '' : 's'}${h.backend.notReadyEndpoints ? `, ${h.backend.notReadyEndpoints} not ready` : ''}`,
+        );
+      for (const [label, sel] of [
+        ['namespaceSelector', h.namespaceSelector],
+        ['objectSelector', h.objectSelector],
+      ] as const) {
         const terms = sel.terms.length ? sel.terms.map((t) => `${mark(t.matched)} ${clean(t.term)}`).join('  ') : c.dim('(matches everything)');
         out.push(`       ${mark(sel.matched)} ${label}: ${terms}`);
       }

@@ -31,12 +31,16 @@ export const junit: Reporter = (result) => {
     if (skip) body.push(`      <skipped message="${attr(skip.reason)}"/>`);
     if (found.length) failing++;
     for (const f of found) {
-      const detail = [`${f.severity.toUpperCase()} ${f.code} ${f.id} on ${resource(f)} (${f.mesh}${f.affectedPods ? `, ${plural(f.affectedPods, 'pod')}` : ''})`, f.message];
+      const detail = [
+        `${f.severity.toUpperCase()} ${f.code} ${f.id} on ${resource(f)} (${f.mesh}${f.affectedPods ? `, ${plural(f.affectedPods, 'pod')}` : ''})`,
+        f.message,
+      ];
       if (f.source) detail.push(`from: ${f.source.file}#${f.source.document}`);
       if (f.fix.length) detail.push('fix:', ...f.fix.map((x) => `  ${x}`));
       body.push(`      <failure message="${attr(f.message)}" type="${f.severity}">${text(detail.join('\n'))}</failure>`);
     }
-    if (quiet.length) body.push(`      <system-out>${text(quiet.map((s) => `suppressed: ${s.finding.code} on ${resource(s.finding)}: ${s.reason}`).join('\n'))}</system-out>`);
+    if (quiet.length)
+      body.push(`      <system-out>${text(quiet.map((s) => `suppressed: ${s.finding.code} on ${resource(s.finding)}: ${s.reason}`).join('\n'))}</system-out>`);
     cases.push(body.length ? [open, ...body, '    </testcase>'].join('\n') : open.replace(/>$/, '/>'));
   }
   const counts = `tests="${result.checks.length}" failures="${failing}" errors="0" skipped="${result.skipped.length}"`;

@@ -47,11 +47,16 @@ export const markdown: Reporter = (result, meta) => {
   const cov = result.coverage;
   if (!cov.complete) {
     out.push(`**Incomplete:** ${s.checksSkipped} of ${s.checksRun + s.checksSkipped} checks could not run; what they look for was not examined.`, '');
-    for (const u of cov.unavailable) out.push(`- cannot read ${md(u.kind)}: ${md(u.reason)}${u.checks.length ? ` (not run: ${u.checks.map(md).join(', ')})` : ''}`);
+    for (const u of cov.unavailable)
+      out.push(`- cannot read ${md(u.kind)}: ${md(u.reason)}${u.checks.length ? ` (not run: ${u.checks.map(md).join(', ')})` : ''}`);
     out.push('');
     if (cov.rbac.length) out.push('Read-only access that would let them run:', '', fence(cov.rbac.map(clean), 'sh'), '');
   }
-  if (result.findings.length === 0) out.push(cov.complete ? 'No findings: every workload in scope is injected as configured.' : `The ${plural(s.checksRun, 'check')} that ran found nothing.`, '');
+  if (result.findings.length === 0)
+    out.push(
+      cov.complete ? 'No findings: every workload in scope is injected as configured.' : `The ${plural(s.checksRun, 'check')} that ran found nothing.`,
+      '',
+    );
   else {
     out.push('| severity | check | resource | message |', '|---|---|---|---|');
     for (const f of result.findings) out.push(`| ${LABEL[f.severity]} | \`${f.code}\` ${md(f.id)} | ${resource(f)} | ${md(f.message)} |`);

@@ -39,7 +39,11 @@ function age(t: Date, now: Date | undefined): string {
 function value(v: unknown, now: Date | undefined): string {
   if (typeof v === 'string' && ISO.test(v)) return `${v.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}${age(new Date(v), now)}`;
   if (Array.isArray(v)) {
-    const shown = v.slice(0, MAX_LIST).map((x) => value(x, now)).filter(Boolean).join('; ');
+    const shown = v
+      .slice(0, MAX_LIST)
+      .map((x) => value(x, now))
+      .filter(Boolean)
+      .join('; ');
     return v.length > MAX_LIST ? `${shown}; and ${v.length - MAX_LIST} more` : shown;
   }
   if (v && typeof v === 'object') {
@@ -117,9 +121,12 @@ function render(result: RunResult, meta: ReportMeta, wide: boolean): string {
     lines.push(c.yellow.bold(`INCOMPLETE: ${s.checksSkipped} of ${s.checksRun + s.checksSkipped} checks could not run; what they look for was not examined.`));
     for (const u of cov.unavailable) {
       lines.push(...wrap(`cannot read ${u.kind}: ${clean(u.reason)}`, width, '  ').map((l) => c.yellow(l)));
-      lines.push(...wrap(u.checks.length ? `not run: ${u.checks.join(', ')}` : 'the checks ran without it (less evidence)', width, '    ').map((l) => c.dim(l)));
+      lines.push(
+        ...wrap(u.checks.length ? `not run: ${u.checks.join(', ')}` : 'the checks ran without it (less evidence)', width, '    ').map((l) => c.dim(l)),
+      );
     }
-    for (const sk of result.skipped.filter((x) => !x.reason.startsWith('cannot read '))) lines.push(...wrap(`not run ${sk.check}: ${clean(sk.reason)}`, width, '  ').map((l) => c.yellow(l)));
+    for (const sk of result.skipped.filter((x) => !x.reason.startsWith('cannot read ')))
+      lines.push(...wrap(`not run ${sk.check}: ${clean(sk.reason)}`, width, '  ').map((l) => c.yellow(l)));
     if (cov.rbac.length) {
       lines.push('  to run them, a cluster admin can grant read-only access:');
       for (const cmd of cov.rbac) lines.push(`    ${c.green(clean(cmd))}`);
@@ -128,7 +135,8 @@ function render(result: RunResult, meta: ReportMeta, wide: boolean): string {
     lines.push('');
   } else if (result.findings.length === 0) lines.push(c.green('No findings: every workload in scope is injected as configured.'), '');
   lines.push(totals);
-  for (const { finding: f, reason } of result.suppressed) lines.push(...wrap(`suppressed ${f.code} ${f.id} on ${resourceText(f)}: ${clean(reason)}`, width, '  ').map((l) => c.dim(l)));
+  for (const { finding: f, reason } of result.suppressed)
+    lines.push(...wrap(`suppressed ${f.code} ${f.id} on ${resourceText(f)}: ${clean(reason)}`, width, '  ').map((l) => c.dim(l)));
   return lines.join('\n') + '\n';
 }
 

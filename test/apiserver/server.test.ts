@@ -16,11 +16,7 @@ interface Res {
 }
 
 /** A GET (or other method) against the fake server, trusting its CA. */
-function call(
-  srv: ApiServer,
-  path: string,
-  opts: { token?: string | null; method?: string; headers?: Record<string, string> } = {},
-): Promise<Res> {
+function call(srv: ApiServer, path: string, opts: { token?: string | null; method?: string; headers?: Record<string, string> } = {}): Promise<Res> {
   return new Promise((resolve, reject) => {
     const token = opts.token === undefined ? srv.token : opts.token;
     const headers: Record<string, string> = { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...opts.headers };
@@ -199,8 +195,7 @@ describe('fake API server', () => {
       apiVersion: 'v1',
       metadata: {},
       status: 'Failure',
-      message:
-        'pods is forbidden: User "system:serviceaccount:default:meshdoctor" cannot list resource "pods" in API group "" at the cluster scope',
+      message: 'pods is forbidden: User "system:serviceaccount:default:meshdoctor" cannot list resource "pods" in API group "" at the cluster scope',
       reason: 'Forbidden',
       details: { kind: 'pods' },
       code: 403,
@@ -238,7 +233,13 @@ describe('fake API server', () => {
     await expect(call(srv, '/api/v1/namespaces')).rejects.toThrow();
 
     const hung = call(srv, '/api/v1/services');
-    const outcome = await Promise.race([hung.then(() => 'answered', () => 'failed'), sleep(300).then(() => 'pending')]);
+    const outcome = await Promise.race([
+      hung.then(
+        () => 'answered',
+        () => 'failed',
+      ),
+      sleep(300).then(() => 'pending'),
+    ]);
     expect(outcome).toBe('pending');
     await srv.close(); // ends the hung request
     await expect(hung).rejects.toThrow();

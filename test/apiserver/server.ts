@@ -269,9 +269,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     const all = store.get(target.info.key) ?? [];
     const apiVersion = apiVersionOf(target.info);
     if (target.name !== undefined) {
-      const obj = all.find(
-        (o) => o.metadata?.name === target.name && (!target.info.namespaced || o.metadata?.namespace === target.namespace),
-      );
+      const obj = all.find((o) => o.metadata?.name === target.name && (!target.info.namespaced || o.metadata?.namespace === target.namespace));
       if (!obj) return [404, status(404, defaultMessage(404, info, target), { name: target.name, kind: target.info.plural })];
       return [200, { ...obj, apiVersion, kind: target.info.kind }];
     }
@@ -295,7 +293,12 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     // Lists strip kind and apiVersion from their items, as the real API does. Each item is
     // serialized once and reused, so that the server's cost does not distort benchmarks.
     const items = page.map(itemJson).join(',');
-    return [200, new RawJson(`{"kind":${JSON.stringify(`${target.info.kind}List`)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[${items}]}`)];
+    return [
+      200,
+      new RawJson(
+        `{"kind":${JSON.stringify(`${target.info.kind}List`)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[${items}]}`,
+      ),
+    ];
   }
 
   function handle(req: IncomingMessage, res: ServerResponse) {
@@ -334,9 +337,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     }
   }
 
-  const server = opts.plainHttp
-    ? http.createServer(handle)
-    : https.createServer({ key: leaf.keyPem, cert: leaf.certPem }, handle);
+  const server = opts.plainHttp ? http.createServer(handle) : https.createServer({ key: leaf.keyPem, cert: leaf.certPem }, handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `${opts.plainHttp ? 'http' : 'https'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -120,7 +120,9 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
       expect(f.causeKey).toBe('webhook-broken:istio');
       expect(f.message).toContain('pod creation in injected namespaces is rejected');
       expect(f.evidence.webhooks).toHaveLength(4);
-      expect(f.fix[0]).toBe('kubectl -n istio-system rollout restart deploy/istiod  # istiod re-patches the caBundle of its webhook configurations when it starts');
+      expect(f.fix[0]).toBe(
+        'kubectl -n istio-system rollout restart deploy/istiod  # istiod re-patches the caBundle of its webhook configurations when it starts',
+      );
     });
 
     it('is a warning without a root cause when a valid certificate remains in the bundle', () => {
@@ -202,7 +204,9 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
       const f = one(run(cluster('istio', ['checks/webhook-ca-invalid/fires-istio-empty.yaml'])));
       expect(f.evidence.webhooks).toEqual(['namespace.sidecar-injector.istio.io', 'rev.namespace.sidecar-injector.istio.io']);
       expect(f.message).toContain('istiod fills it itself, so istiod is not running or cannot patch this configuration');
-      expect(f.fix[0]).toBe('kubectl -n istio-system rollout restart deploy/istiod  # istiod re-patches the caBundle of its webhook configurations when it starts');
+      expect(f.fix[0]).toBe(
+        'kubectl -n istio-system rollout restart deploy/istiod  # istiod re-patches the caBundle of its webhook configurations when it starts',
+      );
     });
 
     it('names the cert-manager Certificate when cainjector has not filled the bundle', () => {
@@ -259,7 +263,9 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
       const f = one(run(snap('linkerd', cfg, serving(leafWrongSan, { 'cert-manager.io/certificate-name': 'linkerd-proxy-injector' }))));
       expect(f.evidence.problems).toEqual([{ problem: 'san-mismatch', detail: `the serving certificate is not valid for ${INJECTOR_HOST}` }]);
       expect(f.evidence.expectedDnsName).toBe(INJECTOR_HOST);
-      expect(f.fix[0]).toBe('kubectl -n linkerd describe certificate linkerd-proxy-injector  # Ready? cainjector copies the CA of its Secret into the caBundle');
+      expect(f.fix[0]).toBe(
+        'kubectl -n linkerd describe certificate linkerd-proxy-injector  # Ready? cainjector copies the CA of its Secret into the caBundle',
+      );
     });
 
     it('fires for a leaf from a re-generated CA of the same name (the signature decides)', () => {
@@ -273,7 +279,10 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
     });
 
     it('stays silent without the Secret, with an unusable caBundle (webhook-ca-invalid), and for Istio', () => {
-      const gone = { ...serving(leafOtherCa), metadata: { name: 'linkerd-proxy-injector-k8s-tls', namespace: 'linkerd', annotations: { 'meshdoctor.test/delete': 'true' } } };
+      const gone = {
+        ...serving(leafOtherCa),
+        metadata: { name: 'linkerd-proxy-injector-k8s-tls', namespace: 'linkerd', annotations: { 'meshdoctor.test/delete': 'true' } },
+      };
       expect(run(snap('linkerd', webhookConfig('linkerd', bundle(valid)), gone))).toEqual([]);
       expect(run(snap('linkerd', webhookConfig('linkerd', b64('hello')), serving(leafOtherCa)))).toEqual([]);
       expect(run(snap('istio', webhookConfig('istio', bundle(valid))))).toEqual([]);
@@ -283,7 +292,11 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
       const s = snap('linkerd', webhookConfig('linkerd', bundle(valid)), serving(leafOtherCa));
       delete s.objects.secrets;
       s.unavailable.secrets = 'forbidden (403)';
-      const r = runChecks(s, CHECKS.filter((c) => c.id === 'webhook-cert-mismatch'), { mesh: 'auto', certExpiryWarningDays: 60, now: NOW });
+      const r = runChecks(
+        s,
+        CHECKS.filter((c) => c.id === 'webhook-cert-mismatch'),
+        { mesh: 'auto', certExpiryWarningDays: 60, now: NOW },
+      );
       expect(r.findings).toEqual([]);
       expect(r.skipped).toEqual([{ check: 'webhook-cert-mismatch', reason: 'cannot read secrets' }]);
       expect(r.coverage.unavailable).toEqual([{ kind: 'secrets', reason: 'forbidden (403)', checks: ['webhook-cert-mismatch'] }]);
@@ -291,15 +304,21 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
   });
 
   describe('identity-cert-expired / identity-cert-expiring', () => {
-    const run = (s: Snapshot, opts: { certExpiryWarningDays?: number; mesh?: 'istio' } = {}) => findings(s, ['identity-cert-expired', 'identity-cert-expiring'], opts);
+    const run = (s: Snapshot, opts: { certExpiryWarningDays?: number; mesh?: 'istio' } = {}) =>
+      findings(s, ['identity-cert-expired', 'identity-cert-expiring'], opts);
     const issuer = (c: GeneratedCert, key = 'crt.pem', annotations?: Record<string, string>) =>
       tlsSecret('linkerd-identity-issuer', { [key]: c.certPem, [key === 'crt.pem' ? 'key.pem' : 'tls.key']: c.keyPem }, annotations);
 
-    it('reports an expired trust anchor as an error with Linkerd\'s replacement procedure', () => {
+    it("reports an expired trust anchor as an error with Linkerd's replacement procedure", () => {
       const f = one(run(snap('linkerd', trustRoots(expired))));
       expect(ids([f])).toEqual(['identity-cert-expired ConfigMap linkerd/linkerd-identity-trust-roots']);
       expect(f.severity).toBe('error');
-      expect(f.evidence).toMatchObject({ role: 'trust anchor', anchors: 1, validAnchors: 0, certificates: [{ subject: 'CN=expired CA', state: 'expired', keyType: KEY }] });
+      expect(f.evidence).toMatchObject({
+        role: 'trust anchor',
+        anchors: 1,
+        validAnchors: 0,
+        certificates: [{ subject: 'CN=expired CA', state: 'expired', keyType: KEY }],
+      });
       expect(f.fix).toContain(
         'linkerd upgrade --identity-trust-anchors-file=./ca-new.crt --identity-issuer-certificate-file=./issuer-new.crt --identity-issuer-key-file=./issuer-new.key | kubectl apply -f -',
       );

@@ -77,7 +77,11 @@ describe('webhook-missing', () => {
     const r = runChecks(snap, [check], { mesh: 'auto', certExpiryWarningDays: 60, now: NOW });
     expect(r.findings).toEqual([]);
     expect(r.skipped).toEqual([{ check: 'webhook-missing', reason: 'cannot read mutatingwebhookconfigurations' }]);
-    expect(r.coverage).toEqual({ complete: false, unavailable: [{ kind: 'mutatingwebhookconfigurations', reason: 'forbidden (403): cannot list resource', checks: ['webhook-missing'] }], rbac: [] });
+    expect(r.coverage).toEqual({
+      complete: false,
+      unavailable: [{ kind: 'mutatingwebhookconfigurations', reason: 'forbidden (403): cannot list resource', checks: ['webhook-missing'] }],
+      rbac: [],
+    });
   });
 
   it('stays silent for a mesh that is only asked for (--mesh) or only the other mesh is missing', () => {
@@ -232,7 +236,14 @@ describe('injector-oomkilled', () => {
     expect(ids(fs)).toEqual(['injector-oomkilled Deployment linkerd/linkerd-proxy-injector']);
     expect(fs[0]!.severity).toBe('error');
     expect(fs[0]!.evidence.oomKilled).toEqual([
-      { pod: 'linkerd-proxy-injector-6d8f9c7b5-x2k4p', container: 'proxy-injector', restarts: 9, finishedAt: '2026-11-22T11:40:00Z', memoryLimit: '250Mi', memoryRequest: '50Mi' },
+      {
+        pod: 'linkerd-proxy-injector-6d8f9c7b5-x2k4p',
+        container: 'proxy-injector',
+        restarts: 9,
+        finishedAt: '2026-11-22T11:40:00Z',
+        memoryLimit: '250Mi',
+        memoryRequest: '50Mi',
+      },
     ]);
     expect(fs[0]!.fix).toEqual([
       'kubectl -n linkerd set resources deploy/linkerd-proxy-injector -c proxy-injector --limits=memory=500Mi',
@@ -247,7 +258,9 @@ describe('injector-oomkilled', () => {
     expect(fs[0]!.fix[1]).toContain('--set pilot.resources.limits.memory=4096Mi');
     // An hour ago: still an error. Three days ago and Ready since: a warning.
     expect(fs[0]!.severity).toBe('error');
-    expect(findings(cluster('istio', [F('injector-oomkilled', 'fires-istio')]), ['injector-oomkilled'], { now: new Date('2026-11-25T12:00:00Z') })[0]!.severity).toBe('warning');
+    expect(
+      findings(cluster('istio', [F('injector-oomkilled', 'fires-istio')]), ['injector-oomkilled'], { now: new Date('2026-11-25T12:00:00Z') })[0]!.severity,
+    ).toBe('warning');
   });
 
   it('stays silent for an ordinary error exit', () => {
@@ -275,7 +288,12 @@ describe('the injector-OOM chain, ranked over all checks', () => {
     const hasSidecarMissing = CHECKS.some((c) => c.id === 'sidecar-missing');
     if (hasSidecarMissing) expected.push('sidecar-missing Deployment shop/cart');
     expect(ids(chain)).toEqual(expected);
-    expect(chain.map((f) => f.causedBy)).toEqual([undefined, 'injector-oom:linkerd', 'injector-down:linkerd', ...(hasSidecarMissing ? ['webhook-broken:linkerd'] : [])]);
+    expect(chain.map((f) => f.causedBy)).toEqual([
+      undefined,
+      'injector-oom:linkerd',
+      'injector-down:linkerd',
+      ...(hasSidecarMissing ? ['webhook-broken:linkerd'] : []),
+    ]);
     // The blast radius: the two shop/cart pods admitted without a proxy.
     expect(chain[0]!.affectedPods).toBe(2);
   });
@@ -299,16 +317,24 @@ describe('webhook-call-failed', () => {
       message:
         'Error creating: Internal error occurred: failed calling webhook "namespace.sidecar-injector.istio.io": failed to call webhook: Post "https://istiod.istio-system.svc:443/inject?timeout=10s": no endpoints available for service "istiod"',
     });
-    expect(fs[0]!.message).toBe('Deployment store/frontend cannot create pods: the API server failed calling webhook namespace.sidecar-injector.istio.io because its Service has no endpoints.');
+    expect(fs[0]!.message).toBe(
+      'Deployment store/frontend cannot create pods: the API server failed calling webhook namespace.sidecar-injector.istio.io because its Service has no endpoints.',
+    );
     expect(fs[0]!.causedBy).toBeUndefined(); // no webhook-broken finding in this run: the link is dropped
     expect(fs[0]!.affectedPods).toBe(1);
-    expect(fs[0]!.fix).toEqual(['kubectl -n istio-system rollout status deploy/istiod', 'kubectl -n istio-system describe pods -l app=istiod,istio.io/rev=default']);
+    expect(fs[0]!.fix).toEqual([
+      'kubectl -n istio-system rollout status deploy/istiod',
+      'kubectl -n istio-system describe pods -l app=istiod,istio.io/rev=default',
+    ]);
     expect(fs[1]!.evidence.cause).toBe('timeout');
     expect(fs[1]!.fix[0]).toBe("kubectl -n istio-system get networkpolicy  # must admit the API server to the injector's webhook port");
   });
 
   it('links to the broken webhook when one is found', () => {
-    const fs = findings(cluster('istio', [F('webhook-call-failed', 'fires-istio'), F('webhook-no-endpoints', 'fires-istio-endpoints-only')]), ['webhook-no-endpoints', 'webhook-call-failed']);
+    const fs = findings(cluster('istio', [F('webhook-call-failed', 'fires-istio'), F('webhook-no-endpoints', 'fires-istio-endpoints-only')]), [
+      'webhook-no-endpoints',
+      'webhook-call-failed',
+    ]);
     expect(ids(fs)[0]).toBe('webhook-no-endpoints Service istio-system/istiod');
     expect(fs.slice(1).map((f) => f.causedBy)).toEqual(['webhook-broken:istio', 'webhook-broken:istio']);
   });
@@ -352,6 +378,12 @@ describe('webhook-call-failed', () => {
       lastTimestamp: '2026-11-22T09:00:00Z',
       object: 'Deployment/billing',
     });
-    expect(injectionSkip(m, 'linkerd', m.workloads.find((w) => w.name === 'web')!)).toBeUndefined();
+    expect(
+      injectionSkip(
+        m,
+        'linkerd',
+        m.workloads.find((w) => w.name === 'web')!,
+      ),
+    ).toBeUndefined();
   });
 });

@@ -79,7 +79,9 @@ describe('pod-predates-enablement', () => {
   });
 
   it('stays silent when the marker cannot be dated (no managedFields) and on healthy clusters', () => {
-    expect(run(cluster('linkerd', [F('pod-predates-enablement', 'fires-linkerd.yaml'), F('pod-predates-enablement', 'ok-linkerd-no-managed-fields.yaml')]))).toEqual([]);
+    expect(
+      run(cluster('linkerd', [F('pod-predates-enablement', 'fires-linkerd.yaml'), F('pod-predates-enablement', 'ok-linkerd-no-managed-fields.yaml')])),
+    ).toEqual([]);
     expect(run(cluster('both'))).toEqual([]);
   });
 });
@@ -97,7 +99,12 @@ describe('sidecar-missing', () => {
       { name: 'cart-6f7d8c9b5-bbbbb', creationTimestamp: '2026-11-20T10:00:01Z' },
     ]);
     expect(f.evidence.markers).toEqual([{ on: 'Namespace shop', marker: 'annotation linkerd.io/inject=enabled', setAt: '2026-01-05T10:02:00.000Z' }]);
-    expect(f.evidence.webhook).toEqual({ name: 'linkerd-proxy-injector.linkerd.io', configuration: 'linkerd-proxy-injector-webhook-config', failurePolicy: 'Ignore', service: 'linkerd/linkerd-proxy-injector' });
+    expect(f.evidence.webhook).toEqual({
+      name: 'linkerd-proxy-injector.linkerd.io',
+      configuration: 'linkerd-proxy-injector-webhook-config',
+      failurePolicy: 'Ignore',
+      service: 'linkerd/linkerd-proxy-injector',
+    });
     expect(f.fix).toEqual([
       'kubectl get events -n shop --sort-by=.lastTimestamp | grep cart',
       'kubectl logs -n linkerd deploy/linkerd-proxy-injector -c proxy-injector',
@@ -133,7 +140,10 @@ metadata: {name: linkerd-proxy-injector, namespace: linkerd, annotations: {meshd
   });
 
   it('takes over from pod-predates-enablement when the marker cannot be dated', () => {
-    const fs = findings(cluster('linkerd', [F('pod-predates-enablement', 'fires-linkerd.yaml'), F('pod-predates-enablement', 'ok-linkerd-no-managed-fields.yaml')]), INJECTION);
+    const fs = findings(
+      cluster('linkerd', [F('pod-predates-enablement', 'fires-linkerd.yaml'), F('pod-predates-enablement', 'ok-linkerd-no-managed-fields.yaml')]),
+      INJECTION,
+    );
     expect(ids(fs).sort()).toEqual(['sidecar-missing Deployment orders/api', 'sidecar-missing Deployment orders/worker']);
   });
 
@@ -160,7 +170,10 @@ describe('injection-marker-invalid', () => {
     expect(t.fix).toEqual(['kubectl annotate namespace ns-true linkerd.io/inject=enabled --overwrite', 'kubectl rollout restart deployment/app -n ns-true']);
     const off = byResource(fs, 'ns-false');
     expect(off.evidence.blockedWorkloads).toEqual(['Deployment/optin']);
-    expect(off.fix).toEqual(['kubectl annotate namespace ns-false linkerd.io/inject=disabled --overwrite', 'kubectl rollout restart deployment/optin -n ns-false']);
+    expect(off.fix).toEqual([
+      'kubectl annotate namespace ns-false linkerd.io/inject=disabled --overwrite',
+      'kubectl rollout restart deployment/optin -n ns-false',
+    ]);
     expect(byResource(fs, 'ns-label').fix).toEqual([
       'kubectl annotate namespace ns-label linkerd.io/inject=enabled --overwrite',
       'kubectl label namespace ns-label linkerd.io/inject-',
@@ -236,7 +249,11 @@ describe('webhook-excludes-namespace', () => {
     expect(batch.affectedPods).toBe(2);
     expect(batch.evidence.workloads).toEqual(['Deployment/etl', 'Deployment/loader']);
     expect(batch.evidence.webhooks).toEqual([
-      { name: 'linkerd-proxy-injector.linkerd.io', configuration: 'linkerd-proxy-injector-webhook-config', failedTerms: ['config.linkerd.io/admission-webhooks notin (disabled)'] },
+      {
+        name: 'linkerd-proxy-injector.linkerd.io',
+        configuration: 'linkerd-proxy-injector-webhook-config',
+        failedTerms: ['config.linkerd.io/admission-webhooks notin (disabled)'],
+      },
     ]);
     expect(batch.fix).toEqual([
       'kubectl label namespace batch config.linkerd.io/admission-webhooks-',
@@ -251,7 +268,9 @@ describe('webhook-excludes-namespace', () => {
   it('fires per workload when a custom objectSelector leaves the pod template out', () => {
     const fs = run(cluster('linkerd', [F('webhook-excludes-namespace', 'fires-linkerd-object-selector.yaml')]));
     expect(ids(fs)).toEqual(['webhook-excludes-namespace Deployment shop/gateway']);
-    expect(fs[0]!.evidence.webhooks).toEqual([{ name: 'linkerd-proxy-injector.linkerd.io', configuration: 'linkerd-proxy-injector-webhook-config', failedTerms: ['!example.com/no-mesh'] }]);
+    expect(fs[0]!.evidence.webhooks).toEqual([
+      { name: 'linkerd-proxy-injector.linkerd.io', configuration: 'linkerd-proxy-injector-webhook-config', failedTerms: ['!example.com/no-mesh'] },
+    ]);
     expect(fs[0]!.fix).toEqual([
       `kubectl patch deployment/gateway -n shop --type=json -p '[{"op":"remove","path":"/spec/template/metadata/labels/example.com~1no-mesh"}]'`,
     ]);

@@ -8,7 +8,10 @@ describe('namespace-not-enabled', () => {
     const fs = run(cluster('linkerd', [], { allNamespaces: false, namespace: 'legacy' }));
     expect(ids(fs)).toEqual(['namespace-not-enabled Namespace legacy']);
     expect(fs[0]!.severity).toBe('warning');
-    expect(fs[0]!.fix).toEqual(['kubectl annotate namespace legacy linkerd.io/inject=enabled --overwrite', 'kubectl rollout restart deployment/billing -n legacy']);
+    expect(fs[0]!.fix).toEqual([
+      'kubectl annotate namespace legacy linkerd.io/inject=enabled --overwrite',
+      'kubectl rollout restart deployment/billing -n legacy',
+    ]);
     expect(fs[0]!.evidence.unmeshedWorkloads).toEqual(['Deployment/billing']);
   });
 
@@ -27,23 +30,39 @@ describe('namespace-not-enabled', () => {
   });
 
   it('suggests the Istio label an installed webhook actually serves', () => {
-    const fs = run(cluster('istio', [`
+    const fs = run(
+      cluster(
+        'istio',
+        [
+          `
 apiVersion: v1
 kind: Pod
 metadata: {name: debug, namespace: default, uid: pod-debug}
 spec: {containers: [{name: sh, image: busybox}]}
 status: {phase: Running}
-`], { allNamespaces: false, namespace: 'default' }));
+`,
+        ],
+        { allNamespaces: false, namespace: 'default' },
+      ),
+    );
     expect(ids(fs)).toEqual(['namespace-not-enabled Namespace default']);
     expect(fs[0]!.fix[0]).toBe('kubectl label namespace default istio-injection=enabled --overwrite');
   });
 
   it('is silent when the namespace has a marker of any kind (left to other checks)', () => {
-    const fs = run(cluster('linkerd', [`
+    const fs = run(
+      cluster(
+        'linkerd',
+        [
+          `
 apiVersion: v1
 kind: Namespace
 metadata: {name: legacy, labels: {kubernetes.io/metadata.name: legacy}, annotations: {linkerd.io/inject: "true"}}
-`], { allNamespaces: false, namespace: 'legacy' }));
+`,
+        ],
+        { allNamespaces: false, namespace: 'legacy' },
+      ),
+    );
     expect(fs).toEqual([]);
   });
 });

@@ -61,8 +61,8 @@ describe("'proxy-missing-beside-meshed'", () => {
     });
     // The owner's events (the Deployment's and its ReplicaSet's), then a restart of that workload only.
     expect(f.fix).toEqual([
-      "kubectl get events -n shop --field-selector involvedObject.name=cart",
-      "kubectl get events -n shop --field-selector involvedObject.name=cart-6f7d8c9b5",
+      'kubectl get events -n shop --field-selector involvedObject.name=cart',
+      'kubectl get events -n shop --field-selector involvedObject.name=cart-6f7d8c9b5',
       'kubectl rollout restart deployment/cart -n shop',
     ]);
   });
@@ -82,7 +82,9 @@ describe("'proxy-missing-beside-meshed'", () => {
         ],
       },
     ]);
-    expect(f.evidence.unmeshedPods).toEqual([{ name: 'checkout-7b8c9d6f5-xk2lp', creationTimestamp: '2026-11-20T10:00:00Z', createdBeforeFirstMeshedPod: false }]);
+    expect(f.evidence.unmeshedPods).toEqual([
+      { name: 'checkout-7b8c9d6f5-xk2lp', creationTimestamp: '2026-11-20T10:00:00Z', createdBeforeFirstMeshedPod: false },
+    ]);
     expect(f.fix.at(-1)).toBe('kubectl rollout restart deployment/checkout -n store');
   });
 
@@ -94,7 +96,10 @@ describe("'proxy-missing-beside-meshed'", () => {
   });
 
   it('stays silent when Namespaces and webhook configurations are both read (sidecar-missing decides)', () => {
-    for (const [base, file] of [['linkerd', 'fires-linkerd-mixed.yaml'], ['istio', 'fires-istio-namespace.yaml']] as const) {
+    for (const [base, file] of [
+      ['linkerd', 'fires-linkerd-mixed.yaml'],
+      ['istio', 'fires-istio-namespace.yaml'],
+    ] as const) {
       expect(only(findings(cluster(base, [DIR + file])), ID)).toEqual([]);
       expect(only(findings(cluster(base, [DIR + file], { allNamespaces: false, namespace: base === 'linkerd' ? 'shop' : 'store' })), ID)).toEqual([]);
     }
@@ -125,7 +130,8 @@ metadata: {name: shop, uid: ns-shop, labels: {kubernetes.io/metadata.name: shop}
   it('near misses: kube-system, a Linkerd extension namespace, istio-system', () => {
     const snap = view('both', [`${DIR}ok-system-namespaces.yaml`]);
     expect(only(findings(snap), ID)).toEqual([]);
-    for (const ns of ['kube-system', 'linkerd-viz', 'istio-system']) expect(only(findings(namespaceOnly(cluster('both', [`${DIR}ok-system-namespaces.yaml`]), ns)), ID), ns).toEqual([]);
+    for (const ns of ['kube-system', 'linkerd-viz', 'istio-system'])
+      expect(only(findings(namespaceOnly(cluster('both', [`${DIR}ok-system-namespaces.yaml`]), ns)), ID), ns).toEqual([]);
   });
 
   it('--mesh leaves the other mesh out', () => {
@@ -147,7 +153,7 @@ describe('existing checks in namespace-only mode', () => {
     expect(ids(findings(view('istio', [F('sidecar-missing', 'fires-istio.yaml')], 'store')))).not.toEqual([]);
   });
 
-  it("pod-opted-out: the namespace counts as enabled when its other workloads were injected without asking", () => {
+  it('pod-opted-out: the namespace counts as enabled when its other workloads were injected without asking', () => {
     const fs = findings(view('linkerd', [F('pod-opted-out', 'fires-linkerd.yaml')], 'shop'));
     expect(ids(fs)).toEqual(['pod-opted-out Deployment shop/cart']);
     expect(fs[0]!.message).toBe(
@@ -167,7 +173,11 @@ describe('existing checks in namespace-only mode', () => {
     const fs = findings(view('linkerd', [F('injection-marker-invalid', 'fires-linkerd-workload.yaml')], 'legacy'));
     // labelled (a label) and ownmeta (the Deployment's own metadata) do nothing only if the namespace does not enable Linkerd: unknown here.
     expect(ids(fs)).toEqual(['injection-marker-invalid Deployment legacy/invalid']);
-    expect(fs[0]!.fix).toEqual(findings(cluster('linkerd', [F('injection-marker-invalid', 'fires-linkerd-workload.yaml')]), ['injection-marker-invalid']).find((f) => f.resource.name === 'invalid')!.fix);
+    expect(fs[0]!.fix).toEqual(
+      findings(cluster('linkerd', [F('injection-marker-invalid', 'fires-linkerd-workload.yaml')]), ['injection-marker-invalid']).find(
+        (f) => f.resource.name === 'invalid',
+      )!.fix,
+    );
     // Namespace markers need the Namespace.
     expect(findings(view('linkerd', [F('injection-marker-invalid', 'fires-linkerd-namespace.yaml')]), ['injection-marker-invalid'])).toEqual([]);
     expect(findings(view('istio', [F('injection-marker-invalid', 'fires-istio.yaml')]), ['injection-marker-invalid'])).toEqual([]);
@@ -205,7 +215,9 @@ metadata: {name: store, uid: ns-store, labels: {kubernetes.io/metadata.name: sto
     expect(findings(bare, ['serviceaccount-missing'])).toEqual([]);
     expect(ids(findings(bare, ['serviceaccount-missing'], { mesh: 'linkerd' }))).toEqual(['serviceaccount-missing Deployment shop/orders']);
     // The token case needs the webhooks: silent.
-    expect(findings(view('linkerd', [F('serviceaccount-missing', 'fires-linkerd-token.yaml')]), ['serviceaccount-missing']).map((f) => f.severity)).not.toContain('warning');
+    expect(
+      findings(view('linkerd', [F('serviceaccount-missing', 'fires-linkerd-token.yaml')]), ['serviceaccount-missing']).map((f) => f.severity),
+    ).not.toContain('warning');
   });
 
   it('quota-blocks-proxy: a FailedCreate naming the proxy containers is the API server saying so', () => {
@@ -263,7 +275,9 @@ metadata:
     expect(fs[0]!.evidence.missing).toEqual({ 'limits.memory': ['linkerd-init', 'linkerd-proxy'] });
     expect(fs[0]!.evidence.proxy).toMatchObject({ source: { 'requests.cpu': 'pod ledger-6c7d8e9f5-aaaaa (as injected)' } });
     // The limit came from somewhere we cannot read (the namespace's annotations): the pod shows it.
-    expect(findings(view('linkerd', [meshedLedger('{requests: {cpu: 100m, memory: 20Mi}, limits: {memory: 250Mi}}')], 'shop'), ['quota-blocks-proxy'])).toEqual([]);
+    expect(findings(view('linkerd', [meshedLedger('{requests: {cpu: 100m, memory: 20Mi}, limits: {memory: 250Mi}}')], 'shop'), ['quota-blocks-proxy'])).toEqual(
+      [],
+    );
     // A workload whose pods show no mesh and no event names one: unknown, silent.
     expect(findings(view('linkerd', [F('quota-blocks-proxy', 'ok-app-unset.yaml')]), ['quota-blocks-proxy'])).toEqual([]);
   });

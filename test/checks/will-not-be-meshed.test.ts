@@ -39,7 +39,11 @@ describe("'will-not-be-meshed'", () => {
       mesh: 'linkerd',
       affectedPods: 3,
       source: { file: 'm.yaml', document: 1 },
-      evidence: { verdicts: [{ mesh: 'linkerd', verdict: 'the linkerd injector would skip it: neither the namespace nor the pod template has linkerd.io/inject=enabled' }] },
+      evidence: {
+        verdicts: [
+          { mesh: 'linkerd', verdict: 'the linkerd injector would skip it: neither the namespace nor the pod template has linkerd.io/inject=enabled' },
+        ],
+      },
       fix: ['kubectl annotate namespace legacy linkerd.io/inject=enabled --overwrite'],
     });
   });
@@ -67,7 +71,8 @@ spec: {hostNetwork: true, containers: [{name: agent, image: example/agent:1}]}`;
   });
 
   it('points the fix at the manifest Namespace when it is in the same change', () => {
-    const yaml = `
+    const yaml =
+      `
 apiVersion: v1
 kind: Namespace
 metadata: {name: legacy, labels: {team: core}}
@@ -86,6 +91,8 @@ metadata: {name: legacy, labels: {team: core}}
   it('no fix where no marker helps: Istio never injects kube-system', () => {
     const [f] = run(applied('istio', deploy('api', 'kube-system')));
     expect(f!.fix).toEqual([]);
-    expect(f!.evidence.verdicts).toEqual([{ mesh: 'istio', verdict: expect.stringMatching(/^no istio webhook would be called|^the istio injector would skip it/) }]);
+    expect(f!.evidence.verdicts).toEqual([
+      { mesh: 'istio', verdict: expect.stringMatching(/^no istio webhook would be called|^the istio injector would skip it/) },
+    ]);
   });
 });

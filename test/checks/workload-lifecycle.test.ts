@@ -49,7 +49,12 @@ describe('resources: quantities', () => {
   });
 
   it('counts a pod as the scheduler does: containers and sidecars, or the largest init container', () => {
-    const c = (name: string, cpu: number, restartable = false): PodContainer => ({ name, resources: { requests: { cpu }, limits: {} }, restartable, proxy: false });
+    const c = (name: string, cpu: number, restartable = false): PodContainer => ({
+      name,
+      resources: { requests: { cpu }, limits: {} },
+      restartable,
+      proxy: false,
+    });
     expect(podDemand({ containers: [c('app', 100), c('proxy', 100)], initContainers: [c('init', 50)] }).requests.cpu).toBe(200);
     expect(podDemand({ containers: [c('app', 100), c('proxy', 100)], initContainers: [c('migrate', 500)] }).requests.cpu).toBe(500);
     // A native sidecar runs beside the later init containers and the app.
@@ -70,11 +75,15 @@ describe('resources: the proxy as injected', () => {
   });
 
   it('Istio: the chart defaults when the injector ConfigMap was not read', () => {
-    const m = model(cluster('istio', [`
+    const m = model(
+      cluster('istio', [
+        `
 apiVersion: v1
 kind: ConfigMap
 metadata: {name: istio-sidecar-injector, namespace: istio-system, annotations: {meshdoctor.test/delete: "true"}}
-`]));
+`,
+      ]),
+    );
     const p = proxyConfig(m, 'istio', workload(m, 'Deployment', 'store', 'frontend'));
     expect(p.resources.limits).toEqual({ cpu: 2000, memory: 2 ** 30 });
     expect(p.source['requests.memory']).toBe('Istio default global.proxy.resources');
@@ -139,7 +148,9 @@ describe('serviceaccount-missing', () => {
     expect(ids(fs)).toEqual(['serviceaccount-missing Deployment shop/audit', 'serviceaccount-missing Deployment shop/exporter']);
     expect(fs.map((f) => f.severity)).toEqual(['warning', 'warning']);
     expect(fs[0]!.evidence.automountServiceAccountToken).toEqual({ podTemplate: false });
-    expect(fs[0]!.fix).toEqual([`kubectl patch deployment/audit -n shop --type=merge -p '{"spec":{"template":{"spec":{"automountServiceAccountToken":true}}}}'`]);
+    expect(fs[0]!.fix).toEqual([
+      `kubectl patch deployment/audit -n shop --type=merge -p '{"spec":{"template":{"spec":{"automountServiceAccountToken":true}}}}'`,
+    ]);
     expect(fs[1]!.evidence.automountServiceAccountToken).toEqual({ serviceAccount: false, podTemplate: 'unset' });
     expect(fs[1]!.fix[1]).toBe(`kubectl patch serviceaccount batch -n shop --type=merge -p '{"automountServiceAccountToken":true}'`);
   });
@@ -167,7 +178,11 @@ describe('quota-blocks-proxy', () => {
       `kubectl patch deployment/api -n ledger --type=merge -p '{"spec":{"template":{"metadata":{"annotations":{"config.linkerd.io/proxy-cpu-request":"100m","config.linkerd.io/proxy-memory-request":"20Mi","config.linkerd.io/proxy-cpu-limit":"1","config.linkerd.io/proxy-memory-limit":"250Mi"}}}}}'`,
     );
     // Requests set too (a missing one defaults to the limit: a whole CPU per pod); the pod fits the room left.
-    expect(f.evidence).toMatchObject({ used: { 'limits.cpu': '0', 'limits.memory': '0' }, demand: { pod: { 'limits.cpu': '1500m', 'limits.memory': '762Mi' } }, exceeded: [] });
+    expect(f.evidence).toMatchObject({
+      used: { 'limits.cpu': '0', 'limits.memory': '0' },
+      demand: { pod: { 'limits.cpu': '1500m', 'limits.memory': '762Mi' } },
+      exceeded: [],
+    });
   });
 
   it('fires when one more pod fits without the Istio proxy but not with it, with the quota that fits it', () => {

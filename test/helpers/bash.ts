@@ -18,7 +18,12 @@ export function runInBash(lines: string[]): { calls: string[][]; notFound: strin
   const dir = mkdtempSync(join(tmpdir(), 'meshdoctor-bash-'));
   const script = `${STUBS}\ncommand_not_found_handle() { printf 'NOTFOUND %s\\n' "$1" >> "$NF"; return 127; }\n${lines.join('\n')}\n`;
   try {
-    execFileSync('/bin/bash', ['--norc', '--noprofile', '-c', script], { cwd: dir, env: { PATH: '/nonexistent', OUT: join(dir, 'argv'), NF: join(dir, 'nf'), HOME: '/home/x' }, stdio: 'pipe', input: '' });
+    execFileSync('/bin/bash', ['--norc', '--noprofile', '-c', script], {
+      cwd: dir,
+      env: { PATH: '/nonexistent', OUT: join(dir, 'argv'), NF: join(dir, 'nf'), HOME: '/home/x' },
+      stdio: 'pipe',
+      input: '',
+    });
   } catch {
     // a stub exits 0; a syntax error shows as missing calls
   }
@@ -29,8 +34,14 @@ export function runInBash(lines: string[]): { calls: string[][]; notFound: strin
       return '';
     }
   };
-  const recorded = readdirSync(dir).filter((f) => f.startsWith('argv.')).map(read).join('');
-  const calls = recorded.split('END\0').filter(Boolean).map((c) => c.split('\0').slice(0, -1));
+  const recorded = readdirSync(dir)
+    .filter((f) => f.startsWith('argv.'))
+    .map(read)
+    .join('');
+  const calls = recorded
+    .split('END\0')
+    .filter(Boolean)
+    .map((c) => c.split('\0').slice(0, -1));
   const notFound = read('nf').split('\n').filter(Boolean);
   rmSync(dir, { recursive: true, force: true });
   return { calls, notFound };

@@ -135,10 +135,7 @@ export async function generateLeaf(opts: LeafOptions): Promise<GeneratedCert> {
     signingAlgorithm: SIGNING[keyTypeOf(opts.ca)],
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(
-        x509.KeyUsageFlags.digitalSignature | (opts.keyType === 'rsa' ? x509.KeyUsageFlags.keyEncipherment : 0),
-        true,
-      ),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | (opts.keyType === 'rsa' ? x509.KeyUsageFlags.keyEncipherment : 0), true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
       new x509.SubjectAlternativeNameExtension(names),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
@@ -163,7 +160,10 @@ export async function generateSameKeyCopies(n: number): Promise<string[]> {
       notBefore: FIXED_NOT_BEFORE,
       notAfter: FIXED_NOT_AFTER,
       signingAlgorithm: SIGNING.ecdsa,
-      extensions: [new x509.BasicConstraintsExtension(true, undefined, true), new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: 'linkerd-proxy-injector.linkerd.svc' }])],
+      extensions: [
+        new x509.BasicConstraintsExtension(true, undefined, true),
+        new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: 'linkerd-proxy-injector.linkerd.svc' }]),
+      ],
     });
     out.push(cert.toString('pem') + '\n');
   }

@@ -77,7 +77,11 @@ export function cluster(base: Base, overlays: string[] = [], scope?: Scope): Sna
 }
 
 /** Run all checks (or the named ones) over a snapshot; returns ranked findings. */
-export function findings(snap: Snapshot, ids?: string[], opts: { now?: Date; mesh?: 'auto' | 'linkerd' | 'istio'; certExpiryWarningDays?: number } = {}): Finding[] {
+export function findings(
+  snap: Snapshot,
+  ids?: string[],
+  opts: { now?: Date; mesh?: 'auto' | 'linkerd' | 'istio'; certExpiryWarningDays?: number } = {},
+): Finding[] {
   const checks = ids ? CHECKS.filter((c) => ids.includes(c.id)) : CHECKS;
   if (ids && checks.length !== ids.length) throw new Error(`unknown check in ${ids.join(',')}`);
   const r = runChecks(snap, checks, { mesh: opts.mesh ?? 'auto', certExpiryWarningDays: opts.certExpiryWarningDays ?? 60, now: opts.now ?? NOW });

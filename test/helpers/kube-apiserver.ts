@@ -55,12 +55,31 @@ const RESOURCES: Record<string, [plural: string, namespaced: boolean]> = {
 
 /** Creation order: what others refer to (namespaces, service accounts, owners) first. */
 const ORDER = [
-  'Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'PriorityLevelConfiguration',
-  'FlowSchema', 'MutatingWebhookConfiguration', 'ConfigMap', 'Secret', 'Service', 'Endpoints', 'EndpointSlice',
-  'Deployment', 'StatefulSet', 'DaemonSet', 'CronJob', 'ReplicaSet', 'Job', 'Pod',
+  'Namespace',
+  'ServiceAccount',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'Role',
+  'RoleBinding',
+  'PriorityLevelConfiguration',
+  'FlowSchema',
+  'MutatingWebhookConfiguration',
+  'ConfigMap',
+  'Secret',
+  'Service',
+  'Endpoints',
+  'EndpointSlice',
+  'Deployment',
+  'StatefulSet',
+  'DaemonSet',
+  'CronJob',
+  'ReplicaSet',
+  'Job',
+  'Pod',
   // After the pods: the ResourceQuota admission plugin rejects pods while a quota has no status
   // (no controller-manager computes it here).
-  'ResourceQuota', 'Event',
+  'ResourceQuota',
+  'Event',
 ];
 
 /** The collection path of an object's kind (in its namespace when namespaced). */

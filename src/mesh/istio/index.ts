@@ -11,7 +11,17 @@ import { arr, isObj, labelsOf, nameOf, shq, strMap, annotationsOf } from '../../
 import { configValues, valueAt } from '../config-values.js';
 import type { MeshProfile, NamedRef, ResourceKey } from '../profile.js';
 import { ISTIO_IGNORED_NAMESPACES, ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, istioInjector, istioPodValue, parseIstioBool } from './injector.js';
-import { enableMarker, namespaceEnabling, namespaceMarker, namespaceProblems, templateAsking, templateAsks, templateEnabling, templateOptOut, workloadProblems } from './markers.js';
+import {
+  enableMarker,
+  namespaceEnabling,
+  namespaceMarker,
+  namespaceProblems,
+  templateAsking,
+  templateAsks,
+  templateEnabling,
+  templateOptOut,
+  workloadProblems,
+} from './markers.js';
 
 const SUFFIX = 'sidecar-injector.istio.io';
 const CONFIG = 'istio-sidecar-injector';
@@ -76,7 +86,9 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
   injectorDeployment: (m, ns, svcName, svc) => {
     const sel = strMap(isObj(svc?.spec) ? svc!.spec.selector : undefined);
     if (Object.keys(sel).length) {
-      const hit = m.inNamespace('deployments', ns).find((d) => evalSelector({ matchLabels: sel }, labelsOf(isObj(d.spec) ? d.spec.template : undefined)).matched);
+      const hit = m
+        .inNamespace('deployments', ns)
+        .find((d) => evalSelector({ matchLabels: sel }, labelsOf(isObj(d.spec) ? d.spec.template : undefined)).matched);
       if (hit) return nameOf(hit);
     }
     return svcName;
@@ -163,9 +175,13 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
   nativeSidecar: (m, w) => {
     const v = annotationsOf(w.template)[NATIVE];
     if (v !== undefined) return { native: v !== 'false', reason: `pod template annotation ${NATIVE}=${v}` };
-    const istiods = m.mesh('istio')?.namespaces.flatMap((ns) => m.inNamespace('deployments', ns)).filter((d) => isIstiod(nameOf(d)));
+    const istiods = m
+      .mesh('istio')
+      ?.namespaces.flatMap((ns) => m.inNamespace('deployments', ns))
+      .filter((d) => isIstiod(nameOf(d)));
     const env = istiods?.flatMap((d) => containers(podSpec(valueAt(d, 'spec', 'template') as { spec?: unknown }))).flatMap((c) => arr(c.env));
-    if (env?.some((e) => isObj(e) && e.name === 'ENABLE_NATIVE_SIDECARS' && e.value === 'true')) return { native: true, reason: 'istiod runs with ENABLE_NATIVE_SIDECARS=true' };
+    if (env?.some((e) => isObj(e) && e.name === 'ENABLE_NATIVE_SIDECARS' && e.value === 'true'))
+      return { native: true, reason: 'istiod runs with ENABLE_NATIVE_SIDECARS=true' };
     return undefined;
   },
   keptEnv: ['ENABLE_NATIVE_SIDECARS'],

@@ -49,7 +49,8 @@ export function templateOptOut(template: Template) {
 export function namespaceEnabling(ns: K8sObject | undefined) {
   const labels = labelsOf(ns);
   // istio-injection beats istio.io/rev; only "enabled" selects a webhook.
-  if (labels[ISTIO_NS_LABEL] !== undefined) return labels[ISTIO_NS_LABEL] === 'enabled' ? { f: 'labels' as const, key: ISTIO_NS_LABEL, value: 'enabled' } : undefined;
+  if (labels[ISTIO_NS_LABEL] !== undefined)
+    return labels[ISTIO_NS_LABEL] === 'enabled' ? { f: 'labels' as const, key: ISTIO_NS_LABEL, value: 'enabled' } : undefined;
   return labels[ISTIO_REV] !== undefined ? { f: 'labels' as const, key: ISTIO_REV, value: labels[ISTIO_REV] } : undefined;
 }
 

@@ -14,7 +14,11 @@ import { enableMarker, enabling, namespaceMarker, namespaceProblems, templateAsk
 const INJECTOR = 'linkerd-proxy-injector';
 const WEBHOOK = 'linkerd-proxy-injector.linkerd.io';
 const WEBHOOK_CONFIG = 'linkerd-proxy-injector-webhook-config';
-const NATIVE = ['config.linkerd.io/proxy-enable-native-sidecar', 'config.beta.linkerd.io/proxy-enable-native-sidecar', 'config.alpha.linkerd.io/proxy-enable-native-sidecar'];
+const NATIVE = [
+  'config.linkerd.io/proxy-enable-native-sidecar',
+  'config.beta.linkerd.io/proxy-enable-native-sidecar',
+  'config.alpha.linkerd.io/proxy-enable-native-sidecar',
+];
 
 /** The linkerd-config values (Helm values as YAML) of the installed Linkerd. */
 export function linkerdValues(m: Model): Record<string, any> | undefined {
@@ -76,7 +80,11 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
     `helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values --set proxyInjectorResources.memory.limit=${limit}  # durable, if installed with Helm`,
   webhookCertFix: (ns, deploy, certManager) => [
     `kubectl -n ${ns} delete secret linkerd-proxy-injector-k8s-tls  # ${certManager ? 'cert-manager re-issues it' : 'the upgrade below re-creates it'}`,
-    ...(certManager ? [] : ['linkerd upgrade | kubectl apply -f -  # Helm installs: helm upgrade linkerd-control-plane instead; both generate a new webhook certificate and caBundle']),
+    ...(certManager
+      ? []
+      : [
+          'linkerd upgrade | kubectl apply -f -  # Helm installs: helm upgrade linkerd-control-plane instead; both generate a new webhook certificate and caBundle',
+        ]),
     `kubectl -n ${ns} rollout restart ${deploy}`,
   ],
   restartReloads: '',
@@ -104,7 +112,8 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
 
   injector: (m, i) => linkerdInjector(i.nsAnnotations, i.template, { tokenProjection: tokenProjection(m) }),
   skippedEventPrefix: 'Linkerd sidecar proxy injection skipped: ',
-  tokenRequirement: (m) => (tokenProjection(m) ? undefined : { why: 'Linkerd runs without projected identity tokens', evidence: { serviceAccountTokenProjection: false } }),
+  tokenRequirement: (m) =>
+    tokenProjection(m) ? undefined : { why: 'Linkerd runs without projected identity tokens', evidence: { serviceAccountTokenProjection: false } },
 
   resourceAnnotations: RESOURCE_ANNOTATIONS,
   // values-ha.yaml's proxy resources.
@@ -134,7 +143,10 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
   nativeSidecar: (m, w: Workload) => {
     const tmpl = annotationsOf(w.template);
     const ns = annotationsOf(m.namespace(w.namespace));
-    for (const [where, ann] of [['pod template', tmpl], ['namespace', ns]] as const) {
+    for (const [where, ann] of [
+      ['pod template', tmpl],
+      ['namespace', ns],
+    ] as const) {
       const key = NATIVE.find((k) => ann[k] !== undefined);
       if (key) return { native: ann[key] === 'true', reason: `${where} annotation ${key}=${ann[key]}` };
     }

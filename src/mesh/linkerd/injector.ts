@@ -33,7 +33,11 @@ export function linkerdInjector(
 ): InjectorStep[] {
   const steps: InjectorStep[] = [];
   const spec = podSpec(template);
-  steps.push({ rule: 'hostNetwork', ok: spec.hostNetwork !== true, detail: spec.hostNetwork === true ? 'spec.hostNetwork is true: never injected' : 'not hostNetwork' });
+  steps.push({
+    rule: 'hostNetwork',
+    ok: spec.hostNetwork !== true,
+    detail: spec.hostNetwork === true ? 'spec.hostNetwork is true: never injected' : 'not hostNetwork',
+  });
   const present = proxyAlreadyPresent(spec);
   steps.push({ rule: 'sidecar-exists', ok: !present, detail: present ? `a proxy container is already there: ${present}` : 'no proxy container yet' });
   const nsValue = nsAnnotations[LINKERD_INJECT];

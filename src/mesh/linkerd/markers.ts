@@ -46,7 +46,8 @@ export function enabling(o: { metadata?: unknown } | undefined) {
 export function templateAsking(template: Template | undefined): string | undefined {
   const annotations = annotationsOf(template);
   const labels = labelsOf(template);
-  if (annotations[LINKERD_INJECT] !== undefined) return asks(annotations[LINKERD_INJECT]) ? `annotation ${LINKERD_INJECT}=${annotations[LINKERD_INJECT]}` : undefined;
+  if (annotations[LINKERD_INJECT] !== undefined)
+    return asks(annotations[LINKERD_INJECT]) ? `annotation ${LINKERD_INJECT}=${annotations[LINKERD_INJECT]}` : undefined;
   for (const key of [LINKERD_INJECT, LINKERD_LEGACY]) if (asks(labels[key])) return `label ${key}=${labels[key]}`;
   return undefined;
 }
@@ -129,7 +130,10 @@ export function workloadProblems(m: Model, c: WorkloadProblemContext): MarkerPro
         evidence: { marker: `${where} label ${key}=${lv}`, expected: `${where} annotation ${LINKERD_INJECT}=enabled` },
         fix: [...setOnTemplate(w, 'annotations', LINKERD_INJECT, 'enabled'), ...removeFromTemplate(w, 'labels', key)],
         remove: removeFromTemplate(w, 'labels', key),
-        templateChanges: [{ field: 'annotations', key: LINKERD_INJECT, value: 'enabled' }, { field: 'labels', key }],
+        templateChanges: [
+          { field: 'annotations', key: LINKERD_INJECT, value: 'enabled' },
+          { field: 'labels', key },
+        ],
       });
     }
     const own = w.templatePath ? annotationsOf(w.obj)[LINKERD_INJECT] : undefined;
@@ -137,7 +141,10 @@ export function workloadProblems(m: Model, c: WorkloadProblemContext): MarkerPro
       out.push({
         message: `${id} has annotation ${LINKERD_INJECT}=${own} on its own metadata, but Linkerd reads it only from the pod template, so its pods are not injected.`,
         evidence: { marker: `${w.kind} metadata annotation ${LINKERD_INJECT}=${own}`, expected: `pod template annotation ${LINKERD_INJECT}=enabled` },
-        fix: [...setOnTemplate(w, 'annotations', LINKERD_INJECT, isLinkerdEnabling(own) ? own : 'enabled'), ...removeAnnotationFromObject(w, 'metadata', LINKERD_INJECT)],
+        fix: [
+          ...setOnTemplate(w, 'annotations', LINKERD_INJECT, isLinkerdEnabling(own) ? own : 'enabled'),
+          ...removeAnnotationFromObject(w, 'metadata', LINKERD_INJECT),
+        ],
         remove: removeAnnotationFromObject(w, 'metadata', LINKERD_INJECT),
         templateChanges: [{ field: 'annotations', key: LINKERD_INJECT, value: isLinkerdEnabling(own) ? own : 'enabled' }],
       });
@@ -148,8 +155,14 @@ export function workloadProblems(m: Model, c: WorkloadProblemContext): MarkerPro
     if (asksOn(onJobs)) {
       out.push({
         message: `${id} has annotation ${LINKERD_INJECT}=${onJobs} on spec.jobTemplate.metadata, which annotates its Jobs, not their pods, so its pods are not injected.`,
-        evidence: { marker: `jobTemplate metadata annotation ${LINKERD_INJECT}=${onJobs}`, expected: `pod template (spec.jobTemplate.spec.template) annotation ${LINKERD_INJECT}=enabled` },
-        fix: [...setOnTemplate(w, 'annotations', LINKERD_INJECT, isLinkerdEnabling(onJobs) ? onJobs : 'enabled'), ...removeAnnotationFromObject(w, 'spec.jobTemplate.metadata', LINKERD_INJECT)],
+        evidence: {
+          marker: `jobTemplate metadata annotation ${LINKERD_INJECT}=${onJobs}`,
+          expected: `pod template (spec.jobTemplate.spec.template) annotation ${LINKERD_INJECT}=enabled`,
+        },
+        fix: [
+          ...setOnTemplate(w, 'annotations', LINKERD_INJECT, isLinkerdEnabling(onJobs) ? onJobs : 'enabled'),
+          ...removeAnnotationFromObject(w, 'spec.jobTemplate.metadata', LINKERD_INJECT),
+        ],
         remove: removeAnnotationFromObject(w, 'spec.jobTemplate.metadata', LINKERD_INJECT),
         templateChanges: [{ field: 'annotations', key: LINKERD_INJECT, value: isLinkerdEnabling(onJobs) ? onJobs : 'enabled' }],
       });
