@@ -30,6 +30,15 @@ export interface GenerateOptions {
   seed?: number;
   podsPerWorkload?: number;
   workloadsPerNamespace?: number;
+  /**
+   * Real-size objects (7-10 KB a pod, as a real API server returns them): several containers with
+   * env, envFrom, probes, volume mounts and security contexts; volumes; tolerations and affinity;
+   * full managedFields (FieldsV1 of every field set, as the server records them); full status
+   * (five conditions, container IDs and image digests, init container statuses). The cluster's
+   * structure (namespaces, workloads, states, findings) is the same as without: the filler comes
+   * from a second random stream.
+   */
+  realistic?: boolean;
 }
 
 type Mesh = 'linkerd' | 'istio';
@@ -118,8 +127,94 @@ const kubeApiAccess = (suffix: string) => ({
   },
 });
 
+/**
+ * The FieldsV1 set of an object (what the API server records in managedFields): `f:<field>` for
+ * each field, `k:{...}` for the entries of lists keyed by name, port or type, `.` for a map or
+ * entry itself. Atomic lists (command, args) are one leaf.
+ */
+const ATOMIC = new Set(['containerStatuses', 'initContainerStatuses', 'command', 'args', 'tolerations']);
+export function fieldsV1(v: unknown): Obj {
+  const out: Obj = {};
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return out;
+  for (const [k, x] of Object.entries(v)) {
+    if (x === undefined) continue;
+    if (ATOMIC.has(k)) out[`f:${k}`] = {};
+    else if (Array.isArray(x) && x.length && typeof x[0] === 'object' && x[0] !== null) {
+      const list: Obj = {};
+      for (const e of x as Obj[]) {
+        const key =
+          e.containerPort !== undefined
+            ? { containerPort: e.containerPort, protocol: e.protocol ?? 'TCP' }
+            : e.name !== undefined
+              ? { name: e.name }
+              : e.type !== undefined
+                ? { type: e.type }
+                : e.key !== undefined
+                  ? { key: e.key }
+                  : undefined;
+        if (key) list[`k:${JSON.stringify(key)}`] = { '.': {}, ...fieldsV1(e) };
+      }
+      out[`f:${k}`] = Object.keys(list).length ? list : {};
+    } else if (typeof x === 'object' && x !== null && !Array.isArray(x)) {
+      out[`f:${k}`] = { '.': {}, ...fieldsV1(x) };
+    } else out[`f:${k}`] = {};
+  }
+  return out;
+}
+
+const LOG_SHIPPER = 'log-shipper';
+
+/** A real-size app container: the slim one plus what real charts set. */
+function realContainer(c: Obj): Obj {
+  return {
+    ...c,
+    env: [
+      ...(c.env ?? []),
+      { name: 'PORT', value: '8080' },
+      { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', value: 'http://otel-collector.observability.svc.cluster.local:4317' },
+      { name: 'POD_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } },
+    ],
+    ports: [...(c.ports ?? []), { name: 'metrics', containerPort: 9090, protocol: 'TCP' }],
+    livenessProbe: {
+      httpGet: { path: '/healthz', port: 'http', scheme: 'HTTP' },
+      initialDelaySeconds: 15,
+      timeoutSeconds: 2,
+      periodSeconds: 10,
+      successThreshold: 1,
+      failureThreshold: 3,
+    },
+    readinessProbe: { httpGet: { path: '/ready', port: 'http', scheme: 'HTTP' }, periodSeconds: 5 },
+    volumeMounts: [
+      { name: 'config', mountPath: '/etc/app', readOnly: true },
+      { name: 'tmp', mountPath: '/tmp' },
+    ],
+  };
+}
+
+/** A log shipper beside the app (a second container, as many real workloads run). */
+const logShipper = (): Obj => ({
+  name: LOG_SHIPPER,
+  image: 'cr.fluentbit.io/fluent/fluent-bit:3.1.9',
+  imagePullPolicy: 'IfNotPresent',
+  args: ['--config=/fluent-bit/etc/fluent-bit.conf', '--storage_path=/tmp/flb'],
+  env: [
+    { name: 'FLUENT_ELASTICSEARCH_HOST', value: 'logs.observability.svc.cluster.local' },
+    { name: 'FLUENT_ELASTICSEARCH_PORT', value: '9200' },
+  ],
+  resources: { requests: { cpu: '20m', memory: '32Mi' }, limits: { memory: '128Mi' } },
+  volumeMounts: [
+    { name: 'tmp', mountPath: '/tmp' },
+    { name: 'fluent-bit-config', mountPath: '/fluent-bit/etc', readOnly: true },
+  ],
+  terminationMessagePath: '/dev/termination-log',
+  terminationMessagePolicy: 'File',
+});
+
 export function generateCluster(opts: GenerateOptions): K8sObject[] {
   const r = prng(opts.seed ?? 1);
+  const real = opts.realistic === true;
+  /** The real-size filler's own random stream: the cluster's structure does not depend on it. */
+  const f = prng((opts.seed ?? 1) + 7919);
   const ppw = opts.podsPerWorkload ?? 10;
   const wpn = opts.workloadsPerNamespace ?? 20;
   const objects: K8sObject[] = controlPlanes();
@@ -187,7 +282,9 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
     };
   };
 
-  // kube-proxy on every node: hostNetwork pods in kube-system.
+  // kube-proxy on every node: hostNetwork pods in kube-system (this one instead of a fixture's: one object per name).
+  const kp = objects.findIndex((o) => o.kind === 'DaemonSet' && o.metadata?.namespace === 'kube-system' && o.metadata?.name === 'kube-proxy');
+  if (kp >= 0) objects.splice(kp, 1);
   const kpUid = uid();
   push({
     apiVersion: 'apps/v1',
@@ -343,10 +440,7 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
     name: 'istio-proxy',
     image: 'docker.io/istio/proxyv2:1.24.2',
     args: ['proxy', 'sidecar', '--domain', '$(POD_NAMESPACE).svc.cluster.local', '--proxyLogLevel=warning'],
-    env: [
-      { name: 'CA_ADDR', value: 'istiod.istio-system.svc:15012' },
-      { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } } },
-    ],
+    env: [{ name: 'CA_ADDR', value: 'istiod.istio-system.svc:15012' }],
     ports: [{ name: 'http-envoy-prom', containerPort: 15090, protocol: 'TCP' }],
     resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '2', memory: '1Gi' } },
   });
@@ -371,8 +465,8 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
     const annotations = { ...a.annotations };
     const suffix = r.id(5);
     spec.volumes = [...(spec.volumes ?? []), kubeApiAccess(suffix)];
-    for (const c of spec.containers)
-      c.volumeMounts = [{ name: `kube-api-access-${suffix}`, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true }];
+    const tokenMount = { name: `kube-api-access-${suffix}`, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true };
+    for (const c of spec.containers) c.volumeMounts = real ? [...(c.volumeMounts ?? []), tokenMount] : [tokenMount];
     const hostNetwork = spec.hostNetwork === true;
     const podIP = hostNetwork ? `10.0.${r.int(0, 255)}.${r.int(0, 255)}` : ip();
     if (a.injected === 'linkerd') {
@@ -420,7 +514,7 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
         name: c.name,
         image: c.image,
         ready: a.phase === 'Running' && !terminated,
-        restartCount: r.next() < 0.1 ? r.int(1, 5) : 0,
+        restartCount: c.name === LOG_SHIPPER ? 0 : r.next() < 0.1 ? r.int(1, 5) : 0, // the real-size filler container draws nothing: the same cluster either way
         state:
           a.phase === 'Pending'
             ? { waiting: { reason: 'ContainerCreating' } }
@@ -431,6 +525,7 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
     });
     const cond = (type: string, status = 'True') => ({ type, status, lastTransitionTime: iso(start) });
     const ready = a.phase === 'Running' && !a.hung ? 'True' : 'False';
+    if (real) return realPod(a, spec, labels, annotations, statuses, start, podIP, ready);
     return {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -485,6 +580,82 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
         qosClass: 'Burstable',
       },
     };
+  };
+
+  /** The real-size pod: full spec defaults, managedFields of every field set, full status. */
+  const realPod = (a: PodArgs, spec: Obj, labels: Obj, annotations: Obj, statuses: Obj[], start: number, podIP: string, ready: string): Obj => {
+    const nodeName = node();
+    const hostIP = `10.0.${r.int(0, 255)}.${r.int(0, 255)}`;
+    const metadata: Obj = {
+      name: a.name,
+      generateName: a.generateName,
+      namespace: a.ns.name,
+      uid: uid(),
+      resourceVersion: String(r.int(100_000, 99_999_999)),
+      creationTimestamp: iso(a.created),
+      labels,
+      ...(Object.keys(annotations).length ? { annotations } : {}),
+      ownerReferences: [{ ...a.owner, controller: true, blockOwnerDeletion: true }],
+    };
+    const podSpec: Obj = {
+      ...spec,
+      restartPolicy: spec.restartPolicy ?? 'Always',
+      terminationGracePeriodSeconds: 30,
+      dnsPolicy: 'ClusterFirst',
+      serviceAccount: spec.serviceAccountName ?? 'default',
+      serviceAccountName: spec.serviceAccountName ?? 'default',
+      nodeName,
+      schedulerName: 'default-scheduler',
+      tolerations: [
+        { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+        { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+      ],
+      priority: 0,
+      enableServiceLinks: true,
+      preemptionPolicy: 'PreemptLowerPriority',
+    };
+    for (const c of [...(podSpec.initContainers ?? []), ...podSpec.containers]) c.imagePullPolicy ??= 'IfNotPresent';
+    const digest = () => `sha256:${f.hex(64)}`;
+    const cstatus = (st: Obj): Obj => ({
+      ...st,
+      imageID: `${st.image.split(':')[0]}@${digest()}`,
+      containerID: `containerd://${f.hex(64)}`,
+      started: st.state.running !== undefined,
+      lastState: {},
+    });
+    const ts = (t: string, status = 'True') => ({ type: t, status, lastProbeTime: null, lastTransitionTime: iso(start) });
+    const status: Obj = {
+      phase: a.phase,
+      conditions: [ts('Initialized'), ts('Ready', ready), ts('ContainersReady', ready), ts('PodScheduled')],
+      hostIP,
+      hostIPs: [{ ip: hostIP }],
+      podIP,
+      podIPs: [{ ip: podIP }],
+      startTime: iso(start),
+      containerStatuses: statuses.map(cstatus),
+      qosClass: 'Burstable',
+    };
+    const { name: _n, namespace: _ns, uid: _u, resourceVersion: _rv, creationTimestamp: _ct, ...setByController } = metadata;
+    metadata.managedFields = [
+      {
+        manager: 'kube-controller-manager',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: iso(a.created),
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:metadata': fieldsV1(setByController), 'f:spec': fieldsV1({ ...podSpec, nodeName: undefined }) },
+      },
+      {
+        manager: 'kubelet',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: iso(start),
+        fieldsType: 'FieldsV1',
+        subresource: 'status',
+        fieldsV1: { 'f:status': fieldsV1(status) },
+      },
+    ];
+    return { apiVersion: 'v1', kind: 'Pod', metadata, spec: podSpec, status };
   };
 
   const event = (
@@ -578,9 +749,23 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
         ...(sa ? { serviceAccountName: sa } : {}),
         ...(state === 'hostnetwork' ? { hostNetwork: true } : {}),
         ...(isJob ? { restartPolicy: 'OnFailure' } : {}),
-        containers: [appContainer(name.replace(/-\d+$/, ''), image, sa ?? 'default')],
-      },
+        containers: [appContainer(name.replace(/-\d+$/, ''), image, sa ?? 'default')] as Obj[],
+      } as Obj,
     };
+    if (real) {
+      const app = name.replace(/-\d+$/, '');
+      const ts = template.spec;
+      const shipper = !isJob && f.next() < 0.1; // a log shipper beside the app in some workloads
+      ts.containers = [realContainer(ts.containers[0]!), ...(shipper ? [logShipper()] : [])];
+      ts.volumes = [
+        { name: 'config', configMap: { name: `${app}-config`, defaultMode: 420 } },
+        { name: 'tmp', emptyDir: { sizeLimit: '256Mi' } },
+        ...(shipper ? [{ name: 'fluent-bit-config', configMap: { name: 'fluent-bit-config', defaultMode: 420 } }] : []),
+      ];
+      ts.terminationGracePeriodSeconds = 30;
+      ts.securityContext = { fsGroup: 10001, runAsNonRoot: true };
+      Object.assign(template.metadata.labels, { 'app.kubernetes.io/name': app });
+    }
     const injected: Mesh | undefined = state === 'meshed' ? n.mesh : undefined;
     const noPods = state === 'sa-missing' || state === 'quota' || state === 'webhook-failed';
     const left = opts.pods - podCount;
@@ -654,6 +839,12 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
       );
     };
     const service = (podNames: string[]) => {
+      // The workload's pods are the objects pushed last (taken before the Service is pushed).
+      const addrs = (podNames.length ? objects.slice(-podNames.length) : []).map((p) => ({
+        ip: (p.status as any).podIP as string,
+        nodeName: (p.spec as any).nodeName as string,
+        targetRef: { kind: 'Pod', name: p.metadata!.name!, namespace: n.name, uid: p.metadata!.uid! },
+      }));
       push({
         apiVersion: 'v1',
         kind: 'Service',
@@ -671,11 +862,6 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
         },
         status: { loadBalancer: {} },
       });
-      const addrs = (podNames.length ? objects.slice(-podNames.length) : []).map((p) => ({
-        ip: (p.status as any).podIP as string,
-        nodeName: (p.spec as any).nodeName as string,
-        targetRef: { kind: 'Pod', name: p.metadata!.name!, namespace: n.name, uid: p.metadata!.uid! },
-      }));
       push({
         apiVersion: 'v1',
         kind: 'Endpoints',

@@ -1,21 +1,29 @@
 /**
- * `npm run bench`: how far meshdoctor is from the cost of reading the data once.
+ * `npm run bench`: how far meshdoctor is from the cost of reading its input once, on the inputs
+ * users have, each measured in this one run against the floor of the very same input.
  *
- * For each size (1k, 10k, 50k pods): generate a cluster, write it as a snapshot file, serve it
- * from the test API server (HTTPS on loopback, in this process: the server and the child share
- * the machine's cores, for meshdoctor and for the floor alike), then interleave runs of
- *   live        node bin/meshdoctor.js check -A --kubeconfig K -o json
- *   floor-live  node bench/floor-live.mjs (the same GETs, JSON.parse, nothing else)
- *   offline     node bin/meshdoctor.js check -A --snapshot FILE -o json
- *   floor-file  node bench/floor-file.mjs FILE (read + JSON.parse)
- * measuring wall time (spawn to exit) and peak RSS (GNU time %M) of the child, and the requests
- * the server saw (verified: all GET, one LIST per kind per page, cluster-wide, only the kinds the
- * checks declare, ConfigMaps/Secrets only by name in the mesh namespaces). Also: each check alone
- * lists only its own kinds, and startup of --version / checks against `node -e 0`.
+ * Inputs (bench/generate.ts; `slim`: the objects the checks need, `real-size`: pods of 7-10 KB
+ * as a real API server returns them, with managedFields, probes, env, volumes, full status):
+ *   live      `check -A --kubeconfig K` against a REAL kube-apiserver v1.32 + etcd
+ *             (../shared/k8s/apiserver.sh; the cluster loaded once through the API and cached in
+ *             bench/out/k8s/), at 5k and 50k pods, slim and real-size. Floor: bench/floor-live.mjs
+ *             (the same GETs, JSON.parse, nothing else). Also the server's CPU (kube-apiserver +
+ *             etcd, from /proc) during each run.
+ *   offline   `check -A --snapshot FILE` on a kubectl List in JSON (compact, one item a line) at
+ *             5k, 20k and 50k pods, and on meshdoctor's own snapshot file, slim and real-size.
+ *             Floor: bench/floor-file.mjs (readFileSync + JSON.parse).
+ *   YAML      the kubectl List as `-o yaml` (small: YAML is capped at 32 MiB). Floor:
+ *             bench/floor-yaml.mjs (the yaml package's parse).
+ *   requests  (the in-process test API server, 1k pods) all GET, one LIST per kind per page,
+ *             cluster-wide, only the kinds the checks declare, ConfigMaps/Secrets only by name in
+ *             the mesh namespaces; each check alone lists only its own kinds.
+ *   startup   --version and `checks` against `node -e 0`.
+ * Every pair runs interleaved (meshdoctor, floor, meshdoctor, ...) after one warm-up of each;
+ * wall time from spawn to exit, peak RSS by GNU time; medians.
  *
- *   tsx bench/run.ts [--quick] [--sizes 1000,10000] [--runs N] [--strict]
- * Prints a markdown table with medians, ratios and PASS/FAIL per target; writes bench/out/results.json
- * and bench/out/results.md (the README's table).
+ *   tsx bench/run.ts [--quick] [--live 5000,50000] [--offline 5000,20000,50000] [--yaml 1000]
+ *                    [--runs N] [--no-kube] [--strict]
+ * Writes bench/out/results.json and bench/out/results.md (the README's table: scripts/readme.mjs).
  */
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,13 +31,18 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startApiServer, type RecordedRequest } from '../test/apiserver/server.js';
+import { slim } from '../src/cluster/sanitize.js';
+import { dumpable, writeKubectlJson, writeKubectlYaml } from './formats.js';
 import { generateCluster, toSnapshot, writeSnapshot } from './generate.js';
+import { KUBE_AVAILABLE, cpuSeconds, floorConfig, kubeCluster } from './kube.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(ROOT, 'bench', 'out');
 const BIN = join(ROOT, 'bin', 'meshdoctor.js');
 const PAGE_SIZE = 500; // src/cluster/gather.ts DEFAULT_PAGE_SIZE
 const MESH_NAMESPACES = new Set(['linkerd', 'istio-system']);
+/** Files of 50k real-size pods are larger than the default --max-bytes (256 MiB). */
+const MAX_BYTES = ['--max-bytes', '2048'];
 
 // What the built CLI runs (dist), not the sources being edited.
 const { CHECKS } = await import(join(ROOT, 'dist/checks/index.js'));
@@ -43,8 +56,15 @@ const opt = (name: string) => {
   return i >= 0 ? argv[i + 1] : undefined;
 };
 const quick = argv.includes('--quick');
-const SIZES = opt('sizes')?.split(',').map(Number) ?? (quick ? [1000] : [1000, 10_000, 50_000]);
+const sizes = (name: string, def: number[]) => opt(name)?.split(',').filter(Boolean).map(Number) ?? def;
+const LIVE = argv.includes('--no-kube') || !KUBE_AVAILABLE ? [] : sizes('live', quick ? [5000] : [5000, 50_000]);
+const OFFLINE = sizes('offline', quick ? [5000] : [5000, 20_000, 50_000]);
+const YAML_PODS = sizes('yaml', [1000]);
+const VERIFY_PODS = 1000;
 const runsFor = (pods: number) => Number(opt('runs') ?? (quick ? 3 : pods >= 50_000 ? 3 : 5));
+const VARIANTS = ['slim', 'real'] as const;
+type Variant = (typeof VARIANTS)[number];
+const variantLabel = (v: Variant) => (v === 'real' ? 'real-size' : 'slim');
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -78,6 +98,77 @@ async function measure(args: string[], stdoutFile?: string): Promise<Sample> {
   const lines = readFileSync(rssFile, 'utf8').trim().split('\n');
   return { ms, rssMB: Number(lines[lines.length - 1]) / 1024, code, stderr };
 }
+
+function summaryOf(file: string): { findings: number; skipped: string[] } {
+  const r = JSON.parse(readFileSync(file, 'utf8'));
+  return { findings: r.findings.length, skipped: r.skipped.map((s: { check: string }) => s.check) };
+}
+
+interface Row {
+  section: 'live' | 'offline' | 'yaml';
+  input: string;
+  variant: Variant;
+  pods: number;
+  objects: number;
+  mb: number;
+  runs: number;
+  md: { ms: number; rssMB: number }[];
+  floor: { ms: number; rssMB: number }[];
+  /** CPU seconds of kube-apiserver + etcd during each run. */
+  serverCpu?: { md: number[]; floor: number[] };
+  findings?: number;
+  problems: string[];
+}
+
+/**
+ * meshdoctor against its floor on one input: a warm-up of each, then `runs` interleaved pairs.
+ * `server`: the pids whose CPU time each run costs (a real API server).
+ */
+async function pair(row: Row, mdArgs: string[], floorArgs: string[], server?: number[]): Promise<Row> {
+  const outFile = join(OUT, 'last-run.json');
+  const serverCpu = () => (server ?? []).reduce((n, pid) => n + cpuSeconds(pid), 0);
+  if (server) row.serverCpu = { md: [], floor: [] };
+  const one = async (which: 'md' | 'floor', record: boolean) => {
+    const c0 = serverCpu();
+    const s = which === 'md' ? await measure([BIN, ...mdArgs], outFile) : await measure(floorArgs);
+    const cpu = serverCpu() - c0;
+    const ok = which === 'md' ? s.code === 0 || s.code === 1 : s.code === 0;
+    if (!ok) {
+      row.problems.push(`${which} exited ${s.code}: ${s.stderr.trim().split('\n').slice(-2).join(' | ')}`);
+      log(`  ${which} FAILED (exit ${s.code}): ${s.stderr.trim().slice(0, 500)}`);
+    }
+    if (!record) return;
+    row[which].push({ ms: s.ms, rssMB: s.rssMB });
+    row.serverCpu?.[which].push(cpu);
+    if (which === 'md' && ok) row.findings = summaryOf(outFile).findings;
+  };
+  await one('floor', false);
+  await one('md', false);
+  for (let i = 0; i < row.runs; i++) {
+    await one('floor', true);
+    await one('md', true);
+  }
+  const m = stats(row);
+  log(
+    `  ${row.input} ${variantLabel(row.variant)} ${row.pods}: meshdoctor ${(m.md.ms / 1000).toFixed(2)}s ${m.md.rssMB.toFixed(0)} MB, floor ${(m.floor.ms / 1000).toFixed(2)}s ${m.floor.rssMB.toFixed(0)} MB: ${m.ratio.toFixed(2)}x time, ${m.rssRatio.toFixed(2)}x RSS`,
+  );
+  return row;
+}
+
+function stats(r: Row) {
+  const med = (xs: { ms: number; rssMB: number }[], f: 'ms' | 'rssMB') => median(xs.map((x) => x[f]));
+  const md = { ms: med(r.md, 'ms'), rssMB: med(r.md, 'rssMB') };
+  const floor = { ms: med(r.floor, 'ms'), rssMB: med(r.floor, 'rssMB') };
+  return {
+    md,
+    floor,
+    ratio: md.ms / floor.ms,
+    rssRatio: md.rssMB / floor.rssMB,
+    serverCpu: r.serverCpu && { md: median(r.serverCpu.md), floor: median(r.serverCpu.floor) },
+  };
+}
+
+// --- requests on the test API server --------------------------------------------------------
 
 /** The requests `check -A` must make: every LIST page of the listable kinds, and the named objects. */
 function expectedRequests(objects: any[], kinds: string[]) {
@@ -121,10 +212,37 @@ function verifyRequests(reqs: RecordedRequest[], exp: ReturnType<typeof expected
   return [...new Set(problems)];
 }
 
-function summaryOf(file: string): { findings: number; skipped: string[] } {
-  const r = JSON.parse(readFileSync(file, 'utf8'));
-  return { findings: r.findings.length, skipped: r.skipped.map((s: { check: string }) => s.check) };
+async function verify(allKinds: string[]) {
+  const objects = generateCluster({ pods: VERIFY_PODS, seed: 1 });
+  const server = await startApiServer({ objects });
+  const kubeconfig = await server.writeKubeconfig();
+  const exp = expectedRequests(objects, allKinds);
+  const live = ['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json'];
+  const outFile = join(OUT, 'last-only.json');
+  const before = server.requests.length;
+  const s = await measure([BIN, ...live], outFile);
+  const reqs = server.requests.slice(before);
+  const problems = s.code === 0 || s.code === 1 ? verifyRequests(reqs, exp) : [`check -A exited ${s.code}`];
+  const expected = [...exp.lists.values()].reduce((n, l) => n + l.pages, 0) + exp.named.size;
+  const perCheck = [];
+  for (const c of CHECKS) {
+    const kinds: string[] = kindsFor([c]);
+    const b = server.requests.length;
+    const r = await measure([BIN, ...live, '--only', c.id], outFile);
+    const rq = server.requests.slice(b);
+    const listed = [...new Set(rq.filter((x) => !/\/(configmaps|secrets)\//.test(x.path)).map((x) => x.path))];
+    const extra = listed.filter((p) => !exp.lists.has(p) || !kinds.includes(exp.lists.get(p)!.key));
+    const missing = kinds.filter((k) => !KINDS[k].byName && !listed.includes(listPath(KINDS[k])));
+    const named = rq.filter((x) => /\/(configmaps|secrets)\//.test(x.path)).map((x) => x.path);
+    const badNamed = named.filter((p) => !kinds.includes(p.includes('/configmaps/') ? 'configmaps' : 'secrets'));
+    const { skipped } = r.code === 0 || r.code === 1 ? summaryOf(outFile) : { skipped: ['(run failed)'] };
+    perCheck.push({ check: c.id, kinds, requests: rq.length, extra, missing, badNamed, skipped });
+  }
+  await server.close();
+  return { requests: reqs.length, expected, problems, perCheck };
 }
+
+// --- the run ----------------------------------------------------------------------------------
 
 mkdirSync(OUT, { recursive: true });
 const allKinds: string[] = kindsFor(CHECKS);
@@ -132,170 +250,230 @@ const results: any = {
   machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
   pageSize: PAGE_SIZE,
   kinds: allKinds,
-  sizes: [] as any[],
+  rows: [] as Row[],
 };
+const t0 = performance.now();
+const newRow = (section: Row['section'], input: string, variant: Variant, pods: number): Row => ({
+  section,
+  input,
+  variant,
+  pods,
+  objects: 0,
+  mb: 0,
+  runs: runsFor(pods),
+  md: [],
+  floor: [],
+  problems: [],
+});
 
-for (const pods of SIZES) {
-  const t0 = performance.now();
-  const objects = generateCluster({ pods, seed: 1 });
-  const file = join(OUT, `cluster-${pods}.json`);
-  const fd = openSync(file, 'w');
-  const bytes = writeSnapshot(toSnapshot(objects), fd);
-  closeSync(fd);
-  const server = await startApiServer({ objects });
-  const kubeconfig = await server.writeKubeconfig();
-  const exp = expectedRequests(objects, allKinds);
-  const floorCfg = join(OUT, `floor-${pods}.json`);
-  writeFileSync(
-    floorCfg,
-    JSON.stringify({ server: server.url, ca: server.caPem, token: server.token, pageSize: PAGE_SIZE, lists: [...exp.lists.keys()], gets: [...exp.named] }),
-  );
-  log(`${pods} pods: ${objects.length} objects, ${(bytes / 1e6).toFixed(0)} MB, generated in ${((performance.now() - t0) / 1000).toFixed(1)}s`);
-
-  const live = ['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json'];
-  const offline = ['check', '-A', '--snapshot', file, '-o', 'json'];
-  const size: any = {
-    pods,
-    objects: objects.length,
-    bytes,
-    runs: runsFor(pods),
-    live: [],
-    floorLive: [],
-    offline: [],
-    floorFile: [],
-    requests: [],
-    serverCpuMs: { live: [], floorLive: [] },
-    problems: [],
-  };
-  const cpu = () => {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
-  };
-  const run = async (kind: 'live' | 'floorLive' | 'offline' | 'floorFile', record: boolean) => {
-    const before = server.requests.length;
-    const c0 = cpu();
-    const outFile = join(OUT, `last-${kind}.json`);
-    const s =
-      kind === 'live'
-        ? await measure([BIN, ...live], outFile)
-        : kind === 'offline'
-          ? await measure([BIN, ...offline], outFile)
-          : kind === 'floorLive'
-            ? await measure([join(ROOT, 'bench/floor-live.mjs'), floorCfg])
-            : await measure([join(ROOT, 'bench/floor-file.mjs'), file]);
-    const serverMs = cpu() - c0;
-    const ok = kind === 'live' || kind === 'offline' ? s.code === 0 || s.code === 1 : s.code === 0;
-    if (!ok) {
-      size.problems.push(`${kind} exited ${s.code}: ${s.stderr.trim().split('\n').slice(-3).join(' | ')}`);
-      log(`  ${kind} FAILED (exit ${s.code}): ${s.stderr.trim()}`);
-    }
-    if (!record) return s;
-    size[kind].push({ ms: s.ms, rssMB: s.rssMB });
-    if (kind === 'live' || kind === 'floorLive') size.serverCpuMs[kind].push(serverMs);
-    if (kind === 'live') {
-      const reqs = server.requests.slice(before);
-      size.requests.push(reqs.length);
-      size.problems.push(...verifyRequests(reqs, exp));
-      size.liveSummary = summaryOf(outFile);
-    }
-    if (kind === 'offline') size.offlineSummary = summaryOf(outFile);
-    return s;
-  };
-
-  // One warm-up of each (page cache, the server's JIT), then interleaved measured runs.
-  for (const k of ['floorLive', 'live', 'floorFile', 'offline'] as const) await run(k, false);
-  for (let i = 0; i < size.runs; i++) {
-    for (const k of ['floorLive', 'live', 'floorFile', 'offline'] as const) await run(k, true);
-    log(
-      `  run ${i + 1}/${size.runs}: live ${(size.live.at(-1).ms / 1000).toFixed(2)}s / floor ${(size.floorLive.at(-1).ms / 1000).toFixed(2)}s, offline ${(size.offline.at(-1).ms / 1000).toFixed(2)}s / floor ${(size.floorFile.at(-1).ms / 1000).toFixed(2)}s`,
-    );
-  }
-  size.problems = [...new Set(size.problems)];
-  size.expectedRequests = [...exp.lists.values()].reduce((n, l) => n + l.pages, 0) + exp.named.size;
-
-  // Each check alone lists only the kinds it declares (the smallest size is enough).
-  if (pods === SIZES[0]) {
-    size.perCheck = [];
-    for (const c of CHECKS) {
-      const kinds: string[] = kindsFor([c]);
-      const before = server.requests.length;
-      const outFile = join(OUT, 'last-only.json');
-      const s = await measure([BIN, ...live, '--only', c.id], outFile);
-      const reqs = server.requests.slice(before);
-      const listed = [...new Set(reqs.filter((r) => !/\/(configmaps|secrets)\//.test(r.path)).map((r) => r.path))];
-      const extra = listed.filter((p) => !exp.lists.has(p) || !kinds.includes(exp.lists.get(p)!.key));
-      const missing = kinds.filter((k) => !KINDS[k].byName && !listed.includes(listPath(KINDS[k])));
-      const named = reqs.filter((r) => /\/(configmaps|secrets)\//.test(r.path)).map((r) => r.path);
-      const badNamed = named.filter((p) => !kinds.includes(p.includes('/configmaps/') ? 'configmaps' : 'secrets'));
-      const { skipped } = s.code === 0 || s.code === 1 ? summaryOf(outFile) : { skipped: ['(run failed)'] };
-      size.perCheck.push({ check: c.id, kinds, requests: reqs.length, extra, missing, badNamed, skipped });
+// Live, on a real kube-apiserver.
+if (LIVE.length) {
+  for (const pods of LIVE) {
+    for (const variant of VARIANTS) {
+      let objects: any[] | undefined;
+      const kube = await kubeCluster(`${variant}-${pods}`, () => (objects ??= generateCluster({ pods, seed: 1, realistic: variant === 'real' })), log);
+      try {
+        const cfg = await floorConfig(kube, allKinds, PAGE_SIZE);
+        const cfgFile = join(OUT, `floor-live-${variant}-${pods}.json`);
+        writeFileSync(cfgFile, JSON.stringify(cfg));
+        const row = newRow('live', 'live, real kube-apiserver', variant, pods);
+        const probe = JSON.parse(
+          await new Promise<string>((res) => {
+            const c = spawn(process.execPath, [join(ROOT, 'bench/floor-live.mjs'), cfgFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+            let out = '';
+            c.stdout.on('data', (d) => (out += d));
+            c.on('close', () => res(out));
+          }),
+        );
+        row.objects = probe.objects;
+        row.mb = probe.bytes / 1e6;
+        results.rows.push(
+          await pair(
+            row,
+            ['check', '-A', '--kubeconfig', kube.kubeconfig, '-o', 'json', ...MAX_BYTES],
+            [join(ROOT, 'bench/floor-live.mjs'), cfgFile],
+            [kube.pids.apiserver, kube.pids.etcd],
+          ),
+        );
+        rmSync(cfgFile);
+      } finally {
+        await kube.stop();
+      }
     }
   }
-  await server.close();
-  rmSync(floorCfg);
-  results.sizes.push(size);
+} else {
+  log(`live on a real kube-apiserver skipped: ${KUBE_AVAILABLE ? '--no-kube' : '../shared/k8s/apiserver.sh not found'}`);
 }
 
+// Offline: kubectl List JSON and meshdoctor's snapshot file.
+for (const pods of OFFLINE) {
+  for (const variant of VARIANTS) {
+    let objects: any[] | undefined = generateCluster({ pods, seed: 1, realistic: variant === 'real' });
+    const listFile = join(OUT, `list-${variant}-${pods}.json`);
+    const snapFile = join(OUT, `snapshot-${variant}-${pods}.json`);
+    let fd = openSync(listFile, 'w');
+    const dump = dumpable(objects);
+    const listBytes = writeKubectlJson(dump, fd);
+    closeSync(fd);
+    // As `meshdoctor snapshot` saves it: slimmed (after the List is written from the same objects).
+    const snap = toSnapshot(objects);
+    for (const [key, list] of Object.entries(snap.objects)) if (key !== 'secrets') for (let i = 0; i < list.length; i++) list[i] = slim(key, list[i]!);
+    fd = openSync(snapFile, 'w');
+    const snapBytes = writeSnapshot(snap, fd);
+    closeSync(fd);
+    const count = dump.length;
+    objects = undefined;
+    for (const [input, file, bytes] of [
+      ['kubectl List JSON', listFile, listBytes],
+      ['meshdoctor snapshot', snapFile, snapBytes],
+    ] as const) {
+      const row = newRow('offline', input, variant, pods);
+      row.objects = count;
+      row.mb = bytes / 1e6;
+      results.rows.push(await pair(row, ['check', '-A', '--snapshot', file, '-o', 'json', ...MAX_BYTES], [join(ROOT, 'bench/floor-file.mjs'), file]));
+    }
+    rmSync(listFile);
+    rmSync(snapFile);
+  }
+}
+
+// YAML (kubectl get -o yaml): small, as meshdoctor parses at most 32 MiB of YAML.
+for (const pods of YAML_PODS) {
+  for (const variant of VARIANTS) {
+    const dump = dumpable(generateCluster({ pods, seed: 1, realistic: variant === 'real' }));
+    const file = join(OUT, `list-${variant}-${pods}.yaml`);
+    const fd = openSync(file, 'w');
+    const bytes = writeKubectlYaml(dump, fd);
+    closeSync(fd);
+    const row = newRow('yaml', 'kubectl List YAML', variant, pods);
+    row.objects = dump.length;
+    row.mb = bytes / 1e6;
+    row.runs = Number(opt('runs') ?? 3);
+    results.rows.push(await pair(row, ['check', '-A', '--snapshot', file, '-o', 'json'], [join(ROOT, 'bench/floor-yaml.mjs'), file]));
+    rmSync(file);
+  }
+}
+
+// Requests, on the test API server.
+log(`requests: the test API server, ${VERIFY_PODS} pods`);
+results.requests = await verify(allKinds);
+
 // Startup: interleaved, 10 runs each.
-const startup: Record<string, number[]> = { node: [], version: [], checks: [] };
-const startupArgs: Record<string, string[]> = { node: ['-e', '0'], version: [BIN, '--version'], checks: [BIN, 'checks'] };
+const startup: Record<string, number[]> = { node: [], version: [], checks: [], help: [] };
+const startupArgs: Record<string, string[]> = { node: ['-e', '0'], version: [BIN, '--version'], checks: [BIN, 'checks'], help: [BIN, '--help'] };
 for (const k of Object.keys(startup)) await measure(startupArgs[k]!); // warm-up
 for (let i = 0; i < 10; i++) for (const k of Object.keys(startup)) startup[k]!.push((await measure(startupArgs[k]!)).ms);
 results.startup = Object.fromEntries(Object.entries(startup).map(([k, v]) => [k, { ms: v, median: median(v) }]));
+results.seconds = (performance.now() - t0) / 1000;
 
 // --- report ---------------------------------------------------------------------------------
-const med = (xs: { ms: number; rssMB: number }[], f: 'ms' | 'rssMB') => median(xs.map((x) => x[f]));
-for (const s of results.sizes) {
-  s.median = Object.fromEntries(['live', 'floorLive', 'offline', 'floorFile'].map((k) => [k, { ms: med(s[k], 'ms'), rssMB: med(s[k], 'rssMB') }]));
-  s.median.serverCpuMs = { live: median(s.serverCpuMs.live), floorLive: median(s.serverCpuMs.floorLive) };
-  s.ratio = { live: s.median.live.ms / s.median.floorLive.ms, offline: s.median.offline.ms / s.median.floorFile.ms };
-}
 const sec = (ms: number) => (ms / 1000).toFixed(2);
 const mb = (x: number) => x.toFixed(0);
+const rows: Row[] = results.rows;
 const lines: string[] = [];
 lines.push(
-  `meshdoctor bench — ${results.machine.cpus} CPUs (${results.machine.model}), node ${results.machine.node}, page size ${PAGE_SIZE}, medians of N runs`,
+  `meshdoctor bench — ${results.machine.cpus} CPUs (${results.machine.model}), node ${results.machine.node}, page size ${PAGE_SIZE}; medians of N runs, each against its floor in the same run (${Math.round(results.seconds / 60)} min in all)`,
 );
 lines.push('');
 lines.push(
-  '| pods | objects | MB | N | live s | floor s | live/floor | offline s | floor s | offline/floor | RSS MB live / floor | RSS MB offline / floor | requests (expected) | server CPU s live / floor |',
+  '| input | pods | objects | MB | N | meshdoctor s | floor s | time vs floor | RSS MB meshdoctor / floor | RSS vs floor | server CPU s meshdoctor / floor | findings |',
 );
-lines.push('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-for (const s of results.sizes) {
-  const m = s.median;
+lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+for (const r of rows) {
+  const m = stats(r);
   lines.push(
-    `| ${s.pods} | ${s.objects} | ${mb(s.bytes / 1e6)} | ${s.runs} | ${sec(m.live.ms)} | ${sec(m.floorLive.ms)} | ${s.ratio.live.toFixed(2)}x | ${sec(m.offline.ms)} | ${sec(m.floorFile.ms)} | ${s.ratio.offline.toFixed(2)}x | ${mb(m.live.rssMB)} / ${mb(m.floorLive.rssMB)} | ${mb(m.offline.rssMB)} / ${mb(m.floorFile.rssMB)} | ${median(s.requests)} (${s.expectedRequests}) | ${sec(m.serverCpuMs.live)} / ${sec(m.serverCpuMs.floorLive)} |`,
+    `| ${r.input}, ${variantLabel(r.variant)} | ${r.pods} | ${r.objects} | ${mb(r.mb)} | ${r.runs} | ${sec(m.md.ms)} | ${sec(m.floor.ms)} | ${m.ratio.toFixed(2)}x | ${mb(m.md.rssMB)} / ${mb(m.floor.rssMB)} | ${m.rssRatio.toFixed(2)}x | ${m.serverCpu ? `${m.serverCpu.md.toFixed(2)} / ${m.serverCpu.floor.toFixed(2)}` : ''} | ${r.findings ?? '?'} |`,
   );
 }
 const st = results.startup;
 lines.push('');
-lines.push(`| startup | median ms | vs node -e 0 |`);
+lines.push('| startup | median ms | vs node -e 0 |');
 lines.push('|---|---:|---:|');
 for (const [k, label] of [
   ['node', 'node -e 0'],
   ['version', 'meshdoctor --version'],
   ['checks', 'meshdoctor checks'],
+  ['help', 'meshdoctor --help'],
 ]) {
   lines.push(`| ${label} | ${st[k].median.toFixed(0)} | ${(st[k].median / st.node.median).toFixed(2)}x |`);
 }
 
 // Targets.
 const targets: { name: string; pass: boolean | null; detail: string }[] = [];
-const big = results.sizes.at(-1);
-const isBig = big.pods >= 50_000;
-const gate = (name: string, pass: boolean, detail: string) =>
-  targets.push({ name, pass: isBig ? pass : null, detail: isBig ? detail : `${detail} (only judged at 50k pods)` });
-gate('live check -A ≤ 1.5x floor at 50k pods', big.ratio.live <= 1.5, `${big.ratio.live.toFixed(2)}x at ${big.pods}`);
-gate('offline ≤ 2x floor at 50k pods', big.ratio.offline <= 2, `${big.ratio.offline.toFixed(2)}x at ${big.pods}`);
-gate('peak RSS < 600 MB at 50k pods (live)', big.median.live.rssMB < 600, `${mb(big.median.live.rssMB)} MB (floor ${mb(big.median.floorLive.rssMB)})`);
-gate('peak RSS < 600 MB at 50k pods (offline)', big.median.offline.rssMB < 600, `${mb(big.median.offline.rssMB)} MB (floor ${mb(big.median.floorFile.rssMB)})`);
-const reqProblems = results.sizes.flatMap((s: any) => s.problems.map((p: string) => `${s.pods}: ${p}`));
+const find = (section: Row['section'], input: string, variant: Variant, pods: number) =>
+  rows.find((r) => r.section === section && r.input === input && r.variant === variant && r.pods === pods);
+const ratioTarget = (name: string, limit: number, picks: (Row | undefined)[], f: 'ratio' | 'rssRatio') => {
+  const have = picks.filter((r): r is Row => !!r);
+  if (!have.length) return targets.push({ name, pass: null, detail: 'not measured in this run' });
+  const vals = have.map((r) => ({ r, v: stats(r)[f] }));
+  targets.push({
+    name,
+    pass: vals.every((x) => x.v <= limit),
+    detail: vals
+      .map(
+        (x) =>
+          `${x.v.toFixed(2)}x ${variantLabel(x.r.variant)} ${x.r.pods}${x.r.section === 'offline' && x.r.input.startsWith('meshdoctor') ? ' (snapshot)' : ''}`,
+      )
+      .join(', '),
+  });
+};
+const liveRows = rows.filter((r) => r.section === 'live');
+ratioTarget('live check -A ≤ 1.15x floor (5k, 50k pods; slim, real-size)', 1.15, liveRows, 'ratio');
+const listRows = [20_000, 50_000].flatMap((p) => VARIANTS.map((v) => find('offline', 'kubectl List JSON', v, p)));
+ratioTarget('offline on a kubectl List JSON ≤ 1.3x parse floor (20k, 50k pods; slim, real-size)', 1.3, listRows, 'ratio');
+ratioTarget(
+  "peak RSS ≤ 1.3x the floor's (live and offline JSON, every size)",
+  1.3,
+  rows.filter((r) => r.section !== 'yaml'),
+  'rssRatio',
+);
+// Linear growth: meshdoctor's cost per extra pod between sizes within 1.25x of the cost per extra pod between smaller sizes (offline: three sizes) or of the floor's (live: two sizes).
+for (const f of ['ms', 'rssMB'] as const) {
+  const what = f === 'ms' ? 'time' : 'memory';
+  const unit = f === 'ms' ? 'ms' : 'MB';
+  const details: string[] = [];
+  let pass: boolean | null = null;
+  for (const v of VARIANTS) {
+    const off = OFFLINE.map((p) => find('offline', 'kubectl List JSON', v, p)).filter((r): r is Row => !!r);
+    if (off.length >= 3) {
+      const [a, b, c] = off.slice(-3).map((r) => ({ pods: r.pods, x: stats(r).md[f] }));
+      const s1 = (b!.x - a!.x) / (b!.pods - a!.pods);
+      const s2 = (c!.x - b!.x) / (c!.pods - b!.pods);
+      const ok = s2 <= 1.25 * Math.max(s1, 0);
+      pass = (pass ?? true) && ok;
+      details.push(`offline ${variantLabel(v)}: ${(s1 * 1000).toFixed(f === 'ms' ? 0 : 1)} then ${(s2 * 1000).toFixed(f === 'ms' ? 0 : 1)} ${unit}/1k pods`);
+    }
+    const live = LIVE.map((p) => find('live', 'live, real kube-apiserver', v, p)).filter((r): r is Row => !!r);
+    if (live.length >= 2) {
+      const [a, b] = [live[0]!, live.at(-1)!].map((r) => stats(r));
+      const md = (b!.md[f] - a!.md[f]) / (live.at(-1)!.pods - live[0]!.pods);
+      const fl = (b!.floor[f] - a!.floor[f]) / (live.at(-1)!.pods - live[0]!.pods);
+      const ok = md <= 1.25 * Math.max(fl, 0);
+      pass = (pass ?? true) && ok;
+      details.push(`live ${variantLabel(v)}: ${(md * 1000).toFixed(f === 'ms' ? 0 : 1)} vs floor ${(fl * 1000).toFixed(f === 'ms' ? 0 : 1)} ${unit}/1k pods`);
+    }
+  }
+  targets.push({
+    name: `${what} linear in pods (cost per extra 1k pods: offline ≤ 1.25x the smaller sizes'; live ≤ 1.25x the floor's)`,
+    pass,
+    detail: details.join('; ') || 'needs three offline or two live sizes',
+  });
+}
+const yamlRows = rows.filter((r) => r.section === 'yaml');
+targets.push({
+  name: 'YAML input measured and reported',
+  pass: yamlRows.length > 0 && yamlRows.every((r) => r.md.length > 0 && !r.problems.length),
+  detail: yamlRows
+    .map((r) => `${stats(r).ratio.toFixed(2)}x time, ${stats(r).rssRatio.toFixed(2)}x RSS the yaml package's parse (${variantLabel(r.variant)} ${r.pods})`)
+    .join('; '),
+});
+const req = results.requests;
 targets.push({
   name: 'requests: one LIST per kind per page, all GET, nothing per object, ConfigMaps/Secrets only by name in mesh namespaces',
-  pass: reqProblems.length === 0,
-  detail: reqProblems.length ? reqProblems.slice(0, 8).join('; ') : 'as required at every size',
+  pass: req.problems.length === 0,
+  detail: req.problems.length ? req.problems.slice(0, 8).join('; ') : `${req.requests} requests (${req.expected} expected) at ${VERIFY_PODS} pods`,
 });
-const per = results.sizes[0].perCheck as any[];
+const per = req.perCheck as any[];
 const perBad = per.filter((p) => p.extra.length || p.missing.length || p.badNamed.length);
 targets.push({
   name: 'never list kinds no selected check needs (each check alone, --only)',
@@ -311,31 +489,18 @@ if (soloSkipped.length)
     pass: false,
     detail: soloSkipped.map((p) => `${p.check} skipped`).join('; '),
   });
-if (results.sizes.length >= 3) {
-  // Linear growth: the cost per extra pod from 10k to 50k at most 1.25x the cost per extra pod from 1k to 10k.
-  const [a, b, c] = results.sizes.slice(-3);
-  for (const [k, f, label] of [
-    ['live', 'ms', 'live time'],
-    ['offline', 'ms', 'offline time'],
-    ['live', 'rssMB', 'live RSS'],
-    ['offline', 'rssMB', 'offline RSS'],
-  ] as const) {
-    const s1 = (b.median[k][f] - a.median[k][f]) / (b.pods - a.pods);
-    const s2 = (c.median[k][f] - b.median[k][f]) / (c.pods - b.pods);
-    targets.push({
-      name: `linear growth: ${label}`,
-      pass: s2 <= 1.25 * s1,
-      detail: `per 1k extra pods: ${(s1 * 1000).toFixed(f === 'ms' ? 0 : 1)} (${a.pods}→${b.pods}) vs ${(s2 * 1000).toFixed(f === 'ms' ? 0 : 1)} (${b.pods}→${c.pods}) ${f === 'ms' ? 'ms' : 'MB'}; limit 1.25x`,
-    });
-  }
-} else {
-  targets.push({ name: 'linear growth', pass: null, detail: 'needs three sizes' });
-}
-for (const k of ['version', 'checks']) {
+const failed = rows.filter((r) => r.problems.length);
+if (failed.length)
+  targets.push({
+    name: 'every run exits as expected',
+    pass: false,
+    detail: failed.map((r) => `${r.input} ${variantLabel(r.variant)} ${r.pods}: ${r.problems[0]}`).join('; '),
+  });
+for (const k of ['version', 'checks', 'help']) {
   const r = st[k].median / st.node.median;
   targets.push({
-    name: `meshdoctor ${k === 'version' ? '--version' : 'checks'} ≤ 2.5x node -e 0`,
-    pass: r <= 2.5,
+    name: `meshdoctor ${k === 'checks' ? 'checks' : `--${k}`} < 2x node -e 0`,
+    pass: r < 2,
     detail: `${r.toFixed(2)}x (${st[k].median.toFixed(0)} vs ${st.node.median.toFixed(0)} ms)`,
   });
 }
@@ -344,16 +509,11 @@ lines.push('');
 lines.push('| target | result | detail |');
 lines.push('|---|---|---|');
 for (const t of targets) lines.push(`| ${t.name} | ${t.pass === null ? 'n/a' : t.pass ? 'PASS' : 'FAIL'} | ${t.detail} |`);
-for (const s of results.sizes) {
-  lines.push('');
-  lines.push(
-    `${s.pods} pods: findings live ${s.liveSummary?.findings} / offline ${s.offlineSummary?.findings}; skipped checks: ${s.liveSummary?.skipped.join(', ') || 'none'}`,
-  );
-}
 writeFileSync(join(OUT, 'results.json'), JSON.stringify(results, null, 2) + '\n');
 // The table as the README shows it (scripts/readme.mjs copies it in), with where it was measured.
 writeFileSync(join(OUT, 'results.md'), lines.join('\n') + '\n');
 rmSync(join(OUT, `.rss-${process.pid}`), { force: true });
+rmSync(join(OUT, 'last-run.json'), { force: true });
 process.stdout.write(lines.join('\n') + '\n');
 // --strict: exit 1 when a target fails (for CI); by default the table is the result.
 if (argv.includes('--strict') && targets.some((t) => t.pass === false)) process.exitCode = 1;

@@ -39,7 +39,7 @@ export function statPath(path: string, what: string) {
 
 /**
  * The bytes of a regular file, at most `maxBytes` (a UserError names `what` and the limit
- * otherwise). Reads by chunks from one descriptor, so a file that grows while read is still capped.
+ * otherwise). Reads from one descriptor, so a file that grows while read is still capped.
  */
 export function readFileBounded(path: string, maxBytes: number, what: string, hint = ''): Buffer {
   let fd: number;
@@ -54,22 +54,27 @@ export function readFileBounded(path: string, maxBytes: number, what: string, hi
     if (st.isDirectory()) throw new UserError(`cannot read ${what} ${path}: is a directory`);
     if (!st.isFile()) throw new UserError(`cannot read ${what} ${path}: not a regular file (a device, FIFO or socket)`);
     if (st.size > maxBytes) throw tooLarge(what, path, maxBytes, hint);
-    const chunks: Buffer[] = [];
+    // Into one buffer of the file's size (no chunks copied together: a large file once in memory),
+    // one byte more to see a file that grows while read, enlarged (up to the cap) if it does.
+    let buf = Buffer.allocUnsafe(Math.min(Math.max(st.size, 65536), maxBytes) + 1);
     let total = 0;
-    const buf = Buffer.alloc(Math.min(maxBytes + 1, 1024 * 1024));
     for (;;) {
+      if (total === buf.length) {
+        const bigger = Buffer.allocUnsafe(Math.min(buf.length * 2, maxBytes + 1));
+        buf.copy(bigger, 0, 0, total);
+        buf = bigger;
+      }
       let n: number;
       try {
-        n = readSync(fd, buf, 0, buf.length, null);
+        n = readSync(fd, buf, total, buf.length - total, null);
       } catch (e) {
         throw new UserError(`cannot read ${what} ${path}: ${fsReason(e)}`);
       }
       if (n === 0) break;
       total += n;
       if (total > maxBytes) throw tooLarge(what, path, maxBytes, hint);
-      chunks.push(Buffer.from(buf.subarray(0, n)));
     }
-    return Buffer.concat(chunks, total);
+    return buf.subarray(0, total);
   } finally {
     closeSync(fd);
   }

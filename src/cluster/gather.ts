@@ -22,10 +22,12 @@ import { createGunzip, type Gunzip } from 'node:zlib';
 import { errorMessage, printable, UserError } from '../errors.js';
 import { DEFAULT_LIMITS, MAX_CONCURRENT_REQUESTS, MAX_TIMER_MS, mib, type Limits } from '../limits.js';
 import type { K8sObject, Snapshot } from '../types.js';
+import { isObj } from '../util.js';
 import { execCredentials, resolveKubeContext, type KubeContext } from './kubeconfig.js';
 import { KINDS, listPath, objectPath, type KindInfo, type KindKey } from './kinds.js';
 import { meshNamespaces, namedObjects } from './named.js';
-import { sanitizeSecret, slim } from './sanitize.js';
+import { keepsManagedFields, sanitizeSecret, slim } from './sanitize.js';
+import { parseObject, scanJson } from './snapshot-file.js';
 
 export interface GatherOptions {
   kubeconfig?: string;
@@ -151,7 +153,7 @@ const seconds = (ms: number) => `${+(ms / 1000).toFixed(1)}s`;
  * or a gzip bomb is never held in memory. An error while the request is set up (a header or TLS
  * material Node refuses) is a rejection too, never a throw from a later timer.
  */
-function attempt(conn: Conn, path: string, timeoutMs: number): Promise<Reply> {
+function attempt(conn: Conn, path: string, timeoutMs: number, list?: KindKey): Promise<Reply> {
   return new Promise((resolve, reject) => {
     let settled = false;
     let req: http.ClientRequest | undefined;
@@ -203,18 +205,23 @@ function attempt(conn: Conn, path: string, timeoutMs: number): Promise<Reply> {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        const text = Buffer.concat(chunks, size).toString('utf8');
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
+        const buf = Buffer.concat(chunks, size);
+        const status = res.statusCode ?? 0;
+        let json = status >= 200 && status < 300 && list ? parseList(buf, list) : undefined;
+        let text: string | undefined;
+        if (json === undefined) {
+          text = buf.toString('utf8');
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
         }
         const retryAfter = Number(res.headers['retry-after']);
         resolve({
-          status: res.statusCode ?? 0,
+          status,
           json,
-          text: text.slice(0, 500),
+          text: (text ?? buf.toString('utf8', 0, 2000)).slice(0, 500),
           retryAfterMs: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : undefined,
         });
       });
@@ -234,6 +241,26 @@ function attempt(conn: Conn, path: string, timeoutMs: number): Promise<Reply> {
     });
     req.end();
   });
+}
+
+/**
+ * A list page parsed item by item from its bytes, each item without the managedFields slim drops
+ * (parseObject): on a real API server they are a third of a pod's bytes. Undefined when the body
+ * is not such a list or not valid JSON (it is then parsed whole, as any other body).
+ */
+function parseList(buf: Buffer, key: KindKey): unknown {
+  const scan = scanJson(buf);
+  if (!scan.list) return undefined;
+  const { open, close, items } = scan.list;
+  try {
+    const page = JSON.parse(buf.toString('utf8', 0, open + 1) + buf.toString('utf8', close));
+    if (!isObj(page) || !Array.isArray(page.items) || page.items.length > 0) return undefined;
+    const keep = (o: Record<string, any>) => keepsManagedFields(key, o);
+    for (let k = 0; k < items.length; k += 2) page.items.push(parseObject(buf, items[k]!, items[k + 1]!, keep));
+    return page;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The server's one-line explanation of an error reply, made printable (it is the server's text). */
@@ -259,7 +286,7 @@ function statusFailure(conn: Conn, reply: Reply): KindFailure {
  * unreachable) and KindFailure when the retries run out or the body is too large (not retried:
  * it would be as large again).
  */
-async function get(conn: Conn, path: string): Promise<Reply> {
+async function get(conn: Conn, path: string, list?: KindKey): Promise<Reply> {
   let deadline: number | undefined;
   for (let n = 0; ; n++) {
     let failure: KindFailure;
@@ -267,7 +294,7 @@ async function get(conn: Conn, path: string): Promise<Reply> {
     try {
       const reply = await conn.slots.run(() => {
         deadline ??= Date.now() + conn.limits.requestTimeoutMs;
-        return attempt(conn, path, deadline - Date.now());
+        return attempt(conn, path, deadline - Date.now(), list);
       });
       if (reply.status === 401) {
         throw new UserError(`the API server at ${conn.server} rejected the credentials (401 Unauthorized)`);
@@ -393,7 +420,7 @@ async function listKind(
     if (++pages > max + 1) throw new KindFailure(`the API server sent more than ${max + 1} pages of ${info.plural} (--max-objects)`);
     const query = new URLSearchParams({ limit: String(pageSize) });
     if (cont) query.set('continue', cont);
-    const reply = await get(conn, `${path}?${query}`);
+    const reply = await get(conn, `${path}?${query}`, info.key);
     if (reply.status === 410 && cont && !restarted) {
       restarted = true;
       budget.objects -= items.length;
@@ -490,58 +517,65 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
       kindsDone++;
       progress();
     };
+    /**
+     * Phase 2: the ConfigMaps and Secrets the checks need, by name, in the mesh namespaces (also
+     * when reading a single namespace: the control-plane checks need them).
+     */
+    async function named(): Promise<void> {
+      const byName = kinds.filter((key) => KINDS[key].byName);
+      if (byName.length) {
+        if (!objects.namespaces && !objects.mutatingwebhookconfigurations) {
+          // Not a server failure: nothing was asked, so this does not count towards "every request failed".
+          for (const key of byName) {
+            unavailable[key] = 'the mesh namespaces are unknown: namespaces and mutatingwebhookconfigurations were not read';
+          }
+        } else {
+          // Each object once, however many webhooks name its namespace.
+          const all = namedObjects(objects.namespaces ?? [], objects.mutatingwebhookconfigurations ?? []).filter((r) => wanted.has(r.key));
+          const refs = [...new Map(all.map((r) => [objectPath(KINDS[r.key], r.namespace, r.name), r])).values()];
+          const found: (K8sObject | undefined)[] = await Promise.all(
+            refs.map(async (ref) => {
+              const info = KINDS[ref.key];
+              try {
+                const reply = await get(conn, objectPath(info, ref.namespace, ref.name));
+                if (reply.status === 404) return undefined;
+                if (reply.status < 200 || reply.status >= 300) throw statusFailure(conn, reply);
+                const obj = reply.json as K8sObject;
+                if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new KindFailure(`the API server sent a ${info.kind} that is not an object`);
+                // Secrets are reduced to their certificates at once: key material is never kept.
+                return ref.key === 'secrets' ? sanitizeSecret(obj) : slim(ref.key, { apiVersion: apiVersionOf(info), kind: info.kind, ...obj });
+              } catch (e) {
+                if (!(e instanceof KindFailure)) throw e;
+                fail(ref.key, e);
+                return undefined;
+              }
+            }),
+          );
+          for (const key of byName) {
+            if (failures.has(key)) continue;
+            objects[key] = found.filter((o, i): o is K8sObject => !!o && refs[i]!.key === key);
+            objectCount += objects[key]!.length;
+          }
+        }
+        kindsDone += byName.length;
+        progress();
+      }
+    }
     // Phase 1: list every listable kind, concurrently. With -n, the namespaced kinds are listed in
     // that namespace and in the meshes' control-plane namespaces (the control-plane checks need
     // the injector's pods, service and endpoints), which the cluster-scoped kinds name first.
+    // Phase 2 (the named objects) starts as soon as namespaces and webhook configurations are
+    // read, while the large lists (pods, events, ...) are still being read.
     const listable = kinds.filter((key) => !KINDS[key].byName);
+    const naming = new Set<KindKey>(['namespaces', 'mutatingwebhookconfigurations']);
     if (scope.allNamespaces) {
-      await Promise.all(listable.map((key) => listInto(key, [undefined])));
+      const lists = listable.map((key) => ({ key, done: listInto(key, [undefined]) }));
+      await Promise.all([Promise.all(lists.map((l) => l.done)), Promise.all(lists.filter((l) => naming.has(l.key)).map((l) => l.done)).then(named)]);
     } else {
       await Promise.all(listable.filter((key) => !KINDS[key].namespaced).map((key) => listInto(key, [undefined])));
       const cp = meshNamespaces(objects.namespaces ?? [], objects.mutatingwebhookconfigurations ?? []);
       const namespaces = [...new Set([scope.namespace!, ...Object.values(cp).flat()])];
-      await Promise.all(listable.filter((key) => KINDS[key].namespaced).map((key) => listInto(key, namespaces)));
-    }
-
-    // Phase 2: the ConfigMaps and Secrets the checks need, by name, in the mesh namespaces (also
-    // when reading a single namespace: the control-plane checks need them).
-    const byName = kinds.filter((key) => KINDS[key].byName);
-    if (byName.length) {
-      if (!objects.namespaces && !objects.mutatingwebhookconfigurations) {
-        // Not a server failure: nothing was asked, so this does not count towards "every request failed".
-        for (const key of byName) {
-          unavailable[key] = 'the mesh namespaces are unknown: namespaces and mutatingwebhookconfigurations were not read';
-        }
-      } else {
-        // Each object once, however many webhooks name its namespace.
-        const all = namedObjects(objects.namespaces ?? [], objects.mutatingwebhookconfigurations ?? []).filter((r) => wanted.has(r.key));
-        const refs = [...new Map(all.map((r) => [objectPath(KINDS[r.key], r.namespace, r.name), r])).values()];
-        const found: (K8sObject | undefined)[] = await Promise.all(
-          refs.map(async (ref) => {
-            const info = KINDS[ref.key];
-            try {
-              const reply = await get(conn, objectPath(info, ref.namespace, ref.name));
-              if (reply.status === 404) return undefined;
-              if (reply.status < 200 || reply.status >= 300) throw statusFailure(conn, reply);
-              const obj = reply.json as K8sObject;
-              if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new KindFailure(`the API server sent a ${info.kind} that is not an object`);
-              // Secrets are reduced to their certificates at once: key material is never kept.
-              return ref.key === 'secrets' ? sanitizeSecret(obj) : slim(ref.key, { apiVersion: apiVersionOf(info), kind: info.kind, ...obj });
-            } catch (e) {
-              if (!(e instanceof KindFailure)) throw e;
-              fail(ref.key, e);
-              return undefined;
-            }
-          }),
-        );
-        for (const key of byName) {
-          if (failures.has(key)) continue;
-          objects[key] = found.filter((o, i): o is K8sObject => !!o && refs[i]!.key === key);
-          objectCount += objects[key]!.length;
-        }
-      }
-      kindsDone += byName.length;
-      progress();
+      await Promise.all([...listable.filter((key) => KINDS[key].namespaced).map((key) => listInto(key, namespaces)), named()]);
     }
   } finally {
     abort.abort();
@@ -552,10 +586,13 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
   const first = kinds.map((key) => failures.get(key)).find((f) => f !== undefined);
   if (!conn.answered && first) throw new UserError(first.fatal);
 
+  // The kinds in the order asked for, not the order their reads ended (a saved snapshot is the same every time).
+  const ordered: Snapshot['objects'] = {};
+  for (const key of kinds) if (objects[key]) ordered[key] = objects[key];
   return {
     source: { type: 'live', context: resolved.contextName, server: resolved.server, readAt: new Date().toISOString() },
     scope,
-    objects,
+    objects: ordered,
     unavailable,
   };
 }

@@ -6,8 +6,8 @@ import { DEFAULT_LIMITS, MAX_DEPTH, mib, type Limits } from '../limits.js';
 import type { K8sObject, Scope, Snapshot } from '../types.js';
 import { isObj } from '../util.js';
 import { KINDS, KIND_KEYS, kindOf, type KindKey } from './kinds.js';
-import { sanitizeSecret, slim } from './sanitize.js';
-import { SNAPSHOT_KIND, TOO_DEEP, isStreamable, jsonShape, readStreamed, tooMany } from './snapshot-file.js';
+import { keepsManagedFields, sanitizeSecret, slim } from './sanitize.js';
+import { SNAPSHOT_KIND, TOO_DEEP, isStreamable, jsonShape, parseObject, readStreamed, scanJson, tooMany } from './snapshot-file.js';
 
 /** JSON values above which a file must not be denser than one value per 6 bytes. */
 const MAX_DENSE_VALUES = 8_000_000;
@@ -61,9 +61,17 @@ export function expandPath(path: string, what: string, recursive: boolean, out: 
  * the stat comes first, as opening a FIFO would wait for a writer.
  */
 export function readText(file: string, what: string, maxBytes: number, fail: Fail, hint = ''): string {
+  return textOf(readBytes(file, what, maxBytes, fail, hint), fail);
+}
+
+/** A file's bytes, at most `maxBytes`; only regular files (the stat comes first, see readText). */
+function readBytes(file: string, what: string, maxBytes: number, fail: Fail, hint = ''): Buffer {
   const st = statPath(file, what);
   if (!st.isFile() && !st.isDirectory()) throw fail('not a regular file (a device, FIFO or socket)');
-  const buf = readFileBounded(file, maxBytes, what, hint);
+  return readFileBounded(file, maxBytes, what, hint);
+}
+
+function textOf(buf: Buffer, fail: Fail): string {
   try {
     return decodeText(buf);
   } catch (e) {
@@ -192,20 +200,102 @@ async function parseDocuments(text: string, fail: Fail): Promise<unknown[]> {
   return (await parseYaml(text, fail)).filter((v) => v !== null && v !== undefined);
 }
 
-/** The documents of one file: a streamed meshdoctor snapshot, or JSON/YAML text. */
-async function readDocuments(file: string, limits: Limits): Promise<unknown[]> {
+/**
+ * What one file holds: the documents of a streamed meshdoctor snapshot or of JSON/YAML text, or
+ * (a kubectl List in JSON, read item by item) its objects, already slimmed, with the number of
+ * Kubernetes objects found (those of kinds meshdoctor does not read included).
+ */
+type FileContent = { docs: unknown[] } | { objects: K8sObject[]; found: number };
+
+/** The documents of one file: a streamed meshdoctor snapshot, a kubectl List in JSON, or JSON/YAML text. */
+async function readDocuments(file: string, limits: Limits): Promise<FileContent> {
   const fail: Fail = (why) => new UserError(`cannot read snapshot ${file}: ${why}`);
   try {
-    if (isStreamable(file)) return [await readStreamed(file, limits)];
+    if (isStreamable(file)) return { docs: [await readStreamed(file, limits)] };
     const size = statPath(file, 'snapshot').size;
     if (size > limits.maxBytes) {
       throw fail(`${mib(size)} is larger than the ${mib(limits.maxBytes)} meshdoctor reads from kubectl dumps (--max-bytes); ${HINT}`);
     }
-    return await parseDocuments(readText(file, 'snapshot', limits.maxBytes, fail, HINT), fail);
+    // The file is read once, as bytes; a kubectl List in JSON is parsed from them item by item.
+    const buf = readBytes(file, 'snapshot', limits.maxBytes, fail, HINT);
+    const list = jsonListStart(buf);
+    if (list >= 0) {
+      const read = readJsonList(buf, list, fail);
+      if (read) return read;
+    }
+    return { docs: await parseDocuments(textOf(buf, fail), fail) };
   } catch (e) {
     if (e instanceof UserError) throw e;
     throw fail(isStackOverflow(e) ? TOO_DEEP : errorMessage(e).split('\n')[0]!);
   }
+}
+
+/** Where JSON text starting with `{` begins in UTF-8 bytes (after a BOM and whitespace); -1 for anything else (UTF-16 included). */
+function jsonListStart(buf: Buffer): number {
+  let i = buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+  const bom = i;
+  while (i < buf.length && (buf[i] === 0x20 || buf[i] === 0x0a || buf[i] === 0x0d || buf[i] === 0x09)) i++;
+  return buf[i] === 0x7b ? bom : -1;
+}
+
+/**
+ * A kubectl List in JSON (`kubectl get ... -o json`), parsed item by item from its bytes and each
+ * object slimmed at once (sanitized, for Secrets): the file's objects never all live at once
+ * whole, and no string as large as the file is made (a List larger than a string can be is read
+ * too). Bounded as the whole text would be: nesting and density are checked on the bytes before
+ * anything is parsed. Undefined when the bytes are not such a List or are not valid JSON: the
+ * whole text is then parsed as before, and says what is wrong.
+ */
+function readJsonList(buf: Buffer, start: number, fail: Fail): { objects: K8sObject[]; found: number } | undefined {
+  const scan = scanJson(buf, start);
+  if (scan.deep) throw fail(`invalid JSON (${TOO_DEEP})`);
+  const length = buf.length - start;
+  if (scan.values > MAX_DENSE_VALUES && scan.values * 6 > length) {
+    throw fail(`${scan.values} JSON values in ${mib(length)}: denser than Kubernetes objects, refused to bound memory`);
+  }
+  if (!scan.list) return undefined;
+  const { open, close, items } = scan.list;
+  let list: unknown;
+  try {
+    list = JSON.parse(buf.toString('utf8', start, open + 1) + buf.toString('utf8', close));
+  } catch {
+    return undefined;
+  }
+  // A List as collect() takes one: items (all of them here: the one "items" key) and a kind that is none or a *List.
+  if (!isObj(list) || !Array.isArray(list.items) || list.items.length > 0 || (typeof list.kind === 'string' && !list.kind.endsWith('List'))) return undefined;
+  const itemKind = typeof list.kind === 'string' && list.kind !== 'List' ? list.kind.slice(0, -4) : undefined;
+  const objects: K8sObject[] = [];
+  let found = 0;
+  const keep = (o: K8sObject) => {
+    found++;
+    const info = kindOf(o.kind);
+    if (info) objects.push(info.key === 'secrets' ? sanitizeSecret(o) : slim(info.key, o));
+  };
+  // managedFields are parsed only for the objects whose slim keeps them.
+  const keepManaged = (o: Record<string, any>) => {
+    const info = kindOf(typeof o.kind === 'string' ? o.kind : itemKind);
+    return info !== undefined && keepsManagedFields(info.key, o);
+  };
+  for (let k = 0; k < items.length; k += 2) {
+    let item: unknown;
+    try {
+      item = parseObject(buf, items[k]!, items[k + 1]!, keepManaged);
+    } catch {
+      return undefined;
+    }
+    if (isObj(item)) {
+      if (itemKind && typeof item.kind !== 'string') item.kind = itemKind;
+      // An object (the usual item): kept at once; a nested List or anything else goes through collect().
+      if (typeof item.kind === 'string' && !(Array.isArray(item.items) && item.kind.endsWith('List'))) {
+        keep(item as K8sObject);
+        continue;
+      }
+    }
+    const nested: K8sObject[] = [];
+    collect(item, nested);
+    for (const o of nested) keep(o);
+  }
+  return { objects, found };
 }
 
 const HINT = 'save it with `meshdoctor snapshot` (read line by line, not capped as a whole), or dump fewer kinds or one namespace';
@@ -258,24 +348,40 @@ export async function loadSnapshot(paths: string[], scope?: Scope, limits: Limit
   const files = found.map((f) => f.file);
   if (files.length === 0) throw new UserError(`cannot read snapshot ${paths.join(', ')}: no .json or .yaml files found`);
   const loose: K8sObject[] = [];
+  /** Objects of `loose` already slimmed (read from a kubectl List item by item). */
+  const slimmed = new Set<K8sObject>();
+  let objectsFound = 0;
   let own: Snapshot | undefined;
   const noObjects = (where: string) =>
     new UserError(`cannot read snapshot ${where}: no Kubernetes objects found (expected a List, objects, or a meshdoctor snapshot)`);
   for (const { file, explicit } of found) {
     const before = loose.length;
-    const docs = await readDocuments(file, limits);
-    for (const doc of docs) {
-      if (isObj(doc) && doc.kind === SNAPSHOT_KIND) {
-        own = mergeOwn(own, doc, file, limits);
-      } else {
-        collect(doc, loose);
+    const read = await readDocuments(file, limits);
+    let foundHere = 0;
+    let ownHere = false;
+    if ('objects' in read) {
+      for (const o of read.objects) {
+        loose.push(o);
+        slimmed.add(o);
       }
+      foundHere = read.found;
+    } else {
+      for (const doc of read.docs) {
+        if (isObj(doc) && doc.kind === SNAPSHOT_KIND) {
+          own = mergeOwn(own, doc, file, limits);
+          ownHere = true;
+        } else {
+          collect(doc, loose);
+        }
+      }
+      foundHere = loose.length - before;
     }
+    objectsFound += foundHere;
     // A file named on the command line must hold objects; one found in a directory may not
     // (a kustomization.yaml beside the dump), as long as the whole snapshot has some.
-    if (explicit && !docs.some((d) => isObj(d) && d.kind === SNAPSHOT_KIND) && loose.length === before) throw noObjects(file);
+    if (explicit && !ownHere && foundHere === 0) throw noObjects(file);
   }
-  if (!own && loose.length === 0) throw noObjects(paths.join(', '));
+  if (!own && objectsFound === 0) throw noObjects(paths.join(', '));
   const snap = own ?? emptySnapshot(files, scope ?? { allNamespaces: true });
   snap.source = { ...snap.source, type: 'file', files };
   if (scope) snap.scope = scope;
@@ -286,7 +392,7 @@ export async function loadSnapshot(paths: string[], scope?: Scope, limits: Limit
     if (!info) continue;
     const list = (snap.objects[info.key] ??= []); // a loose object makes a kind the snapshot lacked read
     if (list.length >= limits.maxObjects) throw tooMany(paths.join(', '), info.key, limits);
-    list.push(info.key === 'secrets' ? sanitizeSecret(obj) : slim(info.key, obj));
+    list.push(slimmed.has(obj) ? obj : info.key === 'secrets' ? sanitizeSecret(obj) : slim(info.key, obj));
     delete snap.unavailable[info.key];
   }
   // A kubectl dump does not say which kinds were asked for: an empty kind may be "none" or "not

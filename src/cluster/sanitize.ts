@@ -196,6 +196,18 @@ function slimStatuses(status: unknown): void {
 }
 
 /**
+ * Whether slim keeps an object's metadata.managedFields: not for pods that have a controller,
+ * ReplicaSets and Events (see slim). Readers may skip parsing them when not (parseObject).
+ */
+export function keepsManagedFields(key: string, obj: Record<string, any>): boolean {
+  if (key === 'replicasets' || key === 'events') return false;
+  if (key !== 'pods') return true;
+  const md = obj.metadata;
+  const owned = isObj(md) && Array.isArray(md.ownerReferences) && md.ownerReferences.some((r) => r && typeof r === 'object' && r.controller === true);
+  return !owned;
+}
+
+/**
  * Keep what the checks read, drop what they do not and what may hold secrets (docs/snapshot.md).
  * Applied in place as objects are read (live and from files), so `snapshot` saves what `check`
  * reads and the dropped fields never all live at once:
@@ -214,10 +226,7 @@ export function slim(key: string, obj: K8sObject): K8sObject {
   const md = obj.metadata;
   if (isObj(md)) {
     slimMetadata(md);
-    if (md.managedFields !== undefined) {
-      const owned = Array.isArray(md.ownerReferences) && md.ownerReferences.some((r) => r && typeof r === 'object' && r.controller === true);
-      if (key === 'replicasets' || key === 'events' || (key === 'pods' && owned)) delete md.managedFields;
-    }
+    if (md.managedFields !== undefined && !keepsManagedFields(key, obj)) delete md.managedFields;
   }
   if (key === 'pods') {
     slimPod(obj);

@@ -77,6 +77,131 @@ export function jsonShape(text: string): { deep: boolean; values: number } {
 
 export const jsonShallow = (text: string): boolean => !jsonShape(text).deep;
 
+/** The shape of JSON bytes (jsonShape), and where the items of a top-level `"items": [...]` lie. */
+export interface JsonScan {
+  deep: boolean;
+  values: number;
+  /**
+   * When the bytes hold one object with one `"items"` array: the offsets of `[` and `]`, and of
+   * each item (start and end, whitespace excluded). Undefined for any other shape, and for text
+   * that is not well-formed between the items (JSON.parse of the whole text says what is wrong).
+   */
+  list?: { open: number; close: number; items: number[] };
+}
+
+/** Token kinds of ListFinder.token besides the bracket and comma bytes themselves. */
+const STRING = 1;
+const OTHER = 2;
+
+/**
+ * Finds a kubectl List's items from the tokens scanJson reports at nesting levels 0-2 (the List
+ * object, its members, the items array's own level). Everything deeper is an item's inside.
+ */
+class ListFinder {
+  topIsObject = false;
+  tokens = 0;
+  /** At level 1: 1 after the string "items", 2 after its colon. */
+  key = 0;
+  /** Values of "items" keys seen (JSON.parse keeps the last of duplicates: split only one). */
+  lists = 0;
+  open = -1;
+  close = -1;
+  bad = false;
+  /** In the items array: 1 waiting for an item, 2 in a scalar item, 3 in an object or array item, 4 after an item. */
+  state = 0;
+  itemStart = 0;
+  lastEnd = 0;
+  items: number[] = [];
+  constructor(private b: Uint8Array) {}
+
+  token(kind: number, from: number, to: number, level: number): void {
+    if (level === 0) {
+      if (this.tokens++ === 0) this.topIsObject = kind === 0x7b;
+      return;
+    }
+    if (level === 1) {
+      if (this.state !== 0 && kind === 0x5d) {
+        // the end of the items array
+        if (this.state === 2 || this.state === 4) this.items.push(this.itemStart, this.lastEnd + 1);
+        else if (this.items.length > 0) this.bad = true; // a trailing comma
+        this.state = 0;
+        this.close = from;
+        return;
+      }
+      if (this.key === 2) {
+        this.lists++;
+        if (kind === 0x5b && this.open < 0) {
+          this.open = from;
+          this.state = 1;
+        }
+        this.key = 0;
+      } else if (kind === STRING) {
+        const b = this.b;
+        this.key =
+          to - from === 6 && b[from + 1] === 0x69 && b[from + 2] === 0x74 && b[from + 3] === 0x65 && b[from + 4] === 0x6d && b[from + 5] === 0x73 ? 1 : 0;
+      } else this.key = this.key === 1 && kind === OTHER && this.b[from] === 0x3a ? 2 : 0;
+      return;
+    }
+    if (this.state === 0) return; // level 2 of another member
+    if (kind === 0x2c) {
+      if (this.state === 2 || this.state === 4) this.items.push(this.itemStart, this.lastEnd + 1);
+      else this.bad = true; // `[,` or `,,`
+      this.state = 1;
+      return;
+    }
+    if (kind === 0x7d || kind === 0x5d) {
+      if (this.state === 3) this.state = 4;
+      this.lastEnd = from;
+      return;
+    }
+    if (this.state === 1) {
+      this.itemStart = from;
+      this.state = kind === 0x7b || kind === 0x5b ? 3 : 2;
+    } else if (this.state !== 2 || kind !== OTHER) this.bad = true; // two values without a comma
+    this.lastEnd = to;
+  }
+}
+
+/**
+ * One pass over JSON bytes from `start`: nesting (stops past MAX_DEPTH), values (as jsonShape)
+ * and, for a kubectl List, the byte ranges of its items, so that each can be parsed (and slimmed)
+ * on its own: the whole document's objects never all live at once, and no string as large as
+ * the file is made. Strings are skipped by their quotes and escapes (UTF-8 needs nothing more: no
+ * byte of a multi-byte character is ASCII); the List's structure is followed only at the top
+ * three levels, so an item's inside costs the scan nothing more than jsonShape's.
+ */
+export function scanJson(b: Uint8Array, start = 0): JsonScan {
+  let depth = 0;
+  let values = 0;
+  const finder = new ListFinder(b);
+  const n = b.length;
+  for (let i = start; i < n; i++) {
+    const c = b[i]!;
+    if (c === 0x22) {
+      const from = i;
+      for (i++; i < n; i++) {
+        const d = b[i]!;
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+      if (depth <= 2) finder.token(STRING, from, i, depth);
+    } else if (c === 0x7b || c === 0x5b) {
+      values++;
+      if (++depth > MAX_DEPTH) return { deep: true, values };
+      if (depth <= 3) finder.token(c, i, i, depth - 1);
+    } else if (c === 0x7d || c === 0x5d) {
+      if (--depth <= 2) finder.token(c, i, i, depth);
+    } else if (c === 0x2c) {
+      values++;
+      if (depth <= 2) finder.token(c, i, i, depth);
+    } else if (depth <= 2 && c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) finder.token(OTHER, i, i, depth);
+  }
+  const f = finder;
+  const list =
+    f.topIsObject && f.lists === 1 && f.open >= 0 && f.close > f.open && !f.bad && f.state === 0 ? { open: f.open, close: f.close, items: f.items } : undefined;
+  return { deep: false, values, list };
+}
+
 /**
  * Opening a FIFO for reading waits for a writer: open without waiting, then refuse anything but a
  * regular file (a device such as /dev/zero never ends).
@@ -116,11 +241,12 @@ export function isStreamable(file: string): boolean {
 }
 
 /**
- * The lines of a regular file, without their "\n". readline would hold a line without end in
+ * The lines of a regular file, without their "\n", a batch for each read (one promise per MiB,
+ * not per line: a snapshot has a line per object). readline would hold a line without end in
  * memory for ever (`/dev/zero`, a file of one huge line): a line longer than `maxLine` bytes is
  * refused with its number.
  */
-async function* linesOf(file: string, maxLine: number): AsyncGenerator<string> {
+async function* linesOf(file: string, maxLine: number): AsyncGenerator<string[]> {
   let fh;
   try {
     fh = await open(file, OPEN_FLAGS);
@@ -142,23 +268,28 @@ async function* linesOf(file: string, maxLine: number): AsyncGenerator<string> {
       }
       if (read === 0) break;
       const chunk = buf.subarray(0, read);
+      const lines: string[] = [];
       for (let start = 0; start < read;) {
         const nl = chunk.indexOf(0x0a, start);
         const piece = chunk.subarray(start, nl < 0 ? read : nl);
         length += piece.length;
-        if (length > maxLine) throw new UserError(`cannot read snapshot ${file}: line ${n}: longer than ${mib(maxLine)} (--max-bytes)`);
+        if (length > maxLine) {
+          if (lines.length) yield lines; // the lines before it are read as before (their errors first)
+          throw new UserError(`cannot read snapshot ${file}: line ${n}: longer than ${mib(maxLine)} (--max-bytes)`);
+        }
         if (nl < 0) {
           parts.push(Buffer.from(piece)); // copied: buf is read into again
           break;
         }
-        yield (parts.length ? Buffer.concat([...parts, piece]) : piece).toString('utf8');
+        lines.push((parts.length ? Buffer.concat([...parts, piece]) : piece).toString('utf8'));
         parts = [];
         length = 0;
         n++;
         start = nl + 1;
       }
+      if (lines.length) yield lines;
     }
-    if (parts.length) yield Buffer.concat(parts).toString('utf8');
+    if (parts.length) yield [Buffer.concat(parts).toString('utf8')];
   } finally {
     await fh.close();
   }
@@ -186,38 +317,139 @@ export async function readStreamed(file: string, limits: Limits = DEFAULT_LIMITS
   let key = '';
   let done = false;
   let n = 0;
-  for await (const raw of linesOf(file, limits.maxBytes)) {
-    n++;
-    const line = raw.trimEnd();
-    if (n === 1) {
-      const head = parse(n, `${line.startsWith(BOM) ? line.slice(1) : line}}}`);
-      if (!isObj(head) || head.kind !== SNAPSHOT_KIND || !isObj(head.objects)) throw bad(n, `not the first line of a ${SNAPSHOT_KIND}`);
-      doc = head;
-      continue;
+  for await (const batch of linesOf(file, limits.maxBytes)) {
+    for (const raw of batch) {
+      n++;
+      const line = raw.trimEnd();
+      if (n === 1) {
+        const head = parse(n, `${line.startsWith(BOM) ? line.slice(1) : line}}}`);
+        if (!isObj(head) || head.kind !== SNAPSHOT_KIND || !isObj(head.objects)) throw bad(n, `not the first line of a ${SNAPSHOT_KIND}`);
+        doc = head;
+        continue;
+      }
+      if (done) {
+        if (line) throw bad(n, 'text after the end of the snapshot');
+        continue;
+      }
+      if (list === undefined) {
+        const start = /^"([a-z]+)":\[$/.exec(line);
+        if (start) {
+          key = start[1]!;
+          list = !kinds.has(key) ? null : Array.isArray(doc!.objects[key]) ? doc!.objects[key] : (doc!.objects[key] = []);
+        } else if (line === '}}') done = true;
+        else throw bad(n, 'expected "<kind>":[ or }}');
+        continue;
+      }
+      if (line === ']' || line === '],') {
+        list = undefined;
+        continue;
+      }
+      if (list === null) continue;
+      const obj = parse(n, line.endsWith(',') ? line.slice(0, -1) : line);
+      if (!isObj(obj)) continue; // as in a snapshot read whole: only objects are kept
+      if (list.length >= limits.maxObjects) throw tooMany(file, key, limits);
+      list.push(slim(key, obj as K8sObject)); // slimmed as it is read, so the dropped fields never all live at once
     }
-    if (done) {
-      if (line) throw bad(n, 'text after the end of the snapshot');
-      continue;
-    }
-    if (list === undefined) {
-      const start = /^"([a-z]+)":\[$/.exec(line);
-      if (start) {
-        key = start[1]!;
-        list = !kinds.has(key) ? null : Array.isArray(doc!.objects[key]) ? doc!.objects[key] : (doc!.objects[key] = []);
-      } else if (line === '}}') done = true;
-      else throw bad(n, 'expected "<kind>":[ or }}');
-      continue;
-    }
-    if (line === ']' || line === '],') {
-      list = undefined;
-      continue;
-    }
-    if (list === null) continue;
-    const obj = parse(n, line.endsWith(',') ? line.slice(0, -1) : line);
-    if (!isObj(obj)) continue; // as in a snapshot read whole: only objects are kept
-    if (list.length >= limits.maxObjects) throw tooMany(file, key, limits);
-    list.push(slim(key, obj as K8sObject)); // slimmed as it is read, so the dropped fields never all live at once
   }
   if (!done) throw new UserError(`cannot read snapshot ${file}: the file ends early (truncated?)`);
   return doc!;
+}
+
+/** Whether bytes at `at` are exactly `word` (given with its quotes). */
+function bytesAre(b: Uint8Array, at: number, end: number, word: Uint8Array): boolean {
+  if (end - at !== word.length) return false;
+  for (let k = 0; k < word.length; k++) if (b[at + k] !== word[k]) return false;
+  return true;
+}
+
+const METADATA = Buffer.from('"metadata"');
+const MANAGED_FIELDS = Buffer.from('"managedFields"');
+
+/** The end of the string whose opening quote is at `i` (the index of its closing quote; `end` if none). */
+function stringEnd(b: Uint8Array, i: number, end: number): number {
+  for (i++; i < end; i++) {
+    const d = b[i]!;
+    if (d === 0x5c) i++;
+    else if (d === 0x22) return i;
+  }
+  return end;
+}
+
+const isWs = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/**
+ * Where the value of an object's `metadata.managedFields` lies in its bytes [s, e): [start, end)
+ * of the value, or undefined (none, or text that is not as expected: the caller parses it whole).
+ * Scans the object's bytes only up to the end of its metadata (its first member, as the API
+ * server writes it).
+ */
+export function managedFieldsRange(b: Uint8Array, s: number, e: number): [number, number] | undefined {
+  let depth = 0;
+  let metaKey = false; // the last key at depth 1 was "metadata"
+  let inMeta = false;
+  for (let i = s; i < e; i++) {
+    const c = b[i]!;
+    if (c === 0x22) {
+      const from = i;
+      i = stringEnd(b, i, e);
+      if (i >= e) return undefined;
+      if (depth !== 1 && !(depth === 2 && inMeta)) continue;
+      let j = i + 1;
+      while (isWs(b[j])) j++;
+      if (b[j] !== 0x3a) {
+        if (depth === 1) metaKey = false;
+        continue; // a value, not a key
+      }
+      if (depth === 1) {
+        metaKey = bytesAre(b, from, i + 1, METADATA);
+        continue;
+      }
+      if (!bytesAre(b, from, i + 1, MANAGED_FIELDS)) continue;
+      // The value: from the first byte after the colon to its end (balanced brackets, strings skipped).
+      let v = j + 1;
+      while (isWs(b[v])) v++;
+      if (b[v] !== 0x5b) return undefined; // not a list: parsed whole
+      let d = 0;
+      for (let k = v; k < e; k++) {
+        const x = b[k]!;
+        if (x === 0x22) {
+          k = stringEnd(b, k, e);
+          if (k >= e) return undefined;
+        } else if (x === 0x5b || x === 0x7b) d++;
+        else if (x === 0x5d || x === 0x7d) {
+          if (--d === 0) return x === 0x5d ? [v, k + 1] : undefined;
+        }
+      }
+      return undefined;
+    }
+    if (c === 0x7b || c === 0x5b) {
+      depth++;
+      if (depth === 2) inMeta = metaKey && c === 0x7b;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      if (depth === 1 && inMeta) return undefined; // the metadata ended without managedFields
+      if (depth <= 0) return undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * One object from its bytes [s, e), without parsing its `metadata.managedFields` unless `keep`
+ * (called with the object parsed without them) says they are kept: on a real API server they
+ * are a third of a pod's bytes, and slim drops most of them. The result is what JSON.parse of the
+ * bytes gives, managedFields gone when not kept. Throws as JSON.parse does for text it refuses
+ * (managedFields dropped unparsed are only checked to be balanced).
+ */
+export function parseObject(b: Buffer, s: number, e: number, keep: (o: Record<string, any>) => boolean): unknown {
+  const mf = managedFieldsRange(b, s, e);
+  if (!mf) return JSON.parse(b.toString('utf8', s, e));
+  const o = JSON.parse(b.toString('utf8', s, mf[0]) + 'null' + b.toString('utf8', mf[1], e));
+  const md = isObj(o) ? o.metadata : undefined;
+  // A later duplicate key would have replaced the null (JSON.parse keeps the last): then that one stays.
+  if (isObj(md) && md.managedFields === null) {
+    if (keep(o)) md.managedFields = JSON.parse(b.toString('utf8', mf[0], mf[1]));
+    else delete md.managedFields;
+  }
+  return o;
 }

@@ -1,0 +1,184 @@
+/**
+ * kubectl Lists in JSON are read item by item from the file's bytes (scanJson finds the items;
+ * each is parsed and slimmed on its own). The result must be exactly what parsing the whole
+ * text gives, for any layout; anything that is not a well-formed List falls back to parsing the
+ * whole text, whose error messages stay as they were.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { loadSnapshot } from '../src/cluster/load.js';
+import { keepsManagedFields } from '../src/cluster/sanitize.js';
+import { managedFieldsRange, parseObject, scanJson } from '../src/cluster/snapshot-file.js';
+import { baseObjects } from './helpers/fixtures.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'meshdoctor-json-list-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+let n = 0;
+const file = (content: string | Buffer, ext = 'json'): string => {
+  const p = join(tmp, `f${n++}.${ext}`);
+  writeFileSync(p, content);
+  return p;
+};
+
+/** The items scanJson found, parsed from their byte ranges. */
+function itemsOf(text: string): unknown[] | undefined {
+  const buf = Buffer.from(text);
+  const list = scanJson(buf).list;
+  if (!list) return undefined;
+  const out: unknown[] = [];
+  for (let k = 0; k < list.items.length; k += 2) out.push(JSON.parse(buf.toString('utf8', list.items[k], list.items[k + 1])));
+  return out;
+}
+
+describe('scanJson finds the items of a List', () => {
+  it('in any layout (compact, kubectl-indented, odd whitespace), with any other members around', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.jsonValue(), { maxLength: 8 }),
+        fc.dictionary(
+          fc.string().filter((k) => k !== 'items'),
+          fc.jsonValue(),
+          { maxKeys: 4 },
+        ),
+        fc.constantFrom(0, 1, 4, '\t'),
+        (items, others, indent) => {
+          const text = JSON.stringify({ ...others, items, kind: 'List' }, null, indent || undefined);
+          expect(itemsOf(text)).toEqual(JSON.parse(text).items);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('counts values and nesting as jsonShape does', () => {
+    expect(scanJson(Buffer.from('{"items":[[],[],{"a":"[,{"}]}'))).toMatchObject({ deep: false, values: 7 });
+    expect(scanJson(Buffer.from(`{"items":[${'['.repeat(300)}${']'.repeat(300)}]}`)).deep).toBe(true);
+  });
+
+  it('gives no List for other shapes and for text that is not well-formed between the items', () => {
+    for (const text of [
+      '[{"kind":"Pod"}]', // an array
+      '{"kind":"Pod","metadata":{"items":[1,2]}}', // items deeper down
+      '{"items":[1,2],"items":[3]}', // two "items": JSON.parse keeps the last
+      '{"items":[1,2],"items":null}',
+      '{"items":[1 2]}', // JSON.parse of the item fails (parsed whole: the error says where)
+      '{"items":[{"a":1} {"b":2}]}', // no comma
+      '{"items":[{"a":1},]}', // a trailing comma
+      '{"items":[,{"a":1}]}',
+      '{"items":[{"a":1},,{"b":2}]}',
+      '{"items":[{"a":1}', // cut off
+    ]) {
+      // Either no List, or items that do not all parse (the caller then parses the whole text).
+      let items: unknown[] | undefined;
+      try {
+        items = itemsOf(text);
+      } catch {
+        items = undefined;
+      }
+      if (items) expect(() => JSON.parse(text)).not.toThrow();
+    }
+    expect(scanJson(Buffer.from('{"items":[{"a":1} {"b":2}]}')).list).toBeUndefined();
+    expect(scanJson(Buffer.from('{"items":[{"a":1},]}')).list).toBeUndefined();
+    expect(scanJson(Buffer.from('{"items":[1,2],"items":[3]}')).list).toBeUndefined();
+    expect(scanJson(Buffer.from('{"kind":"items","x":["a"]}')).list).toBeUndefined();
+    expect(itemsOf('{"kind":"List","items":["a,]",{"b":"]"}]}')).toEqual(['a,]', { b: ']' }]);
+    expect(itemsOf('{"items":[]}')).toEqual([]);
+  });
+});
+
+describe('a kubectl List in JSON loads as the whole text would', () => {
+  const objects = baseObjects('both');
+  const expected = async () => {
+    // The same objects as multi-document YAML (never the List path).
+    const yaml = file(objects.map((o) => stringify(o)).join('---\n'), 'yaml');
+    return (await loadSnapshot([yaml])).objects;
+  };
+
+  it('compact and indented, with a BOM, items with and without kind (typed lists), nested Lists', async () => {
+    const want = await expected();
+    const list = { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '' }, items: objects };
+    for (const text of [JSON.stringify(list), JSON.stringify(list, null, 4), `\uFEFF  ${JSON.stringify(list)}`]) {
+      expect((await loadSnapshot([file(text)])).objects).toEqual(want);
+    }
+    const nested = { kind: 'List', items: [{ kind: 'List', items: objects.slice(0, 5) }, ...objects.slice(5)] };
+    expect((await loadSnapshot([file(JSON.stringify(nested))])).objects).toEqual(want);
+    const pods = objects.filter((o) => o.kind === 'Pod');
+    const typed = { kind: 'PodList', apiVersion: 'v1', items: pods.map(({ kind: _k, ...rest }) => rest) };
+    const fromTyped = await loadSnapshot([file(JSON.stringify(typed))]);
+    expect(fromTyped.objects.pods).toEqual(want.pods);
+  });
+
+  it('keeps only what the checks read (Secrets sanitized), as the whole-text path does', async () => {
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's', namespace: 'linkerd' },
+      type: 'Opaque',
+      data: { 'tls.key': Buffer.from('PRIVATE').toString('base64') },
+    };
+    const snap = await loadSnapshot([file(JSON.stringify({ kind: 'List', items: [...objects, secret] }))]);
+    expect(JSON.stringify(snap.objects.secrets)).not.toContain(Buffer.from('PRIVATE').toString('base64'));
+    expect(snap.objects.pods).toEqual((await expected()).pods);
+  });
+
+  it('objects of kinds meshdoctor does not read count as objects found (no "no Kubernetes objects" error)', async () => {
+    const snap = await loadSnapshot([file(JSON.stringify({ kind: 'List', items: [{ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n' } }] }))]);
+    expect(snap.objects.pods).toBeUndefined(); // not in the snapshot: the dump has no pods
+    expect(snap.unavailable.pods).toMatch(/not in the snapshot/);
+    await expect(loadSnapshot([file('{"kind":"List","items":[1,"x",null]}')])).rejects.toThrow(/no Kubernetes objects found/);
+  });
+
+  it('malformed Lists fail with the whole-text error messages', async () => {
+    const bad = file('{"kind":"List","items":[{"kind":"Pod","metadata":{"name":"a"}} {"kind":"Pod"}]}');
+    await expect(loadSnapshot([bad])).rejects.toThrow(new RegExp(`^cannot read snapshot ${bad}: invalid JSON \\(`));
+    const deep = file(`{"kind":"List","items":[${'['.repeat(250)}${']'.repeat(250)}]}`);
+    await expect(loadSnapshot([deep])).rejects.toThrow(`cannot read snapshot ${deep}: invalid JSON (nested more than 200 levels deep)`);
+    const nul = file('{"kind":"List","items":[{"kind":"Pod","metadata":{"name":"a\u0000"}}]}');
+    await expect(loadSnapshot([nul])).rejects.toThrow(`cannot read snapshot ${nul}: binary file, expected JSON or YAML`);
+  });
+});
+
+describe('parseObject skips the managedFields slim drops', () => {
+  const mf = [{ manager: 'kubelet', operation: 'Update', fieldsV1: { 'f:status': { 'f:phase': {} } } }];
+  const owned = { kind: 'Pod', metadata: { name: 'a', ownerReferences: [{ kind: 'ReplicaSet', name: 'r', controller: true }], managedFields: mf }, spec: {} };
+  const bare = { kind: 'Pod', metadata: { name: 'b', managedFields: mf, labels: { x: '"managedFields":[' } }, spec: {} };
+  const parse = (o: unknown, indent?: number) => {
+    const buf = Buffer.from(`  ${JSON.stringify(o, null, indent)}  `);
+    return parseObject(buf, 2, buf.length - 2, (x) => keepsManagedFields('pods', x));
+  };
+
+  it('drops them unparsed where slim drops them, keeps them where it keeps them, in any layout', () => {
+    for (const indent of [undefined, 4]) {
+      const { managedFields: _drop, ...md } = owned.metadata;
+      expect(parse(owned, indent)).toEqual({ ...owned, metadata: md });
+      expect(parse(bare, indent)).toEqual(bare);
+    }
+  });
+
+  it('gives what JSON.parse gives when the bytes are unusual', () => {
+    const texts = [
+      '{"kind":"Pod","metadata":{"managedFields":[1],"managedFields":[2],"ownerReferences":[{"controller":true}]}}', // duplicates: the last one, as JSON.parse
+      '{"kind":"Pod","metadata":{"managedFields":"x"}}', // not a list
+      '{"kind":"Pod","spec":{"managedFields":[1]},"metadata":{"name":"a"}}', // not in metadata
+      '{"kind":"Pod","metadata":{"annotations":{"a":"\\"managedFields\\":[1]"}}}', // only inside a string
+      '{"kind":"Pod","metadata":{"name":"a"},"x":{"managedFields":[1]}}',
+    ];
+    for (const text of texts) {
+      const buf = Buffer.from(text);
+      expect(parseObject(buf, 0, buf.length, () => true)).toEqual(JSON.parse(text));
+    }
+    expect(() => parseObject(Buffer.from('{"metadata":{"managedFields":[1]},}'), 0, 35, () => true)).toThrow(SyntaxError);
+  });
+
+  it("finds managedFields only as a member of the object's own metadata", () => {
+    const range = (t: string) => managedFieldsRange(Buffer.from(t), 0, t.length);
+    expect(range('{"metadata":{"name":"a","managedFields":[{"a":"]"}]}}')).toEqual([40, 51]);
+    expect(range('{"spec":{"managedFields":[1]}}')).toBeUndefined();
+    expect(range('{"metadata":{"x":{"managedFields":[1]}}}')).toBeUndefined();
+    expect(range('{"metadata":{"managedFields":[1}}')).toBeUndefined(); // unbalanced: parsed whole (and refused)
+  });
+});
