@@ -3,8 +3,8 @@
  * the generated objects created through the API (concurrently, owners first, statuses through
  * the status subresource), kept in an etcd data directory under bench/out/k8s/ that later runs
  * reuse (loading 50k pods takes minutes; it is set-up, not measurement). The key of a directory
- * is the variant, the size and a digest of the generator and LOADER_VERSION: change either and
- * the cluster is loaded again.
+ * is the variant, the size and a digest of the generated objects and LOADER_VERSION: generate
+ * other objects or change the loader and the cluster is loaded again.
  *
  * Also: the server's cost of a run, from its processes (CPU seconds of kube-apiserver and etcd,
  * from /proc) and from its own metrics (/metrics: request durations, lists served from the watch
@@ -52,12 +52,8 @@ const CONCURRENCY = 24;
 
 /** Bump when the loader's fix-ups change what the server stores. */
 const LOADER_VERSION = 1;
-const digest = () =>
-  createHash('sha256')
-    .update(readFileSync(join(ROOT, 'bench/generate.ts')))
-    .update(String(LOADER_VERSION))
-    .digest('hex')
-    .slice(0, 12);
+/** The cache key: what the server would store (the generated objects and the loader), not how the generator is written. */
+const digest = (objects: any[]) => createHash('sha256').update(JSON.stringify(objects)).update(String(LOADER_VERSION)).digest('hex').slice(0, 12);
 
 /** What the real server's validation demands of the generated objects (the same fix-ups as test/kube-apiserver.test.ts). */
 function fixUp(objects: any[]): any[] {
@@ -156,7 +152,8 @@ export interface BenchKube extends KubeApiServer {
  * cached directory). Started from the cache when the same generator and loader loaded it before.
  */
 export async function kubeCluster(name: string, objectsOf: any[] | (() => any[]), log: (s: string) => void): Promise<BenchKube> {
-  const dir = join(ROOT, 'bench/out/k8s', `${name}-${digest()}`);
+  const objects = typeof objectsOf === 'function' ? objectsOf() : objectsOf;
+  const dir = join(ROOT, 'bench/out/k8s', `${name}-${digest(objects)}`);
   const loaded = join(dir, 'loaded');
   const fresh = !existsSync(loaded);
   if (fresh) rmSync(dir, { recursive: true, force: true });
@@ -164,7 +161,6 @@ export async function kubeCluster(name: string, objectsOf: any[] | (() => any[])
   const pids = { apiserver: Number(readFileSync(join(dir, 'kube-apiserver.pid'), 'utf8')), etcd: Number(readFileSync(join(dir, 'etcd.pid'), 'utf8')) };
   let loadSeconds = 0;
   if (fresh) {
-    const objects = typeof objectsOf === 'function' ? objectsOf() : objectsOf;
     const t0 = Date.now();
     log(`  loading ${objects.length} objects into a real kube-apiserver (${dir}; once, then cached)`);
     try {
