@@ -24,9 +24,24 @@ export function str(v: unknown): string | undefined {
 
 export const nameOf = (o: K8sObject): string => str(o.metadata?.name) ?? '';
 export const nsOf = (o: K8sObject): string => str(o.metadata?.namespace) ?? '';
-export const labelsOf = (o: { metadata?: unknown } | undefined): Record<string, string> => strMap(isObj(o?.metadata) ? (o!.metadata as any).labels : undefined);
-export const annotationsOf = (o: { metadata?: unknown } | undefined): Record<string, string> =>
-  strMap(isObj(o?.metadata) ? (o!.metadata as any).annotations : undefined);
+const EMPTY: Readonly<Record<string, string>> = Object.freeze({});
+const stringMaps = new WeakMap<object, Readonly<Record<string, string>>>();
+
+/**
+ * strMap for a map of the (frozen) snapshot, built once per map: labels and annotations are read
+ * by many checks and every decision. The result is frozen: copy it before changing it.
+ */
+function frozenStrMap(v: unknown): Readonly<Record<string, string>> {
+  if (!isObj(v)) return EMPTY;
+  let m = stringMaps.get(v);
+  if (!m) stringMaps.set(v, (m = Object.freeze(strMap(v))));
+  return m;
+}
+
+export const labelsOf = (o: { metadata?: unknown } | undefined): Readonly<Record<string, string>> =>
+  frozenStrMap(isObj(o?.metadata) ? (o!.metadata as any).labels : undefined);
+export const annotationsOf = (o: { metadata?: unknown } | undefined): Readonly<Record<string, string>> =>
+  frozenStrMap(isObj(o?.metadata) ? (o!.metadata as any).annotations : undefined);
 
 /** Parse a Kubernetes timestamp; undefined when missing or invalid. */
 export function time(v: unknown): Date | undefined {

@@ -55,7 +55,7 @@ export default defineCheck({
       const options = m.meshes.flatMap((install) => {
         const marker = enableMarker(install.mesh, ns, install.webhooks);
         const labels = namespaceLabels(nsObj, ns);
-        const annotations = annotationsOf(nsObj);
+        const annotations = { ...annotationsOf(nsObj) };
         (marker.field === 'labels' ? labels : annotations)[marker.key] = marker.value;
         const probe = decide(m, install.mesh, install.webhooks, { namespace: ns, nsLabels: labels, nsAnnotations: annotations, template: {} });
         return probe.inject ? [{ mesh: install.mesh, marker }] : [];

@@ -55,7 +55,7 @@ function fixFor(m: Model, w: Workload, mesh: MeshName): { fix: string[]; problem
   const marker = enableMarker(mesh, w.namespace, install.webhooks);
   const injects = (withMarker: boolean) => {
     const nsLabels = namespaceLabels(nsObj, w.namespace);
-    const nsAnnotations = annotationsOf(nsObj);
+    const nsAnnotations = { ...annotationsOf(nsObj) };
     if (withMarker) (marker.field === 'labels' ? nsLabels : nsAnnotations)[marker.key] = marker.value;
     return decide(m, mesh, install.webhooks, { namespace: w.namespace, nsLabels, nsAnnotations, template }).inject;
   };

@@ -10,12 +10,18 @@ import { PROFILE_LIST, profileOf } from './registry.js';
  */
 export function injectedMesh(pod: PodLike): MeshName | undefined {
   const spec = podSpec(pod);
-  for (const p of PROFILE_LIST) {
-    const name = p.proxyContainer;
-    if (containers(spec).some((c) => c.name === name)) return p.name;
-    if (initContainers(spec).some((c) => c.name === name && c.restartPolicy === 'Always')) return p.name;
-  }
-  return undefined;
+  let mesh = injected.get(spec);
+  if (mesh === undefined) injected.set(spec, (mesh = proxyOf(spec) ?? null));
+  return mesh ?? undefined;
+}
+
+/** Per pod spec (the snapshot is frozen): every check and the model ask for every pod. */
+const injected = new WeakMap<object, MeshName | null>();
+
+function proxyOf(spec: Record<string, any>): MeshName | undefined {
+  const names = new Set(containers(spec).map((c) => c.name));
+  const native = new Set(initContainers(spec).flatMap((c) => (c.restartPolicy === 'Always' ? [c.name] : [])));
+  return PROFILE_LIST.find((p) => names.has(p.proxyContainer) || native.has(p.proxyContainer))?.name;
 }
 
 /** Whether the proxy of this pod (spec) is a native sidecar. */
