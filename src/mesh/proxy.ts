@@ -1,6 +1,6 @@
 /** Which mesh's proxy a pod runs, by the containers each profile names. */
 import { containers, initContainers, podSpec, type PodLike } from '../k8s/pods.js';
-import { str } from '../util.js';
+import { isObj, str } from '../util.js';
 import type { MeshName } from './names.js';
 import { PROFILE_LIST, profileOf } from './registry.js';
 
@@ -19,9 +19,13 @@ export function injectedMesh(pod: PodLike): MeshName | undefined {
 const injected = new WeakMap<object, MeshName | null>();
 
 function proxyOf(spec: Record<string, any>): MeshName | undefined {
-  const names = new Set(containers(spec).map((c) => c.name));
-  const native = new Set(initContainers(spec).flatMap((c) => (c.restartPolicy === 'Always' ? [c.name] : [])));
-  return PROFILE_LIST.find((p) => names.has(p.proxyContainer) || native.has(p.proxyContainer))?.name;
+  for (const p of PROFILE_LIST) {
+    const name = p.proxyContainer;
+    if (Array.isArray(spec.containers) && spec.containers.some((c: unknown) => isObj(c) && c.name === name)) return p.name;
+    if (Array.isArray(spec.initContainers) && spec.initContainers.some((c: unknown) => isObj(c) && c.name === name && c.restartPolicy === 'Always'))
+      return p.name;
+  }
+  return undefined;
 }
 
 /** Whether the proxy of this pod (spec) is a native sidecar. */
