@@ -18,7 +18,7 @@ import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createGunzip, type Gunzip } from 'node:zlib';
+import { gunzipSync } from 'node:zlib';
 import { errorMessage, printable, UserError } from '../errors.js';
 import { DEFAULT_LIMITS, MAX_CONCURRENT_REQUESTS, MAX_TIMER_MS, mib, type Limits } from '../limits.js';
 import type { K8sObject, Snapshot } from '../types.js';
@@ -157,14 +157,12 @@ function attempt(conn: Conn, path: string, timeoutMs: number, list?: KindKey): P
   return new Promise((resolve, reject) => {
     let settled = false;
     let req: http.ClientRequest | undefined;
-    let gunzip: Gunzip | undefined;
     // eslint-disable-next-line prefer-const -- `fail` may run before the timer is set: a const would be in its TDZ
     let timer: NodeJS.Timeout | undefined;
     const fail = (e: Error) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      gunzip?.destroy();
       req?.destroy();
       reject(e);
     };
@@ -175,23 +173,13 @@ function attempt(conn: Conn, path: string, timeoutMs: number, list?: KindKey): P
     const onResponse = (res: http.IncomingMessage) => {
       const chunks: Buffer[] = [];
       let size = 0;
-      let body: NodeJS.ReadableStream = res;
-      if (
+      // gzip: the compressed body is kept (bounded the same), then inflated in one native call
+      // whose output is bounded too (a gzip bomb stops at --max-bytes, never held whole).
+      const gzip =
         String(res.headers['content-encoding'] ?? '')
           .trim()
-          .toLowerCase() === 'gzip'
-      ) {
-        let wire = 0;
-        res.on('data', (c: Buffer) => {
-          wire += c.length;
-          if (wire > maxBytes) tooLarge();
-        });
-        gunzip = createGunzip();
-        gunzip.on('error', () => fail(new NetError('the response was cut off (bad gzip data)', 'dropped')));
-        res.pipe(gunzip);
-        body = gunzip;
-      }
-      body.on('data', (c: Buffer) => {
+          .toLowerCase() === 'gzip';
+      res.on('data', (c: Buffer) => {
         if (settled) return;
         size += c.length;
         if (size > maxBytes) return tooLarge();
@@ -201,11 +189,19 @@ function attempt(conn: Conn, path: string, timeoutMs: number, list?: KindKey): P
       res.on('close', () => {
         if (!res.complete) fail(new NetError('the response was cut off', 'dropped'));
       });
-      body.on('end', () => {
+      res.on('end', () => {
         if (settled) return;
+        let buf = Buffer.concat(chunks, size);
+        if (gzip) {
+          try {
+            buf = gunzipSync(buf, { maxOutputLength: maxBytes });
+          } catch (e) {
+            if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return tooLarge();
+            return fail(new NetError('the response was cut off (bad gzip data)', 'dropped'));
+          }
+        }
         settled = true;
         clearTimeout(timer);
-        const buf = Buffer.concat(chunks, size);
         const status = res.statusCode ?? 0;
         let json = status >= 200 && status < 300 && list ? parseList(buf, list) : undefined;
         let text: string | undefined;
