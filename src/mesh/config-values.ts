@@ -8,13 +8,20 @@ import type { K8sObject } from '../types.js';
 import { isObj, str } from '../util.js';
 
 let yaml: typeof import('yaml') | undefined;
-const parsed = new WeakMap<object, Record<string, any> | undefined>();
+const parsedKeys = new Map<string, WeakMap<object, Record<string, any> | undefined>>();
 
 /** A ConfigMap's `values` key, parsed (YAML; JSON is YAML); undefined when absent or unreadable. */
 export function configValues(cm: K8sObject | undefined): Record<string, any> | undefined {
+  return configKey(cm, 'values');
+}
+
+/** A ConfigMap's `data` key holding a YAML (or JSON) object, parsed once; undefined when absent or unreadable. */
+export function configKey(cm: K8sObject | undefined, key: string): Record<string, any> | undefined {
   if (!cm) return undefined;
+  let parsed = parsedKeys.get(key);
+  if (!parsed) parsedKeys.set(key, (parsed = new WeakMap()));
   if (!parsed.has(cm)) {
-    const text = isObj(cm.data) ? str(cm.data.values) : undefined;
+    const text = isObj(cm.data) ? str(cm.data[key]) : undefined;
     let v: unknown;
     try {
       yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
