@@ -9,8 +9,8 @@
  * without a proxy, and every label looks right. Without this check they would look like
  * sidecar-missing, whose fix (look at events, restart) changes nothing.
  * When: for each app workload whose decision says a webhook is called and a step the profile marks
- * as configuration (InjectorStep.config) refuses it. Silent for hostNetwork and opted-out
- * templates, ignored namespaces (the steps before the configuration decide), and where no
+ * as configuration (InjectorStep.config) refuses it, also when its running pods are meshed (its
+ * next pods will not be). Silent for hostNetwork and opted-out templates, finished Jobs, ignored namespaces (the steps before the configuration decide), and where no
  * injector configuration was read (the chart defaults are assumed: policy enabled, no selectors).
  * Known false positives: an install that keeps workloads out on purpose with a never-selector or
  * an opt-in policy; suppress them, or let the template say so with the explicit opt-out.
@@ -22,7 +22,7 @@
 import { recreateCommands, setOnTemplate } from '../fix.js';
 import { templateOptOut } from '../mesh/markers.js';
 import { meshTitle } from '../mesh/registry.js';
-import { podStates } from '../model.js';
+import { jobFinished, podStates } from '../model.js';
 import { nameOf } from '../util.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
@@ -39,14 +39,16 @@ export default defineCheck({
     for (const w of m.appWorkloads) {
       const states = podStates(w);
       if (states.hostNetwork) continue; // never injected anyway: host-network-pod
+      if (w.kind === 'Job' && jobFinished(w.obj)) continue; // creates no more pods
       for (const d of m.decisions(w)) {
         if (!d.called || !d.intent) continue; // no webhook called: the selectors are the cause (other checks)
         if (templateOptOut(d.mesh, w.template)) continue; // a deliberate opt-out: pod-opted-out
         const step = d.injector.find((s) => !s.ok);
         if (!step?.config) continue; // injected, or refused by a rule that is not configuration
         const { templateFix } = step.config;
-        const fix = templateFix ? setOnTemplate(w, templateFix.field, templateFix.key, templateFix.value) : [...step.config.fix];
+        const fix = templateFix ? setOnTemplate(w, templateFix.field, templateFix.key, templateFix.value) : [];
         if (templateFix && w.kind === 'Pod') fix.push(...recreateCommands(w)); // patching a template rolls it out; a bare pod is re-created
+        fix.push(...step.config.fix); // the configuration change (an alternative, as a comment, where the template fix works)
         yield {
           mesh: d.mesh,
           message: `${w.kind} ${w.namespace}/${w.name} is sent to the ${meshTitle(d.mesh)} injector, but its configuration refuses the pods: ${step.detail}.`,

@@ -243,7 +243,9 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
         config: {
           evidence: { configMap: cfg.configMap, key: 'config', neverInjectSelector: never },
           templateFix: { field: 'labels', key: ISTIO_INJECT, value: 'true' },
-          fix: [],
+          fix: [
+            '# or: remove this selector from sidecarInjectorWebhook.neverInjectSelector in the values the control plane was installed with, and upgrade it',
+          ],
         },
       });
       return steps;
@@ -265,7 +267,11 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
             rule: 'policy',
             ok: false,
             detail: `policy disabled in ${where}: only pods asking explicitly (${ISTIO_INJECT}: "true") are injected`,
-            config: { evidence: { configMap: cfg.configMap, key: 'config', policy }, templateFix: { field: 'labels', key: ISTIO_INJECT, value: 'true' }, fix: [] },
+            config: {
+              evidence: { configMap: cfg.configMap, key: 'config', policy },
+              templateFix: { field: 'labels', key: ISTIO_INJECT, value: 'true' },
+              fix: policyFix(target.ns ?? 'istio-system', target.deployment ?? 'istiod').map((l) => `# or, to inject every pod of enabled namespaces by default: ${l}`),
+            },
           },
     );
   } else {

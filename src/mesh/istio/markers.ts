@@ -40,10 +40,14 @@ export function enableMarker(ns: string, webhooks: MeshWebhook[]): EnableMarker 
   return { field: 'labels', ...l, text: `label ${l.key}=${l.value}`, command: `kubectl label namespace ${shq(ns)} ${shq(`${l.key}=${l.value}`)} --overwrite` };
 }
 
-/** The label `sidecar.istio.io/inject: "false"` (the label wins over the annotation). */
+/**
+ * The label `sidecar.istio.io/inject: "false"` (the label wins over the annotation). Exactly
+ * "false": the one value every Istio version reads as "do not inject" (inject.go @86c9f01f; other
+ * values such as "False" or "no" are ignored from 1.27, and injection-marker-invalid reports them).
+ */
 export function templateOptOut(template: Template) {
   const { value, from } = istioPodValue(template);
-  return value !== undefined && from && value.toLowerCase() === 'false' ? { key: ISTIO_INJECT, value, from } : undefined;
+  return value === 'false' && from ? { key: ISTIO_INJECT, value, from } : undefined;
 }
 
 export function namespaceEnabling(ns: K8sObject | undefined) {
