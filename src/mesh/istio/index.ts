@@ -7,7 +7,7 @@ import { containers, podSpec } from '../../k8s/pods.js';
 import { evalSelector } from '../../k8s/selectors.js';
 import type { Model, Workload } from '../../model.js';
 import type { K8sObject } from '../../types.js';
-import { arr, isObj, labelsOf, nameOf, shq, strMap, annotationsOf } from '../../util.js';
+import { arr, isObj, labelsOf, nameOf, note, shq, strMap, annotationsOf } from '../../util.js';
 import { configValues, valueAt } from '../config-values.js';
 import type { MeshProfile, NamedRef, ResourceKey } from '../profile.js';
 import type { MeshWebhook } from '../webhooks.js';
@@ -250,19 +250,20 @@ const TAG_PREFIX = 'istio-revision-tag-';
 function unservedRevision(m: Model, requested: string, relabel: (value: string) => string[]) {
   const { revisions, tags, values } = installedRevisions(m.webhooksOf('istio'));
   const strip = (l: string) => (l.startsWith('# ') ? l.slice(2) : l.startsWith('#') ? l.slice(1) : l);
+  // Names in comment text go through note() (printable); in commands through shq().
   const choices: string[] = [];
   for (const v of values) {
-    const what = tags[v] !== undefined ? `tag ${v} (revision ${tags[v]})` : `revision ${v}`;
+    const what = tags[v] !== undefined ? `tag ${note(v)} (revision ${note(tags[v])})` : `revision ${note(v)}`;
     relabel(v).forEach((line, i) => choices.push(i === 0 ? `# to use the installed ${what}: ${strip(line)}` : `#   then: ${strip(line)}`));
   }
   const target = revisions.find((r) => r !== 'default') ?? revisions[0];
   const q = shq(requested);
   choices.push(
-    `# to install revision ${requested}: istioctl install -y --set revision=${q} -f YOUR-ISTIOOPERATOR.yaml  (Helm: helm install ${shq(`istiod-${requested}`)} istio/istiod -n istio-system --set revision=${q})`,
+    `# to install revision ${note(requested)}: istioctl install -y --set revision=${q} -f YOUR-ISTIOOPERATOR.yaml  (Helm: helm install ${shq(`istiod-${requested}`)} istio/istiod -n istio-system --set revision=${q})`,
   );
-  if (target) choices.push(`# to restore tag ${requested} for an installed revision: istioctl tag set ${q} --revision ${shq(target)}`);
+  if (target) choices.push(`# to restore tag ${note(requested)} for an installed revision: istioctl tag set ${q} --revision ${shq(target)}`);
   return {
     evidence: { requestedRevision: requested, installedRevisions: revisions, installedTags: tags },
-    fix: [`# choose one: ${requested} is neither an installed revision nor a tag; run the command of one choice below (pasted as it is, this block runs nothing)`, ...choices],
+    fix: [`# choose one: ${note(requested)} is neither an installed revision nor a tag; run the command of one choice below (pasted as it is, this block runs nothing)`, ...choices],
   };
 }
