@@ -22,16 +22,21 @@ export function configKey(cm: K8sObject | undefined, key: string): Record<string
   if (!parsed) parsedKeys.set(key, (parsed = new WeakMap()));
   if (!parsed.has(cm)) {
     const text = isObj(cm.data) ? str(cm.data[key]) : undefined;
-    let v: unknown;
-    try {
-      yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
-      v = text === undefined ? undefined : yaml.parse(text);
-    } catch {
-      v = undefined; // unreadable values: the defaults apply
-    }
-    parsed.set(cm, isObj(v) ? v : undefined);
+    parsed.set(cm, text === undefined ? undefined : parseYamlObject(text));
   }
   return parsed.get(cm);
+}
+
+/** YAML (or JSON) text holding an object, parsed; undefined when unreadable (the defaults apply). */
+export function parseYamlObject(text: string): Record<string, any> | undefined {
+  let v: unknown;
+  try {
+    yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
+    v = yaml.parse(text);
+  } catch {
+    v = undefined;
+  }
+  return isObj(v) ? v : undefined;
 }
 
 /** A value at a path of nested objects. */

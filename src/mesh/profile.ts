@@ -191,6 +191,8 @@ export interface MeshProfile {
   namedObjects(namespaces: string[], webhookConfigs: K8sObject[]): NamedRef[];
   /** The `data` key (or keys) of a ConfigMap of this mesh that its checks read (snapshots keep only them). */
   configMapKey(name: string): string | readonly string[] | undefined;
+  /** The part of a kept ConfigMap key its checks read, when less than all of it (undefined: none of it is kept). */
+  slimConfigMapKey?(name: string, key: string, text: string): string | undefined;
 
   // --- Install and repair commands ----------------------------------------------------------
   /** How to re-render the control plane as it was installed (comment alternatives). */

@@ -162,14 +162,25 @@ describe('injector-config-excludes', () => {
 });
 
 describe('snapshots keep what these rules read', () => {
-  it('keeps the injector ConfigMap keys config and values, and nothing else', () => {
-    const cm = {
+  it('keeps the injector ConfigMap keys config (its policy and selectors only) and values, and nothing else', () => {
+    const config = 'policy: disabled\nneverInjectSelector:\n- matchLabels: {app: a}\ntemplates:\n  sidecar: |\n    {{ .Values.secret }}\n';
+    const cm = () => ({
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'istio-sidecar-injector-canary', namespace: 'istio-system' },
-      data: { config: 'policy: enabled\n', values: '{}', mesh: 'secret-ish', extra: 'x' },
-    };
-    expect(slim('configmaps', cm).data).toEqual({ config: 'policy: enabled\n', values: '{}' });
+      data: { config, values: '{}', mesh: 'secret-ish', extra: 'x' },
+    });
+    const once = slim('configmaps', cm());
+    expect(once.data).toEqual({ config: '{"policy":"disabled","neverInjectSelector":[{"matchLabels":{"app":"a"}}]}', values: '{}' });
+    // Idempotent: a snapshot read back is slimmed to the same.
+    expect(slim('configmaps', structuredClone(once)).data).toEqual(once.data);
+    // An unreadable config is dropped (the chart defaults are then assumed).
+    expect(slim('configmaps', { ...cm(), data: { config: 'policy: [', values: '{}' } }).data).toEqual({ values: '{}' });
+    // The checks see the same decision before and after.
+    const snap = cluster('istio', [F(ID, 'fires-istio-never-selector.yaml')]);
+    const slimmed = structuredClone(snap);
+    slimmed.objects.configmaps = slimmed.objects.configmaps!.map((o) => slim('configmaps', o));
+    expect(ids(findings(slimmed))).toEqual(ids(findings(snap)));
   });
 });
 

@@ -8,7 +8,7 @@ import { evalSelector } from '../../k8s/selectors.js';
 import type { Model, Workload } from '../../model.js';
 import type { K8sObject } from '../../types.js';
 import { arr, isObj, labelsOf, nameOf, note, shq, strMap, annotationsOf } from '../../util.js';
-import { configValues, valueAt } from '../config-values.js';
+import { configValues, parseYamlObject, valueAt } from '../config-values.js';
 import type { MeshProfile, NamedRef, ResourceKey } from '../profile.js';
 import type { MeshWebhook } from '../webhooks.js';
 import { ISTIO_IGNORED_NAMESPACES, ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, istioInjector, istioPodValue, parseInjectValue, serviceRevision } from './injector.js';
@@ -115,6 +115,15 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
   // `config` holds the policy and selectors injectRequired reads; `values` the proxy resources and
   // chart settings (istiod reads both keys: pilot/pkg/bootstrap/sidecarinjector.go @86c9f01f).
   configMapKey: (name) => (name.startsWith(CONFIG) ? ['config', 'values'] : undefined), // and -<revision>
+  // Of `config`, only what injectRequired reads: the injection templates (and anything else) go.
+  slimConfigMapKey: (_name, key, text) => {
+    if (key !== 'config') return text;
+    const cfg = parseYamlObject(text);
+    if (!cfg) return undefined;
+    const kept: Record<string, unknown> = {};
+    for (const k of ['policy', 'neverInjectSelector', 'alwaysInjectSelector']) if (cfg[k] !== undefined) kept[k] = cfg[k];
+    return JSON.stringify(kept);
+  },
 
   reinstall: (ns, istiod) => {
     const rev = revisionOf(istiod);
