@@ -136,7 +136,9 @@ export default defineCheck({
         // A revision (or tag) nothing serves: every installed one is a choice, or installing it.
         const podRelabel = (v: string) => [...setOnTemplate(w, 'labels', revLabel!, v), ...(w.kind === 'Pod' ? recreateCommands(w) : [])];
         const choices =
-          rev !== undefined && profile.unservedRevision && !podHooks.some((h) => h.revisions.includes(rev)) ? profile.unservedRevision(m, rev, podRelabel) : undefined;
+          rev !== undefined && profile.unservedRevision && !podHooks.some((h) => h.revisions.includes(rev))
+            ? profile.unservedRevision(m, rev, podRelabel)
+            : undefined;
         const f: FindingInput = {
           mesh,
           message: choices
@@ -155,12 +157,12 @@ export default defineCheck({
           fix: choices
             ? choices.fix
             : repair
-            ? [
-                ...repair.flatMap((c) => (c.value === undefined ? removeFromTemplate(w, 'labels', c.key) : setOnTemplate(w, 'labels', c.key, c.value))),
-                // Patching a template rolls the workload out; a bare pod must be re-created.
-                ...(w.kind === 'Pod' ? recreateCommands(w) : []),
-              ]
-            : [],
+              ? [
+                  ...repair.flatMap((c) => (c.value === undefined ? removeFromTemplate(w, 'labels', c.key) : setOnTemplate(w, 'labels', c.key, c.value))),
+                  // Patching a template rolls the workload out; a bare pod must be re-created.
+                  ...(w.kind === 'Pod' ? recreateCommands(w) : []),
+                ]
+              : [],
         };
         found.push({ ns: w.namespace, ws: [w], f });
       }

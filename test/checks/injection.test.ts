@@ -285,7 +285,7 @@ describe('webhook-excludes-namespace', () => {
     expect((canary.evidence.webhooks as { failedTerms: string[] }[]).map((h) => h.failedTerms)).toContainEqual(['istio.io/rev in (default)']);
     expect(canary.evidence).toMatchObject({ installedRevisions: ['default'], installedTags: {} });
     expect(canary.fix).toEqual([
-      '# choose one: canary is neither an installed revision nor a tag; run the command of one choice below (pasted as it is, this block runs nothing)',
+      '# canary is neither an installed revision nor a tag: choose one below (pasted as it is, this block runs nothing)',
       '# to use the installed revision default: kubectl label namespace canary istio.io/rev=default --overwrite',
       '#   then: kubectl rollout restart deployment/api -n canary',
       '# to install revision canary: istioctl install -y --set revision=canary -f YOUR-ISTIOOPERATOR.yaml  (Helm: helm install istiod-canary istio/istiod -n istio-system --set revision=canary)',

@@ -64,11 +64,16 @@ describe('the version of istiod decides how sidecar.istio.io/inject is read', ()
     expect(ids(fs).sort()).toEqual(['injection-marker-invalid Deployment vals/eager', 'injection-marker-invalid Deployment vals/shouty']);
     const shouty = fs.find((f) => f.resource.name === 'shouty')!;
     expect(shouty.message).toContain('still reads it as "do not inject"');
-    expect(shouty.evidence).toMatchObject({ expected: 'pod template label sidecar.istio.io/inject=false', rules: expect.stringContaining('before Istio 1.27') });
+    expect(shouty.evidence).toMatchObject({
+      expected: 'pod template label sidecar.istio.io/inject=false',
+      rules: expect.stringContaining('before Istio 1.27'),
+    });
     expect(shouty.fix[0]).toContain('"sidecar.istio.io/inject":"false"');
     const eager = fs.find((f) => f.resource.name === 'eager')!;
     expect(eager.fix[0]).toContain('{"annotations":{"sidecar.istio.io/inject":"true"}}');
-    expect(explainIn(cluster('istio', [F('injection-marker-invalid', 'fires-istio-inject-values.yaml')]), 'Deployment', 'vals', 'shouty').wouldInject).toBe(false);
+    expect(explainIn(cluster('istio', [F('injection-marker-invalid', 'fires-istio-inject-values.yaml')]), 'Deployment', 'vals', 'shouty').wouldInject).toBe(
+      false,
+    );
   });
 
   it('from 1.27: "False" is ignored, the policy injects, explain says so and check reports the value (not sidecar-missing)', () => {
@@ -78,9 +83,7 @@ describe('the version of istiod decides how sidecar.istio.io/inject is read', ()
     const e = explainIn(snap, 'Deployment', 'vals27', 'shouty');
     expect(e.wouldInject).toBe(true);
     expect(e.injector.map((s) => s.rule)).toEqual(['hostNetwork', 'version', 'inject-label-or-annotation', 'policy']);
-    expect(e.injector[1]!.detail).toBe(
-      'istiod istio-system/istiod runs docker.io/istio/pilot:1.27.1-distroless: the rules of Istio 1.27 and later apply',
-    );
+    expect(e.injector[1]!.detail).toBe('istiod istio-system/istiod runs docker.io/istio/pilot:1.27.1-distroless: the rules of Istio 1.27 and later apply');
     expect(e.injector[2]!.detail).toContain('is ignored (only "true" and "false" count)');
     expect(explainIn(snap, 'Deployment', 'vals27', 'exact').wouldInject).toBe(false);
   });
@@ -245,7 +248,7 @@ describe('revisions and tags', () => {
     const orders = fs.find((f) => f.resource.name === 'orders')!;
     expect(orders.evidence).toMatchObject({ requestedRevision: 'stable', installedRevisions: ['default'], installedTags: { prod: 'default' } });
     expect(orders.fix).toEqual([
-      '# choose one: stable is neither an installed revision nor a tag; run the command of one choice below (pasted as it is, this block runs nothing)',
+      '# stable is neither an installed revision nor a tag: choose one below (pasted as it is, this block runs nothing)',
       '# to use the installed revision default: kubectl label namespace orders istio.io/rev=default --overwrite',
       '#   then: kubectl rollout restart deployment/api -n orders',
       '# to use the installed tag prod (revision default): kubectl label namespace orders istio.io/rev=prod --overwrite',

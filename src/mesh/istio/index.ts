@@ -11,7 +11,16 @@ import { arr, isObj, labelsOf, nameOf, note, shq, strMap, annotationsOf } from '
 import { configValues, parseYamlObject, valueAt } from '../config-values.js';
 import type { MeshProfile, NamedRef, ResourceKey } from '../profile.js';
 import type { MeshWebhook } from '../webhooks.js';
-import { ISTIO_IGNORED_NAMESPACES, ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, istioInjector, istioPodValue, parseInjectValue, serviceRevision } from './injector.js';
+import {
+  ISTIO_IGNORED_NAMESPACES,
+  ISTIO_INJECT,
+  ISTIO_NS_LABEL,
+  ISTIO_REV,
+  istioInjector,
+  istioPodValue,
+  parseInjectValue,
+  serviceRevision,
+} from './injector.js';
 import {
   enableMarker,
   namespaceEnabling,
@@ -273,6 +282,6 @@ function unservedRevision(m: Model, requested: string, relabel: (value: string) 
   if (target) choices.push(`# to restore tag ${note(requested)} for an installed revision: istioctl tag set ${q} --revision ${shq(target)}`);
   return {
     evidence: { requestedRevision: requested, installedRevisions: revisions, installedTags: tags },
-    fix: [`# choose one: ${note(requested)} is neither an installed revision nor a tag; run the command of one choice below (pasted as it is, this block runs nothing)`, ...choices],
+    fix: [`# ${note(requested)} is neither an installed revision nor a tag: choose one below (pasted as it is, this block runs nothing)`, ...choices],
   };
 }

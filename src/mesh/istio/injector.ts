@@ -147,7 +147,8 @@ export function injectorConfig(m: Model, ns: string, name: string): IstioInjecto
 }
 
 /** The istiod revision behind an injector Service: `istiod` -> default, `istiod-<rev>` -> rev (mutatingwebhook.yaml "core"). */
-export const serviceRevision = (svc: string): string | undefined => (svc === 'istiod' ? 'default' : svc.startsWith('istiod-') ? svc.slice('istiod-'.length) : undefined);
+export const serviceRevision = (svc: string): string | undefined =>
+  svc === 'istiod' ? 'default' : svc.startsWith('istiod-') ? svc.slice('istiod-'.length) : undefined;
 
 /**
  * The injector a pod created now is sent to: the istiod behind the first Istio webhook the API
@@ -166,7 +167,11 @@ export function injectorFor(m: Model, input: DecisionInput): { ns: string | unde
 
 /** A selector as text, for evidence: "app=legacy, tier in (batch)". */
 export const selectorText = (s: unknown): string =>
-  isObj(s) ? evalSelector(s, {}).terms.map((t) => t.term).join(', ') || '{}' : JSON.stringify(s ?? null) ?? 'null';
+  isObj(s)
+    ? evalSelector(s, {})
+        .terms.map((t) => t.term)
+        .join(', ') || '{}'
+    : (JSON.stringify(s ?? null) ?? 'null');
 
 /** An empty selector is ignored by injectRequired (`!selector.Empty()`), not a match-all. */
 const emptySelector = (s: unknown): boolean => !isObj(s) || (Object.keys(strMap(s.matchLabels)).length === 0 && arr(s.matchExpressions).length === 0);
@@ -211,7 +216,11 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
   if (value !== undefined && from) {
     const what = `pod template ${from} ${ISTIO_INJECT}=${value}`;
     if (parsed.ignored) {
-      steps.push({ rule: 'inject-label-or-annotation', ok: true, detail: `${what} is ignored (only "true" and "false" count): the selectors and the policy decide` });
+      steps.push({
+        rule: 'inject-label-or-annotation',
+        ok: true,
+        detail: `${what} is ignored (only "true" and "false" count): the selectors and the policy decide`,
+      });
     } else if (explicit === false) {
       const why = value.toLowerCase() === 'false' ? '' : ' (before 1.27 Istio reads any value but y/yes/true/on as "do not inject")';
       steps.push({ rule: 'inject-label-or-annotation', ok: false, detail: `${what}${why}` });
@@ -270,7 +279,9 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
             config: {
               evidence: { configMap: cfg.configMap, key: 'config', policy },
               templateFix: { field: 'labels', key: ISTIO_INJECT, value: 'true' },
-              fix: policyFix(target.ns ?? 'istio-system', target.deployment ?? 'istiod').map((l) => `# or, to inject every pod of enabled namespaces by default: ${l}`),
+              fix: policyFix(target.ns ?? 'istio-system', target.deployment ?? 'istiod').map(
+                (l) => `# or, to inject every pod of enabled namespaces by default: ${l}`,
+              ),
             },
           },
     );

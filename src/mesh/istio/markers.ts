@@ -185,7 +185,10 @@ export function workloadProblems(m: Model, c: WorkloadProblemContext): MarkerPro
       evidence: {
         marker: `${where} ${from} ${ISTIO_INJECT}=${value}`,
         expected: `${where} ${from} ${ISTIO_INJECT}=${exact}`,
-        rules: version.rules === 'exact' ? 'Istio 1.27 and later: only "true" and "false" count' : 'before Istio 1.27: y/yes/true/on inject, any other value does not',
+        rules:
+          version.rules === 'exact'
+            ? 'Istio 1.27 and later: only "true" and "false" count'
+            : 'before Istio 1.27: y/yes/true/on inject, any other value does not',
         version: version.text,
       },
       fix: setOnTemplate(w, field, ISTIO_INJECT, exact),
