@@ -102,7 +102,8 @@ export default defineCheck({
   optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps'],
   *run(m) {
     // Each mesh's findings first; then one mesh per namespace or workload (below).
-    const found: { f: FindingInput; ns: string; ws: Workload[] }[] = [];
+    // plain: the single verified label change, for a mesh choice's block (where the revision choices would nest).
+    const found: { f: FindingInput; ns: string; ws: Workload[]; plain?: string[] }[] = [];
     for (const { mesh, webhooks } of m.meshes) {
       const podHooks = webhooks.filter((h) => rulesMatchPodCreate(h.rules));
       if (podHooks.length === 0) continue; // no webhook for pod CREATE at all: webhook-missing reports it
@@ -164,7 +165,13 @@ export default defineCheck({
                 ]
               : [],
         };
-        found.push({ ns: w.namespace, ws: [w], f });
+        const plainFix = repair
+          ? [
+              ...repair.flatMap((c) => (c.value === undefined ? removeFromTemplate(w, 'labels', c.key) : setOnTemplate(w, 'labels', c.key, c.value))),
+              ...(w.kind === 'Pod' ? recreateCommands(w) : []),
+            ]
+          : [];
+        found.push({ ns: w.namespace, ws: [w], f, ...(choices ? { plain: plainFix } : {}) });
       }
 
       for (const [ns, items] of groupBy(byNamespace, (i) => i.w.namespace)) {
@@ -217,7 +224,7 @@ export default defineCheck({
           // Only the workloads whose pods lack the proxy need new pods.
           fix: choices ? choices.fix : repair ? [...namespaceChange(m, ns, 'labels', repair), ...recreate] : [],
         };
-        found.push({ ns, ws, f });
+        found.push({ ns, ws, f, ...(choices ? { plain: repair ? [...namespaceChange(m, ns, 'labels', repair), ...recreate] : [] } : {}) });
       }
     }
     // A namespace (or workload) that asks both meshes, each excluded: repairing both would give its
@@ -236,13 +243,13 @@ export default defineCheck({
       );
       const what =
         group[0]!.f.resource.kind === 'Namespace' ? `namespace ${group[0]!.ns}` : `${group[0]!.f.resource.kind} ${group[0]!.ns}/${group[0]!.f.resource.name}`;
-      for (const { f } of group) {
+      for (const { f, plain } of group) {
         if (choice.mesh && f.mesh !== choice.mesh) continue;
         yield {
           ...f,
           ...(choice.mesh ? {} : { message: `${f.message.slice(0, -1)}; ${mustChoose(choice, 'it')}.` }),
           evidence: { ...f.evidence, meshChoice: choiceEvidence(choice) },
-          fix: choice.mesh ? f.fix : choiceFix(choice, [{ mesh: f.mesh, fix: f.fix }], what),
+          fix: choice.mesh ? f.fix : choiceFix(choice, [{ mesh: f.mesh, fix: plain ?? f.fix }], what),
         };
       }
     }
