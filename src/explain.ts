@@ -155,7 +155,8 @@ export function explain(m: Model, target: { kind: string; name: string }, ns: st
         backend: backendOf(backends, c.webhook),
         callFails: c.called && isDown(backends, c.webhook, !!m.snapshot.objects.services),
       })),
-      injector: d.injector,
+      // The steps as rule, result and detail (a configuration step's evidence and fix are the finding's).
+      injector: d.injector.map(({ rule, ok, detail }) => ({ rule, ok, detail })),
       wouldInject: v.inject,
       verdict: v.text,
     };

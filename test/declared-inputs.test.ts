@@ -15,7 +15,7 @@ import { KINDS, KIND_KEYS, type KindKey } from '../src/cluster/kinds.js';
 import { overlayManifests } from '../src/manifests.js';
 import { runChecks } from '../src/run.js';
 import type { Check, Snapshot } from '../src/types.js';
-import { FIXTURES, NOW, cluster, fixtureObjects, type Base } from './helpers/fixtures.js';
+import { FIXTURES, MORE_HEALTHY, NOW, cluster, fixtureObjects, type Base } from './helpers/fixtures.js';
 
 /** Declared inputs no fixture reads, kept on purpose (each with the reason). */
 const ALLOWED_UNREAD: Record<string, KindKey[]> = {};
@@ -73,7 +73,7 @@ function cases(): Case[] {
       out.push({ name: `${name} [namespace-only, -n ${ns}]`, snap: namespaceOnly(snap, ns) });
     }
   };
-  for (const base of ['linkerd', 'istio', 'both'] as const) add(`healthy ${base}`, cluster(base));
+  for (const base of ['linkerd', 'istio', 'both', ...MORE_HEALTHY] as const) add(`healthy ${base}`, cluster(base));
   add('golden-cluster.yaml', cluster('none', ['golden-cluster.yaml']));
   const files = [
     'manifests/helm-shop.yaml',

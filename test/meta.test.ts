@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
 import { KIND_KEYS } from '../src/cluster/kinds.js';
-import { cluster, findings } from './helpers/fixtures.js';
+import { MORE_HEALTHY, cluster, findings } from './helpers/fixtures.js';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -57,11 +57,17 @@ describe('check registry', () => {
 });
 
 describe('healthy clusters give zero findings', () => {
-  for (const base of ['linkerd', 'istio', 'both'] as const) {
+  it('covers every file of test/fixtures/healthy', () => {
+    const files = readdirSync(join(ROOT, 'test/fixtures/healthy')).map((f) => f.replace(/\.yaml$/, ''));
+    expect(files.sort()).toEqual(['istio', 'linkerd', ...MORE_HEALTHY].sort());
+  });
+  for (const base of ['linkerd', 'istio', 'both', ...MORE_HEALTHY] as const) {
     it(`${base}, all namespaces`, () => {
       expect(findings(cluster(base))).toEqual([]);
     });
-    for (const ns of ['default', 'kube-system', 'linkerd', 'istio-system', 'shop', 'store', 'payments']) {
+    const own = (cluster(base).objects.namespaces ?? []).map((n) => n.metadata?.name ?? '');
+    const names = (MORE_HEALTHY as readonly string[]).includes(base) ? own : ['default', 'kube-system', 'linkerd', 'istio-system', 'shop', 'store', 'payments'];
+    for (const ns of names) {
       it(`${base}, -n ${ns}`, () => {
         const snap = cluster(base, [], { allNamespaces: false, namespace: ns });
         // -n on a namespace with no workloads, or a system namespace, must stay silent too.

@@ -24,6 +24,7 @@ import injectorUnavailable from './injector-unavailable.js';
 import injectorOomkilled from './injector-oomkilled.js';
 import webhookCallFailed from './webhook-call-failed.js';
 import proxyMissingBesideMeshed from './proxy-missing-beside-meshed.js';
+import injectorConfigExcludes from './injector-config-excludes.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -49,4 +50,5 @@ export const CHECKS: readonly Check[] = [
   injectorOomkilled,
   webhookCallFailed,
   proxyMissingBesideMeshed,
+  injectorConfigExcludes,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));

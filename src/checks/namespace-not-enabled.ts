@@ -7,7 +7,9 @@
  * `istio.io/rev=<rev>`.
  * When: with `-n NS`, for the namespace asked about; with `-A`, only for namespaces that already
  * mix meshed and unmeshed workloads (intent shown). Plain unmeshed apps, kube-system and the
- * meshes' own namespaces stay silent. A namespace carrying a marker that is wrong or disabled is
+ * meshes' own namespaces stay silent. A workload that asks for injection itself (a pod label such
+ * as Istio's `istio.io/rev` or `sidecar.istio.io/inject=true`) or that a webhook injects unmarked
+ * (Istio's enableNamespacesByDefault) is not counted as waiting for the namespace's marker. A namespace carrying a marker that is wrong or disabled is
  * left to injection-marker-invalid (one cause, one finding).
  * Known false positives: a namespace meant to stay partly unmeshed on purpose (use -A, or opt
  * the unmeshed workloads out explicitly).
@@ -45,7 +47,14 @@ export default defineCheck({
       // made: not "no marker" (and a marker for a second mesh would put two proxies in its pods).
       if (installedMeshes(m).some((x) => namespaceMarker(x, nsObj).present)) continue;
       const states = workloads.map((w) => ({ w, s: podStates(w) }));
-      const unmeshed = states.filter(({ w, s }) => s.unmeshed.length > 0 && !s.hostNetwork && !m.meshes.some((i) => templateOptOut(i.mesh, w.template)));
+      // A workload that asks for injection itself (a pod label such as istio.io/rev or
+      // sidecar.istio.io/inject=true), or that a webhook injects without any marker (Istio's
+      // enableNamespacesByDefault), is not waiting for a namespace marker: the injection checks
+      // (sidecar-missing, webhook-excludes-namespace) judge it.
+      const unmeshed = states.filter(
+        ({ w, s }) =>
+          s.unmeshed.length > 0 && !s.hostNetwork && !m.meshes.some((i) => templateOptOut(i.mesh, w.template)) && !m.decisions(w).some((d) => d.intent),
+      );
       if (unmeshed.length === 0) continue;
       const meshedBy = new Set<MeshName>(states.flatMap(({ s }) => [...s.meshed.keys()]));
       // Asked about with -n, or partly meshed already: a namespace left plain on purpose stays silent.

@@ -102,7 +102,8 @@ export default defineCheck({
   optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps'],
   *run(m) {
     // Each mesh's findings first; then one mesh per namespace or workload (below).
-    const found: { f: FindingInput; ns: string; ws: Workload[] }[] = [];
+    // plain: the single verified label change, for a mesh choice's block (where the revision choices would nest).
+    const found: { f: FindingInput; ns: string; ws: Workload[]; plain?: string[] }[] = [];
     for (const { mesh, webhooks } of m.meshes) {
       const podHooks = webhooks.filter((h) => rulesMatchPodCreate(h.rules));
       if (podHooks.length === 0) continue; // no webhook for pod CREATE at all: webhook-missing reports it
@@ -130,11 +131,20 @@ export default defineCheck({
           (h) => (evalWebhook(h, nsLabels, podLabels).namespaceSelector.matched ? selectorRepair(h.objectSelector, podLabels) : undefined),
           (h, fixed) => evalWebhook(h, nsLabels, fixed).called,
         );
-        const revLabel = profileOf(mesh).revisionLabel;
+        const profile = profileOf(mesh);
+        const revLabel = profile.revisionLabel;
         const rev = revLabel ? podLabels[revLabel] : undefined;
+        // A revision (or tag) nothing serves: every installed one is a choice, or installing it.
+        const podRelabel = (v: string) => [...setOnTemplate(w, 'labels', revLabel!, v), ...(w.kind === 'Pod' ? recreateCommands(w) : [])];
+        const choices =
+          rev !== undefined && profile.unservedRevision && !podHooks.some((h) => h.revisions.includes(rev))
+            ? profile.unservedRevision(m, rev, podRelabel)
+            : undefined;
         const f: FindingInput = {
           mesh,
-          message: `${w.kind} ${w.namespace}/${w.name} asks ${meshTitle(mesh)} for injection, but its pod labels match the objectSelector of no ${meshTitle(mesh)} injection webhook, so its pods are not injected.`,
+          message: choices
+            ? `${w.kind} ${w.namespace}/${w.name} asks ${meshTitle(mesh)} for revision ${rev} with its pod label ${revLabel}, but no installed webhook serves that revision or tag, so its pods are not injected.`
+            : `${w.kind} ${w.namespace}/${w.name} asks ${meshTitle(mesh)} for injection, but its pod labels match the objectSelector of no ${meshTitle(mesh)} injection webhook, so its pods are not injected.`,
           resource: w.ref,
           affectedPods: podStates(w).unmeshed.length,
           evidence: {
@@ -142,17 +152,26 @@ export default defineCheck({
             webhooks: failedTerms(calls, 'objectSelector'),
             ...servedRevisions,
             ...(rev !== undefined ? { requestedRevision: rev } : {}),
-            ...(repair ? { labelChange: repair.map(changeArg) } : {}),
+            ...(choices?.evidence ?? {}),
+            ...(repair && !choices ? { labelChange: repair.map(changeArg) } : {}),
           },
-          fix: repair
-            ? [
-                ...repair.flatMap((c) => (c.value === undefined ? removeFromTemplate(w, 'labels', c.key) : setOnTemplate(w, 'labels', c.key, c.value))),
-                // Patching a template rolls the workload out; a bare pod must be re-created.
-                ...(w.kind === 'Pod' ? recreateCommands(w) : []),
-              ]
-            : [],
+          fix: choices
+            ? choices.fix
+            : repair
+              ? [
+                  ...repair.flatMap((c) => (c.value === undefined ? removeFromTemplate(w, 'labels', c.key) : setOnTemplate(w, 'labels', c.key, c.value))),
+                  // Patching a template rolls the workload out; a bare pod must be re-created.
+                  ...(w.kind === 'Pod' ? recreateCommands(w) : []),
+                ]
+              : [],
         };
-        found.push({ ns: w.namespace, ws: [w], f });
+        const plainFix = repair
+          ? [
+              ...repair.flatMap((c) => (c.value === undefined ? removeFromTemplate(w, 'labels', c.key) : setOnTemplate(w, 'labels', c.key, c.value))),
+              ...(w.kind === 'Pod' ? recreateCommands(w) : []),
+            ]
+          : [];
+        found.push({ ns: w.namespace, ws: [w], f, ...(choices ? { plain: plainFix } : {}) });
       }
 
       for (const [ns, items] of groupBy(byNamespace, (i) => i.w.namespace)) {
@@ -169,15 +188,22 @@ export default defineCheck({
               (h, fixed) => ws.every((w) => evalWebhook(h, fixed, labelsOf(w.template)).called),
             );
         const marker = namespaceMarker(mesh, nsObj);
-        const revLabel = profileOf(mesh).revisionLabel;
+        const profile = profileOf(mesh);
+        const revLabel = profile.revisionLabel;
         const rev = revLabel ? nsLabels[revLabel] : undefined;
         const unserved = rev !== undefined && !podHooks.some((h) => h.revisions.includes(rev));
+        const recreate = recreateAll(ws.filter((w) => podStates(w).unmeshed.length > 0));
+        // A revision (or tag) nothing serves: relabel to each installed one, or install it (the user chooses).
+        const choices =
+          !ignored && unserved && profile.unservedRevision
+            ? profile.unservedRevision(m, rev, (v) => [...namespaceChange(m, ns, 'labels', [{ key: revLabel!, value: v }]), ...recreate])
+            : undefined;
         const why = ignored
           ? `${meshTitle(mesh)} never injects pods in ${ns}, so it cannot be meshed`
-          : !repair
-            ? `no ${meshTitle(mesh)} injection webhook can select this namespace, so it cannot be meshed`
-            : unserved
-              ? `no installed webhook serves its revision ${rev}, so their pods are not injected`
+          : choices || (unserved && repair)
+            ? `no installed webhook serves its revision ${rev}, so their pods are not injected`
+            : !repair
+              ? `no ${meshTitle(mesh)} injection webhook can select this namespace, so it cannot be meshed`
               : `its labels match the namespaceSelector of no ${meshTitle(mesh)} injection webhook, so their pods are not injected`;
         const f: FindingInput = {
           mesh,
@@ -192,12 +218,13 @@ export default defineCheck({
             ...(ignored ? { injector: ignored } : { webhooks: failedTerms(items[0]!.calls, 'namespaceSelector') }),
             ...servedRevisions,
             ...(rev !== undefined ? { requestedRevision: rev } : {}),
-            ...(repair ? { labelChange: repair.map(changeArg) } : {}),
+            ...(choices?.evidence ?? {}),
+            ...(repair && !choices ? { labelChange: repair.map(changeArg) } : {}),
           },
           // Only the workloads whose pods lack the proxy need new pods.
-          fix: repair ? [...namespaceChange(m, ns, 'labels', repair), ...recreateAll(ws.filter((w) => podStates(w).unmeshed.length > 0))] : [],
+          fix: choices ? choices.fix : repair ? [...namespaceChange(m, ns, 'labels', repair), ...recreate] : [],
         };
-        found.push({ ns, ws, f });
+        found.push({ ns, ws, f, ...(choices ? { plain: repair ? [...namespaceChange(m, ns, 'labels', repair), ...recreate] : [] } : {}) });
       }
     }
     // A namespace (or workload) that asks both meshes, each excluded: repairing both would give its
@@ -216,13 +243,13 @@ export default defineCheck({
       );
       const what =
         group[0]!.f.resource.kind === 'Namespace' ? `namespace ${group[0]!.ns}` : `${group[0]!.f.resource.kind} ${group[0]!.ns}/${group[0]!.f.resource.name}`;
-      for (const { f } of group) {
+      for (const { f, plain } of group) {
         if (choice.mesh && f.mesh !== choice.mesh) continue;
         yield {
           ...f,
           ...(choice.mesh ? {} : { message: `${f.message.slice(0, -1)}; ${mustChoose(choice, 'it')}.` }),
           evidence: { ...f.evidence, meshChoice: choiceEvidence(choice) },
-          fix: choice.mesh ? f.fix : choiceFix(choice, [{ mesh: f.mesh, fix: f.fix }], what),
+          fix: choice.mesh ? f.fix : choiceFix(choice, [{ mesh: f.mesh, fix: plain ?? f.fix }], what),
         };
       }
     }

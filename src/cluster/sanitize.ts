@@ -84,14 +84,14 @@ const KEEP_ENV = new Set(PROFILE_LIST.flatMap((p) => p.keptEnv ?? []));
 const SHUTDOWN_WORDS = new RegExp([...PROFILE_LIST.flatMap((p) => p.job.shutdownWords), '[\\n\\r\\u2028\\u2029]'].join('|'), 'g');
 const MAY_HOLD_WORDS = new RegExp(SHUTDOWN_WORDS.source);
 
-/** ConfigMaps the checks read, by name: the one `data` key each keeps (each profile's configMapKey). */
-function configMapKey(name: unknown): string | undefined {
-  if (typeof name !== 'string') return undefined;
+/** ConfigMaps the checks read, by name: the `data` keys each keeps (each profile's configMapKey), and its slimmer. */
+function configMapKeys(name: unknown): { keys: readonly string[]; slim?: (key: string, text: string) => string | undefined } {
+  if (typeof name !== 'string') return { keys: [] };
   for (const p of PROFILE_LIST) {
     const key = p.configMapKey(name);
-    if (key) return key;
+    if (key) return { keys: typeof key === 'string' ? [key] : key, ...(p.slimConfigMapKey ? { slim: (k, t) => p.slimConfigMapKey!(name, k, t) } : {}) };
   }
-  return undefined;
+  return { keys: [] };
 }
 
 /**
@@ -216,7 +216,8 @@ export function keepsManagedFields(key: string, obj: Record<string, any>): boole
  *   container fields the checks read (slimPod, slimContainer), env values redacted but for
  *   ENABLE_NATIVE_SIDECARS, command and args reduced to the shutdown words; container status
  *   messages;
- * - ConfigMaps: `data` but for the one key read of the ConfigMaps read by name; `binaryData`;
+ * - ConfigMaps: `data` but for the keys read of the ConfigMaps read by name (of Istio's injector
+ *   `config`, only the policy and selectors); `binaryData`;
  * - `metadata.managedFields` of pods that have a controller, of ReplicaSets and of Events (the
  *   weight on large clusters): managedFields only date injection markers, which live on
  *   namespaces, workload controllers and bare pods; those keep theirs.
@@ -232,9 +233,16 @@ export function slim(key: string, obj: K8sObject): K8sObject {
     slimPod(obj);
     slimStatuses(obj.status);
   } else if (key === 'configmaps') {
-    const keep = configMapKey(md?.name);
+    const keep = configMapKeys(md?.name);
     if (isObj(obj.data)) {
-      for (const k in obj.data) if (k !== keep || typeof obj.data[k] !== 'string') delete obj.data[k];
+      for (const k in obj.data) {
+        if (!keep.keys.includes(k) || typeof obj.data[k] !== 'string') delete obj.data[k];
+        else if (keep.slim) {
+          const v = keep.slim(k, obj.data[k]);
+          if (v === undefined) delete obj.data[k];
+          else obj.data[k] = v;
+        }
+      }
     } else if (obj.data !== undefined) delete obj.data;
     if (obj.binaryData !== undefined) delete obj.binaryData;
   } else {

@@ -8,23 +8,35 @@ import type { K8sObject } from '../types.js';
 import { isObj, str } from '../util.js';
 
 let yaml: typeof import('yaml') | undefined;
-const parsed = new WeakMap<object, Record<string, any> | undefined>();
+const parsedKeys = new Map<string, WeakMap<object, Record<string, any> | undefined>>();
 
 /** A ConfigMap's `values` key, parsed (YAML; JSON is YAML); undefined when absent or unreadable. */
 export function configValues(cm: K8sObject | undefined): Record<string, any> | undefined {
+  return configKey(cm, 'values');
+}
+
+/** A ConfigMap's `data` key holding a YAML (or JSON) object, parsed once; undefined when absent or unreadable. */
+export function configKey(cm: K8sObject | undefined, key: string): Record<string, any> | undefined {
   if (!cm) return undefined;
+  let parsed = parsedKeys.get(key);
+  if (!parsed) parsedKeys.set(key, (parsed = new WeakMap()));
   if (!parsed.has(cm)) {
-    const text = isObj(cm.data) ? str(cm.data.values) : undefined;
-    let v: unknown;
-    try {
-      yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
-      v = text === undefined ? undefined : yaml.parse(text);
-    } catch {
-      v = undefined; // unreadable values: the defaults apply
-    }
-    parsed.set(cm, isObj(v) ? v : undefined);
+    const text = isObj(cm.data) ? str(cm.data[key]) : undefined;
+    parsed.set(cm, text === undefined ? undefined : parseYamlObject(text));
   }
   return parsed.get(cm);
+}
+
+/** YAML (or JSON) text holding an object, parsed; undefined when unreadable (the defaults apply). */
+export function parseYamlObject(text: string): Record<string, any> | undefined {
+  let v: unknown;
+  try {
+    yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
+    v = yaml.parse(text);
+  } catch {
+    v = undefined;
+  }
+  return isObj(v) ? v : undefined;
 }
 
 /** A value at a path of nested objects. */

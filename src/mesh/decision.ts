@@ -28,5 +28,7 @@ export function decide(m: Model, mesh: MeshName, webhooks: MeshWebhook[], input:
   const calls = webhooks.filter((w) => w.mesh === mesh).map((w) => evalWebhook(w, input.nsLabels, podLabels));
   const called = calls.some((c) => c.called);
   const injector = p.injector(m, input);
-  return { mesh, intent: p.intent(input), calls, called, injector, inject: called && injector.every((s) => s.ok) };
+  // A webhook that injects unmarked pods (Istio's enableNamespacesByDefault) asks for them itself.
+  const intent = p.intent(input) || calls.some((c) => c.called && !!p.injectsUnmarked?.(c.webhook));
+  return { mesh, intent, calls, called, injector, inject: called && injector.every((s) => s.ok) };
 }

@@ -26,6 +26,17 @@ export interface InjectorStep {
   rule: string;
   ok: boolean;
   detail: string;
+  /**
+   * A step decided by the injector's own configuration (Istio's policy and never-selectors in
+   * its ConfigMap): what it read, for evidence, and the fix (injector-config-excludes).
+   */
+  config?: {
+    evidence: Record<string, unknown>;
+    /** A pod template label or annotation that gets the pod past this step, when one does. */
+    templateFix?: { field: Field; key: string; value: string };
+    /** Commands changing the configuration instead. */
+    fix: string[];
+  };
 }
 
 /** What a pod created now meets: its namespace's labels and annotations, and its template. */
@@ -143,10 +154,23 @@ export interface MeshProfile {
   readonly defaultWebhookConfig: string;
   /** The one decision of which webhooks are this mesh's injection webhooks. */
   ownsWebhook(hook: { name: string; configName: string; serviceName?: string }): boolean;
+  /** A webhook of this mesh switched off in place (Istio's `istio.io/deactivated: never-match`): left out of every check. */
+  inactiveWebhook?(hook: { namespaceSelector: unknown; objectSelector: unknown }): boolean;
   /** A label naming a revision of the control plane that webhooks select (Istio's istio.io/rev). */
   readonly revisionLabel?: string;
   /** The revisions the installed webhook configurations serve ('default' for the unrevisioned one). */
   revisions?(webhookConfigs: K8sObject[]): string[];
+  /**
+   * A webhook that injects pods carrying no marker of this mesh at all (Istio's `auto.` webhook of
+   * enableNamespacesByDefault): a pod it is called for counts as asking for injection.
+   */
+  injectsUnmarked?(hook: { name: string; configName: string }): boolean;
+  /**
+   * A revision label value (namespace or pod template) that no installed webhook serves: the
+   * revisions and tags that are installed (evidence) and one fix per choice (comments): relabel
+   * to each of them with `relabel(value)`, or install (restore) the missing one.
+   */
+  unservedRevision?(m: Model, requested: string, relabel: (value: string) => string[]): { evidence: Record<string, unknown>; fix: string[] };
   /** A Deployment named like this mesh's injector. */
   isInjectorDeployment(name: string): boolean;
   /** The injector Deployment behind a webhook's Service. */
@@ -165,8 +189,10 @@ export interface MeshProfile {
   readonly excludedNamespaces: readonly string[];
   /** The ConfigMaps and Secrets its checks read, by name, in its control-plane namespaces. */
   namedObjects(namespaces: string[], webhookConfigs: K8sObject[]): NamedRef[];
-  /** The one `data` key of a ConfigMap of this mesh that its checks read (snapshots keep only it). */
-  configMapKey(name: string): string | undefined;
+  /** The `data` key (or keys) of a ConfigMap of this mesh that its checks read (snapshots keep only them). */
+  configMapKey(name: string): string | readonly string[] | undefined;
+  /** The part of a kept ConfigMap key its checks read, when less than all of it (undefined: none of it is kept). */
+  slimConfigMapKey?(name: string, key: string, text: string): string | undefined;
 
   // --- Install and repair commands ----------------------------------------------------------
   /** How to re-render the control plane as it was installed (comment alternatives). */

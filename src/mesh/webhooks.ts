@@ -32,6 +32,7 @@ export function meshWebhooks(configs: K8sObject[]): MeshWebhook[] {
       const svc = isObj(cc.service) ? cc.service : undefined;
       const mesh = webhookMesh({ name, configName: nameOf(config), ...(str(svc?.name) ? { serviceName: str(svc?.name)! } : {}) });
       if (!mesh) continue;
+      if (profileOf(mesh).inactiveWebhook?.(h as { namespaceSelector: unknown; objectSelector: unknown })) continue; // serves nothing
       const revisions = new Set<string>();
       const revLabel = profileOf(mesh).revisionLabel;
       for (const sel of revLabel ? [h.namespaceSelector, h.objectSelector] : []) {

@@ -276,14 +276,21 @@ describe('webhook-excludes-namespace', () => {
     ]);
   });
 
-  it('fires for Istio: an unserved revision (fixed to a served one) and a namespace the injector ignores', () => {
+  it('fires for Istio: an unserved revision (a choice of the installed ones, or installing it) and a namespace the injector ignores', () => {
     const fs = run(cluster('istio', [F('webhook-excludes-namespace', 'fires-istio.yaml')]));
     expect(ids(fs).sort()).toEqual(['webhook-excludes-namespace Namespace canary', 'webhook-excludes-namespace Namespace local-path-storage']);
     const canary = byResource(fs, 'canary');
     expect(canary.message).toContain('no installed webhook serves its revision canary');
     expect(canary.evidence).toMatchObject({ requestedRevision: 'canary', servedRevisions: ['default'] });
     expect((canary.evidence.webhooks as { failedTerms: string[] }[]).map((h) => h.failedTerms)).toContainEqual(['istio.io/rev in (default)']);
-    expect(canary.fix).toEqual(['kubectl label namespace canary istio.io/rev=default --overwrite', 'kubectl rollout restart deployment/api -n canary']);
+    expect(canary.evidence).toMatchObject({ installedRevisions: ['default'], installedTags: {} });
+    expect(canary.fix).toEqual([
+      '# canary is neither an installed revision nor a tag: choose one below (pasted as it is, this block runs nothing)',
+      '# to use the installed revision default: kubectl label namespace canary istio.io/rev=default --overwrite',
+      '#   then: kubectl rollout restart deployment/api -n canary',
+      '# to install revision canary: istioctl install -y --set revision=canary -f YOUR-ISTIOOPERATOR.yaml  (Helm: helm install istiod-canary istio/istiod -n istio-system --set revision=canary)',
+      '# to restore tag canary for an installed revision: istioctl tag set canary --revision default',
+    ]);
     const lps = byResource(fs, 'local-path-storage');
     expect(lps.evidence.injector).toBe('Istio never injects in local-path-storage');
     expect(lps.fix).toEqual([]);
@@ -300,10 +307,9 @@ describe('webhook-excludes-namespace', () => {
 describe('one cause, one finding (marker-invalid > excludes-namespace > predates > sidecar-missing)', () => {
   const all = (snap: ReturnType<typeof cluster>) => ids(findings(snap, INJECTION)).sort();
 
-  it('a contradictory Istio marker is reported instead of the webhook that it keeps away', () => {
-    const snap = cluster('istio', [F('webhook-excludes-namespace', 'ok-istio-marker-invalid-wins.yaml')]);
-    expect(findings(snap, ['webhook-excludes-namespace'])).toEqual([]);
-    expect(all(snap)).toEqual(['injection-marker-invalid Namespace mixed']);
+  it('istio-injection=disabled beside istio.io/rev is a deliberate opt-out: no webhook finding, no marker error', () => {
+    const snap = cluster('istio', [F('webhook-excludes-namespace', 'ok-istio-disabled-beside-rev.yaml')]);
+    expect(findings(snap)).toEqual([]);
   });
 
   it('pods predating the marker are not also reported as missing their sidecar', () => {

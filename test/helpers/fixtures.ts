@@ -14,7 +14,9 @@ import { runChecks } from '../../src/run.js';
 import type { Finding, K8sObject, Scope, Snapshot } from '../../src/types.js';
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
-export type Base = 'linkerd' | 'istio' | 'both' | 'none';
+/** The further healthy clusters (test/fixtures/healthy/<name>.yaml), each complete on its own. */
+export const MORE_HEALTHY = ['istio-revisions', 'istio-tags', 'istio-default-on'] as const;
+export type Base = 'linkerd' | 'istio' | 'both' | 'none' | (typeof MORE_HEALTHY)[number];
 
 /** A fixed "now" for tests: after every fixture timestamp, well inside the fixture certificates. */
 export const NOW = new Date('2026-11-22T12:00:00Z');

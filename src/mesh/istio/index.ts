@@ -7,10 +7,20 @@ import { containers, podSpec } from '../../k8s/pods.js';
 import { evalSelector } from '../../k8s/selectors.js';
 import type { Model, Workload } from '../../model.js';
 import type { K8sObject } from '../../types.js';
-import { arr, isObj, labelsOf, nameOf, shq, strMap, annotationsOf } from '../../util.js';
-import { configValues, valueAt } from '../config-values.js';
+import { arr, isObj, labelsOf, nameOf, note, shq, strMap, annotationsOf } from '../../util.js';
+import { configValues, parseYamlObject, valueAt } from '../config-values.js';
 import type { MeshProfile, NamedRef, ResourceKey } from '../profile.js';
-import { ISTIO_IGNORED_NAMESPACES, ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, istioInjector, istioPodValue, parseIstioBool } from './injector.js';
+import type { MeshWebhook } from '../webhooks.js';
+import {
+  ISTIO_IGNORED_NAMESPACES,
+  ISTIO_INJECT,
+  ISTIO_NS_LABEL,
+  ISTIO_REV,
+  istioInjector,
+  istioPodValue,
+  parseInjectValue,
+  serviceRevision,
+} from './injector.js';
 import {
   enableMarker,
   namespaceEnabling,
@@ -79,6 +89,7 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
   injectorPodSelector: 'app=istiod',
   defaultWebhookConfig: CONFIG,
   ownsWebhook: (h) => h.name.endsWith(SUFFIX),
+  inactiveWebhook: (h) => deactivated(h),
   revisionLabel: ISTIO_REV,
   revisions,
   isInjectorDeployment: isIstiod,
@@ -110,7 +121,18 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
     }
     return out;
   },
-  configMapKey: (name) => (name.startsWith(CONFIG) ? 'values' : undefined), // and -<revision>
+  // `config` holds the policy and selectors injectRequired reads; `values` the proxy resources and
+  // chart settings (istiod reads both keys: pilot/pkg/bootstrap/sidecarinjector.go @86c9f01f).
+  configMapKey: (name) => (name.startsWith(CONFIG) ? ['config', 'values'] : undefined), // and -<revision>
+  // Of `config`, only what injectRequired reads: the injection templates (and anything else) go.
+  slimConfigMapKey: (_name, key, text) => {
+    if (key !== 'config') return text;
+    const cfg = parseYamlObject(text);
+    if (!cfg) return undefined;
+    const kept: Record<string, unknown> = {};
+    for (const k of ['policy', 'neverInjectSelector', 'alwaysInjectSelector']) if (cfg[k] !== undefined) kept[k] = cfg[k];
+    return JSON.stringify(kept);
+  },
 
   reinstall: (ns, istiod) => {
     const rev = revisionOf(istiod);
@@ -131,7 +153,12 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
   emptyCaBundle: 'the caBundle is empty: istiod fills it itself, so istiod is not running or cannot patch this configuration',
   restartReloads: ' and istiod re-patches caBundle',
 
-  intent: (i) => i.nsLabels[ISTIO_NS_LABEL] === 'enabled' || i.nsLabels[ISTIO_REV] !== undefined || templateAsks(i.template),
+  // istio-injection (any value) beats istio.io/rev: `istio-injection=disabled` beside a revision is an opt-out.
+  intent: (i) =>
+    (i.nsLabels[ISTIO_NS_LABEL] !== undefined ? i.nsLabels[ISTIO_NS_LABEL] === 'enabled' : i.nsLabels[ISTIO_REV] !== undefined) || templateAsks(i.template),
+  /** enableNamespacesByDefault renders `auto.sidecar-injector.istio.io` (templates/mutatingwebhook.yaml @86c9f01f, line 146). */
+  injectsUnmarked: (h) => h.name === `auto.${SUFFIX}`,
+  unservedRevision: (m, requested, relabel) => unservedRevision(m, requested, relabel),
   templateAsks,
   templateAsking,
   namespaceMarker,
@@ -148,7 +175,7 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
   namespaceProblems,
   workloadProblems,
 
-  injector: (_m, i) => istioInjector(i.namespace, i.template),
+  injector: (m, i) => istioInjector(m, i),
 
   resourceAnnotations: RESOURCE_ANNOTATIONS,
   suggestedResources: { 'requests.cpu': '100m', 'requests.memory': '128Mi', 'limits.cpu': '2000m', 'limits.memory': '1024Mi' },
@@ -199,4 +226,62 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
 };
 
 /** For explain and evidence: the per-pod value and how Istio parses it. */
-export { istioPodValue, parseIstioBool };
+export { istioPodValue, parseInjectValue };
+
+/** The selectors istioctl writes into the webhooks it deactivates (`tag set default`; istioctl/pkg/util/common.go:27 @86c9f01f). */
+const DEACTIVATED = 'istio.io/deactivated';
+const deactivated = (h: { namespaceSelector: unknown; objectSelector: unknown }) =>
+  [h.namespaceSelector, h.objectSelector].some((s) => isObj(s) && isObj(s.matchLabels) && s.matchLabels[DEACTIVATED] === 'never-match');
+
+/**
+ * The revisions and tags the installed webhook configurations serve. A tag's configuration is
+ * `istio-revision-tag-<tag>`, labelled `istio.io/tag: <tag>` and `istio.io/rev: <revision>`
+ * (templates/revision-tags-mwc.yaml, istioctl/pkg/tag/generate.go @86c9f01f); its webhooks call
+ * the revision's Service istiod[-<rev>]. A revision's is labelled `istio.io/rev` without
+ * `istio.io/tag` (istioctl's own selector, istioctl/pkg/tag/util.go). Deactivated webhooks serve
+ * nothing.
+ */
+export function installedRevisions(hooks: MeshWebhook[]): { revisions: string[]; tags: Record<string, string>; values: string[] } {
+  const revisions = new Set<string>();
+  const tags: Record<string, string> = {};
+  const values = new Set<string>();
+  for (const h of hooks) {
+    if (h.mesh !== 'istio') continue; // deactivated webhooks never reach here (inactiveWebhook)
+    h.revisions.forEach((r) => values.add(r));
+    const labels = labelsOf(h.config);
+    const target = labels[ISTIO_REV] ?? (h.service ? serviceRevision(h.service.name) : undefined);
+    const tag = labels['istio.io/tag'] ?? (h.configName.startsWith(TAG_PREFIX) ? h.configName.slice(TAG_PREFIX.length) : undefined);
+    if (tag !== undefined) {
+      if (target) tags[tag] = target;
+    } else if (target) revisions.add(target);
+    else h.revisions.forEach((r) => revisions.add(r));
+  }
+  return { revisions: [...revisions].sort(), tags, values: [...values].sort() };
+}
+const TAG_PREFIX = 'istio-revision-tag-';
+
+/**
+ * A namespace or pod label `istio.io/rev=<requested>` that no installed webhook serves: relabel to
+ * an installed revision or tag, or install the missing revision, or make it a tag of an installed
+ * revision (`istioctl tag set`, istioctl/pkg/tag/tag.go @86c9f01f). Comments: the user chooses.
+ */
+function unservedRevision(m: Model, requested: string, relabel: (value: string) => string[]) {
+  const { revisions, tags, values } = installedRevisions(m.webhooksOf('istio'));
+  const strip = (l: string) => (l.startsWith('# ') ? l.slice(2) : l.startsWith('#') ? l.slice(1) : l);
+  // Names in comment text go through note() (printable); in commands through shq().
+  const choices: string[] = [];
+  for (const v of values) {
+    const what = tags[v] !== undefined ? `tag ${note(v)} (revision ${note(tags[v])})` : `revision ${note(v)}`;
+    relabel(v).forEach((line, i) => choices.push(i === 0 ? `# to use the installed ${what}: ${strip(line)}` : `#   then: ${strip(line)}`));
+  }
+  const target = revisions.find((r) => r !== 'default') ?? revisions[0];
+  const q = shq(requested);
+  choices.push(
+    `# to install revision ${note(requested)}: istioctl install -y --set revision=${q} -f YOUR-ISTIOOPERATOR.yaml  (Helm: helm install ${shq(`istiod-${requested}`)} istio/istiod -n istio-system --set revision=${q})`,
+  );
+  if (target) choices.push(`# to restore tag ${note(requested)} for an installed revision: istioctl tag set ${q} --revision ${shq(target)}`);
+  return {
+    evidence: { requestedRevision: requested, installedRevisions: revisions, installedTags: tags },
+    fix: [`# ${note(requested)} is neither an installed revision nor a tag: choose one below (pasted as it is, this block runs nothing)`, ...choices],
+  };
+}

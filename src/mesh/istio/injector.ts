@@ -1,17 +1,29 @@
 /**
- * Istio's injection decision inside the webhook (mesh-rules.md §2; istio/istio
- * pkg/kube/inject/inject.go injectRequired).
+ * Istio's injection decision inside the webhook (mesh-rules.md §2, research/istio.md §1-§3):
+ * istio/istio pkg/kube/inject/inject.go `injectRequired` (master 86c9f01f, func at line 201;
+ * tag 1.26.0 c2e9871f for the parsing before 1.27), run by webhook.go `inject` (line 1202) only
+ * after the API server called a webhook. Its configuration is the injector ConfigMap
+ * `istio-sidecar-injector[-<rev>]` key `config` (`policy`, `neverInjectSelector`,
+ * `alwaysInjectSelector`; struct `Config` in inject.go, lines 137-160), rendered from
+ * manifests/charts/istio-control/istio-discovery/templates/istiod-injector-configmap.yaml.
  */
-import { podSpec } from '../../k8s/pods.js';
-import { annotationsOf, labelsOf } from '../../util.js';
-import type { InjectorStep } from '../profile.js';
+import { containers, podSpec } from '../../k8s/pods.js';
+import { evalSelector } from '../../k8s/selectors.js';
+import type { Model } from '../../model.js';
+import type { K8sObject } from '../../types.js';
+import { arr, annotationsOf, isObj, labelsOf, shq, str, strMap } from '../../util.js';
+import { configKey } from '../config-values.js';
+import type { DecisionInput, InjectorStep } from '../profile.js';
+import { evalWebhook } from '../webhooks.js';
 
 export const ISTIO_INJECT = 'sidecar.istio.io/inject';
 export const ISTIO_NS_LABEL = 'istio-injection';
 export const ISTIO_REV = 'istio.io/rev';
+/** pkg/kube/inject/initializer.go:38 IgnoredNamespaces (86c9f01f). */
 export const ISTIO_IGNORED_NAMESPACES = ['kube-system', 'kube-public', 'kube-node-lease', 'local-path-storage'];
+export const INJECTOR_CONFIG = 'istio-sidecar-injector';
 
-/** The per-pod injection value: the label wins over the annotation. */
+/** The per-pod injection value: the label wins over the annotation whenever the key is present, even empty (inject.go:222-226). */
 export function istioPodValue(template: { metadata?: unknown }): { value?: string; from?: 'label' | 'annotation' } {
   const l = labelsOf(template)[ISTIO_INJECT];
   if (l !== undefined) return { value: l, from: 'label' };
@@ -20,24 +32,172 @@ export function istioPodValue(template: { metadata?: unknown }): { value?: strin
   return {};
 }
 
+// --- The version ---------------------------------------------------------------------------
+
 /**
- * injectRequired: y, yes, true, on (any case) inject; an empty value defers to the policy; any
- * other value (false, no, enabled, 1, junk) means "do not inject", even under an enabled policy.
+ * The rule set the injector parses `sidecar.istio.io/inject` with. `exact` (1.27.0 and later,
+ * commit 331d32e3, istio/istio#56737, first tag 1.27.0 7359d8be): only "true" and "false" count,
+ * any other value falls back to the selectors and policy. `loose` (1.26.x and before, inject.go
+ * @1.26.0 line 225): lower-cased y/yes/true/on inject, "" defers, any other value is an explicit
+ * "do not inject".
  */
-export function parseIstioBool(v: string | undefined): boolean | undefined {
-  if (v === undefined || v === '') return undefined;
-  return ['y', 'yes', 'true', 'on'].includes(v.toLowerCase());
+export type IstioRules = 'exact' | 'loose';
+
+export interface IstioVersion {
+  /** "1.27.1", or undefined when unknown. */
+  version?: string;
+  /** The istiod image read, when one was. */
+  image?: string;
+  /** "istio-system/istiod". */
+  deployment?: string;
+  rules: IstioRules;
+  /** Evidence: which rule set, and why. */
+  text: string;
 }
 
-/** The namespace or the template asks Istio to inject (whether or not it will). */
-export function istioIntent(nsLabels: Record<string, string>, template: { metadata?: unknown }): boolean {
-  if (nsLabels[ISTIO_NS_LABEL] === 'enabled' || nsLabels[ISTIO_REV] !== undefined) return true;
-  const labels = labelsOf(template);
-  return labels[ISTIO_INJECT] === 'true' || labels[ISTIO_REV] !== undefined;
+/**
+ * The version in an istiod image tag: `<hub>/pilot:<tag>[-<variant>]` (templates/deployment.yaml;
+ * variants `distroless` and `debug`, inject.go KnownImageTypes); vendor tags such as
+ * `1.11.2-asm.17-distroless` keep their leading x.y.z. A digest-only image has no version.
+ */
+export function imageVersion(image: string): { major: number; minor: number; text: string } | undefined {
+  const noDigest = image.split('@')[0]!;
+  const slash = noDigest.lastIndexOf('/');
+  const colon = noDigest.lastIndexOf(':');
+  if (colon <= slash) return undefined;
+  const tag = noDigest
+    .slice(colon + 1)
+    .replace(/-(distroless|debug)$/, '')
+    .replace(/^v/, '');
+  const m = /^(\d+)\.(\d+)(?:\.(\d+))?/.exec(tag);
+  return m ? { major: Number(m[1]), minor: Number(m[2]), text: m[0] } : undefined;
 }
 
-/** The webhook's own decision for a pod it is called for (first rule that decides wins). */
-export function istioInjector(namespace: string, template: { metadata?: unknown; spec?: unknown }): InjectorStep[] {
+/** 1.27.0 is the first release with the exact parsing (research/istio.md §2). */
+export const rulesOf = (v: { major: number; minor: number }): IstioRules => (v.major > 1 || (v.major === 1 && v.minor >= 27) ? 'exact' : 'loose');
+
+/**
+ * The version of the istiod Deployment `deployment` in `ns` (its `discovery` container's image).
+ * Unknown (Deployments not read, the Deployment absent, a tag without a version): the 1.27+ rules
+ * are assumed, deliberately, since every Istio release still supported at the time of writing
+ * (1.28 to 1.30, research/istio.md §5) has them; the evidence says so.
+ */
+export function istiodVersion(m: Model, ns: string | undefined, deployment: string | undefined): IstioVersion {
+  return m.memo(`istio-version:${ns ?? ''}/${deployment ?? ''}`, () => {
+    const d = ns && deployment ? m.get('deployments', ns, deployment) : undefined;
+    const cs = d ? containers(podSpec(isObj(d.spec) ? (d.spec.template as { spec?: unknown }) : undefined)) : [];
+    const image = str((cs.find((c) => c.name === 'discovery') ?? cs[0])?.image);
+    const v = image ? imageVersion(image) : undefined;
+    const where = ns && deployment ? `${ns}/${deployment}` : undefined;
+    if (!v) {
+      const why = !m.has('deployments')
+        ? 'Deployments were not read'
+        : !d
+          ? `Deployment ${where ?? 'istiod'} not found`
+          : `image ${image ?? '(none)'} has no version tag`;
+      return {
+        ...(image ? { image } : {}),
+        ...(where ? { deployment: where } : {}),
+        rules: 'exact',
+        text: `Istio version unknown (${why}): the rules of Istio 1.27 and later are assumed`,
+      };
+    }
+    const rules = rulesOf(v);
+    return {
+      version: v.text,
+      image: image!,
+      deployment: where!,
+      rules,
+      text: `istiod ${where} runs ${image}: the rules of Istio ${rules === 'exact' ? '1.27 and later' : 'before 1.27'} apply`,
+    };
+  });
+}
+
+// --- The injector's configuration ----------------------------------------------------------
+
+export interface IstioInjectorConfig {
+  /** "istio-system/istio-sidecar-injector". */
+  configMap: string;
+  /** The ConfigMap and its `config` key were read. */
+  read: boolean;
+  /** `policy` as written (undefined: not read). */
+  policy?: string;
+  neverInjectSelector: unknown[];
+  alwaysInjectSelector: unknown[];
+}
+
+/** The injector ConfigMap of a revision: `istio-sidecar-injector` (default) or `-<rev>` (sidecarinjector.go getInjectorConfigMapName). */
+export const injectorConfigName = (rev: string | undefined): string => (!rev || rev === 'default' ? INJECTOR_CONFIG : `${INJECTOR_CONFIG}-${rev}`);
+
+export function injectorConfig(m: Model, ns: string, name: string): IstioInjectorConfig {
+  return m.memo(`istio-injector-config:${ns}/${name}`, () => {
+    const cm = m.get('configmaps', ns, name);
+    const cfg = configKey(cm, 'config');
+    const configMap = `${ns}/${name}`;
+    if (!cfg) return { configMap, read: false, neverInjectSelector: [], alwaysInjectSelector: [] };
+    return {
+      configMap,
+      read: true,
+      // A policy that is not a string (or absent) is not "enabled" or "disabled": injection off.
+      policy: typeof cfg.policy === 'string' ? cfg.policy : cfg.policy === undefined || cfg.policy === null ? '' : String(cfg.policy),
+      neverInjectSelector: arr(cfg.neverInjectSelector),
+      alwaysInjectSelector: arr(cfg.alwaysInjectSelector),
+    };
+  });
+}
+
+/** The istiod revision behind an injector Service: `istiod` -> default, `istiod-<rev>` -> rev (mutatingwebhook.yaml "core"). */
+export const serviceRevision = (svc: string): string | undefined =>
+  svc === 'istiod' ? 'default' : svc.startsWith('istiod-') ? svc.slice('istiod-'.length) : undefined;
+
+/**
+ * The injector a pod created now is sent to: the istiod behind the first Istio webhook the API
+ * server would call; when none is called, the default revision's (for explain's steps). Services
+ * are not read (a check that decides need not declare them).
+ */
+export function injectorFor(m: Model, input: DecisionInput): { ns: string | undefined; service: string | undefined; deployment: string | undefined } {
+  const hooks = m.webhooksOf('istio');
+  const podLabels = labelsOf(input.template);
+  const hook = hooks.find((h) => evalWebhook(h, input.nsLabels, podLabels).called) ?? hooks.find((h) => h.service?.name === 'istiod') ?? hooks[0];
+  const ns = hook?.service?.namespace ?? m.mesh('istio')?.namespaces[0] ?? 'istio-system';
+  const service = hook?.service?.name ?? 'istiod';
+  // The chart names the Deployment like its Service (istiod[-<rev>], templates/deployment.yaml).
+  return { ns, service, deployment: service };
+}
+
+/** A selector as text, for evidence: "app=legacy, tier in (batch)". */
+export const selectorText = (s: unknown): string =>
+  isObj(s)
+    ? evalSelector(s, {})
+        .terms.map((t) => t.term)
+        .join(', ') || '{}'
+    : (JSON.stringify(s ?? null) ?? 'null');
+
+/** An empty selector is ignored by injectRequired (`!selector.Empty()`), not a match-all. */
+const emptySelector = (s: unknown): boolean => !isObj(s) || (Object.keys(strMap(s.matchLabels)).length === 0 && arr(s.matchExpressions).length === 0);
+
+// --- injectRequired --------------------------------------------------------------------------
+
+/** How the per-pod value reads under a rule set: inject, do not inject, defer to selectors and policy; and whether it is ignored. */
+export function parseInjectValue(value: string | undefined, rules: IstioRules): { explicit?: boolean; ignored: boolean } {
+  if (value === undefined || value === '') return { ignored: false };
+  if (rules === 'exact') {
+    if (value === 'true') return { explicit: true, ignored: false };
+    if (value === 'false') return { explicit: false, ignored: false };
+    return { ignored: true }; // logged "Invalid value for ...", falls back to the default policy
+  }
+  return { explicit: ['y', 'yes', 'true', 'on'].includes(value.toLowerCase()), ignored: false };
+}
+
+/**
+ * The webhook's own decision for a pod it is called for, in injectRequired's order: hostNetwork,
+ * ignored namespaces, the per-pod value (version-dependent), neverInjectSelector,
+ * alwaysInjectSelector (both only without an explicit value; never first), the policy. The
+ * first step that says no decides; steps with `config` name the injector configuration that
+ * keeps the pod out (for injector-config-excludes).
+ */
+export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
+  const { namespace, template } = input;
   const steps: InjectorStep[] = [];
   const spec = podSpec(template);
   if (spec.hostNetwork === true) return [{ rule: 'hostNetwork', ok: false, detail: 'spec.hostNetwork is true: never injected' }];
@@ -46,13 +206,106 @@ export function istioInjector(namespace: string, template: { metadata?: unknown;
     steps.push({ rule: 'ignored-namespace', ok: false, detail: `Istio never injects in ${namespace}` });
     return steps;
   }
+  const target = injectorFor(m, input);
+  const version = istiodVersion(m, target.ns, target.deployment);
+  steps.push({ rule: 'version', ok: true, detail: version.text });
+
   const { value, from } = istioPodValue(template);
-  const parsed = parseIstioBool(value);
-  if (parsed !== undefined) {
-    const why = parsed || value!.toLowerCase() === 'false' ? '' : ' (Istio reads any value but y/yes/true/on as "do not inject")';
-    steps.push({ rule: 'inject-label-or-annotation', ok: parsed, detail: `pod template ${from} ${ISTIO_INJECT}=${value}${why}` });
+  const parsed = parseInjectValue(value, version.rules);
+  let explicit = parsed.explicit;
+  if (value !== undefined && from) {
+    const what = `pod template ${from} ${ISTIO_INJECT}=${value}`;
+    if (parsed.ignored) {
+      steps.push({
+        rule: 'inject-label-or-annotation',
+        ok: true,
+        detail: `${what} is ignored (only "true" and "false" count): the selectors and the policy decide`,
+      });
+    } else if (explicit === false) {
+      const why = value.toLowerCase() === 'false' ? '' : ' (before 1.27 Istio reads any value but y/yes/true/on as "do not inject")';
+      steps.push({ rule: 'inject-label-or-annotation', ok: false, detail: `${what}${why}` });
+      return steps;
+    } else if (explicit === true) {
+      steps.push({ rule: 'inject-label-or-annotation', ok: true, detail: `${what}: injection asked explicitly (the selectors are not consulted)` });
+    }
+  }
+
+  const cfgName = injectorConfigName(target.service ? serviceRevision(target.service) : undefined);
+  const cfg = injectorConfig(m, target.ns ?? 'istio-system', cfgName);
+  const where = `ConfigMap ${cfg.configMap} key config`;
+  if (!cfg.read) {
+    steps.push({
+      rule: 'policy',
+      ok: true,
+      detail: `${where} not read: the chart defaults are assumed (policy enabled, no never/always selectors)`,
+    });
     return steps;
   }
-  steps.push({ rule: 'policy', ok: true, detail: 'no per-pod setting: the injection policy (enabled) applies' });
+  const podLabels = labelsOf(template);
+  if (explicit === undefined) {
+    const never = cfg.neverInjectSelector.find((s) => !emptySelector(s) && evalSelector(s, podLabels).matched);
+    if (never !== undefined) {
+      steps.push({
+        rule: 'never-inject-selector',
+        ok: false,
+        detail: `the pod labels match neverInjectSelector {${selectorText(never)}} in ${where}`,
+        config: {
+          evidence: { configMap: cfg.configMap, key: 'config', neverInjectSelector: never },
+          templateFix: { field: 'labels', key: ISTIO_INJECT, value: 'true' },
+          fix: [
+            '# or: remove this selector from sidecarInjectorWebhook.neverInjectSelector in the values the control plane was installed with, and upgrade it',
+          ],
+        },
+      });
+      return steps;
+    }
+    const always = cfg.alwaysInjectSelector.find((s) => !emptySelector(s) && evalSelector(s, podLabels).matched);
+    if (always !== undefined) {
+      explicit = true;
+      steps.push({ rule: 'always-inject-selector', ok: true, detail: `the pod labels match alwaysInjectSelector {${selectorText(always)}} in ${where}` });
+    }
+  }
+  const policy = cfg.policy ?? '';
+  if (policy === 'enabled') {
+    steps.push({ rule: 'policy', ok: true, detail: `policy enabled in ${where}` });
+  } else if (policy === 'disabled') {
+    steps.push(
+      explicit
+        ? { rule: 'policy', ok: true, detail: `policy disabled in ${where}, but the pod asks explicitly` }
+        : {
+            rule: 'policy',
+            ok: false,
+            detail: `policy disabled in ${where}: only pods asking explicitly (${ISTIO_INJECT}: "true") are injected`,
+            config: {
+              evidence: { configMap: cfg.configMap, key: 'config', policy },
+              templateFix: { field: 'labels', key: ISTIO_INJECT, value: 'true' },
+              fix: policyFix(target.ns ?? 'istio-system', target.deployment ?? 'istiod').map(
+                (l) => `# or, to inject every pod of enabled namespaces by default: ${l}`,
+              ),
+            },
+          },
+    );
+  } else {
+    // "Illegal value for autoInject ... Auto injection disabled!": even an explicit "true" is refused.
+    steps.push({
+      rule: 'policy',
+      ok: false,
+      detail: `policy "${policy}" in ${where} is neither enabled nor disabled: Istio injects no pod at all`,
+      config: { evidence: { configMap: cfg.configMap, key: 'config', policy }, fix: policyFix(target.ns ?? 'istio-system', target.deployment ?? 'istiod') },
+    });
+  }
   return steps;
 }
+
+/** Setting the policy the way the control plane was installed (global.proxy.autoInject, values.yaml). */
+function policyFix(ns: string, istiod: string): string[] {
+  return [
+    `helm upgrade ${shq(istiod)} istio/istiod -n ${shq(ns)} --reuse-values --set global.proxy.autoInject=enabled  # if installed with Helm (istioctl: --set values.global.proxy.autoInject=enabled)`,
+  ];
+}
+
+/** The pod template's value of sidecar.istio.io/inject is one that the 1.27+ injector ignores. */
+export const ignoredValue = (template: K8sObject | { metadata?: unknown }): { value: string; from: 'label' | 'annotation' } | undefined => {
+  const { value, from } = istioPodValue(template);
+  return value !== undefined && from && parseInjectValue(value, 'exact').ignored ? { value, from } : undefined;
+};

@@ -10,7 +10,7 @@ import { annotationsOf, labelsOf, shq } from '../../util.js';
 import { asks, asksOn } from '../asks.js';
 import type { EnableMarker, MarkerProblemDraft, NamespaceMarker, NamespaceProblemContext, Template, WorkloadProblemContext } from '../profile.js';
 import { evalWebhook, namespaceLabels, type MeshWebhook } from '../webhooks.js';
-import { ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, istioPodValue, parseIstioBool } from './injector.js';
+import { ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, injectorFor, istiodVersion, istioPodValue, parseInjectValue } from './injector.js';
 
 export function namespaceMarker(ns: K8sObject | undefined): NamespaceMarker {
   const labels = labelsOf(ns);
@@ -40,10 +40,14 @@ export function enableMarker(ns: string, webhooks: MeshWebhook[]): EnableMarker 
   return { field: 'labels', ...l, text: `label ${l.key}=${l.value}`, command: `kubectl label namespace ${shq(ns)} ${shq(`${l.key}=${l.value}`)} --overwrite` };
 }
 
-/** The label `sidecar.istio.io/inject: "false"` (the label wins over the annotation). */
+/**
+ * The label `sidecar.istio.io/inject: "false"` (the label wins over the annotation). Exactly
+ * "false": the one value every Istio version reads as "do not inject" (inject.go @86c9f01f; other
+ * values such as "False" or "no" are ignored from 1.27, and injection-marker-invalid reports them).
+ */
 export function templateOptOut(template: Template) {
   const { value, from } = istioPodValue(template);
-  return value !== undefined && from && value.toLowerCase() === 'false' ? { key: ISTIO_INJECT, value, from } : undefined;
+  return value === 'false' && from ? { key: ISTIO_INJECT, value, from } : undefined;
 }
 
 export function namespaceEnabling(ns: K8sObject | undefined) {
@@ -104,7 +108,9 @@ export function namespaceProblems(m: Model, c: NamespaceProblemContext): MarkerP
   const revServed = rev !== undefined && injector(withoutInj) !== undefined;
   // Both labels sending pods to the same istiod (e.g. istio.io/rev=default) is contradictory but harmless.
   const sameInjector = inj === 'enabled' && revServed && injector(withoutInj) === injector(nsLabels);
-  if (inj !== undefined && rev !== undefined && !sameInjector) {
+  // istio-injection=disabled (or another "off" value) beside istio.io/rev is a deliberate opt-out:
+  // istio-injection wins and no webhook is called, as meant (research/istio.md §4). Silent.
+  if (inj !== undefined && rev !== undefined && !sameInjector && asksOn(inj)) {
     const served = [...new Set(istio.webhooks.flatMap((h) => h.revisions))].sort();
     // Switching revision re-creates every pod of the namespace; otherwise only the unmeshed ones.
     const all = c.workloads.filter((w) => !podStates(w).hostNetwork && !templateOptOut(w.template));
@@ -143,19 +149,51 @@ export function workloadProblems(m: Model, c: WorkloadProblemContext): MarkerPro
   if (!istio || !m.injectionConfigRead) return [];
   const { w, id, where, labels } = c;
   const { value, from } = istioPodValue(w.template);
-  // The object webhook selects the label sidecar.istio.io/inject=true, exactly.
-  if (!parseIstioBool(value) || (from === 'label' && value === 'true') || m.decision(w, 'istio')?.called) return [];
+  if (value === undefined || !from) return [];
   const nsLabels = namespaceLabels(m.namespace(w.namespace), w.namespace);
-  const labelWorks = istio.webhooks.some((h) => evalWebhook(h, nsLabels, { ...labels, [ISTIO_INJECT]: 'true' }).called);
-  // Where even the label selects no webhook, the namespace opts out: not a marker problem.
-  if (!labelWorks) return [];
+  // The object webhook selects the label sidecar.istio.io/inject=true, exactly.
+  const asksLoosely = parseInjectValue(value, 'loose').explicit === true;
+  if (asksLoosely && !(from === 'label' && value === 'true') && !m.decision(w, 'istio')?.called) {
+    const labelWorks = istio.webhooks.some((h) => evalWebhook(h, nsLabels, { ...labels, [ISTIO_INJECT]: 'true' }).called);
+    // Where even the label selects no webhook, the namespace opts out: not a marker problem.
+    if (!labelWorks) return [];
+    return [
+      {
+        message: `${id} asks for injection with ${where} ${from} ${ISTIO_INJECT}=${value}, but in namespace ${w.namespace} only the label ${ISTIO_INJECT}=true selects Istio's webhook, so its pods are not injected.`,
+        evidence: { marker: `${where} ${from} ${ISTIO_INJECT}=${value}`, expected: `${where} label ${ISTIO_INJECT}=true` },
+        fix: setOnTemplate(w, 'labels', ISTIO_INJECT, 'true'),
+        remove: removeFromTemplate(w, from === 'label' ? 'labels' : 'annotations', ISTIO_INJECT),
+        templateChanges: [{ field: 'labels', key: ISTIO_INJECT, value: 'true' }],
+      },
+    ];
+  }
+  // Any value but exactly "true" or "false": ignored from Istio 1.27.0 (inject.go @86c9f01f lines
+  // 227-237, commit 331d32e3, istio/istio#56737), read loosely before (inject.go @1.26.0 line 225).
+  // Reported whatever the version: before 1.27 its meaning changes at the next upgrade.
+  if (!parseInjectValue(value, 'exact').ignored) return [];
+  const target = injectorFor(m, { namespace: w.namespace, nsLabels, nsAnnotations: {}, template: w.template });
+  const version = istiodVersion(m, target.ns, target.deployment);
+  const exact = asksLoosely ? 'true' : 'false';
+  const field = from === 'label' ? 'labels' : 'annotations';
+  const now =
+    version.rules === 'exact'
+      ? 'so the never/always selectors and the policy decide instead'
+      : `while the installed istiod (${version.version}) still reads it as "${asksLoosely ? 'inject' : 'do not inject'}", until it is upgraded`;
   return [
     {
-      message: `${id} asks for injection with ${where} ${from} ${ISTIO_INJECT}=${value}, but in namespace ${w.namespace} only the label ${ISTIO_INJECT}=true selects Istio's webhook, so its pods are not injected.`,
-      evidence: { marker: `${where} ${from} ${ISTIO_INJECT}=${value}`, expected: `${where} label ${ISTIO_INJECT}=true` },
-      fix: setOnTemplate(w, 'labels', ISTIO_INJECT, 'true'),
-      remove: removeFromTemplate(w, from === 'label' ? 'labels' : 'annotations', ISTIO_INJECT),
-      templateChanges: [{ field: 'labels', key: ISTIO_INJECT, value: 'true' }],
+      message: `${id} has ${where} ${from} ${ISTIO_INJECT}=${value}, a value Istio 1.27 and later ignore (only "true" and "false" count), ${now}.`,
+      evidence: {
+        marker: `${where} ${from} ${ISTIO_INJECT}=${value}`,
+        expected: `${where} ${from} ${ISTIO_INJECT}=${exact}`,
+        rules:
+          version.rules === 'exact'
+            ? 'Istio 1.27 and later: only "true" and "false" count'
+            : 'before Istio 1.27: y/yes/true/on inject, any other value does not',
+        version: version.text,
+      },
+      fix: setOnTemplate(w, field, ISTIO_INJECT, exact),
+      remove: removeFromTemplate(w, field, ISTIO_INJECT),
+      templateChanges: [{ field, key: ISTIO_INJECT, value: exact }],
     },
   ];
 }

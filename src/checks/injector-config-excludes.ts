@@ -1,0 +1,70 @@
+/**
+ * injector-config-excludes — the namespace (or template) asks for injection and a webhook is
+ * called, but the injector's own configuration refuses the pods: Istio's neverInjectSelector, or
+ * its policy `disabled` (pods must ask explicitly) or any value but enabled/disabled (nothing is
+ * injected at all), in ConfigMap `istio-sidecar-injector[-<rev>]` key `config`.
+ *
+ * Why: the webhook answers "allowed, no patch" and writes no Event (istio/istio
+ * pkg/kube/inject/webhook.go `inject`, "Skipping due to policy check", 86c9f01f): the pods start
+ * without a proxy, and every label looks right. Without this check they would look like
+ * sidecar-missing, whose fix (look at events, restart) changes nothing.
+ * When: for each app workload whose decision says a webhook is called and a step the profile marks
+ * as configuration (InjectorStep.config) refuses it, also when its running pods are meshed (its
+ * next pods will not be). Silent for hostNetwork and opted-out templates, finished Jobs, ignored namespaces (the steps before the configuration decide), and where no
+ * injector configuration was read (the chart defaults are assumed: policy enabled, no selectors).
+ * Known false positives: an install that keeps workloads out on purpose with a never-selector or
+ * an opt-in policy; suppress them, or let the template say so with the explicit opt-out.
+ * Fix: the template label that gets the pods past the step (an explicit `sidecar.istio.io/inject:
+ * "true"` skips the selectors and satisfies a disabled policy; a rollout follows the patch), or,
+ * where no pod setting can help (an unknown policy), the configuration change, the way the
+ * control plane was installed.
+ */
+import { recreateCommands, setOnTemplate } from '../fix.js';
+import { templateOptOut } from '../mesh/markers.js';
+import { meshTitle } from '../mesh/registry.js';
+import { jobFinished, podStates } from '../model.js';
+import { nameOf } from '../util.js';
+import { WORKLOAD_KINDS, defineCheck } from './define.js';
+
+export default defineCheck({
+  id: 'injector-config-excludes',
+  code: 'MD1012',
+  title: "The injector's configuration refuses the pods",
+  description:
+    "A webhook is called for the workload's pods, but the injector's own configuration (a never-inject selector, or an injection policy that is disabled or invalid) keeps them out, so they run without a proxy.",
+  severity: 'warning',
+  inputs: ['namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
+  optionalInputs: [...WORKLOAD_KINDS, 'pods'],
+  *run(m) {
+    for (const w of m.appWorkloads) {
+      const states = podStates(w);
+      if (states.hostNetwork) continue; // never injected anyway: host-network-pod
+      if (w.kind === 'Job' && jobFinished(w.obj)) continue; // creates no more pods
+      for (const d of m.decisions(w)) {
+        if (!d.called || !d.intent) continue; // no webhook called: the selectors are the cause (other checks)
+        if (templateOptOut(d.mesh, w.template)) continue; // a deliberate opt-out: pod-opted-out
+        const step = d.injector.find((s) => !s.ok);
+        if (!step?.config) continue; // injected, or refused by a rule that is not configuration
+        const { templateFix } = step.config;
+        const fix = templateFix ? setOnTemplate(w, templateFix.field, templateFix.key, templateFix.value) : [];
+        if (templateFix && w.kind === 'Pod') fix.push(...recreateCommands(w)); // patching a template rolls it out; a bare pod is re-created
+        fix.push(...step.config.fix); // the configuration change (an alternative, as a comment, where the template fix works)
+        yield {
+          mesh: d.mesh,
+          message: `${w.kind} ${w.namespace}/${w.name} is sent to the ${meshTitle(d.mesh)} injector, but its configuration refuses the pods: ${step.detail}.`,
+          resource: w.ref,
+          affectedPods: states.unmeshed.length,
+          evidence: {
+            rule: step.rule,
+            detail: step.detail,
+            ...step.config.evidence,
+            webhook: d.calls.find((c) => c.called)!.webhook.name,
+            ...(templateFix ? { templateChange: `${templateFix.field.slice(0, -1)} ${templateFix.key}=${templateFix.value}` } : {}),
+            pods: states.unmeshed.map(nameOf),
+          },
+          fix,
+        };
+      }
+    }
+  },
+});

@@ -1,0 +1,273 @@
+/**
+ * Istio as clusters run it (issue 14): the injector's own configuration (policy, never/always
+ * selectors), the version-dependent parsing of sidecar.istio.io/inject, enableNamespacesByDefault,
+ * revisions and tags. Sources: istio/istio pkg/kube/inject/inject.go injectRequired (86c9f01f;
+ * 1.26.0 c2e9871f), templates/mutatingwebhook.yaml and revision-tags-mwc.yaml (86c9f01f).
+ */
+import { describe, expect, it } from 'vitest';
+import { slim } from '../../src/cluster/sanitize.js';
+import { explain } from '../../src/explain.js';
+import { imageVersion, istiodVersion, parseInjectValue, rulesOf } from '../../src/mesh/istio/injector.js';
+import { makeModel, runChecks } from '../../src/run.js';
+import { CHECKS } from '../../src/checks/index.js';
+import type { Snapshot } from '../../src/types.js';
+import { NOW, cluster, findings, ids } from '../helpers/fixtures.js';
+
+const F = (check: string, file: string) => `checks/${check}/${file}`;
+const ID = 'injector-config-excludes';
+const opts = { mesh: 'auto' as const, certExpiryWarningDays: 60, now: NOW };
+
+function explainIn(snap: Snapshot, kind: string, ns: string, name: string) {
+  const m = makeModel(snap, opts);
+  const e = explain(m, { kind, name }, ns, runChecks(snap, CHECKS, opts, m).findings);
+  return e.meshes.find((x) => x.mesh === 'istio')!;
+}
+
+describe('the version of istiod decides how sidecar.istio.io/inject is read', () => {
+  it('reads the version from the image tag, without -distroless/-debug, digests or vendor suffixes', () => {
+    expect(imageVersion('docker.io/istio/pilot:1.27.1')?.text).toBe('1.27.1');
+    expect(imageVersion('registry.istio.io/release/pilot:1.30.3-distroless')?.text).toBe('1.30.3');
+    expect(imageVersion('gcr.io/istio-release/pilot:1.26.8-debug@sha256:abcd')?.text).toBe('1.26.8');
+    expect(imageVersion('example.com:5000/mesh/pilot:1.11.2-asm.17-distroless')?.text).toBe('1.11.2');
+    expect(imageVersion('example.com:5000/mesh/pilot')).toBeUndefined();
+    expect(imageVersion('docker.io/istio/pilot:latest')).toBeUndefined();
+    expect(rulesOf({ major: 1, minor: 26 })).toBe('loose');
+    expect(rulesOf({ major: 1, minor: 27 })).toBe('exact');
+    expect(rulesOf({ major: 2, minor: 0 })).toBe('exact');
+  });
+
+  it('parses values as each release does', () => {
+    // 1.27.0 and later: only "true" and "false"; anything else is ignored (falls back to selectors and policy).
+    expect(parseInjectValue('true', 'exact')).toEqual({ explicit: true, ignored: false });
+    expect(parseInjectValue('false', 'exact')).toEqual({ explicit: false, ignored: false });
+    expect(parseInjectValue('False', 'exact')).toEqual({ ignored: true });
+    expect(parseInjectValue('yes', 'exact')).toEqual({ ignored: true });
+    expect(parseInjectValue('', 'exact')).toEqual({ ignored: false });
+    // Before 1.27: lower-cased y/yes/true/on inject; any other non-empty value is an explicit "no".
+    expect(parseInjectValue('On', 'loose')).toEqual({ explicit: true, ignored: false });
+    expect(parseInjectValue('nope', 'loose')).toEqual({ explicit: false, ignored: false });
+    expect(parseInjectValue('', 'loose')).toEqual({ ignored: false });
+  });
+
+  it('assumes the 1.27+ rules, and says so, when the version is unknown', () => {
+    const snap = cluster('istio');
+    delete snap.objects.deployments;
+    const v = istiodVersion(makeModel(snap, opts), 'istio-system', 'istiod');
+    expect(v.rules).toBe('exact');
+    expect(v.text).toBe('Istio version unknown (Deployments were not read): the rules of Istio 1.27 and later are assumed');
+    const known = istiodVersion(makeModel(cluster('istio'), opts), 'istio-system', 'istiod');
+    expect(known).toMatchObject({ version: '1.24.2', rules: 'loose' });
+  });
+
+  it('before 1.27: "False" is an explicit no and "yes" injects; both are reported, with the exact value as the fix', () => {
+    const fs = findings(cluster('istio', [F('injection-marker-invalid', 'fires-istio-inject-values.yaml')]), ['injection-marker-invalid']);
+    expect(ids(fs).sort()).toEqual(['injection-marker-invalid Deployment vals/eager', 'injection-marker-invalid Deployment vals/shouty']);
+    const shouty = fs.find((f) => f.resource.name === 'shouty')!;
+    expect(shouty.message).toContain('still reads it as "do not inject"');
+    expect(shouty.evidence).toMatchObject({
+      expected: 'pod template label sidecar.istio.io/inject=false',
+      rules: expect.stringContaining('before Istio 1.27'),
+    });
+    expect(shouty.fix[0]).toContain('"sidecar.istio.io/inject":"false"');
+    const eager = fs.find((f) => f.resource.name === 'eager')!;
+    expect(eager.fix[0]).toContain('{"annotations":{"sidecar.istio.io/inject":"true"}}');
+    expect(explainIn(cluster('istio', [F('injection-marker-invalid', 'fires-istio-inject-values.yaml')]), 'Deployment', 'vals', 'shouty').wouldInject).toBe(
+      false,
+    );
+  });
+
+  it('from 1.27: "False" is ignored, the policy injects, explain says so and check reports the value (not sidecar-missing)', () => {
+    const snap = cluster('istio', [F('injection-marker-invalid', 'fires-istio-1-27-inject-values.yaml')]);
+    const all = findings(snap);
+    expect(ids(all).filter((x) => x.includes('vals27/shouty'))).toEqual(['injection-marker-invalid Deployment vals27/shouty']);
+    const e = explainIn(snap, 'Deployment', 'vals27', 'shouty');
+    expect(e.wouldInject).toBe(true);
+    expect(e.injector.map((s) => s.rule)).toEqual(['hostNetwork', 'version', 'inject-label-or-annotation', 'policy']);
+    expect(e.injector[1]!.detail).toBe('istiod istio-system/istiod runs docker.io/istio/pilot:1.27.1-distroless: the rules of Istio 1.27 and later apply');
+    expect(e.injector[2]!.detail).toContain('is ignored (only "true" and "false" count)');
+    expect(explainIn(snap, 'Deployment', 'vals27', 'exact').wouldInject).toBe(false);
+  });
+
+  it('stays silent for exact values and the empty label', () => {
+    expect(findings(cluster('istio', [F('injection-marker-invalid', 'ok-istio-inject-values.yaml')]), ['injection-marker-invalid'])).toEqual([]);
+  });
+});
+
+describe('injector-config-excludes', () => {
+  const run = (snap: Snapshot) => findings(snap, [ID]);
+
+  it('a never-selector keeps the pods out: a warning naming the selector, and the explicit label as the fix', () => {
+    const snap = cluster('istio', [F(ID, 'fires-istio-never-selector.yaml')]);
+    const fs = run(snap);
+    expect(ids(fs)).toEqual([`${ID} Deployment jobs/reporter`]);
+    expect(fs[0]).toMatchObject({ severity: 'warning', code: 'MD1012', mesh: 'istio', affectedPods: 1 });
+    expect(fs[0]!.evidence).toMatchObject({
+      rule: 'never-inject-selector',
+      configMap: 'istio-system/istio-sidecar-injector',
+      key: 'config',
+      neverInjectSelector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['batch'] }] },
+      webhook: 'namespace.sidecar-injector.istio.io',
+      pods: ['reporter-1'],
+    });
+    expect(fs[0]!.fix[0]).toBe(
+      `kubectl patch deployment/reporter -n jobs --type=merge -p '{"spec":{"template":{"metadata":{"labels":{"sidecar.istio.io/inject":"true"}}}}}'`,
+    );
+    // Not "sidecar-missing": the model says it would not be injected, and explain shows the step.
+    expect(ids(findings(snap)).filter((x) => x.includes('jobs/'))).toEqual([`${ID} Deployment jobs/reporter`]);
+    const e = explainIn(snap, 'Deployment', 'jobs', 'reporter');
+    expect(e.wouldInject).toBe(false);
+    expect(e.verdict).toBe(
+      'the istio injector would skip it: the pod labels match neverInjectSelector {tier in (batch)} in ConfigMap istio-system/istio-sidecar-injector key config',
+    );
+    // exporter matches the selector too, but its explicit "true" skips the selectors.
+    expect(explainIn(snap, 'Deployment', 'jobs', 'exporter').wouldInject).toBe(true);
+  });
+
+  it('policy disabled: only pods asking explicitly are injected; the rest is reported, meshed pods included (their next pods)', () => {
+    const fs = run(cluster('istio', [F(ID, 'fires-istio-policy-disabled.yaml')]));
+    expect(ids(fs).sort()).toEqual([`${ID} Deployment optin/api`, `${ID} Deployment payments/ledger`, `${ID} Deployment store/frontend`]);
+    const api = fs.find((f) => f.resource.name === 'api')!;
+    expect(api.evidence).toMatchObject({ rule: 'policy', policy: 'disabled' });
+    expect(api.fix).toHaveLength(2);
+    expect(api.fix[1]).toMatch(/^# or, to inject every pod of enabled namespaces by default: helm upgrade istiod istio\/istiod .*autoInject=enabled/);
+  });
+
+  it('an invalid policy turns injection off for every pod, explicit "true" included: the fix is the configuration', () => {
+    const fs = run(cluster('istio', [F(ID, 'fires-istio-policy-invalid.yaml')]));
+    expect(ids(fs).sort()).toEqual([
+      `${ID} Deployment optin/api`,
+      `${ID} Deployment optin/worker`,
+      `${ID} Deployment payments/ledger`,
+      `${ID} Deployment store/frontend`,
+    ]);
+    const worker = fs.find((f) => f.resource.name === 'worker')!;
+    expect(worker.evidence).toMatchObject({ policy: 'enable' });
+    expect(worker.fix).toEqual([
+      'helm upgrade istiod istio/istiod -n istio-system --reuse-values --set global.proxy.autoInject=enabled  # if installed with Helm (istioctl: --set values.global.proxy.autoInject=enabled)',
+    ]);
+  });
+
+  it('stays silent where no webhook is called, for hostNetwork, explicit opt-in, empty selectors, and the healthy clusters', () => {
+    expect(run(cluster('istio', [F(ID, 'ok-istio.yaml')]))).toEqual([]);
+    expect(run(cluster('istio'))).toEqual([]);
+    expect(run(cluster('both'))).toEqual([]);
+  });
+
+  it('without the ConfigMap the chart defaults are assumed, and explain says so', () => {
+    const del = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio-sidecar-injector, namespace: istio-system, annotations: {meshdoctor.test/delete: "true"}}\n`;
+    const snap = cluster('istio', [F(ID, 'fires-istio-never-selector.yaml'), del]);
+    expect(run(snap)).toEqual([]);
+    const e = explainIn(snap, 'Deployment', 'jobs', 'reporter');
+    expect(e.injector.at(-1)!.detail).toBe(
+      'ConfigMap istio-system/istio-sidecar-injector key config not read: the chart defaults are assumed (policy enabled, no never/always selectors)',
+    );
+  });
+});
+
+describe('snapshots keep what these rules read', () => {
+  it('keeps the injector ConfigMap keys config (its policy and selectors only) and values, and nothing else', () => {
+    const config = 'policy: disabled\nneverInjectSelector:\n- matchLabels: {app: a}\ntemplates:\n  sidecar: |\n    {{ .Values.secret }}\n';
+    const cm = () => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'istio-sidecar-injector-canary', namespace: 'istio-system' },
+      data: { config, values: '{}', mesh: 'secret-ish', extra: 'x' },
+    });
+    const once = slim('configmaps', cm());
+    expect(once.data).toEqual({ config: '{"policy":"disabled","neverInjectSelector":[{"matchLabels":{"app":"a"}}]}', values: '{}' });
+    // Idempotent: a snapshot read back is slimmed to the same.
+    expect(slim('configmaps', structuredClone(once)).data).toEqual(once.data);
+    // An unreadable config is dropped (the chart defaults are then assumed).
+    expect(slim('configmaps', { ...cm(), data: { config: 'policy: [', values: '{}' } }).data).toEqual({ values: '{}' });
+    // The checks see the same decision before and after.
+    const snap = cluster('istio', [F(ID, 'fires-istio-never-selector.yaml')]);
+    const slimmed = structuredClone(snap);
+    slimmed.objects.configmaps = slimmed.objects.configmaps!.map((o) => slim('configmaps', o));
+    expect(ids(findings(slimmed))).toEqual(ids(findings(snap)));
+  });
+});
+
+describe('enableNamespacesByDefault (the auto. webhook)', () => {
+  const overlay = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: late, namespace: shop, uid: dep-shop-late}
+spec:
+  selector: {matchLabels: {app: late}}
+  template:
+    metadata: {labels: {app: late}}
+    spec: {containers: [{name: late, image: example/late:1}]}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: late-1
+  namespace: shop
+  uid: pod-shop-late
+  creationTimestamp: "2026-11-20T00:00:00Z"
+  labels: {app: late}
+  ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: late, uid: dep-shop-late, controller: true}]
+spec: {containers: [{name: late, image: example/late:1}]}
+status: {phase: Running}
+`;
+
+  it('check and explain agree: an unlabelled namespace is injected, so an unmeshed pod there is sidecar-missing, not namespace-not-enabled', () => {
+    const snap = cluster('istio-default-on', [overlay]);
+    const e = explainIn(snap, 'Deployment', 'shop', 'late');
+    expect(e.wouldInject).toBe(true);
+    expect(e.webhooks.filter((h) => h.called).map((h) => h.webhook)).toEqual(['auto.sidecar-injector.istio.io']);
+    expect(ids(findings(snap))).toEqual(['sidecar-missing Deployment shop/late']);
+  });
+
+  it('istio-injection=disabled and the pod label "false" opt out: explain says not injected, check is silent', () => {
+    const snap = cluster('istio-default-on');
+    expect(explainIn(snap, 'Deployment', 'legacy', 'old').wouldInject).toBe(false);
+    expect(explainIn(snap, 'Deployment', 'shop', 'probe').wouldInject).toBe(false);
+    expect(findings(snap)).toEqual([]);
+  });
+});
+
+describe('revisions and tags', () => {
+  it('a tagged install: istio-injection=enabled and istio.io/rev=default go to the default tag, the old default webhooks are inert', () => {
+    const snap = cluster('istio-tags');
+    const store = explainIn(snap, 'Deployment', 'store', 'frontend');
+    expect(store.wouldInject).toBe(true);
+    expect(store.webhooks.filter((h) => h.called).map((h) => `${h.configuration} ${h.webhook}`)).toEqual([
+      'istio-revision-tag-default namespace.sidecar-injector.istio.io',
+    ]);
+    // Deactivated (istio.io/deactivated: never-match) webhooks are left out altogether.
+    expect(store.webhooks.some((h) => h.configuration === 'istio-sidecar-injector')).toBe(false);
+    const payments = explainIn(snap, 'Deployment', 'payments', 'ledger');
+    expect(payments.webhooks.filter((h) => h.called).map((h) => h.configuration)).toEqual(['istio-revision-tag-default']);
+    expect(payments.injector[1]!.detail).toContain('istio-system/istiod-1-27 runs docker.io/istio/pilot:1.27.1');
+    expect(explainIn(snap, 'Deployment', 'batch', 'nightly').wouldInject).toBe(false);
+  });
+
+  it('a revision or tag nothing serves: the installed revisions and tags, and a fix per choice', () => {
+    const fs = findings(cluster('istio', [F('webhook-excludes-namespace', 'fires-istio-tags.yaml')]), ['webhook-excludes-namespace']);
+    expect(ids(fs).sort()).toEqual(['webhook-excludes-namespace Deployment tools/runner', 'webhook-excludes-namespace Namespace orders']);
+    const orders = fs.find((f) => f.resource.name === 'orders')!;
+    expect(orders.evidence).toMatchObject({ requestedRevision: 'stable', installedRevisions: ['default'], installedTags: { prod: 'default' } });
+    expect(orders.fix).toEqual([
+      '# stable is neither an installed revision nor a tag: choose one below (pasted as it is, this block runs nothing)',
+      '# to use the installed revision default: kubectl label namespace orders istio.io/rev=default --overwrite',
+      '#   then: kubectl rollout restart deployment/api -n orders',
+      '# to use the installed tag prod (revision default): kubectl label namespace orders istio.io/rev=prod --overwrite',
+      '#   then: kubectl rollout restart deployment/api -n orders',
+      '# to install revision stable: istioctl install -y --set revision=stable -f YOUR-ISTIOOPERATOR.yaml  (Helm: helm install istiod-stable istio/istiod -n istio-system --set revision=stable)',
+      '# to restore tag stable for an installed revision: istioctl tag set stable --revision default',
+    ]);
+    const runner = fs.find((f) => f.resource.name === 'runner')!;
+    expect(runner.message).toBe(
+      'Deployment tools/runner asks Istio for revision gone with its pod label istio.io/rev, but no installed webhook serves that revision or tag, so its pods are not injected.',
+    );
+    expect(runner.fix[2]).toBe(
+      `# to use the installed tag prod (revision default): kubectl patch deployment/runner -n tools --type=merge -p '{"spec":{"template":{"metadata":{"labels":{"istio.io/rev":"prod"}}}}}'`,
+    );
+  });
+
+  it('a namespace whose workloads opt in by pod label is not namespace-not-enabled', () => {
+    const file = F('namespace-not-enabled', 'ok-istio-pod-label-opt-in.yaml');
+    expect(findings(cluster('istio', [file]), ['namespace-not-enabled'])).toEqual([]);
+    expect(findings(cluster('istio', [file], { allNamespaces: false, namespace: 'tools' }), ['namespace-not-enabled'])).toEqual([]);
+  });
+});

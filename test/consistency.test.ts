@@ -1,0 +1,135 @@
+/**
+ * `check` and `explain` tell one story (issue 14), over every fixture: the healthy clusters and
+ * every test/fixtures/checks/** overlay over its base. For each app workload and each mesh:
+ * - explain says a pod created now would be injected and active pods run without that proxy ->
+ *   check reports something about the workload (explain's own related findings are not empty);
+ * - explain's injector or webhooks say it would not be -> check never calls its pods missing
+ *   (sidecar-missing, pod-predates-enablement) for that mesh.
+ * A called webhook whose Service is down is left out of the second rule: explain then says "not
+ * injected" because the call fails, and the pods' missing proxy is exactly what check reports.
+ * The self-test below feeds a deliberately inconsistent explanation to the same rule: it fails.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CHECKS } from '../src/checks/index.js';
+import { explain, type Explanation } from '../src/explain.js';
+import { podStates } from '../src/model.js';
+import { makeModel, runChecks } from '../src/run.js';
+import type { Finding, MeshName, Snapshot } from '../src/types.js';
+import { podSpec } from '../src/k8s/pods.js';
+import { templateOptOut } from '../src/mesh/markers.js';
+import { FIXTURES, MORE_HEALTHY, NOW, cluster, type Base } from './helpers/fixtures.js';
+
+const MISSING = new Set(['sidecar-missing', 'pod-predates-enablement']);
+
+/** The rule, as a pure function of one workload's explanation and the report's findings: the violations. */
+export function inconsistencies(e: Explanation, unmeshed: (mesh: MeshName) => number, findings: Finding[]): string[] {
+  const out: string[] = [];
+  const w = `${e.workload.kind} ${e.workload.namespace}/${e.workload.name}`;
+  for (const x of e.meshes) {
+    const unmeshedPods = unmeshed(x.mesh);
+    const called = x.webhooks.some((h) => h.called);
+    const callFails = x.webhooks.some((h) => h.called && h.callFails);
+    const missing = findings.filter(
+      (f) =>
+        MISSING.has(f.id) &&
+        f.mesh === x.mesh &&
+        f.resource.kind === e.workload.kind &&
+        f.resource.namespace === e.workload.namespace &&
+        f.resource.name === e.workload.name,
+    );
+    if (x.wouldInject && unmeshedPods > 0 && e.findings.length === 0)
+      out.push(`${w}: explain says ${x.mesh} would inject it and ${unmeshedPods} pod(s) run without a proxy, but check reports nothing about it`);
+    if (!x.wouldInject && !(called && callFails && x.injector.every((s) => s.ok)) && missing.length > 0)
+      out.push(`${w}: explain says ${x.mesh} would not inject it (${x.verdict}), but check reports ${missing.map((f) => f.id).join(', ')}`);
+  }
+  return out;
+}
+
+function baseOf(file: string): Base {
+  if (file.includes('istio')) return 'istio';
+  if (file.includes('linkerd')) return 'linkerd';
+  return 'both';
+}
+
+function cases(): [string, Snapshot][] {
+  const out: [string, Snapshot][] = [];
+  for (const base of ['linkerd', 'istio', 'both', ...MORE_HEALTHY] as const) out.push([`healthy ${base}`, cluster(base)]);
+  out.push(['golden-cluster.yaml', cluster('none', ['golden-cluster.yaml'])]);
+  for (const dir of readdirSync(join(FIXTURES, 'checks')).sort()) {
+    for (const f of readdirSync(join(FIXTURES, 'checks', dir))
+      .filter((x) => /\.ya?ml$/.test(x))
+      .sort()) {
+      const file = `checks/${dir}/${f}`;
+      for (const base of new Set([baseOf(file), 'both'] as const)) out.push([`${file} over ${base}`, cluster(base, [file])]);
+    }
+  }
+  return out;
+}
+
+function check(snap: Snapshot): { violations: string[]; workloads: number } {
+  const opts = { mesh: 'auto' as const, certExpiryWarningDays: 60, now: NOW };
+  const model = makeModel(snap, opts);
+  const { findings } = runChecks(snap, CHECKS, opts, model);
+  const violations: string[] = [];
+  for (const w of model.appWorkloads) {
+    const e = explain(model, { kind: w.kind, name: w.name }, w.namespace, findings);
+    // Pods that opted out themselves (created from an older template) or use hostNetwork were never to be injected.
+    const unmeshed = (mesh: MeshName) => podStates(w).unmeshed.filter((p) => podSpec(p).hostNetwork !== true && !templateOptOut(mesh, p)).length;
+    violations.push(...inconsistencies(e, unmeshed, findings));
+  }
+  return { violations, workloads: model.appWorkloads.length };
+}
+
+describe('check and explain agree on every fixture', () => {
+  const all = cases();
+  it('covers the healthy clusters and every check fixture', () => {
+    expect(all.length).toBeGreaterThan(100);
+  });
+  it.each(all)('%s', (_name, snap) => {
+    expect(check(snap).violations).toEqual([]);
+  });
+});
+
+describe('the consistency rule can fail', () => {
+  const e = (wouldInject: boolean, findings: Finding[] = []): Explanation => ({
+    workload: { kind: 'Deployment', namespace: 'shop', name: 'web' },
+    meshes: [
+      {
+        mesh: 'istio',
+        namespaceMarker: 'label istio-injection=enabled',
+        webhooks: [],
+        injector: [{ rule: 'policy', ok: wouldInject, detail: 'x' }],
+        wouldInject,
+        verdict: wouldInject ? 'a pod created now would get istio-proxy' : 'the istio injector would skip it: x',
+      },
+    ],
+    now: { pods: 1, meshed: {}, unmeshed: ['web-1'] },
+    onRestart: '',
+    findings,
+  });
+  const one = () => 1;
+  const missing = { id: 'sidecar-missing', mesh: 'istio', resource: { kind: 'Deployment', namespace: 'shop', name: 'web' } } as Finding;
+
+  it('flags explain "would inject" with unmeshed pods and no finding', () => {
+    expect(inconsistencies(e(true), one, [])).toHaveLength(1);
+    expect(inconsistencies(e(true, [missing]), one, [missing])).toEqual([]);
+  });
+
+  it('flags explain "would not inject" beside a sidecar-missing finding', () => {
+    expect(inconsistencies(e(false, [missing]), one, [missing])).toHaveLength(1);
+    expect(inconsistencies(e(false), one, [])).toEqual([]);
+  });
+
+  it('catches a model whose check ignores the injector configuration (a never-selector)', () => {
+    // The same cluster, the check's view made deliberately inconsistent: sidecar-missing as if the selector did not exist.
+    const snap = cluster('istio', ['checks/injector-config-excludes/fires-istio-never-selector.yaml']);
+    const opts = { mesh: 'auto' as const, certExpiryWarningDays: 60, now: NOW };
+    const model = makeModel(snap, opts);
+    const { findings } = runChecks(snap, CHECKS, opts, model);
+    const w = model.appWorkloads.find((x) => x.name === 'reporter')!;
+    const wrong = [...findings, { ...missing, resource: w.ref }];
+    expect(inconsistencies(explain(model, { kind: w.kind, name: w.name }, w.namespace, wrong), one, wrong)).toHaveLength(1);
+  });
+});
