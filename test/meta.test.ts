@@ -57,11 +57,11 @@ describe('check registry', () => {
 });
 
 describe('healthy clusters give zero findings', () => {
-  for (const base of ['linkerd', 'istio', 'both'] as const) {
+  for (const base of ['linkerd', 'istio', 'istio-ambient', 'both'] as const) {
     it(`${base}, all namespaces`, () => {
       expect(findings(cluster(base))).toEqual([]);
     });
-    for (const ns of ['default', 'kube-system', 'linkerd', 'istio-system', 'shop', 'store', 'payments']) {
+    for (const ns of ['default', 'kube-system', 'linkerd', 'istio-system', 'shop', 'store', 'payments', 'lab']) {
       it(`${base}, -n ${ns}`, () => {
         const snap = cluster(base, [], { allNamespaces: false, namespace: ns });
         // -n on a namespace with no workloads, or a system namespace, must stay silent too.

@@ -8,7 +8,9 @@
  * When: with `-n NS`, for the namespace asked about; with `-A`, only for namespaces that already
  * mix meshed and unmeshed workloads (intent shown). Plain unmeshed apps, kube-system and the
  * meshes' own namespaces stay silent. A namespace carrying a marker that is wrong or disabled is
- * left to injection-marker-invalid (one cause, one finding).
+ * left to injection-marker-invalid (one cause, one finding). A namespace labelled for a sidecar-less
+ * data plane (Istio's `istio.io/dataplane-mode=ambient`) is meshed without sidecars: silent, and
+ * workloads enrolled by their own label count as neither meshed nor unmeshed here.
  * Known false positives: a namespace meant to stay partly unmeshed on purpose (use -A, or opt
  * the unmeshed workloads out explicitly).
  * Fix: mark the namespace, then restart the workloads whose pods lack the proxy, by name (new
@@ -25,6 +27,7 @@ import { annotationsOf, groupBy, plural } from '../util.js';
 import { namespaceChange, recreateAll } from '../fix.js';
 import { decide } from '../mesh/decision.js';
 import { namespaceLabels } from '../mesh/webhooks.js';
+import { namespaceSidecarless, sidecarlessOf } from '../mesh/sidecarless.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 export default defineCheck({
@@ -44,7 +47,10 @@ export default defineCheck({
       // Any marker of any installed mesh (valid, disabled or misplaced; --mesh or not) is a choice
       // made: not "no marker" (and a marker for a second mesh would put two proxies in its pods).
       if (installedMeshes(m).some((x) => namespaceMarker(x, nsObj).present)) continue;
-      const states = workloads.map((w) => ({ w, s: podStates(w) }));
+      // A namespace labelled for a sidecar-less data plane chose its data plane: no sidecar marker is missing.
+      if (namespaceSidecarless(m, ns)) continue;
+      // Workloads a sidecar-less data plane enrols by their own labels are meshed without a sidecar.
+      const states = workloads.filter((w) => !sidecarlessOf(m, w)).map((w) => ({ w, s: podStates(w) }));
       const unmeshed = states.filter(({ w, s }) => s.unmeshed.length > 0 && !s.hostNetwork && !m.meshes.some((i) => templateOptOut(i.mesh, w.template)));
       if (unmeshed.length === 0) continue;
       const meshedBy = new Set<MeshName>(states.flatMap(({ s }) => [...s.meshed.keys()]));

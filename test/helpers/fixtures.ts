@@ -14,7 +14,7 @@ import { runChecks } from '../../src/run.js';
 import type { Finding, K8sObject, Scope, Snapshot } from '../../src/types.js';
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
-export type Base = 'linkerd' | 'istio' | 'both' | 'none';
+export type Base = 'linkerd' | 'istio' | 'istio-ambient' | 'both' | 'none';
 
 /** A fixed "now" for tests: after every fixture timestamp, well inside the fixture certificates. */
 export const NOW = new Date('2026-11-22T12:00:00Z');
@@ -53,6 +53,8 @@ export function overlay(base: K8sObject[], ...layers: K8sObject[][]): K8sObject[
 export function baseObjects(base: Base): K8sObject[] {
   if (base === 'none') return [];
   if (base === 'both') return overlay(fixtureObjects('healthy/linkerd.yaml'), fixtureObjects('healthy/istio.yaml'));
+  // Ambient mode is laid over the sidecar install (one istiod serves both).
+  if (base === 'istio-ambient') return overlay(fixtureObjects('healthy/istio.yaml'), fixtureObjects('healthy/istio-ambient.yaml'));
   return fixtureObjects(`healthy/${base}.yaml`);
 }
 
