@@ -24,6 +24,10 @@ import injectorUnavailable from './injector-unavailable.js';
 import injectorOomkilled from './injector-oomkilled.js';
 import webhookCallFailed from './webhook-call-failed.js';
 import proxyMissingBesideMeshed from './proxy-missing-beside-meshed.js';
+import dataplaneModeConflict from './dataplane-mode-conflict.js';
+import sidecarlessNotEnrolled from './sidecarless-not-enrolled.js';
+import webhookDenied from './webhook-denied.js';
+import podSecurityBlocksInit from './pod-security-blocks-init.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -49,4 +53,8 @@ export const CHECKS: readonly Check[] = [
   injectorOomkilled,
   webhookCallFailed,
   proxyMissingBesideMeshed,
+  dataplaneModeConflict,
+  sidecarlessNotEnrolled,
+  webhookDenied,
+  podSecurityBlocksInit,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));

@@ -46,27 +46,28 @@ export function namespaceSidecarless(m: Model, ns: string): { mesh: MeshName; mo
 const ready = (p: K8sObject): boolean =>
   isObj(p.status) && Array.isArray(p.status.conditions) && p.status.conditions.some((c: unknown) => isObj(c) && c.type === 'Ready' && c.status === 'True');
 
-export interface NodeProxies {
-  /** The node proxy pods could be examined: pods were read where they run (or everywhere). */
+export interface NodePods {
+  /** The pods could be examined: pods were read where they run (or everywhere). */
   examined: boolean;
   /** Why not, when not examined. */
   reason?: string;
-  /** Nodes with a ready node proxy pod. */
+  /** Nodes with a ready pod. */
   readyNodes: Set<string>;
-  /** Node proxy pods by node (ready or not), by name. */
+  /** The active pods by node, by name. */
   byNode: Map<string, string[]>;
-  /** Namespaces the node proxy pods were found in. */
+  /** Namespaces the pods were found in. */
   namespaces: string[];
 }
 
 /**
- * The node proxy pods of a mesh (ztunnel) by node. Examined only when pods were read cluster-wide
- * (-A) or some node proxy pod was found among the pods read; a -n run reads pods only in its
- * namespace and the control-plane namespaces, so finding none there proves nothing.
+ * A node component's pods (a node proxy, a node agent) by node. Examined only when pods were read
+ * cluster-wide (-A) or some of its pods were found among the pods read (a DaemonSet lives in one
+ * namespace, listed whole); a -n run reads pods only in its namespace and the control-plane
+ * namespaces, so finding none there proves nothing.
  */
-export function nodeProxies(m: Model, mesh: MeshName, mode: SidecarlessMode): NodeProxies {
-  return m.memo(`node-proxies:${mesh}`, () => {
-    const pods = m.list('pods').filter((p) => mode.nodeProxy.isPod(p) && isActive(p));
+export function nodePods(m: Model, key: string, title: string, isPod: (p: K8sObject) => boolean): NodePods {
+  return m.memo(`node-pods:${key}`, () => {
+    const pods = m.list('pods').filter((p) => isPod(p) && isActive(p));
     const byNode = new Map<string, string[]>();
     const readyNodes = new Set<string>();
     for (const p of pods) {
@@ -77,17 +78,25 @@ export function nodeProxies(m: Model, mesh: MeshName, mode: SidecarlessMode): No
     }
     const namespaces = [...new Set(pods.map(nsOf))].sort();
     const s = m.snapshot;
-    // Read with -n (live, or a snapshot saved with -n): pods only in that namespace and the control-plane ones.
-    const wholeCluster = s.scope.allNamespaces;
     if (!m.has('pods')) return { examined: false, reason: `pods: ${s.unavailable.pods ?? 'not in the snapshot'}`, readyNodes, byNode, namespaces };
-    if (pods.length === 0 && !wholeCluster)
+    // Read with -n (live, or a snapshot saved with -n): pods only in that namespace and the control-plane ones.
+    if (pods.length === 0 && !s.scope.allNamespaces)
       return {
         examined: false,
-        reason: `no ${mode.nodeProxy.title} pod among the pods read (a namespaced run reads pods only in its namespace and the control-plane namespaces)`,
+        reason: `no ${title} pod among the pods read (a namespaced run reads pods only in its namespace and the control-plane namespaces)`,
         readyNodes,
         byNode,
         namespaces,
       };
     return { examined: true, readyNodes, byNode, namespaces };
   });
+}
+
+/** Pods matching a `k=v` selector (kubectl -l syntax, equality terms only). */
+export function matchesSelector(selector: string): (p: K8sObject) => boolean {
+  const terms = selector.split(',').map((t) => t.split('=') as [string, string]);
+  return (p) => {
+    const l = labelsOf(p);
+    return terms.every(([k, v]) => l[k] === v);
+  };
 }
