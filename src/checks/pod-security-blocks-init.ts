@@ -22,7 +22,7 @@
  * check_allowPrivilegeEscalation.go, check_capabilities_restricted.go,
  * check_seccompProfile_restricted.go): the CNI plugin removes only the capability violation, and
  * the evidence says so.
- * When: predicted, before any pod fails, for app workloads in scope that a mesh would inject now
+ * When: predicted (a warning: the running pods stay, their replacements are refused), before any pod fails, for app workloads in scope that a mesh would inject now
  * (the injection model) in a namespace labelled `pod-security.kubernetes.io/enforce: baseline |
  * restricted`, when the mesh's own configuration says its injector does not use the CNI plugin;
  * confirmed by such FailedCreate events naming the mesh's init container (also when the namespace
@@ -87,6 +87,8 @@ function finding(
   const cpNs = m.mesh(mesh)?.namespaces[0] ?? p.defaultNamespace;
   return {
     mesh,
+    // Predicted: running pods are not affected; their next ones will be.
+    ...(events ? {} : { severity: 'warning' as const }),
     message: events
       ? `${what}, so ${id} cannot create its injected pods.`
       : `${what} without ${meshTitle(mesh)}'s CNI plugin, so the next injected pods of ${id} will be refused.`,
@@ -120,8 +122,9 @@ export default defineCheck({
   description:
     'A namespace enforcing Pod Security baseline or restricted rejects the init container a mesh injects without its CNI plugin (NET_ADMIN, NET_RAW): predicted from the namespace and the mesh configuration, confirmed by FailedCreate events.',
   severity: 'error',
-  inputs: ['namespaces'],
-  optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'pods', 'configmaps', 'events'],
+  // Either half works alone: the prediction needs the Namespaces, the confirmation the Events.
+  inputs: [],
+  optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'pods', 'configmaps', 'events'],
   *run(m) {
     const meshes = meshesAllowed(m).filter((x) => profileOf(x).cni && m.meshPossible(x));
     // Confirmed: FailedCreate events naming a mesh's privileged init container in a PodSecurity violation.
