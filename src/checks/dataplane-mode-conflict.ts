@@ -30,7 +30,7 @@ export default defineCheck({
   code: 'MD1016',
   title: 'Namespace asks for sidecars and a sidecar-less data plane',
   description:
-    "A namespace carries both a sidecar injection marker and the label of the mesh's sidecar-less data plane (Istio ambient mode, IST0123): new pods get the sidecar and are left out of ambient mode.",
+    "A namespace carries both a sidecar injection marker and the label of the mesh's sidecar-less data plane (ambient mode, IST0123): new pods get the sidecar and are left out of ambient mode.",
   severity: 'warning',
   inputs: ['namespaces'],
   optionalInputs: [...WORKLOAD_KINDS, 'pods', 'mutatingwebhookconfigurations'],
@@ -49,7 +49,15 @@ export default defineCheck({
         const active = workloads.reduce((n, w) => n + podStates(w).active.length, 0);
         const markers = c.markers.map((x) => x.split('=')[0]!);
         const keepSidecars = namespaceChange(m, ns, 'labels', [{ key: mode.label.key }]);
-        const keepAmbient = [...namespaceChange(m, ns, 'labels', markers.map((key) => ({ key }))), ...recreateAll(sidecar)];
+        const keepAmbient = [
+          ...namespaceChange(
+            m,
+            ns,
+            'labels',
+            markers.map((key) => ({ key })),
+          ),
+          ...recreateAll(sidecar),
+        ];
         // Keep what the pods run now: ambient mode only when no pod has the sidecar and some are enrolled.
         const ambientNow = sidecar.length === 0 && enrolled.length > 0;
         const [run, alt, altName] = ambientNow ? [keepAmbient, keepSidecars, 'sidecars'] : [keepSidecars, keepAmbient, mode.title];

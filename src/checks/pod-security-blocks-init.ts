@@ -40,7 +40,7 @@ import { meshesAllowed } from '../mesh/siblings.js';
 import { nsLabelsIfRead } from '../mesh/sidecarless.js';
 import type { Model, Workload } from '../model.js';
 import type { FindingInput, MeshName } from '../types.js';
-import { nameOf, shq } from '../util.js';
+import { nameOf, note, shq } from '../util.js';
 import type { CniPlugin } from '../mesh/profile.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
@@ -62,7 +62,8 @@ function cniFromPods(m: Model, cni: CniPlugin): { enabled: boolean; from: string
   let off: string | undefined;
   for (const p of m.list('pods')) {
     const names = initContainers(podSpec(p)).map((c) => c.name);
-    if (names.includes(cni.validationInit)) return { enabled: true, from: `pod ${p.metadata?.namespace}/${nameOf(p)} has init container ${cni.validationInit}` };
+    if (names.includes(cni.validationInit))
+      return { enabled: true, from: `pod ${p.metadata?.namespace}/${nameOf(p)} has init container ${cni.validationInit}` };
     if (!off && names.includes(cni.privilegedInit.name)) off = `pod ${p.metadata?.namespace}/${nameOf(p)} has init container ${cni.privilegedInit.name}`;
   }
   return off ? { enabled: false, from: off } : undefined;
@@ -109,7 +110,7 @@ function finding(
     },
     fix: [
       ...cni.install(cpNs),
-      `# or let namespace ${ref.namespace} admit ${init.name} (this lowers Pod Security for every pod in it): kubectl label namespace ${shq(ref.namespace)} ${shq(`${ENFORCE}=privileged`)} --overwrite`,
+      `# or let namespace ${note(ref.namespace)} admit ${init.name} (this lowers Pod Security for every pod in it): kubectl label namespace ${shq(ref.namespace)} ${shq(`${ENFORCE}=privileged`)} --overwrite`,
       ...(events ? ['# the controller retries by itself once one of them is done'] : []),
     ],
   };

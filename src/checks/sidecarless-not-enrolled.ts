@@ -24,7 +24,7 @@ import { injectedMesh } from '../mesh/proxy.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { matchesSelector, nodePods, nsLabelsIfRead, sidecarlessOf } from '../mesh/sidecarless.js';
 import type { K8sObject } from '../types.js';
-import { nameOf, plural, shq, str, time } from '../util.js';
+import { nameOf, note, plural, shq, str, time } from '../util.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 /** The agent annotates a pod right after its sandbox is created: younger pods are not judged. */
@@ -35,10 +35,11 @@ export default defineCheck({
   code: 'MD1017',
   title: 'Pod not enrolled in the sidecar-less data plane',
   description:
-    "Pods that a mesh's sidecar-less data plane should mesh (Istio ambient mode) run outside it: the node agent did not enrol them (no ambient.istio.io/redirection=enabled) or their node runs no ready node proxy (ztunnel).",
+    "Pods that a mesh's sidecar-less data plane should mesh (ambient mode) run outside it: the node agent did not enrol them (no enrolment annotation) or their node runs no ready node proxy (ztunnel).",
   severity: 'error',
   inputs: ['pods'],
-  optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations'],
+  // configmaps: the injection decision (a sidecar wins) may read the meshes' configuration.
+  optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
   *run(m) {
     for (const w of m.appWorkloads) {
       const sl = sidecarlessOf(m, w);
@@ -77,16 +78,21 @@ export default defineCheck({
         : `${n} ${bad.length === 1 ? 'is' : 'are'} not enrolled in ${title} ${mode.title} (${bad[0]!.enrolment}), so their traffic bypasses the mesh.`;
       const fix: string[] = [];
       for (const node of nodes) {
-        fix.push(`kubectl -n ${shq(proxyNs)} get pods -o wide --field-selector ${shq(`spec.nodeName=${node}`)}  # the ${mode.nodeProxy.title} pod of DaemonSet ${mode.nodeProxy.daemonSet} must be Ready there`);
+        fix.push(
+          `kubectl -n ${shq(proxyNs)} get pods -o wide --field-selector ${shq(`spec.nodeName=${node}`)}  # the ${mode.nodeProxy.title} pod of DaemonSet ${mode.nodeProxy.daemonSet} must be Ready there`,
+        );
         fix.push(`kubectl -n ${shq(proxyNs)} describe daemonset ${shq(mode.nodeProxy.daemonSet)}  # taints, node selectors, scheduling errors`);
       }
       const agentNodes = [...new Set(bad.filter((b) => !b.noProxy).map((b) => b.node ?? ''))].sort();
       for (const node of agentNodes) {
         const agent = node ? agents.byNode.get(node)?.[0] : undefined;
-        if (agent) fix.push(`kubectl -n ${shq(agentNs)} logs ${shq(agent)} --tail=200  # the ${mode.nodeAgent.title} on node ${node}: why it did not enrol the pods`);
+        if (agent)
+          fix.push(
+            `kubectl -n ${shq(agentNs)} logs ${shq(agent)} --tail=200  # the ${mode.nodeAgent.title} on node ${note(node)}: why it did not enrol the pods`,
+          );
         else
           fix.push(
-            `kubectl -n ${shq(agentNs)} get pods -l ${shq(mode.nodeAgent.podSelector)} -o wide${node ? ` --field-selector ${shq(`spec.nodeName=${node}`)}` : ''}  # the ${mode.nodeAgent.title} (DaemonSet ${mode.nodeAgent.daemonSet})${node ? ` on node ${node}` : ''}`,
+            `kubectl -n ${shq(agentNs)} get pods -l ${shq(mode.nodeAgent.podSelector)} -o wide${node ? ` --field-selector ${shq(`spec.nodeName=${node}`)}` : ''}  # the ${mode.nodeAgent.title} (DaemonSet ${mode.nodeAgent.daemonSet})${node ? ` on node ${note(node)}` : ''}`,
           );
       }
       fix.push(...recreateCommands(w).map((c) => `${c}  # once it runs: new pods are enrolled when created`));

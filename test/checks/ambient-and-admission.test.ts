@@ -22,7 +22,8 @@ function namespacedRun(snap: Snapshot, ns: string): Snapshot {
 describe('ambient mode in every check', () => {
   it('a healthy ambient install gives no finding, all namespaces and each -n', () => {
     expect(findings(cluster('istio-ambient'))).toEqual([]);
-    for (const ns of ['shop', 'lab', 'istio-system', 'store']) expect(findings(cluster('istio-ambient', [], { allNamespaces: false, namespace: ns }))).toEqual([]);
+    for (const ns of ['shop', 'lab', 'istio-system', 'store'])
+      expect(findings(cluster('istio-ambient', [], { allNamespaces: false, namespace: ns }))).toEqual([]);
   });
 
   it('never asks for a sidecar marker in an ambient namespace, even with -n and pods not yet enrolled', () => {
@@ -57,12 +58,16 @@ describe('dataplane-mode-conflict', () => {
     expect(f!.message).toBe(
       'Namespace shop asks Istio for both sidecars (label istio-injection=enabled) and ambient mode (label istio.io/dataplane-mode=ambient), so new pods get a sidecar and are left out of ambient mode.',
     );
-    expect(f!.evidence).toMatchObject({ rule: 'IST0123 NamespaceMultipleInjectionLabels (istioctl analyze)', workloadsEnrolled: ['Deployment/web'], workloadsWithSidecar: [] });
+    expect(f!.evidence).toMatchObject({
+      rule: 'IST0123 NamespaceMultipleInjectionLabels (istioctl analyze)',
+      workloadsEnrolled: ['Deployment/web'],
+      workloadsWithSidecar: [],
+    });
     expect(f!.fix).toEqual([
       '# keep one data plane: ambient mode, the one its pods run now',
-      "kubectl label namespace shop istio-injection-",
+      'kubectl label namespace shop istio-injection-',
       '# or keep sidecars instead:',
-      "# kubectl label namespace shop istio.io/dataplane-mode-",
+      '# kubectl label namespace shop istio.io/dataplane-mode-',
     ]);
   });
 
@@ -71,10 +76,10 @@ describe('dataplane-mode-conflict', () => {
     expect(ids([f!])).toEqual(['dataplane-mode-conflict Namespace payments']);
     expect(f!.fix).toEqual([
       '# keep one data plane: sidecars, the one new pods get now',
-      "kubectl label namespace payments istio.io/dataplane-mode-",
+      'kubectl label namespace payments istio.io/dataplane-mode-',
       '# or keep ambient mode instead:',
-      "# kubectl label namespace payments istio.io/rev-",
-      "# kubectl rollout restart deployment/ledger -n payments",
+      '# kubectl label namespace payments istio.io/rev-',
+      '# kubectl rollout restart deployment/ledger -n payments',
     ]);
   });
 
@@ -101,9 +106,9 @@ describe('sidecarless-not-enrolled', () => {
       ],
     });
     expect(f!.fix).toEqual([
-      "kubectl -n istio-system logs istio-cni-node-aaaaa --tail=200  # the istio-cni node agent on node node-a: why it did not enrol the pods",
-      "kubectl -n istio-system logs istio-cni-node-bbbbb --tail=200  # the istio-cni node agent on node node-b: why it did not enrol the pods",
-      "kubectl rollout restart deployment/web -n shop  # once it runs: new pods are enrolled when created",
+      'kubectl -n istio-system logs istio-cni-node-aaaaa --tail=200  # the istio-cni node agent on node node-a: why it did not enrol the pods',
+      'kubectl -n istio-system logs istio-cni-node-bbbbb --tail=200  # the istio-cni node agent on node node-b: why it did not enrol the pods',
+      'kubectl rollout restart deployment/web -n shop  # once it runs: new pods are enrolled when created',
     ]);
   });
 
@@ -111,13 +116,21 @@ describe('sidecarless-not-enrolled', () => {
     const [f, web] = run(cluster('istio-ambient', [F('sidecarless-not-enrolled', 'fires-ambient-no-ztunnel')]));
     // shop/web's pod on node-b is enrolled, but no ztunnel carries it either: one finding per workload.
     expect(ids([f!, web!])).toEqual(['sidecarless-not-enrolled Deployment lab/probe', 'sidecarless-not-enrolled Deployment shop/web']);
-    expect(f!.message).toBe('1 of 1 running pod of Deployment lab/probe run on node node-b with no ready ztunnel pod, so Istio ambient mode does not carry their traffic.');
+    expect(f!.message).toBe(
+      '1 of 1 running pod of Deployment lab/probe run on node node-b with no ready ztunnel pod, so Istio ambient mode does not carry their traffic.',
+    );
     expect(f!.evidence).toMatchObject({ enrolledBy: 'pod template label istio.io/dataplane-mode=ambient' });
     expect(f!.fix[0]).toBe(
-      "kubectl -n istio-system get pods -o wide --field-selector spec.nodeName=node-b  # the ztunnel pod of DaemonSet ztunnel must be Ready there",
+      'kubectl -n istio-system get pods -o wide --field-selector spec.nodeName=node-b  # the ztunnel pod of DaemonSet ztunnel must be Ready there',
     );
     expect(web!.evidence.pods).toEqual([
-      { name: 'web-5d8f7c9b4-bbbbb', node: 'node-b', enrolment: 'annotation ambient.istio.io/redirection=enabled', nodeProxy: 'no ready pod on the node', nodeAgent: 'ready' },
+      {
+        name: 'web-5d8f7c9b4-bbbbb',
+        node: 'node-b',
+        enrolment: 'annotation ambient.istio.io/redirection=enabled',
+        nodeProxy: 'no ready pod on the node',
+        nodeAgent: 'ready',
+      },
     ]);
   });
 
@@ -125,8 +138,20 @@ describe('sidecarless-not-enrolled', () => {
     const snap = namespacedRun(cluster('istio-ambient', [F('sidecarless-not-enrolled', 'fires-ambient-not-enrolled')]), 'shop');
     const [f] = run(snap);
     expect(f!.evidence.pods).toEqual([
-      { name: 'web-5d8f7c9b4-aaaaa', node: 'node-a', enrolment: 'no annotation ambient.istio.io/redirection', nodeProxy: 'not examined', nodeAgent: 'not examined' },
-      { name: 'web-5d8f7c9b4-bbbbb', node: 'node-b', enrolment: 'annotation ambient.istio.io/redirection=pending', nodeProxy: 'not examined', nodeAgent: 'not examined' },
+      {
+        name: 'web-5d8f7c9b4-aaaaa',
+        node: 'node-a',
+        enrolment: 'no annotation ambient.istio.io/redirection',
+        nodeProxy: 'not examined',
+        nodeAgent: 'not examined',
+      },
+      {
+        name: 'web-5d8f7c9b4-bbbbb',
+        node: 'node-b',
+        enrolment: 'annotation ambient.istio.io/redirection=pending',
+        nodeProxy: 'not examined',
+        nodeAgent: 'not examined',
+      },
     ]);
     expect(f!.evidence.nodeProxyNotExamined).toMatch(/^no ztunnel pod among the pods read/);
     // A missing ztunnel is never claimed from pods not read: enrolled pods stay silent.
@@ -165,7 +190,9 @@ describe('webhook-denied', () => {
   it('handles a denial without explanation (Linkerd, a Job)', () => {
     const [f] = run(cluster('linkerd', [F('webhook-denied', 'fires-linkerd-without-explanation')]));
     expect(ids([f!])).toEqual(['webhook-denied Job shop/report']);
-    expect(f!.message).toBe("Job shop/report cannot create pods: Linkerd's injection webhook linkerd-proxy-injector.linkerd.io denied them without explanation.");
+    expect(f!.message).toBe(
+      "Job shop/report cannot create pods: Linkerd's injection webhook linkerd-proxy-injector.linkerd.io denied them without explanation.",
+    );
   });
 
   it('leaves failed calls to webhook-call-failed (never both), other webhooks alone, and owners that recovered', () => {
@@ -197,8 +224,8 @@ describe('pod-security-blocks-init', () => {
     expect(f!.fix).toEqual([
       '# install the Istio CNI plugin and turn it on for the injector: run the one line for your install method',
       '# istioctl: istioctl install -y --set components.cni.enabled=true -f YOUR-ISTIOOPERATOR.yaml  (the profile and values you installed with)',
-      "# Helm: helm install istio-cni istio/cni -n istio-system && helm upgrade istiod istio/istiod -n istio-system --reuse-values --set pilot.cni.enabled=true",
-      "# or let namespace store admit istio-init (this lowers Pod Security for every pod in it): kubectl label namespace store pod-security.kubernetes.io/enforce=privileged --overwrite",
+      '# Helm: helm install istio-cni istio/cni -n istio-system && helm upgrade istiod istio/istiod -n istio-system --reuse-values --set pilot.cni.enabled=true',
+      '# or let namespace store admit istio-init (this lowers Pod Security for every pod in it): kubectl label namespace store pod-security.kubernetes.io/enforce=privileged --overwrite',
     ]);
   });
 
