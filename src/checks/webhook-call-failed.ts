@@ -20,7 +20,7 @@ import { type WebhookFailureCause, webhookFailureCause } from '../k8s/admission.
 import { OWNER_KINDS, eventInfo, missingPods, workloadOfObject } from '../k8s/events.js';
 import { KINDS } from '../cluster/kinds.js';
 import { injectorPodSelector, reinstallCommands, webhookTargets } from '../mesh/controlplane.js';
-import type { K8sObject, MeshName, ResourceRef } from '../types.js';
+import type { MeshName, ResourceRef } from '../types.js';
 import { shq, time } from '../util.js';
 import { profileOf, webhookMesh } from '../mesh/registry.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';

@@ -8,7 +8,6 @@ import type { K8sObject, Snapshot } from '../../src/types.js';
 import { cluster, findings, ids } from '../helpers/fixtures.js';
 
 const F = (id: string, file: string) => `checks/${id}/${file}.yaml`;
-const AMBIENT = ['dataplane-mode-conflict', 'sidecarless-not-enrolled'];
 
 /** A live `-n <ns>` snapshot: pods and events of that namespace only (the control-plane namespaces not read). */
 function namespacedRun(snap: Snapshot, ns: string): Snapshot {
