@@ -59,6 +59,8 @@ const VIOLATES = /violates PodSecurity "([a-z]+)(?::[^"]*)?": ([\s\S]*)/;
 
 /** What the mesh's injected pods show: its validation container (CNI on), its privileged init container (off), or nothing. */
 function cniFromPods(m: Model, cni: CniPlugin): { enabled: boolean; from: string } | undefined {
+  // A plugin that keeps the init container's name: the pods' container names tell nothing.
+  if (!cni.validationInit || cni.validationInit === cni.privilegedInit.name) return undefined;
   let off: string | undefined;
   for (const p of m.list('pods')) {
     const names = initContainers(podSpec(p)).map((c) => c.name);

@@ -144,8 +144,8 @@ export interface SidecarlessMode {
 export interface CniPlugin {
   /** The init container the injector adds without the plugin, and the capabilities it adds. */
   readonly privilegedInit: { name: string; capabilities: readonly string[] };
-  /** The init container the injector adds instead with the plugin (it adds no capability). */
-  readonly validationInit: string;
+  /** The init container the injector adds instead with the plugin (it adds no capability); undefined when it keeps the same name. */
+  readonly validationInit?: string;
   /** The plugin's node DaemonSet. */
   readonly daemonSet: string;
   /** Whether the injector injects for the plugin (for the workload's injector), from the mesh's own configuration (undefined: not read). */

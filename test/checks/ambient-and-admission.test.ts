@@ -246,6 +246,14 @@ describe('pod-security-blocks-init', () => {
     expect(f!.fix.at(-1)).toBe('# the controller retries by itself once one of them is done');
   });
 
+  it("without the mesh's configuration, its injected pods tell whether the CNI plugin is on", () => {
+    const snap = cluster('istio', [F('pod-security-blocks-init', 'fires-istio-predicted')]);
+    delete snap.objects.configmaps;
+    snap.unavailable.configmaps = 'forbidden';
+    const [f] = run(snap);
+    expect(f!.evidence.cniPlugin).toEqual({ enabled: false, from: 'pod store/frontend-6c8d9f7b5-k8s9d has init container istio-init' });
+  });
+
   it('confirms from the event alone when the Namespace could not be read', () => {
     const snap = cluster('linkerd', [F('pod-security-blocks-init', 'fires-linkerd-confirmed')]);
     delete snap.objects.namespaces;
