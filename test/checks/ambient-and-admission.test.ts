@@ -40,6 +40,22 @@ metadata: {name: shop, uid: ns-shop, labels: {kubernetes.io/metadata.name: shop}
     expect(ids(fs)).toEqual(['namespace-not-enabled Namespace shop']);
   });
 
+  it('a namespace asking for both: one cause (the conflict), no missing sidecar for pods enrolled in ambient mode, no opt-out to remove', () => {
+    const optedOut = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: batch, namespace: shop, uid: dep-batch}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: batch}}
+  template:
+    metadata: {labels: {app: batch, sidecar.istio.io/inject: "false"}}
+    spec: {containers: [{name: batch, image: "example/batch:1"}]}
+`;
+    const fs = findings(cluster('istio-ambient', [F('dataplane-mode-conflict', 'fires-ambient-injection'), optedOut]));
+    // shop enforces restricted: web's next pods get istio-init (the sidecar wins), which Pod Security refuses.
+    expect(ids(fs)).toEqual(['dataplane-mode-conflict Namespace shop', 'pod-security-blocks-init Deployment shop/web']);
+  });
+
   it('waypoints are mesh infrastructure, not app workloads', () => {
     const fs = findings(cluster('istio-ambient', [F('sidecarless-not-enrolled', 'fires-ambient-not-enrolled')]));
     expect(fs.some((f) => f.resource.name === 'waypoint')).toBe(false);
