@@ -11,6 +11,10 @@
  *   hostNetwork. AnnotateEnrolledPod / AnnotatePartiallyEnrolledPod write `enabled` / `pending`
  *   (merge patch through pods/status); un-enrolment removes it. IsZtunnelPod: `app: ztunnel` in the
  *   system namespace.
+ * - At 86c9f01f the same rule is cni/pkg/util/enablement_selector.go Matches (hostNetwork and
+ *   `sidecar.istio.io/status` pods never match) over manifests/charts/istio-cni/values.yaml
+ *   `ambient.enablementSelectors` (default: pod label ambient; or pod label NotIn [none] in a
+ *   namespace labelled ambient). Custom selectors in the CNI chart values are not read here.
  * - manifests/charts/ztunnel/templates/daemonset.yaml: DaemonSet `ztunnel`, pods labelled
  *   `app: ztunnel`. manifests/charts/istio-cni/templates/daemonset.yaml: DaemonSet
  *   `istio-cni-node`, pods labelled `k8s-app: istio-cni-node`. manifests/charts/istio-cni/values.yaml:
