@@ -7,7 +7,8 @@ import type { Decision } from './mesh/decision.js';
 import { workloadOfObject } from './k8s/events.js';
 import { webhookBackends, type WebhookBackend } from './mesh/controlplane.js';
 import { namespaceMarker } from './mesh/markers.js';
-import { profileOf } from './mesh/registry.js';
+import { meshTitle, profileOf } from './mesh/registry.js';
+import { sidecarlessOf } from './mesh/sidecarless.js';
 import { podStates, type Model, type Workload } from './model.js';
 import type { Finding, MeshName, ResourceRef } from './types.js';
 import { nameOf } from './util.js';
@@ -72,6 +73,8 @@ export interface Explanation {
   via?: string;
   meshes: MeshExplanation[];
   now: { pods: number; meshed: Partial<Record<MeshName, string[]>>; unmeshed: string[] };
+  /** A sidecar-less data plane (Istio's ambient mode) meshes its pods without a proxy container. */
+  sidecarless?: { mesh: MeshName; mode: string; by: string; enrolled: string[]; notEnrolled: string[] };
   onRestart: string;
   findings: Finding[];
 }
@@ -162,6 +165,9 @@ export function explain(m: Model, target: { kind: string; name: string }, ns: st
     };
   });
   const injecting = meshes.filter((x) => x.wouldInject).map((x) => x.mesh);
+  // Ambient mode: meshed with no proxy container; never reported as pods without a proxy to add one to.
+  const sl = sidecarlessOf(m, w);
+  const enrolled = sl ? states.unmeshed.filter((p) => sl.mode.enrolment(p).state === 'enrolled').map(nameOf) : [];
   return {
     workload: w.ref,
     ...(via ? { via } : {}),
@@ -171,8 +177,20 @@ export function explain(m: Model, target: { kind: string; name: string }, ns: st
       meshed: Object.fromEntries([...states.meshed].map(([mesh, pods]) => [mesh, pods.map(nameOf)])),
       unmeshed: states.unmeshed.map(nameOf),
     },
-    onRestart:
-      meshes.length === 0
+    ...(sl
+      ? {
+          sidecarless: {
+            mesh: sl.mesh,
+            mode: sl.mode.title,
+            by: sl.by,
+            enrolled,
+            notEnrolled: states.unmeshed.map(nameOf).filter((n) => !enrolled.includes(n)),
+          },
+        }
+      : {}),
+    onRestart: sl
+      ? `new pods join ${meshTitle(sl.mesh)} ${sl.mode.title} (${sl.by}), with no proxy container`
+      : meshes.length === 0
         ? 'no mesh is installed: pods are never injected'
         : injecting.length
           ? `new pods get ${injecting.map((x) => profileOf(x).proxyContainer).join(' and ')}`

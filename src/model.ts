@@ -197,7 +197,9 @@ export class Model {
   /** The workloads of namespaces in scope, excluding the meshes' own control planes. */
   get appWorkloads(): Workload[] {
     return this.memo('app-workloads', () =>
-      this.workloads.filter((w) => this.inScope(w.namespace) && !this.isControlPlaneNamespace(w.namespace) && !isControlPlaneWorkload(w)),
+      this.workloads.filter(
+        (w) => this.inScope(w.namespace) && !this.isControlPlaneNamespace(w.namespace) && !isControlPlaneWorkload(w) && !isSidecarlessInfrastructure(w),
+      ),
     );
   }
 
@@ -241,6 +243,12 @@ export class Model {
 export function isControlPlaneWorkload(w: Workload): boolean {
   const labels = labelsOf(w.template);
   return PROFILE_LIST.some((p) => p.isControlPlaneWorkload(labels));
+}
+
+/** Infrastructure of a sidecar-less data plane (waypoints, node proxies): mesh components, not app workloads. */
+export function isSidecarlessInfrastructure(w: Workload): boolean {
+  const labels = labelsOf(w.template);
+  return PROFILE_LIST.some((p) => p.sidecarless?.isInfrastructure(labels));
 }
 
 function buildWorkloads(m: Model): Workload[] {

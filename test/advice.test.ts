@@ -601,7 +601,7 @@ spec: {template: {metadata: {labels: {linkerd.io/inject: enabled}}, spec: {resta
     const bad: string[] = [];
     let manifestLines = 0;
     for (const file of files) {
-      const base: Base = file.includes('istio') ? 'istio' : file.includes('linkerd') ? 'linkerd' : 'both';
+      const base: Base = file.includes('ambient') ? 'istio-ambient' : file.includes('istio') ? 'istio' : file.includes('linkerd') ? 'linkerd' : 'both';
       // What a manifest holds: not what controllers create (owned pods, ReplicaSets, Jobs) nor Events.
       const objects = fixtureObjects(file)
         .map((obj, i) => ({ obj, source: { file, document: i + 1 } }))

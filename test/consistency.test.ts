@@ -19,6 +19,7 @@ import { makeModel, runChecks } from '../src/run.js';
 import type { Finding, MeshName, Snapshot } from '../src/types.js';
 import { podSpec } from '../src/k8s/pods.js';
 import { templateOptOut } from '../src/mesh/markers.js';
+import { profileOf } from '../src/mesh/registry.js';
 import { FIXTURES, MORE_HEALTHY, NOW, cluster, type Base } from './helpers/fixtures.js';
 
 const MISSING = new Set(['sidecar-missing', 'pod-predates-enablement']);
@@ -48,6 +49,7 @@ export function inconsistencies(e: Explanation, unmeshed: (mesh: MeshName) => nu
 }
 
 function baseOf(file: string): Base {
+  if (file.includes('ambient')) return 'istio-ambient';
   if (file.includes('istio')) return 'istio';
   if (file.includes('linkerd')) return 'linkerd';
   return 'both';
@@ -55,7 +57,7 @@ function baseOf(file: string): Base {
 
 function cases(): [string, Snapshot][] {
   const out: [string, Snapshot][] = [];
-  for (const base of ['linkerd', 'istio', 'both', ...MORE_HEALTHY] as const) out.push([`healthy ${base}`, cluster(base)]);
+  for (const base of ['linkerd', 'istio', 'istio-ambient', 'both', ...MORE_HEALTHY] as const) out.push([`healthy ${base}`, cluster(base)]);
   out.push(['golden-cluster.yaml', cluster('none', ['golden-cluster.yaml'])]);
   for (const dir of readdirSync(join(FIXTURES, 'checks')).sort()) {
     for (const f of readdirSync(join(FIXTURES, 'checks', dir))
@@ -75,8 +77,11 @@ function check(snap: Snapshot): { violations: string[]; workloads: number } {
   const violations: string[] = [];
   for (const w of model.appWorkloads) {
     const e = explain(model, { kind: w.kind, name: w.name }, w.namespace, findings);
-    // Pods that opted out themselves (created from an older template) or use hostNetwork were never to be injected.
-    const unmeshed = (mesh: MeshName) => podStates(w).unmeshed.filter((p) => podSpec(p).hostNetwork !== true && !templateOptOut(mesh, p)).length;
+    // Pods that opted out themselves (created from an older template) or use hostNetwork were never
+    // to be injected; pods the mesh meshes without a proxy (Istio's ambient mode) are meshed.
+    const ns = model.namespace(w.namespace);
+    const unmeshed = (mesh: MeshName) =>
+      podStates(w).unmeshed.filter((p) => podSpec(p).hostNetwork !== true && !templateOptOut(mesh, p) && !profileOf(mesh).meshedWithoutProxy?.(p, ns)).length;
     violations.push(...inconsistencies(e, unmeshed, findings));
   }
   return { violations, workloads: model.appWorkloads.length };

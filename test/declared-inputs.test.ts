@@ -24,6 +24,7 @@ const CLUSTER_SCOPED = KIND_KEYS.filter((k) => !KINDS[k].namespaced);
 
 /** The base a fixture is written against, as the per-check tests use it. */
 function baseOf(file: string): Base {
+  if (file.includes('ambient')) return 'istio-ambient';
   if (file.includes('istio')) return 'istio';
   if (file.includes('linkerd')) return 'linkerd';
   return 'both';

@@ -125,3 +125,29 @@ describe('explain shows everything that bears on the workload', () => {
     expect(e.findings.map((f: any) => `${f.id} ${f.resource.kind} ${f.resource.name}`)).toContain('webhook-excludes-namespace Namespace batch');
   });
 });
+
+describe('explain in ambient mode', () => {
+  const AMBIENT = ['healthy/istio.yaml', 'healthy/istio-ambient.yaml'].flatMap((f) => ['--snapshot', join(FIXTURES, f)]);
+
+  it('says the pods are meshed by ambient mode and never asks for a sidecar', async () => {
+    const r = await runCli(['explain', 'deployment/web', '-n', 'shop', ...AMBIENT, '-o', 'json']);
+    expect(r.code).toBe(0);
+    const e = JSON.parse(r.stdout);
+    expect(e.sidecarless).toEqual({
+      mesh: 'istio',
+      mode: 'ambient mode',
+      by: 'namespace label istio.io/dataplane-mode=ambient',
+      enrolled: ['web-5d8f7c9b4-aaaaa', 'web-5d8f7c9b4-bbbbb'],
+      notEnrolled: [],
+    });
+    expect(e.onRestart).toBe('new pods join Istio ambient mode (namespace label istio.io/dataplane-mode=ambient), with no proxy container');
+    expect(e.findings).toEqual([]);
+    const text = await runCli(['explain', 'deployment/web', '-n', 'shop', ...AMBIENT]);
+    expect(text.stdout).toContain('now:        2 active pods, 2 in istio ambient mode, 0 without a proxy');
+  });
+
+  it('a sidecar workload has no sidecarless part', async () => {
+    const e = await explainJson('deployment/web', '-n', 'shop');
+    expect(e.sidecarless).toBeUndefined();
+  });
+});

@@ -22,7 +22,7 @@ const fixtures = readdirSync(join(FIXTURES, 'checks')).flatMap((check) =>
 
 describe('fix lines with hostile names from the cluster', () => {
   it.each(fixtures)('%s: every fix is one line, runs only what it names, keeps each value whole', (path) => {
-    const base = path.includes('istio') ? 'istio' : 'linkerd';
+    const base = path.includes('ambient') ? 'istio-ambient' : path.includes('istio') ? 'istio' : 'linkerd';
     const { objects, values } = hostile(overlay(baseObjects(base), fixtureObjects(path)));
     const fs = findings(snapshotFrom(objects));
     let lines = 0;

@@ -80,7 +80,8 @@ function views(name: string, snap: Snapshot, expectMeshed?: boolean, only?: Set<
 }
 
 /** The base a fixture is written against (as its per-check test uses it). */
-const baseOf = (file: string): Base => (file.includes('istio') ? 'istio' : file.includes('linkerd') ? 'linkerd' : 'both');
+const baseOf = (file: string): Base =>
+  file.includes('ambient') ? 'istio-ambient' : file.includes('istio') ? 'istio' : file.includes('linkerd') ? 'linkerd' : 'both';
 
 /** Every fixture file under test/fixtures (YAML objects), relative to it. */
 function fixtureFiles(dir = ''): string[] {

@@ -25,6 +25,10 @@ import injectorOomkilled from './injector-oomkilled.js';
 import webhookCallFailed from './webhook-call-failed.js';
 import proxyMissingBesideMeshed from './proxy-missing-beside-meshed.js';
 import injectorConfigExcludes from './injector-config-excludes.js';
+import dataplaneModeConflict from './dataplane-mode-conflict.js';
+import sidecarlessNotEnrolled from './sidecarless-not-enrolled.js';
+import webhookDenied from './webhook-denied.js';
+import podSecurityBlocksInit from './pod-security-blocks-init.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -51,4 +55,8 @@ export const CHECKS: readonly Check[] = [
   webhookCallFailed,
   proxyMissingBesideMeshed,
   injectorConfigExcludes,
+  dataplaneModeConflict,
+  sidecarlessNotEnrolled,
+  webhookDenied,
+  podSecurityBlocksInit,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));

@@ -9,8 +9,11 @@
  * mix meshed and unmeshed workloads (intent shown). Plain unmeshed apps, kube-system and the
  * meshes' own namespaces stay silent. A workload that asks for injection itself (a pod label such
  * as Istio's `istio.io/rev` or `sidecar.istio.io/inject=true`) or that a webhook injects unmarked
- * (Istio's enableNamespacesByDefault) is not counted as waiting for the namespace's marker. A namespace carrying a marker that is wrong or disabled is
- * left to injection-marker-invalid (one cause, one finding).
+ * (Istio's enableNamespacesByDefault) is not counted as waiting for the namespace's marker. A
+ * namespace carrying a marker that is wrong or disabled is left to injection-marker-invalid (one
+ * cause, one finding). A namespace labelled for a sidecar-less data plane (Istio's
+ * `istio.io/dataplane-mode=ambient`) is meshed without sidecars: silent, and workloads enrolled by
+ * their own label count as neither meshed nor unmeshed here.
  * Known false positives: a namespace meant to stay partly unmeshed on purpose (use -A, or opt
  * the unmeshed workloads out explicitly).
  * Fix: mark the namespace, then restart the workloads whose pods lack the proxy, by name (new
@@ -27,6 +30,7 @@ import { annotationsOf, groupBy, plural } from '../util.js';
 import { namespaceChange, recreateAll } from '../fix.js';
 import { decide } from '../mesh/decision.js';
 import { namespaceLabels } from '../mesh/webhooks.js';
+import { namespaceSidecarless, sidecarlessOf } from '../mesh/sidecarless.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 export default defineCheck({
@@ -46,7 +50,10 @@ export default defineCheck({
       // Any marker of any installed mesh (valid, disabled or misplaced; --mesh or not) is a choice
       // made: not "no marker" (and a marker for a second mesh would put two proxies in its pods).
       if (installedMeshes(m).some((x) => namespaceMarker(x, nsObj).present)) continue;
-      const states = workloads.map((w) => ({ w, s: podStates(w) }));
+      // A namespace labelled for a sidecar-less data plane chose its data plane: no sidecar marker is missing.
+      if (namespaceSidecarless(m, ns)) continue;
+      // Workloads a sidecar-less data plane enrols by their own labels are meshed without a sidecar.
+      const states = workloads.filter((w) => !sidecarlessOf(m, w)).map((w) => ({ w, s: podStates(w) }));
       // A workload that asks for injection itself (a pod label such as istio.io/rev or
       // sidecar.istio.io/inject=true), or that a webhook injects without any marker (Istio's
       // enableNamespacesByDefault), is not waiting for a namespace marker: the injection checks

@@ -10,7 +10,8 @@
  * and never in the meshes' own or Kubernetes' namespaces.
  * Known false positives: workloads opted out on purpose (Jobs without native sidecars, host
  * agents); suppress them or leave the warning as the record of that choice.
- * Silent where another mesh injects the workload: the opt-out is what keeps its pods to one proxy.
+ * Silent where another mesh injects the workload: the opt-out is what keeps its pods to one proxy;
+ * and where a sidecar-less data plane (Istio's ambient mode) enrols it: it is meshed without a sidecar.
  * Fix: remove the opt-out from the pod template (not the running pod: injection happens only at
  * pod creation); patching the template rolls the workload out. A template that opts out of both
  * meshes in a namespace that enables both: one mesh only (src/mesh/choice.ts), else the choice.
@@ -18,6 +19,7 @@
 import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { podStates } from '../model.js';
 import { meshOwnNamespace, meshedByNamespace, notExamined } from '../mesh/siblings.js';
+import { sidecarlessOf } from '../mesh/sidecarless.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 import { removeFromTemplate, recreateCommands } from '../fix.js';
 import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, meshWouldInject, mustChoose } from '../mesh/choice.js';
@@ -36,6 +38,8 @@ export default defineCheck({
   *run(m) {
     const markerRead = m.has('namespaces');
     for (const w of m.appWorkloads) {
+      // Opted out of the sidecar, enrolled in a sidecar-less data plane (ambient mode): meshed, not out.
+      if (sidecarlessOf(m, w)) continue;
       const found: FindingInput[] = [];
       for (const { mesh } of m.meshes) {
         const out = templateOptOut(mesh, w.template);

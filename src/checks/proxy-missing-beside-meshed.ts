@@ -42,6 +42,7 @@ import {
   templateAsks,
 } from '../mesh/siblings.js';
 import { podStates, type Workload } from '../model.js';
+import { sidecarlessOf } from '../mesh/sidecarless.js';
 import type { K8sObject } from '../types.js';
 import { arr, isObj, labelsOf, plural, shq, str, time } from '../util.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
@@ -83,7 +84,7 @@ export default defineCheck({
     "Namespace-only permissions: a workload's pods run without the proxy that other pods of the same workload, or the namespace's other workloads, were injected with; the namespace's marker and the webhooks could not be read.",
   severity: 'error',
   inputs: ['pods'],
-  optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'events'],
+  optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'events', 'configmaps'],
   *run(m) {
     // Both read: the injection decision is known and the full checks report this (one cause, one finding).
     if (m.injectionConfigRead) return;
@@ -91,6 +92,7 @@ export default defineCheck({
     for (const w of m.appWorkloads) {
       const s = podStates(w);
       if (s.hostNetwork) continue; // never injected, by design
+      if (sidecarlessOf(m, w)) continue; // meshed without a sidecar, by its labels (sidecarless-not-enrolled watches it)
       for (const mesh of meshesAllowed(m)) {
         if (meshOwnNamespace(m, w.namespace, mesh)) continue; // control planes and never-injected namespaces
         if (templateOptOut(mesh, w.template)) continue; // a choice: pod-opted-out
@@ -103,7 +105,7 @@ export default defineCheck({
           (p) =>
             podSpec(p).hostNetwork !== true &&
             !templateOptOut(mesh, p) && // created from an older template that opted out
-            !meshedWithoutProxy(p) &&
+            !meshedWithoutProxy(p, m.namespace(w.namespace)) && // a sidecar-less data plane meshes it
             !(asks && !templateAsks(mesh, p)) && // older than the template change that asks: the rollout replaces it
             !replacedByRollout(p, meshedHere),
         );

@@ -17,15 +17,13 @@
  * Fix: repair the link the error names; the controller retries by itself.
  */
 import { type WebhookFailureCause, webhookFailureCause } from '../k8s/admission.js';
-import { eventInfo, workloadOfObject } from '../k8s/events.js';
-import { KINDS, type KindKey } from '../cluster/kinds.js';
+import { OWNER_KINDS, eventInfo, missingPods, workloadOfObject } from '../k8s/events.js';
+import { KINDS } from '../cluster/kinds.js';
 import { injectorPodSelector, reinstallCommands, webhookTargets } from '../mesh/controlplane.js';
-import type { K8sObject, MeshName, ResourceRef } from '../types.js';
-import { isObj, shq, time } from '../util.js';
+import type { MeshName, ResourceRef } from '../types.js';
+import { shq, time } from '../util.js';
 import { profileOf, webhookMesh } from '../mesh/registry.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
-
-const OWNER_KINDS: Record<string, KindKey> = { ReplicaSet: 'replicasets', Job: 'jobs', StatefulSet: 'statefulsets', DaemonSet: 'daemonsets' };
 
 const CAUSE_TEXT: Record<WebhookFailureCause, string> = {
   'no-endpoints': 'its Service has no endpoints',
@@ -35,17 +33,6 @@ const CAUSE_TEXT: Record<WebhookFailureCause, string> = {
   'service-not-found': 'its Service does not exist',
   other: 'the call failed',
 };
-
-/** Pods the owner still lacks (0: it has created them all since); undefined when unknown. */
-function missingPods(kind: string, obj: K8sObject | undefined): number | undefined {
-  if (!obj || !isObj(obj.status)) return undefined;
-  const spec = isObj(obj.spec) ? obj.spec : {};
-  const st = obj.status;
-  const n = (v: unknown, d = 0) => (typeof v === 'number' ? v : d);
-  if (kind === 'DaemonSet') return Math.max(0, n(st.desiredNumberScheduled) - n(st.currentNumberScheduled));
-  if (kind === 'Job') return n(st.active) + n(st.succeeded) > 0 ? 0 : n(spec.parallelism, 1);
-  return Math.max(0, n(spec.replicas, 1) - n(st.replicas));
-}
 
 /** The mesh of a webhook named in an event (the one rule every caller uses: webhookMesh). */
 const meshOfHook = (name: string): MeshName | undefined => webhookMesh({ name, configName: '' });

@@ -7,7 +7,8 @@
  * each mesh's verdict, before `kubectl apply`.
  * When: only with --expect-meshed, only for workloads in the manifests, and not for workloads that
  * opt out explicitly (Linkerd `linkerd.io/inject: disabled`, Istio `sidecar.istio.io/inject:
- * "false"`) or use hostNetwork: those are choices, not accidents.
+ * "false"`) or use hostNetwork: those are choices, not accidents. Nor for workloads a sidecar-less
+ * data plane enrols by their labels or their namespace's (Istio's ambient mode): meshed, without a sidecar.
  * Known false positives: none by construction (the verdicts are the injection model's); with no
  * mesh detected at all the check stays silent (there is no mesh to name; the report header says
  * "meshes: none detected").
@@ -29,6 +30,7 @@ import { namespaceLabels } from '../mesh/webhooks.js';
 import { desiredPods, podStates, type Model, type Workload } from '../model.js';
 import type { MeshName } from '../types.js';
 import { annotationsOf } from '../util.js';
+import { sidecarlessOf } from '../mesh/sidecarless.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 
 /** The same wording as `explain`'s verdict for a mesh that would not inject. */
@@ -83,6 +85,7 @@ export default defineCheck({
     for (const w of m.manifestWorkloads) {
       if (podStates(w).hostNetwork) continue; // never injected, by design (host-network-pod)
       if (m.meshes.some((i) => templateOptOut(i.mesh, w.template))) continue; // opted out on purpose
+      if (sidecarlessOf(m, w)) continue; // meshed without a sidecar (a sidecar-less data plane enrols it by its labels)
       const decisions = m.decisions(w);
       if (decisions.some((d) => d.inject)) continue;
       const fixes = new Map(decisions.map((d) => [d.mesh, fixFor(m, w, d.mesh)]));

@@ -173,6 +173,7 @@ function slimPod(pod: unknown): void {
     containers: eachObject(spec.containers, slimContainer),
     initContainers: eachObject(spec.initContainers, slimContainer),
     hostNetwork: spec.hostNetwork,
+    nodeName: spec.nodeName, // sidecarless-not-enrolled: the node proxy on the pod's node
     serviceAccountName: spec.serviceAccountName,
     serviceAccount: spec.serviceAccount,
     automountServiceAccountToken: spec.automountServiceAccountToken,

@@ -1,4 +1,5 @@
 /** Events: their time, count and involved object, and the workload an involved object belongs to. */
+import type { KindKey } from '../cluster/kinds.js';
 import type { Model, Workload } from '../model.js';
 import type { K8sObject } from '../types.js';
 import { arr, isObj, nsOf, str, time } from '../util.js';
@@ -42,4 +43,61 @@ export function eventInfo(e: K8sObject) {
     count: typeof e.count === 'number' ? e.count : typeof series.count === 'number' ? series.count : 1,
     ...(last ? { lastTimestamp: String(last) } : {}),
   };
+}
+
+/** The controllers whose FailedCreate events say a pod could not be created, and their kind keys. */
+export const OWNER_KINDS: Record<string, KindKey> = { ReplicaSet: 'replicasets', Job: 'jobs', StatefulSet: 'statefulsets', DaemonSet: 'daemonsets' };
+
+/** Pods the owner still lacks (0: it has created them all since); undefined when unknown. */
+export function missingPods(kind: string, obj: K8sObject | undefined): number | undefined {
+  if (!obj || !isObj(obj.status)) return undefined;
+  const spec = isObj(obj.spec) ? obj.spec : {};
+  const st = obj.status;
+  const n = (v: unknown, d = 0) => (typeof v === 'number' ? v : d);
+  if (kind === 'DaemonSet') return Math.max(0, n(st.desiredNumberScheduled) - n(st.currentNumberScheduled));
+  if (kind === 'Job') return n(st.active) + n(st.succeeded) > 0 ? 0 : n(spec.parallelism, 1);
+  return Math.max(0, n(spec.replicas, 1) - n(st.replicas));
+}
+
+/** FailedCreate events of one workload that a matcher recognised, merged: the newest one's message and match. */
+export interface FailedCreates<T> {
+  resource: { kind: string; namespace: string; name: string };
+  workload?: Workload;
+  /** The owners the events were on ("ReplicaSet/web-5d8f7c9b4"). */
+  objects: Set<string>;
+  count: number;
+  last?: string;
+  message: string;
+  match: T;
+  /** Pods the owners still lack (0 when unknown). */
+  missing: number;
+}
+
+/**
+ * FailedCreate events on controllers in scope whose message `match` recognises, grouped per
+ * workload and `key`; silent for owners that have created all their pods since (the failure is over).
+ */
+export function failedCreates<T>(m: Model, match: (message: string) => T | undefined, key: (t: T) => string): FailedCreates<T>[] {
+  const groups = new Map<string, FailedCreates<T>>();
+  for (const e of m.list('events')) {
+    const ev = eventInfo(e);
+    const kindKey = OWNER_KINDS[ev.kind];
+    if (ev.reason !== 'FailedCreate' || !kindKey || !m.inScope(ev.namespace)) continue;
+    const t = match(ev.message);
+    if (t === undefined) continue;
+    const missing = missingPods(ev.kind, m.get(kindKey, ev.namespace, ev.name));
+    if (missing === 0) continue; // the owner has created its pods since: the failure is over
+    const w = workloadOfObject(m, ev.kind, ev.namespace, ev.name);
+    const resource = w?.ref ?? { kind: ev.kind, namespace: ev.namespace, name: ev.name };
+    const id = `${key(t)}\u0000${resource.kind}/${resource.namespace}/${resource.name}`;
+    const g = groups.get(id) ?? { resource, ...(w ? { workload: w } : {}), objects: new Set<string>(), count: 0, message: ev.message, match: t, missing: 0 };
+    if (!g.objects.has(`${ev.kind}/${ev.name}`)) g.missing += missing ?? 0;
+    g.objects.add(`${ev.kind}/${ev.name}`);
+    g.count += ev.count;
+    if (!g.last || (time(ev.lastTimestamp)?.getTime() ?? 0) > (time(g.last)?.getTime() ?? 0)) {
+      Object.assign(g, { message: ev.message, match: t, ...(ev.lastTimestamp ? { last: ev.lastTimestamp } : {}) });
+    }
+    groups.set(id, g);
+  }
+  return [...groups.values()];
 }

@@ -14,6 +14,7 @@ import { templateOptOut } from './markers.js';
 import type { MeshName } from './names.js';
 import type { Field } from './profile.js';
 import { profileOf } from './registry.js';
+import { meshedWithoutProxy } from './siblings.js';
 
 export interface MissingProxy {
   decision: Decision;
@@ -37,7 +38,9 @@ export function missingProxy(m: Model, w: Workload, mesh: MeshName): MissingProx
   if (!decision?.inject || !decision.intent) return undefined;
   if (markerExplains(m, w, mesh)) return undefined; // injection-marker-invalid reports the cause
   // A pod on the host network or opted out itself (an older template) was never to be injected.
-  const pods = podStates(w).unmeshed.filter((p) => podSpec(p).hostNetwork !== true && !templateOptOut(mesh, p));
+  // A pod a sidecar-less data plane meshes (Istio's ambient mode: a namespace asking for both) is not missing a proxy: dataplane-mode-conflict reports it.
+  const ns = m.namespace(w.namespace);
+  const pods = podStates(w).unmeshed.filter((p) => podSpec(p).hostNetwork !== true && !templateOptOut(mesh, p) && !meshedWithoutProxy(p, ns));
   if (pods.length === 0) return undefined;
   const markers = enablingMarkers(mesh, m.namespace(w.namespace), w);
   const since = enabledSince(markers);

@@ -128,6 +128,43 @@ export interface ProxyResourceValue {
   from: string;
 }
 
+/**
+ * A data plane that meshes pods with no proxy container in them (Istio's ambient mode): a node
+ * agent enrols the pods and a node proxy on their node carries their traffic.
+ */
+export interface SidecarlessMode {
+  /** "ambient mode". */
+  readonly title: string;
+  /** The label enrolling a namespace or a pod, its enrolling value, and the pod value opting out. */
+  readonly label: { key: string; value: string; optOut: string };
+  /** The pod (or pod template) is enrolled by the labels, its own and its namespace's (undefined: the namespace was not read). */
+  enrols(pod: Template, nsLabels: Record<string, string> | undefined): boolean;
+  /** What the node agent left on a running pod: enrolled, only partly ('pending'), or nothing. */
+  enrolment(pod: K8sObject): { state: 'enrolled' | 'pending' | 'none'; text: string };
+  /** The namespace's sidecar injection markers that conflict with the label, and the mesh's own rule saying so. */
+  conflict(nsLabels: Record<string, string>): { markers: string[]; rule: string } | undefined;
+  /** The node proxy every enrolled pod's node must run. */
+  readonly nodeProxy: { title: string; daemonSet: string; isPod(pod: K8sObject): boolean };
+  /** The node agent that enrols pods. */
+  readonly nodeAgent: { title: string; daemonSet: string; podSelector: string };
+  /** A pod template of its infrastructure (waypoints, node proxies, node agents): never an app workload. */
+  isInfrastructure(templateLabels: Record<string, string>): boolean;
+}
+
+/** The mesh's CNI plugin, which replaces the init container that needs network capabilities. */
+export interface CniPlugin {
+  /** The init container the injector adds without the plugin, and the capabilities it adds. */
+  readonly privilegedInit: { name: string; capabilities: readonly string[] };
+  /** The init container the injector adds instead with the plugin (it adds no capability); undefined when it keeps the same name. */
+  readonly validationInit?: string;
+  /** The plugin's node DaemonSet. */
+  readonly daemonSet: string;
+  /** Whether the injector injects for the plugin (for the workload's injector), from the mesh's own configuration (undefined: not read). */
+  enabled(m: Model, w?: Workload): { enabled: boolean; from: string } | undefined;
+  /** How to install the plugin and turn it on for the injector: comment lines, one per install method. */
+  install(ns: string): string[];
+}
+
 export interface MeshProfile {
   readonly name: MeshName;
   /** "Linkerd". */
@@ -179,8 +216,12 @@ export interface MeshProfile {
   isControlPlaneNamespace(ns: K8sObject): boolean;
   /** A pod template of the mesh's own control plane or extensions (never reported as unmeshed). */
   isControlPlaneWorkload(templateLabels: Record<string, string>): boolean;
-  /** A pod this mesh meshes with no proxy container, by design (Istio's ambient mode). */
-  meshedWithoutProxy?(pod: K8sObject): boolean;
+  /** A pod this mesh meshes with no proxy container, by design (Istio's ambient mode); `ns`: its Namespace, when read. */
+  meshedWithoutProxy?(pod: K8sObject, ns?: K8sObject): boolean;
+  /** Its sidecar-less data plane, when it has one. */
+  readonly sidecarless?: SidecarlessMode;
+  /** Its CNI plugin, when it has one. */
+  readonly cni?: CniPlugin;
   /** A pod of the mesh's control plane or extensions in namespace `ns`. */
   isOwnPod(podLabels: Record<string, string>, ns: string): boolean;
   /** Namespaces holding this mesh's components (or left alone by its installs): no mesh's findings there. */

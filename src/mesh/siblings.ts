@@ -24,8 +24,8 @@ export const meshesAllowed = (m: Model): MeshName[] => MESH_NAMES.filter((x) => 
 /** The pod template (or pod) asks this mesh for injection itself, whatever its namespace says. */
 export const templateAsks = (mesh: MeshName, template: { metadata?: unknown } | undefined): boolean => profileOf(mesh).templateAsks(template);
 
-/** A pod meshed with no proxy container by design (Istio's ambient mode). */
-export const meshedWithoutProxy = (pod: K8sObject): boolean => PROFILE_LIST.some((p) => p.meshedWithoutProxy?.(pod));
+/** A pod meshed with no proxy container by design (a sidecar-less data plane); `ns`: its Namespace, when read. */
+export const meshedWithoutProxy = (pod: K8sObject, ns?: K8sObject): boolean => PROFILE_LIST.some((p) => p.meshedWithoutProxy?.(pod, ns));
 
 /**
  * A namespace where the mesh never injects app pods, or that holds a mesh's control plane or

@@ -15,9 +15,13 @@ export function renderExplanation(e: Explanation, color: boolean): string {
   const meshed = Object.entries(e.now.meshed).map(([mesh, pods]) => `${pods!.length} with ${mesh}`);
   if (e.meshes.length) out.push('');
   for (const m of e.meshes) out.push(`${mark(m.wouldInject)} ${m.mesh}: ${m.wouldInject ? c.green(clean(m.verdict)) : c.yellow(clean(m.verdict))}`);
+  // Pods enrolled in a sidecar-less data plane are meshed: not "without a proxy".
+  const enrolled = e.sidecarless ? [`${e.sidecarless.enrolled.length} in ${e.sidecarless.mesh} ${e.sidecarless.mode}`] : [];
+  const bare = e.now.unmeshed.filter((n) => !e.sidecarless?.enrolled.includes(n));
   out.push(
-    `now:        ${pl(e.now.pods, 'active pod')}${meshed.length ? `, ${meshed.join(', ')}` : ''}, ${e.now.unmeshed.length} without a proxy${e.now.unmeshed.length ? `: ${clean(e.now.unmeshed.slice(0, 5).join(', '))}${e.now.unmeshed.length > 5 ? ', ...' : ''}` : ''}`,
+    `now:        ${pl(e.now.pods, 'active pod')}${[...meshed, ...enrolled].map((x) => `, ${x}`).join('')}, ${bare.length} without a proxy${bare.length ? `: ${clean(bare.slice(0, 5).join(', '))}${bare.length > 5 ? ', ...' : ''}` : ''}`,
   );
+  if (e.sidecarless) out.push(`${e.sidecarless.mesh} ${clean(e.sidecarless.mode)}: ${clean(e.sidecarless.by)} (no sidecar marker needed)`);
   out.push(`on restart: ${clean(e.onRestart)}`);
   if (e.findings.length) {
     out.push('', 'findings:');

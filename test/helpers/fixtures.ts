@@ -16,7 +16,7 @@ import type { Finding, K8sObject, Scope, Snapshot } from '../../src/types.js';
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 /** The further healthy clusters (test/fixtures/healthy/<name>.yaml), each complete on its own. */
 export const MORE_HEALTHY = ['istio-revisions', 'istio-tags', 'istio-default-on'] as const;
-export type Base = 'linkerd' | 'istio' | 'both' | 'none' | (typeof MORE_HEALTHY)[number];
+export type Base = 'linkerd' | 'istio' | 'istio-ambient' | 'both' | 'none' | (typeof MORE_HEALTHY)[number];
 
 /** A fixed "now" for tests: after every fixture timestamp, well inside the fixture certificates. */
 export const NOW = new Date('2026-11-22T12:00:00Z');
@@ -55,6 +55,8 @@ export function overlay(base: K8sObject[], ...layers: K8sObject[][]): K8sObject[
 export function baseObjects(base: Base): K8sObject[] {
   if (base === 'none') return [];
   if (base === 'both') return overlay(fixtureObjects('healthy/linkerd.yaml'), fixtureObjects('healthy/istio.yaml'));
+  // Ambient mode is laid over the sidecar install (one istiod serves both).
+  if (base === 'istio-ambient') return overlay(fixtureObjects('healthy/istio.yaml'), fixtureObjects('healthy/istio-ambient.yaml'));
   return fixtureObjects(`healthy/${base}.yaml`);
 }
 

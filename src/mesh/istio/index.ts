@@ -21,6 +21,7 @@ import {
   parseInjectValue,
   serviceRevision,
 } from './injector.js';
+import { REDIRECTION, ambient, ambientEnrols, istioCni } from './ambient.js';
 import {
   enableMarker,
   namespaceEnabling,
@@ -67,13 +68,16 @@ export function revisions(webhookConfigs: K8sObject[]): string[] {
   return [...revs].sort();
 }
 
-/** The istio-sidecar-injector values for the revision whose webhook would inject this workload. */
-function injectorValues(m: Model, w: Workload): Record<string, any> | undefined {
-  const hook = m.decision(w, 'istio')?.calls.find((c) => c.called)?.webhook;
+/** The istio-sidecar-injector ConfigMap for the revision whose webhook would inject this workload (the default one without a workload). */
+function injectorConfigMap(m: Model, w: Workload | undefined): K8sObject | undefined {
+  const hook = w ? m.decision(w, 'istio')?.calls.find((c) => c.called)?.webhook : undefined;
   const name = hook?.configName.startsWith(CONFIG) ? hook.configName : CONFIG;
   const ns = hook?.service?.namespace ?? m.mesh('istio')?.namespaces[0];
-  return configValues(ns ? m.get('configmaps', ns, name) : undefined);
+  return ns ? m.get('configmaps', ns, name) : undefined;
 }
+
+/** The istio-sidecar-injector values for the revision whose webhook would inject this workload. */
+const injectorValues = (m: Model, w: Workload): Record<string, any> | undefined => configValues(injectorConfigMap(m, w));
 
 export const istio: MeshProfile & { readonly name: 'istio' } = {
   name: 'istio',
@@ -106,8 +110,14 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
   },
   isControlPlaneNamespace: () => false,
   isControlPlaneWorkload: (l) => (l.app === 'istiod' && l[ISTIO_REV] !== undefined) || l['istio.io/gateway-name'] !== undefined,
-  /** Ambient mode: meshed through ztunnel, with no sidecar by design. */
-  meshedWithoutProxy: (pod) => annotationsOf(pod)['ambient.istio.io/redirection'] === 'enabled' || labelsOf(pod)['istio.io/dataplane-mode'] === 'ambient',
+  /** Ambient mode: meshed through ztunnel, with no sidecar by design (enrolled, or enrolled by its labels and its namespace's). */
+  meshedWithoutProxy: (pod, ns) => annotationsOf(pod)[REDIRECTION] === 'enabled' || ambientEnrols(pod, ns ? labelsOf(ns) : undefined),
+  sidecarless: ambient,
+  cni: istioCni((m, w) => {
+    const cm = injectorConfigMap(m, w);
+    const values = configValues(cm);
+    return values ? { values, from: nameOf(cm!) } : undefined;
+  }),
   isOwnPod: () => false,
   ownNamespaces: ['istio-system', ...ISTIO_IGNORED_NAMESPACES],
   excludedNamespaces: [],

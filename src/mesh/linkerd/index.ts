@@ -6,7 +6,7 @@
 import type { Model, Workload } from '../../model.js';
 import { annotationsOf, labelsOf, shq } from '../../util.js';
 import { configValues, valueAt } from '../config-values.js';
-import type { MeshProfile, ResourceKey } from '../profile.js';
+import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { fixIdentity, linkerdIdentity } from './identity.js';
 import { LINKERD_INJECT, isLinkerdEnabling, isLinkerdValid, linkerdInjector } from './injector.js';
 import { enableMarker, enabling, namespaceMarker, namespaceProblems, templateAsking, templateOptOut, workloadProblems } from './markers.js';
@@ -39,6 +39,31 @@ const RESOURCE_ANNOTATIONS: Record<ResourceKey, string> = {
 
 const split = (k: ResourceKey) => k.split('.') as ['requests' | 'limits', 'cpu' | 'memory'];
 
+/**
+ * linkerd-cni (linkerd/linkerd2 at b24cd4059841f8cee2fb7a9c2ac23a693c583579): without it the
+ * injector adds `linkerd-init` with `capabilities.add: [NET_ADMIN, NET_RAW]`
+ * (charts/partials/templates/_proxy-init.tpl); with `cniEnabled: true` (values.yaml:62, default
+ * false; recorded in ConfigMap linkerd-config key `values`) charts/patch/templates/patch.json adds
+ * `linkerd-network-validator` instead. The plugin is DaemonSet `linkerd-cni`
+ * (charts/linkerd2-cni/templates/cni-plugin.yaml, chart `linkerd2-cni`); it is installed with
+ * `linkerd install-cni` and turned on with `--linkerd-cni-enabled` (cli/cmd/install-cni-plugin.go,
+ * an install and upgrade flag in cli/cmd/options.go:46).
+ */
+const cni: CniPlugin = {
+  privilegedInit: { name: 'linkerd-init', capabilities: ['NET_ADMIN', 'NET_RAW'] },
+  validationInit: 'linkerd-network-validator',
+  daemonSet: 'linkerd-cni',
+  enabled: (m) => {
+    const values = linkerdValues(m);
+    return values ? { enabled: values.cniEnabled === true, from: 'linkerd-config values cniEnabled' } : undefined;
+  },
+  install: (ns) => [
+    '# install linkerd-cni and turn it on for the injector: run the one line for your install method',
+    '# linkerd CLI: linkerd install-cni | kubectl apply -f - && linkerd upgrade --linkerd-cni-enabled | kubectl apply -f -',
+    `# Helm: helm install linkerd2-cni linkerd/linkerd2-cni -n linkerd-cni --create-namespace && helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${shq(ns)} --reuse-values --set cniEnabled=true`,
+  ],
+};
+
 export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
   name: 'linkerd',
   title: 'Linkerd',
@@ -57,6 +82,7 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
   injectorDeployment: () => INJECTOR,
   isControlPlaneNamespace: (ns) => labelsOf(ns)['linkerd.io/is-control-plane'] === 'true',
   isControlPlaneWorkload: (l) => l['linkerd.io/control-plane-component'] !== undefined || l['linkerd.io/cni-resource'] !== undefined,
+  cni,
   isOwnPod: (l, ns) => l['linkerd.io/control-plane-ns'] === ns || l['linkerd.io/extension'] !== undefined,
   ownNamespaces: ['linkerd'],
   excludedNamespaces: ['cert-manager'],

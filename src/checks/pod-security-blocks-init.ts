@@ -1,0 +1,166 @@
+/**
+ * pod-security-blocks-init — a namespace enforcing Pod Security `baseline` or `restricted`
+ * rejects the init container a mesh injects without its CNI plugin, so the workload's injected
+ * pods cannot be created.
+ *
+ * Why: without the CNI plugin the injector adds an init container that programs iptables with
+ * `capabilities.add: [NET_ADMIN, NET_RAW]` (Istio `istio-init`, Linkerd `linkerd-init`; each
+ * profile's `cni`). Pod Security admission runs after the mutating webhooks and checks the
+ * injected pod: `baseline` allows only the default capabilities (kubernetes/kubernetes
+ * staging/src/k8s.io/pod-security-admission/policy/check_capabilities_baseline.go at 003effe9:
+ * AUDIT_WRITE, CHOWN, DAC_OVERRIDE, FOWNER, FSETID, KILL, MKNOD, NET_BIND_SERVICE, SETFCAP, SETGID,
+ * SETPCAP, SETUID, SYS_CHROOT; reason "non-default capabilities"), `restricted` only
+ * NET_BIND_SERVICE (check_capabilities_restricted.go at 422c8fc5; reason "unrestricted
+ * capabilities"). The pod is refused: FailedCreate `pods "…" is forbidden: violates PodSecurity
+ * "baseline:latest": non-default capabilities (container "istio-init" must not include "NET_ADMIN",
+ * "NET_RAW" in securityContext.capabilities.add)` (admission.go). With the CNI plugin the injector
+ * adds a validation container without capabilities instead (Istio `istio-validation` when
+ * `pilot.cni.enabled`, Linkerd `linkerd-network-validator` when `cniEnabled`).
+ * This check claims the capabilities only. `restricted` also requires runAsNonRoot, a non-zero
+ * runAsUser, allowPrivilegeEscalation false, capabilities.drop ALL and a RuntimeDefault or
+ * Localhost seccomp profile for every container (check_runAsNonRoot.go, check_runAsUser.go,
+ * check_allowPrivilegeEscalation.go, check_capabilities_restricted.go,
+ * check_seccompProfile_restricted.go): the CNI plugin removes only the capability violation, and
+ * the evidence says so.
+ * When: predicted (a warning: the running pods stay, their replacements are refused), before any pod fails, for app workloads in scope that a mesh would inject now
+ * (the injection model) in a namespace labelled `pod-security.kubernetes.io/enforce: baseline |
+ * restricted`, when the mesh's own configuration says its injector does not use the CNI plugin;
+ * confirmed by such FailedCreate events naming the mesh's init container (also when the namespace
+ * or the configuration could not be read).
+ * Known false positives: a namespace exempted in the API server's PodSecurity admission
+ * configuration (not readable through the API).
+ * Fix: install the mesh's CNI plugin and turn it on for the injector, or lower the namespace's
+ * enforced level to `privileged`: alternatives, as comments (one of them, never both). The
+ * controller retries by itself.
+ */
+import { failedCreates } from '../k8s/events.js';
+import { initContainers, podSpec } from '../k8s/pods.js';
+import { meshTitle, profileOf } from '../mesh/registry.js';
+import { meshesAllowed } from '../mesh/siblings.js';
+import { nsLabelsIfRead } from '../mesh/sidecarless.js';
+import type { Model, Workload } from '../model.js';
+import type { FindingInput, MeshName } from '../types.js';
+import { nameOf, note, shq } from '../util.js';
+import type { CniPlugin } from '../mesh/profile.js';
+import { WORKLOAD_KINDS, defineCheck } from './define.js';
+
+const ENFORCE = 'pod-security.kubernetes.io/enforce';
+const REJECTING = ['baseline', 'restricted'];
+const PSA_SOURCE = 'kubernetes/kubernetes staging/src/k8s.io/pod-security-admission/policy';
+const RULE: Record<string, string> = {
+  baseline: `${PSA_SOURCE}/check_capabilities_baseline.go (non-default capabilities)`,
+  restricted: `${PSA_SOURCE}/check_capabilities_restricted.go (unrestricted capabilities)`,
+};
+const RESTRICTED_ALSO =
+  'restricted also requires runAsNonRoot, a non-zero runAsUser, allowPrivilegeEscalation false, capabilities.drop ALL and a RuntimeDefault or Localhost seccomp profile for every container; the CNI plugin removes only the capability violation';
+
+/** `violates PodSecurity "baseline:latest": <reason (detail)>, …`: the level and the detail. */
+const VIOLATES = /violates PodSecurity "([a-z]+)(?::[^"]*)?": ([\s\S]*)/;
+
+/** What the mesh's injected pods show: its validation container (CNI on), its privileged init container (off), or nothing. */
+function cniFromPods(m: Model, cni: CniPlugin): { enabled: boolean; from: string } | undefined {
+  // A plugin that keeps the init container's name: the pods' container names tell nothing.
+  if (!cni.validationInit || cni.validationInit === cni.privilegedInit.name) return undefined;
+  let off: string | undefined;
+  for (const p of m.list('pods')) {
+    const names = initContainers(podSpec(p)).map((c) => c.name);
+    if (names.includes(cni.validationInit))
+      return { enabled: true, from: `pod ${p.metadata?.namespace}/${nameOf(p)} has init container ${cni.validationInit}` };
+    if (!off && names.includes(cni.privilegedInit.name)) off = `pod ${p.metadata?.namespace}/${nameOf(p)} has init container ${cni.privilegedInit.name}`;
+  }
+  return off ? { enabled: false, from: off } : undefined;
+}
+
+function finding(
+  m: Model,
+  mesh: MeshName,
+  ref: { kind: string; namespace: string; name: string },
+  level: string | undefined,
+  cniState: { enabled: boolean; from: string } | undefined,
+  events: { count: number; last?: string; message: string; objects: Set<string>; missing: number } | undefined,
+  w: Workload | undefined,
+): FindingInput {
+  const p = profileOf(mesh);
+  const cni = p.cni!;
+  const init = cni.privilegedInit;
+  const caps = init.capabilities.join(', ');
+  const id = `${ref.kind} ${ref.namespace}/${ref.name}`;
+  const lvl = level ?? 'baseline or restricted';
+  const what = `Namespace ${ref.namespace} enforces Pod Security "${lvl}", which rejects ${meshTitle(mesh)}'s init container ${init.name} (it adds ${caps})`;
+  const cpNs = m.mesh(mesh)?.namespaces[0] ?? p.defaultNamespace;
+  return {
+    mesh,
+    // Predicted: running pods are not affected; their next ones will be.
+    ...(events ? {} : { severity: 'warning' as const }),
+    message: events
+      ? `${what}, so ${id} cannot create its injected pods.`
+      : `${what} without ${meshTitle(mesh)}'s CNI plugin, so the next injected pods of ${id} will be refused.`,
+    resource: ref,
+    affectedPods: events ? Math.max(events.missing, 1) : Math.max(w ? w.pods.length : 0, 1),
+    evidence: {
+      namespace: ref.namespace,
+      enforce: level ?? null,
+      initContainer: init.name,
+      capabilities: [...init.capabilities],
+      ...(level ? { rule: RULE[level] } : {}),
+      cniPlugin: cniState ? { enabled: cniState.enabled, from: cniState.from } : 'not read',
+      cniDaemonSet: cni.daemonSet,
+      ...(level === 'restricted' ? { note: RESTRICTED_ALSO } : {}),
+      ...(events
+        ? { events: { count: events.count, lastTimestamp: events.last ?? null, objects: [...events.objects].sort(), message: events.message } }
+        : { predicted: true }),
+    },
+    fix: [
+      ...cni.install(cpNs),
+      `# or let namespace ${note(ref.namespace)} admit ${init.name} (this lowers Pod Security for every pod in it): kubectl label namespace ${shq(ref.namespace)} ${shq(`${ENFORCE}=privileged`)} --overwrite`,
+      ...(events ? ['# the controller retries by itself once one of them is done'] : []),
+    ],
+  };
+}
+
+export default defineCheck({
+  id: 'pod-security-blocks-init',
+  code: 'MD1019',
+  title: "Pod Security rejects the mesh's init container",
+  description:
+    'A namespace enforcing Pod Security baseline or restricted rejects the init container a mesh injects without its CNI plugin (NET_ADMIN, NET_RAW): predicted from the namespace and the mesh configuration, confirmed by FailedCreate events.',
+  severity: 'error',
+  // Either half works alone: the prediction needs the Namespaces, the confirmation the Events.
+  inputs: [],
+  optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'pods', 'configmaps', 'events'],
+  *run(m) {
+    const meshes = meshesAllowed(m).filter((x) => profileOf(x).cni && m.meshPossible(x));
+    // Confirmed: FailedCreate events naming a mesh's privileged init container in a PodSecurity violation.
+    const confirmed = failedCreates(
+      m,
+      (msg) => {
+        const x = VIOLATES.exec(msg);
+        if (!x) return undefined;
+        const mesh = meshes.find((y) => x[2]!.includes(`"${profileOf(y).cni!.privilegedInit.name}"`));
+        return mesh ? { mesh, level: x[1]! } : undefined;
+      },
+      (t) => t.mesh,
+    );
+    const seen = new Set<string>();
+    for (const g of confirmed) {
+      const { mesh, level } = g.match;
+      seen.add(`${mesh}\u0000${g.resource.kind}/${g.resource.namespace}/${g.resource.name}`);
+      const cniState = profileOf(mesh).cni!.enabled(m, g.workload) ?? cniFromPods(m, profileOf(mesh).cni!);
+      yield finding(m, mesh, g.resource, REJECTING.includes(level) ? level : undefined, cniState, g, g.workload);
+    }
+    // Predicted: the namespace enforces a level that rejects the init container the injector would add now.
+    if (!m.has('namespaces')) return;
+    for (const w of m.appWorkloads) {
+      const level = nsLabelsIfRead(m, w.namespace)?.[ENFORCE];
+      if (!level || !REJECTING.includes(level)) continue;
+      for (const mesh of meshes) {
+        if (seen.has(`${mesh}\u0000${w.kind}/${w.namespace}/${w.name}`)) continue; // confirmed above
+        if (!m.decision(w, mesh)?.inject) continue; // no proxy, no init container
+        const cni = profileOf(mesh).cni!;
+        const cniState = cni.enabled(m, w) ?? cniFromPods(m, cni);
+        if (cniState?.enabled !== false) continue; // the CNI plugin is on, or nothing tells
+        yield finding(m, mesh, w.ref, level, cniState, undefined, w);
+      }
+    }
+  },
+});

@@ -1,0 +1,120 @@
+/**
+ * sidecarless-not-enrolled — pods a mesh's sidecar-less data plane should mesh (Istio ambient
+ * mode: `istio.io/dataplane-mode=ambient` on the namespace or the pod) that run outside it: the
+ * node agent did not enrol them, or their node runs no ready node proxy.
+ *
+ * Why: in ambient mode there is no sidecar to look for; "not meshed" looks different. The istio-cni
+ * node agent writes `ambient.istio.io/redirection: enabled` on a pod once its traffic is redirected
+ * and ztunnel accepted it, `pending` when redirection is in place but ztunnel could not be reached,
+ * and nothing when enrolment failed (istio/istio cni/pkg/util/podutil.go, cni/pkg/nodeagent); it
+ * writes no Event. ztunnel (DaemonSet `ztunnel`, pods `app: ztunnel`) must run on the pod's node.
+ * `istioctl analyze` has no such check; its helpers only read the annotation (PodInAmbientMode).
+ * When: Running pods (older than a minute: the agent annotates right after start) of app workloads
+ * in scope that the profile says are enrolled by their labels and their namespace's, that carry no
+ * sidecar (the sidecar wins) and are not on the host network. The node proxy is judged only where
+ * its pods were examined (pods read cluster-wide, or its pods found among the pods read); otherwise
+ * the evidence says "not examined" and no claim is made about nodes.
+ * Known false positives: a pod annotated between the snapshot and now; a node proxy restarting.
+ * Fix: look at the node component the evidence names on the pod's node, then re-create the pods
+ * (the CNI plugin enrols new pods when their sandbox is created).
+ */
+import { isActive, podSpec } from '../k8s/pods.js';
+import { recreateCommands } from '../fix.js';
+import { injectedMesh } from '../mesh/proxy.js';
+import { meshTitle, profileOf } from '../mesh/registry.js';
+import { matchesSelector, nodePods, nsLabelsIfRead, sidecarlessOf } from '../mesh/sidecarless.js';
+import type { K8sObject } from '../types.js';
+import { nameOf, note, plural, shq, str, time } from '../util.js';
+import { WORKLOAD_KINDS, defineCheck } from './define.js';
+
+/** The agent annotates a pod right after its sandbox is created: younger pods are not judged. */
+const GRACE_MS = 60_000;
+
+export default defineCheck({
+  id: 'sidecarless-not-enrolled',
+  code: 'MD1017',
+  title: 'Pod not enrolled in the sidecar-less data plane',
+  description:
+    "Pods that a mesh's sidecar-less data plane should mesh (ambient mode) run outside it: the node agent did not enrol them (no enrolment annotation) or their node runs no ready node proxy (ztunnel).",
+  severity: 'error',
+  inputs: ['pods'],
+  // configmaps: the injection decision (a sidecar wins) may read the meshes' configuration.
+  optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
+  *run(m) {
+    for (const w of m.appWorkloads) {
+      const sl = sidecarlessOf(m, w);
+      if (!sl) continue;
+      const { mesh, mode } = sl;
+      const p = profileOf(mesh);
+      const nsLabels = nsLabelsIfRead(m, w.namespace);
+      const proxies = nodePods(m, `proxy:${mesh}`, mode.nodeProxy.title, mode.nodeProxy.isPod);
+      const agents = nodePods(m, `agent:${mesh}`, mode.nodeAgent.title, matchesSelector(mode.nodeAgent.podSelector));
+      const pods = w.pods.filter(
+        (pod) =>
+          isActive(pod) &&
+          str((pod.status as Record<string, unknown> | undefined)?.phase) === 'Running' &&
+          m.now.getTime() - (time(pod.metadata?.creationTimestamp)?.getTime() ?? 0) >= GRACE_MS &&
+          podSpec(pod).hostNetwork !== true &&
+          !injectedMesh(pod) && // a sidecar wins: the node agent skips it
+          mode.enrols(pod, nsLabels), // an older pod opted out stays out
+      );
+      const bad: { pod: K8sObject; node?: string; enrolment: string; state: string; noProxy: boolean }[] = [];
+      for (const pod of pods) {
+        const e = mode.enrolment(pod);
+        const node = str(podSpec(pod).nodeName);
+        const noProxy = proxies.examined && !!node && !proxies.readyNodes.has(node);
+        if (e.state !== 'enrolled' || noProxy) bad.push({ pod, ...(node ? { node } : {}), enrolment: e.text, state: e.state, noProxy });
+      }
+      if (bad.length === 0) continue;
+      const title = meshTitle(mesh);
+      const nodes = [...new Set(bad.filter((b) => b.noProxy).map((b) => b.node!))].sort();
+      const cpNs = m.mesh(mesh)?.namespaces[0] ?? p.defaultNamespace;
+      const proxyNs = proxies.namespaces[0] ?? cpNs;
+      const agentNs = agents.namespaces[0] ?? cpNs;
+      const id = `${w.kind} ${w.namespace}/${w.name}`;
+      const n = `${bad.length} of ${plural(pods.length, 'running pod')} of ${id}`;
+      const message = nodes.length
+        ? `${n} run on ${nodes.length === 1 ? `node ${nodes[0]}` : `nodes ${nodes.join(', ')}`} with no ready ${mode.nodeProxy.title} pod, so ${title} ${mode.title} does not carry their traffic.`
+        : `${n} ${bad.length === 1 ? 'is' : 'are'} not enrolled in ${title} ${mode.title} (${bad[0]!.enrolment}), so their traffic bypasses the mesh.`;
+      const fix: string[] = [];
+      for (const node of nodes) {
+        fix.push(
+          `kubectl -n ${shq(proxyNs)} get pods -o wide --field-selector ${shq(`spec.nodeName=${node}`)}  # the ${mode.nodeProxy.title} pod of DaemonSet ${mode.nodeProxy.daemonSet} must be Ready there`,
+        );
+        fix.push(`kubectl -n ${shq(proxyNs)} describe daemonset ${shq(mode.nodeProxy.daemonSet)}  # taints, node selectors, scheduling errors`);
+      }
+      const agentNodes = [...new Set(bad.filter((b) => !b.noProxy).map((b) => b.node ?? ''))].sort();
+      for (const node of agentNodes) {
+        const agent = node ? agents.byNode.get(node)?.[0] : undefined;
+        if (agent)
+          fix.push(
+            `kubectl -n ${shq(agentNs)} logs ${shq(agent)} --tail=200  # the ${mode.nodeAgent.title} on node ${note(node)}: why it did not enrol the pods`,
+          );
+        else
+          fix.push(
+            `kubectl -n ${shq(agentNs)} get pods -l ${shq(mode.nodeAgent.podSelector)} -o wide${node ? ` --field-selector ${shq(`spec.nodeName=${node}`)}` : ''}  # the ${mode.nodeAgent.title} (DaemonSet ${mode.nodeAgent.daemonSet})${node ? ` on node ${note(node)}` : ''}`,
+          );
+      }
+      fix.push(...recreateCommands(w).map((c) => `${c}  # once it runs: new pods are enrolled when created`));
+      yield {
+        mesh,
+        message,
+        resource: w.ref,
+        affectedPods: bad.length,
+        evidence: {
+          enrolledBy: sl.by,
+          pods: bad.map((b) => ({
+            name: nameOf(b.pod),
+            node: b.node ?? null,
+            enrolment: b.enrolment,
+            nodeProxy: !proxies.examined ? 'not examined' : !b.node ? 'no node' : b.noProxy ? 'no ready pod on the node' : 'ready',
+            nodeAgent: !agents.examined ? 'not examined' : b.node && agents.readyNodes.has(b.node) ? 'ready' : 'no ready pod on the node',
+          })),
+          ...(proxies.examined ? {} : { nodeProxyNotExamined: proxies.reason }),
+          ...(agents.examined ? {} : { nodeAgentNotExamined: agents.reason }),
+        },
+        fix,
+      };
+    }
+  },
+});

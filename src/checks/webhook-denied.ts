@@ -1,0 +1,87 @@
+/**
+ * webhook-denied — FailedCreate events show a mesh's injection webhook answering and refusing a
+ * pod: `admission webhook "<name>" denied the request: <reason>`.
+ *
+ * Why: the injector itself rejects pods it cannot inject, with its reason (Istio:
+ * `toAdmissionResponse(err)` returns Allowed false with the error, e.g. `failed to run injection
+ * template: … invalid value '…' for annotation '…'` for an invalid `*.istio.io` annotation,
+ * istio/istio pkg/kube/inject/webhook.go and validate.go; the API server wraps it as
+ * `admission webhook "<name>" denied the request: <message>`, or `… denied the request without
+ * explanation`, kubernetes apiserver webhook/errors/statuserror.go ToStatusErr). The controller
+ * records it as a FailedCreate event on the ReplicaSet, Job, StatefulSet or DaemonSet, and no pod
+ * exists to look at. Not webhook-call-failed: that one is the API server failing to reach the
+ * webhook (`failed calling webhook`); a denial is a webhook that works and says no. One event
+ * text matches one of the two, never both.
+ * When: such events in scope naming a mesh's injection webhook (one rule: webhookMesh), for
+ * owners still missing pods. Events expire (1h by default).
+ * Known false positives: a denial already fixed while the owner's status lags.
+ * Fix: correct what the reason names (an annotation on the pod template, usually), reading the
+ * injector's log for the full error; the controller retries by itself.
+ */
+import { failedCreates } from '../k8s/events.js';
+import { webhookTargets } from '../mesh/controlplane.js';
+import { meshTitle, profileOf, webhookMesh } from '../mesh/registry.js';
+import { kref } from '../fix.js';
+import type { MeshName } from '../types.js';
+import { note, shq } from '../util.js';
+import { WORKLOAD_KINDS, defineCheck } from './define.js';
+
+/** `admission webhook "<name>" denied the request: <reason>` (or `… without explanation`); webhook names are DNS names. */
+const DENIED = /admission webhook "([a-z0-9.-]+)" denied the request(?:: ([\s\S]*)| without explanation)/;
+
+export default defineCheck({
+  id: 'webhook-denied',
+  code: 'MD1018',
+  title: 'Injection webhook denied the pod',
+  description:
+    "FailedCreate events show a mesh's injection webhook refusing a workload's pods (admission webhook denied the request), for instance over an invalid mesh annotation: the reason is quoted.",
+  severity: 'error',
+  inputs: ['events'],
+  optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'pods', 'namespaces'],
+  *run(m) {
+    const groups = failedCreates(
+      m,
+      (msg) => {
+        const x = DENIED.exec(msg);
+        const mesh: MeshName | undefined = x ? webhookMesh({ name: x[1]!, configName: '' }) : undefined;
+        // Not a mesh webhook, or a mesh left out by --mesh (the event naming its webhook is evidence of its install).
+        if (!x || !mesh || !m.meshPossible(mesh)) return undefined;
+        return { mesh, hook: x[1]!, reason: (x[2] ?? '').replace(/\s+/g, ' ').trim() };
+      },
+      (t) => `${t.mesh}/${t.hook}`,
+    );
+    for (const g of groups) {
+      const { mesh, hook, reason } = g.match;
+      const p = profileOf(mesh);
+      const backend = webhookTargets(m, mesh).find((b) => b.webhooks.some((h) => h.name === hook));
+      const hookObj = backend?.webhooks.find((h) => h.name === hook);
+      const cpNs = backend?.namespace ?? m.mesh(mesh)?.namespaces[0] ?? p.defaultNamespace;
+      const dep = backend?.injector.name ?? p.defaultInjector;
+      const r = g.resource;
+      const annotation = /annotation '([^']+)'/.exec(reason)?.[1];
+      const w = g.workload;
+      const path = w ? w.templatePath.split('/').filter(Boolean).join('.') : 'spec.template';
+      const where = `{.${path ? `${path}.` : ''}metadata.annotations}`;
+      yield {
+        mesh,
+        message: `${r.kind} ${r.namespace}/${r.name} cannot create pods: ${meshTitle(mesh)}'s injection webhook ${hook} denied them${reason ? `: ${note(reason)}` : ' without explanation'}.`,
+        resource: r,
+        affectedPods: g.missing,
+        evidence: {
+          webhook: hook,
+          ...(hookObj ? { configuration: hookObj.configName } : {}),
+          reason: reason || null,
+          ...(annotation ? { annotation } : {}),
+          count: g.count,
+          lastTimestamp: g.last ?? null,
+          objects: [...g.objects].sort(),
+          message: g.message,
+        },
+        fix: [
+          `kubectl get ${kref(r.kind, r.name)} -n ${shq(r.namespace)} -o jsonpath=${shq(where)}  # ${annotation ? `correct or remove annotation ${note(annotation)} on the pod template` : 'the pod template annotations the injector validates'}`,
+          `kubectl -n ${shq(cpNs)} logs ${shq(`deploy/${dep}`)} -c ${p.injectorContainer} --tail=200 | grep -i ${shq(r.namespace)}  # the injector's full error`,
+        ],
+      };
+    }
+  },
+});

@@ -1,0 +1,107 @@
+/**
+ * Istio's ambient mode and its CNI plugin (research/istio.md §6, §8). Sources, istio/istio at
+ * 86c9f01fd735fb01d8192f5bcaf0d424afb7f14c unless said otherwise:
+ * - pkg/config/constants/constants.go: label `istio.io/dataplane-mode`, values `ambient`
+ *   (DataplaneModeAmbient) and `none` (DataplaneModeNone); annotation `ambient.istio.io/redirection`
+ *   values `enabled` (AmbientRedirectionEnabled) and `pending` (AmbientRedirectionPending);
+ *   `gateway.istio.io/managed: istio.io-mesh-controller` (ManagedGatewayMeshControllerLabel).
+ * - cni/pkg/util/podutil.go (read at 0098d99f8e43fe516aaac5a84a131b4ce3c8b9d1) PodRedirectionEnabled:
+ *   the namespace or the pod labelled ambient; not a pod with `sidecar.istio.io/status` ("Ztunnel and
+ *   sidecar for a single pod is currently not supported"); not a pod labelled `none`; not
+ *   hostNetwork. AnnotateEnrolledPod / AnnotatePartiallyEnrolledPod write `enabled` / `pending`
+ *   (merge patch through pods/status); un-enrolment removes it. IsZtunnelPod: `app: ztunnel` in the
+ *   system namespace.
+ * - At 86c9f01f the same rule is cni/pkg/util/enablement_selector.go Matches (hostNetwork and
+ *   `sidecar.istio.io/status` pods never match) over manifests/charts/istio-cni/values.yaml
+ *   `ambient.enablementSelectors` (default: pod label ambient; or pod label NotIn [none] in a
+ *   namespace labelled ambient). Custom selectors in the CNI chart values are not read here.
+ * - manifests/charts/ztunnel/templates/daemonset.yaml: DaemonSet `ztunnel`, pods labelled
+ *   `app: ztunnel`. manifests/charts/istio-cni/templates/daemonset.yaml: DaemonSet
+ *   `istio-cni-node`, pods labelled `k8s-app: istio-cni-node`. manifests/charts/istio-cni/values.yaml:
+ *   `excludeNamespaces: [kube-system]`.
+ * - pkg/config/analysis/analyzers/injection/injection.go (last changed at 9ac480bcbea8fcb4fc3aff0a700c654e00f1b085):
+ *   IST0123 NamespaceMultipleInjectionLabels lists `istio-injection=<v>`, and `istio.io/rev=<v>` and
+ *   `istio.io/dataplane-mode=<v>` only when `istio-injection` is absent or `enabled`; more than one
+ *   is a warning (pkg/config/analysis/msg/messages.yaml).
+ * - manifests/charts/istio-control/istio-discovery/files/injection-template.yaml: the init container
+ *   is `istio-validation` with `pilot.cni.enabled` (`istio_cni.enabled` before 1.24), else
+ *   `istio-init` with `capabilities.add: [NET_ADMIN, NET_RAW]`.
+ */
+import { podSpec } from '../../k8s/pods.js';
+import type { Model, Workload } from '../../model.js';
+import type { K8sObject } from '../../types.js';
+import { annotationsOf, labelsOf, nsOf, shq } from '../../util.js';
+import { valueAt } from '../config-values.js';
+import type { CniPlugin, SidecarlessMode, Template } from '../profile.js';
+import { ISTIO_NS_LABEL, ISTIO_REV } from './injector.js';
+
+export const DATAPLANE_MODE = 'istio.io/dataplane-mode';
+export const REDIRECTION = 'ambient.istio.io/redirection';
+const SIDECAR_STATUS = 'sidecar.istio.io/status';
+/** The istio-cni chart's default excludeNamespaces: never enrolled. */
+const CNI_EXCLUDED = ['kube-system'];
+
+/** Waypoints (gateway.istio.io/managed) and the ambient node components: mesh infrastructure, never app workloads. */
+export function isAmbientInfrastructure(labels: Record<string, string>): boolean {
+  return (
+    labels['gateway.istio.io/managed'] === 'istio.io-mesh-controller' ||
+    labels['gateway.networking.k8s.io/gateway-class-name'] === 'istio-waypoint' ||
+    labels.app === 'ztunnel' ||
+    labels['k8s-app'] === 'istio-cni-node'
+  );
+}
+
+/** PodRedirectionEnabled, by labels (the namespace's when read). */
+export function ambientEnrols(pod: Template, nsLabels: Record<string, string> | undefined): boolean {
+  const own = labelsOf(pod)[DATAPLANE_MODE];
+  if (podSpec(pod).hostNetwork === true || annotationsOf(pod)[SIDECAR_STATUS] !== undefined || own === 'none') return false;
+  const ns = nsLabels?.['kubernetes.io/metadata.name'];
+  if (ns !== undefined && CNI_EXCLUDED.includes(ns)) return false;
+  return own === 'ambient' || nsLabels?.[DATAPLANE_MODE] === 'ambient';
+}
+
+export const ambient: SidecarlessMode = {
+  title: 'ambient mode',
+  label: { key: DATAPLANE_MODE, value: 'ambient', optOut: 'none' },
+  enrols: ambientEnrols,
+  enrolment: (pod) => {
+    const v = annotationsOf(pod)[REDIRECTION];
+    if (v === 'enabled') return { state: 'enrolled', text: `annotation ${REDIRECTION}=enabled` };
+    if (v === 'pending') return { state: 'pending', text: `annotation ${REDIRECTION}=pending` };
+    return { state: 'none', text: v === undefined ? `no annotation ${REDIRECTION}` : `annotation ${REDIRECTION}=${v}` };
+  },
+  conflict: (l) => {
+    if (l[DATAPLANE_MODE] !== 'ambient') return undefined;
+    const inj = l[ISTIO_NS_LABEL];
+    // IST0123 counts istio.io/rev and istio.io/dataplane-mode only when istio-injection is absent or enabled.
+    if (inj !== undefined && inj !== 'enabled') return undefined;
+    const markers = [...(inj !== undefined ? [`${ISTIO_NS_LABEL}=${inj}`] : []), ...(l[ISTIO_REV] !== undefined ? [`${ISTIO_REV}=${l[ISTIO_REV]}`] : [])];
+    return markers.length ? { markers, rule: 'IST0123 NamespaceMultipleInjectionLabels (istioctl analyze)' } : undefined;
+  },
+  nodeProxy: { title: 'ztunnel', daemonSet: 'ztunnel', isPod: (pod: K8sObject) => labelsOf(pod).app === 'ztunnel' && nsOf(pod) !== '' },
+  nodeAgent: { title: 'istio-cni node agent', daemonSet: 'istio-cni-node', podSelector: 'k8s-app=istio-cni-node' },
+  isInfrastructure: isAmbientInfrastructure,
+};
+
+/** The injector's values say the CNI plugin is on: pilot.cni.enabled (1.22+), istio_cni.enabled (before 1.24). */
+export function istioCni(values: (m: Model, w?: Workload) => { values: Record<string, any> | undefined; from: string } | undefined): CniPlugin {
+  return {
+    privilegedInit: { name: 'istio-init', capabilities: ['NET_ADMIN', 'NET_RAW'] },
+    validationInit: 'istio-validation',
+    daemonSet: 'istio-cni-node',
+    enabled: (m, w) => {
+      const v = values(m, w);
+      if (!v?.values) return undefined;
+      const on = valueAt(v.values, 'pilot', 'cni', 'enabled') === true || valueAt(v.values, 'istio_cni', 'enabled') === true;
+      return {
+        enabled: on,
+        from: `${v.from} values ${on && valueAt(v.values, 'pilot', 'cni', 'enabled') !== true ? 'istio_cni.enabled' : 'pilot.cni.enabled'}`,
+      };
+    },
+    install: (ns) => [
+      '# install the Istio CNI plugin and turn it on for the injector: run the one line for your install method',
+      '# istioctl: istioctl install -y --set components.cni.enabled=true -f YOUR-ISTIOOPERATOR.yaml  (the profile and values you installed with)',
+      `# Helm: helm install istio-cni istio/cni -n ${shq(ns)} && helm upgrade istiod istio/istiod -n ${shq(ns)} --reuse-values --set pilot.cni.enabled=true`,
+    ],
+  };
+}
