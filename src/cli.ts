@@ -280,7 +280,8 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
     .description("list every check (id, code, default severity, title), or print one check's documentation")
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .action(async (which: string | undefined, o) => {
-      const { CHECKS } = await import('./checks/index.js');
+      // The catalog only: listing the checks loads no check, model or mesh profile.
+      const { CHECK_META: CHECKS } = await import('./checks/catalog.js');
       const { docsUrl } = await import('./checks/define.js');
       if (which !== undefined) {
         const c = CHECKS.find((x) => x.id === which.toLowerCase() || x.code.toLowerCase() === which.toLowerCase());
@@ -332,7 +333,7 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
     .addArgument(program.createArgument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
     .action(async (shell: 'bash' | 'zsh') => {
       const { completionScript } = await import('./completion.js');
-      const { CHECKS } = await import('./checks/index.js');
+      const { CHECK_META: CHECKS } = await import('./checks/catalog.js');
       io.stdout(
         completionScript(
           shell,

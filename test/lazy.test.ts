@@ -39,6 +39,18 @@ describe.skipIf(!existsSync(join(ROOT, 'dist/cli.js')))('lazy loading of the Kub
     if (name === 'version') expect(trace).not.toMatch(/yaml|chalk|cli-table3/);
   });
 
+  it('checks and completion list the checks from the catalog alone: no check, model or mesh profile is loaded', () => {
+    for (const [name, args] of [
+      ['checks-list', ['checks']],
+      ['checks-json', ['checks', '-o', 'json']],
+      ['completion', ['completion', 'bash']],
+    ] as const) {
+      const trace = imports([...args], name);
+      expect(trace, name).toContain('catalog.js');
+      expect(trace, name).not.toMatch(/model\.js|registry\.js|checks\/index\.js|mesh\/(?!names\.js)/);
+    }
+  });
+
   it('a live run with static credentials does not either, nor one with an exec plugin (run natively)', async () => {
     const server = await startApiServer({ objects: [] });
     try {

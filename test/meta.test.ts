@@ -6,6 +6,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
+import { CHECK_META } from '../src/checks/catalog.js';
+import type { Check } from '../src/checks/define.js';
 import { KIND_KEYS } from '../src/cluster/kinds.js';
 import { MORE_HEALTHY, cluster, findings } from './helpers/fixtures.js';
 
@@ -14,10 +16,18 @@ const ROOT = join(import.meta.dirname, '..');
 describe('check registry', () => {
   it('registers every check module in src/checks', () => {
     const files = readdirSync(join(ROOT, 'src/checks'))
-      .filter((f) => f.endsWith('.ts') && !['index.ts', 'define.ts'].includes(f))
+      .filter((f) => f.endsWith('.ts') && !['index.ts', 'define.ts', 'catalog.ts'].includes(f))
       .map((f) => f.replace(/\.ts$/, ''))
       .sort();
     expect(CHECKS.map((c) => c.id).sort()).toEqual(files);
+  });
+
+  it('each check carries exactly its catalog entry, and the catalog lists no check that is not registered', () => {
+    const fields = (c: object) => {
+      const { id, code, title, description, severity, inputs, optionalInputs } = c as Check;
+      return { id, code, title, description, severity, inputs, optionalInputs };
+    };
+    expect(CHECKS.map(fields)).toEqual(CHECK_META.map(fields));
   });
 
   it('has unique ids and codes, well-formed, sorted by code', () => {

@@ -23,17 +23,10 @@ import { meshTitle } from '../mesh/registry.js';
 import { nsLabelsIfRead, sidecarlessMeshes } from '../mesh/sidecarless.js';
 import { podStates } from '../model.js';
 import { nameOf } from '../util.js';
-import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 
 export default defineCheck({
-  id: 'dataplane-mode-conflict',
-  code: 'MD1016',
-  title: 'Namespace asks for sidecars and a sidecar-less data plane',
-  description:
-    "A namespace carries both a sidecar injection marker and the label of the mesh's sidecar-less data plane (ambient mode, IST0123): new pods get the sidecar and are left out of ambient mode.",
-  severity: 'warning',
-  inputs: ['namespaces'],
-  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'mutatingwebhookconfigurations'],
+  ...meta('dataplane-mode-conflict'),
   *run(m) {
     for (const nsObj of m.list('namespaces')) {
       const ns = nameOf(nsObj);

@@ -1,11 +1,16 @@
-import type { KindKey } from '../cluster/kinds.js';
 import type { Model } from '../model.js';
 import type { CheckMeta, FindingInput } from '../types.js';
+import { CATALOG, type CatalogEntry, type CheckId } from './catalog.js';
+
+export { WORKLOAD_KINDS } from './catalog.js';
 
 /** A check: its metadata and a pure run over the model. */
 export interface Check extends CheckMeta {
   run(ctx: Model): Iterable<FindingInput>;
 }
+
+/** A check's metadata, from the catalog (src/checks/catalog.ts). */
+export const meta = (id: CheckId): CheckMeta => ({ id, ...(CATALOG[id] as CatalogEntry) });
 
 /** Declare a check (identity function that keeps the type exact). */
 export function defineCheck(check: Check): Check {
@@ -18,9 +23,3 @@ export function defineCheck(check: Check): Check {
  * ship with meshdoctor (`meshdoctor checks ID`), and no link points to a site that may not exist.
  */
 export const docsUrl = (id: string, base: string | undefined): string | undefined => (base ? `${base.replace(/\/+$/, '')}/${id}.md` : undefined);
-
-/**
- * The controllers the Model resolves pods to (Pod -> ReplicaSet -> Deployment, Job -> CronJob,
- * StatefulSet, DaemonSet): every check that judges workloads reads them when it can.
- */
-export const WORKLOAD_KINDS: readonly KindKey[] = ['deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'replicasets'];

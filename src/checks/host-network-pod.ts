@@ -15,16 +15,10 @@ import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { podStates } from '../model.js';
 import { nameOf } from '../util.js';
 import { meshTitle } from '../mesh/registry.js';
-import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 
 export default defineCheck({
-  id: 'host-network-pod',
-  code: 'MD1010',
-  title: 'hostNetwork pods are never injected',
-  description: 'A workload with hostNetwork: true in a namespace enabled for injection runs without a proxy by design: neither mesh injects hostNetwork pods.',
-  severity: 'info',
-  inputs: ['namespaces', 'mutatingwebhookconfigurations'],
-  optionalInputs: [...WORKLOAD_KINDS, 'pods'],
+  ...meta('host-network-pod'),
   *run(m) {
     const { allNamespaces, namespace } = m.snapshot.scope;
     if (allNamespaces || !namespace) return; // only asked about one namespace does this explain anything

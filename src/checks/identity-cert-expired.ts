@@ -14,21 +14,14 @@
  * Secret; otherwise a new issuer (or anchor bundle) applied with `linkerd upgrade`.
  */
 import { certEvidence, validity } from '../k8s/x509.js';
-import { meshList, PROFILE_LIST } from '../mesh/registry.js';
-import { defineCheck } from './define.js';
+import { PROFILE_LIST } from '../mesh/registry.js';
+import { defineCheck, meta } from './define.js';
 
 /** The meshes whose identity certificates meshdoctor can read. */
 const WITH_IDENTITY = PROFILE_LIST.filter((p) => p.identity);
-const MESHES = meshList(WITH_IDENTITY.map((p) => p.name));
 
 export default defineCheck({
-  id: 'identity-cert-expired',
-  code: 'MD2010',
-  title: `${MESHES} identity certificate expired`,
-  description: `A ${MESHES} trust anchor or the identity issuer certificate has expired or is not valid yet, so proxies cannot get or verify identities.`,
-  severity: 'error',
-  inputs: ['configmaps'],
-  optionalInputs: ['secrets'],
+  ...meta('identity-cert-expired'),
   *run(m) {
     for (const p of WITH_IDENTITY) {
       if (m.options.mesh !== 'auto' && m.options.mesh !== p.name) continue; // --mesh: this mesh's identity is not asked about

@@ -16,23 +16,16 @@
  * issuer or an anchor bundle).
  */
 import { certEvidence, certManagerCertificate, expiring, type Cert } from '../k8s/x509.js';
-import { meshList, PROFILE_LIST } from '../mesh/registry.js';
-import { defineCheck } from './define.js';
+import { PROFILE_LIST } from '../mesh/registry.js';
+import { defineCheck, meta } from './define.js';
 
 /** The meshes whose identity certificates meshdoctor can read. */
 const WITH_IDENTITY = PROFILE_LIST.filter((p) => p.identity);
-const MESHES = meshList(WITH_IDENTITY.map((p) => p.name));
 
 const DAY = 86_400_000;
 
 export default defineCheck({
-  id: 'identity-cert-expiring',
-  code: 'MD2009',
-  title: `${MESHES} identity certificate expiring soon`,
-  description: `A ${MESHES} trust anchor or the identity issuer certificate expires within the warning window (--cert-expiry-warning, default 60 days).`,
-  severity: 'warning',
-  inputs: ['configmaps'],
-  optionalInputs: ['secrets'],
+  ...meta('identity-cert-expiring'),
   *run(m) {
     const days = m.options.certExpiryWarningDays;
     for (const p of WITH_IDENTITY) {

@@ -30,18 +30,10 @@
 import { recreateAll } from '../fix.js';
 import { namespaceProblems, workloadProblems, type Problem } from '../mesh/marker-problems.js';
 import { nameOf } from '../util.js';
-import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 
 export default defineCheck({
-  id: 'injection-marker-invalid',
-  code: 'MD1005',
-  title: 'Injection marker is invalid or misplaced',
-  description:
-    'A namespace or workload carries an injection marker with an invalid value, the wrong key, or in the wrong place, so it asks for injection but does nothing; or a namespace whose markers ask both meshes to inject its pods.',
-  severity: 'error',
-  // Namespace-only permissions: the workload-level markers are judged without Namespaces and webhooks.
-  inputs: [],
-  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations'],
+  ...meta('injection-marker-invalid'),
   *run(m) {
     const problems: Problem[] = [];
     for (const ns of m.list('namespaces')) {

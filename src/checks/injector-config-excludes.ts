@@ -24,17 +24,10 @@ import { templateOptOut } from '../mesh/markers.js';
 import { meshTitle } from '../mesh/registry.js';
 import { jobFinished, podStates } from '../model.js';
 import { nameOf } from '../util.js';
-import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 
 export default defineCheck({
-  id: 'injector-config-excludes',
-  code: 'MD1012',
-  title: "The injector's configuration refuses the pods",
-  description:
-    "A webhook is called for the workload's pods, but the injector's own configuration (a never-inject selector, or an injection policy that is disabled or invalid) keeps them out, so they run without a proxy.",
-  severity: 'warning',
-  inputs: ['namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
-  optionalInputs: [...WORKLOAD_KINDS, 'pods'],
+  ...meta('injector-config-excludes'),
   *run(m) {
     for (const w of m.appWorkloads) {
       const states = podStates(w);

@@ -16,18 +16,12 @@ import { profileOf } from '../mesh/registry.js';
 import { doubledMemory, oomKills, podHealth, type OomKill } from '../k8s/health.js';
 import { injectors, namespaceRead, podsMissingProxy } from '../mesh/controlplane.js';
 import { nameOf, plural, shq, time } from '../util.js';
-import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
 export default defineCheck({
-  id: 'injector-oomkilled',
-  code: 'MD2004',
-  title: 'Injector OOMKilled',
-  description: "A container of a mesh's injector pods was killed for exceeding its memory limit, taking the injection webhook down while it restarts.",
-  severity: 'error',
-  inputs: ['pods'],
-  optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'namespaces', 'configmaps'],
+  ...meta('injector-oomkilled'),
   *run(m) {
     for (const { mesh } of m.meshes) {
       for (const inj of injectors(m, mesh)) {

@@ -20,7 +20,7 @@ import { type Injector, injectorDebugCommands, injectors, namespaceRead, podsMis
 import type { FindingInput } from '../types.js';
 import { isObj, shq } from '../util.js';
 import { profileOf } from '../mesh/registry.js';
-import { defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 
 function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput | undefined {
   const mesh = inj.mesh;
@@ -84,24 +84,7 @@ function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput 
 }
 
 export default defineCheck({
-  id: 'injector-unavailable',
-  code: 'MD2003',
-  title: 'Injector unavailable',
-  description: "A mesh's injector Deployment has no available replica, its pods crash-loop or are not Ready, or it is missing while its webhook exists.",
-  severity: 'error',
-  inputs: ['deployments'],
-  optionalInputs: [
-    'mutatingwebhookconfigurations',
-    'services',
-    'pods',
-    'namespaces',
-    'replicasets',
-    'statefulsets',
-    'daemonsets',
-    'jobs',
-    'cronjobs',
-    'configmaps',
-  ],
+  ...meta('injector-unavailable'),
   *run(m) {
     for (const { mesh } of m.meshes) {
       for (const inj of injectors(m, mesh)) {

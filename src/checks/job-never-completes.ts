@@ -29,7 +29,7 @@ import { nativeSidecar } from '../mesh/resources.js';
 import type { FindingInput, K8sObject, MeshName } from '../types.js';
 import { arr, groupBy, isObj, nameOf, shq, str, time } from '../util.js';
 import { PROFILE_LIST, profileOf } from '../mesh/registry.js';
-import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 
 /** The proxy of a pod that is shutting down on its own needs a moment: report after a minute. */
 const GRACE_MS = 60_000;
@@ -126,16 +126,7 @@ function* hungJobs(m: Model, w: Workload): Generator<FindingInput, boolean> {
 }
 
 export default defineCheck({
-  id: 'job-never-completes',
-  code: 'MD1009',
-  title: 'Meshed Job never completes',
-  description:
-    'A meshed Job keeps running after its app exits because the proxy is not a native sidecar and nothing stops it, or a Job or CronJob that will be meshed is set up that way.',
-  severity: 'error',
-  // A hung Job shows in its pods alone (namespace-only permissions); the template warning needs the
-  // injection decision (Namespaces and webhooks) and stays silent without it.
-  inputs: [],
-  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations'],
+  ...meta('job-never-completes'),
   *run(m) {
     for (const w of m.appWorkloads) {
       if (w.kind !== 'Job' && w.kind !== 'CronJob') continue;

@@ -31,16 +31,10 @@ import { namespaceChange, recreateAll } from '../fix.js';
 import { decide } from '../mesh/decision.js';
 import { namespaceLabels } from '../mesh/webhooks.js';
 import { namespaceSidecarless, sidecarlessOf } from '../mesh/sidecarless.js';
-import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 
 export default defineCheck({
-  id: 'namespace-not-enabled',
-  code: 'MD1001',
-  title: 'Namespace not enabled for injection',
-  description: 'A namespace with workloads has no injection marker for an installed mesh, so its pods are created without a proxy.',
-  severity: 'warning',
-  inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
-  optionalInputs: [...WORKLOAD_KINDS, 'configmaps'],
+  ...meta('namespace-not-enabled'),
   *run(m) {
     const asked = m.snapshot.scope.allNamespaces ? undefined : m.snapshot.scope.namespace;
     const byNs = groupBy(m.appWorkloads, (w) => w.namespace);

@@ -20,21 +20,14 @@ import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { podStates } from '../model.js';
 import { meshOwnNamespace, meshedByNamespace, notExamined } from '../mesh/siblings.js';
 import { sidecarlessOf } from '../mesh/sidecarless.js';
-import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 import { removeFromTemplate, recreateCommands } from '../fix.js';
 import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, meshWouldInject, mustChoose } from '../mesh/choice.js';
 import type { FindingInput } from '../types.js';
 import { plural } from '../util.js';
 
 export default defineCheck({
-  id: 'pod-opted-out',
-  code: 'MD1002',
-  title: 'Pod template opts out of injection',
-  description: 'A workload in a namespace enabled for injection opts its pods out through its pod template, so they run without a proxy.',
-  severity: 'warning',
-  // Namespace-only permissions: the Namespace is optional (its workloads then show whether it is meshed).
-  inputs: [],
-  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
+  ...meta('pod-opted-out'),
   *run(m) {
     const markerRead = m.has('namespaces');
     for (const w of m.appWorkloads) {

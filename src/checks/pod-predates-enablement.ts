@@ -17,17 +17,11 @@
  */
 import { recreateCommands } from '../fix.js';
 import { missingProxy, podEvidence } from '../mesh/missing-proxy.js';
-import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 import { plural } from '../util.js';
 
 export default defineCheck({
-  id: 'pod-predates-enablement',
-  code: 'MD1003',
-  title: 'Pods predate the injection marker',
-  description: 'Pods run without a proxy because they were created before their namespace or pod template asked for injection; only new pods are injected.',
-  severity: 'error',
-  inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
-  optionalInputs: [...WORKLOAD_KINDS, 'configmaps'],
+  ...meta('pod-predates-enablement'),
   *run(m) {
     for (const w of m.appWorkloads) {
       for (const { mesh } of m.meshes) {

@@ -42,7 +42,7 @@ import type { Model, Workload } from '../model.js';
 import type { FindingInput, MeshName } from '../types.js';
 import { nameOf, note, shq } from '../util.js';
 import type { CniPlugin } from '../mesh/profile.js';
-import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 
 const ENFORCE = 'pod-security.kubernetes.io/enforce';
 const REJECTING = ['baseline', 'restricted'];
@@ -119,15 +119,7 @@ function finding(
 }
 
 export default defineCheck({
-  id: 'pod-security-blocks-init',
-  code: 'MD1019',
-  title: "Pod Security rejects the mesh's init container",
-  description:
-    'A namespace enforcing Pod Security baseline or restricted rejects the init container a mesh injects without its CNI plugin (NET_ADMIN, NET_RAW): predicted from the namespace and the mesh configuration, confirmed by FailedCreate events.',
-  severity: 'error',
-  // Either half works alone: the prediction needs the Namespaces, the confirmation the Events.
-  inputs: [],
-  optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'pods', 'configmaps', 'events'],
+  ...meta('pod-security-blocks-init'),
   *run(m) {
     const meshes = meshesAllowed(m).filter((x) => profileOf(x).cni && m.meshPossible(x));
     // Confirmed: FailedCreate events naming a mesh's privileged init container in a PodSecurity violation.

@@ -45,7 +45,7 @@ import { podStates, type Workload } from '../model.js';
 import { sidecarlessOf } from '../mesh/sidecarless.js';
 import type { K8sObject } from '../types.js';
 import { arr, isObj, labelsOf, plural, shq, str, time } from '../util.js';
-import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 
 /** Event look-ups for the workload and the direct owners of its unmeshed pods (ReplicaSet, Job). */
 function eventCommands(w: Workload, pods: K8sObject[]): string[] {
@@ -77,14 +77,7 @@ function replacedByRollout(p: K8sObject, meshed: readonly K8sObject[]): boolean 
 }
 
 export default defineCheck({
-  id: 'proxy-missing-beside-meshed',
-  code: 'MD2012',
-  title: 'Proxy missing beside meshed pods',
-  description:
-    "Namespace-only permissions: a workload's pods run without the proxy that other pods of the same workload, or the namespace's other workloads, were injected with; the namespace's marker and the webhooks could not be read.",
-  severity: 'error',
-  inputs: ['pods'],
-  optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'events', 'configmaps'],
+  ...meta('proxy-missing-beside-meshed'),
   *run(m) {
     // Both read: the injection decision is known and the full checks report this (one cause, one finding).
     if (m.injectionConfigRead) return;

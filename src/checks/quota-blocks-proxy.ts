@@ -45,7 +45,7 @@ import { meshesAllowed } from '../mesh/siblings.js';
 import type { FindingInput, K8sObject, MeshName } from '../types.js';
 import { isObj, nameOf, shq, strMap } from '../util.js';
 import { profileOf } from '../mesh/registry.js';
-import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 
 /** Quota resources the API server demands on every container, and the container value each needs. */
 const REQUIRED: Record<string, ResourceKey> = {
@@ -240,15 +240,7 @@ function quotaFindings(m: Model, w: Workload, mesh: MeshName, q: K8sObject) {
 }
 
 export default defineCheck({
-  id: 'quota-blocks-proxy',
-  code: 'MD1008',
-  title: 'ResourceQuota rejects the injected proxy',
-  description:
-    "A ResourceQuota in the namespace rejects the workload's next pod once the proxy is injected: the proxy lacks a request or limit the quota requires, or its share no longer fits.",
-  severity: 'error',
-  // Namespace-only permissions: only workloads whose pods are meshed, with the proxy they were given.
-  inputs: ['resourcequotas'],
-  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'events', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations'],
+  ...meta('quota-blocks-proxy'),
   *run(m) {
     for (const w of m.appWorkloads) {
       if (w.kind === 'Pod' || !w.templatePath) continue; // no template: no new pod to admit

@@ -25,19 +25,10 @@ import { objectChange, setOnTemplateSpec } from '../fix.js';
 import { failedCreateEvents } from '../mesh/resources.js';
 import { nameOf, shq, str } from '../util.js';
 import { profileOf } from '../mesh/registry.js';
-import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 
 export default defineCheck({
-  id: 'serviceaccount-missing',
-  code: 'MD1007',
-  title: 'Pod template names a missing ServiceAccount',
-  description:
-    'A pod template names a ServiceAccount that does not exist in its namespace, so no pod is ever created; or its token is turned off where the injector of its mesh skips pods without one, so the proxy is skipped.',
-  severity: 'error',
-  // Namespace-only permissions: a missing ServiceAccount blocks pod creation mesh or not; the mesh is
-  // then known from the meshed pods (the token case needs the webhooks and stays silent).
-  inputs: ['serviceaccounts'],
-  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'events', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations'],
+  ...meta('serviceaccount-missing'),
   *run(m) {
     if (m.meshes.length === 0) return; // no mesh installed: not a mesh problem
     for (const w of m.appWorkloads) {

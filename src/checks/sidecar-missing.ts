@@ -20,18 +20,11 @@ import { injectionSkip, injectorOutages, type InjectorOutage } from '../mesh/con
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { plural, shq, time } from '../util.js';
 import type { K8sObject } from '../types.js';
-import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 import { missingProxy, podEvidence } from '../mesh/missing-proxy.js';
 
 export default defineCheck({
-  id: 'sidecar-missing',
-  code: 'MD1004',
-  title: 'Sidecar missing',
-  description:
-    'Pods that should have been injected (the namespace or template asks, a webhook is called, the injector accepts) run without a proxy, and no more specific cause was found.',
-  severity: 'error',
-  inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
-  optionalInputs: [...WORKLOAD_KINDS, 'configmaps', 'events', 'services'],
+  ...meta('sidecar-missing'),
   *run(m) {
     for (const w of m.appWorkloads) {
       for (const { mesh } of m.meshes) {

@@ -25,21 +25,13 @@ import { meshTitle, profileOf } from '../mesh/registry.js';
 import { matchesSelector, nodePods, nsLabelsIfRead, sidecarlessOf } from '../mesh/sidecarless.js';
 import type { K8sObject } from '../types.js';
 import { nameOf, note, plural, shq, str, time } from '../util.js';
-import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 
 /** The agent annotates a pod right after its sandbox is created: younger pods are not judged. */
 const GRACE_MS = 60_000;
 
 export default defineCheck({
-  id: 'sidecarless-not-enrolled',
-  code: 'MD1017',
-  title: 'Pod not enrolled in the sidecar-less data plane',
-  description:
-    "Pods that a mesh's sidecar-less data plane should mesh (ambient mode) run outside it: the node agent did not enrol them (no enrolment annotation) or their node runs no ready node proxy (ztunnel).",
-  severity: 'error',
-  inputs: ['pods'],
-  // configmaps: the injection decision (a sidecar wins) may read the meshes' configuration.
-  optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
+  ...meta('sidecarless-not-enrolled'),
   *run(m) {
     for (const w of m.appWorkloads) {
       const sl = sidecarlessOf(m, w);

@@ -17,17 +17,11 @@
 import { certEvidence, validity } from '../k8s/x509.js';
 import { meshTitle } from '../mesh/registry.js';
 import { brokenEffect, bundleFinding, byConfig, usable, webhookBundles } from '../mesh/webhook-certs.js';
-import { defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 import { plural } from '../util.js';
 
 export default defineCheck({
-  id: 'webhook-ca-expired',
-  code: 'MD2005',
-  title: 'Webhook CA certificate expired',
-  description:
-    "A certificate in a mesh injection webhook's caBundle has expired, so the API server cannot verify the injector and injection fails for every new pod.",
-  severity: 'error',
-  inputs: ['mutatingwebhookconfigurations'],
+  ...meta('webhook-ca-expired'),
   *run(m) {
     for (const install of m.webhookMeshes) {
       for (const groups of byConfig(webhookBundles(install.webhooks))) {

@@ -14,15 +14,10 @@
  */
 import { certEvidence, expiring } from '../k8s/x509.js';
 import { bundleFinding, byConfig, webhookBundles } from '../mesh/webhook-certs.js';
-import { defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 
 export default defineCheck({
-  id: 'webhook-ca-expiring',
-  code: 'MD2006',
-  title: 'Webhook CA certificate expiring soon',
-  description: "A certificate in a mesh injection webhook's caBundle expires within the warning window (--cert-expiry-warning, default 60 days).",
-  severity: 'warning',
-  inputs: ['mutatingwebhookconfigurations'],
+  ...meta('webhook-ca-expiring'),
   *run(m) {
     const days = m.options.certExpiryWarningDays;
     for (const install of m.webhookMeshes) {

@@ -21,7 +21,7 @@ import { certEvidence, injectCaFrom, validity } from '../k8s/x509.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { brokenEffect, bundleFinding, byConfig, type BundleGroup, usable, webhookBundles } from '../mesh/webhook-certs.js';
 import type { Model } from '../model.js';
-import { defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 
 /** What is wrong with one bundle, as structured problems (empty list: nothing for this check). */
 function problemsOf(g: BundleGroup, m: Model) {
@@ -46,12 +46,7 @@ function problemsOf(g: BundleGroup, m: Model) {
 }
 
 export default defineCheck({
-  id: 'webhook-ca-invalid',
-  code: 'MD2007',
-  title: 'Webhook CA bundle unusable',
-  description: "A mesh injection webhook's caBundle is empty, not PEM, a private key, broken, or not valid yet, so the API server cannot verify the injector.",
-  severity: 'error',
-  inputs: ['mutatingwebhookconfigurations'],
+  ...meta('webhook-ca-invalid'),
   *run(m) {
     for (const install of m.webhookMeshes) {
       for (const groups of byConfig(webhookBundles(install.webhooks))) {

@@ -23,7 +23,7 @@ import { injectorPodSelector, reinstallCommands, webhookTargets } from '../mesh/
 import type { MeshName, ResourceRef } from '../types.js';
 import { shq, time } from '../util.js';
 import { profileOf, webhookMesh } from '../mesh/registry.js';
-import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 
 const CAUSE_TEXT: Record<WebhookFailureCause, string> = {
   'no-endpoints': 'its Service has no endpoints',
@@ -49,13 +49,7 @@ interface Group {
 }
 
 export default defineCheck({
-  id: 'webhook-call-failed',
-  code: 'MD2011',
-  title: 'API server failed calling the injection webhook',
-  description: 'FailedCreate events show the API server failing to call a mesh injection webhook, so a controller cannot create its pods.',
-  severity: 'error',
-  inputs: ['events'],
-  optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'pods', 'namespaces'],
+  ...meta('webhook-call-failed'),
   *run(m) {
     const groups = new Map<string, Group>();
     for (const e of m.list('events')) {

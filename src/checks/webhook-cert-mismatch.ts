@@ -19,18 +19,13 @@
 import { chainsTo, dnsNames, secretCerts, servesHost } from '../k8s/x509.js';
 import { PROFILE_LIST } from '../mesh/registry.js';
 import { webhookBundles, webhookCertFix } from '../mesh/webhook-certs.js';
-import { defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 
 /** The meshes whose injector keeps its serving certificate in a Secret meshdoctor can read. */
 const WITH_SECRETS = PROFILE_LIST.filter((p) => p.servingCertSecrets?.length);
 
 export default defineCheck({
-  id: 'webhook-cert-mismatch',
-  code: 'MD2008',
-  title: "Injector certificate does not match the webhook's caBundle",
-  description: `${WITH_SECRETS.map((p) => `${p.title}'s`).join(' or ')} proxy injector serves a certificate that is not signed by the webhook's caBundle or lacks the service's DNS name, so the API server rejects every injection call.`,
-  severity: 'error',
-  inputs: ['secrets', 'mutatingwebhookconfigurations'],
+  ...meta('webhook-cert-mismatch'),
   *run(m) {
     for (const p of WITH_SECRETS) {
       const install = m.webhookMeshes.find((x) => x.mesh === p.name);

@@ -24,20 +24,13 @@ import { meshTitle, profileOf, webhookMesh } from '../mesh/registry.js';
 import { kref } from '../fix.js';
 import type { MeshName } from '../types.js';
 import { note, shq } from '../util.js';
-import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 
 /** `admission webhook "<name>" denied the request: <reason>` (or `… without explanation`); webhook names are DNS names. */
 const DENIED = /admission webhook "([a-z0-9.-]+)" denied the request(?:: ([\s\S]*)| without explanation)/;
 
 export default defineCheck({
-  id: 'webhook-denied',
-  code: 'MD1018',
-  title: 'Injection webhook denied the pod',
-  description:
-    "FailedCreate events show a mesh's injection webhook refusing a workload's pods (admission webhook denied the request), for instance over an invalid mesh annotation: the reason is quoted.",
-  severity: 'error',
-  inputs: ['events'],
-  optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'pods', 'namespaces'],
+  ...meta('webhook-denied'),
   *run(m) {
     const groups = failedCreates(
       m,

@@ -24,7 +24,7 @@ import { evalWebhook, namespaceLabels, rulesMatchPodCreate, type MeshWebhook, ty
 import { podStates, type Workload } from '../model.js';
 import type { FindingInput } from '../types.js';
 import { arr, groupBy, isObj, labelsOf, plural, shq, strMap } from '../util.js';
-import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 import { markerExplains } from '../mesh/marker-problems.js';
 
 const NAME_LABEL = 'kubernetes.io/metadata.name';
@@ -92,14 +92,7 @@ const failedTerms = (calls: WebhookCall[], which: 'namespaceSelector' | 'objectS
 const changeArg = (c: Change) => shq(c.value === undefined ? `${c.key}-` : `${c.key}=${c.value}`);
 
 export default defineCheck({
-  id: 'webhook-excludes-namespace',
-  code: 'MD1006',
-  title: 'Injection webhook excludes the namespace or pods',
-  description:
-    'A namespace or pod template asks for injection, but the selectors of every injection webhook of that mesh (or the injector itself) leave its pods out.',
-  severity: 'error',
-  inputs: ['namespaces', 'mutatingwebhookconfigurations'],
-  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps'],
+  ...meta('webhook-excludes-namespace'),
   *run(m) {
     // Each mesh's findings first; then one mesh per namespace or workload (below).
     // plain: the single verified label change, for a mesh choice's block (where the revision choices would nest).

@@ -16,16 +16,10 @@ import { injectedMesh } from '../mesh/proxy.js';
 import { podsMissingProxy, reinstallCommands } from '../mesh/controlplane.js';
 import { nameOf, nsOf, plural } from '../util.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
-import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 
 export default defineCheck({
-  id: 'webhook-missing',
-  code: 'MD2001',
-  title: 'Mesh injection webhook missing',
-  description: 'A mesh is installed but no MutatingWebhookConfiguration registers its injection webhook, so every new pod is created without a proxy.',
-  severity: 'error',
-  inputs: ['mutatingwebhookconfigurations'],
-  optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'pods', 'configmaps'],
+  ...meta('webhook-missing'),
   *run(m) {
     for (const install of m.meshes) {
       if (install.webhooks.length) continue;

@@ -22,7 +22,7 @@ import {
   webhookEvidence,
 } from '../mesh/controlplane.js';
 import { shq } from '../util.js';
-import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 
 type Problem = 'service-missing' | 'port-missing' | 'target-port-unresolved' | 'no-ready-endpoints';
 
@@ -50,13 +50,7 @@ function describe(b: WebhookBackend, p: Problem): string {
 }
 
 export default defineCheck({
-  id: 'webhook-no-endpoints',
-  code: 'MD2002',
-  title: 'Injection webhook has no endpoints',
-  description: "A mesh injection webhook's Service is missing or has no ready endpoint on the port the webhook calls, so every injection call fails.",
-  severity: 'error',
-  inputs: ['mutatingwebhookconfigurations', 'services'],
-  optionalInputs: [...WORKLOAD_KINDS, 'endpointslices', 'endpoints', 'pods', 'namespaces', 'configmaps'],
+  ...meta('webhook-no-endpoints'),
   *run(m) {
     for (const { mesh } of m.meshes) {
       for (const b of webhookBackends(m, mesh)) {

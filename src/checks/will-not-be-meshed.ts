@@ -31,7 +31,7 @@ import { desiredPods, podStates, type Model, type Workload } from '../model.js';
 import type { MeshName } from '../types.js';
 import { annotationsOf } from '../util.js';
 import { sidecarlessOf } from '../mesh/sidecarless.js';
-import { WORKLOAD_KINDS, defineCheck } from './define.js';
+import { defineCheck, meta } from './define.js';
 
 /** The same wording as `explain`'s verdict for a mesh that would not inject. */
 function verdict(d: Decision): string {
@@ -72,14 +72,7 @@ function fixFor(m: Model, w: Workload, mesh: MeshName): { fix: string[]; problem
 }
 
 export default defineCheck({
-  id: 'will-not-be-meshed',
-  code: 'MD1011',
-  title: 'Workload will not be meshed',
-  description:
-    'With check -f and --expect-meshed: a workload in the manifests that does not opt out would be created without a proxy, because no installed mesh would inject it.',
-  severity: 'error',
-  inputs: ['namespaces', 'mutatingwebhookconfigurations'],
-  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps'],
+  ...meta('will-not-be-meshed'),
   *run(m) {
     if (!m.options.expectMeshed || m.meshes.length === 0) return; // no mesh: nothing to name (see above)
     for (const w of m.manifestWorkloads) {

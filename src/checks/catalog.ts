@@ -1,0 +1,283 @@
+/**
+ * The catalog of checks (as Istio's analyzers keep their messages in one catalog): each check's
+ * stable code, default severity, title, description and the kinds it reads, by id. A check module
+ * takes its metadata from here (defineCheck({ ...meta(id), run })); `meshdoctor checks` and shell
+ * completion read only this module, so they never load the checks, the model or the mesh
+ * profiles. Codes are stable and never reused.
+ */
+import type { KindKey } from '../cluster/kinds.js';
+import type { Severity } from '../types.js';
+
+/**
+ * The controllers the Model resolves pods to (Pod -> ReplicaSet -> Deployment, Job -> CronJob,
+ * StatefulSet, DaemonSet): every check that judges workloads reads them when it can.
+ */
+export const WORKLOAD_KINDS: readonly KindKey[] = ['deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'replicasets'];
+
+export interface CatalogEntry {
+  code: string;
+  title: string;
+  description: string;
+  severity: Severity;
+  inputs: readonly KindKey[];
+  /** Inputs the check uses when present but can run without (e.g. events as extra evidence). */
+  optionalInputs?: readonly KindKey[];
+}
+
+export const CATALOG = {
+  'namespace-not-enabled': {
+    code: 'MD1001',
+    title: 'Namespace not enabled for injection',
+    description: 'A namespace with workloads has no injection marker for an installed mesh, so its pods are created without a proxy.',
+    severity: 'warning',
+    inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
+    optionalInputs: [...WORKLOAD_KINDS, 'configmaps'],
+  },
+  'pod-opted-out': {
+    code: 'MD1002',
+    title: 'Pod template opts out of injection',
+    description: 'A workload in a namespace enabled for injection opts its pods out through its pod template, so they run without a proxy.',
+    severity: 'warning',
+    inputs: [],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
+  },
+  'pod-predates-enablement': {
+    code: 'MD1003',
+    title: 'Pods predate the injection marker',
+    description: 'Pods run without a proxy because they were created before their namespace or pod template asked for injection; only new pods are injected.',
+    severity: 'error',
+    inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
+    optionalInputs: [...WORKLOAD_KINDS, 'configmaps'],
+  },
+  'sidecar-missing': {
+    code: 'MD1004',
+    title: 'Sidecar missing',
+    description:
+      'Pods that should have been injected (the namespace or template asks, a webhook is called, the injector accepts) run without a proxy, and no more specific cause was found.',
+    severity: 'error',
+    inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
+    optionalInputs: [...WORKLOAD_KINDS, 'configmaps', 'events', 'services'],
+  },
+  'injection-marker-invalid': {
+    code: 'MD1005',
+    title: 'Injection marker is invalid or misplaced',
+    description:
+      'A namespace or workload carries an injection marker with an invalid value, the wrong key, or in the wrong place, so it asks for injection but does nothing; or a namespace whose markers ask both meshes to inject its pods.',
+    severity: 'error',
+    inputs: [],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations'],
+  },
+  'webhook-excludes-namespace': {
+    code: 'MD1006',
+    title: 'Injection webhook excludes the namespace or pods',
+    description:
+      'A namespace or pod template asks for injection, but the selectors of every injection webhook of that mesh (or the injector itself) leave its pods out.',
+    severity: 'error',
+    inputs: ['namespaces', 'mutatingwebhookconfigurations'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps'],
+  },
+  'serviceaccount-missing': {
+    code: 'MD1007',
+    title: 'Pod template names a missing ServiceAccount',
+    description:
+      'A pod template names a ServiceAccount that does not exist in its namespace, so no pod is ever created; or its token is turned off where the injector of its mesh skips pods without one, so the proxy is skipped.',
+    severity: 'error',
+    inputs: ['serviceaccounts'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'events', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations'],
+  },
+  'quota-blocks-proxy': {
+    code: 'MD1008',
+    title: 'ResourceQuota rejects the injected proxy',
+    description:
+      "A ResourceQuota in the namespace rejects the workload's next pod once the proxy is injected: the proxy lacks a request or limit the quota requires, or its share no longer fits.",
+    severity: 'error',
+    inputs: ['resourcequotas'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'events', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations'],
+  },
+  'job-never-completes': {
+    code: 'MD1009',
+    title: 'Meshed Job never completes',
+    description:
+      'A meshed Job keeps running after its app exits because the proxy is not a native sidecar and nothing stops it, or a Job or CronJob that will be meshed is set up that way.',
+    severity: 'error',
+    inputs: [],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations'],
+  },
+  'host-network-pod': {
+    code: 'MD1010',
+    title: 'hostNetwork pods are never injected',
+    description:
+      'A workload with hostNetwork: true in a namespace enabled for injection runs without a proxy by design: neither mesh injects hostNetwork pods.',
+    severity: 'info',
+    inputs: ['namespaces', 'mutatingwebhookconfigurations'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods'],
+  },
+  'will-not-be-meshed': {
+    code: 'MD1011',
+    title: 'Workload will not be meshed',
+    description:
+      'With check -f and --expect-meshed: a workload in the manifests that does not opt out would be created without a proxy, because no installed mesh would inject it.',
+    severity: 'error',
+    inputs: ['namespaces', 'mutatingwebhookconfigurations'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps'],
+  },
+  'injector-config-excludes': {
+    code: 'MD1012',
+    title: "The injector's configuration refuses the pods",
+    description:
+      "A webhook is called for the workload's pods, but the injector's own configuration (a never-inject selector, or an injection policy that is disabled or invalid) keeps them out, so they run without a proxy.",
+    severity: 'warning',
+    inputs: ['namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods'],
+  },
+  'dataplane-mode-conflict': {
+    code: 'MD1016',
+    title: 'Namespace asks for sidecars and a sidecar-less data plane',
+    description:
+      "A namespace carries both a sidecar injection marker and the label of the mesh's sidecar-less data plane (ambient mode, IST0123): new pods get the sidecar and are left out of ambient mode.",
+    severity: 'warning',
+    inputs: ['namespaces'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'mutatingwebhookconfigurations'],
+  },
+  'sidecarless-not-enrolled': {
+    code: 'MD1017',
+    title: 'Pod not enrolled in the sidecar-less data plane',
+    description:
+      "Pods that a mesh's sidecar-less data plane should mesh (ambient mode) run outside it: the node agent did not enrol them (no enrolment annotation) or their node runs no ready node proxy (ztunnel).",
+    severity: 'error',
+    inputs: ['pods'],
+    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
+  },
+  'webhook-denied': {
+    code: 'MD1018',
+    title: 'Injection webhook denied the pod',
+    description:
+      "FailedCreate events show a mesh's injection webhook refusing a workload's pods (admission webhook denied the request), for instance over an invalid mesh annotation: the reason is quoted.",
+    severity: 'error',
+    inputs: ['events'],
+    optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'pods', 'namespaces'],
+  },
+  'pod-security-blocks-init': {
+    code: 'MD1019',
+    title: "Pod Security rejects the mesh's init container",
+    description:
+      'A namespace enforcing Pod Security baseline or restricted rejects the init container a mesh injects without its CNI plugin (NET_ADMIN, NET_RAW): predicted from the namespace and the mesh configuration, confirmed by FailedCreate events.',
+    severity: 'error',
+    inputs: [],
+    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'pods', 'configmaps', 'events'],
+  },
+  'webhook-missing': {
+    code: 'MD2001',
+    title: 'Mesh injection webhook missing',
+    description: 'A mesh is installed but no MutatingWebhookConfiguration registers its injection webhook, so every new pod is created without a proxy.',
+    severity: 'error',
+    inputs: ['mutatingwebhookconfigurations'],
+    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'pods', 'configmaps'],
+  },
+  'webhook-no-endpoints': {
+    code: 'MD2002',
+    title: 'Injection webhook has no endpoints',
+    description: "A mesh injection webhook's Service is missing or has no ready endpoint on the port the webhook calls, so every injection call fails.",
+    severity: 'error',
+    inputs: ['mutatingwebhookconfigurations', 'services'],
+    optionalInputs: [...WORKLOAD_KINDS, 'endpointslices', 'endpoints', 'pods', 'namespaces', 'configmaps'],
+  },
+  'injector-unavailable': {
+    code: 'MD2003',
+    title: 'Injector unavailable',
+    description: "A mesh's injector Deployment has no available replica, its pods crash-loop or are not Ready, or it is missing while its webhook exists.",
+    severity: 'error',
+    inputs: ['deployments'],
+    optionalInputs: [
+      'mutatingwebhookconfigurations',
+      'services',
+      'pods',
+      'namespaces',
+      'replicasets',
+      'statefulsets',
+      'daemonsets',
+      'jobs',
+      'cronjobs',
+      'configmaps',
+    ],
+  },
+  'injector-oomkilled': {
+    code: 'MD2004',
+    title: 'Injector OOMKilled',
+    description: "A container of a mesh's injector pods was killed for exceeding its memory limit, taking the injection webhook down while it restarts.",
+    severity: 'error',
+    inputs: ['pods'],
+    optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'namespaces', 'configmaps'],
+  },
+  'webhook-ca-expired': {
+    code: 'MD2005',
+    title: 'Webhook CA certificate expired',
+    description:
+      "A certificate in a mesh injection webhook's caBundle has expired, so the API server cannot verify the injector and injection fails for every new pod.",
+    severity: 'error',
+    inputs: ['mutatingwebhookconfigurations'],
+  },
+  'webhook-ca-expiring': {
+    code: 'MD2006',
+    title: 'Webhook CA certificate expiring soon',
+    description: "A certificate in a mesh injection webhook's caBundle expires within the warning window (--cert-expiry-warning, default 60 days).",
+    severity: 'warning',
+    inputs: ['mutatingwebhookconfigurations'],
+  },
+  'webhook-ca-invalid': {
+    code: 'MD2007',
+    title: 'Webhook CA bundle unusable',
+    description:
+      "A mesh injection webhook's caBundle is empty, not PEM, a private key, broken, or not valid yet, so the API server cannot verify the injector.",
+    severity: 'error',
+    inputs: ['mutatingwebhookconfigurations'],
+  },
+  'webhook-cert-mismatch': {
+    code: 'MD2008',
+    title: "Injector certificate does not match the webhook's caBundle",
+    description:
+      "A mesh's proxy injector serves a certificate (from the Secret its install keeps it in) that is not signed by the webhook's caBundle or lacks the service's DNS name, so the API server rejects every injection call.",
+    severity: 'error',
+    inputs: ['secrets', 'mutatingwebhookconfigurations'],
+  },
+  'identity-cert-expiring': {
+    code: 'MD2009',
+    title: 'Mesh identity certificate expiring soon',
+    description: "A mesh's trust anchor or identity issuer certificate expires within the warning window (--cert-expiry-warning, default 60 days).",
+    severity: 'warning',
+    inputs: ['configmaps'],
+    optionalInputs: ['secrets'],
+  },
+  'identity-cert-expired': {
+    code: 'MD2010',
+    title: 'Mesh identity certificate expired',
+    description: "A mesh's trust anchor or identity issuer certificate has expired or is not valid yet, so proxies cannot get or verify identities.",
+    severity: 'error',
+    inputs: ['configmaps'],
+    optionalInputs: ['secrets'],
+  },
+  'webhook-call-failed': {
+    code: 'MD2011',
+    title: 'API server failed calling the injection webhook',
+    description: 'FailedCreate events show the API server failing to call a mesh injection webhook, so a controller cannot create its pods.',
+    severity: 'error',
+    inputs: ['events'],
+    optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'pods', 'namespaces'],
+  },
+  'proxy-missing-beside-meshed': {
+    code: 'MD2012',
+    title: 'Proxy missing beside meshed pods',
+    description:
+      "Namespace-only permissions: a workload's pods run without the proxy that other pods of the same workload, or the namespace's other workloads, were injected with; the namespace's marker and the webhooks could not be read.",
+    severity: 'error',
+    inputs: ['pods'],
+    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'events', 'configmaps'],
+  },
+} as const satisfies Record<string, CatalogEntry>;
+
+export type CheckId = keyof typeof CATALOG;
+
+/** Every check's metadata, sorted by code. */
+export const CHECK_META: readonly (CatalogEntry & { id: CheckId })[] = (Object.keys(CATALOG) as CheckId[])
+  .map((id) => ({ id, ...(CATALOG[id] as CatalogEntry) }))
+  .sort((a, b) => (a.code < b.code ? -1 : 1));
