@@ -143,7 +143,7 @@ export function explain(m: Model, target: { kind: string; name: string }, ns: st
     const v = verdict(d, backends);
     return {
       mesh: d.mesh,
-      namespaceMarker: namespaceMarker(d.mesh, nsObj).text ?? null,
+      namespaceMarker: namespaceMarker(m, d.mesh, nsObj).text ?? null,
       webhooks: d.calls.map((c) => ({
         configuration: c.webhook.configName,
         webhook: c.webhook.name,

@@ -32,7 +32,7 @@ export default defineCheck({
       const states = podStates(w);
       if (w.namespace !== namespace || !states.hostNetwork) continue;
       for (const { mesh } of m.meshes) {
-        const marker = namespaceMarker(mesh, m.namespace(w.namespace));
+        const marker = namespaceMarker(m, mesh, m.namespace(w.namespace));
         if (!marker.enabled || templateOptOut(mesh, w.template)) continue; // nobody expects this mesh here
         yield {
           mesh,

@@ -168,7 +168,7 @@ export default defineCheck({
               (h) => selectorRepair(h.namespaceSelector, nsLabels),
               (h, fixed) => ws.every((w) => evalWebhook(h, fixed, labelsOf(w.template)).called),
             );
-        const marker = namespaceMarker(mesh, nsObj);
+        const marker = namespaceMarker(m, mesh, nsObj);
         const revLabel = profileOf(mesh).revisionLabel;
         const rev = revLabel ? nsLabels[revLabel] : undefined;
         const unserved = rev !== undefined && !podHooks.some((h) => h.revisions.includes(rev));

@@ -19,8 +19,8 @@
  * never injects; the verdicts say why). The workload is in the manifests, so its template is
  * fixed there (file and document); so is the Namespace when it is in the manifests.
  */
-import { meshTitle } from '../mesh/registry.js';
-import { namespaceChange } from '../fix.js';
+import { meshTitle, profileOf } from '../mesh/registry.js';
+import { namespaceChange, setOnTemplate } from '../fix.js';
 import { choiceEvidence, choiceFix, chooseMesh, mustChoose, type MeshChoice } from '../mesh/choice.js';
 import { decide, type Decision } from '../mesh/decision.js';
 import { changedTemplate, workloadProblems, type Problem } from '../mesh/marker-problems.js';
@@ -53,13 +53,20 @@ function fixFor(m: Model, w: Workload, mesh: MeshName): { fix: string[]; problem
   const template = problem ? changedTemplate(w.template, problem.templateChanges!) : w.template;
   const templateFix = problem ? (problem.correct ?? problem.fix) : [];
   const marker = enableMarker(mesh, w.namespace, install.webhooks);
-  const injects = (withMarker: boolean) => {
+  const injects = (withMarker: boolean, t = template) => {
     const nsLabels = namespaceLabels(nsObj, w.namespace);
     const nsAnnotations = annotationsOf(nsObj);
-    if (withMarker) (marker.field === 'labels' ? nsLabels : nsAnnotations)[marker.key] = marker.value;
-    return decide(m, mesh, install.webhooks, { namespace: w.namespace, nsLabels, nsAnnotations, template }).inject;
+    if (withMarker && marker) (marker.field === 'labels' ? nsLabels : nsAnnotations)[marker.key] = marker.value;
+    return decide(m, mesh, install.webhooks, { namespace: w.namespace, nsLabels, nsAnnotations, template: t }).inject;
   };
   if (problem && injects(false)) return { fix: templateFix, problem };
+  if (!marker) {
+    // No namespace marker (the mesh's pods opt in one by one): the template's own opt-in.
+    const optIn = profileOf(mesh).templateOptIn;
+    if (problem || !optIn) return undefined;
+    const t = changedTemplate(w.template, [{ field: optIn.field, key: optIn.key, value: optIn.value }]);
+    return injects(false, t) ? { fix: setOnTemplate(w, optIn.field, optIn.key, optIn.value) } : undefined;
+  }
   // A Namespace in the manifests is fixed there: a kubectl change would be undone by the next apply.
   if (injects(true))
     return {

@@ -81,7 +81,7 @@ const KEEP_ENV = new Set(PROFILE_LIST.flatMap((p) => p.keptEnv ?? []));
  * (argv[0], flag names, values after `=`) still keeps positional secrets: `--password s3cr3t`,
  * `sh -c "mysql -ps3cr3t"`.
  */
-const SHUTDOWN_WORDS = new RegExp([...PROFILE_LIST.flatMap((p) => p.job.shutdownWords), '[\\n\\r\\u2028\\u2029]'].join('|'), 'g');
+const SHUTDOWN_WORDS = new RegExp([...PROFILE_LIST.flatMap((p) => [...p.job.shutdownWords, ...(p.keptArgs ?? [])]), '[\\n\\r\\u2028\\u2029]'].join('|'), 'g');
 const MAY_HOLD_WORDS = new RegExp(SHUTDOWN_WORDS.source);
 
 /** ConfigMaps the checks read, by name: the one `data` key each keeps (each profile's configMapKey). */

@@ -28,5 +28,5 @@ export function decide(m: Model, mesh: MeshName, webhooks: MeshWebhook[], input:
   const calls = webhooks.filter((w) => w.mesh === mesh).map((w) => evalWebhook(w, input.nsLabels, podLabels));
   const called = calls.some((c) => c.called);
   const injector = p.injector(m, input);
-  return { mesh, intent: p.intent(input), calls, called, injector, inject: called && injector.every((s) => s.ok) };
+  return { mesh, intent: p.intent(input, m), calls, called, injector, inject: called && injector.every((s) => s.ok) };
 }
