@@ -57,11 +57,25 @@ describe('check registry', () => {
 });
 
 describe('healthy clusters give zero findings', () => {
-  for (const base of ['linkerd', 'istio', 'both'] as const) {
+  // Each mesh alone, and side by side (Linkerd + Istio, Linkerd + Kuma, Istio + Consul, Kuma + Consul).
+  for (const base of ['linkerd', 'istio', 'kuma', 'consul', 'both', 'linkerd+kuma', 'istio+consul', 'kuma+consul'] as const) {
     it(`${base}, all namespaces`, () => {
       expect(findings(cluster(base))).toEqual([]);
     });
-    for (const ns of ['default', 'kube-system', 'linkerd', 'istio-system', 'shop', 'store', 'payments']) {
+    for (const ns of [
+      'default',
+      'kube-system',
+      'linkerd',
+      'istio-system',
+      'kuma-system',
+      'consul',
+      'shop',
+      'store',
+      'payments',
+      'orders',
+      'billing',
+      'catalog',
+    ]) {
       it(`${base}, -n ${ns}`, () => {
         const snap = cluster(base, [], { allNamespaces: false, namespace: ns });
         // -n on a namespace with no workloads, or a system namespace, must stay silent too.

@@ -130,9 +130,12 @@ function slimArgv(list: unknown[]): void {
   }
 }
 
-/** An env entry: its name; its value redacted but for ENABLE_NATIVE_SIDECARS (valueFrom: no check reads it). */
+/** A value a kept env variable keeps: a boolean, or a resource quantity ("50m", "512Mi"): never a secret. */
+const KEPT_VALUE = /^(true|false|[0-9]+(\.[0-9]+)?([mkMGT]i?|[mkMGTPE])?)$/;
+
+/** An env entry: its name; its value redacted but for the profiles' keptEnv switches and quantities (valueFrom: no check reads it). */
 function slimEnv(e: Obj): Obj {
-  const keep = KEEP_ENV.has(e.name) && (e.value === 'true' || e.value === 'false');
+  const keep = KEEP_ENV.has(e.name) && typeof e.value === 'string' && KEPT_VALUE.test(e.value);
   return { name: e.name, value: keep || e.value === undefined ? e.value : REDACTED };
 }
 

@@ -248,7 +248,7 @@ export interface MeshProfile {
   ): Partial<Record<ResourceKey, ProxyResourceValue>>;
   /** Whether the proxy would be a native sidecar by the mesh's own settings (undefined: none found). */
   nativeSidecar(m: Model, w: Workload): { native: boolean; reason: string } | undefined;
-  /** Env variables of its control plane that nativeSidecar reads (snapshots keep their boolean values). */
+  /** Env variables of its control plane that the profile reads (snapshots keep their boolean or quantity values). */
   readonly keptEnv?: readonly string[];
   /**
    * Words of its control plane's command lines the profile reads (regular expression sources;

@@ -157,7 +157,7 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
   ],
   suggestedResources: { 'requests.cpu': '50m', 'requests.memory': '64Mi', 'limits.cpu': '500m', 'limits.memory': '512Mi' },
   namespaceResourceAnnotations: false,
-  /** The CP's KUMA_INJECTOR_SIDECAR_CONTAINER_RESOURCES_* (a snapshot keeps no values: the chart defaults then). */
+  /** The CP's KUMA_INJECTOR_SIDECAR_CONTAINER_RESOURCES_* (the chart's defaults where unset). */
   proxyResources: (m, _w, observed, observedFrom) => {
     const out: Partial<Record<ResourceKey, { value: unknown; from: string }>> = {};
     const env = controlPlaneEnv(m);
@@ -173,7 +173,7 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
     const v = controlPlaneEnv(m)[NATIVE_ENV];
     return v === 'true' || v === 'false' ? { native: v === 'true', reason: `${CP} runs with ${NATIVE_ENV}=${v}` } : undefined;
   },
-  keptEnv: [NATIVE_ENV],
+  keptEnv: [NATIVE_ENV, ...Object.values(RESOURCE_ENV)],
   // No nativeSidecarAnnotation: no per-pod switch, the control plane's setting decides (and Kubernetes 1.29+).
 
   job: {

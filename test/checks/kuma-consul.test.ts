@@ -1,0 +1,127 @@
+/**
+ * Kuma and Consul, added as profiles only: every check that applies to them fires on their
+ * fixtures and stays silent on the near misses, alone and beside another mesh (Linkerd + Kuma,
+ * Istio + Consul, Kuma + Consul), and `explain` walks their webhooks and injector rules.
+ */
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { FIXTURES, cluster, findings, ids, type Base } from '../helpers/fixtures.js';
+import { join } from 'node:path';
+
+const F = (id: string, file: string) => `checks/${id}/${file}.yaml`;
+
+/** [check, fixture, the findings of that check (id Kind ns/name)]. */
+const CASES: [string, string, string[]][] = [
+  ['namespace-not-enabled', 'fires-kuma', ['namespace-not-enabled Namespace shipping']],
+  ['injection-marker-invalid', 'fires-kuma-namespace', ['injection-marker-invalid Namespace orders']],
+  ['injection-marker-invalid', 'fires-kuma-workload', ['injection-marker-invalid Deployment orders/auditor']],
+  ['injection-marker-invalid', 'ok-kuma', []],
+  ['injection-marker-invalid', 'fires-consul-workload', ['injection-marker-invalid Deployment catalog/reports']],
+  ['injection-marker-invalid', 'fires-consul-namespace', ['injection-marker-invalid Namespace catalog']],
+  ['injection-marker-invalid', 'ok-consul', []],
+  ['pod-opted-out', 'fires-kuma', ['pod-opted-out Deployment orders/auditor']],
+  ['pod-opted-out', 'fires-consul-default-inject', ['pod-opted-out Deployment catalog/reports']],
+  ['pod-opted-out', 'ok-consul', []],
+  ['pod-predates-enablement', 'fires-kuma', ['pod-predates-enablement Deployment orders/legacy']],
+  ['pod-predates-enablement', 'fires-consul', ['pod-predates-enablement StatefulSet catalog/importer']],
+  ['sidecar-missing', 'fires-kuma', ['sidecar-missing Deployment orders/cart']],
+  ['sidecar-missing', 'fires-consul', ['sidecar-missing Deployment catalog/cart']],
+  ['webhook-missing', 'fires-kuma', ['webhook-missing MutatingWebhookConfiguration kuma-admission-mutating-webhook-configuration']],
+  ['webhook-missing', 'fires-consul', ['webhook-missing MutatingWebhookConfiguration consul-connect-injector']],
+  ['webhook-no-endpoints', 'fires-kuma-not-ready', ['webhook-no-endpoints Service kuma-system/kuma-control-plane']],
+  ['webhook-no-endpoints', 'fires-consul-service-missing', ['webhook-no-endpoints Service consul/consul-connect-injector']],
+  ['webhook-ca-invalid', 'fires-consul-empty', ['webhook-ca-invalid MutatingWebhookConfiguration consul-connect-injector']],
+  ['webhook-cert-mismatch', 'fires-kuma', ['webhook-cert-mismatch Secret kuma-system/kuma-tls-cert']],
+  ['injector-unavailable', 'fires-kuma-crashloop', ['injector-unavailable Deployment kuma-system/kuma-control-plane']],
+  ['injector-unavailable', 'fires-consul-scaled-zero', ['injector-unavailable Deployment consul/consul-connect-injector']],
+  ['injector-oomkilled', 'fires-consul', ['injector-oomkilled Deployment consul/consul-connect-injector']],
+  ['quota-blocks-proxy', 'fires-kuma-must-specify', ['quota-blocks-proxy Deployment orders/web']],
+  ['quota-blocks-proxy', 'fires-consul-must-specify', ['quota-blocks-proxy Deployment catalog/web']],
+  ['job-never-completes', 'fires-kuma-hung', ['job-never-completes Job orders/reindex-now']],
+  ['job-never-completes', 'ok-kuma-template', []],
+  ['job-never-completes', 'fires-consul-hung', ['job-never-completes Job catalog/export']],
+  ['job-never-completes', 'fires-consul-template', ['job-never-completes CronJob catalog/nightly']],
+  ['webhook-call-failed', 'fires-kuma', ['webhook-call-failed Deployment orders/api']],
+  ['webhook-call-failed', 'fires-consul', ['webhook-call-failed Deployment catalog/products']],
+  ['webhook-excludes-namespace', 'fires-kuma', ['webhook-excludes-namespace Namespace shipping']],
+  ['webhook-excludes-namespace', 'fires-consul', ['webhook-excludes-namespace Namespace monitoring']],
+  ['serviceaccount-missing', 'fires-consul-token', ['serviceaccount-missing Deployment catalog/auditlog']],
+];
+
+/** The mesh a fixture is written for, and the meshes it must also hold beside. */
+const basesOf = (file: string): Base[] => (file.includes('kuma') ? ['kuma', 'linkerd+kuma', 'kuma+consul'] : ['consul', 'istio+consul', 'kuma+consul']);
+
+describe('Kuma and Consul through the unchanged checks', () => {
+  for (const [id, file, expected] of CASES) {
+    for (const base of basesOf(file)) {
+      it(`${id}: ${file} over ${base}`, () => {
+        expect(ids(findings(cluster(base, [F(id, file)]), [id]))).toEqual(expected);
+      });
+    }
+  }
+
+  it('Kuma injects hostNetwork pods (no hostNetwork rule), so host-network-pod stays silent for it', () => {
+    const snap = cluster('kuma', [F('host-network-pod', 'ok-kuma')], { allNamespaces: false, namespace: 'orders' });
+    expect(findings(snap, ['host-network-pod'])).toEqual([]);
+  });
+
+  it('an unparsable Consul value denies the pod, even one that reads as "off"', () => {
+    const off = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: reports, namespace: catalog, uid: dep-reports-catalog}
+spec:
+  selector: {matchLabels: {app: reports}}
+  template:
+    metadata: {labels: {app: reports}, annotations: {consul.hashicorp.com/connect-inject: "no"}}
+    spec: {containers: [{name: reports, image: example/reports:1}]}
+`;
+    const [f] = findings(cluster('consul', [off]), ['injection-marker-invalid']);
+    expect(f?.message).toMatch(/denies its pods/);
+    expect(f?.evidence).toMatchObject({ expected: 'pod template annotation consul.hashicorp.com/connect-inject=false', deniesAdmission: true });
+  });
+
+  it('Consul quota advice sets its annotations; Kuma, which has none, says where its resources are set', () => {
+    const [c] = findings(cluster('consul', [F('quota-blocks-proxy', 'fires-consul-must-specify')]), ['quota-blocks-proxy']);
+    expect(c?.fix.join('\n')).toContain('consul.hashicorp.com/sidecar-proxy-cpu-limit');
+    const [k] = findings(cluster('kuma', [F('quota-blocks-proxy', 'fires-kuma-must-specify')]), ['quota-blocks-proxy']);
+    expect(k?.fix.every((l) => l.startsWith('#'))).toBe(true);
+    expect(k?.fix.join('\n')).toContain('dataPlane.sidecarContainer.resources');
+  });
+
+  it('with Linkerd beside Kuma, a namespace running Kuma is never told to add Linkerd', () => {
+    const fs = findings(cluster('linkerd+kuma', [F('namespace-not-enabled', 'fires-kuma')]), ['namespace-not-enabled']);
+    expect(fs.map((f) => f.mesh)).toEqual(['kuma']);
+    expect(fs[0]?.fix[0]).toBe('kubectl label namespace shipping kuma.io/sidecar-injection=enabled --overwrite');
+  });
+
+  it('Consul has no namespace marker: a namespace of Consul pods mixed with plain ones is no finding, beside Istio too', () => {
+    for (const base of ['consul', 'istio+consul'] as const) expect(findings(cluster(base))).toEqual([]);
+  });
+});
+
+const explainJson = async (target: string, ns: string, ...snapshots: string[]) => {
+  const r = await runCli(['explain', target, '-n', ns, ...snapshots.flatMap((s) => ['--snapshot', join(FIXTURES, 'healthy', s)]), '-o', 'json']);
+  expect(r.stderr).toBe('');
+  return JSON.parse(r.stdout);
+};
+
+describe('explain walks Kuma and Consul', () => {
+  it('Kuma: the pods webhook selects a pod opting in inside a namespace labelled disabled; the pod label wins', async () => {
+    const e = await explainJson('deployment/invoicer', 'billing', 'kuma.yaml');
+    const k = e.meshes.find((m: any) => m.mesh === 'kuma');
+    expect(k.namespaceMarker).toBe('label kuma.io/sidecar-injection=disabled');
+    expect(k.webhooks.filter((h: any) => h.called).map((h: any) => h.webhook)).toEqual(['pods-kuma-injector.kuma.io']);
+    expect(k.injector.map((s: any) => s.rule)).toEqual(['exception-labels', 'sidecar-exists', 'sidecar-injection-label', 'sidecar-uid']);
+    expect(k.wouldInject).toBe(true);
+  });
+
+  it('Consul: the webhook is called for every pod; without the annotation -default-inject decides', async () => {
+    const e = await explainJson('deployment/reports', 'catalog', 'consul.yaml', 'kuma.yaml');
+    const c = e.meshes.find((m: any) => m.mesh === 'consul');
+    expect(c.namespaceMarker).toBeNull();
+    expect(c.webhooks.map((h: any) => [h.webhook, h.called])).toEqual([['consul-connect-injector.consul.hashicorp.com', true]]);
+    expect(c.injector.at(-1)).toMatchObject({ rule: 'default-inject', ok: false });
+    expect(c.wouldInject).toBe(false);
+    expect(e.meshes.find((m: any) => m.mesh === 'kuma').wouldInject).toBe(false);
+  });
+});
