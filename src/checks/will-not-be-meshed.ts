@@ -24,7 +24,7 @@ import { namespaceChange, setOnTemplate } from '../fix.js';
 import { choiceEvidence, choiceFix, chooseMesh, mustChoose, type MeshChoice } from '../mesh/choice.js';
 import { decide, type Decision } from '../mesh/decision.js';
 import { changedTemplate, workloadProblems, type Problem } from '../mesh/marker-problems.js';
-import { enableMarker, templateOptOut } from '../mesh/markers.js';
+import { enableMarker, namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { namespaceLabels } from '../mesh/webhooks.js';
 import { desiredPods, podStates, type Model, type Workload } from '../model.js';
 import type { MeshName } from '../types.js';
@@ -60,13 +60,15 @@ function fixFor(m: Model, w: Workload, mesh: MeshName): { fix: string[]; problem
     return decide(m, mesh, install.webhooks, { namespace: w.namespace, nsLabels, nsAnnotations, template: t }).inject;
   };
   if (problem && injects(false)) return { fix: templateFix, problem };
-  if (!marker) {
-    // No namespace marker (the mesh's pods opt in one by one): the template's own opt-in.
-    const optIn = profileOf(mesh).templateOptIn;
-    if (problem || !optIn) return undefined;
+  // The template's own opt-in where the mesh has no namespace marker (its pods opt in one by one),
+  // or where the namespace's marker keeps the mesh off on purpose (turning it on would mesh every pod).
+  const optIn = profileOf(mesh).templateOptIn;
+  const nsMarker = namespaceMarker(m, mesh, nsObj);
+  if (optIn && !problem && (!marker || (nsMarker.present && !nsMarker.enabled))) {
     const t = changedTemplate(w.template, [{ field: optIn.field, key: optIn.key, value: optIn.value }]);
-    return injects(false, t) ? { fix: setOnTemplate(w, optIn.field, optIn.key, optIn.value) } : undefined;
+    if (injects(false, t)) return { fix: setOnTemplate(w, optIn.field, optIn.key, optIn.value) };
   }
+  if (!marker) return undefined;
   // A Namespace in the manifests is fixed there: a kubectl change would be undone by the next apply.
   if (injects(true))
     return {

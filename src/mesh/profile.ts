@@ -203,7 +203,10 @@ export interface MeshProfile {
    * namespace marker, whose pods opt in one by one (Consul: `templateOptIn`).
    */
   enableMarker(ns: string, webhooks: MeshWebhook[]): EnableMarker | undefined;
-  /** The pod template marker that opts in on its own, where the namespace alone cannot (a mesh without a namespace marker). */
+  /**
+   * The pod template marker that opts one workload in on its own: advised where the mesh has no
+   * namespace marker (Consul), or where the namespace's marker keeps the mesh off on purpose (Kuma).
+   */
   readonly templateOptIn?: { field: Field; key: string; value: string };
   /** The pod template marker that opts out of this mesh. */
   readonly optOut: { field: Field; key: string; value: string };

@@ -4,8 +4,11 @@
  * Istio + Consul, Kuma + Consul), and `explain` walks their webhooks and injector rules.
  */
 import { describe, expect, it } from 'vitest';
+import { CHECKS } from '../../src/checks/index.js';
+import { overlayManifests } from '../../src/manifests.js';
+import { runChecks } from '../../src/run.js';
 import { runCli } from '../helpers/cli.js';
-import { FIXTURES, cluster, findings, ids, type Base } from '../helpers/fixtures.js';
+import { FIXTURES, NOW, cluster, findings, ids, parseObjects, type Base } from '../helpers/fixtures.js';
 import { join } from 'node:path';
 
 const F = (id: string, file: string) => `checks/${id}/${file}.yaml`;
@@ -123,5 +126,47 @@ describe('explain walks Kuma and Consul', () => {
     expect(c.injector.at(-1)).toMatchObject({ rule: 'default-inject', ok: false });
     expect(c.wouldInject).toBe(false);
     expect(e.meshes.find((m: any) => m.mesh === 'kuma').wouldInject).toBe(false);
+  });
+});
+
+describe('will-not-be-meshed (check -f --expect-meshed) advises each mesh its own way', () => {
+  const CHECK = CHECKS.filter((c) => c.id === 'will-not-be-meshed');
+  const newsvc = (ns: string) => `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: newsvc, namespace: ${ns}}
+spec:
+  selector: {matchLabels: {app: newsvc}}
+  template:
+    metadata: {labels: {app: newsvc}}
+    spec: {containers: [{name: newsvc, image: example/newsvc:1}]}
+`;
+  const run = (base: Base, yaml: string) => {
+    const objects = parseObjects(yaml).map((obj, i) => ({ obj, source: { file: 'm.yaml', document: i + 1 } }));
+    const r = runChecks(overlayManifests(cluster(base), { files: ['m.yaml'], objects }, 'default'), CHECK, {
+      mesh: 'auto',
+      certExpiryWarningDays: 60,
+      now: NOW,
+      expectMeshed: true,
+    });
+    expect(r.errors).toEqual([]);
+    return r.findings;
+  };
+
+  it('Consul, which has no namespace marker: the pod template annotation', () => {
+    const [f] = run('consul', newsvc('catalog'));
+    expect(f?.fix).toEqual([
+      '# in m.yaml (document 1), Deployment catalog/newsvc: under spec.template.metadata.annotations set consul.hashicorp.com/connect-inject: "true"',
+    ]);
+  });
+
+  it('Kuma in a namespace labelled disabled on purpose: the pod label, not the namespace (beside Consul too)', () => {
+    for (const base of ['kuma', 'kuma+consul'] as const) {
+      const [f] = run(base, newsvc('billing'));
+      expect(f?.mesh).toBe('kuma');
+      expect(f?.fix).toEqual([
+        '# in m.yaml (document 1), Deployment billing/newsvc: under spec.template.metadata.labels set kuma.io/sidecar-injection: "enabled"',
+      ]);
+    }
   });
 });

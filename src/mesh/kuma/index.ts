@@ -138,6 +138,8 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
   templateAsking,
   namespaceMarker,
   enableMarker,
+  // The pods webhook selects exactly `enabled` (in a namespace carrying the label, since 2.11).
+  templateOptIn: { field: 'labels', key: KUMA_INJECT, value: 'enabled' },
   optOut: { field: 'labels', key: KUMA_INJECT, value: 'disabled' },
   templateOptOut,
   namespaceMarkerKeys: () => ({ field: 'labels', keys: [KUMA_INJECT] }),
