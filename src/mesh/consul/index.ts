@@ -118,7 +118,7 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
   injector: (m, i) => consulInjector(m, i.namespace, i.template),
   tokenRequirement: (m) =>
     consulSettings(m).acls
-      ? { why: 'Consul runs with ACLs, so its injector denies pods without a ServiceAccount token mount', evidence: { aclAuthMethod: true } }
+      ? { why: 'Consul runs with ACLs (its injector then denies a pod without a ServiceAccount token mount)', evidence: { aclAuthMethod: true } }
       : undefined,
 
   resourceAnnotations: RESOURCE_ANNOTATIONS,
