@@ -27,7 +27,7 @@ export default defineCheck({
     'A workload with hostNetwork: true in a namespace enabled for injection runs without a proxy by design: a mesh whose injector refuses hostNetwork pods never injects them.',
   severity: 'info',
   inputs: ['namespaces', 'mutatingwebhookconfigurations'],
-  optionalInputs: [...WORKLOAD_KINDS, 'pods'],
+  optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps'], // configmaps: the injector's decision reads the mesh's settings
   *run(m) {
     const { allNamespaces, namespace } = m.snapshot.scope;
     if (allNamespaces || !namespace) return; // only asked about one namespace does this explain anything

@@ -28,7 +28,12 @@ export default defineCheck({
   id: 'webhook-cert-mismatch',
   code: 'MD2008',
   title: "Injector certificate does not match the webhook's caBundle",
-  description: `${WITH_SECRETS.map((p) => `${p.title}'s`).join(' or ')} proxy injector serves a certificate that is not signed by the webhook's caBundle or lacks the service's DNS name, so the API server rejects every injection call.`,
+  description: `${WITH_SECRETS.map((p) => `${p.title}'s`)
+    .join(', ')
+    .replace(
+      /, ([^,]*)$/,
+      ' or $1',
+    )} injector serves a certificate that is not signed by the webhook's caBundle or lacks the service's DNS name, so the API server rejects every injection call.`,
   severity: 'error',
   inputs: ['secrets', 'mutatingwebhookconfigurations'],
   *run(m) {
