@@ -102,7 +102,7 @@ function verdict(d: Decision, backends: WebhookBackend[]): { inject: boolean; te
     };
   }
   const failed = d.injector.find((s) => !s.ok);
-  if (failed) return { inject: false, text: `the ${d.mesh} injector would skip it: ${failed.detail}` };
+  if (failed) return { inject: false, text: `the ${d.mesh} injector would ${failed.denies ? 'deny the pod' : 'skip it'}: ${failed.detail}` };
   const down = unreachable(d, backends);
   if (down) {
     const what = down.backend.service ? 'has no ready endpoint' : 'does not exist';

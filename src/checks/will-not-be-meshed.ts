@@ -37,7 +37,8 @@ function verdict(d: Decision): string {
     return d.calls.length === 0
       ? `no ${d.mesh} injection webhook is installed`
       : `no ${d.mesh} webhook would be called: the API server never asks the injector`;
-  return `the ${d.mesh} injector would skip it: ${d.injector.find((s) => !s.ok)?.detail ?? 'a rule failed'}`; // called, not injected
+  const failed = d.injector.find((s) => !s.ok);
+  return `the ${d.mesh} injector would ${failed?.denies ? 'deny the pod' : 'skip it'}: ${failed?.detail ?? 'a rule failed'}`; // called, not injected
 }
 
 /**

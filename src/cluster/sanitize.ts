@@ -143,7 +143,7 @@ function slimEnv(e: Obj): Obj {
  * A container: the fields the checks read, as a new object (dropping by `delete` costs more).
  * name, image and restartPolicy (is it a proxy, a native sidecar), resources (quotas, OOM
  * evidence), ports (a webhook's named targetPort), env (istiod's ENABLE_NATIVE_SIDECARS), command
- * and args (job-never-completes). Probes, lifecycle hooks, envFrom, volumeMounts, workingDir, ...
+ * and args (job-never-completes), securityContext.runAsUser (Kuma's sidecar UID rule). Probes, lifecycle hooks, envFrom, volumeMounts, workingDir, ...
  * are dropped. A check that starts reading another field adds it here.
  */
 function slimContainer(c: Obj): Obj {
@@ -158,6 +158,8 @@ function slimContainer(c: Obj): Obj {
     env: eachObject(c.env, slimEnv),
     command: Array.isArray(c.command) ? c.command : undefined, // not a list: the check reads none of it
     args: Array.isArray(c.args) ? c.args : undefined,
+    // Kuma's injector rejects an app container running as its sidecar's UID.
+    securityContext: isObj(c.securityContext) && typeof c.securityContext.runAsUser === 'number' ? { runAsUser: c.securityContext.runAsUser } : undefined,
   };
 }
 

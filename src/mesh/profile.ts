@@ -26,6 +26,8 @@ export interface InjectorStep {
   rule: string;
   ok: boolean;
   detail: string;
+  /** A failed step at which the injector returns an error, so the API server denies the pod (Kuma's and Consul's invalid values), rather than admitting it without a proxy. */
+  denies?: boolean;
 }
 
 /** What a pod created now meets: its namespace's labels and annotations, and its template. */

@@ -5,10 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../../src/checks/index.js';
+import { slim } from '../../src/cluster/sanitize.js';
 import { overlayManifests } from '../../src/manifests.js';
 import { runChecks } from '../../src/run.js';
 import { runCli } from '../helpers/cli.js';
 import { FIXTURES, NOW, cluster, findings, ids, parseObjects, type Base } from '../helpers/fixtures.js';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const F = (id: string, file: string) => `checks/${id}/${file}.yaml`;
@@ -168,5 +171,41 @@ spec:
         '# in m.yaml (document 1), Deployment billing/newsvc: under spec.template.metadata.labels set kuma.io/sidecar-injection: "enabled"',
       ]);
     }
+  });
+});
+
+describe('injector errors deny the pod, and explain says so', () => {
+  it('Kuma rejects an app container running as its sidecar UID 5678; a snapshot keeps runAsUser', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'meshdoctor-kuma-uid-'));
+    const file = join(dir, 'uid.yaml');
+    writeFileSync(
+      file,
+      `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: envoyish, namespace: orders, uid: dep-envoyish}
+spec:
+  selector: {matchLabels: {app: envoyish}}
+  template:
+    metadata: {labels: {app: envoyish}}
+    spec: {containers: [{name: app, image: example/app:1, securityContext: {runAsUser: 5678}}]}
+`,
+    );
+    const r = await runCli([
+      'explain',
+      'deployment/envoyish',
+      '-n',
+      'orders',
+      '--snapshot',
+      join(FIXTURES, 'healthy', 'kuma.yaml'),
+      '--snapshot',
+      file,
+      '-o',
+      'json',
+    ]);
+    const k = JSON.parse(r.stdout).meshes.find((m: any) => m.mesh === 'kuma');
+    expect(k.injector.at(-1)).toMatchObject({ rule: 'sidecar-uid', ok: false, denies: true });
+    expect(k.verdict).toMatch(/^the kuma injector would deny the pod: container app runs as UID 5678/);
+    const [dep] = parseObjects(readFileSync(file, 'utf8'));
+    expect(JSON.stringify(slim('deployments', dep!))).toContain('"securityContext":{"runAsUser":5678}');
   });
 });

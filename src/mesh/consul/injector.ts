@@ -126,6 +126,7 @@ export function consulInjector(m: Model, namespace: string, template: { metadata
       rule: 'connect-inject-annotation',
       ok: false,
       detail: `pod template annotation ${CONSUL_INJECT}=${v} is not a value Go's strconv.ParseBool reads (true, false, 1, 0, t, f, ...): the injector denies the pod`,
+      denies: true,
     };
   else if (parsed !== undefined) step = { rule: 'connect-inject-annotation', ok: parsed, detail: `pod template annotation ${CONSUL_INJECT}=${v}` };
   else
@@ -140,6 +141,7 @@ export function consulInjector(m: Model, namespace: string, template: { metadata
   steps.push({
     rule: 'service-account-token',
     ok: !tokenOff,
+    ...(tokenOff ? { denies: true } : {}),
     detail: tokenOff
       ? 'automountServiceAccountToken is false and Consul runs with ACLs: the injector denies a pod without a ServiceAccount token mount'
       : 'service account token mounted (Consul runs with ACLs)',

@@ -106,7 +106,8 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
     return CP;
   },
   isControlPlaneNamespace: () => false,
-  isControlPlaneWorkload: (l) => l.app === CP || l.app === 'kuma-cni',
+  // _helpers.tpl: app: kuma-control-plane, kuma-cni, kuma-ingress, kuma-egress (Kuma's own components).
+  isControlPlaneWorkload: (l) => [CP, 'kuma-cni', 'kuma-ingress', 'kuma-egress'].includes(l.app ?? ''),
   isOwnPod: (l) => l.app === CP,
   ownNamespaces: ['kuma-system'],
   excludedNamespaces: [],

@@ -60,6 +60,7 @@ export function kumaInjector(nsLabels: Record<string, string>, template: { metad
       rule: 'sidecar-injection-label',
       ok: false,
       detail: `pod template label ${KUMA_INJECT}=${labels[KUMA_INJECT]} is not a value Kuma accepts (${KUMA_VALID.join(', ')}): the injector rejects the pod`,
+      denies: true,
     };
   else if (pod !== undefined)
     step = { rule: 'sidecar-injection-label', ok: pod, detail: `pod template label ${KUMA_INJECT}=${labels[KUMA_INJECT]} (the pod's label wins)` };
@@ -68,6 +69,7 @@ export function kumaInjector(nsLabels: Record<string, string>, template: { metad
       rule: 'sidecar-injection-label',
       ok: false,
       detail: `namespace label ${KUMA_INJECT}=${nsLabels[KUMA_INJECT]} is not a value Kuma accepts (${KUMA_VALID.join(', ')}): the injector rejects the pod`,
+      denies: true,
     };
   else if (ns !== undefined) step = { rule: 'sidecar-injection-label', ok: ns, detail: `namespace label ${KUMA_INJECT}=${nsLabels[KUMA_INJECT]}` };
   else step = { rule: 'sidecar-injection-label', ok: false, detail: `neither the pod template nor the namespace has the label ${KUMA_INJECT}` };
@@ -81,6 +83,7 @@ export function kumaInjector(nsLabels: Record<string, string>, template: { metad
           rule: 'sidecar-uid',
           ok: false,
           detail: `container ${String(clash.name)} runs as UID ${KUMA_SIDECAR_UID}, the sidecar's: the injector rejects the pod`,
+          denies: true,
         }
       : { rule: 'sidecar-uid', ok: true, detail: `no app container runs as UID ${KUMA_SIDECAR_UID}` },
   );
