@@ -9,7 +9,8 @@ import { slim } from '../../src/cluster/sanitize.js';
 import { overlayManifests } from '../../src/manifests.js';
 import { runChecks } from '../../src/run.js';
 import { runCli } from '../helpers/cli.js';
-import { FIXTURES, NOW, cluster, findings, ids, parseObjects, type Base } from '../helpers/fixtures.js';
+import { startApiServer } from '../apiserver/server.js';
+import { FIXTURES, NOW, baseObjects, cluster, findings, fixtureObjects, ids, overlay, parseObjects, type Base } from '../helpers/fixtures.js';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -207,5 +208,49 @@ spec:
     expect(k.verdict).toMatch(/^the kuma injector would deny the pod: container app runs as UID 5678/);
     const [dep] = parseObjects(readFileSync(file, 'utf8'));
     expect(JSON.stringify(slim('deployments', dep!))).toContain('"securityContext":{"runAsUser":5678}');
+  });
+});
+
+describe('Kuma and Consul live, through the test API server', () => {
+  it('the same findings live as offline, every request a GET that deploy/rbac.yaml allows', async () => {
+    const objects = overlay(
+      baseObjects('kuma+consul'),
+      fixtureObjects(F('pod-opted-out', 'fires-kuma')),
+      fixtureObjects(F('injection-marker-invalid', 'fires-consul-workload')),
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'meshdoctor-kuma-consul-live-'));
+    const file = join(dir, 'cluster.json');
+    writeFileSync(file, JSON.stringify({ kind: 'List', items: objects }));
+    const server = await startApiServer({ objects, maxPageSize: 7 });
+    try {
+      const kubeconfig = await server.writeKubeconfig(dir, { namespace: 'orders' });
+      const comparable = (stdout: string) => {
+        const r = JSON.parse(stdout);
+        return { meshes: r.meshes, findings: r.findings, skipped: r.skipped };
+      };
+      for (const scope of [['-A'], ['-n', 'orders'], ['-n', 'catalog']]) {
+        const live = await runCli(['check', ...scope, '--kubeconfig', kubeconfig, '-o', 'json']);
+        expect(live.stderr).toBe('');
+        const offline = await runCli(['check', ...scope, '--snapshot', file, '-o', 'json']);
+        expect(comparable(live.stdout), scope.join(' ')).toEqual(comparable(offline.stdout));
+      }
+      const all = JSON.parse((await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json'])).stdout);
+      expect(all.meshes).toEqual(['kuma', 'consul']);
+      expect(all.findings.map((f: any) => `${f.id} ${f.resource.namespace}/${f.resource.name}`).sort()).toEqual([
+        'injection-marker-invalid catalog/reports',
+        'pod-opted-out orders/auditor',
+      ]);
+      // The Secrets read by name are the two meshes' serving certificates, which the reader role may get.
+      const role = parseObjects(readFileSync(join(import.meta.dirname, '..', '..', 'deploy/rbac.yaml'), 'utf8')).find(
+        (o) => o.metadata?.name === 'meshdoctor-reader',
+      ) as any;
+      const secretNames = role.rules.find((r: any) => r.resources.includes('secrets')).resourceNames as string[];
+      const gets = server.requests.filter((q) => /\/secrets\/[^/]+$/.test(q.path)).map((q) => q.path.split('/').pop()!);
+      expect(new Set(gets)).toEqual(new Set(['kuma-tls-cert', 'consul-connect-inject-webhook-cert']));
+      for (const g of gets) expect(secretNames).toContain(g);
+      expect(server.requests.every((q) => q.method === 'GET')).toBe(true);
+    } finally {
+      await server.close();
+    }
   });
 });
