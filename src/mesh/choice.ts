@@ -94,7 +94,7 @@ export { meshList };
 
 /** For a message: what the user must do when the evidence decides nothing. */
 export const mustChoose = (choice: MeshChoice, what: string): string =>
-  `${meshList(choice.candidates)} are both installed and nothing shows which one ${what} should use: choose one, never both`;
+  `${meshList(choice.candidates)} are ${choice.candidates.length > 2 ? 'all' : 'both'} installed and nothing shows which one ${what} should use: choose one, never ${choice.candidates.length > 2 ? 'two' : 'both'}`;
 
 /**
  * The fix for a choice: the chosen mesh's commands; undecided, a line saying the user must

@@ -254,3 +254,35 @@ describe('Kuma and Consul live, through the test API server', () => {
     }
   });
 });
+
+describe('Consul with connectInject.default=true', () => {
+  it('a namespace its webhook selector leaves out is left out on purpose: no webhook-excludes-namespace, no opt-out finding', () => {
+    const excluded = `apiVersion: v1
+kind: Namespace
+metadata: {name: monitoring, uid: ns-monitoring, labels: {kubernetes.io/metadata.name: monitoring, openshift.io/cluster-monitoring: "true"}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: scraper, namespace: monitoring, uid: dep-scraper}
+spec:
+  selector: {matchLabels: {app: scraper}}
+  template:
+    metadata: {labels: {app: scraper}, annotations: {consul.hashicorp.com/connect-inject: "false"}}
+    spec: {containers: [{name: scraper, image: example/scraper:1}]}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: scraper-1
+  namespace: monitoring
+  uid: pod-scraper-1
+  labels: {app: scraper}
+  ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: scraper, uid: dep-scraper, controller: true}]
+spec: {containers: [{name: scraper, image: example/scraper:1}]}
+status: {phase: Running}
+`;
+    const snap = cluster('consul', [F('pod-opted-out', 'fires-consul-default-inject'), excluded]);
+    const fs = ids(findings(snap, ['webhook-excludes-namespace', 'pod-opted-out', 'namespace-not-enabled', 'sidecar-missing']));
+    expect(fs).toEqual(['pod-opted-out Deployment catalog/reports']);
+  });
+});

@@ -30,7 +30,7 @@ import type { Model, Workload } from '../../model.js';
 import { annotationsOf, shq } from '../../util.js';
 import { valueAt } from '../config-values.js';
 import type { MeshProfile, ResourceKey } from '../profile.js';
-import { CONSUL_FLAGS, CONSUL_INJECT, consulInjector, consulSettings, namespaceRefused, parseConsul } from './injector.js';
+import { CONSUL_FLAGS, CONSUL_INJECT, consulInjector, consulSettings, defaultInjects, parseConsul } from './injector.js';
 import { namespaceMarker, namespaceProblems, templateAsking, templateAsks, templateEnabling, templateOptOut, workloadProblems } from './markers.js';
 
 const INJECTOR = 'consul-connect-injector';
@@ -98,8 +98,7 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
   intent: (i, m) => {
     const v = parseConsul(annotationsOf(i.template)[CONSUL_INJECT]);
     if (v !== undefined) return v === true;
-    const s = consulSettings(m);
-    return s.defaultInject && !namespaceRefused(s, i.namespace);
+    return defaultInjects(m, i.namespace, i.nsLabels);
   },
   templateAsks,
   templateAsking,

@@ -19,6 +19,7 @@ import { containers, podSpec } from '../../k8s/pods.js';
 import type { Model } from '../../model.js';
 import { arr, annotationsOf, isObj, nameOf } from '../../util.js';
 import type { InjectorStep } from '../profile.js';
+import { evalWebhook } from '../webhooks.js';
 
 export const CONSUL_INJECT = 'consul.hashicorp.com/connect-inject';
 export const CONSUL_STATUS = 'consul.hashicorp.com/connect-inject-status';
@@ -106,6 +107,17 @@ export function namespaceRefused(s: ConsulSettings, ns: string): { rule: string;
         : 'the injector runs with no -allow-k8s-namespace at all, so it injects nothing (Helm connectInject.k8sAllowNamespaces)',
     };
   return undefined;
+}
+
+/**
+ * -default-inject=true injects this namespace's pods by default: its lists allow it and a webhook's
+ * namespaceSelector selects it (a namespace the selector leaves out is left out on purpose).
+ */
+export function defaultInjects(m: Model, ns: string, nsLabels: Record<string, string>): boolean {
+  const s = consulSettings(m);
+  if (!s.defaultInject || namespaceRefused(s, ns)) return false;
+  const hooks = m.webhooksOf('consul');
+  return hooks.length === 0 || hooks.some((h) => evalWebhook(h, nsLabels, {}).namespaceSelector.matched);
 }
 
 /** The webhook's decision for a pod it is called for (shouldInject: the first rule that decides wins), then the ACL token rule. */

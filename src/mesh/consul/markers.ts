@@ -15,7 +15,8 @@ import type { K8sObject } from '../../types.js';
 import { annotationsOf, labelsOf, nameOf } from '../../util.js';
 import { asks, asksOn } from '../asks.js';
 import type { MarkerProblemDraft, NamespaceMarker, NamespaceProblemContext, Template, WorkloadProblemContext } from '../profile.js';
-import { CONSUL_INJECT, CONSUL_VALID, consulSettings, namespaceRefused, parseConsul } from './injector.js';
+import { namespaceLabels } from '../webhooks.js';
+import { CONSUL_INJECT, CONSUL_VALID, consulSettings, defaultInjects, namespaceRefused, parseConsul } from './injector.js';
 
 /** No marker on the Namespace: the injector's own settings say whether its pods are injected by default. */
 export function namespaceMarker(ns: K8sObject | undefined, m: Model): NamespaceMarker {
@@ -24,7 +25,8 @@ export function namespaceMarker(ns: K8sObject | undefined, m: Model): NamespaceM
   const refused = namespaceRefused(s, nameOf(ns));
   // A namespace the injector's lists leave out is a choice made there: the flag is its "marker".
   if (refused && refused.rule !== 'kube-system-namespace') return { enabled: false, present: true, text: refused.detail };
-  if (!refused && s.defaultInject) return { enabled: true, present: true, text: 'injector flag -default-inject=true (Helm connectInject.default)' };
+  if (!refused && defaultInjects(m, nameOf(ns), namespaceLabels(ns, nameOf(ns))))
+    return { enabled: true, present: true, text: 'injector flag -default-inject=true (Helm connectInject.default)' };
   return { enabled: false, present: false };
 }
 
