@@ -62,7 +62,7 @@ export interface MeshExplanation {
     /** Called, but the call cannot succeed: its Service is missing or has no ready endpoint. */
     callFails: boolean;
   }[];
-  injector: { rule: string; ok: boolean; detail: string }[];
+  injector: { rule: string; ok: boolean; detail: string; denies?: boolean }[];
   wouldInject: boolean;
   verdict: string;
 }
@@ -105,7 +105,7 @@ function verdict(d: Decision, backends: WebhookBackend[]): { inject: boolean; te
     };
   }
   const failed = d.injector.find((s) => !s.ok);
-  if (failed) return { inject: false, text: `the ${d.mesh} injector would skip it: ${failed.detail}` };
+  if (failed) return { inject: false, text: `the ${d.mesh} injector would ${failed.denies ? 'deny the pod' : 'skip it'}: ${failed.detail}` };
   const down = unreachable(d, backends);
   if (down) {
     const what = down.backend.service ? 'has no ready endpoint' : 'does not exist';
@@ -146,7 +146,7 @@ export function explain(m: Model, target: { kind: string; name: string }, ns: st
     const v = verdict(d, backends);
     return {
       mesh: d.mesh,
-      namespaceMarker: namespaceMarker(d.mesh, nsObj).text ?? null,
+      namespaceMarker: namespaceMarker(m, d.mesh, nsObj).text ?? null,
       webhooks: d.calls.map((c) => ({
         configuration: c.webhook.configName,
         webhook: c.webhook.name,
@@ -159,7 +159,7 @@ export function explain(m: Model, target: { kind: string; name: string }, ns: st
         callFails: c.called && isDown(backends, c.webhook, !!m.snapshot.objects.services),
       })),
       // The steps as rule, result and detail (a configuration step's evidence and fix are the finding's).
-      injector: d.injector.map(({ rule, ok, detail }) => ({ rule, ok, detail })),
+      injector: d.injector.map(({ rule, ok, detail, denies }) => ({ rule, ok, detail, ...(denies ? { denies } : {}) })),
       wouldInject: v.inject,
       verdict: v.text,
     };

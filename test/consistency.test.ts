@@ -50,21 +50,27 @@ export function inconsistencies(e: Explanation, unmeshed: (mesh: MeshName) => nu
 
 function baseOf(file: string): Base {
   if (file.includes('ambient')) return 'istio-ambient';
+  if (file.includes('kuma')) return 'kuma';
+  if (file.includes('consul')) return 'consul';
   if (file.includes('istio')) return 'istio';
   if (file.includes('linkerd')) return 'linkerd';
   return 'both';
 }
 
+/** The two-mesh cluster a fixture also runs over: Kuma beside Linkerd, Consul beside Istio, the rest over Linkerd and Istio. */
+const besideOf = (file: string): Base => (file.includes('kuma') ? 'linkerd+kuma' : file.includes('consul') ? 'istio+consul' : 'both');
+
 function cases(): [string, Snapshot][] {
   const out: [string, Snapshot][] = [];
-  for (const base of ['linkerd', 'istio', 'istio-ambient', 'both', ...MORE_HEALTHY] as const) out.push([`healthy ${base}`, cluster(base)]);
+  for (const base of ['linkerd', 'istio', 'istio-ambient', 'kuma', 'consul', 'both', 'linkerd+kuma', 'istio+consul', 'kuma+consul', ...MORE_HEALTHY] as const)
+    out.push([`healthy ${base}`, cluster(base)]);
   out.push(['golden-cluster.yaml', cluster('none', ['golden-cluster.yaml'])]);
   for (const dir of readdirSync(join(FIXTURES, 'checks')).sort()) {
     for (const f of readdirSync(join(FIXTURES, 'checks', dir))
       .filter((x) => /\.ya?ml$/.test(x))
       .sort()) {
       const file = `checks/${dir}/${f}`;
-      for (const base of new Set([baseOf(file), 'both'] as const)) out.push([`${file} over ${base}`, cluster(base, [file])]);
+      for (const base of new Set<Base>([baseOf(file), besideOf(file)])) out.push([`${file} over ${base}`, cluster(base, [file])]);
     }
   }
   return out;

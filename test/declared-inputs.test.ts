@@ -25,6 +25,8 @@ const CLUSTER_SCOPED = KIND_KEYS.filter((k) => !KINDS[k].namespaced);
 /** The base a fixture is written against, as the per-check tests use it. */
 function baseOf(file: string): Base {
   if (file.includes('ambient')) return 'istio-ambient';
+  if (file.includes('kuma')) return 'kuma';
+  if (file.includes('consul')) return 'consul';
   if (file.includes('istio')) return 'istio';
   if (file.includes('linkerd')) return 'linkerd';
   return 'both';
@@ -74,7 +76,8 @@ function cases(): Case[] {
       out.push({ name: `${name} [namespace-only, -n ${ns}]`, snap: namespaceOnly(snap, ns) });
     }
   };
-  for (const base of ['linkerd', 'istio', 'both', ...MORE_HEALTHY] as const) add(`healthy ${base}`, cluster(base));
+  for (const base of ['linkerd', 'istio', 'istio-ambient', 'kuma', 'consul', 'both', 'linkerd+kuma', 'istio+consul', ...MORE_HEALTHY] as const)
+    add(`healthy ${base}`, cluster(base));
   add('golden-cluster.yaml', cluster('none', ['golden-cluster.yaml']));
   const files = [
     'manifests/helm-shop.yaml',
@@ -89,7 +92,9 @@ function cases(): Case[] {
   ];
   for (const file of files) {
     // Over its own base, as its test uses it, and over both meshes (the parity test's base).
-    for (const base of new Set([baseOf(file), 'both'] as const)) {
+    // Kuma's and Consul's beside another mesh (their control plane is not in 'both').
+    const beside: Base = file.includes('kuma') ? 'linkerd+kuma' : file.includes('consul') ? 'istio+consul' : 'both';
+    for (const base of new Set([baseOf(file), beside])) {
       if (file.startsWith('checks/')) add(`${file} over ${base}`, cluster(base, [file]));
       const m = asManifests(base, file);
       if (m) out.push({ name: `check -f ${file} --expect-meshed over ${base}`, snap: m, expectMeshed: true });

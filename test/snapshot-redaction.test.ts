@@ -74,6 +74,8 @@ function views(name: string, snap: Snapshot, expectMeshed?: boolean, only?: Set<
     ...namespaces.map((ns) => ({ name: `${name} [-n ${ns}]`, snap: { ...snap, scope: { allNamespaces: false, namespace: ns } } })),
     { name: `${name} [--mesh linkerd]`, snap, mesh: 'linkerd' as const },
     { name: `${name} [--mesh istio]`, snap, mesh: 'istio' as const },
+    { name: `${name} [--mesh kuma]`, snap, mesh: 'kuma' as const },
+    { name: `${name} [--mesh consul]`, snap, mesh: 'consul' as const },
     { name: `${name} [now 2037]`, snap, now: new Date('2037-06-01T00:00:00Z') },
     { name: `${name} [--cert-expiry-warning 36500]`, snap, warnDays: 36500 },
   ].map((v) => ({ ...v, expectMeshed }));
@@ -81,7 +83,19 @@ function views(name: string, snap: Snapshot, expectMeshed?: boolean, only?: Set<
 
 /** The base a fixture is written against (as its per-check test uses it). */
 const baseOf = (file: string): Base =>
-  file.includes('ambient') ? 'istio-ambient' : file.includes('istio') ? 'istio' : file.includes('linkerd') ? 'linkerd' : 'both';
+  file.includes('ambient')
+    ? 'istio-ambient'
+    : file.includes('kuma')
+      ? 'kuma'
+      : file.includes('consul')
+        ? 'consul'
+        : file.includes('istio')
+          ? 'istio'
+          : file.includes('linkerd')
+            ? 'linkerd'
+            : 'both';
+/** The two-mesh cluster a fixture is also run over: Kuma beside Linkerd, Consul beside Istio, the rest over Linkerd and Istio. */
+const besideOf = (file: string): Base => (file.includes('kuma') ? 'linkerd+kuma' : file.includes('consul') ? 'istio+consul' : 'both');
 
 /** Every fixture file under test/fixtures (YAML objects), relative to it. */
 function fixtureFiles(dir = ''): string[] {
@@ -114,7 +128,7 @@ function cases(): Case[] {
     else if (file === 'golden-cluster.yaml') add(file, fixtureObjects(file));
     else {
       const own = new Set(fixtureObjects(file).map((o) => o.metadata?.namespace ?? 'default'));
-      for (const base of new Set([baseOf(file), 'both'] as const)) {
+      for (const base of new Set([baseOf(file), besideOf(file)])) {
         add(`${file} over ${base}`, overlay(parsed(base), fixtureObjects(file)), own);
         // check -f FILE --expect-meshed: the manifests over the cluster, as read (slimmed or not).
         const m = { files: [file], objects: fixtureObjects(file).map((obj, i) => ({ obj, source: { file, document: i + 1 } })) };

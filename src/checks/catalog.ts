@@ -107,10 +107,10 @@ export const CATALOG = {
     code: 'MD1010',
     title: 'hostNetwork pods are never injected',
     description:
-      'A workload with hostNetwork: true in a namespace enabled for injection runs without a proxy by design: neither mesh injects hostNetwork pods.',
+      'A workload with hostNetwork: true in a namespace enabled for injection runs without a proxy by design: a mesh whose injector refuses hostNetwork pods never injects them.',
     severity: 'info',
     inputs: ['namespaces', 'mutatingwebhookconfigurations'],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps'], // configmaps: the injector's decision reads the mesh's settings
   },
   'will-not-be-meshed': {
     code: 'MD1011',

@@ -2,9 +2,11 @@
  * host-network-pod — a workload with `hostNetwork: true` in a namespace enabled for a mesh: it is
  * never injected, by design.
  *
- * Why: both injectors refuse hostNetwork pods (Linkerd pkg/inject/report.go hostNetworkEnabled;
- * Istio injectRequired), because the proxy's traffic redirection would capture the node's own
- * traffic. Asked "why has this pod no sidecar?", the answer is this, and nothing is broken.
+ * Why: Linkerd's and Istio's injectors refuse hostNetwork pods (Linkerd pkg/inject/report.go
+ * hostNetworkEnabled; Istio injectRequired), because the proxy's traffic redirection would capture
+ * the node's own traffic. Asked "why has this pod no sidecar?", the answer is this, and nothing is
+ * broken. Only for a mesh whose injector has that rule (its `hostNetwork` step): Kuma and Consul
+ * inject hostNetwork pods like any other.
  * When: only with `-n` on the namespace itself, and only when that namespace is enabled for an
  * installed mesh (otherwise nobody expects injection); silent with `-A`, where node agents would
  * only add noise, and for workloads that opt out explicitly.
@@ -26,8 +28,10 @@ export default defineCheck({
       const states = podStates(w);
       if (w.namespace !== namespace || !states.hostNetwork) continue;
       for (const { mesh } of m.meshes) {
-        const marker = namespaceMarker(mesh, m.namespace(w.namespace));
+        const marker = namespaceMarker(m, mesh, m.namespace(w.namespace));
         if (!marker.enabled || templateOptOut(mesh, w.template)) continue; // nobody expects this mesh here
+        // A mesh whose injector has no hostNetwork rule injects these pods like any other.
+        if (!m.decision(w, mesh)?.injector.some((s) => s.rule === 'hostNetwork' && !s.ok)) continue;
         yield {
           mesh,
           message: `${w.kind} ${w.namespace}/${w.name} uses hostNetwork, so ${meshTitle(mesh)} never injects it (by design), although namespace ${w.namespace} has ${marker.text}.`,

@@ -102,10 +102,12 @@ function* hungJobs(m: Model, w: Workload): Generator<FindingInput, boolean> {
       jobName,
     );
     // A CronJob's template is patched for the next runs; a Job's only by re-creating it, which runs it again.
-    const template =
-      w.kind === 'CronJob' && w.obj
-        ? setOnTemplate(w, 'annotations', p.nativeSidecarAnnotation, 'true')
-        : [`# then, before it runs again: set ${p.nativeSidecarAnnotation}: "true" on the pod template of its manifest`];
+    const native = p.nativeSidecarAnnotation;
+    const template = !native
+      ? [...p.job.alternatives] // no per-pod switch: the alternatives name the control plane's
+      : w.kind === 'CronJob' && w.obj
+        ? setOnTemplate(w, 'annotations', native, 'true')
+        : [`# then, before it runs again: set ${native}: "true" on the pod template of its manifest`];
     yield {
       mesh,
       message: `Job ${w.namespace}/${jobName} never completes: its app exited${oldest !== undefined ? ` ${since(m.now.getTime() - oldest)} ago` : ''} but ${p.proxyContainer} is not a native sidecar and keeps the pod running.`,
@@ -142,6 +144,7 @@ export default defineCheck({
         const native = nativeSidecar(m, d.mesh, w);
         const p = profileOf(d.mesh);
         if (native.native || p.job.shutdown.test(commandLine)) continue;
+        if (p.job.controlPlaneStops) continue; // the control plane stops the proxy itself: only a Job that hangs all the same is reported
         yield {
           mesh: d.mesh,
           severity: 'warning',
@@ -153,7 +156,7 @@ export default defineCheck({
             shutdownCall: 'none in command or args',
             injectedBy: d.calls.filter((c) => c.called).map((c) => c.webhook.name),
           },
-          fix: [...setOnTemplate(w, 'annotations', p.nativeSidecarAnnotation, 'true'), ...p.job.alternatives],
+          fix: [...(p.nativeSidecarAnnotation ? setOnTemplate(w, 'annotations', p.nativeSidecarAnnotation, 'true') : []), ...p.job.alternatives],
         };
       }
     }

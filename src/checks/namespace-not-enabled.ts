@@ -43,7 +43,7 @@ export default defineCheck({
       const nsObj = m.namespace(ns);
       // Any marker of any installed mesh (valid, disabled or misplaced; --mesh or not) is a choice
       // made: not "no marker" (and a marker for a second mesh would put two proxies in its pods).
-      if (installedMeshes(m).some((x) => namespaceMarker(x, nsObj).present)) continue;
+      if (installedMeshes(m).some((x) => namespaceMarker(m, x, nsObj).present)) continue;
       // A namespace labelled for a sidecar-less data plane chose its data plane: no sidecar marker is missing.
       if (namespaceSidecarless(m, ns)) continue;
       // Workloads a sidecar-less data plane enrols by their own labels are meshed without a sidecar.
@@ -64,6 +64,7 @@ export default defineCheck({
       // webhook-excluded namespace; Istio: its ignored namespaces): suggesting it would mislead.
       const options = m.meshes.flatMap((install) => {
         const marker = enableMarker(install.mesh, ns, install.webhooks);
+        if (!marker) return []; // a mesh with no namespace marker: its pods opt in one by one
         const labels = namespaceLabels(nsObj, ns);
         const annotations = { ...annotationsOf(nsObj) };
         (marker.field === 'labels' ? labels : annotations)[marker.key] = marker.value;
@@ -71,6 +72,9 @@ export default defineCheck({
         return probe.inject ? [{ mesh: install.mesh, marker }] : [];
       });
       if (options.length === 0) continue;
+      // Workloads here run a mesh no namespace marker enables (it opts pods in one by one): the
+      // namespace is that mesh's, and another mesh's marker would put two meshes in it.
+      if ([...meshedBy].some((x) => !options.some((o) => o.mesh === x))) continue;
       const ws = unmeshed.map(({ w }) => w);
       // Both meshes would work: never advise both (two proxies in one pod); the evidence chooses, or the user.
       const choice = chooseMesh(

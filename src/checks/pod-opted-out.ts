@@ -38,7 +38,7 @@ export default defineCheck({
         const out = templateOptOut(mesh, w.template);
         if (!out) continue;
         if (installedMeshes(m).some((x) => x !== mesh && meshWouldInject(m, w, x))) continue; // the other mesh injects it: the opt-out keeps it to one proxy
-        const marker = markerRead ? namespaceMarker(mesh, m.namespace(w.namespace)) : undefined;
+        const marker = markerRead ? namespaceMarker(m, mesh, m.namespace(w.namespace)) : undefined;
         if (marker && !marker.enabled) continue; // opting out of a mesh the namespace does not enable is a no-op
         const siblings = marker ? [] : meshOwnNamespace(m, w.namespace, mesh) ? [] : meshedByNamespace(m, w.namespace, mesh).filter((x) => x !== w);
         if (!marker && siblings.length === 0) continue; // nothing shows the namespace enabled

@@ -97,7 +97,8 @@ function proxyProposal(p: ProxyConfig): { annotations: Record<string, string>; r
     const limit = p.source[`limits.${r}`] ? p.resources.limits[r] : undefined;
     const value = explicit ?? (kind === 'requests' ? Math.min(suggest, limit ?? Infinity) : Math.max(suggest, resources.requests[r] ?? 0));
     resources[kind][r] = value;
-    annotations[profileOf(p.mesh).resourceAnnotations[key]] = formatUnits(r, value);
+    const ann = profileOf(p.mesh).resourceAnnotations[key];
+    if (ann) annotations[ann] = formatUnits(r, value); // a mesh without resource annotations: resourceFix says how
   }
   return { annotations, resources };
 }
@@ -181,7 +182,8 @@ function missingValues(m: Model, w: Workload, mesh: MeshName, q: K8sObject, pod:
     exceeded,
     fix: [
       ...(fit && exceeded.length ? raiseQuota(m, q, w.namespace, fit, exceeded) : []),
-      ...setAnnotationsOnTemplate(w, proposal.annotations),
+      ...(Object.keys(proposal.annotations).length ? setAnnotationsOnTemplate(w, proposal.annotations) : []),
+      ...(profileOf(mesh).resourceFix ?? []),
       // Linkerd reads its config annotations from the namespace too (a fixed-text alternative).
       ...(profileOf(mesh).namespaceResourceAnnotations ? ['# or: set the same annotations on the namespace, for all its workloads, and restart them'] : []),
     ],

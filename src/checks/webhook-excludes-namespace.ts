@@ -180,7 +180,7 @@ export default defineCheck({
               (h) => selectorRepair(h.namespaceSelector, nsLabels),
               (h, fixed) => ws.every((w) => evalWebhook(h, fixed, labelsOf(w.template)).called),
             );
-        const marker = namespaceMarker(mesh, nsObj);
+        const marker = namespaceMarker(m, mesh, nsObj);
         const profile = profileOf(mesh);
         const revLabel = profile.revisionLabel;
         const rev = revLabel ? nsLabels[revLabel] : undefined;

@@ -20,12 +20,12 @@
  * never injects; the verdicts say why). The workload is in the manifests, so its template is
  * fixed there (file and document); so is the Namespace when it is in the manifests.
  */
-import { meshTitle } from '../mesh/registry.js';
-import { namespaceChange } from '../fix.js';
+import { meshTitle, profileOf } from '../mesh/registry.js';
+import { namespaceChange, setOnTemplate } from '../fix.js';
 import { choiceEvidence, choiceFix, chooseMesh, mustChoose, type MeshChoice } from '../mesh/choice.js';
 import { decide, type Decision } from '../mesh/decision.js';
 import { changedTemplate, workloadProblems, type Problem } from '../mesh/marker-problems.js';
-import { enableMarker, templateOptOut } from '../mesh/markers.js';
+import { enableMarker, namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { namespaceLabels } from '../mesh/webhooks.js';
 import { desiredPods, podStates, type Model, type Workload } from '../model.js';
 import type { MeshName } from '../types.js';
@@ -39,7 +39,8 @@ function verdict(d: Decision): string {
     return d.calls.length === 0
       ? `no ${d.mesh} injection webhook is installed`
       : `no ${d.mesh} webhook would be called: the API server never asks the injector`;
-  return `the ${d.mesh} injector would skip it: ${d.injector.find((s) => !s.ok)?.detail ?? 'a rule failed'}`; // called, not injected
+  const failed = d.injector.find((s) => !s.ok);
+  return `the ${d.mesh} injector would ${failed?.denies ? 'deny the pod' : 'skip it'}: ${failed?.detail ?? 'a rule failed'}`; // called, not injected
 }
 
 /**
@@ -55,13 +56,22 @@ function fixFor(m: Model, w: Workload, mesh: MeshName): { fix: string[]; problem
   const template = problem ? changedTemplate(w.template, problem.templateChanges!) : w.template;
   const templateFix = problem ? (problem.correct ?? problem.fix) : [];
   const marker = enableMarker(mesh, w.namespace, install.webhooks);
-  const injects = (withMarker: boolean) => {
+  const injects = (withMarker: boolean, t = template) => {
     const nsLabels = namespaceLabels(nsObj, w.namespace);
     const nsAnnotations = { ...annotationsOf(nsObj) };
-    if (withMarker) (marker.field === 'labels' ? nsLabels : nsAnnotations)[marker.key] = marker.value;
-    return decide(m, mesh, install.webhooks, { namespace: w.namespace, nsLabels, nsAnnotations, template }).inject;
+    if (withMarker && marker) (marker.field === 'labels' ? nsLabels : nsAnnotations)[marker.key] = marker.value;
+    return decide(m, mesh, install.webhooks, { namespace: w.namespace, nsLabels, nsAnnotations, template: t }).inject;
   };
   if (problem && injects(false)) return { fix: templateFix, problem };
+  // The template's own opt-in where the mesh has no namespace marker (its pods opt in one by one),
+  // or where the namespace's marker keeps the mesh off on purpose (turning it on would mesh every pod).
+  const optIn = profileOf(mesh).templateOptIn;
+  const nsMarker = namespaceMarker(m, mesh, nsObj);
+  if (optIn && !problem && (!marker || (nsMarker.present && !nsMarker.enabled))) {
+    const t = changedTemplate(w.template, [{ field: optIn.field, key: optIn.key, value: optIn.value }]);
+    if (injects(false, t)) return { fix: setOnTemplate(w, optIn.field, optIn.key, optIn.value) };
+  }
+  if (!marker) return undefined;
   // A Namespace in the manifests is fixed there: a kubectl change would be undone by the next apply.
   if (injects(true))
     return {

@@ -81,7 +81,7 @@ const KEEP_ENV = new Set(PROFILE_LIST.flatMap((p) => p.keptEnv ?? []));
  * (argv[0], flag names, values after `=`) still keeps positional secrets: `--password s3cr3t`,
  * `sh -c "mysql -ps3cr3t"`.
  */
-const SHUTDOWN_WORDS = new RegExp([...PROFILE_LIST.flatMap((p) => p.job.shutdownWords), '[\\n\\r\\u2028\\u2029]'].join('|'), 'g');
+const SHUTDOWN_WORDS = new RegExp([...PROFILE_LIST.flatMap((p) => [...p.job.shutdownWords, ...(p.keptArgs ?? [])]), '[\\n\\r\\u2028\\u2029]'].join('|'), 'g');
 const MAY_HOLD_WORDS = new RegExp(SHUTDOWN_WORDS.source);
 
 /** ConfigMaps the checks read, by name: the `data` keys each keeps (each profile's configMapKey), and its slimmer. */
@@ -130,9 +130,12 @@ function slimArgv(list: unknown[]): void {
   }
 }
 
-/** An env entry: its name; its value redacted but for ENABLE_NATIVE_SIDECARS (valueFrom: no check reads it). */
+/** A value a kept env variable keeps: a boolean, or a resource quantity ("50m", "512Mi"): never a secret. */
+const KEPT_VALUE = /^(true|false|[0-9]+(\.[0-9]+)?([mkMGT]i?|[mkMGTPE])?)$/;
+
+/** An env entry: its name; its value redacted but for the profiles' keptEnv switches and quantities (valueFrom: no check reads it). */
 function slimEnv(e: Obj): Obj {
-  const keep = KEEP_ENV.has(e.name) && (e.value === 'true' || e.value === 'false');
+  const keep = KEEP_ENV.has(e.name) && typeof e.value === 'string' && KEPT_VALUE.test(e.value);
   return { name: e.name, value: keep || e.value === undefined ? e.value : REDACTED };
 }
 
@@ -140,7 +143,7 @@ function slimEnv(e: Obj): Obj {
  * A container: the fields the checks read, as a new object (dropping by `delete` costs more).
  * name, image and restartPolicy (is it a proxy, a native sidecar), resources (quotas, OOM
  * evidence), ports (a webhook's named targetPort), env (istiod's ENABLE_NATIVE_SIDECARS), command
- * and args (job-never-completes). Probes, lifecycle hooks, envFrom, volumeMounts, workingDir, ...
+ * and args (job-never-completes), securityContext.runAsUser (Kuma's sidecar UID rule). Probes, lifecycle hooks, envFrom, volumeMounts, workingDir, ...
  * are dropped. A check that starts reading another field adds it here.
  */
 function slimContainer(c: Obj): Obj {
@@ -155,6 +158,8 @@ function slimContainer(c: Obj): Obj {
     env: eachObject(c.env, slimEnv),
     command: Array.isArray(c.command) ? c.command : undefined, // not a list: the check reads none of it
     args: Array.isArray(c.args) ? c.args : undefined,
+    // Kuma's injector rejects an app container running as its sidecar's UID.
+    securityContext: isObj(c.securityContext) && typeof c.securityContext.runAsUser === 'number' ? { runAsUser: c.securityContext.runAsUser } : undefined,
   };
 }
 

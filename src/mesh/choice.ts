@@ -30,7 +30,7 @@ export const templateMarkerText = (mesh: MeshName, template: { metadata?: unknow
 export function meshWouldInject(m: Model, w: Workload, mesh: MeshName): boolean {
   if (m.mesh(mesh)) return !!m.decision(w, mesh)?.inject;
   if (!m.meshInstalled(mesh)) return false;
-  return profileOf(mesh).templateAsks(w.template) || (namespaceMarker(mesh, m.namespace(w.namespace)).enabled && !templateOptOut(mesh, w.template));
+  return profileOf(mesh).templateAsks(w.template) || (namespaceMarker(m, mesh, m.namespace(w.namespace)).enabled && !templateOptOut(mesh, w.template));
 }
 
 /** The meshes installed in the cluster, whatever --mesh says. */
@@ -79,7 +79,7 @@ export function chooseMesh(m: Model, ns: string, ws: readonly Workload[], candid
   const nsObj = m.namespace(ns);
   const marked = new Map<MeshName, string>();
   for (const mesh of c) {
-    const mk = namespaceMarker(mesh, nsObj);
+    const mk = namespaceMarker(m, mesh, nsObj);
     if (mk.present) marked.set(mesh, `namespace ${ns} has ${mk.text ?? `a ${meshTitle(mesh)} marker`}`);
   }
   return decide(marked) ?? { candidates: c };
@@ -94,7 +94,7 @@ export { meshList };
 
 /** For a message: what the user must do when the evidence decides nothing. */
 export const mustChoose = (choice: MeshChoice, what: string): string =>
-  `${meshList(choice.candidates)} are both installed and nothing shows which one ${what} should use: choose one, never both`;
+  `${meshList(choice.candidates)} are ${choice.candidates.length > 2 ? 'all' : 'both'} installed and nothing shows which one ${what} should use: choose one, never ${choice.candidates.length > 2 ? 'two' : 'both'}`;
 
 /**
  * The fix for a choice: the chosen mesh's commands; undecided, a line saying the user must

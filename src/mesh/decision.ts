@@ -29,6 +29,6 @@ export function decide(m: Model, mesh: MeshName, webhooks: MeshWebhook[], input:
   const called = calls.some((c) => c.called);
   const injector = p.injector(m, input);
   // A webhook that injects unmarked pods (Istio's enableNamespacesByDefault) asks for them itself.
-  const intent = p.intent(input) || calls.some((c) => c.called && !!p.injectsUnmarked?.(c.webhook));
+  const intent = p.intent(input, m) || calls.some((c) => c.called && !!p.injectsUnmarked?.(c.webhook));
   return { mesh, intent, calls, called, injector, inject: called && injector.every((s) => s.ok) };
 }

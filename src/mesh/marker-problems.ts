@@ -129,11 +129,11 @@ function bothAsked(m: Model, ns: string): Problem[] {
   const takes = (x: MeshName) =>
     !install(x) ||
     decide(m, x, install(x)!.webhooks, { namespace: ns, nsLabels: namespaceLabels(obj, ns), nsAnnotations: annotationsOf(obj), template: {} }).inject;
-  const both = installedMeshes(m).filter((x) => namespaceMarker(x, obj).enabled && takes(x));
+  const both = installedMeshes(m).filter((x) => namespaceMarker(m, x, obj).enabled && takes(x));
   const inNs = m.appWorkloadsIn(ns);
   if (both.length < 2 || inNs.length === 0) return [];
   const choice = chooseMesh(m, ns, inNs, both);
-  const texts = both.map((x) => `${meshTitle(x)} (${namespaceMarker(x, obj).text})`).join(' and ');
+  const texts = both.map((x) => `${meshTitle(x)} (${namespaceMarker(m, x, obj).text})`).join(' and ');
   const other = choice.mesh ? both.find((x) => x !== choice.mesh)! : undefined;
   return [
     {
@@ -144,7 +144,7 @@ function bothAsked(m: Model, ns: string): Problem[] {
           ? `${chosenText(choice)}, so the fix removes the ${meshTitle(other)} marker (running pods keep their proxy until re-created)`
           : mustChoose(choice, 'it')
       }.`,
-      evidence: { markers: both.map((x) => namespaceMarker(x, obj).text), meshChoice: choiceEvidence(choice) },
+      evidence: { markers: both.map((x) => namespaceMarker(m, x, obj).text), meshChoice: choiceEvidence(choice) },
       fix: choiceFix(
         choice,
         both.map((keep) => ({ mesh: keep, fix: both.filter((x) => x !== keep).flatMap((x) => removeNamespaceMarker(m, ns, x)) })),
@@ -173,7 +173,7 @@ function oneMeshForNamespace(m: Model, ns: string, problems: Problem[]): Problem
   if (problems.length === 0) return problems;
   const obj = m.namespace(ns);
   // Installed meshes, whatever --mesh says: a left-out mesh still injects beside the one corrected.
-  const enabled = installedMeshes(m).filter((x) => namespaceMarker(x, obj).enabled && !problems.some((p) => p.mesh === x));
+  const enabled = installedMeshes(m).filter((x) => namespaceMarker(m, x, obj).enabled && !problems.some((p) => p.mesh === x));
   const involved = [...new Set([...problems.map((p) => p.mesh), ...enabled])];
   if (involved.length < 2) return problems;
   const choice = chooseMesh(m, ns, m.appWorkloadsIn(ns), involved);
@@ -182,7 +182,7 @@ function oneMeshForNamespace(m: Model, ns: string, problems: Problem[]): Problem
   const others = (keep: MeshName) =>
     enabled
       .filter((x) => x !== keep)
-      .map((x) => namespaceMarker(x, obj).text)
+      .map((x) => namespaceMarker(m, x, obj).text)
       .join(' and ');
   return problems.map((p) => {
     const evidence = { ...p.evidence, meshChoice: choiceEvidence(choice) };

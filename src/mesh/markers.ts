@@ -2,6 +2,7 @@
  * Namespace and template markers, per mesh, as its profile states them: shared by the namespace
  * and workload checks so that they agree on what "enabled" means.
  */
+import type { Model } from '../model.js';
 import type { K8sObject } from '../types.js';
 import type { MeshName } from './names.js';
 import type { EnableMarker, NamespaceMarker, Template } from './profile.js';
@@ -10,10 +11,10 @@ import type { MeshWebhook } from './webhooks.js';
 
 export type { EnableMarker, NamespaceMarker } from './profile.js';
 
-export const namespaceMarker = (mesh: MeshName, ns: K8sObject | undefined): NamespaceMarker => profileOf(mesh).namespaceMarker(ns);
+export const namespaceMarker = (m: Model, mesh: MeshName, ns: K8sObject | undefined): NamespaceMarker => profileOf(mesh).namespaceMarker(ns, m);
 
 /** The marker to set on a namespace for a mesh, and the command that sets it. */
-export const enableMarker = (mesh: MeshName, ns: string, webhooks: MeshWebhook[]): EnableMarker => profileOf(mesh).enableMarker(ns, webhooks);
+export const enableMarker = (mesh: MeshName, ns: string, webhooks: MeshWebhook[]): EnableMarker | undefined => profileOf(mesh).enableMarker(ns, webhooks);
 
 /** The pod template marker that opts out of this mesh. */
 export const optOutMarker = (mesh: MeshName) => profileOf(mesh).optOut;

@@ -3,5 +3,5 @@
  * CLI's --mesh choices all read this one list. Adding a mesh: its name here, its profile in
  * src/mesh/<name>/ and one line in src/mesh/registry.ts (README "Adding a mesh").
  */
-export const MESH_NAMES = ['linkerd', 'istio'] as const;
+export const MESH_NAMES = ['linkerd', 'istio', 'kuma', 'consul'] as const;
 export type MeshName = (typeof MESH_NAMES)[number];

@@ -37,6 +37,8 @@ export interface InjectorStep {
     /** Commands changing the configuration instead. */
     fix: string[];
   };
+  /** A failed step at which the injector returns an error, so the API server denies the pod (Kuma's and Consul's invalid values), rather than admitting it without a proxy. */
+  denies?: boolean;
 }
 
 /** What a pod created now meets: its namespace's labels and annotations, and its template. */
@@ -254,16 +256,27 @@ export interface MeshProfile {
   readonly servingCertSecrets?: readonly (readonly [string, string])[];
 
   // --- Markers ------------------------------------------------------------------------------
-  /** The namespace or the template asks this mesh to inject (whether or not it will). */
-  intent(input: DecisionInput): boolean;
+  /** The namespace or the template asks this mesh to inject (whether or not it will); `m` for settings of the injector itself (Consul's -default-inject). */
+  intent(input: DecisionInput, m: Model): boolean;
   /** The pod template asks this mesh itself, whatever its namespace says. */
   templateAsks(template: Template | undefined): boolean;
   /** The marker of this mesh the template carries that asks for it, valid or not, as text. */
   templateAsking(template: Template | undefined): string | undefined;
-  /** What the namespace says about injection. */
-  namespaceMarker(ns: K8sObject | undefined): NamespaceMarker;
-  /** The marker to set on a namespace, and the command that sets it. */
-  enableMarker(ns: string, webhooks: MeshWebhook[]): EnableMarker;
+  /**
+   * What the namespace says about injection. `m` for a mesh whose injector settings stand in for
+   * a namespace marker (Consul: `-default-inject` with its allow and deny lists of namespaces).
+   */
+  namespaceMarker(ns: K8sObject | undefined, m: Model): NamespaceMarker;
+  /**
+   * The marker to set on a namespace, and the command that sets it; undefined for a mesh with no
+   * namespace marker, whose pods opt in one by one (Consul: `templateOptIn`).
+   */
+  enableMarker(ns: string, webhooks: MeshWebhook[]): EnableMarker | undefined;
+  /**
+   * The pod template marker that opts one workload in on its own: advised where the mesh has no
+   * namespace marker (Consul), or where the namespace's marker keeps the mesh off on purpose (Kuma).
+   */
+  readonly templateOptIn?: { field: Field; key: string; value: string };
   /** The pod template marker that opts out of this mesh. */
   readonly optOut: { field: Field; key: string; value: string };
   /** The pod template opts out of this mesh explicitly. */
@@ -290,8 +303,10 @@ export interface MeshProfile {
   tokenRequirement?(m: Model): { why: string; evidence: Record<string, unknown> } | undefined;
 
   // --- The proxy ----------------------------------------------------------------------------
-  /** The pod annotations that set each proxy resource. */
-  readonly resourceAnnotations: Readonly<Record<ResourceKey, string>>;
+  /** The pod annotations that set each proxy resource (none for a mesh without them: Kuma). */
+  readonly resourceAnnotations: Readonly<Partial<Record<ResourceKey, string>>>;
+  /** How the proxy's resources are set where no annotation does (comment lines, for quota advice). */
+  readonly resourceFix?: readonly string[];
   /** The proxy resources quota advice suggests when none are set. */
   readonly suggestedResources: Readonly<Record<ResourceKey, string>>;
   /** The annotations also work on the namespace (for all its workloads). */
@@ -305,10 +320,15 @@ export interface MeshProfile {
   ): Partial<Record<ResourceKey, ProxyResourceValue>>;
   /** Whether the proxy would be a native sidecar by the mesh's own settings (undefined: none found). */
   nativeSidecar(m: Model, w: Workload): { native: boolean; reason: string } | undefined;
-  /** Env variables of its control plane that nativeSidecar reads (snapshots keep their boolean values). */
+  /** Env variables of its control plane that the profile reads (snapshots keep their boolean or quantity values). */
   readonly keptEnv?: readonly string[];
-  /** The pod template annotation that makes the proxy a native sidecar. */
-  readonly nativeSidecarAnnotation: string;
+  /**
+   * Words of its control plane's command lines the profile reads (regular expression sources;
+   * snapshots keep them as they keep the Job shutdown words): Consul's injector flags.
+   */
+  readonly keptArgs?: readonly string[];
+  /** The pod template annotation that makes the proxy a native sidecar (none where only the control plane's setting decides: Kuma). */
+  readonly nativeSidecarAnnotation?: string;
 
   // --- Jobs ---------------------------------------------------------------------------------
   readonly job: {
@@ -320,6 +340,8 @@ export interface MeshProfile {
     alternatives: readonly string[];
     /** Relieve the Job's hung pods now (ns is quoted already). */
     relief(pods: string[], ns: string, job: string): string[];
+    /** The control plane stops the proxy itself once the app exits (Kuma's Job syncer): why, for the template warning to stay silent. */
+    controlPlaneStops?: string;
   };
 
   // --- Identity -----------------------------------------------------------------------------

@@ -107,7 +107,7 @@ export interface ProxyConfig {
 }
 
 /** The annotation that sets each proxy resource, per mesh. */
-export const proxyResourceAnnotations = (mesh: MeshName): Readonly<Record<ResourceKey, string>> => profileOf(mesh).resourceAnnotations;
+export const proxyResourceAnnotations = (mesh: MeshName): Readonly<Partial<Record<ResourceKey, string>>> => profileOf(mesh).resourceAnnotations;
 
 export const RESOURCE_KEYS: readonly ResourceKey[] = ['requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory'];
 export const splitKey = (k: ResourceKey): [ResourceKind, Compute] => k.split('.') as [ResourceKind, Compute];

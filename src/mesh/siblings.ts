@@ -55,7 +55,7 @@ export function meshOwnNamespace(m: Model, ns: string, mesh: MeshName): boolean 
  * undefined when it was not (then only its workloads can tell: meshedByNamespace).
  */
 export function namespaceAsks(m: Model, ns: string, mesh: MeshName): boolean | undefined {
-  return m.has('namespaces') ? namespaceMarker(mesh, m.namespace(ns)).enabled : undefined;
+  return m.has('namespaces') ? namespaceMarker(m, mesh, m.namespace(ns)).enabled : undefined;
 }
 
 /**

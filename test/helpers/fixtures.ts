@@ -11,12 +11,17 @@ import { kindOf, KIND_KEYS } from '../../src/cluster/kinds.js';
 import { sanitizeSecret } from '../../src/cluster/sanitize.js';
 import { CHECKS } from '../../src/checks/index.js';
 import { runChecks } from '../../src/run.js';
+import type { MeshName } from '../../src/mesh/names.js';
 import type { Finding, K8sObject, Scope, Snapshot } from '../../src/types.js';
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 /** The further healthy clusters (test/fixtures/healthy/<name>.yaml), each complete on its own. */
 export const MORE_HEALTHY = ['istio-revisions', 'istio-tags', 'istio-default-on'] as const;
-export type Base = 'linkerd' | 'istio' | 'istio-ambient' | 'both' | 'none' | (typeof MORE_HEALTHY)[number];
+/**
+ * A healthy cluster of one mesh, of Linkerd and Istio ('both'), of meshes side by side
+ * ('linkerd+kuma'), Istio's ambient mode over its sidecar install, one of MORE_HEALTHY, or empty.
+ */
+export type Base = MeshName | 'both' | `${MeshName}+${MeshName}` | 'istio-ambient' | (typeof MORE_HEALTHY)[number] | 'none';
 
 /** A fixed "now" for tests: after every fixture timestamp, well inside the fixture certificates. */
 export const NOW = new Date('2026-11-22T12:00:00Z');
@@ -57,7 +62,8 @@ export function baseObjects(base: Base): K8sObject[] {
   if (base === 'both') return overlay(fixtureObjects('healthy/linkerd.yaml'), fixtureObjects('healthy/istio.yaml'));
   // Ambient mode is laid over the sidecar install (one istiod serves both).
   if (base === 'istio-ambient') return overlay(fixtureObjects('healthy/istio.yaml'), fixtureObjects('healthy/istio-ambient.yaml'));
-  return fixtureObjects(`healthy/${base}.yaml`);
+  const [first, ...more] = base.split('+');
+  return overlay(fixtureObjects(`healthy/${first}.yaml`), ...more.map((b) => fixtureObjects(`healthy/${b}.yaml`)));
 }
 
 /** A snapshot as `load` would build it from these objects (every kind read). */
@@ -81,11 +87,7 @@ export function cluster(base: Base, overlays: string[] = [], scope?: Scope): Sna
 }
 
 /** Run all checks (or the named ones) over a snapshot; returns ranked findings. */
-export function findings(
-  snap: Snapshot,
-  ids?: string[],
-  opts: { now?: Date; mesh?: 'auto' | 'linkerd' | 'istio'; certExpiryWarningDays?: number } = {},
-): Finding[] {
+export function findings(snap: Snapshot, ids?: string[], opts: { now?: Date; mesh?: 'auto' | MeshName; certExpiryWarningDays?: number } = {}): Finding[] {
   const checks = ids ? CHECKS.filter((c) => ids.includes(c.id)) : CHECKS;
   if (ids && checks.length !== ids.length) throw new Error(`unknown check in ${ids.join(',')}`);
   const r = runChecks(snap, checks, { mesh: opts.mesh ?? 'auto', certExpiryWarningDays: opts.certExpiryWarningDays ?? 60, now: opts.now ?? NOW });

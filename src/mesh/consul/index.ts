@@ -1,0 +1,162 @@
+/**
+ * Consul service mesh on Kubernetes: its profile (research/consul.md). Sources, hashicorp/consul-k8s
+ * commit a507b1d1e3061996dbed00cde73bba2bf068379f (chart 2.1.0-dev; v2.0.3 cross-checked):
+ * - charts/consul/templates/_helpers.tpl consul.fullname: fullnameOverride, else global.name, else
+ *   `<release>-consul`; the consul-k8s CLI installs release `consul` in namespace `consul` with
+ *   global.name=consul (cli/common/utils.go, cli/cmd/install/install.go), hence
+ *   `consul-connect-injector`.
+ * - templates/connect-inject-mutatingwebhookconfiguration.yaml: MutatingWebhookConfiguration
+ *   `<fullname>-connect-injector`; the pod webhook `<fullname>-connect-injector.consul.hashicorp.com`
+ *   (the others, mutate-*.consul.hashicorp.com, mutate Consul's CRDs) -> Service
+ *   `<fullname>-connect-injector` in the release namespace, path /mutate, failurePolicy
+ *   connectInject.failurePolicy (values.yaml: Fail), objectSelector `app NotIn [consul]`,
+ *   namespaceSelector connectInject.namespaceSelector (values.yaml: kubernetes.io/metadata.name
+ *   NotIn [kube-system, local-path-storage, openebs, gmp-system, gke-managed-cim]).
+ * - templates/connect-inject-deployment.yaml: Deployment `<fullname>-connect-injector`, container
+ *   `sidecar-injector`, pod labels app: consul, component: connect-injector.
+ * - templates/webhook-cert-manager-*.yaml, control-plane/subcommand/webhook-cert-manager/command.go:
+ *   Deployment `<fullname>-webhook-cert-manager` generates an in-memory CA (a restart makes a new
+ *   one), writes Secret `<fullname>-connect-inject-webhook-cert` (tls.crt, 24h leaf) and patches
+ *   caBundle of the webhook configurations every second; the chart sets no caBundle.
+ * - control-plane/connect-inject/webhook/mesh_webhook.go sidecarContainer `consul-dataplane`;
+ *   container_init.go injectInitContainerName `consul-connect-inject-init`.
+ * - constants/annotations_and_labels.go: consul.hashicorp.com/sidecar-proxy-{cpu,memory}-{request,limit}
+ *   and enable-consul-dataplane-as-sidecar; values.yaml connectInject.sidecarProxy.resources all
+ *   null (no requests or limits; "Recommended production default" 100m / 100Mi).
+ * - Jobs: consul-dataplane serves /graceful_shutdown on 127.0.0.1:20600 (constants.DefaultGracefulPort,
+ *   acceptance/tests/connect/connect_proxy_lifecycle_test.go calls it with curl).
+ */
+import type { Model, Workload } from '../../model.js';
+import { annotationsOf, shq } from '../../util.js';
+import { valueAt } from '../config-values.js';
+import type { MeshProfile, ResourceKey } from '../profile.js';
+import { CONSUL_FLAGS, CONSUL_INJECT, consulInjector, consulSettings, defaultInjects, parseConsul } from './injector.js';
+import { namespaceMarker, namespaceProblems, templateAsking, templateAsks, templateEnabling, templateOptOut, workloadProblems } from './markers.js';
+
+const INJECTOR = 'consul-connect-injector';
+const CERT_SECRET = 'consul-connect-inject-webhook-cert';
+const HOOK_SUFFIX = '-connect-injector.consul.hashicorp.com';
+const NATIVE = 'consul.hashicorp.com/enable-consul-dataplane-as-sidecar';
+const RESOURCE_ANNOTATIONS: Record<ResourceKey, string> = {
+  'requests.cpu': 'consul.hashicorp.com/sidecar-proxy-cpu-request',
+  'requests.memory': 'consul.hashicorp.com/sidecar-proxy-memory-request',
+  'limits.cpu': 'consul.hashicorp.com/sidecar-proxy-cpu-limit',
+  'limits.memory': 'consul.hashicorp.com/sidecar-proxy-memory-limit',
+};
+const KEYS = Object.keys(RESOURCE_ANNOTATIONS) as ResourceKey[];
+const split = (k: ResourceKey) => k.split('.') as ['requests' | 'limits', 'cpu' | 'memory'];
+/** `<fullname>` from an injector Deployment named `<fullname>-connect-injector`. */
+const fullname = (injector: string): string => injector.replace(/-connect-injector$/, '') || 'consul';
+
+export const consul: MeshProfile & { readonly name: 'consul' } = {
+  name: 'consul',
+  title: 'Consul',
+
+  proxyContainer: 'consul-dataplane',
+  initContainers: ['consul-connect-inject-init'],
+  proxyImage: /(^|\/)consul-dataplane(:|@|$)/,
+
+  defaultNamespace: 'consul',
+  defaultInjector: INJECTOR,
+  injectorContainer: 'sidecar-injector',
+  injectorPodSelector: 'app=consul,component=connect-injector',
+  defaultWebhookConfig: INJECTOR,
+  ownsWebhook: (h) => h.name.endsWith(HOOK_SUFFIX),
+  isInjectorDeployment: (name) => /(^|-)consul-connect-injector$/.test(name),
+  // The Deployment and the Service share the name `<fullname>-connect-injector`.
+  injectorDeployment: (_m, _ns, serviceName) => serviceName,
+  isControlPlaneNamespace: () => false,
+  // The webhook's objectSelector leaves out every pod labelled app: consul (all the chart's components).
+  isControlPlaneWorkload: (l) => l.app === 'consul',
+  isOwnPod: (l) => l.app === 'consul',
+  ownNamespaces: ['consul'],
+  // values.yaml connectInject.namespaceSelector (kube-system is Kubernetes' own).
+  excludedNamespaces: ['local-path-storage', 'openebs', 'gmp-system', 'gke-managed-cim'],
+  namedObjects: (namespaces) => namespaces.map((ns) => ({ key: 'secrets' as const, namespace: ns, name: CERT_SECRET })),
+  configMapKey: () => undefined,
+
+  reinstall: (ns) => [
+    '# re-render the control plane the way it was installed: run the one line for your install method',
+    '# consul-k8s CLI: consul-k8s upgrade -f YOUR-VALUES.yaml',
+    `# Helm: helm upgrade consul hashicorp/consul -n ${shq(ns)} --reuse-values`,
+  ],
+  expectedWebhookConfigs: (injectors) => (injectors.length ? injectors : [INJECTOR]),
+  listWebhookConfigs: () => 'kubectl get mutatingwebhookconfigurations -l component=connect-injector',
+  injectorMemoryFix: (ns, _injector, limit) =>
+    `helm upgrade consul hashicorp/consul -n ${ns} --reuse-values --set connectInject.resources.limits.memory=${limit}  # durable, if installed with Helm`,
+  webhookCertFix: (ns, deploy) => {
+    const name = deploy.replace(/^['"]?deploy\//, '').replace(/['"]$/, '');
+    return [
+      `kubectl -n ${ns} rollout restart ${shq(`deploy/${fullname(name)}-webhook-cert-manager`)}  # it makes a new CA and certificate and patches the caBundle within seconds`,
+      `kubectl -n ${ns} rollout restart ${deploy}  # the injector reloads the new certificate`,
+    ];
+  },
+  emptyCaBundle: "the caBundle is empty: Consul's webhook-cert-manager fills it, so it is not running or cannot patch this configuration",
+  restartReloads: '',
+  servingCertSecrets: [[CERT_SECRET, 'tls.crt']],
+
+  intent: (i, m) => {
+    const v = parseConsul(annotationsOf(i.template)[CONSUL_INJECT]);
+    if (v !== undefined) return v === true;
+    return defaultInjects(m, i.namespace, i.nsLabels);
+  },
+  templateAsks,
+  templateAsking,
+  namespaceMarker,
+  enableMarker: () => undefined,
+  templateOptIn: { field: 'annotations', key: CONSUL_INJECT, value: 'true' },
+  optOut: { field: 'annotations', key: CONSUL_INJECT, value: 'false' },
+  templateOptOut,
+  namespaceMarkerKeys: () => ({ field: 'annotations', keys: [] }),
+  namespaceEnabling: () => undefined,
+  templateEnabling,
+  templateMarkerInvalid: (t) => parseConsul(annotationsOf(t)[CONSUL_INJECT]) === 'invalid',
+  namespaceProblems,
+  workloadProblems,
+
+  injector: (m, i) => consulInjector(m, i.namespace, i.template),
+  tokenRequirement: (m) =>
+    consulSettings(m).acls
+      ? { why: 'Consul runs with ACLs (its injector then denies a pod without a ServiceAccount token mount)', evidence: { aclAuthMethod: true } }
+      : undefined,
+
+  resourceAnnotations: RESOURCE_ANNOTATIONS,
+  suggestedResources: { 'requests.cpu': '100m', 'requests.memory': '100Mi', 'limits.cpu': '100m', 'limits.memory': '100Mi' },
+  namespaceResourceAnnotations: false,
+  /** The pod template annotations, else the injector's -default-sidecar-proxy-* flags (Helm connectInject.sidecarProxy.resources: none by default). */
+  proxyResources: (m: Model, w: Workload, observed, observedFrom) => {
+    const tmpl = annotationsOf(w.template);
+    const flags = consulSettings(m).resources;
+    const out: Partial<Record<ResourceKey, { value: unknown; from: string }>> = {};
+    for (const k of KEYS) {
+      const ann = RESOURCE_ANNOTATIONS[k];
+      const [kind, r] = split(k);
+      if (tmpl[ann] !== undefined) out[k] = { value: tmpl[ann], from: `pod template annotation ${ann}` };
+      else if (observed) out[k] = { value: valueAt(observed, kind, r), from: observedFrom! };
+      else out[k] = { value: flags[k], from: `injector flag -default-sidecar-proxy-${r}-${kind === 'requests' ? 'request' : 'limit'}` };
+    }
+    return out;
+  },
+  nativeSidecar: (m, w) => {
+    const v = annotationsOf(w.template)[NATIVE];
+    if (v !== undefined) return { native: v === 'true', reason: `pod template annotation ${NATIVE}=${v}` };
+    const s = consulSettings(m);
+    return s.nativeSidecar === undefined
+      ? undefined
+      : { native: s.nativeSidecar, reason: `injector flag -default-enable-consul-dataplane-as-sidecar=${s.nativeSidecar}` };
+  },
+  keptArgs: CONSUL_FLAGS,
+  nativeSidecarAnnotation: NATIVE,
+
+  job: {
+    shutdown: /graceful_shutdown|:20600\b/,
+    shutdownWords: ['graceful_shutdown', ':20600\\b'],
+    alternatives: [
+      "# or: end the app's command with curl -fsS -X POST http://localhost:20600/graceful_shutdown",
+      `# or: opt the pod template out with the annotation ${CONSUL_INJECT}: "false"`,
+    ],
+    relief: (_pods, ns, job) => [
+      `kubectl delete job ${shq(job)} -n ${ns}  # the app has exited; consul-dataplane listens for its shutdown on the pod's loopback only`,
+    ],
+  },
+};

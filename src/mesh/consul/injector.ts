@@ -1,0 +1,162 @@
+/**
+ * Consul's injection decision, as its connect injector makes it (research/consul.md §1, §7, §8).
+ * Source: hashicorp/consul-k8s commit a507b1d1e3061996dbed00cde73bba2bf068379f (2.1.0-dev; the
+ * same logic at v2.0.3, v1.9.11, v1.0.0 and v0.49.0):
+ * - control-plane/connect-inject/webhook/mesh_webhook.go shouldInject: kube-system and
+ *   kube-public never; the deny list (-deny-k8s-namespace) wins; then the allow list
+ *   (-allow-k8s-namespace, "*" = all; none given = nothing injected); an existing
+ *   `consul.hashicorp.com/connect-inject-status` skips; the annotation
+ *   `consul.hashicorp.com/connect-inject` decides through Go's strconv.ParseBool, and an
+ *   unparsable value is an error: Handle returns admission.Errored ("error checking if should
+ *   inject: ..."), the API server denies the pod; else !RequireAnnotation, i.e. -default-inject
+ *   (control-plane/subcommand/inject-connect/v1controllers.go; Helm connectInject.default: false).
+ * - charts/consul/templates/connect-inject-deployment.yaml: the flags above are written into the
+ *   `sidecar-injector` container's `/bin/sh -ec` command (there is no ConfigMap of settings).
+ * - container_init.go: with ACLs (-acl-auth-method) a pod with no ServiceAccount token mount is
+ *   denied ("unable to find service account token volumeMount").
+ */
+import { containers, podSpec } from '../../k8s/pods.js';
+import type { Model } from '../../model.js';
+import { arr, annotationsOf, isObj, nameOf } from '../../util.js';
+import type { InjectorStep } from '../profile.js';
+import { evalWebhook } from '../webhooks.js';
+
+export const CONSUL_INJECT = 'consul.hashicorp.com/connect-inject';
+export const CONSUL_STATUS = 'consul.hashicorp.com/connect-inject-status';
+/** mesh_webhook.go kubeSystemNamespaces. */
+const SYSTEM = ['kube-system', 'kube-public'];
+/** Go's strconv.ParseBool. */
+const TRUE = ['1', 't', 'T', 'TRUE', 'true', 'True'];
+const FALSE = ['0', 'f', 'F', 'FALSE', 'false', 'False'];
+export const CONSUL_VALID = [...TRUE, ...FALSE];
+
+/** true / false, or 'invalid' (ParseBool fails: the injector denies the pod); undefined when unset. */
+export function parseConsul(v: string | undefined): boolean | 'invalid' | undefined {
+  if (v === undefined) return undefined;
+  if (TRUE.includes(v)) return true;
+  if (FALSE.includes(v)) return false;
+  return 'invalid';
+}
+
+/** The injector flags meshdoctor reads (regular expression sources: snapshots keep these words of command lines). */
+export const CONSUL_FLAGS = [
+  '-default-inject=\\w+',
+  '-(?:allow|deny)-k8s-namespace="?[^"\\s\\\\]*"?',
+  '-acl-auth-method',
+  '-default-sidecar-proxy-(?:cpu|memory)-(?:request|limit)="?[0-9.]+[a-zA-Z]*"?',
+  '-default-enable-consul-dataplane-as-sidecar=\\w+',
+];
+
+export interface ConsulSettings {
+  /** The injector Deployment the flags were read from ('' when none was found: the chart defaults). */
+  from: string;
+  defaultInject: boolean;
+  allow: string[];
+  deny: string[];
+  acls: boolean;
+  resources: Record<string, string>;
+  nativeSidecar?: boolean;
+}
+
+const unquote = (v: string) => v.replace(/^"|"$/g, '');
+
+/** The flags of the installed injector (the first one found); the chart defaults where none can be read. */
+export function consulSettings(m: Model): ConsulSettings {
+  return m.memo('consul:settings', () => {
+    const defaults: ConsulSettings = { from: '', defaultInject: false, allow: ['*'], deny: [], acls: false, resources: {} };
+    const install = m.mesh('consul');
+    const candidates = [
+      ...(install?.webhooks ?? []).flatMap((h) => (h.service ? [m.get('deployments', h.service.namespace, h.service.name)] : [])),
+      ...(install?.namespaces ?? []).flatMap((ns) => m.inNamespace('deployments', ns).filter((d) => /(^|-)consul-connect-injector$/.test(nameOf(d)))),
+    ].filter((d) => d !== undefined);
+    for (const d of candidates) {
+      const c = containers(podSpec(isObj(d!.spec) ? d!.spec.template : undefined)).find((x) => x.name === 'sidecar-injector');
+      const text = c ? [...arr(c.command), ...arr(c.args)].map(String).join(' ') : '';
+      const def = /-default-inject=(\w+)/.exec(text);
+      // Redacted by an older snapshot, or not the chart's command: nothing read.
+      if (!def) continue;
+      const all = (flag: string) => [...text.matchAll(new RegExp(`-${flag}="?([^"\\s\\\\]*)"?`, 'g'))].map((x) => unquote(x[1]!));
+      const resources: Record<string, string> = {};
+      for (const x of text.matchAll(/-default-sidecar-proxy-(cpu|memory)-(request|limit)="?([0-9.]+[a-zA-Z]*)"?/g))
+        resources[`${x[2] === 'request' ? 'requests' : 'limits'}.${x[1]}`] = x[3]!;
+      const native = /-default-enable-consul-dataplane-as-sidecar=(\w+)/.exec(text)?.[1];
+      return {
+        from: `${d!.metadata?.namespace}/${nameOf(d!)}`,
+        defaultInject: def[1] === 'true',
+        allow: all('allow-k8s-namespace'),
+        deny: all('deny-k8s-namespace'),
+        acls: /-acl-auth-method/.test(text),
+        resources,
+        ...(native === 'true' || native === 'false' ? { nativeSidecar: native === 'true' } : {}),
+      };
+    }
+    return defaults;
+  });
+}
+
+/** The namespace passes the injector's own namespace rules (shouldInject steps 1-3); why not, when it does not. */
+export function namespaceRefused(s: ConsulSettings, ns: string): { rule: string; detail: string } | undefined {
+  if (SYSTEM.includes(ns)) return { rule: 'kube-system-namespace', detail: `Consul never injects in ${ns}` };
+  if (s.deny.includes(ns))
+    return { rule: 'deny-k8s-namespace', detail: `the injector runs with -deny-k8s-namespace=${ns} (Helm connectInject.k8sDenyNamespaces)` };
+  if (!s.allow.includes('*') && !s.allow.includes(ns))
+    return {
+      rule: 'allow-k8s-namespace',
+      detail: s.allow.length
+        ? `namespace ${ns} is not among the injector's -allow-k8s-namespace values (${s.allow.join(', ')}; Helm connectInject.k8sAllowNamespaces)`
+        : 'the injector runs with no -allow-k8s-namespace at all, so it injects nothing (Helm connectInject.k8sAllowNamespaces)',
+    };
+  return undefined;
+}
+
+/**
+ * -default-inject=true injects this namespace's pods by default: its lists allow it and a webhook's
+ * namespaceSelector selects it (a namespace the selector leaves out is left out on purpose).
+ */
+export function defaultInjects(m: Model, ns: string, nsLabels: Record<string, string>): boolean {
+  const s = consulSettings(m);
+  if (!s.defaultInject || namespaceRefused(s, ns)) return false;
+  const hooks = m.webhooksOf('consul');
+  return hooks.length === 0 || hooks.some((h) => evalWebhook(h, nsLabels, {}).namespaceSelector.matched);
+}
+
+/** The webhook's decision for a pod it is called for (shouldInject: the first rule that decides wins), then the ACL token rule. */
+export function consulInjector(m: Model, namespace: string, template: { metadata?: unknown; spec?: unknown }): InjectorStep[] {
+  const s = consulSettings(m);
+  const steps: InjectorStep[] = [];
+  const refused = namespaceRefused(s, namespace);
+  if (refused) return [{ ...refused, ok: false }];
+  steps.push({ rule: 'namespace', ok: true, detail: `namespace ${namespace} is allowed by the injector's -allow-k8s-namespace and -deny-k8s-namespace` });
+  const ann = annotationsOf(template);
+  if (ann[CONSUL_STATUS])
+    return [...steps, { rule: 'already-injected', ok: false, detail: `the pod template already has ${CONSUL_STATUS}=${ann[CONSUL_STATUS]}` }];
+  const v = ann[CONSUL_INJECT];
+  const parsed = parseConsul(v);
+  let step: InjectorStep;
+  if (parsed === 'invalid')
+    step = {
+      rule: 'connect-inject-annotation',
+      ok: false,
+      detail: `pod template annotation ${CONSUL_INJECT}=${v} is not a value Go's strconv.ParseBool reads (true, false, 1, 0, t, f, ...): the injector denies the pod`,
+      denies: true,
+    };
+  else if (parsed !== undefined) step = { rule: 'connect-inject-annotation', ok: parsed, detail: `pod template annotation ${CONSUL_INJECT}=${v}` };
+  else
+    step = {
+      rule: 'default-inject',
+      ok: s.defaultInject,
+      detail: `no pod template annotation ${CONSUL_INJECT}: the injector's -default-inject=${s.defaultInject} decides (Helm connectInject.default${s.from ? '' : ', chart default'})`,
+    };
+  steps.push(step);
+  if (!step.ok || !s.acls) return steps;
+  const tokenOff = podSpec(template).automountServiceAccountToken === false;
+  steps.push({
+    rule: 'service-account-token',
+    ok: !tokenOff,
+    ...(tokenOff ? { denies: true } : {}),
+    detail: tokenOff
+      ? 'automountServiceAccountToken is false and Consul runs with ACLs: the injector denies a pod without a ServiceAccount token mount'
+      : 'service account token mounted (Consul runs with ACLs)',
+  });
+  return steps;
+}

@@ -1,0 +1,123 @@
+/**
+ * Consul's injection markers (research/consul.md §1). Source: hashicorp/consul-k8s commit
+ * a507b1d1e3061996dbed00cde73bba2bf068379f, control-plane/connect-inject/constants/
+ * annotations_and_labels.go (AnnotationInject: "should be set to a truthy or falsy value, as
+ * parseable by strconv.ParseBool") and webhook/mesh_webhook.go shouldInject: the one marker is the
+ * pod's annotation `consul.hashicorp.com/connect-inject`. Consul has no namespace marker: no code
+ * reads that key from a Namespace or as a label. Which namespaces are injected by default is the
+ * injector's -default-inject with its -allow-k8s-namespace / -deny-k8s-namespace lists (Helm
+ * connectInject.default, k8sAllowNamespaces, k8sDenyNamespaces), and the webhook's
+ * namespaceSelector (connectInject.namespaceSelector).
+ */
+import { removeAnnotationFromObject, removeFromTemplate, setOnTemplate } from '../../fix.js';
+import { podStates, type Model } from '../../model.js';
+import type { K8sObject } from '../../types.js';
+import { annotationsOf, labelsOf, nameOf } from '../../util.js';
+import { asks, asksOn } from '../asks.js';
+import type { MarkerProblemDraft, NamespaceMarker, NamespaceProblemContext, Template, WorkloadProblemContext } from '../profile.js';
+import { namespaceLabels } from '../webhooks.js';
+import { CONSUL_INJECT, CONSUL_VALID, consulSettings, defaultInjects, namespaceRefused, parseConsul } from './injector.js';
+
+/** No marker on the Namespace: the injector's own settings say whether its pods are injected by default. */
+export function namespaceMarker(ns: K8sObject | undefined, m: Model): NamespaceMarker {
+  if (!ns || !m.mesh('consul')) return { enabled: false, present: false };
+  const s = consulSettings(m);
+  const refused = namespaceRefused(s, nameOf(ns));
+  // A namespace the injector's lists leave out is a choice made there: the flag is its "marker".
+  if (refused && refused.rule !== 'kube-system-namespace') return { enabled: false, present: true, text: refused.detail };
+  if (!refused && defaultInjects(m, nameOf(ns), namespaceLabels(ns, nameOf(ns))))
+    return { enabled: true, present: true, text: 'injector flag -default-inject=true (Helm connectInject.default)' };
+  return { enabled: false, present: false };
+}
+
+export function templateOptOut(template: Template) {
+  const v = annotationsOf(template)[CONSUL_INJECT];
+  return parseConsul(v) === false ? { key: CONSUL_INJECT, value: v!, from: 'annotation' as const } : undefined;
+}
+
+export function templateEnabling(template: Template) {
+  const v = annotationsOf(template)[CONSUL_INJECT];
+  return parseConsul(v) === true ? { f: 'annotations' as const, key: CONSUL_INJECT, value: v! } : undefined;
+}
+
+export const templateAsks = (template: Template | undefined): boolean => parseConsul(annotationsOf(template)[CONSUL_INJECT]) === true;
+
+/** The marker asking for Consul on a template, valid or not ("annotation consul.hashicorp.com/connect-inject=yes"). */
+export function templateAsking(template: Template | undefined): string | undefined {
+  const a = annotationsOf(template)[CONSUL_INJECT];
+  if (a !== undefined) return asks(a) ? `annotation ${CONSUL_INJECT}=${a}` : undefined;
+  const l = labelsOf(template)[CONSUL_INJECT];
+  return asks(l) ? `label ${CONSUL_INJECT}=${l}` : undefined;
+}
+
+/** The pod annotation written on a Namespace (or as its label): Consul never reads it there. */
+export function namespaceProblems(m: Model, c: NamespaceProblemContext): MarkerProblemDraft[] {
+  if (!m.meshPossible('consul')) return [];
+  const out: MarkerProblemDraft[] = [];
+  for (const field of ['annotations', 'labels'] as const) {
+    const v = (field === 'annotations' ? c.annotations : c.labels)[CONSUL_INJECT];
+    if (!asksOn(v)) continue;
+    const waiting = c.workloads.filter((w) => podStates(w).unmeshed.length > 0 && annotationsOf(w.template)[CONSUL_INJECT] === undefined);
+    out.push({
+      message: `Namespace ${c.ns} has ${field.slice(0, -1)} ${CONSUL_INJECT}=${v}, but Consul reads it only as a pod annotation, never from a namespace, so it injects no pod in it for that.`,
+      evidence: { marker: `${field.slice(0, -1)} ${CONSUL_INJECT}=${v}`, expected: `pod template annotation ${CONSUL_INJECT}="true" on each workload` },
+      fix: [...waiting.flatMap((w) => setOnTemplate(w, 'annotations', CONSUL_INJECT, 'true')), ...c.unset(field, CONSUL_INJECT)],
+      remove: c.unset(field, CONSUL_INJECT),
+      affectedPods: waiting.reduce((n, w) => n + podStates(w).unmeshed.length, 0),
+    });
+  }
+  return out;
+}
+
+export function workloadProblems(m: Model, c: WorkloadProblemContext): MarkerProblemDraft[] {
+  if (!m.meshPossible('consul')) return [];
+  const { w, id, where, labels, annotations } = c;
+  const out: MarkerProblemDraft[] = [];
+  const v = annotations[CONSUL_INJECT];
+  if (parseConsul(v) === 'invalid') {
+    // Every pod the webhook is called for reaches shouldInject: a value ParseBool rejects, even one meaning "off", denies the pod.
+    const called = m.injectionConfigRead ? !!m.decision(w, 'consul')?.called : true;
+    if (called || asksOn(v)) {
+      const should = asksOn(v) ? 'true' : 'false';
+      out.push({
+        message: called
+          ? `${id} has ${where} annotation ${CONSUL_INJECT}=${v}, a value Consul cannot parse as a boolean, so Consul's injector denies its pods and none can be created.`
+          : `${id} has ${where} annotation ${CONSUL_INJECT}=${v}, a value Consul cannot parse as a boolean, so its pods are not injected.`,
+        evidence: {
+          marker: `${where} annotation ${CONSUL_INJECT}=${v}`,
+          validValues: CONSUL_VALID,
+          expected: `${where} annotation ${CONSUL_INJECT}=${should}`,
+          deniesAdmission: called,
+        },
+        fix: setOnTemplate(w, 'annotations', CONSUL_INJECT, should),
+        remove: removeFromTemplate(w, 'annotations', CONSUL_INJECT),
+        templateChanges: [{ field: 'annotations', key: CONSUL_INJECT, value: should }],
+      });
+    }
+  }
+  if (v !== undefined) return out;
+  const l = labels[CONSUL_INJECT];
+  if (asksOn(l)) {
+    out.push({
+      message: `${id} has ${where} label ${CONSUL_INJECT}=${l}, but Consul reads only the annotation ${CONSUL_INJECT}, so its pods are not injected.`,
+      evidence: { marker: `${where} label ${CONSUL_INJECT}=${l}`, expected: `${where} annotation ${CONSUL_INJECT}=true` },
+      fix: [...setOnTemplate(w, 'annotations', CONSUL_INJECT, 'true'), ...removeFromTemplate(w, 'labels', CONSUL_INJECT)],
+      remove: removeFromTemplate(w, 'labels', CONSUL_INJECT),
+      templateChanges: [
+        { field: 'annotations', key: CONSUL_INJECT, value: 'true' },
+        { field: 'labels', key: CONSUL_INJECT },
+      ],
+    });
+  }
+  const own = w.templatePath ? annotationsOf(w.obj)[CONSUL_INJECT] : undefined;
+  if (asksOn(own) && !asksOn(l)) {
+    out.push({
+      message: `${id} has annotation ${CONSUL_INJECT}=${own} on its own metadata, but Consul reads it only from the pod template, so its pods are not injected.`,
+      evidence: { marker: `${w.kind} metadata annotation ${CONSUL_INJECT}=${own}`, expected: `pod template annotation ${CONSUL_INJECT}=true` },
+      fix: [...setOnTemplate(w, 'annotations', CONSUL_INJECT, 'true'), ...removeAnnotationFromObject(w, 'metadata', CONSUL_INJECT)],
+      remove: removeAnnotationFromObject(w, 'metadata', CONSUL_INJECT),
+      templateChanges: [{ field: 'annotations', key: CONSUL_INJECT, value: 'true' }],
+    });
+  }
+  return out;
+}

@@ -1,0 +1,192 @@
+/**
+ * Kuma's profile (research/kuma.md). Sources, kumahq/kuma v2.14.3 (commit
+ * 0c7aaec033b7dad03c3a9f4d5b56eb6d941bfff9) unless said otherwise:
+ * - deployments/charts/kuma/templates/cp-webhooks-and-secrets.yaml: MutatingWebhookConfiguration
+ *   `kuma-admission-mutating-webhook-configuration` (`{{kuma.name}}-…`, not the release name), pod
+ *   webhooks `namespace-kuma-injector.kuma.io`, `pods-kuma-injector.kuma.io`,
+ *   `mesh-zoneproxy-kuma-injector.kuma.io` -> Service `kuma-control-plane` in the release
+ *   namespace, path /inject-sidecar, failurePolicy controlPlane.injectorFailurePolicy (values.yaml:
+ *   Fail); the other webhooks of that configuration (mesh.defaulter…, owner-reference…) mutate
+ *   Kuma's own resources, not pods. Serving certificate: Secret `kuma-tls-cert` (tls.crt, ca.crt),
+ *   generated once by Helm (genCA "kuma-ca", 3650 days, reused on upgrade by lookup) or by
+ *   cert-manager (annotation cert-manager.io/inject-ca-from).
+ * - templates/cp-deployment.yaml, cp-service.yaml: Deployment and Service `kuma-control-plane`,
+ *   container `control-plane`, pod label `app: kuma-control-plane`, Service 443 -> 5443.
+ * - app/kumactl/cmd/install/context/install_control_plane_context.go: namespace `kuma-system`.
+ * - pkg/plugins/runtime/k8s/util/names.go: containers `kuma-sidecar`, `kuma-init`,
+ *   `kuma-validation` (CNI); templates/cni-daemonset.yaml: DaemonSet `kuma-cni-node`, label
+ *   `app: kuma-cni`, in kube-system.
+ * - templates/_helpers.tpl kuma.defaultEnv: KUMA_EXPERIMENTAL_SIDECAR_CONTAINERS
+ *   (values.yaml experimental.sidecarContainers: true since 2.14.0) and
+ *   KUMA_INJECTOR_SIDECAR_CONTAINER_RESOURCES_* (default requests 50m / 64Mi, limits cpu "0" = none,
+ *   memory 512Mi). No pod annotation sets the sidecar's resources (metadata/annotations.go has
+ *   none): a ContainerPatch or the Helm values dataPlane.sidecarContainer.resources do.
+ * - pkg/plugins/runtime/k8s/plugin.go addMutators: the native sidecar is an init container with
+ *   restartPolicy: Always; pkg/plugins/runtime/k8s/controllers/pod_status_controller.go: without
+ *   it, the control plane POSTs Envoy's /quitquitquit once a Job pod's other containers ended.
+ */
+import { containers, podSpec } from '../../k8s/pods.js';
+import { evalSelector } from '../../k8s/selectors.js';
+import type { Model } from '../../model.js';
+import { arr, isObj, labelsOf, nameOf, shq, strMap } from '../../util.js';
+import { valueAt } from '../config-values.js';
+import type { MeshProfile, ResourceKey } from '../profile.js';
+import { KUMA_INJECT, KUMA_SIDECAR, kumaInjector, parseKuma } from './injector.js';
+import {
+  enableMarker,
+  namespaceEnabling,
+  namespaceMarker,
+  namespaceProblems,
+  templateAsking,
+  templateAsks,
+  templateEnabling,
+  templateOptOut,
+  workloadProblems,
+} from './markers.js';
+
+const CP = 'kuma-control-plane';
+const CONFIG = 'kuma-admission-mutating-webhook-configuration';
+const TLS_SECRET = 'kuma-tls-cert';
+/** The injection webhooks' names end so (their siblings in the configuration mutate Kuma's own resources). */
+const SUFFIX = 'kuma-injector.kuma.io';
+const NATIVE_ENV = 'KUMA_EXPERIMENTAL_SIDECAR_CONTAINERS';
+const RESOURCE_ENV: Record<ResourceKey, string> = {
+  'requests.cpu': 'KUMA_INJECTOR_SIDECAR_CONTAINER_RESOURCES_REQUESTS_CPU',
+  'requests.memory': 'KUMA_INJECTOR_SIDECAR_CONTAINER_RESOURCES_REQUESTS_MEMORY',
+  'limits.cpu': 'KUMA_INJECTOR_SIDECAR_CONTAINER_RESOURCES_LIMITS_CPU',
+  'limits.memory': 'KUMA_INJECTOR_SIDECAR_CONTAINER_RESOURCES_LIMITS_MEMORY',
+};
+/** _helpers.tpl defaults of the four variables ("0": no CPU limit). */
+const DEFAULT_RESOURCES: Record<ResourceKey, string> = { 'requests.cpu': '50m', 'requests.memory': '64Mi', 'limits.cpu': '0', 'limits.memory': '512Mi' };
+const KEYS = Object.keys(RESOURCE_ENV) as ResourceKey[];
+const split = (k: ResourceKey) => k.split('.') as ['requests' | 'limits', 'cpu' | 'memory'];
+
+/** The env of the control-plane containers of the installed Kuma control planes. */
+function controlPlaneEnv(m: Model): Record<string, string> {
+  return m.memo('kuma:env', () => {
+    const env: Record<string, string> = {};
+    for (const ns of m.mesh('kuma')?.namespaces ?? []) {
+      const d = m.get('deployments', ns, CP);
+      for (const c of containers(podSpec(valueAt(d, 'spec', 'template') as { spec?: unknown }))) {
+        if (c.name !== 'control-plane') continue;
+        for (const e of arr(c.env)) if (isObj(e) && typeof e.name === 'string' && typeof e.value === 'string') env[e.name] = e.value;
+      }
+    }
+    return env;
+  });
+}
+
+/** A quantity as the env gives it; "0" (no limit) and redacted values are none. */
+const quantity = (v: string | undefined): string | undefined => (v !== undefined && /^[0-9.]+[a-zA-Z]*$/.test(v) && v !== '0' ? v : undefined);
+
+export const kuma: MeshProfile & { readonly name: 'kuma' } = {
+  name: 'kuma',
+  title: 'Kuma',
+
+  proxyContainer: KUMA_SIDECAR,
+  initContainers: ['kuma-init', 'kuma-validation'],
+  proxyImage: /(^|\/)kuma-dp(:|@|$)/,
+
+  defaultNamespace: 'kuma-system',
+  defaultInjector: CP,
+  injectorContainer: 'control-plane',
+  injectorPodSelector: `app=${CP}`,
+  defaultWebhookConfig: CONFIG,
+  ownsWebhook: (h) => h.name.endsWith(SUFFIX),
+  isInjectorDeployment: (name) => name === CP,
+  /** The Deployment whose pod template the Service selects (controlPlane.service.name may rename the Service), else kuma-control-plane. */
+  injectorDeployment: (m, ns, _svcName, svc) => {
+    const sel = strMap(isObj(svc?.spec) ? svc!.spec.selector : undefined);
+    if (Object.keys(sel).length) {
+      const hit = m
+        .inNamespace('deployments', ns)
+        .find((d) => evalSelector({ matchLabels: sel }, labelsOf(isObj(d.spec) ? d.spec.template : undefined)).matched);
+      if (hit) return nameOf(hit);
+    }
+    return CP;
+  },
+  isControlPlaneNamespace: () => false,
+  // _helpers.tpl: app: kuma-control-plane, kuma-cni, kuma-ingress, kuma-egress (Kuma's own components).
+  isControlPlaneWorkload: (l) => [CP, 'kuma-cni', 'kuma-ingress', 'kuma-egress'].includes(l.app ?? ''),
+  isOwnPod: (l) => l.app === CP,
+  ownNamespaces: ['kuma-system'],
+  excludedNamespaces: [],
+  namedObjects: (namespaces) => namespaces.map((ns) => ({ key: 'secrets' as const, namespace: ns, name: TLS_SECRET })),
+  configMapKey: () => undefined,
+
+  reinstall: (ns) => [
+    '# re-render the control plane the way it was installed: run the one line for your install method',
+    `# kumactl: kumactl install control-plane --namespace ${shq(ns)} | kubectl apply -f -  (with the flags you installed with)`,
+    `# Helm: helm upgrade kuma kuma/kuma -n ${shq(ns)} --reuse-values`,
+  ],
+  expectedWebhookConfigs: () => [CONFIG],
+  listWebhookConfigs: (expected) => `kubectl get mutatingwebhookconfigurations ${shq(expected)}`,
+  injectorMemoryFix: (ns, _injector, limit) =>
+    `helm upgrade kuma kuma/kuma -n ${ns} --reuse-values --set controlPlane.resources.limits.memory=${limit}  # durable, if installed with Helm`,
+  webhookCertFix: (ns, deploy, certManager) => [
+    `kubectl -n ${ns} delete secret ${TLS_SECRET}  # ${certManager ? 'cert-manager re-issues it and patches the caBundle' : 'the upgrade below generates a new CA, certificate and caBundle (Helm reuses the Secret while it exists)'}`,
+    ...(certManager ? [] : [`helm upgrade kuma kuma/kuma -n ${ns} --reuse-values  # kumactl installs: kumactl install control-plane | kubectl apply -f -`]),
+    `kubectl -n ${ns} rollout restart ${deploy}  # the control plane loads its certificate at start`,
+  ],
+  restartReloads: '',
+  servingCertSecrets: [[TLS_SECRET, 'tls.crt']],
+
+  intent: (i) => {
+    const pod = parseKuma(labelsOf(i.template)[KUMA_INJECT]);
+    return pod !== undefined ? pod === true : parseKuma(i.nsLabels[KUMA_INJECT]) === true;
+  },
+  templateAsks,
+  templateAsking,
+  namespaceMarker,
+  enableMarker,
+  // The pods webhook selects exactly `enabled` (in a namespace carrying the label, since 2.11).
+  templateOptIn: { field: 'labels', key: KUMA_INJECT, value: 'enabled' },
+  optOut: { field: 'labels', key: KUMA_INJECT, value: 'disabled' },
+  templateOptOut,
+  namespaceMarkerKeys: () => ({ field: 'labels', keys: [KUMA_INJECT] }),
+  namespaceEnabling,
+  templateEnabling,
+  templateMarkerInvalid: (t) => parseKuma(labelsOf(t)[KUMA_INJECT]) === 'invalid',
+  namespaceProblems,
+  workloadProblems,
+
+  injector: (_m, i) => kumaInjector(i.nsLabels, i.template),
+
+  resourceAnnotations: {},
+  resourceFix: [
+    '# Kuma has no pod annotation for the proxy resources: give kuma-sidecar requests and limits in the control plane',
+    '# Helm: helm upgrade kuma kuma/kuma -n kuma-system --reuse-values --set dataPlane.sidecarContainer.resources.limits.cpu=500m (and .requests/.limits as needed)',
+    '# or per workload: a ContainerPatch in the control-plane namespace named by the pod template annotation kuma.io/container-patches',
+  ],
+  suggestedResources: { 'requests.cpu': '50m', 'requests.memory': '64Mi', 'limits.cpu': '500m', 'limits.memory': '512Mi' },
+  namespaceResourceAnnotations: false,
+  /** The CP's KUMA_INJECTOR_SIDECAR_CONTAINER_RESOURCES_* (the chart's defaults where unset). */
+  proxyResources: (m, _w, observed, observedFrom) => {
+    const out: Partial<Record<ResourceKey, { value: unknown; from: string }>> = {};
+    const env = controlPlaneEnv(m);
+    for (const k of KEYS) {
+      if (observed) out[k] = { value: valueAt(observed, ...split(k)), from: observedFrom! };
+      else if (quantity(env[RESOURCE_ENV[k]]) !== undefined || env[RESOURCE_ENV[k]] === '0')
+        out[k] = { value: quantity(env[RESOURCE_ENV[k]]), from: `${CP} env ${RESOURCE_ENV[k]}` };
+      else out[k] = { value: quantity(DEFAULT_RESOURCES[k]), from: `Kuma default (Helm dataPlane.sidecarContainer.resources)` };
+    }
+    return out;
+  },
+  nativeSidecar: (m) => {
+    const v = controlPlaneEnv(m)[NATIVE_ENV];
+    return v === 'true' || v === 'false' ? { native: v === 'true', reason: `${CP} runs with ${NATIVE_ENV}=${v}` } : undefined;
+  },
+  keptEnv: [NATIVE_ENV, ...Object.values(RESOURCE_ENV)],
+  // No nativeSidecarAnnotation: no per-pod switch, the control plane's setting decides (and Kubernetes 1.29+).
+
+  job: {
+    shutdown: /quitquitquit/,
+    shutdownWords: ['quitquitquit'],
+    alternatives: [
+      `# or: set ${NATIVE_ENV}=true on the control plane (Helm experimental.sidecarContainers=true, Kubernetes 1.29+)`,
+      `# or: opt the pod template out with the label ${KUMA_INJECT}: disabled`,
+    ],
+    relief: (_pods, ns, job) => [`kubectl delete job ${shq(job)} -n ${ns}  # the app has exited; Kuma's control plane could not stop ${KUMA_SIDECAR}`],
+    controlPlaneStops: `Kuma's control plane stops ${KUMA_SIDECAR} once a Job pod's other containers have exited`,
+  },
+};
