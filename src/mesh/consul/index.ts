@@ -166,7 +166,7 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
   injector: (m, i) => consulInjector(m, i.namespace, i.template),
   tokenRequirement: (m) =>
     consulSettings(m).acls
-      ? { why: 'Consul runs with ACLs (its injector then denies a pod without a ServiceAccount token mount)', evidence: { aclAuthMethod: true } }
+      ? { why: 'Consul runs with ACLs (the injected init container logs in with the token)', evidence: { aclAuthMethod: true }, denies: true }
       : undefined,
 
   resourceAnnotations: RESOURCE_ANNOTATIONS,

@@ -150,11 +150,13 @@ export function consulInjector(m: Model, namespace: string, template: { metadata
   if (parsed === 'invalid')
     step = {
       rule: 'connect-inject-annotation',
+      marker: true,
       ok: false,
       detail: `pod template annotation ${CONSUL_INJECT}=${v} is not a value Go's strconv.ParseBool reads (true, false, 1, 0, t, f, ...): the injector denies the pod`,
       denies: true,
     };
-  else if (parsed !== undefined) step = { rule: 'connect-inject-annotation', ok: parsed, detail: `pod template annotation ${CONSUL_INJECT}=${v}` };
+  else if (parsed !== undefined)
+    step = { rule: 'connect-inject-annotation', marker: true, ok: parsed, detail: `pod template annotation ${CONSUL_INJECT}=${v}` };
   else
     step = {
       rule: 'default-inject',
