@@ -12,6 +12,7 @@ import { sidecarlessOf } from './mesh/sidecarless.js';
 import { podStates, type Model, type Workload } from './model.js';
 import type { Finding, MeshName, ResourceRef } from './types.js';
 import { nameOf } from './util.js';
+import { isWorkloadCause } from './mesh/denials.js';
 
 const KIND_ALIASES: Record<string, string> = {
   deployment: 'Deployment',
@@ -217,7 +218,8 @@ function related(findings: Finding[], w: Workload, called: Set<MeshName>): Findi
       (f.resource.kind === w.kind && f.resource.namespace === w.namespace && f.resource.name === w.name) ||
       (f.resource.kind === 'Namespace' && f.resource.name === w.namespace) ||
       // A control-plane root cause (webhook broken, injector down) of a mesh whose webhook its pods call.
-      (f.causeKey !== undefined && called.has(f.mesh)),
+      // (Causes of one workload's own, an invalid marker or a turned-off token, are about that workload only.)
+      (f.causeKey !== undefined && !isWorkloadCause(f.causeKey) && called.has(f.mesh)),
   );
   const keep = new Set(own);
   let frontier = own;

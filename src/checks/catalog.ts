@@ -80,7 +80,7 @@ export const CATALOG = {
     code: 'MD1007',
     title: 'Pod template names a missing ServiceAccount',
     description:
-      'A pod template names a ServiceAccount that does not exist in its namespace, so no pod is ever created; or its token is turned off where the injector of its mesh skips pods without one, so the proxy is skipped.',
+      'A pod template names a ServiceAccount that does not exist in its namespace, so no pod is ever created; or its token is turned off where the injector of its mesh skips pods without one (no proxy) or denies them (no pod).',
     severity: 'error',
     inputs: ['serviceaccounts'],
     optionalInputs: [...WORKLOAD_KINDS, 'pods', 'events', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations'],
@@ -155,7 +155,7 @@ export const CATALOG = {
       "FailedCreate events show a mesh's injection webhook refusing a workload's pods (admission webhook denied the request), for instance over an invalid mesh annotation: the reason is quoted.",
     severity: 'error',
     inputs: ['events'],
-    optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'pods', 'namespaces'],
+    optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'pods', 'namespaces', 'configmaps'],
   },
   'pod-security-blocks-init': {
     code: 'MD1019',

@@ -28,6 +28,7 @@
  * removed, a template opts out of it), else the fix is the choice, in comments.
  */
 import { recreateAll } from '../fix.js';
+import { markerCauseKey } from '../mesh/denials.js';
 import { namespaceProblems, workloadProblems, type Problem } from '../mesh/marker-problems.js';
 import { nameOf } from '../util.js';
 import { defineCheck, meta } from './define.js';
@@ -49,6 +50,8 @@ export default defineCheck({
         evidence: p.evidence,
         fix: [...p.fix, ...recreateAll(p.recreate)],
         affectedPods: p.affectedPods,
+        // An injector denying the pods over this marker (webhook-denied) links to it.
+        causeKey: markerCauseKey(p),
       };
     }
   },

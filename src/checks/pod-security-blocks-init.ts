@@ -4,8 +4,9 @@
  * pods cannot be created.
  *
  * Why: without the CNI plugin the injector adds an init container that programs iptables with
- * `capabilities.add: [NET_ADMIN, NET_RAW]` (Istio `istio-init`, Linkerd `linkerd-init`; each
- * profile's `cni`). Pod Security admission runs after the mutating webhooks and checks the
+ * `capabilities.add: [NET_ADMIN, NET_RAW]` (Istio `istio-init`, Linkerd `linkerd-init`, Kuma
+ * `kuma-init`; Consul's `consul-connect-inject-init` adds NET_ADMIN, and only with transparent
+ * proxy on: each profile's `cni`, whose `privilegedFor` says where a setting decides). Pod Security admission runs after the mutating webhooks and checks the
  * injected pod: `baseline` allows only the default capabilities (kubernetes/kubernetes
  * staging/src/k8s.io/pod-security-admission/policy/check_capabilities_baseline.go at 003effe9:
  * AUDIT_WRITE, CHOWN, DAC_OVERRIDE, FOWNER, FSETID, KILL, MKNOD, NET_BIND_SERVICE, SETFCAP, SETGID,
@@ -15,7 +16,8 @@
  * "baseline:latest": non-default capabilities (container "istio-init" must not include "NET_ADMIN",
  * "NET_RAW" in securityContext.capabilities.add)` (admission.go). With the CNI plugin the injector
  * adds a validation container without capabilities instead (Istio `istio-validation` when
- * `pilot.cni.enabled`, Linkerd `linkerd-network-validator` when `cniEnabled`).
+ * `pilot.cni.enabled`, Linkerd `linkerd-network-validator` when `cniEnabled`, Kuma
+ * `kuma-validation`; Consul's init container keeps its name and drops its capabilities).
  * This check claims the capabilities only. `restricted` also requires runAsNonRoot, a non-zero
  * runAsUser, allowPrivilegeEscalation false, capabilities.drop ALL and a RuntimeDefault or
  * Localhost seccomp profile for every container (check_runAsNonRoot.go, check_runAsUser.go,
@@ -79,6 +81,7 @@ function finding(
   cniState: { enabled: boolean; from: string } | undefined,
   events: { count: number; last?: string; message: string; objects: Set<string>; missing: number } | undefined,
   w: Workload | undefined,
+  privilegedFrom?: string,
 ): FindingInput {
   const p = profileOf(mesh);
   const cni = p.cni!;
@@ -102,6 +105,7 @@ function finding(
       enforce: level ?? null,
       initContainer: init.name,
       capabilities: [...init.capabilities],
+      ...(privilegedFrom ? { capabilitiesFrom: privilegedFrom } : {}),
       ...(level ? { rule: RULE[level] } : {}),
       cniPlugin: cniState ? { enabled: cniState.enabled, from: cniState.from } : 'not read',
       cniDaemonSet: cni.daemonSet,
@@ -151,7 +155,9 @@ export default defineCheck({
         const cni = profileOf(mesh).cni!;
         const cniState = cni.enabled(m, w) ?? cniFromPods(m, cni);
         if (cniState?.enabled !== false) continue; // the CNI plugin is on, or nothing tells
-        yield finding(m, mesh, w.ref, level, cniState, undefined, w);
+        const privileged = cni.privilegedFor?.(m, w);
+        if (privileged && !privileged.privileged) continue; // a setting keeps the capabilities off this workload's init container
+        yield finding(m, mesh, w.ref, level, cniState, undefined, w, privileged?.from);
       }
     }
   },

@@ -9,7 +9,9 @@
  * a Helm chart renamed it. Linkerd before projected tokens (identity.serviceAccountTokenProjection
  * false) skips pods without the ServiceAccount token (pkg/inject/report.go: the pod's
  * `automountServiceAccountToken: false`, or no token volume because the ServiceAccount disables
- * automounting); with projected tokens (the default since 2.12) it injects them.
+ * automounting); with projected tokens (the default since 2.12) it injects them. Consul with ACLs
+ * denies such pods instead (its profile's tokenRequirement says `denies`): none is created, and
+ * the message says so; webhook-denied links its FailedCreate events to this finding.
  * When: workloads with a pod template (bare pods exist already, so their ServiceAccount did);
  * only when a mesh is installed. With namespace-only permissions (no Namespaces or webhooks) the
  * missing ServiceAccount is reported the same (no pod is created, mesh or not), the mesh known from
@@ -25,6 +27,7 @@ import { objectChange, setOnTemplateSpec } from '../fix.js';
 import { failedCreateEvents } from '../mesh/resources.js';
 import { nameOf, shq, str } from '../util.js';
 import { profileOf } from '../mesh/registry.js';
+import { TOKEN_RULE, tokenCauseKey } from '../mesh/denials.js';
 import { defineCheck, meta } from './define.js';
 
 export default defineCheck({
@@ -59,19 +62,23 @@ export default defineCheck({
       const need = d && profileOf(d.mesh).tokenRequirement!(m)!;
       if (!d || !need) continue;
       // Every other reason to skip the pod is another check's finding.
-      if (!d.injector.every((s) => s.ok || s.rule === 'service-account-token')) continue;
+      if (!d.injector.every((s) => s.ok || s.rule === TOKEN_RULE)) continue;
       const onPod = spec.automountServiceAccountToken === false;
       const onSa = spec.automountServiceAccountToken === undefined && saObj.automountServiceAccountToken === false;
       if (!onPod && !onSa) continue;
       const unmeshed = podStates(w).unmeshed.map(nameOf);
+      // The mesh's injector skips such pods (created without a proxy) or denies them (none created).
+      const outcome = need.denies ? 'so the injector denies its pods and none can be created' : 'so its pods are not injected';
       yield {
         mesh: d.mesh,
-        severity: 'warning',
+        // Skipped pods run without a proxy (a warning); denied ones are not created (the check's error).
+        ...(need.denies ? {} : { severity: 'warning' as const }),
         message: onPod
-          ? `${w.kind} ${w.namespace}/${w.name} sets automountServiceAccountToken: false and ${need.why}, so its pods are not injected.`
-          : `ServiceAccount ${w.namespace}/${sa} of ${w.kind} ${w.name} sets automountServiceAccountToken: false and ${need.why}, so its pods are not injected.`,
+          ? `${w.kind} ${w.namespace}/${w.name} sets automountServiceAccountToken: false and ${need.why}, ${outcome}.`
+          : `ServiceAccount ${w.namespace}/${sa} of ${w.kind} ${w.name} sets automountServiceAccountToken: false and ${need.why}, ${outcome}.`,
         resource: w.ref,
-        affectedPods: Math.max(unmeshed.length, 1),
+        affectedPods: need.denies ? Math.max(desiredPods(w), 1) : Math.max(unmeshed.length, 1),
+        ...(need.denies ? { causeKey: tokenCauseKey(d.mesh, w.ref) } : {}),
         evidence: {
           serviceAccount: sa,
           automountServiceAccountToken: onPod ? { podTemplate: false } : { serviceAccount: false, podTemplate: 'unset' },

@@ -14,12 +14,16 @@
  * text matches one of the two, never both.
  * When: such events in scope naming a mesh's injection webhook (one rule: webhookMesh), for
  * owners still missing pods. Events expire (1h by default).
+ * Where the mesh's own decision names the cause and another check reports it (an invalid marker
+ * value, injection-marker-invalid; a turned-off ServiceAccount token, serviceaccount-missing),
+ * the finding links to it (causedBy, src/mesh/denials.ts): the report says to fix that first.
  * Known false positives: a denial already fixed while the owner's status lags.
  * Fix: correct what the reason names (an annotation on the pod template, usually), reading the
  * injector's log for the full error; the controller retries by itself.
  */
 import { failedCreates } from '../k8s/events.js';
 import { webhookTargets } from '../mesh/controlplane.js';
+import { denialCause } from '../mesh/denials.js';
 import { meshTitle, profileOf, webhookMesh } from '../mesh/registry.js';
 import { kref } from '../fix.js';
 import type { MeshName } from '../types.js';
@@ -55,11 +59,14 @@ export default defineCheck({
       const w = g.workload;
       const path = w ? w.templatePath.split('/').filter(Boolean).join('.') : 'spec.template';
       const where = `{.${path ? `${path}.` : ''}metadata.annotations}`;
+      // One cause, said once: a marker problem or a turned-off token another check reports explains the denial.
+      const cause = w ? denialCause(m, w, mesh) : undefined;
       yield {
         mesh,
         message: `${r.kind} ${r.namespace}/${r.name} cannot create pods: ${meshTitle(mesh)}'s injection webhook ${hook} denied them${reason ? `: ${note(reason)}` : ' without explanation'}.`,
         resource: r,
         affectedPods: g.missing,
+        ...(cause ? { causedBy: cause } : {}),
         evidence: {
           webhook: hook,
           ...(hookObj ? { configuration: hookObj.configName } : {}),
@@ -71,7 +78,12 @@ export default defineCheck({
           message: g.message,
         },
         fix: [
-          `kubectl get ${kref(r.kind, r.name)} -n ${shq(r.namespace)} -o jsonpath=${shq(where)}  # ${annotation ? `correct or remove annotation ${note(annotation)} on the pod template` : 'the pod template annotations the injector validates'}`,
+          // Linked to its cause, whose fix comes first (the report says so): no guess at annotations.
+          ...(cause
+            ? []
+            : [
+                `kubectl get ${kref(r.kind, r.name)} -n ${shq(r.namespace)} -o jsonpath=${shq(where)}  # ${annotation ? `correct or remove annotation ${note(annotation)} on the pod template` : 'the pod template annotations the injector validates'}`,
+              ]),
           `kubectl -n ${shq(cpNs)} logs ${shq(`deploy/${dep}`)} -c ${p.injectorContainer} --tail=200 | grep -i ${shq(r.namespace)}  # the injector's full error`,
         ],
       };

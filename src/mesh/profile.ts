@@ -39,6 +39,8 @@ export interface InjectorStep {
   };
   /** A failed step at which the injector returns an error, so the API server denies the pod (Kuma's and Consul's invalid values), rather than admitting it without a proxy. */
   denies?: boolean;
+  /** The step reads the mesh's own injection marker (its label or annotation), so a marker problem (injection-marker-invalid) explains its failure. */
+  marker?: boolean;
 }
 
 /** What a pod created now meets: its namespace's labels and annotations, and its template. */
@@ -163,6 +165,11 @@ export interface CniPlugin {
   readonly daemonSet: string;
   /** Whether the injector injects for the plugin (for the workload's injector), from the mesh's own configuration (undefined: not read). */
   enabled(m: Model, w?: Workload): { enabled: boolean; from: string } | undefined;
+  /**
+   * Without the plugin, whether the init container of this workload's pods adds the capabilities,
+   * where a setting decides it (Consul: only with transparent proxy); undefined: it always does, or nothing tells.
+   */
+  privilegedFor?(m: Model, w: Workload): { privileged: boolean; from: string } | undefined;
   /** How to install the plugin and turn it on for the injector: comment lines, one per install method. */
   install(ns: string): string[];
 }
@@ -299,8 +306,8 @@ export interface MeshProfile {
   injector(m: Model, input: DecisionInput): InjectorStep[];
   /** The injector's own events about a workload it skipped: the message prefix before its reasons. */
   readonly skippedEventPrefix?: string;
-  /** The injector skips pods without their ServiceAccount token here: why (for a message), with evidence. */
-  tokenRequirement?(m: Model): { why: string; evidence: Record<string, unknown> } | undefined;
+  /** The injector skips pods without their ServiceAccount token here (or denies them: `denies`, Consul with ACLs): why (for a message), with evidence. */
+  tokenRequirement?(m: Model): { why: string; evidence: Record<string, unknown>; denies?: boolean } | undefined;
 
   // --- The proxy ----------------------------------------------------------------------------
   /** The pod annotations that set each proxy resource (none for a mesh without them: Kuma). */

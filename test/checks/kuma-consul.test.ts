@@ -53,6 +53,18 @@ const CASES: [string, string, string[]][] = [
   ['webhook-excludes-namespace', 'fires-kuma', ['webhook-excludes-namespace Namespace shipping']],
   ['webhook-excludes-namespace', 'fires-consul', ['webhook-excludes-namespace Namespace monitoring']],
   ['serviceaccount-missing', 'fires-consul-token', ['serviceaccount-missing Deployment catalog/auditlog']],
+  ['pod-security-blocks-init', 'fires-kuma-predicted', ['pod-security-blocks-init Deployment orders/api', 'pod-security-blocks-init Job orders/reindex']],
+  ['pod-security-blocks-init', 'ok-kuma-cni', []],
+  [
+    'pod-security-blocks-init',
+    'fires-consul-confirmed',
+    ['pod-security-blocks-init Deployment catalog/products', 'pod-security-blocks-init Job catalog/sync-prices'],
+  ],
+  ['pod-security-blocks-init', 'ok-consul-cni', []],
+  ['pod-security-blocks-init', 'ok-consul-transparent-proxy-off', []],
+  ['webhook-denied', 'fires-kuma-invalid-label', ['webhook-denied Deployment orders/auditor']],
+  ['webhook-denied', 'fires-consul-invalid-annotation', ['webhook-denied Deployment catalog/exporter']],
+  ['webhook-denied', 'fires-consul-token', ['webhook-denied Deployment catalog/ledger']],
 ];
 
 /** The mesh a fixture is written for, and the meshes it must also hold beside. */
@@ -66,6 +78,77 @@ describe('Kuma and Consul through the unchanged checks', () => {
       });
     }
   }
+
+  it("Pod Security: Kuma's kuma-init and Consul's init container (NET_ADMIN only with transparent proxy), read from their own settings", () => {
+    const [k] = findings(cluster('kuma', [F('pod-security-blocks-init', 'fires-kuma-predicted')]), ['pod-security-blocks-init']);
+    expect(k?.message).toBe(
+      'Namespace orders enforces Pod Security "baseline", which rejects Kuma\'s init container kuma-init (it adds NET_ADMIN, NET_RAW) without Kuma\'s CNI plugin, so the next injected pods of Deployment orders/api will be refused.',
+    );
+    expect(k?.evidence).toMatchObject({
+      cniPlugin: { enabled: false, from: 'kuma-control-plane env KUMA_RUNTIME_KUBERNETES_INJECTOR_CNI_ENABLED=false' },
+      cniDaemonSet: 'kuma-cni-node',
+    });
+    expect(k?.fix.join('\n')).toContain('--set cni.enabled=true');
+    const [c, job] = findings(cluster('consul', [F('pod-security-blocks-init', 'fires-consul-confirmed')]), ['pod-security-blocks-init']);
+    expect(c?.evidence).toMatchObject({
+      capabilities: ['NET_ADMIN'],
+      cniPlugin: { enabled: false, from: 'injector consul/consul-connect-injector flag -enable-cni=false' },
+    });
+    expect(job?.evidence.capabilitiesFrom).toBe('transparent proxy on: injector flag -default-enable-transparent-proxy=true');
+    expect(c?.fix.join('\n')).toContain('--set connectInject.cni.enabled=true');
+    // The pod template turning transparent proxy off keeps NET_ADMIN off its init container.
+    const off = `apiVersion: batch/v1
+kind: Job
+metadata: {name: sync-prices, namespace: catalog, uid: job-catalog-sync, creationTimestamp: "2026-11-10T00:00:00Z"}
+spec:
+  template:
+    metadata: {labels: {app: sync-prices}, annotations: {consul.hashicorp.com/connect-inject: "true", consul.hashicorp.com/transparent-proxy: "false"}}
+    spec: {restartPolicy: Never, containers: [{name: sync, image: "example/products:4.2"}]}
+`;
+    expect(ids(findings(cluster('consul', [F('pod-security-blocks-init', 'fires-consul-confirmed'), off]), ['pod-security-blocks-init']))).toEqual([
+      'pod-security-blocks-init Deployment catalog/products',
+    ]);
+  });
+
+  it("an injector's denial is linked to the finding naming its cause (an invalid marker, a turned-off token), not said as a second cause", () => {
+    const both = ['injection-marker-invalid', 'serviceaccount-missing', 'webhook-denied'];
+    for (const [base, file, cause, reason] of [
+      ['kuma', 'fires-kuma-invalid-label', 'injection-marker-invalid Deployment orders/auditor', 'annotation "kuma.io/sidecar-injection" has wrong value "on"'],
+      [
+        'consul',
+        'fires-consul-invalid-annotation',
+        'injection-marker-invalid Deployment catalog/exporter',
+        'error checking if should inject: strconv.ParseBool: parsing "yes": invalid syntax',
+      ],
+      [
+        'consul',
+        'fires-consul-token',
+        'serviceaccount-missing Deployment catalog/ledger',
+        'error configuring injection init container: unable to find service account token volumeMount',
+      ],
+    ] as const) {
+      const fs = findings(cluster(base, [F('webhook-denied', file)]), both);
+      // The cause first, then the denial linked to it, whose fix says to fix the cause first.
+      expect(ids(fs)).toEqual([cause, expect.stringMatching(/^webhook-denied /)]);
+      const [c, d] = fs;
+      expect(c!.causeKey).toBeDefined();
+      expect(d!.causedBy).toBe(c!.causeKey);
+      expect(d!.evidence.reason).toBe(reason);
+      expect(d!.fix[0]).toMatch(new RegExp(`^# fix ${c!.code} ${c!.id} on `));
+      expect(d!.fix.some((l) => l.includes('annotations}'))).toBe(false);
+    }
+    // Alone, the denial stands on its own with its usual fix.
+    const [alone] = findings(cluster('kuma', [F('webhook-denied', 'fires-kuma-invalid-label')]), ['webhook-denied']);
+    expect(alone!.causedBy).toBeUndefined();
+  });
+
+  it("serviceaccount-missing says Consul's injector denies pods without a token (ACLs), where Linkerd's skips them", () => {
+    const [f] = findings(cluster('consul', [F('serviceaccount-missing', 'fires-consul-token')]), ['serviceaccount-missing']);
+    expect(f!.severity).toBe('error');
+    expect(f!.message).toBe(
+      'Deployment catalog/auditlog sets automountServiceAccountToken: false and Consul runs with ACLs (the injected init container logs in with the token), so the injector denies its pods and none can be created.',
+    );
+  });
 
   it('Kuma injects hostNetwork pods (no hostNetwork rule), so host-network-pod stays silent for it', () => {
     const snap = cluster('kuma', [F('host-network-pod', 'ok-kuma')], { allNamespaces: false, namespace: 'orders' });

@@ -25,11 +25,26 @@
  *   null (no requests or limits; "Recommended production default" 100m / 100Mi).
  * - Jobs: consul-dataplane serves /graceful_shutdown on 127.0.0.1:20600 (constants.DefaultGracefulPort,
  *   acceptance/tests/connect/connect_proxy_lifecycle_test.go calls it with curl).
+ * - CNI (pod-security-blocks-init): control-plane/connect-inject/webhook/container_init.go
+ *   containerInit: `consul-connect-inject-init` keeps its name in every mode; with transparent
+ *   proxy on and CNI off it runs as UID 0 (runAsNonRoot false) with `capabilities.add:
+ *   [NET_ADMIN]` (privileged only with -enable-openshift), which Pod Security baseline and
+ *   restricted reject; with CNI on it runs as UID 5996, drop ALL, no capability; with transparent
+ *   proxy off it drops ALL and adds none. Transparent proxy: common/common.go
+ *   TransparentProxyEnabled, the pod annotation consul.hashicorp.com/transparent-proxy, else the
+ *   namespace label of that key, else -default-enable-transparent-proxy (Go's strconv.ParseBool;
+ *   an unparsable value is an error, so the pod is denied). Flags (subcommand/inject-connect/
+ *   command.go): -enable-cni (default false), -default-enable-transparent-proxy (default true);
+ *   templates/connect-inject-deployment.yaml always writes both, from connectInject.cni.enabled
+ *   (values.yaml: false) and connectInject.transparentProxy.defaultEnabled (true).
+ *   templates/cni-daemonset.yaml: DaemonSet `<fullname>-cni` in connectInject.cni.namespace
+ *   (default the release namespace); values.yaml cniBinDir /opt/cni/bin, cniNetDir /etc/cni/net.d
+ *   ("/home/kubernetes/bin" on GKE).
  */
 import type { Model, Workload } from '../../model.js';
-import { annotationsOf, shq } from '../../util.js';
+import { annotationsOf, labelsOf, shq } from '../../util.js';
 import { valueAt } from '../config-values.js';
-import type { MeshProfile, ResourceKey } from '../profile.js';
+import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { CONSUL_FLAGS, CONSUL_INJECT, consulInjector, consulSettings, defaultInjects, parseConsul } from './injector.js';
 import { namespaceMarker, namespaceProblems, templateAsking, templateAsks, templateEnabling, templateOptOut, workloadProblems } from './markers.js';
 
@@ -45,6 +60,39 @@ const RESOURCE_ANNOTATIONS: Record<ResourceKey, string> = {
 };
 const KEYS = Object.keys(RESOURCE_ANNOTATIONS) as ResourceKey[];
 const split = (k: ResourceKey) => k.split('.') as ['requests' | 'limits', 'cpu' | 'memory'];
+const TPROXY = 'consul.hashicorp.com/transparent-proxy';
+
+const cni: CniPlugin = {
+  privilegedInit: { name: 'consul-connect-inject-init', capabilities: ['NET_ADMIN'] },
+  // No validationInit: the init container keeps its name with the plugin (it only drops its capabilities).
+  daemonSet: 'consul-cni',
+  enabled: (m) => {
+    const s = consulSettings(m);
+    return s.cni === undefined ? undefined : { enabled: s.cni, from: `injector ${s.from} flag -enable-cni=${s.cni}` };
+  },
+  privilegedFor: (m, w) => {
+    const tmpl = annotationsOf(w.template)[TPROXY];
+    const ns = labelsOf(m.namespace(w.namespace))[TPROXY];
+    const [v, from] =
+      tmpl !== undefined
+        ? [tmpl, `pod template annotation ${TPROXY}=${tmpl}`]
+        : ns !== undefined
+          ? [ns, `namespace label ${TPROXY}=${ns}`]
+          : [consulSettings(m).transparentProxy, `injector flag -default-enable-transparent-proxy=${consulSettings(m).transparentProxy}`];
+    if (v === undefined) return undefined; // the flag was not read: nothing tells
+    const on = typeof v === 'boolean' ? v : parseConsul(v);
+    // An unparsable value: the injector denies the pod before any init container (webhook-denied says so).
+    if (on === 'invalid') return { privileged: false, from: `${from}, not a value Go's strconv.ParseBool reads: the injector denies the pod` };
+    return { privileged: on === true, from: `transparent proxy ${on ? 'on' : 'off'}: ${from}` };
+  },
+  install: (ns) => [
+    '# install consul-cni and turn it on for the injector: run the one line for your install method (connectInject.cni.cniBinDir and cniNetDir must fit your nodes, e.g. /home/kubernetes/bin on GKE)',
+    '# consul-k8s CLI: consul-k8s upgrade -f YOUR-VALUES.yaml -set connectInject.cni.enabled=true',
+    `# Helm: helm upgrade consul hashicorp/consul -n ${shq(ns)} --reuse-values --set connectInject.cni.enabled=true`,
+    `# or turn transparent proxy off for the workload (no init container capability; traffic is then not redirected): pod template annotation ${TPROXY}: "false"`,
+  ],
+};
+
 /** `<fullname>` from an injector Deployment named `<fullname>-connect-injector`. */
 const fullname = (injector: string): string => injector.replace(/-connect-injector$/, '') || 'consul';
 
@@ -68,6 +116,7 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
   isControlPlaneNamespace: () => false,
   // The webhook's objectSelector leaves out every pod labelled app: consul (all the chart's components).
   isControlPlaneWorkload: (l) => l.app === 'consul',
+  cni,
   isOwnPod: (l) => l.app === 'consul',
   ownNamespaces: ['consul'],
   // values.yaml connectInject.namespaceSelector (kube-system is Kubernetes' own).
@@ -117,7 +166,7 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
   injector: (m, i) => consulInjector(m, i.namespace, i.template),
   tokenRequirement: (m) =>
     consulSettings(m).acls
-      ? { why: 'Consul runs with ACLs (its injector then denies a pod without a ServiceAccount token mount)', evidence: { aclAuthMethod: true } }
+      ? { why: 'Consul runs with ACLs (the injected init container logs in with the token)', evidence: { aclAuthMethod: true }, denies: true }
       : undefined,
 
   resourceAnnotations: RESOURCE_ANNOTATIONS,

@@ -45,6 +45,8 @@ export const CONSUL_FLAGS = [
   '-acl-auth-method',
   '-default-sidecar-proxy-(?:cpu|memory)-(?:request|limit)="?[0-9.]+[a-zA-Z]*"?',
   '-default-enable-consul-dataplane-as-sidecar=\\w+',
+  '-enable-cni=\\w+',
+  '-default-enable-transparent-proxy=\\w+',
 ];
 
 export interface ConsulSettings {
@@ -56,6 +58,10 @@ export interface ConsulSettings {
   acls: boolean;
   resources: Record<string, string>;
   nativeSidecar?: boolean;
+  /** -enable-cni (undefined: not among the flags read). */
+  cni?: boolean;
+  /** -default-enable-transparent-proxy (undefined: not among the flags read; the binary's default is true). */
+  transparentProxy?: boolean;
 }
 
 const unquote = (v: string) => v.replace(/^"|"$/g, '');
@@ -80,6 +86,12 @@ export function consulSettings(m: Model): ConsulSettings {
       for (const x of text.matchAll(/-default-sidecar-proxy-(cpu|memory)-(request|limit)="?([0-9.]+[a-zA-Z]*)"?/g))
         resources[`${x[2] === 'request' ? 'requests' : 'limits'}.${x[1]}`] = x[3]!;
       const native = /-default-enable-consul-dataplane-as-sidecar=(\w+)/.exec(text)?.[1];
+      const bool = (flag: string) => {
+        const v = parseConsul(new RegExp(`-${flag}=(\\w+)`).exec(text)?.[1]);
+        return typeof v === 'boolean' ? v : undefined;
+      };
+      const cni = bool('enable-cni');
+      const tproxy = bool('default-enable-transparent-proxy');
       return {
         from: `${d!.metadata?.namespace}/${nameOf(d!)}`,
         defaultInject: def[1] === 'true',
@@ -88,6 +100,8 @@ export function consulSettings(m: Model): ConsulSettings {
         acls: /-acl-auth-method/.test(text),
         resources,
         ...(native === 'true' || native === 'false' ? { nativeSidecar: native === 'true' } : {}),
+        ...(cni !== undefined ? { cni } : {}),
+        ...(tproxy !== undefined ? { transparentProxy: tproxy } : {}),
       };
     }
     return defaults;
@@ -136,11 +150,13 @@ export function consulInjector(m: Model, namespace: string, template: { metadata
   if (parsed === 'invalid')
     step = {
       rule: 'connect-inject-annotation',
+      marker: true,
       ok: false,
       detail: `pod template annotation ${CONSUL_INJECT}=${v} is not a value Go's strconv.ParseBool reads (true, false, 1, 0, t, f, ...): the injector denies the pod`,
       denies: true,
     };
-  else if (parsed !== undefined) step = { rule: 'connect-inject-annotation', ok: parsed, detail: `pod template annotation ${CONSUL_INJECT}=${v}` };
+  else if (parsed !== undefined)
+    step = { rule: 'connect-inject-annotation', marker: true, ok: parsed, detail: `pod template annotation ${CONSUL_INJECT}=${v}` };
   else
     step = {
       rule: 'default-inject',

@@ -24,13 +24,26 @@
  * - pkg/plugins/runtime/k8s/plugin.go addMutators: the native sidecar is an init container with
  *   restartPolicy: Always; pkg/plugins/runtime/k8s/controllers/pod_status_controller.go: without
  *   it, the control plane POSTs Envoy's /quitquitquit once a Job pod's other containers ended.
+ * - CNI (pod-security-blocks-init): pkg/plugins/runtime/k8s/webhooks/injector/injector.go
+ *   NewInitContainer: without the CNI plugin `kuma-init` runs as UID 0 with
+ *   `capabilities.add: [NET_ADMIN, NET_RAW]` (drop ALL), which Pod Security baseline and
+ *   restricted reject (with experimental eBPF it is privileged instead); with it (cfg.CNIEnabled,
+ *   tproxy CNIMode) there is no kuma-init, and `kuma-validation` (NewValidationContainer, UID
+ *   5678, no capability) is added when inbound redirection is on. The switch is the control
+ *   plane's env KUMA_RUNTIME_KUBERNETES_INJECTOR_CNI_ENABLED (pkg/config/plugins/runtime/k8s/
+ *   config.go CNIEnabled, kuma-cp.defaults.yaml cniEnabled: false; envconfig reads it with Go's
+ *   strconv.ParseBool), which templates/_helpers.tpl sets from the Helm value cni.enabled
+ *   (values.yaml: false); kumactl install control-plane --cni-enabled
+ *   (app/kumactl/cmd/install/install_control_plane.go). templates/cni-daemonset.yaml: DaemonSet
+ *   `kuma-cni-node` in cni.namespace (values.yaml: kube-system); values.yaml's cni.chained,
+ *   netDir, binDir and confName default to Multus paths and must fit the cluster's CNI.
  */
 import { containers, podSpec } from '../../k8s/pods.js';
 import { evalSelector } from '../../k8s/selectors.js';
 import type { Model } from '../../model.js';
 import { arr, isObj, labelsOf, nameOf, shq, strMap } from '../../util.js';
 import { valueAt } from '../config-values.js';
-import type { MeshProfile, ResourceKey } from '../profile.js';
+import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { KUMA_INJECT, KUMA_SIDECAR, kumaInjector, parseKuma } from './injector.js';
 import {
   enableMarker,
@@ -50,6 +63,10 @@ const TLS_SECRET = 'kuma-tls-cert';
 /** The injection webhooks' names end so (their siblings in the configuration mutate Kuma's own resources). */
 const SUFFIX = 'kuma-injector.kuma.io';
 const NATIVE_ENV = 'KUMA_EXPERIMENTAL_SIDECAR_CONTAINERS';
+const CNI_ENV = 'KUMA_RUNTIME_KUBERNETES_INJECTOR_CNI_ENABLED';
+/** Go's strconv.ParseBool, as envconfig reads the control plane's booleans. */
+const GO_TRUE = ['1', 't', 'T', 'TRUE', 'true', 'True'];
+const GO_FALSE = ['0', 'f', 'F', 'FALSE', 'false', 'False'];
 const RESOURCE_ENV: Record<ResourceKey, string> = {
   'requests.cpu': 'KUMA_INJECTOR_SIDECAR_CONTAINER_RESOURCES_REQUESTS_CPU',
   'requests.memory': 'KUMA_INJECTOR_SIDECAR_CONTAINER_RESOURCES_REQUESTS_MEMORY',
@@ -78,6 +95,22 @@ function controlPlaneEnv(m: Model): Record<string, string> {
 
 /** A quantity as the env gives it; "0" (no limit) and redacted values are none. */
 const quantity = (v: string | undefined): string | undefined => (v !== undefined && /^[0-9.]+[a-zA-Z]*$/.test(v) && v !== '0' ? v : undefined);
+
+const cni: CniPlugin = {
+  privilegedInit: { name: 'kuma-init', capabilities: ['NET_ADMIN', 'NET_RAW'] },
+  validationInit: 'kuma-validation',
+  daemonSet: 'kuma-cni-node',
+  enabled: (m) => {
+    const v = controlPlaneEnv(m)[CNI_ENV];
+    if (v === undefined || (!GO_TRUE.includes(v) && !GO_FALSE.includes(v))) return undefined;
+    return { enabled: GO_TRUE.includes(v), from: `${CP} env ${CNI_ENV}=${v}` };
+  },
+  install: (ns) => [
+    "# install kuma-cni and turn it on for the injector: run the one line for your install method (set cni.chained, cni.netDir, cni.binDir and cni.confName for your cluster's CNI, see Kuma's CNI docs)",
+    `# kumactl: kumactl install control-plane --cni-enabled --cni-chained --cni-net-dir /etc/cni/net.d --cni-bin-dir /opt/cni/bin --cni-conf-name YOUR-CNI.conflist | kubectl apply -f -  (with the flags you installed with)`,
+    `# Helm: helm upgrade kuma kuma/kuma -n ${shq(ns)} --reuse-values --set cni.enabled=true --set cni.chained=true --set cni.netDir=/etc/cni/net.d --set cni.binDir=/opt/cni/bin --set cni.confName=YOUR-CNI.conflist`,
+  ],
+};
 
 export const kuma: MeshProfile & { readonly name: 'kuma' } = {
   name: 'kuma',
@@ -108,6 +141,7 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
   isControlPlaneNamespace: () => false,
   // _helpers.tpl: app: kuma-control-plane, kuma-cni, kuma-ingress, kuma-egress (Kuma's own components).
   isControlPlaneWorkload: (l) => [CP, 'kuma-cni', 'kuma-ingress', 'kuma-egress'].includes(l.app ?? ''),
+  cni,
   isOwnPod: (l) => l.app === CP,
   ownNamespaces: ['kuma-system'],
   excludedNamespaces: [],
@@ -176,7 +210,7 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
     const v = controlPlaneEnv(m)[NATIVE_ENV];
     return v === 'true' || v === 'false' ? { native: v === 'true', reason: `${CP} runs with ${NATIVE_ENV}=${v}` } : undefined;
   },
-  keptEnv: [NATIVE_ENV, ...Object.values(RESOURCE_ENV)],
+  keptEnv: [NATIVE_ENV, CNI_ENV, ...Object.values(RESOURCE_ENV)],
   // No nativeSidecarAnnotation: no per-pod switch, the control plane's setting decides (and Kubernetes 1.29+).
 
   job: {

@@ -58,21 +58,29 @@ export function kumaInjector(nsLabels: Record<string, string>, template: { metad
   if (pod === 'invalid')
     step = {
       rule: 'sidecar-injection-label',
+      marker: true,
       ok: false,
       detail: `pod template label ${KUMA_INJECT}=${labels[KUMA_INJECT]} is not a value Kuma accepts (${KUMA_VALID.join(', ')}): the injector rejects the pod`,
       denies: true,
     };
   else if (pod !== undefined)
-    step = { rule: 'sidecar-injection-label', ok: pod, detail: `pod template label ${KUMA_INJECT}=${labels[KUMA_INJECT]} (the pod's label wins)` };
+    step = {
+      rule: 'sidecar-injection-label',
+      marker: true,
+      ok: pod,
+      detail: `pod template label ${KUMA_INJECT}=${labels[KUMA_INJECT]} (the pod's label wins)`,
+    };
   else if (ns === 'invalid')
     step = {
       rule: 'sidecar-injection-label',
+      marker: true,
       ok: false,
       detail: `namespace label ${KUMA_INJECT}=${nsLabels[KUMA_INJECT]} is not a value Kuma accepts (${KUMA_VALID.join(', ')}): the injector rejects the pod`,
       denies: true,
     };
-  else if (ns !== undefined) step = { rule: 'sidecar-injection-label', ok: ns, detail: `namespace label ${KUMA_INJECT}=${nsLabels[KUMA_INJECT]}` };
-  else step = { rule: 'sidecar-injection-label', ok: false, detail: `neither the pod template nor the namespace has the label ${KUMA_INJECT}` };
+  else if (ns !== undefined)
+    step = { rule: 'sidecar-injection-label', marker: true, ok: ns, detail: `namespace label ${KUMA_INJECT}=${nsLabels[KUMA_INJECT]}` };
+  else step = { rule: 'sidecar-injection-label', marker: true, ok: false, detail: `neither the pod template nor the namespace has the label ${KUMA_INJECT}` };
   steps.push(step);
   if (!step.ok) return steps;
   // precheck.go: an app container running as the sidecar's UID is an error (init containers only warn).

@@ -1,0 +1,44 @@
+/**
+ * What explains an injector's denial of a workload's pods: the finding of another check that
+ * names the same cause, by the key it carries (Finding.causeKey), so that webhook-denied links to
+ * it (causedBy) rather than say the one cause twice. Mesh-agnostic: the profiles' decision steps
+ * say which step denies (`denies`) and whether it reads the mesh's marker (`marker`).
+ */
+import type { Model, Workload } from '../model.js';
+import type { ResourceRef } from '../types.js';
+import type { MeshName } from './names.js';
+import { namespaceProblems, workloadProblems, type Problem } from './marker-problems.js';
+import { profileOf } from './registry.js';
+
+const refText = (r: ResourceRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
+
+/** The key an injection-marker-invalid finding carries. */
+export const markerCauseKey = (p: Pick<Problem, 'mesh' | 'resource'>): string => `marker-invalid:${p.mesh}:${refText(p.resource)}`;
+
+/** The key a serviceaccount-missing finding about a turned-off token carries. */
+export const tokenCauseKey = (mesh: MeshName, ref: ResourceRef): string => `token-off:${mesh}:${refText(ref)}`;
+
+/** A key naming one workload's (or namespace's) own cause, not a control-plane root cause of every pod of a mesh (explain). */
+export const isWorkloadCause = (key: string): boolean => key.startsWith('marker-invalid:') || key.startsWith('token-off:');
+
+/** The decision step of the injectors that reads the ServiceAccount token (Linkerd's and Consul's). */
+export const TOKEN_RULE = 'service-account-token';
+
+/**
+ * The key of the finding that explains why this mesh's injector denies the workload's pods, when
+ * one can: its marker problem (the workload's own, else its namespace's) where the failing step
+ * reads the marker; the turned-off token where that step denies, or where the mesh denies pods
+ * without a token and no step fails (the token turned off on the ServiceAccount: the link stands
+ * only if serviceaccount-missing reports it, as ranking drops links to findings not reported).
+ */
+export function denialCause(m: Model, w: Workload, mesh: MeshName): string | undefined {
+  const step = m.decision(w, mesh)?.injector.find((s) => !s.ok);
+  if (step?.denies && step.marker) {
+    const own = workloadProblems(m, w).find((p) => p.mesh === mesh);
+    const ns = namespaceProblems(m, w.namespace).find((p) => p.mesh === mesh || p.explains?.includes(mesh));
+    const p = own ?? ns;
+    return p ? markerCauseKey(p) : undefined;
+  }
+  if (step ? step.denies && step.rule === TOKEN_RULE : profileOf(mesh).tokenRequirement?.(m)?.denies) return tokenCauseKey(mesh, w.ref);
+  return undefined;
+}
