@@ -397,7 +397,7 @@ describe('2. restarts name only the workloads whose pods lack the proxy', () => 
       }
     }
     expect(unnamed).toEqual([]);
-  });
+  }, 120_000); // every fixture, over two bases each: slow on a loaded machine, not a hang
 });
 
 describe('3. quota fixes that fit', () => {
