@@ -237,13 +237,18 @@ export interface MeshProfile {
 
   // --- Install and repair commands ----------------------------------------------------------
   /** How to re-render the control plane as it was installed (comment alternatives). */
-  reinstall(ns: string, injector: string): string[];
+  reinstall(ns: string, injector: string, version?: string): string[];
   /** The webhook configurations an install with these injector Deployments creates. */
   expectedWebhookConfigs(injectors: string[]): string[];
   /** The command that lists this mesh's webhook configurations. */
   listWebhookConfigs(expected: string): string;
   /** The durable way to raise the injector's memory limit. */
-  injectorMemoryFix(ns: string, injector: string, limit: string): string;
+  injectorMemoryFix(ns: string, injector: string, limit: string, version?: string): string;
+  /**
+   * The release the injector Deployment `ns/injector` runs ("1.27.1"), when known: install
+   * commands pin it (a Helm upgrade without --version installs the newest chart).
+   */
+  injectorVersion?(m: Model, ns: string, injector: string): string | undefined;
   /** How the webhook's caBundle and serving certificate are renewed (after cert-manager's, if any). */
   webhookCertFix(ns: string, injector: string, certManager: boolean): string[];
   /** Why an empty caBundle happens for this mesh, when the mesh fills it itself. */

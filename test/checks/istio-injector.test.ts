@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { slim } from '../../src/cluster/sanitize.js';
 import { explain } from '../../src/explain.js';
 import { imageVersion, istiodVersion, parseInjectValue, rulesOf } from '../../src/mesh/istio/injector.js';
+import { istio } from '../../src/mesh/istio/index.js';
 import { makeModel, runChecks } from '../../src/run.js';
 import { CHECKS } from '../../src/checks/index.js';
 import type { Snapshot } from '../../src/types.js';
@@ -128,22 +129,25 @@ describe('injector-config-excludes', () => {
     expect(ids(fs).sort()).toEqual([`${ID} Deployment optin/api`, `${ID} Deployment payments/ledger`, `${ID} Deployment store/frontend`]);
     const api = fs.find((f) => f.resource.name === 'api')!;
     expect(api.evidence).toMatchObject({ rule: 'policy', policy: 'disabled' });
-    expect(api.fix).toHaveLength(2);
-    expect(api.fix[1]).toMatch(/^# or, to inject every pod of enabled namespaces by default: helm upgrade istiod istio\/istiod .*autoInject=enabled/);
+    expect(api.fix).toHaveLength(3);
+    expect(api.fix[1]).toMatch(
+      /^# or, to inject every pod of enabled namespaces by default: helm upgrade istiod istio\/istiod -n istio-system --version 1\.24\.2 .*autoInject=enabled/,
+    );
+    expect(api.fix[2]).toMatch(/^# or, .*: if installed with istioctl: istioctl install -f YOUR-ISTIOOPERATOR.yaml /);
   });
 
   it('an invalid policy turns injection off for every pod, explicit "true" included: the fix is the configuration', () => {
     const fs = run(cluster('istio', [F(ID, 'fires-istio-policy-invalid.yaml')]));
-    expect(ids(fs).sort()).toEqual([
-      `${ID} Deployment optin/api`,
-      `${ID} Deployment optin/worker`,
-      `${ID} Deployment payments/ledger`,
-      `${ID} Deployment store/frontend`,
-    ]);
-    const worker = fs.find((f) => f.resource.name === 'worker')!;
-    expect(worker.evidence).toMatchObject({ policy: 'enable' });
-    expect(worker.fix).toEqual([
-      'helm upgrade istiod istio/istiod -n istio-system --reuse-values --set global.proxy.autoInject=enabled  # if installed with Helm (istioctl: --set values.global.proxy.autoInject=enabled)',
+    // One finding on the ConfigMap (no workload can fix it), listing the workloads sent to it.
+    expect(ids(fs)).toEqual([`${ID} ConfigMap istio-system/istio-sidecar-injector`]);
+    const f = fs[0]!;
+    expect(f.evidence).toMatchObject({ policy: 'enable' });
+    expect(f.evidence.workloads).toEqual(['Deployment optin/api', 'Deployment optin/worker', 'Deployment payments/ledger', 'Deployment store/frontend']);
+    // helm upgrade without --version would upgrade istiod to the newest chart: pinned to the installed release
+    // (the base cluster's istiod runs pilot:1.24.2); istioctl only with the user's own IstioOperator, as a comment.
+    expect(f.fix).toEqual([
+      'helm upgrade istiod istio/istiod -n istio-system --version 1.24.2 --reuse-values --set global.proxy.autoInject=enabled  # if installed with Helm (pinned to the installed 1.24.2)',
+      '# if installed with istioctl: istioctl install -f YOUR-ISTIOOPERATOR.yaml --set values.global.proxy.autoInject=enabled  (your own IstioOperator and values, else istioctl installs its defaults)',
     ]);
   });
 
@@ -269,5 +273,31 @@ describe('revisions and tags', () => {
     const file = F('namespace-not-enabled', 'ok-istio-pod-label-opt-in.yaml');
     expect(findings(cluster('istio', [file]), ['namespace-not-enabled'])).toEqual([]);
     expect(findings(cluster('istio', [file], { allNamespaces: false, namespace: 'tools' }), ['namespace-not-enabled'])).toEqual([]);
+  });
+});
+
+describe('Helm lines pin the installed istiod release (helm upgrade without --version installs the newest chart)', () => {
+  // helm upgrade takes the latest chart version unless --version is given (helm.sh docs, `helm upgrade --version`);
+  // istio/istiod charts are versioned like the release (manifests/charts/istio-control/istio-discovery/Chart.yaml @86c9f01f).
+  it('pins --version when the release is known, and is only a comment when it is not', () => {
+    expect(istio.injectorMemoryFix("'istio-system'", 'istiod', '4Gi', '1.27.1')).toBe(
+      "helm upgrade istiod istio/istiod -n 'istio-system' --version 1.27.1 --reuse-values --set pilot.resources.limits.memory=4Gi  # if installed with Helm (pinned to the installed 1.27.1); durable (if installed with istioctl: istioctl install -f YOUR-ISTIOOPERATOR.yaml --set values.pilot.resources.limits.memory=4Gi  (your own IstioOperator and values, else istioctl installs its defaults))",
+    );
+    expect(istio.injectorMemoryFix('istio-system', 'istiod', '4Gi', undefined)).toMatch(
+      /^# if installed with Helm \(istiod's version is unknown: .*--version INSTALLED-VERSION/,
+    );
+    expect(istio.reinstall('istio-system', 'istiod-canary', undefined).every((l) => l.startsWith('#'))).toBe(true);
+    expect(istio.reinstall('istio-system', 'istiod-canary', '1.28.0')[2]).toBe(
+      '# Helm: helm upgrade istiod-canary istio/istiod -n istio-system --version 1.28.0 --reuse-values',
+    );
+  });
+
+  it('a digest-only or tagless istiod image leaves the version unknown: the policy fix is a comment', () => {
+    const snap = cluster('istio', [F(ID, 'fires-istio-policy-invalid.yaml')]);
+    for (const d of snap.objects.deployments ?? [])
+      for (const c of (d.spec as any)?.template?.spec?.containers ?? [])
+        if (String(c.image).includes('/pilot:')) c.image = 'docker.io/istio/pilot@sha256:0123abcd';
+    const fs = findings(snap, [ID]);
+    expect(fs.map((f) => f.fix.every((l) => l.startsWith('#')))).toEqual([true]);
   });
 });

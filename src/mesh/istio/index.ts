@@ -16,7 +16,9 @@ import {
   ISTIO_INJECT,
   ISTIO_NS_LABEL,
   ISTIO_REV,
+  chartUpgrade,
   istioInjector,
+  istiodRelease,
   istioPodValue,
   parseInjectValue,
   serviceRevision,
@@ -144,18 +146,24 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
     return JSON.stringify(kept);
   },
 
-  reinstall: (ns, istiod) => {
+  reinstall: (ns, istiod, version) => {
     const rev = revisionOf(istiod);
+    // Without --version, `helm upgrade` installs the newest chart: pinned, or a placeholder to fill in.
+    const pin = version ? `--version ${shq(version)}` : '--version INSTALLED-VERSION';
     return [
       '# re-render the control plane the way it was installed: run the one line for your install method',
       `# istioctl: istioctl install -y${rev ? ` --set revision=${shq(rev)}` : ''} -f YOUR-ISTIOOPERATOR.yaml  (the profile and values you installed with)`,
-      `# Helm: helm upgrade ${shq(istiod)} istio/istiod -n ${shq(ns)} --reuse-values`,
+      `# Helm: helm upgrade ${shq(istiod)} istio/istiod -n ${shq(ns)} ${pin} --reuse-values${version ? '' : "  (istiod's version is unknown: without --version Helm upgrades it to the newest chart)"}`,
     ];
   },
+  injectorVersion: (m, ns, istiod) => istiodRelease(m, ns, istiod),
   expectedWebhookConfigs: (istiods) => (istiods.length ? istiods : ['istiod']).map((d) => (revisionOf(d) ? `${CONFIG}-${revisionOf(d)}` : CONFIG)),
   listWebhookConfigs: () => 'kubectl get mutatingwebhookconfigurations -l app=sidecar-injector',
-  injectorMemoryFix: (ns, istiod, limit) =>
-    `helm upgrade ${shq(istiod)} istio/istiod -n ${ns} --reuse-values --set pilot.resources.limits.memory=${limit}  # durable, if installed with Helm (istioctl: --set values.pilot.resources.limits.memory=${limit})`,
+  // `ns` comes shell-quoted; the Helm line is pinned to the installed release (chartUpgrade).
+  injectorMemoryFix: (ns, istiod, limit, version) => {
+    const [helm, istioctl] = chartUpgrade(ns, istiod, version, 'pilot.resources.limits.memory', limit);
+    return `${helm!.replace(`-n ${shq(ns)}`, `-n ${ns}`)}; durable (${istioctl!.slice(2)})`;
+  },
   webhookCertFix: (ns, deploy) => [
     `kubectl -n ${ns} rollout restart ${deploy}  # istiod re-patches the caBundle of its webhook configurations when it starts`,
     `kubectl -n ${ns} logs ${deploy} --tail=200 | grep -i webhook  # errors patching the caBundle (with a plugged-in CA, replace Secret cacerts first)`,

@@ -208,6 +208,7 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
   }
   const target = injectorFor(m, input);
   const version = istiodVersion(m, target.ns, target.deployment);
+  const release = target.ns && target.deployment ? istiodRelease(m, target.ns, target.deployment) : undefined;
   steps.push({ rule: 'version', ok: true, detail: version.text });
 
   const { value, from } = istioPodValue(template);
@@ -279,8 +280,8 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
             config: {
               evidence: { configMap: cfg.configMap, key: 'config', policy },
               templateFix: { field: 'labels', key: ISTIO_INJECT, value: 'true' },
-              fix: policyFix(target.ns ?? 'istio-system', target.deployment ?? 'istiod').map(
-                (l) => `# or, to inject every pod of enabled namespaces by default: ${l}`,
+              fix: policyFix(target.ns ?? 'istio-system', target.deployment ?? 'istiod', release).map(
+                (l) => `# or, to inject every pod of enabled namespaces by default: ${l.replace(/^# /, '')}`,
               ),
             },
           },
@@ -291,17 +292,46 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
       rule: 'policy',
       ok: false,
       detail: `policy "${policy}" in ${where} is neither enabled nor disabled: Istio injects no pod at all`,
-      config: { evidence: { configMap: cfg.configMap, key: 'config', policy }, fix: policyFix(target.ns ?? 'istio-system', target.deployment ?? 'istiod') },
+      config: {
+        evidence: { configMap: cfg.configMap, key: 'config', policy },
+        fix: policyFix(target.ns ?? 'istio-system', target.deployment ?? 'istiod', release),
+      },
     });
   }
   return steps;
 }
 
 /** Setting the policy the way the control plane was installed (global.proxy.autoInject, values.yaml). */
-function policyFix(ns: string, istiod: string): string[] {
-  return [
-    `helm upgrade ${shq(istiod)} istio/istiod -n ${shq(ns)} --reuse-values --set global.proxy.autoInject=enabled  # if installed with Helm (istioctl: --set values.global.proxy.autoInject=enabled)`,
-  ];
+function policyFix(ns: string, istiod: string, version: string | undefined): string[] {
+  return chartUpgrade(ns, istiod, version, 'global.proxy.autoInject', 'enabled');
+}
+
+/**
+ * The release an istiod Deployment runs, as a chart version ("1.27.1"): istio/istiod charts are
+ * versioned like the release (manifests/charts/istio-control/istio-discovery/Chart.yaml @86c9f01f,
+ * `version: 1.0.0` rewritten to the release when published). Undefined unless x.y.z is known.
+ */
+export function istiodRelease(m: Model, ns: string, deployment: string): string | undefined {
+  const v = istiodVersion(m, ns, deployment).version;
+  return v && /^\d+\.\d+\.\d+$/.test(v) ? v : undefined;
+}
+
+/**
+ * Changing one chart value of an installed istiod. `helm upgrade` without `--version` installs
+ * the newest chart of the repository, i.e. upgrades istiod: the line pins the installed version,
+ * and is only a comment when that version is unknown. istioctl re-renders the whole install from
+ * what it is given, so its line is a comment naming the user's own IstioOperator/values.
+ */
+export function chartUpgrade(ns: string, istiod: string, version: string | undefined, key: string, value: string): string[] {
+  const set = shq(`${key}=${value}`);
+  const helm = (v: string) => `helm upgrade ${shq(istiod)} istio/istiod -n ${shq(ns)} --version ${v} --reuse-values --set ${set}`;
+  const istioctl = `# if installed with istioctl: istioctl install -f YOUR-ISTIOOPERATOR.yaml --set ${shq(`values.${key}=${value}`)}  (your own IstioOperator and values, else istioctl installs its defaults)`;
+  return version
+    ? [`${helm(shq(version))}  # if installed with Helm (pinned to the installed ${version})`, istioctl]
+    : [
+        `# if installed with Helm (istiod's version is unknown: pin --version to it, else Helm upgrades istiod to the newest chart): ${helm('INSTALLED-VERSION')}`,
+        istioctl,
+      ];
 }
 
 /** The pod template's value of sidecar.istio.io/inject is one that the 1.27+ injector ignores. */
