@@ -16,6 +16,7 @@
  * Fix: the label change (verified against the selectors) that makes a webhook select the pods,
  * then re-create them; none where the namespace cannot be meshed.
  */
+import { newPodLabels } from '../k8s/pod-labels.js';
 import { namespaceChange, recreateAll, recreateCommands, removeFromTemplate, setOnTemplate } from '../fix.js';
 import { choiceEvidence, choiceFix, chooseMesh, mustChoose } from '../mesh/choice.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
@@ -23,7 +24,7 @@ import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { evalWebhook, namespaceLabels, rulesMatchPodCreate, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
 import { podStates, type Workload } from '../model.js';
 import type { FindingInput } from '../types.js';
-import { arr, groupBy, isObj, labelsOf, plural, shq, strMap } from '../util.js';
+import { arr, groupBy, isObj, plural, shq, strMap } from '../util.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 import { markerExplains } from '../mesh/marker-problems.js';
 
@@ -124,7 +125,7 @@ export default defineCheck({
         }
         // Some webhook selects the namespace: the pod labels are what keeps it out.
         const nsLabels = namespaceLabels(m.namespace(w.namespace), w.namespace);
-        const podLabels = labelsOf(w.template);
+        const podLabels = newPodLabels(w); // the pod's labels: the template's and its controller's
         const repair = bestRepair(
           podHooks,
           podLabels,
@@ -185,7 +186,7 @@ export default defineCheck({
               podHooks,
               nsLabels,
               (h) => selectorRepair(h.namespaceSelector, nsLabels),
-              (h, fixed) => ws.every((w) => evalWebhook(h, fixed, labelsOf(w.template)).called),
+              (h, fixed) => ws.every((w) => evalWebhook(h, fixed, newPodLabels(w)).called),
             );
         const marker = namespaceMarker(mesh, nsObj);
         const profile = profileOf(mesh);

@@ -45,6 +45,11 @@ export interface DecisionInput {
   nsLabels: Record<string, string>;
   nsAnnotations: Record<string, string>;
   template: Template;
+  /**
+   * The labels a pod created now carries: the template's plus those its controller adds
+   * (src/k8s/pod-labels.ts newPodLabels). Selectors are evaluated against these; absent: the template's.
+   */
+  podLabels?: Readonly<Record<string, string>>;
 }
 
 export interface NamespaceMarker {

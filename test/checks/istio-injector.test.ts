@@ -9,6 +9,7 @@ import { slim } from '../../src/cluster/sanitize.js';
 import { explain } from '../../src/explain.js';
 import { imageVersion, istiodVersion, parseInjectValue, rulesOf } from '../../src/mesh/istio/injector.js';
 import { istio } from '../../src/mesh/istio/index.js';
+import { newPodLabels } from '../../src/k8s/pod-labels.js';
 import { makeModel, runChecks } from '../../src/run.js';
 import { CHECKS } from '../../src/checks/index.js';
 import type { Snapshot } from '../../src/types.js';
@@ -299,5 +300,55 @@ describe('Helm lines pin the installed istiod release (helm upgrade without --ve
         if (String(c.image).includes('/pilot:')) c.image = 'docker.io/istio/pilot@sha256:0123abcd';
     const fs = findings(snap, [ID]);
     expect(fs.map((f) => f.fix.every((l) => l.startsWith('#')))).toEqual([true]);
+  });
+});
+
+describe('selectors see the pod: the labels its controller adds count (job-name, statefulset.kubernetes.io/pod-name, ...)', () => {
+  // kubernetes pkg/registry/batch/job/strategy.go generateSelector (36f36813); istio inject.go injectRequired (86c9f01f).
+  it('neverInjectSelector job-name Exists keeps Job and CronJob pods out: injector-config-excludes, no sidecar-missing, no job-never-completes', () => {
+    const snap = cluster('istio', [F(ID, 'fires-istio-never-selector-controller-labels.yaml')]);
+    const fs = findings(snap, [ID, 'sidecar-missing', 'job-never-completes', 'namespace-not-enabled']);
+    expect(ids(fs).sort()).toEqual([
+      `${ID} CronJob batch/nightly`,
+      `${ID} Job batch/migrate`,
+      `${ID} Job payments/migrate`, // the base cluster's Job: its pods carry job-name too
+      `${ID} StatefulSet batch/db`,
+    ]);
+    const e = explainIn(snap, 'Job', 'batch', 'migrate');
+    expect(e.wouldInject).toBe(false);
+    expect(e.injector.at(-1)!.detail).toBe(
+      'the pod labels match neverInjectSelector {job-name} (job-name: added to the pods by their controller) in ConfigMap istio-system/istio-sidecar-injector key config',
+    );
+    expect(explainIn(snap, 'Deployment', 'batch', 'api').wouldInject).toBe(true);
+  });
+
+  it('gives a pod created now the controller labels, values from a pod where one exists', () => {
+    const tpl = { metadata: { labels: { app: 'x' } } };
+    expect(newPodLabels({ kind: 'Job', name: 'j', obj: { metadata: { name: 'j', uid: 'u1' }, spec: {} } as any, template: tpl, pods: [] })).toEqual({
+      app: 'x',
+      'job-name': 'j',
+      'batch.kubernetes.io/job-name': 'j',
+      'controller-uid': 'u1',
+      'batch.kubernetes.io/controller-uid': 'u1',
+    });
+    expect(newPodLabels({ kind: 'Job', name: 'j', obj: { metadata: { name: 'j' }, spec: { manualSelector: true } } as any, template: tpl, pods: [] })).toEqual({
+      app: 'x',
+    });
+    const pod = { metadata: { name: 'd-1', labels: { app: 'x', 'pod-template-hash': '6f7c' } } } as any;
+    expect(newPodLabels({ kind: 'Deployment', name: 'd', template: { metadata: { labels: { app: 'x' } } }, pods: [pod] })).toEqual({
+      app: 'x',
+      'pod-template-hash': '6f7c',
+    });
+    expect(Object.keys(newPodLabels({ kind: 'DaemonSet', name: 'ds', template: { metadata: { labels: { app: 'x' } } }, pods: [] })).sort()).toEqual([
+      'app',
+      'controller-revision-hash',
+      'pod-template-generation',
+    ]);
+    expect(Object.keys(newPodLabels({ kind: 'StatefulSet', name: 's', template: { metadata: { labels: { app: 'x' } } }, pods: [] })).sort()).toEqual([
+      'app',
+      'apps.kubernetes.io/pod-index',
+      'controller-revision-hash',
+      'statefulset.kubernetes.io/pod-name',
+    ]);
   });
 });

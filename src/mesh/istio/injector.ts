@@ -157,7 +157,7 @@ export const serviceRevision = (svc: string): string | undefined =>
  */
 export function injectorFor(m: Model, input: DecisionInput): { ns: string | undefined; service: string | undefined; deployment: string | undefined } {
   const hooks = m.webhooksOf('istio');
-  const podLabels = labelsOf(input.template);
+  const podLabels = input.podLabels ?? labelsOf(input.template);
   const hook = hooks.find((h) => evalWebhook(h, input.nsLabels, podLabels).called) ?? hooks.find((h) => h.service?.name === 'istiod') ?? hooks[0];
   const ns = hook?.service?.namespace ?? m.mesh('istio')?.namespaces[0] ?? 'istio-system';
   const service = hook?.service?.name ?? 'istiod';
@@ -172,6 +172,10 @@ export const selectorText = (s: unknown): string =>
         .terms.map((t) => t.term)
         .join(', ') || '{}'
     : (JSON.stringify(s ?? null) ?? 'null');
+
+/** The label keys a selector reads. */
+const selectorKeys = (s: unknown): string[] =>
+  isObj(s) ? [...Object.keys(strMap(s.matchLabels)), ...arr(s.matchExpressions).map((e) => (isObj(e) ? String(e.key) : ''))] : [];
 
 /** An empty selector is ignored by injectRequired (`!selector.Empty()`), not a match-all. */
 const emptySelector = (s: unknown): boolean => !isObj(s) || (Object.keys(strMap(s.matchLabels)).length === 0 && arr(s.matchExpressions).length === 0);
@@ -242,14 +246,20 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
     });
     return steps;
   }
-  const podLabels = labelsOf(template);
+  // The pod's labels, with those its controller adds (job-name, pod-template-hash, ...): istiod reads the pod.
+  const podLabels = input.podLabels ?? labelsOf(template);
+  const templateLabels = labelsOf(template);
+  const added = (sel: unknown): string => {
+    const keys = Object.keys(podLabels).filter((k) => templateLabels[k] === undefined && selectorKeys(sel).includes(k));
+    return keys.length ? ` (${keys.join(', ')}: added to the pods by their controller)` : '';
+  };
   if (explicit === undefined) {
     const never = cfg.neverInjectSelector.find((s) => !emptySelector(s) && evalSelector(s, podLabels).matched);
     if (never !== undefined) {
       steps.push({
         rule: 'never-inject-selector',
         ok: false,
-        detail: `the pod labels match neverInjectSelector {${selectorText(never)}} in ${where}`,
+        detail: `the pod labels match neverInjectSelector {${selectorText(never)}}${added(never)} in ${where}`,
         config: {
           evidence: { configMap: cfg.configMap, key: 'config', neverInjectSelector: never },
           templateFix: { field: 'labels', key: ISTIO_INJECT, value: 'true' },
@@ -263,7 +273,11 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
     const always = cfg.alwaysInjectSelector.find((s) => !emptySelector(s) && evalSelector(s, podLabels).matched);
     if (always !== undefined) {
       explicit = true;
-      steps.push({ rule: 'always-inject-selector', ok: true, detail: `the pod labels match alwaysInjectSelector {${selectorText(always)}} in ${where}` });
+      steps.push({
+        rule: 'always-inject-selector',
+        ok: true,
+        detail: `the pod labels match alwaysInjectSelector {${selectorText(always)}}${added(always)} in ${where}`,
+      });
     }
   }
   const policy = cfg.policy ?? '';

@@ -3,6 +3,7 @@
  * istio-discovery/templates/mutatingwebhook.yaml, pkg/kube/inject/inject.go): the namespace labels
  * `istio-injection` and `istio.io/rev`, the pod label (or annotation) `sidecar.istio.io/inject`.
  */
+import { newPodLabels } from '../../k8s/pod-labels.js';
 import { removeFromTemplate, setOnTemplate } from '../../fix.js';
 import { podStates, type Model } from '../../model.js';
 import type { K8sObject } from '../../types.js';
@@ -154,7 +155,7 @@ export function workloadProblems(m: Model, c: WorkloadProblemContext): MarkerPro
   // The object webhook selects the label sidecar.istio.io/inject=true, exactly.
   const asksLoosely = parseInjectValue(value, 'loose').explicit === true;
   if (asksLoosely && !(from === 'label' && value === 'true') && !m.decision(w, 'istio')?.called) {
-    const labelWorks = istio.webhooks.some((h) => evalWebhook(h, nsLabels, { ...labels, [ISTIO_INJECT]: 'true' }).called);
+    const labelWorks = istio.webhooks.some((h) => evalWebhook(h, nsLabels, { ...newPodLabels(w), ...labels, [ISTIO_INJECT]: 'true' }).called);
     // Where even the label selects no webhook, the namespace opts out: not a marker problem.
     if (!labelWorks) return [];
     return [
