@@ -206,6 +206,39 @@ export default defineCheck({
             : !repair
               ? `no ${meshTitle(mesh)} injection webhook can select this namespace, so it cannot be meshed`
               : `its labels match the namespaceSelector of no ${meshTitle(mesh)} injection webhook, so their pods are not injected`;
+        // The namespace's owner opted out (e.g. Istio's istio-injection=disabled): no pod label
+        // overrides that (templates/mutatingwebhook.yaml @86c9f01f: every webhook needs the label
+        // absent or "enabled"), and relabelling the namespace would inject every other workload in
+        // it. A warning about the workloads that ask, with the choices as comments.
+        const markerKeys = profile.namespaceMarkerKeys(nsObj).keys;
+        if (!ignored && !choices && marker.present && !marker.enabled && repair?.some((c) => markerKeys.includes(c.key))) {
+          const asking = ws.map((w) => `${w.kind}/${w.name}${profile.templateAsking(w.template) ? ` (${profile.templateAsking(w.template)})` : ''}`);
+          const relabel = [...namespaceChange(m, ns, 'labels', repair), ...recreate];
+          found.push({
+            ns,
+            ws,
+            f: {
+              mesh,
+              severity: 'warning',
+              message: `Namespace ${ns} opts out of ${meshTitle(mesh)} with ${marker.text ?? 'its marker'}, which no pod label overrides, so ${plural(ws.length, 'workload')} asking for injection there ${ws.length === 1 ? 'is' : 'are'} not injected.`,
+              resource: { kind: 'Namespace', name: ns },
+              affectedPods: ws.reduce((n, w) => n + podStates(w).unmeshed.length, 0),
+              evidence: {
+                namespaceOptOut: marker.text,
+                workloads: asking,
+                namespaceLabels: nsLabels,
+                webhooks: failedTerms(items[0]!.calls, 'namespaceSelector'),
+                ...servedRevisions,
+              },
+              fix: [
+                `# namespace ${ns} opts out (${marker.text ?? 'its marker'}); choose one below (pasted as it is, this block runs nothing)`,
+                `# to keep the opt-out: drop the injection request from ${asking.join(', ')}`,
+                `# to mesh every workload of ${ns}, not only these (its owner disabled it: ask first; the others are injected when next restarted): ${relabel.join(' && ')}`,
+              ],
+            },
+          });
+          continue;
+        }
         const f: FindingInput = {
           mesh,
           message: `Namespace ${ns} asks ${meshTitle(mesh)} to inject ${plural(ws.length, 'workload')}, but ${why}.`,

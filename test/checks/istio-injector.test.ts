@@ -352,3 +352,18 @@ describe('selectors see the pod: the labels its controller adds count (job-name,
     ]);
   });
 });
+
+describe('a namespace opt-out no pod label overrides (istio-injection=disabled)', () => {
+  // templates/mutatingwebhook.yaml @86c9f01f: every webhook needs istio-injection absent or "enabled".
+  it('reports the workload asking as a warning, never advising to relabel the namespace (comment-only choices)', () => {
+    const fs = findings(cluster('istio', [F('webhook-excludes-namespace', 'fires-istio-namespace-opt-out.yaml')]), ['webhook-excludes-namespace']);
+    expect(ids(fs)).toEqual(['webhook-excludes-namespace Namespace legacy']);
+    const f = fs[0]!;
+    expect(f.severity).toBe('warning');
+    expect(f.message).toBe(
+      'Namespace legacy opts out of Istio with label istio-injection=disabled, which no pod label overrides, so 1 workload asking for injection there is not injected.',
+    );
+    expect(f.fix.every((l) => l.startsWith('#'))).toBe(true);
+    expect(f.evidence.workloads).toEqual(['Deployment/web (label sidecar.istio.io/inject=true)']);
+  });
+});
