@@ -367,3 +367,56 @@ describe('a namespace opt-out no pod label overrides (istio-injection=disabled)'
     expect(f.evidence.workloads).toEqual(['Deployment/web (label sidecar.istio.io/inject=true)']);
   });
 });
+
+describe('a loose "no" (no, off, False, 0: read as "do not inject" before 1.27, ignored from 1.27) is the owner\'s opt-out', () => {
+  // inject.go @1.26.0 line 225 (loose), @86c9f01f lines 227-237 (exact); mutatingwebhook.yaml @86c9f01f: the
+  // auto. webhook (enableNamespacesByDefault) selects sidecar.istio.io/inject DoesNotExist, so any value keeps pods from it.
+  const all = [
+    'injector-config-excludes',
+    'injection-marker-invalid',
+    'sidecar-missing',
+    'namespace-not-enabled',
+    'pod-opted-out',
+    'webhook-excludes-namespace',
+  ];
+
+  it('no check advises "true" or a restart; injection-marker-invalid alone reports the value, with the fix "false"', () => {
+    const fs = findings(cluster('istio', [F(ID, 'ok-istio-loose-opt-out.yaml')]), all).filter((f) => f.resource.namespace === 'optout');
+    expect(ids(fs).sort()).toEqual(['injection-marker-invalid Deployment optout/legacy', 'injection-marker-invalid Deployment optout/web']);
+    for (const f of fs) expect(f.fix.join('\n')).toContain('"sidecar.istio.io/inject":"false"');
+  });
+
+  const defaultOn = (value: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: batch, namespace: shop, uid: dep-shop-batch}
+spec:
+  selector: {matchLabels: {app: batch}}
+  template:
+    metadata: {labels: {app: batch, sidecar.istio.io/inject: "${value}"}}
+    spec: {containers: [{name: batch, image: example/batch:1}]}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: batch-1
+  namespace: shop
+  uid: pod-shop-batch
+  creationTimestamp: "2026-11-20T00:00:00Z"
+  labels: {app: batch, sidecar.istio.io/inject: "${value}"}
+  ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: batch, uid: dep-shop-batch, controller: true}]
+spec: {containers: [{name: batch, image: example/batch:1}]}
+status: {phase: Running}
+`;
+
+  it('enableNamespacesByDefault: a loose "no" is not a workload waiting for a namespace marker (no relabel, no restart)', () => {
+    const fs = findings(cluster('istio-default-on', [defaultOn('no')]), all).filter((f) => f.resource.namespace === 'shop' || f.resource.name === 'shop');
+    expect(ids(fs)).toEqual(['injection-marker-invalid Deployment shop/batch']);
+  });
+
+  it('enableNamespacesByDefault: MD1001 does not say the namespace has no marker when the default webhook selects it', () => {
+    const fs = findings(cluster('istio-default-on', [defaultOn('')]), ['namespace-not-enabled']);
+    expect(fs.map((f) => f.message)).toEqual([
+      'Namespace shop is injected by default by Istio webhook auto.sidecar-injector.istio.io, but the pod labels of 1 workload keep them from it, so they run without a proxy while others in it are meshed.',
+    ]);
+  });
+});

@@ -42,13 +42,18 @@ export function enableMarker(ns: string, webhooks: MeshWebhook[]): EnableMarker 
 }
 
 /**
- * The label `sidecar.istio.io/inject: "false"` (the label wins over the annotation). Exactly
- * "false": the one value every Istio version reads as "do not inject" (inject.go @86c9f01f; other
- * values such as "False" or "no" are ignored from 1.27, and injection-marker-invalid reports them).
+ * The pod template opts out of Istio: `sidecar.istio.io/inject` (the label wins over the
+ * annotation) is "false", the one value every Istio version reads as "do not inject", or another
+ * value Istio before 1.27 read as "do not inject" (anything but y/yes/true/on, e.g. "no", "off",
+ * "False", "0"; inject.go @1.26.0 line 225). Istio 1.27+ ignores those (inject.go @86c9f01f lines
+ * 227-237), but they say the owner's intent: no advice injects or restarts such a workload, and
+ * injection-marker-invalid alone reports the value (its fix: "false"). Callers that need the
+ * exact opt-out compare `value` with the profile's `optOut.value`.
  */
 export function templateOptOut(template: Template) {
   const { value, from } = istioPodValue(template);
-  return value === 'false' && from ? { key: ISTIO_INJECT, value, from } : undefined;
+  if (value === undefined || value === '' || !from) return undefined;
+  return parseInjectValue(value, 'loose').explicit === false ? { key: ISTIO_INJECT, value, from } : undefined;
 }
 
 export function namespaceEnabling(ns: K8sObject | undefined) {
