@@ -420,3 +420,44 @@ status: {phase: Running}
     ]);
   });
 });
+
+describe('istiod pinned by digest: the version from the chart labels and values, else the uncertainty shown', () => {
+  const digest = (snap: Snapshot, labels?: Record<string, string>) => {
+    for (const d of snap.objects.deployments ?? []) {
+      for (const c of (d.spec as any)?.template?.spec?.containers ?? [])
+        if (String(c.image).includes('/pilot:')) c.image = 'docker.io/istio/pilot@sha256:' + 'a'.repeat(64);
+      if (d.metadata?.name === 'istiod' && labels) d.metadata.labels = { ...(d.metadata.labels ?? {}), ...labels };
+    }
+    return snap;
+  };
+  const opts2 = { mesh: 'auto' as const, certExpiryWarningDays: 60, now: NOW };
+
+  it('reads app.kubernetes.io/version or helm.sh/chart (chart labels from 1.24.0, istio/istio b722511e), else values global.tag', () => {
+    // zzz_profile.yaml "istio.labels" (86c9f01f); istiod-injector-configmap.yaml values carry global (86c9f01f).
+    let m = makeModel(digest(cluster('istio'), { 'app.kubernetes.io/version': '1.26.3' }), opts2);
+    expect(istiodVersion(m, 'istio-system', 'istiod')).toMatchObject({ version: '1.26.3', rules: 'loose' });
+    expect(istiodVersion(m, 'istio-system', 'istiod').text).toContain('label app.kubernetes.io/version says 1.26.3');
+    m = makeModel(digest(cluster('istio'), { 'helm.sh/chart': 'istiod-1.28.0' }), opts2);
+    expect(istiodVersion(m, 'istio-system', 'istiod').version).toBe('1.28.0');
+    const cm = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio-sidecar-injector, namespace: istio-system}\ndata:\n  values: '{"global":{"tag":"1.27.2-distroless"}}'\n  config: '{"policy":"enabled"}'\n`;
+    m = makeModel(digest(cluster('istio', [cm])), opts2);
+    expect(istiodVersion(m, 'istio-system', 'istiod')).toMatchObject({ version: '1.27.2', rules: 'exact' });
+    m = makeModel(digest(cluster('istio')), opts2);
+    expect(istiodVersion(m, 'istio-system', 'istiod').version).toBeUndefined();
+  });
+
+  it('version unknown: a value only 1.27+ ignores gives no definite injector-config-excludes, and explain says it depends on the version', () => {
+    const yes = `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: yes, namespace: optin, uid: dep-optin-yes}\nspec:\n  selector: {matchLabels: {app: yes}}\n  template:\n    metadata: {labels: {app: yes, sidecar.istio.io/inject: "yes"}}\n    spec: {containers: [{name: yes, image: example/yes:1}]}\n`;
+    const known = cluster('istio', [F(ID, 'fires-istio-policy-disabled.yaml'), yes]);
+    // 1.24.2 (loose): "yes" injects: no finding; the other workloads of the fixture are reported.
+    expect(findings(known, [ID]).some((f) => f.resource.name === 'yes')).toBe(false);
+    const snap = digest(cluster('istio', [F(ID, 'fires-istio-policy-disabled.yaml'), yes]));
+    expect(findings(snap, [ID]).some((f) => f.resource.name === 'yes')).toBe(false);
+    expect(findings(snap, [ID]).some((f) => f.resource.name === 'api')).toBe(true); // no value: both rule sets refuse it
+    const e = explainIn(snap, 'Deployment', 'optin', 'yes');
+    expect(e.injector.find((s) => s.rule === 'inject-label-or-annotation')!.detail).toBe(
+      'pod template label sidecar.istio.io/inject=yes depends on the version: Istio 1.27 and later ignore it (the selectors and the policy decide, assumed here), before 1.27 it means "inject"',
+    );
+    expect(e.injector.at(-1)!.detail).toMatch(/\(if istiod is 1\.27 or later; before 1\.27 the pod's value injects it\)$/);
+  });
+});

@@ -11,8 +11,8 @@ import { containers, podSpec } from '../../k8s/pods.js';
 import { evalSelector } from '../../k8s/selectors.js';
 import type { Model } from '../../model.js';
 import type { K8sObject } from '../../types.js';
-import { arr, annotationsOf, isObj, labelsOf, shq, str, strMap } from '../../util.js';
-import { configKey } from '../config-values.js';
+import { arr, annotationsOf, isObj, labelsOf, nameOf, nsOf, shq, str, strMap } from '../../util.js';
+import { configKey, configValues, valueAt } from '../config-values.js';
 import type { DecisionInput, InjectorStep } from '../profile.js';
 import { evalWebhook } from '../webhooks.js';
 
@@ -87,14 +87,30 @@ export function istiodVersion(m: Model, ns: string | undefined, deployment: stri
     const d = ns && deployment ? m.get('deployments', ns, deployment) : undefined;
     const cs = d ? containers(podSpec(isObj(d.spec) ? (d.spec.template as { spec?: unknown }) : undefined)) : [];
     const image = str((cs.find((c) => c.name === 'discovery') ?? cs[0])?.image);
-    const v = image ? imageVersion(image) : undefined;
     const where = ns && deployment ? `${ns}/${deployment}` : undefined;
+    const fromImage = image ? imageVersion(image) : undefined;
+    // An image pinned by digest (pilot@sha256:...) or a custom tag names no version: the chart's
+    // labels and values still do. `app.kubernetes.io/version` (Chart.AppVersion) and
+    // `helm.sh/chart: istiod-<version>` are on every resource the chart renders from 1.24.0
+    // (templates/zzz_profile.yaml "istio.labels", commit b722511e, istio/istio#52463); the injector
+    // ConfigMap's `values` carry `global.tag`, the image tag the chart was rendered with
+    // (templates/istiod-injector-configmap.yaml, deployment.yaml image @86c9f01f).
+    const cm = ns && deployment ? m.get('configmaps', ns, injectorConfigName(serviceRevision(deployment))) : undefined;
+    const tag = valueAt(configValues(cm) ?? {}, 'global', 'tag');
+    const candidates: [string | undefined, string][] = [
+      [labelsOf(d)['app.kubernetes.io/version'], `Deployment ${where ?? ''} label app.kubernetes.io/version`],
+      [labelsOf(d)['helm.sh/chart']?.replace(/^istiod-/, ''), `Deployment ${where ?? ''} label helm.sh/chart`],
+      [typeof tag === 'string' ? tag : undefined, `ConfigMap ${cm ? `${nsOf(cm)}/${nameOf(cm)}` : ''} values global.tag`],
+      [labelsOf(cm)['app.kubernetes.io/version'], `ConfigMap ${cm ? `${nsOf(cm)}/${nameOf(cm)}` : ''} label app.kubernetes.io/version`],
+    ];
+    const other = fromImage ? undefined : candidates.map(([v, from]) => ({ v: v ? imageVersion(`x:${v}`) : undefined, from })).find((c) => c.v);
+    const v = fromImage ?? other?.v;
     if (!v) {
       const why = !m.has('deployments')
         ? 'Deployments were not read'
         : !d
           ? `Deployment ${where ?? 'istiod'} not found`
-          : `image ${image ?? '(none)'} has no version tag`;
+          : `image ${image ?? '(none)'} has no version tag, nor do the chart's labels and values`;
       return {
         ...(image ? { image } : {}),
         ...(where ? { deployment: where } : {}),
@@ -103,12 +119,13 @@ export function istiodVersion(m: Model, ns: string | undefined, deployment: stri
       };
     }
     const rules = rulesOf(v);
+    const source = fromImage ? `runs ${image}` : `runs ${image ?? 'an image'} without a version tag; ${other!.from} says ${v.text}`;
     return {
       version: v.text,
-      image: image!,
+      ...(image ? { image } : {}),
       deployment: where!,
       rules,
-      text: `istiod ${where} runs ${image}: the rules of Istio ${rules === 'exact' ? '1.27 and later' : 'before 1.27'} apply`,
+      text: `istiod ${where} ${source}: the rules of Istio ${rules === 'exact' ? '1.27 and later' : 'before 1.27'} apply`,
     };
   });
 }
@@ -218,9 +235,22 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
   const { value, from } = istioPodValue(template);
   const parsed = parseInjectValue(value, version.rules);
   let explicit = parsed.explicit;
+  // Version unknown and the value asks for injection before 1.27 but not from 1.27: a refusal by
+  // the configuration below holds for one rule set only, so it is no definite finding (no `config`).
+  let uncertain = false;
+  const ifExact = (detail: string) => (uncertain ? `${detail} (if istiod is 1.27 or later; before 1.27 the pod's value injects it)` : detail);
   if (value !== undefined && from) {
     const what = `pod template ${from} ${ISTIO_INJECT}=${value}`;
-    if (parsed.ignored) {
+    if (parsed.ignored && version.version === undefined) {
+      // The version is unknown and the value means different things to the two rule sets: say so.
+      const before = parseInjectValue(value, 'loose').explicit ? 'inject' : 'do not inject';
+      uncertain = before === 'inject';
+      steps.push({
+        rule: 'inject-label-or-annotation',
+        ok: true,
+        detail: `${what} depends on the version: Istio 1.27 and later ignore it (the selectors and the policy decide, assumed here), before 1.27 it means "${before}"`,
+      });
+    } else if (parsed.ignored) {
       steps.push({
         rule: 'inject-label-or-annotation',
         ok: true,
@@ -259,14 +289,18 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
       steps.push({
         rule: 'never-inject-selector',
         ok: false,
-        detail: `the pod labels match neverInjectSelector {${selectorText(never)}}${added(never)} in ${where}`,
-        config: {
-          evidence: { configMap: cfg.configMap, key: 'config', neverInjectSelector: never },
-          templateFix: { field: 'labels', key: ISTIO_INJECT, value: 'true' },
-          fix: [
-            '# or: remove this selector from sidecarInjectorWebhook.neverInjectSelector in the values the control plane was installed with, and upgrade it',
-          ],
-        },
+        detail: ifExact(`the pod labels match neverInjectSelector {${selectorText(never)}}${added(never)} in ${where}`),
+        ...(uncertain
+          ? {}
+          : {
+              config: {
+                evidence: { configMap: cfg.configMap, key: 'config', neverInjectSelector: never },
+                templateFix: { field: 'labels', key: ISTIO_INJECT, value: 'true' },
+                fix: [
+                  '# or: remove this selector from sidecarInjectorWebhook.neverInjectSelector in the values the control plane was installed with, and upgrade it',
+                ],
+              },
+            }),
       });
       return steps;
     }
@@ -290,14 +324,18 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
         : {
             rule: 'policy',
             ok: false,
-            detail: `policy disabled in ${where}: only pods asking explicitly (${ISTIO_INJECT}: "true") are injected`,
-            config: {
-              evidence: { configMap: cfg.configMap, key: 'config', policy },
-              templateFix: { field: 'labels', key: ISTIO_INJECT, value: 'true' },
-              fix: policyFix(target.ns ?? 'istio-system', target.deployment ?? 'istiod', release).map(
-                (l) => `# or, to inject every pod of enabled namespaces by default: ${l.replace(/^# /, '')}`,
-              ),
-            },
+            detail: ifExact(`policy disabled in ${where}: only pods asking explicitly (${ISTIO_INJECT}: "true") are injected`),
+            ...(uncertain
+              ? {}
+              : {
+                  config: {
+                    evidence: { configMap: cfg.configMap, key: 'config', policy },
+                    templateFix: { field: 'labels', key: ISTIO_INJECT, value: 'true' },
+                    fix: policyFix(target.ns ?? 'istio-system', target.deployment ?? 'istiod', release).map(
+                      (l) => `# or, to inject every pod of enabled namespaces by default: ${l.replace(/^# /, '')}`,
+                    ),
+                  },
+                }),
           },
     );
   } else {

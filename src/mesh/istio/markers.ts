@@ -182,9 +182,11 @@ export function workloadProblems(m: Model, c: WorkloadProblemContext): MarkerPro
   const exact = asksLoosely ? 'true' : 'false';
   const field = from === 'label' ? 'labels' : 'annotations';
   const now =
-    version.rules === 'exact'
-      ? 'so the never/always selectors and the policy decide instead'
-      : `while the installed istiod (${version.version}) still reads it as "${asksLoosely ? 'inject' : 'do not inject'}", until it is upgraded`;
+    version.version === undefined
+      ? `and the installed istiod's version is unknown (before 1.27 it means "${asksLoosely ? 'inject' : 'do not inject'}")`
+      : version.rules === 'exact'
+        ? 'so the never/always selectors and the policy decide instead'
+        : `while the installed istiod (${version.version}) still reads it as "${asksLoosely ? 'inject' : 'do not inject'}", until it is upgraded`;
   return [
     {
       message: `${id} has ${where} ${from} ${ISTIO_INJECT}=${value}, a value Istio 1.27 and later ignore (only "true" and "false" count), ${now}.`,
