@@ -72,7 +72,7 @@ export const TEMPLATE_PATH: Partial<Record<string, readonly string[]>> = {
   cronjobs: ['spec', 'jobTemplate', 'spec', 'template'],
 };
 
-/** The env values the profiles read (their control planes' switches), kept only as the booleans they are. */
+/** The env values the profiles read (their control planes' switches), kept only as the booleans (or "auto") they are. */
 const KEEP_ENV = new Set(PROFILE_LIST.flatMap((p) => p.keptEnv ?? []));
 /**
  * What job-never-completes looks for in a command line (its SHUTDOWN patterns, joined over
@@ -132,7 +132,8 @@ function slimArgv(list: unknown[]): void {
 
 /** An env entry: its name; its value redacted but for ENABLE_NATIVE_SIDECARS (valueFrom: no check reads it). */
 function slimEnv(e: Obj): Obj {
-  const keep = KEEP_ENV.has(e.name) && (e.value === 'true' || e.value === 'false');
+  // "auto": Istio's ENABLE_NATIVE_SIDECARS default from 1.27 (pilot/pkg/features/pilot.go @86c9f01f).
+  const keep = KEEP_ENV.has(e.name) && (e.value === 'true' || e.value === 'false' || e.value === 'auto');
   return { name: e.name, value: keep || e.value === undefined ? e.value : REDACTED };
 }
 

@@ -313,8 +313,12 @@ export interface MeshProfile {
     observed: Record<string, unknown> | undefined,
     observedFrom: string | undefined,
   ): Partial<Record<ResourceKey, ProxyResourceValue>>;
-  /** Whether the proxy would be a native sidecar by the mesh's own settings (undefined: none found). */
-  nativeSidecar(m: Model, w: Workload): { native: boolean; reason: string } | undefined;
+  /**
+   * Whether the proxy would be a native sidecar by the mesh's own settings (undefined: none found).
+   * `uncertain`: it depends on something not read (Istio 1.27+'s "auto": the nodes' kubelet
+   * version); `native` is then the likelier answer, and no check asserts a finding on it.
+   */
+  nativeSidecar(m: Model, w: Workload): { native: boolean; reason: string; uncertain?: boolean } | undefined;
   /** Env variables of its control plane that nativeSidecar reads (snapshots keep their boolean values). */
   readonly keptEnv?: readonly string[];
   /** The pod template annotation that makes the proxy a native sidecar. */

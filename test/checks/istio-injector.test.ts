@@ -461,3 +461,23 @@ describe('istiod pinned by digest: the version from the chart labels and values,
     expect(e.injector.at(-1)!.detail).toMatch(/\(if istiod is 1\.27 or later; before 1\.27 the pod's value injects it\)$/);
   });
 });
+
+describe('native sidecars: ENABLE_NATIVE_SIDECARS is "auto" by default from Istio 1.27.0', () => {
+  // pilot/pkg/features/pilot.go @86c9f01f line 346 (1.27.0 7359d8be; "false" in experimental.go @1.26.0);
+  // pkg/kube/inject/webhook.go DetectNativeSidecar: native when the nodes' kubelets are 1.33 or later.
+  const JNC = 'job-never-completes';
+  it('1.27+ with the variable unset: a Job template without pods is not reported (nodes not read); pods running an ordinary istio-proxy still are', () => {
+    const snap = cluster('istio', [F(JNC, 'ok-istio-native-auto.yaml'), F(JNC, 'fires-templates.yaml')]);
+    const fs = findings(snap, [JNC]);
+    expect(fs.some((f) => f.resource.name === 'export')).toBe(false);
+    const reindex = fs.find((f) => f.resource.name === 'reindex')!;
+    expect(reindex.evidence.nativeSidecar).toBe(
+      "ENABLE_NATIVE_SIDECARS unset (auto from Istio 1.27; istiod 1.27.1), and its pods run istio-proxy as an ordinary container (their nodes' kubelets are older than 1.33)",
+    );
+    // Before 1.27 (the base's 1.24.2) the default is off: the template is reported.
+    const old = cluster('istio', [F(JNC, 'ok-istio-native-auto.yaml')]);
+    for (const d of old.objects.deployments ?? [])
+      for (const c of (d.spec as any)?.template?.spec?.containers ?? []) if (String(c.image).includes('/pilot:')) c.image = 'docker.io/istio/pilot:1.26.3';
+    expect(findings(old, [JNC]).some((f) => f.resource.name === 'export')).toBe(true);
+  });
+});
