@@ -10,6 +10,7 @@ import { explain } from '../../src/explain.js';
 import { imageVersion, istiodVersion, parseInjectValue, rulesOf } from '../../src/mesh/istio/injector.js';
 import { istio } from '../../src/mesh/istio/index.js';
 import { newPodLabels } from '../../src/k8s/pod-labels.js';
+import { selectorError } from '../../src/k8s/selectors.js';
 import { makeModel, runChecks } from '../../src/run.js';
 import { CHECKS } from '../../src/checks/index.js';
 import type { Snapshot } from '../../src/types.js';
@@ -479,5 +480,31 @@ describe('native sidecars: ENABLE_NATIVE_SIDECARS is "auto" by default from Isti
     for (const d of old.objects.deployments ?? [])
       for (const c of (d.spec as any)?.template?.spec?.containers ?? []) if (String(c.image).includes('/pilot:')) c.image = 'docker.io/istio/pilot:1.26.3';
     expect(findings(old, [JNC]).some((f) => f.resource.name === 'export')).toBe(true);
+  });
+});
+
+describe('invalid never/always selectors are skipped, as Istio does', () => {
+  // inject.go @86c9f01f lines 243-262 ("Invalid selector for ..."); metav1.LabelSelectorAsSelector / labels.NewRequirement.
+  it('validates selectors as apimachinery does', () => {
+    expect(selectorError({ matchLabels: { app: 'a' }, matchExpressions: [{ key: 'example.com/tier', operator: 'In', values: ['x'] }] })).toBeUndefined();
+    expect(selectorError({ matchExpressions: [{ key: 'tier', operator: 'NotIn', values: [] }] })).toMatch(/values set can't be empty/);
+    expect(selectorError({ matchExpressions: [{ key: 'app', operator: 'Exists', values: ['x'] }] })).toMatch(/must be empty/);
+    expect(selectorError({ matchExpressions: [{ key: 'app', operator: 'Gt', values: ['1'] }] })).toMatch(/not a valid label selector operator/);
+    expect(selectorError({ matchLabels: { 'bad key!': 'a' } })).toMatch(/invalid name/);
+    expect(selectorError({ matchLabels: { 'Bad_Prefix/app': 'a' } })).toMatch(/invalid prefix/);
+    expect(selectorError({ matchLabels: { app: 'x'.repeat(64) } })).toMatch(/label value/);
+    expect(selectorError({ matchLabels: { app: '' } })).toBeUndefined();
+  });
+
+  it('skips them with a note in explain; the pods are injected and nothing is reported', () => {
+    const snap = cluster('istio', [F(ID, 'ok-istio-invalid-selectors.yaml')]);
+    expect(findings(snap, [ID]).filter((f) => f.resource.namespace === 'invalid')).toEqual([]);
+    const e = explainIn(snap, 'Deployment', 'invalid', 'legacy');
+    expect(e.wouldInject).toBe(true);
+    expect(e.injector.filter((s) => s.rule === 'invalid-selector').map((s) => s.detail)).toEqual([
+      "neverInjectSelector {tier notin ()} in ConfigMap istio-system/istio-sidecar-injector key config is invalid (for 'in', 'notin' operators, values set can't be empty (key tier)): Istio skips it",
+      "neverInjectSelector {app in (legacy,bad value!)} in ConfigMap istio-system/istio-sidecar-injector key config is invalid (label value \"bad value!\" is invalid (63 characters or less, alphanumeric, '-', '_' or '.' inside)): Istio skips it",
+      'neverInjectSelector {app} in ConfigMap istio-system/istio-sidecar-injector key config is invalid (values set must be empty for exists and does not exist (key app)): Istio skips it',
+    ]);
   });
 });

@@ -8,7 +8,7 @@
  * manifests/charts/istio-control/istio-discovery/templates/istiod-injector-configmap.yaml.
  */
 import { containers, podSpec } from '../../k8s/pods.js';
-import { evalSelector } from '../../k8s/selectors.js';
+import { evalSelector, selectorError } from '../../k8s/selectors.js';
 import type { Model } from '../../model.js';
 import type { K8sObject } from '../../types.js';
 import { arr, annotationsOf, isObj, labelsOf, nameOf, nsOf, shq, str, strMap } from '../../util.js';
@@ -283,8 +283,18 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
     const keys = Object.keys(podLabels).filter((k) => templateLabels[k] === undefined && selectorKeys(sel).includes(k));
     return keys.length ? ` (${keys.join(', ')}: added to the pods by their controller)` : '';
   };
+  // A selector LabelSelectorAsSelector rejects is skipped by injectRequired ("Invalid selector for
+  // NeverInjectSelector/AlwaysInjectSelector", inject.go @86c9f01f lines 243-262): said once, then ignored.
+  const valid = (list: unknown[], name: string) =>
+    list.filter((sel) => {
+      const err = selectorError(sel);
+      if (err) steps.push({ rule: 'invalid-selector', ok: true, detail: `${name} {${selectorText(sel)}} in ${where} is invalid (${err}): Istio skips it` });
+      return !err;
+    });
+  const neverSelectors = valid(cfg.neverInjectSelector, 'neverInjectSelector');
+  const alwaysSelectors = valid(cfg.alwaysInjectSelector, 'alwaysInjectSelector');
   if (explicit === undefined) {
-    const never = cfg.neverInjectSelector.find((s) => !emptySelector(s) && evalSelector(s, podLabels).matched);
+    const never = neverSelectors.find((s) => !emptySelector(s) && evalSelector(s, podLabels).matched);
     if (never !== undefined) {
       steps.push({
         rule: 'never-inject-selector',
@@ -304,7 +314,7 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
       });
       return steps;
     }
-    const always = cfg.alwaysInjectSelector.find((s) => !emptySelector(s) && evalSelector(s, podLabels).matched);
+    const always = alwaysSelectors.find((s) => !emptySelector(s) && evalSelector(s, podLabels).matched);
     if (always !== undefined) {
       explicit = true;
       steps.push({
