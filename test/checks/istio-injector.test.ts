@@ -159,14 +159,30 @@ describe('injector-config-excludes', () => {
     expect(run(cluster('both'))).toEqual([]);
   });
 
-  it('without the ConfigMap the chart defaults are assumed, and explain says so', () => {
-    const del = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio-sidecar-injector, namespace: istio-system, annotations: {meshdoctor.test/delete: "true"}}\n`;
-    const snap = cluster('istio', [F(ID, 'fires-istio-never-selector.yaml'), del]);
+  it('ConfigMaps not read: the chart defaults are assumed, and explain says so', () => {
+    const snap = cluster('istio', [F(ID, 'fires-istio-never-selector.yaml')]);
+    delete snap.objects.configmaps;
+    snap.unavailable.configmaps = 'forbidden (403): cannot list resource';
     expect(run(snap)).toEqual([]);
     const e = explainIn(snap, 'Deployment', 'jobs', 'reporter');
     expect(e.injector.at(-1)!.detail).toBe(
       'ConfigMap istio-system/istio-sidecar-injector key config not read: the chart defaults are assumed (policy enabled, no never/always selectors)',
     );
+  });
+
+  it('the injector ConfigMap absent (ConfigMaps read): istiod serves no injection; one finding on the ConfigMap, explain says not injected', () => {
+    // pilot/pkg/bootstrap/sidecarinjector.go initSidecarInjector @86c9f01f: "Skipping sidecar injector, template not found".
+    // Before, the chart defaults were assumed and explain said these pods would be injected.
+    const del = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio-sidecar-injector, namespace: istio-system, annotations: {meshdoctor.test/delete: "true"}}\n`;
+    const snap = cluster('istio', [F(ID, 'fires-istio-never-selector.yaml'), del]);
+    const fs = run(snap);
+    expect(ids(fs)).toEqual([`${ID} ConfigMap istio-system/istio-sidecar-injector`]);
+    expect(fs[0]!.evidence).toMatchObject({ configMap: 'istio-system/istio-sidecar-injector', exists: false });
+    expect(fs[0]!.fix[0]).toMatch(/logs deploy\/istiod -c discovery \| grep -i 'sidecar injector'/);
+    expect(fs[0]!.fix.slice(1).every((l) => l.startsWith('#'))).toBe(true);
+    const e = explainIn(snap, 'Deployment', 'jobs', 'web');
+    expect(e.wouldInject).toBe(false);
+    expect(e.injector.at(-1)!.detail).toMatch(/^ConfigMap istio-system\/istio-sidecar-injector not found: istiod started without it serves no injection/);
   });
 });
 

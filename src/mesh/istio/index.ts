@@ -20,6 +20,7 @@ import {
   istioInjector,
   istiodRelease,
   istiodVersion,
+  reinstallIstiod,
   istioPodValue,
   parseInjectValue,
   serviceRevision,
@@ -147,16 +148,7 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
     return JSON.stringify(kept);
   },
 
-  reinstall: (ns, istiod, version) => {
-    const rev = revisionOf(istiod);
-    // Without --version, `helm upgrade` installs the newest chart: pinned, or a placeholder to fill in.
-    const pin = version ? `--version ${shq(version)}` : '--version INSTALLED-VERSION';
-    return [
-      '# re-render the control plane the way it was installed: run the one line for your install method',
-      `# istioctl: istioctl install -y${rev ? ` --set revision=${shq(rev)}` : ''} -f YOUR-ISTIOOPERATOR.yaml  (the profile and values you installed with)`,
-      `# Helm: helm upgrade ${shq(istiod)} istio/istiod -n ${shq(ns)} ${pin} --reuse-values${version ? '' : "  (istiod's version is unknown: without --version Helm upgrades it to the newest chart)"}`,
-    ];
-  },
+  reinstall: (ns, istiod, version) => reinstallIstiod(ns, istiod, version),
   injectorVersion: (m, ns, istiod) => istiodRelease(m, ns, istiod),
   expectedWebhookConfigs: (istiods) => (istiods.length ? istiods : ['istiod']).map((d) => (revisionOf(d) ? `${CONFIG}-${revisionOf(d)}` : CONFIG)),
   listWebhookConfigs: () => 'kubectl get mutatingwebhookconfigurations -l app=sidecar-injector',

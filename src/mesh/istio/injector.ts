@@ -137,6 +137,12 @@ export interface IstioInjectorConfig {
   configMap: string;
   /** The ConfigMap and its `config` key were read. */
   read: boolean;
+  /**
+   * ConfigMaps were read and this one is absent: istiod started without it serves no injection
+   * (pilot/pkg/bootstrap/sidecarinjector.go initSidecarInjector @86c9f01f, "Skipping sidecar
+   * injector, template not found"; the chart does not mount it, templates/deployment.yaml).
+   */
+  missing?: boolean;
   /** `policy` as written (undefined: not read). */
   policy?: string;
   neverInjectSelector: unknown[];
@@ -151,7 +157,7 @@ export function injectorConfig(m: Model, ns: string, name: string): IstioInjecto
     const cm = m.get('configmaps', ns, name);
     const cfg = configKey(cm, 'config');
     const configMap = `${ns}/${name}`;
-    if (!cfg) return { configMap, read: false, neverInjectSelector: [], alwaysInjectSelector: [] };
+    if (!cfg) return { configMap, read: false, ...(!cm && m.has('configmaps') ? { missing: true } : {}), neverInjectSelector: [], alwaysInjectSelector: [] };
     return {
       configMap,
       read: true,
@@ -268,6 +274,21 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
   const cfgName = injectorConfigName(target.service ? serviceRevision(target.service) : undefined);
   const cfg = injectorConfig(m, target.ns ?? 'istio-system', cfgName);
   const where = `ConfigMap ${cfg.configMap} key config`;
+  if (cfg.missing) {
+    steps.push({
+      rule: 'injector-config',
+      ok: false,
+      detail: `ConfigMap ${cfg.configMap} not found: istiod started without it serves no injection ("Skipping sidecar injector, template not found"), so the API server's call fails (failurePolicy Fail refuses the pod, Ignore creates it without a proxy)`,
+      config: {
+        evidence: { configMap: cfg.configMap, exists: false },
+        fix: [
+          `kubectl -n ${shq(target.ns ?? 'istio-system')} logs ${shq(`deploy/${target.deployment ?? 'istiod'}`)} -c discovery | grep -i 'sidecar injector'  # "Skipping sidecar injector, template not found"`,
+          ...reinstallIstiod(target.ns ?? 'istio-system', target.deployment ?? 'istiod', release),
+        ],
+      },
+    });
+    return steps;
+  }
   if (!cfg.read) {
     steps.push({
       rule: 'policy',
@@ -361,6 +382,18 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
     });
   }
   return steps;
+}
+
+/** Re-rendering istiod the way it was installed (comments: the user picks the install method). */
+export function reinstallIstiod(ns: string, istiod: string, version: string | undefined): string[] {
+  const rev = istiod.startsWith('istiod-') ? istiod.slice('istiod-'.length) : undefined;
+  // Without --version, `helm upgrade` installs the newest chart: pinned, or a placeholder to fill in.
+  const pin = version ? `--version ${shq(version)}` : '--version INSTALLED-VERSION';
+  return [
+    '# re-render the control plane the way it was installed: run the one line for your install method',
+    `# istioctl: istioctl install -y${rev ? ` --set revision=${shq(rev)}` : ''} -f YOUR-ISTIOOPERATOR.yaml  (the profile and values you installed with)`,
+    `# Helm: helm upgrade ${shq(istiod)} istio/istiod -n ${shq(ns)} ${pin} --reuse-values${version ? '' : "  (istiod's version is unknown: without --version Helm upgrades it to the newest chart)"}`,
+  ];
 }
 
 /** Setting the policy the way the control plane was installed (global.proxy.autoInject, values.yaml). */
