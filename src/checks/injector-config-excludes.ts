@@ -14,8 +14,9 @@
  * injector configuration was read (the chart defaults are assumed: policy enabled, no selectors).
  * Known false positives: an install that keeps workloads out on purpose with a never-selector or
  * an opt-in policy; suppress them, or let the template say so with the explicit opt-out.
- * An injection policy that refuses every pod (neither enabled nor disabled) is one finding on the
- * ConfigMap, listing the workloads sent to it: no workload can fix it.
+ * An injection policy that refuses every pod (neither enabled nor disabled), or an injector
+ * ConfigMap that is absent (istiod then serves no injection), is one finding on the ConfigMap,
+ * listing the workloads sent to it: no workload can fix it.
  * Fix: the template label that gets the pods past the step (an explicit `sidecar.istio.io/inject:
  * "true"` skips the selectors and satisfies a disabled policy; a rollout follows the patch), or,
  * where no pod setting can help (an unknown policy), the configuration change, the way the
