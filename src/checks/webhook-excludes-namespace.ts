@@ -202,7 +202,7 @@ export default defineCheck({
         const why = ignored
           ? `${meshTitle(mesh)} never injects pods in ${ns}, so it cannot be meshed`
           : choices || (unserved && repair)
-            ? `no installed webhook serves its revision ${rev}, so their pods are not injected`
+            ? `no installed webhook serves its revision ${rev ? rev : '"" (an empty revision label)'}, so their pods are not injected`
             : !repair
               ? `no ${meshTitle(mesh)} injection webhook can select this namespace, so it cannot be meshed`
               : `its labels match the namespaceSelector of no ${meshTitle(mesh)} injection webhook, so their pods are not injected`;

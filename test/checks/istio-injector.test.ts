@@ -524,3 +524,11 @@ describe('invalid never/always selectors are skipped, as Istio does', () => {
     ]);
   });
 });
+
+describe('an empty istio.io/rev on a namespace', () => {
+  it('is named as an empty revision label, not "serves its revision ,"', () => {
+    const ns = `apiVersion: v1\nkind: Namespace\nmetadata: {name: store, labels: {kubernetes.io/metadata.name: store, istio.io/rev: ""}}\n`;
+    const fs = findings(cluster('istio', [ns]), ['webhook-excludes-namespace']).filter((f) => f.resource.name === 'store');
+    expect(fs.map((f) => f.message)).toEqual([expect.stringContaining('serves its revision "" (an empty revision label), so')]);
+  });
+});
