@@ -55,7 +55,7 @@ export default defineCheck({
   description: 'FailedCreate events show the API server failing to call a mesh injection webhook, so a controller cannot create its pods.',
   severity: 'error',
   inputs: ['events'],
-  optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'pods', 'namespaces'],
+  optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'pods', 'namespaces', 'configmaps'],
   *run(m) {
     const groups = new Map<string, Group>();
     for (const e of m.list('events')) {

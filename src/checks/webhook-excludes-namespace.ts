@@ -24,7 +24,7 @@ import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { evalWebhook, namespaceLabels, rulesMatchPodCreate, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
 import { podStates, type Workload } from '../model.js';
 import type { FindingInput } from '../types.js';
-import { arr, groupBy, isObj, plural, shq, strMap } from '../util.js';
+import { arr, groupBy, isObj, note, plural, shq, strMap } from '../util.js';
 import { WORKLOAD_KINDS, defineCheck } from './define.js';
 import { markerExplains } from '../mesh/marker-problems.js';
 
@@ -230,10 +230,11 @@ export default defineCheck({
                 webhooks: failedTerms(items[0]!.calls, 'namespaceSelector'),
                 ...servedRevisions,
               },
+              // Names in comment text go through note() (printable); the commands are shell-quoted.
               fix: [
-                `# namespace ${ns} opts out (${marker.text ?? 'its marker'}); choose one below (pasted as it is, this block runs nothing)`,
-                `# to keep the opt-out: drop the injection request from ${asking.join(', ')}`,
-                `# to mesh every workload of ${ns}, not only these (its owner disabled it: ask first; the others are injected when next restarted): ${relabel.join(' && ')}`,
+                `# namespace ${note(ns)} opts out (${note(marker.text ?? 'its marker')}); choose one below (pasted as it is, this block runs nothing)`,
+                `# to keep the opt-out: drop the injection request from ${note(asking.join(', '))}`,
+                `# to mesh every workload of ${note(ns)}, not only these (its owner disabled it: ask first; the others are injected when next restarted): ${relabel.join(' && ')}`,
               ],
             },
           });

@@ -328,7 +328,6 @@ describe('selectors see the pod: the labels its controller adds count (job-name,
     expect(ids(fs).sort()).toEqual([
       `${ID} CronJob batch/nightly`,
       `${ID} Job batch/migrate`,
-      `${ID} Job payments/migrate`, // the base cluster's Job: its pods carry job-name too
       `${ID} StatefulSet batch/db`,
     ]);
     const e = explainIn(snap, 'Job', 'batch', 'migrate');

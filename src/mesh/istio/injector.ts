@@ -95,7 +95,8 @@ export function istiodVersion(m: Model, ns: string | undefined, deployment: stri
     // (templates/zzz_profile.yaml "istio.labels", commit b722511e, istio/istio#52463); the injector
     // ConfigMap's `values` carry `global.tag`, the image tag the chart was rendered with
     // (templates/istiod-injector-configmap.yaml, deployment.yaml image @86c9f01f).
-    const cm = ns && deployment ? m.get('configmaps', ns, injectorConfigName(serviceRevision(deployment))) : undefined;
+    // Read only when the image names no version (checks that pin a Helm line declare configmaps optional).
+    const cm = !fromImage && ns && deployment ? m.get('configmaps', ns, injectorConfigName(serviceRevision(deployment))) : undefined;
     const tag = valueAt(configValues(cm) ?? {}, 'global', 'tag');
     const candidates: [string | undefined, string][] = [
       [labelsOf(d)['app.kubernetes.io/version'], `Deployment ${where ?? ''} label app.kubernetes.io/version`],
