@@ -325,11 +325,7 @@ describe('selectors see the pod: the labels its controller adds count (job-name,
   it('neverInjectSelector job-name Exists keeps Job and CronJob pods out: injector-config-excludes, no sidecar-missing, no job-never-completes', () => {
     const snap = cluster('istio', [F(ID, 'fires-istio-never-selector-controller-labels.yaml')]);
     const fs = findings(snap, [ID, 'sidecar-missing', 'job-never-completes', 'namespace-not-enabled']);
-    expect(ids(fs).sort()).toEqual([
-      `${ID} CronJob batch/nightly`,
-      `${ID} Job batch/migrate`,
-      `${ID} StatefulSet batch/db`,
-    ]);
+    expect(ids(fs).sort()).toEqual([`${ID} CronJob batch/nightly`, `${ID} Job batch/migrate`, `${ID} StatefulSet batch/db`]);
     const e = explainIn(snap, 'Job', 'batch', 'migrate');
     expect(e.wouldInject).toBe(false);
     expect(e.injector.at(-1)!.detail).toBe(
