@@ -12,6 +12,7 @@ import { injectedMesh } from './mesh/proxy.js';
 import { PROFILE_LIST, profileOf } from './mesh/registry.js';
 import { meshWebhooks, namespaceLabels, type MeshWebhook } from './mesh/webhooks.js';
 import type { CheckContext, K8sObject, ManifestSource, ResourceRef, Snapshot } from './types.js';
+import { newPodLabels } from './k8s/pod-labels.js';
 import { annotationsOf, cmp, groupBy, isObj, labelsOf, nameOf, nsOf, str } from './util.js';
 
 export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'Job' | 'CronJob' | 'Pod' | string;
@@ -227,7 +228,8 @@ export class Model {
       const ns = this.namespace(w.namespace);
       // One label set per namespace: evalWebhook caches selector results by its identity.
       const nsLabels = this.memo(`ns-labels:${w.namespace}`, () => namespaceLabels(ns, w.namespace));
-      const input = { namespace: w.namespace, nsLabels, nsAnnotations: annotationsOf(ns), template: w.template };
+      // Selectors see the pod, with the labels its controller adds (job-name, pod-template-hash, ...).
+      const input = { namespace: w.namespace, nsLabels, nsAnnotations: annotationsOf(ns), template: w.template, podLabels: newPodLabels(w) };
       d = this.meshes.map((x) => decide(this, x.mesh, x.webhooks, input));
       cache.set(w, d);
     }

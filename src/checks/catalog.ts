@@ -262,7 +262,7 @@ export const CATALOG = {
     description: 'FailedCreate events show the API server failing to call a mesh injection webhook, so a controller cannot create its pods.',
     severity: 'error',
     inputs: ['events'],
-    optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'pods', 'namespaces'],
+    optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'pods', 'namespaces', 'configmaps'],
   },
   'proxy-missing-beside-meshed': {
     code: 'MD2012',

@@ -14,6 +14,9 @@
  * injector configuration was read (the chart defaults are assumed: policy enabled, no selectors).
  * Known false positives: an install that keeps workloads out on purpose with a never-selector or
  * an opt-in policy; suppress them, or let the template say so with the explicit opt-out.
+ * An injection policy that refuses every pod (neither enabled nor disabled), or an injector
+ * ConfigMap that is absent (istiod then serves no injection), is one finding on the ConfigMap,
+ * listing the workloads sent to it: no workload can fix it.
  * Fix: the template label that gets the pods past the step (an explicit `sidecar.istio.io/inject:
  * "true"` skips the selectors and satisfies a disabled policy; a rollout follows the patch), or,
  * where no pod setting can help (an unknown policy), the configuration change, the way the
@@ -23,12 +26,16 @@ import { recreateCommands, setOnTemplate } from '../fix.js';
 import { templateOptOut } from '../mesh/markers.js';
 import { meshTitle } from '../mesh/registry.js';
 import { jobFinished, podStates } from '../model.js';
+import type { MeshName } from '../mesh/names.js';
+import type { InjectorStep } from '../mesh/profile.js';
 import { nameOf } from '../util.js';
 import { defineCheck, meta } from './define.js';
 
 export default defineCheck({
   ...meta('injector-config-excludes'),
   *run(m) {
+    // A policy that refuses every pod (no template setting helps) is one finding about the configuration.
+    const refusedAll = new Map<string, { mesh: string; step: InjectorStep; webhook: string; workloads: string[]; pods: string[] }>();
     for (const w of m.appWorkloads) {
       const states = podStates(w);
       if (states.hostNetwork) continue; // never injected anyway: host-network-pod
@@ -39,6 +46,14 @@ export default defineCheck({
         const step = d.injector.find((s) => !s.ok);
         if (!step?.config) continue; // injected, or refused by a rule that is not configuration
         const { templateFix } = step.config;
+        const cfgName = String(step.config.evidence.configMap ?? '');
+        if (!templateFix && cfgName) {
+          const g = refusedAll.get(cfgName) ?? { mesh: d.mesh, step, webhook: d.calls.find((c) => c.called)!.webhook.name, workloads: [], pods: [] };
+          g.workloads.push(`${w.kind} ${w.namespace}/${w.name}`);
+          g.pods.push(...states.unmeshed.map(nameOf));
+          refusedAll.set(cfgName, g);
+          continue;
+        }
         const fix = templateFix ? setOnTemplate(w, templateFix.field, templateFix.key, templateFix.value) : [];
         if (templateFix && w.kind === 'Pod') fix.push(...recreateCommands(w)); // patching a template rolls it out; a bare pod is re-created
         fix.push(...step.config.fix); // the configuration change (an alternative, as a comment, where the template fix works)
@@ -58,6 +73,17 @@ export default defineCheck({
           fix,
         };
       }
+    }
+    for (const [cfgName, g] of refusedAll) {
+      const [namespace, name] = cfgName.split('/') as [string, string];
+      yield {
+        mesh: g.mesh as MeshName,
+        message: `The ${meshTitle(g.mesh as MeshName)} injector's configuration ${cfgName} refuses every pod (${g.workloads.length} workload(s) sent to it): ${g.step.detail}.`,
+        resource: { kind: 'ConfigMap', namespace, name },
+        affectedPods: g.pods.length,
+        evidence: { rule: g.step.rule, detail: g.step.detail, ...g.step.config!.evidence, webhook: g.webhook, workloads: g.workloads, pods: g.pods },
+        fix: g.step.config!.fix,
+      };
     }
   },
 });

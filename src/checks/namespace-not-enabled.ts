@@ -20,7 +20,7 @@
  * pods only are injected; the meshed ones need no restart). With both meshes installed, one mesh
  * only (src/mesh/choice.ts): the one the evidence names, else the user chooses (comment lines).
  */
-import { meshTitle } from '../mesh/registry.js';
+import { meshTitle, profileOf } from '../mesh/registry.js';
 import { KUBE_SYSTEM_NAMESPACES } from '../mesh/constants.js';
 import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, mustChoose } from '../mesh/choice.js';
 import { enableMarker, namespaceMarker, templateOptOut } from '../mesh/markers.js';
@@ -29,7 +29,7 @@ import type { MeshName } from '../types.js';
 import { annotationsOf, groupBy, plural } from '../util.js';
 import { namespaceChange, recreateAll } from '../fix.js';
 import { decide } from '../mesh/decision.js';
-import { namespaceLabels } from '../mesh/webhooks.js';
+import { evalWebhook, namespaceLabels } from '../mesh/webhooks.js';
 import { namespaceSidecarless, sidecarlessOf } from '../mesh/sidecarless.js';
 import { defineCheck, meta } from './define.js';
 
@@ -87,11 +87,20 @@ export default defineCheck({
       const mixed = chosen ? meshedBy.has(chosen.mesh) : meshedBy.size > 0;
       const pods = unmeshed.flatMap(({ s }) => s.unmeshed);
       const what = `namespace ${ns}`;
+      // A webhook that injects unmarked namespaces (Istio's enableNamespacesByDefault) selects this
+      // one: the namespace needs no marker, the workloads' own labels keep them from that webhook.
+      const byDefault = chosen
+        ? m.meshes
+            .find((i) => i.mesh === chosen.mesh)
+            ?.webhooks.find((h) => profileOf(chosen.mesh).injectsUnmarked?.(h) && evalWebhook(h, namespaceLabels(nsObj, ns), {}).namespaceSelector.matched)
+        : undefined;
       yield {
         mesh: (chosen ?? options[0]!).mesh,
-        message: chosen
-          ? `Namespace ${ns} has no ${meshTitle(chosen.mesh)} injection marker, so ${plural(unmeshed.length, 'workload')} run without a proxy${mixed ? ' while others in it are meshed' : ''}.`
-          : `Namespace ${ns} has no injection marker, so ${plural(unmeshed.length, 'workload')} run without a proxy${mixed ? ' while others in it are meshed' : ''}; ${mustChoose(choice, 'it')}.`,
+        message: byDefault
+          ? `Namespace ${ns} is injected by default by ${meshTitle(chosen!.mesh)} webhook ${byDefault.name}, but the pod labels of ${plural(unmeshed.length, 'workload')} keep them from it, so they run without a proxy${mixed ? ' while others in it are meshed' : ''}.`
+          : chosen
+            ? `Namespace ${ns} has no ${meshTitle(chosen.mesh)} injection marker, so ${plural(unmeshed.length, 'workload')} run without a proxy${mixed ? ' while others in it are meshed' : ''}.`
+            : `Namespace ${ns} has no injection marker, so ${plural(unmeshed.length, 'workload')} run without a proxy${mixed ? ' while others in it are meshed' : ''}; ${mustChoose(choice, 'it')}.`,
         resource: { kind: 'Namespace', name: ns },
         affectedPods: pods.length,
         evidence: {

@@ -16,6 +16,7 @@
  * pod creation); patching the template rolls the workload out. A template that opts out of both
  * meshes in a namespace that enables both: one mesh only (src/mesh/choice.ts), else the choice.
  */
+import { workloadProblems } from '../mesh/marker-problems.js';
 import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { podStates } from '../model.js';
 import { meshOwnNamespace, meshedByNamespace, notExamined } from '../mesh/siblings.js';
@@ -37,6 +38,8 @@ export default defineCheck({
       for (const { mesh } of m.meshes) {
         const out = templateOptOut(mesh, w.template);
         if (!out) continue;
+        // A value the mesh does not read as an opt-out (Istio 1.27+: "no", "off", ...): injection-marker-invalid reports it.
+        if (workloadProblems(m, w).some((p) => p.mesh === mesh)) continue;
         if (installedMeshes(m).some((x) => x !== mesh && meshWouldInject(m, w, x))) continue; // the other mesh injects it: the opt-out keeps it to one proxy
         const marker = markerRead ? namespaceMarker(m, mesh, m.namespace(w.namespace)) : undefined;
         if (marker && !marker.enabled) continue; // opting out of a mesh the namespace does not enable is a no-op

@@ -16,6 +16,7 @@
  * Fix: the label change (verified against the selectors) that makes a webhook select the pods,
  * then re-create them; none where the namespace cannot be meshed.
  */
+import { newPodLabels } from '../k8s/pod-labels.js';
 import { namespaceChange, recreateAll, recreateCommands, removeFromTemplate, setOnTemplate } from '../fix.js';
 import { choiceEvidence, choiceFix, chooseMesh, mustChoose } from '../mesh/choice.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
@@ -23,7 +24,7 @@ import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { evalWebhook, namespaceLabels, rulesMatchPodCreate, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
 import { podStates, type Workload } from '../model.js';
 import type { FindingInput } from '../types.js';
-import { arr, groupBy, isObj, labelsOf, plural, shq, strMap } from '../util.js';
+import { arr, groupBy, isObj, note, plural, shq, strMap } from '../util.js';
 import { defineCheck, meta } from './define.js';
 import { markerExplains } from '../mesh/marker-problems.js';
 
@@ -117,7 +118,7 @@ export default defineCheck({
         }
         // Some webhook selects the namespace: the pod labels are what keeps it out.
         const nsLabels = namespaceLabels(m.namespace(w.namespace), w.namespace);
-        const podLabels = labelsOf(w.template);
+        const podLabels = newPodLabels(w); // the pod's labels: the template's and its controller's
         const repair = bestRepair(
           podHooks,
           podLabels,
@@ -178,7 +179,7 @@ export default defineCheck({
               podHooks,
               nsLabels,
               (h) => selectorRepair(h.namespaceSelector, nsLabels),
-              (h, fixed) => ws.every((w) => evalWebhook(h, fixed, labelsOf(w.template)).called),
+              (h, fixed) => ws.every((w) => evalWebhook(h, fixed, newPodLabels(w)).called),
             );
         const marker = namespaceMarker(m, mesh, nsObj);
         const profile = profileOf(mesh);
@@ -194,10 +195,44 @@ export default defineCheck({
         const why = ignored
           ? `${meshTitle(mesh)} never injects pods in ${ns}, so it cannot be meshed`
           : choices || (unserved && repair)
-            ? `no installed webhook serves its revision ${rev}, so their pods are not injected`
+            ? `no installed webhook serves its revision ${rev ? rev : '"" (an empty revision label)'}, so their pods are not injected`
             : !repair
               ? `no ${meshTitle(mesh)} injection webhook can select this namespace, so it cannot be meshed`
               : `its labels match the namespaceSelector of no ${meshTitle(mesh)} injection webhook, so their pods are not injected`;
+        // The namespace's owner opted out (e.g. Istio's istio-injection=disabled): no pod label
+        // overrides that (templates/mutatingwebhook.yaml @86c9f01f: every webhook needs the label
+        // absent or "enabled"), and relabelling the namespace would inject every other workload in
+        // it. A warning about the workloads that ask, with the choices as comments.
+        const markerKeys = profile.namespaceMarkerKeys(nsObj).keys;
+        if (!ignored && !choices && marker.present && !marker.enabled && repair?.some((c) => markerKeys.includes(c.key))) {
+          const asking = ws.map((w) => `${w.kind}/${w.name}${profile.templateAsking(w.template) ? ` (${profile.templateAsking(w.template)})` : ''}`);
+          const relabel = [...namespaceChange(m, ns, 'labels', repair), ...recreate];
+          found.push({
+            ns,
+            ws,
+            f: {
+              mesh,
+              severity: 'warning',
+              message: `Namespace ${ns} opts out of ${meshTitle(mesh)} with ${marker.text ?? 'its marker'}, which no pod label overrides, so ${plural(ws.length, 'workload')} asking for injection there ${ws.length === 1 ? 'is' : 'are'} not injected.`,
+              resource: { kind: 'Namespace', name: ns },
+              affectedPods: ws.reduce((n, w) => n + podStates(w).unmeshed.length, 0),
+              evidence: {
+                namespaceOptOut: marker.text,
+                workloads: asking,
+                namespaceLabels: nsLabels,
+                webhooks: failedTerms(items[0]!.calls, 'namespaceSelector'),
+                ...servedRevisions,
+              },
+              // Names in comment text go through note() (printable); the commands are shell-quoted.
+              fix: [
+                `# namespace ${note(ns)} opts out (${note(marker.text ?? 'its marker')}); choose one below (pasted as it is, this block runs nothing)`,
+                `# to keep the opt-out: drop the injection request from ${note(asking.join(', '))}`,
+                `# to mesh every workload of ${note(ns)}, not only these (its owner disabled it: ask first; the others are injected when next restarted): ${relabel.join(' && ')}`,
+              ],
+            },
+          });
+          continue;
+        }
         const f: FindingInput = {
           mesh,
           message: `Namespace ${ns} asks ${meshTitle(mesh)} to inject ${plural(ws.length, 'workload')}, but ${why}.`,

@@ -72,7 +72,7 @@ export const TEMPLATE_PATH: Partial<Record<string, readonly string[]>> = {
   cronjobs: ['spec', 'jobTemplate', 'spec', 'template'],
 };
 
-/** The env values the profiles read (their control planes' switches), kept only as the booleans they are. */
+/** The env values the profiles read (their control planes' switches), kept only as the booleans (or "auto") they are. */
 const KEEP_ENV = new Set(PROFILE_LIST.flatMap((p) => p.keptEnv ?? []));
 /**
  * What job-never-completes looks for in a command line (its SHUTDOWN patterns, joined over
@@ -131,7 +131,8 @@ function slimArgv(list: unknown[]): void {
 }
 
 /** A value a kept env variable keeps: a boolean, or a resource quantity ("50m", "512Mi"): never a secret. */
-const KEPT_VALUE = /^(true|false|[0-9]+(\.[0-9]+)?([mkMGT]i?|[mkMGTPE])?)$/;
+// "auto": Istio's ENABLE_NATIVE_SIDECARS default from 1.27 (pilot/pkg/features/pilot.go @86c9f01f).
+const KEPT_VALUE = /^(true|false|auto|[0-9]+(\.[0-9]+)?([mkMGT]i?|[mkMGTPE])?)$/;
 
 /** An env entry: its name; its value redacted but for the profiles' keptEnv switches and quantities (valueFrom: no check reads it). */
 function slimEnv(e: Obj): Obj {

@@ -24,7 +24,7 @@ export interface Decision {
 
 export function decide(m: Model, mesh: MeshName, webhooks: MeshWebhook[], input: DecisionInput): Decision {
   const p = profileOf(mesh);
-  const podLabels = labelsOf(input.template);
+  const podLabels = input.podLabels ?? labelsOf(input.template);
   const calls = webhooks.filter((w) => w.mesh === mesh).map((w) => evalWebhook(w, input.nsLabels, podLabels));
   const called = calls.some((c) => c.called);
   const injector = p.injector(m, input);

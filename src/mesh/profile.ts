@@ -49,6 +49,11 @@ export interface DecisionInput {
   nsLabels: Record<string, string>;
   nsAnnotations: Record<string, string>;
   template: Template;
+  /**
+   * The labels a pod created now carries: the template's plus those its controller adds
+   * (src/k8s/pod-labels.ts newPodLabels). Selectors are evaluated against these; absent: the template's.
+   */
+  podLabels?: Readonly<Record<string, string>>;
 }
 
 export interface NamespaceMarker {
@@ -246,13 +251,18 @@ export interface MeshProfile {
 
   // --- Install and repair commands ----------------------------------------------------------
   /** How to re-render the control plane as it was installed (comment alternatives). */
-  reinstall(ns: string, injector: string): string[];
+  reinstall(ns: string, injector: string, version?: string): string[];
   /** The webhook configurations an install with these injector Deployments creates. */
   expectedWebhookConfigs(injectors: string[]): string[];
   /** The command that lists this mesh's webhook configurations. */
   listWebhookConfigs(expected: string): string;
   /** The durable way to raise the injector's memory limit. */
-  injectorMemoryFix(ns: string, injector: string, limit: string): string;
+  injectorMemoryFix(ns: string, injector: string, limit: string, version?: string): string;
+  /**
+   * The release the injector Deployment `ns/injector` runs ("1.27.1"), when known: install
+   * commands pin it (a Helm upgrade without --version installs the newest chart).
+   */
+  injectorVersion?(m: Model, ns: string, injector: string): string | undefined;
   /** How the webhook's caBundle and serving certificate are renewed (after cert-manager's, if any). */
   webhookCertFix(ns: string, injector: string, certManager: boolean): string[];
   /** Why an empty caBundle happens for this mesh, when the mesh fills it itself. */
@@ -325,9 +335,13 @@ export interface MeshProfile {
     observed: Record<string, unknown> | undefined,
     observedFrom: string | undefined,
   ): Partial<Record<ResourceKey, ProxyResourceValue>>;
-  /** Whether the proxy would be a native sidecar by the mesh's own settings (undefined: none found). */
-  nativeSidecar(m: Model, w: Workload): { native: boolean; reason: string } | undefined;
-  /** Env variables of its control plane that the profile reads (snapshots keep their boolean or quantity values). */
+  /**
+   * Whether the proxy would be a native sidecar by the mesh's own settings (undefined: none found).
+   * `uncertain`: it depends on something not read (Istio 1.27+'s "auto": the nodes' kubelet
+   * version); `native` is then the likelier answer, and no check asserts a finding on it.
+   */
+  nativeSidecar(m: Model, w: Workload): { native: boolean; reason: string; uncertain?: boolean } | undefined;
+  /** Env variables of its control plane that the profile reads (snapshots keep their boolean, quantity or `auto` values). */
   readonly keptEnv?: readonly string[];
   /**
    * Words of its control plane's command lines the profile reads (regular expression sources;

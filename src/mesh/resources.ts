@@ -113,7 +113,7 @@ export const RESOURCE_KEYS: readonly ResourceKey[] = ['requests.cpu', 'requests.
 export const splitKey = (k: ResourceKey): [ResourceKind, Compute] => k.split('.') as [ResourceKind, Compute];
 
 /** Whether the mesh would inject its proxy as a native sidecar into this workload's next pod. */
-export function nativeSidecar(m: Model, mesh: MeshName, w: Workload): { native: boolean; reason: string } {
+export function nativeSidecar(m: Model, mesh: MeshName, w: Workload): { native: boolean; reason: string; uncertain?: boolean } {
   const p = profileOf(mesh);
   const own = p.nativeSidecar(m, w);
   if (own) return own;

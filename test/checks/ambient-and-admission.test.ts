@@ -239,7 +239,7 @@ describe('pod-security-blocks-init', () => {
     expect(f!.fix).toEqual([
       '# install the Istio CNI plugin and turn it on for the injector: run the one line for your install method',
       '# istioctl: istioctl install -y --set components.cni.enabled=true -f YOUR-ISTIOOPERATOR.yaml  (the profile and values you installed with)',
-      '# Helm: helm install istio-cni istio/cni -n istio-system && helm upgrade istiod istio/istiod -n istio-system --reuse-values --set pilot.cni.enabled=true',
+      '# Helm: helm install istio-cni istio/cni -n istio-system --version ISTIOD-VERSION && helm upgrade istiod istio/istiod -n istio-system --version ISTIOD-VERSION --reuse-values --set pilot.cni.enabled=true  (ISTIOD-VERSION: the release istiod runs)',
       '# or let namespace store admit istio-init (this lowers Pod Security for every pod in it): kubectl label namespace store pod-security.kubernetes.io/enforce=privileged --overwrite',
     ]);
   });

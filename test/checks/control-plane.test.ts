@@ -68,7 +68,8 @@ describe('webhook-missing', () => {
     expect(ids(fs)).toEqual(['webhook-missing MutatingWebhookConfiguration istio-sidecar-injector']);
     expect(fs[0]!.message).toContain('Istio is installed (Deployment istio-system/istiod');
     expect(fs[0]!.fix[1]).toBe('# istioctl: istioctl install -y -f YOUR-ISTIOOPERATOR.yaml  (the profile and values you installed with)');
-    expect(fs[0]!.fix[2]).toBe('# Helm: helm upgrade istiod istio/istiod -n istio-system --reuse-values');
+    // Pinned to the release istiod runs (pilot:1.24.2 in the base cluster): without --version Helm would upgrade it.
+    expect(fs[0]!.fix[2]).toBe('# Helm: helm upgrade istiod istio/istiod -n istio-system --version 1.24.2 --reuse-values');
   });
 
   it('is skipped, never "missing", when the webhook configurations cannot be read (403)', () => {

@@ -8,6 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { slim } from '../../src/cluster/sanitize.js';
 import { explain } from '../../src/explain.js';
 import { imageVersion, istiodVersion, parseInjectValue, rulesOf } from '../../src/mesh/istio/injector.js';
+import { istio } from '../../src/mesh/istio/index.js';
+import { newPodLabels } from '../../src/k8s/pod-labels.js';
+import { selectorError } from '../../src/k8s/selectors.js';
 import { makeModel, runChecks } from '../../src/run.js';
 import { CHECKS } from '../../src/checks/index.js';
 import type { Snapshot } from '../../src/types.js';
@@ -128,22 +131,25 @@ describe('injector-config-excludes', () => {
     expect(ids(fs).sort()).toEqual([`${ID} Deployment optin/api`, `${ID} Deployment payments/ledger`, `${ID} Deployment store/frontend`]);
     const api = fs.find((f) => f.resource.name === 'api')!;
     expect(api.evidence).toMatchObject({ rule: 'policy', policy: 'disabled' });
-    expect(api.fix).toHaveLength(2);
-    expect(api.fix[1]).toMatch(/^# or, to inject every pod of enabled namespaces by default: helm upgrade istiod istio\/istiod .*autoInject=enabled/);
+    expect(api.fix).toHaveLength(3);
+    expect(api.fix[1]).toMatch(
+      /^# or, to inject every pod of enabled namespaces by default: helm upgrade istiod istio\/istiod -n istio-system --version 1\.24\.2 .*autoInject=enabled/,
+    );
+    expect(api.fix[2]).toMatch(/^# or, .*: if installed with istioctl: istioctl install -f YOUR-ISTIOOPERATOR.yaml /);
   });
 
   it('an invalid policy turns injection off for every pod, explicit "true" included: the fix is the configuration', () => {
     const fs = run(cluster('istio', [F(ID, 'fires-istio-policy-invalid.yaml')]));
-    expect(ids(fs).sort()).toEqual([
-      `${ID} Deployment optin/api`,
-      `${ID} Deployment optin/worker`,
-      `${ID} Deployment payments/ledger`,
-      `${ID} Deployment store/frontend`,
-    ]);
-    const worker = fs.find((f) => f.resource.name === 'worker')!;
-    expect(worker.evidence).toMatchObject({ policy: 'enable' });
-    expect(worker.fix).toEqual([
-      'helm upgrade istiod istio/istiod -n istio-system --reuse-values --set global.proxy.autoInject=enabled  # if installed with Helm (istioctl: --set values.global.proxy.autoInject=enabled)',
+    // One finding on the ConfigMap (no workload can fix it), listing the workloads sent to it.
+    expect(ids(fs)).toEqual([`${ID} ConfigMap istio-system/istio-sidecar-injector`]);
+    const f = fs[0]!;
+    expect(f.evidence).toMatchObject({ policy: 'enable' });
+    expect(f.evidence.workloads).toEqual(['Deployment optin/api', 'Deployment optin/worker', 'Deployment payments/ledger', 'Deployment store/frontend']);
+    // helm upgrade without --version would upgrade istiod to the newest chart: pinned to the installed release
+    // (the base cluster's istiod runs pilot:1.24.2); istioctl only with the user's own IstioOperator, as a comment.
+    expect(f.fix).toEqual([
+      'helm upgrade istiod istio/istiod -n istio-system --version 1.24.2 --reuse-values --set global.proxy.autoInject=enabled  # if installed with Helm (pinned to the installed 1.24.2)',
+      '# if installed with istioctl: istioctl install -f YOUR-ISTIOOPERATOR.yaml --set values.global.proxy.autoInject=enabled  (your own IstioOperator and values, else istioctl installs its defaults)',
     ]);
   });
 
@@ -153,14 +159,30 @@ describe('injector-config-excludes', () => {
     expect(run(cluster('both'))).toEqual([]);
   });
 
-  it('without the ConfigMap the chart defaults are assumed, and explain says so', () => {
-    const del = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio-sidecar-injector, namespace: istio-system, annotations: {meshdoctor.test/delete: "true"}}\n`;
-    const snap = cluster('istio', [F(ID, 'fires-istio-never-selector.yaml'), del]);
+  it('ConfigMaps not read: the chart defaults are assumed, and explain says so', () => {
+    const snap = cluster('istio', [F(ID, 'fires-istio-never-selector.yaml')]);
+    delete snap.objects.configmaps;
+    snap.unavailable.configmaps = 'forbidden (403): cannot list resource';
     expect(run(snap)).toEqual([]);
     const e = explainIn(snap, 'Deployment', 'jobs', 'reporter');
     expect(e.injector.at(-1)!.detail).toBe(
       'ConfigMap istio-system/istio-sidecar-injector key config not read: the chart defaults are assumed (policy enabled, no never/always selectors)',
     );
+  });
+
+  it('the injector ConfigMap absent (ConfigMaps read): istiod serves no injection; one finding on the ConfigMap, explain says not injected', () => {
+    // pilot/pkg/bootstrap/sidecarinjector.go initSidecarInjector @86c9f01f: "Skipping sidecar injector, template not found".
+    // Before, the chart defaults were assumed and explain said these pods would be injected.
+    const del = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio-sidecar-injector, namespace: istio-system, annotations: {meshdoctor.test/delete: "true"}}\n`;
+    const snap = cluster('istio', [F(ID, 'fires-istio-never-selector.yaml'), del]);
+    const fs = run(snap);
+    expect(ids(fs)).toEqual([`${ID} ConfigMap istio-system/istio-sidecar-injector`]);
+    expect(fs[0]!.evidence).toMatchObject({ configMap: 'istio-system/istio-sidecar-injector', exists: false });
+    expect(fs[0]!.fix[0]).toMatch(/logs deploy\/istiod -c discovery \| grep -i 'sidecar injector'/);
+    expect(fs[0]!.fix.slice(1).every((l) => l.startsWith('#'))).toBe(true);
+    const e = explainIn(snap, 'Deployment', 'jobs', 'web');
+    expect(e.wouldInject).toBe(false);
+    expect(e.injector.at(-1)!.detail).toMatch(/^ConfigMap istio-system\/istio-sidecar-injector not found: istiod started without it serves no injection/);
   });
 });
 
@@ -269,5 +291,239 @@ describe('revisions and tags', () => {
     const file = F('namespace-not-enabled', 'ok-istio-pod-label-opt-in.yaml');
     expect(findings(cluster('istio', [file]), ['namespace-not-enabled'])).toEqual([]);
     expect(findings(cluster('istio', [file], { allNamespaces: false, namespace: 'tools' }), ['namespace-not-enabled'])).toEqual([]);
+  });
+});
+
+describe('Helm lines pin the installed istiod release (helm upgrade without --version installs the newest chart)', () => {
+  // helm upgrade takes the latest chart version unless --version is given (helm.sh docs, `helm upgrade --version`);
+  // istio/istiod charts are versioned like the release (manifests/charts/istio-control/istio-discovery/Chart.yaml @86c9f01f).
+  it('pins --version when the release is known, and is only a comment when it is not', () => {
+    expect(istio.injectorMemoryFix("'istio-system'", 'istiod', '4Gi', '1.27.1')).toBe(
+      "helm upgrade istiod istio/istiod -n 'istio-system' --version 1.27.1 --reuse-values --set pilot.resources.limits.memory=4Gi  # if installed with Helm (pinned to the installed 1.27.1); durable (if installed with istioctl: istioctl install -f YOUR-ISTIOOPERATOR.yaml --set values.pilot.resources.limits.memory=4Gi  (your own IstioOperator and values, else istioctl installs its defaults))",
+    );
+    expect(istio.injectorMemoryFix('istio-system', 'istiod', '4Gi', undefined)).toMatch(
+      /^# if installed with Helm \(istiod's version is unknown: .*--version INSTALLED-VERSION/,
+    );
+    expect(istio.reinstall('istio-system', 'istiod-canary', undefined).every((l) => l.startsWith('#'))).toBe(true);
+    expect(istio.reinstall('istio-system', 'istiod-canary', '1.28.0')[2]).toBe(
+      '# Helm: helm upgrade istiod-canary istio/istiod -n istio-system --version 1.28.0 --reuse-values',
+    );
+  });
+
+  it('a digest-only or tagless istiod image leaves the version unknown: the policy fix is a comment', () => {
+    const snap = cluster('istio', [F(ID, 'fires-istio-policy-invalid.yaml')]);
+    for (const d of snap.objects.deployments ?? [])
+      for (const c of (d.spec as any)?.template?.spec?.containers ?? [])
+        if (String(c.image).includes('/pilot:')) c.image = 'docker.io/istio/pilot@sha256:0123abcd';
+    const fs = findings(snap, [ID]);
+    expect(fs.map((f) => f.fix.every((l) => l.startsWith('#')))).toEqual([true]);
+  });
+});
+
+describe('selectors see the pod: the labels its controller adds count (job-name, statefulset.kubernetes.io/pod-name, ...)', () => {
+  // kubernetes pkg/registry/batch/job/strategy.go generateSelector (36f36813); istio inject.go injectRequired (86c9f01f).
+  it('neverInjectSelector job-name Exists keeps Job and CronJob pods out: injector-config-excludes, no sidecar-missing, no job-never-completes', () => {
+    const snap = cluster('istio', [F(ID, 'fires-istio-never-selector-controller-labels.yaml')]);
+    const fs = findings(snap, [ID, 'sidecar-missing', 'job-never-completes', 'namespace-not-enabled']);
+    expect(ids(fs).sort()).toEqual([`${ID} CronJob batch/nightly`, `${ID} Job batch/migrate`, `${ID} StatefulSet batch/db`]);
+    const e = explainIn(snap, 'Job', 'batch', 'migrate');
+    expect(e.wouldInject).toBe(false);
+    expect(e.injector.at(-1)!.detail).toBe(
+      'the pod labels match neverInjectSelector {job-name} (job-name: added to the pods by their controller) in ConfigMap istio-system/istio-sidecar-injector key config',
+    );
+    expect(explainIn(snap, 'Deployment', 'batch', 'api').wouldInject).toBe(true);
+  });
+
+  it('gives a pod created now the controller labels, values from a pod where one exists', () => {
+    const tpl = { metadata: { labels: { app: 'x' } } };
+    expect(newPodLabels({ kind: 'Job', name: 'j', obj: { metadata: { name: 'j', uid: 'u1' }, spec: {} } as any, template: tpl, pods: [] })).toEqual({
+      app: 'x',
+      'job-name': 'j',
+      'batch.kubernetes.io/job-name': 'j',
+      'controller-uid': 'u1',
+      'batch.kubernetes.io/controller-uid': 'u1',
+    });
+    expect(newPodLabels({ kind: 'Job', name: 'j', obj: { metadata: { name: 'j' }, spec: { manualSelector: true } } as any, template: tpl, pods: [] })).toEqual({
+      app: 'x',
+    });
+    const pod = { metadata: { name: 'd-1', labels: { app: 'x', 'pod-template-hash': '6f7c' } } } as any;
+    expect(newPodLabels({ kind: 'Deployment', name: 'd', template: { metadata: { labels: { app: 'x' } } }, pods: [pod] })).toEqual({
+      app: 'x',
+      'pod-template-hash': '6f7c',
+    });
+    expect(Object.keys(newPodLabels({ kind: 'DaemonSet', name: 'ds', template: { metadata: { labels: { app: 'x' } } }, pods: [] })).sort()).toEqual([
+      'app',
+      'controller-revision-hash',
+      'pod-template-generation',
+    ]);
+    expect(Object.keys(newPodLabels({ kind: 'StatefulSet', name: 's', template: { metadata: { labels: { app: 'x' } } }, pods: [] })).sort()).toEqual([
+      'app',
+      'apps.kubernetes.io/pod-index',
+      'controller-revision-hash',
+      'statefulset.kubernetes.io/pod-name',
+    ]);
+  });
+});
+
+describe('a namespace opt-out no pod label overrides (istio-injection=disabled)', () => {
+  // templates/mutatingwebhook.yaml @86c9f01f: every webhook needs istio-injection absent or "enabled".
+  it('reports the workload asking as a warning, never advising to relabel the namespace (comment-only choices)', () => {
+    const fs = findings(cluster('istio', [F('webhook-excludes-namespace', 'fires-istio-namespace-opt-out.yaml')]), ['webhook-excludes-namespace']);
+    expect(ids(fs)).toEqual(['webhook-excludes-namespace Namespace legacy']);
+    const f = fs[0]!;
+    expect(f.severity).toBe('warning');
+    expect(f.message).toBe(
+      'Namespace legacy opts out of Istio with label istio-injection=disabled, which no pod label overrides, so 1 workload asking for injection there is not injected.',
+    );
+    expect(f.fix.every((l) => l.startsWith('#'))).toBe(true);
+    expect(f.evidence.workloads).toEqual(['Deployment/web (label sidecar.istio.io/inject=true)']);
+  });
+});
+
+describe('a loose "no" (no, off, False, 0: read as "do not inject" before 1.27, ignored from 1.27) is the owner\'s opt-out', () => {
+  // inject.go @1.26.0 line 225 (loose), @86c9f01f lines 227-237 (exact); mutatingwebhook.yaml @86c9f01f: the
+  // auto. webhook (enableNamespacesByDefault) selects sidecar.istio.io/inject DoesNotExist, so any value keeps pods from it.
+  const all = [
+    'injector-config-excludes',
+    'injection-marker-invalid',
+    'sidecar-missing',
+    'namespace-not-enabled',
+    'pod-opted-out',
+    'webhook-excludes-namespace',
+  ];
+
+  it('no check advises "true" or a restart; injection-marker-invalid alone reports the value, with the fix "false"', () => {
+    const fs = findings(cluster('istio', [F(ID, 'ok-istio-loose-opt-out.yaml')]), all).filter((f) => f.resource.namespace === 'optout');
+    expect(ids(fs).sort()).toEqual(['injection-marker-invalid Deployment optout/legacy', 'injection-marker-invalid Deployment optout/web']);
+    for (const f of fs) expect(f.fix.join('\n')).toContain('"sidecar.istio.io/inject":"false"');
+  });
+
+  const defaultOn = (value: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: batch, namespace: shop, uid: dep-shop-batch}
+spec:
+  selector: {matchLabels: {app: batch}}
+  template:
+    metadata: {labels: {app: batch, sidecar.istio.io/inject: "${value}"}}
+    spec: {containers: [{name: batch, image: example/batch:1}]}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: batch-1
+  namespace: shop
+  uid: pod-shop-batch
+  creationTimestamp: "2026-11-20T00:00:00Z"
+  labels: {app: batch, sidecar.istio.io/inject: "${value}"}
+  ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: batch, uid: dep-shop-batch, controller: true}]
+spec: {containers: [{name: batch, image: example/batch:1}]}
+status: {phase: Running}
+`;
+
+  it('enableNamespacesByDefault: a loose "no" is not a workload waiting for a namespace marker (no relabel, no restart)', () => {
+    const fs = findings(cluster('istio-default-on', [defaultOn('no')]), all).filter((f) => f.resource.namespace === 'shop' || f.resource.name === 'shop');
+    expect(ids(fs)).toEqual(['injection-marker-invalid Deployment shop/batch']);
+  });
+
+  it('enableNamespacesByDefault: MD1001 does not say the namespace has no marker when the default webhook selects it', () => {
+    const fs = findings(cluster('istio-default-on', [defaultOn('')]), ['namespace-not-enabled']);
+    expect(fs.map((f) => f.message)).toEqual([
+      'Namespace shop is injected by default by Istio webhook auto.sidecar-injector.istio.io, but the pod labels of 1 workload keep them from it, so they run without a proxy while others in it are meshed.',
+    ]);
+  });
+});
+
+describe('istiod pinned by digest: the version from the chart labels and values, else the uncertainty shown', () => {
+  const digest = (snap: Snapshot, labels?: Record<string, string>) => {
+    for (const d of snap.objects.deployments ?? []) {
+      for (const c of (d.spec as any)?.template?.spec?.containers ?? [])
+        if (String(c.image).includes('/pilot:')) c.image = 'docker.io/istio/pilot@sha256:' + 'a'.repeat(64);
+      if (d.metadata?.name === 'istiod' && labels) d.metadata.labels = { ...(d.metadata.labels ?? {}), ...labels };
+    }
+    return snap;
+  };
+  const opts2 = { mesh: 'auto' as const, certExpiryWarningDays: 60, now: NOW };
+
+  it('reads app.kubernetes.io/version or helm.sh/chart (chart labels from 1.24.0, istio/istio b722511e), else values global.tag', () => {
+    // zzz_profile.yaml "istio.labels" (86c9f01f); istiod-injector-configmap.yaml values carry global (86c9f01f).
+    let m = makeModel(digest(cluster('istio'), { 'app.kubernetes.io/version': '1.26.3' }), opts2);
+    expect(istiodVersion(m, 'istio-system', 'istiod')).toMatchObject({ version: '1.26.3', rules: 'loose' });
+    expect(istiodVersion(m, 'istio-system', 'istiod').text).toContain('label app.kubernetes.io/version says 1.26.3');
+    m = makeModel(digest(cluster('istio'), { 'helm.sh/chart': 'istiod-1.28.0' }), opts2);
+    expect(istiodVersion(m, 'istio-system', 'istiod').version).toBe('1.28.0');
+    const cm = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio-sidecar-injector, namespace: istio-system}\ndata:\n  values: '{"global":{"tag":"1.27.2-distroless"}}'\n  config: '{"policy":"enabled"}'\n`;
+    m = makeModel(digest(cluster('istio', [cm])), opts2);
+    expect(istiodVersion(m, 'istio-system', 'istiod')).toMatchObject({ version: '1.27.2', rules: 'exact' });
+    m = makeModel(digest(cluster('istio')), opts2);
+    expect(istiodVersion(m, 'istio-system', 'istiod').version).toBeUndefined();
+  });
+
+  it('version unknown: a value only 1.27+ ignores gives no definite injector-config-excludes, and explain says it depends on the version', () => {
+    const yes = `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: yes, namespace: optin, uid: dep-optin-yes}\nspec:\n  selector: {matchLabels: {app: yes}}\n  template:\n    metadata: {labels: {app: yes, sidecar.istio.io/inject: "yes"}}\n    spec: {containers: [{name: yes, image: example/yes:1}]}\n`;
+    const known = cluster('istio', [F(ID, 'fires-istio-policy-disabled.yaml'), yes]);
+    // 1.24.2 (loose): "yes" injects: no finding; the other workloads of the fixture are reported.
+    expect(findings(known, [ID]).some((f) => f.resource.name === 'yes')).toBe(false);
+    const snap = digest(cluster('istio', [F(ID, 'fires-istio-policy-disabled.yaml'), yes]));
+    expect(findings(snap, [ID]).some((f) => f.resource.name === 'yes')).toBe(false);
+    expect(findings(snap, [ID]).some((f) => f.resource.name === 'api')).toBe(true); // no value: both rule sets refuse it
+    const e = explainIn(snap, 'Deployment', 'optin', 'yes');
+    expect(e.injector.find((s) => s.rule === 'inject-label-or-annotation')!.detail).toBe(
+      'pod template label sidecar.istio.io/inject=yes depends on the version: Istio 1.27 and later ignore it (the selectors and the policy decide, assumed here), before 1.27 it means "inject"',
+    );
+    expect(e.injector.at(-1)!.detail).toMatch(/\(if istiod is 1\.27 or later; before 1\.27 the pod's value injects it\)$/);
+  });
+});
+
+describe('native sidecars: ENABLE_NATIVE_SIDECARS is "auto" by default from Istio 1.27.0', () => {
+  // pilot/pkg/features/pilot.go @86c9f01f line 346 (1.27.0 7359d8be; "false" in experimental.go @1.26.0);
+  // pkg/kube/inject/webhook.go DetectNativeSidecar: native when the nodes' kubelets are 1.33 or later.
+  const JNC = 'job-never-completes';
+  it('1.27+ with the variable unset: a Job template without pods is not reported (nodes not read); pods running an ordinary istio-proxy still are', () => {
+    const snap = cluster('istio', [F(JNC, 'ok-istio-native-auto.yaml'), F(JNC, 'fires-templates.yaml')]);
+    const fs = findings(snap, [JNC]);
+    expect(fs.some((f) => f.resource.name === 'export')).toBe(false);
+    const reindex = fs.find((f) => f.resource.name === 'reindex')!;
+    expect(reindex.evidence.nativeSidecar).toBe(
+      "ENABLE_NATIVE_SIDECARS unset (auto from Istio 1.27; istiod 1.27.1), and its pods run istio-proxy as an ordinary container (their nodes' kubelets are older than 1.33)",
+    );
+    // Before 1.27 (the base's 1.24.2) the default is off: the template is reported.
+    const old = cluster('istio', [F(JNC, 'ok-istio-native-auto.yaml')]);
+    for (const d of old.objects.deployments ?? [])
+      for (const c of (d.spec as any)?.template?.spec?.containers ?? []) if (String(c.image).includes('/pilot:')) c.image = 'docker.io/istio/pilot:1.26.3';
+    expect(findings(old, [JNC]).some((f) => f.resource.name === 'export')).toBe(true);
+  });
+});
+
+describe('invalid never/always selectors are skipped, as Istio does', () => {
+  // inject.go @86c9f01f lines 243-262 ("Invalid selector for ..."); metav1.LabelSelectorAsSelector / labels.NewRequirement.
+  it('validates selectors as apimachinery does', () => {
+    expect(selectorError({ matchLabels: { app: 'a' }, matchExpressions: [{ key: 'example.com/tier', operator: 'In', values: ['x'] }] })).toBeUndefined();
+    expect(selectorError({ matchExpressions: [{ key: 'tier', operator: 'NotIn', values: [] }] })).toMatch(/values set can't be empty/);
+    expect(selectorError({ matchExpressions: [{ key: 'app', operator: 'Exists', values: ['x'] }] })).toMatch(/must be empty/);
+    expect(selectorError({ matchExpressions: [{ key: 'app', operator: 'Gt', values: ['1'] }] })).toMatch(/not a valid label selector operator/);
+    expect(selectorError({ matchLabels: { 'bad key!': 'a' } })).toMatch(/invalid name/);
+    expect(selectorError({ matchLabels: { 'Bad_Prefix/app': 'a' } })).toMatch(/invalid prefix/);
+    expect(selectorError({ matchLabels: { app: 'x'.repeat(64) } })).toMatch(/label value/);
+    expect(selectorError({ matchLabels: { app: '' } })).toBeUndefined();
+  });
+
+  it('skips them with a note in explain; the pods are injected and nothing is reported', () => {
+    const snap = cluster('istio', [F(ID, 'ok-istio-invalid-selectors.yaml')]);
+    expect(findings(snap, [ID]).filter((f) => f.resource.namespace === 'invalid')).toEqual([]);
+    const e = explainIn(snap, 'Deployment', 'invalid', 'legacy');
+    expect(e.wouldInject).toBe(true);
+    expect(e.injector.filter((s) => s.rule === 'invalid-selector').map((s) => s.detail)).toEqual([
+      "neverInjectSelector {tier notin ()} in ConfigMap istio-system/istio-sidecar-injector key config is invalid (for 'in', 'notin' operators, values set can't be empty (key tier)): Istio skips it",
+      "neverInjectSelector {app in (legacy,bad value!)} in ConfigMap istio-system/istio-sidecar-injector key config is invalid (label value \"bad value!\" is invalid (63 characters or less, alphanumeric, '-', '_' or '.' inside)): Istio skips it",
+      'neverInjectSelector {app} in ConfigMap istio-system/istio-sidecar-injector key config is invalid (values set must be empty for exists and does not exist (key app)): Istio skips it',
+    ]);
+  });
+});
+
+describe('an empty istio.io/rev on a namespace', () => {
+  it('is named as an empty revision label, not "serves its revision ,"', () => {
+    const ns = `apiVersion: v1\nkind: Namespace\nmetadata: {name: store, labels: {kubernetes.io/metadata.name: store, istio.io/rev: ""}}\n`;
+    const fs = findings(cluster('istio', [ns]), ['webhook-excludes-namespace']).filter((f) => f.resource.name === 'store');
+    expect(fs.map((f) => f.message)).toEqual([expect.stringContaining('serves its revision "" (an empty revision label), so')]);
   });
 });

@@ -101,7 +101,8 @@ export function istioCni(values: (m: Model, w?: Workload) => { values: Record<st
     install: (ns) => [
       '# install the Istio CNI plugin and turn it on for the injector: run the one line for your install method',
       '# istioctl: istioctl install -y --set components.cni.enabled=true -f YOUR-ISTIOOPERATOR.yaml  (the profile and values you installed with)',
-      `# Helm: helm install istio-cni istio/cni -n ${shq(ns)} && helm upgrade istiod istio/istiod -n ${shq(ns)} --reuse-values --set pilot.cni.enabled=true`,
+      // Without --version Helm installs the newest charts, i.e. upgrades istiod: the placeholder is the installed release.
+      `# Helm: helm install istio-cni istio/cni -n ${shq(ns)} --version ISTIOD-VERSION && helm upgrade istiod istio/istiod -n ${shq(ns)} --version ISTIOD-VERSION --reuse-values --set pilot.cni.enabled=true  (ISTIOD-VERSION: the release istiod runs)`,
     ],
   };
 }

@@ -3,11 +3,11 @@
  * istio-discovery (templates/mutatingwebhook.yaml, files/injection-template.yaml, values.yaml),
  * pkg/kube/inject (inject.go, webhook.go), tools/istio-iptables.
  */
-import { containers, podSpec } from '../../k8s/pods.js';
+import { containers, initContainers, podSpec } from '../../k8s/pods.js';
 import { evalSelector } from '../../k8s/selectors.js';
 import type { Model, Workload } from '../../model.js';
 import type { K8sObject } from '../../types.js';
-import { arr, isObj, labelsOf, nameOf, note, shq, strMap, annotationsOf } from '../../util.js';
+import { arr, isObj, labelsOf, nameOf, note, nsOf, shq, strMap, annotationsOf } from '../../util.js';
 import { configValues, parseYamlObject, valueAt } from '../config-values.js';
 import type { MeshProfile, NamedRef, ResourceKey } from '../profile.js';
 import type { MeshWebhook } from '../webhooks.js';
@@ -16,7 +16,11 @@ import {
   ISTIO_INJECT,
   ISTIO_NS_LABEL,
   ISTIO_REV,
+  chartUpgrade,
   istioInjector,
+  istiodRelease,
+  istiodVersion,
+  reinstallIstiod,
   istioPodValue,
   parseInjectValue,
   serviceRevision,
@@ -144,18 +148,15 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
     return JSON.stringify(kept);
   },
 
-  reinstall: (ns, istiod) => {
-    const rev = revisionOf(istiod);
-    return [
-      '# re-render the control plane the way it was installed: run the one line for your install method',
-      `# istioctl: istioctl install -y${rev ? ` --set revision=${shq(rev)}` : ''} -f YOUR-ISTIOOPERATOR.yaml  (the profile and values you installed with)`,
-      `# Helm: helm upgrade ${shq(istiod)} istio/istiod -n ${shq(ns)} --reuse-values`,
-    ];
-  },
+  reinstall: (ns, istiod, version) => reinstallIstiod(ns, istiod, version),
+  injectorVersion: (m, ns, istiod) => istiodRelease(m, ns, istiod),
   expectedWebhookConfigs: (istiods) => (istiods.length ? istiods : ['istiod']).map((d) => (revisionOf(d) ? `${CONFIG}-${revisionOf(d)}` : CONFIG)),
   listWebhookConfigs: () => 'kubectl get mutatingwebhookconfigurations -l app=sidecar-injector',
-  injectorMemoryFix: (ns, istiod, limit) =>
-    `helm upgrade ${shq(istiod)} istio/istiod -n ${ns} --reuse-values --set pilot.resources.limits.memory=${limit}  # durable, if installed with Helm (istioctl: --set values.pilot.resources.limits.memory=${limit})`,
+  // `ns` comes shell-quoted; the Helm line is pinned to the installed release (chartUpgrade).
+  injectorMemoryFix: (ns, istiod, limit, version) => {
+    const [helm, istioctl] = chartUpgrade(ns, istiod, version, 'pilot.resources.limits.memory', limit);
+    return `${helm!.replace(`-n ${shq(ns)}`, `-n ${ns}`)}; durable (${istioctl!.slice(2)})`;
+  },
   webhookCertFix: (ns, deploy) => [
     `kubectl -n ${ns} rollout restart ${deploy}  # istiod re-patches the caBundle of its webhook configurations when it starts`,
     `kubectl -n ${ns} logs ${deploy} --tail=200 | grep -i webhook  # errors patching the caBundle (with a plugged-in CA, replace Secret cacerts first)`,
@@ -209,17 +210,32 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
     }
     return out;
   },
+  /**
+   * ENABLE_NATIVE_SIDECARS: "false" before 1.27 (pilot/pkg/features/experimental.go @1.26.0); from
+   * 1.27.0 (7359d8be) "auto" by default (pilot/pkg/features/pilot.go @86c9f01f line 346): native
+   * when the pod's node (else every node) runs kubelet 1.33 or later (pkg/kube/inject/webhook.go
+   * DetectNativeSidecar). Nodes are not read: "auto" is uncertain unless the workload's own pods
+   * show what the injector chose.
+   */
   nativeSidecar: (m, w) => {
     const v = annotationsOf(w.template)[NATIVE];
     if (v !== undefined) return { native: v !== 'false', reason: `pod template annotation ${NATIVE}=${v}` };
-    const istiods = m
-      .mesh('istio')
-      ?.namespaces.flatMap((ns) => m.inNamespace('deployments', ns))
-      .filter((d) => isIstiod(nameOf(d)));
-    const env = istiods?.flatMap((d) => containers(podSpec(valueAt(d, 'spec', 'template') as { spec?: unknown }))).flatMap((c) => arr(c.env));
-    if (env?.some((e) => isObj(e) && e.name === 'ENABLE_NATIVE_SIDECARS' && e.value === 'true'))
-      return { native: true, reason: 'istiod runs with ENABLE_NATIVE_SIDECARS=true' };
-    return undefined;
+    const istiods = (m.mesh('istio')?.namespaces ?? []).flatMap((ns) => m.inNamespace('deployments', ns)).filter((d) => isIstiod(nameOf(d)));
+    const env = istiods.flatMap((d) => containers(podSpec(valueAt(d, 'spec', 'template') as { spec?: unknown }))).flatMap((c) => arr(c.env));
+    const set = env.find((e) => isObj(e) && e.name === 'ENABLE_NATIVE_SIDECARS') as { value?: unknown } | undefined;
+    if (set?.value === 'true') return { native: true, reason: 'istiod runs with ENABLE_NATIVE_SIDECARS=true' };
+    if (set && set.value !== 'auto') return undefined; // "false" (or unreadable): the pods tell, else not native
+    const d = istiods[0];
+    const version = d ? istiodVersion(m, nsOf(d), nameOf(d)) : undefined;
+    if (version?.version !== undefined && version.rules === 'loose' && set === undefined) return undefined; // before 1.27: off by default
+    const how = set
+      ? 'ENABLE_NATIVE_SIDECARS=auto'
+      : `ENABLE_NATIVE_SIDECARS unset (auto from Istio 1.27${version?.version ? `; istiod ${version.version}` : ', version unknown'})`;
+    const meshed = w.pods.filter((p) => containers(podSpec(p)).some((c) => c.name === 'istio-proxy'));
+    if (meshed.length)
+      return { native: false, reason: `${how}, and its pods run istio-proxy as an ordinary container (their nodes' kubelets are older than 1.33)` };
+    if (w.pods.some((p) => initContainers(podSpec(p)).some((c) => c.name === 'istio-proxy' && c.restartPolicy === 'Always'))) return undefined; // resources.ts: its pods run a native sidecar
+    return { native: true, uncertain: true, reason: `${how}: a native sidecar if the nodes' kubelets are 1.33 or later (Nodes are not read)` };
   },
   keptEnv: ['ENABLE_NATIVE_SIDECARS'],
   nativeSidecarAnnotation: NATIVE,

@@ -8,11 +8,11 @@
  * manifests/charts/istio-control/istio-discovery/templates/istiod-injector-configmap.yaml.
  */
 import { containers, podSpec } from '../../k8s/pods.js';
-import { evalSelector } from '../../k8s/selectors.js';
+import { evalSelector, selectorError } from '../../k8s/selectors.js';
 import type { Model } from '../../model.js';
 import type { K8sObject } from '../../types.js';
-import { arr, annotationsOf, isObj, labelsOf, shq, str, strMap } from '../../util.js';
-import { configKey } from '../config-values.js';
+import { arr, annotationsOf, isObj, labelsOf, nameOf, nsOf, shq, str, strMap } from '../../util.js';
+import { configKey, configValues, valueAt } from '../config-values.js';
 import type { DecisionInput, InjectorStep } from '../profile.js';
 import { evalWebhook } from '../webhooks.js';
 
@@ -87,14 +87,31 @@ export function istiodVersion(m: Model, ns: string | undefined, deployment: stri
     const d = ns && deployment ? m.get('deployments', ns, deployment) : undefined;
     const cs = d ? containers(podSpec(isObj(d.spec) ? (d.spec.template as { spec?: unknown }) : undefined)) : [];
     const image = str((cs.find((c) => c.name === 'discovery') ?? cs[0])?.image);
-    const v = image ? imageVersion(image) : undefined;
     const where = ns && deployment ? `${ns}/${deployment}` : undefined;
+    const fromImage = image ? imageVersion(image) : undefined;
+    // An image pinned by digest (pilot@sha256:...) or a custom tag names no version: the chart's
+    // labels and values still do. `app.kubernetes.io/version` (Chart.AppVersion) and
+    // `helm.sh/chart: istiod-<version>` are on every resource the chart renders from 1.24.0
+    // (templates/zzz_profile.yaml "istio.labels", commit b722511e, istio/istio#52463); the injector
+    // ConfigMap's `values` carry `global.tag`, the image tag the chart was rendered with
+    // (templates/istiod-injector-configmap.yaml, deployment.yaml image @86c9f01f).
+    // Read only when the image names no version (checks that pin a Helm line declare configmaps optional).
+    const cm = !fromImage && ns && deployment ? m.get('configmaps', ns, injectorConfigName(serviceRevision(deployment))) : undefined;
+    const tag = valueAt(configValues(cm) ?? {}, 'global', 'tag');
+    const candidates: [string | undefined, string][] = [
+      [labelsOf(d)['app.kubernetes.io/version'], `Deployment ${where ?? ''} label app.kubernetes.io/version`],
+      [labelsOf(d)['helm.sh/chart']?.replace(/^istiod-/, ''), `Deployment ${where ?? ''} label helm.sh/chart`],
+      [typeof tag === 'string' ? tag : undefined, `ConfigMap ${cm ? `${nsOf(cm)}/${nameOf(cm)}` : ''} values global.tag`],
+      [labelsOf(cm)['app.kubernetes.io/version'], `ConfigMap ${cm ? `${nsOf(cm)}/${nameOf(cm)}` : ''} label app.kubernetes.io/version`],
+    ];
+    const other = fromImage ? undefined : candidates.map(([v, from]) => ({ v: v ? imageVersion(`x:${v}`) : undefined, from })).find((c) => c.v);
+    const v = fromImage ?? other?.v;
     if (!v) {
       const why = !m.has('deployments')
         ? 'Deployments were not read'
         : !d
           ? `Deployment ${where ?? 'istiod'} not found`
-          : `image ${image ?? '(none)'} has no version tag`;
+          : `image ${image ?? '(none)'} has no version tag, nor do the chart's labels and values`;
       return {
         ...(image ? { image } : {}),
         ...(where ? { deployment: where } : {}),
@@ -103,12 +120,13 @@ export function istiodVersion(m: Model, ns: string | undefined, deployment: stri
       };
     }
     const rules = rulesOf(v);
+    const source = fromImage ? `runs ${image}` : `runs ${image ?? 'an image'} without a version tag; ${other!.from} says ${v.text}`;
     return {
       version: v.text,
-      image: image!,
+      ...(image ? { image } : {}),
       deployment: where!,
       rules,
-      text: `istiod ${where} runs ${image}: the rules of Istio ${rules === 'exact' ? '1.27 and later' : 'before 1.27'} apply`,
+      text: `istiod ${where} ${source}: the rules of Istio ${rules === 'exact' ? '1.27 and later' : 'before 1.27'} apply`,
     };
   });
 }
@@ -120,6 +138,12 @@ export interface IstioInjectorConfig {
   configMap: string;
   /** The ConfigMap and its `config` key were read. */
   read: boolean;
+  /**
+   * ConfigMaps were read and this one is absent: istiod started without it serves no injection
+   * (pilot/pkg/bootstrap/sidecarinjector.go initSidecarInjector @86c9f01f, "Skipping sidecar
+   * injector, template not found"; the chart does not mount it, templates/deployment.yaml).
+   */
+  missing?: boolean;
   /** `policy` as written (undefined: not read). */
   policy?: string;
   neverInjectSelector: unknown[];
@@ -134,7 +158,7 @@ export function injectorConfig(m: Model, ns: string, name: string): IstioInjecto
     const cm = m.get('configmaps', ns, name);
     const cfg = configKey(cm, 'config');
     const configMap = `${ns}/${name}`;
-    if (!cfg) return { configMap, read: false, neverInjectSelector: [], alwaysInjectSelector: [] };
+    if (!cfg) return { configMap, read: false, ...(!cm && m.has('configmaps') ? { missing: true } : {}), neverInjectSelector: [], alwaysInjectSelector: [] };
     return {
       configMap,
       read: true,
@@ -157,7 +181,7 @@ export const serviceRevision = (svc: string): string | undefined =>
  */
 export function injectorFor(m: Model, input: DecisionInput): { ns: string | undefined; service: string | undefined; deployment: string | undefined } {
   const hooks = m.webhooksOf('istio');
-  const podLabels = labelsOf(input.template);
+  const podLabels = input.podLabels ?? labelsOf(input.template);
   const hook = hooks.find((h) => evalWebhook(h, input.nsLabels, podLabels).called) ?? hooks.find((h) => h.service?.name === 'istiod') ?? hooks[0];
   const ns = hook?.service?.namespace ?? m.mesh('istio')?.namespaces[0] ?? 'istio-system';
   const service = hook?.service?.name ?? 'istiod';
@@ -172,6 +196,10 @@ export const selectorText = (s: unknown): string =>
         .terms.map((t) => t.term)
         .join(', ') || '{}'
     : (JSON.stringify(s ?? null) ?? 'null');
+
+/** The label keys a selector reads. */
+const selectorKeys = (s: unknown): string[] =>
+  isObj(s) ? [...Object.keys(strMap(s.matchLabels)), ...arr(s.matchExpressions).map((e) => (isObj(e) ? String(e.key) : ''))] : [];
 
 /** An empty selector is ignored by injectRequired (`!selector.Empty()`), not a match-all. */
 const emptySelector = (s: unknown): boolean => !isObj(s) || (Object.keys(strMap(s.matchLabels)).length === 0 && arr(s.matchExpressions).length === 0);
@@ -208,14 +236,28 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
   }
   const target = injectorFor(m, input);
   const version = istiodVersion(m, target.ns, target.deployment);
+  const release = target.ns && target.deployment ? istiodRelease(m, target.ns, target.deployment) : undefined;
   steps.push({ rule: 'version', ok: true, detail: version.text });
 
   const { value, from } = istioPodValue(template);
   const parsed = parseInjectValue(value, version.rules);
   let explicit = parsed.explicit;
+  // Version unknown and the value asks for injection before 1.27 but not from 1.27: a refusal by
+  // the configuration below holds for one rule set only, so it is no definite finding (no `config`).
+  let uncertain = false;
+  const ifExact = (detail: string) => (uncertain ? `${detail} (if istiod is 1.27 or later; before 1.27 the pod's value injects it)` : detail);
   if (value !== undefined && from) {
     const what = `pod template ${from} ${ISTIO_INJECT}=${value}`;
-    if (parsed.ignored) {
+    if (parsed.ignored && version.version === undefined) {
+      // The version is unknown and the value means different things to the two rule sets: say so.
+      const before = parseInjectValue(value, 'loose').explicit ? 'inject' : 'do not inject';
+      uncertain = before === 'inject';
+      steps.push({
+        rule: 'inject-label-or-annotation',
+        ok: true,
+        detail: `${what} depends on the version: Istio 1.27 and later ignore it (the selectors and the policy decide, assumed here), before 1.27 it means "${before}"`,
+      });
+    } else if (parsed.ignored) {
       steps.push({
         rule: 'inject-label-or-annotation',
         ok: true,
@@ -233,6 +275,21 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
   const cfgName = injectorConfigName(target.service ? serviceRevision(target.service) : undefined);
   const cfg = injectorConfig(m, target.ns ?? 'istio-system', cfgName);
   const where = `ConfigMap ${cfg.configMap} key config`;
+  if (cfg.missing) {
+    steps.push({
+      rule: 'injector-config',
+      ok: false,
+      detail: `ConfigMap ${cfg.configMap} not found: istiod started without it serves no injection ("Skipping sidecar injector, template not found"), so the API server's call fails (failurePolicy Fail refuses the pod, Ignore creates it without a proxy)`,
+      config: {
+        evidence: { configMap: cfg.configMap, exists: false },
+        fix: [
+          `kubectl -n ${shq(target.ns ?? 'istio-system')} logs ${shq(`deploy/${target.deployment ?? 'istiod'}`)} -c discovery | grep -i 'sidecar injector'  # "Skipping sidecar injector, template not found"`,
+          ...reinstallIstiod(target.ns ?? 'istio-system', target.deployment ?? 'istiod', release),
+        ],
+      },
+    });
+    return steps;
+  }
   if (!cfg.read) {
     steps.push({
       rule: 'policy',
@@ -241,28 +298,52 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
     });
     return steps;
   }
-  const podLabels = labelsOf(template);
+  // The pod's labels, with those its controller adds (job-name, pod-template-hash, ...): istiod reads the pod.
+  const podLabels = input.podLabels ?? labelsOf(template);
+  const templateLabels = labelsOf(template);
+  const added = (sel: unknown): string => {
+    const keys = Object.keys(podLabels).filter((k) => templateLabels[k] === undefined && selectorKeys(sel).includes(k));
+    return keys.length ? ` (${keys.join(', ')}: added to the pods by their controller)` : '';
+  };
+  // A selector LabelSelectorAsSelector rejects is skipped by injectRequired ("Invalid selector for
+  // NeverInjectSelector/AlwaysInjectSelector", inject.go @86c9f01f lines 243-262): said once, then ignored.
+  const valid = (list: unknown[], name: string) =>
+    list.filter((sel) => {
+      const err = selectorError(sel);
+      if (err) steps.push({ rule: 'invalid-selector', ok: true, detail: `${name} {${selectorText(sel)}} in ${where} is invalid (${err}): Istio skips it` });
+      return !err;
+    });
+  const neverSelectors = valid(cfg.neverInjectSelector, 'neverInjectSelector');
+  const alwaysSelectors = valid(cfg.alwaysInjectSelector, 'alwaysInjectSelector');
   if (explicit === undefined) {
-    const never = cfg.neverInjectSelector.find((s) => !emptySelector(s) && evalSelector(s, podLabels).matched);
+    const never = neverSelectors.find((s) => !emptySelector(s) && evalSelector(s, podLabels).matched);
     if (never !== undefined) {
       steps.push({
         rule: 'never-inject-selector',
         ok: false,
-        detail: `the pod labels match neverInjectSelector {${selectorText(never)}} in ${where}`,
-        config: {
-          evidence: { configMap: cfg.configMap, key: 'config', neverInjectSelector: never },
-          templateFix: { field: 'labels', key: ISTIO_INJECT, value: 'true' },
-          fix: [
-            '# or: remove this selector from sidecarInjectorWebhook.neverInjectSelector in the values the control plane was installed with, and upgrade it',
-          ],
-        },
+        detail: ifExact(`the pod labels match neverInjectSelector {${selectorText(never)}}${added(never)} in ${where}`),
+        ...(uncertain
+          ? {}
+          : {
+              config: {
+                evidence: { configMap: cfg.configMap, key: 'config', neverInjectSelector: never },
+                templateFix: { field: 'labels', key: ISTIO_INJECT, value: 'true' },
+                fix: [
+                  '# or: remove this selector from sidecarInjectorWebhook.neverInjectSelector in the values the control plane was installed with, and upgrade it',
+                ],
+              },
+            }),
       });
       return steps;
     }
-    const always = cfg.alwaysInjectSelector.find((s) => !emptySelector(s) && evalSelector(s, podLabels).matched);
+    const always = alwaysSelectors.find((s) => !emptySelector(s) && evalSelector(s, podLabels).matched);
     if (always !== undefined) {
       explicit = true;
-      steps.push({ rule: 'always-inject-selector', ok: true, detail: `the pod labels match alwaysInjectSelector {${selectorText(always)}} in ${where}` });
+      steps.push({
+        rule: 'always-inject-selector',
+        ok: true,
+        detail: `the pod labels match alwaysInjectSelector {${selectorText(always)}}${added(always)} in ${where}`,
+      });
     }
   }
   const policy = cfg.policy ?? '';
@@ -275,14 +356,18 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
         : {
             rule: 'policy',
             ok: false,
-            detail: `policy disabled in ${where}: only pods asking explicitly (${ISTIO_INJECT}: "true") are injected`,
-            config: {
-              evidence: { configMap: cfg.configMap, key: 'config', policy },
-              templateFix: { field: 'labels', key: ISTIO_INJECT, value: 'true' },
-              fix: policyFix(target.ns ?? 'istio-system', target.deployment ?? 'istiod').map(
-                (l) => `# or, to inject every pod of enabled namespaces by default: ${l}`,
-              ),
-            },
+            detail: ifExact(`policy disabled in ${where}: only pods asking explicitly (${ISTIO_INJECT}: "true") are injected`),
+            ...(uncertain
+              ? {}
+              : {
+                  config: {
+                    evidence: { configMap: cfg.configMap, key: 'config', policy },
+                    templateFix: { field: 'labels', key: ISTIO_INJECT, value: 'true' },
+                    fix: policyFix(target.ns ?? 'istio-system', target.deployment ?? 'istiod', release).map(
+                      (l) => `# or, to inject every pod of enabled namespaces by default: ${l.replace(/^# /, '')}`,
+                    ),
+                  },
+                }),
           },
     );
   } else {
@@ -291,17 +376,58 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
       rule: 'policy',
       ok: false,
       detail: `policy "${policy}" in ${where} is neither enabled nor disabled: Istio injects no pod at all`,
-      config: { evidence: { configMap: cfg.configMap, key: 'config', policy }, fix: policyFix(target.ns ?? 'istio-system', target.deployment ?? 'istiod') },
+      config: {
+        evidence: { configMap: cfg.configMap, key: 'config', policy },
+        fix: policyFix(target.ns ?? 'istio-system', target.deployment ?? 'istiod', release),
+      },
     });
   }
   return steps;
 }
 
-/** Setting the policy the way the control plane was installed (global.proxy.autoInject, values.yaml). */
-function policyFix(ns: string, istiod: string): string[] {
+/** Re-rendering istiod the way it was installed (comments: the user picks the install method). */
+export function reinstallIstiod(ns: string, istiod: string, version: string | undefined): string[] {
+  const rev = istiod.startsWith('istiod-') ? istiod.slice('istiod-'.length) : undefined;
+  // Without --version, `helm upgrade` installs the newest chart: pinned, or a placeholder to fill in.
+  const pin = version ? `--version ${shq(version)}` : '--version INSTALLED-VERSION';
   return [
-    `helm upgrade ${shq(istiod)} istio/istiod -n ${shq(ns)} --reuse-values --set global.proxy.autoInject=enabled  # if installed with Helm (istioctl: --set values.global.proxy.autoInject=enabled)`,
+    '# re-render the control plane the way it was installed: run the one line for your install method',
+    `# istioctl: istioctl install -y${rev ? ` --set revision=${shq(rev)}` : ''} -f YOUR-ISTIOOPERATOR.yaml  (the profile and values you installed with)`,
+    `# Helm: helm upgrade ${shq(istiod)} istio/istiod -n ${shq(ns)} ${pin} --reuse-values${version ? '' : "  (istiod's version is unknown: without --version Helm upgrades it to the newest chart)"}`,
   ];
+}
+
+/** Setting the policy the way the control plane was installed (global.proxy.autoInject, values.yaml). */
+function policyFix(ns: string, istiod: string, version: string | undefined): string[] {
+  return chartUpgrade(ns, istiod, version, 'global.proxy.autoInject', 'enabled');
+}
+
+/**
+ * The release an istiod Deployment runs, as a chart version ("1.27.1"): istio/istiod charts are
+ * versioned like the release (manifests/charts/istio-control/istio-discovery/Chart.yaml @86c9f01f,
+ * `version: 1.0.0` rewritten to the release when published). Undefined unless x.y.z is known.
+ */
+export function istiodRelease(m: Model, ns: string, deployment: string): string | undefined {
+  const v = istiodVersion(m, ns, deployment).version;
+  return v && /^\d+\.\d+\.\d+$/.test(v) ? v : undefined;
+}
+
+/**
+ * Changing one chart value of an installed istiod. `helm upgrade` without `--version` installs
+ * the newest chart of the repository, i.e. upgrades istiod: the line pins the installed version,
+ * and is only a comment when that version is unknown. istioctl re-renders the whole install from
+ * what it is given, so its line is a comment naming the user's own IstioOperator/values.
+ */
+export function chartUpgrade(ns: string, istiod: string, version: string | undefined, key: string, value: string): string[] {
+  const set = shq(`${key}=${value}`);
+  const helm = (v: string) => `helm upgrade ${shq(istiod)} istio/istiod -n ${shq(ns)} --version ${v} --reuse-values --set ${set}`;
+  const istioctl = `# if installed with istioctl: istioctl install -f YOUR-ISTIOOPERATOR.yaml --set ${shq(`values.${key}=${value}`)}  (your own IstioOperator and values, else istioctl installs its defaults)`;
+  return version
+    ? [`${helm(shq(version))}  # if installed with Helm (pinned to the installed ${version})`, istioctl]
+    : [
+        `# if installed with Helm (istiod's version is unknown: pin --version to it, else Helm upgrades istiod to the newest chart): ${helm('INSTALLED-VERSION')}`,
+        istioctl,
+      ];
 }
 
 /** The pod template's value of sidecar.istio.io/inject is one that the 1.27+ injector ignores. */

@@ -3,6 +3,7 @@
  * istio-discovery/templates/mutatingwebhook.yaml, pkg/kube/inject/inject.go): the namespace labels
  * `istio-injection` and `istio.io/rev`, the pod label (or annotation) `sidecar.istio.io/inject`.
  */
+import { newPodLabels } from '../../k8s/pod-labels.js';
 import { removeFromTemplate, setOnTemplate } from '../../fix.js';
 import { podStates, type Model } from '../../model.js';
 import type { K8sObject } from '../../types.js';
@@ -41,13 +42,18 @@ export function enableMarker(ns: string, webhooks: MeshWebhook[]): EnableMarker 
 }
 
 /**
- * The label `sidecar.istio.io/inject: "false"` (the label wins over the annotation). Exactly
- * "false": the one value every Istio version reads as "do not inject" (inject.go @86c9f01f; other
- * values such as "False" or "no" are ignored from 1.27, and injection-marker-invalid reports them).
+ * The pod template opts out of Istio: `sidecar.istio.io/inject` (the label wins over the
+ * annotation) is "false", the one value every Istio version reads as "do not inject", or another
+ * value Istio before 1.27 read as "do not inject" (anything but y/yes/true/on, e.g. "no", "off",
+ * "False", "0"; inject.go @1.26.0 line 225). Istio 1.27+ ignores those (inject.go @86c9f01f lines
+ * 227-237), but they say the owner's intent: no advice injects or restarts such a workload, and
+ * injection-marker-invalid alone reports the value (its fix: "false"). Callers that need the
+ * exact opt-out compare `value` with the profile's `optOut.value`.
  */
 export function templateOptOut(template: Template) {
   const { value, from } = istioPodValue(template);
-  return value === 'false' && from ? { key: ISTIO_INJECT, value, from } : undefined;
+  if (value === undefined || value === '' || !from) return undefined;
+  return parseInjectValue(value, 'loose').explicit === false ? { key: ISTIO_INJECT, value, from } : undefined;
 }
 
 export function namespaceEnabling(ns: K8sObject | undefined) {
@@ -154,7 +160,7 @@ export function workloadProblems(m: Model, c: WorkloadProblemContext): MarkerPro
   // The object webhook selects the label sidecar.istio.io/inject=true, exactly.
   const asksLoosely = parseInjectValue(value, 'loose').explicit === true;
   if (asksLoosely && !(from === 'label' && value === 'true') && !m.decision(w, 'istio')?.called) {
-    const labelWorks = istio.webhooks.some((h) => evalWebhook(h, nsLabels, { ...labels, [ISTIO_INJECT]: 'true' }).called);
+    const labelWorks = istio.webhooks.some((h) => evalWebhook(h, nsLabels, { ...newPodLabels(w), ...labels, [ISTIO_INJECT]: 'true' }).called);
     // Where even the label selects no webhook, the namespace opts out: not a marker problem.
     if (!labelWorks) return [];
     return [
@@ -176,9 +182,11 @@ export function workloadProblems(m: Model, c: WorkloadProblemContext): MarkerPro
   const exact = asksLoosely ? 'true' : 'false';
   const field = from === 'label' ? 'labels' : 'annotations';
   const now =
-    version.rules === 'exact'
-      ? 'so the never/always selectors and the policy decide instead'
-      : `while the installed istiod (${version.version}) still reads it as "${asksLoosely ? 'inject' : 'do not inject'}", until it is upgraded`;
+    version.version === undefined
+      ? `and the installed istiod's version is unknown (before 1.27 it means "${asksLoosely ? 'inject' : 'do not inject'}")`
+      : version.rules === 'exact'
+        ? 'so the never/always selectors and the policy decide instead'
+        : `while the installed istiod (${version.version}) still reads it as "${asksLoosely ? 'inject' : 'do not inject'}", until it is upgraded`;
   return [
     {
       message: `${id} has ${where} ${from} ${ISTIO_INJECT}=${value}, a value Istio 1.27 and later ignore (only "true" and "false" count), ${now}.`,
