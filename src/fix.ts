@@ -82,6 +82,8 @@ export function objectChange(
  * namespace NS k=v k2- [--overwrite]`, or the manifest edits where the Namespace is in the manifests.
  */
 export function namespaceChange(m: Model, ns: string, field: 'labels' | 'annotations', changes: FieldChange[]): string[] {
+  // Nothing to change: no command (never `kubectl annotate namespace NS ` with no key).
+  if (changes.length === 0) return [];
   const args = changes.map((c) => shq(c.value === undefined ? `${c.key}-` : `${c.key}=${c.value}`)).join(' ');
   const overwrite = changes.some((c) => c.value !== undefined) ? ' --overwrite' : '';
   return objectChange(m, { kind: 'Namespace', name: ns }, `metadata.${field}`, changes, () => [

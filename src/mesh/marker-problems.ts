@@ -105,7 +105,21 @@ export function namespaceProblems(m: Model, ns: string): Problem[] {
  * the second select a webhook).
  */
 function removeNamespaceMarker(m: Model, ns: string, mesh: MeshName): string[] {
-  const { field, keys } = profileOf(mesh).namespaceMarkerKeys(m.namespace(ns));
+  const p = profileOf(mesh);
+  const { field, keys } = p.namespaceMarkerKeys(m.namespace(ns));
+  if (keys.length === 0) {
+    // A mesh with no namespace marker (its injector's settings enable the namespace): each
+    // workload's template opts out (those asking the mesh themselves are their own choice), or the
+    // setting leaves the namespace out (comment lines: a change to the control plane's install).
+    const o = p.optOut;
+    return [
+      ...m
+        .appWorkloadsIn(ns)
+        .filter((w) => !p.templateOptOut(w.template) && !p.templateAsking(w.template))
+        .flatMap((w) => setOnTemplate(w, o.field, o.key, o.value)),
+      ...(p.namespaceSettingOff?.(m, ns) ?? []),
+    ];
+  }
   return namespaceChange(
     m,
     ns,
@@ -141,7 +155,11 @@ function bothAsked(m: Model, ns: string): Problem[] {
       resource: { kind: 'Namespace', name: ns },
       message: `Namespace ${ns} asks both ${texts} to inject its pods, so every new pod in it is sent to both injectors; ${
         other
-          ? `${chosenText(choice)}, so the fix removes the ${meshTitle(other)} marker (running pods keep their proxy until re-created)`
+          ? `${chosenText(choice)}, so the fix ${
+              profileOf(other).namespaceMarkerKeys(obj).keys.length
+                ? `removes the ${meshTitle(other)} marker`
+                : `opts the namespace's workloads out of ${meshTitle(other)}`
+            } (running pods keep their proxy until re-created)`
           : mustChoose(choice, 'it')
       }.`,
       evidence: { markers: both.map((x) => namespaceMarker(m, x, obj).text), meshChoice: choiceEvidence(choice) },

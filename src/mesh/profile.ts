@@ -281,6 +281,11 @@ export interface MeshProfile {
   readonly optOut: { field: Field; key: string; value: string };
   /** The pod template opts out of this mesh explicitly. */
   templateOptOut(template: Template): { key: string; value: string; from: 'label' | 'annotation' } | undefined;
+  /**
+   * For a mesh with no namespace marker (namespaceMarkerKeys empty) whose injector's own settings
+   * enable a namespace: how those settings leave namespace `ns` out instead (comment lines).
+   */
+  namespaceSettingOff?(m: Model, ns: string): string[];
   /** The namespace markers that make this mesh inject (all of them, to remove). */
   namespaceMarkerKeys(ns: K8sObject | undefined): { field: Field; keys: string[] };
   /** The namespace's own marker enabling this mesh. */

@@ -286,3 +286,30 @@ status: {phase: Running}
     expect(fs).toEqual(['pod-opted-out Deployment catalog/reports']);
   });
 });
+
+/** Consul's healthy injector Deployment with its command line edited (its flags are its settings). */
+const consulInjectorWith = (edit: (command: string) => string) => {
+  const d = structuredClone(baseObjects('consul').find((o) => o.kind === 'Deployment' && o.metadata?.name === 'consul-connect-injector')!) as any;
+  const c = d.spec.template.spec.containers.find((x: any) => x.name === 'sidecar-injector');
+  c.command = c.command.map((x: string) => edit(x));
+  return d;
+};
+const yamlOf = (...objs: unknown[]) => objs.map((o) => JSON.stringify(o)).join('\n---\n') + '\n';
+
+describe("the reviewer's Kuma and Consul repros (kumahq/kuma v2.14.3, hashicorp/consul-k8s a507b1d)", () => {
+  it('a mesh with no namespace marker is never "removed" with an empty command: its workloads opt out, or its deny list (comment)', () => {
+    // mesh_webhook.go shouldInject: -default-inject=true injects every pod without the annotation; no code reads a Namespace marker.
+    const on = consulInjectorWith((x) => x.replace('-default-inject=false', '-default-inject=true'));
+    const fs = findings(cluster('linkerd+consul', [yamlOf(on)]), ['injection-marker-invalid']).filter(
+      (f) => f.resource.kind === 'Namespace' && f.resource.name === 'shop',
+    );
+    expect(fs).toHaveLength(1);
+    const fix = fs[0]!.fix ?? [];
+    expect(fix.some((l) => /^kubectl (annotate|label) namespace \S+\s*$/.test(l))).toBe(false);
+    expect(fix).toContain(
+      `kubectl patch deployment/web -n shop --type=merge -p '{"spec":{"template":{"metadata":{"annotations":{"consul.hashicorp.com/connect-inject":"false"}}}}}'`,
+    );
+    expect(fix.filter((l) => l.includes('k8sDenyNamespaces')).every((l) => l.startsWith('#'))).toBe(true);
+    expect(fs[0]!.message).not.toMatch(/removes the Consul marker/);
+  });
+});

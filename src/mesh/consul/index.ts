@@ -27,7 +27,7 @@
  *   acceptance/tests/connect/connect_proxy_lifecycle_test.go calls it with curl).
  */
 import type { Model, Workload } from '../../model.js';
-import { annotationsOf, shq } from '../../util.js';
+import { annotationsOf, note, shq } from '../../util.js';
 import { valueAt } from '../config-values.js';
 import type { MeshProfile, ResourceKey } from '../profile.js';
 import { CONSUL_FLAGS, CONSUL_INJECT, consulInjector, consulSettings, defaultInjects, parseConsul } from './injector.js';
@@ -108,6 +108,10 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
   optOut: { field: 'annotations', key: CONSUL_INJECT, value: 'false' },
   templateOptOut,
   namespaceMarkerKeys: () => ({ field: 'annotations', keys: [] }),
+  // mesh_webhook.go shouldInject (a507b1d): the deny list is read before any annotation, so it leaves out every pod of the namespace.
+  namespaceSettingOff: (_m, ns) => [
+    `# or leave namespace ${note(ns)} out of Consul altogether: add it to the Helm value connectInject.k8sDenyNamespaces (the injector's -deny-k8s-namespace; it refuses even pods annotated ${CONSUL_INJECT}: "true") and upgrade the release`,
+  ],
   namespaceEnabling: () => undefined,
   templateEnabling,
   templateMarkerInvalid: (t) => parseConsul(annotationsOf(t)[CONSUL_INJECT]) === 'invalid',
