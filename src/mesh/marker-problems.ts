@@ -250,8 +250,60 @@ export function workloadProblems(m: Model, w: Workload): Problem[] {
         out.push({ ...d, mesh: p.name, resource: w.ref, recreate: w.kind === 'Pod' ? [w] : [], affectedPods: podStates(w).unmeshed.length });
       }
     }
-    return oneMeshForWorkload(m, w, out);
+    return out.length ? oneMeshForWorkload(m, w, out) : bothAskedForWorkload(m, w);
   });
+}
+
+/**
+ * A workload that two meshes would inject, each asked validly from a different place (one by the
+ * namespace, the other by the pod template, or both by the template): every new pod would get two
+ * proxies, so re-creating its pods (sidecar-missing's advice for each mesh) must wait until one
+ * mesh is chosen. The pod template opts out of the meshes not chosen (the patch rolls the workload
+ * out into one proxy); undecided, the choice. It explains both meshes' missing proxies.
+ */
+function bothAskedForWorkload(m: Model, w: Workload): Problem[] {
+  const asked = installedMeshes(m).filter((x) => meshWouldInject(m, w, x));
+  if (asked.length < 2) return [];
+  // Both asked by the namespace alone: the namespace's finding (bothAsked) says it, once.
+  if (namespaceProblems(m, w.namespace).some((p) => asked.every((x) => p.mesh === x || p.explains?.includes(x)))) return [];
+  const obj = m.namespace(w.namespace);
+  const where = w.templatePath ? 'pod template' : 'pod';
+  const how = (x: MeshName) => {
+    const t = profileOf(x).templateAsking(w.template);
+    return t ? `its ${where} ${t}` : `namespace ${w.namespace}'s ${namespaceMarker(m, x, obj).text ?? 'marker'}`;
+  };
+  const choice = chooseMesh(m, w.namespace, [w], asked);
+  const optOuts = (keep: MeshName) =>
+    asked
+      .filter((x) => x !== keep && !templateOptOut(x, w.template))
+      .flatMap((x) => {
+        const o = optOutMarker(x);
+        return setOnTemplate(w, o.field, o.key, o.value);
+      });
+  // A bare pod has no template to roll out: it is re-created once its own markers are right.
+  const recreate = w.kind === 'Pod' ? [w] : [];
+  const id = `${w.kind} ${w.namespace}/${w.name}`;
+  const others = choice.mesh ? asked.filter((x) => x !== choice.mesh) : [];
+  return [
+    {
+      mesh: choice.mesh ?? asked[0]!,
+      resource: w.ref,
+      message: `${id} is asked to be injected by both ${asked.map((x) => `${meshTitle(x)} (${how(x)})`).join(' and ')}, so each new pod of it would get two proxies; ${
+        choice.mesh ? `${chosenText(choice)}, so the fix opts its ${where} out of ${others.map(meshTitle).join(' and ')}` : mustChoose(choice, 'it')
+      }.`,
+      evidence: { markers: asked.map((x) => `${meshTitle(x)}: ${how(x)}`), meshChoice: choiceEvidence(choice) },
+      fix: choiceFix(
+        choice,
+        asked.map((keep) => ({ mesh: keep, fix: [...optOuts(keep), ...recreateAll(recreate)] })),
+        id,
+      ),
+      recreate: choice.mesh ? recreate : [],
+      remove: [],
+      explains: asked,
+      ...(choice.mesh ? { choice } : {}),
+      affectedPods: podStates(w).unmeshed.length,
+    },
+  ];
 }
 
 /**

@@ -277,6 +277,12 @@ export interface MeshProfile {
    * namespace marker (Consul), or where the namespace's marker keeps the mesh off on purpose (Kuma).
    */
   readonly templateOptIn?: { field: Field; key: string; value: string };
+  /**
+   * A namespace label under which the mesh's webhooks are called for the pods that ask themselves
+   * (templateOptIn) while the namespace stays off for every other pod (Kuma >= 2.11: its pods webhook
+   * selects namespaces where kuma.io/sidecar-injection exists; `disabled` keeps the rest unmeshed).
+   */
+  readonly podOptInNamespaceLabel?: { key: string; value: string };
   /** The pod template marker that opts out of this mesh. */
   readonly optOut: { field: Field; key: string; value: string };
   /** The pod template opts out of this mesh explicitly. */

@@ -313,3 +313,94 @@ describe("the reviewer's Kuma and Consul repros (kumahq/kuma v2.14.3, hashicorp/
     expect(fs[0]!.message).not.toMatch(/removes the Consul marker/);
   });
 });
+
+describe('one mesh per workload when the namespace asks one mesh and the pod template another', () => {
+  const asksConsul = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: b1, namespace: shop, uid: dep-b1}
+spec:
+  selector: {matchLabels: {app: b1}}
+  template:
+    metadata: {labels: {app: b1}, annotations: {consul.hashicorp.com/connect-inject: "true"}}
+    spec: {containers: [{name: b1, image: example/b1:1}]}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: b1-1
+  namespace: shop
+  uid: pod-b1-1
+  labels: {app: b1}
+  annotations: {consul.hashicorp.com/connect-inject: "true"}
+  ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: b1, uid: dep-b1, controller: true}]
+spec: {containers: [{name: b1, image: example/b1:1}]}
+status: {phase: Running}
+`;
+  it("one finding choosing the template's mesh, opting the template out of the other; no restart into two proxies", () => {
+    // Linkerd's namespace annotation linkerd.io/inject=enabled (healthy linkerd base, namespace shop) and Consul's pod annotation both inject.
+    const fs = findings(cluster('linkerd+consul', [asksConsul]));
+    const mine = fs.filter((f) => f.resource.name === 'b1');
+    expect(ids(mine)).toEqual(['injection-marker-invalid Deployment shop/b1']);
+    expect(mine[0]!.evidence.meshChoice).toMatchObject({ mesh: 'consul' });
+    expect(mine[0]!.fix).toEqual([
+      `kubectl patch deployment/b1 -n shop --type=merge -p '{"spec":{"template":{"metadata":{"annotations":{"linkerd.io/inject":"disabled"}}}}}'`,
+    ]);
+    expect(fs.some((f) => f.resource.name === 'b1' && (f.fix ?? []).some((l) => l.includes('rollout restart')))).toBe(false);
+  });
+});
+
+describe('Kuma >= 2.11: a pod asking in a namespace without the label', () => {
+  // kumahq/kuma v2.14.3 cp-webhooks-and-secrets.yaml: the pods webhook selects namespaces where kuma.io/sidecar-injection exists.
+  const ns = (workloads: string) => `apiVersion: v1
+kind: Namespace
+metadata: {name: plain, uid: ns-plain, labels: {kubernetes.io/metadata.name: plain}}
+---
+${workloads}
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: other, namespace: plain, uid: dep-other}
+spec:
+  selector: {matchLabels: {app: other}}
+  template:
+    metadata: {labels: {app: other}}
+    spec: {containers: [{name: other, image: example/other:1}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: other-1, namespace: plain, uid: pod-other-1, labels: {app: other}, ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: other, uid: dep-other, controller: true}]}
+spec: {containers: [{name: other, image: example/other:1}]}
+status: {phase: Running}
+`;
+  const asking = (meta: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: asks, namespace: plain, uid: dep-asks}
+spec:
+  selector: {matchLabels: {app: asks}}
+  template:
+    metadata: ${meta}
+    spec: {containers: [{name: asks, image: example/asks:1}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: asks-1, namespace: plain, uid: pod-asks-1, labels: {app: asks}, ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: asks, uid: dep-asks, controller: true}]}
+spec: {containers: [{name: asks, image: example/asks:1}]}
+status: {phase: Running}
+---
+`;
+  it('webhook-excludes-namespace labels the namespace disabled (the pod label wins), never enabled (which meshes every workload)', () => {
+    const fs = findings(cluster('kuma', [ns(asking('{labels: {app: asks, kuma.io/sidecar-injection: enabled}}'))]), ['webhook-excludes-namespace']);
+    expect(ids(fs)).toEqual(['webhook-excludes-namespace Namespace plain']);
+    expect(fs[0]!.fix).toEqual([
+      'kubectl label namespace plain kuma.io/sidecar-injection=disabled --overwrite',
+      'kubectl rollout restart deployment/asks -n plain',
+    ]);
+  });
+  it('the annotation moved to the label also labels the namespace disabled, first', () => {
+    const fs = findings(cluster('kuma', [ns(asking('{labels: {app: asks}, annotations: {kuma.io/sidecar-injection: enabled}}'))]), [
+      'injection-marker-invalid',
+    ]);
+    expect(ids(fs)).toEqual(['injection-marker-invalid Deployment plain/asks']);
+    expect(fs[0]!.fix![0]).toBe('kubectl label namespace plain kuma.io/sidecar-injection=disabled --overwrite');
+    expect(fs[0]!.fix!.some((l) => l.includes('sidecar-injection=enabled'))).toBe(false);
+  });
+});

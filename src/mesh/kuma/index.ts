@@ -142,6 +142,11 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
   // The pods webhook selects exactly `enabled` (in a namespace carrying the label, since 2.11).
   templateOptIn: { field: 'labels', key: KUMA_INJECT, value: 'enabled' },
   optOut: { field: 'labels', key: KUMA_INJECT, value: 'disabled' },
+  // kumahq/kuma v2.14.3 (0c7aaec) deployments/charts/kuma/templates/cp-webhooks-and-secrets.yaml: the
+  // pods webhook needs the namespace label to exist (operator Exists) and the pod label `enabled`;
+  // precheck.go needToInject reads the pod's label before the namespace's, so `disabled` on the
+  // namespace keeps every other pod out (the namespace webhook selects only enabled and true).
+  podOptInNamespaceLabel: { key: KUMA_INJECT, value: 'disabled' },
   templateOptOut,
   namespaceMarkerKeys: () => ({ field: 'labels', keys: [KUMA_INJECT] }),
   namespaceEnabling,
