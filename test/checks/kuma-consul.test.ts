@@ -404,3 +404,50 @@ status: {phase: Running}
     expect(fs[0]!.fix!.some((l) => l.includes('sidecar-injection=enabled'))).toBe(false);
   });
 });
+
+/** A namespace with one Deployment (pod template annotations `ann`) and its unmeshed pod. */
+const appIn = (ns: string, name: string, ann: Record<string, string> = {}, spec = '') => `apiVersion: v1
+kind: Namespace
+metadata: {name: ${ns}, uid: ns-${ns}, labels: {kubernetes.io/metadata.name: ${ns}}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}, namespace: ${ns}, uid: dep-${name}}
+spec:
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata: {labels: {app: ${name}}, annotations: ${JSON.stringify(ann)}}
+    spec: {${spec}containers: [{name: ${name}, image: example/${name}:1}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: ${name}-1, namespace: ${ns}, uid: pod-${name}-1, labels: {app: ${name}}, annotations: ${JSON.stringify(ann)}, ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: ${name}, uid: dep-${name}, controller: true}]}
+spec: {${spec}containers: [{name: ${name}, image: example/${name}:1}]}
+status: {phase: Running}
+`;
+
+describe("Consul's namespace lists (mesh_webhook.go shouldInject, a507b1d: read before the annotation)", () => {
+  const lists = consulInjectorWith((x) => x.replace('-allow-k8s-namespace="*"', '-allow-k8s-namespace="catalog" \\\n  -deny-k8s-namespace="legacy"'));
+  const snap = () =>
+    cluster('consul', [
+      yamlOf(lists),
+      appIn('other', 'o1', { 'consul.hashicorp.com/connect-inject': 'true' }),
+      appIn('legacy', 'l1', { 'consul.hashicorp.com/connect-inject': 'true' }),
+      appIn('other2', 'o3', { 'consul.hashicorp.com/connect-inject': 'yes' }),
+      appIn('legacy2', 'l3', { 'consul.hashicorp.com/connect-inject': 'no' }),
+    ]);
+  it('refuse a workload annotated "true": injector-config-excludes, the Helm values as comments', () => {
+    const fs = findings(snap(), ['injector-config-excludes']);
+    expect(ids(fs)).toEqual(['injector-config-excludes Deployment legacy/l1', 'injector-config-excludes Deployment other/o1']);
+    const l1 = fs.find((f) => f.resource.name === 'l1')!;
+    expect(l1.evidence).toMatchObject({ rule: 'deny-k8s-namespace', flag: '-deny-k8s-namespace', denyK8sNamespaces: ['legacy'] });
+    expect(l1.fix).toEqual([expect.stringMatching(/^# remove legacy from the Helm value connectInject\.k8sDenyNamespaces/)]);
+    expect(fs.find((f) => f.resource.name === 'o1')!.fix).toEqual([expect.stringMatching(/^# add other to the Helm value connectInject\.k8sAllowNamespaces/)]);
+  });
+  it('an unparsable value where the lists refuse the namespace is no denial (ParseBool is never reached)', () => {
+    const fs = findings(snap(), ['injection-marker-invalid']);
+    expect(ids(fs)).toEqual(['injection-marker-invalid Deployment other2/o3']);
+    expect(fs[0]!.evidence.deniesAdmission).toBe(false);
+    expect(fs[0]!.message).not.toMatch(/denies/);
+  });
+});
