@@ -53,6 +53,8 @@ const CASES: [string, string, string[]][] = [
   ['webhook-excludes-namespace', 'fires-kuma', ['webhook-excludes-namespace Namespace shipping']],
   ['webhook-excludes-namespace', 'fires-consul', ['webhook-excludes-namespace Namespace monitoring']],
   ['serviceaccount-missing', 'fires-consul-token', ['serviceaccount-missing Deployment catalog/auditlog']],
+  ['serviceaccount-missing', 'fires-consul-sa-token', ['serviceaccount-missing Deployment catalog/ledger']],
+  ['serviceaccount-missing', 'ok-consul-projected-token', []],
 ];
 
 /** The mesh a fixture is written for, and the meshes it must also hold beside. */
@@ -449,5 +451,31 @@ describe("Consul's namespace lists (mesh_webhook.go shouldInject, a507b1d: read 
     expect(ids(fs)).toEqual(['injection-marker-invalid Deployment other2/o3']);
     expect(fs[0]!.evidence.deniesAdmission).toBe(false);
     expect(fs[0]!.message).not.toMatch(/denies/);
+  });
+});
+
+describe('Consul with ACLs reads the ServiceAccount (mesh_webhook.go findServiceAccountVolumeMount, a507b1d)', () => {
+  it('a ServiceAccount turning the token off denies the pod: serviceaccount-missing alone, no sidecar-missing restart', () => {
+    const fs = findings(cluster('consul', [F('serviceaccount-missing', 'fires-consul-sa-token')])).filter((f) => f.resource.name === 'ledger');
+    expect(ids(fs)).toEqual(['serviceaccount-missing Deployment catalog/ledger']);
+  });
+  it('explain: a denying injector is never "new pods get no proxy"', async () => {
+    const fixture = join(FIXTURES, F('serviceaccount-missing', 'fires-consul-sa-token'));
+    const r = await runCli([
+      'explain',
+      'deployment/ledger',
+      '-n',
+      'catalog',
+      '--snapshot',
+      join(FIXTURES, 'healthy', 'consul.yaml'),
+      '--snapshot',
+      fixture,
+      '-o',
+      'json',
+    ]);
+    const out = JSON.parse(r.stdout);
+    expect(out.meshes.find((x: any) => x.mesh === 'consul').injector.at(-1)).toMatchObject({ rule: 'service-account-token', ok: false, denies: true });
+    expect(out.onRestart).toMatch(/deny/);
+    expect(out.onRestart).not.toMatch(/no proxy/);
   });
 });

@@ -170,14 +170,34 @@ export function consulInjector(m: Model, namespace: string, template: { metadata
     };
   steps.push(step);
   if (!step.ok || !s.acls) return steps;
-  const tokenOff = podSpec(template).automountServiceAccountToken === false;
+  const off = tokenOff(m, namespace, template);
   steps.push({
     rule: 'service-account-token',
-    ok: !tokenOff,
-    ...(tokenOff ? { denies: true } : {}),
-    detail: tokenOff
-      ? 'automountServiceAccountToken is false and Consul runs with ACLs: the injector denies a pod without a ServiceAccount token mount'
+    ok: !off,
+    ...(off ? { denies: true } : {}),
+    detail: off
+      ? `${off} and Consul runs with ACLs: the injector denies a pod without a ServiceAccount token mount`
       : 'service account token mounted (Consul runs with ACLs)',
   });
   return steps;
+}
+
+const SA_TOKEN_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/**
+ * Why the pod has no ServiceAccount token mount, if it has none. mesh_webhook.go
+ * findServiceAccountVolumeMount (a507b1d): any container's volumeMount at the token path will do
+ * (a projected token mounted there by hand passes). The ServiceAccount admission plugin, which runs
+ * before the webhooks, adds that mount unless the pod's automountServiceAccountToken is false, or
+ * the pod leaves it unset and its ServiceAccount's is false.
+ */
+function tokenOff(m: Model, ns: string, template: { metadata?: unknown; spec?: unknown }): string | undefined {
+  const spec = podSpec(template);
+  if (containers(spec).some((c) => arr(c.volumeMounts).some((v) => isObj(v) && v.mountPath === SA_TOKEN_PATH))) return undefined;
+  if (spec.automountServiceAccountToken === false) return 'automountServiceAccountToken is false';
+  if (spec.automountServiceAccountToken !== undefined) return undefined;
+  const sa =
+    (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName) || (typeof spec.serviceAccount === 'string' && spec.serviceAccount) || 'default';
+  const obj = m.get('serviceaccounts', ns, sa);
+  return obj?.automountServiceAccountToken === false ? `ServiceAccount ${sa} sets automountServiceAccountToken: false (the pod leaves it unset)` : undefined;
 }
