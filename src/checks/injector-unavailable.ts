@@ -36,7 +36,7 @@ function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput 
       ...base,
       message: `Injector Deployment ${inj.namespace}/${inj.name}, which serves webhook ${hooks}, does not exist${effect}.`,
       evidence: { deployment: `${inj.namespace}/${inj.name}`, exists: false, webhooks: webhookEvidence(inj.webhooks) },
-      fix: [`kubectl -n ${ns} get deployments`, ...reinstallCommands(mesh, inj.namespace, inj.name)],
+      fix: [`kubectl -n ${ns} get deployments`, ...reinstallCommands(mesh, inj.namespace, inj.name, m)],
     };
   }
   const spec = isObj(dep.spec) ? dep.spec : {};

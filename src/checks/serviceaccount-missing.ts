@@ -60,11 +60,12 @@ export default defineCheck({
       if (!d || !need) continue;
       // Every other reason to skip the pod is another check's finding.
       if (!d.injector.every((s) => s.ok || s.rule === 'service-account-token')) continue;
-      // The injector's own token rule passes (a token mounted at its path by hand): not refused.
-      if (d.injector.some((s) => s.rule === 'service-account-token' && s.ok)) continue;
+
       const onPod = spec.automountServiceAccountToken === false;
       const onSa = spec.automountServiceAccountToken === undefined && saObj.automountServiceAccountToken === false;
       if (!onPod && !onSa) continue;
+      // The template turns the token off, yet the injector's own token rule passes (a token mounted at its path by hand): not refused.
+      if (onPod && d.injector.some((s) => s.rule === 'service-account-token' && s.ok)) continue;
       const unmeshed = podStates(w).unmeshed.map(nameOf);
       yield {
         mesh: d.mesh,

@@ -96,7 +96,7 @@ export default defineCheck({
         ],
         timeout: [`kubectl -n ${ns} get networkpolicy  # must admit the API server to the injector's webhook port`, logs],
         'connection-refused': [`kubectl -n ${ns} get endpointslices -l ${shq(`kubernetes.io/service-name=${svc}`)} -o wide`, logs],
-        'service-not-found': [`kubectl -n ${ns} get service ${shq(svc)}`, ...reinstallCommands(g.mesh, cpNs, dep)],
+        'service-not-found': [`kubectl -n ${ns} get service ${shq(svc)}`, ...reinstallCommands(g.mesh, cpNs, dep, m)],
         other: [logs],
       };
       const r = g.resource;

@@ -45,7 +45,7 @@ export default defineCheck({
           meshedPods,
           controlPlaneNamespaces: install.namespaces,
         },
-        fix: [...reinstallCommands(mesh, ns, names[0]), p.listWebhookConfigs(expected[0]!)],
+        fix: [...reinstallCommands(mesh, ns, names[0], m), p.listWebhookConfigs(expected[0]!)],
       };
     }
   },

@@ -62,7 +62,7 @@ export default defineCheck({
         const hooks = b.webhooks.map((h) => h.name).join(', ');
         const fix =
           problem === 'service-missing' || problem === 'port-missing'
-            ? [`kubectl -n ${ns} get service ${shq(b.name)} -o yaml`, ...reinstallCommands(mesh, b.namespace, inj.name)]
+            ? [`kubectl -n ${ns} get service ${shq(b.name)} -o yaml`, ...reinstallCommands(mesh, b.namespace, inj.name, m)]
             : [
                 `kubectl -n ${ns} rollout status ${shq(`deploy/${inj.name}`)}`,
                 `kubectl -n ${ns} describe pods -l ${shq(injectorPodSelector(mesh, b.service))}`,

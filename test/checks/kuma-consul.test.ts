@@ -479,3 +479,41 @@ describe('Consul with ACLs reads the ServiceAccount (mesh_webhook.go findService
     expect(out.onRestart).not.toMatch(/no proxy/);
   });
 });
+
+describe('Helm lines keep the installed chart and release (kuma v2.14.3 _helpers.tpl kuma.labels; consul-k8s a507b1d global.imageK8S)', () => {
+  const labelled = (labels: Record<string, string>) => {
+    const d = structuredClone(baseObjects('kuma').find((o) => o.kind === 'Deployment' && o.metadata?.name === 'kuma-control-plane')!) as any;
+    d.metadata.labels = { ...d.metadata.labels, ...labels };
+    return d;
+  };
+  const helmLines = (snapOverlays: string[]) =>
+    findings(cluster('kuma', [F('quota-blocks-proxy', 'fires-kuma-must-specify'), ...snapOverlays]), ['quota-blocks-proxy'])
+      .flatMap((f) => f.fix ?? [])
+      .filter((l) => l.includes('helm upgrade'));
+  it('Kuma: --version and the release from the control plane labels; unknown, a comment with placeholders', () => {
+    expect(helmLines([])).toEqual([expect.stringMatching(/^# Helm: .*helm upgrade RELEASE kuma\/kuma -n kuma-system --version CHART-VERSION --reuse-values/)]);
+    const lines = helmLines([yamlOf(labelled({ 'helm.sh/chart': 'kuma-2.14.3', 'app.kubernetes.io/instance': 'mesh-cp' }))]);
+    expect(lines).toEqual([expect.stringContaining('helm upgrade mesh-cp kuma/kuma -n kuma-system --version 2.14.3 --reuse-values')]);
+  });
+  it('Consul: the release label and the consul-k8s-control-plane image tag', () => {
+    const oom = findings(cluster('consul', [F('injector-oomkilled', 'fires-consul')]), ['injector-oomkilled']);
+    expect(oom.flatMap((f) => f.fix ?? []).filter((l) => l.startsWith('helm upgrade'))).toEqual([
+      expect.stringMatching(
+        /^helm upgrade consul hashicorp\/consul -n consul --version 2\.0\.3 --reuse-values --set connectInject\.resources\.limits\.memory=/,
+      ),
+    ]);
+  });
+});
+
+describe('job-never-completes for Consul', () => {
+  it('below consul-k8s 1.9.0 (and its backports) the native-sidecar annotation is not advised', () => {
+    const old = consulInjectorWith((x) => x);
+    old.spec.template.spec.containers[0].image = 'hashicorp/consul-k8s-control-plane:1.6.2';
+    const fix = (extra: string[]) =>
+      findings(cluster('consul', [F('job-never-completes', 'fires-consul-template'), ...extra]), ['job-never-completes'])[0]!.fix!;
+    expect(fix([]).some((l) => l.includes('enable-consul-dataplane-as-sidecar":"true"'))).toBe(true);
+    const f = fix([yamlOf(old)]);
+    expect(f.some((l) => !l.startsWith('#'))).toBe(false);
+    expect(f[0]).toMatch(/^# consul-k8s 1\.6\.2 does not know the annotation consul\.hashicorp\.com\/enable-consul-dataplane-as-sidecar/);
+  });
+});
