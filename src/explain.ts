@@ -166,6 +166,8 @@ export function explain(m: Model, target: { kind: string; name: string }, ns: st
     };
   });
   const injecting = meshes.filter((x) => x.wouldInject).map((x) => x.mesh);
+  // A webhook called whose injector returns an error: the API server refuses the pod (it is not created without a proxy).
+  const denying = decisions.filter((d) => d.called && d.injector.some((st) => !st.ok && st.denies)).map((d) => d.mesh);
   // Ambient mode: meshed with no proxy container; never reported as pods without a proxy to add one to.
   const sl = sidecarlessOf(m, w);
   const enrolled = sl ? states.unmeshed.filter((p) => sl.mode.enrolment(p).state === 'enrolled').map(nameOf) : [];
@@ -195,7 +197,9 @@ export function explain(m: Model, target: { kind: string; name: string }, ns: st
         ? 'no mesh is installed: pods are never injected'
         : injecting.length
           ? `new pods get ${injecting.map((x) => profileOf(x).proxyContainer).join(' and ')}`
-          : 'new pods get no proxy',
+          : denying.length
+            ? `new pods are refused: the ${denying.map((x) => meshTitle(x)).join(' and ')} injector would deny them (they cannot be created)`
+            : 'new pods get no proxy',
     findings: related(findings, w, new Set(decisions.filter((d) => d.called).map((d) => d.mesh))),
   };
 }

@@ -8,10 +8,10 @@
  * saying what to change in which file and document, with the YAML to set or remove; applying
  * creates the new pods, so no restart line follows.
  */
-import type { Model, Workload } from './model.js';
+import { jobFinished, type Model, type Workload } from './model.js';
 import { isActive } from './k8s/pods.js';
 import type { ManifestSource } from './types.js';
-import { fileName, nameOf, note, shq } from './util.js';
+import { fileName, isObj, nameOf, note, shq } from './util.js';
 
 const RESTARTABLE = new Set(['Deployment', 'StatefulSet', 'DaemonSet']);
 
@@ -82,6 +82,8 @@ export function objectChange(
  * namespace NS k=v k2- [--overwrite]`, or the manifest edits where the Namespace is in the manifests.
  */
 export function namespaceChange(m: Model, ns: string, field: 'labels' | 'annotations', changes: FieldChange[]): string[] {
+  // Nothing to change: no command (never `kubectl annotate namespace NS ` with no key).
+  if (changes.length === 0) return [];
   const args = changes.map((c) => shq(c.value === undefined ? `${c.key}-` : `${c.key}=${c.value}`)).join(' ');
   const overwrite = changes.some((c) => c.value !== undefined) ? ' --overwrite' : '';
   return objectChange(m, { kind: 'Namespace', name: ns }, `metadata.${field}`, changes, () => [
@@ -140,9 +142,21 @@ export function recreateAll(ws: Workload[]): string[] {
 /** JSON-pointer escaping (RFC 6901) for annotation keys in patch paths. */
 export const jsonPointer = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
-/** A Job's pod template is immutable: it can only be re-created from its edited manifest. */
+/** A Job not finished with pods (or a status) still active. */
+function jobRunning(w: Workload): boolean {
+  if (w.kind !== 'Job' || !w.obj || jobFinished(w.obj)) return false;
+  const status = isObj(w.obj.status) ? w.obj.status : {};
+  return w.pods.some(isActive) || (typeof status.active === 'number' && status.active > 0);
+}
+
+/** A Job's pod template is immutable: it can only be re-created from its edited manifest (never while it runs). */
 function jobTemplateEdit(w: Workload, change: string, where = 'spec.template.metadata'): string[] {
   const file = fileName(w.name);
+  // Never re-create a Job that is still running: `kubectl replace --force` deletes it, and its pods, mid-run.
+  if (jobRunning(w))
+    return [
+      `# Job ${note(w.namespace)}/${note(w.name)} is still running: re-creating it now (kubectl replace --force) would delete its pods mid-run; once it has finished, or in the manifest its next run is created from: ${note(change)} under ${where}`,
+    ];
   return [
     `kubectl get job ${shq(w.name)} -n ${shq(w.namespace)} -o yaml > ${file}  # ${note(change)} under ${where}; drop spec.selector and the controller-uid labels`,
     `kubectl replace --force -f ${file}`,

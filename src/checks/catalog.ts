@@ -31,7 +31,7 @@ export const CATALOG = {
     description: 'A namespace with workloads has no injection marker for an installed mesh, so its pods are created without a proxy.',
     severity: 'warning',
     inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
-    optionalInputs: [...WORKLOAD_KINDS, 'configmaps'],
+    optionalInputs: [...WORKLOAD_KINDS, 'configmaps', 'serviceaccounts'],
   },
   'pod-opted-out': {
     code: 'MD1002',
@@ -47,7 +47,7 @@ export const CATALOG = {
     description: 'Pods run without a proxy because they were created before their namespace or pod template asked for injection; only new pods are injected.',
     severity: 'error',
     inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
-    optionalInputs: [...WORKLOAD_KINDS, 'configmaps'],
+    optionalInputs: [...WORKLOAD_KINDS, 'configmaps', 'serviceaccounts'],
   },
   'sidecar-missing': {
     code: 'MD1004',
@@ -56,7 +56,7 @@ export const CATALOG = {
       'Pods that should have been injected (the namespace or template asks, a webhook is called, the injector accepts) run without a proxy, and no more specific cause was found.',
     severity: 'error',
     inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
-    optionalInputs: [...WORKLOAD_KINDS, 'configmaps', 'events', 'services'],
+    optionalInputs: [...WORKLOAD_KINDS, 'configmaps', 'events', 'services', 'serviceaccounts'],
   },
   'injection-marker-invalid': {
     code: 'MD1005',
@@ -65,7 +65,7 @@ export const CATALOG = {
       'A namespace or workload carries an injection marker with an invalid value, the wrong key, or in the wrong place, so it asks for injection but does nothing; or a namespace whose markers ask both meshes to inject its pods.',
     severity: 'error',
     inputs: [],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations', 'serviceaccounts'],
   },
   'webhook-excludes-namespace': {
     code: 'MD1006',
@@ -74,7 +74,7 @@ export const CATALOG = {
       'A namespace or pod template asks for injection, but the selectors of every injection webhook of that mesh (or the injector itself) leave its pods out.',
     severity: 'error',
     inputs: ['namespaces', 'mutatingwebhookconfigurations'],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps', 'serviceaccounts'],
   },
   'serviceaccount-missing': {
     code: 'MD1007',
@@ -119,7 +119,7 @@ export const CATALOG = {
       'With check -f and --expect-meshed: a workload in the manifests that does not opt out would be created without a proxy, because no installed mesh would inject it.',
     severity: 'error',
     inputs: ['namespaces', 'mutatingwebhookconfigurations'],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps', 'serviceaccounts'],
   },
   'injector-config-excludes': {
     code: 'MD1012',
@@ -128,7 +128,7 @@ export const CATALOG = {
       "A webhook is called for the workload's pods, but the injector's own configuration (a never-inject selector, or an injection policy that is disabled or invalid) keeps them out, so they run without a proxy.",
     severity: 'warning',
     inputs: ['namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'serviceaccounts'],
   },
   'dataplane-mode-conflict': {
     code: 'MD1016',
@@ -199,6 +199,7 @@ export const CATALOG = {
       'jobs',
       'cronjobs',
       'configmaps',
+      'serviceaccounts',
     ],
   },
   'injector-oomkilled': {
@@ -239,6 +240,8 @@ export const CATALOG = {
       "A mesh's proxy injector serves a certificate (from the Secret its install keeps it in) that is not signed by the webhook's caBundle or lacks the service's DNS name, so the API server rejects every injection call.",
     severity: 'error',
     inputs: ['secrets', 'mutatingwebhookconfigurations'],
+    // the Helm line of the fix reads the control plane's Deployment (release, chart version) in the mesh's namespaces
+    optionalInputs: ['deployments', 'namespaces', 'pods'],
   },
   'identity-cert-expiring': {
     code: 'MD2009',

@@ -108,9 +108,11 @@ function* hungJobs(m: Model, w: Workload): Generator<FindingInput, boolean> {
       jobName,
     );
     // A CronJob's template is patched for the next runs; a Job's only by re-creating it, which runs it again.
-    const native = p.nativeSidecarAnnotation;
+    const unsupported = p.nativeSidecarAnnotation ? p.nativeSidecarUnsupported?.(m) : undefined;
+    const native = unsupported ? undefined : p.nativeSidecarAnnotation;
+    // No per-pod switch (or one the installed version does not know): the alternatives name the control plane's.
     const template = !native
-      ? [...p.job.alternatives] // no per-pod switch: the alternatives name the control plane's
+      ? [...(unsupported ? [`# ${unsupported}`] : []), ...p.job.alternatives]
       : w.kind === 'CronJob' && w.obj
         ? setOnTemplate(w, 'annotations', native, 'true')
         : [`# then, before it runs again: set ${native}: "true" on the pod template of its manifest`];
@@ -164,7 +166,10 @@ export default defineCheck({
             shutdownCall: 'none in command or args',
             injectedBy: d.calls.filter((c) => c.called).map((c) => c.webhook.name),
           },
-          fix: [...(p.nativeSidecarAnnotation ? setOnTemplate(w, 'annotations', p.nativeSidecarAnnotation, 'true') : []), ...p.job.alternatives],
+          fix: ((unsupported) => [
+            ...(unsupported ? [`# ${unsupported}`] : p.nativeSidecarAnnotation ? setOnTemplate(w, 'annotations', p.nativeSidecarAnnotation, 'true') : []),
+            ...p.job.alternatives,
+          ])(p.nativeSidecarAnnotation ? p.nativeSidecarUnsupported?.(m) : undefined),
         };
       }
     }

@@ -183,7 +183,7 @@ function missingValues(m: Model, w: Workload, mesh: MeshName, q: K8sObject, pod:
     fix: [
       ...(fit && exceeded.length ? raiseQuota(m, q, w.namespace, fit, exceeded) : []),
       ...(Object.keys(proposal.annotations).length ? setAnnotationsOnTemplate(w, proposal.annotations) : []),
-      ...(profileOf(mesh).resourceFix ?? []),
+      ...(profileOf(mesh).resourceFix?.(m) ?? []),
       // Linkerd reads its config annotations from the namespace too (a fixed-text alternative).
       ...(profileOf(mesh).namespaceResourceAnnotations ? ['# or: set the same annotations on the namespace, for all its workloads, and restart them'] : []),
     ],

@@ -66,6 +66,8 @@ export default defineCheck({
       const onPod = spec.automountServiceAccountToken === false;
       const onSa = spec.automountServiceAccountToken === undefined && saObj.automountServiceAccountToken === false;
       if (!onPod && !onSa) continue;
+      // The template turns the token off, yet the injector's own token rule passes (a token mounted at its path by hand): not refused.
+      if (onPod && d.injector.some((s) => s.rule === 'service-account-token' && s.ok)) continue;
       const unmeshed = podStates(w).unmeshed.map(nameOf);
       // The mesh's injector skips such pods (created without a proxy) or denies them (none created).
       const outcome = need.denies ? 'so the injector denies its pods and none can be created' : 'so its pods are not injected';

@@ -36,7 +36,7 @@ export default defineCheck({
               .map((c) => [c.fingerprint256, c]),
           ).values(),
         ];
-        const base = bundleFinding(hit, broken);
+        const base = bundleFinding(hit, broken, m);
         const first = expired[0]!;
         const what = `${plural(expired.length, 'expired certificate')} (${first.label}, expired ${first.notAfter.toISOString()}${expired.length > 1 ? ', ...' : ''})`;
         yield {

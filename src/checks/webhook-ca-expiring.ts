@@ -33,7 +33,7 @@ export default defineCheck({
           ).values(),
         ];
         certs.sort((a, b) => a.notAfter.getTime() - b.notAfter.getTime());
-        const base = bundleFinding(hit, false);
+        const base = bundleFinding(hit, false, m);
         const first = certs[0]!;
         yield {
           ...base,

@@ -57,6 +57,7 @@ export default defineCheck({
         const base = bundleFinding(
           hit.map((x) => x.g),
           broken,
+          m,
         );
         const details = [...new Set(problems.map((p) => p.detail))].join('; ');
         yield {

@@ -173,16 +173,27 @@ export default defineCheck({
         const nsLabels = namespaceLabels(nsObj, ns);
         const ws = items.map((i) => i.w);
         const ignored = items[0]!.ignored;
+        const profile = profileOf(mesh);
+        const marker = namespaceMarker(m, mesh, nsObj);
+        // Only pod templates ask, in a namespace that does not enable the mesh: the profile's label
+        // that lets the webhook see those pods alone (never enabling the namespace for every pod).
+        const optIn = profile.podOptInNamespaceLabel;
+        const podsOnly =
+          !ignored && optIn && !marker.present && ws.every((w) => profile.templateAsks(w.template))
+            ? [{ key: optIn.key, value: optIn.value }].filter((c) =>
+                podHooks.some((h) => ws.every((w) => evalWebhook(h, applyChanges(nsLabels, [c]), newPodLabels(w)).called)),
+              )
+            : [];
         const repair = ignored
           ? undefined
-          : bestRepair(
-              podHooks,
-              nsLabels,
-              (h) => selectorRepair(h.namespaceSelector, nsLabels),
-              (h, fixed) => ws.every((w) => evalWebhook(h, fixed, newPodLabels(w)).called),
-            );
-        const marker = namespaceMarker(m, mesh, nsObj);
-        const profile = profileOf(mesh);
+          : podsOnly.length
+            ? podsOnly
+            : bestRepair(
+                podHooks,
+                nsLabels,
+                (h) => selectorRepair(h.namespaceSelector, nsLabels),
+                (h, fixed) => ws.every((w) => evalWebhook(h, fixed, newPodLabels(w)).called),
+              );
         const revLabel = profile.revisionLabel;
         const rev = revLabel ? nsLabels[revLabel] : undefined;
         const unserved = rev !== undefined && !podHooks.some((h) => h.revisions.includes(rev));

@@ -140,11 +140,14 @@ function slimEnv(e: Obj): Obj {
   return { name: e.name, value: keep || e.value === undefined ? e.value : REDACTED };
 }
 
+/** Where the ServiceAccount admission plugin mounts the token (Consul's findServiceAccountVolumeMount looks there). */
+const SA_TOKEN_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
+
 /**
  * A container: the fields the checks read, as a new object (dropping by `delete` costs more).
  * name, image and restartPolicy (is it a proxy, a native sidecar), resources (quotas, OOM
  * evidence), ports (a webhook's named targetPort), env (istiod's ENABLE_NATIVE_SIDECARS), command
- * and args (job-never-completes), securityContext.runAsUser (Kuma's sidecar UID rule). Probes, lifecycle hooks, envFrom, volumeMounts, workingDir, ...
+ * and args (job-never-completes), securityContext.runAsUser (Kuma's sidecar UID rule), a volumeMount at the token path (Consul's ACL rule). Probes, lifecycle hooks, envFrom, other volumeMounts, workingDir, ...
  * are dropped. A check that starts reading another field adds it here.
  */
 function slimContainer(c: Obj): Obj {
@@ -161,6 +164,10 @@ function slimContainer(c: Obj): Obj {
     args: Array.isArray(c.args) ? c.args : undefined,
     // Kuma's injector rejects an app container running as its sidecar's UID.
     securityContext: isObj(c.securityContext) && typeof c.securityContext.runAsUser === 'number' ? { runAsUser: c.securityContext.runAsUser } : undefined,
+    // Consul's injector with ACLs looks for a mount at the ServiceAccount token path: only that mount's path is kept.
+    volumeMounts: Array.isArray(c.volumeMounts)
+      ? c.volumeMounts.filter((v) => isObj(v) && v.mountPath === SA_TOKEN_PATH).map(() => ({ mountPath: SA_TOKEN_PATH }))
+      : undefined,
   };
 }
 

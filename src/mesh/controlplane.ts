@@ -261,7 +261,7 @@ export function injectionSkip(m: Model, mesh: MeshName, w: Workload): InjectionS
 
 /** How to re-render a mesh's control plane (webhook, Service, Deployment) as it was installed. */
 export const reinstallCommands = (m: Model, mesh: MeshName, ns: string, injector = profileOf(mesh).defaultInjector): string[] =>
-  profileOf(mesh).reinstall(ns, injector, profileOf(mesh).injectorVersion?.(m, ns, injector));
+  profileOf(mesh).reinstall(ns, injector, m);
 
 /** The Service selector as kubectl -l syntax (the injector's pods), or the mesh's usual label. */
 export function injectorPodSelector(mesh: MeshName, svc: K8sObject | undefined): string {

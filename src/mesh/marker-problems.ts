@@ -105,7 +105,21 @@ export function namespaceProblems(m: Model, ns: string): Problem[] {
  * the second select a webhook).
  */
 function removeNamespaceMarker(m: Model, ns: string, mesh: MeshName): string[] {
-  const { field, keys } = profileOf(mesh).namespaceMarkerKeys(m.namespace(ns));
+  const p = profileOf(mesh);
+  const { field, keys } = p.namespaceMarkerKeys(m.namespace(ns));
+  if (keys.length === 0) {
+    // A mesh with no namespace marker (its injector's settings enable the namespace): each
+    // workload's template opts out (those asking the mesh themselves are their own choice), or the
+    // setting leaves the namespace out (comment lines: a change to the control plane's install).
+    const o = p.optOut;
+    return [
+      ...m
+        .appWorkloadsIn(ns)
+        .filter((w) => !p.templateOptOut(w.template) && !p.templateAsking(w.template))
+        .flatMap((w) => setOnTemplate(w, o.field, o.key, o.value)),
+      ...(p.namespaceSettingOff?.(m, ns) ?? []),
+    ];
+  }
   return namespaceChange(
     m,
     ns,
@@ -141,7 +155,11 @@ function bothAsked(m: Model, ns: string): Problem[] {
       resource: { kind: 'Namespace', name: ns },
       message: `Namespace ${ns} asks both ${texts} to inject its pods, so every new pod in it is sent to both injectors; ${
         other
-          ? `${chosenText(choice)}, so the fix removes the ${meshTitle(other)} marker (running pods keep their proxy until re-created)`
+          ? `${chosenText(choice)}, so the fix ${
+              profileOf(other).namespaceMarkerKeys(obj).keys.length
+                ? `removes the ${meshTitle(other)} marker`
+                : `opts the namespace's workloads out of ${meshTitle(other)}`
+            } (running pods keep their proxy until re-created)`
           : mustChoose(choice, 'it')
       }.`,
       evidence: { markers: both.map((x) => namespaceMarker(m, x, obj).text), meshChoice: choiceEvidence(choice) },
@@ -232,8 +250,60 @@ export function workloadProblems(m: Model, w: Workload): Problem[] {
         out.push({ ...d, mesh: p.name, resource: w.ref, recreate: w.kind === 'Pod' ? [w] : [], affectedPods: podStates(w).unmeshed.length });
       }
     }
-    return oneMeshForWorkload(m, w, out);
+    return out.length ? oneMeshForWorkload(m, w, out) : bothAskedForWorkload(m, w);
   });
+}
+
+/**
+ * A workload that two meshes would inject, each asked validly from a different place (one by the
+ * namespace, the other by the pod template, or both by the template): every new pod would get two
+ * proxies, so re-creating its pods (sidecar-missing's advice for each mesh) must wait until one
+ * mesh is chosen. The pod template opts out of the meshes not chosen (the patch rolls the workload
+ * out into one proxy); undecided, the choice. It explains both meshes' missing proxies.
+ */
+function bothAskedForWorkload(m: Model, w: Workload): Problem[] {
+  const asked = installedMeshes(m).filter((x) => meshWouldInject(m, w, x));
+  if (asked.length < 2) return [];
+  // Both asked by the namespace alone: the namespace's finding (bothAsked) says it, once.
+  if (namespaceProblems(m, w.namespace).some((p) => asked.every((x) => p.mesh === x || p.explains?.includes(x)))) return [];
+  const obj = m.namespace(w.namespace);
+  const where = w.templatePath ? 'pod template' : 'pod';
+  const how = (x: MeshName) => {
+    const t = profileOf(x).templateAsking(w.template);
+    return t ? `its ${where} ${t}` : `namespace ${w.namespace}'s ${namespaceMarker(m, x, obj).text ?? 'marker'}`;
+  };
+  const choice = chooseMesh(m, w.namespace, [w], asked);
+  const optOuts = (keep: MeshName) =>
+    asked
+      .filter((x) => x !== keep && !templateOptOut(x, w.template))
+      .flatMap((x) => {
+        const o = optOutMarker(x);
+        return setOnTemplate(w, o.field, o.key, o.value);
+      });
+  // A bare pod has no template to roll out: it is re-created once its own markers are right.
+  const recreate = w.kind === 'Pod' ? [w] : [];
+  const id = `${w.kind} ${w.namespace}/${w.name}`;
+  const others = choice.mesh ? asked.filter((x) => x !== choice.mesh) : [];
+  return [
+    {
+      mesh: choice.mesh ?? asked[0]!,
+      resource: w.ref,
+      message: `${id} is asked to be injected by both ${asked.map((x) => `${meshTitle(x)} (${how(x)})`).join(' and ')}, so each new pod of it would get two proxies; ${
+        choice.mesh ? `${chosenText(choice)}, so the fix opts its ${where} out of ${others.map(meshTitle).join(' and ')}` : mustChoose(choice, 'it')
+      }.`,
+      evidence: { markers: asked.map((x) => `${meshTitle(x)}: ${how(x)}`), meshChoice: choiceEvidence(choice) },
+      fix: choiceFix(
+        choice,
+        asked.map((keep) => ({ mesh: keep, fix: [...optOuts(keep), ...recreateAll(recreate)] })),
+        id,
+      ),
+      recreate: choice.mesh ? recreate : [],
+      remove: [],
+      explains: asked,
+      ...(choice.mesh ? { choice } : {}),
+      affectedPods: podStates(w).unmeshed.length,
+    },
+  ];
 }
 
 /**

@@ -250,21 +250,16 @@ export interface MeshProfile {
   slimConfigMapKey?(name: string, key: string, text: string): string | undefined;
 
   // --- Install and repair commands ----------------------------------------------------------
-  /** How to re-render the control plane as it was installed (comment alternatives). */
-  reinstall(ns: string, injector: string, version?: string): string[];
+  /** How to re-render the control plane as it was installed (comment alternatives); `m` to read the install (Helm release and chart version). */
+  reinstall(ns: string, injector: string, m?: Model): string[];
   /** The webhook configurations an install with these injector Deployments creates. */
   expectedWebhookConfigs(injectors: string[]): string[];
   /** The command that lists this mesh's webhook configurations. */
   listWebhookConfigs(expected: string): string;
   /** The durable way to raise the injector's memory limit. */
-  injectorMemoryFix(ns: string, injector: string, limit: string, version?: string): string;
-  /**
-   * The release the injector Deployment `ns/injector` runs ("1.27.1"), when known: install
-   * commands pin it (a Helm upgrade without --version installs the newest chart).
-   */
-  injectorVersion?(m: Model, ns: string, injector: string): string | undefined;
+  injectorMemoryFix(ns: string, injector: string, limit: string, m?: Model): string;
   /** How the webhook's caBundle and serving certificate are renewed (after cert-manager's, if any). */
-  webhookCertFix(ns: string, injector: string, certManager: boolean): string[];
+  webhookCertFix(ns: string, injector: string, certManager: boolean, m?: Model): string[];
   /** Why an empty caBundle happens for this mesh, when the mesh fills it itself. */
   readonly emptyCaBundle?: string;
   /** What a restart of the injector does to the caBundle (appended to the restart command). */
@@ -294,10 +289,21 @@ export interface MeshProfile {
    * namespace marker (Consul), or where the namespace's marker keeps the mesh off on purpose (Kuma).
    */
   readonly templateOptIn?: { field: Field; key: string; value: string };
+  /**
+   * A namespace label under which the mesh's webhooks are called for the pods that ask themselves
+   * (templateOptIn) while the namespace stays off for every other pod (Kuma >= 2.11: its pods webhook
+   * selects namespaces where kuma.io/sidecar-injection exists; `disabled` keeps the rest unmeshed).
+   */
+  readonly podOptInNamespaceLabel?: { key: string; value: string };
   /** The pod template marker that opts out of this mesh. */
   readonly optOut: { field: Field; key: string; value: string };
   /** The pod template opts out of this mesh explicitly. */
   templateOptOut(template: Template): { key: string; value: string; from: 'label' | 'annotation' } | undefined;
+  /**
+   * For a mesh with no namespace marker (namespaceMarkerKeys empty) whose injector's own settings
+   * enable a namespace: how those settings leave namespace `ns` out instead (comment lines).
+   */
+  namespaceSettingOff?(m: Model, ns: string): string[];
   /** The namespace markers that make this mesh inject (all of them, to remove). */
   namespaceMarkerKeys(ns: K8sObject | undefined): { field: Field; keys: string[] };
   /** The namespace's own marker enabling this mesh. */
@@ -323,7 +329,7 @@ export interface MeshProfile {
   /** The pod annotations that set each proxy resource (none for a mesh without them: Kuma). */
   readonly resourceAnnotations: Readonly<Partial<Record<ResourceKey, string>>>;
   /** How the proxy's resources are set where no annotation does (comment lines, for quota advice). */
-  readonly resourceFix?: readonly string[];
+  resourceFix?(m: Model): string[];
   /** The proxy resources quota advice suggests when none are set. */
   readonly suggestedResources: Readonly<Record<ResourceKey, string>>;
   /** The annotations also work on the namespace (for all its workloads). */
@@ -350,6 +356,8 @@ export interface MeshProfile {
   readonly keptArgs?: readonly string[];
   /** The pod template annotation that makes the proxy a native sidecar (none where only the control plane's setting decides: Kuma). */
   readonly nativeSidecarAnnotation?: string;
+  /** The installed version does not know nativeSidecarAnnotation yet: why (for a comment), else undefined (known to, or not read). */
+  nativeSidecarUnsupported?(m: Model): string | undefined;
 
   // --- Jobs ---------------------------------------------------------------------------------
   readonly job: {

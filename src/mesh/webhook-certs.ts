@@ -2,6 +2,7 @@
  * Webhook caBundles, by configuration: what each holds and the finding fields the caBundle checks
  * share. How a mesh renews its webhook certificate is its profile's (webhookCertFix).
  */
+import type { Model } from '../model.js';
 import { parseCaBundle, validity, injectCaFrom, type PemResult } from '../k8s/x509.js';
 import type { K8sObject } from '../types.js';
 import { groupBy, shq } from '../util.js';
@@ -42,7 +43,7 @@ export function brokenEffect(hooks: MeshWebhook[]): string {
 }
 
 /** The finding fields every caBundle finding of one configuration shares. */
-export function bundleFinding(groups: BundleGroup[], broken: boolean) {
+export function bundleFinding(groups: BundleGroup[], broken: boolean, m?: Model) {
   const g = groups[0]!;
   const hooks = groups.flatMap((x) => x.webhooks);
   const from = injectCaFrom(g.config);
@@ -55,7 +56,7 @@ export function bundleFinding(groups: BundleGroup[], broken: boolean) {
       failurePolicy: [...new Set(hooks.map((h) => h.failurePolicy))].join(','),
       ...(from ? { injectCaFrom: `${from.namespace}/${from.name}` } : {}),
     },
-    fix: webhookCertFix(g.mesh, g.config, hooks),
+    fix: webhookCertFix(g.mesh, g.config, hooks, m),
     ...(broken ? { causeKey: `webhook-broken:${g.mesh}` } : { severity: 'warning' as const }),
   };
 }
@@ -64,7 +65,7 @@ export function bundleFinding(groups: BundleGroup[], broken: boolean) {
  * How to get a valid caBundle and serving certificate: through cert-manager when it injects the
  * CA, else Linkerd's regeneration on upgrade, or istiod's own patching of its webhooks.
  */
-export function webhookCertFix(mesh: MeshName, config: K8sObject, hooks: MeshWebhook[]): string[] {
+export function webhookCertFix(mesh: MeshName, config: K8sObject, hooks: MeshWebhook[], m?: Model): string[] {
   const p = profileOf(mesh);
   const svc = hooks.find((h) => h.service)?.service;
   const ns = shq(svc?.namespace || p.defaultNamespace);
@@ -76,5 +77,5 @@ export function webhookCertFix(mesh: MeshName, config: K8sObject, hooks: MeshWeb
         `kubectl -n cert-manager logs -l app.kubernetes.io/component=cainjector --tail=100  # why the caBundle was not filled`,
       ]
     : [];
-  return [...certManager, ...p.webhookCertFix(ns, deploy, !!from)];
+  return [...certManager, ...p.webhookCertFix(ns, deploy, !!from, m)];
 }

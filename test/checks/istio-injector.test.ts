@@ -298,16 +298,16 @@ describe('Helm lines pin the installed istiod release (helm upgrade without --ve
   // helm upgrade takes the latest chart version unless --version is given (helm.sh docs, `helm upgrade --version`);
   // istio/istiod charts are versioned like the release (manifests/charts/istio-control/istio-discovery/Chart.yaml @86c9f01f).
   it('pins --version when the release is known, and is only a comment when it is not', () => {
-    expect(istio.injectorMemoryFix("'istio-system'", 'istiod', '4Gi', '1.27.1')).toBe(
-      "helm upgrade istiod istio/istiod -n 'istio-system' --version 1.27.1 --reuse-values --set pilot.resources.limits.memory=4Gi  # if installed with Helm (pinned to the installed 1.27.1); durable (if installed with istioctl: istioctl install -f YOUR-ISTIOOPERATOR.yaml --set values.pilot.resources.limits.memory=4Gi  (your own IstioOperator and values, else istioctl installs its defaults))",
+    // The healthy Istio cluster runs istiod from docker.io/istio/pilot:1.24.2: the profile reads the release from the Model.
+    const m = makeModel(cluster('istio'), { mesh: 'auto', certExpiryWarningDays: 60, now: NOW });
+    expect(istio.injectorMemoryFix('istio-system', 'istiod', '4Gi', m)).toBe(
+      'helm upgrade istiod istio/istiod -n istio-system --version 1.24.2 --reuse-values --set pilot.resources.limits.memory=4Gi  # if installed with Helm (pinned to the installed 1.24.2); durable (if installed with istioctl: istioctl install -f YOUR-ISTIOOPERATOR.yaml --set values.pilot.resources.limits.memory=4Gi  (your own IstioOperator and values, else istioctl installs its defaults))',
     );
     expect(istio.injectorMemoryFix('istio-system', 'istiod', '4Gi', undefined)).toMatch(
       /^# if installed with Helm \(istiod's version is unknown: .*--version INSTALLED-VERSION/,
     );
     expect(istio.reinstall('istio-system', 'istiod-canary', undefined).every((l) => l.startsWith('#'))).toBe(true);
-    expect(istio.reinstall('istio-system', 'istiod-canary', '1.28.0')[2]).toBe(
-      '# Helm: helm upgrade istiod-canary istio/istiod -n istio-system --version 1.28.0 --reuse-values',
-    );
+    expect(istio.reinstall('istio-system', 'istiod', m)[2]).toBe('# Helm: helm upgrade istiod istio/istiod -n istio-system --version 1.24.2 --reuse-values');
   });
 
   it('a digest-only or tagless istiod image leaves the version unknown: the policy fix is a comment', () => {

@@ -65,6 +65,8 @@ const CASES: [string, string, string[]][] = [
   ['webhook-denied', 'fires-kuma-invalid-label', ['webhook-denied Deployment orders/auditor']],
   ['webhook-denied', 'fires-consul-invalid-annotation', ['webhook-denied Deployment catalog/exporter']],
   ['webhook-denied', 'fires-consul-token', ['webhook-denied Deployment catalog/ledger']],
+  ['serviceaccount-missing', 'fires-consul-sa-token', ['serviceaccount-missing Deployment catalog/ledger']],
+  ['serviceaccount-missing', 'ok-consul-projected-token', []],
 ];
 
 /** The mesh a fixture is written for, and the meshes it must also hold beside. */
@@ -367,5 +369,234 @@ status: {phase: Running}
     const snap = cluster('consul', [F('pod-opted-out', 'fires-consul-default-inject'), excluded]);
     const fs = ids(findings(snap, ['webhook-excludes-namespace', 'pod-opted-out', 'namespace-not-enabled', 'sidecar-missing']));
     expect(fs).toEqual(['pod-opted-out Deployment catalog/reports']);
+  });
+});
+
+/** Consul's healthy injector Deployment with its command line edited (its flags are its settings). */
+const consulInjectorWith = (edit: (command: string) => string) => {
+  const d = structuredClone(baseObjects('consul').find((o) => o.kind === 'Deployment' && o.metadata?.name === 'consul-connect-injector')!) as any;
+  const c = d.spec.template.spec.containers.find((x: any) => x.name === 'sidecar-injector');
+  c.command = c.command.map((x: string) => edit(x));
+  return d;
+};
+const yamlOf = (...objs: unknown[]) => objs.map((o) => JSON.stringify(o)).join('\n---\n') + '\n';
+
+describe("the reviewer's Kuma and Consul repros (kumahq/kuma v2.14.3, hashicorp/consul-k8s a507b1d)", () => {
+  it('a mesh with no namespace marker is never "removed" with an empty command: its workloads opt out, or its deny list (comment)', () => {
+    // mesh_webhook.go shouldInject: -default-inject=true injects every pod without the annotation; no code reads a Namespace marker.
+    const on = consulInjectorWith((x) => x.replace('-default-inject=false', '-default-inject=true'));
+    const fs = findings(cluster('linkerd+consul', [yamlOf(on)]), ['injection-marker-invalid']).filter(
+      (f) => f.resource.kind === 'Namespace' && f.resource.name === 'shop',
+    );
+    expect(fs).toHaveLength(1);
+    const fix = fs[0]!.fix ?? [];
+    expect(fix.some((l) => /^kubectl (annotate|label) namespace \S+\s*$/.test(l))).toBe(false);
+    expect(fix).toContain(
+      `kubectl patch deployment/web -n shop --type=merge -p '{"spec":{"template":{"metadata":{"annotations":{"consul.hashicorp.com/connect-inject":"false"}}}}}'`,
+    );
+    expect(fix.filter((l) => l.includes('k8sDenyNamespaces')).every((l) => l.startsWith('#'))).toBe(true);
+    expect(fs[0]!.message).not.toMatch(/removes the Consul marker/);
+  });
+});
+
+describe('one mesh per workload when the namespace asks one mesh and the pod template another', () => {
+  const asksConsul = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: b1, namespace: shop, uid: dep-b1}
+spec:
+  selector: {matchLabels: {app: b1}}
+  template:
+    metadata: {labels: {app: b1}, annotations: {consul.hashicorp.com/connect-inject: "true"}}
+    spec: {containers: [{name: b1, image: example/b1:1}]}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: b1-1
+  namespace: shop
+  uid: pod-b1-1
+  labels: {app: b1}
+  annotations: {consul.hashicorp.com/connect-inject: "true"}
+  ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: b1, uid: dep-b1, controller: true}]
+spec: {containers: [{name: b1, image: example/b1:1}]}
+status: {phase: Running}
+`;
+  it("one finding choosing the template's mesh, opting the template out of the other; no restart into two proxies", () => {
+    // Linkerd's namespace annotation linkerd.io/inject=enabled (healthy linkerd base, namespace shop) and Consul's pod annotation both inject.
+    const fs = findings(cluster('linkerd+consul', [asksConsul]));
+    const mine = fs.filter((f) => f.resource.name === 'b1');
+    expect(ids(mine)).toEqual(['injection-marker-invalid Deployment shop/b1']);
+    expect(mine[0]!.evidence.meshChoice).toMatchObject({ mesh: 'consul' });
+    expect(mine[0]!.fix).toEqual([
+      `kubectl patch deployment/b1 -n shop --type=merge -p '{"spec":{"template":{"metadata":{"annotations":{"linkerd.io/inject":"disabled"}}}}}'`,
+    ]);
+    expect(fs.some((f) => f.resource.name === 'b1' && (f.fix ?? []).some((l) => l.includes('rollout restart')))).toBe(false);
+  });
+});
+
+describe('Kuma >= 2.11: a pod asking in a namespace without the label', () => {
+  // kumahq/kuma v2.14.3 cp-webhooks-and-secrets.yaml: the pods webhook selects namespaces where kuma.io/sidecar-injection exists.
+  const ns = (workloads: string) => `apiVersion: v1
+kind: Namespace
+metadata: {name: plain, uid: ns-plain, labels: {kubernetes.io/metadata.name: plain}}
+---
+${workloads}
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: other, namespace: plain, uid: dep-other}
+spec:
+  selector: {matchLabels: {app: other}}
+  template:
+    metadata: {labels: {app: other}}
+    spec: {containers: [{name: other, image: example/other:1}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: other-1, namespace: plain, uid: pod-other-1, labels: {app: other}, ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: other, uid: dep-other, controller: true}]}
+spec: {containers: [{name: other, image: example/other:1}]}
+status: {phase: Running}
+`;
+  const asking = (meta: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: asks, namespace: plain, uid: dep-asks}
+spec:
+  selector: {matchLabels: {app: asks}}
+  template:
+    metadata: ${meta}
+    spec: {containers: [{name: asks, image: example/asks:1}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: asks-1, namespace: plain, uid: pod-asks-1, labels: {app: asks}, ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: asks, uid: dep-asks, controller: true}]}
+spec: {containers: [{name: asks, image: example/asks:1}]}
+status: {phase: Running}
+---
+`;
+  it('webhook-excludes-namespace labels the namespace disabled (the pod label wins), never enabled (which meshes every workload)', () => {
+    const fs = findings(cluster('kuma', [ns(asking('{labels: {app: asks, kuma.io/sidecar-injection: enabled}}'))]), ['webhook-excludes-namespace']);
+    expect(ids(fs)).toEqual(['webhook-excludes-namespace Namespace plain']);
+    expect(fs[0]!.fix).toEqual([
+      'kubectl label namespace plain kuma.io/sidecar-injection=disabled --overwrite',
+      'kubectl rollout restart deployment/asks -n plain',
+    ]);
+  });
+  it('the annotation moved to the label also labels the namespace disabled, first', () => {
+    const fs = findings(cluster('kuma', [ns(asking('{labels: {app: asks}, annotations: {kuma.io/sidecar-injection: enabled}}'))]), [
+      'injection-marker-invalid',
+    ]);
+    expect(ids(fs)).toEqual(['injection-marker-invalid Deployment plain/asks']);
+    expect(fs[0]!.fix![0]).toBe('kubectl label namespace plain kuma.io/sidecar-injection=disabled --overwrite');
+    expect(fs[0]!.fix!.some((l) => l.includes('sidecar-injection=enabled'))).toBe(false);
+  });
+});
+
+/** A namespace with one Deployment (pod template annotations `ann`) and its unmeshed pod. */
+const appIn = (ns: string, name: string, ann: Record<string, string> = {}, spec = '') => `apiVersion: v1
+kind: Namespace
+metadata: {name: ${ns}, uid: ns-${ns}, labels: {kubernetes.io/metadata.name: ${ns}}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}, namespace: ${ns}, uid: dep-${name}}
+spec:
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata: {labels: {app: ${name}}, annotations: ${JSON.stringify(ann)}}
+    spec: {${spec}containers: [{name: ${name}, image: example/${name}:1}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: ${name}-1, namespace: ${ns}, uid: pod-${name}-1, labels: {app: ${name}}, annotations: ${JSON.stringify(ann)}, ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: ${name}, uid: dep-${name}, controller: true}]}
+spec: {${spec}containers: [{name: ${name}, image: example/${name}:1}]}
+status: {phase: Running}
+`;
+
+describe("Consul's namespace lists (mesh_webhook.go shouldInject, a507b1d: read before the annotation)", () => {
+  const lists = consulInjectorWith((x) => x.replace('-allow-k8s-namespace="*"', '-allow-k8s-namespace="catalog" \\\n  -deny-k8s-namespace="legacy"'));
+  const snap = () =>
+    cluster('consul', [
+      yamlOf(lists),
+      appIn('other', 'o1', { 'consul.hashicorp.com/connect-inject': 'true' }),
+      appIn('legacy', 'l1', { 'consul.hashicorp.com/connect-inject': 'true' }),
+      appIn('other2', 'o3', { 'consul.hashicorp.com/connect-inject': 'yes' }),
+      appIn('legacy2', 'l3', { 'consul.hashicorp.com/connect-inject': 'no' }),
+    ]);
+  it('refuse a workload annotated "true": injector-config-excludes, the Helm values as comments', () => {
+    const fs = findings(snap(), ['injector-config-excludes']);
+    expect(ids(fs)).toEqual(['injector-config-excludes Deployment legacy/l1', 'injector-config-excludes Deployment other/o1']);
+    const l1 = fs.find((f) => f.resource.name === 'l1')!;
+    expect(l1.evidence).toMatchObject({ rule: 'deny-k8s-namespace', flag: '-deny-k8s-namespace', denyK8sNamespaces: ['legacy'] });
+    expect(l1.fix).toEqual([expect.stringMatching(/^# remove legacy from the Helm value connectInject\.k8sDenyNamespaces/)]);
+    expect(fs.find((f) => f.resource.name === 'o1')!.fix).toEqual([expect.stringMatching(/^# add other to the Helm value connectInject\.k8sAllowNamespaces/)]);
+  });
+  it('an unparsable value where the lists refuse the namespace is no denial (ParseBool is never reached)', () => {
+    const fs = findings(snap(), ['injection-marker-invalid']);
+    expect(ids(fs)).toEqual(['injection-marker-invalid Deployment other2/o3']);
+    expect(fs[0]!.evidence.deniesAdmission).toBe(false);
+    expect(fs[0]!.message).not.toMatch(/denies/);
+  });
+});
+
+describe('Consul with ACLs reads the ServiceAccount (mesh_webhook.go findServiceAccountVolumeMount, a507b1d)', () => {
+  it('a ServiceAccount turning the token off denies the pod: serviceaccount-missing alone, no sidecar-missing restart', () => {
+    const fs = findings(cluster('consul', [F('serviceaccount-missing', 'fires-consul-sa-token')])).filter((f) => f.resource.name === 'ledger');
+    expect(ids(fs)).toEqual(['serviceaccount-missing Deployment catalog/ledger']);
+  });
+  it('explain: a denying injector is never "new pods get no proxy"', async () => {
+    const fixture = join(FIXTURES, F('serviceaccount-missing', 'fires-consul-sa-token'));
+    const r = await runCli([
+      'explain',
+      'deployment/ledger',
+      '-n',
+      'catalog',
+      '--snapshot',
+      join(FIXTURES, 'healthy', 'consul.yaml'),
+      '--snapshot',
+      fixture,
+      '-o',
+      'json',
+    ]);
+    const out = JSON.parse(r.stdout);
+    expect(out.meshes.find((x: any) => x.mesh === 'consul').injector.at(-1)).toMatchObject({ rule: 'service-account-token', ok: false, denies: true });
+    expect(out.onRestart).toMatch(/deny/);
+    expect(out.onRestart).not.toMatch(/no proxy/);
+  });
+});
+
+describe('Helm lines keep the installed chart and release (kuma v2.14.3 _helpers.tpl kuma.labels; consul-k8s a507b1d global.imageK8S)', () => {
+  const labelled = (labels: Record<string, string>) => {
+    const d = structuredClone(baseObjects('kuma').find((o) => o.kind === 'Deployment' && o.metadata?.name === 'kuma-control-plane')!) as any;
+    d.metadata.labels = { ...d.metadata.labels, ...labels };
+    return d;
+  };
+  const helmLines = (snapOverlays: string[]) =>
+    findings(cluster('kuma', [F('quota-blocks-proxy', 'fires-kuma-must-specify'), ...snapOverlays]), ['quota-blocks-proxy'])
+      .flatMap((f) => f.fix ?? [])
+      .filter((l) => l.includes('helm upgrade'));
+  it('Kuma: --version and the release from the control plane labels; unknown, a comment with placeholders', () => {
+    expect(helmLines([])).toEqual([expect.stringMatching(/^# Helm: .*helm upgrade RELEASE kuma\/kuma -n kuma-system --version CHART-VERSION --reuse-values/)]);
+    const lines = helmLines([yamlOf(labelled({ 'helm.sh/chart': 'kuma-2.14.3', 'app.kubernetes.io/instance': 'mesh-cp' }))]);
+    expect(lines).toEqual([expect.stringContaining('helm upgrade mesh-cp kuma/kuma -n kuma-system --version 2.14.3 --reuse-values')]);
+  });
+  it('Consul: the release label and the consul-k8s-control-plane image tag', () => {
+    const oom = findings(cluster('consul', [F('injector-oomkilled', 'fires-consul')]), ['injector-oomkilled']);
+    expect(oom.flatMap((f) => f.fix ?? []).filter((l) => l.startsWith('helm upgrade'))).toEqual([
+      expect.stringMatching(
+        /^helm upgrade consul hashicorp\/consul -n consul --version 2\.0\.3 --reuse-values --set connectInject\.resources\.limits\.memory=/,
+      ),
+    ]);
+  });
+});
+
+describe('job-never-completes for Consul', () => {
+  it('below consul-k8s 1.9.0 (and its backports) the native-sidecar annotation is not advised', () => {
+    const old = consulInjectorWith((x) => x);
+    old.spec.template.spec.containers[0].image = 'hashicorp/consul-k8s-control-plane:1.6.2';
+    const fix = (extra: string[]) =>
+      findings(cluster('consul', [F('job-never-completes', 'fires-consul-template'), ...extra]), ['job-never-completes'])[0]!.fix!;
+    expect(fix([]).some((l) => l.includes('enable-consul-dataplane-as-sidecar":"true"'))).toBe(true);
+    const f = fix([yamlOf(old)]);
+    expect(f.some((l) => !l.startsWith('#'))).toBe(false);
+    expect(f[0]).toMatch(/^# consul-k8s 1\.6\.2 does not know the annotation consul\.hashicorp\.com\/enable-consul-dataplane-as-sidecar/);
   });
 });

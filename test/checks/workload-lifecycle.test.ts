@@ -297,7 +297,9 @@ describe('job-never-completes', () => {
       "# or: wrap the app's command in linkerd-await --shutdown -- (with config.linkerd.io/proxy-admin-shutdown: enabled on the pod template)",
       '# or: opt the pod template out with the annotation linkerd.io/inject: disabled',
     ]);
-    expect(fs[1]!.fix[0]).toContain('kubectl get job reindex -n store -o yaml > reindex.yaml  # set annotations sidecar.istio.io/nativeSidecar: "true"');
+    // reindex is still running: never re-created mid-run (kubectl replace --force deletes its pods), only its next run.
+    expect(fs[1]!.fix[0]).toMatch(/^# Job store\/reindex is still running: .*set annotations sidecar\.istio\.io\/nativeSidecar: "true"/);
+    expect(fs[1]!.fix.some((l) => l.startsWith('kubectl replace --force'))).toBe(false);
     expect(fs[1]!.evidence.nativeSidecar).toBe('no native-sidecar setting found');
   });
 

@@ -42,7 +42,9 @@
  *   ("/home/kubernetes/bin" on GKE).
  */
 import type { Model, Workload } from '../../model.js';
-import { annotationsOf, labelsOf, shq } from '../../util.js';
+import { annotationsOf, isObj, labelsOf, note, shq } from '../../util.js';
+import { containers, podSpec } from '../../k8s/pods.js';
+import { helmUpgrade, unquoteNamespace, type HelmRelease } from '../helm.js';
 import { valueAt } from '../config-values.js';
 import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { CONSUL_FLAGS, CONSUL_INJECT, consulInjector, consulSettings, defaultInjects, parseConsul } from './injector.js';
@@ -96,6 +98,38 @@ const cni: CniPlugin = {
 /** `<fullname>` from an injector Deployment named `<fullname>-connect-injector`. */
 const fullname = (injector: string): string => injector.replace(/-connect-injector$/, '') || 'consul';
 
+/**
+ * The Helm release and chart version of the injector `<ns>/<injector>`. consul-k8s a507b1d
+ * charts/consul/templates/connect-inject-deployment.yaml labels it `release: <release>` (its
+ * `chart` label is the constant `consul-helm`, _helpers.tpl consul.chart: no version); the chart
+ * version is the consul-k8s version, the tag of its consul-k8s-control-plane image (values.yaml
+ * global.imageK8S, e.g. hashicorp/consul-k8s-control-plane:1.6.2 in chart 1.6.2).
+ */
+function consulRelease(m: Model | undefined, ns: string, injector: string): HelmRelease {
+  if (!m) return {};
+  const raw = unquoteNamespace(ns, m.mesh('consul')?.namespaces ?? []);
+  const d = m.get('deployments', raw, injector.replace(/^['"]?(deploy\/)?|['"]$/g, ''));
+  const release = labelsOf(d).release;
+  const image = containers(podSpec(isObj(d?.spec) ? d!.spec.template : undefined)).find((c) => c.name === 'sidecar-injector')?.image;
+  const version = typeof image === 'string' ? /consul-k8s-control-plane:v?([0-9][0-9A-Za-z.+-]*)$/.exec(image)?.[1] : undefined;
+  return { ...(release ? { release } : {}), ...(version ? { version } : {}) };
+}
+
+/**
+ * consul-k8s knows the pod annotation enable-consul-dataplane-as-sidecar from v1.9.0 (CHANGELOG
+ * 1.9.0, GH-4678), backported to v1.8.2, v1.7.5 and v1.6.9 (control-plane/connect-inject/constants/
+ * annotations_and_labels.go at each tag); an unparsable version counts as known.
+ */
+function nativeAnnotationKnown(v: string): boolean {
+  const x = /^(\d+)\.(\d+)\.(\d+)/.exec(v);
+  if (!x) return true;
+  const [maj, min, patch] = [Number(x[1]), Number(x[2]), Number(x[3])];
+  if (maj !== 1) return maj > 1;
+  if (min >= 9) return true;
+  const since: Record<number, number> = { 8: 2, 7: 5, 6: 9 };
+  return since[min] !== undefined && patch >= since[min]!;
+}
+
 export const consul: MeshProfile & { readonly name: 'consul' } = {
   name: 'consul',
   title: 'Consul',
@@ -124,15 +158,21 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
   namedObjects: (namespaces) => namespaces.map((ns) => ({ key: 'secrets' as const, namespace: ns, name: CERT_SECRET })),
   configMapKey: () => undefined,
 
-  reinstall: (ns) => [
+  reinstall: (ns, injector, m) => [
     '# re-render the control plane the way it was installed: run the one line for your install method',
     '# consul-k8s CLI: consul-k8s upgrade -f YOUR-VALUES.yaml',
-    `# Helm: helm upgrade consul hashicorp/consul -n ${shq(ns)} --reuse-values`,
+    `# Helm: ${helmUpgrade(consulRelease(m, ns, injector), 'hashicorp/consul', shq(ns), '', 'the installed chart').replace(/^# /, '')}`,
   ],
   expectedWebhookConfigs: (injectors) => (injectors.length ? injectors : [INJECTOR]),
   listWebhookConfigs: () => 'kubectl get mutatingwebhookconfigurations -l component=connect-injector',
-  injectorMemoryFix: (ns, _injector, limit) =>
-    `helm upgrade consul hashicorp/consul -n ${ns} --reuse-values --set connectInject.resources.limits.memory=${limit}  # durable, if installed with Helm`,
+  injectorMemoryFix: (ns, injector, limit, m) =>
+    helmUpgrade(
+      consulRelease(m, ns, injector),
+      'hashicorp/consul',
+      ns,
+      `--set connectInject.resources.limits.memory=${shq(limit)}`,
+      'durable, if installed with Helm',
+    ),
   webhookCertFix: (ns, deploy) => {
     const name = deploy.replace(/^['"]?deploy\//, '').replace(/['"]$/, '');
     return [
@@ -157,6 +197,10 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
   optOut: { field: 'annotations', key: CONSUL_INJECT, value: 'false' },
   templateOptOut,
   namespaceMarkerKeys: () => ({ field: 'annotations', keys: [] }),
+  // mesh_webhook.go shouldInject (a507b1d): the deny list is read before any annotation, so it leaves out every pod of the namespace.
+  namespaceSettingOff: (_m, ns) => [
+    `# or leave namespace ${note(ns)} out of Consul altogether: add it to the Helm value connectInject.k8sDenyNamespaces (the injector's -deny-k8s-namespace; it refuses even pods annotated ${CONSUL_INJECT}: "true") and upgrade the release`,
+  ],
   namespaceEnabling: () => undefined,
   templateEnabling,
   templateMarkerInvalid: (t) => parseConsul(annotationsOf(t)[CONSUL_INJECT]) === 'invalid',
@@ -196,6 +240,13 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
   },
   keptArgs: CONSUL_FLAGS,
   nativeSidecarAnnotation: NATIVE,
+  nativeSidecarUnsupported: (m) => {
+    const install = m.mesh('consul');
+    const injector = install?.webhooks.find((h) => h.service)?.service;
+    const v = injector ? consulRelease(m, injector.namespace, injector.name).version : undefined;
+    if (!v || nativeAnnotationKnown(v)) return undefined;
+    return `consul-k8s ${note(v)} does not know the annotation ${NATIVE} (added in 1.9.0, backported to 1.8.2, 1.7.5 and 1.6.9): upgrade Consul first, or use one of the ways below`;
+  },
 
   job: {
     shutdown: /graceful_shutdown|:20600\b/,

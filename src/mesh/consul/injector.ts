@@ -17,7 +17,7 @@
  */
 import { containers, podSpec } from '../../k8s/pods.js';
 import type { Model } from '../../model.js';
-import { arr, annotationsOf, isObj, nameOf } from '../../util.js';
+import { arr, annotationsOf, isObj, nameOf, note } from '../../util.js';
 import type { InjectorStep } from '../profile.js';
 import { evalWebhook } from '../webhooks.js';
 
@@ -124,6 +124,27 @@ export function namespaceRefused(s: ConsulSettings, ns: string): { rule: string;
 }
 
 /**
+ * The injector's namespace lists as configuration (injector-config-excludes): no pod setting gets
+ * past them (mesh_webhook.go shouldInject reads them before the annotation, a507b1d), so the fix is
+ * the Helm values behind the flags (charts/consul/templates/connect-inject-deployment.yaml writes
+ * connectInject.k8sAllowNamespaces / k8sDenyNamespaces as -allow-k8s-namespace / -deny-k8s-namespace).
+ */
+function namespaceListConfig(s: ConsulSettings, ns: string): NonNullable<InjectorStep['config']> {
+  const denied = s.deny.includes(ns);
+  return {
+    evidence: {
+      flag: denied ? '-deny-k8s-namespace' : '-allow-k8s-namespace',
+      allowK8sNamespaces: s.allow,
+      denyK8sNamespaces: s.deny,
+      ...(s.from ? { injector: s.from } : {}),
+    },
+    fix: denied
+      ? [`# remove ${note(ns)} from the Helm value connectInject.k8sDenyNamespaces (the injector's -deny-k8s-namespace) and upgrade the release`]
+      : [`# add ${note(ns)} to the Helm value connectInject.k8sAllowNamespaces (the injector's -allow-k8s-namespace; "*" allows all) and upgrade the release`],
+  };
+}
+
+/**
  * -default-inject=true injects this namespace's pods by default: its lists allow it and a webhook's
  * namespaceSelector selects it (a namespace the selector leaves out is left out on purpose).
  */
@@ -139,7 +160,7 @@ export function consulInjector(m: Model, namespace: string, template: { metadata
   const s = consulSettings(m);
   const steps: InjectorStep[] = [];
   const refused = namespaceRefused(s, namespace);
-  if (refused) return [{ ...refused, ok: false }];
+  if (refused) return [{ ...refused, ok: false, ...(refused.rule === 'kube-system-namespace' ? {} : { config: namespaceListConfig(s, namespace) }) }];
   steps.push({ rule: 'namespace', ok: true, detail: `namespace ${namespace} is allowed by the injector's -allow-k8s-namespace and -deny-k8s-namespace` });
   const ann = annotationsOf(template);
   if (ann[CONSUL_STATUS])
@@ -165,14 +186,34 @@ export function consulInjector(m: Model, namespace: string, template: { metadata
     };
   steps.push(step);
   if (!step.ok || !s.acls) return steps;
-  const tokenOff = podSpec(template).automountServiceAccountToken === false;
+  const off = tokenOff(m, namespace, template);
   steps.push({
     rule: 'service-account-token',
-    ok: !tokenOff,
-    ...(tokenOff ? { denies: true } : {}),
-    detail: tokenOff
-      ? 'automountServiceAccountToken is false and Consul runs with ACLs: the injector denies a pod without a ServiceAccount token mount'
+    ok: !off,
+    ...(off ? { denies: true } : {}),
+    detail: off
+      ? `${off} and Consul runs with ACLs: the injector denies a pod without a ServiceAccount token mount`
       : 'service account token mounted (Consul runs with ACLs)',
   });
   return steps;
+}
+
+const SA_TOKEN_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/**
+ * Why the pod has no ServiceAccount token mount, if it has none. mesh_webhook.go
+ * findServiceAccountVolumeMount (a507b1d): any container's volumeMount at the token path will do
+ * (a projected token mounted there by hand passes). The ServiceAccount admission plugin, which runs
+ * before the webhooks, adds that mount unless the pod's automountServiceAccountToken is false, or
+ * the pod leaves it unset and its ServiceAccount's is false.
+ */
+function tokenOff(m: Model, ns: string, template: { metadata?: unknown; spec?: unknown }): string | undefined {
+  const spec = podSpec(template);
+  if (containers(spec).some((c) => arr(c.volumeMounts).some((v) => isObj(v) && v.mountPath === SA_TOKEN_PATH))) return undefined;
+  if (spec.automountServiceAccountToken === false) return 'automountServiceAccountToken is false';
+  if (spec.automountServiceAccountToken !== undefined) return undefined;
+  const sa =
+    (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName) || (typeof spec.serviceAccount === 'string' && spec.serviceAccount) || 'default';
+  const obj = m.get('serviceaccounts', ns, sa);
+  return obj?.automountServiceAccountToken === false ? `ServiceAccount ${sa} sets automountServiceAccountToken: false (the pod leaves it unset)` : undefined;
 }

@@ -75,21 +75,28 @@ export function workloadProblems(m: Model, c: WorkloadProblemContext): MarkerPro
   const out: MarkerProblemDraft[] = [];
   const v = annotations[CONSUL_INJECT];
   if (parseConsul(v) === 'invalid') {
-    // Every pod the webhook is called for reaches shouldInject: a value ParseBool rejects, even one meaning "off", denies the pod.
-    const called = m.injectionConfigRead ? !!m.decision(w, 'consul')?.called : true;
+    // A pod the webhook is called for reaches ParseBool only past shouldInject's earlier rules (mesh_webhook.go a507b1d:
+    // kube-system/kube-public, the deny list, the allow list, an existing connect-inject-status all return false first);
+    // there a value ParseBool rejects, even one meaning "off", denies the pod.
+    const d = m.injectionConfigRead ? m.decision(w, 'consul') : undefined;
+    const called = m.injectionConfigRead ? !!d?.called && d.injector.some((x) => x.rule === 'connect-inject-annotation' && x.denies) : true;
+    const refused = !called && d?.called ? d.injector.find((x) => !x.ok && x.rule !== 'connect-inject-annotation') : undefined;
     if (called || asksOn(v)) {
       const should = asksOn(v) ? 'true' : 'false';
       out.push({
         message: called
           ? `${id} has ${where} annotation ${CONSUL_INJECT}=${v}, a value Consul cannot parse as a boolean, so Consul's injector denies its pods and none can be created.`
-          : `${id} has ${where} annotation ${CONSUL_INJECT}=${v}, a value Consul cannot parse as a boolean, so its pods are not injected.`,
+          : refused
+            ? `${id} has ${where} annotation ${CONSUL_INJECT}=${v}, a value Consul cannot parse as a boolean, and its injector does not even read it here (${refused.detail}), so its pods are not injected.`
+            : `${id} has ${where} annotation ${CONSUL_INJECT}=${v}, a value Consul cannot parse as a boolean, so its pods are not injected.`,
         evidence: {
           marker: `${where} annotation ${CONSUL_INJECT}=${v}`,
           validValues: CONSUL_VALID,
           expected: `${where} annotation ${CONSUL_INJECT}=${should}`,
           deniesAdmission: called,
+          ...(refused ? { injectorRule: refused.rule } : {}),
         },
-        fix: setOnTemplate(w, 'annotations', CONSUL_INJECT, should),
+        fix: [...setOnTemplate(w, 'annotations', CONSUL_INJECT, should), ...(refused?.config?.fix ?? [])],
         remove: removeFromTemplate(w, 'annotations', CONSUL_INJECT),
         templateChanges: [{ field: 'annotations', key: CONSUL_INJECT, value: should }],
       });

@@ -148,12 +148,13 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
     return JSON.stringify(kept);
   },
 
-  reinstall: (ns, istiod, version) => reinstallIstiod(ns, istiod, version),
-  injectorVersion: (m, ns, istiod) => istiodRelease(m, ns, istiod),
+  reinstall: (ns, istiod, m) => reinstallIstiod(ns, istiod, m ? istiodRelease(m, ns, istiod) : undefined),
   expectedWebhookConfigs: (istiods) => (istiods.length ? istiods : ['istiod']).map((d) => (revisionOf(d) ? `${CONFIG}-${revisionOf(d)}` : CONFIG)),
   listWebhookConfigs: () => 'kubectl get mutatingwebhookconfigurations -l app=sidecar-injector',
   // `ns` comes shell-quoted; the Helm line is pinned to the installed release (chartUpgrade).
-  injectorMemoryFix: (ns, istiod, limit, version) => {
+  injectorMemoryFix: (ns, istiod, limit, m) => {
+    // `ns` is shell-quoted: a namespace name (a DNS label) quotes to itself, so it still finds istiod.
+    const version = m ? istiodRelease(m, ns, istiod) : undefined;
     const [helm, istioctl] = chartUpgrade(ns, istiod, version, 'pilot.resources.limits.memory', limit);
     return `${helm!.replace(`-n ${shq(ns)}`, `-n ${ns}`)}; durable (${istioctl!.slice(2)})`;
   },

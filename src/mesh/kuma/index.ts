@@ -41,7 +41,8 @@
 import { containers, podSpec } from '../../k8s/pods.js';
 import { evalSelector } from '../../k8s/selectors.js';
 import type { Model } from '../../model.js';
-import { arr, isObj, labelsOf, nameOf, shq, strMap } from '../../util.js';
+import { arr, isObj, labelsOf, nameOf, note, shq, strMap } from '../../util.js';
+import { helmUpgrade, unquoteNamespace, type HelmRelease } from '../helm.js';
 import { valueAt } from '../config-values.js';
 import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { KUMA_INJECT, KUMA_SIDECAR, kumaInjector, parseKuma } from './injector.js';
@@ -108,9 +109,25 @@ const cni: CniPlugin = {
   install: (ns) => [
     "# install kuma-cni and turn it on for the injector: run the one line for your install method (set cni.chained, cni.netDir, cni.binDir and cni.confName for your cluster's CNI, see Kuma's CNI docs)",
     `# kumactl: kumactl install control-plane --cni-enabled --cni-chained --cni-net-dir /etc/cni/net.d --cni-bin-dir /opt/cni/bin --cni-conf-name YOUR-CNI.conflist | kubectl apply -f -  (with the flags you installed with)`,
-    `# Helm: helm upgrade kuma kuma/kuma -n ${shq(ns)} --reuse-values --set cni.enabled=true --set cni.chained=true --set cni.netDir=/etc/cni/net.d --set cni.binDir=/opt/cni/bin --set cni.confName=YOUR-CNI.conflist`,
+    `# Helm: helm upgrade YOUR-RELEASE kuma/kuma -n ${shq(ns)} --version YOUR-KUMA-VERSION --reuse-values --set cni.enabled=true --set cni.chained=true --set cni.netDir=/etc/cni/net.d --set cni.binDir=/opt/cni/bin --set cni.confName=YOUR-CNI.conflist`,
   ],
 };
+/**
+ * The Helm release and chart version of the control plane in `ns` (quoted or not): kumahq/kuma v2.14.3
+ * deployments/charts/kuma/templates/_helpers.tpl kuma.labels: `helm.sh/chart: <chart>-<version>`
+ * (kuma.chart), `app.kubernetes.io/instance: <release>`, on the control-plane Deployment (kuma.cpLabels).
+ */
+function kumaRelease(m: Model | undefined, ns: string): HelmRelease {
+  if (!m) return {};
+  const raw = unquoteNamespace(ns, m.mesh('kuma')?.namespaces ?? []);
+  const d = m.inNamespace('deployments', raw).find((x) => labelsOf(x)['helm.sh/chart']?.startsWith('kuma-') && labelsOf(x)['app.kubernetes.io/instance']);
+  const l = labelsOf(d);
+  const version = /^kuma-(.+)$/.exec(l['helm.sh/chart'] ?? '')?.[1];
+  return {
+    ...(l['app.kubernetes.io/instance'] ? { release: l['app.kubernetes.io/instance'] } : {}),
+    ...(version ? { version: version.replace(/_/g, '+') } : {}),
+  };
+}
 
 export const kuma: MeshProfile & { readonly name: 'kuma' } = {
   name: 'kuma',
@@ -148,18 +165,18 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
   namedObjects: (namespaces) => namespaces.map((ns) => ({ key: 'secrets' as const, namespace: ns, name: TLS_SECRET })),
   configMapKey: () => undefined,
 
-  reinstall: (ns) => [
+  reinstall: (ns, _injector, m) => [
     '# re-render the control plane the way it was installed: run the one line for your install method',
     `# kumactl: kumactl install control-plane --namespace ${shq(ns)} | kubectl apply -f -  (with the flags you installed with)`,
-    `# Helm: helm upgrade kuma kuma/kuma -n ${shq(ns)} --reuse-values`,
+    `# Helm: ${helmUpgrade(kumaRelease(m, ns), 'kuma/kuma', shq(ns), '', 'the installed chart').replace(/^# /, '')}`,
   ],
   expectedWebhookConfigs: () => [CONFIG],
   listWebhookConfigs: (expected) => `kubectl get mutatingwebhookconfigurations ${shq(expected)}`,
-  injectorMemoryFix: (ns, _injector, limit) =>
-    `helm upgrade kuma kuma/kuma -n ${ns} --reuse-values --set controlPlane.resources.limits.memory=${limit}  # durable, if installed with Helm`,
-  webhookCertFix: (ns, deploy, certManager) => [
+  injectorMemoryFix: (ns, _injector, limit, m) =>
+    helmUpgrade(kumaRelease(m, ns), 'kuma/kuma', ns, `--set controlPlane.resources.limits.memory=${shq(limit)}`, 'durable, if installed with Helm'),
+  webhookCertFix: (ns, deploy, certManager, m) => [
     `kubectl -n ${ns} delete secret ${TLS_SECRET}  # ${certManager ? 'cert-manager re-issues it and patches the caBundle' : 'the upgrade below generates a new CA, certificate and caBundle (Helm reuses the Secret while it exists)'}`,
-    ...(certManager ? [] : [`helm upgrade kuma kuma/kuma -n ${ns} --reuse-values  # kumactl installs: kumactl install control-plane | kubectl apply -f -`]),
+    ...(certManager ? [] : [helmUpgrade(kumaRelease(m, ns), 'kuma/kuma', ns, '', 'kumactl installs: kumactl install control-plane | kubectl apply -f -')]),
     `kubectl -n ${ns} rollout restart ${deploy}  # the control plane loads its certificate at start`,
   ],
   restartReloads: '',
@@ -176,6 +193,11 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
   // The pods webhook selects exactly `enabled` (in a namespace carrying the label, since 2.11).
   templateOptIn: { field: 'labels', key: KUMA_INJECT, value: 'enabled' },
   optOut: { field: 'labels', key: KUMA_INJECT, value: 'disabled' },
+  // kumahq/kuma v2.14.3 (0c7aaec) deployments/charts/kuma/templates/cp-webhooks-and-secrets.yaml: the
+  // pods webhook needs the namespace label to exist (operator Exists) and the pod label `enabled`;
+  // precheck.go needToInject reads the pod's label before the namespace's, so `disabled` on the
+  // namespace keeps every other pod out (the namespace webhook selects only enabled and true).
+  podOptInNamespaceLabel: { key: KUMA_INJECT, value: 'disabled' },
   templateOptOut,
   namespaceMarkerKeys: () => ({ field: 'labels', keys: [KUMA_INJECT] }),
   namespaceEnabling,
@@ -187,11 +209,14 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
   injector: (_m, i) => kumaInjector(i.nsLabels, i.template),
 
   resourceAnnotations: {},
-  resourceFix: [
-    '# Kuma has no pod annotation for the proxy resources: give kuma-sidecar requests and limits in the control plane',
-    '# Helm: helm upgrade kuma kuma/kuma -n kuma-system --reuse-values --set dataPlane.sidecarContainer.resources.limits.cpu=500m (and .requests/.limits as needed)',
-    '# or per workload: a ContainerPatch in the control-plane namespace named by the pod template annotation kuma.io/container-patches',
-  ],
+  resourceFix: (m) => {
+    const ns = m.mesh('kuma')?.namespaces[0] ?? 'kuma-system';
+    return [
+      '# Kuma has no pod annotation for the proxy resources: give kuma-sidecar requests and limits in the control plane',
+      `# Helm: ${helmUpgrade(kumaRelease(m, ns), 'kuma/kuma', shq(ns), '--set dataPlane.sidecarContainer.resources.limits.cpu=500m', 'and .requests/.limits as needed').replace(/^# /, '')}`,
+      `# or per workload: a ContainerPatch in the control-plane namespace (${note(ns)}) named by the pod template annotation kuma.io/container-patches`,
+    ];
+  },
   suggestedResources: { 'requests.cpu': '50m', 'requests.memory': '64Mi', 'limits.cpu': '500m', 'limits.memory': '512Mi' },
   namespaceResourceAnnotations: false,
   /** The CP's KUMA_INJECTOR_SIDECAR_CONTAINER_RESOURCES_* (the chart's defaults where unset). */

@@ -9,11 +9,12 @@
  * (since 2.11.0, UPGRADE.md: "Namespaces that are part of the mesh requires
  * kuma.io/sidecar-injection label to exist").
  */
-import { removeFromTemplate, setOnTemplate } from '../../fix.js';
+import { namespaceChange, removeFromTemplate, setOnTemplate } from '../../fix.js';
 import type { Model } from '../../model.js';
 import type { K8sObject } from '../../types.js';
 import { annotationsOf, labelsOf, shq } from '../../util.js';
 import { asks, asksOn } from '../asks.js';
+import { evalWebhook, namespaceLabels } from '../webhooks.js';
 import type { MarkerProblemDraft, NamespaceMarker, NamespaceProblemContext, Template, WorkloadProblemContext } from '../profile.js';
 import { KUMA_INJECT, KUMA_NS_ENABLING, KUMA_POD_ENABLING, KUMA_VALID, parseKuma } from './injector.js';
 
@@ -132,11 +133,23 @@ export function workloadProblems(m: Model, c: WorkloadProblemContext): MarkerPro
   }
   const a = annotations[KUMA_INJECT];
   if (v === undefined && asksOn(a)) {
+    // Since 2.11 the pods webhook is called only where the namespace carries the label (cp-webhooks-and-secrets.yaml
+    // v2.14.3: `Exists`): in a namespace without it, the label `disabled` lets this pod in and keeps the others out.
+    const nsLabel =
+      nsValue === undefined ? podsWebhookNamespaceLabel(m, w.namespace, { ...labelsOf(w.template), [KUMA_INJECT]: KUMA_POD_ENABLING }) : undefined;
     return [
       {
         message: `${id} has ${where} annotation ${KUMA_INJECT}=${a}, but Kuma reads only the label ${KUMA_INJECT} (since 2.2.0), so its pods are not injected.`,
-        evidence: { marker: `${where} annotation ${KUMA_INJECT}=${a}`, expected: `${where} label ${KUMA_INJECT}=enabled` },
-        fix: [...setOnTemplate(w, 'labels', KUMA_INJECT, KUMA_POD_ENABLING), ...removeFromTemplate(w, 'annotations', KUMA_INJECT)],
+        evidence: {
+          marker: `${where} annotation ${KUMA_INJECT}=${a}`,
+          expected: `${where} label ${KUMA_INJECT}=enabled`,
+          ...(nsLabel ? { namespaceLabel: `${KUMA_INJECT}=${KUMA_NS_OFF}` } : {}),
+        },
+        fix: [
+          ...(nsLabel ? namespaceChange(m, w.namespace, 'labels', [{ key: KUMA_INJECT, value: KUMA_NS_OFF }]) : []),
+          ...setOnTemplate(w, 'labels', KUMA_INJECT, KUMA_POD_ENABLING),
+          ...removeFromTemplate(w, 'annotations', KUMA_INJECT),
+        ],
         remove: removeFromTemplate(w, 'annotations', KUMA_INJECT),
         templateChanges: [
           { field: 'labels', key: KUMA_INJECT, value: KUMA_POD_ENABLING },
@@ -146,4 +159,20 @@ export function workloadProblems(m: Model, c: WorkloadProblemContext): MarkerPro
     ];
   }
   return [];
+}
+
+/** The namespace value that keeps Kuma off for pods not asking themselves (precheck.go needToInject reads the pod's label first). */
+const KUMA_NS_OFF = 'disabled';
+
+/**
+ * The namespace needs the label for Kuma's pods webhook to be called for a pod with these labels:
+ * no installed webhook is called now, and one is with `kuma.io/sidecar-injection=disabled` on the
+ * namespace (kumahq/kuma v2.14.3 cp-webhooks-and-secrets.yaml, pods webhook: label Exists).
+ */
+function podsWebhookNamespaceLabel(m: Model, ns: string, podLabels: Record<string, string>): boolean {
+  const hooks = m.webhooksOf('kuma');
+  if (hooks.length === 0 || !m.has('namespaces')) return false;
+  const nsLabels = namespaceLabels(m.namespace(ns), ns);
+  if (hooks.some((h) => evalWebhook(h, nsLabels, podLabels).called)) return false;
+  return hooks.some((h) => evalWebhook(h, { ...nsLabels, [KUMA_INJECT]: KUMA_NS_OFF }, podLabels).called);
 }
