@@ -20,7 +20,7 @@ import type { Finding, MeshName, Snapshot } from '../src/types.js';
 import { podSpec } from '../src/k8s/pods.js';
 import { templateOptOut } from '../src/mesh/markers.js';
 import { profileOf } from '../src/mesh/registry.js';
-import { FIXTURES, MORE_HEALTHY, NOW, cluster, type Base } from './helpers/fixtures.js';
+import { FIXTURES, MORE_HEALTHY, NOW, baseOf, besideOf, cluster, type Base } from './helpers/fixtures.js';
 
 const MISSING = new Set(['sidecar-missing', 'pod-predates-enablement']);
 
@@ -47,18 +47,6 @@ export function inconsistencies(e: Explanation, unmeshed: (mesh: MeshName) => nu
   }
   return out;
 }
-
-function baseOf(file: string): Base {
-  if (file.includes('ambient')) return 'istio-ambient';
-  if (file.includes('kuma')) return 'kuma';
-  if (file.includes('consul')) return 'consul';
-  if (file.includes('istio')) return 'istio';
-  if (file.includes('linkerd')) return 'linkerd';
-  return 'both';
-}
-
-/** The two-mesh cluster a fixture also runs over: Kuma beside Linkerd, Consul beside Istio, the rest over Linkerd and Istio. */
-const besideOf = (file: string): Base => (file.includes('kuma') ? 'linkerd+kuma' : file.includes('consul') ? 'istio+consul' : 'both');
 
 function cases(): [string, Snapshot][] {
   const out: [string, Snapshot][] = [];

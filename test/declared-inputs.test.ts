@@ -15,22 +15,12 @@ import { KINDS, KIND_KEYS, type KindKey } from '../src/cluster/kinds.js';
 import { overlayManifests } from '../src/manifests.js';
 import { runChecks } from '../src/run.js';
 import type { Check, Snapshot } from '../src/types.js';
-import { FIXTURES, MORE_HEALTHY, NOW, cluster, fixtureObjects, type Base } from './helpers/fixtures.js';
+import { FIXTURES, MORE_HEALTHY, NOW, baseOf, besideOf, cluster, fixtureObjects, type Base } from './helpers/fixtures.js';
 
 /** Declared inputs no fixture reads, kept on purpose (each with the reason). */
 const ALLOWED_UNREAD: Record<string, KindKey[]> = {};
 
 const CLUSTER_SCOPED = KIND_KEYS.filter((k) => !KINDS[k].namespaced);
-
-/** The base a fixture is written against, as the per-check tests use it. */
-function baseOf(file: string): Base {
-  if (file.includes('ambient')) return 'istio-ambient';
-  if (file.includes('kuma')) return 'kuma';
-  if (file.includes('consul')) return 'consul';
-  if (file.includes('istio')) return 'istio';
-  if (file.includes('linkerd')) return 'linkerd';
-  return 'both';
-}
 
 /**
  * What a namespaced Role shows: the cluster-scoped kinds forbidden, and (with a namespace) only
@@ -93,8 +83,7 @@ function cases(): Case[] {
   for (const file of files) {
     // Over its own base, as its test uses it, and over both meshes (the parity test's base).
     // Kuma's and Consul's beside another mesh (their control plane is not in 'both').
-    const beside: Base = file.includes('kuma') ? 'linkerd+kuma' : file.includes('consul') ? 'istio+consul' : 'both';
-    for (const base of new Set([baseOf(file), beside])) {
+    for (const base of new Set([baseOf(file), besideOf(file)])) {
       if (file.startsWith('checks/')) add(`${file} over ${base}`, cluster(base, [file]));
       const m = asManifests(base, file);
       if (m) out.push({ name: `check -f ${file} --expect-meshed over ${base}`, snap: m, expectMeshed: true });

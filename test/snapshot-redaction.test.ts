@@ -22,7 +22,7 @@ import { explain } from '../src/explain.js';
 import { overlayManifests } from '../src/manifests.js';
 import { makeModel, runChecks } from '../src/run.js';
 import type { K8sObject, MeshName, Snapshot } from '../src/types.js';
-import { FIXTURES, NOW, baseObjects, fixtureObjects, overlay, snapshotFrom, type Base } from './helpers/fixtures.js';
+import { FIXTURES, NOW, baseObjects, baseOf, besideOf, fixtureObjects, overlay, snapshotFrom, type Base } from './helpers/fixtures.js';
 
 type Obj = Record<string, any>;
 
@@ -80,22 +80,6 @@ function views(name: string, snap: Snapshot, expectMeshed?: boolean, only?: Set<
     { name: `${name} [--cert-expiry-warning 36500]`, snap, warnDays: 36500 },
   ].map((v) => ({ ...v, expectMeshed }));
 }
-
-/** The base a fixture is written against (as its per-check test uses it). */
-const baseOf = (file: string): Base =>
-  file.includes('ambient')
-    ? 'istio-ambient'
-    : file.includes('kuma')
-      ? 'kuma'
-      : file.includes('consul')
-        ? 'consul'
-        : file.includes('istio')
-          ? 'istio'
-          : file.includes('linkerd')
-            ? 'linkerd'
-            : 'both';
-/** The two-mesh cluster a fixture is also run over: Kuma beside Linkerd, Consul beside Istio, the rest over Linkerd and Istio. */
-const besideOf = (file: string): Base => (file.includes('kuma') ? 'linkerd+kuma' : file.includes('consul') ? 'istio+consul' : 'both');
 
 /** Every fixture file under test/fixtures (YAML objects), relative to it. */
 function fixtureFiles(dir = ''): string[] {

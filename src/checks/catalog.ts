@@ -6,7 +6,7 @@
  * profiles. Codes are stable and never reused.
  */
 import type { KindKey } from '../cluster/kinds.js';
-import type { Severity } from '../types.js';
+import type { CheckMeta } from '../types.js';
 
 /**
  * The controllers the Model resolves pods to (Pod -> ReplicaSet -> Deployment, Job -> CronJob,
@@ -14,15 +14,8 @@ import type { Severity } from '../types.js';
  */
 export const WORKLOAD_KINDS: readonly KindKey[] = ['deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'replicasets'];
 
-export interface CatalogEntry {
-  code: string;
-  title: string;
-  description: string;
-  severity: Severity;
-  inputs: readonly KindKey[];
-  /** Inputs the check uses when present but can run without (e.g. events as extra evidence). */
-  optionalInputs?: readonly KindKey[];
-}
+/** A check's metadata but its id (which is the entry's key). */
+export type CatalogEntry = Omit<CheckMeta, 'id'>;
 
 export const CATALOG = {
   'namespace-not-enabled': {

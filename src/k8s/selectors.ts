@@ -1,4 +1,5 @@
-import { arr, isObj, strMap } from '../util.js';
+import type { K8sObject } from '../types.js';
+import { arr, isObj, labelsOf, strMap } from '../util.js';
 
 /** One evaluated term of a label selector, for `explain`. */
 export interface SelectorTerm {
@@ -117,4 +118,11 @@ export function selectorError(selector: unknown): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The Deployment among `deployments` whose pod template a Service's selector picks (the Service's backend). */
+export function deploymentBehind(deployments: K8sObject[], svc: K8sObject | undefined): K8sObject | undefined {
+  const sel = strMap(isObj(svc?.spec) ? svc!.spec.selector : undefined);
+  if (Object.keys(sel).length === 0) return undefined;
+  return deployments.find((d) => evalSelector({ matchLabels: sel }, labelsOf(isObj(d.spec) ? d.spec.template : undefined)).matched);
 }

@@ -26,6 +26,19 @@ export type Base = MeshName | 'both' | `${MeshName}+${MeshName}` | 'istio-ambien
 /** A fixed "now" for tests: after every fixture timestamp, well inside the fixture certificates. */
 export const NOW = new Date('2026-11-22T12:00:00Z');
 
+/** The base a check fixture is written against, from its file name (as the per-check tests use it). */
+export function baseOf(file: string): Base {
+  if (file.includes('ambient')) return 'istio-ambient';
+  if (file.includes('kuma')) return 'kuma';
+  if (file.includes('consul')) return 'consul';
+  if (file.includes('istio')) return 'istio';
+  if (file.includes('linkerd')) return 'linkerd';
+  return 'both';
+}
+
+/** The two-mesh cluster a fixture also runs over: Kuma beside Linkerd, Consul beside Istio, the rest over Linkerd and Istio. */
+export const besideOf = (file: string): Base => (file.includes('kuma') ? 'linkerd+kuma' : file.includes('consul') ? 'istio+consul' : 'both');
+
 /** Parse YAML text (multi-document, Lists) into objects. */
 export function parseObjects(text: string): K8sObject[] {
   const out: K8sObject[] = [];

@@ -4,10 +4,10 @@
  * pkg/kube/inject (inject.go, webhook.go), tools/istio-iptables.
  */
 import { containers, initContainers, podSpec } from '../../k8s/pods.js';
-import { evalSelector } from '../../k8s/selectors.js';
+import { deploymentBehind } from '../../k8s/selectors.js';
 import type { Model, Workload } from '../../model.js';
 import type { K8sObject } from '../../types.js';
-import { arr, isObj, labelsOf, nameOf, note, nsOf, shq, strMap, annotationsOf } from '../../util.js';
+import { arr, isObj, labelsOf, nameOf, note, nsOf, shq, annotationsOf } from '../../util.js';
 import { configValues, parseYamlObject, valueAt } from '../config-values.js';
 import type { MeshProfile, NamedRef, ResourceKey } from '../profile.js';
 import type { MeshWebhook } from '../webhooks.js';
@@ -103,15 +103,10 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
   isInjectorDeployment: isIstiod,
   /** The Deployment whose pod template the Service selects, else the one named like it. */
   injectorDeployment: (m, ns, svcName, svc) => {
-    const sel = strMap(isObj(svc?.spec) ? svc!.spec.selector : undefined);
-    if (Object.keys(sel).length) {
-      const hit = m
-        .inNamespace('deployments', ns)
-        .find((d) => evalSelector({ matchLabels: sel }, labelsOf(isObj(d.spec) ? d.spec.template : undefined)).matched);
-      if (hit) return nameOf(hit);
-    }
-    return svcName;
+    const d = deploymentBehind(m.inNamespace('deployments', ns), svc);
+    return d ? nameOf(d) : svcName;
   },
+
   isControlPlaneNamespace: () => false,
   isControlPlaneWorkload: (l) => (l.app === 'istiod' && l[ISTIO_REV] !== undefined) || l['istio.io/gateway-name'] !== undefined,
   /** Ambient mode: meshed through ztunnel, with no sidecar by design (enrolled, or enrolled by its labels and its namespace's). */

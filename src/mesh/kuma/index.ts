@@ -39,9 +39,9 @@
  *   netDir, binDir and confName default to Multus paths and must fit the cluster's CNI.
  */
 import { containers, podSpec } from '../../k8s/pods.js';
-import { evalSelector } from '../../k8s/selectors.js';
+import { deploymentBehind } from '../../k8s/selectors.js';
 import type { Model } from '../../model.js';
-import { arr, isObj, labelsOf, nameOf, note, shq, strMap } from '../../util.js';
+import { arr, isObj, labelsOf, nameOf, note, shq } from '../../util.js';
 import { helmUpgrade, unquoteNamespace, type HelmRelease } from '../helm.js';
 import { valueAt } from '../config-values.js';
 import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
@@ -146,15 +146,10 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
   isInjectorDeployment: (name) => name === CP,
   /** The Deployment whose pod template the Service selects (controlPlane.service.name may rename the Service), else kuma-control-plane. */
   injectorDeployment: (m, ns, _svcName, svc) => {
-    const sel = strMap(isObj(svc?.spec) ? svc!.spec.selector : undefined);
-    if (Object.keys(sel).length) {
-      const hit = m
-        .inNamespace('deployments', ns)
-        .find((d) => evalSelector({ matchLabels: sel }, labelsOf(isObj(d.spec) ? d.spec.template : undefined)).matched);
-      if (hit) return nameOf(hit);
-    }
-    return CP;
+    const d = deploymentBehind(m.inNamespace('deployments', ns), svc);
+    return d ? nameOf(d) : CP;
   },
+
   isControlPlaneNamespace: () => false,
   // _helpers.tpl: app: kuma-control-plane, kuma-cni, kuma-ingress, kuma-egress (Kuma's own components).
   isControlPlaneWorkload: (l) => [CP, 'kuma-cni', 'kuma-ingress', 'kuma-egress'].includes(l.app ?? ''),
