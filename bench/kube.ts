@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import {
   APISERVER_SH_FOUND,
+  CREATE_ORDER,
   KubeClient,
   collectionPath,
   forCreate,
@@ -28,26 +29,6 @@ import {
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const KUBE_AVAILABLE = APISERVER_SH_FOUND;
 
-/** Creation order: what others refer to first; quotas after the pods (no controller computes their status here). */
-const ORDER = [
-  'Namespace',
-  'ServiceAccount',
-  'MutatingWebhookConfiguration',
-  'ConfigMap',
-  'Secret',
-  'Service',
-  'Endpoints',
-  'EndpointSlice',
-  'Deployment',
-  'StatefulSet',
-  'DaemonSet',
-  'CronJob',
-  'ReplicaSet',
-  'Job',
-  'Pod',
-  'ResourceQuota',
-  'Event',
-];
 const CONCURRENCY = 24;
 
 /** Bump when the loader's fix-ups change what the server stores. */
@@ -115,7 +96,7 @@ async function load(admin: KubeClient, objects: any[], log: (s: string) => void)
   const uids = new Map<string, string>();
   const byRank = new Map<number, any[]>();
   for (const o of fixUp(objects)) {
-    const rank = ORDER.indexOf(o.kind);
+    const rank = CREATE_ORDER.indexOf(o.kind);
     if (rank < 0) throw new Error(`bench/kube.ts: no creation order for kind ${o.kind}`);
     (byRank.get(rank) ?? byRank.set(rank, []).get(rank)!).push(o);
   }

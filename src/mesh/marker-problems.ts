@@ -202,38 +202,14 @@ function oneMeshForNamespace(m: Model, ns: string, problems: Problem[]): Problem
       .filter((x) => x !== keep)
       .map((x) => namespaceMarker(m, x, obj).text)
       .join(' and ');
-  return problems.map((p) => {
-    const evidence = { ...p.evidence, meshChoice: choiceEvidence(choice) };
-    if (choice.mesh === p.mesh) {
+  return applyChoice(problems, involved, choice, {
+    clear: removeEnabled,
+    chosen: (p) => {
       const gone = others(p.mesh);
-      return {
-        ...p,
-        choice,
-        evidence,
-        correct: p.fix,
-        fix: [...removeEnabled(p.mesh), ...p.fix],
-        message: gone ? `${p.message} ${chosenText(choice)}, so the fix also removes ${gone}.` : p.message,
-      };
-    }
-    if (choice.mesh)
-      return {
-        ...p,
-        choice,
-        evidence,
-        correct: p.fix,
-        fix: p.remove,
-        recreate: [],
-        message: `${p.message} ${chosenText(choice)}, so the fix removes this marker rather than correct it.`,
-      };
-    const options = involved.map((x) => ({ mesh: x, fix: x === p.mesh ? [...removeEnabled(p.mesh), ...p.fix, ...recreateAll(p.recreate)] : p.remove }));
-    return {
-      ...p,
-      evidence,
-      correct: p.fix,
-      fix: choiceFix(choice, options, `namespace ${ns}`),
-      recreate: [],
-      message: `${p.message} ${meshTitle(involved.find((x) => x !== p.mesh)!)} is asked here too: choose one mesh, never both.`,
-    };
+      return gone ? `${p.message} ${chosenText(choice)}, so the fix also removes ${gone}.` : p.message;
+    },
+    what: `namespace ${ns}`,
+    askedToo: 'is asked here too',
   });
 }
 
@@ -337,20 +313,31 @@ function oneMeshForWorkload(m: Model, w: Workload, problems: Problem[]): Problem
       .filter((x) => x !== keep)
       .map((x) => meshTitle(x))
       .join(' and ');
-  const what = `${w.kind} ${w.namespace}/${w.name}`;
+  return applyChoice(problems, involved, choice, {
+    clear: optOuts,
+    chosen: (p) => {
+      const out = optOutText(p.mesh);
+      return out ? `${p.message} ${out} would inject it too; ${chosenText(choice)}, so the fix also opts its pod template out of ${out}.` : p.message;
+    },
+    what: `${w.kind} ${w.namespace}/${w.name}`,
+    askedToo: 'is asked for it too',
+  });
+}
+
+/**
+ * One mesh for problems that ask several (the namespace's or a workload's): the chosen mesh's
+ * problem is corrected after `clear` takes the other meshes away; another mesh's problem is
+ * removed rather than corrected; undecided, each problem's fix is the choice (comments).
+ */
+function applyChoice(
+  problems: Problem[],
+  involved: MeshName[],
+  choice: MeshChoice,
+  how: { clear: (keep: MeshName) => string[]; chosen: (p: Problem) => string; what: string; askedToo: string },
+): Problem[] {
   return problems.map((p) => {
     const evidence = { ...p.evidence, meshChoice: choiceEvidence(choice) };
-    if (choice.mesh === p.mesh) {
-      const out = optOutText(p.mesh);
-      return {
-        ...p,
-        choice,
-        evidence,
-        correct: p.fix,
-        fix: [...optOuts(p.mesh), ...p.fix],
-        message: out ? `${p.message} ${out} would inject it too; ${chosenText(choice)}, so the fix also opts its pod template out of ${out}.` : p.message,
-      };
-    }
+    if (choice.mesh === p.mesh) return { ...p, choice, evidence, correct: p.fix, fix: [...how.clear(p.mesh), ...p.fix], message: how.chosen(p) };
     if (choice.mesh)
       return {
         ...p,
@@ -361,14 +348,14 @@ function oneMeshForWorkload(m: Model, w: Workload, problems: Problem[]): Problem
         recreate: [],
         message: `${p.message} ${chosenText(choice)}, so the fix removes this marker rather than correct it.`,
       };
-    const options = involved.map((x) => ({ mesh: x, fix: x === p.mesh ? [...optOuts(p.mesh), ...p.fix, ...recreateAll(p.recreate)] : p.remove }));
+    const options = involved.map((x) => ({ mesh: x, fix: x === p.mesh ? [...how.clear(p.mesh), ...p.fix, ...recreateAll(p.recreate)] : p.remove }));
     return {
       ...p,
       evidence,
       correct: p.fix,
-      fix: choiceFix(choice, options, what),
+      fix: choiceFix(choice, options, how.what),
       recreate: [],
-      message: `${p.message} ${meshTitle(involved.find((x) => x !== p.mesh)!)} is asked for it too: choose one mesh, never both.`,
+      message: `${p.message} ${meshTitle(involved.find((x) => x !== p.mesh)!)} ${how.askedToo}: choose one mesh, never both.`,
     };
   });
 }

@@ -54,7 +54,7 @@ const RESOURCES: Record<string, [plural: string, namespaced: boolean]> = {
 };
 
 /** Creation order: what others refer to (namespaces, service accounts, owners) first. */
-const ORDER = [
+export const CREATE_ORDER = [
   'Namespace',
   'ServiceAccount',
   'ClusterRole',
@@ -204,7 +204,7 @@ export class KubeClient {
   /**
    * Create objects in dependency order; returns the stored objects in the order given.
    * - fixture uids in ownerReferences and Event.involvedObject are replaced by the real uids of
-   *   the objects created before (owners are created first, see ORDER); others are kept;
+   *   the objects created before (owners are created first, see CREATE_ORDER); others are kept;
    * - a Namespace that exists already (default, kube-system, kube-public) gets the fixture's
    *   labels and annotations merged in instead;
    * - `status` is set afterwards through the status subresource (merge patch).
@@ -212,7 +212,7 @@ export class KubeClient {
   async createAll(objects: any[]): Promise<any[]> {
     const uids = new Map<string, string>();
     const rank = (o: any) => {
-      const i = ORDER.indexOf(o.kind);
+      const i = CREATE_ORDER.indexOf(o.kind);
       if (i < 0) throw new Error(`kube-apiserver helper: no creation order for kind ${o.kind}`);
       return i;
     };
