@@ -7,10 +7,8 @@ import type { K8sObject, Scope, Snapshot } from '../types.js';
 import { isObj } from '../util.js';
 import { KINDS, KIND_KEYS, kindOf, type KindKey } from './kinds.js';
 import { keepsManagedFields, sanitizeSecret, slim } from './sanitize.js';
-import { SNAPSHOT_KIND, TOO_DEEP, isStreamable, jsonShape, parseObject, readStreamed, scanJson, tooMany } from './snapshot-file.js';
+import { SNAPSHOT_KIND, TOO_DEEP, isStreamable, jsonShape, parseObject, readStreamed, scanJson, tooDense, tooMany } from './snapshot-file.js';
 
-/** JSON values above which a file must not be denser than one value per 6 bytes. */
-const MAX_DENSE_VALUES = 8_000_000;
 /** The largest YAML text parsed (the document model costs ~50x: 32 MiB is ~1.6 GB). */
 export const MAX_YAML_CHARS = 32 * 1024 * 1024;
 
@@ -85,11 +83,8 @@ const isStackOverflow = (e: unknown) => e instanceof RangeError && /call stack/i
 export function parseJson(text: string, fail: Fail): unknown {
   const shape = jsonShape(text);
   if (shape.deep) throw fail(`invalid JSON (${TOO_DEEP})`);
-  // Values packed denser than any Kubernetes object (`[],[],...`): JSON.parse would need far more
-  // memory than the bytes suggest. Real kubectl output has about one value per 10-20 bytes.
-  if (shape.values > MAX_DENSE_VALUES && shape.values * 6 > text.length) {
-    throw fail(`${shape.values} JSON values in ${mib(text.length)}: denser than Kubernetes objects, refused to bound memory`);
-  }
+  const dense = tooDense(shape.values, text.length);
+  if (dense) throw fail(dense);
   try {
     return JSON.parse(text);
   } catch (e) {
@@ -249,10 +244,7 @@ function jsonListStart(buf: Buffer): number {
 function readJsonList(buf: Buffer, start: number, fail: Fail): { objects: K8sObject[]; found: number } | undefined {
   const scan = scanJson(buf, start);
   if (scan.deep) throw fail(`invalid JSON (${TOO_DEEP})`);
-  const length = buf.length - start;
-  if (scan.values > MAX_DENSE_VALUES && scan.values * 6 > length) {
-    throw fail(`${scan.values} JSON values in ${mib(length)}: denser than Kubernetes objects, refused to bound memory`);
-  }
+  if (scan.dense) throw fail(scan.dense);
   if (!scan.list) return undefined;
   const { open, close, items } = scan.list;
   let list: unknown;

@@ -44,6 +44,22 @@ export function* snapshotText(snap: Snapshot): Generator<string> {
 /** Why a JSON/YAML document is refused as too deep (MAX_DEPTH). */
 export const TOO_DEEP = `nested more than ${MAX_DEPTH} levels deep`;
 
+/** JSON values above which a document must not be denser than one value per MIN_BYTES_PER_VALUE bytes. */
+const MAX_DENSE_VALUES = 8_000_000;
+const MIN_BYTES_PER_VALUE = 6;
+
+/**
+ * Why JSON of `values` values (containers and separators, as jsonShape and scanJson count them)
+ * in `bytes` bytes is refused, or undefined. Values packed denser than any Kubernetes object
+ * (`[],[],...`) would make JSON.parse allocate far more memory than the bytes suggest: real
+ * kubectl output and API responses have about one value per 10-20 bytes. The same rule bounds
+ * files, stdin and API response bodies.
+ */
+export function tooDense(values: number, bytes: number): string | undefined {
+  if (values <= MAX_DENSE_VALUES || values * MIN_BYTES_PER_VALUE <= bytes) return undefined;
+  return `${values} JSON values in ${mib(bytes)}: denser than Kubernetes objects, refused to bound memory`;
+}
+
 export const tooMany = (where: string, key: string, limits: Limits): UserError =>
   new UserError(`cannot read snapshot ${where}: more than ${limits.maxObjects} ${key} (--max-objects)`);
 
@@ -81,12 +97,16 @@ export const jsonShallow = (text: string): boolean => !jsonShape(text).deep;
 export interface JsonScan {
   deep: boolean;
   values: number;
+  /** tooDense's reason when the bytes are too dense (then no `list`: its offsets were not kept). */
+  dense?: string;
+  /** Set when the List holds more than `maxItems` items (then no `list`: their offsets were not kept). */
+  tooManyItems?: boolean;
   /**
    * When the bytes hold one object with one `"items"` array: the offsets of `[` and `]`, and of
    * each item (start and end, whitespace excluded). Undefined for any other shape, and for text
    * that is not well-formed between the items (JSON.parse of the whole text says what is wrong).
    */
-  list?: { open: number; close: number; items: number[] };
+  list?: { open: number; close: number; items: Uint32Array };
 }
 
 /** Token kinds of ListFinder.token besides the bracket and comma bytes themselves. */
@@ -111,8 +131,28 @@ class ListFinder {
   state = 0;
   itemStart = 0;
   lastEnd = 0;
-  items: number[] = [];
-  constructor(private b: Uint8Array) {}
+  /** Start and end of each item, 4 bytes an offset (a byte array is never larger than 4 GiB here). */
+  items = new Uint32Array(64);
+  count = 0;
+  full = false;
+  constructor(
+    private b: Uint8Array,
+    private maxItems: number,
+  ) {}
+
+  push(from: number, to: number): void {
+    if (this.full || this.count >= 2 * this.maxItems) {
+      this.full = true;
+      return;
+    }
+    if (this.count + 2 > this.items.length) {
+      const more = new Uint32Array(this.items.length * 2);
+      more.set(this.items);
+      this.items = more;
+    }
+    this.items[this.count++] = from;
+    this.items[this.count++] = to;
+  }
 
   token(kind: number, from: number, to: number, level: number): void {
     if (level === 0) {
@@ -122,8 +162,8 @@ class ListFinder {
     if (level === 1) {
       if (this.state !== 0 && kind === 0x5d) {
         // the end of the items array
-        if (this.state === 2 || this.state === 4) this.items.push(this.itemStart, this.lastEnd + 1);
-        else if (this.items.length > 0) this.bad = true; // a trailing comma
+        if (this.state === 2 || this.state === 4) this.push(this.itemStart, this.lastEnd + 1);
+        else if (this.count > 0) this.bad = true; // a trailing comma
         this.state = 0;
         this.close = from;
         return;
@@ -144,7 +184,7 @@ class ListFinder {
     }
     if (this.state === 0) return; // level 2 of another member
     if (kind === 0x2c) {
-      if (this.state === 2 || this.state === 4) this.items.push(this.itemStart, this.lastEnd + 1);
+      if (this.state === 2 || this.state === 4) this.push(this.itemStart, this.lastEnd + 1);
       else this.bad = true; // `[,` or `,,`
       this.state = 1;
       return;
@@ -166,15 +206,20 @@ class ListFinder {
  * One pass over JSON bytes from `start`: nesting (stops past MAX_DEPTH), values (as jsonShape)
  * and, for a kubectl List, the byte ranges of its items, so that each can be parsed (and slimmed)
  * on its own: the whole document's objects never all live at once, and no string as large as
- * the file is made. Strings are skipped by their quotes and escapes (UTF-8 needs nothing more: no
+ * the file is made. The offsets of at most `maxItems` items are kept (then `tooManyItems`). Strings are skipped by their quotes and escapes (UTF-8 needs nothing more: no
  * byte of a multi-byte character is ASCII); the List's structure is followed only at the top
  * three levels, so an item's inside costs the scan nothing more than jsonShape's.
  */
-export function scanJson(b: Uint8Array, start = 0): JsonScan {
+export function scanJson(b: Uint8Array, start = 0, maxItems = Infinity): JsonScan {
   let depth = 0;
   let values = 0;
-  const finder = new ListFinder(b);
+  const finder = new ListFinder(b, maxItems);
   const n = b.length;
+  // Once there are more values than the length allows (tooDense), the offsets of items stop
+  // being kept (the List's level is never reached again): millions of tiny items must not
+  // cost an offset array first. Counting goes on, for the message.
+  const denseAt = Math.max(MAX_DENSE_VALUES, Math.floor((n - start) / MIN_BYTES_PER_VALUE));
+  let top = 2; // the deepest level whose tokens go to the finder
   for (let i = start; i < n; i++) {
     const c = b[i]!;
     if (c === 0x22) {
@@ -184,21 +229,26 @@ export function scanJson(b: Uint8Array, start = 0): JsonScan {
         if (d === 0x5c) i++;
         else if (d === 0x22) break;
       }
-      if (depth <= 2) finder.token(STRING, from, i, depth);
+      if (depth <= top) finder.token(STRING, from, i, depth);
     } else if (c === 0x7b || c === 0x5b) {
-      values++;
+      if (++values > denseAt) top = -1;
       if (++depth > MAX_DEPTH) return { deep: true, values };
-      if (depth <= 3) finder.token(c, i, i, depth - 1);
+      if (depth <= top + 1) finder.token(c, i, i, depth - 1);
     } else if (c === 0x7d || c === 0x5d) {
-      if (--depth <= 2) finder.token(c, i, i, depth);
+      if (--depth <= top) finder.token(c, i, i, depth);
     } else if (c === 0x2c) {
-      values++;
-      if (depth <= 2) finder.token(c, i, i, depth);
-    } else if (depth <= 2 && c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) finder.token(OTHER, i, i, depth);
+      if (++values > denseAt) top = -1;
+      if (depth <= top) finder.token(c, i, i, depth);
+    } else if (depth <= top && c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) finder.token(OTHER, i, i, depth);
   }
+  const dense = tooDense(values, n - start);
+  if (dense) return { deep: false, values, dense };
   const f = finder;
+  if (f.full) return { deep: false, values, tooManyItems: true };
   const list =
-    f.topIsObject && f.lists === 1 && f.open >= 0 && f.close > f.open && !f.bad && f.state === 0 ? { open: f.open, close: f.close, items: f.items } : undefined;
+    f.topIsObject && f.lists === 1 && f.open >= 0 && f.close > f.open && !f.bad && f.state === 0
+      ? { open: f.open, close: f.close, items: f.items.subarray(0, f.count) }
+      : undefined;
   return { deep: false, values, list };
 }
 
