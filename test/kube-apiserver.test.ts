@@ -25,6 +25,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import YAML from 'yaml';
 import { gather } from '../src/cluster/gather.js';
 import { KIND_KEYS } from '../src/cluster/kinds.js';
 import { baseObjects, fixtureObjects, overlay, parseObjects } from './helpers/fixtures.js';
@@ -40,6 +41,7 @@ import {
   writeTokenKubeconfig,
   type KubeApiServer,
 } from './helpers/kube-apiserver.js';
+import { startProxy } from './helpers/proxy.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const MESH_NS = 'linkerd';
@@ -593,6 +595,44 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
       expect(paged.unavailable).toEqual({});
       expect(paged.objects).toEqual(whole.objects);
       expect(paged.objects.namespaces!.length).toBeGreaterThan(PAGE); // more than one page, really
+    }, 30_000);
+  });
+
+  describe('through an HTTP proxy (HTTPS_PROXY: CONNECT), the server named `kubernetes`, which only the proxy resolves', () => {
+    it('the same snapshot as direct, TLS checked against the name (a SAN of the real serving certificate); NO_PROXY naming it goes direct', async () => {
+      const proxy = await startProxy({ credentials: 'meshdoctor:pa ss' });
+      const saved = { HTTPS_PROXY: process.env.HTTPS_PROXY, NO_PROXY: process.env.NO_PROXY, no_proxy: process.env.no_proxy };
+      try {
+        const port = new URL(k.server).port;
+        const kc = YAML.parse(readFileSync(kubeconfigs.ops, 'utf8'));
+        kc.clusters[0].cluster.server = `https://kubernetes:${port}`;
+        const byName = join(tmp, 'ops-by-name.kubeconfig');
+        writeFileSync(byName, YAML.stringify(kc), { mode: 0o600 });
+        process.env.HTTPS_PROXY = `http://meshdoctor:pa%20ss@127.0.0.1:${proxy.port}`;
+        delete process.env.NO_PROXY;
+        delete process.env.no_proxy;
+
+        const via = await gather({ kubeconfig: byName, allNamespaces: true, kinds: [...KIND_KEYS] });
+        const direct = await gather({ kubeconfig: kubeconfigs.ops, allNamespaces: true, kinds: [...KIND_KEYS] });
+        expect(via.unavailable).toEqual({});
+        expect(via.objects).toEqual(direct.objects);
+        expect(new Set(proxy.log.map((e) => `${e.method} ${e.target} ${e.auth}`))).toEqual(
+          new Set([`CONNECT kubernetes:${port} Basic ${Buffer.from('meshdoctor:pa ss').toString('base64')}`]),
+        );
+
+        const tunnels = proxy.log.length;
+        process.env.NO_PROXY = 'kubernetes';
+        await expect(gather({ kubeconfig: byName, allNamespaces: true, kinds: ['pods'] })).rejects.toThrow(
+          new RegExp(`^cannot reach the API server at https://kubernetes:${port}: getaddrinfo (ENOTFOUND|EAI_AGAIN) kubernetes`),
+        );
+        expect(proxy.log).toHaveLength(tunnels);
+      } finally {
+        for (const [name, value] of Object.entries(saved)) {
+          if (value === undefined) delete process.env[name];
+          else process.env[name] = value;
+        }
+        await proxy.close();
+      }
     }, 30_000);
   });
 });

@@ -1,16 +1,19 @@
 /**
  * The live snapshot: reads the requested kinds from the API server of a kubeconfig context.
  *
- * The kubeconfig is resolved, and exec credential plugins are run, by kubeconfig.ts;
- * `@kubernetes/client-node` is imported (lazily: it is slow to load) only for auth providers and
- * proxies. The HTTP requests are plain `node:https` GETs returning raw JSON, so objects are kept
- * exactly as the server sent them (managedFields included) and nothing is deserialized into classes.
+ * The kubeconfig is resolved, and exec credential plugins are run, by kubeconfig.ts; gcp and azure
+ * auth providers by auth-provider.ts; http(s) proxies are spoken by proxy.ts.
+ * `@kubernetes/client-node` is imported (lazily: it is slow to load) only for other auth providers
+ * (oidc) and socks proxies. The HTTP requests are plain `node:https` GETs returning raw JSON, so
+ * objects are kept exactly as the server sent them (managedFields included) and nothing is
+ * deserialized into classes.
  *
  * Everything the server can make large or long is bounded (README "Limits"): each body at
- * --max-bytes while it streams (after gunzip too), each kind at --max-objects objects and pages,
- * each request at --request-timeout, the whole read at --timeout, and at most
- * MAX_CONCURRENT_REQUESTS requests in flight. Text from the server is made printable before it
- * reaches a message or an `unavailable` reason.
+ * --max-bytes while it streams (after gunzip too), and in nesting and density as files are
+ * (before anything is parsed); each kind at --max-objects objects and pages, each request at
+ * --request-timeout, the whole read at --timeout, and at most MAX_CONCURRENT_REQUESTS requests in
+ * flight. Text from the server is made printable before it reaches a message or an `unavailable`
+ * reason.
  */
 import { constants as bufferConstants } from 'node:buffer';
 import { createHash } from 'node:crypto';
@@ -23,11 +26,13 @@ import { errorMessage, printable, UserError } from '../errors.js';
 import { DEFAULT_LIMITS, MAX_CONCURRENT_REQUESTS, MAX_TIMER_MS, mib, type Limits } from '../limits.js';
 import type { K8sObject, Snapshot } from '../types.js';
 import { isObj } from '../util.js';
+import { authProviderToken } from './auth-provider.js';
 import { execCredentials, resolveKubeContext, type KubeContext } from './kubeconfig.js';
 import { KINDS, listPath, objectPath, type KindInfo, type KindKey } from './kinds.js';
 import { meshNamespaces, namedObjects } from './named.js';
 import { keepsManagedFields, sanitizeSecret, slim } from './sanitize.js';
-import { parseObject, scanJson } from './snapshot-file.js';
+import { proxyAuthorization, ProxyError, shownProxy, TunnelAgent } from './proxy.js';
+import { parseObject, scanJson, TOO_DEEP } from './snapshot-file.js';
 
 export interface GatherOptions {
   kubeconfig?: string;
@@ -44,7 +49,7 @@ export interface GatherOptions {
 }
 
 const DEFAULT_PAGE_SIZE = 500;
-/** Retries after the first attempt, for 429, 5xx, cut or invalid bodies and dropped connections. */
+/** Retries after the first attempt, for 429, 5xx, cut bodies and dropped connections. */
 const MAX_RETRIES = 3;
 const RETRY_STATUS = new Set([429, 500, 502, 503, 504]);
 const BACKOFF_BASE_MS = 200;
@@ -100,7 +105,9 @@ interface Conn {
   server: string;
   /** Scheme, host and any path prefix (e.g. a proxy's /k8s/clusters/x), without trailing slash. */
   base: string;
-  request: typeof https.request;
+  request: (url: string, options: https.RequestOptions, onResponse: (res: http.IncomingMessage) => void) => http.ClientRequest;
+  /** The proxy requests go through, for messages (no credentials in it). */
+  proxy?: string;
   agent: http.Agent;
   headers: http.OutgoingHttpHeaders;
   /** user:password for basic auth. */
@@ -109,8 +116,10 @@ interface Conn {
   slots: Slots;
   /** Aborted when gathering ends (a fatal error or the deadline stops the requests still running). */
   signal: AbortSignal;
-  /** Whether the server has given any real answer (2xx, 403, 404, 410). */
+  /** Whether the server has given an answer only a Kubernetes API server gives (2xx, 403, 410). */
   answered: boolean;
+  /** Whether the server answered 404 to some request (every server does: see confirmApiServer). */
+  notFound: boolean;
 }
 
 interface Reply {
@@ -120,6 +129,8 @@ interface Reply {
   /** The start of the body, for error messages when it is not JSON. */
   text: string;
   retryAfterMs?: number;
+  /** Why a 2xx body was not parsed (too deep, too dense, too many items): it would be as bad again. */
+  refused?: string;
 }
 
 /** A failed attempt below HTTP: no answer in time, no connection at all, a dropped connection, or a body past --max-bytes. */
@@ -179,11 +190,19 @@ function attempt(conn: Conn, path: string, timeoutMs: number, list?: KindKey): P
         String(res.headers['content-encoding'] ?? '')
           .trim()
           .toLowerCase() === 'gzip';
+      // With a Content-Length within the cap the body is copied into one buffer as it comes: a
+      // large page is held once, not once in chunks and again joined.
+      const declared = Number(res.headers['content-length']);
+      const whole = Number.isSafeInteger(declared) && declared > 0 && declared <= maxBytes ? Buffer.allocUnsafe(declared) : undefined;
       res.on('data', (c: Buffer) => {
         if (settled) return;
+        if (whole && size + c.length <= whole.length && !chunks.length) c.copy(whole, size);
+        else {
+          if (whole && !chunks.length) chunks.push(whole.subarray(0, size)); // more than declared: joined as any other
+          chunks.push(c);
+        }
         size += c.length;
         if (size > maxBytes) return tooLarge();
-        chunks.push(c);
       });
       res.on('error', (e) => fail(new NetError(`the response was cut off (${printable(e.message)})`, 'dropped')));
       res.on('close', () => {
@@ -191,7 +210,7 @@ function attempt(conn: Conn, path: string, timeoutMs: number, list?: KindKey): P
       });
       res.on('end', () => {
         if (settled) return;
-        let buf = Buffer.concat(chunks, size);
+        let buf = chunks.length ? Buffer.concat(chunks, size) : (whole ?? Buffer.alloc(0)).subarray(0, size);
         if (gzip) {
           try {
             buf = gunzipSync(buf, { maxOutputLength: maxBytes });
@@ -203,22 +222,14 @@ function attempt(conn: Conn, path: string, timeoutMs: number, list?: KindKey): P
         settled = true;
         clearTimeout(timer);
         const status = res.statusCode ?? 0;
-        let json = status >= 200 && status < 300 && list ? parseList(buf, list) : undefined;
-        let text: string | undefined;
-        if (json === undefined) {
-          text = buf.toString('utf8');
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-        }
+        const body = parseBody(buf, status >= 200 && status < 300 ? list : undefined, conn.limits.maxObjects);
         const retryAfter = Number(res.headers['retry-after']);
         resolve({
           status,
-          json,
-          text: (text ?? buf.toString('utf8', 0, 2000)).slice(0, 500),
+          json: body.json,
+          text: buf.toString('utf8', 0, 2000).slice(0, 500),
           retryAfterMs: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : undefined,
+          ...(body.refused && status >= 200 && status < 300 ? { refused: body.refused } : {}),
         });
       });
     };
@@ -231,6 +242,8 @@ function attempt(conn: Conn, path: string, timeoutMs: number, list?: KindKey): P
     timer = setTimeout(() => fail(new NetError(`no answer within ${seconds(conn.limits.requestTimeoutMs)}`, 'timeout')), timerMs(timeoutMs));
     req.on('error', (e: NodeJS.ErrnoException) => {
       if (e.name === 'AbortError') return fail(e);
+      // The proxy failed (unreachable, refused the tunnel, wants credentials): every request would.
+      if (e instanceof ProxyError) return fail(new UserError(`cannot reach the API server at ${conn.server} through the proxy ${conn.proxy}: ${e.message}`));
       const code = e.code ?? '';
       const message = printable(code && !e.message.includes(code) ? `${e.message} (${code})` : e.message);
       fail(new NetError(message, UNREACHABLE.test(code) ? 'unreachable' : 'dropped'));
@@ -240,22 +253,31 @@ function attempt(conn: Conn, path: string, timeoutMs: number, list?: KindKey): P
 }
 
 /**
- * A list page parsed item by item from its bytes, each item without the managedFields slim drops
- * (parseObject): on a real API server they are a third of a pod's bytes. Undefined when the body
- * is not such a list or not valid JSON (it is then parsed whole, as any other body).
+ * A body parsed within the bounds files have (README "Limits"): its bytes are scanned once
+ * (scanJson) for nesting deeper than MAX_DEPTH and for more values than its length allows
+ * (tooDense) before anything is parsed or any item offset is kept, so that a page of ten million
+ * `{}` or an item nested 100,000 deep costs a scan, not gigabytes or a stack overflow later.
+ * A list page (`list`) is parsed item by item, each item without the managedFields slim drops
+ * (parseObject: on a real API server they are a third of a pod's bytes), and refused when it holds
+ * more items than --max-objects. `json` is undefined for a body that is not JSON (it is not parsed
+ * a second way), `refused` says why a body was not parsed at all.
  */
-function parseList(buf: Buffer, key: KindKey): unknown {
-  const scan = scanJson(buf);
-  if (!scan.list) return undefined;
-  const { open, close, items } = scan.list;
+function parseBody(buf: Buffer, list: KindKey | undefined, maxObjects: number): { json: unknown; refused?: string } {
+  const scan = scanJson(buf, 0, list ? maxObjects : Infinity);
+  if (scan.deep) return { json: undefined, refused: `the API server sent JSON ${TOO_DEEP}` };
+  if (scan.dense) return { json: undefined, refused: `the API server sent ${scan.dense}` };
+  if (scan.tooManyItems) return { json: undefined, refused: `more than ${maxObjects} ${KINDS[list!].plural} in one page (--max-objects)` };
   try {
+    if (!list || !scan.list) return { json: JSON.parse(buf.toString('utf8')) };
+    const { open, close, items } = scan.list;
     const page = JSON.parse(buf.toString('utf8', 0, open + 1) + buf.toString('utf8', close));
-    if (!isObj(page) || !Array.isArray(page.items) || page.items.length > 0) return undefined;
-    const keep = (o: Record<string, any>) => keepsManagedFields(key, o);
+    // Not the one "items" array scanJson found (a duplicate key won): parsed whole, as JSON.parse reads it.
+    if (!isObj(page) || !Array.isArray(page.items) || page.items.length > 0) return { json: JSON.parse(buf.toString('utf8')) };
+    const keep = (o: Record<string, any>) => keepsManagedFields(list, o);
     for (let k = 0; k < items.length; k += 2) page.items.push(parseObject(buf, items[k]!, items[k + 1]!, keep));
-    return page;
+    return { json: page };
   } catch {
-    return undefined;
+    return { json: undefined };
   }
 }
 
@@ -275,12 +297,12 @@ function statusFailure(conn: Conn, reply: Reply): KindFailure {
 }
 
 /**
- * GET with retries: 429, 5xx, invalid JSON bodies and dropped connections are retried up to
+ * GET with retries: 429, 5xx, cut bodies and dropped connections are retried up to
  * MAX_RETRIES times with exponential backoff (or the server's Retry-After, capped), all within
  * one request timeout, which starts when the request gets one of the connection slots. Returns
- * the final reply for other statuses; throws UserError for fatal problems (401, server
- * unreachable) and KindFailure when the retries run out or the body is too large (not retried:
- * it would be as large again).
+ * the final reply for other statuses; throws UserError for fatal problems (401, server or proxy
+ * unreachable) and KindFailure when the retries run out or the body is too large, too deep or too
+ * dense (not retried: it would be as bad again).
  */
 async function get(conn: Conn, path: string, list?: KindKey): Promise<Reply> {
   let deadline: number | undefined;
@@ -295,14 +317,23 @@ async function get(conn: Conn, path: string, list?: KindKey): Promise<Reply> {
       if (reply.status === 401) {
         throw new UserError(`the API server at ${conn.server} rejected the credentials (401 Unauthorized)`);
       }
+      if (reply.status === 407 && conn.proxy) {
+        throw new UserError(
+          `cannot reach the API server at ${conn.server} through the proxy ${conn.proxy}: the proxy answered 407 Proxy Authentication Required`,
+        );
+      }
+      // Not retried: the same body would be refused again, after as much reading.
+      if (reply.refused) throw new KindFailure(reply.refused, `the API server at ${conn.server} failed every request: ${reply.refused}`);
       const ok = reply.status >= 200 && reply.status < 300;
       if (ok && reply.json === undefined) {
-        failure = new KindFailure('the API server sent invalid JSON', `the API server at ${conn.server} sent invalid JSON to every request`);
+        // Not retried either: the body arrived whole (a cut one is 'dropped', and retried).
+        throw new KindFailure('the API server sent invalid JSON', `the API server at ${conn.server} sent invalid JSON to every request`);
       } else if (RETRY_STATUS.has(reply.status)) {
         failure = statusFailure(conn, reply);
         if (reply.retryAfterMs !== undefined) waitMs = Math.min(reply.retryAfterMs, RETRY_AFTER_CAP_MS);
       } else {
-        if (ok || [403, 404, 410].includes(reply.status)) conn.answered = true;
+        if (ok || reply.status === 403 || reply.status === 410) conn.answered = true;
+        if (reply.status === 404) conn.notFound = true;
         return reply;
       }
     } catch (e) {
@@ -321,7 +352,8 @@ async function get(conn: Conn, path: string, list?: KindKey): Promise<Reply> {
 
 /**
  * Connection settings for the context: static credentials from kubeconfig.ts, an exec plugin's
- * credential from execCredentials(); auth providers and proxies from @kubernetes/client-node,
+ * credential from execCredentials(), a gcp or azure provider's from authProviderToken(), http(s)
+ * proxies from proxy.ts; other auth providers and socks proxies from @kubernetes/client-node,
  * imported only then. Headers Node would refuse are refused here, naming the context.
  */
 async function connect(r: KubeContext, limits: Limits, signal: AbortSignal): Promise<Conn> {
@@ -330,6 +362,14 @@ async function connect(r: KubeContext, limits: Limits, signal: AbortSignal): Pro
   if (r.exec) r = await execCredentials(r, limits, signal);
   const isHttps = base.protocol === 'https:';
   const ro: https.RequestOptions = { ...r.tls, headers: { ...r.headers }, ...(r.auth ? { auth: r.auth } : {}) };
+  if (r.authProvider) {
+    // As client-node did, the provider's token wins over a static token of the same user.
+    try {
+      (ro.headers as http.OutgoingHttpHeaders).Authorization = `Bearer ${await authProviderToken(r.authProvider, limits, signal)}`;
+    } catch (e) {
+      throw new UserError(`cannot get credentials for context "${r.contextName}": ${printable(firstLine(errorMessage(e)))}`);
+    }
+  }
   if (r.clientConfig) {
     const { KubeConfig } = await import('@kubernetes/client-node');
     const kc = new KubeConfig();
@@ -359,20 +399,46 @@ async function connect(r: KubeContext, limits: Limits, signal: AbortSignal): Pro
       throw new UserError(`cannot get credentials for context "${r.contextName}": the ${printable(name, 100)} header holds characters HTTP cannot carry`);
     }
   }
+  // A socks proxy is client-node's agent; an http(s) proxy, or none, ours: keep-alive agents with
+  // the same TLS settings, so pages and named GETs reuse connections (through the proxy too).
+  const proxy = r.proxy && !r.proxy.url.protocol.startsWith('socks') ? r.proxy.url : undefined;
   let agent = ro.agent as http.Agent;
-  if (!r.proxyUrl) {
-    // A keep-alive agent with the same TLS settings, so pages and named GETs reuse connections.
+  let request: Conn['request'] = isHttps ? https.request : http.request;
+  if (!r.proxy || proxy) {
     // Unset options must be left out: an explicit `rejectUnauthorized: undefined` disables checks.
     const tls = Object.fromEntries(
       (['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const).filter((k) => ro[k] !== undefined).map((k) => [k, ro[k]]),
     );
     const opts = { keepAlive: true, maxSockets: MAX_CONCURRENT_REQUESTS };
-    agent = isHttps ? new https.Agent({ ...tls, ...opts }) : new http.Agent(opts);
+    if (isHttps) {
+      agent = proxy ? new TunnelAgent(proxy, limits.requestTimeoutMs, { ...tls, ...opts }) : new https.Agent({ ...tls, ...opts });
+    } else if (proxy) {
+      // Plain http through a proxy: absolute-form requests to the proxy (Go's transport does the same).
+      const viaTls = proxy.protocol === 'https:';
+      agent = viaTls ? new https.Agent(opts) : new http.Agent(opts);
+      const auth = proxyAuthorization(proxy);
+      const host = proxy.hostname.replace(/^\[|\]$/g, '');
+      const port = Number(proxy.port || (viaTls ? 443 : 80));
+      request = (url, o, onResponse) =>
+        (viaTls ? https : http).request(
+          {
+            ...o,
+            host,
+            port,
+            path: url,
+            headers: { ...(o.headers as http.OutgoingHttpHeaders), Host: base.host, ...(auth ? { 'Proxy-Authorization': auth } : {}) },
+          },
+          onResponse,
+        );
+    } else {
+      agent = new http.Agent(opts);
+    }
   }
   return {
     server: r.server,
     base: base.origin + base.pathname.replace(/\/+$/, ''),
-    request: isHttps ? https.request : http.request,
+    request,
+    ...(r.proxy ? { proxy: `${shownProxy(r.proxy.url)} (${r.proxy.source})` } : {}),
     agent,
     headers,
     auth: ro.auth ?? undefined,
@@ -380,7 +446,31 @@ async function connect(r: KubeContext, limits: Limits, signal: AbortSignal): Pro
     slots: new Slots(MAX_CONCURRENT_REQUESTS),
     signal,
     answered: false,
+    notFound: false,
   };
+}
+
+/**
+ * Called when the server answered 404, and nothing only an API server answers, to every request:
+ * a web server, a wrong port or path prefix answers 404 to everything, a Kubernetes API server
+ * answers a list of namespaces with 200 or 403 (named objects and unserved API groups may 404 on
+ * a real one). Throws when the server is not one: the run cannot be done (exit 2), it is not a
+ * snapshot of kinds "not found".
+ */
+async function confirmApiServer(conn: Conn): Promise<void> {
+  let why: string;
+  try {
+    const reply = await get(conn, `${listPath(KINDS.namespaces, undefined)}?limit=1`);
+    const ok = reply.status >= 200 && reply.status < 300 && Array.isArray((reply.json as { items?: unknown } | null)?.items);
+    if (ok || reply.status === 403) return;
+    why = reply.status === 404 ? 'not found' : `HTTP ${reply.status}`;
+  } catch (e) {
+    if (!(e instanceof KindFailure)) throw e;
+    why = e.reason;
+  }
+  throw new UserError(
+    `the server at ${conn.server} is not a Kubernetes API server: it answered 404 (not found) to every request (GET /api/v1/namespaces: ${why})`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -573,6 +663,7 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
       const namespaces = [...new Set([scope.namespace!, ...Object.values(cp).flat()])];
       await Promise.all([...listable.filter((key) => KINDS[key].namespaced).map((key) => listInto(key, namespaces)), named()]);
     }
+    if (!conn.answered && conn.notFound) await confirmApiServer(conn);
   } finally {
     abort.abort();
     conn.agent.destroy();

@@ -3,23 +3,27 @@
  * does (--kubeconfig; else every KUBECONFIG path, missing files skipped, the first definition of a
  * name and the first current-context winning; else ~/.kube/config; else the in-cluster service
  * account). Static credentials (tokens, token files, client certificates, basic auth, CA data or
- * files) are applied here, and exec credential plugins are run here (execCredentials), bounded in
- * time and output; only auth providers and proxies are left to `@kubernetes/client-node`, which
- * gather.ts then imports. That keeps the client's ~0.5 s import off the common path.
+ * files) are applied here, and exec credential plugins are run here (execCredentials, through
+ * plugin.ts), bounded in time and output; the proxy is chosen here (proxy.ts). Only auth providers
+ * other than gcp and azure (auth-provider.ts) and socks proxies are left to
+ * `@kubernetes/client-node`, which gather.ts then imports. That keeps the client's ~0.5 s import
+ * off the common path.
  *
  * Every file is read with readFileBounded (regular files only, capped), and credential material is
  * checked here, so that what Node would refuse while sending a request (a token with a CR/LF, a
  * certificate that does not match its key) is one clear line naming the context.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { errorMessage, hasControl, printable, UserError } from '../errors.js';
 import { decodeText, readFileBounded } from '../io.js';
-import { DEFAULT_LIMITS, MAX_EXEC_OUTPUT_BYTES, MAX_TIMER_MS, mib, type Limits } from '../limits.js';
+import { DEFAULT_LIMITS, type Limits } from '../limits.js';
 import { arr, isObj, str } from '../util.js';
+import { authProviderOf, type AuthProvider } from './auth-provider.js';
+import { runHelper } from './plugin.js';
+import { proxyFromEnvironment, type Proxy } from './proxy.js';
 
 type Entry = Record<string, any>;
 interface Named {
@@ -65,12 +69,16 @@ export interface KubeContext {
   auth?: string;
   /** Set when the credentials come from an exec plugin: execCredentials() runs it. */
   exec?: ExecPlugin;
+  /** Set for a gcp or azure auth provider: gather gets its token with authProviderToken(). */
+  authProvider?: AuthProvider;
   /**
-   * Set when the credentials or the connection need @kubernetes/client-node (auth provider,
-   * proxy): a kubeconfig of just this context, material inlined, for KubeConfig.loadFromString.
+   * Set when the credentials or the connection need @kubernetes/client-node (an auth provider
+   * other than gcp and azure, a socks proxy): a kubeconfig of just this context, material
+   * inlined, for KubeConfig.loadFromString.
    */
   clientConfig?: string;
-  proxyUrl?: string;
+  /** The proxy requests go through: the cluster's proxy-url, else HTTPS_PROXY / HTTP_PROXY unless NO_PROXY. */
+  proxy?: Proxy;
 }
 
 const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -80,7 +88,6 @@ const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
  */
 const saDir = () => process.env.MESHDOCTOR_SERVICEACCOUNT_DIR || SA_DIR;
 const firstLine = (s: string) => s.split('\n')[0]!.trim();
-const seconds = (ms: number) => `${+(ms / 1000).toFixed(1)}s`;
 
 /**
  * kubeconfig files and the files they name (token, CA, client certificate and key, the in-cluster
@@ -106,9 +113,6 @@ function readConfigFile(path: string, cap: number, what: string): Buffer {
   if (special) throw new UserError(`cannot read ${what} ${path}: not a regular file (a device, FIFO or socket)`);
   return readFileBounded(path, cap, what, FILE_HINT);
 }
-
-/** What an exec plugin may print on stderr that is kept for the message. */
-const EXEC_STDERR_KEPT = 1024;
 
 function named(list: unknown, field: string): Named[] {
   return (Array.isArray(list) ? list : [])
@@ -298,6 +302,35 @@ function execPlugin(exec: Entry, cluster: Entry, rawServer: string, ca: Buffer |
   };
 }
 
+/**
+ * The proxy for the cluster: its `proxy-url` for every request (client-go's rest.Config.Proxy, which
+ * wins over the environment), else the environment's for this server (proxy.ts). http, https and
+ * socks5 are the schemes client-go takes for proxy-url (tools/clientcmd client_config.go
+ * parseProxyURL); socks4 is kept too, as @kubernetes/client-node (which speaks socks for
+ * meshdoctor) took it.
+ */
+function proxyOf(contextName: string, proxyUrl: string | undefined, server: URL | undefined): Proxy | undefined {
+  const where = `the proxy-url of context "${contextName}"`;
+  if (proxyUrl) {
+    let url: URL;
+    try {
+      url = new URL(proxyUrl);
+    } catch {
+      throw new UserError(`${where} is not a URL: ${printable(withoutUserinfo(proxyUrl), 200)}`);
+    }
+    if (!/^(https?|socks[45][ah]?):$/.test(url.protocol)) {
+      throw new UserError(`${where} has the scheme "${printable(url.protocol.slice(0, -1), 50)}": only http://, https:// and socks5:// proxies are supported`);
+    }
+    return { url, source: 'proxy-url' };
+  }
+  if (!server) return undefined;
+  try {
+    return proxyFromEnvironment(server);
+  } catch (e) {
+    throw new UserError(`cannot connect to the server of context "${contextName}": ${printable(errorMessage(e))}`);
+  }
+}
+
 /** Resolve the context meshdoctor uses; every problem is a one-line UserError. */
 export async function resolveKubeContext(opts: { kubeconfig?: string; context?: string }, limits: Limits = DEFAULT_LIMITS): Promise<KubeContext> {
   const cap = fileCap(limits);
@@ -319,6 +352,16 @@ export async function resolveKubeContext(opts: { kubeconfig?: string; context?: 
   const rawServer = str(c.server) ?? '';
   const { userinfo, ...srv } = parseServer(contextName, rawServer);
   const base = { contextName, namespace: str(ctx.body.namespace) || 'default', ...srv };
+
+  // client-go refuses a CA together with insecure-skip-tls-verify before sending anything
+  // (transport/transport.go TLSConfigFor, kubernetes/client-go at ea6d8978): the credentials would
+  // go to a server nobody verified although the kubeconfig says whom to trust.
+  if (c['insecure-skip-tls-verify'] === true && (str(c['certificate-authority-data']) || str(c['certificate-authority']))) {
+    throw new UserError(
+      `the cluster of context "${contextName}" has a certificate authority and insecure-skip-tls-verify: true, which kubectl refuses too ("specifying a root certificates file with the insecure flag is not allowed"): remove one of them`,
+    );
+  }
+  const proxy = proxyOf(contextName, str(c['proxy-url']), srv.url);
 
   try {
     const tls: KubeContext['tls'] = {};
@@ -342,11 +385,13 @@ export async function resolveKubeContext(opts: { kubeconfig?: string; context?: 
     if (!auth && !token && userinfo) auth = userinfo;
     const exec = isObj(user.exec) ? execPlugin(user.exec, c, rawServer, ca) : undefined;
 
-    const proxyUrl = str(c['proxy-url']);
+    const authProvider = authProviderOf(user['auth-provider']);
+    const socks = proxy?.url.protocol.startsWith('socks') ? proxy.url.href : undefined;
     let clientConfig: string | undefined;
-    if (isObj(user['auth-provider']) || proxyUrl) {
-      // The client computes only the auth provider's header and the proxy agent: the material read
-      // above is inlined (it never reads a file itself), and the static credentials are ours.
+    if ((isObj(user['auth-provider']) && !authProvider) || socks) {
+      // The client computes only the auth provider's header (oidc, ...) and the socks proxy agent:
+      // the material read above is inlined (it never reads a file itself), and the static
+      // credentials are ours. gcp and azure never reach it: its execSync would block (auth-provider.ts).
       clientConfig = JSON.stringify({
         apiVersion: 'v1',
         kind: 'Config',
@@ -358,11 +403,11 @@ export async function resolveKubeContext(opts: { kubeconfig?: string; context?: 
               ...(ca ? { 'certificate-authority-data': ca.toString('base64') } : {}),
               ...(c['insecure-skip-tls-verify'] === true ? { 'insecure-skip-tls-verify': true } : {}),
               ...(tls.servername ? { 'tls-server-name': tls.servername } : {}),
-              ...(proxyUrl ? { 'proxy-url': proxyUrl } : {}),
+              ...(socks ? { 'proxy-url': socks } : {}),
             },
           },
         ],
-        users: [{ name: 'user', user: isObj(user['auth-provider']) ? { 'auth-provider': user['auth-provider'] } : {} }],
+        users: [{ name: 'user', user: isObj(user['auth-provider']) && !authProvider ? { 'auth-provider': user['auth-provider'] } : {} }],
         contexts: [{ name: contextName, context: { cluster: cluster.name, user: 'user' } }],
         'current-context': contextName,
       });
@@ -373,8 +418,9 @@ export async function resolveKubeContext(opts: { kubeconfig?: string; context?: 
       headers,
       ...(auth ? { auth } : {}),
       ...(exec ? { exec } : {}),
+      ...(authProvider ? { authProvider } : {}),
       ...(clientConfig ? { clientConfig } : {}),
-      ...(proxyUrl ? { proxyUrl } : {}),
+      ...(proxy ? { proxy } : {}),
     };
   } catch (e) {
     throw new UserError(`cannot get credentials for context "${contextName}": ${printable(firstLine(errorMessage(e)))}`);
@@ -385,10 +431,10 @@ export async function resolveKubeContext(opts: { kubeconfig?: string; context?: 
  * Run the context's exec credential plugin as kubectl does (client.authentication.k8s.io
  * ExecCredential): `command` with `args`, the `env` entries added to our environment,
  * KUBERNETES_EXEC_INFO describing a non-interactive request, stdin not a terminal; the credential
- * is `status.token` or `status.clientCertificateData` + `status.clientKeyData` on stdout. Bounded:
- * killed after --request-timeout (or when `signal` aborts), or once it prints more than
- * MAX_EXEC_OUTPUT_BYTES; 1 KiB of its stderr is kept for the message, made printable (a plugin's
- * terminal escapes never reach our stderr). Returns the context with the credential applied.
+ * is `status.token` or `status.clientCertificateData` + `status.clientKeyData` on stdout. Found on
+ * PATH and bounded by runHelper (plugin.ts): never from the current directory through a relative
+ * PATH entry, killed after --request-timeout (or when `signal` aborts) or once it prints more than
+ * MAX_EXEC_OUTPUT_BYTES, its stderr made printable. Returns the context with the credential applied.
  */
 export async function execCredentials(r: KubeContext, limits: Limits, signal?: AbortSignal): Promise<KubeContext> {
   const p = r.exec;
@@ -396,64 +442,14 @@ export async function execCredentials(r: KubeContext, limits: Limits, signal?: A
   const fail = (why: string) => new UserError(`cannot get credentials for context "${r.contextName}": the exec plugin "${printable(p.command, 200)}" ${why}`);
   if (p.interactiveMode === 'Always') throw fail('needs a terminal (interactiveMode: Always); meshdoctor never runs plugins interactively');
 
-  const stdout = await new Promise<Buffer>((resolveOut, reject) => {
-    const out: Buffer[] = [];
-    let outBytes = 0;
-    const err: Buffer[] = [];
-    let errBytes = 0;
-    let done = false;
-    // eslint-disable-next-line prefer-const -- the handlers may run before the timer is set: a const would be in its TDZ
-    let timer: NodeJS.Timeout | undefined;
-    let child: ReturnType<typeof spawn> | undefined;
-    const finish = (e: Error | undefined) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      if (!e) return resolveOut(Buffer.concat(out, outBytes));
-      child?.kill('SIGKILL');
-      child?.stdout?.destroy();
-      child?.stderr?.destroy();
-      reject(e);
-    };
-    const onAbort = () => finish(fail('was stopped: reading the cluster was cancelled'));
-    try {
-      child = spawn(p.command, p.args, {
-        env: { ...process.env, ...p.env, KUBERNETES_EXEC_INFO: p.info },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        windowsHide: true,
-      });
-    } catch (e) {
-      return finish(fail(`cannot be started: ${printable(firstLine(errorMessage(e)))}`)); // e.g. a NUL byte in an argument
-    }
-    timer = setTimeout(
-      () => finish(fail(`did not finish within ${seconds(limits.requestTimeoutMs)} (--request-timeout)`)),
-      Math.min(Math.max(0, limits.requestTimeoutMs), MAX_TIMER_MS),
-    );
-    if (signal?.aborted) return onAbort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout!.on('data', (c: Buffer) => {
-      outBytes += c.length;
-      if (outBytes > MAX_EXEC_OUTPUT_BYTES) return finish(fail(`printed more than ${mib(MAX_EXEC_OUTPUT_BYTES)}`));
-      out.push(c);
-    });
-    child.stderr!.on('data', (c: Buffer) => {
-      if (errBytes < EXEC_STDERR_KEPT) err.push(c.subarray(0, EXEC_STDERR_KEPT - errBytes));
-      errBytes += c.length;
-    });
-    child.on('error', (e: NodeJS.ErrnoException) => {
-      const hint = p.installHint ? ` (${printable(firstLine(p.installHint), 200)})` : '';
-      finish(e.code === 'ENOENT' ? fail(`was not found${hint}`) : fail(`cannot be started: ${printable(firstLine(errorMessage(e)))}`));
-    });
-    child.on('close', (code, sig) => {
-      if (code === 0) return finish(undefined);
-      const line = Buffer.concat(err)
-        .toString('utf8')
-        .split(/\r?\n/)
-        .map((l) => l.trim())
-        .find(Boolean);
-      finish(fail(`failed (${code !== null ? `exit code ${code}` : `killed by ${sig}`})${line ? `: ${printable(line, 300)}` : ''}`));
-    });
+  const stdout = await runHelper({
+    command: p.command,
+    args: p.args,
+    env: { ...process.env, ...p.env, KUBERNETES_EXEC_INFO: p.info },
+    limits,
+    signal,
+    fail,
+    notFoundHint: p.installHint ? ` (${printable(firstLine(p.installHint), 200)})` : '',
   });
 
   let cred: unknown;

@@ -58,6 +58,8 @@ export interface ApiServerOptions {
   gzip?: boolean;
   /** Serve plain HTTP, like `kubectl proxy` (the kubeconfig then has no CA). */
   plainHttp?: boolean;
+  /** DNS names in the serving certificate besides localhost (e.g. `kubernetes`, reached through a proxy). */
+  dnsNames?: string[];
 }
 
 export interface KubeconfigContext {
@@ -224,7 +226,7 @@ function itemJson(o: K8sObject): string {
 
 export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiServer> {
   const ca = await generateCA({ keyType: 'ecdsa', commonName: 'fake-apiserver-ca' });
-  const leaf = await generateLeaf({ ca, keyType: 'ecdsa', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+  const leaf = await generateLeaf({ ca, keyType: 'ecdsa', dnsNames: ['localhost', ...(opts.dnsNames ?? [])], ipAddresses: ['127.0.0.1'] });
   const token = randomBytes(24).toString('hex');
   const faults = opts.faults ?? [];
   const requests: RecordedRequest[] = [];
