@@ -563,6 +563,12 @@ describe('8b. requests go through the proxy the environment or the kubeconfig na
     expect(await userError(read(config))).toBe(
       `cannot reach the API server at http://kubernetes:${port} through the proxy http://127.0.0.1:${p.port} (HTTP_PROXY): the proxy answered 407 Proxy Authentication Required`,
     );
+    await p.close();
+    expect(await userError(read(config))).toMatch(
+      new RegExp(
+        `^cannot reach the API server at http://kubernetes:${port} through the proxy http://127\\.0\\.0\\.1:${p.port} \\(HTTP_PROXY\\): cannot reach the proxy: .*ECONNREFUSED`,
+      ),
+    );
   });
 
   it('localhost and 127.0.0.1 are never proxied, whatever HTTPS_PROXY says', async () => {

@@ -108,6 +108,8 @@ interface Conn {
   request: (url: string, options: https.RequestOptions, onResponse: (res: http.IncomingMessage) => void) => http.ClientRequest;
   /** The proxy requests go through, for messages (no credentials in it). */
   proxy?: string;
+  /** Requests are sent to the proxy itself (absolute-form, for a plain-http server): a failure to connect is the proxy's. */
+  absoluteForm?: boolean;
   agent: http.Agent;
   headers: http.OutgoingHttpHeaders;
   /** user:password for basic auth. */
@@ -246,6 +248,9 @@ function attempt(conn: Conn, path: string, timeoutMs: number, list?: KindKey): P
       if (e instanceof ProxyError) return fail(new UserError(`cannot reach the API server at ${conn.server} through the proxy ${conn.proxy}: ${e.message}`));
       const code = e.code ?? '';
       const message = printable(code && !e.message.includes(code) ? `${e.message} (${code})` : e.message);
+      if (conn.absoluteForm && UNREACHABLE.test(code)) {
+        return fail(new UserError(`cannot reach the API server at ${conn.server} through the proxy ${conn.proxy}: cannot reach the proxy: ${message}`));
+      }
       fail(new NetError(message, UNREACHABLE.test(code) ? 'unreachable' : 'dropped'));
     });
     req.end();
@@ -439,6 +444,7 @@ async function connect(r: KubeContext, limits: Limits, signal: AbortSignal): Pro
     base: base.origin + base.pathname.replace(/\/+$/, ''),
     request,
     ...(r.proxy ? { proxy: `${shownProxy(r.proxy.url)} (${r.proxy.source})` } : {}),
+    ...(proxy && !isHttps ? { absoluteForm: true } : {}),
     agent,
     headers,
     auth: ro.auth ?? undefined,
