@@ -8,6 +8,7 @@ import { KINDS, type KindKey } from './cluster/kinds.js';
 import { namedObjects } from './cluster/named.js';
 import type { Coverage, SkippedCheck, Snapshot } from './types.js';
 import type { Check } from './checks/define.js';
+import { guardFix } from './shell.js';
 import { cmp, shq } from './util.js';
 
 /**
@@ -61,11 +62,13 @@ export function rbacFix(snapshot: Snapshot, unavailable: Coverage['unavailable']
   const subject = user?.startsWith('system:serviceaccount:')
     ? `--serviceaccount=${shq(user.slice('system:serviceaccount:'.length))}`
     : `--user=${user ? shq(user) : 'USER'}`;
-  const why = user ? '' : '  # USER: the name meshdoctor authenticates as (kubectl auth whoami)';
   const out = roles.map((r) => r.command);
+  // What explains a command goes on its own line before it: never after it (shell.ts).
+  if (!user) out.push('# USER below: the name meshdoctor authenticates as, which kubectl auth whoami shows');
   for (const r of roles) {
-    if (r.namespaces === 'cluster') out.push(`kubectl create clusterrolebinding ${r.name} --clusterrole=${r.name} ${subject}${why}`);
-    else for (const ns of [...r.namespaces].sort(cmp)) out.push(`kubectl create rolebinding ${r.name} -n ${shq(ns)} --clusterrole=${r.name} ${subject}${why}`);
+    if (r.namespaces === 'cluster') out.push(`kubectl create clusterrolebinding ${r.name} --clusterrole=${r.name} ${subject}`);
+    else for (const ns of [...r.namespaces].sort(cmp)) out.push(`kubectl create rolebinding ${r.name} -n ${shq(ns)} --clusterrole=${r.name} ${subject}`);
   }
-  return out;
+  // The same last guard as every fix line: a line that would not be one safe line is withheld.
+  return out.map(guardFix);
 }

@@ -1,6 +1,8 @@
 /**
  * Fix commands: complete, namespaced, copy-pasteable kubectl commands. Every value from the
- * cluster goes through shq() so a crafted name cannot turn a copied fix into another command.
+ * cluster goes through shq() (note() in a comment line) so a crafted name cannot turn a copied fix
+ * into another command; a command never has a comment after it: what explains it is a comment line
+ * before it (shell.ts has the whole contract).
  *
  * `check -f`: a workload (or Namespace, ResourceQuota, ServiceAccount) that comes from the
  * manifests does not exist yet, or is about to be replaced: patching the cluster object would be
@@ -11,7 +13,8 @@
 import { jobFinished, type Model, type Workload } from './model.js';
 import { isActive } from './k8s/pods.js';
 import type { ManifestSource } from './types.js';
-import { fileName, isObj, nameOf, note, shq } from './util.js';
+import { yamlKey, yamlScalar } from './shell.js';
+import { fileName, isObj, nameOf, note, plural, shq } from './util.js';
 
 const RESTARTABLE = new Set(['Deployment', 'StatefulSet', 'DaemonSet']);
 
@@ -22,15 +25,10 @@ export function kref(kind: string, name: string): string {
 
 // --- manifests (check -f) ------------------------------------------------------------------
 
-/** A YAML mapping key as written in a manifest: plain when it can be, else double-quoted. */
-const yamlKey = (k: string): string => note(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(k) ? k : JSON.stringify(k));
-/** A YAML value as written in a manifest: a double-quoted string (annotation and label values are strings), or a scalar. */
-const yamlValue = (v: string | number | boolean): string => note(JSON.stringify(v));
+/** "deploy/app.yaml, document 3"; stdin for '-'. */
+const manifestPlace = (src: ManifestSource): string => `${src.file === '-' ? 'stdin' : note(src.file)}, document ${src.document}`;
 
-/** "deploy/app.yaml (document 3)"; stdin for '-'. */
-const manifestPlace = (src: ManifestSource): string => `${src.file === '-' ? 'stdin' : note(src.file)} (document ${src.document})`;
-
-/** One comment line: in FILE (document N), Kind ns/name: EDIT. */
+/** One comment line: in FILE, document N, Kind ns/name: EDIT (EDIT is comment-safe text: cluster text in it went through note, yamlKey or yamlScalar). */
 export function manifestEdit(src: ManifestSource, kind: string, namespace: string | undefined, name: string, edit: string): string {
   return `# in ${manifestPlace(src)}, ${note(kind)} ${note(namespace ? `${namespace}/${name}` : name)}: ${edit}`;
 }
@@ -45,16 +43,16 @@ export interface FieldChange {
 /**
  * The manifest edits for changes under one YAML path (e.g. spec.template.metadata.annotations):
  * one line for one change; for several values to set, a line naming the place, then the YAML to
- * add, one `#   key: "value"` line each.
+ * add, one `#   key: 'value'` line each.
  */
 function manifestEdits(src: ManifestSource, kind: string, namespace: string | undefined, name: string, path: string, changes: FieldChange[]): string[] {
   const line = (edit: string) => manifestEdit(src, kind, namespace, name, edit);
   const sets = changes.filter((c) => c.value !== undefined);
-  const removes = changes.filter((c) => c.value === undefined).map((c) => line(`remove ${path ? `${path}[${note(JSON.stringify(c.key))}]` : yamlKey(c.key)}`));
+  const removes = changes.filter((c) => c.value === undefined).map((c) => line(`${path ? `under ${path} ` : ''}remove ${yamlKey(c.key)}`));
   const at = path ? `under ${path} set` : 'set';
   if (sets.length === 0) return removes;
-  if (sets.length === 1) return [line(`${at} ${yamlKey(sets[0]!.key)}: ${yamlValue(sets[0]!.value!)}`), ...removes];
-  return [line(`${at}:`), ...sets.map((c) => `#   ${yamlKey(c.key)}: ${yamlValue(c.value!)}`), ...removes];
+  if (sets.length === 1) return [line(`${at} ${yamlKey(sets[0]!.key)}: ${yamlScalar(sets[0]!.value!)}`), ...removes];
+  return [line(`${at}:`), ...sets.map((c) => `#   ${yamlKey(c.key)}: ${yamlScalar(c.value!)}`), ...removes];
 }
 
 /** The YAML path of a workload's pod template in its manifest: spec.template, spec.jobTemplate.spec.template; '' for a Pod. */
@@ -110,33 +108,64 @@ export function recreateCommands(w: Workload): string[] {
   if (w.kind === 'Job') return jobTemplateEdit(w, 'keep the template as it is');
   const file = fileName(w.name);
   if (w.kind === 'Pod') return [`kubectl get pod ${shq(w.name)} -n ${ns} -o yaml > ${file}`, `kubectl replace --force -f ${file}`];
-  return [`kubectl delete pod -n ${ns} ${active.map(shq).join(' ')}  # ${note(w.kind)} ${note(w.name)} re-creates them`];
+  return [`# ${note(w.kind)} ${note(w.name)} re-creates these pods once they are deleted`, `kubectl delete pod -n ${ns} ${active.map(shq).join(' ')}`];
 }
 
 /**
- * recreateCommands for several workloads, in the workloads' order, each command once: the
- * rollout restarts of one kind in one namespace in one command naming each of them
- * (`kubectl rollout restart deployment/a deployment/b -n shop`), never the whole kind.
+ * A fix re-creating many workloads' pods shows at most this many lines of commands, and a rollout
+ * restart names at most MAX_RESTART_REFS workloads (README "Fix lines"); past that, one comment line
+ * counts the workloads left out, and the finding's evidence lists them all. A fix of 20,000 bare
+ * pods would otherwise be 40,000 lines, which nobody pastes or reads.
  */
-export function recreateAll(ws: Workload[]): string[] {
+export const MAX_RECREATE_LINES = 12;
+export const MAX_RESTART_REFS = 20;
+
+/**
+ * recreateCommands for several workloads, in the workloads' order, each workload once: the
+ * rollout restarts of one kind in one namespace in one command naming each of them
+ * (`kubectl rollout restart deployment/a deployment/b -n shop`), never the whole kind; at most
+ * MAX_RECREATE_LINES lines, then a comment line counting the rest. Linear in the workloads.
+ */
+export const recreateAll = (ws: Workload[]): string[] => recreatePlan(ws).lines;
+
+/**
+ * The evidence a finding needs when recreateAll leaves some of its workloads out and nothing else in
+ * its evidence lists them: every workload to re-create, as Kind/name.
+ */
+export const recreateEvidence = (ws: Workload[]): { workloadsToRecreate?: string[] } =>
+  recreatePlan(ws).left ? { workloadsToRecreate: [...new Set(ws.filter((w) => !w.manifest).map((w) => `${w.kind}/${w.name}`))] } : {};
+
+function recreatePlan(ws: Workload[]): { lines: string[]; left: number } {
   const out: string[] = [];
   const restarts = new Map<string, { at: number; refs: string[]; ns: string }>();
+  const seen = new Set<string>();
+  let left = 0;
   for (const w of ws) {
     if (w.manifest) continue; // applying the manifest creates its pods
+    const id = `${w.kind}\u0000${w.namespace}\u0000${w.name}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
     if (RESTARTABLE.has(w.kind)) {
       const key = `${w.namespace}\u0000${w.kind}`;
       const group = restarts.get(key);
-      const ref = kref(w.kind, w.name);
-      if (!group) {
-        restarts.set(key, { at: out.length, refs: [ref], ns: w.namespace });
+      if (group && group.refs.length < MAX_RESTART_REFS) group.refs.push(kref(w.kind, w.name));
+      else if (!group && out.length < MAX_RECREATE_LINES) {
+        restarts.set(key, { at: out.length, refs: [kref(w.kind, w.name)], ns: w.namespace });
         out.push(''); // the group's line, written below
-      } else if (!group.refs.includes(ref)) group.refs.push(ref);
+      } else left++;
       continue;
     }
-    for (const c of recreateCommands(w)) if (!out.includes(c)) out.push(c);
+    const commands = recreateCommands(w);
+    if (commands.length === 0) continue;
+    if (out.length + commands.length > MAX_RECREATE_LINES) left++;
+    else out.push(...commands);
   }
   for (const g of restarts.values()) out[g.at] = `kubectl rollout restart ${g.refs.join(' ')} -n ${shq(g.ns)}`;
-  return out;
+  if (left)
+    out.push(
+      `# ${plural(left, 'more workload')} to re-create the same way, left out to keep this fix short: the evidence of this finding lists them, see -o json`,
+    );
+  return { lines: out, left };
 }
 
 /** JSON-pointer escaping (RFC 6901) for annotation keys in patch paths. */
@@ -149,16 +178,20 @@ function jobRunning(w: Workload): boolean {
   return w.pods.some(isActive) || (typeof status.active === 'number' && status.active > 0);
 }
 
-/** A Job's pod template is immutable: it can only be re-created from its edited manifest (never while it runs). */
+/**
+ * A Job's pod template is immutable: it can only be re-created from its edited manifest (never while
+ * it runs). `change` is comment-safe text (its cluster text quoted with note, yamlKey, yamlScalar).
+ */
 function jobTemplateEdit(w: Workload, change: string, where = 'spec.template.metadata'): string[] {
   const file = fileName(w.name);
   // Never re-create a Job that is still running: `kubectl replace --force` deletes it, and its pods, mid-run.
   if (jobRunning(w))
     return [
-      `# Job ${note(w.namespace)}/${note(w.name)} is still running: re-creating it now (kubectl replace --force) would delete its pods mid-run; once it has finished, or in the manifest its next run is created from: ${note(change)} under ${where}`,
+      `# Job ${note(`${w.namespace}/${w.name}`)} is still running: re-creating it now with kubectl replace --force would delete its pods mid-run. Once it has finished, or in the manifest its next run is created from: ${change} under ${where}`,
     ];
   return [
-    `kubectl get job ${shq(w.name)} -n ${shq(w.namespace)} -o yaml > ${file}  # ${note(change)} under ${where}; drop spec.selector and the controller-uid labels`,
+    `kubectl get job ${shq(w.name)} -n ${shq(w.namespace)} -o yaml > ${file}`,
+    `# edit ${file} before replacing the Job with it: ${change} under ${where}, and drop spec.selector and the controller-uid labels`,
     `kubectl replace --force -f ${file}`,
   ];
 }
@@ -182,7 +215,8 @@ function onTemplate(
   if (w.manifest) return manifestEdits(w.manifest, w.kind, w.namespace, w.name, under(templateYaml(w), manifest.path), manifest.changes);
   if (w.kind === 'Job') return jobTemplateEdit(w, change, where);
   if (w.kind === 'Pod') return pod();
-  if (!w.templatePath) return [`kubectl edit ${kref(w.kind, w.name)} -n ${shq(w.namespace)}  # ${note(change)} in its pod template`];
+  if (!w.templatePath)
+    return [`# in the pod template of ${note(`${w.kind}/${w.name}`)}: ${change}`, `kubectl edit ${kref(w.kind, w.name)} -n ${shq(w.namespace)}`];
   return [patch(w.templatePath)];
 }
 
@@ -199,12 +233,13 @@ const verb = (field: 'annotations' | 'labels') => (field === 'annotations' ? 'an
 export function removeFromTemplate(w: Workload, field: 'annotations' | 'labels', key: string): string[] {
   return onTemplate(
     w,
-    `remove ${field} ${key}`,
+    `remove ${field} ${yamlKey(key)}`,
     { path: `metadata.${field}`, changes: [{ key }] },
     (path) =>
       `kubectl patch ${kref(w.kind, w.name)} -n ${shq(w.namespace)} --type=json -p ${shq(JSON.stringify([{ op: 'remove', path: `${path}/metadata/${field}/${jsonPointer(key)}` }]))}`,
     () => [
-      `kubectl ${verb(field)} pod ${shq(w.name)} -n ${shq(w.namespace)} ${shq(`${key}-`)}  # then re-create the pod: editing a running pod does not inject it`,
+      `# after this, re-create the pod: editing a running pod does not inject it`,
+      `kubectl ${verb(field)} pod ${shq(w.name)} -n ${shq(w.namespace)} ${shq(`${key}-`)}`,
     ],
   );
 }
@@ -213,10 +248,13 @@ export function removeFromTemplate(w: Workload, field: 'annotations' | 'labels',
 export function setOnTemplate(w: Workload, field: 'annotations' | 'labels', key: string, value: string): string[] {
   return onTemplate(
     w,
-    `set ${field} ${key}: "${value}"`,
+    `set ${field} ${yamlKey(key)}: ${yamlScalar(value)}`,
     { path: `metadata.${field}`, changes: [{ key, value }] },
     (path) => mergePatch(w, path, { metadata: { [field]: { [key]: value } } }),
-    () => [`kubectl ${verb(field)} --overwrite pod ${shq(w.name)} -n ${shq(w.namespace)} ${shq(`${key}=${value}`)}  # then re-create the pod`],
+    () => [
+      `# after this, re-create the pod: editing a running pod does not inject it`,
+      `kubectl ${verb(field)} --overwrite pod ${shq(w.name)} -n ${shq(w.namespace)} ${shq(`${key}=${value}`)}`,
+    ],
   );
 }
 
@@ -225,11 +263,12 @@ export function setAnnotationsOnTemplate(w: Workload, annotations: Record<string
   const pairs = Object.entries(annotations);
   return onTemplate(
     w,
-    `set annotations ${pairs.map(([k, v]) => `${k}: "${v}"`).join(', ')}`,
+    `set annotations ${pairs.map(([k, v]) => `${yamlKey(k)}: ${yamlScalar(v)}`).join(', ')}`,
     { path: 'metadata.annotations', changes: pairs.map(([key, value]) => ({ key, value })) },
     (path) => mergePatch(w, path, { metadata: { annotations } }),
     () => [
-      `kubectl annotate --overwrite pod ${shq(w.name)} -n ${shq(w.namespace)} ${pairs.map(([k, v]) => shq(`${k}=${v}`)).join(' ')}  # then re-create the pod`,
+      `# after this, re-create the pod: editing a running pod does not inject it`,
+      `kubectl annotate --overwrite pod ${shq(w.name)} -n ${shq(w.namespace)} ${pairs.map(([k, v]) => shq(`${k}=${v}`)).join(' ')}`,
     ],
   );
 }
@@ -237,7 +276,7 @@ export function setAnnotationsOnTemplate(w: Workload, annotations: Record<string
 /** Set fields of the workload's pod spec, e.g. { automountServiceAccountToken: true }. */
 export function setOnTemplateSpec(w: Workload, fields: Record<string, string | number | boolean>): string[] {
   const change = `set ${Object.entries(fields)
-    .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
+    .map(([k, v]) => `${yamlKey(k)}: ${yamlScalar(v)}`)
     .join(', ')}`;
   const file = fileName(w.name);
   return onTemplate(
@@ -245,7 +284,11 @@ export function setOnTemplateSpec(w: Workload, fields: Record<string, string | n
     change,
     { path: 'spec', changes: Object.entries(fields).map(([key, value]) => ({ key, value })) },
     (path) => mergePatch(w, path, { spec: fields }),
-    () => [`kubectl get pod ${shq(w.name)} -n ${shq(w.namespace)} -o yaml > ${file}  # ${note(change)} under spec`, `kubectl replace --force -f ${file}`],
+    () => [
+      `kubectl get pod ${shq(w.name)} -n ${shq(w.namespace)} -o yaml > ${file}`,
+      `# edit ${file} before replacing the pod with it: ${change} under spec`,
+      `kubectl replace --force -f ${file}`,
+    ],
     'spec.template.spec',
   );
 }

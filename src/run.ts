@@ -8,7 +8,8 @@ import { coverageOf } from './coverage.js';
 import { docsUrl } from './checks/define.js';
 import type { KindKey } from './cluster/kinds.js';
 import { loadSnapshot } from './cluster/load.js';
-import { UserError, errorMessage, hasControl, printable } from './errors.js';
+import { UserError, errorMessage, printable } from './errors.js';
+import { guardFix } from './shell.js';
 import type { Limits } from './limits.js';
 import { Model } from './model.js';
 import { rank } from './rank.js';
@@ -124,17 +125,23 @@ function manifestFindings(findings: Finding[], m: Model): Finding[] {
 }
 
 /**
- * The last guard of "every fix is one line": fix builders quote every cluster value (shq, note),
- * so a control character here is a bug; the line is withheld rather than altered, since changing a
- * quoted argument would name another object.
+ * At most this many lines in one finding's fix, besides the line rootFirst puts first (README "Fix
+ * lines"). Fixes that grow with the cluster summarise themselves (recreateAll); this is the last
+ * bound for any other: the lines past it are counted in a comment line, never pasted half-read.
  */
-function oneLineFix(line: string): string {
-  if (hasControl(line)) return `# fix withheld: it would not be one safe line (${printable(line, 120)})`;
-  // shq quotes every value starting with '-': kubectl would read it as a flag (`--all`), and no
-  // Kubernetes name starts so, so the object cannot exist: the command could only do harm.
-  if (/ \$?'-/.test(line)) return `# fix withheld: it names an object whose name starts with '-' (${printable(line, 120)})`;
-  return line;
+export const MAX_FIX_LINES = 40;
+
+export function capFix(lines: string[]): string[] {
+  if (lines.length <= MAX_FIX_LINES) return lines;
+  const left = lines.length - (MAX_FIX_LINES - 1);
+  return [
+    ...lines.slice(0, MAX_FIX_LINES - 1),
+    `# ${left} more fix lines left out to keep this fix short: the evidence of this finding names the objects, see -o json`,
+  ];
 }
+
+/** The longest message kept: messages are one sentence, and a cluster value in one is shown whole up to this. */
+const MAX_MESSAGE = 2000;
 
 /**
  * Fixes in the right order: a finding caused by another one in the report (pods without a proxy
@@ -151,8 +158,8 @@ export function rootFirst(findings: Finding[]): Finding[] {
   return findings.map((f) => {
     const root = f.causedBy ? rootOf(f) : f;
     if (root === f || !f.fix.length) return f;
-    const ref = `${root.resource.kind} ${root.resource.namespace ? `${root.resource.namespace}/` : ''}${root.resource.name}`;
-    const first = `# fix ${root.code} ${root.id} on ${note(ref)} first: until then re-created pods get no proxy`;
+    const ref = `${note(root.resource.kind)} ${note(`${root.resource.namespace ? `${root.resource.namespace}/` : ''}${root.resource.name}`)}`;
+    const first = `# fix ${root.code} ${root.id} on ${ref} first: until then re-created pods get no proxy`;
     return { ...f, fix: [first, ...f.fix] };
   });
 }
@@ -191,10 +198,11 @@ export function runChecks(
           severity: f.severity ?? check.severity,
           mesh: f.mesh,
           title: check.title,
-          message: f.message,
+          // One line wherever it is shown (a CI tab, a terminal): cluster text with a newline cannot fake a line of the report.
+          message: printable(f.message, MAX_MESSAGE),
           resource: f.resource,
           evidence: f.evidence,
-          fix: f.fix.map(oneLineFix),
+          fix: capFix(f.fix.map(guardFix)),
           ...(opts.docsBase ? { docsUrl: docsUrl(check.id, opts.docsBase)! } : {}),
           affectedPods: f.affectedPods ?? 0,
           ...(f.causeKey ? { causeKey: f.causeKey } : {}),

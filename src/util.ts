@@ -1,4 +1,4 @@
-import { hasControl, printable } from './errors.js';
+import { shq } from './shell.js';
 import type { K8sObject } from './types.js';
 
 /** Plain-object guard for untrusted input. */
@@ -67,25 +67,8 @@ export function groupBy<T>(items: Iterable<T>, key: (t: T) => string): Map<strin
   return m;
 }
 
-/**
- * Quote a value for a shell so that a name from the cluster cannot turn a copied fix command into
- * another command, and the command stays one line. Plain Kubernetes names (the common case) stay
- * unquoted; others (and any value starting with '-') are single-quoted. A value holding a control character (a newline, ESC, ...)
- * is written in ANSI-C quoting, `$'a\nb'` (bash, zsh, ksh), which keeps every byte: stripping
- * them instead would name another object.
- */
-export function shq(v: string): string {
-  if (/^[A-Za-z0-9._/:=@%+,][A-Za-z0-9._/:=@%+,-]*$/.test(v)) return v;
-  if (hasControl(v)) {
-    // Control characters as the bytes of their UTF-8 encoding (\xHH): exact in every locale.
-    const bytes = (c: string) => [...Buffer.from(c, 'utf8')].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('');
-    return `$'${v.replace(/[\\']/g, (c) => `\\${c}`).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, bytes)}'`;
-  }
-  return `'${v.replace(/'/g, `'\\''`)}'`;
-}
-
-/** Cluster text inside a fix's `# comment`: control characters shown escaped, so the comment cannot end the line. */
-export const note = (v: string): string => printable(v, 200);
+// Shell quoting lives in shell.ts (one quoting function and the fix-line validator); re-exported for the fix builders.
+export { note, shq } from './shell.js';
 
 /** A file name for a fix's `> file`: the object's name with anything but [A-Za-z0-9._-] replaced, never a path. */
 export const fileName = (name: string, ext = '.yaml'): string => shq(`${name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[.-]/, '_')}${ext}`);

@@ -17,8 +17,9 @@ import { recreateAll } from '../src/fix.js';
 import { chooseMesh } from '../src/mesh/choice.js';
 import { overlayManifests } from '../src/manifests.js';
 import { Model, type Workload } from '../src/model.js';
-import { hasControl } from '../src/errors.js';
 import { HOSTILE, hostile as hostileNames, runInBash } from './helpers/bash.js';
+import { choiceCommand, commandsOf, expectPastesExactly } from './helpers/paste.js';
+import { isComment } from '../src/shell.js';
 import type { Finding, K8sObject, Snapshot } from '../src/types.js';
 import { runCli } from './helpers/cli.js';
 import { FIXTURES, NOW, baseObjects, cluster, findings, fixtureObjects, ids, overlay, parseObjects, snapshotFrom, type Base } from './helpers/fixtures.js';
@@ -67,7 +68,7 @@ describe('1. one mesh per namespace: never advise both', () => {
     );
     expect(f!.evidence.meshChoice).toEqual({ mesh: null, chooseFrom: ['linkerd', 'istio'] });
     expect(f!.fix).toEqual([
-      '# choose one mesh for namespace legacy, never both (two proxies in one pod): run the commands of one choice below; pasted as it is, this block runs nothing',
+      '# choose one mesh for namespace legacy, never both, as two proxies in one pod clash: run the commands of one choice below. Pasted as it is, this block runs nothing',
       '# to mesh it with Linkerd: kubectl annotate namespace legacy linkerd.io/inject=enabled --overwrite',
       '# to mesh it with Linkerd: kubectl rollout restart deployment/billing -n legacy',
       '# to mesh it with Istio: kubectl label namespace legacy istio-injection=enabled --overwrite',
@@ -195,7 +196,7 @@ status: {phase: Running}`
       const fs = snap().filter((f) => f.resource.name === 'dual');
       expect(fs.map((f) => f.mesh).sort()).toEqual(['istio', 'linkerd']);
       const header =
-        '# choose one mesh for namespace dual, never both (two proxies in one pod): run the commands of one choice below; pasted as it is, this block runs nothing';
+        '# choose one mesh for namespace dual, never both, as two proxies in one pod clash: run the commands of one choice below. Pasted as it is, this block runs nothing';
       expect(fs.find((f) => f.mesh === 'linkerd')!.fix).toEqual([
         header,
         '# to mesh it with Linkerd: kubectl annotate namespace dual linkerd.io/inject=enabled --overwrite',
@@ -241,7 +242,7 @@ status: {phase: Running}`
     ]);
     for (const f of edge)
       expect(f.fix[0]).toBe(
-        '# choose one mesh for namespace edge, never both (two proxies in one pod): run the commands of one choice below; pasted as it is, this block runs nothing',
+        '# choose one mesh for namespace edge, never both, as two proxies in one pod clash: run the commands of one choice below. Pasted as it is, this block runs nothing',
       );
   });
 
@@ -278,7 +279,7 @@ status: {phase: Running}
     const fs = run(cluster('both', [pair]), ['injection-marker-invalid', 'sidecar-missing', 'pod-predates-enablement']);
     expect(ids(fs)).toEqual(['injection-marker-invalid Namespace pair']);
     expect(fs[0]!.fix).toEqual([
-      '# choose one mesh for namespace pair, never both (two proxies in one pod): run the commands of one choice below; pasted as it is, this block runs nothing',
+      '# choose one mesh for namespace pair, never both, as two proxies in one pod clash: run the commands of one choice below. Pasted as it is, this block runs nothing',
       // Both Istio labels go: without istio-injection, istio.io/rev would select a webhook.
       '# to mesh it with Linkerd: kubectl label namespace pair istio-injection- istio.io/rev-',
       '# to mesh it with Istio: kubectl annotate namespace pair linkerd.io/inject-',
@@ -313,7 +314,7 @@ spec:
       const file = app('linkerd.io/inject: enable');
       const r = await json(['check', '--snapshot', snap, '-f', file, '--expect-meshed']);
       expect(r.findings.map((f) => `${f.id} ${f.mesh}`)).toEqual(['will-not-be-meshed linkerd', 'injection-marker-invalid linkerd']);
-      const line = `# in ${file} (document 2), Deployment legacy/web: under spec.template.metadata.annotations set linkerd.io/inject: "enabled"`;
+      const line = `# in ${file}, document 2, Deployment legacy/web: under spec.template.metadata.annotations set linkerd.io/inject: 'enabled'`;
       expect(r.findings[0]).toMatchObject({
         message:
           'Deployment legacy/web will not be meshed: its pod template annotation linkerd.io/inject=enable asks Linkerd for injection, but Linkerd ignores it (expected pod template annotation linkerd.io/inject=enabled).',
@@ -331,7 +332,7 @@ spec:
       const file = app('');
       const [both] = (await json(['check', '--snapshot', snap, '-f', file, '--expect-meshed'])).findings;
       expect(both!.fix).toEqual([
-        '# choose one mesh for Deployment legacy/web, never both (two proxies in one pod): run the commands of one choice below; pasted as it is, this block runs nothing',
+        '# choose one mesh for Deployment legacy/web, never both, as two proxies in one pod clash: run the commands of one choice below. Pasted as it is, this block runs nothing',
         '# to mesh it with Linkerd: kubectl annotate namespace legacy linkerd.io/inject=enabled --overwrite',
         '# to mesh it with Istio: kubectl label namespace legacy istio-injection=enabled --overwrite',
       ]);
@@ -479,13 +480,13 @@ describe('3. quota fixes that fit', () => {
     );
     const deployment = JSON.stringify(objects.find((o) => o.kind === 'Deployment'));
     const file = write('shelf.yaml', `apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: default, namespace: books}\n---\n${deployment}\n`);
-    const where = `# in ${file} (document 2), Deployment books/shelf:`;
+    const where = `# in ${file}, document 2, Deployment books/shelf:`;
     const annotations = [
       `${where} under spec.template.metadata.annotations set:`,
-      '#   config.linkerd.io/proxy-cpu-request: "100m"',
-      '#   config.linkerd.io/proxy-memory-request: "20Mi"',
-      '#   config.linkerd.io/proxy-cpu-limit: "1"',
-      '#   config.linkerd.io/proxy-memory-limit: "250Mi"',
+      "#   config.linkerd.io/proxy-cpu-request: '100m'",
+      "#   config.linkerd.io/proxy-memory-request: '20Mi'",
+      "#   config.linkerd.io/proxy-cpu-limit: '1'",
+      "#   config.linkerd.io/proxy-memory-limit: '250Mi'",
     ];
     const [f] = (await json(['check', '--snapshot', snap, '-f', file])).findings;
     expect(f!.fix).toEqual([
@@ -497,8 +498,8 @@ describe('3. quota fixes that fit', () => {
     const both = write('shelf-quota.yaml', `# the quota too\n${quota}\n---\n${readFileSync(file, 'utf8')}`);
     const [g] = (await json(['check', '--snapshot', snap, '-f', both])).findings;
     expect(g!.fix.slice(0, 2)).toEqual([
-      `# in ${both} (document 1), ResourceQuota books/compute: under spec.hard set limits.cpu: "2500m"`,
-      `# in ${both} (document 3), Deployment books/shelf: under spec.template.metadata.annotations set:`,
+      `# in ${both}, document 1, ResourceQuota books/compute: under spec.hard set limits.cpu: '2500m'`,
+      `# in ${both}, document 3, Deployment books/shelf: under spec.template.metadata.annotations set:`,
     ]);
   });
 });
@@ -509,7 +510,7 @@ describe('4. check -f: findings about the manifests fix the manifests', () => {
   it('Helm output on stdin: remove the opt-out from document 4, no kubectl patch', async () => {
     const r = await json(['check', '--snapshot', LINKERD, '-n', 'shop', '-f', '-'], readFileSync(join(FIXTURES, 'manifests/helm-shop.yaml'), 'utf8'));
     expect(r.findings.map((f) => [f.id, f.fix])).toEqual([
-      ['pod-opted-out', ['# in stdin (document 4), Deployment shop/worker: remove spec.template.metadata.annotations["linkerd.io/inject"]']],
+      ['pod-opted-out', ['# in stdin, document 4, Deployment shop/worker: under spec.template.metadata.annotations remove linkerd.io/inject']],
     ]);
   });
 
@@ -521,7 +522,7 @@ describe('4. check -f: findings about the manifests fix the manifests', () => {
         'injection-marker-invalid',
         'legacy',
         [
-          `# in ${file} (document 1), Namespace legacy: under metadata.annotations set linkerd.io/inject: "enabled"`,
+          `# in ${file}, document 1, Namespace legacy: under metadata.annotations set linkerd.io/inject: 'enabled'`,
           'kubectl rollout restart deployment/billing -n legacy',
         ],
       ],
@@ -553,15 +554,15 @@ spec: {template: {metadata: {labels: {linkerd.io/inject: enabled}}, spec: {resta
     );
     const r = await json(['check', '--snapshot', LINKERD, '-f', file]);
     const fix = (name: string, id: string) => r.findings.find((f) => f.resource.name === name && f.id === id)?.fix;
-    const at = (doc: number, what: string) => `# in ${file} (document ${doc}), ${what}:`;
+    const at = (doc: number, what: string) => `# in ${file}, document ${doc}, ${what}:`;
     expect(fix('nightly', 'injection-marker-invalid')).toEqual([
-      `${at(1, 'CronJob legacy/nightly')} under spec.jobTemplate.spec.template.metadata.annotations set linkerd.io/inject: "enabled"`,
-      `${at(1, 'CronJob legacy/nightly')} remove metadata.annotations["linkerd.io/inject"]`,
+      `${at(1, 'CronJob legacy/nightly')} under spec.jobTemplate.spec.template.metadata.annotations set linkerd.io/inject: 'enabled'`,
+      `${at(1, 'CronJob legacy/nightly')} under metadata.annotations remove linkerd.io/inject`,
     ]);
-    expect(fix('debug', 'pod-opted-out')).toEqual([`${at(2, 'Pod shop/debug')} remove metadata.annotations["linkerd.io/inject"]`]);
+    expect(fix('debug', 'pod-opted-out')).toEqual([`${at(2, 'Pod shop/debug')} under metadata.annotations remove linkerd.io/inject`]);
     expect(fix('once', 'injection-marker-invalid')).toEqual([
-      `${at(3, 'Job legacy/once')} under spec.template.metadata.annotations set linkerd.io/inject: "enabled"`,
-      `${at(3, 'Job legacy/once')} remove spec.template.metadata.labels["linkerd.io/inject"]`,
+      `${at(3, 'Job legacy/once')} under spec.template.metadata.annotations set linkerd.io/inject: 'enabled'`,
+      `${at(3, 'Job legacy/once')} under spec.template.metadata.labels remove linkerd.io/inject`,
     ]);
   });
 
@@ -580,7 +581,7 @@ spec: {template: {metadata: {labels: {linkerd.io/inject: enabled}}, spec: {resta
         .join('\n---\n'),
     );
     const [audit] = (await json(['check', '--snapshot', snap, '-f', file])).findings;
-    expect(audit!.fix).toEqual([`# in ${file} (document 1), Deployment shop/audit: under spec.template.spec set automountServiceAccountToken: true`]);
+    expect(audit!.fix).toEqual([`# in ${file}, document 1, Deployment shop/audit: under spec.template.spec set automountServiceAccountToken: true`]);
 
     const selector = fixtureObjects(F('webhook-excludes-namespace', 'fires-linkerd-object-selector.yaml'));
     const snap2 = snapshotFile(
@@ -592,7 +593,7 @@ spec: {template: {metadata: {labels: {linkerd.io/inject: enabled}}, spec: {resta
     const [gw] = (await json(['check', '--snapshot', snap2, '-f', file2])).findings;
     expect(gw).toMatchObject({
       id: 'webhook-excludes-namespace',
-      fix: [`# in ${file2} (document 1), Deployment shop/gateway: remove spec.template.metadata.labels["example.com/no-mesh"]`],
+      fix: [`# in ${file2}, document 1, Deployment shop/gateway: under spec.template.metadata.labels remove example.com/no-mesh`],
     });
   });
 
@@ -633,7 +634,9 @@ spec: {template: {metadata: {labels: {linkerd.io/inject: enabled}}, spec: {resta
 
 describe('the new fix lines with hostile names stay one line and quote every value', () => {
   /** Hostile variants of the names of the both-mesh fixtures (the first three of helpers/bash.ts). */
-  const hostile = (objects: K8sObject[]) => hostileNames(objects, HOSTILE.slice(0, 3));
+  /** Hostile variants of the names of the both-mesh fixtures: shell syntax, a leading-dash word, and one with a newline (its lines are withheld). */
+  const hostile = (objects: K8sObject[]) => hostileNames(objects, [HOSTILE[1]!, HOSTILE[5]!, HOSTILE[3]!, HOSTILE[0]!]);
+  const PREFIX = /^# to mesh it with \w+: /;
 
   it.each([
     ['namespace-not-enabled', 'fires-both-evidence.yaml'],
@@ -645,24 +648,21 @@ describe('the new fix lines with hostile names stay one line and quote every val
       overlay(baseObjects('both'), fixtureObjects(F(check, file)), parseObjects('apiVersion: v1\nkind: Namespace\nmetadata: {name: legacy}\n')),
     );
     const fs = findings(snapshotFrom(objects));
-    let choices = 0;
-    for (const f of fs) {
-      for (const line of f.fix) {
-        expect(hasControl(line), line).toBe(false);
-        const cmd = line.replace(/^# to mesh it with \w+: /, '');
-        if (cmd !== line) choices++;
-        if (cmd.startsWith('#')) continue;
-        const { calls, notFound } = runLines([cmd]);
-        expect(notFound, cmd).toEqual([]);
-        expect(calls.length, cmd).toBeGreaterThan(0);
-        for (const v of values) {
-          const start = v.slice(v.indexOf('⟨'), v.indexOf('|') + 1);
-          for (const a of calls.flat().filter((x) => x.includes(start))) expect(a, cmd).toContain(v);
-        }
+    const lines = fs.flatMap((f) => f.fix);
+    // The block as it is, then each choice copied from behind its prefix (a command quoted whole there, unquoted).
+    const choices = lines.map((l) => choiceCommand(l, PREFIX)).filter((c): c is string => c !== undefined);
+    expectPastesExactly(lines);
+    expectPastesExactly(choices);
+    for (const cmd of [...lines, ...choices].filter((l) => !isComment(l)))
+      for (const v of values) {
+        const start = v.slice(v.indexOf('⟨'), v.indexOf('|') + 1);
+        for (const a of commandsOf(cmd)
+          .flat()
+          .filter((x) => x.includes(start)))
+          expect(a, cmd).toContain(v);
       }
-    }
     expect(fs.length).toBeGreaterThan(0);
-    if (check !== 'pod-opted-out' && check !== 'namespace-not-enabled') expect(choices).toBeGreaterThan(0);
+    if (check !== 'pod-opted-out' && check !== 'namespace-not-enabled') expect(choices.filter((c) => !isComment(c)).length).toBeGreaterThan(0);
   });
 
   it('manifest edits with a hostile file name and object names stay one comment line', () => {
@@ -680,8 +680,8 @@ spec:
     const snap = overlayManifests(cluster('linkerd'), { files: ['ev\nil\u001b[2J.yaml'], objects }, 'default');
     const [f] = findings(snap, ['pod-opted-out']);
     expect(f!.fix).toEqual([
-      '# in ev\\nil\\x1b[2J.yaml (document 1), Deployment shop/web\\n$(touch PWNED)\\x1b]52;c;x\\x07: remove spec.template.metadata.annotations["linkerd.io/inject"]',
+      "# in 'ev\\nil\\x1b[2J.yaml', document 1, Deployment 'shop/web\\n$(touch PWNED)\\x1b]52;c;x\\x07': under spec.template.metadata.annotations remove linkerd.io/inject",
     ]);
-    expect(runLines(f!.fix)).toEqual({ calls: [], notFound: [] });
+    expectPastesExactly(f!.fix);
   });
 });

@@ -164,8 +164,9 @@ describe('-o junit', () => {
     expect(suite).toMatchObject({ tests: '3', failures: '1', skipped: '1' });
     const [opted, missing, quiet] = ['pod-opted-out', 'webhook-missing', 'namespace-not-enabled'].map((n) => suite.testcase.find((t: any) => t.name === n));
     const f = opted.failure[0];
-    expect(f.message).toBe(`Deployment shop/we<i>rd&"'[31mx | has \`code\` and <script>alert(1)</script> [link](http://evil)`);
-    expect(f['#text']).toContain(`on Deployment shop/we<i>rd&"'[31mx (linkerd, 2 pods)`);
+    // Control characters shown escaped, as text (never acted on): the attribute and the body stay one line each.
+    expect(f.message).toBe(`Deployment shop/we<i>rd&"'\\x01\\x1b[31mx | has \`code\` and <script>alert(1)</script> [link](http://evil)`);
+    expect(f['#text']).toContain(`on Deployment shop/we<i>rd&"'\\x01\\x1b[31mx (linkerd, 2 pods)`);
     expect(missing.skipped.message).toBe('cannot read <mutatingwebhookconfigurations>: forbidden & "denied"');
     expect(quiet.failure).toBeUndefined();
   });

@@ -221,8 +221,9 @@ describe('check --snapshot', () => {
     // The fix command quotes the crafted name so that pasting it runs nothing else.
     const json = JSON.parse((await runCli(['check', '-A', '--snapshot', p, '-o', 'json'])).stdout);
     const fix: string = json.findings.find((f: any) => f.id === 'pod-opted-out').fix[0];
-    // ANSI-C quoting keeps the exact bytes (stripping them would name another object), on one line.
-    expect(fix.startsWith("kubectl patch $'deployment/cart\\x1b]8;;http://evil.example\\x07click")).toBe(true);
+    // No POSIX quoting keeps a control character on one line, and stripping it would name another object: withheld, naming it escaped.
+    expect(fix.startsWith("# fix withheld: a control character in 'deployment/cart\\x1b]8;;http://evil.example\\x07click")).toBe(true);
+    expect(fix).not.toContain("$'");
     expect(fix).not.toMatch(/[\u0000-\u001f]/);
   });
 

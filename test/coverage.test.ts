@@ -40,7 +40,8 @@ describe('rbacFix', () => {
     const a = rbacFix(live(), [{ kind: 'pods', reason: 'forbidden: nope', checks: [] }]);
     const b = rbacFix(live(), [{ kind: 'events', reason: 'forbidden: nope', checks: [] }]);
     expect(a[0]!.split(' ')[3]).not.toBe(b[0]!.split(' ')[3]);
-    expect(a[1]).toMatch(/--user=USER {2}# USER: the name meshdoctor authenticates as/);
+    expect(a[1]).toBe('# USER below: the name meshdoctor authenticates as, which kubectl auth whoami shows');
+    expect(a[2]).toMatch(/ --user=USER$/);
   });
 
   it('nothing for offline snapshots or refusals that are not 403s', () => {

@@ -111,7 +111,8 @@ describe('fix commands work on a real cluster', () => {
 
   it('a running Job is re-created without its generated selector; a finished one is left alone', () => {
     expect(recreateCommands(w('Job', [{ name: 'app-x' }], '/spec/template'))).toEqual([
-      'kubectl get job app -n shop -o yaml > app.yaml  # keep the template as it is under spec.template.metadata; drop spec.selector and the controller-uid labels',
+      'kubectl get job app -n shop -o yaml > app.yaml',
+      '# edit app.yaml before replacing the Job with it: keep the template as it is under spec.template.metadata, and drop spec.selector and the controller-uid labels',
       'kubectl replace --force -f app.yaml',
     ]);
     expect(recreateCommands(w('Job', [{ name: 'app-x', phase: 'Succeeded' }], '/spec/template'))).toEqual([]);
@@ -119,9 +120,10 @@ describe('fix commands work on a real cluster', () => {
 
   it('pods of a controller meshdoctor does not know are deleted by name, the controller edited with kubectl edit', () => {
     const rollout = w('Rollout', [{ name: 'app-1' }, { name: 'app-2' }, { name: 'app-0', phase: 'Succeeded' }]);
-    expect(recreateCommands(rollout)).toEqual(['kubectl delete pod -n shop app-1 app-2  # Rollout app re-creates them']);
+    expect(recreateCommands(rollout)).toEqual(['# Rollout app re-creates these pods once they are deleted', 'kubectl delete pod -n shop app-1 app-2']);
     expect(removeFromTemplate(rollout, 'annotations', 'linkerd.io/inject')).toEqual([
-      'kubectl edit rollout/app -n shop  # remove annotations linkerd.io/inject in its pod template',
+      '# in the pod template of Rollout/app: remove annotations linkerd.io/inject',
+      'kubectl edit rollout/app -n shop',
     ]);
   });
 

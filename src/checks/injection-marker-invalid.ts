@@ -27,7 +27,7 @@
  * with both meshes in play, the mesh the evidence names is kept (a marker of the other one is
  * removed, a template opts out of it), else the fix is the choice, in comments.
  */
-import { recreateAll } from '../fix.js';
+import { recreateAll, recreateEvidence } from '../fix.js';
 import { markerCauseKey } from '../mesh/denials.js';
 import { namespaceProblems, workloadProblems, type Problem } from '../mesh/marker-problems.js';
 import { nameOf } from '../util.js';
@@ -47,7 +47,7 @@ export default defineCheck({
         mesh: p.mesh,
         message: p.message,
         resource: p.resource,
-        evidence: p.evidence,
+        evidence: { ...p.evidence, ...recreateEvidence(p.recreate) },
         fix: [...p.fix, ...recreateAll(p.recreate)],
         affectedPods: p.affectedPods,
         // An injector denying the pods over this marker (webhook-denied) links to it.

@@ -37,7 +37,7 @@ export default defineCheck({
           const next = (current && doubledMemory(current)) ?? '512Mi';
           fix.push(`kubectl -n ${ns} set resources ${shq(`deploy/${inj.name}`)} -c ${shq(k.container)} --${flag}=memory=${next}`);
           if (k.container !== profileOf(mesh).injectorContainer) continue; // the Helm values below size the injector container only
-          fix.push(profileOf(mesh).injectorMemoryFix(ns, inj.name, next, m));
+          fix.push(...profileOf(mesh).injectorMemoryFix(ns, inj.name, next, m));
         }
         const old = kills.every((k) => k.readyNow && m.now.getTime() - (time(k.finishedAt)?.getTime() ?? m.now.getTime()) > DAY_MS);
         // Another replica that is ready now keeps serving the webhook while a killed one restarts.

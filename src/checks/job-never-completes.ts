@@ -115,7 +115,7 @@ function* hungJobs(m: Model, w: Workload): Generator<FindingInput, boolean> {
       ? [...(unsupported ? [`# ${unsupported}`] : []), ...p.job.alternatives]
       : w.kind === 'CronJob' && w.obj
         ? setOnTemplate(w, 'annotations', native, 'true')
-        : [`# then, before it runs again: set ${native}: "true" on the pod template of its manifest`];
+        : [`# then, before it runs again: set ${native}: 'true' on the pod template of its manifest`];
     yield {
       mesh,
       message: `Job ${w.namespace}/${jobName} never completes: its app exited${oldest !== undefined ? ` ${since(m.now.getTime() - oldest)} ago` : ''} but ${p.proxyContainer} is not a native sidecar and keeps the pod running.`,

@@ -86,7 +86,6 @@ export default defineCheck({
       const chosen = options.find((o) => o.mesh === choice.mesh);
       const mixed = chosen ? meshedBy.has(chosen.mesh) : meshedBy.size > 0;
       const pods = unmeshed.flatMap(({ s }) => s.unmeshed);
-      const what = `namespace ${ns}`;
       // A webhook that injects unmarked namespaces (Istio's enableNamespacesByDefault) selects this
       // one: the namespace needs no marker, the workloads' own labels keep them from that webhook.
       const byDefault = chosen
@@ -118,7 +117,7 @@ export default defineCheck({
             mesh: o.mesh,
             fix: [...namespaceChange(m, ns, o.marker.field, [{ key: o.marker.key, value: o.marker.value }]), ...recreateAll(ws)],
           })),
-          what,
+          { kind: 'Namespace', name: ns },
         ),
       };
     }

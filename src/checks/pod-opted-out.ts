@@ -84,7 +84,7 @@ export default defineCheck({
           ...f,
           ...(choice.mesh ? {} : { message: `${f.message.slice(0, -1)}; ${mustChoose(choice, 'it')}.` }),
           evidence: { ...f.evidence, meshChoice: choiceEvidence(choice) },
-          fix: choiceFix(choice, [{ mesh: f.mesh, fix: f.fix }], `${w.kind} ${w.namespace}/${w.name}`),
+          fix: choiceFix(choice, [{ mesh: f.mesh, fix: f.fix }], w.ref),
         };
       }
     }

@@ -116,7 +116,7 @@ function finding(
     },
     fix: [
       ...cni.install(cpNs),
-      `# or let namespace ${note(ref.namespace)} admit ${init.name} (this lowers Pod Security for every pod in it): kubectl label namespace ${shq(ref.namespace)} ${shq(`${ENFORCE}=privileged`)} --overwrite`,
+      `# or let namespace ${note(ref.namespace)} admit ${init.name}, which lowers Pod Security for every pod in it: kubectl label namespace ${shq(ref.namespace)} ${shq(`${ENFORCE}=privileged`)} --overwrite`,
       ...(events ? ['# the controller retries by itself once one of them is done'] : []),
     ],
   };

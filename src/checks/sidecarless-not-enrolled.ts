@@ -71,23 +71,27 @@ export default defineCheck({
       const fix: string[] = [];
       for (const node of nodes) {
         fix.push(
-          `kubectl -n ${shq(proxyNs)} get pods -o wide --field-selector ${shq(`spec.nodeName=${node}`)}  # the ${mode.nodeProxy.title} pod of DaemonSet ${mode.nodeProxy.daemonSet} must be Ready there`,
+          `# the ${mode.nodeProxy.title} pod of DaemonSet ${note(mode.nodeProxy.daemonSet)} must be Ready on node ${note(node)}`,
+          `kubectl -n ${shq(proxyNs)} get pods -o wide --field-selector ${shq(`spec.nodeName=${node}`)}`,
         );
-        fix.push(`kubectl -n ${shq(proxyNs)} describe daemonset ${shq(mode.nodeProxy.daemonSet)}  # taints, node selectors, scheduling errors`);
+        fix.push('# taints, node selectors, scheduling errors', `kubectl -n ${shq(proxyNs)} describe daemonset ${shq(mode.nodeProxy.daemonSet)}`);
       }
       const agentNodes = [...new Set(bad.filter((b) => !b.noProxy).map((b) => b.node ?? ''))].sort();
       for (const node of agentNodes) {
         const agent = node ? agents.byNode.get(node)?.[0] : undefined;
         if (agent)
           fix.push(
-            `kubectl -n ${shq(agentNs)} logs ${shq(agent)} --tail=200  # the ${mode.nodeAgent.title} on node ${note(node)}: why it did not enrol the pods`,
+            `# the ${mode.nodeAgent.title} on node ${note(node)}: why it did not enrol the pods`,
+            `kubectl -n ${shq(agentNs)} logs ${shq(agent)} --tail=200`,
           );
         else
           fix.push(
-            `kubectl -n ${shq(agentNs)} get pods -l ${shq(mode.nodeAgent.podSelector)} -o wide${node ? ` --field-selector ${shq(`spec.nodeName=${node}`)}` : ''}  # the ${mode.nodeAgent.title} (DaemonSet ${mode.nodeAgent.daemonSet})${node ? ` on node ${note(node)}` : ''}`,
+            `# the ${mode.nodeAgent.title} of DaemonSet ${note(mode.nodeAgent.daemonSet)}${node ? ` on node ${note(node)}` : ''}`,
+            `kubectl -n ${shq(agentNs)} get pods -l ${shq(mode.nodeAgent.podSelector)} -o wide${node ? ` --field-selector ${shq(`spec.nodeName=${node}`)}` : ''}`,
           );
       }
-      fix.push(...recreateCommands(w).map((c) => `${c}  # once it runs: new pods are enrolled when created`));
+      const recreate = recreateCommands(w);
+      if (recreate.length) fix.push('# once it runs: new pods are enrolled when created', ...recreate);
       yield {
         mesh,
         message,

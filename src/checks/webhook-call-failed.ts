@@ -92,9 +92,10 @@ export default defineCheck({
         ],
         certificate: [
           `kubectl get mutatingwebhookconfiguration ${shq(hookObj?.configName ?? p.defaultWebhookConfig)} -o jsonpath=${shq(`{.webhooks[?(@.name=="${g.hook}")].clientConfig.caBundle}`)} | base64 -d | openssl x509 -noout -subject -enddate`,
-          `kubectl -n ${ns} rollout restart ${shq(`deploy/${dep}`)}  # after renewing the certificate: the injector loads it at start${p.restartReloads}`,
+          `# after renewing the certificate: the injector loads it at start${p.restartReloads}`,
+          `kubectl -n ${ns} rollout restart ${shq(`deploy/${dep}`)}`,
         ],
-        timeout: [`kubectl -n ${ns} get networkpolicy  # must admit the API server to the injector's webhook port`, logs],
+        timeout: ['# a NetworkPolicy must admit the API server to the webhook port of the injector', `kubectl -n ${ns} get networkpolicy`, logs],
         'connection-refused': [`kubectl -n ${ns} get endpointslices -l ${shq(`kubernetes.io/service-name=${svc}`)} -o wide`, logs],
         'service-not-found': [`kubectl -n ${ns} get service ${shq(svc)}`, ...reinstallCommands(m, g.mesh, cpNs, dep)],
         other: [logs],

@@ -27,6 +27,7 @@ import { denialCause } from '../mesh/denials.js';
 import { meshTitle, profileOf, webhookMesh } from '../mesh/registry.js';
 import { kref } from '../fix.js';
 import type { MeshName } from '../types.js';
+import { printable } from '../errors.js';
 import { note, shq } from '../util.js';
 import { defineCheck, meta } from './define.js';
 
@@ -63,7 +64,7 @@ export default defineCheck({
       const cause = w ? denialCause(m, w, mesh) : undefined;
       yield {
         mesh,
-        message: `${r.kind} ${r.namespace}/${r.name} cannot create pods: ${meshTitle(mesh)}'s injection webhook ${hook} denied them${reason ? `: ${note(reason)}` : ' without explanation'}.`,
+        message: `${r.kind} ${r.namespace}/${r.name} cannot create pods: ${meshTitle(mesh)}'s injection webhook ${hook} denied them${reason ? `: ${printable(reason, 200)}` : ' without explanation'}.`,
         resource: r,
         affectedPods: g.missing,
         ...(cause ? { causedBy: cause } : {}),
@@ -82,9 +83,11 @@ export default defineCheck({
           ...(cause
             ? []
             : [
-                `kubectl get ${kref(r.kind, r.name)} -n ${shq(r.namespace)} -o jsonpath=${shq(where)}  # ${annotation ? `correct or remove annotation ${note(annotation)} on the pod template` : 'the pod template annotations the injector validates'}`,
+                `# ${annotation ? `correct or remove annotation ${note(annotation)} on the pod template` : 'the pod template annotations the injector validates'}`,
+                `kubectl get ${kref(r.kind, r.name)} -n ${shq(r.namespace)} -o jsonpath=${shq(where)}`,
               ]),
-          `kubectl -n ${shq(cpNs)} logs ${shq(`deploy/${dep}`)} -c ${p.injectorContainer} --tail=200 | grep -i ${shq(r.namespace)}  # the injector's full error`,
+          '# the full error of the injector',
+          `kubectl -n ${shq(cpNs)} logs ${shq(`deploy/${dep}`)} -c ${p.injectorContainer} --tail=200 | grep -i ${shq(r.namespace)}`,
         ],
       };
     }

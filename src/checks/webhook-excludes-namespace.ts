@@ -25,6 +25,7 @@ import { evalWebhook, namespaceLabels, rulesMatchPodCreate, type MeshWebhook, ty
 import { podStates, type Workload } from '../model.js';
 import type { FindingInput } from '../types.js';
 import { arr, groupBy, isObj, note, plural, shq, strMap } from '../util.js';
+import { isComment, shown } from '../shell.js';
 import { defineCheck, meta } from './define.js';
 import { markerExplains } from '../mesh/marker-problems.js';
 
@@ -234,11 +235,18 @@ export default defineCheck({
                 webhooks: failedTerms(items[0]!.calls, 'namespaceSelector'),
                 ...servedRevisions,
               },
-              // Names in comment text go through note() (printable); the commands are shell-quoted.
+              // Names in comment text go through note() (printable, quoted); the commands are shell-quoted,
+              // and a command shown in a comment holding an operator is quoted whole (shell.ts).
               fix: [
-                `# namespace ${note(ns)} opts out (${note(marker.text ?? 'its marker')}); choose one below (pasted as it is, this block runs nothing)`,
-                `# to keep the opt-out: drop the injection request from ${note(asking.join(', '))}`,
-                `# to mesh every workload of ${note(ns)}, not only these (its owner disabled it: ask first; the others are injected when next restarted): ${relabel.join(' && ')}`,
+                `# namespace ${note(ns)} opts out with ${marker.text ? note(marker.text) : 'its marker'}: choose one below. Pasted as it is, this block runs nothing`,
+                `# to keep the opt-out: drop the injection request from ${ws
+                  .map((w) => {
+                    const by = profile.templateAsking(w.template);
+                    return `${note(`${w.kind}/${w.name}`)}${by ? ` with ${note(by)}` : ''}`;
+                  })
+                  .join(', ')}`,
+                `# to mesh every workload of ${note(ns)}, not only these: ask first, as its owner disabled it, and the others are injected when next restarted`,
+                ...relabel.map((l) => `#   run: ${isComment(l) ? l.slice(2) : shown(l)}`),
               ],
             },
           });
@@ -280,8 +288,7 @@ export default defineCheck({
         [...new Set(group.flatMap((x) => x.ws))],
         group.map((x) => x.f.mesh),
       );
-      const what =
-        group[0]!.f.resource.kind === 'Namespace' ? `namespace ${group[0]!.ns}` : `${group[0]!.f.resource.kind} ${group[0]!.ns}/${group[0]!.f.resource.name}`;
+      const what = group[0]!.f.resource;
       for (const { f, plain } of group) {
         if (choice.mesh && f.mesh !== choice.mesh) continue;
         yield {

@@ -120,7 +120,7 @@ export default defineCheck({
         fix: choiceFix(
           choice,
           working.map((x) => ({ mesh: x, fix: fixes.get(x)!.fix })),
-          id,
+          w.ref,
         ),
       };
     }

@@ -9,6 +9,7 @@
  * from behind its prefix.
  */
 import { podStates, type Model, type Workload } from '../model.js';
+import { isComment, shown } from '../shell.js';
 import { note, plural } from '../util.js';
 import { namespaceMarker, templateOptOut } from './markers.js';
 import { MESH_NAMES, type MeshName } from './names.js';
@@ -96,19 +97,26 @@ export { meshList };
 export const mustChoose = (choice: MeshChoice, what: string): string =>
   `${meshList(choice.candidates)} are ${choice.candidates.length > 2 ? 'all' : 'both'} installed and nothing shows which one ${what} should use: choose one, never ${choice.candidates.length > 2 ? 'two' : 'both'}`;
 
+/** "namespace shop", "Deployment shop/web" for a comment line (cluster text quoted by note). */
+export const refNote = (r: { kind: string; namespace?: string; name: string }): string =>
+  r.kind === 'Namespace' ? `namespace ${note(r.name)}` : `${note(r.kind)} ${note(r.namespace ? `${r.namespace}/${r.name}` : r.name)}`;
+
 /**
  * The fix for a choice: the chosen mesh's commands; undecided, a line saying the user must
  * choose, then every command of every option as a comment behind `# to mesh it with <Mesh>: `
- * (a comment line of an option is kept without its own `# `).
+ * (a comment line of an option is kept without its own `# `; a command holding an operator such
+ * as `>` is quoted whole, so that the comment line stays inert: shell.ts).
  */
-export function choiceFix(choice: MeshChoice, options: { mesh: MeshName; fix: string[] }[], what: string): string[] {
+export function choiceFix(
+  choice: MeshChoice,
+  options: { mesh: MeshName; fix: string[] }[],
+  what: { kind: string; namespace?: string; name: string },
+): string[] {
   if (choice.mesh) return options.find((o) => o.mesh === choice.mesh)?.fix ?? [];
   const usable = options.filter((o) => o.fix.length > 0);
   if (usable.length === 0) return [];
   return [
-    `# choose one mesh for ${note(what)}, never both (two proxies in one pod): run the commands of one choice below; pasted as it is, this block runs nothing`,
-    ...usable.flatMap((o) =>
-      o.fix.map((line) => `# to mesh it with ${meshTitle(o.mesh)}: ${line.startsWith('# ') ? line.slice(2) : line.startsWith('#') ? line.slice(1) : line}`),
-    ),
+    `# choose one mesh for ${refNote(what)}, never both, as two proxies in one pod clash: run the commands of one choice below. Pasted as it is, this block runs nothing`,
+    ...usable.flatMap((o) => o.fix.map((line) => `# to mesh it with ${meshTitle(o.mesh)}: ${isComment(line) ? line.slice(2) : shown(line)}`)),
   ];
 }

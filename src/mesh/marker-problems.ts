@@ -17,7 +17,7 @@ import type { MeshName } from './names.js';
 import { PROFILE_LIST, meshTitle, profileOf } from './registry.js';
 import { decide } from './decision.js';
 import { namespaceLabels } from './webhooks.js';
-import { namespaceChange, recreateAll, setOnTemplate } from '../fix.js';
+import { namespaceChange, recreateAll, recreateEvidence, setOnTemplate } from '../fix.js';
 import { podStates, type Model, type Workload } from '../model.js';
 import type { ResourceRef } from '../types.js';
 import { annotationsOf, isObj, labelsOf } from '../util.js';
@@ -166,7 +166,7 @@ function bothAsked(m: Model, ns: string): Problem[] {
       fix: choiceFix(
         choice,
         both.map((keep) => ({ mesh: keep, fix: both.filter((x) => x !== keep).flatMap((x) => removeNamespaceMarker(m, ns, x)) })),
-        `namespace ${ns}`,
+        { kind: 'Namespace', name: ns },
       ),
       recreate: [],
       remove: [],
@@ -208,7 +208,7 @@ function oneMeshForNamespace(m: Model, ns: string, problems: Problem[]): Problem
       const gone = others(p.mesh);
       return gone ? `${p.message} ${chosenText(choice)}, so the fix also removes ${gone}.` : p.message;
     },
-    what: `namespace ${ns}`,
+    what: { kind: 'Namespace', name: ns },
     askedToo: 'is asked here too',
   });
 }
@@ -271,7 +271,7 @@ function bothAskedForWorkload(m: Model, w: Workload): Problem[] {
       fix: choiceFix(
         choice,
         asked.map((keep) => ({ mesh: keep, fix: [...optOuts(keep), ...recreateAll(recreate)] })),
-        id,
+        w.ref,
       ),
       recreate: choice.mesh ? recreate : [],
       remove: [],
@@ -319,7 +319,7 @@ function oneMeshForWorkload(m: Model, w: Workload, problems: Problem[]): Problem
       const out = optOutText(p.mesh);
       return out ? `${p.message} ${out} would inject it too; ${chosenText(choice)}, so the fix also opts its pod template out of ${out}.` : p.message;
     },
-    what: `${w.kind} ${w.namespace}/${w.name}`,
+    what: w.ref,
     askedToo: 'is asked for it too',
   });
 }
@@ -333,7 +333,7 @@ function applyChoice(
   problems: Problem[],
   involved: MeshName[],
   choice: MeshChoice,
-  how: { clear: (keep: MeshName) => string[]; chosen: (p: Problem) => string; what: string; askedToo: string },
+  how: { clear: (keep: MeshName) => string[]; chosen: (p: Problem) => string; what: ResourceRef; askedToo: string },
 ): Problem[] {
   return problems.map((p) => {
     const evidence = { ...p.evidence, meshChoice: choiceEvidence(choice) };
@@ -351,7 +351,7 @@ function applyChoice(
     const options = involved.map((x) => ({ mesh: x, fix: x === p.mesh ? [...how.clear(p.mesh), ...p.fix, ...recreateAll(p.recreate)] : p.remove }));
     return {
       ...p,
-      evidence,
+      evidence: { ...evidence, ...recreateEvidence(p.recreate) },
       correct: p.fix,
       fix: choiceFix(choice, options, how.what),
       recreate: [],

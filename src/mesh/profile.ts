@@ -257,7 +257,7 @@ export interface MeshProfile {
   /** The command that lists this mesh's webhook configurations. */
   listWebhookConfigs(expected: string): string;
   /** The durable way to raise the injector's memory limit. */
-  injectorMemoryFix(ns: string, injector: string, limit: string, m?: Model): string;
+  injectorMemoryFix(ns: string, injector: string, limit: string, m?: Model): string[];
   /** How the webhook's caBundle and serving certificate are renewed (after cert-manager's, if any). */
   webhookCertFix(ns: string, injector: string, certManager: boolean, m?: Model): string[];
   /** Why an empty caBundle happens for this mesh, when the mesh fills it itself. */

@@ -73,8 +73,10 @@ export function webhookCertFix(mesh: MeshName, config: K8sObject, hooks: MeshWeb
   const from = injectCaFrom(config);
   const certManager = from
     ? [
-        `kubectl -n ${shq(from.namespace)} describe certificate ${shq(from.name)}  # Ready? cainjector copies the CA of its Secret into the caBundle`,
-        `kubectl -n cert-manager logs -l app.kubernetes.io/component=cainjector --tail=100  # why the caBundle was not filled`,
+        '# is the Certificate Ready: cainjector copies the CA of its Secret into the caBundle',
+        `kubectl -n ${shq(from.namespace)} describe certificate ${shq(from.name)}`,
+        '# why the caBundle was not filled',
+        'kubectl -n cert-manager logs -l app.kubernetes.io/component=cainjector --tail=100',
       ]
     : [];
   return [...certManager, ...p.webhookCertFix(ns, deploy, !!from, m)];

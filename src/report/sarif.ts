@@ -1,4 +1,5 @@
 import { docsUrl } from '../checks/define.js';
+import { printable } from '../errors.js';
 import type { Finding, Severity } from '../types.js';
 import type { Reporter } from './reporter.js';
 
@@ -13,6 +14,8 @@ const LEVEL: Record<Severity, string> = { error: 'error', warning: 'warning', in
 
 const pascal = (id: string) => id.replace(/(^|-)([a-z])/g, (_, _d, c: string) => c.toUpperCase());
 const qualifiedName = (f: Finding) => [f.resource.kind, f.resource.namespace, f.resource.name].filter((p) => p !== undefined).join('/');
+/** Text a code-scanning UI shows: one line, control characters shown escaped (a newline could fake a line of the alert). */
+const one = (s: string) => printable(s, 2000);
 
 export const sarif: Reporter = (result, meta) => {
   const index = new Map(result.checks.map((c, i) => [c.id, i]));
@@ -20,17 +23,17 @@ export const sarif: Reporter = (result, meta) => {
     ruleId: f.id,
     ruleIndex: index.get(f.id) ?? -1,
     level: LEVEL[f.severity],
-    message: { text: f.message },
+    message: { text: one(f.message) },
     locations: [
       {
         // '-' (stdin) is not a file a UI could open.
         ...(f.source && f.source.file !== '-' ? { physicalLocation: { artifactLocation: { uri: encodeURI(f.source.file.replaceAll('\\', '/')) } } } : {}),
-        logicalLocations: [{ kind: 'resource', fullyQualifiedName: qualifiedName(f) }],
+        logicalLocations: [{ kind: 'resource', fullyQualifiedName: one(qualifiedName(f)) }],
       },
     ],
     // Stable identity across runs, so that a code-scanning alert is tracked, not re-opened.
     partialFingerprints: { 'meshdoctor/v1': `${f.id}:${qualifiedName(f)}:${f.mesh}` },
-    ...(suppression ? { suppressions: [{ kind: suppression.startsWith('flag') ? 'external' : 'inSource', justification: suppression }] } : {}),
+    ...(suppression ? { suppressions: [{ kind: suppression.startsWith('flag') ? 'external' : 'inSource', justification: one(suppression) }] } : {}),
     properties: {
       code: f.code,
       mesh: f.mesh,
@@ -42,16 +45,16 @@ export const sarif: Reporter = (result, meta) => {
   });
   /** The reasons of the kinds that kept a check from running (said once per kind in coverage). */
   const whyNot = (r: typeof result, check: string) => {
-    const why = r.coverage.unavailable.filter((u) => u.checks.includes(check)).map((u) => `${u.kind}: ${u.reason}`);
+    const why = r.coverage.unavailable.filter((u) => u.checks.includes(check)).map((u) => `${u.kind}: ${one(u.reason)}`);
     return why.length ? ` (${why.join('; ')})` : '';
   };
   const notifications = [
     ...result.skipped.map((s) => ({
       level: 'warning',
-      message: { text: `check ${s.check} not run: ${s.reason}${whyNot(result, s.check)}` },
+      message: { text: `check ${s.check} not run: ${one(s.reason)}${whyNot(result, s.check)}` },
       ...(index.has(s.check) ? { associatedRule: { id: s.check, index: index.get(s.check) } } : {}),
     })),
-    ...(result.errors ?? []).map((e) => ({ level: 'error', message: { text: e } })),
+    ...(result.errors ?? []).map((e) => ({ level: 'error', message: { text: one(e) } })),
   ];
   const log = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',

@@ -9,12 +9,16 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
 
-/** Word-wrap prose to `width` columns, each line after the first indented like the first. */
+/**
+ * Word-wrap prose to `width` columns, each line after the first indented like the first. A line
+ * never starts with `fix:`: prose holding cluster text could otherwise wrap into what looks like
+ * the finding's own fix line (that word stays on the line before, however long it gets).
+ */
 export function wrap(text: string, width: number, indent: string): string[] {
   const out: string[] = [];
   let line = '';
   for (const word of text.split(/ +/)) {
-    if (line && indent.length + line.length + 1 + word.length > width) {
+    if (line && indent.length + line.length + 1 + word.length > width && !/^fix:/i.test(word)) {
       out.push(indent + line);
       line = word;
     } else line = line ? `${line} ${word}` : word;

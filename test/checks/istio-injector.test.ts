@@ -131,11 +131,12 @@ describe('injector-config-excludes', () => {
     expect(ids(fs).sort()).toEqual([`${ID} Deployment optin/api`, `${ID} Deployment payments/ledger`, `${ID} Deployment store/frontend`]);
     const api = fs.find((f) => f.resource.name === 'api')!;
     expect(api.evidence).toMatchObject({ rule: 'policy', policy: 'disabled' });
-    expect(api.fix).toHaveLength(3);
-    expect(api.fix[1]).toMatch(
-      /^# or, to inject every pod of enabled namespaces by default: helm upgrade istiod istio\/istiod -n istio-system --version 1\.24\.2 .*autoInject=enabled/,
+    expect(api.fix).toHaveLength(4);
+    expect(api.fix[1]).toBe('# or, to inject every pod of enabled namespaces by default: if installed with Helm, pinned to the installed 1.24.2');
+    expect(api.fix[2]).toMatch(
+      /^# or, to inject every pod of enabled namespaces by default: helm upgrade istiod istio\/istiod -n istio-system --version 1\.24\.2 .*autoInject=enabled$/,
     );
-    expect(api.fix[2]).toMatch(/^# or, .*: if installed with istioctl: istioctl install -f YOUR-ISTIOOPERATOR.yaml /);
+    expect(api.fix[3]).toMatch(/^# or, .*: if installed with istioctl, .*: istioctl install -f YOUR-ISTIOOPERATOR.yaml /);
   });
 
   it('an invalid policy turns injection off for every pod, explicit "true" included: the fix is the configuration', () => {
@@ -148,8 +149,9 @@ describe('injector-config-excludes', () => {
     // helm upgrade without --version would upgrade istiod to the newest chart: pinned to the installed release
     // (the base cluster's istiod runs pilot:1.24.2); istioctl only with the user's own IstioOperator, as a comment.
     expect(f.fix).toEqual([
-      'helm upgrade istiod istio/istiod -n istio-system --version 1.24.2 --reuse-values --set global.proxy.autoInject=enabled  # if installed with Helm (pinned to the installed 1.24.2)',
-      '# if installed with istioctl: istioctl install -f YOUR-ISTIOOPERATOR.yaml --set values.global.proxy.autoInject=enabled  (your own IstioOperator and values, else istioctl installs its defaults)',
+      '# if installed with Helm, pinned to the installed 1.24.2',
+      'helm upgrade istiod istio/istiod -n istio-system --version 1.24.2 --reuse-values --set global.proxy.autoInject=enabled',
+      '# if installed with istioctl, from your own IstioOperator and values, else istioctl installs its defaults: istioctl install -f YOUR-ISTIOOPERATOR.yaml --set values.global.proxy.autoInject=enabled',
     ]);
   });
 
@@ -178,8 +180,9 @@ describe('injector-config-excludes', () => {
     const fs = run(snap);
     expect(ids(fs)).toEqual([`${ID} ConfigMap istio-system/istio-sidecar-injector`]);
     expect(fs[0]!.evidence).toMatchObject({ configMap: 'istio-system/istio-sidecar-injector', exists: false });
-    expect(fs[0]!.fix[0]).toMatch(/logs deploy\/istiod -c discovery \| grep -i 'sidecar injector'/);
-    expect(fs[0]!.fix.slice(1).every((l) => l.startsWith('#'))).toBe(true);
+    expect(fs[0]!.fix[0]).toBe("# istiod started without it logs 'Skipping sidecar injector, template not found'");
+    expect(fs[0]!.fix[1]).toMatch(/logs deploy\/istiod -c discovery \| grep -i 'sidecar injector'$/);
+    expect(fs[0]!.fix.slice(2).every((l) => l.startsWith('#'))).toBe(true);
     const e = explainIn(snap, 'Deployment', 'jobs', 'web');
     expect(e.wouldInject).toBe(false);
     expect(e.injector.at(-1)!.detail).toMatch(/^ConfigMap istio-system\/istio-sidecar-injector not found: istiod started without it serves no injection/);
@@ -270,12 +273,13 @@ describe('revisions and tags', () => {
     const orders = fs.find((f) => f.resource.name === 'orders')!;
     expect(orders.evidence).toMatchObject({ requestedRevision: 'stable', installedRevisions: ['default'], installedTags: { prod: 'default' } });
     expect(orders.fix).toEqual([
-      '# stable is neither an installed revision nor a tag: choose one below (pasted as it is, this block runs nothing)',
+      '# stable is neither an installed revision nor a tag: choose one below. Pasted as it is, this block runs nothing',
       '# to use the installed revision default: kubectl label namespace orders istio.io/rev=default --overwrite',
       '#   then: kubectl rollout restart deployment/api -n orders',
-      '# to use the installed tag prod (revision default): kubectl label namespace orders istio.io/rev=prod --overwrite',
+      '# to use the installed tag prod of revision default: kubectl label namespace orders istio.io/rev=prod --overwrite',
       '#   then: kubectl rollout restart deployment/api -n orders',
-      '# to install revision stable: istioctl install -y --set revision=stable -f YOUR-ISTIOOPERATOR.yaml  (Helm: helm install istiod-stable istio/istiod -n istio-system --set revision=stable)',
+      '# to install revision stable with istioctl: istioctl install -y --set revision=stable -f YOUR-ISTIOOPERATOR.yaml',
+      '# to install revision stable with Helm: helm install istiod-stable istio/istiod -n istio-system --set revision=stable',
       '# to restore tag stable for an installed revision: istioctl tag set stable --revision default',
     ]);
     const runner = fs.find((f) => f.resource.name === 'runner')!;
@@ -283,7 +287,7 @@ describe('revisions and tags', () => {
       'Deployment tools/runner asks Istio for revision gone with its pod label istio.io/rev, but no installed webhook serves that revision or tag, so its pods are not injected.',
     );
     expect(runner.fix[2]).toBe(
-      `# to use the installed tag prod (revision default): kubectl patch deployment/runner -n tools --type=merge -p '{"spec":{"template":{"metadata":{"labels":{"istio.io/rev":"prod"}}}}}'`,
+      `# to use the installed tag prod of revision default: kubectl patch deployment/runner -n tools --type=merge -p '{"spec":{"template":{"metadata":{"labels":{"istio.io/rev":"prod"}}}}}'`,
     );
   });
 
@@ -300,12 +304,14 @@ describe('Helm lines pin the installed istiod release (helm upgrade without --ve
   it('pins --version when the release is known, and is only a comment when it is not', () => {
     // The healthy Istio cluster runs istiod from docker.io/istio/pilot:1.24.2: the profile reads the release from the Model.
     const m = makeModel(cluster('istio'), { mesh: 'auto', certExpiryWarningDays: 60, now: NOW });
-    expect(istio.injectorMemoryFix('istio-system', 'istiod', '4Gi', m)).toBe(
-      'helm upgrade istiod istio/istiod -n istio-system --version 1.24.2 --reuse-values --set pilot.resources.limits.memory=4Gi  # if installed with Helm (pinned to the installed 1.24.2); durable (if installed with istioctl: istioctl install -f YOUR-ISTIOOPERATOR.yaml --set values.pilot.resources.limits.memory=4Gi  (your own IstioOperator and values, else istioctl installs its defaults))',
-    );
-    expect(istio.injectorMemoryFix('istio-system', 'istiod', '4Gi', undefined)).toMatch(
-      /^# if installed with Helm \(istiod's version is unknown: .*--version INSTALLED-VERSION/,
-    );
+    expect(istio.injectorMemoryFix('istio-system', 'istiod', '4Gi', m)).toEqual([
+      '# durable, if installed with Helm, pinned to the installed 1.24.2',
+      'helm upgrade istiod istio/istiod -n istio-system --version 1.24.2 --reuse-values --set pilot.resources.limits.memory=4Gi',
+      '# durable, if installed with istioctl, from your own IstioOperator and values, else istioctl installs its defaults: istioctl install -f YOUR-ISTIOOPERATOR.yaml --set values.pilot.resources.limits.memory=4Gi',
+    ]);
+    const unknown = istio.injectorMemoryFix('istio-system', 'istiod', '4Gi', undefined);
+    expect(unknown.every((l) => l.startsWith('# '))).toBe(true);
+    expect(unknown[0]).toMatch(/^# durable, if installed with Helm, with the version istiod runs, which is unknown: .*--version INSTALLED-VERSION/);
     expect(istio.reinstall('istio-system', 'istiod-canary', undefined).every((l) => l.startsWith('#'))).toBe(true);
     expect(istio.reinstall('istio-system', 'istiod', m)[2]).toBe('# Helm: helm upgrade istiod istio/istiod -n istio-system --version 1.24.2 --reuse-values');
   });

@@ -245,7 +245,7 @@ spec:
   it('Consul, which has no namespace marker: the pod template annotation', () => {
     const [f] = run('consul', newsvc('catalog'));
     expect(f?.fix).toEqual([
-      '# in m.yaml (document 1), Deployment catalog/newsvc: under spec.template.metadata.annotations set consul.hashicorp.com/connect-inject: "true"',
+      "# in m.yaml, document 1, Deployment catalog/newsvc: under spec.template.metadata.annotations set consul.hashicorp.com/connect-inject: 'true'",
     ]);
   });
 
@@ -254,7 +254,7 @@ spec:
       const [f] = run(base, newsvc('billing'));
       expect(f?.mesh).toBe('kuma');
       expect(f?.fix).toEqual([
-        '# in m.yaml (document 1), Deployment billing/newsvc: under spec.template.metadata.labels set kuma.io/sidecar-injection: "enabled"',
+        "# in m.yaml, document 1, Deployment billing/newsvc: under spec.template.metadata.labels set kuma.io/sidecar-injection: 'enabled'",
       ]);
     }
   });
@@ -574,7 +574,9 @@ describe('Helm lines keep the installed chart and release (kuma v2.14.3 _helpers
       .flatMap((f) => f.fix ?? [])
       .filter((l) => l.includes('helm upgrade'));
   it('Kuma: --version and the release from the control plane labels; unknown, a comment with placeholders', () => {
-    expect(helmLines([])).toEqual([expect.stringMatching(/^# Helm: .*helm upgrade RELEASE kuma\/kuma -n kuma-system --version CHART-VERSION --reuse-values/)]);
+    expect(helmLines([])).toEqual([
+      expect.stringMatching(/^# Helm, .*: helm upgrade RELEASE kuma\/kuma -n kuma-system --version CHART-VERSION --reuse-values/),
+    ]);
     const lines = helmLines([yamlOf(labelled({ 'helm.sh/chart': 'kuma-2.14.3', 'app.kubernetes.io/instance': 'mesh-cp' }))]);
     expect(lines).toEqual([expect.stringContaining('helm upgrade mesh-cp kuma/kuma -n kuma-system --version 2.14.3 --reuse-values')]);
   });

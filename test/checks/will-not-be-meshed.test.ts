@@ -78,7 +78,7 @@ kind: Namespace
 metadata: {name: legacy, labels: {team: core}}
 ---` + deploy('api', 'legacy');
     const [f] = run(applied('linkerd', yaml));
-    expect(f!.fix).toEqual(['# in m.yaml (document 1), Namespace legacy: under metadata.annotations set linkerd.io/inject: "enabled"']);
+    expect(f!.fix).toEqual(["# in m.yaml, document 1, Namespace legacy: under metadata.annotations set linkerd.io/inject: 'enabled'"]);
   });
 
   it('Istio: the label fix; the verdict of every installed mesh', () => {

@@ -1,50 +1,120 @@
 /**
- * Run fix lines in bash as a user pasting them would, with every command a fix may name stubbed
- * out (each stub records its argv) and PATH empty, so anything else shows as "not found".
+ * Run fix lines as a user pasting them would, in the three shells they are pasted into: bash and
+ * zsh interactive (zsh with no `interactivecomments`, its default: there `#` is a command, not a
+ * comment) and dash (sh), lines on stdin. Every command a fix may name is a stub recording its
+ * argv and the number of the pasted line it came from, `touch` creates its files (so an injected
+ * `$(touch PWNED)` shows as a file), PATH is empty, so anything else shows as "not found".
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { K8sObject } from '../../src/types.js';
 
-const STUBS = ['kubectl', 'linkerd', 'istioctl', 'helm', 'step', 'base64', 'openssl', 'grep', 'jq', 'cat']
-  // One file per stub process: the commands of a pipeline run at once.
-  .map((c) => `${c}() { printf '%s\\0' "${c}" "$@" END >> "$OUT.$BASHPID"; }`)
-  .join('\n');
+export type Shell = 'bash' | 'dash' | 'zsh';
+export const SHELLS: readonly Shell[] = ['bash', 'dash', 'zsh'];
 
-/** Run lines as one bash script in a fresh directory; the argv of every command they ran, and any command not found. */
-export function runInBash(lines: string[]): { calls: string[][]; notFound: string[] } {
-  const dir = mkdtempSync(join(tmpdir(), 'meshdoctor-bash-'));
-  const script = `${STUBS}\ncommand_not_found_handle() { printf 'NOTFOUND %s\\n' "$1" >> "$NF"; return 127; }\n${lines.join('\n')}\n`;
+/** How each shell is started to read a paste on stdin: interactive, no start-up files. */
+const ARGV: Record<Shell, string[]> = {
+  bash: ['/bin/bash', '--norc', '--noprofile', '--noediting', '-i'],
+  dash: ['/usr/bin/dash', '-i'],
+  zsh: ['/usr/bin/zsh', '-f', '-i'],
+};
+
+/** Whether the shell is installed (the tests that need it say so when it is not). */
+export const hasShell = (s: Shell): boolean => existsSync(ARGV[s][0]!);
+
+// The commands fix lines run (names a POSIX function may have: dash refuses `consul-k8s() {`).
+const COMMANDS = ['kubectl', 'linkerd', 'istioctl', 'helm', 'step', 'base64', 'openssl', 'grep', 'jq', 'cat', 'kumactl'];
+
+// One file per process (its pid read from /proc/self/stat, which works in all three shells): the
+// commands of a pipeline run at once. $L is the number of the pasted line being run.
+const PREAMBLE = [
+  "PS1=''",
+  "PS2=''",
+  `rec() { read -r P _ < /proc/self/stat; printf '%s\\0' "$L" "$@" END >> "$OUT.$P"; }`,
+  ...COMMANDS.map((c) => `${c}() { rec ${c} "$@"; }`),
+  'touch() { for f in "$@"; do : >> "$f"; done; }',
+  // bash and zsh call these for a command not found (dash prints it: read from stderr).
+  `command_not_found_handle() { printf '%s %s\\n' "$L" "$1" >> "$NF"; return 127; }`,
+  `command_not_found_handler() { printf '%s %s\\n' "$L" "$1" >> "$NF"; return 127; }`,
+].join('\n');
+
+export interface ShellRun {
+  /** Every stubbed command run: the number (0-based) of the pasted line, and its argv. */
+  calls: { line: number; argv: string[] }[];
+  /** Commands not found, with the line they came from (-1 where the shell does not say: dash). */
+  notFound: { line: number; command: string }[];
+  /** What the shell said went wrong: syntax errors, unmatched quotes, globs matching nothing. */
+  errors: string[];
+  /** Files a command created in the working directory (an injected `touch PWNED`). */
+  files: string[];
+}
+
+// Start-up noise of an interactive shell on a pipe, not an error of the paste.
+const NOISE = /cannot set terminal process group|no job control in this shell|can't access tty; job control turned off/;
+
+/** Paste `lines` into `shell` (each preceded by `L=<n>` so calls know their line) in a fresh directory. */
+export function runInShell(shell: Shell, lines: string[]): ShellRun {
+  const dir = mkdtempSync(join(tmpdir(), `meshdoctor-${shell}-`));
+  const work = join(dir, 'cwd');
+  const script = `${PREAMBLE}\n${lines.map((l, i) => `L=${i}\n${l}`).join('\n')}\n`;
   try {
-    execFileSync('/bin/bash', ['--norc', '--noprofile', '-c', script], {
-      cwd: dir,
+    mkdirSync(work);
+    const r = spawnSync(ARGV[shell][0]!, ARGV[shell].slice(1), {
+      cwd: work,
       env: { PATH: '/nonexistent', OUT: join(dir, 'argv'), NF: join(dir, 'nf'), HOME: '/home/x' },
-      stdio: 'pipe',
-      input: '',
+      input: script,
+      encoding: 'utf8',
+      timeout: 60_000,
     });
-  } catch {
-    // a stub exits 0; a syntax error shows as missing calls
-  }
-  const read = (f: string) => {
-    try {
-      return readFileSync(join(dir, f), 'utf8');
-    } catch {
-      return '';
+    const read = (f: string) => {
+      try {
+        return readFileSync(join(dir, f), 'utf8');
+      } catch {
+        return '';
+      }
+    };
+    const calls = readdirSync(dir)
+      .filter((f) => f.startsWith('argv.'))
+      .flatMap((f) =>
+        read(f)
+          .split('END\0')
+          .filter(Boolean)
+          .map((c) => c.split('\0').slice(0, -1))
+          .map(([line, ...argv]) => ({ line: Number(line), argv })),
+      )
+      // In the order of the lines; the commands of one pipeline run at once: in argv order.
+      .sort((a, b) => a.line - b.line || (a.argv.join('\0') < b.argv.join('\0') ? -1 : a.argv.join('\0') > b.argv.join('\0') ? 1 : 0));
+    const notFound = read('nf')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => ({ line: Number(l.slice(0, l.indexOf(' '))), command: l.slice(l.indexOf(' ') + 1) }));
+    const errors: string[] = [];
+    for (const m of `${r.stderr ?? ''}`.matchAll(/(?:\/usr\/bin\/|\/bin\/)?(?:bash|dash|zsh): [^\n\r]*/g)) {
+      if (NOISE.test(m[0])) continue;
+      const nf = /^\S+ \d+: (.+): not found$/.exec(m[0]);
+      if (shell === 'dash' && nf) notFound.push({ line: -1, command: nf[1]! });
+      else errors.push(m[0]);
     }
+    if (r.error) errors.push(String(r.error));
+    return { calls, notFound, errors, files: readdirSync(work) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** runInShell in bash, dash and zsh. */
+export const runEverywhere = (lines: string[]): Record<Shell, ShellRun> =>
+  Object.fromEntries(SHELLS.map((s) => [s, runInShell(s, lines)])) as Record<Shell, ShellRun>;
+
+/** Run lines in bash; the argv of every command they ran, and any command not found (as `NOTFOUND cmd`). */
+export function runInBash(lines: string[]): { calls: string[][]; notFound: string[] } {
+  const r = runInShell('bash', lines);
+  return {
+    calls: r.calls.map((c) => c.argv),
+    notFound: [...r.notFound.map((n) => `NOTFOUND ${n.command}`), ...r.errors, ...r.files.map((f) => `CREATED ${f}`)],
   };
-  const recorded = readdirSync(dir)
-    .filter((f) => f.startsWith('argv.'))
-    .map(read)
-    .join('');
-  const calls = recorded
-    .split('END\0')
-    .filter(Boolean)
-    .map((c) => c.split('\0').slice(0, -1));
-  const notFound = read('nf').split('\n').filter(Boolean);
-  rmSync(dir, { recursive: true, force: true });
-  return { calls, notFound };
 }
 
 /** Values that break a naive shell line; `⟨N|` and `N⟩` mark where each one starts and ends. */
@@ -54,6 +124,7 @@ export const HOSTILE = [
   (n: number) => `⟨${n}|\u001b]52;c;cHduZWQ=\u0007\r${n}⟩`,
   (n: number) => `⟨${n}| -A --all #${n}⟩`,
   (n: number) => `⟨${n}|$HOME\\\t\u2028${n}⟩`,
+  (n: number) => `⟨${n}|odd$(touch PWNED${n}) ;x & y | z > f < g !! ~ * ? [a] {b,c} =e ^f %g \\'h${n}⟩`,
 ];
 const SYSTEM = new Set(['linkerd', 'istio-system', 'kube-system', 'default', 'cert-manager']);
 
@@ -73,4 +144,66 @@ export function hostile(objects: K8sObject[], variants = HOSTILE): { objects: K8
     return v;
   };
   return { objects: objects.map((o) => walk(o) as K8sObject), values: [...map.values()] };
+}
+
+/** Label keys of the fixtures that mean nothing to a mesh (webhook selectors and fixes use them): made hostile too. */
+const CUSTOM_KEYS = new Set(['example.com/no-mesh', 'openshift.io/cluster-monitoring', 'tier', 'role']);
+/** Injection markers: a value none of them accepts reaches messages and fixes as it is. */
+const MARKER_KEYS = new Set([
+  'linkerd.io/inject',
+  'sidecar.istio.io/inject',
+  'istio-injection',
+  'kuma.io/sidecar-injection',
+  'consul.hashicorp.com/connect-inject',
+]);
+const MARKER_WORDS = new Set(['enabled', 'disabled', 'true', 'false', 'ingress', '']);
+const MAPS = new Set(['labels', 'annotations', 'matchLabels']);
+
+/**
+ * A cluster whose every piece of text that can reach a fix line is hostile, replaced consistently
+ * wherever it appears: namespace and object names (so ownerReference names too), Istio revision
+ * names, marker values no mesh accepts, custom label keys (and selectors on them); and every other
+ * bare pod (the first, third, ...) gets an ownerReference to a controller of a hostile kind and name (one no one knows:
+ * its pods are deleted by name for it to re-create). `variant(i)` is the hostile text of value i.
+ */
+export function hostileCluster(objects: K8sObject[], variant: (i: number) => string): { objects: K8sObject[]; values: string[] } {
+  const texts = new Set<string>();
+  const collect = (v: unknown, parent = ''): void => {
+    if (Array.isArray(v)) return v.forEach((x) => collect(x, parent));
+    if (!v || typeof v !== 'object') return;
+    for (const [k, x] of Object.entries(v)) {
+      if (MAPS.has(parent) && typeof x === 'string') {
+        if (CUSTOM_KEYS.has(k)) texts.add(k);
+        if (MARKER_KEYS.has(k) && !MARKER_WORDS.has(x)) texts.add(x);
+        if (k === 'istio.io/rev' && x !== 'default') texts.add(x);
+      }
+      collect(x, k);
+    }
+  };
+  collect(objects);
+  for (const o of objects) {
+    const ns = o.metadata?.namespace;
+    if (o.kind === 'Namespace' && o.metadata?.name && !SYSTEM.has(o.metadata.name)) texts.add(o.metadata.name);
+    if (ns && !SYSTEM.has(ns) && o.metadata?.name) texts.add(o.metadata.name);
+  }
+  const bare = objects
+    .filter((o) => o.kind === 'Pod' && !o.metadata?.ownerReferences?.length && !SYSTEM.has(o.metadata?.namespace ?? ''))
+    .filter((_, i) => i % 2 === 0);
+  const map = new Map([...texts].sort().map((t, i) => [t, `${t}${variant(i)}`]));
+  const kind = `Rollout${variant(map.size)}`;
+  const owner = `owner${variant(map.size + 1)}`;
+  const walk = (v: unknown, parent = ''): unknown => {
+    if (typeof v === 'string') return map.get(v) ?? v;
+    if (Array.isArray(v)) return v.map((x) => walk(x, parent));
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [MAPS.has(parent) ? (map.get(k) ?? k) : k, walk(x, k)]));
+    return v;
+  };
+  return {
+    objects: objects.map((o) => {
+      const w = walk(o) as K8sObject;
+      if (!bare.includes(o)) return w;
+      return { ...w, metadata: { ...w.metadata, ownerReferences: [{ apiVersion: 'example.com/v1', kind, name: owner, uid: 'u-hostile', controller: true }] } };
+    }),
+    values: [...map.values(), ...(bare.length ? [kind, owner] : [])],
+  };
 }

@@ -44,7 +44,7 @@
 import type { Model, Workload } from '../../model.js';
 import { annotationsOf, isObj, labelsOf, note, shq } from '../../util.js';
 import { containers, podSpec } from '../../k8s/pods.js';
-import { helmUpgrade, unquoteNamespace, type HelmRelease } from '../helm.js';
+import { helmChoice, helmUpgrade, unquoteNamespace, type HelmRelease } from '../helm.js';
 import { valueAt } from '../config-values.js';
 import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { CONSUL_FLAGS, CONSUL_INJECT, consulInjector, consulSettings, defaultInjects, parseConsul } from './injector.js';
@@ -88,10 +88,10 @@ const cni: CniPlugin = {
     return { privileged: on === true, from: `transparent proxy ${on ? 'on' : 'off'}: ${from}` };
   },
   install: (ns) => [
-    '# install consul-cni and turn it on for the injector: run the one line for your install method (connectInject.cni.cniBinDir and cniNetDir must fit your nodes, e.g. /home/kubernetes/bin on GKE)',
+    '# install consul-cni and turn it on for the injector: run the one line for your install method. connectInject.cni.cniBinDir and cniNetDir must fit your nodes, for example /home/kubernetes/bin on GKE',
     '# consul-k8s CLI: consul-k8s upgrade -f YOUR-VALUES.yaml -set connectInject.cni.enabled=true',
     `# Helm: helm upgrade consul hashicorp/consul -n ${shq(ns)} --reuse-values --set connectInject.cni.enabled=true`,
-    `# or turn transparent proxy off for the workload (no init container capability; traffic is then not redirected): pod template annotation ${TPROXY}: "false"`,
+    `# or turn transparent proxy off for the workload, so the init container needs no capability but traffic is no longer redirected: pod template annotation ${TPROXY}: 'false'`,
   ],
 };
 
@@ -161,7 +161,7 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
   reinstall: (ns, injector, m) => [
     '# re-render the control plane the way it was installed: run the one line for your install method',
     '# consul-k8s CLI: consul-k8s upgrade -f YOUR-VALUES.yaml',
-    `# Helm: ${helmUpgrade(consulRelease(m, ns, injector), 'hashicorp/consul', shq(ns), '', 'the installed chart').replace(/^# /, '')}`,
+    helmChoice(consulRelease(m, ns, injector), 'hashicorp/consul', shq(ns), ''),
   ],
   expectedWebhookConfigs: (injectors) => (injectors.length ? injectors : [INJECTOR]),
   listWebhookConfigs: () => 'kubectl get mutatingwebhookconfigurations -l component=connect-injector',
@@ -176,8 +176,10 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
   webhookCertFix: (ns, deploy) => {
     const name = deploy.replace(/^['"]?deploy\//, '').replace(/['"]$/, '');
     return [
-      `kubectl -n ${ns} rollout restart ${shq(`deploy/${fullname(name)}-webhook-cert-manager`)}  # it makes a new CA and certificate and patches the caBundle within seconds`,
-      `kubectl -n ${ns} rollout restart ${deploy}  # the injector reloads the new certificate`,
+      '# the webhook-cert-manager makes a new CA and certificate and patches the caBundle within seconds of its restart',
+      `kubectl -n ${ns} rollout restart ${shq(`deploy/${fullname(name)}-webhook-cert-manager`)}`,
+      '# the injector loads the new certificate when it restarts',
+      `kubectl -n ${ns} rollout restart ${deploy}`,
     ];
   },
   emptyCaBundle: "the caBundle is empty: Consul's webhook-cert-manager fills it, so it is not running or cannot patch this configuration",
@@ -199,7 +201,7 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
   namespaceMarkerKeys: () => ({ field: 'annotations', keys: [] }),
   // mesh_webhook.go shouldInject (a507b1d): the deny list is read before any annotation, so it leaves out every pod of the namespace.
   namespaceSettingOff: (_m, ns) => [
-    `# or leave namespace ${note(ns)} out of Consul altogether: add it to the Helm value connectInject.k8sDenyNamespaces (the injector's -deny-k8s-namespace; it refuses even pods annotated ${CONSUL_INJECT}: "true") and upgrade the release`,
+    `# or leave namespace ${note(ns)} out of Consul altogether: add it to the Helm value connectInject.k8sDenyNamespaces, the -deny-k8s-namespace flag of the injector, and upgrade the release. The injector then refuses even pods annotated ${CONSUL_INJECT}: 'true'`,
   ],
   namespaceEnabling: () => undefined,
   templateEnabling,
@@ -245,18 +247,19 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
     const injector = install?.webhooks.find((h) => h.service)?.service;
     const v = injector ? consulRelease(m, injector.namespace, injector.name).version : undefined;
     if (!v || nativeAnnotationKnown(v)) return undefined;
-    return `consul-k8s ${note(v)} does not know the annotation ${NATIVE} (added in 1.9.0, backported to 1.8.2, 1.7.5 and 1.6.9): upgrade Consul first, or use one of the ways below`;
+    return `consul-k8s ${note(v)} does not know the annotation ${NATIVE}, added in 1.9.0 and backported to 1.8.2, 1.7.5 and 1.6.9: upgrade Consul first, or use one of the ways below`;
   },
 
   job: {
     shutdown: /graceful_shutdown|:20600\b/,
     shutdownWords: ['graceful_shutdown', ':20600\\b'],
     alternatives: [
-      "# or: end the app's command with curl -fsS -X POST http://localhost:20600/graceful_shutdown",
-      `# or: opt the pod template out with the annotation ${CONSUL_INJECT}: "false"`,
+      '# or: end the command of the app with curl -fsS -X POST http://localhost:20600/graceful_shutdown',
+      `# or: opt the pod template out with the annotation ${CONSUL_INJECT}: 'false'`,
     ],
     relief: (_pods, ns, job) => [
-      `kubectl delete job ${shq(job)} -n ${ns}  # the app has exited; consul-dataplane listens for its shutdown on the pod's loopback only`,
+      '# the app has exited, and consul-dataplane listens for its shutdown only on the loopback of the pod',
+      `kubectl delete job ${shq(job)} -n ${ns}`,
     ],
   },
 };

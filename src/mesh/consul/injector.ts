@@ -139,8 +139,10 @@ function namespaceListConfig(s: ConsulSettings, ns: string): NonNullable<Injecto
       ...(s.from ? { injector: s.from } : {}),
     },
     fix: denied
-      ? [`# remove ${note(ns)} from the Helm value connectInject.k8sDenyNamespaces (the injector's -deny-k8s-namespace) and upgrade the release`]
-      : [`# add ${note(ns)} to the Helm value connectInject.k8sAllowNamespaces (the injector's -allow-k8s-namespace; "*" allows all) and upgrade the release`],
+      ? [`# remove ${note(ns)} from the Helm value connectInject.k8sDenyNamespaces, the -deny-k8s-namespace flag of the injector, and upgrade the release`]
+      : [
+          `# add ${note(ns)} to the Helm value connectInject.k8sAllowNamespaces, the -allow-k8s-namespace flag of the injector where '*' allows all, and upgrade the release`,
+        ],
   };
 }
 

@@ -31,6 +31,7 @@ import { podSpec } from '../../k8s/pods.js';
 import type { Model, Workload } from '../../model.js';
 import type { K8sObject } from '../../types.js';
 import { annotationsOf, labelsOf, nsOf, shq } from '../../util.js';
+import { shown } from '../../shell.js';
 import { valueAt } from '../config-values.js';
 import type { CniPlugin, SidecarlessMode, Template } from '../profile.js';
 import { ISTIO_NS_LABEL, ISTIO_REV } from './injector.js';
@@ -100,9 +101,9 @@ export function istioCni(values: (m: Model, w?: Workload) => { values: Record<st
     },
     install: (ns) => [
       '# install the Istio CNI plugin and turn it on for the injector: run the one line for your install method',
-      '# istioctl: istioctl install -y --set components.cni.enabled=true -f YOUR-ISTIOOPERATOR.yaml  (the profile and values you installed with)',
+      '# istioctl, with the profile and values you installed with: istioctl install -y --set components.cni.enabled=true -f YOUR-ISTIOOPERATOR.yaml',
       // Without --version Helm installs the newest charts, i.e. upgrades istiod: the placeholder is the installed release.
-      `# Helm: helm install istio-cni istio/cni -n ${shq(ns)} --version ISTIOD-VERSION && helm upgrade istiod istio/istiod -n ${shq(ns)} --version ISTIOD-VERSION --reuse-values --set pilot.cni.enabled=true  (ISTIOD-VERSION: the release istiod runs)`,
+      `# Helm, where ISTIOD-VERSION is the release istiod runs: ${shown(`helm install istio-cni istio/cni -n ${shq(ns)} --version ISTIOD-VERSION && helm upgrade istiod istio/istiod -n ${shq(ns)} --version ISTIOD-VERSION --reuse-values --set pilot.cni.enabled=true`)}`,
     ],
   };
 }

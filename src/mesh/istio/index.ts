@@ -8,6 +8,7 @@ import { deploymentBehind } from '../../k8s/selectors.js';
 import type { Model, Workload } from '../../model.js';
 import type { K8sObject } from '../../types.js';
 import { arr, isObj, labelsOf, nameOf, note, nsOf, shq, annotationsOf } from '../../util.js';
+import { isComment, shown } from '../../shell.js';
 import { configValues, parseYamlObject, valueAt } from '../config-values.js';
 import type { MeshProfile, NamedRef, ResourceKey } from '../profile.js';
 import type { MeshWebhook } from '../webhooks.js';
@@ -150,15 +151,16 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
   injectorMemoryFix: (ns, istiod, limit, m) => {
     // `ns` is shell-quoted: a namespace name (a DNS label) quotes to itself, so it still finds istiod.
     const version = m ? istiodRelease(m, ns, istiod) : undefined;
-    const [helm, istioctl] = chartUpgrade(ns, istiod, version, 'pilot.resources.limits.memory', limit);
-    return `${helm!.replace(`-n ${shq(ns)}`, `-n ${ns}`)}; durable (${istioctl!.slice(2)})`;
+    return chartUpgrade(ns, istiod, version, 'pilot.resources.limits.memory', limit, { quotedNs: true, why: 'durable' });
   },
   webhookCertFix: (ns, deploy) => [
-    `kubectl -n ${ns} rollout restart ${deploy}  # istiod re-patches the caBundle of its webhook configurations when it starts`,
-    `kubectl -n ${ns} logs ${deploy} --tail=200 | grep -i webhook  # errors patching the caBundle (with a plugged-in CA, replace Secret cacerts first)`,
+    '# istiod re-patches the caBundle of its webhook configurations when it starts',
+    `kubectl -n ${ns} rollout restart ${deploy}`,
+    '# errors patching the caBundle. With a plugged-in CA, replace Secret cacerts first',
+    `kubectl -n ${ns} logs ${deploy} --tail=200 | grep -i webhook`,
   ],
   emptyCaBundle: 'the caBundle is empty: istiod fills it itself, so istiod is not running or cannot patch this configuration',
-  restartReloads: ' and istiod re-patches caBundle',
+  restartReloads: ', and istiod re-patches the caBundle',
 
   // istio-injection (any value) beats istio.io/rev: `istio-injection=disabled` beside a revision is an opt-out.
   intent: (i) =>
@@ -240,8 +242,8 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
     shutdown: /quitquitquit/,
     shutdownWords: ['quitquitquit'],
     alternatives: [
-      "# or: end the app's command with curl -fsS -X POST localhost:15020/quitquitquit",
-      '# or: opt the pod template out with the label sidecar.istio.io/inject: "false"',
+      '# or: end the command of the app with curl -fsS -X POST localhost:15020/quitquitquit',
+      "# or: opt the pod template out with the label sidecar.istio.io/inject: 'false'",
     ],
     relief: (pods, ns) => pods.map((p) => `kubectl exec ${shq(p)} -n ${ns} -c istio-proxy -- pilot-agent request POST quitquitquit`),
   },
@@ -289,21 +291,23 @@ const TAG_PREFIX = 'istio-revision-tag-';
  */
 function unservedRevision(m: Model, requested: string, relabel: (value: string) => string[]) {
   const { revisions, tags, values } = installedRevisions(m.webhooksOf('istio'));
-  const strip = (l: string) => (l.startsWith('# ') ? l.slice(2) : l.startsWith('#') ? l.slice(1) : l);
-  // Names in comment text go through note() (printable); in commands through shq().
+  // A comment line of a choice loses its own `# `; a command holding an operator is quoted whole (shell.ts).
+  const strip = (l: string) => (isComment(l) ? l.slice(2) : shown(l));
+  // Names in comment text go through note() (printable, quoted); in commands through shq().
   const choices: string[] = [];
   for (const v of values) {
-    const what = tags[v] !== undefined ? `tag ${note(v)} (revision ${note(tags[v])})` : `revision ${note(v)}`;
+    const what = tags[v] !== undefined ? `tag ${note(v)} of revision ${note(tags[v]!)}` : `revision ${note(v)}`;
     relabel(v).forEach((line, i) => choices.push(i === 0 ? `# to use the installed ${what}: ${strip(line)}` : `#   then: ${strip(line)}`));
   }
   const target = revisions.find((r) => r !== 'default') ?? revisions[0];
   const q = shq(requested);
   choices.push(
-    `# to install revision ${note(requested)}: istioctl install -y --set revision=${q} -f YOUR-ISTIOOPERATOR.yaml  (Helm: helm install ${shq(`istiod-${requested}`)} istio/istiod -n istio-system --set revision=${q})`,
+    `# to install revision ${note(requested)} with istioctl: istioctl install -y --set revision=${q} -f YOUR-ISTIOOPERATOR.yaml`,
+    `# to install revision ${note(requested)} with Helm: helm install ${shq(`istiod-${requested}`)} istio/istiod -n istio-system --set revision=${q}`,
   );
   if (target) choices.push(`# to restore tag ${note(requested)} for an installed revision: istioctl tag set ${q} --revision ${shq(target)}`);
   return {
     evidence: { requestedRevision: requested, installedRevisions: revisions, installedTags: tags },
-    fix: [`# ${note(requested)} is neither an installed revision nor a tag: choose one below (pasted as it is, this block runs nothing)`, ...choices],
+    fix: [`# ${note(requested)} is neither an installed revision nor a tag: choose one below. Pasted as it is, this block runs nothing`, ...choices],
   };
 }

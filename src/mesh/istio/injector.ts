@@ -11,7 +11,8 @@ import { containers, podSpec } from '../../k8s/pods.js';
 import { evalSelector, selectorError } from '../../k8s/selectors.js';
 import type { Model } from '../../model.js';
 import type { K8sObject } from '../../types.js';
-import { arr, annotationsOf, isObj, labelsOf, nameOf, nsOf, shq, str, strMap } from '../../util.js';
+import { arr, annotationsOf, isObj, labelsOf, nameOf, note, nsOf, shq, str, strMap } from '../../util.js';
+import { isComment, shown } from '../../shell.js';
 import { configKey, configValues, valueAt } from '../config-values.js';
 import type { DecisionInput, InjectorStep } from '../profile.js';
 import { evalWebhook } from '../webhooks.js';
@@ -283,7 +284,8 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
       config: {
         evidence: { configMap: cfg.configMap, exists: false },
         fix: [
-          `kubectl -n ${shq(target.ns ?? 'istio-system')} logs ${shq(`deploy/${target.deployment ?? 'istiod'}`)} -c discovery | grep -i 'sidecar injector'  # "Skipping sidecar injector, template not found"`,
+          "# istiod started without it logs 'Skipping sidecar injector, template not found'",
+          `kubectl -n ${shq(target.ns ?? 'istio-system')} logs ${shq(`deploy/${target.deployment ?? 'istiod'}`)} -c discovery | grep -i 'sidecar injector'`,
           ...reinstallIstiod(target.ns ?? 'istio-system', target.deployment ?? 'istiod', release),
         ],
       },
@@ -364,7 +366,7 @@ export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
                     evidence: { configMap: cfg.configMap, key: 'config', policy },
                     templateFix: { field: 'labels', key: ISTIO_INJECT, value: 'true' },
                     fix: policyFix(target.ns ?? 'istio-system', target.deployment ?? 'istiod', release).map(
-                      (l) => `# or, to inject every pod of enabled namespaces by default: ${l.replace(/^# /, '')}`,
+                      (l) => `# or, to inject every pod of enabled namespaces by default: ${isComment(l) ? l.slice(2) : shown(l)}`,
                     ),
                   },
                 }),
@@ -392,8 +394,8 @@ export function reinstallIstiod(ns: string, istiod: string, version: string | un
   const pin = version ? `--version ${shq(version)}` : '--version INSTALLED-VERSION';
   return [
     '# re-render the control plane the way it was installed: run the one line for your install method',
-    `# istioctl: istioctl install -y${rev ? ` --set revision=${shq(rev)}` : ''} -f YOUR-ISTIOOPERATOR.yaml  (the profile and values you installed with)`,
-    `# Helm: helm upgrade ${shq(istiod)} istio/istiod -n ${shq(ns)} ${pin} --reuse-values${version ? '' : "  (istiod's version is unknown: without --version Helm upgrades it to the newest chart)"}`,
+    `# istioctl, with the profile and values you installed with: istioctl install -y${rev ? ` --set revision=${shq(rev)}` : ''} -f YOUR-ISTIOOPERATOR.yaml`,
+    `# Helm${version ? '' : ', with the version istiod runs, which is unknown: without --version Helm upgrades it to the newest chart'}: helm upgrade ${shq(istiod)} istio/istiod -n ${shq(ns)} ${pin} --reuse-values`,
   ];
 }
 
@@ -418,14 +420,22 @@ export function istiodRelease(m: Model, ns: string, deployment: string): string 
  * and is only a comment when that version is unknown. istioctl re-renders the whole install from
  * what it is given, so its line is a comment naming the user's own IstioOperator/values.
  */
-export function chartUpgrade(ns: string, istiod: string, version: string | undefined, key: string, value: string): string[] {
+export function chartUpgrade(
+  ns: string,
+  istiod: string,
+  version: string | undefined,
+  key: string,
+  value: string,
+  opts: { quotedNs?: boolean; why?: string } = {},
+): string[] {
   const set = shq(`${key}=${value}`);
-  const helm = (v: string) => `helm upgrade ${shq(istiod)} istio/istiod -n ${shq(ns)} --version ${v} --reuse-values --set ${set}`;
-  const istioctl = `# if installed with istioctl: istioctl install -f YOUR-ISTIOOPERATOR.yaml --set ${shq(`values.${key}=${value}`)}  (your own IstioOperator and values, else istioctl installs its defaults)`;
+  const helm = (v: string) => `helm upgrade ${shq(istiod)} istio/istiod -n ${opts.quotedNs ? ns : shq(ns)} --version ${v} --reuse-values --set ${set}`;
+  const why = opts.why ? `${opts.why}, ` : '';
+  const istioctl = `# ${why}if installed with istioctl, from your own IstioOperator and values, else istioctl installs its defaults: istioctl install -f YOUR-ISTIOOPERATOR.yaml --set ${shq(`values.${key}=${value}`)}`;
   return version
-    ? [`${helm(shq(version))}  # if installed with Helm (pinned to the installed ${version})`, istioctl]
+    ? [`# ${why}if installed with Helm, pinned to the installed ${note(version)}`, helm(shq(version)), istioctl]
     : [
-        `# if installed with Helm (istiod's version is unknown: pin --version to it, else Helm upgrades istiod to the newest chart): ${helm('INSTALLED-VERSION')}`,
+        `# ${why}if installed with Helm, with the version istiod runs, which is unknown: without --version Helm upgrades istiod to the newest chart: ${helm('INSTALLED-VERSION')}`,
         istioctl,
       ];
 }

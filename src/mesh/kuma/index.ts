@@ -42,7 +42,8 @@ import { containers, podSpec } from '../../k8s/pods.js';
 import { deploymentBehind } from '../../k8s/selectors.js';
 import type { Model } from '../../model.js';
 import { arr, isObj, labelsOf, nameOf, note, shq } from '../../util.js';
-import { helmUpgrade, unquoteNamespace, type HelmRelease } from '../helm.js';
+import { helmChoice, helmUpgrade, unquoteNamespace, type HelmRelease } from '../helm.js';
+import { shown } from '../../shell.js';
 import { valueAt } from '../config-values.js';
 import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { KUMA_INJECT, KUMA_SIDECAR, kumaInjector, parseKuma } from './injector.js';
@@ -107,8 +108,8 @@ const cni: CniPlugin = {
     return { enabled: GO_TRUE.includes(v), from: `${CP} env ${CNI_ENV}=${v}` };
   },
   install: (ns) => [
-    "# install kuma-cni and turn it on for the injector: run the one line for your install method (set cni.chained, cni.netDir, cni.binDir and cni.confName for your cluster's CNI, see Kuma's CNI docs)",
-    `# kumactl: kumactl install control-plane --cni-enabled --cni-chained --cni-net-dir /etc/cni/net.d --cni-bin-dir /opt/cni/bin --cni-conf-name YOUR-CNI.conflist | kubectl apply -f -  (with the flags you installed with)`,
+    '# install kuma-cni and turn it on for the injector: run the one line for your install method, with cni.chained, cni.netDir, cni.binDir and cni.confName set for the CNI of your cluster as the Kuma CNI docs say',
+    `# kumactl, with the flags you installed with: ${shown('kumactl install control-plane --cni-enabled --cni-chained --cni-net-dir /etc/cni/net.d --cni-bin-dir /opt/cni/bin --cni-conf-name YOUR-CNI.conflist | kubectl apply -f -')}`,
     `# Helm: helm upgrade YOUR-RELEASE kuma/kuma -n ${shq(ns)} --version YOUR-KUMA-VERSION --reuse-values --set cni.enabled=true --set cni.chained=true --set cni.netDir=/etc/cni/net.d --set cni.binDir=/opt/cni/bin --set cni.confName=YOUR-CNI.conflist`,
   ],
 };
@@ -162,17 +163,27 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
 
   reinstall: (ns, _injector, m) => [
     '# re-render the control plane the way it was installed: run the one line for your install method',
-    `# kumactl: kumactl install control-plane --namespace ${shq(ns)} | kubectl apply -f -  (with the flags you installed with)`,
-    `# Helm: ${helmUpgrade(kumaRelease(m, ns), 'kuma/kuma', shq(ns), '', 'the installed chart').replace(/^# /, '')}`,
+    `# kumactl, with the flags you installed with: ${shown(`kumactl install control-plane --namespace ${shq(ns)} | kubectl apply -f -`)}`,
+    helmChoice(kumaRelease(m, ns), 'kuma/kuma', shq(ns), ''),
   ],
   expectedWebhookConfigs: () => [CONFIG],
   listWebhookConfigs: (expected) => `kubectl get mutatingwebhookconfigurations ${shq(expected)}`,
   injectorMemoryFix: (ns, _injector, limit, m) =>
     helmUpgrade(kumaRelease(m, ns), 'kuma/kuma', ns, `--set controlPlane.resources.limits.memory=${shq(limit)}`, 'durable, if installed with Helm'),
   webhookCertFix: (ns, deploy, certManager, m) => [
-    `kubectl -n ${ns} delete secret ${TLS_SECRET}  # ${certManager ? 'cert-manager re-issues it and patches the caBundle' : 'the upgrade below generates a new CA, certificate and caBundle (Helm reuses the Secret while it exists)'}`,
-    ...(certManager ? [] : [helmUpgrade(kumaRelease(m, ns), 'kuma/kuma', ns, '', 'kumactl installs: kumactl install control-plane | kubectl apply -f -')]),
-    `kubectl -n ${ns} rollout restart ${deploy}  # the control plane loads its certificate at start`,
+    `# delete the webhook certificate Secret: ${certManager ? 'cert-manager re-issues it and patches the caBundle' : 'the upgrade below generates a new CA, certificate and caBundle, as Helm reuses the Secret while it exists'}`,
+    `kubectl -n ${ns} delete secret ${TLS_SECRET}`,
+    ...(certManager
+      ? []
+      : helmUpgrade(
+          kumaRelease(m, ns),
+          'kuma/kuma',
+          ns,
+          '',
+          `for a Helm install, or for a kumactl install instead: ${shown('kumactl install control-plane | kubectl apply -f -')}`,
+        )),
+    '# the control plane loads its certificate at start',
+    `kubectl -n ${ns} rollout restart ${deploy}`,
   ],
   restartReloads: '',
   servingCertSecrets: [[TLS_SECRET, 'tls.crt']],
@@ -208,8 +219,14 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
     const ns = m.mesh('kuma')?.namespaces[0] ?? 'kuma-system';
     return [
       '# Kuma has no pod annotation for the proxy resources: give kuma-sidecar requests and limits in the control plane',
-      `# Helm: ${helmUpgrade(kumaRelease(m, ns), 'kuma/kuma', shq(ns), '--set dataPlane.sidecarContainer.resources.limits.cpu=500m', 'and .requests/.limits as needed').replace(/^# /, '')}`,
-      `# or per workload: a ContainerPatch in the control-plane namespace (${note(ns)}) named by the pod template annotation kuma.io/container-patches`,
+      helmChoice(
+        kumaRelease(m, ns),
+        'kuma/kuma',
+        shq(ns),
+        '--set dataPlane.sidecarContainer.resources.limits.cpu=500m',
+        'setting the other requests and limits as needed',
+      ),
+      `# or per workload: a ContainerPatch in the control-plane namespace ${note(ns)}, named by the pod template annotation kuma.io/container-patches`,
     ];
   },
   suggestedResources: { 'requests.cpu': '50m', 'requests.memory': '64Mi', 'limits.cpu': '500m', 'limits.memory': '512Mi' },
@@ -237,10 +254,10 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
     shutdown: /quitquitquit/,
     shutdownWords: ['quitquitquit'],
     alternatives: [
-      `# or: set ${NATIVE_ENV}=true on the control plane (Helm experimental.sidecarContainers=true, Kubernetes 1.29+)`,
+      `# or: set ${NATIVE_ENV}=true on the control plane, with Helm experimental.sidecarContainers=true, on Kubernetes 1.29 or later`,
       `# or: opt the pod template out with the label ${KUMA_INJECT}: disabled`,
     ],
-    relief: (_pods, ns, job) => [`kubectl delete job ${shq(job)} -n ${ns}  # the app has exited; Kuma's control plane could not stop ${KUMA_SIDECAR}`],
+    relief: (_pods, ns, job) => [`# the app has exited, and the Kuma control plane could not stop ${KUMA_SIDECAR}`, `kubectl delete job ${shq(job)} -n ${ns}`],
     controlPlaneStops: `Kuma's control plane stops ${KUMA_SIDECAR} once a Job pod's other containers have exited`,
   },
 };

@@ -48,13 +48,17 @@ export function fixIdentity(src: IdentityCerts, anyValid: boolean): string[] {
     const certificate = certManagerCertificate(src.obj);
     if (certificate) {
       return [
-        `kubectl -n ${ns} describe certificate ${shq(certificate)}  # why cert-manager did not renew it`,
-        `kubectl -n ${ns} delete secret linkerd-identity-issuer  # cert-manager re-issues it; linkerd-identity loads the new issuer`,
+        '# why cert-manager did not renew it',
+        `kubectl -n ${ns} describe certificate ${shq(certificate)}`,
+        '# cert-manager re-issues the Secret, and linkerd-identity loads the new issuer',
+        `kubectl -n ${ns} delete secret linkerd-identity-issuer`,
       ];
     }
     return [
-      `step certificate create ${issuerCn} issuer-new.crt issuer-new.key ${STEP_ISSUER} --ca ca.crt --ca-key ca.key  # ca.crt/ca.key: your trust anchor and its key`,
-      'linkerd upgrade --identity-issuer-certificate-file=./issuer-new.crt --identity-issuer-key-file=./issuer-new.key | kubectl apply -f -  # Helm: --set-file identity.issuer.tls.crtPEM=issuer-new.crt --set-file identity.issuer.tls.keyPEM=issuer-new.key',
+      '# ca.crt and ca.key: your trust anchor and its key',
+      `step certificate create ${issuerCn} issuer-new.crt issuer-new.key ${STEP_ISSUER} --ca ca.crt --ca-key ca.key`,
+      '# a Helm install passes the new issuer with --set-file identity.issuer.tls.crtPEM=issuer-new.crt --set-file identity.issuer.tls.keyPEM=issuer-new.key instead',
+      'linkerd upgrade --identity-issuer-certificate-file=./issuer-new.crt --identity-issuer-key-file=./issuer-new.key | kubectl apply -f -',
       'linkerd check --proxy',
     ];
   }
@@ -63,14 +67,17 @@ export function fixIdentity(src: IdentityCerts, anyValid: boolean): string[] {
       `step certificate create ${anchorCn} ca-new.crt ca-new.key ${STEP_ROOT}`,
       `step certificate create ${issuerCn} issuer-new.crt issuer-new.key ${STEP_ISSUER} --ca ca-new.crt --ca-key ca-new.key`,
       'linkerd upgrade --identity-trust-anchors-file=./ca-new.crt --identity-issuer-certificate-file=./issuer-new.crt --identity-issuer-key-file=./issuer-new.key | kubectl apply -f -',
-      `kubectl -n ${ns} rollout restart deploy  # then restart every meshed workload so its proxy trusts the new anchor`,
+      '# restart the control plane, then every meshed workload, so that its proxy trusts the new anchor',
+      `kubectl -n ${ns} rollout restart deploy`,
     ];
   }
   return [
-    `kubectl -n ${ns} get configmap linkerd-identity-trust-roots -o jsonpath='{.data.ca-bundle\\.crt}' > original-trust.crt  # remove expired anchors from this file`,
+    `kubectl -n ${ns} get configmap linkerd-identity-trust-roots -o jsonpath='{.data.ca-bundle\\.crt}' > original-trust.crt`,
+    '# remove the expired anchors from original-trust.crt',
     `step certificate create ${anchorCn} ca-new.crt ca-new.key ${STEP_ROOT}`,
     'step certificate bundle ca-new.crt original-trust.crt bundle.crt',
     'linkerd upgrade --identity-trust-anchors-file=./bundle.crt | kubectl apply -f -',
-    `kubectl -n ${ns} rollout restart deploy  # then restart every meshed workload, and issue a new issuer from ca-new.crt/ca-new.key`,
+    '# restart the control plane, then every meshed workload, and issue a new issuer from ca-new.crt and ca-new.key',
+    `kubectl -n ${ns} rollout restart deploy`,
   ];
 }

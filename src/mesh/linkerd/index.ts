@@ -5,6 +5,7 @@
  */
 import type { Model, Workload } from '../../model.js';
 import { annotationsOf, labelsOf, shq } from '../../util.js';
+import { shown } from '../../shell.js';
 import { configValues, valueAt } from '../config-values.js';
 import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { fixIdentity, linkerdIdentity } from './identity.js';
@@ -59,8 +60,8 @@ const cni: CniPlugin = {
   },
   install: (ns) => [
     '# install linkerd-cni and turn it on for the injector: run the one line for your install method',
-    '# linkerd CLI: linkerd install-cni | kubectl apply -f - && linkerd upgrade --linkerd-cni-enabled | kubectl apply -f -',
-    `# Helm: helm install linkerd2-cni linkerd/linkerd2-cni -n linkerd-cni --create-namespace && helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${shq(ns)} --reuse-values --set cniEnabled=true`,
+    `# linkerd CLI: ${shown('linkerd install-cni | kubectl apply -f - && linkerd upgrade --linkerd-cni-enabled | kubectl apply -f -')}`,
+    `# Helm: ${shown(`helm install linkerd2-cni linkerd/linkerd2-cni -n linkerd-cni --create-namespace && helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${shq(ns)} --reuse-values --set cniEnabled=true`)}`,
   ],
 };
 
@@ -97,19 +98,23 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
 
   reinstall: (ns) => [
     '# re-render the control plane the way it was installed: run the one line for your install method',
-    '# linkerd CLI: linkerd upgrade | kubectl apply -f -',
+    `# linkerd CLI: ${shown('linkerd upgrade | kubectl apply -f -')}`,
     `# Helm: helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${shq(ns)} --reuse-values`,
   ],
   expectedWebhookConfigs: () => [WEBHOOK_CONFIG],
   listWebhookConfigs: (expected) => `kubectl get mutatingwebhookconfigurations ${shq(expected)}`,
-  injectorMemoryFix: (ns, _injector, limit) =>
-    `helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values --set proxyInjectorResources.memory.limit=${limit}  # durable, if installed with Helm`,
+  injectorMemoryFix: (ns, _injector, limit) => [
+    '# durable, if installed with Helm',
+    `helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values --set proxyInjectorResources.memory.limit=${limit}`,
+  ],
   webhookCertFix: (ns, deploy, certManager) => [
-    `kubectl -n ${ns} delete secret linkerd-proxy-injector-k8s-tls  # ${certManager ? 'cert-manager re-issues it' : 'the upgrade below re-creates it'}`,
+    `# delete the webhook certificate Secret: ${certManager ? 'cert-manager re-issues it' : 'the upgrade below re-creates it'}`,
+    `kubectl -n ${ns} delete secret linkerd-proxy-injector-k8s-tls`,
     ...(certManager
       ? []
       : [
-          'linkerd upgrade | kubectl apply -f -  # Helm installs: helm upgrade linkerd-control-plane instead; both generate a new webhook certificate and caBundle',
+          '# a new webhook certificate and caBundle: for a Helm install, run helm upgrade linkerd-control-plane instead of this line',
+          'linkerd upgrade | kubectl apply -f -',
         ]),
     `kubectl -n ${ns} rollout restart ${deploy}`,
   ],
@@ -185,10 +190,10 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
     shutdown: /linkerd-await\b.*--shutdown|:4191\/shutdown/,
     shutdownWords: ['linkerd-await\\b', '--shutdown', ':4191\\/shutdown'],
     alternatives: [
-      "# or: wrap the app's command in linkerd-await --shutdown -- (with config.linkerd.io/proxy-admin-shutdown: enabled on the pod template)",
+      '# or: wrap the command of the app in linkerd-await --shutdown -- with config.linkerd.io/proxy-admin-shutdown: enabled on the pod template',
       '# or: opt the pod template out with the annotation linkerd.io/inject: disabled',
     ],
-    relief: (_pods, ns, job) => [`kubectl delete job ${shq(job)} -n ${ns}  # the app has exited; linkerd-proxy has no shell to stop it from`],
+    relief: (_pods, ns, job) => ['# the app has exited, and linkerd-proxy has no shell to stop it from', `kubectl delete job ${shq(job)} -n ${ns}`],
   },
 
   identity: {
