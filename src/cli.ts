@@ -4,7 +4,7 @@
  * `--help` and `--version` pay for commander alone.
  */
 import { MESH_NAMES } from './mesh/names.js';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { EXIT, UserError, errorMessage, printable } from './errors.js';
 import { DEFAULT_LIMITS, type Limits } from './limits.js';
@@ -208,11 +208,9 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
     if (o.outputFile) {
       // The report goes to the file (never colored); a person at a terminal still sees the table.
       const text = REPORTERS[o.output ?? 'json']!(result, { version: VERSION, color: false });
-      try {
-        writeFileSync(o.outputFile, text);
-      } catch (e) {
-        throw new UserError(`cannot write --output-file ${o.outputFile}: ${errorMessage(e)}`);
-      }
+      // Whole or not at all: a failed write leaves the previous report, and a link planted at the path is replaced, not followed.
+      const { replaceFile } = await import('./io.js');
+      replaceFile(o.outputFile, text, '--output-file');
       if (io.stdoutTTY) io.stdout(REPORTERS.table!(result, { version: VERSION, color, width: widthOf(io) }));
     } else {
       // Human output unless -o asks for a machine format, piped or not (kubectl's convention).
@@ -396,8 +394,16 @@ export function errorLine(e: unknown): string {
 
 /** The process entry point used by bin/meshdoctor.js. */
 export async function run(): Promise<void> {
+  // The first error writing stdout other than EPIPE (ENOSPC on /dev/full, EIO, EBADF): the output
+  // is lost, so the run failed whatever main decided (exit 2, one line).
+  let lost: Error | undefined;
+  const written = (e?: Error | null) => {
+    if (e && !lost && (e as NodeJS.ErrnoException).code !== 'EPIPE') lost = e;
+  };
   const io: IO = {
-    stdout: (s) => void process.stdout.write(s),
+    stdout: (s) => {
+      if (!lost) process.stdout.write(s, written);
+    },
     stderr: (s) => void process.stderr.write(s),
     stdoutTTY: !!process.stdout.isTTY,
     stderrTTY: !!process.stderr.isTTY,
@@ -418,8 +424,18 @@ export async function run(): Promise<void> {
   process.on('unhandledRejection', fatal);
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0); // `| head` closed the pipe
+    written(e);
   });
   // Through kubectl's plugin mechanism the binary is kubectl-meshdoctor: help says `kubectl meshdoctor`.
   const invoked = (process.argv[1] ?? '').split(/[\\/]/).pop() ?? '';
-  process.exitCode = await main(process.argv.slice(2), io, invoked.startsWith('kubectl-meshdoctor') ? 'kubectl meshdoctor' : 'meshdoctor');
+  const code = await main(process.argv.slice(2), io, invoked.startsWith('kubectl-meshdoctor') ? 'kubectl meshdoctor' : 'meshdoctor');
+  // The exit code is decided once stdout has taken everything: an empty write calls back after the
+  // ones before it, with their error if one failed.
+  if (!lost) await new Promise<void>((resolve) => process.stdout.write('', (e) => (written(e), resolve())));
+  if (lost) {
+    process.stderr.write(`meshdoctor: cannot write to stdout: ${printable(errorMessage(lost))}\n`);
+    process.exitCode = EXIT.ERROR;
+    return;
+  }
+  process.exitCode = code;
 }
