@@ -239,6 +239,8 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
     for (const chunk of snapshotText(snap)) io.stdout(chunk);
     const missing = Object.entries(snap.unavailable);
     for (const [k, why] of missing) io.stderr(`meshdoctor: ${k} not saved: ${printable(why)}\n`);
+    for (const [k, where] of Object.entries(snap.unavailableIn ?? {}))
+      for (const [ns, why] of Object.entries(where ?? {})) io.stderr(`meshdoctor: ${k} in namespace ${printable(ns)} not saved: ${printable(why)}\n`);
     setExit(EXIT.OK);
   });
 
@@ -249,6 +251,7 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
       .description('walk one workload through the injection decision of every installed mesh, step by step')
       .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']))
       .addOption(new Option('--mesh <mesh>', 'which mesh to explain').choices(['auto', ...MESH_NAMES]).default('auto'))
+      .option('--allow-partial', 'exit 0 instead of 3 when something the explanation or the checks need could not be read')
       .option('--no-color', 'disable colors (also: NO_COLOR, or stdout not a terminal)'),
     true,
     false,
@@ -262,14 +265,16 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
     const ns = o.namespace ?? snapshot.scope.namespace ?? 'default';
     const scoped = { ...snapshot, scope: { allNamespaces: false, namespace: ns } };
     const model = makeModel(scoped, { mesh: o.mesh, certExpiryWarningDays: 60 });
-    const e = explain(model, target, ns, runChecks(scoped, CHECKS, { mesh: o.mesh, certExpiryWarningDays: 60 }, model).findings);
+    const result = runChecks(scoped, CHECKS, { mesh: o.mesh, certExpiryWarningDays: 60 }, model);
+    const e = explain(model, target, ns, result.findings, result);
     if (o.output === 'json') {
       io.stdout(JSON.stringify({ schemaVersion: 1, tool: { name: 'meshdoctor', version: VERSION }, ...e }, null, 2) + '\n');
     } else {
       const { renderExplanation } = await import('./report/explain.js');
-      io.stdout(renderExplanation(e, o.color !== false && io.stdoutTTY && !io.env.NO_COLOR));
+      io.stdout(renderExplanation(e, o.color !== false && io.stdoutTTY && !io.env.NO_COLOR, widthOf(io)));
     }
-    setExit(EXIT.OK);
+    // Findings do not decide explain's exit code; what was not read does, as for check (3, incomplete).
+    setExit(result.coverage.complete || o.allowPartial ? EXIT.OK : EXIT.INCOMPLETE);
   });
 
   program
@@ -346,16 +351,18 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
 }
 
 /**
- * 2: a check failed internally; 1: findings at or above --fail-on; 3: some checks could not run
- * and no finding decided (--strict: also when one did; --allow-partial: never); else 0.
+ * 2: a check failed internally; 1: findings at or above --fail-on; 3: some checks could not run,
+ * or could not see everything (a kind refused in a namespace), and no finding decided (--strict:
+ * also when one did; --allow-partial: never); else 0.
  */
 export function exitCode(
-  result: { findings: { severity: string }[]; skipped: unknown[]; errors?: string[] },
+  result: { findings: { severity: string }[]; skipped: unknown[]; errors?: string[]; coverage?: { complete: boolean } },
   failOn: FailOn,
   partial: { allowPartial?: boolean; strict?: boolean } = {},
 ): number {
   if (result.errors?.length) return EXIT.ERROR;
-  const incomplete = result.skipped.length > 0 && !partial.allowPartial;
+  // Incomplete: checks skipped, or (coverage) a kind not read in some namespace they look at.
+  const incomplete = (result.skipped.length > 0 || result.coverage?.complete === false) && !partial.allowPartial;
   if (incomplete && partial.strict) return EXIT.INCOMPLETE;
   const order = ['error', 'warning', 'info'];
   const limit = failOn === 'none' ? -1 : order.indexOf(failOn);
