@@ -25,7 +25,11 @@ export const SHELLS: readonly Shell[] = ['bash', 'zsh'];
 
 const SAFE = /^[-\w./]+$/; // every static word is spliced into shell code: refuse anything else
 
-/** A DNS-1123 label, what a namespace name must be (k8s.io/apimachinery validation IsDNS1123Label). */
+/**
+ * A DNS-1123 label, what a namespace name must be: kubernetes/kubernetes
+ * staging/src/k8s.io/apimachinery/pkg/api/validation/generic.go (@1a76ea44)
+ * `ValidateNamespaceName = NameIsDNSLabel` -> validation.IsDNS1123Label (63 characters at most).
+ */
 const DNS1123_LABEL = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
 
 /** What the value of a flag is completed from. */
