@@ -4,7 +4,7 @@
  * `--help` and `--version` pay for commander alone.
  */
 import { MESH_NAMES } from './mesh/names.js';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { EXIT, UserError, errorMessage, printable } from './errors.js';
 import { DEFAULT_LIMITS, type Limits } from './limits.js';
@@ -208,11 +208,9 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
     if (o.outputFile) {
       // The report goes to the file (never colored); a person at a terminal still sees the table.
       const text = REPORTERS[o.output ?? 'json']!(result, { version: VERSION, color: false });
-      try {
-        writeFileSync(o.outputFile, text);
-      } catch (e) {
-        throw new UserError(`cannot write --output-file ${o.outputFile}: ${errorMessage(e)}`);
-      }
+      // Whole or not at all: a failed write leaves the previous report, and a link planted at the path is replaced, not followed.
+      const { replaceFile } = await import('./io.js');
+      replaceFile(o.outputFile, text, '--output-file');
       if (io.stdoutTTY) io.stdout(REPORTERS.table!(result, { version: VERSION, color, width: widthOf(io) }));
     } else {
       // Human output unless -o asks for a machine format, piped or not (kubectl's convention).
@@ -241,6 +239,8 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
     for (const chunk of snapshotText(snap)) io.stdout(chunk);
     const missing = Object.entries(snap.unavailable);
     for (const [k, why] of missing) io.stderr(`meshdoctor: ${k} not saved: ${printable(why)}\n`);
+    for (const [k, where] of Object.entries(snap.unavailableIn ?? {}))
+      for (const [ns, why] of Object.entries(where ?? {})) io.stderr(`meshdoctor: ${k} in namespace ${printable(ns)} not saved: ${printable(why)}\n`);
     setExit(EXIT.OK);
   });
 
@@ -251,6 +251,7 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
       .description('walk one workload through the injection decision of every installed mesh, step by step')
       .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']))
       .addOption(new Option('--mesh <mesh>', 'which mesh to explain').choices(['auto', ...MESH_NAMES]).default('auto'))
+      .option('--allow-partial', 'exit 0 instead of 3 when something the explanation or the checks need could not be read')
       .option('--no-color', 'disable colors (also: NO_COLOR, or stdout not a terminal)'),
     true,
     false,
@@ -264,14 +265,16 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
     const ns = o.namespace ?? snapshot.scope.namespace ?? 'default';
     const scoped = { ...snapshot, scope: { allNamespaces: false, namespace: ns } };
     const model = makeModel(scoped, { mesh: o.mesh, certExpiryWarningDays: 60 });
-    const e = explain(model, target, ns, runChecks(scoped, CHECKS, { mesh: o.mesh, certExpiryWarningDays: 60 }, model).findings);
+    const result = runChecks(scoped, CHECKS, { mesh: o.mesh, certExpiryWarningDays: 60 }, model);
+    const e = explain(model, target, ns, result.findings, result);
     if (o.output === 'json') {
       io.stdout(JSON.stringify({ schemaVersion: 1, tool: { name: 'meshdoctor', version: VERSION }, ...e }, null, 2) + '\n');
     } else {
       const { renderExplanation } = await import('./report/explain.js');
-      io.stdout(renderExplanation(e, o.color !== false && io.stdoutTTY && !io.env.NO_COLOR));
+      io.stdout(renderExplanation(e, o.color !== false && io.stdoutTTY && !io.env.NO_COLOR, widthOf(io)));
     }
-    setExit(EXIT.OK);
+    // Findings do not decide explain's exit code; what was not read does, as for check (3, incomplete).
+    setExit(result.coverage.complete || o.allowPartial ? EXIT.OK : EXIT.INCOMPLETE);
   });
 
   program
@@ -348,16 +351,18 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
 }
 
 /**
- * 2: a check failed internally; 1: findings at or above --fail-on; 3: some checks could not run
- * and no finding decided (--strict: also when one did; --allow-partial: never); else 0.
+ * 2: a check failed internally; 1: findings at or above --fail-on; 3: some checks could not run,
+ * or could not see everything (a kind refused in a namespace), and no finding decided (--strict:
+ * also when one did; --allow-partial: never); else 0.
  */
 export function exitCode(
-  result: { findings: { severity: string }[]; skipped: unknown[]; errors?: string[] },
+  result: { findings: { severity: string }[]; skipped: unknown[]; errors?: string[]; coverage?: { complete: boolean } },
   failOn: FailOn,
   partial: { allowPartial?: boolean; strict?: boolean } = {},
 ): number {
   if (result.errors?.length) return EXIT.ERROR;
-  const incomplete = result.skipped.length > 0 && !partial.allowPartial;
+  // Incomplete: checks skipped, or (coverage) a kind not read in some namespace they look at.
+  const incomplete = (result.skipped.length > 0 || result.coverage?.complete === false) && !partial.allowPartial;
   if (incomplete && partial.strict) return EXIT.INCOMPLETE;
   const order = ['error', 'warning', 'info'];
   const limit = failOn === 'none' ? -1 : order.indexOf(failOn);
@@ -396,8 +401,16 @@ export function errorLine(e: unknown): string {
 
 /** The process entry point used by bin/meshdoctor.js. */
 export async function run(): Promise<void> {
+  // The first error writing stdout other than EPIPE (ENOSPC on /dev/full, EIO, EBADF): the output
+  // is lost, so the run failed whatever main decided (exit 2, one line).
+  let lost: Error | undefined;
+  const written = (e?: Error | null) => {
+    if (e && !lost && (e as NodeJS.ErrnoException).code !== 'EPIPE') lost = e;
+  };
   const io: IO = {
-    stdout: (s) => void process.stdout.write(s),
+    stdout: (s) => {
+      if (!lost) process.stdout.write(s, written);
+    },
     stderr: (s) => void process.stderr.write(s),
     stdoutTTY: !!process.stdout.isTTY,
     stderrTTY: !!process.stderr.isTTY,
@@ -418,8 +431,18 @@ export async function run(): Promise<void> {
   process.on('unhandledRejection', fatal);
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0); // `| head` closed the pipe
+    written(e);
   });
   // Through kubectl's plugin mechanism the binary is kubectl-meshdoctor: help says `kubectl meshdoctor`.
   const invoked = (process.argv[1] ?? '').split(/[\\/]/).pop() ?? '';
-  process.exitCode = await main(process.argv.slice(2), io, invoked.startsWith('kubectl-meshdoctor') ? 'kubectl meshdoctor' : 'meshdoctor');
+  const code = await main(process.argv.slice(2), io, invoked.startsWith('kubectl-meshdoctor') ? 'kubectl meshdoctor' : 'meshdoctor');
+  // The exit code is decided once stdout has taken everything: an empty write calls back after the
+  // ones before it, with their error if one failed.
+  if (!lost) await new Promise<void>((resolve) => process.stdout.write('', (e) => (written(e), resolve())));
+  if (lost) {
+    process.stderr.write(`meshdoctor: cannot write to stdout: ${printable(errorMessage(lost))}\n`);
+    process.exitCode = EXIT.ERROR;
+    return;
+  }
+  process.exitCode = code;
 }

@@ -18,13 +18,22 @@ import { cmp, shq } from './util.js';
  */
 export function coverageOf(snapshot: Snapshot, checks: readonly Check[], skipped: SkippedCheck[]): Coverage {
   const unavailable: Coverage['unavailable'] = [];
-  const wanted = checks.flatMap((c) => [...c.inputs, ...(c.optionalInputs ?? [])]);
-  const kinds = [...new Set(wanted)].filter((k) => !snapshot.objects[k]).sort(cmp);
-  for (const kind of kinds) {
+  const wanted = [...new Set(checks.flatMap((c) => [...c.inputs, ...(c.optionalInputs ?? [])]))].sort(cmp);
+  for (const kind of wanted.filter((k) => !snapshot.objects[k])) {
     const kept = checks.filter((c) => c.inputs.includes(kind) && skipped.some((s) => s.check === c.id)).map((c) => c.id);
     unavailable.push({ kind, reason: snapshot.unavailable[kind] ?? 'not in the snapshot', checks: kept });
   }
-  return { complete: skipped.length === 0, unavailable, rbac: rbacFix(snapshot, unavailable) };
+  // A kind read in the scope but refused in another namespace (a mesh's control plane): the
+  // checks ran, but what they look for there was not examined, so the run is not complete.
+  let partial = false;
+  for (const kind of wanted.filter((k) => snapshot.objects[k])) {
+    for (const [namespace, reason] of Object.entries(snapshot.unavailableIn?.[kind] ?? {}).sort(([a], [b]) => cmp(a, b))) {
+      unavailable.push({ kind, namespace, reason, checks: [] });
+      partial = true;
+    }
+  }
+  unavailable.sort((a, b) => cmp(a.kind, b.kind) || cmp(a.namespace ?? '', b.namespace ?? ''));
+  return { complete: skipped.length === 0 && !partial, unavailable, rbac: rbacFix(snapshot, unavailable) };
 }
 
 /**
@@ -44,7 +53,7 @@ export function rbacFix(snapshot: Snapshot, unavailable: Coverage['unavailable']
   const addRole = (args: string, kinds: Coverage['unavailable']) => {
     const name = `meshdoctor-reader-${createHash('sha256').update(args).digest('hex').slice(0, 8)}`;
     // "... in the namespace "linkerd"": a namespaced refusal; "at the cluster scope" (or unknown): cluster-wide.
-    const where = kinds.map((u) => /in the namespace "([^"]+)"/.exec(u.reason)?.[1]);
+    const where = kinds.map((u) => u.namespace ?? /in the namespace "([^"]+)"/.exec(u.reason)?.[1]);
     roles.push({
       name,
       command: `kubectl create clusterrole ${name} ${args}`,
@@ -52,7 +61,7 @@ export function rbacFix(snapshot: Snapshot, unavailable: Coverage['unavailable']
     });
   };
   const listed = forbidden.filter((u) => !KINDS[u.kind].byName);
-  if (listed.length) addRole(`--verb=get,list --resource=${listed.map((u) => res(u.kind)).join(',')}`, listed);
+  if (listed.length) addRole(`--verb=get,list --resource=${[...new Set(listed.map((u) => res(u.kind)))].join(',')}`, listed);
   for (const u of forbidden.filter((x) => KINDS[x.kind].byName)) {
     const names = [...new Set(named.filter((r) => r.key === u.kind).map((r) => r.name))].sort(cmp);
     if (names.length) addRole(`--verb=get --resource=${res(u.kind)} ${names.map((n) => `--resource-name=${shq(n)}`).join(' ')}`, [u]);

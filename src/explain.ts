@@ -1,6 +1,11 @@
 /**
  * `meshdoctor explain <kind>/<name>`: one workload walked through the injection decision as the
  * API server and each installed mesh's injector would make it now, next to what runs today.
+ *
+ * It states nothing about what it could not read: a webhook list, a namespace marker, a
+ * verdict or what happens on restart that depends on a kind not read (forbidden, not in the
+ * snapshot, refused in the mesh's namespace) is "not examined", with the reason, and the
+ * explanation carries the same coverage as `check` (the CLI exits 3 on it).
  */
 import { UserError } from './errors.js';
 import type { Decision } from './mesh/decision.js';
@@ -10,7 +15,7 @@ import { namespaceMarker } from './mesh/markers.js';
 import { meshTitle, profileOf } from './mesh/registry.js';
 import { sidecarlessOf } from './mesh/sidecarless.js';
 import { podStates, type Model, type Workload } from './model.js';
-import type { Finding, MeshName, ResourceRef } from './types.js';
+import type { Coverage, Finding, MeshName, ResourceRef, SkippedCheck } from './types.js';
 import { nameOf } from './util.js';
 import { isWorkloadCause } from './mesh/denials.js';
 
@@ -49,7 +54,14 @@ export function parseTarget(arg: string): { kind: string; name: string } {
 
 export interface MeshExplanation {
   mesh: MeshName;
+  /** The namespace's marker for this mesh (null: none, or not examined: see notExamined.namespace). */
   namespaceMarker: string | null;
+  /**
+   * What the decision needed and could not read, by part, with the reason: the namespace (its
+   * marker and labels), the webhook configurations, the injector's own configuration, the
+   * services the webhooks call. Absent when everything was read.
+   */
+  notExamined?: { namespace?: string; webhooks?: string; injector?: string; service?: string };
   webhooks: {
     configuration: string;
     webhook: string;
@@ -60,11 +72,12 @@ export interface MeshExplanation {
     objectSelector: { matched: boolean; terms: { term: string; matched: boolean }[] };
     /** The Service the webhook calls and its ready endpoints (null: not read / not a Service). */
     backend: { service: string; readyEndpoints: number; notReadyEndpoints: number } | null;
-    /** Called, but the call cannot succeed: its Service is missing or has no ready endpoint. */
-    callFails: boolean;
+    /** Called, but the call cannot succeed: its Service is missing or has no ready endpoint (null: not examined, see notExamined.service). */
+    callFails: boolean | null;
   }[];
-  injector: { rule: string; ok: boolean; detail: string; denies?: boolean }[];
-  wouldInject: boolean;
+  injector: { rule: string; ok: boolean; detail: string; denies?: boolean; unknown?: boolean }[];
+  /** null: not examined (notExamined says what could not be read). */
+  wouldInject: boolean | null;
   verdict: string;
 }
 
@@ -73,17 +86,25 @@ export interface Explanation {
   /** When a pod was asked about, the workload whose template it comes from. */
   via?: string;
   meshes: MeshExplanation[];
-  now: { pods: number; meshed: Partial<Record<MeshName, string[]>>; unmeshed: string[] };
+  /** Which meshes are installed could not be told (the webhook configurations were not read): why. */
+  meshesNotExamined?: string;
+  /** notExamined: the pods could not be read (the counts are then not facts). */
+  now: { pods: number; meshed: Partial<Record<MeshName, string[]>>; unmeshed: string[]; notExamined?: string };
   /** A sidecar-less data plane (Istio's ambient mode) meshes its pods without a proxy container. */
   sidecarless?: { mesh: MeshName; mode: string; by: string; enrolled: string[]; notEnrolled: string[] };
   onRestart: string;
   findings: Finding[];
+  /** The same coverage as `check` over the same snapshot, and the checks it kept from running. */
+  coverage?: Coverage;
+  skipped?: SkippedCheck[];
+  /** Checks that ran (for the coverage headline). */
+  checksRun?: number;
 }
 
 /** The webhook's Service is missing (Services were read) or has no ready endpoint: a call to it fails. */
 function isDown(backends: WebhookBackend[], hook: WebhookBackend['webhooks'][number], servicesRead = true): boolean {
   const b = backends.find((x) => x.webhooks.includes(hook));
-  if (!b) return false;
+  if (!b || b.unread) return false; // its namespace was not read: unknown, not down
   if (!b.service) return servicesRead;
   return !!b.endpointsFrom && b.ready.length === 0;
 }
@@ -97,7 +118,36 @@ function unreachable(d: Decision, backends: WebhookBackend[]): { backend: Webhoo
   return undefined;
 }
 
-function verdict(d: Decision, backends: WebhookBackend[]): { inject: boolean; text: string } {
+/** What the decision of mesh `d` needs and could not read (the MeshExplanation's notExamined). */
+function unreadFor(m: Model, d: Decision, backends: WebhookBackend[]): NonNullable<MeshExplanation['notExamined']> {
+  const out: NonNullable<MeshExplanation['notExamined']> = {};
+  const webhooks = m.unread('mutatingwebhookconfigurations');
+  const namespace = m.unread('namespaces');
+  if (webhooks) out.webhooks = `cannot read ${webhooks}`;
+  if (namespace) out.namespace = `cannot read ${namespace}`;
+  if (d.unknown) out.injector = d.unknown;
+  const service = d.calls
+    .filter((c) => c.called && c.webhook.service)
+    .map((c) => backendUnread(m, backends, c.webhook))
+    .find((x) => x);
+  if (service) out.service = service;
+  return out;
+}
+
+/** Why whether a webhook's Service can answer is not known: its Service or endpoints not read (anywhere, or in its namespace). */
+function backendUnread(m: Model, backends: WebhookBackend[], hook: WebhookBackend['webhooks'][number]): string | undefined {
+  const b = backends.find((x) => x.webhooks.includes(hook));
+  if (!b) return undefined;
+  if (!m.has('services')) return `cannot read ${m.unread('services')}`;
+  if (b.unread) return `cannot read ${b.unread}`;
+  if (!m.has('endpointslices') && !m.has('endpoints')) return `cannot read ${m.unread('endpointslices')}; ${m.unread('endpoints')}`;
+  return undefined;
+}
+
+function verdict(d: Decision, backends: WebhookBackend[], unread: NonNullable<MeshExplanation['notExamined']>): { inject: boolean | null; text: string } {
+  // Which webhooks exist and which are called needs both the configurations and the namespace's labels.
+  const why = unread.webhooks ?? unread.namespace;
+  if (why) return { inject: null, text: `not examined (${why})` };
   if (!d.called) {
     return {
       inject: false,
@@ -107,6 +157,8 @@ function verdict(d: Decision, backends: WebhookBackend[]): { inject: boolean; te
   }
   const failed = d.injector.find((s) => !s.ok);
   if (failed) return { inject: false, text: `the ${d.mesh} injector would ${failed.denies ? 'deny the pod' : 'skip it'}: ${failed.detail}` };
+  if (unread.injector)
+    return { inject: null, text: `the webhook would be called; whether the ${d.mesh} injector injects the pod was not examined (${unread.injector})` };
   const down = unreachable(d, backends);
   if (down) {
     const what = down.backend.service ? 'has no ready endpoint' : 'does not exist';
@@ -116,6 +168,7 @@ function verdict(d: Decision, backends: WebhookBackend[]): { inject: boolean; te
       text: `the webhook would be called, but its service ${down.backend.namespace}/${down.backend.name} ${what}: the call fails and ${effect}`,
     };
   }
+  if (unread.service) return { inject: null, text: `the webhook would be called; whether its service can answer was not examined (${unread.service})` };
   return { inject: true, text: `a pod created now would get ${profileOf(d.mesh).proxyContainer}` };
 }
 
@@ -137,18 +190,33 @@ function findWorkload(m: Model, kind: string, ns: string, name: string): { w: Wo
   throw new UserError(`${kind.toLowerCase()} "${name}" not found in namespace "${ns}"${hint}`);
 }
 
-export function explain(m: Model, target: { kind: string; name: string }, ns: string, findings: Finding[]): Explanation {
+/**
+ * `run`: the result of the checks over the same snapshot (`runChecks`), whose related findings
+ * are listed and whose coverage is the explanation's.
+ */
+export function explain(
+  m: Model,
+  target: { kind: string; name: string },
+  ns: string,
+  findings: Finding[],
+  run?: { coverage: Coverage; skipped: SkippedCheck[]; summary: { checksRun: number } },
+): Explanation {
   const { w, via } = findWorkload(m, target.kind, ns, target.name);
   const nsObj = m.namespace(ns);
   const decisions = m.decisions(w);
   const states = podStates(w);
   const meshes = decisions.map((d): MeshExplanation => {
     const backends = webhookBackends(m, d.mesh);
-    const v = verdict(d, backends);
+    const unread = unreadFor(m, d, backends);
+    const v = verdict(d, backends, unread);
+    // Without the namespace (its labels) or the configurations, which webhook is called, and the
+    // injector's steps that read the namespace's marker, would be guesses: not shown.
+    const guessed = !!(unread.namespace ?? unread.webhooks);
     return {
       mesh: d.mesh,
-      namespaceMarker: namespaceMarker(m, d.mesh, nsObj).text ?? null,
-      webhooks: d.calls.map((c) => ({
+      namespaceMarker: unread.namespace ? null : (namespaceMarker(m, d.mesh, nsObj).text ?? null),
+      ...(Object.keys(unread).length ? { notExamined: unread } : {}),
+      webhooks: (guessed ? [] : d.calls).map((c) => ({
         configuration: c.webhook.configName,
         webhook: c.webhook.name,
         failurePolicy: c.webhook.failurePolicy,
@@ -157,15 +225,25 @@ export function explain(m: Model, target: { kind: string; name: string }, ns: st
         namespaceSelector: c.namespaceSelector,
         objectSelector: c.objectSelector,
         backend: backendOf(backends, c.webhook),
-        callFails: c.called && isDown(backends, c.webhook, !!m.snapshot.objects.services),
+        callFails: c.called && backendUnread(m, backends, c.webhook) ? null : c.called && isDown(backends, c.webhook, !!m.snapshot.objects.services),
       })),
       // The steps as rule, result and detail (a configuration step's evidence and fix are the finding's).
-      injector: d.injector.map(({ rule, ok, detail, denies }) => ({ rule, ok, detail, ...(denies ? { denies } : {}) })),
+      injector: (unread.namespace ? [] : d.injector).map(({ rule, ok, detail, denies, unknown }) => ({
+        rule,
+        ok,
+        detail,
+        ...(denies ? { denies } : {}),
+        ...(unknown ? { unknown } : {}),
+      })),
       wouldInject: v.inject,
       verdict: v.text,
     };
   });
   const injecting = meshes.filter((x) => x.wouldInject).map((x) => x.mesh);
+  const unknownMesh = meshes.find((x) => x.wouldInject === null);
+  // Which meshes are installed is read from the webhook configurations (and pods, Deployments, Namespaces).
+  const meshesUnread = m.unread('mutatingwebhookconfigurations');
+  const podsUnread = m.unread('pods');
   // A webhook called whose injector returns an error: the API server refuses the pod (it is not created without a proxy).
   const denying = decisions.filter((d) => d.called && d.injector.some((st) => !st.ok && st.denies)).map((d) => d.mesh);
   // Ambient mode: meshed with no proxy container; never reported as pods without a proxy to add one to.
@@ -179,7 +257,9 @@ export function explain(m: Model, target: { kind: string; name: string }, ns: st
       pods: states.active.length,
       meshed: Object.fromEntries([...states.meshed].map(([mesh, pods]) => [mesh, pods.map(nameOf)])),
       unmeshed: states.unmeshed.map(nameOf),
+      ...(podsUnread ? { notExamined: `cannot read ${podsUnread}` } : {}),
     },
+    ...(meshesUnread ? { meshesNotExamined: `cannot read ${meshesUnread}` } : {}),
     ...(sl
       ? {
           sidecarless: {
@@ -193,20 +273,25 @@ export function explain(m: Model, target: { kind: string; name: string }, ns: st
       : {}),
     onRestart: sl
       ? `new pods join ${meshTitle(sl.mesh)} ${sl.mode.title} (${sl.by}), with no proxy container`
-      : meshes.length === 0
-        ? 'no mesh is installed: pods are never injected'
-        : injecting.length
-          ? `new pods get ${injecting.map((x) => profileOf(x).proxyContainer).join(' and ')}`
-          : denying.length
-            ? `new pods are refused: the ${denying.map((x) => meshTitle(x)).join(' and ')} injector would deny them (they cannot be created)`
-            : 'new pods get no proxy',
+      : injecting.length
+        ? `new pods get ${injecting.map((x) => profileOf(x).proxyContainer).join(' and ')}`
+        : denying.length
+          ? `new pods are refused: the ${denying.map((x) => meshTitle(x)).join(' and ')} injector would deny them (they cannot be created)`
+          : unknownMesh
+            ? `not examined: whether ${unknownMesh.mesh} injects them is not known (${Object.values(unknownMesh.notExamined ?? {})[0] ?? unknownMesh.verdict})`
+            : meshes.length === 0
+              ? meshesUnread
+                ? `not examined (which meshes are installed is not known: cannot read ${meshesUnread})`
+                : 'no mesh is installed: pods are never injected'
+              : 'new pods get no proxy',
     findings: related(findings, w, new Set(decisions.filter((d) => d.called).map((d) => d.mesh))),
+    ...(run ? { coverage: run.coverage, skipped: run.skipped, checksRun: run.summary.checksRun } : {}),
   };
 }
 
 function backendOf(backends: WebhookBackend[], hook: WebhookBackend['webhooks'][number]): MeshExplanation['webhooks'][number]['backend'] {
   const b = backends.find((x) => x.webhooks.includes(hook));
-  if (!b || !b.endpointsFrom) return null;
+  if (!b || !b.endpointsFrom || b.unread) return null;
   return { service: `${b.namespace}/${b.name}`, readyEndpoints: b.ready.length, notReadyEndpoints: b.notReady.length };
 }
 

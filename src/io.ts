@@ -4,7 +4,9 @@
  * files are accepted where a file is expected (`stat().size` of a device or FIFO is 0, so a size
  * check alone passes them).
  */
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { UserError, errorMessage } from './errors.js';
 import { mib } from './limits.js';
 
@@ -23,6 +25,12 @@ export function fsReason(e: unknown): string {
       return 'is a directory';
     case 'ENOTDIR':
       return 'a part of the path is not a directory';
+    case 'ENOSPC':
+      return 'no space left on device';
+    case 'EDQUOT':
+      return 'disk quota exceeded';
+    case 'EROFS':
+      return 'read-only file system';
     default:
       return errorMessage(e);
   }
@@ -110,4 +118,56 @@ export function decodeText(buf: Buffer): string {
     return swapped.toString('utf16le');
   }
   return buf.toString('utf8');
+}
+
+/** The file operations replaceFile uses; a test injects a failing write (a full disk) through it. */
+export const fileOps = { writeSync, fsyncSync, renameSync };
+
+/**
+ * Write `text` to `path` so that the path holds either the old file or the whole new one, never a
+ * part: the text goes to a new temporary file in the same directory (created exclusively, under
+ * an unguessable name, so nothing planted there is written through), is flushed to disk, and is
+ * renamed over `path`. rename(2) replaces a symbolic link at `path` itself, never the file it
+ * points to. On any failure the temporary file is removed and the old file is left as it was.
+ * A regular file's permission bits are kept; a device, FIFO or directory at `path` is refused.
+ */
+export function replaceFile(path: string, text: string, what: string): void {
+  const fail = (e: unknown): never => {
+    throw new UserError(`cannot write ${what} ${path}: ${fsReason(e)}`);
+  };
+  let mode: number | undefined;
+  try {
+    const st = lstatSync(path);
+    if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    if (!st.isFile() && !st.isSymbolicLink()) throw new Error('not a regular file (a device, FIFO or socket)');
+    if (st.isFile()) mode = st.mode & 0o777;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') fail(e);
+  }
+  // A dot file beside the target; the name is cut so that the whole stays within NAME_MAX (255 bytes).
+  const tmp = join(dirname(path), `.${basename(path).slice(0, 100)}.${randomBytes(12).toString('hex')}.tmp`);
+  let fd: number | undefined;
+  try {
+    fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
+  } catch (e) {
+    fail(e);
+  }
+  try {
+    if (mode !== undefined) fchmodSync(fd!, mode);
+    const buf = Buffer.from(text, 'utf8');
+    for (let off = 0; off < buf.length;) off += fileOps.writeSync(fd!, buf, off, buf.length - off);
+    // On disk before the rename: a crash must not leave an empty file where the old report was.
+    fileOps.fsyncSync(fd!);
+    closeSync(fd!);
+    fd = undefined;
+    fileOps.renameSync(tmp, path);
+  } catch (e) {
+    if (fd !== undefined) closeSync(fd);
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // already gone: nothing left behind
+    }
+    fail(e);
+  }
 }

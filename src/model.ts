@@ -82,6 +82,43 @@ export class Model {
     return this.snapshot.objects[key] !== undefined;
   }
 
+  /**
+   * The kind was read in namespace `ns` (for a cluster-scoped kind, pass ''): read at all, and not
+   * refused there (Snapshot.unavailableIn: a Role covering -n's namespace but not a mesh's).
+   * Where it is false, the namespace's objects of that kind are unknown, never "none".
+   */
+  readIn(key: KindKey, ns: string): boolean {
+    return this.has(key) && this.refusedIn(key, ns) === undefined;
+  }
+
+  /** Why a kind that was read could not be read in `ns` (Snapshot.unavailableIn); undefined when it was, or was not read at all. */
+  refusedIn(key: KindKey, ns: string): string | undefined {
+    return this.snapshot.unavailableIn?.[key]?.[ns];
+  }
+
+  /**
+   * Why a mesh's control plane was not read whole: the first of `kinds` refused in one of its
+   * namespaces (its control-plane namespaces and its webhooks' Services'), else undefined. What a
+   * profile reads there (an injector's flags, a CNI setting) is then unknown, not the chart default.
+   */
+  controlPlaneRefused(mesh: MeshName, kinds: readonly KindKey[]): string | undefined {
+    const namespaces = new Set([...(this.mesh(mesh)?.namespaces ?? []), ...this.webhooksOf(mesh).flatMap((h) => (h.service ? [h.service.namespace] : []))]);
+    for (const ns of [...namespaces].sort(cmp)) {
+      for (const k of kinds) {
+        const why = this.refusedIn(k, ns);
+        if (why !== undefined) return `cannot read ${k} in namespace ${ns}: ${why}`;
+      }
+    }
+    return undefined;
+  }
+
+  /** Why `key` is not known in `ns` ("pods in namespace linkerd: forbidden: ..."), or undefined when it was read. */
+  unread(key: KindKey, ns = ''): string | undefined {
+    if (!this.has(key)) return `${key}: ${this.snapshot.unavailable[key] ?? 'not in the snapshot'}`;
+    const why = this.refusedIn(key, ns);
+    return why === undefined ? undefined : `${key} in namespace ${ns}: ${why}`;
+  }
+
   /** Objects of a kind by namespace. */
   byNamespace(key: KindKey): Map<string, K8sObject[]> {
     return this.memo(`ns:${key}`, () => groupBy(this.list(key), nsOf));

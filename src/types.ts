@@ -61,6 +61,12 @@ export interface Snapshot {
   objects: Partial<Record<KindKey, K8sObject[]>>;
   unavailable: Partial<Record<KindKey, string>>;
   /**
+   * A kind read in some namespaces and not in others: per kind in `objects`, the namespaces it
+   * could not be read in, with the reason (a Role that covers the -n namespace but not a mesh's
+   * control-plane namespace). Its objects there are unknown, not absent (Model.readIn).
+   */
+  unavailableIn?: Partial<Record<KindKey, Record<string, string>>>;
+  /**
    * `check -f`: the objects the manifests hold (overlaid on `objects`). When present, findings
    * are limited to them (and the control-plane causes that stop them being injected).
    */
@@ -139,10 +145,14 @@ export interface SkippedCheck {
 
 /** What a run examined: README "Exit codes" (3: incomplete). */
 export interface Coverage {
-  /** Every selected check ran. */
+  /** Every selected check ran, on everything it reads. */
   complete: boolean;
-  /** Kinds the checks needed or use and could not have: the reason once, and the checks it kept from running. */
-  unavailable: { kind: KindKey; reason: string; checks: string[] }[];
+  /**
+   * Kinds the checks needed or use and could not have: the reason once, and the checks it kept
+   * from running. With `namespace`: the kind was read, but not in that namespace (the checks ran;
+   * what they look for there was not examined).
+   */
+  unavailable: { kind: KindKey; namespace?: string; reason: string; checks: string[] }[];
   /** One-line kubectl commands granting the read access that would let the skipped checks run. */
   rbac: string[];
 }

@@ -3,8 +3,9 @@
  * commander program (derived from it here too, so they cannot drift), and complete for real:
  * bash runs the completion function on typed command lines.
  */
-import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -76,7 +77,7 @@ describe('meshdoctor completion bash', () => {
     execFileSync('mkdir', ['-p', fake]);
     writeFileSync(
       join(fake, 'kubectl'),
-      '#!/bin/sh\ncase "$*" in *namespaces*) echo "default shop staging" ;; *get-contexts*) printf "prod\\nstaging\\n" ;; esac\n',
+      '#!/bin/sh\ncase "$*" in *namespaces*) printf "namespace/default\\nnamespace/shop\\nnamespace/staging\\n" ;; *get-contexts*) printf "prod\\nstaging\\n" ;; esac\n',
     );
     chmodSync(join(fake, 'kubectl'), 0o755);
     const withFake = `${fake}${delimiter}/usr/bin${delimiter}/bin`;
@@ -110,4 +111,172 @@ describe('meshdoctor completion zsh', () => {
     expect(text).toContain('bashcompinit');
     expect(text).toContain((await runCli(['completion', 'bash'])).stdout.split('\n').slice(1, -2).join('\n'));
   });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Hostile names (issue "Hostile input, round 2", item 1): a namespace from a hostile API server or
+// a context name in any merged kubeconfig must neither run when TAB is pressed (`compgen -W
+// "$(...)"` expands it in bash, bashcompinit globs it in zsh) nor when the completed line is run
+// (bash inserts a candidate as it is): every candidate is inert.
+
+/** A directory with a stub kubectl printing $NS_FILE / $CTX_FILE, and a meshdoctor recording its argv (NUL-separated) to ./ran. */
+function stubs(): { bin: string; ns: string; ctx: string } {
+  const dir = mkdtempSync(join(tmp, 'hostile-'));
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'kubectl'), '#!/bin/sh\ncase "$*" in *namespaces*) cat "$NS_FILE" ;; *get-contexts*) cat "$CTX_FILE" ;; esac\n');
+  writeFileSync(join(bin, 'meshdoctor'), '#!/bin/sh\nfor a; do printf \'%s\\0\' "$a"; done > ran\n');
+  chmodSync(join(bin, 'kubectl'), 0o755);
+  chmodSync(join(bin, 'meshdoctor'), 0o755);
+  return { bin, ns: join(dir, 'ns.txt'), ctx: join(dir, 'ctx.txt') };
+}
+
+/** Names that run a command, glob, split or quote when a shell expands or parses them. */
+const HOSTILE = [
+  '$(touch PWNED)',
+  '`touch PWNED`',
+  'a;touch PWNED',
+  'a&&touch PWNED',
+  'a|touch PWNED',
+  "it's",
+  'say "hi"',
+  '*(e:touch PWNED:)',
+  "*(e:'touch PWNED':)",
+  '-rf',
+  '--help',
+  '!!',
+  '~root',
+  '{a,b}',
+  'a #;touch PWNED',
+  '$HOME',
+  'a\\b',
+  '>PWNED',
+  '<(touch PWNED)',
+];
+
+/**
+ * The candidates `_meshdoctor` gives for `meshdoctor check FLAG ` with kubectl printing `lines`, in
+ * bash, and in zsh through bashcompinit's own compgen -F and its `${(Q)...}` (what
+ * _bash_complete hands to compadd, which quotes again); plus whether anything ran.
+ */
+function candidates(shell: 'bash' | 'zsh', file: string, flag: string, lines: string[]): { got: string[]; pwned: boolean } {
+  const s = stubs();
+  writeFileSync(s.ns, lines.map((l) => `namespace/${l}\n`).join(''));
+  writeFileSync(s.ctx, lines.map((l) => `${l}\n`).join(''));
+  const cwd = mkdtempSync(join(tmp, 'cwd-'));
+  const env = { PATH: `${s.bin}${delimiter}/usr/bin${delimiter}/bin`, HOME: tmp, NS_FILE: s.ns, CTX_FILE: s.ctx };
+  const words = `COMP_WORDS=(meshdoctor check ${flag} ''); COMP_CWORD=3`;
+  let out: string;
+  if (shell === 'bash') {
+    // Each candidate as the shell would read it back from the command line: eval'd into the positional words.
+    const code = `source "$1"; ${words}; _meshdoctor; for c in "\${COMPREPLY[@]}"; do eval "set -- $c"; [ $# = 1 ] || printf 'WORDS %s\\0' "$#"; printf '%s\\0' "$1"; done`;
+    out = execFileSync('bash', ['--norc', '--noprofile', '-c', code, 'bash', file], { cwd, env, encoding: 'utf8' });
+  } else {
+    // As _bash_complete does: the lines compgen prints, empty ones dropped, each unquoted once;
+    // one trailing space becomes compadd's suffix, not part of the word.
+    const code = `autoload -U compinit && compinit -u -D; source "$1"; ${words}; m=( \${(f)"$(compgen -F _meshdoctor -- '')"} ); for c in "\${(@)m}"; do c="\${(Q)c}"; c="\${c% }"; [[ -n $c ]] && printf '%s\\0' "$c"; done; true`;
+    out = execFileSync('zsh', ['-f', '-c', code, 'zsh', file], { cwd, env, encoding: 'utf8' });
+  }
+  return { got: out.split('\0').slice(0, -1), pwned: existsSync(join(cwd, 'PWNED')) };
+}
+
+const DNS1123 = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const SHELLS = onPath('zsh') ? (['bash', 'zsh'] as const) : (['bash'] as const);
+
+describe('completion of names from the cluster and the kubeconfig is inert', () => {
+  if (!onPath('zsh')) it.skip('zsh is not installed: its cases are skipped', () => {});
+
+  for (const shell of SHELLS) {
+    it(`${shell}: a namespace can only be a DNS-1123 label; every other name from the API server is dropped, nothing runs`, async () => {
+      const file = await script(shell);
+      const r = candidates(shell, file, '-n', ['default', ...HOSTILE, 'shop', 'a\x1bb', 'UPPER', `${'a'.repeat(64)}`, `${'a'.repeat(63)}`]);
+      expect(r).toEqual({ got: ['default', 'shop', 'a'.repeat(63)], pwned: false });
+    });
+
+    it(`${shell}: a context name is offered quoted, so that it reads back as exactly that one word; nothing runs`, async () => {
+      const file = await script(shell);
+      const r = candidates(shell, file, '--context', ['prod', ...HOSTILE, 'my ctx', 'bad\x1b]52;c;x\x07name']);
+      // Names with a control character are dropped (a newline would split one name into two candidates).
+      expect(r).toEqual({ got: ['prod', ...HOSTILE, 'my ctx'], pwned: false });
+    });
+
+    it(`${shell}: property: any context names read back as themselves (or are dropped for a control character), nothing runs`, async () => {
+      const file = await script(shell);
+      const unit = fc.oneof(
+        fc.constantFrom(...'$`;&|\'"*?[](){}<>!~#\\ -=:,.@^%+é字', '\t', '\n', '\x1b', '\x7f'),
+        fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 1 }),
+      );
+      const name = fc.string({ unit, minLength: 1, maxLength: 12 });
+      fc.assert(
+        fc.property(fc.uniqueArray(name, { minLength: 1, maxLength: 8 }), (names) => {
+          // kubectl prints one name per line: a newline makes two lines of one name; NUL bytes are
+          // dropped from its output; lines with any other control character are dropped.
+          const kept = names.flatMap((n) => n.replaceAll('\0', '').split('\n')).filter((l) => l !== '' && !/[\x00-\x1f\x7f]/.test(l));
+          // zsh's _bash_complete makes one trailing space compadd's suffix (the word is inserted without it).
+          const want = shell === 'zsh' ? kept.map((n) => n.replace(/ $/, '')).filter((n) => n !== '') : kept;
+          expect(candidates(shell, file, '--context', names)).toEqual({ got: want, pwned: false });
+        }),
+        { numRuns: 25 },
+      );
+    });
+
+    it(`${shell}: property: of any namespace names only DNS-1123 labels are offered, all of them`, async () => {
+      const file = await script(shell);
+      const name = fc.oneof(fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,8}[a-z0-9])?$/), fc.string({ minLength: 1, maxLength: 10 }));
+      fc.assert(
+        fc.property(fc.uniqueArray(name, { minLength: 1, maxLength: 8 }), (names) => {
+          const r = candidates(shell, file, '-n', names);
+          expect(r).toEqual({ got: names.filter((n) => DNS1123.test(n)), pwned: false });
+        }),
+        { numRuns: 25 },
+      );
+    });
+  }
+});
+
+/** Runs test/helpers/complete.zsh: the shell on a pseudo-terminal, TAB pressed, the line run with Enter. */
+function typed(shell: 'bash' | 'zsh', file: string, line: string, ns: string[], ctx: string[]): { line: string; argv: string[]; pwned: boolean } {
+  const s = stubs();
+  writeFileSync(s.ns, ns.map((l) => `namespace/${l}\n`).join(''));
+  writeFileSync(s.ctx, ctx.map((l) => `${l}\n`).join(''));
+  const cwd = mkdtempSync(join(tmp, 'pty-'));
+  execFileSync('zsh', ['-f', join(import.meta.dirname, 'helpers/complete.zsh'), shell, file, cwd, line], {
+    env: { PATH: `${s.bin}${delimiter}/usr/bin${delimiter}/bin`, HOME: tmp, NS_FILE: s.ns, CTX_FILE: s.ctx, TERM: 'dumb' },
+    timeout: 30_000,
+  });
+  const ran = existsSync(join(cwd, 'ran')) ? readFileSync(join(cwd, 'ran'), 'utf8').split('\0').slice(0, -1) : [];
+  return { line: readFileSync(join(cwd, 'line'), 'utf8'), argv: ran, pwned: existsSync(join(cwd, 'PWNED')) };
+}
+
+const zpty = onPath('zsh') && spawnSync('zsh', ['-f', '-c', 'zmodload zsh/zpty']).status === 0;
+
+describe.skipIf(!zpty)('TAB pressed in a real interactive bash and zsh (pseudo-terminal), then Enter', () => {
+  for (const shell of ['bash', 'zsh'] as const) {
+    it(`${shell}: each hostile context completes to one inert word: the line runs meshdoctor with exactly that argument`, async () => {
+      const file = await script(shell);
+      const problems: string[] = [];
+      for (const name of HOSTILE) {
+        const r = typed(shell, file, 'meshdoctor check --context ', [], [name]);
+        const want = ['check', '--context', name];
+        if (r.pwned || JSON.stringify(r.argv) !== JSON.stringify(want))
+          problems.push(`${JSON.stringify(name)}: line ${JSON.stringify(r.line)} ran ${JSON.stringify(r.argv)}${r.pwned ? ', PWNED' : ''}`);
+      }
+      expect(problems).toEqual([]);
+    }, 120_000);
+
+    it(`${shell}: two hostile contexts with a common start: the common part inserted is inert too`, async () => {
+      const file = await script(shell);
+      const r = typed(shell, file, 'meshdoctor check --context ', [], ['x$(touch PWNED)a', 'x$(touch PWNED)b']);
+      expect(r.pwned).toBe(false);
+      expect(r.argv).toEqual(['check', '--context', 'x$(touch PWNED)']);
+    }, 30_000);
+
+    it(`${shell}: hostile namespaces are never offered; the valid one is`, async () => {
+      const file = await script(shell);
+      const r = typed(shell, file, 'meshdoctor check -n ', [...HOSTILE, 'shop'], []);
+      expect(r).toMatchObject({ argv: ['check', '-n', 'shop'], pwned: false });
+      const none = typed(shell, file, 'meshdoctor check -n ', HOSTILE, []);
+      expect(none).toMatchObject({ argv: ['check', '-n'], pwned: false });
+    }, 30_000);
+  }
 });

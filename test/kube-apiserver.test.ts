@@ -104,14 +104,42 @@ function fixUp(objects: any[]): any[] {
 const CLUSTER = fixUp(overlay(baseObjects('linkerd'), fixtureObjects('checks/sidecar-missing/fires-linkerd.yaml')));
 
 const sa = (name: string) => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: 'shop' } });
-const USERS = { ops: 'system:serviceaccount:shop:ops', alice: 'system:serviceaccount:shop:alice' } as const;
+const USERS = { ops: 'system:serviceaccount:shop:ops', alice: 'system:serviceaccount:shop:alice', bob: 'system:serviceaccount:shop:bob' } as const;
 type User = keyof typeof USERS;
 
-/** The users: ops reads the whole cluster, alice only shop (deploy/rbac.yaml's two ClusterRoles). */
+/**
+ * The users: ops reads the whole cluster, alice only shop (deploy/rbac.yaml's two ClusterRoles),
+ * bob shop and the cluster-scoped kinds (Namespaces, webhook configurations) but not the mesh's
+ * namespace: a Role that reaches further than alice's, and still not everywhere.
+ */
 const ACCESS = [
   ...parseObjects(readFileSync(join(ROOT, 'deploy/rbac.yaml'), 'utf8')),
   sa('ops'),
   sa('alice'),
+  sa('bob'),
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'meshdoctor-test-cluster-scoped' },
+    rules: [
+      { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list'] },
+      { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations'], verbs: ['get', 'list'] },
+    ],
+  },
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'meshdoctor-bob-cluster-scoped' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'meshdoctor-test-cluster-scoped' },
+    subjects: [{ kind: 'ServiceAccount', name: 'bob', namespace: 'shop' }],
+  },
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'meshdoctor-bob', namespace: 'shop' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'meshdoctor-namespace-reader' },
+    subjects: [{ kind: 'ServiceAccount', name: 'bob', namespace: 'shop' }],
+  },
   {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRoleBinding',
@@ -152,7 +180,7 @@ const flowSchemas = (user: User, precedence: number) => {
   });
   return [fs('reads', precedence, ['get', 'list', 'watch'], ['get']), fs('other', precedence + 1, ['*'], ['*'])];
 };
-const FLOW_SCHEMAS = [...flowSchemas('ops', 50), ...flowSchemas('alice', 60)];
+const FLOW_SCHEMAS = [...flowSchemas('ops', 50), ...flowSchemas('alice', 60), ...flowSchemas('bob', 70)];
 
 // ---------------------------------------------------------------------------------------------
 // Running meshdoctor
@@ -353,6 +381,65 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
         }
       });
     }
+  });
+
+  // -------------------------------------------------------------------------------------------
+  describe('bob: shop and the cluster-scoped kinds, not the mesh namespace (issue "Hostile input, round 2", items 16, 17)', () => {
+    let bob: Run;
+    let ops: Run;
+    beforeAll(async () => {
+      [bob, ops] = await Promise.all([meshdoctor('bob', ['check', '-n', 'shop', '-o', 'json']), meshdoctor('ops', ['check', '-n', 'shop', '-o', 'json'])]);
+    }, 60_000);
+
+    it("keeps shop's findings (a 403 in linkerd loses linkerd only), invents none, and never finds fewer than the namespace-only Role", async () => {
+      expect(bob.stderr).toBe('');
+      expect(keys(bob)).toContain('sidecar-missing error Deployment shop/cart');
+      const all = new Set(keys(ops));
+      expect(keys(bob).filter((k: string) => !all.has(k))).toEqual([]);
+      const alice = await meshdoctor('alice', ['check', '-n', 'shop', '-o', 'json']);
+      expect(keys(bob).length).toBeGreaterThanOrEqual(keys(alice).length);
+      if (attributed) expect(bob.others).toBe(0);
+    });
+
+    it("incomplete: each kind refused in linkerd named with the server's message, an RBAC line for linkerd; exit 1 on the finding, 3 without it", async () => {
+      const u: { kind: string; namespace?: string; reason: string }[] = bob.json.coverage.unavailable;
+      expect(bob.json.coverage.complete).toBe(false);
+      for (const kind of ['pods', 'services', 'deployments', 'endpointslices']) {
+        const e = u.find((x) => x.kind === kind && x.namespace === MESH_NS);
+        expect(e?.reason, kind).toMatch(new RegExp(`cannot list resource "${kind}" in API group "[^"]*" in the namespace "${MESH_NS}"`));
+      }
+      expect(bob.json.coverage.rbac.some((l: string) => new RegExp(`^kubectl create rolebinding \\S+ -n ${MESH_NS} `).test(l))).toBe(true);
+      expect(bob.code).toBe(1);
+      expect((await meshdoctor('bob', ['check', '-n', 'shop', '-o', 'json', '--fail-on', 'none'])).code).toBe(3);
+    });
+
+    it('explain as alice (namespace-only): nothing it could not read is stated, the coverage of check, exit 3', async () => {
+      const table = await meshdoctor('alice', ['explain', 'deploy/cart', '-n', 'shop']);
+      expect(table.stderr).toBe('');
+      expect(table.code).toBe(3);
+      expect(table.stdout).not.toMatch(
+        /injection webhook is installed|no injection webhook installed|namespace marker: none|new pods get no proxy|No mesh is installed/,
+      );
+      expect(table.stdout).toMatch(/namespace marker: not examined \(cannot read namespaces: forbidden/);
+      expect(table.stdout).toMatch(/INCOMPLETE: \d+ of \d+ checks could not run/);
+      const json = await meshdoctor('alice', ['explain', 'deploy/cart', '-n', 'shop', '-o', 'json']);
+      const check = await meshdoctor('alice', ['check', '-n', 'shop', '-o', 'json']);
+      expect(json.json.coverage).toEqual(check.json.coverage);
+      expect(json.json.onRestart).toMatch(/^not examined/);
+      expect((await meshdoctor('alice', ['explain', 'deploy/cart', '-n', 'shop', '--allow-partial'])).code).toBe(0);
+    });
+
+    it('explain as bob: the webhook\'s service in linkerd not examined (not "does not exist"), exit 3', async () => {
+      const r = await meshdoctor('bob', ['explain', 'deploy/cart', '-n', 'shop', '-o', 'json']);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(3);
+      const l = r.json.meshes.find((m: any) => m.mesh === 'linkerd');
+      expect(l.namespaceMarker).toBe('annotation linkerd.io/inject=enabled');
+      expect(l.wouldInject).toBeNull();
+      expect(l.notExamined.service).toMatch(/in namespace linkerd: forbidden/);
+      expect(l.verdict).not.toMatch(/does not exist|no ready endpoint/);
+      expect(r.json.coverage.complete).toBe(false);
+    });
   });
 
   // -------------------------------------------------------------------------------------------

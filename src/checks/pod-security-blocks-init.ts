@@ -153,7 +153,9 @@ export default defineCheck({
         if (seen.has(`${mesh}\u0000${w.kind}/${w.namespace}/${w.name}`)) continue; // confirmed above
         if (!m.decision(w, mesh)?.inject) continue; // no proxy, no init container
         const cni = profileOf(mesh).cni!;
-        const cniState = cni.enabled(m, w) ?? cniFromPods(m, cni);
+        // The injected pods show how injection went when they were created; the control plane's own
+        // setting (its Deployment) decides now, and where it could not be read nothing tells.
+        const cniState = cni.enabled(m, w) ?? (m.controlPlaneRefused(mesh, ['deployments']) ? undefined : cniFromPods(m, cni));
         if (cniState?.enabled !== false) continue; // the CNI plugin is on, or nothing tells
         const privileged = cni.privilegedFor?.(m, w);
         if (privileged && !privileged.privileged) continue; // a setting keeps the capabilities off this workload's init container

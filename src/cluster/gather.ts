@@ -580,6 +580,7 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
 
   const objects: Snapshot['objects'] = {};
   const unavailable: Snapshot['unavailable'] = {};
+  const unavailableIn: NonNullable<Snapshot['unavailableIn']> = {};
   const failures = new Map<KindKey, KindFailure>();
   const fail = (key: KindKey, f: KindFailure) => {
     if (failures.has(key)) return;
@@ -596,15 +597,27 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
       objectCount += n;
       progress();
     };
-    /** List one kind in each of the namespaces (undefined: cluster-wide), merged in that order. */
+    /**
+     * List one kind in each of the namespaces (undefined: cluster-wide), merged in that order. The
+     * first is the scope: if it cannot be read, neither can the kind. A refusal in a later one (a
+     * mesh's control-plane namespace a Role does not cover) loses that namespace only: the kind
+     * keeps what was read and `unavailableIn` says where it was not. Past --max-objects over all
+     * of them the kind fails whole (which list crossed the limit is a matter of timing).
+     */
     const listInto = async (key: KindKey, namespaces: (string | undefined)[]) => {
       const budget = { objects: 0 };
-      try {
-        const lists = await Promise.all(namespaces.map((ns) => listKind(conn, KINDS[key], ns, pageSize, budget, onPage)));
-        objects[key] = lists.flat();
-      } catch (e) {
-        if (!(e instanceof KindFailure)) throw e;
-        fail(key, e);
+      const lists = await Promise.allSettled(namespaces.map((ns) => listKind(conn, KINDS[key], ns, pageSize, budget, onPage)));
+      const other = lists.find((r): r is PromiseRejectedResult => r.status === 'rejected' && !(r.reason instanceof KindFailure));
+      if (other) throw other.reason; // fatal (401, unreachable, aborted): as before
+      const failed = (r: PromiseSettledResult<K8sObject[]>) => (r.status === 'rejected' ? (r.reason as KindFailure) : undefined);
+      const whole = budget.objects > limits.maxObjects ? lists.map(failed).find((f) => f) : failed(lists[0]!);
+      if (whole) fail(key, whole);
+      else {
+        objects[key] = lists.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+        lists.forEach((r, i) => {
+          const f = failed(r);
+          if (f) (unavailableIn[key] ??= {})[namespaces[i]!] = f.reason;
+        });
       }
       kindsDone++;
       progress();
@@ -681,11 +694,16 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
 
   // The kinds in the order asked for, not the order their reads ended (a saved snapshot is the same every time).
   const ordered: Snapshot['objects'] = {};
-  for (const key of kinds) if (objects[key]) ordered[key] = objects[key];
+  const partial: NonNullable<Snapshot['unavailableIn']> = {};
+  for (const key of kinds) {
+    if (objects[key]) ordered[key] = objects[key];
+    if (objects[key] && unavailableIn[key]) partial[key] = Object.fromEntries(Object.entries(unavailableIn[key]).sort(([a], [b]) => (a < b ? -1 : 1)));
+  }
   return {
     source: { type: 'live', context: resolved.contextName, server: resolved.server, readAt: new Date().toISOString() },
     scope,
     objects: ordered,
     unavailable,
+    ...(Object.keys(partial).length ? { unavailableIn: partial } : {}),
   };
 }

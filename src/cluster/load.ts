@@ -386,6 +386,9 @@ export async function loadSnapshot(paths: string[], scope?: Scope, limits: Limit
     if (list.length >= limits.maxObjects) throw tooMany(paths.join(', '), info.key, limits);
     list.push(slimmed.has(obj) ? obj : info.key === 'secrets' ? sanitizeSecret(obj) : slim(info.key, obj));
     delete snap.unavailable[info.key];
+    // An object of a namespace the saved snapshot could not read: that namespace is read now (from the dump).
+    const ns = obj.metadata?.namespace;
+    if (typeof ns === 'string' && snap.unavailableIn?.[info.key]?.[ns] !== undefined) delete snap.unavailableIn[info.key]![ns];
   }
   // A kubectl dump does not say which kinds were asked for: an empty kind may be "none" or "not
   // dumped". For the kinds every cluster running a mesh has, none at all means not dumped: say so
@@ -396,6 +399,10 @@ export async function loadSnapshot(paths: string[], scope?: Scope, limits: Limit
     snap.unavailable[key] =
       `not in the snapshot: the files hold no ${KINDS[key].kind}, which a cluster running a mesh always has (add kubectl get ${KINDS[key].plural} -A -o json)`;
   }
+  // Only kinds that were read have namespaces they were not read in.
+  for (const key of KIND_KEYS)
+    if (snap.unavailableIn?.[key] && (!snap.objects[key] || !Object.keys(snap.unavailableIn[key]!).length)) delete snap.unavailableIn[key];
+  if (snap.unavailableIn && !Object.keys(snap.unavailableIn).length) delete snap.unavailableIn;
   return snap;
 }
 
@@ -431,6 +438,13 @@ function mergeOwn(prev: Snapshot | undefined, doc: Record<string, any>, file: st
     }
     const why = isObj(doc.unavailable) ? doc.unavailable[key] : undefined;
     if (typeof why === 'string' && !snap.objects[key]) snap.unavailable[key as KindKey] = why;
+    // Namespaces a kind could not be read in (text only, as the reasons above).
+    const where = isObj(doc.unavailableIn) ? doc.unavailableIn[key] : undefined;
+    if (isObj(where) && Array.isArray(list)) {
+      // Keys that are namespace names only (DNS-1123 labels): never __proto__ or text for a terminal.
+      for (const [ns, reason] of Object.entries(where))
+        if (typeof reason === 'string' && /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(ns)) ((snap.unavailableIn ??= {})[key] ??= {})[ns] = reason;
+    }
   }
   return snap;
 }

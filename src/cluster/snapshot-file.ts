@@ -2,7 +2,7 @@
  * meshdoctor's snapshot file. It is plain JSON, laid out one object per line so that a large
  * snapshot can be read as a stream (memory: the objects, not the objects plus the file's text):
  *
- *   {"kind":"MeshdoctorSnapshot","apiVersion":"meshdoctor.io/v1","source":…,"scope":…,"unavailable":…,"objects":{
+ *   {"kind":"MeshdoctorSnapshot","apiVersion":"meshdoctor.io/v1","source":…,"scope":…,"unavailable":…,["unavailableIn":…,]"objects":{
  *   "pods":[
  *   {…},
  *   {…}
@@ -29,7 +29,15 @@ const OBJECTS = '"objects":{';
 
 /** The snapshot file, as chunks of text to write in order (lines end with "\n"). */
 export function* snapshotText(snap: Snapshot): Generator<string> {
-  const head = { kind: SNAPSHOT_KIND, apiVersion: SNAPSHOT_API_VERSION, source: snap.source, scope: snap.scope, unavailable: snap.unavailable };
+  const head = {
+    kind: SNAPSHOT_KIND,
+    apiVersion: SNAPSHOT_API_VERSION,
+    source: snap.source,
+    scope: snap.scope,
+    unavailable: snap.unavailable,
+    // Kinds read in the scope but refused in another namespace: an offline run is as incomplete as the live one.
+    ...(snap.unavailableIn && Object.keys(snap.unavailableIn).length ? { unavailableIn: snap.unavailableIn } : {}),
+  };
   yield `${JSON.stringify(head).slice(0, -1)},${OBJECTS}\n`;
   const kinds = Object.entries(snap.objects).filter(([, list]) => list !== undefined);
   for (let i = 0; i < kinds.length; i++) {

@@ -36,8 +36,13 @@ export interface WebhookBackend {
   selectedPods: string[];
   /** The container port a named targetPort resolves to on the selected pods. */
   containerPort?: number;
-  /** Where the endpoints were read from; undefined when neither kind was read. */
+  /** Where the endpoints were read from; undefined when neither kind was read (or `unread`). */
   endpointsFrom?: 'EndpointSlice' | 'Endpoints';
+  /**
+   * The Service's namespace could not be read (a kind of the control plane refused there,
+   * Snapshot.unavailableIn): why. Its Service, endpoints and pods are then unknown, not missing.
+   */
+  unread?: string;
   ready: EndpointAddress[];
   notReady: EndpointAddress[];
   injector: Injector;
@@ -56,15 +61,25 @@ export interface Injector {
   webhooks: MeshWebhook[];
 }
 
+const CONTROL_PLANE_KINDS = ['pods', 'services', 'deployments', 'replicasets', 'endpoints', 'endpointslices'] as const;
+
+/** Why the control plane's objects in `ns` are not all known: the first of its kinds refused there ("services in namespace linkerd: forbidden: ..."). */
+export function namespaceUnread(m: Model, ns: string): string | undefined {
+  const k = CONTROL_PLANE_KINDS.find((x) => m.refusedIn(x, ns) !== undefined);
+  return k ? `${k} in namespace ${ns}: ${m.refusedIn(k, ns)}` : undefined;
+}
+
 /**
- * Whether the snapshot holds the namespaced objects of `ns`. A live run with `-n shop` lists
- * namespaced kinds in `shop` only: the control plane's Service, pods and Deployment are then
- * unknown, not missing.
+ * Whether the snapshot holds the namespaced objects of `ns`: none of the control plane's kinds
+ * was refused there (Snapshot.unavailableIn), and, under -n, the namespace was read at all (a
+ * kubectl dump of one namespace holds nothing of the control plane's). Otherwise the control
+ * plane's Service, pods and Deployment are unknown, not missing.
  */
 export function namespaceRead(m: Model, ns: string): boolean {
+  if (namespaceUnread(m, ns)) return false;
   const s = m.snapshot.scope;
   if (s.allNamespaces || !s.namespace || s.namespace === ns) return true;
-  return (['pods', 'services', 'deployments', 'replicasets', 'endpoints', 'endpointslices'] as const).some((k) => m.inNamespace(k, ns).length > 0);
+  return CONTROL_PLANE_KINDS.some((k) => m.inNamespace(k, ns).length > 0);
 }
 
 const selectorOf = (svc: K8sObject | undefined): Record<string, string> => strMap(isObj(svc?.spec) ? svc!.spec.selector : undefined);
@@ -111,12 +126,14 @@ export function webhookTargets(m: Model, mesh: MeshName): WebhookTarget[] {
         ? { name: str(sp.name) ?? '', port, targetPort: typeof sp.targetPort === 'number' || typeof sp.targetPort === 'string' ? sp.targetPort : port }
         : undefined;
       const selected = selectedPods(m, namespace, selectorOf(service));
+      const unread = namespaceUnread(m, namespace);
       const t: WebhookTarget = {
         mesh,
         webhooks,
         namespace,
         name,
         port,
+        ...(unread ? { unread } : {}),
         ...(service ? { service } : {}),
         ...(servicePort ? { servicePort } : {}),
         selectedPods: selected.map(nameOf).sort(),
@@ -138,7 +155,7 @@ export function webhookBackends(m: Model, mesh: MeshName): WebhookBackend[] {
       ...t,
       ready: [],
       notReady: [],
-      ...(t.servicePort ? endpointsFor(m, t.namespace, t.name, t.servicePort.name) : {}),
+      ...(t.servicePort && !t.unread ? endpointsFor(m, t.namespace, t.name, t.servicePort.name) : {}),
     })),
   );
 }
@@ -217,7 +234,7 @@ export function podsMissingProxy(m: Model, mesh: MeshName): number {
   return m.memo(`missing:${mesh}`, () =>
     m.appWorkloads.reduce((n, w) => {
       const d = m.decision(w, mesh);
-      return d && d.intent && d.injector.every((s) => s.ok) ? n + podStates(w).unmeshed.length : n;
+      return d && d.intent && !d.unknown && d.injector.every((s) => s.ok) ? n + podStates(w).unmeshed.length : n;
     }, 0),
   );
 }

@@ -18,8 +18,10 @@ export interface Decision {
   called: boolean;
   /** The injector's steps (evaluated whether or not a webhook is called, for explain). */
   injector: InjectorStep[];
-  /** The verdict: a pod created now gets this mesh's proxy. */
+  /** The verdict: a pod created now gets this mesh's proxy (false also when `unknown`). */
   inject: boolean;
+  /** A step's outcome could not be examined (InjectorStep.unknown): whether the pod is injected is not known, nor that it is not. */
+  unknown?: string;
 }
 
 export function decide(m: Model, mesh: MeshName, webhooks: MeshWebhook[], input: DecisionInput): Decision {
@@ -30,5 +32,6 @@ export function decide(m: Model, mesh: MeshName, webhooks: MeshWebhook[], input:
   const injector = p.injector(m, input);
   // A webhook that injects unmarked pods (Istio's enableNamespacesByDefault) asks for them itself.
   const intent = p.intent(input, m) || calls.some((c) => c.called && !!p.injectsUnmarked?.(c.webhook));
-  return { mesh, intent, calls, called, injector, inject: called && injector.every((s) => s.ok) };
+  const unknown = injector.find((s) => s.unknown)?.detail;
+  return { mesh, intent, calls, called, injector, inject: called && !unknown && injector.every((s) => s.ok), ...(unknown ? { unknown } : {}) };
 }

@@ -41,6 +41,12 @@ export interface InjectorStep {
   denies?: boolean;
   /** The step reads the mesh's own injection marker (its label or annotation), so a marker problem (injection-marker-invalid) explains its failure. */
   marker?: boolean;
+  /**
+   * What the step depends on could not be read (the injector's flags in a namespace the Role does
+   * not reach): its outcome is unknown, so the decision is too (Decision.unknown). `ok` is true
+   * (nothing says it fails) and `detail` says what was not examined.
+   */
+  unknown?: boolean;
 }
 
 /** What a pod created now meets: its namespace's labels and annotations, and its template. */

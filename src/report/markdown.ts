@@ -46,9 +46,16 @@ export const markdown: Reporter = (result, meta) => {
   ];
   const cov = result.coverage;
   if (!cov.complete) {
-    out.push(`**Incomplete:** ${s.checksSkipped} of ${s.checksRun + s.checksSkipped} checks could not run; what they look for was not examined.`, '');
+    out.push(
+      s.checksSkipped
+        ? `**Incomplete:** ${s.checksSkipped} of ${s.checksRun + s.checksSkipped} checks could not run; what they look for was not examined.`
+        : '**Incomplete:** every check ran, but some objects could not be read; what the checks look for in them was not examined.',
+      '',
+    );
     for (const u of cov.unavailable)
-      out.push(`- cannot read ${md(u.kind)}: ${md(u.reason)}${u.checks.length ? ` (not run: ${u.checks.map(md).join(', ')})` : ''}`);
+      out.push(
+        `- cannot read ${md(u.kind)}${u.namespace !== undefined ? ` in namespace ${md(u.namespace)}` : ''}: ${md(u.reason)}${u.checks.length ? ` (not run: ${u.checks.map(md).join(', ')})` : ''}`,
+      );
     out.push('');
     if (cov.rbac.length) out.push('Read-only access that would let them run:', '', fence(cov.rbac.map(clean), 'sh'), '');
   }

@@ -45,7 +45,9 @@ export const sarif: Reporter = (result, meta) => {
   });
   /** The reasons of the kinds that kept a check from running (said once per kind in coverage). */
   const whyNot = (r: typeof result, check: string) => {
-    const why = r.coverage.unavailable.filter((u) => u.checks.includes(check)).map((u) => `${u.kind}: ${one(u.reason)}`);
+    const why = r.coverage.unavailable
+      .filter((u) => u.checks.includes(check))
+      .map((u) => `${u.kind}${u.namespace !== undefined ? ` in namespace ${one(u.namespace)}` : ''}: ${one(u.reason)}`);
     return why.length ? ` (${why.join('; ')})` : '';
   };
   const notifications = [
@@ -54,6 +56,13 @@ export const sarif: Reporter = (result, meta) => {
       message: { text: `check ${s.check} not run: ${one(s.reason)}${whyNot(result, s.check)}` },
       ...(index.has(s.check) ? { associatedRule: { id: s.check, index: index.get(s.check) } } : {}),
     })),
+    // A kind read in the scope but not in another namespace: the checks ran, not on everything.
+    ...result.coverage.unavailable
+      .filter((u) => u.namespace !== undefined)
+      .map((u) => ({
+        level: 'warning',
+        message: { text: `${u.kind} in namespace ${one(u.namespace!)} not read: ${one(u.reason)}; what the checks look for there was not examined` },
+      })),
     ...(result.errors ?? []).map((e) => ({ level: 'error', message: { text: one(e) } })),
   ];
   const log = {

@@ -69,6 +69,40 @@ const resourceText = (f: Finding): string => {
  * wrapped to the terminal's width and the first command to run; `wide` adds the evidence, every
  * fix line and the cause it follows from. Fix commands are never wrapped: they must paste whole.
  */
+/**
+ * What a run did not examine: the headline, each kind not read (with the namespace, when it was
+ * read elsewhere) and the checks it kept from running, the RBAC that would let them run. Shared
+ * with `explain`, which reports the same coverage.
+ */
+export function coverageLines(
+  result: Pick<RunResult, 'coverage' | 'skipped'> & { summary: Pick<RunResult['summary'], 'checksRun' | 'checksSkipped'> },
+  c: InstanceType<typeof Chalk>,
+  width: number,
+): string[] {
+  const { coverage: cov, summary: s } = result;
+  const lines = [
+    c.yellow.bold(
+      s.checksSkipped
+        ? `INCOMPLETE: ${s.checksSkipped} of ${s.checksRun + s.checksSkipped} checks could not run; what they look for was not examined.`
+        : 'INCOMPLETE: every check ran, but some objects could not be read; what the checks look for in them was not examined.',
+    ),
+  ];
+  for (const u of cov.unavailable) {
+    const where = u.namespace !== undefined ? ` in namespace ${clean(u.namespace)}` : '';
+    lines.push(...wrap(`cannot read ${u.kind}${where}: ${clean(u.reason)}`, width, '  ').map((l) => c.yellow(l)));
+    const ran =
+      u.namespace !== undefined ? 'the checks ran without them (what they look for there was not examined)' : 'the checks ran without it (less evidence)';
+    lines.push(...wrap(u.checks.length ? `not run: ${u.checks.join(', ')}` : ran, width, '    ').map((l) => c.dim(l)));
+  }
+  for (const sk of result.skipped.filter((x) => !x.reason.startsWith('cannot read ')))
+    lines.push(...wrap(`not run ${sk.check}: ${clean(sk.reason)}`, width, '  ').map((l) => c.yellow(l)));
+  if (cov.rbac.length) {
+    lines.push('  to run them, a cluster admin can grant read-only access:');
+    for (const cmd of cov.rbac) lines.push(`    ${c.green(clean(cmd))}`);
+  }
+  return lines;
+}
+
 function render(result: RunResult, meta: ReportMeta, wide: boolean): string {
   const c = new Chalk({ level: meta.color ? 1 : 0 });
   const width = Math.max(40, meta.width ?? 80);
@@ -122,19 +156,7 @@ function render(result: RunResult, meta: ReportMeta, wide: boolean): string {
   const cov = result.coverage;
   // Coverage is part of the verdict: a run with skipped checks never reads as an all-clear.
   if (!cov.complete) {
-    lines.push(c.yellow.bold(`INCOMPLETE: ${s.checksSkipped} of ${s.checksRun + s.checksSkipped} checks could not run; what they look for was not examined.`));
-    for (const u of cov.unavailable) {
-      lines.push(...wrap(`cannot read ${u.kind}: ${clean(u.reason)}`, width, '  ').map((l) => c.yellow(l)));
-      lines.push(
-        ...wrap(u.checks.length ? `not run: ${u.checks.join(', ')}` : 'the checks ran without it (less evidence)', width, '    ').map((l) => c.dim(l)),
-      );
-    }
-    for (const sk of result.skipped.filter((x) => !x.reason.startsWith('cannot read ')))
-      lines.push(...wrap(`not run ${sk.check}: ${clean(sk.reason)}`, width, '  ').map((l) => c.yellow(l)));
-    if (cov.rbac.length) {
-      lines.push('  to run them, a cluster admin can grant read-only access:');
-      for (const cmd of cov.rbac) lines.push(`    ${c.green(clean(cmd))}`);
-    }
+    lines.push(...coverageLines(result, c, width));
     if (result.findings.length === 0) lines.push(`The ${plural(s.checksRun, 'check')} that ran found nothing.`);
     lines.push('');
   } else if (result.findings.length === 0) lines.push(c.green('No findings: every workload in scope is injected as configured.'), '');

@@ -62,6 +62,11 @@ export interface ConsulSettings {
   cni?: boolean;
   /** -default-enable-transparent-proxy (undefined: not among the flags read; the binary's default is true). */
   transparentProxy?: boolean;
+  /**
+   * No flags were read because the injector's namespace could not be (a Role that does not reach
+   * it): why. The fields are then the chart defaults, which must not decide anything.
+   */
+  unknown?: string;
 }
 
 const unquote = (v: string) => v.replace(/^"|"$/g, '');
@@ -104,7 +109,9 @@ export function consulSettings(m: Model): ConsulSettings {
         ...(tproxy !== undefined ? { transparentProxy: tproxy } : {}),
       };
     }
-    return defaults;
+    // Not read because refused there: unknown, not the chart defaults.
+    const refused = m.controlPlaneRefused('consul', ['deployments']);
+    return refused ? { ...defaults, unknown: refused } : defaults;
   });
 }
 
@@ -161,9 +168,13 @@ export function defaultInjects(m: Model, ns: string, nsLabels: Record<string, st
 export function consulInjector(m: Model, namespace: string, template: { metadata?: unknown; spec?: unknown }): InjectorStep[] {
   const s = consulSettings(m);
   const steps: InjectorStep[] = [];
-  const refused = namespaceRefused(s, namespace);
+  const refused = SYSTEM.includes(namespace) || !s.unknown ? namespaceRefused(s, namespace) : undefined;
   if (refused) return [{ ...refused, ok: false, ...(refused.rule === 'kube-system-namespace' ? {} : { config: namespaceListConfig(s, namespace) }) }];
-  steps.push({ rule: 'namespace', ok: true, detail: `namespace ${namespace} is allowed by the injector's -allow-k8s-namespace and -deny-k8s-namespace` });
+  steps.push(
+    s.unknown
+      ? { rule: 'namespace', ok: true, unknown: true, detail: `the injector's -allow-k8s-namespace and -deny-k8s-namespace were not examined (${s.unknown})` }
+      : { rule: 'namespace', ok: true, detail: `namespace ${namespace} is allowed by the injector's -allow-k8s-namespace and -deny-k8s-namespace` },
+  );
   const ann = annotationsOf(template);
   if (ann[CONSUL_STATUS])
     return [...steps, { rule: 'already-injected', ok: false, detail: `the pod template already has ${CONSUL_STATUS}=${ann[CONSUL_STATUS]}` }];
@@ -180,6 +191,13 @@ export function consulInjector(m: Model, namespace: string, template: { metadata
     };
   else if (parsed !== undefined)
     step = { rule: 'connect-inject-annotation', marker: true, ok: parsed, detail: `pod template annotation ${CONSUL_INJECT}=${v}` };
+  else if (s.unknown)
+    step = {
+      rule: 'default-inject',
+      ok: true,
+      unknown: true,
+      detail: `no pod template annotation ${CONSUL_INJECT}: the injector's -default-inject decides, and was not examined`,
+    };
   else
     step = {
       rule: 'default-inject',
@@ -187,6 +205,18 @@ export function consulInjector(m: Model, namespace: string, template: { metadata
       detail: `no pod template annotation ${CONSUL_INJECT}: the injector's -default-inject=${s.defaultInject} decides (Helm connectInject.default${s.from ? '' : ', chart default'})`,
     };
   steps.push(step);
+  if (step.ok && s.unknown) {
+    // With ACLs the injector denies a pod without a token: whether Consul runs with them was not examined.
+    const off = tokenOff(m, namespace, template);
+    if (off)
+      steps.push({
+        rule: 'service-account-token',
+        ok: true,
+        unknown: true,
+        detail: `${off}; whether Consul runs with ACLs (then the injector denies the pod) was not examined`,
+      });
+    return steps;
+  }
   if (!step.ok || !s.acls) return steps;
   const off = tokenOff(m, namespace, template);
   steps.push({

@@ -1,0 +1,38 @@
+#!/usr/bin/env zsh
+# Completes a command line for real in an interactive bash or zsh on a pseudo-terminal (zsh/zpty):
+# types LINE, presses TAB, saves the edited line (what the shell put on it) to DIR/line, then
+# presses Enter, so the line runs as a user's would. Used by test/completion.test.ts.
+#
+#   complete.zsh bash|zsh SCRIPT DIR LINE
+#
+# DIR is the shell's working directory; PATH is the caller's (a stub kubectl and a recording
+# meshdoctor first). The interactive zsh has no interactivecomments: there `#` is no comment.
+emulate -L zsh
+zmodload zsh/zpty || exit 3
+local shell=$1 script=$2 dir=$3 line=$4
+cd -- "$dir" || exit 3
+if [[ $shell == bash ]]; then
+  zpty -b sh bash --norc --noprofile -i
+  zpty -w sh "PS1='> '; bind 'set bell-style none'; source ${(q)script}"
+  # Ctrl-X Ctrl-D writes the line as edited so far.
+  zpty -w sh "bind -x '\"\\C-x\\C-d\": printf %s \"\$READLINE_LINE\" > line'"
+else
+  zpty -b sh zsh -f -i
+  zpty -w sh "PS1='> '; unsetopt interactivecomments beep; autoload -U compinit && compinit -u"
+  zpty -w sh "source ${(q)script}"
+  zpty -w sh 'dump() { print -rn -- "$BUFFER" > line }; zle -N dump; bindkey "^X^D" dump'
+fi
+zpty -w sh 'print_ready() { echo READY; }; print_ready'
+zpty -r -m sh out '*READY*' || exit 4
+# The line and TAB; then the dump, once the completion is done (zsh drops completion when keys
+# are already waiting), then Enter.
+zpty -wn sh "$line"$'\t'
+sleep 0.3
+zpty -wn sh $'\C-x\C-d'
+local i
+for i in {1..100}; do [[ -e line ]] && break; sleep 0.05; done
+zpty -wn sh $'\r'
+for i in {1..100}; do [[ -e ran ]] && break; sleep 0.05; done
+zpty -w sh 'exit'
+zpty -d sh
+[[ -e line ]] || exit 5
