@@ -7,7 +7,7 @@ import { containers, initContainers, podSpec } from '../../k8s/pods.js';
 import { deploymentBehind } from '../../k8s/selectors.js';
 import type { Model, Workload } from '../../model.js';
 import type { K8sObject } from '../../types.js';
-import { arr, isObj, labelsOf, nameOf, note, nsOf, shq, annotationsOf } from '../../util.js';
+import { arr, dict, isObj, labelsOf, nameOf, note, nsOf, shq, annotationsOf } from '../../util.js';
 import { configValues, parseYamlObject, valueAt } from '../config-values.js';
 import type { MeshProfile, NamedRef, ResourceKey } from '../profile.js';
 import type { MeshWebhook } from '../webhooks.js';
@@ -265,7 +265,7 @@ const deactivated = (h: { namespaceSelector: unknown; objectSelector: unknown })
  */
 export function installedRevisions(hooks: MeshWebhook[]): { revisions: string[]; tags: Record<string, string>; values: string[] } {
   const revisions = new Set<string>();
-  const tags: Record<string, string> = {};
+  const tags = dict(); // keyed by tag names from the cluster
   const values = new Set<string>();
   for (const h of hooks) {
     if (h.mesh !== 'istio') continue; // deactivated webhooks never reach here (inactiveWebhook)
