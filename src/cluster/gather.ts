@@ -26,7 +26,7 @@ import { isObj } from '../util.js';
 import { execCredentials, resolveKubeContext, type KubeContext } from './kubeconfig.js';
 import { KINDS, listPath, objectPath, type KindInfo, type KindKey } from './kinds.js';
 import { meshNamespaces, namedObjects } from './named.js';
-import { keepsManagedFields, sanitizeSecret, slim } from './sanitize.js';
+import { keepObject, keepsManagedFields, sanitizeSecret, slim } from './sanitize.js';
 import { parseObject, scanJson } from './snapshot-file.js';
 
 export interface GatherOptions {
@@ -438,7 +438,8 @@ async function listKind(
       const obj = item as K8sObject;
       if (obj.kind === undefined) obj.kind = stamp.kind;
       if (obj.apiVersion === undefined) obj.apiVersion = stamp.apiVersion;
-      items.push(slim(info.key, obj));
+      const kept = keepObject(info.key, obj); // nothing of an Event no check reads
+      if (kept) items.push(kept);
     }
     onPage(list.items.length);
     const next = list.metadata?.continue;

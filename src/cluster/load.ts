@@ -6,7 +6,7 @@ import { DEFAULT_LIMITS, MAX_DEPTH, mib, type Limits } from '../limits.js';
 import type { K8sObject, Scope, Snapshot } from '../types.js';
 import { isObj } from '../util.js';
 import { KINDS, KIND_KEYS, kindOf, type KindKey } from './kinds.js';
-import { keepsManagedFields, sanitizeSecret, slim } from './sanitize.js';
+import { keepObject, keepsManagedFields, sanitizeSecret } from './sanitize.js';
 import { SNAPSHOT_KIND, TOO_DEEP, isStreamable, jsonShape, parseObject, readStreamed, scanJson, tooMany } from './snapshot-file.js';
 
 /** JSON values above which a file must not be denser than one value per 6 bytes. */
@@ -269,7 +269,8 @@ function readJsonList(buf: Buffer, start: number, fail: Fail): { objects: K8sObj
   const keep = (o: K8sObject) => {
     found++;
     const info = kindOf(o.kind);
-    if (info) objects.push(info.key === 'secrets' ? sanitizeSecret(o) : slim(info.key, o));
+    const kept = !info ? undefined : info.key === 'secrets' ? sanitizeSecret(o) : keepObject(info.key, o);
+    if (kept) objects.push(kept);
   };
   // managedFields are parsed only for the objects whose slim keeps them.
   const keepManaged = (o: Record<string, any>) => {
@@ -392,7 +393,8 @@ export async function loadSnapshot(paths: string[], scope?: Scope, limits: Limit
     if (!info) continue;
     const list = (snap.objects[info.key] ??= []); // a loose object makes a kind the snapshot lacked read
     if (list.length >= limits.maxObjects) throw tooMany(paths.join(', '), info.key, limits);
-    list.push(slimmed.has(obj) ? obj : info.key === 'secrets' ? sanitizeSecret(obj) : slim(info.key, obj));
+    const kept = slimmed.has(obj) ? obj : info.key === 'secrets' ? sanitizeSecret(obj) : keepObject(info.key, obj);
+    if (kept) list.push(kept);
     delete snap.unavailable[info.key];
   }
   // A kubectl dump does not say which kinds were asked for: an empty kind may be "none" or "not
@@ -434,7 +436,10 @@ function mergeOwn(prev: Snapshot | undefined, doc: Record<string, any>, file: st
       const kept = list.filter(isObj) as K8sObject[];
       const into = (snap.objects[key] ??= []);
       if (into.length + kept.length > limits.maxObjects) throw tooMany(file, key, limits);
-      for (const o of kept) into.push(key === 'secrets' ? sanitizeSecret(o) : slim(key, o));
+      for (const o of kept) {
+        const k = key === 'secrets' ? sanitizeSecret(o) : keepObject(key, o);
+        if (k) into.push(k);
+      }
       delete snap.unavailable[key];
     }
     const why = isObj(doc.unavailable) ? doc.unavailable[key] : undefined;

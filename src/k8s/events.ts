@@ -29,6 +29,21 @@ export function workloadOfObject(m: Model, kind: string, ns: string, name: strin
   return find(kind, name);
 }
 
+/**
+ * The FailedCreate messages the checks parse, by shape (a check that parses another adds it here:
+ * snapshots keep only these, src/cluster/sanitize.ts): the API server failing to call a webhook
+ * (webhook-call-failed) or a webhook denying the pod (webhook-denied), a Pod Security violation
+ * (pod-security-blocks-init), a quota refusing the pod (quota-blocks-proxy), a missing
+ * ServiceAccount (serviceaccount-missing). Each check quotes the whole message in its evidence.
+ */
+export const FAILED_CREATE_READ: readonly RegExp[] = [
+  /failed calling webhook "/,
+  /admission webhook "[^"]*" denied the request/,
+  /violates PodSecurity "/,
+  /quota: /,
+  /serviceaccount "[^"]*" not found/,
+];
+
 /** An Event's last time, count and involved object, across the v1 fields that carry them. */
 export function eventInfo(e: K8sObject) {
   const io = isObj(e.involvedObject) ? e.involvedObject : {};
