@@ -105,9 +105,14 @@ const sa = (name: string) => ({ apiVersion: 'v1', kind: 'ServiceAccount', metada
 const USERS = { ops: 'system:serviceaccount:shop:ops', alice: 'system:serviceaccount:shop:alice' } as const;
 type User = keyof typeof USERS;
 
-/** The users: ops reads the whole cluster, alice only shop (deploy/rbac.yaml's two ClusterRoles). */
+/**
+ * The users: ops reads the whole cluster (deploy/rbac.yaml's ClusterRole, and the Role of
+ * deploy/mesh-rbac/linkerd.yaml for the ConfigMaps and Secrets in linkerd), alice only shop (the
+ * namespaced ClusterRole).
+ */
 const ACCESS = [
   ...parseObjects(readFileSync(join(ROOT, 'deploy/rbac.yaml'), 'utf8')),
+  ...parseObjects(readFileSync(join(ROOT, 'deploy/mesh-rbac/linkerd.yaml'), 'utf8')),
   sa('ops'),
   sa('alice'),
   {
@@ -115,6 +120,13 @@ const ACCESS = [
     kind: 'ClusterRoleBinding',
     metadata: { name: 'meshdoctor-ops' },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'meshdoctor-reader' },
+    subjects: [{ kind: 'ServiceAccount', name: 'ops', namespace: 'shop' }],
+  },
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'meshdoctor-ops', namespace: MESH_NS },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'meshdoctor-reader' },
     subjects: [{ kind: 'ServiceAccount', name: 'ops', namespace: 'shop' }],
   },
   {

@@ -126,7 +126,7 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
     for (const ns of namespaces) {
       out.push({ key: 'configmaps', namespace: ns, name: 'istio' });
       for (const rev of revs.length ? revs : ['default']) out.push({ key: 'configmaps', namespace: ns, name: rev === 'default' ? CONFIG : `${CONFIG}-${rev}` });
-      out.push({ key: 'secrets', namespace: ns, name: 'istio-ca-secret' });
+      // No Secret: no check reads Istio's CA (istio-ca-secret holds its private key; deploy/mesh-rbac/istio.yaml).
     }
     return out;
   },
