@@ -21,6 +21,8 @@ export interface IO {
   env: NodeJS.ProcessEnv;
   /** The whole of stdin, for `check -f -`, at most maxBytes (a UserError beyond). */
   readStdin: (maxBytes: number) => Promise<string>;
+  /** A monotonic clock in ms for --timeout over the checks (default: performance.now; tests inject one). */
+  now?: () => number;
 }
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
@@ -79,7 +81,12 @@ function addClusterOptions(cmd: Command, withSnapshot = true, withAll = true): C
       positiveNumber('--request-timeout', 86400),
       DEFAULT_LIMITS.requestTimeoutMs / 1000,
     )
-    .option('--timeout <seconds>', 'time limit of the whole read of the cluster', positiveNumber('--timeout', 86400), DEFAULT_LIMITS.deadlineMs / 1000)
+    .option(
+      '--timeout <seconds>',
+      'time limit of the whole run: the read of the cluster and the checks',
+      positiveNumber('--timeout', 86400),
+      DEFAULT_LIMITS.deadlineMs / 1000,
+    )
     .option(
       '--max-bytes <MiB>',
       'largest file, stdin or API response (decompressed) meshdoctor reads',
@@ -135,6 +142,12 @@ function progress(io: IO) {
   };
 }
 
+/** --timeout over the whole run: started as a command starts, asked by the checks (src/deadline.ts). */
+async function runDeadline(io: IO, limits: Limits) {
+  const { Deadline, monotonic } = await import('./deadline.js');
+  return new Deadline(limits.deadlineMs, io.now ?? monotonic);
+}
+
 /** `name`: how the user called it, e.g. "kubectl meshdoctor" through the kubectl plugin. */
 export function buildProgram(io: IO, setExit: (code: number) => void, name = 'meshdoctor'): Command {
   const program = new Command(name)
@@ -178,6 +191,7 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
   ).action(async (o) => {
     validateScope(o);
     if (!o.filename && (o.recursive || o.expectMeshed)) throw new UserError(`${o.recursive ? '-R/--recursive' : '--expect-meshed'} needs -f/--filename`);
+    const deadline = await runDeadline(io, limitsOf(o)); // --timeout from here: the read, then the checks
     const { assertNamespaceExists, selectChecks, kindsFor, obtainSnapshot, runChecks } = await import('./run.js');
     const { REPORTERS } = await import('./report/index.js');
     const checks = selectChecks(o.only, o.skip);
@@ -203,6 +217,7 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
       expectMeshed: !!o.expectMeshed,
       suppress,
       ...(docsBase ? { docsBase } : {}),
+      deadline,
     });
     const color = o.color !== false && io.stdoutTTY && !io.env.NO_COLOR;
     if (o.outputFile) {
@@ -257,6 +272,7 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
     false,
   ).action(async (targetArg: string, o) => {
     validateScope(o);
+    const deadline = await runDeadline(io, limitsOf(o));
     const { parseTarget, explain } = await import('./explain.js');
     const target = parseTarget(targetArg);
     const { CHECKS } = await import('./checks/index.js');
@@ -264,8 +280,8 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
     const snapshot = await obtainSnapshot({ ...o, limits: limitsOf(o) }, kindsFor(CHECKS));
     const ns = o.namespace ?? snapshot.scope.namespace ?? 'default';
     const scoped = { ...snapshot, scope: { allNamespaces: false, namespace: ns } };
-    const model = makeModel(scoped, { mesh: o.mesh, certExpiryWarningDays: 60 });
-    const result = runChecks(scoped, CHECKS, { mesh: o.mesh, certExpiryWarningDays: 60 }, model);
+    const model = makeModel(scoped, { mesh: o.mesh, certExpiryWarningDays: 60, deadline });
+    const result = runChecks(scoped, CHECKS, { mesh: o.mesh, certExpiryWarningDays: 60, deadline }, model);
     const e = explain(model, target, ns, result.findings, result);
     if (o.output === 'json') {
       io.stdout(JSON.stringify({ schemaVersion: 1, tool: { name: 'meshdoctor', version: VERSION }, ...e }, null, 2) + '\n');

@@ -16,10 +16,11 @@ import { meshTitle, profileOf } from './mesh/registry.js';
 import { sidecarlessOf } from './mesh/sidecarless.js';
 import { podStates, type Model, type Workload } from './model.js';
 import type { Coverage, Finding, MeshName, ResourceRef, SkippedCheck } from './types.js';
-import { nameOf } from './util.js';
+import { dict, nameOf } from './util.js';
 import { isWorkloadCause } from './mesh/denials.js';
 
-const KIND_ALIASES: Record<string, string> = {
+// A dict: looked up by what the user typed (`explain constructor/x` names no kind).
+const KIND_ALIASES: Readonly<Record<string, string>> = Object.assign(dict(), {
   deployment: 'Deployment',
   deployments: 'Deployment',
   deploy: 'Deployment',
@@ -40,7 +41,7 @@ const KIND_ALIASES: Record<string, string> = {
   pod: 'Pod',
   pods: 'Pod',
   po: 'Pod',
-};
+});
 
 /** Parse `deployment/web` (kubectl's TYPE/NAME, with its short names). */
 export function parseTarget(arg: string): { kind: string; name: string } {

@@ -60,11 +60,18 @@ export class Model {
   readonly now: Date;
   readonly options: CheckContext['options'];
   private readonly memos = new Map<string, unknown>();
+  private readonly deadline: CheckContext['deadline'];
 
   constructor(ctx: CheckContext) {
     this.snapshot = ctx.snapshot;
     this.now = ctx.now;
     this.options = ctx.options;
+    this.deadline = ctx.deadline;
+  }
+
+  /** Ends the run (DeadlineError) once --timeout has passed; called where work grows with the cluster. */
+  checkDeadline(): void {
+    this.deadline?.check();
   }
 
   /** Compute once per model: the one memo the model, the mesh helpers and checks share. */
@@ -262,6 +269,7 @@ export class Model {
     const cache = this.memo('decisions', () => new Map<Workload, Decision[]>());
     let d = cache.get(w);
     if (!d) {
+      this.checkDeadline();
       const ns = this.namespace(w.namespace);
       // One label set per namespace: evalWebhook caches selector results by its identity.
       const nsLabels = this.memo(`ns-labels:${w.namespace}`, () => namespaceLabels(ns, w.namespace));

@@ -5,6 +5,7 @@
 import { MESH_NAMES } from './mesh/names.js';
 import { CHECKS } from './checks/index.js';
 import { coverageOf } from './coverage.js';
+import { DeadlineError, type Deadline } from './deadline.js';
 import { docsUrl } from './checks/define.js';
 import type { KindKey } from './cluster/kinds.js';
 import { loadSnapshot } from './cluster/load.js';
@@ -43,6 +44,8 @@ export interface RunOptions extends SnapshotOptions {
   suppress?: SuppressRule[];
   /** MESHDOCTOR_DOCS_URL: the base URL of the published check pages (none: no docsUrl). */
   docsBase?: string;
+  /** --timeout over the checks: asked between checks and per workload (none: unbounded, as in tests). */
+  deadline?: Deadline;
 }
 
 /** The checks selected by --only / --skip; an unknown id is an error, not a silent no-op. */
@@ -165,13 +168,18 @@ export function rootFirst(findings: Finding[]): Finding[] {
 }
 
 /** Run checks over a snapshot: skipped when a required kind is unavailable; never throws per check. */
-type ModelOptions = Pick<RunOptions, 'mesh' | 'certExpiryWarningDays' | 'now' | 'expectMeshed' | 'suppress' | 'docsBase'>;
+type ModelOptions = Pick<RunOptions, 'mesh' | 'certExpiryWarningDays' | 'now' | 'expectMeshed' | 'suppress' | 'docsBase' | 'deadline'>;
 
 /** The Model checks run on; "now" is the time the snapshot was read unless given. */
 export function makeModel(snapshot: Snapshot, opts: ModelOptions): Model {
   const readAt = snapshot.source.readAt ? new Date(snapshot.source.readAt) : undefined;
   const now = opts.now ?? (readAt && !Number.isNaN(readAt.getTime()) ? readAt : new Date());
-  return new Model({ snapshot, now, options: { certExpiryWarningDays: opts.certExpiryWarningDays, mesh: opts.mesh, expectMeshed: !!opts.expectMeshed } });
+  return new Model({
+    snapshot,
+    now,
+    options: { certExpiryWarningDays: opts.certExpiryWarningDays, mesh: opts.mesh, expectMeshed: !!opts.expectMeshed },
+    ...(opts.deadline ? { deadline: opts.deadline } : {}),
+  });
 }
 
 export function runChecks(
@@ -183,7 +191,7 @@ export function runChecks(
   const findings: Finding[] = [];
   const skipped: SkippedCheck[] = [];
   const errors: string[] = [];
-  for (const check of checks) {
+  for (const [i, check] of checks.entries()) {
     const missing = check.inputs.filter((k) => !snapshot.objects[k]);
     if (missing.length) {
       // The reasons are said once per kind, in coverage.unavailable.
@@ -191,7 +199,9 @@ export function runChecks(
       continue;
     }
     try {
+      opts.deadline?.check();
       for (const f of check.run(model)) {
+        opts.deadline?.check();
         findings.push({
           id: check.id,
           code: check.code,
@@ -210,6 +220,8 @@ export function runChecks(
         });
       }
     } catch (e) {
+      // --timeout passed: the run ends (one line, exit 2), saying where it stopped.
+      if (e instanceof DeadlineError) throw new DeadlineError(`${e.message}: stopped in check ${check.id} (${i} of ${checks.length} checks done)`);
       // A check that trips over a malformed object must not take the run down with it.
       errors.push(`check ${check.id} failed: ${errorMessage(e)}`);
       skipped.push({ check: check.id, reason: `internal error: ${errorMessage(e)}` });

@@ -135,6 +135,8 @@ export interface CheckContext {
   now: Date;
   /** expectMeshed (--expect-meshed, default false): manifest workloads no mesh injects are errors. */
   options: { certExpiryWarningDays: number; mesh: 'auto' | MeshName; expectMeshed?: boolean };
+  /** --timeout over the checks too: asked between checks and per workload (src/deadline.ts). */
+  deadline?: { check(): void };
 }
 
 export interface SkippedCheck {

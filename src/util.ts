@@ -6,10 +6,23 @@ export function isObj(v: unknown): v is Record<string, any> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** A string map from untrusted input (labels, annotations): non-string values are dropped. */
+/**
+ * An object keyed by strings from the cluster (label keys, names, revisions): without a prototype,
+ * `constructor`, `toString` or `__proto__` is a key like any other, never Object.prototype's.
+ */
+export function dict<T = string>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
+/** `obj[key]` only when it is the object's own: a key from the cluster never reads Object.prototype. */
+export function own<T>(obj: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(obj, key) ? obj[key] : undefined;
+}
+
+/** A string map from untrusted input (labels, annotations): non-string values are dropped (a dict). */
 export function strMap(v: unknown): Record<string, string> {
-  if (!isObj(v)) return {};
-  const out: Record<string, string> = {};
+  const out = dict();
+  if (!isObj(v)) return out;
   for (const [k, val] of Object.entries(v)) if (typeof val === 'string') out[k] = val;
   return out;
 }
@@ -24,7 +37,7 @@ export function str(v: unknown): string | undefined {
 
 export const nameOf = (o: K8sObject): string => str(o.metadata?.name) ?? '';
 export const nsOf = (o: K8sObject): string => str(o.metadata?.namespace) ?? '';
-const EMPTY: Readonly<Record<string, string>> = Object.freeze({});
+const EMPTY: Readonly<Record<string, string>> = Object.freeze(dict());
 const stringMaps = new WeakMap<object, Readonly<Record<string, string>>>();
 
 /**

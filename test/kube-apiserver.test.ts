@@ -108,12 +108,15 @@ const USERS = { ops: 'system:serviceaccount:shop:ops', alice: 'system:serviceacc
 type User = keyof typeof USERS;
 
 /**
- * The users: ops reads the whole cluster, alice only shop (deploy/rbac.yaml's two ClusterRoles),
- * bob shop and the cluster-scoped kinds (Namespaces, webhook configurations) but not the mesh's
- * namespace: a Role that reaches further than alice's, and still not everywhere.
+ * The users: ops reads the whole cluster (deploy/rbac.yaml's ClusterRole, and the Role of
+ * deploy/mesh-rbac/linkerd.yaml for the ConfigMaps and Secrets in linkerd), alice only shop (the
+ * namespaced ClusterRole), bob shop and the cluster-scoped kinds (Namespaces, webhook
+ * configurations) but not the mesh's namespace: a Role that reaches further than alice's, and
+ * still not everywhere.
  */
 const ACCESS = [
   ...parseObjects(readFileSync(join(ROOT, 'deploy/rbac.yaml'), 'utf8')),
+  ...parseObjects(readFileSync(join(ROOT, 'deploy/mesh-rbac/linkerd.yaml'), 'utf8')),
   sa('ops'),
   sa('alice'),
   sa('bob'),
@@ -145,6 +148,13 @@ const ACCESS = [
     kind: 'ClusterRoleBinding',
     metadata: { name: 'meshdoctor-ops' },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'meshdoctor-reader' },
+    subjects: [{ kind: 'ServiceAccount', name: 'ops', namespace: 'shop' }],
+  },
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'meshdoctor-ops', namespace: MESH_NS },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'meshdoctor-reader' },
     subjects: [{ kind: 'ServiceAccount', name: 'ops', namespace: 'shop' }],
   },
   {

@@ -4,7 +4,7 @@
  * must give the same findings; every request must be a paginated GET.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -191,21 +191,25 @@ describe('live check through the test API server', () => {
     }
   });
 
-  it('every request a full run makes is allowed by deploy/rbac.yaml (meshdoctor-reader)', async () => {
+  it("every request a full run makes is allowed by deploy/rbac.yaml (meshdoctor-reader) and, in a mesh's namespace, its Role (deploy/mesh-rbac/)", async () => {
     server.requests.length = 0;
     await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json']);
     await runCli(['check', '-n', 'shop', '--kubeconfig', kubeconfig, '-o', 'json']);
     await runCli(['snapshot', '-A', '--kubeconfig', kubeconfig]);
-    const role = parseObjects(readFileSync(join(import.meta.dirname, '..', 'deploy/rbac.yaml'), 'utf8')).find((o) => o.metadata?.name === 'meshdoctor-reader')!;
-    const rules = (role as any).rules as { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] }[];
+    type Rule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] };
+    const deploy = (f: string) => parseObjects(readFileSync(join(import.meta.dirname, '..', 'deploy', f), 'utf8')) as any[];
+    const cluster = deploy('rbac.yaml').find((o) => o.metadata?.name === 'meshdoctor-reader')!.rules as Rule[];
+    // In its namespace only: each mesh's Role (ConfigMaps and Secrets by name).
+    const roles = readdirSync(join(import.meta.dirname, '..', 'deploy/mesh-rbac')).map((f) => deploy(`mesh-rbac/${f}`).find((o) => o.kind === 'Role')!);
     const plurals = new Map(Object.values(KINDS).map((k) => [k.plural, k.group]));
     expect(server.requests.length).toBeGreaterThan(20);
     for (const q of server.requests) {
-      const m = /^\/(?:api\/v1|apis\/([^/]+)\/v1)(?:\/namespaces\/[^/]+)?\/([a-z]+)(?:\/([^/]+))?$/.exec(q.path);
+      const m = /^\/(?:api\/v1|apis\/([^/]+)\/v1)(?:\/namespaces\/([^/]+))?\/([a-z]+)(?:\/([^/]+))?$/.exec(q.path);
       expect(m, q.path).not.toBeNull();
-      const [, group = '', resource, name] = m!;
+      const [, group = '', ns, resource, name] = m!;
       expect(plurals.get(resource!), q.path).toBe(group);
       const verb = name ? 'get' : 'list';
+      const rules = [...cluster, ...roles.filter((r) => r.metadata.namespace === ns).flatMap((r) => r.rules as Rule[])];
       const allowed = rules.some(
         (r) =>
           r.apiGroups.includes(group) &&

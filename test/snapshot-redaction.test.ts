@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
 import { kindOf } from '../src/cluster/kinds.js';
 import { loadSnapshot } from '../src/cluster/load.js';
-import { REDACTED, TEMPLATE_PATH, slim } from '../src/cluster/sanitize.js';
+import { REDACTED, TEMPLATE_PATH, keepObject, slim } from '../src/cluster/sanitize.js';
 import { snapshotText } from '../src/cluster/snapshot-file.js';
 import { explain } from '../src/explain.js';
 import { overlayManifests } from '../src/manifests.js';
@@ -26,11 +26,11 @@ import { FIXTURES, NOW, baseObjects, baseOf, besideOf, fixtureObjects, overlay, 
 
 type Obj = Record<string, any>;
 
-/** The snapshot `load` builds from these objects, slimmed as every object read is. */
+/** The snapshot `load` builds from these objects, slimmed as every object read is (and the Events no check reads dropped). */
 function slimmed(snap: Snapshot): Snapshot {
   const objects: Snapshot['objects'] = {};
   for (const [key, list] of Object.entries(snap.objects))
-    objects[key as keyof Snapshot['objects']] = key === 'secrets' ? list : list!.map((o) => slim(key, structuredClone(o)));
+    objects[key as keyof Snapshot['objects']] = key === 'secrets' ? list : list!.flatMap((o) => keepObject(key, structuredClone(o)) ?? []);
   return { ...snap, objects };
 }
 
@@ -331,6 +331,47 @@ const PLANTED: K8sObject[] = [
     metadata: { name: 'istio-sidecar-injector', namespace: 'istio-system' },
     data: { values: '{"global":{"proxy":{"resources":{}}}}', config: 'policy: enabled\n# s3cr3t-template' },
   },
+  // Events: a kubelet's hook failure quotes the hook's command line; a FailedCreate no check
+  // parses; a FailedCreate a check reads, with secrets in every field no check reads.
+  {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: 'debug.1', namespace: 'shop' },
+    involvedObject: { kind: 'Pod', namespace: 'shop', name: 'debug', fieldPath: 'spec.containers{debug}' },
+    reason: 'FailedPostStartHook',
+    type: 'Warning',
+    message: 'PostStartHook failed: Exec lifecycle hook ([sh -c mysql -ps3cr3t-poststart -e "select 1"]) for Container "debug" in Pod "debug" failed',
+    source: { component: 'kubelet', host: 'node-1' },
+    count: 1,
+    lastTimestamp: '2026-11-22T11:00:00Z',
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: 'web.2', namespace: 'shop' },
+    involvedObject: { kind: 'ReplicaSet', namespace: 'shop', name: 'web-5d8f7c9b4' },
+    reason: 'FailedCreate',
+    message: 'Error creating: pods "web-5d8f7c9b4-x" is invalid: spec.containers[0].env[0].value: Invalid value: "s3cr3t-invalid-env"',
+    count: 2,
+    lastTimestamp: '2026-11-22T11:00:00Z',
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: 'web.3', namespace: 'shop', labels: { note: 's3cr3t-event-label' }, annotations: { note: 's3cr3t-event-annotation' } },
+    involvedObject: { kind: 'ReplicaSet', namespace: 'shop', name: 'web-5d8f7c9b4', fieldPath: 's3cr3t-field-path' },
+    reason: 'FailedCreate',
+    message:
+      'Error creating: Internal error occurred: failed calling webhook "namespace.sidecar-injector.istio.io": failed to call webhook: Post "https://istiod.istio-system.svc:443/inject": context deadline exceeded',
+    note: 's3cr3t-note',
+    action: 's3cr3t-action',
+    related: { kind: 'Pod', name: 's3cr3t-related' },
+    source: { component: 'replicaset-controller', host: 's3cr3t-host' },
+    reportingInstance: 's3cr3t-reporting',
+    count: 3,
+    lastTimestamp: 's3cr3t-not-a-time',
+    firstTimestamp: '2026-11-22T11:00:00Z',
+  },
   {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -359,6 +400,17 @@ const SECRETS = [
   's3cr3t-template',
   's3cr3t-secret-data',
   's3cr3t-last-applied',
+  's3cr3t-poststart',
+  's3cr3t-invalid-env',
+  's3cr3t-event-label',
+  's3cr3t-event-annotation',
+  's3cr3t-field-path',
+  's3cr3t-note',
+  's3cr3t-action',
+  's3cr3t-related',
+  's3cr3t-host',
+  's3cr3t-reporting',
+  's3cr3t-not-a-time',
   's3cr3t',
   b64('s3cr3t-binary'),
   b64('s3cr3t-secret-data'),
@@ -381,6 +433,10 @@ describe('a snapshot holds none of the planted secrets', () => {
     expect(text).toContain(JSON.stringify([REDACTED, REDACTED, 'quitquitquit']));
     expect(text).toContain(JSON.stringify(CERT.trim()).slice(1, 40));
     expect(text).toContain('"values":"{\\"global\\"');
+    // Of the events, the one a check reads, with its message whole (webhook-call-failed quotes it).
+    expect(text).toContain('failed calling webhook \\"namespace.sidecar-injector.istio.io\\"');
+    expect(text).not.toContain('FailedPostStartHook');
+    expect(text).toContain(JSON.stringify({ reason: 'FailedCreate', message: REDACTED }).slice(1, -1));
     // Saved again, a snapshot is unchanged: slimming is idempotent.
     const saved = join(dir, 'snap.json');
     writeFileSync(saved, text);
@@ -459,6 +515,23 @@ const PLANTERS: ((o: K8sObject, secret: string, n: number) => boolean)[] = [
     return !!cs?.[0] && !!(cs[0].lastState = { terminated: { reason: 'Error', exitCode: 1, finishedAt: '2026-11-01T00:00:00Z', message: s } });
   },
   (o, s, n) => o.kind === 'ConfigMap' && !!((o.data = { ...(o.data as Obj), [`k${n}`]: s }), (o.binaryData = { b: s })),
+  // Events: a field no check reads; an event of a reason no check reads (a kubelet's hook failure
+  // quoting its command line); a FailedCreate message in a shape no check parses.
+  (o, s, n) => {
+    if (o.kind !== 'Event') return false;
+    if (n % 3 === 0) {
+      Object.assign(o, { note: s, action: s, reportingInstance: s, source: { component: 'x', host: s }, related: { kind: 'Pod', name: s } });
+      Object.assign(o.metadata!, { labels: { k: s }, annotations: { k: s }, resourceVersion: s });
+      if (o.involvedObject && typeof o.involvedObject === 'object') (o.involvedObject as Obj).fieldPath = s;
+    } else if (n % 3 === 1) {
+      o.reason = ['FailedPostStartHook', 'FailedPreStopHook', 'BackOff', 'Unhealthy'][n % 4];
+      o.message = `Exec lifecycle hook ([sh -c mysql -p${s}]) failed`;
+    } else {
+      o.reason = 'FailedCreate';
+      o.message = `Error creating: pods "x" is invalid: spec.containers[0].env[0].value: Invalid value: "${s}"`;
+    }
+    return true;
+  },
   (o, s, n) => {
     // Any string that slimming drops or changes.
     const key = keyOf(o);
@@ -474,6 +547,9 @@ const PLANTERS: ((o: K8sObject, secret: string, n: number) => boolean)[] = [
 const PROPERTY_BASE = overlay(
   baseObjects('both'),
   fixtureObjects('golden-cluster.yaml'),
+  fixtureObjects('checks/webhook-call-failed/fires-istio.yaml'),
+  fixtureObjects('checks/webhook-call-failed/ok-linkerd-injection-skipped.yaml'),
+  fixtureObjects('checks/serviceaccount-missing/fires-linkerd.yaml'),
   fixtureObjects('checks/job-never-completes/fires-templates.yaml'),
   fixtureObjects('checks/quota-blocks-proxy/fires-istio-exceeded.yaml'),
 );

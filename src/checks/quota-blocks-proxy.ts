@@ -48,24 +48,25 @@ import { profileOf } from '../mesh/registry.js';
 import { defineCheck, meta } from './define.js';
 
 /** Quota resources the API server demands on every container, and the container value each needs. */
-const REQUIRED: Record<string, ResourceKey> = {
-  cpu: 'requests.cpu',
-  'requests.cpu': 'requests.cpu',
-  memory: 'requests.memory',
-  'requests.memory': 'requests.memory',
-  'limits.cpu': 'limits.cpu',
-  'limits.memory': 'limits.memory',
-};
+// A Map: a quota's resource names come from the cluster (a key "constructor" is no resource).
+const REQUIRED = new Map<string, ResourceKey>([
+  ['cpu', 'requests.cpu'],
+  ['requests.cpu', 'requests.cpu'],
+  ['memory', 'requests.memory'],
+  ['requests.memory', 'requests.memory'],
+  ['limits.cpu', 'limits.cpu'],
+  ['limits.memory', 'limits.memory'],
+]);
 
 const has = (c: PodContainer, key: ResourceKey) => {
   const [kind, r] = splitKey(key);
   return c.resources[kind][r] !== undefined;
 };
-const units = (key: string, v: unknown) => (key === 'pods' ? parseQuantity(v) : quantityUnits(splitKey(REQUIRED[key]!)[1], v));
-const format = (key: string, n: number) => (key === 'pods' ? String(n) : formatUnits(splitKey(REQUIRED[key]!)[1], n));
+const units = (key: string, v: unknown) => (key === 'pods' ? parseQuantity(v) : quantityUnits(splitKey(REQUIRED.get(key)!)[1], v));
+const format = (key: string, n: number) => (key === 'pods' ? String(n) : formatUnits(splitKey(REQUIRED.get(key)!)[1], n));
 const need = (key: string, d: Resources) => {
   if (key === 'pods') return 1;
-  const [kind, r] = splitKey(REQUIRED[key]!);
+  const [kind, r] = splitKey(REQUIRED.get(key)!);
   return d[kind][r] ?? 0;
 };
 
@@ -122,7 +123,7 @@ function measure(hard: Record<string, string>, status: Record<string, any>, pod:
   const room = new Map<string, number>();
   const usedUnits = new Map<string, number>();
   for (const k of Object.keys(hard)
-    .filter((k) => REQUIRED[k] || k === 'pods')
+    .filter((k) => REQUIRED.get(k) || k === 'pods')
     .sort()) {
     const h = units(k, hard[k]);
     if (h === undefined) continue;
@@ -202,12 +203,12 @@ function quotaFindings(m: Model, w: Workload, mesh: MeshName, q: K8sObject) {
   const pod = injectedPod(m, mesh, w);
   const all = [...pod.containers, ...pod.initContainers];
   const required = Object.keys(hard)
-    .filter((k) => REQUIRED[k])
+    .filter((k) => REQUIRED.get(k))
     .sort();
   const missingIn = (cs: PodContainer[]) => {
     const out: Record<string, string[]> = {};
     for (const k of required) {
-      const names = cs.filter((c) => !has(c, REQUIRED[k]!)).map((c) => c.name);
+      const names = cs.filter((c) => !has(c, REQUIRED.get(k)!)).map((c) => c.name);
       if (names.length) out[k] = names.sort();
     }
     return out;
@@ -297,7 +298,7 @@ function proxyMissingIn(message: string, mesh: MeshName): Record<string, string[
     const hit = /^\s*([a-z.]+(?:,[a-z.]+)*) for: ([A-Za-z0-9.,-]+)/.exec(part);
     if (!hit) continue;
     const names = hit[2]!.split(',').filter((n) => n === profileOf(mesh).proxyContainer || profileOf(mesh).initContainers.includes(n));
-    for (const key of hit[1]!.split(',')) if (REQUIRED[key] && names.length) out[key] = names.sort();
+    for (const key of hit[1]!.split(',')) if (REQUIRED.get(key) && names.length) out[key] = names.sort();
   }
   return out;
 }

@@ -17,6 +17,7 @@
  * then re-create them; none where the namespace cannot be meshed.
  */
 import { newPodLabels } from '../k8s/pod-labels.js';
+import { selectorTerms, termMatches } from '../k8s/selectors.js';
 import { namespaceChange, recreateAll, recreateCommands, removeFromTemplate, setOnTemplate } from '../fix.js';
 import { choiceEvidence, choiceFix, chooseMesh, mustChoose } from '../mesh/choice.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
@@ -24,7 +25,7 @@ import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
 import { evalWebhook, namespaceLabels, rulesMatchPodCreate, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
 import { podStates, type Workload } from '../model.js';
 import type { FindingInput } from '../types.js';
-import { arr, groupBy, isObj, note, plural, shq, strMap } from '../util.js';
+import { dict, groupBy, note, plural, shq } from '../util.js';
 import { isComment, shown } from '../shell.js';
 import { defineCheck, meta } from './define.js';
 import { markerExplains } from '../mesh/marker-problems.js';
@@ -39,29 +40,23 @@ interface Change {
 
 /** The label changes that make a selector match; undefined when no label change can. */
 function selectorRepair(selector: unknown, labels: Record<string, string>): Change[] | undefined {
-  if (!isObj(selector)) return [];
   const out: Change[] = [];
-  for (const [key, value] of Object.entries(strMap(selector.matchLabels))) if (labels[key] !== value) out.push({ key, value });
-  for (const e of arr(selector.matchExpressions)) {
-    if (!isObj(e)) continue;
-    const key = String(e.key ?? '');
-    const values = arr(e.values).map(String);
-    const has = Object.prototype.hasOwnProperty.call(labels, key);
-    if (e.operator === 'In') {
-      if (has && values.includes(labels[key]!)) continue;
-      const first = values[0];
-      if (first === undefined) return undefined;
-      out.push({ key, value: first });
-    } else if (e.operator === 'NotIn' || e.operator === 'DoesNotExist') {
-      if (has && (e.operator === 'DoesNotExist' || values.includes(labels[key]!))) out.push({ key });
-    } else if (e.operator !== 'Exists' || !has) return undefined; // Exists: no value to guess; unknown operators never match
+  // The selector's prepared terms (one Set per In/NotIn list): a repair costs one lookup per term.
+  for (const t of selectorTerms(selector)) {
+    if (termMatches(t, labels)) continue;
+    if (t.operator === 'In') {
+      if (t.first === undefined) return undefined;
+      out.push({ key: t.key, value: t.first });
+    } else if (t.operator === 'NotIn' || t.operator === 'DoesNotExist') out.push({ key: t.key });
+    else return undefined; // Exists: no value to guess; unknown operators never match
   }
   // kubernetes.io/metadata.name is the namespace's own name: it cannot be changed.
   return out.some((c) => c.key === NAME_LABEL) ? undefined : out;
 }
 
+/** The labels with the changes made: a dict, so that a key such as `__proto__` is set like any other. */
 function applyChanges(labels: Record<string, string>, changes: Change[]): Record<string, string> {
-  const out = { ...labels };
+  const out = Object.assign(dict(), labels);
   for (const c of changes) {
     if (c.value === undefined) delete out[c.key];
     else out[c.key] = c.value;
@@ -83,7 +78,7 @@ function bestRepair(
   for (const h of webhooks) {
     const changes = candidate(h);
     if (!changes?.length || !works(h, applyChanges(labels, changes))) continue;
-    const score = changes.length * 100 + changes.filter((c) => c.value !== undefined && !(c.key in labels)).length;
+    const score = changes.length * 100 + changes.filter((c) => c.value !== undefined && !Object.hasOwn(labels, c.key)).length;
     if (!best || score < best.score) best = { changes, score };
   }
   return best?.changes;

@@ -30,7 +30,7 @@ import { authProviderToken } from './auth-provider.js';
 import { execCredentials, resolveKubeContext, type KubeContext } from './kubeconfig.js';
 import { KINDS, listPath, objectPath, type KindInfo, type KindKey } from './kinds.js';
 import { meshNamespaces, namedObjects } from './named.js';
-import { keepsManagedFields, sanitizeSecret, slim } from './sanitize.js';
+import { keepsManagedFields, sanitizeSecret, slim, keepObject } from './sanitize.js';
 import { proxyAuthorization, ProxyError, shownProxy, TunnelAgent } from './proxy.js';
 import { parseObject, scanJson, TOO_DEEP } from './snapshot-file.js';
 
@@ -534,7 +534,8 @@ async function listKind(
       const obj = item as K8sObject;
       if (obj.kind === undefined) obj.kind = stamp.kind;
       if (obj.apiVersion === undefined) obj.apiVersion = stamp.apiVersion;
-      items.push(slim(info.key, obj));
+      const kept = keepObject(info.key, obj); // nothing of an Event no check reads
+      if (kept) items.push(kept);
     }
     onPage(list.items.length);
     const next = list.metadata?.continue;

@@ -6,7 +6,7 @@ import { DEFAULT_LIMITS, MAX_DEPTH, mib, type Limits } from '../limits.js';
 import type { K8sObject, Scope, Snapshot } from '../types.js';
 import { isObj } from '../util.js';
 import { KINDS, KIND_KEYS, kindOf, type KindKey } from './kinds.js';
-import { keepsManagedFields, sanitizeSecret, slim } from './sanitize.js';
+import { keepObject, keepsManagedFields, sanitizeSecret } from './sanitize.js';
 import { SNAPSHOT_KIND, TOO_DEEP, isStreamable, jsonShape, parseObject, readStreamed, scanJson, tooDense, tooMany } from './snapshot-file.js';
 
 /** The largest YAML text parsed (the document model costs ~50x: 32 MiB is ~1.6 GB). */
@@ -261,7 +261,8 @@ function readJsonList(buf: Buffer, start: number, fail: Fail): { objects: K8sObj
   const keep = (o: K8sObject) => {
     found++;
     const info = kindOf(o.kind);
-    if (info) objects.push(info.key === 'secrets' ? sanitizeSecret(o) : slim(info.key, o));
+    const kept = !info ? undefined : info.key === 'secrets' ? sanitizeSecret(o) : keepObject(info.key, o);
+    if (kept) objects.push(kept);
   };
   // managedFields are parsed only for the objects whose slim keeps them.
   const keepManaged = (o: Record<string, any>) => {
@@ -384,7 +385,8 @@ export async function loadSnapshot(paths: string[], scope?: Scope, limits: Limit
     if (!info) continue;
     const list = (snap.objects[info.key] ??= []); // a loose object makes a kind the snapshot lacked read
     if (list.length >= limits.maxObjects) throw tooMany(paths.join(', '), info.key, limits);
-    list.push(slimmed.has(obj) ? obj : info.key === 'secrets' ? sanitizeSecret(obj) : slim(info.key, obj));
+    const kept = slimmed.has(obj) ? obj : info.key === 'secrets' ? sanitizeSecret(obj) : keepObject(info.key, obj);
+    if (kept) list.push(kept);
     delete snap.unavailable[info.key];
     // An object of a namespace the saved snapshot could not read: that namespace is read now (from the dump).
     const ns = obj.metadata?.namespace;
@@ -433,7 +435,10 @@ function mergeOwn(prev: Snapshot | undefined, doc: Record<string, any>, file: st
       const kept = list.filter(isObj) as K8sObject[];
       const into = (snap.objects[key] ??= []);
       if (into.length + kept.length > limits.maxObjects) throw tooMany(file, key, limits);
-      for (const o of kept) into.push(key === 'secrets' ? sanitizeSecret(o) : slim(key, o));
+      for (const o of kept) {
+        const k = key === 'secrets' ? sanitizeSecret(o) : keepObject(key, o);
+        if (k) into.push(k);
+      }
       delete snap.unavailable[key];
     }
     const why = isObj(doc.unavailable) ? doc.unavailable[key] : undefined;

@@ -1,5 +1,6 @@
 import type { K8sObject } from '../types.js';
 import { PROFILE_LIST } from '../mesh/registry.js';
+import { FAILED_CREATE_READ } from '../k8s/events.js';
 import { isObj } from '../util.js';
 
 const CERT_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
@@ -209,6 +210,61 @@ function slimStatuses(status: unknown): void {
   }
 }
 
+/** The reasons of the Events a check reads: FailedCreate on controllers, and the injectors' own skip notices. */
+const EVENT_REASONS = new Set(['FailedCreate', ...(PROFILE_LIST.some((p) => p.skippedEventPrefix) ? ['InjectionSkipped'] : [])]);
+const SKIP_PREFIXES = PROFILE_LIST.flatMap((p) => (p.skippedEventPrefix ? [p.skippedEventPrefix] : []));
+
+/** An event's message, kept only in the shapes a check parses (and quotes whole in its evidence). */
+function eventMessage(reason: unknown, message: unknown): unknown {
+  if (typeof message !== 'string') return undefined; // eventInfo reads strings only
+  const read =
+    reason === 'FailedCreate'
+      ? FAILED_CREATE_READ.some((re) => re.test(message))
+      : reason === 'InjectionSkipped' && SKIP_PREFIXES.some((p) => message.startsWith(p));
+  return read ? message : REDACTED;
+}
+
+/** A time an event carries, when it is one (eventInfo reads the first valid one): else nothing. */
+const eventTime = (v: unknown) => (typeof v === 'string' && !Number.isNaN(new Date(v).getTime()) ? v : undefined);
+
+/**
+ * An Event reduced to what eventInfo reads: its name and namespace, reason, message (see
+ * eventMessage), involved object (kind, namespace, name), count, series and times. The event's
+ * source, notes, related object, labels and annotations are not kept. An event whose reason no
+ * check reads (a kubelet's FailedPostStartHook quotes the hook's command line) keeps its metadata
+ * only, and `keepObject` drops it.
+ */
+function slimEvent(e: K8sObject): K8sObject {
+  const md = isObj(e.metadata) ? e.metadata : {};
+  const metadata = { name: md.name, namespace: md.namespace, uid: md.uid, creationTimestamp: eventTime(md.creationTimestamp) };
+  if (!EVENT_REASONS.has(e.reason as string)) return { apiVersion: e.apiVersion, kind: e.kind, metadata };
+  const io = isObj(e.involvedObject) ? e.involvedObject : undefined;
+  const series = isObj(e.series) ? e.series : undefined;
+  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  return {
+    apiVersion: e.apiVersion,
+    kind: e.kind,
+    metadata,
+    reason: e.reason,
+    message: eventMessage(e.reason, e.message),
+    ...(io ? { involvedObject: { kind: io.kind, namespace: io.namespace, name: io.name } } : {}),
+    count: num(e.count),
+    ...(series ? { series: { count: num(series.count), lastObservedTime: eventTime(series.lastObservedTime) } } : {}),
+    lastTimestamp: eventTime(e.lastTimestamp),
+    eventTime: eventTime(e.eventTime),
+    firstTimestamp: eventTime(e.firstTimestamp),
+  };
+}
+
+/**
+ * What a snapshot keeps of an object read from a list or a file: `slim`'s reduction, or nothing
+ * for an Event no check reads (docs/snapshot.md).
+ */
+export function keepObject(key: string, obj: K8sObject): K8sObject | undefined {
+  if (key === 'events' && !EVENT_REASONS.has(obj.reason as string)) return undefined;
+  return slim(key, obj);
+}
+
 /**
  * Whether slim keeps an object's metadata.managedFields: not for pods that have a controller,
  * ReplicaSets and Events (see slim). Readers may skip parsing them when not (parseObject).
@@ -232,12 +288,15 @@ export function keepsManagedFields(key: string, obj: Record<string, any>): boole
  *   messages;
  * - ConfigMaps: `data` but for the keys read of the ConfigMaps read by name (of Istio's injector
  *   `config`, only the policy and selectors); `binaryData`;
- * - `metadata.managedFields` of pods that have a controller, of ReplicaSets and of Events (the
- *   weight on large clusters): managedFields only date injection markers, which live on
- *   namespaces, workload controllers and bare pods; those keep theirs.
+ * - `metadata.managedFields` of pods that have a controller and of ReplicaSets (the weight on
+ *   large clusters): managedFields only date injection markers, which live on namespaces,
+ *   workload controllers and bare pods; those keep theirs;
+ * - Events: all but the fields eventInfo reads, messages but in the shapes the checks parse
+ *   (slimEvent); `keepObject` drops the events no check reads.
  * Secrets go through sanitizeSecret instead.
  */
 export function slim(key: string, obj: K8sObject): K8sObject {
+  if (key === 'events') return slimEvent(obj);
   const md = obj.metadata;
   if (isObj(md)) {
     slimMetadata(md);

@@ -20,7 +20,7 @@ import { DEFAULT_LIMITS, MAX_DEPTH, mib, type Limits } from '../limits.js';
 import type { K8sObject, Snapshot } from '../types.js';
 import { isObj } from '../util.js';
 import { KIND_KEYS } from './kinds.js';
-import { slim } from './sanitize.js';
+import { keepObject } from './sanitize.js';
 
 export const SNAPSHOT_KIND = 'MeshdoctorSnapshot';
 export const SNAPSHOT_API_VERSION = 'meshdoctor.io/v1';
@@ -406,7 +406,8 @@ export async function readStreamed(file: string, limits: Limits = DEFAULT_LIMITS
       const obj = parse(n, line.endsWith(',') ? line.slice(0, -1) : line);
       if (!isObj(obj)) continue; // as in a snapshot read whole: only objects are kept
       if (list.length >= limits.maxObjects) throw tooMany(file, key, limits);
-      list.push(slim(key, obj as K8sObject)); // slimmed as it is read, so the dropped fields never all live at once
+      const kept = keepObject(key, obj as K8sObject); // slimmed as it is read, so the dropped fields never all live at once
+      if (kept) list.push(kept);
     }
   }
   if (!done) throw new UserError(`cannot read snapshot ${file}: the file ends early (truncated?)`);

@@ -2,7 +2,7 @@
 import type { KindKey } from '../cluster/kinds.js';
 import type { Model, Workload } from '../model.js';
 import type { K8sObject } from '../types.js';
-import { arr, isObj, nsOf, str, time } from '../util.js';
+import { arr, dict, isObj, nsOf, str, time } from '../util.js';
 
 const controllerRef = (o: K8sObject | undefined): Record<string, any> | undefined => {
   const refs = arr(o?.metadata?.ownerReferences).filter(isObj);
@@ -29,6 +29,21 @@ export function workloadOfObject(m: Model, kind: string, ns: string, name: strin
   return find(kind, name);
 }
 
+/**
+ * The FailedCreate messages the checks parse, by shape (a check that parses another adds it here:
+ * snapshots keep only these, src/cluster/sanitize.ts): the API server failing to call a webhook
+ * (webhook-call-failed) or a webhook denying the pod (webhook-denied), a Pod Security violation
+ * (pod-security-blocks-init), a quota refusing the pod (quota-blocks-proxy), a missing
+ * ServiceAccount (serviceaccount-missing). Each check quotes the whole message in its evidence.
+ */
+export const FAILED_CREATE_READ: readonly RegExp[] = [
+  /failed calling webhook "/,
+  /admission webhook "[^"]*" denied the request/,
+  /violates PodSecurity "/,
+  /quota: /,
+  /serviceaccount "[^"]*" not found/,
+];
+
 /** An Event's last time, count and involved object, across the v1 fields that carry them. */
 export function eventInfo(e: K8sObject) {
   const io = isObj(e.involvedObject) ? e.involvedObject : {};
@@ -46,7 +61,10 @@ export function eventInfo(e: K8sObject) {
 }
 
 /** The controllers whose FailedCreate events say a pod could not be created, and their kind keys. */
-export const OWNER_KINDS: Record<string, KindKey> = { ReplicaSet: 'replicasets', Job: 'jobs', StatefulSet: 'statefulsets', DaemonSet: 'daemonsets' };
+// A dict: looked up by an event's involvedObject.kind (an event of kind "constructor" names no owner).
+export const OWNER_KINDS: Readonly<Record<string, KindKey>> = Object.freeze(
+  Object.assign(dict<KindKey>(), { ReplicaSet: 'replicasets', Job: 'jobs', StatefulSet: 'statefulsets', DaemonSet: 'daemonsets' } as const),
+);
 
 /** Pods the owner still lacks (0: it has created them all since); undefined when unknown. */
 export function missingPods(kind: string, obj: K8sObject | undefined): number | undefined {

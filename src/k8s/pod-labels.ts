@@ -23,7 +23,7 @@
  * (names, UIDs), else a placeholder: selectors on these keys are nearly always Exists/DoesNotExist.
  */
 import type { K8sObject } from '../types.js';
-import { isObj, labelsOf, str } from '../util.js';
+import { dict, isObj, labelsOf, str } from '../util.js';
 
 /** A value for a controller label whose real value is unknown (a pod not created yet). */
 export const PLACEHOLDER = 'unknown';
@@ -95,7 +95,7 @@ export function newPodLabels(w: WorkloadLike): Readonly<Record<string, string>> 
   if (!Object.keys(keys).length) return template;
   const hit = cache.get(w.template);
   if (hit) return hit;
-  const out: Record<string, string> = { ...template };
+  const out: Record<string, string> = Object.assign(dict(), template);
   for (const [k, fallback] of Object.entries(keys)) {
     if (templateWins && template[k] !== undefined) continue;
     const fromPod = w.pods.map((p) => labelsOf(p)[k]).find((v) => v !== undefined);

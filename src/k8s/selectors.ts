@@ -12,48 +12,98 @@ export interface SelectorResult {
   terms: SelectorTerm[];
 }
 
+/** Values of an In/NotIn term named in its text; the rest are counted ("and 99990 more"). */
+export const TERM_VALUES_SHOWN = 10;
+/** The longest term text kept (a hostile key or value can be megabytes long). */
+export const TERM_TEXT_MAX = 500;
+
+/** One term of a selector, prepared once: its values as a Set, its text bounded. */
+export interface CompiledTerm {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'invalid';
+  /** matchLabels: the one value; In/NotIn: the values. */
+  values: ReadonlySet<string>;
+  /** The first value as written (In: the value a repair sets). */
+  first?: string;
+  text: string;
+}
+
+const bounded = (t: string) => (t.length > TERM_TEXT_MAX ? `${t.slice(0, TERM_TEXT_MAX)}…` : t);
+
+/** `a,b,c` for up to TERM_VALUES_SHOWN values, then `, … and K more`: evidence stays small whatever the selector holds. */
+function valuesText(values: string[]): string {
+  const shown = values.slice(0, TERM_VALUES_SHOWN).join(',');
+  return values.length > TERM_VALUES_SHOWN ? `${shown}, … and ${values.length - TERM_VALUES_SHOWN} more` : shown;
+}
+
+const compiled = new WeakMap<object, CompiledTerm[]>();
+
 /**
- * Evaluate a Kubernetes LabelSelector (matchLabels AND matchExpressions, operators In, NotIn,
- * Exists, DoesNotExist) against a label set, as the API server does. An absent or empty selector
- * matches everything. A malformed term (unknown operator) matches nothing, as the API server
- * would reject such a selector and never call the webhook.
+ * A selector's terms, prepared once per selector object (the snapshot's objects do not change
+ * during a run): each In/NotIn list becomes a Set, so that evaluating a selector against a label
+ * set costs one lookup per term, whatever the number of values, and the term text is built once,
+ * bounded. Not an object: no terms (it matches everything).
  */
-export function evalSelector(selector: unknown, labels: Record<string, string>): SelectorResult {
-  const terms: SelectorTerm[] = [];
-  if (!isObj(selector)) return { matched: true, terms };
+export function selectorTerms(selector: unknown): CompiledTerm[] {
+  if (!isObj(selector)) return [];
+  let terms = compiled.get(selector);
+  if (terms) return terms;
+  terms = [];
   for (const [key, value] of Object.entries(strMap(selector.matchLabels))) {
-    terms.push({ term: `${key}=${value}`, matched: labels[key] === value });
+    terms.push({ key, operator: 'In', values: new Set([value]), first: value, text: bounded(`${key}=${value}`) });
   }
   for (const expr of arr(selector.matchExpressions)) {
     if (!isObj(expr)) continue;
     const key = String(expr.key ?? '');
     const values = arr(expr.values).map(String);
-    const has = Object.prototype.hasOwnProperty.call(labels, key);
-    let matched: boolean;
-    let term: string;
+    const set = new Set(values);
     switch (expr.operator) {
       case 'In':
-        matched = has && values.includes(labels[key]!);
-        term = `${key} in (${values.join(',')})`;
+        terms.push({ key, operator: 'In', values: set, ...(values.length ? { first: values[0] } : {}), text: bounded(`${key} in (${valuesText(values)})`) });
         break;
       case 'NotIn':
-        matched = !has || !values.includes(labels[key]!);
-        term = `${key} notin (${values.join(',')})`;
+        terms.push({ key, operator: 'NotIn', values: set, text: bounded(`${key} notin (${valuesText(values)})`) });
         break;
       case 'Exists':
-        matched = has;
-        term = key;
+        terms.push({ key, operator: 'Exists', values: set, text: bounded(key) });
         break;
       case 'DoesNotExist':
-        matched = !has;
-        term = `!${key}`;
+        terms.push({ key, operator: 'DoesNotExist', values: set, text: bounded(`!${key}`) });
         break;
       default:
-        matched = false;
-        term = `${key} ${String(expr.operator)} (invalid operator)`;
+        terms.push({ key, operator: 'invalid', values: set, text: bounded(`${key} ${String(expr.operator)} (invalid operator)`) });
     }
-    terms.push({ term, matched });
   }
+  compiled.set(selector, terms);
+  return terms;
+}
+
+/** Whether one prepared term matches a label set (own keys only: `constructor` is a label like any other). */
+export function termMatches(t: CompiledTerm, labels: Readonly<Record<string, string>>): boolean {
+  const has = Object.hasOwn(labels, t.key);
+  switch (t.operator) {
+    case 'In':
+      return has && t.values.has(labels[t.key]!);
+    case 'NotIn':
+      return !has || !t.values.has(labels[t.key]!);
+    case 'Exists':
+      return has;
+    case 'DoesNotExist':
+      return !has;
+    default:
+      return false;
+  }
+}
+
+/**
+ * Evaluate a Kubernetes LabelSelector (matchLabels AND matchExpressions, operators In, NotIn,
+ * Exists, DoesNotExist) against a label set, as the API server does. An absent or empty selector
+ * matches everything. A malformed term (unknown operator) matches nothing, as the API server
+ * would reject such a selector and never call the webhook. Linear in the number of terms (each
+ * term's values are a Set, built once per selector); the term texts are bounded (selectorTerms).
+ */
+export function evalSelector(selector: unknown, labels: Readonly<Record<string, string>>): SelectorResult {
+  const terms = selectorTerms(selector).map((t) => ({ term: t.text, matched: termMatches(t, labels) }));
   return { matched: terms.every((t) => t.matched), terms };
 }
 

@@ -1,6 +1,6 @@
 import { evalSelector, type SelectorResult } from '../k8s/selectors.js';
 import type { K8sObject } from '../types.js';
-import { arr, isObj, nameOf, str, labelsOf, strMap } from '../util.js';
+import { arr, dict, isObj, nameOf, str, labelsOf, strMap } from '../util.js';
 import type { MeshName } from './names.js';
 import { profileOf, webhookMesh } from './registry.js';
 
@@ -93,7 +93,7 @@ export function rulesMatchPodCreate(rules: unknown[]): boolean {
  * (hand-written fixtures, old dumps) get it here, as the API server would have set it.
  */
 export function namespaceLabels(ns: K8sObject | undefined, name: string): Record<string, string> {
-  return { 'kubernetes.io/metadata.name': name, ...labelsOf(ns) };
+  return Object.assign(dict(), { 'kubernetes.io/metadata.name': name }, labelsOf(ns));
 }
 
 export interface WebhookCall {

@@ -325,14 +325,27 @@ describe('Kuma and Consul live, through the test API server', () => {
         'injection-marker-invalid catalog/reports',
         'pod-opted-out orders/auditor',
       ]);
-      // The Secrets read by name are the two meshes' serving certificates, which the reader role may get.
-      const role = parseObjects(readFileSync(join(import.meta.dirname, '..', '..', 'deploy/rbac.yaml'), 'utf8')).find(
-        (o) => o.metadata?.name === 'meshdoctor-reader',
-      ) as any;
-      const secretNames = role.rules.find((r: any) => r.resources.includes('secrets')).resourceNames as string[];
-      const gets = server.requests.filter((q) => /\/secrets\/[^/]+$/.test(q.path)).map((q) => q.path.split('/').pop()!);
-      expect(new Set(gets)).toEqual(new Set(['kuma-tls-cert', 'consul-connect-inject-webhook-cert']));
-      for (const g of gets) expect(secretNames).toContain(g);
+      // The Secrets read by name are the two meshes' serving certificates, each in its mesh's
+      // namespace, where that mesh's Role (deploy/mesh-rbac/) may get it.
+      const granted = ['kuma', 'consul'].flatMap((mesh) => {
+        const role = parseObjects(readFileSync(join(import.meta.dirname, '..', '..', `deploy/mesh-rbac/${mesh}.yaml`), 'utf8')).find(
+          (o) => o.kind === 'Role',
+        ) as any;
+        return role.rules
+          .filter((r: any) => r.resources.includes('secrets'))
+          .flatMap((r: any) => r.resourceNames.map((n: string) => `${role.metadata.namespace}/${n}`));
+      });
+      const gets = server.requests
+        .filter((q) => /\/secrets\/[^/]+$/.test(q.path))
+        .map((q) =>
+          q.path
+            .split('/')
+            .slice(-3)
+            .filter((_, i) => i !== 1)
+            .join('/'),
+        );
+      expect(new Set(gets)).toEqual(new Set(['kuma-system/kuma-tls-cert', 'consul/consul-connect-inject-webhook-cert']));
+      for (const g of gets) expect(granted).toContain(g);
       expect(server.requests.every((q) => q.method === 'GET')).toBe(true);
     } finally {
       await server.close();

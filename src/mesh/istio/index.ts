@@ -7,7 +7,7 @@ import { containers, initContainers, podSpec } from '../../k8s/pods.js';
 import { deploymentBehind } from '../../k8s/selectors.js';
 import type { Model, Workload } from '../../model.js';
 import type { K8sObject } from '../../types.js';
-import { arr, isObj, labelsOf, nameOf, note, nsOf, shq, annotationsOf } from '../../util.js';
+import { arr, isObj, labelsOf, nameOf, note, nsOf, shq, annotationsOf, dict } from '../../util.js';
 import { isComment, shown } from '../../shell.js';
 import { configValues, parseYamlObject, valueAt } from '../config-values.js';
 import type { MeshProfile, NamedRef, ResourceKey } from '../profile.js';
@@ -127,7 +127,7 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
     for (const ns of namespaces) {
       out.push({ key: 'configmaps', namespace: ns, name: 'istio' });
       for (const rev of revs.length ? revs : ['default']) out.push({ key: 'configmaps', namespace: ns, name: rev === 'default' ? CONFIG : `${CONFIG}-${rev}` });
-      out.push({ key: 'secrets', namespace: ns, name: 'istio-ca-secret' });
+      // No Secret: no check reads Istio's CA (istio-ca-secret holds its private key; deploy/mesh-rbac/istio.yaml).
     }
     return out;
   },
@@ -267,7 +267,7 @@ const deactivated = (h: { namespaceSelector: unknown; objectSelector: unknown })
  */
 export function installedRevisions(hooks: MeshWebhook[]): { revisions: string[]; tags: Record<string, string>; values: string[] } {
   const revisions = new Set<string>();
-  const tags: Record<string, string> = {};
+  const tags = dict(); // keyed by tag names from the cluster
   const values = new Set<string>();
   for (const h of hooks) {
     if (h.mesh !== 'istio') continue; // deactivated webhooks never reach here (inactiveWebhook)

@@ -1,0 +1,152 @@
+/**
+ * deploy/: the CronJob's memory limit against the README's measured peaks (issue "Hostile input,
+ * round 2", item 20), its pods opted out of every mesh meshdoctor knows, judged by meshdoctor's
+ * own injection decision as `check -f` makes it (item 21), and the RBAC files' shape: Secrets by
+ * name, only in Roles of the mesh namespaces, exactly what the profiles fetch (item 19; the real
+ * API server test is test/deploy-rbac.test.ts).
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { KINDS } from '../src/cluster/kinds.js';
+import { namedObjects } from '../src/cluster/named.js';
+import { parseQuantity } from '../src/k8s/quantity.js';
+import { overlayManifests, readManifests } from '../src/manifests.js';
+import { MESH_NAMES } from '../src/mesh/names.js';
+import { makeModel } from '../src/run.js';
+import type { K8sObject } from '../src/types.js';
+import { NOW, baseObjects, parseObjects, snapshotFrom } from './helpers/fixtures.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
+const CRONJOB = 'deploy/cronjob.yaml';
+const cronjob = () => parseObjects(read(CRONJOB)).find((o) => o.kind === 'CronJob') as any;
+const podTemplate = () => cronjob().spec.jobTemplate.spec.template;
+
+describe('the CronJob memory limit', () => {
+  /** The README's Performance table: the peak RSS (MB) of meshdoctor's live runs on real-size objects, by pods. */
+  const livePeaks = () => {
+    const rows = read('README.md')
+      .split('\n')
+      .filter((l) => /^\| live, real kube-apiserver, real-size/.test(l))
+      .map((l) => l.split('|').map((c) => c.trim()));
+    const header = read('README.md')
+      .split('\n')
+      .find((l) => l.startsWith('| input | pods |'))!
+      .split('|')
+      .map((c) => c.trim());
+    const rss = header.indexOf('RSS MB meshdoctor / floor');
+    const pods = header.indexOf('pods');
+    expect(rss).toBeGreaterThan(0);
+    return rows.map((r) => ({ pods: Number(r[pods]), mb: Number(r[rss]!.split('/')[0]) }));
+  };
+
+  it("is at least the README's largest measured peak with a fifth to spare, and the request at most the limit", () => {
+    const peaks = livePeaks();
+    expect(peaks.length).toBeGreaterThanOrEqual(2);
+    const largest = peaks.reduce((a, b) => (b.mb > a.mb ? b : a));
+    expect(largest.pods).toBeGreaterThanOrEqual(50_000);
+    const { requests, limits } = podTemplate().spec.containers[0].resources;
+    const limit = parseQuantity(limits.memory)!;
+    expect(limit).toBeGreaterThanOrEqual(largest.mb * 1e6 * 1.2);
+    expect(parseQuantity(requests.memory)!).toBeLessThanOrEqual(limit);
+  });
+
+  it('the comment says how the peak scales and what happens when the limit is too small', () => {
+    const text = read(CRONJOB);
+    const peaks = livePeaks().filter((p) => p.pods === 5_000 || p.pods === 50_000);
+    for (const p of peaks) expect(text).toContain(`${p.mb} MB at ${p.pods.toLocaleString('en-US')}`);
+    for (const s of ['per 10,000 pods', 'OOMKilled', 'backoffLimit', 'BackoffLimitExceeded', 'kubectl -n meshdoctor get jobs']) expect(text).toContain(s);
+  });
+});
+
+describe("the CronJob's pods are injected by no mesh", () => {
+  /**
+   * A cluster running all four meshes, each injecting every pod of namespace meshdoctor by default:
+   * the namespace marked for Linkerd, Istio and Kuma, Consul's injector set to -default-inject=true.
+   */
+  const cluster = (): K8sObject[] =>
+    baseObjects('linkerd+istio+kuma+consul' as never).map((o) =>
+      o.kind === 'Deployment' && JSON.stringify(o).includes('-default-inject=false')
+        ? JSON.parse(JSON.stringify(o).replace('-default-inject=false', '-default-inject=true'))
+        : o,
+    );
+  const ENABLED_NAMESPACE = {
+    labels: { 'istio-injection': 'enabled', 'kuma.io/sidecar-injection': 'enabled' },
+    annotations: { 'linkerd.io/inject': 'enabled' },
+  };
+
+  /** What each mesh decides for the CronJob of these manifests, as `check -f` overlays them on the cluster. */
+  async function decisions(edit: (objects: K8sObject[]) => void = () => {}) {
+    const m = await readManifests([join(ROOT, CRONJOB)], false, async () => '');
+    for (const { obj } of m.objects) {
+      if (obj.kind === 'Namespace') {
+        obj.metadata!.labels = { ...obj.metadata!.labels, ...ENABLED_NAMESPACE.labels };
+        obj.metadata!.annotations = { ...obj.metadata!.annotations, ...ENABLED_NAMESPACE.annotations };
+      }
+    }
+    edit(m.objects.map((x) => x.obj));
+    const model = makeModel(overlayManifests(snapshotFrom(cluster()), m, 'default'), { mesh: 'auto', certExpiryWarningDays: 60, now: NOW });
+    expect(model.meshes.map((x) => x.mesh).sort()).toEqual([...MESH_NAMES].sort());
+    const w = model.manifestWorkloads.find((x) => x.kind === 'CronJob')!;
+    expect(w.ref).toEqual({ kind: 'CronJob', namespace: 'meshdoctor', name: 'meshdoctor' });
+    return Object.fromEntries(model.decisions(w).map((d) => [d.mesh, d.inject]));
+  }
+
+  it('in a namespace every mesh injects by default', async () => {
+    expect(await decisions()).toEqual({ linkerd: false, istio: false, kuma: false, consul: false });
+  });
+
+  it('the control: the same template without its opt-outs is injected by all four', async () => {
+    const stripped = await decisions((objects) => {
+      const t = (objects.find((o) => o.kind === 'CronJob') as any).spec.jobTemplate.spec.template;
+      t.metadata.labels = { 'app.kubernetes.io/name': 'meshdoctor' };
+      t.metadata.annotations = {};
+    });
+    expect(stripped).toEqual({ linkerd: true, istio: true, kuma: true, consul: true });
+  });
+});
+
+describe('the RBAC files', () => {
+  const clusterRbac = parseObjects(read('deploy/rbac.yaml')) as any[];
+  const meshFiles = readdirSync(join(ROOT, 'deploy/mesh-rbac')).sort();
+  const meshRbac = meshFiles.flatMap((f) => parseObjects(read(`deploy/mesh-rbac/${f}`))) as any[];
+  const rules = (o: any) => o.rules as { apiGroups: string[]; resources: string[]; resourceNames?: string[]; verbs: string[] }[];
+
+  it('one file per mesh, each a Role and its RoleBinding to the CronJob ServiceAccount in that mesh namespace', () => {
+    expect(meshFiles).toEqual(MESH_NAMES.map((m) => `${m}.yaml`).sort());
+    for (const f of meshFiles) {
+      const docs = parseObjects(read(`deploy/mesh-rbac/${f}`)) as any[];
+      expect(docs.map((d) => d.kind)).toEqual(['Role', 'RoleBinding']);
+      const [role, binding] = docs;
+      expect(binding.metadata.namespace).toBe(role.metadata.namespace);
+      expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role.metadata.name });
+      expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'meshdoctor', namespace: 'meshdoctor' }]);
+    }
+  });
+
+  it('no ClusterRole names ConfigMaps or Secrets; every Role rule is a get by name', () => {
+    for (const r of clusterRbac.filter((o) => o.kind === 'ClusterRole').flatMap(rules)) {
+      expect(r.resources).not.toContain('secrets');
+      expect(r.resources).not.toContain('configmaps');
+      expect(r.resources).not.toContain('*');
+    }
+    for (const r of meshRbac.filter((o) => o.kind === 'Role').flatMap(rules)) {
+      expect(r.verbs).toEqual(['get']);
+      expect(r.resourceNames?.length).toBeGreaterThan(0);
+    }
+  });
+
+  it("the Roles grant exactly the named objects meshdoctor fetches in each mesh's usual namespace, and the ClusterRole every kind it lists", () => {
+    const namespaces = ['linkerd', 'istio-system', 'kuma-system', 'consul'].map((n) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } }));
+    const hooks = baseObjects('linkerd+istio+kuma+consul' as never).filter((o) => o.kind === 'MutatingWebhookConfiguration');
+    const fetched = namedObjects(namespaces, hooks).map((r) => `${r.namespace} ${r.key}/${r.name}`);
+    const granted = meshRbac
+      .filter((o) => o.kind === 'Role')
+      .flatMap((o) => rules(o).flatMap((r) => r.resources.flatMap((res) => r.resourceNames!.map((n) => `${o.metadata.namespace} ${res}/${n}`))));
+    expect(granted.sort()).toEqual([...new Set(fetched)].sort());
+    expect(fetched.some((f) => f.includes('secrets/istio-ca-secret'))).toBe(false);
+    const listed = new Set(clusterRbac.find((o) => o.metadata.name === 'meshdoctor-reader').rules.flatMap((r: any) => r.resources));
+    for (const k of Object.values(KINDS)) expect(listed.has(k.plural), k.plural).toBe(!k.byName);
+  });
+});
