@@ -6,9 +6,9 @@
  */
 import { writeSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { kindOf } from '../src/cluster/kinds.js';
-import { namedObjects } from '../src/cluster/named.js';
-import type { K8sObject } from '../src/types.js';
+import { kindOf } from '../src/k8s/kinds.js';
+import { namedObjects } from '../src/mesh/read-plan.js';
+import type { K8sObject } from '../src/util/types.js';
 
 function writer(fd: number) {
   let bytes = 0;

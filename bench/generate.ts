@@ -18,10 +18,10 @@
 import { readFileSync, writeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { kindOf } from '../src/cluster/kinds.js';
-import { namedObjects } from '../src/cluster/named.js';
+import { kindOf } from '../src/k8s/kinds.js';
+import { namedObjects } from '../src/mesh/read-plan.js';
 import { sanitizeSecret } from '../src/cluster/sanitize.js';
-import type { K8sObject, Snapshot } from '../src/types.js';
+import type { K8sObject, Snapshot } from '../src/util/types.js';
 import { snapshotText } from '../src/cluster/snapshot-file.js';
 
 export interface GenerateOptions {

@@ -210,8 +210,8 @@ export const diff = (after: Map<string, number>, before: Map<string, number>): M
  * namespaces and webhook configurations).
  */
 export async function floorConfig(kube: KubeApiServer, kinds: string[], pageSize = 500): Promise<Record<string, unknown>> {
-  const { KINDS, listPath, objectPath: namedPath } = await import(join(ROOT, 'dist/cluster/kinds.js'));
-  const { namedObjects } = await import(join(ROOT, 'dist/cluster/named.js'));
+  const { KINDS, listPath, objectPath: namedPath } = await import(join(ROOT, 'dist/k8s/kinds.js'));
+  const { namedObjects } = await import(join(ROOT, 'dist/mesh/read-plan.js'));
   const kc = YAML.parse(readFileSync(kube.kubeconfig, 'utf8'));
   const user = kc.users[0].user;
   const b64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');

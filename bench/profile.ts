@@ -155,9 +155,9 @@ const floorCfg = join(OUT, `floor-prof-${pods}.json`);
 {
   // The same GETs as meshdoctor (bench/run.ts builds this list the same way, and checks it).
   const { CHECKS } = await import(join(ROOT, 'dist/checks/index.js'));
-  const { kindsFor } = await import(join(ROOT, 'dist/run.js'));
-  const { KINDS, listPath, objectPath } = await import(join(ROOT, 'dist/cluster/kinds.js'));
-  const { namedObjects } = await import(join(ROOT, 'dist/cluster/named.js'));
+  const { kindsFor } = await import(join(ROOT, 'dist/run/run.js'));
+  const { KINDS, listPath, objectPath } = await import(join(ROOT, 'dist/k8s/kinds.js'));
+  const { namedObjects } = await import(join(ROOT, 'dist/mesh/read-plan.js'));
   const kinds: string[] = kindsFor(CHECKS);
   const ns = objects.filter((o) => o.kind === 'Namespace');
   const mwc = objects.filter((o) => o.kind === 'MutatingWebhookConfiguration');

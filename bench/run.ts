@@ -46,9 +46,9 @@ const MAX_BYTES = ['--max-bytes', '2048'];
 
 // What the built CLI runs (dist), not the sources being edited.
 const { CHECKS } = await import(join(ROOT, 'dist/checks/index.js'));
-const { kindsFor } = await import(join(ROOT, 'dist/run.js'));
-const { KINDS, kindOf, listPath, objectPath } = await import(join(ROOT, 'dist/cluster/kinds.js'));
-const { namedObjects } = await import(join(ROOT, 'dist/cluster/named.js'));
+const { kindsFor } = await import(join(ROOT, 'dist/run/run.js'));
+const { KINDS, kindOf, listPath, objectPath } = await import(join(ROOT, 'dist/k8s/kinds.js'));
+const { namedObjects } = await import(join(ROOT, 'dist/mesh/read-plan.js'));
 
 const argv = process.argv.slice(2);
 const opt = (name: string) => {

@@ -116,7 +116,7 @@ export function costTable(rows: { name: string; label: string; runs: Cost[] }[])
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   mkdirSync(OUT, { recursive: true });
   const { CHECKS } = await import(join(ROOT, 'dist/checks/index.js'));
-  const { kindsFor } = await import(join(ROOT, 'dist/run.js'));
+  const { kindsFor } = await import(join(ROOT, 'dist/run/run.js'));
   const kinds: string[] = kindsFor(CHECKS);
   const objects = generateCluster({ pods, seed: 1, realistic: variant === 'real' });
   const kube = await kubeCluster(`${variant}-${pods}`, objects, log);

@@ -6,8 +6,8 @@
 import { MESH_NAMES } from './mesh/names.js';
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { EXIT, UserError, errorMessage, printable } from './errors.js';
-import { DEFAULT_LIMITS, type Limits } from './limits.js';
+import { EXIT, UserError, errorMessage, printable } from './util/errors.js';
+import { DEFAULT_LIMITS, type Limits } from './util/limits.js';
 
 export interface IO {
   stdout: (s: string) => void;
@@ -142,9 +142,9 @@ function progress(io: IO) {
   };
 }
 
-/** --timeout over the whole run: started as a command starts, asked by the checks (src/deadline.ts). */
+/** --timeout over the whole run: started as a command starts, asked by the checks (src/util/deadline.ts). */
 async function runDeadline(io: IO, limits: Limits) {
-  const { Deadline, monotonic } = await import('./deadline.js');
+  const { Deadline, monotonic } = await import('./util/deadline.js');
   return new Deadline(limits.deadlineMs, io.now ?? monotonic);
 }
 
@@ -192,17 +192,17 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
     validateScope(o);
     if (!o.filename && (o.recursive || o.expectMeshed)) throw new UserError(`${o.recursive ? '-R/--recursive' : '--expect-meshed'} needs -f/--filename`);
     const deadline = await runDeadline(io, limitsOf(o)); // --timeout from here: the read, then the checks
-    const { assertNamespaceExists, selectChecks, kindsFor, obtainSnapshot, runChecks } = await import('./run.js');
+    const { assertNamespaceExists, selectChecks, kindsFor, obtainSnapshot, runChecks } = await import('./run/run.js');
     const { REPORTERS } = await import('./report/index.js');
     const checks = selectChecks(o.only, o.skip);
-    const { parseSuppressions } = await import('./suppress.js');
+    const { parseSuppressions } = await import('./run/suppress.js');
     const suppress = parseSuppressions(o.suppress);
     const p = progress(io);
     const snapOpts = { ...o, limits: limitsOf(o), onProgress: p?.update };
     let snapshot;
     if (o.filename) {
       // Manifests first: a bad file fails before the cluster is read.
-      const { readManifests, manifestSnapshot } = await import('./manifests.js');
+      const { readManifests, manifestSnapshot } = await import('./run/manifests.js');
       const manifests = await readManifests(o.filename, !!o.recursive, io.readStdin, snapOpts.limits);
       snapshot = await manifestSnapshot(snapOpts, kindsFor(checks), manifests);
     } else {
@@ -224,7 +224,7 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
       // The report goes to the file (never colored); a person at a terminal still sees the table.
       const text = REPORTERS[o.output ?? 'json']!(result, { version: VERSION, color: false });
       // Whole or not at all: a failed write leaves the previous report, and a link planted at the path is replaced, not followed.
-      const { replaceFile } = await import('./io.js');
+      const { replaceFile } = await import('./util/io.js');
       replaceFile(o.outputFile, text, '--output-file');
       if (io.stdoutTTY) io.stdout(REPORTERS.table!(result, { version: VERSION, color, width: widthOf(io) }));
     } else {
@@ -245,8 +245,8 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
     false,
   ).action(async (o) => {
     validateScope(o);
-    const { KIND_KEYS } = await import('./cluster/kinds.js');
-    const { obtainSnapshot } = await import('./run.js');
+    const { KIND_KEYS } = await import('./k8s/kinds.js');
+    const { obtainSnapshot } = await import('./run/run.js');
     const { snapshotText } = await import('./cluster/snapshot-file.js');
     const p = progress(io);
     const snap = await obtainSnapshot({ ...o, limits: limitsOf(o), onProgress: p?.update }, [...KIND_KEYS]);
@@ -273,10 +273,10 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
   ).action(async (targetArg: string, o) => {
     validateScope(o);
     const deadline = await runDeadline(io, limitsOf(o));
-    const { parseTarget, explain } = await import('./explain.js');
+    const { parseTarget, explain } = await import('./run/explain.js');
     const target = parseTarget(targetArg);
     const { CHECKS } = await import('./checks/index.js');
-    const { kindsFor, makeModel, obtainSnapshot, runChecks } = await import('./run.js');
+    const { kindsFor, makeModel, obtainSnapshot, runChecks } = await import('./run/run.js');
     const snapshot = await obtainSnapshot({ ...o, limits: limitsOf(o) }, kindsFor(CHECKS));
     const ns = o.namespace ?? snapshot.scope.namespace ?? 'default';
     const scoped = { ...snapshot, scope: { allNamespaces: false, namespace: ns } };
@@ -351,7 +351,7 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
     .description('print a shell completion script: source <(meshdoctor completion bash)')
     .addArgument(program.createArgument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
     .action(async (shell: 'bash' | 'zsh') => {
-      const { completionScript } = await import('./completion.js');
+      const { completionScript } = await import('./cli/completion.js');
       const { CHECK_META: CHECKS } = await import('./checks/catalog.js');
       io.stdout(
         completionScript(
@@ -433,7 +433,7 @@ export async function run(): Promise<void> {
     ...(process.stdout.isTTY && process.stdout.columns ? { columns: process.stdout.columns } : {}),
     env: process.env,
     readStdin: async (maxBytes) => {
-      const { decodeText, readStreamBounded } = await import('./io.js');
+      const { decodeText, readStreamBounded } = await import('./util/io.js');
       return decodeText(await readStreamBounded(process.stdin, maxBytes, 'stdin'));
     },
   };

@@ -13,14 +13,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { recreateAll } from '../src/fix.js';
-import { chooseMesh } from '../src/mesh/choice.js';
-import { overlayManifests } from '../src/manifests.js';
-import { Model, type Workload } from '../src/model.js';
+import { recreateAll } from '../src/fix/commands.js';
+import { chooseMesh } from '../src/facts/choice.js';
+import { overlayManifests } from '../src/run/manifests.js';
+import { Model, type Workload } from '../src/facts/model.js';
 import { HOSTILE, hostile as hostileNames, runInBash } from './helpers/bash.js';
 import { choiceCommand, commandsOf, expectPastesExactly } from './helpers/paste.js';
-import { isComment } from '../src/shell.js';
-import type { Finding, K8sObject, Snapshot } from '../src/types.js';
+import { isComment } from '../src/util/shell.js';
+import type { Finding, K8sObject, Snapshot } from '../src/util/types.js';
 import { runCli } from './helpers/cli.js';
 import { FIXTURES, NOW, baseObjects, cluster, findings, fixtureObjects, ids, overlay, parseObjects, snapshotFrom, type Base } from './helpers/fixtures.js';
 

@@ -13,9 +13,9 @@ import { CHECKS } from '../src/checks/index.js';
 import { markdown } from '../src/report/markdown.js';
 import { junit } from '../src/report/junit.js';
 import { sarif } from '../src/report/sarif.js';
-import { runChecks } from '../src/run.js';
-import { parseSuppressions } from '../src/suppress.js';
-import type { Finding, K8sObject, RunResult } from '../src/types.js';
+import { runChecks } from '../src/run/run.js';
+import { parseSuppressions } from '../src/run/suppress.js';
+import type { Finding, K8sObject, RunResult } from '../src/util/types.js';
 import { runCli } from './helpers/cli.js';
 import { FIXTURES, NOW, baseObjects, fixtureObjects, overlay, snapshotFrom } from './helpers/fixtures.js';
 

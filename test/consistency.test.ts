@@ -13,12 +13,12 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
-import { explain, type Explanation } from '../src/explain.js';
-import { podStates } from '../src/model.js';
-import { makeModel, runChecks } from '../src/run.js';
-import type { Finding, MeshName, Snapshot } from '../src/types.js';
+import { explain, type Explanation } from '../src/run/explain.js';
+import { podStates } from '../src/facts/model.js';
+import { makeModel, runChecks } from '../src/run/run.js';
+import type { Finding, MeshName, Snapshot } from '../src/util/types.js';
 import { podSpec } from '../src/k8s/pods.js';
-import { templateOptOut } from '../src/mesh/markers.js';
+import { templateOptOut } from '../src/facts/markers.js';
 import { profileOf } from '../src/mesh/registry.js';
 import { FIXTURES, MORE_HEALTHY, NOW, baseOf, besideOf, cluster, type Base } from './helpers/fixtures.js';
 

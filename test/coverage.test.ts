@@ -3,8 +3,8 @@
  * the refusal (a kind refused in one namespace is granted there only), bound to the refused user.
  */
 import { describe, expect, it } from 'vitest';
-import { rbacFix } from '../src/coverage.js';
-import type { Snapshot } from '../src/types.js';
+import { rbacFix } from '../src/run/coverage.js';
+import type { Snapshot } from '../src/util/types.js';
 
 const live = (objects: Snapshot['objects'] = {}): Snapshot => ({
   source: { type: 'live', context: 'c' },

@@ -11,10 +11,10 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
-import { KINDS, KIND_KEYS, type KindKey } from '../src/cluster/kinds.js';
-import { overlayManifests } from '../src/manifests.js';
-import { runChecks } from '../src/run.js';
-import type { Check, Snapshot } from '../src/types.js';
+import { KINDS, KIND_KEYS, type KindKey } from '../src/k8s/kinds.js';
+import { overlayManifests } from '../src/run/manifests.js';
+import { runChecks } from '../src/run/run.js';
+import type { Check, Snapshot } from '../src/util/types.js';
 import { FIXTURES, MORE_HEALTHY, NOW, baseOf, besideOf, cluster, fixtureObjects, type Base } from './helpers/fixtures.js';
 
 /** Declared inputs no fixture reads, kept on purpose (each with the reason). */

@@ -8,13 +8,13 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { KINDS } from '../src/cluster/kinds.js';
-import { namedObjects } from '../src/cluster/named.js';
+import { KINDS } from '../src/k8s/kinds.js';
+import { namedObjects } from '../src/mesh/read-plan.js';
 import { parseQuantity } from '../src/k8s/quantity.js';
-import { overlayManifests, readManifests } from '../src/manifests.js';
+import { overlayManifests, readManifests } from '../src/run/manifests.js';
 import { MESH_NAMES } from '../src/mesh/names.js';
-import { makeModel } from '../src/run.js';
-import type { K8sObject } from '../src/types.js';
+import { makeModel } from '../src/run/run.js';
+import type { K8sObject } from '../src/util/types.js';
 import { NOW, baseObjects, parseObjects, snapshotFrom } from './helpers/fixtures.js';
 
 const ROOT = join(import.meta.dirname, '..');

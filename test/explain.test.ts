@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseTarget } from '../src/explain.js';
+import { parseTarget } from '../src/run/explain.js';
 import { runCli } from './helpers/cli.js';
 import { FIXTURES } from './helpers/fixtures.js';
 
@@ -87,9 +87,9 @@ describe('explain shows everything that bears on the workload', () => {
   const snap = (...files: string[]) => files.flatMap((f) => ['--snapshot', join(FIXTURES, f)]);
 
   it('a webhook that would be called but whose service cannot answer is failing, not ticked', async () => {
-    const { explain } = await import('../src/explain.js');
+    const { explain } = await import('../src/run/explain.js');
     const { renderExplanation } = await import('../src/report/explain.js');
-    const { makeModel, runChecks } = await import('../src/run.js');
+    const { makeModel, runChecks } = await import('../src/run/run.js');
     const { CHECKS } = await import('../src/checks/index.js');
     const { cluster, NOW } = await import('./helpers/fixtures.js');
     const explainWeb = (overlays: string[]) => {

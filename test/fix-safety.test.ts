@@ -14,11 +14,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { rbacFix } from '../src/coverage.js';
-import { jsonPointer } from '../src/fix.js';
-import { hasControl, printable } from '../src/errors.js';
-import { fixLineProblem, guardFix, isComment, note, shq } from '../src/shell.js';
-import type { K8sObject, Snapshot } from '../src/types.js';
+import { rbacFix } from '../src/run/coverage.js';
+import { jsonPointer } from '../src/fix/commands.js';
+import { hasControl, printable } from '../src/util/errors.js';
+import { fixLineProblem, guardFix, isComment, note, shq } from '../src/util/shell.js';
+import type { K8sObject, Snapshot } from '../src/util/types.js';
 import { SHELLS, hostileCluster, runInShell, type Shell } from './helpers/bash.js';
 import { commandsOf, expectPastesExactly, shells } from './helpers/paste.js';
 import { FIXTURES, MORE_HEALTHY, baseObjects, baseOf, cluster, findings, fixtureObjects, overlay, snapshotFrom, type Base } from './helpers/fixtures.js';
@@ -35,7 +35,7 @@ const hostileText = fc.oneof(
 const anyText = fc.oneof(nasty(20), fc.string({ unit: 'grapheme', maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 8 }));
 const seedOf = (s: string) => [...s].reduce((h, c) => (h * 31 + c.charCodeAt(0)) | 0, 7);
 
-describe('the quoting function and the fix-line contract (src/shell.ts)', () => {
+describe('the quoting function and the fix-line contract (src/util/shell.ts)', () => {
   it("shq: any value without a control character comes back whole, as one argument, in bash, dash and zsh; never as $'...'", () => {
     const values = fc.sample(
       // A value starting with '-' is withheld instead (see the --all test below).
@@ -259,7 +259,7 @@ status: {phase: Running}
   });
 
   it('a name with a path in it never writes outside the current directory', async () => {
-    const { fileName } = await import('../src/util.js');
+    const { fileName } = await import('../src/util/objects.js');
     expect(fileName('../../etc/cron.d/x')).toBe('_._.._etc_cron.d_x.yaml');
     expect(fileName('-rf')).toBe('_rf.yaml');
   });

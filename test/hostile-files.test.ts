@@ -12,9 +12,9 @@ import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli.js';
-import { decodeText, readStreamBounded } from '../src/io.js';
-import { overlayManifests, type ManifestObject } from '../src/manifests.js';
-import type { K8sObject, Snapshot } from '../src/types.js';
+import { decodeText, readStreamBounded } from '../src/util/io.js';
+import { overlayManifests, type ManifestObject } from '../src/run/manifests.js';
+import type { K8sObject, Snapshot } from '../src/util/types.js';
 import { FIXTURES } from './helpers/fixtures.js';
 
 const ROOT = join(import.meta.dirname, '..');

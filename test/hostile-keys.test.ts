@@ -19,11 +19,11 @@ import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
 import { loadSnapshot } from '../src/cluster/load.js';
 import { snapshotText } from '../src/cluster/snapshot-file.js';
-import { explain } from '../src/explain.js';
+import { explain } from '../src/run/explain.js';
 import { REPORTERS } from '../src/report/index.js';
 import { renderExplanation } from '../src/report/explain.js';
-import { makeModel, runChecks } from '../src/run.js';
-import type { K8sObject, Snapshot } from '../src/types.js';
+import { makeModel, runChecks } from '../src/run/run.js';
+import type { K8sObject, Snapshot } from '../src/util/types.js';
 import { runCli } from './helpers/cli.js';
 import { FIXTURES, NOW, baseObjects, baseOf, fixtureObjects, overlay, snapshotFrom } from './helpers/fixtures.js';
 

@@ -11,11 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
-import { Deadline, DeadlineError } from '../src/deadline.js';
+import { Deadline, DeadlineError } from '../src/util/deadline.js';
 import { evalSelector, TERM_TEXT_MAX, TERM_VALUES_SHOWN } from '../src/k8s/selectors.js';
 import { REPORTERS } from '../src/report/index.js';
-import { runChecks } from '../src/run.js';
-import type { K8sObject } from '../src/types.js';
+import { runChecks } from '../src/run/run.js';
+import type { K8sObject } from '../src/util/types.js';
 import { main } from '../src/cli.js';
 import { FIXTURES, NOW, baseObjects, snapshotFrom } from './helpers/fixtures.js';
 

@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { gather } from '../src/cluster/gather.js';
-import { KIND_KEYS } from '../src/cluster/kinds.js';
+import { KIND_KEYS } from '../src/k8s/kinds.js';
 import { baseObjects, fixtureObjects, overlay, parseObjects } from './helpers/fixtures.js';
 import {
   APISERVER_SH,
@@ -544,7 +544,7 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
     });
 
     it('coverage.rbac binds the user meshdoctor ran as (ServiceAccount shop/alice: the token says so), not a placeholder', () => {
-      // src/coverage.ts: "The binding names the user meshdoctor ran as when the credentials tell it
+      // src/run/coverage.ts: "The binding names the user meshdoctor ran as when the credentials tell it
       // (a ServiceAccount token), else USER."
       const bindings = (first.json.coverage.rbac as string[]).filter((l) => / create (clusterrolebinding|rolebinding) /.test(l));
       expect(bindings.length).toBeGreaterThan(0);

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from './apiserver/server.js';
 import { runCli } from './helpers/cli.js';
 import { baseObjects, fixtureObjects, overlay, parseObjects } from './helpers/fixtures.js';
-import { KINDS } from '../src/cluster/kinds.js';
+import { KINDS } from '../src/k8s/kinds.js';
 
 const OBJECTS = overlay(
   baseObjects('both'),

@@ -9,11 +9,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
 import type { Check } from '../src/checks/define.js';
-import { MAX_RECREATE_LINES, MAX_RESTART_REFS, recreateAll } from '../src/fix.js';
-import type { Workload } from '../src/model.js';
-import { MAX_FIX_LINES, capFix, runChecks } from '../src/run.js';
-import { fixLineProblem, isComment } from '../src/shell.js';
-import type { K8sObject } from '../src/types.js';
+import { MAX_RECREATE_LINES, MAX_RESTART_REFS, recreateAll } from '../src/fix/commands.js';
+import type { Workload } from '../src/facts/model.js';
+import { MAX_FIX_LINES, capFix, runChecks } from '../src/run/run.js';
+import { fixLineProblem, isComment } from '../src/util/shell.js';
+import type { K8sObject } from '../src/util/types.js';
 import { NOW, baseObjects, findings, overlay, snapshotFrom } from './helpers/fixtures.js';
 
 const bare = (n: number, ns = 'bulk'): K8sObject[] => [

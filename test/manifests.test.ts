@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { overlayManifests } from '../src/manifests.js';
+import { overlayManifests } from '../src/run/manifests.js';
 import { startApiServer, type ApiServer } from './apiserver/server.js';
 import { runCli } from './helpers/cli.js';
 import { FIXTURES, baseObjects, cluster, fixtureObjects, overlay, parseObjects } from './helpers/fixtures.js';

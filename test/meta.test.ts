@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
 import { CHECK_META } from '../src/checks/catalog.js';
 import type { Check } from '../src/checks/define.js';
-import { KIND_KEYS } from '../src/cluster/kinds.js';
+import { KIND_KEYS } from '../src/k8s/kinds.js';
 import { MORE_HEALTHY, cluster, findings } from './helpers/fixtures.js';
 
 const ROOT = join(import.meta.dirname, '..');

@@ -15,7 +15,7 @@ import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, op
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fileOps } from '../src/io.js';
+import { fileOps } from '../src/util/io.js';
 import { startApiServer, type ApiServer } from './apiserver/server.js';
 import { runCli } from './helpers/cli.js';
 import { FIXTURES, baseObjects } from './helpers/fixtures.js';

@@ -9,8 +9,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
 import { REPORTERS } from '../src/report/index.js';
-import { runChecks } from '../src/run.js';
-import type { K8sObject } from '../src/types.js';
+import { runChecks } from '../src/run/run.js';
+import type { K8sObject } from '../src/util/types.js';
 import { NOW, baseObjects, fixtureObjects, overlay, snapshotFrom } from './helpers/fixtures.js';
 
 const schema = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'schema/report.schema.json'), 'utf8'));

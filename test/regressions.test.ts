@@ -5,8 +5,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { recreateCommands, removeFromTemplate } from '../src/fix.js';
-import type { Workload } from '../src/model.js';
+import { recreateCommands, removeFromTemplate } from '../src/fix/commands.js';
+import type { Workload } from '../src/facts/model.js';
 import { runCli } from './helpers/cli.js';
 import { FIXTURES, NOW, cluster, findings, ids } from './helpers/fixtures.js';
 

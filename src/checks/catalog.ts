@@ -5,8 +5,8 @@
  * completion read only this module, so they never load the checks, the model or the mesh
  * profiles. Codes are stable and never reused.
  */
-import type { KindKey } from '../cluster/kinds.js';
-import type { CheckMeta } from '../types.js';
+import type { KindKey } from '../k8s/kinds.js';
+import type { CheckMeta } from '../util/types.js';
 
 /**
  * The controllers the Model resolves pods to (Pod -> ReplicaSet -> Deployment, Job -> CronJob,

@@ -18,11 +18,11 @@
  * Fix: keep one data plane: the one the namespace's pods run now (a runnable line), the other as
  * a comment; moving pods to ambient mode also needs them re-created without their sidecar.
  */
-import { namespaceChange, recreateAll } from '../fix.js';
+import { namespaceChange, recreateAll } from '../fix/commands.js';
 import { meshTitle } from '../mesh/registry.js';
-import { nsLabelsIfRead, sidecarlessMeshes } from '../mesh/sidecarless.js';
-import { podStates } from '../model.js';
-import { nameOf } from '../util.js';
+import { nsLabelsIfRead, sidecarlessMeshes } from '../facts/sidecarless.js';
+import { podStates } from '../facts/model.js';
+import { nameOf } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
 
 export default defineCheck({

@@ -1,5 +1,5 @@
-import type { Model } from '../model.js';
-import type { CheckMeta, FindingInput } from '../types.js';
+import type { Model } from '../facts/model.js';
+import type { CheckMeta, FindingInput } from '../util/types.js';
 import { CATALOG, type CatalogEntry, type CheckId } from './catalog.js';
 
 export { WORKLOAD_KINDS } from './catalog.js';

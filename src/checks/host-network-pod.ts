@@ -13,9 +13,9 @@
  * Known false positives: none; it is informational.
  * Fix: none. A workload that must be meshed has to drop hostNetwork.
  */
-import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
-import { podStates } from '../model.js';
-import { nameOf } from '../util.js';
+import { namespaceMarker, templateOptOut } from '../facts/markers.js';
+import { podStates } from '../facts/model.js';
+import { nameOf } from '../util/objects.js';
 import { meshTitle } from '../mesh/registry.js';
 import { defineCheck, meta } from './define.js';
 

@@ -23,14 +23,14 @@
  * `istio-injection` value no webhook selects is judged without them).
  * Known false positives: a deliberately inert marker kept as documentation.
  * Fix: the exact command that corrects or moves the marker, then re-create the pods (only new
- * pods are injected). Never one that asks a second mesh for the same pods (src/mesh/choice.ts):
+ * pods are injected). Never one that asks a second mesh for the same pods (src/facts/choice.ts):
  * with both meshes in play, the mesh the evidence names is kept (a marker of the other one is
  * removed, a template opts out of it), else the fix is the choice, in comments.
  */
-import { recreateAll, recreateEvidence } from '../fix.js';
-import { markerCauseKey } from '../mesh/denials.js';
-import { namespaceProblems, workloadProblems, type Problem } from '../mesh/marker-problems.js';
-import { nameOf } from '../util.js';
+import { recreateAll, recreateEvidence } from '../fix/commands.js';
+import { markerCauseKey } from '../facts/denials.js';
+import { namespaceProblems, workloadProblems, type Problem } from '../facts/marker-problems.js';
+import { nameOf } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
 
 export default defineCheck({

@@ -22,13 +22,13 @@
  * where no pod setting can help (an unknown policy), the configuration change, the way the
  * control plane was installed.
  */
-import { recreateCommands, setOnTemplate } from '../fix.js';
-import { templateOptOut } from '../mesh/markers.js';
+import { recreateCommands, setOnTemplate } from '../fix/commands.js';
+import { templateOptOut } from '../facts/markers.js';
 import { meshTitle } from '../mesh/registry.js';
-import { jobFinished, podStates } from '../model.js';
+import { jobFinished, podStates } from '../facts/model.js';
 import type { MeshName } from '../mesh/names.js';
 import type { InjectorStep } from '../mesh/profile.js';
-import { nameOf } from '../util.js';
+import { nameOf } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
 
 export default defineCheck({

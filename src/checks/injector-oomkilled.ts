@@ -14,8 +14,8 @@
  */
 import { profileOf } from '../mesh/registry.js';
 import { doubledMemory, oomKills, podHealth, type OomKill } from '../k8s/health.js';
-import { injectors, namespaceRead, podsMissingProxy } from '../mesh/controlplane.js';
-import { nameOf, plural, shq, time } from '../util.js';
+import { injectors, namespaceRead, podsMissingProxy } from '../facts/controlplane.js';
+import { nameOf, plural, shq, time } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
 
 const DAY_MS = 24 * 3600 * 1000;

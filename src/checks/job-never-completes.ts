@@ -29,11 +29,11 @@
  * POST quitquitquit`; a hung Linkerd Job, whose proxy has no shell, by deleting the Job.
  */
 import { containers, podSpec } from '../k8s/pods.js';
-import { setOnTemplate } from '../fix.js';
-import { jobFinished, type Model, type Workload } from '../model.js';
-import { nativeSidecar } from '../mesh/resources.js';
-import type { FindingInput, K8sObject, MeshName } from '../types.js';
-import { arr, groupBy, isObj, nameOf, shq, str, time } from '../util.js';
+import { setOnTemplate } from '../fix/commands.js';
+import { jobFinished, type Model, type Workload } from '../facts/model.js';
+import { nativeSidecar } from '../facts/resources.js';
+import type { FindingInput, K8sObject, MeshName } from '../util/types.js';
+import { arr, groupBy, isObj, nameOf, shq, str, time } from '../util/objects.js';
 import { PROFILE_LIST, profileOf } from '../mesh/registry.js';
 import { defineCheck, meta } from './define.js';
 

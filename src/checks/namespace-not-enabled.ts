@@ -18,19 +18,19 @@
  * the unmeshed workloads out explicitly).
  * Fix: mark the namespace, then restart the workloads whose pods lack the proxy, by name (new
  * pods only are injected; the meshed ones need no restart). With both meshes installed, one mesh
- * only (src/mesh/choice.ts): the one the evidence names, else the user chooses (comment lines).
+ * only (src/facts/choice.ts): the one the evidence names, else the user chooses (comment lines).
  */
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { KUBE_SYSTEM_NAMESPACES } from '../mesh/constants.js';
-import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, mustChoose } from '../mesh/choice.js';
-import { enableMarker, namespaceMarker, templateOptOut } from '../mesh/markers.js';
-import { podStates } from '../model.js';
-import type { MeshName } from '../types.js';
-import { annotationsOf, groupBy, plural } from '../util.js';
-import { namespaceChange, recreateAll } from '../fix.js';
-import { decide } from '../mesh/decision.js';
+import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, mustChoose } from '../facts/choice.js';
+import { enableMarker, namespaceMarker, templateOptOut } from '../facts/markers.js';
+import { podStates } from '../facts/model.js';
+import type { MeshName } from '../util/types.js';
+import { annotationsOf, groupBy, plural } from '../util/objects.js';
+import { namespaceChange, recreateAll } from '../fix/commands.js';
+import { decide } from '../facts/decision.js';
 import { evalWebhook, namespaceLabels } from '../mesh/webhooks.js';
-import { namespaceSidecarless, sidecarlessOf } from '../mesh/sidecarless.js';
+import { namespaceSidecarless, sidecarlessOf } from '../facts/sidecarless.js';
 import { defineCheck, meta } from './define.js';
 
 export default defineCheck({

@@ -14,18 +14,18 @@
  * and where a sidecar-less data plane (Istio's ambient mode) enrols it: it is meshed without a sidecar.
  * Fix: remove the opt-out from the pod template (not the running pod: injection happens only at
  * pod creation); patching the template rolls the workload out. A template that opts out of both
- * meshes in a namespace that enables both: one mesh only (src/mesh/choice.ts), else the choice.
+ * meshes in a namespace that enables both: one mesh only (src/facts/choice.ts), else the choice.
  */
-import { workloadProblems } from '../mesh/marker-problems.js';
-import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
-import { podStates } from '../model.js';
-import { meshOwnNamespace, meshedByNamespace, notExamined } from '../mesh/siblings.js';
-import { sidecarlessOf } from '../mesh/sidecarless.js';
+import { workloadProblems } from '../facts/marker-problems.js';
+import { namespaceMarker, templateOptOut } from '../facts/markers.js';
+import { podStates } from '../facts/model.js';
+import { meshOwnNamespace, meshedByNamespace, notExamined } from '../facts/siblings.js';
+import { sidecarlessOf } from '../facts/sidecarless.js';
 import { defineCheck, meta } from './define.js';
-import { removeFromTemplate, recreateCommands } from '../fix.js';
-import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, meshWouldInject, mustChoose } from '../mesh/choice.js';
-import type { FindingInput } from '../types.js';
-import { plural } from '../util.js';
+import { removeFromTemplate, recreateCommands } from '../fix/commands.js';
+import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, meshWouldInject, mustChoose } from '../facts/choice.js';
+import type { FindingInput } from '../util/types.js';
+import { plural } from '../util/objects.js';
 
 export default defineCheck({
   ...meta('pod-opted-out'),

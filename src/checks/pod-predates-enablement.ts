@@ -15,10 +15,10 @@
  * marker look newer than it is; a Deployment mid-rollout after its template got the marker.
  * Fix: re-create the pods (rollout restart; a Job or bare pod is replaced).
  */
-import { recreateCommands } from '../fix.js';
-import { missingProxy, podEvidence } from '../mesh/missing-proxy.js';
+import { recreateCommands } from '../fix/commands.js';
+import { missingProxy, podEvidence } from '../facts/missing-proxy.js';
 import { defineCheck, meta } from './define.js';
-import { plural } from '../util.js';
+import { plural } from '../util/objects.js';
 
 export default defineCheck({
   ...meta('pod-predates-enablement'),

@@ -38,11 +38,11 @@
 import { failedCreates } from '../k8s/events.js';
 import { initContainers, podSpec } from '../k8s/pods.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
-import { meshesAllowed } from '../mesh/siblings.js';
-import { nsLabelsIfRead } from '../mesh/sidecarless.js';
-import type { Model, Workload } from '../model.js';
-import type { FindingInput, MeshName } from '../types.js';
-import { nameOf, note, shq } from '../util.js';
+import { meshesAllowed } from '../facts/siblings.js';
+import { nsLabelsIfRead } from '../facts/sidecarless.js';
+import type { Model, Workload } from '../facts/model.js';
+import type { FindingInput, MeshName } from '../util/types.js';
+import { nameOf, note, shq } from '../util/objects.js';
 import type { CniPlugin } from '../mesh/profile.js';
 import { defineCheck, meta } from './define.js';
 

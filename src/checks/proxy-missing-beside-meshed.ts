@@ -27,10 +27,10 @@
  */
 import { podSpec } from '../k8s/pods.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
-import { recreateCommands } from '../fix.js';
-import { injectionSkip } from '../mesh/controlplane.js';
-import { templateOptOut } from '../mesh/markers.js';
-import { podEvidence } from '../mesh/missing-proxy.js';
+import { recreateCommands } from '../fix/commands.js';
+import { injectionSkip } from '../facts/controlplane.js';
+import { templateOptOut } from '../facts/markers.js';
+import { podEvidence } from '../facts/missing-proxy.js';
 import {
   meshOwnNamespace,
   meshedByNamespace,
@@ -40,11 +40,11 @@ import {
   notExamined,
   notExaminedText,
   templateAsks,
-} from '../mesh/siblings.js';
-import { podStates, type Workload } from '../model.js';
-import { sidecarlessOf } from '../mesh/sidecarless.js';
-import type { K8sObject } from '../types.js';
-import { arr, isObj, labelsOf, plural, shq, str, time } from '../util.js';
+} from '../facts/siblings.js';
+import { podStates, type Workload } from '../facts/model.js';
+import { sidecarlessOf } from '../facts/sidecarless.js';
+import type { K8sObject } from '../util/types.js';
+import { arr, isObj, labelsOf, plural, shq, str, time } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
 
 /** Event look-ups for the workload and the direct owners of its unmeshed pods (ReplicaSet, Job). */

@@ -26,8 +26,8 @@
  * pod fits. A ResourceQuota or workload from the manifests (`check -f`) is fixed in its file.
  */
 import { parseQuantity } from '../k8s/quantity.js';
-import { desiredPods, jobFinished, podStates, type Model, type Workload } from '../model.js';
-import { objectChange, setAnnotationsOnTemplate } from '../fix.js';
+import { desiredPods, jobFinished, podStates, type Model, type Workload } from '../facts/model.js';
+import { objectChange, setAnnotationsOnTemplate } from '../fix/commands.js';
 import {
   failedCreateEvents,
   formatUnits,
@@ -40,10 +40,10 @@ import {
   type ProxyConfig,
   type ResourceKey,
   type Resources,
-} from '../mesh/resources.js';
-import { meshesAllowed } from '../mesh/siblings.js';
-import type { FindingInput, K8sObject, MeshName } from '../types.js';
-import { isObj, nameOf, shq, strMap } from '../util.js';
+} from '../facts/resources.js';
+import { meshesAllowed } from '../facts/siblings.js';
+import type { FindingInput, K8sObject, MeshName } from '../util/types.js';
+import { isObj, nameOf, shq, strMap } from '../util/objects.js';
 import { profileOf } from '../mesh/registry.js';
 import { defineCheck, meta } from './define.js';
 

@@ -22,12 +22,12 @@
  * set `automountServiceAccountToken: true` on the pod template (or on the ServiceAccount).
  */
 import { podSpec } from '../k8s/pods.js';
-import { desiredPods, jobFinished, podStates } from '../model.js';
-import { objectChange, setOnTemplateSpec } from '../fix.js';
-import { failedCreateEvents } from '../mesh/resources.js';
-import { nameOf, shq, str } from '../util.js';
+import { desiredPods, jobFinished, podStates } from '../facts/model.js';
+import { objectChange, setOnTemplateSpec } from '../fix/commands.js';
+import { failedCreateEvents } from '../facts/resources.js';
+import { nameOf, shq, str } from '../util/objects.js';
 import { profileOf } from '../mesh/registry.js';
-import { TOKEN_RULE, tokenCauseKey } from '../mesh/denials.js';
+import { TOKEN_RULE, tokenCauseKey } from '../facts/denials.js';
 import { defineCheck, meta } from './define.js';
 
 export default defineCheck({

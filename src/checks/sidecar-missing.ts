@@ -15,13 +15,13 @@
  * Known false positives: without managedFields, pods that simply predate the marker land here.
  * Fix: look at the owner's events and the injector's logs, then re-create the pods.
  */
-import { recreateCommands } from '../fix.js';
-import { injectionSkip, injectorOutages, type InjectorOutage } from '../mesh/controlplane.js';
+import { recreateCommands } from '../fix/commands.js';
+import { injectionSkip, injectorOutages, type InjectorOutage } from '../facts/controlplane.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
-import { plural, shq, time } from '../util.js';
-import type { K8sObject } from '../types.js';
+import { plural, shq, time } from '../util/objects.js';
+import type { K8sObject } from '../util/types.js';
 import { defineCheck, meta } from './define.js';
-import { missingProxy, podEvidence } from '../mesh/missing-proxy.js';
+import { missingProxy, podEvidence } from '../facts/missing-proxy.js';
 
 export default defineCheck({
   ...meta('sidecar-missing'),

@@ -19,12 +19,12 @@
  * (the CNI plugin enrols new pods when their sandbox is created).
  */
 import { isActive, podSpec } from '../k8s/pods.js';
-import { recreateCommands } from '../fix.js';
+import { recreateCommands } from '../fix/commands.js';
 import { injectedMesh } from '../mesh/proxy.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
-import { matchesSelector, nodePods, nsLabelsIfRead, sidecarlessOf } from '../mesh/sidecarless.js';
-import type { K8sObject } from '../types.js';
-import { nameOf, note, plural, shq, str, time } from '../util.js';
+import { matchesSelector, nodePods, nsLabelsIfRead, sidecarlessOf } from '../facts/sidecarless.js';
+import type { K8sObject } from '../util/types.js';
+import { nameOf, note, plural, shq, str, time } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
 
 /** The agent annotates a pod right after its sandbox is created: younger pods are not judged. */

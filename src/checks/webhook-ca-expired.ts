@@ -16,9 +16,9 @@
  */
 import { certEvidence, validity } from '../k8s/x509.js';
 import { meshTitle } from '../mesh/registry.js';
-import { brokenEffect, bundleFinding, byConfig, usable, webhookBundles } from '../mesh/webhook-certs.js';
+import { brokenEffect, bundleFinding, byConfig, usable, webhookBundles } from '../facts/webhook-certs.js';
 import { defineCheck, meta } from './define.js';
-import { plural } from '../util.js';
+import { plural } from '../util/objects.js';
 
 export default defineCheck({
   ...meta('webhook-ca-expired'),

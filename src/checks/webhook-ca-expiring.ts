@@ -13,7 +13,7 @@
  * istiod restart), then restart the injector.
  */
 import { certEvidence, expiring } from '../k8s/x509.js';
-import { bundleFinding, byConfig, webhookBundles } from '../mesh/webhook-certs.js';
+import { bundleFinding, byConfig, webhookBundles } from '../facts/webhook-certs.js';
 import { defineCheck, meta } from './define.js';
 
 export default defineCheck({

@@ -19,8 +19,8 @@
  */
 import { certEvidence, injectCaFrom, validity } from '../k8s/x509.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
-import { brokenEffect, bundleFinding, byConfig, type BundleGroup, usable, webhookBundles } from '../mesh/webhook-certs.js';
-import type { Model } from '../model.js';
+import { brokenEffect, bundleFinding, byConfig, type BundleGroup, usable, webhookBundles } from '../facts/webhook-certs.js';
+import type { Model } from '../facts/model.js';
 import { defineCheck, meta } from './define.js';
 
 /** What is wrong with one bundle, as structured problems (empty list: nothing for this check). */

@@ -18,10 +18,10 @@
  */
 import { type WebhookFailureCause, webhookFailureCause } from '../k8s/admission.js';
 import { OWNER_KINDS, eventInfo, missingPods, workloadOfObject } from '../k8s/events.js';
-import { KINDS } from '../cluster/kinds.js';
-import { injectorPodSelector, reinstallCommands, webhookTargets } from '../mesh/controlplane.js';
-import type { MeshName, ResourceRef } from '../types.js';
-import { shq, time } from '../util.js';
+import { KINDS } from '../k8s/kinds.js';
+import { injectorPodSelector, reinstallCommands, webhookTargets } from '../facts/controlplane.js';
+import type { MeshName, ResourceRef } from '../util/types.js';
+import { shq, time } from '../util/objects.js';
 import { profileOf, webhookMesh } from '../mesh/registry.js';
 import { defineCheck, meta } from './define.js';
 

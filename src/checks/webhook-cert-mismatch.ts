@@ -18,7 +18,7 @@
  */
 import { chainsTo, dnsNames, secretCerts, servesHost } from '../k8s/x509.js';
 import { PROFILE_LIST } from '../mesh/registry.js';
-import { webhookBundles, webhookCertFix } from '../mesh/webhook-certs.js';
+import { webhookBundles, webhookCertFix } from '../facts/webhook-certs.js';
 import { defineCheck, meta } from './define.js';
 
 /** The meshes whose injector keeps its serving certificate in a Secret meshdoctor can read. */

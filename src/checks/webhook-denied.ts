@@ -16,19 +16,19 @@
  * owners still missing pods. Events expire (1h by default).
  * Where the mesh's own decision names the cause and another check reports it (an invalid marker
  * value, injection-marker-invalid; a turned-off ServiceAccount token, serviceaccount-missing),
- * the finding links to it (causedBy, src/mesh/denials.ts): the report says to fix that first.
+ * the finding links to it (causedBy, src/facts/denials.ts): the report says to fix that first.
  * Known false positives: a denial already fixed while the owner's status lags.
  * Fix: correct what the reason names (an annotation on the pod template, usually), reading the
  * injector's log for the full error; the controller retries by itself.
  */
 import { failedCreates } from '../k8s/events.js';
-import { webhookTargets } from '../mesh/controlplane.js';
-import { denialCause } from '../mesh/denials.js';
+import { webhookTargets } from '../facts/controlplane.js';
+import { denialCause } from '../facts/denials.js';
 import { meshTitle, profileOf, webhookMesh } from '../mesh/registry.js';
-import { kref } from '../fix.js';
-import type { MeshName } from '../types.js';
-import { printable } from '../errors.js';
-import { note, shq } from '../util.js';
+import { kref } from '../fix/commands.js';
+import type { MeshName } from '../util/types.js';
+import { printable } from '../util/errors.js';
+import { note, shq } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
 
 /** `admission webhook "<name>" denied the request: <reason>` (or `… without explanation`); webhook names are DNS names. */

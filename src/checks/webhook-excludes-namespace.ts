@@ -18,17 +18,17 @@
  */
 import { newPodLabels } from '../k8s/pod-labels.js';
 import { selectorTerms, termMatches } from '../k8s/selectors.js';
-import { namespaceChange, recreateAll, recreateCommands, removeFromTemplate, setOnTemplate } from '../fix.js';
-import { choiceEvidence, choiceFix, chooseMesh, mustChoose } from '../mesh/choice.js';
+import { namespaceChange, recreateAll, recreateCommands, removeFromTemplate, setOnTemplate } from '../fix/commands.js';
+import { choiceEvidence, choiceFix, chooseMesh, mustChoose } from '../facts/choice.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
-import { namespaceMarker, templateOptOut } from '../mesh/markers.js';
+import { namespaceMarker, templateOptOut } from '../facts/markers.js';
 import { evalWebhook, namespaceLabels, rulesMatchPodCreate, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
-import { podStates, type Workload } from '../model.js';
-import type { FindingInput } from '../types.js';
-import { dict, groupBy, note, plural, shq } from '../util.js';
-import { isComment, shown } from '../shell.js';
+import { podStates, type Workload } from '../facts/model.js';
+import type { FindingInput } from '../util/types.js';
+import { dict, groupBy, note, plural, shq } from '../util/objects.js';
+import { isComment, shown } from '../util/shell.js';
 import { defineCheck, meta } from './define.js';
-import { markerExplains } from '../mesh/marker-problems.js';
+import { markerExplains } from '../facts/marker-problems.js';
 
 const NAME_LABEL = 'kubernetes.io/metadata.name';
 

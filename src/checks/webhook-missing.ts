@@ -13,8 +13,8 @@
  * istioctl install), then verify the configuration exists.
  */
 import { injectedMesh } from '../mesh/proxy.js';
-import { podsMissingProxy, reinstallCommands } from '../mesh/controlplane.js';
-import { nameOf, nsOf, plural } from '../util.js';
+import { podsMissingProxy, reinstallCommands } from '../facts/controlplane.js';
+import { nameOf, nsOf, plural } from '../util/objects.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { defineCheck, meta } from './define.js';
 

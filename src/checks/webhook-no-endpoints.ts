@@ -20,8 +20,8 @@ import {
   reinstallCommands,
   webhookBackends,
   webhookEvidence,
-} from '../mesh/controlplane.js';
-import { shq } from '../util.js';
+} from '../facts/controlplane.js';
+import { shq } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
 
 type Problem = 'service-missing' | 'port-missing' | 'target-port-unresolved' | 'no-ready-endpoints';

@@ -12,7 +12,7 @@
  * Known false positives: none by construction (the verdicts are the injection model's); with no
  * mesh detected at all the check stays silent (there is no mesh to name; the report header says
  * "meshes: none detected").
- * Fix: for one mesh only (src/mesh/choice.ts: the mesh the template's markers name, even with a
+ * Fix: for one mesh only (src/facts/choice.ts: the mesh the template's markers name, even with a
  * wrong value, else the one the namespace's workloads run, else its markers; else the user
  * chooses, as comments): the corrected template marker where the template asks that mesh in a way
  * it ignores, and/or the namespace marker, each checked against the webhooks' selectors and the
@@ -21,16 +21,16 @@
  * fixed there (file and document); so is the Namespace when it is in the manifests.
  */
 import { meshTitle, profileOf } from '../mesh/registry.js';
-import { namespaceChange, setOnTemplate } from '../fix.js';
-import { choiceEvidence, choiceFix, chooseMesh, mustChoose, type MeshChoice } from '../mesh/choice.js';
-import { decide, type Decision } from '../mesh/decision.js';
-import { changedTemplate, workloadProblems, type Problem } from '../mesh/marker-problems.js';
-import { enableMarker, namespaceMarker, templateOptOut } from '../mesh/markers.js';
+import { namespaceChange, setOnTemplate } from '../fix/commands.js';
+import { choiceEvidence, choiceFix, chooseMesh, mustChoose, type MeshChoice } from '../facts/choice.js';
+import { decide, type Decision } from '../facts/decision.js';
+import { changedTemplate, workloadProblems, type Problem } from '../facts/marker-problems.js';
+import { enableMarker, namespaceMarker, templateOptOut } from '../facts/markers.js';
 import { namespaceLabels } from '../mesh/webhooks.js';
-import { desiredPods, podStates, type Model, type Workload } from '../model.js';
-import type { MeshName } from '../types.js';
-import { annotationsOf } from '../util.js';
-import { sidecarlessOf } from '../mesh/sidecarless.js';
+import { desiredPods, podStates, type Model, type Workload } from '../facts/model.js';
+import type { MeshName } from '../util/types.js';
+import { annotationsOf } from '../util/objects.js';
+import { sidecarlessOf } from '../facts/sidecarless.js';
 import { defineCheck, meta } from './define.js';
 
 /** The same wording as `explain`'s verdict for a mesh that would not inject. */

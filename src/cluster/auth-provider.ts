@@ -17,10 +17,10 @@
  * with dots or brackets (`{.a['b'].c}`) are read; anything else (filters, wildcards) is refused
  * with one line rather than evaluated.
  */
-import { printable } from '../errors.js';
-import { decodeText } from '../io.js';
-import type { Limits } from '../limits.js';
-import { isObj } from '../util.js';
+import { printable } from '../util/errors.js';
+import { decodeText } from '../util/io.js';
+import type { Limits } from '../util/limits.js';
+import { isObj } from '../util/objects.js';
 import { runHelper } from './plugin.js';
 
 export interface AuthProvider {

@@ -1,11 +1,11 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { UserError, errorMessage } from '../errors.js';
-import { decodeText, fsReason, readFileBounded, statPath } from '../io.js';
-import { DEFAULT_LIMITS, MAX_DEPTH, mib, type Limits } from '../limits.js';
-import type { K8sObject, Scope, Snapshot } from '../types.js';
-import { isObj } from '../util.js';
-import { KINDS, KIND_KEYS, kindOf, type KindKey } from './kinds.js';
+import { UserError, errorMessage } from '../util/errors.js';
+import { decodeText, fsReason, readFileBounded, statPath } from '../util/io.js';
+import { DEFAULT_LIMITS, MAX_DEPTH, mib, type Limits } from '../util/limits.js';
+import type { K8sObject, Scope, Snapshot } from '../util/types.js';
+import { isObj } from '../util/objects.js';
+import { KINDS, KIND_KEYS, kindOf, type KindKey } from '../k8s/kinds.js';
 import { keepObject, keepsManagedFields, sanitizeSecret } from './sanitize.js';
 import { SNAPSHOT_KIND, TOO_DEEP, isStreamable, jsonShape, parseObject, readStreamed, scanJson, tooDense, tooMany } from './snapshot-file.js';
 

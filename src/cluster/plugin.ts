@@ -6,8 +6,8 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { errorMessage, printable } from '../errors.js';
-import { MAX_EXEC_OUTPUT_BYTES, MAX_TIMER_MS, mib, type Limits } from '../limits.js';
+import { errorMessage, printable } from '../util/errors.js';
+import { MAX_EXEC_OUTPUT_BYTES, MAX_TIMER_MS, mib, type Limits } from '../util/limits.js';
 
 const firstLine = (s: string) => s.split('\n')[0]!.trim();
 const seconds = (ms: number) => `${+(ms / 1000).toFixed(1)}s`;

@@ -17,7 +17,7 @@ import net, { BlockList } from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import { domainToASCII } from 'node:url';
-import { printable } from '../errors.js';
+import { printable } from '../util/errors.js';
 
 /** The proxy a request goes through, and where it was configured (for messages). */
 export interface Proxy {

@@ -1,7 +1,7 @@
-import type { K8sObject } from '../types.js';
+import type { K8sObject } from '../util/types.js';
 import { PROFILE_LIST } from '../mesh/registry.js';
 import { FAILED_CREATE_READ } from '../k8s/events.js';
-import { isObj } from '../util.js';
+import { isObj } from '../util/objects.js';
 
 const CERT_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 /** Secret keys that may hold certificates (never keys: *.key, key.pem, ca-key.pem are dropped). */

@@ -14,12 +14,12 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { UserError, errorMessage } from '../errors.js';
-import { fsReason } from '../io.js';
-import { DEFAULT_LIMITS, MAX_DEPTH, mib, type Limits } from '../limits.js';
-import type { K8sObject, Snapshot } from '../types.js';
-import { isObj } from '../util.js';
-import { KIND_KEYS } from './kinds.js';
+import { UserError, errorMessage } from '../util/errors.js';
+import { fsReason } from '../util/io.js';
+import { DEFAULT_LIMITS, MAX_DEPTH, mib, type Limits } from '../util/limits.js';
+import type { K8sObject, Snapshot } from '../util/types.js';
+import { isObj } from '../util/objects.js';
+import { KIND_KEYS } from '../k8s/kinds.js';
 import { keepObject } from './sanitize.js';
 
 export const SNAPSHOT_KIND = 'MeshdoctorSnapshot';

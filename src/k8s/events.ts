@@ -1,8 +1,8 @@
 /** Events: their time, count and involved object, and the workload an involved object belongs to. */
-import type { KindKey } from '../cluster/kinds.js';
-import type { Model, Workload } from '../model.js';
-import type { K8sObject } from '../types.js';
-import { arr, dict, isObj, nsOf, str, time } from '../util.js';
+import type { KindKey } from './kinds.js';
+import type { Model, Workload } from '../facts/model.js';
+import type { K8sObject } from '../util/types.js';
+import { arr, dict, isObj, nsOf, str, time } from '../util/objects.js';
 
 const controllerRef = (o: K8sObject | undefined): Record<string, any> | undefined => {
   const refs = arr(o?.metadata?.ownerReferences).filter(isObj);

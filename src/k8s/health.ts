@@ -1,6 +1,6 @@
 /** Pod and container health from status: readiness, restarts, waiting reasons, OOM kills. */
-import type { K8sObject } from '../types.js';
-import { arr, isObj, nameOf, str, time } from '../util.js';
+import type { K8sObject } from '../util/types.js';
+import { arr, isObj, nameOf, str, time } from '../util/objects.js';
 import { containers, podSpec } from './pods.js';
 import { parseQuantity } from './quantity.js';
 

@@ -6,7 +6,7 @@
  * object has no managedFields (kubectl dumps without --show-managed-fields) or an owning entry
  * has no time.
  */
-import { arr, isObj, time } from '../util.js';
+import { arr, isObj, time } from '../util/objects.js';
 
 /** The latest time a manager set the field at this fieldsV1 path, e.g. ['f:metadata', 'f:labels', 'f:x']. */
 export function fieldSetAt(obj: { metadata?: unknown } | undefined, path: string[]): Date | undefined {

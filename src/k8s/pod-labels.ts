@@ -22,8 +22,8 @@
  * Values come from an existing pod of the workload that has the key, else from the workload
  * (names, UIDs), else a placeholder: selectors on these keys are nearly always Exists/DoesNotExist.
  */
-import type { K8sObject } from '../types.js';
-import { dict, isObj, labelsOf, str } from '../util.js';
+import type { K8sObject } from '../util/types.js';
+import { dict, isObj, labelsOf, str } from '../util/objects.js';
 
 /** A value for a controller label whose real value is unknown (a pod not created yet). */
 export const PLACEHOLDER = 'unknown';

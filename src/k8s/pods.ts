@@ -1,5 +1,5 @@
-import type { K8sObject } from '../types.js';
-import { arr, isObj } from '../util.js';
+import type { K8sObject } from '../util/types.js';
+import { arr, isObj } from '../util/objects.js';
 
 /** Anything with a pod spec: a Pod, or a pod template. */
 export type PodLike = { spec?: unknown } | K8sObject;

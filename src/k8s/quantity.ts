@@ -1,4 +1,4 @@
-import { str } from '../util.js';
+import { str } from '../util/objects.js';
 
 const SUFFIX: Record<string, number> = {
   Ki: 2 ** 10,

@@ -1,5 +1,5 @@
-import type { K8sObject } from '../types.js';
-import { arr, isObj, labelsOf, strMap } from '../util.js';
+import type { K8sObject } from '../util/types.js';
+import { arr, isObj, labelsOf, strMap } from '../util/objects.js';
 
 /** One evaluated term of a label selector, for `explain`. */
 export interface SelectorTerm {

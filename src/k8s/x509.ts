@@ -5,8 +5,8 @@
  * Nothing here keeps or prints key material: a private key block is named, never shown.
  */
 import { X509Certificate } from 'node:crypto';
-import type { K8sObject } from '../types.js';
-import { annotationsOf, isObj, plural, str } from '../util.js';
+import type { K8sObject } from '../util/types.js';
+import { annotationsOf, isObj, plural, str } from '../util/objects.js';
 
 const DAY = 86_400_000;
 /** Any PEM block, with its type (CERTIFICATE, PRIVATE KEY, ...). */

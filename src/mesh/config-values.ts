@@ -4,8 +4,8 @@
  * that never read them do not load it.
  */
 import { createRequire } from 'node:module';
-import type { K8sObject } from '../types.js';
-import { isObj, str } from '../util.js';
+import type { K8sObject } from '../util/types.js';
+import { isObj, str } from '../util/objects.js';
 
 let yaml: typeof import('yaml') | undefined;
 const parsedKeys = new Map<string, WeakMap<object, Record<string, any> | undefined>>();

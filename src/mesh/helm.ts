@@ -4,7 +4,7 @@
  * upgrade keeps the installed chart (`--version`) instead of moving to the newest one. When either
  * is unknown the line is a comment with placeholders: never run as it is.
  */
-import { shq } from '../util.js';
+import { shq } from '../util/objects.js';
 
 export interface HelmRelease {
   /** The release name (undefined: not found on the objects). */

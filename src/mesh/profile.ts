@@ -4,9 +4,9 @@
  * src/mesh/ ask the profile; they never name a mesh. Each mesh's profile lives in
  * src/mesh/<mesh>/ (README "Adding a mesh"), with the source of each fact beside it.
  */
-import type { Model, Workload } from '../model.js';
+import type { Model, Workload } from '../facts/model.js';
 import type { Cert } from '../k8s/x509.js';
-import type { K8sObject } from '../types.js';
+import type { K8sObject } from '../util/types.js';
 import type { MeshName } from './names.js';
 import type { MeshWebhook } from './webhooks.js';
 

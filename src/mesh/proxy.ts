@@ -1,6 +1,6 @@
 /** Which mesh's proxy a pod runs, by the containers each profile names. */
 import { containers, initContainers, podSpec, type PodLike } from '../k8s/pods.js';
-import { isObj, str } from '../util.js';
+import { isObj, str } from '../util/objects.js';
 import type { MeshName } from './names.js';
 import { PROFILE_LIST, profileOf } from './registry.js';
 

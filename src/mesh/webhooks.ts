@@ -1,6 +1,6 @@
 import { evalSelector, type SelectorResult } from '../k8s/selectors.js';
-import type { K8sObject } from '../types.js';
-import { arr, dict, isObj, nameOf, str, labelsOf, strMap } from '../util.js';
+import type { K8sObject } from '../util/types.js';
+import { arr, dict, isObj, nameOf, str, labelsOf, strMap } from '../util/objects.js';
 import type { MeshName } from './names.js';
 import { profileOf, webhookMesh } from './registry.js';
 

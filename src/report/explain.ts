@@ -1,5 +1,5 @@
 import { Chalk } from 'chalk';
-import type { Explanation } from '../explain.js';
+import type { Explanation } from '../run/explain.js';
 import { clean } from './text.js';
 import { coverageLines } from './table.js';
 

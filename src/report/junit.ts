@@ -1,7 +1,7 @@
-import { printable } from '../errors.js';
-import type { Finding } from '../types.js';
+import { printable } from '../util/errors.js';
+import type { Finding } from '../util/types.js';
 import type { Reporter } from './reporter.js';
-import { plural } from '../util.js';
+import { plural } from '../util/objects.js';
 
 /**
  * `-o junit`: JUnit XML for CI test tabs (GitLab, Jenkins, Azure): one testsuite for the run, one

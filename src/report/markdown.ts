@@ -1,4 +1,4 @@
-import type { Finding, Severity } from '../types.js';
+import type { Finding, Severity } from '../util/types.js';
 import type { Reporter } from './reporter.js';
 import { clean } from './text.js';
 

@@ -1,4 +1,4 @@
-import type { RunResult } from '../types.js';
+import type { RunResult } from '../util/types.js';
 
 export interface ReportMeta {
   version: string;

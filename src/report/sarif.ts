@@ -1,6 +1,6 @@
 import { docsUrl } from '../checks/define.js';
-import { printable } from '../errors.js';
-import type { Finding, Severity } from '../types.js';
+import { printable } from '../util/errors.js';
+import type { Finding, Severity } from '../util/types.js';
 import type { Reporter } from './reporter.js';
 
 /**

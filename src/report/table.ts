@@ -1,5 +1,5 @@
 import { Chalk } from 'chalk';
-import type { Finding, RunResult, Severity } from '../types.js';
+import type { Finding, RunResult, Severity } from '../util/types.js';
 import type { Reporter, ReportMeta } from './reporter.js';
 import { clean } from './text.js';
 

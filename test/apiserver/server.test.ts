@@ -5,7 +5,7 @@ import { request } from 'node:https';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { K8sObject } from '../../src/types.js';
+import type { K8sObject } from '../../src/util/types.js';
 import { generateCA, generateLeaf, type KeyType } from '../helpers/certs.js';
 import { startApiServer, type ApiServer, type ApiServerOptions } from './server.js';
 

@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { stringify } from 'yaml';
-import { KINDS, kindOf, type KindInfo, type KindKey } from '../../src/cluster/kinds.js';
-import type { K8sObject } from '../../src/types.js';
+import { KINDS, kindOf, type KindInfo, type KindKey } from '../../src/k8s/kinds.js';
+import type { K8sObject } from '../../src/util/types.js';
 import { generateCA, generateLeaf } from '../helpers/certs.js';
 
 export interface RequestInfo {

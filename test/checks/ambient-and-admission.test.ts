@@ -4,7 +4,7 @@
  * Security admission rejecting the injected init container (pod-security-blocks-init).
  */
 import { describe, expect, it } from 'vitest';
-import type { K8sObject, Snapshot } from '../../src/types.js';
+import type { K8sObject, Snapshot } from '../../src/util/types.js';
 import { cluster, findings, ids } from '../helpers/fixtures.js';
 
 const F = (id: string, file: string) => `checks/${id}/${file}.yaml`;

@@ -2,10 +2,10 @@ import { webhookFailureCause } from '../../src/k8s/admission.js';
 import { doubledMemory } from '../../src/k8s/health.js';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../../src/checks/index.js';
-import { injectionSkip } from '../../src/mesh/controlplane.js';
-import { Model } from '../../src/model.js';
-import { runChecks } from '../../src/run.js';
-import type { K8sObject, Snapshot } from '../../src/types.js';
+import { injectionSkip } from '../../src/facts/controlplane.js';
+import { Model } from '../../src/facts/model.js';
+import { runChecks } from '../../src/run/run.js';
+import type { K8sObject, Snapshot } from '../../src/util/types.js';
 import { NOW, cluster, findings, ids } from '../helpers/fixtures.js';
 
 const F = (id: string, file: string) => `checks/${id}/${file}.yaml`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fieldSetAt } from '../../src/k8s/managed-fields.js';
-import { enabledSince } from '../../src/mesh/missing-proxy.js';
+import { enabledSince } from '../../src/facts/missing-proxy.js';
 import { cluster, findings, ids } from '../helpers/fixtures.js';
 
 const F = (check: string, file: string) => `checks/${check}/${file}`;

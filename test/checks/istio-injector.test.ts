@@ -6,14 +6,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { slim } from '../../src/cluster/sanitize.js';
-import { explain } from '../../src/explain.js';
+import { explain } from '../../src/run/explain.js';
 import { imageVersion, istiodVersion, parseInjectValue, rulesOf } from '../../src/mesh/istio/injector.js';
 import { istio } from '../../src/mesh/istio/index.js';
 import { newPodLabels } from '../../src/k8s/pod-labels.js';
 import { selectorError } from '../../src/k8s/selectors.js';
-import { makeModel, runChecks } from '../../src/run.js';
+import { makeModel, runChecks } from '../../src/run/run.js';
 import { CHECKS } from '../../src/checks/index.js';
-import type { Snapshot } from '../../src/types.js';
+import type { Snapshot } from '../../src/util/types.js';
 import { NOW, cluster, findings, ids } from '../helpers/fixtures.js';
 
 const F = (check: string, file: string) => `checks/${check}/${file}`;

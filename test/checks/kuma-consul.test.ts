@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../../src/checks/index.js';
 import { slim } from '../../src/cluster/sanitize.js';
-import { overlayManifests } from '../../src/manifests.js';
-import { runChecks } from '../../src/run.js';
+import { overlayManifests } from '../../src/run/manifests.js';
+import { runChecks } from '../../src/run/run.js';
 import { runCli } from '../helpers/cli.js';
 import { startApiServer } from '../apiserver/server.js';
 import { FIXTURES, NOW, baseObjects, cluster, findings, fixtureObjects, ids, overlay, parseObjects, type Base } from '../helpers/fixtures.js';

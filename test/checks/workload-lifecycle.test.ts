@@ -1,8 +1,8 @@
 import { parseQuantity } from '../../src/k8s/quantity.js';
 import { describe, expect, it } from 'vitest';
-import { Model } from '../../src/model.js';
-import { formatUnits, injectedPod, podDemand, proxyConfig, quantityUnits, type PodContainer } from '../../src/mesh/resources.js';
-import type { Scope, Snapshot } from '../../src/types.js';
+import { Model } from '../../src/facts/model.js';
+import { formatUnits, injectedPod, podDemand, proxyConfig, quantityUnits, type PodContainer } from '../../src/facts/resources.js';
+import type { Scope, Snapshot } from '../../src/util/types.js';
 import { cluster, findings, ids, NOW } from '../helpers/fixtures.js';
 
 const only = (namespace: string): Scope => ({ allNamespaces: false, namespace });

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { K8sObject } from '../../src/types.js';
+import type { K8sObject } from '../../src/util/types.js';
 
 export type Shell = 'bash' | 'dash' | 'zsh';
 export const SHELLS: readonly Shell[] = ['bash', 'dash', 'zsh'];

@@ -7,12 +7,12 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
-import { kindOf, KIND_KEYS } from '../../src/cluster/kinds.js';
+import { kindOf, KIND_KEYS } from '../../src/k8s/kinds.js';
 import { sanitizeSecret } from '../../src/cluster/sanitize.js';
 import { CHECKS } from '../../src/checks/index.js';
-import { runChecks } from '../../src/run.js';
+import { runChecks } from '../../src/run/run.js';
 import type { MeshName } from '../../src/mesh/names.js';
-import type { Finding, K8sObject, Scope, Snapshot } from '../../src/types.js';
+import type { Finding, K8sObject, Scope, Snapshot } from '../../src/util/types.js';
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 /** The further healthy clusters (test/fixtures/healthy/<name>.yaml), each complete on its own. */

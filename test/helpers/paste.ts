@@ -1,9 +1,9 @@
 /**
  * Assertions on pasting fix lines (helpers/bash.ts runs them): every line keeps the contract of
- * src/shell.ts and runs, in bash, dash and zsh, exactly the argv the validator reads from it.
+ * src/util/shell.ts and runs, in bash, dash and zsh, exactly the argv the validator reads from it.
  */
 import { expect } from 'vitest';
-import { fixLineProblem, isComment, words, type Word } from '../../src/shell.js';
+import { fixLineProblem, isComment, words, type Word } from '../../src/util/shell.js';
 import { SHELLS, hasShell, runInShell } from './bash.js';
 
 const missing = SHELLS.filter((s) => !hasShell(s));

@@ -2,8 +2,8 @@
  * What a cluster looks like to users with less than full read access: the snapshot gather would
  * make, from a snapshot of everything (test fixtures).
  */
-import { KINDS, KIND_KEYS, type KindKey } from '../../src/cluster/kinds.js';
-import type { Snapshot } from '../../src/types.js';
+import { KINDS, KIND_KEYS, type KindKey } from '../../src/k8s/kinds.js';
+import type { Snapshot } from '../../src/util/types.js';
 
 export const FORBIDDEN_IN = (kind: string, ns: string) => `forbidden: User "alice" cannot list resource "${kind}" in API group "" in the namespace "${ns}"`;
 export const FORBIDDEN_CLUSTER = (kind: string) => `forbidden: User "alice" cannot list resource "${kind}" in API group "" at the cluster scope`;

@@ -41,8 +41,8 @@
  *   (default the release namespace); values.yaml cniBinDir /opt/cni/bin, cniNetDir /etc/cni/net.d
  *   ("/home/kubernetes/bin" on GKE).
  */
-import type { Model, Workload } from '../../model.js';
-import { annotationsOf, isObj, labelsOf, note, shq } from '../../util.js';
+import type { Model, Workload } from '../../facts/model.js';
+import { annotationsOf, isObj, labelsOf, note, shq } from '../../util/objects.js';
 import { containers, podSpec } from '../../k8s/pods.js';
 import { helmChoice, helmUpgrade, unquoteNamespace, type HelmRelease } from '../helm.js';
 import { valueAt } from '../config-values.js';

@@ -16,8 +16,8 @@
  *   denied ("unable to find service account token volumeMount").
  */
 import { containers, podSpec } from '../../k8s/pods.js';
-import type { Model } from '../../model.js';
-import { arr, annotationsOf, isObj, nameOf, note } from '../../util.js';
+import type { Model } from '../../facts/model.js';
+import { arr, annotationsOf, isObj, nameOf, note } from '../../util/objects.js';
 import type { InjectorStep } from '../profile.js';
 import { evalWebhook } from '../webhooks.js';
 

@@ -9,10 +9,10 @@
  * connectInject.default, k8sAllowNamespaces, k8sDenyNamespaces), and the webhook's
  * namespaceSelector (connectInject.namespaceSelector).
  */
-import { removeAnnotationFromObject, removeFromTemplate, setOnTemplate } from '../../fix.js';
-import { podStates, type Model } from '../../model.js';
-import type { K8sObject } from '../../types.js';
-import { annotationsOf, labelsOf, nameOf } from '../../util.js';
+import { removeAnnotationFromObject, removeFromTemplate, setOnTemplate } from '../../fix/commands.js';
+import { podStates, type Model } from '../../facts/model.js';
+import type { K8sObject } from '../../util/types.js';
+import { annotationsOf, labelsOf, nameOf } from '../../util/objects.js';
 import { asks, asksOn } from '../asks.js';
 import type { MarkerProblemDraft, NamespaceMarker, NamespaceProblemContext, Template, WorkloadProblemContext } from '../profile.js';
 import { namespaceLabels } from '../webhooks.js';

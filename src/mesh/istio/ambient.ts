@@ -28,10 +28,10 @@
  *   `istio-init` with `capabilities.add: [NET_ADMIN, NET_RAW]`.
  */
 import { podSpec } from '../../k8s/pods.js';
-import type { Model, Workload } from '../../model.js';
-import type { K8sObject } from '../../types.js';
-import { annotationsOf, labelsOf, nsOf, shq } from '../../util.js';
-import { shown } from '../../shell.js';
+import type { Model, Workload } from '../../facts/model.js';
+import type { K8sObject } from '../../util/types.js';
+import { annotationsOf, labelsOf, nsOf, shq } from '../../util/objects.js';
+import { shown } from '../../util/shell.js';
 import { valueAt } from '../config-values.js';
 import type { CniPlugin, SidecarlessMode, Template } from '../profile.js';
 import { ISTIO_NS_LABEL, ISTIO_REV } from './injector.js';

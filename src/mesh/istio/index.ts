@@ -5,10 +5,10 @@
  */
 import { containers, initContainers, podSpec } from '../../k8s/pods.js';
 import { deploymentBehind } from '../../k8s/selectors.js';
-import type { Model, Workload } from '../../model.js';
-import type { K8sObject } from '../../types.js';
-import { arr, isObj, labelsOf, nameOf, note, nsOf, shq, annotationsOf, dict } from '../../util.js';
-import { isComment, shown } from '../../shell.js';
+import type { Model, Workload } from '../../facts/model.js';
+import type { K8sObject } from '../../util/types.js';
+import { arr, isObj, labelsOf, nameOf, note, nsOf, shq, annotationsOf, dict } from '../../util/objects.js';
+import { isComment, shown } from '../../util/shell.js';
 import { configValues, parseYamlObject, valueAt } from '../config-values.js';
 import type { MeshProfile, NamedRef, ResourceKey } from '../profile.js';
 import type { MeshWebhook } from '../webhooks.js';

@@ -9,10 +9,10 @@
  */
 import { containers, podSpec } from '../../k8s/pods.js';
 import { evalSelector, selectorError } from '../../k8s/selectors.js';
-import type { Model } from '../../model.js';
-import type { K8sObject } from '../../types.js';
-import { arr, annotationsOf, isObj, labelsOf, nameOf, note, nsOf, shq, str, strMap } from '../../util.js';
-import { isComment, shown } from '../../shell.js';
+import type { Model } from '../../facts/model.js';
+import type { K8sObject } from '../../util/types.js';
+import { arr, annotationsOf, isObj, labelsOf, nameOf, note, nsOf, shq, str, strMap } from '../../util/objects.js';
+import { isComment, shown } from '../../util/shell.js';
 import { configKey, configValues, valueAt } from '../config-values.js';
 import type { DecisionInput, InjectorStep } from '../profile.js';
 import { evalWebhook } from '../webhooks.js';

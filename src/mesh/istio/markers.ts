@@ -4,10 +4,10 @@
  * `istio-injection` and `istio.io/rev`, the pod label (or annotation) `sidecar.istio.io/inject`.
  */
 import { newPodLabels } from '../../k8s/pod-labels.js';
-import { removeFromTemplate, setOnTemplate } from '../../fix.js';
-import { podStates, type Model } from '../../model.js';
-import type { K8sObject } from '../../types.js';
-import { annotationsOf, labelsOf, shq } from '../../util.js';
+import { removeFromTemplate, setOnTemplate } from '../../fix/commands.js';
+import { podStates, type Model } from '../../facts/model.js';
+import type { K8sObject } from '../../util/types.js';
+import { annotationsOf, labelsOf, shq } from '../../util/objects.js';
 import { asks, asksOn } from '../asks.js';
 import type { EnableMarker, MarkerProblemDraft, NamespaceMarker, NamespaceProblemContext, Template, WorkloadProblemContext } from '../profile.js';
 import { evalWebhook, namespaceLabels, type MeshWebhook } from '../webhooks.js';

@@ -40,10 +40,10 @@
  */
 import { containers, podSpec } from '../../k8s/pods.js';
 import { deploymentBehind } from '../../k8s/selectors.js';
-import type { Model } from '../../model.js';
-import { arr, isObj, labelsOf, nameOf, note, shq } from '../../util.js';
+import type { Model } from '../../facts/model.js';
+import { arr, isObj, labelsOf, nameOf, note, shq } from '../../util/objects.js';
 import { helmChoice, helmUpgrade, unquoteNamespace, type HelmRelease } from '../helm.js';
-import { shown } from '../../shell.js';
+import { shown } from '../../util/shell.js';
 import { valueAt } from '../config-values.js';
 import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { KUMA_INJECT, KUMA_SIDECAR, kumaInjector, parseKuma } from './injector.js';

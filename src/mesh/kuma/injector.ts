@@ -6,7 +6,7 @@
  * pkg/plugins/runtime/k8s/webhooks/pod_mutator.go (an error is admission.Errored: a denial).
  */
 import { containers, initContainers, podSpec } from '../../k8s/pods.js';
-import { isObj, labelsOf } from '../../util.js';
+import { isObj, labelsOf } from '../../util/objects.js';
 import type { InjectorStep } from '../profile.js';
 
 /** metadata.KumaSidecarInjectionAnnotation: read as a label since 2.2.0 (the Go name says annotation). */

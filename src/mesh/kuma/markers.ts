@@ -9,10 +9,10 @@
  * (since 2.11.0, UPGRADE.md: "Namespaces that are part of the mesh requires
  * kuma.io/sidecar-injection label to exist").
  */
-import { namespaceChange, removeFromTemplate, setOnTemplate } from '../../fix.js';
-import type { Model } from '../../model.js';
-import type { K8sObject } from '../../types.js';
-import { annotationsOf, labelsOf, shq } from '../../util.js';
+import { namespaceChange, removeFromTemplate, setOnTemplate } from '../../fix/commands.js';
+import type { Model } from '../../facts/model.js';
+import type { K8sObject } from '../../util/types.js';
+import { annotationsOf, labelsOf, shq } from '../../util/objects.js';
 import { asks, asksOn } from '../asks.js';
 import { evalWebhook, namespaceLabels } from '../webhooks.js';
 import type { MarkerProblemDraft, NamespaceMarker, NamespaceProblemContext, Template, WorkloadProblemContext } from '../profile.js';

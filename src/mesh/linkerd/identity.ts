@@ -3,8 +3,8 @@
  * (Secret `linkerd-identity-issuer`), and their documented rotation.
  */
 import { certManagerCertificate, parsePem, secretCerts, subjectAttr } from '../../k8s/x509.js';
-import type { K8sObject } from '../../types.js';
-import { isObj, shq, str } from '../../util.js';
+import type { K8sObject } from '../../util/types.js';
+import { isObj, shq, str } from '../../util/objects.js';
 import type { IdentityCerts } from '../profile.js';
 
 /**

@@ -3,9 +3,9 @@
  * (templates/proxy-injector*.yaml, values.yaml), pkg/inject (report.go, inject.go),
  * controller/proxy-injector/webhook.go, pkg/k8s/labels.go.
  */
-import type { Model, Workload } from '../../model.js';
-import { annotationsOf, labelsOf, shq } from '../../util.js';
-import { shown } from '../../shell.js';
+import type { Model, Workload } from '../../facts/model.js';
+import { annotationsOf, labelsOf, shq } from '../../util/objects.js';
+import { shown } from '../../util/shell.js';
 import { configValues, valueAt } from '../config-values.js';
 import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { fixIdentity, linkerdIdentity } from './identity.js';

@@ -3,7 +3,7 @@
  * linkerd/linkerd2 pkg/inject/report.go).
  */
 import { podSpec } from '../../k8s/pods.js';
-import { annotationsOf } from '../../util.js';
+import { annotationsOf } from '../../util/objects.js';
 import type { InjectorStep } from '../profile.js';
 import { proxyAlreadyPresent } from '../proxy.js';
 

@@ -3,13 +3,13 @@
  * controller/proxy-injector/webhook.go): the annotation `linkerd.io/inject` on the namespace or
  * the pod template; the labels and places people mistake for it.
  */
-import { setOnTemplate, removeFromTemplate, removeAnnotationFromObject } from '../../fix.js';
-import { podStates } from '../../model.js';
-import type { K8sObject } from '../../types.js';
-import { annotationsOf, isObj, labelsOf, plural, shq } from '../../util.js';
+import { setOnTemplate, removeFromTemplate, removeAnnotationFromObject } from '../../fix/commands.js';
+import { podStates } from '../../facts/model.js';
+import type { K8sObject } from '../../util/types.js';
+import { annotationsOf, isObj, labelsOf, plural, shq } from '../../util/objects.js';
 import { asks, asksOn } from '../asks.js';
 import type { MarkerProblemDraft, NamespaceMarker, NamespaceProblemContext, Template, WorkloadProblemContext } from '../profile.js';
-import type { Model } from '../../model.js';
+import type { Model } from '../../facts/model.js';
 import { LINKERD_INJECT, LINKERD_VALID, isLinkerdEnabling, isLinkerdValid } from './injector.js';
 
 /** The 2018 injector's namespace label, ignored by today's Linkerd. */

@@ -4,12 +4,12 @@
  * reported as clean (README "Exit codes": 3, incomplete).
  */
 import { createHash } from 'node:crypto';
-import { KINDS, type KindKey } from './cluster/kinds.js';
-import { namedObjects } from './cluster/named.js';
-import type { Coverage, SkippedCheck, Snapshot } from './types.js';
-import type { Check } from './checks/define.js';
-import { guardFix } from './shell.js';
-import { cmp, shq } from './util.js';
+import { KINDS, type KindKey } from '../k8s/kinds.js';
+import { namedObjects } from '../mesh/read-plan.js';
+import type { Coverage, SkippedCheck, Snapshot } from '../util/types.js';
+import type { Check } from '../checks/define.js';
+import { guardFix } from '../util/shell.js';
+import { cmp, shq } from '../util/objects.js';
 
 /**
  * The coverage of a run: one entry per kind a selected check needed and could not have (with the

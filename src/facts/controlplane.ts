@@ -8,13 +8,13 @@ import { eventInfo, workloadOfObject } from '../k8s/events.js';
 import { ms, statuses } from '../k8s/health.js';
 import { containers, podSpec } from '../k8s/pods.js';
 import { evalSelector } from '../k8s/selectors.js';
-import type { Model, Workload } from '../model.js';
-import { podStates } from '../model.js';
-import type { K8sObject } from '../types.js';
-import { arr, isObj, labelsOf, nameOf, shq, str, strMap } from '../util.js';
-import type { MeshName } from './names.js';
-import { profileOf } from './registry.js';
-import type { MeshWebhook } from './webhooks.js';
+import type { Model, Workload } from './model.js';
+import { podStates } from './model.js';
+import type { K8sObject } from '../util/types.js';
+import { arr, isObj, labelsOf, nameOf, shq, str, strMap } from '../util/objects.js';
+import type { MeshName } from '../mesh/names.js';
+import { profileOf } from '../mesh/registry.js';
+import type { MeshWebhook } from '../mesh/webhooks.js';
 
 export interface EndpointAddress {
   ip: string;

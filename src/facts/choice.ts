@@ -8,12 +8,12 @@
  * pasting the whole block runs nothing (and never enables both) while each choice can be copied
  * from behind its prefix.
  */
-import { podStates, type Model, type Workload } from '../model.js';
-import { isComment, shown } from '../shell.js';
-import { note, plural } from '../util.js';
+import { podStates, type Model, type Workload } from './model.js';
+import { isComment, shown } from '../util/shell.js';
+import { note, plural } from '../util/objects.js';
 import { namespaceMarker, templateOptOut } from './markers.js';
-import { MESH_NAMES, type MeshName } from './names.js';
-import { meshList, meshTitle, profileOf } from './registry.js';
+import { MESH_NAMES, type MeshName } from '../mesh/names.js';
+import { meshList, meshTitle, profileOf } from '../mesh/registry.js';
 
 /**
  * The marker of this mesh a pod template (or pod) carries that asks for it, valid or not, as

@@ -5,22 +5,22 @@
  *
  * One mesh per workload: correcting a marker of one mesh where another mesh is (or would be)
  * asked too would give the pods two proxies. Where that can happen the mesh is chosen from
- * evidence (src/mesh/choice.ts): the chosen mesh's marker is corrected and the other mesh's asking
+ * evidence (src/facts/choice.ts): the chosen mesh's marker is corrected and the other mesh's asking
  * removed (its namespace marker, or an opt-out on the pod template); a marker of a mesh not chosen
  * is removed instead of corrected (it does nothing either way); undecided, the fix is the choice,
  * as comments.
  */
-import { KUBE_SYSTEM_NAMESPACES } from './constants.js';
+import { KUBE_SYSTEM_NAMESPACES } from '../mesh/constants.js';
 import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, meshWouldInject, mustChoose, type MeshChoice } from './choice.js';
 import { namespaceMarker, optOutMarker, templateOptOut } from './markers.js';
-import type { MeshName } from './names.js';
-import { PROFILE_LIST, meshTitle, profileOf } from './registry.js';
+import type { MeshName } from '../mesh/names.js';
+import { PROFILE_LIST, meshTitle, profileOf } from '../mesh/registry.js';
 import { decide } from './decision.js';
-import { namespaceLabels } from './webhooks.js';
-import { namespaceChange, recreateAll, recreateEvidence, setOnTemplate } from '../fix.js';
-import { podStates, type Model, type Workload } from '../model.js';
-import type { ResourceRef } from '../types.js';
-import { annotationsOf, isObj, labelsOf } from '../util.js';
+import { namespaceLabels } from '../mesh/webhooks.js';
+import { namespaceChange, recreateAll, recreateEvidence, setOnTemplate } from '../fix/commands.js';
+import { podStates, type Model, type Workload } from './model.js';
+import type { ResourceRef } from '../util/types.js';
+import { annotationsOf, isObj, labelsOf } from '../util/objects.js';
 
 export interface Problem {
   mesh: MeshName;

@@ -2,13 +2,13 @@
  * Webhook caBundles, by configuration: what each holds and the finding fields the caBundle checks
  * share. How a mesh renews its webhook certificate is its profile's (webhookCertFix).
  */
-import type { Model } from '../model.js';
+import type { Model } from './model.js';
 import { parseCaBundle, validity, injectCaFrom, type PemResult } from '../k8s/x509.js';
-import type { K8sObject } from '../types.js';
-import { groupBy, shq } from '../util.js';
-import type { MeshName } from './names.js';
-import { profileOf } from './registry.js';
-import type { MeshWebhook } from './webhooks.js';
+import type { K8sObject } from '../util/types.js';
+import { groupBy, shq } from '../util/objects.js';
+import type { MeshName } from '../mesh/names.js';
+import { profileOf } from '../mesh/registry.js';
+import type { MeshWebhook } from '../mesh/webhooks.js';
 
 /** Webhooks of one configuration that share one caBundle, and what it holds. */
 export interface BundleGroup {

@@ -1,11 +1,11 @@
-import { labelsOf } from '../util.js';
-import type { Model } from '../model.js';
-import type { MeshName } from './names.js';
-import type { DecisionInput, InjectorStep } from './profile.js';
-import { profileOf } from './registry.js';
-import { evalWebhook, type MeshWebhook, type WebhookCall } from './webhooks.js';
+import { labelsOf } from '../util/objects.js';
+import type { Model } from './model.js';
+import type { MeshName } from '../mesh/names.js';
+import type { DecisionInput, InjectorStep } from '../mesh/profile.js';
+import { profileOf } from '../mesh/registry.js';
+import { evalWebhook, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
 
-export type { DecisionInput, InjectorStep } from './profile.js';
+export type { DecisionInput, InjectorStep } from '../mesh/profile.js';
 
 /** What one mesh would do with a pod created now from this template in this namespace. */
 export interface Decision {

@@ -13,14 +13,14 @@
 import { containers, initContainers, podSpec } from '../k8s/pods.js';
 import { parseQuantity } from '../k8s/quantity.js';
 import { eventInfo, workloadOfObject } from '../k8s/events.js';
-import { podStates, type Model, type Workload } from '../model.js';
-import { cmp, isObj, str } from '../util.js';
-import type { MeshName } from './names.js';
-import type { ResourceKey } from './profile.js';
-import { profileOf } from './registry.js';
-import { hasNativeSidecar, proxyAlreadyPresent } from './proxy.js';
+import { podStates, type Model, type Workload } from './model.js';
+import { cmp, isObj, str } from '../util/objects.js';
+import type { MeshName } from '../mesh/names.js';
+import type { ResourceKey } from '../mesh/profile.js';
+import { profileOf } from '../mesh/registry.js';
+import { hasNativeSidecar, proxyAlreadyPresent } from '../mesh/proxy.js';
 export { parseQuantity } from '../k8s/quantity.js';
-export type { ResourceKey } from './profile.js';
+export type { ResourceKey } from '../mesh/profile.js';
 
 export type Compute = 'cpu' | 'memory';
 export type ResourceKind = 'requests' | 'limits';

@@ -1,5 +1,5 @@
-import type { Finding, Severity } from './types.js';
-import { cmp } from './util.js';
+import type { Finding, Severity } from '../util/types.js';
+import { cmp } from '../util/objects.js';
 
 const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 

@@ -5,15 +5,15 @@
  */
 import { fieldSetAt } from '../k8s/managed-fields.js';
 import { podSpec } from '../k8s/pods.js';
-import { podStates, type Model, type Workload } from '../model.js';
-import type { K8sObject } from '../types.js';
-import { time } from '../util.js';
+import { podStates, type Model, type Workload } from './model.js';
+import type { K8sObject } from '../util/types.js';
+import { time } from '../util/objects.js';
 import type { Decision } from './decision.js';
 import { markerExplains } from './marker-problems.js';
 import { templateOptOut } from './markers.js';
-import type { MeshName } from './names.js';
-import type { Field } from './profile.js';
-import { profileOf } from './registry.js';
+import type { MeshName } from '../mesh/names.js';
+import type { Field } from '../mesh/profile.js';
+import { profileOf } from '../mesh/registry.js';
 import { meshedWithoutProxy } from './siblings.js';
 
 export interface MissingProxy {

@@ -2,14 +2,14 @@
  * Namespace and template markers, per mesh, as its profile states them: shared by the namespace
  * and workload checks so that they agree on what "enabled" means.
  */
-import type { Model } from '../model.js';
-import type { K8sObject } from '../types.js';
-import type { MeshName } from './names.js';
-import type { EnableMarker, NamespaceMarker, Template } from './profile.js';
-import { profileOf } from './registry.js';
-import type { MeshWebhook } from './webhooks.js';
+import type { Model } from './model.js';
+import type { K8sObject } from '../util/types.js';
+import type { MeshName } from '../mesh/names.js';
+import type { EnableMarker, NamespaceMarker, Template } from '../mesh/profile.js';
+import { profileOf } from '../mesh/registry.js';
+import type { MeshWebhook } from '../mesh/webhooks.js';
 
-export type { EnableMarker, NamespaceMarker } from './profile.js';
+export type { EnableMarker, NamespaceMarker } from '../mesh/profile.js';
 
 export const namespaceMarker = (m: Model, mesh: MeshName, ns: K8sObject | undefined): NamespaceMarker => profileOf(mesh).namespaceMarker(ns, m);
 

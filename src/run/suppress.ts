@@ -7,11 +7,11 @@
  * - the annotation `meshdoctor.io/ignore: "id,code,..."` on the workload's pod template, on the
  *   workload object itself, or on the finding's namespace (or the Namespace the finding is about).
  */
-import { CHECKS } from './checks/index.js';
-import { UserError } from './errors.js';
-import type { Model } from './model.js';
-import type { Finding, K8sObject, SuppressedFinding } from './types.js';
-import { isObj } from './util.js';
+import { CHECKS } from '../checks/index.js';
+import { UserError } from '../util/errors.js';
+import type { Model } from '../facts/model.js';
+import type { Finding, K8sObject, SuppressedFinding } from '../util/types.js';
+import { isObj } from '../util/objects.js';
 
 export const IGNORE_ANNOTATION = 'meshdoctor.io/ignore';
 

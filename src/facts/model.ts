@@ -3,17 +3,17 @@
  * once on first use (by namespace, by owner uid, workloads, installed meshes, decisions). Checks
  * read only this; nothing here does I/O.
  */
-import type { KindKey } from './cluster/kinds.js';
-import { meshNamespaces } from './cluster/named.js';
-import { isActive, podSpec } from './k8s/pods.js';
-import { decide, type Decision } from './mesh/decision.js';
-import { MESH_NAMES, type MeshName } from './mesh/names.js';
-import { injectedMesh } from './mesh/proxy.js';
-import { PROFILE_LIST, profileOf } from './mesh/registry.js';
-import { meshWebhooks, namespaceLabels, type MeshWebhook } from './mesh/webhooks.js';
-import type { CheckContext, K8sObject, ManifestSource, ResourceRef, Snapshot } from './types.js';
-import { newPodLabels } from './k8s/pod-labels.js';
-import { annotationsOf, cmp, groupBy, isObj, labelsOf, nameOf, nsOf, str } from './util.js';
+import type { KindKey } from '../k8s/kinds.js';
+import { meshNamespaces } from '../mesh/read-plan.js';
+import { isActive, podSpec } from '../k8s/pods.js';
+import { decide, type Decision } from './decision.js';
+import { MESH_NAMES, type MeshName } from '../mesh/names.js';
+import { injectedMesh } from '../mesh/proxy.js';
+import { PROFILE_LIST, profileOf } from '../mesh/registry.js';
+import { meshWebhooks, namespaceLabels, type MeshWebhook } from '../mesh/webhooks.js';
+import type { CheckContext, K8sObject, ManifestSource, ResourceRef, Snapshot } from '../util/types.js';
+import { newPodLabels } from '../k8s/pod-labels.js';
+import { annotationsOf, cmp, groupBy, isObj, labelsOf, nameOf, nsOf, str } from '../util/objects.js';
 
 export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'Job' | 'CronJob' | 'Pod' | string;
 

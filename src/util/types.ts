@@ -1,7 +1,7 @@
-import type { KindKey } from './cluster/kinds.js';
-import type { MeshName } from './mesh/names.js';
+import type { KindKey } from '../k8s/kinds.js';
+import type { MeshName } from '../mesh/names.js';
 
-export type { MeshName } from './mesh/names.js';
+export type { MeshName } from '../mesh/names.js';
 export type Severity = 'error' | 'warning' | 'info';
 export const SEVERITIES: readonly Severity[] = ['error', 'warning', 'info'];
 
@@ -135,7 +135,7 @@ export interface CheckContext {
   now: Date;
   /** expectMeshed (--expect-meshed, default false): manifest workloads no mesh injects are errors. */
   options: { certExpiryWarningDays: number; mesh: 'auto' | MeshName; expectMeshed?: boolean };
-  /** --timeout over the checks too: asked between checks and per workload (src/deadline.ts). */
+  /** --timeout over the checks too: asked between checks and per workload (src/util/deadline.ts). */
   deadline?: { check(): void };
 }
 

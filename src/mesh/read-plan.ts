@@ -1,9 +1,9 @@
-import { MESH_NAMES, type MeshName } from '../mesh/names.js';
-import type { NamedRef } from '../mesh/profile.js';
-import { PROFILE_LIST, webhookMesh } from '../mesh/registry.js';
-import type { K8sObject } from '../types.js';
+import { MESH_NAMES, type MeshName } from './names.js';
+import type { NamedRef } from './profile.js';
+import { PROFILE_LIST, webhookMesh } from './registry.js';
+import type { K8sObject } from '../util/types.js';
 
-export type { NamedRef } from '../mesh/profile.js';
+export type { NamedRef } from './profile.js';
 
 /**
  * The control-plane namespaces of the installed meshes, read from their webhooks' services (the

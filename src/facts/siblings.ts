@@ -7,16 +7,16 @@
  * The inference: a workload whose pods run a mesh's proxy although its own pod template neither
  * asks for injection nor carries the proxy itself was injected because its namespace asks.
  */
-import type { KindKey } from '../cluster/kinds.js';
+import type { KindKey } from '../k8s/kinds.js';
 import { podSpec } from '../k8s/pods.js';
-import { isControlPlaneWorkload, podStates, type Model, type Workload } from '../model.js';
-import type { K8sObject } from '../types.js';
-import { labelsOf } from '../util.js';
-import { KUBE_SYSTEM_NAMESPACES } from './constants.js';
+import { isControlPlaneWorkload, podStates, type Model, type Workload } from './model.js';
+import type { K8sObject } from '../util/types.js';
+import { labelsOf } from '../util/objects.js';
+import { KUBE_SYSTEM_NAMESPACES } from '../mesh/constants.js';
 import { namespaceMarker } from './markers.js';
-import { MESH_NAMES, type MeshName } from './names.js';
-import { PROFILE_LIST, profileOf } from './registry.js';
-import { proxyAlreadyPresent } from './proxy.js';
+import { MESH_NAMES, type MeshName } from '../mesh/names.js';
+import { PROFILE_LIST, profileOf } from '../mesh/registry.js';
+import { proxyAlreadyPresent } from '../mesh/proxy.js';
 
 /** The meshes a run may report on (--mesh leaves the others out). */
 export const meshesAllowed = (m: Model): MeshName[] => MESH_NAMES.filter((x) => m.options.mesh === 'auto' || m.options.mesh === x);

@@ -6,7 +6,7 @@
 export interface Limits {
   /** --request-timeout: one API request, retries included (also an exec credential plugin's run). */
   requestTimeoutMs: number;
-  /** --timeout: the whole run (the read of the cluster, then the checks: src/deadline.ts). */
+  /** --timeout: the whole run (the read of the cluster, then the checks: src/util/deadline.ts). */
   deadlineMs: number;
   /** --max-bytes: one file, stdin, or one HTTP response body after decompression. */
   maxBytes: number;

@@ -2,22 +2,22 @@
  * The pipeline: select checks -> obtain one snapshot (live or files) -> run the checks over one
  * Model -> rank. No printing here; the CLI renders the result.
  */
-import { MESH_NAMES } from './mesh/names.js';
-import { CHECKS } from './checks/index.js';
+import { MESH_NAMES } from '../mesh/names.js';
+import { CHECKS } from '../checks/index.js';
 import { coverageOf } from './coverage.js';
-import { DeadlineError, type Deadline } from './deadline.js';
-import { docsUrl } from './checks/define.js';
-import type { KindKey } from './cluster/kinds.js';
-import { loadSnapshot } from './cluster/load.js';
-import { UserError, errorMessage, printable } from './errors.js';
-import { guardFix } from './shell.js';
-import type { Limits } from './limits.js';
-import { Model } from './model.js';
+import { DeadlineError, type Deadline } from '../util/deadline.js';
+import { docsUrl } from '../checks/define.js';
+import type { KindKey } from '../k8s/kinds.js';
+import { loadSnapshot } from '../cluster/load.js';
+import { UserError, errorMessage, printable } from '../util/errors.js';
+import { guardFix } from '../util/shell.js';
+import type { Limits } from '../util/limits.js';
+import { Model } from '../facts/model.js';
 import { rank } from './rank.js';
 import { applySuppressions, type SuppressRule } from './suppress.js';
-import { cmp, note } from './util.js';
-import type { Finding, MeshName, RunResult, Scope, Severity, SkippedCheck, Snapshot } from './types.js';
-import type { Check } from './checks/define.js';
+import { cmp, note } from '../util/objects.js';
+import type { Finding, MeshName, RunResult, Scope, Severity, SkippedCheck, Snapshot } from '../util/types.js';
+import type { Check } from '../checks/define.js';
 
 export type MeshOption = 'auto' | MeshName;
 
@@ -79,7 +79,7 @@ export async function obtainSnapshot(opts: SnapshotOptions, kinds: KindKey[]): P
       ? { allNamespaces: false, namespace: opts.namespace }
       : undefined;
   if (opts.snapshot?.length) return loadSnapshot(opts.snapshot, scope, opts.limits);
-  const { gather } = await import('./cluster/gather.js');
+  const { gather } = await import('../cluster/gather.js');
   return gather({
     kubeconfig: opts.kubeconfig,
     context: opts.context,

@@ -10,11 +10,11 @@
  * saying what to change in which file and document, with the YAML to set or remove; applying
  * creates the new pods, so no restart line follows.
  */
-import { jobFinished, type Model, type Workload } from './model.js';
-import { isActive } from './k8s/pods.js';
-import type { ManifestSource } from './types.js';
-import { yamlKey, yamlScalar } from './shell.js';
-import { fileName, isObj, nameOf, note, plural, shq } from './util.js';
+import { jobFinished, type Model, type Workload } from '../facts/model.js';
+import { isActive } from '../k8s/pods.js';
+import type { ManifestSource } from '../util/types.js';
+import { yamlKey, yamlScalar } from '../util/shell.js';
+import { fileName, isObj, nameOf, note, plural, shq } from '../util/objects.js';
 
 const RESTARTABLE = new Set(['Deployment', 'StatefulSet', 'DaemonSet']);
 

@@ -3,12 +3,12 @@
  * labels, and where their node proxies run. The facts live in each profile's `sidecarless`.
  */
 import { isActive, podSpec } from '../k8s/pods.js';
-import type { Model, Workload } from '../model.js';
-import type { K8sObject, MeshName } from '../types.js';
-import { isObj, labelsOf, nameOf, nsOf, str } from '../util.js';
-import type { SidecarlessMode } from './profile.js';
-import { PROFILE_LIST } from './registry.js';
-import { namespaceLabels } from './webhooks.js';
+import type { Model, Workload } from './model.js';
+import type { K8sObject, MeshName } from '../util/types.js';
+import { isObj, labelsOf, nameOf, nsOf, str } from '../util/objects.js';
+import type { SidecarlessMode } from '../mesh/profile.js';
+import { PROFILE_LIST } from '../mesh/registry.js';
+import { namespaceLabels } from '../mesh/webhooks.js';
 
 /** The namespace's labels when the Namespace was read (with kubernetes.io/metadata.name), else undefined. */
 export function nsLabelsIfRead(m: Model, ns: string): Record<string, string> | undefined {

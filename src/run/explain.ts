@@ -7,17 +7,17 @@
  * snapshot, refused in the mesh's namespace) is "not examined", with the reason, and the
  * explanation carries the same coverage as `check` (the CLI exits 3 on it).
  */
-import { UserError } from './errors.js';
-import type { Decision } from './mesh/decision.js';
-import { workloadOfObject } from './k8s/events.js';
-import { webhookBackends, type WebhookBackend } from './mesh/controlplane.js';
-import { namespaceMarker } from './mesh/markers.js';
-import { meshTitle, profileOf } from './mesh/registry.js';
-import { sidecarlessOf } from './mesh/sidecarless.js';
-import { podStates, type Model, type Workload } from './model.js';
-import type { Coverage, Finding, MeshName, ResourceRef, SkippedCheck } from './types.js';
-import { dict, nameOf } from './util.js';
-import { isWorkloadCause } from './mesh/denials.js';
+import { UserError } from '../util/errors.js';
+import type { Decision } from '../facts/decision.js';
+import { workloadOfObject } from '../k8s/events.js';
+import { webhookBackends, type WebhookBackend } from '../facts/controlplane.js';
+import { namespaceMarker } from '../facts/markers.js';
+import { meshTitle, profileOf } from '../mesh/registry.js';
+import { sidecarlessOf } from '../facts/sidecarless.js';
+import { podStates, type Model, type Workload } from '../facts/model.js';
+import type { Coverage, Finding, MeshName, ResourceRef, SkippedCheck } from '../util/types.js';
+import { dict, nameOf } from '../util/objects.js';
+import { isWorkloadCause } from '../facts/denials.js';
 
 // A dict: looked up by what the user typed (`explain constructor/x` names no kind).
 const KIND_ALIASES: Readonly<Record<string, string>> = Object.assign(dict(), {

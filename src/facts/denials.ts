@@ -4,11 +4,11 @@
  * it (causedBy) rather than say the one cause twice. Mesh-agnostic: the profiles' decision steps
  * say which step denies (`denies`) and whether it reads the mesh's marker (`marker`).
  */
-import type { Model, Workload } from '../model.js';
-import type { ResourceRef } from '../types.js';
-import type { MeshName } from './names.js';
+import type { Model, Workload } from './model.js';
+import type { ResourceRef } from '../util/types.js';
+import type { MeshName } from '../mesh/names.js';
 import { namespaceProblems, workloadProblems, type Problem } from './marker-problems.js';
-import { profileOf } from './registry.js';
+import { profileOf } from '../mesh/registry.js';
 
 const refText = (r: ResourceRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
 

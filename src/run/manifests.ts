@@ -4,14 +4,14 @@
  * will be created: from its template, with the cluster's webhooks, injectors, quotas and
  * ServiceAccounts (or those in the manifests).
  */
-import { kindOf, type KindKey } from './cluster/kinds.js';
-import { expandPath, parseJson, parseYaml, readText, type Fail } from './cluster/load.js';
-import { sanitizeSecret } from './cluster/sanitize.js';
-import { UserError, errorMessage } from './errors.js';
-import { DEFAULT_LIMITS, type Limits } from './limits.js';
+import { kindOf, type KindKey } from '../k8s/kinds.js';
+import { expandPath, parseJson, parseYaml, readText, type Fail } from '../cluster/load.js';
+import { sanitizeSecret } from '../cluster/sanitize.js';
+import { UserError, errorMessage } from '../util/errors.js';
+import { DEFAULT_LIMITS, type Limits } from '../util/limits.js';
 import { obtainSnapshot, type SnapshotOptions } from './run.js';
-import type { K8sObject, ManifestSource, Snapshot } from './types.js';
-import { isObj, nameOf, nsOf, str } from './util.js';
+import type { K8sObject, ManifestSource, Snapshot } from '../util/types.js';
+import { isObj, nameOf, nsOf, str } from '../util/objects.js';
 
 export interface ManifestObject {
   obj: K8sObject;
@@ -132,7 +132,7 @@ export async function manifestSnapshot(opts: SnapshotOptions, kinds: KindKey[], 
   const snap = await obtainSnapshot(read, kinds);
   let defaultNs = opts.namespace ?? (snap.scope.allNamespaces ? undefined : snap.scope.namespace);
   if (!defaultNs && live && implicit) {
-    const { resolveContext } = await import('./cluster/gather.js');
+    const { resolveContext } = await import('../cluster/gather.js');
     defaultNs = (await resolveContext(opts)).namespace;
   }
   return overlayManifests(snap, m, defaultNs ?? 'default');
