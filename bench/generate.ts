@@ -21,7 +21,8 @@ import { parse } from 'yaml';
 import { kindOf } from '../src/k8s/kinds.js';
 import { namedObjects } from '../src/mesh/read-plan.js';
 import { sanitizeSecret } from '../src/cluster/sanitize.js';
-import type { K8sObject, Snapshot } from '../src/util/types.js';
+import type { K8sObject } from '../src/util/types.js';
+import type { Snapshot } from '../src/k8s/snapshot.js';
 import { snapshotText } from '../src/cluster/snapshot-file.js';
 
 export interface GenerateOptions {

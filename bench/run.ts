@@ -31,7 +31,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startApiServer, type RecordedRequest } from '../test/apiserver/server.js';
-import { slim } from '../src/cluster/sanitize.js';
+import { slim } from '../src/mesh/keep.js';
 import { dumpable, writeKubectlJson, writeKubectlYaml } from './formats.js';
 import { generateCluster, toSnapshot, writeSnapshot } from './generate.js';
 import { KUBE_AVAILABLE, cpuSeconds, floorConfig, kubeCluster } from './kube.js';
@@ -389,7 +389,7 @@ const st = results.startup;
 lines.push('');
 lines.push('| startup | median ms | vs node -e 0 |');
 lines.push('|---|---:|---:|');
-for (const [k, label] of [
+for (const [k, label] of <[keyof typeof st, string][]>[
   ['node', 'node -e 0'],
   ['version', 'meshdoctor --version'],
   ['checks', 'meshdoctor checks'],

@@ -20,7 +20,9 @@ import { Model, type Workload } from '../src/facts/model.js';
 import { HOSTILE, hostile as hostileNames, runInBash } from './helpers/bash.js';
 import { choiceCommand, commandsOf, expectPastesExactly } from './helpers/paste.js';
 import { isComment } from '../src/util/shell.js';
-import type { Finding, K8sObject, Snapshot } from '../src/util/types.js';
+import type { K8sObject } from '../src/util/types.js';
+import type { Finding } from '../src/run/result.js';
+import type { Snapshot } from '../src/k8s/snapshot.js';
 import { runCli } from './helpers/cli.js';
 import { FIXTURES, NOW, baseObjects, cluster, findings, fixtureObjects, ids, overlay, parseObjects, snapshotFrom, type Base } from './helpers/fixtures.js';
 

@@ -15,7 +15,8 @@ import { junit } from '../src/report/junit.js';
 import { sarif } from '../src/report/sarif.js';
 import { runChecks } from '../src/run/run.js';
 import { parseSuppressions } from '../src/run/suppress.js';
-import type { Finding, K8sObject, RunResult } from '../src/util/types.js';
+import type { K8sObject } from '../src/util/types.js';
+import type { Finding, RunResult } from '../src/run/result.js';
 import { runCli } from './helpers/cli.js';
 import { FIXTURES, NOW, baseObjects, fixtureObjects, overlay, snapshotFrom } from './helpers/fixtures.js';
 

@@ -129,7 +129,7 @@ describe('a kubectl dump that leaves out a kind is not an all-clear', () => {
     const { tmpdir } = await import('node:os');
     const dir = mkdtempSync(join(tmpdir(), 'meshdoctor-dump-'));
     const own = readFileSync(join(ROOT, 'demo/cluster.json'), 'utf8');
-    const { loadSnapshot } = await import('../src/cluster/load.js');
+    const { loadSnapshot } = await import('../src/run/read.js');
     const snap = await loadSnapshot([join(ROOT, 'demo/cluster.json')]);
     const items = Object.entries(snap.objects).flatMap(([k, list]) => (k === 'mutatingwebhookconfigurations' ? [] : (list ?? [])));
     expect(own.length).toBeGreaterThan(0);

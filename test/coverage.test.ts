@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { rbacFix } from '../src/run/coverage.js';
-import type { Snapshot } from '../src/util/types.js';
+import type { Snapshot } from '../src/k8s/snapshot.js';
 
 const live = (objects: Snapshot['objects'] = {}): Snapshot => ({
   source: { type: 'live', context: 'c' },

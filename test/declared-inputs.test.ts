@@ -14,7 +14,8 @@ import { CHECKS } from '../src/checks/index.js';
 import { KINDS, KIND_KEYS, type KindKey } from '../src/k8s/kinds.js';
 import { overlayManifests } from '../src/run/manifests.js';
 import { runChecks } from '../src/run/run.js';
-import type { Check, Snapshot } from '../src/util/types.js';
+import type { Check } from '../src/checks/define.js';
+import type { Snapshot } from '../src/k8s/snapshot.js';
 import { FIXTURES, MORE_HEALTHY, NOW, baseOf, besideOf, cluster, fixtureObjects, type Base } from './helpers/fixtures.js';
 
 /** Declared inputs no fixture reads, kept on purpose (each with the reason). */

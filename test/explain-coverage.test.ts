@@ -17,7 +17,7 @@ import { meshNamespaces } from '../src/mesh/read-plan.js';
 import { snapshotText } from '../src/cluster/snapshot-file.js';
 import { explain, type Explanation } from '../src/run/explain.js';
 import { makeModel, runChecks } from '../src/run/run.js';
-import type { Snapshot } from '../src/util/types.js';
+import type { Snapshot } from '../src/k8s/snapshot.js';
 import { runCli } from './helpers/cli.js';
 import { NOW, cluster, type Base } from './helpers/fixtures.js';
 import { LISTED_NAMESPACED, namespaceOnly, refuse, without } from './helpers/views.js';

@@ -14,7 +14,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli.js';
 import { decodeText, readStreamBounded } from '../src/util/io.js';
 import { overlayManifests, type ManifestObject } from '../src/run/manifests.js';
-import type { K8sObject, Snapshot } from '../src/util/types.js';
+import type { K8sObject } from '../src/util/types.js';
+import type { Snapshot } from '../src/k8s/snapshot.js';
 import { FIXTURES } from './helpers/fixtures.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -57,7 +58,7 @@ async function cli(args: string[], stdin?: () => AsyncIterable<Buffer>): Promise
     stdoutTTY: false,
     stderrTTY: false,
     env: {},
-    readStdin: async (maxBytes) => decodeText(await readStreamBounded(stdin ? stdin() : [], maxBytes, 'stdin')),
+    readStdin: async (maxBytes) => decodeText(await readStreamBounded(stdin ? stdin() : (async function* () {})(), maxBytes, 'stdin')),
   });
   return { code, stdout, stderr };
 }
@@ -192,7 +193,7 @@ describe('3. dangling links and link loops', () => {
     const d = dir();
     symlinkSync(join(d, 'nowhere.yaml'), join(d, 'dangling.yaml'));
     symlinkSync(join(d, 'loop.yaml'), join(d, 'loop.yaml'));
-    for (const [flag, what] of [
+    for (const [flag, what] of <[string, string][]>[
       ['--snapshot', 'snapshot'],
       ['-f', 'manifests'],
     ]) {

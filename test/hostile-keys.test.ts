@@ -17,13 +17,14 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
-import { loadSnapshot } from '../src/cluster/load.js';
+import { loadSnapshot } from '../src/run/read.js';
 import { snapshotText } from '../src/cluster/snapshot-file.js';
 import { explain } from '../src/run/explain.js';
 import { REPORTERS } from '../src/report/index.js';
 import { renderExplanation } from '../src/report/explain.js';
 import { makeModel, runChecks } from '../src/run/run.js';
-import type { K8sObject, Snapshot } from '../src/util/types.js';
+import type { K8sObject } from '../src/util/types.js';
+import type { Snapshot } from '../src/k8s/snapshot.js';
 import { runCli } from './helpers/cli.js';
 import { FIXTURES, NOW, baseObjects, baseOf, fixtureObjects, overlay, snapshotFrom } from './helpers/fixtures.js';
 

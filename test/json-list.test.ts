@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { loadSnapshot } from '../src/cluster/load.js';
+import { loadSnapshot } from '../src/run/read.js';
 import { keepsManagedFields } from '../src/cluster/sanitize.js';
 import { managedFieldsRange, parseObject, scanJson } from '../src/cluster/snapshot-file.js';
 import { baseObjects } from './helpers/fixtures.js';

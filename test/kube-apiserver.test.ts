@@ -26,7 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { gather } from '../src/cluster/gather.js';
+import { gather } from '../src/run/read.js';
 import { KIND_KEYS } from '../src/k8s/kinds.js';
 import { baseObjects, fixtureObjects, overlay, parseObjects } from './helpers/fixtures.js';
 import {
@@ -499,7 +499,7 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
       expect(byKind.mutatingwebhookconfigurations?.reason).toContain(
         `mutatingwebhookconfigurations.admissionregistration.k8s.io is forbidden: User "${USERS.alice}" cannot list resource "mutatingwebhookconfigurations" in API group "admissionregistration.k8s.io" at the cluster scope`,
       );
-      for (const kind of ['namespaces', 'mutatingwebhookconfigurations']) expect(byKind[kind].checks.length).toBeGreaterThan(0);
+      for (const kind of ['namespaces', 'mutatingwebhookconfigurations']) expect(byKind[kind]!.checks.length).toBeGreaterThan(0);
       // The mesh's namespace is not known before the namespaces can be read: the ConfigMaps and
       // Secrets it holds are "unknown", not "forbidden" (the second round names them: see below).
       for (const kind of ['configmaps', 'secrets']) expect(byKind[kind]?.reason).toMatch(/^the mesh namespaces are unknown/);

@@ -19,7 +19,14 @@ const OBJECTS = overlay(
 ).map((o) =>
   // A real injector ConfigMap holds the injection templates too, and keys no check reads.
   o.kind === 'ConfigMap' && o.metadata?.name === 'istio-sidecar-injector'
-    ? { ...o, data: { ...o.data, config: `${o.data.config}templates:\n  sidecar: |\n    PLANTED-TEMPLATE\n`, mesh: 'PLANTED-MESH' } }
+    ? {
+        ...o,
+        data: {
+          ...(o.data as Record<string, string>),
+          config: `${(o.data as Record<string, string>).config}templates:\n  sidecar: |\n    PLANTED-TEMPLATE\n`,
+          mesh: 'PLANTED-MESH',
+        },
+      }
     : o,
 );
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rank } from '../src/run/rank.js';
-import type { Finding } from '../src/util/types.js';
+import type { Finding } from '../src/run/result.js';
 
 const f = (id: string, extra: Partial<Finding> = {}): Finding => ({
   id,

@@ -205,7 +205,7 @@ describe('odd input', () => {
 
 describe('slimming on read', () => {
   it('drops managedFields of controller-owned pods, ReplicaSets and Events only', async () => {
-    const { slim } = await import('../src/cluster/sanitize.js');
+    const { slim } = await import('../src/mesh/keep.js');
     const mf = [{ manager: 'kubectl', time: '2026-01-01T00:00:00Z' }];
     const owned = { kind: 'Pod', metadata: { name: 'a', ownerReferences: [{ kind: 'ReplicaSet', name: 'r', controller: true }], managedFields: mf } };
     const bare = { kind: 'Pod', metadata: { name: 'b', managedFields: mf } };

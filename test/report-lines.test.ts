@@ -16,7 +16,7 @@ import { junit } from '../src/report/junit.js';
 import { markdown } from '../src/report/markdown.js';
 import { sarif } from '../src/report/sarif.js';
 import { table, wide } from '../src/report/table.js';
-import type { Finding, RunResult } from '../src/util/types.js';
+import type { Finding, RunResult } from '../src/run/result.js';
 import { runCli } from './helpers/cli.js';
 import { baseObjects, overlay, parseObjects } from './helpers/fixtures.js';
 

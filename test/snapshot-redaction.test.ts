@@ -15,13 +15,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
 import { kindOf } from '../src/k8s/kinds.js';
-import { loadSnapshot } from '../src/cluster/load.js';
-import { REDACTED, TEMPLATE_PATH, keepObject, slim } from '../src/cluster/sanitize.js';
+import { loadSnapshot } from '../src/run/read.js';
+import { REDACTED, TEMPLATE_PATH } from '../src/cluster/sanitize.js';
+import { keepObject, slim } from '../src/mesh/keep.js';
 import { snapshotText } from '../src/cluster/snapshot-file.js';
 import { explain } from '../src/run/explain.js';
 import { overlayManifests } from '../src/run/manifests.js';
 import { makeModel, runChecks } from '../src/run/run.js';
-import type { K8sObject, MeshName, Snapshot } from '../src/util/types.js';
+import type { K8sObject } from '../src/util/types.js';
+import type { MeshName } from '../src/mesh/names.js';
+import type { Snapshot } from '../src/k8s/snapshot.js';
 import { FIXTURES, NOW, baseObjects, baseOf, besideOf, fixtureObjects, overlay, snapshotFrom, type Base } from './helpers/fixtures.js';
 
 type Obj = Record<string, any>;
@@ -30,7 +33,13 @@ type Obj = Record<string, any>;
 function slimmed(snap: Snapshot): Snapshot {
   const objects: Snapshot['objects'] = {};
   for (const [key, list] of Object.entries(snap.objects))
-    objects[key as keyof Snapshot['objects']] = key === 'secrets' ? list : list!.flatMap((o) => keepObject(key, structuredClone(o)) ?? []);
+    objects[key as keyof Snapshot['objects']] =
+      key === 'secrets'
+        ? list
+        : list!.flatMap((o): K8sObject[] => {
+            const k = keepObject(key, structuredClone(o));
+            return k ? [k] : [];
+          });
   return { ...snap, objects };
 }
 

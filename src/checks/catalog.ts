@@ -6,7 +6,7 @@
  * profiles. Codes are stable and never reused.
  */
 import type { KindKey } from '../k8s/kinds.js';
-import type { CheckMeta } from '../util/types.js';
+import type { CheckMeta } from './types.js';
 
 /**
  * The controllers the Model resolves pods to (Pod -> ReplicaSet -> Deployment, Job -> CronJob,

@@ -1,5 +1,5 @@
 /** The registry of checks, sorted by code. Adding a check: import it here (README "Adding a check"). */
-import type {} from '../util/types.js';
+
 import type { Check } from './define.js';
 import namespaceNotEnabled from './namespace-not-enabled.js';
 import podOptedOut from './pod-opted-out.js';

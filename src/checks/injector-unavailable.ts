@@ -17,7 +17,7 @@ import { failureEffect } from '../k8s/admission.js';
 import { podHealth } from '../k8s/health.js';
 import { isActive } from '../k8s/pods.js';
 import { type Injector, injectorDebugCommands, injectors, namespaceRead, podsMissingProxy, reinstallCommands, webhookEvidence } from '../facts/controlplane.js';
-import type { FindingInput } from '../util/types.js';
+import type { FindingInput } from './define.js';
 import { isObj, shq } from '../util/objects.js';
 import { profileOf } from '../mesh/registry.js';
 import { defineCheck, meta } from './define.js';

@@ -25,7 +25,7 @@ import { KUBE_SYSTEM_NAMESPACES } from '../mesh/constants.js';
 import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, mustChoose } from '../facts/choice.js';
 import { enableMarker, namespaceMarker, templateOptOut } from '../facts/markers.js';
 import { podStates } from '../facts/model.js';
-import type { MeshName } from '../util/types.js';
+import type { MeshName } from '../mesh/names.js';
 import { annotationsOf, groupBy, plural } from '../util/objects.js';
 import { namespaceChange, recreateAll } from '../fix/commands.js';
 import { decide } from '../facts/decision.js';

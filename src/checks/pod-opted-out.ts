@@ -24,7 +24,7 @@ import { sidecarlessOf } from '../facts/sidecarless.js';
 import { defineCheck, meta } from './define.js';
 import { removeFromTemplate, recreateCommands } from '../fix/commands.js';
 import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, meshWouldInject, mustChoose } from '../facts/choice.js';
-import type { FindingInput } from '../util/types.js';
+import type { FindingInput } from './define.js';
 import { plural } from '../util/objects.js';
 
 export default defineCheck({

@@ -42,7 +42,9 @@ import {
   type Resources,
 } from '../facts/resources.js';
 import { meshesAllowed } from '../facts/siblings.js';
-import type { FindingInput, K8sObject, MeshName } from '../util/types.js';
+import type { K8sObject } from '../util/types.js';
+import type { FindingInput } from './define.js';
+import type { MeshName } from '../mesh/names.js';
 import { isObj, nameOf, shq, strMap } from '../util/objects.js';
 import { profileOf } from '../mesh/registry.js';
 import { defineCheck, meta } from './define.js';

@@ -20,7 +20,8 @@ import { type WebhookFailureCause, webhookFailureCause } from '../k8s/admission.
 import { OWNER_KINDS, eventInfo, missingPods, workloadOfObject } from '../k8s/events.js';
 import { KINDS } from '../k8s/kinds.js';
 import { injectorPodSelector, reinstallCommands, webhookTargets } from '../facts/controlplane.js';
-import type { MeshName, ResourceRef } from '../util/types.js';
+import type { ResourceRef } from '../util/types.js';
+import type { MeshName } from '../mesh/names.js';
 import { shq, time } from '../util/objects.js';
 import { profileOf, webhookMesh } from '../mesh/registry.js';
 import { defineCheck, meta } from './define.js';

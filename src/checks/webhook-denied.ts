@@ -26,7 +26,7 @@ import { webhookTargets } from '../facts/controlplane.js';
 import { denialCause } from '../facts/denials.js';
 import { meshTitle, profileOf, webhookMesh } from '../mesh/registry.js';
 import { kref } from '../fix/commands.js';
-import type { MeshName } from '../util/types.js';
+import type { MeshName } from '../mesh/names.js';
 import { printable } from '../util/errors.js';
 import { note, shq } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';

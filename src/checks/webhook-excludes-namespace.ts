@@ -24,7 +24,7 @@ import { meshTitle, profileOf } from '../mesh/registry.js';
 import { namespaceMarker, templateOptOut } from '../facts/markers.js';
 import { evalWebhook, namespaceLabels, rulesMatchPodCreate, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
 import { podStates, type Workload } from '../facts/model.js';
-import type { FindingInput } from '../util/types.js';
+import type { FindingInput } from './define.js';
 import { dict, groupBy, note, plural, shq } from '../util/objects.js';
 import { isComment, shown } from '../util/shell.js';
 import { defineCheck, meta } from './define.js';

@@ -28,7 +28,7 @@ import { changedTemplate, workloadProblems, type Problem } from '../facts/marker
 import { enableMarker, namespaceMarker, templateOptOut } from '../facts/markers.js';
 import { namespaceLabels } from '../mesh/webhooks.js';
 import { desiredPods, podStates, type Model, type Workload } from '../facts/model.js';
-import type { MeshName } from '../util/types.js';
+import type { MeshName } from '../mesh/names.js';
 import { annotationsOf } from '../util/objects.js';
 import { sidecarlessOf } from '../facts/sidecarless.js';
 import { defineCheck, meta } from './define.js';

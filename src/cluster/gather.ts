@@ -24,13 +24,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import { errorMessage, printable, UserError } from '../util/errors.js';
 import { DEFAULT_LIMITS, MAX_CONCURRENT_REQUESTS, MAX_TIMER_MS, mib, type Limits } from '../util/limits.js';
-import type { K8sObject, Snapshot } from '../util/types.js';
+import type { K8sObject } from '../util/types.js';
+import type { Snapshot } from '../k8s/snapshot.js';
 import { isObj } from '../util/objects.js';
 import { authProviderToken } from './auth-provider.js';
 import { execCredentials, resolveKubeContext, type KubeContext } from './kubeconfig.js';
 import { KINDS, listPath, objectPath, type KindInfo, type KindKey } from '../k8s/kinds.js';
-import { meshNamespaces, namedObjects } from '../mesh/read-plan.js';
-import { keepsManagedFields, sanitizeSecret, slim, keepObject } from './sanitize.js';
+import { keepsManagedFields, sanitizeSecret, type Keeper } from './sanitize.js';
 import { proxyAuthorization, ProxyError, shownProxy, TunnelAgent } from './proxy.js';
 import { parseObject, scanJson, TOO_DEEP } from './snapshot-file.js';
 
@@ -46,6 +46,28 @@ export interface GatherOptions {
   /** Items per LIST page (default 500). */
   pageSize?: number;
   onProgress?: (p: { kindsDone: number; kindsTotal: number; objects: number }) => void;
+  /** What the objects keep (src/mesh/keep.ts: what the checks read). */
+  keep: Keeper;
+  /** Which further namespaces and named objects the checks need (src/mesh/read-plan.ts). */
+  plan: ReadPlan;
+}
+
+/** A ConfigMap or Secret read by name (never listed). */
+export interface NamedRef {
+  key: 'configmaps' | 'secrets';
+  namespace: string;
+  name: string;
+}
+
+/**
+ * What to read beyond the kinds asked for, decided from the Namespaces and the webhook
+ * configurations once they are read: the reading layer knows no mesh, it is handed this.
+ */
+export interface ReadPlan {
+  /** The namespaces a -n run also lists its namespaced kinds in (the meshes' control planes). */
+  controlPlaneNamespaces(namespaces: K8sObject[], webhookConfigs: K8sObject[]): string[];
+  /** The ConfigMaps and Secrets the checks read, by name, in the mesh namespaces only. */
+  named(namespaces: K8sObject[], webhookConfigs: K8sObject[]): NamedRef[];
 }
 
 const DEFAULT_PAGE_SIZE = 500;
@@ -497,6 +519,7 @@ async function listKind(
   pageSize: number,
   budget: { objects: number },
   onPage: (n: number) => void,
+  keep: Keeper,
 ): Promise<K8sObject[]> {
   const path = listPath(info, namespace);
   const stamp = { apiVersion: apiVersionOf(info), kind: info.kind };
@@ -534,7 +557,7 @@ async function listKind(
       const obj = item as K8sObject;
       if (obj.kind === undefined) obj.kind = stamp.kind;
       if (obj.apiVersion === undefined) obj.apiVersion = stamp.apiVersion;
-      const kept = keepObject(info.key, obj); // nothing of an Event no check reads
+      const kept = keep.keepObject(info.key, obj); // nothing of an Event no check reads
       if (kept) items.push(kept);
     }
     onPage(list.items.length);
@@ -607,7 +630,7 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
      */
     const listInto = async (key: KindKey, namespaces: (string | undefined)[]) => {
       const budget = { objects: 0 };
-      const lists = await Promise.allSettled(namespaces.map((ns) => listKind(conn, KINDS[key], ns, pageSize, budget, onPage)));
+      const lists = await Promise.allSettled(namespaces.map((ns) => listKind(conn, KINDS[key], ns, pageSize, budget, onPage, opts.keep)));
       const other = lists.find((r): r is PromiseRejectedResult => r.status === 'rejected' && !(r.reason instanceof KindFailure));
       if (other) throw other.reason; // fatal (401, unreachable, aborted): as before
       const failed = (r: PromiseSettledResult<K8sObject[]>) => (r.status === 'rejected' ? (r.reason as KindFailure) : undefined);
@@ -637,7 +660,7 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
           }
         } else {
           // Each object once, however many webhooks name its namespace.
-          const all = namedObjects(objects.namespaces ?? [], objects.mutatingwebhookconfigurations ?? []).filter((r) => wanted.has(r.key));
+          const all = opts.plan.named(objects.namespaces ?? [], objects.mutatingwebhookconfigurations ?? []).filter((r) => wanted.has(r.key));
           const refs = [...new Map(all.map((r) => [objectPath(KINDS[r.key], r.namespace, r.name), r])).values()];
           const found: (K8sObject | undefined)[] = await Promise.all(
             refs.map(async (ref) => {
@@ -649,7 +672,7 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
                 const obj = reply.json as K8sObject;
                 if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new KindFailure(`the API server sent a ${info.kind} that is not an object`);
                 // Secrets are reduced to their certificates at once: key material is never kept.
-                return ref.key === 'secrets' ? sanitizeSecret(obj) : slim(ref.key, { apiVersion: apiVersionOf(info), kind: info.kind, ...obj });
+                return ref.key === 'secrets' ? sanitizeSecret(obj) : opts.keep.slim(ref.key, { apiVersion: apiVersionOf(info), kind: info.kind, ...obj });
               } catch (e) {
                 if (!(e instanceof KindFailure)) throw e;
                 fail(ref.key, e);
@@ -679,8 +702,8 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
       await Promise.all([Promise.all(lists.map((l) => l.done)), Promise.all(lists.filter((l) => naming.has(l.key)).map((l) => l.done)).then(named)]);
     } else {
       await Promise.all(listable.filter((key) => !KINDS[key].namespaced).map((key) => listInto(key, [undefined])));
-      const cp = meshNamespaces(objects.namespaces ?? [], objects.mutatingwebhookconfigurations ?? []);
-      const namespaces = [...new Set([scope.namespace!, ...Object.values(cp).flat()])];
+      const cp = opts.plan.controlPlaneNamespaces(objects.namespaces ?? [], objects.mutatingwebhookconfigurations ?? []);
+      const namespaces = [...new Set([scope.namespace!, ...cp])];
       await Promise.all([...listable.filter((key) => KINDS[key].namespaced).map((key) => listInto(key, namespaces)), named()]);
     }
     if (!conn.answered && conn.notFound) await confirmApiServer(conn);

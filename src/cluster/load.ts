@@ -2,11 +2,12 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError, errorMessage } from '../util/errors.js';
 import { decodeText, fsReason, readFileBounded, statPath } from '../util/io.js';
-import { DEFAULT_LIMITS, MAX_DEPTH, mib, type Limits } from '../util/limits.js';
-import type { K8sObject, Scope, Snapshot } from '../util/types.js';
+import { MAX_DEPTH, mib, type Limits } from '../util/limits.js';
+import type { K8sObject, Scope } from '../util/types.js';
+import type { Snapshot } from '../k8s/snapshot.js';
 import { isObj } from '../util/objects.js';
 import { KINDS, KIND_KEYS, kindOf, type KindKey } from '../k8s/kinds.js';
-import { keepObject, keepsManagedFields, sanitizeSecret } from './sanitize.js';
+import { keepsManagedFields, sanitizeSecret, type Keeper } from './sanitize.js';
 import { SNAPSHOT_KIND, TOO_DEEP, isStreamable, jsonShape, parseObject, readStreamed, scanJson, tooDense, tooMany } from './snapshot-file.js';
 
 /** The largest YAML text parsed (the document model costs ~50x: 32 MiB is ~1.6 GB). */
@@ -203,10 +204,10 @@ async function parseDocuments(text: string, fail: Fail): Promise<unknown[]> {
 type FileContent = { docs: unknown[] } | { objects: K8sObject[]; found: number };
 
 /** The documents of one file: a streamed meshdoctor snapshot, a kubectl List in JSON, or JSON/YAML text. */
-async function readDocuments(file: string, limits: Limits): Promise<FileContent> {
+async function readDocuments(file: string, limits: Limits, keep: Keeper): Promise<FileContent> {
   const fail: Fail = (why) => new UserError(`cannot read snapshot ${file}: ${why}`);
   try {
-    if (isStreamable(file)) return { docs: [await readStreamed(file, limits)] };
+    if (isStreamable(file)) return { docs: [await readStreamed(file, limits, keep)] };
     const size = statPath(file, 'snapshot').size;
     if (size > limits.maxBytes) {
       throw fail(`${mib(size)} is larger than the ${mib(limits.maxBytes)} meshdoctor reads from kubectl dumps (--max-bytes); ${HINT}`);
@@ -215,7 +216,7 @@ async function readDocuments(file: string, limits: Limits): Promise<FileContent>
     const buf = readBytes(file, 'snapshot', limits.maxBytes, fail, HINT);
     const list = jsonListStart(buf);
     if (list >= 0) {
-      const read = readJsonList(buf, list, fail);
+      const read = readJsonList(buf, list, fail, keep);
       if (read) return read;
     }
     return { docs: await parseDocuments(textOf(buf, fail), fail) };
@@ -241,7 +242,7 @@ function jsonListStart(buf: Buffer): number {
  * anything is parsed. Undefined when the bytes are not such a List or are not valid JSON: the
  * whole text is then parsed as before, and says what is wrong.
  */
-function readJsonList(buf: Buffer, start: number, fail: Fail): { objects: K8sObject[]; found: number } | undefined {
+function readJsonList(buf: Buffer, start: number, fail: Fail, keeper: Keeper): { objects: K8sObject[]; found: number } | undefined {
   const scan = scanJson(buf, start);
   if (scan.deep) throw fail(`invalid JSON (${TOO_DEEP})`);
   if (scan.dense) throw fail(scan.dense);
@@ -261,7 +262,7 @@ function readJsonList(buf: Buffer, start: number, fail: Fail): { objects: K8sObj
   const keep = (o: K8sObject) => {
     found++;
     const info = kindOf(o.kind);
-    const kept = !info ? undefined : info.key === 'secrets' ? sanitizeSecret(o) : keepObject(info.key, o);
+    const kept = !info ? undefined : info.key === 'secrets' ? sanitizeSecret(o) : keeper.keepObject(info.key, o);
     if (kept) objects.push(kept);
   };
   // managedFields are parsed only for the objects whose slim keeps them.
@@ -335,7 +336,7 @@ function emptySnapshot(files: string[], scope: Scope): Snapshot {
  * snapshot records it as unavailable. Bounded by `limits`: each file by maxBytes (meshdoctor's
  * own, streamed, by line), each kind by maxObjects.
  */
-export async function loadSnapshot(paths: string[], scope?: Scope, limits: Limits = DEFAULT_LIMITS): Promise<Snapshot> {
+export async function loadSnapshot(paths: string[], scope: Scope | undefined, limits: Limits, keep: Keeper): Promise<Snapshot> {
   const found: { file: string; explicit: boolean }[] = [];
   for (const p of paths) expandPath(p, 'snapshot', true, found);
   const files = found.map((f) => f.file);
@@ -349,7 +350,7 @@ export async function loadSnapshot(paths: string[], scope?: Scope, limits: Limit
     new UserError(`cannot read snapshot ${where}: no Kubernetes objects found (expected a List, objects, or a meshdoctor snapshot)`);
   for (const { file, explicit } of found) {
     const before = loose.length;
-    const read = await readDocuments(file, limits);
+    const read = await readDocuments(file, limits, keep);
     let foundHere = 0;
     let ownHere = false;
     if ('objects' in read) {
@@ -361,7 +362,7 @@ export async function loadSnapshot(paths: string[], scope?: Scope, limits: Limit
     } else {
       for (const doc of read.docs) {
         if (isObj(doc) && doc.kind === SNAPSHOT_KIND) {
-          own = mergeOwn(own, doc, file, limits);
+          own = mergeOwn(own, doc, file, limits, keep);
           ownHere = true;
         } else {
           collect(doc, loose);
@@ -385,7 +386,7 @@ export async function loadSnapshot(paths: string[], scope?: Scope, limits: Limit
     if (!info) continue;
     const list = (snap.objects[info.key] ??= []); // a loose object makes a kind the snapshot lacked read
     if (list.length >= limits.maxObjects) throw tooMany(paths.join(', '), info.key, limits);
-    const kept = slimmed.has(obj) ? obj : info.key === 'secrets' ? sanitizeSecret(obj) : keepObject(info.key, obj);
+    const kept = slimmed.has(obj) ? obj : info.key === 'secrets' ? sanitizeSecret(obj) : keep.keepObject(info.key, obj);
     if (kept) list.push(kept);
     delete snap.unavailable[info.key];
     // An object of a namespace the saved snapshot could not read: that namespace is read now (from the dump).
@@ -419,7 +420,7 @@ function sourceOf(v: unknown): Snapshot['source'] {
   return source;
 }
 
-function mergeOwn(prev: Snapshot | undefined, doc: Record<string, any>, file: string, limits: Limits): Snapshot {
+function mergeOwn(prev: Snapshot | undefined, doc: Record<string, any>, file: string, limits: Limits, keep: Keeper): Snapshot {
   if (!isObj(doc.objects)) throw new UserError(`cannot read snapshot ${file}: a ${SNAPSHOT_KIND} without "objects"`);
   const snap: Snapshot = prev ?? {
     source: sourceOf(doc.source),
@@ -436,7 +437,7 @@ function mergeOwn(prev: Snapshot | undefined, doc: Record<string, any>, file: st
       const into = (snap.objects[key] ??= []);
       if (into.length + kept.length > limits.maxObjects) throw tooMany(file, key, limits);
       for (const o of kept) {
-        const k = key === 'secrets' ? sanitizeSecret(o) : keepObject(key, o);
+        const k = key === 'secrets' ? sanitizeSecret(o) : keep.keepObject(key, o);
         if (k) into.push(k);
       }
       delete snap.unavailable[key];

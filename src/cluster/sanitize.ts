@@ -1,5 +1,4 @@
 import type { K8sObject } from '../util/types.js';
-import { PROFILE_LIST } from '../mesh/registry.js';
 import { FAILED_CREATE_READ } from '../k8s/events.js';
 import { isObj } from '../util/objects.js';
 
@@ -73,196 +72,25 @@ export const TEMPLATE_PATH: Partial<Record<string, readonly string[]>> = {
   cronjobs: ['spec', 'jobTemplate', 'spec', 'template'],
 };
 
-/** The env values the profiles read (their control planes' switches), kept only as the booleans (or "auto") they are. */
-const KEEP_ENV = new Set(PROFILE_LIST.flatMap((p) => p.keptEnv ?? []));
 /**
- * What job-never-completes looks for in a command line (its SHUTDOWN patterns, joined over
- * command and args): these words are all a command or arg keeps, with its line breaks (which
- * end the patterns' `.*`); a word without any becomes REDACTED. Any rule keeping more words
- * (argv[0], flag names, values after `=`) still keeps positional secrets: `--password s3cr3t`,
- * `sh -c "mysql -ps3cr3t"`.
+ * What the meshes' checks read, that a snapshot keeps (src/mesh/keep.ts builds it from the
+ * profiles): the reading layer knows no mesh, it is handed this.
  */
-const SHUTDOWN_WORDS = new RegExp([...PROFILE_LIST.flatMap((p) => [...p.job.shutdownWords, ...(p.keptArgs ?? [])]), '[\\n\\r\\u2028\\u2029]'].join('|'), 'g');
-const MAY_HOLD_WORDS = new RegExp(SHUTDOWN_WORDS.source);
-
-/** ConfigMaps the checks read, by name: the `data` keys each keeps (each profile's configMapKey), and its slimmer. */
-function configMapKeys(name: unknown): { keys: readonly string[]; slim?: (key: string, text: string) => string | undefined } {
-  if (typeof name !== 'string') return { keys: [] };
-  for (const p of PROFILE_LIST) {
-    const key = p.configMapKey(name);
-    if (key) return { keys: typeof key === 'string' ? [key] : key, ...(p.slimConfigMapKey ? { slim: (k, t) => p.slimConfigMapKey!(name, k, t) } : {}) };
-  }
-  return { keys: [] };
+export interface KeepPolicy {
+  /** Env variables of control planes whose boolean, quantity or `auto` values are kept. */
+  env: readonly string[];
+  /** The words a command or args list keeps (regular expression sources): the shutdown calls, the injector flags read. */
+  words: readonly string[];
+  /** The `data` keys kept of a ConfigMap read by name, and a slimmer of their text; undefined: none kept. */
+  configMap(name: string): { keys: readonly string[]; slim?: (key: string, text: string) => string | undefined } | undefined;
+  /** The injectors' own skip events kept (InjectionSkipped), by the prefix of their message. */
+  skipPrefixes: readonly string[];
 }
 
-/**
- * A list with each object entry slimmed, in place; the other entries go (readers skip them:
- * arr().filter(isObj)); not a list: undefined (readers see none).
- */
-function eachObject(list: unknown, f: (o: Obj) => Obj): Obj[] | undefined {
-  if (!Array.isArray(list)) return undefined;
-  let all = true;
-  for (let i = 0; i < list.length; i++) {
-    if (isObj(list[i])) list[i] = f(list[i]);
-    else all = false;
-  }
-  return all ? list : list.filter(isObj);
-}
-
-function slimMetadata(md: unknown): void {
-  if (isObj(md) && isObj(md.annotations) && md.annotations[LAST_APPLIED] !== undefined) delete md.annotations[LAST_APPLIED];
-}
-
-/** A command or args list: each word reduced to the shutdown words it holds (see SHUTDOWN_WORDS). */
-function slimArgv(list: unknown[]): void {
-  for (let i = 0; i < list.length; i++) {
-    const w = list[i];
-    if (w === null || w === undefined) continue; // the check skips them (arr)
-    let text: string;
-    try {
-      text = typeof w === 'string' ? w : String(w); // as the check's join() converts it
-    } catch {
-      // An object join() cannot convert either ({"toString": "x"}): the check fails on it, as on this.
-      list[i] = { toString: REDACTED };
-      continue;
-    }
-    const words = MAY_HOLD_WORDS.test(text) ? text.match(SHUTDOWN_WORDS) : null;
-    list[i] = words ? words.map((x) => (x.length === 1 ? '\n' : x)).join(' ') : REDACTED;
-  }
-}
-
-/** A value a kept env variable keeps: a boolean, or a resource quantity ("50m", "512Mi"): never a secret. */
-// "auto": Istio's ENABLE_NATIVE_SIDECARS default from 1.27 (pilot/pkg/features/pilot.go @86c9f01f).
-const KEPT_VALUE = /^(true|false|auto|[0-9]+(\.[0-9]+)?([mkMGT]i?|[mkMGTPE])?)$/;
-
-/** An env entry: its name; its value redacted but for the profiles' keptEnv switches and quantities (valueFrom: no check reads it). */
-function slimEnv(e: Obj): Obj {
-  const keep = KEEP_ENV.has(e.name) && typeof e.value === 'string' && KEPT_VALUE.test(e.value);
-  return { name: e.name, value: keep || e.value === undefined ? e.value : REDACTED };
-}
-
-/** Where the ServiceAccount admission plugin mounts the token (Consul's findServiceAccountVolumeMount looks there). */
-const SA_TOKEN_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
-
-/**
- * A container: the fields the checks read, as a new object (dropping by `delete` costs more).
- * name, image and restartPolicy (is it a proxy, a native sidecar), resources (quotas, OOM
- * evidence), ports (a webhook's named targetPort), env (istiod's ENABLE_NATIVE_SIDECARS), command
- * and args (job-never-completes), securityContext.runAsUser (Kuma's sidecar UID rule), a volumeMount at the token path (Consul's ACL rule). Probes, lifecycle hooks, envFrom, other volumeMounts, workingDir, ...
- * are dropped. A check that starts reading another field adds it here.
- */
-function slimContainer(c: Obj): Obj {
-  if (Array.isArray(c.command)) slimArgv(c.command);
-  if (Array.isArray(c.args)) slimArgv(c.args);
-  return {
-    name: c.name,
-    image: c.image,
-    restartPolicy: c.restartPolicy,
-    resources: c.resources,
-    ports: c.ports,
-    env: eachObject(c.env, slimEnv),
-    command: Array.isArray(c.command) ? c.command : undefined, // not a list: the check reads none of it
-    args: Array.isArray(c.args) ? c.args : undefined,
-    // Kuma's injector rejects an app container running as its sidecar's UID.
-    securityContext: isObj(c.securityContext) && typeof c.securityContext.runAsUser === 'number' ? { runAsUser: c.securityContext.runAsUser } : undefined,
-    // Consul's injector with ACLs looks for a mount at the ServiceAccount token path: only that mount's path is kept.
-    volumeMounts: Array.isArray(c.volumeMounts)
-      ? c.volumeMounts.filter((v) => isObj(v) && v.mountPath === SA_TOKEN_PATH).map(() => ({ mountPath: SA_TOKEN_PATH }))
-      : undefined,
-  };
-}
-
-/**
- * A pod or pod template: the metadata without last-applied; of the spec, the fields the checks
- * read (mesh/pods.ts, linkerd.ts, istio.ts, serviceaccount-missing), as a new object: volumes,
- * ephemeralContainers, affinity, ... are dropped. A check that starts reading another field adds
- * it here; test/snapshot-redaction.test.ts proves the checks see no difference on every fixture.
- */
-function slimPod(pod: unknown): void {
-  if (!isObj(pod)) return;
-  slimMetadata(pod.metadata);
-  const spec = pod.spec;
-  if (!isObj(spec)) return;
-  pod.spec = {
-    containers: eachObject(spec.containers, slimContainer),
-    initContainers: eachObject(spec.initContainers, slimContainer),
-    hostNetwork: spec.hostNetwork,
-    nodeName: spec.nodeName, // sidecarless-not-enrolled: the node proxy on the pod's node
-    serviceAccountName: spec.serviceAccountName,
-    serviceAccount: spec.serviceAccount,
-    automountServiceAccountToken: spec.automountServiceAccountToken,
-  };
-}
-
-/** A pod's container statuses keep no termination or waiting message (a crashed app's last log lines). */
-function slimStatuses(status: unknown): void {
-  if (!isObj(status)) return;
-  for (const f of ['containerStatuses', 'initContainerStatuses', 'ephemeralContainerStatuses']) {
-    const list = status[f];
-    if (!Array.isArray(list)) continue;
-    for (const cs of list) {
-      if (!isObj(cs)) continue;
-      for (const s of [cs.state, cs.lastState]) {
-        if (!isObj(s)) continue;
-        for (const k in s) if (isObj(s[k]) && s[k].message !== undefined) delete s[k].message;
-      }
-    }
-  }
-}
-
-/** The reasons of the Events a check reads: FailedCreate on controllers, and the injectors' own skip notices. */
-const EVENT_REASONS = new Set(['FailedCreate', ...(PROFILE_LIST.some((p) => p.skippedEventPrefix) ? ['InjectionSkipped'] : [])]);
-const SKIP_PREFIXES = PROFILE_LIST.flatMap((p) => (p.skippedEventPrefix ? [p.skippedEventPrefix] : []));
-
-/** An event's message, kept only in the shapes a check parses (and quotes whole in its evidence). */
-function eventMessage(reason: unknown, message: unknown): unknown {
-  if (typeof message !== 'string') return undefined; // eventInfo reads strings only
-  const read =
-    reason === 'FailedCreate'
-      ? FAILED_CREATE_READ.some((re) => re.test(message))
-      : reason === 'InjectionSkipped' && SKIP_PREFIXES.some((p) => message.startsWith(p));
-  return read ? message : REDACTED;
-}
-
-/** A time an event carries, when it is one (eventInfo reads the first valid one): else nothing. */
-const eventTime = (v: unknown) => (typeof v === 'string' && !Number.isNaN(new Date(v).getTime()) ? v : undefined);
-
-/**
- * An Event reduced to what eventInfo reads: its name and namespace, reason, message (see
- * eventMessage), involved object (kind, namespace, name), count, series and times. The event's
- * source, notes, related object, labels and annotations are not kept. An event whose reason no
- * check reads (a kubelet's FailedPostStartHook quotes the hook's command line) keeps its metadata
- * only, and `keepObject` drops it.
- */
-function slimEvent(e: K8sObject): K8sObject {
-  const md = isObj(e.metadata) ? e.metadata : {};
-  const metadata = { name: md.name, namespace: md.namespace, uid: md.uid, creationTimestamp: eventTime(md.creationTimestamp) };
-  if (!EVENT_REASONS.has(e.reason as string)) return { apiVersion: e.apiVersion, kind: e.kind, metadata };
-  const io = isObj(e.involvedObject) ? e.involvedObject : undefined;
-  const series = isObj(e.series) ? e.series : undefined;
-  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
-  return {
-    apiVersion: e.apiVersion,
-    kind: e.kind,
-    metadata,
-    reason: e.reason,
-    message: eventMessage(e.reason, e.message),
-    ...(io ? { involvedObject: { kind: io.kind, namespace: io.namespace, name: io.name } } : {}),
-    count: num(e.count),
-    ...(series ? { series: { count: num(series.count), lastObservedTime: eventTime(series.lastObservedTime) } } : {}),
-    lastTimestamp: eventTime(e.lastTimestamp),
-    eventTime: eventTime(e.eventTime),
-    firstTimestamp: eventTime(e.firstTimestamp),
-  };
-}
-
-/**
- * What a snapshot keeps of an object read from a list or a file: `slim`'s reduction, or nothing
- * for an Event no check reads (docs/snapshot.md).
- */
-export function keepObject(key: string, obj: K8sObject): K8sObject | undefined {
-  if (key === 'events' && !EVENT_REASONS.has(obj.reason as string)) return undefined;
-  return slim(key, obj);
+/** slim and keepObject under one keep policy. */
+export interface Keeper {
+  slim(key: string, obj: K8sObject): K8sObject;
+  keepObject(key: string, obj: K8sObject): K8sObject | undefined;
 }
 
 /**
@@ -277,55 +105,246 @@ export function keepsManagedFields(key: string, obj: Record<string, any>): boole
   return !owned;
 }
 
-/**
- * Keep what the checks read, drop what they do not and what may hold secrets (docs/snapshot.md).
- * Applied in place as objects are read (live and from files), so `snapshot` saves what `check`
- * reads and the dropped fields never all live at once:
- * - every kind: the last-applied-configuration annotation;
- * - pods, and the pod templates of workloads (a CronJob's in its jobTemplate): the pod spec and
- *   container fields the checks read (slimPod, slimContainer), env values redacted but for
- *   ENABLE_NATIVE_SIDECARS, command and args reduced to the shutdown words; container status
- *   messages;
- * - ConfigMaps: `data` but for the keys read of the ConfigMaps read by name (of Istio's injector
- *   `config`, only the policy and selectors); `binaryData`;
- * - `metadata.managedFields` of pods that have a controller and of ReplicaSets (the weight on
- *   large clusters): managedFields only date injection markers, which live on namespaces,
- *   workload controllers and bare pods; those keep theirs;
- * - Events: all but the fields eventInfo reads, messages but in the shapes the checks parse
- *   (slimEvent); `keepObject` drops the events no check reads.
- * Secrets go through sanitizeSecret instead.
- */
-export function slim(key: string, obj: K8sObject): K8sObject {
-  if (key === 'events') return slimEvent(obj);
-  const md = obj.metadata;
-  if (isObj(md)) {
-    slimMetadata(md);
-    if (md.managedFields !== undefined && !keepsManagedFields(key, obj)) delete md.managedFields;
+/** The slimmers of a keep policy (docs/snapshot.md: what a snapshot keeps). */
+export function keeper(policy: KeepPolicy): Keeper {
+  /** The env values the profiles read (their control planes' switches), kept only as the booleans (or "auto") they are. */
+  const KEEP_ENV = new Set(policy.env);
+  /**
+   * What job-never-completes looks for in a command line (its SHUTDOWN patterns, joined over
+   * command and args): these words are all a command or arg keeps, with its line breaks (which
+   * end the patterns' `.*`); a word without any becomes REDACTED. Any rule keeping more words
+   * (argv[0], flag names, values after `=`) still keeps positional secrets: `--password s3cr3t`,
+   * `sh -c "mysql -ps3cr3t"`.
+   */
+  const SHUTDOWN_WORDS = new RegExp([...policy.words, '[\\n\\r\\u2028\\u2029]'].join('|'), 'g');
+  const MAY_HOLD_WORDS = new RegExp(SHUTDOWN_WORDS.source);
+
+  /** ConfigMaps the checks read, by name: the `data` keys each keeps (each profile's configMapKey), and its slimmer. */
+  function configMapKeys(name: unknown): { keys: readonly string[]; slim?: (key: string, text: string) => string | undefined } {
+    return (typeof name === 'string' && policy.configMap(name)) || { keys: [] };
   }
-  if (key === 'pods') {
-    slimPod(obj);
-    slimStatuses(obj.status);
-  } else if (key === 'configmaps') {
-    const keep = configMapKeys(md?.name);
-    if (isObj(obj.data)) {
-      for (const k in obj.data) {
-        if (!keep.keys.includes(k) || typeof obj.data[k] !== 'string') delete obj.data[k];
-        else if (keep.slim) {
-          const v = keep.slim(k, obj.data[k]);
-          if (v === undefined) delete obj.data[k];
-          else obj.data[k] = v;
-        }
+
+  /**
+   * A list with each object entry slimmed, in place; the other entries go (readers skip them:
+   * arr().filter(isObj)); not a list: undefined (readers see none).
+   */
+  function eachObject(list: unknown, f: (o: Obj) => Obj): Obj[] | undefined {
+    if (!Array.isArray(list)) return undefined;
+    let all = true;
+    for (let i = 0; i < list.length; i++) {
+      if (isObj(list[i])) list[i] = f(list[i]);
+      else all = false;
+    }
+    return all ? list : list.filter(isObj);
+  }
+
+  function slimMetadata(md: unknown): void {
+    if (isObj(md) && isObj(md.annotations) && md.annotations[LAST_APPLIED] !== undefined) delete md.annotations[LAST_APPLIED];
+  }
+
+  /** A command or args list: each word reduced to the shutdown words it holds (see SHUTDOWN_WORDS). */
+  function slimArgv(list: unknown[]): void {
+    for (let i = 0; i < list.length; i++) {
+      const w = list[i];
+      if (w === null || w === undefined) continue; // the check skips them (arr)
+      let text: string;
+      try {
+        text = typeof w === 'string' ? w : String(w); // as the check's join() converts it
+      } catch {
+        // An object join() cannot convert either ({"toString": "x"}): the check fails on it, as on this.
+        list[i] = { toString: REDACTED };
+        continue;
       }
-    } else if (obj.data !== undefined) delete obj.data;
-    if (obj.binaryData !== undefined) delete obj.binaryData;
-  } else {
-    const path = TEMPLATE_PATH[key];
-    if (path) {
-      let at: unknown = obj;
-      for (const p of path) at = isObj(at) ? at[p] : undefined;
-      slimPod(at);
-      if (key === 'cronjobs' && isObj(obj.spec) && isObj(obj.spec.jobTemplate)) slimMetadata(obj.spec.jobTemplate.metadata);
+      const words = MAY_HOLD_WORDS.test(text) ? text.match(SHUTDOWN_WORDS) : null;
+      list[i] = words ? words.map((x) => (x.length === 1 ? '\n' : x)).join(' ') : REDACTED;
     }
   }
-  return obj;
+
+  /** A value a kept env variable keeps: a boolean, or a resource quantity ("50m", "512Mi"): never a secret. */
+  // "auto": Istio's ENABLE_NATIVE_SIDECARS default from 1.27 (pilot/pkg/features/pilot.go @86c9f01f).
+  const KEPT_VALUE = /^(true|false|auto|[0-9]+(\.[0-9]+)?([mkMGT]i?|[mkMGTPE])?)$/;
+
+  /** An env entry: its name; its value redacted but for the profiles' keptEnv switches and quantities (valueFrom: no check reads it). */
+  function slimEnv(e: Obj): Obj {
+    const keep = KEEP_ENV.has(e.name) && typeof e.value === 'string' && KEPT_VALUE.test(e.value);
+    return { name: e.name, value: keep || e.value === undefined ? e.value : REDACTED };
+  }
+
+  /** Where the ServiceAccount admission plugin mounts the token (Consul's findServiceAccountVolumeMount looks there). */
+  const SA_TOKEN_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+  /**
+   * A container: the fields the checks read, as a new object (dropping by `delete` costs more).
+   * name, image and restartPolicy (is it a proxy, a native sidecar), resources (quotas, OOM
+   * evidence), ports (a webhook's named targetPort), env (istiod's ENABLE_NATIVE_SIDECARS), command
+   * and args (job-never-completes), securityContext.runAsUser (Kuma's sidecar UID rule), a volumeMount at the token path (Consul's ACL rule). Probes, lifecycle hooks, envFrom, other volumeMounts, workingDir, ...
+   * are dropped. A check that starts reading another field adds it here.
+   */
+  function slimContainer(c: Obj): Obj {
+    if (Array.isArray(c.command)) slimArgv(c.command);
+    if (Array.isArray(c.args)) slimArgv(c.args);
+    return {
+      name: c.name,
+      image: c.image,
+      restartPolicy: c.restartPolicy,
+      resources: c.resources,
+      ports: c.ports,
+      env: eachObject(c.env, slimEnv),
+      command: Array.isArray(c.command) ? c.command : undefined, // not a list: the check reads none of it
+      args: Array.isArray(c.args) ? c.args : undefined,
+      // Kuma's injector rejects an app container running as its sidecar's UID.
+      securityContext: isObj(c.securityContext) && typeof c.securityContext.runAsUser === 'number' ? { runAsUser: c.securityContext.runAsUser } : undefined,
+      // Consul's injector with ACLs looks for a mount at the ServiceAccount token path: only that mount's path is kept.
+      volumeMounts: Array.isArray(c.volumeMounts)
+        ? c.volumeMounts.filter((v) => isObj(v) && v.mountPath === SA_TOKEN_PATH).map(() => ({ mountPath: SA_TOKEN_PATH }))
+        : undefined,
+    };
+  }
+
+  /**
+   * A pod or pod template: the metadata without last-applied; of the spec, the fields the checks
+   * read (mesh/pods.ts, linkerd.ts, istio.ts, serviceaccount-missing), as a new object: volumes,
+   * ephemeralContainers, affinity, ... are dropped. A check that starts reading another field adds
+   * it here; test/snapshot-redaction.test.ts proves the checks see no difference on every fixture.
+   */
+  function slimPod(pod: unknown): void {
+    if (!isObj(pod)) return;
+    slimMetadata(pod.metadata);
+    const spec = pod.spec;
+    if (!isObj(spec)) return;
+    pod.spec = {
+      containers: eachObject(spec.containers, slimContainer),
+      initContainers: eachObject(spec.initContainers, slimContainer),
+      hostNetwork: spec.hostNetwork,
+      nodeName: spec.nodeName, // sidecarless-not-enrolled: the node proxy on the pod's node
+      serviceAccountName: spec.serviceAccountName,
+      serviceAccount: spec.serviceAccount,
+      automountServiceAccountToken: spec.automountServiceAccountToken,
+    };
+  }
+
+  /** A pod's container statuses keep no termination or waiting message (a crashed app's last log lines). */
+  function slimStatuses(status: unknown): void {
+    if (!isObj(status)) return;
+    for (const f of ['containerStatuses', 'initContainerStatuses', 'ephemeralContainerStatuses']) {
+      const list = status[f];
+      if (!Array.isArray(list)) continue;
+      for (const cs of list) {
+        if (!isObj(cs)) continue;
+        for (const s of [cs.state, cs.lastState]) {
+          if (!isObj(s)) continue;
+          for (const k in s) if (isObj(s[k]) && s[k].message !== undefined) delete s[k].message;
+        }
+      }
+    }
+  }
+
+  /** The reasons of the Events a check reads: FailedCreate on controllers, and the injectors' own skip notices. */
+  const EVENT_REASONS = new Set(['FailedCreate', ...(policy.skipPrefixes.length ? ['InjectionSkipped'] : [])]);
+  const SKIP_PREFIXES = policy.skipPrefixes;
+
+  /** An event's message, kept only in the shapes a check parses (and quotes whole in its evidence). */
+  function eventMessage(reason: unknown, message: unknown): unknown {
+    if (typeof message !== 'string') return undefined; // eventInfo reads strings only
+    const read =
+      reason === 'FailedCreate'
+        ? FAILED_CREATE_READ.some((re) => re.test(message))
+        : reason === 'InjectionSkipped' && SKIP_PREFIXES.some((p) => message.startsWith(p));
+    return read ? message : REDACTED;
+  }
+
+  /** A time an event carries, when it is one (eventInfo reads the first valid one): else nothing. */
+  const eventTime = (v: unknown) => (typeof v === 'string' && !Number.isNaN(new Date(v).getTime()) ? v : undefined);
+
+  /**
+   * An Event reduced to what eventInfo reads: its name and namespace, reason, message (see
+   * eventMessage), involved object (kind, namespace, name), count, series and times. The event's
+   * source, notes, related object, labels and annotations are not kept. An event whose reason no
+   * check reads (a kubelet's FailedPostStartHook quotes the hook's command line) keeps its metadata
+   * only, and `keepObject` drops it.
+   */
+  function slimEvent(e: K8sObject): K8sObject {
+    const md = isObj(e.metadata) ? e.metadata : {};
+    const metadata = { name: md.name, namespace: md.namespace, uid: md.uid, creationTimestamp: eventTime(md.creationTimestamp) };
+    if (!EVENT_REASONS.has(e.reason as string)) return { apiVersion: e.apiVersion, kind: e.kind, metadata };
+    const io = isObj(e.involvedObject) ? e.involvedObject : undefined;
+    const series = isObj(e.series) ? e.series : undefined;
+    const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+    return {
+      apiVersion: e.apiVersion,
+      kind: e.kind,
+      metadata,
+      reason: e.reason,
+      message: eventMessage(e.reason, e.message),
+      ...(io ? { involvedObject: { kind: io.kind, namespace: io.namespace, name: io.name } } : {}),
+      count: num(e.count),
+      ...(series ? { series: { count: num(series.count), lastObservedTime: eventTime(series.lastObservedTime) } } : {}),
+      lastTimestamp: eventTime(e.lastTimestamp),
+      eventTime: eventTime(e.eventTime),
+      firstTimestamp: eventTime(e.firstTimestamp),
+    };
+  }
+
+  /**
+   * What a snapshot keeps of an object read from a list or a file: `slim`'s reduction, or nothing
+   * for an Event no check reads (docs/snapshot.md).
+   */
+  function keepObject(key: string, obj: K8sObject): K8sObject | undefined {
+    if (key === 'events' && !EVENT_REASONS.has(obj.reason as string)) return undefined;
+    return slim(key, obj);
+  }
+
+  /**
+   * Keep what the checks read, drop what they do not and what may hold secrets (docs/snapshot.md).
+   * Applied in place as objects are read (live and from files), so `snapshot` saves what `check`
+   * reads and the dropped fields never all live at once:
+   * - every kind: the last-applied-configuration annotation;
+   * - pods, and the pod templates of workloads (a CronJob's in its jobTemplate): the pod spec and
+   *   container fields the checks read (slimPod, slimContainer), env values redacted but for
+   *   ENABLE_NATIVE_SIDECARS, command and args reduced to the shutdown words; container status
+   *   messages;
+   * - ConfigMaps: `data` but for the keys read of the ConfigMaps read by name (of Istio's injector
+   *   `config`, only the policy and selectors); `binaryData`;
+   * - `metadata.managedFields` of pods that have a controller and of ReplicaSets (the weight on
+   *   large clusters): managedFields only date injection markers, which live on namespaces,
+   *   workload controllers and bare pods; those keep theirs;
+   * - Events: all but the fields eventInfo reads, messages but in the shapes the checks parse
+   *   (slimEvent); `keepObject` drops the events no check reads.
+   * Secrets go through sanitizeSecret instead.
+   */
+  function slim(key: string, obj: K8sObject): K8sObject {
+    if (key === 'events') return slimEvent(obj);
+    const md = obj.metadata;
+    if (isObj(md)) {
+      slimMetadata(md);
+      if (md.managedFields !== undefined && !keepsManagedFields(key, obj)) delete md.managedFields;
+    }
+    if (key === 'pods') {
+      slimPod(obj);
+      slimStatuses(obj.status);
+    } else if (key === 'configmaps') {
+      const keep = configMapKeys(md?.name);
+      if (isObj(obj.data)) {
+        for (const k in obj.data) {
+          if (!keep.keys.includes(k) || typeof obj.data[k] !== 'string') delete obj.data[k];
+          else if (keep.slim) {
+            const v = keep.slim(k, obj.data[k]);
+            if (v === undefined) delete obj.data[k];
+            else obj.data[k] = v;
+          }
+        }
+      } else if (obj.data !== undefined) delete obj.data;
+      if (obj.binaryData !== undefined) delete obj.binaryData;
+    } else {
+      const path = TEMPLATE_PATH[key];
+      if (path) {
+        let at: unknown = obj;
+        for (const p of path) at = isObj(at) ? at[p] : undefined;
+        slimPod(at);
+        if (key === 'cronjobs' && isObj(obj.spec) && isObj(obj.spec.jobTemplate)) slimMetadata(obj.spec.jobTemplate.metadata);
+      }
+    }
+    return obj;
+  }
+  return { slim, keepObject };
 }

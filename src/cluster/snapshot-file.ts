@@ -16,11 +16,12 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { UserError, errorMessage } from '../util/errors.js';
 import { fsReason } from '../util/io.js';
-import { DEFAULT_LIMITS, MAX_DEPTH, mib, type Limits } from '../util/limits.js';
-import type { K8sObject, Snapshot } from '../util/types.js';
+import { MAX_DEPTH, mib, type Limits } from '../util/limits.js';
+import type { K8sObject } from '../util/types.js';
+import type { Snapshot } from '../k8s/snapshot.js';
 import { isObj } from '../util/objects.js';
 import { KIND_KEYS } from '../k8s/kinds.js';
-import { keepObject } from './sanitize.js';
+import type { Keeper } from './sanitize.js';
 
 export const SNAPSHOT_KIND = 'MeshdoctorSnapshot';
 export const SNAPSHOT_API_VERSION = 'meshdoctor.io/v1';
@@ -359,7 +360,7 @@ async function* linesOf(file: string, maxLine: number): AsyncGenerator<string[]>
  * the objects of each kind by limits.maxObjects, each object's nesting by MAX_DEPTH; kinds
  * meshdoctor does not read are skipped unparsed.
  */
-export async function readStreamed(file: string, limits: Limits = DEFAULT_LIMITS): Promise<Record<string, any>> {
+export async function readStreamed(file: string, limits: Limits, keep: Keeper): Promise<Record<string, any>> {
   const bad = (n: number, why: string) => new UserError(`cannot read snapshot ${file}: line ${n}: ${why}`);
   const parse = (n: number, text: string): unknown => {
     if (!jsonShallow(text)) throw bad(n, `invalid JSON (${TOO_DEEP})`);
@@ -406,7 +407,7 @@ export async function readStreamed(file: string, limits: Limits = DEFAULT_LIMITS
       const obj = parse(n, line.endsWith(',') ? line.slice(0, -1) : line);
       if (!isObj(obj)) continue; // as in a snapshot read whole: only objects are kept
       if (list.length >= limits.maxObjects) throw tooMany(file, key, limits);
-      const kept = keepObject(key, obj as K8sObject); // slimmed as it is read, so the dropped fields never all live at once
+      const kept = keep.keepObject(key, obj as K8sObject); // slimmed as it is read, so the dropped fields never all live at once
       if (kept) list.push(kept);
     }
   }

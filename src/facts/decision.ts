@@ -1,33 +1,25 @@
 import { labelsOf } from '../util/objects.js';
-import type { Model } from './model.js';
+import type { MeshContext } from '../mesh/context.js';
+import { podSpec } from '../k8s/pods.js';
+import { proxyAlreadyPresent } from '../mesh/proxy.js';
 import type { MeshName } from '../mesh/names.js';
-import type { DecisionInput, InjectorStep } from '../mesh/profile.js';
+import type { Decision, DecisionInput } from '../mesh/profile.js';
 import { profileOf } from '../mesh/registry.js';
 import { evalWebhook, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
 
-export type { DecisionInput, InjectorStep } from '../mesh/profile.js';
+export type { Decision, DecisionInput, InjectorStep } from '../mesh/profile.js';
 
-/** What one mesh would do with a pod created now from this template in this namespace. */
-export interface Decision {
-  mesh: MeshName;
-  /** The namespace or template asks this mesh for injection. */
-  intent: boolean;
-  /** Every injection webhook of the mesh, evaluated as the API server would. */
-  calls: WebhookCall[];
-  /** Some webhook of the mesh would be called. */
-  called: boolean;
-  /** The injector's steps (evaluated whether or not a webhook is called, for explain). */
-  injector: InjectorStep[];
-  /** The verdict: a pod created now gets this mesh's proxy (false also when `unknown`). */
-  inject: boolean;
-  /** A step's outcome could not be examined (InjectorStep.unknown): whether the pod is injected is not known, nor that it is not. */
-  unknown?: string;
-}
-
-export function decide(m: Model, mesh: MeshName, webhooks: MeshWebhook[], input: DecisionInput): Decision {
+/**
+ * What one mesh would do with a pod created now: the API server's calls to its webhooks, made
+ * once here and handed to the injector's steps with the other facts a step needs from beyond its
+ * own mesh (a proxy of any mesh already in the template).
+ */
+export function decide(m: MeshContext, mesh: MeshName, webhooks: MeshWebhook[], given: DecisionInput): Decision {
   const p = profileOf(mesh);
-  const podLabels = input.podLabels ?? labelsOf(input.template);
-  const calls = webhooks.filter((w) => w.mesh === mesh).map((w) => evalWebhook(w, input.nsLabels, podLabels));
+  const podLabels = given.podLabels ?? labelsOf(given.template);
+  const calls: WebhookCall[] = webhooks.filter((w) => w.mesh === mesh).map((w) => evalWebhook(w, given.nsLabels, podLabels));
+  const present = proxyAlreadyPresent(podSpec(given.template));
+  const input: DecisionInput = { ...given, calls, ...(present ? { proxyPresent: present } : {}) };
   const called = calls.some((c) => c.called);
   const injector = p.injector(m, input);
   // A webhook that injects unmarked pods (Istio's enableNamespacesByDefault) asks for them itself.

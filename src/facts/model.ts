@@ -1,106 +1,53 @@
 /**
- * The Model: a frozen snapshot plus the indexes and derived facts every check shares, each built
- * once on first use (by namespace, by owner uid, workloads, installed meshes, decisions). Checks
- * read only this; nothing here does I/O.
+ * The Model: the snapshot's index (src/k8s/snapshot.ts) plus the derived facts every check shares,
+ * each built once on first use (installed meshes, app workloads, decisions). It is the context
+ * the mesh profiles are given (src/mesh/context.ts). Checks read only this; nothing here does I/O.
  */
 import type { KindKey } from '../k8s/kinds.js';
-import { meshNamespaces } from '../mesh/read-plan.js';
-import { isActive, podSpec } from '../k8s/pods.js';
-import { decide, type Decision } from './decision.js';
+import { SnapshotIndex, type Snapshot } from '../k8s/snapshot.js';
+import type { Workload } from '../k8s/workloads.js';
+import { newPodLabels } from '../k8s/pod-labels.js';
+import type { MeshContext, MeshInstall } from '../mesh/context.js';
 import { MESH_NAMES, type MeshName } from '../mesh/names.js';
 import { injectedMesh } from '../mesh/proxy.js';
+import { meshNamespaces } from '../mesh/read-plan.js';
 import { PROFILE_LIST, profileOf } from '../mesh/registry.js';
 import { meshWebhooks, namespaceLabels, type MeshWebhook } from '../mesh/webhooks.js';
-import type { CheckContext, K8sObject, ManifestSource, ResourceRef, Snapshot } from '../util/types.js';
-import { newPodLabels } from '../k8s/pod-labels.js';
-import { annotationsOf, cmp, groupBy, isObj, labelsOf, nameOf, nsOf, str } from '../util/objects.js';
+import { annotationsOf, cmp, groupBy, labelsOf, nameOf } from '../util/objects.js';
+import { decide, type Decision } from './decision.js';
+import { podStates, type PodStates } from './pods.js';
 
-export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'Job' | 'CronJob' | 'Pod' | string;
+export type { Workload } from '../k8s/workloads.js';
+export type { MeshInstall } from '../mesh/context.js';
+export { desiredPods, jobFinished } from '../k8s/workloads.js';
+export { podStates } from './pods.js';
 
-export interface Workload {
-  ref: ResourceRef & { namespace: string };
-  kind: WorkloadKind;
-  namespace: string;
-  name: string;
-  /** The controller object (or the bare Pod); undefined when only known from ownerReferences. */
-  obj?: K8sObject;
-  /** The pod template new pods are created from (the pod itself for bare or orphaned pods). */
-  template: { metadata?: unknown; spec?: unknown };
-  /** JSON path of the template inside the object, for patch commands ('' for a Pod). */
-  templatePath: string;
-  /** The workload's pods (all phases), in name order. */
-  pods: K8sObject[];
-  /** `check -f`: the manifest document the workload comes from (its fixes edit that file, not the cluster). */
-  manifest?: ManifestSource;
+/** What a Model is made from: the snapshot, "now", the run's options and its deadline. */
+export interface ModelInput {
+  snapshot: Snapshot;
+  /** "now" for time-based checks (injected for tests). */
+  now: Date;
+  /** expectMeshed (--expect-meshed, default false): manifest workloads no mesh injects are errors. */
+  options: { certExpiryWarningDays: number; mesh: 'auto' | MeshName; expectMeshed?: boolean };
+  /** --timeout over the checks too: asked between checks and per workload (src/util/deadline.ts). */
+  deadline?: { check(): void };
 }
 
-export interface MeshInstall {
-  mesh: MeshName;
-  /** Control-plane namespaces. */
-  namespaces: string[];
-  webhooks: MeshWebhook[];
-}
-
-const TEMPLATE_KINDS: [KindKey, string, string][] = [
-  ['deployments', 'Deployment', '/spec/template'],
-  ['statefulsets', 'StatefulSet', '/spec/template'],
-  ['daemonsets', 'DaemonSet', '/spec/template'],
-  ['jobs', 'Job', '/spec/template'],
-  ['cronjobs', 'CronJob', '/spec/jobTemplate/spec/template'],
-];
-
-function at(obj: unknown, path: string): Record<string, any> | undefined {
-  let cur: unknown = obj;
-  for (const part of path.split('/').filter(Boolean)) cur = isObj(cur) ? cur[part] : undefined;
-  return isObj(cur) ? cur : undefined;
-}
-
-export class Model {
-  readonly snapshot: Snapshot;
+export class Model extends SnapshotIndex implements MeshContext {
   readonly now: Date;
-  readonly options: CheckContext['options'];
-  private readonly memos = new Map<string, unknown>();
-  private readonly deadline: CheckContext['deadline'];
+  readonly options: ModelInput['options'];
+  private readonly deadline: ModelInput['deadline'];
 
-  constructor(ctx: CheckContext) {
-    this.snapshot = ctx.snapshot;
-    this.now = ctx.now;
-    this.options = ctx.options;
-    this.deadline = ctx.deadline;
+  constructor(input: ModelInput) {
+    super(input.snapshot);
+    this.now = input.now;
+    this.options = input.options;
+    this.deadline = input.deadline;
   }
 
   /** Ends the run (DeadlineError) once --timeout has passed; called where work grows with the cluster. */
   checkDeadline(): void {
     this.deadline?.check();
-  }
-
-  /** Compute once per model: the one memo the model, the mesh helpers and checks share. */
-  memo<T>(key: string, f: () => T): T {
-    if (!this.memos.has(key)) this.memos.set(key, f());
-    return this.memos.get(key) as T;
-  }
-
-  /** The objects of a kind (empty when not read). */
-  list(key: KindKey): K8sObject[] {
-    return this.snapshot.objects[key] ?? [];
-  }
-
-  has(key: KindKey): boolean {
-    return this.snapshot.objects[key] !== undefined;
-  }
-
-  /**
-   * The kind was read in namespace `ns` (for a cluster-scoped kind, pass ''): read at all, and not
-   * refused there (Snapshot.unavailableIn: a Role covering -n's namespace but not a mesh's).
-   * Where it is false, the namespace's objects of that kind are unknown, never "none".
-   */
-  readIn(key: KindKey, ns: string): boolean {
-    return this.has(key) && this.refusedIn(key, ns) === undefined;
-  }
-
-  /** Why a kind that was read could not be read in `ns` (Snapshot.unavailableIn); undefined when it was, or was not read at all. */
-  refusedIn(key: KindKey, ns: string): string | undefined {
-    return this.snapshot.unavailableIn?.[key]?.[ns];
   }
 
   /**
@@ -117,38 +64,6 @@ export class Model {
       }
     }
     return undefined;
-  }
-
-  /** Why `key` is not known in `ns` ("pods in namespace linkerd: forbidden: ..."), or undefined when it was read. */
-  unread(key: KindKey, ns = ''): string | undefined {
-    if (!this.has(key)) return `${key}: ${this.snapshot.unavailable[key] ?? 'not in the snapshot'}`;
-    const why = this.refusedIn(key, ns);
-    return why === undefined ? undefined : `${key} in namespace ${ns}: ${why}`;
-  }
-
-  /** Objects of a kind by namespace. */
-  byNamespace(key: KindKey): Map<string, K8sObject[]> {
-    return this.memo(`ns:${key}`, () => groupBy(this.list(key), nsOf));
-  }
-
-  inNamespace(key: KindKey, ns: string): K8sObject[] {
-    return this.byNamespace(key).get(ns) ?? [];
-  }
-
-  /** One object by namespace and name. */
-  get(key: KindKey, ns: string, name: string): K8sObject | undefined {
-    const idx = this.memo(`name:${key}`, () => new Map(this.list(key).map((o) => [`${nsOf(o)}/${nameOf(o)}`, o])));
-    return idx.get(`${ns}/${name}`);
-  }
-
-  namespace(name: string): K8sObject | undefined {
-    return this.get('namespaces', '', name);
-  }
-
-  /** Namespaces whose workloads the run reports on: the -n namespace, or all of them. */
-  inScope(ns: string): boolean {
-    const s = this.snapshot.scope;
-    return s.allNamespaces || !s.namespace || s.namespace === ns;
   }
 
   /**
@@ -234,11 +149,6 @@ export class Model {
     return this.meshes.some((m) => m.namespaces.includes(ns));
   }
 
-  /** Every workload: controllers listed, plus bare and orphaned pods, in a stable order. */
-  get workloads(): Workload[] {
-    return this.memo('workloads', () => buildWorkloads(this));
-  }
-
   /** The workloads of namespaces in scope, excluding the meshes' own control planes. */
   get appWorkloads(): Workload[] {
     return this.memo('app-workloads', () =>
@@ -251,12 +161,6 @@ export class Model {
   /** The app workloads of one namespace (see appWorkloads). */
   appWorkloadsIn(ns: string): Workload[] {
     return this.memo('app-workloads-by-ns', () => groupBy(this.appWorkloads, (w) => w.namespace)).get(ns) ?? [];
-  }
-
-  /** `check -f`: the manifest document that holds this resource (undefined: not in the manifests). */
-  manifestSource(ref: ResourceRef): ManifestSource | undefined {
-    const key = (r: ResourceRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
-    return this.memo('manifest-sources', () => new Map((this.snapshot.manifests ?? []).map((x) => [key(x.ref), x.source]))).get(key(ref));
   }
 
   /** `check -f`: the app workloads the manifests hold (none without manifests). */
@@ -284,6 +188,11 @@ export class Model {
   decision(w: Workload, mesh: MeshName): Decision | undefined {
     return this.decisions(w).find((d) => d.mesh === mesh);
   }
+
+  /** A workload's active pods, split by the proxy they run (src/facts/pods.ts). */
+  podStates(w: Workload): PodStates {
+    return podStates(w);
+  }
 }
 
 /** Pods of the meshes' own control planes are never reported as missing a proxy. */
@@ -296,118 +205,4 @@ export function isControlPlaneWorkload(w: Workload): boolean {
 export function isSidecarlessInfrastructure(w: Workload): boolean {
   const labels = labelsOf(w.template);
   return PROFILE_LIST.some((p) => p.sidecarless?.isInfrastructure(labels));
-}
-
-function buildWorkloads(m: Model): Workload[] {
-  const byUid = new Map<string, { key: KindKey; obj: K8sObject }>();
-  for (const key of ['replicasets', ...TEMPLATE_KINDS.map((t) => t[0])] as KindKey[]) {
-    for (const obj of m.list(key)) {
-      const uid = str(obj.metadata?.uid);
-      if (uid) byUid.set(uid, { key, obj });
-    }
-  }
-  const controllerOf = (o: K8sObject): Record<string, any> | undefined => {
-    const refs = Array.isArray(o.metadata?.ownerReferences) ? o.metadata!.ownerReferences.filter(isObj) : [];
-    return refs.find((r) => r.controller === true) ?? refs[0];
-  };
-  const workloads = new Map<string, Workload>();
-  const make = (kind: string, obj: K8sObject | undefined, ns: string, name: string, template: Workload['template'], templatePath: string) => {
-    const id = `${kind}/${ns}/${name}`;
-    let w = workloads.get(id);
-    if (!w) {
-      w = { ref: { kind, namespace: ns, name }, kind, namespace: ns, name, ...(obj ? { obj } : {}), template, templatePath, pods: [] };
-      workloads.set(id, w);
-    }
-    return w;
-  };
-  for (const [key, kind, path] of TEMPLATE_KINDS) {
-    for (const obj of m.list(key)) {
-      // A Job created by a CronJob is judged through its CronJob (where the template lives).
-      if (key === 'jobs' && controllerOf(obj)?.kind === 'CronJob') continue;
-      make(kind, obj, nsOf(obj), nameOf(obj), at(obj, path) ?? {}, path);
-    }
-  }
-  for (const pod of m.list('pods')) {
-    const ns = nsOf(pod);
-    // Walk up the controller chain as far as the snapshot knows it.
-    let owner: Record<string, any> | undefined = controllerOf(pod);
-    let top: { kind: string; name: string; obj?: K8sObject; key?: KindKey } | undefined;
-    for (let depth = 0; owner && depth < 4; depth++) {
-      const known = owner.uid ? byUid.get(String(owner.uid)) : undefined;
-      top = known
-        ? { kind: String(owner.kind ?? ''), name: nameOf(known.obj), obj: known.obj, key: known.key }
-        : { kind: String(owner.kind ?? ''), name: String(owner.name ?? '') };
-      owner = known ? controllerOf(known.obj) : undefined;
-    }
-    if (top && !top.obj && top.kind === 'ReplicaSet') {
-      // ReplicaSets not read: the Deployment is the ReplicaSet's name less the pod-template-hash.
-      const hash = labelsOf(pod)['pod-template-hash'];
-      const deploy = hash && top.name.endsWith(`-${hash}`) ? m.get('deployments', ns, top.name.slice(0, -hash.length - 1)) : undefined;
-      if (deploy) top = { kind: 'Deployment', name: nameOf(deploy), obj: deploy, key: 'deployments' };
-    }
-    let w: Workload;
-    if (!top) w = make('Pod', pod, ns, nameOf(pod), pod, '');
-    else {
-      const tk = TEMPLATE_KINDS.find((t) => t[1] === top!.kind);
-      const template = top.obj && tk ? at(top.obj, tk[2]) : undefined;
-      w = template
-        ? make(top.kind, top.obj, ns, top.name, template, tk![2])
-        : // The controller is not in the snapshot (or not a kind we know): judge by the pod.
-          make(top.kind, top.obj, ns, top.name, pod, '');
-    }
-    w.pods.push(pod);
-  }
-  const out = [...workloads.values()];
-  for (const w of out) {
-    w.pods.sort((a, b) => cmp(nameOf(a), nameOf(b)));
-    const manifest = m.manifestSource(w.ref);
-    if (manifest) w.manifest = manifest;
-  }
-  return out.sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.kind, b.kind) || cmp(a.name, b.name));
-}
-
-export interface PodStates {
-  readonly active: readonly K8sObject[];
-  readonly meshed: ReadonlyMap<MeshName, readonly K8sObject[]>;
-  readonly unmeshed: readonly K8sObject[];
-  readonly hostNetwork: boolean;
-}
-
-const podStatesCache = new WeakMap<Workload, PodStates>();
-
-/** Active pods of a workload, split by the proxy they run (computed once per workload). */
-export function podStates(w: Workload): PodStates {
-  let s = podStatesCache.get(w);
-  if (!s) {
-    const active = w.pods.filter(isActive);
-    const meshed = new Map<MeshName, K8sObject[]>();
-    const unmeshed: K8sObject[] = [];
-    for (const p of active) {
-      const mesh = injectedMesh(p);
-      if (!mesh) unmeshed.push(p);
-      else if (meshed.has(mesh)) meshed.get(mesh)!.push(p);
-      else meshed.set(mesh, [p]);
-    }
-    s = { active, meshed, unmeshed, hostNetwork: podSpec(w.template).hostNetwork === true };
-    podStatesCache.set(w, s);
-  }
-  return s;
-}
-
-/**
- * How many pods a workload wants: spec.replicas (default 1), a DaemonSet's desired count, a Job's
- * parallelism; at least the pods it has.
- */
-export function desiredPods(w: Workload): number {
-  const spec = isObj(w.obj?.spec) ? w.obj!.spec : {};
-  const status = isObj(w.obj?.status) ? w.obj!.status : {};
-  const want = [spec.replicas, status.desiredNumberScheduled, spec.parallelism].find((n) => typeof n === 'number') ?? 1;
-  return Math.max(want, podStates(w).active.length);
-}
-
-/** A Job that has completed or failed for good: it creates no more pods. */
-export function jobFinished(job: K8sObject | undefined): boolean {
-  const status = isObj(job?.status) ? job!.status : {};
-  const conditions = Array.isArray(status.conditions) ? status.conditions : [];
-  return !!status.completionTime || conditions.some((c: unknown) => isObj(c) && (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
 }

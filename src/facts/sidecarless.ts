@@ -4,7 +4,8 @@
  */
 import { isActive, podSpec } from '../k8s/pods.js';
 import type { Model, Workload } from './model.js';
-import type { K8sObject, MeshName } from '../util/types.js';
+import type { K8sObject } from '../util/types.js';
+import type { MeshName } from '../mesh/names.js';
 import { isObj, labelsOf, nameOf, nsOf, str } from '../util/objects.js';
 import type { SidecarlessMode } from '../mesh/profile.js';
 import { PROFILE_LIST } from '../mesh/registry.js';

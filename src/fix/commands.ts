@@ -10,7 +10,13 @@
  * saying what to change in which file and document, with the YAML to set or remove; applying
  * creates the new pods, so no restart line follows.
  */
-import { jobFinished, type Model, type Workload } from '../facts/model.js';
+import type { ResourceRef } from '../util/types.js';
+import { jobFinished, type Workload } from '../k8s/workloads.js';
+
+/** Where `check -f` took an object from: the manifest document, undefined for a cluster object. */
+export interface ManifestLookup {
+  manifestSource(ref: ResourceRef): ManifestSource | undefined;
+}
 import { isActive } from '../k8s/pods.js';
 import type { ManifestSource } from '../util/types.js';
 import { yamlKey, yamlScalar } from '../util/shell.js';
@@ -65,7 +71,7 @@ const under = (base: string, rest: string): string => (base ? `${base}.${rest}` 
  * map changed (metadata.labels, spec.hard).
  */
 export function objectChange(
-  m: Model,
+  m: ManifestLookup,
   ref: { kind: string; namespace?: string; name: string },
   path: string,
   changes: FieldChange[],
@@ -79,7 +85,7 @@ export function objectChange(
  * Labels or annotations set (value) or removed (no value) on a Namespace: `kubectl label|annotate
  * namespace NS k=v k2- [--overwrite]`, or the manifest edits where the Namespace is in the manifests.
  */
-export function namespaceChange(m: Model, ns: string, field: 'labels' | 'annotations', changes: FieldChange[]): string[] {
+export function namespaceChange(m: ManifestLookup, ns: string, field: 'labels' | 'annotations', changes: FieldChange[]): string[] {
   // Nothing to change: no command (never `kubectl annotate namespace NS ` with no key).
   if (changes.length === 0) return [];
   const args = changes.map((c) => shq(c.value === undefined ? `${c.key}-` : `${c.key}=${c.value}`)).join(' ');

@@ -1,6 +1,7 @@
 /** Events: their time, count and involved object, and the workload an involved object belongs to. */
 import type { KindKey } from './kinds.js';
-import type { Model, Workload } from '../facts/model.js';
+import type { SnapshotView } from './snapshot.js';
+import type { Workload } from './workloads.js';
 import type { K8sObject } from '../util/types.js';
 import { arr, dict, isObj, nsOf, str, time } from '../util/objects.js';
 
@@ -13,7 +14,7 @@ const controllerRef = (o: K8sObject | undefined): Record<string, any> | undefine
  * The workload an event's involved object belongs to: a ReplicaSet's Deployment (through its
  * ownerReferences, else its name less the pod-template-hash), a CronJob's Job, or the object.
  */
-export function workloadOfObject(m: Model, kind: string, ns: string, name: string): Workload | undefined {
+export function workloadOfObject(m: SnapshotView, kind: string, ns: string, name: string): Workload | undefined {
   const index = m.memo('workload-index', () => new Map(m.workloads.map((w) => [`${w.kind}/${w.namespace}/${w.name}`, w])));
   const find = (k: string, n: string) => index.get(`${k}/${ns}/${n}`);
   if (kind === 'ReplicaSet') {
@@ -95,7 +96,7 @@ export interface FailedCreates<T> {
  * FailedCreate events on controllers in scope whose message `match` recognises, grouped per
  * workload and `key`; silent for owners that have created all their pods since (the failure is over).
  */
-export function failedCreates<T>(m: Model, match: (message: string) => T | undefined, key: (t: T) => string): FailedCreates<T>[] {
+export function failedCreates<T>(m: SnapshotView, match: (message: string) => T | undefined, key: (t: T) => string): FailedCreates<T>[] {
   const groups = new Map<string, FailedCreates<T>>();
   for (const e of m.list('events')) {
     const ev = eventInfo(e);

@@ -4,63 +4,18 @@
  * src/mesh/ ask the profile; they never name a mesh. Each mesh's profile lives in
  * src/mesh/<mesh>/ (README "Adding a mesh"), with the source of each fact beside it.
  */
-import type { Model, Workload } from '../facts/model.js';
+import type { MeshContext } from './context.js';
+import type { Workload } from '../k8s/workloads.js';
+import type { NamedRef } from '../cluster/gather.js';
 import type { Cert } from '../k8s/x509.js';
+
+export type { NamedRef } from '../cluster/gather.js';
+export type { Decision, DecisionInput, Field, InjectorStep, MeshWebhook, Template, WebhookCall } from './types.js';
+import type { DecisionInput, Field, InjectorStep, MeshWebhook, Template } from './types.js';
 import type { K8sObject } from '../util/types.js';
 import type { MeshName } from './names.js';
-import type { MeshWebhook } from './webhooks.js';
 
-export type Field = 'labels' | 'annotations';
-
-/** A ConfigMap or Secret a mesh's checks read by name (never listed cluster-wide). */
-export interface NamedRef {
-  key: 'configmaps' | 'secrets';
-  namespace: string;
-  name: string;
-}
-export type Template = { metadata?: unknown; spec?: unknown };
 export type ResourceKey = 'requests.cpu' | 'requests.memory' | 'limits.cpu' | 'limits.memory';
-
-/** One rule of an injector's decision, for `explain` and evidence. */
-export interface InjectorStep {
-  rule: string;
-  ok: boolean;
-  detail: string;
-  /**
-   * A step decided by the injector's own configuration (Istio's policy and never-selectors in
-   * its ConfigMap): what it read, for evidence, and the fix (injector-config-excludes).
-   */
-  config?: {
-    evidence: Record<string, unknown>;
-    /** A pod template label or annotation that gets the pod past this step, when one does. */
-    templateFix?: { field: Field; key: string; value: string };
-    /** Commands changing the configuration instead. */
-    fix: string[];
-  };
-  /** A failed step at which the injector returns an error, so the API server denies the pod (Kuma's and Consul's invalid values), rather than admitting it without a proxy. */
-  denies?: boolean;
-  /** The step reads the mesh's own injection marker (its label or annotation), so a marker problem (injection-marker-invalid) explains its failure. */
-  marker?: boolean;
-  /**
-   * What the step depends on could not be read (the injector's flags in a namespace the Role does
-   * not reach): its outcome is unknown, so the decision is too (Decision.unknown). `ok` is true
-   * (nothing says it fails) and `detail` says what was not examined.
-   */
-  unknown?: boolean;
-}
-
-/** What a pod created now meets: its namespace's labels and annotations, and its template. */
-export interface DecisionInput {
-  namespace: string;
-  nsLabels: Record<string, string>;
-  nsAnnotations: Record<string, string>;
-  template: Template;
-  /**
-   * The labels a pod created now carries: the template's plus those its controller adds
-   * (src/k8s/pod-labels.ts newPodLabels). Selectors are evaluated against these; absent: the template's.
-   */
-  podLabels?: Readonly<Record<string, string>>;
-}
 
 export interface NamespaceMarker {
   /** The namespace asks this mesh to inject every pod by default. */
@@ -175,12 +130,12 @@ export interface CniPlugin {
   /** The plugin's node DaemonSet. */
   readonly daemonSet: string;
   /** Whether the injector injects for the plugin (for the workload's injector), from the mesh's own configuration (undefined: not read). */
-  enabled(m: Model, w?: Workload): { enabled: boolean; from: string } | undefined;
+  enabled(m: MeshContext, w?: Workload): { enabled: boolean; from: string } | undefined;
   /**
    * Without the plugin, whether the init container of this workload's pods adds the capabilities,
    * where a setting decides it (Consul: only with transparent proxy); undefined: it always does, or nothing tells.
    */
-  privilegedFor?(m: Model, w: Workload): { privileged: boolean; from: string } | undefined;
+  privilegedFor?(m: MeshContext, w: Workload): { privileged: boolean; from: string } | undefined;
   /** How to install the plugin and turn it on for the injector: comment lines, one per install method. */
   install(ns: string): string[];
 }
@@ -227,11 +182,11 @@ export interface MeshProfile {
    * revisions and tags that are installed (evidence) and one fix per choice (comments): relabel
    * to each of them with `relabel(value)`, or install (restore) the missing one.
    */
-  unservedRevision?(m: Model, requested: string, relabel: (value: string) => string[]): { evidence: Record<string, unknown>; fix: string[] };
+  unservedRevision?(m: MeshContext, requested: string, relabel: (value: string) => string[]): { evidence: Record<string, unknown>; fix: string[] };
   /** A Deployment named like this mesh's injector. */
   isInjectorDeployment(name: string): boolean;
   /** The injector Deployment behind a webhook's Service. */
-  injectorDeployment(m: Model, ns: string, serviceName: string, service: K8sObject | undefined): string;
+  injectorDeployment(m: MeshContext, ns: string, serviceName: string, service: K8sObject | undefined): string;
   /** A Namespace object marked as this mesh's control plane. */
   isControlPlaneNamespace(ns: K8sObject): boolean;
   /** A pod template of the mesh's own control plane or extensions (never reported as unmeshed). */
@@ -257,15 +212,15 @@ export interface MeshProfile {
 
   // --- Install and repair commands ----------------------------------------------------------
   /** How to re-render the control plane as it was installed (comment alternatives); `m` to read the install (Helm release and chart version). */
-  reinstall(ns: string, injector: string, m?: Model): string[];
+  reinstall(ns: string, injector: string, m?: MeshContext): string[];
   /** The webhook configurations an install with these injector Deployments creates. */
   expectedWebhookConfigs(injectors: string[]): string[];
   /** The command that lists this mesh's webhook configurations. */
   listWebhookConfigs(expected: string): string;
   /** The durable way to raise the injector's memory limit. */
-  injectorMemoryFix(ns: string, injector: string, limit: string, m?: Model): string[];
+  injectorMemoryFix(ns: string, injector: string, limit: string, m?: MeshContext): string[];
   /** How the webhook's caBundle and serving certificate are renewed (after cert-manager's, if any). */
-  webhookCertFix(ns: string, injector: string, certManager: boolean, m?: Model): string[];
+  webhookCertFix(ns: string, injector: string, certManager: boolean, m?: MeshContext): string[];
   /** Why an empty caBundle happens for this mesh, when the mesh fills it itself. */
   readonly emptyCaBundle?: string;
   /** What a restart of the injector does to the caBundle (appended to the restart command). */
@@ -275,7 +230,7 @@ export interface MeshProfile {
 
   // --- Markers ------------------------------------------------------------------------------
   /** The namespace or the template asks this mesh to inject (whether or not it will); `m` for settings of the injector itself (Consul's -default-inject). */
-  intent(input: DecisionInput, m: Model): boolean;
+  intent(input: DecisionInput, m: MeshContext): boolean;
   /** The pod template asks this mesh itself, whatever its namespace says. */
   templateAsks(template: Template | undefined): boolean;
   /** The marker of this mesh the template carries that asks for it, valid or not, as text. */
@@ -284,7 +239,7 @@ export interface MeshProfile {
    * What the namespace says about injection. `m` for a mesh whose injector settings stand in for
    * a namespace marker (Consul: `-default-inject` with its allow and deny lists of namespaces).
    */
-  namespaceMarker(ns: K8sObject | undefined, m: Model): NamespaceMarker;
+  namespaceMarker(ns: K8sObject | undefined, m: MeshContext): NamespaceMarker;
   /**
    * The marker to set on a namespace, and the command that sets it; undefined for a mesh with no
    * namespace marker, whose pods opt in one by one (Consul: `templateOptIn`).
@@ -309,7 +264,7 @@ export interface MeshProfile {
    * For a mesh with no namespace marker (namespaceMarkerKeys empty) whose injector's own settings
    * enable a namespace: how those settings leave namespace `ns` out instead (comment lines).
    */
-  namespaceSettingOff?(m: Model, ns: string): string[];
+  namespaceSettingOff?(m: MeshContext, ns: string): string[];
   /** The namespace markers that make this mesh inject (all of them, to remove). */
   namespaceMarkerKeys(ns: K8sObject | undefined): { field: Field; keys: string[] };
   /** The namespace's own marker enabling this mesh. */
@@ -319,30 +274,30 @@ export interface MeshProfile {
   /** The template's marker for this mesh has a value the injector does not accept. */
   templateMarkerInvalid(template: Template): boolean;
   /** Marker problems of a namespace (injection-marker-invalid). */
-  namespaceProblems(m: Model, c: NamespaceProblemContext): MarkerProblemDraft[];
+  namespaceProblems(m: MeshContext, c: NamespaceProblemContext): MarkerProblemDraft[];
   /** Marker problems of a workload's template (injection-marker-invalid). */
-  workloadProblems(m: Model, c: WorkloadProblemContext): MarkerProblemDraft[];
+  workloadProblems(m: MeshContext, c: WorkloadProblemContext): MarkerProblemDraft[];
 
   // --- The injector's decision --------------------------------------------------------------
   /** Every rule the injector applies to a pod it is called for, in its order. */
-  injector(m: Model, input: DecisionInput): InjectorStep[];
+  injector(m: MeshContext, input: DecisionInput): InjectorStep[];
   /** The injector's own events about a workload it skipped: the message prefix before its reasons. */
   readonly skippedEventPrefix?: string;
   /** The injector skips pods without their ServiceAccount token here (or denies them: `denies`, Consul with ACLs): why (for a message), with evidence. */
-  tokenRequirement?(m: Model): { why: string; evidence: Record<string, unknown>; denies?: boolean } | undefined;
+  tokenRequirement?(m: MeshContext): { why: string; evidence: Record<string, unknown>; denies?: boolean } | undefined;
 
   // --- The proxy ----------------------------------------------------------------------------
   /** The pod annotations that set each proxy resource (none for a mesh without them: Kuma). */
   readonly resourceAnnotations: Readonly<Partial<Record<ResourceKey, string>>>;
   /** How the proxy's resources are set where no annotation does (comment lines, for quota advice). */
-  resourceFix?(m: Model): string[];
+  resourceFix?(m: MeshContext): string[];
   /** The proxy resources quota advice suggests when none are set. */
   readonly suggestedResources: Readonly<Record<ResourceKey, string>>;
   /** The annotations also work on the namespace (for all its workloads). */
   readonly namespaceResourceAnnotations: boolean;
   /** The proxy resources of the workload's next pod, from the mesh's own configuration. */
   proxyResources(
-    m: Model,
+    m: MeshContext,
     w: Workload,
     observed: Record<string, unknown> | undefined,
     observedFrom: string | undefined,
@@ -352,7 +307,7 @@ export interface MeshProfile {
    * `uncertain`: it depends on something not read (Istio 1.27+'s "auto": the nodes' kubelet
    * version); `native` is then the likelier answer, and no check asserts a finding on it.
    */
-  nativeSidecar(m: Model, w: Workload): { native: boolean; reason: string; uncertain?: boolean } | undefined;
+  nativeSidecar(m: MeshContext, w: Workload): { native: boolean; reason: string; uncertain?: boolean } | undefined;
   /** Env variables of its control plane that the profile reads (snapshots keep their boolean, quantity or `auto` values). */
   readonly keptEnv?: readonly string[];
   /**
@@ -363,7 +318,7 @@ export interface MeshProfile {
   /** The pod template annotation that makes the proxy a native sidecar (none where only the control plane's setting decides: Kuma). */
   readonly nativeSidecarAnnotation?: string;
   /** The installed version does not know nativeSidecarAnnotation yet: why (for a comment), else undefined (known to, or not read). */
-  nativeSidecarUnsupported?(m: Model): string | undefined;
+  nativeSidecarUnsupported?(m: MeshContext): string | undefined;
 
   // --- Jobs ---------------------------------------------------------------------------------
   readonly job: {
@@ -384,7 +339,7 @@ export interface MeshProfile {
   identity?: {
     /** The component that signs the proxies' certificates with the issuer. */
     issuer: string;
-    sources(m: Model): IdentityCerts[];
+    sources(m: MeshContext): IdentityCerts[];
     /** The documented rotation for one source; anyValidAnchor: some trust anchor is still valid. */
     fix(src: IdentityCerts, anyValidAnchor: boolean): string[];
   };

@@ -1,9 +1,9 @@
 import { MESH_NAMES, type MeshName } from './names.js';
-import type { NamedRef } from './profile.js';
+import type { NamedRef, ReadPlan } from '../cluster/gather.js';
 import { PROFILE_LIST, webhookMesh } from './registry.js';
 import type { K8sObject } from '../util/types.js';
 
-export type { NamedRef } from './profile.js';
+export type { NamedRef } from '../cluster/gather.js';
 
 /**
  * The control-plane namespaces of the installed meshes, read from their webhooks' services (the
@@ -44,3 +44,9 @@ export function namedObjects(namespaces: K8sObject[], webhookConfigs: K8sObject[
   const cp = meshNamespaces(namespaces, webhookConfigs);
   return PROFILE_LIST.flatMap((p) => p.namedObjects(cp[p.name], webhookConfigs));
 }
+
+/** The read plan the reading layer is handed (src/cluster/gather.ts ReadPlan). */
+export const READ_PLAN: ReadPlan = {
+  controlPlaneNamespaces: (namespaces, webhookConfigs) => Object.values(meshNamespaces(namespaces, webhookConfigs)).flat(),
+  named: namedObjects,
+};

@@ -1,5 +1,5 @@
 import { printable } from '../util/errors.js';
-import type { Finding } from '../util/types.js';
+import type { Finding } from '../run/result.js';
 import type { Reporter } from './reporter.js';
 import { plural } from '../util/objects.js';
 

@@ -1,4 +1,5 @@
-import type { Finding, Severity } from '../util/types.js';
+import type { Severity } from '../util/types.js';
+import type { Finding } from '../run/result.js';
 import type { Reporter } from './reporter.js';
 import { clean } from './text.js';
 

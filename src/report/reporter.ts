@@ -1,4 +1,4 @@
-import type { RunResult } from '../util/types.js';
+import type { RunResult } from '../run/result.js';
 
 export interface ReportMeta {
   version: string;

@@ -1,6 +1,7 @@
 import { docsUrl } from '../checks/define.js';
 import { printable } from '../util/errors.js';
-import type { Finding, Severity } from '../util/types.js';
+import type { Severity } from '../util/types.js';
+import type { Finding } from '../run/result.js';
 import type { Reporter } from './reporter.js';
 
 /**

@@ -1,5 +1,6 @@
 import { Chalk } from 'chalk';
-import type { Finding, RunResult, Severity } from '../util/types.js';
+import type { Severity } from '../util/types.js';
+import type { Finding, RunResult } from '../run/result.js';
 import type { Reporter, ReportMeta } from './reporter.js';
 import { clean } from './text.js';
 

@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import { KINDS, type KindKey } from '../k8s/kinds.js';
 import { namedObjects } from '../mesh/read-plan.js';
-import type { Coverage, SkippedCheck, Snapshot } from '../util/types.js';
+import type { Coverage, SkippedCheck } from './result.js';
+import type { Snapshot } from '../k8s/snapshot.js';
 import type { Check } from '../checks/define.js';
 import { guardFix } from '../util/shell.js';
 import { cmp, shq } from '../util/objects.js';

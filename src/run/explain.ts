@@ -15,7 +15,9 @@ import { namespaceMarker } from '../facts/markers.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { sidecarlessOf } from '../facts/sidecarless.js';
 import { podStates, type Model, type Workload } from '../facts/model.js';
-import type { Coverage, Finding, MeshName, ResourceRef, SkippedCheck } from '../util/types.js';
+import type { ResourceRef } from '../util/types.js';
+import type { Coverage, Finding, SkippedCheck } from './result.js';
+import type { MeshName } from '../mesh/names.js';
 import { dict, nameOf } from '../util/objects.js';
 import { isWorkloadCause } from '../facts/denials.js';
 

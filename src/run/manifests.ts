@@ -10,7 +10,8 @@ import { sanitizeSecret } from '../cluster/sanitize.js';
 import { UserError, errorMessage } from '../util/errors.js';
 import { DEFAULT_LIMITS, type Limits } from '../util/limits.js';
 import { obtainSnapshot, type SnapshotOptions } from './run.js';
-import type { K8sObject, ManifestSource, Snapshot } from '../util/types.js';
+import type { K8sObject, ManifestSource } from '../util/types.js';
+import type { Snapshot } from '../k8s/snapshot.js';
 import { isObj, nameOf, nsOf, str } from '../util/objects.js';
 
 export interface ManifestObject {

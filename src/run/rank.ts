@@ -1,4 +1,5 @@
-import type { Finding, Severity } from '../util/types.js';
+import type { Severity } from '../util/types.js';
+import type { Finding } from './result.js';
 import { cmp } from '../util/objects.js';
 
 const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };

@@ -8,7 +8,7 @@ import { coverageOf } from './coverage.js';
 import { DeadlineError, type Deadline } from '../util/deadline.js';
 import { docsUrl } from '../checks/define.js';
 import type { KindKey } from '../k8s/kinds.js';
-import { loadSnapshot } from '../cluster/load.js';
+import { gather, loadSnapshot } from './read.js';
 import { UserError, errorMessage, printable } from '../util/errors.js';
 import { guardFix } from '../util/shell.js';
 import type { Limits } from '../util/limits.js';
@@ -16,7 +16,10 @@ import { Model } from '../facts/model.js';
 import { rank } from './rank.js';
 import { applySuppressions, type SuppressRule } from './suppress.js';
 import { cmp, note } from '../util/objects.js';
-import type { Finding, MeshName, RunResult, Scope, Severity, SkippedCheck, Snapshot } from '../util/types.js';
+import type { Scope, Severity } from '../util/types.js';
+import type { Finding, RunResult, SkippedCheck } from './result.js';
+import type { MeshName } from '../mesh/names.js';
+import type { Snapshot } from '../k8s/snapshot.js';
 import type { Check } from '../checks/define.js';
 
 export type MeshOption = 'auto' | MeshName;
@@ -79,7 +82,6 @@ export async function obtainSnapshot(opts: SnapshotOptions, kinds: KindKey[]): P
       ? { allNamespaces: false, namespace: opts.namespace }
       : undefined;
   if (opts.snapshot?.length) return loadSnapshot(opts.snapshot, scope, opts.limits);
-  const { gather } = await import('../cluster/gather.js');
   return gather({
     kubeconfig: opts.kubeconfig,
     context: opts.context,

@@ -10,7 +10,8 @@
 import { CHECKS } from '../checks/index.js';
 import { UserError } from '../util/errors.js';
 import type { Model } from '../facts/model.js';
-import type { Finding, K8sObject, SuppressedFinding } from '../util/types.js';
+import type { K8sObject } from '../util/types.js';
+import type { Finding, SuppressedFinding } from './result.js';
 import { isObj } from '../util/objects.js';
 
 export const IGNORE_ANNOTATION = 'meshdoctor.io/ignore';

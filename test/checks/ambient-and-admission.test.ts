@@ -4,7 +4,8 @@
  * Security admission rejecting the injected init container (pod-security-blocks-init).
  */
 import { describe, expect, it } from 'vitest';
-import type { K8sObject, Snapshot } from '../../src/util/types.js';
+import type { K8sObject } from '../../src/util/types.js';
+import type { Snapshot } from '../../src/k8s/snapshot.js';
 import { cluster, findings, ids } from '../helpers/fixtures.js';
 
 const F = (id: string, file: string) => `checks/${id}/${file}.yaml`;

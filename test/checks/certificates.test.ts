@@ -7,7 +7,9 @@ import { X509Certificate } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runChecks } from '../../src/run/run.js';
 import { CHECKS } from '../../src/checks/index.js';
-import type { Finding, K8sObject, Snapshot } from '../../src/util/types.js';
+import type { K8sObject } from '../../src/util/types.js';
+import type { Finding } from '../../src/run/result.js';
+import type { Snapshot } from '../../src/k8s/snapshot.js';
 import { generateCA, generateLeaf, type GeneratedCert, type KeyType } from '../helpers/certs.js';
 import { baseObjects, cluster, findings, ids, NOW, overlay, snapshotFrom } from '../helpers/fixtures.js';
 

@@ -5,7 +5,8 @@ import { CHECKS } from '../../src/checks/index.js';
 import { injectionSkip } from '../../src/facts/controlplane.js';
 import { Model } from '../../src/facts/model.js';
 import { runChecks } from '../../src/run/run.js';
-import type { K8sObject, Snapshot } from '../../src/util/types.js';
+import type { K8sObject } from '../../src/util/types.js';
+import type { Snapshot } from '../../src/k8s/snapshot.js';
 import { NOW, cluster, findings, ids } from '../helpers/fixtures.js';
 
 const F = (id: string, file: string) => `checks/${id}/${file}.yaml`;

@@ -5,7 +5,7 @@
  * 1.26.0 c2e9871f), templates/mutatingwebhook.yaml and revision-tags-mwc.yaml (86c9f01f).
  */
 import { describe, expect, it } from 'vitest';
-import { slim } from '../../src/cluster/sanitize.js';
+import { slim } from '../../src/mesh/keep.js';
 import { explain } from '../../src/run/explain.js';
 import { imageVersion, istiodVersion, parseInjectValue, rulesOf } from '../../src/mesh/istio/injector.js';
 import { istio } from '../../src/mesh/istio/index.js';
@@ -13,7 +13,7 @@ import { newPodLabels } from '../../src/k8s/pod-labels.js';
 import { selectorError } from '../../src/k8s/selectors.js';
 import { makeModel, runChecks } from '../../src/run/run.js';
 import { CHECKS } from '../../src/checks/index.js';
-import type { Snapshot } from '../../src/util/types.js';
+import type { Snapshot } from '../../src/k8s/snapshot.js';
 import { NOW, cluster, findings, ids } from '../helpers/fixtures.js';
 
 const F = (check: string, file: string) => `checks/${check}/${file}`;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../../src/checks/index.js';
-import { slim } from '../../src/cluster/sanitize.js';
+import { slim } from '../../src/mesh/keep.js';
 import { overlayManifests } from '../../src/run/manifests.js';
 import { runChecks } from '../../src/run/run.js';
 import { runCli } from '../helpers/cli.js';

@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../../src/checks/index.js';
 import { KINDS, KIND_KEYS } from '../../src/k8s/kinds.js';
 import { runChecks } from '../../src/run/run.js';
-import type { Finding, Snapshot } from '../../src/util/types.js';
+import type { Finding } from '../../src/run/result.js';
+import type { Snapshot } from '../../src/k8s/snapshot.js';
 import { NOW, cluster, findings, ids, type Base } from '../helpers/fixtures.js';
 
 const F = (check: string, file: string) => `checks/${check}/${file}`;

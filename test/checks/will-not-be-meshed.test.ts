@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../../src/checks/index.js';
 import { overlayManifests } from '../../src/run/manifests.js';
 import { runChecks } from '../../src/run/run.js';
-import type { Snapshot } from '../../src/util/types.js';
+import type { Snapshot } from '../../src/k8s/snapshot.js';
 import { NOW, cluster, ids, parseObjects, type Base } from '../helpers/fixtures.js';
 
 const CHECK = CHECKS.filter((c) => c.id === 'will-not-be-meshed');

@@ -2,7 +2,8 @@ import { parseQuantity } from '../../src/k8s/quantity.js';
 import { describe, expect, it } from 'vitest';
 import { Model } from '../../src/facts/model.js';
 import { formatUnits, injectedPod, podDemand, proxyConfig, quantityUnits, type PodContainer } from '../../src/facts/resources.js';
-import type { Scope, Snapshot } from '../../src/util/types.js';
+import type { Scope } from '../../src/util/types.js';
+import type { Snapshot } from '../../src/k8s/snapshot.js';
 import { cluster, findings, ids, NOW } from '../helpers/fixtures.js';
 
 const only = (namespace: string): Scope => ({ allNamespaces: false, namespace });

@@ -12,7 +12,9 @@ import { sanitizeSecret } from '../../src/cluster/sanitize.js';
 import { CHECKS } from '../../src/checks/index.js';
 import { runChecks } from '../../src/run/run.js';
 import type { MeshName } from '../../src/mesh/names.js';
-import type { Finding, K8sObject, Scope, Snapshot } from '../../src/util/types.js';
+import type { K8sObject, Scope } from '../../src/util/types.js';
+import type { Finding } from '../../src/run/result.js';
+import type { Snapshot } from '../../src/k8s/snapshot.js';
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 /** The further healthy clusters (test/fixtures/healthy/<name>.yaml), each complete on its own. */

@@ -3,7 +3,7 @@
  * make, from a snapshot of everything (test fixtures).
  */
 import { KINDS, KIND_KEYS, type KindKey } from '../../src/k8s/kinds.js';
-import type { Snapshot } from '../../src/util/types.js';
+import type { Snapshot } from '../../src/k8s/snapshot.js';
 
 export const FORBIDDEN_IN = (kind: string, ns: string) => `forbidden: User "alice" cannot list resource "${kind}" in API group "" in the namespace "${ns}"`;
 export const FORBIDDEN_CLUSTER = (kind: string) => `forbidden: User "alice" cannot list resource "${kind}" in API group "" at the cluster scope`;

@@ -41,7 +41,8 @@
  *   (default the release namespace); values.yaml cniBinDir /opt/cni/bin, cniNetDir /etc/cni/net.d
  *   ("/home/kubernetes/bin" on GKE).
  */
-import type { Model, Workload } from '../../facts/model.js';
+import type { MeshContext } from '../context.js';
+import type { Workload } from '../../k8s/workloads.js';
 import { annotationsOf, isObj, labelsOf, note, shq } from '../../util/objects.js';
 import { containers, podSpec } from '../../k8s/pods.js';
 import { helmChoice, helmUpgrade, unquoteNamespace, type HelmRelease } from '../helm.js';
@@ -105,7 +106,7 @@ const fullname = (injector: string): string => injector.replace(/-connect-inject
  * version is the consul-k8s version, the tag of its consul-k8s-control-plane image (values.yaml
  * global.imageK8S, e.g. hashicorp/consul-k8s-control-plane:1.6.2 in chart 1.6.2).
  */
-function consulRelease(m: Model | undefined, ns: string, injector: string): HelmRelease {
+function consulRelease(m: MeshContext | undefined, ns: string, injector: string): HelmRelease {
   if (!m) return {};
   const raw = unquoteNamespace(ns, m.mesh('consul')?.namespaces ?? []);
   const d = m.get('deployments', raw, injector.replace(/^['"]?(deploy\/)?|['"]$/g, ''));
@@ -219,7 +220,7 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
   suggestedResources: { 'requests.cpu': '100m', 'requests.memory': '100Mi', 'limits.cpu': '100m', 'limits.memory': '100Mi' },
   namespaceResourceAnnotations: false,
   /** The pod template annotations, else the injector's -default-sidecar-proxy-* flags (Helm connectInject.sidecarProxy.resources: none by default). */
-  proxyResources: (m: Model, w: Workload, observed, observedFrom) => {
+  proxyResources: (m: MeshContext, w: Workload, observed, observedFrom) => {
     const tmpl = annotationsOf(w.template);
     const flags = consulSettings(m).resources;
     const out: Partial<Record<ResourceKey, { value: unknown; from: string }>> = {};

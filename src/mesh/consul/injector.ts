@@ -16,10 +16,10 @@
  *   denied ("unable to find service account token volumeMount").
  */
 import { containers, podSpec } from '../../k8s/pods.js';
-import type { Model } from '../../facts/model.js';
+import type { MeshContext } from '../context.js';
 import { arr, annotationsOf, isObj, nameOf, note } from '../../util/objects.js';
 import type { InjectorStep } from '../profile.js';
-import { evalWebhook } from '../webhooks.js';
+import { evalWebhook } from '../../k8s/webhook.js';
 
 export const CONSUL_INJECT = 'consul.hashicorp.com/connect-inject';
 export const CONSUL_STATUS = 'consul.hashicorp.com/connect-inject-status';
@@ -72,7 +72,7 @@ export interface ConsulSettings {
 const unquote = (v: string) => v.replace(/^"|"$/g, '');
 
 /** The flags of the installed injector (the first one found); the chart defaults where none can be read. */
-export function consulSettings(m: Model): ConsulSettings {
+export function consulSettings(m: MeshContext): ConsulSettings {
   return m.memo('consul:settings', () => {
     const defaults: ConsulSettings = { from: '', defaultInject: false, allow: ['*'], deny: [], acls: false, resources: {} };
     const install = m.mesh('consul');
@@ -157,7 +157,7 @@ function namespaceListConfig(s: ConsulSettings, ns: string): NonNullable<Injecto
  * -default-inject=true injects this namespace's pods by default: its lists allow it and a webhook's
  * namespaceSelector selects it (a namespace the selector leaves out is left out on purpose).
  */
-export function defaultInjects(m: Model, ns: string, nsLabels: Record<string, string>): boolean {
+export function defaultInjects(m: MeshContext, ns: string, nsLabels: Record<string, string>): boolean {
   const s = consulSettings(m);
   if (!s.defaultInject || namespaceRefused(s, ns)) return false;
   const hooks = m.webhooksOf('consul');
@@ -165,7 +165,7 @@ export function defaultInjects(m: Model, ns: string, nsLabels: Record<string, st
 }
 
 /** The webhook's decision for a pod it is called for (shouldInject: the first rule that decides wins), then the ACL token rule. */
-export function consulInjector(m: Model, namespace: string, template: { metadata?: unknown; spec?: unknown }): InjectorStep[] {
+export function consulInjector(m: MeshContext, namespace: string, template: { metadata?: unknown; spec?: unknown }): InjectorStep[] {
   const s = consulSettings(m);
   const steps: InjectorStep[] = [];
   const refused = SYSTEM.includes(namespace) || !s.unknown ? namespaceRefused(s, namespace) : undefined;
@@ -239,7 +239,7 @@ const SA_TOKEN_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
  * before the webhooks, adds that mount unless the pod's automountServiceAccountToken is false, or
  * the pod leaves it unset and its ServiceAccount's is false.
  */
-function tokenOff(m: Model, ns: string, template: { metadata?: unknown; spec?: unknown }): string | undefined {
+function tokenOff(m: MeshContext, ns: string, template: { metadata?: unknown; spec?: unknown }): string | undefined {
   const spec = podSpec(template);
   if (containers(spec).some((c) => arr(c.volumeMounts).some((v) => isObj(v) && v.mountPath === SA_TOKEN_PATH))) return undefined;
   if (spec.automountServiceAccountToken === false) return 'automountServiceAccountToken is false';

@@ -10,16 +10,16 @@
  * namespaceSelector (connectInject.namespaceSelector).
  */
 import { removeAnnotationFromObject, removeFromTemplate, setOnTemplate } from '../../fix/commands.js';
-import { podStates, type Model } from '../../facts/model.js';
+import type { MeshContext } from '../context.js';
 import type { K8sObject } from '../../util/types.js';
 import { annotationsOf, labelsOf, nameOf } from '../../util/objects.js';
 import { asks, asksOn } from '../asks.js';
 import type { MarkerProblemDraft, NamespaceMarker, NamespaceProblemContext, Template, WorkloadProblemContext } from '../profile.js';
-import { namespaceLabels } from '../webhooks.js';
+import { namespaceLabels } from '../../k8s/webhook.js';
 import { CONSUL_INJECT, CONSUL_VALID, consulSettings, defaultInjects, namespaceRefused, parseConsul } from './injector.js';
 
 /** No marker on the Namespace: the injector's own settings say whether its pods are injected by default. */
-export function namespaceMarker(ns: K8sObject | undefined, m: Model): NamespaceMarker {
+export function namespaceMarker(ns: K8sObject | undefined, m: MeshContext): NamespaceMarker {
   if (!ns || !m.mesh('consul')) return { enabled: false, present: false };
   const s = consulSettings(m);
   const refused = namespaceRefused(s, nameOf(ns));
@@ -51,25 +51,25 @@ export function templateAsking(template: Template | undefined): string | undefin
 }
 
 /** The pod annotation written on a Namespace (or as its label): Consul never reads it there. */
-export function namespaceProblems(m: Model, c: NamespaceProblemContext): MarkerProblemDraft[] {
+export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): MarkerProblemDraft[] {
   if (!m.meshPossible('consul')) return [];
   const out: MarkerProblemDraft[] = [];
   for (const field of ['annotations', 'labels'] as const) {
     const v = (field === 'annotations' ? c.annotations : c.labels)[CONSUL_INJECT];
     if (!asksOn(v)) continue;
-    const waiting = c.workloads.filter((w) => podStates(w).unmeshed.length > 0 && annotationsOf(w.template)[CONSUL_INJECT] === undefined);
+    const waiting = c.workloads.filter((w) => m.podStates(w).unmeshed.length > 0 && annotationsOf(w.template)[CONSUL_INJECT] === undefined);
     out.push({
       message: `Namespace ${c.ns} has ${field.slice(0, -1)} ${CONSUL_INJECT}=${v}, but Consul reads it only as a pod annotation, never from a namespace, so it injects no pod in it for that.`,
       evidence: { marker: `${field.slice(0, -1)} ${CONSUL_INJECT}=${v}`, expected: `pod template annotation ${CONSUL_INJECT}="true" on each workload` },
       fix: [...waiting.flatMap((w) => setOnTemplate(w, 'annotations', CONSUL_INJECT, 'true')), ...c.unset(field, CONSUL_INJECT)],
       remove: c.unset(field, CONSUL_INJECT),
-      affectedPods: waiting.reduce((n, w) => n + podStates(w).unmeshed.length, 0),
+      affectedPods: waiting.reduce((n, w) => n + m.podStates(w).unmeshed.length, 0),
     });
   }
   return out;
 }
 
-export function workloadProblems(m: Model, c: WorkloadProblemContext): MarkerProblemDraft[] {
+export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): MarkerProblemDraft[] {
   if (!m.meshPossible('consul')) return [];
   const { w, id, where, labels, annotations } = c;
   const out: MarkerProblemDraft[] = [];

@@ -28,7 +28,8 @@
  *   `istio-init` with `capabilities.add: [NET_ADMIN, NET_RAW]`.
  */
 import { podSpec } from '../../k8s/pods.js';
-import type { Model, Workload } from '../../facts/model.js';
+import type { MeshContext } from '../context.js';
+import type { Workload } from '../../k8s/workloads.js';
 import type { K8sObject } from '../../util/types.js';
 import { annotationsOf, labelsOf, nsOf, shq } from '../../util/objects.js';
 import { shown } from '../../util/shell.js';
@@ -85,7 +86,7 @@ export const ambient: SidecarlessMode = {
 };
 
 /** The injector's values say the CNI plugin is on: pilot.cni.enabled (1.22+), istio_cni.enabled (before 1.24). */
-export function istioCni(values: (m: Model, w?: Workload) => { values: Record<string, any> | undefined; from: string } | undefined): CniPlugin {
+export function istioCni(values: (m: MeshContext, w?: Workload) => { values: Record<string, any> | undefined; from: string } | undefined): CniPlugin {
   return {
     privilegedInit: { name: 'istio-init', capabilities: ['NET_ADMIN', 'NET_RAW'] },
     validationInit: 'istio-validation',

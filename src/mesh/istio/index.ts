@@ -5,13 +5,14 @@
  */
 import { containers, initContainers, podSpec } from '../../k8s/pods.js';
 import { deploymentBehind } from '../../k8s/selectors.js';
-import type { Model, Workload } from '../../facts/model.js';
+import type { MeshContext } from '../context.js';
+import type { Workload } from '../../k8s/workloads.js';
 import type { K8sObject } from '../../util/types.js';
 import { arr, isObj, labelsOf, nameOf, note, nsOf, shq, annotationsOf, dict } from '../../util/objects.js';
 import { isComment, shown } from '../../util/shell.js';
 import { configValues, parseYamlObject, valueAt } from '../config-values.js';
 import type { MeshProfile, NamedRef, ResourceKey } from '../profile.js';
-import type { MeshWebhook } from '../webhooks.js';
+import type { MeshWebhook } from '../profile.js';
 import {
   ISTIO_IGNORED_NAMESPACES,
   ISTIO_INJECT,
@@ -74,7 +75,7 @@ export function revisions(webhookConfigs: K8sObject[]): string[] {
 }
 
 /** The istio-sidecar-injector ConfigMap for the revision whose webhook would inject this workload (the default one without a workload). */
-function injectorConfigMap(m: Model, w: Workload | undefined): K8sObject | undefined {
+function injectorConfigMap(m: MeshContext, w: Workload | undefined): K8sObject | undefined {
   const hook = w ? m.decision(w, 'istio')?.calls.find((c) => c.called)?.webhook : undefined;
   const name = hook?.configName.startsWith(CONFIG) ? hook.configName : CONFIG;
   const ns = hook?.service?.namespace ?? m.mesh('istio')?.namespaces[0];
@@ -82,7 +83,7 @@ function injectorConfigMap(m: Model, w: Workload | undefined): K8sObject | undef
 }
 
 /** The istio-sidecar-injector values for the revision whose webhook would inject this workload. */
-const injectorValues = (m: Model, w: Workload): Record<string, any> | undefined => configValues(injectorConfigMap(m, w));
+const injectorValues = (m: MeshContext, w: Workload): Record<string, any> | undefined => configValues(injectorConfigMap(m, w));
 
 export const istio: MeshProfile & { readonly name: 'istio' } = {
   name: 'istio',
@@ -289,7 +290,7 @@ const TAG_PREFIX = 'istio-revision-tag-';
  * an installed revision or tag, or install the missing revision, or make it a tag of an installed
  * revision (`istioctl tag set`, istioctl/pkg/tag/tag.go @86c9f01f). Comments: the user chooses.
  */
-function unservedRevision(m: Model, requested: string, relabel: (value: string) => string[]) {
+function unservedRevision(m: MeshContext, requested: string, relabel: (value: string) => string[]) {
   const { revisions, tags, values } = installedRevisions(m.webhooksOf('istio'));
   // A comment line of a choice loses its own `# `; a command holding an operator is quoted whole (shell.ts).
   const strip = (l: string) => (isComment(l) ? l.slice(2) : shown(l));

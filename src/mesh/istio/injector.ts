@@ -9,13 +9,13 @@
  */
 import { containers, podSpec } from '../../k8s/pods.js';
 import { evalSelector, selectorError } from '../../k8s/selectors.js';
-import type { Model } from '../../facts/model.js';
+import type { MeshContext } from '../context.js';
 import type { K8sObject } from '../../util/types.js';
 import { arr, annotationsOf, isObj, labelsOf, nameOf, note, nsOf, shq, str, strMap } from '../../util/objects.js';
 import { isComment, shown } from '../../util/shell.js';
 import { configKey, configValues, valueAt } from '../config-values.js';
 import type { DecisionInput, InjectorStep } from '../profile.js';
-import { evalWebhook } from '../webhooks.js';
+import { evalWebhook } from '../../k8s/webhook.js';
 
 export const ISTIO_INJECT = 'sidecar.istio.io/inject';
 export const ISTIO_NS_LABEL = 'istio-injection';
@@ -83,7 +83,7 @@ export const rulesOf = (v: { major: number; minor: number }): IstioRules => (v.m
  * are assumed, deliberately, since every Istio release still supported at the time of writing
  * (1.28 to 1.30, research/istio.md §5) has them; the evidence says so.
  */
-export function istiodVersion(m: Model, ns: string | undefined, deployment: string | undefined): IstioVersion {
+export function istiodVersion(m: MeshContext, ns: string | undefined, deployment: string | undefined): IstioVersion {
   return m.memo(`istio-version:${ns ?? ''}/${deployment ?? ''}`, () => {
     const d = ns && deployment ? m.get('deployments', ns, deployment) : undefined;
     const cs = d ? containers(podSpec(isObj(d.spec) ? (d.spec.template as { spec?: unknown }) : undefined)) : [];
@@ -154,7 +154,7 @@ export interface IstioInjectorConfig {
 /** The injector ConfigMap of a revision: `istio-sidecar-injector` (default) or `-<rev>` (sidecarinjector.go getInjectorConfigMapName). */
 export const injectorConfigName = (rev: string | undefined): string => (!rev || rev === 'default' ? INJECTOR_CONFIG : `${INJECTOR_CONFIG}-${rev}`);
 
-export function injectorConfig(m: Model, ns: string, name: string): IstioInjectorConfig {
+export function injectorConfig(m: MeshContext, ns: string, name: string): IstioInjectorConfig {
   return m.memo(`istio-injector-config:${ns}/${name}`, () => {
     const cm = m.get('configmaps', ns, name);
     const cfg = configKey(cm, 'config');
@@ -180,10 +180,12 @@ export const serviceRevision = (svc: string): string | undefined =>
  * server would call; when none is called, the default revision's (for explain's steps). Services
  * are not read (a check that decides need not declare them).
  */
-export function injectorFor(m: Model, input: DecisionInput): { ns: string | undefined; service: string | undefined; deployment: string | undefined } {
+export function injectorFor(m: MeshContext, input: DecisionInput): { ns: string | undefined; service: string | undefined; deployment: string | undefined } {
   const hooks = m.webhooksOf('istio');
   const podLabels = input.podLabels ?? labelsOf(input.template);
-  const hook = hooks.find((h) => evalWebhook(h, input.nsLabels, podLabels).called) ?? hooks.find((h) => h.service?.name === 'istiod') ?? hooks[0];
+  // The calls the facts layer made for this pod, when given (decide); else evaluated here (markers' what-if).
+  const called = input.calls ? input.calls.find((c) => c.called)?.webhook : hooks.find((h) => evalWebhook(h, input.nsLabels, podLabels).called);
+  const hook = called ?? hooks.find((h) => h.service?.name === 'istiod') ?? hooks[0];
   const ns = hook?.service?.namespace ?? m.mesh('istio')?.namespaces[0] ?? 'istio-system';
   const service = hook?.service?.name ?? 'istiod';
   // The chart names the Deployment like its Service (istiod[-<rev>], templates/deployment.yaml).
@@ -225,7 +227,7 @@ export function parseInjectValue(value: string | undefined, rules: IstioRules): 
  * first step that says no decides; steps with `config` name the injector configuration that
  * keeps the pod out (for injector-config-excludes).
  */
-export function istioInjector(m: Model, input: DecisionInput): InjectorStep[] {
+export function istioInjector(m: MeshContext, input: DecisionInput): InjectorStep[] {
   const { namespace, template } = input;
   const steps: InjectorStep[] = [];
   const spec = podSpec(template);
@@ -409,7 +411,7 @@ function policyFix(ns: string, istiod: string, version: string | undefined): str
  * versioned like the release (manifests/charts/istio-control/istio-discovery/Chart.yaml @86c9f01f,
  * `version: 1.0.0` rewritten to the release when published). Undefined unless x.y.z is known.
  */
-export function istiodRelease(m: Model, ns: string, deployment: string): string | undefined {
+export function istiodRelease(m: MeshContext, ns: string, deployment: string): string | undefined {
   const v = istiodVersion(m, ns, deployment).version;
   return v && /^\d+\.\d+\.\d+$/.test(v) ? v : undefined;
 }

@@ -5,12 +5,13 @@
  */
 import { newPodLabels } from '../../k8s/pod-labels.js';
 import { removeFromTemplate, setOnTemplate } from '../../fix/commands.js';
-import { podStates, type Model } from '../../facts/model.js';
+import type { MeshContext } from '../context.js';
 import type { K8sObject } from '../../util/types.js';
 import { annotationsOf, labelsOf, shq } from '../../util/objects.js';
 import { asks, asksOn } from '../asks.js';
 import type { EnableMarker, MarkerProblemDraft, NamespaceMarker, NamespaceProblemContext, Template, WorkloadProblemContext } from '../profile.js';
-import { evalWebhook, namespaceLabels, type MeshWebhook } from '../webhooks.js';
+import { evalWebhook, namespaceLabels } from '../../k8s/webhook.js';
+import type { MeshWebhook } from '../profile.js';
 import { ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, injectorFor, istiodVersion, istioPodValue, parseInjectValue } from './injector.js';
 
 export function namespaceMarker(ns: K8sObject | undefined): NamespaceMarker {
@@ -83,7 +84,7 @@ export function templateAsking(template: Template | undefined): string | undefin
   return labels[ISTIO_REV] !== undefined ? `label ${ISTIO_REV}=${labels[ISTIO_REV]}` : undefined;
 }
 
-export function namespaceProblems(m: Model, c: NamespaceProblemContext): MarkerProblemDraft[] {
+export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): MarkerProblemDraft[] {
   const { ns, obj, labels, annotations, set, unset } = c;
   const out: MarkerProblemDraft[] = [];
   const istio = m.mesh('istio');
@@ -119,14 +120,14 @@ export function namespaceProblems(m: Model, c: NamespaceProblemContext): MarkerP
   if (inj !== undefined && rev !== undefined && !sameInjector && asksOn(inj)) {
     const served = [...new Set(istio.webhooks.flatMap((h) => h.revisions))].sort();
     // Switching revision re-creates every pod of the namespace; otherwise only the unmeshed ones.
-    const all = c.workloads.filter((w) => !podStates(w).hostNetwork && !templateOptOut(w.template));
+    const all = c.workloads.filter((w) => !m.podStates(w).hostNetwork && !templateOptOut(w.template));
     out.push({
       message: `Namespace ${ns} has both labels ${ISTIO_NS_LABEL}=${inj} and ${ISTIO_REV}=${rev}; ${ISTIO_NS_LABEL} wins, so revision ${rev} is ignored${revServed ? '' : ' (and no installed webhook serves it)'}.`,
       evidence: { labels: { [ISTIO_NS_LABEL]: inj, [ISTIO_REV]: rev }, ignoredRevision: rev, servedRevisions: served, revisionServed: revServed },
       fix: unset('labels', revServed ? ISTIO_NS_LABEL : ISTIO_REV),
       recreate: revServed ? all : c.waiting(),
       remove: unset('labels', ISTIO_NS_LABEL, ISTIO_REV),
-      ...(revServed ? { affectedPods: all.reduce((n, w) => n + podStates(w).active.length, 0) } : {}),
+      ...(revServed ? { affectedPods: all.reduce((n, w) => n + m.podStates(w).active.length, 0) } : {}),
     });
   } else if (inj !== undefined && inj !== 'enabled' && asksOn(inj)) {
     invalidValue(inj);
@@ -150,7 +151,7 @@ export function namespaceProblems(m: Model, c: NamespaceProblemContext): MarkerP
 }
 
 /** Whether a webhook would be called needs the namespace's labels and the webhooks. */
-export function workloadProblems(m: Model, c: WorkloadProblemContext): MarkerProblemDraft[] {
+export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): MarkerProblemDraft[] {
   const istio = m.mesh('istio');
   if (!istio || !m.injectionConfigRead) return [];
   const { w, id, where, labels } = c;

@@ -40,7 +40,7 @@
  */
 import { containers, podSpec } from '../../k8s/pods.js';
 import { deploymentBehind } from '../../k8s/selectors.js';
-import type { Model } from '../../facts/model.js';
+import type { MeshContext } from '../context.js';
 import { arr, isObj, labelsOf, nameOf, note, shq } from '../../util/objects.js';
 import { helmChoice, helmUpgrade, unquoteNamespace, type HelmRelease } from '../helm.js';
 import { shown } from '../../util/shell.js';
@@ -81,7 +81,7 @@ const KEYS = Object.keys(RESOURCE_ENV) as ResourceKey[];
 const split = (k: ResourceKey) => k.split('.') as ['requests' | 'limits', 'cpu' | 'memory'];
 
 /** The env of the control-plane containers of the installed Kuma control planes. */
-function controlPlaneEnv(m: Model): Record<string, string> {
+function controlPlaneEnv(m: MeshContext): Record<string, string> {
   return m.memo('kuma:env', () => {
     const env: Record<string, string> = {};
     for (const ns of m.mesh('kuma')?.namespaces ?? []) {
@@ -118,7 +118,7 @@ const cni: CniPlugin = {
  * deployments/charts/kuma/templates/_helpers.tpl kuma.labels: `helm.sh/chart: <chart>-<version>`
  * (kuma.chart), `app.kubernetes.io/instance: <release>`, on the control-plane Deployment (kuma.cpLabels).
  */
-function kumaRelease(m: Model | undefined, ns: string): HelmRelease {
+function kumaRelease(m: MeshContext | undefined, ns: string): HelmRelease {
   if (!m) return {};
   const raw = unquoteNamespace(ns, m.mesh('kuma')?.namespaces ?? []);
   const d = m.inNamespace('deployments', raw).find((x) => labelsOf(x)['helm.sh/chart']?.startsWith('kuma-') && labelsOf(x)['app.kubernetes.io/instance']);

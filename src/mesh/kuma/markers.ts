@@ -10,11 +10,11 @@
  * kuma.io/sidecar-injection label to exist").
  */
 import { namespaceChange, removeFromTemplate, setOnTemplate } from '../../fix/commands.js';
-import type { Model } from '../../facts/model.js';
+import type { MeshContext } from '../context.js';
 import type { K8sObject } from '../../util/types.js';
 import { annotationsOf, labelsOf, shq } from '../../util/objects.js';
 import { asks, asksOn } from '../asks.js';
-import { evalWebhook, namespaceLabels } from '../webhooks.js';
+import { evalWebhook, namespaceLabels } from '../../k8s/webhook.js';
 import type { MarkerProblemDraft, NamespaceMarker, NamespaceProblemContext, Template, WorkloadProblemContext } from '../profile.js';
 import { KUMA_INJECT, KUMA_NS_ENABLING, KUMA_POD_ENABLING, KUMA_VALID, parseKuma } from './injector.js';
 
@@ -57,7 +57,7 @@ export function templateAsking(template: Template | undefined): string | undefin
   return asks(a) ? `annotation ${KUMA_INJECT}=${a}` : undefined;
 }
 
-export function namespaceProblems(m: Model, c: NamespaceProblemContext): MarkerProblemDraft[] {
+export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): MarkerProblemDraft[] {
   if (!m.meshPossible('kuma')) return [];
   const { ns, labels, annotations, set, unset } = c;
   const v = labels[KUMA_INJECT];
@@ -89,7 +89,7 @@ export function namespaceProblems(m: Model, c: NamespaceProblemContext): MarkerP
   ];
 }
 
-export function workloadProblems(m: Model, c: WorkloadProblemContext): MarkerProblemDraft[] {
+export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): MarkerProblemDraft[] {
   if (!m.meshPossible('kuma')) return [];
   const { w, id, where, labels, annotations } = c;
   const nsLabels = labelsOf(m.namespace(w.namespace));
@@ -169,7 +169,7 @@ const KUMA_NS_OFF = 'disabled';
  * no installed webhook is called now, and one is with `kuma.io/sidecar-injection=disabled` on the
  * namespace (kumahq/kuma v2.14.3 cp-webhooks-and-secrets.yaml, pods webhook: label Exists).
  */
-function podsWebhookNamespaceLabel(m: Model, ns: string, podLabels: Record<string, string>): boolean {
+function podsWebhookNamespaceLabel(m: MeshContext, ns: string, podLabels: Record<string, string>): boolean {
   const hooks = m.webhooksOf('kuma');
   if (hooks.length === 0 || !m.has('namespaces')) return false;
   const nsLabels = namespaceLabels(m.namespace(ns), ns);

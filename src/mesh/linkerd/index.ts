@@ -3,7 +3,8 @@
  * (templates/proxy-injector*.yaml, values.yaml), pkg/inject (report.go, inject.go),
  * controller/proxy-injector/webhook.go, pkg/k8s/labels.go.
  */
-import type { Model, Workload } from '../../facts/model.js';
+import type { MeshContext } from '../context.js';
+import type { Workload } from '../../k8s/workloads.js';
 import { annotationsOf, labelsOf, shq } from '../../util/objects.js';
 import { shown } from '../../util/shell.js';
 import { configValues, valueAt } from '../config-values.js';
@@ -22,13 +23,13 @@ const NATIVE = [
 ];
 
 /** The linkerd-config values (Helm values as YAML) of the installed Linkerd. */
-export function linkerdValues(m: Model): Record<string, any> | undefined {
+export function linkerdValues(m: MeshContext): Record<string, any> | undefined {
   const ns = m.mesh('linkerd')?.namespaces[0];
   return configValues(ns ? m.get('configmaps', ns, 'linkerd-config') : undefined);
 }
 
 /** identity.serviceAccountTokenProjection in the linkerd-config values; default true. */
-const tokenProjection = (m: Model): boolean =>
+const tokenProjection = (m: MeshContext): boolean =>
   m.memo('linkerd:token-projection', () => valueAt(linkerdValues(m), 'identity', 'serviceAccountTokenProjection') !== false);
 
 const RESOURCE_ANNOTATIONS: Record<ResourceKey, string> = {
@@ -141,7 +142,8 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
   namespaceProblems,
   workloadProblems,
 
-  injector: (m, i) => linkerdInjector(i.nsAnnotations, i.template, { tokenProjection: tokenProjection(m) }),
+  injector: (m, i) =>
+    linkerdInjector(i.nsAnnotations, i.template, { tokenProjection: tokenProjection(m), ...(i.proxyPresent ? { proxyPresent: i.proxyPresent } : {}) }),
   skippedEventPrefix: 'Linkerd sidecar proxy injection skipped: ',
   tokenRequirement: (m) =>
     tokenProjection(m) ? undefined : { why: 'Linkerd runs without projected identity tokens', evidence: { serviceAccountTokenProjection: false } },

@@ -5,7 +5,6 @@
 import { podSpec } from '../../k8s/pods.js';
 import { annotationsOf } from '../../util/objects.js';
 import type { InjectorStep } from '../profile.js';
-import { proxyAlreadyPresent } from '../proxy.js';
 
 export const LINKERD_INJECT = 'linkerd.io/inject';
 export const LINKERD_VALID = ['enabled', 'ingress', 'disabled'] as const;
@@ -18,6 +17,8 @@ export const isLinkerdValid = (v: string): boolean => v === '' || (LINKERD_VALID
 export interface LinkerdSettings {
   /** identity.serviceAccountTokenProjection: when false, pods without a token are skipped. */
   tokenProjection: boolean;
+  /** A proxy container of any mesh already in the template (sidecarExists, also for another mesh's proxy). */
+  proxyPresent?: string;
 }
 
 /** The namespace or the template asks Linkerd to inject (whether or not it will). */
@@ -38,7 +39,7 @@ export function linkerdInjector(
     ok: spec.hostNetwork !== true,
     detail: spec.hostNetwork === true ? 'spec.hostNetwork is true: never injected' : 'not hostNetwork',
   });
-  const present = proxyAlreadyPresent(spec);
+  const present = settings.proxyPresent;
   steps.push({ rule: 'sidecar-exists', ok: !present, detail: present ? `a proxy container is already there: ${present}` : 'no proxy container yet' });
   const nsValue = nsAnnotations[LINKERD_INJECT];
   const podValue = annotationsOf(template)[LINKERD_INJECT];

@@ -4,12 +4,12 @@
  * the pod template; the labels and places people mistake for it.
  */
 import { setOnTemplate, removeFromTemplate, removeAnnotationFromObject } from '../../fix/commands.js';
-import { podStates } from '../../facts/model.js';
+
 import type { K8sObject } from '../../util/types.js';
 import { annotationsOf, isObj, labelsOf, plural, shq } from '../../util/objects.js';
 import { asks, asksOn } from '../asks.js';
 import type { MarkerProblemDraft, NamespaceMarker, NamespaceProblemContext, Template, WorkloadProblemContext } from '../profile.js';
-import type { Model } from '../../facts/model.js';
+import type { MeshContext } from '../context.js';
 import { LINKERD_INJECT, LINKERD_VALID, isLinkerdEnabling, isLinkerdValid } from './injector.js';
 
 /** The 2018 injector's namespace label, ignored by today's Linkerd. */
@@ -53,7 +53,7 @@ export function templateAsking(template: Template | undefined): string | undefin
 }
 
 /** A Linkerd marker is judged by Linkerd's own rules, webhooks or not (their configurations may be unreadable). */
-export function namespaceProblems(m: Model, c: NamespaceProblemContext): MarkerProblemDraft[] {
+export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): MarkerProblemDraft[] {
   if (!m.meshPossible('linkerd')) return [];
   const { ns, labels, annotations, set, unset } = c;
   const out: MarkerProblemDraft[] = [];
@@ -75,7 +75,7 @@ export function namespaceProblems(m: Model, c: NamespaceProblemContext): MarkerP
           ...(on ? {} : { blockedWorkloads: optIns.map((w) => `${w.kind}/${w.name}`) }),
         },
         fix: set('annotations', LINKERD_INJECT, should),
-        recreate: on ? c.waiting() : optIns.filter((w) => podStates(w).unmeshed.length > 0),
+        recreate: on ? c.waiting() : optIns.filter((w) => m.podStates(w).unmeshed.length > 0),
         remove: unset('annotations', LINKERD_INJECT),
       });
     }
@@ -100,7 +100,7 @@ export function namespaceProblems(m: Model, c: NamespaceProblemContext): MarkerP
 }
 
 /** An invalid value is wrong whatever the namespace says: judged even where the Namespace and the webhooks cannot be read. */
-export function workloadProblems(m: Model, c: WorkloadProblemContext): MarkerProblemDraft[] {
+export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): MarkerProblemDraft[] {
   if (!m.meshPossible('linkerd')) return [];
   const { w, id, where, labels, annotations } = c;
   const out: MarkerProblemDraft[] = [];

@@ -1,0 +1,76 @@
+/**
+ * Whether the API server calls a mutating webhook for a pod CREATE: its rules, its namespaceSelector
+ * over the namespace's labels and its objectSelector over the pod's (k8s.io/apiserver
+ * pkg/admission/plugin/webhook/predicates). Mesh-free: a mesh's webhooks are these plus what the
+ * mesh makes of them (src/mesh/webhooks.ts).
+ */
+import { evalSelector, type SelectorResult } from './selectors.js';
+import type { K8sObject } from '../util/types.js';
+import { arr, dict, isObj, labelsOf } from '../util/objects.js';
+
+/** The parts of a webhook that decide whether it is called. */
+export interface AdmissionWebhook {
+  rules: unknown[];
+  namespaceSelector: unknown;
+  objectSelector: unknown;
+}
+
+/** Whether a webhook's rules cover CREATE of core/v1 pods. */
+export function rulesMatchPodCreate(rules: unknown[]): boolean {
+  return rules.some((r) => {
+    if (!isObj(r)) return false;
+    const ops = arr(r.operations).map(String);
+    const groups = arr(r.apiGroups).map(String);
+    const versions = arr(r.apiVersions).map(String);
+    const resources = arr(r.resources).map(String);
+    return (
+      (ops.includes('CREATE') || ops.includes('*')) &&
+      (groups.includes('') || groups.includes('*')) &&
+      (versions.includes('v1') || versions.includes('*')) &&
+      (resources.includes('pods') || resources.includes('*') || resources.includes('*/*'))
+    );
+  });
+}
+
+/**
+ * The labels the API server matches a namespaceSelector against. Since Kubernetes 1.21 every
+ * namespace carries the immutable label `kubernetes.io/metadata.name`; snapshots that lack it
+ * (hand-written fixtures, old dumps) get it here, as the API server would have set it.
+ */
+export function namespaceLabels(ns: K8sObject | undefined, name: string): Record<string, string> {
+  return Object.assign(dict(), { 'kubernetes.io/metadata.name': name }, labelsOf(ns));
+}
+
+/** What the API server does with one webhook for a pod CREATE. */
+export interface Call<W> {
+  webhook: W;
+  called: boolean;
+  rules: boolean;
+  namespaceSelector: SelectorResult;
+  objectSelector: SelectorResult;
+}
+
+/** Would the API server call this webhook for a pod CREATE with these labels in this namespace? */
+export function evalWebhook<W extends AdmissionWebhook>(webhook: W, nsLabels: Record<string, string>, podLabels: Record<string, string>): Call<W> {
+  const rules = rulesMatchPodCreate(webhook.rules);
+  const namespaceSelector = cachedSelector(webhook.namespaceSelector, nsLabels);
+  const objectSelector = evalSelector(webhook.objectSelector, podLabels);
+  return {
+    webhook,
+    called: rules && namespaceSelector.matched && objectSelector.matched,
+    rules,
+    namespaceSelector,
+    objectSelector,
+  };
+}
+
+/** namespaceSelector results by (selector, label set) identity: one evaluation per namespace. */
+const selectorCache = new WeakMap<object, WeakMap<object, SelectorResult>>();
+function cachedSelector(selector: unknown, labels: Record<string, string>): SelectorResult {
+  if (!isObj(selector)) return evalSelector(selector, labels);
+  let byLabels = selectorCache.get(selector);
+  if (!byLabels) selectorCache.set(selector, (byLabels = new WeakMap()));
+  let r = byLabels.get(labels);
+  if (!r) byLabels.set(labels, (r = evalSelector(selector, labels)));
+  return r;
+}

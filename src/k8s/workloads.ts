@@ -1,0 +1,135 @@
+/**
+ * Workloads: the controllers that own pods (Deployment, StatefulSet, DaemonSet, Job, CronJob) or
+ * a bare pod, resolved through ownerReferences (Pod -> ReplicaSet -> Deployment), with the pod
+ * template new pods come from. Findings are per workload: 50 replicas make one finding.
+ */
+import type { KindKey } from './kinds.js';
+import { isActive } from './pods.js';
+import type { K8sObject, ManifestSource, ResourceRef } from '../util/types.js';
+import { cmp, isObj, labelsOf, nameOf, nsOf, str } from '../util/objects.js';
+
+export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'Job' | 'CronJob' | 'Pod' | string;
+
+export interface Workload {
+  ref: ResourceRef & { namespace: string };
+  kind: WorkloadKind;
+  namespace: string;
+  name: string;
+  /** The controller object (or the bare Pod); undefined when only known from ownerReferences. */
+  obj?: K8sObject;
+  /** The pod template new pods are created from (the pod itself for bare or orphaned pods). */
+  template: { metadata?: unknown; spec?: unknown };
+  /** JSON path of the template inside the object, for patch commands ('' for a Pod). */
+  templatePath: string;
+  /** The workload's pods (all phases), in name order. */
+  pods: K8sObject[];
+  /** `check -f`: the manifest document the workload comes from (its fixes edit that file, not the cluster). */
+  manifest?: ManifestSource;
+}
+
+export const TEMPLATE_KINDS: [KindKey, string, string][] = [
+  ['deployments', 'Deployment', '/spec/template'],
+  ['statefulsets', 'StatefulSet', '/spec/template'],
+  ['daemonsets', 'DaemonSet', '/spec/template'],
+  ['jobs', 'Job', '/spec/template'],
+  ['cronjobs', 'CronJob', '/spec/jobTemplate/spec/template'],
+];
+
+function at(obj: unknown, path: string): Record<string, any> | undefined {
+  let cur: unknown = obj;
+  for (const part of path.split('/').filter(Boolean)) cur = isObj(cur) ? cur[part] : undefined;
+  return isObj(cur) ? cur : undefined;
+}
+
+/** What buildWorkloads reads: objects by kind and by namespace/name, and the manifests of `check -f`. */
+interface Objects {
+  list(key: KindKey): K8sObject[];
+  get(key: KindKey, ns: string, name: string): K8sObject | undefined;
+  manifestSource(ref: ResourceRef): ManifestSource | undefined;
+}
+
+export function buildWorkloads(m: Objects): Workload[] {
+  const byUid = new Map<string, { key: KindKey; obj: K8sObject }>();
+  for (const key of ['replicasets', ...TEMPLATE_KINDS.map((t) => t[0])] as KindKey[]) {
+    for (const obj of m.list(key)) {
+      const uid = str(obj.metadata?.uid);
+      if (uid) byUid.set(uid, { key, obj });
+    }
+  }
+  const controllerOf = (o: K8sObject): Record<string, any> | undefined => {
+    const refs = Array.isArray(o.metadata?.ownerReferences) ? o.metadata!.ownerReferences.filter(isObj) : [];
+    return refs.find((r) => r.controller === true) ?? refs[0];
+  };
+  const workloads = new Map<string, Workload>();
+  const make = (kind: string, obj: K8sObject | undefined, ns: string, name: string, template: Workload['template'], templatePath: string) => {
+    const id = `${kind}/${ns}/${name}`;
+    let w = workloads.get(id);
+    if (!w) {
+      w = { ref: { kind, namespace: ns, name }, kind, namespace: ns, name, ...(obj ? { obj } : {}), template, templatePath, pods: [] };
+      workloads.set(id, w);
+    }
+    return w;
+  };
+  for (const [key, kind, path] of TEMPLATE_KINDS) {
+    for (const obj of m.list(key)) {
+      // A Job created by a CronJob is judged through its CronJob (where the template lives).
+      if (key === 'jobs' && controllerOf(obj)?.kind === 'CronJob') continue;
+      make(kind, obj, nsOf(obj), nameOf(obj), at(obj, path) ?? {}, path);
+    }
+  }
+  for (const pod of m.list('pods')) {
+    const ns = nsOf(pod);
+    // Walk up the controller chain as far as the snapshot knows it.
+    let owner: Record<string, any> | undefined = controllerOf(pod);
+    let top: { kind: string; name: string; obj?: K8sObject; key?: KindKey } | undefined;
+    for (let depth = 0; owner && depth < 4; depth++) {
+      const known = owner.uid ? byUid.get(String(owner.uid)) : undefined;
+      top = known
+        ? { kind: String(owner.kind ?? ''), name: nameOf(known.obj), obj: known.obj, key: known.key }
+        : { kind: String(owner.kind ?? ''), name: String(owner.name ?? '') };
+      owner = known ? controllerOf(known.obj) : undefined;
+    }
+    if (top && !top.obj && top.kind === 'ReplicaSet') {
+      // ReplicaSets not read: the Deployment is the ReplicaSet's name less the pod-template-hash.
+      const hash = labelsOf(pod)['pod-template-hash'];
+      const deploy = hash && top.name.endsWith(`-${hash}`) ? m.get('deployments', ns, top.name.slice(0, -hash.length - 1)) : undefined;
+      if (deploy) top = { kind: 'Deployment', name: nameOf(deploy), obj: deploy, key: 'deployments' };
+    }
+    let w: Workload;
+    if (!top) w = make('Pod', pod, ns, nameOf(pod), pod, '');
+    else {
+      const tk = TEMPLATE_KINDS.find((t) => t[1] === top!.kind);
+      const template = top.obj && tk ? at(top.obj, tk[2]) : undefined;
+      w = template
+        ? make(top.kind, top.obj, ns, top.name, template, tk![2])
+        : // The controller is not in the snapshot (or not a kind we know): judge by the pod.
+          make(top.kind, top.obj, ns, top.name, pod, '');
+    }
+    w.pods.push(pod);
+  }
+  const out = [...workloads.values()];
+  for (const w of out) {
+    w.pods.sort((a, b) => cmp(nameOf(a), nameOf(b)));
+    const manifest = m.manifestSource(w.ref);
+    if (manifest) w.manifest = manifest;
+  }
+  return out.sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.kind, b.kind) || cmp(a.name, b.name));
+}
+
+/**
+ * How many pods a workload wants: spec.replicas (default 1), a DaemonSet's desired count, a Job's
+ * parallelism; at least the pods it has.
+ */
+export function desiredPods(w: Workload): number {
+  const spec = isObj(w.obj?.spec) ? w.obj!.spec : {};
+  const status = isObj(w.obj?.status) ? w.obj!.status : {};
+  const want = [spec.replicas, status.desiredNumberScheduled, spec.parallelism].find((n) => typeof n === 'number') ?? 1;
+  return Math.max(want, w.pods.filter(isActive).length);
+}
+
+/** A Job that has completed or failed for good: it creates no more pods. */
+export function jobFinished(job: K8sObject | undefined): boolean {
+  const status = isObj(job?.status) ? job!.status : {};
+  const conditions = Array.isArray(status.conditions) ? status.conditions : [];
+  return !!status.completionTime || conditions.some((c: unknown) => isObj(c) && (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+}

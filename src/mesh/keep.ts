@@ -1,0 +1,27 @@
+/**
+ * What a snapshot keeps of the objects it reads, as the profiles need it (docs/snapshot.md): the
+ * control planes' env switches, the words of command lines the checks look for, the ConfigMap keys
+ * read by name, the injectors' own skip events. The reading layer (src/cluster/sanitize.ts) is
+ * handed this; it knows no mesh.
+ */
+import { keeper, type KeepPolicy } from '../cluster/sanitize.js';
+import { PROFILE_LIST } from './registry.js';
+
+export const KEEP_POLICY: KeepPolicy = {
+  env: PROFILE_LIST.flatMap((p) => p.keptEnv ?? []),
+  words: PROFILE_LIST.flatMap((p) => [...p.job.shutdownWords, ...(p.keptArgs ?? [])]),
+  configMap: (name) => {
+    for (const p of PROFILE_LIST) {
+      const key = p.configMapKey(name);
+      if (key) return { keys: typeof key === 'string' ? [key] : key, ...(p.slimConfigMapKey ? { slim: (k, t) => p.slimConfigMapKey!(name, k, t) } : {}) };
+    }
+    return undefined;
+  },
+  skipPrefixes: PROFILE_LIST.flatMap((p) => (p.skippedEventPrefix ? [p.skippedEventPrefix] : [])),
+};
+
+/** slim and keepObject under the meshes' keep policy. */
+export const KEEPER = keeper(KEEP_POLICY);
+
+/** What a snapshot keeps of an object read (slim), and nothing of an Event no check reads (keepObject). */
+export const { slim, keepObject } = KEEPER;

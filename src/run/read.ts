@@ -1,0 +1,24 @@
+/**
+ * Reading a cluster or snapshot files for the checks: the reading layer (src/cluster/) with what
+ * the meshes need of it, the read plan (which namespaces and named objects) and the keep policy
+ * (what a snapshot keeps), handed in.
+ */
+import type { GatherOptions } from '../cluster/gather.js';
+import { loadSnapshot as loadWith } from '../cluster/load.js';
+import type { Snapshot } from '../k8s/snapshot.js';
+import { KEEPER } from '../mesh/keep.js';
+import { READ_PLAN } from '../mesh/read-plan.js';
+import type { Limits } from '../util/limits.js';
+import { DEFAULT_LIMITS } from '../util/limits.js';
+import type { Scope } from '../util/types.js';
+
+/** Read the live cluster (the Kubernetes transport is imported only here, lazily). */
+export async function gather(opts: Omit<GatherOptions, 'keep' | 'plan'>): Promise<Snapshot> {
+  const { gather: gatherWith } = await import('../cluster/gather.js');
+  return gatherWith({ ...opts, keep: KEEPER, plan: READ_PLAN });
+}
+
+/** Read snapshot files (meshdoctor's own, kubectl List JSON/YAML, multi-document YAML, directories). */
+export function loadSnapshot(paths: string[], scope?: Scope, limits: Limits = DEFAULT_LIMITS): Promise<Snapshot> {
+  return loadWith(paths, scope, limits, KEEPER);
+}

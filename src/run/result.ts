@@ -1,0 +1,71 @@
+/** What a run produced: the findings, what was suppressed or skipped, and what was examined. */
+import type { CheckMeta } from '../checks/define.js';
+import type { KindKey } from '../k8s/kinds.js';
+import type { MeshName } from '../mesh/names.js';
+import type { ManifestSource, ResourceRef, Scope, Severity, SnapshotSource } from '../util/types.js';
+
+export interface Finding {
+  id: string;
+  code: string;
+  severity: Severity;
+  mesh: MeshName;
+  title: string;
+  message: string;
+  resource: ResourceRef;
+  evidence: Record<string, unknown>;
+  fix: string[];
+  /** The check's published page, only when MESHDOCTOR_DOCS_URL configures one. */
+  docsUrl?: string;
+  affectedPods: number;
+  causeKey?: string;
+  causedBy?: string;
+  /** `check -f`: the manifest document that holds the resource. */
+  source?: ManifestSource;
+}
+
+export interface SkippedCheck {
+  check: string;
+  /** Short: which kinds it could not read (their reasons are in Coverage.unavailable), or the internal error. */
+  reason: string;
+}
+
+/** What a run examined: README "Exit codes" (3: incomplete). */
+export interface Coverage {
+  /** Every selected check ran, on everything it reads. */
+  complete: boolean;
+  /**
+   * Kinds the checks needed or use and could not have: the reason once, and the checks it kept
+   * from running. With `namespace`: the kind was read, but not in that namespace (the checks ran;
+   * what they look for there was not examined).
+   */
+  unavailable: { kind: KindKey; namespace?: string; reason: string; checks: string[] }[];
+  /** One-line kubectl commands granting the read access that would let the skipped checks run. */
+  rbac: string[];
+}
+
+/** A finding left out of `findings` by --suppress or a meshdoctor.io/ignore annotation, and why. */
+export interface SuppressedFinding {
+  finding: Finding;
+  /** 'flag --suppress SPEC' or 'annotation meshdoctor.io/ignore on WHERE'. */
+  reason: string;
+}
+
+/** A check selected for the run (it ran, or is in `skipped`): what reporters that list checks need. */
+export type RunCheck = Pick<CheckMeta, 'id' | 'code' | 'title' | 'description' | 'severity'>;
+
+export interface RunResult {
+  source: SnapshotSource;
+  scope: Scope;
+  meshes: MeshName[];
+  /** The selected checks, in registry order. */
+  checks: RunCheck[];
+  findings: Finding[];
+  suppressed: SuppressedFinding[];
+  skipped: SkippedCheck[];
+  coverage: Coverage;
+  /** MESHDOCTOR_DOCS_URL: where the check pages are published (docsUrl, SARIF helpUri). */
+  docsBase?: string;
+  /** Checks that failed internally (the run is incomplete: exit 2). */
+  errors?: string[];
+  summary: { error: number; warning: number; info: number; total: number; suppressed: number; checksRun: number; checksSkipped: number };
+}
