@@ -284,7 +284,7 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
     const result = runChecks(scoped, CHECKS, { mesh: o.mesh, certExpiryWarningDays: 60, deadline }, model);
     const e = explain(model, target, ns, result.findings, result);
     if (o.output === 'json') {
-      io.stdout(JSON.stringify({ schemaVersion: 1, tool: { name: 'meshdoctor', version: VERSION }, ...e }, null, 2) + '\n');
+      io.stdout(JSON.stringify({ schemaVersion: 2, tool: { name: 'meshdoctor', version: VERSION }, ...e }, null, 2) + '\n');
     } else {
       const { renderExplanation } = await import('./report/explain.js');
       io.stdout(renderExplanation(e, o.color !== false && io.stdoutTTY && !io.env.NO_COLOR, widthOf(io)));

@@ -9,11 +9,14 @@
  * 4. `check -f`: a workload (or Namespace, ResourceQuota) from the manifests is fixed in its file
  *    and document, not patched in the cluster, and never restarted.
  */
+import { render } from '../src/fix/render.js';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { recreateAll } from '../src/fix/commands.js';
+
+const renderedRecreateAll = (ws: Parameters<typeof recreateAll>[0]) => render(recreateAll(ws));
 import { chooseMesh } from '../src/facts/choice.js';
 import { overlayManifests } from '../src/run/manifests.js';
 import { Model, type Workload } from '../src/facts/model.js';
@@ -358,7 +361,7 @@ describe('2. restarts name only the workloads whose pods lack the proxy', () => 
 
   it('one rollout restart per kind and namespace, naming each workload; Jobs and pods re-created by name; manifest workloads not at all', () => {
     expect(
-      recreateAll([
+      renderedRecreateAll([
         w('Deployment', 'shop', 'a'),
         w('StatefulSet', 'shop', 'db'),
         w('Deployment', 'shop', 'b'),

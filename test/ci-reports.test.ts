@@ -59,6 +59,7 @@ function hostileResult(): RunResult {
     resource: { kind: 'Deployment', namespace: 'shop', name },
     evidence: { value: name },
     fix: ['kubectl rollout restart deployment/x -n shop ```\n# not a fence end'],
+    fixData: [],
     docsUrl: 'https://example/#pod-opted-out',
     affectedPods: 2,
   };

@@ -5,6 +5,8 @@
  * workloads left out in a comment line (the finding's evidence lists them all); no fix is longer
  * than MAX_FIX_LINES, whatever built it.
  */
+import { cmd } from '../src/fix/steps.js';
+import { render } from '../src/fix/render.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
@@ -61,7 +63,7 @@ describe('long fix lists are summarised', () => {
               pods: [{ kind: 'Pod', metadata: { name: `${s.name}-1`, namespace: s.ns }, status: { phase: 'Running' } }],
             }) as unknown as Workload,
         );
-        const out = recreateAll(ws);
+        const out = render(recreateAll(ws));
         const count = out.filter((l) => LEFT_OUT.test(l));
         expect(count.length).toBeLessThanOrEqual(1);
         expect(out.length - count.length).toBeLessThanOrEqual(MAX_RECREATE_LINES);
@@ -94,7 +96,7 @@ describe('long fix lists are summarised', () => {
           message: 'many lines.',
           resource: { kind: 'Namespace', name: 'x' },
           evidence: {},
-          fix: Array.from({ length: 100 }, (_, i) => `kubectl get pod p-${i} -n x`),
+          fix: Array.from({ length: 100 }, (_, i) => cmd`kubectl get pod ${`p-${i}`} -n x`),
         };
       },
     };

@@ -12,6 +12,7 @@ const f = (id: string, extra: Partial<Finding> = {}): Finding => ({
   resource: { kind: 'Deployment', namespace: 'ns', name: id },
   evidence: {},
   fix: [],
+  fixData: [],
   docsUrl: '',
   affectedPods: 1,
   ...extra,

@@ -1,6 +1,7 @@
 /**
  * Regressions found by an independent review: each test fails on the code before its fix.
  */
+import { render } from '../src/fix/render.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,18 +111,18 @@ describe('fix commands work on a real cluster', () => {
   });
 
   it('a running Job is re-created without its generated selector; a finished one is left alone', () => {
-    expect(recreateCommands(w('Job', [{ name: 'app-x' }], '/spec/template'))).toEqual([
+    expect(render(recreateCommands(w('Job', [{ name: 'app-x' }], '/spec/template')))).toEqual([
       'kubectl get job app -n shop -o yaml > app.yaml',
       '# edit app.yaml before replacing the Job with it: keep the template as it is under spec.template.metadata, and drop spec.selector and the controller-uid labels',
       'kubectl replace --force -f app.yaml',
     ]);
-    expect(recreateCommands(w('Job', [{ name: 'app-x', phase: 'Succeeded' }], '/spec/template'))).toEqual([]);
+    expect(render(recreateCommands(w('Job', [{ name: 'app-x', phase: 'Succeeded' }], '/spec/template')))).toEqual([]);
   });
 
   it('pods of a controller meshdoctor does not know are deleted by name, the controller edited with kubectl edit', () => {
     const rollout = w('Rollout', [{ name: 'app-1' }, { name: 'app-2' }, { name: 'app-0', phase: 'Succeeded' }]);
-    expect(recreateCommands(rollout)).toEqual(['# Rollout app re-creates these pods once they are deleted', 'kubectl delete pod -n shop app-1 app-2']);
-    expect(removeFromTemplate(rollout, 'annotations', 'linkerd.io/inject')).toEqual([
+    expect(render(recreateCommands(rollout))).toEqual(['# Rollout app re-creates these pods once they are deleted', 'kubectl delete pod -n shop app-1 app-2']);
+    expect(render(removeFromTemplate(rollout, 'annotations', 'linkerd.io/inject'))).toEqual([
       '# in the pod template of Rollout/app: remove annotations linkerd.io/inject',
       'kubectl edit rollout/app -n shop',
     ]);

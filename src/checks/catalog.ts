@@ -233,8 +233,8 @@ export const CATALOG = {
       "A mesh's proxy injector serves a certificate (from the Secret its install keeps it in) that is not signed by the webhook's caBundle or lacks the service's DNS name, so the API server rejects every injection call.",
     severity: 'error',
     inputs: ['secrets', 'mutatingwebhookconfigurations'],
-    // the Helm line of the fix reads the control plane's Deployment (release, chart version) in the mesh's namespaces
-    optionalInputs: ['deployments', 'namespaces', 'pods'],
+    // the Helm line of the fix reads the control plane's Deployment (release, chart version) in the webhook's namespace
+    optionalInputs: ['deployments'],
   },
   'identity-cert-expiring': {
     code: 'MD2009',

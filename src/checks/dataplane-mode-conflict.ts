@@ -18,6 +18,7 @@
  * Fix: keep one data plane: the one the namespace's pods run now (a runnable line), the other as
  * a comment; moving pods to ambient mode also needs them re-created without their sidecar.
  */
+import { choice, comment, lit, text } from '../fix/steps.js';
 import { namespaceChange, recreateAll } from '../fix/commands.js';
 import { meshTitle } from '../mesh/registry.js';
 import { nsLabelsIfRead, sidecarlessMeshes } from '../facts/sidecarless.js';
@@ -68,10 +69,9 @@ export default defineCheck({
             workloadsEnrolled: enrolled.map((w) => `${w.kind}/${w.name}`),
           },
           fix: [
-            `# keep one data plane: ${ambientNow ? `${mode.title}, the one its pods run now` : 'sidecars, the one new pods get now'}`,
+            comment`keep one data plane: ${lit(ambientNow ? `${mode.title}, the one its pods run now` : 'sidecars, the one new pods get now')}`,
             ...run,
-            `# or keep ${altName} instead:`,
-            ...alt.map((l) => `# ${l}`),
+            choice(text`or keep ${lit(altName)} instead:`, [{ label: [], steps: alt }]),
           ],
         };
       }

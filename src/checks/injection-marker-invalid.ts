@@ -28,7 +28,7 @@
  * removed, a template opts out of it), else the fix is the choice, in comments.
  */
 import { recreateAll, recreateEvidence } from '../fix/commands.js';
-import { markerCauseKey } from '../facts/denials.js';
+import { markerCause } from '../facts/denials.js';
 import { namespaceProblems, workloadProblems, type Problem } from '../facts/marker-problems.js';
 import { nameOf } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
@@ -51,7 +51,7 @@ export default defineCheck({
         fix: [...p.fix, ...recreateAll(p.recreate)],
         affectedPods: p.affectedPods,
         // An injector denying the pods over this marker (webhook-denied) links to it.
-        causeKey: markerCauseKey(p),
+        causeKey: markerCause(p),
       };
     }
   },

@@ -30,6 +30,7 @@ import type { MeshName } from '../mesh/names.js';
 import type { InjectorStep } from '../mesh/profile.js';
 import { nameOf } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
+import type { Step } from '../fix/steps.js';
 
 export default defineCheck({
   ...meta('injector-config-excludes'),
@@ -54,7 +55,7 @@ export default defineCheck({
           refusedAll.set(cfgName, g);
           continue;
         }
-        const fix = templateFix ? setOnTemplate(w, templateFix.field, templateFix.key, templateFix.value) : [];
+        const fix: Step[] = templateFix ? setOnTemplate(w, templateFix.field, templateFix.key, templateFix.value) : [];
         if (templateFix && w.kind === 'Pod') fix.push(...recreateCommands(w)); // patching a template rolls it out; a bare pod is re-created
         fix.push(...step.config.fix); // the configuration change (an alternative, as a comment, where the template fix works)
         yield {

@@ -15,8 +15,9 @@
 import { profileOf } from '../mesh/registry.js';
 import { doubledMemory, oomKills, podHealth, type OomKill } from '../k8s/health.js';
 import { injectors, namespaceRead, podsMissingProxy } from '../facts/controlplane.js';
-import { nameOf, plural, shq, time } from '../util/objects.js';
+import { nameOf, plural, time } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
+import { cmd, lit, type Step } from '../fix/steps.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -30,14 +31,13 @@ export default defineCheck({
         if (!kills.length) continue;
         const byContainer = new Map<string, OomKill>();
         for (const k of kills) if (!byContainer.has(k.container)) byContainer.set(k.container, k);
-        const ns = shq(inj.namespace);
-        const fix: string[] = [];
+        const fix: Step[] = [];
         for (const k of byContainer.values()) {
           const [flag, current] = k.memoryLimit ? ['limits', k.memoryLimit] : k.memoryRequest ? ['requests', k.memoryRequest] : ['limits', undefined];
           const next = (current && doubledMemory(current)) ?? '512Mi';
-          fix.push(`kubectl -n ${ns} set resources ${shq(`deploy/${inj.name}`)} -c ${shq(k.container)} --${flag}=memory=${next}`);
+          fix.push(cmd`kubectl -n ${inj.namespace} set resources ${`deploy/${inj.name}`} -c ${k.container} --${lit(flag)}=memory=${next}`);
           if (k.container !== profileOf(mesh).injectorContainer) continue; // the Helm values below size the injector container only
-          fix.push(...profileOf(mesh).injectorMemoryFix(ns, inj.name, next, m));
+          fix.push(...profileOf(mesh).injectorMemoryFix(inj.namespace, inj.name, next, m));
         }
         const old = kills.every((k) => k.readyNow && m.now.getTime() - (time(k.finishedAt)?.getTime() ?? m.now.getTime()) > DAY_MS);
         // Another replica that is ready now keeps serving the webhook while a killed one restarts.
@@ -53,7 +53,7 @@ export default defineCheck({
           message: `Injector ${inj.namespace}/${inj.name} container ${first.container} was OOMKilled (memory limit ${first.memoryLimit ?? 'none'}, ${first.restarts} restarts)${kills.length > 1 ? ` along with ${plural(kills.length - 1, 'more container')}` : ''}; ${effect}.`,
           resource: { kind: 'Deployment', namespace: inj.namespace, name: inj.name },
           affectedPods: podsMissingProxy(m, mesh),
-          causeKey: `injector-oom:${mesh}`,
+          causeKey: { kind: 'injector-oom', mesh },
           evidence: {
             deployment: `${inj.namespace}/${inj.name}`,
             oomKilled: kills.map(({ readyNow: _r, ...k }) => ({ ...k, memoryLimit: k.memoryLimit ?? null, memoryRequest: k.memoryRequest ?? null })),

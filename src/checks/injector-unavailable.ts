@@ -13,12 +13,13 @@
  * Fix: describe the Deployment, read the crashed container's previous logs, restart it (or
  * scale it back up / re-render it when it is gone).
  */
+import { cmd } from '../fix/steps.js';
 import { failureEffect } from '../k8s/admission.js';
 import { podHealth } from '../k8s/health.js';
 import { isActive } from '../k8s/pods.js';
 import { type Injector, injectorDebugCommands, injectors, namespaceRead, podsMissingProxy, reinstallCommands, webhookEvidence } from '../facts/controlplane.js';
 import type { FindingInput } from './define.js';
-import { isObj, shq } from '../util/objects.js';
+import { isObj } from '../util/objects.js';
 import { profileOf } from '../mesh/registry.js';
 import { defineCheck, meta } from './define.js';
 
@@ -27,8 +28,13 @@ function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput 
   const ref = { kind: 'Deployment', namespace: inj.namespace, name: inj.name };
   const hooks = inj.webhooks.map((h) => h.name).join(', ');
   const effect = inj.webhooks.length ? `; ${failureEffect(inj.webhooks.map((h) => h.failurePolicy))}` : '';
-  const base = { mesh, resource: ref, affectedPods: podsMissingProxy(m, mesh), causeKey: `injector-down:${mesh}`, causedBy: `injector-oom:${mesh}` };
-  const ns = shq(inj.namespace);
+  const base = {
+    mesh,
+    resource: ref,
+    affectedPods: podsMissingProxy(m, mesh),
+    causeKey: { kind: 'injector-down' as const, mesh },
+    causedBy: { kind: 'injector-oom' as const, mesh },
+  };
   const dep = inj.deployment;
   if (!dep) {
     if (!inj.webhooks.length) return undefined; // nothing expects a Deployment here
@@ -36,7 +42,7 @@ function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput 
       ...base,
       message: `Injector Deployment ${inj.namespace}/${inj.name}, which serves webhook ${hooks}, does not exist${effect}.`,
       evidence: { deployment: `${inj.namespace}/${inj.name}`, exists: false, webhooks: webhookEvidence(inj.webhooks) },
-      fix: [`kubectl -n ${ns} get deployments`, ...reinstallCommands(m, mesh, inj.namespace, inj.name)],
+      fix: [cmd`kubectl -n ${inj.namespace} get deployments`, ...reinstallCommands(m, mesh, inj.namespace, inj.name)],
     };
   }
   const spec = isObj(dep.spec) ? dep.spec : {};
@@ -56,7 +62,7 @@ function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput 
       ...base,
       message: `Injector Deployment ${inj.namespace}/${inj.name} is scaled to 0 replicas while webhook ${hooks} calls it${effect}.`,
       evidence,
-      fix: [`kubectl -n ${ns} scale ${shq(`deploy/${inj.name}`)} --replicas=1`],
+      fix: [cmd`kubectl -n ${inj.namespace} scale ${`deploy/${inj.name}`} --replicas=1`],
     };
   }
   const failing = health.find((h) => h.broken) ?? health.find((h) => !h.ready);

@@ -28,6 +28,7 @@
  * and the opt-out named as alternatives. A hung Istio pod is released with `pilot-agent request
  * POST quitquitquit`; a hung Linkerd Job, whose proxy has no shell, by deleting the Job.
  */
+import { comment, lit, noteStep } from '../fix/steps.js';
 import { containers, podSpec } from '../k8s/pods.js';
 import { setOnTemplate } from '../fix/commands.js';
 import { jobFinished, type Model, type Workload } from '../facts/model.js';
@@ -35,7 +36,7 @@ import { nativeSidecar } from '../facts/resources.js';
 import type { K8sObject } from '../util/types.js';
 import type { FindingInput } from './define.js';
 import type { MeshName } from '../mesh/names.js';
-import { arr, groupBy, isObj, nameOf, shq, str, time } from '../util/objects.js';
+import { arr, groupBy, isObj, nameOf, str, time } from '../util/objects.js';
 import { PROFILE_LIST, profileOf } from '../mesh/registry.js';
 import { defineCheck, meta } from './define.js';
 
@@ -98,7 +99,6 @@ function* hungJobs(m: Model, w: Workload): Generator<FindingInput, boolean> {
   for (const [job, pods] of groupBy(hung, (h) => `${h.mesh}/${h.job}`)) {
     const mesh = pods[0]!.mesh;
     const jobName = job.slice(mesh.length + 1);
-    const ns = shq(w.namespace);
     const oldest = pods
       .map((h) => h.exitedAt?.getTime())
       .filter((t): t is number => t !== undefined)
@@ -106,7 +106,7 @@ function* hungJobs(m: Model, w: Workload): Generator<FindingInput, boolean> {
     const p = profileOf(mesh);
     const relief = p.job.relief(
       pods.map((h) => nameOf(h.pod)),
-      ns,
+      w.namespace,
       jobName,
     );
     // A CronJob's template is patched for the next runs; a Job's only by re-creating it, which runs it again.
@@ -114,10 +114,10 @@ function* hungJobs(m: Model, w: Workload): Generator<FindingInput, boolean> {
     const native = unsupported ? undefined : p.nativeSidecarAnnotation;
     // No per-pod switch (or one the installed version does not know): the alternatives name the control plane's.
     const template = !native
-      ? [...(unsupported ? [`# ${unsupported}`] : []), ...p.job.alternatives]
+      ? [...(unsupported ? [noteStep(unsupported)] : []), ...p.job.alternatives]
       : w.kind === 'CronJob' && w.obj
         ? setOnTemplate(w, 'annotations', native, 'true')
-        : [`# then, before it runs again: set ${native}: 'true' on the pod template of its manifest`];
+        : [comment`then, before it runs again: set ${lit(native)}: 'true' on the pod template of its manifest`];
     yield {
       mesh,
       message: `Job ${w.namespace}/${jobName} never completes: its app exited${oldest !== undefined ? ` ${since(m.now.getTime() - oldest)} ago` : ''} but ${p.proxyContainer} is not a native sidecar and keeps the pod running.`,
@@ -169,7 +169,7 @@ export default defineCheck({
             injectedBy: d.calls.filter((c) => c.called).map((c) => c.webhook.name),
           },
           fix: ((unsupported) => [
-            ...(unsupported ? [`# ${unsupported}`] : p.nativeSidecarAnnotation ? setOnTemplate(w, 'annotations', p.nativeSidecarAnnotation, 'true') : []),
+            ...(unsupported ? [noteStep(unsupported)] : p.nativeSidecarAnnotation ? setOnTemplate(w, 'annotations', p.nativeSidecarAnnotation, 'true') : []),
             ...p.job.alternatives,
           ])(p.nativeSidecarAnnotation ? p.nativeSidecarUnsupported?.(m) : undefined),
         };

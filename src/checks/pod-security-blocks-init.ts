@@ -35,6 +35,7 @@
  * enforced level to `privileged`: alternatives, as comments (one of them, never both). The
  * controller retries by itself.
  */
+import { choice, cmd, comment, text } from '../fix/steps.js';
 import { failedCreates } from '../k8s/events.js';
 import { initContainers, podSpec } from '../k8s/pods.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
@@ -43,7 +44,7 @@ import { nsLabelsIfRead } from '../facts/sidecarless.js';
 import type { Model, Workload } from '../facts/model.js';
 import type { FindingInput } from './define.js';
 import type { MeshName } from '../mesh/names.js';
-import { nameOf, note, shq } from '../util/objects.js';
+import { nameOf } from '../util/objects.js';
 import type { CniPlugin } from '../mesh/profile.js';
 import { defineCheck, meta } from './define.js';
 
@@ -117,8 +118,16 @@ function finding(
     },
     fix: [
       ...cni.install(cpNs),
-      `# or let namespace ${note(ref.namespace)} admit ${init.name}, which lowers Pod Security for every pod in it: kubectl label namespace ${shq(ref.namespace)} ${shq(`${ENFORCE}=privileged`)} --overwrite`,
-      ...(events ? ['# the controller retries by itself once one of them is done'] : []),
+      choice(
+        [],
+        [
+          {
+            label: text`or let namespace ${ref.namespace} admit ${init.name}, which lowers Pod Security for every pod in it`,
+            steps: [cmd`kubectl label namespace ${ref.namespace} ${`${ENFORCE}=privileged`} --overwrite`],
+          },
+        ],
+      ),
+      ...(events ? [comment`the controller retries by itself once one of them is done`] : []),
     ],
   };
 }

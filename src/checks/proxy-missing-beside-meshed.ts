@@ -25,6 +25,7 @@
  * Fix: read the owner's events (FailedCreate, Linkerd's InjectionSkipped), then restart only that
  * workload; a pod created now is injected if the injector works.
  */
+import { cmd, type Step } from '../fix/steps.js';
 import { podSpec } from '../k8s/pods.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { recreateCommands } from '../fix/commands.js';
@@ -44,11 +45,11 @@ import {
 import { podStates, type Workload } from '../facts/model.js';
 import { sidecarlessOf } from '../facts/sidecarless.js';
 import type { K8sObject } from '../util/types.js';
-import { arr, isObj, labelsOf, plural, shq, str, time } from '../util/objects.js';
+import { arr, isObj, labelsOf, plural, str, time } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
 
 /** Event look-ups for the workload and the direct owners of its unmeshed pods (ReplicaSet, Job). */
-function eventCommands(w: Workload, pods: K8sObject[]): string[] {
+function eventCommands(w: Workload, pods: K8sObject[]): Step[] {
   const names = new Set<string>([w.name]);
   for (const p of pods) {
     const owner = arr(p.metadata?.ownerReferences)
@@ -57,7 +58,7 @@ function eventCommands(w: Workload, pods: K8sObject[]): string[] {
     const name = str(owner?.name);
     if (name) names.add(name);
   }
-  return [...names].slice(0, 3).map((n) => `kubectl get events -n ${shq(w.namespace)} --field-selector ${shq(`involvedObject.name=${n}`)}`);
+  return [...names].slice(0, 3).map((n) => cmd`kubectl get events -n ${w.namespace} --field-selector ${`involvedObject.name=${n}`}`);
 }
 
 const created = (p: K8sObject) => time(p.metadata?.creationTimestamp)?.getTime();
@@ -126,7 +127,7 @@ export default defineCheck({
               : `${w.kind} ${w.namespace}/${w.name} runs ${plural(pods.length, 'pod')} without a ${title} proxy while ${plural(siblings.length, 'other workload')} in namespace ${w.namespace} were injected without their pod template asking, so the namespace asks for injection; ${unread}.`,
           resource: w.ref,
           affectedPods: pods.length,
-          causedBy: `webhook-broken:${mesh}`,
+          causedBy: { kind: 'webhook-broken', mesh },
           evidence: {
             unmeshedPods: podEvidence(pods).map((p, i) => {
               const t = created(pods[i]!);

@@ -25,6 +25,7 @@
  * first, by exactly what is missing (hard = used + needed); (b) raise the quota so that one more
  * pod fits. A ResourceQuota or workload from the manifests (`check -f`) is fixed in its file.
  */
+import { comment } from '../fix/steps.js';
 import { parseQuantity } from '../k8s/quantity.js';
 import { desiredPods, jobFinished, podStates, type Model, type Workload } from '../facts/model.js';
 import { objectChange, setAnnotationsOnTemplate } from '../fix/commands.js';
@@ -45,9 +46,10 @@ import { meshesAllowed } from '../facts/siblings.js';
 import type { K8sObject } from '../util/types.js';
 import type { FindingInput } from './define.js';
 import type { MeshName } from '../mesh/names.js';
-import { isObj, nameOf, shq, strMap } from '../util/objects.js';
+import { isObj, nameOf, strMap } from '../util/objects.js';
 import { profileOf } from '../mesh/registry.js';
 import { defineCheck, meta } from './define.js';
+import type { Step } from '../fix/steps.js';
 
 /** Quota resources the API server demands on every container, and the container value each needs. */
 // A Map: a quota's resource names come from the cluster (a key "constructor" is no resource).
@@ -159,7 +161,7 @@ const shortfall = (fit: NonNullable<ReturnType<typeof measure>>, k: string) =>
   `${k} needs ${format(k, fit.needs(k))} (${format(k, fit.proxyNeeds(k))} for the proxy) but ${format(k, fit.room.get(k)!)} is left`;
 
 /** Raise the quota's hard values for these resources to used + needed (a manifest edit for a quota in the manifests). */
-function raiseQuota(m: Model, q: K8sObject, ns: string, fit: NonNullable<ReturnType<typeof measure>>, keys: string[]): string[] {
+function raiseQuota(m: Model, q: K8sObject, ns: string, fit: NonNullable<ReturnType<typeof measure>>, keys: string[]): Step[] {
   const hard = Object.fromEntries(keys.map((k) => [k, fit.raised(k)]));
   const name = nameOf(q);
   return objectChange(
@@ -167,7 +169,6 @@ function raiseQuota(m: Model, q: K8sObject, ns: string, fit: NonNullable<ReturnT
     { kind: 'ResourceQuota', namespace: ns, name },
     'spec.hard',
     Object.entries(hard).map(([key, value]) => ({ key, value })),
-    () => [`kubectl patch resourcequota ${shq(name)} -n ${shq(ns)} --type=merge -p ${shq(JSON.stringify({ spec: { hard } }))}`],
   );
 }
 
@@ -188,7 +189,9 @@ function missingValues(m: Model, w: Workload, mesh: MeshName, q: K8sObject, pod:
       ...(Object.keys(proposal.annotations).length ? setAnnotationsOnTemplate(w, proposal.annotations) : []),
       ...(profileOf(mesh).resourceFix?.(m) ?? []),
       // Linkerd reads its config annotations from the namespace too (a fixed-text alternative).
-      ...(profileOf(mesh).namespaceResourceAnnotations ? ['# or: set the same annotations on the namespace, for all its workloads, and restart them'] : []),
+      ...(profileOf(mesh).namespaceResourceAnnotations
+        ? [comment`or: set the same annotations on the namespace, for all its workloads, and restart them`]
+        : []),
     ],
     text:
       fit && exceeded.length

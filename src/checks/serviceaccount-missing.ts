@@ -21,13 +21,14 @@
  * Fix: create the ServiceAccount (the controllers retry and create the pods); for the token case,
  * set `automountServiceAccountToken: true` on the pod template (or on the ServiceAccount).
  */
+import { cmd } from '../fix/steps.js';
 import { podSpec } from '../k8s/pods.js';
 import { desiredPods, jobFinished, podStates } from '../facts/model.js';
 import { objectChange, setOnTemplateSpec } from '../fix/commands.js';
 import { failedCreateEvents } from '../facts/resources.js';
-import { nameOf, shq, str } from '../util/objects.js';
+import { nameOf, str } from '../util/objects.js';
 import { profileOf } from '../mesh/registry.js';
-import { TOKEN_RULE, tokenCauseKey } from '../facts/denials.js';
+import { TOKEN_RULE, tokenCause } from '../facts/denials.js';
 import { defineCheck, meta } from './define.js';
 
 export default defineCheck({
@@ -53,7 +54,7 @@ export default defineCheck({
           resource: w.ref,
           affectedPods: desiredPods(w),
           evidence: { serviceAccount: sa, field, exists: false, ...(events.length ? { failedCreate: events } : {}), pods },
-          fix: [`kubectl create serviceaccount ${shq(sa)} -n ${shq(w.namespace)}`],
+          fix: [cmd`kubectl create serviceaccount ${sa} -n ${w.namespace}`],
         };
         continue;
       }
@@ -80,7 +81,7 @@ export default defineCheck({
           : `ServiceAccount ${w.namespace}/${sa} of ${w.kind} ${w.name} sets automountServiceAccountToken: false and ${need.why}, ${outcome}.`,
         resource: w.ref,
         affectedPods: need.denies ? Math.max(desiredPods(w), 1) : Math.max(unmeshed.length, 1),
-        ...(need.denies ? { causeKey: tokenCauseKey(d.mesh, w.ref) } : {}),
+        ...(need.denies ? { causeKey: tokenCause(d.mesh, w.ref) } : {}),
         evidence: {
           serviceAccount: sa,
           automountServiceAccountToken: onPod ? { podTemplate: false } : { serviceAccount: false, podTemplate: 'unset' },
@@ -90,9 +91,7 @@ export default defineCheck({
         fix: [
           ...setOnTemplateSpec(w, { automountServiceAccountToken: true }),
           ...(onSa
-            ? objectChange(m, { kind: 'ServiceAccount', namespace: w.namespace, name: sa }, '', [{ key: 'automountServiceAccountToken', value: true }], () => [
-                `kubectl patch serviceaccount ${shq(sa)} -n ${shq(w.namespace)} --type=merge -p '{"automountServiceAccountToken":true}'`,
-              ])
+            ? objectChange(m, { kind: 'ServiceAccount', namespace: w.namespace, name: sa }, '', [{ key: 'automountServiceAccountToken', value: true }])
             : []),
         ],
       };

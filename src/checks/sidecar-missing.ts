@@ -15,10 +15,11 @@
  * Known false positives: without managedFields, pods that simply predate the marker land here.
  * Fix: look at the owner's events and the injector's logs, then re-create the pods.
  */
+import { cmd } from '../fix/steps.js';
 import { recreateCommands } from '../fix/commands.js';
 import { injectionSkip, injectorOutages, type InjectorOutage } from '../facts/controlplane.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
-import { plural, shq, time } from '../util/objects.js';
+import { plural, time } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
 import { defineCheck, meta } from './define.js';
 import { missingProxy, podEvidence } from '../facts/missing-proxy.js';
@@ -32,7 +33,6 @@ export default defineCheck({
         if (!missing || missing.unexplained.length === 0) continue;
         const hook = missing.decision.calls.find((c) => c.called)!.webhook;
         const skip = injectionSkip(m, mesh, w);
-        const ns = shq(w.namespace);
         // Pods created while the injector was down are that outage's consequence: say so, and link.
         const outages = injectorOutages(m, mesh);
         const during = new Map(missing.unexplained.map((p) => [p, outageAt(outages, p)]));
@@ -48,7 +48,7 @@ export default defineCheck({
           message: `${plural(missing.unexplained.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} were created ${when} but have no ${meshTitle(mesh)} proxy, although webhook ${hook.name} should have injected them.`,
           resource: w.ref,
           affectedPods: missing.unexplained.length,
-          causedBy: outage?.reason === 'OOMKilled' && outage.to ? `injector-oom:${mesh}` : `webhook-broken:${mesh}`,
+          causedBy: { kind: outage?.reason === 'OOMKilled' && outage.to ? 'injector-oom' : 'webhook-broken', mesh },
           evidence: {
             pods: podEvidence(missing.unexplained).map((p, i) => {
               const o = during.get(missing.unexplained[i]!);
@@ -75,11 +75,9 @@ export default defineCheck({
             ...(skip ? { injectionSkipped: skip } : {}),
           },
           fix: [
-            `kubectl get events -n ${ns} --sort-by=.lastTimestamp | grep ${shq(w.name)}`,
+            cmd`kubectl get events -n ${w.namespace} --sort-by=.lastTimestamp | grep ${w.name}`,
             // The injector Deployment is named after its webhook's Service (linkerd-proxy-injector, istiod[-rev]).
-            ...(hook.service
-              ? [`kubectl logs -n ${shq(hook.service.namespace)} ${shq(`deploy/${hook.service.name}`)} -c ${profileOf(mesh).injectorContainer}`]
-              : []),
+            ...(hook.service ? [cmd`kubectl logs -n ${hook.service.namespace} ${`deploy/${hook.service.name}`} -c ${profileOf(mesh).injectorContainer}`] : []),
             ...recreateCommands(w),
           ],
         };

@@ -18,14 +18,16 @@
  * Fix: look at the node component the evidence names on the pod's node, then re-create the pods
  * (the CNI plugin enrols new pods when their sandbox is created).
  */
+import { cmd, comment, lit } from '../fix/steps.js';
 import { isActive, podSpec } from '../k8s/pods.js';
 import { recreateCommands } from '../fix/commands.js';
 import { injectedMesh } from '../mesh/proxy.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { matchesSelector, nodePods, nsLabelsIfRead, sidecarlessOf } from '../facts/sidecarless.js';
 import type { K8sObject } from '../util/types.js';
-import { nameOf, note, plural, shq, str, time } from '../util/objects.js';
+import { nameOf, plural, str, time } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
+import type { Step } from '../fix/steps.js';
 
 /** The agent annotates a pod right after its sandbox is created: younger pods are not judged. */
 const GRACE_MS = 60_000;
@@ -68,30 +70,35 @@ export default defineCheck({
       const message = nodes.length
         ? `${n} run on ${nodes.length === 1 ? `node ${nodes[0]}` : `nodes ${nodes.join(', ')}`} with no ready ${mode.nodeProxy.title} pod, so ${title} ${mode.title} does not carry their traffic.`
         : `${n} ${bad.length === 1 ? 'is' : 'are'} not enrolled in ${title} ${mode.title} (${bad[0]!.enrolment}), so their traffic bypasses the mesh.`;
-      const fix: string[] = [];
+      const fix: Step[] = [];
       for (const node of nodes) {
         fix.push(
-          `# the ${mode.nodeProxy.title} pod of DaemonSet ${note(mode.nodeProxy.daemonSet)} must be Ready on node ${note(node)}`,
-          `kubectl -n ${shq(proxyNs)} get pods -o wide --field-selector ${shq(`spec.nodeName=${node}`)}`,
+          comment`the ${lit(mode.nodeProxy.title)} pod of DaemonSet ${mode.nodeProxy.daemonSet} must be Ready on node ${node}`,
+          cmd`kubectl -n ${proxyNs} get pods -o wide --field-selector ${`spec.nodeName=${node}`}`,
         );
-        fix.push('# taints, node selectors, scheduling errors', `kubectl -n ${shq(proxyNs)} describe daemonset ${shq(mode.nodeProxy.daemonSet)}`);
+        fix.push(comment`taints, node selectors, scheduling errors`, cmd`kubectl -n ${proxyNs} describe daemonset ${mode.nodeProxy.daemonSet}`);
       }
       const agentNodes = [...new Set(bad.filter((b) => !b.noProxy).map((b) => b.node ?? ''))].sort();
       for (const node of agentNodes) {
         const agent = node ? agents.byNode.get(node)?.[0] : undefined;
         if (agent)
           fix.push(
-            `# the ${mode.nodeAgent.title} on node ${note(node)}: why it did not enrol the pods`,
-            `kubectl -n ${shq(agentNs)} logs ${shq(agent)} --tail=200`,
+            comment`the ${lit(mode.nodeAgent.title)} on node ${node}: why it did not enrol the pods`,
+            cmd`kubectl -n ${agentNs} logs ${agent} --tail=200`,
+          );
+        else if (node)
+          fix.push(
+            comment`the ${lit(mode.nodeAgent.title)} of DaemonSet ${mode.nodeAgent.daemonSet} on node ${node}`,
+            cmd`kubectl -n ${agentNs} get pods -l ${mode.nodeAgent.podSelector} -o wide --field-selector ${`spec.nodeName=${node}`}`,
           );
         else
           fix.push(
-            `# the ${mode.nodeAgent.title} of DaemonSet ${note(mode.nodeAgent.daemonSet)}${node ? ` on node ${note(node)}` : ''}`,
-            `kubectl -n ${shq(agentNs)} get pods -l ${shq(mode.nodeAgent.podSelector)} -o wide${node ? ` --field-selector ${shq(`spec.nodeName=${node}`)}` : ''}`,
+            comment`the ${lit(mode.nodeAgent.title)} of DaemonSet ${mode.nodeAgent.daemonSet}`,
+            cmd`kubectl -n ${agentNs} get pods -l ${mode.nodeAgent.podSelector} -o wide`,
           );
       }
       const recreate = recreateCommands(w);
-      if (recreate.length) fix.push('# once it runs: new pods are enrolled when created', ...recreate);
+      if (recreate.length) fix.push(comment`once it runs: new pods are enrolled when created`, ...recreate);
       yield {
         mesh,
         message,

@@ -1,7 +1,9 @@
 /** What a check is (its metadata) and what it yields (findings before the runner stamps them). */
+import type { Cause } from '../facts/causes.js';
 import type { KindKey } from '../k8s/kinds.js';
 import type { MeshName } from '../mesh/names.js';
 import type { ResourceRef, Severity } from '../util/types.js';
+import type { Step } from '../fix/steps.js';
 
 /** What a check's run() yields; the runner stamps the rest. */
 export interface FindingInput {
@@ -9,18 +11,15 @@ export interface FindingInput {
   message: string;
   resource: ResourceRef;
   evidence: Record<string, unknown>;
-  fix: string[];
+  /** The fix, as data (src/fix/steps.ts); the runner renders it. */
+  fix: Step[];
   /** Overrides the check's default severity for this one finding. */
   severity?: Severity;
   /** Number of pods this finding affects (blast radius, for ranking). */
   affectedPods?: number;
-  /**
-   * Root-cause linking. `rootCauseOf` names a cause key this finding is the root of; `causedBy`
-   * names the key of a finding that explains this one. Keys are free-form strings agreed between
-   * checks (e.g. "injector:linkerd").
-   */
-  causeKey?: string;
-  causedBy?: string;
+  /** Root-cause linking (src/facts/causes.ts): the cause this finding is the root of, and the cause that explains it. */
+  causeKey?: Cause;
+  causedBy?: Cause;
 }
 
 export interface CheckMeta {

@@ -22,9 +22,10 @@ import { KINDS } from '../k8s/kinds.js';
 import { injectorPodSelector, reinstallCommands, webhookTargets } from '../facts/controlplane.js';
 import type { ResourceRef } from '../util/types.js';
 import type { MeshName } from '../mesh/names.js';
-import { shq, time } from '../util/objects.js';
+import { time } from '../util/objects.js';
 import { profileOf, webhookMesh } from '../mesh/registry.js';
 import { defineCheck, meta } from './define.js';
+import { cmd, comment, lit, type Step } from '../fix/steps.js';
 
 const CAUSE_TEXT: Record<WebhookFailureCause, string> = {
   'no-endpoints': 'its Service has no endpoints',
@@ -84,21 +85,21 @@ export default defineCheck({
       const cpNs = backend?.namespace ?? m.mesh(g.mesh)?.namespaces[0] ?? p.defaultNamespace;
       const svc = backend?.name ?? p.defaultInjector;
       const dep = backend?.injector.name ?? p.defaultInjector;
-      const ns = shq(cpNs);
-      const logs = `kubectl -n ${ns} logs ${shq(`deploy/${dep}`)} -c ${p.injectorContainer} --tail=100`;
-      const fixes: Record<WebhookFailureCause, string[]> = {
+      const deploy = `deploy/${dep}`;
+      const logs = cmd`kubectl -n ${cpNs} logs ${deploy} -c ${p.injectorContainer} --tail=100`;
+      const fixes: Record<WebhookFailureCause, Step[]> = {
         'no-endpoints': [
-          `kubectl -n ${ns} rollout status ${shq(`deploy/${dep}`)}`,
-          `kubectl -n ${ns} describe pods -l ${shq(injectorPodSelector(g.mesh, backend?.service))}`,
+          cmd`kubectl -n ${cpNs} rollout status ${deploy}`,
+          cmd`kubectl -n ${cpNs} describe pods -l ${injectorPodSelector(g.mesh, backend?.service)}`,
         ],
         certificate: [
-          `kubectl get mutatingwebhookconfiguration ${shq(hookObj?.configName ?? p.defaultWebhookConfig)} -o jsonpath=${shq(`{.webhooks[?(@.name=="${g.hook}")].clientConfig.caBundle}`)} | base64 -d | openssl x509 -noout -subject -enddate`,
-          `# after renewing the certificate: the injector loads it at start${p.restartReloads}`,
-          `kubectl -n ${ns} rollout restart ${shq(`deploy/${dep}`)}`,
+          cmd`kubectl get mutatingwebhookconfiguration ${hookObj?.configName ?? p.defaultWebhookConfig} -o jsonpath=${`{.webhooks[?(@.name=="${g.hook}")].clientConfig.caBundle}`} | base64 -d | openssl x509 -noout -subject -enddate`,
+          comment`after renewing the certificate: the injector loads it at start${lit(p.restartReloads)}`,
+          cmd`kubectl -n ${cpNs} rollout restart ${deploy}`,
         ],
-        timeout: ['# a NetworkPolicy must admit the API server to the webhook port of the injector', `kubectl -n ${ns} get networkpolicy`, logs],
-        'connection-refused': [`kubectl -n ${ns} get endpointslices -l ${shq(`kubernetes.io/service-name=${svc}`)} -o wide`, logs],
-        'service-not-found': [`kubectl -n ${ns} get service ${shq(svc)}`, ...reinstallCommands(m, g.mesh, cpNs, dep)],
+        timeout: [comment`a NetworkPolicy must admit the API server to the webhook port of the injector`, cmd`kubectl -n ${cpNs} get networkpolicy`, logs],
+        'connection-refused': [cmd`kubectl -n ${cpNs} get endpointslices -l ${`kubernetes.io/service-name=${svc}`} -o wide`, logs],
+        'service-not-found': [cmd`kubectl -n ${cpNs} get service ${svc}`, ...reinstallCommands(m, g.mesh, cpNs, dep)],
         other: [logs],
       };
       const r = g.resource;
@@ -107,7 +108,7 @@ export default defineCheck({
         message: `${r.kind} ${r.namespace}/${r.name} cannot create pods: the API server failed calling webhook ${g.hook} because ${CAUSE_TEXT[cause]}.`,
         resource: r,
         affectedPods: g.missing,
-        causedBy: `webhook-broken:${g.mesh}`,
+        causedBy: { kind: 'webhook-broken', mesh: g.mesh },
         evidence: {
           webhook: g.hook,
           ...(hookObj ? { failurePolicy: hookObj.failurePolicy } : {}),

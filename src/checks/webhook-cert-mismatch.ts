@@ -76,7 +76,7 @@ export default defineCheck({
             caBundle: g.parsed.certs.map((c) => ({ subject: c.subject, serial: c.serial, fingerprint256: c.fingerprint256 })),
           },
           fix: webhookCertFix(p.name, g.config, g.webhooks, m),
-          causeKey: `webhook-broken:${p.name}`,
+          causeKey: { kind: 'webhook-broken', mesh: p.name },
           affectedPods: 0, // mesh-wide: every pod created while it lasts, not a countable set
         };
       }

@@ -21,14 +21,13 @@
  * Fix: correct what the reason names (an annotation on the pod template, usually), reading the
  * injector's log for the full error; the controller retries by itself.
  */
+import { cmd, comment } from '../fix/steps.js';
 import { failedCreates } from '../k8s/events.js';
 import { webhookTargets } from '../facts/controlplane.js';
 import { denialCause } from '../facts/denials.js';
 import { meshTitle, profileOf, webhookMesh } from '../mesh/registry.js';
-import { kref } from '../fix/commands.js';
 import type { MeshName } from '../mesh/names.js';
 import { printable } from '../util/errors.js';
-import { note, shq } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
 
 /** `admission webhook "<name>" denied the request: <reason>` (or `… without explanation`); webhook names are DNS names. */
@@ -83,11 +82,13 @@ export default defineCheck({
           ...(cause
             ? []
             : [
-                `# ${annotation ? `correct or remove annotation ${note(annotation)} on the pod template` : 'the pod template annotations the injector validates'}`,
-                `kubectl get ${kref(r.kind, r.name)} -n ${shq(r.namespace)} -o jsonpath=${shq(where)}`,
+                annotation
+                  ? comment`correct or remove annotation ${annotation} on the pod template`
+                  : comment`the pod template annotations the injector validates`,
+                cmd`kubectl get ${`${r.kind.toLowerCase()}/${r.name}`} -n ${r.namespace} -o jsonpath=${where}`,
               ]),
-          '# the full error of the injector',
-          `kubectl -n ${shq(cpNs)} logs ${shq(`deploy/${dep}`)} -c ${p.injectorContainer} --tail=200 | grep -i ${shq(r.namespace)}`,
+          comment`the full error of the injector`,
+          cmd`kubectl -n ${cpNs} logs ${`deploy/${dep}`} -c ${p.injectorContainer} --tail=200 | grep -i ${r.namespace}`,
         ],
       };
     }

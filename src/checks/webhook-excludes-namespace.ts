@@ -25,10 +25,11 @@ import { namespaceMarker, templateOptOut } from '../facts/markers.js';
 import { evalWebhook, namespaceLabels, rulesMatchPodCreate, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
 import { podStates, type Workload } from '../facts/model.js';
 import type { FindingInput } from './define.js';
-import { dict, groupBy, note, plural, shq } from '../util/objects.js';
-import { isComment, shown } from '../util/shell.js';
+import { dict, groupBy, plural, shq } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
 import { markerExplains } from '../facts/marker-problems.js';
+import type { Step } from '../fix/steps.js';
+import { choice, comment, noteStep, text, type Part } from '../fix/steps.js';
 
 const NAME_LABEL = 'kubernetes.io/metadata.name';
 
@@ -93,7 +94,7 @@ export default defineCheck({
   *run(m) {
     // Each mesh's findings first; then one mesh per namespace or workload (below).
     // plain: the single verified label change, for a mesh choice's block (where the revision choices would nest).
-    const found: { f: FindingInput; ns: string; ws: Workload[]; plain?: string[] }[] = [];
+    const found: { f: FindingInput; ns: string; ws: Workload[]; plain?: Step[] }[] = [];
     for (const { mesh, webhooks } of m.meshes) {
       const podHooks = webhooks.filter((h) => rulesMatchPodCreate(h.rules));
       if (podHooks.length === 0) continue; // no webhook for pod CREATE at all: webhook-missing reports it
@@ -230,18 +231,33 @@ export default defineCheck({
                 webhooks: failedTerms(items[0]!.calls, 'namespaceSelector'),
                 ...servedRevisions,
               },
-              // Names in comment text go through note() (printable, quoted); the commands are shell-quoted,
-              // and a command shown in a comment holding an operator is quoted whole (shell.ts).
               fix: [
-                `# namespace ${note(ns)} opts out with ${marker.text ? note(marker.text) : 'its marker'}: choose one below. Pasted as it is, this block runs nothing`,
-                `# to keep the opt-out: drop the injection request from ${ws
-                  .map((w) => {
-                    const by = profile.templateAsking(w.template);
-                    return `${note(`${w.kind}/${w.name}`)}${by ? ` with ${note(by)}` : ''}`;
-                  })
-                  .join(', ')}`,
-                `# to mesh every workload of ${note(ns)}, not only these: ask first, as its owner disabled it, and the others are injected when next restarted`,
-                ...relabel.map((l) => `#   run: ${isComment(l) ? l.slice(2) : shown(l)}`),
+                choice(
+                  marker.text
+                    ? text`namespace ${ns} opts out with ${marker.text}: choose one below. Pasted as it is, this block runs nothing`
+                    : text`namespace ${ns} opts out with its marker: choose one below. Pasted as it is, this block runs nothing`,
+                  [
+                    {
+                      label: text`to keep the opt-out`,
+                      steps: [
+                        noteStep(
+                          ws.flatMap((w, i): Part[] => {
+                            const by = profile.templateAsking(w.template);
+                            return [
+                              i === 0 ? 'drop the injection request from ' : ', ',
+                              { value: `${w.kind}/${w.name}` },
+                              ...(by ? [' with ', { value: by }] : []),
+                            ];
+                          }),
+                        ),
+                      ],
+                    },
+                    {
+                      label: text`to mesh every workload of ${ns}, not only these`,
+                      steps: [comment`ask first, as its owner disabled it, and the others are injected when next restarted`, ...relabel],
+                    },
+                  ],
+                ),
               ],
             },
           });

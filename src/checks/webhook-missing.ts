@@ -38,7 +38,7 @@ export default defineCheck({
         message: `${meshTitle(mesh)} is installed (${what}) but no MutatingWebhookConfiguration registers its injection webhook, so every new pod is created without a proxy.`,
         resource: { kind: 'MutatingWebhookConfiguration', name: expected[0]! },
         affectedPods: podsMissingProxy(m, mesh),
-        causeKey: `webhook-broken:${mesh}`,
+        causeKey: { kind: 'webhook-broken', mesh },
         evidence: {
           expectedConfigurations: expected,
           injectorDeployments: deployments.map((d) => `${nsOf(d)}/${nameOf(d)}`),

@@ -11,6 +11,7 @@
  * Fix: look at the injector Deployment and its pods (the endpoints follow them); restore the
  * Service when it is gone.
  */
+import { cmd } from '../fix/steps.js';
 import { failureEffect } from '../k8s/admission.js';
 import {
   type WebhookBackend,
@@ -21,7 +22,6 @@ import {
   webhookBackends,
   webhookEvidence,
 } from '../facts/controlplane.js';
-import { shq } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
 
 type Problem = 'service-missing' | 'port-missing' | 'target-port-unresolved' | 'no-ready-endpoints';
@@ -57,24 +57,23 @@ export default defineCheck({
         if (!namespaceRead(m, b.namespace)) continue; // the control plane's namespace was not read: unknown, not broken
         const problem = problemOf(b);
         if (!problem) continue;
-        const ns = shq(b.namespace);
         const inj = b.injector;
         const hooks = b.webhooks.map((h) => h.name).join(', ');
         const fix =
           problem === 'service-missing' || problem === 'port-missing'
-            ? [`kubectl -n ${ns} get service ${shq(b.name)} -o yaml`, ...reinstallCommands(m, mesh, b.namespace, inj.name)]
+            ? [cmd`kubectl -n ${b.namespace} get service ${b.name} -o yaml`, ...reinstallCommands(m, mesh, b.namespace, inj.name)]
             : [
-                `kubectl -n ${ns} rollout status ${shq(`deploy/${inj.name}`)}`,
-                `kubectl -n ${ns} describe pods -l ${shq(injectorPodSelector(mesh, b.service))}`,
-                `kubectl -n ${ns} get endpointslices -l ${shq(`kubernetes.io/service-name=${b.name}`)} -o wide`,
+                cmd`kubectl -n ${b.namespace} rollout status ${`deploy/${inj.name}`}`,
+                cmd`kubectl -n ${b.namespace} describe pods -l ${injectorPodSelector(mesh, b.service)}`,
+                cmd`kubectl -n ${b.namespace} get endpointslices -l ${`kubernetes.io/service-name=${b.name}`} -o wide`,
               ];
         yield {
           mesh,
           message: `Webhook ${hooks} calls Service ${b.namespace}/${b.name} port ${b.port}, ${describe(b, problem)}; ${failureEffect(b.webhooks.map((h) => h.failurePolicy))}.`,
           resource: { kind: 'Service', namespace: b.namespace, name: b.name },
           affectedPods: podsMissingProxy(m, mesh),
-          causeKey: `webhook-broken:${mesh}`,
-          causedBy: `injector-down:${mesh}`,
+          causeKey: { kind: 'webhook-broken', mesh },
+          causedBy: { kind: 'injector-down', mesh },
           evidence: {
             problem,
             webhooks: webhookEvidence(b.webhooks),

@@ -32,6 +32,7 @@ import type { MeshName } from '../mesh/names.js';
 import { annotationsOf } from '../util/objects.js';
 import { sidecarlessOf } from '../facts/sidecarless.js';
 import { defineCheck, meta } from './define.js';
+import type { Step } from '../fix/steps.js';
 
 /** The same wording as `explain`'s verdict for a mesh that would not inject. */
 function verdict(d: Decision): string {
@@ -49,7 +50,7 @@ function verdict(d: Decision): string {
  * with the injection model (not where the webhooks' selectors or the injector's own rules keep
  * the pods out whatever is written).
  */
-function fixFor(m: Model, w: Workload, mesh: MeshName): { fix: string[]; problem?: Problem } | undefined {
+function fixFor(m: Model, w: Workload, mesh: MeshName): { fix: Step[]; problem?: Problem } | undefined {
   const install = m.mesh(mesh)!;
   const nsObj = m.namespace(w.namespace);
   const problem = workloadProblems(m, w).find((p) => p.mesh === mesh && p.templateChanges);

@@ -9,11 +9,12 @@
  * from behind its prefix.
  */
 import { podStates, type Model, type Workload } from './model.js';
-import { isComment, shown } from '../util/shell.js';
+import { choice as fixChoice, lit, text } from '../fix/steps.js';
 import { note, plural } from '../util/objects.js';
 import { namespaceMarker, templateOptOut } from './markers.js';
 import { MESH_NAMES, type MeshName } from '../mesh/names.js';
 import { meshList, meshTitle, profileOf } from '../mesh/registry.js';
+import type { Step } from '../fix/steps.js';
 
 /**
  * The marker of this mesh a pod template (or pod) carries that asks for it, valid or not, as
@@ -107,16 +108,19 @@ export const refNote = (r: { kind: string; namespace?: string; name: string }): 
  * (a comment line of an option is kept without its own `# `; a command holding an operator such
  * as `>` is quoted whole, so that the comment line stays inert: shell.ts).
  */
-export function choiceFix(
-  choice: MeshChoice,
-  options: { mesh: MeshName; fix: string[] }[],
-  what: { kind: string; namespace?: string; name: string },
-): string[] {
+export function choiceFix(choice: MeshChoice, options: { mesh: MeshName; fix: Step[] }[], what: { kind: string; namespace?: string; name: string }): Step[] {
   if (choice.mesh) return options.find((o) => o.mesh === choice.mesh)?.fix ?? [];
   const usable = options.filter((o) => o.fix.length > 0);
   if (usable.length === 0) return [];
+  const ref = what.kind === 'Namespace' ? text`namespace ${what.name}` : text`${what.kind} ${what.namespace ? `${what.namespace}/${what.name}` : what.name}`;
   return [
-    `# choose one mesh for ${refNote(what)}, never both, as two proxies in one pod clash: run the commands of one choice below. Pasted as it is, this block runs nothing`,
-    ...usable.flatMap((o) => o.fix.map((line) => `# to mesh it with ${meshTitle(o.mesh)}: ${isComment(line) ? line.slice(2) : shown(line)}`)),
+    fixChoice(
+      [
+        'choose one mesh for ',
+        ...ref,
+        ', never both, as two proxies in one pod clash: run the commands of one choice below. Pasted as it is, this block runs nothing',
+      ],
+      usable.map((o) => ({ label: text`to mesh it with ${lit(meshTitle(o.mesh))}`, steps: o.fix })),
+    ),
   ];
 }

@@ -4,6 +4,7 @@
  * control-plane checks (and the workload checks, for InjectionSkipped evidence). Pure: reads
  * the Model only.
  */
+import { cmd } from '../fix/steps.js';
 import { eventInfo, workloadOfObject } from '../k8s/events.js';
 import { ms, statuses } from '../k8s/health.js';
 import { containers, podSpec } from '../k8s/pods.js';
@@ -11,10 +12,11 @@ import { evalSelector } from '../k8s/selectors.js';
 import type { Model, Workload } from './model.js';
 import { podStates } from './model.js';
 import type { K8sObject } from '../util/types.js';
-import { arr, isObj, labelsOf, nameOf, shq, str, strMap } from '../util/objects.js';
+import { arr, isObj, labelsOf, nameOf, str, strMap } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
 import { profileOf } from '../mesh/registry.js';
 import type { MeshWebhook } from '../mesh/webhooks.js';
+import type { Step } from '../fix/steps.js';
 
 export interface EndpointAddress {
   ip: string;
@@ -277,7 +279,7 @@ export function injectionSkip(m: Model, mesh: MeshName, w: Workload): InjectionS
 }
 
 /** How to re-render a mesh's control plane (webhook, Service, Deployment) as it was installed. */
-export const reinstallCommands = (m: Model, mesh: MeshName, ns: string, injector = profileOf(mesh).defaultInjector): string[] =>
+export const reinstallCommands = (m: Model, mesh: MeshName, ns: string, injector = profileOf(mesh).defaultInjector): Step[] =>
   profileOf(mesh).reinstall(ns, injector, m);
 
 /** The Service selector as kubectl -l syntax (the injector's pods), or the mesh's usual label. */
@@ -288,10 +290,13 @@ export function injectorPodSelector(mesh: MeshName, svc: K8sObject | undefined):
 }
 
 /** First-line inspection of an injector Deployment. */
-export function injectorDebugCommands(inj: Injector, container: string): string[] {
-  const ns = shq(inj.namespace);
-  const dep = shq(`deploy/${inj.name}`);
-  return [`kubectl -n ${ns} describe ${dep}`, `kubectl -n ${ns} logs ${dep} -c ${shq(container)} --previous`, `kubectl -n ${ns} rollout restart ${dep}`];
+export function injectorDebugCommands(inj: Injector, container: string): Step[] {
+  const dep = `deploy/${inj.name}`;
+  return [
+    cmd`kubectl -n ${inj.namespace} describe ${dep}`,
+    cmd`kubectl -n ${inj.namespace} logs ${dep} -c ${container} --previous`,
+    cmd`kubectl -n ${inj.namespace} rollout restart ${dep}`,
+  ];
 }
 
 /** A time span when no replica of a mesh's injector could serve the webhook. */

@@ -1,25 +1,21 @@
 /**
  * What explains an injector's denial of a workload's pods: the finding of another check that
- * names the same cause, by the key it carries (Finding.causeKey), so that webhook-denied links to
+ * names the same cause (FindingInput.causeKey), so that webhook-denied links to
  * it (causedBy) rather than say the one cause twice. Mesh-agnostic: the profiles' decision steps
  * say which step denies (`denies`) and whether it reads the mesh's marker (`marker`).
  */
+import type { Cause } from './causes.js';
 import type { Model, Workload } from './model.js';
 import type { ResourceRef } from '../util/types.js';
 import type { MeshName } from '../mesh/names.js';
 import { namespaceProblems, workloadProblems, type Problem } from './marker-problems.js';
 import { profileOf } from '../mesh/registry.js';
 
-const refText = (r: ResourceRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
+/** The cause an injection-marker-invalid finding carries. */
+export const markerCause = (p: Pick<Problem, 'mesh' | 'resource'>): Cause => ({ kind: 'marker-invalid', mesh: p.mesh, resource: p.resource });
 
-/** The key an injection-marker-invalid finding carries. */
-export const markerCauseKey = (p: Pick<Problem, 'mesh' | 'resource'>): string => `marker-invalid:${p.mesh}:${refText(p.resource)}`;
-
-/** The key a serviceaccount-missing finding about a turned-off token carries. */
-export const tokenCauseKey = (mesh: MeshName, ref: ResourceRef): string => `token-off:${mesh}:${refText(ref)}`;
-
-/** A key naming one workload's (or namespace's) own cause, not a control-plane root cause of every pod of a mesh (explain). */
-export const isWorkloadCause = (key: string): boolean => key.startsWith('marker-invalid:') || key.startsWith('token-off:');
+/** The cause a serviceaccount-missing finding about a turned-off token carries. */
+export const tokenCause = (mesh: MeshName, ref: ResourceRef): Cause => ({ kind: 'token-off', mesh, resource: ref });
 
 /** The decision step of the injectors that reads the ServiceAccount token (Linkerd's and Consul's). */
 export const TOKEN_RULE = 'service-account-token';
@@ -31,14 +27,14 @@ export const TOKEN_RULE = 'service-account-token';
  * without a token and no step fails (the token turned off on the ServiceAccount: the link stands
  * only if serviceaccount-missing reports it, as ranking drops links to findings not reported).
  */
-export function denialCause(m: Model, w: Workload, mesh: MeshName): string | undefined {
+export function denialCause(m: Model, w: Workload, mesh: MeshName): Cause | undefined {
   const step = m.decision(w, mesh)?.injector.find((s) => !s.ok);
   if (step?.denies && step.marker) {
     const own = workloadProblems(m, w).find((p) => p.mesh === mesh);
     const ns = namespaceProblems(m, w.namespace).find((p) => p.mesh === mesh || p.explains?.includes(mesh));
     const p = own ?? ns;
-    return p ? markerCauseKey(p) : undefined;
+    return p ? markerCause(p) : undefined;
   }
-  if (step ? step.denies && step.rule === TOKEN_RULE : profileOf(mesh).tokenRequirement?.(m)?.denies) return tokenCauseKey(mesh, w.ref);
+  if (step ? step.denies && step.rule === TOKEN_RULE : profileOf(mesh).tokenRequirement?.(m)?.denies) return tokenCause(mesh, w.ref);
   return undefined;
 }

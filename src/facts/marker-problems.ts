@@ -21,6 +21,7 @@ import { namespaceChange, recreateAll, recreateEvidence, setOnTemplate } from '.
 import { podStates, type Model, type Workload } from './model.js';
 import type { ResourceRef } from '../util/types.js';
 import { annotationsOf, isObj, labelsOf } from '../util/objects.js';
+import type { Step } from '../fix/steps.js';
 
 export interface Problem {
   mesh: MeshName;
@@ -28,14 +29,14 @@ export interface Problem {
   message: string;
   evidence: Record<string, unknown>;
   /** The commands correcting the marker. */
-  fix: string[];
+  fix: Step[];
   /** Workloads whose pods must be re-created once the marker is right. */
   recreate: Workload[];
   affectedPods: number;
   /** The commands removing the marker instead (it does nothing: nothing changes for injection). */
-  remove: string[];
+  remove: Step[];
   /** The commands correcting the marker, where `fix` was changed to keep the pods to one mesh. */
-  correct?: string[];
+  correct?: Step[];
   /** Workload problems: the pod template as the fix changes it (for will-not-be-meshed to try). */
   templateChanges?: TemplateChange[];
   /** The mesh chosen where another mesh is asked too (undefined: none needed, or undecided). */
@@ -104,7 +105,7 @@ export function namespaceProblems(m: Model, ns: string): Problem[] {
  * annotation; Istio's istio-injection and istio.io/rev labels: removing the first alone would let
  * the second select a webhook).
  */
-function removeNamespaceMarker(m: Model, ns: string, mesh: MeshName): string[] {
+function removeNamespaceMarker(m: Model, ns: string, mesh: MeshName): Step[] {
   const p = profileOf(mesh);
   const { field, keys } = p.namespaceMarkerKeys(m.namespace(ns));
   if (keys.length === 0) {
@@ -333,7 +334,7 @@ function applyChoice(
   problems: Problem[],
   involved: MeshName[],
   choice: MeshChoice,
-  how: { clear: (keep: MeshName) => string[]; chosen: (p: Problem) => string; what: ResourceRef; askedToo: string },
+  how: { clear: (keep: MeshName) => Step[]; chosen: (p: Problem) => string; what: ResourceRef; askedToo: string },
 ): Problem[] {
   return problems.map((p) => {
     const evidence = { ...p.evidence, meshChoice: choiceEvidence(choice) };

@@ -2,13 +2,15 @@
  * Webhook caBundles, by configuration: what each holds and the finding fields the caBundle checks
  * share. How a mesh renews its webhook certificate is its profile's (webhookCertFix).
  */
+import { cmd, comment } from '../fix/steps.js';
 import type { Model } from './model.js';
 import { parseCaBundle, validity, injectCaFrom, type PemResult } from '../k8s/x509.js';
 import type { K8sObject } from '../util/types.js';
-import { groupBy, shq } from '../util/objects.js';
+import { groupBy } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
 import { profileOf } from '../mesh/registry.js';
 import type { MeshWebhook } from '../mesh/webhooks.js';
+import type { Step } from '../fix/steps.js';
 
 /** Webhooks of one configuration that share one caBundle, and what it holds. */
 export interface BundleGroup {
@@ -57,7 +59,7 @@ export function bundleFinding(groups: BundleGroup[], broken: boolean, m?: Model)
       ...(from ? { injectCaFrom: `${from.namespace}/${from.name}` } : {}),
     },
     fix: webhookCertFix(g.mesh, g.config, hooks, m),
-    ...(broken ? { causeKey: `webhook-broken:${g.mesh}` } : { severity: 'warning' as const }),
+    ...(broken ? { causeKey: { kind: 'webhook-broken' as const, mesh: g.mesh } } : { severity: 'warning' as const }),
   };
 }
 
@@ -65,19 +67,19 @@ export function bundleFinding(groups: BundleGroup[], broken: boolean, m?: Model)
  * How to get a valid caBundle and serving certificate: through cert-manager when it injects the
  * CA, else Linkerd's regeneration on upgrade, or istiod's own patching of its webhooks.
  */
-export function webhookCertFix(mesh: MeshName, config: K8sObject, hooks: MeshWebhook[], m?: Model): string[] {
+export function webhookCertFix(mesh: MeshName, config: K8sObject, hooks: MeshWebhook[], m?: Model): Step[] {
   const p = profileOf(mesh);
   const svc = hooks.find((h) => h.service)?.service;
-  const ns = shq(svc?.namespace || p.defaultNamespace);
-  const deploy = shq(`deploy/${svc?.name || p.defaultInjector}`);
+  const ns = svc?.namespace || p.defaultNamespace;
+  const injector = svc?.name || p.defaultInjector;
   const from = injectCaFrom(config);
   const certManager = from
     ? [
-        '# is the Certificate Ready: cainjector copies the CA of its Secret into the caBundle',
-        `kubectl -n ${shq(from.namespace)} describe certificate ${shq(from.name)}`,
-        '# why the caBundle was not filled',
-        'kubectl -n cert-manager logs -l app.kubernetes.io/component=cainjector --tail=100',
+        comment`is the Certificate Ready: cainjector copies the CA of its Secret into the caBundle`,
+        cmd`kubectl -n ${from.namespace} describe certificate ${from.name}`,
+        comment`why the caBundle was not filled`,
+        cmd`kubectl -n cert-manager logs -l app.kubernetes.io/component=cainjector --tail=100`,
       ]
     : [];
-  return [...certManager, ...p.webhookCertFix(ns, deploy, !!from, m)];
+  return [...certManager, ...p.webhookCertFix(ns, injector, !!from, m)];
 }

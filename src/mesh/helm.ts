@@ -1,10 +1,11 @@
 /**
- * Helm upgrade lines for a control plane installed with Helm: the release name and chart version
+ * Helm upgrade steps for a control plane installed with Helm: the release name and chart version
  * are read from the installed objects (their labels or image tag) by the mesh's profile, so the
  * upgrade keeps the installed chart (`--version`) instead of moving to the newest one. When either
- * is unknown the line is a comment with placeholders: never run as it is.
+ * is unknown the command is shown in a comment with placeholders: never run as it is.
  */
-import { shq } from '../util/objects.js';
+import { commandLine } from '../fix/render.js';
+import { cmd, noteStep, type Command, type Step, type Part, type Word } from '../fix/steps.js';
 
 export interface HelmRelease {
   /** The release name (undefined: not found on the objects). */
@@ -13,30 +14,55 @@ export interface HelmRelease {
   version?: string;
 }
 
-/** `helm upgrade RELEASE CHART -n NS --version V --reuse-values ARGS`, and what is unknown of it. `ns` is quoted already; `args` are literal words. */
-function upgrade(r: HelmRelease, chart: string, ns: string, args: string): { line: string; missing: string } {
-  const line = `helm upgrade ${r.release !== undefined ? shq(r.release) : 'RELEASE'} ${chart} -n ${ns} --version ${r.version !== undefined ? shq(r.version) : 'CHART-VERSION'} --reuse-values${args ? ` ${args}` : ''}`;
+/** `helm upgrade RELEASE CHART -n NS --version V --reuse-values --set k=v ...`, and what is unknown of it. */
+function upgrade(r: HelmRelease, chart: string, ns: string, set: readonly (readonly [string, string])[]): { command: Command; missing: string } {
+  const release: Part = r.release !== undefined ? { value: r.release } : 'RELEASE';
+  const version: Part = r.version !== undefined ? { value: r.version } : 'CHART-VERSION';
+  const base = cmd`helm upgrade ${[release]} ${chart} -n ${ns} --version ${[version]} --reuse-values`;
+  const sets = set.map(([k, v]) => [['--set'], [`${k}=`, { value: v }]] as const).flat();
+  const command: Command = { ...base, pipeline: [[...base.pipeline[0]!, ...sets]] };
   const missing = [r.release === undefined ? 'release name' : '', r.version === undefined ? 'chart version' : ''].filter(Boolean).join(' and ');
-  return { line, missing };
+  return { command, missing };
 }
 
 const unknown = (missing: string) => `with the ${missing} of your install, not found on the labels of the control plane`;
 
 /**
- * The upgrade as fix lines: `# WHY` then the command; where the release or the version is unknown,
- * one comment line with placeholders instead. `why` is our own comment-safe prose (shell.ts).
+ * A command as prose, for a comment line that shows it with placeholders to fill in: its words, or,
+ * for a pipeline or a redirection, the whole line as one value (quoted whole, so the comment line
+ * stays inert: util/shell.ts).
  */
-export function helmUpgrade(r: HelmRelease, chart: string, ns: string, args: string, why: string): string[] {
-  const { line, missing } = upgrade(r, chart, ns, args);
-  return missing ? [`# ${why}, ${unknown(missing)}: ${line}`] : [`# ${why}`, line];
+export function commandText(c: Command): Word {
+  if (c.pipeline.length > 1 || c.into !== undefined) return [{ value: commandLine(c) }];
+  const out: Part[] = [];
+  c.pipeline.forEach((argv, i) => {
+    if (i > 0) out.push(' | ');
+    argv.forEach((w, j) => {
+      if (j > 0) out.push(' ');
+      out.push(...w);
+    });
+  });
+  if (c.into !== undefined) out.push(` > ${c.into}`);
+  return out;
 }
 
-/** The upgrade as one choice among install methods, a comment line: `# Helm: helm upgrade ...` (`# Helm, WHY: ...`). */
-export function helmChoice(r: HelmRelease, chart: string, ns: string, args: string, why?: string): string {
-  const { line, missing } = upgrade(r, chart, ns, args);
-  return `# Helm${why ? `, ${why}` : ''}${missing ? `, ${unknown(missing)}` : ''}: ${line}`;
+/**
+ * The upgrade as fix steps: a note saying why, then the command; where the release or the version
+ * is unknown, one comment line with placeholders instead. `why` is our own prose.
+ */
+export function helmUpgrade(r: HelmRelease, chart: string, ns: string, set: readonly (readonly [string, string])[], why: Word): Step[] {
+  const { command, missing } = upgrade(r, chart, ns, set);
+  return missing ? [noteStep([...why, `, ${unknown(missing)}: `, ...commandText(command)])] : [noteStep(why), command];
 }
 
-/** A namespace as passed quoted (shq) by a caller, back to the name among the candidates. */
-export const unquoteNamespace = (ns: string, candidates: readonly string[]): string =>
-  candidates.find((x) => shq(x) === ns || x === ns) ?? ns.replace(/^'|'$/g, '');
+/** The upgrade as one option among install methods: `Helm` (`Helm, WHY`), with the command, or a comment with placeholders. */
+export function helmOption(
+  r: HelmRelease,
+  chart: string,
+  ns: string,
+  set: readonly (readonly [string, string])[],
+  why?: string,
+): { label: Word; steps: Step[] } {
+  const { command, missing } = upgrade(r, chart, ns, set);
+  return { label: [['Helm', ...(why ? [why] : []), ...(missing ? [unknown(missing)] : [])].join(', ')], steps: [command] };
+}

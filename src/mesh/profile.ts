@@ -4,6 +4,7 @@
  * src/mesh/ ask the profile; they never name a mesh. Each mesh's profile lives in
  * src/mesh/<mesh>/ (README "Adding a mesh"), with the source of each fact beside it.
  */
+import type { Word } from '../fix/steps.js';
 import type { MeshContext } from './context.js';
 import type { Workload } from '../k8s/workloads.js';
 import type { NamedRef } from '../cluster/gather.js';
@@ -14,6 +15,7 @@ export type { Decision, DecisionInput, Field, InjectorStep, MeshWebhook, Templat
 import type { DecisionInput, Field, InjectorStep, MeshWebhook, Template } from './types.js';
 import type { K8sObject } from '../util/types.js';
 import type { MeshName } from './names.js';
+import type { Step } from '../fix/steps.js';
 
 export type ResourceKey = 'requests.cpu' | 'requests.memory' | 'limits.cpu' | 'limits.memory';
 
@@ -46,9 +48,9 @@ export interface MarkerProblemDraft {
   message: string;
   evidence: Record<string, unknown>;
   /** The commands correcting the marker. */
-  fix: string[];
+  fix: Step[];
   /** The commands removing the marker instead. */
-  remove: string[];
+  remove: Step[];
   /** Namespace problems: workloads whose pods must be re-created once the marker is right. */
   recreate?: Workload[];
   /** Namespace problems: pods affected, when not the recreated workloads' unmeshed pods. */
@@ -64,8 +66,8 @@ export interface NamespaceProblemContext {
   labels: Record<string, string>;
   annotations: Record<string, string>;
   /** Commands setting or removing namespace markers (live: kubectl; -f: file edits). */
-  set(field: Field, key: string, value: string): string[];
-  unset(field: Field, ...keys: string[]): string[];
+  set(field: Field, key: string, value: string): Step[];
+  unset(field: Field, ...keys: string[]): Step[];
   /** The app workloads of the namespace. */
   workloads: Workload[];
   /** Workloads with unmeshed pods a working marker of this mesh would mesh on re-creation. */
@@ -137,7 +139,7 @@ export interface CniPlugin {
    */
   privilegedFor?(m: MeshContext, w: Workload): { privileged: boolean; from: string } | undefined;
   /** How to install the plugin and turn it on for the injector: comment lines, one per install method. */
-  install(ns: string): string[];
+  install(ns: string): Step[];
 }
 
 export interface MeshProfile {
@@ -182,7 +184,7 @@ export interface MeshProfile {
    * revisions and tags that are installed (evidence) and one fix per choice (comments): relabel
    * to each of them with `relabel(value)`, or install (restore) the missing one.
    */
-  unservedRevision?(m: MeshContext, requested: string, relabel: (value: string) => string[]): { evidence: Record<string, unknown>; fix: string[] };
+  unservedRevision?(m: MeshContext, requested: string, relabel: (value: string) => Step[]): { evidence: Record<string, unknown>; fix: Step[] };
   /** A Deployment named like this mesh's injector. */
   isInjectorDeployment(name: string): boolean;
   /** The injector Deployment behind a webhook's Service. */
@@ -212,15 +214,15 @@ export interface MeshProfile {
 
   // --- Install and repair commands ----------------------------------------------------------
   /** How to re-render the control plane as it was installed (comment alternatives); `m` to read the install (Helm release and chart version). */
-  reinstall(ns: string, injector: string, m?: MeshContext): string[];
+  reinstall(ns: string, injector: string, m?: MeshContext): Step[];
   /** The webhook configurations an install with these injector Deployments creates. */
   expectedWebhookConfigs(injectors: string[]): string[];
   /** The command that lists this mesh's webhook configurations. */
-  listWebhookConfigs(expected: string): string;
+  listWebhookConfigs(expected: string): Step;
   /** The durable way to raise the injector's memory limit. */
-  injectorMemoryFix(ns: string, injector: string, limit: string, m?: MeshContext): string[];
+  injectorMemoryFix(ns: string, injector: string, limit: string, m?: MeshContext): Step[];
   /** How the webhook's caBundle and serving certificate are renewed (after cert-manager's, if any). */
-  webhookCertFix(ns: string, injector: string, certManager: boolean, m?: MeshContext): string[];
+  webhookCertFix(ns: string, injector: string, certManager: boolean, m?: MeshContext): Step[];
   /** Why an empty caBundle happens for this mesh, when the mesh fills it itself. */
   readonly emptyCaBundle?: string;
   /** What a restart of the injector does to the caBundle (appended to the restart command). */
@@ -264,7 +266,7 @@ export interface MeshProfile {
    * For a mesh with no namespace marker (namespaceMarkerKeys empty) whose injector's own settings
    * enable a namespace: how those settings leave namespace `ns` out instead (comment lines).
    */
-  namespaceSettingOff?(m: MeshContext, ns: string): string[];
+  namespaceSettingOff?(m: MeshContext, ns: string): Step[];
   /** The namespace markers that make this mesh inject (all of them, to remove). */
   namespaceMarkerKeys(ns: K8sObject | undefined): { field: Field; keys: string[] };
   /** The namespace's own marker enabling this mesh. */
@@ -290,7 +292,7 @@ export interface MeshProfile {
   /** The pod annotations that set each proxy resource (none for a mesh without them: Kuma). */
   readonly resourceAnnotations: Readonly<Partial<Record<ResourceKey, string>>>;
   /** How the proxy's resources are set where no annotation does (comment lines, for quota advice). */
-  resourceFix?(m: MeshContext): string[];
+  resourceFix?(m: MeshContext): Step[];
   /** The proxy resources quota advice suggests when none are set. */
   readonly suggestedResources: Readonly<Record<ResourceKey, string>>;
   /** The annotations also work on the namespace (for all its workloads). */
@@ -318,7 +320,7 @@ export interface MeshProfile {
   /** The pod template annotation that makes the proxy a native sidecar (none where only the control plane's setting decides: Kuma). */
   readonly nativeSidecarAnnotation?: string;
   /** The installed version does not know nativeSidecarAnnotation yet: why (for a comment), else undefined (known to, or not read). */
-  nativeSidecarUnsupported?(m: MeshContext): string | undefined;
+  nativeSidecarUnsupported?(m: MeshContext): Word | undefined;
 
   // --- Jobs ---------------------------------------------------------------------------------
   readonly job: {
@@ -327,9 +329,9 @@ export interface MeshProfile {
     /** Words of such calls a snapshot keeps in command lines (regular expression sources). */
     shutdownWords: readonly string[];
     /** The other ways out, as comments. */
-    alternatives: readonly string[];
+    alternatives: readonly Step[];
     /** Relieve the Job's hung pods now (ns is quoted already). */
-    relief(pods: string[], ns: string, job: string): string[];
+    relief(pods: string[], ns: string, job: string): Step[];
     /** The control plane stops the proxy itself once the app exits (Kuma's Job syncer): why, for the template warning to stay silent. */
     controlPlaneStops?: string;
   };
@@ -341,6 +343,6 @@ export interface MeshProfile {
     issuer: string;
     sources(m: MeshContext): IdentityCerts[];
     /** The documented rotation for one source; anyValidAnchor: some trust anchor is still valid. */
-    fix(src: IdentityCerts, anyValidAnchor: boolean): string[];
+    fix(src: IdentityCerts, anyValidAnchor: boolean): Step[];
   };
 }

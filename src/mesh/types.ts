@@ -6,6 +6,7 @@
 import type { Call } from '../k8s/webhook.js';
 import type { K8sObject } from '../util/types.js';
 import type { MeshName } from './names.js';
+import type { Step } from '../fix/steps.js';
 
 export type Field = 'labels' | 'annotations';
 
@@ -45,7 +46,7 @@ export interface InjectorStep {
     /** A pod template label or annotation that gets the pod past this step, when one does. */
     templateFix?: { field: Field; key: string; value: string };
     /** Commands changing the configuration instead. */
-    fix: string[];
+    fix: Step[];
   };
   /** A failed step at which the injector returns an error, so the API server denies the pod (Kuma's and Consul's invalid values), rather than admitting it without a proxy. */
   denies?: boolean;

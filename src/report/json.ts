@@ -4,7 +4,7 @@ import type { Reporter } from './reporter.js';
 export const json: Reporter = (result, meta) =>
   JSON.stringify(
     {
-      schemaVersion: 1,
+      schemaVersion: 2,
       tool: { name: 'meshdoctor', version: meta.version },
       source: result.source,
       scope: result.scope,

@@ -3,6 +3,8 @@
  * running, and the read-only RBAC that would let them run. A run with skipped checks is never
  * reported as clean (README "Exit codes": 3, incomplete).
  */
+import { cmd, comment, type Step, type Word } from '../fix/steps.js';
+import { render } from '../fix/render.js';
 import { createHash } from 'node:crypto';
 import { KINDS, type KindKey } from '../k8s/kinds.js';
 import { namedObjects } from '../mesh/read-plan.js';
@@ -10,7 +12,7 @@ import type { Coverage, SkippedCheck } from './result.js';
 import type { Snapshot } from '../k8s/snapshot.js';
 import type { Check } from '../checks/define.js';
 import { guardFix } from '../util/shell.js';
-import { cmp, shq } from '../util/objects.js';
+import { cmp } from '../util/objects.js';
 
 /**
  * The coverage of a run: one entry per kind a selected check needed and could not have (with the
@@ -50,35 +52,38 @@ export function rbacFix(snapshot: Snapshot, unavailable: Coverage['unavailable']
   if (!forbidden.length) return [];
   const res = (k: KindKey) => (KINDS[k].group ? `${KINDS[k].plural}.${KINDS[k].group}` : KINDS[k].plural);
   const named = namedObjects(snapshot.objects.namespaces ?? [], snapshot.objects.mutatingwebhookconfigurations ?? []);
-  const roles: { name: string; command: string; namespaces: Set<string> | 'cluster' }[] = [];
-  const addRole = (args: string, kinds: Coverage['unavailable']) => {
-    const name = `meshdoctor-reader-${createHash('sha256').update(args).digest('hex').slice(0, 8)}`;
+  const roles: { name: string; command: Step; namespaces: Set<string> | 'cluster' }[] = [];
+  /** A ClusterRole named after its rules: the hash of its arguments as printed (kept stable across versions). */
+  const addRole = (rules: Word[], kinds: Coverage['unavailable']) => {
+    const printed = render([cmd`${{ args: rules }}`])[0]!;
+    const name = `meshdoctor-reader-${createHash('sha256').update(printed).digest('hex').slice(0, 8)}`;
     // "... in the namespace "linkerd"": a namespaced refusal; "at the cluster scope" (or unknown): cluster-wide.
     const where = kinds.map((u) => u.namespace ?? /in the namespace "([^"]+)"/.exec(u.reason)?.[1]);
     roles.push({
       name,
-      command: `kubectl create clusterrole ${name} ${args}`,
+      command: cmd`kubectl create clusterrole ${name} ${{ args: rules }}`,
       namespaces: where.some((n) => n === undefined) ? 'cluster' : new Set(where as string[]),
     });
   };
   const listed = forbidden.filter((u) => !KINDS[u.kind].byName);
-  if (listed.length) addRole(`--verb=get,list --resource=${[...new Set(listed.map((u) => res(u.kind)))].join(',')}`, listed);
+  if (listed.length) addRole([['--verb=get,list'], [`--resource=${[...new Set(listed.map((u) => res(u.kind)))].join(',')}`]], listed);
   for (const u of forbidden.filter((x) => KINDS[x.kind].byName)) {
     const names = [...new Set(named.filter((r) => r.key === u.kind).map((r) => r.name))].sort(cmp);
-    if (names.length) addRole(`--verb=get --resource=${res(u.kind)} ${names.map((n) => `--resource-name=${shq(n)}`).join(' ')}`, [u]);
+    if (names.length) addRole([['--verb=get'], [`--resource=${res(u.kind)}`], ...names.map((n): Word => ['--resource-name=', { value: n }])], [u]);
   }
   // The API server names the user in its forbidden message: `User "system:serviceaccount:shop:alice" cannot list ...`.
   const user = snapshot.source.user ?? forbidden.map((u) => /\bUser "([^"]+)" cannot\b/.exec(u.reason)?.[1]).find(Boolean);
-  const subject = user?.startsWith('system:serviceaccount:')
-    ? `--serviceaccount=${shq(user.slice('system:serviceaccount:'.length))}`
-    : `--user=${user ? shq(user) : 'USER'}`;
-  const out = roles.map((r) => r.command);
-  // What explains a command goes on its own line before it: never after it (shell.ts).
-  if (!user) out.push('# USER below: the name meshdoctor authenticates as, which kubectl auth whoami shows');
+  const subject: Word = user?.startsWith('system:serviceaccount:')
+    ? ['--serviceaccount=', { value: user.slice('system:serviceaccount:'.length) }]
+    : user
+      ? ['--user=', { value: user }]
+      : ['--user=USER'];
+  const out: Step[] = roles.map((r) => r.command);
+  if (!user) out.push(comment`USER below: the name meshdoctor authenticates as, which kubectl auth whoami shows`);
   for (const r of roles) {
-    if (r.namespaces === 'cluster') out.push(`kubectl create clusterrolebinding ${r.name} --clusterrole=${r.name} ${subject}`);
-    else for (const ns of [...r.namespaces].sort(cmp)) out.push(`kubectl create rolebinding ${r.name} -n ${shq(ns)} --clusterrole=${r.name} ${subject}`);
+    if (r.namespaces === 'cluster') out.push(cmd`kubectl create clusterrolebinding ${r.name} --clusterrole=${r.name} ${subject}`);
+    else for (const ns of [...r.namespaces].sort(cmp)) out.push(cmd`kubectl create rolebinding ${r.name} -n ${ns} --clusterrole=${r.name} ${subject}`);
   }
   // The same last guard as every fix line: a line that would not be one safe line is withheld.
-  return out.map(guardFix);
+  return render(out).map(guardFix);
 }

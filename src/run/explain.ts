@@ -19,7 +19,7 @@ import type { ResourceRef } from '../util/types.js';
 import type { Coverage, Finding, SkippedCheck } from './result.js';
 import type { MeshName } from '../mesh/names.js';
 import { dict, nameOf } from '../util/objects.js';
-import { isWorkloadCause } from '../facts/denials.js';
+import { isControlPlaneCause } from '../facts/causes.js';
 
 // A dict: looked up by what the user typed (`explain constructor/x` names no kind).
 const KIND_ALIASES: Readonly<Record<string, string>> = Object.assign(dict(), {
@@ -311,7 +311,7 @@ function related(findings: Finding[], w: Workload, called: Set<MeshName>): Findi
       (f.resource.kind === 'Namespace' && f.resource.name === w.namespace) ||
       // A control-plane root cause (webhook broken, injector down) of a mesh whose webhook its pods call.
       // (Causes of one workload's own, an invalid marker or a turned-off token, are about that workload only.)
-      (f.causeKey !== undefined && !isWorkloadCause(f.causeKey) && called.has(f.mesh)),
+      (f.cause !== undefined && isControlPlaneCause(f.cause) && called.has(f.mesh)),
   );
   const keep = new Set(own);
   let frontier = own;

@@ -1,4 +1,5 @@
 /** What a run produced: the findings, what was suppressed or skipped, and what was examined. */
+import type { Cause } from '../facts/causes.js';
 import type { CheckMeta } from '../checks/define.js';
 import type { KindKey } from '../k8s/kinds.js';
 import type { MeshName } from '../mesh/names.js';
@@ -13,11 +14,17 @@ export interface Finding {
   message: string;
   resource: ResourceRef;
   evidence: Record<string, unknown>;
+  /** The fix, rendered: lines to paste (comment lines say what to choose or edit). */
   fix: string[];
+  /** The fix as data (src/fix/steps.ts): edits (target, path, set, remove), restarts, commands as argv, notes, choices. */
+  fixData: unknown[];
   /** The check's published page, only when MESHDOCTOR_DOCS_URL configures one. */
   docsUrl?: string;
   affectedPods: number;
+  /** The key other findings name in causedBy (the cause's key, src/facts/causes.ts). */
   causeKey?: string;
+  /** The cause this finding is the root of, as data. */
+  cause?: Cause;
   causedBy?: string;
   /** `check -f`: the manifest document that holds the resource. */
   source?: ManifestSource;

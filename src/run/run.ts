@@ -2,7 +2,7 @@
  * The pipeline: select checks -> obtain one snapshot (live or files) -> run the checks over one
  * Model -> rank. No printing here; the CLI renders the result.
  */
-import { MESH_NAMES } from '../mesh/names.js';
+import { causeKey, isControlPlaneCause } from '../facts/causes.js';
 import { CHECKS } from '../checks/index.js';
 import { coverageOf } from './coverage.js';
 import { DeadlineError, type Deadline } from '../util/deadline.js';
@@ -21,6 +21,8 @@ import type { Finding, RunResult, SkippedCheck } from './result.js';
 import type { MeshName } from '../mesh/names.js';
 import type { Snapshot } from '../k8s/snapshot.js';
 import type { Check } from '../checks/define.js';
+import { render } from '../fix/render.js';
+import { fixData } from '../fix/steps.js';
 
 export type MeshOption = 'auto' | MeshName;
 
@@ -105,8 +107,6 @@ export function assertNamespaceExists(snapshot: Snapshot): void {
 
 const refText = (f: Finding) => `${f.resource.kind}/${f.resource.namespace ?? ''}/${f.resource.name}`;
 
-const CONTROL_PLANE_CAUSE = new RegExp(`^(webhook-broken|injector-down|injector-oom):(${MESH_NAMES.join('|')})$`);
-
 /**
  * `check -f`: the findings about the manifests' objects, each with the file and document it came
  * from, plus the control-plane causes (webhook broken, injector down or OOMKilled) of a mesh that
@@ -124,8 +124,7 @@ function manifestFindings(findings: Finding[], m: Model): Finding[] {
   return findings.flatMap((f) => {
     const source = m.manifestSource(f.resource);
     if (source) return [{ ...f, source }];
-    const cause = CONTROL_PLANE_CAUSE.exec(f.causeKey ?? '');
-    return cause && injecting.has(cause[2] as MeshName) ? [f] : [];
+    return f.cause && isControlPlaneCause(f.cause) && injecting.has(f.cause.mesh) ? [f] : [];
   });
 }
 
@@ -165,7 +164,7 @@ export function rootFirst(findings: Finding[]): Finding[] {
     if (root === f || !f.fix.length) return f;
     const ref = `${note(root.resource.kind)} ${note(`${root.resource.namespace ? `${root.resource.namespace}/` : ''}${root.resource.name}`)}`;
     const first = `# fix ${root.code} ${root.id} on ${ref} first: until then re-created pods get no proxy`;
-    return { ...f, fix: [first, ...f.fix] };
+    return { ...f, fix: [first, ...f.fix], fixData: [{ kind: 'note', text: first.slice(2) }, ...f.fixData] };
   });
 }
 
@@ -214,11 +213,12 @@ export function runChecks(
           message: printable(f.message, MAX_MESSAGE),
           resource: f.resource,
           evidence: f.evidence,
-          fix: capFix(f.fix.map(guardFix)),
+          fix: capFix(render(f.fix).map(guardFix)),
+          fixData: fixData(f.fix),
           ...(opts.docsBase ? { docsUrl: docsUrl(check.id, opts.docsBase)! } : {}),
           affectedPods: f.affectedPods ?? 0,
-          ...(f.causeKey ? { causeKey: f.causeKey } : {}),
-          ...(f.causedBy ? { causedBy: f.causedBy } : {}),
+          ...(f.causeKey ? { causeKey: causeKey(f.causeKey), cause: f.causeKey } : {}),
+          ...(f.causedBy ? { causedBy: causeKey(f.causedBy) } : {}),
         });
       }
     } catch (e) {

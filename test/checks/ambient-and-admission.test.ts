@@ -244,9 +244,10 @@ describe('pod-security-blocks-init', () => {
       predicted: true,
     });
     expect(f!.fix).toEqual([
-      '# install the Istio CNI plugin and turn it on for the injector: run the one line for your install method',
+      '# install the Istio CNI plugin and turn it on for the injector: run the lines for your install method',
       '# istioctl, with the profile and values you installed with: istioctl install -y --set components.cni.enabled=true -f YOUR-ISTIOOPERATOR.yaml',
-      "# Helm, where ISTIOD-VERSION is the release istiod runs: 'helm install istio-cni istio/cni -n istio-system --version ISTIOD-VERSION && helm upgrade istiod istio/istiod -n istio-system --version ISTIOD-VERSION --reuse-values --set pilot.cni.enabled=true'",
+      '# Helm, where ISTIOD-VERSION is the release istiod runs: helm install istio-cni istio/cni -n istio-system --version ISTIOD-VERSION',
+      '# Helm, where ISTIOD-VERSION is the release istiod runs: helm upgrade istiod istio/istiod -n istio-system --version ISTIOD-VERSION --reuse-values --set pilot.cni.enabled=true',
       '# or let namespace store admit istio-init, which lowers Pod Security for every pod in it: kubectl label namespace store pod-security.kubernetes.io/enforce=privileged --overwrite',
     ]);
   });

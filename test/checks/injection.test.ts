@@ -287,7 +287,7 @@ describe('webhook-excludes-namespace', () => {
     expect(canary.fix).toEqual([
       '# canary is neither an installed revision nor a tag: choose one below. Pasted as it is, this block runs nothing',
       '# to use the installed revision default: kubectl label namespace canary istio.io/rev=default --overwrite',
-      '#   then: kubectl rollout restart deployment/api -n canary',
+      '# to use the installed revision default: kubectl rollout restart deployment/api -n canary',
       '# to install revision canary with istioctl: istioctl install -y --set revision=canary -f YOUR-ISTIOOPERATOR.yaml',
       '# to install revision canary with Helm: helm install istiod-canary istio/istiod -n istio-system --set revision=canary',
       '# to restore tag canary for an installed revision: istioctl tag set canary --revision default',

@@ -4,6 +4,7 @@
  * revisions and tags. Sources: istio/istio pkg/kube/inject/inject.go injectRequired (86c9f01f;
  * 1.26.0 c2e9871f), templates/mutatingwebhook.yaml and revision-tags-mwc.yaml (86c9f01f).
  */
+import { render } from '../../src/fix/render.js';
 import { describe, expect, it } from 'vitest';
 import { slim } from '../../src/mesh/keep.js';
 import { explain } from '../../src/run/explain.js';
@@ -275,9 +276,9 @@ describe('revisions and tags', () => {
     expect(orders.fix).toEqual([
       '# stable is neither an installed revision nor a tag: choose one below. Pasted as it is, this block runs nothing',
       '# to use the installed revision default: kubectl label namespace orders istio.io/rev=default --overwrite',
-      '#   then: kubectl rollout restart deployment/api -n orders',
+      '# to use the installed revision default: kubectl rollout restart deployment/api -n orders',
       '# to use the installed tag prod of revision default: kubectl label namespace orders istio.io/rev=prod --overwrite',
-      '#   then: kubectl rollout restart deployment/api -n orders',
+      '# to use the installed tag prod of revision default: kubectl rollout restart deployment/api -n orders',
       '# to install revision stable with istioctl: istioctl install -y --set revision=stable -f YOUR-ISTIOOPERATOR.yaml',
       '# to install revision stable with Helm: helm install istiod-stable istio/istiod -n istio-system --set revision=stable',
       '# to restore tag stable for an installed revision: istioctl tag set stable --revision default',
@@ -304,16 +305,18 @@ describe('Helm lines pin the installed istiod release (helm upgrade without --ve
   it('pins --version when the release is known, and is only a comment when it is not', () => {
     // The healthy Istio cluster runs istiod from docker.io/istio/pilot:1.24.2: the profile reads the release from the Model.
     const m = makeModel(cluster('istio'), { mesh: 'auto', certExpiryWarningDays: 60, now: NOW });
-    expect(istio.injectorMemoryFix('istio-system', 'istiod', '4Gi', m)).toEqual([
+    expect(render(istio.injectorMemoryFix('istio-system', 'istiod', '4Gi', m))).toEqual([
       '# durable, if installed with Helm, pinned to the installed 1.24.2',
       'helm upgrade istiod istio/istiod -n istio-system --version 1.24.2 --reuse-values --set pilot.resources.limits.memory=4Gi',
       '# durable, if installed with istioctl, from your own IstioOperator and values, else istioctl installs its defaults: istioctl install -f YOUR-ISTIOOPERATOR.yaml --set values.pilot.resources.limits.memory=4Gi',
     ]);
-    const unknown = istio.injectorMemoryFix('istio-system', 'istiod', '4Gi', undefined);
+    const unknown = render(istio.injectorMemoryFix('istio-system', 'istiod', '4Gi', undefined));
     expect(unknown.every((l) => l.startsWith('# '))).toBe(true);
     expect(unknown[0]).toMatch(/^# durable, if installed with Helm, with the version istiod runs, which is unknown: .*--version INSTALLED-VERSION/);
-    expect(istio.reinstall('istio-system', 'istiod-canary', undefined).every((l) => l.startsWith('#'))).toBe(true);
-    expect(istio.reinstall('istio-system', 'istiod', m)[2]).toBe('# Helm: helm upgrade istiod istio/istiod -n istio-system --version 1.24.2 --reuse-values');
+    expect(render(istio.reinstall('istio-system', 'istiod-canary', undefined)).every((l) => l.startsWith('#'))).toBe(true);
+    expect(render(istio.reinstall('istio-system', 'istiod', m))[2]).toBe(
+      '# Helm: helm upgrade istiod istio/istiod -n istio-system --version 1.24.2 --reuse-values',
+    );
   });
 
   it('a digest-only or tagless istiod image leaves the version unknown: the policy fix is a comment', () => {

@@ -41,11 +41,12 @@
  *   (default the release namespace); values.yaml cniBinDir /opt/cni/bin, cniNetDir /etc/cni/net.d
  *   ("/home/kubernetes/bin" on GKE).
  */
+import { choice, cmd, comment, lit, text } from '../../fix/steps.js';
 import type { MeshContext } from '../context.js';
 import type { Workload } from '../../k8s/workloads.js';
-import { annotationsOf, isObj, labelsOf, note, shq } from '../../util/objects.js';
+import { annotationsOf, isObj, labelsOf } from '../../util/objects.js';
 import { containers, podSpec } from '../../k8s/pods.js';
-import { helmChoice, helmUpgrade, unquoteNamespace, type HelmRelease } from '../helm.js';
+import { helmOption, helmUpgrade, type HelmRelease } from '../helm.js';
 import { valueAt } from '../config-values.js';
 import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { CONSUL_FLAGS, CONSUL_INJECT, consulInjector, consulSettings, defaultInjects, parseConsul } from './injector.js';
@@ -89,10 +90,17 @@ const cni: CniPlugin = {
     return { privileged: on === true, from: `transparent proxy ${on ? 'on' : 'off'}: ${from}` };
   },
   install: (ns) => [
-    '# install consul-cni and turn it on for the injector: run the one line for your install method. connectInject.cni.cniBinDir and cniNetDir must fit your nodes, for example /home/kubernetes/bin on GKE',
-    '# consul-k8s CLI: consul-k8s upgrade -f YOUR-VALUES.yaml -set connectInject.cni.enabled=true',
-    `# Helm: helm upgrade consul hashicorp/consul -n ${shq(ns)} --reuse-values --set connectInject.cni.enabled=true`,
-    `# or turn transparent proxy off for the workload, so the init container needs no capability but traffic is no longer redirected: pod template annotation ${TPROXY}: 'false'`,
+    choice(
+      text`install consul-cni and turn it on for the injector: run the one line for your install method. connectInject.cni.cniBinDir and cniNetDir must fit your nodes, for example /home/kubernetes/bin on GKE`,
+      [
+        { label: text`consul-k8s CLI`, steps: [cmd`consul-k8s upgrade -f YOUR-VALUES.yaml -set connectInject.cni.enabled=true`] },
+        { label: text`Helm`, steps: [cmd`helm upgrade consul hashicorp/consul -n ${ns} --reuse-values --set connectInject.cni.enabled=true`] },
+        {
+          label: text`or turn transparent proxy off for the workload, so the init container needs no capability but traffic is no longer redirected`,
+          steps: [comment`pod template annotation ${lit(TPROXY)}: 'false'`],
+        },
+      ],
+    ),
   ],
 };
 
@@ -108,8 +116,7 @@ const fullname = (injector: string): string => injector.replace(/-connect-inject
  */
 function consulRelease(m: MeshContext | undefined, ns: string, injector: string): HelmRelease {
   if (!m) return {};
-  const raw = unquoteNamespace(ns, m.mesh('consul')?.namespaces ?? []);
-  const d = m.get('deployments', raw, injector.replace(/^['"]?(deploy\/)?|['"]$/g, ''));
+  const d = m.get('deployments', ns, injector);
   const release = labelsOf(d).release;
   const image = containers(podSpec(isObj(d?.spec) ? d!.spec.template : undefined)).find((c) => c.name === 'sidecar-injector')?.image;
   const version = typeof image === 'string' ? /consul-k8s-control-plane:v?([0-9][0-9A-Za-z.+-]*)$/.exec(image)?.[1] : undefined;
@@ -160,29 +167,27 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
   configMapKey: () => undefined,
 
   reinstall: (ns, injector, m) => [
-    '# re-render the control plane the way it was installed: run the one line for your install method',
-    '# consul-k8s CLI: consul-k8s upgrade -f YOUR-VALUES.yaml',
-    helmChoice(consulRelease(m, ns, injector), 'hashicorp/consul', shq(ns), ''),
+    choice(text`re-render the control plane the way it was installed: run the one line for your install method`, [
+      { label: text`consul-k8s CLI`, steps: [cmd`consul-k8s upgrade -f YOUR-VALUES.yaml`] },
+      helmOption(consulRelease(m, ns, injector), 'hashicorp/consul', ns, []),
+    ]),
   ],
   expectedWebhookConfigs: (injectors) => (injectors.length ? injectors : [INJECTOR]),
-  listWebhookConfigs: () => 'kubectl get mutatingwebhookconfigurations -l component=connect-injector',
+  listWebhookConfigs: () => cmd`kubectl get mutatingwebhookconfigurations -l component=connect-injector`,
   injectorMemoryFix: (ns, injector, limit, m) =>
     helmUpgrade(
       consulRelease(m, ns, injector),
       'hashicorp/consul',
       ns,
-      `--set connectInject.resources.limits.memory=${shq(limit)}`,
-      'durable, if installed with Helm',
+      [['connectInject.resources.limits.memory', limit]],
+      text`durable, if installed with Helm`,
     ),
-  webhookCertFix: (ns, deploy) => {
-    const name = deploy.replace(/^['"]?deploy\//, '').replace(/['"]$/, '');
-    return [
-      '# the webhook-cert-manager makes a new CA and certificate and patches the caBundle within seconds of its restart',
-      `kubectl -n ${ns} rollout restart ${shq(`deploy/${fullname(name)}-webhook-cert-manager`)}`,
-      '# the injector loads the new certificate when it restarts',
-      `kubectl -n ${ns} rollout restart ${deploy}`,
-    ];
-  },
+  webhookCertFix: (ns, injector) => [
+    comment`the webhook-cert-manager makes a new CA and certificate and patches the caBundle within seconds of its restart`,
+    cmd`kubectl -n ${ns} rollout restart ${`deploy/${fullname(injector)}-webhook-cert-manager`}`,
+    comment`the injector loads the new certificate when it restarts`,
+    cmd`kubectl -n ${ns} rollout restart ${`deploy/${injector}`}`,
+  ],
   emptyCaBundle: "the caBundle is empty: Consul's webhook-cert-manager fills it, so it is not running or cannot patch this configuration",
   restartReloads: '',
   servingCertSecrets: [[CERT_SECRET, 'tls.crt']],
@@ -202,7 +207,7 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
   namespaceMarkerKeys: () => ({ field: 'annotations', keys: [] }),
   // mesh_webhook.go shouldInject (a507b1d): the deny list is read before any annotation, so it leaves out every pod of the namespace.
   namespaceSettingOff: (_m, ns) => [
-    `# or leave namespace ${note(ns)} out of Consul altogether: add it to the Helm value connectInject.k8sDenyNamespaces, the -deny-k8s-namespace flag of the injector, and upgrade the release. The injector then refuses even pods annotated ${CONSUL_INJECT}: 'true'`,
+    comment`or leave namespace ${ns} out of Consul altogether: add it to the Helm value connectInject.k8sDenyNamespaces, the -deny-k8s-namespace flag of the injector, and upgrade the release. The injector then refuses even pods annotated ${lit(CONSUL_INJECT)}: 'true'`,
   ],
   namespaceEnabling: () => undefined,
   templateEnabling,
@@ -248,19 +253,19 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
     const injector = install?.webhooks.find((h) => h.service)?.service;
     const v = injector ? consulRelease(m, injector.namespace, injector.name).version : undefined;
     if (!v || nativeAnnotationKnown(v)) return undefined;
-    return `consul-k8s ${note(v)} does not know the annotation ${NATIVE}, added in 1.9.0 and backported to 1.8.2, 1.7.5 and 1.6.9: upgrade Consul first, or use one of the ways below`;
+    return text`consul-k8s ${v} does not know the annotation ${lit(NATIVE)}, added in 1.9.0 and backported to 1.8.2, 1.7.5 and 1.6.9: upgrade Consul first, or use one of the ways below`;
   },
 
   job: {
     shutdown: /graceful_shutdown|:20600\b/,
     shutdownWords: ['graceful_shutdown', ':20600\\b'],
     alternatives: [
-      '# or: end the command of the app with curl -fsS -X POST http://localhost:20600/graceful_shutdown',
-      `# or: opt the pod template out with the annotation ${CONSUL_INJECT}: 'false'`,
+      comment`or: end the command of the app with curl -fsS -X POST http://localhost:20600/graceful_shutdown`,
+      comment`or: opt the pod template out with the annotation ${lit(CONSUL_INJECT)}: 'false'`,
     ],
     relief: (_pods, ns, job) => [
-      '# the app has exited, and consul-dataplane listens for its shutdown only on the loopback of the pod',
-      `kubectl delete job ${shq(job)} -n ${ns}`,
+      comment`the app has exited, and consul-dataplane listens for its shutdown only on the loopback of the pod`,
+      cmd`kubectl delete job ${job} -n ${ns}`,
     ],
   },
 };

@@ -15,9 +15,10 @@
  * - container_init.go: with ACLs (-acl-auth-method) a pod with no ServiceAccount token mount is
  *   denied ("unable to find service account token volumeMount").
  */
+import { comment } from '../../fix/steps.js';
 import { containers, podSpec } from '../../k8s/pods.js';
 import type { MeshContext } from '../context.js';
-import { arr, annotationsOf, isObj, nameOf, note } from '../../util/objects.js';
+import { arr, annotationsOf, isObj, nameOf } from '../../util/objects.js';
 import type { InjectorStep } from '../profile.js';
 import { evalWebhook } from '../../k8s/webhook.js';
 
@@ -146,9 +147,9 @@ function namespaceListConfig(s: ConsulSettings, ns: string): NonNullable<Injecto
       ...(s.from ? { injector: s.from } : {}),
     },
     fix: denied
-      ? [`# remove ${note(ns)} from the Helm value connectInject.k8sDenyNamespaces, the -deny-k8s-namespace flag of the injector, and upgrade the release`]
+      ? [comment`remove ${ns} from the Helm value connectInject.k8sDenyNamespaces, the -deny-k8s-namespace flag of the injector, and upgrade the release`]
       : [
-          `# add ${note(ns)} to the Helm value connectInject.k8sAllowNamespaces, the -allow-k8s-namespace flag of the injector where '*' allows all, and upgrade the release`,
+          comment`add ${ns} to the Helm value connectInject.k8sAllowNamespaces, the -allow-k8s-namespace flag of the injector where '*' allows all, and upgrade the release`,
         ],
   };
 }

@@ -27,12 +27,12 @@
  *   is `istio-validation` with `pilot.cni.enabled` (`istio_cni.enabled` before 1.24), else
  *   `istio-init` with `capabilities.add: [NET_ADMIN, NET_RAW]`.
  */
+import { choice, cmd, text } from '../../fix/steps.js';
 import { podSpec } from '../../k8s/pods.js';
 import type { MeshContext } from '../context.js';
 import type { Workload } from '../../k8s/workloads.js';
 import type { K8sObject } from '../../util/types.js';
-import { annotationsOf, labelsOf, nsOf, shq } from '../../util/objects.js';
-import { shown } from '../../util/shell.js';
+import { annotationsOf, labelsOf, nsOf } from '../../util/objects.js';
 import { valueAt } from '../config-values.js';
 import type { CniPlugin, SidecarlessMode, Template } from '../profile.js';
 import { ISTIO_NS_LABEL, ISTIO_REV } from './injector.js';
@@ -101,10 +101,20 @@ export function istioCni(values: (m: MeshContext, w?: Workload) => { values: Rec
       };
     },
     install: (ns) => [
-      '# install the Istio CNI plugin and turn it on for the injector: run the one line for your install method',
-      '# istioctl, with the profile and values you installed with: istioctl install -y --set components.cni.enabled=true -f YOUR-ISTIOOPERATOR.yaml',
-      // Without --version Helm installs the newest charts, i.e. upgrades istiod: the placeholder is the installed release.
-      `# Helm, where ISTIOD-VERSION is the release istiod runs: ${shown(`helm install istio-cni istio/cni -n ${shq(ns)} --version ISTIOD-VERSION && helm upgrade istiod istio/istiod -n ${shq(ns)} --version ISTIOD-VERSION --reuse-values --set pilot.cni.enabled=true`)}`,
+      choice(text`install the Istio CNI plugin and turn it on for the injector: run the lines for your install method`, [
+        {
+          label: text`istioctl, with the profile and values you installed with`,
+          steps: [cmd`istioctl install -y --set components.cni.enabled=true -f YOUR-ISTIOOPERATOR.yaml`],
+        },
+        // Without --version Helm installs the newest charts, i.e. upgrades istiod: the placeholder is the installed release.
+        {
+          label: text`Helm, where ISTIOD-VERSION is the release istiod runs`,
+          steps: [
+            cmd`helm install istio-cni istio/cni -n ${ns} --version ISTIOD-VERSION`,
+            cmd`helm upgrade istiod istio/istiod -n ${ns} --version ISTIOD-VERSION --reuse-values --set pilot.cni.enabled=true`,
+          ],
+        },
+      ]),
     ],
   };
 }

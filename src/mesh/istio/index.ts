@@ -8,8 +8,7 @@ import { deploymentBehind } from '../../k8s/selectors.js';
 import type { MeshContext } from '../context.js';
 import type { Workload } from '../../k8s/workloads.js';
 import type { K8sObject } from '../../util/types.js';
-import { arr, isObj, labelsOf, nameOf, note, nsOf, shq, annotationsOf, dict } from '../../util/objects.js';
-import { isComment, shown } from '../../util/shell.js';
+import { arr, isObj, labelsOf, nameOf, nsOf, annotationsOf, dict } from '../../util/objects.js';
 import { configValues, parseYamlObject, valueAt } from '../config-values.js';
 import type { MeshProfile, NamedRef, ResourceKey } from '../profile.js';
 import type { MeshWebhook } from '../profile.js';
@@ -28,6 +27,7 @@ import {
   serviceRevision,
 } from './injector.js';
 import { REDIRECTION, ambient, ambientEnrols, istioCni } from './ambient.js';
+import { choice, cmd, comment, text, type Step } from '../../fix/steps.js';
 import {
   enableMarker,
   namespaceEnabling,
@@ -147,18 +147,17 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
 
   reinstall: (ns, istiod, m) => reinstallIstiod(ns, istiod, m ? istiodRelease(m, ns, istiod) : undefined),
   expectedWebhookConfigs: (istiods) => (istiods.length ? istiods : ['istiod']).map((d) => (revisionOf(d) ? `${CONFIG}-${revisionOf(d)}` : CONFIG)),
-  listWebhookConfigs: () => 'kubectl get mutatingwebhookconfigurations -l app=sidecar-injector',
-  // `ns` comes shell-quoted; the Helm line is pinned to the installed release (chartUpgrade).
+  listWebhookConfigs: () => cmd`kubectl get mutatingwebhookconfigurations -l app=sidecar-injector`,
+  // The Helm line is pinned to the installed release (chartUpgrade).
   injectorMemoryFix: (ns, istiod, limit, m) => {
-    // `ns` is shell-quoted: a namespace name (a DNS label) quotes to itself, so it still finds istiod.
     const version = m ? istiodRelease(m, ns, istiod) : undefined;
-    return chartUpgrade(ns, istiod, version, 'pilot.resources.limits.memory', limit, { quotedNs: true, why: 'durable' });
+    return chartUpgrade(ns, istiod, version, 'pilot.resources.limits.memory', limit, { why: 'durable' });
   },
-  webhookCertFix: (ns, deploy) => [
-    '# istiod re-patches the caBundle of its webhook configurations when it starts',
-    `kubectl -n ${ns} rollout restart ${deploy}`,
-    '# errors patching the caBundle. With a plugged-in CA, replace Secret cacerts first',
-    `kubectl -n ${ns} logs ${deploy} --tail=200 | grep -i webhook`,
+  webhookCertFix: (ns, istiod) => [
+    comment`istiod re-patches the caBundle of its webhook configurations when it starts`,
+    cmd`kubectl -n ${ns} rollout restart ${`deploy/${istiod}`}`,
+    comment`errors patching the caBundle. With a plugged-in CA, replace Secret cacerts first`,
+    cmd`kubectl -n ${ns} logs ${`deploy/${istiod}`} --tail=200 | grep -i webhook`,
   ],
   emptyCaBundle: 'the caBundle is empty: istiod fills it itself, so istiod is not running or cannot patch this configuration',
   restartReloads: ', and istiod re-patches the caBundle',
@@ -243,10 +242,10 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
     shutdown: /quitquitquit/,
     shutdownWords: ['quitquitquit'],
     alternatives: [
-      '# or: end the command of the app with curl -fsS -X POST localhost:15020/quitquitquit',
-      "# or: opt the pod template out with the label sidecar.istio.io/inject: 'false'",
+      comment`or: end the command of the app with curl -fsS -X POST localhost:15020/quitquitquit`,
+      comment`or: opt the pod template out with the label sidecar.istio.io/inject: 'false'`,
     ],
-    relief: (pods, ns) => pods.map((p) => `kubectl exec ${shq(p)} -n ${ns} -c istio-proxy -- pilot-agent request POST quitquitquit`),
+    relief: (pods, ns) => pods.map((p) => cmd`kubectl exec ${p} -n ${ns} -c istio-proxy -- pilot-agent request POST quitquitquit`),
   },
 };
 
@@ -290,25 +289,24 @@ const TAG_PREFIX = 'istio-revision-tag-';
  * an installed revision or tag, or install the missing revision, or make it a tag of an installed
  * revision (`istioctl tag set`, istioctl/pkg/tag/tag.go @86c9f01f). Comments: the user chooses.
  */
-function unservedRevision(m: MeshContext, requested: string, relabel: (value: string) => string[]) {
+function unservedRevision(m: MeshContext, requested: string, relabel: (value: string) => Step[]) {
   const { revisions, tags, values } = installedRevisions(m.webhooksOf('istio'));
-  // A comment line of a choice loses its own `# `; a command holding an operator is quoted whole (shell.ts).
-  const strip = (l: string) => (isComment(l) ? l.slice(2) : shown(l));
-  // Names in comment text go through note() (printable, quoted); in commands through shq().
-  const choices: string[] = [];
-  for (const v of values) {
-    const what = tags[v] !== undefined ? `tag ${note(v)} of revision ${note(tags[v]!)}` : `revision ${note(v)}`;
-    relabel(v).forEach((line, i) => choices.push(i === 0 ? `# to use the installed ${what}: ${strip(line)}` : `#   then: ${strip(line)}`));
-  }
+  const options = values.map((v) => ({
+    label: tags[v] !== undefined ? text`to use the installed tag ${v} of revision ${tags[v]!}` : text`to use the installed revision ${v}`,
+    steps: relabel(v),
+  }));
   const target = revisions.find((r) => r !== 'default') ?? revisions[0];
-  const q = shq(requested);
-  choices.push(
-    `# to install revision ${note(requested)} with istioctl: istioctl install -y --set revision=${q} -f YOUR-ISTIOOPERATOR.yaml`,
-    `# to install revision ${note(requested)} with Helm: helm install ${shq(`istiod-${requested}`)} istio/istiod -n istio-system --set revision=${q}`,
+  options.push(
+    { label: text`to install revision ${requested} with istioctl`, steps: [cmd`istioctl install -y --set revision=${requested} -f YOUR-ISTIOOPERATOR.yaml`] },
+    {
+      label: text`to install revision ${requested} with Helm`,
+      steps: [cmd`helm install ${`istiod-${requested}`} istio/istiod -n istio-system --set revision=${requested}`],
+    },
   );
-  if (target) choices.push(`# to restore tag ${note(requested)} for an installed revision: istioctl tag set ${q} --revision ${shq(target)}`);
+  if (target)
+    options.push({ label: text`to restore tag ${requested} for an installed revision`, steps: [cmd`istioctl tag set ${requested} --revision ${target}`] });
   return {
     evidence: { requestedRevision: requested, installedRevisions: revisions, installedTags: tags },
-    fix: [`# ${note(requested)} is neither an installed revision nor a tag: choose one below. Pasted as it is, this block runs nothing`, ...choices],
+    fix: [choice(text`${requested} is neither an installed revision nor a tag: choose one below. Pasted as it is, this block runs nothing`, options)],
   };
 }

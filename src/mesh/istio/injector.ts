@@ -7,12 +7,13 @@
  * `alwaysInjectSelector`; struct `Config` in inject.go, lines 137-160), rendered from
  * manifests/charts/istio-control/istio-discovery/templates/istiod-injector-configmap.yaml.
  */
+import { commandText } from '../helm.js';
+import { choice, cmd, comment, noteStep, text, type Step, type Part } from '../../fix/steps.js';
 import { containers, podSpec } from '../../k8s/pods.js';
 import { evalSelector, selectorError } from '../../k8s/selectors.js';
 import type { MeshContext } from '../context.js';
 import type { K8sObject } from '../../util/types.js';
-import { arr, annotationsOf, isObj, labelsOf, nameOf, note, nsOf, shq, str, strMap } from '../../util/objects.js';
-import { isComment, shown } from '../../util/shell.js';
+import { arr, annotationsOf, isObj, labelsOf, nameOf, nsOf, str, strMap } from '../../util/objects.js';
 import { configKey, configValues, valueAt } from '../config-values.js';
 import type { DecisionInput, InjectorStep } from '../profile.js';
 import { evalWebhook } from '../../k8s/webhook.js';
@@ -286,8 +287,8 @@ export function istioInjector(m: MeshContext, input: DecisionInput): InjectorSte
       config: {
         evidence: { configMap: cfg.configMap, exists: false },
         fix: [
-          "# istiod started without it logs 'Skipping sidecar injector, template not found'",
-          `kubectl -n ${shq(target.ns ?? 'istio-system')} logs ${shq(`deploy/${target.deployment ?? 'istiod'}`)} -c discovery | grep -i 'sidecar injector'`,
+          comment`istiod started without it logs 'Skipping sidecar injector, template not found'`,
+          cmd`kubectl -n ${target.ns ?? 'istio-system'} logs ${`deploy/${target.deployment ?? 'istiod'}`} -c discovery | grep -i ${'sidecar injector'}`,
           ...reinstallIstiod(target.ns ?? 'istio-system', target.deployment ?? 'istiod', release),
         ],
       },
@@ -333,7 +334,7 @@ export function istioInjector(m: MeshContext, input: DecisionInput): InjectorSte
                 evidence: { configMap: cfg.configMap, key: 'config', neverInjectSelector: never },
                 templateFix: { field: 'labels', key: ISTIO_INJECT, value: 'true' },
                 fix: [
-                  '# or: remove this selector from sidecarInjectorWebhook.neverInjectSelector in the values the control plane was installed with, and upgrade it',
+                  comment`or: remove this selector from sidecarInjectorWebhook.neverInjectSelector in the values the control plane was installed with, and upgrade it`,
                 ],
               },
             }),
@@ -367,9 +368,17 @@ export function istioInjector(m: MeshContext, input: DecisionInput): InjectorSte
                   config: {
                     evidence: { configMap: cfg.configMap, key: 'config', policy },
                     templateFix: { field: 'labels', key: ISTIO_INJECT, value: 'true' },
-                    fix: policyFix(target.ns ?? 'istio-system', target.deployment ?? 'istiod', release).map(
-                      (l) => `# or, to inject every pod of enabled namespaces by default: ${isComment(l) ? l.slice(2) : shown(l)}`,
-                    ),
+                    fix: [
+                      choice(
+                        [],
+                        [
+                          {
+                            label: text`or, to inject every pod of enabled namespaces by default`,
+                            steps: policyFix(target.ns ?? 'istio-system', target.deployment ?? 'istiod', release),
+                          },
+                        ],
+                      ),
+                    ],
                   },
                 }),
           },
@@ -390,19 +399,24 @@ export function istioInjector(m: MeshContext, input: DecisionInput): InjectorSte
 }
 
 /** Re-rendering istiod the way it was installed (comments: the user picks the install method). */
-export function reinstallIstiod(ns: string, istiod: string, version: string | undefined): string[] {
+export function reinstallIstiod(ns: string, istiod: string, version: string | undefined): Step[] {
   const rev = istiod.startsWith('istiod-') ? istiod.slice('istiod-'.length) : undefined;
   // Without --version, `helm upgrade` installs the newest chart: pinned, or a placeholder to fill in.
-  const pin = version ? `--version ${shq(version)}` : '--version INSTALLED-VERSION';
+  const pin: Part = version !== undefined ? { value: version } : 'INSTALLED-VERSION';
+  const istioctl = rev ? cmd`istioctl install -y --set revision=${rev} -f YOUR-ISTIOOPERATOR.yaml` : cmd`istioctl install -y -f YOUR-ISTIOOPERATOR.yaml`;
   return [
-    '# re-render the control plane the way it was installed: run the one line for your install method',
-    `# istioctl, with the profile and values you installed with: istioctl install -y${rev ? ` --set revision=${shq(rev)}` : ''} -f YOUR-ISTIOOPERATOR.yaml`,
-    `# Helm${version ? '' : ', with the version istiod runs, which is unknown: without --version Helm upgrades it to the newest chart'}: helm upgrade ${shq(istiod)} istio/istiod -n ${shq(ns)} ${pin} --reuse-values`,
+    choice(text`re-render the control plane the way it was installed: run the one line for your install method`, [
+      { label: text`istioctl, with the profile and values you installed with`, steps: [istioctl] },
+      {
+        label: [version ? 'Helm' : 'Helm, with the version istiod runs, which is unknown: without --version Helm upgrades it to the newest chart'],
+        steps: [cmd`helm upgrade ${istiod} istio/istiod -n ${ns} --version ${[pin]} --reuse-values`],
+      },
+    ]),
   ];
 }
 
 /** Setting the policy the way the control plane was installed (global.proxy.autoInject, values.yaml). */
-function policyFix(ns: string, istiod: string, version: string | undefined): string[] {
+function policyFix(ns: string, istiod: string, version: string | undefined): Step[] {
   return chartUpgrade(ns, istiod, version, 'global.proxy.autoInject', 'enabled');
 }
 
@@ -422,22 +436,20 @@ export function istiodRelease(m: MeshContext, ns: string, deployment: string): s
  * and is only a comment when that version is unknown. istioctl re-renders the whole install from
  * what it is given, so its line is a comment naming the user's own IstioOperator/values.
  */
-export function chartUpgrade(
-  ns: string,
-  istiod: string,
-  version: string | undefined,
-  key: string,
-  value: string,
-  opts: { quotedNs?: boolean; why?: string } = {},
-): string[] {
-  const set = shq(`${key}=${value}`);
-  const helm = (v: string) => `helm upgrade ${shq(istiod)} istio/istiod -n ${opts.quotedNs ? ns : shq(ns)} --version ${v} --reuse-values --set ${set}`;
+export function chartUpgrade(ns: string, istiod: string, version: string | undefined, key: string, value: string, opts: { why?: string } = {}): Step[] {
+  const helm = (v: Part) => cmd`helm upgrade ${istiod} istio/istiod -n ${ns} --version ${[v]} --reuse-values --set ${`${key}=${value}`}`;
   const why = opts.why ? `${opts.why}, ` : '';
-  const istioctl = `# ${why}if installed with istioctl, from your own IstioOperator and values, else istioctl installs its defaults: istioctl install -f YOUR-ISTIOOPERATOR.yaml --set ${shq(`values.${key}=${value}`)}`;
+  const istioctl = noteStep([
+    `${why}if installed with istioctl, from your own IstioOperator and values, else istioctl installs its defaults: `,
+    ...commandText(cmd`istioctl install -f YOUR-ISTIOOPERATOR.yaml --set ${`values.${key}=${value}`}`),
+  ]);
   return version
-    ? [`# ${why}if installed with Helm, pinned to the installed ${note(version)}`, helm(shq(version)), istioctl]
+    ? [noteStep([`${why}if installed with Helm, pinned to the installed `, { value: version }]), helm({ value: version }), istioctl]
     : [
-        `# ${why}if installed with Helm, with the version istiod runs, which is unknown: without --version Helm upgrades istiod to the newest chart: ${helm('INSTALLED-VERSION')}`,
+        noteStep([
+          `${why}if installed with Helm, with the version istiod runs, which is unknown: without --version Helm upgrades istiod to the newest chart: `,
+          ...commandText(helm('INSTALLED-VERSION')),
+        ]),
         istioctl,
       ];
 }

@@ -38,12 +38,12 @@
  *   `kuma-cni-node` in cni.namespace (values.yaml: kube-system); values.yaml's cni.chained,
  *   netDir, binDir and confName default to Multus paths and must fit the cluster's CNI.
  */
+import { choice, cmd, comment, lit, text } from '../../fix/steps.js';
 import { containers, podSpec } from '../../k8s/pods.js';
 import { deploymentBehind } from '../../k8s/selectors.js';
 import type { MeshContext } from '../context.js';
-import { arr, isObj, labelsOf, nameOf, note, shq } from '../../util/objects.js';
-import { helmChoice, helmUpgrade, unquoteNamespace, type HelmRelease } from '../helm.js';
-import { shown } from '../../util/shell.js';
+import { arr, isObj, labelsOf, nameOf } from '../../util/objects.js';
+import { commandText, helmOption, helmUpgrade, type HelmRelease } from '../helm.js';
 import { valueAt } from '../config-values.js';
 import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { KUMA_INJECT, KUMA_SIDECAR, kumaInjector, parseKuma } from './injector.js';
@@ -108,9 +108,23 @@ const cni: CniPlugin = {
     return { enabled: GO_TRUE.includes(v), from: `${CP} env ${CNI_ENV}=${v}` };
   },
   install: (ns) => [
-    '# install kuma-cni and turn it on for the injector: run the one line for your install method, with cni.chained, cni.netDir, cni.binDir and cni.confName set for the CNI of your cluster as the Kuma CNI docs say',
-    `# kumactl, with the flags you installed with: ${shown('kumactl install control-plane --cni-enabled --cni-chained --cni-net-dir /etc/cni/net.d --cni-bin-dir /opt/cni/bin --cni-conf-name YOUR-CNI.conflist | kubectl apply -f -')}`,
-    `# Helm: helm upgrade YOUR-RELEASE kuma/kuma -n ${shq(ns)} --version YOUR-KUMA-VERSION --reuse-values --set cni.enabled=true --set cni.chained=true --set cni.netDir=/etc/cni/net.d --set cni.binDir=/opt/cni/bin --set cni.confName=YOUR-CNI.conflist`,
+    choice(
+      text`install kuma-cni and turn it on for the injector: run the one line for your install method, with cni.chained, cni.netDir, cni.binDir and cni.confName set for the CNI of your cluster as the Kuma CNI docs say`,
+      [
+        {
+          label: text`kumactl, with the flags you installed with`,
+          steps: [
+            cmd`kumactl install control-plane --cni-enabled --cni-chained --cni-net-dir /etc/cni/net.d --cni-bin-dir /opt/cni/bin --cni-conf-name YOUR-CNI.conflist | kubectl apply -f -`,
+          ],
+        },
+        {
+          label: text`Helm`,
+          steps: [
+            cmd`helm upgrade YOUR-RELEASE kuma/kuma -n ${ns} --version YOUR-KUMA-VERSION --reuse-values --set cni.enabled=true --set cni.chained=true --set cni.netDir=/etc/cni/net.d --set cni.binDir=/opt/cni/bin --set cni.confName=YOUR-CNI.conflist`,
+          ],
+        },
+      ],
+    ),
   ],
 };
 /**
@@ -120,8 +134,7 @@ const cni: CniPlugin = {
  */
 function kumaRelease(m: MeshContext | undefined, ns: string): HelmRelease {
   if (!m) return {};
-  const raw = unquoteNamespace(ns, m.mesh('kuma')?.namespaces ?? []);
-  const d = m.inNamespace('deployments', raw).find((x) => labelsOf(x)['helm.sh/chart']?.startsWith('kuma-') && labelsOf(x)['app.kubernetes.io/instance']);
+  const d = m.inNamespace('deployments', ns).find((x) => labelsOf(x)['helm.sh/chart']?.startsWith('kuma-') && labelsOf(x)['app.kubernetes.io/instance']);
   const l = labelsOf(d);
   const version = /^kuma-(.+)$/.exec(l['helm.sh/chart'] ?? '')?.[1];
   return {
@@ -162,28 +175,29 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
   configMapKey: () => undefined,
 
   reinstall: (ns, _injector, m) => [
-    '# re-render the control plane the way it was installed: run the one line for your install method',
-    `# kumactl, with the flags you installed with: ${shown(`kumactl install control-plane --namespace ${shq(ns)} | kubectl apply -f -`)}`,
-    helmChoice(kumaRelease(m, ns), 'kuma/kuma', shq(ns), ''),
+    choice(text`re-render the control plane the way it was installed: run the one line for your install method`, [
+      { label: text`kumactl, with the flags you installed with`, steps: [cmd`kumactl install control-plane --namespace ${ns} | kubectl apply -f -`] },
+      helmOption(kumaRelease(m, ns), 'kuma/kuma', ns, []),
+    ]),
   ],
   expectedWebhookConfigs: () => [CONFIG],
-  listWebhookConfigs: (expected) => `kubectl get mutatingwebhookconfigurations ${shq(expected)}`,
+  listWebhookConfigs: (expected) => cmd`kubectl get mutatingwebhookconfigurations ${expected}`,
   injectorMemoryFix: (ns, _injector, limit, m) =>
-    helmUpgrade(kumaRelease(m, ns), 'kuma/kuma', ns, `--set controlPlane.resources.limits.memory=${shq(limit)}`, 'durable, if installed with Helm'),
-  webhookCertFix: (ns, deploy, certManager, m) => [
-    `# delete the webhook certificate Secret: ${certManager ? 'cert-manager re-issues it and patches the caBundle' : 'the upgrade below generates a new CA, certificate and caBundle, as Helm reuses the Secret while it exists'}`,
-    `kubectl -n ${ns} delete secret ${TLS_SECRET}`,
+    helmUpgrade(kumaRelease(m, ns), 'kuma/kuma', ns, [['controlPlane.resources.limits.memory', limit]], text`durable, if installed with Helm`),
+  webhookCertFix: (ns, injector, certManager, m) => [
+    comment`delete the webhook certificate Secret: ${lit(certManager ? 'cert-manager re-issues it and patches the caBundle' : 'the upgrade below generates a new CA, certificate and caBundle, as Helm reuses the Secret while it exists')}`,
+    cmd`kubectl -n ${ns} delete secret ${TLS_SECRET}`,
     ...(certManager
       ? []
       : helmUpgrade(
           kumaRelease(m, ns),
           'kuma/kuma',
           ns,
-          '',
-          `for a Helm install, or for a kumactl install instead: ${shown('kumactl install control-plane | kubectl apply -f -')}`,
+          [],
+          ['for a Helm install, or for a kumactl install instead: ', ...commandText(cmd`kumactl install control-plane | kubectl apply -f -`)],
         )),
-    '# the control plane loads its certificate at start',
-    `kubectl -n ${ns} rollout restart ${deploy}`,
+    comment`the control plane loads its certificate at start`,
+    cmd`kubectl -n ${ns} rollout restart ${`deploy/${injector}`}`,
   ],
   restartReloads: '',
   servingCertSecrets: [[TLS_SECRET, 'tls.crt']],
@@ -218,15 +232,19 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
   resourceFix: (m) => {
     const ns = m.mesh('kuma')?.namespaces[0] ?? 'kuma-system';
     return [
-      '# Kuma has no pod annotation for the proxy resources: give kuma-sidecar requests and limits in the control plane',
-      helmChoice(
-        kumaRelease(m, ns),
-        'kuma/kuma',
-        shq(ns),
-        '--set dataPlane.sidecarContainer.resources.limits.cpu=500m',
-        'setting the other requests and limits as needed',
-      ),
-      `# or per workload: a ContainerPatch in the control-plane namespace ${note(ns)}, named by the pod template annotation kuma.io/container-patches`,
+      choice(text`Kuma has no pod annotation for the proxy resources: give kuma-sidecar requests and limits in the control plane`, [
+        helmOption(
+          kumaRelease(m, ns),
+          'kuma/kuma',
+          ns,
+          [['dataPlane.sidecarContainer.resources.limits.cpu', '500m']],
+          'setting the other requests and limits as needed',
+        ),
+        {
+          label: text`or per workload`,
+          steps: [comment`a ContainerPatch in the control-plane namespace ${ns}, named by the pod template annotation kuma.io/container-patches`],
+        },
+      ]),
     ];
   },
   suggestedResources: { 'requests.cpu': '50m', 'requests.memory': '64Mi', 'limits.cpu': '500m', 'limits.memory': '512Mi' },
@@ -254,10 +272,13 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
     shutdown: /quitquitquit/,
     shutdownWords: ['quitquitquit'],
     alternatives: [
-      `# or: set ${NATIVE_ENV}=true on the control plane, with Helm experimental.sidecarContainers=true, on Kubernetes 1.29 or later`,
-      `# or: opt the pod template out with the label ${KUMA_INJECT}: disabled`,
+      comment`or: set ${lit(NATIVE_ENV)}=true on the control plane, with Helm experimental.sidecarContainers=true, on Kubernetes 1.29 or later`,
+      comment`or: opt the pod template out with the label ${lit(KUMA_INJECT)}: disabled`,
     ],
-    relief: (_pods, ns, job) => [`# the app has exited, and the Kuma control plane could not stop ${KUMA_SIDECAR}`, `kubectl delete job ${shq(job)} -n ${ns}`],
+    relief: (_pods, ns, job) => [
+      comment`the app has exited, and the Kuma control plane could not stop ${lit(KUMA_SIDECAR)}`,
+      cmd`kubectl delete job ${job} -n ${ns}`,
+    ],
     controlPlaneStops: `Kuma's control plane stops ${KUMA_SIDECAR} once a Job pod's other containers have exited`,
   },
 };

@@ -2,9 +2,10 @@
  * Linkerd's identity: the trust anchors (ConfigMap `linkerd-identity-trust-roots`) and the issuer
  * (Secret `linkerd-identity-issuer`), and their documented rotation.
  */
+import { cmd, comment, lit, type Step } from '../../fix/steps.js';
 import { certManagerCertificate, parsePem, secretCerts, subjectAttr } from '../../k8s/x509.js';
 import type { K8sObject } from '../../util/types.js';
-import { isObj, shq, str } from '../../util/objects.js';
+import { isObj, str } from '../../util/objects.js';
 import type { IdentityCerts } from '../profile.js';
 
 /**
@@ -38,46 +39,46 @@ const STEP_ISSUER = '--profile intermediate-ca --no-password --insecure --not-af
  * issuer from the trust anchor through `linkerd upgrade`; for trust anchors, a bundle of new and
  * old anchors (rotation), or new anchor and issuer at once when no anchor is valid any more.
  */
-export function fixIdentity(src: IdentityCerts, anyValid: boolean): string[] {
-  const ns = shq(src.ref.namespace);
+export function fixIdentity(src: IdentityCerts, anyValid: boolean): Step[] {
+  const ns = src.ref.namespace;
   const cn = src.certs.map((c) => subjectAttr(c, 'CN')).find(Boolean);
   const domain = cn?.replace(/^(root|identity)\.linkerd\./, '') || 'cluster.local';
-  const anchorCn = shq(src.role === 'trust anchor' && cn ? cn : `root.linkerd.${domain}`);
-  const issuerCn = shq(src.role === 'issuer' && cn ? cn : `identity.linkerd.${domain}`);
+  const anchorCn = src.role === 'trust anchor' && cn ? cn : `root.linkerd.${domain}`;
+  const issuerCn = src.role === 'issuer' && cn ? cn : `identity.linkerd.${domain}`;
   if (src.role === 'issuer') {
     const certificate = certManagerCertificate(src.obj);
     if (certificate) {
       return [
-        '# why cert-manager did not renew it',
-        `kubectl -n ${ns} describe certificate ${shq(certificate)}`,
-        '# cert-manager re-issues the Secret, and linkerd-identity loads the new issuer',
-        `kubectl -n ${ns} delete secret linkerd-identity-issuer`,
+        comment`why cert-manager did not renew it`,
+        cmd`kubectl -n ${ns} describe certificate ${certificate}`,
+        comment`cert-manager re-issues the Secret, and linkerd-identity loads the new issuer`,
+        cmd`kubectl -n ${ns} delete secret linkerd-identity-issuer`,
       ];
     }
     return [
-      '# ca.crt and ca.key: your trust anchor and its key',
-      `step certificate create ${issuerCn} issuer-new.crt issuer-new.key ${STEP_ISSUER} --ca ca.crt --ca-key ca.key`,
-      '# a Helm install passes the new issuer with --set-file identity.issuer.tls.crtPEM=issuer-new.crt --set-file identity.issuer.tls.keyPEM=issuer-new.key instead',
-      'linkerd upgrade --identity-issuer-certificate-file=./issuer-new.crt --identity-issuer-key-file=./issuer-new.key | kubectl apply -f -',
-      'linkerd check --proxy',
+      comment`ca.crt and ca.key: your trust anchor and its key`,
+      cmd`step certificate create ${issuerCn} issuer-new.crt issuer-new.key ${lit(STEP_ISSUER)} --ca ca.crt --ca-key ca.key`,
+      comment`a Helm install passes the new issuer with --set-file identity.issuer.tls.crtPEM=issuer-new.crt --set-file identity.issuer.tls.keyPEM=issuer-new.key instead`,
+      cmd`linkerd upgrade --identity-issuer-certificate-file=./issuer-new.crt --identity-issuer-key-file=./issuer-new.key | kubectl apply -f -`,
+      cmd`linkerd check --proxy`,
     ];
   }
   if (!anyValid) {
     return [
-      `step certificate create ${anchorCn} ca-new.crt ca-new.key ${STEP_ROOT}`,
-      `step certificate create ${issuerCn} issuer-new.crt issuer-new.key ${STEP_ISSUER} --ca ca-new.crt --ca-key ca-new.key`,
-      'linkerd upgrade --identity-trust-anchors-file=./ca-new.crt --identity-issuer-certificate-file=./issuer-new.crt --identity-issuer-key-file=./issuer-new.key | kubectl apply -f -',
-      '# restart the control plane, then every meshed workload, so that its proxy trusts the new anchor',
-      `kubectl -n ${ns} rollout restart deploy`,
+      cmd`step certificate create ${anchorCn} ca-new.crt ca-new.key ${lit(STEP_ROOT)}`,
+      cmd`step certificate create ${issuerCn} issuer-new.crt issuer-new.key ${lit(STEP_ISSUER)} --ca ca-new.crt --ca-key ca-new.key`,
+      cmd`linkerd upgrade --identity-trust-anchors-file=./ca-new.crt --identity-issuer-certificate-file=./issuer-new.crt --identity-issuer-key-file=./issuer-new.key | kubectl apply -f -`,
+      comment`restart the control plane, then every meshed workload, so that its proxy trusts the new anchor`,
+      cmd`kubectl -n ${ns} rollout restart deploy`,
     ];
   }
   return [
-    `kubectl -n ${ns} get configmap linkerd-identity-trust-roots -o jsonpath='{.data.ca-bundle\\.crt}' > original-trust.crt`,
-    '# remove the expired anchors from original-trust.crt',
-    `step certificate create ${anchorCn} ca-new.crt ca-new.key ${STEP_ROOT}`,
-    'step certificate bundle ca-new.crt original-trust.crt bundle.crt',
-    'linkerd upgrade --identity-trust-anchors-file=./bundle.crt | kubectl apply -f -',
-    '# restart the control plane, then every meshed workload, and issue a new issuer from ca-new.crt and ca-new.key',
-    `kubectl -n ${ns} rollout restart deploy`,
+    cmd`kubectl -n ${ns} get configmap linkerd-identity-trust-roots -o jsonpath=${'{.data.ca-bundle\\.crt}'} > original-trust.crt`,
+    comment`remove the expired anchors from original-trust.crt`,
+    cmd`step certificate create ${anchorCn} ca-new.crt ca-new.key ${lit(STEP_ROOT)}`,
+    cmd`step certificate bundle ca-new.crt original-trust.crt bundle.crt`,
+    cmd`linkerd upgrade --identity-trust-anchors-file=./bundle.crt | kubectl apply -f -`,
+    comment`restart the control plane, then every meshed workload, and issue a new issuer from ca-new.crt and ca-new.key`,
+    cmd`kubectl -n ${ns} rollout restart deploy`,
   ];
 }

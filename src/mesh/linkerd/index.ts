@@ -3,10 +3,10 @@
  * (templates/proxy-injector*.yaml, values.yaml), pkg/inject (report.go, inject.go),
  * controller/proxy-injector/webhook.go, pkg/k8s/labels.go.
  */
+import { choice, cmd, comment, lit, text } from '../../fix/steps.js';
 import type { MeshContext } from '../context.js';
 import type { Workload } from '../../k8s/workloads.js';
-import { annotationsOf, labelsOf, shq } from '../../util/objects.js';
-import { shown } from '../../util/shell.js';
+import { annotationsOf, labelsOf } from '../../util/objects.js';
 import { configValues, valueAt } from '../config-values.js';
 import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { fixIdentity, linkerdIdentity } from './identity.js';
@@ -60,9 +60,16 @@ const cni: CniPlugin = {
     return values ? { enabled: values.cniEnabled === true, from: 'linkerd-config values cniEnabled' } : undefined;
   },
   install: (ns) => [
-    '# install linkerd-cni and turn it on for the injector: run the one line for your install method',
-    `# linkerd CLI: ${shown('linkerd install-cni | kubectl apply -f - && linkerd upgrade --linkerd-cni-enabled | kubectl apply -f -')}`,
-    `# Helm: ${shown(`helm install linkerd2-cni linkerd/linkerd2-cni -n linkerd-cni --create-namespace && helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${shq(ns)} --reuse-values --set cniEnabled=true`)}`,
+    choice(text`install linkerd-cni and turn it on for the injector: run the lines for your install method`, [
+      { label: text`linkerd CLI`, steps: [cmd`linkerd install-cni | kubectl apply -f -`, cmd`linkerd upgrade --linkerd-cni-enabled | kubectl apply -f -`] },
+      {
+        label: text`Helm`,
+        steps: [
+          cmd`helm install linkerd2-cni linkerd/linkerd2-cni -n linkerd-cni --create-namespace`,
+          cmd`helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values --set cniEnabled=true`,
+        ],
+      },
+    ]),
   ],
 };
 
@@ -98,26 +105,27 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
   configMapKey: (name) => (name === 'linkerd-config' ? 'values' : name === 'linkerd-identity-trust-roots' ? 'ca-bundle.crt' : undefined),
 
   reinstall: (ns) => [
-    '# re-render the control plane the way it was installed: run the one line for your install method',
-    `# linkerd CLI: ${shown('linkerd upgrade | kubectl apply -f -')}`,
-    `# Helm: helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${shq(ns)} --reuse-values`,
+    choice(text`re-render the control plane the way it was installed: run the one line for your install method`, [
+      { label: text`linkerd CLI`, steps: [cmd`linkerd upgrade | kubectl apply -f -`] },
+      { label: text`Helm`, steps: [cmd`helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values`] },
+    ]),
   ],
   expectedWebhookConfigs: () => [WEBHOOK_CONFIG],
-  listWebhookConfigs: (expected) => `kubectl get mutatingwebhookconfigurations ${shq(expected)}`,
+  listWebhookConfigs: (expected) => cmd`kubectl get mutatingwebhookconfigurations ${expected}`,
   injectorMemoryFix: (ns, _injector, limit) => [
-    '# durable, if installed with Helm',
-    `helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values --set proxyInjectorResources.memory.limit=${limit}`,
+    comment`durable, if installed with Helm`,
+    cmd`helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values --set proxyInjectorResources.memory.limit=${limit}`,
   ],
-  webhookCertFix: (ns, deploy, certManager) => [
-    `# delete the webhook certificate Secret: ${certManager ? 'cert-manager re-issues it' : 'the upgrade below re-creates it'}`,
-    `kubectl -n ${ns} delete secret linkerd-proxy-injector-k8s-tls`,
+  webhookCertFix: (ns, injector, certManager) => [
+    comment`delete the webhook certificate Secret: ${lit(certManager ? 'cert-manager re-issues it' : 'the upgrade below re-creates it')}`,
+    cmd`kubectl -n ${ns} delete secret linkerd-proxy-injector-k8s-tls`,
     ...(certManager
       ? []
       : [
-          '# a new webhook certificate and caBundle: for a Helm install, run helm upgrade linkerd-control-plane instead of this line',
-          'linkerd upgrade | kubectl apply -f -',
+          comment`a new webhook certificate and caBundle: for a Helm install, run helm upgrade linkerd-control-plane instead of this line`,
+          cmd`linkerd upgrade | kubectl apply -f -`,
         ]),
-    `kubectl -n ${ns} rollout restart ${deploy}`,
+    cmd`kubectl -n ${ns} rollout restart ${`deploy/${injector}`}`,
   ],
   restartReloads: '',
   servingCertSecrets: [
@@ -192,10 +200,10 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
     shutdown: /linkerd-await\b.*--shutdown|:4191\/shutdown/,
     shutdownWords: ['linkerd-await\\b', '--shutdown', ':4191\\/shutdown'],
     alternatives: [
-      '# or: wrap the command of the app in linkerd-await --shutdown -- with config.linkerd.io/proxy-admin-shutdown: enabled on the pod template',
-      '# or: opt the pod template out with the annotation linkerd.io/inject: disabled',
+      comment`or: wrap the command of the app in linkerd-await --shutdown -- with config.linkerd.io/proxy-admin-shutdown: enabled on the pod template`,
+      comment`or: opt the pod template out with the annotation linkerd.io/inject: disabled`,
     ],
-    relief: (_pods, ns, job) => ['# the app has exited, and linkerd-proxy has no shell to stop it from', `kubectl delete job ${shq(job)} -n ${ns}`],
+    relief: (_pods, ns, job) => [comment`the app has exited, and linkerd-proxy has no shell to stop it from`, cmd`kubectl delete job ${job} -n ${ns}`],
   },
 
   identity: {

@@ -1,0 +1,21 @@
+/**
+ * Cause links between findings, as typed values: a finding that is the root of others carries its
+ * cause (`causeKey`), a finding it explains names the same cause (`causedBy`). The report links
+ * them by the cause's key (a string in the JSON report), never by parsing one back.
+ */
+import type { MeshName } from '../mesh/names.js';
+import type { ResourceRef } from '../util/types.js';
+
+export type Cause =
+  /** A mesh's control plane: its webhook cannot be called, its injector is down or OOMKilled: every pod of the mesh is affected. */
+  | { readonly kind: 'webhook-broken' | 'injector-down' | 'injector-oom'; readonly mesh: MeshName }
+  /** One workload's (or namespace's) own cause: an invalid marker, a turned-off ServiceAccount token. */
+  | { readonly kind: 'marker-invalid' | 'token-off'; readonly mesh: MeshName; readonly resource: ResourceRef };
+
+const refText = (r: ResourceRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
+
+/** The key a cause is linked by: `webhook-broken:linkerd`, `marker-invalid:kuma:Deployment/shop/web`. */
+export const causeKey = (c: Cause): string => ('resource' in c ? `${c.kind}:${c.mesh}:${refText(c.resource)}` : `${c.kind}:${c.mesh}`);
+
+/** A cause in a mesh's control plane (it stops every pod the mesh would inject), not one workload's own. */
+export const isControlPlaneCause = (c: Cause): boolean => !('resource' in c);
