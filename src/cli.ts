@@ -254,7 +254,12 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
       .option('--only <ids>', 'run only these checks (ids or codes, comma-separated)', list)
       .option('--skip <ids>', 'skip these checks (ids or codes, comma-separated)', list)
       .option('--cert-expiry-warning <days>', 'warn when a certificate expires within this many days', positiveNumber('--cert-expiry-warning'), 60)
-      .option('--max-series <n>', 'most series of meshdoctor_finding and of meshdoctor_workloads (the rest are counted)', positiveNumber('--max-series', 1_000_000), 10_000),
+      .option(
+        '--max-series <n>',
+        'most series of meshdoctor_finding and of meshdoctor_workloads (the rest are counted)',
+        positiveNumber('--max-series', 1_000_000),
+        10_000,
+      ),
     false,
   ).action(async (o) => {
     // Everything lives in src/watch/, loaded only for this command.

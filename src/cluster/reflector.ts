@@ -434,7 +434,10 @@ export class Reflector {
         if (expired) {
           // Too old a resourceVersion: list (or GET) again, at once the first time.
           s.rv = undefined;
-          if (expiredInARow++ === 0) continue;
+          if (expiredInARow++ === 0) {
+            this.logOnce(s, `${this.what(s)}: ${printable(this.classify(e).reason, 300)}: reading it again`);
+            continue;
+          }
         }
         const classified = this.classify(e);
         const definite = classified.definite;

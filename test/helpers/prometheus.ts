@@ -84,11 +84,7 @@ export async function startPrometheus(targets: string[]): Promise<RunningPrometh
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await until(
-      async () => (await httpGet(`${url}/-/ready`).catch(() => ({ status: 0 }))).status === 200,
-      60_000,
-      'Prometheus ready',
-    );
+    await until(async () => (await httpGet(`${url}/-/ready`).catch(() => ({ status: 0 }))).status === 200, 60_000, 'Prometheus ready');
   } catch (e) {
     await stop();
     throw new Error(`${(e as Error).message}\n${log}`);
