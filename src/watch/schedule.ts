@@ -5,8 +5,9 @@
  * - a change of the control planes, webhooks, named objects, namespaces, or of what can be read
  *   evaluates everything ("urgent"), at most once every max(MIN_FULL_GAP, 2 x the last full
  *   evaluation's time), so full evaluations take at most a third of a CPU however the cluster churns;
- * - after namespace evaluations, a full one follows within LAZY_FULL ms (the control planes'
- *   findings count pods everywhere: their numbers catch up);
+ * - after namespace evaluations, a full one follows once the namespaces are quiet for LAZY_FULL
+ *   ms, at most LAZY_MAX ms after the first (the control planes' findings count pods everywhere:
+ *   their numbers catch up; a busy cluster's new pods are not held up behind full evaluations);
  * - every PERIODIC_FULL ms, a full evaluation anyway: certificates expire and Jobs age without events;
  * - more than MAX_NAMESPACES dirty namespaces at once: one full evaluation instead.
  * Pure scheduling: the clock and timers are given (tests drive them), the evaluations are callbacks.
@@ -16,6 +17,7 @@ export interface ScheduleTimings {
   maxDelayMs: number;
   minFullGapMs: number;
   lazyFullMs: number;
+  lazyMaxMs: number;
   periodicFullMs: number;
   maxNamespaces: number;
 }
@@ -25,6 +27,7 @@ export const DEFAULT_TIMINGS: ScheduleTimings = {
   maxDelayMs: 500,
   minFullGapMs: 1000,
   lazyFullMs: 10_000,
+  lazyMaxMs: 60_000,
   periodicFullMs: 300_000,
   maxNamespaces: 16,
 };
@@ -44,6 +47,7 @@ export class Scheduler {
   private firstDirtyAt: number | undefined;
   private urgent = false;
   private lazyAt: number | undefined;
+  private lazyFirst: number | undefined;
   private nextFullAllowed = 0;
   private periodicAt: number;
   private timer: unknown;
@@ -106,7 +110,7 @@ export class Scheduler {
     const ms = this.hooks.full();
     const now = this.hooks.now();
     this.urgent = false;
-    this.lazyAt = undefined;
+    this.lazyAt = this.lazyFirst = undefined;
     this.dirty.clear();
     this.firstDirtyAt = undefined;
     this.nextFullAllowed = now + Math.max(this.t.minFullGapMs, 2 * ms);
@@ -127,7 +131,9 @@ export class Scheduler {
         if (!this.hooks.namespace(ns)) this.urgent = true;
       }
       this.dirty.clear();
-      this.lazyAt ??= this.hooks.now() + this.t.lazyFullMs;
+      const at = this.hooks.now();
+      this.lazyFirst ??= at;
+      this.lazyAt = Math.min(this.lazyFirst + this.t.lazyMaxMs, at + this.t.lazyFullMs);
     }
     if (!this.urgent) this.firstDirtyAt = undefined;
     const fullDue = (this.urgent || (this.lazyAt !== undefined && now >= this.lazyAt) || now >= this.periodicAt) && now >= this.nextFullAllowed;

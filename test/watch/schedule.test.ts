@@ -7,7 +7,15 @@
 import { describe, expect, it } from 'vitest';
 import { Scheduler, type ScheduleTimings } from '../../src/watch/schedule.js';
 
-const T: ScheduleTimings = { quietMs: 100, maxDelayMs: 500, minFullGapMs: 1000, lazyFullMs: 10_000, periodicFullMs: 300_000, maxNamespaces: 3 };
+const T: ScheduleTimings = {
+  quietMs: 100,
+  maxDelayMs: 500,
+  minFullGapMs: 1000,
+  lazyFullMs: 10_000,
+  lazyMaxMs: 60_000,
+  periodicFullMs: 300_000,
+  maxNamespaces: 3,
+};
 
 /** A fake clock with timers; `full` takes `fullMs` of it. */
 function harness(fullMs = 0, escalate = new Set<string>()) {
@@ -76,6 +84,16 @@ describe('Scheduler', () => {
     h.log.length = 0;
     h.advance(300_000);
     expect(h.log).toEqual(['310100 full']);
+  });
+
+  it('namespaces changing all the time: the full evaluation waits for quiet, but at most lazyMax after the first change', () => {
+    const h = harness();
+    h.s.started(0);
+    for (let t = 0; t < 80_000; t += 5000) {
+      h.s.namespaceChanged('busy');
+      h.advance(5000);
+    }
+    expect(h.log.filter((l) => l.endsWith('full'))).toEqual(['60100 full']);
   });
 
   it('control-plane changes: a full evaluation, at most once every max(minFullGap, 2 x its cost)', () => {
