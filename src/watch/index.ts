@@ -14,7 +14,7 @@ import { connect } from '../cluster/gather.js';
 import { KINDS, type KindKey } from '../cluster/kinds.js';
 import { resolveKubeContext } from '../cluster/kubeconfig.js';
 import { Reflector, type Change } from '../cluster/reflector.js';
-import { UserError, printable } from '../errors.js';
+import { UserError, errorMessage, printable } from '../errors.js';
 import type { Limits } from '../limits.js';
 import { json } from '../report/json.js';
 import { kindsFor, selectChecks, type MeshOption } from '../run.js';
@@ -165,6 +165,24 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
     return true;
   }
 
+  /**
+   * After the first evaluation, one that fails (a bug: each check's own errors are caught by
+   * runChecks) is logged and the last result stays served: meshdoctor_last_evaluation_timestamp_seconds
+   * stops moving, which the MeshdoctorNotEvaluating alert watches, rather than the process dying.
+   */
+  const guarded = <T>(f: () => T, fallback: T): T => {
+    try {
+      return f();
+    } catch (e) {
+      const line = `internal error while evaluating: ${printable(errorMessage(e))}`;
+      if (!loggedErrors.has(line) && loggedErrors.size <= 1000) {
+        loggedErrors.add(line);
+        log(line);
+      }
+      return fallback;
+    }
+  };
+
   const notReady = () => {
     const done = kinds.filter((k) => reflector.status(k).synced).length;
     return `not ready: reading the cluster (${done} of ${kinds.length} kinds read)\n`;
@@ -235,7 +253,13 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
     );
     for (const p of problems()) log(p);
     scheduler = new Scheduler(
-      { now: Date.now, setTimer: (f, ms) => setTimeout(f, ms), clearTimer: (t) => clearTimeout(t as NodeJS.Timeout), full, namespace },
+      {
+        now: Date.now,
+        setTimer: (f, ms) => setTimeout(f, ms),
+        clearTimer: (t) => clearTimeout(t as NodeJS.Timeout),
+        full: () => guarded(full, 0),
+        namespace: (ns) => guarded(() => namespace(ns), true),
+      },
       { ...DEFAULT_TIMINGS, ...o.timings },
     );
     scheduler.started(ms);
