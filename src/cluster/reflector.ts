@@ -17,7 +17,9 @@
  * from the selector: k8s.io/apiserver pkg/endpoints/request/requestinfo.go at
  * kubernetes/kubernetes@db8b216c; checked on kube-apiserver v1.32.13 with `kubectl auth can-i`
  * and a watch as such a user). It watches from the freshest resourceVersion seen on any stream:
- * the object's own may be older than the server's watch cache.
+ * the object's own may be older than the server's watch cache. Where RBAC grants `get` on it but
+ * not `watch` (a 403 on the watch), the object is read again every minute instead: one GET of one
+ * object, never a list.
  *
  * Errors: a definite answer (403, 404, a response over a bound) makes the kind unavailable, as
  * `check` reports it, its objects dropped, retried every few minutes; anything else (no answer, a
@@ -99,10 +101,20 @@ export interface ReflectorOptions {
   definiteBackoffCapMs?: number;
   /** The server's watch timeout is minWatchSeconds to twice that (client-go: 5 min). */
   minWatchSeconds?: number;
+  /** A named object that may be read but not watched is read again this often (default 60 s). */
+  namedPollMs?: number;
 }
 
 /** A 410 Gone: list again. */
 class Expired extends Error {}
+
+/**
+ * A stream whose objects are kept drops them only after this many refusals (403, 404) in a row (with
+ * backoff between, a few seconds): right after a restart kube-apiserver answers 403 for a moment
+ * while its RBAC cache fills (seen on v1.32.13: `clusterrole ... not found`), which must not
+ * resolve every finding and open them again.
+ */
+const REFUSALS_TO_DROP = 3;
 
 /** A definite answer: the kind is unavailable until it changes (forbidden, not found, over a bound). */
 const DEFINITE = /^(forbidden|not found):|^more than |larger than .*\(--max-bytes\)|^the API server (sent|repeated)/;
@@ -123,6 +135,12 @@ interface Stream {
   late?: string;
   lastError?: string;
   rv?: string;
+  /** A named object: its own resourceVersion ('' when absent), to tell a re-read that changed it. */
+  objectRv?: string;
+  /** A named object whose watch is forbidden: read again every namedPollMs instead. */
+  polling?: boolean;
+  /** Definite refusals in a row while its objects are kept (see REFUSALS_TO_DROP). */
+  refusals?: number;
   /** The last line logged and when (the same problem is logged at most every LOG_REPEAT_MS). */
   logged?: { text: string; at: number };
 }
@@ -332,6 +350,7 @@ export class Reflector {
       const reply = await get(conn, objectPath(info, s.namespace!, s.name));
       if (reply.status === 404) {
         this.store.remove(s.key, s.namespace!, s.name);
+        s.objectRv = '';
         return this.latestRv;
       }
       if (reply.status < 200 || reply.status >= 300) throw statusFailure(conn, reply);
@@ -341,6 +360,7 @@ export class Reflector {
         throw new KindFailure(`the API server sent another ${info.kind} than the one asked for`);
       const own = typeof reply.json.metadata?.resourceVersion === 'string' ? (reply.json.metadata.resourceVersion as string) : undefined;
       this.store.upsert(s.key, obj);
+      s.objectRv = own ?? '?';
       const [a, b] = [numeric(own), numeric(this.latestRv)];
       return a !== undefined && b !== undefined ? String(Math.max(a, b)) : (this.latestRv ?? own);
     }
@@ -388,6 +408,19 @@ export class Reflector {
       let events = 0;
       const started = Date.now();
       try {
+        if (s.polling) {
+          await sleep(this.opts.namedPollMs ?? 60_000, undefined, { signal });
+          const was = s.objectRv;
+          await this.read(s, conn);
+          if (signal.aborted) return;
+          const changedStatus = !!(s.failure || s.stale);
+          s.listed = true;
+          s.failure = s.late = s.lastError = s.stale = s.refusals = undefined;
+          if (s.objectRv !== was) this.opts.onChange({ type: 'object', key: s.key, namespace: s.namespace!, name: s.name! });
+          if (changedStatus) this.opts.onChange({ type: 'status', key: s.key });
+          attempt = 0;
+          continue;
+        }
         if (s.rv === undefined) {
           const first = !s.listed && !s.failure;
           const rv = await this.read(s, conn);
@@ -397,7 +430,7 @@ export class Reflector {
           const changedStatus = !!(s.failure || s.late || s.stale);
           if (s.stale || s.failure) this.logOnce(s, `${this.what(s)}: read again`);
           s.listed = true;
-          s.failure = s.late = s.lastError = s.stale = undefined;
+          s.failure = s.late = s.lastError = s.stale = s.refusals = undefined;
           s.rv = rv;
           this.opts.onChange({ type: 'reset', key: s.key, ...scope });
           if (changedStatus) this.opts.onChange({ type: 'status', key: s.key });
@@ -413,6 +446,7 @@ export class Reflector {
             events++;
             this.onEvent(s, e);
             attempt = expiredInARow = 0;
+            s.refusals = undefined;
             if (s.stale) {
               s.stale = undefined;
               this.logOnce(s, `${this.what(s)}: watching again`);
@@ -428,6 +462,15 @@ export class Reflector {
         continue;
       } catch (e) {
         if (signal.aborted) return;
+        if (watching && s.name !== undefined && e instanceof WatchStatusError && e.status === 403) {
+          // Readable (the GET worked) but not watchable: read it again periodically instead.
+          s.polling = true;
+          this.logOnce(
+            s,
+            `${this.what(s)}: its watch is forbidden (${printable(e.message, 200)}): reading it again every ${Math.round((this.opts.namedPollMs ?? 60_000) / 1000)}s instead`,
+          );
+          continue;
+        }
         if (watching) this.count(s.key, 'restarts');
         let cap = this.opts.backoffCapMs ?? 60_000;
         const expired = e instanceof Expired || (e instanceof WatchStatusError && e.status === 410) || (e instanceof KindFailure && /^expired:/.test(e.reason));
@@ -440,8 +483,9 @@ export class Reflector {
           }
         }
         const classified = this.classify(e);
-        const definite = classified.definite;
+        let definite = classified.definite;
         let reason = classified.reason;
+        if (definite && s.listed && /^(forbidden|not found):/.test(reason) && (s.refusals = (s.refusals ?? 0) + 1) < REFUSALS_TO_DROP) definite = false;
         if ((e instanceof WatchStatusError && e.status === 401) || (e instanceof UserError && /\(401 Unauthorized\)/.test(e.message))) {
           reason = 'the API server rejected the credentials (401 Unauthorized)';
           try {
@@ -455,6 +499,7 @@ export class Reflector {
           const had = s.listed;
           s.rv = undefined;
           s.listed = false;
+          s.refusals = undefined;
           s.stale = undefined;
           const changed = s.failure !== reason;
           s.failure = reason;

@@ -44,9 +44,10 @@ export interface WatchOptions {
   limits: Limits;
   maxSeries: number;
   version: string;
-  /** For tests: evaluation timings and the server's watch timeout. */
+  /** For tests: evaluation timings, the server's watch timeout, how often unwatchable named objects are read. */
   timings?: Partial<ScheduleTimings>;
   minWatchSeconds?: number;
+  namedPollMs?: number;
   /** More metrics (see MetricSource). */
   sources?: MetricSource[];
 }
@@ -114,6 +115,7 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
     onChange: (c) => onChange(c),
     log,
     ...(o.minWatchSeconds ? { minWatchSeconds: o.minWatchSeconds } : {}),
+    ...(o.namedPollMs ? { namedPollMs: o.namedPollMs } : {}),
   });
   const controlPlane = () => (cp ??= plan.controlPlane(reflector.store));
   const source = (now: Date): SnapshotSource => ({ type: 'live', context: ctx.contextName, server: ctx.server, readAt: now.toISOString() });

@@ -11,7 +11,7 @@ import { resolveKubeContext } from '../../src/cluster/kubeconfig.js';
 import { Reflector, type Change, type ReadPlan } from '../../src/cluster/reflector.js';
 import { DEFAULT_LIMITS, type Limits } from '../../src/limits.js';
 import type { K8sObject } from '../../src/types.js';
-import { startApiServer, type ApiServer } from '../apiserver/server.js';
+import { startApiServer, type ApiServer, type Fault } from '../apiserver/server.js';
 import { until } from '../helpers/until.js';
 
 const ns = (name: string, labels: Record<string, string> = {}): K8sObject => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
@@ -44,10 +44,12 @@ interface Setup {
   kinds: KindKey[];
   plan?: (r: Reflector) => ReadPlan;
   limits?: Partial<Limits>;
+  faults?: Fault[];
+  namedPollMs?: number;
 }
 
 async function setup(o: Setup) {
-  srv = await startApiServer({ objects: o.objects, maxPageSize: 2 });
+  srv = await startApiServer({ objects: o.objects, maxPageSize: 2, faults: o.faults ?? [] });
   const limits = { ...DEFAULT_LIMITS, requestTimeoutMs: 5000, ...o.limits };
   const kubeconfig = await srv.writeKubeconfig();
   const changes: Change[] = [];
@@ -68,6 +70,7 @@ async function setup(o: Setup) {
     random: () => 0,
     backoffCapMs: 20,
     definiteBackoffCapMs: 20,
+    ...(o.namedPollMs ? { namedPollMs: o.namedPollMs } : {}),
   });
   reflector = r;
   await r.start();
@@ -156,6 +159,20 @@ describe('Reflector', () => {
     await until(() => r.status('pods').unavailable === undefined && r.store.count('pods') === 1);
   });
 
+  it('one 403 while its objects are kept (kube-apiserver just restarted, its RBAC cache filling) keeps them: stale, not dropped', async () => {
+    const { srv, r, changes } = await setup({ objects: [ns('shop'), pod('shop', 'a')], kinds: ['namespaces', 'pods'] });
+    await until(() => srv.openWatches === 2);
+    srv.faults.push({ match: (q) => q.path === '/api/v1/pods' && q.query.watch === '1', status: 403, times: 1 });
+    const before = changes.length;
+    srv.endWatches();
+    await until(() => srv.requests.filter((q) => q.path === '/api/v1/pods' && q.query.watch === '1').length >= 3, 5000, 'watched again');
+    srv.upsert(pod('shop', 'b'));
+    await until(() => r.store.count('pods') === 2, 5000, 'in sync again');
+    // Never unavailable, never emptied meanwhile.
+    expect(changes.slice(before).filter((c) => c.type === 'reset')).toEqual([]);
+    expect(r.status('pods').unavailable).toBeUndefined();
+  });
+
   it('named objects: a GET, then a watch by field selector; absent, then created; dropped when the plan drops them', async () => {
     let named = [
       { key: 'configmaps' as const, namespace: 'linkerd', name: 'linkerd-config' },
@@ -178,6 +195,29 @@ describe('Reflector', () => {
     named = named.slice(0, 1);
     srv.upsert(ns('new')); // a change of a plan kind asks for the plan again
     await until(() => r.store.count('configmaps') === 1 && srv.openWatches === 2);
+  });
+
+  it('a named object that may be read but not watched (403 on its watch) is read again periodically, never listed', async () => {
+    const { srv, r, logs, changes } = await setup({
+      objects: [ns('linkerd'), cm('linkerd', 'linkerd-config', { a: '1' })],
+      kinds: ['namespaces', 'configmaps'],
+      plan: () => ({ lists: [{ key: 'namespaces' }], named: [{ key: 'configmaps', namespace: 'linkerd', name: 'linkerd-config' }] }),
+      faults: [{ match: (q) => q.path.endsWith('/configmaps') && q.query.watch === '1', status: 403 }],
+      namedPollMs: 50,
+    });
+    await until(
+      () => logs.some((l) => /ConfigMap linkerd\/linkerd-config: its watch is forbidden \(.*\): reading it again every 0s instead/.test(l)),
+      5000,
+      'polling',
+    );
+    srv.upsert({ ...cm('linkerd', 'linkerd-config'), metadata: { namespace: 'linkerd', name: 'linkerd-config', labels: { v: '2' } } });
+    await until(() => r.store.get('configmaps', 'linkerd', 'linkerd-config')?.metadata?.labels?.v === '2', 5000, 'change seen');
+    expect(changes.some((c) => c.type === 'object' && c.name === 'linkerd-config')).toBe(true);
+    expect(r.status('configmaps')).toMatchObject({ objects: 1 });
+    expect(r.status('configmaps').unavailable).toBeUndefined();
+    srv.remove('ConfigMap', 'linkerd', 'linkerd-config');
+    await until(() => r.store.count('configmaps') === 0, 5000, 'deletion seen');
+    expect(srv.requests.some((q) => q.path.endsWith('/configmaps') && q.query.watch !== '1')).toBe(false);
   });
 
   it('a 401 asks for the credentials again (an exec plugin would run again) and goes on', async () => {
