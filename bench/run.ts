@@ -312,7 +312,7 @@ if (LIVE.length) {
             root: ROOT,
             pods,
             variant: variantLabel(variant),
-            checkMs: m.md.ms,
+            runs: row.runs,
             checkRssMB: m.md.rssMB,
             latencyPods: WATCH_PODS,
             idleSeconds: WATCH_IDLE,
@@ -430,12 +430,12 @@ const watchRows: WatchBench[] = results.watch;
 if (watchRows.length) {
   lines.push('');
   lines.push(
-    '| meshdoctor watch, live real-size | pods | sync + first evaluation s | check -A s | ratio | new pod in /metrics p50 / p99 ms | steady / peak RSS MB | check -A peak RSS MB | steady RSS ratio | idle: relists, watch restarts | server CPU s/h with watch / without | watch CPU s/h |',
+    '| meshdoctor watch, live real-size | pods | sync + first evaluation s | check -A s (interleaved, medians) | ratio | new pod in /metrics p50 / p99 ms | steady / peak RSS MB | check -A peak RSS MB | steady RSS ratio | idle: relists, watch restarts | server CPU s/h with watch / without | watch CPU s/h |',
   );
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const w of watchRows) {
     lines.push(
-      `| ${w.latencyMs.length} new pods, ${w.idleSeconds} s idle | ${w.pods} | ${sec(w.syncMs)} | ${sec(w.checkMs)} | ${(w.syncMs / w.checkMs).toFixed(2)}x | ${w.p50Ms.toFixed(0)} / ${w.p99Ms.toFixed(0)} | ${mb(w.steadyRssMB)} / ${mb(w.peakRssMB)} | ${mb(w.checkRssMB)} | ${(w.steadyRssMB / w.checkRssMB).toFixed(2)}x | ${w.relists}, ${w.restarts} | ${w.serverCpuPerHour.withWatch.toFixed(1)} / ${w.serverCpuPerHour.baseline.toFixed(1)} | ${w.watchCpuPerHour.toFixed(1)} |`,
+      `| ${w.latencyMs.length} new pods, ${w.idleSeconds} s idle, N=${w.runs} | ${w.pods} | ${sec(w.syncMs)} | ${sec(w.checkMs)} | ${(w.syncMs / w.checkMs).toFixed(2)}x | ${w.p50Ms.toFixed(0)} / ${w.p99Ms.toFixed(0)} | ${mb(w.steadyRssMB)} / ${mb(w.peakRssMB)} | ${mb(w.checkRssMB)} | ${(w.steadyRssMB / w.checkRssMB).toFixed(2)}x | ${w.relists}, ${w.restarts} | ${w.serverCpuPerHour.withWatch.toFixed(1)} / ${w.serverCpuPerHour.baseline.toFixed(1)} | ${w.watchCpuPerHour.toFixed(1)} |`,
     );
   }
 }

@@ -2,7 +2,7 @@
  * `meshdoctor watch` on a real kube-apiserver holding a bench cluster (bench/run.ts calls this
  * after measuring `check -A` on the same cluster in the same run):
  *   sync      spawn to /readyz 200: the initial LIST of every kind + the first full evaluation,
- *             against one `check -A` (its median time in this run);
+ *             against one `check -A` (spawn to exit), `runs` times interleaved, medians;
  *   latency   N unmeshed pods created one at a time in a Linkerd-enabled namespace: from the
  *             create request to the pod's meshdoctor_finding series in /metrics (polled every
  *             50 ms), p50 and p99;
@@ -22,8 +22,10 @@ import { cpuSeconds, diff, metricSums, type BenchKube } from './kube.js';
 export interface WatchBench {
   pods: number;
   variant: string;
+  /** Medians of the interleaved runs. */
   syncMs: number;
   checkMs: number;
+  runs: number;
   latencyMs: number[];
   p50Ms: number;
   p99Ms: number;
@@ -85,7 +87,7 @@ export async function benchWatch(
     root: string;
     pods: number;
     variant: string;
-    checkMs: number;
+    runs: number;
     checkRssMB: number;
     latencyPods: number;
     idleSeconds: number;
@@ -110,31 +112,65 @@ export async function benchWatch(
   await sleep(o.idleSeconds * 1000);
   const baseline = ((serverCpu() - c0) * 3600) / o.idleSeconds;
 
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const t0 = performance.now();
-  const child = spawn(
-    process.execPath,
-    [join(o.root, 'bin/meshdoctor.js'), 'watch', '-A', '--kubeconfig', kube.kubeconfig, '--listen', `127.0.0.1:${port}`, ...o.extraArgs],
-    {
-      cwd: o.root,
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1', KUBECONFIG: '' },
-    },
-  );
-  let stderr = '';
-  child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
-  const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-  try {
+  const env = { ...process.env, NO_COLOR: '1', KUBECONFIG: '' };
+  /** A watch process, from spawn to ready. */
+  const startWatch = async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const t0 = performance.now();
+    const child = spawn(
+      process.execPath,
+      [join(o.root, 'bin/meshdoctor.js'), 'watch', '-A', '--kubeconfig', kube.kubeconfig, '--listen', `127.0.0.1:${port}`, ...o.extraArgs],
+      {
+        cwd: o.root,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env,
+      },
+    );
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+    const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    const stop = async () => {
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(10_000)]);
+      child.kill('SIGKILL');
+    };
     for (;;) {
       if ((await get(`${url}/readyz`)).status === 200) break;
-      if (child.exitCode !== null) throw new Error(`watch exited ${child.exitCode}: ${stderr}`);
-      if (performance.now() - t0 > 600_000) throw new Error('watch not ready within 10 minutes');
+      if (child.exitCode !== null || performance.now() - t0 > 600_000) {
+        await stop();
+        throw new Error(`watch not ready (exit ${child.exitCode}): ${stderr}`);
+      }
       await sleep(25);
     }
-    const syncMs = performance.now() - t0;
-    o.log(`  watch ${o.variant} ${o.pods}: ready in ${(syncMs / 1000).toFixed(2)}s (check -A ${(o.checkMs / 1000).toFixed(2)}s)`);
+    return { child, url, ms: performance.now() - t0, stop };
+  };
+  /** One `check -A`, spawn to exit. */
+  const check = () =>
+    new Promise<number>((resolve) => {
+      const t0 = performance.now();
+      const c = spawn(process.execPath, [join(o.root, 'bin/meshdoctor.js'), 'check', '-A', '--kubeconfig', kube.kubeconfig, '-o', 'json', ...o.extraArgs], {
+        cwd: o.root,
+        stdio: 'ignore',
+        env,
+      });
+      c.on('exit', () => resolve(performance.now() - t0));
+    });
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+  const syncs: number[] = [];
+  const checks: number[] = [];
+  for (let i = 0; i < o.runs; i++) {
+    checks.push(await check());
+    const w = await startWatch();
+    syncs.push(w.ms);
+    await w.stop();
+  }
+  const syncMs = med(syncs);
+  const checkMs = med(checks);
+  o.log(`  watch ${o.variant} ${o.pods}: ready in ${(syncMs / 1000).toFixed(2)}s, check -A ${(checkMs / 1000).toFixed(2)}s (medians of ${o.runs})`);
 
+  const { child, url, stop } = await startWatch();
+  try {
     const latencyMs: number[] = [];
     const stamp = Date.now().toString(36);
     for (let i = 0; i < o.latencyPods; i++) {
@@ -183,7 +219,8 @@ export async function benchWatch(
       pods: o.pods,
       variant: o.variant,
       syncMs,
-      checkMs: o.checkMs,
+      checkMs,
+      runs: o.runs,
       latencyMs,
       p50Ms: pct(latencyMs, 50),
       p99Ms: pct(latencyMs, 99),
@@ -199,9 +236,7 @@ export async function benchWatch(
       problems,
     };
   } finally {
-    child.kill('SIGTERM');
-    await Promise.race([exited, sleep(10_000)]);
-    child.kill('SIGKILL');
+    await stop();
     await cleanup().catch(() => {});
   }
 }
