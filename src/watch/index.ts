@@ -123,7 +123,9 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
   function onChange(c: Change): void {
     if (PLAN_KINDS.includes(c.key)) cp = undefined;
     if (!ready || !scheduler) return;
-    if (c.type !== 'object' || EVERYWHERE.has(c.key) || !scope.allNamespaces || c.namespace === '' || controlPlane().has(c.namespace)) {
+    if (c.type === 'object' && c.key === 'events' && controlPlane().has(c.namespace)) {
+      scheduler.eventuallyEverything();
+    } else if (c.type !== 'object' || EVERYWHERE.has(c.key) || !scope.allNamespaces || c.namespace === '' || controlPlane().has(c.namespace)) {
       scheduler.everythingChanged();
     } else {
       scheduler.namespaceChanged(c.namespace);

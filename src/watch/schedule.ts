@@ -8,6 +8,8 @@
  * - after namespace evaluations, a full one follows once the namespaces are quiet for LAZY_FULL
  *   ms, at most LAZY_MAX ms after the first (the control planes' findings count pods everywhere:
  *   their numbers catch up; a busy cluster's new pods are not held up behind full evaluations);
+ * - Events in the control planes' namespaces (they churn: probes, restarts) only ask for that
+ *   catch-up evaluation: the objects they describe (pods, Deployments) change too, and those are urgent;
  * - every PERIODIC_FULL ms, a full evaluation anyway: certificates expire and Jobs age without events;
  * - more than MAX_NAMESPACES dirty namespaces at once: one full evaluation instead.
  * Pure scheduling: the clock and timers are given (tests drive them), the evaluations are callbacks.
@@ -78,6 +80,14 @@ export class Scheduler {
   everythingChanged(): void {
     this.urgent = true;
     this.firstDirtyAt ??= this.hooks.now();
+    this.arm();
+  }
+
+  /** A change everything may depend on, but that need not be seen at once: evaluated in the next catch-up full evaluation. */
+  eventuallyEverything(): void {
+    const now = this.hooks.now();
+    this.lazyFirst ??= now;
+    this.lazyAt = Math.min(this.lazyFirst + this.t.lazyMaxMs, now + this.t.lazyFullMs);
     this.arm();
   }
 

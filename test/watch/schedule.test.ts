@@ -96,6 +96,17 @@ describe('Scheduler', () => {
     expect(h.log.filter((l) => l.endsWith('full'))).toEqual(['60100 full']);
   });
 
+  it('changes that need not be seen at once (control-plane Events): one catch-up full evaluation once quiet, never more often', () => {
+    const h = harness();
+    h.s.started(0);
+    for (let t = 0; t < 30_000; t += 2000) {
+      h.s.eventuallyEverything();
+      h.advance(2000);
+    }
+    h.advance(10_000);
+    expect(h.log).toEqual(['38000 full']);
+  });
+
   it('control-plane changes: a full evaluation, at most once every max(minFullGap, 2 x its cost)', () => {
     const h = harness(2000);
     h.s.started(2000); // the first one took 2 s: the next full one not before 4 s from now
