@@ -120,6 +120,41 @@ describe('meshdoctor watch (in-process, test API server)', () => {
     expect(r.err.join('')).toMatch(/meshdoctor: ready: \d+ objects of \d+ kinds read/);
   });
 
+  it("-n: watches that namespace and the control planes only, and serves check -n's report", async () => {
+    const r = await start(baseObjects('linkerd'), { allNamespaces: false, namespace: 'shop' });
+    await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
+    const snap = await gather({ kubeconfig: await r.srv.writeKubeconfig(), allNamespaces: false, namespace: 'shop', kinds: kindsFor(CHECKS) });
+    const expected = JSON.parse(json(runChecks(snap, CHECKS, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW }), { version: '0.0.0-test', color: false }));
+    const served = JSON.parse((await httpGet(`${r.url}/findings`)).body);
+    for (const x of [expected, served]) delete x.source.readAt;
+    expect(served).toEqual(expected);
+    const watched = new Set(r.srv.requests.filter((q) => q.query.watch === '1' && q.path.endsWith('/pods')).map((q) => q.path));
+    expect([...watched].sort()).toEqual(['/api/v1/namespaces/linkerd/pods', '/api/v1/namespaces/shop/pods']);
+    // A change elsewhere is not seen; one in shop is.
+    r.srv.upsert(barePod('elsewhere', 'legacy'));
+    r.srv.upsert(barePod('here'));
+    await until(async () => (await metrics(r)).includes('name="here"'), 10_000, 'shop pod');
+    expect(await metrics(r)).not.toContain('name="elsewhere"');
+  });
+
+  it('-n with a namespace that does not exist: one line, like check', async () => {
+    const srv = await startApiServer({ objects: baseObjects('linkerd') });
+    const io = { stdout: () => {}, stderr: () => {}, signal: new AbortController().signal };
+    const opts: WatchOptions = {
+      kubeconfig: await srv.writeKubeconfig(),
+      allNamespaces: false,
+      namespace: 'nope',
+      listen: '127.0.0.1:0',
+      mesh: 'auto',
+      certExpiryWarningDays: 60,
+      limits: DEFAULT_LIMITS,
+      maxSeries: 10,
+      version: 'x',
+    };
+    await expect(runWatch(opts, io)).rejects.toThrow(/^namespace "nope" not found$/);
+    await srv.close();
+  });
+
   it('hostile names: one escaped series each, read back by promtool; the log and NDJSON stay one line each', async () => {
     const names = ['q"uote', 'back\\slash', 'new\nline', 'esc\u001b[31mred', 'nul\u0000', 'sep\u2028'];
     const r = await start([...baseObjects('linkerd'), ...names.map((n) => barePod(n))]);
