@@ -37,7 +37,7 @@ const LOADER_VERSION = 1;
 const digest = (objects: any[]) => createHash('sha256').update(JSON.stringify(objects)).update(String(LOADER_VERSION)).digest('hex').slice(0, 12);
 
 /** What the real server's validation demands of the generated objects (the same fix-ups as test/kube-apiserver.test.ts). */
-function fixUp(objects: any[]): any[] {
+export function fixUp(objects: any[]): any[] {
   const out = structuredClone(objects);
   const sas = new Set(out.filter((o) => o.kind === 'ServiceAccount').map((o) => `${o.metadata.namespace}/${o.metadata.name}`));
   const extra: any[] = [];

@@ -18,11 +18,15 @@
  *             cluster-wide, only the kinds the checks declare, ConfigMaps/Secrets only by name in
  *             the mesh namespaces; each check alone lists only its own kinds.
  *   startup   --version and `checks` against `node -e 0`.
+ *   watch     `meshdoctor watch -A` on the live real-size clusters (bench/watch.ts): initial sync
+ *             + first evaluation against the `check -A` of the same run, a new unmeshed pod's
+ *             latency to /metrics (p99 of --watch-pods), steady RSS against `check -A`'s peak,
+ *             and an idle window: relists (none) and the API server's cost per hour.
  * Every pair runs interleaved (meshdoctor, floor, meshdoctor, ...) after one warm-up of each;
  * wall time from spawn to exit, peak RSS by GNU time; medians.
  *
  *   tsx bench/run.ts [--quick] [--live 5000,50000] [--offline 5000,20000,50000] [--yaml 1000]
- *                    [--runs N] [--no-kube] [--strict]
+ *                    [--runs N] [--no-kube] [--strict] [--no-watch] [--watch-pods 100] [--watch-idle 120]
  * Writes bench/out/results.json and bench/out/results.md (the README's table: scripts/readme.mjs).
  */
 import { spawn } from 'node:child_process';
@@ -35,6 +39,7 @@ import { slim } from '../src/mesh/keep.js';
 import { dumpable, writeKubectlJson, writeKubectlYaml } from './formats.js';
 import { generateCluster, toSnapshot, writeSnapshot } from './generate.js';
 import { KUBE_AVAILABLE, cpuSeconds, floorConfig, kubeCluster } from './kube.js';
+import { benchWatch, type WatchBench } from './watch.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(ROOT, 'bench', 'out');
@@ -61,6 +66,9 @@ const LIVE = argv.includes('--no-kube') || !KUBE_AVAILABLE ? [] : sizes('live', 
 const OFFLINE = sizes('offline', quick ? [5000] : [5000, 20_000, 50_000]);
 const YAML_PODS = sizes('yaml', [1000]);
 const VERIFY_PODS = 1000;
+const WATCH = !argv.includes('--no-watch');
+const WATCH_PODS = Number(opt('watch-pods') ?? (quick ? 20 : 100));
+const WATCH_IDLE = Number(opt('watch-idle') ?? (quick ? 30 : 120));
 const runsFor = (pods: number) => Number(opt('runs') ?? (quick ? 3 : pods >= 50_000 ? 3 : 5));
 const VARIANTS = ['slim', 'real'] as const;
 type Variant = (typeof VARIANTS)[number];
@@ -251,6 +259,7 @@ const results: any = {
   pageSize: PAGE_SIZE,
   kinds: allKinds,
   rows: [] as Row[],
+  watch: [] as WatchBench[],
 };
 const t0 = performance.now();
 const newRow = (section: Row['section'], input: string, variant: Variant, pods: number): Row => ({
@@ -296,6 +305,25 @@ if (LIVE.length) {
           ),
         );
         rmSync(cfgFile);
+        // watch on the real-size cluster, against this run's check -A.
+        if (WATCH && variant === 'real') {
+          const m = stats(row);
+          const w = await benchWatch(kube, {
+            root: ROOT,
+            pods,
+            variant: variantLabel(variant),
+            runs: row.runs,
+            checkRssMB: m.md.rssMB,
+            latencyPods: WATCH_PODS,
+            idleSeconds: WATCH_IDLE,
+            extraArgs: MAX_BYTES,
+            log,
+          });
+          log(
+            `  watch ${w.variant} ${pods}: sync ${(w.syncMs / 1000).toFixed(2)}s (${(w.syncMs / w.checkMs).toFixed(2)}x check -A), new pod p50 ${w.p50Ms.toFixed(0)} ms p99 ${w.p99Ms.toFixed(0)} ms, steady RSS ${w.steadyRssMB.toFixed(0)} MB (${(w.steadyRssMB / w.checkRssMB).toFixed(2)}x check -A peak), idle: ${w.relists} relists, server ${(w.serverCpuPerHour.withWatch - w.serverCpuPerHour.baseline).toFixed(1)} CPU s/h`,
+          );
+          results.watch.push(w);
+        }
       } finally {
         await kube.stop();
       }
@@ -398,6 +426,20 @@ for (const [k, label] of <[keyof typeof st, string][]>[
   lines.push(`| ${label} | ${st[k].median.toFixed(0)} | ${(st[k].median / st.node.median).toFixed(2)}x |`);
 }
 
+const watchRows: WatchBench[] = results.watch;
+if (watchRows.length) {
+  lines.push('');
+  lines.push(
+    '| meshdoctor watch, live real-size | pods | sync + first evaluation s | check -A s (interleaved, medians) | ratio | new pod in /metrics p50 / p99 ms | steady / peak RSS MB | check -A peak RSS MB | steady RSS ratio | idle: relists, watch restarts | server CPU s/h with watch / without | watch CPU s/h |',
+  );
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const w of watchRows) {
+    lines.push(
+      `| ${w.latencyMs.length} new pods, ${w.idleSeconds} s idle, N=${w.runs} | ${w.pods} | ${sec(w.syncMs)} | ${sec(w.checkMs)} | ${(w.syncMs / w.checkMs).toFixed(2)}x | ${w.p50Ms.toFixed(0)} / ${w.p99Ms.toFixed(0)} | ${mb(w.steadyRssMB)} / ${mb(w.peakRssMB)} | ${mb(w.checkRssMB)} | ${(w.steadyRssMB / w.checkRssMB).toFixed(2)}x | ${w.relists}, ${w.restarts} | ${w.serverCpuPerHour.withWatch.toFixed(1)} / ${w.serverCpuPerHour.baseline.toFixed(1)} | ${w.watchCpuPerHour.toFixed(1)} |`,
+    );
+  }
+}
+
 // Targets.
 const targets: { name: string; pass: boolean | null; detail: string }[] = [];
 const find = (section: Row['section'], input: string, variant: Variant, pods: number) =>
@@ -457,6 +499,38 @@ for (const f of ['ms', 'rssMB'] as const) {
     name: `${what} linear in pods (cost per extra 1k pods: offline ≤ 1.25x the smaller sizes'; live ≤ 1.25x the floor's)`,
     pass,
     detail: details.join('; ') || 'needs three offline or two live sizes',
+  });
+}
+if (WATCH && LIVE.length) {
+  const at = (p: number) => watchRows.filter((w) => w.pods === p);
+  targets.push({
+    name: 'watch: initial sync + first evaluation ≤ 1.2x one check -A (5k, 50k real-size pods)',
+    pass: watchRows.length ? watchRows.every((w) => w.syncMs <= 1.2 * w.checkMs) : null,
+    detail: watchRows.map((w) => `${(w.syncMs / w.checkMs).toFixed(2)}x at ${w.pods}`).join(', ') || 'not measured',
+  });
+  const big = at(Math.max(...LIVE));
+  targets.push({
+    name: `watch: a new unmeshed pod in /metrics within 2 s, p99 of ${WATCH_PODS} (at ${Math.max(...LIVE)} pods)`,
+    pass: big.length ? big.every((w) => w.p99Ms <= 2000 && !w.problems.length) : null,
+    detail: watchRows.map((w) => `p99 ${w.p99Ms.toFixed(0)} ms at ${w.pods}${w.problems.length ? ` (${w.problems[0]})` : ''}`).join(', ') || 'not measured',
+  });
+  targets.push({
+    name: "watch: steady RSS ≤ 1.3x check -A's peak",
+    pass: watchRows.length ? watchRows.every((w) => w.steadyRssMB <= 1.3 * w.checkRssMB) : null,
+    detail: watchRows.map((w) => `${(w.steadyRssMB / w.checkRssMB).toFixed(2)}x at ${w.pods}`).join(', ') || 'not measured',
+  });
+  targets.push({
+    name: 'watch: no periodic relists (none in the idle window); server cost per hour reported',
+    pass: watchRows.length ? watchRows.every((w) => w.relists === 0) : null,
+    detail:
+      watchRows
+        .map(
+          (w) =>
+            `${w.pods}: ${w.relists} relists, requests ${Object.entries(w.serverRequests)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(' ')} in ${w.idleSeconds} s, kube-apiserver+etcd +${(w.serverCpuPerHour.withWatch - w.serverCpuPerHour.baseline).toFixed(1)} CPU s/h`,
+        )
+        .join('; ') || 'not measured',
   });
 }
 const yamlRows = rows.filter((r) => r.section === 'yaml');

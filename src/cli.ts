@@ -261,6 +261,54 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
 
   addClusterOptions(
     program
+      .command('watch')
+      .description('keep the checks current (LIST+WATCH); serve /metrics, /healthz, /readyz, /findings; NDJSON on stdout per finding opened or resolved')
+      .option('--listen <addr>', 'where to serve: HOST:PORT, or :PORT for every interface (in a pod)', '127.0.0.1:9090')
+      .option('--suppress <ID=Kind/ns/name>', 'suppress matching findings (as check does; repeatable)', collect)
+      .addOption(new Option('--mesh <mesh>', 'which mesh to check').choices(['auto', ...MESH_NAMES]).default('auto'))
+      .option('--only <ids>', 'run only these checks (ids or codes, comma-separated)', list)
+      .option('--skip <ids>', 'skip these checks (ids or codes, comma-separated)', list)
+      .option('--cert-expiry-warning <days>', 'warn when a certificate expires within this many days', positiveNumber('--cert-expiry-warning'), 60)
+      .option(
+        '--max-series <n>',
+        'most series of meshdoctor_finding and of meshdoctor_workloads (the rest are counted)',
+        positiveNumber('--max-series', 1_000_000),
+        10_000,
+      ),
+    false,
+  ).action(async (o) => {
+    // Everything lives in src/watch/, loaded only for this command.
+    validateScope(o);
+    const { parseSuppressions } = await import('./run/suppress.js');
+    const { runWatch } = await import('./watch/index.js');
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+    try {
+      const docsBase = docsBaseOf(io);
+      await runWatch(
+        {
+          ...o,
+          allNamespaces: !!o.allNamespaces,
+          limits: limitsOf(o),
+          certExpiryWarningDays: o.certExpiryWarning,
+          suppress: parseSuppressions(o.suppress),
+          maxSeries: Math.floor(o.maxSeries),
+          version: VERSION,
+          ...(docsBase ? { docsBase } : {}),
+        },
+        { stdout: io.stdout, stderr: io.stderr, signal: stop.signal },
+      );
+    } finally {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+    }
+    setExit(EXIT.OK);
+  });
+
+  addClusterOptions(
+    program
       .command('explain')
       .argument('<kind/name>', 'the workload: deployment/NAME, statefulset/NAME, daemonset/NAME, job/NAME, cronjob/NAME, replicaset/NAME or pod/NAME')
       .description('walk one workload through the injection decision of every installed mesh, step by step')

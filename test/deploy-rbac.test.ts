@@ -115,6 +115,8 @@ describe.skipIf(!APISERVER_SH_FOUND)('deploy/ on a real kube-apiserver', () => {
     for (const [ns, names] of Object.entries(SECRETS)) {
       for (const name of names) {
         expect(await can('get', 'secrets', ns, name), `get secrets/${name} -n ${ns}`).toBe(true);
+        // watch by name (meshdoctor watch: fieldSelector metadata.name), as narrow as get
+        expect(await can('watch', 'secrets', ns, name), `watch secrets/${name} -n ${ns}`).toBe(true);
         expect(await can('get', 'secrets', 'tenant', name), `get secrets/${name} -n tenant`).toBe(false);
       }
       expect(await can('get', 'secrets', ns, 'other'), `get secrets/other -n ${ns}`).toBe(false);

@@ -70,7 +70,7 @@ export interface ReadPlan {
   named(namespaces: K8sObject[], webhookConfigs: K8sObject[]): NamedRef[];
 }
 
-const DEFAULT_PAGE_SIZE = 500;
+export const DEFAULT_PAGE_SIZE = 500;
 /** Retries after the first attempt, for 429, 5xx, cut bodies and dropped connections. */
 const MAX_RETRIES = 3;
 const RETRY_STATUS = new Set([429, 500, 502, 503, 504]);
@@ -121,8 +121,8 @@ class Slots {
   }
 }
 
-/** Everything needed to send GETs to one API server. */
-interface Conn {
+/** Everything needed to send GETs to one API server (reflector.ts streams its WATCHes over it too). */
+export interface Conn {
   /** The server for messages (no credentials in it). */
   server: string;
   /** Scheme, host and any path prefix (e.g. a proxy's /k8s/clusters/x), without trailing slash. */
@@ -146,7 +146,7 @@ interface Conn {
   notFound: boolean;
 }
 
-interface Reply {
+export interface Reply {
   status: number;
   /** The parsed JSON body, undefined if the body is not JSON. */
   json: unknown;
@@ -171,7 +171,7 @@ class NetError extends Error {
  * Why one kind could not be read: `reason` goes into `Snapshot.unavailable`; `fatal` is the
  * message if the server answered nothing at all (every kind failed this way).
  */
-class KindFailure extends Error {
+export class KindFailure extends Error {
   constructor(
     readonly reason: string,
     readonly fatal: string = reason,
@@ -316,7 +316,7 @@ function replyMessage(reply: Reply): string {
   return line ? printable(line, 300) : http.STATUS_CODES[reply.status] || `HTTP ${reply.status}`;
 }
 
-function statusFailure(conn: Conn, reply: Reply): KindFailure {
+export function statusFailure(conn: Conn, reply: Reply): KindFailure {
   const labels: Record<number, string> = { 403: 'forbidden', 404: 'not found', 410: 'expired' };
   const label = labels[reply.status] ?? `${(http.STATUS_CODES[reply.status] ?? 'HTTP error').toLowerCase()} (${reply.status})`;
   const reason = `${label}: ${replyMessage(reply)}`;
@@ -331,7 +331,7 @@ function statusFailure(conn: Conn, reply: Reply): KindFailure {
  * unreachable) and KindFailure when the retries run out or the body is too large, too deep or too
  * dense (not retried: it would be as bad again).
  */
-async function get(conn: Conn, path: string, list?: KindKey): Promise<Reply> {
+export async function get(conn: Conn, path: string, list?: KindKey): Promise<Reply> {
   let deadline: number | undefined;
   for (let n = 0; ; n++) {
     let failure: KindFailure;
@@ -383,7 +383,7 @@ async function get(conn: Conn, path: string, list?: KindKey): Promise<Reply> {
  * proxies from proxy.ts; other auth providers and socks proxies from @kubernetes/client-node,
  * imported only then. Headers Node would refuse are refused here, naming the context.
  */
-async function connect(r: KubeContext, limits: Limits, signal: AbortSignal): Promise<Conn> {
+export async function connect(r: KubeContext, limits: Limits, signal: AbortSignal): Promise<Conn> {
   if (!r.url) throw new UserError(r.serverError ?? `the server of context "${r.contextName}" is not a URL: ${r.server}`);
   const base = r.url;
   if (r.exec) r = await execCredentials(r, limits, signal);
@@ -512,7 +512,7 @@ const apiVersionOf = (info: KindInfo) => (info.group ? `${info.group}/${info.ver
  * and so do more than --max-objects objects (`budget` counts them over the namespaces of a kind)
  * or pages: a KindFailure, never a silently truncated list.
  */
-async function listKind(
+export async function listKind(
   conn: Conn,
   info: KindInfo,
   namespace: string | undefined,
@@ -520,6 +520,8 @@ async function listKind(
   budget: { objects: number },
   onPage: (n: number) => void,
   keep: Keeper,
+  /** Set to the list's resourceVersion (a watch continues from it). */
+  meta?: { resourceVersion?: string },
 ): Promise<K8sObject[]> {
   const path = listPath(info, namespace);
   const stamp = { apiVersion: apiVersionOf(info), kind: info.kind };
@@ -546,7 +548,7 @@ async function listKind(
       continue;
     }
     if (reply.status < 200 || reply.status >= 300) throw statusFailure(conn, reply);
-    const list = reply.json as { items?: unknown; metadata?: { continue?: unknown } } | null;
+    const list = reply.json as { items?: unknown; metadata?: { continue?: unknown; resourceVersion?: unknown } } | null;
     if (!list || !Array.isArray(list.items)) throw new KindFailure(`the API server sent a ${info.kind} list without items`);
     budget.objects += list.items.length;
     if (budget.objects > max) throw new KindFailure(`more than ${max} ${info.plural} (--max-objects)`);
@@ -561,6 +563,7 @@ async function listKind(
       if (kept) items.push(kept);
     }
     onPage(list.items.length);
+    if (meta) meta.resourceVersion = typeof list.metadata?.resourceVersion === 'string' ? list.metadata.resourceVersion : undefined;
     const next = list.metadata?.continue;
     if (typeof next !== 'string' || !next) return items;
     const digest = createHash('sha256').update(next).digest('base64');

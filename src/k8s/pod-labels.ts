@@ -87,13 +87,15 @@ const cache = new WeakMap<object, Readonly<Record<string, string>>>();
 
 /**
  * The labels of a pod created now from this workload (frozen; the template's own map when the
- * controller adds nothing, e.g. a bare Pod). Cached per template object.
+ * controller adds nothing, e.g. a bare Pod). Cached per workload, which one Model builds: not per
+ * template object, which `watch` keeps from one evaluation to the next while the pods the values
+ * come from change.
  */
 export function newPodLabels(w: WorkloadLike): Readonly<Record<string, string>> {
   const template = labelsOf(w.template);
   const { keys, templateWins } = controllerKeys(w);
   if (!Object.keys(keys).length) return template;
-  const hit = cache.get(w.template);
+  const hit = cache.get(w);
   if (hit) return hit;
   const out: Record<string, string> = Object.assign(dict(), template);
   for (const [k, fallback] of Object.entries(keys)) {
@@ -102,7 +104,7 @@ export function newPodLabels(w: WorkloadLike): Readonly<Record<string, string>> 
     out[k] = fromPod ?? fallback;
   }
   const frozen = Object.freeze(out);
-  cache.set(w.template, frozen);
+  cache.set(w, frozen);
   return frozen;
 }
 

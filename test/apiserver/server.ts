@@ -3,6 +3,13 @@
  * bearer-token auth, the list/get paths of the KINDS table, real-looking List and Status
  * bodies, paginated lists, and configurable faults (error codes, slowness, hangs, cut bodies).
  * Every request is recorded.
+ *
+ * WATCH (`?watch=1`) as kube-apiserver v1.32 serves it, for `meshdoctor watch`: one JSON event a
+ * line; from `resourceVersion` (events kept since the last compact()), else the current objects as
+ * ADDED first; `fieldSelector=metadata.name=X`; BOOKMARKs on bookmark(); a resourceVersion from
+ * before compact() answered 200 with one ERROR event of code 410 ("too old resource version"), as
+ * the real server does after a restart; `timeoutSeconds` ends the stream. Objects change through
+ * upsert() and remove(), each a new resourceVersion.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -93,6 +100,20 @@ export interface ApiServer {
   faults: Fault[];
   /** Write a kubeconfig for this server (into a fresh temp dir unless `dir` is given); returns its path. */
   writeKubeconfig(dir?: string, opts?: KubeconfigOptions): Promise<string>;
+  /** Create or replace an object (by kind, namespace, name): a new resourceVersion, an ADDED or MODIFIED event. */
+  upsert(obj: K8sObject): void;
+  /** Delete an object: a new resourceVersion, a DELETED event. */
+  remove(kind: string, namespace: string | undefined, name: string): void;
+  /** Send a BOOKMARK at the current resourceVersion to every open watch that asked for bookmarks. */
+  bookmark(): void;
+  /** Forget the events so far: a watch from an older resourceVersion gets a 410 ERROR event. */
+  compact(): void;
+  /** End every open watch stream (as the server does at timeoutSeconds). */
+  endWatches(): void;
+  /** Open watch streams. */
+  readonly openWatches: number;
+  /** The current resourceVersion. */
+  readonly resourceVersion: number;
   close(): Promise<void>;
 }
 
@@ -230,7 +251,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   const token = randomBytes(24).toString('hex');
   const faults = opts.faults ?? [];
   const requests: RecordedRequest[] = [];
-  const resourceVersion = '123';
+  let resourceVersion = 123;
+  /** Events since the last compact(), oldest first. */
+  let history: { rv: number; key: KindKey; type: 'ADDED' | 'MODIFIED' | 'DELETED'; obj: K8sObject }[] = [];
+  let compactedAt = 0;
+  const watchers = new Set<Watcher>();
 
   // Objects by kind, in the stable (namespace, name) order lists are served in.
   const store = new Map<KindKey, K8sObject[]>();
@@ -287,7 +312,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     if (opts.maxPageSize) limit = Math.min(limit, opts.maxPageSize);
     const page = selected.slice(offset, offset + limit);
     const next = offset + page.length;
-    const metadata: Record<string, unknown> = { resourceVersion };
+    const metadata: Record<string, unknown> = { resourceVersion: String(resourceVersion) };
     if (next < selected.length) {
       metadata.continue = encodeToken({ p: info.path, o: next });
       metadata.remainingItemCount = selected.length - next;
@@ -316,6 +341,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     if (fault) applied.set(fault, (applied.get(fault) ?? 0) + 1);
 
     const respond = () => {
+      if (!fault && info.method === 'GET' && target && target.name === undefined && isWatch(info)) return serveWatch(res, info, target);
       if (fault?.body !== undefined) return send(req, res, fault.status ?? 200, undefined, fault);
       if (fault?.status) {
         const details: Record<string, unknown> = { kind: target?.info.plural ?? '' };
@@ -337,6 +363,79 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     } else {
       respond();
     }
+  }
+
+  const sameObject = (a: K8sObject, b: K8sObject) => a.metadata?.namespace === b.metadata?.namespace && a.metadata?.name === b.metadata?.name;
+  const matches = (w: Watcher, key: KindKey, o: K8sObject) =>
+    w.key === key && (w.namespace === undefined || o.metadata?.namespace === w.namespace) && (w.name === undefined || o.metadata?.name === w.name);
+  const eventLine = (type: string, o: K8sObject) => JSON.stringify({ type, object: o }) + '\n';
+
+  /** A WATCH: past events (or the current objects), then every change until it ends. */
+  function serveWatch(res: ServerResponse, info: RequestInfo, target: Target) {
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+    const selector = /^metadata\.name=(.*)$/.exec(info.query.fieldSelector ?? '');
+    const w: Watcher = {
+      res,
+      key: target.info.key,
+      namespace: target.namespace,
+      name: selector?.[1],
+      bookmarks: info.query.allowWatchBookmarks === 'true',
+      info: target.info,
+    };
+    const from = info.query.resourceVersion;
+    if (from !== undefined && from !== '' && from !== '0') {
+      const rv = Number(from);
+      if (!(rv >= compactedAt)) {
+        res.end(eventLine('ERROR', status(410, `too old resource version: ${from} (${compactedAt})`) as unknown as K8sObject));
+        return;
+      }
+      for (const e of history) if (e.rv > rv && matches(w, e.key, e.obj)) res.write(eventLine(e.type, e.obj));
+    } else {
+      for (const o of store.get(w.key) ?? [])
+        if (matches(w, w.key, o)) res.write(eventLine('ADDED', { ...o, apiVersion: apiVersionOf(w.info), kind: w.info.kind }));
+    }
+    watchers.add(w);
+    const end = () => {
+      watchers.delete(w);
+      if (w.timer) clearTimeout(w.timer);
+      if (!res.writableEnded) res.end();
+    };
+    w.end = end;
+    res.on('close', end);
+    const timeout = Number(info.query.timeoutSeconds);
+    if (timeout > 0) w.timer = setTimeout(end, timeout * 1000);
+  }
+
+  function change(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: K8sObject) {
+    const info = kindOf(obj.kind);
+    if (!info) throw new Error(`fake API server: unknown kind ${String(obj.kind)}`);
+    const o = { ...obj, apiVersion: apiVersionOf(info), kind: info.kind, metadata: { ...obj.metadata, resourceVersion: String(++resourceVersion) } };
+    history.push({ rv: resourceVersion, key: info.key, type, obj: o });
+    for (const w of watchers) if (matches(w, info.key, o)) w.res.write(eventLine(type, o));
+    return { info, o };
+  }
+
+  function upsert(obj: K8sObject) {
+    const info = kindOf(obj.kind);
+    if (!info) throw new Error(`fake API server: unknown kind ${String(obj.kind)}`);
+    const list = store.get(info.key) ?? store.set(info.key, []).get(info.key)!;
+    const at = list.findIndex((x) => sameObject(x, obj));
+    const { o } = change(at >= 0 ? 'MODIFIED' : 'ADDED', obj);
+    if (at >= 0) list[at] = o;
+    else {
+      list.push(o);
+      list.sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
+    }
+  }
+
+  function remove(kind: string, namespace: string | undefined, name: string) {
+    const info = kindOf(kind);
+    if (!info) throw new Error(`fake API server: unknown kind ${kind}`);
+    const list = store.get(info.key) ?? [];
+    const at = list.findIndex((x) => x.metadata?.name === name && (x.metadata?.namespace ?? undefined) === namespace);
+    if (at < 0) throw new Error(`fake API server: no ${kind} ${namespace ?? ''}/${name}`);
+    const [gone] = list.splice(at, 1);
+    change('DELETED', gone!);
   }
 
   const server = opts.plainHttp ? http.createServer(handle) : https.createServer({ key: leaf.keyPem, cert: leaf.certPem }, handle);
@@ -374,11 +473,56 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
 
   async function close(): Promise<void> {
     for (const t of timers) clearTimeout(t);
+    for (const w of [...watchers]) w.end?.();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections(); // including hung requests
     await closed;
     await Promise.all(tempDirs.map((d) => rm(d, { recursive: true, force: true })));
   }
 
-  return { url, caPem: ca.certPem, token, requests, faults, writeKubeconfig, close };
+  return {
+    url,
+    caPem: ca.certPem,
+    token,
+    requests,
+    faults,
+    writeKubeconfig,
+    upsert,
+    remove,
+    bookmark() {
+      for (const w of watchers) {
+        if (w.bookmarks)
+          w.res.write(eventLine('BOOKMARK', { kind: w.info.kind, apiVersion: apiVersionOf(w.info), metadata: { resourceVersion: String(resourceVersion) } }));
+      }
+    },
+    compact() {
+      history = [];
+      compactedAt = resourceVersion;
+    },
+    endWatches() {
+      for (const w of [...watchers]) w.end?.();
+    },
+    get openWatches() {
+      return watchers.size;
+    },
+    get resourceVersion() {
+      return resourceVersion;
+    },
+    close,
+  };
 }
+
+/** One open WATCH stream. */
+interface Watcher {
+  res: ServerResponse;
+  key: KindKey;
+  info: KindInfo;
+  namespace?: string;
+  /** fieldSelector=metadata.name=NAME */
+  name?: string;
+  bookmarks: boolean;
+  timer?: NodeJS.Timeout;
+  end?: () => void;
+}
+
+const isWatch = (info: RequestInfo) => info.query.watch !== undefined && !['false', '0'].includes(info.query.watch.toLowerCase());

@@ -1,0 +1,211 @@
+/**
+ * `watch`'s re-evaluation (src/watch/evaluate.ts) tells what `check` tells:
+ * - a full evaluation is exactly `check -A`'s result;
+ * - evaluating one app namespace as `check -n NS` reads it gives, for that namespace's own
+ *   objects, exactly the findings of the full evaluation, over every fixture and every app
+ *   namespace in it (the property incremental re-evaluation rests on);
+ * - after random changes evaluated namespace by namespace, the app namespaces' findings are those
+ *   of a full evaluation of the changed cluster.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { KIND_KEYS, kindOf } from '../../src/k8s/kinds.js';
+import type { KindStatus } from '../../src/cluster/reflector.js';
+import { ObjectStore } from '../../src/cluster/store.js';
+import { CHECKS } from '../../src/checks/index.js';
+import { runChecks } from '../../src/run/run.js';
+import type { K8sObject } from '../../src/util/types.js';
+import type { Finding } from '../../src/run/result.js';
+import type { Snapshot } from '../../src/k8s/snapshot.js';
+import { CLUSTER, Evaluator, partitionOf } from '../../src/watch/evaluate.js';
+import { WatchPlan } from '../../src/watch/plan.js';
+import { workloadStates } from '../../src/facts/workload-states.js';
+import { makeModel } from '../../src/run/run.js';
+import { FIXTURES, NOW, baseOf, besideOf, cluster, type Base } from '../helpers/fixtures.js';
+
+const OPTS = { mesh: 'auto' as const, certExpiryWarningDays: 60 };
+const ok: KindStatus = { synced: true, objects: 0, restarts: 0, relists: 0, events: 0 };
+const source = { type: 'live' as const, context: 'test', server: 'https://test', readAt: NOW.toISOString() };
+
+/** A store and plan holding a snapshot's objects, as the reflector would after its sync. */
+function watched(snap: Snapshot) {
+  const store = new ObjectStore();
+  for (const key of KIND_KEYS) store.replace(key, undefined, snap.objects[key] ?? []);
+  const plan = new WatchPlan(KIND_KEYS, { allNamespaces: true });
+  plan.readPlan(store, () => ok);
+  return { store, plan };
+}
+
+const identity = (f: Finding) => JSON.stringify(f);
+
+function cases(): [string, Snapshot][] {
+  const out: [string, Snapshot][] = [];
+  for (const base of ['linkerd', 'istio', 'istio-ambient', 'kuma', 'consul', 'both', 'linkerd+kuma', 'istio+consul', 'kuma+consul'] as const)
+    out.push([`healthy ${base}`, cluster(base)]);
+  out.push(['golden-cluster.yaml', cluster('none', ['golden-cluster.yaml'])]);
+  for (const dir of readdirSync(join(FIXTURES, 'checks')).sort()) {
+    for (const f of readdirSync(join(FIXTURES, 'checks', dir))
+      .filter((x) => /\.ya?ml$/.test(x))
+      .sort()) {
+      const file = `checks/${dir}/${f}`;
+      for (const base of new Set<Base>([baseOf(file), besideOf(file)])) out.push([`${file} over ${base}`, cluster(base, [file])]);
+    }
+  }
+  return out;
+}
+
+describe('a namespace evaluated alone gives the full evaluation its own findings', () => {
+  const all = cases();
+  const escalated: string[] = [];
+  let evaluated = 0;
+  it('covers the healthy clusters and every check fixture', () => expect(all.length).toBeGreaterThan(100));
+  afterAll(() => {
+    // Incremental evaluation is the rule: a namespace whose evaluation must become a full one is rare.
+    console.log(`namespace evaluations: ${evaluated} incremental, ${escalated.length} escalated to full (${escalated.join('; ')})`);
+    expect(evaluated).toBeGreaterThan(10 * escalated.length);
+  });
+  it.each(all)('%s', (_name, snap) => {
+    const { store, plan } = watched(snap);
+    const cp = plan.controlPlane(store);
+    const e = new Evaluator(CHECKS, OPTS);
+    const full = e.full(
+      plan.snapshot(store, () => ok, source),
+      NOW,
+      cp,
+    );
+    expect(full.findings.map(identity)).toEqual(
+      runChecks(
+        plan.snapshot(store, () => ok, source),
+        CHECKS,
+        { ...OPTS, now: NOW },
+      ).findings.map(identity),
+    );
+    const appNamespaces = store
+      .all('namespaces')
+      .map((n) => n.metadata!.name!)
+      .filter((n) => !cp.has(n));
+    for (const ns of appNamespaces) {
+      const alone = new Evaluator(CHECKS, OPTS);
+      alone.full(
+        plan.snapshot(store, () => ok, source),
+        NOW,
+        cp,
+      );
+      const before = alone.result!;
+      if (
+        !alone.namespace(
+          ns,
+          plan.snapshot(store, () => ok, source, ns),
+          NOW,
+          cp,
+        )
+      ) {
+        // It sees other meshes (one known only from another namespace's pods): the caller evaluates everything instead.
+        expect(alone.result).toBe(before);
+        escalated.push(`${_name}: ${ns}`);
+        continue;
+      }
+      evaluated++;
+      const mine = (fs: Finding[]) => fs.filter((f) => partitionOf(f.resource, cp) === ns).map(identity);
+      expect(mine(alone.result!.findings), ns).toEqual(mine(before.findings));
+      expect(alone.result!.findings.map(identity).sort(), ns).toEqual(before.findings.map(identity).sort());
+      expect(alone.workloadStates, ns).toEqual(e.workloadStates);
+    }
+  });
+});
+
+describe('changes evaluated namespace by namespace', () => {
+  const base = cluster('both', ['checks/sidecar-missing/fires-linkerd.yaml']);
+  const { store, plan } = watched(base);
+  const cp = plan.controlPlane(store);
+  const appNs = store
+    .all('namespaces')
+    .map((n) => n.metadata!.name!)
+    .filter((n) => !cp.has(n));
+  const templates = store.all('pods').filter((p) => !cp.has(p.metadata!.namespace!));
+
+  it('end where a full evaluation of the changed cluster is, for every app namespace', () => {
+    const change = fc.record({
+      from: fc.nat({ max: templates.length - 1 }),
+      ns: fc.constantFrom(...appNs),
+      name: fc.constantFrom('p0', 'p1', 'p2'),
+      remove: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(change, { minLength: 1, maxLength: 8 }), (changes) => {
+        const { store, plan } = watched(base);
+        const e = new Evaluator(CHECKS, OPTS);
+        e.full(
+          plan.snapshot(store, () => ok, source),
+          NOW,
+          cp,
+        );
+        for (const c of changes) {
+          if (c.remove) store.remove('pods', c.ns, c.name);
+          else {
+            const pod: K8sObject = structuredClone(templates[c.from]!);
+            // Owners are in the pod's own namespace (Kubernetes does not follow owner references across namespaces).
+            if (pod.metadata!.namespace !== c.ns) delete pod.metadata!.ownerReferences;
+            pod.metadata = { ...pod.metadata, namespace: c.ns, name: c.name, uid: `${c.ns}-${c.name}` };
+            store.upsert('pods', pod);
+          }
+          expect(
+            e.namespace(
+              c.ns,
+              plan.snapshot(store, () => ok, source, c.ns),
+              NOW,
+              cp,
+            ),
+          ).toBe(true);
+        }
+        const fresh = new Evaluator(CHECKS, OPTS).full(
+          plan.snapshot(store, () => ok, source),
+          NOW,
+          cp,
+        );
+        const apps = (fs: Finding[]) => fs.filter((f) => partitionOf(f.resource, cp) !== CLUSTER).map(identity);
+        expect(apps(e.result!.findings)).toEqual(apps(fresh.findings));
+        expect(e.workloadStates).toEqual(
+          workloadStates(
+            makeModel(
+              plan.snapshot(store, () => ok, source),
+              { ...OPTS, now: NOW },
+            ),
+          ),
+        );
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('a namespace evaluation that sees other meshes than the full one asks for a full evaluation', () => {
+    const e = new Evaluator(CHECKS, OPTS);
+    const { store, plan } = watched(cluster('linkerd'));
+    e.full(
+      plan.snapshot(store, () => ok, source),
+      NOW,
+      plan.controlPlane(store),
+    );
+    // A Kuma-meshed pod in an app namespace: Kuma shows up, in this namespace only.
+    const pod = structuredClone(store.all('pods').find((p) => !plan.controlPlane(store).has(p.metadata!.namespace!))!);
+    pod.metadata!.name = 'kuma-meshed';
+    (pod.spec as any).containers = [...(pod.spec as any).containers.filter((c: any) => c.name !== 'linkerd-proxy'), { name: 'kuma-sidecar', image: 'kuma-dp' }];
+    store.upsert('pods', pod);
+    const before = e.result;
+    expect(
+      e.namespace(
+        pod.metadata!.namespace!,
+        plan.snapshot(store, () => ok, source, pod.metadata!.namespace!),
+        NOW,
+        plan.controlPlane(store),
+      ),
+    ).toBe(false);
+    expect(e.result).toBe(before);
+  });
+});
+
+it('every kind the fixtures hold is one meshdoctor reads', () => {
+  for (const o of cluster('both').objects.pods ?? []) expect(kindOf(o.kind)?.key).toBe('pods');
+});

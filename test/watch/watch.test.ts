@@ -1,0 +1,244 @@
+/**
+ * `meshdoctor watch` end to end in-process (src/watch/index.ts runWatch) against the test API
+ * server: /findings is `check`'s JSON report, an unmeshed pod's finding appears in /metrics and
+ * as one NDJSON "opened" line, and goes (a "resolved" line) when the pod does; hostile names stay
+ * one escaped series that promtool reads; a flood of objects is capped (series) and counted;
+ * readiness, health, a stale kind, bad --listen.
+ */
+import http from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { gather } from '../../src/run/read.js';
+import { CHECKS } from '../../src/checks/index.js';
+import { DEFAULT_LIMITS } from '../../src/util/limits.js';
+import { json } from '../../src/report/json.js';
+import { kindsFor, runChecks } from '../../src/run/run.js';
+import type { K8sObject } from '../../src/util/types.js';
+import { clusterValue } from '../../src/watch/exposition.js';
+import { runWatch, type WatchOptions } from '../../src/watch/index.js';
+import { startApiServer, type ApiServer, type Fault } from '../apiserver/server.js';
+import { baseObjects, NOW } from '../helpers/fixtures.js';
+import { httpGet, PROMTOOL, promtool } from '../helpers/prometheus.js';
+import { until } from '../helpers/until.js';
+
+const barePod = (name: string, namespace = 'shop'): K8sObject => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace, uid: `uid-${name}`, creationTimestamp: '2026-11-20T10:00:00Z', labels: { app: 'loose' } },
+  spec: { containers: [{ name: 'app', image: 'example/loose:1' }] },
+  status: { phase: 'Running' },
+});
+
+interface Running {
+  srv: ApiServer;
+  url: string;
+  out: string[];
+  err: string[];
+  stop(): Promise<void>;
+  done: Promise<void>;
+}
+
+let running: Running | undefined;
+afterEach(async () => {
+  await running?.stop();
+  running = undefined;
+});
+
+async function start(objects: K8sObject[], opts: Partial<WatchOptions> = {}, faults: Fault[] = []): Promise<Running> {
+  const srv = await startApiServer({ objects, faults });
+  const kubeconfig = await srv.writeKubeconfig();
+  const out: string[] = [];
+  const err: string[] = [];
+  const stopper = new AbortController();
+  let url = '';
+  const done = runWatch(
+    {
+      kubeconfig,
+      allNamespaces: true,
+      listen: '127.0.0.1:0',
+      mesh: 'auto',
+      certExpiryWarningDays: 60,
+      limits: { ...DEFAULT_LIMITS, requestTimeoutMs: 5000 },
+      maxSeries: 10_000,
+      version: '0.0.0-test',
+      timings: { quietMs: 20, maxDelayMs: 100, minFullGapMs: 50, lazyFullMs: 200 },
+      ...opts,
+    },
+    { stdout: (s) => out.push(s), stderr: (s) => err.push(s), signal: stopper.signal, onListening: (a) => (url = `http://${a}`), now: () => NOW },
+  );
+  done.catch(() => {});
+  await until(() => url !== '' || err.length > 0, 10_000, 'listening');
+  running = {
+    srv,
+    url,
+    out,
+    err,
+    done,
+    async stop() {
+      stopper.abort();
+      await done.catch(() => {});
+      await srv.close();
+    },
+  };
+  return running;
+}
+
+const metrics = async (r: Running) => (await httpGet(`${r.url}/metrics`)).body;
+const findingLines = (text: string) => text.split('\n').filter((l) => l.startsWith('meshdoctor_finding{'));
+
+describe('meshdoctor watch (in-process, test API server)', () => {
+  it('serves check -o json on /findings, and follows an unmeshed pod in and out of /metrics and stdout', async () => {
+    const r = await start(baseObjects('linkerd'));
+    expect((await httpGet(`${r.url}/healthz`)).status).toBe(200);
+    await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
+    // The same report check makes of the same cluster, at the same "now".
+    const snap = await gather({ kubeconfig: await r.srv.writeKubeconfig(), allNamespaces: true, kinds: kindsFor(CHECKS) });
+    const expected = JSON.parse(json(runChecks(snap, CHECKS, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW }), { version: '0.0.0-test', color: false }));
+    const served = JSON.parse((await httpGet(`${r.url}/findings`)).body);
+    for (const x of [expected, served]) delete x.source.readAt;
+    expect(served).toEqual(expected);
+    expect(r.out).toEqual(expected.findings.map(() => expect.stringMatching(/^\{"time":".*","event":"opened"/)));
+    const before = r.out.length;
+
+    r.srv.upsert(barePod('loose'));
+    await until(async () => findingLines(await metrics(r)).some((l) => l.includes('name="loose"')), 10_000, 'finding in /metrics');
+    const line = findingLines(await metrics(r)).find((l) => l.includes('name="loose"'))!;
+    expect(line).toMatch(
+      /^meshdoctor_finding\{code="MD\d{4}",check="[a-z-]+",severity="(error|warning|info)",mesh="linkerd",namespace="shop",kind="Pod",name="loose"\} 1$/,
+    );
+    await until(() => r.out.length > before, 5000, 'NDJSON line');
+    const opened = r.out.slice(before).map((l) => JSON.parse(l));
+    expect(opened.every((o) => o.event === 'opened' && o.resource.name === 'loose')).toBe(true);
+    expect(r.out.slice(before).every((l) => l.endsWith('\n') && l.indexOf('\n') === l.length - 1)).toBe(true);
+
+    const n = r.out.length;
+    r.srv.remove('Pod', 'shop', 'loose');
+    await until(async () => !findingLines(await metrics(r)).some((l) => l.includes('name="loose"')), 10_000, 'finding gone');
+    await until(() => r.out.length > n, 5000, 'resolved line');
+    expect(r.out.slice(n).map((l) => JSON.parse(l).event)).toEqual(opened.map(() => 'resolved'));
+    // The log is on stderr only: stdout holds NDJSON lines and nothing else.
+    expect(r.out.every((l) => l.startsWith('{"time":'))).toBe(true);
+    expect(r.err.join('')).toMatch(/meshdoctor: ready: \d+ objects of \d+ kinds read/);
+  });
+
+  it("-n: watches that namespace and the control planes only, and serves check -n's report", async () => {
+    const r = await start(baseObjects('linkerd'), { allNamespaces: false, namespace: 'shop' });
+    await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
+    const snap = await gather({ kubeconfig: await r.srv.writeKubeconfig(), allNamespaces: false, namespace: 'shop', kinds: kindsFor(CHECKS) });
+    const expected = JSON.parse(json(runChecks(snap, CHECKS, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW }), { version: '0.0.0-test', color: false }));
+    const served = JSON.parse((await httpGet(`${r.url}/findings`)).body);
+    for (const x of [expected, served]) delete x.source.readAt;
+    expect(served).toEqual(expected);
+    const watched = new Set(r.srv.requests.filter((q) => q.query.watch === '1' && q.path.endsWith('/pods')).map((q) => q.path));
+    expect([...watched].sort()).toEqual(['/api/v1/namespaces/linkerd/pods', '/api/v1/namespaces/shop/pods']);
+    // A change elsewhere is not seen; one in shop is.
+    r.srv.upsert(barePod('elsewhere', 'legacy'));
+    r.srv.upsert(barePod('here'));
+    await until(async () => (await metrics(r)).includes('name="here"'), 10_000, 'shop pod');
+    expect(await metrics(r)).not.toContain('name="elsewhere"');
+  });
+
+  it('-n with a namespace that does not exist: one line, like check', async () => {
+    const srv = await startApiServer({ objects: baseObjects('linkerd') });
+    const io = { stdout: () => {}, stderr: () => {}, signal: new AbortController().signal };
+    const opts: WatchOptions = {
+      kubeconfig: await srv.writeKubeconfig(),
+      allNamespaces: false,
+      namespace: 'nope',
+      listen: '127.0.0.1:0',
+      mesh: 'auto',
+      certExpiryWarningDays: 60,
+      limits: DEFAULT_LIMITS,
+      maxSeries: 10,
+      version: 'x',
+    };
+    await expect(runWatch(opts, io)).rejects.toThrow(/^namespace "nope" not found$/);
+    await srv.close();
+  });
+
+  it('hostile names: one escaped series each, read back by promtool; the log and NDJSON stay one line each', async () => {
+    const names = ['q"uote', 'back\\slash', 'new\nline', 'esc\u001b[31mred', 'nul\u0000', 'sep\u2028'];
+    const r = await start([...baseObjects('linkerd'), ...names.map((n) => barePod(n))]);
+    await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
+    const text = await metrics(r);
+    for (const n of names) expect(text).toContain(`name="${clusterValue(n).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`);
+    expect(text).not.toMatch(/[\u0000\u001b\u2028]/);
+    if (PROMTOOL) {
+      const p = await promtool(['check', 'metrics'], text);
+      expect(p.out).toBe('');
+      expect(p.code).toBe(0);
+    }
+    for (const l of r.out) {
+      expect(l.indexOf('\n')).toBe(l.length - 1);
+      expect(l).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u2028]/);
+    }
+  });
+
+  it('--max-series caps meshdoctor_finding and counts the rest; a flood of events ends in the right count', async () => {
+    const r = await start(baseObjects('linkerd'), { maxSeries: 5 });
+    await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
+    for (let i = 0; i < 200; i++) r.srv.upsert(barePod(`flood-${i}`, i % 2 ? 'shop' : 'default'));
+    const value = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\d+)$`, 'm').exec(text)?.[1]);
+    await until(async () => value(await metrics(r), 'meshdoctor_objects{kind="pods"}') >= 200, 10_000, 'all pods');
+    // The 100 pods in shop (enabled) are findings; the 100 in default (not enabled) are not.
+    await until(async () => value(await metrics(r), 'meshdoctor_series_overflow{metric="meshdoctor_finding"}') >= 95, 10_000, 'overflow');
+    const text = await metrics(r);
+    expect(findingLines(text)).toHaveLength(5);
+    const total = ['error', 'warning', 'info'].reduce(
+      (n, s) => n + Number(new RegExp(`^meshdoctor_findings\\{severity="${s}"\\} (\\d+)$`, 'm').exec(text)![1]),
+      0,
+    );
+    expect(Number(/^meshdoctor_series_overflow\{metric="meshdoctor_finding"\} (\d+)$/m.exec(text)![1])).toBe(total - 5);
+  });
+
+  it('a kind whose watch fails is served stale (objects kept) and said so; /readyz stays 200 and names it', async () => {
+    const r = await start(baseObjects('linkerd'));
+    await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
+    r.srv.faults.push({ match: (q) => q.path === '/api/v1/pods', status: 503 });
+    r.srv.endWatches();
+    await until(async () => /^meshdoctor_kind_stale\{kind="pods"\} 1$/m.test(await metrics(r)), 10_000, 'stale');
+    const ready = await httpGet(`${r.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatch(/^ok\nstale: pods: HTTP 503: /);
+    expect(await metrics(r)).toMatch(/^meshdoctor_kind_readable\{kind="pods"\} 1$/m);
+    expect(r.err.join('')).toMatch(/meshdoctor: pods: HTTP 503: .*\(retrying in \d+s\)/);
+  });
+
+  it('answers only GET/HEAD on its paths; not ready: 503 on /readyz and /findings', async () => {
+    const r = await start(baseObjects('linkerd'), {}, [{ match: (q) => q.path === '/api/v1/pods', delayMs: 1500, times: 1 }]);
+    const notReady = await httpGet(`${r.url}/readyz`);
+    expect(notReady.status).toBe(503);
+    expect(notReady.body).toMatch(/^not ready: reading the cluster \(\d+ of \d+ kinds read\)/);
+    expect((await httpGet(`${r.url}/findings`)).status).toBe(503);
+    expect(await metrics(r)).toMatch(/^meshdoctor_ready 0$/m);
+    await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
+    expect(await metrics(r)).toMatch(/^meshdoctor_ready 1$/m);
+    const post = await new Promise<number>((resolve, reject) => {
+      const req = http.request(`${r.url}/metrics`, { method: 'POST' }, (res) => resolve(res.statusCode ?? 0));
+      req.on('error', reject);
+      req.end();
+    });
+    expect(post).toBe(405);
+    expect((await httpGet(`${r.url}/nope`)).status).toBe(404);
+  });
+
+  it('a bad --listen and an address in use are one line each, before anything is read', async () => {
+    const srv = await startApiServer({ objects: [] });
+    const kubeconfig = await srv.writeKubeconfig();
+    const opts = (listen: string): WatchOptions => ({
+      kubeconfig,
+      allNamespaces: true,
+      listen,
+      mesh: 'auto',
+      certExpiryWarningDays: 60,
+      limits: DEFAULT_LIMITS,
+      maxSeries: 10,
+      version: 'x',
+    });
+    const io = { stdout: () => {}, stderr: () => {}, signal: new AbortController().signal };
+    await expect(runWatch(opts('nonsense'), io)).rejects.toThrow(/--listen must be HOST:PORT/);
+    await expect(runWatch(opts('127.0.0.1:99999'), io)).rejects.toThrow(/--listen must be/);
+    const r = await start([]);
+    await expect(runWatch(opts(r.url.replace('http://', '')), io)).rejects.toThrow(/cannot listen on 127\.0\.0\.1:\d+ \(--listen\): EADDRINUSE/);
+    await srv.close();
+  });
+});
