@@ -125,14 +125,15 @@ describe('the RBAC files', () => {
     }
   });
 
-  it('no ClusterRole names ConfigMaps or Secrets; every Role rule is a get by name', () => {
+  it('no ClusterRole names ConfigMaps or Secrets; every Role rule is a get (and watch) by name', () => {
     for (const r of clusterRbac.filter((o) => o.kind === 'ClusterRole').flatMap(rules)) {
       expect(r.resources).not.toContain('secrets');
       expect(r.resources).not.toContain('configmaps');
       expect(r.resources).not.toContain('*');
     }
     for (const r of meshRbac.filter((o) => o.kind === 'Role').flatMap(rules)) {
-      expect(r.verbs).toEqual(['get']);
+      // get, and watch (meshdoctor watch follows each object by name): nothing that lists or writes
+      expect(r.verbs).toEqual(['get', 'watch']);
       expect(r.resourceNames?.length).toBeGreaterThan(0);
     }
   });

@@ -27,9 +27,16 @@ zpty -r -m sh out '*READY*' || exit 4
 # The line and TAB; then the dump, once the completion is done (zsh drops completion when keys
 # are already waiting), then Enter.
 zpty -wn sh "$line"$'\t'
+# Wait until the shell has said all it has to (its output quiet for a second, at most 20 s): on a
+# loaded machine the completion, which runs a stub kubectl, can take longer than any fixed pause.
+local i chunk quiet=0
 sleep 0.3
+for i in {1..400}; do
+  if zpty -r -t sh chunk; then quiet=0; else (( quiet++ )); fi
+  (( quiet >= 20 )) && break
+  sleep 0.05
+done
 zpty -wn sh $'\C-x\C-d'
-local i
 for i in {1..100}; do [[ -e line ]] && break; sleep 0.05; done
 zpty -wn sh $'\r'
 for i in {1..100}; do [[ -e ran ]] && break; sleep 0.05; done
