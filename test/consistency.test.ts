@@ -77,7 +77,9 @@ function check(snap: Snapshot): { violations: string[]; workloads: number } {
     // to be injected; pods the mesh meshes without a proxy (Istio's ambient mode) are meshed.
     const ns = model.namespace(w.namespace);
     const unmeshed = (mesh: MeshName) =>
-      podStates(w).unmeshed.filter((p) => podSpec(p).hostNetwork !== true && !templateOptOut(mesh, p) && !profileOf(mesh).meshedWithoutProxy?.(p, ns)).length;
+      podStates(w).unmeshed.filter(
+        (p) => podSpec(p).hostNetwork !== true && !templateOptOut(mesh, p) && !profileOf(mesh).sidecarless?.meshedWithoutProxy?.(p, ns),
+      ).length;
     violations.push(...inconsistencies(e, unmeshed, findings));
   }
   return { violations, workloads: model.appWorkloads.length };

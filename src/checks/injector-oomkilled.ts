@@ -36,8 +36,8 @@ export default defineCheck({
           const [flag, current] = k.memoryLimit ? ['limits', k.memoryLimit] : k.memoryRequest ? ['requests', k.memoryRequest] : ['limits', undefined];
           const next = (current && doubledMemory(current)) ?? '512Mi';
           fix.push(cmd`kubectl -n ${inj.namespace} set resources ${`deploy/${inj.name}`} -c ${k.container} --${lit(flag)}=memory=${next}`);
-          if (k.container !== profileOf(mesh).injectorContainer) continue; // the Helm values below size the injector container only
-          fix.push(...profileOf(mesh).injectorMemoryFix(inj.namespace, inj.name, next, m));
+          if (k.container !== profileOf(mesh).controlPlane.injector.container) continue; // the Helm values below size the injector container only
+          fix.push(...profileOf(mesh).install.memoryFix(inj.namespace, inj.name, next, m));
         }
         const old = kills.every((k) => k.readyNow && m.now.getTime() - (time(k.finishedAt)?.getTime() ?? m.now.getTime()) > DAY_MS);
         // Another replica that is ready now keeps serving the webhook while a killed one restarts.

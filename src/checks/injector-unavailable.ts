@@ -66,7 +66,7 @@ function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput 
     };
   }
   const failing = health.find((h) => h.broken) ?? health.find((h) => !h.ready);
-  const container = failing?.lastTermination?.container ?? profileOf(mesh).injectorContainer;
+  const container = failing?.lastTermination?.container ?? profileOf(mesh).controlPlane.injector.container;
   const detail = failing ? ` (pod ${failing.name}: ${failing.waiting ?? 'not Ready'})` : m.has('pods') && !health.length ? ' (no pods)' : '';
   const down = available === 0 || (m.has('pods') && (health.length === 0 || !health.some((h) => h.ready)));
   if (down) {

@@ -63,14 +63,14 @@ function hungPod(pod: K8sObject, m: Model): HungPod | undefined {
   const status = isObj(pod.status) ? pod.status : {};
   if (status.phase !== 'Running') return undefined;
   const names = containers(podSpec(pod)).map((c) => str(c.name) ?? '');
-  const mesh = PROFILE_LIST.find((p) => names.includes(p.proxyContainer))?.name;
+  const mesh = PROFILE_LIST.find((p) => names.includes(p.containers.proxy))?.name;
   if (!mesh) return undefined; // no proxy, or a native sidecar that ends with the app
   const statuses = new Map(
     arr(status.containerStatuses)
       .filter(isObj)
       .map((s) => [str(s.name) ?? '', s]),
   );
-  const proxy = profileOf(mesh).proxyContainer;
+  const proxy = profileOf(mesh).containers.proxy;
   const app = names.filter((n) => n !== proxy);
   if (!app.length || !isObj(statuses.get(proxy)?.state?.running)) return undefined;
   if (!app.every((n) => isObj(statuses.get(n)?.state?.terminated))) return undefined;
@@ -104,23 +104,23 @@ function* hungJobs(m: Model, w: Workload): Generator<FindingInput, boolean> {
       .filter((t): t is number => t !== undefined)
       .sort()[0];
     const p = profileOf(mesh);
-    const relief = p.job.relief(
+    const relief = p.jobs.relief(
       pods.map((h) => nameOf(h.pod)),
       w.namespace,
       jobName,
     );
     // A CronJob's template is patched for the next runs; a Job's only by re-creating it, which runs it again.
-    const unsupported = p.nativeSidecarAnnotation ? p.nativeSidecarUnsupported?.(m) : undefined;
-    const native = unsupported ? undefined : p.nativeSidecarAnnotation;
+    const unsupported = p.proxy.native.annotation ? p.proxy.native.unsupported?.(m) : undefined;
+    const native = unsupported ? undefined : p.proxy.native.annotation;
     // No per-pod switch (or one the installed version does not know): the alternatives name the control plane's.
     const template = !native
-      ? [...(unsupported ? [noteStep(unsupported)] : []), ...p.job.alternatives]
+      ? [...(unsupported ? [noteStep(unsupported)] : []), ...p.jobs.alternatives]
       : w.kind === 'CronJob' && w.obj
         ? setOnTemplate(w, 'annotations', native, 'true')
         : [comment`then, before it runs again: set ${lit(native)}: 'true' on the pod template of its manifest`];
     yield {
       mesh,
-      message: `Job ${w.namespace}/${jobName} never completes: its app exited${oldest !== undefined ? ` ${since(m.now.getTime() - oldest)} ago` : ''} but ${p.proxyContainer} is not a native sidecar and keeps the pod running.`,
+      message: `Job ${w.namespace}/${jobName} never completes: its app exited${oldest !== undefined ? ` ${since(m.now.getTime() - oldest)} ago` : ''} but ${p.containers.proxy} is not a native sidecar and keeps the pod running.`,
       resource: { kind: 'Job', namespace: w.namespace, name: jobName },
       affectedPods: pods.length,
       evidence: {
@@ -155,12 +155,12 @@ export default defineCheck({
         const p = profileOf(d.mesh);
         // Uncertain (Istio 1.27+ "auto": native on kubelets 1.33+, nodes not read): silent; a Job that
         // does hang is reported by its pods (the error above), and pods already injected decide.
-        if (native.native || native.uncertain || p.job.shutdown.test(commandLine)) continue;
-        if (p.job.controlPlaneStops) continue; // the control plane stops the proxy itself: only a Job that hangs all the same is reported
+        if (native.native || native.uncertain || p.jobs.shutdown.test(commandLine)) continue;
+        if (p.jobs.controlPlaneStops) continue; // the control plane stops the proxy itself: only a Job that hangs all the same is reported
         yield {
           mesh: d.mesh,
           severity: 'warning',
-          message: `${w.kind} ${w.namespace}/${w.name} will be injected with ${p.proxyContainer} as an ordinary container and nothing stops it when the app exits, so its Jobs will never complete.`,
+          message: `${w.kind} ${w.namespace}/${w.name} will be injected with ${p.containers.proxy} as an ordinary container and nothing stops it when the app exits, so its Jobs will never complete.`,
           resource: w.ref,
           affectedPods: 1,
           evidence: {
@@ -169,9 +169,9 @@ export default defineCheck({
             injectedBy: d.calls.filter((c) => c.called).map((c) => c.webhook.name),
           },
           fix: ((unsupported) => [
-            ...(unsupported ? [noteStep(unsupported)] : p.nativeSidecarAnnotation ? setOnTemplate(w, 'annotations', p.nativeSidecarAnnotation, 'true') : []),
-            ...p.job.alternatives,
-          ])(p.nativeSidecarAnnotation ? p.nativeSidecarUnsupported?.(m) : undefined),
+            ...(unsupported ? [noteStep(unsupported)] : p.proxy.native.annotation ? setOnTemplate(w, 'annotations', p.proxy.native.annotation, 'true') : []),
+            ...p.jobs.alternatives,
+          ])(p.proxy.native.annotation ? p.proxy.native.unsupported?.(m) : undefined),
         };
       }
     }

@@ -91,7 +91,10 @@ export default defineCheck({
       const byDefault = chosen
         ? m.meshes
             .find((i) => i.mesh === chosen.mesh)
-            ?.webhooks.find((h) => profileOf(chosen.mesh).injectsUnmarked?.(h) && evalWebhook(h, namespaceLabels(nsObj, ns), {}).namespaceSelector.matched)
+            ?.webhooks.find(
+              (h) =>
+                profileOf(chosen.mesh).controlPlane.webhooks.injectsUnmarked?.(h) && evalWebhook(h, namespaceLabels(nsObj, ns), {}).namespaceSelector.matched,
+            )
         : undefined;
       yield {
         mesh: (chosen ?? options[0]!).mesh,

@@ -92,7 +92,7 @@ function finding(
   const id = `${ref.kind} ${ref.namespace}/${ref.name}`;
   const lvl = level ?? 'baseline or restricted';
   const what = `Namespace ${ref.namespace} enforces Pod Security "${lvl}", which rejects ${meshTitle(mesh)}'s init container ${init.name} (it adds ${caps})`;
-  const cpNs = m.mesh(mesh)?.namespaces[0] ?? p.defaultNamespace;
+  const cpNs = m.mesh(mesh)?.namespaces[0] ?? p.controlPlane.namespace;
   return {
     mesh,
     // Predicted: running pods are not affected; their next ones will be.

@@ -90,7 +90,7 @@ export default defineCheck({
       for (const mesh of meshesAllowed(m)) {
         if (meshOwnNamespace(m, w.namespace, mesh)) continue; // control planes and never-injected namespaces
         if (templateOptOut(mesh, w.template)) continue; // a choice: pod-opted-out
-        if (profileOf(mesh).templateMarkerInvalid(w.template)) continue; // the injector skips it: injection-marker-invalid
+        if (profileOf(mesh).markers.templateMarkerInvalid(w.template)) continue; // the injector skips it: injection-marker-invalid
         const nsAsks = namespaceAsks(m, w.namespace, mesh);
         const asks = templateAsks(mesh, w.template);
         if (nsAsks === false && !asks) continue; // the Namespace was read and does not ask: nothing failed

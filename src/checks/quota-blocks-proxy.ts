@@ -82,7 +82,7 @@ function proxyEvidence(p: ProxyConfig) {
     const v = p.resources[kind][r];
     if (v !== undefined) resources[key] = formatUnits(r, v);
   }
-  return { container: profileOf(p.mesh).proxyContainer, native: p.native, resources, source: p.source };
+  return { container: profileOf(p.mesh).containers.proxy, native: p.native, resources, source: p.source };
 }
 
 /**
@@ -98,11 +98,11 @@ function proxyProposal(p: ProxyConfig): { annotations: Record<string, string>; r
   for (const key of RESOURCE_KEYS) {
     const [kind, r] = splitKey(key);
     const explicit = p.source[key]?.startsWith('defaulted') ? undefined : p.resources[kind][r];
-    const suggest = quantityUnits(r, profileOf(p.mesh).suggestedResources[key])!;
+    const suggest = quantityUnits(r, profileOf(p.mesh).proxy.resources.suggested[key])!;
     const limit = p.source[`limits.${r}`] ? p.resources.limits[r] : undefined;
     const value = explicit ?? (kind === 'requests' ? Math.min(suggest, limit ?? Infinity) : Math.max(suggest, resources.requests[r] ?? 0));
     resources[kind][r] = value;
-    const ann = profileOf(p.mesh).resourceAnnotations[key];
+    const ann = profileOf(p.mesh).proxy.resources.annotations[key];
     if (ann) annotations[ann] = formatUnits(r, value); // a mesh without resource annotations: resourceFix says how
   }
   return { annotations, resources };
@@ -187,11 +187,9 @@ function missingValues(m: Model, w: Workload, mesh: MeshName, q: K8sObject, pod:
     fix: [
       ...(fit && exceeded.length ? raiseQuota(m, q, w.namespace, fit, exceeded) : []),
       ...(Object.keys(proposal.annotations).length ? setAnnotationsOnTemplate(w, proposal.annotations) : []),
-      ...(profileOf(mesh).resourceFix?.(m) ?? []),
+      ...(profileOf(mesh).proxy.resources.fix?.(m) ?? []),
       // Linkerd reads its config annotations from the namespace too (a fixed-text alternative).
-      ...(profileOf(mesh).namespaceResourceAnnotations
-        ? [comment`or: set the same annotations on the namespace, for all its workloads, and restart them`]
-        : []),
+      ...(profileOf(mesh).proxy.resources.onNamespace ? [comment`or: set the same annotations on the namespace, for all its workloads, and restart them`] : []),
     ],
     text:
       fit && exceeded.length
@@ -238,7 +236,7 @@ function quotaFindings(m: Model, w: Workload, mesh: MeshName, q: K8sObject) {
   if (!fit) return undefined; // the quota controller has not counted usage yet
   // Not even the app alone fits: the quota is exhausted, whatever the mesh adds.
   if (fit.appAloneExceeds || !fit.exceeded.length) return undefined;
-  const proxyName = profileOf(mesh).proxyContainer;
+  const proxyName = profileOf(mesh).containers.proxy;
   return {
     message: `One more pod of ${w.kind} ${w.namespace}/${w.name} does not fit ResourceQuota ${name} with its ${proxyName}: ${fit.exceeded.map((k) => shortfall(fit, k)).join('; ')}.`,
     affectedPods: 1,
@@ -302,7 +300,7 @@ function proxyMissingIn(message: string, mesh: MeshName): Record<string, string[
   for (const part of spec.split(';')) {
     const hit = /^\s*([a-z.]+(?:,[a-z.]+)*) for: ([A-Za-z0-9.,-]+)/.exec(part);
     if (!hit) continue;
-    const names = hit[2]!.split(',').filter((n) => n === profileOf(mesh).proxyContainer || profileOf(mesh).initContainers.includes(n));
+    const names = hit[2]!.split(',').filter((n) => n === profileOf(mesh).containers.proxy || profileOf(mesh).containers.init.includes(n));
     for (const key of hit[1]!.split(',')) if (REQUIRED.get(key) && names.length) out[key] = names.sort();
   }
   return out;
@@ -329,7 +327,10 @@ function rejectedProxy(m: Model, w: Workload, mesh: MeshName, q: K8sObject) {
       failedCreate,
       missing,
       ...a.evidence,
-      proxy: { container: profileOf(mesh).proxyContainer, source: "the FailedCreate event: the proxy's configuration (Namespace, webhooks) could not be read" },
+      proxy: {
+        container: profileOf(mesh).containers.proxy,
+        source: "the FailedCreate event: the proxy's configuration (Namespace, webhooks) could not be read",
+      },
     },
     fix: a.fix,
   };

@@ -59,8 +59,8 @@ export default defineCheck({
         continue;
       }
       // A mesh whose injector skips pods without the ServiceAccount token (Linkerd without projected tokens).
-      const d = m.decisions(w).find((x) => x.called && profileOf(x.mesh).tokenRequirement?.(m));
-      const need = d && profileOf(d.mesh).tokenRequirement!(m)!;
+      const d = m.decisions(w).find((x) => x.called && profileOf(x.mesh).injector.token?.(m));
+      const need = d && profileOf(d.mesh).injector.token!(m)!;
       if (!d || !need) continue;
       // Every other reason to skip the pod is another check's finding.
       if (!d.injector.every((s) => s.ok || s.rule === TOKEN_RULE)) continue;

@@ -77,7 +77,9 @@ export default defineCheck({
           fix: [
             cmd`kubectl get events -n ${w.namespace} --sort-by=.lastTimestamp | grep ${w.name}`,
             // The injector Deployment is named after its webhook's Service (linkerd-proxy-injector, istiod[-rev]).
-            ...(hook.service ? [cmd`kubectl logs -n ${hook.service.namespace} ${`deploy/${hook.service.name}`} -c ${profileOf(mesh).injectorContainer}`] : []),
+            ...(hook.service
+              ? [cmd`kubectl logs -n ${hook.service.namespace} ${`deploy/${hook.service.name}`} -c ${profileOf(mesh).controlPlane.injector.container}`]
+              : []),
             ...recreateCommands(w),
           ],
         };

@@ -62,7 +62,7 @@ export default defineCheck({
       if (bad.length === 0) continue;
       const title = meshTitle(mesh);
       const nodes = [...new Set(bad.filter((b) => b.noProxy).map((b) => b.node!))].sort();
-      const cpNs = m.mesh(mesh)?.namespaces[0] ?? p.defaultNamespace;
+      const cpNs = m.mesh(mesh)?.namespaces[0] ?? p.controlPlane.namespace;
       const proxyNs = proxies.namespaces[0] ?? cpNs;
       const agentNs = agents.namespaces[0] ?? cpNs;
       const id = `${w.kind} ${w.namespace}/${w.name}`;

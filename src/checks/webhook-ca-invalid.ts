@@ -36,7 +36,8 @@ function problemsOf(g: BundleGroup, m: Model) {
         problem: 'cert-manager-pending',
         detail: `the caBundle is empty: cert-manager has not injected the CA of Certificate ${from.namespace}/${from.name}`,
       });
-    else if (p.problem === 'empty' && profileOf(g.mesh).emptyCaBundle) out.push({ webhooks, problem: 'empty', detail: profileOf(g.mesh).emptyCaBundle! });
+    else if (p.problem === 'empty' && profileOf(g.mesh).install.emptyCaBundle)
+      out.push({ webhooks, problem: 'empty', detail: profileOf(g.mesh).install.emptyCaBundle! });
     else out.push({ webhooks, ...p });
   }
   for (const c of g.parsed.certs.filter((c) => validity(c, m.now) === 'not-yet-valid')) {

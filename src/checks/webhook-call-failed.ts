@@ -82,19 +82,19 @@ export default defineCheck({
       const backend = webhookTargets(m, g.mesh).find((b) => b.webhooks.some((h) => h.name === g.hook));
       const hookObj = backend?.webhooks.find((h) => h.name === g.hook);
       const p = profileOf(g.mesh);
-      const cpNs = backend?.namespace ?? m.mesh(g.mesh)?.namespaces[0] ?? p.defaultNamespace;
-      const svc = backend?.name ?? p.defaultInjector;
-      const dep = backend?.injector.name ?? p.defaultInjector;
+      const cpNs = backend?.namespace ?? m.mesh(g.mesh)?.namespaces[0] ?? p.controlPlane.namespace;
+      const svc = backend?.name ?? p.controlPlane.injector.name;
+      const dep = backend?.injector.name ?? p.controlPlane.injector.name;
       const deploy = `deploy/${dep}`;
-      const logs = cmd`kubectl -n ${cpNs} logs ${deploy} -c ${p.injectorContainer} --tail=100`;
+      const logs = cmd`kubectl -n ${cpNs} logs ${deploy} -c ${p.controlPlane.injector.container} --tail=100`;
       const fixes: Record<WebhookFailureCause, Step[]> = {
         'no-endpoints': [
           cmd`kubectl -n ${cpNs} rollout status ${deploy}`,
           cmd`kubectl -n ${cpNs} describe pods -l ${injectorPodSelector(g.mesh, backend?.service)}`,
         ],
         certificate: [
-          cmd`kubectl get mutatingwebhookconfiguration ${hookObj?.configName ?? p.defaultWebhookConfig} -o jsonpath=${`{.webhooks[?(@.name=="${g.hook}")].clientConfig.caBundle}`} | base64 -d | openssl x509 -noout -subject -enddate`,
-          comment`after renewing the certificate: the injector loads it at start${lit(p.restartReloads)}`,
+          cmd`kubectl get mutatingwebhookconfiguration ${hookObj?.configName ?? p.controlPlane.webhooks.defaultConfig} -o jsonpath=${`{.webhooks[?(@.name=="${g.hook}")].clientConfig.caBundle}`} | base64 -d | openssl x509 -noout -subject -enddate`,
+          comment`after renewing the certificate: the injector loads it at start${lit(p.install.restartReloads)}`,
           cmd`kubectl -n ${cpNs} rollout restart ${deploy}`,
         ],
         timeout: [comment`a NetworkPolicy must admit the API server to the webhook port of the injector`, cmd`kubectl -n ${cpNs} get networkpolicy`, logs],

@@ -22,7 +22,7 @@ import { webhookBundles, webhookCertFix } from '../facts/webhook-certs.js';
 import { defineCheck, meta } from './define.js';
 
 /** The meshes whose injector keeps its serving certificate in a Secret meshdoctor can read. */
-const WITH_SECRETS = PROFILE_LIST.filter((p) => p.servingCertSecrets?.length);
+const WITH_SECRETS = PROFILE_LIST.filter((p) => p.controlPlane.webhooks.servingCertSecrets?.length);
 
 export default defineCheck({
   ...meta('webhook-cert-mismatch'),
@@ -33,7 +33,9 @@ export default defineCheck({
       for (const g of webhookBundles(install.webhooks)) {
         const svc = g.webhooks.find((w) => w.service)?.service;
         if (!svc || g.parsed.certs.length === 0) continue; // url webhooks have no Secret; an empty bundle is webhook-ca-invalid's
-        const found = p.servingCertSecrets!.map(([name, key]) => ({ secret: m.get('secrets', svc.namespace, name), key })).find((s) => s.secret);
+        const found = p.controlPlane.webhooks
+          .servingCertSecrets!.map(([name, key]) => ({ secret: m.get('secrets', svc.namespace, name), key }))
+          .find((s) => s.secret);
         if (!found) continue; // the Secret was not read (or is named differently): nothing to compare
         const secretName = found.secret!.metadata?.name ?? '';
         const host = `${svc.name}.${svc.namespace}.svc`;

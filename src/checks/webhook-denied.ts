@@ -52,8 +52,8 @@ export default defineCheck({
       const p = profileOf(mesh);
       const backend = webhookTargets(m, mesh).find((b) => b.webhooks.some((h) => h.name === hook));
       const hookObj = backend?.webhooks.find((h) => h.name === hook);
-      const cpNs = backend?.namespace ?? m.mesh(mesh)?.namespaces[0] ?? p.defaultNamespace;
-      const dep = backend?.injector.name ?? p.defaultInjector;
+      const cpNs = backend?.namespace ?? m.mesh(mesh)?.namespaces[0] ?? p.controlPlane.namespace;
+      const dep = backend?.injector.name ?? p.controlPlane.injector.name;
       const r = g.resource;
       const annotation = /annotation '([^']+)'/.exec(reason)?.[1];
       const w = g.workload;
@@ -88,7 +88,7 @@ export default defineCheck({
                 cmd`kubectl get ${`${r.kind.toLowerCase()}/${r.name}`} -n ${r.namespace} -o jsonpath=${where}`,
               ]),
           comment`the full error of the injector`,
-          cmd`kubectl -n ${cpNs} logs ${`deploy/${dep}`} -c ${p.injectorContainer} --tail=200 | grep -i ${r.namespace}`,
+          cmd`kubectl -n ${cpNs} logs ${`deploy/${dep}`} -c ${p.controlPlane.injector.container} --tail=200 | grep -i ${r.namespace}`,
         ],
       };
     }

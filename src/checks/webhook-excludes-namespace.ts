@@ -98,7 +98,7 @@ export default defineCheck({
     for (const { mesh, webhooks } of m.meshes) {
       const podHooks = webhooks.filter((h) => rulesMatchPodCreate(h.rules));
       if (podHooks.length === 0) continue; // no webhook for pod CREATE at all: webhook-missing reports it
-      const servedRevisions = profileOf(mesh).revisionLabel ? { servedRevisions: [...new Set(podHooks.flatMap((h) => h.revisions))].sort() } : {};
+      const servedRevisions = profileOf(mesh).revisions?.label ? { servedRevisions: [...new Set(podHooks.flatMap((h) => h.revisions))].sort() } : {};
       const byNamespace: { w: Workload; calls: WebhookCall[]; ignored?: string }[] = [];
       for (const w of m.appWorkloads) {
         const d = m.decision(w, mesh);
@@ -123,13 +123,13 @@ export default defineCheck({
           (h, fixed) => evalWebhook(h, nsLabels, fixed).called,
         );
         const profile = profileOf(mesh);
-        const revLabel = profile.revisionLabel;
+        const revLabel = profile.revisions?.label;
         const rev = revLabel ? podLabels[revLabel] : undefined;
         // A revision (or tag) nothing serves: every installed one is a choice, or installing it.
         const podRelabel = (v: string) => [...setOnTemplate(w, 'labels', revLabel!, v), ...(w.kind === 'Pod' ? recreateCommands(w) : [])];
         const choices =
-          rev !== undefined && profile.unservedRevision && !podHooks.some((h) => h.revisions.includes(rev))
-            ? profile.unservedRevision(m, rev, podRelabel)
+          rev !== undefined && profile.revisions?.unserved && !podHooks.some((h) => h.revisions.includes(rev))
+            ? profile.revisions.unserved(m, rev, podRelabel)
             : undefined;
         const f: FindingInput = {
           mesh,
@@ -174,9 +174,9 @@ export default defineCheck({
         const marker = namespaceMarker(m, mesh, nsObj);
         // Only pod templates ask, in a namespace that does not enable the mesh: the profile's label
         // that lets the webhook see those pods alone (never enabling the namespace for every pod).
-        const optIn = profile.podOptInNamespaceLabel;
+        const optIn = profile.markers.podOptInNamespaceLabel;
         const podsOnly =
-          !ignored && optIn && !marker.present && ws.every((w) => profile.templateAsks(w.template))
+          !ignored && optIn && !marker.present && ws.every((w) => profile.markers.templateAsks(w.template))
             ? [{ key: optIn.key, value: optIn.value }].filter((c) =>
                 podHooks.some((h) => ws.every((w) => evalWebhook(h, applyChanges(nsLabels, [c]), newPodLabels(w)).called)),
               )
@@ -191,14 +191,14 @@ export default defineCheck({
                 (h) => selectorRepair(h.namespaceSelector, nsLabels),
                 (h, fixed) => ws.every((w) => evalWebhook(h, fixed, newPodLabels(w)).called),
               );
-        const revLabel = profile.revisionLabel;
+        const revLabel = profile.revisions?.label;
         const rev = revLabel ? nsLabels[revLabel] : undefined;
         const unserved = rev !== undefined && !podHooks.some((h) => h.revisions.includes(rev));
         const recreate = recreateAll(ws.filter((w) => podStates(w).unmeshed.length > 0));
         // A revision (or tag) nothing serves: relabel to each installed one, or install it (the user chooses).
         const choices =
-          !ignored && unserved && profile.unservedRevision
-            ? profile.unservedRevision(m, rev, (v) => [...namespaceChange(m, ns, 'labels', [{ key: revLabel!, value: v }]), ...recreate])
+          !ignored && unserved && profile.revisions?.unserved
+            ? profile.revisions.unserved(m, rev, (v) => [...namespaceChange(m, ns, 'labels', [{ key: revLabel!, value: v }]), ...recreate])
             : undefined;
         const why = ignored
           ? `${meshTitle(mesh)} never injects pods in ${ns}, so it cannot be meshed`
@@ -211,9 +211,11 @@ export default defineCheck({
         // overrides that (templates/mutatingwebhook.yaml @86c9f01f: every webhook needs the label
         // absent or "enabled"), and relabelling the namespace would inject every other workload in
         // it. A warning about the workloads that ask, with the choices as comments.
-        const markerKeys = profile.namespaceMarkerKeys(nsObj).keys;
+        const markerKeys = profile.markers.namespaceMarkerKeys(nsObj).keys;
         if (!ignored && !choices && marker.present && !marker.enabled && repair?.some((c) => markerKeys.includes(c.key))) {
-          const asking = ws.map((w) => `${w.kind}/${w.name}${profile.templateAsking(w.template) ? ` (${profile.templateAsking(w.template)})` : ''}`);
+          const asking = ws.map(
+            (w) => `${w.kind}/${w.name}${profile.markers.templateAsking(w.template) ? ` (${profile.markers.templateAsking(w.template)})` : ''}`,
+          );
           const relabel = [...namespaceChange(m, ns, 'labels', repair), ...recreate];
           found.push({
             ns,
@@ -242,7 +244,7 @@ export default defineCheck({
                       steps: [
                         noteStep(
                           ws.flatMap((w, i): Part[] => {
-                            const by = profile.templateAsking(w.template);
+                            const by = profile.markers.templateAsking(w.template);
                             return [
                               i === 0 ? 'drop the injection request from ' : ', ',
                               { value: `${w.kind}/${w.name}` },

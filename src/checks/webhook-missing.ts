@@ -25,13 +25,13 @@ export default defineCheck({
       if (install.webhooks.length) continue;
       const mesh = install.mesh;
       const p = profileOf(mesh);
-      const deployments = m.list('deployments').filter((d) => p.isInjectorDeployment(nameOf(d)));
+      const deployments = m.list('deployments').filter((d) => p.controlPlane.injector.isDeployment(nameOf(d)));
       const meshedPods = m.list('pods').filter((p) => injectedMesh(p as { spec?: unknown }) === mesh).length;
       // Only an install with something running (not a --mesh choice or a leftover namespace).
       if (!deployments.length && !meshedPods) continue;
-      const ns = deployments[0] ? nsOf(deployments[0]) : (install.namespaces[0] ?? p.defaultNamespace);
+      const ns = deployments[0] ? nsOf(deployments[0]) : (install.namespaces[0] ?? p.controlPlane.namespace);
       const names = deployments.map(nameOf);
-      const expected = p.expectedWebhookConfigs(names);
+      const expected = p.controlPlane.webhooks.expectedConfigs(names);
       const what = [...deployments.map((d) => `Deployment ${nsOf(d)}/${nameOf(d)}`), ...(meshedPods ? [`${plural(meshedPods, 'meshed pod')}`] : [])].join(', ');
       yield {
         mesh,
@@ -45,7 +45,7 @@ export default defineCheck({
           meshedPods,
           controlPlaneNamespaces: install.namespaces,
         },
-        fix: [...reinstallCommands(m, mesh, ns, names[0]), p.listWebhookConfigs(expected[0]!)],
+        fix: [...reinstallCommands(m, mesh, ns, names[0]), p.controlPlane.webhooks.list(expected[0]!)],
       };
     }
   },

@@ -66,7 +66,7 @@ function fixFor(m: Model, w: Workload, mesh: MeshName): { fix: Step[]; problem?:
   if (problem && injects(false)) return { fix: templateFix, problem };
   // The template's own opt-in where the mesh has no namespace marker (its pods opt in one by one),
   // or where the namespace's marker keeps the mesh off on purpose (turning it on would mesh every pod).
-  const optIn = profileOf(mesh).templateOptIn;
+  const optIn = profileOf(mesh).markers.templateOptIn;
   const nsMarker = namespaceMarker(m, mesh, nsObj);
   if (optIn && !problem && (!marker || (nsMarker.present && !nsMarker.enabled))) {
     const t = changedTemplate(w.template, [{ field: optIn.field, key: optIn.key, value: optIn.value }]);

@@ -22,7 +22,7 @@ import type { Step } from '../fix/steps.js';
  * only to opt out.
  */
 export const templateMarkerText = (mesh: MeshName, template: { metadata?: unknown } | undefined): string | undefined =>
-  profileOf(mesh).templateAsking(template);
+  profileOf(mesh).markers.templateAsking(template);
 
 /**
  * A pod created now from this workload's template would be injected by `mesh`: the injection
@@ -32,7 +32,7 @@ export const templateMarkerText = (mesh: MeshName, template: { metadata?: unknow
 export function meshWouldInject(m: Model, w: Workload, mesh: MeshName): boolean {
   if (m.mesh(mesh)) return !!m.decision(w, mesh)?.inject;
   if (!m.meshInstalled(mesh)) return false;
-  return profileOf(mesh).templateAsks(w.template) || (namespaceMarker(m, mesh, m.namespace(w.namespace)).enabled && !templateOptOut(mesh, w.template));
+  return profileOf(mesh).markers.templateAsks(w.template) || (namespaceMarker(m, mesh, m.namespace(w.namespace)).enabled && !templateOptOut(mesh, w.template));
 }
 
 /** The meshes installed in the cluster, whatever --mesh says. */

@@ -121,7 +121,7 @@ export function webhookTargets(m: Model, mesh: MeshName): WebhookTarget[] {
     return [...groups.values()].map((webhooks) => {
       const { namespace, name, port } = webhooks[0]!.service!;
       const service = m.get('services', namespace, name);
-      const injName = profileOf(mesh).injectorDeployment(m, namespace, name, service);
+      const injName = profileOf(mesh).controlPlane.injector.behind(m, namespace, name, service);
       const injector = injectorFor(m, mesh, namespace, injName, service, webhooks);
       const sp = arr(isObj(service?.spec) ? service!.spec.ports : undefined).find((p) => isObj(p) && p.port === port);
       const servicePort = sp
@@ -220,7 +220,7 @@ export function injectors(m: Model, mesh: MeshName): Injector[] {
     for (const ns of m.mesh(mesh)?.namespaces ?? []) {
       for (const d of m.inNamespace('deployments', ns)) {
         const name = nameOf(d);
-        const conventional = profileOf(mesh).isInjectorDeployment(name);
+        const conventional = profileOf(mesh).controlPlane.injector.isDeployment(name);
         if (conventional && !out.has(`${ns}/${name}`)) out.set(`${ns}/${name}`, injectorFor(m, mesh, ns, name, undefined, []));
       }
     }
@@ -255,7 +255,7 @@ export interface InjectionSkip {
  * Undefined when none was read, or the mesh records none.
  */
 export function injectionSkip(m: Model, mesh: MeshName, w: Workload): InjectionSkip | undefined {
-  const prefix = profileOf(mesh).skippedEventPrefix;
+  const prefix = profileOf(mesh).injector.skippedEventPrefix;
   if (!prefix) return undefined;
   const byWorkload = m.memo(`injection-skips:${mesh}`, () => {
     const out = new Map<Workload, InjectionSkip>();
@@ -279,14 +279,14 @@ export function injectionSkip(m: Model, mesh: MeshName, w: Workload): InjectionS
 }
 
 /** How to re-render a mesh's control plane (webhook, Service, Deployment) as it was installed. */
-export const reinstallCommands = (m: Model, mesh: MeshName, ns: string, injector = profileOf(mesh).defaultInjector): Step[] =>
-  profileOf(mesh).reinstall(ns, injector, m);
+export const reinstallCommands = (m: Model, mesh: MeshName, ns: string, injector = profileOf(mesh).controlPlane.injector.name): Step[] =>
+  profileOf(mesh).install.reinstall(ns, injector, m);
 
 /** The Service selector as kubectl -l syntax (the injector's pods), or the mesh's usual label. */
 export function injectorPodSelector(mesh: MeshName, svc: K8sObject | undefined): string {
   const sel = Object.entries(selectorOf(svc)).map(([k, v]) => `${k}=${v}`);
   if (sel.length) return sel.sort().join(',');
-  return profileOf(mesh).injectorPodSelector;
+  return profileOf(mesh).controlPlane.injector.podSelector;
 }
 
 /** First-line inspection of an injector Deployment. */
@@ -356,7 +356,7 @@ export function injectorOutages(m: Model, mesh: MeshName): InjectorOutage[] {
       if (inj.pods.length === 0) continue; // no pod status, no dates
       let down: Span[] | undefined;
       for (const pod of inj.pods) {
-        const spans = podDownSpans(pod, profileOf(mesh).injectorContainer, now);
+        const spans = podDownSpans(pod, profileOf(mesh).controlPlane.injector.container, now);
         down = down === undefined ? spans : intersect(down, spans);
       }
       for (const s of down ?? [])

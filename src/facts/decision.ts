@@ -21,9 +21,9 @@ export function decide(m: MeshContext, mesh: MeshName, webhooks: MeshWebhook[], 
   const present = proxyAlreadyPresent(podSpec(given.template));
   const input: DecisionInput = { ...given, calls, ...(present ? { proxyPresent: present } : {}) };
   const called = calls.some((c) => c.called);
-  const injector = p.injector(m, input);
+  const injector = p.injector.decide(m, input);
   // A webhook that injects unmarked pods (Istio's enableNamespacesByDefault) asks for them itself.
-  const intent = p.intent(input, m) || calls.some((c) => c.called && !!p.injectsUnmarked?.(c.webhook));
+  const intent = p.markers.intent(input, m) || calls.some((c) => c.called && !!p.controlPlane.webhooks.injectsUnmarked?.(c.webhook));
   const unknown = injector.find((s) => s.unknown)?.detail;
   return { mesh, intent, calls, called, injector, inject: called && !unknown && injector.every((s) => s.ok), ...(unknown ? { unknown } : {}) };
 }

@@ -35,6 +35,6 @@ export function denialCause(m: Model, w: Workload, mesh: MeshName): Cause | unde
     const p = own ?? ns;
     return p ? markerCause(p) : undefined;
   }
-  if (step ? step.denies && step.rule === TOKEN_RULE : profileOf(mesh).tokenRequirement?.(m)?.denies) return tokenCause(mesh, w.ref);
+  if (step ? step.denies && step.rule === TOKEN_RULE : profileOf(mesh).injector.token?.(m)?.denies) return tokenCause(mesh, w.ref);
   return undefined;
 }

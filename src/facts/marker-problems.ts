@@ -89,9 +89,9 @@ export function namespaceProblems(m: Model, ns: string): Problem[] {
       const waiting = () =>
         inNs.filter((w) => {
           const s = podStates(w);
-          return s.unmeshed.length > 0 && !s.hostNetwork && !p.templateOptOut(w.template);
+          return s.unmeshed.length > 0 && !s.hostNetwork && !p.markers.templateOptOut(w.template);
         });
-      for (const d of p.namespaceProblems(m, { ns, obj, labels, annotations, set, unset, workloads: inNs, waiting })) {
+      for (const d of p.markers.namespaceProblems(m, { ns, obj, labels, annotations, set, unset, workloads: inNs, waiting })) {
         const recreate = d.recreate ?? [];
         out.push({ ...d, mesh: p.name, recreate, resource: ref, affectedPods: d.affectedPods ?? unmeshedPods(recreate) });
       }
@@ -107,18 +107,18 @@ export function namespaceProblems(m: Model, ns: string): Problem[] {
  */
 function removeNamespaceMarker(m: Model, ns: string, mesh: MeshName): Step[] {
   const p = profileOf(mesh);
-  const { field, keys } = p.namespaceMarkerKeys(m.namespace(ns));
+  const { field, keys } = p.markers.namespaceMarkerKeys(m.namespace(ns));
   if (keys.length === 0) {
     // A mesh with no namespace marker (its injector's settings enable the namespace): each
     // workload's template opts out (those asking the mesh themselves are their own choice), or the
     // setting leaves the namespace out (comment lines: a change to the control plane's install).
-    const o = p.optOut;
+    const o = p.markers.optOut;
     return [
       ...m
         .appWorkloadsIn(ns)
-        .filter((w) => !p.templateOptOut(w.template) && !p.templateAsking(w.template))
+        .filter((w) => !p.markers.templateOptOut(w.template) && !p.markers.templateAsking(w.template))
         .flatMap((w) => setOnTemplate(w, o.field, o.key, o.value)),
-      ...(p.namespaceSettingOff?.(m, ns) ?? []),
+      ...(p.markers.namespaceSettingOff?.(m, ns) ?? []),
     ];
   }
   return namespaceChange(
@@ -157,7 +157,7 @@ function bothAsked(m: Model, ns: string): Problem[] {
       message: `Namespace ${ns} asks both ${texts} to inject its pods, so every new pod in it is sent to both injectors; ${
         other
           ? `${chosenText(choice)}, so the fix ${
-              profileOf(other).namespaceMarkerKeys(obj).keys.length
+              profileOf(other).markers.namespaceMarkerKeys(obj).keys.length
                 ? `removes the ${meshTitle(other)} marker`
                 : `opts the namespace's workloads out of ${meshTitle(other)}`
             } (running pods keep their proxy until re-created)`
@@ -223,7 +223,7 @@ export function workloadProblems(m: Model, w: Workload): Problem[] {
     const where = w.templatePath ? 'pod template' : 'pod';
     // Patching a template rolls the workload out (a Job is replaced); a bare pod must be re-created.
     for (const p of PROFILE_LIST) {
-      for (const d of p.workloadProblems(m, { w, id, where, labels, annotations })) {
+      for (const d of p.markers.workloadProblems(m, { w, id, where, labels, annotations })) {
         out.push({ ...d, mesh: p.name, resource: w.ref, recreate: w.kind === 'Pod' ? [w] : [], affectedPods: podStates(w).unmeshed.length });
       }
     }
@@ -246,7 +246,7 @@ function bothAskedForWorkload(m: Model, w: Workload): Problem[] {
   const obj = m.namespace(w.namespace);
   const where = w.templatePath ? 'pod template' : 'pod';
   const how = (x: MeshName) => {
-    const t = profileOf(x).templateAsking(w.template);
+    const t = profileOf(x).markers.templateAsking(w.template);
     return t ? `its ${where} ${t}` : `namespace ${w.namespace}'s ${namespaceMarker(m, x, obj).text ?? 'marker'}`;
   };
   const choice = chooseMesh(m, w.namespace, [w], asked);

@@ -11,13 +11,14 @@ import type { MeshWebhook } from '../mesh/webhooks.js';
 
 export type { EnableMarker, NamespaceMarker } from '../mesh/profile.js';
 
-export const namespaceMarker = (m: Model, mesh: MeshName, ns: K8sObject | undefined): NamespaceMarker => profileOf(mesh).namespaceMarker(ns, m);
+export const namespaceMarker = (m: Model, mesh: MeshName, ns: K8sObject | undefined): NamespaceMarker => profileOf(mesh).markers.namespaceMarker(ns, m);
 
 /** The marker to set on a namespace for a mesh, and the command that sets it. */
-export const enableMarker = (mesh: MeshName, ns: string, webhooks: MeshWebhook[]): EnableMarker | undefined => profileOf(mesh).enableMarker(ns, webhooks);
+export const enableMarker = (mesh: MeshName, ns: string, webhooks: MeshWebhook[]): EnableMarker | undefined =>
+  profileOf(mesh).markers.enableMarker(ns, webhooks);
 
 /** The pod template marker that opts out of this mesh. */
-export const optOutMarker = (mesh: MeshName) => profileOf(mesh).optOut;
+export const optOutMarker = (mesh: MeshName) => profileOf(mesh).markers.optOut;
 
 /** The pod template opts out of this mesh explicitly. */
-export const templateOptOut = (mesh: MeshName, template: Template) => profileOf(mesh).templateOptOut(template);
+export const templateOptOut = (mesh: MeshName, template: Template) => profileOf(mesh).markers.templateOptOut(template);

@@ -73,12 +73,12 @@ const field = (obj: { metadata?: unknown } | undefined, prefix: string[], f: Fie
 export function enablingMarkers(mesh: MeshName, ns: K8sObject | undefined, w: Workload): DatedMarker[] {
   const out: DatedMarker[] = [];
   const p = profileOf(mesh);
-  const n = p.namespaceEnabling(ns);
+  const n = p.markers.namespaceEnabling(ns);
   if (n) {
     const setAt = field(ns, [], n.f, n.key);
     out.push({ on: `Namespace ${w.namespace}`, text: `${n.f.slice(0, -1)} ${n.key}=${n.value}`, ...(setAt ? { setAt } : {}) });
   }
-  const t = p.templateEnabling(w.template);
+  const t = p.markers.templateEnabling(w.template);
   if (t) {
     const prefix = w.templatePath
       .split('/')

@@ -107,8 +107,8 @@ export class Model extends SnapshotIndex implements MeshContext {
       const all = this.memo('mesh-webhooks', () => meshWebhooks(this.list('mutatingwebhookconfigurations')));
       const meshedPods = this.list('pods').some((p) => injectedMesh(p as { spec?: unknown }) === mesh);
       const p = profileOf(mesh);
-      const controlPlane = this.list('deployments').some((d) => p.isInjectorDeployment(nameOf(d)));
-      return all.some((w) => w.mesh === mesh) || controlPlane || meshedPods || this.list('namespaces').some((n) => p.isControlPlaneNamespace(n));
+      const controlPlane = this.list('deployments').some((d) => p.controlPlane.injector.isDeployment(nameOf(d)));
+      return all.some((w) => w.mesh === mesh) || controlPlane || meshedPods || this.list('namespaces').some((n) => p.controlPlane.isNamespace(n));
     });
   }
 
@@ -198,7 +198,7 @@ export class Model extends SnapshotIndex implements MeshContext {
 /** Pods of the meshes' own control planes are never reported as missing a proxy. */
 export function isControlPlaneWorkload(w: Workload): boolean {
   const labels = labelsOf(w.template);
-  return PROFILE_LIST.some((p) => p.isControlPlaneWorkload(labels));
+  return PROFILE_LIST.some((p) => p.controlPlane.isWorkload(labels));
 }
 
 /** Infrastructure of a sidecar-less data plane (waypoints, node proxies): mesh components, not app workloads. */

@@ -107,7 +107,7 @@ export interface ProxyConfig {
 }
 
 /** The annotation that sets each proxy resource, per mesh. */
-export const proxyResourceAnnotations = (mesh: MeshName): Readonly<Partial<Record<ResourceKey, string>>> => profileOf(mesh).resourceAnnotations;
+export const proxyResourceAnnotations = (mesh: MeshName): Readonly<Partial<Record<ResourceKey, string>>> => profileOf(mesh).proxy.resources.annotations;
 
 export const RESOURCE_KEYS: readonly ResourceKey[] = ['requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory'];
 export const splitKey = (k: ResourceKey): [ResourceKind, Compute] => k.split('.') as [ResourceKind, Compute];
@@ -115,10 +115,10 @@ export const splitKey = (k: ResourceKey): [ResourceKind, Compute] => k.split('.'
 /** Whether the mesh would inject its proxy as a native sidecar into this workload's next pod. */
 export function nativeSidecar(m: Model, mesh: MeshName, w: Workload): { native: boolean; reason: string; uncertain?: boolean } {
   const p = profileOf(mesh);
-  const own = p.nativeSidecar(m, w);
+  const own = p.proxy.native.decide(m, w);
   if (own) return own;
   // The workload's own pods show what the injector did last time (a global default we cannot read).
-  if (w.pods.some((pod) => hasNativeSidecar(pod, mesh))) return { native: true, reason: `its pods run ${p.proxyContainer} as a native sidecar` };
+  if (w.pods.some((pod) => hasNativeSidecar(pod, mesh))) return { native: true, reason: `its pods run ${p.containers.proxy} as a native sidecar` };
   return { native: false, reason: 'no native-sidecar setting found' };
 }
 
@@ -134,7 +134,7 @@ export function observedProxy(mesh: MeshName, w: Workload): { pod: string; resou
   const pod = pods[0];
   if (!pod) return undefined;
   const spec = podSpec(pod);
-  const c = [...containers(spec), ...initContainers(spec)].find((x) => x.name === profileOf(mesh).proxyContainer);
+  const c = [...containers(spec), ...initContainers(spec)].find((x) => x.name === profileOf(mesh).containers.proxy);
   return { pod: str(pod.metadata?.name) ?? '', resources: isObj(c?.resources) ? c!.resources : {} };
 }
 
@@ -148,7 +148,7 @@ export function proxyConfig(m: Model, mesh: MeshName, w: Workload): ProxyConfig 
   const res: Resources = { requests: {}, limits: {} };
   const source: Record<string, string> = {};
   const observed = m.injectionConfigRead ? undefined : observedProxy(mesh, w);
-  const values = profileOf(mesh).proxyResources(m, w, observed?.resources, observed && `pod ${observed.pod} (as injected)`);
+  const values = profileOf(mesh).proxy.resources.of(m, w, observed?.resources, observed && `pod ${observed.pod} (as injected)`);
   for (const key of RESOURCE_KEYS) {
     const [kind, r] = splitKey(key);
     const v = values[key];
@@ -170,15 +170,15 @@ export function injectedPod(m: Model, mesh: MeshName, w: Workload): { containers
   const p = profileOf(mesh);
   const own = (c: Record<string, any>, restartable: boolean): PodContainer => {
     const name = str(c.name) ?? '';
-    return { name, resources: containerResources(c), restartable, proxy: name === p.proxyContainer || p.initContainers.includes(name) };
+    return { name, resources: containerResources(c), restartable, proxy: name === p.containers.proxy || p.containers.init.includes(name) };
   };
   const app = containers(spec).map((c) => own(c, false));
   const appInit = initContainers(spec).map((c) => own(c, c.restartPolicy === 'Always'));
   const proxy = proxyConfig(m, mesh, w);
   // A template that already carries the proxy (injected by hand) is admitted as it is.
   if (proxyAlreadyPresent(spec)) return { containers: app, initContainers: appInit, proxy };
-  const sidecar: PodContainer = { name: p.proxyContainer, resources: proxy.resources, restartable: proxy.native, proxy: true };
-  const init: PodContainer = { name: p.initContainers[0]!, resources: proxy.resources, restartable: false, proxy: true };
+  const sidecar: PodContainer = { name: p.containers.proxy, resources: proxy.resources, restartable: proxy.native, proxy: true };
+  const init: PodContainer = { name: p.containers.init[0]!, resources: proxy.resources, restartable: false, proxy: true };
   return proxy.native
     ? { containers: app, initContainers: [init, sidecar, ...appInit], proxy }
     : { containers: [...app, sidecar], initContainers: [init, ...appInit], proxy };

@@ -22,10 +22,10 @@ import { proxyAlreadyPresent } from '../mesh/proxy.js';
 export const meshesAllowed = (m: Model): MeshName[] => MESH_NAMES.filter((x) => m.options.mesh === 'auto' || m.options.mesh === x);
 
 /** The pod template (or pod) asks this mesh for injection itself, whatever its namespace says. */
-export const templateAsks = (mesh: MeshName, template: { metadata?: unknown } | undefined): boolean => profileOf(mesh).templateAsks(template);
+export const templateAsks = (mesh: MeshName, template: { metadata?: unknown } | undefined): boolean => profileOf(mesh).markers.templateAsks(template);
 
 /** A pod meshed with no proxy container by design (a sidecar-less data plane); `ns`: its Namespace, when read. */
-export const meshedWithoutProxy = (pod: K8sObject, ns?: K8sObject): boolean => PROFILE_LIST.some((p) => p.meshedWithoutProxy?.(pod, ns));
+export const meshedWithoutProxy = (pod: K8sObject, ns?: K8sObject): boolean => PROFILE_LIST.some((p) => p.sidecarless?.meshedWithoutProxy?.(pod, ns));
 
 /**
  * A namespace where the mesh never injects app pods, or that holds a mesh's control plane or
@@ -34,15 +34,15 @@ export const meshedWithoutProxy = (pod: K8sObject, ns?: K8sObject): boolean => P
  * and any namespace running control-plane or extension workloads.
  */
 export function meshOwnNamespace(m: Model, ns: string, mesh: MeshName): boolean {
-  if (KUBE_SYSTEM_NAMESPACES.includes(ns) || PROFILE_LIST.some((p) => p.ownNamespaces.includes(ns))) return true;
-  if (profileOf(mesh).excludedNamespaces.includes(ns) || m.isControlPlaneNamespace(ns)) return true;
+  if (KUBE_SYSTEM_NAMESPACES.includes(ns) || PROFILE_LIST.some((p) => p.controlPlane.ownNamespaces.includes(ns))) return true;
+  if (profileOf(mesh).controlPlane.excludedNamespaces.includes(ns) || m.isControlPlaneNamespace(ns)) return true;
   const own = m.memo('mesh-own-namespaces', () => {
     const out = new Set<string>();
     for (const w of m.workloads) if (isControlPlaneWorkload(w)) out.add(w.namespace);
     for (const w of m.workloads) {
       for (const p of w.pods) {
         const l = labelsOf(p);
-        if (PROFILE_LIST.some((x) => x.isOwnPod(l, w.namespace))) out.add(w.namespace);
+        if (PROFILE_LIST.some((x) => x.controlPlane.isOwnPod(l, w.namespace))) out.add(w.namespace);
       }
     }
     return out;

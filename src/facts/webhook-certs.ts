@@ -70,8 +70,8 @@ export function bundleFinding(groups: BundleGroup[], broken: boolean, m?: Model)
 export function webhookCertFix(mesh: MeshName, config: K8sObject, hooks: MeshWebhook[], m?: Model): Step[] {
   const p = profileOf(mesh);
   const svc = hooks.find((h) => h.service)?.service;
-  const ns = svc?.namespace || p.defaultNamespace;
-  const injector = svc?.name || p.defaultInjector;
+  const ns = svc?.namespace || p.controlPlane.namespace;
+  const injector = svc?.name || p.controlPlane.injector.name;
   const from = injectCaFrom(config);
   const certManager = from
     ? [
@@ -81,5 +81,5 @@ export function webhookCertFix(mesh: MeshName, config: K8sObject, hooks: MeshWeb
         cmd`kubectl -n cert-manager logs -l app.kubernetes.io/component=cainjector --tail=100`,
       ]
     : [];
-  return [...certManager, ...p.webhookCertFix(ns, injector, !!from, m)];
+  return [...certManager, ...p.install.certFix(ns, injector, !!from, m)];
 }

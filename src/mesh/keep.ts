@@ -8,16 +8,20 @@ import { keeper, type KeepPolicy } from '../cluster/sanitize.js';
 import { PROFILE_LIST } from './registry.js';
 
 export const KEEP_POLICY: KeepPolicy = {
-  env: PROFILE_LIST.flatMap((p) => p.keptEnv ?? []),
-  words: PROFILE_LIST.flatMap((p) => [...p.job.shutdownWords, ...(p.keptArgs ?? [])]),
+  env: PROFILE_LIST.flatMap((p) => p.controlPlane.reads.env ?? []),
+  words: PROFILE_LIST.flatMap((p) => [...p.jobs.shutdownWords, ...(p.controlPlane.reads.args ?? [])]),
   configMap: (name) => {
     for (const p of PROFILE_LIST) {
-      const key = p.configMapKey(name);
-      if (key) return { keys: typeof key === 'string' ? [key] : key, ...(p.slimConfigMapKey ? { slim: (k, t) => p.slimConfigMapKey!(name, k, t) } : {}) };
+      const key = p.controlPlane.reads.configMapKeys(name);
+      if (key)
+        return {
+          keys: typeof key === 'string' ? [key] : key,
+          ...(p.controlPlane.reads.slimConfigMap ? { slim: (k, t) => p.controlPlane.reads.slimConfigMap!(name, k, t) } : {}),
+        };
     }
     return undefined;
   },
-  skipPrefixes: PROFILE_LIST.flatMap((p) => (p.skippedEventPrefix ? [p.skippedEventPrefix] : [])),
+  skipPrefixes: PROFILE_LIST.flatMap((p) => (p.injector.skippedEventPrefix ? [p.injector.skippedEventPrefix] : [])),
 };
 
 /** slim and keepObject under the meshes' keep policy. */

@@ -121,6 +121,8 @@ export interface SidecarlessMode {
   readonly nodeAgent: { title: string; daemonSet: string; podSelector: string };
   /** A pod template of its infrastructure (waypoints, node proxies, node agents): never an app workload. */
   isInfrastructure(templateLabels: Record<string, string>): boolean;
+  /** A pod meshed with no proxy container, by design (enrolled, or enrolled by its labels and its namespace's); `ns`: its Namespace, when read. */
+  meshedWithoutProxy(pod: K8sObject, ns?: K8sObject): boolean;
 }
 
 /** The mesh's CNI plugin, which replaces the init container that needs network capabilities. */
@@ -142,95 +144,78 @@ export interface CniPlugin {
   install(ns: string): Step[];
 }
 
-export interface MeshProfile {
-  readonly name: MeshName;
-  /** "Linkerd". */
-  readonly title: string;
-
-  // --- Containers ---------------------------------------------------------------------------
-  /** The proxy container (or native sidecar) the injector adds. */
-  readonly proxyContainer: string;
-  /** The init container the injector adds (its CNI variant's name too, when it has one). */
-  readonly initContainers: readonly string[];
+/** The containers the injector adds. */
+export interface Containers {
+  /** The proxy container (or native sidecar). */
+  readonly proxy: string;
+  /** The init containers (the CNI variant's name too, when it has one). */
+  readonly init: readonly string[];
   /** The proxy image, for templates injected by hand under another name. */
-  readonly proxyImage: RegExp;
+  readonly image: RegExp;
+}
 
-  // --- Control plane ------------------------------------------------------------------------
+/** The control plane: where it runs, its injector, its webhooks, and what meshdoctor reads of it. */
+export interface ControlPlane {
   /** Where the control plane is installed by default. */
-  readonly defaultNamespace: string;
-  /** The injector's Deployment and Service name when nothing else tells. */
-  readonly defaultInjector: string;
-  /** The injector Deployment's main container. */
-  readonly injectorContainer: string;
-  /** The injector pods' usual label selector (kubectl -l syntax), when no Service tells. */
-  readonly injectorPodSelector: string;
-  /** The MutatingWebhookConfiguration an install creates, when nothing else tells. */
-  readonly defaultWebhookConfig: string;
-  /** The one decision of which webhooks are this mesh's injection webhooks. */
-  ownsWebhook(hook: { name: string; configName: string; serviceName?: string }): boolean;
-  /** A webhook of this mesh switched off in place (Istio's `istio.io/deactivated: never-match`): left out of every check. */
-  inactiveWebhook?(hook: { namespaceSelector: unknown; objectSelector: unknown }): boolean;
-  /** A label naming a revision of the control plane that webhooks select (Istio's istio.io/rev). */
-  readonly revisionLabel?: string;
-  /** The revisions the installed webhook configurations serve ('default' for the unrevisioned one). */
-  revisions?(webhookConfigs: K8sObject[]): string[];
-  /**
-   * A webhook that injects pods carrying no marker of this mesh at all (Istio's `auto.` webhook of
-   * enableNamespacesByDefault): a pod it is called for counts as asking for injection.
-   */
-  injectsUnmarked?(hook: { name: string; configName: string }): boolean;
-  /**
-   * A revision label value (namespace or pod template) that no installed webhook serves: the
-   * revisions and tags that are installed (evidence) and one fix per choice (comments): relabel
-   * to each of them with `relabel(value)`, or install (restore) the missing one.
-   */
-  unservedRevision?(m: MeshContext, requested: string, relabel: (value: string) => Step[]): { evidence: Record<string, unknown>; fix: Step[] };
-  /** A Deployment named like this mesh's injector. */
-  isInjectorDeployment(name: string): boolean;
-  /** The injector Deployment behind a webhook's Service. */
-  injectorDeployment(m: MeshContext, ns: string, serviceName: string, service: K8sObject | undefined): string;
-  /** A Namespace object marked as this mesh's control plane. */
-  isControlPlaneNamespace(ns: K8sObject): boolean;
-  /** A pod template of the mesh's own control plane or extensions (never reported as unmeshed). */
-  isControlPlaneWorkload(templateLabels: Record<string, string>): boolean;
-  /** A pod this mesh meshes with no proxy container, by design (Istio's ambient mode); `ns`: its Namespace, when read. */
-  meshedWithoutProxy?(pod: K8sObject, ns?: K8sObject): boolean;
-  /** Its sidecar-less data plane, when it has one. */
-  readonly sidecarless?: SidecarlessMode;
-  /** Its CNI plugin, when it has one. */
-  readonly cni?: CniPlugin;
-  /** A pod of the mesh's control plane or extensions in namespace `ns`. */
-  isOwnPod(podLabels: Record<string, string>, ns: string): boolean;
+  readonly namespace: string;
   /** Namespaces holding this mesh's components (or left alone by its installs): no mesh's findings there. */
   readonly ownNamespaces: readonly string[];
   /** Namespaces this mesh's webhook leaves out by design: none of its findings there. */
   readonly excludedNamespaces: readonly string[];
-  /** The ConfigMaps and Secrets its checks read, by name, in its control-plane namespaces. */
-  namedObjects(namespaces: string[], webhookConfigs: K8sObject[]): NamedRef[];
-  /** The `data` key (or keys) of a ConfigMap of this mesh that its checks read (snapshots keep only them). */
-  configMapKey(name: string): string | readonly string[] | undefined;
-  /** The part of a kept ConfigMap key its checks read, when less than all of it (undefined: none of it is kept). */
-  slimConfigMapKey?(name: string, key: string, text: string): string | undefined;
+  /** A Namespace object marked as this mesh's control plane. */
+  isNamespace(ns: K8sObject): boolean;
+  /** A pod template of the mesh's own control plane or extensions (never reported as unmeshed). */
+  isWorkload(templateLabels: Record<string, string>): boolean;
+  /** A pod of the mesh's control plane or extensions in namespace `ns`. */
+  isOwnPod(podLabels: Record<string, string>, ns: string): boolean;
+  readonly injector: {
+    /** The injector's Deployment and Service name when nothing else tells. */
+    readonly name: string;
+    /** The injector Deployment's main container. */
+    readonly container: string;
+    /** The injector pods' usual label selector (kubectl -l syntax), when no Service tells. */
+    readonly podSelector: string;
+    /** A Deployment named like this mesh's injector. */
+    isDeployment(name: string): boolean;
+    /** The injector Deployment behind a webhook's Service. */
+    behind(m: MeshContext, ns: string, serviceName: string, service: K8sObject | undefined): string;
+  };
+  readonly webhooks: {
+    /** The MutatingWebhookConfiguration an install creates, when nothing else tells. */
+    readonly defaultConfig: string;
+    /** The one decision of which webhooks are this mesh's injection webhooks. */
+    owns(hook: { name: string; configName: string; serviceName?: string }): boolean;
+    /** A webhook of this mesh switched off in place (Istio's `istio.io/deactivated: never-match`): left out of every check. */
+    inactive?(hook: { namespaceSelector: unknown; objectSelector: unknown }): boolean;
+    /**
+     * A webhook that injects pods carrying no marker of this mesh at all (Istio's `auto.` webhook of
+     * enableNamespacesByDefault): a pod it is called for counts as asking for injection.
+     */
+    injectsUnmarked?(hook: { name: string; configName: string }): boolean;
+    /** The webhook configurations an install with these injector Deployments creates. */
+    expectedConfigs(injectors: string[]): string[];
+    /** The command that lists this mesh's webhook configurations. */
+    list(expected: string): Step;
+    /** Secrets holding the injector's serving certificate: [name, key]. */
+    readonly servingCertSecrets?: readonly (readonly [string, string])[];
+  };
+  /** What meshdoctor reads of the control plane beyond the listed kinds, and what snapshots keep of it. */
+  readonly reads: {
+    /** The ConfigMaps and Secrets its checks read, by name, in its control-plane namespaces. */
+    named(namespaces: string[], webhookConfigs: K8sObject[]): NamedRef[];
+    /** The `data` key (or keys) of a ConfigMap of this mesh that its checks read (snapshots keep only them). */
+    configMapKeys(name: string): string | readonly string[] | undefined;
+    /** The part of a kept ConfigMap key its checks read, when less than all of it (undefined: none of it is kept). */
+    slimConfigMap?(name: string, key: string, text: string): string | undefined;
+    /** Env variables of its control plane that the profile reads (snapshots keep their boolean, quantity or `auto` values). */
+    readonly env?: readonly string[];
+    /** Words of its control plane's command lines the profile reads (regular expression sources): Consul's injector flags. */
+    readonly args?: readonly string[];
+  };
+}
 
-  // --- Install and repair commands ----------------------------------------------------------
-  /** How to re-render the control plane as it was installed (comment alternatives); `m` to read the install (Helm release and chart version). */
-  reinstall(ns: string, injector: string, m?: MeshContext): Step[];
-  /** The webhook configurations an install with these injector Deployments creates. */
-  expectedWebhookConfigs(injectors: string[]): string[];
-  /** The command that lists this mesh's webhook configurations. */
-  listWebhookConfigs(expected: string): Step;
-  /** The durable way to raise the injector's memory limit. */
-  injectorMemoryFix(ns: string, injector: string, limit: string, m?: MeshContext): Step[];
-  /** How the webhook's caBundle and serving certificate are renewed (after cert-manager's, if any). */
-  webhookCertFix(ns: string, injector: string, certManager: boolean, m?: MeshContext): Step[];
-  /** Why an empty caBundle happens for this mesh, when the mesh fills it itself. */
-  readonly emptyCaBundle?: string;
-  /** What a restart of the injector does to the caBundle (appended to the restart command). */
-  readonly restartReloads: string;
-  /** Secrets holding the injector's serving certificate: [name, key]. */
-  readonly servingCertSecrets?: readonly (readonly [string, string])[];
-
-  // --- Markers ------------------------------------------------------------------------------
+/** What a namespace or a pod template says to this mesh, and the mistakes made with its markers. */
+export interface MarkerRules {
   /** The namespace or the template asks this mesh to inject (whether or not it will); `m` for settings of the injector itself (Consul's -default-inject). */
   intent(input: DecisionInput, m: MeshContext): boolean;
   /** The pod template asks this mesh itself, whatever its namespace says. */
@@ -243,8 +228,8 @@ export interface MeshProfile {
    */
   namespaceMarker(ns: K8sObject | undefined, m: MeshContext): NamespaceMarker;
   /**
-   * The marker to set on a namespace, and the command that sets it; undefined for a mesh with no
-   * namespace marker, whose pods opt in one by one (Consul: `templateOptIn`).
+   * The marker to set on a namespace; undefined for a mesh with no namespace marker, whose pods opt
+   * in one by one (Consul: `templateOptIn`).
    */
   enableMarker(ns: string, webhooks: MeshWebhook[]): EnableMarker | undefined;
   /**
@@ -279,70 +264,123 @@ export interface MeshProfile {
   namespaceProblems(m: MeshContext, c: NamespaceProblemContext): MarkerProblemDraft[];
   /** Marker problems of a workload's template (injection-marker-invalid). */
   workloadProblems(m: MeshContext, c: WorkloadProblemContext): MarkerProblemDraft[];
+}
 
-  // --- The injector's decision --------------------------------------------------------------
+/** The injector's own decision for a pod it is called for, and what it records. */
+export interface Injector {
   /** Every rule the injector applies to a pod it is called for, in its order. */
-  injector(m: MeshContext, input: DecisionInput): InjectorStep[];
+  decide(m: MeshContext, input: DecisionInput): InjectorStep[];
   /** The injector's own events about a workload it skipped: the message prefix before its reasons. */
   readonly skippedEventPrefix?: string;
   /** The injector skips pods without their ServiceAccount token here (or denies them: `denies`, Consul with ACLs): why (for a message), with evidence. */
-  tokenRequirement?(m: MeshContext): { why: string; evidence: Record<string, unknown>; denies?: boolean } | undefined;
+  token?(m: MeshContext): { why: string; evidence: Record<string, unknown>; denies?: boolean } | undefined;
+}
 
-  // --- The proxy ----------------------------------------------------------------------------
-  /** The pod annotations that set each proxy resource (none for a mesh without them: Kuma). */
-  readonly resourceAnnotations: Readonly<Partial<Record<ResourceKey, string>>>;
-  /** How the proxy's resources are set where no annotation does (comment lines, for quota advice). */
-  resourceFix?(m: MeshContext): Step[];
-  /** The proxy resources quota advice suggests when none are set. */
-  readonly suggestedResources: Readonly<Record<ResourceKey, string>>;
-  /** The annotations also work on the namespace (for all its workloads). */
-  readonly namespaceResourceAnnotations: boolean;
-  /** The proxy resources of the workload's next pod, from the mesh's own configuration. */
-  proxyResources(
-    m: MeshContext,
-    w: Workload,
-    observed: Record<string, unknown> | undefined,
-    observedFrom: string | undefined,
-  ): Partial<Record<ResourceKey, ProxyResourceValue>>;
-  /**
-   * Whether the proxy would be a native sidecar by the mesh's own settings (undefined: none found).
-   * `uncertain`: it depends on something not read (Istio 1.27+'s "auto": the nodes' kubelet
-   * version); `native` is then the likelier answer, and no check asserts a finding on it.
-   */
-  nativeSidecar(m: MeshContext, w: Workload): { native: boolean; reason: string; uncertain?: boolean } | undefined;
-  /** Env variables of its control plane that the profile reads (snapshots keep their boolean, quantity or `auto` values). */
-  readonly keptEnv?: readonly string[];
-  /**
-   * Words of its control plane's command lines the profile reads (regular expression sources;
-   * snapshots keep them as they keep the Job shutdown words): Consul's injector flags.
-   */
-  readonly keptArgs?: readonly string[];
-  /** The pod template annotation that makes the proxy a native sidecar (none where only the control plane's setting decides: Kuma). */
-  readonly nativeSidecarAnnotation?: string;
-  /** The installed version does not know nativeSidecarAnnotation yet: why (for a comment), else undefined (known to, or not read). */
-  nativeSidecarUnsupported?(m: MeshContext): Word | undefined;
-
-  // --- Jobs ---------------------------------------------------------------------------------
-  readonly job: {
-    /** A call in the app's command line that stops the proxy when the app is done. */
-    shutdown: RegExp;
-    /** Words of such calls a snapshot keeps in command lines (regular expression sources). */
-    shutdownWords: readonly string[];
-    /** The other ways out, as comments. */
-    alternatives: readonly Step[];
-    /** Relieve the Job's hung pods now (ns is quoted already). */
-    relief(pods: string[], ns: string, job: string): Step[];
-    /** The control plane stops the proxy itself once the app exits (Kuma's Job syncer): why, for the template warning to stay silent. */
-    controlPlaneStops?: string;
+/** The proxy the injector adds: its resources, and whether it is a native sidecar. */
+export interface Proxy {
+  readonly resources: {
+    /** The pod annotations that set each proxy resource (none for a mesh without them: Kuma). */
+    readonly annotations: Readonly<Partial<Record<ResourceKey, string>>>;
+    /** The annotations also work on the namespace (for all its workloads). */
+    readonly onNamespace: boolean;
+    /** The proxy resources quota advice suggests when none are set. */
+    readonly suggested: Readonly<Record<ResourceKey, string>>;
+    /** How the proxy's resources are set where no annotation does (comment lines, for quota advice). */
+    fix?(m: MeshContext): Step[];
+    /** The proxy resources of the workload's next pod, from the mesh's own configuration. */
+    of(
+      m: MeshContext,
+      w: Workload,
+      observed: Record<string, unknown> | undefined,
+      observedFrom: string | undefined,
+    ): Partial<Record<ResourceKey, ProxyResourceValue>>;
   };
-
-  // --- Identity -----------------------------------------------------------------------------
-  /** The mesh's identity certificates, when it keeps them where meshdoctor can read them. */
-  identity?: {
-    /** The component that signs the proxies' certificates with the issuer. */
-    issuer: string;
-    sources(m: MeshContext): IdentityCerts[];
-    /** The documented rotation for one source; anyValidAnchor: some trust anchor is still valid. */
-    fix(src: IdentityCerts, anyValidAnchor: boolean): Step[];
+  readonly native: {
+    /**
+     * Whether the proxy would be a native sidecar by the mesh's own settings (undefined: none found).
+     * `uncertain`: it depends on something not read (Istio 1.27+'s "auto": the nodes' kubelet
+     * version); `native` is then the likelier answer, and no check asserts a finding on it.
+     */
+    decide(m: MeshContext, w: Workload): { native: boolean; reason: string; uncertain?: boolean } | undefined;
+    /** The pod template annotation that makes the proxy a native sidecar (none where only the control plane's setting decides: Kuma). */
+    readonly annotation?: string;
+    /** The installed version does not know the annotation yet: why (for a comment), else undefined (known to, or not read). */
+    unsupported?(m: MeshContext): Word | undefined;
   };
+}
+
+/** How a Job's proxy is told to exit when the app is done. */
+export interface Jobs {
+  /** A call in the app's command line that stops the proxy when the app is done. */
+  readonly shutdown: RegExp;
+  /** Words of such calls a snapshot keeps in command lines (regular expression sources). */
+  readonly shutdownWords: readonly string[];
+  /** The other ways out, as comments. */
+  readonly alternatives: readonly Step[];
+  /** Relieve the Job's hung pods now. */
+  relief(pods: string[], ns: string, job: string): Step[];
+  /** The control plane stops the proxy itself once the app exits (Kuma's Job syncer): why, for the template warning to stay silent. */
+  readonly controlPlaneStops?: string;
+}
+
+/** Repairs of the install: re-rendering it, its injector's memory, its webhook certificate. */
+export interface Install {
+  /** How to re-render the control plane as it was installed (alternatives); `m` to read the install (Helm release and chart version). */
+  reinstall(ns: string, injector: string, m?: MeshContext): Step[];
+  /** The durable way to raise the injector's memory limit. */
+  memoryFix(ns: string, injector: string, limit: string, m?: MeshContext): Step[];
+  /** How the webhook's caBundle and serving certificate are renewed (after cert-manager's, if any). */
+  certFix(ns: string, injector: string, certManager: boolean, m?: MeshContext): Step[];
+  /** Why an empty caBundle happens for this mesh, when the mesh fills it itself. */
+  readonly emptyCaBundle?: string;
+  /** What a restart of the injector does to the caBundle (appended to the restart command). */
+  readonly restartReloads: string;
+}
+
+/** Revisions of the control plane that webhooks select by a label (Istio's istio.io/rev and its tags). */
+export interface Revisions {
+  /** The label naming a revision, on namespaces and pods. */
+  readonly label: string;
+  /** The revisions the installed webhook configurations serve ('default' for the unrevisioned one). */
+  served(webhookConfigs: K8sObject[]): string[];
+  /**
+   * A revision label value (namespace or pod template) that no installed webhook serves: the
+   * revisions and tags that are installed (evidence) and one fix per choice: relabel to each of
+   * them with `relabel(value)`, or install (restore) the missing one.
+   */
+  unserved(m: MeshContext, requested: string, relabel: (value: string) => Step[]): { evidence: Record<string, unknown>; fix: Step[] };
+}
+
+/** The mesh's identity certificates, when it keeps them where meshdoctor can read them. */
+export interface Identity {
+  /** The component that signs the proxies' certificates with the issuer. */
+  readonly issuer: string;
+  sources(m: MeshContext): IdentityCerts[];
+  /** The documented rotation for one source; anyValidAnchor: some trust anchor is still valid. */
+  fix(src: IdentityCerts, anyValidAnchor: boolean): Step[];
+}
+
+/**
+ * A mesh: everything one mesh means to meshdoctor, grouped by capability. Data first; functions
+ * take the small context a profile may ask (src/mesh/context.ts), never the whole Model.
+ */
+export interface MeshProfile {
+  readonly name: MeshName;
+  /** "Linkerd". */
+  readonly title: string;
+  readonly containers: Containers;
+  readonly controlPlane: ControlPlane;
+  readonly markers: MarkerRules;
+  readonly injector: Injector;
+  readonly proxy: Proxy;
+  readonly jobs: Jobs;
+  readonly install: Install;
+  /** Its revisions, when its webhooks select them by label. */
+  readonly revisions?: Revisions;
+  /** Its sidecar-less data plane, when it has one. */
+  readonly sidecarless?: SidecarlessMode;
+  /** Its CNI plugin, when it has one. */
+  readonly cni?: CniPlugin;
+  /** Its identity certificates, when it keeps them where meshdoctor can read them. */
+  readonly identity?: Identity;
 }

@@ -20,7 +20,7 @@ const injected = new WeakMap<object, MeshName | null>();
 
 function proxyOf(spec: Record<string, any>): MeshName | undefined {
   for (const p of PROFILE_LIST) {
-    const name = p.proxyContainer;
+    const name = p.containers.proxy;
     if (Array.isArray(spec.containers) && spec.containers.some((c: unknown) => isObj(c) && c.name === name)) return p.name;
     if (Array.isArray(spec.initContainers) && spec.initContainers.some((c: unknown) => isObj(c) && c.name === name && c.restartPolicy === 'Always'))
       return p.name;
@@ -30,7 +30,7 @@ function proxyOf(spec: Record<string, any>): MeshName | undefined {
 
 /** Whether the proxy of this pod (spec) is a native sidecar. */
 export function hasNativeSidecar(pod: PodLike, mesh: MeshName): boolean {
-  const name = profileOf(mesh).proxyContainer;
+  const name = profileOf(mesh).containers.proxy;
   return initContainers(podSpec(pod)).some((c) => c.name === name && c.restartPolicy === 'Always');
 }
 
@@ -43,8 +43,8 @@ export function proxyAlreadyPresent(spec: Record<string, any>): string | undefin
     const name = str(c.name) ?? '';
     const image = str(c.image) ?? '';
     for (const p of PROFILE_LIST) {
-      if (name === p.proxyContainer || p.initContainers.includes(name)) return name;
-      if (p.proxyImage.test(image)) return `${name} (${image})`;
+      if (name === p.containers.proxy || p.containers.init.includes(name)) return name;
+      if (p.containers.image.test(image)) return `${name} (${image})`;
     }
   }
   return undefined;

@@ -29,8 +29,8 @@ export function meshNamespaces(namespaces: K8sObject[], webhookConfigs: K8sObjec
     if (typeof name !== 'string') continue;
     for (const p of PROFILE_LIST) {
       const set = found.get(p.name)!;
-      if (p.isControlPlaneNamespace(ns)) set.add(name);
-      if (set.size === 0 && name === p.defaultNamespace) set.add(name);
+      if (p.controlPlane.isNamespace(ns)) set.add(name);
+      if (set.size === 0 && name === p.controlPlane.namespace) set.add(name);
     }
   }
   return Object.fromEntries(MESH_NAMES.map((m) => [m, [...found.get(m)!].sort()])) as Record<MeshName, string[]>;
@@ -42,7 +42,7 @@ export function meshNamespaces(namespaces: K8sObject[], webhookConfigs: K8sObjec
  */
 export function namedObjects(namespaces: K8sObject[], webhookConfigs: K8sObject[]): NamedRef[] {
   const cp = meshNamespaces(namespaces, webhookConfigs);
-  return PROFILE_LIST.flatMap((p) => p.namedObjects(cp[p.name], webhookConfigs));
+  return PROFILE_LIST.flatMap((p) => p.controlPlane.reads.named(cp[p.name], webhookConfigs));
 }
 
 /** The read plan the reading layer is handed (src/cluster/gather.ts ReadPlan). */

@@ -27,5 +27,5 @@ export const meshList = (meshes: readonly MeshName[]): string => {
 
 /** The profile whose injection webhook this is (one rule for every caller). */
 export function webhookMesh(hook: { name: string; configName: string; serviceName?: string }): MeshName | undefined {
-  return PROFILE_LIST.find((p) => p.ownsWebhook(hook))?.name;
+  return PROFILE_LIST.find((p) => p.controlPlane.webhooks.owns(hook))?.name;
 }

@@ -17,9 +17,9 @@ export function meshWebhooks(configs: K8sObject[]): MeshWebhook[] {
       const svc = isObj(cc.service) ? cc.service : undefined;
       const mesh = webhookMesh({ name, configName: nameOf(config), ...(str(svc?.name) ? { serviceName: str(svc?.name)! } : {}) });
       if (!mesh) continue;
-      if (profileOf(mesh).inactiveWebhook?.(h as { namespaceSelector: unknown; objectSelector: unknown })) continue; // serves nothing
+      if (profileOf(mesh).controlPlane.webhooks.inactive?.(h as { namespaceSelector: unknown; objectSelector: unknown })) continue; // serves nothing
       const revisions = new Set<string>();
-      const revLabel = profileOf(mesh).revisionLabel;
+      const revLabel = profileOf(mesh).revisions?.label;
       for (const sel of revLabel ? [h.namespaceSelector, h.objectSelector] : []) {
         for (const e of arr(isObj(sel) ? sel.matchExpressions : undefined)) {
           if (isObj(e) && e.key === revLabel && e.operator === 'In') for (const v of arr(e.values)) revisions.add(String(v));

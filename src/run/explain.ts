@@ -172,7 +172,7 @@ function verdict(d: Decision, backends: WebhookBackend[], unread: NonNullable<Me
     };
   }
   if (unread.service) return { inject: null, text: `the webhook would be called; whether its service can answer was not examined (${unread.service})` };
-  return { inject: true, text: `a pod created now would get ${profileOf(d.mesh).proxyContainer}` };
+  return { inject: true, text: `a pod created now would get ${profileOf(d.mesh).containers.proxy}` };
 }
 
 function findWorkload(m: Model, kind: string, ns: string, name: string): { w: Workload; via?: string } {
@@ -277,7 +277,7 @@ export function explain(
     onRestart: sl
       ? `new pods join ${meshTitle(sl.mesh)} ${sl.mode.title} (${sl.by}), with no proxy container`
       : injecting.length
-        ? `new pods get ${injecting.map((x) => profileOf(x).proxyContainer).join(' and ')}`
+        ? `new pods get ${injecting.map((x) => profileOf(x).containers.proxy).join(' and ')}`
         : denying.length
           ? `new pods are refused: the ${denying.map((x) => meshTitle(x)).join(' and ')} injector would deny them (they cannot be created)`
           : unknownMesh

@@ -305,16 +305,16 @@ describe('Helm lines pin the installed istiod release (helm upgrade without --ve
   it('pins --version when the release is known, and is only a comment when it is not', () => {
     // The healthy Istio cluster runs istiod from docker.io/istio/pilot:1.24.2: the profile reads the release from the Model.
     const m = makeModel(cluster('istio'), { mesh: 'auto', certExpiryWarningDays: 60, now: NOW });
-    expect(render(istio.injectorMemoryFix('istio-system', 'istiod', '4Gi', m))).toEqual([
+    expect(render(istio.install.memoryFix('istio-system', 'istiod', '4Gi', m))).toEqual([
       '# durable, if installed with Helm, pinned to the installed 1.24.2',
       'helm upgrade istiod istio/istiod -n istio-system --version 1.24.2 --reuse-values --set pilot.resources.limits.memory=4Gi',
       '# durable, if installed with istioctl, from your own IstioOperator and values, else istioctl installs its defaults: istioctl install -f YOUR-ISTIOOPERATOR.yaml --set values.pilot.resources.limits.memory=4Gi',
     ]);
-    const unknown = render(istio.injectorMemoryFix('istio-system', 'istiod', '4Gi', undefined));
+    const unknown = render(istio.install.memoryFix('istio-system', 'istiod', '4Gi', undefined));
     expect(unknown.every((l) => l.startsWith('# '))).toBe(true);
     expect(unknown[0]).toMatch(/^# durable, if installed with Helm, with the version istiod runs, which is unknown: .*--version INSTALLED-VERSION/);
-    expect(render(istio.reinstall('istio-system', 'istiod-canary', undefined)).every((l) => l.startsWith('#'))).toBe(true);
-    expect(render(istio.reinstall('istio-system', 'istiod', m))[2]).toBe(
+    expect(render(istio.install.reinstall('istio-system', 'istiod-canary', undefined)).every((l) => l.startsWith('#'))).toBe(true);
+    expect(render(istio.install.reinstall('istio-system', 'istiod', m))[2]).toBe(
       '# Helm: helm upgrade istiod istio/istiod -n istio-system --version 1.24.2 --reuse-values',
     );
   });

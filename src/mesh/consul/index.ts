@@ -142,121 +142,117 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
   name: 'consul',
   title: 'Consul',
 
-  proxyContainer: 'consul-dataplane',
-  initContainers: ['consul-connect-inject-init'],
-  proxyImage: /(^|\/)consul-dataplane(:|@|$)/,
-
-  defaultNamespace: 'consul',
-  defaultInjector: INJECTOR,
-  injectorContainer: 'sidecar-injector',
-  injectorPodSelector: 'app=consul,component=connect-injector',
-  defaultWebhookConfig: INJECTOR,
-  ownsWebhook: (h) => h.name.endsWith(HOOK_SUFFIX),
-  isInjectorDeployment: (name) => /(^|-)consul-connect-injector$/.test(name),
-  // The Deployment and the Service share the name `<fullname>-connect-injector`.
-  injectorDeployment: (_m, _ns, serviceName) => serviceName,
-  isControlPlaneNamespace: () => false,
-  // The webhook's objectSelector leaves out every pod labelled app: consul (all the chart's components).
-  isControlPlaneWorkload: (l) => l.app === 'consul',
-  cni,
-  isOwnPod: (l) => l.app === 'consul',
-  ownNamespaces: ['consul'],
-  // values.yaml connectInject.namespaceSelector (kube-system is Kubernetes' own).
-  excludedNamespaces: ['local-path-storage', 'openebs', 'gmp-system', 'gke-managed-cim'],
-  namedObjects: (namespaces) => namespaces.map((ns) => ({ key: 'secrets' as const, namespace: ns, name: CERT_SECRET })),
-  configMapKey: () => undefined,
-
-  reinstall: (ns, injector, m) => [
-    choice(text`re-render the control plane the way it was installed: run the one line for your install method`, [
-      { label: text`consul-k8s CLI`, steps: [cmd`consul-k8s upgrade -f YOUR-VALUES.yaml`] },
-      helmOption(consulRelease(m, ns, injector), 'hashicorp/consul', ns, []),
-    ]),
-  ],
-  expectedWebhookConfigs: (injectors) => (injectors.length ? injectors : [INJECTOR]),
-  listWebhookConfigs: () => cmd`kubectl get mutatingwebhookconfigurations -l component=connect-injector`,
-  injectorMemoryFix: (ns, injector, limit, m) =>
-    helmUpgrade(
-      consulRelease(m, ns, injector),
-      'hashicorp/consul',
-      ns,
-      [['connectInject.resources.limits.memory', limit]],
-      text`durable, if installed with Helm`,
-    ),
-  webhookCertFix: (ns, injector) => [
-    comment`the webhook-cert-manager makes a new CA and certificate and patches the caBundle within seconds of its restart`,
-    cmd`kubectl -n ${ns} rollout restart ${`deploy/${fullname(injector)}-webhook-cert-manager`}`,
-    comment`the injector loads the new certificate when it restarts`,
-    cmd`kubectl -n ${ns} rollout restart ${`deploy/${injector}`}`,
-  ],
-  emptyCaBundle: "the caBundle is empty: Consul's webhook-cert-manager fills it, so it is not running or cannot patch this configuration",
-  restartReloads: '',
-  servingCertSecrets: [[CERT_SECRET, 'tls.crt']],
-
-  intent: (i, m) => {
-    const v = parseConsul(annotationsOf(i.template)[CONSUL_INJECT]);
-    if (v !== undefined) return v === true;
-    return defaultInjects(m, i.namespace, i.nsLabels);
-  },
-  templateAsks,
-  templateAsking,
-  namespaceMarker,
-  enableMarker: () => undefined,
-  templateOptIn: { field: 'annotations', key: CONSUL_INJECT, value: 'true' },
-  optOut: { field: 'annotations', key: CONSUL_INJECT, value: 'false' },
-  templateOptOut,
-  namespaceMarkerKeys: () => ({ field: 'annotations', keys: [] }),
-  // mesh_webhook.go shouldInject (a507b1d): the deny list is read before any annotation, so it leaves out every pod of the namespace.
-  namespaceSettingOff: (_m, ns) => [
-    comment`or leave namespace ${ns} out of Consul altogether: add it to the Helm value connectInject.k8sDenyNamespaces, the -deny-k8s-namespace flag of the injector, and upgrade the release. The injector then refuses even pods annotated ${lit(CONSUL_INJECT)}: 'true'`,
-  ],
-  namespaceEnabling: () => undefined,
-  templateEnabling,
-  templateMarkerInvalid: (t) => parseConsul(annotationsOf(t)[CONSUL_INJECT]) === 'invalid',
-  namespaceProblems,
-  workloadProblems,
-
-  injector: (m, i) => consulInjector(m, i.namespace, i.template),
-  tokenRequirement: (m) =>
-    consulSettings(m).acls
-      ? { why: 'Consul runs with ACLs (the injected init container logs in with the token)', evidence: { aclAuthMethod: true }, denies: true }
-      : undefined,
-
-  resourceAnnotations: RESOURCE_ANNOTATIONS,
-  suggestedResources: { 'requests.cpu': '100m', 'requests.memory': '100Mi', 'limits.cpu': '100m', 'limits.memory': '100Mi' },
-  namespaceResourceAnnotations: false,
-  /** The pod template annotations, else the injector's -default-sidecar-proxy-* flags (Helm connectInject.sidecarProxy.resources: none by default). */
-  proxyResources: (m: MeshContext, w: Workload, observed, observedFrom) => {
-    const tmpl = annotationsOf(w.template);
-    const flags = consulSettings(m).resources;
-    const out: Partial<Record<ResourceKey, { value: unknown; from: string }>> = {};
-    for (const k of KEYS) {
-      const ann = RESOURCE_ANNOTATIONS[k];
-      const [kind, r] = split(k);
-      if (tmpl[ann] !== undefined) out[k] = { value: tmpl[ann], from: `pod template annotation ${ann}` };
-      else if (observed) out[k] = { value: valueAt(observed, kind, r), from: observedFrom! };
-      else out[k] = { value: flags[k], from: `injector flag -default-sidecar-proxy-${r}-${kind === 'requests' ? 'request' : 'limit'}` };
-    }
-    return out;
-  },
-  nativeSidecar: (m, w) => {
-    const v = annotationsOf(w.template)[NATIVE];
-    if (v !== undefined) return { native: v === 'true', reason: `pod template annotation ${NATIVE}=${v}` };
-    const s = consulSettings(m);
-    return s.nativeSidecar === undefined
-      ? undefined
-      : { native: s.nativeSidecar, reason: `injector flag -default-enable-consul-dataplane-as-sidecar=${s.nativeSidecar}` };
-  },
-  keptArgs: CONSUL_FLAGS,
-  nativeSidecarAnnotation: NATIVE,
-  nativeSidecarUnsupported: (m) => {
-    const install = m.mesh('consul');
-    const injector = install?.webhooks.find((h) => h.service)?.service;
-    const v = injector ? consulRelease(m, injector.namespace, injector.name).version : undefined;
-    if (!v || nativeAnnotationKnown(v)) return undefined;
-    return text`consul-k8s ${v} does not know the annotation ${lit(NATIVE)}, added in 1.9.0 and backported to 1.8.2, 1.7.5 and 1.6.9: upgrade Consul first, or use one of the ways below`;
+  containers: {
+    proxy: 'consul-dataplane',
+    init: ['consul-connect-inject-init'],
+    image: /(^|\/)consul-dataplane(:|@|$)/,
   },
 
-  job: {
+  controlPlane: {
+    namespace: 'consul',
+    ownNamespaces: ['consul'],
+    // values.yaml connectInject.namespaceSelector (kube-system is Kubernetes' own).
+    excludedNamespaces: ['local-path-storage', 'openebs', 'gmp-system', 'gke-managed-cim'],
+    isNamespace: () => false,
+    // The webhook's objectSelector leaves out every pod labelled app: consul (all the chart's components).
+    isWorkload: (l) => l.app === 'consul',
+    isOwnPod: (l) => l.app === 'consul',
+    injector: {
+      name: INJECTOR,
+      container: 'sidecar-injector',
+      podSelector: 'app=consul,component=connect-injector',
+      isDeployment: (name) => /(^|-)consul-connect-injector$/.test(name),
+      // The Deployment and the Service share the name `<fullname>-connect-injector`.
+      behind: (_m, _ns, serviceName) => serviceName,
+    },
+    webhooks: {
+      defaultConfig: INJECTOR,
+      owns: (h) => h.name.endsWith(HOOK_SUFFIX),
+      expectedConfigs: (injectors) => (injectors.length ? injectors : [INJECTOR]),
+      list: () => cmd`kubectl get mutatingwebhookconfigurations -l component=connect-injector`,
+      servingCertSecrets: [[CERT_SECRET, 'tls.crt']],
+    },
+    reads: {
+      named: (namespaces) => namespaces.map((ns) => ({ key: 'secrets' as const, namespace: ns, name: CERT_SECRET })),
+      configMapKeys: () => undefined,
+      args: CONSUL_FLAGS,
+    },
+  },
+
+  markers: {
+    intent: (i, m) => {
+      const v = parseConsul(annotationsOf(i.template)[CONSUL_INJECT]);
+      if (v !== undefined) return v === true;
+      return defaultInjects(m, i.namespace, i.nsLabels);
+    },
+    templateAsks,
+    templateAsking,
+    namespaceMarker,
+    enableMarker: () => undefined,
+    templateOptIn: { field: 'annotations', key: CONSUL_INJECT, value: 'true' },
+    optOut: { field: 'annotations', key: CONSUL_INJECT, value: 'false' },
+    templateOptOut,
+    // mesh_webhook.go shouldInject (a507b1d): the deny list is read before any annotation, so it leaves out every pod of the namespace.
+    namespaceSettingOff: (_m, ns) => [
+      comment`or leave namespace ${ns} out of Consul altogether: add it to the Helm value connectInject.k8sDenyNamespaces, the -deny-k8s-namespace flag of the injector, and upgrade the release. The injector then refuses even pods annotated ${lit(CONSUL_INJECT)}: 'true'`,
+    ],
+    namespaceMarkerKeys: () => ({ field: 'annotations', keys: [] }),
+    namespaceEnabling: () => undefined,
+    templateEnabling,
+    templateMarkerInvalid: (t) => parseConsul(annotationsOf(t)[CONSUL_INJECT]) === 'invalid',
+    namespaceProblems,
+    workloadProblems,
+  },
+
+  injector: {
+    decide: (m, i) => consulInjector(m, i.namespace, i.template),
+    token: (m) =>
+      consulSettings(m).acls
+        ? { why: 'Consul runs with ACLs (the injected init container logs in with the token)', evidence: { aclAuthMethod: true }, denies: true }
+        : undefined,
+  },
+
+  proxy: {
+    resources: {
+      annotations: RESOURCE_ANNOTATIONS,
+      onNamespace: false,
+      suggested: { 'requests.cpu': '100m', 'requests.memory': '100Mi', 'limits.cpu': '100m', 'limits.memory': '100Mi' },
+      /** The pod template annotations, else the injector's -default-sidecar-proxy-* flags (Helm connectInject.sidecarProxy.resources: none by default). */
+      of: (m: MeshContext, w: Workload, observed, observedFrom) => {
+        const tmpl = annotationsOf(w.template);
+        const flags = consulSettings(m).resources;
+        const out: Partial<Record<ResourceKey, { value: unknown; from: string }>> = {};
+        for (const k of KEYS) {
+          const ann = RESOURCE_ANNOTATIONS[k];
+          const [kind, r] = split(k);
+          if (tmpl[ann] !== undefined) out[k] = { value: tmpl[ann], from: `pod template annotation ${ann}` };
+          else if (observed) out[k] = { value: valueAt(observed, kind, r), from: observedFrom! };
+          else out[k] = { value: flags[k], from: `injector flag -default-sidecar-proxy-${r}-${kind === 'requests' ? 'request' : 'limit'}` };
+        }
+        return out;
+      },
+    },
+    native: {
+      decide: (m, w) => {
+        const v = annotationsOf(w.template)[NATIVE];
+        if (v !== undefined) return { native: v === 'true', reason: `pod template annotation ${NATIVE}=${v}` };
+        const s = consulSettings(m);
+        return s.nativeSidecar === undefined
+          ? undefined
+          : { native: s.nativeSidecar, reason: `injector flag -default-enable-consul-dataplane-as-sidecar=${s.nativeSidecar}` };
+      },
+      annotation: NATIVE,
+      unsupported: (m) => {
+        const install = m.mesh('consul');
+        const injector = install?.webhooks.find((h) => h.service)?.service;
+        const v = injector ? consulRelease(m, injector.namespace, injector.name).version : undefined;
+        if (!v || nativeAnnotationKnown(v)) return undefined;
+        return text`consul-k8s ${v} does not know the annotation ${lit(NATIVE)}, added in 1.9.0 and backported to 1.8.2, 1.7.5 and 1.6.9: upgrade Consul first, or use one of the ways below`;
+      },
+    },
+  },
+
+  jobs: {
     shutdown: /graceful_shutdown|:20600\b/,
     shutdownWords: ['graceful_shutdown', ':20600\\b'],
     alternatives: [
@@ -268,4 +264,31 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
       cmd`kubectl delete job ${job} -n ${ns}`,
     ],
   },
+
+  install: {
+    reinstall: (ns, injector, m) => [
+      choice(text`re-render the control plane the way it was installed: run the one line for your install method`, [
+        { label: text`consul-k8s CLI`, steps: [cmd`consul-k8s upgrade -f YOUR-VALUES.yaml`] },
+        helmOption(consulRelease(m, ns, injector), 'hashicorp/consul', ns, []),
+      ]),
+    ],
+    memoryFix: (ns, injector, limit, m) =>
+      helmUpgrade(
+        consulRelease(m, ns, injector),
+        'hashicorp/consul',
+        ns,
+        [['connectInject.resources.limits.memory', limit]],
+        text`durable, if installed with Helm`,
+      ),
+    certFix: (ns, injector) => [
+      comment`the webhook-cert-manager makes a new CA and certificate and patches the caBundle within seconds of its restart`,
+      cmd`kubectl -n ${ns} rollout restart ${`deploy/${fullname(injector)}-webhook-cert-manager`}`,
+      comment`the injector loads the new certificate when it restarts`,
+      cmd`kubectl -n ${ns} rollout restart ${`deploy/${injector}`}`,
+    ],
+    emptyCaBundle: "the caBundle is empty: Consul's webhook-cert-manager fills it, so it is not running or cannot patch this configuration",
+    restartReloads: '',
+  },
+
+  cni,
 };

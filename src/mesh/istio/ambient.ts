@@ -83,6 +83,8 @@ export const ambient: SidecarlessMode = {
   nodeProxy: { title: 'ztunnel', daemonSet: 'ztunnel', isPod: (pod: K8sObject) => labelsOf(pod).app === 'ztunnel' && nsOf(pod) !== '' },
   nodeAgent: { title: 'istio-cni node agent', daemonSet: 'istio-cni-node', podSelector: 'k8s-app=istio-cni-node' },
   isInfrastructure: isAmbientInfrastructure,
+  /** Meshed through ztunnel, with no sidecar by design (enrolled, or enrolled by its labels and its namespace's). */
+  meshedWithoutProxy: (pod, ns) => annotationsOf(pod)[REDIRECTION] === 'enabled' || ambientEnrols(pod, ns ? labelsOf(ns) : undefined),
 };
 
 /** The injector's values say the CNI plugin is on: pilot.cni.enabled (1.22+), istio_cni.enabled (before 1.24). */

@@ -26,7 +26,7 @@ import {
   parseInjectValue,
   serviceRevision,
 } from './injector.js';
-import { REDIRECTION, ambient, ambientEnrols, istioCni } from './ambient.js';
+import { ambient, istioCni } from './ambient.js';
 import { choice, cmd, comment, text, type Step } from '../../fix/steps.js';
 import {
   enableMarker,
@@ -89,156 +89,151 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
   name: 'istio',
   title: 'Istio',
 
-  proxyContainer: 'istio-proxy',
-  initContainers: ['istio-init'],
-  proxyImage: /(^|\/)proxyv2(:|@|$)/,
-
-  defaultNamespace: 'istio-system',
-  defaultInjector: 'istiod',
-  injectorContainer: 'discovery',
-  injectorPodSelector: 'app=istiod',
-  defaultWebhookConfig: CONFIG,
-  ownsWebhook: (h) => h.name.endsWith(SUFFIX),
-  inactiveWebhook: (h) => deactivated(h),
-  revisionLabel: ISTIO_REV,
-  revisions,
-  isInjectorDeployment: isIstiod,
-  /** The Deployment whose pod template the Service selects, else the one named like it. */
-  injectorDeployment: (m, ns, svcName, svc) => {
-    const d = deploymentBehind(m.inNamespace('deployments', ns), svc);
-    return d ? nameOf(d) : svcName;
+  containers: {
+    proxy: 'istio-proxy',
+    init: ['istio-init'],
+    image: /(^|\/)proxyv2(:|@|$)/,
   },
 
-  isControlPlaneNamespace: () => false,
-  isControlPlaneWorkload: (l) => (l.app === 'istiod' && l[ISTIO_REV] !== undefined) || l['istio.io/gateway-name'] !== undefined,
-  /** Ambient mode: meshed through ztunnel, with no sidecar by design (enrolled, or enrolled by its labels and its namespace's). */
-  meshedWithoutProxy: (pod, ns) => annotationsOf(pod)[REDIRECTION] === 'enabled' || ambientEnrols(pod, ns ? labelsOf(ns) : undefined),
-  sidecarless: ambient,
-  cni: istioCni((m, w) => {
-    const cm = injectorConfigMap(m, w);
-    const values = configValues(cm);
-    return values ? { values, from: nameOf(cm!) } : undefined;
-  }),
-  isOwnPod: () => false,
-  ownNamespaces: ['istio-system', ...ISTIO_IGNORED_NAMESPACES],
-  excludedNamespaces: [],
-  namedObjects: (namespaces, webhookConfigs) => {
-    const revs = revisions(webhookConfigs);
-    const out: NamedRef[] = [];
-    for (const ns of namespaces) {
-      out.push({ key: 'configmaps', namespace: ns, name: 'istio' });
-      for (const rev of revs.length ? revs : ['default']) out.push({ key: 'configmaps', namespace: ns, name: rev === 'default' ? CONFIG : `${CONFIG}-${rev}` });
-      // No Secret: no check reads Istio's CA (istio-ca-secret holds its private key; deploy/mesh-rbac/istio.yaml).
-    }
-    return out;
-  },
-  // `config` holds the policy and selectors injectRequired reads; `values` the proxy resources and
-  // chart settings (istiod reads both keys: pilot/pkg/bootstrap/sidecarinjector.go @86c9f01f).
-  configMapKey: (name) => (name.startsWith(CONFIG) ? ['config', 'values'] : undefined), // and -<revision>
-  // Of `config`, only what injectRequired reads: the injection templates (and anything else) go.
-  slimConfigMapKey: (_name, key, text) => {
-    if (key !== 'config') return text;
-    const cfg = parseYamlObject(text);
-    if (!cfg) return undefined;
-    const kept: Record<string, unknown> = {};
-    for (const k of ['policy', 'neverInjectSelector', 'alwaysInjectSelector']) if (cfg[k] !== undefined) kept[k] = cfg[k];
-    return JSON.stringify(kept);
+  controlPlane: {
+    namespace: 'istio-system',
+    ownNamespaces: ['istio-system', ...ISTIO_IGNORED_NAMESPACES],
+    excludedNamespaces: [],
+    isNamespace: () => false,
+    isWorkload: (l) => (l.app === 'istiod' && l[ISTIO_REV] !== undefined) || l['istio.io/gateway-name'] !== undefined,
+    isOwnPod: () => false,
+    injector: {
+      name: 'istiod',
+      container: 'discovery',
+      podSelector: 'app=istiod',
+      isDeployment: isIstiod,
+      /** The Deployment whose pod template the Service selects, else the one named like it. */
+      behind: (m, ns, svcName, svc) => {
+        const d = deploymentBehind(m.inNamespace('deployments', ns), svc);
+        return d ? nameOf(d) : svcName;
+      },
+    },
+    webhooks: {
+      defaultConfig: CONFIG,
+      owns: (h) => h.name.endsWith(SUFFIX),
+      inactive: (h) => deactivated(h),
+      /** enableNamespacesByDefault renders `auto.sidecar-injector.istio.io` (templates/mutatingwebhook.yaml @86c9f01f, line 146). */
+      injectsUnmarked: (h) => h.name === `auto.${SUFFIX}`,
+      expectedConfigs: (istiods) => (istiods.length ? istiods : ['istiod']).map((d) => (revisionOf(d) ? `${CONFIG}-${revisionOf(d)}` : CONFIG)),
+      list: () => cmd`kubectl get mutatingwebhookconfigurations -l app=sidecar-injector`,
+    },
+    reads: {
+      named: (namespaces, webhookConfigs) => {
+        const revs = revisions(webhookConfigs);
+        const out: NamedRef[] = [];
+        for (const ns of namespaces) {
+          out.push({ key: 'configmaps', namespace: ns, name: 'istio' });
+          for (const rev of revs.length ? revs : ['default'])
+            out.push({ key: 'configmaps', namespace: ns, name: rev === 'default' ? CONFIG : `${CONFIG}-${rev}` });
+          // No Secret: no check reads Istio's CA (istio-ca-secret holds its private key; deploy/mesh-rbac/istio.yaml).
+        }
+        return out;
+      },
+      // `config` holds the policy and selectors injectRequired reads; `values` the proxy resources and
+      // chart settings (istiod reads both keys: pilot/pkg/bootstrap/sidecarinjector.go @86c9f01f).
+      configMapKeys: (name) => (name.startsWith(CONFIG) ? ['config', 'values'] : undefined),
+      // and -<revision>
+      // Of `config`, only what injectRequired reads: the injection templates (and anything else) go.
+      slimConfigMap: (_name, key, text) => {
+        if (key !== 'config') return text;
+        const cfg = parseYamlObject(text);
+        if (!cfg) return undefined;
+        const kept: Record<string, unknown> = {};
+        for (const k of ['policy', 'neverInjectSelector', 'alwaysInjectSelector']) if (cfg[k] !== undefined) kept[k] = cfg[k];
+        return JSON.stringify(kept);
+      },
+      env: ['ENABLE_NATIVE_SIDECARS'],
+    },
   },
 
-  reinstall: (ns, istiod, m) => reinstallIstiod(ns, istiod, m ? istiodRelease(m, ns, istiod) : undefined),
-  expectedWebhookConfigs: (istiods) => (istiods.length ? istiods : ['istiod']).map((d) => (revisionOf(d) ? `${CONFIG}-${revisionOf(d)}` : CONFIG)),
-  listWebhookConfigs: () => cmd`kubectl get mutatingwebhookconfigurations -l app=sidecar-injector`,
-  // The Helm line is pinned to the installed release (chartUpgrade).
-  injectorMemoryFix: (ns, istiod, limit, m) => {
-    const version = m ? istiodRelease(m, ns, istiod) : undefined;
-    return chartUpgrade(ns, istiod, version, 'pilot.resources.limits.memory', limit, { why: 'durable' });
+  markers: {
+    // istio-injection (any value) beats istio.io/rev: `istio-injection=disabled` beside a revision is an opt-out.
+    intent: (i) =>
+      (i.nsLabels[ISTIO_NS_LABEL] !== undefined ? i.nsLabels[ISTIO_NS_LABEL] === 'enabled' : i.nsLabels[ISTIO_REV] !== undefined) || templateAsks(i.template),
+    templateAsks,
+    templateAsking,
+    namespaceMarker,
+    enableMarker,
+    optOut: { field: 'labels', key: ISTIO_INJECT, value: 'false' },
+    templateOptOut,
+    namespaceMarkerKeys: (ns) => {
+      const labels = labelsOf(ns);
+      return { field: 'labels', keys: [ISTIO_NS_LABEL, ISTIO_REV].filter((k) => labels[k] !== undefined) };
+    },
+    namespaceEnabling,
+    templateEnabling,
+    templateMarkerInvalid: () => false,
+    namespaceProblems,
+    workloadProblems,
   },
-  webhookCertFix: (ns, istiod) => [
-    comment`istiod re-patches the caBundle of its webhook configurations when it starts`,
-    cmd`kubectl -n ${ns} rollout restart ${`deploy/${istiod}`}`,
-    comment`errors patching the caBundle. With a plugged-in CA, replace Secret cacerts first`,
-    cmd`kubectl -n ${ns} logs ${`deploy/${istiod}`} --tail=200 | grep -i webhook`,
-  ],
-  emptyCaBundle: 'the caBundle is empty: istiod fills it itself, so istiod is not running or cannot patch this configuration',
-  restartReloads: ', and istiod re-patches the caBundle',
 
-  // istio-injection (any value) beats istio.io/rev: `istio-injection=disabled` beside a revision is an opt-out.
-  intent: (i) =>
-    (i.nsLabels[ISTIO_NS_LABEL] !== undefined ? i.nsLabels[ISTIO_NS_LABEL] === 'enabled' : i.nsLabels[ISTIO_REV] !== undefined) || templateAsks(i.template),
-  /** enableNamespacesByDefault renders `auto.sidecar-injector.istio.io` (templates/mutatingwebhook.yaml @86c9f01f, line 146). */
-  injectsUnmarked: (h) => h.name === `auto.${SUFFIX}`,
-  unservedRevision: (m, requested, relabel) => unservedRevision(m, requested, relabel),
-  templateAsks,
-  templateAsking,
-  namespaceMarker,
-  enableMarker,
-  optOut: { field: 'labels', key: ISTIO_INJECT, value: 'false' },
-  templateOptOut,
-  namespaceMarkerKeys: (ns) => {
-    const labels = labelsOf(ns);
-    return { field: 'labels', keys: [ISTIO_NS_LABEL, ISTIO_REV].filter((k) => labels[k] !== undefined) };
+  injector: {
+    decide: (m, i) => istioInjector(m, i),
   },
-  namespaceEnabling,
-  templateEnabling,
-  templateMarkerInvalid: () => false,
-  namespaceProblems,
-  workloadProblems,
 
-  injector: (m, i) => istioInjector(m, i),
-
-  resourceAnnotations: RESOURCE_ANNOTATIONS,
-  suggestedResources: { 'requests.cpu': '100m', 'requests.memory': '128Mi', 'limits.cpu': '2000m', 'limits.memory': '1024Mi' },
-  namespaceResourceAnnotations: false,
-  /**
-   * The injection template: global.proxy.resources, replaced completely when any
-   * sidecar.istio.io/proxy{CPU,Memory}[Limit] annotation is set on the pod template.
-   */
-  proxyResources: (m, w, observed, observedFrom) => {
-    const tmpl = annotationsOf(w.template);
-    const out: Partial<Record<ResourceKey, { value: unknown; from: string }>> = {};
-    if (KEYS.some((k) => tmpl[RESOURCE_ANNOTATIONS[k]] !== undefined)) {
-      for (const k of KEYS) out[k] = { value: tmpl[RESOURCE_ANNOTATIONS[k]], from: `pod template annotation ${RESOURCE_ANNOTATIONS[k]}` };
-    } else if (observed) {
-      for (const k of KEYS) out[k] = { value: valueAt(observed, ...split(k)), from: observedFrom! };
-    } else {
-      const values = injectorValues(m, w);
-      const global = values ? valueAt(values, 'global', 'proxy', 'resources') : DEFAULT_RESOURCES;
-      const from = values ? 'istio-sidecar-injector values global.proxy.resources' : 'Istio default global.proxy.resources';
-      for (const k of KEYS) out[k] = { value: valueAt(global, ...split(k)), from };
-    }
-    return out;
+  proxy: {
+    resources: {
+      annotations: RESOURCE_ANNOTATIONS,
+      onNamespace: false,
+      suggested: { 'requests.cpu': '100m', 'requests.memory': '128Mi', 'limits.cpu': '2000m', 'limits.memory': '1024Mi' },
+      /**
+       * The injection template: global.proxy.resources, replaced completely when any
+       * sidecar.istio.io/proxy{CPU,Memory}[Limit] annotation is set on the pod template.
+       */
+      of: (m, w, observed, observedFrom) => {
+        const tmpl = annotationsOf(w.template);
+        const out: Partial<Record<ResourceKey, { value: unknown; from: string }>> = {};
+        if (KEYS.some((k) => tmpl[RESOURCE_ANNOTATIONS[k]] !== undefined)) {
+          for (const k of KEYS) out[k] = { value: tmpl[RESOURCE_ANNOTATIONS[k]], from: `pod template annotation ${RESOURCE_ANNOTATIONS[k]}` };
+        } else if (observed) {
+          for (const k of KEYS) out[k] = { value: valueAt(observed, ...split(k)), from: observedFrom! };
+        } else {
+          const values = injectorValues(m, w);
+          const global = values ? valueAt(values, 'global', 'proxy', 'resources') : DEFAULT_RESOURCES;
+          const from = values ? 'istio-sidecar-injector values global.proxy.resources' : 'Istio default global.proxy.resources';
+          for (const k of KEYS) out[k] = { value: valueAt(global, ...split(k)), from };
+        }
+        return out;
+      },
+    },
+    native: {
+      /**
+       * ENABLE_NATIVE_SIDECARS: "false" before 1.27 (pilot/pkg/features/experimental.go @1.26.0); from
+       * 1.27.0 (7359d8be) "auto" by default (pilot/pkg/features/pilot.go @86c9f01f line 346): native
+       * when the pod's node (else every node) runs kubelet 1.33 or later (pkg/kube/inject/webhook.go
+       * DetectNativeSidecar). Nodes are not read: "auto" is uncertain unless the workload's own pods
+       * show what the injector chose.
+       */
+      decide: (m, w) => {
+        const v = annotationsOf(w.template)[NATIVE];
+        if (v !== undefined) return { native: v !== 'false', reason: `pod template annotation ${NATIVE}=${v}` };
+        const istiods = (m.mesh('istio')?.namespaces ?? []).flatMap((ns) => m.inNamespace('deployments', ns)).filter((d) => isIstiod(nameOf(d)));
+        const env = istiods.flatMap((d) => containers(podSpec(valueAt(d, 'spec', 'template') as { spec?: unknown }))).flatMap((c) => arr(c.env));
+        const set = env.find((e) => isObj(e) && e.name === 'ENABLE_NATIVE_SIDECARS') as { value?: unknown } | undefined;
+        if (set?.value === 'true') return { native: true, reason: 'istiod runs with ENABLE_NATIVE_SIDECARS=true' };
+        if (set && set.value !== 'auto') return undefined; // "false" (or unreadable): the pods tell, else not native
+        const d = istiods[0];
+        const version = d ? istiodVersion(m, nsOf(d), nameOf(d)) : undefined;
+        if (version?.version !== undefined && version.rules === 'loose' && set === undefined) return undefined; // before 1.27: off by default
+        const how = set
+          ? 'ENABLE_NATIVE_SIDECARS=auto'
+          : `ENABLE_NATIVE_SIDECARS unset (auto from Istio 1.27${version?.version ? `; istiod ${version.version}` : ', version unknown'})`;
+        const meshed = w.pods.filter((p) => containers(podSpec(p)).some((c) => c.name === 'istio-proxy'));
+        if (meshed.length)
+          return { native: false, reason: `${how}, and its pods run istio-proxy as an ordinary container (their nodes' kubelets are older than 1.33)` };
+        if (w.pods.some((p) => initContainers(podSpec(p)).some((c) => c.name === 'istio-proxy' && c.restartPolicy === 'Always'))) return undefined; // resources.ts: its pods run a native sidecar
+        return { native: true, uncertain: true, reason: `${how}: a native sidecar if the nodes' kubelets are 1.33 or later (Nodes are not read)` };
+      },
+      annotation: NATIVE,
+    },
   },
-  /**
-   * ENABLE_NATIVE_SIDECARS: "false" before 1.27 (pilot/pkg/features/experimental.go @1.26.0); from
-   * 1.27.0 (7359d8be) "auto" by default (pilot/pkg/features/pilot.go @86c9f01f line 346): native
-   * when the pod's node (else every node) runs kubelet 1.33 or later (pkg/kube/inject/webhook.go
-   * DetectNativeSidecar). Nodes are not read: "auto" is uncertain unless the workload's own pods
-   * show what the injector chose.
-   */
-  nativeSidecar: (m, w) => {
-    const v = annotationsOf(w.template)[NATIVE];
-    if (v !== undefined) return { native: v !== 'false', reason: `pod template annotation ${NATIVE}=${v}` };
-    const istiods = (m.mesh('istio')?.namespaces ?? []).flatMap((ns) => m.inNamespace('deployments', ns)).filter((d) => isIstiod(nameOf(d)));
-    const env = istiods.flatMap((d) => containers(podSpec(valueAt(d, 'spec', 'template') as { spec?: unknown }))).flatMap((c) => arr(c.env));
-    const set = env.find((e) => isObj(e) && e.name === 'ENABLE_NATIVE_SIDECARS') as { value?: unknown } | undefined;
-    if (set?.value === 'true') return { native: true, reason: 'istiod runs with ENABLE_NATIVE_SIDECARS=true' };
-    if (set && set.value !== 'auto') return undefined; // "false" (or unreadable): the pods tell, else not native
-    const d = istiods[0];
-    const version = d ? istiodVersion(m, nsOf(d), nameOf(d)) : undefined;
-    if (version?.version !== undefined && version.rules === 'loose' && set === undefined) return undefined; // before 1.27: off by default
-    const how = set
-      ? 'ENABLE_NATIVE_SIDECARS=auto'
-      : `ENABLE_NATIVE_SIDECARS unset (auto from Istio 1.27${version?.version ? `; istiod ${version.version}` : ', version unknown'})`;
-    const meshed = w.pods.filter((p) => containers(podSpec(p)).some((c) => c.name === 'istio-proxy'));
-    if (meshed.length)
-      return { native: false, reason: `${how}, and its pods run istio-proxy as an ordinary container (their nodes' kubelets are older than 1.33)` };
-    if (w.pods.some((p) => initContainers(podSpec(p)).some((c) => c.name === 'istio-proxy' && c.restartPolicy === 'Always'))) return undefined; // resources.ts: its pods run a native sidecar
-    return { native: true, uncertain: true, reason: `${how}: a native sidecar if the nodes' kubelets are 1.33 or later (Nodes are not read)` };
-  },
-  keptEnv: ['ENABLE_NATIVE_SIDECARS'],
-  nativeSidecarAnnotation: NATIVE,
 
-  job: {
+  jobs: {
     shutdown: /quitquitquit/,
     shutdownWords: ['quitquitquit'],
     alternatives: [
@@ -247,6 +242,37 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
     ],
     relief: (pods, ns) => pods.map((p) => cmd`kubectl exec ${p} -n ${ns} -c istio-proxy -- pilot-agent request POST quitquitquit`),
   },
+
+  install: {
+    reinstall: (ns, istiod, m) => reinstallIstiod(ns, istiod, m ? istiodRelease(m, ns, istiod) : undefined),
+    // The Helm line is pinned to the installed release (chartUpgrade).
+    memoryFix: (ns, istiod, limit, m) => {
+      const version = m ? istiodRelease(m, ns, istiod) : undefined;
+      return chartUpgrade(ns, istiod, version, 'pilot.resources.limits.memory', limit, { why: 'durable' });
+    },
+    certFix: (ns, istiod) => [
+      comment`istiod re-patches the caBundle of its webhook configurations when it starts`,
+      cmd`kubectl -n ${ns} rollout restart ${`deploy/${istiod}`}`,
+      comment`errors patching the caBundle. With a plugged-in CA, replace Secret cacerts first`,
+      cmd`kubectl -n ${ns} logs ${`deploy/${istiod}`} --tail=200 | grep -i webhook`,
+    ],
+    emptyCaBundle: 'the caBundle is empty: istiod fills it itself, so istiod is not running or cannot patch this configuration',
+    restartReloads: ', and istiod re-patches the caBundle',
+  },
+
+  revisions: {
+    label: ISTIO_REV,
+    served: revisions,
+    unserved: (m, requested, relabel) => unservedRevision(m, requested, relabel),
+  },
+
+  sidecarless: ambient,
+
+  cni: istioCni((m, w) => {
+    const cm = injectorConfigMap(m, w);
+    const values = configValues(cm);
+    return values ? { values, from: nameOf(cm!) } : undefined;
+  }),
 };
 
 /** For explain and evidence: the per-pod value and how Istio parses it. */

@@ -147,128 +147,122 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
   name: 'kuma',
   title: 'Kuma',
 
-  proxyContainer: KUMA_SIDECAR,
-  initContainers: ['kuma-init', 'kuma-validation'],
-  proxyImage: /(^|\/)kuma-dp(:|@|$)/,
-
-  defaultNamespace: 'kuma-system',
-  defaultInjector: CP,
-  injectorContainer: 'control-plane',
-  injectorPodSelector: `app=${CP}`,
-  defaultWebhookConfig: CONFIG,
-  ownsWebhook: (h) => h.name.endsWith(SUFFIX),
-  isInjectorDeployment: (name) => name === CP,
-  /** The Deployment whose pod template the Service selects (controlPlane.service.name may rename the Service), else kuma-control-plane. */
-  injectorDeployment: (m, ns, _svcName, svc) => {
-    const d = deploymentBehind(m.inNamespace('deployments', ns), svc);
-    return d ? nameOf(d) : CP;
+  containers: {
+    proxy: KUMA_SIDECAR,
+    init: ['kuma-init', 'kuma-validation'],
+    image: /(^|\/)kuma-dp(:|@|$)/,
   },
 
-  isControlPlaneNamespace: () => false,
-  // _helpers.tpl: app: kuma-control-plane, kuma-cni, kuma-ingress, kuma-egress (Kuma's own components).
-  isControlPlaneWorkload: (l) => [CP, 'kuma-cni', 'kuma-ingress', 'kuma-egress'].includes(l.app ?? ''),
-  cni,
-  isOwnPod: (l) => l.app === CP,
-  ownNamespaces: ['kuma-system'],
-  excludedNamespaces: [],
-  namedObjects: (namespaces) => namespaces.map((ns) => ({ key: 'secrets' as const, namespace: ns, name: TLS_SECRET })),
-  configMapKey: () => undefined,
-
-  reinstall: (ns, _injector, m) => [
-    choice(text`re-render the control plane the way it was installed: run the one line for your install method`, [
-      { label: text`kumactl, with the flags you installed with`, steps: [cmd`kumactl install control-plane --namespace ${ns} | kubectl apply -f -`] },
-      helmOption(kumaRelease(m, ns), 'kuma/kuma', ns, []),
-    ]),
-  ],
-  expectedWebhookConfigs: () => [CONFIG],
-  listWebhookConfigs: (expected) => cmd`kubectl get mutatingwebhookconfigurations ${expected}`,
-  injectorMemoryFix: (ns, _injector, limit, m) =>
-    helmUpgrade(kumaRelease(m, ns), 'kuma/kuma', ns, [['controlPlane.resources.limits.memory', limit]], text`durable, if installed with Helm`),
-  webhookCertFix: (ns, injector, certManager, m) => [
-    comment`delete the webhook certificate Secret: ${lit(certManager ? 'cert-manager re-issues it and patches the caBundle' : 'the upgrade below generates a new CA, certificate and caBundle, as Helm reuses the Secret while it exists')}`,
-    cmd`kubectl -n ${ns} delete secret ${TLS_SECRET}`,
-    ...(certManager
-      ? []
-      : helmUpgrade(
-          kumaRelease(m, ns),
-          'kuma/kuma',
-          ns,
-          [],
-          ['for a Helm install, or for a kumactl install instead: ', ...commandText(cmd`kumactl install control-plane | kubectl apply -f -`)],
-        )),
-    comment`the control plane loads its certificate at start`,
-    cmd`kubectl -n ${ns} rollout restart ${`deploy/${injector}`}`,
-  ],
-  restartReloads: '',
-  servingCertSecrets: [[TLS_SECRET, 'tls.crt']],
-
-  intent: (i) => {
-    const pod = parseKuma(labelsOf(i.template)[KUMA_INJECT]);
-    return pod !== undefined ? pod === true : parseKuma(i.nsLabels[KUMA_INJECT]) === true;
+  controlPlane: {
+    namespace: 'kuma-system',
+    ownNamespaces: ['kuma-system'],
+    excludedNamespaces: [],
+    isNamespace: () => false,
+    // _helpers.tpl: app: kuma-control-plane, kuma-cni, kuma-ingress, kuma-egress (Kuma's own components).
+    isWorkload: (l) => [CP, 'kuma-cni', 'kuma-ingress', 'kuma-egress'].includes(l.app ?? ''),
+    isOwnPod: (l) => l.app === CP,
+    injector: {
+      name: CP,
+      container: 'control-plane',
+      podSelector: `app=${CP}`,
+      isDeployment: (name) => name === CP,
+      /** The Deployment whose pod template the Service selects (controlPlane.service.name may rename the Service), else kuma-control-plane. */
+      behind: (m, ns, _svcName, svc) => {
+        const d = deploymentBehind(m.inNamespace('deployments', ns), svc);
+        return d ? nameOf(d) : CP;
+      },
+    },
+    webhooks: {
+      defaultConfig: CONFIG,
+      owns: (h) => h.name.endsWith(SUFFIX),
+      expectedConfigs: () => [CONFIG],
+      list: (expected) => cmd`kubectl get mutatingwebhookconfigurations ${expected}`,
+      servingCertSecrets: [[TLS_SECRET, 'tls.crt']],
+    },
+    reads: {
+      named: (namespaces) => namespaces.map((ns) => ({ key: 'secrets' as const, namespace: ns, name: TLS_SECRET })),
+      configMapKeys: () => undefined,
+      env: [NATIVE_ENV, CNI_ENV, ...Object.values(RESOURCE_ENV)],
+    },
   },
-  templateAsks,
-  templateAsking,
-  namespaceMarker,
-  enableMarker,
-  // The pods webhook selects exactly `enabled` (in a namespace carrying the label, since 2.11).
-  templateOptIn: { field: 'labels', key: KUMA_INJECT, value: 'enabled' },
-  optOut: { field: 'labels', key: KUMA_INJECT, value: 'disabled' },
-  // kumahq/kuma v2.14.3 (0c7aaec) deployments/charts/kuma/templates/cp-webhooks-and-secrets.yaml: the
-  // pods webhook needs the namespace label to exist (operator Exists) and the pod label `enabled`;
-  // precheck.go needToInject reads the pod's label before the namespace's, so `disabled` on the
-  // namespace keeps every other pod out (the namespace webhook selects only enabled and true).
-  podOptInNamespaceLabel: { key: KUMA_INJECT, value: 'disabled' },
-  templateOptOut,
-  namespaceMarkerKeys: () => ({ field: 'labels', keys: [KUMA_INJECT] }),
-  namespaceEnabling,
-  templateEnabling,
-  templateMarkerInvalid: (t) => parseKuma(labelsOf(t)[KUMA_INJECT]) === 'invalid',
-  namespaceProblems,
-  workloadProblems,
 
-  injector: (_m, i) => kumaInjector(i.nsLabels, i.template),
+  markers: {
+    intent: (i) => {
+      const pod = parseKuma(labelsOf(i.template)[KUMA_INJECT]);
+      return pod !== undefined ? pod === true : parseKuma(i.nsLabels[KUMA_INJECT]) === true;
+    },
+    templateAsks,
+    templateAsking,
+    namespaceMarker,
+    enableMarker,
+    // The pods webhook selects exactly `enabled` (in a namespace carrying the label, since 2.11).
+    templateOptIn: { field: 'labels', key: KUMA_INJECT, value: 'enabled' },
+    // kumahq/kuma v2.14.3 (0c7aaec) deployments/charts/kuma/templates/cp-webhooks-and-secrets.yaml: the
+    // pods webhook needs the namespace label to exist (operator Exists) and the pod label `enabled`;
+    // precheck.go needToInject reads the pod's label before the namespace's, so `disabled` on the
+    // namespace keeps every other pod out (the namespace webhook selects only enabled and true).
+    podOptInNamespaceLabel: { key: KUMA_INJECT, value: 'disabled' },
+    optOut: { field: 'labels', key: KUMA_INJECT, value: 'disabled' },
+    templateOptOut,
+    namespaceMarkerKeys: () => ({ field: 'labels', keys: [KUMA_INJECT] }),
+    namespaceEnabling,
+    templateEnabling,
+    templateMarkerInvalid: (t) => parseKuma(labelsOf(t)[KUMA_INJECT]) === 'invalid',
+    namespaceProblems,
+    workloadProblems,
+  },
 
-  resourceAnnotations: {},
-  resourceFix: (m) => {
-    const ns = m.mesh('kuma')?.namespaces[0] ?? 'kuma-system';
-    return [
-      choice(text`Kuma has no pod annotation for the proxy resources: give kuma-sidecar requests and limits in the control plane`, [
-        helmOption(
-          kumaRelease(m, ns),
-          'kuma/kuma',
-          ns,
-          [['dataPlane.sidecarContainer.resources.limits.cpu', '500m']],
-          'setting the other requests and limits as needed',
-        ),
-        {
-          label: text`or per workload`,
-          steps: [comment`a ContainerPatch in the control-plane namespace ${ns}, named by the pod template annotation kuma.io/container-patches`],
-        },
-      ]),
-    ];
+  injector: {
+    decide: (_m, i) => kumaInjector(i.nsLabels, i.template),
   },
-  suggestedResources: { 'requests.cpu': '50m', 'requests.memory': '64Mi', 'limits.cpu': '500m', 'limits.memory': '512Mi' },
-  namespaceResourceAnnotations: false,
-  /** The CP's KUMA_INJECTOR_SIDECAR_CONTAINER_RESOURCES_* (the chart's defaults where unset). */
-  proxyResources: (m, _w, observed, observedFrom) => {
-    const out: Partial<Record<ResourceKey, { value: unknown; from: string }>> = {};
-    const env = controlPlaneEnv(m);
-    for (const k of KEYS) {
-      if (observed) out[k] = { value: valueAt(observed, ...split(k)), from: observedFrom! };
-      else if (quantity(env[RESOURCE_ENV[k]]) !== undefined || env[RESOURCE_ENV[k]] === '0')
-        out[k] = { value: quantity(env[RESOURCE_ENV[k]]), from: `${CP} env ${RESOURCE_ENV[k]}` };
-      else out[k] = { value: quantity(DEFAULT_RESOURCES[k]), from: `Kuma default (Helm dataPlane.sidecarContainer.resources)` };
-    }
-    return out;
+
+  proxy: {
+    resources: {
+      annotations: {},
+      onNamespace: false,
+      suggested: { 'requests.cpu': '50m', 'requests.memory': '64Mi', 'limits.cpu': '500m', 'limits.memory': '512Mi' },
+      fix: (m) => {
+        const ns = m.mesh('kuma')?.namespaces[0] ?? 'kuma-system';
+        return [
+          choice(text`Kuma has no pod annotation for the proxy resources: give kuma-sidecar requests and limits in the control plane`, [
+            helmOption(
+              kumaRelease(m, ns),
+              'kuma/kuma',
+              ns,
+              [['dataPlane.sidecarContainer.resources.limits.cpu', '500m']],
+              'setting the other requests and limits as needed',
+            ),
+            {
+              label: text`or per workload`,
+              steps: [comment`a ContainerPatch in the control-plane namespace ${ns}, named by the pod template annotation kuma.io/container-patches`],
+            },
+          ]),
+        ];
+      },
+      /** The CP's KUMA_INJECTOR_SIDECAR_CONTAINER_RESOURCES_* (the chart's defaults where unset). */
+      of: (m, _w, observed, observedFrom) => {
+        const out: Partial<Record<ResourceKey, { value: unknown; from: string }>> = {};
+        const env = controlPlaneEnv(m);
+        for (const k of KEYS) {
+          if (observed) out[k] = { value: valueAt(observed, ...split(k)), from: observedFrom! };
+          else if (quantity(env[RESOURCE_ENV[k]]) !== undefined || env[RESOURCE_ENV[k]] === '0')
+            out[k] = { value: quantity(env[RESOURCE_ENV[k]]), from: `${CP} env ${RESOURCE_ENV[k]}` };
+          else out[k] = { value: quantity(DEFAULT_RESOURCES[k]), from: `Kuma default (Helm dataPlane.sidecarContainer.resources)` };
+        }
+        return out;
+      },
+    },
+    native: {
+      decide: (m) => {
+        const v = controlPlaneEnv(m)[NATIVE_ENV];
+        return v === 'true' || v === 'false' ? { native: v === 'true', reason: `${CP} runs with ${NATIVE_ENV}=${v}` } : undefined;
+      },
+    },
   },
-  nativeSidecar: (m) => {
-    const v = controlPlaneEnv(m)[NATIVE_ENV];
-    return v === 'true' || v === 'false' ? { native: v === 'true', reason: `${CP} runs with ${NATIVE_ENV}=${v}` } : undefined;
-  },
-  keptEnv: [NATIVE_ENV, CNI_ENV, ...Object.values(RESOURCE_ENV)],
+
   // No nativeSidecarAnnotation: no per-pod switch, the control plane's setting decides (and Kubernetes 1.29+).
 
-  job: {
+  jobs: {
     shutdown: /quitquitquit/,
     shutdownWords: ['quitquitquit'],
     alternatives: [
@@ -281,4 +275,33 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
     ],
     controlPlaneStops: `Kuma's control plane stops ${KUMA_SIDECAR} once a Job pod's other containers have exited`,
   },
+
+  install: {
+    reinstall: (ns, _injector, m) => [
+      choice(text`re-render the control plane the way it was installed: run the one line for your install method`, [
+        { label: text`kumactl, with the flags you installed with`, steps: [cmd`kumactl install control-plane --namespace ${ns} | kubectl apply -f -`] },
+        helmOption(kumaRelease(m, ns), 'kuma/kuma', ns, []),
+      ]),
+    ],
+    memoryFix: (ns, _injector, limit, m) =>
+      helmUpgrade(kumaRelease(m, ns), 'kuma/kuma', ns, [['controlPlane.resources.limits.memory', limit]], text`durable, if installed with Helm`),
+    certFix: (ns, injector, certManager, m) => [
+      comment`delete the webhook certificate Secret: ${lit(certManager ? 'cert-manager re-issues it and patches the caBundle' : 'the upgrade below generates a new CA, certificate and caBundle, as Helm reuses the Secret while it exists')}`,
+      cmd`kubectl -n ${ns} delete secret ${TLS_SECRET}`,
+      ...(certManager
+        ? []
+        : helmUpgrade(
+            kumaRelease(m, ns),
+            'kuma/kuma',
+            ns,
+            [],
+            ['for a Helm install, or for a kumactl install instead: ', ...commandText(cmd`kumactl install control-plane | kubectl apply -f -`)],
+          )),
+      comment`the control plane loads its certificate at start`,
+      cmd`kubectl -n ${ns} rollout restart ${`deploy/${injector}`}`,
+    ],
+    restartReloads: '',
+  },
+
+  cni,
 };

@@ -77,126 +77,122 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
   name: 'linkerd',
   title: 'Linkerd',
 
-  proxyContainer: 'linkerd-proxy',
-  initContainers: ['linkerd-init'],
-  proxyImage: /(^|\/)proxy:|linkerd.*\/proxy(:|@|$)/,
+  containers: {
+    proxy: 'linkerd-proxy',
+    init: ['linkerd-init'],
+    image: /(^|\/)proxy:|linkerd.*\/proxy(:|@|$)/,
+  },
 
-  defaultNamespace: 'linkerd',
-  defaultInjector: INJECTOR,
-  injectorContainer: 'proxy-injector',
-  injectorPodSelector: 'linkerd.io/control-plane-component=proxy-injector',
-  defaultWebhookConfig: WEBHOOK_CONFIG,
-  ownsWebhook: (h) => h.name === WEBHOOK || h.serviceName === INJECTOR,
-  isInjectorDeployment: (name) => name === INJECTOR,
-  injectorDeployment: () => INJECTOR,
-  isControlPlaneNamespace: (ns) => labelsOf(ns)['linkerd.io/is-control-plane'] === 'true',
-  isControlPlaneWorkload: (l) => l['linkerd.io/control-plane-component'] !== undefined || l['linkerd.io/cni-resource'] !== undefined,
-  cni,
-  isOwnPod: (l, ns) => l['linkerd.io/control-plane-ns'] === ns || l['linkerd.io/extension'] !== undefined,
-  ownNamespaces: ['linkerd'],
-  excludedNamespaces: ['cert-manager'],
-  namedObjects: (namespaces) =>
-    namespaces.flatMap((ns) => [
-      { key: 'configmaps' as const, namespace: ns, name: 'linkerd-config' },
-      { key: 'configmaps' as const, namespace: ns, name: 'linkerd-identity-trust-roots' },
-      { key: 'secrets' as const, namespace: ns, name: 'linkerd-proxy-injector-k8s-tls' },
-      { key: 'secrets' as const, namespace: ns, name: 'linkerd-identity-issuer' },
-    ]),
-  configMapKey: (name) => (name === 'linkerd-config' ? 'values' : name === 'linkerd-identity-trust-roots' ? 'ca-bundle.crt' : undefined),
-
-  reinstall: (ns) => [
-    choice(text`re-render the control plane the way it was installed: run the one line for your install method`, [
-      { label: text`linkerd CLI`, steps: [cmd`linkerd upgrade | kubectl apply -f -`] },
-      { label: text`Helm`, steps: [cmd`helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values`] },
-    ]),
-  ],
-  expectedWebhookConfigs: () => [WEBHOOK_CONFIG],
-  listWebhookConfigs: (expected) => cmd`kubectl get mutatingwebhookconfigurations ${expected}`,
-  injectorMemoryFix: (ns, _injector, limit) => [
-    comment`durable, if installed with Helm`,
-    cmd`helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values --set proxyInjectorResources.memory.limit=${limit}`,
-  ],
-  webhookCertFix: (ns, injector, certManager) => [
-    comment`delete the webhook certificate Secret: ${lit(certManager ? 'cert-manager re-issues it' : 'the upgrade below re-creates it')}`,
-    cmd`kubectl -n ${ns} delete secret linkerd-proxy-injector-k8s-tls`,
-    ...(certManager
-      ? []
-      : [
-          comment`a new webhook certificate and caBundle: for a Helm install, run helm upgrade linkerd-control-plane instead of this line`,
-          cmd`linkerd upgrade | kubectl apply -f -`,
+  controlPlane: {
+    namespace: 'linkerd',
+    ownNamespaces: ['linkerd'],
+    excludedNamespaces: ['cert-manager'],
+    isNamespace: (ns) => labelsOf(ns)['linkerd.io/is-control-plane'] === 'true',
+    isWorkload: (l) => l['linkerd.io/control-plane-component'] !== undefined || l['linkerd.io/cni-resource'] !== undefined,
+    isOwnPod: (l, ns) => l['linkerd.io/control-plane-ns'] === ns || l['linkerd.io/extension'] !== undefined,
+    injector: {
+      name: INJECTOR,
+      container: 'proxy-injector',
+      podSelector: 'linkerd.io/control-plane-component=proxy-injector',
+      isDeployment: (name) => name === INJECTOR,
+      behind: () => INJECTOR,
+    },
+    webhooks: {
+      defaultConfig: WEBHOOK_CONFIG,
+      owns: (h) => h.name === WEBHOOK || h.serviceName === INJECTOR,
+      expectedConfigs: () => [WEBHOOK_CONFIG],
+      list: (expected) => cmd`kubectl get mutatingwebhookconfigurations ${expected}`,
+      servingCertSecrets: [
+        ['linkerd-proxy-injector-k8s-tls', 'tls.crt'],
+        ['linkerd-proxy-injector-tls', 'crt.pem'],
+      ],
+    },
+    reads: {
+      named: (namespaces) =>
+        namespaces.flatMap((ns) => [
+          { key: 'configmaps' as const, namespace: ns, name: 'linkerd-config' },
+          { key: 'configmaps' as const, namespace: ns, name: 'linkerd-identity-trust-roots' },
+          { key: 'secrets' as const, namespace: ns, name: 'linkerd-proxy-injector-k8s-tls' },
+          { key: 'secrets' as const, namespace: ns, name: 'linkerd-identity-issuer' },
         ]),
-    cmd`kubectl -n ${ns} rollout restart ${`deploy/${injector}`}`,
-  ],
-  restartReloads: '',
-  servingCertSecrets: [
-    ['linkerd-proxy-injector-k8s-tls', 'tls.crt'],
-    ['linkerd-proxy-injector-tls', 'crt.pem'],
-  ],
-
-  intent: (i) => isLinkerdEnabling(i.nsAnnotations[LINKERD_INJECT]) || isLinkerdEnabling(annotationsOf(i.template)[LINKERD_INJECT]),
-  templateAsks: (t) => isLinkerdEnabling(annotationsOf(t)[LINKERD_INJECT]),
-  templateAsking,
-  namespaceMarker,
-  enableMarker,
-  optOut: { field: 'annotations', key: LINKERD_INJECT, value: 'disabled' },
-  templateOptOut,
-  namespaceMarkerKeys: () => ({ field: 'annotations', keys: [LINKERD_INJECT] }),
-  namespaceEnabling: enabling,
-  templateEnabling: enabling,
-  templateMarkerInvalid: (t) => {
-    const v = annotationsOf(t)[LINKERD_INJECT];
-    return v !== undefined && !isLinkerdValid(v);
+      configMapKeys: (name) => (name === 'linkerd-config' ? 'values' : name === 'linkerd-identity-trust-roots' ? 'ca-bundle.crt' : undefined),
+    },
   },
-  namespaceProblems,
-  workloadProblems,
 
-  injector: (m, i) =>
-    linkerdInjector(i.nsAnnotations, i.template, { tokenProjection: tokenProjection(m), ...(i.proxyPresent ? { proxyPresent: i.proxyPresent } : {}) }),
-  skippedEventPrefix: 'Linkerd sidecar proxy injection skipped: ',
-  tokenRequirement: (m) =>
-    tokenProjection(m) ? undefined : { why: 'Linkerd runs without projected identity tokens', evidence: { serviceAccountTokenProjection: false } },
-
-  resourceAnnotations: RESOURCE_ANNOTATIONS,
-  // values-ha.yaml's proxy resources.
-  suggestedResources: { 'requests.cpu': '100m', 'requests.memory': '20Mi', 'limits.cpu': '1', 'limits.memory': '250Mi' },
-  namespaceResourceAnnotations: true,
-  /**
-   * charts/linkerd-control-plane values.yaml: no proxy requests or limits by default;
-   * `proxy.resources.{cpu,memory}.{request,limit}` in the linkerd-config values; overridden by the
-   * config.linkerd.io annotations on the pod template, else on the namespace.
-   */
-  proxyResources: (m, w, observed, observedFrom) => {
-    const tmpl = annotationsOf(w.template);
-    const ns = annotationsOf(m.namespace(w.namespace));
-    const values = valueAt(linkerdValues(m), 'proxy', 'resources');
-    const out: Partial<Record<ResourceKey, { value: unknown; from: string }>> = {};
-    for (const key of Object.keys(RESOURCE_ANNOTATIONS) as ResourceKey[]) {
-      const [kind, r] = split(key);
-      const ann = RESOURCE_ANNOTATIONS[key];
-      const leaf = kind === 'requests' ? 'request' : 'limit';
-      if (tmpl[ann] !== undefined) out[key] = { value: tmpl[ann], from: `pod template annotation ${ann}` };
-      else if (observed) out[key] = { value: valueAt(observed, kind, r), from: observedFrom! };
-      else if (ns[ann] !== undefined) out[key] = { value: ns[ann], from: `namespace annotation ${ann}` };
-      else out[key] = { value: valueAt(values, r, leaf), from: `linkerd-config proxy.resources.${r}.${leaf}` };
-    }
-    return out;
+  markers: {
+    intent: (i) => isLinkerdEnabling(i.nsAnnotations[LINKERD_INJECT]) || isLinkerdEnabling(annotationsOf(i.template)[LINKERD_INJECT]),
+    templateAsks: (t) => isLinkerdEnabling(annotationsOf(t)[LINKERD_INJECT]),
+    templateAsking,
+    namespaceMarker,
+    enableMarker,
+    optOut: { field: 'annotations', key: LINKERD_INJECT, value: 'disabled' },
+    templateOptOut,
+    namespaceMarkerKeys: () => ({ field: 'annotations', keys: [LINKERD_INJECT] }),
+    namespaceEnabling: enabling,
+    templateEnabling: enabling,
+    templateMarkerInvalid: (t) => {
+      const v = annotationsOf(t)[LINKERD_INJECT];
+      return v !== undefined && !isLinkerdValid(v);
+    },
+    namespaceProblems,
+    workloadProblems,
   },
-  nativeSidecar: (m, w: Workload) => {
-    const tmpl = annotationsOf(w.template);
-    const ns = annotationsOf(m.namespace(w.namespace));
-    for (const [where, ann] of [
-      ['pod template', tmpl],
-      ['namespace', ns],
-    ] as const) {
-      const key = NATIVE.find((k) => ann[k] !== undefined);
-      if (key) return { native: ann[key] === 'true', reason: `${where} annotation ${key}=${ann[key]}` };
-    }
-    if (valueAt(linkerdValues(m), 'proxy', 'nativeSidecar') === true) return { native: true, reason: 'linkerd-config proxy.nativeSidecar: true' };
-    return undefined;
-  },
-  nativeSidecarAnnotation: 'config.beta.linkerd.io/proxy-enable-native-sidecar',
 
-  job: {
+  injector: {
+    decide: (m, i) =>
+      linkerdInjector(i.nsAnnotations, i.template, { tokenProjection: tokenProjection(m), ...(i.proxyPresent ? { proxyPresent: i.proxyPresent } : {}) }),
+    skippedEventPrefix: 'Linkerd sidecar proxy injection skipped: ',
+    token: (m) =>
+      tokenProjection(m) ? undefined : { why: 'Linkerd runs without projected identity tokens', evidence: { serviceAccountTokenProjection: false } },
+  },
+
+  proxy: {
+    resources: {
+      annotations: RESOURCE_ANNOTATIONS,
+      onNamespace: true,
+      // values-ha.yaml's proxy resources.
+      suggested: { 'requests.cpu': '100m', 'requests.memory': '20Mi', 'limits.cpu': '1', 'limits.memory': '250Mi' },
+      /**
+       * charts/linkerd-control-plane values.yaml: no proxy requests or limits by default;
+       * `proxy.resources.{cpu,memory}.{request,limit}` in the linkerd-config values; overridden by the
+       * config.linkerd.io annotations on the pod template, else on the namespace.
+       */
+      of: (m, w, observed, observedFrom) => {
+        const tmpl = annotationsOf(w.template);
+        const ns = annotationsOf(m.namespace(w.namespace));
+        const values = valueAt(linkerdValues(m), 'proxy', 'resources');
+        const out: Partial<Record<ResourceKey, { value: unknown; from: string }>> = {};
+        for (const key of Object.keys(RESOURCE_ANNOTATIONS) as ResourceKey[]) {
+          const [kind, r] = split(key);
+          const ann = RESOURCE_ANNOTATIONS[key];
+          const leaf = kind === 'requests' ? 'request' : 'limit';
+          if (tmpl[ann] !== undefined) out[key] = { value: tmpl[ann], from: `pod template annotation ${ann}` };
+          else if (observed) out[key] = { value: valueAt(observed, kind, r), from: observedFrom! };
+          else if (ns[ann] !== undefined) out[key] = { value: ns[ann], from: `namespace annotation ${ann}` };
+          else out[key] = { value: valueAt(values, r, leaf), from: `linkerd-config proxy.resources.${r}.${leaf}` };
+        }
+        return out;
+      },
+    },
+    native: {
+      decide: (m, w: Workload) => {
+        const tmpl = annotationsOf(w.template);
+        const ns = annotationsOf(m.namespace(w.namespace));
+        for (const [where, ann] of [
+          ['pod template', tmpl],
+          ['namespace', ns],
+        ] as const) {
+          const key = NATIVE.find((k) => ann[k] !== undefined);
+          if (key) return { native: ann[key] === 'true', reason: `${where} annotation ${key}=${ann[key]}` };
+        }
+        if (valueAt(linkerdValues(m), 'proxy', 'nativeSidecar') === true) return { native: true, reason: 'linkerd-config proxy.nativeSidecar: true' };
+        return undefined;
+      },
+      annotation: 'config.beta.linkerd.io/proxy-enable-native-sidecar',
+    },
+  },
+
+  jobs: {
     shutdown: /linkerd-await\b.*--shutdown|:4191\/shutdown/,
     shutdownWords: ['linkerd-await\\b', '--shutdown', ':4191\\/shutdown'],
     alternatives: [
@@ -205,6 +201,33 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
     ],
     relief: (_pods, ns, job) => [comment`the app has exited, and linkerd-proxy has no shell to stop it from`, cmd`kubectl delete job ${job} -n ${ns}`],
   },
+
+  install: {
+    reinstall: (ns) => [
+      choice(text`re-render the control plane the way it was installed: run the one line for your install method`, [
+        { label: text`linkerd CLI`, steps: [cmd`linkerd upgrade | kubectl apply -f -`] },
+        { label: text`Helm`, steps: [cmd`helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values`] },
+      ]),
+    ],
+    memoryFix: (ns, _injector, limit) => [
+      comment`durable, if installed with Helm`,
+      cmd`helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values --set proxyInjectorResources.memory.limit=${limit}`,
+    ],
+    certFix: (ns, injector, certManager) => [
+      comment`delete the webhook certificate Secret: ${lit(certManager ? 'cert-manager re-issues it' : 'the upgrade below re-creates it')}`,
+      cmd`kubectl -n ${ns} delete secret linkerd-proxy-injector-k8s-tls`,
+      ...(certManager
+        ? []
+        : [
+            comment`a new webhook certificate and caBundle: for a Helm install, run helm upgrade linkerd-control-plane instead of this line`,
+            cmd`linkerd upgrade | kubectl apply -f -`,
+          ]),
+      cmd`kubectl -n ${ns} rollout restart ${`deploy/${injector}`}`,
+    ],
+    restartReloads: '',
+  },
+
+  cni,
 
   identity: {
     issuer: 'linkerd-identity',
