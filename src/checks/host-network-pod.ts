@@ -31,7 +31,7 @@ export default defineCheck({
         const marker = namespaceMarker(m, mesh, m.namespace(w.namespace));
         if (!marker.enabled || templateOptOut(mesh, w.template)) continue; // nobody expects this mesh here
         // A mesh whose injector has no hostNetwork rule injects these pods like any other.
-        if (!m.decision(w, mesh)?.injector.some((s) => s.rule === 'hostNetwork' && !s.ok)) continue;
+        if (!m.decision(w, mesh)?.injector.some((s) => s.kind === 'host-network' && !s.ok)) continue;
         yield {
           mesh,
           message: `${w.kind} ${w.namespace}/${w.name} uses hostNetwork, so ${meshTitle(mesh)} never injects it (by design), although namespace ${w.namespace} has ${marker.text}.`,

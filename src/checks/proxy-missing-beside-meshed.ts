@@ -27,21 +27,12 @@
  */
 import { cmd, type Step } from '../fix/steps.js';
 import { podSpec } from '../k8s/pods.js';
-import { meshTitle, profileOf } from '../mesh/registry.js';
+import { meshTitle } from '../mesh/registry.js';
 import { recreateCommands } from '../fix/commands.js';
 import { injectionSkip } from '../facts/controlplane.js';
-import { templateOptOut } from '../facts/markers.js';
+import { templateOptOut, templateAsks, templateMarkerInvalid } from '../facts/markers.js';
 import { podEvidence } from '../facts/missing-proxy.js';
-import {
-  meshOwnNamespace,
-  meshedByNamespace,
-  meshedWithoutProxy,
-  meshesAllowed,
-  namespaceAsks,
-  notExamined,
-  notExaminedText,
-  templateAsks,
-} from '../facts/siblings.js';
+import { meshOwnNamespace, meshedByNamespace, meshedWithoutProxy, meshesAllowed, namespaceAsks, notExamined, notExaminedText } from '../facts/siblings.js';
 import { podStates, type Workload } from '../facts/model.js';
 import { sidecarlessOf } from '../facts/sidecarless.js';
 import type { K8sObject } from '../util/types.js';
@@ -90,7 +81,7 @@ export default defineCheck({
       for (const mesh of meshesAllowed(m)) {
         if (meshOwnNamespace(m, w.namespace, mesh)) continue; // control planes and never-injected namespaces
         if (templateOptOut(mesh, w.template)) continue; // a choice: pod-opted-out
-        if (profileOf(mesh).markers.templateMarkerInvalid(w.template)) continue; // the injector skips it: injection-marker-invalid
+        if (templateMarkerInvalid(mesh, w.template)) continue; // the injector skips it: injection-marker-invalid
         const nsAsks = namespaceAsks(m, w.namespace, mesh);
         const asks = templateAsks(mesh, w.template);
         if (nsAsks === false && !asks) continue; // the Namespace was read and does not ask: nothing failed

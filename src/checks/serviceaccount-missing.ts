@@ -28,7 +28,7 @@ import { objectChange, setOnTemplateSpec } from '../fix/commands.js';
 import { failedCreateEvents } from '../facts/resources.js';
 import { nameOf, str } from '../util/objects.js';
 import { profileOf } from '../mesh/registry.js';
-import { TOKEN_RULE, tokenCause } from '../facts/denials.js';
+import { tokenCause } from '../facts/denials.js';
 import { defineCheck, meta } from './define.js';
 
 export default defineCheck({
@@ -63,12 +63,12 @@ export default defineCheck({
       const need = d && profileOf(d.mesh).injector.token!(m)!;
       if (!d || !need) continue;
       // Every other reason to skip the pod is another check's finding.
-      if (!d.injector.every((s) => s.ok || s.rule === TOKEN_RULE)) continue;
+      if (!d.injector.every((s) => s.ok || s.kind === 'token')) continue;
       const onPod = spec.automountServiceAccountToken === false;
       const onSa = spec.automountServiceAccountToken === undefined && saObj.automountServiceAccountToken === false;
       if (!onPod && !onSa) continue;
       // The template turns the token off, yet the injector's own token rule passes (a token mounted at its path by hand): not refused.
-      if (onPod && d.injector.some((s) => s.rule === 'service-account-token' && s.ok)) continue;
+      if (onPod && d.injector.some((s) => s.kind === 'token' && s.ok)) continue;
       const unmeshed = podStates(w).unmeshed.map(nameOf);
       // The mesh's injector skips such pods (created without a proxy) or denies them (none created).
       const outcome = need.denies ? 'so the injector denies its pods and none can be created' : 'so its pods are not injected';

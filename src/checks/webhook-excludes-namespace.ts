@@ -21,7 +21,7 @@ import { selectorTerms, termMatches } from '../k8s/selectors.js';
 import { namespaceChange, recreateAll, recreateCommands, removeFromTemplate, setOnTemplate } from '../fix/commands.js';
 import { choiceEvidence, choiceFix, chooseMesh, mustChoose } from '../facts/choice.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
-import { namespaceMarker, templateOptOut } from '../facts/markers.js';
+import { namespaceMarker, templateOptOut, templateAsks, namespaceMarkerKeys, templateAsking } from '../facts/markers.js';
 import { evalWebhook, namespaceLabels, rulesMatchPodCreate, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
 import { podStates, type Workload } from '../facts/model.js';
 import type { FindingInput } from './define.js';
@@ -107,7 +107,7 @@ export default defineCheck({
         if (templateOptOut(mesh, w.template)) continue; // a deliberate opt-out: pod-opted-out reports it
         if (markerExplains(m, w, mesh)) continue; // injection-marker-invalid reports the cause
         const calls = d.calls.filter((c) => c.rules);
-        const ignored = d.injector.find((s) => s.rule === 'ignored-namespace' && !s.ok)?.detail;
+        const ignored = d.injector.find((s) => s.kind === 'system-namespace' && !s.ok)?.detail;
         if (d.called && !ignored) continue;
         if (ignored || calls.every((c) => !c.namespaceSelector.matched)) {
           byNamespace.push({ w, calls, ...(ignored ? { ignored } : {}) });
@@ -176,7 +176,7 @@ export default defineCheck({
         // that lets the webhook see those pods alone (never enabling the namespace for every pod).
         const optIn = profile.markers.podOptInNamespaceLabel;
         const podsOnly =
-          !ignored && optIn && !marker.present && ws.every((w) => profile.markers.templateAsks(w.template))
+          !ignored && optIn && !marker.present && ws.every((w) => templateAsks(mesh, w.template))
             ? [{ key: optIn.key, value: optIn.value }].filter((c) =>
                 podHooks.some((h) => ws.every((w) => evalWebhook(h, applyChanges(nsLabels, [c]), newPodLabels(w)).called)),
               )
@@ -211,11 +211,9 @@ export default defineCheck({
         // overrides that (templates/mutatingwebhook.yaml @86c9f01f: every webhook needs the label
         // absent or "enabled"), and relabelling the namespace would inject every other workload in
         // it. A warning about the workloads that ask, with the choices as comments.
-        const markerKeys = profile.markers.namespaceMarkerKeys(nsObj).keys;
+        const markerKeys = namespaceMarkerKeys(mesh, nsObj).keys;
         if (!ignored && !choices && marker.present && !marker.enabled && repair?.some((c) => markerKeys.includes(c.key))) {
-          const asking = ws.map(
-            (w) => `${w.kind}/${w.name}${profile.markers.templateAsking(w.template) ? ` (${profile.markers.templateAsking(w.template)})` : ''}`,
-          );
+          const asking = ws.map((w) => `${w.kind}/${w.name}${templateAsking(mesh, w.template) ? ` (${templateAsking(mesh, w.template)})` : ''}`);
           const relabel = [...namespaceChange(m, ns, 'labels', repair), ...recreate];
           found.push({
             ns,
@@ -244,7 +242,7 @@ export default defineCheck({
                       steps: [
                         noteStep(
                           ws.flatMap((w, i): Part[] => {
-                            const by = profile.markers.templateAsking(w.template);
+                            const by = templateAsking(mesh, w.template);
                             return [
                               i === 0 ? 'drop the injection request from ' : ', ',
                               { value: `${w.kind}/${w.name}` },

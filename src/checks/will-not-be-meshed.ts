@@ -20,12 +20,12 @@
  * never injects; the verdicts say why). The workload is in the manifests, so its template is
  * fixed there (file and document); so is the Namespace when it is in the manifests.
  */
-import { meshTitle, profileOf } from '../mesh/registry.js';
+import { meshTitle } from '../mesh/registry.js';
 import { namespaceChange, setOnTemplate } from '../fix/commands.js';
 import { choiceEvidence, choiceFix, chooseMesh, mustChoose, type MeshChoice } from '../facts/choice.js';
 import { decide, type Decision } from '../facts/decision.js';
 import { changedTemplate, workloadProblems, type Problem } from '../facts/marker-problems.js';
-import { enableMarker, namespaceMarker, templateOptOut } from '../facts/markers.js';
+import { enableMarker, namespaceMarker, templateOptOut, podOptIn } from '../facts/markers.js';
 import { namespaceLabels } from '../mesh/webhooks.js';
 import { desiredPods, podStates, type Model, type Workload } from '../facts/model.js';
 import type { MeshName } from '../mesh/names.js';
@@ -66,7 +66,7 @@ function fixFor(m: Model, w: Workload, mesh: MeshName): { fix: Step[]; problem?:
   if (problem && injects(false)) return { fix: templateFix, problem };
   // The template's own opt-in where the mesh has no namespace marker (its pods opt in one by one),
   // or where the namespace's marker keeps the mesh off on purpose (turning it on would mesh every pod).
-  const optIn = profileOf(mesh).markers.templateOptIn;
+  const optIn = podOptIn(mesh);
   const nsMarker = namespaceMarker(m, mesh, nsObj);
   if (optIn && !problem && (!marker || (nsMarker.present && !nsMarker.enabled))) {
     const t = changedTemplate(w.template, [{ field: optIn.field, key: optIn.key, value: optIn.value }]);

@@ -11,9 +11,9 @@
 import { podStates, type Model, type Workload } from './model.js';
 import { choice as fixChoice, lit, text } from '../fix/steps.js';
 import { note, plural } from '../util/objects.js';
-import { namespaceMarker, templateOptOut } from './markers.js';
+import { namespaceMarker, templateOptOut, templateAsking, templateAsks } from './markers.js';
 import { MESH_NAMES, type MeshName } from '../mesh/names.js';
-import { meshList, meshTitle, profileOf } from '../mesh/registry.js';
+import { meshList, meshTitle } from '../mesh/registry.js';
 import type { Step } from '../fix/steps.js';
 
 /**
@@ -21,8 +21,7 @@ import type { Step } from '../fix/steps.js';
  * text ("annotation linkerd.io/inject=enable"); undefined when it names this mesh nowhere, or
  * only to opt out.
  */
-export const templateMarkerText = (mesh: MeshName, template: { metadata?: unknown } | undefined): string | undefined =>
-  profileOf(mesh).markers.templateAsking(template);
+export const templateMarkerText = (mesh: MeshName, template: { metadata?: unknown } | undefined): string | undefined => templateAsking(mesh, template);
 
 /**
  * A pod created now from this workload's template would be injected by `mesh`: the injection
@@ -32,7 +31,7 @@ export const templateMarkerText = (mesh: MeshName, template: { metadata?: unknow
 export function meshWouldInject(m: Model, w: Workload, mesh: MeshName): boolean {
   if (m.mesh(mesh)) return !!m.decision(w, mesh)?.inject;
   if (!m.meshInstalled(mesh)) return false;
-  return profileOf(mesh).markers.templateAsks(w.template) || (namespaceMarker(m, mesh, m.namespace(w.namespace)).enabled && !templateOptOut(mesh, w.template));
+  return templateAsks(mesh, w.template) || (namespaceMarker(m, mesh, m.namespace(w.namespace)).enabled && !templateOptOut(mesh, w.template));
 }
 
 /** The meshes installed in the cluster, whatever --mesh says. */

@@ -17,9 +17,6 @@ export const markerCause = (p: Pick<Problem, 'mesh' | 'resource'>): Cause => ({ 
 /** The cause a serviceaccount-missing finding about a turned-off token carries. */
 export const tokenCause = (mesh: MeshName, ref: ResourceRef): Cause => ({ kind: 'token-off', mesh, resource: ref });
 
-/** The decision step of the injectors that reads the ServiceAccount token (Linkerd's and Consul's). */
-export const TOKEN_RULE = 'service-account-token';
-
 /**
  * The key of the finding that explains why this mesh's injector denies the workload's pods, when
  * one can: its marker problem (the workload's own, else its namespace's) where the failing step
@@ -29,12 +26,12 @@ export const TOKEN_RULE = 'service-account-token';
  */
 export function denialCause(m: Model, w: Workload, mesh: MeshName): Cause | undefined {
   const step = m.decision(w, mesh)?.injector.find((s) => !s.ok);
-  if (step?.denies && step.marker) {
+  if (step?.denies && step.kind === 'marker') {
     const own = workloadProblems(m, w).find((p) => p.mesh === mesh);
     const ns = namespaceProblems(m, w.namespace).find((p) => p.mesh === mesh || p.explains?.includes(mesh));
     const p = own ?? ns;
     return p ? markerCause(p) : undefined;
   }
-  if (step ? step.denies && step.rule === TOKEN_RULE : profileOf(mesh).injector.token?.(m)?.denies) return tokenCause(mesh, w.ref);
+  if (step ? step.denies && step.kind === 'token' : profileOf(mesh).injector.token?.(m)?.denies) return tokenCause(mesh, w.ref);
   return undefined;
 }

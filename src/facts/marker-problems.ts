@@ -10,14 +10,18 @@
  * is removed instead of corrected (it does nothing either way); undecided, the fix is the choice,
  * as comments.
  */
+import { asksOn } from '../mesh/asks.js';
+import { fieldWord, markerText, templateMarker, valueAt, type MarkerSetting, type StrayKey } from '../mesh/marker-table.js';
+import type { MarkerProblemDraft, MeshProfile, NamespaceProblemContext, WorkloadProblemContext } from '../mesh/profile.js';
 import { KUBE_SYSTEM_NAMESPACES } from '../mesh/constants.js';
 import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, meshWouldInject, mustChoose, type MeshChoice } from './choice.js';
-import { namespaceMarker, optOutMarker, templateOptOut } from './markers.js';
+import { namespaceMarker, optOutMarker, templateOptOut, namespaceMarkerKeys, templateAsking } from './markers.js';
 import type { MeshName } from '../mesh/names.js';
 import { PROFILE_LIST, meshTitle, profileOf } from '../mesh/registry.js';
 import { decide } from './decision.js';
-import { namespaceLabels } from '../mesh/webhooks.js';
-import { namespaceChange, recreateAll, recreateEvidence, setOnTemplate } from '../fix/commands.js';
+import { evalWebhook, namespaceLabels } from '../mesh/webhooks.js';
+import { newPodLabels } from '../k8s/pod-labels.js';
+import { namespaceChange, recreateAll, recreateEvidence, setOnTemplate, removeFromTemplate, removeFromObject } from '../fix/commands.js';
 import { podStates, type Model, type Workload } from './model.js';
 import type { ResourceRef } from '../util/types.js';
 import { annotationsOf, isObj, labelsOf } from '../util/objects.js';
@@ -89,9 +93,10 @@ export function namespaceProblems(m: Model, ns: string): Problem[] {
       const waiting = () =>
         inNs.filter((w) => {
           const s = podStates(w);
-          return s.unmeshed.length > 0 && !s.hostNetwork && !p.markers.templateOptOut(w.template);
+          return s.unmeshed.length > 0 && !s.hostNetwork && !templateOptOut(p.name, w.template);
         });
-      for (const d of p.markers.namespaceProblems(m, { ns, obj, labels, annotations, set, unset, workloads: inNs, waiting })) {
+      const c: NamespaceProblemContext = { ns, obj, labels, annotations, set, unset, workloads: inNs, waiting };
+      for (const d of [...p.markers.rules.namespace(m, c), ...tableNamespaceProblems(m, p, c)]) {
         const recreate = d.recreate ?? [];
         out.push({ ...d, mesh: p.name, recreate, resource: ref, affectedPods: d.affectedPods ?? unmeshedPods(recreate) });
       }
@@ -101,13 +106,132 @@ export function namespaceProblems(m: Model, ns: string): Problem[] {
 }
 
 /**
+ * The mistakes made the same way with every mesh's markers, found from its table: a key written
+ * in the field the mesh does not read (a label for an annotation, or the reverse) or a key of an
+ * injector long gone, where the namespace has no marker of the mesh.
+ */
+function tableNamespaceProblems(m: Model, p: MeshProfile, c: NamespaceProblemContext): MarkerProblemDraft[] {
+  const t = p.markers;
+  // With the marker present, a stray key beside it changes nothing.
+  if (!m.meshPossible(p.name) || t.namespace.some((k) => valueAt(c.obj, k) !== undefined)) return [];
+  const enable = t.enableMarker(c.ns, m.webhooksOf(p.name));
+  if (!enable) return [];
+  const out: MarkerProblemDraft[] = [];
+  for (const s of t.strays) {
+    const v = s.on === 'namespace' && !s.ownRule ? valueAt(c.obj, s) : undefined;
+    if (!asksOn(v)) continue;
+    out.push({
+      message: s.legacy
+        ? `Namespace ${c.ns} has the legacy ${markerText(s, v)} of ${s.legacy}, which today's ${p.title} ignores, so it injects no pod in it.`
+        : `Namespace ${c.ns} has ${markerText(s, v)}, but ${p.title} reads only the ${fieldWord(enable.field)} ${enable.key}${since(s)}, so it injects no pod in it.`,
+      evidence: { marker: markerText(s, v), expected: enable.text },
+      fix: [...c.set(enable.field, enable.key, enable.value), ...c.unset(s.field, s.key)],
+      recreate: c.waiting(),
+      remove: c.unset(s.field, s.key),
+    });
+  }
+  return out;
+}
+
+const since = (s: StrayKey) => (s.since ? ` (since ${s.since})` : '');
+
+/**
+ * The same for a pod template, and the places people mistake for it: the controller's own
+ * metadata, a CronJob's spec.jobTemplate.metadata (it labels and annotates the Jobs, not their
+ * pods). Only where the template has no marker of the mesh and its namespace does not enable it
+ * (there they change nothing; where the Namespace was not read, that cannot be known).
+ */
+function tableWorkloadProblems(m: Model, p: MeshProfile, c: WorkloadProblemContext): MarkerProblemDraft[] {
+  const t = p.markers;
+  const { w, id, where } = c;
+  if (!m.meshPossible(p.name) || templateMarker(t, w.template) || !m.has('namespaces')) return [];
+  if (namespaceMarker(m, p.name, m.namespace(w.namespace)).enabled) return [];
+  const out: MarkerProblemDraft[] = [];
+  for (const s of t.strays) {
+    const v = s.on === 'template' && !s.ownRule ? valueAt(w.template, s) : undefined;
+    if (!asksOn(v)) continue;
+    const ns = podOptInNamespace(m, p, w, t.ask);
+    out.push({
+      message: `${id} has ${where} ${markerText(s, v)}, but ${p.title} reads only the ${fieldWord(t.ask.field)} ${t.ask.key}${since(s)}, so its pods are not injected.`,
+      evidence: { marker: `${where} ${markerText(s, v)}`, expected: `${where} ${markerText(t.ask, t.ask.value)}`, ...ns.evidence },
+      fix: [...ns.fix, ...setOnTemplate(w, t.ask.field, t.ask.key, t.ask.value), ...removeFromTemplate(w, s.field, s.key)],
+      remove: removeFromTemplate(w, s.field, s.key),
+      templateChanges: [
+        { field: t.ask.field, key: t.ask.key, value: t.ask.value },
+        { field: s.field, key: s.key },
+      ],
+    });
+  }
+  // One finding for the workload: the stray's fix sets the marker on the template already.
+  if (out.length) return out;
+  const spec = isObj(w.obj?.spec) ? w.obj.spec : undefined;
+  const jobTemplate = w.kind === 'CronJob' && isObj(spec?.jobTemplate) ? spec.jobTemplate : undefined;
+  const places = [
+    ...(w.templatePath ? [{ obj: w.obj, path: 'metadata' as const, on: 'on its own metadata', marker: `${w.kind} metadata`, expected: 'pod template' }] : []),
+    ...(jobTemplate
+      ? [
+          {
+            obj: jobTemplate,
+            path: 'spec.jobTemplate.metadata' as const,
+            on: 'on spec.jobTemplate.metadata',
+            marker: 'jobTemplate metadata',
+            expected: 'pod template (spec.jobTemplate.spec.template)',
+          },
+        ]
+      : []),
+  ];
+  for (const place of places) {
+    for (const k of t.template) {
+      const v = valueAt(place.obj, k);
+      if (!asksOn(v)) continue;
+      // The value itself where it asks on its own on a template, else the mesh's own marker.
+      const set: MarkerSetting = (k.alone ? k.alone(v) : k.read(v) === true) ? { field: k.field, key: k.key, value: v } : t.ask;
+      const why =
+        place.path === 'metadata'
+          ? `but ${p.title} reads it only from the pod template`
+          : `which ${k.field === 'labels' ? 'labels' : 'annotates'} its Jobs, not their pods`;
+      const ns = podOptInNamespace(m, p, w, set);
+      out.push({
+        message: `${id} has ${markerText(k, v)} ${place.on}, ${why}, so its pods are not injected.`,
+        evidence: { marker: `${place.marker} ${markerText(k, v)}`, expected: `${place.expected} ${markerText(set, set.value)}`, ...ns.evidence },
+        fix: [...ns.fix, ...setOnTemplate(w, set.field, set.key, set.value), ...removeFromObject(w, place.path, k.field, k.key)],
+        remove: removeFromObject(w, place.path, k.field, k.key),
+        templateChanges: [{ field: set.field, key: set.key, value: set.value }],
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Where the mesh's webhook sees pods that ask on their own only in a namespace carrying a label
+ * (Kuma >= 2.11: kumahq/kuma v2.14.3 cp-webhooks-and-secrets.yaml, the pods webhook needs
+ * kuma.io/sidecar-injection to exist): the namespace change that lets a template with `set` in,
+ * when no webhook would be called without it and one is with it.
+ */
+function podOptInNamespace(m: Model, p: MeshProfile, w: Workload, set: MarkerSetting): { fix: Step[]; evidence: Record<string, string> } {
+  const label = p.markers.podOptInNamespaceLabel;
+  const hooks = m.webhooksOf(p.name);
+  const obj = m.namespace(w.namespace);
+  if (!label || hooks.length === 0 || labelsOf(obj)[label.key] !== undefined) return { fix: [], evidence: {} };
+  const nsLabels = namespaceLabels(obj, w.namespace);
+  const podLabels = set.field === 'labels' ? { ...newPodLabels(w), [set.key]: set.value } : newPodLabels(w);
+  if (hooks.some((h) => evalWebhook(h, nsLabels, podLabels).called)) return { fix: [], evidence: {} };
+  if (!hooks.some((h) => evalWebhook(h, { ...nsLabels, [label.key]: label.value }, podLabels).called)) return { fix: [], evidence: {} };
+  return {
+    fix: namespaceChange(m, w.namespace, 'labels', [{ key: label.key, value: label.value }]),
+    evidence: { namespaceLabel: `${label.key}=${label.value}` },
+  };
+}
+
+/**
  * The commands removing every namespace marker of a mesh that makes it inject (Linkerd's
  * annotation; Istio's istio-injection and istio.io/rev labels: removing the first alone would let
  * the second select a webhook).
  */
 function removeNamespaceMarker(m: Model, ns: string, mesh: MeshName): Step[] {
   const p = profileOf(mesh);
-  const { field, keys } = p.markers.namespaceMarkerKeys(m.namespace(ns));
+  const { field, keys } = namespaceMarkerKeys(mesh, m.namespace(ns));
   if (keys.length === 0) {
     // A mesh with no namespace marker (its injector's settings enable the namespace): each
     // workload's template opts out (those asking the mesh themselves are their own choice), or the
@@ -116,7 +240,7 @@ function removeNamespaceMarker(m: Model, ns: string, mesh: MeshName): Step[] {
     return [
       ...m
         .appWorkloadsIn(ns)
-        .filter((w) => !p.markers.templateOptOut(w.template) && !p.markers.templateAsking(w.template))
+        .filter((w) => !templateOptOut(mesh, w.template) && !templateAsking(mesh, w.template))
         .flatMap((w) => setOnTemplate(w, o.field, o.key, o.value)),
       ...(p.markers.namespaceSettingOff?.(m, ns) ?? []),
     ];
@@ -157,7 +281,7 @@ function bothAsked(m: Model, ns: string): Problem[] {
       message: `Namespace ${ns} asks both ${texts} to inject its pods, so every new pod in it is sent to both injectors; ${
         other
           ? `${chosenText(choice)}, so the fix ${
-              profileOf(other).markers.namespaceMarkerKeys(obj).keys.length
+              namespaceMarkerKeys(other, obj).keys.length
                 ? `removes the ${meshTitle(other)} marker`
                 : `opts the namespace's workloads out of ${meshTitle(other)}`
             } (running pods keep their proxy until re-created)`
@@ -223,7 +347,8 @@ export function workloadProblems(m: Model, w: Workload): Problem[] {
     const where = w.templatePath ? 'pod template' : 'pod';
     // Patching a template rolls the workload out (a Job is replaced); a bare pod must be re-created.
     for (const p of PROFILE_LIST) {
-      for (const d of p.markers.workloadProblems(m, { w, id, where, labels, annotations })) {
+      const c: WorkloadProblemContext = { w, id, where, labels, annotations };
+      for (const d of [...p.markers.rules.workload(m, c), ...tableWorkloadProblems(m, p, c)]) {
         out.push({ ...d, mesh: p.name, resource: w.ref, recreate: w.kind === 'Pod' ? [w] : [], affectedPods: podStates(w).unmeshed.length });
       }
     }
@@ -246,7 +371,7 @@ function bothAskedForWorkload(m: Model, w: Workload): Problem[] {
   const obj = m.namespace(w.namespace);
   const where = w.templatePath ? 'pod template' : 'pod';
   const how = (x: MeshName) => {
-    const t = profileOf(x).markers.templateAsking(w.template);
+    const t = templateAsking(x, w.template);
     return t ? `its ${where} ${t}` : `namespace ${w.namespace}'s ${namespaceMarker(m, x, obj).text ?? 'marker'}`;
   };
   const choice = chooseMesh(m, w.namespace, [w], asked);

@@ -10,10 +10,9 @@ import type { K8sObject } from '../util/types.js';
 import { time } from '../util/objects.js';
 import type { Decision } from './decision.js';
 import { markerExplains } from './marker-problems.js';
-import { templateOptOut } from './markers.js';
+import { templateOptOut, namespaceEnabling, templateEnabling } from './markers.js';
 import type { MeshName } from '../mesh/names.js';
 import type { Field } from '../mesh/profile.js';
-import { profileOf } from '../mesh/registry.js';
 import { meshedWithoutProxy } from './siblings.js';
 
 export interface MissingProxy {
@@ -72,13 +71,12 @@ const field = (obj: { metadata?: unknown } | undefined, prefix: string[], f: Fie
  */
 export function enablingMarkers(mesh: MeshName, ns: K8sObject | undefined, w: Workload): DatedMarker[] {
   const out: DatedMarker[] = [];
-  const p = profileOf(mesh);
-  const n = p.markers.namespaceEnabling(ns);
+  const n = namespaceEnabling(mesh, ns);
   if (n) {
     const setAt = field(ns, [], n.f, n.key);
     out.push({ on: `Namespace ${w.namespace}`, text: `${n.f.slice(0, -1)} ${n.key}=${n.value}`, ...(setAt ? { setAt } : {}) });
   }
-  const t = p.markers.templateEnabling(w.template);
+  const t = templateEnabling(mesh, w.template);
   if (t) {
     const prefix = w.templatePath
       .split('/')

@@ -13,7 +13,7 @@ import { isControlPlaneWorkload, podStates, type Model, type Workload } from './
 import type { K8sObject } from '../util/types.js';
 import { labelsOf } from '../util/objects.js';
 import { KUBE_SYSTEM_NAMESPACES } from '../mesh/constants.js';
-import { namespaceMarker } from './markers.js';
+import { namespaceMarker, templateAsks } from './markers.js';
 import { MESH_NAMES, type MeshName } from '../mesh/names.js';
 import { PROFILE_LIST, profileOf } from '../mesh/registry.js';
 import { proxyAlreadyPresent } from '../mesh/proxy.js';
@@ -22,7 +22,6 @@ import { proxyAlreadyPresent } from '../mesh/proxy.js';
 export const meshesAllowed = (m: Model): MeshName[] => MESH_NAMES.filter((x) => m.options.mesh === 'auto' || m.options.mesh === x);
 
 /** The pod template (or pod) asks this mesh for injection itself, whatever its namespace says. */
-export const templateAsks = (mesh: MeshName, template: { metadata?: unknown } | undefined): boolean => profileOf(mesh).markers.templateAsks(template);
 
 /** A pod meshed with no proxy container by design (a sidecar-less data plane); `ns`: its Namespace, when read. */
 export const meshedWithoutProxy = (pod: K8sObject, ns?: K8sObject): boolean => PROFILE_LIST.some((p) => p.sidecarless?.meshedWithoutProxy?.(pod, ns));

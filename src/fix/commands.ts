@@ -104,10 +104,10 @@ export const setOnTemplateSpec = (w: Workload, fields: Record<string, Scalar>): 
   );
 
 /**
- * Remove an annotation from the workload object's own metadata (`metadata`) or from a CronJob's
+ * Remove a label or annotation from the workload object's own metadata (`metadata`) or from a CronJob's
  * Job template metadata (`spec.jobTemplate.metadata`): not the pod template.
  */
-export function removeAnnotationFromObject(w: Workload, where: 'metadata' | 'spec.jobTemplate.metadata', key: string): Step[] {
+export function removeFromObject(w: Workload, where: 'metadata' | 'spec.jobTemplate.metadata', field: 'annotations' | 'labels', key: string): Step[] {
   const target = { kind: w.kind, namespace: w.namespace, name: w.name, ...(w.manifest ? { manifest: w.manifest } : {}) };
-  return [{ kind: 'edit', target, path: `${where}.annotations`, changes: [{ key }] }];
+  return [{ kind: 'edit', target, path: `${where}.${field}`, changes: [{ key }] }];
 }

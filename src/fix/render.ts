@@ -132,7 +132,8 @@ function objectEdit(t: Target, path: string, changes: readonly Change[], set: Re
   if (Object.keys(set).length)
     out.push(`kubectl patch ${shq(t.kind.toLowerCase())} ${shq(t.name)}${where} --type=merge -p ${shq(JSON.stringify(nest(path, { ...set })))}`);
   for (const key of remove) {
-    if (path === 'metadata.annotations') out.push(`kubectl annotate ${kref(t.kind, t.name)}${where} ${shq(`${key}-`)}`);
+    if (path === 'metadata.annotations' || path === 'metadata.labels')
+      out.push(`kubectl ${verb(fieldOf(path))} ${kref(t.kind, t.name)}${where} ${shq(`${key}-`)}`);
     else {
       const pointer = `/${path.split('.').join('/')}/${jsonPointer(key)}`;
       out.push(`kubectl patch ${kref(t.kind, t.name)}${where} --type=json -p ${shq(JSON.stringify([{ op: 'remove', path: pointer }]))}`);

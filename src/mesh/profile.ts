@@ -14,19 +14,12 @@ export type { NamedRef } from '../cluster/gather.js';
 export type { Decision, DecisionInput, Field, InjectorStep, MeshWebhook, Template, WebhookCall } from './types.js';
 import type { DecisionInput, Field, InjectorStep, MeshWebhook, Template } from './types.js';
 import type { K8sObject } from '../util/types.js';
+import type { MarkerTable, NamespaceMarker } from './marker-table.js';
+export type { Marker, MarkerTable, NamespaceMarker } from './marker-table.js';
 import type { MeshName } from './names.js';
 import type { Step } from '../fix/steps.js';
 
 export type ResourceKey = 'requests.cpu' | 'requests.memory' | 'limits.cpu' | 'limits.memory';
-
-export interface NamespaceMarker {
-  /** The namespace asks this mesh to inject every pod by default. */
-  enabled: boolean;
-  /** The namespace carries some marker for this mesh (valid or not, enabling or not). */
-  present: boolean;
-  /** The marker as written, for evidence: e.g. "annotation linkerd.io/inject=enabled". */
-  text?: string;
-}
 
 export interface EnableMarker {
   field: Field;
@@ -34,13 +27,6 @@ export interface EnableMarker {
   value: string;
   text: string;
   command: string;
-}
-
-/** A marker that asks for injection on its own (dated from managedFields by the caller). */
-export interface Marker {
-  f: Field;
-  key: string;
-  value: string;
 }
 
 /** A marker problem a profile finds (injection-marker-invalid); the resource and pods are stamped by the caller. */
@@ -214,56 +200,45 @@ export interface ControlPlane {
   };
 }
 
-/** What a namespace or a pod template says to this mesh, and the mistakes made with its markers. */
-export interface MarkerRules {
+/**
+ * What a namespace or a pod template says to this mesh: its marker table (data, read the same way
+ * for every mesh by src/mesh/marker-table.ts and src/facts/marker-problems.ts), and the rules that
+ * need the mesh's webhooks or settings.
+ */
+export interface Markers extends MarkerTable {
   /** The namespace or the template asks this mesh to inject (whether or not it will); `m` for settings of the injector itself (Consul's -default-inject). */
   intent(input: DecisionInput, m: MeshContext): boolean;
-  /** The pod template asks this mesh itself, whatever its namespace says. */
-  templateAsks(template: Template | undefined): boolean;
-  /** The marker of this mesh the template carries that asks for it, valid or not, as text. */
-  templateAsking(template: Template | undefined): string | undefined;
   /**
-   * What the namespace says about injection. `m` for a mesh whose injector settings stand in for
-   * a namespace marker (Consul: `-default-inject` with its allow and deny lists of namespaces).
+   * What the namespace says, where the injector's settings stand in for a namespace marker
+   * (Consul: `-default-inject` with its allow and deny lists of namespaces); default: the table.
    */
-  namespaceMarker(ns: K8sObject | undefined, m: MeshContext): NamespaceMarker;
+  namespaceMarker?(ns: K8sObject | undefined, m: MeshContext): NamespaceMarker;
   /**
    * The marker to set on a namespace; undefined for a mesh with no namespace marker, whose pods opt
-   * in one by one (Consul: `templateOptIn`).
+   * in one by one (Consul).
    */
   enableMarker(ns: string, webhooks: MeshWebhook[]): EnableMarker | undefined;
   /**
-   * The pod template marker that opts one workload in on its own: advised where the mesh has no
+   * The template's `ask` is advised to opt one workload in on its own: where the mesh has no
    * namespace marker (Consul), or where the namespace's marker keeps the mesh off on purpose (Kuma).
    */
-  readonly templateOptIn?: { field: Field; key: string; value: string };
+  readonly advisesPodOptIn?: true;
   /**
    * A namespace label under which the mesh's webhooks are called for the pods that ask themselves
-   * (templateOptIn) while the namespace stays off for every other pod (Kuma >= 2.11: its pods webhook
-   * selects namespaces where kuma.io/sidecar-injection exists; `disabled` keeps the rest unmeshed).
+   * while the namespace stays off for every other pod (Kuma >= 2.11: its pods webhook selects
+   * namespaces where kuma.io/sidecar-injection exists; `disabled` keeps the rest unmeshed).
    */
   readonly podOptInNamespaceLabel?: { key: string; value: string };
-  /** The pod template marker that opts out of this mesh. */
-  readonly optOut: { field: Field; key: string; value: string };
-  /** The pod template opts out of this mesh explicitly. */
-  templateOptOut(template: Template): { key: string; value: string; from: 'label' | 'annotation' } | undefined;
   /**
-   * For a mesh with no namespace marker (namespaceMarkerKeys empty) whose injector's own settings
-   * enable a namespace: how those settings leave namespace `ns` out instead (comment lines).
+   * For a mesh with no namespace marker whose injector's own settings enable a namespace: how those
+   * settings leave namespace `ns` out instead (comment lines).
    */
   namespaceSettingOff?(m: MeshContext, ns: string): Step[];
-  /** The namespace markers that make this mesh inject (all of them, to remove). */
-  namespaceMarkerKeys(ns: K8sObject | undefined): { field: Field; keys: string[] };
-  /** The namespace's own marker enabling this mesh. */
-  namespaceEnabling(ns: K8sObject | undefined): Marker | undefined;
-  /** The pod template's own marker enabling this mesh. */
-  templateEnabling(template: Template): Marker | undefined;
-  /** The template's marker for this mesh has a value the injector does not accept. */
-  templateMarkerInvalid(template: Template): boolean;
-  /** Marker problems of a namespace (injection-marker-invalid). */
-  namespaceProblems(m: MeshContext, c: NamespaceProblemContext): MarkerProblemDraft[];
-  /** Marker problems of a workload's template (injection-marker-invalid). */
-  workloadProblems(m: MeshContext, c: WorkloadProblemContext): MarkerProblemDraft[];
+  /** The mistakes with this mesh's markers that only its own rules find (invalid values, its webhooks' selectors, its versions). */
+  readonly rules: {
+    namespace(m: MeshContext, c: NamespaceProblemContext): MarkerProblemDraft[];
+    workload(m: MeshContext, c: WorkloadProblemContext): MarkerProblemDraft[];
+  };
 }
 
 /** The injector's own decision for a pod it is called for, and what it records. */
@@ -370,7 +345,7 @@ export interface MeshProfile {
   readonly title: string;
   readonly containers: Containers;
   readonly controlPlane: ControlPlane;
-  readonly markers: MarkerRules;
+  readonly markers: Markers;
   readonly injector: Injector;
   readonly proxy: Proxy;
   readonly jobs: Jobs;

@@ -33,7 +33,32 @@ export interface MeshWebhook {
 export type WebhookCall = Call<MeshWebhook>;
 
 /** One rule of an injector's decision, for `explain` and evidence. */
+/**
+ * What an injector step examines, the same for every mesh: checks test kinds, never one mesh's rule
+ * names. The pod's host network; a namespace the injector never injects, by design (Istio's ignored
+ * namespaces, Consul's kube-system and kube-public); a namespace its settings leave out (Consul's
+ * allow and deny lists); the mesh's own marker on the pod or its namespace; the injector's settings
+ * deciding for the pod (Istio's policy and never/always selectors, Consul's -default-inject); its
+ * configuration itself (Istio's injector ConfigMap); a proxy already in the pod; a pod label the
+ * injector skips (Kuma's exceptions); the ServiceAccount token; the proxy's UID taken by an app
+ * container; the injector's version.
+ */
+export type StepKind =
+  | 'host-network'
+  | 'system-namespace'
+  | 'namespace-setting'
+  | 'marker'
+  | 'injector-setting'
+  | 'injector-config'
+  | 'already-injected'
+  | 'exception'
+  | 'token'
+  | 'proxy-uid'
+  | 'version';
+
 export interface InjectorStep {
+  kind: StepKind;
+  /** The mesh's own name for the rule (its source's), for evidence. */
   rule: string;
   ok: boolean;
   detail: string;
@@ -50,8 +75,6 @@ export interface InjectorStep {
   };
   /** A failed step at which the injector returns an error, so the API server denies the pod (Kuma's and Consul's invalid values), rather than admitting it without a proxy. */
   denies?: boolean;
-  /** The step reads the mesh's own injection marker (its label or annotation), so a marker problem (injection-marker-invalid) explains its failure. */
-  marker?: boolean;
   /**
    * What the step depends on could not be read (the injector's flags in a namespace the Role does
    * not reach): its outcome is unknown, so the decision is too (Decision.unknown). `ok` is true

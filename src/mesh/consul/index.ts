@@ -50,7 +50,7 @@ import { helmOption, helmUpgrade, type HelmRelease } from '../helm.js';
 import { valueAt } from '../config-values.js';
 import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { CONSUL_FLAGS, CONSUL_INJECT, consulInjector, consulSettings, defaultInjects, parseConsul } from './injector.js';
-import { namespaceMarker, namespaceProblems, templateAsking, templateAsks, templateEnabling, templateOptOut, workloadProblems } from './markers.js';
+import { CONSUL_MARKERS, namespaceMarker, namespaceProblems, workloadProblems } from './markers.js';
 
 const INJECTOR = 'consul-connect-injector';
 const CERT_SECRET = 'consul-connect-inject-webhook-cert';
@@ -180,28 +180,20 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
   },
 
   markers: {
+    ...CONSUL_MARKERS,
     intent: (i, m) => {
       const v = parseConsul(annotationsOf(i.template)[CONSUL_INJECT]);
       if (v !== undefined) return v === true;
       return defaultInjects(m, i.namespace, i.nsLabels);
     },
-    templateAsks,
-    templateAsking,
     namespaceMarker,
     enableMarker: () => undefined,
-    templateOptIn: { field: 'annotations', key: CONSUL_INJECT, value: 'true' },
-    optOut: { field: 'annotations', key: CONSUL_INJECT, value: 'false' },
-    templateOptOut,
+    advisesPodOptIn: true,
     // mesh_webhook.go shouldInject (a507b1d): the deny list is read before any annotation, so it leaves out every pod of the namespace.
     namespaceSettingOff: (_m, ns) => [
       comment`or leave namespace ${ns} out of Consul altogether: add it to the Helm value connectInject.k8sDenyNamespaces, the -deny-k8s-namespace flag of the injector, and upgrade the release. The injector then refuses even pods annotated ${lit(CONSUL_INJECT)}: 'true'`,
     ],
-    namespaceMarkerKeys: () => ({ field: 'annotations', keys: [] }),
-    namespaceEnabling: () => undefined,
-    templateEnabling,
-    templateMarkerInvalid: (t) => parseConsul(annotationsOf(t)[CONSUL_INJECT]) === 'invalid',
-    namespaceProblems,
-    workloadProblems,
+    rules: { namespace: namespaceProblems, workload: workloadProblems },
   },
 
   injector: {

@@ -117,12 +117,17 @@ export function consulSettings(m: MeshContext): ConsulSettings {
 }
 
 /** The namespace passes the injector's own namespace rules (shouldInject steps 1-3); why not, when it does not. */
-export function namespaceRefused(s: ConsulSettings, ns: string): { rule: string; detail: string } | undefined {
-  if (SYSTEM.includes(ns)) return { rule: 'kube-system-namespace', detail: `Consul never injects in ${ns}` };
+export function namespaceRefused(s: ConsulSettings, ns: string): Pick<InjectorStep, 'kind' | 'rule' | 'detail'> | undefined {
+  if (SYSTEM.includes(ns)) return { kind: 'system-namespace', rule: 'kube-system-namespace', detail: `Consul never injects in ${ns}` };
   if (s.deny.includes(ns))
-    return { rule: 'deny-k8s-namespace', detail: `the injector runs with -deny-k8s-namespace=${ns} (Helm connectInject.k8sDenyNamespaces)` };
+    return {
+      kind: 'namespace-setting',
+      rule: 'deny-k8s-namespace',
+      detail: `the injector runs with -deny-k8s-namespace=${ns} (Helm connectInject.k8sDenyNamespaces)`,
+    };
   if (!s.allow.includes('*') && !s.allow.includes(ns))
     return {
+      kind: 'namespace-setting',
       rule: 'allow-k8s-namespace',
       detail: s.allow.length
         ? `namespace ${ns} is not among the injector's -allow-k8s-namespace values (${s.allow.join(', ')}; Helm connectInject.k8sAllowNamespaces)`
@@ -173,27 +178,42 @@ export function consulInjector(m: MeshContext, namespace: string, template: { me
   if (refused) return [{ ...refused, ok: false, ...(refused.rule === 'kube-system-namespace' ? {} : { config: namespaceListConfig(s, namespace) }) }];
   steps.push(
     s.unknown
-      ? { rule: 'namespace', ok: true, unknown: true, detail: `the injector's -allow-k8s-namespace and -deny-k8s-namespace were not examined (${s.unknown})` }
-      : { rule: 'namespace', ok: true, detail: `namespace ${namespace} is allowed by the injector's -allow-k8s-namespace and -deny-k8s-namespace` },
+      ? {
+          kind: 'namespace-setting',
+          rule: 'namespace',
+          ok: true,
+          unknown: true,
+          detail: `the injector's -allow-k8s-namespace and -deny-k8s-namespace were not examined (${s.unknown})`,
+        }
+      : {
+          kind: 'namespace-setting',
+          rule: 'namespace',
+          ok: true,
+          detail: `namespace ${namespace} is allowed by the injector's -allow-k8s-namespace and -deny-k8s-namespace`,
+        },
   );
   const ann = annotationsOf(template);
   if (ann[CONSUL_STATUS])
-    return [...steps, { rule: 'already-injected', ok: false, detail: `the pod template already has ${CONSUL_STATUS}=${ann[CONSUL_STATUS]}` }];
+    return [
+      ...steps,
+      { kind: 'already-injected', rule: 'already-injected', ok: false, detail: `the pod template already has ${CONSUL_STATUS}=${ann[CONSUL_STATUS]}` },
+    ];
   const v = ann[CONSUL_INJECT];
   const parsed = parseConsul(v);
   let step: InjectorStep;
   if (parsed === 'invalid')
     step = {
+      kind: 'marker',
       rule: 'connect-inject-annotation',
-      marker: true,
       ok: false,
       detail: `pod template annotation ${CONSUL_INJECT}=${v} is not a value Go's strconv.ParseBool reads (true, false, 1, 0, t, f, ...): the injector denies the pod`,
       denies: true,
     };
   else if (parsed !== undefined)
-    step = { rule: 'connect-inject-annotation', marker: true, ok: parsed, detail: `pod template annotation ${CONSUL_INJECT}=${v}` };
+    step = { kind: 'marker', rule: 'connect-inject-annotation', ok: parsed, detail: `pod template annotation ${CONSUL_INJECT}=${v}` };
   else if (s.unknown)
     step = {
+      kind: 'injector-setting',
       rule: 'default-inject',
       ok: true,
       unknown: true,
@@ -201,6 +221,7 @@ export function consulInjector(m: MeshContext, namespace: string, template: { me
     };
   else
     step = {
+      kind: 'injector-setting',
       rule: 'default-inject',
       ok: s.defaultInject,
       detail: `no pod template annotation ${CONSUL_INJECT}: the injector's -default-inject=${s.defaultInject} decides (Helm connectInject.default${s.from ? '' : ', chart default'})`,
@@ -211,6 +232,7 @@ export function consulInjector(m: MeshContext, namespace: string, template: { me
     const off = tokenOff(m, namespace, template);
     if (off)
       steps.push({
+        kind: 'token',
         rule: 'service-account-token',
         ok: true,
         unknown: true,
@@ -221,6 +243,7 @@ export function consulInjector(m: MeshContext, namespace: string, template: { me
   if (!step.ok || !s.acls) return steps;
   const off = tokenOff(m, namespace, template);
   steps.push({
+    kind: 'token',
     rule: 'service-account-token',
     ok: !off,
     ...(off ? { denies: true } : {}),

@@ -9,12 +9,13 @@
  * connectInject.default, k8sAllowNamespaces, k8sDenyNamespaces), and the webhook's
  * namespaceSelector (connectInject.namespaceSelector).
  */
-import { removeAnnotationFromObject, removeFromTemplate, setOnTemplate } from '../../fix/commands.js';
+import { removeFromTemplate, setOnTemplate } from '../../fix/commands.js';
 import type { MeshContext } from '../context.js';
 import type { K8sObject } from '../../util/types.js';
-import { annotationsOf, labelsOf, nameOf } from '../../util/objects.js';
-import { asks, asksOn } from '../asks.js';
-import type { MarkerProblemDraft, NamespaceMarker, NamespaceProblemContext, Template, WorkloadProblemContext } from '../profile.js';
+import { annotationsOf, nameOf } from '../../util/objects.js';
+import { asksOn } from '../asks.js';
+import type { MarkerTable, NamespaceMarker } from '../marker-table.js';
+import type { MarkerProblemDraft, NamespaceProblemContext, WorkloadProblemContext } from '../profile.js';
 import { namespaceLabels } from '../../k8s/webhook.js';
 import { CONSUL_INJECT, CONSUL_VALID, consulSettings, defaultInjects, namespaceRefused, parseConsul } from './injector.js';
 
@@ -30,25 +31,18 @@ export function namespaceMarker(ns: K8sObject | undefined, m: MeshContext): Name
   return { enabled: false, present: false };
 }
 
-export function templateOptOut(template: Template) {
-  const v = annotationsOf(template)[CONSUL_INJECT];
-  return parseConsul(v) === false ? { key: CONSUL_INJECT, value: v!, from: 'annotation' as const } : undefined;
-}
-
-export function templateEnabling(template: Template) {
-  const v = annotationsOf(template)[CONSUL_INJECT];
-  return parseConsul(v) === true ? { f: 'annotations' as const, key: CONSUL_INJECT, value: v! } : undefined;
-}
-
-export const templateAsks = (template: Template | undefined): boolean => parseConsul(annotationsOf(template)[CONSUL_INJECT]) === true;
-
-/** The marker asking for Consul on a template, valid or not ("annotation consul.hashicorp.com/connect-inject=yes"). */
-export function templateAsking(template: Template | undefined): string | undefined {
-  const a = annotationsOf(template)[CONSUL_INJECT];
-  if (a !== undefined) return asks(a) ? `annotation ${CONSUL_INJECT}=${a}` : undefined;
-  const l = labelsOf(template)[CONSUL_INJECT];
-  return asks(l) ? `label ${CONSUL_INJECT}=${l}` : undefined;
-}
+/** The pod annotation, and nothing on the namespace; people write it as a label, or on the Namespace. */
+export const CONSUL_MARKERS: MarkerTable = {
+  namespace: [],
+  template: [{ field: 'annotations', key: CONSUL_INJECT, read: parseConsul }],
+  strays: [
+    { field: 'annotations', key: CONSUL_INJECT, on: 'namespace', ownRule: true },
+    { field: 'labels', key: CONSUL_INJECT, on: 'namespace', ownRule: true },
+    { field: 'labels', key: CONSUL_INJECT, on: 'template' },
+  ],
+  ask: { field: 'annotations', key: CONSUL_INJECT, value: 'true' },
+  optOut: { field: 'annotations', key: CONSUL_INJECT, value: 'false' },
+};
 
 /** The pod annotation written on a Namespace (or as its label): Consul never reads it there. */
 export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): MarkerProblemDraft[] {
@@ -71,7 +65,7 @@ export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): M
 
 export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): MarkerProblemDraft[] {
   if (!m.meshPossible('consul')) return [];
-  const { w, id, where, labels, annotations } = c;
+  const { w, id, where, annotations } = c;
   const out: MarkerProblemDraft[] = [];
   const v = annotations[CONSUL_INJECT];
   if (parseConsul(v) === 'invalid') {
@@ -79,8 +73,8 @@ export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): Mar
     // kube-system/kube-public, the deny list, the allow list, an existing connect-inject-status all return false first);
     // there a value ParseBool rejects, even one meaning "off", denies the pod.
     const d = m.injectionConfigRead ? m.decision(w, 'consul') : undefined;
-    const called = m.injectionConfigRead ? !!d?.called && d.injector.some((x) => x.rule === 'connect-inject-annotation' && x.denies) : true;
-    const refused = !called && d?.called ? d.injector.find((x) => !x.ok && x.rule !== 'connect-inject-annotation') : undefined;
+    const called = m.injectionConfigRead ? !!d?.called && d.injector.some((x) => x.kind === 'marker' && x.denies) : true;
+    const refused = !called && d?.called ? d.injector.find((x) => !x.ok && x.kind !== 'marker') : undefined;
     if (called || asksOn(v)) {
       const should = asksOn(v) ? 'true' : 'false';
       out.push({
@@ -101,30 +95,6 @@ export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): Mar
         templateChanges: [{ field: 'annotations', key: CONSUL_INJECT, value: should }],
       });
     }
-  }
-  if (v !== undefined) return out;
-  const l = labels[CONSUL_INJECT];
-  if (asksOn(l)) {
-    out.push({
-      message: `${id} has ${where} label ${CONSUL_INJECT}=${l}, but Consul reads only the annotation ${CONSUL_INJECT}, so its pods are not injected.`,
-      evidence: { marker: `${where} label ${CONSUL_INJECT}=${l}`, expected: `${where} annotation ${CONSUL_INJECT}=true` },
-      fix: [...setOnTemplate(w, 'annotations', CONSUL_INJECT, 'true'), ...removeFromTemplate(w, 'labels', CONSUL_INJECT)],
-      remove: removeFromTemplate(w, 'labels', CONSUL_INJECT),
-      templateChanges: [
-        { field: 'annotations', key: CONSUL_INJECT, value: 'true' },
-        { field: 'labels', key: CONSUL_INJECT },
-      ],
-    });
-  }
-  const own = w.templatePath ? annotationsOf(w.obj)[CONSUL_INJECT] : undefined;
-  if (asksOn(own) && !asksOn(l)) {
-    out.push({
-      message: `${id} has annotation ${CONSUL_INJECT}=${own} on its own metadata, but Consul reads it only from the pod template, so its pods are not injected.`,
-      evidence: { marker: `${w.kind} metadata annotation ${CONSUL_INJECT}=${own}`, expected: `pod template annotation ${CONSUL_INJECT}=true` },
-      fix: [...setOnTemplate(w, 'annotations', CONSUL_INJECT, 'true'), ...removeAnnotationFromObject(w, 'metadata', CONSUL_INJECT)],
-      remove: removeAnnotationFromObject(w, 'metadata', CONSUL_INJECT),
-      templateChanges: [{ field: 'annotations', key: CONSUL_INJECT, value: 'true' }],
-    });
   }
   return out;
 }

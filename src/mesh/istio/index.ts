@@ -14,7 +14,6 @@ import type { MeshProfile, NamedRef, ResourceKey } from '../profile.js';
 import type { MeshWebhook } from '../profile.js';
 import {
   ISTIO_IGNORED_NAMESPACES,
-  ISTIO_INJECT,
   ISTIO_NS_LABEL,
   ISTIO_REV,
   chartUpgrade,
@@ -28,17 +27,8 @@ import {
 } from './injector.js';
 import { ambient, istioCni } from './ambient.js';
 import { choice, cmd, comment, text, type Step } from '../../fix/steps.js';
-import {
-  enableMarker,
-  namespaceEnabling,
-  namespaceMarker,
-  namespaceProblems,
-  templateAsking,
-  templateAsks,
-  templateEnabling,
-  templateOptOut,
-  workloadProblems,
-} from './markers.js';
+import { ISTIO_MARKERS, enableMarker, namespaceProblems, workloadProblems } from './markers.js';
+import { templateAsks } from '../marker-table.js';
 
 const SUFFIX = 'sidecar-injector.istio.io';
 const CONFIG = 'istio-sidecar-injector';
@@ -152,24 +142,13 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
   },
 
   markers: {
+    ...ISTIO_MARKERS,
     // istio-injection (any value) beats istio.io/rev: `istio-injection=disabled` beside a revision is an opt-out.
     intent: (i) =>
-      (i.nsLabels[ISTIO_NS_LABEL] !== undefined ? i.nsLabels[ISTIO_NS_LABEL] === 'enabled' : i.nsLabels[ISTIO_REV] !== undefined) || templateAsks(i.template),
-    templateAsks,
-    templateAsking,
-    namespaceMarker,
+      (i.nsLabels[ISTIO_NS_LABEL] !== undefined ? i.nsLabels[ISTIO_NS_LABEL] === 'enabled' : i.nsLabels[ISTIO_REV] !== undefined) ||
+      templateAsks(ISTIO_MARKERS, i.template),
     enableMarker,
-    optOut: { field: 'labels', key: ISTIO_INJECT, value: 'false' },
-    templateOptOut,
-    namespaceMarkerKeys: (ns) => {
-      const labels = labelsOf(ns);
-      return { field: 'labels', keys: [ISTIO_NS_LABEL, ISTIO_REV].filter((k) => labels[k] !== undefined) };
-    },
-    namespaceEnabling,
-    templateEnabling,
-    templateMarkerInvalid: () => false,
-    namespaceProblems,
-    workloadProblems,
+    rules: { namespace: namespaceProblems, workload: workloadProblems },
   },
 
   injector: {

@@ -232,16 +232,16 @@ export function istioInjector(m: MeshContext, input: DecisionInput): InjectorSte
   const { namespace, template } = input;
   const steps: InjectorStep[] = [];
   const spec = podSpec(template);
-  if (spec.hostNetwork === true) return [{ rule: 'hostNetwork', ok: false, detail: 'spec.hostNetwork is true: never injected' }];
-  steps.push({ rule: 'hostNetwork', ok: true, detail: 'not hostNetwork' });
+  if (spec.hostNetwork === true) return [{ kind: 'host-network', rule: 'hostNetwork', ok: false, detail: 'spec.hostNetwork is true: never injected' }];
+  steps.push({ kind: 'host-network', rule: 'hostNetwork', ok: true, detail: 'not hostNetwork' });
   if (ISTIO_IGNORED_NAMESPACES.includes(namespace)) {
-    steps.push({ rule: 'ignored-namespace', ok: false, detail: `Istio never injects in ${namespace}` });
+    steps.push({ kind: 'system-namespace', rule: 'ignored-namespace', ok: false, detail: `Istio never injects in ${namespace}` });
     return steps;
   }
   const target = injectorFor(m, input);
   const version = istiodVersion(m, target.ns, target.deployment);
   const release = target.ns && target.deployment ? istiodRelease(m, target.ns, target.deployment) : undefined;
-  steps.push({ rule: 'version', ok: true, detail: version.text });
+  steps.push({ kind: 'version', rule: 'version', ok: true, detail: version.text });
 
   const { value, from } = istioPodValue(template);
   const parsed = parseInjectValue(value, version.rules);
@@ -257,22 +257,29 @@ export function istioInjector(m: MeshContext, input: DecisionInput): InjectorSte
       const before = parseInjectValue(value, 'loose').explicit ? 'inject' : 'do not inject';
       uncertain = before === 'inject';
       steps.push({
+        kind: 'marker',
         rule: 'inject-label-or-annotation',
         ok: true,
         detail: `${what} depends on the version: Istio 1.27 and later ignore it (the selectors and the policy decide, assumed here), before 1.27 it means "${before}"`,
       });
     } else if (parsed.ignored) {
       steps.push({
+        kind: 'marker',
         rule: 'inject-label-or-annotation',
         ok: true,
         detail: `${what} is ignored (only "true" and "false" count): the selectors and the policy decide`,
       });
     } else if (explicit === false) {
       const why = value.toLowerCase() === 'false' ? '' : ' (before 1.27 Istio reads any value but y/yes/true/on as "do not inject")';
-      steps.push({ rule: 'inject-label-or-annotation', ok: false, detail: `${what}${why}` });
+      steps.push({ kind: 'marker', rule: 'inject-label-or-annotation', ok: false, detail: `${what}${why}` });
       return steps;
     } else if (explicit === true) {
-      steps.push({ rule: 'inject-label-or-annotation', ok: true, detail: `${what}: injection asked explicitly (the selectors are not consulted)` });
+      steps.push({
+        kind: 'marker',
+        rule: 'inject-label-or-annotation',
+        ok: true,
+        detail: `${what}: injection asked explicitly (the selectors are not consulted)`,
+      });
     }
   }
 
@@ -281,6 +288,7 @@ export function istioInjector(m: MeshContext, input: DecisionInput): InjectorSte
   const where = `ConfigMap ${cfg.configMap} key config`;
   if (cfg.missing) {
     steps.push({
+      kind: 'injector-config',
       rule: 'injector-config',
       ok: false,
       detail: `ConfigMap ${cfg.configMap} not found: istiod started without it serves no injection ("Skipping sidecar injector, template not found"), so the API server's call fails (failurePolicy Fail refuses the pod, Ignore creates it without a proxy)`,
@@ -297,6 +305,7 @@ export function istioInjector(m: MeshContext, input: DecisionInput): InjectorSte
   }
   if (!cfg.read) {
     steps.push({
+      kind: 'injector-setting',
       rule: 'policy',
       ok: true,
       detail: `${where} not read: the chart defaults are assumed (policy enabled, no never/always selectors)`,
@@ -315,7 +324,13 @@ export function istioInjector(m: MeshContext, input: DecisionInput): InjectorSte
   const valid = (list: unknown[], name: string) =>
     list.filter((sel) => {
       const err = selectorError(sel);
-      if (err) steps.push({ rule: 'invalid-selector', ok: true, detail: `${name} {${selectorText(sel)}} in ${where} is invalid (${err}): Istio skips it` });
+      if (err)
+        steps.push({
+          kind: 'injector-setting',
+          rule: 'invalid-selector',
+          ok: true,
+          detail: `${name} {${selectorText(sel)}} in ${where} is invalid (${err}): Istio skips it`,
+        });
       return !err;
     });
   const neverSelectors = valid(cfg.neverInjectSelector, 'neverInjectSelector');
@@ -324,6 +339,7 @@ export function istioInjector(m: MeshContext, input: DecisionInput): InjectorSte
     const never = neverSelectors.find((s) => !emptySelector(s) && evalSelector(s, podLabels).matched);
     if (never !== undefined) {
       steps.push({
+        kind: 'injector-setting',
         rule: 'never-inject-selector',
         ok: false,
         detail: ifExact(`the pod labels match neverInjectSelector {${selectorText(never)}}${added(never)} in ${where}`),
@@ -345,6 +361,7 @@ export function istioInjector(m: MeshContext, input: DecisionInput): InjectorSte
     if (always !== undefined) {
       explicit = true;
       steps.push({
+        kind: 'injector-setting',
         rule: 'always-inject-selector',
         ok: true,
         detail: `the pod labels match alwaysInjectSelector {${selectorText(always)}}${added(always)} in ${where}`,
@@ -353,12 +370,13 @@ export function istioInjector(m: MeshContext, input: DecisionInput): InjectorSte
   }
   const policy = cfg.policy ?? '';
   if (policy === 'enabled') {
-    steps.push({ rule: 'policy', ok: true, detail: `policy enabled in ${where}` });
+    steps.push({ kind: 'injector-setting', rule: 'policy', ok: true, detail: `policy enabled in ${where}` });
   } else if (policy === 'disabled') {
     steps.push(
       explicit
-        ? { rule: 'policy', ok: true, detail: `policy disabled in ${where}, but the pod asks explicitly` }
+        ? { kind: 'injector-setting', rule: 'policy', ok: true, detail: `policy disabled in ${where}, but the pod asks explicitly` }
         : {
+            kind: 'injector-setting',
             rule: 'policy',
             ok: false,
             detail: ifExact(`policy disabled in ${where}: only pods asking explicitly (${ISTIO_INJECT}: "true") are injected`),
@@ -386,6 +404,7 @@ export function istioInjector(m: MeshContext, input: DecisionInput): InjectorSte
   } else {
     // "Illegal value for autoInject ... Auto injection disabled!": even an explicit "true" is refused.
     steps.push({
+      kind: 'injector-setting',
       rule: 'policy',
       ok: false,
       detail: `policy "${policy}" in ${where} is neither enabled nor disabled: Istio injects no pod at all`,

@@ -6,24 +6,14 @@
 import { newPodLabels } from '../../k8s/pod-labels.js';
 import { removeFromTemplate, setOnTemplate } from '../../fix/commands.js';
 import type { MeshContext } from '../context.js';
-import type { K8sObject } from '../../util/types.js';
-import { annotationsOf, labelsOf, shq } from '../../util/objects.js';
-import { asks, asksOn } from '../asks.js';
-import type { EnableMarker, MarkerProblemDraft, NamespaceMarker, NamespaceProblemContext, Template, WorkloadProblemContext } from '../profile.js';
+import { shq } from '../../util/objects.js';
+import { asksOn } from '../asks.js';
+import * as table from '../marker-table.js';
+import type { MarkerTable } from '../marker-table.js';
+import type { EnableMarker, MarkerProblemDraft, NamespaceProblemContext, Template, WorkloadProblemContext } from '../profile.js';
 import { evalWebhook, namespaceLabels } from '../../k8s/webhook.js';
 import type { MeshWebhook } from '../profile.js';
 import { ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, injectorFor, istiodVersion, istioPodValue, parseInjectValue } from './injector.js';
-
-export function namespaceMarker(ns: K8sObject | undefined): NamespaceMarker {
-  const labels = labelsOf(ns);
-  const annotations = annotationsOf(ns);
-  const inj = labels[ISTIO_NS_LABEL];
-  const rev = labels[ISTIO_REV];
-  // istio-injection beats istio.io/rev; any value but "enabled" selects no webhook.
-  if (inj !== undefined) return { enabled: inj === 'enabled', present: true, text: `label ${ISTIO_NS_LABEL}=${inj}` };
-  if (rev !== undefined) return { enabled: true, present: true, text: `label ${ISTIO_REV}=${rev}` };
-  return { enabled: false, present: annotations[ISTIO_NS_LABEL] !== undefined || annotations[ISTIO_REV] !== undefined };
-}
 
 /**
  * The namespace label that would make an installed webhook fire for a plain pod:
@@ -42,47 +32,43 @@ export function enableMarker(ns: string, webhooks: MeshWebhook[]): EnableMarker 
   return { field: 'labels', ...l, text: `label ${l.key}=${l.value}`, command: `kubectl label namespace ${shq(ns)} ${shq(`${l.key}=${l.value}`)} --overwrite` };
 }
 
+/** The loose reading every version before 1.27 had, and 1.27+ for "true" and "false": what the owner means. */
+const loose = (v: string) => (v === '' ? undefined : parseInjectValue(v, 'loose').explicit);
+
 /**
- * The pod template opts out of Istio: `sidecar.istio.io/inject` (the label wins over the
- * annotation) is "false", the one value every Istio version reads as "do not inject", or another
- * value Istio before 1.27 read as "do not inject" (anything but y/yes/true/on, e.g. "no", "off",
- * "False", "0"; inject.go @1.26.0 line 225). Istio 1.27+ ignores those (inject.go @86c9f01f lines
- * 227-237), but they say the owner's intent: no advice injects or restarts such a workload, and
- * injection-marker-invalid alone reports the value (its fix: "false"). Callers that need the
- * exact opt-out compare `value` with the profile's `optOut.value`.
+ * Istio's markers (templates/mutatingwebhook.yaml @86c9f01f; inject.go injectRequired): the
+ * namespace label `istio-injection` (only "enabled" selects a webhook, any value beats
+ * `istio.io/rev`), else `istio.io/rev`; on the pod, `sidecar.istio.io/inject` (the label wins over
+ * the annotation; only the label `true` selects a webhook on its own) and `istio.io/rev` (selects
+ * its revision's webhook on its own).
+ *
+ * A template value opts out when it is "false", the one value every Istio version reads as "do
+ * not inject", or another value Istio before 1.27 read so (anything but y/yes/true/on, e.g. "no",
+ * "off", "False", "0"; inject.go @1.26.0 line 225). Istio 1.27+ ignores those (inject.go @86c9f01f
+ * lines 227-237), but they say the owner's intent: no advice injects or restarts such a workload,
+ * and injection-marker-invalid alone reports the value (its fix: "false"). Callers that need the
+ * exact opt-out compare `value` with `optOut.value`.
  */
-export function templateOptOut(template: Template) {
-  const { value, from } = istioPodValue(template);
-  if (value === undefined || value === '' || !from) return undefined;
-  return parseInjectValue(value, 'loose').explicit === false ? { key: ISTIO_INJECT, value, from } : undefined;
-}
+export const ISTIO_MARKERS: MarkerTable = {
+  namespace: [
+    { field: 'labels', key: ISTIO_NS_LABEL, enables: (v) => v === 'enabled' },
+    { field: 'labels', key: ISTIO_REV, enables: () => true },
+  ],
+  template: [
+    { field: 'labels', key: ISTIO_INJECT, read: loose, alone: (v) => v === 'true' },
+    { field: 'annotations', key: ISTIO_INJECT, read: loose, alone: () => false },
+    { field: 'labels', key: ISTIO_REV, read: () => true, alone: () => true },
+  ],
+  // Webhooks select namespaces by label only: the same keys as annotations do nothing (namespaceProblems).
+  strays: [
+    { field: 'annotations', key: ISTIO_NS_LABEL, on: 'namespace', ownRule: true },
+    { field: 'annotations', key: ISTIO_REV, on: 'namespace', ownRule: true },
+  ],
+  ask: { field: 'labels', key: ISTIO_INJECT, value: 'true' },
+  optOut: { field: 'labels', key: ISTIO_INJECT, value: 'false' },
+};
 
-export function namespaceEnabling(ns: K8sObject | undefined) {
-  const labels = labelsOf(ns);
-  // istio-injection beats istio.io/rev; only "enabled" selects a webhook.
-  if (labels[ISTIO_NS_LABEL] !== undefined)
-    return labels[ISTIO_NS_LABEL] === 'enabled' ? { f: 'labels' as const, key: ISTIO_NS_LABEL, value: 'enabled' } : undefined;
-  return labels[ISTIO_REV] !== undefined ? { f: 'labels' as const, key: ISTIO_REV, value: labels[ISTIO_REV] } : undefined;
-}
-
-export function templateEnabling(template: Template) {
-  const labels = labelsOf(template);
-  if (labels[ISTIO_INJECT] === 'true') return { f: 'labels' as const, key: ISTIO_INJECT, value: 'true' };
-  return labels[ISTIO_REV] !== undefined ? { f: 'labels' as const, key: ISTIO_REV, value: labels[ISTIO_REV] } : undefined;
-}
-
-/** The label sidecar.istio.io/inject=true or istio.io/rev: the object webhooks select them. */
-export function templateAsks(template: Template | undefined): boolean {
-  const labels = labelsOf(template);
-  return labels[ISTIO_INJECT] === 'true' || labels[ISTIO_REV] !== undefined;
-}
-
-export function templateAsking(template: Template | undefined): string | undefined {
-  const { value, from } = istioPodValue(template ?? {});
-  if (value !== undefined && from) return asks(value) && value !== '' ? `${from} ${ISTIO_INJECT}=${value}` : undefined;
-  const labels = labelsOf(template);
-  return labels[ISTIO_REV] !== undefined ? `label ${ISTIO_REV}=${labels[ISTIO_REV]}` : undefined;
-}
+const templateOptOut = (t: Template) => table.templateOptOut(ISTIO_MARKERS, t);
 
 export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): MarkerProblemDraft[] {
   const { ns, obj, labels, annotations, set, unset } = c;

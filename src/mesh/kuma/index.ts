@@ -47,17 +47,7 @@ import { commandText, helmOption, helmUpgrade, type HelmRelease } from '../helm.
 import { valueAt } from '../config-values.js';
 import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { KUMA_INJECT, KUMA_SIDECAR, kumaInjector, parseKuma } from './injector.js';
-import {
-  enableMarker,
-  namespaceEnabling,
-  namespaceMarker,
-  namespaceProblems,
-  templateAsking,
-  templateAsks,
-  templateEnabling,
-  templateOptOut,
-  workloadProblems,
-} from './markers.js';
+import { KUMA_MARKERS, enableMarker, namespaceProblems, workloadProblems } from './markers.js';
 
 const CP = 'kuma-control-plane';
 const CONFIG = 'kuma-admission-mutating-webhook-configuration';
@@ -187,29 +177,19 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
   },
 
   markers: {
+    ...KUMA_MARKERS,
     intent: (i) => {
       const pod = parseKuma(labelsOf(i.template)[KUMA_INJECT]);
       return pod !== undefined ? pod === true : parseKuma(i.nsLabels[KUMA_INJECT]) === true;
     },
-    templateAsks,
-    templateAsking,
-    namespaceMarker,
     enableMarker,
-    // The pods webhook selects exactly `enabled` (in a namespace carrying the label, since 2.11).
-    templateOptIn: { field: 'labels', key: KUMA_INJECT, value: 'enabled' },
+    advisesPodOptIn: true,
     // kumahq/kuma v2.14.3 (0c7aaec) deployments/charts/kuma/templates/cp-webhooks-and-secrets.yaml: the
     // pods webhook needs the namespace label to exist (operator Exists) and the pod label `enabled`;
     // precheck.go needToInject reads the pod's label before the namespace's, so `disabled` on the
     // namespace keeps every other pod out (the namespace webhook selects only enabled and true).
     podOptInNamespaceLabel: { key: KUMA_INJECT, value: 'disabled' },
-    optOut: { field: 'labels', key: KUMA_INJECT, value: 'disabled' },
-    templateOptOut,
-    namespaceMarkerKeys: () => ({ field: 'labels', keys: [KUMA_INJECT] }),
-    namespaceEnabling,
-    templateEnabling,
-    templateMarkerInvalid: (t) => parseKuma(labelsOf(t)[KUMA_INJECT]) === 'invalid',
-    namespaceProblems,
-    workloadProblems,
+    rules: { namespace: namespaceProblems, workload: workloadProblems },
   },
 
   injector: {

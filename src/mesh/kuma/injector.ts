@@ -47,40 +47,41 @@ export function kumaInjector(nsLabels: Record<string, string>, template: { metad
   const labels = labelsOf(template);
   // No hostNetwork rule: Kuma's injector does not look at it (no HostNetwork reference in pkg/plugins/runtime/k8s).
   const exception = EXCEPTION_LABELS.find((k) => labels[k] !== undefined);
-  if (exception) return [{ rule: 'exception-labels', ok: false, detail: `pod label ${exception} is one of the injector's exceptions: skipped` }];
-  steps.push({ rule: 'exception-labels', ok: true, detail: 'no exception label' });
+  if (exception)
+    return [{ kind: 'exception', rule: 'exception-labels', ok: false, detail: `pod label ${exception} is one of the injector's exceptions: skipped` }];
+  steps.push({ kind: 'exception', rule: 'exception-labels', ok: true, detail: 'no exception label' });
   const present = [...containers(spec), ...initContainers(spec)].some((c) => c.name === KUMA_SIDECAR);
-  if (present) return [...steps, { rule: 'sidecar-exists', ok: false, detail: `a ${KUMA_SIDECAR} container is already there` }];
-  steps.push({ rule: 'sidecar-exists', ok: true, detail: `no ${KUMA_SIDECAR} container yet` });
+  if (present) return [...steps, { kind: 'already-injected', rule: 'sidecar-exists', ok: false, detail: `a ${KUMA_SIDECAR} container is already there` }];
+  steps.push({ kind: 'already-injected', rule: 'sidecar-exists', ok: true, detail: `no ${KUMA_SIDECAR} container yet` });
   const pod = parseKuma(labels[KUMA_INJECT]);
   const ns = parseKuma(nsLabels[KUMA_INJECT]);
   let step: InjectorStep;
   if (pod === 'invalid')
     step = {
+      kind: 'marker',
       rule: 'sidecar-injection-label',
-      marker: true,
       ok: false,
       detail: `pod template label ${KUMA_INJECT}=${labels[KUMA_INJECT]} is not a value Kuma accepts (${KUMA_VALID.join(', ')}): the injector rejects the pod`,
       denies: true,
     };
   else if (pod !== undefined)
     step = {
+      kind: 'marker',
       rule: 'sidecar-injection-label',
-      marker: true,
       ok: pod,
       detail: `pod template label ${KUMA_INJECT}=${labels[KUMA_INJECT]} (the pod's label wins)`,
     };
   else if (ns === 'invalid')
     step = {
+      kind: 'marker',
       rule: 'sidecar-injection-label',
-      marker: true,
       ok: false,
       detail: `namespace label ${KUMA_INJECT}=${nsLabels[KUMA_INJECT]} is not a value Kuma accepts (${KUMA_VALID.join(', ')}): the injector rejects the pod`,
       denies: true,
     };
   else if (ns !== undefined)
-    step = { rule: 'sidecar-injection-label', marker: true, ok: ns, detail: `namespace label ${KUMA_INJECT}=${nsLabels[KUMA_INJECT]}` };
-  else step = { rule: 'sidecar-injection-label', marker: true, ok: false, detail: `neither the pod template nor the namespace has the label ${KUMA_INJECT}` };
+    step = { kind: 'marker', rule: 'sidecar-injection-label', ok: ns, detail: `namespace label ${KUMA_INJECT}=${nsLabels[KUMA_INJECT]}` };
+  else step = { kind: 'marker', rule: 'sidecar-injection-label', ok: false, detail: `neither the pod template nor the namespace has the label ${KUMA_INJECT}` };
   steps.push(step);
   if (!step.ok) return steps;
   // precheck.go: an app container running as the sidecar's UID is an error (init containers only warn).
@@ -88,12 +89,13 @@ export function kumaInjector(nsLabels: Record<string, string>, template: { metad
   steps.push(
     clash
       ? {
+          kind: 'proxy-uid',
           rule: 'sidecar-uid',
           ok: false,
           detail: `container ${String(clash.name)} runs as UID ${KUMA_SIDECAR_UID}, the sidecar's: the injector rejects the pod`,
           denies: true,
         }
-      : { rule: 'sidecar-uid', ok: true, detail: `no app container runs as UID ${KUMA_SIDECAR_UID}` },
+      : { kind: 'proxy-uid', rule: 'sidecar-uid', ok: true, detail: `no app container runs as UID ${KUMA_SIDECAR_UID}` },
   );
   return steps;
 }

@@ -9,20 +9,30 @@
  * (since 2.11.0, UPGRADE.md: "Namespaces that are part of the mesh requires
  * kuma.io/sidecar-injection label to exist").
  */
-import { namespaceChange, removeFromTemplate, setOnTemplate } from '../../fix/commands.js';
+import { removeFromTemplate, setOnTemplate } from '../../fix/commands.js';
 import type { MeshContext } from '../context.js';
-import type { K8sObject } from '../../util/types.js';
-import { annotationsOf, labelsOf, shq } from '../../util/objects.js';
-import { asks, asksOn } from '../asks.js';
-import { evalWebhook, namespaceLabels } from '../../k8s/webhook.js';
-import type { MarkerProblemDraft, NamespaceMarker, NamespaceProblemContext, Template, WorkloadProblemContext } from '../profile.js';
+import { labelsOf, shq } from '../../util/objects.js';
+import { asksOn } from '../asks.js';
+import type { MarkerTable } from '../marker-table.js';
+import type { MarkerProblemDraft, NamespaceProblemContext, WorkloadProblemContext } from '../profile.js';
 import { KUMA_INJECT, KUMA_NS_ENABLING, KUMA_POD_ENABLING, KUMA_VALID, parseKuma } from './injector.js';
 
-export function namespaceMarker(ns: K8sObject | undefined): NamespaceMarker {
-  const v = labelsOf(ns)[KUMA_INJECT];
-  if (v !== undefined) return { enabled: KUMA_NS_ENABLING.includes(v), present: true, text: `label ${KUMA_INJECT}=${v}` };
-  return { enabled: false, present: annotationsOf(ns)[KUMA_INJECT] !== undefined };
-}
+/**
+ * The label `kuma.io/sidecar-injection` on the namespace (the namespace webhook selects enabled or
+ * true) or the pod (read first; the pods webhook selects exactly `enabled`); the annotation only logs
+ * a deprecation since 2.2.0.
+ */
+export const KUMA_MARKERS: MarkerTable = {
+  namespace: [{ field: 'labels', key: KUMA_INJECT, enables: (v) => KUMA_NS_ENABLING.includes(v) }],
+  template: [{ field: 'labels', key: KUMA_INJECT, read: parseKuma, alone: (v) => v === KUMA_POD_ENABLING }],
+  strays: [
+    { field: 'annotations', key: KUMA_INJECT, on: 'namespace', since: '2.2.0' },
+    { field: 'annotations', key: KUMA_INJECT, on: 'template', since: '2.2.0' },
+  ],
+  // The pods webhook selects exactly `enabled` (in a namespace carrying the label, since 2.11).
+  ask: { field: 'labels', key: KUMA_INJECT, value: KUMA_POD_ENABLING },
+  optOut: { field: 'labels', key: KUMA_INJECT, value: 'disabled' },
+};
 
 export const enableMarker = (ns: string) => ({
   field: 'labels' as const,
@@ -32,34 +42,9 @@ export const enableMarker = (ns: string) => ({
   command: `kubectl label namespace ${shq(ns)} ${shq(`${KUMA_INJECT}=enabled`)} --overwrite`,
 });
 
-export function templateOptOut(template: Template) {
-  const v = labelsOf(template)[KUMA_INJECT];
-  return parseKuma(v) === false ? { key: KUMA_INJECT, value: v!, from: 'label' as const } : undefined;
-}
-
-export function namespaceEnabling(ns: K8sObject | undefined) {
-  const v = labelsOf(ns)[KUMA_INJECT];
-  return v !== undefined && KUMA_NS_ENABLING.includes(v) ? { f: 'labels' as const, key: KUMA_INJECT, value: v } : undefined;
-}
-
-/** The pod label that asks on its own: only `enabled` selects the pods webhook. */
-export function templateEnabling(template: Template) {
-  return labelsOf(template)[KUMA_INJECT] === KUMA_POD_ENABLING ? { f: 'labels' as const, key: KUMA_INJECT, value: KUMA_POD_ENABLING } : undefined;
-}
-
-export const templateAsks = (template: Template | undefined): boolean => parseKuma(labelsOf(template)[KUMA_INJECT]) === true;
-
-/** The marker asking for Kuma on a template, valid or not ("label kuma.io/sidecar-injection=Enabled"). */
-export function templateAsking(template: Template | undefined): string | undefined {
-  const l = labelsOf(template)[KUMA_INJECT];
-  if (l !== undefined) return asks(l) ? `label ${KUMA_INJECT}=${l}` : undefined;
-  const a = annotationsOf(template)[KUMA_INJECT];
-  return asks(a) ? `annotation ${KUMA_INJECT}=${a}` : undefined;
-}
-
 export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): MarkerProblemDraft[] {
   if (!m.meshPossible('kuma')) return [];
-  const { ns, labels, annotations, set, unset } = c;
+  const { ns, labels, set, unset } = c;
   const v = labels[KUMA_INJECT];
   if (v !== undefined) {
     if (KUMA_NS_ENABLING.includes(v) || !asksOn(v)) return [];
@@ -76,22 +61,12 @@ export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): M
       },
     ];
   }
-  const a = annotations[KUMA_INJECT];
-  if (!asksOn(a)) return [];
-  return [
-    {
-      message: `Namespace ${ns} has annotation ${KUMA_INJECT}=${a}, but Kuma reads only the label ${KUMA_INJECT} (since 2.2.0), so it injects no pod in it.`,
-      evidence: { marker: `annotation ${KUMA_INJECT}=${a}`, expected: `label ${KUMA_INJECT}=enabled` },
-      fix: [...set('labels', KUMA_INJECT, 'enabled'), ...unset('annotations', KUMA_INJECT)],
-      recreate: c.waiting(),
-      remove: unset('annotations', KUMA_INJECT),
-    },
-  ];
+  return [];
 }
 
 export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): MarkerProblemDraft[] {
   if (!m.meshPossible('kuma')) return [];
-  const { w, id, where, labels, annotations } = c;
+  const { w, id, where, labels } = c;
   const nsLabels = labelsOf(m.namespace(w.namespace));
   const nsValue = nsLabels[KUMA_INJECT];
   const nsEnabled = nsValue !== undefined && KUMA_NS_ENABLING.includes(nsValue);
@@ -131,48 +106,5 @@ export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): Mar
       },
     ];
   }
-  const a = annotations[KUMA_INJECT];
-  if (v === undefined && asksOn(a)) {
-    // Since 2.11 the pods webhook is called only where the namespace carries the label (cp-webhooks-and-secrets.yaml
-    // v2.14.3: `Exists`): in a namespace without it, the label `disabled` lets this pod in and keeps the others out.
-    const nsLabel =
-      nsValue === undefined ? podsWebhookNamespaceLabel(m, w.namespace, { ...labelsOf(w.template), [KUMA_INJECT]: KUMA_POD_ENABLING }) : undefined;
-    return [
-      {
-        message: `${id} has ${where} annotation ${KUMA_INJECT}=${a}, but Kuma reads only the label ${KUMA_INJECT} (since 2.2.0), so its pods are not injected.`,
-        evidence: {
-          marker: `${where} annotation ${KUMA_INJECT}=${a}`,
-          expected: `${where} label ${KUMA_INJECT}=enabled`,
-          ...(nsLabel ? { namespaceLabel: `${KUMA_INJECT}=${KUMA_NS_OFF}` } : {}),
-        },
-        fix: [
-          ...(nsLabel ? namespaceChange(m, w.namespace, 'labels', [{ key: KUMA_INJECT, value: KUMA_NS_OFF }]) : []),
-          ...setOnTemplate(w, 'labels', KUMA_INJECT, KUMA_POD_ENABLING),
-          ...removeFromTemplate(w, 'annotations', KUMA_INJECT),
-        ],
-        remove: removeFromTemplate(w, 'annotations', KUMA_INJECT),
-        templateChanges: [
-          { field: 'labels', key: KUMA_INJECT, value: KUMA_POD_ENABLING },
-          { field: 'annotations', key: KUMA_INJECT },
-        ],
-      },
-    ];
-  }
   return [];
-}
-
-/** The namespace value that keeps Kuma off for pods not asking themselves (precheck.go needToInject reads the pod's label first). */
-const KUMA_NS_OFF = 'disabled';
-
-/**
- * The namespace needs the label for Kuma's pods webhook to be called for a pod with these labels:
- * no installed webhook is called now, and one is with `kuma.io/sidecar-injection=disabled` on the
- * namespace (kumahq/kuma v2.14.3 cp-webhooks-and-secrets.yaml, pods webhook: label Exists).
- */
-function podsWebhookNamespaceLabel(m: MeshContext, ns: string, podLabels: Record<string, string>): boolean {
-  const hooks = m.webhooksOf('kuma');
-  if (hooks.length === 0 || !m.has('namespaces')) return false;
-  const nsLabels = namespaceLabels(m.namespace(ns), ns);
-  if (hooks.some((h) => evalWebhook(h, nsLabels, podLabels).called)) return false;
-  return hooks.some((h) => evalWebhook(h, { ...nsLabels, [KUMA_INJECT]: KUMA_NS_OFF }, podLabels).called);
 }

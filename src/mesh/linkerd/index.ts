@@ -10,8 +10,8 @@ import { annotationsOf, labelsOf } from '../../util/objects.js';
 import { configValues, valueAt } from '../config-values.js';
 import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { fixIdentity, linkerdIdentity } from './identity.js';
-import { LINKERD_INJECT, isLinkerdEnabling, isLinkerdValid, linkerdInjector } from './injector.js';
-import { enableMarker, enabling, namespaceMarker, namespaceProblems, templateAsking, templateOptOut, workloadProblems } from './markers.js';
+import { LINKERD_INJECT, isLinkerdEnabling, linkerdInjector } from './injector.js';
+import { LINKERD_MARKERS, enableMarker, namespaceProblems, workloadProblems } from './markers.js';
 
 const INJECTOR = 'linkerd-proxy-injector';
 const WEBHOOK = 'linkerd-proxy-injector.linkerd.io';
@@ -120,22 +120,10 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
   },
 
   markers: {
+    ...LINKERD_MARKERS,
     intent: (i) => isLinkerdEnabling(i.nsAnnotations[LINKERD_INJECT]) || isLinkerdEnabling(annotationsOf(i.template)[LINKERD_INJECT]),
-    templateAsks: (t) => isLinkerdEnabling(annotationsOf(t)[LINKERD_INJECT]),
-    templateAsking,
-    namespaceMarker,
     enableMarker,
-    optOut: { field: 'annotations', key: LINKERD_INJECT, value: 'disabled' },
-    templateOptOut,
-    namespaceMarkerKeys: () => ({ field: 'annotations', keys: [LINKERD_INJECT] }),
-    namespaceEnabling: enabling,
-    templateEnabling: enabling,
-    templateMarkerInvalid: (t) => {
-      const v = annotationsOf(t)[LINKERD_INJECT];
-      return v !== undefined && !isLinkerdValid(v);
-    },
-    namespaceProblems,
-    workloadProblems,
+    rules: { namespace: namespaceProblems, workload: workloadProblems },
   },
 
   injector: {

@@ -35,12 +35,18 @@ export function linkerdInjector(
   const steps: InjectorStep[] = [];
   const spec = podSpec(template);
   steps.push({
+    kind: 'host-network',
     rule: 'hostNetwork',
     ok: spec.hostNetwork !== true,
     detail: spec.hostNetwork === true ? 'spec.hostNetwork is true: never injected' : 'not hostNetwork',
   });
   const present = settings.proxyPresent;
-  steps.push({ rule: 'sidecar-exists', ok: !present, detail: present ? `a proxy container is already there: ${present}` : 'no proxy container yet' });
+  steps.push({
+    kind: 'already-injected',
+    rule: 'sidecar-exists',
+    ok: !present,
+    detail: present ? `a proxy container is already there: ${present}` : 'no proxy container yet',
+  });
   const nsValue = nsAnnotations[LINKERD_INJECT];
   const podValue = annotationsOf(template)[LINKERD_INJECT];
   let ok: boolean;
@@ -66,10 +72,11 @@ export function linkerdInjector(
         ? `pod template has ${LINKERD_INJECT}=disabled`
         : `neither the namespace nor the pod template has ${LINKERD_INJECT}=enabled`;
   }
-  steps.push({ rule: 'inject-annotation', ok, detail });
+  steps.push({ kind: 'marker', rule: 'inject-annotation', ok, detail });
   const automount = spec.automountServiceAccountToken !== false;
   const tokenOk = automount || settings.tokenProjection;
   steps.push({
+    kind: 'token',
     rule: 'service-account-token',
     ok: tokenOk,
     detail: tokenOk

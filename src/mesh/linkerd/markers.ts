@@ -3,25 +3,36 @@
  * controller/proxy-injector/webhook.go): the annotation `linkerd.io/inject` on the namespace or
  * the pod template; the labels and places people mistake for it.
  */
-import { setOnTemplate, removeFromTemplate, removeAnnotationFromObject } from '../../fix/commands.js';
-
-import type { K8sObject } from '../../util/types.js';
-import { annotationsOf, isObj, labelsOf, plural, shq } from '../../util/objects.js';
-import { asks, asksOn } from '../asks.js';
-import type { MarkerProblemDraft, NamespaceMarker, NamespaceProblemContext, Template, WorkloadProblemContext } from '../profile.js';
+import { setOnTemplate, removeFromTemplate } from '../../fix/commands.js';
+import { annotationsOf, plural, shq } from '../../util/objects.js';
+import { asksOn } from '../asks.js';
+import { namespaceMarker, type MarkerTable } from '../marker-table.js';
+import type { MarkerProblemDraft, NamespaceProblemContext, WorkloadProblemContext } from '../profile.js';
 import type { MeshContext } from '../context.js';
 import { LINKERD_INJECT, LINKERD_VALID, isLinkerdEnabling, isLinkerdValid } from './injector.js';
 
 /** The 2018 injector's namespace label, ignored by today's Linkerd. */
 const LINKERD_LEGACY = 'linkerd.io/auto-inject';
 
-export function namespaceMarker(ns: K8sObject | undefined): NamespaceMarker {
-  const labels = labelsOf(ns);
-  const v = annotationsOf(ns)[LINKERD_INJECT];
-  const stray = labels[LINKERD_INJECT] ?? labels[LINKERD_LEGACY];
-  if (v !== undefined) return { enabled: isLinkerdEnabling(v), present: true, text: `annotation ${LINKERD_INJECT}=${v}` };
-  return { enabled: false, present: stray !== undefined };
-}
+const read = (v: string) => (isLinkerdEnabling(v) ? true : v === 'disabled' ? false : v === '' ? undefined : 'invalid');
+
+/**
+ * The annotation `linkerd.io/inject` on the namespace or the pod template (webhook.go reads the
+ * pod's, then the namespace's; report.go injectDisabled/injectEnabled); people write it as a label,
+ * or the 2018 injector's label.
+ */
+export const LINKERD_MARKERS: MarkerTable = {
+  namespace: [{ field: 'annotations', key: LINKERD_INJECT, enables: isLinkerdEnabling }],
+  template: [{ field: 'annotations', key: LINKERD_INJECT, read }],
+  strays: [
+    { field: 'labels', key: LINKERD_INJECT, on: 'namespace' },
+    { field: 'labels', key: LINKERD_LEGACY, on: 'namespace', legacy: "Linkerd's 2018 injector" },
+    { field: 'labels', key: LINKERD_INJECT, on: 'template' },
+    { field: 'labels', key: LINKERD_LEGACY, on: 'template' },
+  ],
+  ask: { field: 'annotations', key: LINKERD_INJECT, value: 'enabled' },
+  optOut: { field: 'annotations', key: LINKERD_INJECT, value: 'disabled' },
+};
 
 export const enableMarker = (ns: string) => ({
   field: 'annotations' as const,
@@ -31,31 +42,10 @@ export const enableMarker = (ns: string) => ({
   command: `kubectl annotate namespace ${shq(ns)} ${LINKERD_INJECT}=enabled --overwrite`,
 });
 
-export function templateOptOut(template: Template) {
-  const v = annotationsOf(template)[LINKERD_INJECT];
-  return v === 'disabled' ? { key: LINKERD_INJECT, value: v, from: 'annotation' as const } : undefined;
-}
-
-/** The annotation enabling Linkerd on a namespace or a pod template. */
-export function enabling(o: { metadata?: unknown } | undefined) {
-  const v = annotationsOf(o)[LINKERD_INJECT];
-  return isLinkerdEnabling(v) ? { f: 'annotations' as const, key: LINKERD_INJECT, value: v! } : undefined;
-}
-
-/** The marker asking for Linkerd on a template, valid or not ("annotation linkerd.io/inject=enable"). */
-export function templateAsking(template: Template | undefined): string | undefined {
-  const annotations = annotationsOf(template);
-  const labels = labelsOf(template);
-  if (annotations[LINKERD_INJECT] !== undefined)
-    return asks(annotations[LINKERD_INJECT]) ? `annotation ${LINKERD_INJECT}=${annotations[LINKERD_INJECT]}` : undefined;
-  for (const key of [LINKERD_INJECT, LINKERD_LEGACY]) if (asks(labels[key])) return `label ${key}=${labels[key]}`;
-  return undefined;
-}
-
 /** A Linkerd marker is judged by Linkerd's own rules, webhooks or not (their configurations may be unreadable). */
 export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): MarkerProblemDraft[] {
   if (!m.meshPossible('linkerd')) return [];
-  const { ns, labels, annotations, set, unset } = c;
+  const { ns, annotations, set, unset } = c;
   const out: MarkerProblemDraft[] = [];
   const v = annotations[LINKERD_INJECT];
   if (v !== undefined && !isLinkerdValid(v)) {
@@ -79,22 +69,6 @@ export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): M
         remove: unset('annotations', LINKERD_INJECT),
       });
     }
-  } else if (v === undefined) {
-    // With the annotation present (valid), a stray label beside it changes nothing.
-    for (const key of [LINKERD_INJECT, LINKERD_LEGACY]) {
-      const lv = labels[key];
-      if (!asksOn(lv)) continue;
-      out.push({
-        message:
-          key === LINKERD_LEGACY
-            ? `Namespace ${ns} has the legacy label ${key}=${lv} of Linkerd's 2018 injector, which today's Linkerd ignores, so it injects no pod in it.`
-            : `Namespace ${ns} has label ${key}=${lv}, but Linkerd reads only the annotation ${LINKERD_INJECT}, so it injects no pod in it.`,
-        evidence: { marker: `label ${key}=${lv}`, expected: `annotation ${LINKERD_INJECT}=enabled` },
-        fix: [...set('annotations', LINKERD_INJECT, 'enabled'), ...unset('labels', key)],
-        recreate: c.waiting(),
-        remove: unset('labels', key),
-      });
-    }
   }
   return out;
 }
@@ -102,9 +76,9 @@ export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): M
 /** An invalid value is wrong whatever the namespace says: judged even where the Namespace and the webhooks cannot be read. */
 export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): MarkerProblemDraft[] {
   if (!m.meshPossible('linkerd')) return [];
-  const { w, id, where, labels, annotations } = c;
+  const { w, id, where, annotations } = c;
   const out: MarkerProblemDraft[] = [];
-  const ns = namespaceMarker(m.namespace(w.namespace));
+  const ns = namespaceMarker(LINKERD_MARKERS, m.namespace(w.namespace));
   const v = annotations[LINKERD_INJECT];
   if (v !== undefined && !isLinkerdValid(v) && asksOn(v)) {
     out.push({
@@ -118,55 +92,6 @@ export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): Mar
       remove: removeFromTemplate(w, 'annotations', LINKERD_INJECT),
       templateChanges: [{ field: 'annotations', key: LINKERD_INJECT, ...(ns.enabled ? {} : { value: 'enabled' }) }],
     });
-  }
-  // Where the namespace enables Linkerd or the template has the annotation, these change nothing
-  // (and where the Namespace was not read, that cannot be known).
-  if (v === undefined && !ns.enabled && m.has('namespaces')) {
-    for (const key of [LINKERD_INJECT, LINKERD_LEGACY]) {
-      const lv = labels[key];
-      if (!asksOn(lv)) continue;
-      out.push({
-        message: `${id} has ${where} label ${key}=${lv}, but Linkerd reads only the annotation ${LINKERD_INJECT}, so its pods are not injected.`,
-        evidence: { marker: `${where} label ${key}=${lv}`, expected: `${where} annotation ${LINKERD_INJECT}=enabled` },
-        fix: [...setOnTemplate(w, 'annotations', LINKERD_INJECT, 'enabled'), ...removeFromTemplate(w, 'labels', key)],
-        remove: removeFromTemplate(w, 'labels', key),
-        templateChanges: [
-          { field: 'annotations', key: LINKERD_INJECT, value: 'enabled' },
-          { field: 'labels', key },
-        ],
-      });
-    }
-    const own = w.templatePath ? annotationsOf(w.obj)[LINKERD_INJECT] : undefined;
-    if (asksOn(own)) {
-      out.push({
-        message: `${id} has annotation ${LINKERD_INJECT}=${own} on its own metadata, but Linkerd reads it only from the pod template, so its pods are not injected.`,
-        evidence: { marker: `${w.kind} metadata annotation ${LINKERD_INJECT}=${own}`, expected: `pod template annotation ${LINKERD_INJECT}=enabled` },
-        fix: [
-          ...setOnTemplate(w, 'annotations', LINKERD_INJECT, isLinkerdEnabling(own) ? own : 'enabled'),
-          ...removeAnnotationFromObject(w, 'metadata', LINKERD_INJECT),
-        ],
-        remove: removeAnnotationFromObject(w, 'metadata', LINKERD_INJECT),
-        templateChanges: [{ field: 'annotations', key: LINKERD_INJECT, value: isLinkerdEnabling(own) ? own : 'enabled' }],
-      });
-    }
-    // A CronJob's jobTemplate metadata annotates the Jobs, not their pods.
-    const jobTemplate = w.kind === 'CronJob' && isObj(w.obj?.spec) ? w.obj!.spec.jobTemplate : undefined;
-    const onJobs = isObj(jobTemplate) ? annotationsOf(jobTemplate)[LINKERD_INJECT] : undefined;
-    if (asksOn(onJobs)) {
-      out.push({
-        message: `${id} has annotation ${LINKERD_INJECT}=${onJobs} on spec.jobTemplate.metadata, which annotates its Jobs, not their pods, so its pods are not injected.`,
-        evidence: {
-          marker: `jobTemplate metadata annotation ${LINKERD_INJECT}=${onJobs}`,
-          expected: `pod template (spec.jobTemplate.spec.template) annotation ${LINKERD_INJECT}=enabled`,
-        },
-        fix: [
-          ...setOnTemplate(w, 'annotations', LINKERD_INJECT, isLinkerdEnabling(onJobs) ? onJobs : 'enabled'),
-          ...removeAnnotationFromObject(w, 'spec.jobTemplate.metadata', LINKERD_INJECT),
-        ],
-        remove: removeAnnotationFromObject(w, 'spec.jobTemplate.metadata', LINKERD_INJECT),
-        templateChanges: [{ field: 'annotations', key: LINKERD_INJECT, value: isLinkerdEnabling(onJobs) ? onJobs : 'enabled' }],
-      });
-    }
   }
   return out;
 }
