@@ -8,7 +8,8 @@ import type { Snapshot } from '../k8s/snapshot.js';
 import { isObj } from '../util/objects.js';
 import { KINDS, KIND_KEYS, kindOf, type KindKey } from '../k8s/kinds.js';
 import { keepsManagedFields, sanitizeSecret, type Keeper } from './sanitize.js';
-import { SNAPSHOT_KIND, TOO_DEEP, isStreamable, jsonShape, parseObject, readStreamed, scanJson, tooDense, tooMany } from './snapshot-file.js';
+import { SNAPSHOT_KIND, isStreamable, readStreamed, tooMany } from './snapshot-file.js';
+import { TOO_DEEP, jsonShape, parseObject, scanJson, tooDense } from './json-scan.js';
 
 /** The largest YAML text parsed (the document model costs ~50x: 32 MiB is ~1.6 GB). */
 export const MAX_YAML_CHARS = 32 * 1024 * 1024;

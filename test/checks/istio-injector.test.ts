@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { slim } from '../../src/mesh/keep.js';
 import { explain } from '../../src/run/explain.js';
-import { imageVersion, istiodVersion, parseInjectValue, rulesOf } from '../../src/mesh/istio/injector.js';
+import { parseInjectValue } from '../../src/mesh/istio/injector.js';
+import { imageVersion, istiodVersion, rulesOf } from '../../src/mesh/istio/version.js';
 import { istio } from '../../src/mesh/istio/index.js';
 import { newPodLabels } from '../../src/k8s/pod-labels.js';
 import { selectorError } from '../../src/k8s/selectors.js';

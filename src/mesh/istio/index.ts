@@ -13,20 +13,9 @@ import { isComment, shown } from '../../util/shell.js';
 import { configValues, parseYamlObject, valueAt } from '../config-values.js';
 import type { MeshProfile, NamedRef, ResourceKey } from '../profile.js';
 import type { MeshWebhook } from '../profile.js';
-import {
-  ISTIO_IGNORED_NAMESPACES,
-  ISTIO_INJECT,
-  ISTIO_NS_LABEL,
-  ISTIO_REV,
-  chartUpgrade,
-  istioInjector,
-  istiodRelease,
-  istiodVersion,
-  reinstallIstiod,
-  istioPodValue,
-  parseInjectValue,
-  serviceRevision,
-} from './injector.js';
+import { ISTIO_IGNORED_NAMESPACES, ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, istioInjector, istioPodValue, parseInjectValue } from './injector.js';
+import { istiodRelease, istiodVersion } from './version.js';
+import { chartUpgrade, reinstallIstiod, serviceRevision } from './install.js';
 import { REDIRECTION, ambient, ambientEnrols, istioCni } from './ambient.js';
 import {
   enableMarker,

@@ -12,7 +12,8 @@ import { asks, asksOn } from '../asks.js';
 import type { EnableMarker, MarkerProblemDraft, NamespaceMarker, NamespaceProblemContext, Template, WorkloadProblemContext } from '../profile.js';
 import { evalWebhook, namespaceLabels } from '../../k8s/webhook.js';
 import type { MeshWebhook } from '../profile.js';
-import { ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, injectorFor, istiodVersion, istioPodValue, parseInjectValue } from './injector.js';
+import { ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, injectorFor, istioPodValue, parseInjectValue } from './injector.js';
+import { istiodVersion } from './version.js';
 
 export function namespaceMarker(ns: K8sObject | undefined): NamespaceMarker {
   const labels = labelsOf(ns);
