@@ -1,5 +1,5 @@
 /**
- * Istio's profile (mesh-rules.md §2). Sources: istio/istio manifests/charts/istio-control/
+ * Istio's profile (docs/meshes/istio.md). Sources: istio/istio manifests/charts/istio-control/
  * istio-discovery (templates/mutatingwebhook.yaml, files/injection-template.yaml, values.yaml),
  * pkg/kube/inject (inject.go, webhook.go), tools/istio-iptables.
  */

@@ -1,5 +1,5 @@
 /**
- * Istio's injection markers (mesh-rules.md §2; istio/istio manifests/charts/istio-control/
+ * Istio's injection markers (docs/meshes/istio.md; istio/istio manifests/charts/istio-control/
  * istio-discovery/templates/mutatingwebhook.yaml, pkg/kube/inject/inject.go): the namespace labels
  * `istio-injection` and `istio.io/rev`, the pod label (or annotation) `sidecar.istio.io/inject`.
  */

@@ -1,5 +1,5 @@
 /**
- * Linkerd's profile (mesh-rules.md §1). Sources: linkerd/linkerd2 charts/linkerd-control-plane
+ * Linkerd's profile (docs/meshes/linkerd.md). Sources: linkerd/linkerd2 charts/linkerd-control-plane
  * (templates/proxy-injector*.yaml, values.yaml), pkg/inject (report.go, inject.go),
  * controller/proxy-injector/webhook.go, pkg/k8s/labels.go.
  */

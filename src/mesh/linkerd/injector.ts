@@ -1,5 +1,5 @@
 /**
- * Linkerd's injection decision, as its proxy injector makes it (mesh-rules.md §1;
+ * Linkerd's injection decision, as its proxy injector makes it (docs/meshes/linkerd.md;
  * linkerd/linkerd2 pkg/inject/report.go).
  */
 import { podSpec } from '../../k8s/pods.js';
