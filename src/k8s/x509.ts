@@ -64,6 +64,27 @@ function toCert(x509: X509Certificate): Cert | string {
   };
 }
 
+/**
+ * Parsed certificate blocks by their text: the same certificate is read by several checks and
+ * webhooks of a run (and by every run of a process: tests, explain after check). A Cert is never
+ * changed once made. Bounded: emptied when full, so hostile input costs parsing, not memory.
+ */
+const parsed = new Map<string, Cert | string>();
+const MAX_PARSED = 512;
+function parseBlock(block: string): Cert | string {
+  let cert = parsed.get(block);
+  if (cert === undefined) {
+    try {
+      cert = toCert(new X509Certificate(block));
+    } catch (e) {
+      cert = `that cannot be parsed (${(e as Error).message})`;
+    }
+    if (parsed.size >= MAX_PARSED) parsed.clear();
+    parsed.set(block, cert);
+  }
+  return cert;
+}
+
 /** Every PEM block of a text, parsed: certificates, and a problem for everything else. */
 export function parsePem(text: string): PemResult {
   const certs: Cert[] = [];
@@ -76,12 +97,7 @@ export function parsePem(text: string): PemResult {
     if (type.includes('PRIVATE KEY')) problems.push({ problem: 'private-key', detail: `${n} is a private key, not a certificate` });
     else if (type !== 'CERTIFICATE') problems.push({ problem: 'not-certificate', detail: `${n} is a ${type}, not a certificate` });
     else {
-      let cert: Cert | string;
-      try {
-        cert = toCert(new X509Certificate(b[0]));
-      } catch (e) {
-        cert = `that cannot be parsed (${(e as Error).message})`;
-      }
+      const cert = parseBlock(b[0]);
       if (typeof cert === 'string') problems.push({ problem: 'unparseable', detail: `${n} is a certificate ${cert}` });
       else certs.push(cert);
     }
