@@ -163,7 +163,7 @@ const RENDERERS: Record<Shell, (s: Spec) => string> = {
     ].join('\n'),
 };
 
-export function completionScript(shell: Shell, program: Command, checkWords: readonly string[]): string {
+function completionScript(shell: Shell, program: Command, checkWords: readonly string[]): string {
   return RENDERERS[shell](spec(program, checkWords));
 }
 

@@ -11,7 +11,7 @@ import { DEFAULT_LIMITS, type Limits } from '../util/limits.js';
 import { FAIL_ON, type FailOn } from './exit.js';
 
 /** The commands that take flags from this table. */
-export type CommandName = 'check' | 'snapshot' | 'explain' | 'checks';
+type CommandName = 'check' | 'snapshot' | 'explain' | 'checks';
 
 function positiveNumber(name: string, max = Number.MAX_SAFE_INTEGER) {
   return (v: string) => {
@@ -195,7 +195,7 @@ type Defaulted = { [K in keyof Flags]: Flags[K] extends { default: unknown } ? K
 export type OptionsOf<C extends CommandName> = Partial<Pick<FlagValues, TakenBy<C>>> & Pick<FlagValues, TakenBy<C> & Defaulted>;
 
 /** The options of a command that reads a cluster or a snapshot. */
-export type ClusterOpts = OptionsOf<'snapshot'> & { snapshot?: string[] };
+type ClusterOpts = OptionsOf<'snapshot'> & { snapshot?: string[] };
 
 /**
  * Options whose choices are the output formats of REPORTERS, filled in by reporterChoices: the

@@ -56,7 +56,7 @@ export function jsonShape(text: string): { deep: boolean; values: number } {
 export const jsonShallow = (text: string): boolean => !jsonShape(text).deep;
 
 /** The shape of JSON bytes (jsonShape), and where the items of a top-level `"items": [...]` lie. */
-export interface JsonScan {
+interface JsonScan {
   deep: boolean;
   values: number;
   /** tooDense's reason when the bytes are too dense (then no `list`: its offsets were not kept). */

@@ -38,7 +38,7 @@ interface RawConfig {
 }
 
 /** An exec credential plugin (kubeconfig `users[].user.exec`), run by execCredentials(). */
-export interface ExecPlugin {
+interface ExecPlugin {
   command: string;
   args: string[];
   /** The plugin's `env` entries, added to meshdoctor's environment. */

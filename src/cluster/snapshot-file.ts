@@ -27,7 +27,7 @@ import type { Keeper } from './sanitize.js';
 import { jsonShallow, TOO_DEEP } from './json-scan.js';
 
 export const SNAPSHOT_KIND = 'MeshdoctorSnapshot';
-export const SNAPSHOT_API_VERSION = 'meshdoctor.io/v1';
+const SNAPSHOT_API_VERSION = 'meshdoctor.io/v1';
 const HEAD = `{"kind":"${SNAPSHOT_KIND}"`;
 const OBJECTS = '"objects":{';
 

@@ -25,9 +25,9 @@ export interface Cert {
   fingerprint256: string;
 }
 
-export type PemProblemCode = 'empty' | 'not-base64' | 'not-pem' | 'private-key' | 'not-certificate' | 'truncated' | 'unparseable';
+type PemProblemCode = 'empty' | 'not-base64' | 'not-pem' | 'private-key' | 'not-certificate' | 'truncated' | 'unparseable';
 
-export interface PemProblem {
+interface PemProblem {
   problem: PemProblemCode;
   detail: string;
 }
@@ -125,7 +125,7 @@ export function secretCerts(secret: K8sObject | undefined, key: string): PemResu
   return text === undefined ? undefined : parsePem(text);
 }
 
-export type Validity = 'valid' | 'expired' | 'not-yet-valid';
+type Validity = 'valid' | 'expired' | 'not-yet-valid';
 
 export function validity(c: Cert, now: Date): Validity {
   if (c.notAfter.getTime() < now.getTime()) return 'expired';
@@ -139,7 +139,7 @@ export function expiring(c: Cert, now: Date, warningDays: number): boolean {
 }
 
 /** Whole days left until notAfter (negative once expired). */
-export const daysLeft = (c: Cert, now: Date): number => Math.floor((c.notAfter.getTime() - now.getTime()) / DAY);
+const daysLeft = (c: Cert, now: Date): number => Math.floor((c.notAfter.getTime() - now.getTime()) / DAY);
 
 /** Structured evidence about a certificate (public data only). */
 export function certEvidence(c: Cert, now: Date) {
@@ -164,7 +164,7 @@ export function subjectAttr(c: Cert, attr: string): string | undefined {
 }
 
 /** `child` is signed by `parent` (names match and the signature verifies). */
-export function issuedBy(child: Cert, parent: Cert): boolean {
+function issuedBy(child: Cert, parent: Cert): boolean {
   try {
     return child.x509.checkIssued(parent.x509) && child.x509.verify(parent.x509.publicKey);
   } catch {

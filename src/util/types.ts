@@ -1,5 +1,4 @@
 export type Severity = 'error' | 'warning' | 'info';
-export const SEVERITIES: readonly Severity[] = ['error', 'warning', 'info'];
 
 /** A Kubernetes object as read from the API or a file: untrusted, any field may be missing. */
 export interface K8sObject {

@@ -5,7 +5,7 @@
  */
 import { note, shq } from '../../util/objects.js';
 
-export const INJECTOR_CONFIG = 'istio-sidecar-injector';
+const INJECTOR_CONFIG = 'istio-sidecar-injector';
 
 /** The injector ConfigMap of a revision: `istio-sidecar-injector` (default) or `-<rev>` (sidecarinjector.go getInjectorConfigMapName). */
 export const injectorConfigName = (rev: string | undefined): string => (!rev || rev === 'default' ? INJECTOR_CONFIG : `${INJECTOR_CONFIG}-${rev}`);

@@ -17,7 +17,7 @@ import { injectorConfigName, serviceRevision } from './install.js';
  */
 export type IstioRules = 'exact' | 'loose';
 
-export interface IstioVersion {
+interface IstioVersion {
   /** "1.27.1", or undefined when unknown. */
   version?: string;
   /** The istiod image read, when one was. */
