@@ -11,6 +11,7 @@ import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../src/cli.js';
 import { CHECKS } from '../src/checks/index.js';
+import { REPORTERS } from '../src/report/index.js';
 import { runCli } from './helpers/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'meshdoctor-completion-'));
@@ -58,9 +59,9 @@ describe('meshdoctor completion bash', () => {
 
   it('completes flag values: choices, check ids (also after a comma), files', async () => {
     const file = await script('bash');
-    const check = program.commands.find((c) => c.name() === 'check')!;
-    const output = check.options.find((o) => o.long === '--output')!;
-    expect(complete(file, 'meshdoctor check -o ')).toEqual(output.argChoices);
+    // check's -o offers the output formats of the reporter map, set from it when a command runs.
+    expect(complete(file, 'meshdoctor check -o ')).toEqual(Object.keys(REPORTERS));
+    expect(complete(file, 'meshdoctor explain -o ')).toEqual(['table', 'json']);
     expect(complete(file, 'meshdoctor check --fail-on w')).toEqual(['warning']);
     expect(complete(file, 'meshdoctor completion ')).toEqual(['-h', '--help', 'bash', 'zsh']);
     expect(complete(file, 'meshdoctor check --only ')).toEqual(CHECKS.flatMap((c) => [c.id, c.code]));
@@ -174,8 +175,9 @@ function candidates(shell: 'bash' | 'zsh', file: string, flag: string, lines: st
   } else {
     // As _bash_complete does: the lines compgen prints, empty ones dropped, each unquoted once;
     // one trailing space becomes compadd's suffix, not part of the word.
-    const code = `autoload -U compinit && compinit -u -D; source "$1"; ${words}; m=( \${(f)"$(compgen -F _meshdoctor -- '')"} ); for c in "\${(@)m}"; do c="\${(Q)c}"; c="\${c% }"; [[ -n $c ]] && printf '%s\\0' "$c"; done; true`;
-    out = execFileSync('zsh', ['-f', '-c', code, 'zsh', file], { cwd, env, encoding: 'utf8' });
+    // compinit's dump file is kept (in the test's directory): without it each zsh spends ~0.3 s scanning fpath.
+    const code = `autoload -U compinit && compinit -u -d "$2"; source "$1"; ${words}; m=( \${(f)"$(compgen -F _meshdoctor -- '')"} ); for c in "\${(@)m}"; do c="\${(Q)c}"; c="\${c% }"; [[ -n $c ]] && printf '%s\\0' "$c"; done; true`;
+    out = execFileSync('zsh', ['-f', '-c', code, 'zsh', file, join(tmp, 'zcompdump')], { cwd, env, encoding: 'utf8' });
   }
   return { got: out.split('\0').slice(0, -1), pwned: existsSync(join(cwd, 'PWNED')) };
 }

@@ -2,14 +2,17 @@
  * Declared inputs are the inputs read (issue 13). `kindsFor` lists what the selected checks declare
  * and the runner skips a check whose required input could not be read: a check that reads a kind
  * it does not declare would, under `--only X` or a forbidden kind, run on data that was never
- * read. So every check runs alone, on every fixture (over its base, in the full view and in the
- * namespace-only view an app team's Role gives), with `snapshot.objects` wrapped in a recording
- * Proxy: any kind read through any path (the Model, its memos, the mesh helpers) must be declared.
- * The reverse is checked too: a declared kind that no fixture makes the check read is reported.
+ * read. So every check's reads are recorded, on every fixture (over its base, in the full view and
+ * in the namespace-only view an app team's Role gives), with `snapshot.objects` wrapped in a
+ * recording Proxy: any kind read through any path (the Model, its memos, the mesh helpers) must be
+ * declared. The reverse is checked too: a declared kind that no fixture makes the check read is
+ * reported. The Model's memos are shared by the checks of one run, so one run of all checks could
+ * not say which of them read a kind: analyse() gets each check's reads alone, exactly, from far
+ * fewer runs.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
 import { KINDS, KIND_KEYS, type KindKey } from '../src/k8s/kinds.js';
 import { overlayManifests } from '../src/run/manifests.js';
@@ -94,10 +97,11 @@ function cases(): Case[] {
 }
 
 /**
- * Run one check alone on a fresh snapshot (so a fresh Model, nothing memoised) whose `objects`
- * records every kind key touched while the check runs (the runner's own reads are not the check's).
+ * Run checks on a fresh snapshot (so a fresh Model, nothing memoised) whose `objects` records every
+ * kind key touched while one of them runs (the runner's own reads are not the checks'; between two
+ * checks the runner does not touch the Model, so whatever the Model computes, one of them asked).
  */
-function kindsRead(check: Check, { snap, expectMeshed }: Case): { read: Set<string>; errors: string[] } {
+function kindsRead(checks: readonly Check[], { snap, expectMeshed }: Case): { read: Set<string>; errors: string[] } {
   const read = new Set<string>();
   let on = false;
   const note = (k: string | symbol) => {
@@ -116,7 +120,7 @@ function kindsRead(check: Check, { snap, expectMeshed }: Case): { read: Set<stri
       },
     },
   );
-  const recorded: Check = {
+  const recorded = checks.map((check): Check => ({
     ...check,
     *run(m) {
       on = true;
@@ -126,35 +130,73 @@ function kindsRead(check: Check, { snap, expectMeshed }: Case): { read: Set<stri
         on = false;
       }
     },
-  };
-  const r = runChecks({ ...snap, objects }, [recorded], { mesh: 'auto', certExpiryWarningDays: 60, now: NOW, expectMeshed: !!expectMeshed });
+  }));
+  const r = runChecks({ ...snap, objects }, recorded, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW, expectMeshed: !!expectMeshed });
   return { read, errors: r.errors };
+}
+
+const declaredOf = (c: Check) => new Set<string>([...c.inputs, ...(c.optionalInputs ?? [])]);
+
+interface Reads {
+  /** Each kind the check read alone, with the cases it read it in (all of them for a kind it does not declare). */
+  reads: Map<string, string[]>;
+  errors: string[];
+}
+
+/**
+ * What each check reads, as if each ran alone on every case, for the cost of far fewer runs.
+ * A check run alone reads nothing that a run of it with other checks does not read (the same
+ * code reads the same kinds; the others can only read more). So the checks that declare the
+ * same kinds run together on each case: when the group read only what they declare and none
+ * failed, each of them did too. Only where a group read more (or failed) does each of its checks
+ * run alone on that case, which names the check and counts its cases exactly. The reverse (each
+ * declared kind read somewhere) needs each check's own reads: it runs alone, its own fixtures
+ * first, until it has read every kind it declares (or the cases are done).
+ */
+function analyse(checks: readonly Check[], all: readonly Case[]): Map<string, Reads> {
+  const out = new Map<string, Reads>(checks.map((c) => [c.id, { reads: new Map(), errors: [] }]));
+  const alone = (check: Check, c: Case) => {
+    const r = out.get(check.id)!;
+    const { read, errors } = kindsRead([check], c);
+    r.errors.push(...errors.map((e) => `${c.name}: ${e}`));
+    for (const k of read) r.reads.set(k, [...(r.reads.get(k) ?? []), c.name]);
+  };
+  const groups = new Map<string, Check[]>();
+  for (const check of checks) {
+    const key = [...declaredOf(check)].sort().join(',');
+    groups.set(key, [...(groups.get(key) ?? []), check]);
+  }
+  for (const group of groups.values()) {
+    const declared = declaredOf(group[0]!);
+    for (const c of all) {
+      const { read, errors } = kindsRead(group, c);
+      if (errors.length || [...read].some((k) => !declared.has(k))) for (const check of group) alone(check, c);
+    }
+  }
+  for (const check of checks) {
+    const own = (c: Case) => c.name.startsWith(`checks/${check.id}/`) || c.name.includes(` checks/${check.id}/`);
+    const unread = () => [...declaredOf(check)].filter((k) => !out.get(check.id)!.reads.has(k));
+    for (const c of [...all.filter(own), ...all.filter((c) => !own(c))]) {
+      if (!unread().length) break;
+      alone(check, c);
+    }
+  }
+  return out;
 }
 
 const ALL = cases();
 
-/** Per check: each kind it read, with the cases it read it in; errors by case (computed once). */
-const runs = new Map<string, { reads: Map<string, string[]>; errors: string[] }>();
-function runAll(check: Check) {
-  let r = runs.get(check.id);
-  if (!r) {
-    r = { reads: new Map(), errors: [] };
-    for (const c of ALL) {
-      const { read, errors } = kindsRead(check, c);
-      r.errors.push(...errors.map((e) => `${c.name}: ${e}`));
-      for (const k of read) r.reads.set(k, [...(r.reads.get(k) ?? []), c.name]);
-    }
-    runs.set(check.id, r);
-  }
-  return r;
-}
+let analysed: Map<string, Reads>;
+const runAll = (check: Check): Reads => analysed.get(check.id)!;
 
 describe('declared inputs are the inputs read', () => {
+  beforeAll(() => void (analysed = analyse(CHECKS, ALL)), 600_000);
+
   it('has fixtures to run', () => expect(ALL.length).toBeGreaterThan(100));
 
   for (const check of CHECKS) {
     it(`${check.id} reads only the kinds it declares`, () => {
-      const declared = new Set<string>([...check.inputs, ...(check.optionalInputs ?? [])]);
+      const declared = declaredOf(check);
       const { reads, errors } = runAll(check);
       expect(errors).toEqual([]);
       const undeclared = [...reads].filter(([k]) => !declared.has(k)).map(([k, where]) => [k, `${where.length} case(s), e.g. ${where[0]}`]);
@@ -172,24 +214,67 @@ describe('declared inputs are the inputs read', () => {
     expect(unread).toEqual({});
   });
 
+  const probe: Check = {
+    id: 'probe',
+    code: 'MD9999',
+    title: 'probe',
+    description: 'reads through the Model',
+    severity: 'info',
+    inputs: [],
+    // eslint-disable-next-line require-yield -- reads what it declares and finds nothing
+    *run(m) {
+      void m.appWorkloads; // the workload index: pods and every controller kind
+      void m.has('events');
+    },
+  };
+
   it('the recorder sees reads through the Model and its memos, and only while the check runs', () => {
-    const probe: Check = {
-      id: 'probe',
-      code: 'MD9999',
-      title: 'probe',
-      description: 'reads through the Model',
-      severity: 'info',
-      inputs: [],
-      // eslint-disable-next-line require-yield -- reads what it declares and finds nothing
-      *run(m) {
-        void m.appWorkloads; // the workload index: pods and every controller kind
-        void m.has('events');
-      },
-    };
-    const { read } = kindsRead(probe, { name: 'healthy linkerd', snap: cluster('linkerd') });
+    const { read } = kindsRead([probe], { name: 'healthy linkerd', snap: cluster('linkerd') });
     expect([...read].sort()).toEqual(expect.arrayContaining(['events', 'pods', 'replicasets', 'deployments', 'cronjobs']));
     // The runner's own reads (skip logic, ranking, suppressions) are not the check's.
-    expect(kindsRead({ ...probe, *run() {} }, { name: 'healthy linkerd', snap: cluster('linkerd') }).read.size).toBe(0);
+    expect(kindsRead([{ ...probe, *run() {} }], { name: 'healthy linkerd', snap: cluster('linkerd') }).read.size).toBe(0);
+  });
+
+  it('planted: a check reading a kind it does not declare is named, also when its group shares the run or a memo hides the read', () => {
+    const sample = ALL.filter((c) => c.name.startsWith('healthy linkerd')).slice(0, 3);
+    // Two checks declaring the same kinds: the group reads more than they declare; only the one that did is named.
+    const honest: Check = {
+      ...probe,
+      id: 'honest',
+      inputs: ['namespaces'],
+      // eslint-disable-next-line require-yield -- reads, finds nothing
+      *run(m) {
+        void m.list('namespaces');
+      },
+    };
+    const sneaky: Check = {
+      ...probe,
+      id: 'sneaky',
+      inputs: ['namespaces'],
+      // eslint-disable-next-line require-yield -- reads, finds nothing
+      *run(m) {
+        void m.list('namespaces');
+        void m.list('secrets');
+      },
+    };
+    // A check declaring nothing that reads the workload index: in one run of all checks,
+    // sidecar-missing (run before it) would have built it, and its reads would go unseen.
+    const late: Check = {
+      ...probe,
+      id: 'late',
+      inputs: [],
+      // eslint-disable-next-line require-yield -- reads, finds nothing
+      *run(m) {
+        void m.appWorkloads;
+      },
+    };
+    const planted = analyse([CHECKS.find((c) => c.id === 'sidecar-missing')!, honest, sneaky, late], sample);
+    const undeclared = (id: string, c: Check) => [...planted.get(id)!.reads.keys()].filter((k) => !declaredOf(c).has(k)).sort();
+    expect(undeclared('honest', honest)).toEqual([]);
+    expect(undeclared('sneaky', sneaky)).toEqual(['secrets']);
+    // In every case it ran in (the runner skips it where Namespaces were not read).
+    expect(planted.get('sneaky')!.reads.get('secrets')).toHaveLength(sample.filter((c) => c.snap.objects.namespaces).length);
+    expect(undeclared('late', late)).toEqual(expect.arrayContaining(['pods', 'replicasets', 'deployments']));
   });
 
   it('namespace-only views really lack the cluster-scoped kinds', () => {

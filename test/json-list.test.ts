@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadSnapshot } from '../src/run/read.js';
 import { keepsManagedFields } from '../src/cluster/sanitize.js';
-import { managedFieldsRange, parseObject, scanJson } from '../src/cluster/snapshot-file.js';
+import { managedFieldsRange, parseObject, scanJson } from '../src/cluster/json-scan.js';
 import { baseObjects } from './helpers/fixtures.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'meshdoctor-json-list-'));

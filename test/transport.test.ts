@@ -19,7 +19,7 @@ import { gather } from '../src/run/read.js';
 import { loadSnapshot } from '../src/run/read.js';
 import { lookPath, LookPathError } from '../src/cluster/plugin.js';
 import { bypassesProxy, parseProxy, proxyFromEnvironment } from '../src/cluster/proxy.js';
-import { scanJson } from '../src/cluster/snapshot-file.js';
+import { scanJson } from '../src/cluster/json-scan.js';
 import { hasControl, UserError } from '../src/util/errors.js';
 import { DEFAULT_LIMITS } from '../src/util/limits.js';
 import type { K8sObject } from '../src/util/types.js';

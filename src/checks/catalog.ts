@@ -12,7 +12,7 @@ import type { CheckMeta } from './types.js';
  * The controllers the Model resolves pods to (Pod -> ReplicaSet -> Deployment, Job -> CronJob,
  * StatefulSet, DaemonSet): every check that judges workloads reads them when it can.
  */
-export const WORKLOAD_KINDS: readonly KindKey[] = ['deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'replicasets'];
+const WORKLOAD_KINDS: readonly KindKey[] = ['deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'replicasets'];
 
 /** A check's metadata but its id (which is the entry's key). */
 export type CatalogEntry = Omit<CheckMeta, 'id'>;

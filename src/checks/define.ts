@@ -2,7 +2,6 @@ import type { Model } from '../facts/model.js';
 import type { CheckMeta, FindingInput } from './types.js';
 import { CATALOG, type CatalogEntry, type CheckId } from './catalog.js';
 
-export { WORKLOAD_KINDS } from './catalog.js';
 export type { CheckMeta, FindingInput } from './types.js';
 
 /** A check: its metadata and a pure run over the model. */

@@ -19,9 +19,11 @@
  *   control character (a newline would split it into two candidates) is dropped.
  */
 import type { Command, Option } from 'commander';
+import { EXIT } from '../util/errors.js';
+import type { CommandContext } from './io.js';
 
-export type Shell = 'bash' | 'zsh';
-export const SHELLS: readonly Shell[] = ['bash', 'zsh'];
+type Shell = 'bash' | 'zsh';
+const SHELLS: readonly Shell[] = ['bash', 'zsh'];
 
 const SAFE = /^[-\w./]+$/; // every static word is spliced into shell code: refuse anything else
 
@@ -161,6 +163,25 @@ const RENDERERS: Record<Shell, (s: Spec) => string> = {
     ].join('\n'),
 };
 
-export function completionScript(shell: Shell, program: Command, checkWords: readonly string[]): string {
+function completionScript(shell: Shell, program: Command, checkWords: readonly string[]): string {
   return RENDERERS[shell](spec(program, checkWords));
+}
+
+/** `meshdoctor completion bash|zsh`. */
+export function completionCommand({ program, io, setExit }: CommandContext): void {
+  program
+    .command('completion')
+    .description('print a shell completion script: source <(meshdoctor completion bash)')
+    .addArgument(program.createArgument('<shell>', 'bash or zsh').choices(SHELLS))
+    .action(async (shell: Shell) => {
+      const { CHECK_META: CHECKS } = await import('../checks/catalog.js');
+      io.stdout(
+        completionScript(
+          shell,
+          program,
+          CHECKS.flatMap((c) => [c.id, c.code]),
+        ),
+      );
+      setExit(EXIT.OK);
+    });
 }

@@ -6,7 +6,7 @@
  * files) are applied here, and exec credential plugins are run here (execCredentials, through
  * plugin.ts), bounded in time and output; the proxy is chosen here (proxy.ts). Only auth providers
  * other than gcp and azure (auth-provider.ts) and socks proxies are left to
- * `@kubernetes/client-node`, which gather.ts then imports. That keeps the client's ~0.5 s import
+ * `@kubernetes/client-node`, which http.ts then imports. That keeps the client's ~0.5 s import
  * off the common path.
  *
  * Every file is read with readFileBounded (regular files only, capped), and credential material is
@@ -38,7 +38,7 @@ interface RawConfig {
 }
 
 /** An exec credential plugin (kubeconfig `users[].user.exec`), run by execCredentials(). */
-export interface ExecPlugin {
+interface ExecPlugin {
   command: string;
   args: string[];
   /** The plugin's `env` entries, added to meshdoctor's environment. */

@@ -8,12 +8,11 @@ import type { Snapshot } from '../k8s/snapshot.js';
 import { isObj } from '../util/objects.js';
 import { KINDS, KIND_KEYS, kindOf, type KindKey } from '../k8s/kinds.js';
 import { keepsManagedFields, sanitizeSecret, type Keeper } from './sanitize.js';
-import { SNAPSHOT_KIND, TOO_DEEP, isStreamable, jsonShape, parseObject, readStreamed, scanJson, tooDense, tooMany } from './snapshot-file.js';
+import { SNAPSHOT_KIND, isStreamable, readStreamed, tooMany } from './snapshot-file.js';
+import { TOO_DEEP, jsonShape, parseObject, scanJson, tooDense } from './json-scan.js';
 
 /** The largest YAML text parsed (the document model costs ~50x: 32 MiB is ~1.6 GB). */
-export const MAX_YAML_CHARS = 32 * 1024 * 1024;
-
-export { SNAPSHOT_KIND, SNAPSHOT_API_VERSION } from './snapshot-file.js';
+const MAX_YAML_CHARS = 32 * 1024 * 1024;
 
 const FILE_EXT = /\.(json|ya?ml)$/i;
 
@@ -98,7 +97,7 @@ export function parseJson(text: string, fail: Fail): unknown {
  * walked again only when reached deeper than before, and a cycle (`&a [*a]`) is not followed (the
  * walks that follow visit each node once). Iterative: no stack to overflow.
  */
-export function valueShallow(doc: unknown): boolean {
+function valueShallow(doc: unknown): boolean {
   const deepest = new Map<object, number>();
   const onPath = new Set<object>();
   const stack: { node: object; children: Iterator<unknown> }[] = [];

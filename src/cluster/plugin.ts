@@ -61,7 +61,7 @@ export function lookPath(command: string, path = process.env.PATH ?? ''): string
   throw new LookPathError('was not found', true);
 }
 
-export interface RunOptions {
+interface RunOptions {
   /** The command as given (resolved with lookPath here). */
   command: string;
   args: string[];

@@ -182,7 +182,7 @@ function dialProxy(proxy: URL): net.Socket {
  * A CONNECT tunnel to host:port through the proxy, bounded in time and in the bytes of the
  * proxy's answer. Calls back once, with the tunnel's socket or a ProxyError.
  */
-export function tunnel(proxy: URL, host: string, port: number, timeoutMs: number, cb: (err: Error | null, socket?: net.Socket) => void): net.Socket {
+function tunnel(proxy: URL, host: string, port: number, timeoutMs: number, cb: (err: Error | null, socket?: net.Socket) => void): net.Socket {
   const socket = dialProxy(proxy);
   const authority = `${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
   let head = Buffer.alloc(0);

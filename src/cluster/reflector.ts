@@ -32,13 +32,14 @@ import { errorMessage, printable, UserError } from '../util/errors.js';
 import type { Limits } from '../util/limits.js';
 import type { K8sObject } from '../util/types.js';
 import { isObj } from '../util/objects.js';
-import { DEFAULT_PAGE_SIZE, get, KindFailure, listKind, statusFailure, type Conn } from './gather.js';
+import { DEFAULT_PAGE_SIZE, listKind } from './gather.js';
+import { get, KindFailure, statusFailure, type Conn } from './http.js';
 import { KINDS, listPath, objectPath, type KindKey } from '../k8s/kinds.js';
 import { sanitizeSecret, type Keeper } from './sanitize.js';
 import { ObjectStore } from './store.js';
 import { watchRequest, WatchNetError, WatchStatusError, type WatchEvent } from './watch-stream.js';
 
-export interface ListStream {
+interface ListStream {
   key: KindKey;
   /** undefined: cluster-wide. */
   namespace?: string;
@@ -82,7 +83,7 @@ export interface KindStatus {
   events: number;
 }
 
-export interface ReflectorOptions {
+interface ReflectorOptions {
   /** A connection with fresh credentials; called at start and again after a 401. */
   connect: () => Promise<Conn>;
   limits: Limits;

@@ -15,11 +15,11 @@ import http from 'node:http';
 import { errorMessage, printable } from '../util/errors.js';
 import { MAX_DEPTH, MAX_TIMER_MS, mib } from '../util/limits.js';
 import { isObj } from '../util/objects.js';
-import type { Conn } from './gather.js';
+import type { Conn } from './http.js';
 import { ProxyError } from './proxy.js';
-import { scanJson, TOO_DEEP } from './snapshot-file.js';
+import { scanJson, TOO_DEEP } from './json-scan.js';
 
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 const TYPES = new Set<string>(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
 
 export interface WatchEvent {
@@ -146,7 +146,7 @@ function statusMessage(status: number, body: string): string {
 const UNREACHABLE = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL)$/;
 const ERROR_BODY_BYTES = 64 * 1024;
 
-export interface WatchRequestOptions {
+interface WatchRequestOptions {
   /** Ends the request (an AbortError rejection). */
   signal: AbortSignal;
   /** The longest the request may last: past it the stream is cut and the promise resolves, as at the server's end. */

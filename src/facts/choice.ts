@@ -10,7 +10,7 @@
  */
 import { podStates, type Model, type Workload } from './model.js';
 import { choice as fixChoice, lit, text } from '../fix/steps.js';
-import { note, plural } from '../util/objects.js';
+import { plural } from '../util/objects.js';
 import { namespaceMarker, templateOptOut, templateAsking, templateAsks } from './markers.js';
 import { MESH_NAMES, type MeshName } from '../mesh/names.js';
 import { meshList, meshTitle } from '../mesh/registry.js';
@@ -21,7 +21,7 @@ import type { Step } from '../fix/steps.js';
  * text ("annotation linkerd.io/inject=enable"); undefined when it names this mesh nowhere, or
  * only to opt out.
  */
-export const templateMarkerText = (mesh: MeshName, template: { metadata?: unknown } | undefined): string | undefined => templateAsking(mesh, template);
+const templateMarkerText = (mesh: MeshName, template: { metadata?: unknown } | undefined): string | undefined => templateAsking(mesh, template);
 
 /**
  * A pod created now from this workload's template would be injected by `mesh`: the injection
@@ -91,15 +91,9 @@ export function choiceEvidence(choice: MeshChoice): Record<string, unknown> {
   return choice.mesh ? { mesh: choice.mesh, ...(choice.by ? { decidedBy: choice.by } : {}) } : { mesh: null, chooseFrom: choice.candidates };
 }
 
-export { meshList };
-
 /** For a message: what the user must do when the evidence decides nothing. */
 export const mustChoose = (choice: MeshChoice, what: string): string =>
   `${meshList(choice.candidates)} are ${choice.candidates.length > 2 ? 'all' : 'both'} installed and nothing shows which one ${what} should use: choose one, never ${choice.candidates.length > 2 ? 'two' : 'both'}`;
-
-/** "namespace shop", "Deployment shop/web" for a comment line (cluster text quoted by note). */
-export const refNote = (r: { kind: string; namespace?: string; name: string }): string =>
-  r.kind === 'Namespace' ? `namespace ${note(r.name)}` : `${note(r.kind)} ${note(r.namespace ? `${r.namespace}/${r.name}` : r.name)}`;
 
 /**
  * The fix for a choice: the chosen mesh's commands; undecided, a line saying the user must

@@ -18,7 +18,7 @@ import { profileOf } from '../mesh/registry.js';
 import type { MeshWebhook } from '../mesh/webhooks.js';
 import type { Step } from '../fix/steps.js';
 
-export interface EndpointAddress {
+interface EndpointAddress {
   ip: string;
   pod?: string;
 }
@@ -66,7 +66,7 @@ export interface Injector {
 const CONTROL_PLANE_KINDS = ['pods', 'services', 'deployments', 'replicasets', 'endpoints', 'endpointslices'] as const;
 
 /** Why the control plane's objects in `ns` are not all known: the first of its kinds refused there ("services in namespace linkerd: forbidden: ..."). */
-export function namespaceUnread(m: Model, ns: string): string | undefined {
+function namespaceUnread(m: Model, ns: string): string | undefined {
   const k = CONTROL_PLANE_KINDS.find((x) => m.refusedIn(x, ns) !== undefined);
   return k ? `${k} in namespace ${ns}: ${m.refusedIn(k, ns)}` : undefined;
 }
@@ -103,7 +103,7 @@ function injectorFor(m: Model, mesh: MeshName, ns: string, name: string, svc: K8
 }
 
 /** A webhook backend short of its endpoints: what the injector checks need (no Endpoints read). */
-export type WebhookTarget = Omit<WebhookBackend, 'endpointsFrom' | 'ready' | 'notReady'>;
+type WebhookTarget = Omit<WebhookBackend, 'endpointsFrom' | 'ready' | 'notReady'>;
 
 /**
  * Every service port the mesh's webhooks call, resolved to the Service, its port, the pods it
@@ -241,7 +241,7 @@ export function podsMissingProxy(m: Model, mesh: MeshName): number {
   );
 }
 
-export interface InjectionSkip {
+interface InjectionSkip {
   reasons: string[];
   count: number;
   lastTimestamp?: string;

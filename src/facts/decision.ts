@@ -7,7 +7,7 @@ import type { Decision, DecisionInput } from '../mesh/profile.js';
 import { profileOf } from '../mesh/registry.js';
 import { evalWebhook, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
 
-export type { Decision, DecisionInput, InjectorStep } from '../mesh/profile.js';
+export type { Decision } from '../mesh/profile.js';
 
 /**
  * What one mesh would do with a pod created now: the API server's calls to its webhooks, made

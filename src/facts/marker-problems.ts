@@ -49,7 +49,7 @@ export interface Problem {
   explains?: MeshName[];
 }
 
-export interface TemplateChange {
+interface TemplateChange {
   field: 'labels' | 'annotations';
   key: string;
   /** undefined: removed. */

@@ -11,9 +11,6 @@ import type { Marker, NamespaceMarker } from '../mesh/marker-table.js';
 import { profileOf } from '../mesh/registry.js';
 import type { MeshWebhook } from '../mesh/webhooks.js';
 
-export type { EnableMarker } from '../mesh/profile.js';
-export type { Marker, NamespaceMarker } from '../mesh/marker-table.js';
-
 const markersOf = (mesh: MeshName) => profileOf(mesh).markers;
 
 /** What the namespace says to the mesh (Consul: its injector's settings stand in for a marker). */

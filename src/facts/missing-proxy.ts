@@ -15,7 +15,7 @@ import type { MeshName } from '../mesh/names.js';
 import type { Field } from '../mesh/profile.js';
 import { meshedWithoutProxy } from './siblings.js';
 
-export interface MissingProxy {
+interface MissingProxy {
   decision: Decision;
   /** The markers asking for injection, dated where managedFields tell. */
   markers: DatedMarker[];
@@ -53,7 +53,7 @@ export function missingProxy(m: Model, w: Workload, mesh: MeshName): MissingProx
 export const podEvidence = (pods: K8sObject[]) => pods.map((p) => ({ name: p.metadata?.name ?? '', creationTimestamp: p.metadata?.creationTimestamp ?? null }));
 
 /** A marker asking a mesh for injection, with where it sits and when it was set. */
-export interface DatedMarker {
+interface DatedMarker {
   /** "Namespace shop" or "Deployment shop/web pod template". */
   on: string;
   /** "annotation linkerd.io/inject=enabled". */
@@ -69,7 +69,7 @@ const field = (obj: { metadata?: unknown } | undefined, prefix: string[], f: Fie
  * pod template's), each dated: the namespace's from the Namespace, a template's from its
  * controller (fieldsV1 under the template path), a bare pod's from the pod itself.
  */
-export function enablingMarkers(mesh: MeshName, ns: K8sObject | undefined, w: Workload): DatedMarker[] {
+function enablingMarkers(mesh: MeshName, ns: K8sObject | undefined, w: Workload): DatedMarker[] {
   const out: DatedMarker[] = [];
   const n = namespaceEnabling(mesh, ns);
   if (n) {

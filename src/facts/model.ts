@@ -18,12 +18,11 @@ import { decide, type Decision } from './decision.js';
 import { podStates, type PodStates } from './pods.js';
 
 export type { Workload } from '../k8s/workloads.js';
-export type { MeshInstall } from '../mesh/context.js';
 export { desiredPods, jobFinished } from '../k8s/workloads.js';
 export { podStates } from './pods.js';
 
 /** What a Model is made from: the snapshot, "now", the run's options and its deadline. */
-export interface ModelInput {
+interface ModelInput {
   snapshot: Snapshot;
   /** "now" for time-based checks (injected for tests). */
   now: Date;
@@ -202,7 +201,7 @@ export function isControlPlaneWorkload(w: Workload): boolean {
 }
 
 /** Infrastructure of a sidecar-less data plane (waypoints, node proxies): mesh components, not app workloads. */
-export function isSidecarlessInfrastructure(w: Workload): boolean {
+function isSidecarlessInfrastructure(w: Workload): boolean {
   const labels = labelsOf(w.template);
   return PROFILE_LIST.some((p) => p.sidecarless?.isInfrastructure(labels));
 }

@@ -19,11 +19,10 @@ import type { MeshName } from '../mesh/names.js';
 import type { ResourceKey } from '../mesh/profile.js';
 import { profileOf } from '../mesh/registry.js';
 import { hasNativeSidecar, proxyAlreadyPresent } from '../mesh/proxy.js';
-export { parseQuantity } from '../k8s/quantity.js';
 export type { ResourceKey } from '../mesh/profile.js';
 
-export type Compute = 'cpu' | 'memory';
-export type ResourceKind = 'requests' | 'limits';
+type Compute = 'cpu' | 'memory';
+type ResourceKind = 'requests' | 'limits';
 const COMPUTE: readonly Compute[] = ['cpu', 'memory'];
 
 /** Requests and limits in integer base units: millicores for cpu, bytes for memory. */
@@ -65,7 +64,7 @@ export function formatUnits(r: Compute, n: number): string {
 }
 
 /** A container's resources as admission sees them: a missing request defaults to the limit. */
-export function containerResources(c: Record<string, any>): Resources {
+function containerResources(c: Record<string, any>): Resources {
   const res = isObj(c.resources) ? c.resources : {};
   return withDefaults({ requests: read(res.requests), limits: read(res.limits) });
 }
@@ -106,9 +105,6 @@ export interface ProxyConfig {
   nativeReason: string;
 }
 
-/** The annotation that sets each proxy resource, per mesh. */
-export const proxyResourceAnnotations = (mesh: MeshName): Readonly<Partial<Record<ResourceKey, string>>> => profileOf(mesh).proxy.resources.annotations;
-
 export const RESOURCE_KEYS: readonly ResourceKey[] = ['requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory'];
 export const splitKey = (k: ResourceKey): [ResourceKind, Compute] => k.split('.') as [ResourceKind, Compute];
 
@@ -127,7 +123,7 @@ export function nativeSidecar(m: Model, mesh: MeshName, w: Workload): { native: 
  * pod (what the namespace's annotations and the mesh's configuration made of it, admission
  * defaults included). Undefined when no active pod of the workload runs the mesh's proxy.
  */
-export function observedProxy(mesh: MeshName, w: Workload): { pod: string; resources: Record<string, any> } | undefined {
+function observedProxy(mesh: MeshName, w: Workload): { pod: string; resources: Record<string, any> } | undefined {
   const pods = [...(podStates(w).meshed.get(mesh) ?? [])].sort((a, b) =>
     cmp(str(b.metadata?.creationTimestamp) ?? '', str(a.metadata?.creationTimestamp) ?? ''),
   );

@@ -47,7 +47,7 @@ export function namespaceSidecarless(m: Model, ns: string): { mesh: MeshName; mo
 const ready = (p: K8sObject): boolean =>
   isObj(p.status) && Array.isArray(p.status.conditions) && p.status.conditions.some((c: unknown) => isObj(c) && c.type === 'Ready' && c.status === 'True');
 
-export interface NodePods {
+interface NodePods {
   /** The pods could be examined: pods were read where they run (or everywhere). */
   examined: boolean;
   /** Why not, when not examined. */

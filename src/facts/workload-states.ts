@@ -17,8 +17,7 @@ import { cmp } from '../util/objects.js';
  * - not_asked: active pods without a proxy, and no mesh asked for them;
  * - no_pods: no active pod (scaled to zero, a finished Job, a CronJob between runs).
  */
-export const WORKLOAD_STATES = ['meshed', 'unmeshed', 'opted_out', 'not_asked', 'no_pods'] as const;
-export type WorkloadState = (typeof WORKLOAD_STATES)[number];
+type WorkloadState = 'meshed' | 'unmeshed' | 'opted_out' | 'not_asked' | 'no_pods';
 
 export interface StateCount {
   namespace: string;

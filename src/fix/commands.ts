@@ -11,15 +11,15 @@ import type { ManifestSource, ResourceRef } from '../util/types.js';
 import { restartPlan } from './render.js';
 import type { Change, Edit, Restart, RestartTarget, Scalar, Step, TemplateTarget } from './steps.js';
 
-export { jsonPointer, kref, MAX_RECREATE_LINES, MAX_RESTART_REFS } from './render.js';
+export { jsonPointer, MAX_RECREATE_LINES, MAX_RESTART_REFS } from './render.js';
 
 /** Where `check -f` took an object from: the manifest document, undefined for a cluster object. */
-export interface ManifestLookup {
+interface ManifestLookup {
   manifestSource(ref: ResourceRef): ManifestSource | undefined;
 }
 
 /** A field change inside an object's map: set key: value, or remove the key (no value). */
-export type FieldChange = Change;
+type FieldChange = Change;
 
 /** A Job not finished with pods (or a status) still active. */
 function jobRunning(w: Workload): boolean {
@@ -29,7 +29,7 @@ function jobRunning(w: Workload): boolean {
 }
 
 /** The workload as the target of a pod template edit. */
-export const templateTarget = (w: Workload): TemplateTarget => ({
+const templateTarget = (w: Workload): TemplateTarget => ({
   kind: w.kind,
   namespace: w.namespace,
   name: w.name,
@@ -39,7 +39,7 @@ export const templateTarget = (w: Workload): TemplateTarget => ({
 });
 
 /** The workload as the target of a restart. */
-export const restartTarget = (w: Workload): RestartTarget => ({
+const restartTarget = (w: Workload): RestartTarget => ({
   kind: w.kind,
   namespace: w.namespace,
   name: w.name,

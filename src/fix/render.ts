@@ -9,7 +9,7 @@
 import { isComment, note, shown, shq, yamlKey, yamlScalar } from '../util/shell.js';
 import { plural } from '../util/objects.js';
 import type { ManifestSource } from '../util/types.js';
-import type { Change, Choice, Command, Edit, Fix, Part, Restart, RestartTarget, Scalar, Step, Target, TemplateTarget, Word } from './steps.js';
+import type { Change, Choice, Command, Edit, Fix, Part, RestartTarget, Scalar, Step, Target, TemplateTarget, Word } from './steps.js';
 
 /** The lines of a fix, in order. */
 export function render(fix: Fix): string[] {
@@ -57,10 +57,10 @@ function renderChoice(c: Choice): string[] {
 // --- the resource argument and file names ------------------------------------------------------
 
 /** The resource argument kubectl takes for an object: deployment/name, quoted as one value. */
-export const kref = (kind: string, name: string): string => shq(`${kind.toLowerCase()}/${name}`);
+const kref = (kind: string, name: string): string => shq(`${kind.toLowerCase()}/${name}`);
 
 /** A file name for a fix's `> file`: the object's name with anything but [A-Za-z0-9._-] replaced, never a path. */
-export const fileName = (name: string, ext = '.yaml'): string => shq(`${name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[.-]/, '_')}${ext}`);
+const fileName = (name: string, ext = '.yaml'): string => shq(`${name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[.-]/, '_')}${ext}`);
 
 /** JSON-pointer escaping (RFC 6901) for annotation keys in patch paths. */
 export const jsonPointer = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -73,7 +73,7 @@ const ns = (t: Target) => shq(t.namespace ?? '');
 const manifestPlace = (src: ManifestSource): string => `${src.file === '-' ? 'stdin' : note(src.file)}, document ${src.document}`;
 
 /** One comment line: in FILE, document N, Kind ns/name: EDIT (EDIT is comment-safe text). */
-export function manifestEdit(src: ManifestSource, t: Target, edit: string): string {
+function manifestEdit(src: ManifestSource, t: Target, edit: string): string {
   return `# in ${manifestPlace(src)}, ${note(t.kind)} ${note(t.namespace ? `${t.namespace}/${t.name}` : t.name)}: ${edit}`;
 }
 
@@ -272,6 +272,3 @@ export function restartPlan(ws: readonly RestartTarget[]): { lines: string[]; le
     );
   return { lines: out, left };
 }
-
-/** The restart steps of a fix, for evidence that lists what a capped restart left out. */
-export const restartsOf = (fix: Fix): Restart[] => fix.filter((s): s is Restart => s.kind === 'restart');

@@ -27,7 +27,7 @@ export interface Command {
 }
 
 /** A line of prose (a comment line when rendered). */
-export interface Note {
+interface Note {
   readonly kind: 'note';
   readonly text: Word;
 }
@@ -96,16 +96,15 @@ export type Step = Command | Note | Edit | Restart | Choice;
 export type Fix = readonly Step[];
 
 /** Literal text for a tag (a flag or fragment of our own chosen at run time): spliced in as if written in the template. */
-export interface Lit {
+interface Lit {
   readonly lit: string;
 }
 export const lit = (text: string): Lit => ({ lit: text });
 
 /** Several arguments at once (a list of pod names). */
-export interface Args {
+interface Args {
   readonly args: readonly Word[];
 }
-export const args = (values: readonly string[]): Args => ({ args: values.map((v) => [{ value: v }]) });
 
 type Hole = string | number | Lit | Args | readonly Part[];
 
@@ -191,7 +190,7 @@ export function text(strings: TemplateStringsArray, ...holes: (string | number |
 export const choice = (intro: Word, options: { label: Word; steps: readonly Step[] }[]): Choice => ({ kind: 'choice', intro, options });
 
 /** The exact text of a word: its parts concatenated (values as they are, unquoted). */
-export const wordText = (w: Word): string => w.map((p) => (typeof p === 'string' ? p : p.value)).join('');
+const wordText = (w: Word): string => w.map((p) => (typeof p === 'string' ? p : p.value)).join('');
 
 /** A fix as JSON data (the report's `fixData`): commands as their exact argv, prose as plain text. */
 export function fixData(fix: Fix): unknown[] {

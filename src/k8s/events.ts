@@ -79,7 +79,7 @@ export function missingPods(kind: string, obj: K8sObject | undefined): number | 
 }
 
 /** FailedCreate events of one workload that a matcher recognised, merged: the newest one's message and match. */
-export interface FailedCreates<T> {
+interface FailedCreates<T> {
   resource: { kind: string; namespace: string; name: string };
   workload?: Workload;
   /** The owners the events were on ("ReplicaSet/web-5d8f7c9b4"). */

@@ -15,7 +15,7 @@ const BROKEN_WAITING = new Set([
   'RunContainerError',
 ]);
 
-export interface PodHealth {
+interface PodHealth {
   name: string;
   phase?: string;
   ready: boolean;

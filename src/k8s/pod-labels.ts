@@ -26,7 +26,7 @@ import type { K8sObject } from '../util/types.js';
 import { dict, isObj, labelsOf, str } from '../util/objects.js';
 
 /** A value for a controller label whose real value is unknown (a pod not created yet). */
-export const PLACEHOLDER = 'unknown';
+const PLACEHOLDER = 'unknown';
 
 interface WorkloadLike {
   kind: string;
@@ -107,9 +107,3 @@ export function newPodLabels(w: WorkloadLike): Readonly<Record<string, string>> 
   cache.set(w, frozen);
   return frozen;
 }
-
-/** The keys `newPodLabels` added to the template's labels, for evidence ("job-name"). */
-export const controllerAdded = (w: WorkloadLike): string[] => {
-  const template = labelsOf(w.template);
-  return Object.keys(newPodLabels(w)).filter((k) => template[k] === undefined);
-};

@@ -9,7 +9,7 @@ import type { K8sObject } from '../util/types.js';
 import { arr, dict, isObj, labelsOf } from '../util/objects.js';
 
 /** The parts of a webhook that decide whether it is called. */
-export interface AdmissionWebhook {
+interface AdmissionWebhook {
   rules: unknown[];
   namespaceSelector: unknown;
   objectSelector: unknown;

@@ -8,7 +8,7 @@ import { isActive } from './pods.js';
 import type { K8sObject, ManifestSource, ResourceRef } from '../util/types.js';
 import { cmp, isObj, labelsOf, nameOf, nsOf, str } from '../util/objects.js';
 
-export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'Job' | 'CronJob' | 'Pod' | string;
+type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'Job' | 'CronJob' | 'Pod' | string;
 
 export interface Workload {
   ref: ResourceRef & { namespace: string };
@@ -27,7 +27,7 @@ export interface Workload {
   manifest?: ManifestSource;
 }
 
-export const TEMPLATE_KINDS: [KindKey, string, string][] = [
+const TEMPLATE_KINDS: [KindKey, string, string][] = [
   ['deployments', 'Deployment', '/spec/template'],
   ['statefulsets', 'StatefulSet', '/spec/template'],
   ['daemonsets', 'DaemonSet', '/spec/template'],

@@ -25,9 +25,9 @@ export interface Cert {
   fingerprint256: string;
 }
 
-export type PemProblemCode = 'empty' | 'not-base64' | 'not-pem' | 'private-key' | 'not-certificate' | 'truncated' | 'unparseable';
+type PemProblemCode = 'empty' | 'not-base64' | 'not-pem' | 'private-key' | 'not-certificate' | 'truncated' | 'unparseable';
 
-export interface PemProblem {
+interface PemProblem {
   problem: PemProblemCode;
   detail: string;
 }
@@ -64,6 +64,27 @@ function toCert(x509: X509Certificate): Cert | string {
   };
 }
 
+/**
+ * Parsed certificate blocks by their text: the same certificate is read by several checks and
+ * webhooks of a run (and by every run of a process: tests, explain after check). A Cert is never
+ * changed once made. Bounded: emptied when full, so hostile input costs parsing, not memory.
+ */
+const parsed = new Map<string, Cert | string>();
+const MAX_PARSED = 512;
+function parseBlock(block: string): Cert | string {
+  let cert = parsed.get(block);
+  if (cert === undefined) {
+    try {
+      cert = toCert(new X509Certificate(block));
+    } catch (e) {
+      cert = `that cannot be parsed (${(e as Error).message})`;
+    }
+    if (parsed.size >= MAX_PARSED) parsed.clear();
+    parsed.set(block, cert);
+  }
+  return cert;
+}
+
 /** Every PEM block of a text, parsed: certificates, and a problem for everything else. */
 export function parsePem(text: string): PemResult {
   const certs: Cert[] = [];
@@ -76,12 +97,7 @@ export function parsePem(text: string): PemResult {
     if (type.includes('PRIVATE KEY')) problems.push({ problem: 'private-key', detail: `${n} is a private key, not a certificate` });
     else if (type !== 'CERTIFICATE') problems.push({ problem: 'not-certificate', detail: `${n} is a ${type}, not a certificate` });
     else {
-      let cert: Cert | string;
-      try {
-        cert = toCert(new X509Certificate(b[0]));
-      } catch (e) {
-        cert = `that cannot be parsed (${(e as Error).message})`;
-      }
+      const cert = parseBlock(b[0]);
       if (typeof cert === 'string') problems.push({ problem: 'unparseable', detail: `${n} is a certificate ${cert}` });
       else certs.push(cert);
     }
@@ -109,7 +125,7 @@ export function secretCerts(secret: K8sObject | undefined, key: string): PemResu
   return text === undefined ? undefined : parsePem(text);
 }
 
-export type Validity = 'valid' | 'expired' | 'not-yet-valid';
+type Validity = 'valid' | 'expired' | 'not-yet-valid';
 
 export function validity(c: Cert, now: Date): Validity {
   if (c.notAfter.getTime() < now.getTime()) return 'expired';
@@ -123,7 +139,7 @@ export function expiring(c: Cert, now: Date, warningDays: number): boolean {
 }
 
 /** Whole days left until notAfter (negative once expired). */
-export const daysLeft = (c: Cert, now: Date): number => Math.floor((c.notAfter.getTime() - now.getTime()) / DAY);
+const daysLeft = (c: Cert, now: Date): number => Math.floor((c.notAfter.getTime() - now.getTime()) / DAY);
 
 /** Structured evidence about a certificate (public data only). */
 export function certEvidence(c: Cert, now: Date) {
@@ -148,7 +164,7 @@ export function subjectAttr(c: Cert, attr: string): string | undefined {
 }
 
 /** `child` is signed by `parent` (names match and the signature verifies). */
-export function issuedBy(child: Cert, parent: Cert): boolean {
+function issuedBy(child: Cert, parent: Cert): boolean {
   try {
     return child.x509.checkIssued(parent.x509) && child.x509.verify(parent.x509.publicKey);
   } catch {

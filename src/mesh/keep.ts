@@ -7,7 +7,7 @@
 import { keeper, type KeepPolicy } from '../cluster/sanitize.js';
 import { PROFILE_LIST } from './registry.js';
 
-export const KEEP_POLICY: KeepPolicy = {
+const KEEP_POLICY: KeepPolicy = {
   env: PROFILE_LIST.flatMap((p) => p.controlPlane.reads.env ?? []),
   words: PROFILE_LIST.flatMap((p) => [...p.jobs.shutdownWords, ...(p.controlPlane.reads.args ?? [])]),
   configMap: (name) => {

@@ -13,7 +13,7 @@ import { asks } from './asks.js';
 import type { Field, Template } from './types.js';
 
 /** A key a marker is written under: a label or an annotation. */
-export interface MarkerKey {
+interface MarkerKey {
   readonly field: Field;
   readonly key: string;
 }
@@ -24,15 +24,15 @@ export interface MarkerSetting extends MarkerKey {
 }
 
 /** What the injector makes of a marker's value: inject, do not, a value it rejects or ignores ('invalid'), or nothing (undefined). */
-export type Reading = boolean | 'invalid' | undefined;
+type Reading = boolean | 'invalid' | undefined;
 
 /** A namespace marker: the value makes the mesh inject every pod of the namespace, or not. */
-export interface NamespaceKey extends MarkerKey {
+interface NamespaceKey extends MarkerKey {
   enables(value: string): boolean;
 }
 
 /** A pod template marker. */
-export interface TemplateKey extends MarkerKey {
+interface TemplateKey extends MarkerKey {
   read(value: string): Reading;
   /** The value gets the pod injected on its own, whatever its namespace says (a webhook's objectSelector takes it); default: read(value) === true. */
   alone?(value: string): boolean;

@@ -15,7 +15,6 @@ export type { Decision, DecisionInput, Field, InjectorStep, MeshWebhook, Templat
 import type { DecisionInput, Field, InjectorStep, MeshWebhook, Template } from './types.js';
 import type { K8sObject } from '../util/types.js';
 import type { MarkerTable, NamespaceMarker } from './marker-table.js';
-export type { Marker, MarkerTable, NamespaceMarker } from './marker-table.js';
 import type { MeshName } from './names.js';
 import type { Step } from '../fix/steps.js';
 
@@ -81,7 +80,7 @@ export interface IdentityCerts {
 }
 
 /** The proxy resources a profile resolves for a workload's next pod (before admission defaults). */
-export interface ProxyResourceValue {
+interface ProxyResourceValue {
   value: unknown;
   from: string;
 }
@@ -131,7 +130,7 @@ export interface CniPlugin {
 }
 
 /** The containers the injector adds. */
-export interface Containers {
+interface Containers {
   /** The proxy container (or native sidecar). */
   readonly proxy: string;
   /** The init containers (the CNI variant's name too, when it has one). */
@@ -141,7 +140,7 @@ export interface Containers {
 }
 
 /** The control plane: where it runs, its injector, its webhooks, and what meshdoctor reads of it. */
-export interface ControlPlane {
+interface ControlPlane {
   /** Where the control plane is installed by default. */
   readonly namespace: string;
   /** Namespaces holding this mesh's components (or left alone by its installs): no mesh's findings there. */
@@ -205,7 +204,7 @@ export interface ControlPlane {
  * for every mesh by src/mesh/marker-table.ts and src/facts/marker-problems.ts), and the rules that
  * need the mesh's webhooks or settings.
  */
-export interface Markers extends MarkerTable {
+interface Markers extends MarkerTable {
   /** The namespace or the template asks this mesh to inject (whether or not it will); `m` for settings of the injector itself (Consul's -default-inject). */
   intent(input: DecisionInput, m: MeshContext): boolean;
   /**
@@ -242,7 +241,7 @@ export interface Markers extends MarkerTable {
 }
 
 /** The injector's own decision for a pod it is called for, and what it records. */
-export interface Injector {
+interface Injector {
   /** Every rule the injector applies to a pod it is called for, in its order. */
   decide(m: MeshContext, input: DecisionInput): InjectorStep[];
   /** The injector's own events about a workload it skipped: the message prefix before its reasons. */
@@ -252,7 +251,7 @@ export interface Injector {
 }
 
 /** The proxy the injector adds: its resources, and whether it is a native sidecar. */
-export interface Proxy {
+interface Proxy {
   readonly resources: {
     /** The pod annotations that set each proxy resource (none for a mesh without them: Kuma). */
     readonly annotations: Readonly<Partial<Record<ResourceKey, string>>>;
@@ -285,7 +284,7 @@ export interface Proxy {
 }
 
 /** How a Job's proxy is told to exit when the app is done. */
-export interface Jobs {
+interface Jobs {
   /** A call in the app's command line that stops the proxy when the app is done. */
   readonly shutdown: RegExp;
   /** Words of such calls a snapshot keeps in command lines (regular expression sources). */
@@ -299,7 +298,7 @@ export interface Jobs {
 }
 
 /** Repairs of the install: re-rendering it, its injector's memory, its webhook certificate. */
-export interface Install {
+interface Install {
   /** How to re-render the control plane as it was installed (alternatives); `m` to read the install (Helm release and chart version). */
   reinstall(ns: string, injector: string, m?: MeshContext): Step[];
   /** The durable way to raise the injector's memory limit. */
@@ -313,7 +312,7 @@ export interface Install {
 }
 
 /** Revisions of the control plane that webhooks select by a label (Istio's istio.io/rev and its tags). */
-export interface Revisions {
+interface Revisions {
   /** The label naming a revision, on namespaces and pods. */
   readonly label: string;
   /** The revisions the installed webhook configurations serve ('default' for the unrevisioned one). */
@@ -327,7 +326,7 @@ export interface Revisions {
 }
 
 /** The mesh's identity certificates, when it keeps them where meshdoctor can read them. */
-export interface Identity {
+interface Identity {
   /** The component that signs the proxies' certificates with the issuer. */
   readonly issuer: string;
   sources(m: MeshContext): IdentityCerts[];

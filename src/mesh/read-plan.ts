@@ -3,8 +3,6 @@ import type { NamedRef, ReadPlan } from '../cluster/gather.js';
 import { PROFILE_LIST, webhookMesh } from './registry.js';
 import type { K8sObject } from '../util/types.js';
 
-export type { NamedRef } from '../cluster/gather.js';
-
 /**
  * The control-plane namespaces of the installed meshes, read from their webhooks' services (the
  * authoritative place), falling back to the conventional namespaces when they exist.

@@ -43,7 +43,7 @@ export type WebhookCall = Call<MeshWebhook>;
  * injector skips (Kuma's exceptions); the ServiceAccount token; the proxy's UID taken by an app
  * container; the injector's version.
  */
-export type StepKind =
+type StepKind =
   | 'host-network'
   | 'system-namespace'
   | 'namespace-setting'

@@ -1,6 +1,5 @@
 import type { Reporter } from './reporter.js';
 
-export type { Reporter, ReportMeta } from './reporter.js';
 import { json } from './json.js';
 import { junit } from './junit.js';
 import { markdown } from './markdown.js';

@@ -19,7 +19,7 @@ const HTML: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '
  * (a comment would ping people), #123 / !123 references, and bare URLs (http://, www.).
  */
 const ZWSP = '\u200b';
-export const md = (s: string) =>
+const md = (s: string) =>
   clean(s)
     .replace(/[&<>"]/g, (c) => HTML[c]!)
     .replace(/[\\`*_[\]|~]/g, '\\$&')

@@ -15,7 +15,7 @@ const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
  * never starts with `fix:`: prose holding cluster text could otherwise wrap into what looks like
  * the finding's own fix line (that word stays on the line before, however long it gets).
  */
-export function wrap(text: string, width: number, indent: string): string[] {
+function wrap(text: string, width: number, indent: string): string[] {
   const out: string[] = [];
   let line = '';
   for (const word of text.split(/ +/)) {

@@ -55,7 +55,7 @@ export function parseTarget(arg: string): { kind: string; name: string } {
   return { kind, name: m[2]! };
 }
 
-export interface MeshExplanation {
+interface MeshExplanation {
   mesh: MeshName;
   /** The namespace's marker for this mesh (null: none, or not examined: see notExamined.namespace). */
   namespaceMarker: string | null;

@@ -19,7 +19,7 @@ export interface ManifestObject {
   source: ManifestSource;
 }
 
-export interface Manifests {
+interface Manifests {
   /** The files read, in order ('-' for stdin). */
   files: string[];
   objects: ManifestObject[];

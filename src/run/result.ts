@@ -58,7 +58,7 @@ export interface SuppressedFinding {
 }
 
 /** A check selected for the run (it ran, or is in `skipped`): what reporters that list checks need. */
-export type RunCheck = Pick<CheckMeta, 'id' | 'code' | 'title' | 'description' | 'severity'>;
+type RunCheck = Pick<CheckMeta, 'id' | 'code' | 'title' | 'description' | 'severity'>;
 
 export interface RunResult {
   source: SnapshotSource;

@@ -152,7 +152,7 @@ const MAX_MESSAGE = 2000;
  * because the injector is down) first says to fix that root cause: re-creating the pods before it
  * is fixed gives them no proxy again (with failurePolicy Ignore, silently).
  */
-export function rootFirst(findings: Finding[]): Finding[] {
+function rootFirst(findings: Finding[]): Finding[] {
   const byKey = new Map(findings.filter((f) => f.causeKey).map((f) => [f.causeKey!, f]));
   const rootOf = (f: Finding): Finding => {
     let r = f;

@@ -14,7 +14,7 @@ import type { K8sObject } from '../util/types.js';
 import type { Finding, SuppressedFinding } from './result.js';
 import { isObj } from '../util/objects.js';
 
-export const IGNORE_ANNOTATION = 'meshdoctor.io/ignore';
+const IGNORE_ANNOTATION = 'meshdoctor.io/ignore';
 
 export interface SuppressRule {
   spec: string;

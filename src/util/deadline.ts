@@ -15,7 +15,7 @@ export class DeadlineError extends UserError {
 }
 
 /** A monotonic clock in milliseconds. */
-export type Clock = () => number;
+type Clock = () => number;
 
 export const monotonic: Clock = () => performance.now();
 

@@ -14,11 +14,6 @@ export function dict<T = string>(): Record<string, T> {
   return Object.create(null) as Record<string, T>;
 }
 
-/** `obj[key]` only when it is the object's own: a key from the cluster never reads Object.prototype. */
-export function own<T>(obj: Readonly<Record<string, T>>, key: string): T | undefined {
-  return Object.hasOwn(obj, key) ? obj[key] : undefined;
-}
-
 /** A string map from untrusted input (labels, annotations): non-string values are dropped (a dict). */
 export function strMap(v: unknown): Record<string, string> {
   const out = dict();

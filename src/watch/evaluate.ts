@@ -20,7 +20,7 @@ import type { Snapshot } from '../k8s/snapshot.js';
 import { cmp } from '../util/objects.js';
 import { workloadStates, type StateCount } from '../facts/workload-states.js';
 
-export type ModelOptions = Pick<RunOptions, 'mesh' | 'certExpiryWarningDays' | 'suppress' | 'docsBase'>;
+type ModelOptions = Pick<RunOptions, 'mesh' | 'certExpiryWarningDays' | 'suppress' | 'docsBase'>;
 export type Result = RunResult & { errors: string[] };
 
 /** The partition of findings not about an app namespace's own objects. */

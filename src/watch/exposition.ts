@@ -11,7 +11,7 @@ import { printable } from '../util/errors.js';
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
-export type MetricType = 'gauge' | 'counter' | 'histogram';
+type MetricType = 'gauge' | 'counter' | 'histogram';
 
 export interface Sample {
   /** Label names are meshdoctor's own; values may come from the cluster (see clusterValue). */
@@ -40,7 +40,7 @@ export const MAX_LABEL_VALUE = 253;
 export const clusterValue = (v: string): string => printable(v, MAX_LABEL_VALUE);
 
 /** A sample value as Go's ParseFloat (Prometheus) reads it. */
-export function formatValue(n: number): string {
+function formatValue(n: number): string {
   if (Number.isNaN(n)) return 'NaN';
   if (n === Infinity) return '+Inf';
   if (n === -Infinity) return '-Inf';

@@ -11,7 +11,7 @@
  */
 import { KEEPER } from '../mesh/keep.js';
 import { setMaxListeners } from 'node:events';
-import { connect } from '../cluster/gather.js';
+import { connect } from '../cluster/http.js';
 import { KINDS, type KindKey } from '../k8s/kinds.js';
 import { resolveKubeContext } from '../cluster/kubeconfig.js';
 import { Reflector, type Change } from '../cluster/reflector.js';
@@ -54,7 +54,7 @@ export interface WatchOptions {
   sources?: MetricSource[];
 }
 
-export interface WatchIO {
+interface WatchIO {
   stdout: (s: string) => void;
   stderr: (s: string) => void;
   /** Ends the watch (SIGTERM, SIGINT). */

@@ -15,7 +15,6 @@ import { capSeries, clusterValue, Histogram, type MetricFamily, type Sample } fr
 
 /** Evaluation times from 5 ms to a minute (a full evaluation of 50k pods takes about 1-2 s). */
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
-export const DEFAULT_MAX_SERIES = 10_000;
 export type EvaluationMode = 'full' | 'namespace';
 
 /**
@@ -27,7 +26,7 @@ export interface MetricSource {
   collect(): MetricFamily[];
 }
 
-export interface WatchMetricsState {
+interface WatchMetricsState {
   version: string;
   ready: boolean;
   result: Result | undefined;

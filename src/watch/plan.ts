@@ -12,7 +12,7 @@ import type { ObjectStore } from '../cluster/store.js';
 import type { K8sObject, Scope, SnapshotSource } from '../util/types.js';
 import type { Snapshot } from '../k8s/snapshot.js';
 
-export const UNKNOWN_MESH_NAMESPACES = 'the mesh namespaces are unknown: namespaces and mutatingwebhookconfigurations were not read';
+const UNKNOWN_MESH_NAMESPACES = 'the mesh namespaces are unknown: namespaces and mutatingwebhookconfigurations were not read';
 
 export class WatchPlan {
   /** The named objects of the last plan, in the order `check` fetches them. */

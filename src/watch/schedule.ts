@@ -34,7 +34,7 @@ export const DEFAULT_TIMINGS: ScheduleTimings = {
   maxNamespaces: 16,
 };
 
-export interface SchedulerHooks {
+interface SchedulerHooks {
   now(): number;
   setTimer(f: () => void, ms: number): unknown;
   clearTimer(t: unknown): void;

@@ -13,9 +13,9 @@ export interface Answer {
 }
 
 /** Each path's answer, asked for at request time. */
-export type Routes = Record<string, () => Answer>;
+type Routes = Record<string, () => Answer>;
 
-export interface ListenAddress {
+interface ListenAddress {
   /** undefined: every interface. */
   host?: string;
   port: number;
@@ -32,7 +32,7 @@ export function parseListen(addr: string): ListenAddress {
 
 const text = (status: number, body: string): Answer => ({ status, type: 'text/plain; charset=utf-8', body });
 
-export interface Listening {
+interface Listening {
   /** host:port actually bound (the port chosen when 0 was asked for). */
   address: string;
   close(): Promise<void>;

@@ -7,7 +7,7 @@
 import type { Finding } from '../run/result.js';
 
 /** The identity of a finding across evaluations. */
-export const findingKey = (f: Finding): string => [f.code, f.mesh, f.severity, f.resource.kind, f.resource.namespace ?? '', f.resource.name].join('\u0000');
+const findingKey = (f: Finding): string => [f.code, f.mesh, f.severity, f.resource.kind, f.resource.namespace ?? '', f.resource.name].join('\u0000');
 
 /** Findings opened and resolved from `before` to `after` (duplicates of one identity counted). */
 export function transitions(before: readonly Finding[], after: readonly Finding[]): { opened: Finding[]; resolved: Finding[] } {

@@ -4,6 +4,7 @@ import { overlayManifests } from '../../src/run/manifests.js';
 import { runChecks } from '../../src/run/run.js';
 import type { Snapshot } from '../../src/k8s/snapshot.js';
 import { NOW, cluster, ids, parseObjects, type Base } from '../helpers/fixtures.js';
+import { checkCases } from '../helpers/check-tester.js';
 
 const CHECK = CHECKS.filter((c) => c.id === 'will-not-be-meshed');
 
@@ -95,4 +96,18 @@ metadata: {name: legacy, labels: {team: core}}
       { mesh: 'istio', verdict: expect.stringMatching(/^no istio webhook would be called|^the istio injector would skip it/) },
     ]);
   });
+});
+
+// The check's table of cases (test/helpers/check-tester.ts): manifests checked with -f --expect-meshed.
+checkCases('will-not-be-meshed', {
+  fires: [
+    { base: 'linkerd', manifests: deploy('api', 'legacy'), findings: ['Deployment legacy/api'] },
+    { base: 'istio', manifests: deploy('api', 'default'), findings: ['Deployment default/api'] },
+    // Istio never injects kube-system: no marker helps, and it is still said.
+    { base: 'istio', manifests: deploy('api', 'kube-system'), findings: ['Deployment kube-system/api'] },
+  ],
+  silent: [
+    { base: 'linkerd', manifests: deploy('meshed', 'shop') },
+    { base: 'linkerd', manifests: deploy('opted-out', 'legacy', ', annotations: {linkerd.io/inject: disabled}') },
+  ],
 });

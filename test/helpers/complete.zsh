@@ -11,15 +11,19 @@ emulate -L zsh
 zmodload zsh/zpty || exit 3
 local shell=$1 script=$2 dir=$3 line=$4
 cd -- "$dir" || exit 3
+# The completion function, once it returns, leaves a file `completed`: the keys after TAB wait for
+# it (a busy machine may take longer than any fixed pause to run it), not for a clock.
 if [[ $shell == bash ]]; then
   zpty -b sh bash --norc --noprofile -i
   zpty -w sh "PS1='> '; bind 'set bell-style none'; source ${(q)script}"
+  zpty -w sh 'eval "_meshdoctor_run() $(declare -f _meshdoctor | tail -n +2)"; _meshdoctor() { _meshdoctor_run "$@"; local s=$?; : > completed; return $s; }'
   # Ctrl-X Ctrl-D writes the line as edited so far.
   zpty -w sh "bind -x '\"\\C-x\\C-d\": printf %s \"\$READLINE_LINE\" > line'"
 else
   zpty -b sh zsh -f -i
   zpty -w sh "PS1='> '; unsetopt interactivecomments beep; autoload -U compinit && compinit -u"
   zpty -w sh "source ${(q)script}"
+  zpty -w sh 'functions[_meshdoctor_run]=$functions[_meshdoctor]; _meshdoctor() { _meshdoctor_run "$@"; local s=$?; : > completed; return $s; }'
   zpty -w sh 'dump() { print -rn -- "$BUFFER" > line }; zle -N dump; bindkey "^X^D" dump'
 fi
 zpty -w sh 'print_ready() { echo READY; }; print_ready'
@@ -27,19 +31,14 @@ zpty -r -m sh out '*READY*' || exit 4
 # The line and TAB; then the dump, once the completion is done (zsh drops completion when keys
 # are already waiting), then Enter.
 zpty -wn sh "$line"$'\t'
-# Wait until the shell has said all it has to (its output quiet for a second, at most 20 s): on a
-# loaded machine the completion, which runs a stub kubectl, can take longer than any fixed pause.
-local i chunk quiet=0
-sleep 0.3
-for i in {1..400}; do
-  if zpty -r -t sh chunk; then quiet=0; else (( quiet++ )); fi
-  (( quiet >= 20 )) && break
-  sleep 0.05
-done
+local i
+for i in {1..200}; do [[ -e completed ]] && break; sleep 0.05; done
+# The candidates are inserted once the function has returned.
+sleep 0.1
 zpty -wn sh $'\C-x\C-d'
-for i in {1..100}; do [[ -e line ]] && break; sleep 0.05; done
+for i in {1..200}; do [[ -e line ]] && break; sleep 0.05; done
 zpty -wn sh $'\r'
-for i in {1..100}; do [[ -e ran ]] && break; sleep 0.05; done
+for i in {1..200}; do [[ -e ran ]] && break; sleep 0.05; done
 zpty -w sh 'exit'
 zpty -d sh
 [[ -e line ]] || exit 5

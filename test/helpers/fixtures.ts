@@ -53,15 +53,33 @@ export function parseObjects(text: string): K8sObject[] {
   return out;
 }
 
-/** Objects of a fixture file, by path relative to test/fixtures. */
+/**
+ * Each fixture file (and each inline YAML overlay) is parsed once per process: YAML parsing was
+ * most of the matrix suites' time. The parsed objects are shared and never handed out: callers
+ * get copies (fixtureObjects, baseObjects), or snapshots that copy them (snapshotFrom).
+ */
+const parsedFiles = new Map<string, readonly K8sObject[]>();
+const parsedTexts = new Map<string, readonly K8sObject[]>();
+function parsedFixture(path: string): readonly K8sObject[] {
+  let objects = parsedFiles.get(path);
+  if (!objects) parsedFiles.set(path, (objects = parseObjects(readFileSync(join(FIXTURES, path), 'utf8'))));
+  return objects;
+}
+function parsedText(text: string): readonly K8sObject[] {
+  let objects = parsedTexts.get(text);
+  if (!objects) parsedTexts.set(text, (objects = parseObjects(text)));
+  return objects;
+}
+
+/** Objects of a fixture file, by path relative to test/fixtures (a copy: change it freely). */
 export function fixtureObjects(path: string): K8sObject[] {
-  return parseObjects(readFileSync(join(FIXTURES, path), 'utf8'));
+  return structuredClone(parsedFixture(path)) as K8sObject[];
 }
 
 const key = (o: K8sObject) => `${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
 /** Base objects overlaid with further objects (replace by kind/namespace/name, or delete). */
-export function overlay(base: K8sObject[], ...layers: K8sObject[][]): K8sObject[] {
+export function overlay(base: readonly K8sObject[], ...layers: (readonly K8sObject[])[]): K8sObject[] {
   const m = new Map(base.map((o) => [key(o), o]));
   for (const layer of layers) {
     for (const o of layer) {
@@ -72,17 +90,23 @@ export function overlay(base: K8sObject[], ...layers: K8sObject[][]): K8sObject[
   return [...m.values()];
 }
 
-export function baseObjects(base: Base): K8sObject[] {
+/** The objects of a base, shared with the parsed fixtures (not to be changed). */
+function sharedBase(base: Base): K8sObject[] {
   if (base === 'none') return [];
-  if (base === 'both') return overlay(fixtureObjects('healthy/linkerd.yaml'), fixtureObjects('healthy/istio.yaml'));
+  if (base === 'both') return overlay(parsedFixture('healthy/linkerd.yaml'), parsedFixture('healthy/istio.yaml'));
   // Ambient mode is laid over the sidecar install (one istiod serves both).
-  if (base === 'istio-ambient') return overlay(fixtureObjects('healthy/istio.yaml'), fixtureObjects('healthy/istio-ambient.yaml'));
+  if (base === 'istio-ambient') return overlay(parsedFixture('healthy/istio.yaml'), parsedFixture('healthy/istio-ambient.yaml'));
   const [first, ...more] = base.split('+');
-  return overlay(fixtureObjects(`healthy/${first}.yaml`), ...more.map((b) => fixtureObjects(`healthy/${b}.yaml`)));
+  return overlay(parsedFixture(`healthy/${first}.yaml`), ...more.map((b) => parsedFixture(`healthy/${b}.yaml`)));
 }
 
-/** A snapshot as `load` would build it from these objects (every kind read). */
-export function snapshotFrom(objects: K8sObject[], scope: Scope = { allNamespaces: true }): Snapshot {
+/** The objects of a base (a copy: change it freely). */
+export function baseObjects(base: Base): K8sObject[] {
+  return structuredClone(sharedBase(base));
+}
+
+/** A snapshot as `load` would build it from these objects (every kind read), which it copies. */
+export function snapshotFrom(objects: readonly K8sObject[], scope: Scope = { allNamespaces: true }): Snapshot {
   const snap: Snapshot = { source: { type: 'file', files: ['<test>'] }, scope, objects: {}, unavailable: {} };
   for (const k of KIND_KEYS) snap.objects[k] = [];
   for (const o of structuredClone(objects)) {
@@ -97,8 +121,8 @@ export function snapshotFrom(objects: K8sObject[], scope: Scope = { allNamespace
  * inline YAML strings (anything containing a newline is taken as YAML text).
  */
 export function cluster(base: Base, overlays: string[] = [], scope?: Scope): Snapshot {
-  const layers = overlays.map((o) => (o.includes('\n') ? parseObjects(o) : fixtureObjects(o)));
-  return snapshotFrom(overlay(baseObjects(base), ...layers), scope);
+  const layers = overlays.map((o) => (o.includes('\n') ? parsedText(o) : parsedFixture(o)));
+  return snapshotFrom(overlay(sharedBase(base), ...layers), scope);
 }
 
 /** Run all checks (or the named ones) over a snapshot; returns ranked findings. */

@@ -6,7 +6,7 @@
  */
 import { KEEPER } from '../../src/mesh/keep.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect } from '../../src/cluster/gather.js';
+import { connect } from '../../src/cluster/http.js';
 import { KINDS, type KindKey } from '../../src/k8s/kinds.js';
 import { resolveKubeContext } from '../../src/cluster/kubeconfig.js';
 import { Reflector, type Change, type ReadPlan } from '../../src/cluster/reflector.js';

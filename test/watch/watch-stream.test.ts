@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type Conn } from '../../src/cluster/gather.js';
+import { connect, type Conn } from '../../src/cluster/http.js';
 import { resolveKubeContext } from '../../src/cluster/kubeconfig.js';
 import { JsonValues, parseEvent, RefusedBytes, watchRequest, WatchNetError, WatchStatusError, type WatchEvent } from '../../src/cluster/watch-stream.js';
 import { DEFAULT_LIMITS, MAX_DEPTH, type Limits } from '../../src/util/limits.js';

@@ -23,7 +23,7 @@ import type { InjectorStep } from '../profile.js';
 import { evalWebhook } from '../../k8s/webhook.js';
 
 export const CONSUL_INJECT = 'consul.hashicorp.com/connect-inject';
-export const CONSUL_STATUS = 'consul.hashicorp.com/connect-inject-status';
+const CONSUL_STATUS = 'consul.hashicorp.com/connect-inject-status';
 /** mesh_webhook.go kubeSystemNamespaces. */
 const SYSTEM = ['kube-system', 'kube-public'];
 /** Go's strconv.ParseBool. */
@@ -50,7 +50,7 @@ export const CONSUL_FLAGS = [
   '-default-enable-transparent-proxy=\\w+',
 ];
 
-export interface ConsulSettings {
+interface ConsulSettings {
   /** The injector Deployment the flags were read from ('' when none was found: the chart defaults). */
   from: string;
   defaultInject: boolean;

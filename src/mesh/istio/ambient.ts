@@ -37,14 +37,14 @@ import { valueAt } from '../config-values.js';
 import type { CniPlugin, SidecarlessMode, Template } from '../profile.js';
 import { ISTIO_NS_LABEL, ISTIO_REV } from './injector.js';
 
-export const DATAPLANE_MODE = 'istio.io/dataplane-mode';
-export const REDIRECTION = 'ambient.istio.io/redirection';
+const DATAPLANE_MODE = 'istio.io/dataplane-mode';
+const REDIRECTION = 'ambient.istio.io/redirection';
 const SIDECAR_STATUS = 'sidecar.istio.io/status';
 /** The istio-cni chart's default excludeNamespaces: never enrolled. */
 const CNI_EXCLUDED = ['kube-system'];
 
 /** Waypoints (gateway.istio.io/managed) and the ambient node components: mesh infrastructure, never app workloads. */
-export function isAmbientInfrastructure(labels: Record<string, string>): boolean {
+function isAmbientInfrastructure(labels: Record<string, string>): boolean {
   return (
     labels['gateway.istio.io/managed'] === 'istio.io-mesh-controller' ||
     labels['gateway.networking.k8s.io/gateway-class-name'] === 'istio-waypoint' ||
@@ -54,7 +54,7 @@ export function isAmbientInfrastructure(labels: Record<string, string>): boolean
 }
 
 /** PodRedirectionEnabled, by labels (the namespace's when read). */
-export function ambientEnrols(pod: Template, nsLabels: Record<string, string> | undefined): boolean {
+function ambientEnrols(pod: Template, nsLabels: Record<string, string> | undefined): boolean {
   const own = labelsOf(pod)[DATAPLANE_MODE];
   if (podSpec(pod).hostNetwork === true || annotationsOf(pod)[SIDECAR_STATUS] !== undefined || own === 'none') return false;
   const ns = nsLabels?.['kubernetes.io/metadata.name'];

@@ -1,5 +1,5 @@
 /**
- * Istio's profile (mesh-rules.md §2). Sources: istio/istio manifests/charts/istio-control/
+ * Istio's profile (docs/meshes/istio.md). Sources: istio/istio manifests/charts/istio-control/
  * istio-discovery (templates/mutatingwebhook.yaml, files/injection-template.yaml, values.yaml),
  * pkg/kube/inject (inject.go, webhook.go), tools/istio-iptables.
  */
@@ -12,19 +12,9 @@ import { arr, isObj, labelsOf, nameOf, nsOf, annotationsOf, dict } from '../../u
 import { configValues, parseYamlObject, valueAt } from '../config-values.js';
 import type { MeshProfile, NamedRef, ResourceKey } from '../profile.js';
 import type { MeshWebhook } from '../profile.js';
-import {
-  ISTIO_IGNORED_NAMESPACES,
-  ISTIO_NS_LABEL,
-  ISTIO_REV,
-  chartUpgrade,
-  istioInjector,
-  istiodRelease,
-  istiodVersion,
-  reinstallIstiod,
-  istioPodValue,
-  parseInjectValue,
-  serviceRevision,
-} from './injector.js';
+import { ISTIO_IGNORED_NAMESPACES, ISTIO_NS_LABEL, ISTIO_REV, istioInjector } from './injector.js';
+import { chartUpgrade, reinstallIstiod, serviceRevision } from './install.js';
+import { istiodRelease, istiodVersion } from './version.js';
 import { ambient, istioCni } from './ambient.js';
 import { choice, cmd, comment, text, type Step } from '../../fix/steps.js';
 import { ISTIO_MARKERS, enableMarker, namespaceProblems, workloadProblems } from './markers.js';
@@ -51,7 +41,7 @@ const isIstiod = (name: string): boolean => /^istiod(-|$)/.test(name);
 const revisionOf = (istiod: string): string | undefined => (istiod.startsWith('istiod-') ? istiod.slice('istiod-'.length) : undefined);
 
 /** Revisions served by the installed webhooks ('default' for the unrevisioned one). */
-export function revisions(webhookConfigs: K8sObject[]): string[] {
+function revisions(webhookConfigs: K8sObject[]): string[] {
   const revs = new Set<string>();
   for (const cfg of webhookConfigs) {
     const name = cfg.metadata?.name ?? '';
@@ -255,7 +245,6 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
 };
 
 /** For explain and evidence: the per-pod value and how Istio parses it. */
-export { istioPodValue, parseInjectValue };
 
 /** The selectors istioctl writes into the webhooks it deactivates (`tag set default`; istioctl/pkg/util/common.go:27 @86c9f01f). */
 const DEACTIVATED = 'istio.io/deactivated';
@@ -270,7 +259,7 @@ const deactivated = (h: { namespaceSelector: unknown; objectSelector: unknown })
  * `istio.io/tag` (istioctl's own selector, istioctl/pkg/tag/util.go). Deactivated webhooks serve
  * nothing.
  */
-export function installedRevisions(hooks: MeshWebhook[]): { revisions: string[]; tags: Record<string, string>; values: string[] } {
+function installedRevisions(hooks: MeshWebhook[]): { revisions: string[]; tags: Record<string, string>; values: string[] } {
   const revisions = new Set<string>();
   const tags = dict(); // keyed by tag names from the cluster
   const values = new Set<string>();

@@ -7,23 +7,22 @@
  * `alwaysInjectSelector`; struct `Config` in inject.go, lines 137-160), rendered from
  * manifests/charts/istio-control/istio-discovery/templates/istiod-injector-configmap.yaml.
  */
-import { commandText } from '../helm.js';
-import { choice, cmd, comment, noteStep, text, type Step, type Part } from '../../fix/steps.js';
-import { containers, podSpec } from '../../k8s/pods.js';
+import { choice, cmd, comment, text } from '../../fix/steps.js';
+import { podSpec } from '../../k8s/pods.js';
 import { evalSelector, selectorError } from '../../k8s/selectors.js';
 import type { MeshContext } from '../context.js';
-import type { K8sObject } from '../../util/types.js';
-import { arr, annotationsOf, isObj, labelsOf, nameOf, nsOf, str, strMap } from '../../util/objects.js';
-import { configKey, configValues, valueAt } from '../config-values.js';
+import { arr, annotationsOf, isObj, labelsOf, strMap } from '../../util/objects.js';
+import { configKey } from '../config-values.js';
 import type { DecisionInput, InjectorStep } from '../profile.js';
 import { evalWebhook } from '../../k8s/webhook.js';
+import { istiodRelease, istiodVersion, type IstioRules } from './version.js';
+import { injectorConfigName, policyFix, reinstallIstiod, serviceRevision } from './install.js';
 
 export const ISTIO_INJECT = 'sidecar.istio.io/inject';
 export const ISTIO_NS_LABEL = 'istio-injection';
 export const ISTIO_REV = 'istio.io/rev';
 /** pkg/kube/inject/initializer.go:38 IgnoredNamespaces (86c9f01f). */
 export const ISTIO_IGNORED_NAMESPACES = ['kube-system', 'kube-public', 'kube-node-lease', 'local-path-storage'];
-export const INJECTOR_CONFIG = 'istio-sidecar-injector';
 
 /** The per-pod injection value: the label wins over the annotation whenever the key is present, even empty (inject.go:222-226). */
 export function istioPodValue(template: { metadata?: unknown }): { value?: string; from?: 'label' | 'annotation' } {
@@ -34,108 +33,9 @@ export function istioPodValue(template: { metadata?: unknown }): { value?: strin
   return {};
 }
 
-// --- The version ---------------------------------------------------------------------------
-
-/**
- * The rule set the injector parses `sidecar.istio.io/inject` with. `exact` (1.27.0 and later,
- * commit 331d32e3, istio/istio#56737, first tag 1.27.0 7359d8be): only "true" and "false" count,
- * any other value falls back to the selectors and policy. `loose` (1.26.x and before, inject.go
- * @1.26.0 line 225): lower-cased y/yes/true/on inject, "" defers, any other value is an explicit
- * "do not inject".
- */
-export type IstioRules = 'exact' | 'loose';
-
-export interface IstioVersion {
-  /** "1.27.1", or undefined when unknown. */
-  version?: string;
-  /** The istiod image read, when one was. */
-  image?: string;
-  /** "istio-system/istiod". */
-  deployment?: string;
-  rules: IstioRules;
-  /** Evidence: which rule set, and why. */
-  text: string;
-}
-
-/**
- * The version in an istiod image tag: `<hub>/pilot:<tag>[-<variant>]` (templates/deployment.yaml;
- * variants `distroless` and `debug`, inject.go KnownImageTypes); vendor tags such as
- * `1.11.2-asm.17-distroless` keep their leading x.y.z. A digest-only image has no version.
- */
-export function imageVersion(image: string): { major: number; minor: number; text: string } | undefined {
-  const noDigest = image.split('@')[0]!;
-  const slash = noDigest.lastIndexOf('/');
-  const colon = noDigest.lastIndexOf(':');
-  if (colon <= slash) return undefined;
-  const tag = noDigest
-    .slice(colon + 1)
-    .replace(/-(distroless|debug)$/, '')
-    .replace(/^v/, '');
-  const m = /^(\d+)\.(\d+)(?:\.(\d+))?/.exec(tag);
-  return m ? { major: Number(m[1]), minor: Number(m[2]), text: m[0] } : undefined;
-}
-
-/** 1.27.0 is the first release with the exact parsing (research/istio.md §2). */
-export const rulesOf = (v: { major: number; minor: number }): IstioRules => (v.major > 1 || (v.major === 1 && v.minor >= 27) ? 'exact' : 'loose');
-
-/**
- * The version of the istiod Deployment `deployment` in `ns` (its `discovery` container's image).
- * Unknown (Deployments not read, the Deployment absent, a tag without a version): the 1.27+ rules
- * are assumed, deliberately, since every Istio release still supported at the time of writing
- * (1.28 to 1.30, research/istio.md §5) has them; the evidence says so.
- */
-export function istiodVersion(m: MeshContext, ns: string | undefined, deployment: string | undefined): IstioVersion {
-  return m.memo(`istio-version:${ns ?? ''}/${deployment ?? ''}`, () => {
-    const d = ns && deployment ? m.get('deployments', ns, deployment) : undefined;
-    const cs = d ? containers(podSpec(isObj(d.spec) ? (d.spec.template as { spec?: unknown }) : undefined)) : [];
-    const image = str((cs.find((c) => c.name === 'discovery') ?? cs[0])?.image);
-    const where = ns && deployment ? `${ns}/${deployment}` : undefined;
-    const fromImage = image ? imageVersion(image) : undefined;
-    // An image pinned by digest (pilot@sha256:...) or a custom tag names no version: the chart's
-    // labels and values still do. `app.kubernetes.io/version` (Chart.AppVersion) and
-    // `helm.sh/chart: istiod-<version>` are on every resource the chart renders from 1.24.0
-    // (templates/zzz_profile.yaml "istio.labels", commit b722511e, istio/istio#52463); the injector
-    // ConfigMap's `values` carry `global.tag`, the image tag the chart was rendered with
-    // (templates/istiod-injector-configmap.yaml, deployment.yaml image @86c9f01f).
-    // Read only when the image names no version (checks that pin a Helm line declare configmaps optional).
-    const cm = !fromImage && ns && deployment ? m.get('configmaps', ns, injectorConfigName(serviceRevision(deployment))) : undefined;
-    const tag = valueAt(configValues(cm) ?? {}, 'global', 'tag');
-    const candidates: [string | undefined, string][] = [
-      [labelsOf(d)['app.kubernetes.io/version'], `Deployment ${where ?? ''} label app.kubernetes.io/version`],
-      [labelsOf(d)['helm.sh/chart']?.replace(/^istiod-/, ''), `Deployment ${where ?? ''} label helm.sh/chart`],
-      [typeof tag === 'string' ? tag : undefined, `ConfigMap ${cm ? `${nsOf(cm)}/${nameOf(cm)}` : ''} values global.tag`],
-      [labelsOf(cm)['app.kubernetes.io/version'], `ConfigMap ${cm ? `${nsOf(cm)}/${nameOf(cm)}` : ''} label app.kubernetes.io/version`],
-    ];
-    const other = fromImage ? undefined : candidates.map(([v, from]) => ({ v: v ? imageVersion(`x:${v}`) : undefined, from })).find((c) => c.v);
-    const v = fromImage ?? other?.v;
-    if (!v) {
-      const why = !m.has('deployments')
-        ? 'Deployments were not read'
-        : !d
-          ? `Deployment ${where ?? 'istiod'} not found`
-          : `image ${image ?? '(none)'} has no version tag, nor do the chart's labels and values`;
-      return {
-        ...(image ? { image } : {}),
-        ...(where ? { deployment: where } : {}),
-        rules: 'exact',
-        text: `Istio version unknown (${why}): the rules of Istio 1.27 and later are assumed`,
-      };
-    }
-    const rules = rulesOf(v);
-    const source = fromImage ? `runs ${image}` : `runs ${image ?? 'an image'} without a version tag; ${other!.from} says ${v.text}`;
-    return {
-      version: v.text,
-      ...(image ? { image } : {}),
-      deployment: where!,
-      rules,
-      text: `istiod ${where} ${source}: the rules of Istio ${rules === 'exact' ? '1.27 and later' : 'before 1.27'} apply`,
-    };
-  });
-}
-
 // --- The injector's configuration ----------------------------------------------------------
 
-export interface IstioInjectorConfig {
+interface IstioInjectorConfig {
   /** "istio-system/istio-sidecar-injector". */
   configMap: string;
   /** The ConfigMap and its `config` key were read. */
@@ -152,10 +52,7 @@ export interface IstioInjectorConfig {
   alwaysInjectSelector: unknown[];
 }
 
-/** The injector ConfigMap of a revision: `istio-sidecar-injector` (default) or `-<rev>` (sidecarinjector.go getInjectorConfigMapName). */
-export const injectorConfigName = (rev: string | undefined): string => (!rev || rev === 'default' ? INJECTOR_CONFIG : `${INJECTOR_CONFIG}-${rev}`);
-
-export function injectorConfig(m: MeshContext, ns: string, name: string): IstioInjectorConfig {
+function injectorConfig(m: MeshContext, ns: string, name: string): IstioInjectorConfig {
   return m.memo(`istio-injector-config:${ns}/${name}`, () => {
     const cm = m.get('configmaps', ns, name);
     const cfg = configKey(cm, 'config');
@@ -171,10 +68,6 @@ export function injectorConfig(m: MeshContext, ns: string, name: string): IstioI
     };
   });
 }
-
-/** The istiod revision behind an injector Service: `istiod` -> default, `istiod-<rev>` -> rev (mutatingwebhook.yaml "core"). */
-export const serviceRevision = (svc: string): string | undefined =>
-  svc === 'istiod' ? 'default' : svc.startsWith('istiod-') ? svc.slice('istiod-'.length) : undefined;
 
 /**
  * The injector a pod created now is sent to: the istiod behind the first Istio webhook the API
@@ -194,7 +87,7 @@ export function injectorFor(m: MeshContext, input: DecisionInput): { ns: string 
 }
 
 /** A selector as text, for evidence: "app=legacy, tier in (batch)". */
-export const selectorText = (s: unknown): string =>
+const selectorText = (s: unknown): string =>
   isObj(s)
     ? evalSelector(s, {})
         .terms.map((t) => t.term)
@@ -416,65 +309,3 @@ export function istioInjector(m: MeshContext, input: DecisionInput): InjectorSte
   }
   return steps;
 }
-
-/** Re-rendering istiod the way it was installed (comments: the user picks the install method). */
-export function reinstallIstiod(ns: string, istiod: string, version: string | undefined): Step[] {
-  const rev = istiod.startsWith('istiod-') ? istiod.slice('istiod-'.length) : undefined;
-  // Without --version, `helm upgrade` installs the newest chart: pinned, or a placeholder to fill in.
-  const pin: Part = version !== undefined ? { value: version } : 'INSTALLED-VERSION';
-  const istioctl = rev ? cmd`istioctl install -y --set revision=${rev} -f YOUR-ISTIOOPERATOR.yaml` : cmd`istioctl install -y -f YOUR-ISTIOOPERATOR.yaml`;
-  return [
-    choice(text`re-render the control plane the way it was installed: run the one line for your install method`, [
-      { label: text`istioctl, with the profile and values you installed with`, steps: [istioctl] },
-      {
-        label: [version ? 'Helm' : 'Helm, with the version istiod runs, which is unknown: without --version Helm upgrades it to the newest chart'],
-        steps: [cmd`helm upgrade ${istiod} istio/istiod -n ${ns} --version ${[pin]} --reuse-values`],
-      },
-    ]),
-  ];
-}
-
-/** Setting the policy the way the control plane was installed (global.proxy.autoInject, values.yaml). */
-function policyFix(ns: string, istiod: string, version: string | undefined): Step[] {
-  return chartUpgrade(ns, istiod, version, 'global.proxy.autoInject', 'enabled');
-}
-
-/**
- * The release an istiod Deployment runs, as a chart version ("1.27.1"): istio/istiod charts are
- * versioned like the release (manifests/charts/istio-control/istio-discovery/Chart.yaml @86c9f01f,
- * `version: 1.0.0` rewritten to the release when published). Undefined unless x.y.z is known.
- */
-export function istiodRelease(m: MeshContext, ns: string, deployment: string): string | undefined {
-  const v = istiodVersion(m, ns, deployment).version;
-  return v && /^\d+\.\d+\.\d+$/.test(v) ? v : undefined;
-}
-
-/**
- * Changing one chart value of an installed istiod. `helm upgrade` without `--version` installs
- * the newest chart of the repository, i.e. upgrades istiod: the line pins the installed version,
- * and is only a comment when that version is unknown. istioctl re-renders the whole install from
- * what it is given, so its line is a comment naming the user's own IstioOperator/values.
- */
-export function chartUpgrade(ns: string, istiod: string, version: string | undefined, key: string, value: string, opts: { why?: string } = {}): Step[] {
-  const helm = (v: Part) => cmd`helm upgrade ${istiod} istio/istiod -n ${ns} --version ${[v]} --reuse-values --set ${`${key}=${value}`}`;
-  const why = opts.why ? `${opts.why}, ` : '';
-  const istioctl = noteStep([
-    `${why}if installed with istioctl, from your own IstioOperator and values, else istioctl installs its defaults: `,
-    ...commandText(cmd`istioctl install -f YOUR-ISTIOOPERATOR.yaml --set ${`values.${key}=${value}`}`),
-  ]);
-  return version
-    ? [noteStep([`${why}if installed with Helm, pinned to the installed `, { value: version }]), helm({ value: version }), istioctl]
-    : [
-        noteStep([
-          `${why}if installed with Helm, with the version istiod runs, which is unknown: without --version Helm upgrades istiod to the newest chart: `,
-          ...commandText(helm('INSTALLED-VERSION')),
-        ]),
-        istioctl,
-      ];
-}
-
-/** The pod template's value of sidecar.istio.io/inject is one that the 1.27+ injector ignores. */
-export const ignoredValue = (template: K8sObject | { metadata?: unknown }): { value: string; from: 'label' | 'annotation' } | undefined => {
-  const { value, from } = istioPodValue(template);
-  return value !== undefined && from && parseInjectValue(value, 'exact').ignored ? { value, from } : undefined;
-};

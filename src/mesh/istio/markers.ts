@@ -1,5 +1,5 @@
 /**
- * Istio's injection markers (mesh-rules.md §2; istio/istio manifests/charts/istio-control/
+ * Istio's injection markers (docs/meshes/istio.md; istio/istio manifests/charts/istio-control/
  * istio-discovery/templates/mutatingwebhook.yaml, pkg/kube/inject/inject.go): the namespace labels
  * `istio-injection` and `istio.io/rev`, the pod label (or annotation) `sidecar.istio.io/inject`.
  */
@@ -13,13 +13,14 @@ import type { MarkerTable } from '../marker-table.js';
 import type { EnableMarker, MarkerProblemDraft, NamespaceProblemContext, Template, WorkloadProblemContext } from '../profile.js';
 import { evalWebhook, namespaceLabels } from '../../k8s/webhook.js';
 import type { MeshWebhook } from '../profile.js';
-import { ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, injectorFor, istiodVersion, istioPodValue, parseInjectValue } from './injector.js';
+import { ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, injectorFor, istioPodValue, parseInjectValue } from './injector.js';
+import { istiodVersion } from './version.js';
 
 /**
  * The namespace label that would make an installed webhook fire for a plain pod:
  * `istio-injection=enabled` when a webhook serves it, else `istio.io/rev=<first revision>`.
  */
-export function enableLabel(webhooks: MeshWebhook[], ns: string): { key: string; value: string } | undefined {
+function enableLabel(webhooks: MeshWebhook[], ns: string): { key: string; value: string } | undefined {
   const candidates = [
     { key: ISTIO_NS_LABEL, value: 'enabled' },
     ...[...new Set(webhooks.flatMap((w) => w.revisions))].sort().map((r) => ({ key: ISTIO_REV, value: r })),

@@ -14,7 +14,7 @@ export const KUMA_INJECT = 'kuma.io/sidecar-injection';
 /** util/names.go KumaSidecarContainerName. */
 export const KUMA_SIDECAR = 'kuma-sidecar';
 /** The sidecar's UID (runtime.kubernetes.injector.sidecarContainer.uid, kuma-cp.defaults.yaml): an app container using it is rejected. */
-export const KUMA_SIDECAR_UID = 5678;
+const KUMA_SIDECAR_UID = 5678;
 /** kuma-cp.defaults.yaml runtime.kubernetes.injector.exceptions.labels (value "*": any value). */
 const EXCEPTION_LABELS = ['openshift.io/build.name', 'openshift.io/deployer-pod-for.name'];
 

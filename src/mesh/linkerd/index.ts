@@ -1,5 +1,5 @@
 /**
- * Linkerd's profile (mesh-rules.md §1). Sources: linkerd/linkerd2 charts/linkerd-control-plane
+ * Linkerd's profile (docs/meshes/linkerd.md). Sources: linkerd/linkerd2 charts/linkerd-control-plane
  * (templates/proxy-injector*.yaml, values.yaml), pkg/inject (report.go, inject.go),
  * controller/proxy-injector/webhook.go, pkg/k8s/labels.go.
  */
@@ -23,7 +23,7 @@ const NATIVE = [
 ];
 
 /** The linkerd-config values (Helm values as YAML) of the installed Linkerd. */
-export function linkerdValues(m: MeshContext): Record<string, any> | undefined {
+function linkerdValues(m: MeshContext): Record<string, any> | undefined {
   const ns = m.mesh('linkerd')?.namespaces[0];
   return configValues(ns ? m.get('configmaps', ns, 'linkerd-config') : undefined);
 }

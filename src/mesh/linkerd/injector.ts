@@ -1,5 +1,5 @@
 /**
- * Linkerd's injection decision, as its proxy injector makes it (mesh-rules.md §1;
+ * Linkerd's injection decision, as its proxy injector makes it (docs/meshes/linkerd.md;
  * linkerd/linkerd2 pkg/inject/report.go).
  */
 import { podSpec } from '../../k8s/pods.js';
@@ -14,16 +14,11 @@ export const isLinkerdEnabling = (v: string | undefined): boolean => v !== undef
 /** report.go isInjectAnnotationValid: empty, enabled, ingress, disabled. */
 export const isLinkerdValid = (v: string): boolean => v === '' || (LINKERD_VALID as readonly string[]).includes(v);
 
-export interface LinkerdSettings {
+interface LinkerdSettings {
   /** identity.serviceAccountTokenProjection: when false, pods without a token are skipped. */
   tokenProjection: boolean;
   /** A proxy container of any mesh already in the template (sidecarExists, also for another mesh's proxy). */
   proxyPresent?: string;
-}
-
-/** The namespace or the template asks Linkerd to inject (whether or not it will). */
-export function linkerdIntent(nsAnnotations: Record<string, string>, template: { metadata?: unknown }): boolean {
-  return isLinkerdEnabling(nsAnnotations[LINKERD_INJECT]) || isLinkerdEnabling(annotationsOf(template)[LINKERD_INJECT]);
 }
 
 /** The injector's decision for a pod template it is called for. Every skip reason is collected. */

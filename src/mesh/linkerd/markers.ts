@@ -1,5 +1,5 @@
 /**
- * Linkerd's injection markers (mesh-rules.md §1; linkerd/linkerd2 pkg/inject/report.go,
+ * Linkerd's injection markers (docs/meshes/linkerd.md; linkerd/linkerd2 pkg/inject/report.go,
  * controller/proxy-injector/webhook.go): the annotation `linkerd.io/inject` on the namespace or
  * the pod template; the labels and places people mistake for it.
  */

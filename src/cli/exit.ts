@@ -1,0 +1,25 @@
+/** The exit code of a run (README "Exit codes"), the same for every output format. */
+import { EXIT } from '../util/errors.js';
+
+export const FAIL_ON = ['error', 'warning', 'info', 'none'] as const;
+export type FailOn = (typeof FAIL_ON)[number];
+
+/**
+ * 2: a check failed internally; 1: findings at or above --fail-on; 3: some checks could not run,
+ * or could not see everything (a kind refused in a namespace), and no finding decided (--strict:
+ * also when one did; --allow-partial: never); else 0.
+ */
+export function exitCode(
+  result: { findings: { severity: string }[]; skipped: unknown[]; errors?: string[]; coverage?: { complete: boolean } },
+  failOn: FailOn,
+  partial: { allowPartial?: boolean; strict?: boolean } = {},
+): number {
+  if (result.errors?.length) return EXIT.ERROR;
+  // Incomplete: checks skipped, or (coverage) a kind not read in some namespace they look at.
+  const incomplete = (result.skipped.length > 0 || result.coverage?.complete === false) && !partial.allowPartial;
+  if (incomplete && partial.strict) return EXIT.INCOMPLETE;
+  const order = ['error', 'warning', 'info'];
+  const limit = failOn === 'none' ? -1 : order.indexOf(failOn);
+  if (result.findings.some((f) => order.indexOf(f.severity) <= limit)) return EXIT.FINDINGS;
+  return incomplete ? EXIT.INCOMPLETE : EXIT.OK;
+}

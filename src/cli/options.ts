@@ -1,0 +1,262 @@
+/**
+ * Every flag of every command, once: its name, help, parser, default and the commands that take
+ * it (with what differs for one of them). The commands add their flags from this table in its
+ * order (help and completion list them so), and each command's options type is derived from it.
+ * Loaded by `--help` and `--version`: commander and small helpers only.
+ */
+import { Option, InvalidArgumentError, type Command } from 'commander';
+import { MESH_NAMES, type MeshName } from '../mesh/names.js';
+import { UserError } from '../util/errors.js';
+import { DEFAULT_LIMITS, type Limits } from '../util/limits.js';
+import { FAIL_ON, type FailOn } from './exit.js';
+
+/** The commands that take flags from this table. */
+type CommandName = 'check' | 'snapshot' | 'explain' | 'checks' | 'watch';
+
+function positiveNumber(name: string, max = Number.MAX_SAFE_INTEGER) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number`);
+    if (n > max) throw new InvalidArgumentError(`${name} must be at most ${max}`);
+    return n;
+  };
+}
+const list = (v: string, prev: string[] = []) =>
+  prev.concat(
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
+const collect = (v: string, prev: string[] = []) => prev.concat(v);
+
+/** What may differ for one command: the help, the choices, the default. */
+interface Variant {
+  help?: string;
+  /** The values accepted; 'reporters': the output formats of src/report/index.ts (REPORTERS), see reporterChoices. */
+  choices?: readonly string[] | 'reporters';
+  default?: unknown;
+}
+
+interface Flag<T> extends Variant {
+  /** commander's flags: `-n, --namespace <ns>`; the option's name is commander's attribute name (the table's key). */
+  flags: string;
+  help: string;
+  parse?: (value: string, previous: T | undefined) => T;
+  default?: T;
+  /** The commands taking it: `true`, or what differs for that command. */
+  commands: Partial<Record<CommandName, true | Variant>>;
+}
+
+/** Each flag's value once parsed, by commander's attribute name. */
+interface FlagValues {
+  output: string;
+  outputFile: string;
+  suppress: string[];
+  mesh: 'auto' | MeshName;
+  failOn: FailOn;
+  only: string[];
+  skip: string[];
+  certExpiryWarning: number;
+  allowPartial: boolean;
+  strict: boolean;
+  filename: string[];
+  recursive: boolean;
+  expectMeshed: boolean;
+  color: boolean;
+  namespace: string;
+  allNamespaces: boolean;
+  context: string;
+  kubeconfig: string;
+  requestTimeout: number;
+  timeout: number;
+  maxBytes: number;
+  maxObjects: number;
+  snapshot: string[];
+  listen: string;
+  maxSeries: number;
+}
+
+export const FLAGS = {
+  output: {
+    flags: '-o, --output <format>',
+    help: 'output format',
+    commands: {
+      check: { help: 'output format (table: compact; wide: with evidence, every fix line and causes)', choices: 'reporters' },
+      explain: { choices: ['table', 'json'] },
+      checks: { choices: ['table', 'json'], default: 'table' },
+    },
+  },
+  outputFile: {
+    flags: '--output-file <file>',
+    help: 'write the report to this file (format: -o, default json); stdout gets the table on a terminal, else nothing',
+    commands: { check: true },
+  },
+  suppress: {
+    flags: '--suppress <ID=Kind/ns/name>',
+    help: 'suppress matching findings (reported as suppressed, not counted for the exit code; * wildcards; cluster-scoped: ID=Kind/name; repeatable)',
+    parse: collect,
+    commands: { check: true, watch: { help: 'suppress matching findings (as check does; repeatable)' } },
+  },
+  mesh: {
+    flags: '--mesh <mesh>',
+    help: 'which mesh to check',
+    choices: ['auto', ...MESH_NAMES],
+    default: 'auto',
+    commands: { check: true, explain: { help: 'which mesh to explain' }, watch: true },
+  },
+  failOn: {
+    flags: '--fail-on <severity>',
+    help: 'exit 1 when a finding is at or above this severity',
+    choices: FAIL_ON,
+    default: 'error',
+    commands: { check: true },
+  },
+  only: { flags: '--only <ids>', help: 'run only these checks (ids or codes, comma-separated)', parse: list, commands: { check: true, watch: true } },
+  skip: { flags: '--skip <ids>', help: 'skip these checks (ids or codes, comma-separated)', parse: list, commands: { check: true, watch: true } },
+  certExpiryWarning: {
+    flags: '--cert-expiry-warning <days>',
+    help: 'warn when a certificate expires within this many days',
+    parse: positiveNumber('--cert-expiry-warning'),
+    default: 60,
+    commands: { check: true, watch: true },
+  },
+  allowPartial: {
+    flags: '--allow-partial',
+    help: 'exit 0 instead of 3 when some checks could not run (missing permissions) and no finding decided the exit code',
+    commands: { check: true, explain: { help: 'exit 0 instead of 3 when something the explanation or the checks need could not be read' } },
+  },
+  strict: { flags: '--strict', help: 'exit 3 when some checks could not run, even when findings would exit 1', commands: { check: true } },
+  filename: {
+    flags: '-f, --filename <path>',
+    help: 'check manifests before applying them: a file, a directory, or - for stdin (repeatable)',
+    parse: collect,
+    commands: { check: true },
+  },
+  recursive: { flags: '-R, --recursive', help: 'with -f, read directories recursively', commands: { check: true } },
+  expectMeshed: {
+    flags: '--expect-meshed',
+    help: 'with -f, an error for each workload in the manifests that no mesh would inject',
+    commands: { check: true },
+  },
+  color: { flags: '--no-color', help: 'disable colors (also: NO_COLOR, or stdout not a terminal)', commands: { check: true, explain: true } },
+  namespace: {
+    flags: '-n, --namespace <ns>',
+    help: 'the namespace to check (default: the kubeconfig context namespace)',
+    commands: { check: true, snapshot: true, explain: true, watch: true },
+  },
+  allNamespaces: { flags: '-A, --all-namespaces', help: 'check every namespace', commands: { check: true, snapshot: true, watch: true } },
+  context: { flags: '--context <name>', help: 'the kubeconfig context to use', commands: { check: true, snapshot: true, explain: true, watch: true } },
+  kubeconfig: {
+    flags: '--kubeconfig <file>',
+    help: 'path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)',
+    commands: { check: true, snapshot: true, explain: true, watch: true },
+  },
+  requestTimeout: {
+    flags: '--request-timeout <seconds>',
+    help: 'timeout of each API request (and of an exec credential plugin)',
+    parse: positiveNumber('--request-timeout', 86400),
+    default: DEFAULT_LIMITS.requestTimeoutMs / 1000,
+    commands: { check: true, snapshot: true, explain: true, watch: true },
+  },
+  timeout: {
+    flags: '--timeout <seconds>',
+    help: 'time limit of the whole run: the read of the cluster and the checks',
+    parse: positiveNumber('--timeout', 86400),
+    default: DEFAULT_LIMITS.deadlineMs / 1000,
+    commands: { check: true, snapshot: true, explain: true, watch: true },
+  },
+  maxBytes: {
+    flags: '--max-bytes <MiB>',
+    help: 'largest file, stdin or API response (decompressed) meshdoctor reads',
+    parse: positiveNumber('--max-bytes', 4096),
+    default: DEFAULT_LIMITS.maxBytes / 1024 / 1024,
+    commands: { check: true, snapshot: true, explain: true, watch: true },
+  },
+  maxObjects: {
+    flags: '--max-objects <n>',
+    help: 'most objects of one kind meshdoctor reads (and of all -f manifests)',
+    parse: positiveNumber('--max-objects', 100_000_000),
+    default: DEFAULT_LIMITS.maxObjects,
+    commands: { check: true, snapshot: true, explain: true, watch: true },
+  },
+  snapshot: {
+    flags: '--snapshot <path>',
+    help: 'run offline on a snapshot: meshdoctor snapshot, kubectl -o json|yaml output, or a directory (repeatable)',
+    parse: collect,
+    commands: { check: true, explain: true },
+  },
+  listen: {
+    flags: '--listen <addr>',
+    help: 'where to serve: HOST:PORT, or :PORT for every interface (in a pod)',
+    default: '127.0.0.1:9090',
+    commands: { watch: true },
+  },
+  maxSeries: {
+    flags: '--max-series <n>',
+    help: 'most series of meshdoctor_finding and of meshdoctor_workloads (the rest are counted)',
+    parse: positiveNumber('--max-series', 1_000_000),
+    default: 10_000,
+    commands: { watch: true },
+  },
+} as const satisfies { [K in keyof FlagValues]: Flag<FlagValues[K]> };
+
+type Flags = typeof FLAGS;
+/** The flags command C takes. */
+type TakenBy<C extends CommandName> = { [K in keyof Flags]: C extends keyof Flags[K]['commands'] ? K : never }[keyof Flags];
+/** The flags with a default (always set after parsing). */
+type Defaulted = { [K in keyof Flags]: Flags[K] extends { default: unknown } ? K : never }[keyof Flags];
+/** The options commander hands command C's action. */
+export type OptionsOf<C extends CommandName> = Partial<Pick<FlagValues, TakenBy<C>>> & Pick<FlagValues, TakenBy<C> & Defaulted>;
+
+/** The options of a command that reads a cluster or a snapshot. */
+type ClusterOpts = OptionsOf<'snapshot'> & { snapshot?: string[] };
+
+/**
+ * Options whose choices are the output formats of REPORTERS, filled in by reporterChoices: the
+ * reporters load chalk and every format, which `--help` and `--version` must not pay for.
+ */
+const REPORTER_CHOICES = new WeakSet<Option>();
+
+/** Add command C's flags from the table, in its order. */
+export function addFlags(cmd: Command, name: CommandName): Command {
+  for (const flag of Object.values(FLAGS) as Flag<unknown>[]) {
+    const variant = flag.commands[name];
+    if (!variant) continue;
+    const v: Variant = variant === true ? {} : variant;
+    const option = new Option(flag.flags, v.help ?? flag.help);
+    if (flag.parse) option.argParser(flag.parse);
+    const def = 'default' in v ? v.default : flag.default;
+    if (def !== undefined) option.default(def);
+    const choices = v.choices ?? flag.choices;
+    if (choices === 'reporters') REPORTER_CHOICES.add(option);
+    else if (choices) option.choices(choices);
+    cmd.addOption(option);
+  }
+  return cmd;
+}
+
+/** Set the choices of -o from the REPORTERS map (src/report/index.ts) on the options of `commands` that take them. */
+export async function reporterChoices(commands: readonly Command[]): Promise<void> {
+  const options = commands.flatMap((c) => c.options.filter((o) => REPORTER_CHOICES.has(o) && !o.argChoices));
+  if (!options.length) return;
+  const { REPORTERS } = await import('../report/index.js');
+  for (const o of options) o.choices(Object.keys(REPORTERS));
+}
+
+/** The bounds of a run from the flags (README "Limits"). */
+export function limitsOf(o: ClusterOpts): Limits {
+  return {
+    requestTimeoutMs: o.requestTimeout * 1000,
+    deadlineMs: o.timeout * 1000,
+    maxBytes: Math.floor(o.maxBytes * 1024 * 1024),
+    maxObjects: Math.floor(o.maxObjects),
+  };
+}
+
+export function validateScope(o: ClusterOpts): void {
+  if (o.namespace !== undefined && o.allNamespaces) throw new UserError('-n/--namespace and -A/--all-namespaces cannot be used together');
+  if (o.namespace !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(o.namespace)) {
+    throw new UserError(`invalid namespace name "${o.namespace}"`);
+  }
+}

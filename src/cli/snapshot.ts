@@ -1,0 +1,25 @@
+/** `meshdoctor snapshot`: save what `check` reads (never Secret data) as JSON on stdout. */
+import { EXIT, printable } from '../util/errors.js';
+import { progress, type CommandContext } from './io.js';
+import { addFlags, limitsOf, validateScope, type OptionsOf } from './options.js';
+
+export function snapshotCommand({ program, io, setExit }: CommandContext): void {
+  addFlags(
+    program.command('snapshot').description('save what `check` reads (never Secret data) as JSON on stdout, for offline runs and bug reports'),
+    'snapshot',
+  ).action(async (o: OptionsOf<'snapshot'>) => {
+    validateScope(o);
+    const { KIND_KEYS } = await import('../k8s/kinds.js');
+    const { obtainSnapshot } = await import('../run/run.js');
+    const { snapshotText } = await import('../cluster/snapshot-file.js');
+    const p = progress(io);
+    const snap = await obtainSnapshot({ ...o, limits: limitsOf(o), onProgress: p?.update }, [...KIND_KEYS]);
+    p?.done();
+    for (const chunk of snapshotText(snap)) io.stdout(chunk);
+    const missing = Object.entries(snap.unavailable);
+    for (const [k, why] of missing) io.stderr(`meshdoctor: ${k} not saved: ${printable(why)}\n`);
+    for (const [k, where] of Object.entries(snap.unavailableIn ?? {}))
+      for (const [ns, why] of Object.entries(where ?? {})) io.stderr(`meshdoctor: ${k} in namespace ${printable(ns)} not saved: ${printable(why)}\n`);
+    setExit(EXIT.OK);
+  });
+}

@@ -1,0 +1,38 @@
+/**
+ * Where injection-marker-invalid fires, and its near misses (test/helpers/check-tester.ts). Its evidence, fixes and
+ * links to other findings: test/checks/injection.test.ts, test/checks/istio-injector.test.ts, test/checks/kuma-consul.test.ts, test/checks/namespace-only.test.ts, test/checks/marker-table.test.ts.
+ */
+import { checkCases } from '../helpers/check-tester.js';
+
+checkCases('injection-marker-invalid', {
+  fires: [
+    { fixtures: 'fires-both-meshes.yaml', findings: ['Namespace dual', 'Namespace dual', 'Namespace mixedmarks', 'Deployment vault/ledger'] },
+    { fixtures: 'fires-consul-namespace.yaml', findings: ['Namespace catalog'] },
+    { fixtures: 'fires-consul-workload.yaml', findings: ['Deployment catalog/reports'] },
+    { fixtures: 'fires-consul-misplaced.yaml', findings: ['CronJob batch/nightly'] },
+    { fixtures: 'fires-istio-1-27-inject-values.yaml', findings: ['Deployment vals27/shouty'] },
+    { fixtures: 'fires-istio-inject-values.yaml', findings: ['Deployment vals/shouty', 'Deployment vals/eager'] },
+    {
+      fixtures: 'fires-istio.yaml',
+      findings: ['Namespace ns-annotated', 'Namespace ns-both', 'Deployment default/annotated', 'Namespace ns-both-old', 'Namespace ns-yes'],
+    },
+    { fixtures: 'fires-istio-misplaced.yaml', findings: ['Deployment plain/ownlabel', 'Deployment plain/ownrev', 'CronJob plain/nightly'] },
+    { fixtures: 'fires-kuma-misplaced.yaml', findings: ['Deployment plain/ownlabel', 'CronJob plain/nightly'] },
+    { fixtures: 'fires-kuma-namespace.yaml', findings: ['Namespace orders'] },
+    { fixtures: 'fires-kuma-workload.yaml', findings: ['Deployment orders/auditor'] },
+    { fixtures: 'fires-linkerd-namespace.yaml', findings: ['Namespace ns-false', 'Namespace ns-label', 'Namespace ns-true', 'Namespace ns-legacy'] },
+    {
+      fixtures: 'fires-linkerd-workload.yaml',
+      findings: ['Deployment legacy/invalid', 'Deployment legacy/labelled', 'Deployment legacy/ownmeta', 'Deployment shop/redundant'],
+    },
+  ],
+  silent: [
+    { fixtures: 'ok-consul.yaml' },
+    { fixtures: 'ok-istio-inject-values.yaml' },
+    { fixtures: 'ok-istio.yaml' },
+    { fixtures: 'ok-istio-misplaced.yaml' },
+    { fixtures: 'ok-kuma.yaml' },
+    { fixtures: 'ok-kuma-misplaced.yaml' },
+    { fixtures: 'ok-linkerd.yaml' },
+  ],
+});

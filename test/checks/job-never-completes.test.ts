@@ -1,0 +1,23 @@
+/**
+ * Where job-never-completes fires, and its near misses (test/helpers/check-tester.ts). Its evidence, fixes and
+ * links to other findings: test/checks/workload-lifecycle.test.ts, test/checks/istio-injector.test.ts, test/checks/kuma-consul.test.ts.
+ */
+import { checkCases } from '../helpers/check-tester.js';
+
+checkCases('job-never-completes', {
+  fires: [
+    { fixtures: 'fires-consul-hung.yaml', findings: ['Job catalog/export'] },
+    { fixtures: 'fires-consul-template.yaml', findings: ['CronJob catalog/nightly'] },
+    { fixtures: 'fires-istio-cronjob-hung.yaml', findings: ['Job store/sync-29381160'] },
+    { fixtures: 'fires-kuma-hung.yaml', findings: ['Job orders/reindex-now'] },
+    { fixtures: 'fires-linkerd-hung.yaml', findings: ['Job shop/migrate'] },
+    { fixtures: 'fires-templates.yaml', findings: ['CronJob shop/cleanup', 'Job store/reindex'] },
+  ],
+  silent: [
+    { fixtures: 'ok-istio-native-auto.yaml' },
+    { fixtures: 'ok-kuma-template.yaml' },
+    { fixtures: 'ok-linkerd-just-exited.yaml' },
+    { fixtures: 'ok-native-config.yaml' },
+    { fixtures: 'ok-templates.yaml' },
+  ],
+});

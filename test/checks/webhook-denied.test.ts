@@ -1,0 +1,16 @@
+/**
+ * Where webhook-denied fires, and its near misses (test/helpers/check-tester.ts). Its evidence, fixes and
+ * links to other findings: test/checks/ambient-and-admission.test.ts, test/checks/kuma-consul.test.ts.
+ */
+import { checkCases } from '../helpers/check-tester.js';
+
+checkCases('webhook-denied', {
+  fires: [
+    { fixtures: 'fires-consul-invalid-annotation.yaml', findings: ['Deployment catalog/exporter'] },
+    { fixtures: 'fires-consul-token.yaml', findings: ['Deployment catalog/ledger'] },
+    { fixtures: 'fires-istio-annotation.yaml', findings: ['Deployment store/api'] },
+    { fixtures: 'fires-kuma-invalid-label.yaml', findings: ['Deployment orders/auditor'] },
+    { fixtures: 'fires-linkerd-without-explanation.yaml', findings: ['Job shop/report'] },
+  ],
+  silent: [{ fixtures: 'ok-istio-near-misses.yaml' }],
+});
