@@ -126,7 +126,8 @@ function stubs(): { bin: string; ns: string; ctx: string } {
   const bin = join(dir, 'bin');
   mkdirSync(bin);
   writeFileSync(join(bin, 'kubectl'), '#!/bin/sh\ncase "$*" in *namespaces*) cat "$NS_FILE" ;; *get-contexts*) cat "$CTX_FILE" ;; esac\n');
-  writeFileSync(join(bin, 'meshdoctor'), '#!/bin/sh\nfor a; do printf \'%s\\0\' "$a"; done > ran\n');
+  // Written whole, then renamed: the file `ran` never exists half written (the test reads it once it exists).
+  writeFileSync(join(bin, 'meshdoctor'), '#!/bin/sh\nfor a; do printf \'%s\\0\' "$a"; done > ran.part && mv ran.part ran\n');
   chmodSync(join(bin, 'kubectl'), 0o755);
   chmodSync(join(bin, 'meshdoctor'), 0o755);
   return { bin, ns: join(dir, 'ns.txt'), ctx: join(dir, 'ctx.txt') };

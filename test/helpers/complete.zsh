@@ -12,19 +12,20 @@ zmodload zsh/zpty || exit 3
 local shell=$1 script=$2 dir=$3 line=$4
 cd -- "$dir" || exit 3
 # The completion function, once it returns, leaves a file `completed`: the keys after TAB wait for
-# it (a busy machine may take longer than any fixed pause to run it), not for a clock.
+# it (a busy machine may take longer than any fixed pause to run it), not for a clock. The files
+# waited for (line, and ran from the stub meshdoctor) are written whole, then renamed.
 if [[ $shell == bash ]]; then
   zpty -b sh bash --norc --noprofile -i
   zpty -w sh "PS1='> '; bind 'set bell-style none'; source ${(q)script}"
   zpty -w sh 'eval "_meshdoctor_run() $(declare -f _meshdoctor | tail -n +2)"; _meshdoctor() { _meshdoctor_run "$@"; local s=$?; : > completed; return $s; }'
   # Ctrl-X Ctrl-D writes the line as edited so far.
-  zpty -w sh "bind -x '\"\\C-x\\C-d\": printf %s \"\$READLINE_LINE\" > line'"
+  zpty -w sh "bind -x '\"\\C-x\\C-d\": printf %s \"\$READLINE_LINE\" > line.part && mv line.part line'"
 else
   zpty -b sh zsh -f -i
   zpty -w sh "PS1='> '; unsetopt interactivecomments beep; autoload -U compinit && compinit -u"
   zpty -w sh "source ${(q)script}"
   zpty -w sh 'functions[_meshdoctor_run]=$functions[_meshdoctor]; _meshdoctor() { _meshdoctor_run "$@"; local s=$?; : > completed; return $s; }'
-  zpty -w sh 'dump() { print -rn -- "$BUFFER" > line }; zle -N dump; bindkey "^X^D" dump'
+  zpty -w sh 'dump() { print -rn -- "$BUFFER" > line.part && mv line.part line }; zle -N dump; bindkey "^X^D" dump'
 fi
 zpty -w sh 'print_ready() { echo READY; }; print_ready'
 zpty -r -m sh out '*READY*' || exit 4

@@ -8,7 +8,7 @@
  * `APISERVER_SH_FOUND` and skip.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -274,13 +274,23 @@ const tail = (file: string, n = 15) => {
   }
 };
 
+/** A port the script chose was taken before etcd or kube-apiserver bound it (its check and the bind are apart). */
+const portTaken = (dir: string) => /address already in use/.test(tail(join(dir, 'kube-apiserver.log'), 50) + tail(join(dir, 'etcd.log'), 50));
+
 /** Start etcd + kube-apiserver under `dir` (a new temp dir by default); resolves when /readyz is ok. */
 export async function startKubeApiServer(dir = mkdtempSync(join(tmpdir(), 'meshdoctor-kube-'))): Promise<KubeApiServer> {
   const t0 = Date.now();
-  const r = await sh(['start', dir], 85_000);
   const stop = async () => {
     await sh(['stop', dir], 30_000);
   };
+  let r = await sh(['start', dir], 85_000);
+  // Other processes (test workers, other suites on the machine) open ports all the time: new ports, twice more.
+  for (let retry = 0; retry < 2 && r.code !== 0 && portTaken(dir); retry++) {
+    await stop();
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir);
+    r = await sh(['start', dir], 85_000);
+  }
   if (r.code !== 0) {
     await stop();
     throw new Error(
