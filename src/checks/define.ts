@@ -1,19 +1,22 @@
 import type { Model } from '../facts/model.js';
-import type { CheckMeta, FindingInput } from './types.js';
+import type { CheckMeta, Evidence, FindingInput } from './types.js';
 import { CATALOG, type CatalogEntry, type CheckId } from './catalog.js';
 
 export type { CheckMeta, FindingInput } from './types.js';
 
-/** A check: its metadata and a pure run over the model. */
-export interface Check extends CheckMeta {
-  run(ctx: Model): Iterable<FindingInput>;
+/** A check: its metadata and a pure run over the model; `E`, the shape of its evidence. */
+export interface Check<E extends Evidence = Evidence> extends CheckMeta {
+  run(ctx: Model): Iterable<FindingInput<E>>;
 }
+
+/** The evidence a check's findings carry (inferred from what its run() yields), for its tests and docs. */
+export type EvidenceOf<C> = C extends Check<infer E> ? E : never;
 
 /** A check's metadata, from the catalog (src/checks/catalog.ts). */
 export const meta = (id: CheckId): CheckMeta => ({ id, ...(CATALOG[id] as CatalogEntry) });
 
-/** Declare a check (identity function that keeps the type exact). */
-export function defineCheck(check: Check): Check {
+/** Declare a check (identity function that keeps its type exact, its evidence's shape included). */
+export function defineCheck<E extends Evidence>(check: Check<E>): Check<E> {
   return check;
 }
 

@@ -31,7 +31,17 @@ import { profileOf } from '../mesh/registry.js';
 import { tokenCause } from '../facts/denials.js';
 import { defineCheck, meta } from './define.js';
 
-export default defineCheck({
+/** Its evidence: a ServiceAccount that does not exist, or a token turned off where the mesh needs it. */
+type SaEvidence =
+  | { serviceAccount: string; field: string; exists: false; failedCreate?: unknown[]; pods: string[] }
+  | {
+      serviceAccount: string;
+      automountServiceAccountToken: { podTemplate: boolean } | { serviceAccount: boolean; podTemplate: 'unset' };
+      pods: string[];
+      [more: string]: unknown;
+    };
+
+export default defineCheck<SaEvidence>({
   ...meta('serviceaccount-missing'),
   *run(m) {
     if (m.meshes.length === 0) return; // no mesh installed: not a mesh problem

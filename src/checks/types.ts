@@ -5,12 +5,15 @@ import type { MeshName } from '../mesh/names.js';
 import type { ResourceRef, Severity } from '../util/types.js';
 import type { Step } from '../fix/steps.js';
 
-/** What a check's run() yields; the runner stamps the rest. */
-export interface FindingInput {
+/** What a check saw, as plain JSON values (the report's `evidence`); each check has its own shape. */
+export type Evidence = Record<string, unknown>;
+
+/** What a check's run() yields; the runner stamps the rest. `E`: the check's evidence. */
+export interface FindingInput<E extends Evidence = Evidence> {
   mesh: MeshName;
   message: string;
   resource: ResourceRef;
-  evidence: Record<string, unknown>;
+  evidence: E;
   /** The fix, as data (src/fix/steps.ts); the runner renders it. */
   fix: Step[];
   /** Overrides the check's default severity for this one finding. */
