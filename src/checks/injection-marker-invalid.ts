@@ -1,7 +1,7 @@
 /**
  * injection-marker-invalid — a marker that looks like it asks for injection but does nothing.
  *
- * Why: injection hangs on exact keys, places and values (mesh-rules.md §1, §2), and a near miss
+ * Why: injection hangs on exact keys, places and values (docs/meshes/linkerd.md, docs/meshes/istio.md), and a near miss
  * fails silently: `linkerd.io/inject: "true"` (invalid: Linkerd skips every pod of a namespace,
  * or the workload, carrying it), `linkerd.io/inject` as a label, the legacy label
  * `linkerd.io/auto-inject`, `linkerd.io/inject` on a Deployment's own metadata instead of its pod

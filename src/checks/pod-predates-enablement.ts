@@ -2,7 +2,7 @@
  * pod-predates-enablement — a workload's pods run without a proxy because they were created
  * before the namespace (or pod template) asked for injection.
  *
- * Why: injection happens only when a pod is created (mesh-rules.md §0). Annotating or labelling
+ * Why: injection happens only when a pod is created (docs/meshes/linkerd.md, first row; the same for every mesh). Annotating or labelling
  * a namespace, or a running pod, changes nothing for the pods already there; the most common
  * "I enabled it and nothing happened".
  * When: the model says a pod created now would be injected, and active pods without a proxy were

@@ -3,7 +3,7 @@
  * none of the mesh's injection webhooks would be called for its pods.
  *
  * Why: the API server calls a webhook only when its namespaceSelector matches the namespace's
- * labels and its objectSelector the pod's labels (mesh-rules.md §0). A label such as
+ * labels and its objectSelector the pod's labels (docs/meshes/linkerd.md, first row; the same for every mesh). A label such as
  * `config.linkerd.io/admission-webhooks=disabled`, an `istio.io/rev` no installed webhook serves,
  * or a custom objectSelector silently keeps the injector away. Some namespaces can never be
  * meshed: kube-system and cert-manager for Linkerd (by name), kube-system, kube-public,

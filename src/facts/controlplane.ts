@@ -1,6 +1,6 @@
 /**
  * The injection plumbing of each installed mesh, as the API server sees it: webhook -> Service
- * -> port -> endpoints -> injector Deployment and pods (mesh-rules.md §1, §2). Shared by the
+ * -> port -> endpoints -> injector Deployment and pods (docs/meshes/linkerd.md, docs/meshes/istio.md). Shared by the
  * control-plane checks (and the workload checks, for InjectionSkipped evidence). Pure: reads
  * the Model only.
  */

@@ -1,5 +1,5 @@
 /**
- * Istio's injection decision inside the webhook (mesh-rules.md §2, research/istio.md §1-§3):
+ * Istio's injection decision inside the webhook (docs/meshes/istio.md, research/istio.md §1-§3):
  * istio/istio pkg/kube/inject/inject.go `injectRequired` (master 86c9f01f, func at line 201;
  * tag 1.26.0 c2e9871f for the parsing before 1.27), run by webhook.go `inject` (line 1202) only
  * after the API server called a webhook. Its configuration is the injector ConfigMap
