@@ -33,6 +33,13 @@ interface MissingProxy {
  * injection-marker-invalid (or, through d.called, webhook-excludes-namespace) explains it.
  */
 export function missingProxy(m: Model, w: Workload, mesh: MeshName): MissingProxy | undefined {
+  // Two checks ask (sidecar-missing and pod-predates-enablement): worked out once per workload and mesh.
+  const cache = m.memo(`missing-proxy:${mesh}`, () => new Map<Workload, MissingProxy | undefined>());
+  if (!cache.has(w)) cache.set(w, computeMissingProxy(m, w, mesh));
+  return cache.get(w);
+}
+
+function computeMissingProxy(m: Model, w: Workload, mesh: MeshName): MissingProxy | undefined {
   const decision = m.decision(w, mesh);
   if (!decision?.inject || !decision.intent) return undefined;
   if (markerExplains(m, w, mesh)) return undefined; // injection-marker-invalid reports the cause
