@@ -301,7 +301,8 @@ export function managedFieldsRange(b: Uint8Array, s: number, e: number): [number
  * (managedFields dropped unparsed are only checked to be balanced).
  */
 export function parseObject(b: Buffer, s: number, e: number, keep: (o: Record<string, any>) => boolean): unknown {
-  const mf = managedFieldsRange(b, s, e);
+  // Objects without the word (slim dumps, kubectl without --show-managed-fields) skip the scan: a native search is faster.
+  const mf = b.subarray(s, e).indexOf(MANAGED_FIELDS) < 0 ? undefined : managedFieldsRange(b, s, e);
   if (!mf) return JSON.parse(b.toString('utf8', s, e));
   const o = JSON.parse(b.toString('utf8', s, mf[0]) + 'null' + b.toString('utf8', mf[1], e));
   const md = isObj(o) ? o.metadata : undefined;
