@@ -85,6 +85,15 @@ function controllerKeys(w: WorkloadLike): { keys: Record<string, string>; templa
 
 const cache = new WeakMap<object, Readonly<Record<string, string>>>();
 
+/** The value of label `k` on the first pod that has it (a loop that stops there: workloads can have thousands of pods). */
+function fromPods(pods: K8sObject[], k: string): string | undefined {
+  for (const p of pods) {
+    const v = labelsOf(p)[k];
+    if (v !== undefined) return v;
+  }
+  return undefined;
+}
+
 /**
  * The labels of a pod created now from this workload (frozen; the template's own map when the
  * controller adds nothing, e.g. a bare Pod). Cached per workload, which one Model builds: not per
@@ -92,16 +101,18 @@ const cache = new WeakMap<object, Readonly<Record<string, string>>>();
  * come from change.
  */
 export function newPodLabels(w: WorkloadLike): Readonly<Record<string, string>> {
-  const template = labelsOf(w.template);
-  const { keys, templateWins } = controllerKeys(w);
-  if (!Object.keys(keys).length) return template;
   const hit = cache.get(w);
   if (hit) return hit;
+  const template = labelsOf(w.template);
+  const { keys, templateWins } = controllerKeys(w);
+  if (!Object.keys(keys).length) {
+    cache.set(w, template);
+    return template;
+  }
   const out: Record<string, string> = Object.assign(dict(), template);
   for (const [k, fallback] of Object.entries(keys)) {
     if (templateWins && template[k] !== undefined) continue;
-    const fromPod = w.pods.map((p) => labelsOf(p)[k]).find((v) => v !== undefined);
-    out[k] = fromPod ?? fallback;
+    out[k] = fromPods(w.pods, k) ?? fallback;
   }
   const frozen = Object.freeze(out);
   cache.set(w, frozen);
