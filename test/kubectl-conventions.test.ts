@@ -91,7 +91,9 @@ describe('-l/--selector and --field-selector narrow the workloads', () => {
     if ('error' in f) throw new Error(f.error);
     expect(fieldsMatch(f, { namespace: 'shop', name: 'web' })).toBe(true);
     expect(fieldsMatch(f, { namespace: 'shop', name: 'cart' })).toBe(false);
-    expect(parseFieldSelector('spec.nodeName=n1')).toEqual({ error: '"spec.nodeName" is not a known field selector: only "metadata.name", "metadata.namespace"' });
+    expect(parseFieldSelector('spec.nodeName=n1')).toEqual({
+      error: '"spec.nodeName" is not a known field selector: only "metadata.name", "metadata.namespace"',
+    });
   });
 
   it("keeps the selected workloads' findings and their namespaces', and says how many it selected", async () => {
@@ -218,7 +220,11 @@ describe('names the user types', () => {
       }),
     );
     const fromConfig = await resolveKubeContext({ kubeconfig: kc });
-    expect(fromConfig.headers).toMatchObject({ 'Impersonate-User': 'from-config', 'Impersonate-Group': ['cfg'], 'Impersonate-Extra-scopes%2Fa%20b': ['x', 'y'] });
+    expect(fromConfig.headers).toMatchObject({
+      'Impersonate-User': 'from-config',
+      'Impersonate-Group': ['cfg'],
+      'Impersonate-Extra-scopes%2Fa%20b': ['x', 'y'],
+    });
     const flags = await resolveKubeContext({ kubeconfig: kc, impersonate: { user: 'alice', groups: ['devs', 'ops'], uid: '42' } });
     expect(flags.headers).toMatchObject({ 'Impersonate-User': 'alice', 'Impersonate-Uid': '42', 'Impersonate-Group': ['devs', 'ops'] });
     expect(flags.impersonate?.user).toBe('alice');

@@ -92,7 +92,22 @@ describe('live check through the test API server', () => {
 
   it('--as and --as-group: every request carries the impersonation headers; the report names the user; --request-timeout takes 5s', async () => {
     server.requests.length = 0;
-    const r = await runCli(['check', '-A', '--kubeconfig', kubeconfig, '--as', 'alice', '--as-group', 'devs', '--as-group', 'ops', '--request-timeout', '5s', '-o', 'json']);
+    const r = await runCli([
+      'check',
+      '-A',
+      '--kubeconfig',
+      kubeconfig,
+      '--as',
+      'alice',
+      '--as-group',
+      'devs',
+      '--as-group',
+      'ops',
+      '--request-timeout',
+      '5s',
+      '-o',
+      'json',
+    ]);
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout).source.user).toBe('alice');
     expect(server.requests.length).toBeGreaterThan(5);
