@@ -15,7 +15,7 @@ import { podsText, nothingFound } from '../src/report/text.js';
 import { kubectlTimeoutMs } from '../src/util/duration.js';
 import { didYouMean } from '../src/util/suggest.js';
 import { runCli } from './helpers/cli.js';
-import { FIXTURES } from './helpers/fixtures.js';
+import { FIXTURES, baseObjects, fixtureObjects, overlay } from './helpers/fixtures.js';
 
 const GOLDEN = join(FIXTURES, 'golden-cluster.yaml');
 const TWO = ['--only', 'namespace-not-enabled,pod-opted-out'];
@@ -107,6 +107,37 @@ describe('-l/--selector and --field-selector narrow the workloads', () => {
     expect(ids(store)).toEqual(['pod-opted-out Deployment/store/search']);
     const table = await runCli(['check', '-A', '--snapshot', GOLDEN, '-l', 'app=cart', ...TWO], { env: { COLUMNS: '200' } });
     expect(table.stdout).toContain(`· -l app=cart: 1 of ${cart.selection.workloads.total} workloads ·`);
+  });
+
+  it('the control plane that fails a selected workload stays, even before the workload shows it', async () => {
+    const base = baseObjects('linkerd');
+    const cases = [
+      // shop/web is meshed (its pods predate the outage); the injector now crash-loops: its next pods get no proxy.
+      { objects: overlay(base, fixtureObjects('checks/injector-unavailable/fires-linkerd-crashloop.yaml')), check: 'injector-unavailable' },
+      // The webhook configuration is gone: shop still asks for Linkerd, which can no longer inject it.
+      // (Another webhook configuration stays, so that the dump shows the kind was read.)
+      {
+        objects: [
+          ...base.filter((o) => o.kind !== 'MutatingWebhookConfiguration'),
+          { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: 'unrelated' }, webhooks: [] },
+        ],
+        check: 'webhook-missing',
+      },
+    ];
+    for (const { objects, check } of cases) {
+      const file = join(tmp, `${check}.json`);
+      writeFileSync(file, JSON.stringify({ kind: 'List', items: objects }));
+      const checks = async (args: string[]) => (await json(['check', '-A', '--snapshot', file, ...args])).findings.map((f: any) => f.id);
+      expect(await checks([])).toContain(check);
+      const web = await json(['check', '-A', '--snapshot', file, '--field-selector', 'metadata.namespace=shop,metadata.name=web']);
+      expect(web.selection.workloads.selected).toBe(1);
+      expect(
+        web.findings.map((f: any) => f.id),
+        check,
+      ).toContain(check);
+      // A workload no mesh is asked for keeps none of it.
+      expect(await checks(['-l', 'app=billing']), check).not.toContain(check);
+    }
   });
 
   it('a selector that selects nothing says so (stderr and report), never "every workload is injected"', async () => {

@@ -10,7 +10,8 @@
  * - a finding about a workload: when the workload is selected;
  * - a finding about a namespace: when a selected workload lives in it;
  * - a finding about the control plane (a webhook, an injector, a certificate, a cause of other
- *   findings): when its mesh would inject a selected workload, or a kept finding names it as cause.
+ *   findings): when its mesh would inject a selected workload or is asked to, or a kept finding
+ *   names it as cause.
  */
 import { isControlPlaneCause } from '../facts/causes.js';
 import type { Model, Workload } from '../facts/model.js';
@@ -53,11 +54,14 @@ export function selectFindings(findings: Finding[], m: Model, sel: Selection): {
   const chosenKeys = new Set(chosen.map((w) => refKey(w.ref)));
   const appKeys = new Set(all.map((w) => refKey(w.ref)));
   const namespaces = new Set(chosen.map((w) => w.namespace));
+  // A mesh concerns a selected workload when it would inject it or is asked to (a marker): a
+  // missing webhook leaves the workload asking, and is then its cause. (Not "its webhook would be
+  // called": Linkerd's is called for every pod.)
   const meshes = new Set(
     chosen.flatMap((w) =>
       m
         .decisions(w)
-        .filter((d) => d.inject)
+        .filter((d) => d.inject || d.intent)
         .map((d) => d.mesh),
     ),
   );
@@ -76,7 +80,7 @@ export function selectFindings(findings: Finding[], m: Model, sel: Selection): {
       return place.workload !== undefined ? chosenKeys.has(place.workload) : place.namespace !== undefined && namespaces.has(place.namespace);
     }),
   );
-  // The causes the kept findings name, and the control plane of a mesh that would inject a selected workload.
+  // The causes the kept findings name, and the control plane of a mesh that concerns a selected workload.
   const named = new Set([...own].map((f) => f.causedBy).filter((k): k is string => !!k));
   const kept = findings.filter((f) => {
     if (own.has(f)) return true;
