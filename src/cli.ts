@@ -6,7 +6,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { MESH_NAMES } from './mesh/names.js';
-import { EXIT, UserError, errorMessage, printable } from './util/errors.js';
+import { EXIT, errorLine, errorMessage, printable } from './util/errors.js';
 import { checkCommand } from './cli/check.js';
 import { checksCommand } from './cli/checks.js';
 import { completionCommand } from './cli/completion.js';
@@ -31,7 +31,9 @@ export function buildProgram(io: IO, setExit: (code: number) => void, name = 'me
     .version(VERSION, '-V, --version')
     .showSuggestionAfterError()
     .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+    // One prefix for every error: commander's usage errors ("error: unknown option") say
+    // "meshdoctor:" as the run's own errors do, so a script or a person greps one word.
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr, outputError: (s, write) => write(`meshdoctor: ${s.replace(/^error: /, '')}`) });
   const context = { program, io, setExit };
   for (const add of [checkCommand, snapshotCommand, watchCommand, explainCommand, checksCommand, completionCommand]) add(context);
   return program;
@@ -61,12 +63,6 @@ export async function main(argv: string[], io: IO, name = 'meshdoctor'): Promise
     io.stderr(`meshdoctor: ${errorLine(e)}\n`);
     return EXIT.ERROR;
   }
-}
-
-/** One line for any error: a UserError's message, else "internal error", never a stack trace. */
-export function errorLine(e: unknown): string {
-  if (e instanceof UserError) return printable(e.message);
-  return `internal error: ${printable(errorMessage(e))} (please report this with the output of --version)`;
 }
 
 /** The process entry point used by bin/meshdoctor.js. */

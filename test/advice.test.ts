@@ -69,7 +69,7 @@ describe('1. one mesh per namespace: never advise both', () => {
     expect(ids(fs)).toEqual(['namespace-not-enabled Namespace legacy']);
     const [f] = fs;
     expect(f!.message).toBe(
-      'Namespace legacy has no injection marker, so 1 workload run without a proxy; Linkerd and Istio are both installed and nothing shows which one it should use: choose one, never both.',
+      'Namespace legacy has no injection marker, so 1 workload runs without a proxy; Linkerd and Istio are both installed and nothing shows which one it should use: choose one, never both.',
     );
     expect(f!.evidence.meshChoice).toEqual({ mesh: null, chooseFrom: ['linkerd', 'istio'] });
     expect(f!.fix).toEqual([
@@ -94,7 +94,7 @@ describe('1. one mesh per namespace: never advise both', () => {
     expect(chosen).toMatchObject({
       mesh: 'linkerd',
       fix: linkerd,
-      message: 'Namespace legacy has no Linkerd injection marker, so 1 workload run without a proxy.',
+      message: 'Namespace legacy has no Linkerd injection marker, so 1 workload runs without a proxy.',
     });
     const [alone] = run(cluster('linkerd', [], only('legacy')), ['namespace-not-enabled']);
     expect(alone).toMatchObject({ mesh: 'linkerd', fix: linkerd });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import Ajv from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { XMLParser } from 'fast-xml-parser';
+import { parse as parseJUnit } from 'test-results-parser';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
 import { markdown } from '../src/report/markdown.js';
@@ -18,6 +19,7 @@ import { parseSuppressions } from '../src/run/suppress.js';
 import type { K8sObject } from '../src/util/types.js';
 import type { Finding, RunResult } from '../src/run/result.js';
 import { runCli } from './helpers/cli.js';
+import { githubSarifProblems } from './helpers/sarif-github.js';
 import { FIXTURES, NOW, baseObjects, fixtureObjects, overlay, snapshotFrom } from './helpers/fixtures.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -141,36 +143,132 @@ describe('-o sarif', () => {
     expect(validateSarif(m), JSON.stringify(validateSarif.errors)).toBe(true);
     const hit = m.runs[0].results.find((x: any) => x.ruleId === 'will-not-be-meshed');
     expect(hit.locations[0].physicalLocation.artifactLocation.uri).toBe(join(FIXTURES, 'manifests/helm-shop.yaml'));
-    expect(hit.properties.source).toEqual({ file: join(FIXTURES, 'manifests/helm-shop.yaml'), document: 3 });
+    expect(hit.properties.source).toEqual({ file: join(FIXTURES, 'manifests/helm-shop.yaml'), document: 3, line: 21 });
+    // The line the document starts on: GitHub shows the alert there.
+    expect(hit.locations[0].physicalLocation.region).toEqual({ startLine: 21 });
+    expect(readFileSync(join(FIXTURES, 'manifests/helm-shop.yaml'), 'utf8').split('\n')[20]).toMatch(/^apiVersion: /);
+    expect(githubSarifProblems(m)).toEqual([]);
+  });
+});
+
+describe('-o sarif: what GitHub code scanning takes whole', () => {
+  it("every rule has help (the check's page, text and markdown) and a full description; every result a file location", async () => {
+    const r = await runCli(['check', '-A', '--snapshot', GOLDEN, '-o', 'sarif']);
+    const log = JSON.parse(r.stdout);
+    expect(validateSarif(log), JSON.stringify(validateSarif.errors)).toBe(true);
+    expect(githubSarifProblems(log)).toEqual([]);
+    const rules = log.runs[0].tool.driver.rules;
+    expect(rules).toHaveLength(CHECKS.length);
+    for (const rule of rules) {
+      const page = readFileSync(join(ROOT, 'docs/checks', `${rule.id}.md`), 'utf8');
+      expect(rule.help).toEqual({ text: page, markdown: page });
+      expect(rule.fullDescription.text).toBe(CHECKS.find((c) => c.id === rule.id)!.description);
+    }
+    // A cluster object has no file: its path is Kind/namespace/name, with a fingerprint of our own.
+    const cart = log.runs[0].results.find((x: any) => x.locations[0].logicalLocations[0].fullyQualifiedName === 'Deployment/shop/cart');
+    expect(cart.locations[0].physicalLocation).toEqual({ artifactLocation: { uri: 'Deployment/shop/cart' }, region: { startLine: 1 } });
+    expect(cart.partialFingerprints.primaryLocationLineHash).toMatch(/^[0-9a-f]{16}:1$/);
+  });
+
+  it('a name cannot add a path segment or leave the path', () => {
+    const res = hostileResult();
+    res.findings[0]!.resource = { kind: 'Deployment', namespace: '..', name: 'a/../../etc' };
+    const uri = JSON.parse(sarif(res, { version: '9', color: false })).runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri;
+    expect(uri).toBe('Deployment/%2E%2E/a%2F..%2F..%2Fetc');
+  });
+
+  it('the GitHub rules catch what they should (the helper is not vacuous)', () => {
+    const log = JSON.parse(sarif(hostileResult(), { version: '9', color: false }));
+    delete log.runs[0].tool.driver.rules[0].help;
+    log.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri = 'https://example.com/x';
+    delete log.runs[0].results[0].locations[0].physicalLocation.region;
+    expect(githubSarifProblems(log)).toEqual([
+      '/runs/0/tool/driver/rules/0: GH2012 no help',
+      '/runs/0/results/0/locations/0/physicalLocation: no region',
+      '/runs/0/results/0/locations/0/physicalLocation/artifactLocation/uri: GH1005 not a file path',
+    ]);
+  });
+
+  it('a failed run (exit 2) still writes the --output-file, saying it failed and why', async () => {
+    const out = join(tmp, 'failed.sarif');
+    const r = await runCli(['check', '--snapshot', join(tmp, 'no-such-dump.json'), '-o', 'sarif', '--output-file', out, '--only', 'pod-opted-out']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^meshdoctor: .*no-such-dump\.json/);
+    const log = JSON.parse(readFileSync(out, 'utf8'));
+    expect(validateSarif(log), JSON.stringify(validateSarif.errors)).toBe(true);
+    expect(githubSarifProblems(log)).toEqual([]);
+    const run = log.runs[0];
+    expect(run.results).toEqual([]);
+    expect(run.tool.driver.rules.map((x: any) => x.id)).toEqual(['pod-opted-out']);
+    expect(run.invocations[0]).toMatchObject({ executionSuccessful: false, exitCode: 2 });
+    expect(run.invocations[0].toolExecutionNotifications[0]).toEqual({ level: 'error', message: { text: r.stderr.replace(/^meshdoctor: /, '').trim() } });
+    // Other formats write nothing on failure (a JUnit or JSON file would read as a clean run).
+    const json = join(tmp, 'failed.json');
+    expect((await runCli(['check', '--snapshot', join(tmp, 'no-such-dump.json'), '-o', 'json', '--output-file', json])).code).toBe(2);
+    expect(existsSync(json)).toBe(false);
   });
 });
 
 describe('-o junit', () => {
-  it('round-trips through an XML parser: one testcase per check, one failure per finding', async () => {
-    const r = await runCli(['check', '-A', '--snapshot', GOLDEN, '-o', 'junit', ...TWO]);
-    const doc = xml.parse(r.stdout);
-    const suite = doc.testsuites.testsuite;
-    expect(suite).toMatchObject({ name: 'meshdoctor', tests: '2', failures: '2', skipped: '0' });
+  /** What a real consumer reads of a report: test-results-parser (npm), as CI dashboards use it. */
+  function consumer(xmlText: string) {
+    const file = join(tmp, `junit-${Math.random().toString(36).slice(2)}.xml`);
+    writeFileSync(file, xmlText);
+    return parseJUnit({ type: 'junit', files: [file] });
+  }
+
+  it('one testcase per finding (check + resource): a real JUnit parser counts and shows every one', async () => {
+    const r = await runCli(['check', '-A', '--snapshot', GOLDEN, '-o', 'junit', '--fail-on', 'warning', ...TWO]);
+    expect(r.code).toBe(1);
+    const suite = xml.parse(r.stdout).testsuites.testsuite;
+    expect(suite).toMatchObject({ name: 'meshdoctor', tests: '3', failures: '3', skipped: '0', errors: '0' });
     expect(suite.testcase.map((t: any) => [t.classname, t.name, t.failure.length])).toEqual([
-      ['meshdoctor', 'namespace-not-enabled', 1],
-      ['meshdoctor', 'pod-opted-out', 2],
+      ['meshdoctor.namespace-not-enabled', 'Namespace orders', 1],
+      ['meshdoctor.pod-opted-out', 'Deployment shop/cart', 1],
+      ['meshdoctor.pod-opted-out', 'Deployment store/search', 1],
     ]);
     expect(suite.testcase[1].failure[0].type).toBe('warning');
     expect(suite.testcase[1].failure[0]['#text']).toContain('kubectl patch deployment/cart -n shop');
+    // The consumer: three failed cases, each with its own message (one case with two <failure>s showed one).
+    const parsed = consumer(r.stdout);
+    expect([parsed.total, parsed.failed, parsed.passed]).toEqual([3, 3, 0]);
+    const cases = parsed.suites[0]!.cases;
+    expect(cases.map((c) => [c.name, c.status])).toEqual([
+      ['Namespace orders', 'FAIL'],
+      ['Deployment shop/cart', 'FAIL'],
+      ['Deployment store/search', 'FAIL'],
+    ]);
+    expect(cases[2]!.failure).toContain('search');
+  });
+
+  it('warnings below --fail-on pass (with the finding in system-out), as the exit code says', async () => {
+    const r = await runCli(['check', '-A', '--snapshot', GOLDEN, '-o', 'junit', ...TWO]);
+    expect(r.code).toBe(0); // warnings only, --fail-on error
+    const parsed = consumer(r.stdout);
+    expect([parsed.total, parsed.failed, parsed.passed, parsed.status]).toEqual([3, 0, 3, 'PASS']);
+    const suite = xml.parse(r.stdout).testsuites.testsuite;
+    expect(suite.testcase[1]['system-out']).toContain('below --fail-on error: reported, not a failure');
+    expect(suite.testcase[1]['system-out']).toContain('kubectl patch deployment/cart -n shop');
+    const none = consumer((await runCli(['check', '-A', '--snapshot', GOLDEN, '-o', 'junit', '--fail-on', 'none', ...TWO])).stdout);
+    expect(none.failed).toBe(0);
   });
 
   it('escapes markup and strips characters XML 1.0 forbids', () => {
-    const out = junit(hostileResult(), { version: '9', color: false });
+    const out = junit(hostileResult(), { version: '9', color: false, failOn: 'warning' });
     expect(out).not.toMatch(/[\u0001\u001b]/);
     const suite = xml.parse(out).testsuites.testsuite;
     expect(suite).toMatchObject({ tests: '3', failures: '1', skipped: '1' });
-    const [opted, missing, quiet] = ['pod-opted-out', 'webhook-missing', 'namespace-not-enabled'].map((n) => suite.testcase.find((t: any) => t.name === n));
+    const [opted, missing, quiet] = ['meshdoctor.pod-opted-out', 'meshdoctor.webhook-missing', 'meshdoctor.namespace-not-enabled'].map((n) =>
+      suite.testcase.find((t: any) => t.classname === n),
+    );
     const f = opted.failure[0];
     // Control characters shown escaped, as text (never acted on): the attribute and the body stay one line each.
+    expect(opted.name).toBe(`Deployment shop/we<i>rd&"'\\x01\\x1b[31mx`);
     expect(f.message).toBe(`Deployment shop/we<i>rd&"'\\x01\\x1b[31mx | has \`code\` and <script>alert(1)</script> [link](http://evil)`);
     expect(f['#text']).toContain(`on Deployment shop/we<i>rd&"'\\x01\\x1b[31mx (linkerd, 2 pods)`);
-    expect(missing.skipped.message).toBe('cannot read <mutatingwebhookconfigurations>: forbidden & "denied"');
+    expect(missing.skipped.message).toBe('not run: cannot read <mutatingwebhookconfigurations>: forbidden & "denied"');
     expect(quiet.failure).toBeUndefined();
+    expect(consumer(out)).toMatchObject({ total: 2, failed: 1, skipped: 1 });
   });
 });
 
@@ -331,7 +429,9 @@ describe('suppressions', () => {
     expect(s.runs[0].results[0].suppressions).toEqual([{ kind: 'inSource', justification: 'annotation meshdoctor.io/ignore on Namespace shop' }]);
     const j = xml.parse((await runCli(['check', '-A', '--snapshot', file, '-o', 'junit'])).stdout).testsuites.testsuite;
     expect(j.failures).toBe('0');
-    expect(j.testcase.find((t: any) => t.name === 'pod-opted-out')['system-out']).toContain('suppressed: MD1002 on Deployment shop/cart');
+    const quiet = j.testcase.find((t: any) => t.name === 'Deployment shop/cart');
+    expect(quiet.skipped.message).toBe('suppressed: annotation meshdoctor.io/ignore on Namespace shop');
+    expect(quiet['system-out']).toContain('MD1002 pod-opted-out on Deployment shop/cart');
     expect((await runCli(['check', '-A', '--snapshot', file, '-o', 'markdown'])).stdout).toContain('· 1 suppressed ·');
   });
 

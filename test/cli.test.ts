@@ -48,7 +48,9 @@ describe('usage errors exit 2 (never 1, which means findings)', () => {
     [['check', '-o', 'xml', '--snapshot', LINKERD], /argument 'xml' is invalid/],
     [['check', '-n', 'shop', '-A', '--snapshot', LINKERD], /cannot be used together/],
     [['check', '--only', 'no-such-check', '--snapshot', LINKERD], /unknown check "no-such-check"/],
-    [['check', '--request-timeout', '0', '--snapshot', LINKERD], /positive number/],
+    [['check', '--request-timeout', '5x', '--snapshot', LINKERD], /--request-timeout takes a duration such as 30s/],
+    [['check', '--request-timeout=-5s', '--snapshot', LINKERD], /--request-timeout cannot be negative/],
+    [['check', '--timeout', '0', '--snapshot', LINKERD], /--timeout must be more than 0/],
     [['check', '-n', 'Bad_NS', '--snapshot', LINKERD], /invalid namespace name/],
     [['nonsense'], /unknown command/],
   ])('%j', async (args, message) => {

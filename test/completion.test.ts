@@ -61,7 +61,9 @@ describe('meshdoctor completion bash', () => {
     const file = await script('bash');
     // check's -o offers the output formats of the reporter map, set from it when a command runs.
     expect(complete(file, 'meshdoctor check -o ')).toEqual(Object.keys(REPORTERS));
-    expect(complete(file, 'meshdoctor explain -o ')).toEqual(['table', 'json']);
+    expect(complete(file, 'meshdoctor explain -o ')).toEqual(['table', 'json', 'yaml']);
+    // -A takes its value only after '=' (--all-namespaces=true): the next word is a flag again.
+    expect(complete(file, 'meshdoctor check -A --fail')).toEqual(['--fail-on']);
     expect(complete(file, 'meshdoctor check --fail-on w')).toEqual(['warning']);
     expect(complete(file, 'meshdoctor completion ')).toEqual(['-h', '--help', 'bash', 'zsh']);
     expect(complete(file, 'meshdoctor check --only ')).toEqual(CHECKS.flatMap((c) => [c.id, c.code]));

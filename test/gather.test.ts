@@ -459,7 +459,7 @@ describe('kubeconfig resolution', () => {
     for (const p of [resolveContext({ kubeconfig, context: 'nope' }), read(kubeconfig, { context: 'nope' })]) {
       const err = await failure(p);
       expect(err).toBeInstanceOf(UserError);
-      expect(err.message).toBe('context "nope" not found in kubeconfig');
+      expect(err.message).toBe('context "nope" not found in kubeconfig (contexts: fake)');
     }
   });
 

@@ -557,6 +557,22 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
       }
     });
 
+    it('--as: the admin impersonating alice is authorized as alice (the same coverage and findings), and the RBAC lines bind alice', async () => {
+      const r = await exec(['check', '-n', 'shop', '-o', 'json', '--kubeconfig', k.kubeconfig, '--as', USERS.alice]);
+      expect(r.stderr).toBe('');
+      const json = JSON.parse(r.stdout);
+      expect(json.source.user).toBe(USERS.alice);
+      expect(r.code).toBe(first.code);
+      expect(json.coverage.unavailable.map((x: any) => x.kind)).toEqual(first.json.coverage.unavailable.map((x: any) => x.kind));
+      expect(json.findings.map(key)).toEqual(first.json.findings.map(key));
+      const bindings = (json.coverage.rbac as string[]).filter((l) => / create (clusterrolebinding|rolebinding) /.test(l));
+      expect(bindings.length).toBeGreaterThan(0);
+      for (const b of bindings) expect(shellWords(b).filter((x) => /^--(serviceaccount|user|group)=/.test(x))).toEqual(['--serviceaccount=shop:alice']);
+      // Not vacuous: the admin itself reads everything in shop.
+      const admin = JSON.parse((await exec(['check', '-n', 'shop', '-o', 'json', '--kubeconfig', k.kubeconfig])).stdout);
+      expect(admin.coverage.unavailable.length).toBeLessThan(json.coverage.unavailable.length);
+    });
+
     it('human output (-o table, piped): never "No findings"; names what was not examined', async () => {
       const table = await meshdoctor('alice', ['check', '-n', 'shop', '-o', 'table']);
       expect(table.stderr).toBe('');

@@ -90,6 +90,37 @@ describe('live check through the test API server', () => {
     expect(new Set(namespaced)).toEqual(new Set(['shop', 'linkerd', 'istio-system']));
   });
 
+  it('--as and --as-group: every request carries the impersonation headers; the report names the user; --request-timeout takes 5s', async () => {
+    server.requests.length = 0;
+    const r = await runCli([
+      'check',
+      '-A',
+      '--kubeconfig',
+      kubeconfig,
+      '--as',
+      'alice',
+      '--as-group',
+      'devs',
+      '--as-group',
+      'ops',
+      '--request-timeout',
+      '5s',
+      '-o',
+      'json',
+    ]);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout).source.user).toBe('alice');
+    expect(server.requests.length).toBeGreaterThan(5);
+    for (const q of server.requests) {
+      expect(q.headers['impersonate-user']).toBe('alice');
+      // One Impersonate-Group line per group (Node joins repeated headers with ", ").
+      expect(q.headers['impersonate-group']).toBe('devs, ops');
+    }
+    server.requests.length = 0;
+    await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json']);
+    expect(server.requests.some((q) => 'impersonate-user' in q.headers)).toBe(false);
+  });
+
   it('only GETs, one paginated LIST per kind and page, nothing per object', async () => {
     server.requests.length = 0;
     await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json']);
@@ -292,7 +323,7 @@ current-context: x
     writeFileSync(broken, 'clusters: [\n');
     for (const [args, msg] of [
       [['--kubeconfig', dead], /cannot reach the API server/],
-      [['--kubeconfig', kubeconfig, '--context', 'nope'], /context "nope"/],
+      [['--kubeconfig', kubeconfig, '--context', 'nope'], /context "nope" not found in kubeconfig \(contexts: fake\)/],
       [['--kubeconfig', broken], /kubeconfig/],
     ] as const) {
       const r = await runCli(['check', '-A', ...args, '-o', 'json', '--request-timeout', '3']);

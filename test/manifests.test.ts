@@ -51,7 +51,7 @@ describe('Helm output on stdin (-f -)', () => {
     expect(r.code).toBe(0); // a warning only
     const report = json(r.stdout);
     expect(found(report)).toEqual(['pod-opted-out Deployment shop/worker']);
-    expect(report.findings[0].source).toEqual({ file: '-', document: 4 });
+    expect(report.findings[0].source).toEqual({ file: '-', document: 4, line: 42 });
     expect(report.source).toMatchObject({ type: 'file', manifests: ['-'] });
   });
 
@@ -85,7 +85,7 @@ describe('directories', () => {
     expect(flat.stderr).toBe('');
     const r1 = json(flat.stdout);
     expect(found(r1)).toEqual(['will-not-be-meshed Deployment legacy/api']);
-    expect(r1.findings[0].source).toEqual({ file: join(APP, 'api.yaml'), document: 1 });
+    expect(r1.findings[0].source).toEqual({ file: join(APP, 'api.yaml'), document: 1, line: 1 });
     const deep = json((await runCli(['check', '--snapshot', LINKERD, '-f', APP, '-R', '--expect-meshed', '-o', 'json'])).stdout);
     expect(found(deep)).toEqual(['will-not-be-meshed Deployment legacy/api', 'will-not-be-meshed Job legacy/batch']);
     expect(deep.source.manifests).toEqual([join(APP, 'api.yaml'), join(APP, 'sub/batch.yaml')]);

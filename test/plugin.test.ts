@@ -82,6 +82,6 @@ describe.skipIf(!hasKubectl)('kubectl plugin (kubectl-meshdoctor, real kubectl)'
     const r = await kubectl(['meshdoctor', 'check', '--kubeconfig', kubeconfig, '--context', 'nope', '-o', 'json'], env);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^meshdoctor: context "nope" not found in kubeconfig\n$/);
+    expect(r.stderr).toMatch(/^meshdoctor: context "nope" not found in kubeconfig \(contexts: [^)]+\)\n$/);
   });
 });

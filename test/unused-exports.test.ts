@@ -9,7 +9,6 @@ import { unusedExports } from './helpers/unused-exports.js';
 /** Entry points: exported for what runs the built CLI, or for its callers' types. */
 const ENTRY_POINTS: Record<string, string> = {
   'src/cli.ts: run': 'bin/meshdoctor.js and bin/kubectl-meshdoctor.js run dist/cli.js',
-  'src/cli.ts: errorLine': 'the one-line error of the CLI, beside main and run',
   'src/cli.ts: IO': "the type of main()'s io",
 };
 

@@ -26,7 +26,7 @@ import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, mustChoose } fr
 import { enableMarker, namespaceMarker, templateOptOut } from '../facts/markers.js';
 import { podStates } from '../facts/model.js';
 import type { MeshName } from '../mesh/names.js';
-import { annotationsOf, groupBy, plural } from '../util/objects.js';
+import { agree, annotationsOf, groupBy, plural } from '../util/objects.js';
 import { namespaceChange, recreateAll } from '../fix/commands.js';
 import { decide } from '../facts/decision.js';
 import { evalWebhook, namespaceLabels } from '../mesh/webhooks.js';
@@ -99,10 +99,10 @@ export default defineCheck({
       yield {
         mesh: (chosen ?? options[0]!).mesh,
         message: byDefault
-          ? `Namespace ${ns} is injected by default by ${meshTitle(chosen!.mesh)} webhook ${byDefault.name}, but the pod labels of ${plural(unmeshed.length, 'workload')} keep them from it, so they run without a proxy${mixed ? ' while others in it are meshed' : ''}.`
+          ? `Namespace ${ns} is injected by default by ${meshTitle(chosen!.mesh)} webhook ${byDefault.name}, but the pod labels of ${plural(unmeshed.length, 'workload')} keep ${agree(unmeshed.length, 'it from that webhook, so it runs', 'them from that webhook, so they run')} without a proxy${mixed ? ' while others in it are meshed' : ''}.`
           : chosen
-            ? `Namespace ${ns} has no ${meshTitle(chosen.mesh)} injection marker, so ${plural(unmeshed.length, 'workload')} run without a proxy${mixed ? ' while others in it are meshed' : ''}.`
-            : `Namespace ${ns} has no injection marker, so ${plural(unmeshed.length, 'workload')} run without a proxy${mixed ? ' while others in it are meshed' : ''}; ${mustChoose(choice, 'it')}.`,
+            ? `Namespace ${ns} has no ${meshTitle(chosen.mesh)} injection marker, so ${plural(unmeshed.length, 'workload')} ${agree(unmeshed.length, 'runs', 'run')} without a proxy${mixed ? ' while others in it are meshed' : ''}.`
+            : `Namespace ${ns} has no injection marker, so ${plural(unmeshed.length, 'workload')} ${agree(unmeshed.length, 'runs', 'run')} without a proxy${mixed ? ' while others in it are meshed' : ''}; ${mustChoose(choice, 'it')}.`,
         resource: { kind: 'Namespace', name: ns },
         affectedPods: pods.length,
         evidence: {

@@ -25,7 +25,7 @@ import { defineCheck, meta } from './define.js';
 import { removeFromTemplate, recreateCommands } from '../fix/commands.js';
 import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, meshWouldInject, mustChoose } from '../facts/choice.js';
 import type { FindingInput } from './define.js';
-import { plural } from '../util/objects.js';
+import { agree, plural } from '../util/objects.js';
 
 export default defineCheck({
   ...meta('pod-opted-out'),
@@ -54,7 +54,7 @@ export default defineCheck({
           mesh,
           message: marker
             ? `${opts}, although namespace ${w.namespace} has ${marker.text}.`
-            : `${opts}, although ${plural(siblings.length, 'other workload')} in namespace ${w.namespace} were injected without their pod template asking, so the namespace asks for injection (Namespace ${w.namespace} could not be read).`,
+            : `${opts}, although ${plural(siblings.length, 'other workload')} in namespace ${w.namespace} ${agree(siblings.length, 'was injected without its', 'were injected without their')} pod template asking, so the namespace asks for injection (Namespace ${w.namespace} could not be read).`,
           resource: w.ref,
           affectedPods: unmeshed.length,
           evidence: {

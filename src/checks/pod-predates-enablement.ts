@@ -18,7 +18,7 @@
 import { recreateCommands } from '../fix/commands.js';
 import { missingProxy, podEvidence } from '../facts/missing-proxy.js';
 import { defineCheck, meta } from './define.js';
-import { plural } from '../util/objects.js';
+import { agree, plural } from '../util/objects.js';
 
 export default defineCheck({
   ...meta('pod-predates-enablement'),
@@ -27,11 +27,12 @@ export default defineCheck({
       for (const { mesh } of m.meshes) {
         const missing = missingProxy(m, w, mesh);
         if (!missing?.since || missing.predating.length === 0) continue;
+        const n = missing.predating.length;
         // The marker that enabled injection first is the one the pods predate.
         const first = missing.markers.find((mk) => mk.setAt!.getTime() === missing.since!.getTime())!;
         yield {
           mesh,
-          message: `${plural(missing.predating.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} were created before ${first.on} got ${first.text} (${missing.since.toISOString()}), so they run without a proxy until re-created.`,
+          message: `${plural(n, 'pod')} of ${w.kind} ${w.namespace}/${w.name} ${agree(n, 'was', 'were')} created before ${first.on} got ${first.text} (${missing.since.toISOString()}), so ${agree(n, 'it runs', 'they run')} without a proxy until re-created.`,
           resource: w.ref,
           affectedPods: missing.predating.length,
           evidence: {

@@ -36,7 +36,7 @@ import { meshOwnNamespace, meshedByNamespace, meshedWithoutProxy, meshesAllowed,
 import { podStates, type Workload } from '../facts/model.js';
 import { sidecarlessOf } from '../facts/sidecarless.js';
 import type { K8sObject } from '../util/types.js';
-import { arr, isObj, labelsOf, plural, str, time } from '../util/objects.js';
+import { agree, arr, isObj, labelsOf, plural, str, time } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
 
 /** Event look-ups for the workload and the direct owners of its unmeshed pods (ReplicaSet, Job). */
@@ -112,10 +112,10 @@ export default defineCheck({
           mesh,
           ...(mixed ? {} : { severity: 'warning' as const }),
           message: mixed
-            ? `${pods.length} of ${plural(s.active.length, 'active pod')} of ${w.kind} ${w.namespace}/${w.name} have no ${title} proxy while ${plural(meshedHere.length, 'other')} have one, so they were created when injection did not happen; ${unread}.`
+            ? `${pods.length} of ${plural(s.active.length, 'active pod')} of ${w.kind} ${w.namespace}/${w.name} ${agree(pods.length, 'has', 'have')} no ${title} proxy while ${plural(meshedHere.length, 'other')} ${agree(meshedHere.length, 'has', 'have')} one, so ${agree(pods.length, 'it was', 'they were')} created when injection did not happen; ${unread}.`
             : nsAsks
-              ? `${w.kind} ${w.namespace}/${w.name} runs ${plural(pods.length, 'pod')} without a ${title} proxy although namespace ${w.namespace} asks for injection and ${plural(siblings.length, 'other workload')} in it are meshed; ${unread}.`
-              : `${w.kind} ${w.namespace}/${w.name} runs ${plural(pods.length, 'pod')} without a ${title} proxy while ${plural(siblings.length, 'other workload')} in namespace ${w.namespace} were injected without their pod template asking, so the namespace asks for injection; ${unread}.`,
+              ? `${w.kind} ${w.namespace}/${w.name} runs ${plural(pods.length, 'pod')} without a ${title} proxy although namespace ${w.namespace} asks for injection and ${plural(siblings.length, 'other workload')} in it ${agree(siblings.length, 'is', 'are')} meshed; ${unread}.`
+              : `${w.kind} ${w.namespace}/${w.name} runs ${plural(pods.length, 'pod')} without a ${title} proxy while ${plural(siblings.length, 'other workload')} in namespace ${w.namespace} ${agree(siblings.length, 'was injected without its', 'were injected without their')} pod template asking, so the namespace asks for injection; ${unread}.`,
           resource: w.ref,
           affectedPods: pods.length,
           causedBy: { kind: 'webhook-broken', mesh },

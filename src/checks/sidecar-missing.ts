@@ -19,7 +19,7 @@ import { cmd } from '../fix/steps.js';
 import { recreateCommands } from '../fix/commands.js';
 import { injectionSkip, injectorOutages, type InjectorOutage } from '../facts/controlplane.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
-import { plural, time } from '../util/objects.js';
+import { agree, plural, time } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
 import { defineCheck, meta } from './define.js';
 import { missingProxy, podEvidence } from '../facts/missing-proxy.js';
@@ -31,6 +31,7 @@ export default defineCheck({
       for (const { mesh } of m.meshes) {
         const missing = missingProxy(m, w, mesh);
         if (!missing || missing.unexplained.length === 0) continue;
+        const n = missing.unexplained.length;
         const hook = missing.decision.calls.find((c) => c.called)!.webhook;
         const skip = injectionSkip(m, mesh, w);
         // Pods created while the injector was down are that outage's consequence: say so, and link.
@@ -45,7 +46,7 @@ export default defineCheck({
             : 'at an unknown time relative to the injection marker';
         yield {
           mesh,
-          message: `${plural(missing.unexplained.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} were created ${when} but have no ${meshTitle(mesh)} proxy, although webhook ${hook.name} should have injected them.`,
+          message: `${plural(n, 'pod')} of ${w.kind} ${w.namespace}/${w.name} ${agree(n, 'was', 'were')} created ${when} but ${agree(n, 'has', 'have')} no ${meshTitle(mesh)} proxy, although webhook ${hook.name} should have injected ${agree(n, 'it', 'them')}.`,
           resource: w.ref,
           affectedPods: missing.unexplained.length,
           causedBy: { kind: outage?.reason === 'OOMKilled' && outage.to ? 'injector-oom' : 'webhook-broken', mesh },

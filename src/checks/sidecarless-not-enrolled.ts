@@ -25,7 +25,7 @@ import { injectedMesh } from '../mesh/proxy.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { matchesSelector, nodePods, nsLabelsIfRead, sidecarlessOf } from '../facts/sidecarless.js';
 import type { K8sObject } from '../util/types.js';
-import { nameOf, plural, str, time } from '../util/objects.js';
+import { agree, nameOf, plural, str, time } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
 import type { Step } from '../fix/steps.js';
 
@@ -68,8 +68,8 @@ export default defineCheck({
       const id = `${w.kind} ${w.namespace}/${w.name}`;
       const n = `${bad.length} of ${plural(pods.length, 'running pod')} of ${id}`;
       const message = nodes.length
-        ? `${n} run on ${nodes.length === 1 ? `node ${nodes[0]}` : `nodes ${nodes.join(', ')}`} with no ready ${mode.nodeProxy.title} pod, so ${title} ${mode.title} does not carry their traffic.`
-        : `${n} ${bad.length === 1 ? 'is' : 'are'} not enrolled in ${title} ${mode.title} (${bad[0]!.enrolment}), so their traffic bypasses the mesh.`;
+        ? `${n} ${agree(bad.length, 'runs', 'run')} on ${nodes.length === 1 ? `node ${nodes[0]}` : `nodes ${nodes.join(', ')}`} with no ready ${mode.nodeProxy.title} pod, so ${title} ${mode.title} does not carry ${agree(bad.length, 'its', 'their')} traffic.`
+        : `${n} ${agree(bad.length, 'is', 'are')} not enrolled in ${title} ${mode.title} (${bad[0]!.enrolment}), so ${agree(bad.length, 'its', 'their')} traffic bypasses the mesh.`;
       const fix: Step[] = [];
       for (const node of nodes) {
         fix.push(

@@ -25,7 +25,7 @@ import { namespaceMarker, templateOptOut, templateAsks, namespaceMarkerKeys, tem
 import { evalWebhook, namespaceLabels, rulesMatchPodCreate, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
 import { podStates, type Workload } from '../facts/model.js';
 import type { FindingInput } from './define.js';
-import { dict, groupBy, plural, shq } from '../util/objects.js';
+import { agree, dict, groupBy, plural, shq } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
 import { markerExplains } from '../facts/marker-problems.js';
 import type { Step } from '../fix/steps.js';
@@ -203,10 +203,10 @@ export default defineCheck({
         const why = ignored
           ? `${meshTitle(mesh)} never injects pods in ${ns}, so it cannot be meshed`
           : choices || (unserved && repair)
-            ? `no installed webhook serves its revision ${rev ? rev : '"" (an empty revision label)'}, so their pods are not injected`
+            ? `no installed webhook serves its revision ${rev ? rev : '"" (an empty revision label)'}, so ${agree(ws.length, 'its', 'their')} pods are not injected`
             : !repair
               ? `no ${meshTitle(mesh)} injection webhook can select this namespace, so it cannot be meshed`
-              : `its labels match the namespaceSelector of no ${meshTitle(mesh)} injection webhook, so their pods are not injected`;
+              : `its labels match the namespaceSelector of no ${meshTitle(mesh)} injection webhook, so ${agree(ws.length, 'its', 'their')} pods are not injected`;
         // The namespace's owner opted out (e.g. Istio's istio-injection=disabled): no pod label
         // overrides that (templates/mutatingwebhook.yaml @86c9f01f: every webhook needs the label
         // absent or "enabled"), and relabelling the namespace would inject every other workload in
@@ -221,7 +221,7 @@ export default defineCheck({
             f: {
               mesh,
               severity: 'warning',
-              message: `Namespace ${ns} opts out of ${meshTitle(mesh)} with ${marker.text ?? 'its marker'}, which no pod label overrides, so ${plural(ws.length, 'workload')} asking for injection there ${ws.length === 1 ? 'is' : 'are'} not injected.`,
+              message: `Namespace ${ns} opts out of ${meshTitle(mesh)} with ${marker.text ?? 'its marker'}, which no pod label overrides, so ${plural(ws.length, 'workload')} asking for injection there ${agree(ws.length, 'is', 'are')} not injected.`,
               resource: { kind: 'Namespace', name: ns },
               affectedPods: ws.reduce((n, w) => n + podStates(w).unmeshed.length, 0),
               evidence: {

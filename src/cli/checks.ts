@@ -1,8 +1,34 @@
 /** `meshdoctor checks [check]`: the catalog, or one check's documentation (shipped, no network). */
 import { readFileSync } from 'node:fs';
 import { EXIT, UserError } from '../util/errors.js';
-import { docsBaseOf, type CommandContext } from './io.js';
+import { docsBaseOf, widthOf, type CommandContext } from './io.js';
 import { addFlags, type OptionsOf } from './options.js';
+
+/**
+ * A title after the columns before it (`indent` wide), word-wrapped so no line passes `width`; the
+ * lines after the first start under the title. Too narrow a terminal (under 20 columns left) gets it whole.
+ */
+function fit(title: string, width: number, indent: string): string {
+  const room = width - indent.length;
+  if (room < 20) return title;
+  const lines: string[] = [];
+  let line = '';
+  for (const word of title.split(' ')) {
+    if (line && line.length + 1 + word.length > room) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  lines.push(line);
+  return lines.join(`\n${indent}`);
+}
+
+/** -o json or -o yaml of a value. */
+async function machine(format: 'json' | 'yaml', value: unknown): Promise<string> {
+  if (format === 'json') return JSON.stringify(value, null, 2) + '\n';
+  const { toYaml } = await import('../report/yaml.js');
+  return toYaml(value);
+}
 
 export function checksCommand({ program, io, setExit }: CommandContext): void {
   addFlags(
@@ -16,8 +42,9 @@ export function checksCommand({ program, io, setExit }: CommandContext): void {
     const { CHECK_META: CHECKS } = await import('../checks/catalog.js');
     const { docsUrl } = await import('../checks/define.js');
     if (which !== undefined) {
-      const c = CHECKS.find((x) => x.id === which.toLowerCase() || x.code.toLowerCase() === which.toLowerCase());
-      if (!c) throw new UserError(`unknown check "${which}" (see: meshdoctor checks)`);
+      const { namesCheck, unknownCheck } = await import('../checks/lookup.js');
+      const c = CHECKS.find((x) => namesCheck(which, x));
+      if (!c) throw new UserError(`${unknownCheck(which)} (see: meshdoctor checks)`);
       let doc: string;
       try {
         doc = readFileSync(new URL(`../../docs/checks/${c.id}.md`, import.meta.url), 'utf8');
@@ -25,9 +52,8 @@ export function checksCommand({ program, io, setExit }: CommandContext): void {
         throw new UserError(`the documentation of ${c.id} is not installed (docs/checks/${c.id}.md)`);
       }
       io.stdout(
-        o.output === 'json'
-          ? JSON.stringify({ id: c.id, code: c.code, severity: c.severity, title: c.title, description: c.description, inputs: [...c.inputs], doc }, null, 2) +
-              '\n'
+        o.output === 'json' || o.output === 'yaml'
+          ? await machine(o.output, { id: c.id, code: c.code, severity: c.severity, title: c.title, description: c.description, inputs: [...c.inputs], doc })
           : doc,
       );
       setExit(EXIT.OK);
@@ -43,13 +69,17 @@ export function checksCommand({ program, io, setExit }: CommandContext): void {
       inputs: [...c.inputs],
       ...(base ? { docsUrl: docsUrl(c.id, base) } : {}),
     }));
-    if (o.output === 'json') io.stdout(JSON.stringify(rows, null, 2) + '\n');
+    if (o.output === 'json' || o.output === 'yaml') io.stdout(await machine(o.output, rows));
     else {
       const w = Math.max(...rows.map((r) => r.id.length));
+      // Titles wrap under their column on a terminal (or to $COLUMNS); piped, a check is one line to grep.
+      const width = io.stdoutTTY || io.env.COLUMNS ? widthOf(io) : Infinity;
+      const indent = ' '.repeat(`MD0000  ${'warning'.padEnd(8)}  ${''.padEnd(w)}  `.length);
       io.stdout(
-        ['CODE    SEVERITY  ' + 'ID'.padEnd(w) + '  TITLE', ...rows.map((r) => `${r.code}  ${r.severity.padEnd(8)}  ${r.id.padEnd(w)}  ${r.title}`)].join(
-          '\n',
-        ) + '\n',
+        [
+          'CODE    SEVERITY  ' + 'ID'.padEnd(w) + '  TITLE',
+          ...rows.map((r) => `${r.code}  ${r.severity.padEnd(8)}  ${r.id.padEnd(w)}  ${fit(r.title, width, indent)}`),
+        ].join('\n') + '\n',
       );
       io.stdout('\nDocumentation of one check: meshdoctor checks ID\n');
     }

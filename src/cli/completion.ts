@@ -58,7 +58,8 @@ function safeWords(list: readonly string[]): readonly string[] {
 const flagsOf = (o: Option): string[] => [o.short, o.long].filter((f): f is string => !!f);
 
 function valueOf(o: Option): Value | undefined {
-  if (!o.required && !o.optional) return undefined;
+  // An optional value (-A, --all-namespaces[=true]) is written with `=`: the next word is not its value.
+  if (!o.required) return undefined;
   if (o.argChoices) return { type: 'words', words: safeWords(o.argChoices) };
   const long = o.long ?? '';
   if (long === '--only' || long === '--skip') return { type: 'checks' };

@@ -1,5 +1,6 @@
 /** The exit code of a run (README "Exit codes"), the same for every output format. */
 import { EXIT } from '../util/errors.js';
+import { atOrAbove, type Severity } from '../util/types.js';
 
 export const FAIL_ON = ['error', 'warning', 'info', 'none'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
@@ -10,7 +11,7 @@ export type FailOn = (typeof FAIL_ON)[number];
  * also when one did; --allow-partial: never); else 0.
  */
 export function exitCode(
-  result: { findings: { severity: string }[]; skipped: unknown[]; errors?: string[]; coverage?: { complete: boolean } },
+  result: { findings: { severity: Severity }[]; skipped: unknown[]; errors?: string[]; coverage?: { complete: boolean } },
   failOn: FailOn,
   partial: { allowPartial?: boolean; strict?: boolean } = {},
 ): number {
@@ -18,8 +19,6 @@ export function exitCode(
   // Incomplete: checks skipped, or (coverage) a kind not read in some namespace they look at.
   const incomplete = (result.skipped.length > 0 || result.coverage?.complete === false) && !partial.allowPartial;
   if (incomplete && partial.strict) return EXIT.INCOMPLETE;
-  const order = ['error', 'warning', 'info'];
-  const limit = failOn === 'none' ? -1 : order.indexOf(failOn);
-  if (result.findings.some((f) => order.indexOf(f.severity) <= limit)) return EXIT.FINDINGS;
+  if (result.findings.some((f) => atOrAbove(f.severity, failOn))) return EXIT.FINDINGS;
   return incomplete ? EXIT.INCOMPLETE : EXIT.OK;
 }

@@ -1,7 +1,7 @@
 /** `meshdoctor explain kind/name`: one workload through the injection decision of every installed mesh. */
 import { EXIT } from '../util/errors.js';
-import { runDeadline, widthOf, type CommandContext } from './io.js';
-import { addFlags, limitsOf, validateScope, type OptionsOf } from './options.js';
+import { colorOf, runDeadline, widthOf, type CommandContext } from './io.js';
+import { addFlags, impersonationOf, limitsOf, validateScope, type OptionsOf } from './options.js';
 import { VERSION } from './version.js';
 
 export function explainCommand({ program, io, setExit }: CommandContext): void {
@@ -9,26 +9,32 @@ export function explainCommand({ program, io, setExit }: CommandContext): void {
     program
       .command('explain')
       .argument('<kind/name>', 'the workload: deployment/NAME, statefulset/NAME, daemonset/NAME, job/NAME, cronjob/NAME, replicaset/NAME or pod/NAME')
+      .argument('[name]', "the name, when the kind is given alone (kubectl's TYPE NAME: explain deploy cart)")
       .description('walk one workload through the injection decision of every installed mesh, step by step'),
     'explain',
-  ).action(async (targetArg: string, o: OptionsOf<'explain'>) => {
+  ).action(async (targetArg: string, nameArg: string | undefined, o: OptionsOf<'explain'>) => {
     validateScope(o);
     const deadline = await runDeadline(io, limitsOf(o));
     const { parseTarget, explain } = await import('../run/explain.js');
-    const target = parseTarget(targetArg);
+    const target = parseTarget(targetArg, nameArg);
     const { CHECKS } = await import('../checks/index.js');
     const { kindsFor, makeModel, obtainSnapshot, runChecks } = await import('../run/run.js');
-    const snapshot = await obtainSnapshot({ ...o, limits: limitsOf(o) }, kindsFor(CHECKS));
+    const impersonate = impersonationOf(o);
+    const snapshot = await obtainSnapshot({ ...o, limits: limitsOf(o), readStdin: io.readStdin, ...(impersonate ? { impersonate } : {}) }, kindsFor(CHECKS));
     const ns = o.namespace ?? snapshot.scope.namespace ?? 'default';
     const scoped = { ...snapshot, scope: { allNamespaces: false, namespace: ns } };
     const model = makeModel(scoped, { mesh: o.mesh, certExpiryWarningDays: 60, deadline });
     const result = runChecks(scoped, CHECKS, { mesh: o.mesh, certExpiryWarningDays: 60, deadline }, model);
     const e = explain(model, target, ns, result.findings, result);
+    const doc = { schemaVersion: 2, tool: { name: 'meshdoctor', version: VERSION }, ...e };
     if (o.output === 'json') {
-      io.stdout(JSON.stringify({ schemaVersion: 2, tool: { name: 'meshdoctor', version: VERSION }, ...e }, null, 2) + '\n');
+      io.stdout(JSON.stringify(doc, null, 2) + '\n');
+    } else if (o.output === 'yaml') {
+      const { toYaml } = await import('../report/yaml.js');
+      io.stdout(toYaml(JSON.parse(JSON.stringify(doc))));
     } else {
       const { renderExplanation } = await import('../report/explain.js');
-      io.stdout(renderExplanation(e, o.color !== false && io.stdoutTTY && !io.env.NO_COLOR, widthOf(io)));
+      io.stdout(renderExplanation(e, colorOf(io, o.color), widthOf(io)));
     }
     // Findings do not decide explain's exit code; what was not read does, as for check (3, incomplete).
     setExit(result.coverage.complete || o.allowPartial ? EXIT.OK : EXIT.INCOMPLETE);

@@ -34,6 +34,19 @@ export function docsBaseOf(io: IO): string | undefined {
   return v;
 }
 
+/**
+ * Whether stdout gets colors: --no-color always wins; then FORCE_COLOR as Node reads it
+ * (nodejs/node lib/internal/tty.js getColorDepth @0f01f38a: '', 1, 2, 3 or true force colors,
+ * whatever stdout is, and win over NO_COLOR; any other value, 0 or false, turns them off); then
+ * NO_COLOR when not empty (no-color.org); then whether stdout is a terminal.
+ */
+export function colorOf(io: IO, flag: boolean | undefined): boolean {
+  if (flag === false) return false;
+  const force = io.env.FORCE_COLOR;
+  if (force !== undefined) return ['', '1', '2', '3', 'true'].includes(force);
+  return io.stdoutTTY && !io.env.NO_COLOR;
+}
+
 /** The width human output wraps to: the terminal's, else $COLUMNS, else 80. */
 export function widthOf(io: IO): number {
   const env = Number(io.env.COLUMNS);

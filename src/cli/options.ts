@@ -6,6 +6,7 @@
  */
 import { Option, InvalidArgumentError, type Command } from 'commander';
 import { MESH_NAMES, type MeshName } from '../mesh/names.js';
+import { kubectlTimeoutMs } from '../util/duration.js';
 import { UserError } from '../util/errors.js';
 import { DEFAULT_LIMITS, type Limits } from '../util/limits.js';
 import { FAIL_ON, type FailOn } from './exit.js';
@@ -19,6 +20,28 @@ function positiveNumber(name: string, max = Number.MAX_SAFE_INTEGER) {
     if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number`);
     if (n > max) throw new InvalidArgumentError(`${name} must be at most ${max}`);
     return n;
+  };
+}
+/**
+ * A duration as kubectl takes --request-timeout (src/util/duration.ts): `30s`, `2m`, `1h30m`, or a
+ * bare number of seconds; in seconds. `zero`: 0 is allowed (kubectl's "no timeout").
+ */
+function duration(name: string, zero: boolean) {
+  return (v: string) => {
+    const ms = kubectlTimeoutMs(v.trim());
+    if (ms === undefined) throw new InvalidArgumentError(`${name} takes a duration such as 30s, 2m or 1h30m (a bare number is seconds)`);
+    if (ms < 0) throw new InvalidArgumentError(`${name} cannot be negative`);
+    if (ms === 0 && !zero) throw new InvalidArgumentError(`${name} must be more than 0`);
+    if (ms > 86_400_000) throw new InvalidArgumentError(`${name} must be at most 24h`);
+    return ms / 1000;
+  };
+}
+/** A boolean flag's optional value, as kubectl's (pflag's strconv.ParseBool) take `--flag=true`. */
+function boolean(name: string) {
+  return (v: string): boolean => {
+    if (['true', 't', '1', 'TRUE', 'True', 'T'].includes(v)) return true;
+    if (['false', 'f', '0', 'FALSE', 'False', 'F'].includes(v)) return false;
+    throw new InvalidArgumentError(`${name} takes true or false`);
   };
 }
 const list = (v: string, prev: string[] = []) =>
@@ -66,8 +89,13 @@ interface FlagValues {
   color: boolean;
   namespace: string;
   allNamespaces: boolean;
+  selector: string;
+  fieldSelector: string;
   context: string;
   kubeconfig: string;
+  as: string;
+  asGroup: string[];
+  asUid: string;
   requestTimeout: number;
   timeout: number;
   maxBytes: number;
@@ -83,8 +111,8 @@ export const FLAGS = {
     help: 'output format',
     commands: {
       check: { help: 'output format (table: compact; wide: with evidence, every fix line and causes)', choices: 'reporters' },
-      explain: { choices: ['table', 'json'] },
-      checks: { choices: ['table', 'json'], default: 'table' },
+      explain: { choices: ['table', 'json', 'yaml'] },
+      checks: { choices: ['table', 'json', 'yaml'], default: 'table' },
     },
   },
   outputFile: {
@@ -145,24 +173,52 @@ export const FLAGS = {
     help: 'the namespace to check (default: the kubeconfig context namespace)',
     commands: { check: true, snapshot: true, explain: true, watch: true },
   },
-  allNamespaces: { flags: '-A, --all-namespaces', help: 'check every namespace', commands: { check: true, snapshot: true, watch: true } },
+  allNamespaces: {
+    // kubectl's boolean flags take a value after `=` (pflag): scripts write --all-namespaces=true.
+    flags: '-A, --all-namespaces [bool]',
+    help: 'check every namespace (also --all-namespaces=true|false, as kubectl takes it)',
+    parse: boolean('--all-namespaces'),
+    commands: { check: true, snapshot: true, watch: true },
+  },
+  selector: {
+    flags: '-l, --selector <selector>',
+    help: "check only the workloads whose pod labels match this label selector (kubectl's syntax: app=cart, tier in (web,api), !canary); the control plane's findings that affect them stay",
+    commands: { check: true },
+  },
+  fieldSelector: {
+    flags: '--field-selector <selector>',
+    help: 'check only the workloads whose fields match: metadata.name, metadata.namespace with =, == or != (comma-separated, as kubectl)',
+    commands: { check: true },
+  },
   context: { flags: '--context <name>', help: 'the kubeconfig context to use', commands: { check: true, snapshot: true, explain: true, watch: true } },
   kubeconfig: {
     flags: '--kubeconfig <file>',
     help: 'path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)',
     commands: { check: true, snapshot: true, explain: true, watch: true },
   },
+  as: {
+    flags: '--as <user>',
+    help: 'username to impersonate for every request (kubectl --as; the kubeconfig user needs the impersonate permission)',
+    commands: { check: true, snapshot: true, explain: true, watch: true },
+  },
+  asGroup: {
+    flags: '--as-group <group>',
+    help: 'group to impersonate, with --as (repeatable)',
+    parse: collect,
+    commands: { check: true, snapshot: true, explain: true, watch: true },
+  },
+  asUid: { flags: '--as-uid <uid>', help: 'UID to impersonate, with --as', commands: { check: true, snapshot: true, explain: true, watch: true } },
   requestTimeout: {
-    flags: '--request-timeout <seconds>',
-    help: 'timeout of each API request (and of an exec credential plugin)',
-    parse: positiveNumber('--request-timeout', 86400),
+    flags: '--request-timeout <duration>',
+    help: 'timeout of each API request and of an exec credential plugin: 30s, 2m, 1h30m or seconds; 0 for none (--timeout still ends the run)',
+    parse: duration('--request-timeout', true),
     default: DEFAULT_LIMITS.requestTimeoutMs / 1000,
     commands: { check: true, snapshot: true, explain: true, watch: true },
   },
   timeout: {
-    flags: '--timeout <seconds>',
-    help: 'time limit of the whole run: the read of the cluster and the checks',
-    parse: positiveNumber('--timeout', 86400),
+    flags: '--timeout <duration>',
+    help: 'time limit of the whole run, the read of the cluster and the checks: 5m, 90s or seconds',
+    parse: duration('--timeout', false),
     default: DEFAULT_LIMITS.deadlineMs / 1000,
     commands: { check: true, snapshot: true, explain: true, watch: true },
   },
@@ -182,7 +238,7 @@ export const FLAGS = {
   },
   snapshot: {
     flags: '--snapshot <path>',
-    help: 'run offline on a snapshot: meshdoctor snapshot, kubectl -o json|yaml output, or a directory (repeatable)',
+    help: 'run offline on a snapshot: meshdoctor snapshot, kubectl -o json|yaml output, a directory, or - for stdin (repeatable)',
     parse: collect,
     commands: { check: true, explain: true },
   },
@@ -244,17 +300,31 @@ export async function reporterChoices(commands: readonly Command[]): Promise<voi
   for (const o of options) o.choices(Object.keys(REPORTERS));
 }
 
-/** The bounds of a run from the flags (README "Limits"). */
+/**
+ * The bounds of a run from the flags (README "Limits"). --request-timeout 0 is kubectl's "no
+ * timeout": a request is then bounded by the whole run's --timeout only.
+ */
 export function limitsOf(o: ClusterOpts): Limits {
   return {
-    requestTimeoutMs: o.requestTimeout * 1000,
+    requestTimeoutMs: (o.requestTimeout || o.timeout) * 1000,
     deadlineMs: o.timeout * 1000,
     maxBytes: Math.floor(o.maxBytes * 1024 * 1024),
     maxObjects: Math.floor(o.maxObjects),
   };
 }
 
+/** --as, --as-group, --as-uid, for resolveKubeContext (undefined when none is given). */
+export function impersonationOf(o: Partial<Pick<FlagValues, 'as' | 'asGroup' | 'asUid'>>) {
+  if (o.as === undefined && !o.asGroup?.length && o.asUid === undefined) return undefined;
+  return {
+    ...(o.as !== undefined ? { user: o.as } : {}),
+    ...(o.asGroup?.length ? { groups: o.asGroup } : {}),
+    ...(o.asUid !== undefined ? { uid: o.asUid } : {}),
+  };
+}
+
 export function validateScope(o: ClusterOpts): void {
+  if (o.snapshot?.length && impersonationOf(o)) throw new UserError('--as, --as-group and --as-uid act on the API server: they cannot be used with --snapshot');
   if (o.namespace !== undefined && o.allNamespaces) throw new UserError('-n/--namespace and -A/--all-namespaces cannot be used together');
   if (o.namespace !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(o.namespace)) {
     throw new UserError(`invalid namespace name "${o.namespace}"`);

@@ -1,7 +1,7 @@
 /** `meshdoctor snapshot`: save what `check` reads (never Secret data) as JSON on stdout. */
 import { EXIT, printable } from '../util/errors.js';
 import { progress, type CommandContext } from './io.js';
-import { addFlags, limitsOf, validateScope, type OptionsOf } from './options.js';
+import { addFlags, impersonationOf, limitsOf, validateScope, type OptionsOf } from './options.js';
 
 export function snapshotCommand({ program, io, setExit }: CommandContext): void {
   addFlags(
@@ -13,7 +13,8 @@ export function snapshotCommand({ program, io, setExit }: CommandContext): void 
     const { obtainSnapshot } = await import('../run/run.js');
     const { snapshotText } = await import('../cluster/snapshot-file.js');
     const p = progress(io);
-    const snap = await obtainSnapshot({ ...o, limits: limitsOf(o), onProgress: p?.update }, [...KIND_KEYS]);
+    const impersonate = impersonationOf(o);
+    const snap = await obtainSnapshot({ ...o, limits: limitsOf(o), onProgress: p?.update, ...(impersonate ? { impersonate } : {}) }, [...KIND_KEYS]);
     p?.done();
     for (const chunk of snapshotText(snap)) io.stdout(chunk);
     const missing = Object.entries(snap.unavailable);

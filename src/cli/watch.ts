@@ -1,7 +1,7 @@
 /** `meshdoctor watch`: keep the checks current (LIST+WATCH) and serve them; everything lives in src/watch/, loaded only here. */
 import { EXIT } from '../util/errors.js';
 import { docsBaseOf, type CommandContext } from './io.js';
-import { addFlags, limitsOf, validateScope, type OptionsOf } from './options.js';
+import { addFlags, impersonationOf, limitsOf, validateScope, type OptionsOf } from './options.js';
 import { VERSION } from './version.js';
 
 export function watchCommand({ program, io, setExit }: CommandContext): void {
@@ -24,6 +24,7 @@ export function watchCommand({ program, io, setExit }: CommandContext): void {
         {
           ...o,
           allNamespaces: !!o.allNamespaces,
+          ...(impersonationOf(o) ? { impersonate: impersonationOf(o) } : {}),
           limits: limitsOf(o),
           certExpiryWarningDays: o.certExpiryWarning,
           suppress: parseSuppressions(o.suppress),

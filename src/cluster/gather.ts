@@ -13,7 +13,7 @@ import { UserError } from '../util/errors.js';
 import { DEFAULT_LIMITS, type Limits } from '../util/limits.js';
 import type { K8sObject } from '../util/types.js';
 import type { Snapshot } from '../k8s/snapshot.js';
-import { resolveKubeContext, type KubeContext } from './kubeconfig.js';
+import { resolveKubeContext, type Impersonation, type KubeContext } from './kubeconfig.js';
 import { KINDS, listPath, objectPath, type KindInfo, type KindKey } from '../k8s/kinds.js';
 import { sanitizeSecret, type Keeper } from './sanitize.js';
 import { connect, confirmApiServer, get, KindFailure, seconds, statusFailure, timerMs, type Conn } from './http.js';
@@ -21,6 +21,8 @@ import { connect, confirmApiServer, get, KindFailure, seconds, statusFailure, ti
 export interface GatherOptions {
   kubeconfig?: string;
   context?: string;
+  /** --as, --as-group, --as-uid: whom every request (WATCHes too) acts as. */
+  impersonate?: Impersonation;
   /** The namespace to read (ignored with allNamespaces); default: the context's, else "default". */
   namespace?: string;
   allNamespaces: boolean;
@@ -295,7 +297,14 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
     if (objects[key] && unavailableIn[key]) partial[key] = Object.fromEntries(Object.entries(unavailableIn[key]).sort(([a], [b]) => (a < b ? -1 : 1)));
   }
   return {
-    source: { type: 'live', context: resolved.contextName, server: resolved.server, readAt: new Date().toISOString() },
+    source: {
+      type: 'live',
+      context: resolved.contextName,
+      server: resolved.server,
+      readAt: new Date().toISOString(),
+      // Impersonating: the API server authorizes that user, whom coverage's RBAC commands bind.
+      ...(resolved.impersonate?.user ? { user: resolved.impersonate.user } : {}),
+    },
     scope,
     objects: ordered,
     unavailable,

@@ -21,6 +21,7 @@ import { errorMessage, hasControl, printable, UserError } from '../util/errors.j
 import { decodeText, readFileBounded } from '../util/io.js';
 import { DEFAULT_LIMITS, type Limits } from '../util/limits.js';
 import { arr, isObj, str } from '../util/objects.js';
+import { didYouMean } from '../util/suggest.js';
 import { authProviderOf, type AuthProvider } from './auth-provider.js';
 import { runHelper } from './plugin.js';
 import { proxyFromEnvironment, type Proxy } from './proxy.js';
@@ -64,9 +65,12 @@ export interface KubeContext {
   serverError?: string;
   /** Static TLS settings (absent options are left out, never `undefined`). */
   tls: { ca?: Buffer; cert?: Buffer; key?: Buffer; rejectUnauthorized?: false; servername?: string };
-  headers: Record<string, string>;
+  /** Headers of every request (WATCHes too): the token, the impersonation headers (a list: one line each). */
+  headers: Record<string, string | string[]>;
   /** user:password for basic auth. */
   auth?: string;
+  /** Whom the requests act as (--as, --as-group, --as-uid, or the user entry's as, as-groups, as-uid): the user the API server authorizes. */
+  impersonate?: Impersonation;
   /** Set when the credentials come from an exec plugin: execCredentials() runs it. */
   exec?: ExecPlugin;
   /** Set for a gcp or azure auth provider: gather gets its token with authProviderToken(). */
@@ -331,8 +335,73 @@ function proxyOf(contextName: string, proxyUrl: string | undefined, server: URL 
   }
 }
 
+/** Impersonation, as client-go's rest.ImpersonationConfig holds it. */
+export interface Impersonation {
+  user?: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** The contexts a kubeconfig names, for a message: at most 20, each printable. */
+function contextList(cfg: RawConfig): string {
+  const names = cfg.contexts.map((c) => printable(c.name, 100));
+  if (!names.length) return 'the kubeconfig defines no context';
+  const shown = names.slice(0, 20).join(', ');
+  return `contexts: ${names.length > 20 ? `${shown} and ${names.length - 20} more` : shown}`;
+}
+
+/**
+ * A character a header key may hold as it is (RFC 7230 tchar); the rest are %-encoded, as client-go's
+ * headerKeyEscape does for Impersonate-Extra-KEY (transport/round_trippers.go, kubernetes/kubernetes
+ * @04b240ac), '%' too so that the server's unescaping gives the key back.
+ */
+const headerKey = (key: string) =>
+  [...Buffer.from(key, 'utf8')]
+    .map((b) => (/[!#$&'*+\-.^_`|~0-9A-Za-z]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`))
+    .join('');
+
+/**
+ * The impersonation headers client-go's impersonatingRoundTripper sets (transport/round_trippers.go,
+ * kubernetes/kubernetes @04b240ac): Impersonate-User, Impersonate-Uid, one Impersonate-Group line per
+ * group, one Impersonate-Extra-KEY line per value. Flags win over the user entry field by field, as
+ * clientcmd merges its overrides; a uid, groups or extra without a user is refused as clientcmd's
+ * validateAuthInfo refuses it (tools/clientcmd/validation.go @008b3652).
+ */
+function impersonation(user: Entry, flags: Impersonation | undefined): Impersonation | undefined {
+  const groups = flags?.groups?.length ? flags.groups : arr(user['as-groups']).filter((g): g is string => typeof g === 'string');
+  const extra: Record<string, string[]> = {};
+  if (isObj(user['as-user-extra']))
+    for (const [k, v] of Object.entries(user['as-user-extra'])) extra[k] = arr(v).filter((x): x is string => typeof x === 'string');
+  const imp: Impersonation = {
+    ...((flags?.user ?? str(user.as)) ? { user: flags?.user ?? str(user.as) } : {}),
+    ...((flags?.uid ?? str(user['as-uid'])) ? { uid: flags?.uid ?? str(user['as-uid']) } : {}),
+    ...(groups.length ? { groups } : {}),
+    ...(Object.keys(extra).length ? { extra } : {}),
+  };
+  if (!imp.user && (imp.uid || imp.groups || imp.extra)) {
+    throw new UserError(
+      flags?.groups?.length || flags?.uid
+        ? '--as-group and --as-uid need --as (a user to impersonate), as kubectl requires'
+        : 'the kubeconfig user asks for impersonated groups, uid or extra without a user (as), which kubectl refuses too',
+    );
+  }
+  return imp.user ? imp : undefined;
+}
+
+function impersonationHeaders(imp: Impersonation): Record<string, string | string[]> {
+  const h: Record<string, string | string[]> = { 'Impersonate-User': imp.user! };
+  if (imp.uid) h['Impersonate-Uid'] = imp.uid;
+  if (imp.groups?.length) h['Impersonate-Group'] = imp.groups;
+  for (const [k, v] of Object.entries(imp.extra ?? {})) if (v.length) h[`Impersonate-Extra-${headerKey(k)}`] = v;
+  return h;
+}
+
 /** Resolve the context meshdoctor uses; every problem is a one-line UserError. */
-export async function resolveKubeContext(opts: { kubeconfig?: string; context?: string }, limits: Limits = DEFAULT_LIMITS): Promise<KubeContext> {
+export async function resolveKubeContext(
+  opts: { kubeconfig?: string; context?: string; impersonate?: Impersonation },
+  limits: Limits = DEFAULT_LIMITS,
+): Promise<KubeContext> {
   const cap = fileCap(limits);
   let cfg: RawConfig;
   try {
@@ -341,13 +410,20 @@ export async function resolveKubeContext(opts: { kubeconfig?: string; context?: 
     throw new UserError(`cannot load kubeconfig: ${firstLine(errorMessage(e))}`);
   }
   const contextName = opts.context ?? cfg.currentContext;
-  if (contextName === undefined) throw new UserError('the kubeconfig has no current context; pass --context NAME');
+  if (contextName === undefined) throw new UserError(`the kubeconfig has no current context; pass --context NAME (${contextList(cfg)})`);
   const ctx = cfg.contexts.find((c) => c.name === contextName);
-  if (!ctx) throw new UserError(`context "${contextName}" not found in kubeconfig`);
+  if (!ctx) {
+    const hint = didYouMean(
+      contextName,
+      cfg.contexts.map((c) => c.name),
+    );
+    throw new UserError(`context "${printable(contextName, 200)}" not found in kubeconfig${printable(hint, 300)} (${contextList(cfg)})`);
+  }
   const clusterName = str(ctx.body.cluster) ?? '';
   const cluster = cfg.clusters.find((c) => c.name === clusterName);
   if (!cluster) throw new UserError(`cluster "${clusterName}" of context "${contextName}" not found in kubeconfig`);
   const user = cfg.users.find((u) => u.name === str(ctx.body.user))?.body ?? {};
+  const impersonate = impersonation(user, opts.impersonate);
   const c = cluster.body;
   const rawServer = str(c.server) ?? '';
   const { userinfo, ...srv } = parseServer(contextName, rawServer);
@@ -374,7 +450,7 @@ export async function resolveKubeContext(opts: { kubeconfig?: string; context?: 
     checkTls(tls);
     if (c['insecure-skip-tls-verify'] === true) tls.rejectUnauthorized = false;
     if (str(c['tls-server-name'])) tls.servername = str(c['tls-server-name']);
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string | string[]> = {};
     const tokenFile = str(user.tokenFile);
     const token = str(user.token) || (tokenFile ? decodeText(readConfigFile(tokenFile, cap, 'token file')).trim() : undefined);
     if (token) {
@@ -384,6 +460,7 @@ export async function resolveKubeContext(opts: { kubeconfig?: string; context?: 
     let auth = str(user.username) !== undefined ? `${str(user.username)}:${str(user.password) ?? ''}` : undefined;
     if (!auth && !token && userinfo) auth = userinfo;
     const exec = isObj(user.exec) ? execPlugin(user.exec, c, rawServer, ca) : undefined;
+    if (impersonate) Object.assign(headers, impersonationHeaders(impersonate));
 
     const authProvider = authProviderOf(user['auth-provider']);
     const socks = proxy?.url.protocol.startsWith('socks') ? proxy.url.href : undefined;
@@ -421,6 +498,7 @@ export async function resolveKubeContext(opts: { kubeconfig?: string; context?: 
       ...(authProvider ? { authProvider } : {}),
       ...(clientConfig ? { clientConfig } : {}),
       ...(proxy ? { proxy } : {}),
+      ...(impersonate ? { impersonate } : {}),
     };
   } catch (e) {
     throw new UserError(`cannot get credentials for context "${contextName}": ${printable(firstLine(errorMessage(e)))}`);

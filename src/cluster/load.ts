@@ -148,8 +148,9 @@ function yamlShape(token: unknown): { depth: number; aliases: boolean } {
 /**
  * The documents of a (multi-document) YAML text, one per `---` (null for an empty one), bounded:
  * in depth (before and after aliases are resolved) and in alias expansion (a "billion laughs").
+ * `starts` gets the offset in `text` where each document's content starts.
  */
-export async function parseYaml(text: string, fail: Fail): Promise<unknown[]> {
+export async function parseYaml(text: string, fail: Fail, starts?: number[]): Promise<unknown[]> {
   // The YAML library's document model costs about 50 times the text: bound the text it gets.
   if (text.length > MAX_YAML_CHARS) {
     throw fail(
@@ -174,6 +175,8 @@ export async function parseYaml(text: string, fail: Fail): Promise<unknown[]> {
     }
     if (aliases && !valueShallow(v)) throw fail(`invalid YAML (${TOO_DEEP} once its aliases are resolved)`);
     out.push(v ?? null);
+    // Where the document's content starts (its `---` when empty), for `starts`.
+    starts?.push(d.contents?.range?.[0] ?? d.range?.[0] ?? 0);
   };
   let aliases = false;
   for (const token of new Parser().parse(text)) {
@@ -203,16 +206,23 @@ async function parseDocuments(text: string, fail: Fail): Promise<unknown[]> {
 type FileContent = { docs: unknown[] } | { objects: K8sObject[]; found: number };
 
 /** The documents of one file: a streamed meshdoctor snapshot, a kubectl List in JSON, or JSON/YAML text. */
-async function readDocuments(file: string, limits: Limits, keep: Keeper): Promise<FileContent> {
-  const fail: Fail = (why) => new UserError(`cannot read snapshot ${file}: ${why}`);
+async function readDocuments(file: string, limits: Limits, keep: Keeper, stdin?: StdinReader): Promise<FileContent> {
+  const fail: Fail = (why) => new UserError(`cannot read snapshot ${file === '-' ? 'stdin' : file}: ${why}`);
   try {
-    if (isStreamable(file)) return { docs: [await readStreamed(file, limits, keep)] };
-    const size = statPath(file, 'snapshot').size;
-    if (size > limits.maxBytes) {
-      throw fail(`${mib(size)} is larger than the ${mib(limits.maxBytes)} meshdoctor reads from kubectl dumps (--max-bytes); ${HINT}`);
+    let buf: Buffer;
+    if (file === '-') {
+      // `kubectl get ... -o json | meshdoctor check --snapshot -`: stdin, bounded by --max-bytes as a file is.
+      if (!stdin) throw fail('stdin cannot be read here');
+      buf = Buffer.from(await stdin(limits.maxBytes), 'utf8');
+    } else {
+      if (isStreamable(file)) return { docs: [await readStreamed(file, limits, keep)] };
+      const size = statPath(file, 'snapshot').size;
+      if (size > limits.maxBytes) {
+        throw fail(`${mib(size)} is larger than the ${mib(limits.maxBytes)} meshdoctor reads from kubectl dumps (--max-bytes); ${HINT}`);
+      }
+      // The file is read once, as bytes; a kubectl List in JSON is parsed from them item by item.
+      buf = readBytes(file, 'snapshot', limits.maxBytes, fail, HINT);
     }
-    // The file is read once, as bytes; a kubectl List in JSON is parsed from them item by item.
-    const buf = readBytes(file, 'snapshot', limits.maxBytes, fail, HINT);
     const list = jsonListStart(buf);
     if (list >= 0) {
       const read = readJsonList(buf, list, fail, keep);
@@ -335,9 +345,16 @@ function emptySnapshot(files: string[], scope: Scope): Snapshot {
  * snapshot records it as unavailable. Bounded by `limits`: each file by maxBytes (meshdoctor's
  * own, streamed, by line), each kind by maxObjects.
  */
-export async function loadSnapshot(paths: string[], scope: Scope | undefined, limits: Limits, keep: Keeper): Promise<Snapshot> {
+/** The whole of stdin, decoded, at most maxBytes (a UserError beyond). */
+export type StdinReader = (maxBytes: number) => Promise<string>;
+
+export async function loadSnapshot(paths: string[], scope: Scope | undefined, limits: Limits, keep: Keeper, stdin?: StdinReader): Promise<Snapshot> {
+  if (paths.filter((p) => p === '-').length > 1) throw new UserError('--snapshot - (stdin) can be given only once');
   const found: { file: string; explicit: boolean }[] = [];
-  for (const p of paths) expandPath(p, 'snapshot', true, found);
+  for (const p of paths) {
+    if (p === '-') found.push({ file: '-', explicit: true });
+    else expandPath(p, 'snapshot', true, found);
+  }
   const files = found.map((f) => f.file);
   if (files.length === 0) throw new UserError(`cannot read snapshot ${paths.join(', ')}: no .json or .yaml files found`);
   const loose: K8sObject[] = [];
@@ -349,7 +366,7 @@ export async function loadSnapshot(paths: string[], scope: Scope | undefined, li
     new UserError(`cannot read snapshot ${where}: no Kubernetes objects found (expected a List, objects, or a meshdoctor snapshot)`);
   for (const { file, explicit } of found) {
     const before = loose.length;
-    const read = await readDocuments(file, limits, keep);
+    const read = await readDocuments(file, limits, keep, stdin);
     let foundHere = 0;
     let ownHere = false;
     if ('objects' in read) {
@@ -372,7 +389,7 @@ export async function loadSnapshot(paths: string[], scope: Scope | undefined, li
     objectsFound += foundHere;
     // A file named on the command line must hold objects; one found in a directory may not
     // (a kustomization.yaml beside the dump), as long as the whole snapshot has some.
-    if (explicit && !ownHere && foundHere === 0) throw noObjects(file);
+    if (explicit && !ownHere && foundHere === 0) throw noObjects(file === '-' ? 'stdin' : file);
   }
   if (!own && objectsFound === 0) throw noObjects(paths.join(', '));
   const snap = own ?? emptySnapshot(files, scope ?? { allNamespaces: true });

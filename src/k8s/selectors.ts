@@ -113,7 +113,7 @@ const NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** validation.IsQualifiedName: `[prefix/]name`, prefix a DNS-1123 subdomain (<= 253), name <= 63. */
-function labelKeyError(key: string): string | undefined {
+export function labelKeyError(key: string): string | undefined {
   const parts = key.split('/');
   if (parts.length > 2) return `label key "${key}" has more than one "/"`;
   const name = parts.length === 2 ? parts[1]! : parts[0]!;
@@ -126,7 +126,7 @@ function labelKeyError(key: string): string | undefined {
 }
 
 /** validation.IsValidLabelValue: empty, or <= 63 characters, alphanumeric at both ends, '-', '_' or '.' inside. */
-function labelValueError(value: string): string | undefined {
+export function labelValueError(value: string): string | undefined {
   if (value === '') return undefined;
   return value.length > 63 || !NAME.test(value) ? `label value "${value}" is invalid (63 characters or less, alphanumeric, '-', '_' or '.' inside)` : undefined;
 }

@@ -5,6 +5,7 @@ import { junit } from './junit.js';
 import { markdown } from './markdown.js';
 import { sarif } from './sarif.js';
 import { table, wide } from './table.js';
+import { yaml } from './yaml.js';
 
 /** Output formats, chosen by -o. */
-export const REPORTERS: Record<string, Reporter> = { table, wide, json, sarif, junit, markdown };
+export const REPORTERS: Record<string, Reporter> = { table, wide, json, yaml, sarif, junit, markdown };

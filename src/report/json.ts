@@ -8,6 +8,7 @@ export const json: Reporter = (result, meta) =>
       tool: { name: 'meshdoctor', version: meta.version },
       source: result.source,
       scope: result.scope,
+      ...(result.selection ? { selection: result.selection } : {}),
       meshes: result.meshes,
       summary: result.summary,
       findings: result.findings,

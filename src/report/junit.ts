@@ -1,12 +1,18 @@
 import { printable } from '../util/errors.js';
 import type { Finding } from '../run/result.js';
 import type { Reporter } from './reporter.js';
-import { plural } from '../util/objects.js';
+import { atOrAbove } from '../util/types.js';
+import { podsText } from './text.js';
 
 /**
- * `-o junit`: JUnit XML for CI test tabs (GitLab, Jenkins, Azure): one testsuite for the run, one
- * testcase per selected check: passed, one <failure> per finding (every severity), or <skipped>.
- * `failures` counts failing testcases. Suppressed findings are listed in the check's <system-out>.
+ * `-o junit`: JUnit XML for CI test tabs (GitLab, Jenkins, Azure Pipelines), read whole by their
+ * parsers: one <testcase> per finding (classname `meshdoctor.CHECK`, name the resource), so that
+ * each is counted and shown (a testcase with several <failure> elements shows as one failure in
+ * most of them, its first). A finding at or above --fail-on is a <failure>; one below it passes,
+ * with the finding in <system-out> (it does not fail the build, so it does not fail the test).
+ * A suppressed finding is a <skipped> testcase giving the reason, a check that could not run a
+ * <skipped> testcase, a check that failed internally an <error>, a check that found nothing one
+ * passing testcase. The counts are those of the testcases, in <testsuites> and <testsuite> alike.
  */
 
 // Characters XML 1.0 does not allow at all (most C0 controls, lone surrogates, U+FFFE/FFFF).
@@ -28,37 +34,63 @@ const text = (s: string) => s.replace(ILLEGAL, '').replace(/[&<>]/g, (c) => ENTI
 
 const resource = (f: Finding) => one(`${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`);
 
-export const junit: Reporter = (result) => {
+/** What a person reading the test tab needs of a finding: what, where, why, and the fix. */
+function detail(f: Finding): string {
+  const pods = podsText(f);
+  const lines = [`${f.severity.toUpperCase()} ${f.code} ${f.id} on ${resource(f)} (${f.mesh}${pods && `, ${pods}`})`, one(f.message)];
+  if (f.source) lines.push(`from: ${one(f.source.file)}#${f.source.document}`);
+  if (f.fix.length) lines.push('fix:', ...f.fix.map((x) => `  ${printable(x, Number.MAX_SAFE_INTEGER)}`));
+  return lines.join('\n');
+}
+
+export const junit: Reporter = (result, meta) => {
+  const failOn = meta.failOn ?? 'error';
+  const counts = { tests: 0, failures: 0, errors: 0, skipped: 0 };
   const cases: string[] = [];
-  let failing = 0;
+  const testcase = (check: string, name: string, body: string[]) => {
+    counts.tests++;
+    const open = `    <testcase classname="meshdoctor.${attr(check)}" name="${attr(name)}"`;
+    cases.push(body.length ? [`${open}>`, ...body.map((b) => `      ${b}`), '    </testcase>'].join('\n') : `${open}/>`);
+  };
   for (const c of result.checks) {
-    const open = `    <testcase classname="meshdoctor" name="${attr(c.id)}">`;
     const skip = result.skipped.find((s) => s.check === c.id);
+    const error = skip && (result.errors ?? []).find((e) => e.startsWith(`check ${c.id} failed`));
+    if (error) {
+      counts.errors++;
+      testcase(c.id, c.id, [`<error message="${attr(error)}" type="internal"/>`]);
+      continue;
+    }
+    if (skip) {
+      counts.skipped++;
+      testcase(c.id, c.id, [`<skipped message="${attr(`not run: ${skip.reason}`)}"/>`]);
+      continue;
+    }
     const found = result.findings.filter((f) => f.id === c.id);
     const quiet = result.suppressed.filter((s) => s.finding.id === c.id);
-    const body: string[] = [];
-    if (skip) body.push(`      <skipped message="${attr(skip.reason)}"/>`);
-    if (found.length) failing++;
+    // Two findings of one check on one resource (one per mesh) keep apart by their mesh.
+    const seen = new Map<string, number>();
+    for (const f of [...found, ...quiet.map((q) => q.finding)]) seen.set(resource(f), (seen.get(resource(f)) ?? 0) + 1);
+    const nameOf = (f: Finding) => (seen.get(resource(f))! > 1 ? `${resource(f)} (${f.mesh})` : resource(f));
     for (const f of found) {
-      const detail = [
-        `${f.severity.toUpperCase()} ${f.code} ${f.id} on ${resource(f)} (${f.mesh}${f.affectedPods ? `, ${plural(f.affectedPods, 'pod')}` : ''})`,
-        one(f.message),
-      ];
-      if (f.source) detail.push(`from: ${one(f.source.file)}#${f.source.document}`);
-      if (f.fix.length) detail.push('fix:', ...f.fix.map((x) => `  ${printable(x, Number.MAX_SAFE_INTEGER)}`));
-      body.push(`      <failure message="${attr(f.message)}" type="${f.severity}">${text(detail.join('\n'))}</failure>`);
+      if (atOrAbove(f.severity, failOn)) {
+        counts.failures++;
+        testcase(c.id, nameOf(f), [`<failure message="${attr(f.message)}" type="${f.severity}">${text(detail(f))}</failure>`]);
+      } else {
+        const why = failOn === 'none' ? '--fail-on none' : `below --fail-on ${failOn}`;
+        testcase(c.id, nameOf(f), [`<system-out>${text(`${detail(f)}\n(${why}: reported, not a failure)`)}</system-out>`]);
+      }
     }
-    if (quiet.length)
-      body.push(
-        `      <system-out>${text(quiet.map((s) => `suppressed: ${s.finding.code} on ${resource(s.finding)}: ${one(s.reason)}`).join('\n'))}</system-out>`,
-      );
-    cases.push(body.length ? [open, ...body, '    </testcase>'].join('\n') : open.replace(/>$/, '/>'));
+    for (const s of quiet) {
+      counts.skipped++;
+      testcase(c.id, nameOf(s.finding), [`<skipped message="${attr(`suppressed: ${s.reason}`)}"/>`, `<system-out>${text(detail(s.finding))}</system-out>`]);
+    }
+    if (!found.length && !quiet.length) testcase(c.id, c.id, []);
   }
-  const counts = `tests="${result.checks.length}" failures="${failing}" errors="0" skipped="${result.skipped.length}"`;
+  const tally = `tests="${counts.tests}" failures="${counts.failures}" errors="${counts.errors}" skipped="${counts.skipped}"`;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="meshdoctor" ${counts}>`,
-    `  <testsuite name="meshdoctor" ${counts}>`,
+    `<testsuites name="meshdoctor" ${tally}>`,
+    `  <testsuite name="meshdoctor" ${tally}>`,
     ...cases,
     '  </testsuite>',
     '</testsuites>',

@@ -1,7 +1,7 @@
 import type { Severity } from '../util/types.js';
 import type { Finding } from '../run/result.js';
 import type { Reporter } from './reporter.js';
-import { clean } from './text.js';
+import { clean, nothingFound, selectionText } from './text.js';
 
 /**
  * `-o markdown`: a pull-request comment. A summary line, a table (severity, check, resource,
@@ -45,6 +45,9 @@ export const markdown: Reporter = (result, meta) => {
       (s.checksSkipped ? ` · ${s.checksSkipped} skipped` : ''),
     '',
   ];
+  const sel = result.selection;
+  if (sel)
+    out.push(`Only the workloads ${md(selectionText(sel))} selects: ${sel.workloads.selected} of ${plural(sel.workloads.total, 'workload')} in scope.`, '');
   const cov = result.coverage;
   if (!cov.complete) {
     out.push(
@@ -60,11 +63,7 @@ export const markdown: Reporter = (result, meta) => {
     out.push('');
     if (cov.rbac.length) out.push('Read-only access that would let them run:', '', fence(cov.rbac.map(clean), 'sh'), '');
   }
-  if (result.findings.length === 0)
-    out.push(
-      cov.complete ? 'No findings: every workload in scope is injected as configured.' : `The ${plural(s.checksRun, 'check')} that ran found nothing.`,
-      '',
-    );
+  if (result.findings.length === 0) out.push(nothingFound(result), '');
   else {
     out.push('| severity | check | resource | message |', '|---|---|---|---|');
     for (const f of result.findings) out.push(`| ${LABEL[f.severity]} | \`${f.code}\` ${md(f.id)} | ${resource(f)} | ${md(f.message)} |`);

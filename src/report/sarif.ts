@@ -1,15 +1,32 @@
+import { createHash } from 'node:crypto';
 import { docsUrl } from '../checks/define.js';
 import { printable } from '../util/errors.js';
 import type { Severity } from '../util/types.js';
-import type { Finding } from '../run/result.js';
-import type { Reporter } from './reporter.js';
+import type { Finding, RunResult } from '../run/result.js';
+import type { Reporter, ReportMeta } from './reporter.js';
 
 /**
  * `-o sarif`: SARIF 2.1.0 for code-scanning UIs (GitHub, Azure DevOps, GitLab). One rule per
  * selected check, one result per finding, suppressed findings as results with `suppressions` (so
  * the UI shows them as dismissed), skipped checks and internal errors as tool notifications.
- * Findings from `check -f` point at their manifest file; the rest have only a logical location
- * (the Kubernetes resource), which some UIs (GitHub code scanning) do not display.
+ *
+ * What GitHub code scanning needs to take the file whole (github/docs
+ * content/code-security/code-scanning/integrating-with-code-scanning/sarif-support-for-code-scanning.md
+ * @f0b7088b, and the SARIF validator's GitHub rules it points to, @microsoft/sarif-multitool 5.7.0
+ * `validate --rule-kind Sarif;Gh`):
+ * - every rule has shortDescription, fullDescription (at most 1000 characters) and `help` (text and
+ *   markdown: the check's page, docs/checks/ID.md, when the CLI hands it in; GH2012);
+ * - every result has a physical location: a result with only a logical location makes GitHub
+ *   refuse the whole upload ("locationFromSarifResult: expected artifact location", an error
+ *   github/codeql-action src/upload-lib.ts @f3f1edbe lists). `check -f` findings point at their
+ *   manifest file and the line their document starts on; a cluster object has no file, so its
+ *   location is the path Kind/namespace/name, line 1 (as Trivy locates an image's findings at the
+ *   image name, pkg/report/sarif.go @d8a13ead), beside the logical location. Such a path names no
+ *   file in the repository, so upload-sarif computes no fingerprint for it (src/fingerprints.ts
+ *   @f3f1edbe): the result carries its own primaryLocationLineHash, stable across runs;
+ * - a run has `results` even when it failed (upload-sarif refuses a run without the array);
+ *   `invocations[0].executionSuccessful` false says the run failed (sarifFailure), which GitHub
+ *   processes as an unsuccessful execution rather than as "no alerts".
  */
 const LEVEL: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'note' };
 
@@ -17,33 +34,83 @@ const pascal = (id: string) => id.replace(/(^|-)([a-z])/g, (_, _d, c: string) =>
 const qualifiedName = (f: Finding) => [f.resource.kind, f.resource.namespace, f.resource.name].filter((p) => p !== undefined).join('/');
 /** Text a code-scanning UI shows: one line, control characters shown escaped (a newline could fake a line of the alert). */
 const one = (s: string) => printable(s, 2000);
+/** GitHub shows at most 1000 characters of a rule's fullDescription. */
+const MAX_FULL_DESCRIPTION = 1000;
+const cap = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+/** A path of URI segments: each percent-encoded (a name cannot add a segment), `.` and `..` too. */
+const uriPath = (parts: string[]) => parts.map((p) => (p === '.' || p === '..' ? p.replaceAll('.', '%2E') : encodeURIComponent(p))).join('/');
+
+type RuleCheck = Pick<RunResult['checks'][number], 'id' | 'code' | 'title' | 'description' | 'severity'>;
+
+/** A rule per check: GitHub needs the descriptions and help; the help is the check's page when given. */
+function rules(checks: readonly RuleCheck[], meta: Pick<ReportMeta, 'ruleHelp'>, docsBase: string | undefined) {
+  return checks.map((c) => {
+    const page = meta.ruleHelp?.[c.id];
+    const fallback = `${c.description}\n\nThe check's documentation: meshdoctor checks ${c.id}`;
+    return {
+      id: c.id,
+      name: pascal(c.id),
+      shortDescription: { text: c.title },
+      fullDescription: { text: cap(c.description, MAX_FULL_DESCRIPTION) },
+      help: { text: page ?? fallback, markdown: page ?? `${c.description}\n\nThe check's documentation: \`meshdoctor checks ${c.id}\`` },
+      ...(docsBase ? { helpUri: docsUrl(c.id, docsBase) } : {}),
+      defaultConfiguration: { level: LEVEL[c.severity] },
+      properties: { code: c.code, tags: ['kubernetes', 'service-mesh'] },
+    };
+  });
+}
+
+const tool = (meta: ReportMeta, checks: readonly RuleCheck[], docsBase: string | undefined) => ({
+  driver: {
+    name: 'meshdoctor',
+    version: meta.version,
+    semanticVersion: meta.version,
+    ...(docsBase ? { informationUri: docsBase } : {}),
+    rules: rules(checks, meta, docsBase),
+  },
+});
+
+const SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 
 export const sarif: Reporter = (result, meta) => {
   const index = new Map(result.checks.map((c, i) => [c.id, i]));
-  const toResult = (f: Finding, suppression?: string) => ({
-    ruleId: f.id,
-    ruleIndex: index.get(f.id) ?? -1,
-    level: LEVEL[f.severity],
-    message: { text: one(f.message) },
-    locations: [
-      {
-        // '-' (stdin) is not a file a UI could open.
-        ...(f.source && f.source.file !== '-' ? { physicalLocation: { artifactLocation: { uri: encodeURI(f.source.file.replaceAll('\\', '/')) } } } : {}),
-        logicalLocations: [{ kind: 'resource', fullyQualifiedName: one(qualifiedName(f)) }],
+  const toResult = (f: Finding, suppression?: string) => {
+    const file = f.source && f.source.file !== '-' ? f.source : undefined;
+    const fingerprint = `${f.id}:${qualifiedName(f)}:${f.mesh}`;
+    return {
+      ruleId: f.id,
+      ruleIndex: index.get(f.id) ?? -1,
+      level: LEVEL[f.severity],
+      message: { text: one(f.message) },
+      locations: [
+        {
+          physicalLocation: file
+            ? { artifactLocation: { uri: encodeURI(file.file.replaceAll('\\', '/')) }, region: { startLine: file.line ?? 1 } }
+            : {
+                artifactLocation: { uri: uriPath([f.resource.kind, ...(f.resource.namespace !== undefined ? [f.resource.namespace] : []), f.resource.name]) },
+                region: { startLine: 1 },
+              },
+          logicalLocations: [{ kind: 'resource', fullyQualifiedName: one(qualifiedName(f)) }],
+        },
+      ],
+      // Stable identity across runs, so that a code-scanning alert is tracked, not re-opened. A
+      // manifest's line hash is upload-sarif's to compute from the file; a cluster object's is ours.
+      partialFingerprints: {
+        'meshdoctor/v1': fingerprint,
+        ...(file ? {} : { primaryLocationLineHash: `${createHash('sha256').update(fingerprint).digest('hex').slice(0, 16)}:1` }),
       },
-    ],
-    // Stable identity across runs, so that a code-scanning alert is tracked, not re-opened.
-    partialFingerprints: { 'meshdoctor/v1': `${f.id}:${qualifiedName(f)}:${f.mesh}` },
-    ...(suppression ? { suppressions: [{ kind: suppression.startsWith('flag') ? 'external' : 'inSource', justification: one(suppression) }] } : {}),
-    properties: {
-      code: f.code,
-      mesh: f.mesh,
-      evidence: f.evidence,
-      fix: f.fix,
-      affectedPods: f.affectedPods,
-      ...(f.source ? { source: f.source } : {}),
-    },
-  });
+      ...(suppression ? { suppressions: [{ kind: suppression.startsWith('flag') ? 'external' : 'inSource', justification: one(suppression) }] } : {}),
+      properties: {
+        code: f.code,
+        mesh: f.mesh,
+        evidence: f.evidence,
+        fix: f.fix,
+        affectedPods: f.affectedPods,
+        ...(f.source ? { source: f.source } : {}),
+      },
+    };
+  };
   /** The reasons of the kinds that kept a check from running (said once per kind in coverage). */
   const whyNot = (r: typeof result, check: string) => {
     const why = r.coverage.unavailable
@@ -67,31 +134,50 @@ export const sarif: Reporter = (result, meta) => {
     ...(result.errors ?? []).map((e) => ({ level: 'error', message: { text: one(e) } })),
   ];
   const log = {
-    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    $schema: SCHEMA,
     version: '2.1.0',
     runs: [
       {
-        tool: {
-          driver: {
-            name: 'meshdoctor',
-            version: meta.version,
-            ...(result.docsBase ? { informationUri: result.docsBase } : {}),
-            rules: result.checks.map((c) => ({
-              id: c.id,
-              name: pascal(c.id),
-              shortDescription: { text: c.title },
-              fullDescription: { text: c.description },
-              ...(result.docsBase ? { helpUri: docsUrl(c.id, result.docsBase) } : {}),
-              defaultConfiguration: { level: LEVEL[c.severity] },
-              properties: { code: c.code },
-            })),
-          },
-        },
+        tool: tool(meta, result.checks, result.docsBase),
         invocations: [{ executionSuccessful: !result.errors?.length, toolExecutionNotifications: notifications }],
         results: [...result.findings.map((f) => toResult(f)), ...result.suppressed.map((s) => toResult(s.finding, s.reason))],
-        properties: { source: result.source, scope: result.scope, meshes: result.meshes, summary: result.summary },
+        properties: {
+          source: result.source,
+          scope: result.scope,
+          ...(result.selection ? { selection: result.selection } : {}),
+          meshes: result.meshes,
+          summary: result.summary,
+        },
       },
     ],
   };
   return JSON.stringify(log, null, 2) + '\n';
 };
+
+/**
+ * The SARIF of a run that failed (exit 2: a cluster that cannot be reached, a snapshot that cannot
+ * be read, --timeout), for `--output-file`: the rules of the checks that were to run, no results,
+ * `executionSuccessful: false` and the error, so that a CI step uploading it `if: always()` finds
+ * the file and code scanning shows the failure instead of keeping a stale analysis quietly.
+ */
+export function sarifFailure(checks: readonly RuleCheck[], error: string, meta: ReportMeta, docsBase?: string): string {
+  const log = {
+    $schema: SCHEMA,
+    version: '2.1.0',
+    runs: [
+      {
+        tool: tool(meta, checks, docsBase),
+        invocations: [
+          {
+            executionSuccessful: false,
+            exitCode: 2,
+            exitCodeDescription: 'the run could not be done',
+            toolExecutionNotifications: [{ level: 'error', message: { text: one(error) } }],
+          },
+        ],
+        results: [],
+      },
+    ],
+  };
+  return JSON.stringify(log, null, 2) + '\n';
+}

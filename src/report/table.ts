@@ -2,13 +2,12 @@ import { Chalk } from 'chalk';
 import type { Severity } from '../util/types.js';
 import type { Finding, RunResult } from '../run/result.js';
 import type { Reporter, ReportMeta } from './reporter.js';
-import { clean } from './text.js';
+import { clean, nothingFound, podsText, selectionText } from './text.js';
+import { plural } from '../util/objects.js';
 
 const LABEL: Record<Severity, string> = { error: 'ERROR', warning: 'WARNING', info: 'INFO' };
 const MAX_LIST = 5;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
-
-const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
 
 /**
  * Word-wrap prose to `width` columns, each line after the first indented like the first. A line
@@ -116,7 +115,10 @@ function render(result: RunResult, meta: ReportMeta, wide: boolean): string {
       : `snapshot ${clean((result.source.files ?? []).join(', '))}${result.source.readAt ? ` (read ${clean(result.source.readAt)}; ages are from then)` : ''}`;
   const manifests = result.source.manifests ? ` · manifests ${clean(result.source.manifests.join(', '))}` : '';
   const scope = result.source.manifests ? '' : result.scope.allNamespaces ? 'all namespaces' : `namespace ${clean(result.scope.namespace ?? '?')}`;
-  const head = `meshdoctor ${meta.version} · ${where}${manifests}${scope && ` · ${scope}`} · meshes: ${result.meshes.join(', ') || 'none detected'}`;
+  // -l/--field-selector: the narrowing is part of what was checked, said with the count it left.
+  const sel = result.selection;
+  const narrowed = sel ? ` · ${selectionText(sel)}: ${sel.workloads.selected} of ${plural(sel.workloads.total, 'workload')}` : '';
+  const head = `meshdoctor ${meta.version} · ${where}${manifests}${scope && ` · ${scope}`}${narrowed} · meshes: ${result.meshes.join(', ') || 'none detected'}`;
   lines.push(...wrap(head, width, '').map((l) => c.dim(l)), '');
 
   const s = result.summary;
@@ -130,7 +132,7 @@ function render(result: RunResult, meta: ReportMeta, wide: boolean): string {
 
   const byKey = new Map(result.findings.filter((f) => f.causeKey).map((f) => [f.causeKey!, f]));
   for (const f of result.findings) {
-    const pods = f.affectedPods ? ` · ${plural(f.affectedPods, 'pod')}` : '';
+    const pods = podsText(f) && ` · ${podsText(f)}`;
     const where = `${resourceText(f)} · ${f.mesh}${pods}`;
     const title = `${sev[f.severity](LABEL[f.severity])} ${f.code} ${c.bold(f.id)}`;
     // One line when it fits (measured without colors), else the resource on the next.
@@ -158,9 +160,9 @@ function render(result: RunResult, meta: ReportMeta, wide: boolean): string {
   // Coverage is part of the verdict: a run with skipped checks never reads as an all-clear.
   if (!cov.complete) {
     lines.push(...coverageLines(result, c, width));
-    if (result.findings.length === 0) lines.push(`The ${plural(s.checksRun, 'check')} that ran found nothing.`);
+    if (result.findings.length === 0) lines.push(nothingFound(result));
     lines.push('');
-  } else if (result.findings.length === 0) lines.push(c.green('No findings: every workload in scope is injected as configured.'), '');
+  } else if (result.findings.length === 0) lines.push(s.suppressed ? nothingFound(result) : c.green(nothingFound(result)), '');
   lines.push(totals);
   for (const { finding: f, reason } of result.suppressed)
     lines.push(...wrap(`suppressed ${f.code} ${f.id} on ${resourceText(f)}: ${clean(reason)}`, width, '  ').map((l) => c.dim(l)));

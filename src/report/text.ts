@@ -1,3 +1,7 @@
+import { isControlPlaneCause } from '../facts/causes.js';
+import type { Finding, RunResult } from '../run/result.js';
+import { agree, plural } from '../util/objects.js';
+
 /**
  * Untrusted text (names, annotation values, event messages) made safe for a terminal: ANSI/CSI
  * and OSC sequences (colors, cursor moves, OSC 8 links, title changes), other C0/C1 controls,
@@ -19,4 +23,46 @@ export function clean(s: string): string {
     .replace(OTHER_ESC, '')
     .replace(/\r?\n|[\u2028\u2029]/g, ' ')
     .replace(CONTROL, '');
+}
+
+/** Kinds whose pods are their own: a finding about one counts the pods it runs. */
+const POD_OWNERS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob', 'ReplicaSet', 'Pod']);
+
+/**
+ * The pods a finding affects, said so that they are not taken for its resource's own: "2 pods" of a
+ * workload are its pods; an injector or webhook finding counts the app pods left without a proxy
+ * ("2 app pods without a proxy"), a namespace or quota finding the pods it affects ("1 pod affected").
+ * '' when none are counted.
+ */
+export function podsText(f: Pick<Finding, 'affectedPods' | 'resource' | 'cause'>): string {
+  const n = f.affectedPods;
+  if (!n) return '';
+  if (f.cause && isControlPlaneCause(f.cause)) return `${plural(n, 'app pod')} without a proxy`;
+  return POD_OWNERS.has(f.resource.kind) ? plural(n, 'pod') : `${plural(n, 'pod')} affected`;
+}
+
+/**
+ * What a report says when it lists no finding. Never "every workload is injected" when findings
+ * were suppressed (it says how many) or when some checks could not look.
+ */
+export function nothingFound(result: Pick<RunResult, 'coverage' | 'summary' | 'selection'>): string {
+  const s = result.summary;
+  const quiet = s.suppressed;
+  const sel = result.selection;
+  if (sel && sel.workloads.selected === 0) return `No workload in scope matches ${selectionText(sel)}: nothing was checked.`;
+  if (!result.coverage.complete) {
+    return quiet
+      ? `The ${plural(s.checksRun, 'check')} that ran found only ${plural(quiet, 'suppressed finding')} (listed below).`
+      : `The ${plural(s.checksRun, 'check')} that ran found nothing.`;
+  }
+  return quiet
+    ? `No findings, but ${plural(quiet, 'finding')} ${agree(quiet, 'was', 'were')} suppressed (listed below).`
+    : `No findings: every ${sel ? 'selected workload' : 'workload in scope'} is injected as configured.`;
+}
+
+/** `-l app=cart --field-selector metadata.namespace=shop`, as given (made safe for a terminal). */
+export function selectionText(sel: NonNullable<RunResult['selection']>): string {
+  return [sel.selector !== undefined ? `-l ${clean(sel.selector)}` : '', sel.fieldSelector !== undefined ? `--field-selector ${clean(sel.fieldSelector)}` : '']
+    .filter(Boolean)
+    .join(' ');
 }

@@ -7,7 +7,7 @@
  * snapshot, refused in the mesh's namespace) is "not examined", with the reason, and the
  * explanation carries the same coverage as `check` (the CLI exits 3 on it).
  */
-import { UserError } from '../util/errors.js';
+import { UserError, printable } from '../util/errors.js';
 import type { Decision } from '../facts/decision.js';
 import { workloadOfObject } from '../k8s/events.js';
 import { webhookBackends, type WebhookBackend } from '../facts/controlplane.js';
@@ -45,12 +45,19 @@ const KIND_ALIASES: Readonly<Record<string, string>> = Object.assign(dict(), {
   po: 'Pod',
 });
 
-/** Parse `deployment/web` (kubectl's TYPE/NAME, with its short names). */
-export function parseTarget(arg: string): { kind: string; name: string } {
-  const m = /^([A-Za-z]+)(?:\.[a-z.]+)?\/([a-z0-9]([-a-z0-9.]*[a-z0-9])?)$/.exec(arg);
+/**
+ * Parse `deployment/web` or `deployment web`: kubectl's TYPE/NAME and TYPE NAME, with its short
+ * names (`deploy cart`), as `kubectl get` takes them.
+ */
+export function parseTarget(arg: string, name?: string): { kind: string; name: string } {
+  const text = name === undefined ? arg : `${arg}/${name}`;
+  const m = /^([A-Za-z]+)(?:\.[a-z.]+)?\/([a-z0-9]([-a-z0-9.]*[a-z0-9])?)$/.exec(text);
   const kind = m ? KIND_ALIASES[m[1]!.toLowerCase()] : undefined;
-  if (!m || !kind) {
-    throw new UserError(`cannot explain "${arg}": expected KIND/NAME with KIND one of deployment, statefulset, daemonset, job, cronjob, replicaset, pod`);
+  if (!m || !kind || (name !== undefined && arg.includes('/'))) {
+    const shown = name === undefined ? arg : `${arg} ${name}`;
+    throw new UserError(
+      `cannot explain "${printable(shown, 200)}": expected KIND/NAME or KIND NAME with KIND one of deployment, statefulset, daemonset, job, cronjob, replicaset, pod`,
+    );
   }
   return { kind, name: m[2]! };
 }

@@ -57,23 +57,31 @@ async function parse(file: string, text: string, out: ManifestObject[], limits: 
   const where = file === '-' ? 'stdin' : file;
   const fail: Fail = (why) => new UserError(`cannot read manifests ${where}: ${why}`);
   if (text.startsWith('\uFEFF')) text = text.slice(1); // a BOM (stdin is decoded by the CLI, a file by readText)
-  const take = (doc: unknown, document: number) => {
+  // Lines from offsets, counted once through the text (the offsets come in order).
+  let counted = 0;
+  let line = 1;
+  const lineAt = (offset: number) => {
+    for (; counted < offset && counted < text.length; counted++) if (text.charCodeAt(counted) === 10) line++;
+    return line;
+  };
+  const take = (doc: unknown, document: number, at: number) => {
     const objs: K8sObject[] = [];
     // A JSON array holds documents (kubectl reads it so); a List its items.
     for (const d of Array.isArray(doc) ? doc : [doc]) objectsOf(d, objs);
     for (const obj of objs) {
       if (out.length >= limits.maxObjects)
         throw new UserError(`cannot read manifests ${where}: more than ${limits.maxObjects} objects in the manifests (--max-objects)`);
-      out.push({ obj, source: { file, document } });
+      out.push({ obj, source: { file, document, line: lineAt(at) } });
     }
   };
   const trimmed = text.trimStart();
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    take(parseJson(text, fail), 1);
+    take(parseJson(text, fail), 1, text.length - trimmed.length);
     return;
   }
   // Documents are numbered as `---` separates them, empty ones included, so file#N finds the Nth.
-  (await parseYaml(text, fail)).forEach((doc, i) => take(doc, i + 1));
+  const starts: number[] = [];
+  (await parseYaml(text, fail, starts)).forEach((doc, i) => take(doc, i + 1, starts[i] ?? 0));
 }
 
 /**

@@ -4,7 +4,7 @@
  * (what a snapshot keeps), handed in.
  */
 import type { GatherOptions } from '../cluster/gather.js';
-import { loadSnapshot as loadWith } from '../cluster/load.js';
+import { loadSnapshot as loadWith, type StdinReader } from '../cluster/load.js';
 import type { Snapshot } from '../k8s/snapshot.js';
 import { KEEPER } from '../mesh/keep.js';
 import { READ_PLAN } from '../mesh/read-plan.js';
@@ -19,6 +19,6 @@ export async function gather(opts: Omit<GatherOptions, 'keep' | 'plan'>): Promis
 }
 
 /** Read snapshot files (meshdoctor's own, kubectl List JSON/YAML, multi-document YAML, directories). */
-export function loadSnapshot(paths: string[], scope?: Scope, limits: Limits = DEFAULT_LIMITS): Promise<Snapshot> {
-  return loadWith(paths, scope, limits, KEEPER);
+export function loadSnapshot(paths: string[], scope?: Scope, limits: Limits = DEFAULT_LIMITS, stdin?: StdinReader): Promise<Snapshot> {
+  return loadWith(paths, scope, limits, KEEPER, stdin);
 }

@@ -60,9 +60,21 @@ export interface SuppressedFinding {
 /** A check selected for the run (it ran, or is in `skipped`): what reporters that list checks need. */
 type RunCheck = Pick<CheckMeta, 'id' | 'code' | 'title' | 'description' | 'severity'>;
 
+/** -l/--selector and --field-selector: what narrowed the workloads checked (src/run/select.ts). */
+export interface SelectionInfo {
+  /** -l as given. */
+  selector?: string;
+  /** --field-selector as given. */
+  fieldSelector?: string;
+  /** The app workloads in scope that match, and all of them. */
+  workloads: { selected: number; total: number };
+}
+
 export interface RunResult {
   source: SnapshotSource;
   scope: Scope;
+  /** Set when -l or --field-selector narrowed the workloads checked. */
+  selection?: SelectionInfo;
   meshes: MeshName[];
   /** The selected checks, in registry order. */
   checks: RunCheck[];

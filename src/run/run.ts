@@ -4,6 +4,7 @@
  */
 import { causeKey, isControlPlaneCause } from '../facts/causes.js';
 import { CHECKS } from '../checks/index.js';
+import { namesCheck, unknownCheck } from '../checks/lookup.js';
 import { coverageOf } from './coverage.js';
 import { DeadlineError, type Deadline } from '../util/deadline.js';
 import { docsUrl } from '../checks/define.js';
@@ -15,11 +16,13 @@ import type { Limits } from '../util/limits.js';
 import { Model } from '../facts/model.js';
 import { rank } from './rank.js';
 import { applySuppressions, type SuppressRule } from './suppress.js';
+import { selectFindings, type Selection } from './select.js';
 import { cmp, note } from '../util/objects.js';
 import type { Scope, Severity } from '../util/types.js';
 import type { Finding, RunResult, SkippedCheck } from './result.js';
 import type { MeshName } from '../mesh/names.js';
 import type { Snapshot } from '../k8s/snapshot.js';
+import type { Impersonation } from '../cluster/kubeconfig.js';
 import type { Check } from '../checks/define.js';
 import { render } from '../fix/render.js';
 import { fixData } from '../fix/steps.js';
@@ -32,8 +35,12 @@ export interface SnapshotOptions {
   namespace?: string;
   context?: string;
   kubeconfig?: string;
+  /** --as, --as-group, --as-uid. */
+  impersonate?: Impersonation;
   limits: Limits;
   onProgress?: (p: { kindsDone: number; kindsTotal: number; objects: number }) => void;
+  /** `--snapshot -`: stdin, at most maxBytes. */
+  readStdin?: (maxBytes: number) => Promise<string>;
 }
 
 export interface RunOptions extends SnapshotOptions {
@@ -51,6 +58,8 @@ export interface RunOptions extends SnapshotOptions {
   docsBase?: string;
   /** --timeout over the checks: asked between checks and per workload (none: unbounded, as in tests). */
   deadline?: Deadline;
+  /** -l/--selector, --field-selector: only the findings that concern the selected workloads (src/run/select.ts). */
+  selection?: Selection;
 }
 
 /** The checks selected by --only / --skip; an unknown id is an error, not a silent no-op. */
@@ -58,9 +67,9 @@ export function selectChecks(only?: string[], skip?: string[]): Check[] {
   // Ids are kebab-case and codes upper-case; either is matched without regard to case (md1001).
   const known = new Set(CHECKS.flatMap((c) => [c.id, c.code.toLowerCase()]));
   for (const id of [...(only ?? []), ...(skip ?? [])]) {
-    if (!known.has(id.toLowerCase())) throw new UserError(`unknown check "${id}" (see: meshdoctor checks)`);
+    if (!known.has(id.toLowerCase())) throw new UserError(`${unknownCheck(id)} (see: meshdoctor checks)`);
   }
-  const hit = (c: Check, list: string[]) => list.some((x) => x.toLowerCase() === c.id || x.toLowerCase() === c.code.toLowerCase());
+  const hit = (c: Check, list: string[]) => list.some((x) => namesCheck(x, c));
   return CHECKS.filter((c) => (!only?.length || hit(c, only)) && !(skip?.length && hit(c, skip)));
 }
 
@@ -83,10 +92,11 @@ export async function obtainSnapshot(opts: SnapshotOptions, kinds: KindKey[]): P
     : opts.namespace
       ? { allNamespaces: false, namespace: opts.namespace }
       : undefined;
-  if (opts.snapshot?.length) return loadSnapshot(opts.snapshot, scope, opts.limits);
+  if (opts.snapshot?.length) return loadSnapshot(opts.snapshot, scope, opts.limits, opts.readStdin);
   return gather({
     kubeconfig: opts.kubeconfig,
     context: opts.context,
+    ...(opts.impersonate ? { impersonate: opts.impersonate } : {}),
     namespace: opts.namespace,
     allNamespaces: !!opts.allNamespaces,
     kinds,
@@ -169,7 +179,7 @@ function rootFirst(findings: Finding[]): Finding[] {
 }
 
 /** Run checks over a snapshot: skipped when a required kind is unavailable; never throws per check. */
-type ModelOptions = Pick<RunOptions, 'mesh' | 'certExpiryWarningDays' | 'now' | 'expectMeshed' | 'suppress' | 'docsBase' | 'deadline'>;
+type ModelOptions = Pick<RunOptions, 'mesh' | 'certExpiryWarningDays' | 'now' | 'expectMeshed' | 'suppress' | 'docsBase' | 'deadline' | 'selection'>;
 
 /** The Model checks run on; "now" is the time the snapshot was read unless given. */
 export function makeModel(snapshot: Snapshot, opts: ModelOptions): Model {
@@ -230,12 +240,15 @@ export function runChecks(
     }
   }
   // Suppress before ranking, so that no kept finding names a suppressed one as its cause.
-  const { kept, suppressed } = applySuppressions(snapshot.manifests ? manifestFindings(findings, model) : findings, opts.suppress ?? [], model);
+  const narrowed = snapshot.manifests ? manifestFindings(findings, model) : findings;
+  const selected = opts.selection ? selectFindings(narrowed, model, opts.selection) : undefined;
+  const { kept, suppressed } = applySuppressions(selected ? selected.findings : narrowed, opts.suppress ?? [], model);
   const ranked = rootFirst(rank(kept));
   const count = (s: Severity) => ranked.filter((f) => f.severity === s).length;
   return {
     source: snapshot.source,
     scope: snapshot.scope,
+    ...(selected ? { selection: selected.info } : {}),
     meshes: model.meshes.map((m) => m.mesh),
     checks: checks.map((c) => ({ id: c.id, code: c.code, title: c.title, description: c.description, severity: c.severity })),
     findings: ranked,

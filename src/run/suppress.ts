@@ -9,6 +9,7 @@
  */
 import { CHECKS } from '../checks/index.js';
 import { UserError } from '../util/errors.js';
+import { unknownCheck } from '../checks/lookup.js';
 import type { Model } from '../facts/model.js';
 import type { K8sObject } from '../util/types.js';
 import type { Finding, SuppressedFinding } from './result.js';
@@ -43,7 +44,7 @@ export function parseSuppressions(specs: string[] = []): SuppressRule[] {
     if (eq <= 0 || (parts.length !== 2 && parts.length !== 3) || parts.some((p) => p === '')) {
       throw new UserError(`invalid --suppress "${spec}": expected ID=Kind/namespace/name or ID=Kind/name (* as wildcard)`);
     }
-    if (!id.includes('*') && !known.has(id)) throw new UserError(`invalid --suppress "${spec}": unknown check "${id}" (see: meshdoctor checks)`);
+    if (!id.includes('*') && !known.has(id)) throw new UserError(`invalid --suppress "${spec}": ${unknownCheck(id)} (see: meshdoctor checks)`);
     const [kind, a, b] = parts as [string, string, string?];
     return b === undefined
       ? { spec, id: glob(id), kind: glob(kind, 'i'), name: glob(a) }

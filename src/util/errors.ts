@@ -48,3 +48,9 @@ export function printable(s: string, max = 500): string {
   });
   return out.length > max ? `${out.slice(0, max)}…` : out;
 }
+
+/** One line for any error: a UserError's message, else "internal error", never a stack trace. */
+export function errorLine(e: unknown): string {
+  if (e instanceof UserError) return printable(e.message);
+  return `internal error: ${printable(errorMessage(e))} (please report this with the output of --version)`;
+}

@@ -83,3 +83,9 @@ export const fileName = (name: string, ext = '.yaml'): string => shq(`${name.rep
 
 /** "1 pod", "3 pods", "2 other workloads": the count and the phrase, its last word pluralized. */
 export const plural = (n: number, phrase: string): string => `${n} ${phrase}${n === 1 ? '' : 's'}`;
+
+/**
+ * The word that agrees with a count: `one` for 1, else `many`. With plural(): "1 pod was", "2 pods
+ * were"; "its pods" / "their pods" for what a count of workloads owns.
+ */
+export const agree = (n: number, one: string, many: string): string => (n === 1 ? one : many);

@@ -1,6 +1,12 @@
 export type Severity = 'error' | 'warning' | 'info';
 export const SEVERITIES: readonly Severity[] = ['error', 'warning', 'info'];
 
+/** --fail-on: the lowest severity that fails a run (exit 1), or none. */
+export type FailOn = Severity | 'none';
+
+/** Whether a finding of this severity fails a run under --fail-on (README "Exit codes"). */
+export const atOrAbove = (severity: Severity, failOn: FailOn): boolean => failOn !== 'none' && SEVERITIES.indexOf(severity) <= SEVERITIES.indexOf(failOn);
+
 /** A Kubernetes object as read from the API or a file: untrusted, any field may be missing. */
 export interface K8sObject {
   apiVersion?: string;
@@ -38,6 +44,8 @@ export interface SnapshotSource {
 export interface ManifestSource {
   file: string;
   document: number;
+  /** The line (from 1) the document's content starts on (SARIF regions, editors' file:line). */
+  line?: number;
 }
 
 /** What was asked for: one namespace or all of them. */

@@ -13,7 +13,7 @@ import { KEEPER } from '../mesh/keep.js';
 import { setMaxListeners } from 'node:events';
 import { connect } from '../cluster/http.js';
 import { KINDS, type KindKey } from '../k8s/kinds.js';
-import { resolveKubeContext } from '../cluster/kubeconfig.js';
+import { resolveKubeContext, type Impersonation } from '../cluster/kubeconfig.js';
 import { Reflector, type Change } from '../cluster/reflector.js';
 import { UserError, errorMessage, printable } from '../util/errors.js';
 import type { Limits } from '../util/limits.js';
@@ -33,6 +33,8 @@ import { ndjsonLine, transitions } from './transitions.js';
 export interface WatchOptions {
   kubeconfig?: string;
   context?: string;
+  /** --as, --as-group, --as-uid: whom every LIST and WATCH acts as. */
+  impersonate?: Impersonation;
   namespace?: string;
   allNamespaces: boolean;
   /** HOST:PORT to serve on. */
@@ -81,7 +83,8 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
   const kinds = kindsFor(checks);
   const listen = parseListen(o.listen);
   if (!Number.isInteger(o.maxSeries) || o.maxSeries < 1) throw new UserError('--max-series must be a positive integer');
-  const ctx = await resolveKubeContext({ kubeconfig: o.kubeconfig, context: o.context }, o.limits);
+  const kube = { kubeconfig: o.kubeconfig, context: o.context, ...(o.impersonate ? { impersonate: o.impersonate } : {}) };
+  const ctx = await resolveKubeContext(kube, o.limits);
   const scope: Scope = o.allNamespaces ? { allNamespaces: true } : { allNamespaces: false, namespace: o.namespace ?? ctx.namespace };
   const plan = new WatchPlan(kinds, scope);
   const evaluator = new Evaluator(checks, { mesh: o.mesh, certExpiryWarningDays: o.certExpiryWarningDays, suppress: o.suppress, docsBase: o.docsBase });
@@ -104,7 +107,7 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
   let scheduler: Scheduler | undefined;
   const reflector: Reflector = new Reflector({
     connect: async () => {
-      const conn = await connect(await resolveKubeContext({ kubeconfig: o.kubeconfig, context: o.context }, o.limits), o.limits, stopper.signal);
+      const conn = await connect(await resolveKubeContext(kube, o.limits), o.limits, stopper.signal);
       // Every watch holds a connection for minutes: the pool must not make lists wait for them
       // (lists stay bounded by gather's request slots).
       conn.agent.maxSockets = Infinity;

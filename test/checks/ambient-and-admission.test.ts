@@ -136,7 +136,7 @@ describe('sidecarless-not-enrolled', () => {
     // shop/web's pod on node-b is enrolled, but no ztunnel carries it either: one finding per workload.
     expect(ids([f!, web!])).toEqual(['sidecarless-not-enrolled Deployment lab/probe', 'sidecarless-not-enrolled Deployment shop/web']);
     expect(f!.message).toBe(
-      '1 of 1 running pod of Deployment lab/probe run on node node-b with no ready ztunnel pod, so Istio ambient mode does not carry their traffic.',
+      '1 of 1 running pod of Deployment lab/probe runs on node node-b with no ready ztunnel pod, so Istio ambient mode does not carry its traffic.',
     );
     expect(f!.evidence).toMatchObject({ enrolledBy: 'pod template label istio.io/dataplane-mode=ambient' });
     expect(f!.fix.slice(0, 2)).toEqual([

@@ -438,7 +438,7 @@ status: {phase: Running}
   it('enableNamespacesByDefault: MD1001 does not say the namespace has no marker when the default webhook selects it', () => {
     const fs = findings(cluster('istio-default-on', [defaultOn('')]), ['namespace-not-enabled']);
     expect(fs.map((f) => f.message)).toEqual([
-      'Namespace shop is injected by default by Istio webhook auto.sidecar-injector.istio.io, but the pod labels of 1 workload keep them from it, so they run without a proxy while others in it are meshed.',
+      'Namespace shop is injected by default by Istio webhook auto.sidecar-injector.istio.io, but the pod labels of 1 workload keep it from that webhook, so it runs without a proxy while others in it are meshed.',
     ]);
   });
 });

@@ -45,7 +45,7 @@ describe("'proxy-missing-beside-meshed'", () => {
     const f = fs[0]!;
     expect(f).toMatchObject({ code: 'MD2012', severity: 'error', mesh: 'linkerd', affectedPods: 1 });
     expect(f.message).toBe(
-      '1 of 3 active pods of Deployment shop/cart have no Linkerd proxy while 2 others have one, so they were created when injection did not happen; ' +
+      '1 of 3 active pods of Deployment shop/cart has no Linkerd proxy while 2 others have one, so it was created when injection did not happen; ' +
         'Namespace shop (its injection marker) and the MutatingWebhookConfigurations could not be read, so why injection did not happen is not known.',
     );
     expect(f.evidence).toEqual({
@@ -73,7 +73,7 @@ describe("'proxy-missing-beside-meshed'", () => {
     expect(ids(fs)).toEqual([`${ID} Deployment store/checkout`]);
     const f = fs[0]!;
     expect(f).toMatchObject({ severity: 'warning', mesh: 'istio', affectedPods: 1 });
-    expect(f.message).toContain('while 1 other workload in namespace store were injected without their pod template asking');
+    expect(f.message).toContain('while 1 other workload in namespace store was injected without its pod template asking');
     expect(f.evidence.meshedSiblings).toEqual([
       {
         workload: 'Deployment/frontend',
