@@ -9,7 +9,7 @@
  * spoken by proxy.ts. `@kubernetes/client-node` is imported (lazily: it is slow to load) only for
  * other auth providers (oidc) and socks proxies.
  *
- * Everything the server can make large or long is bounded (README "Limits"): each body at
+ * Everything the server can make large or long is bounded (docs/limits.md): each body at
  * --max-bytes while it streams (after gunzip too), and in nesting and density as files are
  * (before anything is parsed); each request at --request-timeout, and at most
  * MAX_CONCURRENT_REQUESTS requests in flight. Text from the server is made printable before it
@@ -223,7 +223,7 @@ function attempt(conn: Conn, path: string, timeoutMs: number, list?: KindKey): P
 }
 
 /**
- * A body parsed within the bounds files have (README "Limits"): its bytes are scanned once
+ * A body parsed within the bounds files have (docs/limits.md): its bytes are scanned once
  * (scanJson) for nesting deeper than MAX_DEPTH and for more values than its length allows
  * (tooDense) before anything is parsed or any item offset is kept, so that a page of ten million
  * `{}` or an item nested 100,000 deep costs a scan, not gigabytes or a stack overflow later.
