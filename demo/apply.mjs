@@ -11,7 +11,8 @@
 //   2. ReplicaSets and Jobs, each ownerReference given its owner's real uid; 3. pods, likewise;
 //   4. the status a controller or kubelet would have set (--subresource=status), its times moved
 //      from the demo's "now" to this run's; 5. resource quotas (after the pods: quota admission
-//      refuses pods while a quota has no status) and events;
+//      refuses pods while a quota has no status; but a namespace's without pods before step 2)
+//      and events;
 //   6. the namespace markers the demo's pods predate, a second later, so the API server dates
 //      them after the pods; 7. the injection webhook configurations, last, so the API server
 //      never calls them (they point at injectors that do not run) while the demo is loaded.
@@ -149,6 +150,18 @@ const step = (what) => console.error(`demo/apply.mjs: ${what}`);
 step('namespaces, service accounts, config, services, workloads');
 apply(objects.filter((o) => !LATE.has(o.kind)));
 shift = Date.parse(created.get(key('Namespace', undefined, ours[0]))) - Date.parse(readAt);
+// A quota in a namespace without pods (ledger: the quota that keeps its ReplicaSet's pods out)
+// comes before the ReplicaSets: in a cluster with controllers (kind, k3d) the ReplicaSet
+// controller would otherwise create those pods before the quota exists. With its status set, the
+// quota admission plugin judges pods at once (no controller computes it in a bare API server).
+const podNamespaces = new Set(of('Pod').map((p) => p.metadata.namespace));
+const earlyQuota = (q) => !podNamespaces.has(q.metadata.namespace);
+const quotaStatus = (keep) => statuses.filter((s) => s.kind === 'ResourceQuota' && keep(s)).map((s) => moved(s));
+if (of('ResourceQuota').some(earlyQuota)) {
+  step('resource quotas of namespaces without pods');
+  apply(of('ResourceQuota').filter(earlyQuota));
+  apply(quotaStatus(earlyQuota), ['--subresource=status']);
+}
 step('replica sets and jobs');
 apply(of('ReplicaSet', 'Job').map(owned));
 step('pods');
@@ -160,9 +173,9 @@ apply(
   ['--subresource=status'],
 );
 step('resource quotas and events');
-apply(of('ResourceQuota'));
+apply(of('ResourceQuota').filter((q) => !earlyQuota(q)));
 apply(
-  statuses.filter((s) => s.kind === 'ResourceQuota').map((s) => moved(s)),
+  quotaStatus((q) => !earlyQuota(q)),
   ['--subresource=status'],
 );
 apply(of('Event').map((e) => moved(owned(e))));

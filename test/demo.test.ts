@@ -73,6 +73,8 @@ describe.skipIf(!APISERVER_SH_FOUND || !hasKubectl)('the demo loaded into a real
     expect(first.stderr).not.toMatch(/failed/);
     expect(first.code).toBe(0);
     expect(first.stderr).toMatch(/status \(--subresource=status\)[\s\S]*namespace markers the pods predate \(catalog\)[\s\S]*injection webhook configurations/);
+    // ledger's quota keeps its ReplicaSet's pods out: it must exist before a ReplicaSet controller sees the ReplicaSet.
+    expect(first.stderr).toMatch(/resource quotas of namespaces without pods\n[\s\S]*replica sets and jobs/);
   });
 
   it('check -A live gives the findings, evidence, fixes and exit code of check -A on demo/cluster.json', async () => {
