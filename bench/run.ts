@@ -27,7 +27,7 @@
  *
  *   tsx bench/run.ts [--quick] [--live 5000,50000] [--offline 5000,20000,50000] [--yaml 1000]
  *                    [--runs N] [--no-kube] [--strict] [--no-watch] [--watch-pods 100] [--watch-idle 120]
- * Writes bench/out/results.json and bench/out/results.md (the README's table: scripts/readme.mjs).
+ * Writes bench/out/results.json and bench/out/results.md (the table of docs/performance.md: scripts/readme.mjs).
  */
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -584,7 +584,7 @@ lines.push('| target | result | detail |');
 lines.push('|---|---|---|');
 for (const t of targets) lines.push(`| ${t.name} | ${t.pass === null ? 'n/a' : t.pass ? 'PASS' : 'FAIL'} | ${t.detail} |`);
 writeFileSync(join(OUT, 'results.json'), JSON.stringify(results, null, 2) + '\n');
-// The table as the README shows it (scripts/readme.mjs copies it in), with where it was measured.
+// The table as docs/performance.md shows it (scripts/readme.mjs copies it in), with where it was measured.
 writeFileSync(join(OUT, 'results.md'), lines.join('\n') + '\n');
 rmSync(join(OUT, `.rss-${process.pid}`), { force: true });
 rmSync(join(OUT, 'last-run.json'), { force: true });

@@ -6,7 +6,7 @@
  * read from storage, request durations, etcd request durations, response bytes).
  *
  *   tsx bench/server-cost.ts [--pods 50000] [--variant real|slim] [--runs 3]
- * Writes bench/out/server-cost.json and .md (a table for the README's note).
+ * Writes bench/out/server-cost.json and .md (a table for docs/performance.md).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -29,7 +29,7 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-/** The ways to ask: what each means for consistency is in the README's note. */
+/** The ways to ask: what each means for consistency is in docs/performance.md. */
 export const STRATEGIES: Record<string, { label: string; cfg: Record<string, unknown> }> = {
   paged: { label: 'limit=500 (meshdoctor before): each kind consistent, quorum read from etcd, page by page', cfg: { pageSize: 500 } },
   exact: { label: "limit=500, every kind at the first list's resourceVersion (Exact): one revision for all kinds, etcd", cfg: { pageSize: 500, exact: true } },

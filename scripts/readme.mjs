@@ -1,12 +1,16 @@
 #!/usr/bin/env node
-// Regenerates the generated parts of README.md from the built CLI (run `npm run build` first):
-// the checks table, every example block, and (when present) the benchmark table.
+// Regenerates the generated parts of README.md and docs/ from the built CLI (run `npm run build`
+// first): every example block, the checks table (docs/checks/README.md) and, when present, the
+// benchmark table (docs/performance.md).
 //
 // An example is a fenced block between `<!-- example:start -->` and `<!-- example:end -->` whose
 // first line is `$ meshdoctor ARGS`: the rest of the block is what exactly that command prints
-// (at 80 columns, no colors). test/readme.test.ts runs every example again and compares.
+// (at 80 columns, no colors). Its fence is one backtick longer than any run of backticks in the
+// output (three at least), so a fence in the output (the Markdown report's) cannot close it.
+// test/readme.test.ts runs every example again and compares.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const cli = (...args) => {
   try {
@@ -17,22 +21,50 @@ const cli = (...args) => {
   }
 };
 
-function replace(text, name, body) {
+function replace(text, name, body, file) {
   const re = new RegExp(`(<!-- ${name}:start -->)[\\s\\S]*?(<!-- ${name}:end -->)`);
-  if (!re.test(text)) throw new Error(`README has no ${name} section`);
+  if (!re.test(text)) throw new Error(`${file} has no ${name} section`);
   return text.replace(re, `$1\n${body.trimEnd()}\n$2`);
 }
 
-let readme = readFileSync('README.md', 'utf8');
+/** README.md and every Markdown file under docs/: where examples may live. */
+const markdownFiles = () =>
+  [
+    'README.md',
+    ...readdirSync('docs', { recursive: true })
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => join('docs', f)),
+  ].sort();
+
+const EXAMPLE = /<!-- example:start -->\n(`{3,})(\w+)\n\$ meshdoctor ([^\n]*)\n[\s\S]*?\n\1\n<!-- example:end -->/g;
+const fence = (out) => '`'.repeat(Math.max(3, ...[...out.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+
+const edits = new Map();
+const edit = (file, f) => edits.set(file, f(edits.get(file) ?? readFileSync(file, 'utf8')));
+
+for (const file of markdownFiles()) {
+  edit(file, (text) =>
+    text.replace(EXAMPLE, (_all, _fence, lang, args) => {
+      let out = cli(...args.split(' ').filter(Boolean));
+      if (!out.endsWith('\n')) out += '\n';
+      const f = fence(out);
+      return `<!-- example:start -->\n${f}${lang}\n$ meshdoctor ${args}\n${out}${f}\n<!-- example:end -->`;
+    }),
+  );
+}
+
 const checks = JSON.parse(cli('checks', '-o', 'json'));
-const rows = checks.map((c) => `| <a id="${c.id}"></a>\`${c.code}\` | [\`${c.id}\`](docs/checks/${c.id}.md) | ${c.severity} | ${c.description} |`);
-readme = replace(readme, 'checks', ['| code | id | default severity | what it finds |', '|---|---|---|---|', ...rows].join('\n'));
+// One row per check, in code order: a new check is one new line.
+const rows = checks.map((c) => `| <a id="${c.id}"></a>\`${c.code}\` | [\`${c.id}\`](${c.id}.md) | ${c.severity} | ${c.description} |`);
+edit('docs/checks/README.md', (text) =>
+  replace(text, 'checks', ['| code | id | default severity | what it finds |', '|---|---|---|---|', ...rows].join('\n'), 'docs/checks/README.md'),
+);
 
-readme = readme.replace(/(<!-- example:start -->\n```(\w+)\n\$ meshdoctor ([^\n]*)\n)[\s\S]*?(```\n<!-- example:end -->)/g, (_all, head, _lang, args, tail) => {
-  const out = cli(...args.split(' ').filter(Boolean));
-  return `${head}${out.endsWith('\n') ? out : `${out}\n`}${tail}`;
-});
+if (existsSync('bench/out/results.md'))
+  edit('docs/performance.md', (text) => replace(text, 'bench', readFileSync('bench/out/results.md', 'utf8'), 'docs/performance.md'));
 
-if (existsSync('bench/out/results.md')) readme = replace(readme, 'bench', readFileSync('bench/out/results.md', 'utf8'));
-writeFileSync('README.md', readme);
-console.error('README.md updated');
+for (const [file, text] of edits) {
+  if (text === readFileSync(file, 'utf8')) continue;
+  writeFileSync(file, text);
+  console.error(`${file} updated`);
+}

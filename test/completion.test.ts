@@ -17,6 +17,8 @@ import { runCli } from './helpers/cli.js';
 const tmp = mkdtempSync(join(tmpdir(), 'meshdoctor-completion-'));
 const onPath = (cmd: string) => (process.env.PATH ?? '').split(delimiter).some((d) => d && existsSync(join(d, cmd)));
 const program = buildProgram({ stdout: () => {}, stderr: () => {}, stdoutTTY: false, stderrTTY: false, env: {}, readStdin: async () => '' }, () => {});
+/** The commands a user sees (not the hidden __complete that kubectl_complete-meshdoctor runs). */
+const commands = program.commands.filter((c) => !(c as unknown as { _hidden: boolean })._hidden);
 const flagsOf = (c: typeof program) => c.options.flatMap((o) => [o.short, o.long].filter(Boolean) as string[]);
 
 async function script(shell: string): Promise<string> {
@@ -46,10 +48,10 @@ describe('meshdoctor completion bash', () => {
 
   it('offers every command, and for each command exactly its flags', async () => {
     const file = await script('bash');
-    const commands = program.commands.map((c) => c.name());
-    expect(commands).toEqual(expect.arrayContaining(['check', 'snapshot', 'explain', 'checks', 'completion']));
-    expect(complete(file, 'meshdoctor ')).toEqual([...commands, '-V', '--version', '-h', '--help']);
-    for (const c of program.commands) {
+    const names = commands.map((c) => c.name());
+    expect(names).toEqual(expect.arrayContaining(['check', 'snapshot', 'explain', 'checks', 'completion']));
+    expect(complete(file, 'meshdoctor ')).toEqual([...names, '-V', '--version', '-h', '--help']);
+    for (const c of commands) {
       const got = complete(file, `meshdoctor ${c.name()} -`);
       expect(got.sort(), c.name()).toEqual([...flagsOf(c), '-h', '--help'].sort());
     }
@@ -65,7 +67,7 @@ describe('meshdoctor completion bash', () => {
     // -A takes its value only after '=' (--all-namespaces=true): the next word is a flag again.
     expect(complete(file, 'meshdoctor check -A --fail')).toEqual(['--fail-on']);
     expect(complete(file, 'meshdoctor check --fail-on w')).toEqual(['warning']);
-    expect(complete(file, 'meshdoctor completion ')).toEqual(['-h', '--help', 'bash', 'zsh']);
+    expect(complete(file, 'meshdoctor completion ')).toEqual(['-h', '--help', 'bash', 'zsh', 'fish']);
     expect(complete(file, 'meshdoctor check --only ')).toEqual(CHECKS.flatMap((c) => [c.id, c.code]));
     expect(complete(file, 'meshdoctor check --skip webhook-ca-e')).toEqual(['webhook-ca-expired', 'webhook-ca-expiring']);
     expect(complete(file, 'meshdoctor check --only namespace-not-enabled,pod-o')).toEqual(['namespace-not-enabled,pod-opted-out']);
@@ -94,10 +96,10 @@ describe('meshdoctor completion bash', () => {
   });
 
   it('an unknown shell is a usage error (exit 2)', async () => {
-    const r = await runCli(['completion', 'fish']);
+    const r = await runCli(['completion', 'tcsh']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/Allowed choices are bash, zsh/);
+    expect(r.stderr).toMatch(/Allowed choices are bash, zsh, fish/);
   });
 });
 
@@ -240,7 +242,7 @@ describe('completion of names from the cluster and the kubeconfig is inert', () 
 });
 
 /** Runs test/helpers/complete.zsh: the shell on a pseudo-terminal, TAB pressed, the line run with Enter. */
-function typed(shell: 'bash' | 'zsh', file: string, line: string, ns: string[], ctx: string[]): { line: string; argv: string[]; pwned: boolean } {
+function typed(shell: 'bash' | 'zsh' | 'fish', file: string, line: string, ns: string[], ctx: string[]): { line: string; argv: string[]; pwned: boolean } {
   const s = stubs();
   writeFileSync(s.ns, ns.map((l) => `namespace/${l}\n`).join(''));
   writeFileSync(s.ctx, ctx.map((l) => `${l}\n`).join(''));
@@ -284,4 +286,141 @@ describe.skipIf(!zpty)('TAB pressed in a real interactive bash and zsh (pseudo-t
       expect(none).toMatchObject({ argv: ['check', '-n'], pwned: false });
     }, 30_000);
   }
+});
+
+// ---------------------------------------------------------------------------------------------
+// fish (issue 27, Distribution): `complete` lines from the same spec; fish escapes a candidate
+// itself when it inserts it, so the script only filters names.
+
+/** fish's candidates for `line` (complete -C), without descriptions; and whether anything ran. */
+function fishComplete(file: string, line: string, ns: string[] = [], ctx: string[] = []): { got: string[]; pwned: boolean } {
+  const s = stubs();
+  writeFileSync(s.ns, ns.map((l) => `namespace/${l}\n`).join(''));
+  writeFileSync(s.ctx, ctx.map((l) => `${l}\n`).join(''));
+  const cwd = mkdtempSync(join(tmp, 'fish-'));
+  const env = { PATH: `${s.bin}${delimiter}/usr/bin${delimiter}/bin`, HOME: tmp, NS_FILE: s.ns, CTX_FILE: s.ctx };
+  const out = execFileSync('fish', ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', file, line], { cwd, env, encoding: 'utf8' });
+  return {
+    got: out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('\t')[0]!),
+    pwned: existsSync(join(cwd, 'PWNED')),
+  };
+}
+
+describe.skipIf(!onPath('fish'))('meshdoctor completion fish (fish installed)', () => {
+  it('is valid fish (fish -n) and completes both executables', async () => {
+    const file = await script('fish');
+    execFileSync('fish', ['--no-config', '-n', file], { env: { PATH: process.env.PATH } });
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('complete -c meshdoctor ');
+    expect(text).toContain('complete -c kubectl-meshdoctor ');
+  });
+
+  it('offers every command, and for each command exactly its flags', async () => {
+    const file = await script('fish');
+    expect(fishComplete(file, 'meshdoctor ').got.sort()).toEqual(commands.map((c) => c.name()).sort());
+    for (const c of commands) {
+      const long = c.options.map((o) => o.long).filter(Boolean) as string[];
+      expect(fishComplete(file, `meshdoctor ${c.name()} --`).got.sort(), c.name()).toEqual([...long, '--help'].sort());
+    }
+  });
+
+  it('completes flag values: choices, check ids (also after a comma), files', async () => {
+    const file = await script('fish');
+    expect(fishComplete(file, 'meshdoctor check -o ').got.sort()).toEqual(Object.keys(REPORTERS).sort());
+    expect(fishComplete(file, 'meshdoctor check --fail-on w').got).toEqual(['warning']);
+    expect(fishComplete(file, 'meshdoctor completion ').got.sort()).toEqual(['bash', 'fish', 'zsh']);
+    expect(fishComplete(file, 'meshdoctor check --skip webhook-ca-e').got.sort()).toEqual(['webhook-ca-expired', 'webhook-ca-expiring']);
+    expect(fishComplete(file, 'meshdoctor check --only namespace-not-enabled,pod-o').got).toEqual(['namespace-not-enabled,pod-opted-out']);
+    writeFileSync(join(tmp, 'fish-snap.json'), '{}');
+    expect(fishComplete(file, `meshdoctor check --snapshot ${tmp}/fish-s`).got).toEqual([join(tmp, 'fish-snap.json')]);
+    expect(fishComplete(file, 'meshdoctor check --request-timeout ').got).toEqual([]);
+  });
+
+  it('hostile names: only DNS-1123 namespaces; contexts but those with a control character or a leading ~; nothing runs', async () => {
+    const file = await script('fish');
+    expect(fishComplete(file, 'meshdoctor check -n ', ['default', ...HOSTILE, 'shop', 'a\x1bb', 'UPPER', 'a'.repeat(64)])).toEqual({
+      got: ['default', 'shop'],
+      pwned: false,
+    });
+    const r = fishComplete(file, 'meshdoctor check --context ', [], ['prod', ...HOSTILE, 'my ctx', 'bad\x1b]52;c;x\x07name']);
+    expect(r.pwned).toBe(false);
+    expect(r.got.sort()).toEqual(['prod', ...HOSTILE.filter((n) => !n.startsWith('~')), 'my ctx'].sort());
+  });
+
+  it.skipIf(!zpty)(
+    'TAB in a real interactive fish, then Enter: each hostile context arrives as exactly one argument',
+    async () => {
+      const file = await script('fish');
+      const problems: string[] = [];
+      for (const name of HOSTILE.filter((n) => !n.startsWith('~'))) {
+        const r = typed('fish', file, 'meshdoctor check --context ', [], [name]);
+        if (r.pwned || JSON.stringify(r.argv) !== JSON.stringify(['check', '--context', name]))
+          problems.push(`${JSON.stringify(name)}: line ${JSON.stringify(r.line)} ran ${JSON.stringify(r.argv)}${r.pwned ? ', PWNED' : ''}`);
+      }
+      expect(problems).toEqual([]);
+      // A context named ~root is not offered: fish would insert it unescaped, as root's home directory.
+      expect(typed('fish', file, 'meshdoctor check --context ', [], ['~root']).argv).toEqual(['check', '--context']);
+    },
+    180_000,
+  );
+});
+
+// ---------------------------------------------------------------------------------------------
+// kubectl meshdoctor <TAB> (issue 27): kubectl 1.26+ asks kubectl_complete-meshdoctor on PATH.
+
+const COMPLETER = join(import.meta.dirname, '..', 'bin', 'kubectl_complete-meshdoctor.js');
+const BUILT = existsSync(join(import.meta.dirname, '..', 'dist', 'cli.js'));
+
+/** kubectl_complete-meshdoctor run as kubectl runs it (the words after `meshdoctor`), a stub kubectl printing ns/ctx. */
+function pluginComplete(words: string[], ns: string[] = [], ctx: string[] = []): { lines: string[]; pwned: boolean } {
+  const s = stubs();
+  writeFileSync(s.ns, ns.map((l) => `namespace/${l}\n`).join(''));
+  writeFileSync(s.ctx, ctx.map((l) => `${l}\n`).join(''));
+  const cwd = mkdtempSync(join(tmp, 'plugin-'));
+  const env = { PATH: `${s.bin}${delimiter}/usr/bin${delimiter}/bin`, HOME: tmp, NS_FILE: s.ns, CTX_FILE: s.ctx };
+  const out = execFileSync(process.execPath, [COMPLETER, ...words], { cwd, env, encoding: 'utf8' });
+  return { lines: out.split('\n').slice(0, -1), pwned: existsSync(join(cwd, 'PWNED')) };
+}
+
+describe.skipIf(!BUILT)('kubectl_complete-meshdoctor (kubectl plugin completion)', () => {
+  it('is installed beside the plugin (package.json bin)', () => {
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8'));
+    expect(pkg.bin['kubectl_complete-meshdoctor']).toBe('bin/kubectl_complete-meshdoctor.js');
+  });
+
+  it("prints candidates, then cobra's directive: 4 (no files) or 0 (the shell's own file completion)", () => {
+    expect(pluginComplete(['']).lines).toEqual([...commands.map((c) => c.name()), '-V', '--version', '-h', '--help', ':4']);
+    expect(pluginComplete(['ch']).lines).toEqual(['check', 'checks', ':4']);
+    expect(pluginComplete(['check', '-o', '']).lines).toEqual([...Object.keys(REPORTERS), ':4']);
+    expect(pluginComplete(['check', '--only', 'namespace-not-enabled,pod-o']).lines).toEqual(['namespace-not-enabled,pod-opted-out', ':4']);
+    expect(pluginComplete(['check', '--snapshot', '']).lines).toEqual([':0']);
+    // Words that are meshdoctor's own options arrive as words, not as --version or --help.
+    expect(pluginComplete(['check', '-V']).lines).toEqual([':4']);
+    expect(pluginComplete(['--help']).lines).toEqual(['--help', ':4']);
+  });
+
+  it('hostile names: only DNS-1123 namespaces, only plain context names; nothing runs', () => {
+    expect(pluginComplete(['check', '-n', ''], ['default', ...HOSTILE, 'shop', 'UPPER'])).toEqual({ lines: ['default', 'shop', ':4'], pwned: false });
+    const eks = 'arn:aws:eks:eu-west-1:123456789012:cluster/prod';
+    expect(pluginComplete(['check', '--context', ''], [], ['kind-demo', eks, ...HOSTILE, 'my ctx'])).toEqual({
+      // -rf and --help are plain words: after --context they are its value.
+      lines: ['kind-demo', eks, '-rf', '--help', ':4'],
+      pwned: false,
+    });
+  });
+
+  it.skipIf(!onPath('kubectl'))('the real kubectl finds and runs it: kubectl __complete meshdoctor check -o ""', () => {
+    const dir = mkdtempSync(join(tmp, 'kubectl-path-'));
+    execFileSync('ln', ['-s', join(import.meta.dirname, '..', 'bin', 'kubectl-meshdoctor.js'), join(dir, 'kubectl-meshdoctor')]);
+    execFileSync('ln', ['-s', COMPLETER, join(dir, 'kubectl_complete-meshdoctor')]);
+    const out = execFileSync('kubectl', ['__complete', 'meshdoctor', 'check', '-o', ''], {
+      env: { PATH: `${dir}${delimiter}${process.env.PATH}`, HOME: tmp },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    expect(out.split('\n').filter(Boolean)).toEqual([...Object.keys(REPORTERS), ':4']);
+  });
 });

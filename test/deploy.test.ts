@@ -1,5 +1,5 @@
 /**
- * deploy/: the CronJob's memory limit against the README's measured peaks (issue "Hostile input,
+ * deploy/: the CronJob's memory limit against the measured peaks of docs/performance.md (issue "Hostile input,
  * round 2", item 20), its pods opted out of every mesh meshdoctor knows, judged by meshdoctor's
  * own injection decision as `check -f` makes it (item 21), and the RBAC files' shape: Secrets by
  * name, only in Roles of the mesh namespaces, exactly what the profiles fetch (item 19; the real
@@ -24,13 +24,13 @@ const cronjob = () => parseObjects(read(CRONJOB)).find((o) => o.kind === 'CronJo
 const podTemplate = () => cronjob().spec.jobTemplate.spec.template;
 
 describe('the CronJob memory limit', () => {
-  /** The README's Performance table: the peak RSS (MB) of meshdoctor's live runs on real-size objects, by pods. */
+  /** The Performance table (docs/performance.md): the peak RSS (MB) of meshdoctor's live runs on real-size objects, by pods. */
   const livePeaks = () => {
-    const rows = read('README.md')
+    const rows = read('docs/performance.md')
       .split('\n')
       .filter((l) => /^\| live, real kube-apiserver, real-size/.test(l))
       .map((l) => l.split('|').map((c) => c.trim()));
-    const header = read('README.md')
+    const header = read('docs/performance.md')
       .split('\n')
       .find((l) => l.startsWith('| input | pods |'))!
       .split('|')
@@ -41,7 +41,7 @@ describe('the CronJob memory limit', () => {
     return rows.map((r) => ({ pods: Number(r[pods]), mb: Number(r[rss]!.split('/')[0]) }));
   };
 
-  it("is at least the README's largest measured peak with a fifth to spare, and the request at most the limit", () => {
+  it('is at least the largest measured peak (docs/performance.md) with a fifth to spare, and the request at most the limit', () => {
     const peaks = livePeaks();
     expect(peaks.length).toBeGreaterThanOrEqual(2);
     const largest = peaks.reduce((a, b) => (b.mb > a.mb ? b : a));

@@ -8,7 +8,7 @@
  * lets npm fetch what the cache lacks from the registry, and then they always run.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -47,10 +47,10 @@ describe('npm pack → npm install → run', { timeout: 180_000 }, () => {
   }, 180_000);
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-  it('ships the runtime only: bin, dist, schema, docs, deploy, README; no sources or tests', () => {
+  it('ships the runtime only: bin, dist, schema, docs, deploy, README, LICENSE; no sources or tests', () => {
     expect(existsSync(tarball)).toBe(true);
     const top = new Set(files.map((f) => f.split('/')[0]));
-    expect([...top].sort()).toEqual(['README.md', 'bin', 'deploy', 'dist', 'docs', 'package.json', 'schema']);
+    expect([...top].sort()).toEqual(['LICENSE', 'README.md', 'bin', 'deploy', 'dist', 'docs', 'package.json', 'schema']);
     expect(files.filter((f) => /^(test|src|bench|demo|scripts)\//.test(f) || f.endsWith('.ts'))).toEqual([]);
     for (const f of [
       'bin/meshdoctor.js',
@@ -63,6 +63,10 @@ describe('npm pack → npm install → run', { timeout: 180_000 }, () => {
     ]) {
       expect(files).toContain(f);
     }
+  });
+
+  it('docs/install.md shows the tarball npm pack writes', () => {
+    expect(readFileSync(join(ROOT, 'docs/install.md'), 'utf8')).toContain(`npm notice filename: ${tarball.slice(tarball.lastIndexOf('/') + 1)}\n`);
   });
 
   it('engines says what it needs (node >= 20)', () => {
@@ -93,5 +97,36 @@ describe('npm pack → npm install → run', { timeout: 180_000 }, () => {
     expect(existsSync(bin)).toBe(true);
     const r = await run(bin, ['--version'], { cwd: app });
     expect(r.stdout.trim()).toBe(pkg.version);
+  });
+});
+
+describe('package metadata', () => {
+  it('is open source: Apache-2.0 in package.json and the license text in LICENSE', () => {
+    expect(pkg.license).toBe('Apache-2.0');
+    const text = readFileSync(join(ROOT, 'LICENSE'), 'utf8');
+    expect(text).toMatch(/^\s*Apache License\s+Version 2\.0, January 2004/);
+    expect(text).toContain('END OF TERMS AND CONDITIONS');
+    // The nine sections of the license and nothing added to them.
+    const terms = text.slice(0, text.indexOf('END OF TERMS AND CONDITIONS'));
+    expect([...terms.matchAll(/^ {3}(\d+)\. /gm)].map((m) => Number(m[1]))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('describes what it is: every mesh meshdoctor knows is named', () => {
+    for (const mesh of ['Linkerd', 'Istio', 'Kuma', 'Consul']) expect(pkg.description).toContain(mesh);
+  });
+
+  it('every runtime dependency is imported by the code it ships', () => {
+    const code = [
+      ...readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => join('src', f)),
+      'bin/meshdoctor.js',
+      'bin/kubectl-meshdoctor.js',
+    ]
+      .map((f) => readFileSync(join(ROOT, f), 'utf8'))
+      .join('\n');
+    const deps = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})];
+    expect(deps.length).toBeGreaterThan(0);
+    for (const dep of deps) expect(code, dep).toMatch(new RegExp(`(from |import\\()'${dep.replace('/', '\\/')}['/]`));
   });
 });

@@ -1,4 +1,4 @@
-/** The registry of checks, sorted by code. Adding a check: import it here (README "Adding a check"). */
+/** The registry of checks, sorted by code. Adding a check: import it here (docs/contributing.md "Adding a check"). */
 
 import type { Check } from './define.js';
 import namespaceNotEnabled from './namespace-not-enabled.js';

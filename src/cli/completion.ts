@@ -5,7 +5,9 @@
  * --context ask kubectl when it is installed; <file>/<path> flags complete file names.
  *
  * The CLI is first described shell-neutrally (spec()), then rendered per shell (RENDERERS): zsh
- * runs the bash function through bashcompinit; another shell is another renderer of the same spec.
+ * runs the bash function through bashcompinit; fish gets its own `complete` lines. kubectl's own
+ * completion (`kubectl meshdoctor <TAB>`, kubectl 1.26+) asks the executable
+ * kubectl_complete-meshdoctor, which runs the hidden command `__complete` (pluginCompletion()).
  *
  * Names from kubectl (namespaces from the API server, context names from any merged kubeconfig)
  * and file names are untrusted, and a candidate is text the shell puts on the command line:
@@ -18,12 +20,13 @@
  *   dropped. Context names are free text, so they are quoted, not filtered; a name holding a
  *   control character (a newline would split it into two candidates) is dropped.
  */
+import { spawnSync } from 'node:child_process';
 import type { Command, Option } from 'commander';
 import { EXIT } from '../util/errors.js';
 import type { CommandContext } from './io.js';
 
-type Shell = 'bash' | 'zsh';
-const SHELLS: readonly Shell[] = ['bash', 'zsh'];
+type Shell = 'bash' | 'zsh' | 'fish';
+const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish'];
 
 const SAFE = /^[-\w./]+$/; // every static word is spliced into shell code: refuse anything else
 
@@ -150,6 +153,158 @@ function bashFunction(s: Spec): string {
 
 const BIND = 'complete -F _meshdoctor meshdoctor kubectl-meshdoctor';
 
+// ---------------------------------------------------------------------------------------------
+// fish
+
+/**
+ * fish: one `complete` line per flag and command. fish never expands what a command substitution
+ * in `-a` prints (each line is one literal candidate) and escapes a candidate itself when it
+ * inserts it, so names need no quoting here, only the filters: DNS-1123 for namespaces, no control
+ * character in a context name, nor a leading `~` (fish leaves it unescaped, so it would expand). `-F` (files) is fish's own file completion.
+ */
+function fishScript(s: Spec): string {
+  const q = (w: string) => `'${w}'`; // every static word passed safeWords(): no quote inside
+  const lines: string[] = [
+    '# meshdoctor fish completion. Load it: meshdoctor completion fish | source',
+    '# (or save it as ~/.config/fish/completions/meshdoctor.fish)',
+    'function __meshdoctor_kubectl',
+    '    command -q kubectl; and kubectl --request-timeout=5s $argv 2>/dev/null',
+    'end',
+    'function __meshdoctor_namespaces',
+    // string match -r prints each capture group too: the group is made non-capturing (PCRE2).
+    `    __meshdoctor_kubectl get namespaces -o name | string replace -r '^namespace/' '' | string match -r -- '${DNS1123_LABEL.replace('(', '(?:')}'`,
+    'end',
+    'function __meshdoctor_contexts',
+    // fish inserts a leading ~ unescaped (a home directory): such a name would not arrive as typed.
+    "    __meshdoctor_kubectl config get-contexts -o name | string match -rv -- '[[:cntrl:]]|^$|^~'",
+    'end',
+    '# A comma-separated list of check ids and codes: the ones before the last comma are kept.',
+    'function __meshdoctor_checks',
+    '    set -l cur (commandline -ct)',
+    "    set -l pre (string match -r -- '^.*,' $cur)",
+    `    printf '%s\\n' "$pre"${s.checkWords.length ? '(string split " " -- ' + q(s.checkWords.join(' ')) + ')' : ''}`,
+    'end',
+    'function __meshdoctor_command',
+    '    set -l words (commandline -opc)',
+    '    for w in $words[2..-1]',
+    `        if contains -- $w ${s.commands.map((c) => c.name).join(' ')}`,
+    '            echo $w',
+    '            return 0',
+    '        end',
+    '    end',
+    '    return 1',
+    'end',
+  ];
+  for (const cmd of ['meshdoctor', 'kubectl-meshdoctor']) {
+    const c = (rest: string) => lines.push(`complete -c ${cmd} ${rest}`);
+    c('-f');
+    c(`-n 'not __meshdoctor_command' -a ${q(s.commands.map((x) => x.name).join(' '))}`);
+    for (const f of s.topFlags) c(`-n 'not __meshdoctor_command' ${fishFlag(f)}`);
+    for (const command of s.commands) {
+      const when = `-n '__meshdoctor_command | string match -q -- ${command.name}'`;
+      if (command.args.length) c(`${when} -a ${q(command.args.join(' '))}`);
+      const valued = new Map(command.values.flatMap(({ flags, value }) => flags.map((f) => [f, value] as const)));
+      for (const f of command.flags) {
+        const v = valued.get(f);
+        c(`${when} ${fishFlag(f)}${v ? ` ${fishValue(v)}` : ''}`);
+      }
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** A flag as fish's complete takes it: -s x, -l name (a long name may hold only safe words). */
+const fishFlag = (f: string) => (f.startsWith('--') ? `-l ${f.slice(2)}` : `-s ${f.slice(1)}`);
+
+function fishValue(v: Value): string {
+  switch (v.type) {
+    case 'words':
+      return `-x -a '${v.words.join(' ')}'`;
+    case 'checks':
+      return "-x -a '(__meshdoctor_checks)'";
+    case 'namespace':
+      return "-x -a '(__meshdoctor_namespaces)'";
+    case 'context':
+      return "-x -a '(__meshdoctor_contexts)'";
+    case 'file':
+      return '-r -F';
+    case 'free':
+      return '-x';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// kubectl's plugin completion
+
+/**
+ * cobra's ShellCompDirective bits, which kubectl reads from the last line `:<n>`:
+ * spf13/cobra completions.go (@03adb791) ShellCompDirectiveError = 1 << iota, NoSpace 2,
+ * NoFileComp 4, FilterFileExt 8, FilterDirs 16, KeepOrder 32; Default 0 (the shell's own file
+ * completion when there is no candidate).
+ */
+const DIRECTIVE = { default: 0, noFileComp: 4 } as const;
+
+/**
+ * Context names kubectl's completion scripts may receive: its bash script hands candidates to
+ * `compgen -W` (cobra's bash_completionsV2.go __*_handle_standard_completion_case), which expands
+ * `$(...)`, so only names made of these characters are offered (EKS's `arn:aws:eks:...:cluster/x`
+ * and kind's `kind-x` are); any other is dropped rather than quoted for one shell.
+ */
+const PLAIN_CONTEXT = /^[-\w.:@/+]+$/;
+
+/**
+ * What kubectl 1.26+ asks the executable kubectl_complete-meshdoctor for `kubectl meshdoctor
+ * <words> <TAB>` (kubernetes staging/src/k8s.io/kubectl/pkg/cmd/plugin/plugin_completion.go
+ * @78fc8e44, getPluginCompletions): the plugin's words, the last one being completed (empty after
+ * a space); it prints one candidate a line, then `:<directive>`. Files are left to the shell
+ * (directive 0, no candidate), so no file name passes through kubectl's scripts.
+ */
+function pluginCompletion(s: Spec, words: readonly string[], kubectl: (args: string[]) => string): string {
+  const cur = words.at(-1) ?? '';
+  const before = words.slice(0, -1);
+  const prev = before.at(-1);
+  const command = s.commands.find((c) => before.includes(c.name));
+  const out = (candidates: readonly string[], directive: number = DIRECTIVE.noFileComp) =>
+    [...candidates.filter((w) => w.startsWith(cur)), `:${directive}`].map((l) => `${l}\n`).join('');
+  const lines = (text: string) => text.split('\n').filter((l) => l !== '' && !/[\x00-\x1f\x7f]/.test(l));
+  if (!command) return out([...s.commands.map((c) => c.name), ...s.topFlags]);
+  const value = command.values.find((v) => prev !== undefined && v.flags.includes(prev))?.value;
+  if (!value) return out([...command.flags, ...command.args]);
+  switch (value.type) {
+    case 'words':
+      return out(value.words);
+    case 'checks': {
+      const pre = cur.slice(0, cur.lastIndexOf(',') + 1);
+      return out(s.checkWords.map((w) => pre + w));
+    }
+    case 'namespace': {
+      const label = new RegExp(DNS1123_LABEL);
+      return out(
+        lines(kubectl(['get', 'namespaces', '-o', 'name']))
+          .map((l) => l.replace(/^namespace\//, ''))
+          .filter((n) => label.test(n)),
+      );
+    }
+    case 'context':
+      return out(lines(kubectl(['config', 'get-contexts', '-o', 'name'])).filter((n) => PLAIN_CONTEXT.test(n)));
+    case 'file':
+      return out([], DIRECTIVE.default);
+    case 'free':
+      return out([]);
+  }
+}
+
+/** kubectl for completion: bounded in time and output, no shell; nothing when it fails or is absent. */
+function kubectlLines(args: string[]): string {
+  const r = spawnSync('kubectl', ['--request-timeout=5s', ...args], {
+    encoding: 'utf8',
+    timeout: 10_000,
+    maxBuffer: 4 << 20,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  return r.status === 0 && typeof r.stdout === 'string' ? r.stdout : '';
+}
+
 const RENDERERS: Record<Shell, (s: Spec) => string> = {
   bash: (s) => `# meshdoctor bash completion. Load it: source <(meshdoctor completion bash)\n${bashFunction(s)}\n${BIND}\n`,
   zsh: (s) =>
@@ -162,18 +317,19 @@ const RENDERERS: Record<Shell, (s: Spec) => string> = {
       BIND,
       '',
     ].join('\n'),
+  fish: fishScript,
 };
 
 function completionScript(shell: Shell, program: Command, checkWords: readonly string[]): string {
   return RENDERERS[shell](spec(program, checkWords));
 }
 
-/** `meshdoctor completion bash|zsh`. */
+/** `meshdoctor completion bash|zsh|fish`, and the hidden `__complete` kubectl_complete-meshdoctor runs. */
 export function completionCommand({ program, io, setExit }: CommandContext): void {
   program
     .command('completion')
     .description('print a shell completion script: source <(meshdoctor completion bash)')
-    .addArgument(program.createArgument('<shell>', 'bash or zsh').choices(SHELLS))
+    .addArgument(program.createArgument('<shell>', 'bash, zsh or fish').choices(SHELLS))
     .action(async (shell: Shell) => {
       const { CHECK_META: CHECKS } = await import('../checks/catalog.js');
       io.stdout(
@@ -183,6 +339,21 @@ export function completionCommand({ program, io, setExit }: CommandContext): voi
           CHECKS.flatMap((c) => [c.id, c.code]),
         ),
       );
+      setExit(EXIT.OK);
+    });
+  // bin/kubectl_complete-meshdoctor.js runs `__complete -- WORDS...`: after `--` no word is an
+  // option (not even -V or --help), so every word typed after `kubectl meshdoctor` arrives as it is.
+  program
+    .command('__complete', { hidden: true })
+    .helpOption(false)
+    .argument('[words...]')
+    .action(async (words: string[]) => {
+      const { CHECK_META: CHECKS } = await import('../checks/catalog.js');
+      const s = spec(
+        program,
+        CHECKS.flatMap((c) => [c.id, c.code]),
+      );
+      io.stdout(pluginCompletion(s, words.length ? words : [''], kubectlLines));
       setExit(EXIT.OK);
     });
 }

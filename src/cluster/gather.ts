@@ -2,7 +2,7 @@
  * The live snapshot: reads the requested kinds from the API server of a kubeconfig context, over
  * the transport of http.ts (connection, GETs, retries, bounds per request).
  *
- * Bounded (README "Limits"): each kind at --max-objects objects and pages, the whole read at
+ * Bounded (docs/limits.md): each kind at --max-objects objects and pages, the whole read at
  * --timeout. What is read beyond the kinds asked for (the control-plane namespaces of a -n run,
  * the named ConfigMaps and Secrets) is decided by the ReadPlan the caller hands in: this layer
  * knows no mesh.

@@ -6,10 +6,10 @@
  * The HTTP requests are plain `node:https` GETs, so objects are kept exactly as the server sent
  * them (managedFields included) and nothing is deserialized into classes. Exec credential plugins
  * are run by kubeconfig.ts; gcp and azure auth providers by auth-provider.ts; http(s) proxies are
- * spoken by proxy.ts. `@kubernetes/client-node` is imported (lazily: it is slow to load) only for
- * other auth providers (oidc) and socks proxies.
+ * spoken by proxy.ts. `@kubernetes/client-node`, an optional dependency, is imported (lazily: it is
+ * slow to load) only for other auth providers (oidc) and socks proxies.
  *
- * Everything the server can make large or long is bounded (README "Limits"): each body at
+ * Everything the server can make large or long is bounded (docs/limits.md): each body at
  * --max-bytes while it streams (after gunzip too), and in nesting and density as files are
  * (before anything is parsed); each request at --request-timeout, and at most
  * MAX_CONCURRENT_REQUESTS requests in flight. Text from the server is made printable before it
@@ -223,7 +223,7 @@ function attempt(conn: Conn, path: string, timeoutMs: number, list?: KindKey): P
 }
 
 /**
- * A body parsed within the bounds files have (README "Limits"): its bytes are scanned once
+ * A body parsed within the bounds files have (docs/limits.md): its bytes are scanned once
  * (scanJson) for nesting deeper than MAX_DEPTH and for more values than its length allows
  * (tooDense) before anything is parsed or any item offset is kept, so that a page of ten million
  * `{}` or an item nested 100,000 deep costs a scan, not gigabytes or a stack overflow later.
@@ -321,6 +321,32 @@ export async function get(conn: Conn, path: string, list?: KindKey): Promise<Rep
 }
 
 /**
+ * `@kubernetes/client-node`: an optional dependency (package.json), since only these contexts need
+ * it and it is most of an install's size (`npm install --omit=optional` leaves it out). Absent, the
+ * run stops with one line saying which setting of the context needs it.
+ */
+async function kubernetesClient(r: KubeContext): Promise<typeof import('@kubernetes/client-node')> {
+  try {
+    return await import('@kubernetes/client-node');
+  } catch (e) {
+    if ((e as { code?: unknown })?.code !== 'ERR_MODULE_NOT_FOUND' || !errorMessage(e).includes("'@kubernetes/client-node'")) throw e;
+    const socks = r.proxy?.url.protocol.startsWith('socks');
+    let provider: unknown;
+    try {
+      provider = JSON.parse(r.clientConfig ?? '{}').users?.[0]?.user?.['auth-provider']?.name;
+    } catch {
+      provider = undefined;
+    }
+    const needs = socks
+      ? `its ${r.proxy!.url.protocol.slice(0, -1)} proxy`
+      : `its auth provider${typeof provider === 'string' ? ` "${printable(provider, 100)}"` : ''}`;
+    throw new UserError(
+      `context "${r.contextName}" needs the optional package @kubernetes/client-node for ${needs}, and it is not installed: install meshdoctor without --omit=optional`,
+    );
+  }
+}
+
+/**
  * Connection settings for the context: static credentials from kubeconfig.ts, an exec plugin's
  * credential from execCredentials(), a gcp or azure provider's from authProviderToken(), http(s)
  * proxies from proxy.ts; other auth providers and socks proxies from @kubernetes/client-node,
@@ -341,7 +367,7 @@ export async function connect(r: KubeContext, limits: Limits, signal: AbortSigna
     }
   }
   if (r.clientConfig) {
-    const { KubeConfig } = await import('@kubernetes/client-node');
+    const { KubeConfig } = await kubernetesClient(r);
     const kc = new KubeConfig();
     try {
       kc.loadFromString(r.clientConfig);

@@ -1,7 +1,7 @@
 /**
  * The byte scanner behind every JSON meshdoctor reads (files, stdin, API responses): the shape of
  * a document (nesting, density) before anything is parsed, the item ranges of a kubectl List,
- * and an object parsed without its managedFields. Bounds are README "Limits" (MAX_DEPTH, density).
+ * and an object parsed without its managedFields. Bounds are docs/limits.md (MAX_DEPTH, density).
  */
 import { MAX_DEPTH, mib } from '../util/limits.js';
 import { isObj } from '../util/objects.js';

@@ -5,7 +5,7 @@
  * events are split on their JSON structure, not on newlines, so a server that leaves the newline
  * out is read the same.
  *
- * Bounded as every read is (README "Limits"): each event at --max-bytes while it streams, its
+ * Bounded as every read is (docs/limits.md): each event at --max-bytes while it streams, its
  * nesting and density checked on its bytes (scanJson) before it is parsed; no answer within the
  * request timeout fails the request, and the whole request ends after `maxMs` even if the server
  * never does (a connection that went silent is not waited for forever). The body is asked for

@@ -209,7 +209,7 @@ const RESTARTABLE = new Set(['Deployment', 'StatefulSet', 'DaemonSet']);
 
 /**
  * A fix re-creating many workloads' pods shows at most this many lines of commands, and a rollout
- * restart names at most MAX_RESTART_REFS workloads (README "Fix lines"); past that, one comment line
+ * restart names at most MAX_RESTART_REFS workloads (docs/cli.md "Fix lines"); past that, one comment line
  * counts the workloads left out, and the finding's evidence lists them all. A fix of 20,000 bare
  * pods would otherwise be 40,000 lines, which nobody pastes or reads.
  */

@@ -2,7 +2,7 @@
  * A mesh profile: everything one mesh means to meshdoctor, behind one interface the compiler
  * checks for every mesh (src/mesh/registry.ts). Checks, `explain` and the mesh-generic helpers in
  * src/mesh/ ask the profile; they never name a mesh. Each mesh's profile lives in
- * src/mesh/<mesh>/ (README "Adding a mesh"), with the source of each fact beside it.
+ * src/mesh/<mesh>/ (docs/contributing.md "Adding a mesh"), with the source of each fact beside it.
  */
 import type { Word } from '../fix/steps.js';
 import type { MeshContext } from './context.js';

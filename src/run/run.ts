@@ -139,7 +139,7 @@ function manifestFindings(findings: Finding[], m: Model): Finding[] {
 }
 
 /**
- * At most this many lines in one finding's fix, besides the line rootFirst puts first (README "Fix
+ * At most this many lines in one finding's fix, besides the line rootFirst puts first (docs/cli.md "Fix
  * lines"). Fixes that grow with the cluster summarise themselves (recreateAll); this is the last
  * bound for any other: the lines past it are counted in a comment line, never pasted half-read.
  */

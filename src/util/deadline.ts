@@ -2,7 +2,7 @@
  * --timeout over the whole run, not only the read of the cluster: the checks are synchronous, so
  * no timer can stop them. They ask a Deadline instead, between checks and inside the loops that
  * grow with the cluster (one decision per workload); once it has passed, the run ends with one
- * line and exit 2 (README "Limits"). The clock is injected: tests never wait for the wall clock.
+ * line and exit 2 (docs/limits.md). The clock is injected: tests never wait for the wall clock.
  */
 import { UserError } from './errors.js';
 

@@ -1,5 +1,5 @@
 /**
- * The bounds of one run (README "Limits"): every read of a file, stdin or HTTP body, every list
+ * The bounds of one run (docs/limits.md): every read of a file, stdin or HTTP body, every list
  * and every wait is bounded, so hostile input ends in one line and exit 2, never a hang or an
  * exhausted memory. Each bound a user may need to raise has a flag.
  */

@@ -1,9 +1,9 @@
 #!/usr/bin/env zsh
-# Completes a command line for real in an interactive bash or zsh on a pseudo-terminal (zsh/zpty):
+# Completes a command line for real in an interactive bash, zsh or fish on a pseudo-terminal (zsh/zpty):
 # types LINE, presses TAB, saves the edited line (what the shell put on it) to DIR/line, then
 # presses Enter, so the line runs as a user's would. Used by test/completion.test.ts.
 #
-#   complete.zsh bash|zsh SCRIPT DIR LINE
+#   complete.zsh bash|zsh|fish SCRIPT DIR LINE
 #
 # DIR is the shell's working directory; PATH is the caller's (a stub kubectl and a recording
 # meshdoctor first). The interactive zsh has no interactivecomments: there `#` is no comment.
@@ -20,6 +20,14 @@ if [[ $shell == bash ]]; then
   zpty -w sh 'eval "_meshdoctor_run() $(declare -f _meshdoctor | tail -n +2)"; _meshdoctor() { _meshdoctor_run "$@"; local s=$?; : > completed; return $s; }'
   # Ctrl-X Ctrl-D writes the line as edited so far.
   zpty -w sh "bind -x '\"\\C-x\\C-d\": printf %s \"\$READLINE_LINE\" > line.part && mv line.part line'"
+elif [[ $shell == fish ]]; then
+  zpty -b sh fish --no-config -i
+  zpty -w sh "function fish_prompt; echo '> '; end; source ${(q)script}"
+  # Every kubectl call of the completion leaves `completed` (fish calls them from its own code).
+  zpty -w sh 'function kubectl; command kubectl $argv; : > completed; end'
+  zpty -w sh 'bind \cx\cd "printf %s (commandline | string collect) > line.part && mv line.part line"'
+  zpty -w sh 'function print_ready; echo READY; end; print_ready'
+  zpty -r -m sh out '*READY*' || exit 4
 else
   zpty -b sh zsh -f -i
   zpty -w sh "PS1='> '; unsetopt interactivecomments beep; autoload -U compinit && compinit -u"
@@ -27,8 +35,10 @@ else
   zpty -w sh 'functions[_meshdoctor_run]=$functions[_meshdoctor]; _meshdoctor() { _meshdoctor_run "$@"; local s=$?; : > completed; return $s; }'
   zpty -w sh 'dump() { print -rn -- "$BUFFER" > line.part && mv line.part line }; zle -N dump; bindkey "^X^D" dump'
 fi
-zpty -w sh 'print_ready() { echo READY; }; print_ready'
-zpty -r -m sh out '*READY*' || exit 4
+if [[ $shell != fish ]]; then
+  zpty -w sh 'print_ready() { echo READY; }; print_ready'
+  zpty -r -m sh out '*READY*' || exit 4
+fi
 # The line and TAB; then the dump, once the completion is done (zsh drops completion when keys
 # are already waiting), then Enter.
 zpty -wn sh "$line"$'\t'
