@@ -12,6 +12,7 @@ import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { fixIdentity, linkerdIdentity } from './identity.js';
 import { LINKERD_INJECT, isLinkerdEnabling, linkerdInjector } from './injector.js';
 import { LINKERD_MARKERS, enableMarker, namespaceProblems, workloadProblems } from './markers.js';
+import { linkerdRuntime } from './runtime.js';
 
 const INJECTOR = 'linkerd-proxy-injector';
 const WEBHOOK = 'linkerd-proxy-injector.linkerd.io';
@@ -222,4 +223,6 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
     sources: (m) => linkerdIdentity(m.list('configmaps'), m.list('secrets')),
     fix: fixIdentity,
   },
+
+  runtime: linkerdRuntime(linkerdValues),
 };
