@@ -159,6 +159,15 @@ export const CATALOG = {
     inputs: [],
     optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'pods', 'configmaps', 'events'],
   },
+  'injection-skipped': {
+    code: 'MD1020',
+    title: 'The injector says why it skipped the pods',
+    description:
+      "Pods that should have been injected run without a proxy, and the injector recorded why it skipped them (Linkerd's InjectionSkipped events): the reason is quoted and read for the installed release.",
+    severity: 'error',
+    inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods', 'events'],
+    optionalInputs: [...WORKLOAD_KINDS, 'configmaps', 'serviceaccounts'],
+  },
   'webhook-missing': {
     code: 'MD2001',
     title: 'Mesh injection webhook missing',

@@ -332,12 +332,32 @@ interface Markers extends MarkerTable {
   };
 }
 
+/** What one reason of the injector's own skip event means for a workload the model says it should have injected. */
+export interface SkipReading {
+  /** The reason, as the injector wrote it. */
+  readonly reason: string;
+  /** What it means here: a clause, no final period. */
+  readonly means: string;
+  /** The mesh's file at the release that writes it, or the issue thread that shows it. */
+  readonly source: string;
+  readonly evidence?: Record<string, unknown>;
+  /** What to change before the pods are re-created (empty: re-creating them is the fix). */
+  readonly fix: Step[];
+}
+
 /** The injector's own decision for a pod it is called for, and what it records. */
 interface Injector {
   /** Every rule the injector applies to a pod it is called for, in its order. */
   decide(m: MeshContext, input: DecisionInput): InjectorStep[];
   /** The injector's own events about a workload it skipped: the message prefix before its reasons. */
   readonly skippedEventPrefix?: string;
+  /** Every reason its skip events may give, longest first (the event joins them with ", ", which a reason may contain). */
+  readonly skipReasons?: readonly string[];
+  /**
+   * What a reason of its skip event means for this workload, whose pods (`pods`, the ones it
+   * skipped) the model says it should have injected; undefined for a reason it does not know.
+   */
+  readSkip?(m: MeshContext, w: Workload, reason: string, pods: readonly K8sObject[]): SkipReading | undefined;
   /** The injector skips pods without their ServiceAccount token here (or denies them: `denies`, Consul with ACLs): why (for a message), with evidence. */
   token?(m: MeshContext): { why: string; evidence: Record<string, unknown>; denies?: boolean } | undefined;
 }

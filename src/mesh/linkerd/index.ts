@@ -13,6 +13,7 @@ import { fixIdentity, linkerdIdentity } from './identity.js';
 import { LINKERD_INJECT, isLinkerdEnabling, linkerdInjector } from './injector.js';
 import { LINKERD_MARKERS, enableMarker, namespaceProblems, workloadProblems } from './markers.js';
 import { linkerdRuntime } from './runtime.js';
+import { LINKERD_SKIP_REASONS, readLinkerdSkip } from './skips.js';
 
 const INJECTOR = 'linkerd-proxy-injector';
 const WEBHOOK = 'linkerd-proxy-injector.linkerd.io';
@@ -131,6 +132,8 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
     decide: (m, i) =>
       linkerdInjector(i.nsAnnotations, i.template, { tokenProjection: tokenProjection(m), ...(i.proxyPresent ? { proxyPresent: i.proxyPresent } : {}) }),
     skippedEventPrefix: 'Linkerd sidecar proxy injection skipped: ',
+    skipReasons: LINKERD_SKIP_REASONS,
+    readSkip: (m, w, reason, pods) => readLinkerdSkip(m, w, reason, pods, tokenProjection(m)),
     token: (m) =>
       tokenProjection(m) ? undefined : { why: 'Linkerd runs without projected identity tokens', evidence: { serviceAccountTokenProjection: false } },
   },
