@@ -168,6 +168,15 @@ export const CATALOG = {
     inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods', 'events'],
     optionalInputs: [...WORKLOAD_KINDS, 'configmaps', 'serviceaccounts'],
   },
+  'admission-rejects-proxy': {
+    code: 'MD1021',
+    title: "An admission layer after the webhook refuses the mesh's containers",
+    description:
+      "FailedCreate events show a layer after the mesh's webhook refusing the injected pod over the containers the mesh added: Pod Security restricted (seccomp, runAsNonRoot, capabilities.drop), OpenShift's SecurityContextConstraints, a policy engine (Gatekeeper, Kyverno) or a LimitRange; the layer, its object and its fix are named.",
+    severity: 'error',
+    inputs: ['events'],
+    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'pods', 'configmaps', 'limitranges'],
+  },
   'webhook-missing': {
     code: 'MD2001',
     title: 'Mesh injection webhook missing',

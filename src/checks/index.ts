@@ -30,6 +30,7 @@ import sidecarlessNotEnrolled from './sidecarless-not-enrolled.js';
 import webhookDenied from './webhook-denied.js';
 import podSecurityBlocksInit from './pod-security-blocks-init.js';
 import injectionSkipped from './injection-skipped.js';
+import admissionRejectsProxy from './admission-rejects-proxy.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -61,4 +62,5 @@ export const CHECKS: readonly Check[] = [
   webhookDenied,
   podSecurityBlocksInit,
   injectionSkipped,
+  admissionRejectsProxy,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));

@@ -34,11 +34,10 @@ export function workloadOfObject(m: SnapshotView, kind: string, ns: string, name
  * The FailedCreate messages the checks parse, by shape (a check that parses another adds it here:
  * snapshots keep only these, src/cluster/sanitize.ts): the API server failing to call a webhook
  * (webhook-call-failed) or a webhook denying the pod (webhook-denied; a policy engine's,
- * policy-denies-proxy), a Pod Security violation (pod-security-blocks-init,
- * pod-security-rejects-proxy), a quota refusing the pod (quota-blocks-proxy), a missing
- * ServiceAccount (serviceaccount-missing), OpenShift's SecurityContextConstraints refusing it
- * (scc-rejects-proxy), a LimitRange refusing it (limitrange-rejects-proxy). Each check quotes the
- * whole message in its evidence.
+ * admission-rejects-proxy), a Pod Security violation (pod-security-blocks-init,
+ * admission-rejects-proxy), a quota refusing the pod (quota-blocks-proxy), a missing
+ * ServiceAccount (serviceaccount-missing), OpenShift's SecurityContextConstraints or a LimitRange
+ * refusing it (admission-rejects-proxy). Each check quotes the whole message in its evidence.
  */
 export const FAILED_CREATE_READ: readonly RegExp[] = [
   /failed calling webhook "/,

@@ -81,7 +81,7 @@ export function consulRuntime(transparentProxy: (m: MeshContext, w: Workload) =>
     },
     injectedFrom: 'hashicorp/consul-k8s a507b1d1 control-plane/connect-inject/webhook/container_init.go, consul_dataplane_sidecar.go',
     openshift: (_ns, cpNs) => [
-      comment`run Consul with its OpenShift settings and its CNI plugin through Multus (Helm values global.openshift.enabled, connectInject.cni.enabled and connectInject.cni.multus)`,
+      comment`run Consul with its OpenShift settings and its CNI plugin through Multus: Helm values global.openshift.enabled, connectInject.cni.enabled and connectInject.cni.multus`,
       cmd`helm upgrade consul hashicorp/consul -n ${cpNs} --reuse-values --set global.openshift.enabled=true --set connectInject.cni.enabled=true --set connectInject.cni.multus=true`,
     ],
     initResources: () => ({
@@ -116,11 +116,11 @@ export function consulRuntime(transparentProxy: (m: MeshContext, w: Workload) =>
             fix:
               w.kind === 'Deployment'
                 ? [
-                    comment`create a Service selecting the pods (the port the app serves)`,
+                    comment`create a Service selecting the pods, on the port the app serves`,
                     cmd`kubectl expose ${`deployment/${w.name}`} -n ${ns} ${port ? `--port=${port.containerPort}` : '--port=PORT'}`,
                   ]
                 : [
-                    comment`create a Service whose selector matches the pods' labels, or opt the pods out of Consul with the pod template annotation consul.hashicorp.com/connect-inject: 'false'`,
+                    comment`create a Service whose selector matches the labels of the pods, or opt the pods out of Consul with the pod template annotation consul.hashicorp.com/connect-inject: 'false'`,
                   ],
           },
         ];
@@ -165,7 +165,7 @@ export function consulRuntime(transparentProxy: (m: MeshContext, w: Workload) =>
       return [];
     },
     image: (ns) => [
-      comment`the images are the chart's global.imageConsulDataplane (consul-dataplane) and global.imageK8S (consul-connect-inject-init)`,
+      comment`the images are the chart values global.imageConsulDataplane for consul-dataplane and global.imageK8S for consul-connect-inject-init`,
       cmd`kubectl get deployment consul-connect-injector -n ${ns} -o yaml`,
     ],
   };

@@ -66,9 +66,9 @@ export function istioRuntime(values: (m: MeshContext, w?: Workload) => Record<st
         ? setValue('or have the injector give its containers the RuntimeDefault profile', ns, 'global.proxy.seccompProfile.type', 'RuntimeDefault')
         : undefined,
     openshift: (ns) => [
-      comment`Istio's sidecar runs as UID 1337, which OpenShift's default SCCs refuse (istio.io, OpenShift setup): allow the namespace's ServiceAccounts the anyuid SCC`,
+      comment`the Istio sidecar runs as UID 1337, which the default SCCs of OpenShift refuse, as the Istio OpenShift setup guide says: allow the ServiceAccounts of the namespace the anyuid SCC`,
       cmd`oc adm policy add-scc-to-group anyuid ${`system:serviceaccounts:${ns}`}`,
-      comment`with Istio's OpenShift profile (the CNI plugin through Multus) the namespace also needs a NetworkAttachmentDefinition named istio-cni (istio.io, OpenShift setup)`,
+      comment`with the Istio OpenShift profile, the CNI plugin through Multus, the namespace also needs a NetworkAttachmentDefinition named istio-cni, as the same guide says`,
     ],
     failures: [
       {
@@ -78,7 +78,7 @@ export function istioRuntime(values: (m: MeshContext, w?: Workload) => Record<st
           'the Istio CNI plugin had not set up the pod\'s traffic redirection when it started ("iptables validation failed; workload is not ready for Istio"): the istio-cni node agent was not ready on its node, or it skips the pod\'s namespace',
         source: 'istio/istio 86c9f01f tools/istio-iptables/pkg/constants/constants.go ValidationErrorCode = 126, pkg/cmd/root.go',
         fix: (c) => [
-          comment`once the istio-cni node agent runs on the node and does not skip the namespace, re-create the pod (the CNI repair controller does it with cni.repair.deletePods=true)`,
+          comment`once the istio-cni node agent runs on the node and does not skip the namespace, re-create the pod: the CNI repair controller does it with cni.repair.deletePods=true`,
           cmd`kubectl delete pod ${c.pod} -n ${c.namespace}`,
         ],
       },
@@ -91,7 +91,7 @@ export function istioRuntime(values: (m: MeshContext, w?: Workload) => Record<st
         fix: (c) => [
           comment`its log names the iptables command that failed`,
           cmd`kubectl logs ${c.pod} -n ${c.namespace} -c istio-init --previous`,
-          comment`load the modules on the nodes, or install the Istio CNI plugin so that the pods need no iptables of their own (istioctl install --set components.cni.enabled=true)`,
+          comment`load the modules on the nodes, or install the Istio CNI plugin so that the pods need no iptables of their own: istioctl install --set components.cni.enabled=true`,
         ],
       },
     ],
@@ -110,7 +110,7 @@ export function istioRuntime(values: (m: MeshContext, w?: Workload) => Record<st
             evidence: { configMap: `${cpNs}/${CNI_CONFIG}`, [CNI_EXCLUDE]: raw },
             source: 'istio/istio 86c9f01f cni/pkg/plugin/plugin.go (ExcludeNamespaces), manifests/charts/istio-cni values.yaml excludeNamespaces',
             fix: [
-              comment`take the namespace out of the istio-cni chart's excludeNamespaces (values excludeNamespaces), or opt the namespace out of sidecar injection`,
+              comment`take the namespace out of the istio-cni chart value excludeNamespaces, or opt the namespace out of sidecar injection`,
               cmd`kubectl get configmap ${CNI_CONFIG} -n ${cpNs} -o jsonpath=${`{.data.${CNI_EXCLUDE}}`}`,
             ],
           },
@@ -119,7 +119,7 @@ export function istioRuntime(values: (m: MeshContext, w?: Workload) => Record<st
       return [];
     },
     image: (ns) => [
-      comment`the proxy image is istiod's values global.hub and global.tag (global.proxy.image), or the pod template annotation sidecar.istio.io/proxyImage`,
+      comment`the proxy image is the istiod values global.hub and global.tag, or global.proxy.image, or the pod template annotation sidecar.istio.io/proxyImage`,
       cmd`kubectl get configmap istio-sidecar-injector -n ${ns} -o jsonpath=${'{.data.values}'}`,
     ],
   };

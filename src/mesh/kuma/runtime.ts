@@ -43,7 +43,7 @@ export function kumaRuntime(env: (m: MeshContext) => Record<string, string>): Me
     },
     injectedFrom: 'kumahq/kuma v2.14.3 pkg/plugins/runtime/k8s/webhooks/injector/injector.go, pkg/plugins/runtime/k8s/containers/factory.go',
     openshift: (ns) => [
-      comment`Kuma's sidecar runs as an explicit UID (5678): allow the namespace's ServiceAccounts the nonroot SCC, and install kuma-cni (kumactl install control-plane --cni-enabled), as OpenShift 4 runs nftables (Kuma's OpenShift guide)`,
+      comment`the Kuma sidecar runs as an explicit UID, 5678: allow the ServiceAccounts of the namespace the nonroot SCC, and install kuma-cni with kumactl install control-plane --cni-enabled, as OpenShift 4 runs nftables, as the Kuma OpenShift guide says`,
       cmd`oc adm policy add-scc-to-group nonroot ${`system:serviceaccounts:${ns}`}`,
     ],
     initResources: () => ({ requests: { cpu: '20m', memory: '20M' }, limits: { memory: '50M' }, from: 'Kuma default kuma-init resources' }),
@@ -53,7 +53,7 @@ export function kumaRuntime(env: (m: MeshContext) => Record<string, string>): Me
         cause:
           "kuma-cni had not set up the pod's transparent proxy when it started (the validator could not reach its server through the redirection): kuma-cni was not ready on the node, or its configuration does not fit the cluster's CNI (cni.chained, netDir, confName)",
         source: 'kumahq/kuma v2.14.3 pkg/transparentproxy/validate/validator.go',
-        fix: (c) => [comment`check kuma-cni on the pod's node, then re-create the pod`, cmd`kubectl delete pod ${c.pod} -n ${c.namespace}`],
+        fix: (c) => [comment`check kuma-cni on the node of the pod, then re-create the pod`, cmd`kubectl delete pod ${c.pod} -n ${c.namespace}`],
       },
       {
         container: 'kuma-init',
@@ -63,12 +63,12 @@ export function kumaRuntime(env: (m: MeshContext) => Record<string, string>): Me
         fix: (c) => [
           comment`its log says which iptables call failed`,
           cmd`kubectl logs ${c.pod} -n ${c.namespace} -c kuma-init --previous`,
-          comment`install kuma-cni so that the pods need no iptables of their own (kumactl install control-plane --cni-enabled, or Helm cni.enabled=true)`,
+          comment`install kuma-cni so that the pods need no iptables of their own: kumactl install control-plane --cni-enabled, or Helm cni.enabled=true`,
         ],
       },
     ],
     image: (ns) => [
-      comment`the images are the chart's dataPlane.image (kuma-dp) and dataPlane.initImage (kuma-init) with global.tag, written into the control plane's environment`,
+      comment`the images are the chart values dataPlane.image for kuma-dp and dataPlane.initImage for kuma-init with global.tag, written into the environment of the control plane`,
       cmd`kubectl get deployment kuma-control-plane -n ${ns} -o jsonpath=${'{.spec.template.spec.containers[0].image}'}`,
     ],
   };

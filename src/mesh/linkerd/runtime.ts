@@ -90,8 +90,8 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
     // linkerd-cni (linkerd/linkerd2#4851) and users move the proxy's UID into the namespace's range
     // with config.linkerd.io/proxy-uid (linkerd/linkerd2#10879, #11520).
     openshift: (ns) => [
-      comment`linkerd-init needs NET_ADMIN and NET_RAW and linkerd-proxy runs as UID 2102: the SCCs allowed to the pods' ServiceAccount refuse them`,
-      comment`install linkerd-cni (linkerd install-cni) so that no linkerd-init is injected, and set the pod template annotation config.linkerd.io/proxy-uid to a UID in the namespace's range`,
+      comment`linkerd-init needs NET_ADMIN and NET_RAW and linkerd-proxy runs as UID 2102: the SCCs allowed to the ServiceAccount of the pods refuse them`,
+      comment`install linkerd-cni with linkerd install-cni so that no linkerd-init is injected, and set the pod template annotation config.linkerd.io/proxy-uid to a UID in the range of the namespace`,
       cmd`kubectl get namespace ${ns} -o jsonpath=${'{.metadata.annotations.openshift\\.io/sa\\.scc\\.uid-range}'}`,
     ],
     failures: [
@@ -102,7 +102,7 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
           'linkerd-cni had not set up the pod\'s traffic redirection when it started ("Failed to validate networking configuration"): the pod started before linkerd-cni was ready on its node, or another CNI plugin replaced linkerd-cni\'s configuration (Cilium with cni.exclusive=true)',
         source: 'linkerd/linkerd2-proxy-init 183e791d validator/src/main.rs (exit 95); linkerd/linkerd2#11325, #11597',
         fix: (c) => [
-          comment`delete the pod: its replacement is set up by linkerd-cni once it runs on the node. To have that done automatically, enable linkerd-cni's repair controller (chart linkerd2-cni, repairController.enabled=true)`,
+          comment`delete the pod: its replacement is set up by linkerd-cni once it runs on the node. To have that done automatically, enable the repair controller of linkerd-cni: chart linkerd2-cni, repairController.enabled=true`,
           cmd`kubectl delete pod ${c.pod} -n ${c.namespace}`,
           comment`with Cilium, Cilium must not own the CNI configuration alone: cni.exclusive=false`,
         ],
@@ -127,12 +127,12 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
         cause: 'the node refuses linkerd-init its iptables calls (SELinux, or a runtime that withholds NET_ADMIN)',
         source: 'linkerd/linkerd2#7767, #2768',
         fix: () => [
-          comment`install linkerd-cni so that the pods need no iptables of their own (linkerd install-cni, then linkerd upgrade --linkerd-cni-enabled), or allow the container's iptables calls on the nodes`,
+          comment`install linkerd-cni so that the pods need no iptables of their own: linkerd install-cni, then linkerd upgrade --linkerd-cni-enabled, or allow the iptables calls of the container on the nodes`,
         ],
       },
     ],
     image: (ns) => [
-      comment`the proxy image is the linkerd-config value proxy.image.name (cr.l5d.io/linkerd/proxy by default) with the control plane's version, or the pod template annotations config.linkerd.io/proxy-image and config.linkerd.io/proxy-version`,
+      comment`the proxy image is the linkerd-config value proxy.image.name, cr.l5d.io/linkerd/proxy by default, with the version of the control plane, or the pod template annotations config.linkerd.io/proxy-image and config.linkerd.io/proxy-version`,
       cmd`kubectl get configmap linkerd-config -n ${ns} -o jsonpath=${'{.data.values}'}`,
     ],
   };
