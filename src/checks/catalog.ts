@@ -177,6 +177,15 @@ export const CATALOG = {
     inputs: ['events'],
     optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'pods', 'configmaps', 'limitranges'],
   },
+  'proxy-cannot-start': {
+    code: 'MD1022',
+    title: "The mesh's injected containers cannot start",
+    description:
+      "Injected pods cannot start because a container the mesh added keeps failing (its init or validation container, its proxy) or its image cannot be pulled: the mesh's own reason (exit code, iptables error, Consul's missing Service or ServiceAccount, Istio's CNI agent skipping the namespace) and its fix.",
+    severity: 'error',
+    inputs: ['pods'],
+    optionalInputs: [...WORKLOAD_KINDS, 'events', 'services', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations'],
+  },
   'webhook-missing': {
     code: 'MD2001',
     title: 'Mesh injection webhook missing',

@@ -31,6 +31,7 @@ import webhookDenied from './webhook-denied.js';
 import podSecurityBlocksInit from './pod-security-blocks-init.js';
 import injectionSkipped from './injection-skipped.js';
 import admissionRejectsProxy from './admission-rejects-proxy.js';
+import proxyCannotStart from './proxy-cannot-start.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -63,4 +64,5 @@ export const CHECKS: readonly Check[] = [
   podSecurityBlocksInit,
   injectionSkipped,
   admissionRejectsProxy,
+  proxyCannotStart,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));

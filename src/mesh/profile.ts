@@ -133,7 +133,7 @@ export interface CniPlugin {
 export type RestrictedRule = 'allowPrivilegeEscalation' | 'capabilities' | 'runAsNonRoot' | 'runAsUser' | 'seccompProfile' | 'privileged';
 
 /** The fields of a securityContext that Pod Security and OpenShift's SCCs judge, as the injector writes them. */
-export interface SecurityFields {
+interface SecurityFields {
   readonly runAsUser?: number;
   readonly runAsNonRoot?: boolean;
   readonly allowPrivilegeEscalation?: boolean;

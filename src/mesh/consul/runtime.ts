@@ -117,7 +117,9 @@ export function consulRuntime(transparentProxy: (m: MeshContext, w: Workload) =>
               w.kind === 'Deployment'
                 ? [
                     comment`create a Service selecting the pods, on the port the app serves`,
-                    cmd`kubectl expose ${`deployment/${w.name}`} -n ${ns} ${port ? `--port=${port.containerPort}` : '--port=PORT'}`,
+                    port
+                      ? cmd`kubectl expose ${`deployment/${w.name}`} -n ${ns} --port=${port.containerPort}`
+                      : cmd`kubectl expose ${`deployment/${w.name}`} -n ${ns} --port=PORT`,
                   ]
                 : [
                     comment`create a Service whose selector matches the labels of the pods, or opt the pods out of Consul with the pod template annotation consul.hashicorp.com/connect-inject: 'false'`,
@@ -135,7 +137,7 @@ export function consulRuntime(transparentProxy: (m: MeshContext, w: Workload) =>
             evidence: { servicesSelecting: svcs.map(nameOf) },
             source: `${COMMAND} ("There are multiple Consul services registered for this pod"); constants LabelServiceIgnore`,
             fix: [
-              choice(text`label every Service but the one Consul should use with ${IGNORE}=true (here ${nameOf(keep)} is kept)`, [
+              choice(text`label every Service but the one Consul should use with ${IGNORE}=true, here keeping ${nameOf(keep)}`, [
                 { label: text`keep ${nameOf(keep)}`, steps: others.map((s) => cmd`kubectl label service ${nameOf(s)} -n ${ns} ${`${IGNORE}=true`}`) },
               ]),
             ],
