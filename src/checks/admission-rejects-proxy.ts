@@ -28,6 +28,10 @@
  *   plugin/pkg/admission/limitranger/admission.go): the message names no container; it is the
  *   mesh's when no container of the pod template has the value it quotes (the proxy's defaults,
  *   or the LimitRange's own defaults given to a proxy injected without resources).
+ * Predicted (a warning) for Pod Security restricted: a workload the mesh would inject now in a
+ * namespace enforcing restricted, whose injected containers (the profile's runtime.injected, the
+ * pod template's own securityContext applied) miss a requirement; not the init container without
+ * the CNI plugin (pod-security-blocks-init's).
  * When: such events in scope, for owners still missing pods, on a workload a mesh injects (the
  * injection model, or its pods run the proxy) and, except for the LimitRange, naming one of the
  * containers that mesh injects, its proxy's UID or a capability it adds. Events expire (1h).
@@ -49,7 +53,8 @@ import type { Model, Workload } from '../facts/model.js';
 import type { MeshName } from '../mesh/names.js';
 import type { RestrictedRule } from '../mesh/profile.js';
 import { printable } from '../util/errors.js';
-import { isObj, nameOf } from '../util/objects.js';
+import { isObj, nameOf, str } from '../util/objects.js';
+import { nsLabelsIfRead } from '../facts/sidecarless.js';
 import { defineCheck, meta, type FindingInput } from './define.js';
 
 type Layer = 'pod-security' | 'openshift-scc' | 'policy-engine' | 'limitrange';
@@ -243,6 +248,7 @@ export default defineCheck({
       },
       (t) => `${t.layer}/${t.hook ?? ''}`,
     );
+    const confirmed = new Set<string>();
     for (const g of groups) {
       const w = g.workload;
       if (!w) continue;
@@ -250,13 +256,93 @@ export default defineCheck({
         if (!injects(m, w, mesh)) continue;
         const f = finding(m, w, mesh, g);
         if (f) {
+          if (g.match.layer === 'pod-security') confirmed.add(`${mesh}\u0000${w.kind}/${w.namespace}/${w.name}`);
           yield f;
           break; // one mesh's containers per refusal
         }
       }
     }
+    // Predicted: a namespace enforcing restricted, and the containers the injector would add now miss a requirement.
+    if (!m.has('namespaces')) return;
+    for (const w of m.appWorkloads) {
+      if (nsLabelsIfRead(m, w.namespace)?.[ENFORCE] !== 'restricted') continue;
+      for (const mesh of meshes) {
+        if (confirmed.has(`${mesh}\u0000${w.kind}/${w.namespace}/${w.name}`) || !m.decision(w, mesh)?.inject) continue;
+        const f = predicted(m, w, mesh);
+        if (f) yield f;
+      }
+    }
   },
 });
+
+const ENFORCE = 'pod-security.kubernetes.io/enforce';
+const RESTRICTED_SECCOMP = ['RuntimeDefault', 'Localhost'];
+
+/**
+ * The restricted requirements the containers the injector would add now miss, as Pod Security words
+ * them (kubernetes/pod-security-admission 8f84a87c policy/check_allowPrivilegeEscalation.go,
+ * check_capabilities_restricted.go, check_runAsNonRoot.go, check_runAsUser.go,
+ * check_seccompProfile_restricted.go, check_privileged.go), with the pod template's own
+ * securityContext (runAsNonRoot, runAsUser, seccompProfile) applied. Without the CNI plugin the
+ * init container is pod-security-blocks-init's (its fix, the plugin, removes it): left out here.
+ */
+function predictedItems(m: Model, w: Workload, mesh: MeshName): PodSecurityItem[] | undefined {
+  const p = profileOf(mesh);
+  const cni = p.cni ? p.cni.enabled(m, w) : { enabled: false, from: '' };
+  if (!cni) return undefined; // which containers the injector adds is not known
+  const pod = isObj(podSpec(w.template).securityContext) ? (podSpec(w.template).securityContext as Record<string, any>) : {};
+  const podNonRoot = pod.runAsNonRoot === true;
+  const podSeccomp = isObj(pod.seccompProfile) ? str(pod.seccompProfile.type) : undefined;
+  const items: PodSecurityItem[] = [];
+  const add = (reason: string, c: string, detail: string) => items.push({ reason, detail: `container "${c}" ${detail}`, containers: [c] });
+  for (const c of p.runtime.injected(m, w, cni.enabled)) {
+    if (!cni.enabled && p.cni && c.name === p.cni.privilegedInit.name) continue;
+    const sc = c.securityContext;
+    if (sc.privileged === true) add('privileged', c.name, 'must not set securityContext.privileged=true');
+    if (sc.allowPrivilegeEscalation !== false) add('allowPrivilegeEscalation != false', c.name, 'must set securityContext.allowPrivilegeEscalation=false');
+    const extra = (sc.add ?? []).filter((x) => x !== 'NET_BIND_SERVICE');
+    if (!(sc.drop ?? []).includes('ALL')) add('unrestricted capabilities', c.name, 'must set securityContext.capabilities.drop=["ALL"]');
+    if (extra.length) add('unrestricted capabilities', c.name, `must not include ${extra.map((x) => `"${x}"`).join(', ')} in securityContext.capabilities.add`);
+    if (sc.runAsNonRoot === false) add('runAsNonRoot != true', c.name, 'must not set securityContext.runAsNonRoot=false');
+    else if (sc.runAsNonRoot === undefined && !podNonRoot)
+      items.push({ reason: 'runAsNonRoot != true', detail: `pod or container "${c.name}" must set securityContext.runAsNonRoot=true`, containers: [c.name] });
+    if (sc.runAsUser === 0) add('runAsUser=0', c.name, 'must not set runAsUser=0');
+    if (!RESTRICTED_SECCOMP.includes(sc.seccomp ?? podSeccomp ?? ''))
+      items.push({
+        reason: 'seccompProfile',
+        detail: `pod or container "${c.name}" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost"`,
+        containers: [c.name],
+      });
+  }
+  return items;
+}
+
+/** The predicted finding (a warning: the running pods stay, their replacements will be refused). */
+function predicted(m: Model, w: Workload, mesh: MeshName): FindingInput | undefined {
+  const items = predictedItems(m, w, mesh);
+  if (!items?.length) return undefined;
+  const p = profileOf(mesh);
+  const cpNs = m.mesh(mesh)?.namespaces[0] ?? p.controlPlane.namespace;
+  const named = [...new Set(items.flatMap((i) => i.containers))];
+  const reasons = [...new Set(items.map((i) => i.reason))];
+  return {
+    mesh,
+    severity: 'warning',
+    message: `Namespace ${w.namespace} enforces Pod Security "restricted", which will refuse ${meshTitle(mesh)}'s injected ${named.join(', ')} (${reasons.join('; ')}): the next pods of ${w.kind} ${w.namespace}/${w.name} will not be created.`,
+    resource: w.ref,
+    affectedPods: Math.max(w.pods.length, 1),
+    evidence: {
+      layer: 'pod-security',
+      namespace: w.namespace,
+      level: 'restricted',
+      predicted: true,
+      violations: items.map((i) => ({ reason: i.reason, detail: i.detail, containers: i.containers })),
+      injectedFrom: p.runtime.injectedFrom,
+      rule: 'kubernetes/pod-security-admission 8f84a87c policy/check_*.go',
+    },
+    fix: podSecurityFix(m, w, mesh, items, 'restricted', cpNs),
+  };
+}
 
 function finding(
   m: Model,

@@ -15,8 +15,9 @@ checkCases('admission-rejects-proxy', {
     { fixtures: 'fires-istio-gatekeeper.yaml', findings: ['Deployment store/search'] },
     { fixtures: 'fires-linkerd-kyverno.yaml', findings: ['Deployment shop/mailer'] },
     { fixtures: 'fires-consul-limitrange.yaml', findings: ['Deployment catalog/reviews'] },
+    { fixtures: 'fires-linkerd-restricted-predicted.yaml', findings: ['Deployment shop/web', 'StatefulSet shop/db', 'CronJob shop/report'] },
   ],
-  silent: [{ fixtures: 'ok-linkerd-not-the-proxy.yaml' }],
+  silent: [{ fixtures: 'ok-linkerd-not-the-proxy.yaml' }, { fixtures: 'ok-linkerd-restricted-hardened.yaml' }],
 });
 
 const F = (name: string) => `checks/admission-rejects-proxy/${name}.yaml`;
@@ -96,5 +97,16 @@ describe('admission-rejects-proxy', () => {
         name,
       ).toEqual([]);
     }
+  });
+
+  it('predicts restricted refusals from the namespace and the injected security contexts, as a warning with the fix', () => {
+    const all = findings(cluster('linkerd', [F('fires-linkerd-restricted-predicted')]), ['admission-rejects-proxy']);
+    const web = all.find((f) => f.resource.name === 'web')!;
+    expect(web.severity).toBe('warning');
+    expect(web.message).toBe(
+      'Namespace shop enforces Pod Security "restricted", which will refuse Linkerd\'s injected linkerd-proxy (unrestricted capabilities): the next pods of Deployment shop/web will not be created.',
+    );
+    expect(web.evidence).toMatchObject({ predicted: true, violations: [{ reason: 'unrestricted capabilities', containers: ['linkerd-proxy'] }] });
+    expect(web.fix.join('\n')).toContain('proxy.capabilities.drop={ALL}');
   });
 });
