@@ -155,7 +155,8 @@ function limitItems(message: string, w: Workload): string[] {
 
 /** A pod template change under spec.securityContext, where the workload's template has a plain path (not for Jobs, CronJobs or Pods). */
 function podSecurityContext(w: Workload, path: string, key: string, value: string | boolean): Step[] {
-  const plain = ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet'].includes(w.kind) && !!w.templatePath;
+  // A manifest (check -f) is edited in its file, whatever its kind; a live Job's or CronJob's template path is not a plain patch.
+  const plain = !!w.manifest || (['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet'].includes(w.kind) && !!w.templatePath);
   return plain
     ? [
         {
@@ -265,7 +266,8 @@ export default defineCheck({
     // Predicted: a namespace enforcing restricted, and the containers the injector would add now miss a requirement.
     if (!m.has('namespaces')) return;
     for (const w of m.appWorkloads) {
-      if (nsLabelsIfRead(m, w.namespace)?.[ENFORCE] !== 'restricted') continue;
+      // A bare pod has no next pod: whatever admission said, it said when it was created.
+      if (w.kind === 'Pod' || nsLabelsIfRead(m, w.namespace)?.[ENFORCE] !== 'restricted') continue;
       for (const mesh of meshes) {
         if (confirmed.has(`${mesh}\u0000${w.kind}/${w.namespace}/${w.name}`) || !m.decision(w, mesh)?.inject) continue;
         const f = predicted(m, w, mesh);

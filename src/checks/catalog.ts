@@ -163,7 +163,7 @@ export const CATALOG = {
     code: 'MD1020',
     title: 'The injector says why it skipped the pods',
     description:
-      "Pods that should have been injected run without a proxy, and the injector recorded why it skipped them (Linkerd's InjectionSkipped events): the reason is quoted and read for the installed release.",
+      'Pods that should have been injected run without a proxy, and the injector recorded why it skipped them (its own skip events on the workload): the reason is quoted and read for the installed release.',
     severity: 'error',
     inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods', 'events'],
     optionalInputs: [...WORKLOAD_KINDS, 'configmaps', 'serviceaccounts'],
@@ -181,7 +181,7 @@ export const CATALOG = {
     code: 'MD1022',
     title: "The mesh's injected containers cannot start",
     description:
-      "Injected pods cannot start because a container the mesh added keeps failing (its init or validation container, its proxy) or its image cannot be pulled: the mesh's own reason (exit code, iptables error, Consul's missing Service or ServiceAccount, Istio's CNI agent skipping the namespace) and its fix.",
+      "Injected pods cannot start because a container the mesh added keeps failing (its init or validation container, its proxy) or its image cannot be pulled: the mesh's own reason (an exit code, an iptables error, a missing or duplicate Service, a ServiceAccount its ACLs refuse, a CNI agent skipping the namespace) and its fix.",
     severity: 'error',
     inputs: ['pods'],
     optionalInputs: [...WORKLOAD_KINDS, 'events', 'services', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations'],
