@@ -31,7 +31,8 @@
  * Predicted (a warning) for Pod Security restricted: a workload the mesh would inject now in a
  * namespace enforcing restricted, whose injected containers (the profile's runtime.injected, the
  * pod template's own securityContext applied) miss a requirement; not the init container without
- * the CNI plugin (pod-security-blocks-init's).
+ * the CNI plugin (pod-security-blocks-init's). Predicted for a LimitRange: its Container items'
+ * max, min or maxLimitRequestRatio broken by the resources the injector sets on its containers.
  * When: such events in scope, for owners still missing pods, on a workload a mesh injects (the
  * injection model, or its pods run the proxy) and, except for the LimitRange, naming one of the
  * containers that mesh injects, its proxy's UID or a capability it adds. Events expire (1h).
@@ -46,6 +47,7 @@ import { failedCreates } from '../k8s/events.js';
 import { podSecurityViolation, type PodSecurityItem } from '../k8s/admission.js';
 import { containers, initContainers, podSpec } from '../k8s/pods.js';
 import { parseQuantity } from '../k8s/quantity.js';
+import { formatUnits, proxyConfig, quantityUnits, type Resources } from '../facts/resources.js';
 import { meshTitle, profileOf, webhookMesh } from '../mesh/registry.js';
 import { injectedNames } from '../mesh/proxy.js';
 import { meshesAllowed } from '../facts/siblings.js';
@@ -257,21 +259,26 @@ export default defineCheck({
         if (!injects(m, w, mesh)) continue;
         const f = finding(m, w, mesh, g);
         if (f) {
-          if (g.match.layer === 'pod-security') confirmed.add(`${mesh}\u0000${w.kind}/${w.namespace}/${w.name}`);
+          confirmed.add(`${g.match.layer}\u0000${mesh}\u0000${w.kind}/${w.namespace}/${w.name}`);
           yield f;
           break; // one mesh's containers per refusal
         }
       }
     }
-    // Predicted: a namespace enforcing restricted, and the containers the injector would add now miss a requirement.
+    // Predicted: a namespace enforcing restricted, and the containers the injector would add now miss a requirement;
+    // a LimitRange whose bounds the resources the injector gives its containers break.
     if (!m.has('namespaces')) return;
     for (const w of m.appWorkloads) {
       // A bare pod has no next pod: whatever admission said, it said when it was created.
-      if (w.kind === 'Pod' || nsLabelsIfRead(m, w.namespace)?.[ENFORCE] !== 'restricted') continue;
+      if (w.kind === 'Pod') continue;
+      const restricted = nsLabelsIfRead(m, w.namespace)?.[ENFORCE] === 'restricted';
       for (const mesh of meshes) {
-        if (confirmed.has(`${mesh}\u0000${w.kind}/${w.namespace}/${w.name}`) || !m.decision(w, mesh)?.inject) continue;
-        const f = predicted(m, w, mesh);
+        const id = `${mesh}\u0000${w.kind}/${w.namespace}/${w.name}`;
+        if (!m.decision(w, mesh)?.inject) continue;
+        const f = restricted && !confirmed.has(`pod-security\u0000${id}`) ? predicted(m, w, mesh) : undefined;
         if (f) yield f;
+        const l = confirmed.has(`limitrange\u0000${id}`) ? undefined : predictedLimitRange(m, w, mesh);
+        if (l) yield l;
       }
     }
   },
@@ -456,6 +463,79 @@ function finding(
       comment`give the containers ${meshTitle(mesh)} injects resources within the LimitRange${Object.values(ann).length ? lit(`, with the pod template annotations ${Object.values(ann).join(', ')},`) : lit('')} or widen the LimitRange`,
       ...names.map((n) => cmd`kubectl get limitrange ${n} -n ${w.namespace} -o yaml`),
       retry,
+    ],
+  };
+}
+
+/** A LimitRange item's value for a resource, in units. */
+const bound = (item: Record<string, any>, field: string, r: 'cpu' | 'memory') => (isObj(item[field]) ? quantityUnits(r, item[field][r]) : undefined);
+
+/**
+ * The LimitRange `Container` items of the namespace that the resources the injector gives its
+ * containers break, in the LimitRanger's words (kubernetes plugin/pkg/admission/limitranger/
+ * admission.go): a limit above `max`, a request below `min`, a limit-to-request ratio above
+ * `maxLimitRequestRatio`. Only values the mesh sets (the proxy's from its configuration and the
+ * template's annotations, facts/resources.ts proxyConfig; the init container's from the profile);
+ * a value it leaves unset gets the LimitRange's default, which the LimitRange fits by its own rules.
+ */
+function limitRangeItems(m: Model, w: Workload, mesh: MeshName): { limitRange: string; container: string; text: string }[] {
+  const ranges = m.list('limitranges').filter((lr) => lr.metadata?.namespace === w.namespace);
+  if (ranges.length === 0) return [];
+  const p = profileOf(mesh);
+  const cni = p.cni ? p.cni.enabled(m, w) : { enabled: false, from: '' };
+  if (!cni) return [];
+  const proxy = proxyConfig(m, mesh, w).resources;
+  const initR = p.runtime.initResources?.(m);
+  const units = (x: Record<string, string>) => ({
+    ...(quantityUnits('cpu', x.cpu) !== undefined ? { cpu: quantityUnits('cpu', x.cpu)! } : {}),
+    ...(quantityUnits('memory', x.memory) !== undefined ? { memory: quantityUnits('memory', x.memory)! } : {}),
+  });
+  const init: Resources = initR ? { requests: units(initR.requests), limits: units(initR.limits) } : proxy;
+  if (initR) for (const r of ['cpu', 'memory'] as const) if (init.requests[r] === undefined && init.limits[r] !== undefined) init.requests[r] = init.limits[r];
+  const out: { limitRange: string; container: string; text: string }[] = [];
+  for (const lr of ranges) {
+    const spec = isObj(lr.spec) ? lr.spec : {};
+    const items: Record<string, any>[] = Array.isArray(spec.limits) ? spec.limits.filter(isObj).slice(0, 32) : [];
+    for (const item of items.filter((i) => i.type === 'Container')) {
+      for (const c of p.runtime.injected(m, w, cni.enabled)) {
+        const res = c.init ? init : proxy;
+        for (const r of ['cpu', 'memory'] as const) {
+          const limit = res.limits[r];
+          const request = res.requests[r];
+          const max = bound(item, 'max', r);
+          const min = bound(item, 'min', r);
+          const ratio = isObj(item.maxLimitRequestRatio) ? parseQuantity(item.maxLimitRequestRatio[r]) : undefined;
+          const say = (text: string) => out.push({ limitRange: nameOf(lr), container: c.name, text });
+          if (max !== undefined && limit !== undefined && limit > max)
+            say(`maximum ${r} usage per Container is ${formatUnits(r, max)}, but limit is ${formatUnits(r, limit)}`);
+          if (min !== undefined && request !== undefined && request < min)
+            say(`minimum ${r} usage per Container is ${formatUnits(r, min)}, but request is ${formatUnits(r, request)}`);
+          if (ratio !== undefined && limit !== undefined && request && limit / request > ratio)
+            say(`${r} max limit to request ratio per Container is ${ratio}, but provided ratio is ${(limit / request).toFixed(6)}`);
+        }
+      }
+    }
+  }
+  return out.slice(0, 16);
+}
+
+/** The predicted LimitRange finding (a warning: the running pods stay, their replacements will be refused). */
+function predictedLimitRange(m: Model, w: Workload, mesh: MeshName): FindingInput | undefined {
+  const items = limitRangeItems(m, w, mesh);
+  if (items.length === 0) return undefined;
+  const p = profileOf(mesh);
+  const names = [...new Set(items.map((i) => i.limitRange))].sort();
+  const ann = p.proxy.resources.annotations;
+  return {
+    mesh,
+    severity: 'warning',
+    message: `LimitRange ${names.join(', ')} in namespace ${w.namespace} will refuse the resources of ${meshTitle(mesh)}'s injected ${[...new Set(items.map((i) => i.container))].join(', ')} (${[...new Set(items.map((i) => i.text))].join('; ')}): the next pods of ${w.kind} ${w.namespace}/${w.name} will not be created.`,
+    resource: w.ref,
+    affectedPods: Math.max(w.pods.length, 1),
+    evidence: { layer: 'limitrange', namespace: w.namespace, limitRanges: names, predicted: true, violations: items },
+    fix: [
+      comment`give the containers ${meshTitle(mesh)} injects resources within the LimitRange${Object.values(ann).length ? lit(`, with the pod template annotations ${Object.values(ann).join(', ')},`) : lit('')} or widen the LimitRange`,
+      ...names.map((n) => cmd`kubectl get limitrange ${n} -n ${w.namespace} -o yaml`),
     ],
   };
 }

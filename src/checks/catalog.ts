@@ -175,7 +175,7 @@ export const CATALOG = {
       "FailedCreate events show a layer after the mesh's webhook refusing the injected pod over the containers the mesh added: Pod Security restricted (seccomp, runAsNonRoot, capabilities.drop), OpenShift's SecurityContextConstraints, a policy engine (Gatekeeper, Kyverno) or a LimitRange; the layer, its object and its fix are named.",
     severity: 'error',
     inputs: ['events'],
-    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'pods', 'configmaps', 'limitranges'],
+    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'pods', 'configmaps', 'limitranges', 'serviceaccounts'],
   },
   'proxy-cannot-start': {
     code: 'MD1022',

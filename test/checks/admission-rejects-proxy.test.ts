@@ -14,10 +14,12 @@ checkCases('admission-rejects-proxy', {
     { fixtures: 'fires-kuma-openshift-scc.yaml', findings: ['Deployment orders/backend'] },
     { fixtures: 'fires-istio-gatekeeper.yaml', findings: ['Deployment store/search'] },
     { fixtures: 'fires-linkerd-kyverno.yaml', findings: ['Deployment shop/mailer'] },
-    { fixtures: 'fires-consul-limitrange.yaml', findings: ['Deployment catalog/reviews'] },
+    // reviews confirmed by its event; products and sync-prices predicted from the LimitRange.
+    { fixtures: 'fires-consul-limitrange.yaml', findings: ['Deployment catalog/reviews', 'Deployment catalog/products', 'Job catalog/sync-prices'] },
+    { fixtures: 'fires-istio-limitrange-predicted.yaml', findings: ['Deployment store/frontend'] },
     { fixtures: 'fires-linkerd-restricted-predicted.yaml', findings: ['Deployment shop/web', 'StatefulSet shop/db', 'CronJob shop/report'] },
   ],
-  silent: [{ fixtures: 'ok-linkerd-not-the-proxy.yaml' }, { fixtures: 'ok-linkerd-restricted-hardened.yaml' }],
+  silent: [{ fixtures: 'ok-linkerd-not-the-proxy.yaml' }, { fixtures: 'ok-linkerd-restricted-hardened.yaml' }, { fixtures: 'ok-istio-limitrange-fits.yaml' }],
 });
 
 const F = (name: string) => `checks/admission-rejects-proxy/${name}.yaml`;
@@ -64,8 +66,17 @@ describe('admission-rejects-proxy', () => {
     expect(k.evidence).toMatchObject({ engine: 'Kyverno', policies: ['disallow-net-admin'], capabilities: ['NET_ADMIN', 'NET_RAW'] });
   });
 
+  it('LimitRange: predicted from the LimitRange and the resources the injector gives its containers', () => {
+    const f = one('istio', 'fires-istio-limitrange-predicted');
+    expect(f.severity).toBe('warning');
+    expect(f.message).toBe(
+      "LimitRange per-container in namespace store will refuse the resources of Istio's injected istio-init, istio-proxy (maximum cpu usage per Container is 1, but limit is 2): the next pods of Deployment store/frontend will not be created.",
+    );
+    expect(f.evidence).toMatchObject({ layer: 'limitrange', predicted: true, limitRanges: ['per-container'] });
+  });
+
   it('LimitRange: names the LimitRange and the limit the injected containers exceed', () => {
-    const f = one('consul', 'fires-consul-limitrange');
+    const f = findings(cluster('consul', [F('fires-consul-limitrange')]), ['admission-rejects-proxy']).find((x) => x.resource.name === 'reviews')!;
     expect(f.message).toContain('LimitRange small in namespace catalog refuses the resources of Consul');
     expect(f.evidence).toMatchObject({
       layer: 'limitrange',
@@ -90,7 +101,7 @@ describe('admission-rejects-proxy', () => {
       ['consul', 'fires-consul-limitrange'],
     ] as const;
     for (const [base, name] of cases) {
-      const lines = one(base, name).fix;
+      const lines = findings(cluster(base, [F(name)]), ['admission-rejects-proxy'])[0]!.fix;
       expect(lines.length, name).toBeGreaterThan(1);
       expect(
         lines.filter((l) => l.startsWith('# fix withheld')),
