@@ -15,6 +15,7 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'fires-linkerd-init-nft.yaml', findings: ['Deployment shop/orders'] },
     { fixtures: 'fires-linkerd-network-validator.yaml', findings: ['Deployment shop/invoices'] },
     { fixtures: 'fires-istio-validation-excluded.yaml', findings: ['Deployment store/catalog'] },
+    { fixtures: 'fires-istio-validation-no-agent.yaml', findings: ['Deployment store/basket'] },
     { fixtures: 'fires-consul-no-service.yaml', findings: ['Deployment catalog/reports'] },
     { fixtures: 'fires-consul-several-services.yaml', findings: ['Deployment catalog/reports'] },
     { fixtures: 'fires-consul-acl-default-serviceaccount.yaml', findings: ['Deployment catalog/billing'] },
@@ -51,6 +52,9 @@ describe('proxy-cannot-start', () => {
     const i = one('istio', 'fires-istio-validation-excluded');
     expect(i.message).toContain('the Istio CNI plugin skips namespace store');
     expect(i.evidence).toMatchObject({ needs: [{ configMap: 'istio-system/istio-cni-config' }] });
+    const a = one('istio', 'fires-istio-validation-no-agent');
+    expect(a.message).toContain("the istio-cni node agent is not ready on the pod's node node-b");
+    expect(a.evidence).toMatchObject({ needs: [{ node: 'node-b', cniAgentPods: ['istio-cni-node-bbbbb'] }] });
     const c = one('consul', 'fires-consul-no-service');
     expect(c.message).toContain('no Kubernetes Service selects the pod');
     expect(c.fix).toContain('kubectl expose deployment/reports -n catalog --port=8080');

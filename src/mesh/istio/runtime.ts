@@ -19,9 +19,11 @@
 import { choice, cmd, comment, text, type Step } from '../../fix/steps.js';
 import type { MeshContext } from '../context.js';
 import type { Workload } from '../../k8s/workloads.js';
-import { annotationsOf, isObj, str } from '../../util/objects.js';
+import { annotationsOf, arr, isObj, labelsOf, nameOf, str } from '../../util/objects.js';
+import { podSpec } from '../../k8s/pods.js';
+import type { K8sObject } from '../../util/types.js';
 import { valueAt } from '../config-values.js';
-import type { InjectedContainer, MeshProfile } from '../profile.js';
+import type { InitNeed, InjectedContainer, MeshProfile } from '../profile.js';
 
 /** The CNI plugin's ConfigMap (`{{ template "name" . }}-config` of chart istio-cni) and the key naming the namespaces it skips. */
 export const CNI_CONFIG = 'istio-cni-config';
@@ -40,6 +42,36 @@ const setValue = (why: string, ns: string, key: string, value: string): Step[] =
     },
   ]),
 ];
+
+/** The CNI node agent's pods (manifests/charts/istio-cni templates/daemonset.yaml: label k8s-app: istio-cni-node). */
+const AGENT = 'istio-cni-node';
+
+/**
+ * The pod's node runs no ready istio-cni node agent: the plugin could not set up the pod's
+ * redirection ("this can occur if a pod is scheduled before the node is ready", tools/istio-iptables
+ * pkg/cmd/root.go). Only where the agent's pods were read: cluster-wide, or some found.
+ */
+function cniAgentNeeds(m: MeshContext, pod: K8sObject, cpNs: string): InitNeed[] {
+  const node = str(podSpec(pod).nodeName);
+  if (!node || !m.has('pods')) return [];
+  const agents = m.list('pods').filter((p) => labelsOf(p)['k8s-app'] === AGENT && !p.metadata?.deletionTimestamp);
+  if (agents.length === 0 && !m.snapshot.scope.allNamespaces) return [];
+  const onNode = agents.filter((p) => str(podSpec(p).nodeName) === node);
+  const ready = onNode.some((p) => arr(isObj(p.status) ? p.status.conditions : undefined).some((c) => isObj(c) && c.type === 'Ready' && c.status === 'True'));
+  if (ready) return [];
+  return [
+    {
+      cause: `the istio-cni node agent ${onNode.length ? 'is not ready' : 'does not run'} on the pod's node ${node}, so nothing set up the pod's redirection`,
+      evidence: { node, cniAgentPods: onNode.map(nameOf).sort() },
+      source: 'istio/istio 86c9f01f tools/istio-iptables/pkg/cmd/root.go (validation exit 126), manifests/charts/istio-cni daemonset.yaml',
+      fix: [
+        comment`get the istio-cni node agent running and ready on the node, then re-create the pod`,
+        cmd`kubectl get pods -n ${cpNs} -l ${`k8s-app=${AGENT}`} -o wide`,
+        cmd`kubectl delete pod ${nameOf(pod)} -n ${str(pod.metadata?.namespace) ?? ''}`,
+      ],
+    },
+  ];
+}
 
 export function istioRuntime(values: (m: MeshContext, w?: Workload) => Record<string, any> | undefined): MeshProfile['runtime'] {
   return {
@@ -103,7 +135,7 @@ export function istioRuntime(values: (m: MeshContext, w?: Workload) => Record<st
         const raw = isObj(cm?.data) ? str(cm!.data[CNI_EXCLUDE]) : undefined;
         if (raw === undefined) continue;
         const excluded = raw.split(',').map((x) => x.trim());
-        if (!excluded.includes(ns)) return [];
+        if (!excluded.includes(ns)) return cniAgentNeeds(m, pod, cpNs);
         return [
           {
             cause: `the Istio CNI plugin skips namespace ${ns} (ConfigMap ${cpNs}/${CNI_CONFIG} ${CNI_EXCLUDE}=${raw}), so it never sets up the pods' redirection`,
@@ -116,7 +148,7 @@ export function istioRuntime(values: (m: MeshContext, w?: Workload) => Record<st
           },
         ];
       }
-      return [];
+      return cniAgentNeeds(m, pod, m.mesh('istio')?.namespaces[0] ?? 'istio-system');
     },
     image: (ns) => [
       comment`the proxy image is the istiod values global.hub and global.tag, or global.proxy.image, or the pod template annotation sidecar.istio.io/proxyImage`,
