@@ -159,6 +159,33 @@ export const CATALOG = {
     inputs: [],
     optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'pods', 'configmaps', 'events'],
   },
+  'injection-skipped': {
+    code: 'MD1020',
+    title: 'The injector says why it skipped the pods',
+    description:
+      'Pods that should have been injected run without a proxy, and the injector recorded why it skipped them (its own skip events on the workload): the reason is quoted and read for the installed release.',
+    severity: 'error',
+    inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods', 'events'],
+    optionalInputs: [...WORKLOAD_KINDS, 'configmaps', 'serviceaccounts'],
+  },
+  'admission-rejects-proxy': {
+    code: 'MD1021',
+    title: "An admission layer after the webhook refuses the mesh's containers",
+    description:
+      "FailedCreate events show a layer after the mesh's webhook refusing the injected pod over the containers the mesh added: Pod Security restricted (seccomp, runAsNonRoot, capabilities.drop), OpenShift's SecurityContextConstraints, a policy engine (Gatekeeper, Kyverno) or a LimitRange; the layer, its object and its fix are named.",
+    severity: 'error',
+    inputs: ['events'],
+    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'pods', 'configmaps', 'limitranges', 'serviceaccounts'],
+  },
+  'proxy-cannot-start': {
+    code: 'MD1022',
+    title: "The mesh's injected containers cannot start",
+    description:
+      "Injected pods cannot start because a container the mesh added keeps failing (its init or validation container, its proxy) or its image cannot be pulled: the mesh's own reason (an exit code, an iptables error, a missing or duplicate Service, a ServiceAccount its ACLs refuse, a CNI agent skipping the namespace) and its fix.",
+    severity: 'error',
+    inputs: ['pods'],
+    optionalInputs: [...WORKLOAD_KINDS, 'events', 'services', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations'],
+  },
   'webhook-missing': {
     code: 'MD2001',
     title: 'Mesh injection webhook missing',

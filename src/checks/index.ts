@@ -29,6 +29,9 @@ import dataplaneModeConflict from './dataplane-mode-conflict.js';
 import sidecarlessNotEnrolled from './sidecarless-not-enrolled.js';
 import webhookDenied from './webhook-denied.js';
 import podSecurityBlocksInit from './pod-security-blocks-init.js';
+import injectionSkipped from './injection-skipped.js';
+import admissionRejectsProxy from './admission-rejects-proxy.js';
+import proxyCannotStart from './proxy-cannot-start.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -59,4 +62,7 @@ export const CHECKS: readonly Check[] = [
   sidecarlessNotEnrolled,
   webhookDenied,
   podSecurityBlocksInit,
+  injectionSkipped,
+  admissionRejectsProxy,
+  proxyCannotStart,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));

@@ -27,8 +27,9 @@
  * When: predicted (a warning: the running pods stay, their replacements are refused), before any pod fails, for app workloads in scope that a mesh would inject now
  * (the injection model) in a namespace labelled `pod-security.kubernetes.io/enforce: baseline |
  * restricted`, when the mesh's own configuration says its injector does not use the CNI plugin;
- * confirmed by such FailedCreate events naming the mesh's init container (also when the namespace
- * or the configuration could not be read).
+ * confirmed by such FailedCreate events naming the mesh's init container in a capabilities item
+ * about a capability it adds (also when the namespace or the configuration could not be read); a
+ * refusal of it for another requirement is admission-rejects-proxy's (the plugin would not help).
  * Known false positives: a namespace exempted in the API server's PodSecurity admission
  * configuration (not readable through the API).
  * Fix: install the mesh's CNI plugin and turn it on for the injector, or lower the namespace's
@@ -37,6 +38,7 @@
  */
 import { choice, cmd, comment, text } from '../fix/steps.js';
 import { failedCreates } from '../k8s/events.js';
+import { podSecurityViolation, type PodSecurityItem } from '../k8s/admission.js';
 import { initContainers, podSpec } from '../k8s/pods.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { meshesAllowed } from '../facts/siblings.js';
@@ -58,8 +60,8 @@ const RULE: Record<string, string> = {
 const RESTRICTED_ALSO =
   'restricted also requires runAsNonRoot, a non-zero runAsUser, allowPrivilegeEscalation false, capabilities.drop ALL and a RuntimeDefault or Localhost seccomp profile for every container; the CNI plugin removes only the capability violation';
 
-/** `violates PodSecurity "baseline:latest": <reason (detail)>, …`: the level and the detail. */
-const VIOLATES = /violates PodSecurity "([a-z]+)(?::[^"]*)?": ([\s\S]*)/;
+/** A `non-default capabilities` or `unrestricted capabilities` item about a capability added (not one left undropped). */
+const addsCapability = (i: PodSecurityItem) => /capabilities$/.test(i.reason) && /must not include/.test(i.detail);
 
 /** What the mesh's injected pods show: its validation container (CNI on), its privileged init container (off), or nothing. */
 function cniFromPods(m: Model, cni: CniPlugin): { enabled: boolean; from: string } | undefined {
@@ -140,10 +142,14 @@ export default defineCheck({
     const confirmed = failedCreates(
       m,
       (msg) => {
-        const x = VIOLATES.exec(msg);
-        if (!x) return undefined;
-        const mesh = meshes.find((y) => x[2]!.includes(`"${profileOf(y).cni!.privilegedInit.name}"`));
-        return mesh ? { mesh, level: x[1]! } : undefined;
+        // A webhook's denial quoting a Pod Security text (Kyverno's podSecurity rule) is a policy engine's: admission-rejects-proxy.
+        const v = /admission webhook "[^"]*" denied the request/.test(msg) ? undefined : podSecurityViolation(msg);
+        if (!v) return undefined;
+        // Only a capability the init container adds is this check's (its fix is the CNI plugin); a
+        // restricted violation naming it for another reason (seccomp, runAsNonRoot: Consul's init
+        // container keeps its name with the plugin on) is admission-rejects-proxy's.
+        const mesh = meshes.find((y) => v.items.some((i) => addsCapability(i) && i.containers.includes(profileOf(y).cni!.privilegedInit.name)));
+        return mesh ? { mesh, level: v.level } : undefined;
       },
       (t) => t.mesh,
     );

@@ -10,7 +10,8 @@
  * before the marker (pod-predates-enablement), or when the marker was set is unknown. Silent for
  * finished pods, control-plane namespaces, hostNetwork pods, pods that opt out, namespaces not
  * enabled, native sidecars, pods meshed by the other mesh, and where injection-marker-invalid
- * or webhook-excludes-namespace explain it. Linked to `webhook-broken:<mesh>`, so a webhook
+ * or webhook-excludes-namespace explain it, and for the pods the injector's own skip event stands
+ * for (injection-skipped quotes it). Linked to `webhook-broken:<mesh>`, so a webhook
  * finding in the same report ranks first.
  * Known false positives: without managedFields, pods that simply predate the marker land here.
  * Fix: look at the owner's events and the injector's logs, then re-create the pods.
@@ -22,15 +23,19 @@ import { meshTitle, profileOf } from '../mesh/registry.js';
 import { agree, plural, time } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
 import { defineCheck, meta } from './define.js';
-import { missingProxy, podEvidence } from '../facts/missing-proxy.js';
+import { missingProxy, podEvidence, skippedByInjector } from '../facts/missing-proxy.js';
 
 export default defineCheck({
   ...meta('sidecar-missing'),
   *run(m) {
     for (const w of m.appWorkloads) {
       for (const { mesh } of m.meshes) {
-        const missing = missingProxy(m, w, mesh);
-        if (!missing || missing.unexplained.length === 0) continue;
+        const found = missingProxy(m, w, mesh);
+        if (!found || found.unexplained.length === 0) continue;
+        // The pods the injector's own skip event stands for are injection-skipped's, which quotes it.
+        const skipped = skippedByInjector(m, w, mesh, found);
+        const missing = skipped ? { ...found, unexplained: found.unexplained.filter((p) => !skipped.pods.includes(p)) } : found;
+        if (missing.unexplained.length === 0) continue;
         const n = missing.unexplained.length;
         const hook = missing.decision.calls.find((c) => c.called)!.webhook;
         const skip = injectionSkip(m, mesh, w);

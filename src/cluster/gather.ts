@@ -108,6 +108,8 @@ export async function listKind(
     const query = new URLSearchParams({ limit: String(pageSize) });
     if (cont) query.set('continue', cont);
     const reply = await get(conn, `${path}?${query}`, info.key);
+    // An API the cluster does not serve (OpenShift's, elsewhere): none of its objects, not a failure.
+    if (reply.status === 404 && info.optionalApi && !cont) return [];
     if (reply.status === 410 && cont && !restarted) {
       restarted = true;
       budget.objects -= items.length;

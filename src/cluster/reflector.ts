@@ -439,6 +439,11 @@ export class Reflector {
           if (changedStatus) this.opts.onChange({ type: 'status', key: s.key });
           if (this.opts.planKinds.includes(s.key)) this.queueReplan();
           this.checkReady();
+          if (rv === undefined && KINDS[s.key].optionalApi) {
+            // The cluster does not serve this API (listKind read its 404 as none): nothing to watch; look again now and then.
+            await sleep(this.opts.definiteBackoffCapMs ?? 300_000, undefined, { signal });
+            continue;
+          }
           if (rv === undefined) throw new WatchNetError('the API server sent no resourceVersion to watch from');
         }
         watching = true;

@@ -85,6 +85,17 @@ export interface KeepPolicy {
   configMap(name: string): { keys: readonly string[]; slim?: (key: string, text: string) => string | undefined } | undefined;
   /** The injectors' own skip events kept (InjectionSkipped), by the prefix of their message. */
   skipPrefixes: readonly string[];
+  /**
+   * The containers the meshes inject: their termination messages keep the lines matching `lines`
+   * (the failures the checks recognise, e.g. an iptables error); every other container's message goes.
+   */
+  statusLines: { containers: readonly string[]; lines: readonly RegExp[] };
+  /**
+   * Further events about pods that checks read, by reason and message shape: kept only when
+   * `involvedObject.fieldPath` names one of `containers` (a kubelet's BackOff or image pull failure
+   * of a mesh's container), or, without `containers`, whatever they name (a mesh's own event).
+   */
+  podEvents: readonly { reason: string; message: RegExp; containers?: readonly string[] }[];
 }
 
 /** slim and keepObject under one keep policy. */
@@ -160,6 +171,29 @@ export function keeper(policy: KeepPolicy): Keeper {
     }
   }
 
+  /**
+   * Of a container's (or, `container` false, a pod's) securityContext, the fields Pod Security
+   * `restricted` and OpenShift's SCCs judge (pod-security-blocks-init, pod-security-rejects-proxy):
+   * user, non-root, privilege escalation, privileged, capabilities and the seccomp profile's type.
+   * Booleans, numbers and capability names: never a secret. SELinux options, AppArmor, sysctls, ... go.
+   */
+  function slimSecurityContext(sc: unknown, container: boolean): Obj | undefined {
+    if (!isObj(sc)) return undefined;
+    const out: Obj = {};
+    if (typeof sc.runAsUser === 'number') out.runAsUser = sc.runAsUser;
+    const flags = container ? (['runAsNonRoot', 'allowPrivilegeEscalation', 'privileged'] as const) : (['runAsNonRoot'] as const);
+    for (const k of flags) if (typeof sc[k] === 'boolean') out[k] = sc[k];
+    if (container && isObj(sc.capabilities)) {
+      const names = (v: unknown) => (Array.isArray(v) ? v.filter((x) => typeof x === 'string' && /^[A-Za-z_]{1,64}$/.test(x)) : undefined);
+      const add = names(sc.capabilities.add);
+      const drop = names(sc.capabilities.drop);
+      if (add || drop) out.capabilities = { ...(add ? { add } : {}), ...(drop ? { drop } : {}) };
+    }
+    if (isObj(sc.seccompProfile) && typeof sc.seccompProfile.type === 'string' && /^[A-Za-z]{1,32}$/.test(sc.seccompProfile.type))
+      out.seccompProfile = { type: sc.seccompProfile.type };
+    return Object.keys(out).length ? out : undefined;
+  }
+
   /** A value a kept env variable keeps: a boolean, or a resource quantity ("50m", "512Mi"): never a secret. */
   // "auto": Istio's ENABLE_NATIVE_SIDECARS default from 1.27 (pilot/pkg/features/pilot.go @86c9f01f).
   const KEPT_VALUE = /^(true|false|auto|[0-9]+(\.[0-9]+)?([mkMGT]i?|[mkMGTPE])?)$/;
@@ -177,7 +211,8 @@ export function keeper(policy: KeepPolicy): Keeper {
    * A container: the fields the checks read, as a new object (dropping by `delete` costs more).
    * name, image and restartPolicy (is it a proxy, a native sidecar), resources (quotas, OOM
    * evidence), ports (a webhook's named targetPort), env (istiod's ENABLE_NATIVE_SIDECARS), command
-   * and args (job-never-completes), securityContext.runAsUser (Kuma's sidecar UID rule), a volumeMount at the token path (Consul's ACL rule). Probes, lifecycle hooks, envFrom, other volumeMounts, workingDir, ...
+   * and args (job-never-completes), securityContext's user, privilege and seccomp fields (Kuma's sidecar UID rule, Pod
+   * Security, SCCs), a volumeMount at the token path (Consul's ACL rule). Probes, lifecycle hooks, envFrom, other volumeMounts, workingDir, ...
    * are dropped. A check that starts reading another field adds it here.
    */
   function slimContainer(c: Obj): Obj {
@@ -192,8 +227,8 @@ export function keeper(policy: KeepPolicy): Keeper {
       env: eachObject(c.env, slimEnv),
       command: Array.isArray(c.command) ? c.command : undefined, // not a list: the check reads none of it
       args: Array.isArray(c.args) ? c.args : undefined,
-      // Kuma's injector rejects an app container running as its sidecar's UID.
-      securityContext: isObj(c.securityContext) && typeof c.securityContext.runAsUser === 'number' ? { runAsUser: c.securityContext.runAsUser } : undefined,
+      // Kuma's injector rejects an app container running as its sidecar's UID; Pod Security and SCCs judge the rest.
+      securityContext: slimSecurityContext(c.securityContext, true),
       // Consul's injector with ACLs looks for a mount at the ServiceAccount token path: only that mount's path is kept.
       volumeMounts: Array.isArray(c.volumeMounts)
         ? c.volumeMounts.filter((v) => isObj(v) && v.mountPath === SA_TOKEN_PATH).map(() => ({ mountPath: SA_TOKEN_PATH }))
@@ -203,7 +238,8 @@ export function keeper(policy: KeepPolicy): Keeper {
 
   /**
    * A pod or pod template: the metadata without last-applied; of the spec, the fields the checks
-   * read (mesh/pods.ts, linkerd.ts, istio.ts, serviceaccount-missing), as a new object: volumes,
+   * read (mesh/pods.ts, linkerd.ts, istio.ts, serviceaccount-missing; the pod's securityContext for
+   * Pod Security), as a new object: volumes,
    * ephemeralContainers, affinity, ... are dropped. A check that starts reading another field adds
    * it here; test/snapshot-redaction.test.ts proves the checks see no difference on every fixture.
    */
@@ -220,10 +256,29 @@ export function keeper(policy: KeepPolicy): Keeper {
       serviceAccountName: spec.serviceAccountName,
       serviceAccount: spec.serviceAccount,
       automountServiceAccountToken: spec.automountServiceAccountToken,
+      securityContext: slimSecurityContext(spec.securityContext, false),
     };
   }
 
-  /** A pod's container statuses keep no termination or waiting message (a crashed app's last log lines). */
+  const STATUS_CONTAINERS = new Set(policy.statusLines.containers);
+  const STATUS_LINES = policy.statusLines.lines;
+  /** A termination message's lines a check recognises (each cut to 512 characters, at most 8), or nothing. */
+  function keptLines(message: unknown): string | undefined {
+    if (typeof message !== 'string') return undefined;
+    const lines = message
+      .slice(-65536)
+      .split(/\r?\n/)
+      .filter((l) => STATUS_LINES.some((re) => re.test(l)))
+      .slice(-8)
+      .map((l) => l.slice(0, 512));
+    return lines.length ? lines.join('\n') : undefined;
+  }
+
+  /**
+   * A pod's container statuses keep no waiting message and no termination message (a crashed app's
+   * last log lines), but for the containers the meshes inject, whose termination message keeps
+   * the lines of the failures the checks recognise.
+   */
   function slimStatuses(status: unknown): void {
     if (!isObj(status)) return;
     for (const f of ['containerStatuses', 'initContainerStatuses', 'ephemeralContainerStatuses']) {
@@ -231,26 +286,51 @@ export function keeper(policy: KeepPolicy): Keeper {
       if (!Array.isArray(list)) continue;
       for (const cs of list) {
         if (!isObj(cs)) continue;
+        const mesh = f !== 'ephemeralContainerStatuses' && STATUS_CONTAINERS.has(cs.name);
         for (const s of [cs.state, cs.lastState]) {
           if (!isObj(s)) continue;
-          for (const k in s) if (isObj(s[k]) && s[k].message !== undefined) delete s[k].message;
+          for (const k in s) {
+            if (!isObj(s[k]) || s[k].message === undefined) continue;
+            const kept = mesh && k === 'terminated' ? keptLines(s[k].message) : undefined;
+            if (kept === undefined) delete s[k].message;
+            else s[k].message = kept;
+          }
         }
       }
     }
   }
 
-  /** The reasons of the Events a check reads: FailedCreate on controllers, and the injectors' own skip notices. */
-  const EVENT_REASONS = new Set(['FailedCreate', ...(policy.skipPrefixes.length ? ['InjectionSkipped'] : [])]);
+  /** The reasons of the Events a check reads: FailedCreate on controllers, the injectors' own skip notices, and the pod events of the policy. */
+  const POD_EVENTS = policy.podEvents;
+  const EVENT_REASONS = new Set(['FailedCreate', ...(policy.skipPrefixes.length ? ['InjectionSkipped'] : []), ...POD_EVENTS.map((e) => e.reason)]);
   const SKIP_PREFIXES = policy.skipPrefixes;
 
+  /** The container an event's fieldPath names (`spec.initContainers{istio-init}`), if any. */
+  const fieldContainer = (fieldPath: unknown) =>
+    typeof fieldPath === 'string' ? /^spec\.(?:initContainers|containers)\{([^{}]{1,253})\}$/.exec(fieldPath)?.[1] : undefined;
+
+  /** A pod event of the policy: its reason, its message's shape, and the container it names. */
+  const podEventRead = (reason: unknown, message: string, fieldPath: unknown) =>
+    POD_EVENTS.some((p) => p.reason === reason && p.message.test(message) && (!p.containers || p.containers.includes(fieldContainer(fieldPath) ?? '')));
+
   /** An event's message, kept only in the shapes a check parses (and quotes whole in its evidence). */
-  function eventMessage(reason: unknown, message: unknown): unknown {
+  function eventMessage(reason: unknown, message: unknown, fieldPath: unknown): unknown {
     if (typeof message !== 'string') return undefined; // eventInfo reads strings only
     const read =
       reason === 'FailedCreate'
         ? FAILED_CREATE_READ.some((re) => re.test(message))
-        : reason === 'InjectionSkipped' && SKIP_PREFIXES.some((p) => message.startsWith(p));
+        : reason === 'InjectionSkipped'
+          ? SKIP_PREFIXES.some((p) => message.startsWith(p))
+          : podEventRead(reason, message, fieldPath);
     return read ? message : REDACTED;
+  }
+
+  /** An event kept: FailedCreate and skip notices by reason; the pod events only in the policy's shapes, about the containers it names. */
+  function eventKept(e: K8sObject): boolean {
+    if (!EVENT_REASONS.has(e.reason as string)) return false;
+    if (e.reason === 'FailedCreate' || e.reason === 'InjectionSkipped') return true;
+    const io = isObj(e.involvedObject) ? e.involvedObject : {};
+    return typeof e.message === 'string' && podEventRead(e.reason, e.message, io.fieldPath);
   }
 
   /** A time an event carries, when it is one (eventInfo reads the first valid one): else nothing. */
@@ -258,7 +338,8 @@ export function keeper(policy: KeepPolicy): Keeper {
 
   /**
    * An Event reduced to what eventInfo reads: its name and namespace, reason, message (see
-   * eventMessage), involved object (kind, namespace, name), count, series and times. The event's
+   * eventMessage), involved object (kind, namespace, name; the fieldPath when it names a container),
+   * count, series and times. The event's
    * source, notes, related object, labels and annotations are not kept. An event whose reason no
    * check reads (a kubelet's FailedPostStartHook quotes the hook's command line) keeps its metadata
    * only, and `keepObject` drops it.
@@ -266,17 +347,18 @@ export function keeper(policy: KeepPolicy): Keeper {
   function slimEvent(e: K8sObject): K8sObject {
     const md = isObj(e.metadata) ? e.metadata : {};
     const metadata = { name: md.name, namespace: md.namespace, uid: md.uid, creationTimestamp: eventTime(md.creationTimestamp) };
-    if (!EVENT_REASONS.has(e.reason as string)) return { apiVersion: e.apiVersion, kind: e.kind, metadata };
+    if (!eventKept(e)) return { apiVersion: e.apiVersion, kind: e.kind, metadata };
     const io = isObj(e.involvedObject) ? e.involvedObject : undefined;
     const series = isObj(e.series) ? e.series : undefined;
     const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+    const container = io ? fieldContainer(io.fieldPath) : undefined;
     return {
       apiVersion: e.apiVersion,
       kind: e.kind,
       metadata,
       reason: e.reason,
-      message: eventMessage(e.reason, e.message),
-      ...(io ? { involvedObject: { kind: io.kind, namespace: io.namespace, name: io.name } } : {}),
+      message: eventMessage(e.reason, e.message, io?.fieldPath),
+      ...(io ? { involvedObject: { kind: io.kind, namespace: io.namespace, name: io.name, ...(container ? { fieldPath: io.fieldPath } : {}) } } : {}),
       count: num(e.count),
       ...(series ? { series: { count: num(series.count), lastObservedTime: eventTime(series.lastObservedTime) } } : {}),
       lastTimestamp: eventTime(e.lastTimestamp),
@@ -290,7 +372,7 @@ export function keeper(policy: KeepPolicy): Keeper {
    * for an Event no check reads (docs/snapshot.md).
    */
   function keepObject(key: string, obj: K8sObject): K8sObject | undefined {
-    if (key === 'events' && !EVENT_REASONS.has(obj.reason as string)) return undefined;
+    if (key === 'events' && !eventKept(obj)) return undefined;
     return slim(key, obj);
   }
 

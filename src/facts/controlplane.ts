@@ -241,7 +241,7 @@ export function podsMissingProxy(m: Model, mesh: MeshName): number {
   );
 }
 
-interface InjectionSkip {
+export interface InjectionSkip {
   reasons: string[];
   count: number;
   lastTimestamp?: string;
@@ -267,7 +267,7 @@ export function injectionSkip(m: Model, mesh: MeshName, w: Workload): InjectionS
       const prev = out.get(wl);
       if (prev && ms(prev.lastTimestamp) >= ms(ev.lastTimestamp)) continue; // keep the latest
       out.set(wl, {
-        reasons: ev.message.slice(prefix.length).split(', ').filter(Boolean),
+        reasons: splitReasons(ev.message.slice(prefix.length), profileOf(mesh).injector.skipReasons ?? []),
         count: ev.count,
         ...(ev.lastTimestamp ? { lastTimestamp: ev.lastTimestamp } : {}),
         object: `${ev.kind}/${ev.name}`,
@@ -276,6 +276,24 @@ export function injectionSkip(m: Model, mesh: MeshName, w: Workload): InjectionS
     return out;
   });
   return byWorkload.get(w);
+}
+
+/**
+ * The reasons of a skip event, joined by ", " (Linkerd's webhook.go), where a reason the injector
+ * knows may itself hold ", ": at each place the longest known reason that ends there or before a
+ * ", " is taken, else the text up to the next ", ". Bounded: at most 16 reasons, 256 characters each.
+ */
+function splitReasons(text: string, known: readonly string[]): string[] {
+  const out: string[] = [];
+  let rest = text;
+  while (rest && out.length < 16) {
+    const k = known.find((r) => rest === r || rest.startsWith(`${r}, `));
+    const cut = k ? k.length : rest.indexOf(', ') >= 0 ? rest.indexOf(', ') : rest.length;
+    const reason = rest.slice(0, cut);
+    if (reason) out.push(reason.slice(0, 256));
+    rest = rest.slice(cut + 2);
+  }
+  return out;
 }
 
 /** How to re-render a mesh's control plane (webhook, Service, Deployment) as it was installed. */

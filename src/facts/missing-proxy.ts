@@ -14,6 +14,7 @@ import { templateOptOut, namespaceEnabling, templateEnabling } from './markers.j
 import type { MeshName } from '../mesh/names.js';
 import type { Field } from '../mesh/profile.js';
 import { meshedWithoutProxy } from './siblings.js';
+import { injectionSkip, type InjectionSkip } from './controlplane.js';
 
 interface MissingProxy {
   decision: Decision;
@@ -103,4 +104,28 @@ function enablingMarkers(mesh: MeshName, ns: K8sObject | undefined, w: Workload)
 export function enabledSince(markers: DatedMarker[]): Date | undefined {
   if (markers.length === 0 || markers.some((mk) => !mk.setAt)) return undefined;
   return new Date(Math.min(...markers.map((mk) => mk.setAt!.getTime())));
+}
+
+/**
+ * Client-go's event spam filter lets one event per object through every five minutes once a burst
+ * of 25 is spent (tools/record/events_cache.go at 928244b1): a skip event's last time may be that
+ * much older than the last pod it stands for.
+ */
+const SKIP_EVENT_SLACK_MS = 5 * 60_000;
+
+/**
+ * The injector's own account of why it skipped the workload's unexplained pods (Linkerd's
+ * InjectionSkipped event, src/facts/controlplane.ts injectionSkip): the event, and the pods it
+ * stands for (created no later than its last time, give or take the spam filter's five minutes).
+ * Undefined when the mesh records none, none was read, or it stands for none of them.
+ */
+export function skippedByInjector(m: Model, w: Workload, mesh: MeshName, missing: MissingProxy): { skip: InjectionSkip; pods: K8sObject[] } | undefined {
+  const skip = injectionSkip(m, mesh, w);
+  if (!skip) return undefined;
+  const last = time(skip.lastTimestamp)?.getTime();
+  const pods = missing.unexplained.filter((p) => {
+    const created = time(p.metadata?.creationTimestamp)?.getTime();
+    return last === undefined || created === undefined || created <= last + SKIP_EVENT_SLACK_MS;
+  });
+  return pods.length ? { skip, pods } : undefined;
 }

@@ -20,3 +20,29 @@ export function failureEffect(policies: Iterable<'Ignore' | 'Fail'>): string {
   if (set.has('Fail')) parts.push('failurePolicy Fail: pod creation is blocked');
   return parts.join('; ');
 }
+
+/** One `reason (detail)` of a Pod Security violation, with the containers its detail names. */
+export interface PodSecurityItem {
+  readonly reason: string;
+  readonly detail: string;
+  readonly containers: readonly string[];
+}
+
+/**
+ * A Pod Security violation: `violates PodSecurity "<level>:<version>": <reason (detail)>, …`
+ * (kubernetes/pod-security-admission 8f84a87c admission/admission.go; policy/checks.go
+ * ForbiddenDetail joins the `reason (detail)` pairs with ", "; a detail names its containers as
+ * `container "a"` or `containers "a", "b"`). Undefined for another message. Bounded: 32 items.
+ */
+export function podSecurityViolation(message: string): { level: string; items: PodSecurityItem[] } | undefined {
+  const x = /violates PodSecurity "([a-z]{1,16})(?::[^"]{0,32})?": ([^\n]{0,4000})/.exec(message);
+  if (!x) return undefined;
+  const items: PodSecurityItem[] = [];
+  for (const it of x[2]!.matchAll(/([A-Za-z][^(),]{0,80}) \(([^()]{0,1000})\)(?:, |$|\])/g)) {
+    if (items.length >= 32) break;
+    const detail = it[2]!;
+    const containers = [...detail.matchAll(/containers? ((?:"[^"]{1,253}"(?:, )?)+)/g)].flatMap((c) => [...c[1]!.matchAll(/"([^"]+)"/g)].map((n) => n[1]!));
+    items.push({ reason: it[1]!.trim(), detail, containers: [...new Set(containers)] });
+  }
+  return { level: x[1]!, items };
+}

@@ -33,9 +33,11 @@ export function workloadOfObject(m: SnapshotView, kind: string, ns: string, name
 /**
  * The FailedCreate messages the checks parse, by shape (a check that parses another adds it here:
  * snapshots keep only these, src/cluster/sanitize.ts): the API server failing to call a webhook
- * (webhook-call-failed) or a webhook denying the pod (webhook-denied), a Pod Security violation
- * (pod-security-blocks-init), a quota refusing the pod (quota-blocks-proxy), a missing
- * ServiceAccount (serviceaccount-missing). Each check quotes the whole message in its evidence.
+ * (webhook-call-failed) or a webhook denying the pod (webhook-denied; a policy engine's,
+ * admission-rejects-proxy), a Pod Security violation (pod-security-blocks-init,
+ * admission-rejects-proxy), a quota refusing the pod (quota-blocks-proxy), a missing
+ * ServiceAccount (serviceaccount-missing), OpenShift's SecurityContextConstraints or a LimitRange
+ * refusing it (admission-rejects-proxy). Each check quotes the whole message in its evidence.
  */
 export const FAILED_CREATE_READ: readonly RegExp[] = [
   /failed calling webhook "/,
@@ -43,6 +45,23 @@ export const FAILED_CREATE_READ: readonly RegExp[] = [
   /violates PodSecurity "/,
   /quota: /,
   /serviceaccount "[^"]*" not found/,
+  // openshift/apiserver-library-go pkg/securitycontextconstraints/sccadmission/admission.go (a8019f39)
+  /unable to validate against any security context constraint: /,
+  // kubernetes plugin/pkg/admission/limitranger/admission.go: minimum/maximum usage, limit to request ratio
+  /(?:minimum|maximum) [a-z0-9./-]{1,64} usage per (?:Container|Pod) is /,
+  /[a-z0-9./-]{1,64} max limit to request ratio per (?:Container|Pod) is /,
+];
+
+/**
+ * The kubelet's pod events the checks read (kept only for the containers the meshes inject,
+ * src/mesh/keep.ts): an image it cannot pull (kubernetes pkg/kubelet/images/image_manager.go:
+ * reason Failed "Failed to pull image %q: %v", BackOff "Back-off pulling image %q") and a container
+ * it keeps restarting (pkg/kubelet/kuberuntime: BackOff "Back-off restarting failed container %s in
+ * pod %s"; older releases end after "container").
+ */
+export const POD_EVENTS_READ: readonly { reason: string; message: RegExp }[] = [
+  { reason: 'Failed', message: /^Failed to pull image "/ },
+  { reason: 'BackOff', message: /^Back-off (?:pulling image "|restarting failed container)/ },
 ];
 
 /** An Event's last time, count and involved object, across the v1 fields that carry them. */
@@ -56,6 +75,8 @@ export function eventInfo(e: K8sObject) {
     kind: str(io.kind) ?? '',
     namespace: str(io.namespace) ?? nsOf(e),
     name: str(io.name) ?? '',
+    /** The container the event is about (`involvedObject.fieldPath` spec.containers{name}), if any. */
+    container: typeof io.fieldPath === 'string' ? /^spec\.(?:initContainers|containers)\{([^{}]{1,253})\}$/.exec(io.fieldPath)?.[1] : undefined,
     count: typeof e.count === 'number' ? e.count : typeof series.count === 'number' ? series.count : 1,
     ...(last ? { lastTimestamp: String(last) } : {}),
   };

@@ -13,6 +13,11 @@ export interface KindInfo {
   plural: string;
   namespaced: boolean;
   byName?: boolean;
+  /**
+   * An API a cluster may not serve at all (OpenShift's security.openshift.io): a 404 for its list
+   * means "not on this cluster", read as none, not as a kind that could not be read.
+   */
+  optionalApi?: boolean;
 }
 
 export const KIND_KEYS = [
@@ -33,11 +38,13 @@ export const KIND_KEYS = [
   'mutatingwebhookconfigurations',
   'configmaps',
   'secrets',
+  'limitranges',
+  'securitycontextconstraints',
 ] as const;
 
 export type KindKey = (typeof KIND_KEYS)[number];
 
-const k = (key: KindKey, kind: string, group: string, version: string, namespaced: boolean, byName = false): KindInfo => ({
+const k = (key: KindKey, kind: string, group: string, version: string, namespaced: boolean, byName = false, optionalApi = false): KindInfo => ({
   key,
   kind,
   group,
@@ -45,6 +52,7 @@ const k = (key: KindKey, kind: string, group: string, version: string, namespace
   plural: key,
   namespaced,
   ...(byName ? { byName } : {}),
+  ...(optionalApi ? { optionalApi } : {}),
 });
 
 export const KINDS: Record<KindKey, KindInfo> = {
@@ -65,6 +73,9 @@ export const KINDS: Record<KindKey, KindInfo> = {
   mutatingwebhookconfigurations: k('mutatingwebhookconfigurations', 'MutatingWebhookConfiguration', 'admissionregistration.k8s.io', 'v1', false),
   configmaps: k('configmaps', 'ConfigMap', '', 'v1', true, true),
   secrets: k('secrets', 'Secret', '', 'v1', true, true),
+  limitranges: k('limitranges', 'LimitRange', '', 'v1', true),
+  // OpenShift only (openshift/api security/v1 types.go): elsewhere the group is not served.
+  securitycontextconstraints: k('securitycontextconstraints', 'SecurityContextConstraints', 'security.openshift.io', 'v1', false, false, true),
 };
 
 const BY_KIND = new Map<string, KindInfo>(Object.values(KINDS).map((i) => [i.kind, i]));

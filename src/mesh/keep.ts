@@ -1,11 +1,17 @@
 /**
  * What a snapshot keeps of the objects it reads, as the profiles need it (docs/snapshot.md): the
  * control planes' env switches, the words of command lines the checks look for, the ConfigMap keys
- * read by name, the injectors' own skip events. The reading layer (src/cluster/sanitize.ts) is
+ * read by name, the injectors' own skip events, the failure lines of the injected containers'
+ * termination messages and the kubelet's events about those containers. The reading layer (src/cluster/sanitize.ts) is
  * handed this; it knows no mesh.
  */
 import { keeper, type KeepPolicy } from '../cluster/sanitize.js';
+import { POD_EVENTS_READ } from '../k8s/events.js';
+import { injectedNames } from './proxy.js';
 import { PROFILE_LIST } from './registry.js';
+
+/** Every container name a mesh injects: their statuses and the kubelet's events about them are kept. */
+const INJECTED = [...new Set(PROFILE_LIST.flatMap(injectedNames))];
 
 const KEEP_POLICY: KeepPolicy = {
   env: PROFILE_LIST.flatMap((p) => p.controlPlane.reads.env ?? []),
@@ -22,6 +28,8 @@ const KEEP_POLICY: KeepPolicy = {
     return undefined;
   },
   skipPrefixes: PROFILE_LIST.flatMap((p) => (p.injector.skippedEventPrefix ? [p.injector.skippedEventPrefix] : [])),
+  statusLines: { containers: INJECTED, lines: PROFILE_LIST.flatMap((p) => p.runtime.failures.flatMap((f) => (f.line ? [f.line] : []))) },
+  podEvents: POD_EVENTS_READ.map((e) => ({ ...e, containers: INJECTED })),
 };
 
 /** slim and keepObject under the meshes' keep policy. */

@@ -129,6 +129,98 @@ export interface CniPlugin {
   install(ns: string): Step[];
 }
 
+/** A Pod Security `restricted` requirement (kubernetes pod-security-admission policy/check_*.go), by the reason its message gives. */
+export type RestrictedRule = 'allowPrivilegeEscalation' | 'capabilities' | 'runAsNonRoot' | 'runAsUser' | 'seccompProfile' | 'privileged';
+
+/** The fields of a securityContext that Pod Security and OpenShift's SCCs judge, as the injector writes them. */
+interface SecurityFields {
+  readonly runAsUser?: number;
+  readonly runAsNonRoot?: boolean;
+  readonly allowPrivilegeEscalation?: boolean;
+  readonly privileged?: boolean;
+  readonly add?: readonly string[];
+  readonly drop?: readonly string[];
+  /** seccompProfile.type. */
+  readonly seccomp?: string;
+}
+
+/** A container the injector adds, with the securityContext its template or code gives it. */
+export interface InjectedContainer {
+  readonly name: string;
+  readonly init: boolean;
+  readonly securityContext: SecurityFields;
+}
+
+/** Where a failure of an injected container happened: what its mesh-specific fix needs. */
+export interface StartContext {
+  readonly namespace: string;
+  readonly pod: string;
+  readonly container: string;
+  /** The mesh's control-plane namespace. */
+  readonly controlPlaneNamespace: string;
+}
+
+/**
+ * A way one of the containers the injector added fails once the pod runs, as the mesh's own code
+ * (an exit code it defines) or a line it writes to its termination message says it.
+ */
+export interface StartFailure {
+  readonly container: string;
+  /** The exit code of its last termination that means this (the mesh's own constant). */
+  readonly exitCode?: number;
+  /**
+   * A line of its termination message that means this: only where the injector sets
+   * `terminationMessagePolicy: FallbackToLogsOnError` (the kubelet fills the message from the log).
+   * Anchored and bounded: the message is the container's untrusted output.
+   */
+  readonly line?: RegExp;
+  /** What it means: a clause, no final period. */
+  readonly cause: string;
+  /** The mesh's file and commit, or the issue thread that confirms it. */
+  readonly source: string;
+  /** What to change. */
+  fix(c: StartContext): Step[];
+}
+
+/** Something the mesh's init container needs from the cluster that is missing: why it keeps failing. */
+export interface InitNeed {
+  readonly cause: string;
+  readonly evidence: Record<string, unknown>;
+  readonly source: string;
+  readonly fix: Step[];
+}
+
+/**
+ * The containers the injector adds, as admission judges them and as they run: their security
+ * contexts (Pod Security, SCCs), the init container's resources (LimitRange), how they fail to
+ * start and what fixes each failure (issue 24).
+ */
+interface Runtime {
+  /** The containers the injector adds to this workload's pods, with (`cni`) or without its CNI plugin, as its template writes them. */
+  injected(m: MeshContext, w: Workload, cni: boolean): readonly InjectedContainer[];
+  /** Where the template says it (file and commit), for evidence. */
+  readonly injectedFrom: string;
+  /**
+   * A `restricted` requirement an injected container misses that the pod template's own
+   * securityContext cannot meet (Linkerd's proxy drops no capability unless its values say so),
+   * or can also be met in the mesh's settings: how (comment lines and commands).
+   */
+  restrictedFix?(rule: RestrictedRule, container: string, controlPlaneNamespace: string): Step[] | undefined;
+  /** How the injected containers are admitted on OpenShift (its SecurityContextConstraints), as the mesh documents it. */
+  openshift(ns: string, controlPlaneNamespace: string): Step[];
+  /** The init containers' own resources where they differ from the proxy's (LimitRange); undefined: the proxy's. */
+  initResources?(m: MeshContext): { requests: Record<string, string>; limits: Record<string, string>; from: string } | undefined;
+  /** The failures the injected containers' statuses show, in the mesh's own words. */
+  readonly failures: readonly StartFailure[];
+  /**
+   * What the mesh's init container `container`, failing in `pod`, needs of the cluster that this
+   * pod lacks (Consul: one Service selecting it; Istio: a CNI agent that does not skip its namespace).
+   */
+  initNeeds?(m: MeshContext, w: Workload, pod: K8sObject, container: string): InitNeed[];
+  /** How the images of the injected containers are chosen (for an image the nodes cannot pull). */
+  image(controlPlaneNamespace: string): Step[];
+}
+
 /** The containers the injector adds. */
 interface Containers {
   /** The proxy container (or native sidecar). */
@@ -240,12 +332,32 @@ interface Markers extends MarkerTable {
   };
 }
 
+/** What one reason of the injector's own skip event means for a workload the model says it should have injected. */
+export interface SkipReading {
+  /** The reason, as the injector wrote it. */
+  readonly reason: string;
+  /** What it means here: a clause, no final period. */
+  readonly means: string;
+  /** The mesh's file at the release that writes it, or the issue thread that shows it. */
+  readonly source: string;
+  readonly evidence?: Record<string, unknown>;
+  /** What to change before the pods are re-created (empty: re-creating them is the fix). */
+  readonly fix: Step[];
+}
+
 /** The injector's own decision for a pod it is called for, and what it records. */
 interface Injector {
   /** Every rule the injector applies to a pod it is called for, in its order. */
   decide(m: MeshContext, input: DecisionInput): InjectorStep[];
   /** The injector's own events about a workload it skipped: the message prefix before its reasons. */
   readonly skippedEventPrefix?: string;
+  /** Every reason its skip events may give, longest first (the event joins them with ", ", which a reason may contain). */
+  readonly skipReasons?: readonly string[];
+  /**
+   * What a reason of its skip event means for this workload, whose pods (`pods`, the ones it
+   * skipped) the model says it should have injected; undefined for a reason it does not know.
+   */
+  readSkip?(m: MeshContext, w: Workload, reason: string, pods: readonly K8sObject[]): SkipReading | undefined;
   /** The injector skips pods without their ServiceAccount token here (or denies them: `denies`, Consul with ACLs): why (for a message), with evidence. */
   token?(m: MeshContext): { why: string; evidence: Record<string, unknown>; denies?: boolean } | undefined;
 }
@@ -357,4 +469,6 @@ export interface MeshProfile {
   readonly cni?: CniPlugin;
   /** Its identity certificates, when it keeps them where meshdoctor can read them. */
   readonly identity?: Identity;
+  /** The injected containers as admission judges them and as they run. */
+  readonly runtime: Runtime;
 }

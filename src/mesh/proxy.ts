@@ -3,6 +3,14 @@ import { containers, initContainers, podSpec, type PodLike } from '../k8s/pods.j
 import { isObj, str } from '../util/objects.js';
 import type { MeshName } from './names.js';
 import { PROFILE_LIST, profileOf } from './registry.js';
+import type { MeshProfile } from './profile.js';
+
+/** Every container a mesh's injector may add: its proxy, its init containers, its CNI plugin's validation container. */
+export const injectedNames = (p: MeshProfile): string[] => [
+  p.containers.proxy,
+  ...p.containers.init,
+  ...(p.cni?.validationInit && !p.containers.init.includes(p.cni.validationInit) ? [p.cni.validationInit] : []),
+];
 
 /**
  * Which mesh's proxy runs in this pod (spec): a container named as the profile's proxy, or the

@@ -53,8 +53,13 @@ spec:
     spec: {containers: [{name: batch, image: "example/batch:1"}]}
 `;
     const fs = findings(cluster('istio-ambient', [F('dataplane-mode-conflict', 'fires-ambient-injection'), optedOut]));
-    // shop enforces restricted: web's next pods get istio-init (the sidecar wins), which Pod Security refuses.
-    expect(ids(fs)).toEqual(['dataplane-mode-conflict Namespace shop', 'pod-security-blocks-init Deployment shop/web']);
+    // shop enforces restricted: web's next pods get istio-init (the sidecar wins), which Pod Security refuses;
+    // istio-proxy has no seccomp profile either (the CNI plugin would not change that): admission-rejects-proxy.
+    expect(ids(fs)).toEqual([
+      'dataplane-mode-conflict Namespace shop',
+      'pod-security-blocks-init Deployment shop/web',
+      'admission-rejects-proxy Deployment shop/web',
+    ]);
   });
 
   it('waypoints are mesh infrastructure, not app workloads', () => {

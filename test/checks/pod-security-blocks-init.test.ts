@@ -13,6 +13,7 @@ checkCases('pod-security-blocks-init', {
   ],
   silent: [
     { fixtures: 'ok-consul-cni.yaml' },
+    { fixtures: 'ok-consul-cni-restricted-seccomp.yaml' },
     { fixtures: 'ok-consul-transparent-proxy-off.yaml' },
     { fixtures: 'ok-istio-cni.yaml' },
     { fixtures: 'ok-kuma-cni.yaml' },

@@ -51,6 +51,7 @@ import { valueAt } from '../config-values.js';
 import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { CONSUL_FLAGS, CONSUL_INJECT, consulInjector, consulSettings, defaultInjects, parseConsul } from './injector.js';
 import { CONSUL_MARKERS, namespaceMarker, namespaceProblems, workloadProblems } from './markers.js';
+import { consulRuntime } from './runtime.js';
 
 const INJECTOR = 'consul-connect-injector';
 const CERT_SECRET = 'consul-connect-inject-webhook-cert';
@@ -283,4 +284,7 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
   },
 
   cni,
+
+  // Transparent proxy decides the init container's capabilities (cni.privilegedFor reads it).
+  runtime: consulRuntime((m, w) => cni.privilegedFor!(m, w)?.privileged),
 };

@@ -19,6 +19,7 @@ import { ambient, istioCni } from './ambient.js';
 import { choice, cmd, comment, text, type Step } from '../../fix/steps.js';
 import { ISTIO_MARKERS, enableMarker, namespaceProblems, workloadProblems } from './markers.js';
 import { templateAsks } from '../marker-table.js';
+import { CNI_CONFIG, CNI_EXCLUDE, istioRuntime } from './runtime.js';
 
 const SUFFIX = 'sidecar-injector.istio.io';
 const CONFIG = 'istio-sidecar-injector';
@@ -108,6 +109,8 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
         const out: NamedRef[] = [];
         for (const ns of namespaces) {
           out.push({ key: 'configmaps', namespace: ns, name: 'istio' });
+          // The CNI plugin's settings, when it is installed beside istiod (the namespaces its agent skips).
+          out.push({ key: 'configmaps', namespace: ns, name: CNI_CONFIG });
           for (const rev of revs.length ? revs : ['default'])
             out.push({ key: 'configmaps', namespace: ns, name: rev === 'default' ? CONFIG : `${CONFIG}-${rev}` });
           // No Secret: no check reads Istio's CA (istio-ca-secret holds its private key; deploy/mesh-rbac/istio.yaml).
@@ -116,7 +119,7 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
       },
       // `config` holds the policy and selectors injectRequired reads; `values` the proxy resources and
       // chart settings (istiod reads both keys: pilot/pkg/bootstrap/sidecarinjector.go @86c9f01f).
-      configMapKeys: (name) => (name.startsWith(CONFIG) ? ['config', 'values'] : undefined),
+      configMapKeys: (name) => (name.startsWith(CONFIG) ? ['config', 'values'] : name === CNI_CONFIG ? CNI_EXCLUDE : undefined),
       // and -<revision>
       // Of `config`, only what injectRequired reads: the injection templates (and anything else) go.
       slimConfigMap: (_name, key, text) => {
@@ -242,6 +245,8 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
     const values = configValues(cm);
     return values ? { values, from: nameOf(cm!) } : undefined;
   }),
+
+  runtime: istioRuntime((m, w) => configValues(injectorConfigMap(m, w))),
 };
 
 /** For explain and evidence: the per-pod value and how Istio parses it. */

@@ -48,6 +48,7 @@ import { valueAt } from '../config-values.js';
 import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { KUMA_INJECT, KUMA_SIDECAR, kumaInjector, parseKuma } from './injector.js';
 import { KUMA_MARKERS, enableMarker, namespaceProblems, workloadProblems } from './markers.js';
+import { kumaRuntime } from './runtime.js';
 
 const CP = 'kuma-control-plane';
 const CONFIG = 'kuma-admission-mutating-webhook-configuration';
@@ -56,6 +57,7 @@ const TLS_SECRET = 'kuma-tls-cert';
 const SUFFIX = 'kuma-injector.kuma.io';
 const NATIVE_ENV = 'KUMA_EXPERIMENTAL_SIDECAR_CONTAINERS';
 const CNI_ENV = 'KUMA_RUNTIME_KUBERNETES_INJECTOR_CNI_ENABLED';
+const UID_ENV = 'KUMA_RUNTIME_KUBERNETES_INJECTOR_SIDECAR_CONTAINER_UID';
 /** Go's strconv.ParseBool, as envconfig reads the control plane's booleans. */
 const GO_TRUE = ['1', 't', 'T', 'TRUE', 'true', 'True'];
 const GO_FALSE = ['0', 'f', 'F', 'FALSE', 'false', 'False'];
@@ -172,7 +174,7 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
     reads: {
       named: (namespaces) => namespaces.map((ns) => ({ key: 'secrets' as const, namespace: ns, name: TLS_SECRET })),
       configMapKeys: () => undefined,
-      env: [NATIVE_ENV, CNI_ENV, ...Object.values(RESOURCE_ENV)],
+      env: [NATIVE_ENV, CNI_ENV, UID_ENV, ...Object.values(RESOURCE_ENV)],
     },
   },
 
@@ -284,4 +286,6 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
   },
 
   cni,
+
+  runtime: kumaRuntime(controlPlaneEnv),
 };

@@ -12,6 +12,8 @@ import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { fixIdentity, linkerdIdentity } from './identity.js';
 import { LINKERD_INJECT, isLinkerdEnabling, linkerdInjector } from './injector.js';
 import { LINKERD_MARKERS, enableMarker, namespaceProblems, workloadProblems } from './markers.js';
+import { linkerdRuntime } from './runtime.js';
+import { LINKERD_SKIP_REASONS, readLinkerdSkip } from './skips.js';
 
 const INJECTOR = 'linkerd-proxy-injector';
 const WEBHOOK = 'linkerd-proxy-injector.linkerd.io';
@@ -130,6 +132,8 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
     decide: (m, i) =>
       linkerdInjector(i.nsAnnotations, i.template, { tokenProjection: tokenProjection(m), ...(i.proxyPresent ? { proxyPresent: i.proxyPresent } : {}) }),
     skippedEventPrefix: 'Linkerd sidecar proxy injection skipped: ',
+    skipReasons: LINKERD_SKIP_REASONS,
+    readSkip: (m, w, reason, pods) => readLinkerdSkip(m, w, reason, pods, tokenProjection(m)),
     token: (m) =>
       tokenProjection(m) ? undefined : { why: 'Linkerd runs without projected identity tokens', evidence: { serviceAccountTokenProjection: false } },
   },
@@ -222,4 +226,6 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
     sources: (m) => linkerdIdentity(m.list('configmaps'), m.list('secrets')),
     fix: fixIdentity,
   },
+
+  runtime: linkerdRuntime(linkerdValues),
 };

@@ -1,0 +1,541 @@
+/**
+ * admission-rejects-proxy — an admission layer after the mesh's webhook refuses the injected pod
+ * because of the containers the mesh added: Pod Security (a requirement other than the init
+ * container's added capabilities, pod-security-blocks-init's), OpenShift's
+ * SecurityContextConstraints, a policy engine's webhook (Gatekeeper, Kyverno, any non-mesh
+ * webhook whose denial names the injected containers or their capabilities), or a LimitRange.
+ *
+ * Why: the API server re-runs every mutating admission plugin once a webhook changed the pod and
+ * then runs all the validating ones, so each of them judges the injected pod, not the template
+ * (kubernetes/apiserver 24a394e5 pkg/admission/plugin/webhook/mutating/dispatcher.go,
+ * pkg/admission/reinvocation.go). The controller records the refusal as a FailedCreate event on
+ * the ReplicaSet, Job, StatefulSet or DaemonSet:
+ * - Pod Security: `violates PodSecurity "restricted:latest": <reason (detail)>, …`
+ *   (kubernetes/pod-security-admission 8f84a87c admission/admission.go, policy/check_*.go). A CNI
+ *   plugin removes the init container's capabilities, not the rest: seccompProfile (Istio sets
+ *   none unless global.proxy.seccompProfile), runAsNonRoot (Kuma's containers set none),
+ *   capabilities.drop ALL (Linkerd's proxy drops none unless proxy.capabilities); linkerd/linkerd2#10232.
+ * - OpenShift: `unable to validate against any security context constraint: [...]`
+ *   (openshift/apiserver-library-go a8019f39 pkg/securitycontextconstraints/sccadmission/admission.go;
+ *   the proxy's UID outside the namespace's range, `capability may not be added`): istio/istio#4500,
+ *   linkerd/linkerd2#11520.
+ * - Policy engines: `admission webhook "validation.gatekeeper.sh" denied the request: [<constraint>]
+ *   <msg>` (open-policy-agent/gatekeeper dd8507eb pkg/webhook/policy.go), Kyverno's `resource
+ *   Pod/<ns>/<name> was blocked due to the following policies` then `<policy>:` lines
+ *   (kyverno/kyverno 111e07bb pkg/webhooks/utils/block.go); deckhouse/deckhouse#7075 (istio-init).
+ * - LimitRange: `maximum cpu usage per Container is 1, but limit is 2`, `cpu max limit to request
+ *   ratio per Container is 4, but provided ratio is 5.000000`, … (kubernetes
+ *   plugin/pkg/admission/limitranger/admission.go): the message names no container; it is the
+ *   mesh's when no container of the pod template has the value it quotes (the proxy's defaults,
+ *   or the LimitRange's own defaults given to a proxy injected without resources).
+ * Predicted (a warning) for Pod Security restricted: a workload the mesh would inject now in a
+ * namespace enforcing restricted, whose injected containers (the profile's runtime.injected, the
+ * pod template's own securityContext applied) miss a requirement; not the init container without
+ * the CNI plugin (pod-security-blocks-init's). Predicted for a LimitRange: its Container items'
+ * max, min or maxLimitRequestRatio broken by the resources the injector sets on its containers.
+ * When: such events in scope, for owners still missing pods, on a workload a mesh injects (the
+ * injection model, or its pods run the proxy) and, except for the LimitRange, naming one of the
+ * containers that mesh injects, its proxy's UID or a capability it adds. Events expire (1h).
+ * Known false positives: a LimitRange message whose value an app container of another pod
+ * template (a Pod-level limit) also reaches.
+ * Fix: for that layer: the pod template's securityContext or the mesh's setting (Pod Security),
+ * the SCC the mesh documents (OpenShift), an exception in the named constraint or policy (policy
+ * engines), the proxy's resources or the LimitRange (LimitRange). The controller retries by itself.
+ */
+import { choice, cmd, comment, lit, text, type Step } from '../fix/steps.js';
+import { failedCreates } from '../k8s/events.js';
+import { podSecurityViolation, type PodSecurityItem } from '../k8s/admission.js';
+import { containers, initContainers, podSpec } from '../k8s/pods.js';
+import { parseQuantity } from '../k8s/quantity.js';
+import { formatUnits, proxyConfig, quantityUnits, type Resources } from '../facts/resources.js';
+import { meshTitle, profileOf, webhookMesh } from '../mesh/registry.js';
+import { injectedNames } from '../mesh/proxy.js';
+import { meshesAllowed } from '../facts/siblings.js';
+import type { Model, Workload } from '../facts/model.js';
+import type { MeshName } from '../mesh/names.js';
+import type { RestrictedRule } from '../mesh/profile.js';
+import { printable } from '../util/errors.js';
+import { isObj, nameOf, str } from '../util/objects.js';
+import { nsLabelsIfRead } from '../facts/sidecarless.js';
+import { defineCheck, meta, type FindingInput } from './define.js';
+
+type Layer = 'pod-security' | 'openshift-scc' | 'policy-engine' | 'limitrange';
+
+const SCC = /unable to validate against any security context constraint: ([^\n]{0,4000})/;
+const DENIED = /admission webhook "([a-z0-9.-]{1,253})" denied the request(?:: ([\s\S]{0,4000})| without explanation)/;
+/** kubernetes plugin/pkg/admission/limitranger/admission.go: the per-resource messages (the trailing period of older releases optional). */
+const LIMIT =
+  /(minimum|maximum) ([a-z0-9./-]{1,64}) usage per (Container|Pod) is ([0-9.]{1,16}[A-Za-z]{0,3})(?:, but (limit|request) is ([0-9.]{1,16}[A-Za-z]{0,3})|\. {1,2}No (limit|request) is specified)/;
+const RATIO =
+  /([a-z0-9./-]{1,64}) max limit to request ratio per (Container|Pod) is ([0-9.]{1,16}), but (?:provided ratio is ([0-9.]{1,24})|no (request|limit) is specified)/;
+
+interface Match {
+  layer: Layer;
+  message: string;
+  /** Pod Security: the level and its items. */
+  psa?: { level: string; items: PodSecurityItem[] };
+  /** Policy engine: the webhook. */
+  hook?: string;
+}
+
+/** The reason of a Pod Security item as a restricted rule. */
+function ruleOf(reason: string): RestrictedRule | undefined {
+  if (/^allowPrivilegeEscalation/.test(reason)) return 'allowPrivilegeEscalation';
+  if (/capabilities$/.test(reason)) return 'capabilities';
+  if (/^runAsNonRoot/.test(reason)) return 'runAsNonRoot';
+  if (/^runAsUser/.test(reason)) return 'runAsUser';
+  if (/^seccompProfile/.test(reason)) return 'seccompProfile';
+  if (/^privileged/.test(reason)) return 'privileged';
+  return undefined;
+}
+
+/** The pod-security-blocks-init item (the init container's added capabilities): that check's. */
+const blocksInit = (mesh: MeshName, i: PodSecurityItem) =>
+  /capabilities$/.test(i.reason) &&
+  /must not include/.test(i.detail) &&
+  !!profileOf(mesh).cni &&
+  i.containers.includes(profileOf(mesh).cni!.privilegedInit.name);
+
+/** The workload injected by this mesh: the model says a pod created now would be, or its pods run its proxy. */
+function injects(m: Model, w: Workload, mesh: MeshName): boolean {
+  if (m.decision(w, mesh)?.inject) return true;
+  const proxy = profileOf(mesh).containers.proxy;
+  return w.pods.some((p) => [...containers(podSpec(p)), ...initContainers(podSpec(p))].some((c) => c.name === proxy));
+}
+
+/** The words a denial or an SCC message would use for a mesh's injected containers: their names, the capabilities they add, the proxy's UID. */
+function signsOf(m: Model, w: Workload, mesh: MeshName): { names: string[]; caps: string[]; uids: number[] } {
+  const p = profileOf(mesh);
+  const all = [...p.runtime.injected(m, w, false), ...p.runtime.injected(m, w, true)];
+  return {
+    names: injectedNames(p),
+    caps: [...new Set(all.flatMap((c) => c.securityContext.add ?? []))],
+    uids: [...new Set(all.flatMap((c) => (c.securityContext.runAsUser ? [c.securityContext.runAsUser] : [])))],
+  };
+}
+
+const wordIn = (text: string, word: string) => new RegExp(`(^|[^A-Za-z0-9_.-])${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^A-Za-z0-9_-])`).test(text);
+
+/** The pod template's containers' values for a resource ("cpu", "memory"): limits and requests, parsed. */
+function templateValues(w: Workload, resource: string, kind: 'limits' | 'requests'): (number | undefined)[] {
+  const spec = podSpec(w.template);
+  return [...containers(spec), ...initContainers(spec)].map((c) => {
+    const r = isObj(c.resources) && isObj(c.resources[kind]) ? c.resources[kind][resource] : undefined;
+    return typeof r === 'string' || typeof r === 'number' ? parseQuantity(String(r)) : undefined;
+  });
+}
+
+/** The LimitRange items of a message that the pod template's own containers do not explain. */
+function limitItems(message: string, w: Workload): string[] {
+  const out: string[] = [];
+  for (const x of message.matchAll(new RegExp(LIMIT.source, 'g'))) {
+    const [text, , resource, per, , which, value, missing] = x;
+    if (per !== 'Container') {
+      out.push(text!);
+      continue;
+    }
+    if (which && value) {
+      const v = parseQuantity(value);
+      if (templateValues(w, resource!, which === 'limit' ? 'limits' : 'requests').some((t) => t !== undefined && t === v)) continue; // an app container's own value
+    } else if (missing && templateValues(w, resource!, missing === 'limit' ? 'limits' : 'requests').some((t) => t === undefined)) continue; // an app container lacks it too
+    out.push(text!);
+    if (out.length >= 16) break;
+  }
+  for (const x of message.matchAll(new RegExp(RATIO.source, 'g'))) {
+    const [text, resource, per, , ratio] = x;
+    if (per === 'Container' && ratio) {
+      const limits = templateValues(w, resource!, 'limits');
+      const requests = templateValues(w, resource!, 'requests');
+      const r = Number(ratio);
+      if (limits.some((l, i) => l !== undefined && requests[i] && Math.abs(l / requests[i]! - r) < 1e-3)) continue; // an app container's own ratio
+    }
+    out.push(text!);
+    if (out.length >= 16) break;
+  }
+  return out;
+}
+
+/** A pod template change under spec.securityContext, where the workload's template has a plain path (not for Jobs, CronJobs or Pods). */
+function podSecurityContext(w: Workload, path: string, key: string, value: string | boolean): Step[] {
+  // A manifest (check -f) is edited in its file, whatever its kind; a live Job's or CronJob's template path is not a plain patch.
+  const plain = !!w.manifest || (['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet'].includes(w.kind) && !!w.templatePath);
+  return plain
+    ? [
+        {
+          kind: 'edit',
+          target: { kind: w.kind, namespace: w.namespace, name: w.name, ...(w.manifest ? { manifest: w.manifest } : {}), templatePath: w.templatePath },
+          template: true,
+          path,
+          changes: [{ key, value }],
+        },
+      ]
+    : [
+        comment`in the pod template of ${`${w.kind}/${w.name}`} set ${`${path}.${key}: ${String(value)}`}`,
+        cmd`kubectl edit ${w.kind.toLowerCase()} ${w.name} -n ${w.namespace}`,
+      ];
+}
+
+/** Pod Security: what to change for each item about the injected containers. */
+function podSecurityFix(m: Model, w: Workload, mesh: MeshName, items: PodSecurityItem[], level: string, cpNs: string): Step[] {
+  const p = profileOf(mesh);
+  const cniOn = p.cni?.enabled(m, w)?.enabled;
+  const out: Step[] = [];
+  const seen = new Set<string>();
+  const once = (key: string, steps: () => Step[]) => {
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push(...steps());
+  };
+  for (const i of items) {
+    const rule = ruleOf(i.reason);
+    for (const c of i.containers.filter((n) => injectedNames(p).includes(n))) {
+      const own = rule ? p.runtime.restrictedFix?.(rule, c, cpNs) : undefined;
+      if (rule === 'seccompProfile') {
+        once('seccomp', () => [...podSecurityContext(w, 'spec.securityContext.seccompProfile', 'type', 'RuntimeDefault'), ...(own ?? [])]);
+      } else if (rule === 'runAsNonRoot' && /pod or/.test(i.detail)) {
+        once('nonroot', () => [...podSecurityContext(w, 'spec.securityContext', 'runAsNonRoot', true), ...(own ?? [])]);
+      } else if (own) {
+        once(`${rule}/${c}`, () => own);
+      } else if (p.cni && c === p.cni.privilegedInit.name && cniOn !== true) {
+        // The init container without the CNI plugin runs as root or privileged: the plugin replaces it.
+        once('cni', () => p.cni!.install(cpNs));
+      } else {
+        once(`${i.reason}/${c}`, () => [comment`${meshTitle(mesh)} sets ${i.reason} on ${c} itself: ${printable(i.detail, 200)}`]);
+      }
+    }
+  }
+  if (level === 'restricted')
+    out.push(
+      choice(
+        [],
+        [
+          {
+            label: text`or enforce baseline instead, which lowers Pod Security for every pod in namespace ${w.namespace}`,
+            steps: [cmd`kubectl label namespace ${w.namespace} ${'pod-security.kubernetes.io/enforce=baseline'} --overwrite`],
+          },
+        ],
+      ),
+    );
+  return out;
+}
+
+/** The Gatekeeper constraints or Kyverno policies a denial names. */
+function policiesOf(hook: string, reason: string): { engine: string; objects: string[] } {
+  if (/gatekeeper/.test(hook))
+    return { engine: 'Gatekeeper', objects: [...new Set([...reason.matchAll(/^\[([^\]\n]{1,253})\] /gm)].map((x) => x[1]!))].slice(0, 16) };
+  if (/kyverno/.test(hook)) {
+    const after = reason.split(/was blocked due to the following polic(?:ies|y)/)[1];
+    const names = after ? [...after.matchAll(/^([A-Za-z0-9][A-Za-z0-9.-]{0,252}):\s*$/gm)].map((x) => x[1]!) : [];
+    const old = [...reason.matchAll(/policy ([A-Za-z0-9][A-Za-z0-9.-]{0,252}) for resource/g)].map((x) => x[1]!);
+    return { engine: 'Kyverno', objects: [...new Set([...names, ...old])].slice(0, 16) };
+  }
+  return { engine: 'the webhook', objects: [] };
+}
+
+export default defineCheck({
+  ...meta('admission-rejects-proxy'),
+  *run(m) {
+    const meshes = meshesAllowed(m).filter((x) => m.meshPossible(x));
+    if (meshes.length === 0) return;
+    const groups = failedCreates(
+      m,
+      (msg): Match | undefined => {
+        // A webhook's denial first: Kyverno's podSecurity rule quotes a "violates PodSecurity" text of its own.
+        const d = DENIED.exec(msg);
+        if (d) return webhookMesh({ name: d[1]!, configName: '' }) ? undefined : { layer: 'policy-engine', message: msg, hook: d[1]! };
+        const psa = podSecurityViolation(msg);
+        if (psa) return { layer: 'pod-security', message: msg, psa };
+        if (SCC.test(msg)) return { layer: 'openshift-scc', message: msg };
+        if (LIMIT.test(msg) || RATIO.test(msg)) return { layer: 'limitrange', message: msg };
+        return undefined;
+      },
+      (t) => `${t.layer}/${t.hook ?? ''}`,
+    );
+    const confirmed = new Set<string>();
+    for (const g of groups) {
+      const w = g.workload;
+      if (!w) continue;
+      for (const mesh of meshes) {
+        if (!injects(m, w, mesh)) continue;
+        const f = finding(m, w, mesh, g);
+        if (f) {
+          confirmed.add(`${g.match.layer}\u0000${mesh}\u0000${w.kind}/${w.namespace}/${w.name}`);
+          yield f;
+          break; // one mesh's containers per refusal
+        }
+      }
+    }
+    // Predicted: a namespace enforcing restricted, and the containers the injector would add now miss a requirement;
+    // a LimitRange whose bounds the resources the injector gives its containers break.
+    if (!m.has('namespaces')) return;
+    for (const w of m.appWorkloads) {
+      // A bare pod has no next pod: whatever admission said, it said when it was created.
+      if (w.kind === 'Pod') continue;
+      const restricted = nsLabelsIfRead(m, w.namespace)?.[ENFORCE] === 'restricted';
+      for (const mesh of meshes) {
+        const id = `${mesh}\u0000${w.kind}/${w.namespace}/${w.name}`;
+        if (!m.decision(w, mesh)?.inject) continue;
+        const f = restricted && !confirmed.has(`pod-security\u0000${id}`) ? predicted(m, w, mesh) : undefined;
+        if (f) yield f;
+        const l = confirmed.has(`limitrange\u0000${id}`) ? undefined : predictedLimitRange(m, w, mesh);
+        if (l) yield l;
+      }
+    }
+  },
+});
+
+const ENFORCE = 'pod-security.kubernetes.io/enforce';
+const RESTRICTED_SECCOMP = ['RuntimeDefault', 'Localhost'];
+
+/**
+ * The restricted requirements the containers the injector would add now miss, as Pod Security words
+ * them (kubernetes/pod-security-admission 8f84a87c policy/check_allowPrivilegeEscalation.go,
+ * check_capabilities_restricted.go, check_runAsNonRoot.go, check_runAsUser.go,
+ * check_seccompProfile_restricted.go, check_privileged.go), with the pod template's own
+ * securityContext (runAsNonRoot, runAsUser, seccompProfile) applied. Without the CNI plugin the
+ * init container is pod-security-blocks-init's (its fix, the plugin, removes it): left out here.
+ */
+function predictedItems(m: Model, w: Workload, mesh: MeshName): PodSecurityItem[] | undefined {
+  const p = profileOf(mesh);
+  const cni = p.cni ? p.cni.enabled(m, w) : { enabled: false, from: '' };
+  if (!cni) return undefined; // which containers the injector adds is not known
+  const pod = isObj(podSpec(w.template).securityContext) ? (podSpec(w.template).securityContext as Record<string, any>) : {};
+  const podNonRoot = pod.runAsNonRoot === true;
+  const podSeccomp = isObj(pod.seccompProfile) ? str(pod.seccompProfile.type) : undefined;
+  const items: PodSecurityItem[] = [];
+  const add = (reason: string, c: string, detail: string) => items.push({ reason, detail: `container "${c}" ${detail}`, containers: [c] });
+  for (const c of p.runtime.injected(m, w, cni.enabled)) {
+    if (!cni.enabled && p.cni && c.name === p.cni.privilegedInit.name) continue;
+    const sc = c.securityContext;
+    if (sc.privileged === true) add('privileged', c.name, 'must not set securityContext.privileged=true');
+    if (sc.allowPrivilegeEscalation !== false) add('allowPrivilegeEscalation != false', c.name, 'must set securityContext.allowPrivilegeEscalation=false');
+    const extra = (sc.add ?? []).filter((x) => x !== 'NET_BIND_SERVICE');
+    if (!(sc.drop ?? []).includes('ALL')) add('unrestricted capabilities', c.name, 'must set securityContext.capabilities.drop=["ALL"]');
+    if (extra.length) add('unrestricted capabilities', c.name, `must not include ${extra.map((x) => `"${x}"`).join(', ')} in securityContext.capabilities.add`);
+    if (sc.runAsNonRoot === false) add('runAsNonRoot != true', c.name, 'must not set securityContext.runAsNonRoot=false');
+    else if (sc.runAsNonRoot === undefined && !podNonRoot)
+      items.push({ reason: 'runAsNonRoot != true', detail: `pod or container "${c.name}" must set securityContext.runAsNonRoot=true`, containers: [c.name] });
+    if (sc.runAsUser === 0) add('runAsUser=0', c.name, 'must not set runAsUser=0');
+    if (!RESTRICTED_SECCOMP.includes(sc.seccomp ?? podSeccomp ?? ''))
+      items.push({
+        reason: 'seccompProfile',
+        detail: `pod or container "${c.name}" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost"`,
+        containers: [c.name],
+      });
+  }
+  return items;
+}
+
+/** The predicted finding (a warning: the running pods stay, their replacements will be refused). */
+function predicted(m: Model, w: Workload, mesh: MeshName): FindingInput | undefined {
+  const items = predictedItems(m, w, mesh);
+  if (!items?.length) return undefined;
+  const p = profileOf(mesh);
+  const cpNs = m.mesh(mesh)?.namespaces[0] ?? p.controlPlane.namespace;
+  const named = [...new Set(items.flatMap((i) => i.containers))];
+  const reasons = [...new Set(items.map((i) => i.reason))];
+  return {
+    mesh,
+    severity: 'warning',
+    message: `Namespace ${w.namespace} enforces Pod Security "restricted", which will refuse ${meshTitle(mesh)}'s injected ${named.join(', ')} (${reasons.join('; ')}): the next pods of ${w.kind} ${w.namespace}/${w.name} will not be created.`,
+    resource: w.ref,
+    affectedPods: Math.max(w.pods.length, 1),
+    evidence: {
+      layer: 'pod-security',
+      namespace: w.namespace,
+      level: 'restricted',
+      predicted: true,
+      violations: items.map((i) => ({ reason: i.reason, detail: i.detail, containers: i.containers })),
+      injectedFrom: p.runtime.injectedFrom,
+      rule: 'kubernetes/pod-security-admission 8f84a87c policy/check_*.go',
+    },
+    fix: podSecurityFix(m, w, mesh, items, 'restricted', cpNs),
+  };
+}
+
+function finding(
+  m: Model,
+  w: Workload,
+  mesh: MeshName,
+  g: { match: Match; count: number; last?: string; objects: Set<string>; missing: number; message: string },
+): FindingInput | undefined {
+  const p = profileOf(mesh);
+  const cpNs = m.mesh(mesh)?.namespaces[0] ?? p.controlPlane.namespace;
+  const { layer } = g.match;
+  const msg = g.message;
+  const signs = signsOf(m, w, mesh);
+  const id = `${w.kind} ${w.namespace}/${w.name}`;
+  const events = { count: g.count, lastTimestamp: g.last ?? null, objects: [...g.objects].sort(), message: msg };
+  const base = { mesh, resource: w.ref, affectedPods: Math.max(g.missing, 1) };
+  const retry = comment`the controller retries by itself once this is done`;
+  if (layer === 'pod-security') {
+    const v = podSecurityViolation(msg)!;
+    const items = v.items.filter((i) => i.containers.some((c) => signs.names.includes(c)) && !blocksInit(mesh, i));
+    if (items.length === 0) return undefined;
+    const named = [...new Set(items.flatMap((i) => i.containers.filter((c) => signs.names.includes(c))))];
+    return {
+      ...base,
+      message: `Namespace ${w.namespace} enforces Pod Security "${v.level}", which refuses ${meshTitle(mesh)}'s injected ${named.join(', ')} (${items.map((i) => i.reason).join('; ')}), so ${id} cannot create its pods.`,
+      evidence: {
+        layer,
+        namespace: w.namespace,
+        level: v.level,
+        violations: items.map((i) => ({ reason: i.reason, detail: printable(i.detail, 400), containers: i.containers })),
+        injectedFrom: p.runtime.injectedFrom,
+        rule: 'kubernetes/pod-security-admission 8f84a87c policy/check_*.go',
+        events,
+      },
+      fix: [...podSecurityFix(m, w, mesh, items, v.level, cpNs), retry],
+    };
+  }
+  if (layer === 'openshift-scc') {
+    const uids = [...msg.matchAll(/runAsUser: Invalid value: (\d{1,10}): must be in the ranges: \[(\d{1,10}), (\d{1,10})\]/g)].map((x) => ({
+      uid: Number(x[1]),
+      range: [Number(x[2]), Number(x[3])],
+    }));
+    const caps = [...msg.matchAll(/Invalid value: "([A-Z_]{1,32})": capability may not be added/g)].map((x) => x[1]!);
+    const privileged = /Privileged containers are not allowed/.test(msg);
+    const ours = uids.filter((u) => signs.uids.includes(u.uid));
+    const ourCaps = caps.filter((c) => signs.caps.includes(c));
+    if (ours.length === 0 && ourCaps.length === 0 && !signs.names.some((n) => wordIn(msg, n))) return undefined;
+    const providers = [...new Set([...msg.matchAll(/provider "?([a-z0-9][a-z0-9.-]{0,252})"?: /g)].map((x) => x[1]!))].slice(0, 16);
+    const why = [
+      ...ours.map((u) => `UID ${u.uid} is outside the namespace's range ${u.range[0]}-${u.range[1]}`),
+      ...(ourCaps.length ? [`${ourCaps.join(', ')} may not be added`] : []),
+      ...(privileged ? ['privileged containers are not allowed'] : []),
+    ];
+    return {
+      ...base,
+      message: `OpenShift's SecurityContextConstraints refuse ${meshTitle(mesh)}'s injected containers in ${id}${why.length ? ` (${why.join('; ')})` : ''}, so it cannot create its pods.`,
+      evidence: {
+        layer,
+        namespace: w.namespace,
+        securityContextConstraints: providers,
+        uids: ours,
+        capabilities: ourCaps,
+        privileged,
+        injectedFrom: p.runtime.injectedFrom,
+        events,
+      },
+      fix: [...p.runtime.openshift(w.namespace, cpNs), retry],
+    };
+  }
+  if (layer === 'policy-engine') {
+    const hook = g.match.hook!;
+    const reason = (DENIED.exec(msg)?.[2] ?? '').trim();
+    const names = signs.names.filter((n) => wordIn(reason, n));
+    const caps = signs.caps.filter((c) => wordIn(reason, c));
+    if (names.length === 0 && caps.length === 0) return undefined;
+    const { engine, objects } = policiesOf(hook, reason);
+    const kind = engine === 'Gatekeeper' ? 'constraint' : engine === 'Kyverno' ? 'policy' : undefined;
+    return {
+      ...base,
+      message: `${engine === 'the webhook' ? `The admission webhook ${hook}` : `${engine} (webhook ${hook})`} refuses the pods of ${id} over ${meshTitle(mesh)}'s injected ${[...names, ...caps].join(', ')}${objects.length ? ` (${kind} ${objects.join(', ')})` : ''}: ${printable(reason.replace(/\s+/g, ' '), 200)}`,
+      evidence: {
+        layer,
+        webhook: hook,
+        engine,
+        ...(kind ? { [`${kind === 'constraint' ? 'constraints' : 'policies'}`]: objects } : {}),
+        containers: names,
+        capabilities: caps,
+        events,
+      },
+      fix: [
+        comment`exempt the containers ${meshTitle(mesh)} injects, ${signs.names.join(', ')}, from the rule, or the namespace from it, in the ${engine === 'the webhook' ? 'policy behind the webhook' : kind!}`,
+        ...(engine === 'Gatekeeper' ? objects.map((o) => cmd`kubectl get constraints -o wide --field-selector ${`metadata.name=${o}`}`) : []),
+        ...(engine === 'Kyverno' ? objects.map((o) => cmd`kubectl get clusterpolicy,policy -A --field-selector ${`metadata.name=${o}`} -o yaml`) : []),
+        ...(engine === 'Kyverno' ? [comment`a Kyverno PolicyException can exempt the containers of the mesh without changing the policy`] : []),
+        retry,
+      ],
+    };
+  }
+  // LimitRange
+  const items = limitItems(msg, w);
+  if (items.length === 0) return undefined;
+  const ranges = m.list('limitranges').filter((lr) => lr.metadata?.namespace === w.namespace);
+  const names = ranges.map(nameOf).sort();
+  const ann = p.proxy.resources.annotations;
+  return {
+    ...base,
+    message: `${names.length ? `LimitRange ${names.join(', ')}` : 'A LimitRange'} in namespace ${w.namespace} refuses the resources of ${meshTitle(mesh)}'s injected containers, so ${id} cannot create its pods: ${printable(items.join('; '), 300)}.`,
+    evidence: { layer, namespace: w.namespace, limitRanges: m.has('limitranges') ? names : 'not read', violations: items, events },
+    fix: [
+      comment`give the containers ${meshTitle(mesh)} injects resources within the LimitRange${Object.values(ann).length ? lit(`, with the pod template annotations ${Object.values(ann).join(', ')},`) : lit('')} or widen the LimitRange`,
+      ...names.map((n) => cmd`kubectl get limitrange ${n} -n ${w.namespace} -o yaml`),
+      retry,
+    ],
+  };
+}
+
+/** A LimitRange item's value for a resource, in units. */
+const bound = (item: Record<string, any>, field: string, r: 'cpu' | 'memory') => (isObj(item[field]) ? quantityUnits(r, item[field][r]) : undefined);
+
+/**
+ * The LimitRange `Container` items of the namespace that the resources the injector gives its
+ * containers break, in the LimitRanger's words (kubernetes plugin/pkg/admission/limitranger/
+ * admission.go): a limit above `max`, a request below `min`, a limit-to-request ratio above
+ * `maxLimitRequestRatio`. Only values the mesh sets (the proxy's from its configuration and the
+ * template's annotations, facts/resources.ts proxyConfig; the init container's from the profile);
+ * a value it leaves unset gets the LimitRange's default, which the LimitRange fits by its own rules.
+ */
+function limitRangeItems(m: Model, w: Workload, mesh: MeshName): { limitRange: string; container: string; text: string }[] {
+  const ranges = m.list('limitranges').filter((lr) => lr.metadata?.namespace === w.namespace);
+  if (ranges.length === 0) return [];
+  const p = profileOf(mesh);
+  const cni = p.cni ? p.cni.enabled(m, w) : { enabled: false, from: '' };
+  if (!cni) return [];
+  const proxy = proxyConfig(m, mesh, w).resources;
+  const initR = p.runtime.initResources?.(m);
+  const units = (x: Record<string, string>) => ({
+    ...(quantityUnits('cpu', x.cpu) !== undefined ? { cpu: quantityUnits('cpu', x.cpu)! } : {}),
+    ...(quantityUnits('memory', x.memory) !== undefined ? { memory: quantityUnits('memory', x.memory)! } : {}),
+  });
+  const init: Resources = initR ? { requests: units(initR.requests), limits: units(initR.limits) } : proxy;
+  if (initR) for (const r of ['cpu', 'memory'] as const) if (init.requests[r] === undefined && init.limits[r] !== undefined) init.requests[r] = init.limits[r];
+  const out: { limitRange: string; container: string; text: string }[] = [];
+  for (const lr of ranges) {
+    const spec = isObj(lr.spec) ? lr.spec : {};
+    const items: Record<string, any>[] = Array.isArray(spec.limits) ? spec.limits.filter(isObj).slice(0, 32) : [];
+    for (const item of items.filter((i) => i.type === 'Container')) {
+      for (const c of p.runtime.injected(m, w, cni.enabled)) {
+        const res = c.init ? init : proxy;
+        for (const r of ['cpu', 'memory'] as const) {
+          const limit = res.limits[r];
+          const request = res.requests[r];
+          const max = bound(item, 'max', r);
+          const min = bound(item, 'min', r);
+          const ratio = isObj(item.maxLimitRequestRatio) ? parseQuantity(item.maxLimitRequestRatio[r]) : undefined;
+          const say = (text: string) => out.push({ limitRange: nameOf(lr), container: c.name, text });
+          if (max !== undefined && limit !== undefined && limit > max)
+            say(`maximum ${r} usage per Container is ${formatUnits(r, max)}, but limit is ${formatUnits(r, limit)}`);
+          if (min !== undefined && request !== undefined && request < min)
+            say(`minimum ${r} usage per Container is ${formatUnits(r, min)}, but request is ${formatUnits(r, request)}`);
+          if (ratio !== undefined && limit !== undefined && request && limit / request > ratio)
+            say(`${r} max limit to request ratio per Container is ${ratio}, but provided ratio is ${(limit / request).toFixed(6)}`);
+        }
+      }
+    }
+  }
+  return out.slice(0, 16);
+}
+
+/** The predicted LimitRange finding (a warning: the running pods stay, their replacements will be refused). */
+function predictedLimitRange(m: Model, w: Workload, mesh: MeshName): FindingInput | undefined {
+  const items = limitRangeItems(m, w, mesh);
+  if (items.length === 0) return undefined;
+  const p = profileOf(mesh);
+  const names = [...new Set(items.map((i) => i.limitRange))].sort();
+  const ann = p.proxy.resources.annotations;
+  return {
+    mesh,
+    severity: 'warning',
+    message: `LimitRange ${names.join(', ')} in namespace ${w.namespace} will refuse the resources of ${meshTitle(mesh)}'s injected ${[...new Set(items.map((i) => i.container))].join(', ')} (${[...new Set(items.map((i) => i.text))].join('; ')}): the next pods of ${w.kind} ${w.namespace}/${w.name} will not be created.`,
+    resource: w.ref,
+    affectedPods: Math.max(w.pods.length, 1),
+    evidence: { layer: 'limitrange', namespace: w.namespace, limitRanges: names, predicted: true, violations: items },
+    fix: [
+      comment`give the containers ${meshTitle(mesh)} injects resources within the LimitRange${Object.values(ann).length ? lit(`, with the pod template annotations ${Object.values(ann).join(', ')},`) : lit('')} or widen the LimitRange`,
+      ...names.map((n) => cmd`kubectl get limitrange ${n} -n ${w.namespace} -o yaml`),
+    ],
+  };
+}

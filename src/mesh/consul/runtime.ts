@@ -1,0 +1,174 @@
+/**
+ * Consul's injected containers as admission judges them and as they run (issue 24). Sources,
+ * hashicorp/consul-k8s at a507b1d1e3061996dbed00cde73bba2bf068379f:
+ * - control-plane/connect-inject/webhook/container_init.go containerInit:
+ *   `consul-connect-inject-init` with transparent proxy and without CNI runs as UID 0 with
+ *   runAsNonRoot false adding NET_ADMIN (privileged with -enable-openshift); with CNI as 5996
+ *   (runAsNonRoot, drop ALL, no privilege escalation, RuntimeDefault); without transparent proxy
+ *   drops ALL, runAsNonRoot, RuntimeDefault. consul_dataplane_sidecar.go: `consul-dataplane` as
+ *   5995, runAsNonRoot, drop ALL, no privilege escalation, RuntimeDefault. None sets
+ *   terminationMessagePolicy.
+ * - control-plane/subcommand/connect-init/command.go: the init container waits (120 tries, 1 s
+ *   apart) for exactly two services registered for the pod, which the endpoints controller
+ *   registers for each Kubernetes Service selecting the pod ("Check to ensure a Kubernetes service
+ *   has been created for this application"; more than two: "There are multiple Consul services
+ *   registered for this pod ... add the label `consul.hashicorp.com/service-ignore: "true"` to all
+ *   services except the one used by Consul"), then exits 1. With ACLs it logs in with the pod's
+ *   ServiceAccount, whose name must be the service's ("service account name %s doesn't match
+ *   Consul service name %s"); for `default` it warns that this "is not a supported service
+ *   account name". charts/consul/values.yaml connectInject.aclBindingRuleSelector
+ *   "serviceaccount.name!=default" keeps the default ServiceAccount from logging in.
+ *   User reports: hashicorp/consul-k8s#844 (maintainer: a Service must select the pod), #962,
+ *   #1899; hashicorp/consul-helm#242 (the ServiceAccount must be named as the service).
+ * - control-plane/connect-inject/constants/annotations_and_labels.go: LabelServiceIgnore
+ *   `consul.hashicorp.com/service-ignore`, annotation `consul.hashicorp.com/connect-service`.
+ * - OpenShift: values.yaml global.openshift.enabled, connectInject.cni.enabled and .multus.
+ */
+import { cmd, comment, text, choice, type Step } from '../../fix/steps.js';
+import { setOnTemplateSpec } from '../../fix/commands.js';
+import { containers, podSpec } from '../../k8s/pods.js';
+import { evalSelector } from '../../k8s/selectors.js';
+import type { MeshContext } from '../context.js';
+import type { Workload } from '../../k8s/workloads.js';
+import type { K8sObject } from '../../util/types.js';
+import { annotationsOf, arr, isObj, labelsOf, nameOf, str, strMap } from '../../util/objects.js';
+import type { InitNeed, InjectedContainer, MeshProfile } from '../profile.js';
+import { consulSettings } from './injector.js';
+
+const INIT = 'consul-connect-inject-init';
+const IGNORE = 'consul.hashicorp.com/service-ignore';
+const SERVICE = 'consul.hashicorp.com/connect-service';
+const COMMAND = 'hashicorp/consul-k8s a507b1d1 control-plane/subcommand/connect-init/command.go';
+
+/** The Services of the pod's namespace whose selector selects it, but those Consul is told to ignore. */
+function selecting(m: MeshContext, pod: K8sObject): K8sObject[] {
+  const labels = labelsOf(pod);
+  return m
+    .inNamespace('services', str(pod.metadata?.namespace) ?? '')
+    .filter((s) => {
+      const sel = strMap(isObj(s.spec) ? s.spec.selector : undefined);
+      return Object.keys(sel).length > 0 && evalSelector({ matchLabels: sel }, labels).matched && labelsOf(s)[IGNORE] !== 'true';
+    })
+    .sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : 1));
+}
+
+/** A dedicated ServiceAccount named as the service, on the pod template. */
+function ownServiceAccount(w: Workload, ns: string, name: string): Step[] {
+  return [
+    comment`give the pods a ServiceAccount named as their Consul service, ${name}`,
+    cmd`kubectl create serviceaccount ${name} -n ${ns}`,
+    ...setOnTemplateSpec(w, { serviceAccountName: name }),
+  ];
+}
+
+export function consulRuntime(transparentProxy: (m: MeshContext, w: Workload) => boolean | undefined): MeshProfile['runtime'] {
+  return {
+    injected: (m: MeshContext, w: Workload, cni: boolean): InjectedContainer[] => {
+      const tproxy = transparentProxy(m, w) !== false;
+      const hardened = { allowPrivilegeEscalation: false, drop: ['ALL'], runAsNonRoot: true, seccomp: 'RuntimeDefault' };
+      return [
+        {
+          name: INIT,
+          init: true,
+          securityContext: !tproxy
+            ? hardened
+            : cni
+              ? { ...hardened, runAsUser: 5996, privileged: false }
+              : { runAsUser: 0, runAsNonRoot: false, privileged: false, add: ['NET_ADMIN'] },
+        },
+        { name: 'consul-dataplane', init: false, securityContext: { ...hardened, runAsUser: 5995 } },
+      ];
+    },
+    injectedFrom: 'hashicorp/consul-k8s a507b1d1 control-plane/connect-inject/webhook/container_init.go, consul_dataplane_sidecar.go',
+    openshift: (_ns, cpNs) => [
+      comment`run Consul with its OpenShift settings and its CNI plugin through Multus: Helm values global.openshift.enabled, connectInject.cni.enabled and connectInject.cni.multus`,
+      cmd`helm upgrade consul hashicorp/consul -n ${cpNs} --reuse-values --set global.openshift.enabled=true --set connectInject.cni.enabled=true --set connectInject.cni.multus=true`,
+    ],
+    initResources: () => ({
+      requests: { cpu: '50m', memory: '25Mi' },
+      limits: { memory: '150Mi' },
+      from: 'Consul chart connectInject.initContainer.resources',
+    }),
+    failures: [
+      {
+        container: INIT,
+        cause:
+          "consul-connect-inject-init gave up: it waits two minutes for the pod's service to be registered in Consul (and, with ACLs, to log in as the pod's ServiceAccount), then exits 1",
+        source: COMMAND,
+        fix: (c) => [comment`its log says what it waited for`, cmd`kubectl logs ${c.pod} -n ${c.namespace} -c ${INIT} --previous`],
+      },
+    ],
+    initNeeds: (m, w, pod, container): InitNeed[] => {
+      const ns = str(pod.metadata?.namespace) ?? '';
+      if (container !== INIT || !m.readIn('services', ns)) return [];
+      const svcs = selecting(m, pod);
+      const sa = str(podSpec(pod).serviceAccountName) ?? str(podSpec(pod).serviceAccount) ?? 'default';
+      const named = annotationsOf(pod)[SERVICE];
+      if (svcs.length === 0) {
+        const port = containers(podSpec(w.template))
+          .flatMap((c) => arr(c.ports))
+          .find((p) => isObj(p) && typeof p.containerPort === 'number') as { containerPort: number } | undefined;
+        return [
+          {
+            cause: `no Kubernetes Service selects the pod, so Consul registers no service for it and ${INIT} waits for one in vain`,
+            evidence: { podLabels: labelsOf(pod), servicesSelecting: [] },
+            source: `${COMMAND} ("Check to ensure a Kubernetes service has been created for this application"); hashicorp/consul-k8s#844`,
+            fix:
+              w.kind === 'Deployment'
+                ? [
+                    comment`create a Service selecting the pods, on the port the app serves`,
+                    port
+                      ? cmd`kubectl expose ${`deployment/${w.name}`} -n ${ns} --port=${port.containerPort}`
+                      : cmd`kubectl expose ${`deployment/${w.name}`} -n ${ns} --port=PORT`,
+                  ]
+                : [
+                    comment`create a Service whose selector matches the labels of the pods, or opt the pods out of Consul with the pod template annotation consul.hashicorp.com/connect-inject: 'false'`,
+                  ],
+          },
+        ];
+      }
+      if (svcs.length > 1) {
+        // Consul keeps the one whose name the pods' annotation or ServiceAccount gives, else the first by name.
+        const keep = svcs.find((s) => nameOf(s) === named) ?? svcs.find((s) => nameOf(s) === sa) ?? svcs[0]!;
+        const others = svcs.filter((s) => s !== keep);
+        return [
+          {
+            cause: `${svcs.length} Services select the pod, so Consul registers a service for each and ${INIT} refuses to choose`,
+            evidence: { servicesSelecting: svcs.map(nameOf) },
+            source: `${COMMAND} ("There are multiple Consul services registered for this pod"); constants LabelServiceIgnore`,
+            fix: [
+              choice(text`label every Service but the one Consul should use with ${IGNORE}=true, here keeping ${nameOf(keep)}`, [
+                { label: text`keep ${nameOf(keep)}`, steps: others.map((s) => cmd`kubectl label service ${nameOf(s)} -n ${ns} ${`${IGNORE}=true`}`) },
+              ]),
+            ],
+          },
+        ];
+      }
+      if (!consulSettings(m).acls) return [];
+      const service = named ?? nameOf(svcs[0]!);
+      if (sa === 'default')
+        return [
+          {
+            cause: `with ACLs, ${INIT} logs in as the pod's ServiceAccount, and the chart's binding rule (connectInject.aclBindingRuleSelector "serviceaccount.name!=default") refuses the default one`,
+            evidence: { serviceAccount: sa, service, acls: true },
+            source: `${COMMAND} (the warning for "default"); charts/consul/values.yaml connectInject.aclBindingRuleSelector; hashicorp/consul-helm#242`,
+            fix: ownServiceAccount(w, ns, service),
+          },
+        ];
+      if (sa !== service)
+        return [
+          {
+            cause: `with ACLs, the pod's ServiceAccount ${sa} must be named as its Consul service ${service} ("service account name ${sa} doesn't match Consul service name ${service}")`,
+            evidence: { serviceAccount: sa, service, acls: true },
+            source: `${COMMAND}; hashicorp/consul-helm#242`,
+            fix: ownServiceAccount(w, ns, service),
+          },
+        ];
+      return [];
+    },
+    image: (ns) => [
+      comment`the images are the chart values global.imageConsulDataplane for consul-dataplane and global.imageK8S for consul-connect-inject-init`,
+      cmd`kubectl get deployment consul-connect-injector -n ${ns} -o yaml`,
+    ],
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * Istio's injected containers as admission judges them and as they run (issue 24). Sources,
+ * istio/istio at 86c9f01fd735fb01d8192f5bcaf0d424afb7f14c:
+ * - manifests/charts/istio-control/istio-discovery/files/injection-template.yaml: without the CNI
+ *   plugin `istio-init` adds NET_ADMIN and NET_RAW, drops ALL, runs as UID 0 with runAsNonRoot
+ *   false; with pilot.cni.enabled `istio-validation` (same image, `--run-validation
+ *   --skip-rule-apply`) drops ALL and runs as 1337 with runAsNonRoot true; `istio-proxy` drops ALL
+ *   and runs as 1337 (as UID 0 adding NET_ADMIN with interceptionMode TPROXY); none sets a seccomp
+ *   profile unless global.proxy.seccompProfile (values.yaml: {}), and none sets
+ *   terminationMessagePolicy (their termination message says nothing).
+ * - tools/istio-iptables/pkg/cmd/root.go: istio-iptables exits 1 when it cannot program iptables
+ *   (handleErrorWithCode(err, 1)) and 126 when validation finds no redirection
+ *   (constants.ValidationErrorCode, "iptables validation failed; workload is not ready for Istio").
+ * - cni/pkg/plugin/plugin.go: the plugin does nothing for a pod of a namespace in its
+ *   exclude_namespaces (ConfigMap istio-cni-config EXCLUDE_NAMESPACES, manifests/charts/istio-cni
+ *   templates/configmap-cni.yaml; values.yaml excludeNamespaces: [kube-system]).
+ * - OpenShift: istio/istio.io 03b4e33c content/en/docs/setup/platform-setup/openshift/index.md.
+ */
+import { choice, cmd, comment, text, type Step } from '../../fix/steps.js';
+import type { MeshContext } from '../context.js';
+import type { Workload } from '../../k8s/workloads.js';
+import { annotationsOf, arr, isObj, labelsOf, nameOf, str } from '../../util/objects.js';
+import { podSpec } from '../../k8s/pods.js';
+import type { K8sObject } from '../../util/types.js';
+import { valueAt } from '../config-values.js';
+import type { InitNeed, InjectedContainer, MeshProfile } from '../profile.js';
+
+/** The CNI plugin's ConfigMap (`{{ template "name" . }}-config` of chart istio-cni) and the key naming the namespaces it skips. */
+export const CNI_CONFIG = 'istio-cni-config';
+export const CNI_EXCLUDE = 'EXCLUDE_NAMESPACES';
+
+/** The istioctl and Helm ways to set a value of istiod's chart. */
+const setValue = (why: string, ns: string, key: string, value: string): Step[] => [
+  choice(text`${why}: run the one line for your install method`, [
+    {
+      label: text`istioctl, with the profile and values you installed with`,
+      steps: [cmd`istioctl install -y --set ${`values.${key}=${value}`} -f YOUR-ISTIOOPERATOR.yaml`],
+    },
+    {
+      label: text`Helm, where ISTIOD-VERSION is the release istiod runs`,
+      steps: [cmd`helm upgrade istiod istio/istiod -n ${ns} --version ISTIOD-VERSION --reuse-values --set ${`${key}=${value}`}`],
+    },
+  ]),
+];
+
+/** The CNI node agent's pods (manifests/charts/istio-cni templates/daemonset.yaml: label k8s-app: istio-cni-node). */
+const AGENT = 'istio-cni-node';
+
+/**
+ * The pod's node runs no ready istio-cni node agent: the plugin could not set up the pod's
+ * redirection ("this can occur if a pod is scheduled before the node is ready", tools/istio-iptables
+ * pkg/cmd/root.go). Only where the agent's pods were read: cluster-wide, or some found.
+ */
+function cniAgentNeeds(m: MeshContext, pod: K8sObject, cpNs: string): InitNeed[] {
+  const node = str(podSpec(pod).nodeName);
+  if (!node || !m.has('pods')) return [];
+  const agents = m.list('pods').filter((p) => labelsOf(p)['k8s-app'] === AGENT && !p.metadata?.deletionTimestamp);
+  if (agents.length === 0 && !m.snapshot.scope.allNamespaces) return [];
+  const onNode = agents.filter((p) => str(podSpec(p).nodeName) === node);
+  const ready = onNode.some((p) => arr(isObj(p.status) ? p.status.conditions : undefined).some((c) => isObj(c) && c.type === 'Ready' && c.status === 'True'));
+  if (ready) return [];
+  return [
+    {
+      cause: `the istio-cni node agent ${onNode.length ? 'is not ready' : 'does not run'} on the pod's node ${node}, so nothing set up the pod's redirection`,
+      evidence: { node, cniAgentPods: onNode.map(nameOf).sort() },
+      source: 'istio/istio 86c9f01f tools/istio-iptables/pkg/cmd/root.go (validation exit 126), manifests/charts/istio-cni daemonset.yaml',
+      fix: [
+        comment`get the istio-cni node agent running and ready on the node, then re-create the pod`,
+        cmd`kubectl get pods -n ${cpNs} -l ${`k8s-app=${AGENT}`} -o wide`,
+        cmd`kubectl delete pod ${nameOf(pod)} -n ${str(pod.metadata?.namespace) ?? ''}`,
+      ],
+    },
+  ];
+}
+
+export function istioRuntime(values: (m: MeshContext, w?: Workload) => Record<string, any> | undefined): MeshProfile['runtime'] {
+  return {
+    injected: (m: MeshContext, w: Workload, cni: boolean): InjectedContainer[] => {
+      const v = values(m, w);
+      const seccomp = str(valueAt(v, 'global', 'proxy', 'seccompProfile', 'type'));
+      const privileged = valueAt(v, 'global', 'proxy', 'privileged') === true;
+      const base = { allowPrivilegeEscalation: privileged, privileged, drop: ['ALL'], ...(seccomp ? { seccomp } : {}) };
+      const tproxy = annotationsOf(w.template)['sidecar.istio.io/interceptionMode'] === 'TPROXY';
+      return [
+        cni
+          ? { name: 'istio-validation', init: true, securityContext: { ...base, runAsUser: 1337, runAsNonRoot: true } }
+          : { name: 'istio-init', init: true, securityContext: { ...base, add: ['NET_ADMIN', 'NET_RAW'], runAsUser: 0, runAsNonRoot: false } },
+        {
+          name: 'istio-proxy',
+          init: false,
+          securityContext: tproxy ? { ...base, add: ['NET_ADMIN'], runAsUser: 0, runAsNonRoot: false } : { ...base, runAsUser: 1337, runAsNonRoot: true },
+        },
+      ];
+    },
+    injectedFrom: 'istio/istio 86c9f01f manifests/charts/istio-control/istio-discovery/files/injection-template.yaml',
+    restrictedFix: (rule, _container, ns) =>
+      rule === 'seccompProfile'
+        ? setValue('or have the injector give its containers the RuntimeDefault profile', ns, 'global.proxy.seccompProfile.type', 'RuntimeDefault')
+        : undefined,
+    openshift: (ns) => [
+      comment`the Istio sidecar runs as UID 1337, which the default SCCs of OpenShift refuse, as the Istio OpenShift setup guide says: allow the ServiceAccounts of the namespace the anyuid SCC`,
+      cmd`oc adm policy add-scc-to-group anyuid ${`system:serviceaccounts:${ns}`}`,
+      comment`with the Istio OpenShift profile, the CNI plugin through Multus, the namespace also needs a NetworkAttachmentDefinition named istio-cni, as the same guide says`,
+    ],
+    failures: [
+      {
+        container: 'istio-validation',
+        exitCode: 126,
+        cause:
+          'the Istio CNI plugin had not set up the pod\'s traffic redirection when it started ("iptables validation failed; workload is not ready for Istio"): the istio-cni node agent was not ready on its node, or it skips the pod\'s namespace',
+        source: 'istio/istio 86c9f01f tools/istio-iptables/pkg/constants/constants.go ValidationErrorCode = 126, pkg/cmd/root.go',
+        fix: (c) => [
+          comment`once the istio-cni node agent runs on the node and does not skip the namespace, re-create the pod: the CNI repair controller does it with cni.repair.deletePods=true`,
+          cmd`kubectl delete pod ${c.pod} -n ${c.namespace}`,
+        ],
+      },
+      {
+        container: 'istio-init',
+        exitCode: 1,
+        cause:
+          "istio-iptables could not program the pod's iptables: typically the node lacks the kernel modules (br_netfilter, nf_nat, xt_REDIRECT, xt_owner, iptable_nat, iptable_mangle, iptable_filter) or the ip6tables ones",
+        source: 'istio/istio 86c9f01f tools/istio-iptables/pkg/cmd/root.go (exit 1); istio/istio#44118, #53147',
+        fix: (c) => [
+          comment`its log names the iptables command that failed`,
+          cmd`kubectl logs ${c.pod} -n ${c.namespace} -c istio-init --previous`,
+          comment`load the modules on the nodes, or install the Istio CNI plugin so that the pods need no iptables of their own: istioctl install --set components.cni.enabled=true`,
+        ],
+      },
+    ],
+    initNeeds: (m, _w, pod, container) => {
+      if (container !== 'istio-validation') return [];
+      const ns = str(pod.metadata?.namespace) ?? '';
+      for (const cpNs of m.mesh('istio')?.namespaces ?? []) {
+        const cm = m.get('configmaps', cpNs, CNI_CONFIG);
+        const raw = isObj(cm?.data) ? str(cm!.data[CNI_EXCLUDE]) : undefined;
+        if (raw === undefined) continue;
+        const excluded = raw.split(',').map((x) => x.trim());
+        if (!excluded.includes(ns)) return cniAgentNeeds(m, pod, cpNs);
+        return [
+          {
+            cause: `the Istio CNI plugin skips namespace ${ns} (ConfigMap ${cpNs}/${CNI_CONFIG} ${CNI_EXCLUDE}=${raw}), so it never sets up the pods' redirection`,
+            evidence: { configMap: `${cpNs}/${CNI_CONFIG}`, [CNI_EXCLUDE]: raw },
+            source: 'istio/istio 86c9f01f cni/pkg/plugin/plugin.go (ExcludeNamespaces), manifests/charts/istio-cni values.yaml excludeNamespaces',
+            fix: [
+              comment`take the namespace out of the istio-cni chart value excludeNamespaces, or opt the namespace out of sidecar injection`,
+              cmd`kubectl get configmap ${CNI_CONFIG} -n ${cpNs} -o jsonpath=${`{.data.${CNI_EXCLUDE}}`}`,
+            ],
+          },
+        ];
+      }
+      return cniAgentNeeds(m, pod, m.mesh('istio')?.namespaces[0] ?? 'istio-system');
+    },
+    image: (ns) => [
+      comment`the proxy image is the istiod values global.hub and global.tag, or global.proxy.image, or the pod template annotation sidecar.istio.io/proxyImage`,
+      cmd`kubectl get configmap istio-sidecar-injector -n ${ns} -o jsonpath=${'{.data.values}'}`,
+    ],
+  };
+}

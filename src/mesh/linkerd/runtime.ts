@@ -1,0 +1,139 @@
+/**
+ * Linkerd's injected containers as admission judges them and as they run (issue 24). Sources,
+ * linkerd/linkerd2 at b24cd4059841f8cee2fb7a9c2ac23a693c583579 unless said otherwise:
+ * - charts/partials/templates/_proxy-init.tpl: `linkerd-init` adds NET_ADMIN and NET_RAW (drops
+ *   nothing unless proxyInit.capabilities.drop), allowPrivilegeEscalation false, privileged false,
+ *   runAsNonRoot true, runAsUser proxyInit.runAsUser (65534; 0 and runAsNonRoot false with
+ *   proxyInit.runAsRoot), seccompProfile RuntimeDefault, terminationMessagePolicy
+ *   FallbackToLogsOnError (its log lines are its termination message).
+ * - _network-validator.tpl: with cniEnabled, `linkerd-network-validator` drops ALL, runs as 65534,
+ *   runAsNonRoot true, RuntimeDefault; no FallbackToLogsOnError.
+ * - _proxy.tpl: `linkerd-proxy` allowPrivilegeEscalation false, runAsNonRoot true, runAsUser
+ *   proxy.uid (values.yaml: 2102), RuntimeDefault, and no capability dropped unless
+ *   proxy.capabilities says so (_capabilities.tpl): Pod Security restricted refuses it for that alone.
+ * - linkerd/linkerd2-proxy-init at 183e791d99dcc6d4fa765b7331cbaec7ce40c2de validator/src/main.rs:
+ *   the validator exits 95 when traffic is not redirected ("Failed to validate networking
+ *   configuration"), which cni-repair-controller/src/lib.rs reads the same way.
+ */
+import { choice, cmd, comment, text, type Step } from '../../fix/steps.js';
+import type { MeshContext } from '../context.js';
+import type { Workload } from '../../k8s/workloads.js';
+import { valueAt } from '../config-values.js';
+import type { InjectedContainer, MeshProfile } from '../profile.js';
+
+const num = (v: unknown, d: number) => (typeof v === 'number' ? v : d);
+const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined);
+
+/** The CLI and Helm ways to set values on the installed control plane. */
+const upgrade = (why: string, ns: string, ...sets: string[]): Step[] => [
+  choice(text`${why}: run the one line for your install method`, [
+    { label: text`linkerd CLI`, steps: [cmd`linkerd upgrade ${{ args: sets.map((s) => ['--set=', { value: s }]) }} | kubectl apply -f -`] },
+    {
+      label: text`Helm`,
+      steps: [
+        cmd`helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values ${{ args: sets.map((s) => ['--set=', { value: s }]) }}`,
+      ],
+    },
+  ]),
+];
+
+export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> | undefined): MeshProfile['runtime'] {
+  return {
+    injected: (m: MeshContext, _w: Workload, cni: boolean): InjectedContainer[] => {
+      const v = values(m);
+      const init = valueAt(v, 'proxyInit') as Record<string, any> | undefined;
+      const root = valueAt(init, 'runAsRoot') === true;
+      const privileged = valueAt(init, 'privileged') === true || num(valueAt(init, 'closeWaitTimeoutSecs'), 0) > 0;
+      const out: InjectedContainer[] = cni
+        ? [
+            {
+              name: 'linkerd-network-validator',
+              init: true,
+              securityContext: { allowPrivilegeEscalation: false, drop: ['ALL'], runAsUser: 65534, runAsNonRoot: true, seccomp: 'RuntimeDefault' },
+            },
+          ]
+        : [
+            {
+              name: 'linkerd-init',
+              init: true,
+              securityContext: {
+                allowPrivilegeEscalation: privileged,
+                privileged,
+                add: ['NET_ADMIN', 'NET_RAW'],
+                ...(strings(valueAt(init, 'capabilities', 'drop')) ? { drop: strings(valueAt(init, 'capabilities', 'drop'))! } : {}),
+                runAsUser: root ? 0 : num(valueAt(init, 'runAsUser'), 65534) || 65534,
+                runAsNonRoot: !root,
+                seccomp: 'RuntimeDefault',
+              },
+            },
+          ];
+      const drop = strings(valueAt(v, 'proxy', 'capabilities', 'drop'));
+      out.push({
+        name: 'linkerd-proxy',
+        init: false,
+        securityContext: {
+          allowPrivilegeEscalation: false,
+          ...(drop ? { drop } : {}),
+          runAsUser: num(valueAt(v, 'proxy', 'uid'), 2102),
+          runAsNonRoot: true,
+          seccomp: 'RuntimeDefault',
+        },
+      });
+      return out;
+    },
+    injectedFrom: 'linkerd/linkerd2 b24cd405 charts/partials/templates/_proxy.tpl, _proxy-init.tpl, _network-validator.tpl',
+    restrictedFix: (rule, container, ns) =>
+      rule === 'capabilities' && container === 'linkerd-proxy'
+        ? upgrade('make the injector drop every capability of linkerd-proxy (values proxy.capabilities.drop)', ns, 'proxy.capabilities.drop={ALL}')
+        : undefined,
+    // Linkerd documents no OpenShift install (linkerd/website 93f00175); its maintainers point at
+    // linkerd-cni (linkerd/linkerd2#4851) and users move the proxy's UID into the namespace's range
+    // with config.linkerd.io/proxy-uid (linkerd/linkerd2#10879, #11520).
+    openshift: (ns) => [
+      comment`linkerd-init needs NET_ADMIN and NET_RAW and linkerd-proxy runs as UID 2102: the SCCs allowed to the ServiceAccount of the pods refuse them`,
+      comment`install linkerd-cni with linkerd install-cni so that no linkerd-init is injected, and set the pod template annotation config.linkerd.io/proxy-uid to a UID in the range of the namespace`,
+      cmd`kubectl get namespace ${ns} -o jsonpath=${'{.metadata.annotations.openshift\\.io/sa\\.scc\\.uid-range}'}`,
+    ],
+    failures: [
+      {
+        container: 'linkerd-network-validator',
+        exitCode: 95,
+        cause:
+          'linkerd-cni had not set up the pod\'s traffic redirection when it started ("Failed to validate networking configuration"): the pod started before linkerd-cni was ready on its node, or another CNI plugin replaced linkerd-cni\'s configuration (Cilium with cni.exclusive=true)',
+        source: 'linkerd/linkerd2-proxy-init 183e791d validator/src/main.rs (exit 95); linkerd/linkerd2#11325, #11597',
+        fix: (c) => [
+          comment`delete the pod: its replacement is set up by linkerd-cni once it runs on the node. To have that done automatically, enable the repair controller of linkerd-cni: chart linkerd2-cni, repairController.enabled=true`,
+          cmd`kubectl delete pod ${c.pod} -n ${c.namespace}`,
+          comment`with Cilium, Cilium must not own the CNI configuration alone: cni.exclusive=false`,
+        ],
+      },
+      {
+        container: 'linkerd-init',
+        line: /\(legacy\): Cannot initialize: iptables who\? \(do you need to insmod\?\)/,
+        cause: "the node's kernel has no legacy iptables (the nat table's modules are not loaded): linkerd-init runs iptables-legacy",
+        source: 'linkerd/linkerd2#8596, #8732; values.yaml proxyInit.iptablesMode',
+        fix: (c) => upgrade('run linkerd-init with nftables, or install linkerd-cni instead', c.controlPlaneNamespace, 'proxyInit.iptablesMode=nft'),
+      },
+      {
+        container: 'linkerd-init',
+        line: /\(nf_tables\): Could not fetch rule set generation id: Invalid argument/,
+        cause: "the node's kernel does not support iptables-nft (GKE's Container-Optimized OS, older kernels): linkerd-init runs iptables-nft",
+        source: 'linkerd/linkerd2#9053; values.yaml proxyInit.iptablesMode (nft by default since edge-25.8.2)',
+        fix: (c) => upgrade('run linkerd-init with legacy iptables, or install linkerd-cni instead', c.controlPlaneNamespace, 'proxyInit.iptablesMode=legacy'),
+      },
+      {
+        container: 'linkerd-init',
+        line: /iptables(?:-nft)?-save v[0-9.]{1,16} \((?:legacy|nf_tables)\): Cannot initialize: Permission denied/,
+        cause: 'the node refuses linkerd-init its iptables calls (SELinux, or a runtime that withholds NET_ADMIN)',
+        source: 'linkerd/linkerd2#7767, #2768',
+        fix: () => [
+          comment`install linkerd-cni so that the pods need no iptables of their own: linkerd install-cni, then linkerd upgrade --linkerd-cni-enabled, or allow the iptables calls of the container on the nodes`,
+        ],
+      },
+    ],
+    image: (ns) => [
+      comment`the proxy image is the linkerd-config value proxy.image.name, cr.l5d.io/linkerd/proxy by default, with the version of the control plane, or the pod template annotations config.linkerd.io/proxy-image and config.linkerd.io/proxy-version`,
+      cmd`kubectl get configmap linkerd-config -n ${ns} -o jsonpath=${'{.data.values}'}`,
+    ],
+  };
+}

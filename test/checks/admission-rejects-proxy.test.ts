@@ -1,0 +1,123 @@
+/**
+ * Where admission-rejects-proxy fires, and its near misses (test/helpers/check-tester.ts): each
+ * layer names itself, its object and its own fix; Pod Security's capability refusals of the init
+ * container stay pod-security-blocks-init's.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkCases } from '../helpers/check-tester.js';
+import { cluster, findings, ids } from '../helpers/fixtures.js';
+
+checkCases('admission-rejects-proxy', {
+  fires: [
+    { fixtures: 'fires-istio-restricted-seccomp.yaml', findings: ['Deployment store/api'] },
+    { fixtures: 'fires-linkerd-restricted-proxy-capabilities.yaml', findings: ['Deployment shop/cart'] },
+    { fixtures: 'fires-kuma-openshift-scc.yaml', findings: ['Deployment orders/backend'] },
+    { fixtures: 'fires-istio-gatekeeper.yaml', findings: ['Deployment store/search'] },
+    { fixtures: 'fires-linkerd-kyverno.yaml', findings: ['Deployment shop/mailer'] },
+    // reviews confirmed by its event; products and sync-prices predicted from the LimitRange.
+    { fixtures: 'fires-consul-limitrange.yaml', findings: ['Deployment catalog/reviews', 'Deployment catalog/products', 'Job catalog/sync-prices'] },
+    { fixtures: 'fires-istio-limitrange-predicted.yaml', findings: ['Deployment store/frontend'] },
+    { fixtures: 'fires-linkerd-restricted-predicted.yaml', findings: ['Deployment shop/web', 'StatefulSet shop/db', 'CronJob shop/report'] },
+  ],
+  silent: [{ fixtures: 'ok-linkerd-not-the-proxy.yaml' }, { fixtures: 'ok-linkerd-restricted-hardened.yaml' }, { fixtures: 'ok-istio-limitrange-fits.yaml' }],
+});
+
+const F = (name: string) => `checks/admission-rejects-proxy/${name}.yaml`;
+const one = (base: Parameters<typeof cluster>[0], name: string) => {
+  const [f, ...rest] = findings(cluster(base, [F(name)]), ['admission-rejects-proxy']);
+  expect(rest).toEqual([]);
+  return f!;
+};
+
+describe('admission-rejects-proxy', () => {
+  it('Pod Security restricted: names the requirement, and fixes the pod template rather than advising a CNI plugin', () => {
+    const f = one('istio', 'fires-istio-restricted-seccomp');
+    expect(f.message).toBe(
+      'Namespace store enforces Pod Security "restricted", which refuses Istio\'s injected istio-validation, istio-proxy (seccompProfile), so Deployment store/api cannot create its pods.',
+    );
+    expect(f.evidence).toMatchObject({ layer: 'pod-security', level: 'restricted', violations: [{ reason: 'seccompProfile' }] });
+    expect(f.fix[0]).toBe(
+      `kubectl patch deployment/api -n store --type=merge -p '{"spec":{"template":{"spec":{"securityContext":{"seccompProfile":{"type":"RuntimeDefault"}}}}}}'`,
+    );
+    expect(f.fix.join('\n')).toContain('global.proxy.seccompProfile.type=RuntimeDefault');
+    expect(f.fix.join('\n')).not.toMatch(/cni/i);
+    const l = one('linkerd', 'fires-linkerd-restricted-proxy-capabilities');
+    expect(l.fix.join('\n')).toContain('proxy.capabilities.drop={ALL}');
+    expect(l.fix.join('\n')).not.toMatch(/install-cni/);
+  });
+
+  it('OpenShift: names the SCCs, the UID and the capability, with the mesh documented fix', () => {
+    const f = one('kuma', 'fires-kuma-openshift-scc');
+    expect(f.message).toContain("UID 5678 is outside the namespace's range 1000680000-1000689999; NET_ADMIN may not be added");
+    expect(f.evidence).toMatchObject({
+      layer: 'openshift-scc',
+      securityContextConstraints: ['anyuid', 'restricted-v2', 'privileged'],
+      capabilities: ['NET_ADMIN'],
+    });
+  });
+
+  it('policy engines: the engine, the constraint or policy, and the injected container or capability', () => {
+    const g = one('istio', 'fires-istio-gatekeeper');
+    expect(g.message).toMatch(
+      /^Gatekeeper \(webhook validation\.gatekeeper\.sh\) refuses the pods of Deployment store\/search over Istio's injected istio-init.* \(constraint psp-capabilities\)/,
+    );
+    expect(g.evidence).toMatchObject({ layer: 'policy-engine', engine: 'Gatekeeper', constraints: ['psp-capabilities'] });
+    const k = one('linkerd', 'fires-linkerd-kyverno');
+    expect(k.evidence).toMatchObject({ engine: 'Kyverno', policies: ['disallow-net-admin'], capabilities: ['NET_ADMIN', 'NET_RAW'] });
+  });
+
+  it('LimitRange: predicted from the LimitRange and the resources the injector gives its containers', () => {
+    const f = one('istio', 'fires-istio-limitrange-predicted');
+    expect(f.severity).toBe('warning');
+    expect(f.message).toBe(
+      "LimitRange per-container in namespace store will refuse the resources of Istio's injected istio-init, istio-proxy (maximum cpu usage per Container is 1, but limit is 2): the next pods of Deployment store/frontend will not be created.",
+    );
+    expect(f.evidence).toMatchObject({ layer: 'limitrange', predicted: true, limitRanges: ['per-container'] });
+  });
+
+  it('LimitRange: names the LimitRange and the limit the injected containers exceed', () => {
+    const f = findings(cluster('consul', [F('fires-consul-limitrange')]), ['admission-rejects-proxy']).find((x) => x.resource.name === 'reviews')!;
+    expect(f.message).toContain('LimitRange small in namespace catalog refuses the resources of Consul');
+    expect(f.evidence).toMatchObject({
+      layer: 'limitrange',
+      limitRanges: ['small'],
+      violations: ['maximum memory usage per Container is 128Mi, but limit is 150Mi'],
+    });
+    expect(f.fix).toContain('kubectl get limitrange small -n catalog -o yaml');
+  });
+
+  it('leaves the init container capabilities to pod-security-blocks-init', () => {
+    const got = ids(findings(cluster('linkerd', [F('ok-linkerd-not-the-proxy')]), ['pod-security-blocks-init', 'admission-rejects-proxy']));
+    expect(got).toEqual(['pod-security-blocks-init Deployment shop/worker']);
+  });
+
+  it('every fix line of every layer is one safe line (none withheld)', () => {
+    const cases = [
+      ['istio', 'fires-istio-restricted-seccomp'],
+      ['linkerd', 'fires-linkerd-restricted-proxy-capabilities'],
+      ['kuma', 'fires-kuma-openshift-scc'],
+      ['istio', 'fires-istio-gatekeeper'],
+      ['linkerd', 'fires-linkerd-kyverno'],
+      ['consul', 'fires-consul-limitrange'],
+    ] as const;
+    for (const [base, name] of cases) {
+      const lines = findings(cluster(base, [F(name)]), ['admission-rejects-proxy'])[0]!.fix;
+      expect(lines.length, name).toBeGreaterThan(1);
+      expect(
+        lines.filter((l) => l.startsWith('# fix withheld')),
+        name,
+      ).toEqual([]);
+    }
+  });
+
+  it('predicts restricted refusals from the namespace and the injected security contexts, as a warning with the fix', () => {
+    const all = findings(cluster('linkerd', [F('fires-linkerd-restricted-predicted')]), ['admission-rejects-proxy']);
+    const web = all.find((f) => f.resource.name === 'web')!;
+    expect(web.severity).toBe('warning');
+    expect(web.message).toBe(
+      'Namespace shop enforces Pod Security "restricted", which will refuse Linkerd\'s injected linkerd-proxy (unrestricted capabilities): the next pods of Deployment shop/web will not be created.',
+    );
+    expect(web.evidence).toMatchObject({ predicted: true, violations: [{ reason: 'unrestricted capabilities', containers: ['linkerd-proxy'] }] });
+    expect(web.fix.join('\n')).toContain('proxy.capabilities.drop={ALL}');
+  });
+});
