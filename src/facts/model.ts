@@ -119,6 +119,16 @@ export class Model extends SnapshotIndex implements MeshContext {
     return !!this.mesh(name) || this.detected(name);
   }
 
+  /**
+   * `--mesh M` names a mesh nothing shows in the cluster (no webhook, control plane, namespace or
+   * meshed pod of it), where the webhook configurations were read (else an install cannot be ruled out).
+   */
+  askedNotInstalled(): MeshName | undefined {
+    const chosen = this.options.mesh;
+    if (chosen === 'auto' || !this.has('mutatingwebhookconfigurations')) return undefined;
+    return this.detected(chosen) ? undefined : chosen;
+  }
+
   mesh(name: MeshName): MeshInstall | undefined {
     return this.meshes.find((m) => m.mesh === name);
   }

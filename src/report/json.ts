@@ -9,6 +9,7 @@ export const json: Reporter = (result, meta) =>
       source: result.source,
       scope: result.scope,
       meshes: result.meshes,
+      ...(result.meshesNotInstalled ? { meshesNotInstalled: result.meshesNotInstalled } : {}),
       summary: result.summary,
       findings: result.findings,
       suppressed: result.suppressed.map(({ finding: f, reason }) => ({ id: f.id, code: f.code, resource: f.resource, reason })),

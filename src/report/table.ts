@@ -116,7 +116,9 @@ function render(result: RunResult, meta: ReportMeta, wide: boolean): string {
       : `snapshot ${clean((result.source.files ?? []).join(', '))}${result.source.readAt ? ` (read ${clean(result.source.readAt)}; ages are from then)` : ''}`;
   const manifests = result.source.manifests ? ` · manifests ${clean(result.source.manifests.join(', '))}` : '';
   const scope = result.source.manifests ? '' : result.scope.allNamespaces ? 'all namespaces' : `namespace ${clean(result.scope.namespace ?? '?')}`;
-  const head = `meshdoctor ${meta.version} · ${where}${manifests}${scope && ` · ${scope}`} · meshes: ${result.meshes.join(', ') || 'none detected'}`;
+  const absent = new Set(result.meshesNotInstalled ?? []);
+  const meshes = result.meshes.map((m) => (absent.has(m) ? `${m} (asked for with --mesh, but not installed)` : m)).join(', ');
+  const head = `meshdoctor ${meta.version} · ${where}${manifests}${scope && ` · ${scope}`} · meshes: ${meshes || 'none detected'}`;
   lines.push(...wrap(head, width, '').map((l) => c.dim(l)), '');
 
   const s = result.summary;

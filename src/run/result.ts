@@ -64,6 +64,8 @@ export interface RunResult {
   source: SnapshotSource;
   scope: Scope;
   meshes: MeshName[];
+  /** A mesh asked for with --mesh that nothing shows in the cluster (the webhook configurations were read). */
+  meshesNotInstalled?: MeshName[];
   /** The selected checks, in registry order. */
   checks: RunCheck[];
   findings: Finding[];
