@@ -17,7 +17,7 @@
  */
 import { cmd } from '../fix/steps.js';
 import { recreateCommands } from '../fix/commands.js';
-import { injectionSkip, injectorOutages, type InjectorOutage } from '../facts/controlplane.js';
+import { injectionSkip, injectorAt, injectorOutages, webhookTargets, type InjectorOutage } from '../facts/controlplane.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { plural, time } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
@@ -32,6 +32,7 @@ export default defineCheck({
         const missing = missingProxy(m, w, mesh);
         if (!missing || missing.unexplained.length === 0) continue;
         const hook = missing.decision.calls.find((c) => c.called)!.webhook;
+        const target = webhookTargets(m, mesh).find((t) => t.webhooks.includes(hook));
         const skip = injectionSkip(m, mesh, w);
         // Pods created while the injector was down are that outage's consequence: say so, and link.
         const outages = injectorOutages(m, mesh);
@@ -76,9 +77,11 @@ export default defineCheck({
           },
           fix: [
             cmd`kubectl get events -n ${w.namespace} --sort-by=.lastTimestamp | grep ${w.name}`,
-            // The injector Deployment is named after its webhook's Service (linkerd-proxy-injector, istiod[-rev]).
+            // The injector as read (its Deployment, else its pods by the Service's selector); never a name guessed from the Service's.
             ...(hook.service
-              ? [cmd`kubectl logs -n ${hook.service.namespace} ${`deploy/${hook.service.name}`} -c ${profileOf(mesh).controlPlane.injector.container}`]
+              ? [
+                  cmd`kubectl logs -n ${hook.service.namespace} ${injectorAt(mesh, target?.injector, target?.service)} -c ${profileOf(mesh).controlPlane.injector.container}`,
+                ]
               : []),
             ...recreateCommands(w),
           ],

@@ -19,7 +19,7 @@
 import { type WebhookFailureCause, webhookFailureCause } from '../k8s/admission.js';
 import { OWNER_KINDS, eventInfo, missingPods, workloadOfObject } from '../k8s/events.js';
 import { KINDS } from '../k8s/kinds.js';
-import { injectorPodSelector, reinstallCommands, webhookTargets } from '../facts/controlplane.js';
+import { injectorAt, injectorPodSelector, reinstallCommands, webhookTargets } from '../facts/controlplane.js';
 import type { ResourceRef } from '../util/types.js';
 import type { MeshName } from '../mesh/names.js';
 import { time } from '../util/objects.js';
@@ -84,22 +84,22 @@ export default defineCheck({
       const p = profileOf(g.mesh);
       const cpNs = backend?.namespace ?? m.mesh(g.mesh)?.namespaces[0] ?? p.controlPlane.namespace;
       const svc = backend?.name ?? p.controlPlane.injector.name;
-      const dep = backend?.injector.name ?? p.controlPlane.injector.name;
-      const deploy = `deploy/${dep}`;
-      const logs = cmd`kubectl -n ${cpNs} logs ${deploy} -c ${p.controlPlane.injector.container} --tail=100`;
+      // The injector's Deployment as read (never a name guessed from the Service's); with the
+      // webhook configurations unread, the name an install gives it.
+      const dep = backend ? (backend.injector.deployment ? backend.injector.name : undefined) : p.controlPlane.injector.name;
+      const at = dep ? { args: [['deploy/', { value: dep }]] } : injectorAt(g.mesh, undefined, backend?.service);
+      const selector = injectorPodSelector(g.mesh, backend?.service);
+      const logs = cmd`kubectl -n ${cpNs} logs ${at} -c ${p.controlPlane.injector.container} --tail=100`;
       const fixes: Record<WebhookFailureCause, Step[]> = {
-        'no-endpoints': [
-          cmd`kubectl -n ${cpNs} rollout status ${deploy}`,
-          cmd`kubectl -n ${cpNs} describe pods -l ${injectorPodSelector(g.mesh, backend?.service)}`,
-        ],
+        'no-endpoints': [...(dep ? [cmd`kubectl -n ${cpNs} rollout status ${`deploy/${dep}`}`] : []), cmd`kubectl -n ${cpNs} describe pods -l ${selector}`],
         certificate: [
           cmd`kubectl get mutatingwebhookconfiguration ${hookObj?.configName ?? p.controlPlane.webhooks.defaultConfig} -o jsonpath=${`{.webhooks[?(@.name=="${g.hook}")].clientConfig.caBundle}`} | base64 -d | openssl x509 -noout -subject -enddate`,
           comment`after renewing the certificate: the injector loads it at start${lit(p.install.restartReloads)}`,
-          cmd`kubectl -n ${cpNs} rollout restart ${deploy}`,
+          dep ? cmd`kubectl -n ${cpNs} rollout restart ${`deploy/${dep}`}` : cmd`kubectl -n ${cpNs} delete pods -l ${selector}`,
         ],
         timeout: [comment`a NetworkPolicy must admit the API server to the webhook port of the injector`, cmd`kubectl -n ${cpNs} get networkpolicy`, logs],
         'connection-refused': [cmd`kubectl -n ${cpNs} get endpointslices -l ${`kubernetes.io/service-name=${svc}`} -o wide`, logs],
-        'service-not-found': [cmd`kubectl -n ${cpNs} get service ${svc}`, ...reinstallCommands(m, g.mesh, cpNs, dep)],
+        'service-not-found': [cmd`kubectl -n ${cpNs} get service ${svc}`, ...reinstallCommands(m, g.mesh, cpNs, dep ?? backend?.injector.name)],
         other: [logs],
       };
       const r = g.resource;

@@ -8,7 +8,7 @@ import { cmd } from '../fix/steps.js';
 import { eventInfo, workloadOfObject } from '../k8s/events.js';
 import { ms, statuses } from '../k8s/health.js';
 import { containers, podSpec } from '../k8s/pods.js';
-import { evalSelector } from '../k8s/selectors.js';
+import { deploymentBehind, evalSelector } from '../k8s/selectors.js';
 import type { Model, Workload } from './model.js';
 import { podStates } from './model.js';
 import type { K8sObject } from '../util/types.js';
@@ -16,7 +16,7 @@ import { arr, isObj, labelsOf, nameOf, str, strMap } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
 import { profileOf } from '../mesh/registry.js';
 import type { MeshWebhook } from '../mesh/webhooks.js';
-import type { Step } from '../fix/steps.js';
+import type { Step, Word } from '../fix/steps.js';
 
 interface EndpointAddress {
   ip: string;
@@ -54,9 +54,18 @@ export interface WebhookBackend {
 export interface Injector {
   mesh: MeshName;
   namespace: string;
-  /** The Deployment's name (the expected name when it is missing). */
+  /**
+   * The Deployment's name when `deployment` is set; else the name an install gives it, for fixes
+   * only (never named as an object: it was not found).
+   */
   name: string;
+  /** The Deployment, read: the one owning the pods the webhook's Service selects, else the one whose template it selects. */
   deployment?: K8sObject;
+  /**
+   * The webhook's Service has no selector (its endpoints are kept by hand, an injector outside the
+   * cluster or out of Kubernetes' sight, e.g. an external istiod): no Deployment is expected here.
+   */
+  external?: true;
   /** The injector's pods, in name order. */
   pods: K8sObject[];
   /** The webhooks this injector serves (empty when none points at it). */
@@ -92,14 +101,60 @@ function selectedPods(m: Model, ns: string, selector: Record<string, string>): K
   return m.inNamespace('pods', ns).filter((p) => evalSelector({ matchLabels: selector }, labelsOf(p)).matched);
 }
 
-/** Build an Injector for a Deployment (or its expected name), finding its pods. */
-function injectorFor(m: Model, mesh: MeshName, ns: string, name: string, svc: K8sObject | undefined, webhooks: MeshWebhook[]): Injector {
-  const deployment = m.get('deployments', ns, name);
+/** The controller ownerReference of an object. */
+function controllerOf(o: K8sObject | undefined): Record<string, any> | undefined {
+  return arr(o?.metadata?.ownerReferences).find((r) => isObj(r) && r.controller === true) as Record<string, any> | undefined;
+}
+
+/** The Deployment (read) that owns any of these pods through its ReplicaSet. */
+function owningDeployment(m: Model, ns: string, pods: K8sObject[]): K8sObject | undefined {
+  for (const pod of pods) {
+    const rs = controllerOf(pod);
+    if (rs?.kind !== 'ReplicaSet') continue;
+    const dep = controllerOf(m.get('replicasets', ns, String(rs.name ?? '')));
+    const d = dep?.kind === 'Deployment' ? m.get('deployments', ns, String(dep.name ?? '')) : undefined;
+    if (d) return d;
+  }
+  return undefined;
+}
+
+/**
+ * The injector behind a webhook's Service, as the cluster shows it (never a name guessed from the
+ * Service's): the Deployment owning the pods the Service selects, else the one whose pod template
+ * the selector matches, else (no Service to tell) a Deployment of the mesh's own names named like
+ * the Service or as an install names it. None found: the name an install gives it, for fixes only.
+ */
+function injectorBehind(m: Model, mesh: MeshName, ns: string, svcName: string, svc: K8sObject | undefined, webhooks: MeshWebhook[]): Injector {
+  const { injector } = profileOf(mesh).controlPlane;
   const svcSel = selectorOf(svc);
+  const external = svc !== undefined && Object.keys(svcSel).length === 0;
+  const selected = selectedPods(m, ns, svcSel);
+  const deployments = m.inNamespace('deployments', ns);
+  const byName = (n: string) => (injector.isDeployment(n) ? m.get('deployments', ns, n) : undefined);
+  const deployment =
+    owningDeployment(m, ns, selected) ??
+    (Object.keys(svcSel).length ? deploymentBehind(deployments, svc) : undefined) ??
+    (svc ? undefined : (byName(svcName) ?? byName(injector.name)));
+  const name = deployment ? nameOf(deployment) : injector.isDeployment(svcName) ? svcName : injector.name;
   const depSel = isObj(deployment?.spec) ? deployment!.spec.selector : undefined;
-  let pods = Object.keys(svcSel).length ? selectedPods(m, ns, svcSel) : [];
+  let pods = selected;
   if (!pods.length && isObj(depSel)) pods = m.inNamespace('pods', ns).filter((p) => evalSelector(depSel, labelsOf(p)).matched);
-  return { mesh, namespace: ns, name, ...(deployment ? { deployment } : {}), pods: [...pods].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : 1)), webhooks };
+  return {
+    mesh,
+    namespace: ns,
+    name,
+    ...(deployment ? { deployment } : {}),
+    ...(external && !deployment ? { external: true as const } : {}),
+    pods: [...pods].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : 1)),
+    webhooks,
+  };
+}
+
+/** An injector Deployment found by its name (a control plane whose webhooks are gone), with its pods. */
+function injectorNamed(m: Model, mesh: MeshName, ns: string, deployment: K8sObject): Injector {
+  const depSel = isObj(deployment.spec) ? deployment.spec.selector : undefined;
+  const pods = isObj(depSel) ? m.inNamespace('pods', ns).filter((p) => evalSelector(depSel, labelsOf(p)).matched) : [];
+  return { mesh, namespace: ns, name: nameOf(deployment), deployment, pods: [...pods].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : 1)), webhooks: [] };
 }
 
 /** A webhook backend short of its endpoints: what the injector checks need (no Endpoints read). */
@@ -121,8 +176,7 @@ export function webhookTargets(m: Model, mesh: MeshName): WebhookTarget[] {
     return [...groups.values()].map((webhooks) => {
       const { namespace, name, port } = webhooks[0]!.service!;
       const service = m.get('services', namespace, name);
-      const injName = profileOf(mesh).controlPlane.injector.behind(m, namespace, name, service);
-      const injector = injectorFor(m, mesh, namespace, injName, service, webhooks);
+      const injector = injectorBehind(m, mesh, namespace, name, service, webhooks);
       const sp = arr(isObj(service?.spec) ? service!.spec.ports : undefined).find((p) => isObj(p) && p.port === port);
       const servicePort = sp
         ? { name: str(sp.name) ?? '', port, targetPort: typeof sp.targetPort === 'number' || typeof sp.targetPort === 'string' ? sp.targetPort : port }
@@ -221,7 +275,7 @@ export function injectors(m: Model, mesh: MeshName): Injector[] {
       for (const d of m.inNamespace('deployments', ns)) {
         const name = nameOf(d);
         const conventional = profileOf(mesh).controlPlane.injector.isDeployment(name);
-        if (conventional && !out.has(`${ns}/${name}`)) out.set(`${ns}/${name}`, injectorFor(m, mesh, ns, name, undefined, []));
+        if (conventional && !out.has(`${ns}/${name}`)) out.set(`${ns}/${name}`, injectorNamed(m, mesh, ns, d));
       }
     }
     return [...out.values()].sort((a, b) => (`${a.namespace}/${a.name}` < `${b.namespace}/${b.name}` ? -1 : 1));
@@ -287,6 +341,16 @@ export function injectorPodSelector(mesh: MeshName, svc: K8sObject | undefined):
   const sel = Object.entries(selectorOf(svc)).map(([k, v]) => `${k}=${v}`);
   if (sel.length) return sel.sort().join(',');
   return profileOf(mesh).controlPlane.injector.podSelector;
+}
+
+/**
+ * The injector's pods as kubectl addresses them: `deploy/<name>` where its Deployment was read,
+ * else by the label selector of the webhook's Service (or the mesh's usual pod label): never a
+ * Deployment name that was not found.
+ */
+export function injectorAt(mesh: MeshName, inj: Pick<Injector, 'name' | 'deployment'> | undefined, svc: K8sObject | undefined): { args: Word[] } {
+  if (inj?.deployment) return { args: [['deploy/', { value: inj.name }]] };
+  return { args: [['-l'], [{ value: injectorPodSelector(mesh, svc) }]] };
 }
 
 /** First-line inspection of an injector Deployment. */

@@ -160,10 +160,8 @@ interface ControlPlane {
     readonly container: string;
     /** The injector pods' usual label selector (kubectl -l syntax), when no Service tells. */
     readonly podSelector: string;
-    /** A Deployment named like this mesh's injector. */
+    /** A Deployment named like this mesh's injector (the one behind a webhook's Service is found from the cluster: facts/controlplane.ts). */
     isDeployment(name: string): boolean;
-    /** The injector Deployment behind a webhook's Service. */
-    behind(m: MeshContext, ns: string, serviceName: string, service: K8sObject | undefined): string;
   };
   readonly webhooks: {
     /** The MutatingWebhookConfiguration an install creates, when nothing else tells. */

@@ -205,9 +205,11 @@ describe('injector-unavailable', () => {
 
   it('fires when the Deployment is gone but its webhook is registered', () => {
     const fs = run(cluster('linkerd', [F('injector-unavailable', 'fires-linkerd-missing')]));
-    expect(ids(fs)).toEqual(['injector-unavailable Deployment linkerd/linkerd-proxy-injector']);
-    expect(fs[0]!.message).toContain('which serves webhook linkerd-proxy-injector.linkerd.io, does not exist');
-    expect(fs[0]!.evidence.exists).toBe(false);
+    expect(ids(fs)).toEqual(['injector-unavailable Service linkerd/linkerd-proxy-injector']);
+    expect(fs[0]!.message).toContain(
+      'Service linkerd/linkerd-proxy-injector, which webhook linkerd-proxy-injector.linkerd.io calls, selects no pod and no Deployment',
+    );
+    expect(fs[0]!.evidence.deploymentFound).toBe(false);
   });
 
   it('fires when istiod is scaled to 0 while its webhooks call it', () => {

@@ -162,8 +162,6 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
       container: 'sidecar-injector',
       podSelector: 'app=consul,component=connect-injector',
       isDeployment: (name) => /(^|-)consul-connect-injector$/.test(name),
-      // The Deployment and the Service share the name `<fullname>-connect-injector`.
-      behind: (_m, _ns, serviceName) => serviceName,
     },
     webhooks: {
       defaultConfig: INJECTOR,

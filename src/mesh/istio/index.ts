@@ -4,7 +4,6 @@
  * pkg/kube/inject (inject.go, webhook.go), tools/istio-iptables.
  */
 import { containers, initContainers, podSpec } from '../../k8s/pods.js';
-import { deploymentBehind } from '../../k8s/selectors.js';
 import type { MeshContext } from '../context.js';
 import type { Workload } from '../../k8s/workloads.js';
 import type { K8sObject } from '../../util/types.js';
@@ -87,11 +86,6 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
       container: 'discovery',
       podSelector: 'app=istiod',
       isDeployment: isIstiod,
-      /** The Deployment whose pod template the Service selects, else the one named like it. */
-      behind: (m, ns, svcName, svc) => {
-        const d = deploymentBehind(m.inNamespace('deployments', ns), svc);
-        return d ? nameOf(d) : svcName;
-      },
     },
     webhooks: {
       defaultConfig: CONFIG,

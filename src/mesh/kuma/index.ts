@@ -40,9 +40,8 @@
  */
 import { choice, cmd, comment, lit, text } from '../../fix/steps.js';
 import { containers, podSpec } from '../../k8s/pods.js';
-import { deploymentBehind } from '../../k8s/selectors.js';
 import type { MeshContext } from '../context.js';
-import { arr, isObj, labelsOf, nameOf } from '../../util/objects.js';
+import { arr, isObj, labelsOf } from '../../util/objects.js';
 import { commandText, helmOption, helmUpgrade, type HelmRelease } from '../helm.js';
 import { valueAt } from '../config-values.js';
 import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
@@ -156,11 +155,6 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
       container: 'control-plane',
       podSelector: `app=${CP}`,
       isDeployment: (name) => name === CP,
-      /** The Deployment whose pod template the Service selects (controlPlane.service.name may rename the Service), else kuma-control-plane. */
-      behind: (m, ns, _svcName, svc) => {
-        const d = deploymentBehind(m.inNamespace('deployments', ns), svc);
-        return d ? nameOf(d) : CP;
-      },
     },
     webhooks: {
       defaultConfig: CONFIG,

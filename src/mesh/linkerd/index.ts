@@ -95,7 +95,6 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
       container: 'proxy-injector',
       podSelector: 'linkerd.io/control-plane-component=proxy-injector',
       isDeployment: (name) => name === INJECTOR,
-      behind: () => INJECTOR,
     },
     webhooks: {
       defaultConfig: WEBHOOK_CONFIG,
