@@ -29,6 +29,7 @@ import dataplaneModeConflict from './dataplane-mode-conflict.js';
 import sidecarlessNotEnrolled from './sidecarless-not-enrolled.js';
 import webhookDenied from './webhook-denied.js';
 import podSecurityBlocksInit from './pod-security-blocks-init.js';
+import webhookBlocksInjector from './webhook-blocks-injector.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -59,4 +60,5 @@ export const CHECKS: readonly Check[] = [
   sidecarlessNotEnrolled,
   webhookDenied,
   podSecurityBlocksInit,
+  webhookBlocksInjector,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));

@@ -10,6 +10,7 @@
  * scaled to 0 while serving a webhook, or it is missing; a warning (no causeKey: the webhook
  * still works) when some pods cannot start but others serve. Pods that are merely not Ready
  * while others are available (a rollout) stay silent. Silent when the namespace was not read.
+ * Linked to webhook-blocks-injector (injector-locked-out) when its own webhook keeps its pods from being created.
  * Known false positives: a snapshot taken during an injector restart.
  * Fix: describe the Deployment, read the crashed container's previous logs, restart it (or
  * scale it back up / re-render it when it is gone).
@@ -26,6 +27,7 @@ import {
   namespaceRead,
   podsMissingProxy,
   reinstallCommands,
+  selfBlocks,
   webhookEvidence,
 } from '../facts/controlplane.js';
 import type { FindingInput } from './define.js';
@@ -43,7 +45,13 @@ function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput 
     resource: ref,
     affectedPods: podsMissingProxy(m, mesh),
     causeKey: { kind: 'injector-down' as const, mesh },
-    causedBy: { kind: 'injector-oom' as const, mesh },
+    // Locked out by its own webhook (webhook-blocks-injector): that is why it cannot come back; else an OOM kill may explain it.
+    causedBy: {
+      kind: selfBlocks(m, mesh).some((b) => b.down && b.injector.name === inj.name && b.injector.namespace === inj.namespace)
+        ? ('injector-locked-out' as const)
+        : ('injector-oom' as const),
+      mesh,
+    },
   };
   const dep = inj.deployment;
   if (!dep) {

@@ -6,8 +6,10 @@
  */
 import { cmd } from '../fix/steps.js';
 import { eventInfo, workloadOfObject } from '../k8s/events.js';
-import { ms, statuses } from '../k8s/health.js';
-import { containers, podSpec } from '../k8s/pods.js';
+import { ms, podHealth, statuses } from '../k8s/health.js';
+import { containers, isActive, podSpec } from '../k8s/pods.js';
+import { newPodLabels } from '../k8s/pod-labels.js';
+import { evalWebhook, namespaceLabels } from '../mesh/webhooks.js';
 import { deploymentBehind, evalSelector } from '../k8s/selectors.js';
 import type { Model, Workload } from './model.js';
 import { podStates } from './model.js';
@@ -427,5 +429,48 @@ export function injectorOutages(m: Model, mesh: MeshName): InjectorOutage[] {
         out.push({ from: new Date(s.from), ...(s.to < now ? { to: new Date(s.to) } : {}), ...(s.reason ? { reason: s.reason } : {}) });
     }
     return out.sort((a, b) => a.from.getTime() - b.from.getTime());
+  });
+}
+
+/** An injector whose own webhooks (failurePolicy Fail) are called for the pods of its Deployment. */
+export interface SelfBlock {
+  injector: Injector & { deployment: K8sObject };
+  /** Its webhooks that are called for its own new pods and refuse them when the call fails. */
+  webhooks: MeshWebhook[];
+  /** The labels a new pod of it carries, and its namespace's (what the selectors were evaluated on). */
+  podLabels: Readonly<Record<string, string>>;
+  nsLabels: Record<string, string>;
+  /** No replica of it is available now: its pods cannot be created until the webhooks leave them alone. */
+  down: boolean;
+}
+
+/**
+ * Injectors locked out by their own webhook: a webhook they serve, with failurePolicy Fail, is
+ * called for their own new pods. While no replica answers (after a restart, a node drain, an
+ * OOM kill of all of them) the API server refuses every one of their pods, so they never come
+ * back (linkerd/linkerd2#6530, #7699: Linkerd HA needs its namespace labelled
+ * config.linkerd.io/admission-webhooks: disabled). Needs the control plane's Namespace (its labels).
+ */
+export function selfBlocks(m: Model, mesh: MeshName): SelfBlock[] {
+  return m.memo(`self-blocks:${mesh}`, () => {
+    const out: SelfBlock[] = [];
+    for (const inj of injectors(m, mesh)) {
+      const dep = inj.deployment;
+      const nsObj = m.namespace(inj.namespace);
+      if (!dep || !nsObj) continue; // which webhooks its pods meet needs its template and its namespace's labels
+      const w = m.workloads.find((x) => x.kind === 'Deployment' && x.namespace === inj.namespace && x.name === inj.name);
+      const podLabels = w ? newPodLabels(w) : labelsOf(isObj(dep.spec) ? dep.spec.template : undefined);
+      const nsLabels = namespaceLabels(nsObj, inj.namespace);
+      const webhooks = inj.webhooks.filter((h) => h.failurePolicy === 'Fail' && evalWebhook(h, nsLabels, podLabels).called);
+      if (!webhooks.length) continue;
+      const spec = isObj(dep.spec) ? dep.spec : {};
+      const desired = typeof spec.replicas === 'number' ? spec.replicas : 1;
+      const available =
+        isObj(dep.status) && typeof dep.status.availableReplicas === 'number' ? dep.status.availableReplicas : isObj(dep.status) ? 0 : undefined;
+      const ready = inj.pods.filter(isActive).some((p) => podHealth(p).ready);
+      const down = desired > 0 && (available === 0 || (m.has('pods') && !ready));
+      out.push({ injector: { ...inj, deployment: dep }, webhooks, podLabels, nsLabels, down });
+    }
+    return out;
   });
 }

@@ -182,6 +182,14 @@ interface ControlPlane {
     /** Secrets holding the injector's serving certificate: [name, key]. */
     readonly servingCertSecrets?: readonly (readonly [string, string])[];
   };
+  /**
+   * How an install keeps the mesh's own injection webhooks away from the control plane's pods, in
+   * the mesh's order of preference: a label on the control plane's namespace, or on the
+   * injector's pod template. With failurePolicy Fail, an injector whose webhook is called for its
+   * own pods cannot create them while no replica answers (webhook-blocks-injector). Empty where
+   * nothing the user sets does it (Consul: its objectSelector `app NotIn [consul]` always holds).
+   */
+  readonly selfExclusion: readonly { readonly on: 'namespace' | 'template'; readonly key: string; readonly value: string }[];
   /** What meshdoctor reads of the control plane beyond the listed kinds, and what snapshots keep of it. */
   readonly reads: {
     /** The ConfigMaps and Secrets its checks read, by name, in its control-plane namespaces. */

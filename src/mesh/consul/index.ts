@@ -170,6 +170,9 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
       list: () => cmd`kubectl get mutatingwebhookconfigurations -l component=connect-injector`,
       servingCertSecrets: [[CERT_SECRET, 'tls.crt']],
     },
+    // hashicorp/consul-k8s@a507b1d1 charts/consul/templates/connect-inject-mutatingwebhookconfiguration.yaml#L269-L273: objectSelector
+    // `app NotIn [consul]`, and every Consul pod is labelled app: consul (its Deployments' selectors pin it).
+    selfExclusion: [],
     reads: {
       named: (namespaces) => namespaces.map((ns) => ({ key: 'secrets' as const, namespace: ns, name: CERT_SECRET })),
       configMapKeys: () => undefined,

@@ -11,7 +11,7 @@ import { arr, isObj, labelsOf, nameOf, nsOf, annotationsOf, dict } from '../../u
 import { configValues, parseYamlObject, valueAt } from '../config-values.js';
 import type { MeshProfile, NamedRef, ResourceKey } from '../profile.js';
 import type { MeshWebhook } from '../profile.js';
-import { ISTIO_IGNORED_NAMESPACES, ISTIO_NS_LABEL, ISTIO_REV, istioInjector } from './injector.js';
+import { ISTIO_IGNORED_NAMESPACES, ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, istioInjector } from './injector.js';
 import { chartUpgrade, reinstallIstiod, serviceRevision } from './install.js';
 import { istiodRelease, istiodVersion } from './version.js';
 import { ambient, istioCni } from './ambient.js';
@@ -96,6 +96,10 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
       expectedConfigs: (istiods) => (istiods.length ? istiods : ['istiod']).map((d) => (revisionOf(d) ? `${CONFIG}-${revisionOf(d)}` : CONFIG)),
       list: () => cmd`kubectl get mutatingwebhookconfigurations -l app=sidecar-injector`,
     },
+    // istio/istio@86c9f01f manifests/charts/istio-control/istio-discovery/templates/deployment.yaml#L65 (istiod's pods
+    // carry sidecar.istio.io/inject: "false"), mutatingwebhook.yaml#L82-L100, #L124-L127 (NotIn ["false"]; object.
+    // needs In ["true"]). Not istio-injection=disabled on istio-system: it would keep its gateways out too.
+    selfExclusion: [{ on: 'template', key: ISTIO_INJECT, value: 'false' }],
     reads: {
       named: (namespaces, webhookConfigs) => {
         const revs = revisions(webhookConfigs);

@@ -163,6 +163,10 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
       list: (expected) => cmd`kubectl get mutatingwebhookconfigurations ${expected}`,
       servingCertSecrets: [[TLS_SECRET, 'tls.crt']],
     },
+    // kumahq/kuma v2.14.3 app/kumactl/cmd/install/render_helm_files.go#L43 (kumactl labels kuma-system
+    // kuma.io/sidecar-injection: "false"): the namespace webhook selects only enabled and true, the pods webhook
+    // only pods labelled enabled (cp-webhooks-and-secrets.yaml; its release namespace is also left out by name).
+    selfExclusion: [{ on: 'namespace', key: KUMA_INJECT, value: 'false' }],
     reads: {
       named: (namespaces) => namespaces.map((ns) => ({ key: 'secrets' as const, namespace: ns, name: TLS_SECRET })),
       configMapKeys: () => undefined,

@@ -106,6 +106,10 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
         ['linkerd-proxy-injector-tls', 'crt.pem'],
       ],
     },
+    // linkerd/linkerd2@b24cd405 charts/linkerd-control-plane/values.yaml#L522-L533 (proxyInjector.namespaceSelector:
+    // config.linkerd.io/admission-webhooks NotIn [disabled]); templates/namespace.yaml#L14 (the CLI labels its
+    // namespace so; Helm users do it themselves: values-ha.yaml#L57 webhookFailurePolicy: Fail).
+    selfExclusion: [{ on: 'namespace', key: 'config.linkerd.io/admission-webhooks', value: 'disabled' }],
     reads: {
       named: (namespaces) =>
         namespaces.flatMap((ns) => [
