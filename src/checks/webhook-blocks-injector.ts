@@ -64,11 +64,14 @@ export default defineCheck({
           ? [
               ...ex.fix,
               ...(b.down && ex.fix.every((s) => s.kind !== 'edit' || s.target.kind === 'Namespace')
-                ? [comment`its ReplicaSet retries on its own; to create the pods now`, cmd`kubectl -n ${inj.namespace} rollout restart ${`deploy/${inj.name}`}`]
+                ? [
+                    comment`its ReplicaSet retries by itself, or create the pods now with`,
+                    cmd`kubectl -n ${inj.namespace} rollout restart ${`deploy/${inj.name}`}`,
+                  ]
                 : []),
             ]
           : [
-              comment`leave namespace ${inj.namespace} or the injector's pods out of webhook ${hooks}: its namespaceSelector or objectSelector, in the values the control plane was installed with`,
+              comment`leave namespace ${inj.namespace} or the pods of the injector out of webhook ${hooks} with its namespaceSelector or objectSelector, in the values the control plane was installed with`,
               cmd`kubectl get mutatingwebhookconfiguration ${b.webhooks[0]!.configName} -o yaml`,
             ];
         yield {

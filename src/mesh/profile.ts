@@ -158,6 +158,12 @@ interface ControlPlane {
     readonly name: string;
     /** The injector Deployment's main container. */
     readonly container: string;
+    /**
+     * The container port the injector serves its webhook on (the webhook Service's targetPort), as
+     * installs set it: the port a firewall between the API server and the nodes must open. The
+     * cluster's own Service and pods say it when read; this is for when they were not.
+     */
+    readonly webhookPort: number;
     /** The injector pods' usual label selector (kubectl -l syntax), when no Service tells. */
     readonly podSelector: string;
     /** A Deployment named like this mesh's injector (the one behind a webhook's Service is found from the cluster: facts/controlplane.ts). */

@@ -160,6 +160,9 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
     injector: {
       name: INJECTOR,
       container: 'sidecar-injector',
+      // hashicorp/consul-k8s@a507b1d1 charts/consul/templates/connect-inject-service.yaml#L15-L17 (443 -> 8080),
+      // connect-inject-deployment.yaml#L156 (-listen=:8080).
+      webhookPort: 8080,
       podSelector: 'app=consul,component=connect-injector',
       isDeployment: (name) => /(^|-)consul-connect-injector$/.test(name),
     },

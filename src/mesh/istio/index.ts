@@ -84,6 +84,9 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
     injector: {
       name: 'istiod',
       container: 'discovery',
+      // istio/istio@86c9f01f manifests/charts/istio-control/istio-discovery/templates/service.yaml#L30-L33
+      // (https-webhook 443 -> 15017), deployment.yaml#L140.
+      webhookPort: 15017,
       podSelector: 'app=istiod',
       isDeployment: isIstiod,
     },

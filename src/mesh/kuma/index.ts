@@ -153,6 +153,9 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
     injector: {
       name: CP,
       container: 'control-plane',
+      // kumahq/kuma@348b6528 deployments/charts/kuma/templates/cp-service.yaml#L33-L36 (https-admission-server 443 ->
+      // admissionServerPort), values.yaml#L339 (5443).
+      webhookPort: 5443,
       podSelector: `app=${CP}`,
       isDeployment: (name) => name === CP,
     },

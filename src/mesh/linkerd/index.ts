@@ -93,6 +93,9 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
     injector: {
       name: INJECTOR,
       container: 'proxy-injector',
+      // linkerd/linkerd2@b24cd405 charts/linkerd-control-plane/templates/proxy-injector.yaml#L107-L112, #L194-L213;
+      // controller/cmd/proxy-injector/main.go#L19 (--addr :8443).
+      webhookPort: 8443,
       podSelector: 'linkerd.io/control-plane-component=proxy-injector',
       isDeployment: (name) => name === INJECTOR,
     },
