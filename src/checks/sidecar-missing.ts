@@ -12,12 +12,15 @@
  * enabled, native sidecars, pods meshed by the other mesh, and where injection-marker-invalid
  * or webhook-excludes-namespace explain it. Linked to `webhook-broken:<mesh>`, so a webhook
  * finding in the same report ranks first.
+ * Pods all created before the injector was first ready (its install's pods, never restarted, say
+ * when), under failurePolicy Ignore, are said to be that: the window from their creation to the
+ * injector's readiness (kumahq/kuma#258, linkerd/linkerd2#3885).
  * Known false positives: without managedFields, pods that simply predate the marker land here.
  * Fix: look at the owner's events and the injector's logs, then re-create the pods.
  */
 import { cmd } from '../fix/steps.js';
 import { recreateCommands } from '../fix/commands.js';
-import { injectionSkip, injectorAt, injectorOutages, webhookTargets, type InjectorOutage } from '../facts/controlplane.js';
+import { injectionSkip, injectorAt, injectorFirstReady, injectorOutages, webhookTargets, type InjectorOutage } from '../facts/controlplane.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { plural, time } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
@@ -39,11 +42,17 @@ export default defineCheck({
         const during = new Map(missing.unexplained.map((p) => [p, outageAt(outages, p)]));
         const allDuring = [...during.values()].every((o) => o !== undefined);
         const outage = allDuring ? during.get(missing.unexplained[0]!) : undefined;
+        // Created before the injector was first ready, under failurePolicy Ignore: admitted without a proxy, no error anywhere.
+        const first = !outage && hook.failurePolicy === 'Ignore' ? injectorFirstReady(m, mesh) : undefined;
+        const created = missing.unexplained.map((p) => time(p.metadata?.creationTimestamp)?.getTime());
+        const early = first && created.every((c) => c !== undefined && c < first.readyAt.getTime()) ? first : undefined;
         const when = outage
           ? `while the ${meshTitle(mesh)} injector was down (${span(outage)}${outage.reason ? `, ${outage.reason}` : ''})`
-          : missing.since
-            ? `after ${missing.markers.map((mk) => `${mk.on} got ${mk.text}`).join(' and ')}`
-            : 'at an unknown time relative to the injection marker';
+          : early
+            ? `at ${new Date(Math.min(...(created as number[]))).toISOString()}${created.length > 1 ? ` to ${new Date(Math.max(...(created as number[]))).toISOString()}` : ''}, before the ${meshTitle(mesh)} injector was first ready (Deployment ${early.deployment} created ${early.installedAt.toISOString()}, ready ${early.readyAt.toISOString()}), and failurePolicy Ignore let them through`
+            : missing.since
+              ? `after ${missing.markers.map((mk) => `${mk.on} got ${mk.text}`).join(' and ')}`
+              : 'at an unknown time relative to the injection marker';
         yield {
           mesh,
           message: `${plural(missing.unexplained.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} were created ${when} but have no ${meshTitle(mesh)} proxy, although webhook ${hook.name} should have injected them.`,
@@ -57,6 +66,15 @@ export default defineCheck({
                 ? { ...p, createdWhileInjectorDown: { from: o.from.toISOString(), to: o.to?.toISOString() ?? null, ...(o.reason ? { reason: o.reason } : {}) } }
                 : p;
             }),
+            ...(early
+              ? {
+                  createdBeforeInjectorReady: {
+                    deployment: early.deployment,
+                    installedAt: early.installedAt.toISOString(),
+                    readyAt: early.readyAt.toISOString(),
+                  },
+                }
+              : {}),
             ...(outages.length
               ? {
                   injectorOutages: outages.map((o) => ({

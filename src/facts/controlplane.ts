@@ -14,7 +14,7 @@ import { deploymentBehind, evalSelector } from '../k8s/selectors.js';
 import type { Model, Workload } from './model.js';
 import { podStates } from './model.js';
 import type { K8sObject } from '../util/types.js';
-import { arr, isObj, labelsOf, nameOf, str, strMap } from '../util/objects.js';
+import { arr, isObj, labelsOf, nameOf, str, strMap, time } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
 import { profileOf } from '../mesh/registry.js';
 import type { MeshWebhook } from '../mesh/webhooks.js';
@@ -472,5 +472,52 @@ export function selfBlocks(m: Model, mesh: MeshName): SelfBlock[] {
       out.push({ injector: { ...inj, deployment: dep }, webhooks, podLabels, nsLabels, down });
     }
     return out;
+  });
+}
+
+/** When a mesh's injector was installed and first ready: pods created before then were admitted without it. */
+export interface InjectorFirstReady {
+  /** The injector Deployment (namespace/name) and its creation: the install. */
+  deployment: string;
+  installedAt: Date;
+  /** The earliest time one of its install's pods was Ready. */
+  readyAt: Date;
+}
+
+/** Pods created this long after their Deployment are of its install (a later rollout creates them much later). */
+const INSTALL_WINDOW_MS = 10 * 60 * 1000;
+
+/**
+ * When the mesh's injector was first ready, where its pods show it: every current pod of it is
+ * one of the install's (created within minutes of the Deployment, so no rollout replaced any) and
+ * its injector container never restarted (Ready's lastTransitionTime, else the container's start,
+ * is then the first readiness). Undefined when that cannot be known: then nothing is claimed.
+ */
+export function injectorFirstReady(m: Model, mesh: MeshName): InjectorFirstReady | undefined {
+  return m.memo(`first-ready:${mesh}`, () => {
+    const container = profileOf(mesh).controlPlane.injector.container;
+    let best: InjectorFirstReady | undefined;
+    for (const inj of injectors(m, mesh)) {
+      const installedAt = time(inj.deployment?.metadata?.creationTimestamp);
+      const pods = inj.pods.filter(isActive);
+      if (!installedAt || !pods.length) continue;
+      let readyAt: number | undefined;
+      let known = true;
+      for (const pod of pods) {
+        const created = ms(pod.metadata?.creationTimestamp);
+        const cs = statuses(pod).find((c) => c.name === container);
+        const ready = arr(isObj(pod.status) ? pod.status.conditions : undefined).find((c) => isObj(c) && c.type === 'Ready' && c.status === 'True') as
+          Record<string, any> | undefined;
+        const at = ms(ready?.lastTransitionTime) || ms(cs?.state?.running?.startedAt);
+        if (!created || created - installedAt.getTime() > INSTALL_WINDOW_MS || !cs || cs.restartCount !== 0 || !at) {
+          known = false;
+          break;
+        }
+        readyAt = readyAt === undefined ? at : Math.min(readyAt, at);
+      }
+      if (!known || readyAt === undefined) continue;
+      if (!best || readyAt < best.readyAt.getTime()) best = { deployment: `${inj.namespace}/${inj.name}`, installedAt, readyAt: new Date(readyAt) };
+    }
+    return best;
   });
 }
