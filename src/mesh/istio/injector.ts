@@ -57,7 +57,8 @@ function injectorConfig(m: MeshContext, ns: string, name: string): IstioInjector
     const cm = m.get('configmaps', ns, name);
     const cfg = configKey(cm, 'config');
     const configMap = `${ns}/${name}`;
-    if (!cfg) return { configMap, read: false, ...(!cm && m.has('configmaps') ? { missing: true } : {}), neverInjectSelector: [], alwaysInjectSelector: [] };
+    if (!cfg)
+      return { configMap, read: false, ...(!cm && m.readIn('configmaps', ns) ? { missing: true } : {}), neverInjectSelector: [], alwaysInjectSelector: [] };
     return {
       configMap,
       read: true,
