@@ -128,7 +128,11 @@ export default defineCheck({
       const selector = injectorPodSelector(g.mesh, backend?.service);
       const logs = cmd`kubectl -n ${cpNs} logs ${at} -c ${p.controlPlane.injector.container} --tail=100`;
       const reach = cause === 'timeout' || cause === 'connection-refused' ? portToOpen(g.message, backend, p.controlPlane.injector.webhookPort) : undefined;
-      const provider = reach ? providerOf(m.list('pods'), m.list('daemonsets')) : undefined;
+      // What -A and -n both read, live or offline: objects in scope, and the injector's own pods.
+      const inScope = (o: { metadata?: { namespace?: unknown } }) => m.inScope(String(o.metadata?.namespace ?? ''));
+      const provider = reach
+        ? providerOf([...m.list('pods').filter(inScope), ...(backend?.injector.pods ?? [])], m.list('daemonsets').filter(inScope))
+        : undefined;
       const open = reach ? openPort(provider, reach.port, cpNs) : [];
       const fixes: Record<WebhookFailureCause, Step[]> = {
         'no-endpoints': [...(dep ? [cmd`kubectl -n ${cpNs} rollout status ${`deploy/${dep}`}`] : []), cmd`kubectl -n ${cpNs} describe pods -l ${selector}`],
