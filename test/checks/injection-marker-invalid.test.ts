@@ -2,7 +2,9 @@
  * Where injection-marker-invalid fires, and its near misses (test/helpers/check-tester.ts). Its evidence, fixes and
  * links to other findings: test/checks/injection.test.ts, test/checks/istio-injector.test.ts, test/checks/kuma-consul.test.ts, test/checks/namespace-only.test.ts, test/checks/marker-table.test.ts.
  */
+import { describe, expect, it } from 'vitest';
 import { checkCases } from '../helpers/check-tester.js';
+import { cluster, findings } from '../helpers/fixtures.js';
 
 checkCases('injection-marker-invalid', {
   fires: [
@@ -16,6 +18,7 @@ checkCases('injection-marker-invalid', {
       fixtures: 'fires-istio.yaml',
       findings: ['Namespace ns-annotated', 'Namespace ns-both', 'Deployment default/annotated', 'Namespace ns-both-old', 'Namespace ns-yes'],
     },
+    { fixtures: 'fires-istio-rev-under-namespace.yaml', findings: ['Deployment payments/ledger'] },
     { fixtures: 'fires-istio-misplaced.yaml', findings: ['Deployment plain/ownlabel', 'Deployment plain/ownrev', 'CronJob plain/nightly'] },
     { fixtures: 'fires-kuma-misplaced.yaml', findings: ['Deployment plain/ownlabel', 'CronJob plain/nightly'] },
     { fixtures: 'fires-kuma-namespace.yaml', findings: ['Namespace orders'] },
@@ -28,6 +31,7 @@ checkCases('injection-marker-invalid', {
   ],
   silent: [
     { fixtures: 'ok-consul.yaml' },
+    { fixtures: 'ok-istio-rev-same.yaml' },
     { fixtures: 'ok-istio-inject-values.yaml' },
     { fixtures: 'ok-istio.yaml' },
     { fixtures: 'ok-istio-misplaced.yaml' },
@@ -35,4 +39,14 @@ checkCases('injection-marker-invalid', {
     { fixtures: 'ok-kuma-misplaced.yaml' },
     { fixtures: 'ok-linkerd.yaml' },
   ],
+});
+
+describe("a pod template's istio.io/rev under a namespace's", () => {
+  it('says the namespace wins and which revision the pods get', () => {
+    const [f] = findings(cluster('istio', ['checks/injection-marker-invalid/fires-istio-rev-under-namespace.yaml']), ['injection-marker-invalid']);
+    expect(f!.message).toBe(
+      "Deployment payments/ledger asks for Istio revision canary with pod template label istio.io/rev=canary, but namespace payments's label istio.io/rev=default wins: its pods get revision default (webhook rev.namespace.sidecar-injector.istio.io).",
+    );
+    expect(f!.evidence).toMatchObject({ revision: 'default', namespaceMarker: 'label istio.io/rev=default' });
+  });
 });
