@@ -476,7 +476,7 @@ export function selfBlocks(m: Model, mesh: MeshName): SelfBlock[] {
 }
 
 /** When a mesh's injector was installed and first ready: pods created before then were admitted without it. */
-export interface InjectorFirstReady {
+interface InjectorFirstReady {
   /** The injector Deployment (namespace/name) and its creation: the install. */
   deployment: string;
   installedAt: Date;

@@ -235,6 +235,11 @@ interface Markers extends MarkerTable {
    */
   readonly advisesPodOptIn?: true;
   /**
+   * Where the mesh has no namespace marker: the injector setting that injects every pod without
+   * one (Consul's -default-inject), said when a namespace asked about with -n has nothing asking.
+   */
+  readonly injectsAllWhen?: string;
+  /**
    * A namespace label under which the mesh's webhooks are called for the pods that ask themselves
    * while the namespace stays off for every other pod (Kuma >= 2.11: its pods webhook selects
    * namespaces where kuma.io/sidecar-injection exists; `disabled` keeps the rest unmeshed).

@@ -193,6 +193,9 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
     namespaceMarker,
     enableMarker: () => undefined,
     advisesPodOptIn: true,
+    // hashicorp/consul-k8s@a507b1d1 control-plane/subcommand/inject-connect/command.go#L204 (-default-inject),
+    // charts/consul/templates/connect-inject-deployment.yaml#L149 from values.yaml#L2425-L2430 (connectInject.default: false).
+    injectsAllWhen: 'the injector runs with -default-inject=true (Helm value connectInject.default: true)',
     // mesh_webhook.go shouldInject (a507b1d): the deny list is read before any annotation, so it leaves out every pod of the namespace.
     namespaceSettingOff: (_m, ns) => [
       comment`or leave namespace ${ns} out of Consul altogether: add it to the Helm value connectInject.k8sDenyNamespaces, the -deny-k8s-namespace flag of the injector, and upgrade the release. The injector then refuses even pods annotated ${lit(CONSUL_INJECT)}: 'true'`,
