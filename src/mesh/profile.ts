@@ -137,6 +137,11 @@ interface Containers {
   readonly init: readonly string[];
   /** The proxy image, for templates injected by hand under another name. */
   readonly image: RegExp;
+  /**
+   * A container that is the mesh's data plane itself, not an app beside a proxy (Kuma's builtin
+   * gateway, `kuma-gateway`): a workload running it is the mesh's own, never reported as unmeshed.
+   */
+  readonly gateway?: string;
 }
 
 /** The control plane: where it runs, its injector, its webhooks, and what meshdoctor reads of it. */

@@ -140,6 +140,10 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
     proxy: KUMA_SIDECAR,
     init: ['kuma-init', 'kuma-validation'],
     image: /(^|\/)kuma-dp(:|@|$)/,
+    // kumahq/kuma@0c7aaec0 (v2.14.3) pkg/plugins/runtime/k8s/controllers/gateway_instance_controller.go#L234-L316
+    // (a MeshGatewayInstance's pods: kuma.io/gateway: builtin, kuma.io/sidecar-injection: disabled), util/names.go#L5.
+    // Unreleased v3 drops the builtin gateway (#18058).
+    gateway: 'kuma-gateway',
   },
 
   controlPlane: {
