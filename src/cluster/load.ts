@@ -460,7 +460,7 @@ function webhookNamespaces(snap: Snapshot): string[] {
   for (const c of snap.objects.mutatingwebhookconfigurations ?? [])
     for (const h of Array.isArray(c.webhooks) ? c.webhooks : []) {
       const ns = isObj(h) && isObj(h.clientConfig) && isObj(h.clientConfig.service) ? h.clientConfig.service.namespace : undefined;
-      if (typeof ns === 'string') out.add(ns);
+      if (typeof ns === 'string' && /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(ns)) out.add(ns); // a namespace name, never an Object member
     }
   return [...out].sort();
 }

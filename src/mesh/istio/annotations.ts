@@ -62,7 +62,7 @@ export function invalidAnnotations(annotations: Record<string, string>): { key: 
   return Object.keys(annotations)
     .sort()
     .flatMap((key) => {
-      const rule = RULES[key];
+      const rule = Object.hasOwn(RULES, key) ? RULES[key] : undefined; // keys are the cluster's: never an Object member
       const value = annotations[key]!;
       const why = rule ? rule(value) : undefined;
       return why === undefined ? [] : [{ key, value, why }];
