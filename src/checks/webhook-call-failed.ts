@@ -18,7 +18,8 @@
  * the injector's container port (istiod 15017, Linkerd 8443, Kuma 5443, Consul 8080), since the
  * API server dials the pod, not the Service's 443 (istio/istio#20890, #19066, #36955; kumahq/kuma#6841),
  * and the provider's rule where the cluster shows it (an AWS security group, a GKE private
- * cluster's control-plane firewall rule: istio.io docs/setup/platform-setup/gke).
+ * cluster's control-plane firewall rule: istio.io docs/setup/platform-setup/gke), from the
+ * injector pods' node names.
  * Fix: repair the link the error names; the controller retries by itself.
  */
 import { type WebhookFailureCause, dialledPort, webhookFailureCause } from '../k8s/admission.js';
@@ -128,11 +129,8 @@ export default defineCheck({
       const selector = injectorPodSelector(g.mesh, backend?.service);
       const logs = cmd`kubectl -n ${cpNs} logs ${at} -c ${p.controlPlane.injector.container} --tail=100`;
       const reach = cause === 'timeout' || cause === 'connection-refused' ? portToOpen(g.message, backend, p.controlPlane.injector.webhookPort) : undefined;
-      // What -A and -n both read, live or offline: objects in scope, and the injector's own pods.
-      const inScope = (o: { metadata?: { namespace?: unknown } }) => m.inScope(String(o.metadata?.namespace ?? ''));
-      const provider = reach
-        ? providerOf([...m.list('pods').filter(inScope), ...(backend?.injector.pods ?? [])], m.list('daemonsets').filter(inScope))
-        : undefined;
+      // The injector's own pods: what every scope reads (-A, -n, a namespace evaluated alone), live or offline.
+      const provider = reach ? providerOf(backend?.injector.pods ?? []) : undefined;
       const open = reach ? openPort(provider, reach.port, cpNs) : [];
       const fixes: Record<WebhookFailureCause, Step[]> = {
         'no-endpoints': [...(dep ? [cmd`kubectl -n ${cpNs} rollout status ${`deploy/${dep}`}`] : []), cmd`kubectl -n ${cpNs} describe pods -l ${selector}`],
