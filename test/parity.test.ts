@@ -3,10 +3,11 @@
  * cluster, is served by the test API server and read through the real client path (-A and -n),
  * and must give exactly the findings the same objects give from a snapshot file.
  */
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { KIND_KEYS, kindOf } from '../src/k8s/kinds.js';
 import { startApiServer } from './apiserver/server.js';
 import { runCli } from './helpers/cli.js';
 import { FIXTURES, baseObjects, fixtureObjects, overlay } from './helpers/fixtures.js';
@@ -30,8 +31,11 @@ describe('live and offline runs agree on every check fixture', () => {
     // Kuma's and Consul's fixtures beside another mesh (Linkerd + Kuma, Istio + Consul); the rest over Linkerd and Istio.
     const base = fixture.includes('kuma') ? 'linkerd+kuma' : fixture.includes('consul') ? 'istio+consul' : 'both';
     const objects = overlay(baseObjects(base), fixtureObjects(fixture));
-    const file = join(tmp, fixture.replaceAll('/', '_') + '.json');
-    writeFileSync(file, JSON.stringify({ kind: 'List', items: objects }));
+    // The dump as docs/snapshot.md has it: one file per kind (empty when the cluster has none), so it says what it read.
+    const file = join(tmp, fixture.replaceAll('/', '_'));
+    mkdirSync(file, { recursive: true });
+    for (const k of KIND_KEYS)
+      writeFileSync(join(file, `${k}.json`), JSON.stringify({ kind: 'List', items: objects.filter((o) => kindOf(o.kind)?.key === k) }));
     const namespaces = [
       ...new Set(
         fixtureObjects(fixture)

@@ -296,6 +296,15 @@ export const CATALOG = {
     inputs: ['pods'],
     optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'events', 'configmaps'],
   },
+  'webhook-blocks-injector': {
+    code: 'MD2030',
+    title: 'Injection webhook blocks its own injector',
+    description:
+      "A mesh's injection webhook with failurePolicy Fail is called for its own injector's pods: while no replica answers, the API server refuses them, so the injector cannot come back.",
+    severity: 'error',
+    inputs: ['mutatingwebhookconfigurations', 'namespaces', 'deployments'],
+    optionalInputs: [...WORKLOAD_KINDS, 'services', 'pods', 'configmaps'],
+  },
 } as const satisfies Record<string, CatalogEntry>;
 
 export type CheckId = keyof typeof CATALOG;

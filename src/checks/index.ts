@@ -32,6 +32,7 @@ import podSecurityBlocksInit from './pod-security-blocks-init.js';
 import injectionSkipped from './injection-skipped.js';
 import admissionRejectsProxy from './admission-rejects-proxy.js';
 import proxyCannotStart from './proxy-cannot-start.js';
+import webhookBlocksInjector from './webhook-blocks-injector.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -65,4 +66,5 @@ export const CHECKS: readonly Check[] = [
   injectionSkipped,
   admissionRejectsProxy,
   proxyCannotStart,
+  webhookBlocksInjector,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));

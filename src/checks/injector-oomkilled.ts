@@ -27,6 +27,7 @@ export default defineCheck({
     for (const { mesh } of m.meshes) {
       for (const inj of injectors(m, mesh)) {
         if (!namespaceRead(m, inj.namespace)) continue; // the control plane's namespace was not read
+        if (!inj.deployment) continue; // pods of no Deployment read (its name would be a guess): injector-unavailable says so
         const kills = oomKills(inj.pods);
         if (!kills.length) continue;
         const byContainer = new Map<string, OomKill>();

@@ -1,7 +1,8 @@
 /**
  * injector-unavailable — a mesh's injector Deployment (linkerd-proxy-injector, istiod[-rev]) has
  * no available replica, its pods crash-loop or are not Ready, or it is gone while its webhook
- * is still registered.
+ * is still registered (no Deployment owns the pods its webhook's Service selects, nor has a pod
+ * template the Service selects: reported on the Service, never on a Deployment name guessed from it).
  *
  * Why: the webhook's endpoints are the injector's Ready pods. When none is available every
  * injection call fails (silently with failurePolicy Ignore, blocking pod creation with Fail).
@@ -9,6 +10,7 @@
  * scaled to 0 while serving a webhook, or it is missing; a warning (no causeKey: the webhook
  * still works) when some pods cannot start but others serve. Pods that are merely not Ready
  * while others are available (a rollout) stay silent. Silent when the namespace was not read.
+ * Linked to webhook-blocks-injector (injector-locked-out) when its own webhook keeps its pods from being created.
  * Known false positives: a snapshot taken during an injector restart.
  * Fix: describe the Deployment, read the crashed container's previous logs, restart it (or
  * scale it back up / re-render it when it is gone).
@@ -17,7 +19,17 @@ import { cmd } from '../fix/steps.js';
 import { failureEffect } from '../k8s/admission.js';
 import { podHealth } from '../k8s/health.js';
 import { isActive } from '../k8s/pods.js';
-import { type Injector, injectorDebugCommands, injectors, namespaceRead, podsMissingProxy, reinstallCommands, webhookEvidence } from '../facts/controlplane.js';
+import {
+  type Injector,
+  injectorDebugCommands,
+  injectorPodSelector,
+  injectors,
+  namespaceRead,
+  podsMissingProxy,
+  reinstallCommands,
+  selfBlocks,
+  webhookEvidence,
+} from '../facts/controlplane.js';
 import type { FindingInput } from './define.js';
 import { isObj } from '../util/objects.js';
 import { profileOf } from '../mesh/registry.js';
@@ -33,16 +45,35 @@ function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput 
     resource: ref,
     affectedPods: podsMissingProxy(m, mesh),
     causeKey: { kind: 'injector-down' as const, mesh },
-    causedBy: { kind: 'injector-oom' as const, mesh },
+    // Locked out by its own webhook (webhook-blocks-injector): that is why it cannot come back; else an OOM kill may explain it.
+    causedBy: {
+      kind: selfBlocks(m, mesh).some((b) => b.down && b.injector.name === inj.name && b.injector.namespace === inj.namespace)
+        ? ('injector-locked-out' as const)
+        : ('injector-oom' as const),
+      mesh,
+    },
   };
   const dep = inj.deployment;
   if (!dep) {
     if (!inj.webhooks.length) return undefined; // nothing expects a Deployment here
+    if (inj.external) return undefined; // a Service without selector: the injector runs out of the cluster's sight
+    const svcRef = inj.webhooks.find((h) => h.service)?.service;
+    const svc = svcRef ? m.get('services', svcRef.namespace, svcRef.name) : undefined;
+    // The Service itself is gone: webhook-no-endpoints says so (one cause, one finding).
+    if (!svcRef || !svc) return undefined;
+    const selector = injectorPodSelector(mesh, svc);
     return {
       ...base,
-      message: `Injector Deployment ${inj.namespace}/${inj.name}, which serves webhook ${hooks}, does not exist${effect}.`,
-      evidence: { deployment: `${inj.namespace}/${inj.name}`, exists: false, webhooks: webhookEvidence(inj.webhooks) },
-      fix: [cmd`kubectl -n ${inj.namespace} get deployments`, ...reinstallCommands(m, mesh, inj.namespace, inj.name)],
+      resource: { kind: 'Service', namespace: svcRef.namespace, name: svcRef.name },
+      message: `Service ${svcRef.namespace}/${svcRef.name}, which webhook ${hooks} calls, selects no pod and no Deployment's pod template (${selector}): the injector is not running${effect}.`,
+      evidence: {
+        service: `${svcRef.namespace}/${svcRef.name}`,
+        selector,
+        deploymentFound: false,
+        pods: [],
+        webhooks: webhookEvidence(inj.webhooks),
+      },
+      fix: [cmd`kubectl -n ${inj.namespace} get deployments,statefulsets,pods --show-labels`, ...reinstallCommands(m, mesh, inj.namespace, inj.name)],
     };
   }
   const spec = isObj(dep.spec) ? dep.spec : {};

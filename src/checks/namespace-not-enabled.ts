@@ -14,6 +14,8 @@
  * cause, one finding). A namespace labelled for a sidecar-less data plane (Istio's
  * `istio.io/dataplane-mode=ambient`) is meshed without sidecars: silent, and workloads enrolled by
  * their own label count as neither meshed nor unmeshed here.
+ * With -n and a mesh that has no namespace marker (Consul), a namespace where nothing asks says how
+ * its pods ask (the pod annotation) and the injector setting that injects every pod instead.
  * Known false positives: a namespace meant to stay partly unmeshed on purpose (use -A, or opt
  * the unmeshed workloads out explicitly).
  * Fix: mark the namespace, then restart the workloads whose pods lack the proxy, by name (new
@@ -27,7 +29,9 @@ import { enableMarker, namespaceMarker, templateOptOut } from '../facts/markers.
 import { podStates } from '../facts/model.js';
 import type { MeshName } from '../mesh/names.js';
 import { agree, annotationsOf, groupBy, plural } from '../util/objects.js';
-import { namespaceChange, recreateAll } from '../fix/commands.js';
+import { namespaceChange, recreateAll, setOnTemplate } from '../fix/commands.js';
+import type { FindingInput } from './define.js';
+import type { Workload } from '../facts/model.js';
 import { decide } from '../facts/decision.js';
 import { evalWebhook, namespaceLabels } from '../mesh/webhooks.js';
 import { namespaceSidecarless, sidecarlessOf } from '../facts/sidecarless.js';
@@ -71,7 +75,12 @@ export default defineCheck({
         const probe = decide(m, install.mesh, install.webhooks, { namespace: ns, nsLabels: labels, nsAnnotations: annotations, template: {} });
         return probe.inject ? [{ mesh: install.mesh, marker }] : [];
       });
-      if (options.length === 0) continue;
+      if (options.length === 0) {
+        // Asked about with -n, nothing meshed, and an installed mesh has no namespace marker (Consul): say how its pods ask.
+        const podOnly = asked === ns && meshedBy.size === 0 ? m.meshes.find((i) => profileOf(i.mesh).markers.injectsAllWhen) : undefined;
+        if (podOnly) yield podOptIn(ns, podOnly.mesh, unmeshed);
+        continue;
+      }
       // Workloads here run a mesh no namespace marker enables (it opts pods in one by one): the
       // namespace is that mesh's, and another mesh's marker would put two meshes in it.
       if ([...meshedBy].some((x) => !options.some((o) => o.mesh === x))) continue;
@@ -126,3 +135,29 @@ export default defineCheck({
     }
   },
 });
+
+/**
+ * A namespace asked about with -n where nothing asks a mesh that has no namespace marker (Consul):
+ * its workloads run without a proxy; each pod template asks with the mesh's annotation, or the
+ * injector's setting injects every pod. Instead of "no findings".
+ */
+function podOptIn(ns: string, mesh: MeshName, unmeshed: { w: Workload; s: ReturnType<typeof podStates> }[]): FindingInput {
+  const p = profileOf(mesh).markers;
+  const ask = p.ask;
+  const pods = unmeshed.flatMap(({ s }) => s.unmeshed);
+  return {
+    mesh,
+    message: `No workload in namespace ${ns} asks ${meshTitle(mesh)} for a proxy, so ${plural(unmeshed.length, 'workload')} run without one: ${meshTitle(mesh)} has no namespace marker, each pod template asks with ${ask.field === 'labels' ? 'label' : 'annotation'} ${ask.key}=${ask.value}, unless ${p.injectsAllWhen}.`,
+    resource: { kind: 'Namespace', name: ns },
+    affectedPods: pods.length,
+    evidence: {
+      namespace: ns,
+      expectedMarker: `pod template ${ask.field === 'labels' ? 'label' : 'annotation'} ${ask.key}=${ask.value}`,
+      injectsAll: p.injectsAllWhen,
+      meshedWorkloads: [],
+      unmeshedWorkloads: unmeshed.map(({ w }) => `${w.kind}/${w.name}`),
+      unmeshedPods: pods.map((x) => x.metadata?.name ?? ''),
+    },
+    fix: unmeshed.flatMap(({ w }) => setOnTemplate(w, ask.field, ask.key, ask.value)),
+  };
+}

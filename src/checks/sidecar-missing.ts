@@ -13,12 +13,15 @@
  * or webhook-excludes-namespace explain it, and for the pods the injector's own skip event stands
  * for (injection-skipped quotes it). Linked to `webhook-broken:<mesh>`, so a webhook
  * finding in the same report ranks first.
+ * Pods all created before the injector was first ready (its install's pods, never restarted, say
+ * when), under failurePolicy Ignore, are said to be that: the window from their creation to the
+ * injector's readiness (kumahq/kuma#258, linkerd/linkerd2#3885).
  * Known false positives: without managedFields, pods that simply predate the marker land here.
  * Fix: look at the owner's events and the injector's logs, then re-create the pods.
  */
 import { cmd } from '../fix/steps.js';
 import { recreateCommands } from '../fix/commands.js';
-import { injectionSkip, injectorOutages, type InjectorOutage } from '../facts/controlplane.js';
+import { injectionSkip, injectorAt, injectorFirstReady, injectorOutages, webhookTargets, type InjectorOutage } from '../facts/controlplane.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { agree, plural, time } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
@@ -38,17 +41,24 @@ export default defineCheck({
         if (missing.unexplained.length === 0) continue;
         const n = missing.unexplained.length;
         const hook = missing.decision.calls.find((c) => c.called)!.webhook;
+        const target = webhookTargets(m, mesh).find((t) => t.webhooks.includes(hook));
         const skip = injectionSkip(m, mesh, w);
         // Pods created while the injector was down are that outage's consequence: say so, and link.
         const outages = injectorOutages(m, mesh);
         const during = new Map(missing.unexplained.map((p) => [p, outageAt(outages, p)]));
         const allDuring = [...during.values()].every((o) => o !== undefined);
         const outage = allDuring ? during.get(missing.unexplained[0]!) : undefined;
+        // Created before the injector was first ready, under failurePolicy Ignore: admitted without a proxy, no error anywhere.
+        const first = !outage && hook.failurePolicy === 'Ignore' ? injectorFirstReady(m, mesh) : undefined;
+        const created = missing.unexplained.map((p) => time(p.metadata?.creationTimestamp)?.getTime());
+        const early = first && created.every((c) => c !== undefined && c < first.readyAt.getTime()) ? first : undefined;
         const when = outage
           ? `while the ${meshTitle(mesh)} injector was down (${span(outage)}${outage.reason ? `, ${outage.reason}` : ''})`
-          : missing.since
-            ? `after ${missing.markers.map((mk) => `${mk.on} got ${mk.text}`).join(' and ')}`
-            : 'at an unknown time relative to the injection marker';
+          : early
+            ? `at ${new Date(Math.min(...(created as number[]))).toISOString()}${created.length > 1 ? ` to ${new Date(Math.max(...(created as number[]))).toISOString()}` : ''}, before the ${meshTitle(mesh)} injector was first ready (Deployment ${early.deployment} created ${early.installedAt.toISOString()}, ready ${early.readyAt.toISOString()}), and failurePolicy Ignore let them through`
+            : missing.since
+              ? `after ${missing.markers.map((mk) => `${mk.on} got ${mk.text}`).join(' and ')}`
+              : 'at an unknown time relative to the injection marker';
         yield {
           mesh,
           message: `${plural(n, 'pod')} of ${w.kind} ${w.namespace}/${w.name} ${agree(n, 'was', 'were')} created ${when} but ${agree(n, 'has', 'have')} no ${meshTitle(mesh)} proxy, although webhook ${hook.name} should have injected ${agree(n, 'it', 'them')}.`,
@@ -62,6 +72,15 @@ export default defineCheck({
                 ? { ...p, createdWhileInjectorDown: { from: o.from.toISOString(), to: o.to?.toISOString() ?? null, ...(o.reason ? { reason: o.reason } : {}) } }
                 : p;
             }),
+            ...(early
+              ? {
+                  createdBeforeInjectorReady: {
+                    deployment: early.deployment,
+                    installedAt: early.installedAt.toISOString(),
+                    readyAt: early.readyAt.toISOString(),
+                  },
+                }
+              : {}),
             ...(outages.length
               ? {
                   injectorOutages: outages.map((o) => ({
@@ -82,9 +101,11 @@ export default defineCheck({
           },
           fix: [
             cmd`kubectl get events -n ${w.namespace} --sort-by=.lastTimestamp | grep ${w.name}`,
-            // The injector Deployment is named after its webhook's Service (linkerd-proxy-injector, istiod[-rev]).
+            // The injector as read (its Deployment, else its pods by the Service's selector); never a name guessed from the Service's.
             ...(hook.service
-              ? [cmd`kubectl logs -n ${hook.service.namespace} ${`deploy/${hook.service.name}`} -c ${profileOf(mesh).controlPlane.injector.container}`]
+              ? [
+                  cmd`kubectl logs -n ${hook.service.namespace} ${injectorAt(mesh, target?.injector, target?.service)} -c ${profileOf(mesh).controlPlane.injector.container}`,
+                ]
               : []),
             ...recreateCommands(w),
           ],

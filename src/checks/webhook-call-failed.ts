@@ -14,12 +14,19 @@
  * to show it); the fix then names the mesh's conventional namespace and injector.
  * Known false positives: a failure that resolved between the event and the snapshot while the
  * owner's status still lags.
+ * A timeout or a refused connection names the port to open: the webhook Service's targetPort as
+ * the injector's container port (istiod 15017, Linkerd 8443, Kuma 5443, Consul 8080), since the
+ * API server dials the pod, not the Service's 443 (istio/istio#20890, #19066, #36955; kumahq/kuma#6841),
+ * and the provider's rule where the cluster shows it (an AWS security group, a GKE private
+ * cluster's control-plane firewall rule: istio.io docs/setup/platform-setup/gke), from the
+ * injector pods' node names.
  * Fix: repair the link the error names; the controller retries by itself.
  */
-import { type WebhookFailureCause, webhookFailureCause } from '../k8s/admission.js';
+import { type WebhookFailureCause, dialledPort, webhookFailureCause } from '../k8s/admission.js';
+import { type Provider, providerOf } from '../k8s/provider.js';
 import { OWNER_KINDS, eventInfo, missingPods, workloadOfObject } from '../k8s/events.js';
 import { KINDS } from '../k8s/kinds.js';
-import { injectorPodSelector, reinstallCommands, webhookTargets } from '../facts/controlplane.js';
+import { injectorAt, injectorPodSelector, reinstallCommands, webhookTargets } from '../facts/controlplane.js';
 import type { ResourceRef } from '../util/types.js';
 import type { MeshName } from '../mesh/names.js';
 import { time } from '../util/objects.js';
@@ -35,6 +42,37 @@ const CAUSE_TEXT: Record<WebhookFailureCause, string> = {
   'service-not-found': 'its Service does not exist',
   other: 'the call failed',
 };
+
+/**
+ * The port the API server must reach on the injector's pods: the container port the webhook
+ * Service's targetPort resolves to, as read; else the one the error shows it dialled (not the
+ * Service's own port); else the one installs use.
+ */
+function portToOpen(message: string, backend: ReturnType<typeof webhookTargets>[number] | undefined, fallback: number): { port: number; from: string } {
+  if (backend?.containerPort) return { port: backend.containerPort, from: 'the Service targetPort' };
+  const target = backend?.servicePort?.targetPort;
+  if (typeof target === 'number') return { port: target, from: 'the Service targetPort' };
+  const dialled = dialledPort(message);
+  if (dialled && dialled !== backend?.port) return { port: dialled, from: 'the address the API server dialled' };
+  return { port: fallback, from: "the mesh's default" };
+}
+
+/** Where the port is opened: the provider's rule when the cluster shows the provider, else a NetworkPolicy. */
+function openPort(provider: Provider | undefined, port: number, ns: string): Step[] {
+  const generic = [
+    comment`a NetworkPolicy in ${ns} must admit the API server to TCP port ${port} of the injector pods`,
+    cmd`kubectl -n ${ns} get networkpolicy`,
+  ];
+  if (provider === 'aws')
+    return [comment`AWS: the security group of the nodes must allow inbound TCP ${port} from the security group of the cluster control plane`, ...generic];
+  if (provider === 'gke')
+    return [
+      // Not a gcloud command line: the rule's name holds the cluster's, which the objects do not show.
+      comment`GKE private cluster: the firewall rule GKE created for its control plane, named gke-CLUSTER-...-master, does not open tcp:${port} to the nodes: add it to the ports the rule allows, keeping the ones it has, with gcloud compute firewall-rules update`,
+      ...generic,
+    ];
+  return generic;
+}
 
 /** The mesh of a webhook named in an event (the one rule every caller uses: webhookMesh). */
 const meshOfHook = (name: string): MeshName | undefined => webhookMesh({ name, configName: '' });
@@ -84,28 +122,37 @@ export default defineCheck({
       const p = profileOf(g.mesh);
       const cpNs = backend?.namespace ?? m.mesh(g.mesh)?.namespaces[0] ?? p.controlPlane.namespace;
       const svc = backend?.name ?? p.controlPlane.injector.name;
-      const dep = backend?.injector.name ?? p.controlPlane.injector.name;
-      const deploy = `deploy/${dep}`;
-      const logs = cmd`kubectl -n ${cpNs} logs ${deploy} -c ${p.controlPlane.injector.container} --tail=100`;
+      // The injector's Deployment as read (never a name guessed from the Service's); with the
+      // webhook configurations unread, the name an install gives it.
+      const dep = backend ? (backend.injector.deployment ? backend.injector.name : undefined) : p.controlPlane.injector.name;
+      const at = dep ? { args: [['deploy/', { value: dep }]] } : injectorAt(g.mesh, undefined, backend?.service);
+      const selector = injectorPodSelector(g.mesh, backend?.service);
+      const logs = cmd`kubectl -n ${cpNs} logs ${at} -c ${p.controlPlane.injector.container} --tail=100`;
+      const reach = cause === 'timeout' || cause === 'connection-refused' ? portToOpen(g.message, backend, p.controlPlane.injector.webhookPort) : undefined;
+      // The injector's own pods: what every scope reads (-A, -n, a namespace evaluated alone), live or offline.
+      const provider = reach ? providerOf(backend?.injector.pods ?? []) : undefined;
+      const open = reach ? openPort(provider, reach.port, cpNs) : [];
       const fixes: Record<WebhookFailureCause, Step[]> = {
-        'no-endpoints': [
-          cmd`kubectl -n ${cpNs} rollout status ${deploy}`,
-          cmd`kubectl -n ${cpNs} describe pods -l ${injectorPodSelector(g.mesh, backend?.service)}`,
-        ],
+        'no-endpoints': [...(dep ? [cmd`kubectl -n ${cpNs} rollout status ${`deploy/${dep}`}`] : []), cmd`kubectl -n ${cpNs} describe pods -l ${selector}`],
         certificate: [
           cmd`kubectl get mutatingwebhookconfiguration ${hookObj?.configName ?? p.controlPlane.webhooks.defaultConfig} -o jsonpath=${`{.webhooks[?(@.name=="${g.hook}")].clientConfig.caBundle}`} | base64 -d | openssl x509 -noout -subject -enddate`,
           comment`after renewing the certificate: the injector loads it at start${lit(p.install.restartReloads)}`,
-          cmd`kubectl -n ${cpNs} rollout restart ${deploy}`,
+          dep ? cmd`kubectl -n ${cpNs} rollout restart ${`deploy/${dep}`}` : cmd`kubectl -n ${cpNs} delete pods -l ${selector}`,
         ],
-        timeout: [comment`a NetworkPolicy must admit the API server to the webhook port of the injector`, cmd`kubectl -n ${cpNs} get networkpolicy`, logs],
-        'connection-refused': [cmd`kubectl -n ${cpNs} get endpointslices -l ${`kubernetes.io/service-name=${svc}`} -o wide`, logs],
-        'service-not-found': [cmd`kubectl -n ${cpNs} get service ${svc}`, ...reinstallCommands(m, g.mesh, cpNs, dep)],
+        timeout: [...open, logs],
+        'connection-refused': [
+          comment`nothing accepted TCP port ${reach?.port ?? p.controlPlane.injector.webhookPort} at the address dialled: the injector must listen there, or a firewall rejects the API server`,
+          cmd`kubectl -n ${cpNs} get endpointslices -l ${`kubernetes.io/service-name=${svc}`} -o wide`,
+          ...open,
+          logs,
+        ],
+        'service-not-found': [cmd`kubectl -n ${cpNs} get service ${svc}`, ...reinstallCommands(m, g.mesh, cpNs, dep ?? backend?.injector.name)],
         other: [logs],
       };
       const r = g.resource;
       yield {
         mesh: g.mesh,
-        message: `${r.kind} ${r.namespace}/${r.name} cannot create pods: the API server failed calling webhook ${g.hook} because ${CAUSE_TEXT[cause]}.`,
+        message: `${r.kind} ${r.namespace}/${r.name} cannot create pods: the API server failed calling webhook ${g.hook} because ${CAUSE_TEXT[cause]}${reach ? ` (TCP port ${reach.port} of the injector's pods must be reachable from the API server)` : ''}.`,
         resource: r,
         affectedPods: g.missing,
         causedBy: { kind: 'webhook-broken', mesh: g.mesh },
@@ -113,6 +160,7 @@ export default defineCheck({
           webhook: g.hook,
           ...(hookObj ? { failurePolicy: hookObj.failurePolicy } : {}),
           cause,
+          ...(reach ? { portToOpen: reach.port, portFrom: reach.from, ...(provider ? { provider } : {}) } : {}),
           count: g.count,
           lastTimestamp: g.last ?? null,
           objects: [...g.objects].sort(),

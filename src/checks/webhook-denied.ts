@@ -23,7 +23,7 @@
  */
 import { cmd, comment } from '../fix/steps.js';
 import { failedCreates } from '../k8s/events.js';
-import { webhookTargets } from '../facts/controlplane.js';
+import { injectorAt, webhookTargets } from '../facts/controlplane.js';
 import { denialCause } from '../facts/denials.js';
 import { meshTitle, profileOf, webhookMesh } from '../mesh/registry.js';
 import type { MeshName } from '../mesh/names.js';
@@ -53,7 +53,8 @@ export default defineCheck({
       const backend = webhookTargets(m, mesh).find((b) => b.webhooks.some((h) => h.name === hook));
       const hookObj = backend?.webhooks.find((h) => h.name === hook);
       const cpNs = backend?.namespace ?? m.mesh(mesh)?.namespaces[0] ?? p.controlPlane.namespace;
-      const dep = backend?.injector.name ?? p.controlPlane.injector.name;
+      // The injector as read; with the webhook configurations unread, the Deployment an install names.
+      const at = backend ? injectorAt(mesh, backend.injector, backend.service) : { args: [['deploy/', { value: p.controlPlane.injector.name }]] };
       const r = g.resource;
       const annotation = /annotation '([^']+)'/.exec(reason)?.[1];
       const w = g.workload;
@@ -88,7 +89,7 @@ export default defineCheck({
                 cmd`kubectl get ${`${r.kind.toLowerCase()}/${r.name}`} -n ${r.namespace} -o jsonpath=${where}`,
               ]),
           comment`the full error of the injector`,
-          cmd`kubectl -n ${cpNs} logs ${`deploy/${dep}`} -c ${p.controlPlane.injector.container} --tail=200 | grep -i ${r.namespace}`,
+          cmd`kubectl -n ${cpNs} logs ${at} -c ${p.controlPlane.injector.container} --tail=200 | grep -i ${r.namespace}`,
         ],
       };
     }

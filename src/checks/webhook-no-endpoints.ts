@@ -63,7 +63,8 @@ export default defineCheck({
           problem === 'service-missing' || problem === 'port-missing'
             ? [cmd`kubectl -n ${b.namespace} get service ${b.name} -o yaml`, ...reinstallCommands(m, mesh, b.namespace, inj.name)]
             : [
-                cmd`kubectl -n ${b.namespace} rollout status ${`deploy/${inj.name}`}`,
+                // The Deployment as read; none found (gone, or never one): its pods by the Service's selector.
+                ...(inj.deployment ? [cmd`kubectl -n ${b.namespace} rollout status ${`deploy/${inj.name}`}`] : []),
                 cmd`kubectl -n ${b.namespace} describe pods -l ${injectorPodSelector(mesh, b.service)}`,
                 cmd`kubectl -n ${b.namespace} get endpointslices -l ${`kubernetes.io/service-name=${b.name}`} -o wide`,
               ];
@@ -85,7 +86,7 @@ export default defineCheck({
             endpointsFrom: b.endpointsFrom ?? null,
             ready: b.ready,
             notReady: b.notReady,
-            injector: `${inj.namespace}/${inj.name}`,
+            injector: inj.deployment ? `${inj.namespace}/${inj.name}` : null,
           },
           fix,
         };

@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { UserError, errorMessage } from '../util/errors.js';
 import { decodeText, fsReason, readFileBounded, statPath } from '../util/io.js';
 import { MAX_DEPTH, mib, type Limits } from '../util/limits.js';
@@ -333,6 +333,19 @@ function collect(doc: unknown, sink: K8sObject[]): void {
   }
 }
 
+/**
+ * The kind a dump file is named after: `configmaps.json`, `mutatingwebhookconfigurations.yaml`
+ * (the kind's plural as meshdoctor lists it, KIND_KEYS). Such a file is how a kubectl dump proves
+ * what it read: it holds every object of that kind in the dump's scope, none when it holds none
+ * (docs/snapshot.md, "A kubectl dump").
+ */
+function kindNamed(file: string): KindKey | undefined {
+  const base = basename(file).replace(/\.(json|ya?ml)$/i, '');
+  return (KIND_KEYS as readonly string[]).includes(base) ? (base as KindKey) : undefined;
+}
+
+const NOT_COLLECTED = (key: KindKey) => `not collected: the dump has no file named ${key}.json (or .yaml) holding them (docs/snapshot.md)`;
+
 function emptySnapshot(files: string[], scope: Scope): Snapshot {
   return { source: { type: 'file', files }, scope, objects: {}, unavailable: {} };
 }
@@ -396,6 +409,8 @@ export async function loadSnapshot(paths: string[], scope: Scope | undefined, li
   snap.source = { ...snap.source, type: 'file', files };
   if (scope) snap.scope = scope;
   const ownKinds = new Set(Object.keys(own?.objects ?? {}).filter((k) => own!.objects[k as KindKey]));
+  /** Kinds a file of the dump is named after: read whole, even when it holds none. */
+  const named = new Set(own ? [] : files.map(kindNamed).filter((k): k is KindKey => k !== undefined));
   for (const key of KIND_KEYS) if (!snap.unavailable[key] && !snap.objects[key]) snap.objects[key] = [];
   for (const obj of loose) {
     const info = kindOf(obj.kind);
@@ -412,8 +427,9 @@ export async function loadSnapshot(paths: string[], scope: Scope | undefined, li
   // A kubectl dump does not say which kinds were asked for: an empty kind may be "none" or "not
   // dumped". For the kinds every cluster running a mesh has, none at all means not dumped: say so
   // (the checks that need them do not run, exit 3) instead of reporting webhooks or pods missing.
+  if (!own) dumpCoverage(snap, named);
   for (const key of ALWAYS_PRESENT) {
-    if (ownKinds.has(key) || snap.unavailable[key] || snap.objects[key]?.length) continue;
+    if (ownKinds.has(key) || named.has(key) || snap.unavailable[key] || snap.objects[key]?.length) continue;
     delete snap.objects[key];
     snap.unavailable[key] =
       `not in the snapshot: the files hold no ${KINDS[key].kind}, which a cluster running a mesh always has (add kubectl get ${KINDS[key].plural} -A -o json)`;
@@ -423,6 +439,47 @@ export async function loadSnapshot(paths: string[], scope: Scope | undefined, li
     if (snap.unavailableIn?.[key] && (!snap.objects[key] || !Object.keys(snap.unavailableIn[key]!).length)) delete snap.unavailableIn[key];
   if (snap.unavailableIn && !Object.keys(snap.unavailableIn).length) delete snap.unavailableIn;
   return snap;
+}
+
+/**
+ * What a kubectl dump (no meshdoctor snapshot among the files) proves it read. A kind with a file
+ * named after it was read whole. Once any file is named after a kind, the dump says what it read:
+ * a kind with neither such a file nor objects was not collected. A kind read by name (ConfigMaps,
+ * Secrets) whose objects came from other files (`kubectl get configmaps -n linkerd linkerd-config`)
+ * was read only for those names: in every namespace where the dump holds none of it, it was not
+ * collected in the namespaces its webhooks call (so Istio's injector ConfigMap is "not collected",
+ * never "not found", beside Linkerd's).
+ */
+function dumpCoverage(snap: Snapshot, named: ReadonlySet<KindKey>): void {
+  for (const key of named) {
+    snap.objects[key] ??= [];
+    delete snap.unavailable[key];
+  }
+  for (const key of KIND_KEYS) {
+    if (named.has(key)) continue;
+    const objects = snap.objects[key] ?? [];
+    if (!objects.length && (named.size > 0 || KINDS[key].byName)) {
+      delete snap.objects[key];
+      snap.unavailable[key] = NOT_COLLECTED(key);
+    } else if (objects.length && KINDS[key].byName) {
+      const holding = new Set(objects.map((o) => o.metadata?.namespace));
+      for (const ns of webhookNamespaces(snap)) if (!holding.has(ns)) ((snap.unavailableIn ??= {})[key] ??= {})[ns] = NOT_COLLECTED(key);
+    }
+  }
+}
+
+/**
+ * The namespaces the dump's admission webhooks call Services in: where control planes run, and
+ * where meshdoctor reads ConfigMaps and Secrets by name (it reads them nowhere else).
+ */
+function webhookNamespaces(snap: Snapshot): string[] {
+  const out = new Set<string>();
+  for (const c of snap.objects.mutatingwebhookconfigurations ?? [])
+    for (const h of Array.isArray(c.webhooks) ? c.webhooks : []) {
+      const ns = isObj(h) && isObj(h.clientConfig) && isObj(h.clientConfig.service) ? h.clientConfig.service.namespace : undefined;
+      if (typeof ns === 'string' && /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(ns)) out.add(ns); // a namespace name, never an Object member
+    }
+  return [...out].sort();
 }
 
 /** Kinds of which a cluster running a mesh always has objects (its namespaces, webhooks, pods, services, service accounts). */

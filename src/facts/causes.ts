@@ -7,8 +7,11 @@ import type { MeshName } from '../mesh/names.js';
 import type { ResourceRef } from '../util/types.js';
 
 export type Cause =
-  /** A mesh's control plane: its webhook cannot be called, its injector is down or OOMKilled: every pod of the mesh is affected. */
-  | { readonly kind: 'webhook-broken' | 'injector-down' | 'injector-oom'; readonly mesh: MeshName }
+  /**
+   * A mesh's control plane: its webhook cannot be called, its injector is down, OOMKilled, or
+   * locked out by its own webhook (it cannot create its pods): every pod of the mesh is affected.
+   */
+  | { readonly kind: 'webhook-broken' | 'injector-down' | 'injector-oom' | 'injector-locked-out'; readonly mesh: MeshName }
   /** One workload's (or namespace's) own cause: an invalid marker, a turned-off ServiceAccount token. */
   | { readonly kind: 'marker-invalid' | 'token-off'; readonly mesh: MeshName; readonly resource: ResourceRef };
 

@@ -6,17 +6,19 @@
  */
 import { cmd } from '../fix/steps.js';
 import { eventInfo, workloadOfObject } from '../k8s/events.js';
-import { ms, statuses } from '../k8s/health.js';
-import { containers, podSpec } from '../k8s/pods.js';
-import { evalSelector } from '../k8s/selectors.js';
+import { ms, podHealth, statuses } from '../k8s/health.js';
+import { containers, isActive, podSpec } from '../k8s/pods.js';
+import { newPodLabels } from '../k8s/pod-labels.js';
+import { evalWebhook, namespaceLabels } from '../mesh/webhooks.js';
+import { deploymentBehind, evalSelector } from '../k8s/selectors.js';
 import type { Model, Workload } from './model.js';
 import { podStates } from './model.js';
 import type { K8sObject } from '../util/types.js';
-import { arr, isObj, labelsOf, nameOf, str, strMap } from '../util/objects.js';
+import { arr, isObj, labelsOf, nameOf, str, strMap, time } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
 import { profileOf } from '../mesh/registry.js';
 import type { MeshWebhook } from '../mesh/webhooks.js';
-import type { Step } from '../fix/steps.js';
+import type { Step, Word } from '../fix/steps.js';
 
 interface EndpointAddress {
   ip: string;
@@ -54,9 +56,18 @@ export interface WebhookBackend {
 export interface Injector {
   mesh: MeshName;
   namespace: string;
-  /** The Deployment's name (the expected name when it is missing). */
+  /**
+   * The Deployment's name when `deployment` is set; else the name an install gives it, for fixes
+   * only (never named as an object: it was not found).
+   */
   name: string;
+  /** The Deployment, read: the one owning the pods the webhook's Service selects, else the one whose template it selects. */
   deployment?: K8sObject;
+  /**
+   * The webhook's Service has no selector (its endpoints are kept by hand, an injector outside the
+   * cluster or out of Kubernetes' sight, e.g. an external istiod): no Deployment is expected here.
+   */
+  external?: true;
   /** The injector's pods, in name order. */
   pods: K8sObject[];
   /** The webhooks this injector serves (empty when none points at it). */
@@ -92,14 +103,60 @@ function selectedPods(m: Model, ns: string, selector: Record<string, string>): K
   return m.inNamespace('pods', ns).filter((p) => evalSelector({ matchLabels: selector }, labelsOf(p)).matched);
 }
 
-/** Build an Injector for a Deployment (or its expected name), finding its pods. */
-function injectorFor(m: Model, mesh: MeshName, ns: string, name: string, svc: K8sObject | undefined, webhooks: MeshWebhook[]): Injector {
-  const deployment = m.get('deployments', ns, name);
+/** The controller ownerReference of an object. */
+function controllerOf(o: K8sObject | undefined): Record<string, any> | undefined {
+  return arr(o?.metadata?.ownerReferences).find((r) => isObj(r) && r.controller === true) as Record<string, any> | undefined;
+}
+
+/** The Deployment (read) that owns any of these pods through its ReplicaSet. */
+function owningDeployment(m: Model, ns: string, pods: K8sObject[]): K8sObject | undefined {
+  for (const pod of pods) {
+    const rs = controllerOf(pod);
+    if (rs?.kind !== 'ReplicaSet') continue;
+    const dep = controllerOf(m.get('replicasets', ns, String(rs.name ?? '')));
+    const d = dep?.kind === 'Deployment' ? m.get('deployments', ns, String(dep.name ?? '')) : undefined;
+    if (d) return d;
+  }
+  return undefined;
+}
+
+/**
+ * The injector behind a webhook's Service, as the cluster shows it (never a name guessed from the
+ * Service's): the Deployment owning the pods the Service selects, else the one whose pod template
+ * the selector matches, else (no Service to tell) a Deployment of the mesh's own names named like
+ * the Service or as an install names it. None found: the name an install gives it, for fixes only.
+ */
+function injectorBehind(m: Model, mesh: MeshName, ns: string, svcName: string, svc: K8sObject | undefined, webhooks: MeshWebhook[]): Injector {
+  const { injector } = profileOf(mesh).controlPlane;
   const svcSel = selectorOf(svc);
+  const external = svc !== undefined && Object.keys(svcSel).length === 0;
+  const selected = selectedPods(m, ns, svcSel);
+  const deployments = m.inNamespace('deployments', ns);
+  const byName = (n: string) => (injector.isDeployment(n) ? m.get('deployments', ns, n) : undefined);
+  const deployment =
+    owningDeployment(m, ns, selected) ??
+    (Object.keys(svcSel).length ? deploymentBehind(deployments, svc) : undefined) ??
+    (svc ? undefined : (byName(svcName) ?? byName(injector.name)));
+  const name = deployment ? nameOf(deployment) : injector.isDeployment(svcName) ? svcName : injector.name;
   const depSel = isObj(deployment?.spec) ? deployment!.spec.selector : undefined;
-  let pods = Object.keys(svcSel).length ? selectedPods(m, ns, svcSel) : [];
+  let pods = selected;
   if (!pods.length && isObj(depSel)) pods = m.inNamespace('pods', ns).filter((p) => evalSelector(depSel, labelsOf(p)).matched);
-  return { mesh, namespace: ns, name, ...(deployment ? { deployment } : {}), pods: [...pods].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : 1)), webhooks };
+  return {
+    mesh,
+    namespace: ns,
+    name,
+    ...(deployment ? { deployment } : {}),
+    ...(external && !deployment ? { external: true as const } : {}),
+    pods: [...pods].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : 1)),
+    webhooks,
+  };
+}
+
+/** An injector Deployment found by its name (a control plane whose webhooks are gone), with its pods. */
+function injectorNamed(m: Model, mesh: MeshName, ns: string, deployment: K8sObject): Injector {
+  const depSel = isObj(deployment.spec) ? deployment.spec.selector : undefined;
+  const pods = isObj(depSel) ? m.inNamespace('pods', ns).filter((p) => evalSelector(depSel, labelsOf(p)).matched) : [];
+  return { mesh, namespace: ns, name: nameOf(deployment), deployment, pods: [...pods].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : 1)), webhooks: [] };
 }
 
 /** A webhook backend short of its endpoints: what the injector checks need (no Endpoints read). */
@@ -121,8 +178,7 @@ export function webhookTargets(m: Model, mesh: MeshName): WebhookTarget[] {
     return [...groups.values()].map((webhooks) => {
       const { namespace, name, port } = webhooks[0]!.service!;
       const service = m.get('services', namespace, name);
-      const injName = profileOf(mesh).controlPlane.injector.behind(m, namespace, name, service);
-      const injector = injectorFor(m, mesh, namespace, injName, service, webhooks);
+      const injector = injectorBehind(m, mesh, namespace, name, service, webhooks);
       const sp = arr(isObj(service?.spec) ? service!.spec.ports : undefined).find((p) => isObj(p) && p.port === port);
       const servicePort = sp
         ? { name: str(sp.name) ?? '', port, targetPort: typeof sp.targetPort === 'number' || typeof sp.targetPort === 'string' ? sp.targetPort : port }
@@ -221,7 +277,7 @@ export function injectors(m: Model, mesh: MeshName): Injector[] {
       for (const d of m.inNamespace('deployments', ns)) {
         const name = nameOf(d);
         const conventional = profileOf(mesh).controlPlane.injector.isDeployment(name);
-        if (conventional && !out.has(`${ns}/${name}`)) out.set(`${ns}/${name}`, injectorFor(m, mesh, ns, name, undefined, []));
+        if (conventional && !out.has(`${ns}/${name}`)) out.set(`${ns}/${name}`, injectorNamed(m, mesh, ns, d));
       }
     }
     return [...out.values()].sort((a, b) => (`${a.namespace}/${a.name}` < `${b.namespace}/${b.name}` ? -1 : 1));
@@ -307,6 +363,16 @@ export function injectorPodSelector(mesh: MeshName, svc: K8sObject | undefined):
   return profileOf(mesh).controlPlane.injector.podSelector;
 }
 
+/**
+ * The injector's pods as kubectl addresses them: `deploy/<name>` where its Deployment was read,
+ * else by the label selector of the webhook's Service (or the mesh's usual pod label): never a
+ * Deployment name that was not found.
+ */
+export function injectorAt(mesh: MeshName, inj: Pick<Injector, 'name' | 'deployment'> | undefined, svc: K8sObject | undefined): { args: Word[] } {
+  if (inj?.deployment) return { args: [['deploy/', { value: inj.name }]] };
+  return { args: [['-l'], [{ value: injectorPodSelector(mesh, svc) }]] };
+}
+
 /** First-line inspection of an injector Deployment. */
 export function injectorDebugCommands(inj: Injector, container: string): Step[] {
   const dep = `deploy/${inj.name}`;
@@ -381,5 +447,95 @@ export function injectorOutages(m: Model, mesh: MeshName): InjectorOutage[] {
         out.push({ from: new Date(s.from), ...(s.to < now ? { to: new Date(s.to) } : {}), ...(s.reason ? { reason: s.reason } : {}) });
     }
     return out.sort((a, b) => a.from.getTime() - b.from.getTime());
+  });
+}
+
+/** An injector whose own webhooks (failurePolicy Fail) are called for the pods of its Deployment. */
+export interface SelfBlock {
+  injector: Injector & { deployment: K8sObject };
+  /** Its webhooks that are called for its own new pods and refuse them when the call fails. */
+  webhooks: MeshWebhook[];
+  /** The labels a new pod of it carries, and its namespace's (what the selectors were evaluated on). */
+  podLabels: Readonly<Record<string, string>>;
+  nsLabels: Record<string, string>;
+  /** No replica of it is available now: its pods cannot be created until the webhooks leave them alone. */
+  down: boolean;
+}
+
+/**
+ * Injectors locked out by their own webhook: a webhook they serve, with failurePolicy Fail, is
+ * called for their own new pods. While no replica answers (after a restart, a node drain, an
+ * OOM kill of all of them) the API server refuses every one of their pods, so they never come
+ * back (linkerd/linkerd2#6530, #7699: Linkerd HA needs its namespace labelled
+ * config.linkerd.io/admission-webhooks: disabled). Needs the control plane's Namespace (its labels).
+ */
+export function selfBlocks(m: Model, mesh: MeshName): SelfBlock[] {
+  return m.memo(`self-blocks:${mesh}`, () => {
+    const out: SelfBlock[] = [];
+    for (const inj of injectors(m, mesh)) {
+      const dep = inj.deployment;
+      const nsObj = m.namespace(inj.namespace);
+      if (!dep || !nsObj) continue; // which webhooks its pods meet needs its template and its namespace's labels
+      const w = m.workloads.find((x) => x.kind === 'Deployment' && x.namespace === inj.namespace && x.name === inj.name);
+      const podLabels = w ? newPodLabels(w) : labelsOf(isObj(dep.spec) ? dep.spec.template : undefined);
+      const nsLabels = namespaceLabels(nsObj, inj.namespace);
+      const webhooks = inj.webhooks.filter((h) => h.failurePolicy === 'Fail' && evalWebhook(h, nsLabels, podLabels).called);
+      if (!webhooks.length) continue;
+      const spec = isObj(dep.spec) ? dep.spec : {};
+      const desired = typeof spec.replicas === 'number' ? spec.replicas : 1;
+      const available =
+        isObj(dep.status) && typeof dep.status.availableReplicas === 'number' ? dep.status.availableReplicas : isObj(dep.status) ? 0 : undefined;
+      const ready = inj.pods.filter(isActive).some((p) => podHealth(p).ready);
+      const down = desired > 0 && (available === 0 || (m.has('pods') && !ready));
+      out.push({ injector: { ...inj, deployment: dep }, webhooks, podLabels, nsLabels, down });
+    }
+    return out;
+  });
+}
+
+/** When a mesh's injector was installed and first ready: pods created before then were admitted without it. */
+interface InjectorFirstReady {
+  /** The injector Deployment (namespace/name) and its creation: the install. */
+  deployment: string;
+  installedAt: Date;
+  /** The earliest time one of its install's pods was Ready. */
+  readyAt: Date;
+}
+
+/** Pods created this long after their Deployment are of its install (a later rollout creates them much later). */
+const INSTALL_WINDOW_MS = 10 * 60 * 1000;
+
+/**
+ * When the mesh's injector was first ready, where its pods show it: every current pod of it is
+ * one of the install's (created within minutes of the Deployment, so no rollout replaced any) and
+ * its injector container never restarted (Ready's lastTransitionTime, else the container's start,
+ * is then the first readiness). Undefined when that cannot be known: then nothing is claimed.
+ */
+export function injectorFirstReady(m: Model, mesh: MeshName): InjectorFirstReady | undefined {
+  return m.memo(`first-ready:${mesh}`, () => {
+    const container = profileOf(mesh).controlPlane.injector.container;
+    let best: InjectorFirstReady | undefined;
+    for (const inj of injectors(m, mesh)) {
+      const installedAt = time(inj.deployment?.metadata?.creationTimestamp);
+      const pods = inj.pods.filter(isActive);
+      if (!installedAt || !pods.length) continue;
+      let readyAt: number | undefined;
+      let known = true;
+      for (const pod of pods) {
+        const created = ms(pod.metadata?.creationTimestamp);
+        const cs = statuses(pod).find((c) => c.name === container);
+        const ready = arr(isObj(pod.status) ? pod.status.conditions : undefined).find((c) => isObj(c) && c.type === 'Ready' && c.status === 'True') as
+          Record<string, any> | undefined;
+        const at = ms(ready?.lastTransitionTime) || ms(cs?.state?.running?.startedAt);
+        if (!created || created - installedAt.getTime() > INSTALL_WINDOW_MS || !cs || cs.restartCount !== 0 || !at) {
+          known = false;
+          break;
+        }
+        readyAt = readyAt === undefined ? at : Math.min(readyAt, at);
+      }
+      if (!known || readyAt === undefined) continue;
+      if (!best || readyAt < best.readyAt.getTime()) best = { deployment: `${inj.namespace}/${inj.name}`, installedAt, readyAt: new Date(readyAt) };
+    }
+    return best;
   });
 }

@@ -7,6 +7,7 @@ import type { KindKey } from '../k8s/kinds.js';
 import { SnapshotIndex, type Snapshot } from '../k8s/snapshot.js';
 import type { Workload } from '../k8s/workloads.js';
 import { newPodLabels } from '../k8s/pod-labels.js';
+import { containers, podSpec } from '../k8s/pods.js';
 import type { MeshContext, MeshInstall } from '../mesh/context.js';
 import { MESH_NAMES, type MeshName } from '../mesh/names.js';
 import { injectedMesh } from '../mesh/proxy.js';
@@ -119,6 +120,16 @@ export class Model extends SnapshotIndex implements MeshContext {
     return !!this.mesh(name) || this.detected(name);
   }
 
+  /**
+   * `--mesh M` names a mesh nothing shows in the cluster (no webhook, control plane, namespace or
+   * meshed pod of it), where the webhook configurations were read (else an install cannot be ruled out).
+   */
+  askedNotInstalled(): MeshName | undefined {
+    const chosen = this.options.mesh;
+    if (chosen === 'auto' || !this.has('mutatingwebhookconfigurations')) return undefined;
+    return this.detected(chosen) ? undefined : chosen;
+  }
+
   mesh(name: MeshName): MeshInstall | undefined {
     return this.meshes.find((m) => m.mesh === name);
   }
@@ -197,7 +208,10 @@ export class Model extends SnapshotIndex implements MeshContext {
 /** Pods of the meshes' own control planes are never reported as missing a proxy. */
 export function isControlPlaneWorkload(w: Workload): boolean {
   const labels = labelsOf(w.template);
-  return PROFILE_LIST.some((p) => p.controlPlane.isWorkload(labels));
+  if (PROFILE_LIST.some((p) => p.controlPlane.isWorkload(labels))) return true;
+  // A mesh's own data plane running as a workload (Kuma's builtin gateway): the proxy, not an opted-out app.
+  const names = new Set(containers(podSpec(w.template)).map((c) => c.name));
+  return PROFILE_LIST.some((p) => p.containers.gateway !== undefined && names.has(p.containers.gateway));
 }
 
 /** Infrastructure of a sidecar-less data plane (waypoints, node proxies): mesh components, not app workloads. */

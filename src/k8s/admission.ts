@@ -12,6 +12,16 @@ export function webhookFailureCause(message: string): WebhookFailureCause {
   return 'other';
 }
 
+/**
+ * The port the API server dialled, from a webhook call error (`dial tcp 10.228.0.5:15017: i/o timeout`): the
+ * endpoint's targetPort, not the Service port of the URL (istio/istio#20890, #30139). Undefined when the text has none.
+ */
+export function dialledPort(message: string): number | undefined {
+  const m = /dial tcp (?:\[[0-9a-fA-F:.]+\]|[0-9.]+):(\d{1,5}):/.exec(message);
+  const port = m ? Number(m[1]) : NaN;
+  return port > 0 && port < 65536 ? port : undefined;
+}
+
 /** What a webhook's failurePolicy does when the injector cannot be reached. */
 export function failureEffect(policies: Iterable<'Ignore' | 'Fail'>): string {
   const set = new Set(policies);

@@ -229,6 +229,11 @@ interface Containers {
   readonly init: readonly string[];
   /** The proxy image, for templates injected by hand under another name. */
   readonly image: RegExp;
+  /**
+   * A container that is the mesh's data plane itself, not an app beside a proxy (Kuma's builtin
+   * gateway, `kuma-gateway`): a workload running it is the mesh's own, never reported as unmeshed.
+   */
+  readonly gateway?: string;
 }
 
 /** The control plane: where it runs, its injector, its webhooks, and what meshdoctor reads of it. */
@@ -250,12 +255,16 @@ interface ControlPlane {
     readonly name: string;
     /** The injector Deployment's main container. */
     readonly container: string;
+    /**
+     * The container port the injector serves its webhook on (the webhook Service's targetPort), as
+     * installs set it: the port a firewall between the API server and the nodes must open. The
+     * cluster's own Service and pods say it when read; this is for when they were not.
+     */
+    readonly webhookPort: number;
     /** The injector pods' usual label selector (kubectl -l syntax), when no Service tells. */
     readonly podSelector: string;
-    /** A Deployment named like this mesh's injector. */
+    /** A Deployment named like this mesh's injector (the one behind a webhook's Service is found from the cluster: facts/controlplane.ts). */
     isDeployment(name: string): boolean;
-    /** The injector Deployment behind a webhook's Service. */
-    behind(m: MeshContext, ns: string, serviceName: string, service: K8sObject | undefined): string;
   };
   readonly webhooks: {
     /** The MutatingWebhookConfiguration an install creates, when nothing else tells. */
@@ -276,6 +285,14 @@ interface ControlPlane {
     /** Secrets holding the injector's serving certificate: [name, key]. */
     readonly servingCertSecrets?: readonly (readonly [string, string])[];
   };
+  /**
+   * How an install keeps the mesh's own injection webhooks away from the control plane's pods, in
+   * the mesh's order of preference: a label on the control plane's namespace, or on the
+   * injector's pod template. With failurePolicy Fail, an injector whose webhook is called for its
+   * own pods cannot create them while no replica answers (webhook-blocks-injector). Empty where
+   * nothing the user sets does it (Consul: its objectSelector `app NotIn [consul]` always holds).
+   */
+  readonly selfExclusion: readonly { readonly on: 'namespace' | 'template'; readonly key: string; readonly value: string }[];
   /** What meshdoctor reads of the control plane beyond the listed kinds, and what snapshots keep of it. */
   readonly reads: {
     /** The ConfigMaps and Secrets its checks read, by name, in its control-plane namespaces. */
@@ -314,6 +331,11 @@ interface Markers extends MarkerTable {
    * namespace marker (Consul), or where the namespace's marker keeps the mesh off on purpose (Kuma).
    */
   readonly advisesPodOptIn?: true;
+  /**
+   * Where the mesh has no namespace marker: the injector setting that injects every pod without
+   * one (Consul's -default-inject), said when a namespace asked about with -n has nothing asking.
+   */
+  readonly injectsAllWhen?: string;
   /**
    * A namespace label under which the mesh's webhooks are called for the pods that ask themselves
    * while the namespace stays off for every other pod (Kuma >= 2.11: its pods webhook selects

@@ -10,6 +10,7 @@ export const json: Reporter = (result, meta) =>
       scope: result.scope,
       ...(result.selection ? { selection: result.selection } : {}),
       meshes: result.meshes,
+      ...(result.meshesNotInstalled ? { meshesNotInstalled: result.meshesNotInstalled } : {}),
       summary: result.summary,
       findings: result.findings,
       suppressed: result.suppressed.map(({ finding: f, reason }) => ({ id: f.id, code: f.code, resource: f.resource, reason })),

@@ -118,7 +118,9 @@ function render(result: RunResult, meta: ReportMeta, wide: boolean): string {
   // -l/--field-selector: the narrowing is part of what was checked, said with the count it left.
   const sel = result.selection;
   const narrowed = sel ? ` · ${selectionText(sel)}: ${sel.workloads.selected} of ${plural(sel.workloads.total, 'workload')}` : '';
-  const head = `meshdoctor ${meta.version} · ${where}${manifests}${scope && ` · ${scope}`}${narrowed} · meshes: ${result.meshes.join(', ') || 'none detected'}`;
+  const absent = new Set(result.meshesNotInstalled ?? []);
+  const meshes = result.meshes.map((m) => (absent.has(m) ? `${m} (asked for with --mesh, but not installed)` : m)).join(', ');
+  const head = `meshdoctor ${meta.version} · ${where}${manifests}${scope && ` · ${scope}`}${narrowed} · meshes: ${meshes || 'none detected'}`;
   lines.push(...wrap(head, width, '').map((l) => c.dim(l)), '');
 
   const s = result.summary;

@@ -76,6 +76,8 @@ export interface RunResult {
   /** Set when -l or --field-selector narrowed the workloads checked. */
   selection?: SelectionInfo;
   meshes: MeshName[];
+  /** A mesh asked for with --mesh that nothing shows in the cluster (the webhook configurations were read). */
+  meshesNotInstalled?: MeshName[];
   /** The selected checks, in registry order. */
   checks: RunCheck[];
   findings: Finding[];

@@ -239,17 +239,21 @@ export function runChecks(
       skipped.push({ check: check.id, reason: `internal error: ${errorMessage(e)}` });
     }
   }
+  // --mesh M reports on M alone: a check that judges pods (a hung Job, say) can find another mesh's.
+  const ofMesh = opts.mesh === 'auto' ? findings : findings.filter((f) => f.mesh === opts.mesh);
   // Suppress before ranking, so that no kept finding names a suppressed one as its cause.
-  const narrowed = snapshot.manifests ? manifestFindings(findings, model) : findings;
+  const narrowed = snapshot.manifests ? manifestFindings(ofMesh, model) : ofMesh;
   const selected = opts.selection ? selectFindings(narrowed, model, opts.selection) : undefined;
   const { kept, suppressed } = applySuppressions(selected ? selected.findings : narrowed, opts.suppress ?? [], model);
   const ranked = rootFirst(rank(kept));
   const count = (s: Severity) => ranked.filter((f) => f.severity === s).length;
+  const notInstalled = model.askedNotInstalled();
   return {
     source: snapshot.source,
     scope: snapshot.scope,
     ...(selected ? { selection: selected.info } : {}),
     meshes: model.meshes.map((m) => m.mesh),
+    ...(notInstalled ? { meshesNotInstalled: [notInstalled] } : {}),
     checks: checks.map((c) => ({ id: c.id, code: c.code, title: c.title, description: c.description, severity: c.severity })),
     findings: ranked,
     suppressed: suppressed.sort((a, b) => cmp(a.finding.code, b.finding.code) || cmp(refText(a.finding), refText(b.finding))),

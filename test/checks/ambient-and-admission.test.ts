@@ -206,12 +206,14 @@ describe('webhook-denied', () => {
       objects: ['ReplicaSet/api-6b5d4c7f9'],
     });
     expect(f!.affectedPods).toBe(2);
-    expect(f!.fix).toEqual([
-      '# correct or remove annotation traffic.sidecar.istio.io/excludeOutboundPorts on the pod template',
-      "kubectl get deployment/api -n store -o jsonpath='{.spec.template.metadata.annotations}'",
-      '# the full error of the injector',
-      'kubectl -n istio-system logs deploy/istiod -c discovery --tail=200 | grep -i store',
-    ]);
+    // istiod's annotation validation is predicted (IST0125): the cause is injection-marker-invalid's, whose fix comes first.
+    expect(f!.fix).toEqual(['# the full error of the injector', 'kubectl -n istio-system logs deploy/istiod -c discovery --tail=200 | grep -i store']);
+    const both = findings(cluster('istio', [F('webhook-denied', 'fires-istio-annotation')]), ['webhook-denied', 'injection-marker-invalid']);
+    const cause = both.find((x) => x.id === 'injection-marker-invalid')!;
+    expect(cause.message).toContain(
+      "traffic.sidecar.istio.io/excludeOutboundPorts=abc, which istiod rejects (excludeOutboundPorts invalid: failed parsing port 'abc')",
+    );
+    expect(both.find((x) => x.id === 'webhook-denied')!.causedBy).toBe(cause.causeKey);
   });
 
   it('handles a denial without explanation (Linkerd, a Job)', () => {

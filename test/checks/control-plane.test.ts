@@ -1,4 +1,4 @@
-import { webhookFailureCause } from '../../src/k8s/admission.js';
+import { dialledPort, webhookFailureCause } from '../../src/k8s/admission.js';
 import { doubledMemory } from '../../src/k8s/health.js';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../../src/checks/index.js';
@@ -205,9 +205,11 @@ describe('injector-unavailable', () => {
 
   it('fires when the Deployment is gone but its webhook is registered', () => {
     const fs = run(cluster('linkerd', [F('injector-unavailable', 'fires-linkerd-missing')]));
-    expect(ids(fs)).toEqual(['injector-unavailable Deployment linkerd/linkerd-proxy-injector']);
-    expect(fs[0]!.message).toContain('which serves webhook linkerd-proxy-injector.linkerd.io, does not exist');
-    expect(fs[0]!.evidence.exists).toBe(false);
+    expect(ids(fs)).toEqual(['injector-unavailable Service linkerd/linkerd-proxy-injector']);
+    expect(fs[0]!.message).toContain(
+      'Service linkerd/linkerd-proxy-injector, which webhook linkerd-proxy-injector.linkerd.io calls, selects no pod and no Deployment',
+    );
+    expect(fs[0]!.evidence.deploymentFound).toBe(false);
   });
 
   it('fires when istiod is scaled to 0 while its webhooks call it', () => {
@@ -334,10 +336,38 @@ describe('webhook-call-failed', () => {
       'kubectl -n istio-system describe pods -l app=istiod,istio.io/rev=default',
     ]);
     expect(fs[1]!.evidence.cause).toBe('timeout');
+    // The port the API server dials is istiod's container port (the Service's targetPort), not the URL's 443.
+    expect(fs[1]!.evidence).toMatchObject({ portToOpen: 15017, portFrom: 'the Service targetPort' });
+    expect(fs[1]!.evidence.provider).toBeUndefined();
     expect(fs[1]!.fix.slice(0, 2)).toEqual([
-      '# a NetworkPolicy must admit the API server to the webhook port of the injector',
+      '# a NetworkPolicy in istio-system must admit the API server to TCP port 15017 of the injector pods',
       'kubectl -n istio-system get networkpolicy',
     ]);
+  });
+
+  it('names the GKE firewall rule and the port on a GKE cluster (istio/istio#20890)', () => {
+    const [f] = run(cluster('istio', [F('webhook-call-failed', 'fires-istio-gke-timeout')]));
+    expect(f!.message).toContain("because the call timed out (TCP port 15017 of the injector's pods must be reachable from the API server)");
+    expect(f!.evidence).toMatchObject({ cause: 'timeout', portToOpen: 15017, provider: 'gke' });
+    expect(f!.fix.slice(0, 2)).toEqual([
+      '# GKE private cluster: the firewall rule GKE created for its control plane, named gke-CLUSTER-...-master, does not open tcp:15017 to the nodes: add it to the ports the rule allows, keeping the ones it has, with gcloud compute firewall-rules update',
+      '# a NetworkPolicy in istio-system must admit the API server to TCP port 15017 of the injector pods',
+    ]);
+  });
+
+  it("names the AWS security group rule and Kuma's admission port on EKS (kumahq/kuma#6841)", () => {
+    const [f] = run(cluster('kuma', [F('webhook-call-failed', 'fires-kuma-eks-timeout')]));
+    expect(f!.evidence).toMatchObject({ cause: 'timeout', portToOpen: 5443, provider: 'aws' });
+    expect(f!.fix[0]).toBe('# AWS: the security group of the nodes must allow inbound TCP 5443 from the security group of the cluster control plane');
+  });
+
+  it('takes the port the API server dialled when the Service was not read, never the Service port', () => {
+    expect(dialledPort('Post "https://istiod.istio-system.svc:443/inject": dial tcp 10.228.0.5:15017: i/o timeout')).toBe(15017);
+    expect(dialledPort('dial tcp [fd00:10:244::5]:8443: connect: connection refused')).toBe(8443);
+    expect(dialledPort('context deadline exceeded')).toBeUndefined();
+    const snap = forbid(cluster('istio', [F('webhook-call-failed', 'fires-istio-gke-timeout')]), 'services');
+    const [f] = run(snap);
+    expect(f!.evidence).toMatchObject({ portToOpen: 15017, portFrom: 'the address the API server dialled' });
   });
 
   it('links to the broken webhook when one is found', () => {

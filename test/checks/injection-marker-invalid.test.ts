@@ -2,7 +2,10 @@
  * Where injection-marker-invalid fires, and its near misses (test/helpers/check-tester.ts). Its evidence, fixes and
  * links to other findings: test/checks/injection.test.ts, test/checks/istio-injector.test.ts, test/checks/kuma-consul.test.ts, test/checks/namespace-only.test.ts, test/checks/marker-table.test.ts.
  */
+import { describe, expect, it } from 'vitest';
 import { checkCases } from '../helpers/check-tester.js';
+import { NOW, cluster, findings } from '../helpers/fixtures.js';
+import { Model } from '../../src/facts/model.js';
 
 checkCases('injection-marker-invalid', {
   fires: [
@@ -16,6 +19,8 @@ checkCases('injection-marker-invalid', {
       fixtures: 'fires-istio.yaml',
       findings: ['Namespace ns-annotated', 'Namespace ns-both', 'Deployment default/annotated', 'Namespace ns-both-old', 'Namespace ns-yes'],
     },
+    { fixtures: 'fires-istio-rev-under-namespace.yaml', findings: ['Deployment payments/ledger'] },
+    { fixtures: 'fires-istio-invalid-annotation.yaml', findings: ['Deployment store/ledger'] },
     { fixtures: 'fires-istio-misplaced.yaml', findings: ['Deployment plain/ownlabel', 'Deployment plain/ownrev', 'CronJob plain/nightly'] },
     { fixtures: 'fires-kuma-misplaced.yaml', findings: ['Deployment plain/ownlabel', 'CronJob plain/nightly'] },
     { fixtures: 'fires-kuma-namespace.yaml', findings: ['Namespace orders'] },
@@ -28,6 +33,8 @@ checkCases('injection-marker-invalid', {
   ],
   silent: [
     { fixtures: 'ok-consul.yaml' },
+    { fixtures: 'ok-istio-rev-same.yaml' },
+    { fixtures: 'ok-istio-valid-annotations.yaml' },
     { fixtures: 'ok-istio-inject-values.yaml' },
     { fixtures: 'ok-istio.yaml' },
     { fixtures: 'ok-istio-misplaced.yaml' },
@@ -35,4 +42,32 @@ checkCases('injection-marker-invalid', {
     { fixtures: 'ok-kuma-misplaced.yaml' },
     { fixtures: 'ok-linkerd.yaml' },
   ],
+});
+
+describe("a pod template's istio.io/rev under a namespace's", () => {
+  it('says the namespace wins and which revision the pods get', () => {
+    const [f] = findings(cluster('istio', ['checks/injection-marker-invalid/fires-istio-rev-under-namespace.yaml']), ['injection-marker-invalid']);
+    expect(f!.message).toBe(
+      "Deployment payments/ledger asks for Istio revision canary with pod template label istio.io/rev=canary, but namespace payments's label istio.io/rev=default wins: its pods get revision default (webhook rev.namespace.sidecar-injector.istio.io).",
+    );
+    expect(f!.evidence).toMatchObject({ revision: 'default', namespaceMarker: 'label istio.io/rev=default' });
+  });
+});
+
+describe('invalid *.sidecar.istio.io annotations (IST0125)', () => {
+  const snap = () => cluster('istio', ['checks/injection-marker-invalid/fires-istio-invalid-annotation.yaml']);
+  it('says the injector rejects them and the API server denies the pods', () => {
+    const [f] = findings(snap(), ['injection-marker-invalid']);
+    expect(f!.message).toBe(
+      "Deployment store/ledger has pod template annotation sidecar.istio.io/proxyCPU=lots and pod template annotation traffic.sidecar.istio.io/excludeInboundPorts=8080,80o0, which istiod rejects (not a resource quantity; excludeInboundPorts invalid: failed parsing port '80o0'): it fails the injection, so the API server denies its pods (IST0125).",
+    );
+    expect(f!.fix.join('\n')).toContain('sidecar.istio.io~1proxyCPU');
+  });
+  it('the decision explain shows says a pod created now is denied', () => {
+    const m = new Model({ snapshot: snap(), now: NOW, options: { mesh: 'auto', certExpiryWarningDays: 60 } });
+    const w = m.workloads.find((x) => x.namespace === 'store' && x.name === 'ledger')!;
+    const step = m.decision(w, 'istio')!.injector.find((s) => !s.ok)!;
+    expect(step).toMatchObject({ rule: 'annotation-validation', denies: true });
+    expect(step.detail).toContain("invalid value 'lots' for annotation 'sidecar.istio.io/proxyCPU'");
+  });
 });

@@ -11,7 +11,8 @@ import { runChecks } from '../../src/run/run.js';
 import { runCli } from '../helpers/cli.js';
 import { startApiServer } from '../apiserver/server.js';
 import { FIXTURES, NOW, baseObjects, cluster, findings, fixtureObjects, ids, overlay, parseObjects, type Base } from '../helpers/fixtures.js';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { KIND_KEYS, kindOf } from '../../src/k8s/kinds.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -304,8 +305,11 @@ describe('Kuma and Consul live, through the test API server', () => {
       fixtureObjects(F('injection-marker-invalid', 'fires-consul-workload')),
     );
     const dir = mkdtempSync(join(tmpdir(), 'meshdoctor-kuma-consul-live-'));
-    const file = join(dir, 'cluster.json');
-    writeFileSync(file, JSON.stringify({ kind: 'List', items: objects }));
+    // The dump as docs/snapshot.md has it: one file per kind, so it says what it read (the cluster has no ConfigMaps).
+    const file = join(dir, 'dump');
+    mkdirSync(file);
+    for (const k of KIND_KEYS)
+      writeFileSync(join(file, `${k}.json`), JSON.stringify({ kind: 'List', items: objects.filter((o) => kindOf(o.kind)?.key === k) }));
     const server = await startApiServer({ objects, maxPageSize: 7 });
     try {
       const kubeconfig = await server.writeKubeconfig(dir, { namespace: 'orders' });

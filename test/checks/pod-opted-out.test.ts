@@ -12,5 +12,11 @@ checkCases('pod-opted-out', {
     { fixtures: 'fires-kuma.yaml', findings: ['Deployment orders/auditor'] },
     { fixtures: 'fires-linkerd.yaml', findings: ['Deployment shop/cart'] },
   ],
-  silent: [{ fixtures: 'ok-consul.yaml' }, { fixtures: 'ok-istio-annotation-overridden.yaml' }, { fixtures: 'ok-not-enabled-namespace.yaml' }],
+  silent: [
+    { fixtures: 'ok-consul.yaml' },
+    { fixtures: 'ok-istio-annotation-overridden.yaml' },
+    { fixtures: 'ok-not-enabled-namespace.yaml' },
+    // Kuma's builtin gateway runs the data plane itself (kuma-gateway): not an opted-out workload.
+    { fixtures: 'ok-kuma-builtin-gateway.yaml' },
+  ],
 });

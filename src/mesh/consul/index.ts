@@ -161,10 +161,11 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
     injector: {
       name: INJECTOR,
       container: 'sidecar-injector',
+      // hashicorp/consul-k8s@a507b1d1 charts/consul/templates/connect-inject-service.yaml#L15-L17 (443 -> 8080),
+      // connect-inject-deployment.yaml#L156 (-listen=:8080).
+      webhookPort: 8080,
       podSelector: 'app=consul,component=connect-injector',
       isDeployment: (name) => /(^|-)consul-connect-injector$/.test(name),
-      // The Deployment and the Service share the name `<fullname>-connect-injector`.
-      behind: (_m, _ns, serviceName) => serviceName,
     },
     webhooks: {
       defaultConfig: INJECTOR,
@@ -173,6 +174,9 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
       list: () => cmd`kubectl get mutatingwebhookconfigurations -l component=connect-injector`,
       servingCertSecrets: [[CERT_SECRET, 'tls.crt']],
     },
+    // hashicorp/consul-k8s@a507b1d1 charts/consul/templates/connect-inject-mutatingwebhookconfiguration.yaml#L269-L273: objectSelector
+    // `app NotIn [consul]`, and every Consul pod is labelled app: consul (its Deployments' selectors pin it).
+    selfExclusion: [],
     reads: {
       named: (namespaces) => namespaces.map((ns) => ({ key: 'secrets' as const, namespace: ns, name: CERT_SECRET })),
       configMapKeys: () => undefined,
@@ -190,6 +194,9 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
     namespaceMarker,
     enableMarker: () => undefined,
     advisesPodOptIn: true,
+    // hashicorp/consul-k8s@a507b1d1 control-plane/subcommand/inject-connect/command.go#L204 (-default-inject),
+    // charts/consul/templates/connect-inject-deployment.yaml#L149 from values.yaml#L2425-L2430 (connectInject.default: false).
+    injectsAllWhen: 'the injector runs with -default-inject=true (Helm value connectInject.default: true)',
     // mesh_webhook.go shouldInject (a507b1d): the deny list is read before any annotation, so it leaves out every pod of the namespace.
     namespaceSettingOff: (_m, ns) => [
       comment`or leave namespace ${ns} out of Consul altogether: add it to the Helm value connectInject.k8sDenyNamespaces, the -deny-k8s-namespace flag of the injector, and upgrade the release. The injector then refuses even pods annotated ${lit(CONSUL_INJECT)}: 'true'`,

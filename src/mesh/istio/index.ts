@@ -4,7 +4,6 @@
  * pkg/kube/inject (inject.go, webhook.go), tools/istio-iptables.
  */
 import { containers, initContainers, podSpec } from '../../k8s/pods.js';
-import { deploymentBehind } from '../../k8s/selectors.js';
 import type { MeshContext } from '../context.js';
 import type { Workload } from '../../k8s/workloads.js';
 import type { K8sObject } from '../../util/types.js';
@@ -12,7 +11,7 @@ import { arr, isObj, labelsOf, nameOf, nsOf, annotationsOf, dict } from '../../u
 import { configValues, parseYamlObject, valueAt } from '../config-values.js';
 import type { MeshProfile, NamedRef, ResourceKey } from '../profile.js';
 import type { MeshWebhook } from '../profile.js';
-import { ISTIO_IGNORED_NAMESPACES, ISTIO_NS_LABEL, ISTIO_REV, istioInjector } from './injector.js';
+import { ISTIO_IGNORED_NAMESPACES, ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, istioInjector } from './injector.js';
 import { chartUpgrade, reinstallIstiod, serviceRevision } from './install.js';
 import { istiodRelease, istiodVersion } from './version.js';
 import { ambient, istioCni } from './ambient.js';
@@ -86,13 +85,11 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
     injector: {
       name: 'istiod',
       container: 'discovery',
+      // istio/istio@86c9f01f manifests/charts/istio-control/istio-discovery/templates/service.yaml#L30-L33
+      // (https-webhook 443 -> 15017), deployment.yaml#L140.
+      webhookPort: 15017,
       podSelector: 'app=istiod',
       isDeployment: isIstiod,
-      /** The Deployment whose pod template the Service selects, else the one named like it. */
-      behind: (m, ns, svcName, svc) => {
-        const d = deploymentBehind(m.inNamespace('deployments', ns), svc);
-        return d ? nameOf(d) : svcName;
-      },
     },
     webhooks: {
       defaultConfig: CONFIG,
@@ -103,6 +100,10 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
       expectedConfigs: (istiods) => (istiods.length ? istiods : ['istiod']).map((d) => (revisionOf(d) ? `${CONFIG}-${revisionOf(d)}` : CONFIG)),
       list: () => cmd`kubectl get mutatingwebhookconfigurations -l app=sidecar-injector`,
     },
+    // istio/istio@86c9f01f manifests/charts/istio-control/istio-discovery/templates/deployment.yaml#L65 (istiod's pods
+    // carry sidecar.istio.io/inject: "false"), mutatingwebhook.yaml#L82-L100, #L124-L127 (NotIn ["false"]; object.
+    // needs In ["true"]). Not istio-injection=disabled on istio-system: it would keep its gateways out too.
+    selfExclusion: [{ on: 'template', key: ISTIO_INJECT, value: 'false' }],
     reads: {
       named: (namespaces, webhookConfigs) => {
         const revs = revisions(webhookConfigs);

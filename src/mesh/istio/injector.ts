@@ -17,6 +17,7 @@ import type { DecisionInput, InjectorStep } from '../profile.js';
 import { evalWebhook } from '../../k8s/webhook.js';
 import { istiodRelease, istiodVersion, type IstioRules } from './version.js';
 import { injectorConfigName, policyFix, reinstallIstiod, serviceRevision } from './install.js';
+import { invalidAnnotations } from './annotations.js';
 
 export const ISTIO_INJECT = 'sidecar.istio.io/inject';
 export const ISTIO_NS_LABEL = 'istio-injection';
@@ -57,7 +58,8 @@ function injectorConfig(m: MeshContext, ns: string, name: string): IstioInjector
     const cm = m.get('configmaps', ns, name);
     const cfg = configKey(cm, 'config');
     const configMap = `${ns}/${name}`;
-    if (!cfg) return { configMap, read: false, ...(!cm && m.has('configmaps') ? { missing: true } : {}), neverInjectSelector: [], alwaysInjectSelector: [] };
+    if (!cfg)
+      return { configMap, read: false, ...(!cm && m.readIn('configmaps', ns) ? { missing: true } : {}), neverInjectSelector: [], alwaysInjectSelector: [] };
     return {
       configMap,
       read: true,
@@ -122,6 +124,22 @@ export function parseInjectValue(value: string | undefined, rules: IstioRules): 
  * keeps the pod out (for injector-config-excludes).
  */
 export function istioInjector(m: MeshContext, input: DecisionInput): InjectorStep[] {
+  const steps = injectRequiredSteps(m, input);
+  if (!steps.every((s) => s.ok)) return steps;
+  // It injects: it validates the pod's annotations first, and an invalid one fails the injection, which denies the pod.
+  const bad = invalidAnnotations(annotationsOf(input.template));
+  if (bad.length)
+    steps.push({
+      kind: 'marker',
+      rule: 'annotation-validation',
+      ok: false,
+      denies: true,
+      detail: `${bad.map((b) => `invalid value '${b.value}' for annotation '${b.key}': ${b.why}`).join('; ')}: istiod fails the injection ("Injection failed due to invalid annotations"), so the API server denies the pod (IST0125)`,
+    });
+  return steps;
+}
+
+function injectRequiredSteps(m: MeshContext, input: DecisionInput): InjectorStep[] {
   const { namespace, template } = input;
   const steps: InjectorStep[] = [];
   const spec = podSpec(template);

@@ -15,6 +15,7 @@ import { evalWebhook, namespaceLabels } from '../../k8s/webhook.js';
 import type { MeshWebhook } from '../profile.js';
 import { ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, injectorFor, istioPodValue, parseInjectValue } from './injector.js';
 import { istiodVersion } from './version.js';
+import { invalidAnnotations } from './annotations.js';
 
 /**
  * The namespace label that would make an installed webhook fire for a plain pod:
@@ -142,9 +143,23 @@ export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): Mar
   const istio = m.mesh('istio');
   if (!istio || !m.injectionConfigRead) return [];
   const { w, id, where, labels } = c;
+  const nsLabels = namespaceLabels(m.namespace(w.namespace), w.namespace);
+  const overridden = revisionOverridden(istio.webhooks, c, nsLabels);
+  if (overridden) return [overridden];
+  // Called for its pods, istiod validates their annotations before injecting: an invalid one denies them (IST0125).
+  const bad = m.decision(w, 'istio')?.called ? invalidAnnotations(c.annotations) : [];
+  if (bad.length)
+    return [
+      {
+        message: `${id} has ${bad.map((b) => `${where} annotation ${b.key}=${b.value}`).join(' and ')}, which istiod rejects (${bad.map((b) => b.why).join('; ')}): it fails the injection, so the API server denies its pods (IST0125).`,
+        evidence: { invalidAnnotations: bad, rule: 'istio/istio pkg/kube/inject/validate.go AnnotationValidation' },
+        fix: bad.flatMap((b) => removeFromTemplate(w, 'annotations', b.key)),
+        remove: bad.flatMap((b) => removeFromTemplate(w, 'annotations', b.key)),
+        templateChanges: bad.map((b) => ({ field: 'annotations' as const, key: b.key })),
+      },
+    ];
   const { value, from } = istioPodValue(w.template);
   if (value === undefined || !from) return [];
-  const nsLabels = namespaceLabels(m.namespace(w.namespace), w.namespace);
   // The object webhook selects the label sidecar.istio.io/inject=true, exactly.
   const asksLoosely = parseInjectValue(value, 'loose').explicit === true;
   if (asksLoosely && !(from === 'label' && value === 'true') && !m.decision(w, 'istio')?.called) {
@@ -192,4 +207,34 @@ export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): Mar
       templateChanges: [{ field, key: ISTIO_INJECT, value: exact }],
     },
   ];
+}
+
+/**
+ * A pod template's `istio.io/rev` under a namespace injection label: the namespace wins. Its
+ * `rev.namespace.` (or, with `istio-injection=enabled`, the default revision's `namespace.`) webhook
+ * is the one called, and `rev.object.` needs the namespace without either label
+ * (mutatingwebhook.yaml @86c9f01f lines 65-108); the injector does not compare revisions
+ * (inject.go injectRequired). So the pods get the namespace's revision: say which.
+ */
+function revisionOverridden(webhooks: MeshWebhook[], c: WorkloadProblemContext, nsLabels: Record<string, string>): MarkerProblemDraft | undefined {
+  const { w, id, where, labels } = c;
+  const asked = labels[ISTIO_REV];
+  const nsMarker = nsLabels[ISTIO_NS_LABEL] !== undefined ? ISTIO_NS_LABEL : nsLabels[ISTIO_REV] !== undefined ? ISTIO_REV : undefined;
+  if (asked === undefined || !nsMarker) return undefined;
+  const call = webhooks.find((h) => evalWebhook(h, nsLabels, { ...newPodLabels(w), ...labels }).called);
+  // No webhook called: the namespace opts out (webhook-excludes-namespace says so); the same revision: nothing overridden.
+  if (!call || !call.revisions.length || call.revisions.includes(asked)) return undefined;
+  const gets = call.revisions.join(', ');
+  return {
+    message: `${id} asks for Istio revision ${asked} with ${where} label ${ISTIO_REV}=${asked}, but namespace ${w.namespace}'s label ${nsMarker}=${nsLabels[nsMarker]} wins: its pods get revision ${gets} (webhook ${call.name}).`,
+    evidence: {
+      marker: `${where} label ${ISTIO_REV}=${asked}`,
+      namespaceMarker: `label ${nsMarker}=${nsLabels[nsMarker]}`,
+      revision: gets,
+      webhook: call.name,
+    },
+    // The namespace decides: the template's label only misleads. To run revision `asked`, relabel the namespace instead.
+    fix: removeFromTemplate(w, 'labels', ISTIO_REV),
+    remove: removeFromTemplate(w, 'labels', ISTIO_REV),
+  };
 }

@@ -40,9 +40,8 @@
  */
 import { choice, cmd, comment, lit, text } from '../../fix/steps.js';
 import { containers, podSpec } from '../../k8s/pods.js';
-import { deploymentBehind } from '../../k8s/selectors.js';
 import type { MeshContext } from '../context.js';
-import { arr, isObj, labelsOf, nameOf } from '../../util/objects.js';
+import { arr, isObj, labelsOf } from '../../util/objects.js';
 import { commandText, helmOption, helmUpgrade, type HelmRelease } from '../helm.js';
 import { valueAt } from '../config-values.js';
 import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
@@ -143,6 +142,10 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
     proxy: KUMA_SIDECAR,
     init: ['kuma-init', 'kuma-validation'],
     image: /(^|\/)kuma-dp(:|@|$)/,
+    // kumahq/kuma@0c7aaec0 (v2.14.3) pkg/plugins/runtime/k8s/controllers/gateway_instance_controller.go#L234-L316
+    // (a MeshGatewayInstance's pods: kuma.io/gateway: builtin, kuma.io/sidecar-injection: disabled), util/names.go#L5.
+    // Unreleased v3 drops the builtin gateway (#18058).
+    gateway: 'kuma-gateway',
   },
 
   controlPlane: {
@@ -156,13 +159,11 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
     injector: {
       name: CP,
       container: 'control-plane',
+      // kumahq/kuma@348b6528 deployments/charts/kuma/templates/cp-service.yaml#L33-L36 (https-admission-server 443 ->
+      // admissionServerPort), values.yaml#L339 (5443).
+      webhookPort: 5443,
       podSelector: `app=${CP}`,
       isDeployment: (name) => name === CP,
-      /** The Deployment whose pod template the Service selects (controlPlane.service.name may rename the Service), else kuma-control-plane. */
-      behind: (m, ns, _svcName, svc) => {
-        const d = deploymentBehind(m.inNamespace('deployments', ns), svc);
-        return d ? nameOf(d) : CP;
-      },
     },
     webhooks: {
       defaultConfig: CONFIG,
@@ -171,6 +172,10 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
       list: (expected) => cmd`kubectl get mutatingwebhookconfigurations ${expected}`,
       servingCertSecrets: [[TLS_SECRET, 'tls.crt']],
     },
+    // kumahq/kuma v2.14.3 app/kumactl/cmd/install/render_helm_files.go#L43 (kumactl labels kuma-system
+    // kuma.io/sidecar-injection: "false"): the namespace webhook selects only enabled and true, the pods webhook
+    // only pods labelled enabled (cp-webhooks-and-secrets.yaml; its release namespace is also left out by name).
+    selfExclusion: [{ on: 'namespace', key: KUMA_INJECT, value: 'false' }],
     reads: {
       named: (namespaces) => namespaces.map((ns) => ({ key: 'secrets' as const, namespace: ns, name: TLS_SECRET })),
       configMapKeys: () => undefined,

@@ -95,9 +95,11 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
     injector: {
       name: INJECTOR,
       container: 'proxy-injector',
+      // linkerd/linkerd2@b24cd405 charts/linkerd-control-plane/templates/proxy-injector.yaml#L107-L112, #L194-L213;
+      // controller/cmd/proxy-injector/main.go#L19 (--addr :8443).
+      webhookPort: 8443,
       podSelector: 'linkerd.io/control-plane-component=proxy-injector',
       isDeployment: (name) => name === INJECTOR,
-      behind: () => INJECTOR,
     },
     webhooks: {
       defaultConfig: WEBHOOK_CONFIG,
@@ -109,6 +111,10 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
         ['linkerd-proxy-injector-tls', 'crt.pem'],
       ],
     },
+    // linkerd/linkerd2@b24cd405 charts/linkerd-control-plane/values.yaml#L522-L533 (proxyInjector.namespaceSelector:
+    // config.linkerd.io/admission-webhooks NotIn [disabled]); templates/namespace.yaml#L14 (the CLI labels its
+    // namespace so; Helm users do it themselves: values-ha.yaml#L57 webhookFailurePolicy: Fail).
+    selfExclusion: [{ on: 'namespace', key: 'config.linkerd.io/admission-webhooks', value: 'disabled' }],
     reads: {
       named: (namespaces) =>
         namespaces.flatMap((ns) => [
