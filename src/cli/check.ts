@@ -11,13 +11,13 @@ export function checkCommand({ program, io, setExit }: CommandContext): void {
       validateScope(o);
       if (!o.filename && (o.recursive || o.expectMeshed)) throw new UserError(`${o.recursive ? '-R/--recursive' : '--expect-meshed'} needs -f/--filename`);
       const deadline = await runDeadline(io, limitsOf(o)); // --timeout from here: the read, then the checks
-      const { assertNamespaceExists, selectChecks, kindsFor, obtainSnapshot, runChecks } = await import('../run/run.js');
+      const { assertNamespaceExists, selectChecks, kindsFor, obtainSnapshot, runChecks, serverFor } = await import('../run/run.js');
       const { REPORTERS } = await import('../report/index.js');
       const checks = selectChecks(o.only, o.skip);
       const { parseSuppressions } = await import('../run/suppress.js');
       const suppress = parseSuppressions(o.suppress);
       const p = progress(io);
-      const snapOpts = { ...o, limits: limitsOf(o), onProgress: p?.update };
+      const snapOpts = { ...o, limits: limitsOf(o), onProgress: p?.update, server: serverFor(checks) };
       let snapshot;
       if (o.filename) {
         // Manifests first: a bad file fails before the cluster is read.

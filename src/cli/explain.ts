@@ -17,8 +17,8 @@ export function explainCommand({ program, io, setExit }: CommandContext): void {
     const { parseTarget, explain } = await import('../run/explain.js');
     const target = parseTarget(targetArg);
     const { CHECKS } = await import('../checks/index.js');
-    const { kindsFor, makeModel, obtainSnapshot, runChecks } = await import('../run/run.js');
-    const snapshot = await obtainSnapshot({ ...o, limits: limitsOf(o) }, kindsFor(CHECKS));
+    const { kindsFor, makeModel, obtainSnapshot, runChecks, serverFor } = await import('../run/run.js');
+    const snapshot = await obtainSnapshot({ ...o, limits: limitsOf(o), server: serverFor(CHECKS) }, kindsFor(CHECKS));
     const ns = o.namespace ?? snapshot.scope.namespace ?? 'default';
     const scoped = { ...snapshot, scope: { allNamespaces: false, namespace: ns } };
     const model = makeModel(scoped, { mesh: o.mesh, certExpiryWarningDays: 60, deadline });

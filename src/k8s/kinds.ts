@@ -33,6 +33,10 @@ export const KIND_KEYS = [
   'mutatingwebhookconfigurations',
   'configmaps',
   'secrets',
+  // Issue 25: the nodes' kubelet versions, and the RBAC that grants each mesh's injector what it reads (all optional inputs).
+  'nodes',
+  'clusterroles',
+  'clusterrolebindings',
 ] as const;
 
 export type KindKey = (typeof KIND_KEYS)[number];
@@ -65,6 +69,9 @@ export const KINDS: Record<KindKey, KindInfo> = {
   mutatingwebhookconfigurations: k('mutatingwebhookconfigurations', 'MutatingWebhookConfiguration', 'admissionregistration.k8s.io', 'v1', false),
   configmaps: k('configmaps', 'ConfigMap', '', 'v1', true, true),
   secrets: k('secrets', 'Secret', '', 'v1', true, true),
+  nodes: k('nodes', 'Node', '', 'v1', false),
+  clusterroles: k('clusterroles', 'ClusterRole', 'rbac.authorization.k8s.io', 'v1', false),
+  clusterrolebindings: k('clusterrolebindings', 'ClusterRoleBinding', 'rbac.authorization.k8s.io', 'v1', false),
 };
 
 const BY_KIND = new Map<string, KindInfo>(Object.values(KINDS).map((i) => [i.kind, i]));
