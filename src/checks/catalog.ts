@@ -269,6 +269,27 @@ export const CATALOG = {
     inputs: ['pods'],
     optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'events', 'configmaps'],
   },
+  // Issue 25: the injector's RBAC, versions, overlapping or stale webhook configurations. Their new
+  // inputs (nodes, ClusterRoles, ClusterRoleBindings, the API server's version) are optional: a
+  // run without them says what was not examined and exits as before.
+  'injector-rbac-missing': {
+    code: 'MD2050',
+    title: 'The injector lacks the RBAC its chart grants',
+    description:
+      "A mesh injector's ServiceAccount lacks permissions its chart grants it for injection (its ClusterRoleBinding or ClusterRole is gone or changed), so it cannot read what injection needs.",
+    severity: 'error',
+    inputs: [],
+    optionalInputs: ['clusterroles', 'clusterrolebindings', 'deployments', 'mutatingwebhookconfigurations', 'services', 'pods', 'namespaces', 'configmaps'],
+  },
+  'kubernetes-version-unsupported': {
+    code: 'MD2051',
+    title: "Kubernetes version outside the mesh's supported range",
+    description: "The API server or the nodes run a Kubernetes version outside the range the installed mesh release supports, by the mesh's own support table.",
+    severity: 'warning',
+    inputs: [],
+    optionalInputs: ['deployments', 'nodes', 'mutatingwebhookconfigurations', 'services', 'pods', 'namespaces', 'configmaps'],
+    serverInputs: ['version'],
+  },
 } as const satisfies Record<string, CatalogEntry>;
 
 export type CheckId = keyof typeof CATALOG;

@@ -29,6 +29,8 @@ import dataplaneModeConflict from './dataplane-mode-conflict.js';
 import sidecarlessNotEnrolled from './sidecarless-not-enrolled.js';
 import webhookDenied from './webhook-denied.js';
 import podSecurityBlocksInit from './pod-security-blocks-init.js';
+import injectorRbacMissing from './injector-rbac-missing.js';
+import kubernetesVersionUnsupported from './kubernetes-version-unsupported.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -59,4 +61,6 @@ export const CHECKS: readonly Check[] = [
   sidecarlessNotEnrolled,
   webhookDenied,
   podSecurityBlocksInit,
+  injectorRbacMissing,
+  kubernetesVersionUnsupported,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));

@@ -51,6 +51,7 @@ import { valueAt } from '../config-values.js';
 import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { CONSUL_FLAGS, CONSUL_INJECT, consulInjector, consulSettings, defaultInjects, parseConsul } from './injector.js';
 import { CONSUL_MARKERS, namespaceMarker, namespaceProblems, workloadProblems } from './markers.js';
+import { consulRbac, consulVersions } from './support.js';
 
 const INJECTOR = 'consul-connect-injector';
 const CERT_SECRET = 'consul-connect-inject-webhook-cert';
@@ -202,6 +203,7 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
       consulSettings(m).acls
         ? { why: 'Consul runs with ACLs (the injected init container logs in with the token)', evidence: { aclAuthMethod: true }, denies: true }
         : undefined,
+    rbac: consulRbac,
   },
 
   proxy: {
@@ -283,4 +285,6 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
   },
 
   cni,
+
+  versions: consulVersions,
 };

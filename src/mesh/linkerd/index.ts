@@ -12,6 +12,7 @@ import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { fixIdentity, linkerdIdentity } from './identity.js';
 import { LINKERD_INJECT, isLinkerdEnabling, linkerdInjector } from './injector.js';
 import { LINKERD_MARKERS, enableMarker, namespaceProblems, workloadProblems } from './markers.js';
+import { linkerdRbac, linkerdVersions } from './support.js';
 
 const INJECTOR = 'linkerd-proxy-injector';
 const WEBHOOK = 'linkerd-proxy-injector.linkerd.io';
@@ -132,6 +133,7 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
     skippedEventPrefix: 'Linkerd sidecar proxy injection skipped: ',
     token: (m) =>
       tokenProjection(m) ? undefined : { why: 'Linkerd runs without projected identity tokens', evidence: { serviceAccountTokenProjection: false } },
+    rbac: linkerdRbac,
   },
 
   proxy: {
@@ -222,4 +224,6 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
     sources: (m) => linkerdIdentity(m.list('configmaps'), m.list('secrets')),
     fix: fixIdentity,
   },
+
+  versions: linkerdVersions,
 };
