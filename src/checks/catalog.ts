@@ -272,6 +272,25 @@ export const CATALOG = {
   // Issue 25: the injector's RBAC, versions, overlapping or stale webhook configurations. Their new
   // inputs (nodes, ClusterRoles, ClusterRoleBindings, the API server's version) are optional: a
   // run without them says what was not examined and exits as before.
+  'native-sidecar-unsupported': {
+    code: 'MD1040',
+    title: 'Native sidecar on a Kubernetes version without it',
+    description:
+      "A workload's proxy is (or will be) a native sidecar, but the API server or some nodes run a Kubernetes version older than 1.29, where native sidecars are off: its pods hang in initialization.",
+    severity: 'error',
+    inputs: [],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'nodes', 'namespaces', 'mutatingwebhookconfigurations', 'configmaps', 'serviceaccounts'],
+    serverInputs: ['version'],
+  },
+  'proxy-outdated': {
+    code: 'MD1041',
+    title: 'Proxies older than the control plane',
+    description:
+      "A workload's pods run an older proxy than the one its mesh's injector injects now (created before the control plane was upgraded): restart them; an error once they trail by more releases than the mesh supports.",
+    severity: 'warning',
+    inputs: ['pods'],
+    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'services', 'configmaps', 'serviceaccounts'],
+  },
   'injector-rbac-missing': {
     code: 'MD2050',
     title: 'The injector lacks the RBAC its chart grants',

@@ -31,6 +31,8 @@ import webhookDenied from './webhook-denied.js';
 import podSecurityBlocksInit from './pod-security-blocks-init.js';
 import injectorRbacMissing from './injector-rbac-missing.js';
 import kubernetesVersionUnsupported from './kubernetes-version-unsupported.js';
+import proxyOutdated from './proxy-outdated.js';
+import nativeSidecarUnsupported from './native-sidecar-unsupported.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -63,4 +65,6 @@ export const CHECKS: readonly Check[] = [
   podSecurityBlocksInit,
   injectorRbacMissing,
   kubernetesVersionUnsupported,
+  proxyOutdated,
+  nativeSidecarUnsupported,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));
