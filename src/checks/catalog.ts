@@ -193,6 +193,9 @@ export const CATALOG = {
       'cronjobs',
       'configmaps',
       'serviceaccounts',
+      // whether a control-plane namespace holding no object was read at all (controlplane.ts namespaceRead)
+      'endpoints',
+      'endpointslices',
     ],
   },
   'injector-oomkilled': {
@@ -201,7 +204,8 @@ export const CATALOG = {
     description: "A container of a mesh's injector pods was killed for exceeding its memory limit, taking the injection webhook down while it restarts.",
     severity: 'error',
     inputs: ['pods'],
-    optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'namespaces', 'configmaps'],
+    // endpoints: whether a control-plane namespace holding no object was read at all (controlplane.ts namespaceRead).
+    optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'namespaces', 'configmaps', 'endpoints', 'endpointslices'],
   },
   'webhook-ca-expired': {
     code: 'MD2005',
@@ -308,6 +312,24 @@ export const CATALOG = {
     inputs: [],
     optionalInputs: ['deployments', 'nodes', 'mutatingwebhookconfigurations', 'services', 'pods', 'namespaces', 'configmaps'],
     serverInputs: ['version'],
+  },
+  'webhook-overlap': {
+    code: 'MD2052',
+    title: 'Two webhook configurations of one mesh select the same pods',
+    description:
+      'Two MutatingWebhookConfigurations of the same mesh are called for the same pods (a leftover revision or an old chart beside the new one, IST0139): a second injector is called for each pod, and the injection kept may not be the one intended.',
+    severity: 'error',
+    inputs: ['mutatingwebhookconfigurations'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'namespaces', 'services', 'configmaps', 'serviceaccounts'],
+  },
+  'webhook-stale': {
+    code: 'MD2053',
+    title: 'Webhook configuration left behind',
+    description:
+      'A MutatingWebhookConfiguration of a mesh calls a Service that no longer exists while another configuration of the mesh is live, or its whole namespace is gone: a leftover that fails or blocks the pods it selects.',
+    severity: 'error',
+    inputs: ['mutatingwebhookconfigurations', 'services'],
+    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'pods', 'configmaps', 'serviceaccounts'],
   },
 } as const satisfies Record<string, CatalogEntry>;
 

@@ -33,6 +33,8 @@ import injectorRbacMissing from './injector-rbac-missing.js';
 import kubernetesVersionUnsupported from './kubernetes-version-unsupported.js';
 import proxyOutdated from './proxy-outdated.js';
 import nativeSidecarUnsupported from './native-sidecar-unsupported.js';
+import webhookOverlap from './webhook-overlap.js';
+import webhookStale from './webhook-stale.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -67,4 +69,6 @@ export const CHECKS: readonly Check[] = [
   kubernetesVersionUnsupported,
   proxyOutdated,
   nativeSidecarUnsupported,
+  webhookOverlap,
+  webhookStale,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));
