@@ -14,7 +14,7 @@ import { injectors, namespaceRead, type Injector } from './controlplane.js';
 import type { Model } from './model.js';
 
 /** One injector's standing: its ServiceAccount, what it lacks, and the chart's role and binding. */
-export interface InjectorAccess {
+interface InjectorAccess {
   mesh: MeshName;
   injector: Injector;
   serviceAccount: { namespace: string; name: string };

@@ -15,12 +15,12 @@ import type { Model, Workload } from './model.js';
 import { podStates } from './model.js';
 
 /** A Kubernetes version and what said it ("API server (GET /version)", "node worker-1 kubelet"). */
-export interface ClusterVersion extends KubeVersion {
+interface ClusterVersion extends KubeVersion {
   from: string;
 }
 
 /** What the cluster says of its Kubernetes versions, and why what is unknown is. */
-export interface ClusterVersions {
+interface ClusterVersions {
   /** The API server's gitVersion (undefined: not read, see serverUnread). */
   server?: ClusterVersion;
   serverUnread?: string;
@@ -49,7 +49,7 @@ export function clusterVersions(m: Model): ClusterVersions {
 }
 
 /** The injector Deployments a workload's next pod is sent to, for one mesh (by the webhooks called). */
-export function injectorsFor(m: Model, w: Workload, mesh: MeshName): Injector[] {
+function injectorsFor(m: Model, w: Workload, mesh: MeshName): Injector[] {
   const d = m.decision(w, mesh);
   if (!d) return [];
   const targets = webhookTargets(m, mesh);
@@ -64,7 +64,7 @@ export function injectorsFor(m: Model, w: Workload, mesh: MeshName): Injector[] 
 }
 
 /** A workload's pods that run an older proxy than the one its injector injects now. */
-export interface ProxySkew {
+interface ProxySkew {
   mesh: MeshName;
   injector: Injector;
   /** What the injector injects now. */

@@ -31,7 +31,7 @@ export interface RbacRequest {
 }
 
 /** A user as the authorizer sees it. */
-export interface RbacUser {
+interface RbacUser {
   name: string;
   groups: readonly string[];
 }
@@ -45,7 +45,7 @@ export const serviceAccountUser = (namespace: string, name: string): RbacUser =>
 const strings = (v: unknown): string[] => arr(v).filter((x): x is string => typeof x === 'string');
 
 /** Whether one PolicyRule allows a resource request (evaluation_helpers.go). */
-export function ruleAllows(rule: unknown, req: RbacRequest): boolean {
+function ruleAllows(rule: unknown, req: RbacRequest): boolean {
   if (!isObj(rule)) return false;
   const verbs = strings(rule.verbs);
   if (!verbs.some((v) => v === '*' || v === req.verb)) return false;
@@ -115,7 +115,7 @@ export class ClusterRoles {
 }
 
 /** A ClusterRoleBinding that grants a request to a user, and the ClusterRole it binds. */
-export interface Grant {
+interface Grant {
   binding: string;
   clusterRole: string;
 }

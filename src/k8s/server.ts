@@ -15,7 +15,7 @@ export const SERVER_INPUTS = Object.keys(SERVER_PATHS) as ServerInput[];
  * What `GET /version` answers (k8s.io/apimachinery pkg/version/types.go `Info`): the fields
  * meshdoctor keeps. Only `gitVersion` is compared; the rest is evidence.
  */
-export interface ServerVersion {
+interface ServerVersion {
   major: string;
   minor: string;
   gitVersion: string;
