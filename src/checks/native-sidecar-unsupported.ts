@@ -9,9 +9,9 @@
  * initialization; a kubelet below it does not run it as a sidecar either. Meshes turn native
  * sidecars on by default in recent releases (Kuma 2.14, Linkerd 2.20) or by a setting that an
  * upgrade of the mesh carries over to an old cluster.
- * When: the mesh decides the proxy is native for the workload's next pod (its own settings, not
- * Istio's "auto", which turns itself on only for kubelets 1.33 and newer), or its pods already run
- * it so; the API server's version or some node's kubelet version is read and older than 1.29.
+ * When: the workload's next pod gets the mesh's proxy (or its pods run it), and the mesh's own
+ * settings, read, make it native (not Istio's "auto", which turns itself on only for kubelets 1.33
+ * and newer); the API server's version or some node's kubelet version is read and older than 1.29.
  * Known false positives: a cluster whose 1.28 control plane and nodes were started with
  * `--feature-gates=SidecarContainers=true` (alpha).
  * Fix: turn the native sidecar off for the workload (the mesh's pod annotation), or upgrade the
@@ -21,7 +21,6 @@ import { comment, lit, type Step } from '../fix/steps.js';
 import { setOnTemplate } from '../fix/commands.js';
 import { compareMinor, minorText, NATIVE_SIDECARS_ON } from '../k8s/server.js';
 import { clusterVersions } from '../facts/versions.js';
-import { nativeSidecar } from '../facts/resources.js';
 import { profileOf } from '../mesh/registry.js';
 import { hasNativeSidecar } from '../mesh/proxy.js';
 import { plural } from '../util/objects.js';
@@ -47,8 +46,10 @@ export default defineCheck({
         const d = m.decision(w, mesh);
         const running = w.pods.some((pod) => hasNativeSidecar(pod, mesh));
         if (!running && (!d?.inject || d.unknown)) continue; // its next pod gets no proxy of this mesh
-        const native = nativeSidecar(m, mesh, w);
-        if (!native.native || native.uncertain) continue;
+        // The mesh's own settings only: pods running a native sidecar say nothing of the next pod
+        // when those settings were not read (a control-plane namespace refused): not examined.
+        const native = p.proxy.native.decide(m, w);
+        if (!native?.native || native.uncertain) continue;
         const annotation = p.proxy.native.annotation;
         const fix: Step[] = annotation
           ? [

@@ -308,6 +308,6 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
     objects: ordered,
     unavailable,
     ...(Object.keys(partial).length ? { unavailableIn: partial } : {}),
-    ...(server ? { server } : {}),
+    ...(server && (server.version || server.unavailable) ? { server } : {}),
   };
 }

@@ -9,7 +9,7 @@
 import { SERVER_PATHS, serverVersionOf, type ServerInfo } from '../k8s/server.js';
 import { get, KindFailure, statusFailure, type Conn } from './http.js';
 
-/** The server's version, or why it could not be read. Throws only what `get` throws as fatal (401, unreachable, aborted). */
+/** The server's version, or why it could not be read (nothing for a 404). Throws only what `get` throws as fatal (401, unreachable, aborted). */
 export async function readServerVersion(conn: Conn): Promise<ServerInfo> {
   // Whether this answer alone makes the server an API server is not for /version to decide (any
   // web server can answer JSON there): the objects' lists decide it, as before it was read. The
@@ -18,6 +18,9 @@ export async function readServerVersion(conn: Conn): Promise<ServerInfo> {
   const notFound = conn.notFound;
   try {
     const reply = await get(conn, SERVER_PATHS.version);
+    // 404: no version document here at all (a proxy or test server in front of the objects, never
+    // a kube-apiserver): nothing to examine and no permission to grant, so nothing is recorded.
+    if (reply.status === 404) return {};
     if (reply.status < 200 || reply.status >= 300) return { unavailable: { version: statusFailure(conn, reply).reason } };
     const version = serverVersionOf(reply.json);
     return version ? { version } : { unavailable: { version: 'the API server sent no version (no gitVersion) at /version' } };

@@ -58,7 +58,8 @@ function injectorsFor(m: Model, w: Workload, mesh: MeshName): Injector[] {
     if (!c.called || !c.webhook.service) continue;
     const s = c.webhook.service;
     const t = targets.find((x) => x.namespace === s.namespace && x.name === s.name && x.port === s.port);
-    if (t) out.set(`${t.injector.namespace}/${t.injector.name}`, t.injector);
+    // An injector without a Deployment (a leftover configuration's) injects nothing: not counted.
+    if (t?.injector.deployment) out.set(`${t.injector.namespace}/${t.injector.name}`, t.injector);
   }
   return [...out.values()];
 }

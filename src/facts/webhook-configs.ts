@@ -149,9 +149,9 @@ function removal(m: Model, mesh: MeshName, a: MeshConfig, b: MeshConfig): Overla
 /** Every pair of the mesh's configurations both called for some workload's pods. */
 export function overlaps(m: Model, mesh: MeshName): Overlap[] {
   return m.memo(`overlaps:${mesh}`, () => {
-    // Leftovers (their Service is gone) are webhook-stale's: here the configurations still served.
-    const leftover = new Set(leftoverNames(m, mesh));
-    const configs = meshConfigs(m, mesh).filter((c) => c.workloads.length && !leftover.has(c.name));
+    // Only configurations whose Service is known to exist: a leftover (its Service gone) is
+    // webhook-stale's, and one whose Service was not read may be a leftover too.
+    const configs = meshConfigs(m, mesh).filter((c) => c.workloads.length && c.live);
     const out: Overlap[] = [];
     for (let i = 0; i < configs.length; i++) {
       for (let j = i + 1; j < configs.length; j++) {

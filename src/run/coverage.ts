@@ -36,10 +36,13 @@ export function coverageOf(snapshot: Snapshot, checks: readonly Check[], skipped
       partial = true;
     }
   }
-  // What the checks read of the API server itself (GET /version) and could not have: never
-  // required (no check skips for it), so listed like an optional kind, the run still complete.
+  // What the checks read of the API server itself (GET /version) and were refused (or could not
+  // parse): never required (no check skips for it), so listed like an optional kind, the run
+  // still complete. A snapshot without it (a kubectl dump) records nothing: the checks' evidence
+  // says the server's version was not read, and they compare the nodes' versions alone.
   for (const key of SERVER_INPUTS.filter((k) => checks.some((c) => c.serverInputs?.includes(k)))) {
-    if (!snapshot.server?.[key]) unavailable.push({ kind: key, reason: snapshot.server?.unavailable?.[key] ?? 'not in the snapshot', checks: [] });
+    const why = snapshot.server?.[key] ? undefined : snapshot.server?.unavailable?.[key];
+    if (why) unavailable.push({ kind: key, reason: why, checks: [] });
   }
   unavailable.sort((a, b) => cmp(a.kind, b.kind) || cmp(a.namespace ?? '', b.namespace ?? ''));
   return { complete: skipped.length === 0 && !partial, unavailable, rbac: rbacFix(snapshot, unavailable) };
