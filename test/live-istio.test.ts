@@ -61,6 +61,12 @@ describe('Istio live', () => {
       'injection-marker-invalid Deployment vals27/shouty',
       'injector-config-excludes Deployment jobs/reporter',
       'pod-opted-out Deployment vals27/exact',
+      // istiod runs 1.27 here (fires-istio-1-27-inject-values.yaml), the base's pods the 1.24 proxy.
+      'proxy-outdated Deployment jobs/exporter',
+      'proxy-outdated Deployment jobs/web',
+      'proxy-outdated Deployment payments/ledger',
+      'proxy-outdated Deployment shop2/web',
+      'proxy-outdated Deployment store/frontend',
       'webhook-excludes-namespace Deployment tools/runner',
       'webhook-excludes-namespace Namespace orders',
     ]);

@@ -220,6 +220,9 @@ export const CATALOG = {
       'cronjobs',
       'configmaps',
       'serviceaccounts',
+      // whether a control-plane namespace holding no object was read at all (controlplane.ts namespaceRead)
+      'endpoints',
+      'endpointslices',
     ],
   },
   'injector-oomkilled': {
@@ -228,7 +231,8 @@ export const CATALOG = {
     description: "A container of a mesh's injector pods was killed for exceeding its memory limit, taking the injection webhook down while it restarts.",
     severity: 'error',
     inputs: ['pods'],
-    optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'namespaces', 'configmaps'],
+    // endpoints: whether a control-plane namespace holding no object was read at all (controlplane.ts namespaceRead).
+    optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'namespaces', 'configmaps', 'endpoints', 'endpointslices'],
   },
   'webhook-ca-expired': {
     code: 'MD2005',
@@ -304,6 +308,64 @@ export const CATALOG = {
     severity: 'error',
     inputs: ['mutatingwebhookconfigurations', 'namespaces', 'deployments'],
     optionalInputs: [...WORKLOAD_KINDS, 'services', 'pods', 'configmaps'],
+  },
+  // Issue 25: the injector's RBAC, versions, overlapping or stale webhook configurations. Their new
+  // inputs (nodes, ClusterRoles, ClusterRoleBindings, the API server's version) are optional: a
+  // run without them says what was not examined and exits as before.
+  'native-sidecar-unsupported': {
+    code: 'MD1040',
+    title: 'Native sidecar on a Kubernetes version without it',
+    description:
+      "A workload's proxy is (or will be) a native sidecar, but the API server or some nodes run a Kubernetes version older than 1.29, where native sidecars are off: its pods hang in initialization.",
+    severity: 'error',
+    inputs: [],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'nodes', 'namespaces', 'mutatingwebhookconfigurations', 'configmaps', 'serviceaccounts'],
+    serverInputs: ['version'],
+  },
+  'proxy-outdated': {
+    code: 'MD1041',
+    title: 'Proxies older than the control plane',
+    description:
+      "A workload's pods run an older proxy than the one its mesh's injector injects now (created before the control plane was upgraded): restart them; an error once they trail by more releases than the mesh supports.",
+    severity: 'warning',
+    inputs: ['pods'],
+    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'services', 'configmaps', 'serviceaccounts'],
+  },
+  'injector-rbac-missing': {
+    code: 'MD2050',
+    title: 'The injector lacks the RBAC its chart grants',
+    description:
+      "A mesh injector's ServiceAccount lacks permissions its chart grants it for injection (its ClusterRoleBinding or ClusterRole is gone or changed), so it cannot read what injection needs.",
+    severity: 'error',
+    inputs: [],
+    optionalInputs: ['clusterroles', 'clusterrolebindings', 'deployments', 'replicasets', 'mutatingwebhookconfigurations', 'services', 'pods', 'namespaces', 'configmaps'],
+  },
+  'kubernetes-version-unsupported': {
+    code: 'MD2051',
+    title: "Kubernetes version outside the mesh's supported range",
+    description: "The API server or the nodes run a Kubernetes version outside the range the installed mesh release supports, by the mesh's own support table.",
+    severity: 'warning',
+    inputs: [],
+    optionalInputs: ['deployments', 'replicasets', 'nodes', 'mutatingwebhookconfigurations', 'services', 'pods', 'namespaces', 'configmaps'],
+    serverInputs: ['version'],
+  },
+  'webhook-overlap': {
+    code: 'MD2052',
+    title: 'Two webhook configurations of one mesh select the same pods',
+    description:
+      'Two MutatingWebhookConfigurations of the same mesh are called for the same pods (a leftover revision or an old chart beside the new one, IST0139): a second injector is called for each pod, and the injection kept may not be the one intended.',
+    severity: 'error',
+    inputs: ['mutatingwebhookconfigurations'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'namespaces', 'services', 'configmaps', 'serviceaccounts'],
+  },
+  'webhook-stale': {
+    code: 'MD2053',
+    title: 'Webhook configuration left behind',
+    description:
+      'A MutatingWebhookConfiguration of a mesh calls a Service that no longer exists while another configuration of the mesh is live, or its whole namespace is gone: a leftover that fails or blocks the pods it selects.',
+    severity: 'error',
+    inputs: ['mutatingwebhookconfigurations', 'services'],
+    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'pods', 'configmaps', 'serviceaccounts'],
   },
 } as const satisfies Record<string, CatalogEntry>;
 

@@ -33,6 +33,12 @@ import injectionSkipped from './injection-skipped.js';
 import admissionRejectsProxy from './admission-rejects-proxy.js';
 import proxyCannotStart from './proxy-cannot-start.js';
 import webhookBlocksInjector from './webhook-blocks-injector.js';
+import injectorRbacMissing from './injector-rbac-missing.js';
+import kubernetesVersionUnsupported from './kubernetes-version-unsupported.js';
+import proxyOutdated from './proxy-outdated.js';
+import nativeSidecarUnsupported from './native-sidecar-unsupported.js';
+import webhookOverlap from './webhook-overlap.js';
+import webhookStale from './webhook-stale.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -67,4 +73,10 @@ export const CHECKS: readonly Check[] = [
   admissionRejectsProxy,
   proxyCannotStart,
   webhookBlocksInjector,
+  injectorRbacMissing,
+  kubernetesVersionUnsupported,
+  proxyOutdated,
+  nativeSidecarUnsupported,
+  webhookOverlap,
+  webhookStale,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));

@@ -33,10 +33,13 @@ import {
 import type { FindingInput } from './define.js';
 import { isObj } from '../util/objects.js';
 import { profileOf } from '../mesh/registry.js';
+import { isLeftover } from '../facts/webhook-configs.js';
 import { defineCheck, meta } from './define.js';
 
 function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput | undefined {
   const mesh = inj.mesh;
+  // No Deployment behind a configuration left over beside a live one (or of a removed mesh): webhook-stale's, nothing to restore.
+  if (!inj.deployment && inj.webhooks.length && inj.webhooks.every((h) => isLeftover(m, h))) return undefined;
   const ref = { kind: 'Deployment', namespace: inj.namespace, name: inj.name };
   const hooks = inj.webhooks.map((h) => h.name).join(', ');
   const effect = inj.webhooks.length ? `; ${failureEffect(inj.webhooks.map((h) => h.failurePolicy))}` : '';

@@ -7,6 +7,7 @@
  * proxy; under Fail (Istio, Linkerd HA) their creation is blocked.
  * When: silent when the Service's namespace was not read (a live `-n` run), when neither
  * EndpointSlices nor Endpoints were read (endpoints unknown), and for URL webhooks.
+ * A Service missing behind a configuration left over beside a live one is webhook-stale's.
  * Known false positives: a snapshot taken during the seconds an injector restarts.
  * Fix: look at the injector Deployment and its pods (the endpoints follow them); restore the
  * Service when it is gone.
@@ -22,6 +23,7 @@ import {
   webhookBackends,
   webhookEvidence,
 } from '../facts/controlplane.js';
+import { isLeftover } from '../facts/webhook-configs.js';
 import { defineCheck, meta } from './define.js';
 
 type Problem = 'service-missing' | 'port-missing' | 'target-port-unresolved' | 'no-ready-endpoints';
@@ -57,6 +59,8 @@ export default defineCheck({
         if (!namespaceRead(m, b.namespace)) continue; // the control plane's namespace was not read: unknown, not broken
         const problem = problemOf(b);
         if (!problem) continue;
+        // A configuration left behind beside a live one (or of a removed mesh) is webhook-stale's: delete it, not restore its Service.
+        if (problem === 'service-missing' && b.webhooks.every((h) => isLeftover(m, h))) continue;
         const inj = b.injector;
         const hooks = b.webhooks.map((h) => h.name).join(', ');
         const fix =

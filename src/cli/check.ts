@@ -27,7 +27,7 @@ async function check(o: CheckOptions, io: IO): Promise<number> {
   if (o.filename?.includes('-') && o.snapshot?.includes('-')) throw new UserError('stdin can be read once: -f - and --snapshot - cannot both be given');
   if (o.allowPartial && o.strict) throw new UserError('--allow-partial and --strict cannot be used together');
   const deadline = await runDeadline(io, limitsOf(o)); // --timeout from here: the read, then the checks
-  const { assertNamespaceExists, selectChecks, kindsFor, obtainSnapshot, runChecks } = await import('../run/run.js');
+  const { assertNamespaceExists, selectChecks, kindsFor, obtainSnapshot, runChecks, serverFor } = await import('../run/run.js');
   const { REPORTERS } = await import('../report/index.js');
   const checks = selectChecks(o.only, o.skip);
   const { parseSuppressions } = await import('../run/suppress.js');
@@ -41,6 +41,7 @@ async function check(o: CheckOptions, io: IO): Promise<number> {
     limits: limitsOf(o),
     onProgress: p?.update,
     readStdin: io.readStdin,
+    server: serverFor(checks),
     ...(impersonate ? { impersonate } : {}),
   };
   let snapshot;

@@ -18,9 +18,12 @@ export function explainCommand({ program, io, setExit }: CommandContext): void {
     const { parseTarget, explain } = await import('../run/explain.js');
     const target = parseTarget(targetArg, nameArg);
     const { CHECKS } = await import('../checks/index.js');
-    const { kindsFor, makeModel, obtainSnapshot, runChecks } = await import('../run/run.js');
+    const { kindsFor, makeModel, obtainSnapshot, runChecks, serverFor } = await import('../run/run.js');
     const impersonate = impersonationOf(o);
-    const snapshot = await obtainSnapshot({ ...o, limits: limitsOf(o), readStdin: io.readStdin, ...(impersonate ? { impersonate } : {}) }, kindsFor(CHECKS));
+    const snapshot = await obtainSnapshot(
+      { ...o, limits: limitsOf(o), readStdin: io.readStdin, server: serverFor(CHECKS), ...(impersonate ? { impersonate } : {}) },
+      kindsFor(CHECKS),
+    );
     const ns = o.namespace ?? snapshot.scope.namespace ?? 'default';
     const scoped = { ...snapshot, scope: { allNamespaces: false, namespace: ns } };
     const model = makeModel(scoped, { mesh: o.mesh, certExpiryWarningDays: 60, deadline });

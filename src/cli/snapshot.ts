@@ -10,15 +10,19 @@ export function snapshotCommand({ program, io, setExit }: CommandContext): void 
   ).action(async (o: OptionsOf<'snapshot'>) => {
     validateScope(o);
     const { KIND_KEYS } = await import('../k8s/kinds.js');
+    const { SERVER_INPUTS } = await import('../k8s/server.js');
     const { obtainSnapshot } = await import('../run/run.js');
     const { snapshotText } = await import('../cluster/snapshot-file.js');
     const p = progress(io);
     const impersonate = impersonationOf(o);
-    const snap = await obtainSnapshot({ ...o, limits: limitsOf(o), onProgress: p?.update, ...(impersonate ? { impersonate } : {}) }, [...KIND_KEYS]);
+    const snap = await obtainSnapshot({ ...o, limits: limitsOf(o), onProgress: p?.update, server: SERVER_INPUTS, ...(impersonate ? { impersonate } : {}) }, [
+      ...KIND_KEYS,
+    ]);
     p?.done();
     for (const chunk of snapshotText(snap)) io.stdout(chunk);
     const missing = Object.entries(snap.unavailable);
     for (const [k, why] of missing) io.stderr(`meshdoctor: ${k} not saved: ${printable(why)}\n`);
+    for (const [k, why] of Object.entries(snap.server?.unavailable ?? {})) io.stderr(`meshdoctor: the server's ${k} not saved: ${printable(why)}\n`);
     for (const [k, where] of Object.entries(snap.unavailableIn ?? {}))
       for (const [ns, why] of Object.entries(where ?? {})) io.stderr(`meshdoctor: ${k} in namespace ${printable(ns)} not saved: ${printable(why)}\n`);
     setExit(EXIT.OK);

@@ -17,6 +17,8 @@ import { resolveKubeContext, type Impersonation, type KubeContext } from './kube
 import { KINDS, listPath, objectPath, type KindInfo, type KindKey } from '../k8s/kinds.js';
 import { sanitizeSecret, type Keeper } from './sanitize.js';
 import { connect, confirmApiServer, get, KindFailure, seconds, statusFailure, timerMs, type Conn } from './http.js';
+import type { ServerInfo, ServerInput } from '../k8s/server.js';
+import { readServerVersion } from './version.js';
 
 export interface GatherOptions {
   kubeconfig?: string;
@@ -36,6 +38,8 @@ export interface GatherOptions {
   keep: Keeper;
   /** Which further namespaces and named objects the checks need (src/mesh/read-plan.ts). */
   plan: ReadPlan;
+  /** What to read of the API server itself (src/k8s/server.ts): `version` for GET /version. */
+  server?: readonly ServerInput[];
 }
 
 /** A ConfigMap or Secret read by name (never listed). */
@@ -188,6 +192,7 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
   };
   let kindsDone = 0;
   let objectCount = 0;
+  let server: ServerInfo | undefined;
   const progress = () => opts.onProgress?.({ kindsDone, kindsTotal: kinds.length, objects: objectCount });
 
   const conn = await connect(resolved, limits, abort.signal);
@@ -281,6 +286,9 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
       const namespaces = [...new Set([scope.namespace!, ...cp])];
       await Promise.all([...listable.filter((key) => KINDS[key].namespaced).map((key) => listInto(key, namespaces)), named()]);
     }
+    // GET /version once the lists are done (nothing else in flight: it must not count as the
+    // server's answer, see src/cluster/version.ts), when a check asked for it. Never fatal.
+    if (opts.server?.includes('version')) server = await readServerVersion(conn);
     if (!conn.answered && conn.notFound) await confirmApiServer(conn);
   } finally {
     abort.abort();
@@ -311,5 +319,6 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
     objects: ordered,
     unavailable,
     ...(Object.keys(partial).length ? { unavailableIn: partial } : {}),
+    ...(server && (server.version || server.unavailable) ? { server } : {}),
   };
 }

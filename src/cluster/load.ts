@@ -7,6 +7,7 @@ import type { K8sObject, Scope } from '../util/types.js';
 import type { Snapshot } from '../k8s/snapshot.js';
 import { isObj } from '../util/objects.js';
 import { KINDS, KIND_KEYS, kindOf, type KindKey } from '../k8s/kinds.js';
+import { SERVER_INPUTS, serverVersionOf, type ServerInfo } from '../k8s/server.js';
 import { keepsManagedFields, sanitizeSecret, type Keeper } from './sanitize.js';
 import { SNAPSHOT_KIND, isStreamable, readStreamed, tooMany } from './snapshot-file.js';
 import { TOO_DEEP, jsonShape, parseObject, scanJson, tooDense } from './json-scan.js';
@@ -483,7 +484,18 @@ function webhookNamespaces(snap: Snapshot): string[] {
 }
 
 /** Kinds of which a cluster running a mesh always has objects (its namespaces, webhooks, pods, services, service accounts). */
-const ALWAYS_PRESENT: KindKey[] = ['namespaces', 'mutatingwebhookconfigurations', 'pods', 'services', 'serviceaccounts'];
+const ALWAYS_PRESENT: KindKey[] = [
+  'namespaces',
+  'mutatingwebhookconfigurations',
+  'pods',
+  'services',
+  'serviceaccounts',
+  // Every cluster has nodes and the API server's own RBAC (system:*): none at all means not
+  // dumped (or a snapshot saved before meshdoctor read them), never "the injector lost its binding".
+  'nodes',
+  'clusterroles',
+  'clusterrolebindings',
+];
 
 /** Where a saved snapshot says it came from: its text fields only (reporters print them). */
 function sourceOf(v: unknown): Snapshot['source'] {
@@ -491,6 +503,16 @@ function sourceOf(v: unknown): Snapshot['source'] {
   if (!isObj(v)) return source;
   for (const key of ['context', 'server', 'readAt', 'user'] as const) if (typeof v[key] === 'string') source[key] = v[key];
   return source;
+}
+
+/** What a saved snapshot says it read of the API server (untrusted: the version document checked again, reasons as text). */
+function serverOf(v: unknown): ServerInfo | undefined {
+  if (!isObj(v)) return undefined;
+  const version = serverVersionOf(v.version);
+  const unavailable: NonNullable<ServerInfo['unavailable']> = {};
+  for (const key of SERVER_INPUTS) if (isObj(v.unavailable) && typeof v.unavailable[key] === 'string') unavailable[key] = v.unavailable[key];
+  if (!version && !Object.keys(unavailable).length) return undefined;
+  return { ...(version ? { version } : {}), ...(Object.keys(unavailable).length ? { unavailable } : {}) };
 }
 
 function mergeOwn(prev: Snapshot | undefined, doc: Record<string, any>, file: string, limits: Limits, keep: Keeper): Snapshot {
@@ -503,6 +525,14 @@ function mergeOwn(prev: Snapshot | undefined, doc: Record<string, any>, file: st
     objects: {},
     unavailable: {},
   };
+  // Several snapshot files: the first version read wins; a reason stays only while none was read.
+  const server = serverOf(doc.server);
+  if (server) {
+    const version = snap.server?.version ?? server.version;
+    const unavailable = { ...server.unavailable, ...snap.server?.unavailable };
+    if (version) delete unavailable.version;
+    snap.server = { ...(version ? { version } : {}), ...(Object.keys(unavailable).length ? { unavailable } : {}) };
+  }
   for (const key of KIND_KEYS) {
     const list = doc.objects[key];
     if (Array.isArray(list)) {

@@ -110,6 +110,7 @@ export interface Keeper {
  */
 export function keepsManagedFields(key: string, obj: Record<string, any>): boolean {
   if (key === 'replicasets' || key === 'events') return false;
+  if (key === 'nodes' || key === 'clusterroles' || key === 'clusterrolebindings') return false; // no marker lives there
   if (key !== 'pods') return true;
   const md = obj.metadata;
   const owned = isObj(md) && Array.isArray(md.ownerReferences) && md.ownerReferences.some((r) => r && typeof r === 'object' && r.controller === true);
@@ -197,10 +198,12 @@ export function keeper(policy: KeepPolicy): Keeper {
   /** A value a kept env variable keeps: a boolean, or a resource quantity ("50m", "512Mi"): never a secret. */
   // "auto": Istio's ENABLE_NATIVE_SIDECARS default from 1.27 (pilot/pkg/features/pilot.go @86c9f01f).
   const KEPT_VALUE = /^(true|false|auto|[0-9]+(\.[0-9]+)?([mkMGT]i?|[mkMGTPE])?)$/;
+  /** Or an image reference (registry/repository:tag[@digest]): the proxy image a control plane injects (Kuma's), never a secret. */
+  const KEPT_IMAGE = /^[a-z0-9][a-z0-9._/-]{0,250}(:[\w][\w.-]{0,127})?(@sha256:[a-f0-9]{64})?$/;
 
   /** An env entry: its name; its value redacted but for the profiles' keptEnv switches and quantities (valueFrom: no check reads it). */
   function slimEnv(e: Obj): Obj {
-    const keep = KEEP_ENV.has(e.name) && typeof e.value === 'string' && KEPT_VALUE.test(e.value);
+    const keep = KEEP_ENV.has(e.name) && typeof e.value === 'string' && (KEPT_VALUE.test(e.value) || KEPT_IMAGE.test(e.value));
     return { name: e.name, value: keep || e.value === undefined ? e.value : REDACTED };
   }
 
@@ -368,6 +371,18 @@ export function keeper(policy: KeepPolicy): Keeper {
   }
 
   /**
+   * A Node: its metadata and the kubelet version it reports (status.nodeInfo.kubeletVersion), which
+   * the version checks compare; its spec, the images it holds, addresses, conditions and capacity
+   * are dropped (a node's status lists every image it pulled: the bulk of a large cluster's nodes).
+   */
+  function slimNode(node: K8sObject): void {
+    const info = isObj(node.status) && isObj(node.status.nodeInfo) ? node.status.nodeInfo : undefined;
+    delete node.spec;
+    if (node.status === undefined) return;
+    node.status = info && typeof info.kubeletVersion === 'string' ? { nodeInfo: { kubeletVersion: info.kubeletVersion } } : {};
+  }
+
+  /**
    * What a snapshot keeps of an object read from a list or a file: `slim`'s reduction, or nothing
    * for an Event no check reads (docs/snapshot.md).
    */
@@ -404,6 +419,8 @@ export function keeper(policy: KeepPolicy): Keeper {
     if (key === 'pods') {
       slimPod(obj);
       slimStatuses(obj.status);
+    } else if (key === 'nodes') {
+      slimNode(obj);
     } else if (key === 'configmaps') {
       const keep = configMapKeys(md?.name);
       if (isObj(obj.data)) {

@@ -40,6 +40,10 @@ export const KIND_KEYS = [
   'secrets',
   'limitranges',
   'securitycontextconstraints',
+  // Issue 25: the nodes' kubelet versions, and the RBAC that grants each mesh's injector what it reads (all optional inputs).
+  'nodes',
+  'clusterroles',
+  'clusterrolebindings',
 ] as const;
 
 export type KindKey = (typeof KIND_KEYS)[number];
@@ -76,6 +80,9 @@ export const KINDS: Record<KindKey, KindInfo> = {
   limitranges: k('limitranges', 'LimitRange', '', 'v1', true),
   // OpenShift only (openshift/api security/v1 types.go): elsewhere the group is not served.
   securitycontextconstraints: k('securitycontextconstraints', 'SecurityContextConstraints', 'security.openshift.io', 'v1', false, false, true),
+  nodes: k('nodes', 'Node', '', 'v1', false),
+  clusterroles: k('clusterroles', 'ClusterRole', 'rbac.authorization.k8s.io', 'v1', false),
+  clusterrolebindings: k('clusterrolebindings', 'ClusterRoleBinding', 'rbac.authorization.k8s.io', 'v1', false),
 };
 
 const BY_KIND = new Map<string, KindInfo>(Object.values(KINDS).map((i) => [i.kind, i]));

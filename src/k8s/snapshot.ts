@@ -4,6 +4,7 @@
  * `check -f`, and the workloads (src/k8s/workloads.ts), each built once on first use.
  */
 import type { KindKey } from './kinds.js';
+import type { ServerInfo } from './server.js';
 import { buildWorkloads, type Workload } from './workloads.js';
 import type { K8sObject, ManifestSource, ResourceRef, Scope, SnapshotSource } from '../util/types.js';
 import { groupBy, nameOf, nsOf } from '../util/objects.js';
@@ -29,6 +30,11 @@ export interface Snapshot {
    * are limited to them (and the control-plane causes that stop them being injected).
    */
   manifests?: { ref: ResourceRef; source: ManifestSource }[];
+  /**
+   * What was read of the API server itself (`GET /version`, src/k8s/server.ts): absent when nothing
+   * was asked for (a kubectl dump, a snapshot saved before it was read), so unknown.
+   */
+  server?: ServerInfo;
 }
 
 /** What the layers above read of a snapshot: objects by kind, namespace and name, and what could not be read. */

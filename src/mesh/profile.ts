@@ -367,6 +367,31 @@ export interface SkipReading {
   readonly fix: Step[];
 }
 
+/** A permission an injector needs from the API server, cluster-wide, and what it does with it. */
+export interface InjectorPermission {
+  readonly group: string;
+  /** A resource, or resource/subresource. */
+  readonly resource: string;
+  readonly verbs: readonly string[];
+  /** What the injector does with it (for evidence). */
+  readonly why: string;
+}
+
+/**
+ * What a mesh's chart grants its injector's ServiceAccount, as far as injection needs it: the
+ * ClusterRole and ClusterRoleBinding it creates (named after the release), the permissions, and
+ * what the injector does without them.
+ */
+export interface InjectorRbac {
+  /** The ClusterRole and ClusterRoleBinding the chart creates for the injector Deployment `injector` installed in `ns`. */
+  names(ns: string, injector: string): { clusterRole: string; clusterRoleBinding: string };
+  readonly needs: readonly InjectorPermission[];
+  /** What the injector does when it lacks them (one clause, for messages). */
+  readonly without: string;
+  /** The chart template and commit the permissions come from. */
+  readonly source: string;
+}
+
 /** The injector's own decision for a pod it is called for, and what it records. */
 interface Injector {
   /** Every rule the injector applies to a pod it is called for, in its order. */
@@ -382,6 +407,14 @@ interface Injector {
   readSkip?(m: MeshContext, w: Workload, reason: string, pods: readonly K8sObject[]): SkipReading | undefined;
   /** The injector skips pods without their ServiceAccount token here (or denies them: `denies`, Consul with ACLs): why (for a message), with evidence. */
   token?(m: MeshContext): { why: string; evidence: Record<string, unknown>; denies?: boolean } | undefined;
+  /** The RBAC its chart grants the injector (injector-rbac-missing). */
+  readonly rbac?: InjectorRbac;
+  /**
+   * A pod the injector is called for a second time (two of its webhook configurations select it)
+   * is injected again from its own template, the last call winning (Istio), rather than skipped
+   * as already injected (the first call winning).
+   */
+  readonly reinjects?: true;
 }
 
 /** The proxy the injector adds: its resources, and whether it is a native sidecar. */
@@ -459,6 +492,44 @@ interface Revisions {
   unserved(m: MeshContext, requested: string, relabel: (value: string) => Step[]): { evidence: Record<string, unknown>; fix: Step[] };
 }
 
+/** A version read from the cluster, and where from (evidence). */
+export interface VersionRead {
+  version: string;
+  from: string;
+}
+
+/** One row of a mesh's own support table: the Kubernetes minor versions a release supports. */
+export interface KubernetesSupport {
+  /** The release, as `release()` names it ("2.19", "1.28"). */
+  readonly release: string;
+  /** Lowest and highest supported Kubernetes minor version ("1.29"). */
+  readonly min: string;
+  readonly max: string;
+  /** The support table's page or file (and commit) that says so. */
+  readonly source: string;
+}
+
+/**
+ * The mesh's versions: its control plane's and its proxies', how they order, which Kubernetes
+ * versions each release supports (its own support table, newest first: extend it as releases
+ * come), and how far a data plane may trail its control plane.
+ */
+interface Versions {
+  readonly kubernetes: readonly KubernetesSupport[];
+  /** The release (a row of `kubernetes`) a version belongs to; undefined when the table cannot place it (not examined). */
+  release(version: string): string | undefined;
+  /** Order of two versions (<0, 0, >0); undefined when they cannot be ordered (different release channels). */
+  compare(a: string, b: string): number | undefined;
+  /** The version an injector Deployment of this mesh runs (its control plane's). */
+  controlPlane(m: MeshContext, injector: K8sObject): VersionRead | undefined;
+  /** The proxy version that injector injects into a pod created now; undefined when it cannot be read. */
+  injects(m: MeshContext, injector: K8sObject): VersionRead | undefined;
+  /** The proxy version a pod runs (its proxy container's image tag, or the mesh's annotation). */
+  proxy(pod: K8sObject): VersionRead | undefined;
+  /** How many releases a data plane may trail its control plane, in the mesh's own words. */
+  readonly skew?: { readonly releases: number; readonly text: string; readonly source: string };
+}
+
 /** The mesh's identity certificates, when it keeps them where meshdoctor can read them. */
 interface Identity {
   /** The component that signs the proxies' certificates with the issuer. */
@@ -493,4 +564,6 @@ export interface MeshProfile {
   readonly identity?: Identity;
   /** The injected containers as admission judges them and as they run. */
   readonly runtime: Runtime;
+  /** Its versions and the Kubernetes versions it supports (issue 25). */
+  readonly versions?: Versions;
 }

@@ -7,6 +7,7 @@ import { cmd, comment, type Step, type Word } from '../fix/steps.js';
 import { render } from '../fix/render.js';
 import { createHash } from 'node:crypto';
 import { KINDS, type KindKey } from '../k8s/kinds.js';
+import { SERVER_INPUTS, SERVER_PATHS, type ServerInput } from '../k8s/server.js';
 import { namedObjects } from '../mesh/read-plan.js';
 import type { Coverage, SkippedCheck } from './result.js';
 import type { Snapshot } from '../k8s/snapshot.js';
@@ -34,6 +35,14 @@ export function coverageOf(snapshot: Snapshot, checks: readonly Check[], skipped
       unavailable.push({ kind, namespace, reason, checks: [] });
       partial = true;
     }
+  }
+  // What the checks read of the API server itself (GET /version) and were refused (or could not
+  // parse): never required (no check skips for it), so listed like an optional kind, the run
+  // still complete. A snapshot without it (a kubectl dump) records nothing: the checks' evidence
+  // says the server's version was not read, and they compare the nodes' versions alone.
+  for (const key of SERVER_INPUTS.filter((k) => checks.some((c) => c.serverInputs?.includes(k)))) {
+    const why = snapshot.server?.[key] ? undefined : snapshot.server?.unavailable?.[key];
+    if (why) unavailable.push({ kind: key, reason: why, checks: [] });
   }
   unavailable.sort((a, b) => cmp(a.kind, b.kind) || cmp(a.namespace ?? '', b.namespace ?? ''));
   return { complete: skipped.length === 0 && !partial, unavailable, rbac: rbacFix(snapshot, unavailable) };
@@ -65,12 +74,16 @@ export function rbacFix(snapshot: Snapshot, unavailable: Coverage['unavailable']
       namespaces: where.some((n) => n === undefined) ? 'cluster' : new Set(where as string[]),
     });
   };
-  const listed = forbidden.filter((u) => !KINDS[u.kind].byName);
+  const isKind = (u: Coverage['unavailable'][number]): u is Coverage['unavailable'][number] & { kind: KindKey } => u.kind in KINDS;
+  const listed = forbidden.filter(isKind).filter((u) => !KINDS[u.kind].byName);
   if (listed.length) addRole([['--verb=get,list'], [`--resource=${[...new Set(listed.map((u) => res(u.kind)))].join(',')}`]], listed);
-  for (const u of forbidden.filter((x) => KINDS[x.kind].byName)) {
+  for (const u of forbidden.filter(isKind).filter((x) => KINDS[x.kind].byName)) {
     const names = [...new Set(named.filter((r) => r.key === u.kind).map((r) => r.name))].sort(cmp);
     if (names.length) addRole([['--verb=get'], [`--resource=${res(u.kind)}`], ...names.map((n): Word => ['--resource-name=', { value: n }])], [u]);
   }
+  // The server's own documents (GET /version) are non-resource URLs, granted cluster-wide only.
+  const server = forbidden.filter((u) => !isKind(u));
+  if (server.length) addRole([['--verb=get'], ...server.map((u): Word => [`--non-resource-url=${SERVER_PATHS[u.kind as ServerInput]}`])], server);
   // The API server names the user in its forbidden message: `User "system:serviceaccount:shop:alice" cannot list ...`.
   const user = snapshot.source.user ?? forbidden.map((u) => /\bUser "([^"]+)" cannot\b/.exec(u.reason)?.[1]).find(Boolean);
   const subject: Word = user?.startsWith('system:serviceaccount:')

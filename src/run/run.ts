@@ -9,6 +9,7 @@ import { coverageOf } from './coverage.js';
 import { DeadlineError, type Deadline } from '../util/deadline.js';
 import { docsUrl } from '../checks/define.js';
 import type { KindKey } from '../k8s/kinds.js';
+import { SERVER_INPUTS, type ServerInput } from '../k8s/server.js';
 import { gather, loadSnapshot } from './read.js';
 import { UserError, errorMessage, printable } from '../util/errors.js';
 import { guardFix } from '../util/shell.js';
@@ -41,6 +42,8 @@ export interface SnapshotOptions {
   onProgress?: (p: { kindsDone: number; kindsTotal: number; objects: number }) => void;
   /** `--snapshot -`: stdin, at most maxBytes. */
   readStdin?: (maxBytes: number) => Promise<string>;
+  /** What to read of the API server itself (live only): serverFor(checks), e.g. GET /version. */
+  server?: readonly ServerInput[];
 }
 
 export interface RunOptions extends SnapshotOptions {
@@ -85,6 +88,12 @@ export function kindsFor(checks: readonly Check[]): KindKey[] {
   return [...kinds].sort();
 }
 
+/** What the checks read of the API server itself (CheckMeta.serverInputs): the union, in a stable order. */
+export function serverFor(checks: readonly Check[]): ServerInput[] {
+  const wanted = new Set(checks.flatMap((c) => c.serverInputs ?? []));
+  return SERVER_INPUTS.filter((k) => wanted.has(k));
+}
+
 /** Read the snapshot: files when --snapshot is given (no Kubernetes client loaded), else live. */
 export async function obtainSnapshot(opts: SnapshotOptions, kinds: KindKey[]): Promise<Snapshot> {
   const scope: Scope | undefined = opts.allNamespaces
@@ -102,6 +111,7 @@ export async function obtainSnapshot(opts: SnapshotOptions, kinds: KindKey[]): P
     kinds,
     limits: opts.limits,
     onProgress: opts.onProgress,
+    ...(opts.server?.length ? { server: opts.server } : {}),
   });
 }
 

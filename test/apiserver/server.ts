@@ -67,6 +67,8 @@ export interface ApiServerOptions {
   plainHttp?: boolean;
   /** DNS names in the serving certificate besides localhost (e.g. `kubernetes`, reached through a proxy). */
   dnsNames?: string[];
+  /** What GET /version answers (a kube-apiserver's version.Info); without it /version is a 404, as for any unknown path. */
+  version?: Record<string, unknown>;
 }
 
 export interface KubeconfigContext {
@@ -292,6 +294,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   /** The real answer to a request, once auth and faults are out of the way. */
   function answer(info: RequestInfo, target: Target | undefined): [number, unknown] {
     if (info.method !== 'GET') return [405, status(405, `the server does not allow this method on the requested resource`)];
+    if (info.path === '/version' && opts.version) return [200, opts.version];
     if (!target) return [404, status(404, defaultMessage(404, info, undefined))];
     const all = store.get(target.info.key) ?? [];
     const apiVersion = apiVersionOf(target.info);

@@ -52,6 +52,7 @@ import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { CONSUL_FLAGS, CONSUL_INJECT, consulInjector, consulSettings, defaultInjects, parseConsul } from './injector.js';
 import { CONSUL_MARKERS, namespaceMarker, namespaceProblems, workloadProblems } from './markers.js';
 import { consulRuntime } from './runtime.js';
+import { consulRbac, consulVersions } from './support.js';
 
 const INJECTOR = 'consul-connect-injector';
 const CERT_SECRET = 'consul-connect-inject-webhook-cert';
@@ -210,6 +211,7 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
       consulSettings(m).acls
         ? { why: 'Consul runs with ACLs (the injected init container logs in with the token)', evidence: { aclAuthMethod: true }, denies: true }
         : undefined,
+    rbac: consulRbac,
   },
 
   proxy: {
@@ -294,4 +296,5 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
 
   // Transparent proxy decides the init container's capabilities (cni.privilegedFor reads it).
   runtime: consulRuntime((m, w) => cni.privilegedFor!(m, w)?.privileged),
+  versions: consulVersions,
 };

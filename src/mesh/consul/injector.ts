@@ -48,6 +48,8 @@ export const CONSUL_FLAGS = [
   '-default-enable-consul-dataplane-as-sidecar=\\w+',
   '-enable-cni=\\w+',
   '-default-enable-transparent-proxy=\\w+',
+  // The consul-dataplane image it injects (an image reference, never a secret): the version checks.
+  '-consul-dataplane-image="?[\\w./:@-]+"?',
 ];
 
 interface ConsulSettings {

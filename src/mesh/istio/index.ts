@@ -19,6 +19,7 @@ import { choice, cmd, comment, text, type Step } from '../../fix/steps.js';
 import { ISTIO_MARKERS, enableMarker, namespaceProblems, workloadProblems } from './markers.js';
 import { templateAsks } from '../marker-table.js';
 import { CNI_CONFIG, CNI_EXCLUDE, istioRuntime } from './runtime.js';
+import { istioRbac, istioVersions } from './support.js';
 
 const SUFFIX = 'sidecar-injector.istio.io';
 const CONFIG = 'istio-sidecar-injector';
@@ -147,6 +148,11 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
 
   injector: {
     decide: (m, i) => istioInjector(m, i),
+    rbac: istioRbac,
+    // A pod selected by two of its webhooks is injected again from the template, not skipped
+    // (pkg/kube/inject/webhook.go lines 519-530 at 1.28.0: "We should use new container template
+    // instead of restoring what may be previously injected"): the configuration called last wins.
+    reinjects: true,
   },
 
   proxy: {
@@ -248,6 +254,7 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
   }),
 
   runtime: istioRuntime((m, w) => configValues(injectorConfigMap(m, w))),
+  versions: istioVersions,
 };
 
 /** For explain and evidence: the per-pod value and how Istio parses it. */

@@ -48,6 +48,7 @@ import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { KUMA_INJECT, KUMA_SIDECAR, kumaInjector, parseKuma } from './injector.js';
 import { KUMA_MARKERS, enableMarker, namespaceProblems, workloadProblems } from './markers.js';
 import { kumaRuntime } from './runtime.js';
+import { SIDECAR_IMAGE_ENV, kumaRbac, kumaVersions } from './support.js';
 
 const CP = 'kuma-control-plane';
 const CONFIG = 'kuma-admission-mutating-webhook-configuration';
@@ -179,7 +180,7 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
     reads: {
       named: (namespaces) => namespaces.map((ns) => ({ key: 'secrets' as const, namespace: ns, name: TLS_SECRET })),
       configMapKeys: () => undefined,
-      env: [NATIVE_ENV, CNI_ENV, UID_ENV, ...Object.values(RESOURCE_ENV)],
+      env: [NATIVE_ENV, CNI_ENV, UID_ENV, ...Object.values(RESOURCE_ENV), SIDECAR_IMAGE_ENV],
     },
   },
 
@@ -201,6 +202,7 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
 
   injector: {
     decide: (_m, i) => kumaInjector(i.nsLabels, i.template),
+    rbac: kumaRbac,
   },
 
   proxy: {
@@ -293,4 +295,5 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
   cni,
 
   runtime: kumaRuntime(controlPlaneEnv),
+  versions: kumaVersions,
 };

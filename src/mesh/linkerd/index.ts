@@ -14,6 +14,7 @@ import { LINKERD_INJECT, isLinkerdEnabling, linkerdInjector } from './injector.j
 import { LINKERD_MARKERS, enableMarker, namespaceProblems, workloadProblems } from './markers.js';
 import { linkerdRuntime } from './runtime.js';
 import { LINKERD_SKIP_REASONS, readLinkerdSkip } from './skips.js';
+import { linkerdRbac, linkerdVersions } from './support.js';
 
 const INJECTOR = 'linkerd-proxy-injector';
 const WEBHOOK = 'linkerd-proxy-injector.linkerd.io';
@@ -142,6 +143,7 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
     readSkip: (m, w, reason, pods) => readLinkerdSkip(m, w, reason, pods, tokenProjection(m)),
     token: (m) =>
       tokenProjection(m) ? undefined : { why: 'Linkerd runs without projected identity tokens', evidence: { serviceAccountTokenProjection: false } },
+    rbac: linkerdRbac,
   },
 
   proxy: {
@@ -234,4 +236,5 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
   },
 
   runtime: linkerdRuntime(linkerdValues),
+  versions: linkerdVersions,
 };

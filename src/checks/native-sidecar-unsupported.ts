@@ -1,0 +1,79 @@
+/**
+ * native-sidecar-unsupported — a workload's proxy is (or will be) a native sidecar (an init
+ * container with `restartPolicy: Always`), but the API server or some nodes run a Kubernetes
+ * version where native sidecars are off.
+ *
+ * Why: the SidecarContainers feature gate is on by default from 1.29 (beta; GA in 1.33,
+ * src/k8s/server.ts NATIVE_SIDECARS_ON with its source). Below it the API server drops the field
+ * and the proxy becomes an ordinary init container that never exits, so the pod hangs in
+ * initialization; a kubelet below it does not run it as a sidecar either. Meshes turn native
+ * sidecars on by default in recent releases (Kuma 2.14, Linkerd 2.20) or by a setting that an
+ * upgrade of the mesh carries over to an old cluster.
+ * When: the workload's next pod gets the mesh's proxy (or its pods run it), and the mesh's own
+ * settings, read, make it native (not Istio's "auto", which turns itself on only for kubelets 1.33
+ * and newer); the API server's version or some node's kubelet version is read and older than 1.29.
+ * Known false positives: a cluster whose 1.28 control plane and nodes were started with
+ * `--feature-gates=SidecarContainers=true` (alpha).
+ * Fix: turn the native sidecar off for the workload (the mesh's pod annotation), or upgrade the
+ * cluster; where only the control plane's setting decides, change it there.
+ */
+import { comment, lit, type Step } from '../fix/steps.js';
+import { setOnTemplate } from '../fix/commands.js';
+import { compareMinor, minorText, NATIVE_SIDECARS_ON } from '../k8s/server.js';
+import { clusterVersions } from '../facts/versions.js';
+import { profileOf } from '../mesh/registry.js';
+import { hasNativeSidecar } from '../mesh/proxy.js';
+import { plural } from '../util/objects.js';
+import { defineCheck, meta } from './define.js';
+
+export default defineCheck({
+  ...meta('native-sidecar-unsupported'),
+  *run(m) {
+    const cluster = clusterVersions(m);
+    const old = (v: { major: number; minor: number }) => compareMinor(v, NATIVE_SIDECARS_ON) < 0;
+    const server = cluster.server && old(cluster.server) ? cluster.server : undefined;
+    const nodes = cluster.nodes.filter((n) => n.version && old(n.version));
+    if (!server && !nodes.length) return;
+    const on = minorText(NATIVE_SIDECARS_ON);
+    const kubelets = [...new Set(nodes.map((n) => n.version!.text))].sort();
+    const where = [
+      ...(server ? [`the API server runs ${server.text}`] : []),
+      ...(nodes.length ? [`${plural(nodes.length, 'node')} ${nodes.length === 1 ? 'runs' : 'run'} kubelet ${kubelets.join(', ')}`] : []),
+    ].join(' and ');
+    for (const w of m.appWorkloads) {
+      for (const { mesh } of m.meshes) {
+        const p = profileOf(mesh);
+        const d = m.decision(w, mesh);
+        const running = w.pods.some((pod) => hasNativeSidecar(pod, mesh));
+        if (!running && (!d?.inject || d.unknown)) continue; // its next pod gets no proxy of this mesh
+        // The mesh's own settings only: pods running a native sidecar say nothing of the next pod
+        // when those settings were not read (a control-plane namespace refused): not examined.
+        const native = p.proxy.native.decide(m, w);
+        if (!native?.native || native.uncertain) continue;
+        const annotation = p.proxy.native.annotation;
+        const fix: Step[] = annotation
+          ? [
+              comment`turn the native sidecar off for this workload, or upgrade the cluster to ${lit(on)} or later`,
+              ...setOnTemplate(w, 'annotations', annotation, 'false'),
+            ]
+          : [
+              comment`turn native sidecars off in the ${lit(p.title)} control plane, which has no switch per workload, or upgrade the cluster to ${lit(on)} or later`,
+            ];
+        yield {
+          mesh,
+          message: `${w.kind} ${w.namespace}/${w.name} gets its ${p.title} proxy as a native sidecar (${native.reason}), but ${where}: native sidecars are off before Kubernetes ${on}, so its pods hang in initialization behind a proxy that never exits.`,
+          resource: w.ref,
+          evidence: {
+            nativeSidecar: native.reason,
+            ...(running ? { runningAsNativeSidecar: true } : {}),
+            apiServer: cluster.server ? cluster.server.text : null,
+            ...(cluster.server ? {} : { apiServerUnread: cluster.serverUnread }),
+            nodesOlder: nodes.map((n) => ({ node: n.name, kubelet: n.version!.text })),
+            nativeSidecarsFrom: on,
+          },
+          fix,
+        };
+      }
+    }
+  },
+});

@@ -1,0 +1,64 @@
+/**
+ * webhook-stale — a mesh's MutatingWebhookConfiguration left behind: every webhook of it calls a
+ * Service that no longer exists, while another configuration of the mesh calls a live one (an old
+ * chart's or revision's configuration beside the new), or its whole namespace is gone (the mesh
+ * was removed, its configuration was not: Helm does not delete what an older release created, and
+ * `istioctl uninstall` of one revision leaves the others' tags).
+ *
+ * Why: the API server still calls it for every pod it selects: with failurePolicy Fail their
+ * creation is refused ("failed calling webhook ... service not found"), with Ignore each call
+ * fails (and waits for its timeout) before the pod is admitted as if it were not there.
+ * When: Namespaces and the Services of the webhook's namespace were read (a namespace not read is
+ * unknown, never gone). A lone configuration whose Service is missing in a namespace that exists is
+ * a broken install, not a leftover: webhook-no-endpoints reports it, and leaves leftovers to this
+ * check.
+ * Known false positives: a Service deleted a moment ago by an upgrade that re-creates it.
+ * Fix: delete the leftover configuration (the live one, named, stays).
+ */
+import { cmd, comment } from '../fix/steps.js';
+import { failureEffect } from '../k8s/admission.js';
+import { leftoverConfigs, meshConfigs } from '../facts/webhook-configs.js';
+import { profileOf } from '../mesh/registry.js';
+import { plural } from '../util/objects.js';
+import { defineCheck, meta } from './define.js';
+
+export default defineCheck({
+  ...meta('webhook-stale'),
+  *run(m) {
+    for (const { mesh } of m.meshes) {
+      const leftovers = leftoverConfigs(m, mesh);
+      if (!leftovers.length) continue;
+      const live = meshConfigs(m, mesh).filter((c) => c.live);
+      for (const c of leftovers) {
+        const services = [...new Set(c.webhooks.flatMap((h) => (h.service ? [`${h.service.namespace}/${h.service.name}`] : [])))].sort();
+        const why = c.namespaceGone
+          ? `whose namespace no longer exists`
+          : `which no longer exists, while ${live.map((l) => l.name).join(', ')} ${live.length === 1 ? 'calls' : 'call'} a live injector`;
+        const selected = c.workloads.length
+          ? ` It is called for the pods of ${plural(c.workloads.length, 'workload')} (${c.workloads
+              .slice(0, 5)
+              .map((w) => `${w.namespace}/${w.name}`)
+              .join(', ')}${c.workloads.length > 5 ? ', ...' : ''}): ${failureEffect(c.webhooks.map((h) => h.failurePolicy))}.`
+          : '';
+        yield {
+          mesh,
+          message: `MutatingWebhookConfiguration ${c.name} of ${profileOf(mesh).title} is left behind: it calls Service ${services.join(', ')}, ${why}.${selected}`,
+          resource: { kind: 'MutatingWebhookConfiguration', name: c.name },
+          evidence: {
+            services,
+            namespaceGone: c.namespaceGone,
+            liveConfigurations: live.map((l) => l.name),
+            webhooks: c.webhooks.map((h) => ({ name: h.name, failurePolicy: h.failurePolicy })),
+            workloads: c.workloads.map((w) => `${w.kind} ${w.namespace}/${w.name}`),
+          },
+          fix: [
+            live.length
+              ? comment`delete the leftover, the live configuration stays and injects the pods`
+              : comment`delete the leftover of a mesh that is no longer installed`,
+            cmd`kubectl delete mutatingwebhookconfiguration ${c.name}`,
+          ],
+        };
+      }
+    }
+  },
+});

@@ -1,0 +1,114 @@
+/**
+ * Versions, as the cluster shows them (issue 25): the API server's (GET /version) and each node's
+ * kubelet, the control plane version of each mesh injector, and the proxy versions a workload's
+ * pods run against the one its injector injects now. Mesh-generic: each mesh's profile reads its
+ * own versions (src/mesh/<mesh>/support.ts).
+ */
+import { kubeVersion, type KubeVersion } from '../k8s/server.js';
+import type { K8sObject } from '../util/types.js';
+import { isObj, nameOf, str } from '../util/objects.js';
+import type { MeshName } from '../mesh/names.js';
+import type { VersionRead } from '../mesh/profile.js';
+import { profileOf } from '../mesh/registry.js';
+import { webhookTargets, type Injector } from './controlplane.js';
+import type { Model, Workload } from './model.js';
+import { podStates } from './model.js';
+
+/** A Kubernetes version and what said it ("API server (GET /version)", "node worker-1 kubelet"). */
+interface ClusterVersion extends KubeVersion {
+  from: string;
+}
+
+/** What the cluster says of its Kubernetes versions, and why what is unknown is. */
+interface ClusterVersions {
+  /** The API server's gitVersion (undefined: not read, see serverUnread). */
+  server?: ClusterVersion;
+  serverUnread?: string;
+  /** Each node's kubelet version, by node name (undefined version: the node reports none that parses). */
+  nodes: { name: string; version?: KubeVersion }[];
+  /** Nodes were read (an empty list then means no nodes). */
+  nodesRead: boolean;
+}
+
+export function clusterVersions(m: Model): ClusterVersions {
+  return m.memo('cluster-versions', () => {
+    const v = m.snapshot.server?.version;
+    const server = kubeVersion(v?.gitVersion);
+    const nodes = m.list('nodes').map((n) => {
+      const info = isObj(n.status) && isObj(n.status.nodeInfo) ? n.status.nodeInfo : undefined;
+      const version = kubeVersion(str(info?.kubeletVersion));
+      return { name: nameOf(n), ...(version ? { version } : {}) };
+    });
+    return {
+      ...(server ? { server: { ...server, from: 'the API server (GET /version)' } } : {}),
+      ...(server ? {} : { serverUnread: m.snapshot.server?.unavailable?.version ?? 'not read (not in the snapshot)' }),
+      nodes: nodes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+      nodesRead: m.has('nodes'),
+    };
+  });
+}
+
+/** The injector Deployments a workload's next pod is sent to, for one mesh (by the webhooks called). */
+function injectorsFor(m: Model, w: Workload, mesh: MeshName): Injector[] {
+  const d = m.decision(w, mesh);
+  if (!d) return [];
+  const targets = webhookTargets(m, mesh);
+  const out = new Map<string, Injector>();
+  for (const c of d.calls) {
+    if (!c.called || !c.webhook.service) continue;
+    const s = c.webhook.service;
+    const t = targets.find((x) => x.namespace === s.namespace && x.name === s.name && x.port === s.port);
+    // An injector without a Deployment (a leftover configuration's) injects nothing: not counted.
+    if (t?.injector.deployment) out.set(`${t.injector.namespace}/${t.injector.name}`, t.injector);
+  }
+  return [...out.values()];
+}
+
+/** A workload's pods that run an older proxy than the one its injector injects now. */
+interface ProxySkew {
+  mesh: MeshName;
+  injector: Injector;
+  /** What the injector injects now. */
+  expected: VersionRead;
+  /** The active pods running an older proxy, with their versions. */
+  older: { pod: string; version: string; from: string }[];
+  /** Releases between the oldest proxy and the injected one (undefined: the table cannot place them). */
+  releasesBehind?: number;
+}
+
+/** Releases between two versions of a mesh ("2.14" and "2.16": 2); undefined when either release is unknown or the majors differ. */
+function releasesBetween(mesh: MeshName, older: string, newer: string): number | undefined {
+  const p = profileOf(mesh).versions;
+  const [a, b] = [p?.release(older), p?.release(newer)].map((r) => (r ? /^(\d+)\.(\d+)$/.exec(r) : null));
+  if (!a || !b || a[1] !== b[1]) return undefined;
+  return Number(b[2]) - Number(a[2]);
+}
+
+/**
+ * The proxies of the workload's running pods against what its injector injects now: undefined when
+ * nothing is older, or when it cannot be told (no single injector for its next pod, the injected
+ * version unread, every pod's version unread or not comparable: those pods are left out).
+ */
+export function proxySkew(m: Model, w: Workload, mesh: MeshName): ProxySkew | undefined {
+  const versions = profileOf(mesh).versions;
+  const pods = podStates(w).meshed.get(mesh) ?? [];
+  if (!versions || !pods.length) return undefined;
+  const d = m.decision(w, mesh);
+  if (!d?.inject || d.unknown) return undefined; // a restarted pod would not get this mesh's proxy (other checks say why)
+  const injectors = injectorsFor(m, w, mesh);
+  if (injectors.length !== 1 || !injectors[0]!.deployment) return undefined; // two injectors: webhook-overlap says so
+  const injector = injectors[0]!;
+  const expected = versions.injects(m, injector.deployment as K8sObject);
+  if (!expected) return undefined;
+  const older: ProxySkew['older'] = [];
+  for (const p of pods) {
+    const v = versions.proxy(p);
+    if (!v) continue; // unreadable (a digest, a custom tag): not compared
+    const c = versions.compare(v.version, expected.version);
+    if (c !== undefined && c < 0) older.push({ pod: nameOf(p), version: v.version, from: v.from });
+  }
+  if (!older.length) return undefined;
+  const behind = older.map((o) => releasesBetween(mesh, o.version, expected.version)).filter((b): b is number => b !== undefined);
+  const releasesBehind = behind.length ? Math.max(...behind) : undefined;
+  return { mesh, injector, expected, older, ...(releasesBehind !== undefined ? { releasesBehind } : {}) };
+}

@@ -1,0 +1,106 @@
+/**
+ * What Istio supports and needs (issue 25): the Kubernetes versions of each release, its versions
+ * and how far its data plane may trail, and the RBAC its chart grants istiod for injection.
+ * Sources: istio/istio tag 1.28.0 (b8d1df54) and the support table of istio.io.
+ */
+import type { K8sObject } from '../../util/types.js';
+import { nameOf, nsOf } from '../../util/objects.js';
+import type { MeshContext } from '../context.js';
+import { configValues, valueAt } from '../config-values.js';
+import type { InjectorRbac, KubernetesSupport, VersionRead } from '../profile.js';
+import { compareSemver, containerVersion, minorRelease, podContainer, semver } from '../versions.js';
+import { injectorConfigName, serviceRevision } from './install.js';
+import { istiodVersion } from './version.js';
+
+/**
+ * istio.io's support table, data/compatibility/supportStatus.yml (`k8sVersions` per release), as
+ * served from raw.githubusercontent.com/istio/istio.io/master (read from the docs index, no commit:
+ * rows 1.26 to 1.30), and the page it renders, istio.io/latest/docs/releases/supported-releases
+ * "Support status of Istio releases" (the zh copy in the docs index: rows 1.23 to 1.25).
+ */
+const TABLE = 'istio.io data/compatibility/supportStatus.yml (raw.githubusercontent.com/istio/istio.io/master)';
+const PAGE = 'istio.io/latest/docs/releases/supported-releases "Support status of Istio releases"';
+const KUBERNETES: readonly KubernetesSupport[] = [
+  { release: '1.30', min: '1.32', max: '1.36', source: TABLE },
+  { release: '1.29', min: '1.31', max: '1.35', source: TABLE },
+  { release: '1.28', min: '1.30', max: '1.34', source: TABLE },
+  { release: '1.27', min: '1.29', max: '1.33', source: TABLE },
+  { release: '1.26', min: '1.29', max: '1.33', source: TABLE },
+  { release: '1.25', min: '1.29', max: '1.32', source: PAGE },
+  { release: '1.24', min: '1.28', max: '1.31', source: PAGE },
+  { release: '1.23', min: '1.27', max: '1.30', source: PAGE },
+];
+
+const isVersion = (t: string) => semver(t.replace(/-(distroless|debug)$/, '')) !== undefined;
+/** A proxyv2 or pilot tag without its image variant (inject.go KnownImageTypes: distroless, debug). */
+const plain = (t: string) => t.replace(/-(distroless|debug)$/, '');
+
+/** The proxy version a pod runs: the istio-proxy container's image tag (`<hub>/proxyv2:<tag>[-<variant>]`, inject.go ProxyImage). */
+function proxy(pod: K8sObject): VersionRead | undefined {
+  const v = containerVersion(podContainer(pod, 'istio-proxy'), 'container istio-proxy', isVersion);
+  return v ? { ...v, version: plain(v.version) } : undefined;
+}
+
+export const istioVersions = {
+  kubernetes: KUBERNETES,
+  release: (v: string) => minorRelease(v),
+  compare: (a: string, b: string) => compareSemver(a, b),
+  controlPlane(m: MeshContext, d: K8sObject): VersionRead | undefined {
+    const v = istiodVersion(m, nsOf(d), nameOf(d));
+    return v.version ? { version: v.version, from: v.text } : undefined;
+  },
+  /**
+   * What istiod injects: `<hub>/proxyv2:<global.tag>` (pkg/kube/inject/inject.go ProxyImage, line
+   * 319 at 1.28.0), global.tag as its injector ConfigMap's `values` carry it
+   * (istio-sidecar-injector[-<revision>]); else istiod's own version (the chart renders both from
+   * the same tag).
+   */
+  injects(m: MeshContext, d: K8sObject): VersionRead | undefined {
+    const cm = m.get('configmaps', nsOf(d), injectorConfigName(serviceRevision(nameOf(d))));
+    const tag = valueAt(configValues(cm) ?? {}, 'global', 'tag');
+    if (typeof tag === 'string' && isVersion(tag)) return { version: plain(tag), from: `ConfigMap ${nsOf(d)}/${nameOf(cm!)} values global.tag` };
+    const v = istiodVersion(m, nsOf(d), nameOf(d));
+    return v.version ? { version: v.version, from: v.text } : undefined;
+  },
+  proxy,
+  /**
+   * istio.io/latest/docs/releases/supported-releases "Control Plane/Data Plane Skew": "The Istio
+   * control plane can be one version ahead of the data plane. However, the data plane cannot be
+   * ahead of control plane."
+   */
+  skew: {
+    releases: 1,
+    text: 'Istio supports a data plane one minor version behind its control plane, not more (and never ahead of it)',
+    source: 'istio.io/latest/docs/releases/supported-releases "Control Plane/Data Plane Skew"',
+  },
+};
+
+/**
+ * istiod's RBAC for injection, manifests/charts/istio-control/istio-discovery/templates at 1.28.0:
+ * ClusterRole and ClusterRoleBinding `istiod-clusterrole[-<revision>]-<namespace>` bound to
+ * ServiceAccount `istiod[-<revision>]` (clusterrole.yaml line 9, clusterrolebinding.yaml lines
+ * 6-21). The rules injection uses: mutatingwebhookconfigurations (lines 16-19: istiod patches its
+ * own webhook's caBundle, pilot/pkg/bootstrap/sidecarinjector.go lines 93-106 and
+ * pkg/webhooks/webhookpatch.go), configmaps (lines 99-102: the injection template, read at start:
+ * sidecarinjector.go lines 60-69 return any error but NotFound, and istiod then fails to start,
+ * pilot/pkg/bootstrap/server.go lines 358-361), nodes (lines 70-72: native sidecar detection,
+ * pkg/kube/inject/webhook.go lines 219-223, 1235-1286).
+ */
+export const istioRbac: InjectorRbac = {
+  names: (ns, istiod) => {
+    const rev = istiod.startsWith('istiod-') ? `-${istiod.slice('istiod-'.length)}` : '';
+    return { clusterRole: `istiod-clusterrole${rev}-${ns}`, clusterRoleBinding: `istiod-clusterrole${rev}-${ns}` };
+  },
+  needs: [
+    {
+      group: 'admissionregistration.k8s.io',
+      resource: 'mutatingwebhookconfigurations',
+      verbs: ['get', 'list', 'watch', 'update', 'patch'],
+      why: "patches its injection webhook's caBundle",
+    },
+    { group: '', resource: 'configmaps', verbs: ['get', 'list', 'watch'], why: 'reads its injection template (istio-sidecar-injector)' },
+    { group: '', resource: 'nodes', verbs: ['get', 'list', 'watch'], why: "reads the nodes' kubelet versions to decide native sidecars" },
+  ],
+  without: 'istiod fails to start its injector (error initializing sidecar injector) or leaves its webhook with a stale caBundle',
+  source: 'istio/istio@b8d1df54 manifests/charts/istio-control/istio-discovery/templates/clusterrole.yaml',
+};

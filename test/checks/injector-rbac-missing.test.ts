@@ -1,0 +1,99 @@
+/**
+ * Where injector-rbac-missing fires, and its near misses (test/helpers/check-tester.ts); its
+ * message, evidence and fixes; and the RBAC evaluation it rests on (src/k8s/rbac.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { checkCases } from '../helpers/check-tester.js';
+import { cluster, findings } from '../helpers/fixtures.js';
+
+const dir = 'checks/injector-rbac-missing';
+
+checkCases('injector-rbac-missing', {
+  fires: [
+    { fixtures: 'fires-linkerd-binding-deleted.yaml', findings: ['Deployment linkerd/linkerd-proxy-injector'] },
+    { fixtures: 'fires-istio-role-changed.yaml', findings: ['Deployment istio-system/istiod'] },
+    { fixtures: 'fires-istio-digest-role-changed.yaml', findings: ['Deployment istio-system/istiod'] },
+    { fixtures: 'fires-kuma-other-account.yaml', findings: ['Deployment kuma-system/kuma-control-plane'] },
+    { fixtures: 'fires-consul-rbac-gone.yaml', findings: ['Deployment consul/consul-connect-injector'] },
+    // Beside another mesh whose RBAC is fine: only the injector that lacks it.
+    { fixtures: ['fires-linkerd-binding-deleted.yaml', 'ok-istio-other-binding.yaml'], base: 'both', findings: ['Deployment linkerd/linkerd-proxy-injector'] },
+  ],
+  silent: [
+    { fixtures: 'ok-linkerd-chart-rbac.yaml' },
+    { fixtures: 'ok-istio-other-binding.yaml' },
+    { fixtures: 'ok-kuma-chart-rbac.yaml' },
+    { fixtures: 'ok-consul-group-binding.yaml' },
+    // No ClusterRoles at all (a dump without RBAC): not examined, never "everything is gone".
+    { base: 'both' },
+  ],
+});
+
+const one = (base: 'linkerd' | 'istio' | 'kuma' | 'consul', file: string) => {
+  const fs = findings(cluster(base, [`${dir}/${file}`]), ['injector-rbac-missing']);
+  expect(fs).toHaveLength(1);
+  return fs[0]!;
+};
+
+describe('injector-rbac-missing: message, evidence, fix', () => {
+  it('a deleted binding: names the chart binding and re-creates it to the ClusterRole that still grants', () => {
+    const f = one('linkerd', 'fires-linkerd-binding-deleted.yaml');
+    expect(f.message).toContain("its chart's ClusterRoleBinding linkerd-linkerd-proxy-injector does not exist");
+    expect(f.message).toContain('ServiceAccount linkerd/linkerd-proxy-injector');
+    expect(f.evidence).toMatchObject({
+      serviceAccount: 'linkerd/linkerd-proxy-injector',
+      grantedBy: [],
+      chart: {
+        clusterRole: 'linkerd-linkerd-proxy-injector',
+        clusterRoleExists: true,
+        clusterRoleBinding: 'linkerd-linkerd-proxy-injector',
+        clusterRoleBindingExists: false,
+      },
+    });
+    expect((f.evidence.missing as { resource: string }[]).map((x) => x.resource)).toEqual([
+      'namespaces',
+      'pods',
+      'replicationcontrollers',
+      'deployments',
+      'replicasets',
+      'daemonsets',
+      'statefulsets',
+      'jobs',
+      'cronjobs',
+    ]);
+    expect(f.fix).toContain(
+      'kubectl create clusterrolebinding linkerd-linkerd-proxy-injector --clusterrole=linkerd-linkerd-proxy-injector --serviceaccount=linkerd:linkerd-proxy-injector',
+    );
+    expect(f.fix).toContain('kubectl -n linkerd rollout restart deploy/linkerd-proxy-injector');
+  });
+
+  it('a trimmed ClusterRole: names only what it lacks, and re-renders the control plane instead of binding again', () => {
+    const f = one('istio', 'fires-istio-role-changed.yaml');
+    const missing = f.evidence.missing as { apiGroup: string; resource: string; verbs: string[] }[];
+    expect(missing).toEqual([
+      expect.objectContaining({
+        apiGroup: 'admissionregistration.k8s.io',
+        resource: 'mutatingwebhookconfigurations',
+        verbs: ['get', 'list', 'watch', 'update', 'patch'],
+      }),
+      expect.objectContaining({ apiGroup: '', resource: 'configmaps', verbs: ['get', 'list', 'watch'] }),
+    ]);
+    expect(f.message).toContain('the ClusterRole istiod-clusterrole-istio-system its chart binds it to no longer grants them');
+    expect(f.fix.some((l) => l.startsWith('kubectl create clusterrolebinding'))).toBe(false);
+    expect(f.fix).toContain('kubectl -n istio-system rollout restart deploy/istiod');
+  });
+
+  it('a binding to another ServiceAccount: says the binding no longer binds it', () => {
+    const f = one('kuma', 'fires-kuma-other-account.yaml');
+    expect(f.message).toContain("its chart's ClusterRoleBinding kuma-control-plane no longer binds ClusterRole kuma-control-plane to it");
+    expect(f.evidence).toMatchObject({ serviceAccount: 'kuma-system/kuma-control-plane', chart: { clusterRoleExists: true, clusterRoleBindingExists: true } });
+  });
+
+  it('both gone: says the ClusterRoleBinding is missing, and the chart restores both', () => {
+    const f = one('consul', 'fires-consul-rbac-gone.yaml');
+    expect(f.evidence).toMatchObject({
+      missing: [{ apiGroup: '', resource: 'namespaces', verbs: ['get'] }],
+      chart: { clusterRole: 'consul-connect-injector', clusterRoleExists: false, clusterRoleBindingExists: false },
+    });
+    expect(f.fix.some((l) => l.startsWith('kubectl create clusterrolebinding'))).toBe(false);
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * Where kubernetes-version-unsupported fires, and its near misses (test/helpers/check-tester.ts);
+ * the API server's version (GET /version, Snapshot.server) beside the nodes'; message, evidence, fix.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkCases } from '../helpers/check-tester.js';
+import { cluster, findings } from '../helpers/fixtures.js';
+import { kubeVersion, serverVersionOf } from '../../src/k8s/server.js';
+import type { Snapshot } from '../../src/k8s/snapshot.js';
+
+const dir = 'checks/kubernetes-version-unsupported';
+
+checkCases('kubernetes-version-unsupported', {
+  fires: [
+    { fixtures: 'fires-linkerd-node-newer.yaml', findings: ['Deployment linkerd/linkerd-proxy-injector'] },
+    { fixtures: 'fires-istio-node-older.yaml', findings: ['Deployment istio-system/istiod'] },
+    { fixtures: 'fires-istio-digest-pinned.yaml', findings: ['Deployment istio-system/istiod'] },
+    { fixtures: 'fires-kuma-node-older.yaml', findings: ['Deployment kuma-system/kuma-control-plane'] },
+    { fixtures: 'fires-consul-1.9-node-older.yaml', findings: ['Deployment consul/consul-connect-injector'] },
+    // Two meshes on the same nodes: each judged by its own table (1.30 is past Linkerd 2.14's 1.28, inside Istio 1.24's 1.28-1.31).
+    { fixtures: 'fires-linkerd-node-newer.yaml', base: 'both', findings: ['Deployment linkerd/linkerd-proxy-injector'] },
+  ],
+  silent: [
+    { fixtures: 'ok-linkerd-nodes-in-range.yaml' },
+    { fixtures: 'ok-istio-nodes-at-the-ends.yaml' },
+    { fixtures: 'ok-kuma-node-unreadable.yaml' },
+    { fixtures: 'ok-consul-release-not-in-table.yaml' },
+    // No nodes and no server version: nothing to compare.
+    { base: 'both' },
+  ],
+});
+
+const withServer = (snap: Snapshot, gitVersion: string): Snapshot => ({
+  ...snap,
+  server: { version: serverVersionOf({ major: '1', minor: '0', gitVersion })! },
+});
+
+describe('kubernetes-version-unsupported: the API server, message, evidence, fix', () => {
+  it("the API server's version alone (no nodes read) is compared", () => {
+    const fs = findings(withServer(cluster('istio'), 'v1.33.1'), ['kubernetes-version-unsupported']);
+    expect(fs).toHaveLength(1);
+    const f = fs[0]!;
+    expect(f.message).toBe('Istio 1.24.2 (istio-system/istiod) supports Kubernetes 1.28 to 1.31, but the API server runs v1.33.1.');
+    expect(f.evidence).toMatchObject({
+      release: '1.24',
+      supported: { min: '1.28', max: '1.31' },
+      apiServer: 'v1.33.1',
+      nodesOutside: [],
+      releasesSupporting: ['1.30', '1.29', '1.28', '1.27', '1.26'],
+    });
+    expect(f.fix[0]).toContain('upgrade Istio to a release that supports Kubernetes 1.33: 1.30, 1.29, 1.28, 1.27, 1.26');
+  });
+
+  it('a server inside the range and nodes inside it: silent; the server outside: fires', () => {
+    expect(findings(withServer(cluster('istio'), 'v1.31.0-eks-1234'), ['kubernetes-version-unsupported'])).toEqual([]);
+    expect(findings(withServer(cluster('linkerd'), 'v1.29.0'), ['kubernetes-version-unsupported'])).toHaveLength(1);
+  });
+
+  it('a version no release supports yet: says so, in a line that stays a comment', () => {
+    const [f] = findings(withServer(cluster('istio'), 'v1.40.0'), ['kubernetes-version-unsupported']);
+    expect(f!.evidence.releasesSupporting).toEqual([]);
+    expect(f!.fix).toEqual([
+      '# no Istio release in the support table supports Kubernetes 1.40 yet: keep the cluster in range',
+      '# or bring the cluster into 1.28 to 1.31',
+    ]);
+  });
+
+  it('nodes: names each node outside the range, and says the server was not read', () => {
+    const [f] = findings(cluster('linkerd', [`${dir}/fires-linkerd-node-newer.yaml`]), ['kubernetes-version-unsupported']);
+    expect(f!.message).toBe('Linkerd stable-2.14.10 (linkerd/linkerd-proxy-injector) supports Kubernetes 1.21 to 1.28, but 1 node runs kubelet v1.30.2.');
+    expect(f!.evidence).toMatchObject({
+      apiServer: null,
+      apiServerUnread: 'not read (not in the snapshot)',
+      nodesOutside: [{ node: 'worker-2', kubelet: 'v1.30.2' }],
+    });
+    expect(f!.evidence.supported).toMatchObject({ source: expect.stringContaining('k8s-versions.md') });
+  });
+
+  it('reads provider builds of a version, and refuses what is not one', () => {
+    expect(kubeVersion('v1.29.3-eks-4f4795d')).toMatchObject({ major: 1, minor: 29, patch: 3 });
+    expect(kubeVersion('v1.30.2+k3s1')).toMatchObject({ major: 1, minor: 30, patch: 2 });
+    expect(kubeVersion('unknown')).toBeUndefined();
+    expect(kubeVersion('v1.29.3; rm -rf /')).toBeUndefined();
+    expect(serverVersionOf({ gitVersion: 'v1.29.0', platform: 'linux/amd64', buildDate: 'x' })).toEqual({
+      major: '',
+      minor: '',
+      gitVersion: 'v1.29.0',
+      platform: 'linux/amd64',
+    });
+    expect(serverVersionOf({ gitVersion: 'nginx' })).toBeUndefined();
+  });
+});

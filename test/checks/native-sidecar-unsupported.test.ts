@@ -1,0 +1,55 @@
+/**
+ * Where native-sidecar-unsupported fires, and its near misses (test/helpers/check-tester.ts); the
+ * API server's version beside the nodes'; message, evidence and fix.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkCases } from '../helpers/check-tester.js';
+import { cluster, findings } from '../helpers/fixtures.js';
+import { serverVersionOf } from '../../src/k8s/server.js';
+import type { Snapshot } from '../../src/k8s/snapshot.js';
+
+const dir = 'checks/native-sidecar-unsupported';
+
+checkCases('native-sidecar-unsupported', {
+  fires: [
+    { fixtures: 'fires-linkerd-node-1.28.yaml', findings: ['StatefulSet shop/db', 'CronJob shop/report'] },
+    { fixtures: 'fires-istio-nodes-1.27.yaml', findings: ['Deployment payments/ledger', 'Job payments/migrate-v14'] },
+    { fixtures: 'fires-kuma-node-1.28.yaml', findings: ['Deployment orders/api', 'Deployment billing/invoicer', 'Job orders/reindex'] },
+    { fixtures: 'fires-consul-annotation-node-1.28.yaml', findings: ['Deployment catalog/products'] },
+    { fixtures: 'fires-consul-acls-node-1.28.yaml', findings: ['Deployment catalog/products'] },
+  ],
+  silent: [
+    { fixtures: 'ok-linkerd-node-1.29.yaml' },
+    { fixtures: 'ok-istio-nodes-1.33.yaml' },
+    { fixtures: 'ok-kuma-native-off.yaml' },
+    { fixtures: 'ok-consul-not-native.yaml' },
+    // Native sidecars everywhere, but no version read: nothing to compare.
+    { base: 'both' },
+  ],
+});
+
+const withServer = (snap: Snapshot, gitVersion: string): Snapshot => ({ ...snap, server: { version: serverVersionOf({ gitVersion })! } });
+
+describe('native-sidecar-unsupported: the API server, message, evidence, fix', () => {
+  it('the API server below 1.29 alone: fires, and names it', () => {
+    const fs = findings(withServer(cluster('istio'), 'v1.28.3'), ['native-sidecar-unsupported']);
+    expect(fs.map((f) => f.resource.name).sort()).toEqual(['ledger', 'migrate-v14']);
+    const f = fs.find((x) => x.resource.name === 'ledger')!;
+    expect(f.message).toBe(
+      'Deployment payments/ledger gets its Istio proxy as a native sidecar (pod template annotation sidecar.istio.io/nativeSidecar=true), but the API server runs v1.28.3: native sidecars are off before Kubernetes 1.29, so its pods hang in initialization behind a proxy that never exits.',
+    );
+    expect(f.evidence).toMatchObject({ apiServer: 'v1.28.3', nodesOlder: [], nativeSidecarsFrom: '1.29' });
+    expect(f.fix).toEqual([
+      '# turn the native sidecar off for this workload, or upgrade the cluster to 1.29 or later',
+      'kubectl patch deployment/ledger -n payments --type=merge -p \'{"spec":{"template":{"metadata":{"annotations":{"sidecar.istio.io/nativeSidecar":"false"}}}}}\'',
+    ]);
+    expect(findings(withServer(cluster('istio'), 'v1.29.0'), ['native-sidecar-unsupported'])).toEqual([]);
+  });
+
+  it('nodes: names each older node; a mesh without a per-workload switch is told to change its control plane', () => {
+    const fs = findings(cluster('kuma', [`${dir}/fires-kuma-node-1.28.yaml`]), ['native-sidecar-unsupported']);
+    const f = fs.find((x) => x.resource.name === 'api')!;
+    expect(f.evidence).toMatchObject({ nodesOlder: [{ node: 'kind-control-plane', kubelet: 'v1.28.9' }], apiServer: null });
+    expect(f.fix).toEqual(['# turn native sidecars off in the Kuma control plane, which has no switch per workload, or upgrade the cluster to 1.29 or later']);
+  });
+});

@@ -1,0 +1,43 @@
+/**
+ * Where webhook-stale fires, and its near misses (test/helpers/check-tester.ts); its evidence and
+ * fix; webhook-no-endpoints leaves the leftovers to it.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkCases } from '../helpers/check-tester.js';
+import { cluster, findings, ids } from '../helpers/fixtures.js';
+
+const dir = 'checks/webhook-stale';
+
+checkCases('webhook-stale', {
+  fires: [
+    { fixtures: 'fires-istio-old-revision-service-gone.yaml', findings: ['MutatingWebhookConfiguration istio-sidecar-injector-1-23'] },
+    { fixtures: 'fires-linkerd-namespace-gone.yaml', findings: ['MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config-legacy'] },
+    { fixtures: 'fires-kuma-old-service.yaml', findings: ['MutatingWebhookConfiguration kuma-admission-mutating-webhook-configuration-old'] },
+  ],
+  silent: [{ fixtures: 'ok-istio-lone-service-missing.yaml' }, { fixtures: 'ok-linkerd-second-config-live.yaml' }],
+});
+
+describe('webhook-stale: evidence, fix, and webhook-no-endpoints', () => {
+  it('names the leftover and the live configuration, and deletes the leftover', () => {
+    const [f] = findings(cluster('istio', [`${dir}/fires-istio-old-revision-service-gone.yaml`]), ['webhook-stale']);
+    expect(f!.message).toBe(
+      'MutatingWebhookConfiguration istio-sidecar-injector-1-23 of Istio is left behind: it calls Service istio-system/istiod-1-23, which no longer exists, while istio-sidecar-injector calls a live injector. It is called for the pods of 1 workload (store/frontend): failurePolicy Fail: pod creation is blocked.',
+    );
+    expect(f!.evidence).toMatchObject({ services: ['istio-system/istiod-1-23'], namespaceGone: false, liveConfigurations: ['istio-sidecar-injector'] });
+    expect(f!.fix).toEqual([
+      '# delete the leftover, the live configuration stays and injects the pods',
+      'kubectl delete mutatingwebhookconfiguration istio-sidecar-injector-1-23',
+    ]);
+  });
+
+  it('a leftover is reported once: webhook-no-endpoints and injector-unavailable leave it, and still report a lone missing Service', () => {
+    const all = ['webhook-stale', 'webhook-no-endpoints', 'injector-unavailable'];
+    expect(ids(findings(cluster('linkerd', [`${dir}/fires-linkerd-namespace-gone.yaml`]), all))).toEqual([
+      'webhook-stale MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config-legacy',
+    ]);
+    expect(ids(findings(cluster('istio', [`${dir}/fires-istio-old-revision-service-gone.yaml`]), all))).toEqual([
+      'webhook-stale MutatingWebhookConfiguration istio-sidecar-injector-1-23',
+    ]);
+    expect(ids(findings(cluster('istio', [`${dir}/ok-istio-lone-service-missing.yaml`]), all))).toEqual(['webhook-no-endpoints Service istio-system/istiod']);
+  });
+});
