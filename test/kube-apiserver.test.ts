@@ -377,13 +377,15 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
         expect(live.stderr).toBe('');
         expect(offline.stderr).toBe('');
         expect(live.json?.source).toMatchObject({ type: 'live', server: k.server });
-        // The live run also has the server's version (GET /version; a List file has none): the
-        // checks that compare it may find more live, and nothing else differs.
-        const SERVER_VERSION = ['kubernetes-version-unsupported ', 'native-sidecar-unsupported '];
-        const fromVersion = (ks: string[]) => ks.filter((x) => SERVER_VERSION.some((id) => x.startsWith(id)));
-        const rest = (ks: string[]) => ks.filter((x) => !SERVER_VERSION.some((id) => x.startsWith(id)));
+        // The live run also has what the List file lacks: the server's version (GET /version) and
+        // the server's own RBAC objects, which grant the fixture's Linkerd injector nothing (no chart
+        // ClusterRole here): the checks reading them find more live, and nothing else differs.
+        const LIVE_ONLY = ['kubernetes-version-unsupported ', 'native-sidecar-unsupported ', 'injector-rbac-missing '];
+        const liveOnly = (ks: string[]) => ks.filter((x) => LIVE_ONLY.some((id) => x.startsWith(id)));
+        const rest = (ks: string[]) => ks.filter((x) => !LIVE_ONLY.some((id) => x.startsWith(id)));
         expect(rest(keys(live))).toEqual(rest(keys(offline)));
-        expect(fromVersion(keys(offline))).toEqual([]);
+        expect(liveOnly(keys(offline))).toEqual([]);
+        expect(liveOnly(keys(live))).toContain('injector-rbac-missing error Deployment linkerd/linkerd-proxy-injector');
         expect(live.code).toBe(offline.code);
         // Not vacuous: the cluster has a real problem, found both ways.
         expect(keys(live)).toContain('sidecar-missing error Deployment shop/cart');
