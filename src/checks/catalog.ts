@@ -338,7 +338,17 @@ export const CATALOG = {
       "A mesh injector's ServiceAccount lacks permissions its chart grants it for injection (its ClusterRoleBinding or ClusterRole is gone or changed), so it cannot read what injection needs.",
     severity: 'error',
     inputs: [],
-    optionalInputs: ['clusterroles', 'clusterrolebindings', 'deployments', 'replicasets', 'mutatingwebhookconfigurations', 'services', 'pods', 'namespaces', 'configmaps'],
+    optionalInputs: [
+      'clusterroles',
+      'clusterrolebindings',
+      'deployments',
+      'replicasets',
+      'mutatingwebhookconfigurations',
+      'services',
+      'pods',
+      'namespaces',
+      'configmaps',
+    ],
   },
   'kubernetes-version-unsupported': {
     code: 'MD2051',
