@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { snapshotText } from '../src/cluster/snapshot-file.js';
-import { NOW, baseObjects, fixtureObjects, overlay, snapshotFrom } from '../test/helpers/fixtures.js';
+import { NOW, baseObjects, fixtureObjects, overlay, snapshotFrom, completeReplicaSet } from '../test/helpers/fixtures.js';
 import type { K8sObject } from '../src/util/types.js';
 
 const PROBLEMS = [
@@ -79,24 +79,9 @@ const podSpecs = (o: any): any[] => {
  */
 function applyable(objects: K8sObject[]): K8sObject[] {
   const out = structuredClone(objects) as any[];
-  const find = (kind: string, ns: string, name: string) => out.find((o) => o.kind === kind && o.metadata.namespace === ns && o.metadata.name === name);
   for (const o of out) {
     for (const ref of o.metadata.ownerReferences ?? []) ref.apiVersion ??= API_VERSION[ref.kind];
-    if (o.kind === 'ReplicaSet' && !o.spec?.selector) {
-      const owner = o.metadata.ownerReferences?.find((r: any) => r.kind === 'Deployment');
-      const dep = owner && find('Deployment', o.metadata.namespace, owner.name);
-      if (!dep) throw new Error(`ReplicaSet ${o.metadata.namespace}/${o.metadata.name}: no owner Deployment to take a selector from`);
-      const hash = o.metadata.name.slice(o.metadata.name.lastIndexOf('-') + 1);
-      const template = structuredClone(dep.spec.template);
-      template.metadata.labels = { ...template.metadata.labels, 'pod-template-hash': hash };
-      o.metadata.labels ??= template.metadata.labels;
-      o.spec = {
-        replicas: dep.spec.replicas ?? 1,
-        ...o.spec,
-        selector: { matchLabels: { ...dep.spec.selector.matchLabels, 'pod-template-hash': hash } },
-        template,
-      };
-    }
+    if (o.kind === 'ReplicaSet' && !o.spec?.selector) completeReplicaSet(o, out);
     if (o.kind === 'Secret') {
       for (const k of Object.keys(o.data ?? {})) if (/key/i.test(k)) o.data[k] = '';
       if (o.type === 'kubernetes.io/tls' && !(o.data?.['tls.crt'] && 'tls.key' in o.data)) o.type = 'Opaque';

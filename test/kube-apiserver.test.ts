@@ -28,7 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { gather } from '../src/run/read.js';
 import { KIND_KEYS } from '../src/k8s/kinds.js';
-import { baseObjects, fixtureObjects, overlay, parseObjects } from './helpers/fixtures.js';
+import { baseObjects, fixtureObjects, overlay, parseObjects, completeReplicaSet } from './helpers/fixtures.js';
 import {
   APISERVER_SH,
   APISERVER_SH_FOUND,
@@ -66,23 +66,8 @@ if (!APISERVER_SH_FOUND) {
  */
 function fixUp(objects: any[]): any[] {
   const out = structuredClone(objects);
-  const find = (kind: string, ns: string, name: string) => out.find((o) => o.kind === kind && o.metadata.namespace === ns && o.metadata.name === name);
   for (const o of out) {
-    if (o.kind === 'ReplicaSet' && !o.spec?.selector) {
-      const owner = o.metadata.ownerReferences?.find((r: any) => r.kind === 'Deployment');
-      const dep = owner && find('Deployment', o.metadata.namespace, owner.name);
-      if (!dep) throw new Error(`ReplicaSet ${o.metadata.namespace}/${o.metadata.name}: no owner Deployment to take a selector from`);
-      const hash = o.metadata.name.slice(o.metadata.name.lastIndexOf('-') + 1);
-      const template = structuredClone(dep.spec.template);
-      template.metadata.labels = { ...template.metadata.labels, 'pod-template-hash': hash };
-      o.metadata.labels ??= template.metadata.labels;
-      o.spec = {
-        replicas: dep.spec.replicas ?? 1,
-        ...o.spec,
-        selector: { matchLabels: { ...dep.spec.selector.matchLabels, 'pod-template-hash': hash } },
-        template,
-      };
-    }
+    if (o.kind === 'ReplicaSet' && !o.spec?.selector) completeReplicaSet(o, out);
     if (o.kind === 'Secret' && o.type === 'kubernetes.io/tls' && !(o.data?.['tls.crt'] && o.data?.['tls.key'])) o.type = 'Opaque';
     if (o.kind === 'Job' && o.status?.conditions?.some((c: any) => c.type === 'Complete' && c.status === 'True')) {
       o.status.startTime ??= o.metadata.creationTimestamp ?? o.status.completionTime;

@@ -137,3 +137,24 @@ export function findings(snap: Snapshot, ids?: string[], opts: { now?: Date; mes
 /** "id Kind ns/name" identities of findings, for compact assertions. */
 export const ids = (fs: Finding[]): string[] =>
   fs.map((f) => `${f.id} ${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`);
+
+/**
+ * A fixture's ReplicaSet as the API server accepts it (fixtures give only its metadata): the
+ * selector and template of the Deployment that owns it in `objects`, with its pod-template-hash
+ * (the suffix of its name). For loading fixtures into a real kube-apiserver.
+ */
+export function completeReplicaSet(o: any, objects: any[]): void {
+  const owner = o.metadata.ownerReferences?.find((r: any) => r.kind === 'Deployment');
+  const dep = owner && objects.find((d) => d.kind === 'Deployment' && d.metadata.namespace === o.metadata.namespace && d.metadata.name === owner.name);
+  if (!dep) throw new Error(`ReplicaSet ${o.metadata.namespace}/${o.metadata.name}: no owner Deployment to take a selector from`);
+  const hash = o.metadata.name.slice(o.metadata.name.lastIndexOf('-') + 1);
+  const template = structuredClone(dep.spec.template);
+  template.metadata.labels = { ...template.metadata.labels, 'pod-template-hash': hash };
+  o.metadata.labels ??= template.metadata.labels;
+  o.spec = {
+    replicas: dep.spec.replicas ?? 1,
+    ...o.spec,
+    selector: { matchLabels: { ...dep.spec.selector.matchLabels, 'pod-template-hash': hash } },
+    template,
+  };
+}
