@@ -423,18 +423,17 @@ describe('gather: fatal errors', () => {
 
   it('one kind hanging: unavailable after the timeout, the rest is read', async () => {
     const { kubeconfig } = await setup({ faults: [{ match: (r) => r.path === '/api/v1/pods', delayMs: Infinity }] });
-    const t0 = Date.now();
-    const snap = await read(kubeconfig, { limits: { requestTimeoutMs: 400 } });
-    expect(Date.now() - t0).toBeLessThan(2000);
-    expect(snap.unavailable).toEqual({ pods: 'timed out: no answer within 0.4s' });
+    // The other kinds must answer within the timeout on a busy machine too: 3 s. The hanging kind
+    // never answers, so only the timeout can end this read (else the test's own timeout fails it).
+    const snap = await read(kubeconfig, { limits: { requestTimeoutMs: 3000 } });
+    expect(snap.unavailable).toEqual({ pods: 'timed out: no answer within 3s' });
     expect(snap.objects.deployments).toHaveLength(1);
   });
 
   it('the server hanging: an error after the timeout', async () => {
     const { srv, kubeconfig } = await setup({ faults: [{ match: () => true, delayMs: Infinity }] });
-    const t0 = Date.now();
+    // Nothing answers: only the timeout can end this read.
     const err = await failure(read(kubeconfig, { limits: { requestTimeoutMs: 400 } }));
-    expect(Date.now() - t0).toBeLessThan(2000);
     expect(err).toBeInstanceOf(UserError);
     expect(err.message).toBe(`the API server at ${srv.url} did not answer within 0.4s`);
   });

@@ -513,7 +513,7 @@ describe('7. exec credential plugins, run natively and bounded', () => {
     const a = await generateLeaf({ ca, keyType: 'ecdsa', dnsNames: ['a'] });
     const b = await generateLeaf({ ca, keyType: 'ecdsa', dnsNames: ['b'] });
     for (const status of [{ token: 'a\r\nX-Evil: 1' }, { clientCertificateData: a.certPem, clientKeyData: b.keyPem }]) {
-      const msg = await userError(read(await execConfig(srv, `console.log(${JSON.stringify(credential(status))})`), { limits: { requestTimeoutMs: 500 } }));
+      const msg = await userError(read(await execConfig(srv, `console.log(${JSON.stringify(credential(status))})`), { limits: { requestTimeoutMs: 10_000 } }));
       expect(msg).toMatch(new RegExp(`^${escape(execPrefix)} returned unusable credentials: `));
     }
     await sleep(100);
