@@ -2,8 +2,9 @@
  * host-network-pod — a workload with `hostNetwork: true` in a namespace enabled for a mesh: it is
  * never injected, by design.
  *
- * Why: Linkerd's and Istio's injectors refuse hostNetwork pods (Linkerd pkg/inject/report.go
- * hostNetworkEnabled; Istio injectRequired), because the proxy's traffic redirection would capture
+ * Why: Linkerd's and Istio's injectors refuse hostNetwork pods (linkerd/linkerd2@b24cd405
+ * pkg/inject/report.go hostNetworkEnabled, checked before any annotation; istio/istio@86c9f01f
+ * pkg/kube/inject/inject.go#L209 injectRequired, before the namespace and pod markers), because the proxy's traffic redirection would capture
  * the node's own traffic. Asked "why has this pod no sidecar?", the answer is this, and nothing is
  * broken. Only for a mesh whose injector has that rule (its `hostNetwork` step): Kuma and Consul
  * inject hostNetwork pods like any other.
@@ -41,7 +42,12 @@ export default defineCheck({
           message: `${w.kind} ${w.namespace}/${w.name} uses hostNetwork, so ${meshTitle(mesh)} never injects it (by design), although ${asks}.`,
           resource: w.ref,
           affectedPods: states.active.length,
-          evidence: { hostNetwork: true, ...(marker.enabled ? { namespaceMarker: marker.text } : { templateAsks: true }), pods: states.active.map(nameOf) },
+          evidence: {
+            hostNetwork: true,
+            namespaceMarker: marker.enabled ? marker.text : undefined,
+            templateAsks: !marker.enabled,
+            pods: states.active.map(nameOf),
+          },
           fix: [],
         };
       }
