@@ -42,6 +42,12 @@ export interface MarkerProblemDraft {
   affectedPods?: number;
   /** Workload problems: the pod template as the fix changes it. */
   templateChanges?: { field: Field; key: string; value?: string }[];
+  /**
+   * The marker is wrong, but the injector injects the pods anyway (a value the version ignores
+   * while the namespace's policy injects): it is not why pods lack the proxy, so their missing
+   * proxy is reported beside it (sidecar-missing, pod-predates-enablement).
+   */
+  notWhyMissing?: boolean;
 }
 
 /** What a profile's marker rules need from the namespace problem finder. */
