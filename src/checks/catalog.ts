@@ -100,7 +100,7 @@ export const CATALOG = {
     code: 'MD1010',
     title: 'hostNetwork pods are never injected',
     description:
-      'A workload with hostNetwork: true in a namespace enabled for injection runs without a proxy by design: a mesh whose injector refuses hostNetwork pods never injects them.',
+      'A workload with hostNetwork: true that asks for injection (its namespace or its pod template) runs without a proxy by design: a mesh whose injector refuses hostNetwork pods never injects them.',
     severity: 'info',
     inputs: ['namespaces', 'mutatingwebhookconfigurations'],
     optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps'], // configmaps: the injector's decision reads the mesh's settings

@@ -2,14 +2,16 @@
  * host-network-pod — a workload with `hostNetwork: true` in a namespace enabled for a mesh: it is
  * never injected, by design.
  *
- * Why: Linkerd's and Istio's injectors refuse hostNetwork pods (Linkerd pkg/inject/report.go
- * hostNetworkEnabled; Istio injectRequired), because the proxy's traffic redirection would capture
+ * Why: Linkerd's and Istio's injectors refuse hostNetwork pods (linkerd/linkerd2@b24cd405
+ * pkg/inject/report.go hostNetworkEnabled, checked before any annotation; istio/istio@86c9f01f
+ * pkg/kube/inject/inject.go#L209 injectRequired, before the namespace and pod markers), because the proxy's traffic redirection would capture
  * the node's own traffic. Asked "why has this pod no sidecar?", the answer is this, and nothing is
  * broken. Only for a mesh whose injector has that rule (its `hostNetwork` step): Kuma and Consul
  * inject hostNetwork pods like any other.
- * When: only with `-n` on the namespace itself, and only when that namespace is enabled for an
- * installed mesh (otherwise nobody expects injection); silent with `-A`, where node agents would
- * only add noise, and for workloads that opt out explicitly.
+ * When: a workload that asks an installed mesh for injection (its namespace's marker or its own
+ * pod template's), in every scope alike: `check -n NS` reports exactly what `check -A` reports for
+ * NS (issue 24). Node agents of unmarked namespaces (kube-system's kube-proxy) ask nothing and stay
+ * silent, as do workloads that opt out explicitly.
  * Known false positives: none; it is informational.
  * Fix: none. A workload that must be meshed has to drop hostNetwork.
  */
@@ -22,22 +24,30 @@ import { defineCheck, meta } from './define.js';
 export default defineCheck({
   ...meta('host-network-pod'),
   *run(m) {
-    const { allNamespaces, namespace } = m.snapshot.scope;
-    if (allNamespaces || !namespace) return; // only asked about one namespace does this explain anything
     for (const w of m.appWorkloads) {
+      // The same rule in every scope: -n NS reports what -A reports for NS (the control-plane
+      // namespaces a -n run also reads are not in its scope).
+      if (!m.inScope(w.namespace)) continue;
       const states = podStates(w);
-      if (w.namespace !== namespace || !states.hostNetwork) continue;
+      if (!states.hostNetwork) continue;
       for (const { mesh } of m.meshes) {
-        const marker = namespaceMarker(m, mesh, m.namespace(w.namespace));
-        if (!marker.enabled || templateOptOut(mesh, w.template)) continue; // nobody expects this mesh here
+        const decision = m.decision(w, mesh);
+        if (!decision?.intent || templateOptOut(mesh, w.template)) continue; // nobody asks this mesh here
         // A mesh whose injector has no hostNetwork rule injects these pods like any other.
-        if (!m.decision(w, mesh)?.injector.some((s) => s.kind === 'host-network' && !s.ok)) continue;
+        if (!decision.injector.some((s) => s.kind === 'host-network' && !s.ok)) continue;
+        const marker = namespaceMarker(m, mesh, m.namespace(w.namespace));
+        const asks = marker.enabled ? `namespace ${w.namespace} has ${marker.text}` : 'its pod template asks for injection';
         yield {
           mesh,
-          message: `${w.kind} ${w.namespace}/${w.name} uses hostNetwork, so ${meshTitle(mesh)} never injects it (by design), although namespace ${w.namespace} has ${marker.text}.`,
+          message: `${w.kind} ${w.namespace}/${w.name} uses hostNetwork, so ${meshTitle(mesh)} never injects it (by design), although ${asks}.`,
           resource: w.ref,
           affectedPods: states.active.length,
-          evidence: { hostNetwork: true, namespaceMarker: marker.text, pods: states.active.map(nameOf) },
+          evidence: {
+            hostNetwork: true,
+            namespaceMarker: marker.enabled ? marker.text : undefined,
+            templateAsks: !marker.enabled,
+            pods: states.active.map(nameOf),
+          },
           fix: [],
         };
       }

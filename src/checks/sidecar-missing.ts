@@ -10,7 +10,8 @@
  * before the marker (pod-predates-enablement), or when the marker was set is unknown. Silent for
  * finished pods, control-plane namespaces, hostNetwork pods, pods that opt out, namespaces not
  * enabled, native sidecars, pods meshed by the other mesh, and where injection-marker-invalid
- * or webhook-excludes-namespace explain it, and for the pods the injector's own skip event stands
+ * or webhook-excludes-namespace explain it (a marker value the injector ignores while the policy
+ * injects explains nothing: reported beside it, facts/marker-problems.ts markerExplains), and for the pods the injector's own skip event stands
  * for (injection-skipped quotes it). Linked to `webhook-broken:<mesh>`, so a webhook
  * finding in the same report ranks first.
  * Pods all created before the injector was first ready (its install's pods, never restarted, say

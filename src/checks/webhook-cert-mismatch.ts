@@ -9,9 +9,11 @@
  * rotation: a Secret re-created without re-applying the webhook configuration, GitOps tools
  * re-rendering the chart (a new self-signed pair on every render), or cert-manager's cainjector
  * not running.
- * When: Linkerd only (istiod patches its own caBundle); only when the serving Secret
- * `linkerd-proxy-injector-k8s-tls` (`tls.crt`, or the legacy `linkerd-proxy-injector-tls`
- * `crt.pem`) was read. A caBundle with no certificate is left to webhook-ca-invalid; validity
+ * When: Linkerd, Kuma and Consul (istiod patches its own caBundle); only when the serving Secret
+ * was read: Linkerd's `linkerd-proxy-injector-k8s-tls` (`tls.crt`, or the legacy
+ * `linkerd-proxy-injector-tls` `crt.pem`), Kuma's as its control plane's Deployment mounts it
+ * (a custom controlPlane.tls.general.secretName too; `kuma-tls-cert` where it mounts none;
+ * nothing while its Deployments were not read), Consul's webhook cert Secret. A caBundle with no certificate is left to webhook-ca-invalid; validity
  * dates are left to the expiry checks. Sanitized Secrets carry certificates only, never keys.
  * Known false positives: a Secret updated seconds before the snapshot, before cainjector caught up.
  * Fix: re-issue the certificate and caBundle together, then restart the injector.
@@ -22,7 +24,7 @@ import { webhookBundles, webhookCertFix } from '../facts/webhook-certs.js';
 import { defineCheck, meta } from './define.js';
 
 /** The meshes whose injector keeps its serving certificate in a Secret meshdoctor can read. */
-const WITH_SECRETS = PROFILE_LIST.filter((p) => p.controlPlane.webhooks.servingCertSecrets?.length);
+const WITH_SECRETS = PROFILE_LIST.filter((p) => p.controlPlane.webhooks.servingCertSecrets?.length || p.controlPlane.webhooks.servingCertSecretIn);
 
 export default defineCheck({
   ...meta('webhook-cert-mismatch'),
@@ -33,10 +35,13 @@ export default defineCheck({
       for (const g of webhookBundles(install.webhooks)) {
         const svc = g.webhooks.find((w) => w.service)?.service;
         if (!svc || g.parsed.certs.length === 0) continue; // url webhooks have no Secret; an empty bundle is webhook-ca-invalid's
-        const found = p.controlPlane.webhooks
-          .servingCertSecrets!.map(([name, key]) => ({ secret: m.get('secrets', svc.namespace, name), key }))
-          .find((s) => s.secret);
-        if (!found) continue; // the Secret was not read (or is named differently): nothing to compare
+        // The Secret the cluster names (Kuma: its Deployment's volume), else the profile's names.
+        const hooks = p.controlPlane.webhooks;
+        const names = hooks.servingCertSecretIn
+          ? [hooks.servingCertSecretIn(m, svc.namespace)].filter((n) => n !== undefined)
+          : (hooks.servingCertSecrets ?? []);
+        const found = names.map(([name, key]) => ({ secret: m.get('secrets', svc.namespace, name), key })).find((s) => s.secret);
+        if (!found) continue; // the Secret was not read (not collected, or absent): nothing to compare, nothing claimed
         const secretName = found.secret!.metadata?.name ?? '';
         const host = `${svc.name}.${svc.namespace}.svc`;
         const served = secretCerts(found.secret, found.key)?.certs ?? [];

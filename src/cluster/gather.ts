@@ -56,8 +56,11 @@ export interface NamedRef {
 export interface ReadPlan {
   /** The namespaces a -n run also lists its namespaced kinds in (the meshes' control planes). */
   controlPlaneNamespaces(namespaces: K8sObject[], webhookConfigs: K8sObject[]): string[];
-  /** The ConfigMaps and Secrets the checks read, by name, in the mesh namespaces only. */
-  named(namespaces: K8sObject[], webhookConfigs: K8sObject[]): NamedRef[];
+  /**
+   * The ConfigMaps and Secrets the checks read, by name, in the mesh namespaces only; `deployments`
+   * (when read) name some of them (the Secret a control plane mounts).
+   */
+  named(namespaces: K8sObject[], webhookConfigs: K8sObject[], deployments: K8sObject[]): NamedRef[];
 }
 
 export const DEFAULT_PAGE_SIZE = 500;
@@ -240,7 +243,9 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
           }
         } else {
           // Each object once, however many webhooks name its namespace.
-          const all = opts.plan.named(objects.namespaces ?? [], objects.mutatingwebhookconfigurations ?? []).filter((r) => wanted.has(r.key));
+          const all = opts.plan
+            .named(objects.namespaces ?? [], objects.mutatingwebhookconfigurations ?? [], objects.deployments ?? [])
+            .filter((r) => wanted.has(r.key));
           const refs = [...new Map(all.map((r) => [objectPath(KINDS[r.key], r.namespace, r.name), r])).values()];
           const found: (K8sObject | undefined)[] = await Promise.all(
             refs.map(async (ref) => {
@@ -273,10 +278,11 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
     // Phase 1: list every listable kind, concurrently. With -n, the namespaced kinds are listed in
     // that namespace and in the meshes' control-plane namespaces (the control-plane checks need
     // the injector's pods, service and endpoints), which the cluster-scoped kinds name first.
-    // Phase 2 (the named objects) starts as soon as namespaces and webhook configurations are
-    // read, while the large lists (pods, events, ...) are still being read.
+    // Phase 2 (the named objects) starts as soon as namespaces, webhook configurations and
+    // Deployments (a control plane's Deployment names the Secret it mounts) are read, while the
+    // large lists (pods, events, ...) are still being read.
     const listable = kinds.filter((key) => !KINDS[key].byName);
-    const naming = new Set<KindKey>(['namespaces', 'mutatingwebhookconfigurations']);
+    const naming = new Set<KindKey>(['namespaces', 'mutatingwebhookconfigurations', 'deployments']);
     if (scope.allNamespaces) {
       const lists = listable.map((key) => ({ key, done: listInto(key, [undefined]) }));
       await Promise.all([Promise.all(lists.map((l) => l.done)), Promise.all(lists.filter((l) => naming.has(l.key)).map((l) => l.done)).then(named)]);
@@ -284,7 +290,8 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
       await Promise.all(listable.filter((key) => !KINDS[key].namespaced).map((key) => listInto(key, [undefined])));
       const cp = opts.plan.controlPlaneNamespaces(objects.namespaces ?? [], objects.mutatingwebhookconfigurations ?? []);
       const namespaces = [...new Set([scope.namespace!, ...cp])];
-      await Promise.all([...listable.filter((key) => KINDS[key].namespaced).map((key) => listInto(key, namespaces)), named()]);
+      const lists = listable.filter((key) => KINDS[key].namespaced).map((key) => ({ key, done: listInto(key, namespaces) }));
+      await Promise.all([...lists.map((l) => l.done), Promise.all(lists.filter((l) => naming.has(l.key)).map((l) => l.done)).then(named)]);
     }
     // GET /version once the lists are done (nothing else in flight: it must not count as the
     // server's answer, see src/cluster/version.ts), when a check asked for it. Never fatal.

@@ -215,10 +215,11 @@ export function keeper(policy: KeepPolicy): Keeper {
    * name, image and restartPolicy (is it a proxy, a native sidecar), resources (quotas, OOM
    * evidence), ports (a webhook's named targetPort), env (istiod's ENABLE_NATIVE_SIDECARS), command
    * and args (job-never-completes), securityContext's user, privilege and seccomp fields (Kuma's sidecar UID rule, Pod
-   * Security, SCCs), a volumeMount at the token path (Consul's ACL rule). Probes, lifecycle hooks, envFrom, other volumeMounts, workingDir, ...
+   * Security, SCCs), a volumeMount at the token path (Consul's ACL rule) or of a Secret volume (Kuma's serving
+   * certificate). Probes, lifecycle hooks, envFrom, other volumeMounts, workingDir, ...
    * are dropped. A check that starts reading another field adds it here.
    */
-  function slimContainer(c: Obj): Obj {
+  function slimContainer(c: Obj, secretVolumes: ReadonlySet<string> = new Set()): Obj {
     if (Array.isArray(c.command)) slimArgv(c.command);
     if (Array.isArray(c.args)) slimArgv(c.args);
     return {
@@ -233,8 +234,16 @@ export function keeper(policy: KeepPolicy): Keeper {
       // Kuma's injector rejects an app container running as its sidecar's UID; Pod Security and SCCs judge the rest.
       securityContext: slimSecurityContext(c.securityContext, true),
       // Consul's injector with ACLs looks for a mount at the ServiceAccount token path: only that mount's path is kept.
+      // A mount of a Secret volume keeps its name, path and subPath: where a control plane reads its serving
+      // certificate (Kuma's webhook Secret, named by its Deployment).
       volumeMounts: Array.isArray(c.volumeMounts)
-        ? c.volumeMounts.filter((v) => isObj(v) && v.mountPath === SA_TOKEN_PATH).map(() => ({ mountPath: SA_TOKEN_PATH }))
+        ? c.volumeMounts
+            .filter((v) => isObj(v) && (v.mountPath === SA_TOKEN_PATH || secretVolumes.has(v.name)))
+            .map((v: Obj) =>
+              secretVolumes.has(v.name)
+                ? { name: v.name, mountPath: v.mountPath, ...(typeof v.subPath === 'string' ? { subPath: v.subPath } : {}) }
+                : { mountPath: SA_TOKEN_PATH },
+            )
         : undefined,
     };
   }
@@ -242,8 +251,8 @@ export function keeper(policy: KeepPolicy): Keeper {
   /**
    * A pod or pod template: the metadata without last-applied; of the spec, the fields the checks
    * read (mesh/pods.ts, linkerd.ts, istio.ts, serviceaccount-missing; the pod's securityContext for
-   * Pod Security), as a new object: volumes,
-   * ephemeralContainers, affinity, ... are dropped. A check that starts reading another field adds
+   * Pod Security; the Secret volumes' names, for the Secret a control plane mounts), as a new object:
+   * other volumes, ephemeralContainers, affinity, ... are dropped. A check that starts reading another field adds
    * it here; test/snapshot-redaction.test.ts proves the checks see no difference on every fixture.
    */
   function slimPod(pod: unknown): void {
@@ -251,9 +260,17 @@ export function keeper(policy: KeepPolicy): Keeper {
     slimMetadata(pod.metadata);
     const spec = pod.spec;
     if (!isObj(spec)) return;
+    // Secret volumes keep their name and the Secret's name only (never an item or a mode): which Secret a mount is.
+    const volumes = Array.isArray(spec.volumes)
+      ? spec.volumes
+          .filter((v): v is Obj => isObj(v) && typeof v.name === 'string' && isObj(v.secret) && typeof v.secret.secretName === 'string')
+          .map((v) => ({ name: v.name, secret: { secretName: v.secret.secretName } }))
+      : [];
+    const secretVolumes = new Set(volumes.map((v) => v.name as string));
     pod.spec = {
-      containers: eachObject(spec.containers, slimContainer),
-      initContainers: eachObject(spec.initContainers, slimContainer),
+      containers: eachObject(spec.containers, (c) => slimContainer(c, secretVolumes)),
+      initContainers: eachObject(spec.initContainers, (c) => slimContainer(c, secretVolumes)),
+      volumes: volumes.length ? volumes : undefined,
       hostNetwork: spec.hostNetwork,
       nodeName: spec.nodeName, // sidecarless-not-enrolled: the node proxy on the pod's node
       serviceAccountName: spec.serviceAccountName,

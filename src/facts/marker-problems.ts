@@ -47,6 +47,8 @@ export interface Problem {
   choice?: MeshChoice;
   /** The meshes whose missing proxy this problem explains, besides its own (precedence). */
   explains?: MeshName[];
+  /** Not why pods lack the proxy: the injector injects them anyway (MarkerProblemDraft.notWhyMissing). */
+  notWhyMissing?: boolean;
 }
 
 interface TemplateChange {
@@ -486,7 +488,11 @@ function applyChoice(
   });
 }
 
-/** injection-marker-invalid explains this workload's missing proxy for this mesh (precedence). */
+/**
+ * injection-marker-invalid explains this workload's missing proxy for this mesh (precedence); not a
+ * marker the injector does without (a value it ignores while the policy injects): the pods' missing
+ * proxy is still reported, beside it (issue 24).
+ */
 export function markerExplains(m: Model, w: Workload, mesh: MeshName): boolean {
-  return [...namespaceProblems(m, w.namespace), ...workloadProblems(m, w)].some((p) => p.mesh === mesh || p.explains?.includes(mesh));
+  return [...namespaceProblems(m, w.namespace), ...workloadProblems(m, w)].some((p) => !p.notWhyMissing && (p.mesh === mesh || p.explains?.includes(mesh)));
 }

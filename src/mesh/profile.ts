@@ -42,6 +42,12 @@ export interface MarkerProblemDraft {
   affectedPods?: number;
   /** Workload problems: the pod template as the fix changes it. */
   templateChanges?: { field: Field; key: string; value?: string }[];
+  /**
+   * The marker is wrong, but the injector injects the pods anyway (a value the version ignores
+   * while the namespace's policy injects): it is not why pods lack the proxy, so their missing
+   * proxy is reported beside it (sidecar-missing, pod-predates-enablement).
+   */
+  notWhyMissing?: boolean;
 }
 
 /** What a profile's marker rules need from the namespace problem finder. */
@@ -284,6 +290,12 @@ interface ControlPlane {
     list(expected: string): Step;
     /** Secrets holding the injector's serving certificate: [name, key]. */
     readonly servingCertSecrets?: readonly (readonly [string, string])[];
+    /**
+     * The Secret holding the injector's serving certificate in control-plane namespace `ns`, as the
+     * cluster names it (Kuma: the volume its Deployment mounts); replaces servingCertSecrets.
+     * Undefined when what names it was not read: nothing is compared.
+     */
+    servingCertSecretIn?(m: MeshContext, ns: string): readonly [string, string] | undefined;
   };
   /**
    * How an install keeps the mesh's own injection webhooks away from the control plane's pods, in
@@ -295,8 +307,8 @@ interface ControlPlane {
   readonly selfExclusion: readonly { readonly on: 'namespace' | 'template'; readonly key: string; readonly value: string }[];
   /** What meshdoctor reads of the control plane beyond the listed kinds, and what snapshots keep of it. */
   readonly reads: {
-    /** The ConfigMaps and Secrets its checks read, by name, in its control-plane namespaces. */
-    named(namespaces: string[], webhookConfigs: K8sObject[]): NamedRef[];
+    /** The ConfigMaps and Secrets its checks read, by name, in its control-plane namespaces (`deployments`: as read, maybe none). */
+    named(namespaces: string[], webhookConfigs: K8sObject[], deployments: K8sObject[]): NamedRef[];
     /** The `data` key (or keys) of a ConfigMap of this mesh that its checks read (snapshots keep only them). */
     configMapKeys(name: string): string | readonly string[] | undefined;
     /** The part of a kept ConfigMap key its checks read, when less than all of it (undefined: none of it is kept). */

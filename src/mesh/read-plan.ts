@@ -36,11 +36,12 @@ export function meshNamespaces(namespaces: K8sObject[], webhookConfigs: K8sObjec
 
 /**
  * The ConfigMaps and Secrets the checks read, by name, in the mesh namespaces only. These kinds
- * are never listed cluster-wide.
+ * are never listed cluster-wide. `deployments` (when read) name some of them: the Secret a
+ * control plane mounts.
  */
-export function namedObjects(namespaces: K8sObject[], webhookConfigs: K8sObject[]): NamedRef[] {
+export function namedObjects(namespaces: K8sObject[], webhookConfigs: K8sObject[], deployments: K8sObject[] = []): NamedRef[] {
   const cp = meshNamespaces(namespaces, webhookConfigs);
-  return PROFILE_LIST.flatMap((p) => p.controlPlane.reads.named(cp[p.name], webhookConfigs));
+  return PROFILE_LIST.flatMap((p) => p.controlPlane.reads.named(cp[p.name], webhookConfigs, deployments));
 }
 
 /** The read plan the reading layer is handed (src/cluster/gather.ts ReadPlan). */

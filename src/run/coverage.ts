@@ -60,7 +60,7 @@ export function rbacFix(snapshot: Snapshot, unavailable: Coverage['unavailable']
   const forbidden = unavailable.filter((u) => /^forbidden\b/.test(u.reason));
   if (!forbidden.length) return [];
   const res = (k: KindKey) => (KINDS[k].group ? `${KINDS[k].plural}.${KINDS[k].group}` : KINDS[k].plural);
-  const named = namedObjects(snapshot.objects.namespaces ?? [], snapshot.objects.mutatingwebhookconfigurations ?? []);
+  const named = namedObjects(snapshot.objects.namespaces ?? [], snapshot.objects.mutatingwebhookconfigurations ?? [], snapshot.objects.deployments ?? []);
   const roles: { name: string; command: Step; namespaces: Set<string> | 'cluster' }[] = [];
   /** A ClusterRole named after its rules: the hash of its arguments as printed (kept stable across versions). */
   const addRole = (rules: Word[], kinds: Coverage['unavailable']) => {

@@ -46,7 +46,9 @@ export class WatchPlan {
       return { lists, named: [], unavailable: Object.fromEntries(byName.map((key) => [key, UNKNOWN_MESH_NAMESPACES])) };
     }
     // Each object once, however many webhooks name its namespace.
-    const refs = namedObjects(store.all('namespaces'), store.all('mutatingwebhookconfigurations')).filter((r) => byName.includes(r.key));
+    const refs = namedObjects(store.all('namespaces'), store.all('mutatingwebhookconfigurations'), store.all('deployments')).filter((r) =>
+      byName.includes(r.key),
+    );
     this.named = [...new Map(refs.map((r) => [`${r.key}/${r.namespace}/${r.name}`, { key: r.key, namespace: r.namespace, name: r.name }])).values()];
     return { lists, named: this.named };
   };

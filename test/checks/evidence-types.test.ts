@@ -15,8 +15,13 @@ const run = (check: string, file: string, namespace?: string) =>
   findings(cluster(baseOf(file), [`checks/${check}/${file}`], namespace ? { allNamespaces: false, namespace } : undefined), [check]);
 
 describe('evidence types', () => {
-  it('host-network-pod: the pods, hostNetwork and the namespace marker', () => {
-    expectTypeOf<EvidenceOf<typeof hostNetworkPod>>().toEqualTypeOf<{ hostNetwork: boolean; namespaceMarker: string | undefined; pods: string[] }>();
+  it('host-network-pod: the pods, hostNetwork and what asks (the namespace marker, or the template)', () => {
+    expectTypeOf<EvidenceOf<typeof hostNetworkPod>>().toEqualTypeOf<{
+      hostNetwork: boolean;
+      namespaceMarker: string | undefined;
+      templateAsks: boolean;
+      pods: string[];
+    }>();
     const [f] = run('host-network-pod', 'fires.yaml', 'shop');
     expect(Object.keys(f!.evidence).sort()).toEqual(expect.arrayContaining(['hostNetwork', 'pods']));
   });

@@ -14,8 +14,48 @@ checkCases('sidecar-missing', {
     { fixtures: 'fires-linkerd-during-outage.yaml', findings: ['Deployment shop/cart'] },
     { fixtures: 'fires-linkerd.yaml', findings: ['Deployment shop/cart'] },
     { fixtures: 'fires-linkerd-before-ready.yaml', findings: ['Deployment shop/cart'] },
+    // A marker value Istio 1.27+ ignores while the namespace's policy injects: the missing proxy is still reported.
+    { fixtures: 'fires-istio-1-27-ignored-value.yaml', findings: ['Deployment yes27/eager'] },
   ],
-  silent: [{ fixtures: 'ok-istio.yaml' }, { fixtures: 'ok-linkerd.yaml' }, { fixtures: 'ok-second-injector-replica.yaml' }],
+  silent: [
+    { fixtures: 'ok-istio.yaml' },
+    { fixtures: 'ok-linkerd.yaml' },
+    { fixtures: 'ok-second-injector-replica.yaml' },
+    { fixtures: 'ok-istio-1-27-ignored-value-injected.yaml' },
+    { fixtures: 'ok-istio-ignored-value-before-1-27.yaml' },
+  ],
+});
+
+describe('sidecar-missing beside injection-marker-invalid: a value Istio ignores while its policy injects', () => {
+  const F = 'checks/sidecar-missing/fires-istio-1-27-ignored-value.yaml';
+  it('reports both: the ignored value, and the pod without the proxy', () => {
+    const fs = findings(cluster('istio', [F])).filter((f) => f.resource.namespace === 'yes27');
+    expect(fs.map((f) => `${f.id} ${f.resource.kind}/${f.resource.name}`).sort()).toEqual([
+      'injection-marker-invalid Deployment/eager',
+      'sidecar-missing Deployment/eager',
+    ]);
+    const invalid = fs.find((f) => f.id === 'injection-marker-invalid')!;
+    expect(invalid.message).toContain('a value Istio 1.27 and later ignore');
+    const missing = fs.find((f) => f.id === 'sidecar-missing')!;
+    expect(missing.message).toContain('has no Istio proxy, although webhook');
+    expect(missing.evidence.pods).toEqual([expect.objectContaining({ name: 'eager-1' })]);
+  });
+
+  it('the pods predating the marker are pod-predates-enablement, beside it too', () => {
+    const dated = `apiVersion: v1
+kind: Namespace
+metadata:
+  name: yes27
+  labels: {kubernetes.io/metadata.name: yes27, istio-injection: enabled}
+  managedFields:
+  - {manager: kubectl, operation: Update, time: "2026-11-21T00:00:00Z", fieldsType: FieldsV1, fieldsV1: {f:metadata: {f:labels: {f:istio-injection: {}}}}}
+`;
+    const ids = findings(cluster('istio', [F, dated]))
+      .filter((f) => f.resource.namespace === 'yes27')
+      .map((f) => f.id)
+      .sort();
+    expect(ids).toEqual(['injection-marker-invalid', 'pod-predates-enablement']);
+  });
 });
 
 describe('sidecar-missing: pods created before the injector was first ready', () => {

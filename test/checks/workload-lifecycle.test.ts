@@ -324,8 +324,11 @@ describe('host-network-pod', () => {
     expect(store[0]!.evidence.namespaceMarker).toBe('label istio-injection=enabled');
   });
 
-  it('stays silent with -A, in namespaces enabled for no mesh, for opt-outs and for kube-system', () => {
-    expect(run(cluster('both', [`${dir}fires.yaml`]))).toEqual([]);
+  it('reports with -A what -n reports; silent in namespaces enabled for no mesh, for opt-outs and for kube-system', () => {
+    expect(ids(run(cluster('both', [`${dir}fires.yaml`])))).toEqual([
+      'host-network-pod DaemonSet shop/node-agent',
+      'host-network-pod DaemonSet store/log-shipper',
+    ]);
     expect(run(cluster('linkerd', [`${dir}ok.yaml`], only('legacy')))).toEqual([]);
     expect(run(cluster('linkerd', [`${dir}ok.yaml`], only('shop')))).toEqual([]);
     expect(run(cluster('linkerd', [], only('kube-system')))).toEqual([]);

@@ -205,6 +205,9 @@ export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): Mar
       fix: setOnTemplate(w, field, ISTIO_INJECT, exact),
       remove: removeFromTemplate(w, field, ISTIO_INJECT),
       templateChanges: [{ field, key: ISTIO_INJECT, value: exact }],
+      // Ignored (1.27+) or read as "inject" (before), while a new pod is injected all the same: the
+      // value is not why pods lack the proxy, so their missing proxy is reported beside it.
+      ...(m.decision(w, 'istio')?.inject ? { notWhyMissing: true } : {}),
     },
   ];
 }
