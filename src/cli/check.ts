@@ -11,7 +11,7 @@ export function checkCommand({ program, io, setExit }: CommandContext): void {
       validateScope(o);
       if (!o.filename && (o.recursive || o.expectMeshed)) throw new UserError(`${o.recursive ? '-R/--recursive' : '--expect-meshed'} needs -f/--filename`);
       const deadline = await runDeadline(io, limitsOf(o)); // --timeout from here: the read, then the checks
-      const { assertNamespaceExists, selectChecks, kindsFor, obtainSnapshot, runChecks } = await import('../run/run.js');
+      const { assertNamespaceExists, selectChecks, kindsFor, obtainSnapshot, runChecks, serverInputsFor } = await import('../run/run.js');
       const { REPORTERS } = await import('../report/index.js');
       const checks = selectChecks(o.only, o.skip);
       const { parseSuppressions } = await import('../run/suppress.js');
@@ -23,9 +23,9 @@ export function checkCommand({ program, io, setExit }: CommandContext): void {
         // Manifests first: a bad file fails before the cluster is read.
         const { readManifests, manifestSnapshot } = await import('../run/manifests.js');
         const manifests = await readManifests(o.filename, !!o.recursive, io.readStdin, snapOpts.limits);
-        snapshot = await manifestSnapshot(snapOpts, kindsFor(checks), manifests);
+        snapshot = await manifestSnapshot(snapOpts, kindsFor(checks), manifests, serverInputsFor(checks));
       } else {
-        snapshot = await obtainSnapshot(snapOpts, kindsFor(checks));
+        snapshot = await obtainSnapshot(snapOpts, kindsFor(checks), serverInputsFor(checks));
         assertNamespaceExists(snapshot);
       }
       p?.done();

@@ -10,6 +10,7 @@ import { KINDS, KIND_KEYS, kindOf, type KindKey } from '../k8s/kinds.js';
 import { keepsManagedFields, sanitizeSecret, type Keeper } from './sanitize.js';
 import { SNAPSHOT_KIND, isStreamable, readStreamed, tooMany } from './snapshot-file.js';
 import { TOO_DEEP, jsonShape, parseObject, scanJson, tooDense } from './json-scan.js';
+import { serverFromJson } from '../k8s/server.js';
 
 /** The largest YAML text parsed (the document model costs ~50x: 32 MiB is ~1.6 GB). */
 const MAX_YAML_CHARS = 32 * 1024 * 1024;
@@ -429,6 +430,9 @@ function mergeOwn(prev: Snapshot | undefined, doc: Record<string, any>, file: st
     objects: {},
     unavailable: {},
   };
+  // What was read of the API server itself, checked as untrusted input; the first file's wins.
+  const server = snap.server ?? serverFromJson(doc.server);
+  if (server) snap.server = server;
   for (const key of KIND_KEYS) {
     const list = doc.objects[key];
     if (Array.isArray(list)) {

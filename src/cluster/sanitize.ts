@@ -1,5 +1,6 @@
 import type { K8sObject } from '../util/types.js';
 import { FAILED_CREATE_READ } from '../k8s/events.js';
+import { K3S_NODE_ARGS, slimK3sNodeArgs } from '../k8s/apiserver.js';
 import { isObj } from '../util/objects.js';
 
 const CERT_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
@@ -286,6 +287,29 @@ export function keeper(policy: KeepPolicy): Keeper {
   }
 
   /**
+   * A Node: its name, labels (the managed provider's node pool labels) and providerID, and of its
+   * annotations only k3s's node-args reduced to the API server's admission flags. Its status
+   * (images, addresses, conditions), taints and every other annotation are not kept.
+   */
+  function slimNode(n: K8sObject): K8sObject {
+    const md = isObj(n.metadata) ? n.metadata : {};
+    const args = isObj(md.annotations) ? md.annotations[K3S_NODE_ARGS] : undefined;
+    const spec = isObj(n.spec) ? n.spec : {};
+    return {
+      apiVersion: n.apiVersion,
+      kind: n.kind,
+      metadata: {
+        name: md.name,
+        uid: md.uid,
+        creationTimestamp: md.creationTimestamp,
+        ...(isObj(md.labels) ? { labels: md.labels } : {}),
+        ...(typeof args === 'string' ? { annotations: { [K3S_NODE_ARGS]: slimK3sNodeArgs(args) } } : {}),
+      },
+      ...(typeof spec.providerID === 'string' ? { spec: { providerID: spec.providerID } } : {}),
+    };
+  }
+
+  /**
    * What a snapshot keeps of an object read from a list or a file: `slim`'s reduction, or nothing
    * for an Event no check reads (docs/snapshot.md).
    */
@@ -309,11 +333,13 @@ export function keeper(policy: KeepPolicy): Keeper {
    *   large clusters): managedFields only date injection markers, which live on namespaces,
    *   workload controllers and bare pods; those keep theirs;
    * - Events: all but the fields eventInfo reads, messages but in the shapes the checks parse
-   *   (slimEvent); `keepObject` drops the events no check reads.
+   *   (slimEvent); `keepObject` drops the events no check reads;
+   * - Nodes: name, labels, providerID and k3s's admission flags only (slimNode).
    * Secrets go through sanitizeSecret instead.
    */
   function slim(key: string, obj: K8sObject): K8sObject {
     if (key === 'events') return slimEvent(obj);
+    if (key === 'nodes') return slimNode(obj);
     const md = obj.metadata;
     if (isObj(md)) {
       slimMetadata(md);

@@ -2,7 +2,7 @@
  * meshdoctor's snapshot file. It is plain JSON, laid out one object per line so that a large
  * snapshot can be read as a stream (memory: the objects, not the objects plus the file's text):
  *
- *   {"kind":"MeshdoctorSnapshot","apiVersion":"meshdoctor.io/v1","source":…,"scope":…,"unavailable":…,["unavailableIn":…,]"objects":{
+ *   {"kind":"MeshdoctorSnapshot","apiVersion":"meshdoctor.io/v1","source":…,"scope":…,"unavailable":…,["unavailableIn":…,]["server":…,]"objects":{
  *   "pods":[
  *   {…},
  *   {…}
@@ -41,6 +41,8 @@ export function* snapshotText(snap: Snapshot): Generator<string> {
     unavailable: snap.unavailable,
     // Kinds read in the scope but refused in another namespace: an offline run is as incomplete as the live one.
     ...(snap.unavailableIn && Object.keys(snap.unavailableIn).length ? { unavailableIn: snap.unavailableIn } : {}),
+    // What was read of the API server itself (its version, the admission metrics' series): small, in the first line.
+    ...(snap.server ? { server: snap.server } : {}),
   };
   yield `${JSON.stringify(head).slice(0, -1)},${OBJECTS}\n`;
   const kinds = Object.entries(snap.objects).filter(([, list]) => list !== undefined);

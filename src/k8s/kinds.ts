@@ -33,6 +33,8 @@ export const KIND_KEYS = [
   'mutatingwebhookconfigurations',
   'configmaps',
   'secrets',
+  'networkpolicies',
+  'nodes',
 ] as const;
 
 export type KindKey = (typeof KIND_KEYS)[number];
@@ -65,6 +67,9 @@ export const KINDS: Record<KindKey, KindInfo> = {
   mutatingwebhookconfigurations: k('mutatingwebhookconfigurations', 'MutatingWebhookConfiguration', 'admissionregistration.k8s.io', 'v1', false),
   configmaps: k('configmaps', 'ConfigMap', '', 'v1', true, true),
   secrets: k('secrets', 'Secret', '', 'v1', true, true),
+  // The path to the injector (webhook-port-blocked): policies in its namespace; nodes for the provider and k3s's flags.
+  networkpolicies: k('networkpolicies', 'NetworkPolicy', 'networking.k8s.io', 'v1', true),
+  nodes: k('nodes', 'Node', '', 'v1', false),
 };
 
 const BY_KIND = new Map<string, KindInfo>(Object.values(KINDS).map((i) => [i.kind, i]));

@@ -4,6 +4,7 @@
  * `check -f`, and the workloads (src/k8s/workloads.ts), each built once on first use.
  */
 import type { KindKey } from './kinds.js';
+import type { ServerInfo, ServerInputKey } from './server.js';
 import { buildWorkloads, type Workload } from './workloads.js';
 import type { K8sObject, ManifestSource, ResourceRef, Scope, SnapshotSource } from '../util/types.js';
 import { groupBy, nameOf, nsOf } from '../util/objects.js';
@@ -29,6 +30,11 @@ export interface Snapshot {
    * are limited to them (and the control-plane causes that stop them being injected).
    */
   manifests?: { ref: ResourceRef; source: ManifestSource }[];
+  /**
+   * What was read of the API server itself (src/k8s/server.ts): its version, its admission
+   * metrics, the kube-apiserver pods' read. Each absent when not read; never required.
+   */
+  server?: ServerInfo;
 }
 
 /** What the layers above read of a snapshot: objects by kind, namespace and name, and what could not be read. */
@@ -44,6 +50,7 @@ export interface SnapshotView {
   namespace(name: string): K8sObject | undefined;
   inScope(ns: string): boolean;
   manifestSource(ref: ResourceRef): ManifestSource | undefined;
+  serverRead<K extends ServerInputKey>(key: K): ServerInfo[K];
   readonly workloads: Workload[];
 }
 
@@ -120,6 +127,11 @@ export class SnapshotIndex implements SnapshotView {
   manifestSource(ref: ResourceRef): ManifestSource | undefined {
     const key = (r: ResourceRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
     return this.memo('manifest-sources', () => new Map((this.snapshot.manifests ?? []).map((x) => [key(x.ref), x.source]))).get(key(ref));
+  }
+
+  /** What a read of the API server itself gave (undefined: not read; see Snapshot.server). */
+  serverRead<K extends ServerInputKey>(key: K): ServerInfo[K] {
+    return this.snapshot.server?.[key];
   }
 
   /** Every workload: controllers listed, plus bare and orphaned pods, in a stable order. */

@@ -7,6 +7,8 @@ import { cmd, comment, type Step, type Word } from '../fix/steps.js';
 import { render } from '../fix/render.js';
 import { createHash } from 'node:crypto';
 import { KINDS, type KindKey } from '../k8s/kinds.js';
+import { APISERVER_NAMESPACE, apiserverInstances } from '../k8s/apiserver.js';
+import { SERVER_INPUT_LABEL, SERVER_INPUTS, type ServerInputKey } from '../k8s/server.js';
 import { namedObjects } from '../mesh/read-plan.js';
 import type { Coverage, SkippedCheck } from './result.js';
 import type { Snapshot } from '../k8s/snapshot.js';
@@ -35,8 +37,31 @@ export function coverageOf(snapshot: Snapshot, checks: readonly Check[], skipped
       partial = true;
     }
   }
+  // What was not read of the API server itself: optional inputs, said here, never making the run incomplete.
+  const server = new Set(checks.flatMap((c) => c.serverInputs ?? []));
+  for (const key of SERVER_INPUTS.filter((k) => server.has(k))) {
+    const reason = serverUnread(snapshot, key);
+    if (reason) unavailable.push({ kind: SERVER_INPUT_LABEL[key], reason, checks: [] });
+  }
   unavailable.sort((a, b) => cmp(a.kind, b.kind) || cmp(a.namespace ?? '', b.namespace ?? ''));
   return { complete: skipped.length === 0 && !partial, unavailable, rbac: rbacFix(snapshot, unavailable) };
+}
+
+/** Why a read of the API server itself is not there (undefined: it was read; for the flags, some API server shows them). */
+function serverUnread(snapshot: Snapshot, key: ServerInputKey): string | undefined {
+  const p = snapshot.server?.[key];
+  if (p && p.state !== 'read') return p.reason;
+  if (key !== 'apiserverPods') return p ? undefined : snapshot.source.type === 'live' ? 'not read' : 'not in the snapshot';
+  const pods = snapshot.objects.pods;
+  if (apiserverInstances(pods ?? [], snapshot.objects.nodes ?? []).length) return undefined;
+  const s = snapshot.scope;
+  const podsRead =
+    pods !== undefined &&
+    snapshot.unavailableIn?.pods?.[APISERVER_NAMESPACE] === undefined &&
+    (p !== undefined || s.allNamespaces || !s.namespace || s.namespace === APISERVER_NAMESPACE);
+  return podsRead
+    ? 'no kube-apiserver pod in kube-system and no k3s server node: a managed control plane (EKS, GKE, AKS) does not show its flags; whether MutatingAdmissionWebhook is on was not examined'
+    : `the pods of ${APISERVER_NAMESPACE} were not read: whether MutatingAdmissionWebhook is on was not examined`;
 }
 
 /**
@@ -48,13 +73,19 @@ export function coverageOf(snapshot: Snapshot, checks: readonly Check[], skipped
  */
 export function rbacFix(snapshot: Snapshot, unavailable: Coverage['unavailable']): string[] {
   if (snapshot.source.type !== 'live') return [];
-  const forbidden = unavailable.filter((u) => /^forbidden\b/.test(u.reason));
-  if (!forbidden.length) return [];
+  const isKind = (k: string): k is KindKey => Object.hasOwn(KINDS, k);
+  const refused = unavailable.filter((u) => /^forbidden\b/.test(u.reason));
+  // The kube-apiserver pods (a labelled list in kube-system) refused: the pods of kube-system.
+  const forbidden = refused.flatMap((u) =>
+    isKind(u.kind) ? [{ ...u, kind: u.kind }] : u.kind === SERVER_INPUT_LABEL.apiserverPods ? [{ ...u, kind: 'pods' as const, namespace: APISERVER_NAMESPACE }] : [],
+  );
+  const metrics = refused.some((u) => u.kind === SERVER_INPUT_LABEL.metrics);
+  if (!forbidden.length && !metrics) return [];
   const res = (k: KindKey) => (KINDS[k].group ? `${KINDS[k].plural}.${KINDS[k].group}` : KINDS[k].plural);
   const named = namedObjects(snapshot.objects.namespaces ?? [], snapshot.objects.mutatingwebhookconfigurations ?? []);
   const roles: { name: string; command: Step; namespaces: Set<string> | 'cluster' }[] = [];
   /** A ClusterRole named after its rules: the hash of its arguments as printed (kept stable across versions). */
-  const addRole = (rules: Word[], kinds: Coverage['unavailable']) => {
+  const addRole = (rules: Word[], kinds: { namespace?: string; reason: string }[]) => {
     const printed = render([cmd`${{ args: rules }}`])[0]!;
     const name = `meshdoctor-reader-${createHash('sha256').update(printed).digest('hex').slice(0, 8)}`;
     // "... in the namespace "linkerd"": a namespaced refusal; "at the cluster scope" (or unknown): cluster-wide.
@@ -71,8 +102,10 @@ export function rbacFix(snapshot: Snapshot, unavailable: Coverage['unavailable']
     const names = [...new Set(named.filter((r) => r.key === u.kind).map((r) => r.name))].sort(cmp);
     if (names.length) addRole([['--verb=get'], [`--resource=${res(u.kind)}`], ...names.map((n): Word => ['--resource-name=', { value: n }])], [u]);
   }
+  // GET /metrics: a non-resource URL, granted by a ClusterRole bound cluster-wide (rule nonResourceURLs: ["/metrics"], verbs: ["get"]).
+  if (metrics) addRole([['--verb=get'], ['--non-resource-url=/metrics']], [{ reason: 'at the cluster scope' }]);
   // The API server names the user in its forbidden message: `User "system:serviceaccount:shop:alice" cannot list ...`.
-  const user = snapshot.source.user ?? forbidden.map((u) => /\bUser "([^"]+)" cannot\b/.exec(u.reason)?.[1]).find(Boolean);
+  const user = snapshot.source.user ?? refused.map((u) => /\bUser "([^"]+)" cannot\b/.exec(u.reason)?.[1]).find(Boolean);
   const subject: Word = user?.startsWith('system:serviceaccount:')
     ? ['--serviceaccount=', { value: user.slice('system:serviceaccount:'.length) }]
     : user

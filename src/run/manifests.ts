@@ -10,6 +10,7 @@ import { sanitizeSecret } from '../cluster/sanitize.js';
 import { UserError, errorMessage } from '../util/errors.js';
 import { DEFAULT_LIMITS, type Limits } from '../util/limits.js';
 import { obtainSnapshot, type SnapshotOptions } from './run.js';
+import type { ServerInputKey } from '../k8s/server.js';
 import type { K8sObject, ManifestSource } from '../util/types.js';
 import type { Snapshot } from '../k8s/snapshot.js';
 import { isObj, nameOf, nsOf, str } from '../util/objects.js';
@@ -122,7 +123,7 @@ const explicitNs = (o: K8sObject) => (NAMESPACED(o) ? str(o.metadata?.namespace)
  * The snapshot to overlay the manifests on. Live, one namespace is read when every namespaced
  * manifest object lands in it (the -n namespace, else the context's); otherwise the whole cluster.
  */
-export async function manifestSnapshot(opts: SnapshotOptions, kinds: KindKey[], m: Manifests): Promise<Snapshot> {
+export async function manifestSnapshot(opts: SnapshotOptions, kinds: KindKey[], m: Manifests, server?: readonly ServerInputKey[]): Promise<Snapshot> {
   const namespaced = m.objects.filter((x) => NAMESPACED(x.obj));
   const explicit = [...new Set(namespaced.map((x) => explicitNs(x.obj)).filter((n): n is string => !!n))];
   const implicit = namespaced.some((x) => !explicitNs(x.obj));
@@ -130,7 +131,7 @@ export async function manifestSnapshot(opts: SnapshotOptions, kinds: KindKey[], 
   const oneNs = explicit.every((n) => n === target) || (!implicit && explicit.length === 1);
   const live = !opts.snapshot?.length;
   const read = live && !opts.allNamespaces && oneNs ? { ...opts, namespace: target } : live ? { ...opts, allNamespaces: true } : opts;
-  const snap = await obtainSnapshot(read, kinds);
+  const snap = await obtainSnapshot(read, kinds, server);
   let defaultNs = opts.namespace ?? (snap.scope.allNamespaces ? undefined : snap.scope.namespace);
   if (!defaultNs && live && implicit) {
     const { resolveContext } = await import('../cluster/gather.js');

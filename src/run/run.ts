@@ -20,6 +20,7 @@ import type { Scope, Severity } from '../util/types.js';
 import type { Finding, RunResult, SkippedCheck } from './result.js';
 import type { MeshName } from '../mesh/names.js';
 import type { Snapshot } from '../k8s/snapshot.js';
+import { SERVER_INPUTS, type ServerInputKey } from '../k8s/server.js';
 import type { Check } from '../checks/define.js';
 import { render } from '../fix/render.js';
 import { fixData } from '../fix/steps.js';
@@ -76,8 +77,17 @@ export function kindsFor(checks: readonly Check[]): KindKey[] {
   return [...kinds].sort();
 }
 
-/** Read the snapshot: files when --snapshot is given (no Kubernetes client loaded), else live. */
-export async function obtainSnapshot(opts: SnapshotOptions, kinds: KindKey[]): Promise<Snapshot> {
+/** What a set of checks reads of the API server itself (its version, /metrics, its pods). */
+export function serverInputsFor(checks: readonly Check[]): ServerInputKey[] {
+  const keys = new Set(checks.flatMap((c) => c.serverInputs ?? []));
+  return SERVER_INPUTS.filter((k) => keys.has(k));
+}
+
+/**
+ * Read the snapshot: files when --snapshot is given (no Kubernetes client loaded), else live.
+ * `server`: what to read of the API server itself (default: all of it, as `snapshot` saves).
+ */
+export async function obtainSnapshot(opts: SnapshotOptions, kinds: KindKey[], server: readonly ServerInputKey[] = SERVER_INPUTS): Promise<Snapshot> {
   const scope: Scope | undefined = opts.allNamespaces
     ? { allNamespaces: true }
     : opts.namespace
@@ -92,6 +102,7 @@ export async function obtainSnapshot(opts: SnapshotOptions, kinds: KindKey[]): P
     kinds,
     limits: opts.limits,
     onProgress: opts.onProgress,
+    serverInputs: server,
   });
 }
 

@@ -67,6 +67,9 @@ export interface ApiServerOptions {
   plainHttp?: boolean;
   /** DNS names in the serving certificate besides localhost (e.g. `kubernetes`, reached through a proxy). */
   dnsNames?: string[];
+  /** What GET /version and GET /metrics answer (JSON, Prometheus text); without them, 404 as for any unknown path. */
+  version?: unknown;
+  metrics?: string;
 }
 
 export interface KubeconfigContext {
@@ -349,6 +352,17 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
         const body = status(fault.status, fault.message ?? defaultMessage(fault.status, info, target), details);
         return send(req, res, fault.status, body, fault);
       }
+      if (info.path === '/metrics' && opts.metrics !== undefined && info.method === 'GET') {
+        let data = Buffer.from(opts.metrics);
+        const headers: Record<string, string | number> = { 'Content-Type': 'text/plain; version=0.0.4' };
+        if (opts.gzip && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
+          data = gzipSync(data);
+          headers['Content-Encoding'] = 'gzip';
+        }
+        res.writeHead(200, { ...headers, 'Content-Length': data.length });
+        return res.end(data);
+      }
+      if (info.path === '/version' && opts.version !== undefined && info.method === 'GET') return send(req, res, 200, opts.version, fault);
       const [code, body] = answer(info, target);
       send(req, res, code, body, fault);
     };
