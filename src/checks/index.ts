@@ -29,6 +29,11 @@ import dataplaneModeConflict from './dataplane-mode-conflict.js';
 import sidecarlessNotEnrolled from './sidecarless-not-enrolled.js';
 import webhookDenied from './webhook-denied.js';
 import podSecurityBlocksInit from './pod-security-blocks-init.js';
+import admissionPluginDisabled from './admission-plugin-disabled.js';
+import webhookPortBlocked from './webhook-port-blocked.js';
+import webhookFailingOpen from './webhook-failing-open.js';
+import webhookRejecting from './webhook-rejecting.js';
+import webhookNearTimeout from './webhook-near-timeout.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -59,4 +64,9 @@ export const CHECKS: readonly Check[] = [
   sidecarlessNotEnrolled,
   webhookDenied,
   podSecurityBlocksInit,
+  admissionPluginDisabled,
+  webhookPortBlocked,
+  webhookFailingOpen,
+  webhookRejecting,
+  webhookNearTimeout,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));
