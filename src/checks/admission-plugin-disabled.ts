@@ -33,16 +33,18 @@ const MANIFEST = '/etc/kubernetes/manifests/kube-apiserver.yaml';
 function fixFor(i: ApiserverInstance, s: PluginState): Step[] {
   const change =
     s.by === 'admission-control'
-      ? `add ${MUTATING_PLUGIN} to --admission-control (or replace that deprecated flag by --enable-admission-plugins / --disable-admission-plugins, which keep the defaults)`
+      ? `add ${MUTATING_PLUGIN} to --admission-control, or replace that deprecated flag by --enable-admission-plugins and --disable-admission-plugins, which keep the defaults`
       : s.by === 'not-default'
         ? `add --enable-admission-plugins=${MUTATING_PLUGIN}`
         : `remove ${MUTATING_PLUGIN} from --disable-admission-plugins`;
   if (i.source.kind === 'Node')
     return [
-      comment`on k3s server node ${i.source.name}: in the kube-apiserver-arg entries of /etc/rancher/k3s/config.yaml (or the k3s service's --kube-apiserver-arg flags), ${lit(change)}; then restart k3s there (systemctl restart k3s)`,
+      comment`on k3s server node ${i.source.name}: in the kube-apiserver-arg entries of /etc/rancher/k3s/config.yaml, or the --kube-apiserver-arg flags of the k3s service, ${lit(change)}, then restart k3s on that node: systemctl restart k3s`,
     ];
   return [
-    comment`on node ${i.node ?? '(the node of the pod)'}: in ${MANIFEST}, ${lit(change)}; the kubelet restarts the API server`,
+    i.node
+      ? comment`on node ${i.node}: in ${MANIFEST}, ${lit(change)}, and the kubelet restarts the API server`
+      : comment`on the node of pod ${i.source.name}: in ${MANIFEST}, ${lit(change)}, and the kubelet restarts the API server`,
     comment`kubeadm: make the same change under apiServer.extraArgs of the ClusterConfiguration, or kubeadm upgrade puts the flag back`,
   ];
 }
@@ -67,8 +69,8 @@ export default defineCheck({
       const flag = first.s.flag ?? `no --enable-admission-plugins=${MUTATING_PLUGIN} (version ${version?.gitVersion || `${version?.major}.${version?.minor}`})`;
       const effect =
         off.length === all.length
-          ? `no mutating webhook is ever called, so no pod gets a ${meshTitle(mesh)} proxy, and nothing fails or records an event`
-          : `pods created through ${off.length === 1 ? 'it' : 'them'} get no ${meshTitle(mesh)} proxy and nothing fails or records an event`;
+          ? `no mutating webhook is ever called, so no pod gets the ${meshTitle(mesh)} proxy, and nothing fails or records an event`
+          : `pods created through ${off.length === 1 ? 'it' : 'them'} get no ${meshTitle(mesh)} proxy, and nothing fails or records an event`;
       const missing = podsMissingProxy(m, mesh);
       const events = webhooks.reduce((n, h) => n + (failures.get(h.name)?.count ?? 0), 0);
       yield {
@@ -100,7 +102,7 @@ export default defineCheck({
         fix: [
           ...off.flatMap((x) => fixFor(x.i, x.s)),
           cmd`kubectl get --raw /version`,
-          comment`then re-create the pods that have no proxy (sidecar-missing names them)`,
+          comment`then re-create the pods that have no proxy: sidecar-missing names them`,
         ],
       };
     }

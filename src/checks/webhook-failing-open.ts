@@ -65,7 +65,7 @@ export default defineCheck({
                   cmd`kubectl -n ${t.namespace} logs ${`deploy/${t.injector.name}`} -c ${profileOf(mesh).controlPlane.injector.container} --tail=100`,
                 ]
               : []),
-            comment`then re-create the pods created while the calls failed (sidecar-missing names those without a proxy)`,
+            comment`then re-create the pods created while the calls failed: sidecar-missing names those without a proxy`,
           ],
         };
       }

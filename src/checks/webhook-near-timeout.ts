@@ -69,7 +69,7 @@ export default defineCheck({
           },
           fix: [
             ...(t ? [cmd`kubectl -n ${t.namespace} top pods -l ${injectorPodSelector(mesh, t.service)}`] : []),
-            comment`give the injector CPU (requests, replicas) or raise timeoutSeconds of webhook ${h.name} (at most 30) in its chart's values`,
+            comment`give the injector CPU, requests and replicas, or raise timeoutSeconds of webhook ${h.name}, at most 30, in the values of its chart`,
           ],
         };
       }

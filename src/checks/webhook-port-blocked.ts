@@ -42,17 +42,17 @@ const OPEN_BY_DEFAULT = new Set([443, 10250]);
 function providerSteps(p: Provider | undefined, port: number, name: string): Step[] {
   if (p === 'gke')
     return [
-      comment`GKE private cluster: the control plane reaches the nodes only on TCP 443 and 10250 unless a firewall rule opens ${port}; fill in the cluster's network, control-plane range (masterIpv4CidrBlock) and node tag`,
+      comment`GKE private cluster: the control plane reaches the nodes only on TCP 443 and 10250 unless a firewall rule opens ${port}. Fill in the network of the cluster, its control-plane range, masterIpv4CidrBlock, and the node tag`,
       cmd`gcloud compute firewall-rules create ${`${name}-from-control-plane`} --network NETWORK --direction INGRESS --allow ${`tcp:${port}`} --source-ranges MASTER_IPV4_CIDR --target-tags NODE_TAG`,
     ];
   if (p === 'eks')
     return [
-      comment`EKS: the security group of the nodes must admit TCP ${port} from the cluster security group (the control plane's network interfaces); fill in both group ids`,
+      comment`EKS: the security group of the nodes must admit TCP ${port} from the cluster security group, that of the network interfaces of the control plane. Fill in both group ids`,
       cmd`aws ec2 authorize-security-group-ingress --group-id NODE_SECURITY_GROUP --protocol tcp --port ${port} --source-group CLUSTER_SECURITY_GROUP`,
     ];
   if (p === 'aks')
     return [
-      comment`AKS: the API server's calls come through the konnectivity agent pods of kube-system; a rule from namespaceSelector kubernetes.io/metadata.name=kube-system admits them too`,
+      comment`AKS: calls from the API server come through the konnectivity agent pods of kube-system, so a rule from namespaceSelector kubernetes.io/metadata.name=kube-system admits them too`,
     ];
   return [];
 }
@@ -108,10 +108,10 @@ export default defineCheck({
           const all = path.blocked.length === path.pods.length;
           const fix: Step[] = source
             ? [
-                comment`in ${source.file} document ${source.document}, add to NetworkPolicy ${chosen}'s spec.ingress a rule admitting the API server to the webhook port: - ports: [{protocol: TCP, port: ${path.port}}]`,
+                comment`in ${source.file} document ${source.document}, add to spec.ingress of NetworkPolicy ${chosen} a rule admitting the API server to the webhook port: ${`{ports: [{protocol: TCP, port: ${path.port}}]}`}`,
               ]
             : [
-                comment`NetworkPolicies add up: a policy admitting TCP ${path.port} to the injector's pods opens the webhook port and leaves ${chosen} as it is (narrower: from: [{ipBlock: {cidr: <the control plane's addresses>}}])`,
+                comment`NetworkPolicies add up: a policy admitting TCP ${path.port} to the pods of the injector opens the webhook port and leaves ${chosen} as it is. Narrower: a from rule with an ipBlock of the addresses of the control plane`,
                 ...(allow ? [allow] : [cmd`kubectl -n ${t.namespace} edit networkpolicy ${chosen}`]),
               ];
           yield {

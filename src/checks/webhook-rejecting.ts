@@ -58,7 +58,7 @@ export default defineCheck({
             scope: 'one API server instance, since it started',
           },
           fix: [
-            comment`calling_webhook_error: the injector could not be reached; no_error: it denied the pods (its reason is in the controllers' FailedCreate events)`,
+            comment`calling_webhook_error: the injector could not be reached. no_error: it denied the pods, and its reason is in the FailedCreate events of their controllers`,
             cmd`kubectl get events -A --field-selector reason=FailedCreate`,
             ...(t ? [cmd`kubectl -n ${t.namespace} logs ${`deploy/${t.injector.name}`} -c ${profileOf(mesh).controlPlane.injector.container} --tail=100`] : []),
           ],

@@ -143,7 +143,9 @@ function streamLines(conn: Conn, path: string, accept: string, onLine: (line: st
       () => fail(new ReadFailure('failed', `no answer within ${seconds(conn.limits.requestTimeoutMs)}`)),
       timerMs(conn.limits.requestTimeoutMs),
     );
-    req.on('error', (e: NodeJS.ErrnoException) => fail(new ReadFailure('failed', printable(e.code && !e.message.includes(e.code) ? `${e.message} (${e.code})` : e.message), true)));
+    req.on('error', (e: NodeJS.ErrnoException) =>
+      fail(new ReadFailure('failed', printable(e.code && !e.message.includes(e.code) ? `${e.message} (${e.code})` : e.message), true)),
+    );
     req.end();
   });
 }
