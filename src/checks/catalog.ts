@@ -276,7 +276,7 @@ export const CATALOG = {
       "The API server's flags (its kube-apiserver pod in kube-system, or k3s's node annotation) turn the MutatingAdmissionWebhook admission plugin off, so no injection webhook is ever called and pods get no proxy without any error.",
     severity: 'error',
     inputs: [],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'nodes', 'namespaces', 'mutatingwebhookconfigurations', 'events', 'configmaps', 'serviceaccounts'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'nodes', 'namespaces', 'mutatingwebhookconfigurations', 'events', 'configmaps'],
     serverInputs: ['version', 'apiserverPods'],
   },
   'webhook-port-blocked': {
@@ -286,7 +286,7 @@ export const CATALOG = {
       "A NetworkPolicy selecting a mesh's injector pods admits no traffic to the webhook's port from the API server (or, with calls timing out on EKS or GKE, the provider's firewall does not open it), so injection calls fail.",
     severity: 'error',
     inputs: ['mutatingwebhookconfigurations'],
-    optionalInputs: [...WORKLOAD_KINDS, 'networkpolicies', 'services', 'pods', 'nodes', 'namespaces', 'events', 'configmaps', 'serviceaccounts'],
+    optionalInputs: [...WORKLOAD_KINDS, 'networkpolicies', 'services', 'pods', 'nodes', 'namespaces', 'events', 'configmaps'],
   },
   'webhook-failing-open': {
     code: 'MD2042',
@@ -295,7 +295,7 @@ export const CATALOG = {
       "The API server's admission metrics count calls to a mesh injection webhook that failed and were let through (failurePolicy Ignore): the pods created then have no proxy.",
     severity: 'error',
     inputs: ['mutatingwebhookconfigurations'],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'namespaces', 'configmaps', 'serviceaccounts'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'services', 'namespaces', 'configmaps'],
     serverInputs: ['metrics'],
   },
   'webhook-rejecting': {
@@ -305,6 +305,7 @@ export const CATALOG = {
       "The API server's admission metrics count pod admissions rejected at a mesh injection webhook: calls that could not be made under failurePolicy Fail, or the injector denying the pod.",
     severity: 'warning',
     inputs: ['mutatingwebhookconfigurations'],
+    optionalInputs: ['deployments', 'pods', 'services'],
     serverInputs: ['metrics'],
   },
   'webhook-near-timeout': {
@@ -314,6 +315,7 @@ export const CATALOG = {
       "The API server's admission latency histogram shows a share of the calls to a mesh injection webhook taking more than half its timeoutSeconds: a timeout (a pod without a proxy, or refused) is about to happen.",
     severity: 'warning',
     inputs: ['mutatingwebhookconfigurations'],
+    optionalInputs: ['deployments', 'pods', 'services'],
     serverInputs: ['metrics'],
   },
 } as const satisfies Record<string, CatalogEntry>;

@@ -20,6 +20,12 @@ export function snapshotCommand({ program, io, setExit }: CommandContext): void 
     for (const [k, why] of missing) io.stderr(`meshdoctor: ${k} not saved: ${printable(why)}\n`);
     for (const [k, where] of Object.entries(snap.unavailableIn ?? {}))
       for (const [ns, why] of Object.entries(where ?? {})) io.stderr(`meshdoctor: ${k} in namespace ${printable(ns)} not saved: ${printable(why)}\n`);
+    // What was asked of the API server itself and refused or failed (optional: the snapshot is complete without it).
+    const { SERVER_INPUTS, SERVER_INPUT_LABEL } = await import('../k8s/server.js');
+    for (const k of SERVER_INPUTS) {
+      const p = snap.server?.[k];
+      if (p && p.state !== 'read') io.stderr(`meshdoctor: ${SERVER_INPUT_LABEL[k]} not saved: ${printable(p.reason)}\n`);
+    }
     setExit(EXIT.OK);
   });
 }

@@ -17,7 +17,7 @@ import type { MeshName } from '../mesh/names.js';
 type Target = ReturnType<typeof webhookTargets>[number];
 
 /** One injector pod the API server cannot reach on the port. */
-export interface BlockedPod {
+interface BlockedPod {
   pod: string;
   node?: string;
   /** The policies that select it for ingress, none admitting the port from the API server. */

@@ -20,10 +20,10 @@
 import { isObj } from '../util/objects.js';
 
 const PREFIX = 'apiserver_admission_webhook_';
-export const FAIL_OPEN = `${PREFIX}fail_open_count`;
-export const REJECTION = `${PREFIX}rejection_count`;
-export const DURATION = `${PREFIX}admission_duration_seconds`;
-export const REQUESTS = `${PREFIX}request_total`;
+const FAIL_OPEN = `${PREFIX}fail_open_count`;
+const REJECTION = `${PREFIX}rejection_count`;
+const DURATION = `${PREFIX}admission_duration_seconds`;
+const REQUESTS = `${PREFIX}request_total`;
 const START = 'process_start_time_seconds';
 
 /** The families kept, with the suffixes of their series. */
@@ -43,7 +43,7 @@ export const MAX_SERIES = 2000;
 const MAX_LABEL = 256;
 
 /** One series: its name (e.g. ..._bucket), its kept labels, its value. */
-export interface Sample {
+interface Sample {
   name: string;
   labels: Record<string, string>;
   value: number;

@@ -42,6 +42,58 @@ export const MUTATING_PLUGIN = 'MutatingAdmissionWebhook';
 export const K3S_NODE_ARGS = 'k3s.io/node-args';
 const MIRROR = 'kubernetes.io/config.mirror';
 
+/**
+ * kube-apiserver's admission plugins by name (AllOrderedPlugins, kubernetes/kubernetes@008b3652959ca58af8be3fb5b6ecfe9ae7638282
+ * pkg/kubeapiserver/options/plugins.go, plus PersistentVolumeLabel and SecurityContextDeny of older
+ * versions): public names, the only words of a flag's separate value a snapshot keeps.
+ */
+const PLUGIN_NAMES = [
+  'AlwaysAdmit',
+  'NamespaceAutoProvision',
+  'NamespaceLifecycle',
+  'NamespaceExists',
+  'AlwaysPullImages',
+  'LimitPodHardAntiAffinityTopology',
+  'LimitRanger',
+  'ServiceAccount',
+  'NodeRestriction',
+  'TaintNodesByCondition',
+  'PodNodeSelector',
+  'Priority',
+  'DefaultTolerationSeconds',
+  'PodTolerationRestriction',
+  'EventRateLimit',
+  'ExtendedResourceToleration',
+  'PersistentVolumeLabel',
+  'DefaultStorageClass',
+  'StorageObjectInUseProtection',
+  'OwnerReferencesPermissionEnforcement',
+  'PersistentVolumeClaimResize',
+  'RuntimeClass',
+  'CertificateApproval',
+  'CertificateSigning',
+  'ClusterTrustBundleAttest',
+  'CertificateSubjectRestriction',
+  'DefaultIngressClass',
+  'DenyServiceExternalIPs',
+  'PodTopologyLabels',
+  'PodSecurity',
+  'PodSecurityPolicy',
+  'ImagePolicyWebhook',
+  'SecurityContextDeny',
+  'MutatingAdmissionPolicy',
+  'MutatingAdmissionWebhook',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionWebhook',
+  'ResourceQuota',
+  'AlwaysDeny',
+  'PodGroupProtection',
+  'PodGroupWorkloadExists',
+  'NodeDeclaredFeatureValidator',
+  'JobValidation',
+  'PodResizeValidator',
+].join('|');
+
 const ENABLE = 'enable-admission-plugins';
 const DISABLE = 'disable-admission-plugins';
 const CONTROL = 'admission-control';
@@ -55,6 +107,9 @@ const CONFIG = 'admission-control-config-file';
 export const ADMISSION_WORDS: readonly string[] = [
   `--(?:${ENABLE}|${DISABLE}|${CONTROL})(?:=[A-Za-z0-9,]*)?(?![\\w-])`,
   `--${CONFIG}(?:=[\\w./-]*)?`,
+  // A flag's value as a word of its own (`--disable-admission-plugins X,Y`): a whole word made of
+  // known plugin names only, so that nothing else of a command line is ever kept by this rule.
+  `^(?:${PLUGIN_NAMES})(?:,(?:${PLUGIN_NAMES}))*$`,
   MUTATING_PLUGIN,
 ];
 
@@ -71,7 +126,7 @@ function apiserverContainer(p: K8sObject): Record<string, any> | undefined {
 }
 
 /** The admission flags of a command line; the values of a flag given twice add up (pflag string slices). */
-export interface AdmissionFlags {
+interface AdmissionFlags {
   enable: string[];
   disable: string[];
   /** The deprecated --admission-control list (undefined: not given). */

@@ -35,7 +35,7 @@ export type Admission =
   /** pods of kube-system: the API server's calls when tunnelled through agent pods there. */
   | { how: 'kube-system-pods'; policy: string; rule: number };
 
-export interface IngressVerdict {
+interface IngressVerdict {
   /** The policies that select the pod for ingress (sorted): empty, the pod is not isolated. */
   policies: string[];
   /** The rules of those policies that admit the port, and from where. */

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { checkCases } from '../helpers/check-tester.js';
 import { cluster, findings } from '../helpers/fixtures.js';
 import { admissionFlags, k3sInstance, mutatingPlugin, podInstance, slimK3sNodeArgs } from '../../src/k8s/apiserver.js';
+import { KEEPER } from '../../src/mesh/keep.js';
 
 checkCases('admission-plugin-disabled', {
   fires: [
@@ -115,5 +116,37 @@ describe('admission-plugin-disabled: message, evidence, fix', () => {
   it('k3s: the fix is in its config, on that node', () => {
     const [f] = findings(cluster('kuma', ['checks/admission-plugin-disabled/fires-kuma-k3s.yaml']), ['admission-plugin-disabled']);
     expect(f!.fix.join('\n')).toContain('/etc/rancher/k3s/config.yaml');
+  });
+});
+
+describe('what snapshots keep of a command line', () => {
+  it('the admission flags and a value word made of plugin names only; nothing else', () => {
+    const command = [
+      'kube-apiserver',
+      '--token-auth-file=/etc/k/tokens.csv',
+      '--disable-admission-plugins',
+      'DefaultStorageClass,MutatingAdmissionWebhook',
+      '--etcd-keyfile',
+      'Hunter2',
+      'Secret,MutatingAdmissionWebhook',
+      '--enable-admission-plugins=NodeRestriction',
+    ];
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'kube-apiserver-a', namespace: 'kube-system' },
+      spec: { containers: [{ name: 'kube-apiserver', command }] },
+    };
+    const kept = (KEEPER.slim('pods', structuredClone(pod)).spec as any).containers[0].command;
+    expect(kept).toEqual([
+      '(redacted)',
+      '(redacted)',
+      '--disable-admission-plugins',
+      'DefaultStorageClass,MutatingAdmissionWebhook',
+      '(redacted)',
+      '(redacted)',
+      'MutatingAdmissionWebhook',
+      '--enable-admission-plugins=NodeRestriction',
+    ]);
   });
 });
