@@ -534,11 +534,11 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
             rule.verbs.every((v: string) => v === 'get' || v === 'list'),
             r.metadata.name,
           ).toBe(true);
-          if (rule.resources.includes('secrets')) expect(rule.resourceNames?.length).toBeGreaterThan(0);
+          if (rule.resources?.includes('secrets')) expect(rule.resourceNames?.length).toBeGreaterThan(0);
         }
       }
       // The granted kinds cover every kind that was forbidden.
-      const granted = new Set(roles.flatMap((r) => r.rules.flatMap((x: any) => x.resources)));
+      const granted = new Set(roles.flatMap((r) => r.rules.flatMap((x: any) => x.resources ?? [])));
       const forbidden = first.json.coverage.unavailable.filter((x: any) => /forbidden/.test(x.reason)).map((x: any) => x.kind);
       for (const kind of forbidden) expect(granted.has(kind), `rbac grants ${kind}`).toBe(true);
     });

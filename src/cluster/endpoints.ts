@@ -54,7 +54,8 @@ function statusReason(status: number, body: string): string {
   }
   const line = printable(message.replace(/\s+/g, ' ').trim(), 300);
   const label = status === 403 ? 'forbidden' : status === 401 ? 'unauthorized' : status === 404 ? 'not found' : `HTTP ${status}`;
-  return line ? `${label}: ${line}` : label;
+  // A non-resource URL's refusal already starts with the word (`forbidden: User "..." cannot get path "/metrics"`).
+  return !line ? label : line.startsWith(`${label}:`) ? line : `${label}: ${line}`;
 }
 
 /**

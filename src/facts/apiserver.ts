@@ -10,7 +10,7 @@ import type { AdmissionMetrics } from '../k8s/admission-metrics.js';
 import type { ServerVersion } from '../k8s/server.js';
 import type { Model } from './model.js';
 import type { MeshWebhook } from '../mesh/webhooks.js';
-import { arr, isObj } from '../util/objects.js';
+import { arr, isObj, str } from '../util/objects.js';
 
 /** The API servers whose flags the cluster shows (reads pods and nodes). */
 export const apiservers = (m: Model): ApiserverInstance[] => m.memo('apiservers', () => apiserverInstances(m.list('pods'), m.list('nodes')));
@@ -37,6 +37,8 @@ export function webhookCallFailures(m: Model): Map<string, { count: number; caus
   return m.memo('webhook-call-failures', () => {
     const out = new Map<string, { count: number; causes: Set<WebhookFailureCause>; message: string }>();
     for (const e of m.list('events')) {
+      // Only the scope's events: a live -n run reads no other namespace's, an offline run must count as it does.
+      if (!m.inScope(str(e.metadata?.namespace) ?? '')) continue;
       const ev = eventInfo(e);
       if (ev.reason !== 'FailedCreate') continue;
       const hook = /failed calling webhook "([a-z0-9.-]+)"/.exec(ev.message)?.[1];

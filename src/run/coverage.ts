@@ -51,7 +51,12 @@ export function coverageOf(snapshot: Snapshot, checks: readonly Check[], skipped
 function serverUnread(snapshot: Snapshot, key: ServerInputKey): string | undefined {
   const p = snapshot.server?.[key];
   if (p && p.state !== 'read') return p.reason;
-  if (key !== 'apiserverPods') return p ? undefined : snapshot.source.type === 'live' ? 'not read' : 'not in the snapshot';
+  // The version is secondary evidence (the API server pod's image tag says it too): said only when refused or failed.
+  if (key === 'version') return undefined;
+  // /metrics: a kubectl dump (or an older snapshot) has none.
+  if (key === 'metrics') return p ? undefined : snapshot.source.type === 'live' ? 'not read' : 'not in the snapshot (meshdoctor snapshot saves it)';
+  // The flags: a gap when the pods of kube-system were not read. A cluster that shows no API server
+  // pod (a managed control plane: EKS, GKE, AKS) is no read that failed: the check's page says so.
   const pods = snapshot.objects.pods;
   if (apiserverInstances(pods ?? [], snapshot.objects.nodes ?? []).length) return undefined;
   const s = snapshot.scope;
@@ -59,9 +64,7 @@ function serverUnread(snapshot: Snapshot, key: ServerInputKey): string | undefin
     pods !== undefined &&
     snapshot.unavailableIn?.pods?.[APISERVER_NAMESPACE] === undefined &&
     (p !== undefined || s.allNamespaces || !s.namespace || s.namespace === APISERVER_NAMESPACE);
-  return podsRead
-    ? 'no kube-apiserver pod in kube-system and no k3s server node: a managed control plane (EKS, GKE, AKS) does not show its flags; whether MutatingAdmissionWebhook is on was not examined'
-    : `the pods of ${APISERVER_NAMESPACE} were not read: whether MutatingAdmissionWebhook is on was not examined`;
+  return podsRead ? undefined : `the pods of ${APISERVER_NAMESPACE} were not read: whether MutatingAdmissionWebhook is on was not examined`;
 }
 
 /**
@@ -77,7 +80,11 @@ export function rbacFix(snapshot: Snapshot, unavailable: Coverage['unavailable']
   const refused = unavailable.filter((u) => /^forbidden\b/.test(u.reason));
   // The kube-apiserver pods (a labelled list in kube-system) refused: the pods of kube-system.
   const forbidden = refused.flatMap((u) =>
-    isKind(u.kind) ? [{ ...u, kind: u.kind }] : u.kind === SERVER_INPUT_LABEL.apiserverPods ? [{ ...u, kind: 'pods' as const, namespace: APISERVER_NAMESPACE }] : [],
+    isKind(u.kind)
+      ? [{ ...u, kind: u.kind }]
+      : u.kind === SERVER_INPUT_LABEL.apiserverPods
+        ? [{ ...u, kind: 'pods' as const, namespace: APISERVER_NAMESPACE }]
+        : [],
   );
   const metrics = refused.some((u) => u.kind === SERVER_INPUT_LABEL.metrics);
   if (!forbidden.length && !metrics) return [];
