@@ -78,14 +78,11 @@ export function rbacFix(snapshot: Snapshot, unavailable: Coverage['unavailable']
   if (snapshot.source.type !== 'live') return [];
   const isKind = (k: string): k is KindKey => Object.hasOwn(KINDS, k);
   const refused = unavailable.filter((u) => /^forbidden\b/.test(u.reason));
-  // The kube-apiserver pods (a labelled list in kube-system) refused: the pods of kube-system.
-  const forbidden = refused.flatMap((u) =>
-    isKind(u.kind)
-      ? [{ ...u, kind: u.kind }]
-      : u.kind === SERVER_INPUT_LABEL.apiserverPods
-        ? [{ ...u, kind: 'pods' as const, namespace: APISERVER_NAMESPACE }]
-        : [],
-  );
+  // The kube-apiserver pods (a labelled list in kube-system) refused: the pods of kube-system, after the kinds.
+  const forbidden: { kind: KindKey; namespace?: string; reason: string; checks: string[] }[] = [
+    ...refused.flatMap((u) => (isKind(u.kind) ? [{ ...u, kind: u.kind }] : [])),
+    ...refused.flatMap((u) => (u.kind === SERVER_INPUT_LABEL.apiserverPods ? [{ ...u, kind: 'pods' as const, namespace: APISERVER_NAMESPACE }] : [])),
+  ];
   const metrics = refused.some((u) => u.kind === SERVER_INPUT_LABEL.metrics);
   if (!forbidden.length && !metrics) return [];
   const res = (k: KindKey) => (KINDS[k].group ? `${KINDS[k].plural}.${KINDS[k].group}` : KINDS[k].plural);
