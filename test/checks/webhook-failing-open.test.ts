@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { checkCases } from '../helpers/check-tester.js';
 import { cluster, findings } from '../helpers/fixtures.js';
 import { MAX_SERIES, MetricsReader, failOpenCount, latency, metricsFromJson, rejections } from '../../src/k8s/admission-metrics.js';
+import { CHECKS } from '../../src/checks/index.js';
+import { coverageOf } from '../../src/run/coverage.js';
 
 checkCases('webhook-failing-open', {
   fires: [
@@ -97,5 +99,24 @@ describe('webhook-failing-open: message, evidence, fix', () => {
     });
     expect(f!.severity).toBe('warning'); // no pod of the mesh runs without a proxy now
     expect(f!.fix).toContain(`kubectl get --raw /metrics | grep 'apiserver_admission_webhook_fail_open_count{name="linkerd-proxy-injector.linkerd.io"'`);
+  });
+});
+
+describe('coverage of the reads of the API server itself', () => {
+  const only = CHECKS.filter((c) => c.id === 'webhook-failing-open');
+  it('refused: named with the reason, the run still complete; absent from a file: said so; read: nothing', () => {
+    const snap = cluster('linkerd');
+    snap.server = { metrics: { state: 'refused', reason: 'forbidden: User "x" cannot get path "/metrics"' } };
+    expect(coverageOf(snap, only, [])).toEqual({
+      complete: true,
+      unavailable: [{ kind: 'GET /metrics', reason: 'forbidden: User "x" cannot get path "/metrics"', checks: [] }],
+      rbac: [], // offline: no RBAC to print
+    });
+    delete snap.server;
+    expect(coverageOf(snap, only, []).unavailable).toEqual([
+      { kind: 'GET /metrics', reason: 'not in the snapshot (meshdoctor snapshot saves it)', checks: [] },
+    ]);
+    snap.server = { metrics: { state: 'read', value: { families: [], samples: [] } } };
+    expect(coverageOf(snap, only, [])).toEqual({ complete: true, unavailable: [], rbac: [] });
   });
 });

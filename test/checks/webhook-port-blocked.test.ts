@@ -17,6 +17,8 @@ checkCases('webhook-port-blocked', {
     { fixtures: 'fires-linkerd-gke-firewall.yaml', findings: ['Service linkerd/linkerd-proxy-injector'] },
     // -n of an app namespace: the policies of the mesh's namespace are read as the control plane's.
     { name: 'linkerd, -n shop', fixtures: 'fires-linkerd-default-deny.yaml', namespace: 'shop', findings: ['NetworkPolicy linkerd/default-deny-ingress'] },
+    // check -f: the policy about to be applied is found, and its file is where the rule goes.
+    { name: 'check -f of the policy', base: 'linkerd', manifests: 'fires-linkerd-default-deny.yaml', findings: ['NetworkPolicy linkerd/default-deny-ingress'] },
   ],
   silent: [
     { fixtures: 'ok-linkerd-allowed.yaml' },
