@@ -32,6 +32,7 @@ import type { Provider } from '../k8s/providers.js';
 import { meshTitle } from '../mesh/registry.js';
 import { cmd, comment, type Step } from '../fix/steps.js';
 import { isObj, plural, strMap } from '../util/objects.js';
+import { hasControl } from '../util/errors.js';
 import type { ResourceRef } from '../util/types.js';
 import { defineCheck, meta } from './define.js';
 
@@ -72,7 +73,10 @@ function allowPolicy(path: WebhookPath, name: string): Step | undefined {
       ingress: [{ ports: [{ protocol: 'TCP', port: path.port }] }],
     },
   };
-  return cmd`printf %s ${JSON.stringify(policy)} | kubectl apply -f -`;
+  const json = JSON.stringify(policy);
+  // A label with a control character would make the line unsafe to paste: edit the policy instead.
+  if (hasControl(json)) return undefined;
+  return cmd`printf %s ${json} | kubectl apply -f -`;
 }
 
 export default defineCheck({

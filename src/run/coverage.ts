@@ -54,7 +54,8 @@ function serverUnread(snapshot: Snapshot, key: ServerInputKey): string | undefin
   // The version is secondary evidence (the API server pod's image tag says it too): said only when refused or failed.
   if (key === 'version') return undefined;
   // /metrics: a kubectl dump (or an older snapshot) has none.
-  if (key === 'metrics') return p ? undefined : snapshot.source.type === 'live' ? 'not read' : 'not in the snapshot (meshdoctor snapshot saves it)';
+  // (A live run that did not ask, meshdoctor watch, has nothing to say.)
+  if (key === 'metrics') return p || snapshot.source.type === 'live' ? undefined : 'not in the snapshot (meshdoctor snapshot saves it)';
   // The flags: a gap when the pods of kube-system were not read. A cluster that shows no API server
   // pod (a managed control plane: EKS, GKE, AKS) is no read that failed: the check's page says so.
   const pods = snapshot.objects.pods;

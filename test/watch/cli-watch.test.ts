@@ -73,7 +73,7 @@ describe.skipIf(!BUILT)('meshdoctor watch: the binary', () => {
       expect(stderr).toMatch(
         /^meshdoctor: watching every namespace of context "fake" \(https:\/\/127\.0\.0\.1:\d+\); serving \/metrics, \/healthz, \/readyz, \/findings on http:\/\/127\.0\.0\.1:\d+\n/,
       );
-      expect(stderr).toMatch(/\nmeshdoctor: ready: \d+ objects of 17 kinds read/);
+      expect(stderr).toMatch(/\nmeshdoctor: ready: \d+ objects of 19 kinds read/);
     } finally {
       child.kill('SIGKILL');
       await srv.close();
