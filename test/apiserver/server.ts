@@ -67,8 +67,13 @@ export interface ApiServerOptions {
   plainHttp?: boolean;
   /** DNS names in the serving certificate besides localhost (e.g. `kubernetes`, reached through a proxy). */
   dnsNames?: string[];
-  /** What GET /version answers (a kube-apiserver's version.Info); without it /version is a 404, as for any unknown path. */
-  version?: Record<string, unknown>;
+  /**
+   * What GET /version and GET /metrics answer (JSON, Prometheus text), as a real API server does
+   * for every user allowed: by default a v1.31 server and /metrics without a webhook series;
+   * `null`: 404, as for any unknown path.
+   */
+  version?: unknown;
+  metrics?: string | null;
 }
 
 export interface KubeconfigContext {
@@ -247,6 +252,10 @@ function itemJson(o: K8sObject): string {
   return json;
 }
 
+/** What the test server says of itself unless told otherwise (ApiServerOptions.version, .metrics). */
+const DEFAULT_VERSION = { major: '1', minor: '31', gitVersion: 'v1.31.0' };
+const DEFAULT_METRICS = '# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds 1.7637e+09\n';
+
 export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiServer> {
   const ca = await generateCA({ keyType: 'ecdsa', commonName: 'fake-apiserver-ca' });
   const leaf = await generateLeaf({ ca, keyType: 'ecdsa', dnsNames: ['localhost', ...(opts.dnsNames ?? [])], ipAddresses: ['127.0.0.1'] });
@@ -294,7 +303,6 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   /** The real answer to a request, once auth and faults are out of the way. */
   function answer(info: RequestInfo, target: Target | undefined): [number, unknown] {
     if (info.method !== 'GET') return [405, status(405, `the server does not allow this method on the requested resource`)];
-    if (info.path === '/version' && opts.version) return [200, opts.version];
     if (!target) return [404, status(404, defaultMessage(404, info, undefined))];
     const all = store.get(target.info.key) ?? [];
     const apiVersion = apiVersionOf(target.info);
@@ -352,6 +360,17 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
         const body = status(fault.status, fault.message ?? defaultMessage(fault.status, info, target), details);
         return send(req, res, fault.status, body, fault);
       }
+      if (info.path === '/metrics' && opts.metrics !== null && info.method === 'GET') {
+        let data = Buffer.from(opts.metrics ?? DEFAULT_METRICS);
+        const headers: Record<string, string | number> = { 'Content-Type': 'text/plain; version=0.0.4' };
+        if (opts.gzip && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
+          data = gzipSync(data);
+          headers['Content-Encoding'] = 'gzip';
+        }
+        res.writeHead(200, { ...headers, 'Content-Length': data.length });
+        return res.end(data);
+      }
+      if (info.path === '/version' && opts.version !== null && info.method === 'GET') return send(req, res, 200, opts.version ?? DEFAULT_VERSION, fault);
       const [code, body] = answer(info, target);
       send(req, res, code, body, fault);
     };
