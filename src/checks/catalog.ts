@@ -413,7 +413,7 @@ export const CATALOG = {
       "The API server's admission metrics count pod admissions rejected at a mesh injection webhook: calls that could not be made under failurePolicy Fail, or the injector denying the pod.",
     severity: 'warning',
     inputs: ['mutatingwebhookconfigurations'],
-    optionalInputs: ['deployments', 'pods', 'services'],
+    optionalInputs: ['deployments', 'replicasets', 'pods', 'services'],
     serverInputs: ['metrics'],
   },
   'webhook-near-timeout': {
@@ -423,7 +423,7 @@ export const CATALOG = {
       "The API server's admission latency histogram shows a share of the calls to a mesh injection webhook taking more than half its timeoutSeconds: a timeout (a pod without a proxy, or refused) is about to happen.",
     severity: 'warning',
     inputs: ['mutatingwebhookconfigurations'],
-    optionalInputs: ['deployments', 'pods', 'services'],
+    optionalInputs: ['deployments', 'replicasets', 'pods', 'services'],
     serverInputs: ['metrics'],
   },
 } as const satisfies Record<string, CatalogEntry>;

@@ -38,6 +38,8 @@ class ReadFailure extends Error {
     readonly state: 'refused' | 'failed',
     message: string,
     readonly retry = false,
+    /** The HTTP status, when the server answered one. */
+    readonly status?: number,
   ) {
     super(message);
   }
@@ -123,7 +125,7 @@ function streamLines(conn: Conn, path: string, accept: string, onLine: (line: st
         if (settled) return;
         if (!ok) {
           const text = Buffer.concat(errorBody).toString('utf8');
-          return fail(new ReadFailure(status === 401 || status === 403 ? 'refused' : 'failed', statusReason(status, text), RETRY_STATUS.has(status)));
+          return fail(new ReadFailure(status === 401 || status === 403 ? 'refused' : 'failed', statusReason(status, text), RETRY_STATUS.has(status), status));
         }
         if (!skipping && partialLength) onLine(Buffer.concat(partial, partialLength).toString('utf8'));
         settled = true;
@@ -165,11 +167,19 @@ async function probe<T>(conn: Conn, read: () => Promise<T>): Promise<Probe<T>> {
   }
 }
 
-/** GET /version. */
-export function readVersion(conn: Conn): Promise<Probe<ServerVersion>> {
-  return probe(conn, async () => {
+/**
+ * GET /version; undefined for a 404: no version document there at all (a proxy or test server in
+ * front of the objects, never a kube-apiserver), so nothing to examine and no permission to grant:
+ * nothing is recorded, as in a snapshot without it.
+ */
+export async function readVersion(conn: Conn): Promise<Probe<ServerVersion> | undefined> {
+  let notFound = false;
+  const p = await probe(conn, async () => {
     let text = '';
-    await streamLines(conn, '/version', 'application/json', (l) => (text += `${l}\n`), MAX_VERSION_BYTES);
+    await streamLines(conn, '/version', 'application/json', (l) => (text += `${l}\n`), MAX_VERSION_BYTES).catch((e: unknown) => {
+      notFound = e instanceof ReadFailure && e.status === 404;
+      throw e;
+    });
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -180,6 +190,7 @@ export function readVersion(conn: Conn): Promise<Probe<ServerVersion>> {
     if (!v) throw new ReadFailure('failed', 'the server sent a /version without a version');
     return v;
   });
+  return notFound ? undefined : p;
 }
 
 /** GET /metrics: the admission webhook series of the webhooks `keepWebhook` accepts. */

@@ -347,7 +347,7 @@ async function readServer(
   server: ServerInfo,
 ): Promise<K8sObject[] | undefined> {
   const plan = opts.server ?? {};
-  const version = plan.version ? readVersion(conn).then((p) => void (server.version = p)) : undefined;
+  const version = plan.version ? readVersion(conn).then((p) => void (p && (server.version = p))) : undefined;
   const metrics = plan.metrics ? readMetrics(conn, plan.metrics.keepWebhook).then((p) => void (server.metrics = p)) : undefined;
   let pods: K8sObject[] | undefined;
   const listed = scope.allNamespaces || scope.namespace === APISERVER_NAMESPACE;
