@@ -92,4 +92,26 @@ describe('issue 25 live', () => {
       server.faults.length = 0;
     }
   });
+
+  it('/version and /metrics refused: each named in the coverage and granted by its own ClusterRole line; /version asked once', async () => {
+    server.faults.push(
+      { match: (r) => r.path === '/version', status: 403, message: 'forbidden: User "alice" cannot get path "/version"' },
+      { match: (r) => r.path === '/metrics', status: 403, message: 'forbidden: User "alice" cannot get path "/metrics"' },
+    );
+    server.requests.length = 0;
+    try {
+      const live = await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json', '--fail-on', 'none']);
+      const report = JSON.parse(live.stdout);
+      expect(report.coverage.complete).toBe(true);
+      expect(report.coverage.unavailable.map((u: { kind: string }) => u.kind)).toEqual(['GET /metrics', 'GET /version']);
+      const roles = (report.coverage.rbac as string[]).filter((l) => l.startsWith('kubectl create clusterrole '));
+      expect(roles.filter((l) => l.includes('--non-resource-url=/version'))).toHaveLength(1);
+      expect(roles.filter((l) => l.includes('--non-resource-url=/metrics'))).toHaveLength(1);
+      expect(roles.filter((l) => l.includes('--non-resource-url=')).every((l) => l.split('--non-resource-url=').length === 2)).toBe(true);
+      // Both the version checks and admission-plugin-disabled declare it: still one GET.
+      expect(server.requests.filter((q) => q.path === '/version')).toHaveLength(1);
+    } finally {
+      server.faults.length = 0;
+    }
+  });
 });
