@@ -297,7 +297,10 @@ function fishComplete(file: string, line: string, ns: string[] = [], ctx: string
   const s = stubs();
   writeFileSync(s.ns, ns.map((l) => `namespace/${l}\n`).join(''));
   writeFileSync(s.ctx, ctx.map((l) => `${l}\n`).join(''));
-  const cwd = mkdtempSync(join(tmp, 'fish-'));
+  // Not beside the files completed (fish-snap.json): fish matches `fish-s` case-insensitively, so a
+  // working directory named fish-S... or fish-s... would be completed too.
+  mkdirSync(join(tmp, 'fish-cwd'), { recursive: true });
+  const cwd = mkdtempSync(join(tmp, 'fish-cwd', 'c-'));
   const env = { PATH: `${s.bin}${delimiter}/usr/bin${delimiter}/bin`, HOME: tmp, NS_FILE: s.ns, CTX_FILE: s.ctx };
   const out = execFileSync('fish', ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', file, line], { cwd, env, encoding: 'utf8' });
   return {

@@ -182,3 +182,28 @@ describe('parseObject skips the managedFields slim drops', () => {
     expect(range('{"metadata":{"managedFields":[1}}')).toBeUndefined(); // unbalanced: parsed whole (and refused)
   });
 });
+
+describe("several snapshot files: the API server's reads merge per read", () => {
+  const own = (name: string, server: unknown) => {
+    const file = join(tmp, name);
+    writeFileSync(file, JSON.stringify({ kind: 'MeshdoctorSnapshot', apiVersion: 'meshdoctor.io/v1', objects: {}, server }));
+    return file;
+  };
+  it('a read wins over a refusal in an earlier file; a read only one file has is kept; the first read wins', async () => {
+    const a = own('server-a.json', {
+      version: { state: 'refused', reason: 'forbidden: no' },
+      metrics: { state: 'failed', reason: 'timed out' },
+    });
+    const b = own('server-b.json', {
+      version: { state: 'read', value: { major: 1, minor: 30, gitVersion: 'v1.30.2' } },
+      apiserverPods: { state: 'read', value: true },
+    });
+    const c = own('server-c.json', { version: { state: 'read', value: { major: 1, minor: 31, gitVersion: 'v1.31.0' } } });
+    const snap = await loadSnapshot([a, b, c]);
+    expect(snap.server).toEqual({
+      version: { state: 'read', value: { major: 1, minor: 30, gitVersion: 'v1.30.2' } },
+      metrics: { state: 'failed', reason: 'timed out' },
+      apiserverPods: { state: 'read', value: true },
+    });
+  });
+});

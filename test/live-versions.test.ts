@@ -68,7 +68,8 @@ describe('issue 25 live', () => {
     const snap = await runCli(['snapshot', '-A', '--kubeconfig', kubeconfig]);
     expect(snap.stderr).toBe('');
     const head = JSON.parse(snap.stdout.split('\n')[0]!.replace(/"objects":\{$/, '"objects":{}}'));
-    expect(head.server).toEqual({ version: { major: '1', minor: '28', gitVersion: 'v1.28.9', platform: 'linux/amd64' } });
+    // The one format of the server section (docs/snapshot.md): GET /version's major, minor and gitVersion, read once.
+    expect(head.server.version).toEqual({ state: 'read', value: { major: 1, minor: 28, gitVersion: 'v1.28.9' } });
     const file = join(tmp, 'cluster.json');
     writeFileSync(file, snap.stdout);
     const offline = await runCli(['check', '-A', '--snapshot', file, '-o', 'json', '--fail-on', 'none']);
@@ -82,11 +83,33 @@ describe('issue 25 live', () => {
       const live = await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json', '--fail-on', 'none']);
       const report = JSON.parse(live.stdout);
       expect(report.coverage.complete).toBe(true);
-      expect(report.coverage.unavailable).toEqual([{ kind: 'version', reason: 'forbidden: forbidden: User "alice" cannot get path "/version"', checks: [] }]);
+      expect(report.coverage.unavailable).toEqual([{ kind: 'GET /version', reason: 'forbidden: User "alice" cannot get path "/version"', checks: [] }]);
       expect(report.coverage.rbac.join('\n')).toContain('--non-resource-url=/version');
       expect(ours(idsOf(live.stdout))).toContain('native-sidecar-unsupported StatefulSet shop/db'); // from the node at 1.28
       const snap = await runCli(['snapshot', '-A', '--kubeconfig', kubeconfig]);
-      expect(snap.stderr).toContain("meshdoctor: the server's version not saved: forbidden");
+      expect(snap.stderr).toContain('meshdoctor: GET /version not saved: forbidden');
+    } finally {
+      server.faults.length = 0;
+    }
+  });
+
+  it('/version and /metrics refused: each named in the coverage and granted by its own ClusterRole line; /version asked once', async () => {
+    server.faults.push(
+      { match: (r) => r.path === '/version', status: 403, message: 'forbidden: User "alice" cannot get path "/version"' },
+      { match: (r) => r.path === '/metrics', status: 403, message: 'forbidden: User "alice" cannot get path "/metrics"' },
+    );
+    server.requests.length = 0;
+    try {
+      const live = await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json', '--fail-on', 'none']);
+      const report = JSON.parse(live.stdout);
+      expect(report.coverage.complete).toBe(true);
+      expect(report.coverage.unavailable.map((u: { kind: string }) => u.kind)).toEqual(['GET /metrics', 'GET /version']);
+      const roles = (report.coverage.rbac as string[]).filter((l) => l.startsWith('kubectl create clusterrole '));
+      expect(roles.filter((l) => l.includes('--non-resource-url=/version'))).toHaveLength(1);
+      expect(roles.filter((l) => l.includes('--non-resource-url=/metrics'))).toHaveLength(1);
+      expect(roles.filter((l) => l.includes('--non-resource-url=')).every((l) => l.split('--non-resource-url=').length === 2)).toBe(true);
+      // Both the version checks and admission-plugin-disabled declare it: still one GET.
+      expect(server.requests.filter((q) => q.path === '/version')).toHaveLength(1);
     } finally {
       server.faults.length = 0;
     }

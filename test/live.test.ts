@@ -86,7 +86,15 @@ describe('live check through the test API server', () => {
     const r = JSON.parse(live.stdout);
     expect(r.scope).toEqual({ allNamespaces: false, namespace: 'shop' });
     expect(r.findings.map((f: any) => `${f.id} ${f.resource.namespace}/${f.resource.name}`)).toEqual(['pod-opted-out shop/cart']);
-    const namespaced = server.requests.map((q) => /\/namespaces\/([^/]+)\/[a-z]+$/.exec(q.path)?.[1]).filter(Boolean);
+    // Of kube-system, only the kube-apiserver pods (their admission flags), by kubeadm's labels.
+    const kubeSystem = server.requests.filter((q) => q.path.startsWith('/api/v1/namespaces/kube-system/'));
+    expect(kubeSystem.map((q) => [q.path, q.query.labelSelector])).toEqual([
+      ['/api/v1/namespaces/kube-system/pods', 'component=kube-apiserver,tier=control-plane'],
+    ]);
+    const namespaced = server.requests
+      .filter((q) => !kubeSystem.includes(q))
+      .map((q) => /\/namespaces\/([^/]+)\/[a-z]+$/.exec(q.path)?.[1])
+      .filter(Boolean);
     expect(new Set(namespaced)).toEqual(new Set(['shop', 'linkerd', 'istio-system']));
   });
 
@@ -127,9 +135,9 @@ describe('live check through the test API server', () => {
     expect(server.requests.every((q) => q.method === 'GET')).toBe(true);
     const lists = server.requests.filter((q) => q.query.limit);
     const gets = server.requests.filter((q) => !q.query.limit);
-    // Single GETs only for the named ConfigMaps/Secrets in the mesh namespaces, and the server's /version once.
+    // Single GETs only for the named ConfigMaps/Secrets in the mesh namespaces, and the server's own /version (once) and /metrics.
     expect(gets.filter((q) => q.path === '/version')).toHaveLength(1);
-    expect(gets.every((q) => q.path === '/version' || /\/namespaces\/(linkerd|istio-system)\/(configmaps|secrets)\/[^/]+$/.test(q.path))).toBe(true);
+    expect(gets.every((q) => /\/namespaces\/(linkerd|istio-system)\/(configmaps|secrets)\/[^/]+$|^\/(version|metrics)$/.test(q.path))).toBe(true);
     const byPath = new Map<string, number>();
     for (const q of lists) byPath.set(q.path, (byPath.get(q.path) ?? 0) + 1);
     const pods = OBJECTS.filter((o) => o.kind === 'Pod').length;
@@ -228,7 +236,7 @@ describe('live check through the test API server', () => {
     await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json']);
     await runCli(['check', '-n', 'shop', '--kubeconfig', kubeconfig, '-o', 'json']);
     await runCli(['snapshot', '-A', '--kubeconfig', kubeconfig]);
-    type Rule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] };
+    type Rule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[]; nonResourceURLs?: string[] };
     const deploy = (f: string) => parseObjects(readFileSync(join(import.meta.dirname, '..', 'deploy', f), 'utf8')) as any[];
     const cluster = deploy('rbac.yaml').find((o) => o.metadata?.name === 'meshdoctor-reader')!.rules as Rule[];
     // In its namespace only: each mesh's Role (ConfigMaps and Secrets by name).
@@ -236,7 +244,13 @@ describe('live check through the test API server', () => {
     const plurals = new Map(Object.values(KINDS).map((k) => [k.plural, k.group]));
     expect(server.requests.length).toBeGreaterThan(20);
     for (const q of server.requests) {
-      if (q.path === '/version') continue; // a non-resource URL the default ClusterRole system:public-info-viewer grants everyone
+      if (q.path === '/version' || q.path === '/metrics') {
+        // URLs that are no resource: /version is open to every user (the built-in role
+        // system:public-info-viewer), /metrics is granted by meshdoctor-reader's rule for it.
+        const url = q.path === '/version' || cluster.some((r) => r.nonResourceURLs?.includes(q.path) && r.verbs.includes('get'));
+        expect(url, `${q.method} ${q.path}`).toBe(true);
+        continue;
+      }
       const m = /^\/(?:api\/v1|apis\/([^/]+)\/v1)(?:\/namespaces\/([^/]+))?\/([a-z]+)(?:\/([^/]+))?$/.exec(q.path);
       expect(m, q.path).not.toBeNull();
       const [, group = '', ns, resource, name] = m!;
@@ -245,7 +259,7 @@ describe('live check through the test API server', () => {
       const rules = [...cluster, ...roles.filter((r) => r.metadata.namespace === ns).flatMap((r) => r.rules as Rule[])];
       const allowed = rules.some(
         (r) =>
-          r.apiGroups.includes(group) &&
+          r.apiGroups?.includes(group) &&
           r.resources.includes(resource!) &&
           r.verbs.includes(verb) &&
           (!r.resourceNames || (name !== undefined && r.resourceNames.includes(name))),

@@ -184,7 +184,15 @@ describe('live, through the test API server', () => {
     expect(found(report)).toEqual(['pod-opted-out Deployment shop/cart']);
     expect(report.findings[0]).toMatchObject({ source: { file, document: 1 }, evidence: { pods: [] } }); // the old pods are not the new template's
     expect(report.source).toMatchObject({ type: 'live', manifests: [file] });
-    const namespaced = server.requests.map((q) => /\/namespaces\/([^/]+)\/[a-z]+$/.exec(q.path)?.[1]).filter(Boolean);
+    // Of kube-system, only the kube-apiserver pods (their admission flags), by kubeadm's labels.
+    const kubeSystem = server.requests.filter((q) => q.path.startsWith('/api/v1/namespaces/kube-system/'));
+    expect(kubeSystem.map((q) => [q.path, q.query.labelSelector])).toEqual([
+      ['/api/v1/namespaces/kube-system/pods', 'component=kube-apiserver,tier=control-plane'],
+    ]);
+    const namespaced = server.requests
+      .filter((q) => !kubeSystem.includes(q))
+      .map((q) => /\/namespaces\/([^/]+)\/[a-z]+$/.exec(q.path)?.[1])
+      .filter(Boolean);
     expect(new Set(namespaced)).toEqual(new Set(['shop', 'linkerd']));
   });
 

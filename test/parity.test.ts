@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { KIND_KEYS, kindOf } from '../src/k8s/kinds.js';
 import { startApiServer } from './apiserver/server.js';
 import { runCli } from './helpers/cli.js';
-import { FIXTURES, baseObjects, fixtureObjects, overlay } from './helpers/fixtures.js';
+import { FIXTURES, SERVER_DOC, baseObjects, fixtureMetricsText, fixtureObjects, fixtureServer, overlay } from './helpers/fixtures.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'meshdoctor-parity-'));
 const fixtures = readdirSync(join(FIXTURES, 'checks')).flatMap((dir) =>
@@ -30,12 +30,22 @@ describe('live and offline runs agree on every check fixture', () => {
   it.each(fixtures)('%s', async (fixture) => {
     // Kuma's and Consul's fixtures beside another mesh (Linkerd + Kuma, Istio + Consul); the rest over Linkerd and Istio.
     const base = fixture.includes('kuma') ? 'linkerd+kuma' : fixture.includes('consul') ? 'istio+consul' : 'both';
-    const objects = overlay(baseObjects(base), fixtureObjects(fixture));
+    const all = overlay(baseObjects(base), fixtureObjects(fixture));
+    // What a fixture says of the API server itself: served at /version and /metrics, saved as a snapshot's `server`.
+    const serverDoc = all.find((o) => o.kind === SERVER_DOC);
+    const objects = all.filter((o) => o.kind !== SERVER_DOC);
     // The dump as docs/snapshot.md has it: one file per kind (empty when the cluster has none), so it says what it read.
     const file = join(tmp, fixture.replaceAll('/', '_'));
     mkdirSync(file, { recursive: true });
     for (const k of KIND_KEYS)
       writeFileSync(join(file, `${k}.json`), JSON.stringify({ kind: 'List', items: objects.filter((o) => kindOf(o.kind)?.key === k) }));
+    const files = ['--snapshot', file];
+    const info = serverDoc && fixtureServer(serverDoc);
+    if (info) {
+      const own = join(tmp, fixture.replaceAll('/', '_') + '.server.json');
+      writeFileSync(own, JSON.stringify({ kind: 'MeshdoctorSnapshot', apiVersion: 'meshdoctor.io/v1', objects: {}, server: info }));
+      files.push('--snapshot', own);
+    }
     const namespaces = [
       ...new Set(
         fixtureObjects(fixture)
@@ -43,12 +53,19 @@ describe('live and offline runs agree on every check fixture', () => {
           .filter((n): n is string => !!n),
       ),
     ];
-    const server = await startApiServer({ objects, maxPageSize: 50 });
+    const metrics = fixtureMetricsText(all);
+    const server = await startApiServer({
+      objects,
+      maxPageSize: 50,
+      // No version in the fixture: none served either (404), so that both runs take it from the API server pod's image.
+      version: info?.version?.state === 'read' ? info.version.value : null,
+      ...(metrics !== undefined ? { metrics } : {}),
+    });
     try {
       const kubeconfig = await server.writeKubeconfig(tmp, { fileName: `${fixture.replaceAll('/', '_')}.kubeconfig` });
       for (const scope of [['-A'], ...namespaces.slice(0, 1).map((n) => ['-n', n])]) {
         const live = await runCli(['check', ...scope, '--kubeconfig', kubeconfig, '-o', 'json']);
-        const offline = await runCli(['check', ...scope, '--snapshot', file, '-o', 'json']);
+        const offline = await runCli(['check', ...scope, ...files, '-o', 'json']);
         expect(live.stderr, `${scope.join(' ')} live`).toBe('');
         expect(comparable(live.stdout), scope.join(' ')).toEqual(comparable(offline.stdout));
         expect(live.code).toBe(offline.code);

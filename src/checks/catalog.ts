@@ -377,6 +377,55 @@ export const CATALOG = {
     inputs: ['mutatingwebhookconfigurations', 'services'],
     optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'pods', 'configmaps', 'serviceaccounts'],
   },
+  'admission-plugin-disabled': {
+    code: 'MD2040',
+    title: 'MutatingAdmissionWebhook is off in the API server',
+    description:
+      "The API server's flags (its kube-apiserver pod in kube-system, or k3s's node annotation) turn the MutatingAdmissionWebhook admission plugin off, so no injection webhook is ever called and pods get no proxy without any error.",
+    severity: 'error',
+    inputs: [],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'nodes', 'namespaces', 'mutatingwebhookconfigurations', 'events', 'configmaps'],
+    serverInputs: ['version', 'apiserverPods'],
+  },
+  'webhook-port-blocked': {
+    code: 'MD2041',
+    title: 'The API server cannot reach the injector',
+    description:
+      "A NetworkPolicy selecting a mesh's injector pods admits no traffic to the webhook's port from the API server (or, with calls timing out on EKS or GKE, the provider's firewall does not open it), so injection calls fail.",
+    severity: 'error',
+    inputs: ['mutatingwebhookconfigurations'],
+    optionalInputs: [...WORKLOAD_KINDS, 'networkpolicies', 'services', 'pods', 'nodes', 'namespaces', 'events', 'configmaps'],
+  },
+  'webhook-failing-open': {
+    code: 'MD2042',
+    title: 'API server metrics show injection calls failing open',
+    description:
+      "The API server's admission metrics count calls to a mesh injection webhook that failed and were let through (failurePolicy Ignore): the pods created then have no proxy.",
+    severity: 'error',
+    inputs: ['mutatingwebhookconfigurations'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'services', 'namespaces', 'configmaps'],
+    serverInputs: ['metrics'],
+  },
+  'webhook-rejecting': {
+    code: 'MD2043',
+    title: 'API server metrics show injection calls rejecting pods',
+    description:
+      "The API server's admission metrics count pod admissions rejected at a mesh injection webhook: calls that could not be made under failurePolicy Fail, or the injector denying the pod.",
+    severity: 'warning',
+    inputs: ['mutatingwebhookconfigurations'],
+    optionalInputs: ['deployments', 'replicasets', 'pods', 'services'],
+    serverInputs: ['metrics'],
+  },
+  'webhook-near-timeout': {
+    code: 'MD2044',
+    title: 'Injection calls take close to their timeout',
+    description:
+      "The API server's admission latency histogram shows a share of the calls to a mesh injection webhook taking more than half its timeoutSeconds: a timeout (a pod without a proxy, or refused) is about to happen.",
+    severity: 'warning',
+    inputs: ['mutatingwebhookconfigurations'],
+    optionalInputs: ['deployments', 'replicasets', 'pods', 'services'],
+    serverInputs: ['metrics'],
+  },
 } as const satisfies Record<string, CatalogEntry>;
 
 export type CheckId = keyof typeof CATALOG;

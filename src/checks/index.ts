@@ -39,6 +39,11 @@ import proxyOutdated from './proxy-outdated.js';
 import nativeSidecarUnsupported from './native-sidecar-unsupported.js';
 import webhookOverlap from './webhook-overlap.js';
 import webhookStale from './webhook-stale.js';
+import admissionPluginDisabled from './admission-plugin-disabled.js';
+import webhookPortBlocked from './webhook-port-blocked.js';
+import webhookFailingOpen from './webhook-failing-open.js';
+import webhookRejecting from './webhook-rejecting.js';
+import webhookNearTimeout from './webhook-near-timeout.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -79,4 +84,9 @@ export const CHECKS: readonly Check[] = [
   nativeSidecarUnsupported,
   webhookOverlap,
   webhookStale,
+  admissionPluginDisabled,
+  webhookPortBlocked,
+  webhookFailingOpen,
+  webhookRejecting,
+  webhookNearTimeout,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));

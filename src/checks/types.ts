@@ -1,7 +1,7 @@
 /** What a check is (its metadata) and what it yields (findings before the runner stamps them). */
 import type { Cause } from '../facts/causes.js';
 import type { KindKey } from '../k8s/kinds.js';
-import type { ServerInput } from '../k8s/server.js';
+import type { ServerInputKey } from '../k8s/server.js';
 import type { MeshName } from '../mesh/names.js';
 import type { ResourceRef, Severity } from '../util/types.js';
 import type { Step } from '../fix/steps.js';
@@ -35,6 +35,6 @@ export interface CheckMeta {
   inputs: readonly KindKey[];
   /** Inputs the check uses when present but can run without (e.g. events as extra evidence). */
   optionalInputs?: readonly KindKey[];
-  /** What it reads of the API server itself (src/k8s/server.ts), always optional: `version` (GET /version). */
-  serverInputs?: readonly ServerInput[];
+  /** What the check reads of the API server itself (src/k8s/server.ts): always optional. */
+  serverInputs?: readonly ServerInputKey[];
 }

@@ -6,14 +6,17 @@ import { addFlags, type OptionsOf } from './options.js';
 
 /**
  * A title after the columns before it (`indent` wide), word-wrapped so no line passes `width`; the
- * lines after the first start under the title. Too narrow a terminal (under 20 columns left) gets it whole.
+ * lines after the first start under the title, and a word longer than the room left is cut (the ID
+ * column is as wide as the longest id, so a title may get little room: MutatingAdmissionWebhook
+ * beside kubernetes-version-unsupported). Too narrow a terminal (under 12 columns left) gets it whole.
  */
 function fit(title: string, width: number, indent: string): string {
   const room = width - indent.length;
-  if (room < 20) return title;
+  if (room < 12) return title;
   const lines: string[] = [];
   let line = '';
-  for (const word of title.split(' ')) {
+  const words = title.split(' ').flatMap((w) => (w.length > room ? (w.match(new RegExp(`.{1,${room}}`, 'g')) ?? [w]) : [w]));
+  for (const word of words) {
     if (line && line.length + 1 + word.length > room) {
       lines.push(line);
       line = word;

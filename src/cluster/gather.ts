@@ -17,8 +17,9 @@ import { resolveKubeContext, type Impersonation, type KubeContext } from './kube
 import { KINDS, listPath, objectPath, type KindInfo, type KindKey } from '../k8s/kinds.js';
 import { sanitizeSecret, type Keeper } from './sanitize.js';
 import { connect, confirmApiServer, get, KindFailure, seconds, statusFailure, timerMs, type Conn } from './http.js';
-import type { ServerInfo, ServerInput } from '../k8s/server.js';
-import { readServerVersion } from './version.js';
+import { readMetrics, readVersion, type ServerReadPlan } from './endpoints.js';
+import { APISERVER_NAMESPACE, APISERVER_SELECTOR, isApiserverPod } from '../k8s/apiserver.js';
+import type { ServerInfo } from '../k8s/server.js';
 
 export interface GatherOptions {
   kubeconfig?: string;
@@ -38,8 +39,8 @@ export interface GatherOptions {
   keep: Keeper;
   /** Which further namespaces and named objects the checks need (src/mesh/read-plan.ts). */
   plan: ReadPlan;
-  /** What to read of the API server itself (src/k8s/server.ts): `version` for GET /version. */
-  server?: readonly ServerInput[];
+  /** What to read of the API server itself (its version, /metrics, its pods): none when absent. */
+  server?: ServerReadPlan;
 }
 
 /** A ConfigMap or Secret read by name (never listed). */
@@ -99,6 +100,8 @@ export async function listKind(
   keep: Keeper,
   /** Set to the list's resourceVersion (a watch continues from it). */
   meta?: { resourceVersion?: string },
+  /** Only the objects with these labels (a label selector). */
+  labelSelector?: string,
 ): Promise<K8sObject[]> {
   const path = listPath(info, namespace);
   const stamp = { apiVersion: apiVersionOf(info), kind: info.kind };
@@ -113,6 +116,7 @@ export async function listKind(
     // The last page may be empty: max objects take at most max + 1 pages.
     if (++pages > max + 1) throw new KindFailure(`the API server sent more than ${max + 1} pages of ${info.plural} (--max-objects)`);
     const query = new URLSearchParams({ limit: String(pageSize) });
+    if (labelSelector) query.set('labelSelector', labelSelector);
     if (cont) query.set('continue', cont);
     const reply = await get(conn, `${path}?${query}`, info.key);
     // An API the cluster does not serve (OpenShift's, elsewhere): none of its objects, not a failure.
@@ -195,11 +199,14 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
   };
   let kindsDone = 0;
   let objectCount = 0;
-  let server: ServerInfo | undefined;
   const progress = () => opts.onProgress?.({ kindsDone, kindsTotal: kinds.length, objects: objectCount });
 
   const conn = await connect(resolved, limits, abort.signal);
+  const server: ServerInfo = {};
   try {
+    // The server's own reads (optional: a refusal is their state, never the run's end), beside the lists.
+    const own = readServer(conn, opts, scope, wanted, pageSize, server);
+    own.catch(() => {}); // awaited below; a fatal error (401) is the lists' too
     const onPage = (n: number) => {
       objectCount += n;
       progress();
@@ -293,9 +300,12 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
       const lists = listable.filter((key) => KINDS[key].namespaced).map((key) => ({ key, done: listInto(key, namespaces) }));
       await Promise.all([...lists.map((l) => l.done), Promise.all(lists.filter((l) => naming.has(l.key)).map((l) => l.done)).then(named)]);
     }
-    // GET /version once the lists are done (nothing else in flight: it must not count as the
-    // server's answer, see src/cluster/version.ts), when a check asked for it. Never fatal.
-    if (opts.server?.includes('version')) server = await readServerVersion(conn);
+    const apiserverPods = await own;
+    if (apiserverPods?.length && objects.pods) {
+      // Merged into the pods of the scope (a -n of kube-system has them already).
+      const seen = new Set(objects.pods.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`));
+      objects.pods.push(...apiserverPods.filter((p) => !seen.has(`${p.metadata?.namespace}/${p.metadata?.name}`)));
+    }
     if (!conn.answered && conn.notFound) await confirmApiServer(conn);
   } finally {
     abort.abort();
@@ -326,6 +336,38 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
     objects: ordered,
     unavailable,
     ...(Object.keys(partial).length ? { unavailableIn: partial } : {}),
-    ...(server && (server.version || server.unavailable) ? { server } : {}),
+    ...(Object.keys(server).length ? { server } : {}),
   };
+}
+
+/**
+ * The reads of the server itself the plan asks for, into `server`: /version, /metrics, and (under
+ * -n, where the pods of kube-system are not listed) the kube-apiserver pods of kube-system by
+ * their kubeadm labels, returned for the pods of the snapshot. No other pod of kube-system is read.
+ */
+async function readServer(
+  conn: Conn,
+  opts: GatherOptions,
+  scope: { allNamespaces: boolean; namespace?: string },
+  wanted: Set<KindKey>,
+  pageSize: number,
+  server: ServerInfo,
+): Promise<K8sObject[] | undefined> {
+  const plan = opts.server ?? {};
+  const version = plan.version ? readVersion(conn).then((p) => void (p && (server.version = p))) : undefined;
+  const metrics = plan.metrics ? readMetrics(conn, plan.metrics.keepWebhook).then((p) => void (server.metrics = p)) : undefined;
+  let pods: K8sObject[] | undefined;
+  const listed = scope.allNamespaces || scope.namespace === APISERVER_NAMESPACE;
+  if (plan.apiserverPods && wanted.has('pods') && !listed) {
+    try {
+      const all = await listKind(conn, KINDS.pods, APISERVER_NAMESPACE, pageSize, { objects: 0 }, () => {}, opts.keep, undefined, APISERVER_SELECTOR);
+      pods = all.filter(isApiserverPod); // the selector again: a server that ignores it sends every pod
+      server.apiserverPods = { state: 'read', value: true };
+    } catch (e) {
+      if (!(e instanceof KindFailure)) throw e;
+      server.apiserverPods = { state: /^forbidden\b/.test(e.reason) ? 'refused' : 'failed', reason: e.reason };
+    }
+  }
+  await Promise.all([version, metrics]);
+  return pods;
 }

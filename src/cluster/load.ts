@@ -7,10 +7,10 @@ import type { K8sObject, Scope } from '../util/types.js';
 import type { Snapshot } from '../k8s/snapshot.js';
 import { isObj } from '../util/objects.js';
 import { KINDS, KIND_KEYS, kindOf, type KindKey } from '../k8s/kinds.js';
-import { SERVER_INPUTS, serverVersionOf, type ServerInfo } from '../k8s/server.js';
 import { keepsManagedFields, sanitizeSecret, type Keeper } from './sanitize.js';
 import { SNAPSHOT_KIND, isStreamable, readStreamed, tooMany } from './snapshot-file.js';
 import { TOO_DEEP, jsonShape, parseObject, scanJson, tooDense } from './json-scan.js';
+import { SERVER_INPUTS, serverFromJson, type ServerInfo, type ServerInputKey } from '../k8s/server.js';
 
 /** The largest YAML text parsed (the document model costs ~50x: 32 MiB is ~1.6 GB). */
 const MAX_YAML_CHARS = 32 * 1024 * 1024;
@@ -505,16 +505,6 @@ function sourceOf(v: unknown): Snapshot['source'] {
   return source;
 }
 
-/** What a saved snapshot says it read of the API server (untrusted: the version document checked again, reasons as text). */
-function serverOf(v: unknown): ServerInfo | undefined {
-  if (!isObj(v)) return undefined;
-  const version = serverVersionOf(v.version);
-  const unavailable: NonNullable<ServerInfo['unavailable']> = {};
-  for (const key of SERVER_INPUTS) if (isObj(v.unavailable) && typeof v.unavailable[key] === 'string') unavailable[key] = v.unavailable[key];
-  if (!version && !Object.keys(unavailable).length) return undefined;
-  return { ...(version ? { version } : {}), ...(Object.keys(unavailable).length ? { unavailable } : {}) };
-}
-
 function mergeOwn(prev: Snapshot | undefined, doc: Record<string, any>, file: string, limits: Limits, keep: Keeper): Snapshot {
   if (!isObj(doc.objects)) throw new UserError(`cannot read snapshot ${file}: a ${SNAPSHOT_KIND} without "objects"`);
   const snap: Snapshot = prev ?? {
@@ -525,13 +515,18 @@ function mergeOwn(prev: Snapshot | undefined, doc: Record<string, any>, file: st
     objects: {},
     unavailable: {},
   };
-  // Several snapshot files: the first version read wins; a reason stays only while none was read.
-  const server = serverOf(doc.server);
+  // What was read of the API server itself, checked as untrusted input. Several snapshot files: per
+  // read, the first that was read wins; a refusal or failure stays only while no file has it read.
+  const server = serverFromJson(doc.server);
   if (server) {
-    const version = snap.server?.version ?? server.version;
-    const unavailable = { ...server.unavailable, ...snap.server?.unavailable };
-    if (version) delete unavailable.version;
-    snap.server = { ...(version ? { version } : {}), ...(Object.keys(unavailable).length ? { unavailable } : {}) };
+    const merged: ServerInfo = { ...snap.server };
+    const take = <K extends ServerInputKey>(key: K) => {
+      const p = server[key];
+      const q = merged[key];
+      if (p && (!q || (p.state === 'read' && q.state !== 'read'))) merged[key] = p;
+    };
+    for (const key of SERVER_INPUTS) take(key);
+    snap.server = merged;
   }
   for (const key of KIND_KEYS) {
     const list = doc.objects[key];

@@ -1,5 +1,6 @@
 import type { K8sObject } from '../util/types.js';
 import { FAILED_CREATE_READ } from '../k8s/events.js';
+import { K3S_NODE_ARGS, slimK3sNodeArgs } from '../k8s/apiserver.js';
 import { isObj } from '../util/objects.js';
 
 const CERT_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
@@ -388,15 +389,32 @@ export function keeper(policy: KeepPolicy): Keeper {
   }
 
   /**
-   * A Node: its metadata and the kubelet version it reports (status.nodeInfo.kubeletVersion), which
-   * the version checks compare; its spec, the images it holds, addresses, conditions and capacity
-   * are dropped (a node's status lists every image it pulled: the bulk of a large cluster's nodes).
+   * A Node: its name, labels (the managed provider's node pool labels) and providerID, of its
+   * annotations only k3s's node-args reduced to the API server's admission flags, and of its status
+   * only the kubelet version it reports (status.nodeInfo.kubeletVersion), which the version checks
+   * compare. The rest of its status (every image it pulled: the bulk of a large cluster's nodes,
+   * addresses, conditions, capacity), taints and every other annotation are not kept.
    */
-  function slimNode(node: K8sObject): void {
-    const info = isObj(node.status) && isObj(node.status.nodeInfo) ? node.status.nodeInfo : undefined;
-    delete node.spec;
-    if (node.status === undefined) return;
-    node.status = info && typeof info.kubeletVersion === 'string' ? { nodeInfo: { kubeletVersion: info.kubeletVersion } } : {};
+  function slimNode(n: K8sObject): K8sObject {
+    const md = isObj(n.metadata) ? n.metadata : {};
+    const args = isObj(md.annotations) ? md.annotations[K3S_NODE_ARGS] : undefined;
+    const spec = isObj(n.spec) ? n.spec : {};
+    const info = isObj(n.status) && isObj(n.status.nodeInfo) ? n.status.nodeInfo : undefined;
+    return {
+      apiVersion: n.apiVersion,
+      kind: n.kind,
+      metadata: {
+        name: md.name,
+        uid: md.uid,
+        creationTimestamp: md.creationTimestamp,
+        ...(isObj(md.labels) ? { labels: md.labels } : {}),
+        ...(typeof args === 'string' ? { annotations: { [K3S_NODE_ARGS]: slimK3sNodeArgs(args) } } : {}),
+      },
+      ...(typeof spec.providerID === 'string' ? { spec: { providerID: spec.providerID } } : {}),
+      ...(n.status === undefined
+        ? {}
+        : { status: info && typeof info.kubeletVersion === 'string' ? { nodeInfo: { kubeletVersion: info.kubeletVersion } } : {} }),
+    };
   }
 
   /**
@@ -423,11 +441,13 @@ export function keeper(policy: KeepPolicy): Keeper {
    *   large clusters): managedFields only date injection markers, which live on namespaces,
    *   workload controllers and bare pods; those keep theirs;
    * - Events: all but the fields eventInfo reads, messages but in the shapes the checks parse
-   *   (slimEvent); `keepObject` drops the events no check reads.
+   *   (slimEvent); `keepObject` drops the events no check reads;
+   * - Nodes: name, labels, providerID, k3s's admission flags and the kubelet version only (slimNode).
    * Secrets go through sanitizeSecret instead.
    */
   function slim(key: string, obj: K8sObject): K8sObject {
     if (key === 'events') return slimEvent(obj);
+    if (key === 'nodes') return slimNode(obj);
     const md = obj.metadata;
     if (isObj(md)) {
       slimMetadata(md);
@@ -436,8 +456,6 @@ export function keeper(policy: KeepPolicy): Keeper {
     if (key === 'pods') {
       slimPod(obj);
       slimStatuses(obj.status);
-    } else if (key === 'nodes') {
-      slimNode(obj);
     } else if (key === 'configmaps') {
       const keep = configMapKeys(md?.name);
       if (isObj(obj.data)) {

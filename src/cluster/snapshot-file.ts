@@ -41,7 +41,7 @@ export function* snapshotText(snap: Snapshot): Generator<string> {
     unavailable: snap.unavailable,
     // Kinds read in the scope but refused in another namespace: an offline run is as incomplete as the live one.
     ...(snap.unavailableIn && Object.keys(snap.unavailableIn).length ? { unavailableIn: snap.unavailableIn } : {}),
-    // What was read of the API server itself (GET /version), or why it was not.
+    // What was read of the API server itself (its version, the admission metrics' series, whether its pods were read), or why not: small, in the first line.
     ...(snap.server ? { server: snap.server } : {}),
   };
   yield `${JSON.stringify(head).slice(0, -1)},${OBJECTS}\n`;

@@ -32,8 +32,10 @@ interface ClusterVersions {
 
 export function clusterVersions(m: Model): ClusterVersions {
   return m.memo('cluster-versions', () => {
-    const v = m.snapshot.server?.version;
-    const server = kubeVersion(v?.gitVersion);
+    const read = m.snapshot.server?.version;
+    const v = read?.state === 'read' ? read.value : undefined;
+    // The gitVersion as the server says it; a server whose gitVersion is not one (kept empty) still gives major.minor.
+    const server = v ? (kubeVersion(v.gitVersion) ?? { major: v.major, minor: v.minor, patch: 0, text: `${v.major}.${v.minor}` }) : undefined;
     const nodes = m.list('nodes').map((n) => {
       const info = isObj(n.status) && isObj(n.status.nodeInfo) ? n.status.nodeInfo : undefined;
       const version = kubeVersion(str(info?.kubeletVersion));
@@ -41,7 +43,7 @@ export function clusterVersions(m: Model): ClusterVersions {
     });
     return {
       ...(server ? { server: { ...server, from: 'the API server (GET /version)' } } : {}),
-      ...(server ? {} : { serverUnread: m.snapshot.server?.unavailable?.version ?? 'not read (not in the snapshot)' }),
+      ...(server ? {} : { serverUnread: read && read.state !== 'read' ? read.reason : 'not read (not in the snapshot)' }),
       nodes: nodes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
       nodesRead: m.has('nodes'),
     };

@@ -44,6 +44,8 @@ export const KIND_KEYS = [
   'nodes',
   'clusterroles',
   'clusterrolebindings',
+  // Issue 25: the NetworkPolicies on the path to the injector (webhook-port-blocked).
+  'networkpolicies',
 ] as const;
 
 export type KindKey = (typeof KIND_KEYS)[number];
@@ -80,9 +82,12 @@ export const KINDS: Record<KindKey, KindInfo> = {
   limitranges: k('limitranges', 'LimitRange', '', 'v1', true),
   // OpenShift only (openshift/api security/v1 types.go): elsewhere the group is not served.
   securitycontextconstraints: k('securitycontextconstraints', 'SecurityContextConstraints', 'security.openshift.io', 'v1', false, false, true),
+  // Nodes: the kubelet versions, the managed provider and k3s's flags.
   nodes: k('nodes', 'Node', '', 'v1', false),
   clusterroles: k('clusterroles', 'ClusterRole', 'rbac.authorization.k8s.io', 'v1', false),
   clusterrolebindings: k('clusterrolebindings', 'ClusterRoleBinding', 'rbac.authorization.k8s.io', 'v1', false),
+  // The path to the injector (webhook-port-blocked): policies in its namespace.
+  networkpolicies: k('networkpolicies', 'NetworkPolicy', 'networking.k8s.io', 'v1', true),
 };
 
 const BY_KIND = new Map<string, KindInfo>(Object.values(KINDS).map((i) => [i.kind, i]));

@@ -4,7 +4,7 @@
  * `check -f`, and the workloads (src/k8s/workloads.ts), each built once on first use.
  */
 import type { KindKey } from './kinds.js';
-import type { ServerInfo } from './server.js';
+import type { ServerInfo, ServerInputKey } from './server.js';
 import { buildWorkloads, type Workload } from './workloads.js';
 import type { K8sObject, ManifestSource, ResourceRef, Scope, SnapshotSource } from '../util/types.js';
 import { groupBy, nameOf, nsOf } from '../util/objects.js';
@@ -31,8 +31,9 @@ export interface Snapshot {
    */
   manifests?: { ref: ResourceRef; source: ManifestSource }[];
   /**
-   * What was read of the API server itself (`GET /version`, src/k8s/server.ts): absent when nothing
-   * was asked for (a kubectl dump, a snapshot saved before it was read), so unknown.
+   * What was read of the API server itself (src/k8s/server.ts): its version (GET /version), its
+   * admission metrics, the kube-apiserver pods' read. Each absent when not read (not asked for, a
+   * kubectl dump, an older snapshot): unknown, never required.
    */
   server?: ServerInfo;
 }
@@ -50,6 +51,7 @@ export interface SnapshotView {
   namespace(name: string): K8sObject | undefined;
   inScope(ns: string): boolean;
   manifestSource(ref: ResourceRef): ManifestSource | undefined;
+  serverRead<K extends ServerInputKey>(key: K): ServerInfo[K];
   readonly workloads: Workload[];
 }
 
@@ -126,6 +128,11 @@ export class SnapshotIndex implements SnapshotView {
   manifestSource(ref: ResourceRef): ManifestSource | undefined {
     const key = (r: ResourceRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
     return this.memo('manifest-sources', () => new Map((this.snapshot.manifests ?? []).map((x) => [key(x.ref), x.source]))).get(key(ref));
+  }
+
+  /** What a read of the API server itself gave (undefined: not read; see Snapshot.server). */
+  serverRead<K extends ServerInputKey>(key: K): ServerInfo[K] {
+    return this.snapshot.server?.[key];
   }
 
   /** Every workload: controllers listed, plus bare and orphaned pods, in a stable order. */

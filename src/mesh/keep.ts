@@ -9,13 +9,15 @@ import { keeper, type KeepPolicy } from '../cluster/sanitize.js';
 import { POD_EVENTS_READ } from '../k8s/events.js';
 import { injectedNames } from './proxy.js';
 import { PROFILE_LIST } from './registry.js';
+import { ADMISSION_WORDS } from '../k8s/apiserver.js';
 
 /** Every container name a mesh injects: their statuses and the kubelet's events about them are kept. */
 const INJECTED = [...new Set(PROFILE_LIST.flatMap(injectedNames))];
 
 const KEEP_POLICY: KeepPolicy = {
   env: PROFILE_LIST.flatMap((p) => p.controlPlane.reads.env ?? []),
-  words: PROFILE_LIST.flatMap((p) => [...p.jobs.shutdownWords, ...(p.controlPlane.reads.args ?? [])]),
+  // And the API server's admission flags (its static pod's command line: admission-plugin-disabled).
+  words: [...PROFILE_LIST.flatMap((p) => [...p.jobs.shutdownWords, ...(p.controlPlane.reads.args ?? [])]), ...ADMISSION_WORDS],
   configMap: (name) => {
     for (const p of PROFILE_LIST) {
       const key = p.controlPlane.reads.configMapKeys(name);

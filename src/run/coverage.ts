@@ -7,7 +7,8 @@ import { cmd, comment, type Step, type Word } from '../fix/steps.js';
 import { render } from '../fix/render.js';
 import { createHash } from 'node:crypto';
 import { KINDS, type KindKey } from '../k8s/kinds.js';
-import { SERVER_INPUTS, SERVER_PATHS, type ServerInput } from '../k8s/server.js';
+import { APISERVER_NAMESPACE, apiserverInstances } from '../k8s/apiserver.js';
+import { SERVER_INPUT_LABEL, SERVER_INPUTS, SERVER_URL, type ServerInputKey } from '../k8s/server.js';
 import { namedObjects } from '../mesh/read-plan.js';
 import type { Coverage, SkippedCheck } from './result.js';
 import type { Snapshot } from '../k8s/snapshot.js';
@@ -36,16 +37,35 @@ export function coverageOf(snapshot: Snapshot, checks: readonly Check[], skipped
       partial = true;
     }
   }
-  // What the checks read of the API server itself (GET /version) and were refused (or could not
-  // parse): never required (no check skips for it), so listed like an optional kind, the run
-  // still complete. A snapshot without it (a kubectl dump) records nothing: the checks' evidence
-  // says the server's version was not read, and they compare the nodes' versions alone.
-  for (const key of SERVER_INPUTS.filter((k) => checks.some((c) => c.serverInputs?.includes(k)))) {
-    const why = snapshot.server?.[key] ? undefined : snapshot.server?.unavailable?.[key];
-    if (why) unavailable.push({ kind: key, reason: why, checks: [] });
+  // What was not read of the API server itself: optional inputs, said here, never making the run incomplete.
+  const server = new Set(checks.flatMap((c) => c.serverInputs ?? []));
+  for (const key of SERVER_INPUTS.filter((k) => server.has(k))) {
+    const reason = serverUnread(snapshot, key);
+    if (reason) unavailable.push({ kind: SERVER_INPUT_LABEL[key], reason, checks: [] });
   }
   unavailable.sort((a, b) => cmp(a.kind, b.kind) || cmp(a.namespace ?? '', b.namespace ?? ''));
   return { complete: skipped.length === 0 && !partial, unavailable, rbac: rbacFix(snapshot, unavailable) };
+}
+
+/** Why a read of the API server itself is not there (undefined: it was read; for the flags, some API server shows them). */
+function serverUnread(snapshot: Snapshot, key: ServerInputKey): string | undefined {
+  const p = snapshot.server?.[key];
+  if (p && p.state !== 'read') return p.reason;
+  // The version is secondary evidence (the API server pod's image tag says it too): said only when refused or failed.
+  if (key === 'version') return undefined;
+  // /metrics: a kubectl dump (or an older snapshot) has none.
+  // (A live run that did not ask, meshdoctor watch, has nothing to say.)
+  if (key === 'metrics') return p || snapshot.source.type === 'live' ? undefined : 'not in the snapshot (meshdoctor snapshot saves it)';
+  // The flags: a gap when the pods of kube-system were not read. A cluster that shows no API server
+  // pod (a managed control plane: EKS, GKE, AKS) is no read that failed: the check's page says so.
+  const pods = snapshot.objects.pods;
+  if (apiserverInstances(pods ?? [], snapshot.objects.nodes ?? []).length) return undefined;
+  const s = snapshot.scope;
+  const podsRead =
+    pods !== undefined &&
+    snapshot.unavailableIn?.pods?.[APISERVER_NAMESPACE] === undefined &&
+    (p !== undefined || s.allNamespaces || !s.namespace || s.namespace === APISERVER_NAMESPACE);
+  return podsRead ? undefined : `the pods of ${APISERVER_NAMESPACE} were not read: whether MutatingAdmissionWebhook is on was not examined`;
 }
 
 /**
@@ -57,13 +77,22 @@ export function coverageOf(snapshot: Snapshot, checks: readonly Check[], skipped
  */
 export function rbacFix(snapshot: Snapshot, unavailable: Coverage['unavailable']): string[] {
   if (snapshot.source.type !== 'live') return [];
-  const forbidden = unavailable.filter((u) => /^forbidden\b/.test(u.reason));
-  if (!forbidden.length) return [];
+  const isKind = (k: string): k is KindKey => Object.hasOwn(KINDS, k);
+  const refused = unavailable.filter((u) => /^forbidden\b/.test(u.reason));
+  // The kube-apiserver pods (a labelled list in kube-system) refused: the pods of kube-system, after the kinds.
+  const forbidden: { kind: KindKey; namespace?: string; reason: string; checks: string[] }[] = [
+    ...refused.flatMap((u) => (isKind(u.kind) ? [{ ...u, kind: u.kind }] : [])),
+    ...refused.flatMap((u) => (u.kind === SERVER_INPUT_LABEL.apiserverPods ? [{ ...u, kind: 'pods' as const, namespace: APISERVER_NAMESPACE }] : [])),
+  ];
+  const urls = Object.entries(SERVER_URL).flatMap(([k, url]) =>
+    refused.some((u) => u.kind === SERVER_INPUT_LABEL[k as keyof typeof SERVER_URL]) ? [url] : [],
+  );
+  if (!forbidden.length && !urls.length) return [];
   const res = (k: KindKey) => (KINDS[k].group ? `${KINDS[k].plural}.${KINDS[k].group}` : KINDS[k].plural);
   const named = namedObjects(snapshot.objects.namespaces ?? [], snapshot.objects.mutatingwebhookconfigurations ?? [], snapshot.objects.deployments ?? []);
   const roles: { name: string; command: Step; namespaces: Set<string> | 'cluster' }[] = [];
   /** A ClusterRole named after its rules: the hash of its arguments as printed (kept stable across versions). */
-  const addRole = (rules: Word[], kinds: Coverage['unavailable']) => {
+  const addRole = (rules: Word[], kinds: { namespace?: string; reason: string }[]) => {
     const printed = render([cmd`${{ args: rules }}`])[0]!;
     const name = `meshdoctor-reader-${createHash('sha256').update(printed).digest('hex').slice(0, 8)}`;
     // "... in the namespace "linkerd"": a namespaced refusal; "at the cluster scope" (or unknown): cluster-wide.
@@ -74,18 +103,17 @@ export function rbacFix(snapshot: Snapshot, unavailable: Coverage['unavailable']
       namespaces: where.some((n) => n === undefined) ? 'cluster' : new Set(where as string[]),
     });
   };
-  const isKind = (u: Coverage['unavailable'][number]): u is Coverage['unavailable'][number] & { kind: KindKey } => u.kind in KINDS;
-  const listed = forbidden.filter(isKind).filter((u) => !KINDS[u.kind].byName);
+  const listed = forbidden.filter((u) => !KINDS[u.kind].byName);
   if (listed.length) addRole([['--verb=get,list'], [`--resource=${[...new Set(listed.map((u) => res(u.kind)))].join(',')}`]], listed);
-  for (const u of forbidden.filter(isKind).filter((x) => KINDS[x.kind].byName)) {
+  for (const u of forbidden.filter((x) => KINDS[x.kind].byName)) {
     const names = [...new Set(named.filter((r) => r.key === u.kind).map((r) => r.name))].sort(cmp);
     if (names.length) addRole([['--verb=get'], [`--resource=${res(u.kind)}`], ...names.map((n): Word => ['--resource-name=', { value: n }])], [u]);
   }
-  // The server's own documents (GET /version) are non-resource URLs, granted cluster-wide only.
-  const server = forbidden.filter((u) => !isKind(u));
-  if (server.length) addRole([['--verb=get'], ...server.map((u): Word => [`--non-resource-url=${SERVER_PATHS[u.kind as ServerInput]}`])], server);
+  // The server's own documents (GET /version, GET /metrics) are non-resource URLs, granted by a
+  // ClusterRole bound cluster-wide (rule nonResourceURLs: [url], verbs: ["get"]): one role per URL.
+  for (const url of urls) addRole([['--verb=get'], [`--non-resource-url=${url}`]], [{ reason: 'at the cluster scope' }]);
   // The API server names the user in its forbidden message: `User "system:serviceaccount:shop:alice" cannot list ...`.
-  const user = snapshot.source.user ?? forbidden.map((u) => /\bUser "([^"]+)" cannot\b/.exec(u.reason)?.[1]).find(Boolean);
+  const user = snapshot.source.user ?? refused.map((u) => /\bUser "([^"]+)" cannot\b/.exec(u.reason)?.[1]).find(Boolean);
   const subject: Word = user?.startsWith('system:serviceaccount:')
     ? ['--serviceaccount=', { value: user.slice('system:serviceaccount:'.length) }]
     : user

@@ -4,6 +4,8 @@
  * (what a snapshot keeps), handed in.
  */
 import type { GatherOptions } from '../cluster/gather.js';
+import type { ServerInputKey } from '../k8s/server.js';
+import { webhookMesh } from '../mesh/registry.js';
 import { loadSnapshot as loadWith, type StdinReader } from '../cluster/load.js';
 import type { Snapshot } from '../k8s/snapshot.js';
 import { KEEPER } from '../mesh/keep.js';
@@ -12,10 +14,20 @@ import type { Limits } from '../util/limits.js';
 import { DEFAULT_LIMITS } from '../util/limits.js';
 import type { Scope } from '../util/types.js';
 
-/** Read the live cluster (the Kubernetes transport is imported only here, lazily). */
-export async function gather(opts: Omit<GatherOptions, 'keep' | 'plan'>): Promise<Snapshot> {
+/**
+ * Read the live cluster (the Kubernetes transport is imported only here, lazily), and of the API
+ * server itself what `server` names: of /metrics, the series of the meshes' injection webhooks only.
+ */
+export async function gather(opts: Omit<GatherOptions, 'keep' | 'plan'> & { serverInputs?: readonly ServerInputKey[] }): Promise<Snapshot> {
   const { gather: gatherWith } = await import('../cluster/gather.js');
-  return gatherWith({ ...opts, keep: KEEPER, plan: READ_PLAN });
+  const { serverInputs, ...rest } = opts;
+  const want = new Set(serverInputs ?? []);
+  const server = {
+    version: want.has('version'),
+    apiserverPods: want.has('apiserverPods'),
+    ...(want.has('metrics') ? { metrics: { keepWebhook: (name: string) => webhookMesh({ name, configName: '' }) !== undefined } } : {}),
+  };
+  return gatherWith({ ...rest, keep: KEEPER, plan: READ_PLAN, server: { ...server, ...rest.server } });
 }
 
 /** Read snapshot files (meshdoctor's own, kubectl List JSON/YAML, multi-document YAML, directories). */

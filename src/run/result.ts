@@ -2,7 +2,7 @@
 import type { Cause } from '../facts/causes.js';
 import type { CheckMeta } from '../checks/define.js';
 import type { KindKey } from '../k8s/kinds.js';
-import type { ServerInput } from '../k8s/server.js';
+import type { ServerInputLabel } from '../k8s/server.js';
 import type { MeshName } from '../mesh/names.js';
 import type { ManifestSource, ResourceRef, Scope, Severity, SnapshotSource } from '../util/types.js';
 
@@ -42,11 +42,12 @@ export interface Coverage {
   /** Every selected check ran, on everything it reads. */
   complete: boolean;
   /**
-   * Kinds the checks needed or use and could not have (and the API server's own documents, such as
-   * `version`): the reason once, and the checks it kept from running. With `namespace`: the kind was read, but not in that namespace (the checks ran;
-   * what they look for there was not examined).
+   * Kinds the checks needed or use and could not have: the reason once, and the checks it kept
+   * from running. With `namespace`: the kind was read, but not in that namespace (the checks ran;
+   * what they look for there was not examined). Also what was not read of the API server itself
+   * (`GET /metrics`, `GET /version`, `kube-apiserver flags`): never required, `checks` empty.
    */
-  unavailable: { kind: KindKey | ServerInput; namespace?: string; reason: string; checks: string[] }[];
+  unavailable: { kind: KindKey | ServerInputLabel; namespace?: string; reason: string; checks: string[] }[];
   /** One-line kubectl commands granting the read access that would let the skipped checks run. */
   rbac: string[];
 }

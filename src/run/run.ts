@@ -9,7 +9,6 @@ import { coverageOf } from './coverage.js';
 import { DeadlineError, type Deadline } from '../util/deadline.js';
 import { docsUrl } from '../checks/define.js';
 import type { KindKey } from '../k8s/kinds.js';
-import { SERVER_INPUTS, type ServerInput } from '../k8s/server.js';
 import { gather, loadSnapshot } from './read.js';
 import { UserError, errorMessage, printable } from '../util/errors.js';
 import { guardFix } from '../util/shell.js';
@@ -24,6 +23,7 @@ import type { Finding, RunResult, SkippedCheck } from './result.js';
 import type { MeshName } from '../mesh/names.js';
 import type { Snapshot } from '../k8s/snapshot.js';
 import type { Impersonation } from '../cluster/kubeconfig.js';
+import { SERVER_INPUTS, type ServerInputKey } from '../k8s/server.js';
 import type { Check } from '../checks/define.js';
 import { render } from '../fix/render.js';
 import { fixData } from '../fix/steps.js';
@@ -43,7 +43,7 @@ export interface SnapshotOptions {
   /** `--snapshot -`: stdin, at most maxBytes. */
   readStdin?: (maxBytes: number) => Promise<string>;
   /** What to read of the API server itself (live only): serverFor(checks), e.g. GET /version. */
-  server?: readonly ServerInput[];
+  server?: readonly ServerInputKey[];
 }
 
 export interface RunOptions extends SnapshotOptions {
@@ -88,8 +88,8 @@ export function kindsFor(checks: readonly Check[]): KindKey[] {
   return [...kinds].sort();
 }
 
-/** What the checks read of the API server itself (CheckMeta.serverInputs): the union, in a stable order. */
-export function serverFor(checks: readonly Check[]): ServerInput[] {
+/** What the checks read of the API server itself (CheckMeta.serverInputs: its version, /metrics, its pods): the union, in a stable order. */
+export function serverFor(checks: readonly Check[]): ServerInputKey[] {
   const wanted = new Set(checks.flatMap((c) => c.serverInputs ?? []));
   return SERVER_INPUTS.filter((k) => wanted.has(k));
 }
@@ -111,7 +111,7 @@ export async function obtainSnapshot(opts: SnapshotOptions, kinds: KindKey[]): P
     kinds,
     limits: opts.limits,
     onProgress: opts.onProgress,
-    ...(opts.server?.length ? { server: opts.server } : {}),
+    ...(opts.server?.length ? { serverInputs: opts.server } : {}),
   });
 }
 

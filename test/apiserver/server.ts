@@ -67,8 +67,13 @@ export interface ApiServerOptions {
   plainHttp?: boolean;
   /** DNS names in the serving certificate besides localhost (e.g. `kubernetes`, reached through a proxy). */
   dnsNames?: string[];
-  /** What GET /version answers (a kube-apiserver's version.Info); without it /version is a 404, as for any unknown path. */
-  version?: Record<string, unknown>;
+  /**
+   * What GET /version and GET /metrics answer (JSON, Prometheus text), as a real API server does
+   * for every user allowed: by default no /version (a 404, as for any unknown path: see
+   * DEFAULT_METRICS) and /metrics without a webhook series; `null`: 404.
+   */
+  version?: unknown;
+  metrics?: string | null;
 }
 
 export interface KubeconfigContext {
@@ -247,6 +252,14 @@ function itemJson(o: K8sObject): string {
   return json;
 }
 
+/**
+ * What the test server's /metrics says unless told otherwise (ApiServerOptions.metrics). /version
+ * has no default: no Kubernetes version is inside the range of every mesh release of the fixtures
+ * and past native sidecars' 1.29 (Linkerd 2.14 stops at 1.28), so the version checks see one only
+ * when a test gives it.
+ */
+const DEFAULT_METRICS = '# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds 1.7637e+09\n';
+
 export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiServer> {
   const ca = await generateCA({ keyType: 'ecdsa', commonName: 'fake-apiserver-ca' });
   const leaf = await generateLeaf({ ca, keyType: 'ecdsa', dnsNames: ['localhost', ...(opts.dnsNames ?? [])], ipAddresses: ['127.0.0.1'] });
@@ -294,7 +307,6 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   /** The real answer to a request, once auth and faults are out of the way. */
   function answer(info: RequestInfo, target: Target | undefined): [number, unknown] {
     if (info.method !== 'GET') return [405, status(405, `the server does not allow this method on the requested resource`)];
-    if (info.path === '/version' && opts.version) return [200, opts.version];
     if (!target) return [404, status(404, defaultMessage(404, info, undefined))];
     const all = store.get(target.info.key) ?? [];
     const apiVersion = apiVersionOf(target.info);
@@ -352,6 +364,17 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
         const body = status(fault.status, fault.message ?? defaultMessage(fault.status, info, target), details);
         return send(req, res, fault.status, body, fault);
       }
+      if (info.path === '/metrics' && opts.metrics !== null && info.method === 'GET') {
+        let data = Buffer.from(opts.metrics ?? DEFAULT_METRICS);
+        const headers: Record<string, string | number> = { 'Content-Type': 'text/plain; version=0.0.4' };
+        if (opts.gzip && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
+          data = gzipSync(data);
+          headers['Content-Encoding'] = 'gzip';
+        }
+        res.writeHead(200, { ...headers, 'Content-Length': data.length });
+        return res.end(data);
+      }
+      if (info.path === '/version' && opts.version != null && info.method === 'GET') return send(req, res, 200, opts.version, fault);
       const [code, body] = answer(info, target);
       send(req, res, code, body, fault);
     };

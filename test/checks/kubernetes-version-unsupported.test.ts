@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkCases } from '../helpers/check-tester.js';
 import { cluster, findings } from '../helpers/fixtures.js';
-import { kubeVersion, serverVersionOf } from '../../src/k8s/server.js';
+import { kubeVersion, parseVersion } from '../../src/k8s/server.js';
 import type { Snapshot } from '../../src/k8s/snapshot.js';
 
 const dir = 'checks/kubernetes-version-unsupported';
@@ -32,7 +32,7 @@ checkCases('kubernetes-version-unsupported', {
 
 const withServer = (snap: Snapshot, gitVersion: string): Snapshot => ({
   ...snap,
-  server: { version: serverVersionOf({ major: '1', minor: '0', gitVersion })! },
+  server: { version: { state: 'read', value: parseVersion({ gitVersion })! } },
 });
 
 describe('kubernetes-version-unsupported: the API server, message, evidence, fix', () => {
@@ -81,12 +81,8 @@ describe('kubernetes-version-unsupported: the API server, message, evidence, fix
     expect(kubeVersion('v1.30.2+k3s1')).toMatchObject({ major: 1, minor: 30, patch: 2 });
     expect(kubeVersion('unknown')).toBeUndefined();
     expect(kubeVersion('v1.29.3; rm -rf /')).toBeUndefined();
-    expect(serverVersionOf({ gitVersion: 'v1.29.0', platform: 'linux/amd64', buildDate: 'x' })).toEqual({
-      major: '',
-      minor: '',
-      gitVersion: 'v1.29.0',
-      platform: 'linux/amd64',
-    });
-    expect(serverVersionOf({ gitVersion: 'nginx' })).toBeUndefined();
+    // What a snapshot keeps of GET /version: major, minor and gitVersion, nothing else.
+    expect(parseVersion({ gitVersion: 'v1.29.0', platform: 'linux/amd64', buildDate: 'x' })).toEqual({ major: 1, minor: 29, gitVersion: 'v1.29.0' });
+    expect(parseVersion({ gitVersion: 'nginx' })).toBeUndefined();
   });
 });

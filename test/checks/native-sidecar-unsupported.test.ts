@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkCases } from '../helpers/check-tester.js';
 import { cluster, findings } from '../helpers/fixtures.js';
-import { serverVersionOf } from '../../src/k8s/server.js';
+import { parseVersion } from '../../src/k8s/server.js';
 import type { Snapshot } from '../../src/k8s/snapshot.js';
 
 const dir = 'checks/native-sidecar-unsupported';
@@ -28,7 +28,10 @@ checkCases('native-sidecar-unsupported', {
   ],
 });
 
-const withServer = (snap: Snapshot, gitVersion: string): Snapshot => ({ ...snap, server: { version: serverVersionOf({ gitVersion })! } });
+const withServer = (snap: Snapshot, gitVersion: string): Snapshot => ({
+  ...snap,
+  server: { version: { state: 'read', value: parseVersion({ gitVersion })! } },
+});
 
 describe('native-sidecar-unsupported: the API server, message, evidence, fix', () => {
   it('the API server below 1.29 alone: fires, and names it', () => {

@@ -25,20 +25,25 @@ const ARGV: Record<Shell, string[]> = {
 export const hasShell = (s: Shell): boolean => existsSync(ARGV[s][0]!);
 
 // The commands fix lines run (names a POSIX function may have: dash refuses `consul-k8s() {`).
-const COMMANDS = ['kubectl', 'linkerd', 'istioctl', 'helm', 'step', 'base64', 'openssl', 'grep', 'jq', 'cat', 'kumactl'];
+// printf is a builtin: a function shadows it too, and the preamble's own calls reach the builtin (preamble()).
+const COMMANDS = ['kubectl', 'linkerd', 'istioctl', 'helm', 'step', 'base64', 'openssl', 'grep', 'jq', 'cat', 'kumactl', 'printf', 'gcloud', 'aws'];
 
 // One file per process (its pid read from /proc/self/stat, which works in all three shells): the
 // commands of a pipeline run at once. $L is the number of the pasted line being run.
-const PREAMBLE = [
-  "PS1=''",
-  "PS2=''",
-  `rec() { read -r P _ < /proc/self/stat; printf '%s\\0' "$L" "$@" END >> "$OUT.$P"; }`,
-  ...COMMANDS.map((c) => `${c}() { rec ${c} "$@"; }`),
-  'touch() { for f in "$@"; do : >> "$f"; done; }',
-  // bash and zsh call these for a command not found (dash prints it: read from stderr).
-  `command_not_found_handle() { printf '%s %s\\n' "$L" "$1" >> "$NF"; return 127; }`,
-  `command_not_found_handler() { printf '%s %s\\n' "$L" "$1" >> "$NF"; return 127; }`,
-].join('\n');
+const preamble = (shell: Shell): string => {
+  // The builtin printf past the function of the same name: `builtin` in bash and zsh (zsh's `command` runs only external commands), `command` in dash.
+  const PRINTF = shell === 'dash' ? 'command printf' : 'builtin printf';
+  return [
+    "PS1=''",
+    "PS2=''",
+    `rec() { read -r P _ < /proc/self/stat; ${PRINTF} '%s\\0' "$L" "$@" END >> "$OUT.$P"; }`,
+    ...COMMANDS.map((c) => `${c}() { rec ${c} "$@"; }`),
+    'touch() { for f in "$@"; do : >> "$f"; done; }',
+    // bash and zsh call these for a command not found (dash prints it: read from stderr).
+    `command_not_found_handle() { ${PRINTF} '%s %s\\n' "$L" "$1" >> "$NF"; return 127; }`,
+    `command_not_found_handler() { ${PRINTF} '%s %s\\n' "$L" "$1" >> "$NF"; return 127; }`,
+  ].join('\n');
+};
 
 export interface ShellRun {
   /** Every stubbed command run: the number (0-based) of the pasted line, and its argv. */
@@ -58,7 +63,7 @@ const NOISE = /cannot set terminal process group|no job control in this shell|ca
 export function runInShell(shell: Shell, lines: string[]): ShellRun {
   const dir = mkdtempSync(join(tmpdir(), `meshdoctor-${shell}-`));
   const work = join(dir, 'cwd');
-  const script = `${PREAMBLE}\n${lines.map((l, i) => `L=${i}\n${l}`).join('\n')}\n`;
+  const script = `${preamble(shell)}\n${lines.map((l, i) => `L=${i}\n${l}`).join('\n')}\n`;
   try {
     mkdirSync(work);
     const r = spawnSync(ARGV[shell][0]!, ARGV[shell].slice(1), {

@@ -15,6 +15,8 @@ import type { MeshName } from '../../src/mesh/names.js';
 import type { K8sObject, Scope } from '../../src/util/types.js';
 import type { Finding } from '../../src/run/result.js';
 import type { Snapshot } from '../../src/k8s/snapshot.js';
+import { serverFromJson, type ServerInfo } from '../../src/k8s/server.js';
+import { MetricsReader } from '../../src/k8s/admission-metrics.js';
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 /** The further healthy clusters (test/fixtures/healthy/<name>.yaml), each complete on its own. */
@@ -105,11 +107,36 @@ export function baseObjects(base: Base): K8sObject[] {
   return structuredClone(sharedBase(base));
 }
 
+/**
+ * What a fixture says of the API server itself: a document `kind: MeshdoctorSnapshot` with a
+ * `server` section as a saved snapshot has it (src/k8s/server.ts), where `metrics` may also be
+ * given as `{state: read, text: <Prometheus text>}`, read as GET /metrics is (every webhook kept).
+ */
+export const SERVER_DOC = 'MeshdoctorSnapshot';
+export function fixtureServer(doc: K8sObject): ServerInfo | undefined {
+  const s = structuredClone(doc.server) as any;
+  if (typeof s?.metrics?.text === 'string') {
+    const r = new MetricsReader();
+    for (const line of s.metrics.text.split('\n')) r.line(line);
+    s.metrics = { state: 'read', value: r.result() };
+  }
+  return serverFromJson(s);
+}
+
+/** A fixture's Prometheus text for /metrics (the test API server serves it), if it has one. */
+export const fixtureMetricsText = (objects: readonly K8sObject[]): string | undefined =>
+  (objects.find((o) => o.kind === SERVER_DOC)?.server as any)?.metrics?.text;
+
 /** A snapshot as `load` would build it from these objects (every kind read), which it copies. */
 export function snapshotFrom(objects: readonly K8sObject[], scope: Scope = { allNamespaces: true }): Snapshot {
   const snap: Snapshot = { source: { type: 'file', files: ['<test>'] }, scope, objects: {}, unavailable: {} };
   for (const k of KIND_KEYS) snap.objects[k] = [];
   for (const o of structuredClone(objects)) {
+    if (o.kind === SERVER_DOC) {
+      const server = fixtureServer(o);
+      if (server) snap.server = server;
+      continue;
+    }
     const info = kindOf(o.kind);
     if (info) snap.objects[info.key]!.push(info.key === 'secrets' ? sanitizeSecret(o) : o);
   }

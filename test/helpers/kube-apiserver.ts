@@ -51,11 +51,14 @@ const RESOURCES: Record<string, [plural: string, namespaced: boolean]> = {
   RoleBinding: ['rolebindings', true],
   FlowSchema: ['flowschemas', false],
   PriorityLevelConfiguration: ['prioritylevelconfigurations', false],
+  Node: ['nodes', false],
+  NetworkPolicy: ['networkpolicies', true],
 };
 
 /** Creation order: what others refer to (namespaces, service accounts, owners) first. */
 export const CREATE_ORDER = [
   'Namespace',
+  'Node',
   'ServiceAccount',
   'ClusterRole',
   'ClusterRoleBinding',
@@ -64,6 +67,7 @@ export const CREATE_ORDER = [
   'PriorityLevelConfiguration',
   'FlowSchema',
   'MutatingWebhookConfiguration',
+  'NetworkPolicy',
   'ConfigMap',
   'Secret',
   'Service',
@@ -404,8 +408,9 @@ export function flagValues(words: string[], flag: string, split = true): string[
 }
 
 /**
- * The ClusterRole `kubectl create clusterrole NAME --verb=... --resource=... [--resource-name=...]`
- * would create: one rule per resource (`plural.group`, the core group without a dot), as kubectl does.
+ * The ClusterRole `kubectl create clusterrole NAME --verb=... --resource=... [--resource-name=...]
+ * [--non-resource-url=...]` would create: one rule per resource (`plural.group`, the core group
+ * without a dot) and one for the URLs, as kubectl does.
  */
 export function clusterRoleFromKubectl(line: string): any {
   const w = shellWords(line);
@@ -415,16 +420,22 @@ export function clusterRoleFromKubectl(line: string): any {
   const verbs = flagValues(w, 'verb');
   const resources = flagValues(w, 'resource');
   const names = flagValues(w, 'resource-name', false);
-  if (!name || name.startsWith('-') || !verbs.length || !resources.length) throw new Error(`incomplete kubectl create clusterrole command: ${line}`);
+  const urls = flagValues(w, 'non-resource-url');
+  if (!name || name.startsWith('-') || !verbs.length || !(resources.length || urls.length))
+    throw new Error(`incomplete kubectl create clusterrole command: ${line}`);
   return {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRole',
     metadata: { name },
-    rules: resources.map((r) => {
-      const dot = r.indexOf('.');
-      const [plural, group] = dot < 0 ? [r, ''] : [r.slice(0, dot), r.slice(dot + 1)];
-      return { apiGroups: [group], resources: [plural], verbs, ...(names.length ? { resourceNames: names } : {}) };
-    }),
+    rules: [
+      ...resources.map((r) => {
+        const dot = r.indexOf('.');
+        const [plural, group] = dot < 0 ? [r, ''] : [r.slice(0, dot), r.slice(dot + 1)];
+        return { apiGroups: [group], resources: [plural], verbs, ...(names.length ? { resourceNames: names } : {}) };
+      }),
+      // `--non-resource-url`: one rule for the URLs (GET /metrics), as kubectl writes it.
+      ...(urls.length ? [{ nonResourceURLs: urls, verbs }] : []),
+    ],
   };
 }
 

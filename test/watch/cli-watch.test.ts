@@ -73,8 +73,9 @@ describe.skipIf(!BUILT)('meshdoctor watch: the binary', () => {
       expect(stderr).toMatch(
         /^meshdoctor: watching every namespace of context "fake" \(https:\/\/127\.0\.0\.1:\d+\); serving \/metrics, \/healthz, \/readyz, \/findings on http:\/\/127\.0\.0\.1:\d+\n/,
       );
-      // 21: LimitRanges (admission-rejects-proxy), Nodes, ClusterRoles and ClusterRoleBindings (issue 25) joined the kinds the checks read.
-      expect(stderr).toMatch(/\nmeshdoctor: ready: \d+ objects of 21 kinds read/);
+      // 22: LimitRanges (admission-rejects-proxy), Nodes, ClusterRoles and ClusterRoleBindings (issue 25 items 4-6),
+      // NetworkPolicies (issue 25 items 1-3) joined the kinds the checks read.
+      expect(stderr).toMatch(/\nmeshdoctor: ready: \d+ objects of 22 kinds read/);
     } finally {
       child.kill('SIGKILL');
       await srv.close();

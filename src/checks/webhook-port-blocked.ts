@@ -1,0 +1,160 @@
+/**
+ * webhook-port-blocked — the API server cannot reach a mesh's injector on the webhook's port: a
+ * NetworkPolicy in the injector's namespace selects its pods and admits no traffic to that port
+ * from where the API server's calls come from; or, with the calls timing out on EKS or GKE and no
+ * policy in the way, the provider's firewall keeps the port closed.
+ *
+ * Why: predicted before any pod fails. The webhook calls a Service on 443, but the packets reach
+ * the pod on the Service's targetPort (8443 Linkerd, 15017 Istio, 5443 Kuma, 8080 Consul): a
+ * "default deny" policy in the control plane's namespace, or one that admits only 443 or only
+ * other pods, makes every call time out (failurePolicy Ignore: pods silently without a proxy;
+ * Fail: pods refused). On private GKE clusters the control plane may reach the nodes only on 443
+ * and 10250 (the Linkerd and Istio GKE setup pages open 8443 / 15017 by a firewall rule); on EKS
+ * the security groups between the control plane and the nodes decide.
+ * When: the namespace's NetworkPolicies were read and the port is known (the Service's targetPort
+ * resolved to the injector's container port); per injector pod, Kubernetes' semantics
+ * (src/k8s/networkpolicy.ts): selected for ingress, and no rule admits TCP on the port from
+ * anywhere, from an ipBlock, or from pods of kube-system where the calls may be tunnelled
+ * (konnectivity on AKS, GKE). Traffic from the pod's own node is always allowed, so a single node
+ * running both the API server and the injector is left alone. The provider case needs
+ * FailedCreate events of calls timing out. Silent for URL webhooks and unread namespaces.
+ * Known false positives: a network plugin that does not enforce NetworkPolicies (the policy is
+ * then inert); a source address the API server's traffic is rewritten to that a pod rule matches.
+ * Fix: a NetworkPolicy admitting TCP on the port to the injector's pods (policies add up: the
+ * others stay as they are), or the rule added where the manifest is; on EKS and GKE the firewall
+ * rule as well.
+ */
+import { webhookCallFailures, apiservers } from '../facts/apiserver.js';
+import { podsMissingProxy, webhookEvidence } from '../facts/controlplane.js';
+import { provider, webhookPaths, type WebhookPath } from '../facts/webhook-path.js';
+import { failureEffect } from '../k8s/admission.js';
+import type { Provider } from '../k8s/providers.js';
+import { meshTitle } from '../mesh/registry.js';
+import { cmd, comment, type Step } from '../fix/steps.js';
+import { isObj, plural, strMap } from '../util/objects.js';
+import { hasControl } from '../util/errors.js';
+import type { ResourceRef } from '../util/types.js';
+import { defineCheck, meta } from './define.js';
+
+/** The ports a managed control plane reaches the nodes on without a rule of your own (GKE private clusters). */
+const OPEN_BY_DEFAULT = new Set([443, 10250]);
+
+/** The provider's own rule to open `port` from the control plane to the nodes. */
+function providerSteps(p: Provider | undefined, port: number, name: string): Step[] {
+  if (p === 'gke')
+    return [
+      comment`GKE private cluster: the control plane reaches the nodes only on TCP 443 and 10250 unless a firewall rule opens ${port}. Fill in the network of the cluster, its control-plane range, masterIpv4CidrBlock, and the node tag`,
+      cmd`gcloud compute firewall-rules create ${`${name}-from-control-plane`} --network NETWORK --direction INGRESS --allow ${`tcp:${port}`} --source-ranges MASTER_IPV4_CIDR --target-tags NODE_TAG`,
+    ];
+  if (p === 'eks')
+    return [
+      comment`EKS: the security group of the nodes must admit TCP ${port} from the cluster security group, that of the network interfaces of the control plane. Fill in both group ids`,
+      cmd`aws ec2 authorize-security-group-ingress --group-id NODE_SECURITY_GROUP --protocol tcp --port ${port} --source-group CLUSTER_SECURITY_GROUP`,
+    ];
+  if (p === 'aks')
+    return [
+      comment`AKS: calls from the API server come through the konnectivity agent pods of kube-system, so a rule from namespaceSelector kubernetes.io/metadata.name=kube-system admits them too`,
+    ];
+  return [];
+}
+
+/** A NetworkPolicy that admits TCP `port` to the injector's pods (the Service's selector), applied from stdin. */
+function allowPolicy(path: WebhookPath, name: string): Step | undefined {
+  const t = path.target;
+  const selector = strMap(isObj(t.service?.spec) ? t.service!.spec.selector : undefined);
+  if (!Object.keys(selector).length) return undefined;
+  const policy = {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name, namespace: t.namespace },
+    spec: {
+      podSelector: { matchLabels: Object.fromEntries(Object.entries(selector).sort(([a], [b]) => (a < b ? -1 : 1))) },
+      policyTypes: ['Ingress'],
+      ingress: [{ ports: [{ protocol: 'TCP', port: path.port }] }],
+    },
+  };
+  const json = JSON.stringify(policy);
+  // A label with a control character would make the line unsafe to paste: edit the policy instead.
+  if (hasControl(json)) return undefined;
+  return cmd`printf %s ${json} | kubectl apply -f -`;
+}
+
+/** Its evidence: the policies that block the port (with the pods they select), or, with none, what admits it while calls time out. */
+type PortBlockedEvidence = { policies: string[]; [more: string]: unknown };
+
+export default defineCheck<PortBlockedEvidence>({
+  ...meta('webhook-port-blocked'),
+  *run(m) {
+    const failures = webhookCallFailures(m);
+    const p = provider(m);
+    const servers = apiservers(m);
+    for (const { mesh } of m.meshes) {
+      for (const path of webhookPaths(m, mesh)) {
+        const t = path.target;
+        const hooks = t.webhooks.map((h) => h.name);
+        const timeouts = t.webhooks.reduce((n, h) => n + (failures.get(h.name)?.causes.has('timeout') ? failures.get(h.name)!.count : 0), 0);
+        const name = `allow-apiserver-to-${t.name}`.slice(0, 63).replace(/-+$/, '');
+        const allow = allowPolicy(path, name);
+        const effect = failureEffect(t.webhooks.map((h) => h.failurePolicy));
+        const common = {
+          webhooks: webhookEvidence(t.webhooks),
+          service: `${t.namespace}/${t.name}`,
+          servicePort: t.port,
+          targetPort: t.servicePort?.targetPort ?? null,
+          containerPort: path.port,
+          provider: p ?? null,
+          // Confirmation from the events: calls to these webhooks that timed out.
+          timedOutCalls: timeouts,
+        };
+        if (path.blocked.length) {
+          const policies = [...new Set(path.blocked.flatMap((b) => b.policies))].sort();
+          // The policy to name: one from the manifests (check -f) when there is one, else the first.
+          const chosen = policies.find((n) => m.manifestSource({ kind: 'NetworkPolicy', namespace: t.namespace, name: n })) ?? policies[0]!;
+          const resource: ResourceRef = { kind: 'NetworkPolicy', namespace: t.namespace, name: chosen };
+          const source = m.manifestSource(resource);
+          const all = path.blocked.length === path.pods.length;
+          const fix: Step[] = source
+            ? [
+                comment`in ${source.file} document ${source.document}, add to spec.ingress of NetworkPolicy ${chosen} a rule admitting the API server to the webhook port: ${`{ports: [{protocol: TCP, port: ${path.port}}]}`}`,
+              ]
+            : [
+                comment`NetworkPolicies add up: a policy admitting TCP ${path.port} to the pods of the injector opens the webhook port and leaves ${chosen} as it is. Narrower: a from rule with an ipBlock of the addresses of the control plane`,
+                ...(allow ? [allow] : [cmd`kubectl -n ${t.namespace} edit networkpolicy ${chosen}`]),
+              ];
+          yield {
+            mesh,
+            message:
+              `NetworkPolicy ${t.namespace}/${chosen}${policies.length > 1 ? ` (with ${policies.filter((x) => x !== chosen).join(', ')})` : ''} selects ` +
+              `${all ? `the ${meshTitle(mesh)} injector's ${plural(path.pods.length, 'pod')}` : `${path.blocked.length} of the injector's ${path.pods.length} pods`} and admits no traffic to TCP ${path.port} ` +
+              `(Service ${t.name} port ${t.port} -> targetPort ${String(t.servicePort?.targetPort ?? path.port)}) from the API server, so calls to webhook ${hooks.join(', ')} time out` +
+              `${timeouts ? ` (${plural(timeouts, 'timed-out call')} in FailedCreate events)` : ''}; ${effect}.`,
+            resource,
+            affectedPods: podsMissingProxy(m, mesh),
+            causeKey: { kind: 'webhook-broken', mesh },
+            evidence: {
+              ...common,
+              policies,
+              blockedPods: path.blocked,
+              injectorPods: path.pods.length,
+              apiserverNodes: servers.flatMap((i) => (i.source.kind === 'Pod' && i.node ? [i.node] : [])),
+            },
+            fix: [...fix, ...providerSteps(p, path.port, name)],
+          };
+          continue;
+        }
+        // No policy in the way, yet the calls time out where the provider's firewall decides.
+        if (timeouts && (p === 'gke' || p === 'eks') && !OPEN_BY_DEFAULT.has(path.port)) {
+          yield {
+            mesh,
+            message: `Calls from the API server to webhook ${hooks.join(', ')} time out (${plural(timeouts, 'call')} in FailedCreate events) and no NetworkPolicy blocks TCP ${path.port} on the injector: on ${p === 'gke' ? 'GKE' : 'EKS'} the ${p === 'gke' ? 'firewall' : 'security groups'} between the control plane and the nodes must open that port; ${effect}.`,
+            resource: { kind: 'Service', namespace: t.namespace, name: t.name },
+            affectedPods: podsMissingProxy(m, mesh),
+            causeKey: { kind: 'webhook-broken', mesh },
+            evidence: { ...common, policies: [], admittedBy: path.admits.map((a) => ({ ...a })) },
+            fix: providerSteps(p, path.port, name),
+          };
+        }
+      }
+    }
+  },
+});

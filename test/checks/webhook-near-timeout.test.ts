@@ -1,0 +1,27 @@
+/** Where webhook-near-timeout fires, and its near misses (test/helpers/check-tester.ts); its message and evidence. */
+import { describe, expect, it } from 'vitest';
+import { checkCases } from '../helpers/check-tester.js';
+import { cluster, findings } from '../helpers/fixtures.js';
+
+checkCases('webhook-near-timeout', {
+  fires: [{ fixtures: 'fires-consul.yaml', findings: ['MutatingWebhookConfiguration consul-connect-injector'] }],
+  silent: [{ fixtures: 'ok-linkerd-fast-or-few.yaml' }, { fixtures: 'ok-kuma-few-calls.yaml' }],
+});
+
+describe('webhook-near-timeout: message, evidence', () => {
+  it('the share over half the timeout, and the calls over the timeout itself', () => {
+    const [f] = findings(cluster('consul', ['checks/webhook-near-timeout/fires-consul.yaml']), ['webhook-near-timeout']);
+    expect(f!.message).toMatch(
+      /^12% of the 100 calls to Consul webhook consul-connect-injector\.consul\.hashicorp\.com took longer than 2\.5 s, half or more of its timeoutSeconds 10, and 3 took longer than the timeout itself/,
+    );
+    expect(f!.evidence).toMatchObject({ timeoutSeconds: 10, calls: 100, slowerThanSeconds: 2.5, slowCalls: 12, overTimeout: 3 });
+  });
+
+  it('a longer timeoutSeconds moves the bar: 30 s, half is 15, the largest bound under it 10 s', () => {
+    const snap = cluster('consul', ['checks/webhook-near-timeout/fires-consul.yaml']);
+    const mwc = snap.objects.mutatingwebhookconfigurations!.find((c) => c.metadata?.name === 'consul-connect-injector')!;
+    for (const w of mwc.webhooks as { name: string; timeoutSeconds?: number }[]) w.timeoutSeconds = 30;
+    const fs = findings(snap, ['webhook-near-timeout']);
+    expect(fs).toEqual([]); // 3 of 100 over 10 s: under 5%
+  });
+});

@@ -1,0 +1,119 @@
+/**
+ * Where webhook-port-blocked fires, and its near misses (test/helpers/check-tester.ts); the
+ * NetworkPolicy rules of src/k8s/networkpolicy.ts; the message, evidence and fix.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkCases } from '../helpers/check-tester.js';
+import { cluster, findings } from '../helpers/fixtures.js';
+import { ingressVerdict, policyTypes, selectsPod } from '../../src/k8s/networkpolicy.js';
+import { managedProvider } from '../../src/k8s/providers.js';
+
+checkCases('webhook-port-blocked', {
+  fires: [
+    { fixtures: 'fires-linkerd-default-deny.yaml', findings: ['NetworkPolicy linkerd/default-deny-ingress'] },
+    { fixtures: 'fires-istio-443-only.yaml', findings: ['NetworkPolicy istio-system/istiod-ingress'] },
+    { fixtures: 'fires-kuma-named-port-udp.yaml', findings: ['NetworkPolicy kuma-system/kuma-cp'] },
+    { fixtures: 'fires-consul-deny-and-egress.yaml', findings: ['NetworkPolicy consul/connect-injector'] },
+    { fixtures: 'fires-linkerd-gke-firewall.yaml', findings: ['Service linkerd/linkerd-proxy-injector'] },
+    // -n of an app namespace: the policies of the mesh's namespace are read as the control plane's.
+    { name: 'linkerd, -n shop', fixtures: 'fires-linkerd-default-deny.yaml', namespace: 'shop', findings: ['NetworkPolicy linkerd/default-deny-ingress'] },
+    // check -f: the policy about to be applied is found, and its file is where the rule goes.
+    { name: 'check -f of the policy', base: 'linkerd', manifests: 'fires-linkerd-default-deny.yaml', findings: ['NetworkPolicy linkerd/default-deny-ingress'] },
+  ],
+  silent: [
+    { fixtures: 'ok-linkerd-allowed.yaml' },
+    { fixtures: 'ok-istio-ip-block-and-range.yaml' },
+    { fixtures: 'ok-kuma-from-kube-system.yaml' },
+    { fixtures: 'ok-consul-eks-no-timeouts.yaml' },
+    { fixtures: 'ok-linkerd-same-node.yaml' },
+  ],
+});
+
+const pod = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'inj', namespace: 'm', labels: { app: 'inj' } },
+  spec: { containers: [{ name: 'c', ports: [{ name: 'https', containerPort: 8443 }] }] },
+};
+const np = (spec: object, ns = 'm') => ({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'p', namespace: ns }, spec });
+
+describe('NetworkPolicy ingress (src/k8s/networkpolicy.ts)', () => {
+  it('policyTypes default to Ingress, plus Egress with egress rules; a policy of another namespace selects nothing here', () => {
+    expect(policyTypes(np({}))).toEqual(['Ingress']);
+    expect(policyTypes(np({ egress: [{}] }))).toEqual(['Ingress', 'Egress']);
+    expect(policyTypes(np({ policyTypes: ['Egress'] }))).toEqual(['Egress']);
+    expect(selectsPod(np({ podSelector: {} }), pod)).toBe(true);
+    expect(selectsPod(np({ podSelector: {} }, 'other'), pod)).toBe(false);
+    expect(selectsPod(np({ podSelector: { matchLabels: { app: 'x' } } }), pod)).toBe(false);
+  });
+
+  it('ports: missing admits all, named ports resolve on the pod, ranges with endPort, TCP by default', () => {
+    const admits = (ingress: object[]) => ingressVerdict([np({ podSelector: {}, ingress })], pod, 8443).admits.length > 0;
+    expect(admits([{}])).toBe(true);
+    expect(admits([{ ports: [{ port: 'https' }] }])).toBe(true);
+    expect(admits([{ ports: [{ port: 'http' }] }])).toBe(false);
+    expect(admits([{ ports: [{ port: 8000, endPort: 9000 }] }])).toBe(true);
+    expect(admits([{ ports: [{ port: 8443, protocol: 'UDP' }] }])).toBe(false);
+    expect(admits([{ ports: [{ port: 443 }] }])).toBe(false);
+  });
+
+  it("sources: anywhere, an ipBlock, kube-system's pods admit; pods of other namespaces never do", () => {
+    const how = (from: object[]) => ingressVerdict([np({ podSelector: {}, ingress: [{ from }] })], pod, 8443).admits.map((a) => a.how);
+    expect(how([])).toEqual(['anywhere']);
+    expect(how([{ ipBlock: { cidr: '10.0.0.0/8' } }])).toEqual(['ip-block']);
+    expect(how([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } }])).toEqual(['kube-system-pods']);
+    expect(how([{ namespaceSelector: {} }])).toEqual(['kube-system-pods']);
+    expect(how([{ podSelector: {} }])).toEqual([]);
+    expect(how([{ namespaceSelector: { matchLabels: { team: 'a' } } }])).toEqual([]);
+  });
+
+  it('the managed provider from node labels: a providerID alone (self-managed on a cloud) is not enough', () => {
+    const node = (labels: Record<string, string>, providerID?: string) => ({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'n', labels },
+      spec: { providerID },
+    });
+    expect(managedProvider([node({ 'cloud.google.com/gke-nodepool': 'p' })])).toBe('gke');
+    expect(managedProvider([node({ 'eks.amazonaws.com/nodegroup': 'w' })])).toBe('eks');
+    expect(managedProvider([node({ 'kubernetes.azure.com/cluster': 'MC_x' })])).toBe('aks');
+    expect(managedProvider([node({}, 'aws:///eu-west-1a/i-1')])).toBeUndefined();
+    expect(managedProvider([])).toBeUndefined();
+  });
+});
+
+describe('webhook-port-blocked: message, evidence, fix', () => {
+  it('names the policy, the port (Service port -> targetPort -> container port) and applies an allowing policy', () => {
+    const [f] = findings(cluster('linkerd', ['checks/webhook-port-blocked/fires-linkerd-default-deny.yaml']), ['webhook-port-blocked']);
+    expect(f!.message).toContain('NetworkPolicy linkerd/default-deny-ingress selects');
+    expect(f!.message).toContain('admits no traffic to TCP 8443 (Service linkerd-proxy-injector port 443 -> targetPort proxy-injector)');
+    expect(f!.evidence).toMatchObject({
+      servicePort: 443,
+      targetPort: 'proxy-injector',
+      containerPort: 8443,
+      policies: ['default-deny-ingress'],
+      provider: null,
+    });
+    const apply = f!.fix.find((l) => l.includes('kubectl apply'))!;
+    const policy = JSON.parse(/^printf %s '(.*)' \| kubectl apply -f -$/.exec(apply)![1]!);
+    expect(policy).toMatchObject({
+      kind: 'NetworkPolicy',
+      metadata: { namespace: 'linkerd' },
+      spec: { ingress: [{ ports: [{ protocol: 'TCP', port: 8443 }] }] },
+    });
+    expect(policy.spec.podSelector.matchLabels).toEqual({ 'linkerd.io/control-plane-component': 'proxy-injector' });
+  });
+
+  it('confirms with the timed-out calls of the events', () => {
+    const [f] = findings(cluster('consul', ['checks/webhook-port-blocked/fires-consul-deny-and-egress.yaml']), ['webhook-port-blocked']);
+    expect(f!.evidence).toMatchObject({ containerPort: 8080, timedOutCalls: 3 });
+    expect(f!.message).toContain('3 timed-out calls in FailedCreate events');
+  });
+
+  it("GKE: the provider's firewall rule for the port", () => {
+    const [f] = findings(cluster('linkerd', ['checks/webhook-port-blocked/fires-linkerd-gke-firewall.yaml']), ['webhook-port-blocked']);
+    expect(f!.evidence).toMatchObject({ provider: 'gke', timedOutCalls: 2, policies: [] });
+    expect(f!.fix.join('\n')).toContain('gcloud compute firewall-rules create');
+    expect(f!.fix.join('\n')).toContain('tcp:8443');
+  });
+});
