@@ -51,7 +51,11 @@ async function list(path, extra = {}) {
   let cont;
   let rv;
   for (;;) {
-    const q = new URLSearchParams({ ...(cfg.pageSize ? { limit: String(cfg.pageSize) } : {}), ...cfg.params, ...extra });
+    const q = new URLSearchParams({
+      ...(cfg.pageSize ? { limit: String(cfg.pageSize) } : {}),
+      ...cfg.params,
+      ...extra,
+    });
     if (q.get('limit') === '0') q.delete('limit');
     if (cont) {
       q.set('continue', cont);

@@ -44,7 +44,8 @@ export function writeKubectlJson(objects: K8sObject[], fd: number, indent: 0 | 4
   const w = writer(fd);
   if (indent === 0) {
     w.out('{"apiVersion":"v1","items":[\n');
-    for (let i = 0; i < objects.length; i++) w.out(`${JSON.stringify(objects[i])}${i < objects.length - 1 ? ',' : ''}\n`);
+    for (let i = 0; i < objects.length; i++)
+      w.out(`${JSON.stringify(objects[i])}${i < objects.length - 1 ? ',' : ''}\n`);
     w.out('],"kind":"List","metadata":{"resourceVersion":""}}\n');
     return w.bytes();
   }

@@ -123,7 +123,11 @@ const kubeApiAccess = (suffix: string) => ({
     sources: [
       { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
       { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-      { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+      {
+        downwardAPI: {
+          items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }],
+        },
+      },
     ],
   },
 });
@@ -249,7 +253,11 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
         fieldsType: 'FieldsV1',
         fieldsV1: {
           'f:metadata': {
-            'f:labels': { '.': {}, 'f:kubernetes.io/metadata.name': {}, ...Object.fromEntries(Object.keys(extraLabels).map((k) => [`f:${k}`, {}])) },
+            'f:labels': {
+              '.': {},
+              'f:kubernetes.io/metadata.name': {},
+              ...Object.fromEntries(Object.keys(extraLabels).map((k) => [`f:${k}`, {}])),
+            },
           },
         },
       },
@@ -263,7 +271,9 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
         apiVersion: 'v1',
         time: iso(marker.at),
         fieldsType: 'FieldsV1',
-        fieldsV1: { 'f:metadata': { [field]: { ...(marker.kind === 'annotation' ? { '.': {} } : {}), [`f:${marker.key}`]: {} } } },
+        fieldsV1: {
+          'f:metadata': { [field]: { ...(marker.kind === 'annotation' ? { '.': {} } : {}), [`f:${marker.key}`]: {} } },
+        },
       });
     }
     return {
@@ -284,7 +294,9 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
   };
 
   // kube-proxy on every node: hostNetwork pods in kube-system (this one instead of a fixture's: one object per name).
-  const kp = objects.findIndex((o) => o.kind === 'DaemonSet' && o.metadata?.namespace === 'kube-system' && o.metadata?.name === 'kube-proxy');
+  const kp = objects.findIndex(
+    (o) => o.kind === 'DaemonSet' && o.metadata?.namespace === 'kube-system' && o.metadata?.name === 'kube-proxy',
+  );
   if (kp >= 0) objects.splice(kp, 1);
   const kpUid = uid();
   push({
@@ -307,7 +319,11 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
           priorityClassName: 'system-node-critical',
           serviceAccountName: 'kube-proxy',
           containers: [
-            { name: 'kube-proxy', image: 'registry.k8s.io/kube-proxy:v1.30.0', command: ['kube-proxy', '--config=/var/lib/kube-proxy/config.conf'] },
+            {
+              name: 'kube-proxy',
+              image: 'registry.k8s.io/kube-proxy:v1.30.0',
+              command: ['kube-proxy', '--config=/var/lib/kube-proxy/config.conf'],
+            },
           ],
         },
       },
@@ -333,21 +349,42 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
         uid: uid(),
         creationTimestamp: iso(T0 - 200 * DAY),
         labels: { 'k8s-app': 'kube-proxy', 'controller-revision-hash': '7c8b9f6d5', 'pod-template-generation': '1' },
-        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'kube-proxy', uid: kpUid, controller: true, blockOwnerDeletion: true }],
+        ownerReferences: [
+          {
+            apiVersion: 'apps/v1',
+            kind: 'DaemonSet',
+            name: 'kube-proxy',
+            uid: kpUid,
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
       },
       spec: {
         hostNetwork: true,
         nodeName,
         serviceAccountName: 'kube-proxy',
         priorityClassName: 'system-node-critical',
-        containers: [{ name: 'kube-proxy', image: 'registry.k8s.io/kube-proxy:v1.30.0', command: ['kube-proxy', '--config=/var/lib/kube-proxy/config.conf'] }],
+        containers: [
+          {
+            name: 'kube-proxy',
+            image: 'registry.k8s.io/kube-proxy:v1.30.0',
+            command: ['kube-proxy', '--config=/var/lib/kube-proxy/config.conf'],
+          },
+        ],
       },
       status: {
         phase: 'Running',
         hostIP: `10.0.${i >> 8}.${i & 255}`,
         podIP: `10.0.${i >> 8}.${i & 255}`,
         containerStatuses: [
-          { name: 'kube-proxy', ready: true, restartCount: 0, started: true, state: { running: { startedAt: iso(T0 - 200 * DAY + 60_000) } } },
+          {
+            name: 'kube-proxy',
+            ready: true,
+            restartCount: 0,
+            started: true,
+            state: { running: { startedAt: iso(T0 - 200 * DAY + 60_000) } },
+          },
         ],
       },
     });
@@ -380,7 +417,11 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
           : undefined;
     push(nsObj(name, created, marker, { team: name.split('-')[0]!, environment: 'production' }));
     const n: Ns = { name, created, mesh, enabledAt, quota: r.next() < 0.3 };
-    push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: name, uid: uid(), creationTimestamp: iso(created) } });
+    push({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'default', namespace: name, uid: uid(), creationTimestamp: iso(created) },
+    });
     push({
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -433,7 +474,10 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
     imagePullPolicy: 'IfNotPresent',
     env: [
       { name: 'LINKERD2_PROXY_DESTINATION_SVC_ADDR', value: 'linkerd-dst-headless.linkerd.svc.cluster.local.:8086' },
-      { name: 'LINKERD2_PROXY_DESTINATION_CONTEXT', value: `{"ns":"${nsName}", "nodeName":"$(_pod_nodeName)", "pod":"${podName}"}` },
+      {
+        name: 'LINKERD2_PROXY_DESTINATION_CONTEXT',
+        value: `{"ns":"${nsName}", "nodeName":"$(_pod_nodeName)", "pod":"${podName}"}`,
+      },
     ],
     ports: [{ name: 'linkerd-proxy', containerPort: 4143, protocol: 'TCP' }],
   });
@@ -453,7 +497,10 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
     labels: Record<string, string>;
     annotations: Record<string, string>;
     owner: { apiVersion: string; kind: string; name: string; uid: string };
-    template: { metadata: { labels: Record<string, string>; annotations?: Record<string, string> }; spec: Record<string, any> };
+    template: {
+      metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
+      spec: Record<string, any>;
+    };
     created: number;
     injected?: Mesh;
     phase: 'Running' | 'Succeeded' | 'Pending';
@@ -466,7 +513,11 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
     const annotations = { ...a.annotations };
     const suffix = r.id(5);
     spec.volumes = [...(spec.volumes ?? []), kubeApiAccess(suffix)];
-    const tokenMount = { name: `kube-api-access-${suffix}`, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true };
+    const tokenMount = {
+      name: `kube-api-access-${suffix}`,
+      mountPath: '/var/run/secrets/kubernetes.io/serviceaccount',
+      readOnly: true,
+    };
     for (const c of spec.containers) c.volumeMounts = real ? [...(c.volumeMounts ?? []), tokenMount] : [tokenMount];
     const hostNetwork = spec.hostNetwork === true;
     const podIP = hostNetwork ? `10.0.${r.int(0, 255)}.${r.int(0, 255)}` : ip();
@@ -476,7 +527,11 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
         'linkerd.io/proxy-version': 'stable-2.14.10',
         'linkerd.io/trust-root-sha256': 'f1b1c4b1d6b8a0f4d1b3a0e0c9f8d7e6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f0',
       });
-      Object.assign(labels, { 'linkerd.io/control-plane-ns': 'linkerd', 'linkerd.io/proxy-deployment': a.owner.name, 'linkerd.io/workload-ns': a.ns.name });
+      Object.assign(labels, {
+        'linkerd.io/control-plane-ns': 'linkerd',
+        'linkerd.io/proxy-deployment': a.owner.name,
+        'linkerd.io/workload-ns': a.ns.name,
+      });
       spec.initContainers = [
         {
           name: 'linkerd-init',
@@ -520,7 +575,14 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
           a.phase === 'Pending'
             ? { waiting: { reason: 'ContainerCreating' } }
             : terminated
-              ? { terminated: { exitCode: 0, reason: 'Completed', startedAt: iso(start), finishedAt: iso(start + 120_000) } }
+              ? {
+                  terminated: {
+                    exitCode: 0,
+                    reason: 'Completed',
+                    startedAt: iso(start),
+                    finishedAt: iso(start + 120_000),
+                  },
+                }
               : { running: { startedAt: iso(start) } },
       };
     });
@@ -547,7 +609,10 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
             apiVersion: 'v1',
             time: iso(a.created),
             fieldsType: 'FieldsV1',
-            fieldsV1: { 'f:metadata': { 'f:generateName': {}, 'f:labels': {}, 'f:ownerReferences': {} }, 'f:spec': { 'f:containers': {} } },
+            fieldsV1: {
+              'f:metadata': { 'f:generateName': {}, 'f:labels': {}, 'f:ownerReferences': {} },
+              'f:spec': { 'f:containers': {} },
+            },
           },
           {
             manager: 'kubelet',
@@ -584,7 +649,16 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
   };
 
   /** The real-size pod: full spec defaults, managedFields of every field set, full status. */
-  const realPod = (a: PodArgs, spec: Obj, labels: Obj, annotations: Obj, statuses: Obj[], start: number, podIP: string, ready: string): Obj => {
+  const realPod = (
+    a: PodArgs,
+    spec: Obj,
+    labels: Obj,
+    annotations: Obj,
+    statuses: Obj[],
+    start: number,
+    podIP: string,
+    ready: string,
+  ): Obj => {
     const nodeName = node();
     const hostIP = `10.0.${r.int(0, 255)}.${r.int(0, 255)}`;
     const metadata: Obj = {
@@ -624,7 +698,12 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
       started: st.state.running !== undefined,
       lastState: {},
     });
-    const ts = (t: string, status = 'True') => ({ type: t, status, lastProbeTime: null, lastTransitionTime: iso(start) });
+    const ts = (t: string, status = 'True') => ({
+      type: t,
+      status,
+      lastProbeTime: null,
+      lastTransitionTime: iso(start),
+    });
     const status: Obj = {
       phase: a.phase,
       conditions: [ts('Initialized'), ts('Ready', ready), ts('ContainersReady', ready), ts('PodScheduled')],
@@ -636,7 +715,14 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
       containerStatuses: statuses.map(cstatus),
       qosClass: 'Burstable',
     };
-    const { name: _n, namespace: _ns, uid: _u, resourceVersion: _rv, creationTimestamp: _ct, ...setByController } = metadata;
+    const {
+      name: _n,
+      namespace: _ns,
+      uid: _u,
+      resourceVersion: _rv,
+      creationTimestamp: _ct,
+      ...setByController
+    } = metadata;
     metadata.managedFields = [
       {
         manager: 'kube-controller-manager',
@@ -728,12 +814,19 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
                   : 'webhook-failed';
     const name = `${r.pick(WORDS)}-${r.pick(['api', 'worker', 'web', 'consumer', 'sync', 'cache', 'cron'])}-${wIndex++}`;
     // Pods start within an hour of their workload: a 'predates' workload's pods all precede the enablement.
-    const created = state === 'predates' ? Math.max(n.created + 3600_000, n.enabledAt - r.int(1, 20) * DAY) : n.enabledAt + r.int(1, 100) * DAY;
+    const created =
+      state === 'predates'
+        ? Math.max(n.created + 3600_000, n.enabledAt - r.int(1, 20) * DAY)
+        : n.enabledAt + r.int(1, 100) * DAY;
     const wUid = uid();
     const hasSa = r.next() < 0.5;
     const sa = state === 'sa-missing' ? `${name}-sa` : hasSa ? name : undefined;
     if (hasSa && state !== 'sa-missing')
-      push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: n.name, uid: uid(), creationTimestamp: iso(created) } });
+      push({
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        metadata: { name, namespace: n.name, uid: uid(), creationTimestamp: iso(created) },
+      });
     const tLabels: Record<string, string> = { app: name, version: `v${r.int(1, 9)}` };
     const tAnnotations: Record<string, string> = { 'kubectl.kubernetes.io/restartedAt': iso(created) };
     if (state === 'optout') {
@@ -741,7 +834,8 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
       else tLabels['sidecar.istio.io/inject'] = 'false';
     }
     const isJob = kind === 'Job' || kind === 'CronJob';
-    if (isJob && n.mesh === 'linkerd' && r.next() < 0.5) tAnnotations['config.beta.linkerd.io/proxy-enable-native-sidecar'] = 'true';
+    if (isJob && n.mesh === 'linkerd' && r.next() < 0.5)
+      tAnnotations['config.beta.linkerd.io/proxy-enable-native-sidecar'] = 'true';
     if (isJob && n.mesh === 'istio' && r.next() < 0.5) tAnnotations['sidecar.istio.io/nativeSidecar'] = 'true';
     const image = `registry.example.com/${n.name.split('-')[0]}/${name.replace(/-\d+$/, '')}:${r.int(1, 30)}.${r.int(0, 20)}.${r.int(0, 9)}`;
     const template = {
@@ -772,7 +866,10 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
     const left = opts.pods - podCount;
     // About 1% of Deployments are large (100-300 replicas), so per-workload work that grows faster than its pods shows.
     const large = kind === 'Deployment' && r.next() < 0.01;
-    const replicas = Math.min(left, kind === 'DaemonSet' ? r.int(3, 12) : large ? r.int(100, 300) : r.int(2, 2 * ppw - 4));
+    const replicas = Math.min(
+      left,
+      kind === 'DaemonSet' ? r.int(3, 12) : large ? r.int(100, 300) : r.int(2, 2 * ppw - 4),
+    );
     const selector = { matchLabels: { app: name } };
     const meta = (k: string) => ({
       name,
@@ -836,7 +933,16 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
               ? `Error creating: Internal error occurred: failed calling webhook "linkerd-proxy-injector.linkerd.io": failed to call webhook: Post "https://linkerd-proxy-injector.linkerd.svc:443/?timeout=10s": context deadline exceeded`
               : `Error creating: Internal error occurred: failed calling webhook "namespace.sidecar-injector.istio.io": failed to call webhook: Post "https://istiod.istio-system.svc:443/inject?timeout=10s": context deadline exceeded`;
       push(
-        event(n.name, owner, 'Warning', 'FailedCreate', msg, owner.kind === 'Job' ? 'job-controller' : 'replicaset-controller', created + 60_000, r.int(5, 40)),
+        event(
+          n.name,
+          owner,
+          'Warning',
+          'FailedCreate',
+          msg,
+          owner.kind === 'Job' ? 'job-controller' : 'replicaset-controller',
+          created + 60_000,
+          r.int(5, 40),
+        ),
       );
     };
     const service = (podNames: string[]) => {
@@ -877,8 +983,13 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
           namespace: n.name,
           uid: uid(),
           creationTimestamp: iso(created),
-          labels: { 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' },
-          ownerReferences: [{ apiVersion: 'v1', kind: 'Service', name, uid: uid(), controller: true, blockOwnerDeletion: true }],
+          labels: {
+            'kubernetes.io/service-name': name,
+            'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io',
+          },
+          ownerReferences: [
+            { apiVersion: 'v1', kind: 'Service', name, uid: uid(), controller: true, blockOwnerDeletion: true },
+          ],
         },
         addressType: 'IPv4',
         endpoints: addrs.map((a) => ({
@@ -933,7 +1044,16 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
             creationTimestamp: iso(created - DAY),
             labels: { app: name, 'pod-template-hash': old },
             annotations: { 'deployment.kubernetes.io/revision': '2' },
-            ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: wUid, controller: true, blockOwnerDeletion: true }],
+            ownerReferences: [
+              {
+                apiVersion: 'apps/v1',
+                kind: 'Deployment',
+                name,
+                uid: wUid,
+                controller: true,
+                blockOwnerDeletion: true,
+              },
+            ],
           },
           spec: { replicas: 0, selector: { matchLabels: { app: name, 'pod-template-hash': old } }, template },
           status: { replicas: 0, observedGeneration: 2 },
@@ -950,11 +1070,21 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
           uid: rsUid,
           creationTimestamp: iso(created),
           labels: { app: name, 'pod-template-hash': hash },
-          annotations: { 'deployment.kubernetes.io/desired-replicas': String(replicas), 'deployment.kubernetes.io/revision': '3' },
-          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: wUid, controller: true, blockOwnerDeletion: true }],
+          annotations: {
+            'deployment.kubernetes.io/desired-replicas': String(replicas),
+            'deployment.kubernetes.io/revision': '3',
+          },
+          ownerReferences: [
+            { apiVersion: 'apps/v1', kind: 'Deployment', name, uid: wUid, controller: true, blockOwnerDeletion: true },
+          ],
         },
         spec: { replicas, selector: { matchLabels: { app: name, 'pod-template-hash': hash } }, template },
-        status: { replicas: noPods ? 0 : replicas, readyReplicas: noPods ? 0 : replicas, availableReplicas: noPods ? 0 : replicas, observedGeneration: 1 },
+        status: {
+          replicas: noPods ? 0 : replicas,
+          readyReplicas: noPods ? 0 : replicas,
+          availableReplicas: noPods ? 0 : replicas,
+          observedGeneration: 1,
+        },
       });
       const names = noPods ? [] : Array.from({ length: replicas }, () => `${rs.name}-${r.id(5)}`);
       podsOf(rs, names, `${rs.name}-`, { 'pod-template-hash': hash }, 'Running');
@@ -1002,7 +1132,9 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
               },
       });
       const owner = ref('apps/v1', kind, name, wUid);
-      const names = noPods ? [] : Array.from({ length: replicas }, (_, i) => (kind === 'StatefulSet' ? `${name}-${i}` : `${name}-${r.id(5)}`));
+      const names = noPods
+        ? []
+        : Array.from({ length: replicas }, (_, i) => (kind === 'StatefulSet' ? `${name}-${i}` : `${name}-${r.id(5)}`));
       podsOf(owner, names, `${name}-`, { 'controller-revision-hash': `${name}-${r.id(10)}` }, 'Running');
       if (kind === 'StatefulSet') service(names);
       if (noPods) failure(owner);
@@ -1020,7 +1152,9 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
         );
     } else {
       // Jobs: one pod each. A CronJob keeps its last 1-3 Jobs.
-      const native = tAnnotations['config.beta.linkerd.io/proxy-enable-native-sidecar'] ?? tAnnotations['sidecar.istio.io/nativeSidecar'];
+      const native =
+        tAnnotations['config.beta.linkerd.io/proxy-enable-native-sidecar'] ??
+        tAnnotations['sidecar.istio.io/nativeSidecar'];
       const hung = state === 'meshed' && !native && r.next() < 0.5;
       let owner = ref('batch/v1', 'Job', name, wUid);
       if (kind === 'CronJob') {
@@ -1054,7 +1188,9 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
             name: jobName,
             uid: jUid,
             labels: { app: name, 'batch.kubernetes.io/job-name': jobName },
-            ...(kind === 'CronJob' ? { ownerReferences: [{ ...owner, controller: true, blockOwnerDeletion: true }] } : {}),
+            ...(kind === 'CronJob'
+              ? { ownerReferences: [{ ...owner, controller: true, blockOwnerDeletion: true }] }
+              : {}),
           },
           spec: {
             parallelism: 1,
@@ -1070,7 +1206,14 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
                 succeeded: 1,
                 startTime: iso(created),
                 completionTime: iso(created + 180_000),
-                conditions: [{ type: 'Complete', status: 'True', lastProbeTime: iso(created + 180_000), lastTransitionTime: iso(created + 180_000) }],
+                conditions: [
+                  {
+                    type: 'Complete',
+                    status: 'True',
+                    lastProbeTime: iso(created + 180_000),
+                    lastTransitionTime: iso(created + 180_000),
+                  },
+                ],
               }
             : { active: noPods ? 0 : 1, startTime: iso(created) },
         });
@@ -1081,7 +1224,11 @@ export function generateCluster(opts: GenerateOptions): K8sObject[] {
             jobRef,
             [`${jobName}-${r.id(5)}`],
             `${jobName}-`,
-            { 'batch.kubernetes.io/controller-uid': jUid, 'batch.kubernetes.io/job-name': jobName, 'job-name': jobName },
+            {
+              'batch.kubernetes.io/controller-uid': jUid,
+              'batch.kubernetes.io/job-name': jobName,
+              'job-name': jobName,
+            },
             running ? 'Running' : 'Succeeded',
             running,
           );

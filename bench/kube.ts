@@ -34,12 +34,15 @@ const CONCURRENCY = 24;
 /** Bump when the loader's fix-ups change what the server stores. */
 const LOADER_VERSION = 1;
 /** The cache key: what the server would store (the generated objects and the loader), not how the generator is written. */
-const digest = (objects: any[]) => createHash('sha256').update(JSON.stringify(objects)).update(String(LOADER_VERSION)).digest('hex').slice(0, 12);
+const digest = (objects: any[]) =>
+  createHash('sha256').update(JSON.stringify(objects)).update(String(LOADER_VERSION)).digest('hex').slice(0, 12);
 
 /** What the real server's validation demands of the generated objects (the same fix-ups as test/kube-apiserver.test.ts). */
 export function fixUp(objects: any[]): any[] {
   const out = structuredClone(objects);
-  const sas = new Set(out.filter((o) => o.kind === 'ServiceAccount').map((o) => `${o.metadata.namespace}/${o.metadata.name}`));
+  const sas = new Set(
+    out.filter((o) => o.kind === 'ServiceAccount').map((o) => `${o.metadata.namespace}/${o.metadata.name}`),
+  );
   const extra: any[] = [];
   for (const o of out) {
     if (o.kind === 'Service') {
@@ -50,7 +53,10 @@ export function fixUp(objects: any[]): any[] {
     if (o.kind === 'ReplicaSet' && !o.spec?.template) {
       // A fixture ReplicaSet (control planes): its owner Deployment's selector and template.
       const owner = o.metadata.ownerReferences?.find((r: any) => r.kind === 'Deployment');
-      const dep = out.find((d) => d.kind === 'Deployment' && d.metadata.namespace === o.metadata.namespace && d.metadata.name === owner?.name);
+      const dep = out.find(
+        (d) =>
+          d.kind === 'Deployment' && d.metadata.namespace === o.metadata.namespace && d.metadata.name === owner?.name,
+      );
       if (!dep) throw new Error(`ReplicaSet ${o.metadata.namespace}/${o.metadata.name}: no owner Deployment`);
       const hash = o.metadata.name.slice(o.metadata.name.lastIndexOf('-') + 1);
       o.spec = {
@@ -63,19 +69,31 @@ export function fixUp(objects: any[]): any[] {
     if (o.kind === 'ReplicaSet')
       o.spec.template = {
         ...o.spec.template,
-        metadata: { ...o.spec.template.metadata, labels: { ...o.spec.template.metadata.labels, ...o.spec.selector.matchLabels } },
+        metadata: {
+          ...o.spec.template.metadata,
+          labels: { ...o.spec.template.metadata.labels, ...o.spec.selector.matchLabels },
+        },
       };
     if (o.kind === 'Job' && o.status?.conditions?.some((c: any) => c.type === 'Complete' && c.status === 'True')) {
       o.status.startTime ??= o.metadata.creationTimestamp;
       if (!o.status.conditions.some((c: any) => c.type === 'SuccessCriteriaMet'))
-        o.status.conditions.unshift({ type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: o.status.completionTime });
+        o.status.conditions.unshift({
+          type: 'SuccessCriteriaMet',
+          status: 'True',
+          lastTransitionTime: o.status.completionTime,
+        });
     }
-    if (o.kind === 'Secret' && o.type === 'kubernetes.io/tls' && !(o.data?.['tls.crt'] && o.data?.['tls.key'])) o.type = 'Opaque';
+    if (o.kind === 'Secret' && o.type === 'kubernetes.io/tls' && !(o.data?.['tls.crt'] && o.data?.['tls.key']))
+      o.type = 'Opaque';
     if (o.kind === 'Pod') {
       const key = `${o.metadata.namespace}/${o.spec.serviceAccountName ?? 'default'}`;
       if (!sas.has(key)) {
         sas.add(key);
-        extra.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { namespace: o.metadata.namespace, name: o.spec.serviceAccountName ?? 'default' } });
+        extra.push({
+          apiVersion: 'v1',
+          kind: 'ServiceAccount',
+          metadata: { namespace: o.metadata.namespace, name: o.spec.serviceAccountName ?? 'default' },
+        });
       }
     }
   }
@@ -106,15 +124,24 @@ async function load(admin: KubeClient, objects: any[], log: (s: string) => void)
     await pool(byRank.get(rank)!, CONCURRENCY, async (o) => {
       const { body, status } = forCreate(o);
       for (const ref of body.metadata?.ownerReferences ?? []) ref.uid = uids.get(ref.uid) ?? ref.uid;
-      if (o.kind === 'Event' && body.involvedObject?.uid) body.involvedObject.uid = uids.get(body.involvedObject.uid) ?? body.involvedObject.uid;
+      if (o.kind === 'Event' && body.involvedObject?.uid)
+        body.involvedObject.uid = uids.get(body.involvedObject.uid) ?? body.involvedObject.uid;
       let r = await admin.request('POST', collectionPath(body), body);
       if (r.status === 409 && o.kind === 'Namespace') {
-        const patch = { metadata: { labels: body.metadata.labels ?? {}, annotations: body.metadata.annotations ?? {} } };
-        r = { ...r, status: 200, json: await admin.ok('PATCH', objectPath(body), patch, 'application/merge-patch+json') };
+        const patch = {
+          metadata: { labels: body.metadata.labels ?? {}, annotations: body.metadata.annotations ?? {} },
+        };
+        r = {
+          ...r,
+          status: 200,
+          json: await admin.ok('PATCH', objectPath(body), patch, 'application/merge-patch+json'),
+        };
       }
       if (r.status === 409 && o.kind === 'ServiceAccount') return; // created by the server (default)
       if (r.status < 200 || r.status >= 300)
-        throw new Error(`create ${o.kind} ${o.metadata?.namespace ?? ''}/${o.metadata?.name}: HTTP ${r.status}: ${r.json?.message ?? r.text.slice(0, 300)}`);
+        throw new Error(
+          `create ${o.kind} ${o.metadata?.namespace ?? ''}/${o.metadata?.name}: HTTP ${r.status}: ${r.json?.message ?? r.text.slice(0, 300)}`,
+        );
       if (o.metadata?.uid) uids.set(o.metadata.uid, r.json.metadata.uid);
       if (status && Object.keys(status).length) await admin.patchStatus({ ...body, ...r.json }, status);
       if (++done % 5000 === 0) log(`    loaded ${done} objects (${((Date.now() - t0) / 1000).toFixed(0)}s)`);
@@ -132,14 +159,21 @@ export interface BenchKube extends KubeApiServer {
  * A real kube-apiserver holding the objects (made only when not cached; variant and size name the
  * cached directory). Started from the cache when the same generator and loader loaded it before.
  */
-export async function kubeCluster(name: string, objectsOf: any[] | (() => any[]), log: (s: string) => void): Promise<BenchKube> {
+export async function kubeCluster(
+  name: string,
+  objectsOf: any[] | (() => any[]),
+  log: (s: string) => void,
+): Promise<BenchKube> {
   const objects = typeof objectsOf === 'function' ? objectsOf() : objectsOf;
   const dir = join(ROOT, 'bench/out/k8s', `${name}-${digest(objects)}`);
   const loaded = join(dir, 'loaded');
   const fresh = !existsSync(loaded);
   if (fresh) rmSync(dir, { recursive: true, force: true });
   const server = await startKubeApiServer(dir);
-  const pids = { apiserver: Number(readFileSync(join(dir, 'kube-apiserver.pid'), 'utf8')), etcd: Number(readFileSync(join(dir, 'etcd.pid'), 'utf8')) };
+  const pids = {
+    apiserver: Number(readFileSync(join(dir, 'kube-apiserver.pid'), 'utf8')),
+    etcd: Number(readFileSync(join(dir, 'etcd.pid'), 'utf8')),
+  };
   let loadSeconds = 0;
   if (fresh) {
     const t0 = Date.now();
@@ -209,17 +243,23 @@ export const diff = (after: Map<string, number>, before: Map<string, number>): M
  * the list paths of `kinds` and the named GETs meshdoctor makes (from the server's own
  * namespaces and webhook configurations).
  */
-export async function floorConfig(kube: KubeApiServer, kinds: string[], pageSize = 500): Promise<Record<string, unknown>> {
+export async function floorConfig(
+  kube: KubeApiServer,
+  kinds: string[],
+  pageSize = 500,
+): Promise<Record<string, unknown>> {
   const { KINDS, listPath, objectPath: namedPath } = await import(join(ROOT, 'dist/k8s/kinds.js'));
   const { namedObjects } = await import(join(ROOT, 'dist/mesh/read-plan.js'));
   const kc = YAML.parse(readFileSync(kube.kubeconfig, 'utf8'));
   const user = kc.users[0].user;
   const b64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');
   const ns = (await kube.admin.get('/api/v1/namespaces')).items;
-  const mwc = (await kube.admin.get('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations')).items.map((o: any) => ({
-    ...o,
-    kind: 'MutatingWebhookConfiguration',
-  }));
+  const mwc = (await kube.admin.get('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations')).items.map(
+    (o: any) => ({
+      ...o,
+      kind: 'MutatingWebhookConfiguration',
+    }),
+  );
   const lists = kinds.filter((k) => !KINDS[k].byName).map((k) => listPath(KINDS[k]));
   const gets = [
     ...new Set(
@@ -231,5 +271,13 @@ export async function floorConfig(kube: KubeApiServer, kinds: string[], pageSize
         .map((r: any) => namedPath(KINDS[r.key], r.namespace, r.name) as string),
     ),
   ];
-  return { server: kube.server, ca: kube.caPem, cert: b64(user['client-certificate-data']), key: b64(user['client-key-data']), pageSize, lists, gets };
+  return {
+    server: kube.server,
+    ca: kube.caPem,
+    cert: b64(user['client-certificate-data']),
+    key: b64(user['client-key-data']),
+    pageSize,
+    lists,
+    gets,
+  };
 }

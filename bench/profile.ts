@@ -52,7 +52,11 @@ function analyze(name: string, prof: Profile, brief = false): string[] {
   const key = (id: number) => {
     const f = byId.get(id)!.callFrame;
     const { cat, file } = place(f.url);
-    return { k: `${f.functionName || '(anonymous)'} ${file}${file ? `:${f.lineNumber + 1}` : ''}`, cat, name: f.functionName || '(anonymous)' };
+    return {
+      k: `${f.functionName || '(anonymous)'} ${file}${file ? `:${f.lineNumber + 1}` : ''}`,
+      cat,
+      name: f.functionName || '(anonymous)',
+    };
   };
   const self = new Map<string, { ms: number; cat: string }>();
   const total = new Map<string, number>();
@@ -97,7 +101,8 @@ function analyze(name: string, prof: Profile, brief = false): string[] {
     .slice(0, TOP))
     out.push(`  ${v.ms.toFixed(0).padStart(6)} ms ${pct(v.ms).padStart(6)}  ${k}`);
   out.push('', "top total time (meshdoctor's code, callees included):");
-  for (const [k, ms] of [...total].sort((a, b) => b[1] - a[1]).slice(0, TOP)) out.push(`  ${ms.toFixed(0).padStart(6)} ms ${pct(ms).padStart(6)}  ${k}`);
+  for (const [k, ms] of [...total].sort((a, b) => b[1] - a[1]).slice(0, TOP))
+    out.push(`  ${ms.toFixed(0).padStart(6)} ms ${pct(ms).padStart(6)}  ${k}`);
   out.push('');
   return out;
 }
@@ -106,7 +111,12 @@ function analyze(name: string, prof: Profile, brief = false): string[] {
  * Run `node --cpu-prof SCRIPT ARGS` (asynchronously: the server in this process must answer);
  * with `server`, this process is profiled meanwhile too.
  */
-async function profileRun(tag: string, script: string, args: string[], server = false): Promise<{ child: Profile; server?: Profile }> {
+async function profileRun(
+  tag: string,
+  script: string,
+  args: string[],
+  server = false,
+): Promise<{ child: Profile; server?: Profile }> {
   const dir = join(PROF, tag);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -165,7 +175,10 @@ const floorCfg = join(OUT, `floor-prof-${pods}.json`);
   const gets = namedObjects(ns, mwc)
     .filter((r: { key: string }) => kinds.includes(r.key))
     .map((r: any) => objectPath(KINDS[r.key], r.namespace, r.name));
-  writeFileSync(floorCfg, JSON.stringify({ server: server.url, ca: server.caPem, token: server.token, pageSize: 500, lists, gets }));
+  writeFileSync(
+    floorCfg,
+    JSON.stringify({ server: server.url, ca: server.caPem, token: server.token, pageSize: 500, lists, gets }),
+  );
 }
 const BIN = join(ROOT, 'bin/meshdoctor.js');
 const offline = await profileRun('offline', BIN, ['check', '-A', '--snapshot', file, '-o', 'json']);

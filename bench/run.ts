@@ -194,7 +194,9 @@ function expectedRequests(objects: any[], kinds: string[]) {
   const mwc = objects.filter((o) => o.kind === 'MutatingWebhookConfiguration');
   const named = namedObjects(ns, mwc)
     .filter((r: { key: string }) => kinds.includes(r.key))
-    .map((r: { key: string; namespace: string; name: string }) => objectPath(KINDS[r.key], r.namespace, r.name) as string);
+    .map(
+      (r: { key: string; namespace: string; name: string }) => objectPath(KINDS[r.key], r.namespace, r.name) as string,
+    );
   return { lists, named: new Set<string>(named) };
 }
 
@@ -207,7 +209,8 @@ function verifyRequests(reqs: RecordedRequest[], exp: ReturnType<typeof expected
     if (r.method !== 'GET') problems.push(`${r.method} ${r.path}`);
     if (/\/(configmaps|secrets)(\/|$)/.test(r.path)) {
       const m = /^\/api\/v1\/namespaces\/([^/]+)\/(configmaps|secrets)\/[^/]+$/.exec(r.path);
-      if (!m || !MESH_NAMESPACES.has(m[1]!)) problems.push(`ConfigMap/Secret not by name in a mesh namespace: ${r.path}`);
+      if (!m || !MESH_NAMESPACES.has(m[1]!))
+        problems.push(`ConfigMap/Secret not by name in a mesh namespace: ${r.path}`);
     }
     if (exp.lists.has(r.path)) {
       if (r.query.limit !== String(PAGE_SIZE)) problems.push(`${r.path}?limit=${r.query.limit}`);
@@ -215,7 +218,8 @@ function verifyRequests(reqs: RecordedRequest[], exp: ReturnType<typeof expected
       problems.push(`unexpected request ${r.path}`);
     }
   }
-  for (const [path, { pages }] of exp.lists) if ((seen.get(path) ?? 0) !== pages) problems.push(`${path}: ${seen.get(path) ?? 0} requests for ${pages} pages`);
+  for (const [path, { pages }] of exp.lists)
+    if ((seen.get(path) ?? 0) !== pages) problems.push(`${path}: ${seen.get(path) ?? 0} requests for ${pages} pages`);
   for (const path of exp.named) if (seen.get(path) !== 1) problems.push(`${path}: ${seen.get(path) ?? 0} GETs`);
   return [...new Set(problems)];
 }
@@ -280,7 +284,11 @@ if (LIVE.length) {
   for (const pods of LIVE) {
     for (const variant of VARIANTS) {
       let objects: any[] | undefined;
-      const kube = await kubeCluster(`${variant}-${pods}`, () => (objects ??= generateCluster({ pods, seed: 1, realistic: variant === 'real' })), log);
+      const kube = await kubeCluster(
+        `${variant}-${pods}`,
+        () => (objects ??= generateCluster({ pods, seed: 1, realistic: variant === 'real' })),
+        log,
+      );
       try {
         const cfg = await floorConfig(kube, allKinds, PAGE_SIZE);
         const cfgFile = join(OUT, `floor-live-${variant}-${pods}.json`);
@@ -288,7 +296,9 @@ if (LIVE.length) {
         const row = newRow('live', 'live, real kube-apiserver', variant, pods);
         const probe = JSON.parse(
           await new Promise<string>((res) => {
-            const c = spawn(process.execPath, [join(ROOT, 'bench/floor-live.mjs'), cfgFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+            const c = spawn(process.execPath, [join(ROOT, 'bench/floor-live.mjs'), cfgFile], {
+              stdio: ['ignore', 'pipe', 'inherit'],
+            });
             let out = '';
             c.stdout.on('data', (d) => (out += d));
             c.on('close', () => res(out));
@@ -330,7 +340,9 @@ if (LIVE.length) {
     }
   }
 } else {
-  log(`live on a real kube-apiserver skipped: ${KUBE_AVAILABLE ? '--no-kube' : '../shared/k8s/apiserver.sh not found'}`);
+  log(
+    `live on a real kube-apiserver skipped: ${KUBE_AVAILABLE ? '--no-kube' : '../shared/k8s/apiserver.sh not found'}`,
+  );
 }
 
 // Offline: kubectl List JSON and meshdoctor's snapshot file.
@@ -345,7 +357,8 @@ for (const pods of OFFLINE) {
     closeSync(fd);
     // As `meshdoctor snapshot` saves it: slimmed (after the List is written from the same objects).
     const snap = toSnapshot(objects);
-    for (const [key, list] of Object.entries(snap.objects)) if (key !== 'secrets') for (let i = 0; i < list.length; i++) list[i] = slim(key, list[i]!);
+    for (const [key, list] of Object.entries(snap.objects))
+      if (key !== 'secrets') for (let i = 0; i < list.length; i++) list[i] = slim(key, list[i]!);
     fd = openSync(snapFile, 'w');
     const snapBytes = writeSnapshot(snap, fd);
     closeSync(fd);
@@ -358,7 +371,13 @@ for (const pods of OFFLINE) {
       const row = newRow('offline', input, variant, pods);
       row.objects = count;
       row.mb = bytes / 1e6;
-      results.rows.push(await pair(row, ['check', '-A', '--snapshot', file, '-o', 'json', ...MAX_BYTES], [join(ROOT, 'bench/floor-file.mjs'), file]));
+      results.rows.push(
+        await pair(
+          row,
+          ['check', '-A', '--snapshot', file, '-o', 'json', ...MAX_BYTES],
+          [join(ROOT, 'bench/floor-file.mjs'), file],
+        ),
+      );
     }
     rmSync(listFile);
     rmSync(snapFile);
@@ -377,7 +396,9 @@ for (const pods of YAML_PODS) {
     row.objects = dump.length;
     row.mb = bytes / 1e6;
     row.runs = Number(opt('runs') ?? 3);
-    results.rows.push(await pair(row, ['check', '-A', '--snapshot', file, '-o', 'json'], [join(ROOT, 'bench/floor-yaml.mjs'), file]));
+    results.rows.push(
+      await pair(row, ['check', '-A', '--snapshot', file, '-o', 'json'], [join(ROOT, 'bench/floor-yaml.mjs'), file]),
+    );
     rmSync(file);
   }
 }
@@ -388,9 +409,15 @@ results.requests = await verify(allKinds);
 
 // Startup: interleaved, 10 runs each.
 const startup: Record<string, number[]> = { node: [], version: [], checks: [], help: [] };
-const startupArgs: Record<string, string[]> = { node: ['-e', '0'], version: [BIN, '--version'], checks: [BIN, 'checks'], help: [BIN, '--help'] };
+const startupArgs: Record<string, string[]> = {
+  node: ['-e', '0'],
+  version: [BIN, '--version'],
+  checks: [BIN, 'checks'],
+  help: [BIN, '--help'],
+};
 for (const k of Object.keys(startup)) await measure(startupArgs[k]!); // warm-up
-for (let i = 0; i < 10; i++) for (const k of Object.keys(startup)) startup[k]!.push((await measure(startupArgs[k]!)).ms);
+for (let i = 0; i < 10; i++)
+  for (const k of Object.keys(startup)) startup[k]!.push((await measure(startupArgs[k]!)).ms);
 results.startup = Object.fromEntries(Object.entries(startup).map(([k, v]) => [k, { ms: v, median: median(v) }]));
 results.seconds = (performance.now() - t0) / 1000;
 
@@ -462,7 +489,12 @@ const ratioTarget = (name: string, limit: number, picks: (Row | undefined)[], f:
 const liveRows = rows.filter((r) => r.section === 'live');
 ratioTarget('live check -A ≤ 1.15x floor (5k, 50k pods; slim, real-size)', 1.15, liveRows, 'ratio');
 const listRows = [20_000, 50_000].flatMap((p) => VARIANTS.map((v) => find('offline', 'kubectl List JSON', v, p)));
-ratioTarget('offline on a kubectl List JSON ≤ 1.3x parse floor (20k, 50k pods; slim, real-size)', 1.3, listRows, 'ratio');
+ratioTarget(
+  'offline on a kubectl List JSON ≤ 1.3x parse floor (20k, 50k pods; slim, real-size)',
+  1.3,
+  listRows,
+  'ratio',
+);
 ratioTarget(
   "peak RSS ≤ 1.3x the floor's (live and offline JSON, every size)",
   1.3,
@@ -483,7 +515,9 @@ for (const f of ['ms', 'rssMB'] as const) {
       const s2 = (c!.x - b!.x) / (c!.pods - b!.pods);
       const ok = s2 <= 1.25 * Math.max(s1, 0);
       pass = (pass ?? true) && ok;
-      details.push(`offline ${variantLabel(v)}: ${(s1 * 1000).toFixed(f === 'ms' ? 0 : 1)} then ${(s2 * 1000).toFixed(f === 'ms' ? 0 : 1)} ${unit}/1k pods`);
+      details.push(
+        `offline ${variantLabel(v)}: ${(s1 * 1000).toFixed(f === 'ms' ? 0 : 1)} then ${(s2 * 1000).toFixed(f === 'ms' ? 0 : 1)} ${unit}/1k pods`,
+      );
     }
     const live = LIVE.map((p) => find('live', 'live, real kube-apiserver', v, p)).filter((r): r is Row => !!r);
     if (live.length >= 2) {
@@ -492,7 +526,9 @@ for (const f of ['ms', 'rssMB'] as const) {
       const fl = (b!.floor[f] - a!.floor[f]) / (live.at(-1)!.pods - live[0]!.pods);
       const ok = md <= 1.25 * Math.max(fl, 0);
       pass = (pass ?? true) && ok;
-      details.push(`live ${variantLabel(v)}: ${(md * 1000).toFixed(f === 'ms' ? 0 : 1)} vs floor ${(fl * 1000).toFixed(f === 'ms' ? 0 : 1)} ${unit}/1k pods`);
+      details.push(
+        `live ${variantLabel(v)}: ${(md * 1000).toFixed(f === 'ms' ? 0 : 1)} vs floor ${(fl * 1000).toFixed(f === 'ms' ? 0 : 1)} ${unit}/1k pods`,
+      );
     }
   }
   targets.push({
@@ -512,12 +548,16 @@ if (WATCH && LIVE.length) {
   targets.push({
     name: `watch: a new unmeshed pod in /metrics within 2 s, p99 of ${WATCH_PODS} (at ${Math.max(...LIVE)} pods)`,
     pass: big.length ? big.every((w) => w.p99Ms <= 2000 && !w.problems.length) : null,
-    detail: watchRows.map((w) => `p99 ${w.p99Ms.toFixed(0)} ms at ${w.pods}${w.problems.length ? ` (${w.problems[0]})` : ''}`).join(', ') || 'not measured',
+    detail:
+      watchRows
+        .map((w) => `p99 ${w.p99Ms.toFixed(0)} ms at ${w.pods}${w.problems.length ? ` (${w.problems[0]})` : ''}`)
+        .join(', ') || 'not measured',
   });
   targets.push({
     name: "watch: steady RSS ≤ 1.3x check -A's peak",
     pass: watchRows.length ? watchRows.every((w) => w.steadyRssMB <= 1.3 * w.checkRssMB) : null,
-    detail: watchRows.map((w) => `${(w.steadyRssMB / w.checkRssMB).toFixed(2)}x at ${w.pods}`).join(', ') || 'not measured',
+    detail:
+      watchRows.map((w) => `${(w.steadyRssMB / w.checkRssMB).toFixed(2)}x at ${w.pods}`).join(', ') || 'not measured',
   });
   targets.push({
     name: 'watch: no periodic relists (none in the idle window); server cost per hour reported',
@@ -528,7 +568,9 @@ if (WATCH && LIVE.length) {
           (w) =>
             `${w.pods}: ${w.relists} relists, requests ${Object.entries(w.serverRequests)
               .map(([k, v]) => `${k} ${v}`)
-              .join(' ')} in ${w.idleSeconds} s, kube-apiserver+etcd +${(w.serverCpuPerHour.withWatch - w.serverCpuPerHour.baseline).toFixed(1)} CPU s/h`,
+              .join(
+                ' ',
+              )} in ${w.idleSeconds} s, kube-apiserver+etcd +${(w.serverCpuPerHour.withWatch - w.serverCpuPerHour.baseline).toFixed(1)} CPU s/h`,
         )
         .join('; ') || 'not measured',
   });
@@ -538,14 +580,19 @@ targets.push({
   name: 'YAML input measured and reported',
   pass: yamlRows.length > 0 && yamlRows.every((r) => r.md.length > 0 && !r.problems.length),
   detail: yamlRows
-    .map((r) => `${stats(r).ratio.toFixed(2)}x time, ${stats(r).rssRatio.toFixed(2)}x RSS the yaml package's parse (${variantLabel(r.variant)} ${r.pods})`)
+    .map(
+      (r) =>
+        `${stats(r).ratio.toFixed(2)}x time, ${stats(r).rssRatio.toFixed(2)}x RSS the yaml package's parse (${variantLabel(r.variant)} ${r.pods})`,
+    )
     .join('; '),
 });
 const req = results.requests;
 targets.push({
   name: 'requests: one LIST per kind per page, all GET, nothing per object, ConfigMaps/Secrets only by name in mesh namespaces',
   pass: req.problems.length === 0,
-  detail: req.problems.length ? req.problems.slice(0, 8).join('; ') : `${req.requests} requests (${req.expected} expected) at ${VERIFY_PODS} pods`,
+  detail: req.problems.length
+    ? req.problems.slice(0, 8).join('; ')
+    : `${req.requests} requests (${req.expected} expected) at ${VERIFY_PODS} pods`,
 });
 const per = req.perCheck as any[];
 const perBad = per.filter((p) => p.extra.length || p.missing.length || p.badNamed.length);
@@ -553,7 +600,12 @@ targets.push({
   name: 'never list kinds no selected check needs (each check alone, --only)',
   pass: perBad.length === 0,
   detail: perBad.length
-    ? perBad.map((p) => `${p.check}: extra ${p.extra.join(',') || '-'} missing ${p.missing.join(',') || '-'} named ${p.badNamed.join(',') || '-'}`).join('; ')
+    ? perBad
+        .map(
+          (p) =>
+            `${p.check}: extra ${p.extra.join(',') || '-'} missing ${p.missing.join(',') || '-'} named ${p.badNamed.join(',') || '-'}`,
+        )
+        .join('; ')
     : `${per.length} checks`,
 });
 const soloSkipped = per.filter((p) => p.skipped.length);
@@ -582,7 +634,8 @@ results.targets = targets;
 lines.push('');
 lines.push('| target | result | detail |');
 lines.push('|---|---|---|');
-for (const t of targets) lines.push(`| ${t.name} | ${t.pass === null ? 'n/a' : t.pass ? 'PASS' : 'FAIL'} | ${t.detail} |`);
+for (const t of targets)
+  lines.push(`| ${t.name} | ${t.pass === null ? 'n/a' : t.pass ? 'PASS' : 'FAIL'} | ${t.detail} |`);
 writeFileSync(join(OUT, 'results.json'), JSON.stringify(results, null, 2) + '\n');
 // The table as docs/performance.md shows it (scripts/readme.mjs copies it in), with where it was measured.
 writeFileSync(join(OUT, 'results.md'), lines.join('\n') + '\n');

@@ -31,21 +31,35 @@ const median = (xs: number[]) => {
 
 /** The ways to ask: what each means for consistency is in docs/performance.md. */
 export const STRATEGIES: Record<string, { label: string; cfg: Record<string, unknown> }> = {
-  paged: { label: 'limit=500 (meshdoctor before): each kind consistent, quorum read from etcd, page by page', cfg: { pageSize: 500 } },
-  exact: { label: "limit=500, every kind at the first list's resourceVersion (Exact): one revision for all kinds, etcd", cfg: { pageSize: 500, exact: true } },
+  paged: {
+    label: 'limit=500 (meshdoctor before): each kind consistent, quorum read from etcd, page by page',
+    cfg: { pageSize: 500 },
+  },
+  exact: {
+    label: "limit=500, every kind at the first list's resourceVersion (Exact): one revision for all kinds, etcd",
+    cfg: { pageSize: 500, exact: true },
+  },
   paged5000: { label: 'limit=5000: fewer, larger pages from etcd', cfg: { pageSize: 5000 } },
   rv0: {
-    label: 'resourceVersion=0: from the watch cache, whole list in one response (1.32 ignores limit there), any recent state',
+    label:
+      'resourceVersion=0: from the watch cache, whole list in one response (1.32 ignores limit there), any recent state',
     cfg: { pageSize: 500, params: { resourceVersion: '0' } },
   },
-  unpaged: { label: 'no limit, no resourceVersion: consistent read (from the cache where etcd supports it, else etcd), one response', cfg: { pageSize: 0 } },
+  unpaged: {
+    label:
+      'no limit, no resourceVersion: consistent read (from the cache where etcd supports it, else etcd), one response',
+    cfg: { pageSize: 0 },
+  },
   fresh: {
     label:
       "the first kind limit=500, then every other kind resourceVersion=<its RV>, resourceVersionMatch=NotOlderThan, no limit: from the watch cache, each kind consistent and at least as fresh as the run's start",
     cfg: { pageSize: 500, notOlderThan: true },
   },
   pagedIdentity: { label: 'limit=500 without gzip', cfg: { pageSize: 500, gzip: false } },
-  rv0Identity: { label: 'resourceVersion=0 without gzip', cfg: { pageSize: 500, params: { resourceVersion: '0' }, gzip: false } },
+  rv0Identity: {
+    label: 'resourceVersion=0 without gzip',
+    cfg: { pageSize: 500, params: { resourceVersion: '0' }, gzip: false },
+  },
   pagedSequential: { label: 'limit=500, one kind after the other', cfg: { pageSize: 500, sequential: true } },
   paged4: { label: 'limit=500, 4 kinds at once', cfg: { pageSize: 500, concurrency: 4 } },
 };
@@ -73,14 +87,22 @@ export interface Cost {
 }
 
 /** One run of `node SCRIPT ARGS` against the server, with what the server spent meanwhile. */
-export async function costOf(kube: BenchKube, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Cost & { code: number | null; stdout: string }> {
+export async function costOf(
+  kube: BenchKube,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<Cost & { code: number | null; stdout: string }> {
   const m0 = metricSums(await kube.admin.metrics(), WANTED);
   const a0 = cpuSeconds(kube.pids.apiserver);
   const e0 = cpuSeconds(kube.pids.etcd);
   let peak = rssMB(kube.pids.apiserver);
   const sampler = setInterval(() => (peak = Math.max(peak, rssMB(kube.pids.apiserver))), 50);
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', KUBECONFIG: '', ...env } });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1', KUBECONFIG: '', ...env },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));
@@ -88,7 +110,12 @@ export async function costOf(kube: BenchKube, args: string[], env: NodeJS.Proces
   const code = await new Promise<number | null>((res) => child.on('close', res));
   const ms = performance.now() - t0;
   clearInterval(sampler);
-  const cost = { ms, apiserverCpu: cpuSeconds(kube.pids.apiserver) - a0, etcdCpu: cpuSeconds(kube.pids.etcd) - e0, apiserverPeakMB: peak };
+  const cost = {
+    ms,
+    apiserverCpu: cpuSeconds(kube.pids.apiserver) - a0,
+    etcdCpu: cpuSeconds(kube.pids.etcd) - e0,
+    apiserverPeakMB: peak,
+  };
   const m1 = metricSums(await kube.admin.metrics(), WANTED);
   if (code !== 0 && code !== 1) log(`  exit ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
   return { ...cost, metrics: Object.fromEntries(diff(m1, m0)), code, stdout };

@@ -104,7 +104,11 @@ export async function benchWatch(
     .filter((n) => n.metadata.annotations?.['linkerd.io/inject'] === 'enabled' && n.metadata.name !== 'linkerd')
     .map((n) => n.metadata.name as string)
     .sort()[0]!;
-  const cleanup = () => kube.admin.request('DELETE', `/api/v1/namespaces/${ns}/pods?labelSelector=meshdoctor-bench%3Dwatch&gracePeriodSeconds=0`);
+  const cleanup = () =>
+    kube.admin.request(
+      'DELETE',
+      `/api/v1/namespaces/${ns}/pods?labelSelector=meshdoctor-bench%3Dwatch&gracePeriodSeconds=0`,
+    );
   await cleanup();
 
   // The server idle without watch: the baseline of its cost.
@@ -120,7 +124,16 @@ export async function benchWatch(
     const t0 = performance.now();
     const child = spawn(
       process.execPath,
-      [join(o.root, 'bin/meshdoctor.js'), 'watch', '-A', '--kubeconfig', kube.kubeconfig, '--listen', `127.0.0.1:${port}`, ...o.extraArgs],
+      [
+        join(o.root, 'bin/meshdoctor.js'),
+        'watch',
+        '-A',
+        '--kubeconfig',
+        kube.kubeconfig,
+        '--listen',
+        `127.0.0.1:${port}`,
+        ...o.extraArgs,
+      ],
       {
         cwd: o.root,
         stdio: ['ignore', 'ignore', 'pipe'],
@@ -149,11 +162,24 @@ export async function benchWatch(
   const check = () =>
     new Promise<number>((resolve) => {
       const t0 = performance.now();
-      const c = spawn(process.execPath, [join(o.root, 'bin/meshdoctor.js'), 'check', '-A', '--kubeconfig', kube.kubeconfig, '-o', 'json', ...o.extraArgs], {
-        cwd: o.root,
-        stdio: 'ignore',
-        env,
-      });
+      const c = spawn(
+        process.execPath,
+        [
+          join(o.root, 'bin/meshdoctor.js'),
+          'check',
+          '-A',
+          '--kubeconfig',
+          kube.kubeconfig,
+          '-o',
+          'json',
+          ...o.extraArgs,
+        ],
+        {
+          cwd: o.root,
+          stdio: 'ignore',
+          env,
+        },
+      );
       c.on('exit', () => resolve(performance.now() - t0));
     });
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
@@ -167,7 +193,9 @@ export async function benchWatch(
   }
   const syncMs = med(syncs);
   const checkMs = med(checks);
-  o.log(`  watch ${o.variant} ${o.pods}: ready in ${(syncMs / 1000).toFixed(2)}s, check -A ${(checkMs / 1000).toFixed(2)}s (medians of ${o.runs})`);
+  o.log(
+    `  watch ${o.variant} ${o.pods}: ready in ${(syncMs / 1000).toFixed(2)}s, check -A ${(checkMs / 1000).toFixed(2)}s (medians of ${o.runs})`,
+  );
 
   const { child, url, stop } = await startWatch();
   try {
@@ -180,7 +208,15 @@ export async function benchWatch(
         apiVersion: 'v1',
         kind: 'Pod',
         metadata: { name, namespace: ns, labels: { 'meshdoctor-bench': 'watch' } },
-        spec: { containers: [{ name: 'app', image: 'example/app:1', resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '16Mi' } } }] },
+        spec: {
+          containers: [
+            {
+              name: 'app',
+              image: 'example/app:1',
+              resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '16Mi' } },
+            },
+          ],
+        },
       });
       for (;;) {
         if ((await get(`${url}/metrics`)).body.includes(`name="${name}"`)) break;
@@ -212,9 +248,12 @@ export async function benchWatch(
     const steadyRssMB = procKB(child.pid!, 'VmRSS');
     const peakRssMB = procKB(child.pid!, 'VmHWM');
     const relists = sum(after.watch, 'meshdoctor_relists_total') - sum(before.watch, 'meshdoctor_relists_total');
-    const restarts = sum(after.watch, 'meshdoctor_watch_restarts_total') - sum(before.watch, 'meshdoctor_watch_restarts_total');
+    const restarts =
+      sum(after.watch, 'meshdoctor_watch_restarts_total') - sum(before.watch, 'meshdoctor_watch_restarts_total');
     if (relists > 0) problems.push(`${relists} relists while nothing changed`);
-    const serverRequests = Object.fromEntries([...diff(after.server, before.server)].map(([k, v]) => [/verb="([^"]*)"/.exec(k)?.[1] ?? k, v]));
+    const serverRequests = Object.fromEntries(
+      [...diff(after.server, before.server)].map(([k, v]) => [/verb="([^"]*)"/.exec(k)?.[1] ?? k, v]),
+    );
     return {
       pods: o.pods,
       variant: o.variant,

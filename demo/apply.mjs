@@ -37,7 +37,9 @@ const DEMO_ANNOTATION = 'meshdoctor.io/demo';
 const args = process.argv.slice(2);
 if (args.includes('-h') || args.includes('--help') || !args.some((a) => /^--(context|kubeconfig)(=|$)/.test(a))) {
   console.error('usage: node demo/apply.mjs --context NAME | --kubeconfig FILE [other kubectl flags]');
-  console.error('Loads the demo cluster into the cluster you name: one you can throw away (kind create cluster, k3d cluster create).');
+  console.error(
+    'Loads the demo cluster into the cluster you name: one you can throw away (kind create cluster, k3d cluster create).',
+  );
   process.exit(2);
 }
 
@@ -67,8 +69,12 @@ const key = (kind, ns, name) => `${kind}/${ns ?? ''}/${name}`;
 
 // --- a cluster to throw away ------------------------------------------------------------------
 const existing = JSON.parse(kubectl(['get', 'namespaces', '-o', 'json'])).items;
-const ours = objects.filter((o) => o.kind === 'Namespace' && !OWN_CLUSTER.has(o.metadata.name)).map((o) => o.metadata.name);
-const taken = existing.filter((n) => ours.includes(n.metadata.name) && n.metadata.annotations?.[DEMO_ANNOTATION] !== 'true');
+const ours = objects
+  .filter((o) => o.kind === 'Namespace' && !OWN_CLUSTER.has(o.metadata.name))
+  .map((o) => o.metadata.name);
+const taken = existing.filter(
+  (n) => ours.includes(n.metadata.name) && n.metadata.annotations?.[DEMO_ANNOTATION] !== 'true',
+);
 if (taken.length) {
   console.error(
     `demo/apply.mjs: namespace ${taken.map((n) => n.metadata.name).join(', ')} exists and is not the demo's: load the demo into a cluster you can throw away (kind create cluster --name meshdoctor-demo)`,
@@ -76,7 +82,9 @@ if (taken.length) {
   process.exit(1);
 }
 if (!existing.some((n) => n.metadata.annotations?.[DEMO_ANNOTATION] === 'true')) {
-  const names = new Set(JSON.parse(kubectl(['get', 'mutatingwebhookconfigurations', '-o', 'json'])).items.map((w) => w.metadata.name));
+  const names = new Set(
+    JSON.parse(kubectl(['get', 'mutatingwebhookconfigurations', '-o', 'json'])).items.map((w) => w.metadata.name),
+  );
   const clash = objects.filter((o) => o.kind === 'MutatingWebhookConfiguration' && names.has(o.metadata.name));
   if (clash.length) {
     console.error(
@@ -94,7 +102,17 @@ function apply(list, extra = []) {
   if (!list.length) return;
   const out = JSON.parse(
     kubectl(
-      ['apply', '--server-side', `--field-manager=${FIELD_MANAGER}`, '--force-conflicts', ...extra, '-o', 'json', '-f', '-'],
+      [
+        'apply',
+        '--server-side',
+        `--field-manager=${FIELD_MANAGER}`,
+        '--force-conflicts',
+        ...extra,
+        '-o',
+        'json',
+        '-f',
+        '-',
+      ],
       JSON.stringify({ apiVersion: 'v1', kind: 'List', items: list }),
     ),
   );
@@ -125,7 +143,8 @@ function owned(o) {
       'batch.kubernetes.io/job-name': job.name,
     };
   if (m.kind === 'Event' && m.involvedObject)
-    m.involvedObject.uid = uids.get(key(m.involvedObject.kind, m.involvedObject.namespace, m.involvedObject.name)) ?? m.involvedObject.uid;
+    m.involvedObject.uid =
+      uids.get(key(m.involvedObject.kind, m.involvedObject.namespace, m.involvedObject.name)) ?? m.involvedObject.uid;
   return m;
 }
 
@@ -137,7 +156,8 @@ if (!readAt) throw new Error('demo/apply.mjs: demo/cluster.json has no readAt');
 let shift = 0;
 const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 const moved = (v) => {
-  if (typeof v === 'string' && RFC3339.test(v)) return new Date(Date.parse(v) + shift).toISOString().replace(/\.000Z$/, 'Z');
+  if (typeof v === 'string' && RFC3339.test(v))
+    return new Date(Date.parse(v) + shift).toISOString().replace(/\.000Z$/, 'Z');
   if (Array.isArray(v)) return v.map(moved);
   if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, moved(x)]));
   return v;
@@ -183,10 +203,14 @@ if (later.length) {
   // The API server dates a field by the second: wait for the next one after the pods.
   step(`namespace markers the pods predate (${later.map((n) => n.metadata.name).join(', ')})`);
   await new Promise((r) => setTimeout(r, 1100));
-  const r = spawnSync('kubectl', [...args, 'apply', '--server-side', `--field-manager=${FIELD_MANAGER}-later`, '-f', '-'], {
-    input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: later }),
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    'kubectl',
+    [...args, 'apply', '--server-side', `--field-manager=${FIELD_MANAGER}-later`, '-f', '-'],
+    {
+      input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: later }),
+      encoding: 'utf8',
+    },
+  );
   if (r.status !== 0) {
     console.error(`demo/apply.mjs: kubectl apply (namespace markers) failed: ${r.stderr.trim()}`);
     process.exit(1);

@@ -8,7 +8,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { snapshotText } from '../src/cluster/snapshot-file.js';
-import { NOW, baseObjects, fixtureObjects, overlay, snapshotFrom, completeReplicaSet } from '../test/helpers/fixtures.js';
+import {
+  NOW,
+  baseObjects,
+  fixtureObjects,
+  overlay,
+  snapshotFrom,
+  completeReplicaSet,
+} from '../test/helpers/fixtures.js';
 import type { K8sObject } from '../src/util/types.js';
 
 const PROBLEMS = [
@@ -89,7 +96,8 @@ function applyable(objects: K8sObject[]): K8sObject[] {
     if (o.kind === 'Job' && o.status) o.status.startTime ??= o.metadata.creationTimestamp ?? o.status.completionTime;
     if (o.kind === 'Job' && o.status?.conditions?.some((c: any) => c.type === 'Complete' && c.status === 'True')) {
       o.status.completionTime ??= o.status.startTime;
-      if (!o.status.conditions.some((c: any) => c.type === 'SuccessCriteriaMet')) o.status.conditions.unshift({ type: 'SuccessCriteriaMet', status: 'True' });
+      if (!o.status.conditions.some((c: any) => c.type === 'SuccessCriteriaMet'))
+        o.status.conditions.unshift({ type: 'SuccessCriteriaMet', status: 'True' });
     }
     if (o.kind === 'Pod') {
       // A kubelet writes these of every container status; the API's schema requires them.
@@ -102,18 +110,25 @@ function applyable(objects: K8sObject[]): K8sObject[] {
       }
     }
     for (const spec of podSpecs(o)) if (spec) spec.schedulerName = SCHEDULER;
-    if (o.kind === 'Namespace' && !OWN_CLUSTER.has(o.metadata.name)) o.metadata.annotations = { ...o.metadata.annotations, 'meshdoctor.io/demo': 'true' };
+    if (o.kind === 'Namespace' && !OWN_CLUSTER.has(o.metadata.name))
+      o.metadata.annotations = { ...o.metadata.annotations, 'meshdoctor.io/demo': 'true' };
     if (o.kind === 'Deployment') o.spec.paused = true;
     if (o.kind === 'StatefulSet') o.spec.updateStrategy = { type: 'OnDelete' };
     if (o.kind === 'CronJob') o.spec.suspend = true;
   }
-  const sas = new Set(out.filter((o) => o.kind === 'ServiceAccount').map((o) => `${o.metadata.namespace}/${o.metadata.name}`));
+  const sas = new Set(
+    out.filter((o) => o.kind === 'ServiceAccount').map((o) => `${o.metadata.namespace}/${o.metadata.name}`),
+  );
   for (const p of out.filter((o) => o.kind === 'Pod')) {
     const name = p.spec.serviceAccountName ?? 'default';
     const key = `${p.metadata.namespace}/${name}`;
     if (sas.has(key)) continue;
     sas.add(key);
-    out.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { namespace: p.metadata.namespace, name, uid: `sa-${p.metadata.namespace}-${name}` } });
+    out.push({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { namespace: p.metadata.namespace, name, uid: `sa-${p.metadata.namespace}-${name}` },
+    });
   }
   return out;
 }
@@ -136,7 +151,9 @@ writeFileSync(join(OUT, 'cluster.json'), [...snapshotText(snap)].join(''));
  */
 function laterKeys(ns: any): { labels: Record<string, string>; annotations: Record<string, string> } {
   const pods = objects.filter((o) => o.kind === 'Pod' && o.metadata?.namespace === ns.metadata.name);
-  const firstPod = Math.min(...pods.map((p) => Date.parse(p.metadata?.creationTimestamp ?? '')).filter(Number.isFinite));
+  const firstPod = Math.min(
+    ...pods.map((p) => Date.parse(p.metadata?.creationTimestamp ?? '')).filter(Number.isFinite),
+  );
   const later = { labels: {} as Record<string, string>, annotations: {} as Record<string, string> };
   for (const entry of ns.metadata.managedFields ?? []) {
     if (!(Date.parse(entry.time) > firstPod)) continue;
@@ -154,7 +171,8 @@ function laterKeys(ns: any): { labels: Record<string, string>; annotations: Reco
 /** An object as one applies it: no server-set fields, no status (set apart, as a controller would). */
 function manifest(o: any): any {
   const m = structuredClone(o);
-  for (const f of ['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields', 'selfLink']) delete m.metadata[f];
+  for (const f of ['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields', 'selfLink'])
+    delete m.metadata[f];
   delete m.status;
   return m;
 }
@@ -194,7 +212,8 @@ for (const { o } of sorted) {
   const m = manifest(o);
   if (o.kind === 'Namespace') {
     const keys = laterKeys(o);
-    for (const field of ['labels', 'annotations'] as const) for (const k of Object.keys(keys[field])) delete m.metadata[field][k];
+    for (const field of ['labels', 'annotations'] as const)
+      for (const k of Object.keys(keys[field])) delete m.metadata[field][k];
     if (Object.keys(keys.labels).length + Object.keys(keys.annotations).length) {
       later.push({
         apiVersion: 'v1',
@@ -210,10 +229,13 @@ for (const { o } of sorted) {
   // The uids of owners and of an event's object, as the demo's objects have them: demo/apply.mjs
   // maps each to the uid the cluster gave that object.
   for (const ref of m.metadata.ownerReferences ?? []) {
-    const owner = objects.find((x: any) => x.kind === ref.kind && x.metadata.namespace === o.metadata.namespace && x.metadata.name === ref.name);
+    const owner = objects.find(
+      (x: any) => x.kind === ref.kind && x.metadata.namespace === o.metadata.namespace && x.metadata.name === ref.name,
+    );
     ref.uid = owner ? `demo:${ref.kind}/${o.metadata.namespace}/${ref.name}` : ref.uid;
   }
-  if (o.kind === 'Event' && m.involvedObject) m.involvedObject.uid = `demo:${m.involvedObject.kind}/${m.involvedObject.namespace}/${m.involvedObject.name}`;
+  if (o.kind === 'Event' && m.involvedObject)
+    m.involvedObject.uid = `demo:${m.involvedObject.kind}/${m.involvedObject.namespace}/${m.involvedObject.name}`;
   docs.push(m);
   if (o.status && Object.keys(o.status).length)
     statuses.push({
@@ -251,4 +273,6 @@ writeFileSync(
     "Namespace markers set after the namespace's pods were created (pod-predates-enablement): applied last, so that the API server dates them after the pods.",
   ) + yaml(later),
 );
-console.error(`${OUT}/cluster.json and ${OUT}/manifests/: ${objects.length} objects, read at ${NOW.toISOString()} (from ${PROBLEMS.length} fixtures)`);
+console.error(
+  `${OUT}/cluster.json and ${OUT}/manifests/: ${objects.length} objects, read at ${NOW.toISOString()} (from ${PROBLEMS.length} fixtures)`,
+);

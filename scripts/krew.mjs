@@ -41,10 +41,11 @@ const work = mkdtempSync(join(tmpdir(), 'meshdoctor-krew-'));
 try {
   // What npm pack ships (prepack builds dist/), unpacked as meshdoctor/.
   const packed = JSON.parse(
-    execFileSync('npm', ['pack', '--pack-destination', work, '--json'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).replace(
-      /^[^[]*/,
-      '',
-    ),
+    execFileSync('npm', ['pack', '--pack-destination', work, '--json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }).replace(/^[^[]*/, ''),
   );
   const stage = join(work, 'meshdoctor');
   mkdirSync(stage);
@@ -56,10 +57,14 @@ try {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   mkdirSync(out, { recursive: true });
-  const tar = execFileSync('tar', ['--sort=name', '--owner=0', '--group=0', '--numeric-owner', '--mtime=@0', '-cf', '-', 'meshdoctor'], {
-    cwd: work,
-    maxBuffer: 1 << 28,
-  });
+  const tar = execFileSync(
+    'tar',
+    ['--sort=name', '--owner=0', '--group=0', '--numeric-owner', '--mtime=@0', '-cf', '-', 'meshdoctor'],
+    {
+      cwd: work,
+      maxBuffer: 1 << 28,
+    },
+  );
   const gz = execFileSync('gzip', ['-n', '-9'], { input: tar, maxBuffer: 1 << 28 });
   writeFileSync(join(out, archive), gz);
   const sha256 = createHash('sha256').update(gz).digest('hex');

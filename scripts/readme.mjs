@@ -14,7 +14,10 @@ import { join } from 'node:path';
 
 const cli = (...args) => {
   try {
-    return execFileSync('node', ['bin/meshdoctor.js', ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', COLUMNS: '80' } });
+    return execFileSync('node', ['bin/meshdoctor.js', ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1', COLUMNS: '80' },
+    });
   } catch (e) {
     if (typeof e.status === 'number' && e.status !== 2) return e.stdout; // findings or incomplete: expected in examples
     throw e;
@@ -55,13 +58,22 @@ for (const file of markdownFiles()) {
 
 const checks = JSON.parse(cli('checks', '-o', 'json'));
 // One row per check, in code order: a new check is one new line.
-const rows = checks.map((c) => `| <a id="${c.id}"></a>\`${c.code}\` | [\`${c.id}\`](${c.id}.md) | ${c.severity} | ${c.description} |`);
+const rows = checks.map(
+  (c) => `| <a id="${c.id}"></a>\`${c.code}\` | [\`${c.id}\`](${c.id}.md) | ${c.severity} | ${c.description} |`,
+);
 edit('docs/checks/README.md', (text) =>
-  replace(text, 'checks', ['| code | id | default severity | what it finds |', '|---|---|---|---|', ...rows].join('\n'), 'docs/checks/README.md'),
+  replace(
+    text,
+    'checks',
+    ['| code | id | default severity | what it finds |', '|---|---|---|---|', ...rows].join('\n'),
+    'docs/checks/README.md',
+  ),
 );
 
 if (existsSync('bench/out/results.md'))
-  edit('docs/performance.md', (text) => replace(text, 'bench', readFileSync('bench/out/results.md', 'utf8'), 'docs/performance.md'));
+  edit('docs/performance.md', (text) =>
+    replace(text, 'bench', readFileSync('bench/out/results.md', 'utf8'), 'docs/performance.md'),
+  );
 
 for (const [file, text] of edits) {
   if (text === readFileSync(file, 'utf8')) continue;

@@ -27,15 +27,22 @@ export { VERSION } from './cli/version.js';
  */
 export function buildProgram(io: IO, setExit: (code: number) => void, name = 'meshdoctor'): Command {
   const program = new Command(name)
-    .description(`Tells you why service-mesh sidecars (${MESH_NAMES.join(', ')}) were not injected into your pods, and how to fix it.`)
+    .description(
+      `Tells you why service-mesh sidecars (${MESH_NAMES.join(', ')}) were not injected into your pods, and how to fix it.`,
+    )
     .version(VERSION, '-V, --version')
     .showSuggestionAfterError()
     .exitOverride()
     // One prefix for every error: commander's usage errors ("error: unknown option") say
     // "meshdoctor:" as the run's own errors do, so a script or a person greps one word.
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr, outputError: (s, write) => write(`meshdoctor: ${s.replace(/^error: /, '')}`) });
+    .configureOutput({
+      writeOut: io.stdout,
+      writeErr: io.stderr,
+      outputError: (s, write) => write(`meshdoctor: ${s.replace(/^error: /, '')}`),
+    });
   const context = { program, io, setExit };
-  for (const add of [checkCommand, snapshotCommand, watchCommand, explainCommand, checksCommand, completionCommand]) add(context);
+  for (const add of [checkCommand, snapshotCommand, watchCommand, explainCommand, checksCommand, completionCommand])
+    add(context);
   return program;
 }
 
@@ -57,7 +64,8 @@ export async function main(argv: string[], io: IO, name = 'meshdoctor'): Promise
   } catch (e) {
     if (e instanceof CommanderError) {
       // Help and version are successes; any other commander error is a usage error (exit 2, not 1).
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT.OK;
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help')
+        return EXIT.OK;
       return EXIT.ERROR;
     }
     io.stderr(`meshdoctor: ${errorLine(e)}\n`);
@@ -101,7 +109,11 @@ export async function run(): Promise<void> {
   });
   // Through kubectl's plugin mechanism the binary is kubectl-meshdoctor: help says `kubectl meshdoctor`.
   const invoked = (process.argv[1] ?? '').split(/[\\/]/).pop() ?? '';
-  const code = await main(process.argv.slice(2), io, invoked.startsWith('kubectl-meshdoctor') ? 'kubectl meshdoctor' : 'meshdoctor');
+  const code = await main(
+    process.argv.slice(2),
+    io,
+    invoked.startsWith('kubectl-meshdoctor') ? 'kubectl meshdoctor' : 'meshdoctor',
+  );
   // The exit code is decided once stdout has taken everything: an empty write calls back after the
   // ones before it, with their error if one failed.
   if (!lost) await new Promise<void>((resolve) => process.stdout.write('', (e) => (written(e), resolve())));

@@ -21,8 +21,17 @@ const BUILT = existsSync(join(ROOT, 'dist/cli.js'));
 /** The check step as the runner runs it: `${{ inputs.X }}` in its env from `inputs` over the defaults, in a fresh workspace. */
 function runStep(inputs: Record<string, string>) {
   const workspace = mkdtempSync(join(tmpdir(), 'meshdoctor-action-'));
-  const value = (expr: string) => expr.replace(/\$\{\{\s*inputs\.([\w-]+)\s*\}\}/g, (_, name: string) => inputs[name] ?? action.inputs[name].default ?? '');
-  const env: Record<string, string> = { PATH: process.env.PATH!, HOME: workspace, GITHUB_ACTION_PATH: ROOT, GITHUB_OUTPUT: join(workspace, 'output') };
+  const value = (expr: string) =>
+    expr.replace(
+      /\$\{\{\s*inputs\.([\w-]+)\s*\}\}/g,
+      (_, name: string) => inputs[name] ?? action.inputs[name].default ?? '',
+    );
+  const env: Record<string, string> = {
+    PATH: process.env.PATH!,
+    HOME: workspace,
+    GITHUB_ACTION_PATH: ROOT,
+    GITHUB_OUTPUT: join(workspace, 'output'),
+  };
   for (const [k, v] of Object.entries(check.env as Record<string, string>)) env[k] = value(v);
   const r = spawnSync('bash', ['-e', '-c', check.run], { cwd: workspace, env, encoding: 'utf8' });
   const outputs = existsSync(env.GITHUB_OUTPUT!)
@@ -58,19 +67,22 @@ describe('action.yml', () => {
     }
   });
 
-  it.skipIf(!BUILT)('check -f on manifests: SARIF written and valid for GitHub, findings in the log, exit 1 passed on', () => {
-    const r = runStep({
-      manifests: join(ROOT, 'test/fixtures/manifests/helm-shop.yaml'),
-      snapshot: join(ROOT, 'test/fixtures/healthy/linkerd.yaml'),
-      namespace: 'legacy',
-      'expect-meshed': 'true',
-    });
-    expect(r.code, r.stderr).toBe(1);
-    expect(r.outputs).toEqual({ 'sarif-file': 'meshdoctor.sarif', 'exit-code': '1' });
-    expect(githubSarifProblems(r.sarif)).toEqual([]);
-    expect(r.sarif.runs[0].results.map((x: any) => x.ruleId)).toContain('will-not-be-meshed');
-    expect(r.stdout).toMatch(/^error: will-not-be-meshed: /m);
-  });
+  it.skipIf(!BUILT)(
+    'check -f on manifests: SARIF written and valid for GitHub, findings in the log, exit 1 passed on',
+    () => {
+      const r = runStep({
+        manifests: join(ROOT, 'test/fixtures/manifests/helm-shop.yaml'),
+        snapshot: join(ROOT, 'test/fixtures/healthy/linkerd.yaml'),
+        namespace: 'legacy',
+        'expect-meshed': 'true',
+      });
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.outputs).toEqual({ 'sarif-file': 'meshdoctor.sarif', 'exit-code': '1' });
+      expect(githubSarifProblems(r.sarif)).toEqual([]);
+      expect(r.sarif.runs[0].results.map((x: any) => x.ruleId)).toContain('will-not-be-meshed');
+      expect(r.stdout).toMatch(/^error: will-not-be-meshed: /m);
+    },
+  );
 
   it.skipIf(!BUILT)('a failed run still leaves the SARIF (executionSuccessful false) and exits 2', () => {
     const r = runStep({ snapshot: 'no-such-snapshot.json', 'all-namespaces': 'true' });

@@ -27,7 +27,19 @@ import type { K8sObject } from '../src/util/types.js';
 import type { Finding } from '../src/run/result.js';
 import type { Snapshot } from '../src/k8s/snapshot.js';
 import { runCli } from './helpers/cli.js';
-import { FIXTURES, NOW, baseObjects, cluster, findings, fixtureObjects, ids, overlay, parseObjects, snapshotFrom, type Base } from './helpers/fixtures.js';
+import {
+  FIXTURES,
+  NOW,
+  baseObjects,
+  cluster,
+  findings,
+  fixtureObjects,
+  ids,
+  overlay,
+  parseObjects,
+  snapshotFrom,
+  type Base,
+} from './helpers/fixtures.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'meshdoctor-advice-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -59,10 +71,13 @@ const runLines = runInBash;
 
 /** The commands of one choice in a choice block, without their `# to mesh it with X: ` prefix. */
 const choiceOf = (fix: string[], mesh: 'Linkerd' | 'Istio') =>
-  fix.filter((l) => l.startsWith(`# to mesh it with ${mesh}: `)).map((l) => l.slice(`# to mesh it with ${mesh}: `.length));
+  fix
+    .filter((l) => l.startsWith(`# to mesh it with ${mesh}: `))
+    .map((l) => l.slice(`# to mesh it with ${mesh}: `.length));
 
 describe('1. one mesh per namespace: never advise both', () => {
-  const run = (snap: Snapshot, checks: string[], mesh?: 'linkerd' | 'istio') => findings(snap, checks, mesh ? { mesh } : {});
+  const run = (snap: Snapshot, checks: string[], mesh?: 'linkerd' | 'istio') =>
+    findings(snap, checks, mesh ? { mesh } : {});
 
   it('check -n legacy, both meshes installed, nothing to choose by: one finding, the choice as comments only', () => {
     const fs = run(cluster('both', [], only('legacy')), ['namespace-not-enabled']);
@@ -85,11 +100,21 @@ describe('1. one mesh per namespace: never advise both', () => {
       ['kubectl', 'annotate', 'namespace', 'legacy', 'linkerd.io/inject=enabled', '--overwrite'],
       ['kubectl', 'rollout', 'restart', 'deployment/billing', '-n', 'legacy'],
     ]);
-    expect(runLines(choiceOf(f!.fix, 'Istio')).calls[0]).toEqual(['kubectl', 'label', 'namespace', 'legacy', 'istio-injection=enabled', '--overwrite']);
+    expect(runLines(choiceOf(f!.fix, 'Istio')).calls[0]).toEqual([
+      'kubectl',
+      'label',
+      'namespace',
+      'legacy',
+      'istio-injection=enabled',
+      '--overwrite',
+    ]);
   });
 
   it('--mesh decides; with one mesh installed there is nothing to choose (near misses)', () => {
-    const linkerd = ['kubectl annotate namespace legacy linkerd.io/inject=enabled --overwrite', 'kubectl rollout restart deployment/billing -n legacy'];
+    const linkerd = [
+      'kubectl annotate namespace legacy linkerd.io/inject=enabled --overwrite',
+      'kubectl rollout restart deployment/billing -n legacy',
+    ];
     const [chosen] = run(cluster('both', [], only('legacy')), ['namespace-not-enabled'], 'linkerd');
     expect(chosen).toMatchObject({
       mesh: 'linkerd',
@@ -102,18 +127,30 @@ describe('1. one mesh per namespace: never advise both', () => {
   });
 
   it("the meshes the namespace runs decide (tools runs Istio), then the templates' markers (a reports template asks Istio)", () => {
-    const snap = (scope?: ReturnType<typeof only>) => cluster('both', [F('namespace-not-enabled', 'fires-both-evidence.yaml')], scope);
+    const snap = (scope?: ReturnType<typeof only>) =>
+      cluster('both', [F('namespace-not-enabled', 'fires-both-evidence.yaml')], scope);
     const [tools] = run(snap(), ['namespace-not-enabled']);
     expect(tools).toMatchObject({
       mesh: 'istio',
       resource: { kind: 'Namespace', name: 'tools' },
-      evidence: { meshChoice: { mesh: 'istio', decidedBy: '1 workload in namespace tools runs the Istio proxy' }, meshedWorkloads: ['Deployment/metrics'] },
-      fix: ['kubectl label namespace tools istio-injection=enabled --overwrite', 'kubectl rollout restart deployment/exporter -n tools'],
+      evidence: {
+        meshChoice: { mesh: 'istio', decidedBy: '1 workload in namespace tools runs the Istio proxy' },
+        meshedWorkloads: ['Deployment/metrics'],
+      },
+      fix: [
+        'kubectl label namespace tools istio-injection=enabled --overwrite',
+        'kubectl rollout restart deployment/exporter -n tools',
+      ],
     });
     const [reports] = run(snap(only('reports')), ['namespace-not-enabled']);
     expect(reports).toMatchObject({
       mesh: 'istio',
-      evidence: { meshChoice: { mesh: 'istio', decidedBy: 'Deployment reports/render has pod template annotation sidecar.istio.io/inject=true' } },
+      evidence: {
+        meshChoice: {
+          mesh: 'istio',
+          decidedBy: 'Deployment reports/render has pod template annotation sidecar.istio.io/inject=true',
+        },
+      },
       // One restart per kind, naming each workload without a proxy.
       fix: [
         'kubectl label namespace reports istio-injection=enabled --overwrite',
@@ -164,13 +201,21 @@ status: {phase: Running}`
     // An opt-out names no mesh to use.
     expect(choose(yaml('', ', annotations: {linkerd.io/inject: disabled}', false)).mesh).toBeUndefined();
     // --mesh beats everything.
-    expect(choose(yaml('', ', annotations: {linkerd.io/inject: enable}', true), 'istio')).toMatchObject({ mesh: 'istio', by: '--mesh istio' });
+    expect(choose(yaml('', ', annotations: {linkerd.io/inject: enable}', true), 'istio')).toMatchObject({
+      mesh: 'istio',
+      by: '--mesh istio',
+    });
     // Nothing: undecided.
     expect(choose(yaml('', '', false))).toEqual({ candidates: ['linkerd', 'istio'] });
   });
 
   describe('injection-marker-invalid: correcting a marker never asks a second mesh', () => {
-    const snap = (mesh?: 'linkerd') => run(cluster('both', [F('injection-marker-invalid', 'fires-both-meshes.yaml')]), ['injection-marker-invalid'], mesh);
+    const snap = (mesh?: 'linkerd') =>
+      run(
+        cluster('both', [F('injection-marker-invalid', 'fires-both-meshes.yaml')]),
+        ['injection-marker-invalid'],
+        mesh,
+      );
 
     it('a namespace whose workloads run Istio: its invalid Linkerd marker is removed, not corrected', () => {
       const f = byName(snap(), 'injection-marker-invalid', 'mixedmarks');
@@ -190,7 +235,10 @@ status: {phase: Running}`
 
     it('a template asking Linkerd with a wrong value in an Istio namespace: corrected, and opted out of Istio first', () => {
       const f = byName(snap(), 'injection-marker-invalid', 'ledger');
-      expect(f.evidence.meshChoice).toEqual({ mesh: 'linkerd', decidedBy: 'Deployment vault/ledger has pod template annotation linkerd.io/inject=yes' });
+      expect(f.evidence.meshChoice).toEqual({
+        mesh: 'linkerd',
+        decidedBy: 'Deployment vault/ledger has pod template annotation linkerd.io/inject=yes',
+      });
       expect(f.fix).toEqual([
         `kubectl patch deployment/ledger -n vault --type=merge -p '{"spec":{"template":{"metadata":{"labels":{"sidecar.istio.io/inject":"false"}}}}}'`,
         `kubectl patch deployment/ledger -n vault --type=merge -p '{"spec":{"template":{"metadata":{"annotations":{"linkerd.io/inject":"enabled"}}}}}'`,
@@ -218,14 +266,18 @@ status: {phase: Running}`
     });
 
     it('one mesh installed: the plain correction (near miss)', () => {
-      const [f] = findings(cluster('linkerd', [F('injection-marker-invalid', 'fires-linkerd-namespace.yaml')]), ['injection-marker-invalid']);
+      const [f] = findings(cluster('linkerd', [F('injection-marker-invalid', 'fires-linkerd-namespace.yaml')]), [
+        'injection-marker-invalid',
+      ]);
       expect(f!.fix.every((l) => !l.startsWith('#'))).toBe(true);
       expect(f!.evidence.meshChoice).toBeUndefined();
     });
   });
 
   it('webhook-excludes-namespace: a namespace asking both meshes, each excluded', () => {
-    const fs = run(cluster('both', [F('webhook-excludes-namespace', 'fires-both-meshes.yaml')]), ['webhook-excludes-namespace']);
+    const fs = run(cluster('both', [F('webhook-excludes-namespace', 'fires-both-meshes.yaml')]), [
+      'webhook-excludes-namespace',
+    ]);
     expect(ids(fs).sort()).toEqual([
       'webhook-excludes-namespace Namespace edge',
       'webhook-excludes-namespace Namespace edge',
@@ -234,7 +286,10 @@ status: {phase: Running}`
     // relay: a workload runs linkerd-proxy, so Linkerd's finding alone; the restart names the workload without a proxy only.
     expect(byName(fs, 'webhook-excludes-namespace', 'relay')).toMatchObject({
       mesh: 'linkerd',
-      fix: ['kubectl label namespace relay config.linkerd.io/admission-webhooks-', 'kubectl rollout restart deployment/sink -n relay'],
+      fix: [
+        'kubectl label namespace relay config.linkerd.io/admission-webhooks-',
+        'kubectl rollout restart deployment/sink -n relay',
+      ],
     });
     const edge = fs.filter((f) => f.resource.name === 'edge');
     expect(edge.find((f) => f.mesh === 'istio')!.fix.slice(1)).toEqual([
@@ -257,7 +312,9 @@ status: {phase: Running}`
     expect(fs[0]).toMatchObject({
       mesh: 'linkerd',
       evidence: { meshChoice: { mesh: 'linkerd', decidedBy: '1 workload in namespace twin runs the Linkerd proxy' } },
-      fix: [`kubectl patch deployment/batch -n twin --type=json -p '[{"op":"remove","path":"/spec/template/metadata/annotations/linkerd.io~1inject"}]'`],
+      fix: [
+        `kubectl patch deployment/batch -n twin --type=json -p '[{"op":"remove","path":"/spec/template/metadata/annotations/linkerd.io~1inject"}]'`,
+      ],
     });
   });
 
@@ -318,14 +375,20 @@ spec:
     it('a Linkerd annotation with a wrong value: the Linkerd finding first, about the invalid value, fixed in the file', async () => {
       const file = app('linkerd.io/inject: enable');
       const r = await json(['check', '--snapshot', snap, '-f', file, '--expect-meshed']);
-      expect(r.findings.map((f) => `${f.id} ${f.mesh}`)).toEqual(['will-not-be-meshed linkerd', 'injection-marker-invalid linkerd']);
+      expect(r.findings.map((f) => `${f.id} ${f.mesh}`)).toEqual([
+        'will-not-be-meshed linkerd',
+        'injection-marker-invalid linkerd',
+      ]);
       const line = `# in ${file}, document 2, Deployment legacy/web: under spec.template.metadata.annotations set linkerd.io/inject: 'enabled'`;
       expect(r.findings[0]).toMatchObject({
         message:
           'Deployment legacy/web will not be meshed: its pod template annotation linkerd.io/inject=enable asks Linkerd for injection, but Linkerd ignores it (expected pod template annotation linkerd.io/inject=enabled).',
         evidence: {
           marker: 'pod template annotation linkerd.io/inject=enable',
-          meshChoice: { mesh: 'linkerd', decidedBy: 'Deployment legacy/web has pod template annotation linkerd.io/inject=enable' },
+          meshChoice: {
+            mesh: 'linkerd',
+            decidedBy: 'Deployment legacy/web has pod template annotation linkerd.io/inject=enable',
+          },
         },
         source: { file, document: 2 },
         fix: [line],
@@ -381,7 +444,9 @@ describe('2. restarts name only the workloads whose pods lack the proxy', () => 
   });
 
   it('namespace-not-enabled restarts the unmeshed workloads only, not the meshed ones beside them', () => {
-    const [f] = findings(cluster('linkerd', [F('namespace-not-enabled', 'mixed-linkerd.yaml')]), ['namespace-not-enabled']);
+    const [f] = findings(cluster('linkerd', [F('namespace-not-enabled', 'mixed-linkerd.yaml')]), [
+      'namespace-not-enabled',
+    ]);
     expect(f!.fix).toEqual([
       'kubectl annotate namespace orders linkerd.io/inject=enabled --overwrite',
       'kubectl rollout restart deployment/invoices -n orders',
@@ -389,7 +454,9 @@ describe('2. restarts name only the workloads whose pods lack the proxy', () => 
   });
 
   it('no fix of any fixture restarts a whole kind', () => {
-    const files = readdirSync(join(FIXTURES, 'checks')).flatMap((c) => readdirSync(join(FIXTURES, 'checks', c)).map((f) => F(c, f)));
+    const files = readdirSync(join(FIXTURES, 'checks')).flatMap((c) =>
+      readdirSync(join(FIXTURES, 'checks', c)).map((f) => F(c, f)),
+    );
     const unnamed: string[] = [];
     for (const file of files) {
       for (const base of ['linkerd', 'istio', 'both'] as const) {
@@ -397,7 +464,11 @@ describe('2. restarts name only the workloads whose pods lack the proxy', () => 
           // src/mesh/certs.ts (the trust-anchor rotation) restarts the control plane's Deployments: reported, not owned here.
           if (f.id.startsWith('identity-cert-')) continue;
           for (const line of f.fix)
-            if (/rollout restart (deployments?|deploy|statefulsets?|daemonsets?|sts|ds)( |$)/.test(line.replace(/^# to mesh it with \w+: /, '')))
+            if (
+              /rollout restart (deployments?|deploy|statefulsets?|daemonsets?|sts|ds)( |$)/.test(
+                line.replace(/^# to mesh it with \w+: /, ''),
+              )
+            )
               unnamed.push(`${file} ${f.id}: ${line}`);
         }
       }
@@ -426,7 +497,10 @@ describe('3. quota fixes that fit', () => {
     expect(f!.evidence).toMatchObject({
       hard: { 'limits.cpu': '4', 'limits.memory': '8Gi' },
       used: { 'limits.cpu': '0', 'limits.memory': '0' },
-      demand: { pod: { 'limits.cpu': '1500m', 'limits.memory': '762Mi' }, proxy: { 'limits.cpu': '1', 'limits.memory': '250Mi' } },
+      demand: {
+        pod: { 'limits.cpu': '1500m', 'limits.memory': '762Mi' },
+        proxy: { 'limits.cpu': '1', 'limits.memory': '250Mi' },
+      },
       exceeded: [],
     });
   });
@@ -453,7 +527,10 @@ describe('3. quota fixes that fit', () => {
   });
 
   it('a limit set already is kept, and the request suggested never exceeds it', () => {
-    const yaml = readFileSync(join(FIXTURES, F('quota-blocks-proxy', 'fires-linkerd-must-specify.yaml')), 'utf8').replace(
+    const yaml = readFileSync(
+      join(FIXTURES, F('quota-blocks-proxy', 'fires-linkerd-must-specify.yaml')),
+      'utf8',
+    ).replace(
       'metadata: {labels: {app: api}}',
       'metadata: {labels: {app: api}, annotations: {config.linkerd.io/proxy-cpu-limit: 50m}}',
     );
@@ -473,7 +550,11 @@ describe('3. quota fixes that fit', () => {
     expect(f!.fix).toEqual([
       `kubectl patch deployment/ledger -n payments --type=merge -p '{"spec":{"template":{"metadata":{"annotations":{"sidecar.istio.io/proxyCPU":"250m","sidecar.istio.io/proxyMemory":"128Mi","sidecar.istio.io/proxyCPULimit":"2","sidecar.istio.io/proxyMemoryLimit":"1Gi"}}}}}'`,
     ]);
-    expect(f!.evidence).toMatchObject({ used: { 'limits.memory': '1Gi' }, demand: { pod: { 'limits.memory': '2Gi' } }, exceeded: [] });
+    expect(f!.evidence).toMatchObject({
+      used: { 'limits.memory': '1Gi' },
+      demand: { pod: { 'limits.memory': '2Gi' } },
+      exceeded: [],
+    });
   });
 
   it("check -f: the workload's annotations go in its file; a quota in the manifests too", async () => {
@@ -484,7 +565,10 @@ describe('3. quota fixes that fit', () => {
       objects.filter((o) => o.kind !== 'Deployment'),
     );
     const deployment = JSON.stringify(objects.find((o) => o.kind === 'Deployment'));
-    const file = write('shelf.yaml', `apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: default, namespace: books}\n---\n${deployment}\n`);
+    const file = write(
+      'shelf.yaml',
+      `apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: default, namespace: books}\n---\n${deployment}\n`,
+    );
     const where = `# in ${file}, document 2, Deployment books/shelf:`;
     const annotations = [
       `${where} under spec.template.metadata.annotations set:`,
@@ -513,14 +597,25 @@ describe('4. check -f: findings about the manifests fix the manifests', () => {
   const LINKERD = join(FIXTURES, 'healthy/linkerd.yaml');
 
   it('Helm output on stdin: remove the opt-out from document 4, no kubectl patch', async () => {
-    const r = await json(['check', '--snapshot', LINKERD, '-n', 'shop', '-f', '-'], readFileSync(join(FIXTURES, 'manifests/helm-shop.yaml'), 'utf8'));
+    const r = await json(
+      ['check', '--snapshot', LINKERD, '-n', 'shop', '-f', '-'],
+      readFileSync(join(FIXTURES, 'manifests/helm-shop.yaml'), 'utf8'),
+    );
     expect(r.findings.map((f) => [f.id, f.fix])).toEqual([
-      ['pod-opted-out', ['# in stdin, document 4, Deployment shop/worker: under spec.template.metadata.annotations remove linkerd.io/inject']],
+      [
+        'pod-opted-out',
+        [
+          '# in stdin, document 4, Deployment shop/worker: under spec.template.metadata.annotations remove linkerd.io/inject',
+        ],
+      ],
     ]);
   });
 
   it('a Namespace in the manifests is fixed there; the cluster workloads it holds are still restarted by name', async () => {
-    const file = write('legacy-ns.yaml', 'apiVersion: v1\nkind: Namespace\nmetadata: {name: legacy, annotations: {linkerd.io/inject: "yes"}}\n');
+    const file = write(
+      'legacy-ns.yaml',
+      'apiVersion: v1\nkind: Namespace\nmetadata: {name: legacy, annotations: {linkerd.io/inject: "yes"}}\n',
+    );
     const r = await json(['check', '--snapshot', LINKERD, '-f', file]);
     expect(r.findings.map((f) => [f.id, f.resource.name, f.fix])).toEqual([
       [
@@ -564,7 +659,9 @@ spec: {template: {metadata: {labels: {linkerd.io/inject: enabled}}, spec: {resta
       `${at(1, 'CronJob legacy/nightly')} under spec.jobTemplate.spec.template.metadata.annotations set linkerd.io/inject: 'enabled'`,
       `${at(1, 'CronJob legacy/nightly')} under metadata.annotations remove linkerd.io/inject`,
     ]);
-    expect(fix('debug', 'pod-opted-out')).toEqual([`${at(2, 'Pod shop/debug')} under metadata.annotations remove linkerd.io/inject`]);
+    expect(fix('debug', 'pod-opted-out')).toEqual([
+      `${at(2, 'Pod shop/debug')} under metadata.annotations remove linkerd.io/inject`,
+    ]);
     expect(fix('once', 'injection-marker-invalid')).toEqual([
       `${at(3, 'Job legacy/once')} under spec.template.metadata.annotations set linkerd.io/inject: 'enabled'`,
       `${at(3, 'Job legacy/once')} under spec.template.metadata.labels remove linkerd.io/inject`,
@@ -586,7 +683,9 @@ spec: {template: {metadata: {labels: {linkerd.io/inject: enabled}}, spec: {resta
         .join('\n---\n'),
     );
     const [audit] = (await json(['check', '--snapshot', snap, '-f', file])).findings;
-    expect(audit!.fix).toEqual([`# in ${file}, document 1, Deployment shop/audit: under spec.template.spec set automountServiceAccountToken: true`]);
+    expect(audit!.fix).toEqual([
+      `# in ${file}, document 1, Deployment shop/audit: under spec.template.spec set automountServiceAccountToken: true`,
+    ]);
 
     const selector = fixtureObjects(F('webhook-excludes-namespace', 'fires-linkerd-object-selector.yaml'));
     const snap2 = snapshotFile(
@@ -594,24 +693,41 @@ spec: {template: {metadata: {labels: {linkerd.io/inject: enabled}}, spec: {resta
       'linkerd',
       selector.filter((o) => o.kind === 'MutatingWebhookConfiguration'),
     );
-    const file2 = write('gateway.yaml', JSON.stringify(selector.find((o) => o.kind === 'Deployment' && o.metadata?.name === 'gateway')));
+    const file2 = write(
+      'gateway.yaml',
+      JSON.stringify(selector.find((o) => o.kind === 'Deployment' && o.metadata?.name === 'gateway')),
+    );
     const [gw] = (await json(['check', '--snapshot', snap2, '-f', file2])).findings;
     expect(gw).toMatchObject({
       id: 'webhook-excludes-namespace',
-      fix: [`# in ${file2}, document 1, Deployment shop/gateway: under spec.template.metadata.labels remove example.com/no-mesh`],
+      fix: [
+        `# in ${file2}, document 1, Deployment shop/gateway: under spec.template.metadata.labels remove example.com/no-mesh`,
+      ],
     });
   });
 
   it('every fixture as manifests: no fix patches, annotates, labels or restarts an object that comes from the manifests', () => {
-    const files = readdirSync(join(FIXTURES, 'checks')).flatMap((c) => readdirSync(join(FIXTURES, 'checks', c)).map((f) => F(c, f)));
+    const files = readdirSync(join(FIXTURES, 'checks')).flatMap((c) =>
+      readdirSync(join(FIXTURES, 'checks', c)).map((f) => F(c, f)),
+    );
     const bad: string[] = [];
     let manifestLines = 0;
     for (const file of files) {
-      const base: Base = file.includes('ambient') ? 'istio-ambient' : file.includes('istio') ? 'istio' : file.includes('linkerd') ? 'linkerd' : 'both';
+      const base: Base = file.includes('ambient')
+        ? 'istio-ambient'
+        : file.includes('istio')
+          ? 'istio'
+          : file.includes('linkerd')
+            ? 'linkerd'
+            : 'both';
       // What a manifest holds: not what controllers create (owned pods, ReplicaSets, Jobs) nor Events.
       const objects = fixtureObjects(file)
         .map((obj, i) => ({ obj, source: { file, document: i + 1 } }))
-        .filter(({ obj }) => obj.kind !== 'Event' && !(Array.isArray(obj.metadata?.ownerReferences) && obj.metadata.ownerReferences.length));
+        .filter(
+          ({ obj }) =>
+            obj.kind !== 'Event' &&
+            !(Array.isArray(obj.metadata?.ownerReferences) && obj.metadata.ownerReferences.length),
+        );
       let snap: Snapshot;
       try {
         snap = overlayManifests(cluster(base), { files: [file], objects }, 'default');
@@ -622,7 +738,10 @@ spec: {template: {metadata: {labels: {linkerd.io/inject: enabled}}, spec: {resta
       const names = (snap.manifests ?? []).flatMap(({ ref }) =>
         ref.kind === 'Namespace'
           ? [`namespace ${ref.name} `]
-          : [`${ref.kind.toLowerCase()}/${ref.name} -n ${ref.namespace}`, `${ref.kind.toLowerCase()} ${ref.name} -n ${ref.namespace}`],
+          : [
+              `${ref.kind.toLowerCase()}/${ref.name} -n ${ref.namespace}`,
+              `${ref.kind.toLowerCase()} ${ref.name} -n ${ref.namespace}`,
+            ],
       );
       for (const f of findings(snap)) {
         for (const line of f.fix) {
@@ -648,27 +767,35 @@ describe('the new fix lines with hostile names stay one line and quote every val
     ['injection-marker-invalid', 'fires-both-meshes.yaml'],
     ['webhook-excludes-namespace', 'fires-both-meshes.yaml'],
     ['pod-opted-out', 'fires-both-meshes.yaml'],
-  ])('%s/%s on both meshes: every command, and every choice behind its comment, runs only what it names', (check, file) => {
-    const { objects, values } = hostile(
-      overlay(baseObjects('both'), fixtureObjects(F(check, file)), parseObjects('apiVersion: v1\nkind: Namespace\nmetadata: {name: legacy}\n')),
-    );
-    const fs = findings(snapshotFrom(objects));
-    const lines = fs.flatMap((f) => f.fix);
-    // The block as it is, then each choice copied from behind its prefix (a command quoted whole there, unquoted).
-    const choices = lines.map((l) => choiceCommand(l, PREFIX)).filter((c): c is string => c !== undefined);
-    expectPastesExactly(lines);
-    expectPastesExactly(choices);
-    for (const cmd of [...lines, ...choices].filter((l) => !isComment(l)))
-      for (const v of values) {
-        const start = v.slice(v.indexOf('⟨'), v.indexOf('|') + 1);
-        for (const a of commandsOf(cmd)
-          .flat()
-          .filter((x) => x.includes(start)))
-          expect(a, cmd).toContain(v);
-      }
-    expect(fs.length).toBeGreaterThan(0);
-    if (check !== 'pod-opted-out' && check !== 'namespace-not-enabled') expect(choices.filter((c) => !isComment(c)).length).toBeGreaterThan(0);
-  });
+  ])(
+    '%s/%s on both meshes: every command, and every choice behind its comment, runs only what it names',
+    (check, file) => {
+      const { objects, values } = hostile(
+        overlay(
+          baseObjects('both'),
+          fixtureObjects(F(check, file)),
+          parseObjects('apiVersion: v1\nkind: Namespace\nmetadata: {name: legacy}\n'),
+        ),
+      );
+      const fs = findings(snapshotFrom(objects));
+      const lines = fs.flatMap((f) => f.fix);
+      // The block as it is, then each choice copied from behind its prefix (a command quoted whole there, unquoted).
+      const choices = lines.map((l) => choiceCommand(l, PREFIX)).filter((c): c is string => c !== undefined);
+      expectPastesExactly(lines);
+      expectPastesExactly(choices);
+      for (const cmd of [...lines, ...choices].filter((l) => !isComment(l)))
+        for (const v of values) {
+          const start = v.slice(v.indexOf('⟨'), v.indexOf('|') + 1);
+          for (const a of commandsOf(cmd)
+            .flat()
+            .filter((x) => x.includes(start)))
+            expect(a, cmd).toContain(v);
+        }
+      expect(fs.length).toBeGreaterThan(0);
+      if (check !== 'pod-opted-out' && check !== 'namespace-not-enabled')
+        expect(choices.filter((c) => !isComment(c)).length).toBeGreaterThan(0);
+    },
+  );
 
   it('manifest edits with a hostile file name and object names stay one comment line', () => {
     const name = 'web\n$(touch PWNED)\u001b]52;c;x\u0007';

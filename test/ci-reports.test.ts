@@ -34,13 +34,20 @@ const sarifSchema = JSON.parse(readFileSync(join(FIXTURES, 'sarif-schema-2.1.0.j
 delete sarifSchema.$schema;
 sarifSchema.$id = sarifSchema.id;
 delete sarifSchema.id;
-const validateSarif = new (Ajv as unknown as typeof Ajv.default)({ strict: false, validateFormats: false, allErrors: true, unicodeRegExp: false }).compile(
-  sarifSchema,
-);
+const validateSarif = new (Ajv as unknown as typeof Ajv.default)({
+  strict: false,
+  validateFormats: false,
+  allErrors: true,
+  unicodeRegExp: false,
+}).compile(sarifSchema);
 const reportSchema = JSON.parse(readFileSync(join(ROOT, 'schema/report.schema.json'), 'utf8'));
 const validateJson = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false }).compile(reportSchema);
 
-const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testcase', 'failure'].includes(name) });
+const xml = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  isArray: (name) => ['testcase', 'failure'].includes(name),
+});
 
 function snapFile(name: string, objects: K8sObject[]): string {
   const p = join(tmp, name);
@@ -75,10 +82,14 @@ function hostileResult(): RunResult {
     checks,
     findings: [f],
     suppressed: [],
-    skipped: [{ check: 'webhook-missing', reason: 'cannot read <mutatingwebhookconfigurations>: forbidden & "denied"' }],
+    skipped: [
+      { check: 'webhook-missing', reason: 'cannot read <mutatingwebhookconfigurations>: forbidden & "denied"' },
+    ],
     coverage: {
       complete: false,
-      unavailable: [{ kind: 'mutatingwebhookconfigurations', reason: 'forbidden & "denied" <x>', checks: ['webhook-missing'] }],
+      unavailable: [
+        { kind: 'mutatingwebhookconfigurations', reason: 'forbidden & "denied" <x>', checks: ['webhook-missing'] },
+      ],
       rbac: [],
     },
     summary: { error: 0, warning: 1, info: 0, total: 1, suppressed: 0, checksRun: 2, checksSkipped: 1 },
@@ -96,7 +107,14 @@ describe('-o sarif', () => {
       ['namespace-not-enabled', 'warning', undefined], // no helpUri unless MESHDOCTOR_DOCS_URL is set
       ['pod-opted-out', 'warning', undefined],
     ]);
-    expect(run.results.map((x: any) => [x.ruleId, x.ruleIndex, x.level, x.locations[0].logicalLocations[0].fullyQualifiedName])).toEqual([
+    expect(
+      run.results.map((x: any) => [
+        x.ruleId,
+        x.ruleIndex,
+        x.level,
+        x.locations[0].logicalLocations[0].fullyQualifiedName,
+      ]),
+    ).toEqual([
       ['namespace-not-enabled', 0, 'warning', 'Namespace/orders'],
       ['pod-opted-out', 1, 'warning', 'Deployment/shop/cart'],
       ['pod-opted-out', 1, 'warning', 'Deployment/store/search'],
@@ -116,8 +134,12 @@ describe('-o sarif', () => {
     const note = CHECKS.find((c) => c.severity === 'info');
     if (note) {
       const res = hostileResult();
-      res.checks = [{ id: note.id, code: note.code, title: note.title, description: note.description, severity: note.severity }];
-      expect(JSON.parse(sarif(res, { version: '9', color: false })).runs[0].tool.driver.rules[0].defaultConfiguration.level).toBe('note');
+      res.checks = [
+        { id: note.id, code: note.code, title: note.title, description: note.description, severity: note.severity },
+      ];
+      expect(
+        JSON.parse(sarif(res, { version: '9', color: false })).runs[0].tool.driver.rules[0].defaultConfiguration.level,
+      ).toBe('note');
     }
     expect(log.runs[0].invocations[0].toolExecutionNotifications).toEqual([
       {
@@ -165,15 +187,21 @@ describe('-o sarif: what GitHub code scanning takes whole', () => {
       expect(rule.fullDescription.text).toBe(CHECKS.find((c) => c.id === rule.id)!.description);
     }
     // A cluster object has no file: its path is Kind/namespace/name, with a fingerprint of our own.
-    const cart = log.runs[0].results.find((x: any) => x.locations[0].logicalLocations[0].fullyQualifiedName === 'Deployment/shop/cart');
-    expect(cart.locations[0].physicalLocation).toEqual({ artifactLocation: { uri: 'Deployment/shop/cart' }, region: { startLine: 1 } });
+    const cart = log.runs[0].results.find(
+      (x: any) => x.locations[0].logicalLocations[0].fullyQualifiedName === 'Deployment/shop/cart',
+    );
+    expect(cart.locations[0].physicalLocation).toEqual({
+      artifactLocation: { uri: 'Deployment/shop/cart' },
+      region: { startLine: 1 },
+    });
     expect(cart.partialFingerprints.primaryLocationLineHash).toMatch(/^[0-9a-f]{16}:1$/);
   });
 
   it('a name cannot add a path segment or leave the path', () => {
     const res = hostileResult();
     res.findings[0]!.resource = { kind: 'Deployment', namespace: '..', name: 'a/../../etc' };
-    const uri = JSON.parse(sarif(res, { version: '9', color: false })).runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri;
+    const uri = JSON.parse(sarif(res, { version: '9', color: false })).runs[0].results[0].locations[0].physicalLocation
+      .artifactLocation.uri;
     expect(uri).toBe('Deployment/%2E%2E/a%2F..%2F..%2Fetc');
   });
 
@@ -191,7 +219,17 @@ describe('-o sarif: what GitHub code scanning takes whole', () => {
 
   it('a failed run (exit 2) still writes the --output-file, saying it failed and why', async () => {
     const out = join(tmp, 'failed.sarif');
-    const r = await runCli(['check', '--snapshot', join(tmp, 'no-such-dump.json'), '-o', 'sarif', '--output-file', out, '--only', 'pod-opted-out']);
+    const r = await runCli([
+      'check',
+      '--snapshot',
+      join(tmp, 'no-such-dump.json'),
+      '-o',
+      'sarif',
+      '--output-file',
+      out,
+      '--only',
+      'pod-opted-out',
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^meshdoctor: .*no-such-dump\.json/);
     const log = JSON.parse(readFileSync(out, 'utf8'));
@@ -201,10 +239,15 @@ describe('-o sarif: what GitHub code scanning takes whole', () => {
     expect(run.results).toEqual([]);
     expect(run.tool.driver.rules.map((x: any) => x.id)).toEqual(['pod-opted-out']);
     expect(run.invocations[0]).toMatchObject({ executionSuccessful: false, exitCode: 2 });
-    expect(run.invocations[0].toolExecutionNotifications[0]).toEqual({ level: 'error', message: { text: r.stderr.replace(/^meshdoctor: /, '').trim() } });
+    expect(run.invocations[0].toolExecutionNotifications[0]).toEqual({
+      level: 'error',
+      message: { text: r.stderr.replace(/^meshdoctor: /, '').trim() },
+    });
     // Other formats write nothing on failure (a JUnit or JSON file would read as a clean run).
     const json = join(tmp, 'failed.json');
-    expect((await runCli(['check', '--snapshot', join(tmp, 'no-such-dump.json'), '-o', 'json', '--output-file', json])).code).toBe(2);
+    expect(
+      (await runCli(['check', '--snapshot', join(tmp, 'no-such-dump.json'), '-o', 'json', '--output-file', json])).code,
+    ).toBe(2);
     expect(existsSync(json)).toBe(false);
   });
 });
@@ -249,7 +292,9 @@ describe('-o junit', () => {
     const suite = xml.parse(r.stdout).testsuites.testsuite;
     expect(suite.testcase[1]['system-out']).toContain('below --fail-on error: reported, not a failure');
     expect(suite.testcase[1]['system-out']).toContain('kubectl patch deployment/cart -n shop');
-    const none = consumer((await runCli(['check', '-A', '--snapshot', GOLDEN, '-o', 'junit', '--fail-on', 'none', ...TWO])).stdout);
+    const none = consumer(
+      (await runCli(['check', '-A', '--snapshot', GOLDEN, '-o', 'junit', '--fail-on', 'none', ...TWO])).stdout,
+    );
     expect(none.failed).toBe(0);
   });
 
@@ -258,13 +303,17 @@ describe('-o junit', () => {
     expect(out).not.toMatch(/[\u0001\u001b]/);
     const suite = xml.parse(out).testsuites.testsuite;
     expect(suite).toMatchObject({ tests: '3', failures: '1', skipped: '1' });
-    const [opted, missing, quiet] = ['meshdoctor.pod-opted-out', 'meshdoctor.webhook-missing', 'meshdoctor.namespace-not-enabled'].map((n) =>
-      suite.testcase.find((t: any) => t.classname === n),
-    );
+    const [opted, missing, quiet] = [
+      'meshdoctor.pod-opted-out',
+      'meshdoctor.webhook-missing',
+      'meshdoctor.namespace-not-enabled',
+    ].map((n) => suite.testcase.find((t: any) => t.classname === n));
     const f = opted.failure[0];
     // Control characters shown escaped, as text (never acted on): the attribute and the body stay one line each.
     expect(opted.name).toBe(`Deployment shop/we<i>rd&"'\\x01\\x1b[31mx`);
-    expect(f.message).toBe(`Deployment shop/we<i>rd&"'\\x01\\x1b[31mx | has \`code\` and <script>alert(1)</script> [link](http://evil)`);
+    expect(f.message).toBe(
+      `Deployment shop/we<i>rd&"'\\x01\\x1b[31mx | has \`code\` and <script>alert(1)</script> [link](http://evil)`,
+    );
     expect(f['#text']).toContain(`on Deployment shop/we<i>rd&"'\\x01\\x1b[31mx (linkerd, 2 pods)`);
     expect(missing.skipped.message).toBe('not run: cannot read <mutatingwebhookconfigurations>: forbidden & "denied"');
     expect(quiet.failure).toBeUndefined();
@@ -275,10 +324,13 @@ describe('-o junit', () => {
 describe('-o markdown', () => {
   it('cluster text pings nobody and links nothing: @mentions, #123, !123, bare URLs are broken', () => {
     const r = hostileResult();
-    r.findings[0]!.message = 'owned by @alice and @org/team, see #123 and !45, http://evil.example/x or www.evil.example';
+    r.findings[0]!.message =
+      'owned by @alice and @org/team, see #123 and !45, http://evil.example/x or www.evil.example';
     const out = markdown(r, { version: '9', color: false });
     for (const bad of ['@alice', '@org', '#123', '!45', 'http://', 'www.evil']) expect(out).not.toContain(bad);
-    expect(out.replaceAll('\u200b', '')).toContain('owned by @alice and @org/team, see #123 and !45, http://evil.example/x or www.evil.example');
+    expect(out.replaceAll('\u200b', '')).toContain(
+      'owned by @alice and @org/team, see #123 and !45, http://evil.example/x or www.evil.example',
+    );
   });
 
   it('escapes table pipes, backticks, HTML and links; fences outlast backtick runs', () => {
@@ -290,7 +342,9 @@ describe('-o markdown', () => {
     expect(row.replaceAll('\\|', '').split('|')).toHaveLength(6); // 4 cells
     expect(out).not.toContain('<script>');
     expect(out).toContain('````sh\nkubectl rollout restart deployment/x -n shop ``` # not a fence end\n````');
-    expect(out).toContain('- webhook-missing: cannot read &lt;mutatingwebhookconfigurations&gt;: forbidden &amp; &quot;denied&quot;');
+    expect(out).toContain(
+      '- webhook-missing: cannot read &lt;mutatingwebhookconfigurations&gt;: forbidden &amp; &quot;denied&quot;',
+    );
   });
 });
 
@@ -303,7 +357,9 @@ describe('exit codes are the same for every format', () => {
       expect(w.code).toBe(1);
       expect(w.stdout.length).toBeGreaterThan(100);
       expect(w.stderr).toBe('');
-      expect((await runCli([...args, '--fail-on', 'warning', '--suppress', '*=*/*', '--suppress', '*=*/*/*'])).code).toBe(0);
+      expect(
+        (await runCli([...args, '--fail-on', 'warning', '--suppress', '*=*/*', '--suppress', '*=*/*/*'])).code,
+      ).toBe(0);
     });
   }
 });
@@ -311,7 +367,17 @@ describe('exit codes are the same for every format', () => {
 describe('--output-file', () => {
   it('not a terminal: the report goes to the file (json by default), nothing to stdout', async () => {
     const file = join(tmp, 'report.json');
-    const r = await runCli(['check', '-A', '--snapshot', GOLDEN, ...TWO, '--output-file', file, '--fail-on', 'warning']);
+    const r = await runCli([
+      'check',
+      '-A',
+      '--snapshot',
+      GOLDEN,
+      ...TWO,
+      '--output-file',
+      file,
+      '--fail-on',
+      'warning',
+    ]);
     expect(r).toMatchObject({ code: 1, stdout: '', stderr: '' });
     const report = JSON.parse(readFileSync(file, 'utf8'));
     expect(validateJson(report), JSON.stringify(validateJson.errors)).toBe(true);
@@ -320,7 +386,10 @@ describe('--output-file', () => {
 
   it('on a terminal: the table on stdout, the -o format in the file', async () => {
     const file = join(tmp, 'report.sarif');
-    const r = await runCli(['check', '-A', '--snapshot', GOLDEN, ...TWO, '-o', 'sarif', '--output-file', file], { tty: true, env: { NO_COLOR: '1' } });
+    const r = await runCli(['check', '-A', '--snapshot', GOLDEN, ...TWO, '-o', 'sarif', '--output-file', file], {
+      tty: true,
+      env: { NO_COLOR: '1' },
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('0 errors, 3 warnings, 0 info');
     expect(r.stdout).not.toContain('\u001b[');
@@ -339,7 +408,12 @@ describe('--output-file', () => {
 describe('suppressions', () => {
   const optedOut = () => overlay(baseObjects('linkerd'), fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml'));
   const run = (objects: K8sObject[], specs: string[] = []) =>
-    runChecks(snapshotFrom(objects), CHECKS, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW, suppress: parseSuppressions(specs) });
+    runChecks(snapshotFrom(objects), CHECKS, {
+      mesh: 'auto',
+      certExpiryWarningDays: 60,
+      now: NOW,
+      suppress: parseSuppressions(specs),
+    });
   const annotate = (objects: K8sObject[], pick: (o: K8sObject) => Record<string, any> | undefined, value: string) =>
     objects.map((o) => {
       const c = structuredClone(o);
@@ -354,22 +428,26 @@ describe('suppressions', () => {
     expect(r.suppressed).toEqual([]);
   });
 
-  it.each([['pod-opted-out=Deployment/shop/cart'], ['MD1002=deployment/shop/cart'], ['pod-opted-out=Deployment/sh*/*'], ['*=*/shop/*']])(
-    '--suppress %s',
-    (spec) => {
-      const r = run(optedOut(), [spec]);
-      expect(r.findings).toEqual([]);
-      expect(r.summary).toMatchObject({ warning: 0, total: 0, suppressed: 1 });
-      expect(r.suppressed.map((s) => [s.finding.id, s.reason])).toEqual([['pod-opted-out', `flag --suppress ${spec}`]]);
-    },
-  );
+  it.each([
+    ['pod-opted-out=Deployment/shop/cart'],
+    ['MD1002=deployment/shop/cart'],
+    ['pod-opted-out=Deployment/sh*/*'],
+    ['*=*/shop/*'],
+  ])('--suppress %s', (spec) => {
+    const r = run(optedOut(), [spec]);
+    expect(r.findings).toEqual([]);
+    expect(r.summary).toMatchObject({ warning: 0, total: 0, suppressed: 1 });
+    expect(r.suppressed.map((s) => [s.finding.id, s.reason])).toEqual([['pod-opted-out', `flag --suppress ${spec}`]]);
+  });
 
-  it.each([['pod-opted-out=Deployment/other/*'], ['pod-opted-out=Deployment/cart'], ['namespace-not-enabled=*/*/*'], ['pod-opted-out=StatefulSet/shop/cart']])(
-    '--suppress %s does not match',
-    (spec) => {
-      expect(run(optedOut(), [spec]).findings.map((f) => f.id)).toEqual(['pod-opted-out']);
-    },
-  );
+  it.each([
+    ['pod-opted-out=Deployment/other/*'],
+    ['pod-opted-out=Deployment/cart'],
+    ['namespace-not-enabled=*/*/*'],
+    ['pod-opted-out=StatefulSet/shop/cart'],
+  ])('--suppress %s does not match', (spec) => {
+    expect(run(optedOut(), [spec]).findings.map((f) => f.id)).toEqual(['pod-opted-out']);
+  });
 
   it('cluster-scoped resources match Kind/name only', async () => {
     const base = ['check', '-A', '--snapshot', GOLDEN, '-o', 'json', ...TWO];
@@ -409,24 +487,36 @@ describe('suppressions', () => {
     expect(r.findings).toEqual([]);
     expect(r.suppressed.map((s) => s.reason)).toEqual([reason]);
     // Another check's id does not suppress it.
-    expect(run(annotate(optedOut(), pick, 'namespace-not-enabled,MD1001')).findings.map((f) => f.id)).toEqual(['pod-opted-out']);
+    expect(run(annotate(optedOut(), pick, 'namespace-not-enabled,MD1001')).findings.map((f) => f.id)).toEqual([
+      'pod-opted-out',
+    ]);
     // The code works as well as the id.
     expect(run(annotate(optedOut(), pick, 'MD1002')).summary.suppressed).toBe(1);
   });
 
   it('suppressed findings do not count for the exit code, and the table says so', async () => {
-    const objects = annotate(optedOut(), (o) => (o.kind === 'Namespace' && o.metadata?.name === 'shop' ? o.metadata : undefined), 'pod-opted-out');
+    const objects = annotate(
+      optedOut(),
+      (o) => (o.kind === 'Namespace' && o.metadata?.name === 'shop' ? o.metadata : undefined),
+      'pod-opted-out',
+    );
     const file = snapFile('ignored.json', objects);
     const plain = snapFile('plain.json', optedOut());
     expect((await runCli(['check', '-A', '--snapshot', plain, '--fail-on', 'warning', '-o', 'json'])).code).toBe(1);
-    const r = await runCli(['check', '-A', '--snapshot', file, '--fail-on', 'warning', '-o', 'table'], { env: { COLUMNS: '300' } });
+    const r = await runCli(['check', '-A', '--snapshot', file, '--fail-on', 'warning', '-o', 'table'], {
+      env: { COLUMNS: '300' },
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('0 errors, 0 warnings, 0 info · 1 suppressed · ');
-    expect(r.stdout).toContain('  suppressed MD1002 pod-opted-out on Deployment shop/cart: annotation meshdoctor.io/ignore on Namespace shop');
+    expect(r.stdout).toContain(
+      '  suppressed MD1002 pod-opted-out on Deployment shop/cart: annotation meshdoctor.io/ignore on Namespace shop',
+    );
     const s = JSON.parse((await runCli(['check', '-A', '--snapshot', file, '-o', 'sarif'])).stdout);
     expect(validateSarif(s), JSON.stringify(validateSarif.errors)).toBe(true);
     expect(s.runs[0].results).toHaveLength(1);
-    expect(s.runs[0].results[0].suppressions).toEqual([{ kind: 'inSource', justification: 'annotation meshdoctor.io/ignore on Namespace shop' }]);
+    expect(s.runs[0].results[0].suppressions).toEqual([
+      { kind: 'inSource', justification: 'annotation meshdoctor.io/ignore on Namespace shop' },
+    ]);
     const j = xml.parse((await runCli(['check', '-A', '--snapshot', file, '-o', 'junit'])).stdout).testsuites.testsuite;
     expect(j.failures).toBe('0');
     const quiet = j.testcase.find((t: any) => t.name === 'Deployment shop/cart');

@@ -41,11 +41,15 @@ describe('CLI edges', () => {
   it('a workload in another namespace: the error says where it is', async () => {
     const r = await runCli(['explain', 'deploy/web', '-n', 'default', '--snapshot', GOLDEN]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('meshdoctor: deployment "web" not found in namespace "default"; it exists in namespace "shop" (use -n shop)\n');
+    expect(r.stderr).toBe(
+      'meshdoctor: deployment "web" not found in namespace "default"; it exists in namespace "shop" (use -n shop)\n',
+    );
   });
 
   it('--only and --skip take codes in any case', async () => {
-    const r = JSON.parse((await runCli(['check', '-A', '--snapshot', GOLDEN, '--only', 'md1001,Md1002', '-o', 'json'])).stdout);
+    const r = JSON.parse(
+      (await runCli(['check', '-A', '--snapshot', GOLDEN, '--only', 'md1001,Md1002', '-o', 'json'])).stdout,
+    );
     expect(r.summary.checksRun).toBe(2);
     expect((await runCli(['check', '-A', '--snapshot', GOLDEN, '--only', 'md9999'])).code).toBe(2);
   });
@@ -67,12 +71,18 @@ describe('CLI edges', () => {
     expect(JSON.parse(r.stdout).summary.suppressed).toBe(1);
   });
 
-  it.skipIf(!existsSync(join(ROOT, 'dist/cli.js')))('through kubectl-meshdoctor the help says `kubectl meshdoctor`', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, [join(ROOT, 'bin/kubectl-meshdoctor.js'), '--help']);
-    expect(stdout).toMatch(/^Usage: kubectl meshdoctor \[options\] \[command\]/);
-    const direct = await promisify(execFile)(process.execPath, [join(ROOT, 'bin/meshdoctor.js'), '--help']);
-    expect(direct.stdout).toMatch(/^Usage: meshdoctor \[options\] \[command\]/);
-  });
+  it.skipIf(!existsSync(join(ROOT, 'dist/cli.js')))(
+    'through kubectl-meshdoctor the help says `kubectl meshdoctor`',
+    async () => {
+      const { stdout } = await promisify(execFile)(process.execPath, [
+        join(ROOT, 'bin/kubectl-meshdoctor.js'),
+        '--help',
+      ]);
+      expect(stdout).toMatch(/^Usage: kubectl meshdoctor \[options\] \[command\]/);
+      const direct = await promisify(execFile)(process.execPath, [join(ROOT, 'bin/meshdoctor.js'), '--help']);
+      expect(direct.stdout).toMatch(/^Usage: meshdoctor \[options\] \[command\]/);
+    },
+  );
 });
 
 describe('check documentation without the network', () => {
@@ -94,7 +104,9 @@ describe('a snapshot report says when the snapshot was read', () => {
   it('in the table header and the markdown footer', async () => {
     const demo = join(ROOT, 'demo/cluster.json');
     const t = await runCli(['check', '-A', '--snapshot', demo, '--fail-on', 'none'], { env: { COLUMNS: '300' } });
-    expect(t.stdout.split('\n')[0]).toMatch(/snapshot .*demo\/cluster\.json \(read \d{4}-\d\d-\d\dT[\d:.]+Z; ages are from then\)/);
+    expect(t.stdout.split('\n')[0]).toMatch(
+      /snapshot .*demo\/cluster\.json \(read \d{4}-\d\d-\d\dT[\d:.]+Z; ages are from then\)/,
+    );
     const md = await runCli(['check', '-A', '--snapshot', demo, '--fail-on', 'none', '-o', 'markdown']);
     expect(md.stdout).toMatch(/snapshot read \d{4}-\d\d-\d\dT/);
   });
@@ -113,9 +125,13 @@ describe('docs links only where they resolve', () => {
 
     const env = { MESHDOCTOR_DOCS_URL: 'https://git.example.com/meshdoctor/blob/main/docs/checks/' };
     const linked = JSON.parse((await runCli([...args, '-o', 'json'], { env })).stdout);
-    expect(linked.findings[0].docsUrl).toBe('https://git.example.com/meshdoctor/blob/main/docs/checks/pod-opted-out.md');
+    expect(linked.findings[0].docsUrl).toBe(
+      'https://git.example.com/meshdoctor/blob/main/docs/checks/pod-opted-out.md',
+    );
     const s2 = JSON.parse((await runCli([...args, '-o', 'sarif'], { env })).stdout);
-    expect(s2.runs[0].tool.driver.rules[0].helpUri).toBe('https://git.example.com/meshdoctor/blob/main/docs/checks/pod-opted-out.md');
+    expect(s2.runs[0].tool.driver.rules[0].helpUri).toBe(
+      'https://git.example.com/meshdoctor/blob/main/docs/checks/pod-opted-out.md',
+    );
 
     const bad = await runCli([...args], { env: { MESHDOCTOR_DOCS_URL: 'javascript:alert(1)' } });
     expect(bad.code).toBe(2);
@@ -131,7 +147,9 @@ describe('a kubectl dump that leaves out a kind is not an all-clear', () => {
     const own = readFileSync(join(ROOT, 'demo/cluster.json'), 'utf8');
     const { loadSnapshot } = await import('../src/run/read.js');
     const snap = await loadSnapshot([join(ROOT, 'demo/cluster.json')]);
-    const items = Object.entries(snap.objects).flatMap(([k, list]) => (k === 'mutatingwebhookconfigurations' ? [] : (list ?? [])));
+    const items = Object.entries(snap.objects).flatMap(([k, list]) =>
+      k === 'mutatingwebhookconfigurations' ? [] : (list ?? []),
+    );
     expect(own.length).toBeGreaterThan(0);
     const dump = join(dir, 'dump.json');
     writeFileSync(dump, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
@@ -143,7 +161,10 @@ describe('a kubectl dump that leaves out a kind is not an all-clear', () => {
     expect(r.code).toBe(1); // the other findings still decide
 
     const onlyNs = join(dir, 'ns.yaml');
-    writeFileSync(onlyNs, 'apiVersion: v1\nkind: Namespace\nmetadata: {name: shop, annotations: {linkerd.io/inject: enabled}}\n');
+    writeFileSync(
+      onlyNs,
+      'apiVersion: v1\nkind: Namespace\nmetadata: {name: shop, annotations: {linkerd.io/inject: enabled}}\n',
+    );
     const lone = await runCli(['check', '-A', '--snapshot', onlyNs]);
     expect(lone.code).toBe(3);
     expect(lone.stdout).not.toContain('No findings');

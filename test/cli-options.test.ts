@@ -8,6 +8,7 @@ import { FLAGS } from '../src/cli/options.js';
 
 describe('the option table', () => {
   it("keys each flag by commander's attribute name of its flags", () => {
-    for (const [key, flag] of Object.entries(FLAGS)) expect(new Option(flag.flags).attributeName(), flag.flags).toBe(key);
+    for (const [key, flag] of Object.entries(FLAGS))
+      expect(new Option(flag.flags).attributeName(), flag.flags).toBe(key);
   });
 });

@@ -18,7 +18,13 @@ const ISTIO = join(FIXTURES, 'healthy/istio.yaml');
 /** A snapshot file: the healthy Linkerd cluster plus an opted-out workload (one warning). */
 function optedOutFile(): string {
   const p = join(tmp, 'opted-out.json');
-  writeFileSync(p, JSON.stringify({ kind: 'List', items: overlay(baseObjects('linkerd'), fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml')) }));
+  writeFileSync(
+    p,
+    JSON.stringify({
+      kind: 'List',
+      items: overlay(baseObjects('linkerd'), fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml')),
+    }),
+  );
   return p;
 }
 
@@ -98,7 +104,9 @@ describe('unreadable snapshots: one line, exit 2, no stack trace', () => {
 
 describe("meshdoctor's own snapshot file (streamed, one object per line)", () => {
   const snapshot = () => {
-    const snap = snapshotFrom(overlay(baseObjects('linkerd'), fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml')));
+    const snap = snapshotFrom(
+      overlay(baseObjects('linkerd'), fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml')),
+    );
     return [...snapshotText(snap)].join('');
   };
 
@@ -171,12 +179,16 @@ describe('check --snapshot', () => {
     const only = JSON.parse((await runCli(['check', '-A', '--snapshot', f, '-o', 'json', '--only', 'MD1002'])).stdout);
     expect(only.findings.map((x: any) => x.id)).toEqual(['pod-opted-out']);
     expect(only.summary.checksRun).toBe(1);
-    const skip = JSON.parse((await runCli(['check', '-A', '--snapshot', f, '-o', 'json', '--skip', 'pod-opted-out'])).stdout);
+    const skip = JSON.parse(
+      (await runCli(['check', '-A', '--snapshot', f, '-o', 'json', '--skip', 'pod-opted-out'])).stdout,
+    );
     expect(skip.findings.map((x: any) => x.id)).not.toContain('pod-opted-out');
   });
 
   it('--mesh istio ignores an installed Linkerd', async () => {
-    const r = JSON.parse((await runCli(['check', '-A', '--snapshot', optedOutFile(), '-o', 'json', '--mesh', 'istio'])).stdout);
+    const r = JSON.parse(
+      (await runCli(['check', '-A', '--snapshot', optedOutFile(), '-o', 'json', '--mesh', 'istio'])).stdout,
+    );
     expect(r.meshes).toEqual(['istio']);
     expect(r.findings.filter((x: any) => x.mesh === 'linkerd')).toEqual([]);
   });
@@ -186,8 +198,12 @@ describe('check --snapshot', () => {
     const esc = /\u001b\[/;
     expect((await runCli(['check', '-A', '--snapshot', f, '-o', 'table'])).stdout).not.toMatch(esc);
     expect((await runCli(['check', '-A', '--snapshot', f, '-o', 'table'], { tty: true })).stdout).toMatch(esc);
-    expect((await runCli(['check', '-A', '--snapshot', f, '-o', 'table'], { tty: true, env: { NO_COLOR: '1' } })).stdout).not.toMatch(esc);
-    expect((await runCli(['check', '-A', '--snapshot', f, '-o', 'table', '--no-color'], { tty: true })).stdout).not.toMatch(esc);
+    expect(
+      (await runCli(['check', '-A', '--snapshot', f, '-o', 'table'], { tty: true, env: { NO_COLOR: '1' } })).stdout,
+    ).not.toMatch(esc);
+    expect(
+      (await runCli(['check', '-A', '--snapshot', f, '-o', 'table', '--no-color'], { tty: true })).stdout,
+    ).not.toMatch(esc);
   });
 
   it('output is byte-identical whatever the order of objects in the input', async () => {
@@ -212,7 +228,9 @@ describe('check --snapshot', () => {
     const evil = 'cart\u001b]8;;http://evil.example\u0007click\u001b]8;;\u0007\u001b[2J\rx';
     const objects = overlay(
       baseObjects('linkerd'),
-      fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml').map((o) => (o.kind === 'Deployment' ? { ...o, metadata: { ...o.metadata, name: evil } } : o)),
+      fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml').map((o) =>
+        o.kind === 'Deployment' ? { ...o, metadata: { ...o.metadata, name: evil } } : o,
+      ),
     );
     const p = join(tmp, 'evil.json');
     writeFileSync(p, JSON.stringify({ kind: 'List', items: objects }));
@@ -224,7 +242,9 @@ describe('check --snapshot', () => {
     const json = JSON.parse((await runCli(['check', '-A', '--snapshot', p, '-o', 'json'])).stdout);
     const fix: string = json.findings.find((f: any) => f.id === 'pod-opted-out').fix[0];
     // No POSIX quoting keeps a control character on one line, and stripping it would name another object: withheld, naming it escaped.
-    expect(fix.startsWith("# fix withheld: a control character in 'deployment/cart\\x1b]8;;http://evil.example\\x07click")).toBe(true);
+    expect(
+      fix.startsWith("# fix withheld: a control character in 'deployment/cart\\x1b]8;;http://evil.example\\x07click"),
+    ).toBe(true);
     expect(fix).not.toContain("$'");
     expect(fix).not.toMatch(/[\u0000-\u001f]/);
   });
@@ -243,7 +263,16 @@ describe('reporter goldens', () => {
   // Fixed checks so that new checks do not churn the goldens; regenerate with UPDATE_GOLDEN=1.
   // A path relative to the repository (the tests' working directory): the same in every clone, so
   // the table wraps the same way wherever it runs.
-  const args = (o: string) => ['check', '-A', '--snapshot', 'test/fixtures/golden-cluster.yaml', '-o', o, '--only', 'namespace-not-enabled,pod-opted-out'];
+  const args = (o: string) => [
+    'check',
+    '-A',
+    '--snapshot',
+    'test/fixtures/golden-cluster.yaml',
+    '-o',
+    o,
+    '--only',
+    'namespace-not-enabled,pod-opted-out',
+  ];
   for (const [o, file] of [
     ['table', 'table.txt'],
     ['json', 'report.json'],

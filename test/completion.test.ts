@@ -16,7 +16,10 @@ import { runCli } from './helpers/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'meshdoctor-completion-'));
 const onPath = (cmd: string) => (process.env.PATH ?? '').split(delimiter).some((d) => d && existsSync(join(d, cmd)));
-const program = buildProgram({ stdout: () => {}, stderr: () => {}, stdoutTTY: false, stderrTTY: false, env: {}, readStdin: async () => '' }, () => {});
+const program = buildProgram(
+  { stdout: () => {}, stderr: () => {}, stdoutTTY: false, stderrTTY: false, env: {}, readStdin: async () => '' },
+  () => {},
+);
 /** The commands a user sees (not the hidden __complete that kubectl_complete-meshdoctor runs). */
 const commands = program.commands.filter((c) => !(c as unknown as { _hidden: boolean })._hidden);
 const flagsOf = (c: typeof program) => c.options.flatMap((o) => [o.short, o.long].filter(Boolean) as string[]);
@@ -34,7 +37,10 @@ async function script(shell: string): Promise<string> {
 function complete(file: string, line: string, path = process.env.PATH): string[] {
   const words = line.split(' ');
   const code = `source "$1"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _meshdoctor; printf '%s\\n' "\${COMPREPLY[@]}"`;
-  const out = execFileSync('bash', ['--norc', '-c', code, 'bash', file], { encoding: 'utf8', env: { PATH: path, HOME: tmp } });
+  const out = execFileSync('bash', ['--norc', '-c', code, 'bash', file], {
+    encoding: 'utf8',
+    env: { PATH: path, HOME: tmp },
+  });
   return out.split('\n').filter(Boolean);
 }
 
@@ -69,8 +75,13 @@ describe('meshdoctor completion bash', () => {
     expect(complete(file, 'meshdoctor check --fail-on w')).toEqual(['warning']);
     expect(complete(file, 'meshdoctor completion ')).toEqual(['-h', '--help', 'bash', 'zsh', 'fish']);
     expect(complete(file, 'meshdoctor check --only ')).toEqual(CHECKS.flatMap((c) => [c.id, c.code]));
-    expect(complete(file, 'meshdoctor check --skip webhook-ca-e')).toEqual(['webhook-ca-expired', 'webhook-ca-expiring']);
-    expect(complete(file, 'meshdoctor check --only namespace-not-enabled,pod-o')).toEqual(['namespace-not-enabled,pod-opted-out']);
+    expect(complete(file, 'meshdoctor check --skip webhook-ca-e')).toEqual([
+      'webhook-ca-expired',
+      'webhook-ca-expiring',
+    ]);
+    expect(complete(file, 'meshdoctor check --only namespace-not-enabled,pod-o')).toEqual([
+      'namespace-not-enabled,pod-opted-out',
+    ]);
     writeFileSync(join(tmp, 'cluster-snap.json'), '{}');
     expect(complete(file, `meshdoctor check --snapshot ${tmp}/cluster-s`)).toEqual([join(tmp, 'cluster-snap.json')]);
     expect(complete(file, 'meshdoctor check --request-timeout ')).toEqual([]);
@@ -92,7 +103,9 @@ describe('meshdoctor completion bash', () => {
     execFileSync('mkdir', ['-p', empty]);
     // No kubectl on PATH (bash itself is run by absolute path): no candidates, no error.
     const code = `source "$1"; COMP_WORDS=(meshdoctor check -n ''); COMP_CWORD=3; _meshdoctor; echo "n=\${#COMPREPLY[@]}"`;
-    expect(execFileSync('/bin/bash', ['--norc', '-c', code, 'bash', file], { encoding: 'utf8', env: { PATH: empty } })).toBe('n=0\n');
+    expect(
+      execFileSync('/bin/bash', ['--norc', '-c', code, 'bash', file], { encoding: 'utf8', env: { PATH: empty } }),
+    ).toBe('n=0\n');
   });
 
   it('an unknown shell is a usage error (exit 2)', async () => {
@@ -129,9 +142,15 @@ function stubs(): { bin: string; ns: string; ctx: string } {
   const dir = mkdtempSync(join(tmp, 'hostile-'));
   const bin = join(dir, 'bin');
   mkdirSync(bin);
-  writeFileSync(join(bin, 'kubectl'), '#!/bin/sh\ncase "$*" in *namespaces*) cat "$NS_FILE" ;; *get-contexts*) cat "$CTX_FILE" ;; esac\n');
+  writeFileSync(
+    join(bin, 'kubectl'),
+    '#!/bin/sh\ncase "$*" in *namespaces*) cat "$NS_FILE" ;; *get-contexts*) cat "$CTX_FILE" ;; esac\n',
+  );
   // Written whole, then renamed: the file `ran` never exists half written (the test reads it once it exists).
-  writeFileSync(join(bin, 'meshdoctor'), '#!/bin/sh\nfor a; do printf \'%s\\0\' "$a"; done > ran.part && mv ran.part ran\n');
+  writeFileSync(
+    join(bin, 'meshdoctor'),
+    '#!/bin/sh\nfor a; do printf \'%s\\0\' "$a"; done > ran.part && mv ran.part ran\n',
+  );
   chmodSync(join(bin, 'kubectl'), 0o755);
   chmodSync(join(bin, 'meshdoctor'), 0o755);
   return { bin, ns: join(dir, 'ns.txt'), ctx: join(dir, 'ctx.txt') };
@@ -165,7 +184,12 @@ const HOSTILE = [
  * bash, and in zsh through bashcompinit's own compgen -F and its `${(Q)...}` (what
  * _bash_complete hands to compadd, which quotes again); plus whether anything ran.
  */
-function candidates(shell: 'bash' | 'zsh', file: string, flag: string, lines: string[]): { got: string[]; pwned: boolean } {
+function candidates(
+  shell: 'bash' | 'zsh',
+  file: string,
+  flag: string,
+  lines: string[],
+): { got: string[]; pwned: boolean } {
   const s = stubs();
   writeFileSync(s.ns, lines.map((l) => `namespace/${l}\n`).join(''));
   writeFileSync(s.ctx, lines.map((l) => `${l}\n`).join(''));
@@ -196,7 +220,15 @@ describe('completion of names from the cluster and the kubeconfig is inert', () 
   for (const shell of SHELLS) {
     it(`${shell}: a namespace can only be a DNS-1123 label; every other name from the API server is dropped, nothing runs`, async () => {
       const file = await script(shell);
-      const r = candidates(shell, file, '-n', ['default', ...HOSTILE, 'shop', 'a\x1bb', 'UPPER', `${'a'.repeat(64)}`, `${'a'.repeat(63)}`]);
+      const r = candidates(shell, file, '-n', [
+        'default',
+        ...HOSTILE,
+        'shop',
+        'a\x1bb',
+        'UPPER',
+        `${'a'.repeat(64)}`,
+        `${'a'.repeat(63)}`,
+      ]);
       expect(r).toEqual({ got: ['default', 'shop', 'a'.repeat(63)], pwned: false });
     });
 
@@ -218,7 +250,9 @@ describe('completion of names from the cluster and the kubeconfig is inert', () 
         fc.property(fc.uniqueArray(name, { minLength: 1, maxLength: 8 }), (names) => {
           // kubectl prints one name per line: a newline makes two lines of one name; NUL bytes are
           // dropped from its output; lines with any other control character are dropped.
-          const kept = names.flatMap((n) => n.replaceAll('\0', '').split('\n')).filter((l) => l !== '' && !/[\x00-\x1f\x7f]/.test(l));
+          const kept = names
+            .flatMap((n) => n.replaceAll('\0', '').split('\n'))
+            .filter((l) => l !== '' && !/[\x00-\x1f\x7f]/.test(l));
           // zsh's _bash_complete makes one trailing space compadd's suffix (the word is inserted without it).
           const want = shell === 'zsh' ? kept.map((n) => n.replace(/ $/, '')).filter((n) => n !== '') : kept;
           expect(candidates(shell, file, '--context', names)).toEqual({ got: want, pwned: false });
@@ -229,7 +263,10 @@ describe('completion of names from the cluster and the kubeconfig is inert', () 
 
     it(`${shell}: property: of any namespace names only DNS-1123 labels are offered, all of them`, async () => {
       const file = await script(shell);
-      const name = fc.oneof(fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,8}[a-z0-9])?$/), fc.string({ minLength: 1, maxLength: 10 }));
+      const name = fc.oneof(
+        fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,8}[a-z0-9])?$/),
+        fc.string({ minLength: 1, maxLength: 10 }),
+      );
       fc.assert(
         fc.property(fc.uniqueArray(name, { minLength: 1, maxLength: 8 }), (names) => {
           const r = candidates(shell, file, '-n', names);
@@ -242,13 +279,25 @@ describe('completion of names from the cluster and the kubeconfig is inert', () 
 });
 
 /** Runs test/helpers/complete.zsh: the shell on a pseudo-terminal, TAB pressed, the line run with Enter. */
-function typed(shell: 'bash' | 'zsh' | 'fish', file: string, line: string, ns: string[], ctx: string[]): { line: string; argv: string[]; pwned: boolean } {
+function typed(
+  shell: 'bash' | 'zsh' | 'fish',
+  file: string,
+  line: string,
+  ns: string[],
+  ctx: string[],
+): { line: string; argv: string[]; pwned: boolean } {
   const s = stubs();
   writeFileSync(s.ns, ns.map((l) => `namespace/${l}\n`).join(''));
   writeFileSync(s.ctx, ctx.map((l) => `${l}\n`).join(''));
   const cwd = mkdtempSync(join(tmp, 'pty-'));
   execFileSync('zsh', ['-f', join(import.meta.dirname, 'helpers/complete.zsh'), shell, file, cwd, line], {
-    env: { PATH: `${s.bin}${delimiter}/usr/bin${delimiter}/bin`, HOME: tmp, NS_FILE: s.ns, CTX_FILE: s.ctx, TERM: 'dumb' },
+    env: {
+      PATH: `${s.bin}${delimiter}/usr/bin${delimiter}/bin`,
+      HOME: tmp,
+      NS_FILE: s.ns,
+      CTX_FILE: s.ctx,
+      TERM: 'dumb',
+    },
     timeout: 30_000,
   });
   const ran = existsSync(join(cwd, 'ran')) ? readFileSync(join(cwd, 'ran'), 'utf8').split('\0').slice(0, -1) : [];
@@ -266,7 +315,9 @@ describe.skipIf(!zpty)('TAB pressed in a real interactive bash and zsh (pseudo-t
         const r = typed(shell, file, 'meshdoctor check --context ', [], [name]);
         const want = ['check', '--context', name];
         if (r.pwned || JSON.stringify(r.argv) !== JSON.stringify(want))
-          problems.push(`${JSON.stringify(name)}: line ${JSON.stringify(r.line)} ran ${JSON.stringify(r.argv)}${r.pwned ? ', PWNED' : ''}`);
+          problems.push(
+            `${JSON.stringify(name)}: line ${JSON.stringify(r.line)} ran ${JSON.stringify(r.argv)}${r.pwned ? ', PWNED' : ''}`,
+          );
       }
       expect(problems).toEqual([]);
     }, 120_000);
@@ -293,7 +344,12 @@ describe.skipIf(!zpty)('TAB pressed in a real interactive bash and zsh (pseudo-t
 // itself when it inserts it, so the script only filters names.
 
 /** fish's candidates for `line` (complete -C), without descriptions; and whether anything ran. */
-function fishComplete(file: string, line: string, ns: string[] = [], ctx: string[] = []): { got: string[]; pwned: boolean } {
+function fishComplete(
+  file: string,
+  line: string,
+  ns: string[] = [],
+  ctx: string[] = [],
+): { got: string[]; pwned: boolean } {
   const s = stubs();
   writeFileSync(s.ns, ns.map((l) => `namespace/${l}\n`).join(''));
   writeFileSync(s.ctx, ctx.map((l) => `${l}\n`).join(''));
@@ -302,7 +358,11 @@ function fishComplete(file: string, line: string, ns: string[] = [], ctx: string
   mkdirSync(join(tmp, 'fish-cwd'), { recursive: true });
   const cwd = mkdtempSync(join(tmp, 'fish-cwd', 'c-'));
   const env = { PATH: `${s.bin}${delimiter}/usr/bin${delimiter}/bin`, HOME: tmp, NS_FILE: s.ns, CTX_FILE: s.ctx };
-  const out = execFileSync('fish', ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', file, line], { cwd, env, encoding: 'utf8' });
+  const out = execFileSync('fish', ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', file, line], {
+    cwd,
+    env,
+    encoding: 'utf8',
+  });
   return {
     got: out
       .split('\n')
@@ -335,8 +395,13 @@ describe.skipIf(!onPath('fish'))('meshdoctor completion fish (fish installed)', 
     expect(fishComplete(file, 'meshdoctor check -o ').got.sort()).toEqual(Object.keys(REPORTERS).sort());
     expect(fishComplete(file, 'meshdoctor check --fail-on w').got).toEqual(['warning']);
     expect(fishComplete(file, 'meshdoctor completion ').got.sort()).toEqual(['bash', 'fish', 'zsh']);
-    expect(fishComplete(file, 'meshdoctor check --skip webhook-ca-e').got.sort()).toEqual(['webhook-ca-expired', 'webhook-ca-expiring']);
-    expect(fishComplete(file, 'meshdoctor check --only namespace-not-enabled,pod-o').got).toEqual(['namespace-not-enabled,pod-opted-out']);
+    expect(fishComplete(file, 'meshdoctor check --skip webhook-ca-e').got.sort()).toEqual([
+      'webhook-ca-expired',
+      'webhook-ca-expiring',
+    ]);
+    expect(fishComplete(file, 'meshdoctor check --only namespace-not-enabled,pod-o').got).toEqual([
+      'namespace-not-enabled,pod-opted-out',
+    ]);
     writeFileSync(join(tmp, 'fish-snap.json'), '{}');
     expect(fishComplete(file, `meshdoctor check --snapshot ${tmp}/fish-s`).got).toEqual([join(tmp, 'fish-snap.json')]);
     expect(fishComplete(file, 'meshdoctor check --request-timeout ').got).toEqual([]);
@@ -344,11 +409,18 @@ describe.skipIf(!onPath('fish'))('meshdoctor completion fish (fish installed)', 
 
   it('hostile names: only DNS-1123 namespaces; contexts but those with a control character or a leading ~; nothing runs', async () => {
     const file = await script('fish');
-    expect(fishComplete(file, 'meshdoctor check -n ', ['default', ...HOSTILE, 'shop', 'a\x1bb', 'UPPER', 'a'.repeat(64)])).toEqual({
+    expect(
+      fishComplete(file, 'meshdoctor check -n ', ['default', ...HOSTILE, 'shop', 'a\x1bb', 'UPPER', 'a'.repeat(64)]),
+    ).toEqual({
       got: ['default', 'shop'],
       pwned: false,
     });
-    const r = fishComplete(file, 'meshdoctor check --context ', [], ['prod', ...HOSTILE, 'my ctx', 'bad\x1b]52;c;x\x07name']);
+    const r = fishComplete(
+      file,
+      'meshdoctor check --context ',
+      [],
+      ['prod', ...HOSTILE, 'my ctx', 'bad\x1b]52;c;x\x07name'],
+    );
     expect(r.pwned).toBe(false);
     expect(r.got.sort()).toEqual(['prod', ...HOSTILE.filter((n) => !n.startsWith('~')), 'my ctx'].sort());
   });
@@ -361,7 +433,9 @@ describe.skipIf(!onPath('fish'))('meshdoctor completion fish (fish installed)', 
       for (const name of HOSTILE.filter((n) => !n.startsWith('~'))) {
         const r = typed('fish', file, 'meshdoctor check --context ', [], [name]);
         if (r.pwned || JSON.stringify(r.argv) !== JSON.stringify(['check', '--context', name]))
-          problems.push(`${JSON.stringify(name)}: line ${JSON.stringify(r.line)} ran ${JSON.stringify(r.argv)}${r.pwned ? ', PWNED' : ''}`);
+          problems.push(
+            `${JSON.stringify(name)}: line ${JSON.stringify(r.line)} ran ${JSON.stringify(r.argv)}${r.pwned ? ', PWNED' : ''}`,
+          );
       }
       expect(problems).toEqual([]);
       // A context named ~root is not offered: fish would insert it unescaped, as root's home directory.
@@ -395,10 +469,20 @@ describe.skipIf(!BUILT)('kubectl_complete-meshdoctor (kubectl plugin completion)
   });
 
   it("prints candidates, then cobra's directive: 4 (no files) or 0 (the shell's own file completion)", () => {
-    expect(pluginComplete(['']).lines).toEqual([...commands.map((c) => c.name()), '-V', '--version', '-h', '--help', ':4']);
+    expect(pluginComplete(['']).lines).toEqual([
+      ...commands.map((c) => c.name()),
+      '-V',
+      '--version',
+      '-h',
+      '--help',
+      ':4',
+    ]);
     expect(pluginComplete(['ch']).lines).toEqual(['check', 'checks', ':4']);
     expect(pluginComplete(['check', '-o', '']).lines).toEqual([...Object.keys(REPORTERS), ':4']);
-    expect(pluginComplete(['check', '--only', 'namespace-not-enabled,pod-o']).lines).toEqual(['namespace-not-enabled,pod-opted-out', ':4']);
+    expect(pluginComplete(['check', '--only', 'namespace-not-enabled,pod-o']).lines).toEqual([
+      'namespace-not-enabled,pod-opted-out',
+      ':4',
+    ]);
     expect(pluginComplete(['check', '--snapshot', '']).lines).toEqual([':0']);
     // Words that are meshdoctor's own options arrive as words, not as --version or --help.
     expect(pluginComplete(['check', '-V']).lines).toEqual([':4']);
@@ -406,7 +490,10 @@ describe.skipIf(!BUILT)('kubectl_complete-meshdoctor (kubectl plugin completion)
   });
 
   it('hostile names: only DNS-1123 namespaces, only plain context names; nothing runs', () => {
-    expect(pluginComplete(['check', '-n', ''], ['default', ...HOSTILE, 'shop', 'UPPER'])).toEqual({ lines: ['default', 'shop', ':4'], pwned: false });
+    expect(pluginComplete(['check', '-n', ''], ['default', ...HOSTILE, 'shop', 'UPPER'])).toEqual({
+      lines: ['default', 'shop', ':4'],
+      pwned: false,
+    });
     const eks = 'arn:aws:eks:eu-west-1:123456789012:cluster/prod';
     expect(pluginComplete(['check', '--context', ''], [], ['kind-demo', eks, ...HOSTILE, 'my ctx'])).toEqual({
       // -rf and --help are plain words: after --context they are its value.
@@ -417,7 +504,11 @@ describe.skipIf(!BUILT)('kubectl_complete-meshdoctor (kubectl plugin completion)
 
   it.skipIf(!onPath('kubectl'))('the real kubectl finds and runs it: kubectl __complete meshdoctor check -o ""', () => {
     const dir = mkdtempSync(join(tmp, 'kubectl-path-'));
-    execFileSync('ln', ['-s', join(import.meta.dirname, '..', 'bin', 'kubectl-meshdoctor.js'), join(dir, 'kubectl-meshdoctor')]);
+    execFileSync('ln', [
+      '-s',
+      join(import.meta.dirname, '..', 'bin', 'kubectl-meshdoctor.js'),
+      join(dir, 'kubectl-meshdoctor'),
+    ]);
     execFileSync('ln', ['-s', COMPLETER, join(dir, 'kubectl_complete-meshdoctor')]);
     const out = execFileSync('kubectl', ['__complete', 'meshdoctor', 'check', '-o', ''], {
       env: { PATH: `${dir}${delimiter}${process.env.PATH}`, HOME: tmp },

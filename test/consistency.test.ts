@@ -43,16 +43,31 @@ export function inconsistencies(e: Explanation, unmeshed: (mesh: MeshName) => nu
         f.resource.name === e.workload.name,
     );
     if (x.wouldInject && unmeshedPods > 0 && e.findings.length === 0)
-      out.push(`${w}: explain says ${x.mesh} would inject it and ${unmeshedPods} pod(s) run without a proxy, but check reports nothing about it`);
+      out.push(
+        `${w}: explain says ${x.mesh} would inject it and ${unmeshedPods} pod(s) run without a proxy, but check reports nothing about it`,
+      );
     if (!x.wouldInject && !(called && callFails && x.injector.every((s) => s.ok)) && missing.length > 0)
-      out.push(`${w}: explain says ${x.mesh} would not inject it (${x.verdict}), but check reports ${missing.map((f) => f.id).join(', ')}`);
+      out.push(
+        `${w}: explain says ${x.mesh} would not inject it (${x.verdict}), but check reports ${missing.map((f) => f.id).join(', ')}`,
+      );
   }
   return out;
 }
 
 function cases(): [string, Snapshot][] {
   const out: [string, Snapshot][] = [];
-  for (const base of ['linkerd', 'istio', 'istio-ambient', 'kuma', 'consul', 'both', 'linkerd+kuma', 'istio+consul', 'kuma+consul', ...MORE_HEALTHY] as const)
+  for (const base of [
+    'linkerd',
+    'istio',
+    'istio-ambient',
+    'kuma',
+    'consul',
+    'both',
+    'linkerd+kuma',
+    'istio+consul',
+    'kuma+consul',
+    ...MORE_HEALTHY,
+  ] as const)
     out.push([`healthy ${base}`, cluster(base)]);
   out.push(['golden-cluster.yaml', cluster('none', ['golden-cluster.yaml'])]);
   for (const dir of readdirSync(join(FIXTURES, 'checks')).sort()) {
@@ -60,7 +75,8 @@ function cases(): [string, Snapshot][] {
       .filter((x) => /\.ya?ml$/.test(x))
       .sort()) {
       const file = `checks/${dir}/${f}`;
-      for (const base of new Set<Base>([baseOf(file), besideOf(file)])) out.push([`${file} over ${base}`, cluster(base, [file])]);
+      for (const base of new Set<Base>([baseOf(file), besideOf(file)]))
+        out.push([`${file} over ${base}`, cluster(base, [file])]);
     }
   }
   return out;
@@ -78,7 +94,10 @@ function check(snap: Snapshot): { violations: string[]; workloads: number } {
     const ns = model.namespace(w.namespace);
     const unmeshed = (mesh: MeshName) =>
       podStates(w).unmeshed.filter(
-        (p) => podSpec(p).hostNetwork !== true && !templateOptOut(mesh, p) && !profileOf(mesh).sidecarless?.meshedWithoutProxy?.(p, ns),
+        (p) =>
+          podSpec(p).hostNetwork !== true &&
+          !templateOptOut(mesh, p) &&
+          !profileOf(mesh).sidecarless?.meshedWithoutProxy?.(p, ns),
       ).length;
     violations.push(...inconsistencies(e, unmeshed, findings));
   }
@@ -113,7 +132,11 @@ describe('the consistency rule can fail', () => {
     findings,
   });
   const one = () => 1;
-  const missing = { id: 'sidecar-missing', mesh: 'istio', resource: { kind: 'Deployment', namespace: 'shop', name: 'web' } } as Finding;
+  const missing = {
+    id: 'sidecar-missing',
+    mesh: 'istio',
+    resource: { kind: 'Deployment', namespace: 'shop', name: 'web' },
+  } as Finding;
 
   it('flags explain "would inject" with unmeshed pods and no finding', () => {
     expect(inconsistencies(e(true), one, [])).toHaveLength(1);
@@ -133,6 +156,8 @@ describe('the consistency rule can fail', () => {
     const { findings } = runChecks(snap, CHECKS, opts, model);
     const w = model.appWorkloads.find((x) => x.name === 'reporter')!;
     const wrong = [...findings, { ...missing, resource: w.ref }];
-    expect(inconsistencies(explain(model, { kind: w.kind, name: w.name }, w.namespace, wrong), one, wrong)).toHaveLength(1);
+    expect(
+      inconsistencies(explain(model, { kind: w.kind, name: w.name }, w.namespace, wrong), one, wrong),
+    ).toHaveLength(1);
   });
 });

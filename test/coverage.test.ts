@@ -19,7 +19,11 @@ describe('rbacFix', () => {
   it('cluster-scope refusals: one ClusterRole named after its rules, a ClusterRoleBinding to the refused ServiceAccount', () => {
     const out = rbacFix(live(), [
       { kind: 'namespaces', reason: refused('namespaces', 'at the cluster scope'), checks: ['a'] },
-      { kind: 'mutatingwebhookconfigurations', reason: refused('mutatingwebhookconfigurations', 'at the cluster scope'), checks: ['b'] },
+      {
+        kind: 'mutatingwebhookconfigurations',
+        reason: refused('mutatingwebhookconfigurations', 'at the cluster scope'),
+        checks: ['b'],
+      },
     ]);
     expect(out).toHaveLength(2);
     const role =
@@ -30,7 +34,9 @@ describe('rbacFix', () => {
   });
 
   it('a kind refused only in a mesh namespace is granted there only (RoleBinding), a user by name', () => {
-    const out = rbacFix(live(), [{ kind: 'pods', reason: refused('pods', 'in the namespace "linkerd"', 'alice@example.com'), checks: ['x'] }]);
+    const out = rbacFix(live(), [
+      { kind: 'pods', reason: refused('pods', 'in the namespace "linkerd"', 'alice@example.com'), checks: ['x'] },
+    ]);
     expect(out[1]).toMatch(
       /^kubectl create rolebinding meshdoctor-reader-[0-9a-f]{8} -n linkerd --clusterrole=meshdoctor-reader-[0-9a-f]{8} --user=alice@example.com$/,
     );
@@ -45,7 +51,9 @@ describe('rbacFix', () => {
   });
 
   it('nothing for offline snapshots or refusals that are not 403s', () => {
-    expect(rbacFix({ ...live(), source: { type: 'file' } }, [{ kind: 'pods', reason: 'forbidden: x', checks: [] }])).toEqual([]);
+    expect(
+      rbacFix({ ...live(), source: { type: 'file' } }, [{ kind: 'pods', reason: 'forbidden: x', checks: [] }]),
+    ).toEqual([]);
     expect(rbacFix(live(), [{ kind: 'pods', reason: 'not found: x', checks: [] }])).toEqual([]);
   });
 });

@@ -19,7 +19,16 @@ import { overlayManifests } from '../src/run/manifests.js';
 import { runChecks } from '../src/run/run.js';
 import type { Check } from '../src/checks/define.js';
 import type { Snapshot } from '../src/k8s/snapshot.js';
-import { FIXTURES, MORE_HEALTHY, NOW, baseOf, besideOf, cluster, fixtureObjects, type Base } from './helpers/fixtures.js';
+import {
+  FIXTURES,
+  MORE_HEALTHY,
+  NOW,
+  baseOf,
+  besideOf,
+  cluster,
+  fixtureObjects,
+  type Base,
+} from './helpers/fixtures.js';
 
 /** Declared inputs no fixture reads, kept on purpose (each with the reason). */
 const ALLOWED_UNREAD: Record<string, KindKey[]> = {};
@@ -64,13 +73,25 @@ function cases(): Case[] {
   const add = (name: string, snap: Snapshot) => {
     out.push({ name, snap });
     out.push({ name: `${name} [namespace-only, -A]`, snap: namespaceOnly(snap) });
-    const namespaces = [...new Set((snap.objects.pods ?? []).map((p) => p.metadata?.namespace).filter((n): n is string => !!n))].sort();
+    const namespaces = [
+      ...new Set((snap.objects.pods ?? []).map((p) => p.metadata?.namespace).filter((n): n is string => !!n)),
+    ].sort();
     for (const ns of namespaces) {
       out.push({ name: `${name} [-n ${ns}]`, snap: { ...snap, scope: { allNamespaces: false, namespace: ns } } });
       out.push({ name: `${name} [namespace-only, -n ${ns}]`, snap: namespaceOnly(snap, ns) });
     }
   };
-  for (const base of ['linkerd', 'istio', 'istio-ambient', 'kuma', 'consul', 'both', 'linkerd+kuma', 'istio+consul', ...MORE_HEALTHY] as const)
+  for (const base of [
+    'linkerd',
+    'istio',
+    'istio-ambient',
+    'kuma',
+    'consul',
+    'both',
+    'linkerd+kuma',
+    'istio+consul',
+    ...MORE_HEALTHY,
+  ] as const)
     add(`healthy ${base}`, cluster(base));
   add('golden-cluster.yaml', cluster('none', ['golden-cluster.yaml']));
   const files = [
@@ -131,7 +152,12 @@ function kindsRead(checks: readonly Check[], { snap, expectMeshed }: Case): { re
       }
     },
   }));
-  const r = runChecks({ ...snap, objects }, recorded, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW, expectMeshed: !!expectMeshed });
+  const r = runChecks({ ...snap, objects }, recorded, {
+    mesh: 'auto',
+    certExpiryWarningDays: 60,
+    now: NOW,
+    expectMeshed: !!expectMeshed,
+  });
   return { read, errors: r.errors };
 }
 
@@ -199,7 +225,9 @@ describe('declared inputs are the inputs read', () => {
       const declared = declaredOf(check);
       const { reads, errors } = runAll(check);
       expect(errors).toEqual([]);
-      const undeclared = [...reads].filter(([k]) => !declared.has(k)).map(([k, where]) => [k, `${where.length} case(s), e.g. ${where[0]}`]);
+      const undeclared = [...reads]
+        .filter(([k]) => !declared.has(k))
+        .map(([k, where]) => [k, `${where.length} case(s), e.g. ${where[0]}`]);
       expect(Object.fromEntries(undeclared)).toEqual({});
     });
   }
@@ -208,7 +236,9 @@ describe('declared inputs are the inputs read', () => {
     const unread: Record<string, string[]> = {};
     for (const check of CHECKS) {
       const { reads } = runAll(check);
-      const never = [...check.inputs, ...(check.optionalInputs ?? [])].filter((k) => !reads.has(k) && !ALLOWED_UNREAD[check.id]?.includes(k));
+      const never = [...check.inputs, ...(check.optionalInputs ?? [])].filter(
+        (k) => !reads.has(k) && !ALLOWED_UNREAD[check.id]?.includes(k),
+      );
       if (never.length) unread[check.id] = never;
     }
     expect(unread).toEqual({});
@@ -230,9 +260,13 @@ describe('declared inputs are the inputs read', () => {
 
   it('the recorder sees reads through the Model and its memos, and only while the check runs', () => {
     const { read } = kindsRead([probe], { name: 'healthy linkerd', snap: cluster('linkerd') });
-    expect([...read].sort()).toEqual(expect.arrayContaining(['events', 'pods', 'replicasets', 'deployments', 'cronjobs']));
+    expect([...read].sort()).toEqual(
+      expect.arrayContaining(['events', 'pods', 'replicasets', 'deployments', 'cronjobs']),
+    );
     // The runner's own reads (skip logic, ranking, suppressions) are not the check's.
-    expect(kindsRead([{ ...probe, *run() {} }], { name: 'healthy linkerd', snap: cluster('linkerd') }).read.size).toBe(0);
+    expect(kindsRead([{ ...probe, *run() {} }], { name: 'healthy linkerd', snap: cluster('linkerd') }).read.size).toBe(
+      0,
+    );
   });
 
   it('planted: a check reading a kind it does not declare is named, also when its group shares the run or a memo hides the read', () => {
@@ -269,11 +303,14 @@ describe('declared inputs are the inputs read', () => {
       },
     };
     const planted = analyse([CHECKS.find((c) => c.id === 'sidecar-missing')!, honest, sneaky, late], sample);
-    const undeclared = (id: string, c: Check) => [...planted.get(id)!.reads.keys()].filter((k) => !declaredOf(c).has(k)).sort();
+    const undeclared = (id: string, c: Check) =>
+      [...planted.get(id)!.reads.keys()].filter((k) => !declaredOf(c).has(k)).sort();
     expect(undeclared('honest', honest)).toEqual([]);
     expect(undeclared('sneaky', sneaky)).toEqual(['secrets']);
     // In every case it ran in (the runner skips it where Namespaces were not read).
-    expect(planted.get('sneaky')!.reads.get('secrets')).toHaveLength(sample.filter((c) => c.snap.objects.namespaces).length);
+    expect(planted.get('sneaky')!.reads.get('secrets')).toHaveLength(
+      sample.filter((c) => c.snap.objects.namespaces).length,
+    );
     expect(undeclared('late', late)).toEqual(expect.arrayContaining(['pods', 'replicasets', 'deployments']));
   });
 

@@ -14,7 +14,13 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
-import { APISERVER_SH, APISERVER_SH_FOUND, objectPath, startKubeApiServer, type KubeApiServer } from './helpers/kube-apiserver.js';
+import {
+  APISERVER_SH,
+  APISERVER_SH_FOUND,
+  objectPath,
+  startKubeApiServer,
+  type KubeApiServer,
+} from './helpers/kube-apiserver.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const APPLY = join(ROOT, 'demo/apply.mjs');
@@ -29,15 +35,26 @@ function apply(args: string[]): Promise<{ code: number; stdout: string; stderr: 
 }
 
 /** Everything of a finding but the times in its message (ISO timestamps, as the demo shows them). */
-const comparable = (f: any) => ({ ...f, message: f.message.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>') });
+const comparable = (f: any) => ({
+  ...f,
+  message: f.message.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>'),
+});
 
 describe('the demo, generated', () => {
   it('demo/cluster.json and demo/manifests/ are what scripts/build-demo.ts writes today', () => {
     const out = mkdtempSync(join(tmpdir(), 'meshdoctor-demo-'));
     try {
-      const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build-demo.ts', out], { cwd: ROOT, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build-demo.ts', out], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
       expect(r.status, r.stderr).toBe(0);
-      for (const f of ['cluster.json', 'manifests/1-objects.yaml', 'manifests/2-status.yaml', 'manifests/3-later.yaml']) {
+      for (const f of [
+        'cluster.json',
+        'manifests/1-objects.yaml',
+        'manifests/2-status.yaml',
+        'manifests/3-later.yaml',
+      ]) {
         expect(readFileSync(join(ROOT, 'demo', f), 'utf8'), f).toBe(readFileSync(join(out, f), 'utf8'));
       }
     } finally {
@@ -58,63 +75,76 @@ if (!APISERVER_SH_FOUND || !hasKubectl) {
   );
 }
 
-describe.skipIf(!APISERVER_SH_FOUND || !hasKubectl)('the demo loaded into a real kube-apiserver by demo/apply.mjs', { timeout: 120_000 }, () => {
-  let k: KubeApiServer;
-  let first: Awaited<ReturnType<typeof apply>>;
-  beforeAll(async () => {
-    k = await startKubeApiServer();
-    first = await apply(['--kubeconfig', k.kubeconfig]);
-  }, 180_000);
-  afterAll(async () => {
-    await k?.stop();
-  });
+describe.skipIf(!APISERVER_SH_FOUND || !hasKubectl)(
+  'the demo loaded into a real kube-apiserver by demo/apply.mjs',
+  { timeout: 120_000 },
+  () => {
+    let k: KubeApiServer;
+    let first: Awaited<ReturnType<typeof apply>>;
+    beforeAll(async () => {
+      k = await startKubeApiServer();
+      first = await apply(['--kubeconfig', k.kubeconfig]);
+    }, 180_000);
+    afterAll(async () => {
+      await k?.stop();
+    });
 
-  it('applies every object, then the statuses, quotas, events, late markers and webhooks', () => {
-    expect(first.stderr).not.toMatch(/failed/);
-    expect(first.code).toBe(0);
-    expect(first.stderr).toMatch(/status \(--subresource=status\)[\s\S]*namespace markers the pods predate \(catalog\)[\s\S]*injection webhook configurations/);
-    // ledger's quota keeps its ReplicaSet's pods out: it must exist before a ReplicaSet controller sees the ReplicaSet.
-    expect(first.stderr).toMatch(/resource quotas of namespaces without pods\n[\s\S]*replica sets and jobs/);
-  });
+    it('applies every object, then the statuses, quotas, events, late markers and webhooks', () => {
+      expect(first.stderr).not.toMatch(/failed/);
+      expect(first.code).toBe(0);
+      expect(first.stderr).toMatch(
+        /status \(--subresource=status\)[\s\S]*namespace markers the pods predate \(catalog\)[\s\S]*injection webhook configurations/,
+      );
+      // ledger's quota keeps its ReplicaSet's pods out: it must exist before a ReplicaSet controller sees the ReplicaSet.
+      expect(first.stderr).toMatch(/resource quotas of namespaces without pods\n[\s\S]*replica sets and jobs/);
+    });
 
-  it('check -A live gives the findings, evidence, fixes and exit code of check -A on demo/cluster.json', async () => {
-    const live = await runCli(['check', '-A', '--kubeconfig', k.kubeconfig, '-o', 'json']);
-    const offline = await runCli(['check', '-A', '--snapshot', join(ROOT, 'demo/cluster.json'), '-o', 'json']);
-    expect(live.stderr).toBe('');
-    const l = JSON.parse(live.stdout);
-    const o = JSON.parse(offline.stdout);
-    expect(l.coverage.complete).toBe(true);
-    expect(l.findings.length).toBeGreaterThanOrEqual(10);
-    // Evidence dates pods by the API server (creationTimestamp) and the statuses moved to load
-    // time: compared without those, the rest is equal.
-    const strip = (f: any) => {
-      const c = comparable(f);
-      return JSON.parse(JSON.stringify(c, (key, v) => (typeof v === 'string' && /^\d{4}-\d\d-\d\dT/.test(v) ? '<time>' : v)));
-    };
-    // The demo snapshot records no API server version (it cannot know the cluster it is loaded
-    // into): the checks that compare the server's version judge it live only, and only there.
-    const serverVersionChecks = new Set(['kubernetes-version-unsupported', 'native-sidecar-unsupported']);
-    expect(o.findings.filter((f: any) => serverVersionChecks.has(f.id))).toEqual([]);
-    const liveOnly = l.findings.filter((f: any) => serverVersionChecks.has(f.id));
-    for (const f of liveOnly) expect(f.evidence.apiServer).toMatch(/^v\d+\.\d+/);
-    expect(l.findings.filter((f: any) => !serverVersionChecks.has(f.id)).map(strip)).toEqual(o.findings.map(strip));
-    expect(live.code).toBe(offline.code);
-    expect(live.code).toBe(1);
-  });
+    it('check -A live gives the findings, evidence, fixes and exit code of check -A on demo/cluster.json', async () => {
+      const live = await runCli(['check', '-A', '--kubeconfig', k.kubeconfig, '-o', 'json']);
+      const offline = await runCli(['check', '-A', '--snapshot', join(ROOT, 'demo/cluster.json'), '-o', 'json']);
+      expect(live.stderr).toBe('');
+      const l = JSON.parse(live.stdout);
+      const o = JSON.parse(offline.stdout);
+      expect(l.coverage.complete).toBe(true);
+      expect(l.findings.length).toBeGreaterThanOrEqual(10);
+      // Evidence dates pods by the API server (creationTimestamp) and the statuses moved to load
+      // time: compared without those, the rest is equal.
+      const strip = (f: any) => {
+        const c = comparable(f);
+        return JSON.parse(
+          JSON.stringify(c, (key, v) => (typeof v === 'string' && /^\d{4}-\d\d-\d\dT/.test(v) ? '<time>' : v)),
+        );
+      };
+      // The demo snapshot records no API server version (it cannot know the cluster it is loaded
+      // into): the checks that compare the server's version judge it live only, and only there.
+      const serverVersionChecks = new Set(['kubernetes-version-unsupported', 'native-sidecar-unsupported']);
+      expect(o.findings.filter((f: any) => serverVersionChecks.has(f.id))).toEqual([]);
+      const liveOnly = l.findings.filter((f: any) => serverVersionChecks.has(f.id));
+      for (const f of liveOnly) expect(f.evidence.apiServer).toMatch(/^v\d+\.\d+/);
+      expect(l.findings.filter((f: any) => !serverVersionChecks.has(f.id)).map(strip)).toEqual(o.findings.map(strip));
+      expect(live.code).toBe(offline.code);
+      expect(live.code).toBe(1);
+    });
 
-  it('loading it again changes nothing and succeeds', async () => {
-    const again = await apply(['--kubeconfig', k.kubeconfig]);
-    expect(again.stderr).not.toMatch(/failed/);
-    expect(again.code).toBe(0);
-  });
+    it('loading it again changes nothing and succeeds', async () => {
+      const again = await apply(['--kubeconfig', k.kubeconfig]);
+      expect(again.stderr).not.toMatch(/failed/);
+      expect(again.code).toBe(0);
+    });
 
-  it("refuses a cluster where one of the demo's namespaces is someone else's: exit 1, one line, nothing applied", async () => {
-    const ns = await k.admin.get('/api/v1/namespaces/orders');
-    await k.admin.ok('PATCH', objectPath(ns), { metadata: { annotations: { 'meshdoctor.io/demo': null } } }, 'application/merge-patch+json');
-    const r = await apply(['--kubeconfig', k.kubeconfig]);
-    expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toBe(
-      "demo/apply.mjs: namespace orders exists and is not the demo's: load the demo into a cluster you can throw away (kind create cluster --name meshdoctor-demo)",
-    );
-  });
-});
+    it("refuses a cluster where one of the demo's namespaces is someone else's: exit 1, one line, nothing applied", async () => {
+      const ns = await k.admin.get('/api/v1/namespaces/orders');
+      await k.admin.ok(
+        'PATCH',
+        objectPath(ns),
+        { metadata: { annotations: { 'meshdoctor.io/demo': null } } },
+        'application/merge-patch+json',
+      );
+      const r = await apply(['--kubeconfig', k.kubeconfig]);
+      expect(r.code).toBe(1);
+      expect(r.stderr.trim()).toBe(
+        "demo/apply.mjs: namespace orders exists and is not the demo's: load the demo into a cluster you can throw away (kind create cluster --name meshdoctor-demo)",
+      );
+    });
+  },
+);

@@ -17,7 +17,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MESH_NAMES } from '../src/mesh/names.js';
 import { runCli } from './helpers/cli.js';
 import { baseObjects, parseObjects } from './helpers/fixtures.js';
-import { APISERVER_SH, APISERVER_SH_FOUND, KubeClient, startKubeApiServer, writeTokenKubeconfig, type KubeApiServer } from './helpers/kube-apiserver.js';
+import {
+  APISERVER_SH,
+  APISERVER_SH_FOUND,
+  KubeClient,
+  startKubeApiServer,
+  writeTokenKubeconfig,
+  type KubeApiServer,
+} from './helpers/kube-apiserver.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const SA = 'system:serviceaccount:meshdoctor:meshdoctor';
@@ -30,7 +37,9 @@ const SECRETS: Record<string, string[]> = {
 };
 
 if (!APISERVER_SH_FOUND) {
-  console.log(`test/deploy-rbac.test.ts skipped: ../shared/k8s/apiserver.sh not found (no ${APISERVER_SH}; a user's clone has no ../shared)`);
+  console.log(
+    `test/deploy-rbac.test.ts skipped: ../shared/k8s/apiserver.sh not found (no ${APISERVER_SH}; a user's clone has no ../shared)`,
+  );
 }
 
 const yamlObjects = (path: string) => parseObjects(readFileSync(join(ROOT, path), 'utf8')) as any[];
@@ -47,11 +56,13 @@ function clusterObjects(): { first: any[]; webhooks: any[] } {
     .filter((o) => ['Namespace', 'ConfigMap', 'Secret'].includes(o.kind))
     .map((o) => {
       const c = structuredClone(o);
-      if (c.kind === 'Secret' && c.type === 'kubernetes.io/tls' && !(c.data?.['tls.crt'] && c.data?.['tls.key'])) c.type = 'Opaque';
+      if (c.kind === 'Secret' && c.type === 'kubernetes.io/tls' && !(c.data?.['tls.crt'] && c.data?.['tls.key']))
+        c.type = 'Opaque';
       return c;
     });
   for (const ns of MESH_NAMESPACES)
-    if (!first.some((o) => o.kind === 'Namespace' && o.metadata.name === ns)) first.push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    if (!first.some((o) => o.kind === 'Namespace' && o.metadata.name === ns))
+      first.push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   first.push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'tenant' } });
   for (const name of ['istio-ca-secret', 'linkerd-identity-issuer', 'other']) {
     first.push({
@@ -62,7 +73,13 @@ function clusterObjects(): { first: any[]; webhooks: any[] } {
       data: { 'ca-key.pem': Buffer.from('TENANT-KEY').toString('base64') },
     });
   }
-  first.push({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'other', namespace: 'linkerd' }, type: 'Opaque', data: { k: 'eA==' } });
+  first.push({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'other', namespace: 'linkerd' },
+    type: 'Opaque',
+    data: { k: 'eA==' },
+  });
   // Webhook configurations last: nothing created after them may be sent to an injector that does not run.
   return { first, webhooks: all.filter((o) => o.kind === 'MutatingWebhookConfiguration') };
 }
@@ -86,11 +103,17 @@ describe.skipIf(!APISERVER_SH_FOUND)('deploy/ on a real kube-apiserver', () => {
     await k.admin.createAll(webhooks);
     token = await k.admin.token('meshdoctor', 'meshdoctor');
     const tmp = mkdtempSync(join(tmpdir(), 'meshdoctor-deploy-rbac-'));
-    kubeconfig = writeTokenKubeconfig(join(tmp, 'kubeconfig'), { server: k.server, caPem: k.caPem, token, user: 'meshdoctor' });
+    kubeconfig = writeTokenKubeconfig(join(tmp, 'kubeconfig'), {
+      server: k.server,
+      caPem: k.caPem,
+      token,
+      user: 'meshdoctor',
+    });
     sa = new KubeClient(k.server, { ca: k.caPem }, token);
     // RBAC reaches the authorizer's cache asynchronously: wait for the last binding to count.
     const end = Date.now() + 15_000;
-    while (!(await can('get', 'secrets', 'consul', 'consul-connect-inject-webhook-cert')) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+    while (!(await can('get', 'secrets', 'consul', 'consul-connect-inject-webhook-cert')) && Date.now() < end)
+      await new Promise((r) => setTimeout(r, 100));
   }, 120_000);
   afterAll(async () => {
     sa?.close();
@@ -122,9 +145,11 @@ describe.skipIf(!APISERVER_SH_FOUND)('deploy/ on a real kube-apiserver', () => {
       expect(await can('get', 'secrets', ns, 'other'), `get secrets/other -n ${ns}`).toBe(false);
       expect(await can('get', 'secrets', ns), `get secrets (any name) -n ${ns}`).toBe(false);
     }
-    for (const ns of ['tenant', 'istio-system']) expect(await can('get', 'secrets', ns, 'istio-ca-secret'), `get secrets/istio-ca-secret -n ${ns}`).toBe(false);
+    for (const ns of ['tenant', 'istio-system'])
+      expect(await can('get', 'secrets', ns, 'istio-ca-secret'), `get secrets/istio-ca-secret -n ${ns}`).toBe(false);
     for (const ns of [...MESH_NAMESPACES, 'tenant', 'meshdoctor', undefined]) {
-      for (const verb of ['list', 'watch']) expect(await can(verb, 'secrets', ns), `${verb} secrets -n ${ns ?? '(all)'}`).toBe(false);
+      for (const verb of ['list', 'watch'])
+        expect(await can(verb, 'secrets', ns), `${verb} secrets -n ${ns ?? '(all)'}`).toBe(false);
     }
   });
 
@@ -148,20 +173,35 @@ describe.skipIf(!APISERVER_SH_FOUND)('deploy/ on a real kube-apiserver', () => {
   it('kubectl auth can-i says the same (when kubectl is installed)', async () => {
     const kubectl = (args: string[]) =>
       new Promise<{ code: number; stdout: string }>((resolve) =>
-        execFile('kubectl', ['--kubeconfig', k.kubeconfig, 'auth', 'can-i', ...args, `--as=${SA}`], { timeout: 20_000 }, (err, stdout) =>
-          resolve({ code: err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0, stdout: stdout.trim() }),
+        execFile(
+          'kubectl',
+          ['--kubeconfig', k.kubeconfig, 'auth', 'can-i', ...args, `--as=${SA}`],
+          { timeout: 20_000 },
+          (err, stdout) =>
+            resolve({
+              code: err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0,
+              stdout: stdout.trim(),
+            }),
         ),
       );
     const probe = await kubectl(['get', 'pods']);
     if (probe.code === -1 || (probe.stdout !== 'yes' && probe.stdout !== 'no')) {
-      console.log('deploy-rbac: kubectl not installed, kubectl auth can-i not run (the SubjectAccessReviews above ask the same)');
+      console.log(
+        'deploy-rbac: kubectl not installed, kubectl auth can-i not run (the SubjectAccessReviews above ask the same)',
+      );
       return;
     }
     expect(probe.stdout).toBe('yes');
     expect(await kubectl(['get', 'secrets/istio-ca-secret', '-n', 'tenant'])).toEqual({ code: 1, stdout: 'no' });
     expect(await kubectl(['get', 'secrets/istio-ca-secret', '-n', 'istio-system'])).toEqual({ code: 1, stdout: 'no' });
-    expect(await kubectl(['get', 'secrets/linkerd-identity-issuer', '-n', 'linkerd'])).toEqual({ code: 0, stdout: 'yes' });
-    expect(await kubectl(['get', 'secrets/linkerd-identity-issuer', '-n', 'tenant'])).toEqual({ code: 1, stdout: 'no' });
+    expect(await kubectl(['get', 'secrets/linkerd-identity-issuer', '-n', 'linkerd'])).toEqual({
+      code: 0,
+      stdout: 'yes',
+    });
+    expect(await kubectl(['get', 'secrets/linkerd-identity-issuer', '-n', 'tenant'])).toEqual({
+      code: 1,
+      stdout: 'no',
+    });
     expect(await kubectl(['list', 'secrets', '-n', 'linkerd'])).toEqual({ code: 1, stdout: 'no' });
     expect(await kubectl(['list', 'secrets', '-A'])).toEqual({ code: 1, stdout: 'no' });
   });

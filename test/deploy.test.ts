@@ -56,7 +56,14 @@ describe('the CronJob memory limit', () => {
     const text = read(CRONJOB);
     const peaks = livePeaks().filter((p) => p.pods === 5_000 || p.pods === 50_000);
     for (const p of peaks) expect(text).toContain(`${p.mb} MB at ${p.pods.toLocaleString('en-US')}`);
-    for (const s of ['per 10,000 pods', 'OOMKilled', 'backoffLimit', 'BackoffLimitExceeded', 'kubectl -n meshdoctor get jobs']) expect(text).toContain(s);
+    for (const s of [
+      'per 10,000 pods',
+      'OOMKilled',
+      'backoffLimit',
+      'BackoffLimitExceeded',
+      'kubectl -n meshdoctor get jobs',
+    ])
+      expect(text).toContain(s);
   });
 });
 
@@ -86,7 +93,11 @@ describe("the CronJob's pods are injected by no mesh", () => {
       }
     }
     edit(m.objects.map((x) => x.obj));
-    const model = makeModel(overlayManifests(snapshotFrom(cluster()), m, 'default'), { mesh: 'auto', certExpiryWarningDays: 60, now: NOW });
+    const model = makeModel(overlayManifests(snapshotFrom(cluster()), m, 'default'), {
+      mesh: 'auto',
+      certExpiryWarningDays: 60,
+      now: NOW,
+    });
     expect(model.meshes.map((x) => x.mesh).sort()).toEqual([...MESH_NAMES].sort());
     const w = model.manifestWorkloads.find((x) => x.kind === 'CronJob')!;
     expect(w.ref).toEqual({ kind: 'CronJob', namespace: 'meshdoctor', name: 'meshdoctor' });
@@ -111,7 +122,8 @@ describe('the RBAC files', () => {
   const clusterRbac = parseObjects(read('deploy/rbac.yaml')) as any[];
   const meshFiles = readdirSync(join(ROOT, 'deploy/mesh-rbac')).sort();
   const meshRbac = meshFiles.flatMap((f) => parseObjects(read(`deploy/mesh-rbac/${f}`))) as any[];
-  const rules = (o: any) => o.rules as { apiGroups: string[]; resources: string[]; resourceNames?: string[]; verbs: string[] }[];
+  const rules = (o: any) =>
+    o.rules as { apiGroups: string[]; resources: string[]; resourceNames?: string[]; verbs: string[] }[];
 
   it('one file per mesh, each a Role and its RoleBinding to the CronJob ServiceAccount in that mesh namespace', () => {
     expect(meshFiles).toEqual(MESH_NAMES.map((m) => `${m}.yaml`).sort());
@@ -120,7 +132,11 @@ describe('the RBAC files', () => {
       expect(docs.map((d) => d.kind)).toEqual(['Role', 'RoleBinding']);
       const [role, binding] = docs;
       expect(binding.metadata.namespace).toBe(role.metadata.namespace);
-      expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role.metadata.name });
+      expect(binding.roleRef).toEqual({
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'Role',
+        name: role.metadata.name,
+      });
       expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'meshdoctor', namespace: 'meshdoctor' }]);
     }
   });
@@ -144,15 +160,27 @@ describe('the RBAC files', () => {
   });
 
   it("the Roles grant exactly the named objects meshdoctor fetches in each mesh's usual namespace, and the ClusterRole every kind it lists", () => {
-    const namespaces = ['linkerd', 'istio-system', 'kuma-system', 'consul'].map((n) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } }));
-    const hooks = baseObjects('linkerd+istio+kuma+consul' as never).filter((o) => o.kind === 'MutatingWebhookConfiguration');
+    const namespaces = ['linkerd', 'istio-system', 'kuma-system', 'consul'].map((n) => ({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: n },
+    }));
+    const hooks = baseObjects('linkerd+istio+kuma+consul' as never).filter(
+      (o) => o.kind === 'MutatingWebhookConfiguration',
+    );
     const fetched = namedObjects(namespaces, hooks).map((r) => `${r.namespace} ${r.key}/${r.name}`);
     const granted = meshRbac
       .filter((o) => o.kind === 'Role')
-      .flatMap((o) => rules(o).flatMap((r) => r.resources.flatMap((res) => r.resourceNames!.map((n) => `${o.metadata.namespace} ${res}/${n}`))));
+      .flatMap((o) =>
+        rules(o).flatMap((r) =>
+          r.resources.flatMap((res) => r.resourceNames!.map((n) => `${o.metadata.namespace} ${res}/${n}`)),
+        ),
+      );
     expect(granted.sort()).toEqual([...new Set(fetched)].sort());
     expect(fetched.some((f) => f.includes('secrets/istio-ca-secret'))).toBe(false);
-    const listed = new Set(clusterRbac.find((o) => o.metadata.name === 'meshdoctor-reader').rules.flatMap((r: any) => r.resources));
+    const listed = new Set(
+      clusterRbac.find((o) => o.metadata.name === 'meshdoctor-reader').rules.flatMap((r: any) => r.resources),
+    );
     for (const k of Object.values(KINDS)) expect(listed.has(k.plural), k.plural).toBe(!k.byName);
   });
 });

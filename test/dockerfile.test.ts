@@ -37,7 +37,11 @@ function instructions(text: string): Instruction[] {
   return out;
 }
 
-function sh(cmd: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+function sh(
+  cmd: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile('sh', ['-c', cmd], { cwd, env, maxBuffer: 1 << 26, timeout: 600_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0, stdout, stderr });
@@ -48,7 +52,13 @@ function sh(cmd: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: n
 const tmp = mkdtempSync(join(tmpdir(), 'meshdoctor-dockerfile-'));
 /** Each stage's root directory, by name and by index. */
 const stages = new Map<string, string>();
-let final = { root: '', workdir: '/', entrypoint: [] as string[], cmd: [] as string[], env: {} as Record<string, string> };
+let final = {
+  root: '',
+  workdir: '/',
+  entrypoint: [] as string[],
+  cmd: [] as string[],
+  env: {} as Record<string, string>,
+};
 let skipped: string | undefined;
 const ran: string[] = [];
 
@@ -82,7 +92,12 @@ describe('the Dockerfile, its build steps run as written (no Docker, no registry
           cpSync(source, target, { recursive: true });
         }
       } else if (op === 'RUN') {
-        const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...final.env, ...(NETWORK ? {} : { npm_config_offline: 'true' }) };
+        const env = {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          ...final.env,
+          ...(NETWORK ? {} : { npm_config_offline: 'true' }),
+        };
         const r = await sh(a, at(final.root, '/', final.workdir), env);
         ran.push(a);
         if (r.code !== 0 && !NETWORK && /ENOTCACHED/.test(r.stderr)) {
@@ -111,13 +126,21 @@ describe('the Dockerfile, its build steps run as written (no Docker, no registry
   it('the final stage holds what runs, without dev or optional dependencies', (ctx) => {
     if (skipped) ctx.skip(skipped);
     const app = join(final.root, final.workdir);
-    for (const p of ['bin/meshdoctor.js', 'dist/cli.js', 'package.json', 'schema/report.schema.json', 'node_modules/commander'])
+    for (const p of [
+      'bin/meshdoctor.js',
+      'dist/cli.js',
+      'package.json',
+      'schema/report.schema.json',
+      'node_modules/commander',
+    ])
       expect(existsSync(join(app, p)), p).toBe(true);
     // The packages left (npm prune leaves the emptied @scope directories behind).
     const modules = readdirSync(join(app, 'node_modules'))
       .filter((d) => !d.startsWith('.'))
       .flatMap((d) => (d.startsWith('@') ? readdirSync(join(app, 'node_modules', d)).map((p) => `${d}/${p}`) : [d]));
-    expect(modules.sort()).toEqual(Object.keys(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).dependencies).sort());
+    expect(modules.sort()).toEqual(
+      Object.keys(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).dependencies).sort(),
+    );
     expect(modules).not.toContain('vitest');
     expect(modules).not.toContain('typescript');
     expect(modules).not.toContain('@kubernetes/client-node');
@@ -133,7 +156,11 @@ describe('the Dockerfile, its build steps run as written (no Docker, no registry
     const q = (w: string) => `'${w.replaceAll("'", "'\\''")}'`;
     const version = await sh([process.execPath, main, '--version'].map(q).join(' '), tmp, env);
     expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
-    const run = await sh([process.execPath, main, ...final.cmd, '--snapshot', join(ROOT, 'demo/cluster.json')].map(q).join(' '), tmp, env);
+    const run = await sh(
+      [process.execPath, main, ...final.cmd, '--snapshot', join(ROOT, 'demo/cluster.json')].map(q).join(' '),
+      tmp,
+      env,
+    );
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).findings.length).toBeGreaterThan(0);

@@ -45,7 +45,8 @@ const notExamined = (s: string) => /^not examined\b/.test(s) || /was not examine
 /** Every statement of `p` (a partial view) that is not "not examined" equals the full view's `f`. */
 function falseStatements(f: Explanation, p: Explanation): string[] {
   const out: string[] = [];
-  if (p.onRestart !== f.onRestart && !notExamined(p.onRestart)) out.push(`on restart: "${p.onRestart}" (read everything: "${f.onRestart}")`);
+  if (p.onRestart !== f.onRestart && !notExamined(p.onRestart))
+    out.push(`on restart: "${p.onRestart}" (read everything: "${f.onRestart}")`);
   if (!p.now.notExamined && JSON.stringify({ ...p.now }) !== JSON.stringify(f.now))
     out.push(`now: ${JSON.stringify(p.now)} (read everything: ${JSON.stringify(f.now)})`);
   for (const pm of p.meshes) {
@@ -56,8 +57,10 @@ function falseStatements(f: Explanation, p: Explanation): string[] {
     }
     if (pm.wouldInject !== null && (pm.wouldInject !== fm.wouldInject || pm.verdict !== fm.verdict))
       out.push(`${pm.mesh} verdict: "${pm.verdict}" (read everything: "${fm.verdict}")`);
-    if (pm.wouldInject === null && !pm.notExamined) out.push(`${pm.mesh}: a verdict not examined without saying what was not read`);
-    if (pm.webhooks.some((h) => h.callFails === null) && !pm.notExamined?.service) out.push(`${pm.mesh}: a call not examined without saying why`);
+    if (pm.wouldInject === null && !pm.notExamined)
+      out.push(`${pm.mesh}: a verdict not examined without saying what was not read`);
+    if (pm.webhooks.some((h) => h.callFails === null) && !pm.notExamined?.service)
+      out.push(`${pm.mesh}: a call not examined without saying why`);
     if (pm.namespaceMarker !== fm.namespaceMarker && !(pm.namespaceMarker === null && pm.notExamined?.namespace))
       out.push(`${pm.mesh} namespace marker: ${pm.namespaceMarker} (read everything: ${fm.namespaceMarker})`);
     for (const h of pm.webhooks) {
@@ -65,9 +68,13 @@ function falseStatements(f: Explanation, p: Explanation): string[] {
       if (!fh) out.push(`${pm.mesh} webhook ${h.webhook}: shown, but not installed`);
       else {
         if (h.called !== fh.called || (h.callFails !== null && h.callFails !== fh.callFails))
-          out.push(`${pm.mesh} webhook ${h.webhook}: called ${h.called}/fails ${h.callFails} (read everything: ${fh.called}/${fh.callFails})`);
+          out.push(
+            `${pm.mesh} webhook ${h.webhook}: called ${h.called}/fails ${h.callFails} (read everything: ${fh.called}/${fh.callFails})`,
+          );
         if (h.backend && JSON.stringify(h.backend) !== JSON.stringify(fh.backend))
-          out.push(`${pm.mesh} webhook ${h.webhook}: backend ${JSON.stringify(h.backend)} (read everything: ${JSON.stringify(fh.backend)})`);
+          out.push(
+            `${pm.mesh} webhook ${h.webhook}: backend ${JSON.stringify(h.backend)} (read everything: ${JSON.stringify(fh.backend)})`,
+          );
       }
     }
     // A step stated as failed is a fact; one not examined says so.
@@ -77,8 +84,10 @@ function falseStatements(f: Explanation, p: Explanation): string[] {
     }
   }
   for (const fm of f.meshes)
-    if (!p.meshes.some((x) => x.mesh === fm.mesh) && !p.meshesNotExamined) out.push(`mesh ${fm.mesh} left out without saying which meshes were not examined`);
-  if (p.meshes.length === 0 && f.meshes.length > 0 && !p.meshesNotExamined) out.push('"no mesh is installed" while one is');
+    if (!p.meshes.some((x) => x.mesh === fm.mesh) && !p.meshesNotExamined)
+      out.push(`mesh ${fm.mesh} left out without saying which meshes were not examined`);
+  if (p.meshes.length === 0 && f.meshes.length > 0 && !p.meshesNotExamined)
+    out.push('"no mesh is installed" while one is');
   return out;
 }
 
@@ -120,7 +129,11 @@ describe('explain says "not examined" where it could not read, never a guess', (
       () => {
         const full = make();
         const namespaces = [...new Set((full.objects.pods ?? []).map((p) => p.metadata!.namespace!))].sort();
-        const cp = new Set(Object.values(meshNamespaces(full.objects.namespaces ?? [], full.objects.mutatingwebhookconfigurations ?? [])).flat());
+        const cp = new Set(
+          Object.values(
+            meshNamespaces(full.objects.namespaces ?? [], full.objects.mutatingwebhookconfigurations ?? []),
+          ).flat(),
+        );
         const problems: string[] = [];
         let compared = 0;
         for (const ns of namespaces.filter((n) => !cp.has(n))) {
@@ -153,7 +166,12 @@ describe('explain says "not examined" where it could not read, never a guess', (
 
 describe('explain under a namespace-only Role (offline snapshot lacking the cluster-scoped kinds)', () => {
   const file = join(tmp, 'namespace-only.json');
-  writeFileSync(file, [...snapshotText(namespaceOnly(cluster('linkerd', ['checks/sidecar-missing/fires-linkerd.yaml']), 'shop'))].join(''));
+  writeFileSync(
+    file,
+    [...snapshotText(namespaceOnly(cluster('linkerd', ['checks/sidecar-missing/fires-linkerd.yaml']), 'shop'))].join(
+      '',
+    ),
+  );
 
   it('-o json: every unread part "not examined", with the reason; the coverage of check; exit 3', async () => {
     const r = await runCli(['explain', 'deploy/cart', '-n', 'shop', '--snapshot', file, '-o', 'json']);
@@ -183,13 +201,26 @@ describe('explain under a namespace-only Role (offline snapshot lacking the clus
     expect(r.stdout).toMatch(/namespace marker: not examined \(cannot read namespaces: forbidden/);
     expect(r.stdout).toMatch(/on restart: not examined/);
     const check = await runCli(['check', '-n', 'shop', '--snapshot', file, '-o', 'table'], { env: { COLUMNS: '200' } });
-    const block = check.stdout.slice(check.stdout.indexOf('INCOMPLETE:'), check.stdout.indexOf('\n\n', check.stdout.indexOf('INCOMPLETE:')));
+    const block = check.stdout.slice(
+      check.stdout.indexOf('INCOMPLETE:'),
+      check.stdout.indexOf('\n\n', check.stdout.indexOf('INCOMPLETE:')),
+    );
     expect(block.length).toBeGreaterThan(50);
     expect(r.stdout).toContain(block);
   });
 
   it('--allow-partial: exit 0, the same explanation', async () => {
-    const r = await runCli(['explain', 'deploy/cart', '-n', 'shop', '--snapshot', file, '--allow-partial', '-o', 'json']);
+    const r = await runCli([
+      'explain',
+      'deploy/cart',
+      '-n',
+      'shop',
+      '--snapshot',
+      file,
+      '--allow-partial',
+      '-o',
+      'json',
+    ]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).onRestart).toMatch(/^not examined/);
   });

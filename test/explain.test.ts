@@ -26,10 +26,18 @@ describe('explain', () => {
     const l = e.meshes.find((m: any) => m.mesh === 'linkerd');
     expect(l.namespaceMarker).toBe('annotation linkerd.io/inject=enabled');
     expect(l.webhooks).toHaveLength(1);
-    expect(l.webhooks[0]).toMatchObject({ webhook: 'linkerd-proxy-injector.linkerd.io', called: true, failurePolicy: 'Ignore' });
+    expect(l.webhooks[0]).toMatchObject({
+      webhook: 'linkerd-proxy-injector.linkerd.io',
+      called: true,
+      failurePolicy: 'Ignore',
+    });
     expect(l.injector.every((s: any) => s.ok)).toBe(true);
     expect(l.wouldInject).toBe(true);
-    expect(e.now).toEqual({ pods: 2, meshed: { linkerd: ['web-5b7c9d8f4-aaaaa', 'web-5b7c9d8f4-bbbbb'] }, unmeshed: [] });
+    expect(e.now).toEqual({
+      pods: 2,
+      meshed: { linkerd: ['web-5b7c9d8f4-aaaaa', 'web-5b7c9d8f4-bbbbb'] },
+      unmeshed: [],
+    });
     expect(e.onRestart).toBe('new pods get linkerd-proxy');
     // Istio is installed too, but no Istio webhook selects shop: each failing selector term is named.
     const i = e.meshes.find((m: any) => m.mesh === 'istio');
@@ -42,7 +50,13 @@ describe('explain', () => {
     const e = await explainJson('deploy/cart', '-n', 'shop', '--mesh', 'linkerd');
     expect(e.meshes.map((m: any) => m.mesh)).toEqual(['linkerd']);
     const failed = e.meshes[0].injector.filter((s: any) => !s.ok);
-    expect(failed).toEqual([{ rule: 'inject-annotation', ok: false, detail: expect.stringContaining('opts out with linkerd.io/inject=disabled') }]);
+    expect(failed).toEqual([
+      {
+        rule: 'inject-annotation',
+        ok: false,
+        detail: expect.stringContaining('opts out with linkerd.io/inject=disabled'),
+      },
+    ]);
     expect(e.meshes[0].verdict).toMatch(/injector would skip it/);
     expect(e.now.unmeshed).toEqual(['cart-6f7d8c9b5-abcde']);
     expect(e.onRestart).toBe('new pods get no proxy');
@@ -64,8 +78,21 @@ describe('explain', () => {
   });
 
   it('the table shows each step with its mark', async () => {
-    const r = await runCli(['explain', 'deployment/cart', '-n', 'shop', '--snapshot', GOLDEN, '-o', 'table', '--mesh', 'linkerd']);
-    expect(r.stdout).toContain('✗ inject-annotation: namespace has linkerd.io/inject=enabled but the pod template opts out');
+    const r = await runCli([
+      'explain',
+      'deployment/cart',
+      '-n',
+      'shop',
+      '--snapshot',
+      GOLDEN,
+      '-o',
+      'table',
+      '--mesh',
+      'linkerd',
+    ]);
+    expect(r.stdout).toContain(
+      '✗ inject-annotation: namespace has linkerd.io/inject=enabled but the pod template opts out',
+    );
     expect(r.stdout).toContain('on restart: new pods get no proxy');
   });
 
@@ -122,12 +149,17 @@ describe('explain shows everything that bears on the workload', () => {
         ])
       ).stdout,
     );
-    expect(e.findings.map((f: any) => `${f.id} ${f.resource.kind} ${f.resource.name}`)).toContain('webhook-excludes-namespace Namespace batch');
+    expect(e.findings.map((f: any) => `${f.id} ${f.resource.kind} ${f.resource.name}`)).toContain(
+      'webhook-excludes-namespace Namespace batch',
+    );
   });
 });
 
 describe('explain in ambient mode', () => {
-  const AMBIENT = ['healthy/istio.yaml', 'healthy/istio-ambient.yaml'].flatMap((f) => ['--snapshot', join(FIXTURES, f)]);
+  const AMBIENT = ['healthy/istio.yaml', 'healthy/istio-ambient.yaml'].flatMap((f) => [
+    '--snapshot',
+    join(FIXTURES, f),
+  ]);
 
   it('says the pods are meshed by ambient mode and never asks for a sidecar', async () => {
     const r = await runCli(['explain', 'deployment/web', '-n', 'shop', ...AMBIENT, '-o', 'json']);
@@ -140,7 +172,9 @@ describe('explain in ambient mode', () => {
       enrolled: ['web-5d8f7c9b4-aaaaa', 'web-5d8f7c9b4-bbbbb'],
       notEnrolled: [],
     });
-    expect(e.onRestart).toBe('new pods join Istio ambient mode (namespace label istio.io/dataplane-mode=ambient), with no proxy container');
+    expect(e.onRestart).toBe(
+      'new pods join Istio ambient mode (namespace label istio.io/dataplane-mode=ambient), with no proxy container',
+    );
     expect(e.findings).toEqual([]);
     const text = await runCli(['explain', 'deployment/web', '-n', 'shop', ...AMBIENT]);
     expect(text.stdout).toContain('now:        2 active pods, 2 in istio ambient mode, 0 without a proxy');

@@ -11,9 +11,13 @@ describe('root cause first', () => {
     const root = fs.find((f) => f.id === 'injector-oomkilled')!;
     expect(root.fix[0]).not.toMatch(/^# fix .* first/);
     const consequences = fs.filter((f) => f.causedBy);
-    expect(consequences.map((f) => f.id)).toEqual(expect.arrayContaining(['injector-unavailable', 'webhook-no-endpoints', 'sidecar-missing']));
+    expect(consequences.map((f) => f.id)).toEqual(
+      expect.arrayContaining(['injector-unavailable', 'webhook-no-endpoints', 'sidecar-missing']),
+    );
     for (const f of consequences) {
-      expect(f.fix[0]).toBe('# fix MD2004 injector-oomkilled on Deployment linkerd/linkerd-proxy-injector first: until then re-created pods get no proxy');
+      expect(f.fix[0]).toBe(
+        '# fix MD2004 injector-oomkilled on Deployment linkerd/linkerd-proxy-injector first: until then re-created pods get no proxy',
+      );
     }
     // The restart of the app comes after that line, never before it.
     const cart = fs.find((f) => f.id === 'sidecar-missing')!;

@@ -22,18 +22,50 @@ import type { K8sObject } from '../src/util/types.js';
 import type { Snapshot } from '../src/k8s/snapshot.js';
 import { SHELLS, hostileCluster, runInShell, type Shell } from './helpers/bash.js';
 import { commandsOf, expectPastesExactly, shells } from './helpers/paste.js';
-import { FIXTURES, MORE_HEALTHY, baseObjects, baseOf, cluster, findings, fixtureObjects, overlay, snapshotFrom, type Base } from './helpers/fixtures.js';
+import {
+  FIXTURES,
+  MORE_HEALTHY,
+  baseObjects,
+  baseOf,
+  cluster,
+  findings,
+  fixtureObjects,
+  overlay,
+  snapshotFrom,
+  type Base,
+} from './helpers/fixtures.js';
 
 /** Characters that mean something to some shell, and a few that mean nothing. */
 const NASTY = [...'\'"$()`;&|<>*?[]{}!~#\\=-^%,:@+./ \t'].concat(['a', 'Z', '0', 'é', '⟩', '\u202e', '\u00a0']);
-const CONTROLS = ['\n', '\r', '\t', '\u0000', '\u0001', '\u001b', '\u0007', '\u007f', '\u0085', '\u009b', '\u2028', '\u2029'];
-const nasty = (max = 12) => fc.string({ unit: fc.constantFrom(...NASTY.filter((c) => !hasControl(c))), minLength: 1, maxLength: max });
+const CONTROLS = [
+  '\n',
+  '\r',
+  '\t',
+  '\u0000',
+  '\u0001',
+  '\u001b',
+  '\u0007',
+  '\u007f',
+  '\u0085',
+  '\u009b',
+  '\u2028',
+  '\u2029',
+];
+const nasty = (max = 12) =>
+  fc.string({ unit: fc.constantFrom(...NASTY.filter((c) => !hasControl(c))), minLength: 1, maxLength: max });
 /** Hostile text: mostly shell syntax, now and then a control character. */
 const hostileText = fc.oneof(
   { weight: 5, arbitrary: nasty() },
-  { weight: 1, arbitrary: fc.tuple(nasty(6), fc.constantFrom(...CONTROLS), nasty(6)).map(([a, c, b]) => `${a}${c}${b}`) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(nasty(6), fc.constantFrom(...CONTROLS), nasty(6)).map(([a, c, b]) => `${a}${c}${b}`),
+  },
 );
-const anyText = fc.oneof(nasty(20), fc.string({ unit: 'grapheme', maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 8 }));
+const anyText = fc.oneof(
+  nasty(20),
+  fc.string({ unit: 'grapheme', maxLength: 12 }),
+  fc.string({ unit: 'binary', maxLength: 8 }),
+);
 const seedOf = (s: string) => [...s].reduce((h, c) => (h * 31 + c.charCodeAt(0)) | 0, 7);
 
 describe('the quoting function and the fix-line contract (src/util/shell.ts)', () => {
@@ -128,11 +160,15 @@ describe('the quoting function and the fix-line contract (src/util/shell.ts)', (
 
 // --- every fixture, hostile -------------------------------------------------------------------
 
-const checkFixtures = readdirSync(join(FIXTURES, 'checks')).flatMap((check) => readdirSync(join(FIXTURES, 'checks', check)).map((f) => `checks/${check}/${f}`));
+const checkFixtures = readdirSync(join(FIXTURES, 'checks')).flatMap((check) =>
+  readdirSync(join(FIXTURES, 'checks', check)).map((f) => `checks/${check}/${f}`),
+);
 const bases: Base[] = ['linkerd', 'istio', 'kuma', 'consul', 'istio-ambient', ...MORE_HEALTHY];
 const objectsOf = (path: string): K8sObject[] => {
   if (path === 'demo/cluster.json') {
-    const snap = JSON.parse(readFileSync(join(FIXTURES, '..', '..', 'demo', 'cluster.json'), 'utf8')) as { objects: Record<string, K8sObject[]> };
+    const snap = JSON.parse(readFileSync(join(FIXTURES, '..', '..', 'demo', 'cluster.json'), 'utf8')) as {
+      objects: Record<string, K8sObject[]>;
+    };
     return Object.values(snap.objects).flat();
   }
   if (path.startsWith('healthy/')) return baseObjects(path.slice('healthy/'.length) as Base);
@@ -194,11 +230,23 @@ describe('every fix line of every fixture, with hostile cluster text, in bash, d
       hostileText.filter((t) => !t.includes('"')),
       { seed: 5, numRuns: 40 },
     );
-    const live: Snapshot = { source: { type: 'live', context: 'c' }, scope: { allNamespaces: true }, objects: {}, unavailable: {} };
+    const live: Snapshot = {
+      source: { type: 'live', context: 'c' },
+      scope: { allNamespaces: true },
+      objects: {},
+      unavailable: {},
+    };
     const lines = texts.flatMap((t, i) => {
-      const refused = (where: string, user: string) => `forbidden: pods is forbidden: User "${user}" cannot list resource "pods" in API group "" ${where}`;
+      const refused = (where: string, user: string) =>
+        `forbidden: pods is forbidden: User "${user}" cannot list resource "pods" in API group "" ${where}`;
       return [
-        ...rbacFix(live, [{ kind: 'pods', reason: refused(`in the namespace "ns${t}${i}"`, `system:serviceaccount:shop:${t}`), checks: ['x'] }]),
+        ...rbacFix(live, [
+          {
+            kind: 'pods',
+            reason: refused(`in the namespace "ns${t}${i}"`, `system:serviceaccount:shop:${t}`),
+            checks: ['x'],
+          },
+        ]),
         ...rbacFix(live, [{ kind: 'events', reason: refused(`in the namespace "${t}"`, `u${t}`), checks: ['x'] }]),
         ...rbacFix(live, [{ kind: 'pods', reason: 'forbidden: no user named', checks: ['x'] }]),
       ];
@@ -227,8 +275,12 @@ status: {phase: Running}
       .join('---');
 
   it('an ownerReference kind like Rollout odd$(touch PWNED): a comment line of its own, before the command; zsh runs nothing but #', () => {
-    const fix = findings(cluster('linkerd', [pods('Rollout odd$(touch PWNED)', ['odd-1'], 'x re-creates them')])).flatMap((f) => f.fix);
-    expect(fix).toContain("# 'Rollout odd$(touch PWNED)' 'x re-creates them' re-creates these pods once they are deleted");
+    const fix = findings(
+      cluster('linkerd', [pods('Rollout odd$(touch PWNED)', ['odd-1'], 'x re-creates them')]),
+    ).flatMap((f) => f.fix);
+    expect(fix).toContain(
+      "# 'Rollout odd$(touch PWNED)' 'x re-creates them' re-creates these pods once they are deleted",
+    );
     expect(fix).toContain('kubectl delete pod -n shop odd-1');
     for (const line of fix) expect(line, line).not.toMatch(/ {2}#/);
     expectPastesExactly(fix);
@@ -246,7 +298,9 @@ status: {phase: Running}
     const name = "x\u0001';touch PWNED;#";
     const fix = findings(cluster('linkerd', [pods('Rollout', [name], 'odd')])).flatMap((f) => f.fix);
     const withheld = fix.filter((l) => l.startsWith('# fix withheld'));
-    expect(withheld).toEqual([`# fix withheld: a control character in ${note(name)} keeps the command from being one safe line`]);
+    expect(withheld).toEqual([
+      `# fix withheld: a control character in ${note(name)} keeps the command from being one safe line`,
+    ]);
     expect(withheld[0]).toContain(shq(printable(name)));
     for (const line of fix) expect(line).not.toContain("$'");
     expectPastesExactly(fix);
@@ -256,7 +310,9 @@ status: {phase: Running}
     const fix = findings(cluster('linkerd', [pods('Rollout', ['--all'])])).flatMap((f) => f.fix);
     expect(fix.some((l) => l.includes('--all'))).toBe(true);
     for (const line of fix.filter((l) => l.includes('--all')))
-      expect(line).toBe("# fix withheld: it names '--all', which starts with a dash: no Kubernetes name does, and kubectl would read it as a flag");
+      expect(line).toBe(
+        "# fix withheld: it names '--all', which starts with a dash: no Kubernetes name does, and kubectl would read it as a flag",
+      );
   });
 
   it('a name with a path in it never writes outside the current directory', async () => {

@@ -41,13 +41,22 @@ beforeAll(async () => {
   const root = await generateCA({ keyType: 'ecdsa', commonName: 'root.linkerd.cluster.local' });
   issuer = await generateLeaf({ ca: root, keyType: 'ecdsa', dnsNames: ['identity.linkerd.cluster.local'] });
   fixtures = [
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'linkerd', labels: { 'linkerd.io/is-control-plane': 'true' } } },
+    {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'linkerd', labels: { 'linkerd.io/is-control-plane': 'true' } },
+    },
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } },
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } },
     ...['web-1', 'web-2', 'web-3', 'web-4', 'web-5'].map((n) => pod('shop', n)),
     pod('other', 'db-0'),
     { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { namespace: 'shop', name: 'web' }, spec: { replicas: 5 } },
-    { apiVersion: 'v1', kind: 'Service', metadata: { namespace: 'shop', name: 'web' }, spec: { ports: [{ port: 80 }] } },
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { namespace: 'shop', name: 'web' },
+      spec: { ports: [{ port: 80 }] },
+    },
     {
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind: 'MutatingWebhookConfiguration',
@@ -59,7 +68,12 @@ beforeAll(async () => {
         },
       ],
     },
-    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'linkerd', name: 'linkerd-config' }, data: { values: 'x' } },
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { namespace: 'linkerd', name: 'linkerd-config' },
+      data: { values: 'x' },
+    },
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'linkerd', name: 'unrelated' }, data: {} },
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'shop', name: 'app-config' }, data: {} },
     {
@@ -69,7 +83,12 @@ beforeAll(async () => {
       type: 'kubernetes.io/tls',
       data: { 'tls.crt': b64(issuer.certPem), 'tls.key': b64(issuer.keyPem), 'ca.crt': b64(root.certPem) },
     },
-    { apiVersion: 'v1', kind: 'Secret', metadata: { namespace: 'shop', name: 'db-password' }, data: { password: b64('hunter2') } },
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { namespace: 'shop', name: 'db-password' },
+      data: { password: b64('hunter2') },
+    },
   ];
 });
 
@@ -96,7 +115,8 @@ function read(kubeconfig: string, opts: Partial<GatherOptions> = {}): Promise<Sn
   return gather({ kubeconfig, allNamespaces: true, kinds: ALL, limits: { requestTimeoutMs: 5000 }, ...opts });
 }
 
-const names = (objs: K8sObject[] | undefined) => (objs ?? []).map((o) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name}`);
+const names = (objs: K8sObject[] | undefined) =>
+  (objs ?? []).map((o) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name}`);
 const requestsTo = (srv: ApiServer, path: string) => srv.requests.filter((r) => r.path === path);
 
 afterEach(async () => {
@@ -122,7 +142,14 @@ describe('gather: reading', () => {
     expect(snap.scope).toEqual({ allNamespaces: true });
     expect(snap.unavailable).toEqual({});
     expect(Object.keys(snap.objects).sort()).toEqual([...ALL].sort());
-    expect(names(snap.objects.pods)).toEqual(['other/db-0', 'shop/web-1', 'shop/web-2', 'shop/web-3', 'shop/web-4', 'shop/web-5']);
+    expect(names(snap.objects.pods)).toEqual([
+      'other/db-0',
+      'shop/web-1',
+      'shop/web-2',
+      'shop/web-3',
+      'shop/web-4',
+      'shop/web-5',
+    ]);
     expect(names(snap.objects.namespaces)).toEqual(['/linkerd', '/other', '/shop']);
     expect(snap.objects.services).toHaveLength(1);
     expect(snap.objects.events).toEqual([]);
@@ -157,13 +184,18 @@ describe('gather: reading', () => {
     expect(requestsTo(srv, '/api/v1/namespaces/linkerd/secrets/linkerd-proxy-injector-k8s-tls')).toHaveLength(1);
     // Never listed, never anything outside the mesh namespace.
     const byName = srv.requests.filter((r) => /\/(configmaps|secrets)/.test(r.path));
-    expect(byName.every((r) => /^\/api\/v1\/namespaces\/linkerd\/(configmaps|secrets)\/[^/]+$/.test(r.path))).toBe(true);
+    expect(byName.every((r) => /^\/api\/v1\/namespaces\/linkerd\/(configmaps|secrets)\/[^/]+$/.test(r.path))).toBe(
+      true,
+    );
 
     expect(snap.objects.secrets).toHaveLength(1);
     const secret = snap.objects.secrets![0]!;
     expect(secret).not.toHaveProperty('data');
     expect(secret.metadata).toMatchObject({ namespace: 'linkerd', name: 'linkerd-identity-issuer' });
-    expect(secret.certificates).toEqual({ 'tls.crt': issuer.certPem, 'ca.crt': expect.stringContaining('BEGIN CERTIFICATE') });
+    expect(secret.certificates).toEqual({
+      'tls.crt': issuer.certPem,
+      'ca.crt': expect.stringContaining('BEGIN CERTIFICATE'),
+    });
     const text = JSON.stringify(snap);
     expect(text).not.toContain('PRIVATE KEY');
     expect(text).not.toContain(b64(issuer.keyPem));
@@ -269,7 +301,11 @@ describe('gather: kinds the server refuses', () => {
   it('404 on a list (API group not served): unavailable, also with a plain-text body', async () => {
     const { kubeconfig } = await setup({
       faults: [
-        { match: (r) => r.path === '/apis/discovery.k8s.io/v1/endpointslices', status: 404, body: '404 page not found\n' },
+        {
+          match: (r) => r.path === '/apis/discovery.k8s.io/v1/endpointslices',
+          status: 404,
+          body: '404 page not found\n',
+        },
         { match: (r) => r.path === '/apis/batch/v1/cronjobs', status: 404 },
       ],
     });
@@ -285,7 +321,9 @@ describe('gather: kinds the server refuses', () => {
     const { kubeconfig } = await setup({ faults: [{ match: (r) => r.path.includes('/secrets/'), status: 403 }] });
     const snap = await read(kubeconfig);
     expect(snap.objects).not.toHaveProperty('secrets');
-    expect(snap.unavailable.secrets).toMatch(/^forbidden: secrets "linkerd-\S+" is forbidden: .* cannot get resource "secrets"/);
+    expect(snap.unavailable.secrets).toMatch(
+      /^forbidden: secrets "linkerd-\S+" is forbidden: .* cannot get resource "secrets"/,
+    );
     expect(names(snap.objects.configmaps)).toEqual(['linkerd/linkerd-config']);
   });
 
@@ -306,7 +344,13 @@ describe('gather: retries and broken answers', () => {
     expect(names(snap.objects.pods)).toHaveLength(6);
     expect(new Set(names(snap.objects.pods)).size).toBe(6);
     // page 1, page 2 (410), then from scratch: pages 1, 2, 3.
-    expect(requestsTo(srv, '/api/v1/pods').map((r) => r.query.continue !== undefined)).toEqual([false, true, false, true, true]);
+    expect(requestsTo(srv, '/api/v1/pods').map((r) => r.query.continue !== undefined)).toEqual([
+      false,
+      true,
+      false,
+      true,
+      true,
+    ]);
   });
 
   it('410 again after the restart: the kind is unavailable', async () => {
@@ -366,11 +410,15 @@ describe('gather: retries and broken answers', () => {
     const { srv, kubeconfig } = await setup({ faults: [{ match: () => true, status: 500, message: 'etcd is down' }] });
     const err = await failure(read(kubeconfig));
     expect(err).toBeInstanceOf(UserError);
-    expect(err.message).toBe(`the API server at ${srv.url} failed every request: internal server error (500): etcd is down`);
+    expect(err.message).toBe(
+      `the API server at ${srv.url} failed every request: internal server error (500): etcd is down`,
+    );
   });
 
   it('a cut body is retried', async () => {
-    const { srv, kubeconfig } = await setup({ faults: [{ match: (r) => r.path === '/api/v1/pods', cutBody: true, times: 1 }] });
+    const { srv, kubeconfig } = await setup({
+      faults: [{ match: (r) => r.path === '/api/v1/pods', cutBody: true, times: 1 }],
+    });
     const snap = await read(kubeconfig, { kinds: ['pods'] });
     expect(snap.objects.pods).toHaveLength(6);
     expect(srv.requests).toHaveLength(2);
@@ -393,7 +441,9 @@ describe('gather: retries and broken answers', () => {
 describe('gather: fatal errors', () => {
   it('401: the credentials are rejected', async () => {
     const { srv } = await setup();
-    const kubeconfig = await srv.writeKubeconfig(await tempDir(), { extraContexts: [{ name: 'stale', token: 'expired' }] });
+    const kubeconfig = await srv.writeKubeconfig(await tempDir(), {
+      extraContexts: [{ name: 'stale', token: 'expired' }],
+    });
     const err = await failure(read(kubeconfig, { context: 'stale' }));
     expect(err).toBeInstanceOf(UserError);
     expect(err.message).toBe(`the API server at ${srv.url} rejected the credentials (401 Unauthorized)`);
@@ -414,7 +464,9 @@ describe('gather: fatal errors', () => {
   it('a server certificate the kubeconfig CA did not sign: cannot reach the server', async () => {
     const { srv } = await setup();
     const { srv: impostor } = await setup();
-    const kubeconfig = await srv.writeKubeconfig(await tempDir(), { extraContexts: [{ name: 'mitm', server: impostor.url }] });
+    const kubeconfig = await srv.writeKubeconfig(await tempDir(), {
+      extraContexts: [{ name: 'mitm', server: impostor.url }],
+    });
     const err = await failure(read(kubeconfig, { context: 'mitm' }));
     expect(err).toBeInstanceOf(UserError);
     expect(err.message).toMatch(new RegExp(`^cannot reach the API server at ${impostor.url}: .*certificate`));
@@ -447,9 +499,16 @@ describe('gather: fatal errors', () => {
 
 describe('kubeconfig resolution', () => {
   it('resolves the current context, its namespace and server', async () => {
-    const { srv, kubeconfig } = await setup({}, { context: 'prod', namespace: 'shop', extraContexts: [{ name: 'dev' }] });
+    const { srv, kubeconfig } = await setup(
+      {},
+      { context: 'prod', namespace: 'shop', extraContexts: [{ name: 'dev' }] },
+    );
     expect(await resolveContext({ kubeconfig })).toEqual({ contextName: 'prod', namespace: 'shop', server: srv.url });
-    expect(await resolveContext({ kubeconfig, context: 'dev' })).toEqual({ contextName: 'dev', namespace: 'default', server: srv.url });
+    expect(await resolveContext({ kubeconfig, context: 'dev' })).toEqual({
+      contextName: 'dev',
+      namespace: 'default',
+      server: srv.url,
+    });
     expect(srv.requests).toHaveLength(0);
   });
 
@@ -507,7 +566,9 @@ describe('kubeconfig resolution', () => {
     );
     let err = await failure(read(kubeconfig));
     expect(err).toBeInstanceOf(UserError);
-    expect(err.message).toMatch(new RegExp(`^cannot get credentials for context "certs": .*${join(dir, 'missing.crt')}`));
+    expect(err.message).toMatch(
+      new RegExp(`^cannot get credentials for context "certs": .*${join(dir, 'missing.crt')}`),
+    );
     err = await failure(read(kubeconfig, { context: 'bad' }));
     expect(err).toBeInstanceOf(UserError);
     expect(err.message).toBe('the server of context "bad" is not a URL: not a url');
@@ -527,7 +588,12 @@ describe('kubeconfig resolution', () => {
 
     expect(await resolveContext({})).toEqual({ contextName: 'main', namespace: 'first', server: srv.url });
     expect((await resolveContext({ context: 'second' })).namespace).toBe('shop');
-    const snap = await gather({ context: 'second', allNamespaces: false, kinds: ['pods'], limits: { requestTimeoutMs: 5000 } });
+    const snap = await gather({
+      context: 'second',
+      allNamespaces: false,
+      kinds: ['pods'],
+      limits: { requestTimeoutMs: 5000 },
+    });
     expect(snap.source.context).toBe('second');
     expect(snap.objects.pods).toHaveLength(5);
 

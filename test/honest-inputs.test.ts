@@ -23,20 +23,28 @@ function listFile(name: string, objects: unknown[]): string {
 describe('--mesh M filters every finding', () => {
   // An Istio CronJob's Job hangs beside a healthy Kuma: job-never-completes judges pods, not webhooks.
   const hung = () =>
-    listFile('istio-hung-beside-kuma.json', overlay(baseObjects('istio+kuma'), fixtureObjects('checks/job-never-completes/fires-istio-cronjob-hung.yaml')));
+    listFile(
+      'istio-hung-beside-kuma.json',
+      overlay(baseObjects('istio+kuma'), fixtureObjects('checks/job-never-completes/fires-istio-cronjob-hung.yaml')),
+    );
 
   it("--mesh kuma reports no Istio finding (Istio's hung Job included)", async () => {
     const f = hung();
     const all = JSON.parse((await runCli(['check', '-A', '--snapshot', f, '-o', 'json', '--fail-on', 'none'])).stdout);
     expect(all.findings.map((x: any) => `${x.id} ${x.mesh}`)).toContain('job-never-completes istio');
-    const kuma = JSON.parse((await runCli(['check', '-A', '--snapshot', f, '-o', 'json', '--mesh', 'kuma', '--fail-on', 'none'])).stdout);
+    const kuma = JSON.parse(
+      (await runCli(['check', '-A', '--snapshot', f, '-o', 'json', '--mesh', 'kuma', '--fail-on', 'none'])).stdout,
+    );
     expect(kuma.findings.filter((x: any) => x.mesh !== 'kuma')).toEqual([]);
     expect(kuma.meshesNotInstalled).toBeUndefined();
   });
 
   it('a mesh asked for but not installed is said in the header (and in -o json)', async () => {
     const f = listFile('linkerd-only.json', baseObjects('linkerd'));
-    const head = async (mesh: string) => (await runCli(['check', '-A', '--snapshot', f, '--mesh', mesh], { env: { COLUMNS: '300' } })).stdout.split('\n')[0];
+    const head = async (mesh: string) =>
+      (await runCli(['check', '-A', '--snapshot', f, '--mesh', mesh], { env: { COLUMNS: '300' } })).stdout.split(
+        '\n',
+      )[0];
     expect(await head('consul')).toMatch(/ · meshes: consul \(asked for with --mesh, but not installed\)$/);
     const json = JSON.parse((await runCli(['check', '-A', '--snapshot', f, '--mesh', 'consul', '-o', 'json'])).stdout);
     expect(json.meshesNotInstalled).toEqual(['consul']);
@@ -58,7 +66,8 @@ describe('a kubectl dump says what it read', () => {
     return { code: r.code, report: JSON.parse(r.stdout) };
   };
   /** The kinds a report says were not read ("kind" or "kind in ns"). */
-  const notRead = (report: any) => (report.coverage?.unavailable ?? []).map((u: any) => (u.namespace ? `${u.kind} in ${u.namespace}` : u.kind)).sort();
+  const notRead = (report: any) =>
+    (report.coverage?.unavailable ?? []).map((u: any) => (u.namespace ? `${u.kind} in ${u.namespace}` : u.kind)).sort();
 
   it("a dump of Linkerd's ConfigMaps beside Istio has not collected Istio's: never 'ConfigMap not found'", async () => {
     // The old README recipe: cluster-scoped kinds, workloads, and Linkerd's ConfigMaps by name.
@@ -91,7 +100,8 @@ describe('a kubectl dump says what it read', () => {
     const objects = baseObjects('istio');
     const d = dir('named-no-webhooks');
     const byKind = new Map<string, unknown[]>();
-    for (const o of objects) if (o.kind !== 'MutatingWebhookConfiguration') byKind.set(o.kind!, [...(byKind.get(o.kind!) ?? []), o]);
+    for (const o of objects)
+      if (o.kind !== 'MutatingWebhookConfiguration') byKind.set(o.kind!, [...(byKind.get(o.kind!) ?? []), o]);
     for (const [kind, list] of byKind) write(d, `${KINDS[kindOf(kind)!.key].plural}.json`, list);
     write(d, 'mutatingwebhookconfigurations.json', []);
     const { report } = await json(d);
@@ -115,7 +125,9 @@ describe('a kubectl dump says what it read', () => {
     write(
       d,
       'rest.json',
-      objects.filter((o) => !['Namespace', 'MutatingWebhookConfiguration', 'ConfigMap', 'ResourceQuota'].includes(o.kind!)),
+      objects.filter(
+        (o) => !['Namespace', 'MutatingWebhookConfiguration', 'ConfigMap', 'ResourceQuota'].includes(o.kind!),
+      ),
     );
     const { report } = await json(d);
     expect(report.findings.filter((f: any) => f.id === 'injector-config-excludes')).toEqual([]);
@@ -127,7 +139,9 @@ describe('the dump recipe (docs/snapshot.md)', () => {
   it('names one file after each kind meshdoctor reads, Secrets aside', () => {
     const doc = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'snapshot.md'), 'utf8');
     const recipe = /## A kubectl dump[\s\S]*?```sh\n([\s\S]*?)```/.exec(doc)![1]!;
-    const kinds = [...recipe.matchAll(/for k in ([^;]+);/g)].flatMap((m) => m[1]!.replace(/\\\n/g, ' ').split(/\s+/).filter(Boolean));
+    const kinds = [...recipe.matchAll(/for k in ([^;]+);/g)].flatMap((m) =>
+      m[1]!.replace(/\\\n/g, ' ').split(/\s+/).filter(Boolean),
+    );
     expect(recipe).toContain('> "$k.json"');
     expect([...kinds].sort()).toEqual(KIND_KEYS.filter((k) => k !== 'secrets').sort());
   });

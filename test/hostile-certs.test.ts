@@ -20,7 +20,9 @@ data: {tls.crt: ${b64(pem)}}
 `,
   ]);
   if (caBundle !== undefined) {
-    const hook = snap.objects.mutatingwebhookconfigurations!.find((o) => o.metadata?.name === 'linkerd-proxy-injector-webhook-config') as any;
+    const hook = snap.objects.mutatingwebhookconfigurations!.find(
+      (o) => o.metadata?.name === 'linkerd-proxy-injector-webhook-config',
+    ) as any;
     hook.webhooks[0].clientConfig.caBundle = b64(caBundle);
   }
   return snap;
@@ -53,7 +55,9 @@ describe('certificate dates that cannot be read', () => {
     const pem = await generateBadTimeCert();
     const parsed = parsePem(pem);
     expect(parsed.certs).toEqual([]);
-    expect(parsed.problems).toEqual([{ problem: 'unparseable', detail: expect.stringContaining('validity dates cannot be read') }]);
+    expect(parsed.problems).toEqual([
+      { problem: 'unparseable', detail: expect.stringContaining('validity dates cannot be read') },
+    ]);
   });
 
   it('a caBundle holding only such a certificate is unusable', async () => {

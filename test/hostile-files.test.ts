@@ -58,7 +58,8 @@ async function cli(args: string[], stdin?: () => AsyncIterable<Buffer>): Promise
     stdoutTTY: false,
     stderrTTY: false,
     env: {},
-    readStdin: async (maxBytes) => decodeText(await readStreamBounded(stdin ? stdin() : (async function* () {})(), maxBytes, 'stdin')),
+    readStdin: async (maxBytes) =>
+      decodeText(await readStreamBounded(stdin ? stdin() : (async function* () {})(), maxBytes, 'stdin')),
   });
   return { code, stdout, stderr };
 }
@@ -67,7 +68,10 @@ async function cli(args: string[], stdin?: () => AsyncIterable<Buffer>): Promise
 async function child(args: string[], timeout = 15_000): Promise<Result> {
   const code = `import('${join(ROOT, 'src/cli.ts')}').then(async (c) => { process.exitCode = await c.main(process.argv.slice(1), { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s), stdoutTTY: false, stderrTTY: false, env: {}, readStdin: async () => '' }); })`;
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '-e', code, ...args], { cwd: ROOT, timeout });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '-e', code, ...args], {
+      cwd: ROOT,
+      timeout,
+    });
     return { code: 0, stdout, stderr };
   } catch (e: any) {
     return { code: e.killed ? -1 : e.code, stdout: e.stdout, stderr: e.stderr };
@@ -116,7 +120,9 @@ describe('1. devices and FIFOs are refused before they are read', () => {
     );
     const d = dir();
     symlinkSync('/dev/zero', join(d, 'zero.yaml'));
-    expect(oneLine(await cli(['check', '--snapshot', d, '--max-bytes', '1']))).toMatch(/^cannot read snapshot .*zero\.yaml: not a regular file/);
+    expect(oneLine(await cli(['check', '--snapshot', d, '--max-bytes', '1']))).toMatch(
+      /^cannot read snapshot .*zero\.yaml: not a regular file/,
+    );
     expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', d, '--max-bytes', '1']))).toMatch(
       /^cannot read manifests .*zero\.yaml: not a regular file/,
     );
@@ -149,15 +155,22 @@ describe('1. devices and FIFOs are refused before they are read', () => {
       `cannot read snapshot ${endless}: line 3: longer than 1 MiB (--max-bytes)`,
     );
     const many = file('own.json', own(Array.from({ length: 5 }, (_, i) => JSON.stringify(pod(`p${i}`)))));
-    expect(oneLine(await cli(['check', '--snapshot', many, '--max-objects', '3']))).toBe(`cannot read snapshot ${many}: more than 3 pods (--max-objects)`);
+    expect(oneLine(await cli(['check', '--snapshot', many, '--max-objects', '3']))).toBe(
+      `cannot read snapshot ${many}: more than 3 pods (--max-objects)`,
+    );
     survives(await cli(['check', '--snapshot', many, '--max-objects', '5']));
     // The same objects as kubectl output, and as meshdoctor's layout read whole (pretty-printed).
     const kubectl = file('pods.json', list(Array.from({ length: 5 }, (_, i) => pod(`p${i}`))));
     expect(oneLine(await cli(['check', '--snapshot', kubectl, '--max-objects', '3']))).toBe(
       `cannot read snapshot ${kubectl}: more than 3 pods (--max-objects)`,
     );
-    const pretty = file('own.json', JSON.stringify(JSON.parse(own(Array.from({ length: 5 }, (_, i) => JSON.stringify(pod(`p${i}`))))), null, 2));
-    expect(oneLine(await cli(['check', '--snapshot', pretty, '--max-objects', '3']))).toBe(`cannot read snapshot ${pretty}: more than 3 pods (--max-objects)`);
+    const pretty = file(
+      'own.json',
+      JSON.stringify(JSON.parse(own(Array.from({ length: 5 }, (_, i) => JSON.stringify(pod(`p${i}`))))), null, 2),
+    );
+    expect(oneLine(await cli(['check', '--snapshot', pretty, '--max-objects', '3']))).toBe(
+      `cannot read snapshot ${pretty}: more than 3 pods (--max-objects)`,
+    );
   });
 });
 
@@ -211,8 +224,12 @@ describe('3. dangling links and link loops', () => {
     const d = dir();
     writeFileSync(join(d, 'pods.json'), list([pod('a')]));
     symlinkSync(join(d, 'nowhere'), join(d, 'dangling.yaml'));
-    expect(oneLine(await cli(['check', '--snapshot', d]))).toBe(`cannot read snapshot ${join(d, 'dangling.yaml')}: no such file or directory`);
-    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', d]))).toBe(`cannot read manifests ${join(d, 'dangling.yaml')}: no such file or directory`);
+    expect(oneLine(await cli(['check', '--snapshot', d]))).toBe(
+      `cannot read snapshot ${join(d, 'dangling.yaml')}: no such file or directory`,
+    );
+    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', d]))).toBe(
+      `cannot read manifests ${join(d, 'dangling.yaml')}: no such file or directory`,
+    );
 
     const loops = dir();
     writeFileSync(join(loops, 'deploy.yaml'), deployYaml);
@@ -234,7 +251,9 @@ describe('3. dangling links and link loops', () => {
     writeFileSync(join(d, 'pods.json'), list([pod('a')]));
     chmodSync(join(d, 'locked'), 0);
     try {
-      expect(oneLine(await cli(['check', '--snapshot', d]))).toBe(`cannot read snapshot ${join(d, 'locked')}: permission denied`);
+      expect(oneLine(await cli(['check', '--snapshot', d]))).toBe(
+        `cannot read snapshot ${join(d, 'locked')}: permission denied`,
+      );
     } finally {
       chmodSync(join(d, 'locked'), 0o700);
     }
@@ -257,10 +276,17 @@ describe('4. deep nesting', () => {
   };
 
   it('JSON and YAML 100k deep through --snapshot and -f: one line', async () => {
-    for (const [name, text] of [...Object.entries(deepJson).map(([k, v]) => [`${k}.json`, v]), ...Object.entries(deepYaml).map(([k, v]) => [`${k}.yaml`, v])]) {
+    for (const [name, text] of [
+      ...Object.entries(deepJson).map(([k, v]) => [`${k}.json`, v]),
+      ...Object.entries(deepYaml).map(([k, v]) => [`${k}.yaml`, v]),
+    ]) {
       const p = file(name!, text!);
-      expect(oneLine(await cli(['check', '--snapshot', p]))).toMatch(/: invalid (JSON|YAML) \(nested more than 200 levels deep\)$/);
-      expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', p]))).toMatch(/: invalid (JSON|YAML) \(nested more than 200 levels deep\)$/);
+      expect(oneLine(await cli(['check', '--snapshot', p]))).toMatch(
+        /: invalid (JSON|YAML) \(nested more than 200 levels deep\)$/,
+      );
+      expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', p]))).toMatch(
+        /: invalid (JSON|YAML) \(nested more than 200 levels deep\)$/,
+      );
     }
     expect(
       oneLine(
@@ -273,7 +299,9 @@ describe('4. deep nesting', () => {
 
   it("in a line of meshdoctor's own snapshot, and through YAML aliases", async () => {
     const p = file('own.json', own([`{"kind":"Pod","metadata":{"name":"a"},"spec":${'['.repeat(N)}${']'.repeat(N)}}`]));
-    expect(oneLine(await cli(['check', '--snapshot', p]))).toBe(`cannot read snapshot ${p}: line 3: invalid JSON (nested more than 200 levels deep)`);
+    expect(oneLine(await cli(['check', '--snapshot', p]))).toBe(
+      `cannot read snapshot ${p}: line 3: invalid JSON (nested more than 200 levels deep)`,
+    );
     // Each anchor 150 deep, within the bound; the alias nests one in the other: 300.
     const aliased = `kind: List\napiVersion: v1\nitems:\n- &a ${'['.repeat(150)}${']'.repeat(150)}\n- ${'['.repeat(150)}*a${']'.repeat(150)}\n`;
     const y = file('alias.yaml', aliased);
@@ -344,7 +372,14 @@ describe('5. billion laughs', () => {
 });
 
 describe('6. many objects in one -f file', () => {
-  const objects = (n: number) => list(Array.from({ length: n }, (_, i) => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: `w${i}` } })));
+  const objects = (n: number) =>
+    list(
+      Array.from({ length: n }, (_, i) => ({
+        apiVersion: 'example.com/v1',
+        kind: 'Widget',
+        metadata: { name: `w${i}` },
+      })),
+    );
 
   it('200k objects load (no spread of a huge array into arguments)', async () => {
     const p = file('many.json', objects(200_000));
@@ -379,7 +414,9 @@ describe('7. the -f overlay is linear', () => {
       source: { type: 'file' },
       scope: { allNamespaces: true },
       objects: {
-        namespaces: Array.from({ length: n }, (_, i) => counted({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `ns${i}` } })),
+        namespaces: Array.from({ length: n }, (_, i) =>
+          counted({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `ns${i}` } }),
+        ),
         pods: Array.from({ length: n }, (_, i) => counted(pod(`p${i}`, `ns${i}`))),
       },
       unavailable: {},
@@ -434,21 +471,32 @@ describe('8. byte-order marks', () => {
     const r = await cli(['check', '--snapshot', p, '-o', 'json']);
     expect(r.stderr).toBe('');
     // Streamed: the line cap applies (read whole, the file would be refused by --max-bytes instead).
-    const long = file('own.json', Buffer.concat([BOM, Buffer.from(own([JSON.stringify(pod('a', 'shop', { labels: { x: 'y'.repeat(MiB) } }))]))]));
-    expect(oneLine(await cli(['check', '--snapshot', long, '--max-bytes', '1']))).toBe(`cannot read snapshot ${long}: line 3: longer than 1 MiB (--max-bytes)`);
+    const long = file(
+      'own.json',
+      Buffer.concat([BOM, Buffer.from(own([JSON.stringify(pod('a', 'shop', { labels: { x: 'y'.repeat(MiB) } }))]))]),
+    );
+    expect(oneLine(await cli(['check', '--snapshot', long, '--max-bytes', '1']))).toBe(
+      `cannot read snapshot ${long}: line 3: longer than 1 MiB (--max-bytes)`,
+    );
   });
 });
 
 describe('9. malformed snapshots and objects', () => {
   it('a malformed meshdoctor snapshot header, and objects of the wrong type', async () => {
     const kind = file('own.json', own([], '{"kind":"MeshdoctorSnapshot","kind":5,"objects":{'));
-    expect(oneLine(await cli(['check', '--snapshot', kind]))).toBe(`cannot read snapshot ${kind}: line 1: not the first line of a MeshdoctorSnapshot`);
+    expect(oneLine(await cli(['check', '--snapshot', kind]))).toBe(
+      `cannot read snapshot ${kind}: line 1: not the first line of a MeshdoctorSnapshot`,
+    );
     const cut = file('own.json', own([], '{"kind":"MeshdoctorSnapshot","x":{"objects":{'));
     expect(oneLine(await cli(['check', '--snapshot', cut]))).toMatch(/: line 1: invalid JSON \(/);
     const noObjects = file('own.json', JSON.stringify({ kind: 'MeshdoctorSnapshot', objects: [1, 2] }));
-    expect(oneLine(await cli(['check', '--snapshot', noObjects]))).toBe(`cannot read snapshot ${noObjects}: a MeshdoctorSnapshot without "objects"`);
+    expect(oneLine(await cli(['check', '--snapshot', noObjects]))).toBe(
+      `cannot read snapshot ${noObjects}: a MeshdoctorSnapshot without "objects"`,
+    );
     // Lines that are not objects are skipped, as in a snapshot read whole.
-    survives(await cli(['check', '--snapshot', file('own.json', own(['null', '5', '"x"', '[]', JSON.stringify(pod('a'))]))]));
+    survives(
+      await cli(['check', '--snapshot', file('own.json', own(['null', '5', '"x"', '[]', JSON.stringify(pod('a'))]))]),
+    );
     // Kinds meshdoctor does not read (and keys that look like Object's) are skipped.
     const odd = file('own.json', `${own([]).split('\n')[0]}\n"constructor":[\n{}\n],\n"widgets":[\n{"a":1}\n]\n}}\n`);
     survives(await cli(['check', '--snapshot', odd]));
@@ -457,13 +505,21 @@ describe('9. malformed snapshots and objects', () => {
   it('non-string kinds and odd items are not objects', async () => {
     const p = file('odd.json', JSON.stringify({ kind: 'List', items: [{ kind: 5 }, { kind: { a: 1 } }, null, 'x'] }));
     expect(oneLine(await cli(['check', '--snapshot', p]))).toMatch(/no Kubernetes objects found/);
-    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', p]))).toMatch(/^no Kubernetes objects found in the manifests/);
+    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', p]))).toMatch(
+      /^no Kubernetes objects found in the manifests/,
+    );
     survives(
-      await cli(['check', '--snapshot', file('proto.json', list([{ apiVersion: 'v1', kind: '__proto__', metadata: { name: 'p', namespace: 'shop' } }]))]),
+      await cli([
+        'check',
+        '--snapshot',
+        file('proto.json', list([{ apiVersion: 'v1', kind: '__proto__', metadata: { name: 'p', namespace: 'shop' } }])),
+      ]),
     );
     // A List that holds itself (YAML alias) ends.
     const self = file('self.yaml', '&l {kind: List, apiVersion: v1, items: [*l]}\n');
-    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', self]))).toMatch(/^no Kubernetes objects found in the manifests/);
+    expect(oneLine(await cli(['check', '--snapshot', LINKERD, '-f', self]))).toMatch(
+      /^no Kubernetes objects found in the manifests/,
+    );
   });
 
   it('a kind the own snapshot records unavailable, also given as loose objects', async () => {
@@ -479,7 +535,13 @@ describe('9. malformed snapshots and objects', () => {
   });
 
   it('ownerReferences that is not a list, under a -f overlay', async () => {
-    const p = file('pods.json', list([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }, pod('a', 'shop', { ownerReferences: 'x' })]));
+    const p = file(
+      'pods.json',
+      list([
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } },
+        pod('a', 'shop', { ownerReferences: 'x' }),
+      ]),
+    );
     survives(
       await cli(['check', '--snapshot', p, '-f', '-', '-o', 'json'], async function* () {
         yield Buffer.from(deployYaml);

@@ -31,14 +31,26 @@ import { FIXTURES, NOW, baseObjects, baseOf, fixtureObjects, overlay, snapshotFr
 const schema = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'schema/report.schema.json'), 'utf8'));
 const validate = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false }).compile(schema);
 
-const WORDS = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', '__defineGetter__', 'isPrototypeOf', '__lookupGetter__'];
+const WORDS = [
+  'constructor',
+  '__proto__',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'prototype',
+  '__defineGetter__',
+  'isPrototypeOf',
+  '__lookupGetter__',
+];
 
 /** Every fixture cluster: the healthy ones, each check fixture over its base, the demo snapshot. */
 function clusters(): { name: string; objects: K8sObject[] }[] {
   const files = (dir: string): string[] =>
     readdirSync(join(FIXTURES, dir), { withFileTypes: true })
       .sort((a, b) => (a.name < b.name ? -1 : 1))
-      .flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : /\.ya?ml$/.test(e.name) ? [join(dir, e.name)] : []));
+      .flatMap((e) =>
+        e.isDirectory() ? files(join(dir, e.name)) : /\.ya?ml$/.test(e.name) ? [join(dir, e.name)] : [],
+      );
   const bases = new Map<string, K8sObject[]>();
   const base = (b: ReturnType<typeof baseOf>) => bases.get(b) ?? bases.set(b, baseObjects(b)).get(b)!;
   const demo = JSON.parse(readFileSync(join(FIXTURES, '..', '..', 'demo', 'cluster.json'), 'utf8'));
@@ -47,7 +59,11 @@ function clusters(): { name: string; objects: K8sObject[] }[] {
     // Every fixture at once, over every healthy cluster: revisions beside tags, quotas beside events.
     {
       name: 'all/every-fixture',
-      objects: overlay(base('both'), ...files('healthy').map((f) => fixtureObjects(f)), ...checks.map((f) => fixtureObjects(f))),
+      objects: overlay(
+        base('both'),
+        ...files('healthy').map((f) => fixtureObjects(f)),
+        ...checks.map((f) => fixtureObjects(f)),
+      ),
     },
     ...files('healthy').map((f) => ({ name: f, objects: fixtureObjects(f) })),
     ...checks.map((f) => ({ name: f, objects: overlay(base(baseOf(f)), fixtureObjects(f)) })),
@@ -92,7 +108,8 @@ function rename(v: unknown, map: Map<string, string>): unknown {
   if (Array.isArray(v)) return v.map((x) => rename(x, map));
   if (v && typeof v === 'object') {
     const o = {};
-    for (const [k, c] of Object.entries(v)) Object.defineProperty(o, str(k), { value: rename(c, map), enumerable: true, writable: true, configurable: true });
+    for (const [k, c] of Object.entries(v))
+      Object.defineProperty(o, str(k), { value: rename(c, map), enumerable: true, writable: true, configurable: true });
     return o;
   }
   return v;
@@ -134,7 +151,8 @@ function runAll(snap: Snapshot): void {
   const model = makeModel(snap, opts);
   const result = runChecks(snap, CHECKS, opts, model);
   expect(result.errors).toEqual([]);
-  for (const [name, reporter] of Object.entries(REPORTERS)) expect(typeof reporter(result, { version: 'test', color: name === 'table' })).toBe('string');
+  for (const [name, reporter] of Object.entries(REPORTERS))
+    expect(typeof reporter(result, { version: 'test', color: name === 'table' })).toBe('string');
   const json = JSON.parse(REPORTERS.json!(result, { version: 'test', color: false }));
   expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
   // explain, as the CLI runs it: scoped to the workload's namespace (one model per namespace).
@@ -142,7 +160,9 @@ function runAll(snap: Snapshot): void {
   for (const w of model.workloads.slice(0, 30)) {
     const m =
       scoped.get(w.namespace) ??
-      scoped.set(w.namespace, makeModel({ ...snap, scope: { allNamespaces: false, namespace: w.namespace } }, opts)).get(w.namespace)!;
+      scoped
+        .set(w.namespace, makeModel({ ...snap, scope: { allNamespaces: false, namespace: w.namespace } }, opts))
+        .get(w.namespace)!;
     expect(typeof renderExplanation(explain(m, { kind: w.kind, name: w.name }, w.namespace, []), false)).toBe('string');
   }
 }
@@ -167,7 +187,12 @@ describe('cluster strings named like Object.prototype members', () => {
           renamed += map.size;
           const snap = snapshotFrom(
             objects,
-            all ? { allNamespaces: true } : { allNamespaces: false, namespace: objects.find((o) => o.metadata?.namespace)?.metadata?.namespace ?? 'default' },
+            all
+              ? { allNamespaces: true }
+              : {
+                  allNamespaces: false,
+                  namespace: objects.find((o) => o.metadata?.namespace)?.metadata?.namespace ?? 'default',
+                },
           );
           runAll(snap);
         },
@@ -181,18 +206,32 @@ describe('cluster strings named like Object.prototype members', () => {
     const sink = CLUSTERS[0]!;
     const spots = positions(sink.objects);
     fc.assert(
-      fc.property(fc.array(fc.record({ at: fc.nat(), word: fc.constantFrom(...WORDS) }), { minLength: 1, maxLength: 80 }), (picks) => {
-        const objects = structuredClone(sink.objects);
-        for (const { at, word } of picks) renameAt(objects, spots[at % spots.length]!, word);
-        runAll(snapshotFrom(objects));
-      }),
+      fc.property(
+        fc.array(fc.record({ at: fc.nat(), word: fc.constantFrom(...WORDS) }), { minLength: 1, maxLength: 80 }),
+        (picks) => {
+          const objects = structuredClone(sink.objects);
+          for (const { at, word } of picks) renameAt(objects, spots[at % spots.length]!, word);
+          runAll(snapshotFrom(objects));
+        },
+      ),
       { numRuns: 60, seed: 20261124 },
     );
   }, 120_000);
 
   // The strings where an instance was found, each renamed to every word in every cluster that has
   // it: quota resource names, Istio revisions and tags, event kinds, label keys, namespaces.
-  const TARGETS = ['requests.cpu', 'limits.memory', 'canary', 'stable', 'ReplicaSet', 'shop', 'app', 'istio.io/rev', 'linkerd.io/inject', 'web'];
+  const TARGETS = [
+    'requests.cpu',
+    'limits.memory',
+    'canary',
+    'stable',
+    'ReplicaSet',
+    'shop',
+    'app',
+    'istio.io/rev',
+    'linkerd.io/inject',
+    'web',
+  ];
   for (const target of TARGETS) {
     it(`"${target}" renamed to each word, in every cluster that has it`, () => {
       // The first three clusters that have it, one per directory (a healthy base, each check's fixtures).
@@ -219,18 +258,31 @@ describe('the instances', () => {
     return result.findings;
   };
   const asking = (ns: string, rev: string): K8sObject[] => [
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, uid: `ns-${ns}`, labels: { 'kubernetes.io/metadata.name': ns, 'istio.io/rev': rev } } },
+    {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: ns, uid: `ns-${ns}`, labels: { 'kubernetes.io/metadata.name': ns, 'istio.io/rev': rev } },
+    },
     {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'api', namespace: ns, uid: `dep-${ns}` },
-      spec: { replicas: 1, template: { metadata: { labels: { app: 'api' } }, spec: { containers: [{ name: 'api', image: 'example/api:1' }] } } },
+      spec: {
+        replicas: 1,
+        template: {
+          metadata: { labels: { app: 'api' } },
+          spec: { containers: [{ name: 'api', image: 'example/api:1' }] },
+        },
+      },
     },
   ];
 
   for (const word of WORDS.filter((w) => /^[A-Za-z][A-Za-z0-9-]*$/.test(w))) {
     it(`an Istio revision named ${word}, beside a namespace asking for one nothing serves`, () => {
-      const objects = [...(rename(fixtureObjects('healthy/istio-revisions.yaml'), new Map([['1-27', word]])) as K8sObject[]), ...asking('orders2', 'gone')];
+      const objects = [
+        ...(rename(fixtureObjects('healthy/istio-revisions.yaml'), new Map([['1-27', word]])) as K8sObject[]),
+        ...asking('orders2', 'gone'),
+      ];
       const f = run(objects).find((x) => x.id === 'webhook-excludes-namespace' && x.resource.name === 'orders2');
       expect(f?.evidence).toMatchObject({ requestedRevision: 'gone', installedRevisions: [word], installedTags: {} });
       expect(f!.fix.join('\n')).toContain(`# to use the installed revision ${word}: `);
@@ -239,10 +291,14 @@ describe('the instances', () => {
 
   for (const word of WORDS) {
     it(`a quota resource named ${word}, an event about a ${word}`, () => {
-      const cluster = overlay(baseObjects('istio'), fixtureObjects('checks/quota-blocks-proxy/fires-istio-exceeded.yaml'));
+      const cluster = overlay(
+        baseObjects('istio'),
+        fixtureObjects('checks/quota-blocks-proxy/fires-istio-exceeded.yaml'),
+      );
       const quota = cluster.find((o) => o.kind === 'ResourceQuota')! as any;
       // As JSON.parse makes them: `__proto__` an own key (an object literal would set the prototype).
-      for (const m of [quota.spec.hard, quota.status.hard, quota.status.used]) Object.defineProperty(m, word, { value: '1', enumerable: true });
+      for (const m of [quota.spec.hard, quota.status.hard, quota.status.used])
+        Object.defineProperty(m, word, { value: '1', enumerable: true });
       const events = JSON.parse(`[
         {"apiVersion":"v1","kind":"Event","metadata":{"name":"e","namespace":"catalog"},
          "involvedObject":{"kind":"${word}","namespace":"catalog","name":"${word}"},"reason":"FailedCreate",
@@ -258,7 +314,9 @@ describe('the instances', () => {
   }
 
   it('a label keyed __proto__ is a label like any other: a selector on it matches', () => {
-    const ns = JSON.parse('{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team","labels":{"__proto__":"on","kubernetes.io/metadata.name":"team"}}}');
+    const ns = JSON.parse(
+      '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team","labels":{"__proto__":"on","kubernetes.io/metadata.name":"team"}}}',
+    );
     const selector = JSON.parse('{"matchExpressions":[{"key":"__proto__","operator":"In","values":["on"]}]}');
     const istio = baseObjects('istio').map((o) => {
       if (o.kind !== 'MutatingWebhookConfiguration') return o;
@@ -266,11 +324,16 @@ describe('the instances', () => {
       for (const h of copy.webhooks) h.namespaceSelector = selector;
       return copy;
     });
-    const model = makeModel(snapshotFrom([...istio, ns, asking('team', 'default')[1]!]), { mesh: 'istio', certExpiryWarningDays: 60, now: NOW });
+    const model = makeModel(snapshotFrom([...istio, ns, asking('team', 'default')[1]!]), {
+      mesh: 'istio',
+      certExpiryWarningDays: 60,
+      now: NOW,
+    });
     const w = model.workloads.find((x) => x.namespace === 'team')!;
     const calls = model.decision(w, 'istio')!.calls;
     expect(calls.length).toBeGreaterThan(0);
-    for (const c of calls) expect(c.namespaceSelector).toEqual({ matched: true, terms: [{ term: '__proto__ in (on)', matched: true }] });
+    for (const c of calls)
+      expect(c.namespaceSelector).toEqual({ matched: true, terms: [{ term: '__proto__ in (on)', matched: true }] });
   });
 });
 
@@ -320,7 +383,13 @@ describe('loaders on files with __proto__ keys', () => {
       .slice(1, -1)
       .map((l) => l.replace(/,$/, ''));
     expect(docs).toHaveLength(items.length);
-    writeFileSync(file, '---\n' + [...docs, 'base: &b {__proto__: {polluted: yes}}\nkind: Namespace\nmetadata: {name: merged, <<: *b}'].join('\n---\n'));
+    writeFileSync(
+      file,
+      '---\n' +
+        [...docs, 'base: &b {__proto__: {polluted: yes}}\nkind: Namespace\nmetadata: {name: merged, <<: *b}'].join(
+          '\n---\n',
+        ),
+    );
     check(await loadSnapshot([file]));
   });
 

@@ -72,7 +72,9 @@ interface Hostile {
 }
 
 /** A raw HTTP server on 127.0.0.1; the handler gets the request's number (0-based). */
-async function hostile(handler: (req: IncomingMessage, res: ServerResponse, n: number, url: URL) => void): Promise<Hostile> {
+async function hostile(
+  handler: (req: IncomingMessage, res: ServerResponse, n: number, url: URL) => void,
+): Promise<Hostile> {
   const h: Hostile = { url: '', port: 0, requests: [], maxInFlight: 0 };
   let inFlight = 0;
   const server = http.createServer((req, res) => {
@@ -95,7 +97,10 @@ async function hostile(handler: (req: IncomingMessage, res: ServerResponse, n: n
   return h;
 }
 
-async function apiServer(objects: K8sObject[] = [], opts: Parameters<typeof startApiServer>[0] = {}): Promise<ApiServer> {
+async function apiServer(
+  objects: K8sObject[] = [],
+  opts: Parameters<typeof startApiServer>[0] = {},
+): Promise<ApiServer> {
   const srv = await startApiServer({ objects, ...opts });
   closers.push(() => srv.close());
   return srv;
@@ -109,17 +114,25 @@ const pod = (name: string, extra: Record<string, unknown> = {}): K8sObject => ({
 });
 
 /** A JSON list body, with a continue token when given. */
-const listBody = (items: unknown[], cont?: string) => JSON.stringify({ kind: 'List', apiVersion: 'v1', metadata: cont ? { continue: cont } : {}, items });
+const listBody = (items: unknown[], cont?: string) =>
+  JSON.stringify({ kind: 'List', apiVersion: 'v1', metadata: cont ? { continue: cont } : {}, items });
 
 const sendJson = (res: ServerResponse, code: number, body: string) => {
   res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 };
 
-const statusBody = (code: number, message: string) => JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message, code });
+const statusBody = (code: number, message: string) =>
+  JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message, code });
 
 function read(config: string, opts: Partial<GatherOptions> = {}): Promise<Snapshot> {
-  return gather({ kubeconfig: config, allNamespaces: true, kinds: ['pods'], ...opts, limits: { requestTimeoutMs: 2000, ...opts.limits } });
+  return gather({
+    kubeconfig: config,
+    allNamespaces: true,
+    kinds: ['pods'],
+    ...opts,
+    limits: { requestTimeoutMs: 2000, ...opts.limits },
+  });
 }
 
 /** A one-line UserError, as the CLI prints it. */
@@ -142,7 +155,18 @@ function freePort(): Promise<number> {
 }
 
 /** Characters Node refuses in a header value, or a terminal would act on. */
-const BAD_HEADER_CHAR = fc.constantFrom('\r\n', '\n', '\r', '\u0000', '\u001b', '\u007f', '\u0100', '\u2028', '\u{1F600}', '\u0085');
+const BAD_HEADER_CHAR = fc.constantFrom(
+  '\r\n',
+  '\n',
+  '\r',
+  '\u0000',
+  '\u001b',
+  '\u007f',
+  '\u0100',
+  '\u2028',
+  '\u{1F600}',
+  '\u0085',
+);
 
 // ---------------------------------------------------------------------------------------------
 // 1. Errors while a request is set up
@@ -151,14 +175,21 @@ describe('1. credentials that cannot be set up: one line naming the context, no 
   it('a token with a CR/LF, a control character or a character beyond Latin-1 (property)', async () => {
     const h = await hostile((_req, res) => sendJson(res, 200, listBody([])));
     await fc.assert(
-      fc.asyncProperty(fc.string({ maxLength: 20 }), BAD_HEADER_CHAR, fc.string({ maxLength: 20 }), async (pre, bad, post) => {
-        const token = `${pre}${bad}${post}`;
-        const config = await kubeconfig({ server: h.url }, { token });
-        const msg = await userError(read(config, { limits: { requestTimeoutMs: 50 } }));
-        expect(msg).toMatch(/^cannot get credentials for context "c": the token holds a control character or a character outside Latin-1/);
-        expect(hasControl(msg)).toBe(false);
-        expect(msg).not.toContain(token);
-      }),
+      fc.asyncProperty(
+        fc.string({ maxLength: 20 }),
+        BAD_HEADER_CHAR,
+        fc.string({ maxLength: 20 }),
+        async (pre, bad, post) => {
+          const token = `${pre}${bad}${post}`;
+          const config = await kubeconfig({ server: h.url }, { token });
+          const msg = await userError(read(config, { limits: { requestTimeoutMs: 50 } }));
+          expect(msg).toMatch(
+            /^cannot get credentials for context "c": the token holds a control character or a character outside Latin-1/,
+          );
+          expect(hasControl(msg)).toBe(false);
+          expect(msg).not.toContain(token);
+        },
+      ),
       { numRuns: 25 },
     );
     await sleep(100); // the old code crashed when the request timer fired, after the rejection
@@ -169,7 +200,9 @@ describe('1. credentials that cannot be set up: one line naming the context, no 
     const h = await hostile((_req, res) => sendJson(res, 200, listBody([])));
     const file = join(await tempDir(), 'token');
     await writeFile(file, 'abc\r\ndef\n');
-    const msg = await userError(read(await kubeconfig({ server: h.url }, { tokenFile: file }), { limits: { requestTimeoutMs: 50 } }));
+    const msg = await userError(
+      read(await kubeconfig({ server: h.url }, { tokenFile: file }), { limits: { requestTimeoutMs: 50 } }),
+    );
     expect(msg).toBe(
       `cannot get credentials for context "c": the token file ${file} holds a control character or a character outside Latin-1, which an HTTP header cannot carry`,
     );
@@ -183,13 +216,18 @@ describe('1. credentials that cannot be set up: one line naming the context, no 
     const b = await generateLeaf({ ca, keyType: 'ecdsa', dnsNames: ['b'] });
     const cluster = { server: srv.url, 'certificate-authority-data': b64(srv.caPem) };
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ 'client-certificate-data': b64(a.certPem), 'client-key-data': b64(b.keyPem) }, /cannot be used: .*(mismatch|values)/i],
+      [
+        { 'client-certificate-data': b64(a.certPem), 'client-key-data': b64(b.keyPem) },
+        /cannot be used: .*(mismatch|values)/i,
+      ],
       [{ 'client-certificate-data': b64('not a certificate'), 'client-key-data': b64(a.keyPem) }, /cannot be used: /],
       [{ 'client-certificate-data': b64(a.certPem), 'client-key-data': b64('not a key') }, /cannot be used: /],
       [{ 'client-certificate-data': b64(a.certPem) }, /a client certificate needs a client key/],
     ];
     for (const [user, why] of cases) {
-      const msg = await userError(read(await kubeconfig(cluster, { token: srv.token, ...user }), { limits: { requestTimeoutMs: 50 } }));
+      const msg = await userError(
+        read(await kubeconfig(cluster, { token: srv.token, ...user }), { limits: { requestTimeoutMs: 50 } }),
+      );
       expect(msg).toMatch(/^cannot get credentials for context "c": /);
       expect(msg).toMatch(why);
     }
@@ -199,8 +237,13 @@ describe('1. credentials that cannot be set up: one line naming the context, no 
 
   it('a certificate authority that holds no PEM certificate', async () => {
     const srv = await apiServer();
-    const config = await kubeconfig({ server: srv.url, 'certificate-authority-data': b64('garbage') }, { token: srv.token });
-    expect(await userError(read(config))).toBe('cannot get credentials for context "c": the certificate authority holds no PEM certificate');
+    const config = await kubeconfig(
+      { server: srv.url, 'certificate-authority-data': b64('garbage') },
+      { token: srv.token },
+    );
+    expect(await userError(read(config))).toBe(
+      'cannot get credentials for context "c": the certificate authority holds no PEM certificate',
+    );
   });
 });
 
@@ -211,7 +254,10 @@ describe('2. server URLs as kubectl reads them', () => {
   it('a server without a scheme is https', async () => {
     const srv = await apiServer([pod('web')]);
     const port = new URL(srv.url).port;
-    const config = await kubeconfig({ server: `127.0.0.1:${port}`, 'certificate-authority-data': b64(srv.caPem) }, { token: srv.token });
+    const config = await kubeconfig(
+      { server: `127.0.0.1:${port}`, 'certificate-authority-data': b64(srv.caPem) },
+      { token: srv.token },
+    );
     const snap = await read(config);
     expect(snap.objects.pods).toHaveLength(1);
     expect(snap.source.server).toBe(`https://127.0.0.1:${port}`);
@@ -255,8 +301,13 @@ async function gzipBomb(size: number): Promise<Buffer> {
 describe('3. response bodies are capped at --max-bytes while they stream', () => {
   it('a body larger than --max-bytes: the kind is unavailable, not retried, the rest is read', async () => {
     const big = listBody([pod('big', { data: 'x'.repeat(2 * MiB) })]);
-    const h = await hostile((_req, res, _n, url) => sendJson(res, 200, url.pathname === '/api/v1/pods' ? big : listBody([])));
-    const snap = await read(await kubeconfig({ server: h.url }), { kinds: ['pods', 'services'], limits: { maxBytes: MiB } });
+    const h = await hostile((_req, res, _n, url) =>
+      sendJson(res, 200, url.pathname === '/api/v1/pods' ? big : listBody([])),
+    );
+    const snap = await read(await kubeconfig({ server: h.url }), {
+      kinds: ['pods', 'services'],
+      limits: { maxBytes: MiB },
+    });
     expect(snap.unavailable).toEqual({ pods: 'the response is larger than 1 MiB (--max-bytes)' });
     expect(snap.objects.services).toEqual([]);
     expect(h.requests.filter((r) => r.path === '/api/v1/pods')).toHaveLength(1);
@@ -278,8 +329,12 @@ describe('3. response bodies are capped at --max-bytes while they stream', () =>
       pump();
     });
     const t0 = Date.now();
-    const msg = await userError(read(await kubeconfig({ server: h.url }), { kinds: ['pods', 'services'], limits: { maxBytes: MiB } }));
-    expect(msg).toBe(`the API server at ${h.url} failed every request: the response is larger than 1 MiB (--max-bytes)`);
+    const msg = await userError(
+      read(await kubeconfig({ server: h.url }), { kinds: ['pods', 'services'], limits: { maxBytes: MiB } }),
+    );
+    expect(msg).toBe(
+      `the API server at ${h.url} failed every request: the response is larger than 1 MiB (--max-bytes)`,
+    );
     expect(Date.now() - t0).toBeLessThan(2000);
   });
 
@@ -288,7 +343,11 @@ describe('3. response bodies are capped at --max-bytes while they stream', () =>
     expect(bomb.length).toBeLessThan(MiB);
     const h = await hostile((_req, res, _n, url) => {
       if (url.pathname !== '/api/v1/pods') return sendJson(res, 200, listBody([]));
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip', 'Content-Length': bomb.length });
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        'Content-Encoding': 'gzip',
+        'Content-Length': bomb.length,
+      });
       res.end(bomb);
     });
     const config = await kubeconfig({ server: h.url });
@@ -308,7 +367,10 @@ describe('3. response bodies are capped at --max-bytes while they stream', () =>
 
   it('gzip bodies within the limit are read (the cap counts the unpacked size)', async () => {
     const srv = await apiServer([pod('a'), pod('b')], { gzip: true });
-    const config = await kubeconfig({ server: srv.url, 'certificate-authority-data': b64(srv.caPem) }, { token: srv.token });
+    const config = await kubeconfig(
+      { server: srv.url, 'certificate-authority-data': b64(srv.caPem) },
+      { token: srv.token },
+    );
     expect((await read(config, { limits: { maxBytes: 64 * 1024 } })).objects.pods).toHaveLength(2);
   });
 });
@@ -316,11 +378,15 @@ describe('3. response bodies are capped at --max-bytes while they stream', () =>
 describe('3b. bodies of the wrong shape', () => {
   it('a named Secret or ConfigMap that is JSON but not an object: unavailable, no crash', async () => {
     const h = await hostile((_req, res, _n, url) => {
-      if (url.pathname === '/api/v1/namespaces') return sendJson(res, 200, listBody([{ metadata: { name: 'linkerd' } }]));
-      if (/\/(configmaps|secrets)\//.test(url.pathname)) return sendJson(res, 200, url.pathname.includes('secrets') ? 'null' : '[1]');
+      if (url.pathname === '/api/v1/namespaces')
+        return sendJson(res, 200, listBody([{ metadata: { name: 'linkerd' } }]));
+      if (/\/(configmaps|secrets)\//.test(url.pathname))
+        return sendJson(res, 200, url.pathname.includes('secrets') ? 'null' : '[1]');
       sendJson(res, 200, listBody([]));
     });
-    const snap = await read(await kubeconfig({ server: h.url }), { kinds: ['namespaces', 'mutatingwebhookconfigurations', 'configmaps', 'secrets'] });
+    const snap = await read(await kubeconfig({ server: h.url }), {
+      kinds: ['namespaces', 'mutatingwebhookconfigurations', 'configmaps', 'secrets'],
+    });
     expect(snap.unavailable).toEqual({
       configmaps: 'the API server sent a ConfigMap that is not an object',
       secrets: 'the API server sent a Secret that is not an object',
@@ -335,7 +401,11 @@ describe('4. pagination a server never ends', () => {
   it('continue tokens cycling a, b, a, ...: stopped at the first repeat', async () => {
     const h = await hostile((_req, res, n) => {
       // Bounded: the 200th page ends the list (the old code looped until then).
-      sendJson(res, 200, listBody([{ metadata: { namespace: 'shop', name: `p${n}` } }], n < 200 ? ['a', 'b'][n % 2] : undefined));
+      sendJson(
+        res,
+        200,
+        listBody([{ metadata: { namespace: 'shop', name: `p${n}` } }], n < 200 ? ['a', 'b'][n % 2] : undefined),
+      );
     });
     const snap = await read(await kubeconfig({ server: h.url }), { kinds: ['pods'] });
     expect(snap.unavailable).toEqual({ pods: 'the API server repeated a continue token for pods' });
@@ -361,7 +431,9 @@ describe('4. pagination a server never ends', () => {
   });
 
   it('a list of exactly --max-objects objects is read whole', async () => {
-    const h = await hostile((_req, res, n) => sendJson(res, 200, listBody([{ metadata: { namespace: 'shop', name: `p${n}` } }], n < 4 ? `t${n}` : undefined)));
+    const h = await hostile((_req, res, n) =>
+      sendJson(res, 200, listBody([{ metadata: { namespace: 'shop', name: `p${n}` } }], n < 4 ? `t${n}` : undefined)),
+    );
     const snap = await read(await kubeconfig({ server: h.url }), { kinds: ['pods'], limits: { maxObjects: 5 } });
     expect(snap.objects.pods).toHaveLength(5);
   });
@@ -375,7 +447,10 @@ describe('5. one deadline for the whole read', () => {
     const h = await hostile(() => {}); // never answers
     const t0 = Date.now();
     const msg = await userError(
-      read(await kubeconfig({ server: h.url }), { kinds: ['pods', 'services', 'namespaces'], limits: { requestTimeoutMs: 10_000, deadlineMs: 300 } }),
+      read(await kubeconfig({ server: h.url }), {
+        kinds: ['pods', 'services', 'namespaces'],
+        limits: { requestTimeoutMs: 10_000, deadlineMs: 300 },
+      }),
     );
     expect(msg).toBe('reading the cluster took longer than the --timeout of 0.3s');
     expect(Date.now() - t0).toBeLessThan(1500);
@@ -387,14 +462,19 @@ describe('5. one deadline for the whole read', () => {
       res.end(statusBody(503, 'busy'));
     });
     const t0 = Date.now();
-    const msg = await userError(read(await kubeconfig({ server: h.url }), { limits: { requestTimeoutMs: 60_000, deadlineMs: 300 } }));
+    const msg = await userError(
+      read(await kubeconfig({ server: h.url }), { limits: { requestTimeoutMs: 60_000, deadlineMs: 300 } }),
+    );
     expect(msg).toBe('reading the cluster took longer than the --timeout of 0.3s');
     expect(Date.now() - t0).toBeLessThan(1500);
   });
 
   it('timeouts beyond a Node timer (2^31 ms) do not fire at once', async () => {
     const srv = await apiServer([pod('web')], { faults: [{ match: () => true, delayMs: 100 }] });
-    const config = await kubeconfig({ server: srv.url, 'certificate-authority-data': b64(srv.caPem) }, { token: srv.token });
+    const config = await kubeconfig(
+      { server: srv.url, 'certificate-authority-data': b64(srv.caPem) },
+      { token: srv.token },
+    );
     const snap = await read(config, { limits: { requestTimeoutMs: 2 ** 31 + 5, deadlineMs: 2 ** 33 } });
     expect(snap.objects.pods).toHaveLength(1);
   });
@@ -416,7 +496,9 @@ describe('6. at most 16 requests in flight', () => {
       if (url.pathname === '/api/v1/namespaces') return sendJson(res, 200, listBody([]));
       setTimeout(() => sendJson(res, 404, statusBody(404, 'not found')), 2);
     });
-    const snap = await read(await kubeconfig({ server: h.url }), { kinds: ['namespaces', 'mutatingwebhookconfigurations', 'configmaps', 'secrets'] });
+    const snap = await read(await kubeconfig({ server: h.url }), {
+      kinds: ['namespaces', 'mutatingwebhookconfigurations', 'configmaps', 'secrets'],
+    });
     expect(snap.objects.configmaps).toEqual([]);
     expect(snap.objects.secrets).toEqual([]);
     const named = h.requests.filter((r) => /\/(configmaps|secrets)\//.test(r.path));
@@ -436,11 +518,20 @@ async function execConfig(server: ApiServer, script: string, exec: Record<string
   await writeFile(file, script);
   return kubeconfig(
     { server: server.url, 'certificate-authority-data': b64(server.caPem) },
-    { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [file], interactiveMode: 'Never', ...exec } },
+    {
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        command: process.execPath,
+        args: [file],
+        interactiveMode: 'Never',
+        ...exec,
+      },
+    },
   );
 }
 
-const credential = (status: unknown) => JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status });
+const credential = (status: unknown) =>
+  JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status });
 const execPrefix = `cannot get credentials for context "c": the exec plugin "${process.execPath}"`;
 
 describe('7. exec credential plugins, run natively and bounded', () => {
@@ -469,13 +560,18 @@ describe('7. exec credential plugins, run natively and bounded', () => {
     const withCluster = await execConfig(srv, script, { provideClusterInfo: true });
     await read(withCluster);
     const info = JSON.parse(readFileSync(seen, 'utf8')).info;
-    expect(info.spec).toEqual({ interactive: false, cluster: { server: srv.url, 'certificate-authority-data': b64(srv.caPem) } });
+    expect(info.spec).toEqual({
+      interactive: false,
+      cluster: { server: srv.url, 'certificate-authority-data': b64(srv.caPem) },
+    });
   });
 
   it('a plugin that hangs is killed after --request-timeout', async () => {
     const srv = await apiServer();
     const t0 = Date.now();
-    const msg = await userError(read(await execConfig(srv, 'setInterval(() => {}, 1000);'), { limits: { requestTimeoutMs: 300 } }));
+    const msg = await userError(
+      read(await execConfig(srv, 'setInterval(() => {}, 1000);'), { limits: { requestTimeoutMs: 300 } }),
+    );
     expect(msg).toBe(`${execPrefix} did not finish within 0.3s (--request-timeout)`);
     expect(Date.now() - t0).toBeLessThan(2000);
     expect(srv.requests).toHaveLength(0);
@@ -484,7 +580,11 @@ describe('7. exec credential plugins, run natively and bounded', () => {
   it('a plugin that hangs is killed at the --timeout deadline too', async () => {
     const srv = await apiServer();
     const t0 = Date.now();
-    const msg = await userError(read(await execConfig(srv, 'setInterval(() => {}, 1000);'), { limits: { requestTimeoutMs: 60_000, deadlineMs: 300 } }));
+    const msg = await userError(
+      read(await execConfig(srv, 'setInterval(() => {}, 1000);'), {
+        limits: { requestTimeoutMs: 60_000, deadlineMs: 300 },
+      }),
+    );
     expect(msg).toBe('reading the cluster took longer than the --timeout of 0.3s');
     expect(Date.now() - t0).toBeLessThan(2000);
   });
@@ -504,7 +604,9 @@ describe('7. exec credential plugins, run natively and bounded', () => {
       const msg = await userError(read(await execConfig(srv, `console.log(${JSON.stringify(out)})`)));
       expect(msg).toMatch(new RegExp(`^${escape(execPrefix)} returned no credentials`));
     }
-    expect(await userError(read(await execConfig(srv, 'console.log("not json")')))).toBe(`${execPrefix} printed no ExecCredential JSON`);
+    expect(await userError(read(await execConfig(srv, 'console.log("not json")')))).toBe(
+      `${execPrefix} printed no ExecCredential JSON`,
+    );
   });
 
   it('a credential Node could not send (token with CR/LF, certificate not matching its key) is one line', async () => {
@@ -513,7 +615,11 @@ describe('7. exec credential plugins, run natively and bounded', () => {
     const a = await generateLeaf({ ca, keyType: 'ecdsa', dnsNames: ['a'] });
     const b = await generateLeaf({ ca, keyType: 'ecdsa', dnsNames: ['b'] });
     for (const status of [{ token: 'a\r\nX-Evil: 1' }, { clientCertificateData: a.certPem, clientKeyData: b.keyPem }]) {
-      const msg = await userError(read(await execConfig(srv, `console.log(${JSON.stringify(credential(status))})`), { limits: { requestTimeoutMs: 10_000 } }));
+      const msg = await userError(
+        read(await execConfig(srv, `console.log(${JSON.stringify(credential(status))})`), {
+          limits: { requestTimeoutMs: 10_000 },
+        }),
+      );
       expect(msg).toMatch(new RegExp(`^${escape(execPrefix)} returned unusable credentials: `));
     }
     await sleep(100);
@@ -523,7 +629,9 @@ describe('7. exec credential plugins, run natively and bounded', () => {
   it('a failing plugin: its exit code and the first line of its stderr, terminal escapes escaped', async () => {
     const srv = await apiServer();
     const stderr = '\u001b]52;c;aGVsbG8=\u0007token expired\u001b[2J\nsecond line\n';
-    const msg = await userError(read(await execConfig(srv, `process.stderr.write(${JSON.stringify(stderr)}); process.exit(3);`)));
+    const msg = await userError(
+      read(await execConfig(srv, `process.stderr.write(${JSON.stringify(stderr)}); process.exit(3);`)),
+    );
     expect(msg).toBe(`${execPrefix} failed (exit code 3): \\x1b]52;c;aGVsbG8=\\x07token expired\\x1b[2J`);
     expect(hasControl(msg)).toBe(false);
   });
@@ -552,7 +660,11 @@ describe('7. exec credential plugins, run natively and bounded', () => {
     const config = await kubeconfig(
       { server: srv.url, 'certificate-authority-data': b64(srv.caPem) },
       {
-        exec: { apiVersion: 'client.authentication.k8s.io/v1', command: '/nonexistent/kubelogin', installHint: 'install kubelogin\u001b[31m\nfrom somewhere' },
+        exec: {
+          apiVersion: 'client.authentication.k8s.io/v1',
+          command: '/nonexistent/kubelogin',
+          installHint: 'install kubelogin\u001b[31m\nfrom somewhere',
+        },
       },
     );
     expect(await userError(read(config))).toBe(
@@ -588,13 +700,16 @@ describe("8. the server's words are escaped before they reach a reason or a mess
     });
     const config = await kubeconfig({ server: h.url });
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.string({ unit: 'binary', maxLength: 400 }), fc.constant('\u001b]52;c;aGk=\u0007\u001b[2Jgone')), async (m) => {
-        message = m;
-        const snap = await read(config, { kinds: ['pods', 'services', 'namespaces'] });
-        expect(snap.unavailable.pods).toMatch(/^forbidden: /);
-        expect(snap.unavailable.services).toMatch(/^not found: /);
-        for (const reason of Object.values(snap.unavailable)) expect(hasControl(reason!)).toBe(false);
-      }),
+      fc.asyncProperty(
+        fc.oneof(fc.string({ unit: 'binary', maxLength: 400 }), fc.constant('\u001b]52;c;aGk=\u0007\u001b[2Jgone')),
+        async (m) => {
+          message = m;
+          const snap = await read(config, { kinds: ['pods', 'services', 'namespaces'] });
+          expect(snap.unavailable.pods).toMatch(/^forbidden: /);
+          expect(snap.unavailable.services).toMatch(/^not found: /);
+          for (const reason of Object.values(snap.unavailable)) expect(hasControl(reason!)).toBe(false);
+        },
+      ),
       { numRuns: 40 },
     );
   });
@@ -605,7 +720,9 @@ describe("8. the server's words are escaped before they reach a reason or a mess
       res.end(statusBody(503, '\u001b]52;c;aGk=\u0007pwned'));
     });
     const msg = await userError(read(await kubeconfig({ server: h.url })));
-    expect(msg).toBe(`the API server at ${h.url} failed every request: service unavailable (503): \\x1b]52;c;aGk=\\x07pwned`);
+    expect(msg).toBe(
+      `the API server at ${h.url} failed every request: service unavailable (503): \\x1b]52;c;aGk=\\x07pwned`,
+    );
   });
 });
 
@@ -615,7 +732,8 @@ describe("8. the server's words are escaped before they reach a reason or a mess
 describe('9. credentials written into the server URL', () => {
   it('are never shown, but are basic auth as for kubectl', async () => {
     const h = await hostile((req, res) => {
-      if (req.headers.authorization !== `Basic ${b64('admin:s3cret pass')}`) return sendJson(res, 401, statusBody(401, 'Unauthorized'));
+      if (req.headers.authorization !== `Basic ${b64('admin:s3cret pass')}`)
+        return sendJson(res, 401, statusBody(401, 'Unauthorized'));
       sendJson(res, 200, listBody([{ metadata: { namespace: 'shop', name: 'web' } }]));
     });
     const config = await kubeconfig({ server: `http://admin:s3cret%20pass@127.0.0.1:${h.port}/` });
@@ -627,7 +745,9 @@ describe('9. credentials written into the server URL', () => {
   });
 
   it('a token wins over them, as in kubectl', async () => {
-    const h = await hostile((req, res) => sendJson(res, req.headers.authorization === 'Bearer tok' ? 200 : 401, listBody([])));
+    const h = await hostile((req, res) =>
+      sendJson(res, req.headers.authorization === 'Bearer tok' ? 200 : 401, listBody([])),
+    );
     const snap = await read(await kubeconfig({ server: `http://admin:s3cret@127.0.0.1:${h.port}` }, { token: 'tok' }));
     expect(snap.objects.pods).toEqual([]);
   });
@@ -659,7 +779,9 @@ describe.skipIf(!existsSync('/dev/zero'))('10. kubeconfig, token and certificate
   it('/dev/zero as --kubeconfig is refused at once', async () => {
     const t0 = Date.now();
     const before = process.memoryUsage.rss();
-    expect(await userError(read('/dev/zero'))).toBe('cannot load kubeconfig: /dev/zero: not a regular file (a device, FIFO or socket)');
+    expect(await userError(read('/dev/zero'))).toBe(
+      'cannot load kubeconfig: /dev/zero: not a regular file (a device, FIFO or socket)',
+    );
     expect(await userError(resolveContext({ kubeconfig: '/dev/zero' }))).toMatch(/not a regular file/);
     expect(Date.now() - t0).toBeLessThan(1000);
     expect(process.memoryUsage.rss() - before).toBeLessThan(50 * MiB);
@@ -673,7 +795,9 @@ describe.skipIf(!existsSync('/dev/zero'))('10. kubeconfig, token and certificate
     ];
     for (const [cluster, user, what] of cases) {
       const msg = await userError(read(await kubeconfig({ server: 'https://127.0.0.1:1', ...cluster }, user)));
-      expect(msg).toBe(`cannot get credentials for context "c": cannot read ${what} /dev/zero: not a regular file (a device, FIFO or socket)`);
+      expect(msg).toBe(
+        `cannot get credentials for context "c": cannot read ${what} /dev/zero: not a regular file (a device, FIFO or socket)`,
+      );
     }
   });
 
@@ -684,20 +808,28 @@ describe.skipIf(!existsSync('/dev/zero'))('10. kubeconfig, token and certificate
     } catch {
       return; // no mkfifo here
     }
-    expect(await userError(read(fifo))).toBe(`cannot load kubeconfig: ${fifo}: not a regular file (a device, FIFO or socket)`);
+    expect(await userError(read(fifo))).toBe(
+      `cannot load kubeconfig: ${fifo}: not a regular file (a device, FIFO or socket)`,
+    );
     const msg = await userError(read(await kubeconfig({ server: 'https://127.0.0.1:1' }, { tokenFile: fifo })));
-    expect(msg).toBe(`cannot get credentials for context "c": cannot read token file ${fifo}: not a regular file (a device, FIFO or socket)`);
+    expect(msg).toBe(
+      `cannot get credentials for context "c": cannot read token file ${fifo}: not a regular file (a device, FIFO or socket)`,
+    );
   });
 
   it('a kubeconfig or token file larger than --max-bytes is refused', async () => {
     const config = await kubeconfig({ server: 'https://127.0.0.1:1' });
     const { readFileSync } = await import('node:fs');
     await writeFile(config, readFileSync(config, 'utf8') + `\n# ${'x'.repeat(4096)}\n`);
-    expect(await userError(read(config, { limits: { maxBytes: 1024 } }))).toMatch(/^cannot load kubeconfig: .*config: larger than .*\(--max-bytes\)/);
+    expect(await userError(read(config, { limits: { maxBytes: 1024 } }))).toMatch(
+      /^cannot load kubeconfig: .*config: larger than .*\(--max-bytes\)/,
+    );
 
     const token = join(await tempDir(), 'token');
     await writeFile(token, 'x'.repeat(4096));
-    const msg = await userError(read(await kubeconfig({ server: 'https://127.0.0.1:1' }, { tokenFile: token }), { limits: { maxBytes: 1024 } }));
+    const msg = await userError(
+      read(await kubeconfig({ server: 'https://127.0.0.1:1' }, { tokenFile: token }), { limits: { maxBytes: 1024 } }),
+    );
     expect(msg).toMatch(/^cannot get credentials for context "c": cannot read token file .*: larger than/);
   });
 });

@@ -28,18 +28,33 @@ function hugeSelectorCluster(): K8sObject[] {
   const objects = baseObjects('linkerd').map((o) => {
     if (o.kind !== 'MutatingWebhookConfiguration') return o;
     const copy = structuredClone(o) as any;
-    for (const h of copy.webhooks) h.namespaceSelector.matchExpressions.push({ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: excluded });
+    for (const h of copy.webhooks)
+      h.namespaceSelector.matchExpressions.push({
+        key: 'kubernetes.io/metadata.name',
+        operator: 'NotIn',
+        values: excluded,
+      });
     return copy;
   });
   for (let i = 0; i < NAMESPACES; i++) {
     const ns = `ns-${i}`;
     objects.push(
-      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, uid: `uid-${ns}`, annotations: { 'linkerd.io/inject': 'enabled' } } },
+      {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: ns, uid: `uid-${ns}`, annotations: { 'linkerd.io/inject': 'enabled' } },
+      },
       {
         apiVersion: 'apps/v1',
         kind: 'Deployment',
         metadata: { name: 'app', namespace: ns, uid: `dep-${ns}` },
-        spec: { replicas: 1, template: { metadata: { labels: { app: 'app' } }, spec: { containers: [{ name: 'app', image: 'example/app:1' }] } } },
+        spec: {
+          replicas: 1,
+          template: {
+            metadata: { labels: { app: 'app' } },
+            spec: { containers: [{ name: 'app', image: 'example/app:1' }] },
+          },
+        },
       },
     );
   }
@@ -52,7 +67,9 @@ describe('a NotIn of 100k values over 1,000 namespaces', () => {
     const result = runChecks(snap, CHECKS, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW });
     expect(result.errors).toEqual([]);
     const excluded = result.findings.filter((f) => f.id === 'webhook-excludes-namespace');
-    expect(excluded.map((f) => f.resource.name).sort()).toEqual(Array.from({ length: NAMESPACES }, (_, i) => `ns-${i}`).sort());
+    expect(excluded.map((f) => f.resource.name).sort()).toEqual(
+      Array.from({ length: NAMESPACES }, (_, i) => `ns-${i}`).sort(),
+    );
     const expected = `kubernetes.io/metadata.name notin (${Array.from({ length: TERM_VALUES_SHOWN }, (_, i) => `ns-${i}`).join(',')}, … and ${VALUES - TERM_VALUES_SHOWN} more)`;
     for (const f of excluded) {
       const terms = (f.evidence.webhooks as { failedTerms: string[] }[]).flatMap((h) => h.failedTerms);
@@ -78,9 +95,9 @@ describe('a NotIn of 100k values over 1,000 namespaces', () => {
       matched: true,
       terms: [{ term: `k=${long}`.slice(0, TERM_TEXT_MAX) + '…', matched: true }],
     });
-    expect(evalSelector({ matchExpressions: [{ key: 'k', operator: 'In', values: ['a', 'b'] }] }, { k: 'b' }).terms).toEqual([
-      { term: 'k in (a,b)', matched: true },
-    ]);
+    expect(
+      evalSelector({ matchExpressions: [{ key: 'k', operator: 'In', values: ['a', 'b'] }] }, { k: 'b' }).terms,
+    ).toEqual([{ term: 'k in (a,b)', matched: true }]);
   });
 });
 
@@ -101,9 +118,18 @@ describe('--timeout covers the checks', () => {
       thrown = e;
     }
     expect(thrown).toBeInstanceOf(DeadlineError);
-    expect((thrown as Error).message).toMatch(/^the run took longer than the --timeout of 10s: stopped in check [a-z-]+ \(\d+ of \d+ checks done\)$/);
+    expect((thrown as Error).message).toMatch(
+      /^the run took longer than the --timeout of 10s: stopped in check [a-z-]+ \(\d+ of \d+ checks done\)$/,
+    );
     // The control: a clock that stands still lets the same run finish.
-    expect(runChecks(snap, CHECKS, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW, deadline: new Deadline(10_000, () => 0) }).errors).toEqual([]);
+    expect(
+      runChecks(snap, CHECKS, {
+        mesh: 'auto',
+        certExpiryWarningDays: 60,
+        now: NOW,
+        deadline: new Deadline(10_000, () => 0),
+      }).errors,
+    ).toEqual([]);
   });
 
   it('the CLI: one line, exit 2, nothing on stdout, for check and explain; the same run with time to spare completes', async () => {
@@ -131,7 +157,9 @@ describe('--timeout covers the checks', () => {
       const late = await cli(args, ticking(1_000));
       expect(late.code, args[0]).toBe(2);
       expect(late.stdout).toBe('');
-      expect(late.stderr).toMatch(/^meshdoctor: the run took longer than the --timeout of 30s: stopped in check [a-z-]+ \(\d+ of \d+ checks done\)\n$/);
+      expect(late.stderr).toMatch(
+        /^meshdoctor: the run took longer than the --timeout of 30s: stopped in check [a-z-]+ \(\d+ of \d+ checks done\)\n$/,
+      );
       const onTime = await cli(args, ticking(0.001));
       expect([0, 1], args[0]).toContain(onTime.code);
       expect(onTime.stderr).toBe('');

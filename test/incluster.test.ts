@@ -33,7 +33,11 @@ describe('deploy/cronjob.yaml', () => {
     const sa = find('ServiceAccount');
     expect(sa.metadata.namespace).toBe(ns);
     const binding = find('ClusterRoleBinding');
-    expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'meshdoctor-reader' });
+    expect(binding.roleRef).toEqual({
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name: 'meshdoctor-reader',
+    });
     expect(rbac.some((r) => r.kind === 'ClusterRole' && r.metadata.name === binding.roleRef.name)).toBe(true);
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: sa.metadata.name, namespace: ns }]);
     expect(cron.metadata.namespace).toBe(ns);
@@ -50,7 +54,11 @@ describe('deploy/cronjob.yaml', () => {
     expect(container.image).toBe(`meshdoctor.invalid/meshdoctor:${version}`);
     expect(pod.securityContext.runAsNonRoot).toBe(true);
     expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
-    expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+    expect(container.securityContext).toMatchObject({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
     expect(container.resources.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
     expect(container.resources.limits.memory).toBeDefined();
   });
@@ -64,7 +72,8 @@ describe('deploy/cronjob.yaml', () => {
     expect(lines).toContain('ENTRYPOINT ["node", "/app/bin/meshdoctor.js"]');
     expect(lines.find((l) => l.startsWith('CMD '))).toBe(`CMD ${JSON.stringify(container.args).replaceAll(',', ', ')}`);
     // Every path the image needs at run time is copied from the build or the repository.
-    for (const p of ['node_modules', 'dist', 'package.json', 'bin']) expect(dockerfile).toMatch(new RegExp(`COPY (--from=build /src/)?${p}`));
+    for (const p of ['node_modules', 'dist', 'package.json', 'bin'])
+      expect(dockerfile).toMatch(new RegExp(`COPY (--from=build /src/)?${p}`));
   });
 
   it('its meshdoctor arguments are valid and print JSON that never fails the job on findings', async () => {
@@ -95,7 +104,13 @@ describe('in-cluster config (service account) against the test API server', () =
     writeFileSync(join(sa, 'namespace'), 'shop');
     const port = new URL(server.url).port;
     // Only what a pod has: no KUBECONFIG, a HOME without .kube.
-    env = { PATH: process.env.PATH, HOME: home, KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: port, MESHDOCTOR_SERVICEACCOUNT_DIR: sa };
+    env = {
+      PATH: process.env.PATH,
+      HOME: home,
+      KUBERNETES_SERVICE_HOST: '127.0.0.1',
+      KUBERNETES_SERVICE_PORT: port,
+      MESHDOCTOR_SERVICEACCOUNT_DIR: sa,
+    };
   });
   afterAll(() => server?.close());
 
@@ -105,17 +120,21 @@ describe('in-cluster config (service account) against the test API server', () =
     const report = JSON.parse(r.stdout);
     expect(report.source).toMatchObject({ type: 'live', context: 'in-cluster', server: server.url });
     expect(report.scope).toEqual({ allNamespaces: false, namespace: 'shop' });
-    expect(report.findings.map((f: any) => `${f.id} ${f.resource.namespace}/${f.resource.name}`)).toEqual(['pod-opted-out shop/cart']);
+    expect(report.findings.map((f: any) => `${f.id} ${f.resource.namespace}/${f.resource.name}`)).toEqual([
+      'pod-opted-out shop/cart',
+    ]);
     expect(server.requests.length).toBeGreaterThan(5);
     expect(server.requests.every((q) => q.headers.authorization === `Bearer ${server.token}`)).toBe(true);
   });
 
   it('without the service-account token it is not "in a cluster": one line, exit 2', async () => {
-    const r = await run(process.execPath, [bin, 'check', '-o', 'json'], { env: { ...env, MESHDOCTOR_SERVICEACCOUNT_DIR: join(tmp, 'nowhere') } }).catch(
-      (e) => e,
-    );
+    const r = await run(process.execPath, [bin, 'check', '-o', 'json'], {
+      env: { ...env, MESHDOCTOR_SERVICEACCOUNT_DIR: join(tmp, 'nowhere') },
+    }).catch((e) => e);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe('meshdoctor: cannot load kubeconfig: no --kubeconfig, KUBECONFIG or ~/.kube/config, and not running in a cluster\n');
+    expect(r.stderr).toBe(
+      'meshdoctor: cannot load kubeconfig: no --kubeconfig, KUBECONFIG or ~/.kube/config, and not running in a cluster\n',
+    );
   });
 });

@@ -30,7 +30,8 @@ function itemsOf(text: string): unknown[] | undefined {
   const list = scanJson(buf).list;
   if (!list) return undefined;
   const out: unknown[] = [];
-  for (let k = 0; k < list.items.length; k += 2) out.push(JSON.parse(buf.toString('utf8', list.items[k], list.items[k + 1])));
+  for (let k = 0; k < list.items.length; k += 2)
+    out.push(JSON.parse(buf.toString('utf8', list.items[k], list.items[k + 1])));
   return out;
 }
 
@@ -126,26 +127,42 @@ describe('a kubectl List in JSON loads as the whole text would', () => {
   });
 
   it('objects of kinds meshdoctor does not read count as objects found (no "no Kubernetes objects" error)', async () => {
-    const snap = await loadSnapshot([file(JSON.stringify({ kind: 'List', items: [{ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n' } }] }))]);
+    const snap = await loadSnapshot([
+      file(JSON.stringify({ kind: 'List', items: [{ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n' } }] })),
+    ]);
     expect(snap.objects.pods).toBeUndefined(); // not in the snapshot: the dump has no pods
     expect(snap.unavailable.pods).toMatch(/not in the snapshot/);
-    await expect(loadSnapshot([file('{"kind":"List","items":[1,"x",null]}')])).rejects.toThrow(/no Kubernetes objects found/);
+    await expect(loadSnapshot([file('{"kind":"List","items":[1,"x",null]}')])).rejects.toThrow(
+      /no Kubernetes objects found/,
+    );
   });
 
   it('malformed Lists fail with the whole-text error messages', async () => {
     const bad = file('{"kind":"List","items":[{"kind":"Pod","metadata":{"name":"a"}} {"kind":"Pod"}]}');
     await expect(loadSnapshot([bad])).rejects.toThrow(new RegExp(`^cannot read snapshot ${bad}: invalid JSON \\(`));
     const deep = file(`{"kind":"List","items":[${'['.repeat(250)}${']'.repeat(250)}]}`);
-    await expect(loadSnapshot([deep])).rejects.toThrow(`cannot read snapshot ${deep}: invalid JSON (nested more than 200 levels deep)`);
+    await expect(loadSnapshot([deep])).rejects.toThrow(
+      `cannot read snapshot ${deep}: invalid JSON (nested more than 200 levels deep)`,
+    );
     const nul = file('{"kind":"List","items":[{"kind":"Pod","metadata":{"name":"a\u0000"}}]}');
-    await expect(loadSnapshot([nul])).rejects.toThrow(`cannot read snapshot ${nul}: binary file, expected JSON or YAML`);
+    await expect(loadSnapshot([nul])).rejects.toThrow(
+      `cannot read snapshot ${nul}: binary file, expected JSON or YAML`,
+    );
   });
 });
 
 describe('parseObject skips the managedFields slim drops', () => {
   const mf = [{ manager: 'kubelet', operation: 'Update', fieldsV1: { 'f:status': { 'f:phase': {} } } }];
-  const owned = { kind: 'Pod', metadata: { name: 'a', ownerReferences: [{ kind: 'ReplicaSet', name: 'r', controller: true }], managedFields: mf }, spec: {} };
-  const bare = { kind: 'Pod', metadata: { name: 'b', managedFields: mf, labels: { x: '"managedFields":[' } }, spec: {} };
+  const owned = {
+    kind: 'Pod',
+    metadata: { name: 'a', ownerReferences: [{ kind: 'ReplicaSet', name: 'r', controller: true }], managedFields: mf },
+    spec: {},
+  };
+  const bare = {
+    kind: 'Pod',
+    metadata: { name: 'b', managedFields: mf, labels: { x: '"managedFields":[' } },
+    spec: {},
+  };
   const parse = (o: unknown, indent?: number) => {
     const buf = Buffer.from(`  ${JSON.stringify(o, null, indent)}  `);
     return parseObject(buf, 2, buf.length - 2, (x) => keepsManagedFields('pods', x));
@@ -171,7 +188,9 @@ describe('parseObject skips the managedFields slim drops', () => {
       const buf = Buffer.from(text);
       expect(parseObject(buf, 0, buf.length, () => true)).toEqual(JSON.parse(text));
     }
-    expect(() => parseObject(Buffer.from('{"metadata":{"managedFields":[1]},}'), 0, 35, () => true)).toThrow(SyntaxError);
+    expect(() => parseObject(Buffer.from('{"metadata":{"managedFields":[1]},}'), 0, 35, () => true)).toThrow(
+      SyntaxError,
+    );
   });
 
   it("finds managedFields only as a member of the object's own metadata", () => {
@@ -186,7 +205,10 @@ describe('parseObject skips the managedFields slim drops', () => {
 describe("several snapshot files: the API server's reads merge per read", () => {
   const own = (name: string, server: unknown) => {
     const file = join(tmp, name);
-    writeFileSync(file, JSON.stringify({ kind: 'MeshdoctorSnapshot', apiVersion: 'meshdoctor.io/v1', objects: {}, server }));
+    writeFileSync(
+      file,
+      JSON.stringify({ kind: 'MeshdoctorSnapshot', apiVersion: 'meshdoctor.io/v1', objects: {}, server }),
+    );
     return file;
   };
   it('a read wins over a refusal in an earlier file; a read only one file has is kept; the first read wins', async () => {
@@ -198,7 +220,9 @@ describe("several snapshot files: the API server's reads merge per read", () => 
       version: { state: 'read', value: { major: 1, minor: 30, gitVersion: 'v1.30.2' } },
       apiserverPods: { state: 'read', value: true },
     });
-    const c = own('server-c.json', { version: { state: 'read', value: { major: 1, minor: 31, gitVersion: 'v1.31.0' } } });
+    const c = own('server-c.json', {
+      version: { state: 'read', value: { major: 1, minor: 31, gitVersion: 'v1.31.0' } },
+    });
     const snap = await loadSnapshot([a, b, c]);
     expect(snap.server).toEqual({
       version: { state: 'read', value: { major: 1, minor: 30, gitVersion: 'v1.30.2' } },

@@ -11,7 +11,17 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import YAML from 'yaml';
@@ -33,7 +43,8 @@ function build(args: string[]): Promise<{ code: number; stderr: string }> {
       process.execPath,
       [join(ROOT, 'scripts/krew.mjs'), ...args],
       { cwd: tmp, env: { ...process.env, ...(NETWORK ? {} : { npm_config_offline: 'true' }) }, timeout: 600_000 },
-      (err, _o, stderr) => resolve({ code: err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0, stderr }),
+      (err, _o, stderr) =>
+        resolve({ code: err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0, stderr }),
     );
   });
 }
@@ -101,7 +112,8 @@ describe('the Krew plugin: manifest and archive (scripts/krew.mjs)', { timeout: 
     for (const f of p.files) {
       const [dir, pattern] = [f.from.slice(0, f.from.lastIndexOf('/')), f.from.slice(f.from.lastIndexOf('/') + 1)];
       expect(pattern).toBe('*');
-      for (const name of readdirSync(join(extracted, dir))) renameSync(join(extracted, dir, name), join(install, f.to, name));
+      for (const name of readdirSync(join(extracted, dir)))
+        renameSync(join(extracted, dir, name), join(install, f.to, name));
     }
     const target = join(install, p.bin);
     expect(statSync(target).mode & 0o111).not.toBe(0); // executable
@@ -110,7 +122,10 @@ describe('the Krew plugin: manifest and archive (scripts/krew.mjs)', { timeout: 
     expect(existsSync(join(install, 'node_modules', 'commander'))).toBe(true);
     expect(existsSync(join(install, 'node_modules', '@kubernetes', 'client-node'))).toBe(false);
     // The caveats' link for kubectl's completion of the plugin.
-    const caveat = /ln -s "\$\{KREW_ROOT:-\$HOME\/\.krew\}\/store\/meshdoctor\/[^/]+\/(bin\/kubectl_complete-meshdoctor\.js)"/.exec(manifest.spec.caveats);
+    const caveat =
+      /ln -s "\$\{KREW_ROOT:-\$HOME\/\.krew\}\/store\/meshdoctor\/[^/]+\/(bin\/kubectl_complete-meshdoctor\.js)"/.exec(
+        manifest.spec.caveats,
+      );
     expect(caveat).not.toBeNull();
     symlinkSync(join(install, caveat![1]!), join(bin, 'kubectl_complete-meshdoctor'));
 
@@ -121,10 +136,16 @@ describe('the Krew plugin: manifest and archive (scripts/krew.mjs)', { timeout: 
         ? execFileSync('kubectl', ['meshdoctor', ...args], { env, encoding: 'utf8' })
         : execFileSync(join(bin, 'kubectl-meshdoctor'), args, { env, encoding: 'utf8' });
     expect(run(['--version']).trim()).toBe(pkg.version);
-    const report = JSON.parse(run(['check', '-A', '--snapshot', join(ROOT, 'demo/cluster.json'), '-o', 'json', '--fail-on', 'none']));
+    const report = JSON.parse(
+      run(['check', '-A', '--snapshot', join(ROOT, 'demo/cluster.json'), '-o', 'json', '--fail-on', 'none']),
+    );
     expect(report.findings.length).toBeGreaterThan(0);
     if (kubectl) {
-      const comp = execFileSync('kubectl', ['__complete', 'meshdoctor', 'ch'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      const comp = execFileSync('kubectl', ['__complete', 'meshdoctor', 'ch'], {
+        env,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
       expect(comp.split('\n').filter(Boolean)).toEqual(['check', 'checks', ':4']);
     }
   });

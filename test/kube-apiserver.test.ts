@@ -47,7 +47,9 @@ const ROOT = join(import.meta.dirname, '..');
 const MESH_NS = 'linkerd';
 
 if (!APISERVER_SH_FOUND) {
-  console.log(`test/kube-apiserver.test.ts skipped: ../shared/k8s/apiserver.sh not found (no ${APISERVER_SH}; a user's clone has no ../shared)`);
+  console.log(
+    `test/kube-apiserver.test.ts skipped: ../shared/k8s/apiserver.sh not found (no ${APISERVER_SH}; a user's clone has no ../shared)`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -68,19 +70,27 @@ function fixUp(objects: any[]): any[] {
   const out = structuredClone(objects);
   for (const o of out) {
     if (o.kind === 'ReplicaSet' && !o.spec?.selector) completeReplicaSet(o, out);
-    if (o.kind === 'Secret' && o.type === 'kubernetes.io/tls' && !(o.data?.['tls.crt'] && o.data?.['tls.key'])) o.type = 'Opaque';
+    if (o.kind === 'Secret' && o.type === 'kubernetes.io/tls' && !(o.data?.['tls.crt'] && o.data?.['tls.key']))
+      o.type = 'Opaque';
     if (o.kind === 'Job' && o.status?.conditions?.some((c: any) => c.type === 'Complete' && c.status === 'True')) {
       o.status.startTime ??= o.metadata.creationTimestamp ?? o.status.completionTime;
-      if (!o.status.conditions.some((c: any) => c.type === 'SuccessCriteriaMet')) o.status.conditions.unshift({ type: 'SuccessCriteriaMet', status: 'True' });
+      if (!o.status.conditions.some((c: any) => c.type === 'SuccessCriteriaMet'))
+        o.status.conditions.unshift({ type: 'SuccessCriteriaMet', status: 'True' });
     }
   }
-  const sas = new Set(out.filter((o) => o.kind === 'ServiceAccount').map((o) => `${o.metadata.namespace}/${o.metadata.name}`));
+  const sas = new Set(
+    out.filter((o) => o.kind === 'ServiceAccount').map((o) => `${o.metadata.namespace}/${o.metadata.name}`),
+  );
   for (const p of out.filter((o) => o.kind === 'Pod')) {
     const name = p.spec.serviceAccountName ?? 'default';
     const key = `${p.metadata.namespace}/${name}`;
     if (sas.has(key)) continue;
     sas.add(key);
-    out.push({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { namespace: p.metadata.namespace, name, uid: `sa-${p.metadata.namespace}-${name}` } });
+    out.push({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { namespace: p.metadata.namespace, name, uid: `sa-${p.metadata.namespace}-${name}` },
+    });
   }
   return out;
 }
@@ -89,7 +99,11 @@ function fixUp(objects: any[]): any[] {
 const CLUSTER = fixUp(overlay(baseObjects('linkerd'), fixtureObjects('checks/sidecar-missing/fires-linkerd.yaml')));
 
 const sa = (name: string) => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: 'shop' } });
-const USERS = { ops: 'system:serviceaccount:shop:ops', alice: 'system:serviceaccount:shop:alice', bob: 'system:serviceaccount:shop:bob' } as const;
+const USERS = {
+  ops: 'system:serviceaccount:shop:ops',
+  alice: 'system:serviceaccount:shop:alice',
+  bob: 'system:serviceaccount:shop:bob',
+} as const;
 type User = keyof typeof USERS;
 
 /**
@@ -111,7 +125,11 @@ const ACCESS = [
     metadata: { name: 'meshdoctor-test-cluster-scoped' },
     rules: [
       { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list'] },
-      { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations'], verbs: ['get', 'list'] },
+      {
+        apiGroups: ['admissionregistration.k8s.io'],
+        resources: ['mutatingwebhookconfigurations'],
+        verbs: ['get', 'list'],
+      },
     ],
   },
   {
@@ -211,10 +229,15 @@ async function counters(user: User): Promise<{ reads: number; others: number }> 
 
 function exec(args: string[]): Promise<Omit<Run, 'ms'>> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, HOME: home }, timeout: 30_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { PATH: process.env.PATH, HOME: home }, timeout: 30_000, maxBuffer: 64 << 20 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -233,7 +256,12 @@ async function meshdoctor(user: User | null, args: string[]): Promise<Run> {
       json = undefined;
     }
   }
-  const run: Run = { ...r, ms, json, ...(before && after ? { reads: after.reads - before.reads, others: after.others - before.others } : {}) };
+  const run: Run = {
+    ...r,
+    ms,
+    json,
+    ...(before && after ? { reads: after.reads - before.reads, others: after.others - before.others } : {}),
+  };
   notes.push(
     `${user ?? 'offline'} ${args.join(' ')}: exit ${run.code}, ${ms} ms${run.reads !== undefined ? `, ${run.reads} GET / ${run.others} other requests` : ''}`,
   );
@@ -241,13 +269,15 @@ async function meshdoctor(user: User | null, args: string[]): Promise<Run> {
 }
 
 /** A finding's identity for comparisons across sources (evidence and messages carry timestamps). */
-const key = (f: any) => `${f.id} ${f.severity} ${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`;
+const key = (f: any) =>
+  `${f.id} ${f.severity} ${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`;
 const keys = (r: Run) => (r.json?.findings ?? []).map(key);
 
 /** The exit code the contract asks for: 1 when a finding at or above --fail-on decided, else 3 (incomplete). */
 const SEVERITIES = ['error', 'warning', 'info'];
 const decided = (r: Run, failOn = 'error') =>
-  failOn !== 'none' && (r.json?.findings ?? []).some((f: any) => SEVERITIES.indexOf(f.severity) <= SEVERITIES.indexOf(failOn));
+  failOn !== 'none' &&
+  (r.json?.findings ?? []).some((f: any) => SEVERITIES.indexOf(f.severity) <= SEVERITIES.indexOf(failOn));
 
 /** Poll until `check` returns true (RBAC and APF changes reach the server's caches asynchronously). */
 async function until(what: string, check: () => Promise<boolean>, ms = 10_000): Promise<void> {
@@ -262,7 +292,9 @@ async function until(what: string, check: () => Promise<boolean>, ms = 10_000): 
 /** Whether the server allows `user` a request (SubjectAccessReview, asked by the admin). */
 async function allowed(
   user: User,
-  attrs: { verb: string; group: string; resource: string; namespace?: string; name?: string } | { verb: string; path: string },
+  attrs:
+    | { verb: string; group: string; resource: string; namespace?: string; name?: string }
+    | { verb: string; path: string },
 ): Promise<boolean> {
   const r = await k.admin.ok('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
     apiVersion: 'authorization.k8s.io/v1',
@@ -287,7 +319,13 @@ function build(pkg: string): Promise<string> {
   copyFileSync(join(ROOT, 'package.json'), join(pkg, 'package.json'));
   symlinkSync(join(ROOT, 'node_modules'), join(pkg, 'node_modules'), 'dir');
   symlinkSync(join(ROOT, 'docs'), join(pkg, 'docs'), 'dir');
-  const args = [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.json'), '--outDir', join(pkg, 'dist')];
+  const args = [
+    join(ROOT, 'node_modules/typescript/bin/tsc'),
+    '-p',
+    join(ROOT, 'tsconfig.json'),
+    '--outDir',
+    join(pkg, 'dist'),
+  ];
   return new Promise((resolve, reject) => {
     execFile(process.execPath, args, { cwd: ROOT, timeout: 80_000 }, (err, stdout, stderr) => {
       if (err) reject(new Error(`the build (tsc -p tsconfig.json --outDir ${pkg}/dist) failed:\n${stdout}${stderr}`));
@@ -308,7 +346,9 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
     mkdirSync(home);
     // In parallel: the server takes 5-15 s to start, the build about 10 s.
     const [server, built] = await Promise.allSettled([
-      startKubeApiServer(mkdtempSync(join(tmp, 'apiserver-'))).then((s) => ((timings.apiserverStart = Date.now() - t0), s)),
+      startKubeApiServer(mkdtempSync(join(tmp, 'apiserver-'))).then(
+        (s) => ((timings.apiserverStart = Date.now() - t0), s),
+      ),
       build(join(tmp, 'pkg')).then((bin) => void ((BIN = bin), (timings.build = Date.now() - t0))),
     ]);
     if (server.status === 'fulfilled') k = server.value; // stopped in afterAll, whatever fails next
@@ -323,7 +363,13 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
 
     for (const user of Object.keys(USERS) as User[]) {
       const token = await k.admin.token('shop', user);
-      kubeconfigs[user] = writeTokenKubeconfig(join(tmp, `${user}.kubeconfig`), { server: k.server, caPem: k.caPem, token, user, namespace: 'shop' });
+      kubeconfigs[user] = writeTokenKubeconfig(join(tmp, `${user}.kubeconfig`), {
+        server: k.server,
+        caPem: k.caPem,
+        token,
+        user,
+        namespace: 'shop',
+      });
       clients[user] = new KubeClient(k.server, { ca: k.caPem }, token);
     }
 
@@ -331,7 +377,9 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
     // and a read of each user land in the right counter (else the GET-only assertions are skipped).
     try {
       await until('the FlowSchemas to be in use', async () => {
-        const all = await Promise.all(FLOW_SCHEMAS.map((f) => k.admin.get(`/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/${f.metadata.name}`)));
+        const all = await Promise.all(
+          FLOW_SCHEMAS.map((f) => k.admin.get(`/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/${f.metadata.name}`)),
+        );
         return all.every((f) => f.status?.conditions?.some((c: any) => c.type === 'Dangling' && c.status === 'False'));
       });
       for (const user of Object.keys(USERS) as User[]) {
@@ -343,12 +391,16 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
         });
         const after = await counters(user);
         if (after.reads - before.reads !== 1 || after.others - before.others !== 1) {
-          throw new Error(`probe of ${user}: ${after.reads - before.reads} reads, ${after.others - before.others} others (expected 1 and 1)`);
+          throw new Error(
+            `probe of ${user}: ${after.reads - before.reads} reads, ${after.others - before.others} others (expected 1 and 1)`,
+          );
         }
       }
       attributed = true;
     } catch (e) {
-      console.log(`kube-apiserver.test.ts: requests cannot be attributed to users (${e}); the GET-only assertions are skipped`);
+      console.log(
+        `kube-apiserver.test.ts: requests cannot be attributed to users (${e}); the GET-only assertions are skipped`,
+      );
     }
     timings.beforeAll = Date.now() - t0;
   }, 90_000);
@@ -357,7 +409,9 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
     for (const c of Object.values(clients)) c.close();
     await k?.stop();
     if (tmp) rmSync(tmp, { recursive: true, force: true });
-    console.log(`kube-apiserver.test.ts timings (ms): ${JSON.stringify(timings)}\n${notes.map((n) => `  ${n}`).join('\n')}`);
+    console.log(
+      `kube-apiserver.test.ts timings (ms): ${JSON.stringify(timings)}\n${notes.map((n) => `  ${n}`).join('\n')}`,
+    );
   }, 30_000);
 
   // -------------------------------------------------------------------------------------------
@@ -398,7 +452,10 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
     let bob: Run;
     let ops: Run;
     beforeAll(async () => {
-      [bob, ops] = await Promise.all([meshdoctor('bob', ['check', '-n', 'shop', '-o', 'json']), meshdoctor('ops', ['check', '-n', 'shop', '-o', 'json'])]);
+      [bob, ops] = await Promise.all([
+        meshdoctor('bob', ['check', '-n', 'shop', '-o', 'json']),
+        meshdoctor('ops', ['check', '-n', 'shop', '-o', 'json']),
+      ]);
     }, 60_000);
 
     it("keeps shop's findings (a 403 in linkerd loses linkerd only), invents none, and never finds fewer than the namespace-only Role", async () => {
@@ -416,9 +473,15 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
       expect(bob.json.coverage.complete).toBe(false);
       for (const kind of ['pods', 'services', 'deployments', 'endpointslices']) {
         const e = u.find((x) => x.kind === kind && x.namespace === MESH_NS);
-        expect(e?.reason, kind).toMatch(new RegExp(`cannot list resource "${kind}" in API group "[^"]*" in the namespace "${MESH_NS}"`));
+        expect(e?.reason, kind).toMatch(
+          new RegExp(`cannot list resource "${kind}" in API group "[^"]*" in the namespace "${MESH_NS}"`),
+        );
       }
-      expect(bob.json.coverage.rbac.some((l: string) => new RegExp(`^kubectl create rolebinding \\S+ -n ${MESH_NS} `).test(l))).toBe(true);
+      expect(
+        bob.json.coverage.rbac.some((l: string) =>
+          new RegExp(`^kubectl create rolebinding \\S+ -n ${MESH_NS} `).test(l),
+        ),
+      ).toBe(true);
       expect(bob.code).toBe(1);
       expect((await meshdoctor('bob', ['check', '-n', 'shop', '-o', 'json', '--fail-on', 'none'])).code).toBe(3);
     });
@@ -477,7 +540,16 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
     it('--fail-on none: 3; --allow-partial turns 3 into 0', async () => {
       const none = await meshdoctor('alice', ['check', '-n', 'shop', '-o', 'json', '--fail-on', 'none']);
       expect(none.code).toBe(3);
-      const partial = await meshdoctor('alice', ['check', '-n', 'shop', '-o', 'json', '--fail-on', 'none', '--allow-partial']);
+      const partial = await meshdoctor('alice', [
+        'check',
+        '-n',
+        'shop',
+        '-o',
+        'json',
+        '--fail-on',
+        'none',
+        '--allow-partial',
+      ]);
       expect(partial.code).toBe(0);
       const partialDefault = await meshdoctor('alice', ['check', '-n', 'shop', '-o', 'json', '--allow-partial']);
       expect(partialDefault.code).toBe(decided(partialDefault) ? 1 : 0);
@@ -499,13 +571,16 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
       expect(byKind.mutatingwebhookconfigurations?.reason).toContain(
         `mutatingwebhookconfigurations.admissionregistration.k8s.io is forbidden: User "${USERS.alice}" cannot list resource "mutatingwebhookconfigurations" in API group "admissionregistration.k8s.io" at the cluster scope`,
       );
-      for (const kind of ['namespaces', 'mutatingwebhookconfigurations']) expect(byKind[kind]!.checks.length).toBeGreaterThan(0);
+      for (const kind of ['namespaces', 'mutatingwebhookconfigurations'])
+        expect(byKind[kind]!.checks.length).toBeGreaterThan(0);
       // The mesh's namespace is not known before the namespaces can be read: the ConfigMaps and
       // Secrets it holds are "unknown", not "forbidden" (the second round names them: see below).
-      for (const kind of ['configmaps', 'secrets']) expect(byKind[kind]?.reason).toMatch(/^the mesh namespaces are unknown/);
+      for (const kind of ['configmaps', 'secrets'])
+        expect(byKind[kind]?.reason).toMatch(/^the mesh namespaces are unknown/);
       // Every skipped check is explained by some kind (or an internal error).
       const explained = new Set(u.flatMap((x) => x.checks));
-      for (const s of first.json.skipped) expect(explained.has(s.check) || /^internal error/.test(s.reason), s.check).toBe(true);
+      for (const s of first.json.skipped)
+        expect(explained.has(s.check) || /^internal error/.test(s.reason), s.check).toBe(true);
     });
 
     it('coverage.rbac: one-line kubectl commands, a ClusterRole for the kinds and a binding for it', () => {
@@ -539,16 +614,25 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
       }
       // The granted kinds cover every kind that was forbidden.
       // (GET /metrics, a URL that is no resource, is granted by a rule for the URL.)
-      const granted = new Set(roles.flatMap((r) => r.rules.flatMap((x: any) => x.resources ?? x.nonResourceURLs.map((u: string) => `GET ${u}`))));
-      const forbidden = first.json.coverage.unavailable.filter((x: any) => /forbidden/.test(x.reason)).map((x: any) => x.kind);
+      const granted = new Set(
+        roles.flatMap((r) =>
+          r.rules.flatMap((x: any) => x.resources ?? x.nonResourceURLs.map((u: string) => `GET ${u}`)),
+        ),
+      );
+      const forbidden = first.json.coverage.unavailable
+        .filter((x: any) => /forbidden/.test(x.reason))
+        .map((x: any) => x.kind);
       // The kube-apiserver flags are read from the pods of kube-system (a labelled list): granted as pods.
-      for (const kind of forbidden) expect(granted.has(kind === 'kube-apiserver flags' ? 'pods' : kind), `rbac grants ${kind}`).toBe(true);
+      for (const kind of forbidden)
+        expect(granted.has(kind === 'kube-apiserver flags' ? 'pods' : kind), `rbac grants ${kind}`).toBe(true);
     });
 
     it('coverage.rbac binds the user meshdoctor ran as (ServiceAccount shop/alice: the token says so), not a placeholder', () => {
       // src/run/coverage.ts: "The binding names the user meshdoctor ran as when the credentials tell it
       // (a ServiceAccount token), else USER."
-      const bindings = (first.json.coverage.rbac as string[]).filter((l) => / create (clusterrolebinding|rolebinding) /.test(l));
+      const bindings = (first.json.coverage.rbac as string[]).filter((l) =>
+        / create (clusterrolebinding|rolebinding) /.test(l),
+      );
       expect(bindings.length).toBeGreaterThan(0);
       for (const b of bindings) {
         const w = shellWords(b);
@@ -565,13 +649,22 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
       const json = JSON.parse(r.stdout);
       expect(json.source.user).toBe(USERS.alice);
       expect(r.code).toBe(first.code);
-      expect(json.coverage.unavailable.map((x: any) => x.kind)).toEqual(first.json.coverage.unavailable.map((x: any) => x.kind));
+      expect(json.coverage.unavailable.map((x: any) => x.kind)).toEqual(
+        first.json.coverage.unavailable.map((x: any) => x.kind),
+      );
       expect(json.findings.map(key)).toEqual(first.json.findings.map(key));
-      const bindings = (json.coverage.rbac as string[]).filter((l) => / create (clusterrolebinding|rolebinding) /.test(l));
+      const bindings = (json.coverage.rbac as string[]).filter((l) =>
+        / create (clusterrolebinding|rolebinding) /.test(l),
+      );
       expect(bindings.length).toBeGreaterThan(0);
-      for (const b of bindings) expect(shellWords(b).filter((x) => /^--(serviceaccount|user|group)=/.test(x))).toEqual(['--serviceaccount=shop:alice']);
+      for (const b of bindings)
+        expect(shellWords(b).filter((x) => /^--(serviceaccount|user|group)=/.test(x))).toEqual([
+          '--serviceaccount=shop:alice',
+        ]);
       // Not vacuous: the admin itself reads everything in shop.
-      const admin = JSON.parse((await exec(['check', '-n', 'shop', '-o', 'json', '--kubeconfig', k.kubeconfig])).stdout);
+      const admin = JSON.parse(
+        (await exec(['check', '-n', 'shop', '-o', 'json', '--kubeconfig', k.kubeconfig])).stdout,
+      );
       expect(admin.coverage.unavailable.length).toBeLessThan(json.coverage.unavailable.length);
     });
 
@@ -609,7 +702,9 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
           const role = clusterRoleFromKubectl(line);
           if (created.has(role.metadata.name)) {
             // `kubectl create` would fail: AlreadyExists. Go on under another name to see what follows.
-            problems.push(`round ${rounds}: "kubectl create clusterrole ${role.metadata.name}" fails: AlreadyExists (created in an earlier round)`);
+            problems.push(
+              `round ${rounds}: "kubectl create clusterrole ${role.metadata.name}" fails: AlreadyExists (created in an earlier round)`,
+            );
             renamed.set(role.metadata.name, `${role.metadata.name}-round${rounds}`);
             role.metadata.name = renamed.get(role.metadata.name);
           }
@@ -620,7 +715,9 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
           const b = bindingFromKubectl(line, { kind: 'ServiceAccount', name: 'alice', namespace: 'shop' });
           b.roleRef.name = renamed.get(b.roleRef.name) ?? b.roleRef.name;
           if (created.has(`binding/${b.metadata.name}`)) {
-            problems.push(`round ${rounds}: "kubectl create ${b.kind.toLowerCase()} ${b.metadata.name}" fails: AlreadyExists (created in an earlier round)`);
+            problems.push(
+              `round ${rounds}: "kubectl create ${b.kind.toLowerCase()} ${b.metadata.name}" fails: AlreadyExists (created in an earlier round)`,
+            );
             b.metadata.name = `${b.metadata.name}-round${rounds}`;
           }
           await k.admin.create(b);
@@ -651,10 +748,17 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
         run = await meshdoctor('alice', ['check', '-n', 'shop', '-o', 'json']);
         // The exit-code contract holds on every run on the way.
         const want = run.json?.coverage?.complete ? (decided(run) ? 1 : 0) : decided(run) ? 1 : 3;
-        if (run.code !== want) problems.push(`round ${rounds}: exit ${run.code}, expected ${want} (complete: ${run.json?.coverage?.complete})`);
+        if (run.code !== want)
+          problems.push(
+            `round ${rounds}: exit ${run.code}, expected ${want} (complete: ${run.json?.coverage?.complete})`,
+          );
       }
       const left = (run.json?.coverage?.unavailable ?? []).map((u: any) => `${u.kind}: ${u.reason}`);
-      expect({ problems, complete: run.json?.coverage?.complete, left }).toEqual({ problems: [], complete: true, left: [] });
+      expect({ problems, complete: run.json?.coverage?.complete, left }).toEqual({
+        problems: [],
+        complete: true,
+        left: [],
+      });
       expect(rounds).toBeLessThanOrEqual(2);
       expect([0, 1]).toContain(run.code);
       // With every check running, the cluster's real problem is found.
@@ -692,9 +796,19 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
 
       const read = async (pageSize?: number) => {
         const before = attributed ? await counters('ops') : undefined;
-        const snap = await gather({ kubeconfig: kubeconfigs.ops, namespace: ns, allNamespaces: false, kinds: ['pods'], ...(pageSize ? { pageSize } : {}) });
+        const snap = await gather({
+          kubeconfig: kubeconfigs.ops,
+          namespace: ns,
+          allNamespaces: false,
+          kinds: ['pods'],
+          ...(pageSize ? { pageSize } : {}),
+        });
         const after = before ? await counters('ops') : undefined;
-        return { snap, reads: after && before ? after.reads - before.reads : undefined, others: after && before ? after.others - before.others : undefined };
+        return {
+          snap,
+          reads: after && before ? after.reads - before.reads : undefined,
+          others: after && before ? after.others - before.others : undefined,
+        };
       };
       const paged = await read(PAGE);
       const whole = await read();
@@ -710,7 +824,12 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
     }, 30_000);
 
     it(`every kind, cluster-wide, ${PAGE} per page: the same snapshot as with the default page size`, async () => {
-      const paged = await gather({ kubeconfig: kubeconfigs.ops, allNamespaces: true, kinds: [...KIND_KEYS], pageSize: PAGE });
+      const paged = await gather({
+        kubeconfig: kubeconfigs.ops,
+        allNamespaces: true,
+        kinds: [...KIND_KEYS],
+        pageSize: PAGE,
+      });
       const whole = await gather({ kubeconfig: kubeconfigs.ops, allNamespaces: true, kinds: [...KIND_KEYS] });
       expect(paged.unavailable).toEqual({});
       expect(paged.objects).toEqual(whole.objects);
@@ -721,7 +840,11 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
   describe('through an HTTP proxy (HTTPS_PROXY: CONNECT), the server named `kubernetes`, which only the proxy resolves', () => {
     it('the same snapshot as direct, TLS checked against the name (a SAN of the real serving certificate); NO_PROXY naming it goes direct', async () => {
       const proxy = await startProxy({ credentials: 'meshdoctor:pa ss' });
-      const saved = { HTTPS_PROXY: process.env.HTTPS_PROXY, NO_PROXY: process.env.NO_PROXY, no_proxy: process.env.no_proxy };
+      const saved = {
+        HTTPS_PROXY: process.env.HTTPS_PROXY,
+        NO_PROXY: process.env.NO_PROXY,
+        no_proxy: process.env.no_proxy,
+      };
       try {
         const port = new URL(k.server).port;
         const kc = YAML.parse(readFileSync(kubeconfigs.ops, 'utf8'));
@@ -743,7 +866,9 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor against a real kube-apiserver',
         const tunnels = proxy.log.length;
         process.env.NO_PROXY = 'kubernetes';
         await expect(gather({ kubeconfig: byName, allNamespaces: true, kinds: ['pods'] })).rejects.toThrow(
-          new RegExp(`^cannot reach the API server at https://kubernetes:${port}: getaddrinfo (ENOTFOUND|EAI_AGAIN) kubernetes`),
+          new RegExp(
+            `^cannot reach the API server at https://kubernetes:${port}: getaddrinfo (ENOTFOUND|EAI_AGAIN) kubernetes`,
+          ),
         );
         expect(proxy.log).toHaveLength(tunnels);
       } finally {

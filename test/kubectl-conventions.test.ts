@@ -25,7 +25,8 @@ const json = async (args: string[], opts: Parameters<typeof runCli>[1] = {}) => 
   expect(r.stderr).toBe('');
   return JSON.parse(r.stdout);
 };
-const ids = (report: any) => report.findings.map((f: any) => `${f.id} ${f.resource.kind}/${f.resource.namespace ?? ''}/${f.resource.name}`);
+const ids = (report: any) =>
+  report.findings.map((f: any) => `${f.id} ${f.resource.kind}/${f.resource.namespace ?? ''}/${f.resource.name}`);
 
 describe('--request-timeout and --timeout take durations as kubectl does', () => {
   it.each([
@@ -42,24 +43,44 @@ describe('--request-timeout and --timeout take durations as kubectl does', () =>
     ['+2s', 2000],
   ])('%s is %d ms', (text, ms) => expect(kubectlTimeoutMs(text)).toBe(ms));
 
-  it.each(['', '5x', 's', '1e3s', '5 s', '1.s.', '1d', '--1s'])('%j is refused', (text) => expect(kubectlTimeoutMs(text)).toBeUndefined());
+  it.each(['', '5x', 's', '1e3s', '5 s', '1.s.', '1d', '--1s'])('%j is refused', (text) =>
+    expect(kubectlTimeoutMs(text)).toBeUndefined(),
+  );
 
   it('0 is no per-request limit; the run still has --timeout; a bad one is one line, exit 2', async () => {
-    const ok = await runCli(['check', '-A', '--snapshot', GOLDEN, '--request-timeout', '0', '--timeout', '2m', ...TWO, '-o', 'json']);
+    const ok = await runCli([
+      'check',
+      '-A',
+      '--snapshot',
+      GOLDEN,
+      '--request-timeout',
+      '0',
+      '--timeout',
+      '2m',
+      ...TWO,
+      '-o',
+      'json',
+    ]);
     expect(ok.code).toBe(0);
     const bad = await runCli(['check', '-A', '--snapshot', GOLDEN, '--request-timeout', '1d']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^meshdoctor: option '--request-timeout <duration>' argument '1d' is invalid\. --request-timeout takes a duration/);
+    expect(bad.stderr).toMatch(
+      /^meshdoctor: option '--request-timeout <duration>' argument '1d' is invalid\. --request-timeout takes a duration/,
+    );
   });
 });
 
 describe('--all-namespaces=true', () => {
   it('takes kubectl true/false values; anything else is a usage error', async () => {
-    expect((await json(['check', '--all-namespaces=true', '--snapshot', GOLDEN, ...TWO])).scope).toEqual({ allNamespaces: true });
-    expect((await json(['check', '--all-namespaces=false', '-n', 'shop', '--snapshot', GOLDEN, ...TWO])).scope).toEqual({
-      allNamespaces: false,
-      namespace: 'shop',
+    expect((await json(['check', '--all-namespaces=true', '--snapshot', GOLDEN, ...TWO])).scope).toEqual({
+      allNamespaces: true,
     });
+    expect((await json(['check', '--all-namespaces=false', '-n', 'shop', '--snapshot', GOLDEN, ...TWO])).scope).toEqual(
+      {
+        allNamespaces: false,
+        namespace: 'shop',
+      },
+    );
     expect((await json(['check', '-A', '--snapshot', GOLDEN, ...TWO])).scope).toEqual({ allNamespaces: true });
     const r = await runCli(['check', '--all-namespaces=maybe', '--snapshot', GOLDEN]);
     expect(r.code).toBe(2);
@@ -98,14 +119,31 @@ describe('-l/--selector and --field-selector narrow the workloads', () => {
 
   it("keeps the selected workloads' findings and their namespaces', and says how many it selected", async () => {
     const all = await json(['check', '-A', '--snapshot', GOLDEN, ...TWO]);
-    expect(ids(all)).toEqual(['namespace-not-enabled Namespace//orders', 'pod-opted-out Deployment/shop/cart', 'pod-opted-out Deployment/store/search']);
+    expect(ids(all)).toEqual([
+      'namespace-not-enabled Namespace//orders',
+      'pod-opted-out Deployment/shop/cart',
+      'pod-opted-out Deployment/store/search',
+    ]);
     const cart = await json(['check', '-A', '--snapshot', GOLDEN, '-l', 'app=cart', ...TWO]);
     expect(ids(cart)).toEqual(['pod-opted-out Deployment/shop/cart']);
-    expect(cart.selection).toEqual({ selector: 'app=cart', workloads: { selected: 1, total: cart.selection.workloads.total } });
+    expect(cart.selection).toEqual({
+      selector: 'app=cart',
+      workloads: { selected: 1, total: cart.selection.workloads.total },
+    });
     expect(cart.selection.workloads.total).toBeGreaterThan(3);
-    const store = await json(['check', '-A', '--snapshot', GOLDEN, '--field-selector', 'metadata.namespace=store', ...TWO]);
+    const store = await json([
+      'check',
+      '-A',
+      '--snapshot',
+      GOLDEN,
+      '--field-selector',
+      'metadata.namespace=store',
+      ...TWO,
+    ]);
     expect(ids(store)).toEqual(['pod-opted-out Deployment/store/search']);
-    const table = await runCli(['check', '-A', '--snapshot', GOLDEN, '-l', 'app=cart', ...TWO], { env: { COLUMNS: '200' } });
+    const table = await runCli(['check', '-A', '--snapshot', GOLDEN, '-l', 'app=cart', ...TWO], {
+      env: { COLUMNS: '200' },
+    });
     expect(table.stdout).toContain(`· -l app=cart: 1 of ${cart.selection.workloads.total} workloads ·`);
   });
 
@@ -113,13 +151,21 @@ describe('-l/--selector and --field-selector narrow the workloads', () => {
     const base = baseObjects('linkerd');
     const cases = [
       // shop/web is meshed (its pods predate the outage); the injector now crash-loops: its next pods get no proxy.
-      { objects: overlay(base, fixtureObjects('checks/injector-unavailable/fires-linkerd-crashloop.yaml')), check: 'injector-unavailable' },
+      {
+        objects: overlay(base, fixtureObjects('checks/injector-unavailable/fires-linkerd-crashloop.yaml')),
+        check: 'injector-unavailable',
+      },
       // The webhook configuration is gone: shop still asks for Linkerd, which can no longer inject it.
       // (Another webhook configuration stays, so that the dump shows the kind was read.)
       {
         objects: [
           ...base.filter((o) => o.kind !== 'MutatingWebhookConfiguration'),
-          { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: 'unrelated' }, webhooks: [] },
+          {
+            apiVersion: 'admissionregistration.k8s.io/v1',
+            kind: 'MutatingWebhookConfiguration',
+            metadata: { name: 'unrelated' },
+            webhooks: [],
+          },
         ],
         check: 'webhook-missing',
       },
@@ -127,9 +173,17 @@ describe('-l/--selector and --field-selector narrow the workloads', () => {
     for (const { objects, check } of cases) {
       const file = join(tmp, `${check}.json`);
       writeFileSync(file, JSON.stringify({ kind: 'List', items: objects }));
-      const checks = async (args: string[]) => (await json(['check', '-A', '--snapshot', file, ...args])).findings.map((f: any) => f.id);
+      const checks = async (args: string[]) =>
+        (await json(['check', '-A', '--snapshot', file, ...args])).findings.map((f: any) => f.id);
       expect(await checks([])).toContain(check);
-      const web = await json(['check', '-A', '--snapshot', file, '--field-selector', 'metadata.namespace=shop,metadata.name=web']);
+      const web = await json([
+        'check',
+        '-A',
+        '--snapshot',
+        file,
+        '--field-selector',
+        'metadata.namespace=shop,metadata.name=web',
+      ]);
       expect(web.selection.workloads.selected).toBe(1);
       expect(
         web.findings.map((f: any) => f.id),
@@ -194,7 +248,9 @@ describe('explain TYPE NAME, -o yaml, --snapshot -', () => {
     expect(fromStdin.findings).toEqual(fromFile.findings);
     expect(fromStdin.source.files).toEqual(['-']);
     const listJson = JSON.stringify({ kind: 'List', items: YAML.parseAllDocuments(text).map((d) => d.toJS()) });
-    expect((await json(['check', '-A', '--snapshot', '-', ...TWO], { stdin: listJson })).findings).toEqual(fromFile.findings);
+    expect((await json(['check', '-A', '--snapshot', '-', ...TWO], { stdin: listJson })).findings).toEqual(
+      fromFile.findings,
+    );
     const empty = await runCli(['check', '-A', '--snapshot', '-'], { stdin: '' });
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(/^meshdoctor: cannot read snapshot stdin: /);
@@ -210,11 +266,19 @@ describe('names the user types', () => {
     expect(didYouMean('zzz', ['pod-opted-out'])).toBe('');
     const r = await runCli(['check', '--only', 'pod-opted-ot', '--snapshot', GOLDEN]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('meshdoctor: unknown check "pod-opted-ot"; did you mean pod-opted-out? (see: meshdoctor checks)\n');
-    expect((await runCli(['checks', 'MD100'])).stderr).toMatch(/^meshdoctor: unknown check "MD100"; did you mean one of MD1001, MD1002/);
-    expect((await runCli(['check', '--suppress', 'pod-optedout=Deployment/a/b', '--snapshot', GOLDEN])).stderr).toMatch(/did you mean pod-opted-out\?/);
+    expect(r.stderr).toBe(
+      'meshdoctor: unknown check "pod-opted-ot"; did you mean pod-opted-out? (see: meshdoctor checks)\n',
+    );
+    expect((await runCli(['checks', 'MD100'])).stderr).toMatch(
+      /^meshdoctor: unknown check "MD100"; did you mean one of MD1001, MD1002/,
+    );
+    expect((await runCli(['check', '--suppress', 'pod-optedout=Deployment/a/b', '--snapshot', GOLDEN])).stderr).toMatch(
+      /did you mean pod-opted-out\?/,
+    );
     // Flags, for comparison: commander's own suggestion, with the same prefix.
-    expect((await runCli(['check', '--onyl', 'x'])).stderr).toMatch(/^meshdoctor: unknown option '--onyl'\n\(Did you mean --only\?\)/);
+    expect((await runCli(['check', '--onyl', 'x'])).stderr).toMatch(
+      /^meshdoctor: unknown option '--onyl'\n\(Did you mean --only\?\)/,
+    );
   });
 
   it('a missing context lists the available ones, with "did you mean"', async () => {
@@ -245,7 +309,17 @@ describe('names the user types', () => {
         apiVersion: 'v1',
         kind: 'Config',
         clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1' } }],
-        users: [{ name: 'u', user: { token: 't', as: 'from-config', 'as-groups': ['cfg'], 'as-user-extra': { 'scopes/a b': ['x', 'y'] } } }],
+        users: [
+          {
+            name: 'u',
+            user: {
+              token: 't',
+              as: 'from-config',
+              'as-groups': ['cfg'],
+              'as-user-extra': { 'scopes/a b': ['x', 'y'] },
+            },
+          },
+        ],
         contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
         'current-context': 'x',
       }),
@@ -256,22 +330,39 @@ describe('names the user types', () => {
       'Impersonate-Group': ['cfg'],
       'Impersonate-Extra-scopes%2Fa%20b': ['x', 'y'],
     });
-    const flags = await resolveKubeContext({ kubeconfig: kc, impersonate: { user: 'alice', groups: ['devs', 'ops'], uid: '42' } });
-    expect(flags.headers).toMatchObject({ 'Impersonate-User': 'alice', 'Impersonate-Uid': '42', 'Impersonate-Group': ['devs', 'ops'] });
+    const flags = await resolveKubeContext({
+      kubeconfig: kc,
+      impersonate: { user: 'alice', groups: ['devs', 'ops'], uid: '42' },
+    });
+    expect(flags.headers).toMatchObject({
+      'Impersonate-User': 'alice',
+      'Impersonate-Uid': '42',
+      'Impersonate-Group': ['devs', 'ops'],
+    });
     expect(flags.impersonate?.user).toBe('alice');
     // Groups without a user are refused, as clientcmd refuses them (a usage error, before any request).
     const r = await runCli(['check', '-A', '--kubeconfig', kc, '--as-group', 'devs', '--as', '', '-o', 'json']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('meshdoctor: --as-group and --as-uid need --as (a user to impersonate), as kubectl requires\n');
+    expect(r.stderr).toBe(
+      'meshdoctor: --as-group and --as-uid need --as (a user to impersonate), as kubectl requires\n',
+    );
     const offline = await runCli(['check', '-A', '--snapshot', GOLDEN, '--as', 'alice']);
     expect(offline.code).toBe(2);
-    expect(offline.stderr).toBe('meshdoctor: --as, --as-group and --as-uid act on the API server: they cannot be used with --snapshot\n');
+    expect(offline.stderr).toBe(
+      'meshdoctor: --as, --as-group and --as-uid act on the API server: they cannot be used with --snapshot\n',
+    );
   });
 });
 
 describe('output people read', () => {
   it('one error prefix: usage errors and run errors both start with "meshdoctor: "', async () => {
-    for (const args of [['check', '--bogus'], ['nonsense'], ['check', '-o', 'xml'], ['check', '--snapshot', join(tmp, 'absent.json')], ['checks', 'nope']]) {
+    for (const args of [
+      ['check', '--bogus'],
+      ['nonsense'],
+      ['check', '-o', 'xml'],
+      ['check', '--snapshot', join(tmp, 'absent.json')],
+      ['checks', 'nope'],
+    ]) {
       const r = await runCli(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr, args.join(' ')).toMatch(/^meshdoctor: /);
@@ -289,7 +380,9 @@ describe('output people read', () => {
     expect(Math.max(...piped.stdout.split('\n').map((l) => l.length))).toBeGreaterThan(70); // not vacuous: some title is long
     // A wrapped title continues under its column.
     const at = lines[0]!.indexOf('TITLE');
-    expect(lines.filter((l) => l.startsWith(' ')).every((l) => l.slice(0, at).trim() === '' && l[at] !== ' ')).toBe(true);
+    expect(lines.filter((l) => l.startsWith(' ')).every((l) => l.slice(0, at).trim() === '' && l[at] !== ' ')).toBe(
+      true,
+    );
   });
 
   it('FORCE_COLOR forces colors on a pipe and turns them off on a terminal; --no-color wins', async () => {
@@ -304,9 +397,12 @@ describe('output people read', () => {
   });
 
   it('"No findings" is never printed when findings were suppressed: it says how many', async () => {
-    const r = await runCli(['check', '-A', '--snapshot', GOLDEN, ...TWO, '--suppress', '*=Deployment/*/*', '--suppress', '*=Namespace/*'], {
-      env: { COLUMNS: '200' },
-    });
+    const r = await runCli(
+      ['check', '-A', '--snapshot', GOLDEN, ...TWO, '--suppress', '*=Deployment/*/*', '--suppress', '*=Namespace/*'],
+      {
+        env: { COLUMNS: '200' },
+      },
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('No findings, but 3 findings were suppressed (listed below).');
     expect(r.stdout).not.toContain('every workload');
@@ -317,18 +413,26 @@ describe('output people read', () => {
     expect(nothingFound({ coverage: { complete: false, unavailable: [], rbac: [] }, summary: s })).toBe(
       'The 2 checks that ran found only 1 suppressed finding (listed below).',
     );
-    expect(nothingFound({ coverage: { complete: true, unavailable: [], rbac: [] }, summary: { ...s, suppressed: 0 } })).toBe(
-      'No findings: every workload in scope is injected as configured.',
-    );
+    expect(
+      nothingFound({ coverage: { complete: true, unavailable: [], rbac: [] }, summary: { ...s, suppressed: 0 } }),
+    ).toBe('No findings: every workload in scope is injected as configured.');
   });
 
   it("an injector finding counts app pods as the app's, not as its own", () => {
     const ref = { kind: 'Deployment', namespace: 'linkerd', name: 'linkerd-proxy-injector' };
-    expect(podsText({ affectedPods: 4, resource: ref, cause: { kind: 'injector-down', mesh: 'linkerd' } })).toBe('4 app pods without a proxy');
-    expect(podsText({ affectedPods: 1, resource: { kind: 'MutatingWebhookConfiguration', name: 'x' }, cause: { kind: 'webhook-broken', mesh: 'istio' } })).toBe(
-      '1 app pod without a proxy',
+    expect(podsText({ affectedPods: 4, resource: ref, cause: { kind: 'injector-down', mesh: 'linkerd' } })).toBe(
+      '4 app pods without a proxy',
     );
-    expect(podsText({ affectedPods: 2, resource: { kind: 'Deployment', namespace: 'shop', name: 'cart' } })).toBe('2 pods');
+    expect(
+      podsText({
+        affectedPods: 1,
+        resource: { kind: 'MutatingWebhookConfiguration', name: 'x' },
+        cause: { kind: 'webhook-broken', mesh: 'istio' },
+      }),
+    ).toBe('1 app pod without a proxy');
+    expect(podsText({ affectedPods: 2, resource: { kind: 'Deployment', namespace: 'shop', name: 'cart' } })).toBe(
+      '2 pods',
+    );
     expect(podsText({ affectedPods: 1, resource: { kind: 'Namespace', name: 'orders' } })).toBe('1 pod affected');
     expect(podsText({ affectedPods: 0, resource: ref })).toBe('');
   });

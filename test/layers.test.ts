@@ -58,7 +58,8 @@ export function upward(graph: Map<string, string[]>): string[] {
     for (const to of tos) {
       const b = layerOf(to);
       if (!a || !b) out.push(`${from} -> ${to}: a file outside every layer`);
-      else if (a[0] !== b[0] && b[1] >= a[1]) out.push(`${from} (${a[0]}, layer ${a[1]}) -> ${to} (${b[0]}, layer ${b[1]})`);
+      else if (a[0] !== b[0] && b[1] >= a[1])
+        out.push(`${from} (${a[0]}, layer ${a[1]}) -> ${to} (${b[0]}, layer ${b[1]})`);
     }
   }
   return out.sort();

@@ -18,7 +18,10 @@ const tmp = mkdtempSync(join(tmpdir(), 'meshdoctor-lazy-'));
 function imports(args: string[], name: string): string {
   const file = join(tmp, `${name}.txt`);
   try {
-    execFileSync(process.execPath, ['--import', PRELOAD, BIN, ...args], { env: { ...process.env, TRACE_IMPORTS_FILE: file }, stdio: 'pipe' });
+    execFileSync(process.execPath, ['--import', PRELOAD, BIN, ...args], {
+      env: { ...process.env, TRACE_IMPORTS_FILE: file },
+      stdio: 'pipe',
+    });
   } catch (e: any) {
     if (e.status !== 1) throw e; // 1 = findings
   }

@@ -48,7 +48,9 @@ const comparable = (stdout: string) => {
 };
 const idsOf = (stdout: string) =>
   (JSON.parse(stdout).findings as { id: string; resource: { kind: string; namespace?: string; name: string } }[])
-    .map((f) => `${f.id} ${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`)
+    .map(
+      (f) => `${f.id} ${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`,
+    )
     .sort();
 
 describe('Istio live', () => {
@@ -73,12 +75,18 @@ describe('Istio live', () => {
     const snap = await runCli(['snapshot', '-A', '--kubeconfig', kubeconfig]);
     expect(snap.code).toBe(0);
     expect(snap.stdout).not.toContain('PLANTED');
-    const cm = JSON.parse(snap.stdout).objects.configmaps.find((c: any) => c.metadata.name === 'istio-sidecar-injector');
+    const cm = JSON.parse(snap.stdout).objects.configmaps.find(
+      (c: any) => c.metadata.name === 'istio-sidecar-injector',
+    );
     expect(Object.keys(cm.data).sort()).toEqual(['config', 'values']);
     expect(JSON.parse(cm.data.config)).toEqual({
       policy: 'enabled',
       alwaysInjectSelector: [],
-      neverInjectSelector: [{}, { matchLabels: { app: 'legacy-batch' } }, { matchExpressions: [{ key: 'tier', operator: 'In', values: ['batch'] }] }],
+      neverInjectSelector: [
+        {},
+        { matchLabels: { app: 'legacy-batch' } },
+        { matchExpressions: [{ key: 'tier', operator: 'In', values: ['batch'] }] },
+      ],
     });
     const saved = join(tmp, 'saved.json');
     writeFileSync(saved, snap.stdout);
@@ -91,7 +99,11 @@ describe('Istio live', () => {
     expect(r.stderr).toBe('');
     const istio = JSON.parse(r.stdout).meshes.find((m: any) => m.mesh === 'istio');
     expect(istio.wouldInject).toBe(false);
-    expect(istio.injector.map((s: any) => `${s.ok ? '✓' : '✗'} ${s.rule}`)).toEqual(['✓ hostNetwork', '✓ version', '✗ never-inject-selector']);
+    expect(istio.injector.map((s: any) => `${s.ok ? '✓' : '✗'} ${s.rule}`)).toEqual([
+      '✓ hostNetwork',
+      '✓ version',
+      '✗ never-inject-selector',
+    ]);
     expect(JSON.parse(r.stdout).findings.map((f: any) => f.id)).toEqual(['injector-config-excludes']);
   });
 });

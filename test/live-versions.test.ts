@@ -19,7 +19,14 @@ const OBJECTS = overlay(
   fixtureObjects('checks/webhook-stale/fires-linkerd-namespace-gone.yaml'),
   fixtureObjects('checks/proxy-outdated/fires-linkerd-one-behind.yaml'),
 );
-const VERSION = { major: '1', minor: '28', gitVersion: 'v1.28.9', gitCommit: 'abcdef', buildDate: '2026-01-01T00:00:00Z', platform: 'linux/amd64' };
+const VERSION = {
+  major: '1',
+  minor: '28',
+  gitVersion: 'v1.28.9',
+  gitCommit: 'abcdef',
+  buildDate: '2026-01-01T00:00:00Z',
+  platform: 'linux/amd64',
+};
 
 let server: ApiServer;
 let kubeconfig: string;
@@ -33,7 +40,9 @@ afterAll(() => server.close());
 
 const idsOf = (stdout: string) =>
   (JSON.parse(stdout).findings as { id: string; resource: { kind: string; namespace?: string; name: string } }[])
-    .map((f) => `${f.id} ${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`)
+    .map(
+      (f) => `${f.id} ${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`,
+    )
     .sort();
 const ISSUE_25 = [
   'native-sidecar-unsupported',
@@ -74,16 +83,24 @@ describe('issue 25 live', () => {
     writeFileSync(file, snap.stdout);
     const offline = await runCli(['check', '-A', '--snapshot', file, '-o', 'json', '--fail-on', 'none']);
     expect(idsOf(offline.stdout)).toEqual(idsOf(live.stdout));
-    expect(JSON.parse(offline.stdout).findings.find((f: any) => f.id === 'native-sidecar-unsupported').evidence.apiServer).toBe('v1.28.9');
+    expect(
+      JSON.parse(offline.stdout).findings.find((f: any) => f.id === 'native-sidecar-unsupported').evidence.apiServer,
+    ).toBe('v1.28.9');
   });
 
   it('a refused /version: named in the coverage with the line that grants it, the run complete, the nodes still compared', async () => {
-    server.faults.push({ match: (r) => r.path === '/version', status: 403, message: 'forbidden: User "alice" cannot get path "/version"' });
+    server.faults.push({
+      match: (r) => r.path === '/version',
+      status: 403,
+      message: 'forbidden: User "alice" cannot get path "/version"',
+    });
     try {
       const live = await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json', '--fail-on', 'none']);
       const report = JSON.parse(live.stdout);
       expect(report.coverage.complete).toBe(true);
-      expect(report.coverage.unavailable).toEqual([{ kind: 'GET /version', reason: 'forbidden: User "alice" cannot get path "/version"', checks: [] }]);
+      expect(report.coverage.unavailable).toEqual([
+        { kind: 'GET /version', reason: 'forbidden: User "alice" cannot get path "/version"', checks: [] },
+      ]);
       expect(report.coverage.rbac.join('\n')).toContain('--non-resource-url=/version');
       expect(ours(idsOf(live.stdout))).toContain('native-sidecar-unsupported StatefulSet shop/db'); // from the node at 1.28
       const snap = await runCli(['snapshot', '-A', '--kubeconfig', kubeconfig]);
@@ -95,19 +112,34 @@ describe('issue 25 live', () => {
 
   it('/version and /metrics refused: each named in the coverage and granted by its own ClusterRole line; /version asked once', async () => {
     server.faults.push(
-      { match: (r) => r.path === '/version', status: 403, message: 'forbidden: User "alice" cannot get path "/version"' },
-      { match: (r) => r.path === '/metrics', status: 403, message: 'forbidden: User "alice" cannot get path "/metrics"' },
+      {
+        match: (r) => r.path === '/version',
+        status: 403,
+        message: 'forbidden: User "alice" cannot get path "/version"',
+      },
+      {
+        match: (r) => r.path === '/metrics',
+        status: 403,
+        message: 'forbidden: User "alice" cannot get path "/metrics"',
+      },
     );
     server.requests.length = 0;
     try {
       const live = await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json', '--fail-on', 'none']);
       const report = JSON.parse(live.stdout);
       expect(report.coverage.complete).toBe(true);
-      expect(report.coverage.unavailable.map((u: { kind: string }) => u.kind)).toEqual(['GET /metrics', 'GET /version']);
+      expect(report.coverage.unavailable.map((u: { kind: string }) => u.kind)).toEqual([
+        'GET /metrics',
+        'GET /version',
+      ]);
       const roles = (report.coverage.rbac as string[]).filter((l) => l.startsWith('kubectl create clusterrole '));
       expect(roles.filter((l) => l.includes('--non-resource-url=/version'))).toHaveLength(1);
       expect(roles.filter((l) => l.includes('--non-resource-url=/metrics'))).toHaveLength(1);
-      expect(roles.filter((l) => l.includes('--non-resource-url=')).every((l) => l.split('--non-resource-url=').length === 2)).toBe(true);
+      expect(
+        roles
+          .filter((l) => l.includes('--non-resource-url='))
+          .every((l) => l.split('--non-resource-url=').length === 2),
+      ).toBe(true);
       // Both the version checks and admission-plugin-disabled declare it: still one GET.
       expect(server.requests.filter((q) => q.path === '/version')).toHaveLength(1);
     } finally {

@@ -22,7 +22,13 @@ const OBJECTS = overlay(
   .map((o) =>
     // As a real API server returns them: controller-owned pods carry managedFields too.
     o.kind === 'Pod' && o.metadata?.ownerReferences?.length
-      ? { ...o, metadata: { ...o.metadata, managedFields: [{ manager: 'kube-controller-manager', operation: 'Update', time: '2026-11-01T00:00:00Z' }] } }
+      ? {
+          ...o,
+          metadata: {
+            ...o.metadata,
+            managedFields: [{ manager: 'kube-controller-manager', operation: 'Update', time: '2026-11-01T00:00:00Z' }],
+          },
+        }
       : o,
   )
   .map(plant);
@@ -44,7 +50,8 @@ function plant(o: any): any {
     }));
     return { ...o, spec: { ...o.spec, containers } };
   }
-  if (o.kind === 'Deployment') return { ...o, metadata: { ...o.metadata, annotations: { ...o.metadata?.annotations, ...lastApplied } } };
+  if (o.kind === 'Deployment')
+    return { ...o, metadata: { ...o.metadata, annotations: { ...o.metadata?.annotations, ...lastApplied } } };
   return o;
 }
 
@@ -85,7 +92,9 @@ describe('live check through the test API server', () => {
     const live = await runCli(['check', '--kubeconfig', kubeconfig, '-o', 'json']);
     const r = JSON.parse(live.stdout);
     expect(r.scope).toEqual({ allNamespaces: false, namespace: 'shop' });
-    expect(r.findings.map((f: any) => `${f.id} ${f.resource.namespace}/${f.resource.name}`)).toEqual(['pod-opted-out shop/cart']);
+    expect(r.findings.map((f: any) => `${f.id} ${f.resource.namespace}/${f.resource.name}`)).toEqual([
+      'pod-opted-out shop/cart',
+    ]);
     // Of kube-system, only the kube-apiserver pods (their admission flags), by kubeadm's labels.
     const kubeSystem = server.requests.filter((q) => q.path.startsWith('/api/v1/namespaces/kube-system/'));
     expect(kubeSystem.map((q) => [q.path, q.query.labelSelector])).toEqual([
@@ -137,7 +146,11 @@ describe('live check through the test API server', () => {
     const gets = server.requests.filter((q) => !q.query.limit);
     // Single GETs only for the named ConfigMaps/Secrets in the mesh namespaces, and the server's own /version (once) and /metrics.
     expect(gets.filter((q) => q.path === '/version')).toHaveLength(1);
-    expect(gets.every((q) => /\/namespaces\/(linkerd|istio-system)\/(configmaps|secrets)\/[^/]+$|^\/(version|metrics)$/.test(q.path))).toBe(true);
+    expect(
+      gets.every((q) =>
+        /\/namespaces\/(linkerd|istio-system)\/(configmaps|secrets)\/[^/]+$|^\/(version|metrics)$/.test(q.path),
+      ),
+    ).toBe(true);
     const byPath = new Map<string, number>();
     for (const q of lists) byPath.set(q.path, (byPath.get(q.path) ?? 0) + 1);
     const pods = OBJECTS.filter((o) => o.kind === 'Pod').length;
@@ -180,16 +193,25 @@ describe('live check through the test API server', () => {
       expect(pods.reason).toMatch(/^forbidden: /);
       expect(pods.checks).toContain('namespace-not-enabled');
       expect(report.coverage.complete).toBe(false);
-      expect(report.coverage.rbac[0]).toMatch(/^kubectl create clusterrole (meshdoctor-reader-[0-9a-f]{8}) --verb=get,list --resource=pods$/);
+      expect(report.coverage.rbac[0]).toMatch(
+        /^kubectl create clusterrole (meshdoctor-reader-[0-9a-f]{8}) --verb=get,list --resource=pods$/,
+      );
       const role = /clusterrole (\S+)/.exec(report.coverage.rbac[0])![1];
       // Bound to the user the 403 names (the test server names it as kube-apiserver does).
-      expect(report.coverage.rbac[1]).toBe(`kubectl create clusterrolebinding ${role} --clusterrole=${role} --serviceaccount=default:meshdoctor`);
+      expect(report.coverage.rbac[1]).toBe(
+        `kubectl create clusterrolebinding ${role} --clusterrole=${role} --serviceaccount=default:meshdoctor`,
+      );
       expect(report.findings.map((f: any) => f.id)).toContain('pod-opted-out');
       // pod-opted-out is a warning: with the default --fail-on error no finding decides, so: incomplete.
       expect(r.code).toBe(3);
       expect((await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json', '--allow-partial'])).code).toBe(0);
-      expect((await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json', '--fail-on', 'warning'])).code).toBe(1);
-      expect((await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json', '--fail-on', 'warning', '--strict'])).code).toBe(3);
+      expect(
+        (await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json', '--fail-on', 'warning'])).code,
+      ).toBe(1);
+      expect(
+        (await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json', '--fail-on', 'warning', '--strict']))
+          .code,
+      ).toBe(3);
     } finally {
       server.faults.length = 0;
     }
@@ -208,7 +230,9 @@ describe('live check through the test API server', () => {
     try {
       const r = JSON.parse((await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json'])).stdout);
       expect(r.skipped).toEqual([{ check: 'webhook-cert-mismatch', reason: 'cannot read secrets' }]);
-      expect(r.coverage.unavailable).toEqual([{ kind: 'secrets', reason: expect.stringMatching(/^forbidden: /), checks: ['webhook-cert-mismatch'] }]);
+      expect(r.coverage.unavailable).toEqual([
+        { kind: 'secrets', reason: expect.stringMatching(/^forbidden: /), checks: ['webhook-cert-mismatch'] },
+      ]);
       // The trust anchors (a ConfigMap) are still checked; nothing reads a 403 as "absent".
       expect(r.summary.checksRun).toBeGreaterThan(10);
       expect(r.findings.map((f: any) => f.id)).not.toContain('webhook-missing');
@@ -225,7 +249,9 @@ describe('live check through the test API server', () => {
       expect(r.skipped.map((s: any) => s.check)).toContain('webhook-missing');
       for (const s of r.skipped) expect(s.reason).toMatch(/^cannot read .*mutatingwebhookconfigurations/);
       // The 300-character forbidden message is said once, for its kind, not once per check.
-      expect(r.coverage.unavailable.filter((u: any) => /^forbidden/.test(u.reason)).map((u: any) => u.kind)).toEqual(['mutatingwebhookconfigurations']);
+      expect(r.coverage.unavailable.filter((u: any) => /^forbidden/.test(u.reason)).map((u: any) => u.kind)).toEqual([
+        'mutatingwebhookconfigurations',
+      ]);
     } finally {
       server.faults.length = 0;
     }
@@ -236,18 +262,28 @@ describe('live check through the test API server', () => {
     await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json']);
     await runCli(['check', '-n', 'shop', '--kubeconfig', kubeconfig, '-o', 'json']);
     await runCli(['snapshot', '-A', '--kubeconfig', kubeconfig]);
-    type Rule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[]; nonResourceURLs?: string[] };
-    const deploy = (f: string) => parseObjects(readFileSync(join(import.meta.dirname, '..', 'deploy', f), 'utf8')) as any[];
+    type Rule = {
+      apiGroups: string[];
+      resources: string[];
+      verbs: string[];
+      resourceNames?: string[];
+      nonResourceURLs?: string[];
+    };
+    const deploy = (f: string) =>
+      parseObjects(readFileSync(join(import.meta.dirname, '..', 'deploy', f), 'utf8')) as any[];
     const cluster = deploy('rbac.yaml').find((o) => o.metadata?.name === 'meshdoctor-reader')!.rules as Rule[];
     // In its namespace only: each mesh's Role (ConfigMaps and Secrets by name).
-    const roles = readdirSync(join(import.meta.dirname, '..', 'deploy/mesh-rbac')).map((f) => deploy(`mesh-rbac/${f}`).find((o) => o.kind === 'Role')!);
+    const roles = readdirSync(join(import.meta.dirname, '..', 'deploy/mesh-rbac')).map((f) =>
+      deploy(`mesh-rbac/${f}`).find((o) => o.kind === 'Role')!,
+    );
     const plurals = new Map(Object.values(KINDS).map((k) => [k.plural, k.group]));
     expect(server.requests.length).toBeGreaterThan(20);
     for (const q of server.requests) {
       if (q.path === '/version' || q.path === '/metrics') {
         // URLs that are no resource: /version is open to every user (the built-in role
         // system:public-info-viewer), /metrics is granted by meshdoctor-reader's rule for it.
-        const url = q.path === '/version' || cluster.some((r) => r.nonResourceURLs?.includes(q.path) && r.verbs.includes('get'));
+        const url =
+          q.path === '/version' || cluster.some((r) => r.nonResourceURLs?.includes(q.path) && r.verbs.includes('get'));
         expect(url, `${q.method} ${q.path}`).toBe(true);
         continue;
       }
@@ -273,7 +309,9 @@ describe('live check through the test API server', () => {
     if (!existsSync(join(import.meta.dirname, '..', 'dist/cli.js'))) return; // npm test builds first
     server.faults.push({ match: () => true, delayMs: Infinity });
     try {
-      const child = spawn(process.execPath, [bin, 'check', '-A', '--kubeconfig', kubeconfig, '-o', 'json'], { stdio: 'pipe' });
+      const child = spawn(process.execPath, [bin, 'check', '-A', '--kubeconfig', kubeconfig, '-o', 'json'], {
+        stdio: 'pipe',
+      });
       await new Promise((r) => setTimeout(r, 1200)); // startup, kubeconfig, requests in flight
       const started = Date.now();
       child.kill('SIGINT');
@@ -287,7 +325,11 @@ describe('live check through the test API server', () => {
 
   it('a user who may read only one namespace: every check that can run runs, the rest say what was refused', async () => {
     // Everything but the namespaced lists of shop is forbidden, as with a namespaced Role.
-    server.faults.push({ match: (q) => !q.path.startsWith('/api/v1/namespaces/shop/') && !/^\/apis\/[^/]+\/v1\/namespaces\/shop\//.test(q.path), status: 403 });
+    server.faults.push({
+      match: (q) =>
+        !q.path.startsWith('/api/v1/namespaces/shop/') && !/^\/apis\/[^/]+\/v1\/namespaces\/shop\//.test(q.path),
+      status: 403,
+    });
     try {
       const r = await runCli(['check', '-n', 'shop', '--kubeconfig', kubeconfig, '-o', 'json']);
       expect(r.stderr).toBe('');
@@ -304,7 +346,8 @@ describe('live check through the test API server', () => {
       const report = JSON.parse(r.stdout);
       expect(report.coverage.complete).toBe(false);
       expect(report.skipped.length).toBeGreaterThan(5);
-      for (const s of report.skipped) expect(s.reason).toMatch(/cannot read (namespaces|mutatingwebhookconfigurations|configmaps|secrets)/);
+      for (const s of report.skipped)
+        expect(s.reason).toMatch(/cannot read (namespaces|mutatingwebhookconfigurations|configmaps|secrets)/);
       // Nothing "missing" is reported from what could not be seen.
       expect(report.findings.map((f: any) => f.id)).not.toContain('webhook-missing');
       expect(report.findings.map((f: any) => f.id)).not.toContain('serviceaccount-missing');
@@ -315,7 +358,13 @@ describe('live check through the test API server', () => {
 
   it('a server certificate for another host (tls-server-name mismatch): one line, exit 2', async () => {
     const wrongHost = join(tmp, 'wrong-host.yaml');
-    writeFileSync(wrongHost, readFileSync(kubeconfig, 'utf8').replace(/( +)server: (\S+)/, '$1server: $2\n$1tls-server-name: api.other-cluster.example'));
+    writeFileSync(
+      wrongHost,
+      readFileSync(kubeconfig, 'utf8').replace(
+        /( +)server: (\S+)/,
+        '$1server: $2\n$1tls-server-name: api.other-cluster.example',
+      ),
+    );
     const r = await runCli(['check', '-A', '--kubeconfig', wrongHost, '-o', 'json']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');

@@ -15,12 +15,18 @@ const DIST = join(ROOT, 'dist');
 const run = promisify(execFile);
 
 const modules = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? modules(join(dir, e.name)) : e.name.endsWith('.js') ? [join(dir, e.name)] : []));
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? modules(join(dir, e.name)) : e.name.endsWith('.js') ? [join(dir, e.name)] : [],
+  );
 
 /** Import one module in a new node process; its error's first line, or undefined when it loads. */
 async function loadAlone(file: string): Promise<string | undefined> {
   try {
-    await run(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(file).href)})`], { timeout: 60_000 });
+    await run(
+      process.execPath,
+      ['--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(file).href)})`],
+      { timeout: 60_000 },
+    );
     return undefined;
   } catch (e) {
     const err = e as { stderr?: string; message: string };

@@ -23,17 +23,27 @@ const bare = (n: number, ns = 'bulk'): K8sObject[] => [
   ...Array.from({ length: n }, (_, i) => ({
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: `p-${i}`, namespace: ns, uid: `u${i}`, creationTimestamp: '2026-11-01T00:00:00Z', labels: { app: 'bulk' } },
+    metadata: {
+      name: `p-${i}`,
+      namespace: ns,
+      uid: `u${i}`,
+      creationTimestamp: '2026-11-01T00:00:00Z',
+      labels: { app: 'bulk' },
+    },
     spec: { containers: [{ name: 'app', image: 'app' }] },
     status: { phase: 'Running' },
   })),
 ];
 
-const LEFT_OUT = /^# (\d+) more workloads? to re-create the same way, left out to keep this fix short: the evidence of this finding lists them, see -o json$/;
+const LEFT_OUT =
+  /^# (\d+) more workloads? to re-create the same way, left out to keep this fix short: the evidence of this finding lists them, see -o json$/;
 
 describe('long fix lists are summarised', () => {
   it('20,000 bare pods in a namespace to enable: a short fix, the rest counted, every pod in the evidence', () => {
-    const fs = findings(snapshotFrom(overlay(baseObjects('linkerd'), bare(20_000)), { allNamespaces: false, namespace: 'bulk' }), ['namespace-not-enabled']);
+    const fs = findings(
+      snapshotFrom(overlay(baseObjects('linkerd'), bare(20_000)), { allNamespaces: false, namespace: 'bulk' }),
+      ['namespace-not-enabled'],
+    );
     expect(fs).toHaveLength(1);
     const f = fs[0]!;
     expect(f.fix.length).toBeLessThanOrEqual(MAX_RECREATE_LINES + 2);
@@ -48,7 +58,11 @@ describe('long fix lists are summarised', () => {
 
   it('recreateAll, any workloads: at most MAX_RECREATE_LINES lines and one count; each workload shown once or counted', () => {
     const kinds = ['Deployment', 'StatefulSet', 'DaemonSet', 'Pod', 'Rollout', 'CronJob'] as const;
-    const workload = fc.record({ kind: fc.constantFrom(...kinds), ns: fc.constantFrom('a', 'b'), name: fc.stringMatching(/^[a-z]{1,3}$/) });
+    const workload = fc.record({
+      kind: fc.constantFrom(...kinds),
+      ns: fc.constantFrom('a', 'b'),
+      name: fc.stringMatching(/^[a-z]{1,3}$/),
+    });
     fc.assert(
       fc.property(fc.array(workload, { maxLength: 120 }), (specs) => {
         const ws = specs.map(
@@ -69,7 +83,9 @@ describe('long fix lists are summarised', () => {
         expect(out.length - count.length).toBeLessThanOrEqual(MAX_RECREATE_LINES);
         if (count.length) expect(out.at(-1)).toBe(count[0]);
         // Distinct workloads that need a command: shown (by name) or counted, never both, never twice.
-        const distinct = new Map(ws.filter((w) => w.kind !== 'CronJob').map((w) => [`${w.kind}/${w.namespace}/${w.name}`, w]));
+        const distinct = new Map(
+          ws.filter((w) => w.kind !== 'CronJob').map((w) => [`${w.kind}/${w.namespace}/${w.name}`, w]),
+        );
         const refsShown = out
           .filter((l) => l.startsWith('kubectl rollout restart '))
           .flatMap((l) => {
@@ -78,7 +94,9 @@ describe('long fix lists are summarised', () => {
             return refs.map((r) => `${l.split(' ').at(-1)}/${r}`);
           });
         expect(new Set(refsShown).size).toBe(refsShown.length);
-        const others = out.filter((l) => l.startsWith('kubectl delete pod ') || l.startsWith('kubectl get pod ')).length;
+        const others = out.filter(
+          (l) => l.startsWith('kubectl delete pod ') || l.startsWith('kubectl get pod '),
+        ).length;
         const left = count.length ? Number(LEFT_OUT.exec(count[0]!)![1]) : 0;
         expect(refsShown.length + others + left).toBe(distinct.size);
         for (const line of out) expect(fixLineProblem(line), line).toBeUndefined();
@@ -100,10 +118,16 @@ describe('long fix lists are summarised', () => {
         };
       },
     };
-    const r = runChecks(snapshotFrom(baseObjects('linkerd')), [many], { mesh: 'auto', certExpiryWarningDays: 60, now: NOW });
+    const r = runChecks(snapshotFrom(baseObjects('linkerd')), [many], {
+      mesh: 'auto',
+      certExpiryWarningDays: 60,
+      now: NOW,
+    });
     const fix = r.findings[0]!.fix;
     expect(fix).toHaveLength(MAX_FIX_LINES);
-    expect(fix.slice(0, -1)).toEqual(Array.from({ length: MAX_FIX_LINES - 1 }, (_, i) => `kubectl get pod p-${i} -n x`));
+    expect(fix.slice(0, -1)).toEqual(
+      Array.from({ length: MAX_FIX_LINES - 1 }, (_, i) => `kubectl get pod p-${i} -n x`),
+    );
     expect(fix.at(-1)).toBe(
       `# ${100 - MAX_FIX_LINES + 1} more fix lines left out to keep this fix short: the evidence of this finding names the objects, see -o json`,
     );

@@ -28,7 +28,10 @@ const json = (stdout: string) => {
   return r;
 };
 const found = (r: any): string[] =>
-  r.findings.map((f: any) => `${f.id} ${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`);
+  r.findings.map(
+    (f: any) =>
+      `${f.id} ${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`,
+  );
 const write = (name: string, text: string) => {
   const p = join(tmp, name);
   writeFileSync(p, text);
@@ -56,7 +59,10 @@ describe('Helm output on stdin (-f -)', () => {
   });
 
   it('--expect-meshed: an error per workload no mesh would inject (the opted-out one and the hook Pod are not)', async () => {
-    const r = await runCli(['check', '--snapshot', LINKERD, '-n', 'legacy', '-f', '-', '--expect-meshed', '-o', 'json'], { stdin: HELM });
+    const r = await runCli(
+      ['check', '--snapshot', LINKERD, '-n', 'legacy', '-f', '-', '--expect-meshed', '-o', 'json'],
+      { stdin: HELM },
+    );
     expect(r.code).toBe(1);
     const report = json(r.stdout);
     expect(found(report)).toEqual(['will-not-be-meshed Deployment legacy/orders']);
@@ -67,13 +73,18 @@ describe('Helm output on stdin (-f -)', () => {
     const withoutSa = HELM.split(/^---$/m)
       .filter((d) => !d.includes('kind: ServiceAccount'))
       .join('---');
-    const r = await runCli(['check', '--snapshot', LINKERD, '-n', 'shop', '-f', '-', '-o', 'json'], { stdin: withoutSa });
+    const r = await runCli(['check', '--snapshot', LINKERD, '-n', 'shop', '-f', '-', '-o', 'json'], {
+      stdin: withoutSa,
+    });
     expect(r.code).toBe(1);
     expect(found(json(r.stdout))).toContain('serviceaccount-missing Deployment shop/orders');
   });
 
   it('table: the source under the message, the manifests in the header', async () => {
-    const r = await runCli(['check', '--snapshot', LINKERD, '-n', 'shop', '-f', '-', '-o', 'table'], { stdin: HELM, env: { COLUMNS: '300' } });
+    const r = await runCli(['check', '--snapshot', LINKERD, '-n', 'shop', '-f', '-', '-o', 'table'], {
+      stdin: HELM,
+      env: { COLUMNS: '300' },
+    });
     expect(r.stdout).toContain(' · manifests - · meshes: linkerd');
     expect(r.stdout).toMatch(/opts out of injection .*\n {2}from -#4\n/);
   });
@@ -86,7 +97,9 @@ describe('directories', () => {
     const r1 = json(flat.stdout);
     expect(found(r1)).toEqual(['will-not-be-meshed Deployment legacy/api']);
     expect(r1.findings[0].source).toEqual({ file: join(APP, 'api.yaml'), document: 1, line: 1 });
-    const deep = json((await runCli(['check', '--snapshot', LINKERD, '-f', APP, '-R', '--expect-meshed', '-o', 'json'])).stdout);
+    const deep = json(
+      (await runCli(['check', '--snapshot', LINKERD, '-f', APP, '-R', '--expect-meshed', '-o', 'json'])).stdout,
+    );
     expect(found(deep)).toEqual(['will-not-be-meshed Deployment legacy/api', 'will-not-be-meshed Job legacy/batch']);
     expect(deep.source.manifests).toEqual([join(APP, 'api.yaml'), join(APP, 'sub/batch.yaml')]);
   });
@@ -99,14 +112,36 @@ metadata: {name: legacy, annotations: {linkerd.io/inject: enabled}}
 ---
 `;
   it('counts: the Deployment is judged meshed', async () => {
-    const r = await runCli(['check', '--snapshot', LINKERD, '-n', 'legacy', '-f', write('with-ns.yaml', ns + deploy('api')), '--expect-meshed', '-o', 'json']);
+    const r = await runCli([
+      'check',
+      '--snapshot',
+      LINKERD,
+      '-n',
+      'legacy',
+      '-f',
+      write('with-ns.yaml', ns + deploy('api')),
+      '--expect-meshed',
+      '-o',
+      'json',
+    ]);
     expect(r.code).toBe(0);
     expect(found(json(r.stdout))).toEqual([]);
   });
 
   it('without it, the cluster namespace lacks the marker: not meshed, an error with --expect-meshed only', async () => {
     const file = write('without-ns.yaml', deploy('api'));
-    const r = await runCli(['check', '--snapshot', LINKERD, '-n', 'legacy', '-f', file, '--expect-meshed', '-o', 'json']);
+    const r = await runCli([
+      'check',
+      '--snapshot',
+      LINKERD,
+      '-n',
+      'legacy',
+      '-f',
+      file,
+      '--expect-meshed',
+      '-o',
+      'json',
+    ]);
     expect(r.code).toBe(1);
     const report = json(r.stdout);
     expect(found(report)).toEqual(['will-not-be-meshed Deployment legacy/api']);
@@ -119,9 +154,12 @@ metadata: {name: legacy, annotations: {linkerd.io/inject: enabled}}
 
 describe('no cluster access (--snapshot with -f)', () => {
   it("namespace-less objects take the snapshot's namespace, else default; no kubeconfig is read", async () => {
-    const r = await runCli(['check', '--snapshot', LINKERD, '-f', write('plain.yaml', deploy('api')), '--expect-meshed', '-o', 'json'], {
-      env: { KUBECONFIG: join(tmp, 'missing') },
-    });
+    const r = await runCli(
+      ['check', '--snapshot', LINKERD, '-f', write('plain.yaml', deploy('api')), '--expect-meshed', '-o', 'json'],
+      {
+        env: { KUBECONFIG: join(tmp, 'missing') },
+      },
+    );
     expect(r.stderr).toBe('');
     expect(found(json(r.stdout))).toEqual(['will-not-be-meshed Deployment default/api']);
   });
@@ -138,30 +176,55 @@ describe('findings limited to the manifests', () => {
   writeFileSync(snapFile, JSON.stringify({ kind: 'List', items: objects }));
 
   it('a broken cluster workload not in the manifests is not reported; the broken webhook that would inject them is', async () => {
-    const r = await runCli(['check', '--snapshot', snapFile, '-f', write('orders.yaml', deploy('orders', 'shop')), '-o', 'json']);
+    const r = await runCli([
+      'check',
+      '--snapshot',
+      snapFile,
+      '-f',
+      write('orders.yaml', deploy('orders', 'shop')),
+      '-o',
+      'json',
+    ]);
     const report = json(r.stdout);
     expect(found(report)).toContain('webhook-no-endpoints Service linkerd/linkerd-proxy-injector');
     expect(found(report).some((f) => f.includes('cart'))).toBe(false);
     expect(report.findings.find((f: any) => f.id === 'webhook-no-endpoints').source).toBeUndefined();
     // Without the manifests, the full report has the cart finding.
-    expect(found(json((await runCli(['check', '--snapshot', snapFile, '-o', 'json'])).stdout))).toContain('pod-opted-out Deployment shop/cart');
+    expect(found(json((await runCli(['check', '--snapshot', snapFile, '-o', 'json'])).stdout))).toContain(
+      'pod-opted-out Deployment shop/cart',
+    );
   });
 
   it('control-plane findings are left out when no manifest workload would be injected by that mesh', async () => {
-    const r = await runCli(['check', '--snapshot', snapFile, '-f', write('legacy.yaml', deploy('orders', 'legacy')), '-o', 'json']);
+    const r = await runCli([
+      'check',
+      '--snapshot',
+      snapFile,
+      '-f',
+      write('legacy.yaml', deploy('orders', 'legacy')),
+      '-o',
+      'json',
+    ]);
     expect(found(json(r.stdout))).toEqual([]);
   });
 
   it('a workload replaced by the manifests loses the cluster pods, ReplicaSets and events of its old template', () => {
     const snap = cluster('linkerd', ['checks/pod-opted-out/fires-linkerd.yaml']);
     const cart = parseObjects(deploy('cart', 'shop'))[0]!;
-    const after = overlayManifests(snap, { files: ['m.yaml'], objects: [{ obj: cart, source: { file: 'm.yaml', document: 1 } }] }, 'default');
-    const names = (k: 'pods' | 'replicasets' | 'deployments') => after.objects[k]!.map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`);
+    const after = overlayManifests(
+      snap,
+      { files: ['m.yaml'], objects: [{ obj: cart, source: { file: 'm.yaml', document: 1 } }] },
+      'default',
+    );
+    const names = (k: 'pods' | 'replicasets' | 'deployments') =>
+      after.objects[k]!.map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`);
     expect(names('pods').some((n) => n.startsWith('shop/cart-'))).toBe(false);
     expect(names('replicasets').some((n) => n.startsWith('shop/cart-'))).toBe(false);
     expect(names('pods').some((n) => n.startsWith('shop/web-'))).toBe(true); // others stay
     expect(after.objects.deployments!.filter((d) => d.metadata?.name === 'cart')).toEqual([cart]);
-    expect(after.manifests).toEqual([{ ref: { kind: 'Deployment', namespace: 'shop', name: 'cart' }, source: { file: 'm.yaml', document: 1 } }]);
+    expect(after.manifests).toEqual([
+      { ref: { kind: 'Deployment', namespace: 'shop', name: 'cart' }, source: { file: 'm.yaml', document: 1 } },
+    ]);
     expect(snap.objects.pods!.some((p) => p.metadata?.name?.startsWith('cart-'))).toBe(true); // the input is not changed
   });
 });
@@ -170,7 +233,10 @@ describe('live, through the test API server', () => {
   let server: ApiServer;
   let kubeconfig: string;
   beforeAll(async () => {
-    server = await startApiServer({ objects: overlay(baseObjects('linkerd'), fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml')), maxPageSize: 7 });
+    server = await startApiServer({
+      objects: overlay(baseObjects('linkerd'), fixtureObjects('checks/pod-opted-out/fires-linkerd.yaml')),
+      maxPageSize: 7,
+    });
     kubeconfig = await server.writeKubeconfig(tmp, { namespace: 'shop' });
   });
   afterAll(() => server.close());
@@ -198,7 +264,16 @@ describe('live, through the test API server', () => {
 
   it('objects in one other namespace: that one is read; in several: every namespace', async () => {
     server.requests.length = 0;
-    const one = await runCli(['check', '--kubeconfig', kubeconfig, '-f', write('legacy-live.yaml', deploy('api', 'legacy')), '--expect-meshed', '-o', 'json']);
+    const one = await runCli([
+      'check',
+      '--kubeconfig',
+      kubeconfig,
+      '-f',
+      write('legacy-live.yaml', deploy('api', 'legacy')),
+      '--expect-meshed',
+      '-o',
+      'json',
+    ]);
     expect(found(json(one.stdout))).toEqual(['will-not-be-meshed Deployment legacy/api']);
     expect(server.requests.some((q) => q.path === '/apis/apps/v1/namespaces/legacy/deployments')).toBe(true);
     expect(server.requests.some((q) => q.path === '/apis/apps/v1/deployments')).toBe(false);
@@ -227,7 +302,12 @@ describe('bad input: one line on stderr, exit 2, nothing on stdout', () => {
       /^meshdoctor: cannot read manifests stdin: invalid YAML at line \d+ \(.+\)\n$/,
     ],
     ['empty stdin', ['-f', '-'], '', /^meshdoctor: no Kubernetes objects found in the manifests \(stdin\)\n$/],
-    ['a missing file', ['-f', join(tmp, 'nope.yaml')], '', /^meshdoctor: cannot read manifests .*nope\.yaml: no such file or directory\n$/],
+    [
+      'a missing file',
+      ['-f', join(tmp, 'nope.yaml')],
+      '',
+      /^meshdoctor: cannot read manifests .*nope\.yaml: no such file or directory\n$/,
+    ],
     ['stdin twice', ['-f', '-', '-f', '-'], 'x: 1', /^meshdoctor: -f - \(stdin\) can be given only once\n$/],
     [
       'an unknown namespace',
@@ -237,7 +317,9 @@ describe('bad input: one line on stderr, exit 2, nothing on stdout', () => {
     ],
     ['--expect-meshed without -f', [], '', /^meshdoctor: --expect-meshed needs -f\/--filename\n$/],
   ])('%s', async (_name, args, stdin, message) => {
-    const r = await runCli(['check', '--snapshot', LINKERD, '--expect-meshed', ...(args as string[]), '-o', 'json'], { stdin: stdin as string });
+    const r = await runCli(['check', '--snapshot', LINKERD, '--expect-meshed', ...(args as string[]), '-o', 'json'], {
+      stdin: stdin as string,
+    });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(message as RegExp);

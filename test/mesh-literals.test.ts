@@ -35,7 +35,12 @@ export function meshTokens(text: string, names: readonly string[]): { line: numb
     // A '/' where an expression starts is a regular expression literal: rescan it as one.
     if (
       (kind === ts.SyntaxKind.SlashToken || kind === ts.SyntaxKind.SlashEqualsToken) &&
-      ![ts.SyntaxKind.Identifier, ts.SyntaxKind.CloseParenToken, ts.SyntaxKind.CloseBracketToken, ts.SyntaxKind.NumericLiteral].includes(previous)
+      ![
+        ts.SyntaxKind.Identifier,
+        ts.SyntaxKind.CloseParenToken,
+        ts.SyntaxKind.CloseBracketToken,
+        ts.SyntaxKind.NumericLiteral,
+      ].includes(previous)
     ) {
       kind = scanner.reScanSlashToken();
     }
@@ -48,7 +53,8 @@ export function meshTokens(text: string, names: readonly string[]): { line: numb
     }
     if (kind === ts.SyntaxKind.TemplateHead) templates.push(0);
     const token = scanner.getTokenText();
-    if (pattern.test(token)) out.push({ line: ts.getLineAndCharacterOfPosition(lines, scanner.getTokenStart()).line + 1, token });
+    if (pattern.test(token))
+      out.push({ line: ts.getLineAndCharacterOfPosition(lines, scanner.getTokenStart()).line + 1, token });
     previous = kind;
   }
   return out;
@@ -73,7 +79,8 @@ describe('mesh literals', () => {
     for (const file of files(SRC)) {
       const rel = relative(ROOT, file).split('\\').join('/');
       if (ALLOWED.has(rel) || MESH_NAMES.some((n) => rel.startsWith(`src/mesh/${n}/`))) continue;
-      for (const t of meshTokens(readFileSync(file, 'utf8'), MESH_NAMES)) offenders.push(`${rel}:${t.line}: ${t.token.slice(0, 80)}`);
+      for (const t of meshTokens(readFileSync(file, 'utf8'), MESH_NAMES))
+        offenders.push(`${rel}:${t.line}: ${t.token.slice(0, 80)}`);
     }
     expect(offenders).toEqual([]);
   });

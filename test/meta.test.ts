@@ -74,14 +74,39 @@ describe('healthy clusters give zero findings', () => {
     expect(files.sort()).toEqual(['istio', 'istio-ambient', 'linkerd', 'kuma', 'consul', ...MORE_HEALTHY].sort());
   });
   // Each mesh alone, and side by side (Linkerd + Istio, Linkerd + Kuma, Istio + Consul, Kuma + Consul).
-  for (const base of ['linkerd', 'istio', 'istio-ambient', 'kuma', 'consul', 'both', 'linkerd+kuma', 'istio+consul', 'kuma+consul', ...MORE_HEALTHY] as const) {
+  for (const base of [
+    'linkerd',
+    'istio',
+    'istio-ambient',
+    'kuma',
+    'consul',
+    'both',
+    'linkerd+kuma',
+    'istio+consul',
+    'kuma+consul',
+    ...MORE_HEALTHY,
+  ] as const) {
     it(`${base}, all namespaces`, () => {
       expect(findings(cluster(base))).toEqual([]);
     });
     const own = (cluster(base).objects.namespaces ?? []).map((n) => n.metadata?.name ?? '');
     const names = (MORE_HEALTHY as readonly string[]).includes(base)
       ? own
-      : ['default', 'kube-system', 'linkerd', 'istio-system', 'kuma-system', 'consul', 'shop', 'store', 'payments', 'orders', 'billing', 'catalog', 'lab'];
+      : [
+          'default',
+          'kube-system',
+          'linkerd',
+          'istio-system',
+          'kuma-system',
+          'consul',
+          'shop',
+          'store',
+          'payments',
+          'orders',
+          'billing',
+          'catalog',
+          'lab',
+        ];
     for (const ns of names) {
       it(`${base}, -n ${ns}`, () => {
         const snap = cluster(base, [], { allNamespaces: false, namespace: ns });

@@ -16,9 +16,14 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 
 function run(bin: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH, HOME: tmpdir() }, timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      { env: { PATH: process.env.PATH, HOME: tmpdir() }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -32,54 +37,70 @@ const kubeconfig = (user: object, cluster: object = {}) =>
     'current-context': 'corp',
   });
 
-describe.skipIf(!existsSync(join(ROOT, 'dist/cli.js')))('an install without the optional @kubernetes/client-node', () => {
-  const tmp = mkdtempSync(join(tmpdir(), 'meshdoctor-optional-'));
-  const bin = join(tmp, 'app/bin/meshdoctor.js');
-  beforeAll(() => {
-    const app = join(tmp, 'app');
-    for (const d of ['bin', 'dist', 'schema', 'docs']) cpSync(join(ROOT, d), join(app, d), { recursive: true });
-    cpSync(join(ROOT, 'package.json'), join(app, 'package.json'));
-    mkdirSync(join(app, 'node_modules'));
-    for (const dep of Object.keys(pkg.dependencies)) symlinkSync(join(ROOT, 'node_modules', dep), join(app, 'node_modules', dep), 'dir');
-    writeFileSync(join(tmp, 'oidc.json'), kubeconfig({ 'auth-provider': { name: 'oidc', config: { 'id-token': 'x', 'client-id': 'y' } } }));
-    writeFileSync(join(tmp, 'socks.json'), kubeconfig({ token: 't' }, { 'proxy-url': 'socks5://127.0.0.1:1' }));
-    writeFileSync(join(tmp, 'token.json'), kubeconfig({ token: 't' }));
-  });
-  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+describe.skipIf(!existsSync(join(ROOT, 'dist/cli.js')))(
+  'an install without the optional @kubernetes/client-node',
+  () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'meshdoctor-optional-'));
+    const bin = join(tmp, 'app/bin/meshdoctor.js');
+    beforeAll(() => {
+      const app = join(tmp, 'app');
+      for (const d of ['bin', 'dist', 'schema', 'docs']) cpSync(join(ROOT, d), join(app, d), { recursive: true });
+      cpSync(join(ROOT, 'package.json'), join(app, 'package.json'));
+      mkdirSync(join(app, 'node_modules'));
+      for (const dep of Object.keys(pkg.dependencies))
+        symlinkSync(join(ROOT, 'node_modules', dep), join(app, 'node_modules', dep), 'dir');
+      writeFileSync(
+        join(tmp, 'oidc.json'),
+        kubeconfig({ 'auth-provider': { name: 'oidc', config: { 'id-token': 'x', 'client-id': 'y' } } }),
+      );
+      writeFileSync(join(tmp, 'socks.json'), kubeconfig({ token: 't' }, { 'proxy-url': 'socks5://127.0.0.1:1' }));
+      writeFileSync(join(tmp, 'token.json'), kubeconfig({ token: 't' }));
+    });
+    afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-  it('is not a required dependency, and is an optional one', () => {
-    expect(Object.keys(pkg.dependencies)).not.toContain('@kubernetes/client-node');
-    expect(Object.keys(pkg.optionalDependencies)).toEqual(['@kubernetes/client-node']);
-    expect(existsSync(join(tmp, 'app/node_modules/@kubernetes'))).toBe(false);
-  });
+    it('is not a required dependency, and is an optional one', () => {
+      expect(Object.keys(pkg.dependencies)).not.toContain('@kubernetes/client-node');
+      expect(Object.keys(pkg.optionalDependencies)).toEqual(['@kubernetes/client-node']);
+      expect(existsSync(join(tmp, 'app/node_modules/@kubernetes'))).toBe(false);
+    });
 
-  it('runs offline checks as a full install does', async () => {
-    const r = await run(bin, ['check', '-A', '--snapshot', join(ROOT, 'demo/cluster.json'), '-o', 'json', '--fail-on', 'none']);
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).findings.length).toBeGreaterThan(0);
-  });
+    it('runs offline checks as a full install does', async () => {
+      const r = await run(bin, [
+        'check',
+        '-A',
+        '--snapshot',
+        join(ROOT, 'demo/cluster.json'),
+        '-o',
+        'json',
+        '--fail-on',
+        'none',
+      ]);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout).findings.length).toBeGreaterThan(0);
+    });
 
-  it('a context with a static token goes on to the server (which is not there): the client is not needed', async () => {
-    const r = await run(bin, ['check', '-A', '--kubeconfig', join(tmp, 'token.json'), '--request-timeout', '5']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^meshdoctor: cannot (reach|read from) the API server at https:\/\/127\.0\.0\.1:1/);
-  });
+    it('a context with a static token goes on to the server (which is not there): the client is not needed', async () => {
+      const r = await run(bin, ['check', '-A', '--kubeconfig', join(tmp, 'token.json'), '--request-timeout', '5']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^meshdoctor: cannot (reach|read from) the API server at https:\/\/127\.0\.0\.1:1/);
+    });
 
-  it('an oidc auth provider: one line naming it, exit 2', async () => {
-    const r = await run(bin, ['check', '-A', '--kubeconfig', join(tmp, 'oidc.json')]);
-    expect(r.code).toBe(2);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toBe(
-      'meshdoctor: context "corp" needs the optional package @kubernetes/client-node for its auth provider "oidc", and it is not installed: install meshdoctor without --omit=optional\n',
-    );
-  });
+    it('an oidc auth provider: one line naming it, exit 2', async () => {
+      const r = await run(bin, ['check', '-A', '--kubeconfig', join(tmp, 'oidc.json')]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(
+        'meshdoctor: context "corp" needs the optional package @kubernetes/client-node for its auth provider "oidc", and it is not installed: install meshdoctor without --omit=optional\n',
+      );
+    });
 
-  it('a socks5 proxy: one line naming it, exit 2', async () => {
-    const r = await run(bin, ['check', '-A', '--kubeconfig', join(tmp, 'socks.json')]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toBe(
-      'meshdoctor: context "corp" needs the optional package @kubernetes/client-node for its socks5 proxy, and it is not installed: install meshdoctor without --omit=optional\n',
-    );
-  });
-});
+    it('a socks5 proxy: one line naming it, exit 2', async () => {
+      const r = await run(bin, ['check', '-A', '--kubeconfig', join(tmp, 'socks.json')]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        'meshdoctor: context "corp" needs the optional package @kubernetes/client-node for its socks5 proxy, and it is not installed: install meshdoctor without --omit=optional\n',
+      );
+    });
+  },
+);

@@ -11,7 +11,19 @@
  * failed write (no room, no permission) leaves the previous report whole and no temporary file.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,10 +39,17 @@ const GOLDEN = join(FIXTURES, 'golden-cluster.yaml');
 const tmp = mkdtempSync(join(tmpdir(), 'meshdoctor-output-'));
 
 /** Run bin/meshdoctor.js with stdout on `stdout` (a path opened for writing, or 'pipe'). */
-function child(args: string[], stdout: string | 'pipe', onStdout?: (c: ReturnType<typeof spawn>) => void): Promise<{ code: number | null; stderr: string }> {
+function child(
+  args: string[],
+  stdout: string | 'pipe',
+  onStdout?: (c: ReturnType<typeof spawn>) => void,
+): Promise<{ code: number | null; stderr: string }> {
   const fd = stdout === 'pipe' ? 'pipe' : openSync(stdout, 'w');
   return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', fd, 'pipe'], env: { PATH: process.env.PATH, HOME: tmp } });
+    const c = spawn(process.execPath, [BIN, ...args], {
+      stdio: ['ignore', fd, 'pipe'],
+      env: { PATH: process.env.PATH, HOME: tmp },
+    });
     if (typeof fd === 'number') closeSync(fd);
     let stderr = '';
     c.stderr!.on('data', (d) => (stderr += d));
@@ -40,59 +59,62 @@ function child(args: string[], stdout: string | 'pipe', onStdout?: (c: ReturnTyp
   });
 }
 
-describe.skipIf(!BUILT || !existsSync('/dev/full'))('stdout that cannot be written (/dev/full): exit 2, one line, every command', () => {
-  let server: ApiServer;
-  let kubeconfig: string;
-  beforeAll(async () => {
-    server = await startApiServer({ objects: baseObjects('linkerd') });
-    kubeconfig = await server.writeKubeconfig(tmp, { namespace: 'shop' });
-  });
-  afterAll(() => server?.close());
-
-  const commands: [string, () => string[]][] = [
-    ...['table', 'wide', 'json', 'sarif', 'junit', 'markdown'].map((o): [string, () => string[]] => [
-      `check -o ${o}`,
-      () => ['check', '-A', '--snapshot', GOLDEN, '-o', o, '--fail-on', 'none'],
-    ]),
-    ['check (default table)', () => ['check', '-A', '--snapshot', GOLDEN, '--fail-on', 'none']],
-    ['snapshot (live)', () => ['snapshot', '-A', '--kubeconfig', kubeconfig]],
-    ['explain', () => ['explain', 'deploy/web', '-n', 'shop', '--snapshot', GOLDEN]],
-    ['explain -o json', () => ['explain', 'deploy/web', '-n', 'shop', '--snapshot', GOLDEN, '-o', 'json']],
-    ['checks', () => ['checks']],
-    ['checks -o json', () => ['checks', '-o', 'json']],
-    ['checks ID', () => ['checks', 'pod-opted-out']],
-    ['completion bash', () => ['completion', 'bash']],
-    ['completion zsh', () => ['completion', 'zsh']],
-    ['--help', () => ['--help']],
-    ['--version', () => ['--version']],
-    ['no arguments (help)', () => []],
-  ];
-  for (const [name, args] of commands) {
-    it(name, async () => {
-      const r = await child(args(), '/dev/full');
-      expect(r.stderr).toMatch(/^meshdoctor: cannot write to stdout: [^\n]*ENOSPC[^\n]*\n$/);
-      expect(r.code).toBe(2);
+describe.skipIf(!BUILT || !existsSync('/dev/full'))(
+  'stdout that cannot be written (/dev/full): exit 2, one line, every command',
+  () => {
+    let server: ApiServer;
+    let kubeconfig: string;
+    beforeAll(async () => {
+      server = await startApiServer({ objects: baseObjects('linkerd') });
+      kubeconfig = await server.writeKubeconfig(tmp, { namespace: 'shop' });
     });
-  }
+    afterAll(() => server?.close());
 
-  it('the same commands to a file that can take them still exit as before (not vacuous)', async () => {
-    const out = join(tmp, 'out.txt');
-    const r = await child(['check', '-A', '--snapshot', GOLDEN, '-o', 'json', '--fail-on', 'none'], out);
-    expect(r).toEqual({ code: 0, stderr: '' });
-    expect(JSON.parse(readFileSync(out, 'utf8')).findings.length).toBeGreaterThan(0);
-    const s = await child(['snapshot', '-A', '--kubeconfig', kubeconfig], out);
-    expect(s).toEqual({ code: 0, stderr: '' });
-    expect(readFileSync(out, 'utf8')).toMatch(/^\{"kind":"MeshdoctorSnapshot"/);
-  });
+    const commands: [string, () => string[]][] = [
+      ...['table', 'wide', 'json', 'sarif', 'junit', 'markdown'].map((o): [string, () => string[]] => [
+        `check -o ${o}`,
+        () => ['check', '-A', '--snapshot', GOLDEN, '-o', o, '--fail-on', 'none'],
+      ]),
+      ['check (default table)', () => ['check', '-A', '--snapshot', GOLDEN, '--fail-on', 'none']],
+      ['snapshot (live)', () => ['snapshot', '-A', '--kubeconfig', kubeconfig]],
+      ['explain', () => ['explain', 'deploy/web', '-n', 'shop', '--snapshot', GOLDEN]],
+      ['explain -o json', () => ['explain', 'deploy/web', '-n', 'shop', '--snapshot', GOLDEN, '-o', 'json']],
+      ['checks', () => ['checks']],
+      ['checks -o json', () => ['checks', '-o', 'json']],
+      ['checks ID', () => ['checks', 'pod-opted-out']],
+      ['completion bash', () => ['completion', 'bash']],
+      ['completion zsh', () => ['completion', 'zsh']],
+      ['--help', () => ['--help']],
+      ['--version', () => ['--version']],
+      ['no arguments (help)', () => []],
+    ];
+    for (const [name, args] of commands) {
+      it(name, async () => {
+        const r = await child(args(), '/dev/full');
+        expect(r.stderr).toMatch(/^meshdoctor: cannot write to stdout: [^\n]*ENOSPC[^\n]*\n$/);
+        expect(r.code).toBe(2);
+      });
+    }
 
-  it('EPIPE (`| head` closing the pipe) stays quiet and is not exit 2', async () => {
-    const r = await child(['check', '-A', '--snapshot', GOLDEN, '-o', 'json', '--fail-on', 'none'], 'pipe', (c) =>
-      c.stdout!.once('data', () => c.stdout!.destroy()),
-    );
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-  });
-});
+    it('the same commands to a file that can take them still exit as before (not vacuous)', async () => {
+      const out = join(tmp, 'out.txt');
+      const r = await child(['check', '-A', '--snapshot', GOLDEN, '-o', 'json', '--fail-on', 'none'], out);
+      expect(r).toEqual({ code: 0, stderr: '' });
+      expect(JSON.parse(readFileSync(out, 'utf8')).findings.length).toBeGreaterThan(0);
+      const s = await child(['snapshot', '-A', '--kubeconfig', kubeconfig], out);
+      expect(s).toEqual({ code: 0, stderr: '' });
+      expect(readFileSync(out, 'utf8')).toMatch(/^\{"kind":"MeshdoctorSnapshot"/);
+    });
+
+    it('EPIPE (`| head` closing the pipe) stays quiet and is not exit 2', async () => {
+      const r = await child(['check', '-A', '--snapshot', GOLDEN, '-o', 'json', '--fail-on', 'none'], 'pipe', (c) =>
+        c.stdout!.once('data', () => c.stdout!.destroy()),
+      );
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+    });
+  },
+);
 
 // ---------------------------------------------------------------------------------------------
 
@@ -174,7 +196,9 @@ describe('--output-file writes a whole file or nothing', () => {
   it('a device or FIFO at the path is refused (it would be replaced by a regular file)', async () => {
     const r = await runCli([...ARGS, '--output-file', '/dev/null']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('meshdoctor: cannot write --output-file /dev/null: not a regular file (a device, FIFO or socket)\n');
+    expect(r.stderr).toBe(
+      'meshdoctor: cannot write --output-file /dev/null: not a regular file (a device, FIFO or socket)\n',
+    );
   });
 
   /** Make `dir` refuse new files: chmod for a normal user; root ignores modes, so the immutable attribute. */
@@ -196,7 +220,12 @@ describe('--output-file writes a whole file or nothing', () => {
     try {
       const r = await runCli([...ARGS, '--output-file', path]);
       expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(new RegExp(`^meshdoctor: cannot write --output-file ${path}: (permission denied|operation not permitted[^\\n]*)\\n$`, 'i'));
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^meshdoctor: cannot write --output-file ${path}: (permission denied|operation not permitted[^\\n]*)\\n$`,
+          'i',
+        ),
+      );
     } finally {
       undo();
     }
@@ -205,23 +234,33 @@ describe('--output-file writes a whole file or nothing', () => {
   });
 
   // A real full filesystem: a 16 KiB tmpfs in a private mount namespace (root with unshare only).
-  const canMount = BUILT && process.getuid?.() === 0 && spawnSync('unshare', ['-m', 'sh', '-c', 'mount -t tmpfs -o size=16k none /mnt']).status === 0;
-  it.skipIf(!canMount)('a real full filesystem (a 16 KiB tmpfs): exit 2, the old report intact, no temporary file', () => {
-    const mnt = mkdtempSync(join(tmp, 'tmpfs-'));
-    // demo/cluster.json's JSON report is about 22 KiB: more than the 16 KiB, less the old report's page, left.
-    const script = [
-      `mount -t tmpfs -o size=16k none "$1"`,
-      `printf '%s' "$2" > "$1/report.json"`,
-      `"$3" "$4" check -A --snapshot "$5" -o json --fail-on none --output-file "$1/report.json" >/dev/null; code=$?`,
-      `printf '%s\\n%s\\n' "$code" "$(ls -A "$1" | tr '\\n' ' ')"; cat "$1/report.json"`,
-    ].join('\n');
-    const r = spawnSync('unshare', ['-m', 'sh', '-c', script, 'sh', mnt, OLD, process.execPath, BIN, join(ROOT, 'demo/cluster.json')], { encoding: 'utf8' });
-    const [code, files, ...rest] = r.stdout.split('\n');
-    expect({ code, files: files!.trim(), err: r.stderr }).toEqual({
-      code: '2',
-      files: 'report.json',
-      err: `meshdoctor: cannot write --output-file ${mnt}/report.json: no space left on device\n`,
-    });
-    expect(rest.join('\n')).toBe(OLD);
-  });
+  const canMount =
+    BUILT &&
+    process.getuid?.() === 0 &&
+    spawnSync('unshare', ['-m', 'sh', '-c', 'mount -t tmpfs -o size=16k none /mnt']).status === 0;
+  it.skipIf(!canMount)(
+    'a real full filesystem (a 16 KiB tmpfs): exit 2, the old report intact, no temporary file',
+    () => {
+      const mnt = mkdtempSync(join(tmp, 'tmpfs-'));
+      // demo/cluster.json's JSON report is about 22 KiB: more than the 16 KiB, less the old report's page, left.
+      const script = [
+        `mount -t tmpfs -o size=16k none "$1"`,
+        `printf '%s' "$2" > "$1/report.json"`,
+        `"$3" "$4" check -A --snapshot "$5" -o json --fail-on none --output-file "$1/report.json" >/dev/null; code=$?`,
+        `printf '%s\\n%s\\n' "$code" "$(ls -A "$1" | tr '\\n' ' ')"; cat "$1/report.json"`,
+      ].join('\n');
+      const r = spawnSync(
+        'unshare',
+        ['-m', 'sh', '-c', script, 'sh', mnt, OLD, process.execPath, BIN, join(ROOT, 'demo/cluster.json')],
+        { encoding: 'utf8' },
+      );
+      const [code, files, ...rest] = r.stdout.split('\n');
+      expect({ code, files: files!.trim(), err: r.stderr }).toEqual({
+        code: '2',
+        files: 'report.json',
+        err: `meshdoctor: cannot write --output-file ${mnt}/report.json: no space left on device\n`,
+      });
+      expect(rest.join('\n')).toBe(OLD);
+    },
+  );
 });

@@ -37,7 +37,10 @@ describe('npm pack → npm install → run', { timeout: 180_000 }, () => {
     mkdirSync(app);
     await run('npm', ['init', '-y'], { cwd: app });
     try {
-      await run('npm', ['install', tarball, '--no-audit', '--no-fund', NETWORK ? '--prefer-offline' : '--offline'], { cwd: app, maxBuffer: 1 << 24 });
+      await run('npm', ['install', tarball, '--no-audit', '--no-fund', NETWORK ? '--prefer-offline' : '--offline'], {
+        cwd: app,
+        maxBuffer: 1 << 24,
+      });
     } catch (e) {
       const stderr = String((e as { stderr?: unknown }).stderr ?? '');
       if (NETWORK || !/ENOTCACHED/.test(stderr)) throw e;
@@ -50,7 +53,16 @@ describe('npm pack → npm install → run', { timeout: 180_000 }, () => {
   it('ships the runtime only: bin, dist, schema, docs, deploy, README, LICENSE; no sources or tests', () => {
     expect(existsSync(tarball)).toBe(true);
     const top = new Set(files.map((f) => f.split('/')[0]));
-    expect([...top].sort()).toEqual(['LICENSE', 'README.md', 'bin', 'deploy', 'dist', 'docs', 'package.json', 'schema']);
+    expect([...top].sort()).toEqual([
+      'LICENSE',
+      'README.md',
+      'bin',
+      'deploy',
+      'dist',
+      'docs',
+      'package.json',
+      'schema',
+    ]);
     expect(files.filter((f) => /^(test|src|bench|demo|scripts)\//.test(f) || f.endsWith('.ts'))).toEqual([]);
     for (const f of [
       'bin/meshdoctor.js',
@@ -66,7 +78,9 @@ describe('npm pack → npm install → run', { timeout: 180_000 }, () => {
   });
 
   it('docs/install.md shows the tarball npm pack writes', () => {
-    expect(readFileSync(join(ROOT, 'docs/install.md'), 'utf8')).toContain(`npm notice filename: ${tarball.slice(tarball.lastIndexOf('/') + 1)}\n`);
+    expect(readFileSync(join(ROOT, 'docs/install.md'), 'utf8')).toContain(
+      `npm notice filename: ${tarball.slice(tarball.lastIndexOf('/') + 1)}\n`,
+    );
   });
 
   it('engines says what it needs (node >= 20)', () => {
@@ -82,9 +96,22 @@ describe('npm pack → npm install → run', { timeout: 180_000 }, () => {
 
   it('`npx meshdoctor check --snapshot ...` in a fresh project: exit 0, valid JSON, no findings', async (ctx) => {
     if (notInstalled) return ctx.skip(notInstalled);
-    const r = await run('npx', ['--no-install', 'meshdoctor', 'check', '-A', '--snapshot', join(ROOT, 'test/fixtures/healthy/linkerd.yaml'), '-o', 'json'], {
-      cwd: app,
-    });
+    const r = await run(
+      'npx',
+      [
+        '--no-install',
+        'meshdoctor',
+        'check',
+        '-A',
+        '--snapshot',
+        join(ROOT, 'test/fixtures/healthy/linkerd.yaml'),
+        '-o',
+        'json',
+      ],
+      {
+        cwd: app,
+      },
+    );
     const report = JSON.parse(r.stdout); // execFile rejects on a non-zero exit
     expect(report.tool).toEqual({ name: 'meshdoctor', version: pkg.version });
     expect(report.meshes).toEqual(['linkerd']);

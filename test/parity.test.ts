@@ -10,7 +10,15 @@ import { describe, expect, it } from 'vitest';
 import { KIND_KEYS, kindOf } from '../src/k8s/kinds.js';
 import { startApiServer } from './apiserver/server.js';
 import { runCli } from './helpers/cli.js';
-import { FIXTURES, SERVER_DOC, baseObjects, fixtureMetricsText, fixtureObjects, fixtureServer, overlay } from './helpers/fixtures.js';
+import {
+  FIXTURES,
+  SERVER_DOC,
+  baseObjects,
+  fixtureMetricsText,
+  fixtureObjects,
+  fixtureServer,
+  overlay,
+} from './helpers/fixtures.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'meshdoctor-parity-'));
 const fixtures = readdirSync(join(FIXTURES, 'checks')).flatMap((dir) =>
@@ -38,12 +46,18 @@ describe('live and offline runs agree on every check fixture', () => {
     const file = join(tmp, fixture.replaceAll('/', '_'));
     mkdirSync(file, { recursive: true });
     for (const k of KIND_KEYS)
-      writeFileSync(join(file, `${k}.json`), JSON.stringify({ kind: 'List', items: objects.filter((o) => kindOf(o.kind)?.key === k) }));
+      writeFileSync(
+        join(file, `${k}.json`),
+        JSON.stringify({ kind: 'List', items: objects.filter((o) => kindOf(o.kind)?.key === k) }),
+      );
     const files = ['--snapshot', file];
     const info = serverDoc && fixtureServer(serverDoc);
     if (info) {
       const own = join(tmp, fixture.replaceAll('/', '_') + '.server.json');
-      writeFileSync(own, JSON.stringify({ kind: 'MeshdoctorSnapshot', apiVersion: 'meshdoctor.io/v1', objects: {}, server: info }));
+      writeFileSync(
+        own,
+        JSON.stringify({ kind: 'MeshdoctorSnapshot', apiVersion: 'meshdoctor.io/v1', objects: {}, server: info }),
+      );
       files.push('--snapshot', own);
     }
     const namespaces = [

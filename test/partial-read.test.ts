@@ -24,7 +24,19 @@ import type { Finding } from '../src/run/result.js';
 import type { Snapshot } from '../src/k8s/snapshot.js';
 import { startApiServer, type ApiServer } from './apiserver/server.js';
 import { runCli } from './helpers/cli.js';
-import { FIXTURES, MORE_HEALTHY, NOW, baseObjects, baseOf, besideOf, cluster, fixtureObjects, overlay, snapshotFrom, type Base } from './helpers/fixtures.js';
+import {
+  FIXTURES,
+  MORE_HEALTHY,
+  NOW,
+  baseObjects,
+  baseOf,
+  besideOf,
+  cluster,
+  fixtureObjects,
+  overlay,
+  snapshotFrom,
+  type Base,
+} from './helpers/fixtures.js';
 import { LISTED_NAMESPACED, refuse } from './helpers/views.js';
 
 interface Case {
@@ -38,14 +50,37 @@ interface Case {
 function cases(): Case[] {
   const out: Case[] = [];
   const add = (name: string, snap: Snapshot) => {
-    const cp = [...new Set(Object.values(meshNamespaces(snap.objects.namespaces ?? [], snap.objects.mutatingwebhookconfigurations ?? [])).flat())].sort();
-    const scopes = [...new Set((snap.objects.pods ?? []).map((p) => p.metadata?.namespace).filter((n): n is string => !!n))].sort();
+    const cp = [
+      ...new Set(
+        Object.values(
+          meshNamespaces(snap.objects.namespaces ?? [], snap.objects.mutatingwebhookconfigurations ?? []),
+        ).flat(),
+      ),
+    ].sort();
+    const scopes = [
+      ...new Set((snap.objects.pods ?? []).map((p) => p.metadata?.namespace).filter((n): n is string => !!n)),
+    ].sort();
     for (const ns of scopes) {
       const meshNs = cp.filter((x) => x !== ns);
-      if (meshNs.length) out.push({ name: `${name} [-n ${ns}]`, full: { ...snap, scope: { allNamespaces: false, namespace: ns } }, meshNs });
+      if (meshNs.length)
+        out.push({
+          name: `${name} [-n ${ns}]`,
+          full: { ...snap, scope: { allNamespaces: false, namespace: ns } },
+          meshNs,
+        });
     }
   };
-  for (const base of ['linkerd', 'istio', 'istio-ambient', 'kuma', 'consul', 'both', 'linkerd+kuma', 'istio+consul', ...MORE_HEALTHY] as const)
+  for (const base of [
+    'linkerd',
+    'istio',
+    'istio-ambient',
+    'kuma',
+    'consul',
+    'both',
+    'linkerd+kuma',
+    'istio+consul',
+    ...MORE_HEALTHY,
+  ] as const)
     add(`healthy ${base}`, cluster(base));
   add('golden-cluster.yaml', cluster('none', ['golden-cluster.yaml']));
   const files = readdirSync(join(FIXTURES, 'checks'))
@@ -56,7 +91,9 @@ function cases(): Case[] {
         .sort()
         .map((f) => `checks/${dir}/${f}`),
     );
-  for (const file of files) for (const base of new Set<Base>([baseOf(file), besideOf(file)])) add(`${file} over ${base}`, cluster(base, [file]));
+  for (const file of files)
+    for (const base of new Set<Base>([baseOf(file), besideOf(file)]))
+      add(`${file} over ${base}`, cluster(base, [file]));
   return out;
 }
 
@@ -85,8 +122,10 @@ describe('a kind refused in a mesh namespace: no finding that reading everything
         for (const k of invented(c, r)) problems.push(`${c.name}, ${ns} refused: ${k}`);
         // And the run says so: incomplete, the refused namespace named, exit 3 unless a finding decides.
         if (r.coverage.complete) problems.push(`${c.name}, ${ns} refused: coverage says complete`);
-        if (!r.coverage.unavailable.some((u) => u.namespace === ns)) problems.push(`${c.name}, ${ns} refused: coverage does not name ${ns}`);
-        if (exitCode(r, 'none') !== 3) problems.push(`${c.name}, ${ns} refused: exit ${exitCode(r, 'none')} with --fail-on none`);
+        if (!r.coverage.unavailable.some((u) => u.namespace === ns))
+          problems.push(`${c.name}, ${ns} refused: coverage does not name ${ns}`);
+        if (exitCode(r, 'none') !== 3)
+          problems.push(`${c.name}, ${ns} refused: exit ${exitCode(r, 'none')} with --fail-on none`);
       }
     }
     expect(problems).toEqual([]);
@@ -94,10 +133,17 @@ describe('a kind refused in a mesh namespace: no finding that reading everything
 
   it('property: any subset of kinds refused in a mesh namespace', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...ALL), fc.nat(), fc.subarray([...LISTED_NAMESPACED], { minLength: 1 }), (c, i, kinds) => {
-        const ns = c.meshNs[i % c.meshNs.length]!;
-        expect(invented(c, run(refuse(c.full, ns, kinds))), `${c.name}, ${kinds.join(',')} refused in ${ns}`).toEqual([]);
-      }),
+      fc.property(
+        fc.constantFrom(...ALL),
+        fc.nat(),
+        fc.subarray([...LISTED_NAMESPACED], { minLength: 1 }),
+        (c, i, kinds) => {
+          const ns = c.meshNs[i % c.meshNs.length]!;
+          expect(invented(c, run(refuse(c.full, ns, kinds))), `${c.name}, ${kinds.join(',')} refused in ${ns}`).toEqual(
+            [],
+          );
+        },
+      ),
       { numRuns: 400 },
     );
   }, 300_000);
@@ -140,16 +186,46 @@ describe('live: a 403 in the mesh namespace loses that namespace only', () => {
     const ids = report.findings.map((f: Finding) => key(f));
     expect(ids).toContain('sidecar-missing Deployment shop/cart');
     // Nothing a full read would not give (the same objects, offline, everything read).
-    const full = run({ ...snapshotFrom(OBJECTS), scope: { allNamespaces: false, namespace: 'shop' } }).findings.map(key);
+    const full = run({ ...snapshotFrom(OBJECTS), scope: { allNamespaces: false, namespace: 'shop' } }).findings.map(
+      key,
+    );
     expect(ids.filter((k: string) => !full.includes(k))).toEqual([]);
     expect(report.coverage.complete).toBe(false);
     const pods = report.coverage.unavailable.find((u: any) => u.kind === 'pods');
-    expect(pods).toMatchObject({ kind: 'pods', namespace: 'linkerd', reason: expect.stringMatching(/^forbidden: /), checks: [] });
-    expect(report.coverage.rbac.some((l: string) => /^kubectl create rolebinding meshdoctor-reader-[0-9a-f]{8} -n linkerd /.test(l))).toBe(true);
+    expect(pods).toMatchObject({
+      kind: 'pods',
+      namespace: 'linkerd',
+      reason: expect.stringMatching(/^forbidden: /),
+      checks: [],
+    });
+    expect(
+      report.coverage.rbac.some((l: string) =>
+        /^kubectl create rolebinding meshdoctor-reader-[0-9a-f]{8} -n linkerd /.test(l),
+      ),
+    ).toBe(true);
     expect(r.code).toBe(1); // the error finding decides
-    expect((await runCli(['check', '-n', 'shop', '--kubeconfig', kubeconfig, '-o', 'json', '--fail-on', 'none'])).code).toBe(3);
-    expect((await runCli(['check', '-n', 'shop', '--kubeconfig', kubeconfig, '-o', 'json', '--fail-on', 'none', '--allow-partial'])).code).toBe(0);
-    const table = await runCli(['check', '-n', 'shop', '--kubeconfig', kubeconfig, '-o', 'table'], { env: { COLUMNS: '300' } });
+    expect(
+      (await runCli(['check', '-n', 'shop', '--kubeconfig', kubeconfig, '-o', 'json', '--fail-on', 'none'])).code,
+    ).toBe(3);
+    expect(
+      (
+        await runCli([
+          'check',
+          '-n',
+          'shop',
+          '--kubeconfig',
+          kubeconfig,
+          '-o',
+          'json',
+          '--fail-on',
+          'none',
+          '--allow-partial',
+        ])
+      ).code,
+    ).toBe(0);
+    const table = await runCli(['check', '-n', 'shop', '--kubeconfig', kubeconfig, '-o', 'table'], {
+      env: { COLUMNS: '300' },
+    });
     expect(table.stdout).toMatch(/cannot read pods in namespace linkerd: forbidden: /);
   });
 
@@ -157,11 +233,15 @@ describe('live: a 403 in the mesh namespace loses that namespace only', () => {
     server.faults.unshift({ match: (q) => !q.path.includes('/namespaces/shop/'), status: 403 });
     let narrow: string[];
     try {
-      narrow = JSON.parse((await runCli(['check', '-n', 'shop', '--kubeconfig', kubeconfig, '-o', 'json'])).stdout).findings.map(key);
+      narrow = JSON.parse(
+        (await runCli(['check', '-n', 'shop', '--kubeconfig', kubeconfig, '-o', 'json'])).stdout,
+      ).findings.map(key);
     } finally {
       server.faults.shift();
     }
-    const wider = JSON.parse((await runCli(['check', '-n', 'shop', '--kubeconfig', kubeconfig, '-o', 'json'])).stdout).findings.map(key);
+    const wider = JSON.parse(
+      (await runCli(['check', '-n', 'shop', '--kubeconfig', kubeconfig, '-o', 'json'])).stdout,
+    ).findings.map(key);
     expect(wider.length).toBeGreaterThanOrEqual(narrow.length);
     expect(wider.length).toBeGreaterThan(0);
   });

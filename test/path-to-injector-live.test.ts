@@ -14,18 +14,36 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
 import { baseObjects, fixtureObjects, parseObjects } from './helpers/fixtures.js';
-import { APISERVER_SH, APISERVER_SH_FOUND, startKubeApiServer, writeTokenKubeconfig, type KubeApiServer } from './helpers/kube-apiserver.js';
+import {
+  APISERVER_SH,
+  APISERVER_SH_FOUND,
+  startKubeApiServer,
+  writeTokenKubeconfig,
+  type KubeApiServer,
+} from './helpers/kube-apiserver.js';
 
-if (!APISERVER_SH_FOUND) console.log(`test/path-to-injector-live.test.ts skipped: ../shared/k8s/apiserver.sh not found (no ${APISERVER_SH})`);
+if (!APISERVER_SH_FOUND)
+  console.log(`test/path-to-injector-live.test.ts skipped: ../shared/k8s/apiserver.sh not found (no ${APISERVER_SH})`);
 
 const ROOT = join(import.meta.dirname, '..');
-const CHECKS = 'admission-plugin-disabled,webhook-port-blocked,webhook-failing-open,webhook-rejecting,webhook-near-timeout';
+const CHECKS =
+  'admission-plugin-disabled,webhook-port-blocked,webhook-failing-open,webhook-rejecting,webhook-near-timeout';
 
 /** Linkerd's control plane as the kinds these checks read (no controllers: the real server runs none), its pods' ServiceAccounts added. */
 function cluster(): any[] {
-  const kinds = new Set(['Namespace', 'MutatingWebhookConfiguration', 'Service', 'Endpoints', 'EndpointSlice', 'Pod', 'ServiceAccount']);
+  const kinds = new Set([
+    'Namespace',
+    'MutatingWebhookConfiguration',
+    'Service',
+    'Endpoints',
+    'EndpointSlice',
+    'Pod',
+    'ServiceAccount',
+  ]);
   const objs: any[] = baseObjects('linkerd').filter((o) => kinds.has(o.kind ?? ''));
-  const sas = new Set(objs.filter((o) => o.kind === 'ServiceAccount').map((o) => `${o.metadata.namespace}/${o.metadata.name}`));
+  const sas = new Set(
+    objs.filter((o) => o.kind === 'ServiceAccount').map((o) => `${o.metadata.namespace}/${o.metadata.name}`),
+  );
   for (const p of objs.filter((o) => o.kind === 'Pod')) {
     const name = p.spec.serviceAccountName ?? 'default';
     if (sas.has(`${p.metadata.namespace}/${name}`)) continue;
@@ -71,7 +89,8 @@ const NO_METRICS = () => {
   ];
 };
 
-const key = (f: any) => `${f.id} ${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`;
+const key = (f: any) =>
+  `${f.id} ${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`;
 
 describe.skipIf(!APISERVER_SH_FOUND)('the path to the injector, against a real kube-apiserver', () => {
   let k: KubeApiServer;
@@ -83,7 +102,13 @@ describe.skipIf(!APISERVER_SH_FOUND)('the path to the injector, against a real k
     k = await startKubeApiServer(mkdtempSync(join(tmp, 'apiserver-')));
     await k.admin.createAll([...cluster(), ...NO_METRICS()]);
     const token = await k.admin.token('shop', 'nometrics');
-    noMetrics = writeTokenKubeconfig(join(tmp, 'nometrics.kubeconfig'), { server: k.server, caPem: k.caPem, token, user: 'nometrics', namespace: 'shop' });
+    noMetrics = writeTokenKubeconfig(join(tmp, 'nometrics.kubeconfig'), {
+      server: k.server,
+      caPem: k.caPem,
+      token,
+      user: 'nometrics',
+      namespace: 'shop',
+    });
   }, 90_000);
 
   afterAll(async () => {
@@ -142,7 +167,9 @@ describe.skipIf(!APISERVER_SH_FOUND)('the path to the injector, against a real k
     expect(refused.json.coverage.unavailable).toEqual([
       {
         kind: 'GET /metrics',
-        reason: expect.stringMatching(/^forbidden: User "system:serviceaccount:shop:nometrics" cannot get path "\/metrics"/),
+        reason: expect.stringMatching(
+          /^forbidden: User "system:serviceaccount:shop:nometrics" cannot get path "\/metrics"/,
+        ),
         checks: [],
       },
     ]);

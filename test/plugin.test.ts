@@ -60,7 +60,10 @@ describe.skipIf(!hasKubectl)('kubectl plugin (kubectl-meshdoctor, real kubectl)'
   });
 
   it('`kubectl meshdoctor check -A --snapshot ...` runs offline', async () => {
-    const r = await kubectl(['meshdoctor', 'check', '-A', '--snapshot', join(ROOT, 'test/fixtures/healthy/linkerd.yaml'), '-o', 'json'], env);
+    const r = await kubectl(
+      ['meshdoctor', 'check', '-A', '--snapshot', join(ROOT, 'test/fixtures/healthy/linkerd.yaml'), '-o', 'json'],
+      env,
+    );
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.scope).toEqual({ allNamespaces: true });
@@ -69,17 +72,25 @@ describe.skipIf(!hasKubectl)('kubectl plugin (kubectl-meshdoctor, real kubectl)'
 
   it('--kubeconfig, --context and -n after the plugin name reach meshdoctor (live, test API server)', async () => {
     server.requests.length = 0;
-    const r = await kubectl(['meshdoctor', 'check', '--kubeconfig', kubeconfig, '--context', 'fake', '-n', 'shop', '-o', 'json'], env);
+    const r = await kubectl(
+      ['meshdoctor', 'check', '--kubeconfig', kubeconfig, '--context', 'fake', '-n', 'shop', '-o', 'json'],
+      env,
+    );
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.source).toMatchObject({ type: 'live', context: 'fake', server: server.url });
     expect(report.scope).toEqual({ allNamespaces: false, namespace: 'shop' });
-    expect(report.findings.map((f: any) => `${f.id} ${f.resource.namespace}/${f.resource.name}`)).toEqual(['pod-opted-out shop/cart']);
+    expect(report.findings.map((f: any) => `${f.id} ${f.resource.namespace}/${f.resource.name}`)).toEqual([
+      'pod-opted-out shop/cart',
+    ]);
     expect(server.requests.some((q) => q.path.startsWith('/api/v1/namespaces/shop/'))).toBe(true);
   });
 
   it("an unknown context: kubectl passes meshdoctor's exit code 2 and one-line error through", async () => {
-    const r = await kubectl(['meshdoctor', 'check', '--kubeconfig', kubeconfig, '--context', 'nope', '-o', 'json'], env);
+    const r = await kubectl(
+      ['meshdoctor', 'check', '--kubeconfig', kubeconfig, '--context', 'nope', '-o', 'json'],
+      env,
+    );
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^meshdoctor: context "nope" not found in kubeconfig \(contexts: [^)]+\)\n$/);

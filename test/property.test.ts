@@ -23,7 +23,12 @@ const BASE = overlay(
 );
 
 /** Every path to a value inside an object (objects and arrays walked), up to a depth. */
-function paths(v: unknown, prefix: (string | number)[] = [], out: (string | number)[][] = [], depth = 0): (string | number)[][] {
+function paths(
+  v: unknown,
+  prefix: (string | number)[] = [],
+  out: (string | number)[][] = [],
+  depth = 0,
+): (string | number)[][] {
   if (depth > 8 || v === null || typeof v !== 'object') return out;
   for (const [k, child] of Object.entries(v)) {
     const p = [...prefix, Array.isArray(v) ? Number(k) : k];
@@ -66,14 +71,21 @@ function mutate(objects: K8sObject[], picks: { obj: number; path: number; value:
 describe('malformed objects never break a run', () => {
   it('random mutations of a two-mesh cluster: no check throws, JSON is schema-valid', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ obj: fc.nat(), path: fc.nat(), value: junk }), { minLength: 1, maxLength: 12 }), fc.boolean(), (picks, all) => {
-        const snap = snapshotFrom(mutate(BASE, picks), all ? { allNamespaces: true } : { allNamespaces: false, namespace: 'shop' });
-        const result = runChecks(snap, CHECKS, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW });
-        expect(result.errors).toEqual([]);
-        const json = JSON.parse(REPORTERS.json!(result, { version: 'test', color: false }));
-        expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
-        REPORTERS.table!(result, { version: 'test', color: true });
-      }),
+      fc.property(
+        fc.array(fc.record({ obj: fc.nat(), path: fc.nat(), value: junk }), { minLength: 1, maxLength: 12 }),
+        fc.boolean(),
+        (picks, all) => {
+          const snap = snapshotFrom(
+            mutate(BASE, picks),
+            all ? { allNamespaces: true } : { allNamespaces: false, namespace: 'shop' },
+          );
+          const result = runChecks(snap, CHECKS, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW });
+          expect(result.errors).toEqual([]);
+          const json = JSON.parse(REPORTERS.json!(result, { version: 'test', color: false }));
+          expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
+          REPORTERS.table!(result, { version: 'test', color: true });
+        },
+      ),
       { numRuns: 300, seed: 20261122 },
     );
   });
@@ -86,15 +98,18 @@ describe('the CLI on randomly malformed snapshot files', () => {
     const { runCli } = await import('./helpers/cli.js');
     const dir = mkdtempSync(join(tmpdir(), 'meshdoctor-prop-'));
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.record({ obj: fc.nat(), path: fc.nat(), value: junk }), { minLength: 1, maxLength: 12 }), async (picks) => {
-        const file = join(dir, 'cluster.json');
-        writeFileSync(file, JSON.stringify({ kind: 'List', items: mutate(BASE, picks) }));
-        const r = await runCli(['check', '-A', '--snapshot', file, '-o', 'json']);
-        expect(r.stderr).toBe('');
-        // 3: a mutation left the dump unable to show it read a kind where a control plane runs (docs/snapshot.md, "A kubectl dump").
-        expect([0, 1, 3]).toContain(r.code);
-        expect(validate(JSON.parse(r.stdout)), JSON.stringify(validate.errors)).toBe(true);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.record({ obj: fc.nat(), path: fc.nat(), value: junk }), { minLength: 1, maxLength: 12 }),
+        async (picks) => {
+          const file = join(dir, 'cluster.json');
+          writeFileSync(file, JSON.stringify({ kind: 'List', items: mutate(BASE, picks) }));
+          const r = await runCli(['check', '-A', '--snapshot', file, '-o', 'json']);
+          expect(r.stderr).toBe('');
+          // 3: a mutation left the dump unable to show it read a kind where a control plane runs (docs/snapshot.md, "A kubectl dump").
+          expect([0, 1, 3]).toContain(r.code);
+          expect(validate(JSON.parse(r.stdout)), JSON.stringify(validate.errors)).toBe(true);
+        },
+      ),
       { numRuns: 60, seed: 20261122 },
     );
   });

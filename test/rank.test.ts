@@ -37,7 +37,11 @@ describe('rank', () => {
   });
 
   it('is a stable total order: same output for any input order', () => {
-    const items = [f('a', { code: 'MD1002' }), f('b', { code: 'MD1001' }), f('c', { code: 'MD1001', resource: { kind: 'Pod', namespace: 'a', name: 'c' } })];
+    const items = [
+      f('a', { code: 'MD1002' }),
+      f('b', { code: 'MD1001' }),
+      f('c', { code: 'MD1001', resource: { kind: 'Pod', namespace: 'a', name: 'c' } }),
+    ];
     const one = rank([...items]).map((x) => x.id);
     expect(rank([...items].reverse()).map((x) => x.id)).toEqual(one);
     expect(one).toEqual(['c', 'b', 'a']);

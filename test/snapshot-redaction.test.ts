@@ -25,7 +25,17 @@ import { makeModel, runChecks } from '../src/run/run.js';
 import type { K8sObject } from '../src/util/types.js';
 import type { MeshName } from '../src/mesh/names.js';
 import type { Snapshot } from '../src/k8s/snapshot.js';
-import { FIXTURES, NOW, baseObjects, baseOf, besideOf, fixtureObjects, overlay, snapshotFrom, type Base } from './helpers/fixtures.js';
+import {
+  FIXTURES,
+  NOW,
+  baseObjects,
+  baseOf,
+  besideOf,
+  fixtureObjects,
+  overlay,
+  snapshotFrom,
+  type Base,
+} from './helpers/fixtures.js';
 
 type Obj = Record<string, any>;
 
@@ -54,7 +64,12 @@ interface View {
   explain?: boolean;
 }
 
-const opts = (v: View) => ({ mesh: v.mesh ?? ('auto' as const), certExpiryWarningDays: v.warnDays ?? 60, now: v.now ?? NOW, expectMeshed: !!v.expectMeshed });
+const opts = (v: View) => ({
+  mesh: v.mesh ?? ('auto' as const),
+  certExpiryWarningDays: v.warnDays ?? 60,
+  now: v.now ?? NOW,
+  expectMeshed: !!v.expectMeshed,
+});
 
 /** Everything a run tells: the result, and `explain` of every workload (or its error). */
 function outcome(v: View) {
@@ -77,10 +92,19 @@ function outcome(v: View) {
  * warning window wide enough for all of them to be expiring.
  */
 function views(name: string, snap: Snapshot, expectMeshed?: boolean, only?: Set<string>): View[] {
-  const namespaces = [...new Set((snap.objects.pods ?? []).map((p) => p.metadata?.namespace).filter((n): n is string => !!n && (!only || only.has(n))))].sort();
+  const namespaces = [
+    ...new Set(
+      (snap.objects.pods ?? [])
+        .map((p) => p.metadata?.namespace)
+        .filter((n): n is string => !!n && (!only || only.has(n))),
+    ),
+  ].sort();
   return [
     { name, snap, explain: true },
-    ...namespaces.map((ns) => ({ name: `${name} [-n ${ns}]`, snap: { ...snap, scope: { allNamespaces: false, namespace: ns } } })),
+    ...namespaces.map((ns) => ({
+      name: `${name} [-n ${ns}]`,
+      snap: { ...snap, scope: { allNamespaces: false, namespace: ns } },
+    })),
     { name: `${name} [--mesh linkerd]`, snap, mesh: 'linkerd' as const },
     { name: `${name} [--mesh istio]`, snap, mesh: 'istio' as const },
     { name: `${name} [--mesh kuma]`, snap, mesh: 'kuma' as const },
@@ -94,7 +118,9 @@ function views(name: string, snap: Snapshot, expectMeshed?: boolean, only?: Set<
 function fixtureFiles(dir = ''): string[] {
   return readdirSync(join(FIXTURES, dir), { withFileTypes: true })
     .sort((a, b) => (a.name < b.name ? -1 : 1))
-    .flatMap((e) => (e.isDirectory() ? fixtureFiles(join(dir, e.name)) : /\.ya?ml$/.test(e.name) ? [join(dir, e.name)] : []));
+    .flatMap((e) =>
+      e.isDirectory() ? fixtureFiles(join(dir, e.name)) : /\.ya?ml$/.test(e.name) ? [join(dir, e.name)] : [],
+    );
 }
 
 /** Every fixture as a cluster: over its base and over both meshes; manifests also as `check -f`. */
@@ -124,7 +150,10 @@ function cases(): Case[] {
       for (const base of new Set([baseOf(file), besideOf(file)])) {
         add(`${file} over ${base}`, overlay(parsed(base), fixtureObjects(file)), own);
         // check -f FILE --expect-meshed: the manifests over the cluster, as read (slimmed or not).
-        const m = { files: [file], objects: fixtureObjects(file).map((obj, i) => ({ obj, source: { file, document: i + 1 } })) };
+        const m = {
+          files: [file],
+          objects: fixtureObjects(file).map((obj, i) => ({ obj, source: { file, document: i + 1 } })),
+        };
         try {
           const raw = overlayManifests(snapshotFrom(parsed(base)), m, 'default');
           out.push({
@@ -172,7 +201,8 @@ describe('slimming changes no check', () => {
   // Fields some check reads that no fixture holds: each case also runs without the field (the
   // control), to show that the field matters there.
   const jobs = () => overlay(baseObjects('both'), fixtureObjects('checks/job-never-completes/fires-templates.yaml'));
-  const istiod = (objects: K8sObject[]) => objects.find((o) => o.kind === 'Deployment' && o.metadata?.name === 'istiod')!;
+  const istiod = (objects: K8sObject[]) =>
+    objects.find((o) => o.kind === 'Deployment' && o.metadata?.name === 'istiod')!;
   const handInjected = (image?: string): K8sObject => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -221,7 +251,11 @@ describe('slimming changes no check', () => {
   it('a snapshot file written and read back (slimmed as it streams in) gives the same findings', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'meshdoctor-redaction-'));
     for (const c of CASES.filter((x) =>
-      ['golden-cluster.yaml', 'demo/cluster.json', 'checks/job-never-completes/fires-templates.yaml over both'].includes(x.name),
+      [
+        'golden-cluster.yaml',
+        'demo/cluster.json',
+        'checks/job-never-completes/fires-templates.yaml over both',
+      ].includes(x.name),
     )) {
       const file = join(dir, 'snap.json');
       writeFileSync(file, [...snapshotText(c.raw)].join(''));
@@ -251,15 +285,23 @@ const leakyContainer = (name: string, extra: Obj = {}) => ({
     { name: 'API_KEY', valueFrom: { secretKeyRef: { name: 's3cr3t-ref-name', key: 's3cr3t-ref-key' } } },
   ],
   envFrom: [{ secretRef: { name: 's3cr3t-envfrom' } }],
-  livenessProbe: { httpGet: { path: '/healthz', port: 8080, httpHeaders: [{ name: 'Authorization', value: 'Bearer s3cr3t-probe' }] } },
+  livenessProbe: {
+    httpGet: { path: '/healthz', port: 8080, httpHeaders: [{ name: 'Authorization', value: 'Bearer s3cr3t-probe' }] },
+  },
   lifecycle: { preStop: { exec: { command: ['sh', '-c', 'notify --key s3cr3t-hook'] } } },
   resources: { requests: { cpu: '100m', memory: '64Mi' } },
   ...extra,
 });
-const lastApplied = (what: string) => ({ [LAST_APPLIED]: JSON.stringify({ data: { password: `s3cr3t-last-applied-${what}` } }) });
+const lastApplied = (what: string) => ({
+  [LAST_APPLIED]: JSON.stringify({ data: { password: `s3cr3t-last-applied-${what}` } }),
+});
 
 const PLANTED: K8sObject[] = [
-  { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop', labels: { 'istio-injection': 'enabled' }, annotations: lastApplied('ns') } },
+  {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'shop', labels: { 'istio-injection': 'enabled' }, annotations: lastApplied('ns') },
+  },
   {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -349,7 +391,8 @@ const PLANTED: K8sObject[] = [
     involvedObject: { kind: 'Pod', namespace: 'shop', name: 'debug', fieldPath: 'spec.containers{debug}' },
     reason: 'FailedPostStartHook',
     type: 'Warning',
-    message: 'PostStartHook failed: Exec lifecycle hook ([sh -c mysql -ps3cr3t-poststart -e "select 1"]) for Container "debug" in Pod "debug" failed',
+    message:
+      'PostStartHook failed: Exec lifecycle hook ([sh -c mysql -ps3cr3t-poststart -e "select 1"]) for Container "debug" in Pod "debug" failed',
     source: { component: 'kubelet', host: 'node-1' },
     count: 1,
     lastTimestamp: '2026-11-22T11:00:00Z',
@@ -360,14 +403,20 @@ const PLANTED: K8sObject[] = [
     metadata: { name: 'web.2', namespace: 'shop' },
     involvedObject: { kind: 'ReplicaSet', namespace: 'shop', name: 'web-5d8f7c9b4' },
     reason: 'FailedCreate',
-    message: 'Error creating: pods "web-5d8f7c9b4-x" is invalid: spec.containers[0].env[0].value: Invalid value: "s3cr3t-invalid-env"',
+    message:
+      'Error creating: pods "web-5d8f7c9b4-x" is invalid: spec.containers[0].env[0].value: Invalid value: "s3cr3t-invalid-env"',
     count: 2,
     lastTimestamp: '2026-11-22T11:00:00Z',
   },
   {
     apiVersion: 'v1',
     kind: 'Event',
-    metadata: { name: 'web.3', namespace: 'shop', labels: { note: 's3cr3t-event-label' }, annotations: { note: 's3cr3t-event-annotation' } },
+    metadata: {
+      name: 'web.3',
+      namespace: 'shop',
+      labels: { note: 's3cr3t-event-label' },
+      annotations: { note: 's3cr3t-event-annotation' },
+    },
     involvedObject: { kind: 'ReplicaSet', namespace: 'shop', name: 'web-5d8f7c9b4', fieldPath: 's3cr3t-field-path' },
     reason: 'FailedCreate',
     message:
@@ -449,7 +498,9 @@ describe('a snapshot holds none of the planted secrets', () => {
     // Saved again, a snapshot is unchanged: slimming is idempotent.
     const saved = join(dir, 'snap.json');
     writeFileSync(saved, text);
-    expect([...snapshotText(await loadSnapshot([saved]))].join('').split('\n').slice(1)).toEqual(text.split('\n').slice(1));
+    expect([...snapshotText(await loadSnapshot([saved]))].join('').split('\n').slice(1)).toEqual(
+      text.split('\n').slice(1),
+    );
   });
 });
 
@@ -464,13 +515,20 @@ const podLike = (o: K8sObject): Obj | undefined => {
 };
 const containersOf = (o: K8sObject): Obj[] => {
   const spec = podLike(o)?.spec;
-  return spec ? [...(spec.containers ?? []), ...(spec.initContainers ?? [])].filter((c: unknown) => c && typeof c === 'object') : [];
+  return spec
+    ? [...(spec.containers ?? []), ...(spec.initContainers ?? [])].filter((c: unknown) => c && typeof c === 'object')
+    : [];
 };
 
 /** Every path to a string inside an object. */
-function stringPaths(v: unknown, prefix: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
+function stringPaths(
+  v: unknown,
+  prefix: (string | number)[] = [],
+  out: (string | number)[][] = [],
+): (string | number)[][] {
   if (typeof v === 'string') out.push(prefix);
-  else if (v && typeof v === 'object') for (const [k, child] of Object.entries(v)) stringPaths(child, [...prefix, Array.isArray(v) ? Number(k) : k], out);
+  else if (v && typeof v === 'object')
+    for (const [k, child] of Object.entries(v)) stringPaths(child, [...prefix, Array.isArray(v) ? Number(k) : k], out);
   return out;
 }
 const get = (o: unknown, p: (string | number)[]) => p.reduce<any>((cur, k) => cur?.[k], o);
@@ -520,8 +578,16 @@ const PLANTERS: ((o: K8sObject, secret: string, n: number) => boolean)[] = [
     );
   },
   (o, s) => {
-    const cs = o.kind === 'Pod' && Array.isArray((o.status as Obj | undefined)?.containerStatuses) ? (o.status as Obj).containerStatuses : undefined;
-    return !!cs?.[0] && !!(cs[0].lastState = { terminated: { reason: 'Error', exitCode: 1, finishedAt: '2026-11-01T00:00:00Z', message: s } });
+    const cs =
+      o.kind === 'Pod' && Array.isArray((o.status as Obj | undefined)?.containerStatuses)
+        ? (o.status as Obj).containerStatuses
+        : undefined;
+    return (
+      !!cs?.[0] &&
+      !!(cs[0].lastState = {
+        terminated: { reason: 'Error', exitCode: 1, finishedAt: '2026-11-01T00:00:00Z', message: s },
+      })
+    );
   },
   (o, s, n) => o.kind === 'ConfigMap' && !!((o.data = { ...(o.data as Obj), [`k${n}`]: s }), (o.binaryData = { b: s })),
   // Events: a field no check reads; an event of a reason no check reads (a kubelet's hook failure
@@ -529,7 +595,13 @@ const PLANTERS: ((o: K8sObject, secret: string, n: number) => boolean)[] = [
   (o, s, n) => {
     if (o.kind !== 'Event') return false;
     if (n % 3 === 0) {
-      Object.assign(o, { note: s, action: s, reportingInstance: s, source: { component: 'x', host: s }, related: { kind: 'Pod', name: s } });
+      Object.assign(o, {
+        note: s,
+        action: s,
+        reportingInstance: s,
+        source: { component: 'x', host: s },
+        related: { kind: 'Pod', name: s },
+      });
       Object.assign(o.metadata!, { labels: { k: s }, annotations: { k: s }, resourceVersion: s });
       if (o.involvedObject && typeof o.involvedObject === 'object') (o.involvedObject as Obj).fieldPath = s;
     } else if (n % 3 === 1) {
@@ -569,17 +641,22 @@ describe('random secrets in fields no check reads', () => {
   it('change no run and do not survive slimming', () => {
     const secret = fc.stringMatching(/^[A-Za-z0-9+/=_.:-]{6,24}$/).map((s) => `S3CR3T${s}`);
     fc.assert(
-      fc.property(fc.array(fc.record({ obj: fc.nat(), planter: fc.nat(), n: fc.nat(), secret }), { minLength: 1, maxLength: 8 }), (plants) => {
-        const objects = structuredClone(PROPERTY_BASE);
-        const planted = plants
-          .filter(({ obj, planter, n, secret: s }) => PLANTERS[planter % PLANTERS.length]!(objects[obj % objects.length]!, s, n))
-          .map((p) => p.secret);
-        const raw = snapshotFrom(objects);
-        const slim = slimmed(raw);
-        expect(run(slim)).toEqual(run(raw));
-        const text = JSON.stringify(slim.objects);
-        for (const s of planted) expect(text).not.toContain(s);
-      }),
+      fc.property(
+        fc.array(fc.record({ obj: fc.nat(), planter: fc.nat(), n: fc.nat(), secret }), { minLength: 1, maxLength: 8 }),
+        (plants) => {
+          const objects = structuredClone(PROPERTY_BASE);
+          const planted = plants
+            .filter(({ obj, planter, n, secret: s }) =>
+              PLANTERS[planter % PLANTERS.length]!(objects[obj % objects.length]!, s, n),
+            )
+            .map((p) => p.secret);
+          const raw = snapshotFrom(objects);
+          const slim = slimmed(raw);
+          expect(run(slim)).toEqual(run(raw));
+          const text = JSON.stringify(slim.objects);
+          for (const s of planted) expect(text).not.toContain(s);
+        },
+      ),
       { numRuns: 150, seed: 20261122 },
     );
     // Hundreds of generated runs: several times the default time on a busy 2-core machine.

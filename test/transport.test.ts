@@ -81,7 +81,10 @@ async function kubeconfig(cluster: Record<string, unknown>, user: Record<string,
   return file;
 }
 
-async function apiServer(objects: K8sObject[] = [], opts: Parameters<typeof startApiServer>[0] = {}): Promise<ApiServer> {
+async function apiServer(
+  objects: K8sObject[] = [],
+  opts: Parameters<typeof startApiServer>[0] = {},
+): Promise<ApiServer> {
   const srv = await startApiServer({ objects, dnsNames: ['kubernetes'], ...opts });
   closers.push(() => srv.close());
   return srv;
@@ -127,7 +130,13 @@ const listBody = (items: unknown[]) => JSON.stringify({ kind: 'List', apiVersion
 const pod = (name: string): K8sObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'shop', name } });
 
 function read(config: string, opts: Partial<GatherOptions> = {}): Promise<Snapshot> {
-  return gather({ kubeconfig: config, allNamespaces: true, kinds: ['pods'], ...opts, limits: { requestTimeoutMs: 3000, ...opts.limits } });
+  return gather({
+    kubeconfig: config,
+    allNamespaces: true,
+    kinds: ['pods'],
+    ...opts,
+    limits: { requestTimeoutMs: 3000, ...opts.limits },
+  });
 }
 
 /** A one-line UserError, as the CLI prints it. */
@@ -146,7 +155,8 @@ async function script(dir: string, name: string, body: string): Promise<string> 
   return file;
 }
 
-const credential = (token: string) => JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token } });
+const credential = (token: string) =>
+  JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token } });
 
 // ---------------------------------------------------------------------------------------------
 // 5. Helpers found relative to the current directory
@@ -227,15 +237,20 @@ describe('6. gcp and azure auth-provider cmd-path: run like an exec plugin, neve
   it('the kubeconfig access-token is used while valid, as client-node decides it (injected now; property)', () => {
     const now = Date.UTC(2025, 5, 1);
     fc.assert(
-      fc.property(fc.integer({ min: -1e9, max: 1e9 }), fc.boolean(), fc.constantFrom('gcp' as const, 'azure' as const), (delta, asSeconds, name) => {
-        const at = now + delta;
-        const config: Record<string, string> =
-          name === 'azure' && asSeconds
-            ? { 'access-token': 't', 'expires-on': String(Math.floor(at / 1000)) }
-            : { 'access-token': 't', expiry: new Date(at).toISOString() };
-        const whole = name === 'azure' && asSeconds ? Math.floor(at / 1000) * 1000 : at;
-        expect(tokenValid(provider(name, config), now)).toBe(whole >= now);
-      }),
+      fc.property(
+        fc.integer({ min: -1e9, max: 1e9 }),
+        fc.boolean(),
+        fc.constantFrom('gcp' as const, 'azure' as const),
+        (delta, asSeconds, name) => {
+          const at = now + delta;
+          const config: Record<string, string> =
+            name === 'azure' && asSeconds
+              ? { 'access-token': 't', 'expires-on': String(Math.floor(at / 1000)) }
+              : { 'access-token': 't', expiry: new Date(at).toISOString() };
+          const whole = name === 'azure' && asSeconds ? Math.floor(at / 1000) * 1000 : at;
+          expect(tokenValid(provider(name, config), now)).toBe(whole >= now);
+        },
+      ),
     );
     expect(tokenValid(provider('gcp', { 'access-token': 't' }), now)).toBe(true); // no expiry: never expires
     expect(tokenValid(provider('gcp', { 'access-token': 't', expiry: 'not a date' }), now)).toBe(true); // NaN < now is false
@@ -246,7 +261,8 @@ describe('6. gcp and azure auth-provider cmd-path: run like an exec plugin, neve
   it('token-key: member names with dots or brackets; anything else is refused, never evaluated', () => {
     expect(jsonPathMembers('{.credential.access_token}')).toEqual(['credential', 'access_token']);
     expect(jsonPathMembers(`{.a['b.c']["d"].e}`)).toEqual(['a', 'b.c', 'd', 'e']);
-    for (const bad of ['{..a}', '{.a[*]}', '{.a[?(@.x)]}', '.a', '{}', '{.a b}', '{$.a}']) expect(jsonPathMembers(bad)).toBeUndefined();
+    for (const bad of ['{..a}', '{.a[*]}', '{.a[?(@.x)]}', '.a', '{}', '{.a b}', '{$.a}'])
+      expect(jsonPathMembers(bad)).toBeUndefined();
   });
 
   it('an expired token: cmd-path runs with cmd-args split at whitespace (no shell), the token at token-key is sent', async () => {
@@ -278,7 +294,13 @@ describe('6. gcp and azure auth-provider cmd-path: run like an exec plugin, neve
     );
     const snap = await read(config);
     expect(snap.objects.pods).toHaveLength(1);
-    expect(readFileSync(argv, 'utf8').split('\n').filter(Boolean)).toEqual(['config', 'config-helper', '--format=json', '$(touch', `${pwned})`]);
+    expect(readFileSync(argv, 'utf8').split('\n').filter(Boolean)).toEqual([
+      'config',
+      'config-helper',
+      '--format=json',
+      '$(touch',
+      `${pwned})`,
+    ]);
     expect(existsSync(pwned)).toBe(false);
     expect(srv.requests.every((r) => r.headers.authorization === `Bearer ${srv.token}`)).toBe(true);
   });
@@ -290,7 +312,12 @@ describe('6. gcp and azure auth-provider cmd-path: run like an exec plugin, neve
     const helper = await script(dir, 'helper', `touch ${JSON.stringify(ran)}; echo '{}'`);
     const config = await kubeconfig(
       { server: srv.url, 'certificate-authority-data': b64(srv.caPem) },
-      { 'auth-provider': { name: 'azure', config: { 'access-token': srv.token, 'expires-on': '32503680000', 'cmd-path': helper } } },
+      {
+        'auth-provider': {
+          name: 'azure',
+          config: { 'access-token': srv.token, 'expires-on': '32503680000', 'cmd-path': helper },
+        },
+      },
     );
     expect((await read(config)).objects.pods).toHaveLength(1);
     expect(existsSync(ran)).toBe(false);
@@ -308,7 +335,9 @@ describe('6. gcp and azure auth-provider cmd-path: run like an exec plugin, neve
     const ticker = setInterval(() => ticks++, 20);
     try {
       const msg = await userError(read(config, { limits: { requestTimeoutMs: 400 } }));
-      expect(msg).toBe(`cannot get credentials for context "c": the gcp auth provider's cmd-path "${slow}" did not finish within 0.4s (--request-timeout)`);
+      expect(msg).toBe(
+        `cannot get credentials for context "c": the gcp auth provider's cmd-path "${slow}" did not finish within 0.4s (--request-timeout)`,
+      );
     } finally {
       clearInterval(ticker);
     }
@@ -358,7 +387,10 @@ describe('6. gcp and azure auth-provider cmd-path: run like an exec plugin, neve
         /^the gcp auth provider has an expired access-token and no cmd-path to get one$/,
       ],
       [provider('gcp', { 'cmd-path': empty }), /printed no token at \{\.access_token\}$/],
-      [provider('gcp', { 'cmd-path': empty, 'token-key': '{.items[?(@.x)]}' }), /token-key \{\.items\[\?\(@\.x\)\]\} is not a JSONPath meshdoctor reads/],
+      [
+        provider('gcp', { 'cmd-path': empty, 'token-key': '{.items[?(@.x)]}' }),
+        /token-key \{\.items\[\?\(@\.x\)\]\} is not a JSONPath meshdoctor reads/,
+      ],
     ];
     for (const [p, why] of cases) {
       const e = await failure(authProviderToken(p, limits, undefined, Date.UTC(2025, 0, 1)));
@@ -376,7 +408,10 @@ describe('7. a certificate authority with insecure-skip-tls-verify: true is refu
     const caFile = join(await tempDir(), 'ca.crt');
     await writeFile(caFile, srv.caPem);
     for (const ca of [{ 'certificate-authority-data': b64(srv.caPem) }, { 'certificate-authority': caFile }]) {
-      const config = await kubeconfig({ server: srv.url, 'insecure-skip-tls-verify': true, ...ca }, { token: srv.token });
+      const config = await kubeconfig(
+        { server: srv.url, 'insecure-skip-tls-verify': true, ...ca },
+        { token: srv.token },
+      );
       const msg = await userError(read(config));
       expect(msg).toBe(
         'the cluster of context "c" has a certificate authority and insecure-skip-tls-verify: true, which kubectl refuses too ("specifying a root certificates file with the insecure flag is not allowed"): remove one of them',
@@ -387,10 +422,17 @@ describe('7. a certificate authority with insecure-skip-tls-verify: true is refu
     }
     expect(srv.requests).toHaveLength(0);
     // Either alone is fine.
-    expect((await read(await kubeconfig({ server: srv.url, 'certificate-authority-data': b64(srv.caPem) }, { token: srv.token }))).objects.pods).toHaveLength(
-      1,
-    );
-    expect((await read(await kubeconfig({ server: srv.url, 'insecure-skip-tls-verify': true }, { token: srv.token }))).objects.pods).toHaveLength(1);
+    expect(
+      (
+        await read(
+          await kubeconfig({ server: srv.url, 'certificate-authority-data': b64(srv.caPem) }, { token: srv.token }),
+        )
+      ).objects.pods,
+    ).toHaveLength(1);
+    expect(
+      (await read(await kubeconfig({ server: srv.url, 'insecure-skip-tls-verify': true }, { token: srv.token })))
+        .objects.pods,
+    ).toHaveLength(1);
   });
 });
 
@@ -405,15 +447,23 @@ describe('8a. HTTPS_PROXY / HTTP_PROXY / NO_PROXY as Go reads them (golang.org/x
     const plain = new URL('http://api.example:8080');
     expect(proxyFromEnvironment(https, env({ HTTP_PROXY: 'http://p:1' }))).toBeUndefined();
     expect(proxyFromEnvironment(plain, env({ HTTPS_PROXY: 'http://p:1' }))).toBeUndefined();
-    expect(proxyFromEnvironment(https, env({ HTTPS_PROXY: 'http://up:1', https_proxy: 'http://low:2' }))).toMatchObject({ source: 'HTTPS_PROXY' });
+    expect(proxyFromEnvironment(https, env({ HTTPS_PROXY: 'http://up:1', https_proxy: 'http://low:2' }))).toMatchObject(
+      { source: 'HTTPS_PROXY' },
+    );
     expect(proxyFromEnvironment(https, env({ https_proxy: 'http://low:2' }))?.url.href).toBe('http://low:2/');
-    expect(proxyFromEnvironment(plain, env({ http_proxy: 'proxy.corp:3128' }))?.url.href).toBe('http://proxy.corp:3128/');
+    expect(proxyFromEnvironment(plain, env({ http_proxy: 'proxy.corp:3128' }))?.url.href).toBe(
+      'http://proxy.corp:3128/',
+    );
     expect(parseProxy('socks5://s:1080')?.protocol).toBe('socks5:');
   });
 
   it('REQUEST_METHOD set (CGI): HTTP_PROXY is refused, HTTPS_PROXY is used', () => {
-    expect(() => proxyFromEnvironment(new URL('http://a:80'), env({ HTTP_PROXY: 'http://p:1', REQUEST_METHOD: 'GET' }))).toThrow(/CGI/);
-    expect(proxyFromEnvironment(new URL('https://a'), env({ HTTPS_PROXY: 'http://p:1', REQUEST_METHOD: 'GET' }))).toBeDefined();
+    expect(() =>
+      proxyFromEnvironment(new URL('http://a:80'), env({ HTTP_PROXY: 'http://p:1', REQUEST_METHOD: 'GET' })),
+    ).toThrow(/CGI/);
+    expect(
+      proxyFromEnvironment(new URL('https://a'), env({ HTTPS_PROXY: 'http://p:1', REQUEST_METHOD: 'GET' })),
+    ).toBeDefined();
   });
 
   it('NO_PROXY entries: *, domains and .domains, IPs, CIDRs, ports; localhost and loopback never proxied', () => {
@@ -441,7 +491,8 @@ describe('8a. HTTPS_PROXY / HTTP_PROXY / NO_PROXY as Go reads them (golang.org/x
       ['kubernetes', '6443', ' Kubernetes , other', true],
       ['kubernetes', '6443', 'kubernetes.default.svc', false],
     ];
-    for (const [host, port, noProxy, bypass] of cases) expect([host, port, noProxy, bypassesProxy(host, port, noProxy)]).toEqual([host, port, noProxy, bypass]);
+    for (const [host, port, noProxy, bypass] of cases)
+      expect([host, port, noProxy, bypassesProxy(host, port, noProxy)]).toEqual([host, port, noProxy, bypass]);
   });
 
   it('a domain entry matches the name and its subdomains, a dotted one only subdomains (property)', () => {
@@ -465,7 +516,10 @@ describe('8b. requests go through the proxy the environment or the kubeconfig na
     const srv = await apiServer(objects, opts);
     const port = new URL(srv.url).port;
     const server = `${opts.plainHttp ? 'http' : 'https'}://kubernetes:${port}`;
-    const config = await kubeconfig({ server, ...(opts.plainHttp ? {} : { 'certificate-authority-data': b64(srv.caPem) }) }, { token: srv.token });
+    const config = await kubeconfig(
+      { server, ...(opts.plainHttp ? {} : { 'certificate-authority-data': b64(srv.caPem) }) },
+      { token: srv.token },
+    );
     return { srv, server, port, config };
   }
 
@@ -489,7 +543,11 @@ describe('8b. requests go through the proxy the environment or the kubeconfig na
       process.env.HTTPS_PROXY = p.url;
       process.env.NO_PROXY = noProxy;
       const msg = await userError(read(config));
-      expect(msg).toMatch(new RegExp(`^cannot reach the API server at ${server.replace(/[.:/]/g, '\\$&')}: getaddrinfo (ENOTFOUND|EAI_AGAIN) kubernetes`));
+      expect(msg).toMatch(
+        new RegExp(
+          `^cannot reach the API server at ${server.replace(/[.:/]/g, '\\$&')}: getaddrinfo (ENOTFOUND|EAI_AGAIN) kubernetes`,
+        ),
+      );
     }
     expect(p.log).toEqual([]);
     // A NO_PROXY that does not match: through the proxy.
@@ -550,7 +608,9 @@ describe('8b. requests go through the proxy the environment or the kubeconfig na
     expect(p.log.map((e) => e.target)).toContain(`kubernetes:${port}`);
     // A proxy-url of another scheme is one line (client-go: http, https, socks5).
     const ftp = await kubeconfig({ server: 'https://kubernetes:1', 'proxy-url': 'ftp://p:21' });
-    expect(await userError(read(ftp))).toBe('the proxy-url of context "c" has the scheme "ftp": only http://, https:// and socks5:// proxies are supported');
+    expect(await userError(read(ftp))).toBe(
+      'the proxy-url of context "c" has the scheme "ftp": only http://, https:// and socks5:// proxies are supported',
+    );
   });
 
   it('HTTP_PROXY for a plain-http server: absolute-form requests through the proxy; 407 is one line', async () => {
@@ -559,7 +619,11 @@ describe('8b. requests go through the proxy the environment or the kubeconfig na
     process.env.HTTP_PROXY = `http://u:p@127.0.0.1:${p.port}`;
     process.env.HTTPS_PROXY = 'http://127.0.0.1:1'; // not for http URLs
     expect((await read(config)).objects.pods).toHaveLength(1);
-    expect(p.log[0]).toEqual({ method: 'GET', target: `http://kubernetes:${port}/api/v1/pods?limit=500`, auth: `Basic ${b64('u:p')}` });
+    expect(p.log[0]).toEqual({
+      method: 'GET',
+      target: `http://kubernetes:${port}/api/v1/pods?limit=500`,
+      auth: `Basic ${b64('u:p')}`,
+    });
     expect(srv.requests[0]!.headers.host).toBe(`kubernetes:${port}`);
     process.env.HTTP_PROXY = `http://127.0.0.1:${p.port}`;
     expect(await userError(read(config))).toBe(
@@ -609,7 +673,9 @@ describe('8b. requests go through the proxy the environment or the kubeconfig na
     expect(await resolveContext({ kubeconfig: config })).toMatchObject({ server: srv.url });
     // client-node's socks agent dialled the socks port (our http proxy agent would name the proxy).
     expect(await userError(read(config))).toMatch(
-      new RegExp(`^cannot (reach|read from) the API server at ${srv.url.replace(/[.:/]/g, '\\$&')}: connect ECONNREFUSED 127\\.0\\.0\\.1:${dead.port}$`),
+      new RegExp(
+        `^cannot (reach|read from) the API server at ${srv.url.replace(/[.:/]/g, '\\$&')}: connect ECONNREFUSED 127\\.0\\.0\\.1:${dead.port}$`,
+      ),
     );
     expect(srv.requests).toHaveLength(0);
   });
@@ -626,13 +692,18 @@ describe('9. a server that answers 404 to everything is not a Kubernetes API ser
     const config = await kubeconfig({ server: h.url });
     await fc.assert(
       // At least one listed kind (ConfigMaps alone are never asked for without namespaces or webhooks).
-      fc.asyncProperty(fc.subarray([...LISTED], { minLength: 1 }), fc.boolean(), fc.boolean(), async (kinds, all, configmaps) => {
-        const asked = [...kinds, ...(configmaps ? (['configmaps'] as const) : [])];
-        const msg = await userError(read(config, { kinds: asked, allNamespaces: all, namespace: 'shop' }));
-        expect(msg).toBe(
-          `the server at ${h.url} is not a Kubernetes API server: it answered 404 (not found) to every request (GET /api/v1/namespaces: not found)`,
-        );
-      }),
+      fc.asyncProperty(
+        fc.subarray([...LISTED], { minLength: 1 }),
+        fc.boolean(),
+        fc.boolean(),
+        async (kinds, all, configmaps) => {
+          const asked = [...kinds, ...(configmaps ? (['configmaps'] as const) : [])];
+          const msg = await userError(read(config, { kinds: asked, allNamespaces: all, namespace: 'shop' }));
+          expect(msg).toBe(
+            `the server at ${h.url} is not a Kubernetes API server: it answered 404 (not found) to every request (GET /api/v1/namespaces: not found)`,
+          );
+        },
+      ),
       { numRuns: 15 },
     );
     const r = await runCli(['check', '-A', '--allow-partial', '--kubeconfig', config], { env: {} });
@@ -644,7 +715,9 @@ describe('9. a server that answers 404 to everything is not a Kubernetes API ser
     for (const nsStatus of [200, 403]) {
       const h = await hostile((_req, res, url) => {
         if (url.pathname === '/api/v1/namespaces')
-          return nsStatus === 200 ? send(res, 200, listBody([])) : send(res, 403, '{"kind":"Status","message":"forbidden"}');
+          return nsStatus === 200
+            ? send(res, 200, listBody([]))
+            : send(res, 403, '{"kind":"Status","message":"forbidden"}');
         send(res, 404, '{"kind":"Status","message":"the server could not find the requested resource"}');
       });
       const snap = await read(await kubeconfig({ server: h.url }), { kinds: ['deployments'] });
@@ -663,7 +736,8 @@ describe('13. live bodies: the nesting and density bounds of files, checked befo
     return hostile((_req, res, url) => {
       if (url.pathname === '/api/v1/pods') return send(res, 200, page);
       if (url.pathname === '/api/v1/namespaces') return send(res, 200, listBody([{ metadata: { name: 'linkerd' } }]));
-      if (/\/(configmaps|secrets)\//.test(url.pathname)) return named === undefined ? send(res, 404, '{}') : send(res, 200, named);
+      if (/\/(configmaps|secrets)\//.test(url.pathname))
+        return named === undefined ? send(res, 404, '{}') : send(res, 200, named);
       send(res, 200, listBody([]));
     });
   }
@@ -686,14 +760,18 @@ describe('13. live bodies: the nesting and density bounds of files, checked befo
 
   it('a named object (parsed whole) too deep: unavailable, asked once', async () => {
     const h = await serving(listBody([]), `{"kind":"ConfigMap","metadata":{"name":"x"},"data":${nested(300)}}`);
-    const snap = await read(await kubeconfig({ server: h.url }), { kinds: ['namespaces', 'mutatingwebhookconfigurations', 'configmaps'] });
+    const snap = await read(await kubeconfig({ server: h.url }), {
+      kinds: ['namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
+    });
     expect(snap.unavailable.configmaps).toBe('the API server sent JSON nested more than 200 levels deep');
   });
 
   it('live accepts exactly the nesting a file accepts (property)', async () => {
     const dir = await tempDir();
     let page = ''; // read by the server at request time
-    const server = await hostile((_req, res, url) => send(res, 200, url.pathname === '/api/v1/pods' ? page : listBody([])));
+    const server = await hostile((_req, res, url) =>
+      send(res, 200, url.pathname === '/api/v1/pods' ? page : listBody([])),
+    );
     const config = await kubeconfig({ server: server.url });
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 190, max: 205 }), async (depth) => {
@@ -718,7 +796,11 @@ describe('13. live bodies: the nesting and density bounds of files, checked befo
       items[i * 3] = 0x7b;
       items[i * 3 + 1] = 0x7d;
     }
-    const page = Buffer.concat([Buffer.from('{"kind":"PodList","apiVersion":"v1","metadata":{},"items":['), items, Buffer.from(']}')]);
+    const page = Buffer.concat([
+      Buffer.from('{"kind":"PodList","apiVersion":"v1","metadata":{},"items":['),
+      items,
+      Buffer.from(']}'),
+    ]);
     const h = await serving(page);
     const config = await kubeconfig({ server: h.url });
     await read(config, { kinds: ['services'] }); // warm up
@@ -731,14 +813,21 @@ describe('13. live bodies: the nesting and density bounds of files, checked befo
     } finally {
       clearInterval(sampler);
     }
-    expect(snap.unavailable.pods).toMatch(/^the API server sent \d+ JSON values in 20 MiB: denser than Kubernetes objects, refused to bound memory$/);
+    expect(snap.unavailable.pods).toMatch(
+      /^the API server sent \d+ JSON values in 20 MiB: denser than Kubernetes objects, refused to bound memory$/,
+    );
     expect(h.requests.filter((p) => p === '/api/v1/pods')).toHaveLength(1);
     expect(Math.max(peak, process.memoryUsage.rss()) - before).toBeLessThan(200 * MiB); // the old code took ~700 MiB
   });
 
   it('a page with more items than --max-objects: refused before its items are parsed', async () => {
-    const h = await serving(listBody(Array.from({ length: 11 }, (_, i) => ({ metadata: { name: `p${i}`, namespace: 'shop' } }))));
-    const snap = await read(await kubeconfig({ server: h.url }), { kinds: ['pods', 'services'], limits: { maxObjects: 10 } });
+    const h = await serving(
+      listBody(Array.from({ length: 11 }, (_, i) => ({ metadata: { name: `p${i}`, namespace: 'shop' } }))),
+    );
+    const snap = await read(await kubeconfig({ server: h.url }), {
+      kinds: ['pods', 'services'],
+      limits: { maxObjects: 10 },
+    });
     expect(snap.unavailable).toEqual({ pods: 'more than 10 pods in one page (--max-objects)' });
   });
 

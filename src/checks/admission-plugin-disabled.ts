@@ -63,10 +63,18 @@ export default defineCheck({
     const failures = webhookCallFailures(m);
     for (const { mesh, webhooks } of m.meshes) {
       const first = off[0]!;
-      const names = off.map((x) => `${x.i.source.kind} ${x.i.source.namespace ? `${x.i.source.namespace}/` : ''}${x.i.source.name}`);
+      const names = off.map(
+        (x) => `${x.i.source.kind} ${x.i.source.namespace ? `${x.i.source.namespace}/` : ''}${x.i.source.name}`,
+      );
       const which =
-        off.length === all.length ? (all.length === 1 ? 'The API server' : `All ${all.length} API servers`) : `${off.length} of ${all.length} API servers`;
-      const flag = first.s.flag ?? `no --enable-admission-plugins=${MUTATING_PLUGIN} (version ${version?.gitVersion || `${version?.major}.${version?.minor}`})`;
+        off.length === all.length
+          ? all.length === 1
+            ? 'The API server'
+            : `All ${all.length} API servers`
+          : `${off.length} of ${all.length} API servers`;
+      const flag =
+        first.s.flag ??
+        `no --enable-admission-plugins=${MUTATING_PLUGIN} (version ${version?.gitVersion || `${version?.major}.${version?.minor}`})`;
       const effect =
         off.length === all.length
           ? `no mutating webhook is ever called, so no pod gets the ${meshTitle(mesh)} proxy, and nothing fails or records an event`
@@ -76,7 +84,11 @@ export default defineCheck({
       yield {
         mesh,
         message: `${which} (${names.join(', ')}) run${off.length === 1 && all.length === 1 ? 's' : ''} with ${flag}, which turns the ${MUTATING_PLUGIN} admission plugin off: ${effect}.`,
-        resource: { kind: first.i.source.kind, ...(first.i.source.namespace ? { namespace: first.i.source.namespace } : {}), name: first.i.source.name },
+        resource: {
+          kind: first.i.source.kind,
+          ...(first.i.source.namespace ? { namespace: first.i.source.namespace } : {}),
+          name: first.i.source.name,
+        },
         affectedPods: missing,
         causeKey: { kind: 'webhook-broken', mesh },
         evidence: {

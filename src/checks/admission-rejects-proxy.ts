@@ -114,7 +114,8 @@ function signsOf(m: Model, w: Workload, mesh: MeshName): { names: string[]; caps
   };
 }
 
-const wordIn = (text: string, word: string) => new RegExp(`(^|[^A-Za-z0-9_.-])${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^A-Za-z0-9_-])`).test(text);
+const wordIn = (text: string, word: string) =>
+  new RegExp(`(^|[^A-Za-z0-9_.-])${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^A-Za-z0-9_-])`).test(text);
 
 /** The pod template's containers' values for a resource ("cpu", "memory"): limits and requests, parsed. */
 function templateValues(w: Workload, resource: string, kind: 'limits' | 'requests'): (number | undefined)[] {
@@ -136,8 +137,15 @@ function limitItems(message: string, w: Workload): string[] {
     }
     if (which && value) {
       const v = parseQuantity(value);
-      if (templateValues(w, resource!, which === 'limit' ? 'limits' : 'requests').some((t) => t !== undefined && t === v)) continue; // an app container's own value
-    } else if (missing && templateValues(w, resource!, missing === 'limit' ? 'limits' : 'requests').some((t) => t === undefined)) continue; // an app container lacks it too
+      if (
+        templateValues(w, resource!, which === 'limit' ? 'limits' : 'requests').some((t) => t !== undefined && t === v)
+      )
+        continue; // an app container's own value
+    } else if (
+      missing &&
+      templateValues(w, resource!, missing === 'limit' ? 'limits' : 'requests').some((t) => t === undefined)
+    )
+      continue; // an app container lacks it too
     out.push(text!);
     if (out.length >= 16) break;
   }
@@ -158,12 +166,19 @@ function limitItems(message: string, w: Workload): string[] {
 /** A pod template change under spec.securityContext, where the workload's template has a plain path (not for Jobs, CronJobs or Pods). */
 function podSecurityContext(w: Workload, path: string, key: string, value: string | boolean): Step[] {
   // A manifest (check -f) is edited in its file, whatever its kind; a live Job's or CronJob's template path is not a plain patch.
-  const plain = !!w.manifest || (['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet'].includes(w.kind) && !!w.templatePath);
+  const plain =
+    !!w.manifest || (['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet'].includes(w.kind) && !!w.templatePath);
   return plain
     ? [
         {
           kind: 'edit',
-          target: { kind: w.kind, namespace: w.namespace, name: w.name, ...(w.manifest ? { manifest: w.manifest } : {}), templatePath: w.templatePath },
+          target: {
+            kind: w.kind,
+            namespace: w.namespace,
+            name: w.name,
+            ...(w.manifest ? { manifest: w.manifest } : {}),
+            templatePath: w.templatePath,
+          },
           template: true,
           path,
           changes: [{ key, value }],
@@ -176,7 +191,14 @@ function podSecurityContext(w: Workload, path: string, key: string, value: strin
 }
 
 /** Pod Security: what to change for each item about the injected containers. */
-function podSecurityFix(m: Model, w: Workload, mesh: MeshName, items: PodSecurityItem[], level: string, cpNs: string): Step[] {
+function podSecurityFix(
+  m: Model,
+  w: Workload,
+  mesh: MeshName,
+  items: PodSecurityItem[],
+  level: string,
+  cpNs: string,
+): Step[] {
   const p = profileOf(mesh);
   const cniOn = p.cni?.enabled(m, w)?.enabled;
   const out: Step[] = [];
@@ -191,7 +213,10 @@ function podSecurityFix(m: Model, w: Workload, mesh: MeshName, items: PodSecurit
     for (const c of i.containers.filter((n) => injectedNames(p).includes(n))) {
       const own = rule ? p.runtime.restrictedFix?.(rule, c, cpNs) : undefined;
       if (rule === 'seccompProfile') {
-        once('seccomp', () => [...podSecurityContext(w, 'spec.securityContext.seccompProfile', 'type', 'RuntimeDefault'), ...(own ?? [])]);
+        once('seccomp', () => [
+          ...podSecurityContext(w, 'spec.securityContext.seccompProfile', 'type', 'RuntimeDefault'),
+          ...(own ?? []),
+        ]);
       } else if (rule === 'runAsNonRoot' && /pod or/.test(i.detail)) {
         once('nonroot', () => [...podSecurityContext(w, 'spec.securityContext', 'runAsNonRoot', true), ...(own ?? [])]);
       } else if (own) {
@@ -200,7 +225,9 @@ function podSecurityFix(m: Model, w: Workload, mesh: MeshName, items: PodSecurit
         // The init container without the CNI plugin runs as root or privileged: the plugin replaces it.
         once('cni', () => p.cni!.install(cpNs));
       } else {
-        once(`${i.reason}/${c}`, () => [comment`${meshTitle(mesh)} sets ${i.reason} on ${c} itself: ${printable(i.detail, 200)}`]);
+        once(`${i.reason}/${c}`, () => [
+          comment`${meshTitle(mesh)} sets ${i.reason} on ${c} itself: ${printable(i.detail, 200)}`,
+        ]);
       }
     }
   }
@@ -211,7 +238,9 @@ function podSecurityFix(m: Model, w: Workload, mesh: MeshName, items: PodSecurit
         [
           {
             label: text`or enforce baseline instead, which lowers Pod Security for every pod in namespace ${w.namespace}`,
-            steps: [cmd`kubectl label namespace ${w.namespace} ${'pod-security.kubernetes.io/enforce=baseline'} --overwrite`],
+            steps: [
+              cmd`kubectl label namespace ${w.namespace} ${'pod-security.kubernetes.io/enforce=baseline'} --overwrite`,
+            ],
           },
         ],
       ),
@@ -222,7 +251,10 @@ function podSecurityFix(m: Model, w: Workload, mesh: MeshName, items: PodSecurit
 /** The Gatekeeper constraints or Kyverno policies a denial names. */
 function policiesOf(hook: string, reason: string): { engine: string; objects: string[] } {
   if (/gatekeeper/.test(hook))
-    return { engine: 'Gatekeeper', objects: [...new Set([...reason.matchAll(/^\[([^\]\n]{1,253})\] /gm)].map((x) => x[1]!))].slice(0, 16) };
+    return {
+      engine: 'Gatekeeper',
+      objects: [...new Set([...reason.matchAll(/^\[([^\]\n]{1,253})\] /gm)].map((x) => x[1]!))].slice(0, 16),
+    };
   if (/kyverno/.test(hook)) {
     const after = reason.split(/was blocked due to the following polic(?:ies|y)/)[1];
     const names = after ? [...after.matchAll(/^([A-Za-z0-9][A-Za-z0-9.-]{0,252}):\s*$/gm)].map((x) => x[1]!) : [];
@@ -242,7 +274,10 @@ export default defineCheck({
       (msg): Match | undefined => {
         // A webhook's denial first: Kyverno's podSecurity rule quotes a "violates PodSecurity" text of its own.
         const d = DENIED.exec(msg);
-        if (d) return webhookMesh({ name: d[1]!, configName: '' }) ? undefined : { layer: 'policy-engine', message: msg, hook: d[1]! };
+        if (d)
+          return webhookMesh({ name: d[1]!, configName: '' })
+            ? undefined
+            : { layer: 'policy-engine', message: msg, hook: d[1]! };
         const psa = podSecurityViolation(msg);
         if (psa) return { layer: 'pod-security', message: msg, psa };
         if (SCC.test(msg)) return { layer: 'openshift-scc', message: msg };
@@ -299,22 +334,37 @@ function predictedItems(m: Model, w: Workload, mesh: MeshName): PodSecurityItem[
   const p = profileOf(mesh);
   const cni = p.cni ? p.cni.enabled(m, w) : { enabled: false, from: '' };
   if (!cni) return undefined; // which containers the injector adds is not known
-  const pod = isObj(podSpec(w.template).securityContext) ? (podSpec(w.template).securityContext as Record<string, any>) : {};
+  const pod = isObj(podSpec(w.template).securityContext)
+    ? (podSpec(w.template).securityContext as Record<string, any>)
+    : {};
   const podNonRoot = pod.runAsNonRoot === true;
   const podSeccomp = isObj(pod.seccompProfile) ? str(pod.seccompProfile.type) : undefined;
   const items: PodSecurityItem[] = [];
-  const add = (reason: string, c: string, detail: string) => items.push({ reason, detail: `container "${c}" ${detail}`, containers: [c] });
+  const add = (reason: string, c: string, detail: string) =>
+    items.push({ reason, detail: `container "${c}" ${detail}`, containers: [c] });
   for (const c of p.runtime.injected(m, w, cni.enabled)) {
     if (!cni.enabled && p.cni && c.name === p.cni.privilegedInit.name) continue;
     const sc = c.securityContext;
     if (sc.privileged === true) add('privileged', c.name, 'must not set securityContext.privileged=true');
-    if (sc.allowPrivilegeEscalation !== false) add('allowPrivilegeEscalation != false', c.name, 'must set securityContext.allowPrivilegeEscalation=false');
+    if (sc.allowPrivilegeEscalation !== false)
+      add('allowPrivilegeEscalation != false', c.name, 'must set securityContext.allowPrivilegeEscalation=false');
     const extra = (sc.add ?? []).filter((x) => x !== 'NET_BIND_SERVICE');
-    if (!(sc.drop ?? []).includes('ALL')) add('unrestricted capabilities', c.name, 'must set securityContext.capabilities.drop=["ALL"]');
-    if (extra.length) add('unrestricted capabilities', c.name, `must not include ${extra.map((x) => `"${x}"`).join(', ')} in securityContext.capabilities.add`);
-    if (sc.runAsNonRoot === false) add('runAsNonRoot != true', c.name, 'must not set securityContext.runAsNonRoot=false');
+    if (!(sc.drop ?? []).includes('ALL'))
+      add('unrestricted capabilities', c.name, 'must set securityContext.capabilities.drop=["ALL"]');
+    if (extra.length)
+      add(
+        'unrestricted capabilities',
+        c.name,
+        `must not include ${extra.map((x) => `"${x}"`).join(', ')} in securityContext.capabilities.add`,
+      );
+    if (sc.runAsNonRoot === false)
+      add('runAsNonRoot != true', c.name, 'must not set securityContext.runAsNonRoot=false');
     else if (sc.runAsNonRoot === undefined && !podNonRoot)
-      items.push({ reason: 'runAsNonRoot != true', detail: `pod or container "${c.name}" must set securityContext.runAsNonRoot=true`, containers: [c.name] });
+      items.push({
+        reason: 'runAsNonRoot != true',
+        detail: `pod or container "${c.name}" must set securityContext.runAsNonRoot=true`,
+        containers: [c.name],
+      });
     if (sc.runAsUser === 0) add('runAsUser=0', c.name, 'must not set runAsUser=0');
     if (!RESTRICTED_SECCOMP.includes(sc.seccomp ?? podSeccomp ?? ''))
       items.push({
@@ -380,7 +430,11 @@ function finding(
         layer,
         namespace: w.namespace,
         level: v.level,
-        violations: items.map((i) => ({ reason: i.reason, detail: printable(i.detail, 400), containers: i.containers })),
+        violations: items.map((i) => ({
+          reason: i.reason,
+          detail: printable(i.detail, 400),
+          containers: i.containers,
+        })),
         injectedFrom: p.runtime.injectedFrom,
         rule: 'kubernetes/pod-security-admission 8f84a87c policy/check_*.go',
         events,
@@ -389,7 +443,9 @@ function finding(
     };
   }
   if (layer === 'openshift-scc') {
-    const uids = [...msg.matchAll(/runAsUser: Invalid value: (\d{1,10}): must be in the ranges: \[(\d{1,10}), (\d{1,10})\]/g)].map((x) => ({
+    const uids = [
+      ...msg.matchAll(/runAsUser: Invalid value: (\d{1,10}): must be in the ranges: \[(\d{1,10}), (\d{1,10})\]/g),
+    ].map((x) => ({
       uid: Number(x[1]),
       range: [Number(x[2]), Number(x[3])],
     }));
@@ -398,7 +454,9 @@ function finding(
     const ours = uids.filter((u) => signs.uids.includes(u.uid));
     const ourCaps = caps.filter((c) => signs.caps.includes(c));
     if (ours.length === 0 && ourCaps.length === 0 && !signs.names.some((n) => wordIn(msg, n))) return undefined;
-    const providers = [...new Set([...msg.matchAll(/provider "?([a-z0-9][a-z0-9.-]{0,252})"?: /g)].map((x) => x[1]!))].slice(0, 16);
+    const providers = [
+      ...new Set([...msg.matchAll(/provider "?([a-z0-9][a-z0-9.-]{0,252})"?: /g)].map((x) => x[1]!)),
+    ].slice(0, 16);
     const why = [
       ...ours.map((u) => `UID ${u.uid} is outside the namespace's range ${u.range[0]}-${u.range[1]}`),
       ...(ourCaps.length ? [`${ourCaps.join(', ')} may not be added`] : []),
@@ -442,9 +500,17 @@ function finding(
       },
       fix: [
         comment`exempt the containers ${meshTitle(mesh)} injects, ${signs.names.join(', ')}, from the rule, or the namespace from it, in the ${engine === 'the webhook' ? 'policy behind the webhook' : kind!}`,
-        ...(engine === 'Gatekeeper' ? objects.map((o) => cmd`kubectl get constraints -o wide --field-selector ${`metadata.name=${o}`}`) : []),
-        ...(engine === 'Kyverno' ? objects.map((o) => cmd`kubectl get clusterpolicy,policy -A --field-selector ${`metadata.name=${o}`} -o yaml`) : []),
-        ...(engine === 'Kyverno' ? [comment`a Kyverno PolicyException can exempt the containers of the mesh without changing the policy`] : []),
+        ...(engine === 'Gatekeeper'
+          ? objects.map((o) => cmd`kubectl get constraints -o wide --field-selector ${`metadata.name=${o}`}`)
+          : []),
+        ...(engine === 'Kyverno'
+          ? objects.map(
+              (o) => cmd`kubectl get clusterpolicy,policy -A --field-selector ${`metadata.name=${o}`} -o yaml`,
+            )
+          : []),
+        ...(engine === 'Kyverno'
+          ? [comment`a Kyverno PolicyException can exempt the containers of the mesh without changing the policy`]
+          : []),
         retry,
       ],
     };
@@ -458,7 +524,13 @@ function finding(
   return {
     ...base,
     message: `${names.length ? `LimitRange ${names.join(', ')}` : 'A LimitRange'} in namespace ${w.namespace} refuses the resources of ${meshTitle(mesh)}'s injected containers, so ${id} cannot create its pods: ${printable(items.join('; '), 300)}.`,
-    evidence: { layer, namespace: w.namespace, limitRanges: m.has('limitranges') ? names : 'not read', violations: items, events },
+    evidence: {
+      layer,
+      namespace: w.namespace,
+      limitRanges: m.has('limitranges') ? names : 'not read',
+      violations: items,
+      events,
+    },
     fix: [
       comment`give the containers ${meshTitle(mesh)} injects resources within the LimitRange${Object.values(ann).length ? lit(`, with the pod template annotations ${Object.values(ann).join(', ')},`) : lit('')} or widen the LimitRange`,
       ...names.map((n) => cmd`kubectl get limitrange ${n} -n ${w.namespace} -o yaml`),
@@ -468,7 +540,8 @@ function finding(
 }
 
 /** A LimitRange item's value for a resource, in units. */
-const bound = (item: Record<string, any>, field: string, r: 'cpu' | 'memory') => (isObj(item[field]) ? quantityUnits(r, item[field][r]) : undefined);
+const bound = (item: Record<string, any>, field: string, r: 'cpu' | 'memory') =>
+  isObj(item[field]) ? quantityUnits(r, item[field][r]) : undefined;
 
 /**
  * The LimitRange `Container` items of the namespace that the resources the injector gives its
@@ -478,7 +551,11 @@ const bound = (item: Record<string, any>, field: string, r: 'cpu' | 'memory') =>
  * template's annotations, facts/resources.ts proxyConfig; the init container's from the profile);
  * a value it leaves unset gets the LimitRange's default, which the LimitRange fits by its own rules.
  */
-function limitRangeItems(m: Model, w: Workload, mesh: MeshName): { limitRange: string; container: string; text: string }[] {
+function limitRangeItems(
+  m: Model,
+  w: Workload,
+  mesh: MeshName,
+): { limitRange: string; container: string; text: string }[] {
   const ranges = m.list('limitranges').filter((lr) => lr.metadata?.namespace === w.namespace);
   if (ranges.length === 0) return [];
   const p = profileOf(mesh);
@@ -491,7 +568,9 @@ function limitRangeItems(m: Model, w: Workload, mesh: MeshName): { limitRange: s
     ...(quantityUnits('memory', x.memory) !== undefined ? { memory: quantityUnits('memory', x.memory)! } : {}),
   });
   const init: Resources = initR ? { requests: units(initR.requests), limits: units(initR.limits) } : proxy;
-  if (initR) for (const r of ['cpu', 'memory'] as const) if (init.requests[r] === undefined && init.limits[r] !== undefined) init.requests[r] = init.limits[r];
+  if (initR)
+    for (const r of ['cpu', 'memory'] as const)
+      if (init.requests[r] === undefined && init.limits[r] !== undefined) init.requests[r] = init.limits[r];
   const out: { limitRange: string; container: string; text: string }[] = [];
   for (const lr of ranges) {
     const spec = isObj(lr.spec) ? lr.spec : {};
@@ -509,9 +588,13 @@ function limitRangeItems(m: Model, w: Workload, mesh: MeshName): { limitRange: s
           if (max !== undefined && limit !== undefined && limit > max)
             say(`maximum ${r} usage per Container is ${formatUnits(r, max)}, but limit is ${formatUnits(r, limit)}`);
           if (min !== undefined && request !== undefined && request < min)
-            say(`minimum ${r} usage per Container is ${formatUnits(r, min)}, but request is ${formatUnits(r, request)}`);
+            say(
+              `minimum ${r} usage per Container is ${formatUnits(r, min)}, but request is ${formatUnits(r, request)}`,
+            );
           if (ratio !== undefined && limit !== undefined && request && limit / request > ratio)
-            say(`${r} max limit to request ratio per Container is ${ratio}, but provided ratio is ${(limit / request).toFixed(6)}`);
+            say(
+              `${r} max limit to request ratio per Container is ${ratio}, but provided ratio is ${(limit / request).toFixed(6)}`,
+            );
         }
       }
     }

@@ -12,7 +12,14 @@ import type { CheckMeta } from './types.js';
  * The controllers the Model resolves pods to (Pod -> ReplicaSet -> Deployment, Job -> CronJob,
  * StatefulSet, DaemonSet): every check that judges workloads reads them when it can.
  */
-const WORKLOAD_KINDS: readonly KindKey[] = ['deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'replicasets'];
+const WORKLOAD_KINDS: readonly KindKey[] = [
+  'deployments',
+  'statefulsets',
+  'daemonsets',
+  'jobs',
+  'cronjobs',
+  'replicasets',
+];
 
 /** A check's metadata but its id (which is the entry's key). */
 export type CatalogEntry = Omit<CheckMeta, 'id'>;
@@ -21,7 +28,8 @@ export const CATALOG = {
   'namespace-not-enabled': {
     code: 'MD1001',
     title: 'Namespace not enabled for injection',
-    description: 'A namespace with workloads has no injection marker for an installed mesh, so its pods are created without a proxy.',
+    description:
+      'A namespace with workloads has no injection marker for an installed mesh, so its pods are created without a proxy.',
     severity: 'warning',
     inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
     optionalInputs: [...WORKLOAD_KINDS, 'configmaps', 'serviceaccounts'],
@@ -29,7 +37,8 @@ export const CATALOG = {
   'pod-opted-out': {
     code: 'MD1002',
     title: 'Pod template opts out of injection',
-    description: 'A workload in a namespace enabled for injection opts its pods out through its pod template, so they run without a proxy.',
+    description:
+      'A workload in a namespace enabled for injection opts its pods out through its pod template, so they run without a proxy.',
     severity: 'warning',
     inputs: [],
     optionalInputs: [...WORKLOAD_KINDS, 'pods', 'namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
@@ -37,7 +46,8 @@ export const CATALOG = {
   'pod-predates-enablement': {
     code: 'MD1003',
     title: 'Pods predate the injection marker',
-    description: 'Pods run without a proxy because they were created before their namespace or pod template asked for injection; only new pods are injected.',
+    description:
+      'Pods run without a proxy because they were created before their namespace or pod template asked for injection; only new pods are injected.',
     severity: 'error',
     inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
     optionalInputs: [...WORKLOAD_KINDS, 'configmaps', 'serviceaccounts'],
@@ -58,7 +68,14 @@ export const CATALOG = {
       'A namespace or workload carries an injection marker with an invalid value, the wrong key, or in the wrong place, so it asks for injection but does nothing; or a namespace whose markers ask both meshes to inject its pods.',
     severity: 'error',
     inputs: [],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations', 'serviceaccounts'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'pods',
+      'configmaps',
+      'namespaces',
+      'mutatingwebhookconfigurations',
+      'serviceaccounts',
+    ],
   },
   'webhook-excludes-namespace': {
     code: 'MD1006',
@@ -148,7 +165,14 @@ export const CATALOG = {
       "FailedCreate events show a mesh's injection webhook refusing a workload's pods (admission webhook denied the request), for instance over an invalid mesh annotation: the reason is quoted.",
     severity: 'error',
     inputs: ['events'],
-    optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'pods', 'namespaces', 'configmaps'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'mutatingwebhookconfigurations',
+      'services',
+      'pods',
+      'namespaces',
+      'configmaps',
+    ],
   },
   'pod-security-blocks-init': {
     code: 'MD1019',
@@ -175,7 +199,15 @@ export const CATALOG = {
       "FailedCreate events show a layer after the mesh's webhook refusing the injected pod over the containers the mesh added: Pod Security restricted (seccomp, runAsNonRoot, capabilities.drop), OpenShift's SecurityContextConstraints, a policy engine (Gatekeeper, Kyverno) or a LimitRange; the layer, its object and its fix are named.",
     severity: 'error',
     inputs: ['events'],
-    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'pods', 'configmaps', 'limitranges', 'serviceaccounts'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'namespaces',
+      'mutatingwebhookconfigurations',
+      'pods',
+      'configmaps',
+      'limitranges',
+      'serviceaccounts',
+    ],
   },
   'proxy-cannot-start': {
     code: 'MD1022',
@@ -184,12 +216,20 @@ export const CATALOG = {
       "Injected pods cannot start because a container the mesh added keeps failing (its init or validation container, its proxy) or its image cannot be pulled: the mesh's own reason (an exit code, an iptables error, a missing or duplicate Service, a ServiceAccount its ACLs refuse, a CNI agent skipping the namespace) and its fix.",
     severity: 'error',
     inputs: ['pods'],
-    optionalInputs: [...WORKLOAD_KINDS, 'events', 'services', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'events',
+      'services',
+      'configmaps',
+      'namespaces',
+      'mutatingwebhookconfigurations',
+    ],
   },
   'webhook-missing': {
     code: 'MD2001',
     title: 'Mesh injection webhook missing',
-    description: 'A mesh is installed but no MutatingWebhookConfiguration registers its injection webhook, so every new pod is created without a proxy.',
+    description:
+      'A mesh is installed but no MutatingWebhookConfiguration registers its injection webhook, so every new pod is created without a proxy.',
     severity: 'error',
     inputs: ['mutatingwebhookconfigurations'],
     optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'pods', 'configmaps'],
@@ -197,7 +237,8 @@ export const CATALOG = {
   'webhook-no-endpoints': {
     code: 'MD2002',
     title: 'Injection webhook has no endpoints',
-    description: "A mesh injection webhook's Service is missing or has no ready endpoint on the port the webhook calls, so every injection call fails.",
+    description:
+      "A mesh injection webhook's Service is missing or has no ready endpoint on the port the webhook calls, so every injection call fails.",
     severity: 'error',
     inputs: ['mutatingwebhookconfigurations', 'services'],
     optionalInputs: [...WORKLOAD_KINDS, 'endpointslices', 'endpoints', 'pods', 'namespaces', 'configmaps'],
@@ -205,7 +246,8 @@ export const CATALOG = {
   'injector-unavailable': {
     code: 'MD2003',
     title: 'Injector unavailable',
-    description: "A mesh's injector Deployment has no available replica, its pods crash-loop or are not Ready, or it is missing while its webhook exists.",
+    description:
+      "A mesh's injector Deployment has no available replica, its pods crash-loop or are not Ready, or it is missing while its webhook exists.",
     severity: 'error',
     inputs: ['deployments'],
     optionalInputs: [
@@ -228,11 +270,20 @@ export const CATALOG = {
   'injector-oomkilled': {
     code: 'MD2004',
     title: 'Injector OOMKilled',
-    description: "A container of a mesh's injector pods was killed for exceeding its memory limit, taking the injection webhook down while it restarts.",
+    description:
+      "A container of a mesh's injector pods was killed for exceeding its memory limit, taking the injection webhook down while it restarts.",
     severity: 'error',
     inputs: ['pods'],
     // endpoints: whether a control-plane namespace holding no object was read at all (controlplane.ts namespaceRead).
-    optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'namespaces', 'configmaps', 'endpoints', 'endpointslices'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'mutatingwebhookconfigurations',
+      'services',
+      'namespaces',
+      'configmaps',
+      'endpoints',
+      'endpointslices',
+    ],
   },
   'webhook-ca-expired': {
     code: 'MD2005',
@@ -245,7 +296,8 @@ export const CATALOG = {
   'webhook-ca-expiring': {
     code: 'MD2006',
     title: 'Webhook CA certificate expiring soon',
-    description: "A certificate in a mesh injection webhook's caBundle expires within the warning window (--cert-expiry-warning, default 60 days).",
+    description:
+      "A certificate in a mesh injection webhook's caBundle expires within the warning window (--cert-expiry-warning, default 60 days).",
     severity: 'warning',
     inputs: ['mutatingwebhookconfigurations'],
   },
@@ -270,7 +322,8 @@ export const CATALOG = {
   'identity-cert-expiring': {
     code: 'MD2009',
     title: 'Mesh identity certificate expiring soon',
-    description: "A mesh's trust anchor or identity issuer certificate expires within the warning window (--cert-expiry-warning, default 60 days).",
+    description:
+      "A mesh's trust anchor or identity issuer certificate expires within the warning window (--cert-expiry-warning, default 60 days).",
     severity: 'warning',
     inputs: ['configmaps'],
     optionalInputs: ['secrets'],
@@ -278,7 +331,8 @@ export const CATALOG = {
   'identity-cert-expired': {
     code: 'MD2010',
     title: 'Mesh identity certificate expired',
-    description: "A mesh's trust anchor or identity issuer certificate has expired or is not valid yet, so proxies cannot get or verify identities.",
+    description:
+      "A mesh's trust anchor or identity issuer certificate has expired or is not valid yet, so proxies cannot get or verify identities.",
     severity: 'error',
     inputs: ['configmaps'],
     optionalInputs: ['secrets'],
@@ -286,10 +340,18 @@ export const CATALOG = {
   'webhook-call-failed': {
     code: 'MD2011',
     title: 'API server failed calling the injection webhook',
-    description: 'FailedCreate events show the API server failing to call a mesh injection webhook, so a controller cannot create its pods.',
+    description:
+      'FailedCreate events show the API server failing to call a mesh injection webhook, so a controller cannot create its pods.',
     severity: 'error',
     inputs: ['events'],
-    optionalInputs: [...WORKLOAD_KINDS, 'mutatingwebhookconfigurations', 'services', 'pods', 'namespaces', 'configmaps'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'mutatingwebhookconfigurations',
+      'services',
+      'pods',
+      'namespaces',
+      'configmaps',
+    ],
   },
   'proxy-missing-beside-meshed': {
     code: 'MD2012',
@@ -319,7 +381,15 @@ export const CATALOG = {
       "A workload's proxy is (or will be) a native sidecar, but the API server or some nodes run a Kubernetes version older than 1.29, where native sidecars are off: its pods hang in initialization.",
     severity: 'error',
     inputs: [],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'nodes', 'namespaces', 'mutatingwebhookconfigurations', 'configmaps', 'serviceaccounts'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'pods',
+      'nodes',
+      'namespaces',
+      'mutatingwebhookconfigurations',
+      'configmaps',
+      'serviceaccounts',
+    ],
     serverInputs: ['version'],
   },
   'proxy-outdated': {
@@ -329,7 +399,14 @@ export const CATALOG = {
       "A workload's pods run an older proxy than the one its mesh's injector injects now (created before the control plane was upgraded): restart them; an error once they trail by more releases than the mesh supports.",
     severity: 'warning',
     inputs: ['pods'],
-    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'services', 'configmaps', 'serviceaccounts'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'namespaces',
+      'mutatingwebhookconfigurations',
+      'services',
+      'configmaps',
+      'serviceaccounts',
+    ],
   },
   'injector-rbac-missing': {
     code: 'MD2050',
@@ -353,10 +430,20 @@ export const CATALOG = {
   'kubernetes-version-unsupported': {
     code: 'MD2051',
     title: "Kubernetes version outside the mesh's supported range",
-    description: "The API server or the nodes run a Kubernetes version outside the range the installed mesh release supports, by the mesh's own support table.",
+    description:
+      "The API server or the nodes run a Kubernetes version outside the range the installed mesh release supports, by the mesh's own support table.",
     severity: 'warning',
     inputs: [],
-    optionalInputs: ['deployments', 'replicasets', 'nodes', 'mutatingwebhookconfigurations', 'services', 'pods', 'namespaces', 'configmaps'],
+    optionalInputs: [
+      'deployments',
+      'replicasets',
+      'nodes',
+      'mutatingwebhookconfigurations',
+      'services',
+      'pods',
+      'namespaces',
+      'configmaps',
+    ],
     serverInputs: ['version'],
   },
   'webhook-overlap': {
@@ -384,7 +471,15 @@ export const CATALOG = {
       "The API server's flags (its kube-apiserver pod in kube-system, or k3s's node annotation) turn the MutatingAdmissionWebhook admission plugin off, so no injection webhook is ever called and pods get no proxy without any error.",
     severity: 'error',
     inputs: [],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'nodes', 'namespaces', 'mutatingwebhookconfigurations', 'events', 'configmaps'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'pods',
+      'nodes',
+      'namespaces',
+      'mutatingwebhookconfigurations',
+      'events',
+      'configmaps',
+    ],
     serverInputs: ['version', 'apiserverPods'],
   },
   'webhook-port-blocked': {
@@ -394,7 +489,16 @@ export const CATALOG = {
       "A NetworkPolicy selecting a mesh's injector pods admits no traffic to the webhook's port from the API server (or, with calls timing out on EKS or GKE, the provider's firewall does not open it), so injection calls fail.",
     severity: 'error',
     inputs: ['mutatingwebhookconfigurations'],
-    optionalInputs: [...WORKLOAD_KINDS, 'networkpolicies', 'services', 'pods', 'nodes', 'namespaces', 'events', 'configmaps'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'networkpolicies',
+      'services',
+      'pods',
+      'nodes',
+      'namespaces',
+      'events',
+      'configmaps',
+    ],
   },
   'webhook-failing-open': {
     code: 'MD2042',

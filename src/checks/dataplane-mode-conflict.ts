@@ -39,7 +39,9 @@ export default defineCheck({
         const title = meshTitle(mesh);
         const workloads = m.appWorkloadsIn(ns);
         const sidecar = workloads.filter((w) => podStates(w).meshed.has(mesh));
-        const enrolled = workloads.filter((w) => podStates(w).active.some((p) => mode.enrolment(p).state === 'enrolled'));
+        const enrolled = workloads.filter((w) =>
+          podStates(w).active.some((p) => mode.enrolment(p).state === 'enrolled'),
+        );
         const active = workloads.reduce((n, w) => n + podStates(w).active.length, 0);
         const markers = c.markers.map((x) => x.split('=')[0]!);
         const keepSidecars = namespaceChange(m, ns, 'labels', [{ key: mode.label.key }]);
@@ -54,7 +56,9 @@ export default defineCheck({
         ];
         // Keep what the pods run now: ambient mode only when no pod has the sidecar and some are enrolled.
         const ambientNow = sidecar.length === 0 && enrolled.length > 0;
-        const [run, alt, altName] = ambientNow ? [keepAmbient, keepSidecars, 'sidecars'] : [keepSidecars, keepAmbient, mode.title];
+        const [run, alt, altName] = ambientNow
+          ? [keepAmbient, keepSidecars, 'sidecars']
+          : [keepSidecars, keepAmbient, mode.title];
         yield {
           mesh,
           message: `Namespace ${ns} asks ${title} for both sidecars (label ${c.markers.join(', label ')}) and ${mode.title} (label ${mode.label.key}=${mode.label.value}), so new pods get a sidecar and are left out of ${mode.title}.`,

@@ -25,4 +25,5 @@ export function defineCheck<E extends Evidence>(check: Check<E>): Check<E> {
  * fork's `.../blob/main/docs/checks`): `${base}/${id}.md`. Without one there is no URL: the pages
  * ship with meshdoctor (`meshdoctor checks ID`), and no link points to a site that may not exist.
  */
-export const docsUrl = (id: string, base: string | undefined): string | undefined => (base ? `${base.replace(/\/+$/, '')}/${id}.md` : undefined);
+export const docsUrl = (id: string, base: string | undefined): string | undefined =>
+  base ? `${base.replace(/\/+$/, '')}/${id}.md` : undefined;

@@ -36,7 +36,9 @@ export default defineCheck({
         // A mesh whose injector has no hostNetwork rule injects these pods like any other.
         if (!decision.injector.some((s) => s.kind === 'host-network' && !s.ok)) continue;
         const marker = namespaceMarker(m, mesh, m.namespace(w.namespace));
-        const asks = marker.enabled ? `namespace ${w.namespace} has ${marker.text}` : 'its pod template asks for injection';
+        const asks = marker.enabled
+          ? `namespace ${w.namespace} has ${marker.text}`
+          : 'its pod template asks for injection';
         yield {
           mesh,
           message: `${w.kind} ${w.namespace}/${w.name} uses hostNetwork, so ${meshTitle(mesh)} never injects it (by design), although ${asks}.`,

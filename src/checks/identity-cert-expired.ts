@@ -31,7 +31,9 @@ export default defineCheck({
         const anyValid = bad.length < src.certs.length;
         const first = bad[0]!;
         const when =
-          validity(first, m.now) === 'expired' ? `expired on ${first.notAfter.toISOString()}` : `is not valid until ${first.notBefore.toISOString()}`;
+          validity(first, m.now) === 'expired'
+            ? `expired on ${first.notAfter.toISOString()}`
+            : `is not valid until ${first.notBefore.toISOString()}`;
         const where = `${src.ref.kind} ${src.ref.namespace}/${src.ref.name}`;
         yield {
           mesh: p.name,
@@ -45,7 +47,9 @@ export default defineCheck({
           evidence: {
             role: src.role,
             key: src.key,
-            ...(src.role === 'trust anchor' ? { anchors: src.certs.length, validAnchors: src.certs.length - bad.length } : {}),
+            ...(src.role === 'trust anchor'
+              ? { anchors: src.certs.length, validAnchors: src.certs.length - bad.length }
+              : {}),
             certificates: bad.map((c) => ({ ...certEvidence(c, m.now), state: validity(c, m.now) })),
           },
           fix: p.identity!.fix(src, anyValid),

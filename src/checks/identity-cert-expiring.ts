@@ -32,7 +32,8 @@ export default defineCheck({
       if (m.options.mesh !== 'auto' && m.options.mesh !== p.name) continue; // --mesh: this mesh's identity is not asked about
       for (const src of p.identity!.sources(m)) {
         const managed = src.obj ? certManagerCertificate(src.obj) !== undefined : false;
-        const window = (c: Cert) => (managed ? Math.min(days, (c.notAfter.getTime() - c.notBefore.getTime()) / 3 / DAY) : days);
+        const window = (c: Cert) =>
+          managed ? Math.min(days, (c.notAfter.getTime() - c.notBefore.getTime()) / 3 / DAY) : days;
         const soon = src.certs.filter((c) => expiring(c, m.now, window(c)));
         if (soon.length === 0) continue;
         const first = soon[0]!;
@@ -40,7 +41,12 @@ export default defineCheck({
           mesh: p.name,
           message: `The ${p.title} ${src.role} certificate in ${src.ref.kind} ${src.ref.namespace}/${src.ref.name} (${first.label}) expires on ${first.notAfter.toISOString()}, within ${days} days.`,
           resource: src.ref,
-          evidence: { role: src.role, key: src.key, warningDays: days, certificates: soon.map((c) => certEvidence(c, m.now)) },
+          evidence: {
+            role: src.role,
+            key: src.key,
+            warningDays: days,
+            certificates: soon.map((c) => certEvidence(c, m.now)),
+          },
           fix: p.identity!.fix(src, true),
           affectedPods: 0, // mesh-wide: every meshed pod, not counted here
         };

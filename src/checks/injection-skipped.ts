@@ -69,7 +69,12 @@ export default defineCheck({
               count: skip.count,
               lastTimestamp: skip.lastTimestamp ?? null,
             },
-            readings: readings.map((r) => ({ reason: printable(r.reason, 256), means: r.means, source: r.source, ...(r.evidence ? r.evidence : {}) })),
+            readings: readings.map((r) => ({
+              reason: printable(r.reason, 256),
+              means: r.means,
+              source: r.source,
+              ...(r.evidence ? r.evidence : {}),
+            })),
             pods: podEvidence(pods),
             ...(hook ? { webhook: hook.name } : {}),
           },
@@ -77,7 +82,9 @@ export default defineCheck({
             ...fix,
             ...(editsTemplate ? [] : recreateCommands(w)),
             ...(hook?.service
-              ? [cmd`kubectl logs -n ${hook.service.namespace} ${`deploy/${hook.service.name}`} -c ${p.controlPlane.injector.container} --tail=200`]
+              ? [
+                  cmd`kubectl logs -n ${hook.service.namespace} ${`deploy/${hook.service.name}`} -c ${p.controlPlane.injector.container} --tail=200`,
+                ]
               : []),
           ],
         };

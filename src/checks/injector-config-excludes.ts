@@ -36,7 +36,10 @@ export default defineCheck({
   ...meta('injector-config-excludes'),
   *run(m) {
     // A policy that refuses every pod (no template setting helps) is one finding about the configuration.
-    const refusedAll = new Map<string, { mesh: string; step: InjectorStep; webhook: string; workloads: string[]; pods: string[] }>();
+    const refusedAll = new Map<
+      string,
+      { mesh: string; step: InjectorStep; webhook: string; workloads: string[]; pods: string[] }
+    >();
     for (const w of m.appWorkloads) {
       const states = podStates(w);
       if (states.hostNetwork) continue; // never injected anyway: host-network-pod
@@ -49,7 +52,13 @@ export default defineCheck({
         const { templateFix } = step.config;
         const cfgName = String(step.config.evidence.configMap ?? '');
         if (!templateFix && cfgName) {
-          const g = refusedAll.get(cfgName) ?? { mesh: d.mesh, step, webhook: d.calls.find((c) => c.called)!.webhook.name, workloads: [], pods: [] };
+          const g = refusedAll.get(cfgName) ?? {
+            mesh: d.mesh,
+            step,
+            webhook: d.calls.find((c) => c.called)!.webhook.name,
+            workloads: [],
+            pods: [],
+          };
           g.workloads.push(`${w.kind} ${w.namespace}/${w.name}`);
           g.pods.push(...states.unmeshed.map(nameOf));
           refusedAll.set(cfgName, g);
@@ -68,7 +77,9 @@ export default defineCheck({
             detail: step.detail,
             ...step.config.evidence,
             webhook: d.calls.find((c) => c.called)!.webhook.name,
-            ...(templateFix ? { templateChange: `${templateFix.field.slice(0, -1)} ${templateFix.key}=${templateFix.value}` } : {}),
+            ...(templateFix
+              ? { templateChange: `${templateFix.field.slice(0, -1)} ${templateFix.key}=${templateFix.value}` }
+              : {}),
             pods: states.unmeshed.map(nameOf),
           },
           fix,
@@ -82,7 +93,14 @@ export default defineCheck({
         message: `The ${meshTitle(g.mesh as MeshName)} injector's configuration ${cfgName} refuses every pod (${g.workloads.length} workload(s) sent to it): ${g.step.detail}.`,
         resource: { kind: 'ConfigMap', namespace, name },
         affectedPods: g.pods.length,
-        evidence: { rule: g.step.rule, detail: g.step.detail, ...g.step.config!.evidence, webhook: g.webhook, workloads: g.workloads, pods: g.pods },
+        evidence: {
+          rule: g.step.rule,
+          detail: g.step.detail,
+          ...g.step.config!.evidence,
+          webhook: g.webhook,
+          workloads: g.workloads,
+          pods: g.pods,
+        },
         fix: g.step.config!.fix,
       };
     }

@@ -34,13 +34,21 @@ export default defineCheck({
         for (const k of kills) if (!byContainer.has(k.container)) byContainer.set(k.container, k);
         const fix: Step[] = [];
         for (const k of byContainer.values()) {
-          const [flag, current] = k.memoryLimit ? ['limits', k.memoryLimit] : k.memoryRequest ? ['requests', k.memoryRequest] : ['limits', undefined];
+          const [flag, current] = k.memoryLimit
+            ? ['limits', k.memoryLimit]
+            : k.memoryRequest
+              ? ['requests', k.memoryRequest]
+              : ['limits', undefined];
           const next = (current && doubledMemory(current)) ?? '512Mi';
-          fix.push(cmd`kubectl -n ${inj.namespace} set resources ${`deploy/${inj.name}`} -c ${k.container} --${lit(flag)}=memory=${next}`);
+          fix.push(
+            cmd`kubectl -n ${inj.namespace} set resources ${`deploy/${inj.name}`} -c ${k.container} --${lit(flag)}=memory=${next}`,
+          );
           if (k.container !== profileOf(mesh).controlPlane.injector.container) continue; // the Helm values below size the injector container only
           fix.push(...profileOf(mesh).install.memoryFix(inj.namespace, inj.name, next, m));
         }
-        const old = kills.every((k) => k.readyNow && m.now.getTime() - (time(k.finishedAt)?.getTime() ?? m.now.getTime()) > DAY_MS);
+        const old = kills.every(
+          (k) => k.readyNow && m.now.getTime() - (time(k.finishedAt)?.getTime() ?? m.now.getTime()) > DAY_MS,
+        );
         // Another replica that is ready now keeps serving the webhook while a killed one restarts.
         const killed = new Set(kills.map((k) => k.pod));
         const othersReady = inj.pods.some((p) => !killed.has(nameOf(p)) && podHealth(p).ready);
@@ -57,7 +65,11 @@ export default defineCheck({
           causeKey: { kind: 'injector-oom', mesh },
           evidence: {
             deployment: `${inj.namespace}/${inj.name}`,
-            oomKilled: kills.map(({ readyNow: _r, ...k }) => ({ ...k, memoryLimit: k.memoryLimit ?? null, memoryRequest: k.memoryRequest ?? null })),
+            oomKilled: kills.map(({ readyNow: _r, ...k }) => ({
+              ...k,
+              memoryLimit: k.memoryLimit ?? null,
+              memoryRequest: k.memoryRequest ?? null,
+            })),
           },
           fix,
         };

@@ -23,7 +23,8 @@ import { reinstallCommands } from '../facts/controlplane.js';
 import { profileOf } from '../mesh/registry.js';
 import { defineCheck, meta } from './define.js';
 
-const needText = (group: string, resource: string, verbs: string[]) => `${verbs.join('/')} ${group ? `${resource}.${group}` : resource}`;
+const needText = (group: string, resource: string, verbs: string[]) =>
+  `${verbs.join('/')} ${group ? `${resource}.${group}` : resource}`;
 
 export default defineCheck({
   ...meta('injector-rbac-missing'),
@@ -71,7 +72,12 @@ export default defineCheck({
               why: x.need.why,
             })),
             grantedBy: a.grantedBy,
-            chart: { clusterRole: c.clusterRole, clusterRoleExists: c.role, clusterRoleBinding: c.clusterRoleBinding, clusterRoleBindingExists: c.binding },
+            chart: {
+              clusterRole: c.clusterRole,
+              clusterRoleExists: c.role,
+              clusterRoleBinding: c.clusterRoleBinding,
+              clusterRoleBindingExists: c.binding,
+            },
             rules: rbac.source,
           },
           fix,

@@ -50,7 +50,9 @@ function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput 
     causeKey: { kind: 'injector-down' as const, mesh },
     // Locked out by its own webhook (webhook-blocks-injector): that is why it cannot come back; else an OOM kill may explain it.
     causedBy: {
-      kind: selfBlocks(m, mesh).some((b) => b.down && b.injector.name === inj.name && b.injector.namespace === inj.namespace)
+      kind: selfBlocks(m, mesh).some(
+        (b) => b.down && b.injector.name === inj.name && b.injector.namespace === inj.namespace,
+      )
         ? ('injector-locked-out' as const)
         : ('injector-oom' as const),
       mesh,
@@ -76,13 +78,20 @@ function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput 
         pods: [],
         webhooks: webhookEvidence(inj.webhooks),
       },
-      fix: [cmd`kubectl -n ${inj.namespace} get deployments,statefulsets,pods --show-labels`, ...reinstallCommands(m, mesh, inj.namespace, inj.name)],
+      fix: [
+        cmd`kubectl -n ${inj.namespace} get deployments,statefulsets,pods --show-labels`,
+        ...reinstallCommands(m, mesh, inj.namespace, inj.name),
+      ],
     };
   }
   const spec = isObj(dep.spec) ? dep.spec : {};
   const desired = typeof spec.replicas === 'number' ? spec.replicas : 1;
   // A Deployment without any status (a manifest, not a read object) says nothing about availability.
-  const available = isObj(dep.status) ? (typeof dep.status.availableReplicas === 'number' ? dep.status.availableReplicas : 0) : undefined;
+  const available = isObj(dep.status)
+    ? typeof dep.status.availableReplicas === 'number'
+      ? dep.status.availableReplicas
+      : 0
+    : undefined;
   const health = inj.pods.filter(isActive).map(podHealth);
   const evidence = {
     deployment: `${inj.namespace}/${inj.name}`,
@@ -101,7 +110,11 @@ function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput 
   }
   const failing = health.find((h) => h.broken) ?? health.find((h) => !h.ready);
   const container = failing?.lastTermination?.container ?? profileOf(mesh).controlPlane.injector.container;
-  const detail = failing ? ` (pod ${failing.name}: ${failing.waiting ?? 'not Ready'})` : m.has('pods') && !health.length ? ' (no pods)' : '';
+  const detail = failing
+    ? ` (pod ${failing.name}: ${failing.waiting ?? 'not Ready'})`
+    : m.has('pods') && !health.length
+      ? ' (no pods)'
+      : '';
   const down = available === 0 || (m.has('pods') && (health.length === 0 || !health.some((h) => h.ready)));
   if (down) {
     return {

@@ -128,7 +128,9 @@ function* hungJobs(m: Model, w: Workload): Generator<FindingInput, boolean> {
         pods: pods.map((h) => ({
           pod: nameOf(h.pod),
           containers: h.containers,
-          ...(h.exitedAt ? { appExitedAt: h.exitedAt.toISOString(), sinceAppExit: since(m.now.getTime() - h.exitedAt.getTime()) } : {}),
+          ...(h.exitedAt
+            ? { appExitedAt: h.exitedAt.toISOString(), sinceAppExit: since(m.now.getTime() - h.exitedAt.getTime()) }
+            : {}),
         })),
       },
       fix: w.kind === 'CronJob' && w.obj ? [...template, ...relief] : [...relief, ...template],
@@ -169,7 +171,11 @@ export default defineCheck({
             injectedBy: d.calls.filter((c) => c.called).map((c) => c.webhook.name),
           },
           fix: ((unsupported) => [
-            ...(unsupported ? [noteStep(unsupported)] : p.proxy.native.annotation ? setOnTemplate(w, 'annotations', p.proxy.native.annotation, 'true') : []),
+            ...(unsupported
+              ? [noteStep(unsupported)]
+              : p.proxy.native.annotation
+                ? setOnTemplate(w, 'annotations', p.proxy.native.annotation, 'true')
+                : []),
             ...p.jobs.alternatives,
           ])(p.proxy.native.annotation ? p.proxy.native.unsupported?.(m) : undefined),
         };

@@ -49,10 +49,14 @@ export default defineCheck({
         const kubelets = [...new Set(nodes.map((n) => n.version!.text))].sort();
         const what = [
           ...(server ? [`the API server runs ${server.text}`] : []),
-          ...(nodes.length ? [`${plural(nodes.length, 'node')} ${nodes.length === 1 ? 'runs' : 'run'} kubelet ${kubelets.join(', ')}`] : []),
+          ...(nodes.length
+            ? [`${plural(nodes.length, 'node')} ${nodes.length === 1 ? 'runs' : 'run'} kubelet ${kubelets.join(', ')}`]
+            : []),
         ].join(' and ');
         const target = server ?? nodes[0]!.version!;
-        const fitting = table.filter((r) => compareMinor(target, minor(r.min)) >= 0 && compareMinor(target, minor(r.max)) <= 0).map((r) => r.release);
+        const fitting = table
+          .filter((r) => compareMinor(target, minor(r.min)) >= 0 && compareMinor(target, minor(r.max)) <= 0)
+          .map((r) => r.release);
         yield {
           mesh,
           message: `${p.title} ${cp.version} (${inj.namespace}/${inj.name}) supports Kubernetes ${row.min} to ${row.max}, but ${what}.`,

@@ -58,7 +58,10 @@ export default defineCheck({
       // (sidecar-missing, webhook-excludes-namespace) judge it.
       const unmeshed = states.filter(
         ({ w, s }) =>
-          s.unmeshed.length > 0 && !s.hostNetwork && !m.meshes.some((i) => templateOptOut(i.mesh, w.template)) && !m.decisions(w).some((d) => d.intent),
+          s.unmeshed.length > 0 &&
+          !s.hostNetwork &&
+          !m.meshes.some((i) => templateOptOut(i.mesh, w.template)) &&
+          !m.decisions(w).some((d) => d.intent),
       );
       if (unmeshed.length === 0) continue;
       const meshedBy = new Set<MeshName>(states.flatMap(({ s }) => [...s.meshed.keys()]));
@@ -72,12 +75,20 @@ export default defineCheck({
         const labels = namespaceLabels(nsObj, ns);
         const annotations = { ...annotationsOf(nsObj) };
         (marker.field === 'labels' ? labels : annotations)[marker.key] = marker.value;
-        const probe = decide(m, install.mesh, install.webhooks, { namespace: ns, nsLabels: labels, nsAnnotations: annotations, template: {} });
+        const probe = decide(m, install.mesh, install.webhooks, {
+          namespace: ns,
+          nsLabels: labels,
+          nsAnnotations: annotations,
+          template: {},
+        });
         return probe.inject ? [{ mesh: install.mesh, marker }] : [];
       });
       if (options.length === 0) {
         // Asked about with -n, nothing meshed, and an installed mesh has no namespace marker (Consul): say how its pods ask.
-        const podOnly = asked === ns && meshedBy.size === 0 ? m.meshes.find((i) => profileOf(i.mesh).markers.injectsAllWhen) : undefined;
+        const podOnly =
+          asked === ns && meshedBy.size === 0
+            ? m.meshes.find((i) => profileOf(i.mesh).markers.injectsAllWhen)
+            : undefined;
         if (podOnly) yield podOptIn(ns, podOnly.mesh, unmeshed);
         continue;
       }
@@ -102,7 +113,8 @@ export default defineCheck({
             .find((i) => i.mesh === chosen.mesh)
             ?.webhooks.find(
               (h) =>
-                profileOf(chosen.mesh).controlPlane.webhooks.injectsUnmarked?.(h) && evalWebhook(h, namespaceLabels(nsObj, ns), {}).namespaceSelector.matched,
+                profileOf(chosen.mesh).controlPlane.webhooks.injectsUnmarked?.(h) &&
+                evalWebhook(h, namespaceLabels(nsObj, ns), {}).namespaceSelector.matched,
             )
         : undefined;
       yield {
@@ -117,7 +129,9 @@ export default defineCheck({
         evidence: {
           namespace: ns,
           expectedMarker: chosen ? chosen.marker.text : options.map((o) => o.marker.text).join(' or '),
-          meshedWorkloads: states.filter(({ s }) => (chosen ? s.meshed.has(chosen.mesh) : s.meshed.size > 0)).map(({ w }) => `${w.kind}/${w.name}`),
+          meshedWorkloads: states
+            .filter(({ s }) => (chosen ? s.meshed.has(chosen.mesh) : s.meshed.size > 0))
+            .map(({ w }) => `${w.kind}/${w.name}`),
           unmeshedWorkloads: unmeshed.map(({ w }) => `${w.kind}/${w.name}`),
           unmeshedPods: pods.map((p) => p.metadata?.name ?? ''),
           ...(options.length > 1 ? { meshChoice: choiceEvidence(choice) } : {}),
@@ -127,7 +141,10 @@ export default defineCheck({
           choice,
           options.map((o) => ({
             mesh: o.mesh,
-            fix: [...namespaceChange(m, ns, o.marker.field, [{ key: o.marker.key, value: o.marker.value }]), ...recreateAll(ws)],
+            fix: [
+              ...namespaceChange(m, ns, o.marker.field, [{ key: o.marker.key, value: o.marker.value }]),
+              ...recreateAll(ws),
+            ],
           })),
           { kind: 'Namespace', name: ns },
         ),
@@ -141,7 +158,11 @@ export default defineCheck({
  * its workloads run without a proxy; each pod template asks with the mesh's annotation, or the
  * injector's setting injects every pod. Instead of "no findings".
  */
-function podOptIn(ns: string, mesh: MeshName, unmeshed: { w: Workload; s: ReturnType<typeof podStates> }[]): FindingInput {
+function podOptIn(
+  ns: string,
+  mesh: MeshName,
+  unmeshed: { w: Workload; s: ReturnType<typeof podStates> }[],
+): FindingInput {
   const p = profileOf(mesh).markers;
   const ask = p.ask;
   const pods = unmeshed.flatMap(({ s }) => s.unmeshed);

@@ -38,7 +38,9 @@ export default defineCheck({
     const kubelets = [...new Set(nodes.map((n) => n.version!.text))].sort();
     const where = [
       ...(server ? [`the API server runs ${server.text}`] : []),
-      ...(nodes.length ? [`${plural(nodes.length, 'node')} ${nodes.length === 1 ? 'runs' : 'run'} kubelet ${kubelets.join(', ')}`] : []),
+      ...(nodes.length
+        ? [`${plural(nodes.length, 'node')} ${nodes.length === 1 ? 'runs' : 'run'} kubelet ${kubelets.join(', ')}`]
+        : []),
     ].join(' and ');
     for (const w of m.appWorkloads) {
       for (const { mesh } of m.meshes) {

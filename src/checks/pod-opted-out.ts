@@ -23,7 +23,14 @@ import { meshOwnNamespace, meshedByNamespace, notExamined } from '../facts/sibli
 import { sidecarlessOf } from '../facts/sidecarless.js';
 import { defineCheck, meta } from './define.js';
 import { removeFromTemplate, recreateCommands } from '../fix/commands.js';
-import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, meshWouldInject, mustChoose } from '../facts/choice.js';
+import {
+  choiceEvidence,
+  choiceFix,
+  chooseMesh,
+  installedMeshes,
+  meshWouldInject,
+  mustChoose,
+} from '../facts/choice.js';
 import type { FindingInput } from './define.js';
 import { agree, plural } from '../util/objects.js';
 
@@ -43,7 +50,11 @@ export default defineCheck({
         if (installedMeshes(m).some((x) => x !== mesh && meshWouldInject(m, w, x))) continue; // the other mesh injects it: the opt-out keeps it to one proxy
         const marker = markerRead ? namespaceMarker(m, mesh, m.namespace(w.namespace)) : undefined;
         if (marker && !marker.enabled) continue; // opting out of a mesh the namespace does not enable is a no-op
-        const siblings = marker ? [] : meshOwnNamespace(m, w.namespace, mesh) ? [] : meshedByNamespace(m, w.namespace, mesh).filter((x) => x !== w);
+        const siblings = marker
+          ? []
+          : meshOwnNamespace(m, w.namespace, mesh)
+            ? []
+            : meshedByNamespace(m, w.namespace, mesh).filter((x) => x !== w);
         if (!marker && siblings.length === 0) continue; // nothing shows the namespace enabled
         const unmeshed = podStates(w).unmeshed;
         const fix = removeFromTemplate(w, out.from === 'label' ? 'labels' : 'annotations', out.key);
@@ -61,7 +72,11 @@ export default defineCheck({
             optOut: { from: out.from, key: out.key, value: out.value },
             ...(marker
               ? { namespaceMarker: marker.text }
-              : { namespaceMarker: null, meshedSiblings: siblings.map((x) => `${x.kind}/${x.name}`), notExamined: notExamined(m) }),
+              : {
+                  namespaceMarker: null,
+                  meshedSiblings: siblings.map((x) => `${x.kind}/${x.name}`),
+                  notExamined: notExamined(m),
+                }),
             pods: unmeshed.map((p) => p.metadata?.name ?? ''),
           },
           fix,

@@ -71,8 +71,12 @@ function cniFromPods(m: Model, cni: CniPlugin): { enabled: boolean; from: string
   for (const p of m.list('pods')) {
     const names = initContainers(podSpec(p)).map((c) => c.name);
     if (names.includes(cni.validationInit))
-      return { enabled: true, from: `pod ${p.metadata?.namespace}/${nameOf(p)} has init container ${cni.validationInit}` };
-    if (!off && names.includes(cni.privilegedInit.name)) off = `pod ${p.metadata?.namespace}/${nameOf(p)} has init container ${cni.privilegedInit.name}`;
+      return {
+        enabled: true,
+        from: `pod ${p.metadata?.namespace}/${nameOf(p)} has init container ${cni.validationInit}`,
+      };
+    if (!off && names.includes(cni.privilegedInit.name))
+      off = `pod ${p.metadata?.namespace}/${nameOf(p)} has init container ${cni.privilegedInit.name}`;
   }
   return off ? { enabled: false, from: off } : undefined;
 }
@@ -115,7 +119,14 @@ function finding(
       cniDaemonSet: cni.daemonSet,
       ...(level === 'restricted' ? { note: RESTRICTED_ALSO } : {}),
       ...(events
-        ? { events: { count: events.count, lastTimestamp: events.last ?? null, objects: [...events.objects].sort(), message: events.message } }
+        ? {
+            events: {
+              count: events.count,
+              lastTimestamp: events.last ?? null,
+              objects: [...events.objects].sort(),
+              message: events.message,
+            },
+          }
         : { predicted: true }),
     },
     fix: [
@@ -148,7 +159,9 @@ export default defineCheck({
         // Only a capability the init container adds is this check's (its fix is the CNI plugin); a
         // restricted violation naming it for another reason (seccomp, runAsNonRoot: Consul's init
         // container keeps its name with the plugin on) is admission-rejects-proxy's.
-        const mesh = meshes.find((y) => v.items.some((i) => addsCapability(i) && i.containers.includes(profileOf(y).cni!.privilegedInit.name)));
+        const mesh = meshes.find((y) =>
+          v.items.some((i) => addsCapability(i) && i.containers.includes(profileOf(y).cni!.privilegedInit.name)),
+        );
         return mesh ? { mesh, level: v.level } : undefined;
       },
       (t) => t.mesh,
@@ -171,7 +184,8 @@ export default defineCheck({
         const cni = profileOf(mesh).cni!;
         // The injected pods show how injection went when they were created; the control plane's own
         // setting (its Deployment) decides now, and where it could not be read nothing tells.
-        const cniState = cni.enabled(m, w) ?? (m.controlPlaneRefused(mesh, ['deployments']) ? undefined : cniFromPods(m, cni));
+        const cniState =
+          cni.enabled(m, w) ?? (m.controlPlaneRefused(mesh, ['deployments']) ? undefined : cniFromPods(m, cni));
         if (cniState?.enabled !== false) continue; // the CNI plugin is on, or nothing tells
         const privileged = cni.privilegedFor?.(m, w);
         if (privileged && !privileged.privileged) continue; // a setting keeps the capabilities off this workload's init container

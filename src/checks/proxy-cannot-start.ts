@@ -77,7 +77,10 @@ function failingIn(pod: K8sObject, names: readonly string[]): Failing[] {
         ...(str(cs.image) ? { image: str(cs.image)! } : {}),
       };
       if (reason && PULL.has(reason)) out.push({ ...base, kind: 'image', reason });
-      else if (reason === 'CrashLoopBackOff' || (init && termNow && typeof termNow.exitCode === 'number' && termNow.exitCode !== 0))
+      else if (
+        reason === 'CrashLoopBackOff' ||
+        (init && termNow && typeof termNow.exitCode === 'number' && termNow.exitCode !== 0)
+      )
         out.push({
           ...base,
           kind: 'crash',
@@ -91,7 +94,10 @@ function failingIn(pod: K8sObject, names: readonly string[]): Failing[] {
 }
 
 /** The mesh's own reading of a crash: a line of its termination message, else its exit code, else the container's generic failure. */
-function readFailure(failures: readonly StartFailure[], f: Failing): { failure: StartFailure; line?: string } | undefined {
+function readFailure(
+  failures: readonly StartFailure[],
+  f: Failing,
+): { failure: StartFailure; line?: string } | undefined {
   const mine = failures.filter((x) => x.container === f.container);
   const lines = (f.message ?? '').slice(-65536).split(/\r?\n/);
   for (const x of mine) {
@@ -119,14 +125,21 @@ function containerEvents(m: Model, pods: readonly K8sObject[], container: string
     if (!last || (ev.lastTimestamp ?? '') > (last.at ?? ''))
       last = { message: ev.message, reason: ev.reason, ...(ev.lastTimestamp ? { at: ev.lastTimestamp } : {}) };
   }
-  return last ? { count, reason: last.reason, message: printable(last.message, 300), lastTimestamp: last.at ?? null } : undefined;
+  return last
+    ? { count, reason: last.reason, message: printable(last.message, 300), lastTimestamp: last.at ?? null }
+    : undefined;
 }
 
 function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
   const p = profileOf(mesh);
   const first = group[0]!;
   const cpNs = m.mesh(mesh)?.namespaces[0] ?? p.controlPlane.namespace;
-  const ctx: StartContext = { namespace: w.namespace, pod: nameOf(first.pod), container: first.container, controlPlaneNamespace: cpNs };
+  const ctx: StartContext = {
+    namespace: w.namespace,
+    pod: nameOf(first.pod),
+    container: first.container,
+    controlPlaneNamespace: cpNs,
+  };
   const role = first.container === p.containers.proxy ? 'proxy' : first.init ? 'init container' : 'container';
   const events = containerEvents(
     m,
@@ -167,7 +180,10 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
   return {
     cause: `it keeps failing${first.exitCode !== undefined ? ` with exit code ${first.exitCode}` : ''}, for a reason meshdoctor does not know`,
     evidence: {},
-    fix: [comment`its previous log says why`, cmd`kubectl logs ${ctx.pod} -n ${w.namespace} -c ${first.container} --previous`] as Step[],
+    fix: [
+      comment`its previous log says why`,
+      cmd`kubectl logs ${ctx.pod} -n ${w.namespace} -c ${first.container} --previous`,
+    ] as Step[],
     role,
     status,
     events,
@@ -192,7 +208,9 @@ export default defineCheck({
         // One finding per workload: the first container that fails (init containers run first), its pods.
         const first = failing[0]!;
         const group = failing.filter((f) => f.container === first.container && f.kind === first.kind);
-        const others = [...new Set(failing.filter((f) => f.container !== first.container).map((f) => f.container))].sort();
+        const others = [
+          ...new Set(failing.filter((f) => f.container !== first.container).map((f) => f.container)),
+        ].sort();
         const d = describe(m, w, mesh, group);
         const pods = [...new Set(group.map((g) => nameOf(g.pod)))].sort();
         yield {

@@ -32,7 +32,15 @@ import { recreateCommands } from '../fix/commands.js';
 import { injectionSkip } from '../facts/controlplane.js';
 import { templateOptOut, templateAsks, templateMarkerInvalid } from '../facts/markers.js';
 import { podEvidence } from '../facts/missing-proxy.js';
-import { meshOwnNamespace, meshedByNamespace, meshedWithoutProxy, meshesAllowed, namespaceAsks, notExamined, notExaminedText } from '../facts/siblings.js';
+import {
+  meshOwnNamespace,
+  meshedByNamespace,
+  meshedWithoutProxy,
+  meshesAllowed,
+  namespaceAsks,
+  notExamined,
+  notExaminedText,
+} from '../facts/siblings.js';
 import { podStates, type Workload } from '../facts/model.js';
 import { sidecarlessOf } from '../facts/sidecarless.js';
 import type { K8sObject } from '../util/types.js';
@@ -49,7 +57,9 @@ function eventCommands(w: Workload, pods: K8sObject[]): Step[] {
     const name = str(owner?.name);
     if (name) names.add(name);
   }
-  return [...names].slice(0, 3).map((n) => cmd`kubectl get events -n ${w.namespace} --field-selector ${`involvedObject.name=${n}`}`);
+  return [...names]
+    .slice(0, 3)
+    .map((n) => cmd`kubectl get events -n ${w.namespace} --field-selector ${`involvedObject.name=${n}`}`);
 }
 
 const created = (p: K8sObject) => time(p.metadata?.creationTimestamp)?.getTime();
@@ -99,13 +109,19 @@ export default defineCheck({
         if (meshedHere.length === 0) {
           if (s.meshed.size > 0) continue; // meshed by the other mesh
           siblings = (
-            nsAsks === true ? m.appWorkloadsIn(w.namespace).filter((x) => podStates(x).meshed.has(mesh)) : meshedByNamespace(m, w.namespace, mesh)
+            nsAsks === true
+              ? m.appWorkloadsIn(w.namespace).filter((x) => podStates(x).meshed.has(mesh))
+              : meshedByNamespace(m, w.namespace, mesh)
           ).filter((x) => x !== w);
           if (siblings.length === 0) continue; // nothing shows the namespace meshed: no intent to go by
         }
         const mixed = meshedHere.length > 0;
         const title = meshTitle(mesh);
-        const firstMeshed = Math.min(...(mixed ? meshedHere : siblings.flatMap((x) => podStates(x).meshed.get(mesh) ?? [])).map((p) => created(p) ?? Infinity));
+        const firstMeshed = Math.min(
+          ...(mixed ? meshedHere : siblings.flatMap((x) => podStates(x).meshed.get(mesh) ?? [])).map(
+            (p) => created(p) ?? Infinity,
+          ),
+        );
         const skip = injectionSkip(m, mesh, w);
         const unread = `${notExaminedText(m, w.namespace)} could not be read, so why injection did not happen is not known`;
         yield {
@@ -122,11 +138,19 @@ export default defineCheck({
           evidence: {
             unmeshedPods: podEvidence(pods).map((p, i) => {
               const t = created(pods[i]!);
-              return { ...p, createdBeforeFirstMeshedPod: t !== undefined && Number.isFinite(firstMeshed) ? t < firstMeshed : null };
+              return {
+                ...p,
+                createdBeforeFirstMeshedPod: t !== undefined && Number.isFinite(firstMeshed) ? t < firstMeshed : null,
+              };
             }),
             ...(mixed
               ? { meshedPods: podEvidence([...meshedHere]) }
-              : { meshedSiblings: siblings.map((x) => ({ workload: `${x.kind}/${x.name}`, pods: podEvidence([...(podStates(x).meshed.get(mesh) ?? [])]) })) }),
+              : {
+                  meshedSiblings: siblings.map((x) => ({
+                    workload: `${x.kind}/${x.name}`,
+                    pods: podEvidence([...(podStates(x).meshed.get(mesh) ?? [])]),
+                  })),
+                }),
             namespaceMarker: nsAsks === undefined ? 'not read' : nsAsks ? 'asks for injection' : 'does not ask',
             ...(asks ? { templateAsks: true } : {}),
             notExamined: missing,

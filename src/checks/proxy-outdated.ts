@@ -40,7 +40,9 @@ export default defineCheck({
           message:
             `${plural(skew.older.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} ${skew.older.length === 1 ? 'runs' : 'run'} ${p.title} proxy ${versions.join(', ')}, ` +
             `older than the ${skew.expected.version} its injector ${inj.namespace}/${inj.name} injects now: created before the control plane was upgraded` +
-            (beyond ? `, ${skew.releasesBehind} releases behind (${allowed.text}).` : '; a restart gives it the current one.'),
+            (beyond
+              ? `, ${skew.releasesBehind} releases behind (${allowed.text}).`
+              : '; a restart gives it the current one.'),
           resource: w.ref,
           affectedPods: skew.older.length,
           evidence: {

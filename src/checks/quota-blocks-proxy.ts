@@ -66,8 +66,10 @@ const has = (c: PodContainer, key: ResourceKey) => {
   const [kind, r] = splitKey(key);
   return c.resources[kind][r] !== undefined;
 };
-const units = (key: string, v: unknown) => (key === 'pods' ? parseQuantity(v) : quantityUnits(splitKey(REQUIRED.get(key)!)[1], v));
-const format = (key: string, n: number) => (key === 'pods' ? String(n) : formatUnits(splitKey(REQUIRED.get(key)!)[1], n));
+const units = (key: string, v: unknown) =>
+  key === 'pods' ? parseQuantity(v) : quantityUnits(splitKey(REQUIRED.get(key)!)[1], v);
+const format = (key: string, n: number) =>
+  key === 'pods' ? String(n) : formatUnits(splitKey(REQUIRED.get(key)!)[1], n);
 const need = (key: string, d: Resources) => {
   if (key === 'pods') return 1;
   const [kind, r] = splitKey(REQUIRED.get(key)!);
@@ -100,7 +102,9 @@ function proxyProposal(p: ProxyConfig): { annotations: Record<string, string>; r
     const explicit = p.source[key]?.startsWith('defaulted') ? undefined : p.resources[kind][r];
     const suggest = quantityUnits(r, profileOf(p.mesh).proxy.resources.suggested[key])!;
     const limit = p.source[`limits.${r}`] ? p.resources.limits[r] : undefined;
-    const value = explicit ?? (kind === 'requests' ? Math.min(suggest, limit ?? Infinity) : Math.max(suggest, resources.requests[r] ?? 0));
+    const value =
+      explicit ??
+      (kind === 'requests' ? Math.min(suggest, limit ?? Infinity) : Math.max(suggest, resources.requests[r] ?? 0));
     resources[kind][r] = value;
     const ann = profileOf(p.mesh).proxy.resources.annotations[key];
     if (ann) annotations[ann] = formatUnits(r, value); // a mesh without resource annotations: resourceFix says how
@@ -136,7 +140,10 @@ function measure(hard: Record<string, string>, status: Record<string, any>, pod:
   }
   const keys = [...room.keys()];
   const total = podDemand(pod);
-  const app = podDemand({ containers: pod.containers.filter((c) => !c.proxy), initContainers: pod.initContainers.filter((c) => !c.proxy) });
+  const app = podDemand({
+    containers: pod.containers.filter((c) => !c.proxy),
+    initContainers: pod.initContainers.filter((c) => !c.proxy),
+  });
   const asStrings = (f: (k: string) => number) => Object.fromEntries(keys.map((k) => [k, format(k, f(k))]));
   return {
     keys,
@@ -161,7 +168,13 @@ const shortfall = (fit: NonNullable<ReturnType<typeof measure>>, k: string) =>
   `${k} needs ${format(k, fit.needs(k))} (${format(k, fit.proxyNeeds(k))} for the proxy) but ${format(k, fit.room.get(k)!)} is left`;
 
 /** Raise the quota's hard values for these resources to used + needed (a manifest edit for a quota in the manifests). */
-function raiseQuota(m: Model, q: K8sObject, ns: string, fit: NonNullable<ReturnType<typeof measure>>, keys: string[]): Step[] {
+function raiseQuota(
+  m: Model,
+  q: K8sObject,
+  ns: string,
+  fit: NonNullable<ReturnType<typeof measure>>,
+  keys: string[],
+): Step[] {
   const hard = Object.fromEntries(keys.map((k) => [k, fit.raised(k)]));
   const name = nameOf(q);
   return objectChange(
@@ -176,7 +189,14 @@ function raiseQuota(m: Model, q: K8sObject, ns: string, fit: NonNullable<ReturnT
  * (a) The proxy lacks values the quota requires: the annotations that set them, checked against
  * the quota's room; when one more pod with them does not fit, the quota is raised first.
  */
-function missingValues(m: Model, w: Workload, mesh: MeshName, q: K8sObject, pod: InjectedPod, hard: Record<string, string>) {
+function missingValues(
+  m: Model,
+  w: Workload,
+  mesh: MeshName,
+  q: K8sObject,
+  pod: InjectedPod,
+  hard: Record<string, string>,
+) {
   const status = isObj(q.status) ? q.status : {};
   const proposal = proxyProposal(pod.proxy);
   const fit = measure(hard, status, withProxyResources(pod, proposal.resources));
@@ -189,13 +209,18 @@ function missingValues(m: Model, w: Workload, mesh: MeshName, q: K8sObject, pod:
       ...(Object.keys(proposal.annotations).length ? setAnnotationsOnTemplate(w, proposal.annotations) : []),
       ...(profileOf(mesh).proxy.resources.fix?.(m) ?? []),
       // Linkerd reads its config annotations from the namespace too (a fixed-text alternative).
-      ...(profileOf(mesh).proxy.resources.onNamespace ? [comment`or: set the same annotations on the namespace, for all its workloads, and restart them`] : []),
+      ...(profileOf(mesh).proxy.resources.onNamespace
+        ? [comment`or: set the same annotations on the namespace, for all its workloads, and restart them`]
+        : []),
     ],
     text:
       fit && exceeded.length
         ? `; with the proxy resources the fix sets, one more pod still does not fit: ${exceeded.map((k) => shortfall(fit, k)).join('; ')}, so the fix raises the quota too`
         : '',
-    evidence: { proposed: proposal.annotations, ...(fit ? { ...fit.evidence, exceeded } : { used: 'not counted yet (no status.used)' }) },
+    evidence: {
+      proposed: proposal.annotations,
+      ...(fit ? { ...fit.evidence, exceeded } : { used: 'not counted yet (no status.used)' }),
+    },
   };
 }
 
@@ -219,7 +244,11 @@ function quotaFindings(m: Model, w: Workload, mesh: MeshName, q: K8sObject) {
   // An app container without the value: a LimitRange we do not read fills it, or the pod never fit.
   if (Object.keys(missingIn(all.filter((c) => !c.proxy))).length) return undefined;
   const name = nameOf(q);
-  const failedCreate = failedCreateEvents(m, w, (msg) => msg.includes(`quota: ${name}:`) || msg.includes(`quota: ${name},`));
+  const failedCreate = failedCreateEvents(
+    m,
+    w,
+    (msg) => msg.includes(`quota: ${name}:`) || msg.includes(`quota: ${name},`),
+  );
   const base = { quota: name, hard, ...(failedCreate.length ? { failedCreate } : {}) };
   const missing = missingIn(all.filter((c) => c.proxy));
   if (Object.keys(missing).length) {
@@ -252,7 +281,9 @@ export default defineCheck({
       if (w.kind === 'Pod' || !w.templatePath) continue; // no template: no new pod to admit
       if (w.kind === 'Job' && jobFinished(w.obj)) continue; // a finished Job creates no more pods
       // Scoped quotas count only some pods (BestEffort, Terminating, PriorityClass): not modelled.
-      const quotas = m.inNamespace('resourcequotas', w.namespace).filter((q) => isObj(q.spec) && !q.spec.scopes && !q.spec.scopeSelector);
+      const quotas = m
+        .inNamespace('resourcequotas', w.namespace)
+        .filter((q) => isObj(q.spec) && !q.spec.scopes && !q.spec.scopeSelector);
       if (!quotas.length) continue;
       if (!m.injectionConfigRead) {
         yield* namespaceOnly(m, w, quotas);
@@ -300,7 +331,9 @@ function proxyMissingIn(message: string, mesh: MeshName): Record<string, string[
   for (const part of spec.split(';')) {
     const hit = /^\s*([a-z.]+(?:,[a-z.]+)*) for: ([A-Za-z0-9.,-]+)/.exec(part);
     if (!hit) continue;
-    const names = hit[2]!.split(',').filter((n) => n === profileOf(mesh).containers.proxy || profileOf(mesh).containers.init.includes(n));
+    const names = hit[2]!
+      .split(',')
+      .filter((n) => n === profileOf(mesh).containers.proxy || profileOf(mesh).containers.init.includes(n));
     for (const key of hit[1]!.split(',')) if (REQUIRED.get(key) && names.length) out[key] = names.sort();
   }
   return out;

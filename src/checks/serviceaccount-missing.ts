@@ -51,7 +51,11 @@ export default defineCheck<SaEvidence>({
       const spec = podSpec(w.template);
       const named = str(spec.serviceAccountName) || str(spec.serviceAccount);
       const sa = named || 'default';
-      const field = str(spec.serviceAccountName) ? 'spec.serviceAccountName' : named ? 'spec.serviceAccount' : '(none: default)';
+      const field = str(spec.serviceAccountName)
+        ? 'spec.serviceAccountName'
+        : named
+          ? 'spec.serviceAccount'
+          : '(none: default)';
       const saObj = m.get('serviceaccounts', w.namespace, sa);
       const pods = podStates(w).active.map(nameOf);
       if (!saObj) {
@@ -63,7 +67,13 @@ export default defineCheck<SaEvidence>({
           message: `${w.kind} ${w.namespace}/${w.name} uses ServiceAccount ${sa}, which does not exist in namespace ${w.namespace}, so its pods cannot be created.`,
           resource: w.ref,
           affectedPods: desiredPods(w),
-          evidence: { serviceAccount: sa, field, exists: false, ...(events.length ? { failedCreate: events } : {}), pods },
+          evidence: {
+            serviceAccount: sa,
+            field,
+            exists: false,
+            ...(events.length ? { failedCreate: events } : {}),
+            pods,
+          },
           fix: [cmd`kubectl create serviceaccount ${sa} -n ${w.namespace}`],
         };
         continue;
@@ -81,7 +91,9 @@ export default defineCheck<SaEvidence>({
       if (onPod && d.injector.some((s) => s.kind === 'token' && s.ok)) continue;
       const unmeshed = podStates(w).unmeshed.map(nameOf);
       // The mesh's injector skips such pods (created without a proxy) or denies them (none created).
-      const outcome = need.denies ? 'so the injector denies its pods and none can be created' : 'so its pods are not injected';
+      const outcome = need.denies
+        ? 'so the injector denies its pods and none can be created'
+        : 'so its pods are not injected';
       yield {
         mesh: d.mesh,
         // Skipped pods run without a proxy (a warning); denied ones are not created (the check's error).
@@ -94,14 +106,18 @@ export default defineCheck<SaEvidence>({
         ...(need.denies ? { causeKey: tokenCause(d.mesh, w.ref) } : {}),
         evidence: {
           serviceAccount: sa,
-          automountServiceAccountToken: onPod ? { podTemplate: false } : { serviceAccount: false, podTemplate: 'unset' },
+          automountServiceAccountToken: onPod
+            ? { podTemplate: false }
+            : { serviceAccount: false, podTemplate: 'unset' },
           ...need.evidence,
           pods: unmeshed,
         },
         fix: [
           ...setOnTemplateSpec(w, { automountServiceAccountToken: true }),
           ...(onSa
-            ? objectChange(m, { kind: 'ServiceAccount', namespace: w.namespace, name: sa }, '', [{ key: 'automountServiceAccountToken', value: true }])
+            ? objectChange(m, { kind: 'ServiceAccount', namespace: w.namespace, name: sa }, '', [
+                { key: 'automountServiceAccountToken', value: true },
+              ])
             : []),
         ],
       };

@@ -22,7 +22,14 @@
  */
 import { cmd } from '../fix/steps.js';
 import { recreateCommands } from '../fix/commands.js';
-import { injectionSkip, injectorAt, injectorFirstReady, injectorOutages, webhookTargets, type InjectorOutage } from '../facts/controlplane.js';
+import {
+  injectionSkip,
+  injectorAt,
+  injectorFirstReady,
+  injectorOutages,
+  webhookTargets,
+  type InjectorOutage,
+} from '../facts/controlplane.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { agree, plural, time } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
@@ -38,7 +45,9 @@ export default defineCheck({
         if (!found || found.unexplained.length === 0) continue;
         // The pods the injector's own skip event stands for are injection-skipped's, which quotes it.
         const skipped = skippedByInjector(m, w, mesh, found);
-        const missing = skipped ? { ...found, unexplained: found.unexplained.filter((p) => !skipped.pods.includes(p)) } : found;
+        const missing = skipped
+          ? { ...found, unexplained: found.unexplained.filter((p) => !skipped.pods.includes(p)) }
+          : found;
         if (missing.unexplained.length === 0) continue;
         const n = missing.unexplained.length;
         const hook = missing.decision.calls.find((c) => c.called)!.webhook;
@@ -70,7 +79,14 @@ export default defineCheck({
             pods: podEvidence(missing.unexplained).map((p, i) => {
               const o = during.get(missing.unexplained[i]!);
               return o
-                ? { ...p, createdWhileInjectorDown: { from: o.from.toISOString(), to: o.to?.toISOString() ?? null, ...(o.reason ? { reason: o.reason } : {}) } }
+                ? {
+                    ...p,
+                    createdWhileInjectorDown: {
+                      from: o.from.toISOString(),
+                      to: o.to?.toISOString() ?? null,
+                      ...(o.reason ? { reason: o.reason } : {}),
+                    },
+                  }
                 : p;
             }),
             ...(early
@@ -91,7 +107,11 @@ export default defineCheck({
                   })),
                 }
               : {}),
-            markers: missing.markers.map((mk) => ({ on: mk.on, marker: mk.text, setAt: mk.setAt?.toISOString() ?? null })),
+            markers: missing.markers.map((mk) => ({
+              on: mk.on,
+              marker: mk.text,
+              setAt: mk.setAt?.toISOString() ?? null,
+            })),
             webhook: {
               name: hook.name,
               configuration: hook.configName,
@@ -121,7 +141,9 @@ function outageAt(outages: InjectorOutage[], pod: K8sObject): InjectorOutage | u
   const created = time(pod.metadata?.creationTimestamp)?.getTime();
   if (created === undefined) return undefined;
   // creationTimestamp has one-second resolution: a pod of the outage's first second counts.
-  return outages.find((o) => created >= Math.floor(o.from.getTime() / 1000) * 1000 && created <= (o.to?.getTime() ?? Infinity));
+  return outages.find(
+    (o) => created >= Math.floor(o.from.getTime() / 1000) * 1000 && created <= (o.to?.getTime() ?? Infinity),
+  );
 }
 
 const span = (o: InjectorOutage) => `${o.from.toISOString()} to ${o.to ? o.to.toISOString() : 'now'}`;

@@ -57,7 +57,8 @@ export default defineCheck({
         const e = mode.enrolment(pod);
         const node = str(podSpec(pod).nodeName);
         const noProxy = proxies.examined && !!node && !proxies.readyNodes.has(node);
-        if (e.state !== 'enrolled' || noProxy) bad.push({ pod, ...(node ? { node } : {}), enrolment: e.text, state: e.state, noProxy });
+        if (e.state !== 'enrolled' || noProxy)
+          bad.push({ pod, ...(node ? { node } : {}), enrolment: e.text, state: e.state, noProxy });
       }
       if (bad.length === 0) continue;
       const title = meshTitle(mesh);
@@ -76,7 +77,10 @@ export default defineCheck({
           comment`the ${lit(mode.nodeProxy.title)} pod of DaemonSet ${mode.nodeProxy.daemonSet} must be Ready on node ${node}`,
           cmd`kubectl -n ${proxyNs} get pods -o wide --field-selector ${`spec.nodeName=${node}`}`,
         );
-        fix.push(comment`taints, node selectors, scheduling errors`, cmd`kubectl -n ${proxyNs} describe daemonset ${mode.nodeProxy.daemonSet}`);
+        fix.push(
+          comment`taints, node selectors, scheduling errors`,
+          cmd`kubectl -n ${proxyNs} describe daemonset ${mode.nodeProxy.daemonSet}`,
+        );
       }
       const agentNodes = [...new Set(bad.filter((b) => !b.noProxy).map((b) => b.node ?? ''))].sort();
       for (const node of agentNodes) {
@@ -110,8 +114,18 @@ export default defineCheck({
             name: nameOf(b.pod),
             node: b.node ?? null,
             enrolment: b.enrolment,
-            nodeProxy: !proxies.examined ? 'not examined' : !b.node ? 'no node' : b.noProxy ? 'no ready pod on the node' : 'ready',
-            nodeAgent: !agents.examined ? 'not examined' : b.node && agents.readyNodes.has(b.node) ? 'ready' : 'no ready pod on the node',
+            nodeProxy: !proxies.examined
+              ? 'not examined'
+              : !b.node
+                ? 'no node'
+                : b.noProxy
+                  ? 'no ready pod on the node'
+                  : 'ready',
+            nodeAgent: !agents.examined
+              ? 'not examined'
+              : b.node && agents.readyNodes.has(b.node)
+                ? 'ready'
+                : 'no ready pod on the node',
           })),
           ...(proxies.examined ? {} : { nodeProxyNotExamined: proxies.reason }),
           ...(agents.examined ? {} : { nodeAgentNotExamined: agents.reason }),

@@ -46,7 +46,10 @@ function exclusion(m: Model, b: SelfBlock): { text: string; fix: Step[] } | unde
       };
     const w = m.workloads.find((y) => y.kind === 'Deployment' && y.namespace === inj.namespace && y.name === inj.name);
     if (w)
-      return { text: `pod template label ${x.key}=${x.value} on Deployment ${inj.namespace}/${inj.name}`, fix: setOnTemplate(w, 'labels', x.key, x.value) };
+      return {
+        text: `pod template label ${x.key}=${x.value} on Deployment ${inj.namespace}/${inj.name}`,
+        fix: setOnTemplate(w, 'labels', x.key, x.value),
+      };
   }
   return undefined;
 }

@@ -19,14 +19,22 @@
  */
 import { certEvidence, injectCaFrom, validity } from '../k8s/x509.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
-import { brokenEffect, bundleFinding, byConfig, type BundleGroup, usable, webhookBundles } from '../facts/webhook-certs.js';
+import {
+  brokenEffect,
+  bundleFinding,
+  byConfig,
+  type BundleGroup,
+  usable,
+  webhookBundles,
+} from '../facts/webhook-certs.js';
 import type { Model } from '../facts/model.js';
 import { defineCheck, meta } from './define.js';
 
 /** What is wrong with one bundle, as structured problems (empty list: nothing for this check). */
 function problemsOf(g: BundleGroup, m: Model) {
   const webhooks = g.webhooks.map((w) => w.name);
-  const out: { webhooks: string[]; problem: string; detail: string; certificate?: ReturnType<typeof certEvidence> }[] = [];
+  const out: { webhooks: string[]; problem: string; detail: string; certificate?: ReturnType<typeof certEvidence> }[] =
+    [];
   for (const p of g.parsed.problems) {
     if (p.problem === 'empty' && g.webhooks.every((w) => w.url && !w.service)) continue; // url webhooks fall back to system roots
     const from = p.problem === 'empty' ? injectCaFrom(g.config) : undefined;
@@ -41,7 +49,12 @@ function problemsOf(g: BundleGroup, m: Model) {
     else out.push({ webhooks, ...p });
   }
   for (const c of g.parsed.certs.filter((c) => validity(c, m.now) === 'not-yet-valid')) {
-    out.push({ webhooks, problem: 'not-yet-valid', detail: `${c.label} is not valid until ${c.notBefore.toISOString()}`, certificate: certEvidence(c, m.now) });
+    out.push({
+      webhooks,
+      problem: 'not-yet-valid',
+      detail: `${c.label} is not valid until ${c.notBefore.toISOString()}`,
+      certificate: certEvidence(c, m.now),
+    });
   }
   return out;
 }

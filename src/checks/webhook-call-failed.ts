@@ -48,7 +48,11 @@ const CAUSE_TEXT: Record<WebhookFailureCause, string> = {
  * Service's targetPort resolves to, as read; else the one the error shows it dialled (not the
  * Service's own port); else the one installs use.
  */
-function portToOpen(message: string, backend: ReturnType<typeof webhookTargets>[number] | undefined, fallback: number): { port: number; from: string } {
+function portToOpen(
+  message: string,
+  backend: ReturnType<typeof webhookTargets>[number] | undefined,
+  fallback: number,
+): { port: number; from: string } {
   if (backend?.containerPort) return { port: backend.containerPort, from: 'the Service targetPort' };
   const target = backend?.servicePort?.targetPort;
   if (typeof target === 'number') return { port: target, from: 'the Service targetPort' };
@@ -64,7 +68,10 @@ function openPort(provider: Provider | undefined, port: number, ns: string): Ste
     cmd`kubectl -n ${ns} get networkpolicy`,
   ];
   if (provider === 'aws')
-    return [comment`AWS: the security group of the nodes must allow inbound TCP ${port} from the security group of the cluster control plane`, ...generic];
+    return [
+      comment`AWS: the security group of the nodes must allow inbound TCP ${port} from the security group of the cluster control plane`,
+      ...generic,
+    ];
   if (provider === 'gke')
     return [
       // Not a gcloud command line: the rule's name holds the cluster's, which the objects do not show.
@@ -106,7 +113,15 @@ export default defineCheck({
       const w = workloadOfObject(m, ev.kind, ev.namespace, ev.name);
       const resource = w?.ref ?? { kind: KINDS[key].kind, namespace: ev.namespace, name: ev.name };
       const id = `${mesh}/${resource.kind}/${resource.namespace}/${resource.name}`;
-      const g = groups.get(id) ?? { mesh, hook, resource, objects: new Set<string>(), count: 0, message: ev.message, missing: 0 };
+      const g = groups.get(id) ?? {
+        mesh,
+        hook,
+        resource,
+        objects: new Set<string>(),
+        count: 0,
+        message: ev.message,
+        missing: 0,
+      };
       g.objects.add(`${ev.kind}/${ev.name}`);
       g.count += ev.count;
       g.missing += missing ?? 0;
@@ -124,20 +139,32 @@ export default defineCheck({
       const svc = backend?.name ?? p.controlPlane.injector.name;
       // The injector's Deployment as read (never a name guessed from the Service's); with the
       // webhook configurations unread, the name an install gives it.
-      const dep = backend ? (backend.injector.deployment ? backend.injector.name : undefined) : p.controlPlane.injector.name;
+      const dep = backend
+        ? backend.injector.deployment
+          ? backend.injector.name
+          : undefined
+        : p.controlPlane.injector.name;
       const at = dep ? { args: [['deploy/', { value: dep }]] } : injectorAt(g.mesh, undefined, backend?.service);
       const selector = injectorPodSelector(g.mesh, backend?.service);
       const logs = cmd`kubectl -n ${cpNs} logs ${at} -c ${p.controlPlane.injector.container} --tail=100`;
-      const reach = cause === 'timeout' || cause === 'connection-refused' ? portToOpen(g.message, backend, p.controlPlane.injector.webhookPort) : undefined;
+      const reach =
+        cause === 'timeout' || cause === 'connection-refused'
+          ? portToOpen(g.message, backend, p.controlPlane.injector.webhookPort)
+          : undefined;
       // The injector's own pods: what every scope reads (-A, -n, a namespace evaluated alone), live or offline.
       const provider = reach ? providerOf(backend?.injector.pods ?? []) : undefined;
       const open = reach ? openPort(provider, reach.port, cpNs) : [];
       const fixes: Record<WebhookFailureCause, Step[]> = {
-        'no-endpoints': [...(dep ? [cmd`kubectl -n ${cpNs} rollout status ${`deploy/${dep}`}`] : []), cmd`kubectl -n ${cpNs} describe pods -l ${selector}`],
+        'no-endpoints': [
+          ...(dep ? [cmd`kubectl -n ${cpNs} rollout status ${`deploy/${dep}`}`] : []),
+          cmd`kubectl -n ${cpNs} describe pods -l ${selector}`,
+        ],
         certificate: [
           cmd`kubectl get mutatingwebhookconfiguration ${hookObj?.configName ?? p.controlPlane.webhooks.defaultConfig} -o jsonpath=${`{.webhooks[?(@.name=="${g.hook}")].clientConfig.caBundle}`} | base64 -d | openssl x509 -noout -subject -enddate`,
           comment`after renewing the certificate: the injector loads it at start${lit(p.install.restartReloads)}`,
-          dep ? cmd`kubectl -n ${cpNs} rollout restart ${`deploy/${dep}`}` : cmd`kubectl -n ${cpNs} delete pods -l ${selector}`,
+          dep
+            ? cmd`kubectl -n ${cpNs} rollout restart ${`deploy/${dep}`}`
+            : cmd`kubectl -n ${cpNs} delete pods -l ${selector}`,
         ],
         timeout: [...open, logs],
         'connection-refused': [
@@ -146,7 +173,10 @@ export default defineCheck({
           ...open,
           logs,
         ],
-        'service-not-found': [cmd`kubectl -n ${cpNs} get service ${svc}`, ...reinstallCommands(m, g.mesh, cpNs, dep ?? backend?.injector.name)],
+        'service-not-found': [
+          cmd`kubectl -n ${cpNs} get service ${svc}`,
+          ...reinstallCommands(m, g.mesh, cpNs, dep ?? backend?.injector.name),
+        ],
         other: [logs],
       };
       const r = g.resource;

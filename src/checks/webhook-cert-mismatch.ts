@@ -24,7 +24,9 @@ import { webhookBundles, webhookCertFix } from '../facts/webhook-certs.js';
 import { defineCheck, meta } from './define.js';
 
 /** The meshes whose injector keeps its serving certificate in a Secret meshdoctor can read. */
-const WITH_SECRETS = PROFILE_LIST.filter((p) => p.controlPlane.webhooks.servingCertSecrets?.length || p.controlPlane.webhooks.servingCertSecretIn);
+const WITH_SECRETS = PROFILE_LIST.filter(
+  (p) => p.controlPlane.webhooks.servingCertSecrets?.length || p.controlPlane.webhooks.servingCertSecretIn,
+);
 
 export default defineCheck({
   ...meta('webhook-cert-mismatch'),
@@ -40,14 +42,20 @@ export default defineCheck({
         const names = hooks.servingCertSecretIn
           ? [hooks.servingCertSecretIn(m, svc.namespace)].filter((n) => n !== undefined)
           : (hooks.servingCertSecrets ?? []);
-        const found = names.map(([name, key]) => ({ secret: m.get('secrets', svc.namespace, name), key })).find((s) => s.secret);
+        const found = names
+          .map(([name, key]) => ({ secret: m.get('secrets', svc.namespace, name), key }))
+          .find((s) => s.secret);
         if (!found) continue; // the Secret was not read (not collected, or absent): nothing to compare, nothing claimed
         const secretName = found.secret!.metadata?.name ?? '';
         const host = `${svc.name}.${svc.namespace}.svc`;
         const served = secretCerts(found.secret, found.key)?.certs ?? [];
         const leaf = served[0];
         const problems: { problem: string; detail: string }[] = [];
-        if (!leaf) problems.push({ problem: 'no-certificate', detail: `Secret ${secretName} holds no certificate under ${found.key}` });
+        if (!leaf)
+          problems.push({
+            problem: 'no-certificate',
+            detail: `Secret ${secretName} holds no certificate under ${found.key}`,
+          });
         else {
           if (!chainsTo(leaf, served.slice(1), g.parsed.certs)) {
             problems.push({
@@ -55,7 +63,8 @@ export default defineCheck({
               detail: `the serving certificate (issuer ${leaf.issuer}) is not signed by any caBundle certificate`,
             });
           }
-          if (!servesHost(leaf, host)) problems.push({ problem: 'san-mismatch', detail: `the serving certificate is not valid for ${host}` });
+          if (!servesHost(leaf, host))
+            problems.push({ problem: 'san-mismatch', detail: `the serving certificate is not valid for ${host}` });
         }
         if (problems.length === 0) continue;
         yield {
@@ -80,7 +89,11 @@ export default defineCheck({
                   },
                 }
               : {}),
-            caBundle: g.parsed.certs.map((c) => ({ subject: c.subject, serial: c.serial, fingerprint256: c.fingerprint256 })),
+            caBundle: g.parsed.certs.map((c) => ({
+              subject: c.subject,
+              serial: c.serial,
+              fingerprint256: c.fingerprint256,
+            })),
           },
           fix: webhookCertFix(p.name, g.config, g.webhooks, m),
           causeKey: { kind: 'webhook-broken', mesh: p.name },

@@ -54,7 +54,9 @@ export default defineCheck({
       const hookObj = backend?.webhooks.find((h) => h.name === hook);
       const cpNs = backend?.namespace ?? m.mesh(mesh)?.namespaces[0] ?? p.controlPlane.namespace;
       // The injector as read; with the webhook configurations unread, the Deployment an install names.
-      const at = backend ? injectorAt(mesh, backend.injector, backend.service) : { args: [['deploy/', { value: p.controlPlane.injector.name }]] };
+      const at = backend
+        ? injectorAt(mesh, backend.injector, backend.service)
+        : { args: [['deploy/', { value: p.controlPlane.injector.name }]] };
       const r = g.resource;
       const annotation = /annotation '([^']+)'/.exec(reason)?.[1];
       const w = g.workload;

@@ -21,8 +21,20 @@ import { selectorTerms, termMatches } from '../k8s/selectors.js';
 import { namespaceChange, recreateAll, recreateCommands, removeFromTemplate, setOnTemplate } from '../fix/commands.js';
 import { choiceEvidence, choiceFix, chooseMesh, mustChoose } from '../facts/choice.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
-import { namespaceMarker, templateOptOut, templateAsks, namespaceMarkerKeys, templateAsking } from '../facts/markers.js';
-import { evalWebhook, namespaceLabels, rulesMatchPodCreate, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
+import {
+  namespaceMarker,
+  templateOptOut,
+  templateAsks,
+  namespaceMarkerKeys,
+  templateAsking,
+} from '../facts/markers.js';
+import {
+  evalWebhook,
+  namespaceLabels,
+  rulesMatchPodCreate,
+  type MeshWebhook,
+  type WebhookCall,
+} from '../mesh/webhooks.js';
 import { podStates, type Workload } from '../facts/model.js';
 import type { FindingInput } from './define.js';
 import { agree, dict, groupBy, plural, shq } from '../util/objects.js';
@@ -79,14 +91,19 @@ function bestRepair(
   for (const h of webhooks) {
     const changes = candidate(h);
     if (!changes?.length || !works(h, applyChanges(labels, changes))) continue;
-    const score = changes.length * 100 + changes.filter((c) => c.value !== undefined && !Object.hasOwn(labels, c.key)).length;
+    const score =
+      changes.length * 100 + changes.filter((c) => c.value !== undefined && !Object.hasOwn(labels, c.key)).length;
     if (!best || score < best.score) best = { changes, score };
   }
   return best?.changes;
 }
 
 const failedTerms = (calls: WebhookCall[], which: 'namespaceSelector' | 'objectSelector') =>
-  calls.map((c) => ({ name: c.webhook.name, configuration: c.webhook.configName, failedTerms: c[which].terms.filter((t) => !t.matched).map((t) => t.term) }));
+  calls.map((c) => ({
+    name: c.webhook.name,
+    configuration: c.webhook.configName,
+    failedTerms: c[which].terms.filter((t) => !t.matched).map((t) => t.term),
+  }));
 const changeArg = (c: Change) => shq(c.value === undefined ? `${c.key}-` : `${c.key}=${c.value}`);
 
 export default defineCheck({
@@ -98,7 +115,9 @@ export default defineCheck({
     for (const { mesh, webhooks } of m.meshes) {
       const podHooks = webhooks.filter((h) => rulesMatchPodCreate(h.rules));
       if (podHooks.length === 0) continue; // no webhook for pod CREATE at all: webhook-missing reports it
-      const servedRevisions = profileOf(mesh).revisions?.label ? { servedRevisions: [...new Set(podHooks.flatMap((h) => h.revisions))].sort() } : {};
+      const servedRevisions = profileOf(mesh).revisions?.label
+        ? { servedRevisions: [...new Set(podHooks.flatMap((h) => h.revisions))].sort() }
+        : {};
       const byNamespace: { w: Workload; calls: WebhookCall[]; ignored?: string }[] = [];
       for (const w of m.appWorkloads) {
         const d = m.decision(w, mesh);
@@ -119,14 +138,20 @@ export default defineCheck({
         const repair = bestRepair(
           podHooks,
           podLabels,
-          (h) => (evalWebhook(h, nsLabels, podLabels).namespaceSelector.matched ? selectorRepair(h.objectSelector, podLabels) : undefined),
+          (h) =>
+            evalWebhook(h, nsLabels, podLabels).namespaceSelector.matched
+              ? selectorRepair(h.objectSelector, podLabels)
+              : undefined,
           (h, fixed) => evalWebhook(h, nsLabels, fixed).called,
         );
         const profile = profileOf(mesh);
         const revLabel = profile.revisions?.label;
         const rev = revLabel ? podLabels[revLabel] : undefined;
         // A revision (or tag) nothing serves: every installed one is a choice, or installing it.
-        const podRelabel = (v: string) => [...setOnTemplate(w, 'labels', revLabel!, v), ...(w.kind === 'Pod' ? recreateCommands(w) : [])];
+        const podRelabel = (v: string) => [
+          ...setOnTemplate(w, 'labels', revLabel!, v),
+          ...(w.kind === 'Pod' ? recreateCommands(w) : []),
+        ];
         const choices =
           rev !== undefined && profile.revisions?.unserved && !podHooks.some((h) => h.revisions.includes(rev))
             ? profile.revisions.unserved(m, rev, podRelabel)
@@ -150,7 +175,11 @@ export default defineCheck({
             ? choices.fix
             : repair
               ? [
-                  ...repair.flatMap((c) => (c.value === undefined ? removeFromTemplate(w, 'labels', c.key) : setOnTemplate(w, 'labels', c.key, c.value))),
+                  ...repair.flatMap((c) =>
+                    c.value === undefined
+                      ? removeFromTemplate(w, 'labels', c.key)
+                      : setOnTemplate(w, 'labels', c.key, c.value),
+                  ),
                   // Patching a template rolls the workload out; a bare pod must be re-created.
                   ...(w.kind === 'Pod' ? recreateCommands(w) : []),
                 ]
@@ -158,7 +187,11 @@ export default defineCheck({
         };
         const plainFix = repair
           ? [
-              ...repair.flatMap((c) => (c.value === undefined ? removeFromTemplate(w, 'labels', c.key) : setOnTemplate(w, 'labels', c.key, c.value))),
+              ...repair.flatMap((c) =>
+                c.value === undefined
+                  ? removeFromTemplate(w, 'labels', c.key)
+                  : setOnTemplate(w, 'labels', c.key, c.value),
+              ),
               ...(w.kind === 'Pod' ? recreateCommands(w) : []),
             ]
           : [];
@@ -178,7 +211,9 @@ export default defineCheck({
         const podsOnly =
           !ignored && optIn && !marker.present && ws.every((w) => templateAsks(mesh, w.template))
             ? [{ key: optIn.key, value: optIn.value }].filter((c) =>
-                podHooks.some((h) => ws.every((w) => evalWebhook(h, applyChanges(nsLabels, [c]), newPodLabels(w)).called)),
+                podHooks.some((h) =>
+                  ws.every((w) => evalWebhook(h, applyChanges(nsLabels, [c]), newPodLabels(w)).called),
+                ),
               )
             : [];
         const repair = ignored
@@ -198,7 +233,10 @@ export default defineCheck({
         // A revision (or tag) nothing serves: relabel to each installed one, or install it (the user chooses).
         const choices =
           !ignored && unserved && profile.revisions?.unserved
-            ? profile.revisions.unserved(m, rev, (v) => [...namespaceChange(m, ns, 'labels', [{ key: revLabel!, value: v }]), ...recreate])
+            ? profile.revisions.unserved(m, rev, (v) => [
+                ...namespaceChange(m, ns, 'labels', [{ key: revLabel!, value: v }]),
+                ...recreate,
+              ])
             : undefined;
         const why = ignored
           ? `${meshTitle(mesh)} never injects pods in ${ns}, so it cannot be meshed`
@@ -212,8 +250,17 @@ export default defineCheck({
         // absent or "enabled"), and relabelling the namespace would inject every other workload in
         // it. A warning about the workloads that ask, with the choices as comments.
         const markerKeys = namespaceMarkerKeys(mesh, nsObj).keys;
-        if (!ignored && !choices && marker.present && !marker.enabled && repair?.some((c) => markerKeys.includes(c.key))) {
-          const asking = ws.map((w) => `${w.kind}/${w.name}${templateAsking(mesh, w.template) ? ` (${templateAsking(mesh, w.template)})` : ''}`);
+        if (
+          !ignored &&
+          !choices &&
+          marker.present &&
+          !marker.enabled &&
+          repair?.some((c) => markerKeys.includes(c.key))
+        ) {
+          const asking = ws.map(
+            (w) =>
+              `${w.kind}/${w.name}${templateAsking(mesh, w.template) ? ` (${templateAsking(mesh, w.template)})` : ''}`,
+          );
           const relabel = [...namespaceChange(m, ns, 'labels', repair), ...recreate];
           found.push({
             ns,
@@ -254,7 +301,10 @@ export default defineCheck({
                     },
                     {
                       label: text`to mesh every workload of ${ns}, not only these`,
-                      steps: [comment`ask first, as its owner disabled it, and the others are injected when next restarted`, ...relabel],
+                      steps: [
+                        comment`ask first, as its owner disabled it, and the others are injected when next restarted`,
+                        ...relabel,
+                      ],
                     },
                   ],
                 ),
@@ -282,13 +332,21 @@ export default defineCheck({
           // Only the workloads whose pods lack the proxy need new pods.
           fix: choices ? choices.fix : repair ? [...namespaceChange(m, ns, 'labels', repair), ...recreate] : [],
         };
-        found.push({ ns, ws, f, ...(choices ? { plain: repair ? [...namespaceChange(m, ns, 'labels', repair), ...recreate] : [] } : {}) });
+        found.push({
+          ns,
+          ws,
+          f,
+          ...(choices ? { plain: repair ? [...namespaceChange(m, ns, 'labels', repair), ...recreate] : [] } : {}),
+        });
       }
     }
     // A namespace (or workload) that asks both meshes, each excluded: repairing both would give its
     // pods two proxies. The evidence chooses one mesh (the other finding is left out: its exclusion
     // keeps the pods to one proxy); undecided, both stay, their fixes as comments to choose from.
-    for (const group of groupBy(found, (x) => `${x.f.resource.kind}/${x.f.resource.namespace ?? ''}/${x.f.resource.name}`).values()) {
+    for (const group of groupBy(
+      found,
+      (x) => `${x.f.resource.kind}/${x.f.resource.namespace ?? ''}/${x.f.resource.name}`,
+    ).values()) {
       if (group.length === 1) {
         yield group[0]!.f;
         continue;

@@ -51,7 +51,12 @@ export default defineCheck({
           causeKey: { kind: 'webhook-broken', mesh },
           evidence: {
             metric: 'apiserver_admission_webhook_fail_open_count',
-            webhooks: hooks.map((x) => ({ name: x.h.name, failurePolicy: x.h.failurePolicy, failOpen: x.failOpen, calls: x.calls ?? null })),
+            webhooks: hooks.map((x) => ({
+              name: x.h.name,
+              failurePolicy: x.h.failurePolicy,
+              failOpen: x.failOpen,
+              calls: x.calls ?? null,
+            })),
             since: mm.startTime ?? null,
             scope: 'one API server instance, since it started',
             podsWithoutProxy: missing,

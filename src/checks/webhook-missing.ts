@@ -32,7 +32,10 @@ export default defineCheck({
       const ns = deployments[0] ? nsOf(deployments[0]) : (install.namespaces[0] ?? p.controlPlane.namespace);
       const names = deployments.map(nameOf);
       const expected = p.controlPlane.webhooks.expectedConfigs(names);
-      const what = [...deployments.map((d) => `Deployment ${nsOf(d)}/${nameOf(d)}`), ...(meshedPods ? [`${plural(meshedPods, 'meshed pod')}`] : [])].join(', ');
+      const what = [
+        ...deployments.map((d) => `Deployment ${nsOf(d)}/${nameOf(d)}`),
+        ...(meshedPods ? [`${plural(meshedPods, 'meshed pod')}`] : []),
+      ].join(', ');
       yield {
         mesh,
         message: `${meshTitle(mesh)} is installed (${what}) but no MutatingWebhookConfiguration registers its injection webhook, so every new pod is created without a proxy.`,

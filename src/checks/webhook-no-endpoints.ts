@@ -33,7 +33,8 @@ function problemOf(b: WebhookBackend): Problem | undefined {
   if (!b.servicePort) return 'port-missing';
   if (!b.endpointsFrom) return undefined; // neither EndpointSlices nor Endpoints were read
   if (b.ready.length) return undefined;
-  if (typeof b.servicePort.targetPort === 'string' && b.containerPort === undefined && b.selectedPods.length) return 'target-port-unresolved';
+  if (typeof b.servicePort.targetPort === 'string' && b.containerPort === undefined && b.selectedPods.length)
+    return 'target-port-unresolved';
   return 'no-ready-endpoints';
 }
 
@@ -65,7 +66,10 @@ export default defineCheck({
         const hooks = b.webhooks.map((h) => h.name).join(', ');
         const fix =
           problem === 'service-missing' || problem === 'port-missing'
-            ? [cmd`kubectl -n ${b.namespace} get service ${b.name} -o yaml`, ...reinstallCommands(m, mesh, b.namespace, inj.name)]
+            ? [
+                cmd`kubectl -n ${b.namespace} get service ${b.name} -o yaml`,
+                ...reinstallCommands(m, mesh, b.namespace, inj.name),
+              ]
             : [
                 // The Deployment as read; none found (gone, or never one): its pods by the Service's selector.
                 ...(inj.deployment ? [cmd`kubectl -n ${b.namespace} rollout status ${`deploy/${inj.name}`}`] : []),

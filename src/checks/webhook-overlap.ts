@@ -55,7 +55,9 @@ export default defineCheck({
             injectors: Object.fromEntries(
               [o.first, o.second].map((c) => [
                 c.name,
-                c.injector ? `${c.injector.namespace}/${c.injector.name}${c.injector.deployment ? '' : ' (no Deployment)'}` : null,
+                c.injector
+                  ? `${c.injector.namespace}/${c.injector.name}${c.injector.deployment ? '' : ' (no Deployment)'}`
+                  : null,
               ]),
             ),
           },

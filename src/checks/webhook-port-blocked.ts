@@ -92,7 +92,10 @@ export default defineCheck<PortBlockedEvidence>({
       for (const path of webhookPaths(m, mesh)) {
         const t = path.target;
         const hooks = t.webhooks.map((h) => h.name);
-        const timeouts = t.webhooks.reduce((n, h) => n + (failures.get(h.name)?.causes.has('timeout') ? failures.get(h.name)!.count : 0), 0);
+        const timeouts = t.webhooks.reduce(
+          (n, h) => n + (failures.get(h.name)?.causes.has('timeout') ? failures.get(h.name)!.count : 0),
+          0,
+        );
         const name = `allow-apiserver-to-${t.name}`.slice(0, 63).replace(/-+$/, '');
         const allow = allowPolicy(path, name);
         const effect = failureEffect(t.webhooks.map((h) => h.failurePolicy));
@@ -109,7 +112,9 @@ export default defineCheck<PortBlockedEvidence>({
         if (path.blocked.length) {
           const policies = [...new Set(path.blocked.flatMap((b) => b.policies))].sort();
           // The policy to name: one from the manifests (check -f) when there is one, else the first.
-          const chosen = policies.find((n) => m.manifestSource({ kind: 'NetworkPolicy', namespace: t.namespace, name: n })) ?? policies[0]!;
+          const chosen =
+            policies.find((n) => m.manifestSource({ kind: 'NetworkPolicy', namespace: t.namespace, name: n })) ??
+            policies[0]!;
           const resource: ResourceRef = { kind: 'NetworkPolicy', namespace: t.namespace, name: chosen };
           const source = m.manifestSource(resource);
           const all = path.blocked.length === path.pods.length;

@@ -60,7 +60,11 @@ export default defineCheck({
           fix: [
             comment`calling_webhook_error: the injector could not be reached. no_error: it denied the pods, and its reason is in the FailedCreate events of their controllers`,
             cmd`kubectl get events -A --field-selector reason=FailedCreate`,
-            ...(t ? [cmd`kubectl -n ${t.namespace} logs ${`deploy/${t.injector.name}`} -c ${profileOf(mesh).controlPlane.injector.container} --tail=100`] : []),
+            ...(t
+              ? [
+                  cmd`kubectl -n ${t.namespace} logs ${`deploy/${t.injector.name}`} -c ${profileOf(mesh).controlPlane.injector.container} --tail=100`,
+                ]
+              : []),
           ],
         };
       }

@@ -30,7 +30,9 @@ export default defineCheck({
       if (!leftovers.length) continue;
       const live = meshConfigs(m, mesh).filter((c) => c.live);
       for (const c of leftovers) {
-        const services = [...new Set(c.webhooks.flatMap((h) => (h.service ? [`${h.service.namespace}/${h.service.name}`] : [])))].sort();
+        const services = [
+          ...new Set(c.webhooks.flatMap((h) => (h.service ? [`${h.service.namespace}/${h.service.name}`] : []))),
+        ].sort();
         const why = c.namespaceGone
           ? `whose namespace no longer exists`
           : `which no longer exists, while ${live.map((l) => l.name).join(', ')} ${live.length === 1 ? 'calls' : 'call'} a live injector`;
@@ -38,7 +40,9 @@ export default defineCheck({
           ? ` It is called for the pods of ${plural(c.workloads.length, 'workload')} (${c.workloads
               .slice(0, 5)
               .map((w) => `${w.namespace}/${w.name}`)
-              .join(', ')}${c.workloads.length > 5 ? ', ...' : ''}): ${failureEffect(c.webhooks.map((h) => h.failurePolicy))}.`
+              .join(
+                ', ',
+              )}${c.workloads.length > 5 ? ', ...' : ''}): ${failureEffect(c.webhooks.map((h) => h.failurePolicy))}.`
           : '';
         yield {
           mesh,

@@ -76,7 +76,10 @@ function fixFor(m: Model, w: Workload, mesh: MeshName): { fix: Step[]; problem?:
   // A Namespace in the manifests is fixed there: a kubectl change would be undone by the next apply.
   if (injects(true))
     return {
-      fix: [...templateFix, ...namespaceChange(m, w.namespace, marker.field, [{ key: marker.key, value: marker.value }])],
+      fix: [
+        ...templateFix,
+        ...namespaceChange(m, w.namespace, marker.field, [{ key: marker.key, value: marker.value }]),
+      ],
       ...(problem ? { problem } : {}),
     };
   return undefined;
@@ -101,7 +104,8 @@ export default defineCheck({
         decisions.map((d) => d.mesh),
       );
       const working = decisions.map((d) => d.mesh).filter((x) => fixes.get(x));
-      if (!choice.mesh && working.length === 1) choice = { mesh: working[0]!, by: `the only mesh that can inject it`, candidates: choice.candidates };
+      if (!choice.mesh && working.length === 1)
+        choice = { mesh: working[0]!, by: `the only mesh that can inject it`, candidates: choice.candidates };
       const mesh = choice.mesh ?? working[0] ?? decisions[0]!.mesh;
       const problem = choice.mesh ? fixes.get(choice.mesh)?.problem : undefined;
       const id = `${w.kind} ${w.namespace}/${w.name}`;

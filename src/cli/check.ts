@@ -8,26 +8,32 @@ import { VERSION } from './version.js';
 type CheckOptions = OptionsOf<'check'>;
 
 export function checkCommand({ program, io, setExit }: CommandContext): void {
-  addFlags(program.command('check').description('read the cluster (or a snapshot) once, run every check, print ranked findings with fixes'), 'check').action(
-    async (o: CheckOptions) => {
-      try {
-        setExit(await check(o, io));
-      } catch (e) {
-        // A CI step that uploads the SARIF `if: always()` must find it after a failed run too.
-        if (o.output === 'sarif' && o.outputFile) await writeFailedSarif(o, io, e);
-        throw e;
-      }
-    },
-  );
+  addFlags(
+    program
+      .command('check')
+      .description('read the cluster (or a snapshot) once, run every check, print ranked findings with fixes'),
+    'check',
+  ).action(async (o: CheckOptions) => {
+    try {
+      setExit(await check(o, io));
+    } catch (e) {
+      // A CI step that uploads the SARIF `if: always()` must find it after a failed run too.
+      if (o.output === 'sarif' && o.outputFile) await writeFailedSarif(o, io, e);
+      throw e;
+    }
+  });
 }
 
 async function check(o: CheckOptions, io: IO): Promise<number> {
   validateScope(o);
-  if (!o.filename && (o.recursive || o.expectMeshed)) throw new UserError(`${o.recursive ? '-R/--recursive' : '--expect-meshed'} needs -f/--filename`);
-  if (o.filename?.includes('-') && o.snapshot?.includes('-')) throw new UserError('stdin can be read once: -f - and --snapshot - cannot both be given');
+  if (!o.filename && (o.recursive || o.expectMeshed))
+    throw new UserError(`${o.recursive ? '-R/--recursive' : '--expect-meshed'} needs -f/--filename`);
+  if (o.filename?.includes('-') && o.snapshot?.includes('-'))
+    throw new UserError('stdin can be read once: -f - and --snapshot - cannot both be given');
   if (o.allowPartial && o.strict) throw new UserError('--allow-partial and --strict cannot be used together');
   const deadline = await runDeadline(io, limitsOf(o)); // --timeout from here: the read, then the checks
-  const { assertNamespaceExists, selectChecks, kindsFor, obtainSnapshot, runChecks, serverFor } = await import('../run/run.js');
+  const { assertNamespaceExists, selectChecks, kindsFor, obtainSnapshot, runChecks, serverFor } =
+    await import('../run/run.js');
   const { REPORTERS } = await import('../report/index.js');
   const checks = selectChecks(o.only, o.skip);
   const { parseSuppressions } = await import('../run/suppress.js');
@@ -83,13 +89,18 @@ async function check(o: CheckOptions, io: IO): Promise<number> {
   for (const e of result.errors) io.stderr(`meshdoctor: ${printable(e)}\n`);
   // A --suppress that matched nothing is most likely a typo: say so (stderr: stdout stays the report).
   const used = new Set(result.suppressed.map((x) => x.reason));
-  for (const r of suppress) if (!used.has(`flag --suppress ${r.spec}`)) io.stderr(`meshdoctor: --suppress ${printable(r.spec)} matched no finding\n`);
+  for (const r of suppress)
+    if (!used.has(`flag --suppress ${r.spec}`))
+      io.stderr(`meshdoctor: --suppress ${printable(r.spec)} matched no finding\n`);
   // So is a selector that selects nothing (kubectl's "No resources found"): nothing was checked.
   if (result.selection && result.selection.workloads.selected === 0) {
-    const given = [o.selector !== undefined ? `-l ${o.selector}` : '', o.fieldSelector !== undefined ? `--field-selector ${o.fieldSelector}` : ''].filter(
-      Boolean,
+    const given = [
+      o.selector !== undefined ? `-l ${o.selector}` : '',
+      o.fieldSelector !== undefined ? `--field-selector ${o.fieldSelector}` : '',
+    ].filter(Boolean);
+    io.stderr(
+      `meshdoctor: ${printable(given.join(' '))} selects none of the ${result.selection.workloads.total} workloads in scope\n`,
     );
-    io.stderr(`meshdoctor: ${printable(given.join(' '))} selects none of the ${result.selection.workloads.total} workloads in scope\n`);
   }
   return exitCode(result, o.failOn, { allowPartial: !!o.allowPartial, strict: !!o.strict });
 }
@@ -120,8 +131,16 @@ async function writeFailedSarif(o: CheckOptions, io: IO, e: unknown): Promise<vo
     const hit = (c: { id: string; code: string }, list?: string[]) => !!list?.some((x) => namesCheck(x, c));
     const checks = CHECK_META.filter((c) => (!o.only?.length || hit(c, o.only)) && !hit(c, o.skip));
     const { sarifFailure } = await import('../report/sarif.js');
-    const docsBase = io.env.MESHDOCTOR_DOCS_URL && /^https?:\/\/[^\s]+$/.test(io.env.MESHDOCTOR_DOCS_URL) ? io.env.MESHDOCTOR_DOCS_URL : undefined;
-    const text = sarifFailure(checks, errorLine(e), { version: VERSION, color: false, ruleHelp: await checkPages(checks.map((c) => c.id)) }, docsBase);
+    const docsBase =
+      io.env.MESHDOCTOR_DOCS_URL && /^https?:\/\/[^\s]+$/.test(io.env.MESHDOCTOR_DOCS_URL)
+        ? io.env.MESHDOCTOR_DOCS_URL
+        : undefined;
+    const text = sarifFailure(
+      checks,
+      errorLine(e),
+      { version: VERSION, color: false, ruleHelp: await checkPages(checks.map((c) => c.id)) },
+      docsBase,
+    );
     const { replaceFile } = await import('../util/io.js');
     replaceFile(o.outputFile!, text, '--output-file');
   } catch {

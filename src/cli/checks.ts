@@ -15,7 +15,9 @@ function fit(title: string, width: number, indent: string): string {
   if (room < 12) return title;
   const lines: string[] = [];
   let line = '';
-  const words = title.split(' ').flatMap((w) => (w.length > room ? (w.match(new RegExp(`.{1,${room}}`, 'g')) ?? [w]) : [w]));
+  const words = title
+    .split(' ')
+    .flatMap((w) => (w.length > room ? (w.match(new RegExp(`.{1,${room}}`, 'g')) ?? [w]) : [w]));
   for (const word of words) {
     if (line && line.length + 1 + word.length > room) {
       lines.push(line);
@@ -56,7 +58,15 @@ export function checksCommand({ program, io, setExit }: CommandContext): void {
       }
       io.stdout(
         o.output === 'json' || o.output === 'yaml'
-          ? await machine(o.output, { id: c.id, code: c.code, severity: c.severity, title: c.title, description: c.description, inputs: [...c.inputs], doc })
+          ? await machine(o.output, {
+              id: c.id,
+              code: c.code,
+              severity: c.severity,
+              title: c.title,
+              description: c.description,
+              inputs: [...c.inputs],
+              doc,
+            })
           : doc,
       );
       setExit(EXIT.OK);

@@ -48,7 +48,12 @@ type Value =
 
 /** The CLI as completion sees it, for any shell. */
 interface Spec {
-  commands: { name: string; flags: readonly string[]; args: readonly string[]; values: { flags: readonly string[]; value: Value }[] }[];
+  commands: {
+    name: string;
+    flags: readonly string[];
+    args: readonly string[];
+    values: { flags: readonly string[]; value: Value }[];
+  }[];
   topFlags: readonly string[];
   checkWords: readonly string[];
 }
@@ -142,11 +147,15 @@ function bashFunction(s: Spec): string {
     '  case "$cmd $prev" in',
   ];
   for (const c of s.commands) {
-    for (const { flags, value } of c.values) lines.push(`    ${flags.map((f) => `"${c.name} ${f}"`).join('|')}) ${bashValue(value, s.checkWords)}; return ;;`);
+    for (const { flags, value } of c.values)
+      lines.push(`    ${flags.map((f) => `"${c.name} ${f}"`).join('|')}) ${bashValue(value, s.checkWords)}; return ;;`);
   }
   lines.push('  esac', '  case "$cmd" in');
-  lines.push(`    "") COMPREPLY=($(compgen -W "${[...s.commands.map((c) => c.name), ...s.topFlags].join(' ')}" -- "$cur")) ;;`);
-  for (const c of s.commands) lines.push(`    ${c.name}) COMPREPLY=($(compgen -W "${[...c.flags, ...c.args].join(' ')}" -- "$cur")) ;;`);
+  lines.push(
+    `    "") COMPREPLY=($(compgen -W "${[...s.commands.map((c) => c.name), ...s.topFlags].join(' ')}" -- "$cur")) ;;`,
+  );
+  for (const c of s.commands)
+    lines.push(`    ${c.name}) COMPREPLY=($(compgen -W "${[...c.flags, ...c.args].join(' ')}" -- "$cur")) ;;`);
   lines.push('  esac', '}');
   return lines.join('\n');
 }
@@ -306,7 +315,8 @@ function kubectlLines(args: string[]): string {
 }
 
 const RENDERERS: Record<Shell, (s: Spec) => string> = {
-  bash: (s) => `# meshdoctor bash completion. Load it: source <(meshdoctor completion bash)\n${bashFunction(s)}\n${BIND}\n`,
+  bash: (s) =>
+    `# meshdoctor bash completion. Load it: source <(meshdoctor completion bash)\n${bashFunction(s)}\n${BIND}\n`,
   zsh: (s) =>
     [
       '#compdef meshdoctor kubectl-meshdoctor',

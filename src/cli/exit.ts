@@ -11,7 +11,12 @@ export type FailOn = (typeof FAIL_ON)[number];
  * also when one did; --allow-partial: never); else 0.
  */
 export function exitCode(
-  result: { findings: { severity: Severity }[]; skipped: unknown[]; errors?: string[]; coverage?: { complete: boolean } },
+  result: {
+    findings: { severity: Severity }[];
+    skipped: unknown[];
+    errors?: string[];
+    coverage?: { complete: boolean };
+  },
   failOn: FailOn,
   partial: { allowPartial?: boolean; strict?: boolean } = {},
 ): number {

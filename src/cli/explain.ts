@@ -8,7 +8,10 @@ export function explainCommand({ program, io, setExit }: CommandContext): void {
   addFlags(
     program
       .command('explain')
-      .argument('<kind/name>', 'the workload: deployment/NAME, statefulset/NAME, daemonset/NAME, job/NAME, cronjob/NAME, replicaset/NAME or pod/NAME')
+      .argument(
+        '<kind/name>',
+        'the workload: deployment/NAME, statefulset/NAME, daemonset/NAME, job/NAME, cronjob/NAME, replicaset/NAME or pod/NAME',
+      )
       .argument('[name]', "the name, when the kind is given alone (kubectl's TYPE NAME: explain deploy cart)")
       .description('walk one workload through the injection decision of every installed mesh, step by step'),
     'explain',
@@ -21,7 +24,13 @@ export function explainCommand({ program, io, setExit }: CommandContext): void {
     const { kindsFor, makeModel, obtainSnapshot, runChecks, serverFor } = await import('../run/run.js');
     const impersonate = impersonationOf(o);
     const snapshot = await obtainSnapshot(
-      { ...o, limits: limitsOf(o), readStdin: io.readStdin, server: serverFor(CHECKS), ...(impersonate ? { impersonate } : {}) },
+      {
+        ...o,
+        limits: limitsOf(o),
+        readStdin: io.readStdin,
+        server: serverFor(CHECKS),
+        ...(impersonate ? { impersonate } : {}),
+      },
       kindsFor(CHECKS),
     );
     const ns = o.namespace ?? snapshot.scope.namespace ?? 'default';

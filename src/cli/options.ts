@@ -29,7 +29,8 @@ function positiveNumber(name: string, max = Number.MAX_SAFE_INTEGER) {
 function duration(name: string, zero: boolean) {
   return (v: string) => {
     const ms = kubectlTimeoutMs(v.trim());
-    if (ms === undefined) throw new InvalidArgumentError(`${name} takes a duration such as 30s, 2m or 1h30m (a bare number is seconds)`);
+    if (ms === undefined)
+      throw new InvalidArgumentError(`${name} takes a duration such as 30s, 2m or 1h30m (a bare number is seconds)`);
     if (ms < 0) throw new InvalidArgumentError(`${name} cannot be negative`);
     if (ms === 0 && !zero) throw new InvalidArgumentError(`${name} must be more than 0`);
     if (ms > 86_400_000) throw new InvalidArgumentError(`${name} must be at most 24h`);
@@ -110,7 +111,10 @@ export const FLAGS = {
     flags: '-o, --output <format>',
     help: 'output format',
     commands: {
-      check: { help: 'output format (table: compact; wide: with evidence, every fix line and causes)', choices: 'reporters' },
+      check: {
+        help: 'output format (table: compact; wide: with evidence, every fix line and causes)',
+        choices: 'reporters',
+      },
       explain: { choices: ['table', 'json', 'yaml'] },
       checks: { choices: ['table', 'json', 'yaml'], default: 'table' },
     },
@@ -140,8 +144,18 @@ export const FLAGS = {
     default: 'error',
     commands: { check: true },
   },
-  only: { flags: '--only <ids>', help: 'run only these checks (ids or codes, comma-separated)', parse: list, commands: { check: true, watch: true } },
-  skip: { flags: '--skip <ids>', help: 'skip these checks (ids or codes, comma-separated)', parse: list, commands: { check: true, watch: true } },
+  only: {
+    flags: '--only <ids>',
+    help: 'run only these checks (ids or codes, comma-separated)',
+    parse: list,
+    commands: { check: true, watch: true },
+  },
+  skip: {
+    flags: '--skip <ids>',
+    help: 'skip these checks (ids or codes, comma-separated)',
+    parse: list,
+    commands: { check: true, watch: true },
+  },
   certExpiryWarning: {
     flags: '--cert-expiry-warning <days>',
     help: 'warn when a certificate expires within this many days',
@@ -152,9 +166,16 @@ export const FLAGS = {
   allowPartial: {
     flags: '--allow-partial',
     help: 'exit 0 instead of 3 when some checks could not run (missing permissions) and no finding decided the exit code',
-    commands: { check: true, explain: { help: 'exit 0 instead of 3 when something the explanation or the checks need could not be read' } },
+    commands: {
+      check: true,
+      explain: { help: 'exit 0 instead of 3 when something the explanation or the checks need could not be read' },
+    },
   },
-  strict: { flags: '--strict', help: 'exit 3 when some checks could not run, even when findings would exit 1', commands: { check: true } },
+  strict: {
+    flags: '--strict',
+    help: 'exit 3 when some checks could not run, even when findings would exit 1',
+    commands: { check: true },
+  },
   filename: {
     flags: '-f, --filename <path>',
     help: 'check manifests before applying them: a file, a directory, or - for stdin (repeatable)',
@@ -167,7 +188,11 @@ export const FLAGS = {
     help: 'with -f, an error for each workload in the manifests that no mesh would inject',
     commands: { check: true },
   },
-  color: { flags: '--no-color', help: 'disable colors (also: NO_COLOR, or stdout not a terminal)', commands: { check: true, explain: true } },
+  color: {
+    flags: '--no-color',
+    help: 'disable colors (also: NO_COLOR, or stdout not a terminal)',
+    commands: { check: true, explain: true },
+  },
   namespace: {
     flags: '-n, --namespace <ns>',
     help: 'the namespace to check (default: the kubeconfig context namespace)',
@@ -190,7 +215,11 @@ export const FLAGS = {
     help: 'check only the workloads whose fields match: metadata.name, metadata.namespace with =, == or != (comma-separated, as kubectl)',
     commands: { check: true },
   },
-  context: { flags: '--context <name>', help: 'the kubeconfig context to use', commands: { check: true, snapshot: true, explain: true, watch: true } },
+  context: {
+    flags: '--context <name>',
+    help: 'the kubeconfig context to use',
+    commands: { check: true, snapshot: true, explain: true, watch: true },
+  },
   kubeconfig: {
     flags: '--kubeconfig <file>',
     help: 'path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)',
@@ -207,7 +236,11 @@ export const FLAGS = {
     parse: collect,
     commands: { check: true, snapshot: true, explain: true, watch: true },
   },
-  asUid: { flags: '--as-uid <uid>', help: 'UID to impersonate, with --as', commands: { check: true, snapshot: true, explain: true, watch: true } },
+  asUid: {
+    flags: '--as-uid <uid>',
+    help: 'UID to impersonate, with --as',
+    commands: { check: true, snapshot: true, explain: true, watch: true },
+  },
   requestTimeout: {
     flags: '--request-timeout <duration>',
     help: 'timeout of each API request and of an exec credential plugin: 30s, 2m, 1h30m or seconds; 0 for none (--timeout still ends the run)',
@@ -259,11 +292,14 @@ export const FLAGS = {
 
 type Flags = typeof FLAGS;
 /** The flags command C takes. */
-type TakenBy<C extends CommandName> = { [K in keyof Flags]: C extends keyof Flags[K]['commands'] ? K : never }[keyof Flags];
+type TakenBy<C extends CommandName> = {
+  [K in keyof Flags]: C extends keyof Flags[K]['commands'] ? K : never;
+}[keyof Flags];
 /** The flags with a default (always set after parsing). */
 type Defaulted = { [K in keyof Flags]: Flags[K] extends { default: unknown } ? K : never }[keyof Flags];
 /** The options commander hands command C's action. */
-export type OptionsOf<C extends CommandName> = Partial<Pick<FlagValues, TakenBy<C>>> & Pick<FlagValues, TakenBy<C> & Defaulted>;
+export type OptionsOf<C extends CommandName> = Partial<Pick<FlagValues, TakenBy<C>>> &
+  Pick<FlagValues, TakenBy<C> & Defaulted>;
 
 /** The options of a command that reads a cluster or a snapshot. */
 type ClusterOpts = OptionsOf<'snapshot'> & { snapshot?: string[] };
@@ -324,8 +360,10 @@ export function impersonationOf(o: Partial<Pick<FlagValues, 'as' | 'asGroup' | '
 }
 
 export function validateScope(o: ClusterOpts): void {
-  if (o.snapshot?.length && impersonationOf(o)) throw new UserError('--as, --as-group and --as-uid act on the API server: they cannot be used with --snapshot');
-  if (o.namespace !== undefined && o.allNamespaces) throw new UserError('-n/--namespace and -A/--all-namespaces cannot be used together');
+  if (o.snapshot?.length && impersonationOf(o))
+    throw new UserError('--as, --as-group and --as-uid act on the API server: they cannot be used with --snapshot');
+  if (o.namespace !== undefined && o.allNamespaces)
+    throw new UserError('-n/--namespace and -A/--all-namespaces cannot be used together');
   if (o.namespace !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(o.namespace)) {
     throw new UserError(`invalid namespace name "${o.namespace}"`);
   }

@@ -5,7 +5,9 @@ import { addFlags, impersonationOf, limitsOf, validateScope, type OptionsOf } fr
 
 export function snapshotCommand({ program, io, setExit }: CommandContext): void {
   addFlags(
-    program.command('snapshot').description('save what `check` reads (never Secret data) as JSON on stdout, for offline runs and bug reports'),
+    program
+      .command('snapshot')
+      .description('save what `check` reads (never Secret data) as JSON on stdout, for offline runs and bug reports'),
     'snapshot',
   ).action(async (o: OptionsOf<'snapshot'>) => {
     validateScope(o);
@@ -15,19 +17,28 @@ export function snapshotCommand({ program, io, setExit }: CommandContext): void 
     const { snapshotText } = await import('../cluster/snapshot-file.js');
     const p = progress(io);
     const impersonate = impersonationOf(o);
-    const snap = await obtainSnapshot({ ...o, limits: limitsOf(o), onProgress: p?.update, server: SERVER_INPUTS, ...(impersonate ? { impersonate } : {}) }, [
-      ...KIND_KEYS,
-    ]);
+    const snap = await obtainSnapshot(
+      {
+        ...o,
+        limits: limitsOf(o),
+        onProgress: p?.update,
+        server: SERVER_INPUTS,
+        ...(impersonate ? { impersonate } : {}),
+      },
+      [...KIND_KEYS],
+    );
     p?.done();
     for (const chunk of snapshotText(snap)) io.stdout(chunk);
     const missing = Object.entries(snap.unavailable);
     for (const [k, why] of missing) io.stderr(`meshdoctor: ${k} not saved: ${printable(why)}\n`);
     for (const [k, where] of Object.entries(snap.unavailableIn ?? {}))
-      for (const [ns, why] of Object.entries(where ?? {})) io.stderr(`meshdoctor: ${k} in namespace ${printable(ns)} not saved: ${printable(why)}\n`);
+      for (const [ns, why] of Object.entries(where ?? {}))
+        io.stderr(`meshdoctor: ${k} in namespace ${printable(ns)} not saved: ${printable(why)}\n`);
     // What was asked of the API server itself and refused or failed (optional: the snapshot is complete without it).
     for (const k of SERVER_INPUTS) {
       const p = snap.server?.[k];
-      if (p && p.state !== 'read') io.stderr(`meshdoctor: ${SERVER_INPUT_LABEL[k]} not saved: ${printable(p.reason)}\n`);
+      if (p && p.state !== 'read')
+        io.stderr(`meshdoctor: ${SERVER_INPUT_LABEL[k]} not saved: ${printable(p.reason)}\n`);
     }
     setExit(EXIT.OK);
   });

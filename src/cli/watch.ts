@@ -8,7 +8,9 @@ export function watchCommand({ program, io, setExit }: CommandContext): void {
   addFlags(
     program
       .command('watch')
-      .description('keep the checks current (LIST+WATCH); serve /metrics, /healthz, /readyz, /findings; NDJSON on stdout per finding opened or resolved'),
+      .description(
+        'keep the checks current (LIST+WATCH); serve /metrics, /healthz, /readyz, /findings; NDJSON on stdout per finding opened or resolved',
+      ),
     'watch',
   ).action(async (o: OptionsOf<'watch'>) => {
     validateScope(o);

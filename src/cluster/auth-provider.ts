@@ -69,15 +69,26 @@ export function jsonPathMembers(template: string): string[] | undefined {
  * The bearer token of a gcp or azure auth provider: the kubeconfig's while valid at `now`,
  * else the one `cmd-path` prints. Errors are Errors with one line (the caller names the context).
  */
-export async function authProviderToken(p: AuthProvider, limits: Limits, signal: AbortSignal | undefined, now: number = Date.now()): Promise<string> {
+export async function authProviderToken(
+  p: AuthProvider,
+  limits: Limits,
+  signal: AbortSignal | undefined,
+  now: number = Date.now(),
+): Promise<string> {
   const c = p.config;
   if (tokenValid(p, now)) return c['access-token']!;
   const cmd = c['cmd-path'];
   const what = `the ${p.name} auth provider`;
-  if (!cmd) throw new Error(`${what} has ${c['access-token'] ? 'an expired access-token' : 'no access-token'} and no cmd-path to get one`);
+  if (!cmd)
+    throw new Error(
+      `${what} has ${c['access-token'] ? 'an expired access-token' : 'no access-token'} and no cmd-path to get one`,
+    );
   const tokenKey = c['token-key'] || '{.access_token}';
   const members = jsonPathMembers(tokenKey);
-  if (!members) throw new Error(`${what}'s token-key ${printable(tokenKey, 100)} is not a JSONPath meshdoctor reads (only member names: {.a.b})`);
+  if (!members)
+    throw new Error(
+      `${what}'s token-key ${printable(tokenKey, 100)} is not a JSONPath meshdoctor reads (only member names: {.a.b})`,
+    );
   const fail = (why: string) => new Error(`${what}'s cmd-path "${printable(cmd, 200)}" ${why}`);
   const out = await runHelper({
     command: cmd,

@@ -55,7 +55,8 @@ function statusReason(status: number, body: string): string {
     message = body;
   }
   const line = printable(message.replace(/\s+/g, ' ').trim(), 300);
-  const label = status === 403 ? 'forbidden' : status === 401 ? 'unauthorized' : status === 404 ? 'not found' : `HTTP ${status}`;
+  const label =
+    status === 403 ? 'forbidden' : status === 401 ? 'unauthorized' : status === 404 ? 'not found' : `HTTP ${status}`;
   // A non-resource URL's refusal already starts with the word (`forbidden: User "..." cannot get path "/metrics"`).
   return !line ? label : line.startsWith(`${label}:`) ? line : `${label}: ${line}`;
 }
@@ -64,7 +65,13 @@ function statusReason(status: number, body: string): string {
  * One streamed GET of `path`: each line of the body to `onLine` (a line past MAX_LINE skipped),
  * within the request timeout and --max-bytes (counted after gunzip). Never sets Conn.answered.
  */
-function streamLines(conn: Conn, path: string, accept: string, onLine: (line: string) => void, maxBytes: number): Promise<void> {
+function streamLines(
+  conn: Conn,
+  path: string,
+  accept: string,
+  onLine: (line: string) => void,
+  maxBytes: number,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     let settled = false;
     let req: http.ClientRequest | undefined;
@@ -93,7 +100,8 @@ function streamLines(conn: Conn, path: string, accept: string, onLine: (line: st
       body.on('data', (chunk: Buffer) => {
         if (settled) return;
         size += chunk.length;
-        if (size > maxBytes) return fail(new ReadFailure('failed', `the response is larger than ${mib(maxBytes)} (--max-bytes)`));
+        if (size > maxBytes)
+          return fail(new ReadFailure('failed', `the response is larger than ${mib(maxBytes)} (--max-bytes)`));
         if (!ok) {
           if (size <= 4096) errorBody.push(chunk);
           return;
@@ -117,7 +125,9 @@ function streamLines(conn: Conn, path: string, accept: string, onLine: (line: st
           start = nl + 1;
         }
       });
-      body.on('error', (e) => fail(new ReadFailure('failed', `the response was cut off (${printable(errorMessage(e))})`, true)));
+      body.on('error', (e) =>
+        fail(new ReadFailure('failed', `the response was cut off (${printable(errorMessage(e))})`, true)),
+      );
       res.on('close', () => {
         if (!res.complete) fail(new ReadFailure('failed', 'the response was cut off', true));
       });
@@ -125,7 +135,14 @@ function streamLines(conn: Conn, path: string, accept: string, onLine: (line: st
         if (settled) return;
         if (!ok) {
           const text = Buffer.concat(errorBody).toString('utf8');
-          return fail(new ReadFailure(status === 401 || status === 403 ? 'refused' : 'failed', statusReason(status, text), RETRY_STATUS.has(status), status));
+          return fail(
+            new ReadFailure(
+              status === 401 || status === 403 ? 'refused' : 'failed',
+              statusReason(status, text),
+              RETRY_STATUS.has(status),
+              status,
+            ),
+          );
         }
         if (!skipping && partialLength) onLine(Buffer.concat(partial, partialLength).toString('utf8'));
         settled = true;
@@ -136,7 +153,13 @@ function streamLines(conn: Conn, path: string, accept: string, onLine: (line: st
     try {
       req = conn.request(
         conn.base + path,
-        { method: 'GET', agent: conn.agent, headers: { ...conn.headers, Accept: accept }, auth: conn.auth, signal: conn.signal },
+        {
+          method: 'GET',
+          agent: conn.agent,
+          headers: { ...conn.headers, Accept: accept },
+          auth: conn.auth,
+          signal: conn.signal,
+        },
         onResponse,
       );
     } catch (e) {
@@ -147,7 +170,13 @@ function streamLines(conn: Conn, path: string, accept: string, onLine: (line: st
       timerMs(conn.limits.requestTimeoutMs),
     );
     req.on('error', (e: NodeJS.ErrnoException) =>
-      fail(new ReadFailure('failed', printable(e.code && !e.message.includes(e.code) ? `${e.message} (${e.code})` : e.message), true)),
+      fail(
+        new ReadFailure(
+          'failed',
+          printable(e.code && !e.message.includes(e.code) ? `${e.message} (${e.code})` : e.message),
+          true,
+        ),
+      ),
     );
     req.end();
   });
@@ -176,10 +205,12 @@ export async function readVersion(conn: Conn): Promise<Probe<ServerVersion> | un
   let notFound = false;
   const p = await probe(conn, async () => {
     let text = '';
-    await streamLines(conn, '/version', 'application/json', (l) => (text += `${l}\n`), MAX_VERSION_BYTES).catch((e: unknown) => {
-      notFound = e instanceof ReadFailure && e.status === 404;
-      throw e;
-    });
+    await streamLines(conn, '/version', 'application/json', (l) => (text += `${l}\n`), MAX_VERSION_BYTES).catch(
+      (e: unknown) => {
+        notFound = e instanceof ReadFailure && e.status === 404;
+        throw e;
+      },
+    );
     let json: unknown;
     try {
       json = JSON.parse(text);

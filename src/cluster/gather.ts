@@ -114,7 +114,8 @@ export async function listKind(
   let pages = 0;
   for (;;) {
     // The last page may be empty: max objects take at most max + 1 pages.
-    if (++pages > max + 1) throw new KindFailure(`the API server sent more than ${max + 1} pages of ${info.plural} (--max-objects)`);
+    if (++pages > max + 1)
+      throw new KindFailure(`the API server sent more than ${max + 1} pages of ${info.plural} (--max-objects)`);
     const query = new URLSearchParams({ limit: String(pageSize) });
     if (labelSelector) query.set('labelSelector', labelSelector);
     if (cont) query.set('continue', cont);
@@ -132,7 +133,8 @@ export async function listKind(
     }
     if (reply.status < 200 || reply.status >= 300) throw statusFailure(conn, reply);
     const list = reply.json as { items?: unknown; metadata?: { continue?: unknown; resourceVersion?: unknown } } | null;
-    if (!list || !Array.isArray(list.items)) throw new KindFailure(`the API server sent a ${info.kind} list without items`);
+    if (!list || !Array.isArray(list.items))
+      throw new KindFailure(`the API server sent a ${info.kind} list without items`);
     budget.objects += list.items.length;
     if (budget.objects > max) throw new KindFailure(`more than ${max} ${info.plural} (--max-objects)`);
     // Lists strip kind and apiVersion from their items; put them back.
@@ -146,11 +148,14 @@ export async function listKind(
       if (kept) items.push(kept);
     }
     onPage(list.items.length);
-    if (meta) meta.resourceVersion = typeof list.metadata?.resourceVersion === 'string' ? list.metadata.resourceVersion : undefined;
+    if (meta)
+      meta.resourceVersion =
+        typeof list.metadata?.resourceVersion === 'string' ? list.metadata.resourceVersion : undefined;
     const next = list.metadata?.continue;
     if (typeof next !== 'string' || !next) return items;
     const digest = createHash('sha256').update(next).digest('base64');
-    if (seen.has(digest) || next === cont) throw new KindFailure(`the API server repeated a continue token for ${info.plural}`);
+    if (seen.has(digest) || next === cont)
+      throw new KindFailure(`the API server repeated a continue token for ${info.plural}`);
     seen.add(digest);
     cont = next;
   }
@@ -182,8 +187,15 @@ export async function gather(opts: GatherOptions): Promise<Snapshot> {
   }
 }
 
-async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeContext, abort: AbortController): Promise<Snapshot> {
-  const scope = opts.allNamespaces ? { allNamespaces: true } : { allNamespaces: false, namespace: opts.namespace ?? resolved.namespace };
+async function readCluster(
+  opts: GatherOptions,
+  limits: Limits,
+  resolved: KubeContext,
+  abort: AbortController,
+): Promise<Snapshot> {
+  const scope = opts.allNamespaces
+    ? { allNamespaces: true }
+    : { allNamespaces: false, namespace: opts.namespace ?? resolved.namespace };
   const kinds = [...new Set(opts.kinds)];
   const wanted = new Set(kinds);
   const pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE;
@@ -220,10 +232,15 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
      */
     const listInto = async (key: KindKey, namespaces: (string | undefined)[]) => {
       const budget = { objects: 0 };
-      const lists = await Promise.allSettled(namespaces.map((ns) => listKind(conn, KINDS[key], ns, pageSize, budget, onPage, opts.keep)));
-      const other = lists.find((r): r is PromiseRejectedResult => r.status === 'rejected' && !(r.reason instanceof KindFailure));
+      const lists = await Promise.allSettled(
+        namespaces.map((ns) => listKind(conn, KINDS[key], ns, pageSize, budget, onPage, opts.keep)),
+      );
+      const other = lists.find(
+        (r): r is PromiseRejectedResult => r.status === 'rejected' && !(r.reason instanceof KindFailure),
+      );
       if (other) throw other.reason; // fatal (401, unreachable, aborted): as before
-      const failed = (r: PromiseSettledResult<K8sObject[]>) => (r.status === 'rejected' ? (r.reason as KindFailure) : undefined);
+      const failed = (r: PromiseSettledResult<K8sObject[]>) =>
+        r.status === 'rejected' ? (r.reason as KindFailure) : undefined;
       const whole = budget.objects > limits.maxObjects ? lists.map(failed).find((f) => f) : failed(lists[0]!);
       if (whole) fail(key, whole);
       else {
@@ -246,7 +263,8 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
         if (!objects.namespaces && !objects.mutatingwebhookconfigurations) {
           // Not a server failure: nothing was asked, so this does not count towards "every request failed".
           for (const key of byName) {
-            unavailable[key] = 'the mesh namespaces are unknown: namespaces and mutatingwebhookconfigurations were not read';
+            unavailable[key] =
+              'the mesh namespaces are unknown: namespaces and mutatingwebhookconfigurations were not read';
           }
         } else {
           // Each object once, however many webhooks name its namespace.
@@ -262,9 +280,12 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
                 if (reply.status === 404) return undefined;
                 if (reply.status < 200 || reply.status >= 300) throw statusFailure(conn, reply);
                 const obj = reply.json as K8sObject;
-                if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new KindFailure(`the API server sent a ${info.kind} that is not an object`);
+                if (!obj || typeof obj !== 'object' || Array.isArray(obj))
+                  throw new KindFailure(`the API server sent a ${info.kind} that is not an object`);
                 // Secrets are reduced to their certificates at once: key material is never kept.
-                return ref.key === 'secrets' ? sanitizeSecret(obj) : opts.keep.slim(ref.key, { apiVersion: apiVersionOf(info), kind: info.kind, ...obj });
+                return ref.key === 'secrets'
+                  ? sanitizeSecret(obj)
+                  : opts.keep.slim(ref.key, { apiVersion: apiVersionOf(info), kind: info.kind, ...obj });
               } catch (e) {
                 if (!(e instanceof KindFailure)) throw e;
                 fail(ref.key, e);
@@ -292,13 +313,24 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
     const naming = new Set<KindKey>(['namespaces', 'mutatingwebhookconfigurations', 'deployments']);
     if (scope.allNamespaces) {
       const lists = listable.map((key) => ({ key, done: listInto(key, [undefined]) }));
-      await Promise.all([Promise.all(lists.map((l) => l.done)), Promise.all(lists.filter((l) => naming.has(l.key)).map((l) => l.done)).then(named)]);
+      await Promise.all([
+        Promise.all(lists.map((l) => l.done)),
+        Promise.all(lists.filter((l) => naming.has(l.key)).map((l) => l.done)).then(named),
+      ]);
     } else {
       await Promise.all(listable.filter((key) => !KINDS[key].namespaced).map((key) => listInto(key, [undefined])));
-      const cp = opts.plan.controlPlaneNamespaces(objects.namespaces ?? [], objects.mutatingwebhookconfigurations ?? []);
+      const cp = opts.plan.controlPlaneNamespaces(
+        objects.namespaces ?? [],
+        objects.mutatingwebhookconfigurations ?? [],
+      );
       const namespaces = [...new Set([scope.namespace!, ...cp])];
-      const lists = listable.filter((key) => KINDS[key].namespaced).map((key) => ({ key, done: listInto(key, namespaces) }));
-      await Promise.all([...lists.map((l) => l.done), Promise.all(lists.filter((l) => naming.has(l.key)).map((l) => l.done)).then(named)]);
+      const lists = listable
+        .filter((key) => KINDS[key].namespaced)
+        .map((key) => ({ key, done: listInto(key, namespaces) }));
+      await Promise.all([
+        ...lists.map((l) => l.done),
+        Promise.all(lists.filter((l) => naming.has(l.key)).map((l) => l.done)).then(named),
+      ]);
     }
     const apiserverPods = await own;
     if (apiserverPods?.length && objects.pods) {
@@ -321,7 +353,8 @@ async function readCluster(opts: GatherOptions, limits: Limits, resolved: KubeCo
   const partial: NonNullable<Snapshot['unavailableIn']> = {};
   for (const key of kinds) {
     if (objects[key]) ordered[key] = objects[key];
-    if (objects[key] && unavailableIn[key]) partial[key] = Object.fromEntries(Object.entries(unavailableIn[key]).sort(([a], [b]) => (a < b ? -1 : 1)));
+    if (objects[key] && unavailableIn[key])
+      partial[key] = Object.fromEntries(Object.entries(unavailableIn[key]).sort(([a], [b]) => (a < b ? -1 : 1)));
   }
   return {
     source: {
@@ -355,12 +388,24 @@ async function readServer(
 ): Promise<K8sObject[] | undefined> {
   const plan = opts.server ?? {};
   const version = plan.version ? readVersion(conn).then((p) => void (p && (server.version = p))) : undefined;
-  const metrics = plan.metrics ? readMetrics(conn, plan.metrics.keepWebhook).then((p) => void (server.metrics = p)) : undefined;
+  const metrics = plan.metrics
+    ? readMetrics(conn, plan.metrics.keepWebhook).then((p) => void (server.metrics = p))
+    : undefined;
   let pods: K8sObject[] | undefined;
   const listed = scope.allNamespaces || scope.namespace === APISERVER_NAMESPACE;
   if (plan.apiserverPods && wanted.has('pods') && !listed) {
     try {
-      const all = await listKind(conn, KINDS.pods, APISERVER_NAMESPACE, pageSize, { objects: 0 }, () => {}, opts.keep, undefined, APISERVER_SELECTOR);
+      const all = await listKind(
+        conn,
+        KINDS.pods,
+        APISERVER_NAMESPACE,
+        pageSize,
+        { objects: 0 },
+        () => {},
+        opts.keep,
+        undefined,
+        APISERVER_SELECTOR,
+      );
       pods = all.filter(isApiserverPod); // the selector again: a server that ignores it sends every pod
       server.apiserverPods = { state: 'read', value: true };
     } catch (e) {

@@ -36,7 +36,8 @@ const RETRY_STATUS = new Set([429, 500, 502, 503, 504]);
 const BACKOFF_BASE_MS = 200;
 const RETRY_AFTER_CAP_MS = 5000;
 /** Network errors that mean the server cannot be reached at all (fatal, not retried). */
-const UNREACHABLE = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|EPROTO)$|CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO/;
+const UNREACHABLE =
+  /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|EPROTO)$|CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO/;
 
 const firstLine = (s: string) => s.split('\n')[0]!.trim();
 
@@ -70,7 +71,11 @@ export interface Conn {
   server: string;
   /** Scheme, host and any path prefix (e.g. a proxy's /k8s/clusters/x), without trailing slash. */
   base: string;
-  request: (url: string, options: https.RequestOptions, onResponse: (res: http.IncomingMessage) => void) => http.ClientRequest;
+  request: (
+    url: string,
+    options: https.RequestOptions,
+    onResponse: (res: http.IncomingMessage) => void,
+  ) => http.ClientRequest;
   /** The proxy requests go through, for messages (no credentials in it). */
   proxy?: string;
   /** Requests are sent to the proxy itself (absolute-form, for a plain-http server): a failure to connect is the proxy's. */
@@ -146,7 +151,8 @@ function attempt(conn: Conn, path: string, timeoutMs: number, list?: KindKey): P
     };
     // A string holds at most MAX_STRING_LENGTH characters: a larger body could not be parsed anyway.
     const maxBytes = Math.min(conn.limits.maxBytes, bufferConstants.MAX_STRING_LENGTH);
-    const tooLarge = () => fail(new NetError(`the response is larger than ${mib(maxBytes)} (--max-bytes)`, 'too large'));
+    const tooLarge = () =>
+      fail(new NetError(`the response is larger than ${mib(maxBytes)} (--max-bytes)`, 'too large'));
 
     const onResponse = (res: http.IncomingMessage) => {
       const chunks: Buffer[] = [];
@@ -160,7 +166,10 @@ function attempt(conn: Conn, path: string, timeoutMs: number, list?: KindKey): P
       // With a Content-Length within the cap the body is copied into one buffer as it comes: a
       // large page is held once, not once in chunks and again joined.
       const declared = Number(res.headers['content-length']);
-      const whole = Number.isSafeInteger(declared) && declared > 0 && declared <= maxBytes ? Buffer.allocUnsafe(declared) : undefined;
+      const whole =
+        Number.isSafeInteger(declared) && declared > 0 && declared <= maxBytes
+          ? Buffer.allocUnsafe(declared)
+          : undefined;
       res.on('data', (c: Buffer) => {
         if (settled) return;
         if (whole && size + c.length <= whole.length && !chunks.length) c.copy(whole, size);
@@ -202,19 +211,37 @@ function attempt(conn: Conn, path: string, timeoutMs: number, list?: KindKey): P
     };
 
     try {
-      req = conn.request(conn.base + path, { method: 'GET', agent: conn.agent, headers: conn.headers, auth: conn.auth, signal: conn.signal }, onResponse);
+      req = conn.request(
+        conn.base + path,
+        { method: 'GET', agent: conn.agent, headers: conn.headers, auth: conn.auth, signal: conn.signal },
+        onResponse,
+      );
     } catch (e) {
-      return fail(new UserError(`cannot send a request to the API server at ${conn.server}: ${printable(firstLine(errorMessage(e)))}`));
+      return fail(
+        new UserError(
+          `cannot send a request to the API server at ${conn.server}: ${printable(firstLine(errorMessage(e)))}`,
+        ),
+      );
     }
-    timer = setTimeout(() => fail(new NetError(`no answer within ${seconds(conn.limits.requestTimeoutMs)}`, 'timeout')), timerMs(timeoutMs));
+    timer = setTimeout(
+      () => fail(new NetError(`no answer within ${seconds(conn.limits.requestTimeoutMs)}`, 'timeout')),
+      timerMs(timeoutMs),
+    );
     req.on('error', (e: NodeJS.ErrnoException) => {
       if (e.name === 'AbortError') return fail(e);
       // The proxy failed (unreachable, refused the tunnel, wants credentials): every request would.
-      if (e instanceof ProxyError) return fail(new UserError(`cannot reach the API server at ${conn.server} through the proxy ${conn.proxy}: ${e.message}`));
+      if (e instanceof ProxyError)
+        return fail(
+          new UserError(`cannot reach the API server at ${conn.server} through the proxy ${conn.proxy}: ${e.message}`),
+        );
       const code = e.code ?? '';
       const message = printable(code && !e.message.includes(code) ? `${e.message} (${code})` : e.message);
       if (conn.absoluteForm && UNREACHABLE.test(code)) {
-        return fail(new UserError(`cannot reach the API server at ${conn.server} through the proxy ${conn.proxy}: cannot reach the proxy: ${message}`));
+        return fail(
+          new UserError(
+            `cannot reach the API server at ${conn.server} through the proxy ${conn.proxy}: cannot reach the proxy: ${message}`,
+          ),
+        );
       }
       fail(new NetError(message, UNREACHABLE.test(code) ? 'unreachable' : 'dropped'));
     });
@@ -236,13 +263,15 @@ function parseBody(buf: Buffer, list: KindKey | undefined, maxObjects: number): 
   const scan = scanJson(buf, 0, list ? maxObjects : Infinity);
   if (scan.deep) return { json: undefined, refused: `the API server sent JSON ${TOO_DEEP}` };
   if (scan.dense) return { json: undefined, refused: `the API server sent ${scan.dense}` };
-  if (scan.tooManyItems) return { json: undefined, refused: `more than ${maxObjects} ${KINDS[list!].plural} in one page (--max-objects)` };
+  if (scan.tooManyItems)
+    return { json: undefined, refused: `more than ${maxObjects} ${KINDS[list!].plural} in one page (--max-objects)` };
   try {
     if (!list || !scan.list) return { json: JSON.parse(buf.toString('utf8')) };
     const { open, close, items } = scan.list;
     const page = JSON.parse(buf.toString('utf8', 0, open + 1) + buf.toString('utf8', close));
     // Not the one "items" array scanJson found (a duplicate key won): parsed whole, as JSON.parse reads it.
-    if (!isObj(page) || !Array.isArray(page.items) || page.items.length > 0) return { json: JSON.parse(buf.toString('utf8')) };
+    if (!isObj(page) || !Array.isArray(page.items) || page.items.length > 0)
+      return { json: JSON.parse(buf.toString('utf8')) };
     const keep = (o: Record<string, any>) => keepsManagedFields(list, o);
     for (let k = 0; k < items.length; k += 2) page.items.push(parseObject(buf, items[k]!, items[k + 1]!, keep));
     return { json: page };
@@ -261,7 +290,8 @@ function replyMessage(reply: Reply): string {
 
 export function statusFailure(conn: Conn, reply: Reply): KindFailure {
   const labels: Record<number, string> = { 403: 'forbidden', 404: 'not found', 410: 'expired' };
-  const label = labels[reply.status] ?? `${(http.STATUS_CODES[reply.status] ?? 'HTTP error').toLowerCase()} (${reply.status})`;
+  const label =
+    labels[reply.status] ?? `${(http.STATUS_CODES[reply.status] ?? 'HTTP error').toLowerCase()} (${reply.status})`;
   const reason = `${label}: ${replyMessage(reply)}`;
   return new KindFailure(reason, `the API server at ${conn.server} failed every request: ${reason}`);
 }
@@ -293,11 +323,15 @@ export async function get(conn: Conn, path: string, list?: KindKey): Promise<Rep
         );
       }
       // Not retried: the same body would be refused again, after as much reading.
-      if (reply.refused) throw new KindFailure(reply.refused, `the API server at ${conn.server} failed every request: ${reply.refused}`);
+      if (reply.refused)
+        throw new KindFailure(reply.refused, `the API server at ${conn.server} failed every request: ${reply.refused}`);
       const ok = reply.status >= 200 && reply.status < 300;
       if (ok && reply.json === undefined) {
         // Not retried either: the body arrived whole (a cut one is 'dropped', and retried).
-        throw new KindFailure('the API server sent invalid JSON', `the API server at ${conn.server} sent invalid JSON to every request`);
+        throw new KindFailure(
+          'the API server sent invalid JSON',
+          `the API server at ${conn.server} sent invalid JSON to every request`,
+        );
       } else if (RETRY_STATUS.has(reply.status)) {
         failure = statusFailure(conn, reply);
         if (reply.retryAfterMs !== undefined) waitMs = Math.min(reply.retryAfterMs, RETRY_AFTER_CAP_MS);
@@ -309,9 +343,13 @@ export async function get(conn: Conn, path: string, list?: KindKey): Promise<Rep
     } catch (e) {
       if (!(e instanceof NetError)) throw e;
       if (e.type === 'unreachable') throw new UserError(`cannot reach the API server at ${conn.server}: ${e.message}`);
-      if (e.type === 'too large') throw new KindFailure(e.message, `the API server at ${conn.server} failed every request: ${e.message}`);
+      if (e.type === 'too large')
+        throw new KindFailure(e.message, `the API server at ${conn.server} failed every request: ${e.message}`);
       if (e.type === 'timeout') {
-        throw new KindFailure(`timed out: ${e.message}`, `the API server at ${conn.server} did not answer within ${seconds(conn.limits.requestTimeoutMs)}`);
+        throw new KindFailure(
+          `timed out: ${e.message}`,
+          `the API server at ${conn.server} did not answer within ${seconds(conn.limits.requestTimeoutMs)}`,
+        );
       }
       failure = new KindFailure(e.message, `cannot read from the API server at ${conn.server}: ${e.message}`);
     }
@@ -329,7 +367,11 @@ async function kubernetesClient(r: KubeContext): Promise<typeof import('@kuberne
   try {
     return await import('@kubernetes/client-node');
   } catch (e) {
-    if ((e as { code?: unknown })?.code !== 'ERR_MODULE_NOT_FOUND' || !errorMessage(e).includes("'@kubernetes/client-node'")) throw e;
+    if (
+      (e as { code?: unknown })?.code !== 'ERR_MODULE_NOT_FOUND' ||
+      !errorMessage(e).includes("'@kubernetes/client-node'")
+    )
+      throw e;
     const socks = r.proxy?.url.protocol.startsWith('socks');
     let provider: unknown;
     try {
@@ -353,7 +395,8 @@ async function kubernetesClient(r: KubeContext): Promise<typeof import('@kuberne
  * imported only then. Headers Node would refuse are refused here, naming the context.
  */
 export async function connect(r: KubeContext, limits: Limits, signal: AbortSignal): Promise<Conn> {
-  if (!r.url) throw new UserError(r.serverError ?? `the server of context "${r.contextName}" is not a URL: ${r.server}`);
+  if (!r.url)
+    throw new UserError(r.serverError ?? `the server of context "${r.contextName}" is not a URL: ${r.server}`);
   const base = r.url;
   if (r.exec) r = await execCredentials(r, limits, signal);
   const isHttps = base.protocol === 'https:';
@@ -361,9 +404,12 @@ export async function connect(r: KubeContext, limits: Limits, signal: AbortSigna
   if (r.authProvider) {
     // As client-node did, the provider's token wins over a static token of the same user.
     try {
-      (ro.headers as http.OutgoingHttpHeaders).Authorization = `Bearer ${await authProviderToken(r.authProvider, limits, signal)}`;
+      (ro.headers as http.OutgoingHttpHeaders).Authorization =
+        `Bearer ${await authProviderToken(r.authProvider, limits, signal)}`;
     } catch (e) {
-      throw new UserError(`cannot get credentials for context "${r.contextName}": ${printable(firstLine(errorMessage(e)))}`);
+      throw new UserError(
+        `cannot get credentials for context "${r.contextName}": ${printable(firstLine(errorMessage(e)))}`,
+      );
     }
   }
   if (r.clientConfig) {
@@ -377,7 +423,9 @@ export async function connect(r: KubeContext, limits: Limits, signal: AbortSigna
       // is set, when building its agent; kubectl allows them, and the credentials are applied by then.
       const plainHttpRefused = !isHttps && /HTTP protocol is not allowed/.test(errorMessage(e));
       if (!plainHttpRefused) {
-        throw new UserError(`cannot get credentials for context "${r.contextName}": ${printable(firstLine(errorMessage(e)))}`);
+        throw new UserError(
+          `cannot get credentials for context "${r.contextName}": ${printable(firstLine(errorMessage(e)))}`,
+        );
       }
     }
   }
@@ -392,7 +440,9 @@ export async function connect(r: KubeContext, limits: Limits, signal: AbortSigna
       http.validateHeaderName(name);
       if (value !== undefined) http.validateHeaderValue(name, Array.isArray(value) ? value.join(', ') : String(value));
     } catch {
-      throw new UserError(`cannot get credentials for context "${r.contextName}": the ${printable(name, 100)} header holds characters HTTP cannot carry`);
+      throw new UserError(
+        `cannot get credentials for context "${r.contextName}": the ${printable(name, 100)} header holds characters HTTP cannot carry`,
+      );
     }
   }
   // A socks proxy is client-node's agent; an http(s) proxy, or none, ours: keep-alive agents with
@@ -403,11 +453,15 @@ export async function connect(r: KubeContext, limits: Limits, signal: AbortSigna
   if (!r.proxy || proxy) {
     // Unset options must be left out: an explicit `rejectUnauthorized: undefined` disables checks.
     const tls = Object.fromEntries(
-      (['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const).filter((k) => ro[k] !== undefined).map((k) => [k, ro[k]]),
+      (['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const)
+        .filter((k) => ro[k] !== undefined)
+        .map((k) => [k, ro[k]]),
     );
     const opts = { keepAlive: true, maxSockets: MAX_CONCURRENT_REQUESTS };
     if (isHttps) {
-      agent = proxy ? new TunnelAgent(proxy, limits.requestTimeoutMs, { ...tls, ...opts }) : new https.Agent({ ...tls, ...opts });
+      agent = proxy
+        ? new TunnelAgent(proxy, limits.requestTimeoutMs, { ...tls, ...opts })
+        : new https.Agent({ ...tls, ...opts });
     } else if (proxy) {
       // Plain http through a proxy: absolute-form requests to the proxy (Go's transport does the same).
       const viaTls = proxy.protocol === 'https:';
@@ -422,7 +476,11 @@ export async function connect(r: KubeContext, limits: Limits, signal: AbortSigna
             host,
             port,
             path: url,
-            headers: { ...(o.headers as http.OutgoingHttpHeaders), Host: base.host, ...(auth ? { 'Proxy-Authorization': auth } : {}) },
+            headers: {
+              ...(o.headers as http.OutgoingHttpHeaders),
+              Host: base.host,
+              ...(auth ? { 'Proxy-Authorization': auth } : {}),
+            },
           },
           onResponse,
         );
@@ -458,7 +516,8 @@ export async function confirmApiServer(conn: Conn): Promise<void> {
   let why: string;
   try {
     const reply = await get(conn, `${listPath(KINDS.namespaces, undefined)}?limit=1`);
-    const ok = reply.status >= 200 && reply.status < 300 && Array.isArray((reply.json as { items?: unknown } | null)?.items);
+    const ok =
+      reply.status >= 200 && reply.status < 300 && Array.isArray((reply.json as { items?: unknown } | null)?.items);
     if (ok || reply.status === 403) return;
     why = reply.status === 404 ? 'not found' : `HTTP ${reply.status}`;
   } catch (e) {

@@ -140,7 +140,14 @@ class ListFinder {
       } else if (kind === STRING) {
         const b = this.b;
         this.key =
-          to - from === 6 && b[from + 1] === 0x69 && b[from + 2] === 0x74 && b[from + 3] === 0x65 && b[from + 4] === 0x6d && b[from + 5] === 0x73 ? 1 : 0;
+          to - from === 6 &&
+          b[from + 1] === 0x69 &&
+          b[from + 2] === 0x74 &&
+          b[from + 3] === 0x65 &&
+          b[from + 4] === 0x6d &&
+          b[from + 5] === 0x73
+            ? 1
+            : 0;
       } else this.key = this.key === 1 && kind === OTHER && this.b[from] === 0x3a ? 2 : 0;
       return;
     }

@@ -133,7 +133,8 @@ function absolutize(cfg: RawConfig, dir: string): void {
   for (const u of cfg.users) {
     for (const k of ['client-certificate', 'client-key', 'tokenFile']) fix(u.body, k);
     // An exec command with a path separator is relative to the kubeconfig (kubectl's rule).
-    if (isObj(u.body.exec) && typeof u.body.exec.command === 'string' && u.body.exec.command.includes('/')) fix(u.body.exec, 'command');
+    if (isObj(u.body.exec) && typeof u.body.exec.command === 'string' && u.body.exec.command.includes('/'))
+      fix(u.body.exec, 'command');
   }
 }
 
@@ -222,7 +223,10 @@ const withoutUserinfo = (s: string) => s.replace(/^((?:[a-z][a-z0-9+.-]*:\/\/)?)
  * https://; only https and http are spoken. Credentials written into the URL are never shown, but
  * they are basic auth as for kubectl (Go's HTTP client sends them unless another Authorization is set).
  */
-function parseServer(contextName: string, raw: string): Pick<KubeContext, 'server' | 'url' | 'serverError'> & { userinfo?: string } {
+function parseServer(
+  contextName: string,
+  raw: string,
+): Pick<KubeContext, 'server' | 'url' | 'serverError'> & { userinfo?: string } {
   const full = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `https://${raw}`;
   const server = printable(withoutUserinfo(full));
   if (!raw) return { server, serverError: `the cluster of context "${contextName}" has no server` };
@@ -230,7 +234,10 @@ function parseServer(contextName: string, raw: string): Pick<KubeContext, 'serve
   try {
     url = new URL(full);
   } catch {
-    return { server, serverError: `the server of context "${contextName}" is not a URL: ${printable(withoutUserinfo(raw))}` };
+    return {
+      server,
+      serverError: `the server of context "${contextName}" is not a URL: ${printable(withoutUserinfo(raw))}`,
+    };
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     return {
@@ -258,13 +265,16 @@ function parseServer(contextName: string, raw: string): Pick<KubeContext, 'serve
  */
 function checkToken(token: string, what: string): void {
   if (hasControl(token) || /[^\u0000-\u00ff]/.test(token)) {
-    throw new Error(`${what} holds a control character or a character outside Latin-1, which an HTTP header cannot carry`);
+    throw new Error(
+      `${what} holds a control character or a character outside Latin-1, which an HTTP header cannot carry`,
+    );
   }
 }
 
 /** TLS material Node would refuse only when connecting, checked now (as kubectl does on loading). */
 function checkTls(tls: KubeContext['tls']): void {
-  if (!tls.cert !== !tls.key) throw new Error('a client certificate needs a client key, and a client key a certificate');
+  if (!tls.cert !== !tls.key)
+    throw new Error('a client certificate needs a client key, and a client key a certificate');
   if (tls.ca && !tls.ca.toString('latin1').includes('-----BEGIN CERTIFICATE-----')) {
     throw new Error('the certificate authority holds no PEM certificate');
   }
@@ -295,7 +305,8 @@ function execPlugin(exec: Entry, cluster: Entry, rawServer: string, ca: Buffer |
     };
   }
   const env: Record<string, string> = {};
-  for (const e of arr(exec.env)) if (isObj(e) && typeof e.name === 'string' && typeof e.value === 'string') env[e.name] = e.value;
+  for (const e of arr(exec.env))
+    if (isObj(e) && typeof e.name === 'string' && typeof e.value === 'string') env[e.name] = e.value;
   return {
     command,
     args: arr(exec.args).filter((a): a is string => typeof a === 'string'),
@@ -323,7 +334,9 @@ function proxyOf(contextName: string, proxyUrl: string | undefined, server: URL 
       throw new UserError(`${where} is not a URL: ${printable(withoutUserinfo(proxyUrl), 200)}`);
     }
     if (!/^(https?|socks[45][ah]?):$/.test(url.protocol)) {
-      throw new UserError(`${where} has the scheme "${printable(url.protocol.slice(0, -1), 50)}": only http://, https:// and socks5:// proxies are supported`);
+      throw new UserError(
+        `${where} has the scheme "${printable(url.protocol.slice(0, -1), 50)}": only http://, https:// and socks5:// proxies are supported`,
+      );
     }
     return { url, source: 'proxy-url' };
   }
@@ -358,7 +371,11 @@ function contextList(cfg: RawConfig): string {
  */
 const headerKey = (key: string) =>
   [...Buffer.from(key, 'utf8')]
-    .map((b) => (/[!#$&'*+\-.^_`|~0-9A-Za-z]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`))
+    .map((b) =>
+      /[!#$&'*+\-.^_`|~0-9A-Za-z]/.test(String.fromCharCode(b))
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
     .join('');
 
 /**
@@ -369,10 +386,13 @@ const headerKey = (key: string) =>
  * validateAuthInfo refuses it (tools/clientcmd/validation.go @008b3652).
  */
 function impersonation(user: Entry, flags: Impersonation | undefined): Impersonation | undefined {
-  const groups = flags?.groups?.length ? flags.groups : arr(user['as-groups']).filter((g): g is string => typeof g === 'string');
+  const groups = flags?.groups?.length
+    ? flags.groups
+    : arr(user['as-groups']).filter((g): g is string => typeof g === 'string');
   const extra: Record<string, string[]> = {};
   if (isObj(user['as-user-extra']))
-    for (const [k, v] of Object.entries(user['as-user-extra'])) extra[k] = arr(v).filter((x): x is string => typeof x === 'string');
+    for (const [k, v] of Object.entries(user['as-user-extra']))
+      extra[k] = arr(v).filter((x): x is string => typeof x === 'string');
   const imp: Impersonation = {
     ...((flags?.user ?? str(user.as)) ? { user: flags?.user ?? str(user.as) } : {}),
     ...((flags?.uid ?? str(user['as-uid'])) ? { uid: flags?.uid ?? str(user['as-uid']) } : {}),
@@ -410,14 +430,17 @@ export async function resolveKubeContext(
     throw new UserError(`cannot load kubeconfig: ${firstLine(errorMessage(e))}`);
   }
   const contextName = opts.context ?? cfg.currentContext;
-  if (contextName === undefined) throw new UserError(`the kubeconfig has no current context; pass --context NAME (${contextList(cfg)})`);
+  if (contextName === undefined)
+    throw new UserError(`the kubeconfig has no current context; pass --context NAME (${contextList(cfg)})`);
   const ctx = cfg.contexts.find((c) => c.name === contextName);
   if (!ctx) {
     const hint = didYouMean(
       contextName,
       cfg.contexts.map((c) => c.name),
     );
-    throw new UserError(`context "${printable(contextName, 200)}" not found in kubeconfig${printable(hint, 300)} (${contextList(cfg)})`);
+    throw new UserError(
+      `context "${printable(contextName, 200)}" not found in kubeconfig${printable(hint, 300)} (${contextList(cfg)})`,
+    );
   }
   const clusterName = str(ctx.body.cluster) ?? '';
   const cluster = cfg.clusters.find((c) => c.name === clusterName);
@@ -432,7 +455,10 @@ export async function resolveKubeContext(
   // client-go refuses a CA together with insecure-skip-tls-verify before sending anything
   // (transport/transport.go TLSConfigFor, kubernetes/client-go at ea6d8978): the credentials would
   // go to a server nobody verified although the kubeconfig says whom to trust.
-  if (c['insecure-skip-tls-verify'] === true && (str(c['certificate-authority-data']) || str(c['certificate-authority']))) {
+  if (
+    c['insecure-skip-tls-verify'] === true &&
+    (str(c['certificate-authority-data']) || str(c['certificate-authority']))
+  ) {
     throw new UserError(
       `the cluster of context "${contextName}" has a certificate authority and insecure-skip-tls-verify: true, which kubectl refuses too ("specifying a root certificates file with the insecure flag is not allowed"): remove one of them`,
     );
@@ -452,7 +478,8 @@ export async function resolveKubeContext(
     if (str(c['tls-server-name'])) tls.servername = str(c['tls-server-name']);
     const headers: Record<string, string | string[]> = {};
     const tokenFile = str(user.tokenFile);
-    const token = str(user.token) || (tokenFile ? decodeText(readConfigFile(tokenFile, cap, 'token file')).trim() : undefined);
+    const token =
+      str(user.token) || (tokenFile ? decodeText(readConfigFile(tokenFile, cap, 'token file')).trim() : undefined);
     if (token) {
       checkToken(token, tokenFile && !str(user.token) ? `the token file ${tokenFile}` : 'the token');
       headers.Authorization = `Bearer ${token}`;
@@ -484,7 +511,12 @@ export async function resolveKubeContext(
             },
           },
         ],
-        users: [{ name: 'user', user: isObj(user['auth-provider']) && !authProvider ? { 'auth-provider': user['auth-provider'] } : {} }],
+        users: [
+          {
+            name: 'user',
+            user: isObj(user['auth-provider']) && !authProvider ? { 'auth-provider': user['auth-provider'] } : {},
+          },
+        ],
         contexts: [{ name: contextName, context: { cluster: cluster.name, user: 'user' } }],
         'current-context': contextName,
       });
@@ -501,7 +533,9 @@ export async function resolveKubeContext(
       ...(impersonate ? { impersonate } : {}),
     };
   } catch (e) {
-    throw new UserError(`cannot get credentials for context "${contextName}": ${printable(firstLine(errorMessage(e)))}`);
+    throw new UserError(
+      `cannot get credentials for context "${contextName}": ${printable(firstLine(errorMessage(e)))}`,
+    );
   }
 }
 
@@ -517,8 +551,12 @@ export async function resolveKubeContext(
 export async function execCredentials(r: KubeContext, limits: Limits, signal?: AbortSignal): Promise<KubeContext> {
   const p = r.exec;
   if (!p) return r;
-  const fail = (why: string) => new UserError(`cannot get credentials for context "${r.contextName}": the exec plugin "${printable(p.command, 200)}" ${why}`);
-  if (p.interactiveMode === 'Always') throw fail('needs a terminal (interactiveMode: Always); meshdoctor never runs plugins interactively');
+  const fail = (why: string) =>
+    new UserError(
+      `cannot get credentials for context "${r.contextName}": the exec plugin "${printable(p.command, 200)}" ${why}`,
+    );
+  if (p.interactiveMode === 'Always')
+    throw fail('needs a terminal (interactiveMode: Always); meshdoctor never runs plugins interactively');
 
   const stdout = await runHelper({
     command: p.command,
@@ -540,7 +578,8 @@ export async function execCredentials(r: KubeContext, limits: Limits, signal?: A
   const token = str(status.token);
   const cert = str(status.clientCertificateData);
   const key = str(status.clientKeyData);
-  if (!token && !(cert && key)) throw fail('returned no credentials (no status.token, nor status.clientCertificateData and clientKeyData)');
+  if (!token && !(cert && key))
+    throw fail('returned no credentials (no status.token, nor status.clientCertificateData and clientKeyData)');
   const headers = { ...r.headers };
   const tls = { ...r.tls };
   try {

@@ -26,7 +26,12 @@ export type Fail = (why: string) => UserError;
  * is walked once (a link to a parent would loop forever) and at most MAX_DEPTH levels down; a
  * dangling link, a link loop or an unreadable directory is one line naming it.
  */
-export function expandPath(path: string, what: string, recursive: boolean, out: { file: string; explicit: boolean }[]): void {
+export function expandPath(
+  path: string,
+  what: string,
+  recursive: boolean,
+  out: { file: string; explicit: boolean }[],
+): void {
   if (!statPath(path, what).isDirectory()) {
     out.push({ file: path, explicit: true });
     return;
@@ -166,7 +171,9 @@ export async function parseYaml(text: string, fail: Fail, starts?: number[]): Pr
       const err = d.errors[0];
       const at = typeof err.pos?.[0] === 'number' ? ` at line ${text.slice(0, err.pos[0]).split('\n').length}` : '';
       // yaml reports a stack overflow it caught as RESOURCE_EXHAUSTION (the check above should come first).
-      throw fail(`invalid YAML${at} (${err.code === 'RESOURCE_EXHAUSTION' ? TOO_DEEP : String(err.code ?? err.message).split('\n')[0]})`);
+      throw fail(
+        `invalid YAML${at} (${err.code === 'RESOURCE_EXHAUSTION' ? TOO_DEEP : String(err.code ?? err.message).split('\n')[0]})`,
+      );
     }
     let v: unknown;
     try {
@@ -219,7 +226,9 @@ async function readDocuments(file: string, limits: Limits, keep: Keeper, stdin?:
       if (isStreamable(file)) return { docs: [await readStreamed(file, limits, keep)] };
       const size = statPath(file, 'snapshot').size;
       if (size > limits.maxBytes) {
-        throw fail(`${mib(size)} is larger than the ${mib(limits.maxBytes)} meshdoctor reads from kubectl dumps (--max-bytes); ${HINT}`);
+        throw fail(
+          `${mib(size)} is larger than the ${mib(limits.maxBytes)} meshdoctor reads from kubectl dumps (--max-bytes); ${HINT}`,
+        );
       }
       // The file is read once, as bytes; a kubectl List in JSON is parsed from them item by item.
       buf = readBytes(file, 'snapshot', limits.maxBytes, fail, HINT);
@@ -252,7 +261,12 @@ function jsonListStart(buf: Buffer): number {
  * anything is parsed. Undefined when the bytes are not such a List or are not valid JSON: the
  * whole text is then parsed as before, and says what is wrong.
  */
-function readJsonList(buf: Buffer, start: number, fail: Fail, keeper: Keeper): { objects: K8sObject[]; found: number } | undefined {
+function readJsonList(
+  buf: Buffer,
+  start: number,
+  fail: Fail,
+  keeper: Keeper,
+): { objects: K8sObject[]; found: number } | undefined {
   const scan = scanJson(buf, start);
   if (scan.deep) throw fail(`invalid JSON (${TOO_DEEP})`);
   if (scan.dense) throw fail(scan.dense);
@@ -265,7 +279,13 @@ function readJsonList(buf: Buffer, start: number, fail: Fail, keeper: Keeper): {
     return undefined;
   }
   // A List as collect() takes one: items (all of them here: the one "items" key) and a kind that is none or a *List.
-  if (!isObj(list) || !Array.isArray(list.items) || list.items.length > 0 || (typeof list.kind === 'string' && !list.kind.endsWith('List'))) return undefined;
+  if (
+    !isObj(list) ||
+    !Array.isArray(list.items) ||
+    list.items.length > 0 ||
+    (typeof list.kind === 'string' && !list.kind.endsWith('List'))
+  )
+    return undefined;
   const itemKind = typeof list.kind === 'string' && list.kind !== 'List' ? list.kind.slice(0, -4) : undefined;
   const objects: K8sObject[] = [];
   let found = 0;
@@ -302,7 +322,8 @@ function readJsonList(buf: Buffer, start: number, fail: Fail, keeper: Keeper): {
   return { objects, found };
 }
 
-const HINT = 'save it with `meshdoctor snapshot` (read line by line, not capped as a whole), or dump fewer kinds or one namespace';
+const HINT =
+  'save it with `meshdoctor snapshot` (read line by line, not capped as a whole), or dump fewer kinds or one namespace';
 
 /**
  * Adds every Kubernetes object found in a document (List, array, single object) to `sink`.
@@ -345,7 +366,8 @@ function kindNamed(file: string): KindKey | undefined {
   return (KIND_KEYS as readonly string[]).includes(base) ? (base as KindKey) : undefined;
 }
 
-const NOT_COLLECTED = (key: KindKey) => `not collected: the dump has no file named ${key}.json (or .yaml) holding them (docs/snapshot.md)`;
+const NOT_COLLECTED = (key: KindKey) =>
+  `not collected: the dump has no file named ${key}.json (or .yaml) holding them (docs/snapshot.md)`;
 
 function emptySnapshot(files: string[], scope: Scope): Snapshot {
   return { source: { type: 'file', files }, scope, objects: {}, unavailable: {} };
@@ -362,7 +384,13 @@ function emptySnapshot(files: string[], scope: Scope): Snapshot {
 /** The whole of stdin, decoded, at most maxBytes (a UserError beyond). */
 export type StdinReader = (maxBytes: number) => Promise<string>;
 
-export async function loadSnapshot(paths: string[], scope: Scope | undefined, limits: Limits, keep: Keeper, stdin?: StdinReader): Promise<Snapshot> {
+export async function loadSnapshot(
+  paths: string[],
+  scope: Scope | undefined,
+  limits: Limits,
+  keep: Keeper,
+  stdin?: StdinReader,
+): Promise<Snapshot> {
   if (paths.filter((p) => p === '-').length > 1) throw new UserError('--snapshot - (stdin) can be given only once');
   const found: { file: string; explicit: boolean }[] = [];
   for (const p of paths) {
@@ -370,14 +398,17 @@ export async function loadSnapshot(paths: string[], scope: Scope | undefined, li
     else expandPath(p, 'snapshot', true, found);
   }
   const files = found.map((f) => f.file);
-  if (files.length === 0) throw new UserError(`cannot read snapshot ${paths.join(', ')}: no .json or .yaml files found`);
+  if (files.length === 0)
+    throw new UserError(`cannot read snapshot ${paths.join(', ')}: no .json or .yaml files found`);
   const loose: K8sObject[] = [];
   /** Objects of `loose` already slimmed (read from a kubectl List item by item). */
   const slimmed = new Set<K8sObject>();
   let objectsFound = 0;
   let own: Snapshot | undefined;
   const noObjects = (where: string) =>
-    new UserError(`cannot read snapshot ${where}: no Kubernetes objects found (expected a List, objects, or a meshdoctor snapshot)`);
+    new UserError(
+      `cannot read snapshot ${where}: no Kubernetes objects found (expected a List, objects, or a meshdoctor snapshot)`,
+    );
   for (const { file, explicit } of found) {
     const before = loose.length;
     const read = await readDocuments(file, limits, keep, stdin);
@@ -423,7 +454,8 @@ export async function loadSnapshot(paths: string[], scope: Scope | undefined, li
     delete snap.unavailable[info.key];
     // An object of a namespace the saved snapshot could not read: that namespace is read now (from the dump).
     const ns = obj.metadata?.namespace;
-    if (typeof ns === 'string' && snap.unavailableIn?.[info.key]?.[ns] !== undefined) delete snap.unavailableIn[info.key]![ns];
+    if (typeof ns === 'string' && snap.unavailableIn?.[info.key]?.[ns] !== undefined)
+      delete snap.unavailableIn[info.key]![ns];
   }
   // A kubectl dump does not say which kinds were asked for: an empty kind may be "none" or "not
   // dumped". For the kinds every cluster running a mesh has, none at all means not dumped: say so
@@ -437,7 +469,8 @@ export async function loadSnapshot(paths: string[], scope: Scope | undefined, li
   }
   // Only kinds that were read have namespaces they were not read in.
   for (const key of KIND_KEYS)
-    if (snap.unavailableIn?.[key] && (!snap.objects[key] || !Object.keys(snap.unavailableIn[key]!).length)) delete snap.unavailableIn[key];
+    if (snap.unavailableIn?.[key] && (!snap.objects[key] || !Object.keys(snap.unavailableIn[key]!).length))
+      delete snap.unavailableIn[key];
   if (snap.unavailableIn && !Object.keys(snap.unavailableIn).length) delete snap.unavailableIn;
   return snap;
 }
@@ -464,7 +497,8 @@ function dumpCoverage(snap: Snapshot, named: ReadonlySet<KindKey>): void {
       snap.unavailable[key] = NOT_COLLECTED(key);
     } else if (objects.length && KINDS[key].byName) {
       const holding = new Set(objects.map((o) => o.metadata?.namespace));
-      for (const ns of webhookNamespaces(snap)) if (!holding.has(ns)) ((snap.unavailableIn ??= {})[key] ??= {})[ns] = NOT_COLLECTED(key);
+      for (const ns of webhookNamespaces(snap))
+        if (!holding.has(ns)) ((snap.unavailableIn ??= {})[key] ??= {})[ns] = NOT_COLLECTED(key);
     }
   }
 }
@@ -477,7 +511,10 @@ function webhookNamespaces(snap: Snapshot): string[] {
   const out = new Set<string>();
   for (const c of snap.objects.mutatingwebhookconfigurations ?? [])
     for (const h of Array.isArray(c.webhooks) ? c.webhooks : []) {
-      const ns = isObj(h) && isObj(h.clientConfig) && isObj(h.clientConfig.service) ? h.clientConfig.service.namespace : undefined;
+      const ns =
+        isObj(h) && isObj(h.clientConfig) && isObj(h.clientConfig.service)
+          ? h.clientConfig.service.namespace
+          : undefined;
       if (typeof ns === 'string' && /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(ns)) out.add(ns); // a namespace name, never an Object member
     }
   return [...out].sort();
@@ -501,16 +538,26 @@ const ALWAYS_PRESENT: KindKey[] = [
 function sourceOf(v: unknown): Snapshot['source'] {
   const source: Snapshot['source'] = { type: 'file' };
   if (!isObj(v)) return source;
-  for (const key of ['context', 'server', 'readAt', 'user'] as const) if (typeof v[key] === 'string') source[key] = v[key];
+  for (const key of ['context', 'server', 'readAt', 'user'] as const)
+    if (typeof v[key] === 'string') source[key] = v[key];
   return source;
 }
 
-function mergeOwn(prev: Snapshot | undefined, doc: Record<string, any>, file: string, limits: Limits, keep: Keeper): Snapshot {
+function mergeOwn(
+  prev: Snapshot | undefined,
+  doc: Record<string, any>,
+  file: string,
+  limits: Limits,
+  keep: Keeper,
+): Snapshot {
   if (!isObj(doc.objects)) throw new UserError(`cannot read snapshot ${file}: a ${SNAPSHOT_KIND} without "objects"`);
   const snap: Snapshot = prev ?? {
     source: sourceOf(doc.source),
     scope: isObj(doc.scope)
-      ? { allNamespaces: doc.scope.allNamespaces === true, ...(typeof doc.scope.namespace === 'string' ? { namespace: doc.scope.namespace } : {}) }
+      ? {
+          allNamespaces: doc.scope.allNamespaces === true,
+          ...(typeof doc.scope.namespace === 'string' ? { namespace: doc.scope.namespace } : {}),
+        }
       : { allNamespaces: true },
     objects: {},
     unavailable: {},
@@ -547,7 +594,8 @@ function mergeOwn(prev: Snapshot | undefined, doc: Record<string, any>, file: st
     if (isObj(where) && Array.isArray(list)) {
       // Keys that are namespace names only (DNS-1123 labels): never __proto__ or text for a terminal.
       for (const [ns, reason] of Object.entries(where))
-        if (typeof reason === 'string' && /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(ns)) ((snap.unavailableIn ??= {})[key] ??= {})[ns] = reason;
+        if (typeof reason === 'string' && /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(ns))
+          ((snap.unavailableIn ??= {})[key] ??= {})[ns] = reason;
     }
   }
   return snap;

@@ -110,7 +110,12 @@ export async function runHelper(o: RunOptions): Promise<Buffer> {
     };
     const onAbort = () => finish(o.fail('was stopped: reading the cluster was cancelled'));
     try {
-      child = spawn(file, o.args, { argv0: o.command, env: o.env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+      child = spawn(file, o.args, {
+        argv0: o.command,
+        env: o.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        windowsHide: true,
+      });
     } catch (e) {
       return finish(o.fail(`cannot be started: ${printable(firstLine(errorMessage(e)))}`)); // e.g. a NUL byte in an argument
     }
@@ -130,7 +135,11 @@ export async function runHelper(o: RunOptions): Promise<Buffer> {
       errBytes += c.length;
     });
     child.on('error', (e: NodeJS.ErrnoException) => {
-      finish(e.code === 'ENOENT' ? o.fail(`was not found${o.notFoundHint ?? ''}`) : o.fail(`cannot be started: ${printable(firstLine(errorMessage(e)))}`));
+      finish(
+        e.code === 'ENOENT'
+          ? o.fail(`was not found${o.notFoundHint ?? ''}`)
+          : o.fail(`cannot be started: ${printable(firstLine(errorMessage(e)))}`),
+      );
     });
     child.on('close', (code, sig) => {
       if (code === 0) return finish(undefined);
@@ -139,7 +148,11 @@ export async function runHelper(o: RunOptions): Promise<Buffer> {
         .split(/\r?\n/)
         .map((l) => l.trim())
         .find(Boolean);
-      finish(o.fail(`failed (${code !== null ? `exit code ${code}` : `killed by ${sig}`})${line ? `: ${printable(line, 300)}` : ''}`));
+      finish(
+        o.fail(
+          `failed (${code !== null ? `exit code ${code}` : `killed by ${sig}`})${line ? `: ${printable(line, 300)}` : ''}`,
+        ),
+      );
     });
   });
 }

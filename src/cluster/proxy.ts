@@ -174,7 +174,8 @@ const proxyPort = (proxy: URL) => Number(proxy.port || (proxy.protocol === 'http
 /** A connection to the proxy itself: TCP, or TLS for an https:// proxy (verified with the system's CAs). */
 function dialProxy(proxy: URL): net.Socket {
   const host = proxy.hostname.replace(/^\[|\]$/g, '');
-  if (proxy.protocol === 'https:') return tls.connect({ host, port: proxyPort(proxy), ...(net.isIP(host) ? {} : { servername: host }) });
+  if (proxy.protocol === 'https:')
+    return tls.connect({ host, port: proxyPort(proxy), ...(net.isIP(host) ? {} : { servername: host }) });
   return net.connect({ host, port: proxyPort(proxy) });
 }
 
@@ -182,7 +183,13 @@ function dialProxy(proxy: URL): net.Socket {
  * A CONNECT tunnel to host:port through the proxy, bounded in time and in the bytes of the
  * proxy's answer. Calls back once, with the tunnel's socket or a ProxyError.
  */
-function tunnel(proxy: URL, host: string, port: number, timeoutMs: number, cb: (err: Error | null, socket?: net.Socket) => void): net.Socket {
+function tunnel(
+  proxy: URL,
+  host: string,
+  port: number,
+  timeoutMs: number,
+  cb: (err: Error | null, socket?: net.Socket) => void,
+): net.Socket {
   const socket = dialProxy(proxy);
   const authority = `${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
   let head = Buffer.alloc(0);
@@ -200,21 +207,28 @@ function tunnel(proxy: URL, host: string, port: number, timeoutMs: number, cb: (
     }
     cb(null, socket);
   };
-  const timer = setTimeout(() => finish(new ProxyError('the proxy did not answer the CONNECT request in time')), timeoutMs);
-  const onError = (e: NodeJS.ErrnoException) => finish(new ProxyError(`cannot reach the proxy: ${printable(e.message, 300)}`));
+  const timer = setTimeout(
+    () => finish(new ProxyError('the proxy did not answer the CONNECT request in time')),
+    timeoutMs,
+  );
+  const onError = (e: NodeJS.ErrnoException) =>
+    finish(new ProxyError(`cannot reach the proxy: ${printable(e.message, 300)}`));
   const onClose = () => finish(new ProxyError('the proxy closed the connection before answering the CONNECT request'));
   const onData = (chunk: Buffer) => {
     head = Buffer.concat([head, chunk]);
     const end = head.indexOf('\r\n\r\n');
     if (end < 0) {
-      if (head.length > MAX_PROXY_HEAD) finish(new ProxyError(`the proxy answered CONNECT with more than ${MAX_PROXY_HEAD / 1024} KiB of headers`));
+      if (head.length > MAX_PROXY_HEAD)
+        finish(new ProxyError(`the proxy answered CONNECT with more than ${MAX_PROXY_HEAD / 1024} KiB of headers`));
       return;
     }
     const statusLine = head.toString('latin1', 0, head.indexOf('\r\n'));
     const m = /^HTTP\/1\.[01] (\d{3})(?: (.*))?$/.exec(statusLine);
     // Go's transport takes exactly 200 as a tunnel (net/http transport.go, dialConn).
     if (!m || m[1] !== '200') {
-      const status = m ? `${m[1]} ${m[2] ?? http.STATUS_CODES[Number(m[1])] ?? ''}`.trim() : `an invalid status line: ${statusLine}`;
+      const status = m
+        ? `${m[1]} ${m[2] ?? http.STATUS_CODES[Number(m[1])] ?? ''}`.trim()
+        : `an invalid status line: ${statusLine}`;
       return finish(new ProxyError(`the proxy refused the tunnel: ${printable(status, 200)}`));
     }
     socket.pause();
@@ -226,7 +240,9 @@ function tunnel(proxy: URL, host: string, port: number, timeoutMs: number, cb: (
   socket.on('error', onError);
   socket.on('close', onClose);
   const auth = proxyAuthorization(proxy);
-  socket.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n${auth ? `Proxy-Authorization: ${auth}\r\n` : ''}\r\n`);
+  socket.write(
+    `CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n${auth ? `Proxy-Authorization: ${auth}\r\n` : ''}\r\n`,
+  );
   return socket;
 }
 
@@ -255,7 +271,12 @@ export class TunnelAgent extends https.Agent {
       if (err || !socket) return cb?.(err ?? new ProxyError('no tunnel'), undefined as unknown as Duplex);
       // A host name (not an IP address) is the TLS server name and the name the certificate must hold.
       const servername = o.servername || (net.isIP(host) ? undefined : host);
-      const secure = tls.connect({ ...(o as tls.ConnectionOptions), host, socket, ...(servername ? { servername } : {}) });
+      const secure = tls.connect({
+        ...(o as tls.ConnectionOptions),
+        host,
+        socket,
+        ...(servername ? { servername } : {}),
+      });
       cb?.(null, secure);
     });
     this.pending.add(raw);

@@ -191,7 +191,8 @@ export class Reflector {
   /** The initial deadline passed: streams that have not read yet count as unavailable (they keep trying). */
   timeOut(reason: string): void {
     for (const s of this.streams.values()) if (!s.listed && !s.failure) s.late = reason;
-    for (const key of new Set([...this.streams.values()].filter((s) => s.late).map((s) => s.key))) this.opts.onChange({ type: 'status', key });
+    for (const key of new Set([...this.streams.values()].filter((s) => s.late).map((s) => s.key)))
+      this.opts.onChange({ type: 'status', key });
     this.checkReady();
   }
 
@@ -207,7 +208,9 @@ export class Reflector {
     const c = this.counters.get(key) ?? { restarts: 0, relists: 0, events: 0 };
     const late = mine.find((s) => !s.listed && s.late);
     const unavailable =
-      this.unavailable[key] ?? mine.find((s) => s.failure)?.failure ?? (late ? `${late.late}${late.lastError ? `: ${late.lastError}` : ''}` : undefined);
+      this.unavailable[key] ??
+      mine.find((s) => s.failure)?.failure ??
+      (late ? `${late.late}${late.lastError ? `: ${late.lastError}` : ''}` : undefined);
     const stale = mine.find((s) => s.stale)?.stale;
     return {
       synced: mine.every((s) => s.listed || s.failure || s.late),
@@ -241,7 +244,11 @@ export class Reflector {
       this.streams.delete(id);
       if (s.name !== undefined) this.store.remove(s.key, s.namespace!, s.name);
       else this.store.replace(s.key, s.namespace, []);
-      this.opts.onChange({ type: 'reset', key: s.key, ...(s.namespace !== undefined ? { namespace: s.namespace } : {}) });
+      this.opts.onChange({
+        type: 'reset',
+        key: s.key,
+        ...(s.namespace !== undefined ? { namespace: s.namespace } : {}),
+      });
     }
     for (const [id, w] of wanted) {
       if (this.streams.has(id)) continue;
@@ -334,7 +341,12 @@ export class Reflector {
     const ns = isObj(md) && typeof md.namespace === 'string' ? md.namespace : '';
     const name = isObj(md) && typeof md.name === 'string' ? md.name : undefined;
     // Only what this stream asked for (a server sending more is not believed).
-    if (name === undefined || (s.namespace !== undefined && ns !== s.namespace) || (s.name !== undefined && name !== s.name)) return;
+    if (
+      name === undefined ||
+      (s.namespace !== undefined && ns !== s.namespace) ||
+      (s.name !== undefined && name !== s.name)
+    )
+      return;
     if (e.type === 'DELETED') {
       if (!this.store.remove(s.key, ns, name)) return;
     } else {
@@ -361,14 +373,26 @@ export class Reflector {
       const obj = this.prepare(s.key, reply.json);
       if (obj.metadata?.namespace !== s.namespace || obj.metadata?.name !== s.name)
         throw new KindFailure(`the API server sent another ${info.kind} than the one asked for`);
-      const own = typeof reply.json.metadata?.resourceVersion === 'string' ? (reply.json.metadata.resourceVersion as string) : undefined;
+      const own =
+        typeof reply.json.metadata?.resourceVersion === 'string'
+          ? (reply.json.metadata.resourceVersion as string)
+          : undefined;
       this.store.upsert(s.key, obj);
       s.objectRv = own ?? '?';
       const [a, b] = [numeric(own), numeric(this.latestRv)];
       return a !== undefined && b !== undefined ? String(Math.max(a, b)) : (this.latestRv ?? own);
     }
     const meta: { resourceVersion?: string } = {};
-    const items = await listKind(conn, info, s.namespace, this.opts.pageSize ?? DEFAULT_PAGE_SIZE, { objects: 0 }, () => {}, this.opts.keep, meta);
+    const items = await listKind(
+      conn,
+      info,
+      s.namespace,
+      this.opts.pageSize ?? DEFAULT_PAGE_SIZE,
+      { objects: 0 },
+      () => {},
+      this.opts.keep,
+      meta,
+    );
     if (s.abort.signal.aborted) return undefined;
     this.store.replace(s.key, s.namespace, items);
     if (meta.resourceVersion) this.latestRv = meta.resourceVersion;
@@ -395,7 +419,8 @@ export class Reflector {
       const label = e.status === 403 ? 'forbidden' : e.status === 404 ? 'not found' : `HTTP ${e.status}`;
       return { reason: `${label}: ${e.message}`, definite: e.status === 403 || e.status === 404 };
     }
-    if (e instanceof WatchNetError || e instanceof UserError || e instanceof Expired) return { reason: e.message, definite: false };
+    if (e instanceof WatchNetError || e instanceof UserError || e instanceof Expired)
+      return { reason: e.message, definite: false };
     return { reason: `internal error: ${errorMessage(e)}`, definite: false };
   }
 
@@ -419,7 +444,8 @@ export class Reflector {
           const changedStatus = !!(s.failure || s.stale);
           s.listed = true;
           s.failure = s.late = s.lastError = s.stale = s.refusals = undefined;
-          if (s.objectRv !== was) this.opts.onChange({ type: 'object', key: s.key, namespace: s.namespace!, name: s.name! });
+          if (s.objectRv !== was)
+            this.opts.onChange({ type: 'object', key: s.key, namespace: s.namespace!, name: s.name! });
           if (changedStatus) this.opts.onChange({ type: 'status', key: s.key });
           attempt = 0;
           continue;
@@ -466,7 +492,8 @@ export class Reflector {
         if (signal.aborted) return;
         // The server ended the watch (its timeoutSeconds): open it again from where it was. One that
         // ends at once without a word is not asked again at once (a broken server must not make a busy loop).
-        if (events === 0 && Date.now() - started < 1000) await sleep(this.backoffMs(attempt++, this.opts.backoffCapMs ?? 60_000), undefined, { signal });
+        if (events === 0 && Date.now() - started < 1000)
+          await sleep(this.backoffMs(attempt++, this.opts.backoffCapMs ?? 60_000), undefined, { signal });
         continue;
       } catch (e) {
         if (signal.aborted) return;
@@ -481,7 +508,10 @@ export class Reflector {
         }
         if (watching) this.count(s.key, 'restarts');
         let cap = this.opts.backoffCapMs ?? 60_000;
-        const expired = e instanceof Expired || (e instanceof WatchStatusError && e.status === 410) || (e instanceof KindFailure && /^expired:/.test(e.reason));
+        const expired =
+          e instanceof Expired ||
+          (e instanceof WatchStatusError && e.status === 410) ||
+          (e instanceof KindFailure && /^expired:/.test(e.reason));
         if (expired) {
           // Too old a resourceVersion: list (or GET) again, at once the first time.
           s.rv = undefined;
@@ -493,8 +523,17 @@ export class Reflector {
         const classified = this.classify(e);
         let definite = classified.definite;
         let reason = classified.reason;
-        if (definite && s.listed && /^(forbidden|not found):/.test(reason) && (s.refusals = (s.refusals ?? 0) + 1) < REFUSALS_TO_DROP) definite = false;
-        if ((e instanceof WatchStatusError && e.status === 401) || (e instanceof UserError && /\(401 Unauthorized\)/.test(e.message))) {
+        if (
+          definite &&
+          s.listed &&
+          /^(forbidden|not found):/.test(reason) &&
+          (s.refusals = (s.refusals ?? 0) + 1) < REFUSALS_TO_DROP
+        )
+          definite = false;
+        if (
+          (e instanceof WatchStatusError && e.status === 401) ||
+          (e instanceof UserError && /\(401 Unauthorized\)/.test(e.message))
+        ) {
           reason = 'the API server rejected the credentials (401 Unauthorized)';
           try {
             await this.reconnect(gen);
@@ -526,7 +565,10 @@ export class Reflector {
           if (changed) this.opts.onChange({ type: 'status', key: s.key });
         }
         const wait = this.backoffMs(attempt++, cap);
-        this.logOnce(s, `${this.what(s)}: ${printable(reason, 300)} (retrying in ${Math.max(1, Math.round(wait / 1000))}s)`);
+        this.logOnce(
+          s,
+          `${this.what(s)}: ${printable(reason, 300)} (retrying in ${Math.max(1, Math.round(wait / 1000))}s)`,
+        );
         try {
           await sleep(wait, undefined, { signal });
         } catch {

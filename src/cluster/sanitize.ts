@@ -5,7 +5,8 @@ import { isObj } from '../util/objects.js';
 
 const CERT_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 /** Secret keys that may hold certificates (never keys: *.key, key.pem, ca-key.pem are dropped). */
-const CERT_KEY = /(^|[.-])(crt|cert)(\.pem)?$|^ca\.crt$|^crt\.pem$|^tls\.crt$|^ca-cert\.pem$|^root-cert\.pem$|^cert-chain\.pem$/;
+const CERT_KEY =
+  /(^|[.-])(crt|cert)(\.pem)?$|^ca\.crt$|^crt\.pem$|^tls\.crt$|^ca-cert\.pem$|^root-cert\.pem$|^cert-chain\.pem$/;
 
 /**
  * Reduce a Secret to what meshdoctor may keep: its metadata (without managedFields), its type,
@@ -83,7 +84,9 @@ export interface KeepPolicy {
   /** The words a command or args list keeps (regular expression sources): the shutdown calls, the injector flags read. */
   words: readonly string[];
   /** The `data` keys kept of a ConfigMap read by name, and a slimmer of their text; undefined: none kept. */
-  configMap(name: string): { keys: readonly string[]; slim?: (key: string, text: string) => string | undefined } | undefined;
+  configMap(
+    name: string,
+  ): { keys: readonly string[]; slim?: (key: string, text: string) => string | undefined } | undefined;
   /** The injectors' own skip events kept (InjectionSkipped), by the prefix of their message. */
   skipPrefixes: readonly string[];
   /**
@@ -114,7 +117,10 @@ export function keepsManagedFields(key: string, obj: Record<string, any>): boole
   if (key === 'nodes' || key === 'clusterroles' || key === 'clusterrolebindings') return false; // no marker lives there
   if (key !== 'pods') return true;
   const md = obj.metadata;
-  const owned = isObj(md) && Array.isArray(md.ownerReferences) && md.ownerReferences.some((r) => r && typeof r === 'object' && r.controller === true);
+  const owned =
+    isObj(md) &&
+    Array.isArray(md.ownerReferences) &&
+    md.ownerReferences.some((r) => r && typeof r === 'object' && r.controller === true);
   return !owned;
 }
 
@@ -133,7 +139,10 @@ export function keeper(policy: KeepPolicy): Keeper {
   const MAY_HOLD_WORDS = new RegExp(SHUTDOWN_WORDS.source);
 
   /** ConfigMaps the checks read, by name: the `data` keys each keeps (each profile's configMapKey), and its slimmer. */
-  function configMapKeys(name: unknown): { keys: readonly string[]; slim?: (key: string, text: string) => string | undefined } {
+  function configMapKeys(name: unknown): {
+    keys: readonly string[];
+    slim?: (key: string, text: string) => string | undefined;
+  } {
     return (typeof name === 'string' && policy.configMap(name)) || { keys: [] };
   }
 
@@ -152,7 +161,8 @@ export function keeper(policy: KeepPolicy): Keeper {
   }
 
   function slimMetadata(md: unknown): void {
-    if (isObj(md) && isObj(md.annotations) && md.annotations[LAST_APPLIED] !== undefined) delete md.annotations[LAST_APPLIED];
+    if (isObj(md) && isObj(md.annotations) && md.annotations[LAST_APPLIED] !== undefined)
+      delete md.annotations[LAST_APPLIED];
   }
 
   /** A command or args list: each word reduced to the shutdown words it holds (see SHUTDOWN_WORDS). */
@@ -183,15 +193,22 @@ export function keeper(policy: KeepPolicy): Keeper {
     if (!isObj(sc)) return undefined;
     const out: Obj = {};
     if (typeof sc.runAsUser === 'number') out.runAsUser = sc.runAsUser;
-    const flags = container ? (['runAsNonRoot', 'allowPrivilegeEscalation', 'privileged'] as const) : (['runAsNonRoot'] as const);
+    const flags = container
+      ? (['runAsNonRoot', 'allowPrivilegeEscalation', 'privileged'] as const)
+      : (['runAsNonRoot'] as const);
     for (const k of flags) if (typeof sc[k] === 'boolean') out[k] = sc[k];
     if (container && isObj(sc.capabilities)) {
-      const names = (v: unknown) => (Array.isArray(v) ? v.filter((x) => typeof x === 'string' && /^[A-Za-z_]{1,64}$/.test(x)) : undefined);
+      const names = (v: unknown) =>
+        Array.isArray(v) ? v.filter((x) => typeof x === 'string' && /^[A-Za-z_]{1,64}$/.test(x)) : undefined;
       const add = names(sc.capabilities.add);
       const drop = names(sc.capabilities.drop);
       if (add || drop) out.capabilities = { ...(add ? { add } : {}), ...(drop ? { drop } : {}) };
     }
-    if (isObj(sc.seccompProfile) && typeof sc.seccompProfile.type === 'string' && /^[A-Za-z]{1,32}$/.test(sc.seccompProfile.type))
+    if (
+      isObj(sc.seccompProfile) &&
+      typeof sc.seccompProfile.type === 'string' &&
+      /^[A-Za-z]{1,32}$/.test(sc.seccompProfile.type)
+    )
       out.seccompProfile = { type: sc.seccompProfile.type };
     return Object.keys(out).length ? out : undefined;
   }
@@ -204,7 +221,8 @@ export function keeper(policy: KeepPolicy): Keeper {
 
   /** An env entry: its name; its value redacted but for the profiles' keptEnv switches and quantities (valueFrom: no check reads it). */
   function slimEnv(e: Obj): Obj {
-    const keep = KEEP_ENV.has(e.name) && typeof e.value === 'string' && (KEPT_VALUE.test(e.value) || KEPT_IMAGE.test(e.value));
+    const keep =
+      KEEP_ENV.has(e.name) && typeof e.value === 'string' && (KEPT_VALUE.test(e.value) || KEPT_IMAGE.test(e.value));
     return { name: e.name, value: keep || e.value === undefined ? e.value : REDACTED };
   }
 
@@ -242,7 +260,11 @@ export function keeper(policy: KeepPolicy): Keeper {
             .filter((v) => isObj(v) && (v.mountPath === SA_TOKEN_PATH || secretVolumes.has(v.name)))
             .map((v: Obj) =>
               secretVolumes.has(v.name)
-                ? { name: v.name, mountPath: v.mountPath, ...(typeof v.subPath === 'string' ? { subPath: v.subPath } : {}) }
+                ? {
+                    name: v.name,
+                    mountPath: v.mountPath,
+                    ...(typeof v.subPath === 'string' ? { subPath: v.subPath } : {}),
+                  }
                 : { mountPath: SA_TOKEN_PATH },
             )
         : undefined,
@@ -264,7 +286,10 @@ export function keeper(policy: KeepPolicy): Keeper {
     // Secret volumes keep their name and the Secret's name only (never an item or a mode): which Secret a mount is.
     const volumes = Array.isArray(spec.volumes)
       ? spec.volumes
-          .filter((v): v is Obj => isObj(v) && typeof v.name === 'string' && isObj(v.secret) && typeof v.secret.secretName === 'string')
+          .filter(
+            (v): v is Obj =>
+              isObj(v) && typeof v.name === 'string' && isObj(v.secret) && typeof v.secret.secretName === 'string',
+          )
           .map((v) => ({ name: v.name, secret: { secretName: v.secret.secretName } }))
       : [];
     const secretVolumes = new Set(volumes.map((v) => v.name as string));
@@ -323,16 +348,27 @@ export function keeper(policy: KeepPolicy): Keeper {
 
   /** The reasons of the Events a check reads: FailedCreate on controllers, the injectors' own skip notices, and the pod events of the policy. */
   const POD_EVENTS = policy.podEvents;
-  const EVENT_REASONS = new Set(['FailedCreate', ...(policy.skipPrefixes.length ? ['InjectionSkipped'] : []), ...POD_EVENTS.map((e) => e.reason)]);
+  const EVENT_REASONS = new Set([
+    'FailedCreate',
+    ...(policy.skipPrefixes.length ? ['InjectionSkipped'] : []),
+    ...POD_EVENTS.map((e) => e.reason),
+  ]);
   const SKIP_PREFIXES = policy.skipPrefixes;
 
   /** The container an event's fieldPath names (`spec.initContainers{istio-init}`), if any. */
   const fieldContainer = (fieldPath: unknown) =>
-    typeof fieldPath === 'string' ? /^spec\.(?:initContainers|containers)\{([^{}]{1,253})\}$/.exec(fieldPath)?.[1] : undefined;
+    typeof fieldPath === 'string'
+      ? /^spec\.(?:initContainers|containers)\{([^{}]{1,253})\}$/.exec(fieldPath)?.[1]
+      : undefined;
 
   /** A pod event of the policy: its reason, its message's shape, and the container it names. */
   const podEventRead = (reason: unknown, message: string, fieldPath: unknown) =>
-    POD_EVENTS.some((p) => p.reason === reason && p.message.test(message) && (!p.containers || p.containers.includes(fieldContainer(fieldPath) ?? '')));
+    POD_EVENTS.some(
+      (p) =>
+        p.reason === reason &&
+        p.message.test(message) &&
+        (!p.containers || p.containers.includes(fieldContainer(fieldPath) ?? '')),
+    );
 
   /** An event's message, kept only in the shapes a check parses (and quotes whole in its evidence). */
   function eventMessage(reason: unknown, message: unknown, fieldPath: unknown): unknown {
@@ -367,7 +403,12 @@ export function keeper(policy: KeepPolicy): Keeper {
    */
   function slimEvent(e: K8sObject): K8sObject {
     const md = isObj(e.metadata) ? e.metadata : {};
-    const metadata = { name: md.name, namespace: md.namespace, uid: md.uid, creationTimestamp: eventTime(md.creationTimestamp) };
+    const metadata = {
+      name: md.name,
+      namespace: md.namespace,
+      uid: md.uid,
+      creationTimestamp: eventTime(md.creationTimestamp),
+    };
     if (!eventKept(e)) return { apiVersion: e.apiVersion, kind: e.kind, metadata };
     const io = isObj(e.involvedObject) ? e.involvedObject : undefined;
     const series = isObj(e.series) ? e.series : undefined;
@@ -379,7 +420,16 @@ export function keeper(policy: KeepPolicy): Keeper {
       metadata,
       reason: e.reason,
       message: eventMessage(e.reason, e.message, io?.fieldPath),
-      ...(io ? { involvedObject: { kind: io.kind, namespace: io.namespace, name: io.name, ...(container ? { fieldPath: io.fieldPath } : {}) } } : {}),
+      ...(io
+        ? {
+            involvedObject: {
+              kind: io.kind,
+              namespace: io.namespace,
+              name: io.name,
+              ...(container ? { fieldPath: io.fieldPath } : {}),
+            },
+          }
+        : {}),
       count: num(e.count),
       ...(series ? { series: { count: num(series.count), lastObservedTime: eventTime(series.lastObservedTime) } } : {}),
       lastTimestamp: eventTime(e.lastTimestamp),
@@ -413,7 +463,12 @@ export function keeper(policy: KeepPolicy): Keeper {
       ...(typeof spec.providerID === 'string' ? { spec: { providerID: spec.providerID } } : {}),
       ...(n.status === undefined
         ? {}
-        : { status: info && typeof info.kubeletVersion === 'string' ? { nodeInfo: { kubeletVersion: info.kubeletVersion } } : {} }),
+        : {
+            status:
+              info && typeof info.kubeletVersion === 'string'
+                ? { nodeInfo: { kubeletVersion: info.kubeletVersion } }
+                : {},
+          }),
     };
   }
 
@@ -475,7 +530,8 @@ export function keeper(policy: KeepPolicy): Keeper {
         let at: unknown = obj;
         for (const p of path) at = isObj(at) ? at[p] : undefined;
         slimPod(at);
-        if (key === 'cronjobs' && isObj(obj.spec) && isObj(obj.spec.jobTemplate)) slimMetadata(obj.spec.jobTemplate.metadata);
+        if (key === 'cronjobs' && isObj(obj.spec) && isObj(obj.spec.jobTemplate))
+          slimMetadata(obj.spec.jobTemplate.metadata);
       }
     }
     return obj;

@@ -63,7 +63,8 @@ export const tooMany = (where: string, key: string, limits: Limits): UserError =
  * regular file (a device such as /dev/zero never ends).
  */
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
-const notRegular = (file: string) => new UserError(`cannot read snapshot ${file}: not a regular file (a device, FIFO or socket)`);
+const notRegular = (file: string) =>
+  new UserError(`cannot read snapshot ${file}: not a regular file (a device, FIFO or socket)`);
 const cannotOpen = (file: string, e: unknown) => new UserError(`cannot read snapshot ${file}: ${fsReason(e)}`);
 const BOM = '\uFEFF';
 
@@ -179,7 +180,8 @@ export async function readStreamed(file: string, limits: Limits, keep: Keeper): 
       const line = raw.trimEnd();
       if (n === 1) {
         const head = parse(n, `${line.startsWith(BOM) ? line.slice(1) : line}}}`);
-        if (!isObj(head) || head.kind !== SNAPSHOT_KIND || !isObj(head.objects)) throw bad(n, `not the first line of a ${SNAPSHOT_KIND}`);
+        if (!isObj(head) || head.kind !== SNAPSHOT_KIND || !isObj(head.objects))
+          throw bad(n, `not the first line of a ${SNAPSHOT_KIND}`);
         doc = head;
         continue;
       }
@@ -191,7 +193,11 @@ export async function readStreamed(file: string, limits: Limits, keep: Keeper): 
         const start = /^"([a-z]+)":\[$/.exec(line);
         if (start) {
           key = start[1]!;
-          list = !kinds.has(key) ? null : Array.isArray(doc!.objects[key]) ? doc!.objects[key] : (doc!.objects[key] = []);
+          list = !kinds.has(key)
+            ? null
+            : Array.isArray(doc!.objects[key])
+              ? doc!.objects[key]
+              : (doc!.objects[key] = []);
         } else if (line === '}}') done = true;
         else throw bad(n, 'expected "<kind>":[ or }}');
         continue;

@@ -153,12 +153,14 @@ export class ObjectStore {
   remove = (key: KindKey, ns: string, name: string): K8sObject | undefined => this.of(key).remove(ns, name);
   get = (key: KindKey, ns: string, name: string): K8sObject | undefined => this.kinds.get(key)?.get(ns, name);
   /** Replace a kind's objects in one namespace, or everywhere (namespace undefined). */
-  replace = (key: KindKey, namespace: string | undefined, objs: K8sObject[]): void => this.of(key).replace(namespace, objs);
+  replace = (key: KindKey, namespace: string | undefined, objs: K8sObject[]): void =>
+    this.of(key).replace(namespace, objs);
   count = (key: KindKey): number => this.kinds.get(key)?.count ?? 0;
   /** A kind's objects, in LIST order. */
   all = (key: KindKey): K8sObject[] => this.kinds.get(key)?.all() ?? [];
   /** A kind's objects in these namespaces, in LIST order. */
-  inNamespaces = (key: KindKey, namespaces: ReadonlySet<string>): K8sObject[] => this.kinds.get(key)?.inNamespaces(namespaces) ?? [];
+  inNamespaces = (key: KindKey, namespaces: ReadonlySet<string>): K8sObject[] =>
+    this.kinds.get(key)?.inNamespaces(namespaces) ?? [];
   /** The namespaces holding objects of a kind, in LIST order. */
   namespaces = (key: KindKey): string[] => this.kinds.get(key)?.namespaces() ?? [];
 }

@@ -92,7 +92,8 @@ export class JsonValues {
       } else if (c === 0x7d || c === 0x5d) {
         if (--this.depth === 0) {
           const tail = chunk.subarray(start, i + 1);
-          if (this.size + tail.length > this.maxBytes) throw new RefusedBytes(`an event larger than ${mib(this.maxBytes)} (--max-bytes)`);
+          if (this.size + tail.length > this.maxBytes)
+            throw new RefusedBytes(`an event larger than ${mib(this.maxBytes)} (--max-bytes)`);
           emit(this.parts.length ? Buffer.concat([...this.parts, tail], this.size + tail.length) : tail);
           this.parts = [];
           this.size = 0;
@@ -125,7 +126,8 @@ export function parseEvent(bytes: Buffer): WatchEvent {
   } catch {
     throw new RefusedBytes('invalid JSON');
   }
-  if (!isObj(e) || typeof e.type !== 'string' || !TYPES.has(e.type) || !isObj(e.object)) throw new RefusedBytes('a watch event that is not {type, object}');
+  if (!isObj(e) || typeof e.type !== 'string' || !TYPES.has(e.type) || !isObj(e.object))
+    throw new RefusedBytes('a watch event that is not {type, object}');
   return e as unknown as WatchEvent;
 }
 
@@ -190,7 +192,14 @@ export function watchRequest(conn: Conn, path: string, opts: WatchRequestOptions
             if (size < ERROR_BODY_BYTES) chunks.push(c);
             size += c.length;
           });
-          res.on('end', () => done(new WatchStatusError(status, statusMessage(status, Buffer.concat(chunks).toString('utf8', 0, ERROR_BODY_BYTES)))));
+          res.on('end', () =>
+            done(
+              new WatchStatusError(
+                status,
+                statusMessage(status, Buffer.concat(chunks).toString('utf8', 0, ERROR_BODY_BYTES)),
+              ),
+            ),
+          );
           res.on('error', () => done(new WatchStatusError(status, http.STATUS_CODES[status] ?? `HTTP ${status}`)));
           return;
         }
@@ -206,13 +215,17 @@ export function watchRequest(conn: Conn, path: string, opts: WatchRequestOptions
           }
         });
         res.on('error', (e) => done(new WatchNetError(`the watch was cut off (${printable(e.message)})`)));
-        res.on('end', () => done(values.partial ? new WatchNetError('the watch was cut off in the middle of an event') : undefined));
+        res.on('end', () =>
+          done(values.partial ? new WatchNetError('the watch was cut off in the middle of an event') : undefined),
+        );
         res.on('close', () => {
           if (!res.complete) done(new WatchNetError('the watch was cut off'));
         });
       });
     } catch (e) {
-      return done(new WatchNetError(`cannot send a request to the API server at ${conn.server}: ${printable(errorMessage(e))}`));
+      return done(
+        new WatchNetError(`cannot send a request to the API server at ${conn.server}: ${printable(errorMessage(e))}`),
+      );
     }
     timers.push(
       setTimeout(
@@ -223,7 +236,12 @@ export function watchRequest(conn: Conn, path: string, opts: WatchRequestOptions
     timers.push(setTimeout(() => done(), Math.min(Math.max(0, opts.maxMs), MAX_TIMER_MS)));
     req.on('error', (e: NodeJS.ErrnoException) => {
       if (e instanceof ProxyError)
-        return done(new WatchNetError(`cannot reach the API server at ${conn.server} through the proxy ${conn.proxy}: ${e.message}`, true));
+        return done(
+          new WatchNetError(
+            `cannot reach the API server at ${conn.server} through the proxy ${conn.proxy}: ${e.message}`,
+            true,
+          ),
+        );
       const code = e.code ?? '';
       const message = printable(code && !e.message.includes(code) ? `${e.message} (${code})` : e.message);
       done(new WatchNetError(message, UNREACHABLE.test(code)));

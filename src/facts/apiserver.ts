@@ -13,7 +13,8 @@ import type { MeshWebhook } from '../mesh/webhooks.js';
 import { arr, isObj, str } from '../util/objects.js';
 
 /** The API servers whose flags the cluster shows (reads pods and nodes). */
-export const apiservers = (m: Model): ApiserverInstance[] => m.memo('apiservers', () => apiserverInstances(m.list('pods'), m.list('nodes')));
+export const apiservers = (m: Model): ApiserverInstance[] =>
+  m.memo('apiservers', () => apiserverInstances(m.list('pods'), m.list('nodes')));
 
 /** The server's version: what GET /version said, else the image tag of its pods (undefined: neither). */
 export function serverVersion(m: Model, instances: ApiserverInstance[]): ServerVersion | undefined {
@@ -33,7 +34,9 @@ export const perInstance = (mm: AdmissionMetrics): string =>
   `counted by the API server instance that answered GET /metrics, since it started${mm.startTime ? ` at ${mm.startTime}` : ''}`;
 
 /** FailedCreate events in which the API server failed to call a webhook, by webhook name (reads events). */
-export function webhookCallFailures(m: Model): Map<string, { count: number; causes: Set<WebhookFailureCause>; message: string }> {
+export function webhookCallFailures(
+  m: Model,
+): Map<string, { count: number; causes: Set<WebhookFailureCause>; message: string }> {
   return m.memo('webhook-call-failures', () => {
     const out = new Map<string, { count: number; causes: Set<WebhookFailureCause>; message: string }>();
     for (const e of m.list('events')) {

@@ -11,14 +11,18 @@ export type Cause =
    * A mesh's control plane: its webhook cannot be called, its injector is down, OOMKilled, or
    * locked out by its own webhook (it cannot create its pods): every pod of the mesh is affected.
    */
-  | { readonly kind: 'webhook-broken' | 'injector-down' | 'injector-oom' | 'injector-locked-out'; readonly mesh: MeshName }
+  | {
+      readonly kind: 'webhook-broken' | 'injector-down' | 'injector-oom' | 'injector-locked-out';
+      readonly mesh: MeshName;
+    }
   /** One workload's (or namespace's) own cause: an invalid marker, a turned-off ServiceAccount token. */
   | { readonly kind: 'marker-invalid' | 'token-off'; readonly mesh: MeshName; readonly resource: ResourceRef };
 
 const refText = (r: ResourceRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
 
 /** The key a cause is linked by: `webhook-broken:linkerd`, `marker-invalid:kuma:Deployment/shop/web`. */
-export const causeKey = (c: Cause): string => ('resource' in c ? `${c.kind}:${c.mesh}:${refText(c.resource)}` : `${c.kind}:${c.mesh}`);
+export const causeKey = (c: Cause): string =>
+  'resource' in c ? `${c.kind}:${c.mesh}:${refText(c.resource)}` : `${c.kind}:${c.mesh}`;
 
 /** A cause in a mesh's control plane (it stops every pod the mesh would inject), not one workload's own. */
 export const isControlPlaneCause = (c: Cause): boolean => !('resource' in c);

@@ -21,7 +21,8 @@ import type { Step } from '../fix/steps.js';
  * text ("annotation linkerd.io/inject=enable"); undefined when it names this mesh nowhere, or
  * only to opt out.
  */
-const templateMarkerText = (mesh: MeshName, template: { metadata?: unknown } | undefined): string | undefined => templateAsking(mesh, template);
+const templateMarkerText = (mesh: MeshName, template: { metadata?: unknown } | undefined): string | undefined =>
+  templateAsking(mesh, template);
 
 /**
  * A pod created now from this workload's template would be injected by `mesh`: the injection
@@ -31,7 +32,10 @@ const templateMarkerText = (mesh: MeshName, template: { metadata?: unknown } | u
 export function meshWouldInject(m: Model, w: Workload, mesh: MeshName): boolean {
   if (m.mesh(mesh)) return !!m.decision(w, mesh)?.inject;
   if (!m.meshInstalled(mesh)) return false;
-  return templateAsks(mesh, w.template) || (namespaceMarker(m, mesh, m.namespace(w.namespace)).enabled && !templateOptOut(mesh, w.template));
+  return (
+    templateAsks(mesh, w.template) ||
+    (namespaceMarker(m, mesh, m.namespace(w.namespace)).enabled && !templateOptOut(mesh, w.template))
+  );
 }
 
 /** The meshes installed in the cluster, whatever --mesh says. */
@@ -71,9 +75,16 @@ export function chooseMesh(m: Model, ns: string, ws: readonly Workload[], candid
   if (byTemplate) return byTemplate;
   // The mesh the namespace's workloads run.
   const running = new Map<MeshName, number>();
-  for (const x of m.appWorkloadsIn(ns)) for (const mesh of podStates(x).meshed.keys()) if (c.includes(mesh)) running.set(mesh, (running.get(mesh) ?? 0) + 1);
+  for (const x of m.appWorkloadsIn(ns))
+    for (const mesh of podStates(x).meshed.keys())
+      if (c.includes(mesh)) running.set(mesh, (running.get(mesh) ?? 0) + 1);
   const byPods = decide(
-    new Map([...running].map(([mesh, n]) => [mesh, `${plural(n, 'workload')} in namespace ${ns} ${n === 1 ? 'runs' : 'run'} the ${meshTitle(mesh)} proxy`])),
+    new Map(
+      [...running].map(([mesh, n]) => [
+        mesh,
+        `${plural(n, 'workload')} in namespace ${ns} ${n === 1 ? 'runs' : 'run'} the ${meshTitle(mesh)} proxy`,
+      ]),
+    ),
   );
   if (byPods) return byPods;
   // The namespace's own markers (valid or not).
@@ -88,7 +99,9 @@ export function chooseMesh(m: Model, ns: string, ws: readonly Workload[], candid
 
 /** The choice as evidence: the mesh and why, or the meshes to choose from. */
 export function choiceEvidence(choice: MeshChoice): Record<string, unknown> {
-  return choice.mesh ? { mesh: choice.mesh, ...(choice.by ? { decidedBy: choice.by } : {}) } : { mesh: null, chooseFrom: choice.candidates };
+  return choice.mesh
+    ? { mesh: choice.mesh, ...(choice.by ? { decidedBy: choice.by } : {}) }
+    : { mesh: null, chooseFrom: choice.candidates };
 }
 
 /** For a message: what the user must do when the evidence decides nothing. */
@@ -101,11 +114,18 @@ export const mustChoose = (choice: MeshChoice, what: string): string =>
  * (a comment line of an option is kept without its own `# `; a command holding an operator such
  * as `>` is quoted whole, so that the comment line stays inert: shell.ts).
  */
-export function choiceFix(choice: MeshChoice, options: { mesh: MeshName; fix: Step[] }[], what: { kind: string; namespace?: string; name: string }): Step[] {
+export function choiceFix(
+  choice: MeshChoice,
+  options: { mesh: MeshName; fix: Step[] }[],
+  what: { kind: string; namespace?: string; name: string },
+): Step[] {
   if (choice.mesh) return options.find((o) => o.mesh === choice.mesh)?.fix ?? [];
   const usable = options.filter((o) => o.fix.length > 0);
   if (usable.length === 0) return [];
-  const ref = what.kind === 'Namespace' ? text`namespace ${what.name}` : text`${what.kind} ${what.namespace ? `${what.namespace}/${what.name}` : what.name}`;
+  const ref =
+    what.kind === 'Namespace'
+      ? text`namespace ${what.name}`
+      : text`${what.kind} ${what.namespace ? `${what.namespace}/${what.name}` : what.name}`;
   return [
     fixChoice(
       [

@@ -95,7 +95,8 @@ export function namespaceRead(m: Model, ns: string): boolean {
   return CONTROL_PLANE_KINDS.some((k) => m.inNamespace(k, ns).length > 0);
 }
 
-const selectorOf = (svc: K8sObject | undefined): Record<string, string> => strMap(isObj(svc?.spec) ? svc!.spec.selector : undefined);
+const selectorOf = (svc: K8sObject | undefined): Record<string, string> =>
+  strMap(isObj(svc?.spec) ? svc!.spec.selector : undefined);
 
 /** Pods in `ns` matched by a Service selector (an empty selector selects no pods). */
 function selectedPods(m: Model, ns: string, selector: Record<string, string>): K8sObject[] {
@@ -105,7 +106,8 @@ function selectedPods(m: Model, ns: string, selector: Record<string, string>): K
 
 /** The controller ownerReference of an object. */
 function controllerOf(o: K8sObject | undefined): Record<string, any> | undefined {
-  return arr(o?.metadata?.ownerReferences).find((r) => isObj(r) && r.controller === true) as Record<string, any> | undefined;
+  return arr(o?.metadata?.ownerReferences).find((r) => isObj(r) && r.controller === true) as
+    Record<string, any> | undefined;
 }
 
 /** The Deployment (read) that owns any of these pods through its ReplicaSet. */
@@ -126,7 +128,14 @@ function owningDeployment(m: Model, ns: string, pods: K8sObject[]): K8sObject | 
  * the selector matches, else (no Service to tell) a Deployment of the mesh's own names named like
  * the Service or as an install names it. None found: the name an install gives it, for fixes only.
  */
-function injectorBehind(m: Model, mesh: MeshName, ns: string, svcName: string, svc: K8sObject | undefined, webhooks: MeshWebhook[]): Injector {
+function injectorBehind(
+  m: Model,
+  mesh: MeshName,
+  ns: string,
+  svcName: string,
+  svc: K8sObject | undefined,
+  webhooks: MeshWebhook[],
+): Injector {
   const { injector } = profileOf(mesh).controlPlane;
   const svcSel = selectorOf(svc);
   const external = svc !== undefined && Object.keys(svcSel).length === 0;
@@ -140,7 +149,8 @@ function injectorBehind(m: Model, mesh: MeshName, ns: string, svcName: string, s
   const name = deployment ? nameOf(deployment) : injector.isDeployment(svcName) ? svcName : injector.name;
   const depSel = isObj(deployment?.spec) ? deployment!.spec.selector : undefined;
   let pods = selected;
-  if (!pods.length && isObj(depSel)) pods = m.inNamespace('pods', ns).filter((p) => evalSelector(depSel, labelsOf(p)).matched);
+  if (!pods.length && isObj(depSel))
+    pods = m.inNamespace('pods', ns).filter((p) => evalSelector(depSel, labelsOf(p)).matched);
   return {
     mesh,
     namespace: ns,
@@ -156,7 +166,14 @@ function injectorBehind(m: Model, mesh: MeshName, ns: string, svcName: string, s
 function injectorNamed(m: Model, mesh: MeshName, ns: string, deployment: K8sObject): Injector {
   const depSel = isObj(deployment.spec) ? deployment.spec.selector : undefined;
   const pods = isObj(depSel) ? m.inNamespace('pods', ns).filter((p) => evalSelector(depSel, labelsOf(p)).matched) : [];
-  return { mesh, namespace: ns, name: nameOf(deployment), deployment, pods: [...pods].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : 1)), webhooks: [] };
+  return {
+    mesh,
+    namespace: ns,
+    name: nameOf(deployment),
+    deployment,
+    pods: [...pods].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : 1)),
+    webhooks: [],
+  };
 }
 
 /** A webhook backend short of its endpoints: what the injector checks need (no Endpoints read). */
@@ -181,7 +198,11 @@ export function webhookTargets(m: Model, mesh: MeshName): WebhookTarget[] {
       const injector = injectorBehind(m, mesh, namespace, name, service, webhooks);
       const sp = arr(isObj(service?.spec) ? service!.spec.ports : undefined).find((p) => isObj(p) && p.port === port);
       const servicePort = sp
-        ? { name: str(sp.name) ?? '', port, targetPort: typeof sp.targetPort === 'number' || typeof sp.targetPort === 'string' ? sp.targetPort : port }
+        ? {
+            name: str(sp.name) ?? '',
+            port,
+            targetPort: typeof sp.targetPort === 'number' || typeof sp.targetPort === 'string' ? sp.targetPort : port,
+          }
         : undefined;
       const selected = selectedPods(m, namespace, selectorOf(service));
       const unread = namespaceUnread(m, namespace);
@@ -234,7 +255,12 @@ function namedContainerPort(pods: K8sObject[], portName: string): number | undef
  * the endpoint controllers name them): from EndpointSlices labelled with the service name, else
  * from the Endpoints object when no slices were read or none exist.
  */
-function endpointsFor(m: Model, ns: string, svc: string, portName: string): Pick<WebhookBackend, 'endpointsFrom' | 'ready' | 'notReady'> {
+function endpointsFor(
+  m: Model,
+  ns: string,
+  svc: string,
+  portName: string,
+): Pick<WebhookBackend, 'endpointsFrom' | 'ready' | 'notReady'> {
   const ready: EndpointAddress[] = [];
   const notReady: EndpointAddress[] = [];
   const hasPort = (ports: unknown) => arr(ports).some((p) => isObj(p) && (str(p.name) ?? '') === portName);
@@ -251,11 +277,13 @@ function endpointsFor(m: Model, ns: string, svc: string, portName: string): Pick
     }
     return { endpointsFrom: 'EndpointSlice', ready, notReady };
   }
-  if (!m.has('endpoints')) return m.has('endpointslices') ? { endpointsFrom: 'EndpointSlice', ready, notReady } : { ready, notReady };
+  if (!m.has('endpoints'))
+    return m.has('endpointslices') ? { endpointsFrom: 'EndpointSlice', ready, notReady } : { ready, notReady };
   for (const sub of arr(m.get('endpoints', ns, svc)?.subsets).filter(isObj)) {
     if (!hasPort(sub.ports)) continue;
     for (const a of arr(sub.addresses).filter(isObj)) ready.push({ ip: String(a.ip ?? ''), ...podOf(a.targetRef) });
-    for (const a of arr(sub.notReadyAddresses).filter(isObj)) notReady.push({ ip: String(a.ip ?? ''), ...podOf(a.targetRef) });
+    for (const a of arr(sub.notReadyAddresses).filter(isObj))
+      notReady.push({ ip: String(a.ip ?? ''), ...podOf(a.targetRef) });
   }
   return { endpointsFrom: 'Endpoints', ready, notReady };
 }
@@ -285,7 +313,8 @@ export function injectors(m: Model, mesh: MeshName): Injector[] {
 }
 
 /** Evidence for webhooks: name, configuration, failurePolicy. */
-export const webhookEvidence = (hooks: MeshWebhook[]) => hooks.map((h) => ({ name: h.name, configuration: h.configName, failurePolicy: h.failurePolicy }));
+export const webhookEvidence = (hooks: MeshWebhook[]) =>
+  hooks.map((h) => ({ name: h.name, configuration: h.configName, failurePolicy: h.failurePolicy }));
 
 /** Active pods of app workloads that ask for this mesh, would be injected, and have no proxy. */
 export function podsMissingProxy(m: Model, mesh: MeshName): number {
@@ -353,8 +382,12 @@ function splitReasons(text: string, known: readonly string[]): string[] {
 }
 
 /** How to re-render a mesh's control plane (webhook, Service, Deployment) as it was installed. */
-export const reinstallCommands = (m: Model, mesh: MeshName, ns: string, injector = profileOf(mesh).controlPlane.injector.name): Step[] =>
-  profileOf(mesh).install.reinstall(ns, injector, m);
+export const reinstallCommands = (
+  m: Model,
+  mesh: MeshName,
+  ns: string,
+  injector = profileOf(mesh).controlPlane.injector.name,
+): Step[] => profileOf(mesh).install.reinstall(ns, injector, m);
 
 /** The Service selector as kubectl -l syntax (the injector's pods), or the mesh's usual label. */
 export function injectorPodSelector(mesh: MeshName, svc: K8sObject | undefined): string {
@@ -368,7 +401,11 @@ export function injectorPodSelector(mesh: MeshName, svc: K8sObject | undefined):
  * else by the label selector of the webhook's Service (or the mesh's usual pod label): never a
  * Deployment name that was not found.
  */
-export function injectorAt(mesh: MeshName, inj: Pick<Injector, 'name' | 'deployment'> | undefined, svc: K8sObject | undefined): { args: Word[] } {
+export function injectorAt(
+  mesh: MeshName,
+  inj: Pick<Injector, 'name' | 'deployment'> | undefined,
+  svc: K8sObject | undefined,
+): { args: Word[] } {
   if (inj?.deployment) return { args: [['deploy/', { value: inj.name }]] };
   return { args: [['-l'], [{ value: injectorPodSelector(mesh, svc) }]] };
 }
@@ -405,7 +442,8 @@ function podDownSpans(pod: K8sObject, container: string, now: number): Span[] {
   if (running && cs.ready !== false) {
     // Down between the last termination and the current start.
     const start = ms(running.startedAt);
-    if (lastEnd && start > lastEnd) spans.push({ from: lastEnd, to: start, ...(str(last?.reason) ? { reason: str(last!.reason) } : {}) });
+    if (lastEnd && start > lastEnd)
+      spans.push({ from: lastEnd, to: start, ...(str(last?.reason) ? { reason: str(last!.reason) } : {}) });
   } else {
     // Not running or not ready now: down since the last termination (or the current one).
     const cur = isObj(cs.state?.terminated) ? cs.state.terminated : last;
@@ -444,7 +482,11 @@ export function injectorOutages(m: Model, mesh: MeshName): InjectorOutage[] {
         down = down === undefined ? spans : intersect(down, spans);
       }
       for (const s of down ?? [])
-        out.push({ from: new Date(s.from), ...(s.to < now ? { to: new Date(s.to) } : {}), ...(s.reason ? { reason: s.reason } : {}) });
+        out.push({
+          from: new Date(s.from),
+          ...(s.to < now ? { to: new Date(s.to) } : {}),
+          ...(s.reason ? { reason: s.reason } : {}),
+        });
     }
     return out.sort((a, b) => a.from.getTime() - b.from.getTime());
   });
@@ -476,15 +518,23 @@ export function selfBlocks(m: Model, mesh: MeshName): SelfBlock[] {
       const dep = inj.deployment;
       const nsObj = m.namespace(inj.namespace);
       if (!dep || !nsObj) continue; // which webhooks its pods meet needs its template and its namespace's labels
-      const w = m.workloads.find((x) => x.kind === 'Deployment' && x.namespace === inj.namespace && x.name === inj.name);
+      const w = m.workloads.find(
+        (x) => x.kind === 'Deployment' && x.namespace === inj.namespace && x.name === inj.name,
+      );
       const podLabels = w ? newPodLabels(w) : labelsOf(isObj(dep.spec) ? dep.spec.template : undefined);
       const nsLabels = namespaceLabels(nsObj, inj.namespace);
-      const webhooks = inj.webhooks.filter((h) => h.failurePolicy === 'Fail' && evalWebhook(h, nsLabels, podLabels).called);
+      const webhooks = inj.webhooks.filter(
+        (h) => h.failurePolicy === 'Fail' && evalWebhook(h, nsLabels, podLabels).called,
+      );
       if (!webhooks.length) continue;
       const spec = isObj(dep.spec) ? dep.spec : {};
       const desired = typeof spec.replicas === 'number' ? spec.replicas : 1;
       const available =
-        isObj(dep.status) && typeof dep.status.availableReplicas === 'number' ? dep.status.availableReplicas : isObj(dep.status) ? 0 : undefined;
+        isObj(dep.status) && typeof dep.status.availableReplicas === 'number'
+          ? dep.status.availableReplicas
+          : isObj(dep.status)
+            ? 0
+            : undefined;
       const ready = inj.pods.filter(isActive).some((p) => podHealth(p).ready);
       const down = desired > 0 && (available === 0 || (m.has('pods') && !ready));
       out.push({ injector: { ...inj, deployment: dep }, webhooks, podLabels, nsLabels, down });
@@ -524,8 +574,9 @@ export function injectorFirstReady(m: Model, mesh: MeshName): InjectorFirstReady
       for (const pod of pods) {
         const created = ms(pod.metadata?.creationTimestamp);
         const cs = statuses(pod).find((c) => c.name === container);
-        const ready = arr(isObj(pod.status) ? pod.status.conditions : undefined).find((c) => isObj(c) && c.type === 'Ready' && c.status === 'True') as
-          Record<string, any> | undefined;
+        const ready = arr(isObj(pod.status) ? pod.status.conditions : undefined).find(
+          (c) => isObj(c) && c.type === 'Ready' && c.status === 'True',
+        ) as Record<string, any> | undefined;
         const at = ms(ready?.lastTransitionTime) || ms(cs?.state?.running?.startedAt);
         if (!created || created - installedAt.getTime() > INSTALL_WINDOW_MS || !cs || cs.restartCount !== 0 || !at) {
           known = false;
@@ -534,7 +585,8 @@ export function injectorFirstReady(m: Model, mesh: MeshName): InjectorFirstReady
         readyAt = readyAt === undefined ? at : Math.min(readyAt, at);
       }
       if (!known || readyAt === undefined) continue;
-      if (!best || readyAt < best.readyAt.getTime()) best = { deployment: `${inj.namespace}/${inj.name}`, installedAt, readyAt: new Date(readyAt) };
+      if (!best || readyAt < best.readyAt.getTime())
+        best = { deployment: `${inj.namespace}/${inj.name}`, installedAt, readyAt: new Date(readyAt) };
     }
     return best;
   });

@@ -17,13 +17,24 @@ export type { Decision } from '../mesh/profile.js';
 export function decide(m: MeshContext, mesh: MeshName, webhooks: MeshWebhook[], given: DecisionInput): Decision {
   const p = profileOf(mesh);
   const podLabels = given.podLabels ?? labelsOf(given.template);
-  const calls: WebhookCall[] = webhooks.filter((w) => w.mesh === mesh).map((w) => evalWebhook(w, given.nsLabels, podLabels));
+  const calls: WebhookCall[] = webhooks
+    .filter((w) => w.mesh === mesh)
+    .map((w) => evalWebhook(w, given.nsLabels, podLabels));
   const present = proxyAlreadyPresent(podSpec(given.template));
   const input: DecisionInput = { ...given, calls, ...(present ? { proxyPresent: present } : {}) };
   const called = calls.some((c) => c.called);
   const injector = p.injector.decide(m, input);
   // A webhook that injects unmarked pods (Istio's enableNamespacesByDefault) asks for them itself.
-  const intent = p.markers.intent(input, m) || calls.some((c) => c.called && !!p.controlPlane.webhooks.injectsUnmarked?.(c.webhook));
+  const intent =
+    p.markers.intent(input, m) || calls.some((c) => c.called && !!p.controlPlane.webhooks.injectsUnmarked?.(c.webhook));
   const unknown = injector.find((s) => s.unknown)?.detail;
-  return { mesh, intent, calls, called, injector, inject: called && !unknown && injector.every((s) => s.ok), ...(unknown ? { unknown } : {}) };
+  return {
+    mesh,
+    intent,
+    calls,
+    called,
+    injector,
+    inject: called && !unknown && injector.every((s) => s.ok),
+    ...(unknown ? { unknown } : {}),
+  };
 }

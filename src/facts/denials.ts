@@ -12,7 +12,11 @@ import { namespaceProblems, workloadProblems, type Problem } from './marker-prob
 import { profileOf } from '../mesh/registry.js';
 
 /** The cause an injection-marker-invalid finding carries. */
-export const markerCause = (p: Pick<Problem, 'mesh' | 'resource'>): Cause => ({ kind: 'marker-invalid', mesh: p.mesh, resource: p.resource });
+export const markerCause = (p: Pick<Problem, 'mesh' | 'resource'>): Cause => ({
+  kind: 'marker-invalid',
+  mesh: p.mesh,
+  resource: p.resource,
+});
 
 /** The cause a serviceaccount-missing finding about a turned-off token carries. */
 export const tokenCause = (mesh: MeshName, ref: ResourceRef): Cause => ({ kind: 'token-off', mesh, resource: ref });
@@ -32,6 +36,7 @@ export function denialCause(m: Model, w: Workload, mesh: MeshName): Cause | unde
     const p = own ?? ns;
     return p ? markerCause(p) : undefined;
   }
-  if (step ? step.denies && step.kind === 'token' : profileOf(mesh).injector.token?.(m)?.denies) return tokenCause(mesh, w.ref);
+  if (step ? step.denies && step.kind === 'token' : profileOf(mesh).injector.token?.(m)?.denies)
+    return tokenCause(mesh, w.ref);
   return undefined;
 }

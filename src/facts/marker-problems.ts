@@ -11,17 +11,44 @@
  * as comments.
  */
 import { asksOn } from '../mesh/asks.js';
-import { fieldWord, markerText, templateMarker, valueAt, type MarkerSetting, type StrayKey } from '../mesh/marker-table.js';
-import type { MarkerProblemDraft, MeshProfile, NamespaceProblemContext, WorkloadProblemContext } from '../mesh/profile.js';
+import {
+  fieldWord,
+  markerText,
+  templateMarker,
+  valueAt,
+  type MarkerSetting,
+  type StrayKey,
+} from '../mesh/marker-table.js';
+import type {
+  MarkerProblemDraft,
+  MeshProfile,
+  NamespaceProblemContext,
+  WorkloadProblemContext,
+} from '../mesh/profile.js';
 import { KUBE_SYSTEM_NAMESPACES } from '../mesh/constants.js';
-import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, meshWouldInject, mustChoose, type MeshChoice } from './choice.js';
+import {
+  choiceEvidence,
+  choiceFix,
+  chooseMesh,
+  installedMeshes,
+  meshWouldInject,
+  mustChoose,
+  type MeshChoice,
+} from './choice.js';
 import { namespaceMarker, optOutMarker, templateOptOut, namespaceMarkerKeys, templateAsking } from './markers.js';
 import type { MeshName } from '../mesh/names.js';
 import { PROFILE_LIST, meshTitle, profileOf } from '../mesh/registry.js';
 import { decide } from './decision.js';
 import { evalWebhook, namespaceLabels } from '../mesh/webhooks.js';
 import { newPodLabels } from '../k8s/pod-labels.js';
-import { namespaceChange, recreateAll, recreateEvidence, setOnTemplate, removeFromTemplate, removeFromObject } from '../fix/commands.js';
+import {
+  namespaceChange,
+  recreateAll,
+  recreateEvidence,
+  setOnTemplate,
+  removeFromTemplate,
+  removeFromObject,
+} from '../fix/commands.js';
 import { podStates, type Model, type Workload } from './model.js';
 import type { ResourceRef } from '../util/types.js';
 import { annotationsOf, isObj, labelsOf } from '../util/objects.js';
@@ -59,7 +86,10 @@ interface TemplateChange {
 }
 
 /** A pod template with these changes made (a copy). */
-export function changedTemplate<T extends { metadata?: unknown; spec?: unknown }>(template: T, changes: TemplateChange[]): T {
+export function changedTemplate<T extends { metadata?: unknown; spec?: unknown }>(
+  template: T,
+  changes: TemplateChange[],
+): T {
   const labels = { ...labelsOf(template) };
   const annotations = { ...annotationsOf(template) };
   for (const c of changes) {
@@ -80,7 +110,8 @@ export function namespaceProblems(m: Model, ns: string): Problem[] {
     const labels = labelsOf(obj);
     const annotations = annotationsOf(obj);
     const ref = { kind: 'Namespace', name: ns };
-    const set = (field: 'labels' | 'annotations', key: string, value: string) => namespaceChange(m, ns, field, [{ key, value }]);
+    const set = (field: 'labels' | 'annotations', key: string, value: string) =>
+      namespaceChange(m, ns, field, [{ key, value }]);
     const unset = (field: 'labels' | 'annotations', ...keys: string[]) =>
       namespaceChange(
         m,
@@ -100,7 +131,13 @@ export function namespaceProblems(m: Model, ns: string): Problem[] {
       const c: NamespaceProblemContext = { ns, obj, labels, annotations, set, unset, workloads: inNs, waiting };
       for (const d of [...p.markers.rules.namespace(m, c), ...tableNamespaceProblems(m, p, c)]) {
         const recreate = d.recreate ?? [];
-        out.push({ ...d, mesh: p.name, recreate, resource: ref, affectedPods: d.affectedPods ?? unmeshedPods(recreate) });
+        out.push({
+          ...d,
+          mesh: p.name,
+          recreate,
+          resource: ref,
+          affectedPods: d.affectedPods ?? unmeshedPods(recreate),
+        });
       }
     }
     return out.length ? oneMeshForNamespace(m, ns, out) : bothAsked(m, ns);
@@ -155,8 +192,16 @@ function tableWorkloadProblems(m: Model, p: MeshProfile, c: WorkloadProblemConte
     const ns = podOptInNamespace(m, p, w, t.ask);
     out.push({
       message: `${id} has ${where} ${markerText(s, v)}, but ${p.title} reads only the ${fieldWord(t.ask.field)} ${t.ask.key}${since(s)}, so its pods are not injected.`,
-      evidence: { marker: `${where} ${markerText(s, v)}`, expected: `${where} ${markerText(t.ask, t.ask.value)}`, ...ns.evidence },
-      fix: [...ns.fix, ...setOnTemplate(w, t.ask.field, t.ask.key, t.ask.value), ...removeFromTemplate(w, s.field, s.key)],
+      evidence: {
+        marker: `${where} ${markerText(s, v)}`,
+        expected: `${where} ${markerText(t.ask, t.ask.value)}`,
+        ...ns.evidence,
+      },
+      fix: [
+        ...ns.fix,
+        ...setOnTemplate(w, t.ask.field, t.ask.key, t.ask.value),
+        ...removeFromTemplate(w, s.field, s.key),
+      ],
       remove: removeFromTemplate(w, s.field, s.key),
       templateChanges: [
         { field: t.ask.field, key: t.ask.key, value: t.ask.value },
@@ -169,7 +214,17 @@ function tableWorkloadProblems(m: Model, p: MeshProfile, c: WorkloadProblemConte
   const spec = isObj(w.obj?.spec) ? w.obj.spec : undefined;
   const jobTemplate = w.kind === 'CronJob' && isObj(spec?.jobTemplate) ? spec.jobTemplate : undefined;
   const places = [
-    ...(w.templatePath ? [{ obj: w.obj, path: 'metadata' as const, on: 'on its own metadata', marker: `${w.kind} metadata`, expected: 'pod template' }] : []),
+    ...(w.templatePath
+      ? [
+          {
+            obj: w.obj,
+            path: 'metadata' as const,
+            on: 'on its own metadata',
+            marker: `${w.kind} metadata`,
+            expected: 'pod template',
+          },
+        ]
+      : []),
     ...(jobTemplate
       ? [
           {
@@ -187,7 +242,9 @@ function tableWorkloadProblems(m: Model, p: MeshProfile, c: WorkloadProblemConte
       const v = valueAt(place.obj, k);
       if (!asksOn(v)) continue;
       // The value itself where it asks on its own on a template, else the mesh's own marker.
-      const set: MarkerSetting = (k.alone ? k.alone(v) : k.read(v) === true) ? { field: k.field, key: k.key, value: v } : t.ask;
+      const set: MarkerSetting = (k.alone ? k.alone(v) : k.read(v) === true)
+        ? { field: k.field, key: k.key, value: v }
+        : t.ask;
       const why =
         place.path === 'metadata'
           ? `but ${p.title} reads it only from the pod template`
@@ -195,8 +252,16 @@ function tableWorkloadProblems(m: Model, p: MeshProfile, c: WorkloadProblemConte
       const ns = podOptInNamespace(m, p, w, set);
       out.push({
         message: `${id} has ${markerText(k, v)} ${place.on}, ${why}, so its pods are not injected.`,
-        evidence: { marker: `${place.marker} ${markerText(k, v)}`, expected: `${place.expected} ${markerText(set, set.value)}`, ...ns.evidence },
-        fix: [...ns.fix, ...setOnTemplate(w, set.field, set.key, set.value), ...removeFromObject(w, place.path, k.field, k.key)],
+        evidence: {
+          marker: `${place.marker} ${markerText(k, v)}`,
+          expected: `${place.expected} ${markerText(set, set.value)}`,
+          ...ns.evidence,
+        },
+        fix: [
+          ...ns.fix,
+          ...setOnTemplate(w, set.field, set.key, set.value),
+          ...removeFromObject(w, place.path, k.field, k.key),
+        ],
         remove: removeFromObject(w, place.path, k.field, k.key),
         templateChanges: [{ field: set.field, key: set.key, value: set.value }],
       });
@@ -211,7 +276,12 @@ function tableWorkloadProblems(m: Model, p: MeshProfile, c: WorkloadProblemConte
  * kuma.io/sidecar-injection to exist): the namespace change that lets a template with `set` in,
  * when no webhook would be called without it and one is with it.
  */
-function podOptInNamespace(m: Model, p: MeshProfile, w: Workload, set: MarkerSetting): { fix: Step[]; evidence: Record<string, string> } {
+function podOptInNamespace(
+  m: Model,
+  p: MeshProfile,
+  w: Workload,
+  set: MarkerSetting,
+): { fix: Step[]; evidence: Record<string, string> } {
   const label = p.markers.podOptInNamespaceLabel;
   const hooks = m.webhooksOf(p.name);
   const obj = m.namespace(w.namespace);
@@ -219,7 +289,8 @@ function podOptInNamespace(m: Model, p: MeshProfile, w: Workload, set: MarkerSet
   const nsLabels = namespaceLabels(obj, w.namespace);
   const podLabels = set.field === 'labels' ? { ...newPodLabels(w), [set.key]: set.value } : newPodLabels(w);
   if (hooks.some((h) => evalWebhook(h, nsLabels, podLabels).called)) return { fix: [], evidence: {} };
-  if (!hooks.some((h) => evalWebhook(h, { ...nsLabels, [label.key]: label.value }, podLabels).called)) return { fix: [], evidence: {} };
+  if (!hooks.some((h) => evalWebhook(h, { ...nsLabels, [label.key]: label.value }, podLabels).called))
+    return { fix: [], evidence: {} };
   return {
     fix: namespaceChange(m, w.namespace, 'labels', [{ key: label.key, value: label.value }]),
     evidence: { namespaceLabel: `${label.key}=${label.value}` },
@@ -269,7 +340,12 @@ function bothAsked(m: Model, ns: string): Problem[] {
   const install = (x: MeshName) => m.mesh(x);
   const takes = (x: MeshName) =>
     !install(x) ||
-    decide(m, x, install(x)!.webhooks, { namespace: ns, nsLabels: namespaceLabels(obj, ns), nsAnnotations: annotationsOf(obj), template: {} }).inject;
+    decide(m, x, install(x)!.webhooks, {
+      namespace: ns,
+      nsLabels: namespaceLabels(obj, ns),
+      nsAnnotations: annotationsOf(obj),
+      template: {},
+    }).inject;
   const both = installedMeshes(m).filter((x) => namespaceMarker(m, x, obj).enabled && takes(x));
   const inNs = m.appWorkloadsIn(ns);
   if (both.length < 2 || inNs.length === 0) return [];
@@ -292,7 +368,10 @@ function bothAsked(m: Model, ns: string): Problem[] {
       evidence: { markers: both.map((x) => namespaceMarker(m, x, obj).text), meshChoice: choiceEvidence(choice) },
       fix: choiceFix(
         choice,
-        both.map((keep) => ({ mesh: keep, fix: both.filter((x) => x !== keep).flatMap((x) => removeNamespaceMarker(m, ns, x)) })),
+        both.map((keep) => ({
+          mesh: keep,
+          fix: both.filter((x) => x !== keep).flatMap((x) => removeNamespaceMarker(m, ns, x)),
+        })),
         { kind: 'Namespace', name: ns },
       ),
       recreate: [],
@@ -305,7 +384,8 @@ function bothAsked(m: Model, ns: string): Problem[] {
 }
 
 /** "Linkerd is the mesh here (3 workload(s) in namespace shop run the Linkerd proxy)". */
-const chosenText = (choice: MeshChoice) => `${meshTitle(choice.mesh!)} is the mesh here${choice.by ? ` (${choice.by})` : ''}`;
+const chosenText = (choice: MeshChoice) =>
+  `${meshTitle(choice.mesh!)} is the mesh here${choice.by ? ` (${choice.by})` : ''}`;
 
 /**
  * Namespace markers: where the namespace's problems name more than one mesh, or a problem names
@@ -318,12 +398,15 @@ function oneMeshForNamespace(m: Model, ns: string, problems: Problem[]): Problem
   if (problems.length === 0) return problems;
   const obj = m.namespace(ns);
   // Installed meshes, whatever --mesh says: a left-out mesh still injects beside the one corrected.
-  const enabled = installedMeshes(m).filter((x) => namespaceMarker(m, x, obj).enabled && !problems.some((p) => p.mesh === x));
+  const enabled = installedMeshes(m).filter(
+    (x) => namespaceMarker(m, x, obj).enabled && !problems.some((p) => p.mesh === x),
+  );
   const involved = [...new Set([...problems.map((p) => p.mesh), ...enabled])];
   if (involved.length < 2) return problems;
   const choice = chooseMesh(m, ns, m.appWorkloadsIn(ns), involved);
   /** Removing the valid markers of the meshes not chosen (they would inject beside it). */
-  const removeEnabled = (keep: MeshName) => enabled.filter((x) => x !== keep).flatMap((x) => removeNamespaceMarker(m, ns, x));
+  const removeEnabled = (keep: MeshName) =>
+    enabled.filter((x) => x !== keep).flatMap((x) => removeNamespaceMarker(m, ns, x));
   const others = (keep: MeshName) =>
     enabled
       .filter((x) => x !== keep)
@@ -351,7 +434,13 @@ export function workloadProblems(m: Model, w: Workload): Problem[] {
     for (const p of PROFILE_LIST) {
       const c: WorkloadProblemContext = { w, id, where, labels, annotations };
       for (const d of [...p.markers.rules.workload(m, c), ...tableWorkloadProblems(m, p, c)]) {
-        out.push({ ...d, mesh: p.name, resource: w.ref, recreate: w.kind === 'Pod' ? [w] : [], affectedPods: podStates(w).unmeshed.length });
+        out.push({
+          ...d,
+          mesh: p.name,
+          resource: w.ref,
+          recreate: w.kind === 'Pod' ? [w] : [],
+          affectedPods: podStates(w).unmeshed.length,
+        });
       }
     }
     return out.length ? oneMeshForWorkload(m, w, out) : bothAskedForWorkload(m, w);
@@ -369,7 +458,8 @@ function bothAskedForWorkload(m: Model, w: Workload): Problem[] {
   const asked = installedMeshes(m).filter((x) => meshWouldInject(m, w, x));
   if (asked.length < 2) return [];
   // Both asked by the namespace alone: the namespace's finding (bothAsked) says it, once.
-  if (namespaceProblems(m, w.namespace).some((p) => asked.every((x) => p.mesh === x || p.explains?.includes(x)))) return [];
+  if (namespaceProblems(m, w.namespace).some((p) => asked.every((x) => p.mesh === x || p.explains?.includes(x))))
+    return [];
   const obj = m.namespace(w.namespace);
   const where = w.templatePath ? 'pod template' : 'pod';
   const how = (x: MeshName) => {
@@ -393,7 +483,9 @@ function bothAskedForWorkload(m: Model, w: Workload): Problem[] {
       mesh: choice.mesh ?? asked[0]!,
       resource: w.ref,
       message: `${id} is asked to be injected by both ${asked.map((x) => `${meshTitle(x)} (${how(x)})`).join(' and ')}, so each new pod of it would get two proxies; ${
-        choice.mesh ? `${chosenText(choice)}, so the fix opts its ${where} out of ${others.map(meshTitle).join(' and ')}` : mustChoose(choice, 'it')
+        choice.mesh
+          ? `${chosenText(choice)}, so the fix opts its ${where} out of ${others.map(meshTitle).join(' and ')}`
+          : mustChoose(choice, 'it')
       }.`,
       evidence: { markers: asked.map((x) => `${meshTitle(x)}: ${how(x)}`), meshChoice: choiceEvidence(choice) },
       fix: choiceFix(
@@ -445,7 +537,9 @@ function oneMeshForWorkload(m: Model, w: Workload, problems: Problem[]): Problem
     clear: optOuts,
     chosen: (p) => {
       const out = optOutText(p.mesh);
-      return out ? `${p.message} ${out} would inject it too; ${chosenText(choice)}, so the fix also opts its pod template out of ${out}.` : p.message;
+      return out
+        ? `${p.message} ${out} would inject it too; ${chosenText(choice)}, so the fix also opts its pod template out of ${out}.`
+        : p.message;
     },
     what: w.ref,
     askedToo: 'is asked for it too',
@@ -465,7 +559,8 @@ function applyChoice(
 ): Problem[] {
   return problems.map((p) => {
     const evidence = { ...p.evidence, meshChoice: choiceEvidence(choice) };
-    if (choice.mesh === p.mesh) return { ...p, choice, evidence, correct: p.fix, fix: [...how.clear(p.mesh), ...p.fix], message: how.chosen(p) };
+    if (choice.mesh === p.mesh)
+      return { ...p, choice, evidence, correct: p.fix, fix: [...how.clear(p.mesh), ...p.fix], message: how.chosen(p) };
     if (choice.mesh)
       return {
         ...p,
@@ -476,7 +571,10 @@ function applyChoice(
         recreate: [],
         message: `${p.message} ${chosenText(choice)}, so the fix removes this marker rather than correct it.`,
       };
-    const options = involved.map((x) => ({ mesh: x, fix: x === p.mesh ? [...how.clear(p.mesh), ...p.fix, ...recreateAll(p.recreate)] : p.remove }));
+    const options = involved.map((x) => ({
+      mesh: x,
+      fix: x === p.mesh ? [...how.clear(p.mesh), ...p.fix, ...recreateAll(p.recreate)] : p.remove,
+    }));
     return {
       ...p,
       evidence: { ...evidence, ...recreateEvidence(p.recreate) },
@@ -494,5 +592,7 @@ function applyChoice(
  * proxy is still reported, beside it (issue 24).
  */
 export function markerExplains(m: Model, w: Workload, mesh: MeshName): boolean {
-  return [...namespaceProblems(m, w.namespace), ...workloadProblems(m, w)].some((p) => !p.notWhyMissing && (p.mesh === mesh || p.explains?.includes(mesh)));
+  return [...namespaceProblems(m, w.namespace), ...workloadProblems(m, w)].some(
+    (p) => !p.notWhyMissing && (p.mesh === mesh || p.explains?.includes(mesh)),
+  );
 }

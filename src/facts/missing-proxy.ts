@@ -47,7 +47,9 @@ function computeMissingProxy(m: Model, w: Workload, mesh: MeshName): MissingProx
   // A pod on the host network or opted out itself (an older template) was never to be injected.
   // A pod a sidecar-less data plane meshes (Istio's ambient mode: a namespace asking for both) is not missing a proxy: dataplane-mode-conflict reports it.
   const ns = m.namespace(w.namespace);
-  const pods = podStates(w).unmeshed.filter((p) => podSpec(p).hostNetwork !== true && !templateOptOut(mesh, p) && !meshedWithoutProxy(p, ns));
+  const pods = podStates(w).unmeshed.filter(
+    (p) => podSpec(p).hostNetwork !== true && !templateOptOut(mesh, p) && !meshedWithoutProxy(p, ns),
+  );
   if (pods.length === 0) return undefined;
   const markers = enablingMarkers(mesh, m.namespace(w.namespace), w);
   const since = enabledSince(markers);
@@ -55,10 +57,17 @@ function computeMissingProxy(m: Model, w: Workload, mesh: MeshName): MissingProx
     const created = time(p.metadata?.creationTimestamp);
     return !!(since && created && created < since);
   };
-  return { decision, markers, ...(since ? { since } : {}), predating: pods.filter(before), unexplained: pods.filter((p) => !before(p)) };
+  return {
+    decision,
+    markers,
+    ...(since ? { since } : {}),
+    predating: pods.filter(before),
+    unexplained: pods.filter((p) => !before(p)),
+  };
 }
 
-export const podEvidence = (pods: K8sObject[]) => pods.map((p) => ({ name: p.metadata?.name ?? '', creationTimestamp: p.metadata?.creationTimestamp ?? null }));
+export const podEvidence = (pods: K8sObject[]) =>
+  pods.map((p) => ({ name: p.metadata?.name ?? '', creationTimestamp: p.metadata?.creationTimestamp ?? null }));
 
 /** A marker asking a mesh for injection, with where it sits and when it was set. */
 interface DatedMarker {
@@ -82,7 +91,11 @@ function enablingMarkers(mesh: MeshName, ns: K8sObject | undefined, w: Workload)
   const n = namespaceEnabling(mesh, ns);
   if (n) {
     const setAt = field(ns, [], n.f, n.key);
-    out.push({ on: `Namespace ${w.namespace}`, text: `${n.f.slice(0, -1)} ${n.key}=${n.value}`, ...(setAt ? { setAt } : {}) });
+    out.push({
+      on: `Namespace ${w.namespace}`,
+      text: `${n.f.slice(0, -1)} ${n.key}=${n.value}`,
+      ...(setAt ? { setAt } : {}),
+    });
   }
   const t = templateEnabling(mesh, w.template);
   if (t) {
@@ -91,7 +104,9 @@ function enablingMarkers(mesh: MeshName, ns: K8sObject | undefined, w: Workload)
       .filter(Boolean)
       .map((p) => `f:${p}`);
     const setAt = field(w.templatePath ? w.obj : w.template, prefix, t.f, t.key);
-    const on = w.templatePath ? `${w.kind} ${w.namespace}/${w.name} pod template` : `${w.kind} ${w.namespace}/${w.name}`;
+    const on = w.templatePath
+      ? `${w.kind} ${w.namespace}/${w.name} pod template`
+      : `${w.kind} ${w.namespace}/${w.name}`;
     out.push({ on, text: `${t.f.slice(0, -1)} ${t.key}=${t.value}`, ...(setAt ? { setAt } : {}) });
   }
   return out;
@@ -119,7 +134,12 @@ const SKIP_EVENT_SLACK_MS = 5 * 60_000;
  * stands for (created no later than its last time, give or take the spam filter's five minutes).
  * Undefined when the mesh records none, none was read, or it stands for none of them.
  */
-export function skippedByInjector(m: Model, w: Workload, mesh: MeshName, missing: MissingProxy): { skip: InjectionSkip; pods: K8sObject[] } | undefined {
+export function skippedByInjector(
+  m: Model,
+  w: Workload,
+  mesh: MeshName,
+  missing: MissingProxy,
+): { skip: InjectionSkip; pods: K8sObject[] } | undefined {
   const skip = injectionSkip(m, mesh, w);
   if (!skip) return undefined;
   const last = time(skip.lastTimestamp)?.getTime();

@@ -56,7 +56,10 @@ export class Model extends SnapshotIndex implements MeshContext {
    * profile reads there (an injector's flags, a CNI setting) is then unknown, not the chart default.
    */
   controlPlaneRefused(mesh: MeshName, kinds: readonly KindKey[]): string | undefined {
-    const namespaces = new Set([...(this.mesh(mesh)?.namespaces ?? []), ...this.webhooksOf(mesh).flatMap((h) => (h.service ? [h.service.namespace] : []))]);
+    const namespaces = new Set([
+      ...(this.mesh(mesh)?.namespaces ?? []),
+      ...this.webhooksOf(mesh).flatMap((h) => (h.service ? [h.service.namespace] : [])),
+    ]);
     for (const ns of [...namespaces].sort(cmp)) {
       for (const k of kinds) {
         const why = this.refusedIn(k, ns);
@@ -79,7 +82,9 @@ export class Model extends SnapshotIndex implements MeshContext {
 
   /** The meshes that have injection webhooks, with them (MutatingWebhookConfigurations only). */
   get webhookMeshes(): { mesh: MeshName; webhooks: MeshWebhook[] }[] {
-    return this.memo('webhook-meshes', () => MESH_NAMES.map((mesh) => ({ mesh, webhooks: this.webhooksOf(mesh) })).filter((x) => x.webhooks.length > 0));
+    return this.memo('webhook-meshes', () =>
+      MESH_NAMES.map((mesh) => ({ mesh, webhooks: this.webhooksOf(mesh) })).filter((x) => x.webhooks.length > 0),
+    );
   }
 
   /**
@@ -108,7 +113,12 @@ export class Model extends SnapshotIndex implements MeshContext {
       const meshedPods = this.list('pods').some((p) => injectedMesh(p as { spec?: unknown }) === mesh);
       const p = profileOf(mesh);
       const controlPlane = this.list('deployments').some((d) => p.controlPlane.injector.isDeployment(nameOf(d)));
-      return all.some((w) => w.mesh === mesh) || controlPlane || meshedPods || this.list('namespaces').some((n) => p.controlPlane.isNamespace(n));
+      return (
+        all.some((w) => w.mesh === mesh) ||
+        controlPlane ||
+        meshedPods ||
+        this.list('namespaces').some((n) => p.controlPlane.isNamespace(n))
+      );
     });
   }
 
@@ -163,7 +173,11 @@ export class Model extends SnapshotIndex implements MeshContext {
   get appWorkloads(): Workload[] {
     return this.memo('app-workloads', () =>
       this.workloads.filter(
-        (w) => this.inScope(w.namespace) && !this.isControlPlaneNamespace(w.namespace) && !isControlPlaneWorkload(w) && !isSidecarlessInfrastructure(w),
+        (w) =>
+          this.inScope(w.namespace) &&
+          !this.isControlPlaneNamespace(w.namespace) &&
+          !isControlPlaneWorkload(w) &&
+          !isSidecarlessInfrastructure(w),
       ),
     );
   }
@@ -188,7 +202,13 @@ export class Model extends SnapshotIndex implements MeshContext {
       // One label set per namespace: evalWebhook caches selector results by its identity.
       const nsLabels = this.memo(`ns-labels:${w.namespace}`, () => namespaceLabels(ns, w.namespace));
       // Selectors see the pod, with the labels its controller adds (job-name, pod-template-hash, ...).
-      const input = { namespace: w.namespace, nsLabels, nsAnnotations: annotationsOf(ns), template: w.template, podLabels: newPodLabels(w) };
+      const input = {
+        namespace: w.namespace,
+        nsLabels,
+        nsAnnotations: annotationsOf(ns),
+        template: w.template,
+        podLabels: newPodLabels(w),
+      };
       d = this.meshes.map((x) => decide(this, x.mesh, x.webhooks, input));
       cache.set(w, d);
     }

@@ -88,7 +88,11 @@ export function injectorAccess(m: Model, mesh: MeshName): InjectorAccess[] {
           role,
           roleGrants:
             role &&
-            missing.every((x) => x.verbs.every((verb) => roleAllows(roles, names.clusterRole, { verb, group: x.need.group, resource: x.need.resource }))),
+            missing.every((x) =>
+              x.verbs.every((verb) =>
+                roleAllows(roles, names.clusterRole, { verb, group: x.need.group, resource: x.need.resource }),
+              ),
+            ),
           binding: binding !== undefined,
           bindsAccount: binds(binding, names.clusterRole, user),
         },

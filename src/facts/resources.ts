@@ -109,12 +109,17 @@ export const RESOURCE_KEYS: readonly ResourceKey[] = ['requests.cpu', 'requests.
 export const splitKey = (k: ResourceKey): [ResourceKind, Compute] => k.split('.') as [ResourceKind, Compute];
 
 /** Whether the mesh would inject its proxy as a native sidecar into this workload's next pod. */
-export function nativeSidecar(m: Model, mesh: MeshName, w: Workload): { native: boolean; reason: string; uncertain?: boolean } {
+export function nativeSidecar(
+  m: Model,
+  mesh: MeshName,
+  w: Workload,
+): { native: boolean; reason: string; uncertain?: boolean } {
   const p = profileOf(mesh);
   const own = p.proxy.native.decide(m, w);
   if (own) return own;
   // The workload's own pods show what the injector did last time (a global default we cannot read).
-  if (w.pods.some((pod) => hasNativeSidecar(pod, mesh))) return { native: true, reason: `its pods run ${p.containers.proxy} as a native sidecar` };
+  if (w.pods.some((pod) => hasNativeSidecar(pod, mesh)))
+    return { native: true, reason: `its pods run ${p.containers.proxy} as a native sidecar` };
   return { native: false, reason: 'no native-sidecar setting found' };
 }
 
@@ -144,7 +149,12 @@ export function proxyConfig(m: Model, mesh: MeshName, w: Workload): ProxyConfig 
   const res: Resources = { requests: {}, limits: {} };
   const source: Record<string, string> = {};
   const observed = m.injectionConfigRead ? undefined : observedProxy(mesh, w);
-  const values = profileOf(mesh).proxy.resources.of(m, w, observed?.resources, observed && `pod ${observed.pod} (as injected)`);
+  const values = profileOf(mesh).proxy.resources.of(
+    m,
+    w,
+    observed?.resources,
+    observed && `pod ${observed.pod} (as injected)`,
+  );
   for (const key of RESOURCE_KEYS) {
     const [kind, r] = splitKey(key);
     const v = values[key];
@@ -154,27 +164,47 @@ export function proxyConfig(m: Model, mesh: MeshName, w: Workload): ProxyConfig 
     source[key] = v.from;
   }
   for (const r of COMPUTE) {
-    if (res.requests[r] === undefined && res.limits[r] !== undefined) source[`requests.${r}`] = `defaulted to limits.${r}`;
+    if (res.requests[r] === undefined && res.limits[r] !== undefined)
+      source[`requests.${r}`] = `defaulted to limits.${r}`;
   }
   const { native, reason } = nativeSidecar(m, mesh, w);
   return { mesh, resources: withDefaults(res), source, native, nativeReason: reason };
 }
 
 /** The containers of the workload's next pod, with the mesh's proxy added as the injector would. */
-export function injectedPod(m: Model, mesh: MeshName, w: Workload): { containers: PodContainer[]; initContainers: PodContainer[]; proxy: ProxyConfig } {
+export function injectedPod(
+  m: Model,
+  mesh: MeshName,
+  w: Workload,
+): { containers: PodContainer[]; initContainers: PodContainer[]; proxy: ProxyConfig } {
   const spec = podSpec(w.template);
   const p = profileOf(mesh);
   const own = (c: Record<string, any>, restartable: boolean): PodContainer => {
     const name = str(c.name) ?? '';
-    return { name, resources: containerResources(c), restartable, proxy: name === p.containers.proxy || p.containers.init.includes(name) };
+    return {
+      name,
+      resources: containerResources(c),
+      restartable,
+      proxy: name === p.containers.proxy || p.containers.init.includes(name),
+    };
   };
   const app = containers(spec).map((c) => own(c, false));
   const appInit = initContainers(spec).map((c) => own(c, c.restartPolicy === 'Always'));
   const proxy = proxyConfig(m, mesh, w);
   // A template that already carries the proxy (injected by hand) is admitted as it is.
   if (proxyAlreadyPresent(spec)) return { containers: app, initContainers: appInit, proxy };
-  const sidecar: PodContainer = { name: p.containers.proxy, resources: proxy.resources, restartable: proxy.native, proxy: true };
-  const init: PodContainer = { name: p.containers.init[0]!, resources: proxy.resources, restartable: false, proxy: true };
+  const sidecar: PodContainer = {
+    name: p.containers.proxy,
+    resources: proxy.resources,
+    restartable: proxy.native,
+    proxy: true,
+  };
+  const init: PodContainer = {
+    name: p.containers.init[0]!,
+    resources: proxy.resources,
+    restartable: false,
+    proxy: true,
+  };
   return proxy.native
     ? { containers: app, initContainers: [init, sidecar, ...appInit], proxy }
     : { containers: [...app, sidecar], initContainers: [init, ...appInit], proxy };
@@ -211,7 +241,10 @@ export function failedCreateEvents(m: Model, w: Workload, matches: (message: str
   return m
     .inNamespace('events', w.namespace)
     .map(eventInfo)
-    .filter((e) => e.reason === 'FailedCreate' && matches(e.message) && workloadOfObject(m, e.kind, e.namespace, e.name) === w)
+    .filter(
+      (e) =>
+        e.reason === 'FailedCreate' && matches(e.message) && workloadOfObject(m, e.kind, e.namespace, e.name) === w,
+    )
     .map(({ message, count, lastTimestamp }) => ({ message, count, ...(lastTimestamp ? { lastTimestamp } : {}) }))
     .sort((a, b) => cmp(b.lastTimestamp ?? '', a.lastTimestamp ?? ''));
 }

@@ -19,12 +19,14 @@ import { PROFILE_LIST, profileOf } from '../mesh/registry.js';
 import { proxyAlreadyPresent } from '../mesh/proxy.js';
 
 /** The meshes a run may report on (--mesh leaves the others out). */
-export const meshesAllowed = (m: Model): MeshName[] => MESH_NAMES.filter((x) => m.options.mesh === 'auto' || m.options.mesh === x);
+export const meshesAllowed = (m: Model): MeshName[] =>
+  MESH_NAMES.filter((x) => m.options.mesh === 'auto' || m.options.mesh === x);
 
 /** The pod template (or pod) asks this mesh for injection itself, whatever its namespace says. */
 
 /** A pod meshed with no proxy container by design (a sidecar-less data plane); `ns`: its Namespace, when read. */
-export const meshedWithoutProxy = (pod: K8sObject, ns?: K8sObject): boolean => PROFILE_LIST.some((p) => p.sidecarless?.meshedWithoutProxy?.(pod, ns));
+export const meshedWithoutProxy = (pod: K8sObject, ns?: K8sObject): boolean =>
+  PROFILE_LIST.some((p) => p.sidecarless?.meshedWithoutProxy?.(pod, ns));
 
 /**
  * A namespace where the mesh never injects app pods, or that holds a mesh's control plane or
@@ -33,7 +35,8 @@ export const meshedWithoutProxy = (pod: K8sObject, ns?: K8sObject): boolean => P
  * and any namespace running control-plane or extension workloads.
  */
 export function meshOwnNamespace(m: Model, ns: string, mesh: MeshName): boolean {
-  if (KUBE_SYSTEM_NAMESPACES.includes(ns) || PROFILE_LIST.some((p) => p.controlPlane.ownNamespaces.includes(ns))) return true;
+  if (KUBE_SYSTEM_NAMESPACES.includes(ns) || PROFILE_LIST.some((p) => p.controlPlane.ownNamespaces.includes(ns)))
+    return true;
   if (profileOf(mesh).controlPlane.excludedNamespaces.includes(ns) || m.isControlPlaneNamespace(ns)) return true;
   const own = m.memo('mesh-own-namespaces', () => {
     const out = new Set<string>();
@@ -66,7 +69,12 @@ export function meshedByNamespace(m: Model, ns: string, mesh: MeshName): Workloa
   return m.memo(`meshed-by-namespace:${mesh}:${ns}`, () =>
     m
       .appWorkloadsIn(ns)
-      .filter((w) => podStates(w).meshed.has(mesh) && !templateAsks(mesh, w.template) && !(w.templatePath && proxyAlreadyPresent(podSpec(w.template)))),
+      .filter(
+        (w) =>
+          podStates(w).meshed.has(mesh) &&
+          !templateAsks(mesh, w.template) &&
+          !(w.templatePath && proxyAlreadyPresent(podSpec(w.template))),
+      ),
   );
 }
 
@@ -79,6 +87,8 @@ export function notExamined(m: Model): { kind: KindKey; reason: string }[] {
 
 /** "Namespace shop (its injection marker) and the MutatingWebhookConfigurations", for messages. */
 export function notExaminedText(m: Model, ns: string): string {
-  const parts = notExamined(m).map((x) => (x.kind === 'namespaces' ? `Namespace ${ns} (its injection marker)` : 'the MutatingWebhookConfigurations'));
+  const parts = notExamined(m).map((x) =>
+    x.kind === 'namespaces' ? `Namespace ${ns} (its injection marker)` : 'the MutatingWebhookConfigurations',
+  );
   return parts.join(' and ');
 }

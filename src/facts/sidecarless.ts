@@ -18,7 +18,9 @@ export function nsLabelsIfRead(m: Model, ns: string): Record<string, string> | u
 
 /** The meshes with a sidecar-less data plane that may be installed (--mesh honoured). */
 export function sidecarlessMeshes(m: Model): { mesh: MeshName; mode: SidecarlessMode }[] {
-  return PROFILE_LIST.flatMap((p) => (p.sidecarless && m.meshPossible(p.name) ? [{ mesh: p.name, mode: p.sidecarless }] : []));
+  return PROFILE_LIST.flatMap((p) =>
+    p.sidecarless && m.meshPossible(p.name) ? [{ mesh: p.name, mode: p.sidecarless }] : [],
+  );
 }
 
 /**
@@ -26,13 +28,22 @@ export function sidecarlessMeshes(m: Model): { mesh: MeshName; mode: Sidecarless
  * by its labels and its namespace's; undefined when none does, or when a mesh injects a sidecar
  * into it (the sidecar wins: the node agent skips injected pods).
  */
-export function sidecarlessOf(m: Model, w: Workload): { mesh: MeshName; mode: SidecarlessMode; by: string } | undefined {
+export function sidecarlessOf(
+  m: Model,
+  w: Workload,
+): { mesh: MeshName; mode: SidecarlessMode; by: string } | undefined {
   const nsLabels = nsLabelsIfRead(m, w.namespace);
   for (const { mesh, mode } of sidecarlessMeshes(m)) {
     if (!mode.enrols(w.template, nsLabels)) continue;
     if (m.decisions(w).some((d) => d.inject)) return undefined;
     const own = labelsOf(w.template)[mode.label.key] === mode.label.value;
-    return { mesh, mode, by: own ? `pod template label ${mode.label.key}=${mode.label.value}` : `namespace label ${mode.label.key}=${mode.label.value}` };
+    return {
+      mesh,
+      mode,
+      by: own
+        ? `pod template label ${mode.label.key}=${mode.label.value}`
+        : `namespace label ${mode.label.key}=${mode.label.value}`,
+    };
   }
   return undefined;
 }
@@ -45,7 +56,9 @@ export function namespaceSidecarless(m: Model, ns: string): { mesh: MeshName; mo
 
 /** A pod is Ready (condition Ready True). */
 const ready = (p: K8sObject): boolean =>
-  isObj(p.status) && Array.isArray(p.status.conditions) && p.status.conditions.some((c: unknown) => isObj(c) && c.type === 'Ready' && c.status === 'True');
+  isObj(p.status) &&
+  Array.isArray(p.status.conditions) &&
+  p.status.conditions.some((c: unknown) => isObj(c) && c.type === 'Ready' && c.status === 'True');
 
 interface NodePods {
   /** The pods could be examined: pods were read where they run (or everywhere). */
@@ -79,7 +92,14 @@ export function nodePods(m: Model, key: string, title: string, isPod: (p: K8sObj
     }
     const namespaces = [...new Set(pods.map(nsOf))].sort();
     const s = m.snapshot;
-    if (!m.has('pods')) return { examined: false, reason: `pods: ${s.unavailable.pods ?? 'not in the snapshot'}`, readyNodes, byNode, namespaces };
+    if (!m.has('pods'))
+      return {
+        examined: false,
+        reason: `pods: ${s.unavailable.pods ?? 'not in the snapshot'}`,
+        readyNodes,
+        byNode,
+        namespaces,
+      };
     // Read with -n (live, or a snapshot saved with -n): pods only in that namespace and the control-plane ones.
     if (pods.length === 0 && !s.scope.allNamespaces)
       return {

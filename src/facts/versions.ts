@@ -35,7 +35,9 @@ export function clusterVersions(m: Model): ClusterVersions {
     const read = m.snapshot.server?.version;
     const v = read?.state === 'read' ? read.value : undefined;
     // The gitVersion as the server says it; a server whose gitVersion is not one (kept empty) still gives major.minor.
-    const server = v ? (kubeVersion(v.gitVersion) ?? { major: v.major, minor: v.minor, patch: 0, text: `${v.major}.${v.minor}` }) : undefined;
+    const server = v
+      ? (kubeVersion(v.gitVersion) ?? { major: v.major, minor: v.minor, patch: 0, text: `${v.major}.${v.minor}` })
+      : undefined;
     const nodes = m.list('nodes').map((n) => {
       const info = isObj(n.status) && isObj(n.status.nodeInfo) ? n.status.nodeInfo : undefined;
       const version = kubeVersion(str(info?.kubeletVersion));
@@ -43,7 +45,9 @@ export function clusterVersions(m: Model): ClusterVersions {
     });
     return {
       ...(server ? { server: { ...server, from: 'the API server (GET /version)' } } : {}),
-      ...(server ? {} : { serverUnread: read && read.state !== 'read' ? read.reason : 'not read (not in the snapshot)' }),
+      ...(server
+        ? {}
+        : { serverUnread: read && read.state !== 'read' ? read.reason : 'not read (not in the snapshot)' }),
       nodes: nodes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
       nodesRead: m.has('nodes'),
     };
@@ -110,7 +114,9 @@ export function proxySkew(m: Model, w: Workload, mesh: MeshName): ProxySkew | un
     if (c !== undefined && c < 0) older.push({ pod: nameOf(p), version: v.version, from: v.from });
   }
   if (!older.length) return undefined;
-  const behind = older.map((o) => releasesBetween(mesh, o.version, expected.version)).filter((b): b is number => b !== undefined);
+  const behind = older
+    .map((o) => releasesBetween(mesh, o.version, expected.version))
+    .filter((b): b is number => b !== undefined);
   const releasesBehind = behind.length ? Math.max(...behind) : undefined;
   return { mesh, injector, expected, older, ...(releasesBehind !== undefined ? { releasesBehind } : {}) };
 }

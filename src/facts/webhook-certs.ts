@@ -28,7 +28,14 @@ export function webhookBundles(hooks: MeshWebhook[]): BundleGroup[] {
     const key = `${w.configName}\0${w.caBundle ?? ''}`;
     const g = groups.get(key);
     if (g) g.webhooks.push(w);
-    else groups.set(key, { mesh: w.mesh, config: w.config, configName: w.configName, webhooks: [w], parsed: parseCaBundle(w.caBundle) });
+    else
+      groups.set(key, {
+        mesh: w.mesh,
+        config: w.config,
+        configName: w.configName,
+        webhooks: [w],
+        parsed: parseCaBundle(w.caBundle),
+      });
   }
   return [...groups.values()];
 }
@@ -41,7 +48,9 @@ export const usable = (g: BundleGroup, now: Date): boolean => g.parsed.certs.som
 
 /** What a broken webhook does to new pods, by its failurePolicy. */
 export function brokenEffect(hooks: MeshWebhook[]): string {
-  return hooks.some((h) => h.failurePolicy === 'Fail') ? 'pod creation in injected namespaces is rejected' : 'new pods are created without a proxy';
+  return hooks.some((h) => h.failurePolicy === 'Fail')
+    ? 'pod creation in injected namespaces is rejected'
+    : 'new pods are created without a proxy';
 }
 
 /** The finding fields every caBundle finding of one configuration shares. */

@@ -49,8 +49,11 @@ function configStates(m: Model, mesh: MeshName): Omit<MeshConfig, 'workloads'>[]
       .sort(([a], [b]) => cmp(a, b))
       .map(([name, webhooks]) => {
         const states = webhooks.map((h) => serviceState(m, h));
-        const services = new Set(webhooks.flatMap((h) => (h.service ? [`${h.service.namespace}/${h.service.name}`] : [])));
-        const target = services.size === 1 ? targets.find((t) => t.webhooks.some((h) => h.configName === name)) : undefined;
+        const services = new Set(
+          webhooks.flatMap((h) => (h.service ? [`${h.service.namespace}/${h.service.name}`] : [])),
+        );
+        const target =
+          services.size === 1 ? targets.find((t) => t.webhooks.some((h) => h.configName === name)) : undefined;
         return {
           mesh,
           name,
@@ -71,7 +74,8 @@ export function meshConfigs(m: Model, mesh: MeshName): MeshConfig[] {
     const called = new Map<string, Workload[]>();
     for (const w of m.appWorkloads) {
       const d = m.decision(w, mesh);
-      for (const name of new Set((d?.calls ?? []).filter((c) => c.called).map((c) => c.webhook.configName))) called.set(name, [...(called.get(name) ?? []), w]);
+      for (const name of new Set((d?.calls ?? []).filter((c) => c.called).map((c) => c.webhook.configName)))
+        called.set(name, [...(called.get(name) ?? []), w]);
     }
     return configStates(m, mesh).map((c) => ({ ...c, workloads: called.get(c.name) ?? [] }));
   });
@@ -129,20 +133,33 @@ function removal(m: Model, mesh: MeshName, a: MeshConfig, b: MeshConfig): Overla
   const stale = candidates.find((x) => x.stale && !other(x).stale);
   if (stale) return { config: stale, why: 'its Service no longer exists' };
   const noInjector = candidates.find((x) => x.injector && !x.injector.deployment && other(x).injector?.deployment);
-  if (noInjector) return { config: noInjector, why: `no injector Deployment ${noInjector.injector!.namespace}/${noInjector.injector!.name} runs behind it` };
+  if (noInjector)
+    return {
+      config: noInjector,
+      why: `no injector Deployment ${noInjector.injector!.namespace}/${noInjector.injector!.name} runs behind it`,
+    };
   const versions = profileOf(mesh).versions;
   const [va, vb] = [injected(m, mesh, a), injected(m, mesh, b)];
   if (versions && va && vb) {
     const c = versions.compare(va, vb);
     const older = c === undefined || c === 0 ? undefined : c < 0 ? a : b;
     if (older && candidates.includes(older))
-      return { config: older, why: `its injector injects the older proxy (${older === a ? va : vb}, the other ${older === a ? vb : va})` };
+      return {
+        config: older,
+        why: `its injector injects the older proxy (${older === a ? va : vb}, the other ${older === a ? vb : va})`,
+      };
   }
   // The same injector behind both, for the same workloads: the second is a duplicate.
-  const same = a.injector && b.injector && a.injector.namespace === b.injector.namespace && a.injector.name === b.injector.name;
-  if (same && candidates.length === 2) return { config: b, why: `it calls the same injector as ${a.name} for the same workloads: a duplicate` };
+  const same =
+    a.injector && b.injector && a.injector.namespace === b.injector.namespace && a.injector.name === b.injector.name;
+  if (same && candidates.length === 2)
+    return { config: b, why: `it calls the same injector as ${a.name} for the same workloads: a duplicate` };
   // Both still work and neither is older: deleting one is safe only for the one the other covers whole.
-  if (candidates.length === 1) return { config: candidates[0]!, why: `every workload it is called for is also served by ${other(candidates[0]!).name}` };
+  if (candidates.length === 1)
+    return {
+      config: candidates[0]!,
+      why: `every workload it is called for is also served by ${other(candidates[0]!).name}`,
+    };
   return undefined;
 }
 

@@ -52,12 +52,17 @@ export function webhookPaths(m: Model, mesh: MeshName): WebhookPath[] {
     const servers = apiservers(m).filter((i) => i.source.kind === 'Pod');
     const nodes = new Set(servers.map((i) => i.node));
     const kubeSystem = labelsOf(m.namespace('kube-system'));
-    const kubeSystemLabels = Object.keys(kubeSystem).length ? kubeSystem : { 'kubernetes.io/metadata.name': 'kube-system' };
+    const kubeSystemLabels = Object.keys(kubeSystem).length
+      ? kubeSystem
+      : { 'kubernetes.io/metadata.name': 'kube-system' };
     const out: WebhookPath[] = [];
     for (const target of webhookTargets(m, mesh)) {
-      if (target.unread || !m.readIn('networkpolicies', target.namespace) || target.containerPort === undefined) continue;
+      if (target.unread || !m.readIn('networkpolicies', target.namespace) || target.containerPort === undefined)
+        continue;
       const port = target.containerPort;
-      const pods = target.selectedPods.map((n) => m.get('pods', target.namespace, n)).filter((p): p is K8sObject => !!p && isActive(p));
+      const pods = target.selectedPods
+        .map((n) => m.get('pods', target.namespace, n))
+        .filter((p): p is K8sObject => !!p && isActive(p));
       const policies = m.inNamespace('networkpolicies', target.namespace);
       const blocked: BlockedPod[] = [];
       const admits: Admission[] = [];

@@ -37,7 +37,9 @@ export function workloadStates(m: Model): StateCount[] {
     if (c) c.workloads++;
     else counts.set(k, { namespace: w.namespace, mesh, state, workloads: 1 });
   }
-  return [...counts.values()].sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.mesh, b.mesh) || cmp(a.state, b.state));
+  return [...counts.values()].sort(
+    (a, b) => cmp(a.namespace, b.namespace) || cmp(a.mesh, b.mesh) || cmp(a.state, b.state),
+  );
 }
 
 function stateOf(m: Model, w: Model['appWorkloads'][number]): { mesh: MeshName | 'none'; state: WorkloadState } {

@@ -49,14 +49,29 @@ const restartTarget = (w: Workload): RestartTarget => ({
 });
 
 /** Changes to a map of an object that may come from the manifests (`check -f`): `path` is the YAML path of the map (metadata.labels, spec.hard). */
-export function objectChange(m: ManifestLookup, ref: { kind: string; namespace?: string; name: string }, path: string, changes: FieldChange[]): Step[] {
+export function objectChange(
+  m: ManifestLookup,
+  ref: { kind: string; namespace?: string; name: string },
+  path: string,
+  changes: FieldChange[],
+): Step[] {
   const manifest = m.manifestSource(ref);
-  const target = { kind: ref.kind, ...(ref.namespace !== undefined ? { namespace: ref.namespace } : {}), name: ref.name, ...(manifest ? { manifest } : {}) };
+  const target = {
+    kind: ref.kind,
+    ...(ref.namespace !== undefined ? { namespace: ref.namespace } : {}),
+    name: ref.name,
+    ...(manifest ? { manifest } : {}),
+  };
   return [{ kind: 'edit', target, path, changes }];
 }
 
 /** Labels or annotations set (value) or removed (no value) on a Namespace; nothing for no change. */
-export function namespaceChange(m: ManifestLookup, ns: string, field: 'labels' | 'annotations', changes: FieldChange[]): Step[] {
+export function namespaceChange(
+  m: ManifestLookup,
+  ns: string,
+  field: 'labels' | 'annotations',
+  changes: FieldChange[],
+): Step[] {
   return changes.length === 0 ? [] : objectChange(m, { kind: 'Namespace', name: ns }, `metadata.${field}`, changes);
 }
 
@@ -74,14 +89,17 @@ export function recreateAll(ws: Workload[]): Step[] {
  * its evidence lists them: every workload to re-create, as Kind/name.
  */
 export const recreateEvidence = (ws: Workload[]): { workloadsToRecreate?: string[] } =>
-  restartPlan(ws.map(restartTarget)).left ? { workloadsToRecreate: [...new Set(ws.filter((w) => !w.manifest).map((w) => `${w.kind}/${w.name}`))] } : {};
+  restartPlan(ws.map(restartTarget)).left
+    ? { workloadsToRecreate: [...new Set(ws.filter((w) => !w.manifest).map((w) => `${w.kind}/${w.name}`))] }
+    : {};
 
 const onTemplate = (w: Workload, path: string, changes: Change[]): Step[] => [
   { kind: 'edit', target: templateTarget(w), template: true, path, changes } satisfies Edit,
 ];
 
 /** Remove an annotation or label from the workload's pod template. */
-export const removeFromTemplate = (w: Workload, field: 'annotations' | 'labels', key: string): Step[] => onTemplate(w, `metadata.${field}`, [{ key }]);
+export const removeFromTemplate = (w: Workload, field: 'annotations' | 'labels', key: string): Step[] =>
+  onTemplate(w, `metadata.${field}`, [{ key }]);
 
 /** Set an annotation or label on the workload's pod template. */
 export const setOnTemplate = (w: Workload, field: 'annotations' | 'labels', key: string, value: string): Step[] =>
@@ -107,7 +125,17 @@ export const setOnTemplateSpec = (w: Workload, fields: Record<string, Scalar>): 
  * Remove a label or annotation from the workload object's own metadata (`metadata`) or from a CronJob's
  * Job template metadata (`spec.jobTemplate.metadata`): not the pod template.
  */
-export function removeFromObject(w: Workload, where: 'metadata' | 'spec.jobTemplate.metadata', field: 'annotations' | 'labels', key: string): Step[] {
-  const target = { kind: w.kind, namespace: w.namespace, name: w.name, ...(w.manifest ? { manifest: w.manifest } : {}) };
+export function removeFromObject(
+  w: Workload,
+  where: 'metadata' | 'spec.jobTemplate.metadata',
+  field: 'annotations' | 'labels',
+  key: string,
+): Step[] {
+  const target = {
+    kind: w.kind,
+    namespace: w.namespace,
+    name: w.name,
+    ...(w.manifest ? { manifest: w.manifest } : {}),
+  };
   return [{ kind: 'edit', target, path: `${where}.${field}`, changes: [{ key }] }];
 }

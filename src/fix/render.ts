@@ -9,7 +9,20 @@
 import { isComment, note, shown, shq, yamlKey, yamlScalar } from '../util/shell.js';
 import { plural } from '../util/objects.js';
 import type { ManifestSource } from '../util/types.js';
-import type { Change, Choice, Command, Edit, Fix, Part, RestartTarget, Scalar, Step, Target, TemplateTarget, Word } from './steps.js';
+import type {
+  Change,
+  Choice,
+  Command,
+  Edit,
+  Fix,
+  Part,
+  RestartTarget,
+  Scalar,
+  Step,
+  Target,
+  TemplateTarget,
+  Word,
+} from './steps.js';
 
 /** The lines of a fix, in order. */
 export function render(fix: Fix): string[] {
@@ -45,12 +58,16 @@ export const commandLine = (c: Command): string =>
  * pasting the whole block runs nothing while each choice can be copied from behind its label.
  */
 function renderChoice(c: Choice): string[] {
-  const options = c.options.map((o) => ({ label: prose(o.label), lines: render(o.steps) })).filter((o) => o.lines.length > 0);
+  const options = c.options
+    .map((o) => ({ label: prose(o.label), lines: render(o.steps) }))
+    .filter((o) => o.lines.length > 0);
   if (options.length === 0) return [];
   // An option without a label (the only alternative to the lines above it) shows its lines as they are, commented.
   return [
     ...(c.intro.length ? [`# ${prose(c.intro)}`] : []),
-    ...options.flatMap((o) => o.lines.map((l) => `# ${o.label ? `${o.label}: ` : ''}${isComment(l) ? l.slice(2) : shown(l)}`)),
+    ...options.flatMap((o) =>
+      o.lines.map((l) => `# ${o.label ? `${o.label}: ` : ''}${isComment(l) ? l.slice(2) : shown(l)}`),
+    ),
   ];
 }
 
@@ -60,7 +77,8 @@ function renderChoice(c: Choice): string[] {
 const kref = (kind: string, name: string): string => shq(`${kind.toLowerCase()}/${name}`);
 
 /** A file name for a fix's `> file`: the object's name with anything but [A-Za-z0-9._-] replaced, never a path. */
-const fileName = (name: string, ext = '.yaml'): string => shq(`${name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[.-]/, '_')}${ext}`);
+const fileName = (name: string, ext = '.yaml'): string =>
+  shq(`${name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[.-]/, '_')}${ext}`);
 
 /** JSON-pointer escaping (RFC 6901) for annotation keys in patch paths. */
 export const jsonPointer = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -70,7 +88,8 @@ const ns = (t: Target) => shq(t.namespace ?? '');
 // --- manifests (check -f) ----------------------------------------------------------------------
 
 /** "deploy/app.yaml, document 3"; stdin for '-'. */
-const manifestPlace = (src: ManifestSource): string => `${src.file === '-' ? 'stdin' : note(src.file)}, document ${src.document}`;
+const manifestPlace = (src: ManifestSource): string =>
+  `${src.file === '-' ? 'stdin' : note(src.file)}, document ${src.document}`;
 
 /** One comment line: in FILE, document N, Kind ns/name: EDIT (EDIT is comment-safe text). */
 function manifestEdit(src: ManifestSource, t: Target, edit: string): string {
@@ -85,7 +104,9 @@ function manifestEdit(src: ManifestSource, t: Target, edit: string): string {
 function manifestEdits(src: ManifestSource, t: Target, path: string, changes: readonly Change[]): string[] {
   const line = (edit: string) => manifestEdit(src, t, edit);
   const sets = changes.filter((c) => c.value !== undefined).map((c) => [c.key, c.value!] as const);
-  const removes = changes.filter((c) => c.value === undefined).map((c) => line(`${path ? `under ${path} ` : ''}remove ${yamlKey(c.key)}`));
+  const removes = changes
+    .filter((c) => c.value === undefined)
+    .map((c) => line(`${path ? `under ${path} ` : ''}remove ${yamlKey(c.key)}`));
   const at = path ? `under ${path} set` : 'set';
   if (sets.length === 0) return removes;
   if (sets.length === 1) return [line(`${at} ${yamlKey(sets[0]![0])}: ${yamlScalar(sets[0]![1])}`), ...removes];
@@ -106,9 +127,13 @@ function renderEdit(e: Edit): string[] {
     const path = e.template ? under(templateYaml((e.target as TemplateTarget).templatePath), e.path) : e.path;
     return manifestEdits(e.target.manifest, e.target, path, e.changes);
   }
-  const set: Record<string, Scalar> = Object.fromEntries(e.changes.filter((c) => c.value !== undefined).map((c) => [c.key, c.value!]));
+  const set: Record<string, Scalar> = Object.fromEntries(
+    e.changes.filter((c) => c.value !== undefined).map((c) => [c.key, c.value!]),
+  );
   const remove = e.changes.filter((c) => c.value === undefined).map((c) => c.key);
-  return e.template ? templateEdit(e.target as TemplateTarget, e.path, set, remove) : objectEdit(e.target, e.path, e.changes, set, remove);
+  return e.template
+    ? templateEdit(e.target as TemplateTarget, e.path, set, remove)
+    : objectEdit(e.target, e.path, e.changes, set, remove);
 }
 
 /** A merge patch nesting `value` under the segments of `path` (a JSON path /a/b or a YAML path a.b). */
@@ -119,7 +144,13 @@ function nest(path: string, value: unknown): Record<string, unknown> {
 }
 
 /** A change to an object itself: label or annotate a Namespace; annotate a workload; a JSON patch for a nested map; else a merge patch. */
-function objectEdit(t: Target, path: string, changes: readonly Change[], set: Record<string, Scalar>, remove: readonly string[]): string[] {
+function objectEdit(
+  t: Target,
+  path: string,
+  changes: readonly Change[],
+  set: Record<string, Scalar>,
+  remove: readonly string[],
+): string[] {
   const where = t.namespace !== undefined ? ` -n ${ns(t)}` : '';
   if (t.kind === 'Namespace' && (path === 'metadata.labels' || path === 'metadata.annotations')) {
     // Nothing to change: no command (never `kubectl annotate namespace NS ` with no key).
@@ -130,13 +161,17 @@ function objectEdit(t: Target, path: string, changes: readonly Change[], set: Re
   }
   const out: string[] = [];
   if (Object.keys(set).length)
-    out.push(`kubectl patch ${shq(t.kind.toLowerCase())} ${shq(t.name)}${where} --type=merge -p ${shq(JSON.stringify(nest(path, { ...set })))}`);
+    out.push(
+      `kubectl patch ${shq(t.kind.toLowerCase())} ${shq(t.name)}${where} --type=merge -p ${shq(JSON.stringify(nest(path, { ...set })))}`,
+    );
   for (const key of remove) {
     if (path === 'metadata.annotations' || path === 'metadata.labels')
       out.push(`kubectl ${verb(fieldOf(path))} ${kref(t.kind, t.name)}${where} ${shq(`${key}-`)}`);
     else {
       const pointer = `/${path.split('.').join('/')}/${jsonPointer(key)}`;
-      out.push(`kubectl patch ${kref(t.kind, t.name)}${where} --type=json -p ${shq(JSON.stringify([{ op: 'remove', path: pointer }]))}`);
+      out.push(
+        `kubectl patch ${kref(t.kind, t.name)}${where} --type=json -p ${shq(JSON.stringify([{ op: 'remove', path: pointer }]))}`,
+      );
     }
   }
   return out;
@@ -146,7 +181,10 @@ function objectEdit(t: Target, path: string, changes: readonly Change[], set: Re
 function changeText(path: string, set: Record<string, Scalar>, remove: readonly string[]): string {
   const field = path === 'spec' ? '' : `${fieldOf(path)} `;
   const sets = Object.entries(set).map(([k, v]) => `${yamlKey(k)}: ${yamlScalar(v)}`);
-  return [...(sets.length ? [`set ${field}${sets.join(', ')}`] : []), ...remove.map((k) => `remove ${field}${yamlKey(k)}`)].join(', ');
+  return [
+    ...(sets.length ? [`set ${field}${sets.join(', ')}`] : []),
+    ...remove.map((k) => `remove ${field}${yamlKey(k)}`),
+  ].join(', ');
 }
 
 /**
@@ -154,9 +192,15 @@ function changeText(path: string, set: Record<string, Scalar>, remove: readonly 
  * by itself; a CronJob's next Job uses it), a Job's re-creation, the bare pod's edit, or, for a
  * controller meshdoctor does not know (no template path), `kubectl edit` of that controller.
  */
-function templateEdit(t: TemplateTarget, path: string, set: Record<string, Scalar>, remove: readonly string[]): string[] {
+function templateEdit(
+  t: TemplateTarget,
+  path: string,
+  set: Record<string, Scalar>,
+  remove: readonly string[],
+): string[] {
   const change = changeText(path, set, remove);
-  if (t.kind === 'Job') return jobTemplateEdit(t, change, path === 'spec' ? 'spec.template.spec' : 'spec.template.metadata');
+  if (t.kind === 'Job')
+    return jobTemplateEdit(t, change, path === 'spec' ? 'spec.template.spec' : 'spec.template.metadata');
   if (t.kind === 'Pod') {
     if (path === 'spec') {
       const file = fileName(t.name);
@@ -170,17 +214,31 @@ function templateEdit(t: TemplateTarget, path: string, set: Record<string, Scala
     const sets = Object.entries(set);
     return [
       '# after this, re-create the pod: editing a running pod does not inject it',
-      ...(sets.length ? [`kubectl ${verb(field)} --overwrite pod ${shq(t.name)} -n ${ns(t)} ${sets.map(([k, v]) => shq(`${k}=${v}`)).join(' ')}`] : []),
-      ...(remove.length ? [`kubectl ${verb(field)} pod ${shq(t.name)} -n ${ns(t)} ${remove.map((k) => shq(`${k}-`)).join(' ')}`] : []),
+      ...(sets.length
+        ? [
+            `kubectl ${verb(field)} --overwrite pod ${shq(t.name)} -n ${ns(t)} ${sets.map(([k, v]) => shq(`${k}=${v}`)).join(' ')}`,
+          ]
+        : []),
+      ...(remove.length
+        ? [`kubectl ${verb(field)} pod ${shq(t.name)} -n ${ns(t)} ${remove.map((k) => shq(`${k}-`)).join(' ')}`]
+        : []),
     ];
   }
-  if (!t.templatePath) return [`# in the pod template of ${note(`${t.kind}/${t.name}`)}: ${change}`, `kubectl edit ${kref(t.kind, t.name)} -n ${ns(t)}`];
+  if (!t.templatePath)
+    return [
+      `# in the pod template of ${note(`${t.kind}/${t.name}`)}: ${change}`,
+      `kubectl edit ${kref(t.kind, t.name)} -n ${ns(t)}`,
+    ];
   const out: string[] = [];
   if (Object.keys(set).length)
-    out.push(`kubectl patch ${kref(t.kind, t.name)} -n ${ns(t)} --type=merge -p ${shq(JSON.stringify(nest(t.templatePath, nest(path, { ...set }))))}`);
+    out.push(
+      `kubectl patch ${kref(t.kind, t.name)} -n ${ns(t)} --type=merge -p ${shq(JSON.stringify(nest(t.templatePath, nest(path, { ...set }))))}`,
+    );
   for (const key of remove) {
     const pointer = `${t.templatePath}/${path.split('.').join('/')}/${jsonPointer(key)}`;
-    out.push(`kubectl patch ${kref(t.kind, t.name)} -n ${ns(t)} --type=json -p ${shq(JSON.stringify([{ op: 'remove', path: pointer }]))}`);
+    out.push(
+      `kubectl patch ${kref(t.kind, t.name)} -n ${ns(t)} --type=json -p ${shq(JSON.stringify([{ op: 'remove', path: pointer }]))}`,
+    );
   }
   return out;
 }
@@ -190,7 +248,11 @@ function templateEdit(t: TemplateTarget, path: string, set: Record<string, Scala
  * while it runs (`kubectl replace --force` deletes it, and its pods, mid-run). `change` is
  * comment-safe text.
  */
-function jobTemplateEdit(t: Target & { jobRunning?: boolean }, change: string, where = 'spec.template.metadata'): string[] {
+function jobTemplateEdit(
+  t: Target & { jobRunning?: boolean },
+  change: string,
+  where = 'spec.template.metadata',
+): string[] {
   const file = fileName(t.name);
   if (t.jobRunning)
     return [
@@ -230,8 +292,12 @@ function recreateLines(t: RestartTarget): string[] {
   if (t.kind === 'CronJob' || t.activePods.length === 0) return [];
   if (t.kind === 'Job') return jobTemplateEdit(t, 'keep the template as it is');
   const file = fileName(t.name);
-  if (t.kind === 'Pod') return [`kubectl get pod ${shq(t.name)} -n ${ns(t)} -o yaml > ${file}`, `kubectl replace --force -f ${file}`];
-  return [`# ${note(t.kind)} ${note(t.name)} re-creates these pods once they are deleted`, `kubectl delete pod -n ${ns(t)} ${t.activePods.map(shq).join(' ')}`];
+  if (t.kind === 'Pod')
+    return [`kubectl get pod ${shq(t.name)} -n ${ns(t)} -o yaml > ${file}`, `kubectl replace --force -f ${file}`];
+  return [
+    `# ${note(t.kind)} ${note(t.name)} re-creates these pods once they are deleted`,
+    `kubectl delete pod -n ${ns(t)} ${t.activePods.map(shq).join(' ')}`,
+  ];
 }
 
 /**

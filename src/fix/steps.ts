@@ -187,7 +187,11 @@ export function text(strings: TemplateStringsArray, ...holes: (string | number |
 }
 
 /** A choice among alternatives (the user runs one). */
-export const choice = (intro: Word, options: { label: Word; steps: readonly Step[] }[]): Choice => ({ kind: 'choice', intro, options });
+export const choice = (intro: Word, options: { label: Word; steps: readonly Step[] }[]): Choice => ({
+  kind: 'choice',
+  intro,
+  options,
+});
 
 /** The exact text of a word: its parts concatenated (values as they are, unquoted). */
 const wordText = (w: Word): string => w.map((p) => (typeof p === 'string' ? p : p.value)).join('');
@@ -197,11 +201,19 @@ export function fixData(fix: Fix): unknown[] {
   return fix.map((s): unknown => {
     switch (s.kind) {
       case 'command':
-        return { kind: 'command', pipeline: s.pipeline.map((c) => c.map(wordText)), ...(s.into !== undefined ? { into: s.into } : {}) };
+        return {
+          kind: 'command',
+          pipeline: s.pipeline.map((c) => c.map(wordText)),
+          ...(s.into !== undefined ? { into: s.into } : {}),
+        };
       case 'note':
         return { kind: 'note', text: wordText(s.text) };
       case 'choice':
-        return { kind: 'choice', intro: wordText(s.intro), options: s.options.map((o) => ({ label: wordText(o.label), steps: fixData(o.steps) })) };
+        return {
+          kind: 'choice',
+          intro: wordText(s.intro),
+          options: s.options.map((o) => ({ label: wordText(o.label), steps: fixData(o.steps) })),
+        };
       case 'edit':
         return {
           kind: 'edit',
@@ -211,7 +223,9 @@ export function fixData(fix: Fix): unknown[] {
           ...(s.changes.some((c) => c.value !== undefined)
             ? { set: Object.fromEntries(s.changes.filter((c) => c.value !== undefined).map((c) => [c.key, c.value])) }
             : {}),
-          ...(s.changes.some((c) => c.value === undefined) ? { remove: s.changes.filter((c) => c.value === undefined).map((c) => c.key) } : {}),
+          ...(s.changes.some((c) => c.value === undefined)
+            ? { remove: s.changes.filter((c) => c.value === undefined).map((c) => c.key) }
+            : {}),
         };
       case 'restart':
         return { kind: 'restart', workloads: s.workloads.map(targetData) };

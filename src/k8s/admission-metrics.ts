@@ -34,7 +34,9 @@ const FAMILIES: Record<string, readonly string[]> = {
   [DURATION]: ['_bucket', '_count', '_sum'],
   [START]: [''],
 };
-const SERIES = new Map<string, string>(Object.entries(FAMILIES).flatMap(([f, sfx]) => sfx.map((s) => [f + s, f] as const)));
+const SERIES = new Map<string, string>(
+  Object.entries(FAMILIES).flatMap(([f, sfx]) => sfx.map((s) => [f + s, f] as const)),
+);
 
 /** The labels kept of a series: what the checks group by. Others are dropped. */
 const LABELS = new Set(['name', 'type', 'operation', 'rejected', 'error_type', 'rejection_code', 'code', 'le']);
@@ -159,24 +161,32 @@ export function metricsFromJson(v: unknown): AdmissionMetrics | undefined {
   if (!isObj(v) || !Array.isArray(v.samples)) return undefined;
   const samples: Sample[] = [];
   for (const s of v.samples.slice(0, MAX_SERIES)) {
-    if (!isObj(s) || typeof s.name !== 'string' || !SERIES.has(s.name) || s.name === START || !isObj(s.labels)) continue;
+    if (!isObj(s) || typeof s.name !== 'string' || !SERIES.has(s.name) || s.name === START || !isObj(s.labels))
+      continue;
     const value = typeof s.value === 'number' && Number.isFinite(s.value) ? s.value : undefined;
     if (value === undefined) continue;
     const labels: Record<string, string> = {};
-    for (const [k, l] of Object.entries(s.labels)) if (LABELS.has(k) && typeof l === 'string' && l.length <= MAX_LABEL) labels[k] = l;
+    for (const [k, l] of Object.entries(s.labels))
+      if (LABELS.has(k) && typeof l === 'string' && l.length <= MAX_LABEL) labels[k] = l;
     if (labels.type !== 'admit' || !labels.name) continue;
     samples.push({ name: s.name, labels, value });
   }
-  const start = typeof v.startTime === 'string' && !Number.isNaN(Date.parse(v.startTime)) ? new Date(v.startTime).toISOString() : undefined;
+  const start =
+    typeof v.startTime === 'string' && !Number.isNaN(Date.parse(v.startTime))
+      ? new Date(v.startTime).toISOString()
+      : undefined;
   return {
     ...(start ? { startTime: start } : {}),
-    families: Array.isArray(v.families) ? v.families.filter((f): f is string => typeof f === 'string' && !!FAMILIES[f] && f !== START).sort() : [],
+    families: Array.isArray(v.families)
+      ? v.families.filter((f): f is string => typeof f === 'string' && !!FAMILIES[f] && f !== START).sort()
+      : [],
     samples,
     ...(v.truncated === true || v.samples.length > MAX_SERIES ? { truncated: true } : {}),
   };
 }
 
-const of = (m: AdmissionMetrics, series: string, webhook: string) => m.samples.filter((s) => s.name === series && s.labels.name === webhook);
+const of = (m: AdmissionMetrics, series: string, webhook: string) =>
+  m.samples.filter((s) => s.name === series && s.labels.name === webhook);
 const total = (samples: Sample[]) => samples.reduce((n, s) => n + s.value, 0);
 
 /** Calls to a mutating webhook that failed open (undefined: the server does not export the family, before 1.24). */
@@ -185,7 +195,10 @@ export function failOpenCount(m: AdmissionMetrics, webhook: string): number | un
 }
 
 /** Calls to a mutating webhook that rejected the request, by error_type (and the HTTP codes seen). */
-export function rejections(m: AdmissionMetrics, webhook: string): { errorType: string; count: number; codes: string[] }[] {
+export function rejections(
+  m: AdmissionMetrics,
+  webhook: string,
+): { errorType: string; count: number; codes: string[] }[] {
   const by = new Map<string, { count: number; codes: Set<string> }>();
   for (const s of of(m, REJECTION, webhook)) {
     if (!(s.value > 0)) continue;
@@ -195,7 +208,9 @@ export function rejections(m: AdmissionMetrics, webhook: string): { errorType: s
     if (s.labels.rejection_code && s.labels.rejection_code !== '0') e.codes.add(s.labels.rejection_code);
     by.set(t, e);
   }
-  return [...by.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([errorType, e]) => ({ errorType, count: e.count, codes: [...e.codes].sort() }));
+  return [...by.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([errorType, e]) => ({ errorType, count: e.count, codes: [...e.codes].sort() }));
 }
 
 /** Every call to a mutating webhook: request_total, else the latency histogram's count. */
@@ -206,7 +221,10 @@ export function callCount(m: AdmissionMetrics, webhook: string): number | undefi
 }
 
 /** The latency histogram of a mutating webhook, summed over operations and outcomes: cumulative counts by upper bound. */
-export function latency(m: AdmissionMetrics, webhook: string): { buckets: { le: number; count: number }[]; count: number } | undefined {
+export function latency(
+  m: AdmissionMetrics,
+  webhook: string,
+): { buckets: { le: number; count: number }[]; count: number } | undefined {
   const byLe = new Map<number, number>();
   for (const s of of(m, `${DURATION}_bucket`, webhook)) {
     const le = s.labels.le === '+Inf' ? Infinity : Number(s.labels.le);

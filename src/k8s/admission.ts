@@ -1,11 +1,13 @@
 /** What the API server's admission errors say. */
 
-export type WebhookFailureCause = 'no-endpoints' | 'certificate' | 'timeout' | 'connection-refused' | 'service-not-found' | 'other';
+export type WebhookFailureCause =
+  'no-endpoints' | 'certificate' | 'timeout' | 'connection-refused' | 'service-not-found' | 'other';
 
 /** Why the API server could not call a webhook, from its error text (order matters). */
 export function webhookFailureCause(message: string): WebhookFailureCause {
   if (/no endpoints available for service/i.test(message)) return 'no-endpoints';
-  if (/x509|certificate signed by unknown authority|certificate has expired|not yet valid|tls: /i.test(message)) return 'certificate';
+  if (/x509|certificate signed by unknown authority|certificate has expired|not yet valid|tls: /i.test(message))
+    return 'certificate';
   if (/context deadline exceeded|timeout|timed out/i.test(message)) return 'timeout';
   if (/connection refused/i.test(message)) return 'connection-refused';
   if (/service "[^"]*" not found/i.test(message)) return 'service-not-found';
@@ -51,7 +53,9 @@ export function podSecurityViolation(message: string): { level: string; items: P
   for (const it of x[2]!.matchAll(/([A-Za-z][^(),]{0,80}) \(([^()]{0,1000})\)(?:, |$|\])/g)) {
     if (items.length >= 32) break;
     const detail = it[2]!;
-    const containers = [...detail.matchAll(/containers? ((?:"[^"]{1,253}"(?:, )?)+)/g)].flatMap((c) => [...c[1]!.matchAll(/"([^"]+)"/g)].map((n) => n[1]!));
+    const containers = [...detail.matchAll(/containers? ((?:"[^"]{1,253}"(?:, )?)+)/g)].flatMap((c) =>
+      [...c[1]!.matchAll(/"([^"]+)"/g)].map((n) => n[1]!),
+    );
     items.push({ reason: it[1]!.trim(), detail, containers: [...new Set(containers)] });
   }
   return { level: x[1]!, items };

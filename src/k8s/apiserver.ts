@@ -116,7 +116,9 @@ export const ADMISSION_WORDS: readonly string[] = [
 /** A kube-apiserver pod of the control plane: kube-system, kubeadm's labels. */
 export function isApiserverPod(p: K8sObject): boolean {
   const l = labelsOf(p);
-  return p.metadata?.namespace === APISERVER_NAMESPACE && l.component === 'kube-apiserver' && l.tier === 'control-plane';
+  return (
+    p.metadata?.namespace === APISERVER_NAMESPACE && l.component === 'kube-apiserver' && l.tier === 'control-plane'
+  );
 }
 
 /** The API server container of such a pod: the one named kube-apiserver, else the only one. */
@@ -273,7 +275,8 @@ export function slimK3sNodeArgs(value: string): string {
   for (let i = 0; i < args.length; i++) {
     if (args[i] !== '--kube-apiserver-arg') continue;
     const v = args[i + 1];
-    if (typeof v === 'string' && new RegExp(`^-{0,2}(${ENABLE}|${DISABLE}|${CONTROL})=[A-Za-z0-9,]*$`).test(v)) out.push('--kube-apiserver-arg', v);
+    if (typeof v === 'string' && new RegExp(`^-{0,2}(${ENABLE}|${DISABLE}|${CONTROL})=[A-Za-z0-9,]*$`).test(v))
+      out.push('--kube-apiserver-arg', v);
   }
   return JSON.stringify(out);
 }

@@ -15,7 +15,10 @@ const controllerRef = (o: K8sObject | undefined): Record<string, any> | undefine
  * ownerReferences, else its name less the pod-template-hash), a CronJob's Job, or the object.
  */
 export function workloadOfObject(m: SnapshotView, kind: string, ns: string, name: string): Workload | undefined {
-  const index = m.memo('workload-index', () => new Map(m.workloads.map((w) => [`${w.kind}/${w.namespace}/${w.name}`, w])));
+  const index = m.memo(
+    'workload-index',
+    () => new Map(m.workloads.map((w) => [`${w.kind}/${w.namespace}/${w.name}`, w])),
+  );
   const find = (k: string, n: string) => index.get(`${k}/${ns}/${n}`);
   if (kind === 'ReplicaSet') {
     const owner = controllerRef(m.get('replicasets', ns, name));
@@ -68,7 +71,13 @@ export const POD_EVENTS_READ: readonly { reason: string; message: RegExp }[] = [
 export function eventInfo(e: K8sObject) {
   const io = isObj(e.involvedObject) ? e.involvedObject : {};
   const series = isObj(e.series) ? e.series : {};
-  const last = [e.lastTimestamp, series.lastObservedTime, e.eventTime, e.firstTimestamp, e.metadata?.creationTimestamp].find((t) => time(t));
+  const last = [
+    e.lastTimestamp,
+    series.lastObservedTime,
+    e.eventTime,
+    e.firstTimestamp,
+    e.metadata?.creationTimestamp,
+  ].find((t) => time(t));
   return {
     reason: str(e.reason) ?? '',
     message: str(e.message) ?? '',
@@ -76,7 +85,10 @@ export function eventInfo(e: K8sObject) {
     namespace: str(io.namespace) ?? nsOf(e),
     name: str(io.name) ?? '',
     /** The container the event is about (`involvedObject.fieldPath` spec.containers{name}), if any. */
-    container: typeof io.fieldPath === 'string' ? /^spec\.(?:initContainers|containers)\{([^{}]{1,253})\}$/.exec(io.fieldPath)?.[1] : undefined,
+    container:
+      typeof io.fieldPath === 'string'
+        ? /^spec\.(?:initContainers|containers)\{([^{}]{1,253})\}$/.exec(io.fieldPath)?.[1]
+        : undefined,
     count: typeof e.count === 'number' ? e.count : typeof series.count === 'number' ? series.count : 1,
     ...(last ? { lastTimestamp: String(last) } : {}),
   };
@@ -85,7 +97,12 @@ export function eventInfo(e: K8sObject) {
 /** The controllers whose FailedCreate events say a pod could not be created, and their kind keys. */
 // A dict: looked up by an event's involvedObject.kind (an event of kind "constructor" names no owner).
 export const OWNER_KINDS: Readonly<Record<string, KindKey>> = Object.freeze(
-  Object.assign(dict<KindKey>(), { ReplicaSet: 'replicasets', Job: 'jobs', StatefulSet: 'statefulsets', DaemonSet: 'daemonsets' } as const),
+  Object.assign(dict<KindKey>(), {
+    ReplicaSet: 'replicasets',
+    Job: 'jobs',
+    StatefulSet: 'statefulsets',
+    DaemonSet: 'daemonsets',
+  } as const),
 );
 
 /** Pods the owner still lacks (0: it has created them all since); undefined when unknown. */
@@ -117,7 +134,11 @@ interface FailedCreates<T> {
  * FailedCreate events on controllers in scope whose message `match` recognises, grouped per
  * workload and `key`; silent for owners that have created all their pods since (the failure is over).
  */
-export function failedCreates<T>(m: SnapshotView, match: (message: string) => T | undefined, key: (t: T) => string): FailedCreates<T>[] {
+export function failedCreates<T>(
+  m: SnapshotView,
+  match: (message: string) => T | undefined,
+  key: (t: T) => string,
+): FailedCreates<T>[] {
   const groups = new Map<string, FailedCreates<T>>();
   for (const e of m.list('events')) {
     const ev = eventInfo(e);
@@ -130,7 +151,15 @@ export function failedCreates<T>(m: SnapshotView, match: (message: string) => T 
     const w = workloadOfObject(m, ev.kind, ev.namespace, ev.name);
     const resource = w?.ref ?? { kind: ev.kind, namespace: ev.namespace, name: ev.name };
     const id = `${key(t)}\u0000${resource.kind}/${resource.namespace}/${resource.name}`;
-    const g = groups.get(id) ?? { resource, ...(w ? { workload: w } : {}), objects: new Set<string>(), count: 0, message: ev.message, match: t, missing: 0 };
+    const g = groups.get(id) ?? {
+      resource,
+      ...(w ? { workload: w } : {}),
+      objects: new Set<string>(),
+      count: 0,
+      message: ev.message,
+      match: t,
+      missing: 0,
+    };
     if (!g.objects.has(`${ev.kind}/${ev.name}`)) g.missing += missing ?? 0;
     g.objects.add(`${ev.kind}/${ev.name}`);
     g.count += ev.count;

@@ -29,7 +29,8 @@ interface PodHealth {
 /** A timestamp in ms (0 when missing), for ordering. */
 export const ms = (t: unknown): number => time(t)?.getTime() ?? 0;
 
-export const statuses = (pod: K8sObject): Record<string, any>[] => arr(isObj(pod.status) ? pod.status.containerStatuses : undefined).filter(isObj);
+export const statuses = (pod: K8sObject): Record<string, any>[] =>
+  arr(isObj(pod.status) ? pod.status.containerStatuses : undefined).filter(isObj);
 
 /** A pod's health for evidence: phase, Ready, restarts, waiting reason, last termination. */
 export function podHealth(pod: K8sObject): PodHealth {
@@ -39,7 +40,14 @@ export function podHealth(pod: K8sObject): PodHealth {
   const ready = readyCond ? readyCond.status === 'True' : cs.length > 0 && cs.every((c) => c.ready === true);
   const waiting = cs.map((c) => str(c.state?.waiting?.reason)).find(Boolean);
   const term = cs
-    .map((c) => ({ c, t: isObj(c.lastState?.terminated) ? c.lastState.terminated : isObj(c.state?.terminated) ? c.state.terminated : undefined }))
+    .map((c) => ({
+      c,
+      t: isObj(c.lastState?.terminated)
+        ? c.lastState.terminated
+        : isObj(c.state?.terminated)
+          ? c.state.terminated
+          : undefined,
+    }))
     .filter((x) => x.t)
     .sort((a, b) => ms(b.t.finishedAt) - ms(a.t.finishedAt))[0];
   return {

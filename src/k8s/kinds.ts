@@ -50,7 +50,15 @@ export const KIND_KEYS = [
 
 export type KindKey = (typeof KIND_KEYS)[number];
 
-const k = (key: KindKey, kind: string, group: string, version: string, namespaced: boolean, byName = false, optionalApi = false): KindInfo => ({
+const k = (
+  key: KindKey,
+  kind: string,
+  group: string,
+  version: string,
+  namespaced: boolean,
+  byName = false,
+  optionalApi = false,
+): KindInfo => ({
   key,
   kind,
   group,
@@ -76,12 +84,26 @@ export const KINDS: Record<KindKey, KindInfo> = {
   serviceaccounts: k('serviceaccounts', 'ServiceAccount', '', 'v1', true),
   resourcequotas: k('resourcequotas', 'ResourceQuota', '', 'v1', true),
   events: k('events', 'Event', '', 'v1', true),
-  mutatingwebhookconfigurations: k('mutatingwebhookconfigurations', 'MutatingWebhookConfiguration', 'admissionregistration.k8s.io', 'v1', false),
+  mutatingwebhookconfigurations: k(
+    'mutatingwebhookconfigurations',
+    'MutatingWebhookConfiguration',
+    'admissionregistration.k8s.io',
+    'v1',
+    false,
+  ),
   configmaps: k('configmaps', 'ConfigMap', '', 'v1', true, true),
   secrets: k('secrets', 'Secret', '', 'v1', true, true),
   limitranges: k('limitranges', 'LimitRange', '', 'v1', true),
   // OpenShift only (openshift/api security/v1 types.go): elsewhere the group is not served.
-  securitycontextconstraints: k('securitycontextconstraints', 'SecurityContextConstraints', 'security.openshift.io', 'v1', false, false, true),
+  securitycontextconstraints: k(
+    'securitycontextconstraints',
+    'SecurityContextConstraints',
+    'security.openshift.io',
+    'v1',
+    false,
+    false,
+    true,
+  ),
   // Nodes: the kubelet versions, the managed provider and k3s's flags.
   nodes: k('nodes', 'Node', '', 'v1', false),
   clusterroles: k('clusterroles', 'ClusterRole', 'rbac.authorization.k8s.io', 'v1', false),

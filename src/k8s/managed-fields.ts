@@ -10,7 +10,9 @@ import { arr, isObj, time } from '../util/objects.js';
 
 /** The latest time a manager set the field at this fieldsV1 path, e.g. ['f:metadata', 'f:labels', 'f:x']. */
 export function fieldSetAt(obj: { metadata?: unknown } | undefined, path: string[]): Date | undefined {
-  const entries = arr(isObj(obj?.metadata) ? (obj!.metadata as Record<string, unknown>).managedFields : undefined).filter(isObj);
+  const entries = arr(
+    isObj(obj?.metadata) ? (obj!.metadata as Record<string, unknown>).managedFields : undefined,
+  ).filter(isObj);
   let latest: Date | undefined;
   for (const e of entries) {
     let node: unknown = e.fieldsV1;

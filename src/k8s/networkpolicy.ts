@@ -99,7 +99,8 @@ function peerAdmits(
   if (isObj(peer.ipBlock)) return { how: 'ip-block', cidr: str(peer.ipBlock.cidr) ?? '' };
   const ns = peer.namespaceSelector;
   // A podSelector alone selects pods of the policy's own namespace.
-  const inKubeSystem = ns === undefined || ns === null ? npNamespace === 'kube-system' : evalSelector(ns, kubeSystem).matched;
+  const inKubeSystem =
+    ns === undefined || ns === null ? npNamespace === 'kube-system' : evalSelector(ns, kubeSystem).matched;
   return inKubeSystem ? { how: 'kube-system-pods' } : undefined;
 }
 

@@ -45,12 +45,19 @@ function controllerKeys(w: WorkloadLike): { keys: Record<string, string>; templa
       return { keys: { 'pod-template-hash': PLACEHOLDER }, templateWins: false };
     case 'StatefulSet':
       return {
-        keys: { 'controller-revision-hash': PLACEHOLDER, 'statefulset.kubernetes.io/pod-name': `${w.name}-0`, 'apps.kubernetes.io/pod-index': '0' },
+        keys: {
+          'controller-revision-hash': PLACEHOLDER,
+          'statefulset.kubernetes.io/pod-name': `${w.name}-0`,
+          'apps.kubernetes.io/pod-index': '0',
+        },
         templateWins: false,
       };
     case 'DaemonSet':
       return {
-        keys: { 'controller-revision-hash': PLACEHOLDER, 'pod-template-generation': String(w.obj?.metadata?.generation ?? PLACEHOLDER) },
+        keys: {
+          'controller-revision-hash': PLACEHOLDER,
+          'pod-template-generation': String(w.obj?.metadata?.generation ?? PLACEHOLDER),
+        },
         templateWins: false,
       };
     case 'Job': {

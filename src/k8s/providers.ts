@@ -15,15 +15,28 @@ import { isObj, labelsOf, str } from '../util/objects.js';
 
 export type Provider = 'eks' | 'gke' | 'aks';
 
-const hasLabelPrefix = (labels: Readonly<Record<string, string>>, prefix: string) => Object.keys(labels).some((k) => k.startsWith(prefix));
+const hasLabelPrefix = (labels: Readonly<Record<string, string>>, prefix: string) =>
+  Object.keys(labels).some((k) => k.startsWith(prefix));
 
 /** The managed provider one node shows, if any. */
 function nodeProvider(node: K8sObject): Provider | undefined {
   const labels = labelsOf(node);
   const id = str(isObj(node.spec) ? node.spec.providerID : undefined) ?? '';
-  if (hasLabelPrefix(labels, 'eks.amazonaws.com/') || (id.startsWith('aws://') && labels['alpha.eksctl.io/cluster-name'] !== undefined)) return 'eks';
-  if (labels['cloud.google.com/gke-nodepool'] !== undefined || (id.startsWith('gce://') && hasLabelPrefix(labels, 'cloud.google.com/gke-'))) return 'gke';
-  if (labels['kubernetes.azure.com/cluster'] !== undefined || (id.startsWith('azure://') && hasLabelPrefix(labels, 'kubernetes.azure.com/'))) return 'aks';
+  if (
+    hasLabelPrefix(labels, 'eks.amazonaws.com/') ||
+    (id.startsWith('aws://') && labels['alpha.eksctl.io/cluster-name'] !== undefined)
+  )
+    return 'eks';
+  if (
+    labels['cloud.google.com/gke-nodepool'] !== undefined ||
+    (id.startsWith('gce://') && hasLabelPrefix(labels, 'cloud.google.com/gke-'))
+  )
+    return 'gke';
+  if (
+    labels['kubernetes.azure.com/cluster'] !== undefined ||
+    (id.startsWith('azure://') && hasLabelPrefix(labels, 'kubernetes.azure.com/'))
+  )
+    return 'aks';
   return undefined;
 }
 

@@ -106,7 +106,8 @@ export class ClusterRoles {
     for (const other of [...this.roles].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : 1))) {
       const n = nameOf(other);
       if (n === name) continue;
-      if (selectors.some((s) => isObj(s) && evalSelector(s, labelsOf(other)).matched)) out.push(...this.rules(n, visiting));
+      if (selectors.some((s) => isObj(s) && evalSelector(s, labelsOf(other)).matched))
+        out.push(...this.rules(n, visiting));
     }
     visiting.delete(name);
     this.effective.set(name, out);
@@ -126,7 +127,12 @@ interface Grant {
  * aggregated) has a rule allowing it. A binding to a Role, or to a ClusterRole that does not exist,
  * grants nothing.
  */
-export function clusterGrants(bindings: readonly K8sObject[], roles: ClusterRoles, user: RbacUser, req: RbacRequest): Grant[] {
+export function clusterGrants(
+  bindings: readonly K8sObject[],
+  roles: ClusterRoles,
+  user: RbacUser,
+  req: RbacRequest,
+): Grant[] {
   const out: Grant[] = [];
   for (const b of bindings) {
     const ref = isObj(b.roleRef) ? b.roleRef : undefined;
@@ -138,10 +144,15 @@ export function clusterGrants(bindings: readonly K8sObject[], roles: ClusterRole
 }
 
 /** Whether a ClusterRole (as aggregated) allows a request, whoever it is bound to. */
-export const roleAllows = (roles: ClusterRoles, name: string, req: RbacRequest): boolean => roles.rules(name).some((r) => ruleAllows(r, req));
+export const roleAllows = (roles: ClusterRoles, name: string, req: RbacRequest): boolean =>
+  roles.rules(name).some((r) => ruleAllows(r, req));
 
 /** Whether a ClusterRoleBinding binds this ClusterRole to the user. */
 export function binds(binding: K8sObject | undefined, clusterRole: string, user: RbacUser): boolean {
   const ref = isObj(binding?.roleRef) ? binding!.roleRef : undefined;
-  return ref?.kind === 'ClusterRole' && ref.name === clusterRole && arr(binding!.subjects).some((s) => appliesTo(s, user, ''));
+  return (
+    ref?.kind === 'ClusterRole' &&
+    ref.name === clusterRole &&
+    arr(binding!.subjects).some((s) => appliesTo(s, user, ''))
+  );
 }

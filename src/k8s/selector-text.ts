@@ -87,13 +87,15 @@ function parseRequirements(text: string): Requirement[] {
   for (;;) {
     const tok = peek();
     if (tok.t === 'end') return out;
-    if (tok.t !== 'id' && !isOp(tok, '!')) throw new Error(`found '${tok.s}', expected: !, identifier, or 'end of string'`);
+    if (tok.t !== 'id' && !isOp(tok, '!'))
+      throw new Error(`found '${tok.s}', expected: !, identifier, or 'end of string'`);
     out.push(requirement());
     const after = next();
     if (after.t === 'end') return out;
     if (!isOp(after, ',')) throw new Error(`found '${after.s}', expected: ',' or 'end of string'`);
     const following = peek();
-    if (following.t !== 'id' && !isOp(following, '!')) throw new Error(`found '${following.s}', expected: identifier after ','`);
+    if (following.t !== 'id' && !isOp(following, '!'))
+      throw new Error(`found '${following.s}', expected: identifier after ','`);
   }
 
   function requirement(): Requirement {
@@ -110,10 +112,17 @@ function parseRequirements(text: string): Requirement[] {
     // The operator: read as keywords (`in`, `notin`) here.
     const opTok = toks[pos++]!;
     const op: Op | undefined =
-      opTok.t === 'in' ? 'in' : opTok.t === 'notin' ? 'notin' : opTok.t === 'op' && ['=', '==', '!=', '>', '<'].includes(opTok.s) ? (opTok.s as Op) : undefined;
+      opTok.t === 'in'
+        ? 'in'
+        : opTok.t === 'notin'
+          ? 'notin'
+          : opTok.t === 'op' && ['=', '==', '!=', '>', '<'].includes(opTok.s)
+            ? (opTok.s as Op)
+            : undefined;
     if (!op) throw new Error(`found '${opTok.s}', expected: in, notin, =, ==, !=, gt, lt`);
     const values = op === 'in' || op === 'notin' ? valueSet() : [exactValue()];
-    if ((op === '>' || op === '<') && !/^[+-]?\d+$/.test(values[0]!)) throw new Error(`for 'Gt', 'Lt' operators, the value must be an integer`);
+    if ((op === '>' || op === '<') && !/^[+-]?\d+$/.test(values[0]!))
+      throw new Error(`for 'Gt', 'Lt' operators, the value must be an integer`);
     for (const v of values) {
       const e = labelValueError(v);
       if (e) throw new Error(e);
@@ -198,7 +207,8 @@ function holds(r: Requirement, labels: Readonly<Record<string, string>>): boolea
   }
 }
 
-export const labelsMatch = (s: LabelSelector, labels: Readonly<Record<string, string>>): boolean => s.requirements.every((r) => holds(r, labels));
+export const labelsMatch = (s: LabelSelector, labels: Readonly<Record<string, string>>): boolean =>
+  s.requirements.every((r) => holds(r, labels));
 
 /** A parsed field selector over metadata.name and metadata.namespace. */
 export interface FieldSelector {

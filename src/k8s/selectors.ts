@@ -59,7 +59,13 @@ export function selectorTerms(selector: unknown): CompiledTerm[] {
     const set = new Set(values);
     switch (expr.operator) {
       case 'In':
-        terms.push({ key, operator: 'In', values: set, ...(values.length ? { first: values[0] } : {}), text: bounded(`${key} in (${valuesText(values)})`) });
+        terms.push({
+          key,
+          operator: 'In',
+          values: set,
+          ...(values.length ? { first: values[0] } : {}),
+          text: bounded(`${key} in (${valuesText(values)})`),
+        });
         break;
       case 'NotIn':
         terms.push({ key, operator: 'NotIn', values: set, text: bounded(`${key} notin (${valuesText(values)})`) });
@@ -71,7 +77,12 @@ export function selectorTerms(selector: unknown): CompiledTerm[] {
         terms.push({ key, operator: 'DoesNotExist', values: set, text: bounded(`!${key}`) });
         break;
       default:
-        terms.push({ key, operator: 'invalid', values: set, text: bounded(`${key} ${String(expr.operator)} (invalid operator)`) });
+        terms.push({
+          key,
+          operator: 'invalid',
+          values: set,
+          text: bounded(`${key} ${String(expr.operator)} (invalid operator)`),
+        });
     }
   }
   compiled.set(selector, terms);
@@ -128,7 +139,9 @@ export function labelKeyError(key: string): string | undefined {
 /** validation.IsValidLabelValue: empty, or <= 63 characters, alphanumeric at both ends, '-', '_' or '.' inside. */
 export function labelValueError(value: string): string | undefined {
   if (value === '') return undefined;
-  return value.length > 63 || !NAME.test(value) ? `label value "${value}" is invalid (63 characters or less, alphanumeric, '-', '_' or '.' inside)` : undefined;
+  return value.length > 63 || !NAME.test(value)
+    ? `label value "${value}" is invalid (63 characters or less, alphanumeric, '-', '_' or '.' inside)`
+    : undefined;
 }
 
 /**
@@ -157,11 +170,14 @@ export function selectorError(selector: unknown): string | undefined {
     const key = String(expr.key ?? '');
     const values = arr(expr.values);
     const op = expr.operator;
-    if (op !== 'In' && op !== 'NotIn' && op !== 'Exists' && op !== 'DoesNotExist') return `"${String(op)}" is not a valid label selector operator`;
+    if (op !== 'In' && op !== 'NotIn' && op !== 'Exists' && op !== 'DoesNotExist')
+      return `"${String(op)}" is not a valid label selector operator`;
     const keyErr = labelKeyError(key);
     if (keyErr) return keyErr;
-    if ((op === 'In' || op === 'NotIn') && values.length === 0) return `for 'in', 'notin' operators, values set can't be empty (key ${key})`;
-    if ((op === 'Exists' || op === 'DoesNotExist') && values.length > 0) return `values set must be empty for exists and does not exist (key ${key})`;
+    if ((op === 'In' || op === 'NotIn') && values.length === 0)
+      return `for 'in', 'notin' operators, values set can't be empty (key ${key})`;
+    if ((op === 'Exists' || op === 'DoesNotExist') && values.length > 0)
+      return `values set must be empty for exists and does not exist (key ${key})`;
     for (const v of values) {
       const e = typeof v === 'string' ? labelValueError(v) : `value ${JSON.stringify(v)} of key ${key} is not a string`;
       if (e) return e;
@@ -174,5 +190,7 @@ export function selectorError(selector: unknown): string | undefined {
 export function deploymentBehind(deployments: K8sObject[], svc: K8sObject | undefined): K8sObject | undefined {
   const sel = strMap(isObj(svc?.spec) ? svc!.spec.selector : undefined);
   if (Object.keys(sel).length === 0) return undefined;
-  return deployments.find((d) => evalSelector({ matchLabels: sel }, labelsOf(isObj(d.spec) ? d.spec.template : undefined)).matched);
+  return deployments.find(
+    (d) => evalSelector({ matchLabels: sel }, labelsOf(isObj(d.spec) ? d.spec.template : undefined)).matched,
+  );
 }

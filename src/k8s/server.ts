@@ -45,7 +45,9 @@ export const SERVER_INPUT_LABEL = {
 export type ServerInputLabel = (typeof SERVER_INPUT_LABEL)[ServerInputKey];
 
 /** The non-resource URLs among those reads, which RBAC grants by URL (a ClusterRole's nonResourceURLs). */
-export const SERVER_URL = { version: '/version', metrics: '/metrics' } as const satisfies Partial<Record<ServerInputKey, string>>;
+export const SERVER_URL = { version: '/version', metrics: '/metrics' } as const satisfies Partial<
+  Record<ServerInputKey, string>
+>;
 
 /** A version from major/minor strings as servers send them ("1", "31+" on GKE), or a gitVersion ("v1.32.13"). */
 export function parseVersion(v: unknown): ServerVersion | undefined {
@@ -66,11 +68,13 @@ export function imageVersion(image: unknown): ServerVersion | undefined {
 }
 
 /** a is at least major.minor. */
-export const atLeast = (a: ServerVersion, major: number, minor: number): boolean => a.major > major || (a.major === major && a.minor >= minor);
+export const atLeast = (a: ServerVersion, major: number, minor: number): boolean =>
+  a.major > major || (a.major === major && a.minor >= minor);
 
 function probeFromJson<T>(v: unknown, value: (x: unknown) => T | undefined): Probe<T> | undefined {
   if (!isObj(v)) return undefined;
-  if ((v.state === 'refused' || v.state === 'failed') && typeof v.reason === 'string') return { state: v.state, reason: v.reason.slice(0, 2000) };
+  if ((v.state === 'refused' || v.state === 'failed') && typeof v.reason === 'string')
+    return { state: v.state, reason: v.reason.slice(0, 2000) };
   if (v.state !== 'read') return undefined;
   const x = value(v.value);
   return x === undefined ? undefined : { state: 'read', value: x };
@@ -82,7 +86,11 @@ export function serverFromJson(v: unknown): ServerInfo | undefined {
   const version = probeFromJson(v.version, parseVersion);
   const metrics = probeFromJson(v.metrics, metricsFromJson);
   const apiserverPods = probeFromJson(v.apiserverPods, (x) => (x === true ? (true as const) : undefined));
-  const out: ServerInfo = { ...(version ? { version } : {}), ...(metrics ? { metrics } : {}), ...(apiserverPods ? { apiserverPods } : {}) };
+  const out: ServerInfo = {
+    ...(version ? { version } : {}),
+    ...(metrics ? { metrics } : {}),
+    ...(apiserverPods ? { apiserverPods } : {}),
+  };
   return Object.keys(out).length ? out : undefined;
 }
 
@@ -106,7 +114,8 @@ export function kubeVersion(text: string | undefined): KubeVersion | undefined {
 }
 
 /** Order of two Kubernetes versions by major.minor only (support tables and feature gates are per minor release). */
-export const compareMinor = (a: { major: number; minor: number }, b: { major: number; minor: number }): number => a.major - b.major || a.minor - b.minor;
+export const compareMinor = (a: { major: number; minor: number }, b: { major: number; minor: number }): number =>
+  a.major - b.major || a.minor - b.minor;
 
 /** "1.29" of a version. */
 export const minorText = (v: { major: number; minor: number }): string => `${v.major}.${v.minor}`;

@@ -127,7 +127,10 @@ export class SnapshotIndex implements SnapshotView {
   /** `check -f`: the manifest document that holds this resource (undefined: not in the manifests). */
   manifestSource(ref: ResourceRef): ManifestSource | undefined {
     const key = (r: ResourceRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
-    return this.memo('manifest-sources', () => new Map((this.snapshot.manifests ?? []).map((x) => [key(x.ref), x.source]))).get(key(ref));
+    return this.memo(
+      'manifest-sources',
+      () => new Map((this.snapshot.manifests ?? []).map((x) => [key(x.ref), x.source])),
+    ).get(key(ref));
   }
 
   /** What a read of the API server itself gave (undefined: not read; see Snapshot.server). */

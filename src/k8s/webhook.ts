@@ -51,7 +51,11 @@ export interface Call<W> {
 }
 
 /** Would the API server call this webhook for a pod CREATE with these labels in this namespace? */
-export function evalWebhook<W extends AdmissionWebhook>(webhook: W, nsLabels: Record<string, string>, podLabels: Record<string, string>): Call<W> {
+export function evalWebhook<W extends AdmissionWebhook>(
+  webhook: W,
+  nsLabels: Record<string, string>,
+  podLabels: Record<string, string>,
+): Call<W> {
   const rules = rulesMatchPodCreate(webhook.rules);
   const namespaceSelector = cachedSelector(webhook.namespaceSelector, nsLabels);
   const objectSelector = evalSelector(webhook.objectSelector, podLabels);

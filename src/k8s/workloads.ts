@@ -61,11 +61,27 @@ export function buildWorkloads(m: Objects): Workload[] {
     return refs.find((r) => r.controller === true) ?? refs[0];
   };
   const workloads = new Map<string, Workload>();
-  const make = (kind: string, obj: K8sObject | undefined, ns: string, name: string, template: Workload['template'], templatePath: string) => {
+  const make = (
+    kind: string,
+    obj: K8sObject | undefined,
+    ns: string,
+    name: string,
+    template: Workload['template'],
+    templatePath: string,
+  ) => {
     const id = `${kind}/${ns}/${name}`;
     let w = workloads.get(id);
     if (!w) {
-      w = { ref: { kind, namespace: ns, name }, kind, namespace: ns, name, ...(obj ? { obj } : {}), template, templatePath, pods: [] };
+      w = {
+        ref: { kind, namespace: ns, name },
+        kind,
+        namespace: ns,
+        name,
+        ...(obj ? { obj } : {}),
+        template,
+        templatePath,
+        pods: [],
+      };
       workloads.set(id, w);
     }
     return w;
@@ -92,7 +108,10 @@ export function buildWorkloads(m: Objects): Workload[] {
     if (top && !top.obj && top.kind === 'ReplicaSet') {
       // ReplicaSets not read: the Deployment is the ReplicaSet's name less the pod-template-hash.
       const hash = labelsOf(pod)['pod-template-hash'];
-      const deploy = hash && top.name.endsWith(`-${hash}`) ? m.get('deployments', ns, top.name.slice(0, -hash.length - 1)) : undefined;
+      const deploy =
+        hash && top.name.endsWith(`-${hash}`)
+          ? m.get('deployments', ns, top.name.slice(0, -hash.length - 1))
+          : undefined;
       if (deploy) top = { kind: 'Deployment', name: nameOf(deploy), obj: deploy, key: 'deployments' };
     }
     let w: Workload;
@@ -131,5 +150,8 @@ export function desiredPods(w: Workload): number {
 export function jobFinished(job: K8sObject | undefined): boolean {
   const status = isObj(job?.status) ? job!.status : {};
   const conditions = Array.isArray(status.conditions) ? status.conditions : [];
-  return !!status.completionTime || conditions.some((c: unknown) => isObj(c) && (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+  return (
+    !!status.completionTime ||
+    conditions.some((c: unknown) => isObj(c) && (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True')
+  );
 }

@@ -25,7 +25,8 @@ export interface Cert {
   fingerprint256: string;
 }
 
-type PemProblemCode = 'empty' | 'not-base64' | 'not-pem' | 'private-key' | 'not-certificate' | 'truncated' | 'unparseable';
+type PemProblemCode =
+  'empty' | 'not-base64' | 'not-pem' | 'private-key' | 'not-certificate' | 'truncated' | 'unparseable';
 
 interface PemProblem {
   problem: PemProblemCode;
@@ -48,7 +49,8 @@ function toCert(x509: X509Certificate): Cert | string {
   const type = x509.publicKey.asymmetricKeyType ?? 'unknown';
   const notBefore = new Date(x509.validFrom);
   const notAfter = new Date(x509.validTo);
-  if (Number.isNaN(notBefore.getTime()) || Number.isNaN(notAfter.getTime())) return `whose validity dates cannot be read (${x509.validFrom} - ${x509.validTo})`;
+  if (Number.isNaN(notBefore.getTime()) || Number.isNaN(notAfter.getTime()))
+    return `whose validity dates cannot be read (${x509.validFrom} - ${x509.validTo})`;
   const subject = dn(x509.subject);
   const san = (x509.subjectAltName ?? '').split(', ')[0];
   return {
@@ -94,8 +96,10 @@ export function parsePem(text: string): PemResult {
   blocks.forEach((b, i) => {
     const type = b[1]!;
     const n = `block ${i + 1}`;
-    if (type.includes('PRIVATE KEY')) problems.push({ problem: 'private-key', detail: `${n} is a private key, not a certificate` });
-    else if (type !== 'CERTIFICATE') problems.push({ problem: 'not-certificate', detail: `${n} is a ${type}, not a certificate` });
+    if (type.includes('PRIVATE KEY'))
+      problems.push({ problem: 'private-key', detail: `${n} is a private key, not a certificate` });
+    else if (type !== 'CERTIFICATE')
+      problems.push({ problem: 'not-certificate', detail: `${n} is a ${type}, not a certificate` });
     else {
       const cert = parseBlock(b[0]);
       if (typeof cert === 'string') problems.push({ problem: 'unparseable', detail: `${n} is a certificate ${cert}` });
@@ -104,7 +108,10 @@ export function parsePem(text: string): PemResult {
   });
   const begins = (text.match(/-----BEGIN /g) ?? []).length;
   if (begins > blocks.length)
-    problems.push({ problem: 'truncated', detail: `${plural(begins - blocks.length, 'PEM block')} without their END line (truncated)` });
+    problems.push({
+      problem: 'truncated',
+      detail: `${plural(begins - blocks.length, 'PEM block')} without their END line (truncated)`,
+    });
   else if (begins === 0) problems.push({ problem: 'not-pem', detail: 'not PEM: no -----BEGIN CERTIFICATE----- block' });
   return { certs, problems };
 }

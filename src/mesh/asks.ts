@@ -9,4 +9,5 @@ export const asks = (v: string | undefined): v is string => v !== undefined && !
 const OFF_OR_DONE = new Set([...OFF, 'completed']);
 
 /** A value that reads as a request to inject: anything but empty or a recognisable "off" (or Linkerd's old "completed"). */
-export const asksOn = (v: string | undefined): v is string => v !== undefined && v !== '' && !OFF_OR_DONE.has(v.toLowerCase());
+export const asksOn = (v: string | undefined): v is string =>
+  v !== undefined && v !== '' && !OFF_OR_DONE.has(v.toLowerCase());

@@ -40,4 +40,5 @@ export function parseYamlObject(text: string): Record<string, any> | undefined {
 }
 
 /** A value at a path of nested objects. */
-export const valueAt = (o: unknown, ...path: string[]): unknown => path.reduce<unknown>((cur, p) => (isObj(cur) ? cur[p] : undefined), o);
+export const valueAt = (o: unknown, ...path: string[]): unknown =>
+  path.reduce<unknown>((cur, p) => (isObj(cur) ? cur[p] : undefined), o);

@@ -15,17 +15,25 @@ export interface HelmRelease {
 }
 
 /** `helm upgrade RELEASE CHART -n NS --version V --reuse-values --set k=v ...`, and what is unknown of it. */
-function upgrade(r: HelmRelease, chart: string, ns: string, set: readonly (readonly [string, string])[]): { command: Command; missing: string } {
+function upgrade(
+  r: HelmRelease,
+  chart: string,
+  ns: string,
+  set: readonly (readonly [string, string])[],
+): { command: Command; missing: string } {
   const release: Part = r.release !== undefined ? { value: r.release } : 'RELEASE';
   const version: Part = r.version !== undefined ? { value: r.version } : 'CHART-VERSION';
   const base = cmd`helm upgrade ${[release]} ${chart} -n ${ns} --version ${[version]} --reuse-values`;
   const sets = set.map(([k, v]) => [['--set'], [`${k}=`, { value: v }]] as const).flat();
   const command: Command = { ...base, pipeline: [[...base.pipeline[0]!, ...sets]] };
-  const missing = [r.release === undefined ? 'release name' : '', r.version === undefined ? 'chart version' : ''].filter(Boolean).join(' and ');
+  const missing = [r.release === undefined ? 'release name' : '', r.version === undefined ? 'chart version' : '']
+    .filter(Boolean)
+    .join(' and ');
   return { command, missing };
 }
 
-const unknown = (missing: string) => `with the ${missing} of your install, not found on the labels of the control plane`;
+const unknown = (missing: string) =>
+  `with the ${missing} of your install, not found on the labels of the control plane`;
 
 /**
  * A command as prose, for a comment line that shows it with placeholders to fill in: its words, or,
@@ -50,7 +58,13 @@ export function commandText(c: Command): Word {
  * The upgrade as fix steps: a note saying why, then the command; where the release or the version
  * is unknown, one comment line with placeholders instead. `why` is our own prose.
  */
-export function helmUpgrade(r: HelmRelease, chart: string, ns: string, set: readonly (readonly [string, string])[], why: Word): Step[] {
+export function helmUpgrade(
+  r: HelmRelease,
+  chart: string,
+  ns: string,
+  set: readonly (readonly [string, string])[],
+  why: Word,
+): Step[] {
   const { command, missing } = upgrade(r, chart, ns, set);
   return missing ? [noteStep([...why, `, ${unknown(missing)}: `, ...commandText(command)])] : [noteStep(why), command];
 }
@@ -64,5 +78,8 @@ export function helmOption(
   why?: string,
 ): { label: Word; steps: Step[] } {
   const { command, missing } = upgrade(r, chart, ns, set);
-  return { label: [['Helm', ...(why ? [why] : []), ...(missing ? [unknown(missing)] : [])].join(', ')], steps: [command] };
+  return {
+    label: [['Helm', ...(why ? [why] : []), ...(missing ? [unknown(missing)] : [])].join(', ')],
+    steps: [command],
+  };
 }

@@ -17,20 +17,28 @@ const INJECTED = [...new Set(PROFILE_LIST.flatMap(injectedNames))];
 const KEEP_POLICY: KeepPolicy = {
   env: PROFILE_LIST.flatMap((p) => p.controlPlane.reads.env ?? []),
   // And the API server's admission flags (its static pod's command line: admission-plugin-disabled).
-  words: [...PROFILE_LIST.flatMap((p) => [...p.jobs.shutdownWords, ...(p.controlPlane.reads.args ?? [])]), ...ADMISSION_WORDS],
+  words: [
+    ...PROFILE_LIST.flatMap((p) => [...p.jobs.shutdownWords, ...(p.controlPlane.reads.args ?? [])]),
+    ...ADMISSION_WORDS,
+  ],
   configMap: (name) => {
     for (const p of PROFILE_LIST) {
       const key = p.controlPlane.reads.configMapKeys(name);
       if (key)
         return {
           keys: typeof key === 'string' ? [key] : key,
-          ...(p.controlPlane.reads.slimConfigMap ? { slim: (k, t) => p.controlPlane.reads.slimConfigMap!(name, k, t) } : {}),
+          ...(p.controlPlane.reads.slimConfigMap
+            ? { slim: (k, t) => p.controlPlane.reads.slimConfigMap!(name, k, t) }
+            : {}),
         };
     }
     return undefined;
   },
   skipPrefixes: PROFILE_LIST.flatMap((p) => (p.injector.skippedEventPrefix ? [p.injector.skippedEventPrefix] : [])),
-  statusLines: { containers: INJECTED, lines: PROFILE_LIST.flatMap((p) => p.runtime.failures.flatMap((f) => (f.line ? [f.line] : []))) },
+  statusLines: {
+    containers: INJECTED,
+    lines: PROFILE_LIST.flatMap((p) => p.runtime.failures.flatMap((f) => (f.line ? [f.line] : []))),
+  },
   podEvents: POD_EVENTS_READ.map((e) => ({ ...e, containers: INJECTED })),
 };
 

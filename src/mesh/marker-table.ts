@@ -88,7 +88,10 @@ export const valueAt = (o: { metadata?: unknown } | undefined, k: MarkerKey): st
   (k.field === 'labels' ? labelsOf(o) : annotationsOf(o))[k.key];
 
 /** The first of `keys` present on `o`, with its value. */
-function first<K extends MarkerKey>(keys: readonly K[], o: { metadata?: unknown } | undefined): { k: K; value: string } | undefined {
+function first<K extends MarkerKey>(
+  keys: readonly K[],
+  o: { metadata?: unknown } | undefined,
+): { k: K; value: string } | undefined {
   for (const k of keys) {
     const value = valueAt(o, k);
     if (value !== undefined) return { k, value };
@@ -145,12 +148,18 @@ export function templateEnabling(t: MarkerTable, template: Template | undefined)
 }
 
 /** The pod template asks the mesh itself, whatever its namespace says. */
-export const templateAsks = (t: MarkerTable, template: Template | undefined): boolean => templateEnabling(t, template) !== undefined;
+export const templateAsks = (t: MarkerTable, template: Template | undefined): boolean =>
+  templateEnabling(t, template) !== undefined;
 
 /** The pod template opts out of the mesh explicitly. */
-export function templateOptOut(t: MarkerTable, template: Template | undefined): { key: string; value: string; from: 'label' | 'annotation' } | undefined {
+export function templateOptOut(
+  t: MarkerTable,
+  template: Template | undefined,
+): { key: string; value: string; from: 'label' | 'annotation' } | undefined {
   const hit = templateMarker(t, template);
-  return hit && hit.k.read(hit.value) === false ? { key: hit.k.key, value: hit.value, from: fieldWord(hit.k.field) } : undefined;
+  return hit && hit.k.read(hit.value) === false
+    ? { key: hit.k.key, value: hit.value, from: fieldWord(hit.k.field) }
+    : undefined;
 }
 
 /** The template's marker has a value the injector does not accept. */

@@ -136,7 +136,8 @@ export interface CniPlugin {
 }
 
 /** A Pod Security `restricted` requirement (kubernetes pod-security-admission policy/check_*.go), by the reason its message gives. */
-export type RestrictedRule = 'allowPrivilegeEscalation' | 'capabilities' | 'runAsNonRoot' | 'runAsUser' | 'seccompProfile' | 'privileged';
+export type RestrictedRule =
+  'allowPrivilegeEscalation' | 'capabilities' | 'runAsNonRoot' | 'runAsUser' | 'seccompProfile' | 'privileged';
 
 /** The fields of a securityContext that Pod Security and OpenShift's SCCs judge, as the injector writes them. */
 interface SecurityFields {
@@ -215,7 +216,9 @@ interface Runtime {
   /** How the injected containers are admitted on OpenShift (its SecurityContextConstraints), as the mesh documents it. */
   openshift(ns: string, controlPlaneNamespace: string): Step[];
   /** The init containers' own resources where they differ from the proxy's (LimitRange); undefined: the proxy's. */
-  initResources?(m: MeshContext): { requests: Record<string, string>; limits: Record<string, string>; from: string } | undefined;
+  initResources?(
+    m: MeshContext,
+  ): { requests: Record<string, string>; limits: Record<string, string>; from: string } | undefined;
   /** The failures the injected containers' statuses show, in the mesh's own words. */
   readonly failures: readonly StartFailure[];
   /**
@@ -304,7 +307,11 @@ interface ControlPlane {
    * own pods cannot create them while no replica answers (webhook-blocks-injector). Empty where
    * nothing the user sets does it (Consul: its objectSelector `app NotIn [consul]` always holds).
    */
-  readonly selfExclusion: readonly { readonly on: 'namespace' | 'template'; readonly key: string; readonly value: string }[];
+  readonly selfExclusion: readonly {
+    readonly on: 'namespace' | 'template';
+    readonly key: string;
+    readonly value: string;
+  }[];
   /** What meshdoctor reads of the control plane beyond the listed kinds, and what snapshots keep of it. */
   readonly reads: {
     /** The ConfigMaps and Secrets its checks read, by name, in its control-plane namespaces (`deployments`: as read, maybe none). */
@@ -501,7 +508,11 @@ interface Revisions {
    * revisions and tags that are installed (evidence) and one fix per choice: relabel to each of
    * them with `relabel(value)`, or install (restore) the missing one.
    */
-  unserved(m: MeshContext, requested: string, relabel: (value: string) => Step[]): { evidence: Record<string, unknown>; fix: Step[] };
+  unserved(
+    m: MeshContext,
+    requested: string,
+    relabel: (value: string) => Step[],
+  ): { evidence: Record<string, unknown>; fix: Step[] };
 }
 
 /** A version read from the cluster, and where from (evidence). */

@@ -29,8 +29,12 @@ const injected = new WeakMap<object, MeshName | null>();
 function proxyOf(spec: Record<string, any>): MeshName | undefined {
   for (const p of PROFILE_LIST) {
     const name = p.containers.proxy;
-    if (Array.isArray(spec.containers) && spec.containers.some((c: unknown) => isObj(c) && c.name === name)) return p.name;
-    if (Array.isArray(spec.initContainers) && spec.initContainers.some((c: unknown) => isObj(c) && c.name === name && c.restartPolicy === 'Always'))
+    if (Array.isArray(spec.containers) && spec.containers.some((c: unknown) => isObj(c) && c.name === name))
+      return p.name;
+    if (
+      Array.isArray(spec.initContainers) &&
+      spec.initContainers.some((c: unknown) => isObj(c) && c.name === name && c.restartPolicy === 'Always')
+    )
       return p.name;
   }
   return undefined;

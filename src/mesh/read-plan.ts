@@ -39,13 +39,18 @@ export function meshNamespaces(namespaces: K8sObject[], webhookConfigs: K8sObjec
  * are never listed cluster-wide. `deployments` (when read) name some of them: the Secret a
  * control plane mounts.
  */
-export function namedObjects(namespaces: K8sObject[], webhookConfigs: K8sObject[], deployments: K8sObject[] = []): NamedRef[] {
+export function namedObjects(
+  namespaces: K8sObject[],
+  webhookConfigs: K8sObject[],
+  deployments: K8sObject[] = [],
+): NamedRef[] {
   const cp = meshNamespaces(namespaces, webhookConfigs);
   return PROFILE_LIST.flatMap((p) => p.controlPlane.reads.named(cp[p.name], webhookConfigs, deployments));
 }
 
 /** The read plan the reading layer is handed (src/cluster/gather.ts ReadPlan). */
 export const READ_PLAN: ReadPlan = {
-  controlPlaneNamespaces: (namespaces, webhookConfigs) => Object.values(meshNamespaces(namespaces, webhookConfigs)).flat(),
+  controlPlaneNamespaces: (namespaces, webhookConfigs) =>
+    Object.values(meshNamespaces(namespaces, webhookConfigs)).flat(),
   named: namedObjects,
 };

@@ -48,12 +48,14 @@ export function podContainer(pod: K8sObject, name: string): Record<string, any> 
 
 /** A container of a Deployment's pod template, by name. */
 export function templateContainer(deployment: K8sObject, name: string): Record<string, any> | undefined {
-  const template = isObj(deployment.spec) && isObj(deployment.spec.template) ? (deployment.spec.template as K8sObject) : undefined;
+  const template =
+    isObj(deployment.spec) && isObj(deployment.spec.template) ? (deployment.spec.template as K8sObject) : undefined;
   return template ? podContainer(template, name) : undefined;
 }
 
 /** "Deployment ns/name" of an object, for evidence. */
-export const deploymentText = (d: K8sObject): string => `Deployment ${str(d.metadata?.namespace) ?? ''}/${str(d.metadata?.name) ?? ''}`;
+export const deploymentText = (d: K8sObject): string =>
+  `Deployment ${str(d.metadata?.namespace) ?? ''}/${str(d.metadata?.name) ?? ''}`;
 
 /** The version of a container's image tag, with where it was read (undefined: no container, no tag, or the tag is not a version). */
 export function containerVersion(

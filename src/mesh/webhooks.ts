@@ -15,14 +15,22 @@ export function meshWebhooks(configs: K8sObject[]): MeshWebhook[] {
       const name = str(h.name) ?? '';
       const cc = isObj(h.clientConfig) ? h.clientConfig : {};
       const svc = isObj(cc.service) ? cc.service : undefined;
-      const mesh = webhookMesh({ name, configName: nameOf(config), ...(str(svc?.name) ? { serviceName: str(svc?.name)! } : {}) });
+      const mesh = webhookMesh({
+        name,
+        configName: nameOf(config),
+        ...(str(svc?.name) ? { serviceName: str(svc?.name)! } : {}),
+      });
       if (!mesh) continue;
-      if (profileOf(mesh).controlPlane.webhooks.inactive?.(h as { namespaceSelector: unknown; objectSelector: unknown })) continue; // serves nothing
+      if (
+        profileOf(mesh).controlPlane.webhooks.inactive?.(h as { namespaceSelector: unknown; objectSelector: unknown })
+      )
+        continue; // serves nothing
       const revisions = new Set<string>();
       const revLabel = profileOf(mesh).revisions?.label;
       for (const sel of revLabel ? [h.namespaceSelector, h.objectSelector] : []) {
         for (const e of arr(isObj(sel) ? sel.matchExpressions : undefined)) {
-          if (isObj(e) && e.key === revLabel && e.operator === 'In') for (const v of arr(e.values)) revisions.add(String(v));
+          if (isObj(e) && e.key === revLabel && e.operator === 'In')
+            for (const v of arr(e.values)) revisions.add(String(v));
         }
         const ml = strMap(isObj(sel) ? sel.matchLabels : undefined)[revLabel!];
         if (ml) revisions.add(ml);

@@ -25,14 +25,19 @@ export function renderExplanation(e: Explanation, color: boolean, width = 80): s
   if (e.meshes.length) out.push('');
   for (const m of e.meshes) out.push(`${mark(m.wouldInject)} ${m.mesh}: ${said(m.wouldInject, m.verdict)}`);
   // Pods enrolled in a sidecar-less data plane are meshed: not "without a proxy".
-  const enrolled = e.sidecarless ? [`${e.sidecarless.enrolled.length} in ${e.sidecarless.mesh} ${e.sidecarless.mode}`] : [];
+  const enrolled = e.sidecarless
+    ? [`${e.sidecarless.enrolled.length} in ${e.sidecarless.mesh} ${e.sidecarless.mode}`]
+    : [];
   const bare = e.now.unmeshed.filter((n) => !e.sidecarless?.enrolled.includes(n));
   out.push(
     e.now.notExamined
       ? c.yellow(clean(`now:        not examined (${e.now.notExamined})`))
       : `now:        ${pl(e.now.pods, 'active pod')}${[...meshed, ...enrolled].map((x) => `, ${x}`).join('')}, ${bare.length} without a proxy${bare.length ? `: ${clean(bare.slice(0, 5).join(', '))}${bare.length > 5 ? ', ...' : ''}` : ''}`,
   );
-  if (e.sidecarless) out.push(`${e.sidecarless.mesh} ${clean(e.sidecarless.mode)}: ${clean(e.sidecarless.by)} (no sidecar marker needed)`);
+  if (e.sidecarless)
+    out.push(
+      `${e.sidecarless.mesh} ${clean(e.sidecarless.mode)}: ${clean(e.sidecarless.by)} (no sidecar marker needed)`,
+    );
   out.push(`on restart: ${clean(e.onRestart)}`);
   if (e.findings.length) {
     out.push('', 'findings:');
@@ -44,7 +49,14 @@ export function renderExplanation(e: Explanation, color: boolean, width = 80): s
   // The same coverage block as `check`: what was not read, the checks it kept from running, the RBAC.
   if (e.coverage && !e.coverage.complete) {
     const skipped = e.skipped ?? [];
-    out.push('', ...coverageLines({ coverage: e.coverage, skipped, summary: { checksRun: e.checksRun ?? 0, checksSkipped: skipped.length } }, c, width));
+    out.push(
+      '',
+      ...coverageLines(
+        { coverage: e.coverage, skipped, summary: { checksRun: e.checksRun ?? 0, checksSkipped: skipped.length } },
+        c,
+        width,
+      ),
+    );
   }
   if (e.meshes.length) out.push('', c.bold('step by step:'));
   for (const m of e.meshes) {
@@ -77,7 +89,9 @@ export function renderExplanation(e: Explanation, color: boolean, width = 80): s
         ['namespaceSelector', h.namespaceSelector],
         ['objectSelector', h.objectSelector],
       ] as const) {
-        const terms = sel.terms.length ? sel.terms.map((t) => `${mark(t.matched)} ${clean(t.term)}`).join('  ') : c.dim('(matches everything)');
+        const terms = sel.terms.length
+          ? sel.terms.map((t) => `${mark(t.matched)} ${clean(t.term)}`).join('  ')
+          : c.dim('(matches everything)');
         out.push(`       ${mark(sel.matched)} ${label}: ${terms}`);
       }
     }

@@ -13,7 +13,12 @@ export const json: Reporter = (result, meta) =>
       ...(result.meshesNotInstalled ? { meshesNotInstalled: result.meshesNotInstalled } : {}),
       summary: result.summary,
       findings: result.findings,
-      suppressed: result.suppressed.map(({ finding: f, reason }) => ({ id: f.id, code: f.code, resource: f.resource, reason })),
+      suppressed: result.suppressed.map(({ finding: f, reason }) => ({
+        id: f.id,
+        code: f.code,
+        resource: f.resource,
+        reason,
+      })),
       skipped: result.skipped,
       coverage: result.coverage,
     },

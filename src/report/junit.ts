@@ -17,7 +17,16 @@ import { podsText } from './text.js';
 
 // Characters XML 1.0 does not allow at all (most C0 controls, lone surrogates, U+FFFE/FFFF).
 const ILLEGAL = /[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\n': '&#10;', '\r': '&#13;', '\t': '&#9;' };
+const ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+  '\n': '&#10;',
+  '\r': '&#13;',
+  '\t': '&#9;',
+};
 
 /**
  * Cluster text on one line: a CI tab shows the body as lines, so a name or reason holding a newline
@@ -32,12 +41,16 @@ const attr = (s: string) =>
 /** Text for element content (its own line structure is ours: each piece of cluster text in it went through one()). */
 const text = (s: string) => s.replace(ILLEGAL, '').replace(/[&<>]/g, (c) => ENTITIES[c]!);
 
-const resource = (f: Finding) => one(`${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`);
+const resource = (f: Finding) =>
+  one(`${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`);
 
 /** What a person reading the test tab needs of a finding: what, where, why, and the fix. */
 function detail(f: Finding): string {
   const pods = podsText(f);
-  const lines = [`${f.severity.toUpperCase()} ${f.code} ${f.id} on ${resource(f)} (${f.mesh}${pods && `, ${pods}`})`, one(f.message)];
+  const lines = [
+    `${f.severity.toUpperCase()} ${f.code} ${f.id} on ${resource(f)} (${f.mesh}${pods && `, ${pods}`})`,
+    one(f.message),
+  ];
   if (f.source) lines.push(`from: ${one(f.source.file)}#${f.source.document}`);
   if (f.fix.length) lines.push('fix:', ...f.fix.map((x) => `  ${printable(x, Number.MAX_SAFE_INTEGER)}`));
   return lines.join('\n');
@@ -50,7 +63,9 @@ export const junit: Reporter = (result, meta) => {
   const testcase = (check: string, name: string, body: string[]) => {
     counts.tests++;
     const open = `    <testcase classname="meshdoctor.${attr(check)}" name="${attr(name)}"`;
-    cases.push(body.length ? [`${open}>`, ...body.map((b) => `      ${b}`), '    </testcase>'].join('\n') : `${open}/>`);
+    cases.push(
+      body.length ? [`${open}>`, ...body.map((b) => `      ${b}`), '    </testcase>'].join('\n') : `${open}/>`,
+    );
   };
   for (const c of result.checks) {
     const skip = result.skipped.find((s) => s.check === c.id);
@@ -74,15 +89,22 @@ export const junit: Reporter = (result, meta) => {
     for (const f of found) {
       if (atOrAbove(f.severity, failOn)) {
         counts.failures++;
-        testcase(c.id, nameOf(f), [`<failure message="${attr(f.message)}" type="${f.severity}">${text(detail(f))}</failure>`]);
+        testcase(c.id, nameOf(f), [
+          `<failure message="${attr(f.message)}" type="${f.severity}">${text(detail(f))}</failure>`,
+        ]);
       } else {
         const why = failOn === 'none' ? '--fail-on none' : `below --fail-on ${failOn}`;
-        testcase(c.id, nameOf(f), [`<system-out>${text(`${detail(f)}\n(${why}: reported, not a failure)`)}</system-out>`]);
+        testcase(c.id, nameOf(f), [
+          `<system-out>${text(`${detail(f)}\n(${why}: reported, not a failure)`)}</system-out>`,
+        ]);
       }
     }
     for (const s of quiet) {
       counts.skipped++;
-      testcase(c.id, nameOf(s.finding), [`<skipped message="${attr(`suppressed: ${s.reason}`)}"/>`, `<system-out>${text(detail(s.finding))}</system-out>`]);
+      testcase(c.id, nameOf(s.finding), [
+        `<skipped message="${attr(`suppressed: ${s.reason}`)}"/>`,
+        `<system-out>${text(detail(s.finding))}</system-out>`,
+      ]);
     }
     if (!found.length && !quiet.length) testcase(c.id, c.id, []);
   }

@@ -33,7 +33,8 @@ function fence(lines: string[], lang: string): string {
   return [`${f}${lang}`, ...lines, f].join('\n');
 }
 
-const resource = (f: Finding) => md(`${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`);
+const resource = (f: Finding) =>
+  md(`${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`);
 
 export const markdown: Reporter = (result, meta) => {
   const s = result.summary;
@@ -47,7 +48,10 @@ export const markdown: Reporter = (result, meta) => {
   ];
   const sel = result.selection;
   if (sel)
-    out.push(`Only the workloads ${md(selectionText(sel))} selects: ${sel.workloads.selected} of ${plural(sel.workloads.total, 'workload')} in scope.`, '');
+    out.push(
+      `Only the workloads ${md(selectionText(sel))} selects: ${sel.workloads.selected} of ${plural(sel.workloads.total, 'workload')} in scope.`,
+      '',
+    );
   const cov = result.coverage;
   if (!cov.complete) {
     out.push(
@@ -61,23 +65,37 @@ export const markdown: Reporter = (result, meta) => {
         `- cannot read ${md(u.kind)}${u.namespace !== undefined ? ` in namespace ${md(u.namespace)}` : ''}: ${md(u.reason)}${u.checks.length ? ` (not run: ${u.checks.map(md).join(', ')})` : ''}`,
       );
     out.push('');
-    if (cov.rbac.length) out.push('Read-only access that would let them run:', '', fence(cov.rbac.map(clean), 'sh'), '');
+    if (cov.rbac.length)
+      out.push('Read-only access that would let them run:', '', fence(cov.rbac.map(clean), 'sh'), '');
   }
   if (result.findings.length === 0) out.push(nothingFound(result), '');
   else {
     out.push('| severity | check | resource | message |', '|---|---|---|---|');
-    for (const f of result.findings) out.push(`| ${LABEL[f.severity]} | \`${f.code}\` ${md(f.id)} | ${resource(f)} | ${md(f.message)} |`);
+    for (const f of result.findings)
+      out.push(`| ${LABEL[f.severity]} | \`${f.code}\` ${md(f.id)} | ${resource(f)} | ${md(f.message)} |`);
     out.push('');
     for (const f of result.findings) {
-      out.push('<details>', `<summary>${LABEL[f.severity]} ${f.code} ${md(f.id)} · ${resource(f)}</summary>`, '', md(f.message), '');
+      out.push(
+        '<details>',
+        `<summary>${LABEL[f.severity]} ${f.code} ${md(f.id)} · ${resource(f)}</summary>`,
+        '',
+        md(f.message),
+        '',
+      );
       if (f.source) out.push(`From ${md(`${f.source.file}#${f.source.document}`)}.`, '');
       if (f.fix.length) out.push(fence(f.fix.map(clean), 'sh'), '');
-      out.push(f.docsUrl ? `[About ${md(f.id)}](${f.docsUrl})` : `About ${md(f.id)}: \`meshdoctor checks ${f.id}\``, '', '</details>', '');
+      out.push(
+        f.docsUrl ? `[About ${md(f.id)}](${f.docsUrl})` : `About ${md(f.id)}: \`meshdoctor checks ${f.id}\``,
+        '',
+        '</details>',
+        '',
+      );
     }
   }
   if (result.suppressed.length) {
     out.push('Suppressed:', '');
-    for (const { finding: f, reason } of result.suppressed) out.push(`- ${f.code} ${md(f.id)} on ${resource(f)}: ${md(reason)}`);
+    for (const { finding: f, reason } of result.suppressed)
+      out.push(`- ${f.code} ${md(f.id)} on ${resource(f)}: ${md(reason)}`);
     out.push('');
   }
   if (result.skipped.length) {
@@ -85,7 +103,8 @@ export const markdown: Reporter = (result, meta) => {
     for (const sk of result.skipped) out.push(`- ${md(sk.check)}: ${md(sk.reason)}`);
     out.push('');
   }
-  const read = result.source.type === 'file' && result.source.readAt ? ` · snapshot read ${md(result.source.readAt)}` : '';
+  const read =
+    result.source.type === 'file' && result.source.readAt ? ` · snapshot read ${md(result.source.readAt)}` : '';
   out.push(`<sub>meshdoctor ${md(meta.version)}${read}</sub>`);
   return out.join('\n') + '\n';
 };

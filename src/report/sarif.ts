@@ -31,7 +31,8 @@ import type { Reporter, ReportMeta } from './reporter.js';
 const LEVEL: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'note' };
 
 const pascal = (id: string) => id.replace(/(^|-)([a-z])/g, (_, _d, c: string) => c.toUpperCase());
-const qualifiedName = (f: Finding) => [f.resource.kind, f.resource.namespace, f.resource.name].filter((p) => p !== undefined).join('/');
+const qualifiedName = (f: Finding) =>
+  [f.resource.kind, f.resource.namespace, f.resource.name].filter((p) => p !== undefined).join('/');
 /** Text a code-scanning UI shows: one line, control characters shown escaped (a newline could fake a line of the alert). */
 const one = (s: string) => printable(s, 2000);
 /** GitHub shows at most 1000 characters of a rule's fullDescription. */
@@ -39,7 +40,8 @@ const MAX_FULL_DESCRIPTION = 1000;
 const cap = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 /** A path of URI segments: each percent-encoded (a name cannot add a segment), `.` and `..` too. */
-const uriPath = (parts: string[]) => parts.map((p) => (p === '.' || p === '..' ? p.replaceAll('.', '%2E') : encodeURIComponent(p))).join('/');
+const uriPath = (parts: string[]) =>
+  parts.map((p) => (p === '.' || p === '..' ? p.replaceAll('.', '%2E') : encodeURIComponent(p))).join('/');
 
 type RuleCheck = Pick<RunResult['checks'][number], 'id' | 'code' | 'title' | 'description' | 'severity'>;
 
@@ -53,7 +55,10 @@ function rules(checks: readonly RuleCheck[], meta: Pick<ReportMeta, 'ruleHelp'>,
       name: pascal(c.id),
       shortDescription: { text: c.title },
       fullDescription: { text: cap(c.description, MAX_FULL_DESCRIPTION) },
-      help: { text: page ?? fallback, markdown: page ?? `${c.description}\n\nThe check's documentation: \`meshdoctor checks ${c.id}\`` },
+      help: {
+        text: page ?? fallback,
+        markdown: page ?? `${c.description}\n\nThe check's documentation: \`meshdoctor checks ${c.id}\``,
+      },
       ...(docsBase ? { helpUri: docsUrl(c.id, docsBase) } : {}),
       defaultConfiguration: { level: LEVEL[c.severity] },
       properties: { code: c.code, tags: ['kubernetes', 'service-mesh'] },
@@ -86,9 +91,18 @@ export const sarif: Reporter = (result, meta) => {
       locations: [
         {
           physicalLocation: file
-            ? { artifactLocation: { uri: encodeURI(file.file.replaceAll('\\', '/')) }, region: { startLine: file.line ?? 1 } }
+            ? {
+                artifactLocation: { uri: encodeURI(file.file.replaceAll('\\', '/')) },
+                region: { startLine: file.line ?? 1 },
+              }
             : {
-                artifactLocation: { uri: uriPath([f.resource.kind, ...(f.resource.namespace !== undefined ? [f.resource.namespace] : []), f.resource.name]) },
+                artifactLocation: {
+                  uri: uriPath([
+                    f.resource.kind,
+                    ...(f.resource.namespace !== undefined ? [f.resource.namespace] : []),
+                    f.resource.name,
+                  ]),
+                },
                 region: { startLine: 1 },
               },
           logicalLocations: [{ kind: 'resource', fullyQualifiedName: one(qualifiedName(f)) }],
@@ -98,9 +112,17 @@ export const sarif: Reporter = (result, meta) => {
       // manifest's line hash is upload-sarif's to compute from the file; a cluster object's is ours.
       partialFingerprints: {
         'meshdoctor/v1': fingerprint,
-        ...(file ? {} : { primaryLocationLineHash: `${createHash('sha256').update(fingerprint).digest('hex').slice(0, 16)}:1` }),
+        ...(file
+          ? {}
+          : { primaryLocationLineHash: `${createHash('sha256').update(fingerprint).digest('hex').slice(0, 16)}:1` }),
       },
-      ...(suppression ? { suppressions: [{ kind: suppression.startsWith('flag') ? 'external' : 'inSource', justification: one(suppression) }] } : {}),
+      ...(suppression
+        ? {
+            suppressions: [
+              { kind: suppression.startsWith('flag') ? 'external' : 'inSource', justification: one(suppression) },
+            ],
+          }
+        : {}),
       properties: {
         code: f.code,
         mesh: f.mesh,
@@ -129,7 +151,9 @@ export const sarif: Reporter = (result, meta) => {
       .filter((u) => u.namespace !== undefined)
       .map((u) => ({
         level: 'warning',
-        message: { text: `${u.kind} in namespace ${one(u.namespace!)} not read: ${one(u.reason)}; what the checks look for there was not examined` },
+        message: {
+          text: `${u.kind} in namespace ${one(u.namespace!)} not read: ${one(u.reason)}; what the checks look for there was not examined`,
+        },
       })),
     ...(result.errors ?? []).map((e) => ({ level: 'error', message: { text: one(e) } })),
   ];
@@ -140,7 +164,10 @@ export const sarif: Reporter = (result, meta) => {
       {
         tool: tool(meta, result.checks, result.docsBase),
         invocations: [{ executionSuccessful: !result.errors?.length, toolExecutionNotifications: notifications }],
-        results: [...result.findings.map((f) => toResult(f)), ...result.suppressed.map((s) => toResult(s.finding, s.reason))],
+        results: [
+          ...result.findings.map((f) => toResult(f)),
+          ...result.suppressed.map((s) => toResult(s.finding, s.reason)),
+        ],
         properties: {
           source: result.source,
           scope: result.scope,

@@ -32,7 +32,14 @@ function age(t: Date, now: Date | undefined): string {
   if (!now) return '';
   const s = Math.round((now.getTime() - t.getTime()) / 1000);
   if (s < 0) return ' (in the future)';
-  const [n, u] = s < 120 ? [s, 's'] : s < 7200 ? [Math.round(s / 60), 'm'] : s < 172800 ? [Math.round(s / 3600), 'h'] : [Math.round(s / 86400), 'd'];
+  const [n, u] =
+    s < 120
+      ? [s, 's']
+      : s < 7200
+        ? [Math.round(s / 60), 'm']
+        : s < 172800
+          ? [Math.round(s / 3600), 'h']
+          : [Math.round(s / 86400), 'd'];
   return ` (${n}${u} ago)`;
 }
 
@@ -41,7 +48,8 @@ function age(t: Date, now: Date | undefined): string {
  * objects as `key value` pairs, empty fields left out, long lists cut with a count.
  */
 function value(v: unknown, now: Date | undefined): string {
-  if (typeof v === 'string' && ISO.test(v)) return `${v.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}${age(new Date(v), now)}`;
+  if (typeof v === 'string' && ISO.test(v))
+    return `${v.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}${age(new Date(v), now)}`;
   if (Array.isArray(v)) {
     const shown = v
       .slice(0, MAX_LIST)
@@ -75,7 +83,9 @@ const resourceText = (f: Finding): string => {
  * with `explain`, which reports the same coverage.
  */
 export function coverageLines(
-  result: Pick<RunResult, 'coverage' | 'skipped'> & { summary: Pick<RunResult['summary'], 'checksRun' | 'checksSkipped'> },
+  result: Pick<RunResult, 'coverage' | 'skipped'> & {
+    summary: Pick<RunResult['summary'], 'checksRun' | 'checksSkipped'>;
+  },
   c: InstanceType<typeof Chalk>,
   width: number,
 ): string[] {
@@ -91,7 +101,9 @@ export function coverageLines(
     const where = u.namespace !== undefined ? ` in namespace ${clean(u.namespace)}` : '';
     lines.push(...wrap(`cannot read ${u.kind}${where}: ${clean(u.reason)}`, width, '  ').map((l) => c.yellow(l)));
     const ran =
-      u.namespace !== undefined ? 'the checks ran without them (what they look for there was not examined)' : 'the checks ran without it (less evidence)';
+      u.namespace !== undefined
+        ? 'the checks ran without them (what they look for there was not examined)'
+        : 'the checks ran without it (less evidence)';
     lines.push(...wrap(u.checks.length ? `not run: ${u.checks.join(', ')}` : ran, width, '    ').map((l) => c.dim(l)));
   }
   for (const sk of result.skipped.filter((x) => !x.reason.startsWith('cannot read ')))
@@ -107,19 +119,30 @@ function render(result: RunResult, meta: ReportMeta, wide: boolean): string {
   const c = new Chalk({ level: meta.color ? 1 : 0 });
   const width = Math.max(40, meta.width ?? 80);
   const sev: Record<Severity, (s: string) => string> = { error: c.red.bold, warning: c.yellow.bold, info: c.cyan };
-  const now = result.source.readAt && !Number.isNaN(Date.parse(result.source.readAt)) ? new Date(result.source.readAt) : undefined;
+  const now =
+    result.source.readAt && !Number.isNaN(Date.parse(result.source.readAt))
+      ? new Date(result.source.readAt)
+      : undefined;
   const lines: string[] = [];
   const where =
     result.source.type === 'live'
       ? `context ${clean(result.source.context ?? '?')}`
       : `snapshot ${clean((result.source.files ?? []).join(', '))}${result.source.readAt ? ` (read ${clean(result.source.readAt)}; ages are from then)` : ''}`;
   const manifests = result.source.manifests ? ` · manifests ${clean(result.source.manifests.join(', '))}` : '';
-  const scope = result.source.manifests ? '' : result.scope.allNamespaces ? 'all namespaces' : `namespace ${clean(result.scope.namespace ?? '?')}`;
+  const scope = result.source.manifests
+    ? ''
+    : result.scope.allNamespaces
+      ? 'all namespaces'
+      : `namespace ${clean(result.scope.namespace ?? '?')}`;
   // -l/--field-selector: the narrowing is part of what was checked, said with the count it left.
   const sel = result.selection;
-  const narrowed = sel ? ` · ${selectionText(sel)}: ${sel.workloads.selected} of ${plural(sel.workloads.total, 'workload')}` : '';
+  const narrowed = sel
+    ? ` · ${selectionText(sel)}: ${sel.workloads.selected} of ${plural(sel.workloads.total, 'workload')}`
+    : '';
   const absent = new Set(result.meshesNotInstalled ?? []);
-  const meshes = result.meshes.map((m) => (absent.has(m) ? `${m} (asked for with --mesh, but not installed)` : m)).join(', ');
+  const meshes = result.meshes
+    .map((m) => (absent.has(m) ? `${m} (asked for with --mesh, but not installed)` : m))
+    .join(', ');
   const head = `meshdoctor ${meta.version} · ${where}${manifests}${scope && ` · ${scope}`}${narrowed} · meshes: ${meshes || 'none detected'}`;
   lines.push(...wrap(head, width, '').map((l) => c.dim(l)), '');
 
@@ -143,18 +166,29 @@ function render(result: RunResult, meta: ReportMeta, wide: boolean): string {
     lines.push(...wrap(clean(f.message), width, '  '));
     if (f.source) lines.push(c.dim(`  from ${clean(`${f.source.file}#${f.source.document}`)}`));
     const cause = f.causedBy ? byKey.get(f.causedBy) : undefined;
-    if (cause) lines.push(...wrap(`caused by ${cause.code} ${cause.id} on ${resourceText(cause)}: fix that first`, width, '  ').map((l) => c.dim(l)));
+    if (cause)
+      lines.push(
+        ...wrap(`caused by ${cause.code} ${cause.id} on ${resourceText(cause)}: fix that first`, width, '  ').map((l) =>
+          c.dim(l),
+        ),
+      );
     if (wide) {
       for (const [k, v] of Object.entries(f.evidence)) {
         const text = value(v, now);
-        if (text) lines.push(...wrap(`${clean(k)}: ${text}`, width, '    ').map((l, i) => c.dim(i === 0 ? `  ${l.trimStart()}` : l)));
+        if (text)
+          lines.push(
+            ...wrap(`${clean(k)}: ${text}`, width, '    ').map((l, i) => c.dim(i === 0 ? `  ${l.trimStart()}` : l)),
+          );
       }
     }
     // Compact: the first command to run (what must come first is said on the "caused by" line).
     const first = f.fix.find((l) => !l.startsWith('#')) ?? f.fix[0];
     const commands = wide ? f.fix : first !== undefined ? [first] : [];
-    commands.forEach((cmd, i) => lines.push(`  ${i === 0 ? 'fix: ' : '     '}${cmd.startsWith('#') ? c.dim(clean(cmd)) : c.green(clean(cmd))}`));
-    if (!wide && f.fix.length > commands.length) lines.push(c.dim(`       (${plural(f.fix.length - commands.length, 'more line')}: -o wide)`));
+    commands.forEach((cmd, i) =>
+      lines.push(`  ${i === 0 ? 'fix: ' : '     '}${cmd.startsWith('#') ? c.dim(clean(cmd)) : c.green(clean(cmd))}`),
+    );
+    if (!wide && f.fix.length > commands.length)
+      lines.push(c.dim(`       (${plural(f.fix.length - commands.length, 'more line')}: -o wide)`));
     lines.push('');
   }
 
@@ -164,10 +198,13 @@ function render(result: RunResult, meta: ReportMeta, wide: boolean): string {
     lines.push(...coverageLines(result, c, width));
     if (result.findings.length === 0) lines.push(nothingFound(result));
     lines.push('');
-  } else if (result.findings.length === 0) lines.push(s.suppressed ? nothingFound(result) : c.green(nothingFound(result)), '');
+  } else if (result.findings.length === 0)
+    lines.push(s.suppressed ? nothingFound(result) : c.green(nothingFound(result)), '');
   lines.push(totals);
   for (const { finding: f, reason } of result.suppressed)
-    lines.push(...wrap(`suppressed ${f.code} ${f.id} on ${resourceText(f)}: ${clean(reason)}`, width, '  ').map((l) => c.dim(l)));
+    lines.push(
+      ...wrap(`suppressed ${f.code} ${f.id} on ${resourceText(f)}: ${clean(reason)}`, width, '  ').map((l) => c.dim(l)),
+    );
   return lines.join('\n') + '\n';
 }
 

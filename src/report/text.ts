@@ -49,7 +49,8 @@ export function nothingFound(result: Pick<RunResult, 'coverage' | 'summary' | 's
   const s = result.summary;
   const quiet = s.suppressed;
   const sel = result.selection;
-  if (sel && sel.workloads.selected === 0) return `No workload in scope matches ${selectionText(sel)}: nothing was checked.`;
+  if (sel && sel.workloads.selected === 0)
+    return `No workload in scope matches ${selectionText(sel)}: nothing was checked.`;
   if (!result.coverage.complete) {
     return quiet
       ? `The ${plural(s.checksRun, 'check')} that ran found only ${plural(quiet, 'suppressed finding')} (listed below).`
@@ -62,7 +63,10 @@ export function nothingFound(result: Pick<RunResult, 'coverage' | 'summary' | 's
 
 /** `-l app=cart --field-selector metadata.namespace=shop`, as given (made safe for a terminal). */
 export function selectionText(sel: NonNullable<RunResult['selection']>): string {
-  return [sel.selector !== undefined ? `-l ${clean(sel.selector)}` : '', sel.fieldSelector !== undefined ? `--field-selector ${clean(sel.fieldSelector)}` : '']
+  return [
+    sel.selector !== undefined ? `-l ${clean(sel.selector)}` : '',
+    sel.fieldSelector !== undefined ? `--field-selector ${clean(sel.fieldSelector)}` : '',
+  ]
     .filter(Boolean)
     .join(' ');
 }

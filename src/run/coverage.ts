@@ -25,14 +25,18 @@ export function coverageOf(snapshot: Snapshot, checks: readonly Check[], skipped
   const unavailable: Coverage['unavailable'] = [];
   const wanted = [...new Set(checks.flatMap((c) => [...c.inputs, ...(c.optionalInputs ?? [])]))].sort(cmp);
   for (const kind of wanted.filter((k) => !snapshot.objects[k])) {
-    const kept = checks.filter((c) => c.inputs.includes(kind) && skipped.some((s) => s.check === c.id)).map((c) => c.id);
+    const kept = checks
+      .filter((c) => c.inputs.includes(kind) && skipped.some((s) => s.check === c.id))
+      .map((c) => c.id);
     unavailable.push({ kind, reason: snapshot.unavailable[kind] ?? 'not in the snapshot', checks: kept });
   }
   // A kind read in the scope but refused in another namespace (a mesh's control plane): the
   // checks ran, but what they look for there was not examined, so the run is not complete.
   let partial = false;
   for (const kind of wanted.filter((k) => snapshot.objects[k])) {
-    for (const [namespace, reason] of Object.entries(snapshot.unavailableIn?.[kind] ?? {}).sort(([a], [b]) => cmp(a, b))) {
+    for (const [namespace, reason] of Object.entries(snapshot.unavailableIn?.[kind] ?? {}).sort(([a], [b]) =>
+      cmp(a, b),
+    )) {
       unavailable.push({ kind, namespace, reason, checks: [] });
       partial = true;
     }
@@ -55,7 +59,8 @@ function serverUnread(snapshot: Snapshot, key: ServerInputKey): string | undefin
   if (key === 'version') return undefined;
   // /metrics: a kubectl dump (or an older snapshot) has none.
   // (A live run that did not ask, meshdoctor watch, has nothing to say.)
-  if (key === 'metrics') return p || snapshot.source.type === 'live' ? undefined : 'not in the snapshot (meshdoctor snapshot saves it)';
+  if (key === 'metrics')
+    return p || snapshot.source.type === 'live' ? undefined : 'not in the snapshot (meshdoctor snapshot saves it)';
   // The flags: a gap when the pods of kube-system were not read. A cluster that shows no API server
   // pod (a managed control plane: EKS, GKE, AKS) is no read that failed: the check's page says so.
   const pods = snapshot.objects.pods;
@@ -65,7 +70,9 @@ function serverUnread(snapshot: Snapshot, key: ServerInputKey): string | undefin
     pods !== undefined &&
     snapshot.unavailableIn?.pods?.[APISERVER_NAMESPACE] === undefined &&
     (p !== undefined || s.allNamespaces || !s.namespace || s.namespace === APISERVER_NAMESPACE);
-  return podsRead ? undefined : `the pods of ${APISERVER_NAMESPACE} were not read: whether MutatingAdmissionWebhook is on was not examined`;
+  return podsRead
+    ? undefined
+    : `the pods of ${APISERVER_NAMESPACE} were not read: whether MutatingAdmissionWebhook is on was not examined`;
 }
 
 /**
@@ -82,14 +89,22 @@ export function rbacFix(snapshot: Snapshot, unavailable: Coverage['unavailable']
   // The kube-apiserver pods (a labelled list in kube-system) refused: the pods of kube-system, after the kinds.
   const forbidden: { kind: KindKey; namespace?: string; reason: string; checks: string[] }[] = [
     ...refused.flatMap((u) => (isKind(u.kind) ? [{ ...u, kind: u.kind }] : [])),
-    ...refused.flatMap((u) => (u.kind === SERVER_INPUT_LABEL.apiserverPods ? [{ ...u, kind: 'pods' as const, namespace: APISERVER_NAMESPACE }] : [])),
+    ...refused.flatMap((u) =>
+      u.kind === SERVER_INPUT_LABEL.apiserverPods
+        ? [{ ...u, kind: 'pods' as const, namespace: APISERVER_NAMESPACE }]
+        : [],
+    ),
   ];
   const urls = Object.entries(SERVER_URL).flatMap(([k, url]) =>
     refused.some((u) => u.kind === SERVER_INPUT_LABEL[k as keyof typeof SERVER_URL]) ? [url] : [],
   );
   if (!forbidden.length && !urls.length) return [];
   const res = (k: KindKey) => (KINDS[k].group ? `${KINDS[k].plural}.${KINDS[k].group}` : KINDS[k].plural);
-  const named = namedObjects(snapshot.objects.namespaces ?? [], snapshot.objects.mutatingwebhookconfigurations ?? [], snapshot.objects.deployments ?? []);
+  const named = namedObjects(
+    snapshot.objects.namespaces ?? [],
+    snapshot.objects.mutatingwebhookconfigurations ?? [],
+    snapshot.objects.deployments ?? [],
+  );
   const roles: { name: string; command: Step; namespaces: Set<string> | 'cluster' }[] = [];
   /** A ClusterRole named after its rules: the hash of its arguments as printed (kept stable across versions). */
   const addRole = (rules: Word[], kinds: { namespace?: string; reason: string }[]) => {
@@ -104,16 +119,23 @@ export function rbacFix(snapshot: Snapshot, unavailable: Coverage['unavailable']
     });
   };
   const listed = forbidden.filter((u) => !KINDS[u.kind].byName);
-  if (listed.length) addRole([['--verb=get,list'], [`--resource=${[...new Set(listed.map((u) => res(u.kind)))].join(',')}`]], listed);
+  if (listed.length)
+    addRole([['--verb=get,list'], [`--resource=${[...new Set(listed.map((u) => res(u.kind)))].join(',')}`]], listed);
   for (const u of forbidden.filter((x) => KINDS[x.kind].byName)) {
     const names = [...new Set(named.filter((r) => r.key === u.kind).map((r) => r.name))].sort(cmp);
-    if (names.length) addRole([['--verb=get'], [`--resource=${res(u.kind)}`], ...names.map((n): Word => ['--resource-name=', { value: n }])], [u]);
+    if (names.length)
+      addRole(
+        [['--verb=get'], [`--resource=${res(u.kind)}`], ...names.map((n): Word => ['--resource-name=', { value: n }])],
+        [u],
+      );
   }
   // The server's own documents (GET /version, GET /metrics) are non-resource URLs, granted by a
   // ClusterRole bound cluster-wide (rule nonResourceURLs: [url], verbs: ["get"]): one role per URL.
-  for (const url of urls) addRole([['--verb=get'], [`--non-resource-url=${url}`]], [{ reason: 'at the cluster scope' }]);
+  for (const url of urls)
+    addRole([['--verb=get'], [`--non-resource-url=${url}`]], [{ reason: 'at the cluster scope' }]);
   // The API server names the user in its forbidden message: `User "system:serviceaccount:shop:alice" cannot list ...`.
-  const user = snapshot.source.user ?? refused.map((u) => /\bUser "([^"]+)" cannot\b/.exec(u.reason)?.[1]).find(Boolean);
+  const user =
+    snapshot.source.user ?? refused.map((u) => /\bUser "([^"]+)" cannot\b/.exec(u.reason)?.[1]).find(Boolean);
   const subject: Word = user?.startsWith('system:serviceaccount:')
     ? ['--serviceaccount=', { value: user.slice('system:serviceaccount:'.length) }]
     : user
@@ -122,8 +144,11 @@ export function rbacFix(snapshot: Snapshot, unavailable: Coverage['unavailable']
   const out: Step[] = roles.map((r) => r.command);
   if (!user) out.push(comment`USER below: the name meshdoctor authenticates as, which kubectl auth whoami shows`);
   for (const r of roles) {
-    if (r.namespaces === 'cluster') out.push(cmd`kubectl create clusterrolebinding ${r.name} --clusterrole=${r.name} ${subject}`);
-    else for (const ns of [...r.namespaces].sort(cmp)) out.push(cmd`kubectl create rolebinding ${r.name} -n ${ns} --clusterrole=${r.name} ${subject}`);
+    if (r.namespaces === 'cluster')
+      out.push(cmd`kubectl create clusterrolebinding ${r.name} --clusterrole=${r.name} ${subject}`);
+    else
+      for (const ns of [...r.namespaces].sort(cmp))
+        out.push(cmd`kubectl create rolebinding ${r.name} -n ${ns} --clusterrole=${r.name} ${subject}`);
   }
   // The same last guard as every fix line: a line that would not be one safe line is withheld.
   return render(out).map(guardFix);

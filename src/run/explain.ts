@@ -145,16 +145,25 @@ function unreadFor(m: Model, d: Decision, backends: WebhookBackend[]): NonNullab
 }
 
 /** Why whether a webhook's Service can answer is not known: its Service or endpoints not read (anywhere, or in its namespace). */
-function backendUnread(m: Model, backends: WebhookBackend[], hook: WebhookBackend['webhooks'][number]): string | undefined {
+function backendUnread(
+  m: Model,
+  backends: WebhookBackend[],
+  hook: WebhookBackend['webhooks'][number],
+): string | undefined {
   const b = backends.find((x) => x.webhooks.includes(hook));
   if (!b) return undefined;
   if (!m.has('services')) return `cannot read ${m.unread('services')}`;
   if (b.unread) return `cannot read ${b.unread}`;
-  if (!m.has('endpointslices') && !m.has('endpoints')) return `cannot read ${m.unread('endpointslices')}; ${m.unread('endpoints')}`;
+  if (!m.has('endpointslices') && !m.has('endpoints'))
+    return `cannot read ${m.unread('endpointslices')}; ${m.unread('endpoints')}`;
   return undefined;
 }
 
-function verdict(d: Decision, backends: WebhookBackend[], unread: NonNullable<MeshExplanation['notExamined']>): { inject: boolean | null; text: string } {
+function verdict(
+  d: Decision,
+  backends: WebhookBackend[],
+  unread: NonNullable<MeshExplanation['notExamined']>,
+): { inject: boolean | null; text: string } {
   // Which webhooks exist and which are called needs both the configurations and the namespace's labels.
   const why = unread.webhooks ?? unread.namespace;
   if (why) return { inject: null, text: `not examined (${why})` };
@@ -162,41 +171,65 @@ function verdict(d: Decision, backends: WebhookBackend[], unread: NonNullable<Me
     return {
       inject: false,
       text:
-        d.calls.length === 0 ? `no ${d.mesh} injection webhook is installed` : `no ${d.mesh} webhook would be called: the API server never asks the injector`,
+        d.calls.length === 0
+          ? `no ${d.mesh} injection webhook is installed`
+          : `no ${d.mesh} webhook would be called: the API server never asks the injector`,
     };
   }
   const failed = d.injector.find((s) => !s.ok);
-  if (failed) return { inject: false, text: `the ${d.mesh} injector would ${failed.denies ? 'deny the pod' : 'skip it'}: ${failed.detail}` };
+  if (failed)
+    return {
+      inject: false,
+      text: `the ${d.mesh} injector would ${failed.denies ? 'deny the pod' : 'skip it'}: ${failed.detail}`,
+    };
   if (unread.injector)
-    return { inject: null, text: `the webhook would be called; whether the ${d.mesh} injector injects the pod was not examined (${unread.injector})` };
+    return {
+      inject: null,
+      text: `the webhook would be called; whether the ${d.mesh} injector injects the pod was not examined (${unread.injector})`,
+    };
   const down = unreachable(d, backends);
   if (down) {
     const what = down.backend.service ? 'has no ready endpoint' : 'does not exist';
-    const effect = down.policy === 'Ignore' ? 'the pod is created without a proxy (failurePolicy Ignore)' : 'pod creation is rejected (failurePolicy Fail)';
+    const effect =
+      down.policy === 'Ignore'
+        ? 'the pod is created without a proxy (failurePolicy Ignore)'
+        : 'pod creation is rejected (failurePolicy Fail)';
     return {
       inject: false,
       text: `the webhook would be called, but its service ${down.backend.namespace}/${down.backend.name} ${what}: the call fails and ${effect}`,
     };
   }
-  if (unread.service) return { inject: null, text: `the webhook would be called; whether its service can answer was not examined (${unread.service})` };
+  if (unread.service)
+    return {
+      inject: null,
+      text: `the webhook would be called; whether its service can answer was not examined (${unread.service})`,
+    };
   return { inject: true, text: `a pod created now would get ${profileOf(d.mesh).containers.proxy}` };
 }
 
 function findWorkload(m: Model, kind: string, ns: string, name: string): { w: Workload; via?: string } {
   if (kind === 'Pod') {
     const owner = m.workloads.find((w) => w.namespace === ns && w.pods.some((p) => nameOf(p) === name));
-    if (owner) return owner.kind === 'Pod' ? { w: owner } : { w: owner, via: `pod ${name} belongs to ${owner.kind} ${owner.name}: its template decides` };
+    if (owner)
+      return owner.kind === 'Pod'
+        ? { w: owner }
+        : { w: owner, via: `pod ${name} belongs to ${owner.kind} ${owner.name}: its template decides` };
   }
   if (kind === 'ReplicaSet') {
     // A ReplicaSet is judged through its Deployment (the template a rollout restart renews).
     const owner = workloadOfObject(m, 'ReplicaSet', ns, name);
-    if (owner) return { w: owner, via: `replicaset ${name} belongs to ${owner.kind} ${owner.name}: its template decides` };
+    if (owner)
+      return { w: owner, via: `replicaset ${name} belongs to ${owner.kind} ${owner.name}: its template decides` };
   }
   const w = m.workloads.find((x) => x.kind === kind && x.namespace === ns && x.name === name);
   if (w) return { w };
   // Not here: name the namespaces where it is, as kubectl users expect a hint for a missing -n.
-  const elsewhere = [...new Set(m.workloads.filter((x) => x.kind === kind && x.name === name).map((x) => x.namespace))].sort();
-  const hint = elsewhere.length ? `; it exists in namespace ${elsewhere.map((x) => `"${x}"`).join(', ')} (use -n ${elsewhere[0]})` : '';
+  const elsewhere = [
+    ...new Set(m.workloads.filter((x) => x.kind === kind && x.name === name).map((x) => x.namespace)),
+  ].sort();
+  const hint = elsewhere.length
+    ? `; it exists in namespace ${elsewhere.map((x) => `"${x}"`).join(', ')} (use -n ${elsewhere[0]})`
+    : '';
   throw new UserError(`${kind.toLowerCase()} "${name}" not found in namespace "${ns}"${hint}`);
 }
 
@@ -235,7 +268,10 @@ export function explain(
         namespaceSelector: c.namespaceSelector,
         objectSelector: c.objectSelector,
         backend: backendOf(backends, c.webhook),
-        callFails: c.called && backendUnread(m, backends, c.webhook) ? null : c.called && isDown(backends, c.webhook, !!m.snapshot.objects.services),
+        callFails:
+          c.called && backendUnread(m, backends, c.webhook)
+            ? null
+            : c.called && isDown(backends, c.webhook, !!m.snapshot.objects.services),
       })),
       // The steps as rule, result and detail (a configuration step's evidence and fix are the finding's).
       injector: (unread.namespace ? [] : d.injector).map(({ rule, ok, detail, denies, unknown }) => ({
@@ -299,7 +335,10 @@ export function explain(
   };
 }
 
-function backendOf(backends: WebhookBackend[], hook: WebhookBackend['webhooks'][number]): MeshExplanation['webhooks'][number]['backend'] {
+function backendOf(
+  backends: WebhookBackend[],
+  hook: WebhookBackend['webhooks'][number],
+): MeshExplanation['webhooks'][number]['backend'] {
   const b = backends.find((x) => x.webhooks.includes(hook));
   if (!b || !b.endpointsFrom || b.unread) return null;
   return { service: `${b.namespace}/${b.name}`, readyEndpoints: b.ready.length, notReadyEndpoints: b.notReady.length };
@@ -323,7 +362,9 @@ function related(findings: Finding[], w: Workload, called: Set<MeshName>): Findi
   const keep = new Set(own);
   let frontier = own;
   while (frontier.length) {
-    const causes = findings.filter((f) => !keep.has(f) && f.causeKey && frontier.some((x) => x.causedBy === f.causeKey));
+    const causes = findings.filter(
+      (f) => !keep.has(f) && f.causeKey && frontier.some((x) => x.causedBy === f.causeKey),
+    );
     causes.forEach((f) => keep.add(f));
     frontier = causes;
   }

@@ -43,7 +43,8 @@ function objectsOf(doc: unknown, out: K8sObject[]): void {
       for (let i = o.items.length - 1; i >= 0; i--) todo.push(o.items[i]); // reversed: popped in order
       continue;
     }
-    if (typeof o.kind !== 'string' || typeof o.apiVersion !== 'string' || !isObj(o.metadata) || !str(o.metadata.name)) continue;
+    if (typeof o.kind !== 'string' || typeof o.apiVersion !== 'string' || !isObj(o.metadata) || !str(o.metadata.name))
+      continue;
     if (isObj(o.metadata.annotations) && o.metadata.annotations[HELM_HOOK] !== undefined) continue;
     out.push(o as K8sObject);
   }
@@ -70,7 +71,9 @@ async function parse(file: string, text: string, out: ManifestObject[], limits: 
     for (const d of Array.isArray(doc) ? doc : [doc]) objectsOf(d, objs);
     for (const obj of objs) {
       if (out.length >= limits.maxObjects)
-        throw new UserError(`cannot read manifests ${where}: more than ${limits.maxObjects} objects in the manifests (--max-objects)`);
+        throw new UserError(
+          `cannot read manifests ${where}: more than ${limits.maxObjects} objects in the manifests (--max-objects)`,
+        );
       out.push({ obj, source: { file, document, line: lineAt(at) } });
     }
   };
@@ -104,7 +107,8 @@ export async function readManifests(
       for (const f of found) files.push(f.file);
     }
   }
-  if (files.length === 0) throw new UserError(`cannot read manifests ${paths.join(', ')}: no .json or .yaml files found`);
+  if (files.length === 0)
+    throw new UserError(`cannot read manifests ${paths.join(', ')}: no .json or .yaml files found`);
   const objects: ManifestObject[] = [];
   for (const file of files) {
     const fail: Fail = (why) => new UserError(`cannot read manifests ${file === '-' ? 'stdin' : file}: ${why}`);
@@ -118,7 +122,10 @@ export async function readManifests(
     await parse(file, text, objects, limits);
   }
   // Nothing to check is more likely a broken pipeline (helm failed, wrong path) than a pass.
-  if (objects.length === 0) throw new UserError(`no Kubernetes objects found in the manifests (${files.map((f) => (f === '-' ? 'stdin' : f)).join(', ')})`);
+  if (objects.length === 0)
+    throw new UserError(
+      `no Kubernetes objects found in the manifests (${files.map((f) => (f === '-' ? 'stdin' : f)).join(', ')})`,
+    );
   return { files, objects };
 }
 
@@ -137,7 +144,12 @@ export async function manifestSnapshot(opts: SnapshotOptions, kinds: KindKey[], 
   const target = opts.namespace ?? (implicit ? undefined : explicit[0]);
   const oneNs = explicit.every((n) => n === target) || (!implicit && explicit.length === 1);
   const live = !opts.snapshot?.length;
-  const read = live && !opts.allNamespaces && oneNs ? { ...opts, namespace: target } : live ? { ...opts, allNamespaces: true } : opts;
+  const read =
+    live && !opts.allNamespaces && oneNs
+      ? { ...opts, namespace: target }
+      : live
+        ? { ...opts, allNamespaces: true }
+        : opts;
   const snap = await obtainSnapshot(read, kinds);
   let defaultNs = opts.namespace ?? (snap.scope.allNamespaces ? undefined : snap.scope.namespace);
   if (!defaultNs && live && implicit) {
@@ -155,7 +167,9 @@ export async function manifestSnapshot(opts: SnapshotOptions, kinds: KindKey[], 
  * stay unread (a check must not take one manifest object for the whole kind).
  */
 export function overlayManifests(snap: Snapshot, m: Manifests, defaultNs: string): Snapshot {
-  const objects: Snapshot['objects'] = Object.fromEntries(Object.entries(snap.objects).map(([k, list]) => [k, [...(list ?? [])]]));
+  const objects: Snapshot['objects'] = Object.fromEntries(
+    Object.entries(snap.objects).map(([k, list]) => [k, [...(list ?? [])]]),
+  );
   const refs = new Map<string, NonNullable<Snapshot['manifests']>[number]>();
   const gone = new Set<string>();
   // Per kind: "namespace/name" (namespaced) or "name" -> the index of the first such object in
@@ -205,12 +219,15 @@ export function overlayManifests(snap: Snapshot, m: Manifests, defaultNs: string
     });
     if (!objects[key]) delete objects[key];
   }
-  if (objects.events) objects.events = objects.events.filter((e) => !(isObj(e.involvedObject) && gone.has(String(e.involvedObject.uid))));
+  if (objects.events)
+    objects.events = objects.events.filter((e) => !(isObj(e.involvedObject) && gone.has(String(e.involvedObject.uid))));
   // kubectl apply fails on a namespace that neither the cluster nor the manifests hold.
   const namespaces = objects.namespaces?.length ? new Set(objects.namespaces.map(nameOf)) : undefined;
   for (const { ref } of refs.values()) {
     if (namespaces && ref.namespace && !namespaces.has(ref.namespace)) {
-      throw new UserError(`namespace "${ref.namespace}" of ${ref.kind} ${ref.name} not found in the cluster nor in the manifests`);
+      throw new UserError(
+        `namespace "${ref.namespace}" of ${ref.kind} ${ref.name} not found in the cluster nor in the manifests`,
+      );
     }
   }
   return {

@@ -18,19 +18,28 @@ import type { Scope } from '../util/types.js';
  * Read the live cluster (the Kubernetes transport is imported only here, lazily), and of the API
  * server itself what `server` names: of /metrics, the series of the meshes' injection webhooks only.
  */
-export async function gather(opts: Omit<GatherOptions, 'keep' | 'plan'> & { serverInputs?: readonly ServerInputKey[] }): Promise<Snapshot> {
+export async function gather(
+  opts: Omit<GatherOptions, 'keep' | 'plan'> & { serverInputs?: readonly ServerInputKey[] },
+): Promise<Snapshot> {
   const { gather: gatherWith } = await import('../cluster/gather.js');
   const { serverInputs, ...rest } = opts;
   const want = new Set(serverInputs ?? []);
   const server = {
     version: want.has('version'),
     apiserverPods: want.has('apiserverPods'),
-    ...(want.has('metrics') ? { metrics: { keepWebhook: (name: string) => webhookMesh({ name, configName: '' }) !== undefined } } : {}),
+    ...(want.has('metrics')
+      ? { metrics: { keepWebhook: (name: string) => webhookMesh({ name, configName: '' }) !== undefined } }
+      : {}),
   };
   return gatherWith({ ...rest, keep: KEEPER, plan: READ_PLAN, server: { ...server, ...rest.server } });
 }
 
 /** Read snapshot files (meshdoctor's own, kubectl List JSON/YAML, multi-document YAML, directories). */
-export function loadSnapshot(paths: string[], scope?: Scope, limits: Limits = DEFAULT_LIMITS, stdin?: StdinReader): Promise<Snapshot> {
+export function loadSnapshot(
+  paths: string[],
+  scope?: Scope,
+  limits: Limits = DEFAULT_LIMITS,
+  stdin?: StdinReader,
+): Promise<Snapshot> {
   return loadWith(paths, scope, limits, KEEPER, stdin);
 }

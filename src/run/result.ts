@@ -90,5 +90,13 @@ export interface RunResult {
   docsBase?: string;
   /** Checks that failed internally (the run is incomplete: exit 2). */
   errors?: string[];
-  summary: { error: number; warning: number; info: number; total: number; suppressed: number; checksRun: number; checksSkipped: number };
+  summary: {
+    error: number;
+    warning: number;
+    info: number;
+    total: number;
+    suppressed: number;
+    checksRun: number;
+    checksSkipped: number;
+  };
 }

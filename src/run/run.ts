@@ -122,7 +122,8 @@ export async function obtainSnapshot(opts: SnapshotOptions, kinds: KindKey[]): P
 export function assertNamespaceExists(snapshot: Snapshot): void {
   const ns = snapshot.scope.allNamespaces ? undefined : snapshot.scope.namespace;
   const known = snapshot.objects.namespaces;
-  if (ns && known?.length && !known.some((o) => o.metadata?.name === ns)) throw new UserError(`namespace "${ns}" not found`);
+  if (ns && known?.length && !known.some((o) => o.metadata?.name === ns))
+    throw new UserError(`namespace "${ns}" not found`);
 }
 
 const refText = (f: Finding) => `${f.resource.kind}/${f.resource.namespace ?? ''}/${f.resource.name}`;
@@ -176,7 +177,8 @@ function rootFirst(findings: Finding[]): Finding[] {
   const byKey = new Map(findings.filter((f) => f.causeKey).map((f) => [f.causeKey!, f]));
   const rootOf = (f: Finding): Finding => {
     let r = f;
-    for (let i = 0; i < 8 && r.causedBy && byKey.get(r.causedBy) && byKey.get(r.causedBy) !== r; i++) r = byKey.get(r.causedBy)!;
+    for (let i = 0; i < 8 && r.causedBy && byKey.get(r.causedBy) && byKey.get(r.causedBy) !== r; i++)
+      r = byKey.get(r.causedBy)!;
     return r;
   };
   return findings.map((f) => {
@@ -189,7 +191,10 @@ function rootFirst(findings: Finding[]): Finding[] {
 }
 
 /** Run checks over a snapshot: skipped when a required kind is unavailable; never throws per check. */
-type ModelOptions = Pick<RunOptions, 'mesh' | 'certExpiryWarningDays' | 'now' | 'expectMeshed' | 'suppress' | 'docsBase' | 'deadline' | 'selection'>;
+type ModelOptions = Pick<
+  RunOptions,
+  'mesh' | 'certExpiryWarningDays' | 'now' | 'expectMeshed' | 'suppress' | 'docsBase' | 'deadline' | 'selection'
+>;
 
 /** The Model checks run on; "now" is the time the snapshot was read unless given. */
 export function makeModel(snapshot: Snapshot, opts: ModelOptions): Model {
@@ -243,7 +248,8 @@ export function runChecks(
       }
     } catch (e) {
       // --timeout passed: the run ends (one line, exit 2), saying where it stopped.
-      if (e instanceof DeadlineError) throw new DeadlineError(`${e.message}: stopped in check ${check.id} (${i} of ${checks.length} checks done)`);
+      if (e instanceof DeadlineError)
+        throw new DeadlineError(`${e.message}: stopped in check ${check.id} (${i} of ${checks.length} checks done)`);
       // A check that trips over a malformed object must not take the run down with it.
       errors.push(`check ${check.id} failed: ${errorMessage(e)}`);
       skipped.push({ check: check.id, reason: `internal error: ${errorMessage(e)}` });
@@ -264,9 +270,17 @@ export function runChecks(
     ...(selected ? { selection: selected.info } : {}),
     meshes: model.meshes.map((m) => m.mesh),
     ...(notInstalled ? { meshesNotInstalled: [notInstalled] } : {}),
-    checks: checks.map((c) => ({ id: c.id, code: c.code, title: c.title, description: c.description, severity: c.severity })),
+    checks: checks.map((c) => ({
+      id: c.id,
+      code: c.code,
+      title: c.title,
+      description: c.description,
+      severity: c.severity,
+    })),
     findings: ranked,
-    suppressed: suppressed.sort((a, b) => cmp(a.finding.code, b.finding.code) || cmp(refText(a.finding), refText(b.finding))),
+    suppressed: suppressed.sort(
+      (a, b) => cmp(a.finding.code, b.finding.code) || cmp(refText(a.finding), refText(b.finding)),
+    ),
     skipped,
     coverage: coverageOf(snapshot, checks, skipped),
     ...(opts.docsBase ? { docsBase: opts.docsBase } : {}),

@@ -15,7 +15,14 @@
  */
 import { isControlPlaneCause } from '../facts/causes.js';
 import type { Model, Workload } from '../facts/model.js';
-import { fieldsMatch, labelsMatch, parseFieldSelector, parseLabelSelector, type FieldSelector, type LabelSelector } from '../k8s/selector-text.js';
+import {
+  fieldsMatch,
+  labelsMatch,
+  parseFieldSelector,
+  parseLabelSelector,
+  type FieldSelector,
+  type LabelSelector,
+} from '../k8s/selector-text.js';
 import { UserError, printable } from '../util/errors.js';
 import { labelsOf } from '../util/objects.js';
 import type { Finding, SelectionInfo } from './result.js';
@@ -31,24 +38,31 @@ export function parseSelection(selector?: string, fieldSelector?: string): Selec
   const out: Selection = {};
   if (selector !== undefined) {
     const l = parseLabelSelector(selector);
-    if ('error' in l) throw new UserError(`invalid -l/--selector "${printable(selector, 200)}": ${printable(l.error, 300)}`);
+    if ('error' in l)
+      throw new UserError(`invalid -l/--selector "${printable(selector, 200)}": ${printable(l.error, 300)}`);
     out.labels = l;
   }
   if (fieldSelector !== undefined) {
     const f = parseFieldSelector(fieldSelector);
-    if ('error' in f) throw new UserError(`invalid --field-selector "${printable(fieldSelector, 200)}": ${printable(f.error, 300)}`);
+    if ('error' in f)
+      throw new UserError(`invalid --field-selector "${printable(fieldSelector, 200)}": ${printable(f.error, 300)}`);
     out.fields = f;
   }
   return out;
 }
 
 const selects = (sel: Selection, w: Workload) =>
-  (!sel.labels || labelsMatch(sel.labels, labelsOf(w.template))) && (!sel.fields || fieldsMatch(sel.fields, { name: w.name, namespace: w.namespace }));
+  (!sel.labels || labelsMatch(sel.labels, labelsOf(w.template))) &&
+  (!sel.fields || fieldsMatch(sel.fields, { name: w.name, namespace: w.namespace }));
 
 const refKey = (r: { kind: string; namespace?: string; name: string }) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
 
 /** The findings that concern the selected workloads (see the top of this file), and how many workloads were selected. */
-export function selectFindings(findings: Finding[], m: Model, sel: Selection): { findings: Finding[]; info: SelectionInfo } {
+export function selectFindings(
+  findings: Finding[],
+  m: Model,
+  sel: Selection,
+): { findings: Finding[]; info: SelectionInfo } {
   const all = m.appWorkloads;
   const chosen = all.filter((w) => selects(sel, w));
   const chosenKeys = new Set(chosen.map((w) => refKey(w.ref)));
@@ -70,14 +84,18 @@ export function selectFindings(findings: Finding[], m: Model, sel: Selection): {
   const placeOf = (f: Finding) => {
     const key = refKey(f.resource);
     if (appKeys.has(key)) return { workload: key };
-    if (f.resource.kind === 'Namespace' && !m.isControlPlaneNamespace(f.resource.name)) return { namespace: f.resource.name };
-    if (f.resource.namespace !== undefined && !m.isControlPlaneNamespace(f.resource.namespace)) return { namespace: f.resource.namespace };
+    if (f.resource.kind === 'Namespace' && !m.isControlPlaneNamespace(f.resource.name))
+      return { namespace: f.resource.name };
+    if (f.resource.namespace !== undefined && !m.isControlPlaneNamespace(f.resource.namespace))
+      return { namespace: f.resource.namespace };
     return {};
   };
   const own = new Set(
     findings.filter((f) => {
       const place = placeOf(f);
-      return place.workload !== undefined ? chosenKeys.has(place.workload) : place.namespace !== undefined && namespaces.has(place.namespace);
+      return place.workload !== undefined
+        ? chosenKeys.has(place.workload)
+        : place.namespace !== undefined && namespaces.has(place.namespace);
     }),
   );
   // The causes the kept findings name, and the control plane of a mesh that concerns a selected workload.
@@ -86,7 +104,10 @@ export function selectFindings(findings: Finding[], m: Model, sel: Selection): {
     if (own.has(f)) return true;
     const place = placeOf(f);
     if (place.workload !== undefined || place.namespace !== undefined) return false;
-    return (f.causeKey !== undefined && named.has(f.causeKey)) || ((!f.cause || isControlPlaneCause(f.cause)) && meshes.has(f.mesh));
+    return (
+      (f.causeKey !== undefined && named.has(f.causeKey)) ||
+      ((!f.cause || isControlPlaneCause(f.cause)) && meshes.has(f.mesh))
+    );
   });
   return {
     findings: kept,

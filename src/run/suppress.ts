@@ -42,9 +42,12 @@ export function parseSuppressions(specs: string[] = []): SuppressRule[] {
     const id = spec.slice(0, eq);
     const parts = spec.slice(eq + 1).split('/');
     if (eq <= 0 || (parts.length !== 2 && parts.length !== 3) || parts.some((p) => p === '')) {
-      throw new UserError(`invalid --suppress "${spec}": expected ID=Kind/namespace/name or ID=Kind/name (* as wildcard)`);
+      throw new UserError(
+        `invalid --suppress "${spec}": expected ID=Kind/namespace/name or ID=Kind/name (* as wildcard)`,
+      );
     }
-    if (!id.includes('*') && !known.has(id)) throw new UserError(`invalid --suppress "${spec}": ${unknownCheck(id)} (see: meshdoctor checks)`);
+    if (!id.includes('*') && !known.has(id))
+      throw new UserError(`invalid --suppress "${spec}": ${unknownCheck(id)} (see: meshdoctor checks)`);
     const [kind, a, b] = parts as [string, string, string?];
     return b === undefined
       ? { spec, id: glob(id), kind: glob(kind, 'i'), name: glob(a) }
@@ -56,7 +59,12 @@ function flagMatch(f: Finding, r: SuppressRule): boolean {
   const res = f.resource;
   // A 2-part pattern names cluster-scoped resources only, a 3-part one namespaced ones only.
   if ((r.namespace === undefined) !== (res.namespace === undefined)) return false;
-  return (r.id.test(f.id) || r.id.test(f.code)) && r.kind.test(res.kind) && (!r.namespace || r.namespace.test(res.namespace!)) && r.name.test(res.name);
+  return (
+    (r.id.test(f.id) || r.id.test(f.code)) &&
+    r.kind.test(res.kind) &&
+    (!r.namespace || r.namespace.test(res.namespace!)) &&
+    r.name.test(res.name)
+  );
 }
 
 /** The ids/codes listed in an object's meshdoctor.io/ignore annotation. */
@@ -74,10 +82,14 @@ function ignored(meta: unknown): string[] {
 function annotationReason(f: Finding, m: Model): string | undefined {
   const r = f.resource;
   const hit = (meta: unknown) => ignored(meta).some((x) => x === f.id || x === f.code);
-  const byRef = m.memo('workloads-by-ref', () => new Map(m.workloads.map((x) => [`${x.kind}/${x.namespace}/${x.name}`, x])));
+  const byRef = m.memo(
+    'workloads-by-ref',
+    () => new Map(m.workloads.map((x) => [`${x.kind}/${x.namespace}/${x.name}`, x])),
+  );
   const w = r.namespace !== undefined ? byRef.get(`${r.kind}/${r.namespace}/${r.name}`) : undefined;
   const where = `${r.kind} ${r.namespace}/${r.name}`;
-  if (w && w.kind !== 'Pod' && hit(w.template.metadata)) return `annotation ${IGNORE_ANNOTATION} on the pod template of ${where}`;
+  if (w && w.kind !== 'Pod' && hit(w.template.metadata))
+    return `annotation ${IGNORE_ANNOTATION} on the pod template of ${where}`;
   if (w && hit((w.obj as K8sObject | undefined)?.metadata)) return `annotation ${IGNORE_ANNOTATION} on ${where}`;
   const ns = r.kind === 'Namespace' && r.namespace === undefined ? r.name : r.namespace;
   if (ns !== undefined && hit(m.namespace(ns)?.metadata)) return `annotation ${IGNORE_ANNOTATION} on Namespace ${ns}`;
@@ -85,7 +97,11 @@ function annotationReason(f: Finding, m: Model): string | undefined {
 }
 
 /** Split findings into kept and suppressed; the flag wins over annotations in the reason. */
-export function applySuppressions(findings: Finding[], rules: SuppressRule[], m: Model): { kept: Finding[]; suppressed: SuppressedFinding[] } {
+export function applySuppressions(
+  findings: Finding[],
+  rules: SuppressRule[],
+  m: Model,
+): { kept: Finding[]; suppressed: SuppressedFinding[] } {
   const kept: Finding[] = [];
   const suppressed: SuppressedFinding[] = [];
   for (const f of findings) {

@@ -5,7 +5,20 @@
  * check alone passes them).
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UserError, errorMessage } from './errors.js';
 import { mib } from './limits.js';
@@ -89,11 +102,17 @@ export function readFileBounded(path: string, maxBytes: number, what: string, hi
 }
 
 function tooLarge(what: string, path: string, maxBytes: number, hint: string): UserError {
-  return new UserError(`cannot read ${what} ${path}: larger than ${mib(maxBytes)} (--max-bytes)${hint ? `; ${hint}` : ''}`);
+  return new UserError(
+    `cannot read ${what} ${path}: larger than ${mib(maxBytes)} (--max-bytes)${hint ? `; ${hint}` : ''}`,
+  );
 }
 
 /** A stream (stdin) read to its end, at most `maxBytes`. */
-export async function readStreamBounded(stream: AsyncIterable<unknown>, maxBytes: number, what: string): Promise<Buffer> {
+export async function readStreamBounded(
+  stream: AsyncIterable<unknown>,
+  maxBytes: number,
+  what: string,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of stream) {

@@ -35,4 +35,5 @@ export const MAX_EXEC_OUTPUT_BYTES = 1 * MiB;
 /** Nesting depth of a JSON/YAML document meshdoctor walks (Kubernetes objects nest about 20 deep). */
 export const MAX_DEPTH = 200;
 
-export const mib = (bytes: number): string => (bytes < MiB ? `${Math.ceil(bytes / 1024)} KiB` : `${+(bytes / MiB).toFixed(1)} MiB`);
+export const mib = (bytes: number): string =>
+  bytes < MiB ? `${Math.ceil(bytes / 1024)} KiB` : `${+(bytes / MiB).toFixed(1)} MiB`;

@@ -79,7 +79,8 @@ export function groupBy<T>(items: Iterable<T>, key: (t: T) => string): Map<strin
 export { note, shq } from './shell.js';
 
 /** A file name for a fix's `> file`: the object's name with anything but [A-Za-z0-9._-] replaced, never a path. */
-export const fileName = (name: string, ext = '.yaml'): string => shq(`${name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[.-]/, '_')}${ext}`);
+export const fileName = (name: string, ext = '.yaml'): string =>
+  shq(`${name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[.-]/, '_')}${ext}`);
 
 /** "1 pod", "3 pods", "2 other workloads": the count and the phrase, its last word pluralized. */
 export const plural = (n: number, phrase: string): string => `${n} ${phrase}${n === 1 ? '' : 's'}`;

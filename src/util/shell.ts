@@ -43,7 +43,8 @@ export const note = (v: string, max = 200): string => shq(printable(v, max));
  * in a manifest `'true'` is a string and `true` a boolean; and a YAML single-quoted scalar is also a
  * run of POSIX single-quoted strings (`'it''s'` is `'it'` `'s'`), so the comment line stays inert.
  */
-export const yamlScalar = (v: string | number | boolean): string => (typeof v === 'string' ? `'${printable(v, 200).replace(/'/g, "''")}'` : String(v));
+export const yamlScalar = (v: string | number | boolean): string =>
+  typeof v === 'string' ? `'${printable(v, 200).replace(/'/g, "''")}'` : String(v);
 
 /** A YAML mapping key shown in a comment line: plain when YAML and every shell read it as it is, else as yamlScalar. */
 export const yamlKey = (k: string): string => (/^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(k) ? k : yamlScalar(k));
@@ -162,7 +163,10 @@ export function guardFix(line: string): string {
     // The words holding a control character: found in a copy with every other character made plain, then read from the line.
     const from = isComment(line) ? 1 : 0;
     const ws = words(line.slice(from).replace(/[^\x20-\x7e]/g, 'x'));
-    const named = typeof ws === 'string' ? [] : ws.map((w) => line.slice(from + w.at, from + w.at + w.text.length)).filter(hasControl);
+    const named =
+      typeof ws === 'string'
+        ? []
+        : ws.map((w) => line.slice(from + w.at, from + w.at + w.text.length)).filter(hasControl);
     const valueOf = (t: string) => {
       const w = words(t);
       return typeof w === 'string' || w.length !== 1 ? t : w[0]!.value;
@@ -171,7 +175,9 @@ export function guardFix(line: string): string {
     return `# fix withheld: a control character in ${shownAs.length ? shownAs.join(' and ') : 'a value'} keeps the command from being one safe line`;
   }
   if (problem === 'dash') {
-    const named = (words(line) as Word[]).filter((w) => w.quoted && w.value.startsWith('-')).map((w) => note(w.value, 120));
+    const named = (words(line) as Word[])
+      .filter((w) => w.quoted && w.value.startsWith('-'))
+      .map((w) => note(w.value, 120));
     return `# fix withheld: it names ${[...new Set(named)].join(' and ')}, which starts with a dash: no Kubernetes name does, and kubectl would read it as a flag`;
   }
   return '# fix withheld: it would not be one safe line';

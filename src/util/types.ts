@@ -5,7 +5,8 @@ export const SEVERITIES: readonly Severity[] = ['error', 'warning', 'info'];
 export type FailOn = Severity | 'none';
 
 /** Whether a finding of this severity fails a run under --fail-on (README "Exit codes"). */
-export const atOrAbove = (severity: Severity, failOn: FailOn): boolean => failOn !== 'none' && SEVERITIES.indexOf(severity) <= SEVERITIES.indexOf(failOn);
+export const atOrAbove = (severity: Severity, failOn: FailOn): boolean =>
+  failOn !== 'none' && SEVERITIES.indexOf(severity) <= SEVERITIES.indexOf(failOn);
 
 /** A Kubernetes object as read from the API or a file: untrusted, any field may be missing. */
 export interface K8sObject {

@@ -67,7 +67,8 @@ export class Evaluator {
     const result = runChecks(snapshot, this.checks, { ...this.options, now }, model);
     const states = workloadStates(model);
     this.parts.clear();
-    const part = (key: string) => this.parts.get(key) ?? this.parts.set(key, { findings: [], suppressed: [], states: [] }).get(key)!;
+    const part = (key: string) =>
+      this.parts.get(key) ?? this.parts.set(key, { findings: [], suppressed: [], states: [] }).get(key)!;
     for (const f of result.findings) part(partitionOf(f.resource, controlPlane)).findings.push(f);
     for (const s of result.suppressed) part(partitionOf(s.finding.resource, controlPlane)).suppressed.push(s);
     for (const s of states) part(partitionOf({ kind: 'Namespace', name: s.namespace }, controlPlane)).states.push(s);
@@ -97,7 +98,9 @@ export class Evaluator {
     });
     const parts = [...this.parts.values()];
     const findings = rank(parts.flatMap((p) => p.findings));
-    const suppressed = parts.flatMap((p) => p.suppressed).sort((a, b) => cmp(a.finding.code, b.finding.code) || cmp(refText(a.finding), refText(b.finding)));
+    const suppressed = parts
+      .flatMap((p) => p.suppressed)
+      .sort((a, b) => cmp(a.finding.code, b.finding.code) || cmp(refText(a.finding), refText(b.finding)));
     const count = (s: string) => findings.filter((f) => f.severity === s).length;
     this.merged = {
       ...base,
@@ -114,7 +117,9 @@ export class Evaluator {
         suppressed: suppressed.length,
       },
     };
-    this.states = parts.flatMap((p) => p.states).sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.mesh, b.mesh) || cmp(a.state, b.state));
+    this.states = parts
+      .flatMap((p) => p.states)
+      .sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.mesh, b.mesh) || cmp(a.state, b.state));
     return true;
   }
 }

@@ -85,7 +85,11 @@ export class Histogram {
 
   samples(labels: Readonly<Record<string, string>> = {}): Sample[] {
     return [
-      ...this.buckets.map((le, i) => ({ suffix: '_bucket', labels: { ...labels, le: formatValue(le) }, value: this.counts[i]! })),
+      ...this.buckets.map((le, i) => ({
+        suffix: '_bucket',
+        labels: { ...labels, le: formatValue(le) },
+        value: this.counts[i]!,
+      })),
       { suffix: '_bucket', labels: { ...labels, le: '+Inf' }, value: this.count },
       { suffix: '_sum', labels, value: this.sum },
       { suffix: '_count', labels, value: this.count },

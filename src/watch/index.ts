@@ -73,7 +73,9 @@ const PLAN_KINDS: KindKey[] = ['namespaces', 'mutatingwebhookconfigurations'];
 
 const text = (status: number, body: string): Answer => ({ status, type: 'text/plain; charset=utf-8', body });
 const aborted = (signal: AbortSignal) =>
-  new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+  new Promise<void>((resolve) =>
+    signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
 
 /** Runs until io.signal aborts; throws a UserError when it cannot start (bad flags, kubeconfig, --listen, a cluster never read). */
 export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
@@ -83,11 +85,22 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
   const kinds = kindsFor(checks);
   const listen = parseListen(o.listen);
   if (!Number.isInteger(o.maxSeries) || o.maxSeries < 1) throw new UserError('--max-series must be a positive integer');
-  const kube = { kubeconfig: o.kubeconfig, context: o.context, ...(o.impersonate ? { impersonate: o.impersonate } : {}) };
+  const kube = {
+    kubeconfig: o.kubeconfig,
+    context: o.context,
+    ...(o.impersonate ? { impersonate: o.impersonate } : {}),
+  };
   const ctx = await resolveKubeContext(kube, o.limits);
-  const scope: Scope = o.allNamespaces ? { allNamespaces: true } : { allNamespaces: false, namespace: o.namespace ?? ctx.namespace };
+  const scope: Scope = o.allNamespaces
+    ? { allNamespaces: true }
+    : { allNamespaces: false, namespace: o.namespace ?? ctx.namespace };
   const plan = new WatchPlan(kinds, scope);
-  const evaluator = new Evaluator(checks, { mesh: o.mesh, certExpiryWarningDays: o.certExpiryWarningDays, suppress: o.suppress, docsBase: o.docsBase });
+  const evaluator = new Evaluator(checks, {
+    mesh: o.mesh,
+    certExpiryWarningDays: o.certExpiryWarningDays,
+    suppress: o.suppress,
+    docsBase: o.docsBase,
+  });
   const stopper = new AbortController();
   setMaxListeners(Infinity, stopper.signal); // one listener per request in flight, as in gather
 
@@ -99,7 +112,10 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
   const metrics = {
     lastEvaluation: 0,
     lastFullEvaluation: 0,
-    durations: { full: new Histogram(DURATION_BUCKETS), namespace: new Histogram(DURATION_BUCKETS) } as Record<EvaluationMode, Histogram>,
+    durations: { full: new Histogram(DURATION_BUCKETS), namespace: new Histogram(DURATION_BUCKETS) } as Record<
+      EvaluationMode,
+      Histogram
+    >,
     transitions: { opened: 0, resolved: 0 },
     startTime: Math.floor(Date.now() / 1000 - process.uptime()),
   };
@@ -124,14 +140,25 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
     ...(o.namedPollMs ? { namedPollMs: o.namedPollMs } : {}),
   });
   const controlPlane = () => (cp ??= plan.controlPlane(reflector.store));
-  const source = (now: Date): SnapshotSource => ({ type: 'live', context: ctx.contextName, server: ctx.server, readAt: now.toISOString() });
+  const source = (now: Date): SnapshotSource => ({
+    type: 'live',
+    context: ctx.contextName,
+    server: ctx.server,
+    readAt: now.toISOString(),
+  });
 
   function onChange(c: Change): void {
     if (PLAN_KINDS.includes(c.key)) cp = undefined;
     if (!ready || !scheduler) return;
     if (c.type === 'object' && c.key === 'events' && controlPlane().has(c.namespace)) {
       scheduler.eventuallyEverything();
-    } else if (c.type !== 'object' || EVERYWHERE.has(c.key) || !scope.allNamespaces || c.namespace === '' || controlPlane().has(c.namespace)) {
+    } else if (
+      c.type !== 'object' ||
+      EVERYWHERE.has(c.key) ||
+      !scope.allNamespaces ||
+      c.namespace === '' ||
+      controlPlane().has(c.namespace)
+    ) {
       scheduler.everythingChanged();
     } else {
       scheduler.namespaceChanged(c.namespace);
@@ -170,7 +197,10 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
   function namespace(ns: string): boolean {
     const t0 = performance.now();
     const now = clock();
-    if (!evaluator.namespace(ns, plan.snapshot(reflector.store, reflector.status, source(now), ns), now, controlPlane())) return false;
+    if (
+      !evaluator.namespace(ns, plan.snapshot(reflector.store, reflector.status, source(now), ns), now, controlPlane())
+    )
+      return false;
     evaluated(now, 'namespace', performance.now() - t0);
     return true;
   }
@@ -222,10 +252,17 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
       ),
     }),
     '/healthz': () => text(200, 'ok\n'),
-    '/readyz': () => (ready ? text(200, ['ok', ...problems()].join('\n') + '\n') : text(503, [notReady().trimEnd(), ...problems()].join('\n') + '\n')),
+    '/readyz': () =>
+      ready
+        ? text(200, ['ok', ...problems()].join('\n') + '\n')
+        : text(503, [notReady().trimEnd(), ...problems()].join('\n') + '\n'),
     '/findings': () =>
       ready && evaluator.result
-        ? { status: 200, type: 'application/json', body: (report ??= json(evaluator.result as Result, { version: o.version, color: false })) }
+        ? {
+            status: 200,
+            type: 'application/json',
+            body: (report ??= json(evaluator.result as Result, { version: o.version, color: false })),
+          }
         : text(503, notReady()),
   });
   const where = scope.allNamespaces ? 'every namespace' : `namespace ${scope.namespace}`;
@@ -249,7 +286,11 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
       const why = kinds.map((k) => reflector.status(k).unavailable).find(Boolean);
       throw new UserError(`cannot read the cluster at ${ctx.server}${why ? `: ${why}` : ''}`);
     }
-    if (scope.namespace && reflector.store.count('namespaces') > 0 && !reflector.store.get('namespaces', '', scope.namespace)) {
+    if (
+      scope.namespace &&
+      reflector.store.count('namespaces') > 0 &&
+      !reflector.store.get('namespaces', '', scope.namespace)
+    ) {
       throw new UserError(`namespace "${scope.namespace}" not found`);
     }
     const readSeconds = (performance.now() - t0) / 1000;

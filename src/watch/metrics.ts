@@ -45,7 +45,12 @@ interface WatchMetricsState {
 }
 
 const gauge = (name: string, help: string, samples: Sample[]): MetricFamily => ({ name, help, type: 'gauge', samples });
-const counter = (name: string, help: string, samples: Sample[]): MetricFamily => ({ name, help, type: 'counter', samples });
+const counter = (name: string, help: string, samples: Sample[]): MetricFamily => ({
+  name,
+  help,
+  type: 'counter',
+  samples,
+});
 
 export function watchMetrics(s: WatchMetricsState): MetricFamily[] {
   const findings = s.result?.findings ?? [];
@@ -73,23 +78,38 @@ export function watchMetrics(s: WatchMetricsState): MetricFamily[] {
   );
   const stateSamples = capped(
     'meshdoctor_workloads',
-    s.states.map((x) => ({ labels: { namespace: clusterValue(x.namespace), mesh: x.mesh, state: x.state }, value: x.workloads })),
+    s.states.map((x) => ({
+      labels: { namespace: clusterValue(x.namespace), mesh: x.mesh, state: x.state },
+      value: x.workloads,
+    })),
   );
   const count = (sev: Severity) => findings.filter((f) => f.severity === sev).length;
   const mem = process.memoryUsage();
   const cpu = process.cpuUsage();
   const families: MetricFamily[] = [
     gauge('meshdoctor_build_info', 'meshdoctor version; always 1.', [{ labels: { version: s.version }, value: 1 }]),
-    gauge('meshdoctor_ready', '1 once the first full sync of the cluster has been evaluated.', [{ value: s.ready ? 1 : 0 }]),
-    gauge('meshdoctor_finding', 'One series per open finding (value 1), as `meshdoctor check` reports it; at most --max-series.', findingSamples),
+    gauge('meshdoctor_ready', '1 once the first full sync of the cluster has been evaluated.', [
+      { value: s.ready ? 1 : 0 },
+    ]),
+    gauge(
+      'meshdoctor_finding',
+      'One series per open finding (value 1), as `meshdoctor check` reports it; at most --max-series.',
+      findingSamples,
+    ),
     gauge(
       'meshdoctor_findings',
       'Open findings by severity (not capped).',
       SEVERITIES.map((sev) => ({ labels: { severity: sev }, value: count(sev) })),
     ),
-    gauge('meshdoctor_workloads', 'App workloads by namespace, mesh and state (meshed, unmeshed, opted_out, not_asked, no_pods).', stateSamples),
+    gauge(
+      'meshdoctor_workloads',
+      'App workloads by namespace, mesh and state (meshed, unmeshed, opted_out, not_asked, no_pods).',
+      stateSamples,
+    ),
     gauge('meshdoctor_series_overflow', 'Series left out of a family because it reached --max-series.', overflow),
-    gauge('meshdoctor_coverage_complete', '1 when every selected check ran (no kind unreadable), else 0.', [{ value: s.result?.coverage.complete ? 1 : 0 }]),
+    gauge('meshdoctor_coverage_complete', '1 when every selected check ran (no kind unreadable), else 0.', [
+      { value: s.result?.coverage.complete ? 1 : 0 },
+    ]),
     gauge(
       'meshdoctor_kind_readable',
       '1 when the kind is read (its objects kept in sync), 0 when it cannot be read (see the log and /findings coverage).',
@@ -105,12 +125,16 @@ export function watchMetrics(s: WatchMetricsState): MetricFamily[] {
       'Objects kept in sync, by kind.',
       s.kinds.map((k) => ({ labels: { kind: k }, value: s.status(k).objects })),
     ),
-    gauge('meshdoctor_last_evaluation_timestamp_seconds', 'When the findings were last evaluated (Unix seconds; 0 before the first evaluation).', [
-      { value: s.lastEvaluation },
-    ]),
-    gauge('meshdoctor_last_full_evaluation_timestamp_seconds', 'When every check last ran over the whole scope (Unix seconds; 0 before).', [
-      { value: s.lastFullEvaluation },
-    ]),
+    gauge(
+      'meshdoctor_last_evaluation_timestamp_seconds',
+      'When the findings were last evaluated (Unix seconds; 0 before the first evaluation).',
+      [{ value: s.lastEvaluation }],
+    ),
+    gauge(
+      'meshdoctor_last_full_evaluation_timestamp_seconds',
+      'When every check last ran over the whole scope (Unix seconds; 0 before).',
+      [{ value: s.lastFullEvaluation }],
+    ),
     {
       name: 'meshdoctor_evaluation_duration_seconds',
       help: 'Time one evaluation took: full (every namespace) or namespace (one namespace after a change in it).',
@@ -139,8 +163,12 @@ export function watchMetrics(s: WatchMetricsState): MetricFamily[] {
     ),
     gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', [{ value: mem.rss }]),
     gauge('nodejs_heap_size_used_bytes', 'V8 heap used, in bytes.', [{ value: mem.heapUsed }]),
-    counter('process_cpu_seconds_total', 'User and system CPU time spent, in seconds.', [{ value: (cpu.user + cpu.system) / 1e6 }]),
-    gauge('process_start_time_seconds', 'Start time of the process since the Unix epoch, in seconds.', [{ value: s.startTime }]),
+    counter('process_cpu_seconds_total', 'User and system CPU time spent, in seconds.', [
+      { value: (cpu.user + cpu.system) / 1e6 },
+    ]),
+    gauge('process_start_time_seconds', 'Start time of the process since the Unix epoch, in seconds.', [
+      { value: s.startTime },
+    ]),
   ];
   for (const src of s.sources ?? []) families.push(...src.collect());
   return families;

@@ -12,7 +12,8 @@ import type { ObjectStore } from '../cluster/store.js';
 import type { K8sObject, Scope, SnapshotSource } from '../util/types.js';
 import type { Snapshot } from '../k8s/snapshot.js';
 
-const UNKNOWN_MESH_NAMESPACES = 'the mesh namespaces are unknown: namespaces and mutatingwebhookconfigurations were not read';
+const UNKNOWN_MESH_NAMESPACES =
+  'the mesh namespaces are unknown: namespaces and mutatingwebhookconfigurations were not read';
 
 export class WatchPlan {
   /** The named objects of the last plan, in the order `check` fetches them. */
@@ -25,7 +26,9 @@ export class WatchPlan {
 
   /** The meshes' control-plane namespaces, from the namespaces and webhook configurations read so far. */
   controlPlane(store: ObjectStore): Set<string> {
-    return new Set(Object.values(meshNamespaces(store.all('namespaces'), store.all('mutatingwebhookconfigurations'))).flat());
+    return new Set(
+      Object.values(meshNamespaces(store.all('namespaces'), store.all('mutatingwebhookconfigurations'))).flat(),
+    );
   }
 
   /** The streams: gather.ts's readCluster, as a function of what is read so far. */
@@ -46,10 +49,16 @@ export class WatchPlan {
       return { lists, named: [], unavailable: Object.fromEntries(byName.map((key) => [key, UNKNOWN_MESH_NAMESPACES])) };
     }
     // Each object once, however many webhooks name its namespace.
-    const refs = namedObjects(store.all('namespaces'), store.all('mutatingwebhookconfigurations'), store.all('deployments')).filter((r) =>
-      byName.includes(r.key),
-    );
-    this.named = [...new Map(refs.map((r) => [`${r.key}/${r.namespace}/${r.name}`, { key: r.key, namespace: r.namespace, name: r.name }])).values()];
+    const refs = namedObjects(
+      store.all('namespaces'),
+      store.all('mutatingwebhookconfigurations'),
+      store.all('deployments'),
+    ).filter((r) => byName.includes(r.key));
+    this.named = [
+      ...new Map(
+        refs.map((r) => [`${r.key}/${r.namespace}/${r.name}`, { key: r.key, namespace: r.namespace, name: r.name }]),
+      ).values(),
+    ];
     return { lists, named: this.named };
   };
 
@@ -58,7 +67,12 @@ export class WatchPlan {
    * LIST order (named objects in the order they are named); `namespace` narrows its objects to
    * what `check -n NAMESPACE` reads.
    */
-  snapshot(store: ObjectStore, status: (key: KindKey) => KindStatus, source: SnapshotSource, namespace?: string): Snapshot {
+  snapshot(
+    store: ObjectStore,
+    status: (key: KindKey) => KindStatus,
+    source: SnapshotSource,
+    namespace?: string,
+  ): Snapshot {
     const objects: Snapshot['objects'] = {};
     const unavailable: Snapshot['unavailable'] = {};
     const namespaces = namespace === undefined ? undefined : new Set([namespace, ...this.controlPlane(store)]);

@@ -100,7 +100,10 @@ export class Scheduler {
   /** When the next evaluation is due (Infinity: none). */
   private due(): number {
     const now = this.hooks.now();
-    const debounced = this.firstDirtyAt === undefined ? Infinity : Math.min(now + this.t.quietMs, this.firstDirtyAt + this.t.maxDelayMs);
+    const debounced =
+      this.firstDirtyAt === undefined
+        ? Infinity
+        : Math.min(now + this.t.quietMs, this.firstDirtyAt + this.t.maxDelayMs);
     let at = this.dirty.size ? debounced : Infinity;
     if (this.urgent) at = Math.min(at, Math.max(debounced, this.nextFullAllowed));
     if (this.lazyAt !== undefined) at = Math.min(at, Math.max(this.lazyAt, this.nextFullAllowed));
@@ -113,7 +116,8 @@ export class Scheduler {
     if (at === this.timerAt) return;
     if (this.timer !== undefined) this.hooks.clearTimer(this.timer);
     this.timerAt = at;
-    this.timer = at === Infinity ? undefined : this.hooks.setTimer(() => this.tick(), Math.max(0, at - this.hooks.now()));
+    this.timer =
+      at === Infinity ? undefined : this.hooks.setTimer(() => this.tick(), Math.max(0, at - this.hooks.now()));
   }
 
   private runFull(): void {
@@ -146,7 +150,9 @@ export class Scheduler {
       this.lazyAt = Math.min(this.lazyFirst + this.t.lazyMaxMs, at + this.t.lazyFullMs);
     }
     if (!this.urgent) this.firstDirtyAt = undefined;
-    const fullDue = (this.urgent || (this.lazyAt !== undefined && now >= this.lazyAt) || now >= this.periodicAt) && now >= this.nextFullAllowed;
+    const fullDue =
+      (this.urgent || (this.lazyAt !== undefined && now >= this.lazyAt) || now >= this.periodicAt) &&
+      now >= this.nextFullAllowed;
     if (fullDue) this.runFull();
     this.arm();
   }

@@ -25,7 +25,10 @@ interface ListenAddress {
 export function parseListen(addr: string): ListenAddress {
   const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^\s:[\]/]*)):(\d{1,5})$/.exec(addr);
   const port = m ? Number(m[3]) : NaN;
-  if (!m || port > 65535) throw new UserError(`--listen must be HOST:PORT, :PORT or [IPv6]:PORT (e.g. 127.0.0.1:9090), not "${printable(addr, 100)}"`);
+  if (!m || port > 65535)
+    throw new UserError(
+      `--listen must be HOST:PORT, :PORT or [IPv6]:PORT (e.g. 127.0.0.1:9090), not "${printable(addr, 100)}"`,
+    );
   const host = m[1] ?? m[2];
   return { ...(host ? { host } : {}), port };
 }
@@ -54,7 +57,11 @@ export async function serve(addr: ListenAddress, routes: Routes): Promise<Listen
       }
     }
     const body = Buffer.from(answer.body);
-    res.writeHead(answer.status, { 'Content-Type': answer.type, 'Content-Length': body.length, 'Cache-Control': 'no-store' });
+    res.writeHead(answer.status, {
+      'Content-Type': answer.type,
+      'Content-Length': body.length,
+      'Cache-Control': 'no-store',
+    });
     res.end(req.method === 'HEAD' ? undefined : body);
   });
   server.headersTimeout = 10_000;
@@ -64,12 +71,17 @@ export async function serve(addr: ListenAddress, routes: Routes): Promise<Listen
   server.maxHeadersCount = 50;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) =>
-      reject(new UserError(`cannot listen on ${addr.host ?? ''}:${addr.port} (--listen): ${printable(e.code ?? errorMessage(e))}`)),
+      reject(
+        new UserError(
+          `cannot listen on ${addr.host ?? ''}:${addr.port} (--listen): ${printable(e.code ?? errorMessage(e))}`,
+        ),
+      ),
     );
     server.listen({ port: addr.port, ...(addr.host ? { host: addr.host } : {}) }, resolve);
   });
   const a = server.address();
-  const address = a && typeof a === 'object' ? `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : String(a);
+  const address =
+    a && typeof a === 'object' ? `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : String(a);
   return {
     address,
     close: () =>

@@ -7,10 +7,14 @@
 import type { Finding } from '../run/result.js';
 
 /** The identity of a finding across evaluations. */
-const findingKey = (f: Finding): string => [f.code, f.mesh, f.severity, f.resource.kind, f.resource.namespace ?? '', f.resource.name].join('\u0000');
+const findingKey = (f: Finding): string =>
+  [f.code, f.mesh, f.severity, f.resource.kind, f.resource.namespace ?? '', f.resource.name].join('\u0000');
 
 /** Findings opened and resolved from `before` to `after` (duplicates of one identity counted). */
-export function transitions(before: readonly Finding[], after: readonly Finding[]): { opened: Finding[]; resolved: Finding[] } {
+export function transitions(
+  before: readonly Finding[],
+  after: readonly Finding[],
+): { opened: Finding[]; resolved: Finding[] } {
   const group = (fs: readonly Finding[]) => {
     const m = new Map<string, Finding[]>();
     for (const f of fs) {

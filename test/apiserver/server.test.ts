@@ -16,20 +16,28 @@ interface Res {
 }
 
 /** A GET (or other method) against the fake server, trusting its CA. */
-function call(srv: ApiServer, path: string, opts: { token?: string | null; method?: string; headers?: Record<string, string> } = {}): Promise<Res> {
+function call(
+  srv: ApiServer,
+  path: string,
+  opts: { token?: string | null; method?: string; headers?: Record<string, string> } = {},
+): Promise<Res> {
   return new Promise((resolve, reject) => {
     const token = opts.token === undefined ? srv.token : opts.token;
     const headers: Record<string, string> = { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...opts.headers };
-    const req = request(srv.url + path, { method: opts.method ?? 'GET', ca: srv.caPem, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        let raw = Buffer.concat(chunks);
-        if (res.headers['content-encoding'] === 'gzip') raw = gunzipSync(raw);
-        resolve({ status: res.statusCode!, headers: res.headers, body: JSON.parse(raw.toString()) });
-      });
-    });
+    const req = request(
+      srv.url + path,
+      { method: opts.method ?? 'GET', ca: srv.caPem, headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          let raw = Buffer.concat(chunks);
+          if (res.headers['content-encoding'] === 'gzip') raw = gunzipSync(raw);
+          resolve({ status: res.statusCode!, headers: res.headers, body: JSON.parse(raw.toString()) });
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -137,7 +145,11 @@ describe('fake API server', () => {
     const shop = await call(srv, '/api/v1/namespaces/shop/pods');
     expect(shop.body.items).toHaveLength(3);
     const deps = await call(srv, '/apis/apps/v1/namespaces/shop/deployments');
-    expect(deps.body).toMatchObject({ kind: 'DeploymentList', apiVersion: 'apps/v1', items: [{ spec: { replicas: 3 } }] });
+    expect(deps.body).toMatchObject({
+      kind: 'DeploymentList',
+      apiVersion: 'apps/v1',
+      items: [{ spec: { replicas: 3 } }],
+    });
     const hooks = await call(srv, '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations');
     expect(hooks.body.items).toHaveLength(1);
     expect((await call(srv, '/api/v1/namespaces')).body.items).toEqual([{ metadata: { name: 'shop' } }]);
@@ -153,7 +165,11 @@ describe('fake API server', () => {
 
     const missing = await call(srv, '/api/v1/namespaces/shop/configmaps/linkerd-config');
     expect(missing.status).toBe(404);
-    expect(missing.body).toMatchObject({ kind: 'Status', reason: 'NotFound', message: 'configmaps "linkerd-config" not found' });
+    expect(missing.body).toMatchObject({
+      kind: 'Status',
+      reason: 'NotFound',
+      message: 'configmaps "linkerd-config" not found',
+    });
     expect((await call(srv, '/apis/example.com/v1/widgets')).status).toBe(404);
     expect((await call(srv, '/api/v1/namespaces/shop/namespaces')).status).toBe(404);
   });
@@ -195,7 +211,8 @@ describe('fake API server', () => {
       apiVersion: 'v1',
       metadata: {},
       status: 'Failure',
-      message: 'pods is forbidden: User "system:serviceaccount:default:meshdoctor" cannot list resource "pods" in API group "" at the cluster scope',
+      message:
+        'pods is forbidden: User "system:serviceaccount:default:meshdoctor" cannot list resource "pods" in API group "" at the cluster scope',
       reason: 'Forbidden',
       details: { kind: 'pods' },
       code: 403,

@@ -262,7 +262,12 @@ const DEFAULT_METRICS = '# TYPE process_start_time_seconds gauge\nprocess_start_
 
 export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiServer> {
   const ca = await generateCA({ keyType: 'ecdsa', commonName: 'fake-apiserver-ca' });
-  const leaf = await generateLeaf({ ca, keyType: 'ecdsa', dnsNames: ['localhost', ...(opts.dnsNames ?? [])], ipAddresses: ['127.0.0.1'] });
+  const leaf = await generateLeaf({
+    ca,
+    keyType: 'ecdsa',
+    dnsNames: ['localhost', ...(opts.dnsNames ?? [])],
+    ipAddresses: ['127.0.0.1'],
+  });
   const token = randomBytes(24).toString('hex');
   const faults = opts.faults ?? [];
   const requests: RecordedRequest[] = [];
@@ -280,7 +285,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     if (!store.has(info.key)) store.set(info.key, []);
     store.get(info.key)!.push(obj);
   }
-  for (const list of store.values()) list.sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
+  for (const list of store.values())
+    list.sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
 
   const applied = new Map<Fault, number>();
   const timers = new Set<NodeJS.Timeout>();
@@ -289,7 +295,9 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   function send(req: IncomingMessage, res: ServerResponse, code: number, body: unknown, fault?: Fault) {
     const text = fault?.body;
     let data = Buffer.from(text ?? (body instanceof RawJson ? body.text : JSON.stringify(body)));
-    const headers: Record<string, string | number> = { 'Content-Type': text === undefined ? 'application/json' : 'text/plain' };
+    const headers: Record<string, string | number> = {
+      'Content-Type': text === undefined ? 'application/json' : 'text/plain',
+    };
     if (opts.gzip && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
       data = gzipSync(data);
       headers['Content-Encoding'] = 'gzip';
@@ -306,20 +314,27 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
 
   /** The real answer to a request, once auth and faults are out of the way. */
   function answer(info: RequestInfo, target: Target | undefined): [number, unknown] {
-    if (info.method !== 'GET') return [405, status(405, `the server does not allow this method on the requested resource`)];
+    if (info.method !== 'GET')
+      return [405, status(405, `the server does not allow this method on the requested resource`)];
     if (!target) return [404, status(404, defaultMessage(404, info, undefined))];
     const all = store.get(target.info.key) ?? [];
     const apiVersion = apiVersionOf(target.info);
     if (target.name !== undefined) {
-      const obj = all.find((o) => o.metadata?.name === target.name && (!target.info.namespaced || o.metadata?.namespace === target.namespace));
-      if (!obj) return [404, status(404, defaultMessage(404, info, target), { name: target.name, kind: target.info.plural })];
+      const obj = all.find(
+        (o) =>
+          o.metadata?.name === target.name && (!target.info.namespaced || o.metadata?.namespace === target.namespace),
+      );
+      if (!obj)
+        return [404, status(404, defaultMessage(404, info, target), { name: target.name, kind: target.info.plural })];
       return [200, { ...obj, apiVersion, kind: target.info.kind }];
     }
-    const selected = target.namespace === undefined ? all : all.filter((o) => o.metadata?.namespace === target.namespace);
+    const selected =
+      target.namespace === undefined ? all : all.filter((o) => o.metadata?.namespace === target.namespace);
     let offset = 0;
     if (info.query.continue !== undefined) {
       const t = decodeToken(info.query.continue);
-      if (!t || t.p !== info.path) return [400, status(400, 'continue key is not valid: incorrect encoded start resourceVersion')];
+      if (!t || t.p !== info.path)
+        return [400, status(400, 'continue key is not valid: incorrect encoded start resourceVersion')];
       offset = t.o;
     }
     const asked = info.query.limit ? Number(info.query.limit) : 0;
@@ -345,7 +360,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
 
   function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? '/', 'https://localhost');
-    const info: RequestInfo = { method: req.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams) };
+    const info: RequestInfo = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+    };
     requests.push({ ...info, headers: req.headers, at: Date.now() });
     const target = parsePath(info.path);
 
@@ -356,7 +375,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     if (fault) applied.set(fault, (applied.get(fault) ?? 0) + 1);
 
     const respond = () => {
-      if (!fault && info.method === 'GET' && target && target.name === undefined && isWatch(info)) return serveWatch(res, info, target);
+      if (!fault && info.method === 'GET' && target && target.name === undefined && isWatch(info))
+        return serveWatch(res, info, target);
       if (fault?.body !== undefined) return send(req, res, fault.status ?? 200, undefined, fault);
       if (fault?.status) {
         const details: Record<string, unknown> = { kind: target?.info.plural ?? '' };
@@ -374,7 +394,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
         res.writeHead(200, { ...headers, 'Content-Length': data.length });
         return res.end(data);
       }
-      if (info.path === '/version' && opts.version != null && info.method === 'GET') return send(req, res, 200, opts.version, fault);
+      if (info.path === '/version' && opts.version != null && info.method === 'GET')
+        return send(req, res, 200, opts.version, fault);
       const [code, body] = answer(info, target);
       send(req, res, code, body, fault);
     };
@@ -391,9 +412,12 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     }
   }
 
-  const sameObject = (a: K8sObject, b: K8sObject) => a.metadata?.namespace === b.metadata?.namespace && a.metadata?.name === b.metadata?.name;
+  const sameObject = (a: K8sObject, b: K8sObject) =>
+    a.metadata?.namespace === b.metadata?.namespace && a.metadata?.name === b.metadata?.name;
   const matches = (w: Watcher, key: KindKey, o: K8sObject) =>
-    w.key === key && (w.namespace === undefined || o.metadata?.namespace === w.namespace) && (w.name === undefined || o.metadata?.name === w.name);
+    w.key === key &&
+    (w.namespace === undefined || o.metadata?.namespace === w.namespace) &&
+    (w.name === undefined || o.metadata?.name === w.name);
   const eventLine = (type: string, o: K8sObject) => JSON.stringify({ type, object: o }) + '\n';
 
   /** A WATCH: past events (or the current objects), then every change until it ends. */
@@ -412,13 +436,16 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     if (from !== undefined && from !== '' && from !== '0') {
       const rv = Number(from);
       if (!(rv >= compactedAt)) {
-        res.end(eventLine('ERROR', status(410, `too old resource version: ${from} (${compactedAt})`) as unknown as K8sObject));
+        res.end(
+          eventLine('ERROR', status(410, `too old resource version: ${from} (${compactedAt})`) as unknown as K8sObject),
+        );
         return;
       }
       for (const e of history) if (e.rv > rv && matches(w, e.key, e.obj)) res.write(eventLine(e.type, e.obj));
     } else {
       for (const o of store.get(w.key) ?? [])
-        if (matches(w, w.key, o)) res.write(eventLine('ADDED', { ...o, apiVersion: apiVersionOf(w.info), kind: w.info.kind }));
+        if (matches(w, w.key, o))
+          res.write(eventLine('ADDED', { ...o, apiVersion: apiVersionOf(w.info), kind: w.info.kind }));
     }
     watchers.add(w);
     const end = () => {
@@ -435,7 +462,12 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   function change(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: K8sObject) {
     const info = kindOf(obj.kind);
     if (!info) throw new Error(`fake API server: unknown kind ${String(obj.kind)}`);
-    const o = { ...obj, apiVersion: apiVersionOf(info), kind: info.kind, metadata: { ...obj.metadata, resourceVersion: String(++resourceVersion) } };
+    const o = {
+      ...obj,
+      apiVersion: apiVersionOf(info),
+      kind: info.kind,
+      metadata: { ...obj.metadata, resourceVersion: String(++resourceVersion) },
+    };
     history.push({ rv: resourceVersion, key: info.key, type, obj: o });
     for (const w of watchers) if (matches(w, info.key, o)) w.res.write(eventLine(type, o));
     return { info, o };
@@ -464,7 +496,9 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     change('DELETED', gone!);
   }
 
-  const server = opts.plainHttp ? http.createServer(handle) : https.createServer({ key: leaf.keyPem, cert: leaf.certPem }, handle);
+  const server = opts.plainHttp
+    ? http.createServer(handle)
+    : https.createServer({ key: leaf.keyPem, cert: leaf.certPem }, handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `${opts.plainHttp ? 'http' : 'https'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -486,7 +520,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
       users: all.map((c) => ({ name: `${c.name}-user`, user: { token: c.token ?? token } })),
       contexts: all.map((c) => ({
         name: c.name,
-        context: { cluster: `${c.name}-cluster`, user: `${c.name}-user`, ...(c.namespace ? { namespace: c.namespace } : {}) },
+        context: {
+          cluster: `${c.name}-cluster`,
+          user: `${c.name}-user`,
+          ...(c.namespace ? { namespace: c.namespace } : {}),
+        },
       })),
       preferences: {},
     };
@@ -518,7 +556,13 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     bookmark() {
       for (const w of watchers) {
         if (w.bookmarks)
-          w.res.write(eventLine('BOOKMARK', { kind: w.info.kind, apiVersion: apiVersionOf(w.info), metadata: { resourceVersion: String(resourceVersion) } }));
+          w.res.write(
+            eventLine('BOOKMARK', {
+              kind: w.info.kind,
+              apiVersion: apiVersionOf(w.info),
+              metadata: { resourceVersion: String(resourceVersion) },
+            }),
+          );
       }
     },
     compact() {
@@ -551,4 +595,5 @@ interface Watcher {
   end?: () => void;
 }
 
-const isWatch = (info: RequestInfo) => info.query.watch !== undefined && !['false', '0'].includes(info.query.watch.toLowerCase());
+const isWatch = (info: RequestInfo) =>
+  info.query.watch !== undefined && !['false', '0'].includes(info.query.watch.toLowerCase());

@@ -34,28 +34,53 @@ const v = (minor: number) => ({ major: 1, minor, gitVersion: `v1.${minor}.0` });
 
 describe('the admission flags (src/k8s/apiserver.ts)', () => {
   it('default on since 1.10; --enable-admission-plugins only adds; a flag given twice adds up', () => {
-    expect(mutatingPlugin(admissionFlags(['kube-apiserver', '--enable-admission-plugins=NodeRestriction']), v(32))).toEqual({ on: true, by: 'default' });
+    expect(
+      mutatingPlugin(admissionFlags(['kube-apiserver', '--enable-admission-plugins=NodeRestriction']), v(32)),
+    ).toEqual({ on: true, by: 'default' });
     expect(mutatingPlugin(admissionFlags([]), v(9)).on).toBe(false);
     expect(mutatingPlugin(admissionFlags([]), undefined)).toEqual({ on: true, by: 'default' });
-    const twice = admissionFlags(['--disable-admission-plugins=LimitRanger', '--disable-admission-plugins', 'MutatingAdmissionWebhook']);
+    const twice = admissionFlags([
+      '--disable-admission-plugins=LimitRanger',
+      '--disable-admission-plugins',
+      'MutatingAdmissionWebhook',
+    ]);
     expect(twice.disable).toEqual(['LimitRanger', 'MutatingAdmissionWebhook']);
     expect(mutatingPlugin(twice, v(32))).toMatchObject({ on: false, by: 'disabled' });
   });
 
   it('the deprecated --admission-control lists what runs; beside the new flags, or a plugin both on and off, the server does not start', () => {
-    expect(mutatingPlugin(admissionFlags(['--admission-control=ServiceAccount,MutatingAdmissionWebhook']), v(32))).toMatchObject({
+    expect(
+      mutatingPlugin(admissionFlags(['--admission-control=ServiceAccount,MutatingAdmissionWebhook']), v(32)),
+    ).toMatchObject({
       on: true,
       by: 'admission-control',
     });
-    expect(mutatingPlugin(admissionFlags(['--admission-control=ServiceAccount']), v(32))).toMatchObject({ on: false, by: 'admission-control' });
-    expect(mutatingPlugin(admissionFlags(['--admission-control=ServiceAccount', '--enable-admission-plugins=X']), v(32)).by).toBe('invalid');
-    const both = admissionFlags(['--enable-admission-plugins=MutatingAdmissionWebhook', '--disable-admission-plugins=MutatingAdmissionWebhook']);
+    expect(mutatingPlugin(admissionFlags(['--admission-control=ServiceAccount']), v(32))).toMatchObject({
+      on: false,
+      by: 'admission-control',
+    });
+    expect(
+      mutatingPlugin(admissionFlags(['--admission-control=ServiceAccount', '--enable-admission-plugins=X']), v(32)).by,
+    ).toBe('invalid');
+    const both = admissionFlags([
+      '--enable-admission-plugins=MutatingAdmissionWebhook',
+      '--disable-admission-plugins=MutatingAdmissionWebhook',
+    ]);
     expect(mutatingPlugin(both, v(32)).by).toBe('invalid');
   });
 
   it('reads no other flag, and a config file is evidence, not a switch', () => {
-    const f = admissionFlags(['--enable-admission-plugins-x=MutatingAdmissionWebhook', '--admission-control-config-file=/etc/k/a.yaml', '--token=secret']);
-    expect(f).toEqual({ enable: [], disable: [], configFile: '/etc/k/a.yaml', words: ['--admission-control-config-file=/etc/k/a.yaml'] });
+    const f = admissionFlags([
+      '--enable-admission-plugins-x=MutatingAdmissionWebhook',
+      '--admission-control-config-file=/etc/k/a.yaml',
+      '--token=secret',
+    ]);
+    expect(f).toEqual({
+      enable: [],
+      disable: [],
+      configFile: '/etc/k/a.yaml',
+      words: ['--admission-control-config-file=/etc/k/a.yaml'],
+    });
     expect(mutatingPlugin(f, v(32)).on).toBe(true);
   });
 
@@ -63,11 +88,24 @@ describe('the admission flags (src/k8s/apiserver.ts)', () => {
     const pod = (ns: string, phase = 'Running') => ({
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: 'kube-apiserver-a', namespace: ns, labels: { component: 'kube-apiserver', tier: 'control-plane' } },
-      spec: { nodeName: 'a', containers: [{ name: 'kube-apiserver', image: 'registry.k8s.io/kube-apiserver:v1.31.4', command: ['kube-apiserver'] }] },
+      metadata: {
+        name: 'kube-apiserver-a',
+        namespace: ns,
+        labels: { component: 'kube-apiserver', tier: 'control-plane' },
+      },
+      spec: {
+        nodeName: 'a',
+        containers: [
+          { name: 'kube-apiserver', image: 'registry.k8s.io/kube-apiserver:v1.31.4', command: ['kube-apiserver'] },
+        ],
+      },
       status: { phase },
     });
-    expect(podInstance(pod('kube-system'))).toMatchObject({ node: 'a', mirror: false, imageVersion: { major: 1, minor: 31 } });
+    expect(podInstance(pod('kube-system'))).toMatchObject({
+      node: 'a',
+      mirror: false,
+      imageVersion: { major: 1, minor: 31 },
+    });
     expect(podInstance(pod('default'))).toBeUndefined();
     expect(podInstance(pod('kube-system', 'Failed'))).toBeUndefined();
   });
@@ -82,23 +120,48 @@ describe('the admission flags (src/k8s/apiserver.ts)', () => {
       '--kube-apiserver-arg',
       'audit-log-path=/x',
     ]);
-    const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 's1', annotations: { 'k3s.io/node-args': args } } };
+    const node = {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 's1', annotations: { 'k3s.io/node-args': args } },
+    };
     expect(k3sInstance(node)?.flags.disable).toEqual(['MutatingAdmissionWebhook']);
     const slim = slimK3sNodeArgs(args);
-    expect(JSON.parse(slim)).toEqual(['server', '--kube-apiserver-arg', 'disable-admission-plugins=MutatingAdmissionWebhook']);
+    expect(JSON.parse(slim)).toEqual([
+      'server',
+      '--kube-apiserver-arg',
+      'disable-admission-plugins=MutatingAdmissionWebhook',
+    ]);
     expect(slimK3sNodeArgs('not json')).toBe('[]');
-    expect(k3sInstance({ ...node, metadata: { name: 'a1', annotations: { 'k3s.io/node-args': JSON.stringify(['agent']) } } })).toBeUndefined();
+    expect(
+      k3sInstance({
+        ...node,
+        metadata: { name: 'a1', annotations: { 'k3s.io/node-args': JSON.stringify(['agent']) } },
+      }),
+    ).toBeUndefined();
   });
 });
 
 describe('admission-plugin-disabled: message, evidence, fix', () => {
   it('names the API server and the flag, shows the signature (no failure events), and says where to change the flag', () => {
-    const [f] = findings(cluster('linkerd', ['checks/admission-plugin-disabled/fires-linkerd-kubeadm.yaml']), ['admission-plugin-disabled']);
-    expect(f!.message).toContain('The API server (Pod kube-system/kube-apiserver-cp1) runs with --disable-admission-plugins=MutatingAdmissionWebhook');
+    const [f] = findings(cluster('linkerd', ['checks/admission-plugin-disabled/fires-linkerd-kubeadm.yaml']), [
+      'admission-plugin-disabled',
+    ]);
+    expect(f!.message).toContain(
+      'The API server (Pod kube-system/kube-apiserver-cp1) runs with --disable-admission-plugins=MutatingAdmissionWebhook',
+    );
     expect(f!.severity).toBe('error');
     expect(f!.evidence).toMatchObject({
       plugin: 'MutatingAdmissionWebhook',
-      apiservers: [{ source: 'Pod kube-system/kube-apiserver-cp1', node: 'cp1', mirrorPod: true, pluginOn: false, decidedBy: 'disabled' }],
+      apiservers: [
+        {
+          source: 'Pod kube-system/kube-apiserver-cp1',
+          node: 'cp1',
+          mirrorPod: true,
+          pluginOn: false,
+          decidedBy: 'disabled',
+        },
+      ],
       version: 'v1.32.13',
       webhookFailureEvents: 0,
     });
@@ -107,14 +170,18 @@ describe('admission-plugin-disabled: message, evidence, fix', () => {
   });
 
   it('one API server of two: says so, and fixes that one only', () => {
-    const [f] = findings(cluster('consul', ['checks/admission-plugin-disabled/fires-consul-one-of-two.yaml']), ['admission-plugin-disabled']);
+    const [f] = findings(cluster('consul', ['checks/admission-plugin-disabled/fires-consul-one-of-two.yaml']), [
+      'admission-plugin-disabled',
+    ]);
     expect(f!.message).toMatch(/^1 of 2 API servers \(Pod kube-system\/kube-apiserver-cp-b\)/);
     expect(f!.fix.join('\n')).toContain('on node cp-b');
     expect(f!.fix.join('\n')).not.toContain('on node cp-a');
   });
 
   it('k3s: the fix is in its config, on that node', () => {
-    const [f] = findings(cluster('kuma', ['checks/admission-plugin-disabled/fires-kuma-k3s.yaml']), ['admission-plugin-disabled']);
+    const [f] = findings(cluster('kuma', ['checks/admission-plugin-disabled/fires-kuma-k3s.yaml']), [
+      'admission-plugin-disabled',
+    ]);
     expect(f!.fix.join('\n')).toContain('/etc/rancher/k3s/config.yaml');
   });
 });

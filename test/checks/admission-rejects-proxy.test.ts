@@ -15,11 +15,21 @@ checkCases('admission-rejects-proxy', {
     { fixtures: 'fires-istio-gatekeeper.yaml', findings: ['Deployment store/search'] },
     { fixtures: 'fires-linkerd-kyverno.yaml', findings: ['Deployment shop/mailer'] },
     // reviews confirmed by its event; products and sync-prices predicted from the LimitRange.
-    { fixtures: 'fires-consul-limitrange.yaml', findings: ['Deployment catalog/reviews', 'Deployment catalog/products', 'Job catalog/sync-prices'] },
+    {
+      fixtures: 'fires-consul-limitrange.yaml',
+      findings: ['Deployment catalog/reviews', 'Deployment catalog/products', 'Job catalog/sync-prices'],
+    },
     { fixtures: 'fires-istio-limitrange-predicted.yaml', findings: ['Deployment store/frontend'] },
-    { fixtures: 'fires-linkerd-restricted-predicted.yaml', findings: ['Deployment shop/web', 'StatefulSet shop/db', 'CronJob shop/report'] },
+    {
+      fixtures: 'fires-linkerd-restricted-predicted.yaml',
+      findings: ['Deployment shop/web', 'StatefulSet shop/db', 'CronJob shop/report'],
+    },
   ],
-  silent: [{ fixtures: 'ok-linkerd-not-the-proxy.yaml' }, { fixtures: 'ok-linkerd-restricted-hardened.yaml' }, { fixtures: 'ok-istio-limitrange-fits.yaml' }],
+  silent: [
+    { fixtures: 'ok-linkerd-not-the-proxy.yaml' },
+    { fixtures: 'ok-linkerd-restricted-hardened.yaml' },
+    { fixtures: 'ok-istio-limitrange-fits.yaml' },
+  ],
 });
 
 const F = (name: string) => `checks/admission-rejects-proxy/${name}.yaml`;
@@ -35,7 +45,11 @@ describe('admission-rejects-proxy', () => {
     expect(f.message).toBe(
       'Namespace store enforces Pod Security "restricted", which refuses Istio\'s injected istio-validation, istio-proxy (seccompProfile), so Deployment store/api cannot create its pods.',
     );
-    expect(f.evidence).toMatchObject({ layer: 'pod-security', level: 'restricted', violations: [{ reason: 'seccompProfile' }] });
+    expect(f.evidence).toMatchObject({
+      layer: 'pod-security',
+      level: 'restricted',
+      violations: [{ reason: 'seccompProfile' }],
+    });
     expect(f.fix[0]).toBe(
       `kubectl patch deployment/api -n store --type=merge -p '{"spec":{"template":{"spec":{"securityContext":{"seccompProfile":{"type":"RuntimeDefault"}}}}}}'`,
     );
@@ -48,7 +62,9 @@ describe('admission-rejects-proxy', () => {
 
   it('OpenShift: names the SCCs, the UID and the capability, with the mesh documented fix', () => {
     const f = one('kuma', 'fires-kuma-openshift-scc');
-    expect(f.message).toContain("UID 5678 is outside the namespace's range 1000680000-1000689999; NET_ADMIN may not be added");
+    expect(f.message).toContain(
+      "UID 5678 is outside the namespace's range 1000680000-1000689999; NET_ADMIN may not be added",
+    );
     expect(f.evidence).toMatchObject({
       layer: 'openshift-scc',
       securityContextConstraints: ['anyuid', 'restricted-v2', 'privileged'],
@@ -61,9 +77,17 @@ describe('admission-rejects-proxy', () => {
     expect(g.message).toMatch(
       /^Gatekeeper \(webhook validation\.gatekeeper\.sh\) refuses the pods of Deployment store\/search over Istio's injected istio-init.* \(constraint psp-capabilities\)/,
     );
-    expect(g.evidence).toMatchObject({ layer: 'policy-engine', engine: 'Gatekeeper', constraints: ['psp-capabilities'] });
+    expect(g.evidence).toMatchObject({
+      layer: 'policy-engine',
+      engine: 'Gatekeeper',
+      constraints: ['psp-capabilities'],
+    });
     const k = one('linkerd', 'fires-linkerd-kyverno');
-    expect(k.evidence).toMatchObject({ engine: 'Kyverno', policies: ['disallow-net-admin'], capabilities: ['NET_ADMIN', 'NET_RAW'] });
+    expect(k.evidence).toMatchObject({
+      engine: 'Kyverno',
+      policies: ['disallow-net-admin'],
+      capabilities: ['NET_ADMIN', 'NET_RAW'],
+    });
   });
 
   it('LimitRange: predicted from the LimitRange and the resources the injector gives its containers', () => {
@@ -76,7 +100,9 @@ describe('admission-rejects-proxy', () => {
   });
 
   it('LimitRange: names the LimitRange and the limit the injected containers exceed', () => {
-    const f = findings(cluster('consul', [F('fires-consul-limitrange')]), ['admission-rejects-proxy']).find((x) => x.resource.name === 'reviews')!;
+    const f = findings(cluster('consul', [F('fires-consul-limitrange')]), ['admission-rejects-proxy']).find(
+      (x) => x.resource.name === 'reviews',
+    )!;
     expect(f.message).toContain('LimitRange small in namespace catalog refuses the resources of Consul');
     expect(f.evidence).toMatchObject({
       layer: 'limitrange',
@@ -87,7 +113,12 @@ describe('admission-rejects-proxy', () => {
   });
 
   it('leaves the init container capabilities to pod-security-blocks-init', () => {
-    const got = ids(findings(cluster('linkerd', [F('ok-linkerd-not-the-proxy')]), ['pod-security-blocks-init', 'admission-rejects-proxy']));
+    const got = ids(
+      findings(cluster('linkerd', [F('ok-linkerd-not-the-proxy')]), [
+        'pod-security-blocks-init',
+        'admission-rejects-proxy',
+      ]),
+    );
     expect(got).toEqual(['pod-security-blocks-init Deployment shop/worker']);
   });
 
@@ -117,7 +148,10 @@ describe('admission-rejects-proxy', () => {
     expect(web.message).toBe(
       'Namespace shop enforces Pod Security "restricted", which will refuse Linkerd\'s injected linkerd-proxy (unrestricted capabilities): the next pods of Deployment shop/web will not be created.',
     );
-    expect(web.evidence).toMatchObject({ predicted: true, violations: [{ reason: 'unrestricted capabilities', containers: ['linkerd-proxy'] }] });
+    expect(web.evidence).toMatchObject({
+      predicted: true,
+      violations: [{ reason: 'unrestricted capabilities', containers: ['linkerd-proxy'] }],
+    });
     expect(web.fix.join('\n')).toContain('proxy.capabilities.drop={ALL}');
   });
 });

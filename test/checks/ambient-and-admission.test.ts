@@ -27,7 +27,10 @@ describe('ambient mode in every check', () => {
   });
 
   it('never asks for a sidecar marker in an ambient namespace, even with -n and pods not yet enrolled', () => {
-    const snap = cluster('istio-ambient', [F('sidecarless-not-enrolled', 'fires-ambient-not-enrolled')], { allNamespaces: false, namespace: 'shop' });
+    const snap = cluster('istio-ambient', [F('sidecarless-not-enrolled', 'fires-ambient-not-enrolled')], {
+      allNamespaces: false,
+      namespace: 'shop',
+    });
     // Only the ambient form of "not meshed"; no namespace-not-enabled, no missing sidecar.
     expect(ids(findings(snap))).toEqual(['sidecarless-not-enrolled Deployment shop/web']);
   });
@@ -37,7 +40,9 @@ describe('ambient mode in every check', () => {
 kind: Namespace
 metadata: {name: shop, uid: ns-shop, labels: {kubernetes.io/metadata.name: shop}}
 `;
-    const fs = findings(cluster('istio-ambient', [plain], { allNamespaces: false, namespace: 'shop' }), ['namespace-not-enabled']);
+    const fs = findings(cluster('istio-ambient', [plain], { allNamespaces: false, namespace: 'shop' }), [
+      'namespace-not-enabled',
+    ]);
     expect(ids(fs)).toEqual(['namespace-not-enabled Namespace shop']);
   });
 
@@ -122,8 +127,20 @@ describe('sidecarless-not-enrolled', () => {
     expect(f!.evidence).toEqual({
       enrolledBy: 'namespace label istio.io/dataplane-mode=ambient',
       pods: [
-        { name: 'web-5d8f7c9b4-aaaaa', node: 'node-a', enrolment: 'no annotation ambient.istio.io/redirection', nodeProxy: 'ready', nodeAgent: 'ready' },
-        { name: 'web-5d8f7c9b4-bbbbb', node: 'node-b', enrolment: 'annotation ambient.istio.io/redirection=pending', nodeProxy: 'ready', nodeAgent: 'ready' },
+        {
+          name: 'web-5d8f7c9b4-aaaaa',
+          node: 'node-a',
+          enrolment: 'no annotation ambient.istio.io/redirection',
+          nodeProxy: 'ready',
+          nodeAgent: 'ready',
+        },
+        {
+          name: 'web-5d8f7c9b4-bbbbb',
+          node: 'node-b',
+          enrolment: 'annotation ambient.istio.io/redirection=pending',
+          nodeProxy: 'ready',
+          nodeAgent: 'ready',
+        },
       ],
     });
     expect(f!.fix).toEqual([
@@ -139,7 +156,10 @@ describe('sidecarless-not-enrolled', () => {
   it('reports pods on a node without a ready ztunnel, also when enrolled', () => {
     const [f, web] = run(cluster('istio-ambient', [F('sidecarless-not-enrolled', 'fires-ambient-no-ztunnel')]));
     // shop/web's pod on node-b is enrolled, but no ztunnel carries it either: one finding per workload.
-    expect(ids([f!, web!])).toEqual(['sidecarless-not-enrolled Deployment lab/probe', 'sidecarless-not-enrolled Deployment shop/web']);
+    expect(ids([f!, web!])).toEqual([
+      'sidecarless-not-enrolled Deployment lab/probe',
+      'sidecarless-not-enrolled Deployment shop/web',
+    ]);
     expect(f!.message).toBe(
       '1 of 1 running pod of Deployment lab/probe runs on node node-b with no ready ztunnel pod, so Istio ambient mode does not carry its traffic.',
     );
@@ -160,7 +180,10 @@ describe('sidecarless-not-enrolled', () => {
   });
 
   it('says "not examined" instead of guessing when the ztunnel pods were not read (-n shop)', () => {
-    const snap = namespacedRun(cluster('istio-ambient', [F('sidecarless-not-enrolled', 'fires-ambient-not-enrolled')]), 'shop');
+    const snap = namespacedRun(
+      cluster('istio-ambient', [F('sidecarless-not-enrolled', 'fires-ambient-not-enrolled')]),
+      'shop',
+    );
     const [f] = run(snap);
     expect(f!.evidence.pods).toEqual([
       {
@@ -180,7 +203,9 @@ describe('sidecarless-not-enrolled', () => {
     ]);
     expect(f!.evidence.nodeProxyNotExamined).toMatch(/^no ztunnel pod among the pods read/);
     // A missing ztunnel is never claimed from pods not read: enrolled pods stay silent.
-    expect(run(namespacedRun(cluster('istio-ambient', [F('sidecarless-not-enrolled', 'fires-ambient-no-ztunnel')]), 'lab'))).toEqual([]);
+    expect(
+      run(namespacedRun(cluster('istio-ambient', [F('sidecarless-not-enrolled', 'fires-ambient-no-ztunnel')]), 'lab')),
+    ).toEqual([]);
   });
 
   it('stays silent for fresh, opted-out, hostNetwork, Pending and sidecar pods', () => {
@@ -207,8 +232,14 @@ describe('webhook-denied', () => {
     });
     expect(f!.affectedPods).toBe(2);
     // istiod's annotation validation is predicted (IST0125): the cause is injection-marker-invalid's, whose fix comes first.
-    expect(f!.fix).toEqual(['# the full error of the injector', 'kubectl -n istio-system logs deploy/istiod -c discovery --tail=200 | grep -i store']);
-    const both = findings(cluster('istio', [F('webhook-denied', 'fires-istio-annotation')]), ['webhook-denied', 'injection-marker-invalid']);
+    expect(f!.fix).toEqual([
+      '# the full error of the injector',
+      'kubectl -n istio-system logs deploy/istiod -c discovery --tail=200 | grep -i store',
+    ]);
+    const both = findings(cluster('istio', [F('webhook-denied', 'fires-istio-annotation')]), [
+      'webhook-denied',
+      'injection-marker-invalid',
+    ]);
     const cause = both.find((x) => x.id === 'injection-marker-invalid')!;
     expect(cause.message).toContain(
       "traffic.sidecar.istio.io/excludeOutboundPorts=abc, which istiod rejects (excludeOutboundPorts invalid: failed parsing port 'abc')",
@@ -227,9 +258,13 @@ describe('webhook-denied', () => {
   it('leaves failed calls to webhook-call-failed (never both), other webhooks alone, and owners that recovered', () => {
     const snap = cluster('istio', [F('webhook-denied', 'ok-istio-near-misses')]);
     expect(run(snap)).toEqual([]);
-    expect(ids(findings(snap, ['webhook-call-failed', 'webhook-denied']))).toEqual(['webhook-call-failed Deployment store/frontend']);
+    expect(ids(findings(snap, ['webhook-call-failed', 'webhook-denied']))).toEqual([
+      'webhook-call-failed Deployment store/frontend',
+    ]);
     const denied = cluster('istio', [F('webhook-denied', 'fires-istio-annotation')]);
-    expect(ids(findings(denied, ['webhook-call-failed', 'webhook-denied']))).toEqual(['webhook-denied Deployment store/api']);
+    expect(ids(findings(denied, ['webhook-call-failed', 'webhook-denied']))).toEqual([
+      'webhook-denied Deployment store/api',
+    ]);
   });
 });
 
@@ -272,7 +307,11 @@ describe('pod-security-blocks-init', () => {
     expect(f!.message).toBe(
       'Namespace shop enforces Pod Security "restricted", which rejects Linkerd\'s init container linkerd-init (it adds NET_ADMIN, NET_RAW), so Deployment shop/web cannot create its injected pods.',
     );
-    expect(f!.evidence).toMatchObject({ enforce: 'restricted', cniPlugin: { enabled: false }, events: { count: 7, objects: ['ReplicaSet/web-5b7c9d8f4'] } });
+    expect(f!.evidence).toMatchObject({
+      enforce: 'restricted',
+      cniPlugin: { enabled: false },
+      events: { count: 7, objects: ['ReplicaSet/web-5b7c9d8f4'] },
+    });
     expect(String(f!.evidence.note)).toMatch(/^restricted also requires runAsNonRoot/);
     expect(f!.fix.at(-1)).toBe('# the controller retries by itself once one of them is done');
   });
@@ -282,7 +321,10 @@ describe('pod-security-blocks-init', () => {
     delete snap.objects.configmaps;
     snap.unavailable.configmaps = 'forbidden';
     const [f] = run(snap);
-    expect(f!.evidence.cniPlugin).toEqual({ enabled: false, from: 'pod store/frontend-6c8d9f7b5-k8s9d has init container istio-init' });
+    expect(f!.evidence.cniPlugin).toEqual({
+      enabled: false,
+      from: 'pod store/frontend-6c8d9f7b5-k8s9d has init container istio-init',
+    });
   });
 
   it('confirms from the event alone when the Namespace could not be read', () => {

@@ -21,7 +21,11 @@ const WEBHOOK_CHECKS = ['webhook-ca-expired', 'webhook-ca-expiring', 'webhook-ca
 const ALL = [...WEBHOOK_CHECKS, 'webhook-cert-mismatch', 'identity-cert-expiring', 'identity-cert-expired'];
 
 /** The healthy base's webhook configuration with every webhook's caBundle replaced. */
-function webhookConfig(base: 'linkerd' | 'istio', caBundle: string | undefined, annotations?: Record<string, string>): K8sObject {
+function webhookConfig(
+  base: 'linkerd' | 'istio',
+  caBundle: string | undefined,
+  annotations?: Record<string, string>,
+): K8sObject {
   const cfg = structuredClone(baseObjects(base).find((o) => o.kind === 'MutatingWebhookConfiguration')!);
   for (const h of cfg.webhooks as any[]) {
     if (caBundle === undefined) delete h.clientConfig.caBundle;
@@ -32,7 +36,8 @@ function webhookConfig(base: 'linkerd' | 'istio', caBundle: string | undefined, 
 }
 
 const bundle = (...certs: GeneratedCert[]) => b64(certs.map((c) => c.certPem).join(''));
-const snap = (base: 'linkerd' | 'istio' | 'both', ...objs: K8sObject[]): Snapshot => snapshotFrom(overlay(baseObjects(base), objs));
+const snap = (base: 'linkerd' | 'istio' | 'both', ...objs: K8sObject[]): Snapshot =>
+  snapshotFrom(overlay(baseObjects(base), objs));
 const one = (fs: Finding[]): Finding => {
   expect(fs).toHaveLength(1);
   return fs[0]!;
@@ -63,7 +68,8 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
   let leaf: GeneratedCert, leafWrongSan: GeneratedCert, leafOtherCa: GeneratedCert, leafRerendered: GeneratedCert;
 
   beforeAll(async () => {
-    const ca = (notBefore: Date, notAfter: Date, commonName: string) => generateCA({ keyType, notBefore, notAfter, commonName });
+    const ca = (notBefore: Date, notAfter: Date, commonName: string) =>
+      generateCA({ keyType, notBefore, notAfter, commonName });
     [valid, expired, future, soon, other] = await Promise.all([
       ca(at(-30), at(3650), 'valid CA'),
       ca(at(-400), at(-1), 'expired CA'),
@@ -88,7 +94,9 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
 
     it('fires for a Linkerd caBundle whose only certificate expired, as the webhook-broken root cause', () => {
       const f = one(run(snap('linkerd', webhookConfig('linkerd', bundle(expired)))));
-      expect(ids([f])).toEqual(['webhook-ca-expired MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config']);
+      expect(ids([f])).toEqual([
+        'webhook-ca-expired MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config',
+      ]);
       expect(f.severity).toBe('error');
       expect(f.causeKey).toBe('webhook-broken:linkerd');
       expect(f.message).toContain('new pods are created without a proxy');
@@ -138,13 +146,15 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
     });
 
     it('stays silent for valid, expiring, not-yet-valid and garbage bundles', () => {
-      for (const c of [valid, soon, future]) expect(run(snap('both', webhookConfig('linkerd', bundle(c)), webhookConfig('istio', bundle(c))))).toEqual([]);
+      for (const c of [valid, soon, future])
+        expect(run(snap('both', webhookConfig('linkerd', bundle(c)), webhookConfig('istio', bundle(c))))).toEqual([]);
       expect(run(snap('linkerd', webhookConfig('linkerd', b64('hello'))))).toEqual([]);
     });
   });
 
   describe('webhook-ca-expiring', () => {
-    const run = (s: Snapshot, certExpiryWarningDays?: number) => findings(s, ['webhook-ca-expiring'], { certExpiryWarningDays });
+    const run = (s: Snapshot, certExpiryWarningDays?: number) =>
+      findings(s, ['webhook-ca-expiring'], { certExpiryWarningDays });
 
     it('warns 10 days ahead with the default 60-day window, for both meshes', () => {
       const fs = run(snap('both', webhookConfig('linkerd', bundle(soon)), webhookConfig('istio', bundle(soon))));
@@ -155,7 +165,10 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
       for (const f of fs) {
         expect(f.severity).toBe('warning');
         expect(f.causeKey).toBeUndefined();
-        expect(f.evidence).toMatchObject({ warningDays: 60, certificates: [{ subject: 'CN=expiring CA', daysLeft: 10, keyType: KEY }] });
+        expect(f.evidence).toMatchObject({
+          warningDays: 60,
+          certificates: [{ subject: 'CN=expiring CA', daysLeft: 10, keyType: KEY }],
+        });
       }
     });
 
@@ -164,20 +177,24 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
       // The window is inclusive: exactly 10 days left warns at 10, not at 9.
       expect(run(snap('linkerd', webhookConfig('linkerd', bundle(soon))), 10)).toHaveLength(1);
       expect(run(snap('linkerd', webhookConfig('linkerd', bundle(soon))), 9)).toEqual([]);
-      for (const c of [valid, expired, future]) expect(run(snap('istio', webhookConfig('istio', bundle(c))))).toEqual([]);
+      for (const c of [valid, expired, future])
+        expect(run(snap('istio', webhookConfig('istio', bundle(c))))).toEqual([]);
     });
   });
 
   describe('webhook-ca-invalid', () => {
     const run = (s: Snapshot) => findings(s, ['webhook-ca-invalid']);
-    const problems = (f: Finding) => (f.evidence.problems as { problem: string; detail: string }[]).map((p) => p.problem);
+    const problems = (f: Finding) =>
+      (f.evidence.problems as { problem: string; detail: string }[]).map((p) => p.problem);
 
     it('reports a not-yet-valid certificate with the date it starts', () => {
       for (const base of ['linkerd', 'istio'] as const) {
         const f = one(run(snap(base, webhookConfig(base, bundle(future)))));
         expect(f.causeKey).toBe(`webhook-broken:${base}`);
         expect(problems(f)).toEqual(['not-yet-valid']);
-        expect(f.message).toContain(`CN=future CA is not valid until ${new Date(x509(future).validFrom).toISOString()}`);
+        expect(f.message).toContain(
+          `CN=future CA is not valid until ${new Date(x509(future).validFrom).toISOString()}`,
+        );
         expect((f.evidence.problems as any[])[0].certificate).toMatchObject({ subject: 'CN=future CA', keyType: KEY });
       }
     });
@@ -196,7 +213,9 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
       ];
       for (const [caBundle, problem, text] of cases) {
         const f = one(run(snap('linkerd', webhookConfig('linkerd', caBundle))));
-        expect(ids([f])).toEqual(['webhook-ca-invalid MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config']);
+        expect(ids([f])).toEqual([
+          'webhook-ca-invalid MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config',
+        ]);
         expect(f.severity).toBe('error');
         expect(f.causeKey).toBe('webhook-broken:linkerd');
         expect(problems(f)).toEqual([problem]);
@@ -207,8 +226,13 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
 
     it('explains an empty Istio bundle by istiod, from a fixture', () => {
       const f = one(run(cluster('istio', ['checks/webhook-ca-invalid/fires-istio-empty.yaml'])));
-      expect(f.evidence.webhooks).toEqual(['namespace.sidecar-injector.istio.io', 'rev.namespace.sidecar-injector.istio.io']);
-      expect(f.message).toContain('istiod fills it itself, so istiod is not running or cannot patch this configuration');
+      expect(f.evidence.webhooks).toEqual([
+        'namespace.sidecar-injector.istio.io',
+        'rev.namespace.sidecar-injector.istio.io',
+      ]);
+      expect(f.message).toContain(
+        'istiod fills it itself, so istiod is not running or cannot patch this configuration',
+      );
       expect(f.fix.slice(0, 2)).toEqual([
         '# istiod re-patches the caBundle of its webhook configurations when it starts',
         'kubectl -n istio-system rollout restart deploy/istiod',
@@ -239,7 +263,8 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
     });
 
     it('stays silent for valid, expiring and expired bundles, and for a url webhook without caBundle', () => {
-      for (const c of [valid, soon, expired]) expect(run(snap('both', webhookConfig('linkerd', bundle(c)), webhookConfig('istio', bundle(c))))).toEqual([]);
+      for (const c of [valid, soon, expired])
+        expect(run(snap('both', webhookConfig('linkerd', bundle(c)), webhookConfig('istio', bundle(c))))).toEqual([]);
       expect(run(cluster('istio', ['checks/webhook-ca-invalid/ok-url-webhook.yaml']))).toEqual([]);
     });
   });
@@ -260,9 +285,16 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
       expect(ids([f])).toEqual(['webhook-cert-mismatch Secret linkerd/linkerd-proxy-injector-k8s-tls']);
       expect(f.causeKey).toBe('webhook-broken:linkerd');
       expect(f.evidence.problems).toEqual([
-        { problem: 'not-signed-by-ca-bundle', detail: 'the serving certificate (issuer CN=other CA) is not signed by any caBundle certificate' },
+        {
+          problem: 'not-signed-by-ca-bundle',
+          detail: 'the serving certificate (issuer CN=other CA) is not signed by any caBundle certificate',
+        },
       ]);
-      expect(f.evidence.servingCertificate).toMatchObject({ issuer: 'CN=other CA', dnsNames: [INJECTOR_HOST], keyType: KEY });
+      expect(f.evidence.servingCertificate).toMatchObject({
+        issuer: 'CN=other CA',
+        dnsNames: [INJECTOR_HOST],
+        keyType: KEY,
+      });
       expect(f.fix.slice(0, 2)).toEqual([
         '# delete the webhook certificate Secret: the upgrade below re-creates it',
         'kubectl -n linkerd delete secret linkerd-proxy-injector-k8s-tls',
@@ -271,9 +303,17 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
     });
 
     it('fires for a SAN that is not <service>.<namespace>.svc, with the cert-manager fix when it manages the CA', () => {
-      const cfg = webhookConfig('linkerd', bundle(valid), { 'cert-manager.io/inject-ca-from': 'linkerd/linkerd-proxy-injector' });
-      const f = one(run(snap('linkerd', cfg, serving(leafWrongSan, { 'cert-manager.io/certificate-name': 'linkerd-proxy-injector' }))));
-      expect(f.evidence.problems).toEqual([{ problem: 'san-mismatch', detail: `the serving certificate is not valid for ${INJECTOR_HOST}` }]);
+      const cfg = webhookConfig('linkerd', bundle(valid), {
+        'cert-manager.io/inject-ca-from': 'linkerd/linkerd-proxy-injector',
+      });
+      const f = one(
+        run(
+          snap('linkerd', cfg, serving(leafWrongSan, { 'cert-manager.io/certificate-name': 'linkerd-proxy-injector' })),
+        ),
+      );
+      expect(f.evidence.problems).toEqual([
+        { problem: 'san-mismatch', detail: `the serving certificate is not valid for ${INJECTOR_HOST}` },
+      ]);
       expect(f.evidence.expectedDnsName).toBe(INJECTOR_HOST);
       expect(f.fix.slice(0, 2)).toEqual([
         '# is the Certificate Ready: cainjector copies the CA of its Secret into the caBundle',
@@ -287,14 +327,31 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
     });
 
     it('fires when the Secret holds no certificate', () => {
-      const f = one(run(snap('linkerd', webhookConfig('linkerd', bundle(valid)), tlsSecret('linkerd-proxy-injector-k8s-tls', { 'tls.crt': 'garbage' }))));
-      expect(f.evidence.problems).toEqual([{ problem: 'no-certificate', detail: 'Secret linkerd-proxy-injector-k8s-tls holds no certificate under tls.crt' }]);
+      const f = one(
+        run(
+          snap(
+            'linkerd',
+            webhookConfig('linkerd', bundle(valid)),
+            tlsSecret('linkerd-proxy-injector-k8s-tls', { 'tls.crt': 'garbage' }),
+          ),
+        ),
+      );
+      expect(f.evidence.problems).toEqual([
+        {
+          problem: 'no-certificate',
+          detail: 'Secret linkerd-proxy-injector-k8s-tls holds no certificate under tls.crt',
+        },
+      ]);
     });
 
     it('stays silent without the Secret, with an unusable caBundle (webhook-ca-invalid), and for Istio', () => {
       const gone = {
         ...serving(leafOtherCa),
-        metadata: { name: 'linkerd-proxy-injector-k8s-tls', namespace: 'linkerd', annotations: { 'meshdoctor.test/delete': 'true' } },
+        metadata: {
+          name: 'linkerd-proxy-injector-k8s-tls',
+          namespace: 'linkerd',
+          annotations: { 'meshdoctor.test/delete': 'true' },
+        },
       };
       expect(run(snap('linkerd', webhookConfig('linkerd', bundle(valid)), gone))).toEqual([]);
       expect(run(snap('linkerd', webhookConfig('linkerd', b64('hello')), serving(leafOtherCa)))).toEqual([]);
@@ -312,7 +369,9 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
       );
       expect(r.findings).toEqual([]);
       expect(r.skipped).toEqual([{ check: 'webhook-cert-mismatch', reason: 'cannot read secrets' }]);
-      expect(r.coverage.unavailable).toEqual([{ kind: 'secrets', reason: 'forbidden (403)', checks: ['webhook-cert-mismatch'] }]);
+      expect(r.coverage.unavailable).toEqual([
+        { kind: 'secrets', reason: 'forbidden (403)', checks: ['webhook-cert-mismatch'] },
+      ]);
     });
   });
 
@@ -320,7 +379,11 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
     const run = (s: Snapshot, opts: { certExpiryWarningDays?: number; mesh?: 'istio' } = {}) =>
       findings(s, ['identity-cert-expired', 'identity-cert-expiring'], opts);
     const issuer = (c: GeneratedCert, key = 'crt.pem', annotations?: Record<string, string>) =>
-      tlsSecret('linkerd-identity-issuer', { [key]: c.certPem, [key === 'crt.pem' ? 'key.pem' : 'tls.key']: c.keyPem }, annotations);
+      tlsSecret(
+        'linkerd-identity-issuer',
+        { [key]: c.certPem, [key === 'crt.pem' ? 'key.pem' : 'tls.key']: c.keyPem },
+        annotations,
+      );
 
     it("reports an expired trust anchor as an error with Linkerd's replacement procedure", () => {
       const f = one(run(snap('linkerd', trustRoots(expired))));
@@ -364,7 +427,14 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
         'linkerd upgrade --identity-issuer-certificate-file=./issuer-new.crt --identity-issuer-key-file=./issuer-new.key | kubectl apply -f -',
         'linkerd check --proxy',
       ]);
-      const cm = one(run(snap('linkerd', issuer(expired, 'tls.crt', { 'cert-manager.io/certificate-name': 'linkerd-identity-issuer' }))));
+      const cm = one(
+        run(
+          snap(
+            'linkerd',
+            issuer(expired, 'tls.crt', { 'cert-manager.io/certificate-name': 'linkerd-identity-issuer' }),
+          ),
+        ),
+      );
       expect(cm.evidence.key).toBe('tls.crt');
       expect(cm.fix).toEqual([
         '# why cert-manager did not renew it',

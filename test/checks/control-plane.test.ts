@@ -10,7 +10,13 @@ import type { Snapshot } from '../../src/k8s/snapshot.js';
 import { NOW, cluster, findings, ids } from '../helpers/fixtures.js';
 
 const F = (id: string, file: string) => `checks/${id}/${file}.yaml`;
-const CONTROL_PLANE = ['webhook-missing', 'webhook-no-endpoints', 'injector-unavailable', 'injector-oomkilled', 'webhook-call-failed'];
+const CONTROL_PLANE = [
+  'webhook-missing',
+  'webhook-no-endpoints',
+  'injector-unavailable',
+  'injector-oomkilled',
+  'webhook-call-failed',
+];
 
 /** A 403 on a kind, as gather records it: absent from objects, named in unavailable. */
 function forbid(snap: Snapshot, kind: keyof Snapshot['objects']): Snapshot {
@@ -30,7 +36,15 @@ function setFailurePolicy(snap: Snapshot, config: string, policy: 'Ignore' | 'Fa
 /** A live `-n <ns>` snapshot: namespaced kinds hold that namespace only (plus by-name reads). */
 function liveNamespaceOnly(snap: Snapshot, ns: string): Snapshot {
   snap.scope = { allNamespaces: false, namespace: ns };
-  for (const k of ['pods', 'services', 'endpoints', 'endpointslices', 'deployments', 'replicasets', 'events'] as const) {
+  for (const k of [
+    'pods',
+    'services',
+    'endpoints',
+    'endpointslices',
+    'deployments',
+    'replicasets',
+    'events',
+  ] as const) {
     snap.objects[k] = snap.objects[k]!.filter((o: K8sObject) => o.metadata?.namespace === ns);
   }
   return snap;
@@ -48,7 +62,8 @@ describe('healthy control planes', () => {
 });
 
 describe('webhook-missing', () => {
-  const run = (snap: Snapshot, mesh?: 'linkerd' | 'istio') => findings(snap, ['webhook-missing'], { ...(mesh ? { mesh } : {}) });
+  const run = (snap: Snapshot, mesh?: 'linkerd' | 'istio') =>
+    findings(snap, ['webhook-missing'], { ...(mesh ? { mesh } : {}) });
 
   it('fires when Linkerd runs without its webhook configuration', () => {
     const fs = run(cluster('linkerd', [F('webhook-missing', 'fires-linkerd')]));
@@ -68,9 +83,13 @@ describe('webhook-missing', () => {
     const fs = run(cluster('istio', [F('webhook-missing', 'fires-istio')]));
     expect(ids(fs)).toEqual(['webhook-missing MutatingWebhookConfiguration istio-sidecar-injector']);
     expect(fs[0]!.message).toContain('Istio is installed (Deployment istio-system/istiod');
-    expect(fs[0]!.fix[1]).toBe('# istioctl, with the profile and values you installed with: istioctl install -y -f YOUR-ISTIOOPERATOR.yaml');
+    expect(fs[0]!.fix[1]).toBe(
+      '# istioctl, with the profile and values you installed with: istioctl install -y -f YOUR-ISTIOOPERATOR.yaml',
+    );
     // Pinned to the release istiod runs (pilot:1.24.2 in the base cluster): without --version Helm would upgrade it.
-    expect(fs[0]!.fix[2]).toBe('# Helm: helm upgrade istiod istio/istiod -n istio-system --version 1.24.2 --reuse-values');
+    expect(fs[0]!.fix[2]).toBe(
+      '# Helm: helm upgrade istiod istio/istiod -n istio-system --version 1.24.2 --reuse-values',
+    );
   });
 
   it('is skipped, never "missing", when the webhook configurations cannot be read (403)', () => {
@@ -81,14 +100,22 @@ describe('webhook-missing', () => {
     expect(r.skipped).toEqual([{ check: 'webhook-missing', reason: 'cannot read mutatingwebhookconfigurations' }]);
     expect(r.coverage).toEqual({
       complete: false,
-      unavailable: [{ kind: 'mutatingwebhookconfigurations', reason: 'forbidden (403): cannot list resource', checks: ['webhook-missing'] }],
+      unavailable: [
+        {
+          kind: 'mutatingwebhookconfigurations',
+          reason: 'forbidden (403): cannot list resource',
+          checks: ['webhook-missing'],
+        },
+      ],
       rbac: [],
     });
   });
 
   it('stays silent for a mesh that is only asked for (--mesh) or only the other mesh is missing', () => {
     expect(run(cluster('istio'), 'linkerd')).toEqual([]);
-    expect(ids(run(cluster('both', [F('webhook-missing', 'fires-istio')])))).toEqual(['webhook-missing MutatingWebhookConfiguration istio-sidecar-injector']);
+    expect(ids(run(cluster('both', [F('webhook-missing', 'fires-istio')])))).toEqual([
+      'webhook-missing MutatingWebhookConfiguration istio-sidecar-injector',
+    ]);
   });
 });
 
@@ -110,7 +137,13 @@ describe('webhook-no-endpoints', () => {
       endpointsFrom: 'EndpointSlice',
       ready: [],
       notReady: [{ ip: '10.244.0.12', pod: 'linkerd-proxy-injector-6d8f9c7b5-x2k4p' }],
-      webhooks: [{ name: 'linkerd-proxy-injector.linkerd.io', configuration: 'linkerd-proxy-injector-webhook-config', failurePolicy: 'Ignore' }],
+      webhooks: [
+        {
+          name: 'linkerd-proxy-injector.linkerd.io',
+          configuration: 'linkerd-proxy-injector-webhook-config',
+          failurePolicy: 'Ignore',
+        },
+      ],
     });
     expect(fs[0]!.causeKey).toBe('webhook-broken:linkerd');
     expect(fs[0]!.causedBy).toBeUndefined(); // the injector is up here: the ranker drops the link (kept in the chain test)
@@ -122,21 +155,31 @@ describe('webhook-no-endpoints', () => {
   });
 
   it('says pod creation is blocked when the Linkerd webhook Fails (HA)', () => {
-    const snap = setFailurePolicy(cluster('linkerd', [F('webhook-no-endpoints', 'fires-linkerd-not-ready')]), 'linkerd-proxy-injector-webhook-config', 'Fail');
+    const snap = setFailurePolicy(
+      cluster('linkerd', [F('webhook-no-endpoints', 'fires-linkerd-not-ready')]),
+      'linkerd-proxy-injector-webhook-config',
+      'Fail',
+    );
     expect(run(snap)[0]!.message).toMatch(/failurePolicy Fail: pod creation is blocked\.$/);
   });
 
   it('falls back to the Endpoints object when no slices exist or none were read', () => {
     const fs = run(cluster('istio', [F('webhook-no-endpoints', 'fires-istio-endpoints-only')]));
     expect(ids(fs)).toEqual(['webhook-no-endpoints Service istio-system/istiod']);
-    expect(fs[0]!.evidence).toMatchObject({ endpointsFrom: 'Endpoints', targetPort: 15017, containerPort: 15017, ready: [], notReady: [] });
+    expect(fs[0]!.evidence).toMatchObject({
+      endpointsFrom: 'Endpoints',
+      targetPort: 15017,
+      containerPort: 15017,
+      ready: [],
+      notReady: [],
+    });
     expect(fs[0]!.evidence.webhooks).toHaveLength(4);
     expect(fs[0]!.message).toContain('failurePolicy Fail: pod creation is blocked');
     // Not read at all (403 on endpointslices): the ready Endpoints object decides, silently.
     expect(run(forbid(cluster('linkerd'), 'endpointslices'))).toEqual([]);
-    expect(ids(run(forbid(cluster('linkerd', [F('webhook-no-endpoints', 'fires-linkerd-not-ready')]), 'endpointslices')))).toEqual([
-      'webhook-no-endpoints Service linkerd/linkerd-proxy-injector',
-    ]);
+    expect(
+      ids(run(forbid(cluster('linkerd', [F('webhook-no-endpoints', 'fires-linkerd-not-ready')]), 'endpointslices'))),
+    ).toEqual(['webhook-no-endpoints Service linkerd/linkerd-proxy-injector']);
   });
 
   it('fires when the Service is missing or lacks the port the webhook calls', () => {
@@ -151,20 +194,39 @@ describe('webhook-no-endpoints', () => {
 
   it('names a targetPort that no injector pod declares', () => {
     const fs = run(cluster('linkerd', [F('webhook-no-endpoints', 'fires-linkerd-targetport-unresolved')]));
-    expect(fs[0]!.evidence).toMatchObject({ problem: 'target-port-unresolved', targetPort: 'injector-https', containerPort: null });
+    expect(fs[0]!.evidence).toMatchObject({
+      problem: 'target-port-unresolved',
+      targetPort: 'injector-https',
+      containerPort: null,
+    });
   });
 
   it('stays silent for Endpoints only, EndpointSlices only and a numeric targetPort', () => {
     expect(run(cluster('linkerd', [F('webhook-no-endpoints', 'ok-linkerd-endpoints-only')]))).toEqual([]);
     expect(run(cluster('linkerd', [F('webhook-no-endpoints', 'ok-linkerd-numeric-targetport')]))).toEqual([]);
     expect(run(cluster('istio', [F('webhook-no-endpoints', 'ok-istio-slices-only')]))).toEqual([]);
-    expect(run(forbid(forbid(cluster('istio', [F('webhook-no-endpoints', 'fires-istio-endpoints-only')]), 'endpoints'), 'endpointslices'))).toEqual([]);
+    expect(
+      run(
+        forbid(
+          forbid(cluster('istio', [F('webhook-no-endpoints', 'fires-istio-endpoints-only')]), 'endpoints'),
+          'endpointslices',
+        ),
+      ),
+    ).toEqual([]);
   });
 
   it('stays silent when a live -n run did not read the control-plane namespace', () => {
-    const snap = liveNamespaceOnly(cluster('linkerd', [F('webhook-no-endpoints', 'fires-linkerd-service-missing')]), 'shop');
+    const snap = liveNamespaceOnly(
+      cluster('linkerd', [F('webhook-no-endpoints', 'fires-linkerd-service-missing')]),
+      'shop',
+    );
     expect(run(snap)).toEqual([]);
-    expect(findings(liveNamespaceOnly(cluster('linkerd', [F('injector-oomkilled', 'fires-linkerd-chain')]), 'shop'), CONTROL_PLANE)).toEqual([]);
+    expect(
+      findings(
+        liveNamespaceOnly(cluster('linkerd', [F('injector-oomkilled', 'fires-linkerd-chain')]), 'shop'),
+        CONTROL_PLANE,
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -185,7 +247,12 @@ describe('injector-unavailable', () => {
         ready: false,
         restarts: 14,
         waiting: 'CrashLoopBackOff',
-        lastTermination: { container: 'proxy-injector', reason: 'Error', exitCode: 1, finishedAt: '2026-11-22T11:50:00Z' },
+        lastTermination: {
+          container: 'proxy-injector',
+          reason: 'Error',
+          exitCode: 1,
+          finishedAt: '2026-11-22T11:50:00Z',
+        },
       },
     ]);
     expect(fs[0]!.causeKey).toBe('injector-down:linkerd');
@@ -199,7 +266,9 @@ describe('injector-unavailable', () => {
   it('fires for istiod that cannot pull its image (the Deployment the Service selects)', () => {
     const fs = run(cluster('istio', [F('injector-unavailable', 'fires-istio-imagepull')]));
     expect(ids(fs)).toEqual(['injector-unavailable Deployment istio-system/istiod']);
-    expect(fs[0]!.message).toContain('(pod istiod-7f8c9d6b5-m4n5b: ImagePullBackOff); failurePolicy Fail: pod creation is blocked.');
+    expect(fs[0]!.message).toContain(
+      '(pod istiod-7f8c9d6b5-m4n5b: ImagePullBackOff); failurePolicy Fail: pod creation is blocked.',
+    );
     expect(fs[0]!.fix[1]).toBe('kubectl -n istio-system logs deploy/istiod -c discovery --previous');
   });
 
@@ -228,7 +297,9 @@ describe('injector-unavailable', () => {
 
   it('stays silent during a rollout and when the deployments cannot be read', () => {
     expect(run(cluster('linkerd', [F('injector-unavailable', 'ok-linkerd-rollout')]))).toEqual([]);
-    expect(run(forbid(cluster('linkerd', [F('injector-unavailable', 'fires-linkerd-crashloop')]), 'deployments'))).toEqual([]);
+    expect(
+      run(forbid(cluster('linkerd', [F('injector-unavailable', 'fires-linkerd-crashloop')]), 'deployments')),
+    ).toEqual([]);
   });
 });
 
@@ -259,7 +330,9 @@ describe('injector-oomkilled', () => {
   it('fires for istiod (container discovery) with the pilot Helm value', () => {
     const fs = run(cluster('istio', [F('injector-oomkilled', 'fires-istio')]));
     expect(ids(fs)).toEqual(['injector-oomkilled Deployment istio-system/istiod']);
-    expect(fs[0]!.fix[0]).toBe('kubectl -n istio-system set resources deploy/istiod -c discovery --limits=memory=4096Mi');
+    expect(fs[0]!.fix[0]).toBe(
+      'kubectl -n istio-system set resources deploy/istiod -c discovery --limits=memory=4096Mi',
+    );
     expect(fs[0]!.fix.slice(1)).toEqual([
       '# durable, if installed with Helm, pinned to the installed 1.24.2',
       'helm upgrade istiod istio/istiod -n istio-system --version 1.24.2 --reuse-values --set pilot.resources.limits.memory=4096Mi',
@@ -268,7 +341,9 @@ describe('injector-oomkilled', () => {
     // An hour ago: still an error. Three days ago and Ready since: a warning.
     expect(fs[0]!.severity).toBe('error');
     expect(
-      findings(cluster('istio', [F('injector-oomkilled', 'fires-istio')]), ['injector-oomkilled'], { now: new Date('2026-11-25T12:00:00Z') })[0]!.severity,
+      findings(cluster('istio', [F('injector-oomkilled', 'fires-istio')]), ['injector-oomkilled'], {
+        now: new Date('2026-11-25T12:00:00Z'),
+      })[0]!.severity,
     ).toBe('warning');
   });
 
@@ -314,7 +389,10 @@ describe('webhook-call-failed', () => {
   it('resolves FailedCreate events on ReplicaSets to the Deployment and Jobs to themselves', () => {
     const [job, frontend] = run(cluster('istio', [F('webhook-call-failed', 'fires-istio')]));
     // Equal blast radius (one missing pod each): namespace order.
-    expect(ids([job!, frontend!])).toEqual(['webhook-call-failed Job payments/backfill', 'webhook-call-failed Deployment store/frontend']);
+    expect(ids([job!, frontend!])).toEqual([
+      'webhook-call-failed Job payments/backfill',
+      'webhook-call-failed Deployment store/frontend',
+    ]);
     const fs = [frontend!, job!];
     expect(fs[0]!.evidence).toEqual({
       webhook: 'namespace.sidecar-injector.istio.io',
@@ -347,7 +425,9 @@ describe('webhook-call-failed', () => {
 
   it('names the GKE firewall rule and the port on a GKE cluster (istio/istio#20890)', () => {
     const [f] = run(cluster('istio', [F('webhook-call-failed', 'fires-istio-gke-timeout')]));
-    expect(f!.message).toContain("because the call timed out (TCP port 15017 of the injector's pods must be reachable from the API server)");
+    expect(f!.message).toContain(
+      "because the call timed out (TCP port 15017 of the injector's pods must be reachable from the API server)",
+    );
     expect(f!.evidence).toMatchObject({ cause: 'timeout', portToOpen: 15017, provider: 'gke' });
     expect(f!.fix.slice(0, 2)).toEqual([
       '# GKE private cluster: the firewall rule GKE created for its control plane, named gke-CLUSTER-...-master, does not open tcp:15017 to the nodes: add it to the ports the rule allows, keeping the ones it has, with gcloud compute firewall-rules update',
@@ -358,11 +438,15 @@ describe('webhook-call-failed', () => {
   it("names the AWS security group rule and Kuma's admission port on EKS (kumahq/kuma#6841)", () => {
     const [f] = run(cluster('kuma', [F('webhook-call-failed', 'fires-kuma-eks-timeout')]));
     expect(f!.evidence).toMatchObject({ cause: 'timeout', portToOpen: 5443, provider: 'aws' });
-    expect(f!.fix[0]).toBe('# AWS: the security group of the nodes must allow inbound TCP 5443 from the security group of the cluster control plane');
+    expect(f!.fix[0]).toBe(
+      '# AWS: the security group of the nodes must allow inbound TCP 5443 from the security group of the cluster control plane',
+    );
   });
 
   it('takes the port the API server dialled when the Service was not read, never the Service port', () => {
-    expect(dialledPort('Post "https://istiod.istio-system.svc:443/inject": dial tcp 10.228.0.5:15017: i/o timeout')).toBe(15017);
+    expect(
+      dialledPort('Post "https://istiod.istio-system.svc:443/inject": dial tcp 10.228.0.5:15017: i/o timeout'),
+    ).toBe(15017);
     expect(dialledPort('dial tcp [fd00:10:244::5]:8443: connect: connection refused')).toBe(8443);
     expect(dialledPort('context deadline exceeded')).toBeUndefined();
     const snap = forbid(cluster('istio', [F('webhook-call-failed', 'fires-istio-gke-timeout')]), 'services');
@@ -371,10 +455,13 @@ describe('webhook-call-failed', () => {
   });
 
   it('links to the broken webhook when one is found', () => {
-    const fs = findings(cluster('istio', [F('webhook-call-failed', 'fires-istio'), F('webhook-no-endpoints', 'fires-istio-endpoints-only')]), [
-      'webhook-no-endpoints',
-      'webhook-call-failed',
-    ]);
+    const fs = findings(
+      cluster('istio', [
+        F('webhook-call-failed', 'fires-istio'),
+        F('webhook-no-endpoints', 'fires-istio-endpoints-only'),
+      ]),
+      ['webhook-no-endpoints', 'webhook-call-failed'],
+    );
     expect(ids(fs)[0]).toBe('webhook-no-endpoints Service istio-system/istiod');
     expect(fs.slice(1).map((f) => f.causedBy)).toEqual(['webhook-broken:istio', 'webhook-broken:istio']);
   });
@@ -382,7 +469,12 @@ describe('webhook-call-failed', () => {
   it("resolves a CronJob's Job to the CronJob and classifies a certificate failure", () => {
     const fs = run(cluster('linkerd', [F('webhook-call-failed', 'fires-linkerd-cronjob')]));
     expect(ids(fs)).toEqual(['webhook-call-failed CronJob shop/report']);
-    expect(fs[0]!.evidence).toMatchObject({ cause: 'certificate', failurePolicy: 'Ignore', count: 6, objects: ['Job/report-29380100'] });
+    expect(fs[0]!.evidence).toMatchObject({
+      cause: 'certificate',
+      failurePolicy: 'Ignore',
+      count: 6,
+      objects: ['Job/report-29380100'],
+    });
     expect(fs[0]!.fix[0]).toBe(
       `kubectl get mutatingwebhookconfiguration linkerd-proxy-injector-webhook-config -o jsonpath='{.webhooks[?(@.name=="linkerd-proxy-injector.linkerd.io")].clientConfig.caBundle}' | base64 -d | openssl x509 -noout -subject -enddate`,
     );
@@ -398,13 +490,20 @@ describe('webhook-call-failed', () => {
       ['service "istiod" not found', 'service-not-found'],
       ['the server could not find the requested resource', 'other'],
     ];
-    for (const [msg, cause] of cases) expect(webhookFailureCause(`failed calling webhook "x": ${msg}`), msg).toBe(cause);
+    for (const [msg, cause] of cases)
+      expect(webhookFailureCause(`failed calling webhook "x": ${msg}`), msg).toBe(cause);
   });
 
   it('stays silent for recovered owners, other webhooks, quota errors and out-of-scope namespaces', () => {
     expect(run(cluster('istio', [F('webhook-call-failed', 'ok-istio')]))).toEqual([]);
-    expect(run(cluster('istio', [F('webhook-call-failed', 'fires-istio')], { allNamespaces: false, namespace: 'default' }))).toEqual([]);
-    expect(findings(cluster('istio', [F('webhook-call-failed', 'fires-istio')]), ['webhook-call-failed'], { mesh: 'linkerd' })).toEqual([]);
+    expect(
+      run(cluster('istio', [F('webhook-call-failed', 'fires-istio')], { allNamespaces: false, namespace: 'default' })),
+    ).toEqual([]);
+    expect(
+      findings(cluster('istio', [F('webhook-call-failed', 'fires-istio')]), ['webhook-call-failed'], {
+        mesh: 'linkerd',
+      }),
+    ).toEqual([]);
   });
 
   it('keeps InjectionSkipped out of the findings and exposes the latest skip reasons per workload', () => {
@@ -413,7 +512,10 @@ describe('webhook-call-failed', () => {
     const m = new Model({ snapshot: snap, now: NOW, options: { mesh: 'auto', certExpiryWarningDays: 60 } });
     const billing = m.workloads.find((w) => w.name === 'billing')!;
     expect(injectionSkip(m, 'linkerd', billing)).toEqual({
-      reasons: ['neither the namespace nor the pod have the annotation "linkerd.io/inject:enabled"', 'automountServiceAccountToken set to "false"'],
+      reasons: [
+        'neither the namespace nor the pod have the annotation "linkerd.io/inject:enabled"',
+        'automountServiceAccountToken set to "false"',
+      ],
       count: 3,
       lastTimestamp: '2026-11-22T09:00:00Z',
       object: 'Deployment/billing',

@@ -12,7 +12,10 @@ import webhookMissing from '../../src/checks/webhook-missing.js';
 import { baseOf, cluster, findings } from '../helpers/fixtures.js';
 
 const run = (check: string, file: string, namespace?: string) =>
-  findings(cluster(baseOf(file), [`checks/${check}/${file}`], namespace ? { allNamespaces: false, namespace } : undefined), [check]);
+  findings(
+    cluster(baseOf(file), [`checks/${check}/${file}`], namespace ? { allNamespaces: false, namespace } : undefined),
+    [check],
+  );
 
 describe('evidence types', () => {
   it('host-network-pod: the pods, hostNetwork and what asks (the namespace marker, or the template)', () => {
@@ -27,17 +30,27 @@ describe('evidence types', () => {
   });
 
   it('webhook-missing: what an install creates, and what shows the mesh is meant to be there', () => {
-    expectTypeOf<EvidenceOf<typeof webhookMissing>>().toExtend<{ expectedConfigurations: string[]; controlPlaneNamespaces: string[] }>();
+    expectTypeOf<EvidenceOf<typeof webhookMissing>>().toExtend<{
+      expectedConfigurations: string[];
+      controlPlaneNamespaces: string[];
+    }>();
     const [f] = run('webhook-missing', 'fires-linkerd.yaml');
-    expect(f!.evidence).toMatchObject({ expectedConfigurations: expect.any(Array), controlPlaneNamespaces: expect.any(Array) });
+    expect(f!.evidence).toMatchObject({
+      expectedConfigurations: expect.any(Array),
+      controlPlaneNamespaces: expect.any(Array),
+    });
   });
 
   it('serviceaccount-missing: declared, one shape per cause', () => {
     type E = EvidenceOf<typeof serviceaccountMissing>;
     expectTypeOf<E>().toExtend<{ serviceAccount: string; pods: string[] }>();
     expectTypeOf<Extract<E, { exists: false }>>().toHaveProperty('field');
-    const fs = [...run('serviceaccount-missing', 'fires-linkerd.yaml'), ...run('serviceaccount-missing', 'fires-linkerd-token.yaml')];
+    const fs = [
+      ...run('serviceaccount-missing', 'fires-linkerd.yaml'),
+      ...run('serviceaccount-missing', 'fires-linkerd-token.yaml'),
+    ];
     expect(fs.length).toBeGreaterThan(1);
-    for (const f of fs) expect(f.evidence).toMatchObject({ serviceAccount: expect.any(String), pods: expect.any(Array) });
+    for (const f of fs)
+      expect(f.evidence).toMatchObject({ serviceAccount: expect.any(String), pods: expect.any(Array) });
   });
 });

@@ -12,9 +12,17 @@ checkCases('host-network-pod', {
   fires: [
     { fixtures: 'fires.yaml', namespace: 'shop', findings: ['DaemonSet shop/node-agent'] },
     { fixtures: 'fires.yaml', namespace: 'store', findings: ['DaemonSet store/log-shipper'] },
-    { name: 'fires.yaml with -A', fixtures: 'fires.yaml', findings: ['DaemonSet shop/node-agent', 'DaemonSet store/log-shipper'] },
+    {
+      name: 'fires.yaml with -A',
+      fixtures: 'fires.yaml',
+      findings: ['DaemonSet shop/node-agent', 'DaemonSet store/log-shipper'],
+    },
     { fixtures: 'fires-template-asks.yaml', findings: ['DaemonSet agents/flow-agent', 'DaemonSet agents/trace-agent'] },
-    { fixtures: 'fires-template-asks.yaml', namespace: 'agents', findings: ['DaemonSet agents/flow-agent', 'DaemonSet agents/trace-agent'] },
+    {
+      fixtures: 'fires-template-asks.yaml',
+      namespace: 'agents',
+      findings: ['DaemonSet agents/flow-agent', 'DaemonSet agents/trace-agent'],
+    },
   ],
   silent: [
     { fixtures: 'ok.yaml', base: 'linkerd', namespace: 'legacy' },
@@ -48,7 +56,9 @@ describe('hostNetwork workloads asking for injection: -n NS reports what -A repo
   }
 
   it('says what asks: the namespace marker, or the pod template', () => {
-    const [flow, trace] = findings(cluster('both', ['checks/host-network-pod/fires-template-asks.yaml']), ['host-network-pod']);
+    const [flow, trace] = findings(cluster('both', ['checks/host-network-pod/fires-template-asks.yaml']), [
+      'host-network-pod',
+    ]);
     expect(flow!.message).toBe(
       'DaemonSet agents/flow-agent uses hostNetwork, so Linkerd never injects it (by design), although its pod template asks for injection.',
     );

@@ -9,7 +9,13 @@ import { checkCases } from '../helpers/check-tester.js';
 const LATER = new Date('2037-06-01T00:00:00Z');
 
 checkCases('identity-cert-expired', {
-  fires: [{ base: 'linkerd', now: LATER, findings: ['ConfigMap linkerd/linkerd-identity-trust-roots', 'Secret linkerd/linkerd-identity-issuer'] }],
+  fires: [
+    {
+      base: 'linkerd',
+      now: LATER,
+      findings: ['ConfigMap linkerd/linkerd-identity-trust-roots', 'Secret linkerd/linkerd-identity-issuer'],
+    },
+  ],
   silent: [
     { base: 'linkerd' },
     // Expiring is not expired.

@@ -9,7 +9,11 @@ const WIDE = 36500;
 
 checkCases('identity-cert-expiring', {
   fires: [
-    { base: 'linkerd', certExpiryWarningDays: WIDE, findings: ['ConfigMap linkerd/linkerd-identity-trust-roots', 'Secret linkerd/linkerd-identity-issuer'] },
+    {
+      base: 'linkerd',
+      certExpiryWarningDays: WIDE,
+      findings: ['ConfigMap linkerd/linkerd-identity-trust-roots', 'Secret linkerd/linkerd-identity-issuer'],
+    },
   ],
   silent: [
     // The default window (60 days) does not reach them.

@@ -9,7 +9,10 @@ import { Model } from '../../src/facts/model.js';
 
 checkCases('injection-marker-invalid', {
   fires: [
-    { fixtures: 'fires-both-meshes.yaml', findings: ['Namespace dual', 'Namespace dual', 'Namespace mixedmarks', 'Deployment vault/ledger'] },
+    {
+      fixtures: 'fires-both-meshes.yaml',
+      findings: ['Namespace dual', 'Namespace dual', 'Namespace mixedmarks', 'Deployment vault/ledger'],
+    },
     { fixtures: 'fires-consul-namespace.yaml', findings: ['Namespace catalog'] },
     { fixtures: 'fires-consul-workload.yaml', findings: ['Deployment catalog/reports'] },
     { fixtures: 'fires-consul-misplaced.yaml', findings: ['CronJob batch/nightly'] },
@@ -17,18 +20,35 @@ checkCases('injection-marker-invalid', {
     { fixtures: 'fires-istio-inject-values.yaml', findings: ['Deployment vals/shouty', 'Deployment vals/eager'] },
     {
       fixtures: 'fires-istio.yaml',
-      findings: ['Namespace ns-annotated', 'Namespace ns-both', 'Deployment default/annotated', 'Namespace ns-both-old', 'Namespace ns-yes'],
+      findings: [
+        'Namespace ns-annotated',
+        'Namespace ns-both',
+        'Deployment default/annotated',
+        'Namespace ns-both-old',
+        'Namespace ns-yes',
+      ],
     },
     { fixtures: 'fires-istio-rev-under-namespace.yaml', findings: ['Deployment payments/ledger'] },
     { fixtures: 'fires-istio-invalid-annotation.yaml', findings: ['Deployment store/ledger'] },
-    { fixtures: 'fires-istio-misplaced.yaml', findings: ['Deployment plain/ownlabel', 'Deployment plain/ownrev', 'CronJob plain/nightly'] },
+    {
+      fixtures: 'fires-istio-misplaced.yaml',
+      findings: ['Deployment plain/ownlabel', 'Deployment plain/ownrev', 'CronJob plain/nightly'],
+    },
     { fixtures: 'fires-kuma-misplaced.yaml', findings: ['Deployment plain/ownlabel', 'CronJob plain/nightly'] },
     { fixtures: 'fires-kuma-namespace.yaml', findings: ['Namespace orders'] },
     { fixtures: 'fires-kuma-workload.yaml', findings: ['Deployment orders/auditor'] },
-    { fixtures: 'fires-linkerd-namespace.yaml', findings: ['Namespace ns-false', 'Namespace ns-label', 'Namespace ns-true', 'Namespace ns-legacy'] },
+    {
+      fixtures: 'fires-linkerd-namespace.yaml',
+      findings: ['Namespace ns-false', 'Namespace ns-label', 'Namespace ns-true', 'Namespace ns-legacy'],
+    },
     {
       fixtures: 'fires-linkerd-workload.yaml',
-      findings: ['Deployment legacy/invalid', 'Deployment legacy/labelled', 'Deployment legacy/ownmeta', 'Deployment shop/redundant'],
+      findings: [
+        'Deployment legacy/invalid',
+        'Deployment legacy/labelled',
+        'Deployment legacy/ownmeta',
+        'Deployment shop/redundant',
+      ],
     },
   ],
   silent: [
@@ -46,7 +66,9 @@ checkCases('injection-marker-invalid', {
 
 describe("a pod template's istio.io/rev under a namespace's", () => {
   it('says the namespace wins and which revision the pods get', () => {
-    const [f] = findings(cluster('istio', ['checks/injection-marker-invalid/fires-istio-rev-under-namespace.yaml']), ['injection-marker-invalid']);
+    const [f] = findings(cluster('istio', ['checks/injection-marker-invalid/fires-istio-rev-under-namespace.yaml']), [
+      'injection-marker-invalid',
+    ]);
     expect(f!.message).toBe(
       "Deployment payments/ledger asks for Istio revision canary with pod template label istio.io/rev=canary, but namespace payments's label istio.io/rev=default wins: its pods get revision default (webhook rev.namespace.sidecar-injector.istio.io).",
     );

@@ -12,7 +12,11 @@ checkCases('injection-skipped', {
     { fixtures: 'fires-linkerd-several-reasons.yaml', findings: ['Job orders/import'] },
     { fixtures: 'fires-linkerd-token-mount.yaml', findings: ['Deployment shop/cart'] },
   ],
-  silent: [{ fixtures: 'ok-linkerd-not-asked.yaml' }, { fixtures: 'ok-linkerd-pods-newer-than-event.yaml' }, { fixtures: 'ok-linkerd-since-injected.yaml' }],
+  silent: [
+    { fixtures: 'ok-linkerd-not-asked.yaml' },
+    { fixtures: 'ok-linkerd-pods-newer-than-event.yaml' },
+    { fixtures: 'ok-linkerd-since-injected.yaml' },
+  ],
 });
 
 const F = (name: string) => `checks/injection-skipped/${name}.yaml`;
@@ -25,7 +29,12 @@ describe('injection-skipped', () => {
       '2 pods of Deployment shop/cart run without a Linkerd proxy because its injector skipped them, saying: automountServiceAccountToken set to "false" (Linkerd 2.10 and 2.11 skip every pod whose containers have no ServiceAccount token mount, even when the pod template does not turn it off (ServiceAccount cart sets automountServiceAccountToken: false)).',
     );
     expect(f!.evidence).toMatchObject({
-      injector: { event: 'InjectionSkipped', object: 'Deployment/cart', reasons: ['automountServiceAccountToken set to "false"'], count: 2 },
+      injector: {
+        event: 'InjectionSkipped',
+        object: 'Deployment/cart',
+        reasons: ['automountServiceAccountToken set to "false"'],
+        count: 2,
+      },
       readings: [{ serviceAccount: 'cart', serviceAccountAutomount: false, templateAutomount: null }],
     });
     expect(String((f!.evidence.readings as { source: string }[])[0]!.source)).toMatch(/stable-2\.11\.0 \(02064b02\)/);
@@ -50,9 +59,16 @@ describe('injection-skipped', () => {
 
   it('outranks sidecar-missing: the pods the event stands for are not also called missing', () => {
     for (const f of ['fires-linkerd-token-mount', 'fires-linkerd-envoy', 'fires-linkerd-several-reasons'])
-      expect(ids(findings(cluster('linkerd', [F(f)]), ['sidecar-missing', 'injection-skipped'])).every((x) => x.startsWith('injection-skipped '))).toBe(true);
+      expect(
+        ids(findings(cluster('linkerd', [F(f)]), ['sidecar-missing', 'injection-skipped'])).every((x) =>
+          x.startsWith('injection-skipped '),
+        ),
+      ).toBe(true);
     // Pods newer than the event are sidecar-missing's, with the skip as evidence.
-    const [s] = findings(cluster('linkerd', [F('ok-linkerd-pods-newer-than-event')]), ['sidecar-missing', 'injection-skipped']);
+    const [s] = findings(cluster('linkerd', [F('ok-linkerd-pods-newer-than-event')]), [
+      'sidecar-missing',
+      'injection-skipped',
+    ]);
     expect(ids([s!])).toEqual(['sidecar-missing Deployment shop/cart']);
     expect(s!.evidence.injectionSkipped).toMatchObject({ reasons: ['hostNetwork is enabled'] });
   });

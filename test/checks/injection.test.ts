@@ -4,7 +4,12 @@ import { enabledSince } from '../../src/facts/missing-proxy.js';
 import { cluster, findings, ids } from '../helpers/fixtures.js';
 
 const F = (check: string, file: string) => `checks/${check}/${file}`;
-const INJECTION = ['injection-marker-invalid', 'webhook-excludes-namespace', 'pod-predates-enablement', 'sidecar-missing'];
+const INJECTION = [
+  'injection-marker-invalid',
+  'webhook-excludes-namespace',
+  'pod-predates-enablement',
+  'sidecar-missing',
+];
 const byResource = (fs: ReturnType<typeof findings>, name: string) => fs.find((f) => f.resource.name === name)!;
 
 describe('managed-fields', () => {
@@ -12,7 +17,11 @@ describe('managed-fields', () => {
     metadata: {
       managedFields: [
         { manager: 'a', time: '2026-01-01T00:00:00Z', fieldsV1: { 'f:metadata': { 'f:labels': { 'f:x': {} } } } },
-        { manager: 'b', time: '2026-02-01T00:00:00Z', fieldsV1: { 'f:metadata': { 'f:labels': { 'f:x': {}, 'f:y': {} } } } },
+        {
+          manager: 'b',
+          time: '2026-02-01T00:00:00Z',
+          fieldsV1: { 'f:metadata': { 'f:labels': { 'f:x': {}, 'f:y': {} } } },
+        },
         { manager: 'c', fieldsV1: { 'f:metadata': { 'f:labels': { 'f:z': {} } } } },
       ],
     },
@@ -70,17 +79,28 @@ describe('pod-predates-enablement', () => {
 
   it('dates a pod template opt-in (and a running pod annotated in place) by the workload', () => {
     const fs = run(cluster('linkerd', [F('pod-predates-enablement', 'fires-linkerd-template.yaml')]));
-    expect(ids(fs).sort()).toEqual(['pod-predates-enablement Pod legacy/debug', 'pod-predates-enablement StatefulSet legacy/cache']);
+    expect(ids(fs).sort()).toEqual([
+      'pod-predates-enablement Pod legacy/debug',
+      'pod-predates-enablement StatefulSet legacy/cache',
+    ]);
     const cache = byResource(fs, 'cache');
     expect(cache.evidence.markerOn).toBe('StatefulSet legacy/cache pod template');
     expect(cache.evidence.markerSetAt).toBe('2026-06-01T00:00:00.000Z');
     expect(cache.fix).toEqual(['kubectl rollout restart statefulset/cache -n legacy']);
-    expect(byResource(fs, 'debug').fix).toEqual(['kubectl get pod debug -n legacy -o yaml > debug.yaml', 'kubectl replace --force -f debug.yaml']);
+    expect(byResource(fs, 'debug').fix).toEqual([
+      'kubectl get pod debug -n legacy -o yaml > debug.yaml',
+      'kubectl replace --force -f debug.yaml',
+    ]);
   });
 
   it('stays silent when the marker cannot be dated (no managedFields) and on healthy clusters', () => {
     expect(
-      run(cluster('linkerd', [F('pod-predates-enablement', 'fires-linkerd.yaml'), F('pod-predates-enablement', 'ok-linkerd-no-managed-fields.yaml')])),
+      run(
+        cluster('linkerd', [
+          F('pod-predates-enablement', 'fires-linkerd.yaml'),
+          F('pod-predates-enablement', 'ok-linkerd-no-managed-fields.yaml'),
+        ]),
+      ),
     ).toEqual([]);
     expect(run(cluster('both'))).toEqual([]);
   });
@@ -98,7 +118,9 @@ describe('sidecar-missing', () => {
       { name: 'cart-6f7d8c9b5-aaaaa', creationTimestamp: '2026-11-20T10:00:00Z' },
       { name: 'cart-6f7d8c9b5-bbbbb', creationTimestamp: '2026-11-20T10:00:01Z' },
     ]);
-    expect(f.evidence.markers).toEqual([{ on: 'Namespace shop', marker: 'annotation linkerd.io/inject=enabled', setAt: '2026-01-05T10:02:00.000Z' }]);
+    expect(f.evidence.markers).toEqual([
+      { on: 'Namespace shop', marker: 'annotation linkerd.io/inject=enabled', setAt: '2026-01-05T10:02:00.000Z' },
+    ]);
     expect(f.evidence.webhook).toEqual({
       name: 'linkerd-proxy-injector.linkerd.io',
       configuration: 'linkerd-proxy-injector-webhook-config',
@@ -135,22 +157,32 @@ metadata: {name: linkerd-proxy-injector, namespace: linkerd, annotations: {meshd
     expect((search.evidence.webhook as { name: string }).name).toBe('namespace.sidecar-injector.istio.io');
     expect(search.fix).toContain('kubectl logs -n istio-system deploy/istiod -c discovery');
     const teller = byResource(fs, 'teller');
-    expect(teller.evidence.markers).toEqual([{ on: 'Namespace payments', marker: 'label istio.io/rev=default', setAt: null }]);
+    expect(teller.evidence.markers).toEqual([
+      { on: 'Namespace payments', marker: 'label istio.io/rev=default', setAt: null },
+    ]);
     expect(teller.message).toContain('unknown time');
   });
 
   it('takes over from pod-predates-enablement when the marker cannot be dated', () => {
     const fs = findings(
-      cluster('linkerd', [F('pod-predates-enablement', 'fires-linkerd.yaml'), F('pod-predates-enablement', 'ok-linkerd-no-managed-fields.yaml')]),
+      cluster('linkerd', [
+        F('pod-predates-enablement', 'fires-linkerd.yaml'),
+        F('pod-predates-enablement', 'ok-linkerd-no-managed-fields.yaml'),
+      ]),
       INJECTION,
     );
-    expect(ids(fs).sort()).toEqual(['sidecar-missing Deployment orders/api', 'sidecar-missing Deployment orders/worker']);
+    expect(ids(fs).sort()).toEqual([
+      'sidecar-missing Deployment orders/api',
+      'sidecar-missing Deployment orders/worker',
+    ]);
   });
 
   it('stays silent for finished, host-network, opted-out, native-sidecar, other-mesh, unenabled and control-plane pods', () => {
     expect(run(cluster('linkerd', [F('sidecar-missing', 'ok-linkerd.yaml')]))).toEqual([]);
     expect(run(cluster('istio', [F('sidecar-missing', 'ok-istio.yaml')]))).toEqual([]);
-    expect(run(cluster('both', [F('sidecar-missing', 'ok-linkerd.yaml'), F('sidecar-missing', 'ok-istio.yaml')]))).toEqual([]);
+    expect(
+      run(cluster('both', [F('sidecar-missing', 'ok-linkerd.yaml'), F('sidecar-missing', 'ok-istio.yaml')])),
+    ).toEqual([]);
   });
 });
 
@@ -166,8 +198,14 @@ describe('injection-marker-invalid', () => {
       'injection-marker-invalid Namespace ns-true',
     ]);
     const t = byResource(fs, 'ns-true');
-    expect(t.evidence).toMatchObject({ marker: 'annotation linkerd.io/inject=true', expected: 'annotation linkerd.io/inject=enabled' });
-    expect(t.fix).toEqual(['kubectl annotate namespace ns-true linkerd.io/inject=enabled --overwrite', 'kubectl rollout restart deployment/app -n ns-true']);
+    expect(t.evidence).toMatchObject({
+      marker: 'annotation linkerd.io/inject=true',
+      expected: 'annotation linkerd.io/inject=enabled',
+    });
+    expect(t.fix).toEqual([
+      'kubectl annotate namespace ns-true linkerd.io/inject=enabled --overwrite',
+      'kubectl rollout restart deployment/app -n ns-true',
+    ]);
     const off = byResource(fs, 'ns-false');
     expect(off.evidence.blockedWorkloads).toEqual(['Deployment/optin']);
     expect(off.fix).toEqual([
@@ -196,7 +234,10 @@ describe('injection-marker-invalid', () => {
       setEnabled.replace('%s', 'labelled'),
       `kubectl patch deployment/labelled -n legacy --type=json -p '[{"op":"remove","path":"/spec/template/metadata/labels/linkerd.io~1inject"}]'`,
     ]);
-    expect(byResource(fs, 'ownmeta').fix).toEqual([setEnabled.replace('%s', 'ownmeta'), 'kubectl annotate deployment/ownmeta -n legacy linkerd.io/inject-']);
+    expect(byResource(fs, 'ownmeta').fix).toEqual([
+      setEnabled.replace('%s', 'ownmeta'),
+      'kubectl annotate deployment/ownmeta -n legacy linkerd.io/inject-',
+    ]);
     // shop is enabled: the invalid template value only needs to go.
     expect(byResource(fs, 'redundant').fix).toEqual([
       `kubectl patch deployment/redundant -n shop --type=json -p '[{"op":"remove","path":"/spec/template/metadata/annotations/linkerd.io~1inject"}]'`,
@@ -216,10 +257,19 @@ describe('injection-marker-invalid', () => {
       'kubectl label namespace ns-annotated istio-injection=enabled --overwrite',
       'kubectl annotate namespace ns-annotated istio-injection-',
     ]);
-    expect(byResource(fs, 'ns-yes').fix).toEqual(['kubectl label namespace ns-yes istio-injection=enabled --overwrite']);
+    expect(byResource(fs, 'ns-yes').fix).toEqual([
+      'kubectl label namespace ns-yes istio-injection=enabled --overwrite',
+    ]);
     const both = byResource(fs, 'ns-both');
-    expect(both.evidence).toMatchObject({ ignoredRevision: 'canary', servedRevisions: ['canary', 'default'], revisionServed: true });
-    expect(both.fix).toEqual(['kubectl label namespace ns-both istio-injection-', 'kubectl rollout restart deployment/app -n ns-both']);
+    expect(both.evidence).toMatchObject({
+      ignoredRevision: 'canary',
+      servedRevisions: ['canary', 'default'],
+      revisionServed: true,
+    });
+    expect(both.fix).toEqual([
+      'kubectl label namespace ns-both istio-injection-',
+      'kubectl rollout restart deployment/app -n ns-both',
+    ]);
     expect(byResource(fs, 'ns-both-old').fix).toEqual(['kubectl label namespace ns-both-old istio.io/rev-']);
     expect(byResource(fs, 'annotated').fix).toEqual([
       `kubectl patch deployment/annotated -n default --type=merge -p '{"spec":{"template":{"metadata":{"labels":{"sidecar.istio.io/inject":"true"}}}}}'`,
@@ -244,7 +294,10 @@ describe('webhook-excludes-namespace', () => {
 
   it('fires per namespace for Linkerd: a removable label, and a namespace excluded by name', () => {
     const fs = run(cluster('linkerd', [F('webhook-excludes-namespace', 'fires-linkerd.yaml')]));
-    expect(ids(fs).sort()).toEqual(['webhook-excludes-namespace Namespace batch', 'webhook-excludes-namespace Namespace cert-manager']);
+    expect(ids(fs).sort()).toEqual([
+      'webhook-excludes-namespace Namespace batch',
+      'webhook-excludes-namespace Namespace cert-manager',
+    ]);
     const batch = byResource(fs, 'batch');
     expect(batch.affectedPods).toBe(2);
     expect(batch.evidence.workloads).toEqual(['Deployment/etl', 'Deployment/loader']);
@@ -269,7 +322,11 @@ describe('webhook-excludes-namespace', () => {
     const fs = run(cluster('linkerd', [F('webhook-excludes-namespace', 'fires-linkerd-object-selector.yaml')]));
     expect(ids(fs)).toEqual(['webhook-excludes-namespace Deployment shop/gateway']);
     expect(fs[0]!.evidence.webhooks).toEqual([
-      { name: 'linkerd-proxy-injector.linkerd.io', configuration: 'linkerd-proxy-injector-webhook-config', failedTerms: ['!example.com/no-mesh'] },
+      {
+        name: 'linkerd-proxy-injector.linkerd.io',
+        configuration: 'linkerd-proxy-injector-webhook-config',
+        failedTerms: ['!example.com/no-mesh'],
+      },
     ]);
     expect(fs[0]!.fix).toEqual([
       `kubectl patch deployment/gateway -n shop --type=json -p '[{"op":"remove","path":"/spec/template/metadata/labels/example.com~1no-mesh"}]'`,
@@ -278,11 +335,16 @@ describe('webhook-excludes-namespace', () => {
 
   it('fires for Istio: an unserved revision (a choice of the installed ones, or installing it) and a namespace the injector ignores', () => {
     const fs = run(cluster('istio', [F('webhook-excludes-namespace', 'fires-istio.yaml')]));
-    expect(ids(fs).sort()).toEqual(['webhook-excludes-namespace Namespace canary', 'webhook-excludes-namespace Namespace local-path-storage']);
+    expect(ids(fs).sort()).toEqual([
+      'webhook-excludes-namespace Namespace canary',
+      'webhook-excludes-namespace Namespace local-path-storage',
+    ]);
     const canary = byResource(fs, 'canary');
     expect(canary.message).toContain('no installed webhook serves its revision canary');
     expect(canary.evidence).toMatchObject({ requestedRevision: 'canary', servedRevisions: ['default'] });
-    expect((canary.evidence.webhooks as { failedTerms: string[] }[]).map((h) => h.failedTerms)).toContainEqual(['istio.io/rev in (default)']);
+    expect((canary.evidence.webhooks as { failedTerms: string[] }[]).map((h) => h.failedTerms)).toContainEqual([
+      'istio.io/rev in (default)',
+    ]);
     expect(canary.evidence).toMatchObject({ installedRevisions: ['default'], installedTags: {} });
     expect(canary.fix).toEqual([
       '# canary is neither an installed revision nor a tag: choose one below. Pasted as it is, this block runs nothing',
@@ -315,7 +377,10 @@ describe('one cause, one finding (marker-invalid > excludes-namespace > predates
 
   it('pods predating the marker are not also reported as missing their sidecar', () => {
     const snap = cluster('linkerd', [F('pod-predates-enablement', 'fires-linkerd.yaml')]);
-    expect(all(snap)).toEqual(['pod-predates-enablement Deployment orders/api', 'sidecar-missing Deployment orders/worker']);
+    expect(all(snap)).toEqual([
+      'pod-predates-enablement Deployment orders/api',
+      'sidecar-missing Deployment orders/worker',
+    ]);
   });
 
   it('an invalid marker silences predates/sidecar-missing for the same namespace', () => {

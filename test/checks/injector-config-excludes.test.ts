@@ -6,9 +6,15 @@ import { checkCases } from '../helpers/check-tester.js';
 
 checkCases('injector-config-excludes', {
   fires: [
-    { fixtures: 'fires-istio-never-selector-controller-labels.yaml', findings: ['CronJob batch/nightly', 'StatefulSet batch/db', 'Job batch/migrate'] },
+    {
+      fixtures: 'fires-istio-never-selector-controller-labels.yaml',
+      findings: ['CronJob batch/nightly', 'StatefulSet batch/db', 'Job batch/migrate'],
+    },
     { fixtures: 'fires-istio-never-selector.yaml', findings: ['Deployment jobs/reporter'] },
-    { fixtures: 'fires-istio-policy-disabled.yaml', findings: ['Deployment optin/api', 'Deployment payments/ledger', 'Deployment store/frontend'] },
+    {
+      fixtures: 'fires-istio-policy-disabled.yaml',
+      findings: ['Deployment optin/api', 'Deployment payments/ledger', 'Deployment store/frontend'],
+    },
     { fixtures: 'fires-istio-policy-invalid.yaml', findings: ['ConfigMap istio-system/istio-sidecar-injector'] },
   ],
   silent: [

@@ -16,7 +16,11 @@ checkCases('injector-rbac-missing', {
     { fixtures: 'fires-kuma-other-account.yaml', findings: ['Deployment kuma-system/kuma-control-plane'] },
     { fixtures: 'fires-consul-rbac-gone.yaml', findings: ['Deployment consul/consul-connect-injector'] },
     // Beside another mesh whose RBAC is fine: only the injector that lacks it.
-    { fixtures: ['fires-linkerd-binding-deleted.yaml', 'ok-istio-other-binding.yaml'], base: 'both', findings: ['Deployment linkerd/linkerd-proxy-injector'] },
+    {
+      fixtures: ['fires-linkerd-binding-deleted.yaml', 'ok-istio-other-binding.yaml'],
+      base: 'both',
+      findings: ['Deployment linkerd/linkerd-proxy-injector'],
+    },
   ],
   silent: [
     { fixtures: 'ok-linkerd-chart-rbac.yaml' },
@@ -77,15 +81,22 @@ describe('injector-rbac-missing: message, evidence, fix', () => {
       }),
       expect.objectContaining({ apiGroup: '', resource: 'configmaps', verbs: ['get', 'list', 'watch'] }),
     ]);
-    expect(f.message).toContain('the ClusterRole istiod-clusterrole-istio-system its chart binds it to no longer grants them');
+    expect(f.message).toContain(
+      'the ClusterRole istiod-clusterrole-istio-system its chart binds it to no longer grants them',
+    );
     expect(f.fix.some((l) => l.startsWith('kubectl create clusterrolebinding'))).toBe(false);
     expect(f.fix).toContain('kubectl -n istio-system rollout restart deploy/istiod');
   });
 
   it('a binding to another ServiceAccount: says the binding no longer binds it', () => {
     const f = one('kuma', 'fires-kuma-other-account.yaml');
-    expect(f.message).toContain("its chart's ClusterRoleBinding kuma-control-plane no longer binds ClusterRole kuma-control-plane to it");
-    expect(f.evidence).toMatchObject({ serviceAccount: 'kuma-system/kuma-control-plane', chart: { clusterRoleExists: true, clusterRoleBindingExists: true } });
+    expect(f.message).toContain(
+      "its chart's ClusterRoleBinding kuma-control-plane no longer binds ClusterRole kuma-control-plane to it",
+    );
+    expect(f.evidence).toMatchObject({
+      serviceAccount: 'kuma-system/kuma-control-plane',
+      chart: { clusterRoleExists: true, clusterRoleBindingExists: true },
+    });
   });
 
   it('both gone: says the ClusterRoleBinding is missing, and the chart restores both', () => {

@@ -59,14 +59,21 @@ describe('the version of istiod decides how sidecar.istio.io/inject is read', ()
     delete snap.objects.deployments;
     const v = istiodVersion(makeModel(snap, opts), 'istio-system', 'istiod');
     expect(v.rules).toBe('exact');
-    expect(v.text).toBe('Istio version unknown (Deployments were not read): the rules of Istio 1.27 and later are assumed');
+    expect(v.text).toBe(
+      'Istio version unknown (Deployments were not read): the rules of Istio 1.27 and later are assumed',
+    );
     const known = istiodVersion(makeModel(cluster('istio'), opts), 'istio-system', 'istiod');
     expect(known).toMatchObject({ version: '1.24.2', rules: 'loose' });
   });
 
   it('before 1.27: "False" is an explicit no and "yes" injects; both are reported, with the exact value as the fix', () => {
-    const fs = findings(cluster('istio', [F('injection-marker-invalid', 'fires-istio-inject-values.yaml')]), ['injection-marker-invalid']);
-    expect(ids(fs).sort()).toEqual(['injection-marker-invalid Deployment vals/eager', 'injection-marker-invalid Deployment vals/shouty']);
+    const fs = findings(cluster('istio', [F('injection-marker-invalid', 'fires-istio-inject-values.yaml')]), [
+      'injection-marker-invalid',
+    ]);
+    expect(ids(fs).sort()).toEqual([
+      'injection-marker-invalid Deployment vals/eager',
+      'injection-marker-invalid Deployment vals/shouty',
+    ]);
     const shouty = fs.find((f) => f.resource.name === 'shouty')!;
     expect(shouty.message).toContain('still reads it as "do not inject"');
     expect(shouty.evidence).toMatchObject({
@@ -76,25 +83,38 @@ describe('the version of istiod decides how sidecar.istio.io/inject is read', ()
     expect(shouty.fix[0]).toContain('"sidecar.istio.io/inject":"false"');
     const eager = fs.find((f) => f.resource.name === 'eager')!;
     expect(eager.fix[0]).toContain('{"annotations":{"sidecar.istio.io/inject":"true"}}');
-    expect(explainIn(cluster('istio', [F('injection-marker-invalid', 'fires-istio-inject-values.yaml')]), 'Deployment', 'vals', 'shouty').wouldInject).toBe(
-      false,
-    );
+    expect(
+      explainIn(
+        cluster('istio', [F('injection-marker-invalid', 'fires-istio-inject-values.yaml')]),
+        'Deployment',
+        'vals',
+        'shouty',
+      ).wouldInject,
+    ).toBe(false);
   });
 
   it('from 1.27: "False" is ignored, the policy injects, explain says so and check reports the value (not sidecar-missing)', () => {
     const snap = cluster('istio', [F('injection-marker-invalid', 'fires-istio-1-27-inject-values.yaml')]);
     const all = findings(snap);
-    expect(ids(all).filter((x) => x.includes('vals27/shouty'))).toEqual(['injection-marker-invalid Deployment vals27/shouty']);
+    expect(ids(all).filter((x) => x.includes('vals27/shouty'))).toEqual([
+      'injection-marker-invalid Deployment vals27/shouty',
+    ]);
     const e = explainIn(snap, 'Deployment', 'vals27', 'shouty');
     expect(e.wouldInject).toBe(true);
     expect(e.injector.map((s) => s.rule)).toEqual(['hostNetwork', 'version', 'inject-label-or-annotation', 'policy']);
-    expect(e.injector[1]!.detail).toBe('istiod istio-system/istiod runs docker.io/istio/pilot:1.27.1-distroless: the rules of Istio 1.27 and later apply');
+    expect(e.injector[1]!.detail).toBe(
+      'istiod istio-system/istiod runs docker.io/istio/pilot:1.27.1-distroless: the rules of Istio 1.27 and later apply',
+    );
     expect(e.injector[2]!.detail).toContain('is ignored (only "true" and "false" count)');
     expect(explainIn(snap, 'Deployment', 'vals27', 'exact').wouldInject).toBe(false);
   });
 
   it('stays silent for exact values and the empty label', () => {
-    expect(findings(cluster('istio', [F('injection-marker-invalid', 'ok-istio-inject-values.yaml')]), ['injection-marker-invalid'])).toEqual([]);
+    expect(
+      findings(cluster('istio', [F('injection-marker-invalid', 'ok-istio-inject-values.yaml')]), [
+        'injection-marker-invalid',
+      ]),
+    ).toEqual([]);
   });
 });
 
@@ -130,15 +150,23 @@ describe('injector-config-excludes', () => {
 
   it('policy disabled: only pods asking explicitly are injected; the rest is reported, meshed pods included (their next pods)', () => {
     const fs = run(cluster('istio', [F(ID, 'fires-istio-policy-disabled.yaml')]));
-    expect(ids(fs).sort()).toEqual([`${ID} Deployment optin/api`, `${ID} Deployment payments/ledger`, `${ID} Deployment store/frontend`]);
+    expect(ids(fs).sort()).toEqual([
+      `${ID} Deployment optin/api`,
+      `${ID} Deployment payments/ledger`,
+      `${ID} Deployment store/frontend`,
+    ]);
     const api = fs.find((f) => f.resource.name === 'api')!;
     expect(api.evidence).toMatchObject({ rule: 'policy', policy: 'disabled' });
     expect(api.fix).toHaveLength(4);
-    expect(api.fix[1]).toBe('# or, to inject every pod of enabled namespaces by default: if installed with Helm, pinned to the installed 1.24.2');
+    expect(api.fix[1]).toBe(
+      '# or, to inject every pod of enabled namespaces by default: if installed with Helm, pinned to the installed 1.24.2',
+    );
     expect(api.fix[2]).toMatch(
       /^# or, to inject every pod of enabled namespaces by default: helm upgrade istiod istio\/istiod -n istio-system --version 1\.24\.2 .*autoInject=enabled$/,
     );
-    expect(api.fix[3]).toMatch(/^# or, .*: if installed with istioctl, .*: istioctl install -f YOUR-ISTIOOPERATOR.yaml /);
+    expect(api.fix[3]).toMatch(
+      /^# or, .*: if installed with istioctl, .*: istioctl install -f YOUR-ISTIOOPERATOR.yaml /,
+    );
   });
 
   it('an invalid policy turns injection off for every pod, explicit "true" included: the fix is the configuration', () => {
@@ -147,7 +175,12 @@ describe('injector-config-excludes', () => {
     expect(ids(fs)).toEqual([`${ID} ConfigMap istio-system/istio-sidecar-injector`]);
     const f = fs[0]!;
     expect(f.evidence).toMatchObject({ policy: 'enable' });
-    expect(f.evidence.workloads).toEqual(['Deployment optin/api', 'Deployment optin/worker', 'Deployment payments/ledger', 'Deployment store/frontend']);
+    expect(f.evidence.workloads).toEqual([
+      'Deployment optin/api',
+      'Deployment optin/worker',
+      'Deployment payments/ledger',
+      'Deployment store/frontend',
+    ]);
     // helm upgrade without --version would upgrade istiod to the newest chart: pinned to the installed release
     // (the base cluster's istiod runs pilot:1.24.2); istioctl only with the user's own IstioOperator, as a comment.
     expect(f.fix).toEqual([
@@ -187,13 +220,16 @@ describe('injector-config-excludes', () => {
     expect(fs[0]!.fix.slice(2).every((l) => l.startsWith('#'))).toBe(true);
     const e = explainIn(snap, 'Deployment', 'jobs', 'web');
     expect(e.wouldInject).toBe(false);
-    expect(e.injector.at(-1)!.detail).toMatch(/^ConfigMap istio-system\/istio-sidecar-injector not found: istiod started without it serves no injection/);
+    expect(e.injector.at(-1)!.detail).toMatch(
+      /^ConfigMap istio-system\/istio-sidecar-injector not found: istiod started without it serves no injection/,
+    );
   });
 });
 
 describe('snapshots keep what these rules read', () => {
   it('keeps the injector ConfigMap keys config (its policy and selectors only) and values, and nothing else', () => {
-    const config = 'policy: disabled\nneverInjectSelector:\n- matchLabels: {app: a}\ntemplates:\n  sidecar: |\n    {{ .Values.secret }}\n';
+    const config =
+      'policy: disabled\nneverInjectSelector:\n- matchLabels: {app: a}\ntemplates:\n  sidecar: |\n    {{ .Values.secret }}\n';
     const cm = () => ({
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -201,7 +237,10 @@ describe('snapshots keep what these rules read', () => {
       data: { config, values: '{}', mesh: 'secret-ish', extra: 'x' },
     });
     const once = slim('configmaps', cm());
-    expect(once.data).toEqual({ config: '{"policy":"disabled","neverInjectSelector":[{"matchLabels":{"app":"a"}}]}', values: '{}' });
+    expect(once.data).toEqual({
+      config: '{"policy":"disabled","neverInjectSelector":[{"matchLabels":{"app":"a"}}]}',
+      values: '{}',
+    });
     // Idempotent: a snapshot read back is slimmed to the same.
     expect(slim('configmaps', structuredClone(once)).data).toEqual(once.data);
     // An unreadable config is dropped (the chart defaults are then assumed).
@@ -264,16 +303,27 @@ describe('revisions and tags', () => {
     // Deactivated (istio.io/deactivated: never-match) webhooks are left out altogether.
     expect(store.webhooks.some((h) => h.configuration === 'istio-sidecar-injector')).toBe(false);
     const payments = explainIn(snap, 'Deployment', 'payments', 'ledger');
-    expect(payments.webhooks.filter((h) => h.called).map((h) => h.configuration)).toEqual(['istio-revision-tag-default']);
+    expect(payments.webhooks.filter((h) => h.called).map((h) => h.configuration)).toEqual([
+      'istio-revision-tag-default',
+    ]);
     expect(payments.injector[1]!.detail).toContain('istio-system/istiod-1-27 runs docker.io/istio/pilot:1.27.1');
     expect(explainIn(snap, 'Deployment', 'batch', 'nightly').wouldInject).toBe(false);
   });
 
   it('a revision or tag nothing serves: the installed revisions and tags, and a fix per choice', () => {
-    const fs = findings(cluster('istio', [F('webhook-excludes-namespace', 'fires-istio-tags.yaml')]), ['webhook-excludes-namespace']);
-    expect(ids(fs).sort()).toEqual(['webhook-excludes-namespace Deployment tools/runner', 'webhook-excludes-namespace Namespace orders']);
+    const fs = findings(cluster('istio', [F('webhook-excludes-namespace', 'fires-istio-tags.yaml')]), [
+      'webhook-excludes-namespace',
+    ]);
+    expect(ids(fs).sort()).toEqual([
+      'webhook-excludes-namespace Deployment tools/runner',
+      'webhook-excludes-namespace Namespace orders',
+    ]);
     const orders = fs.find((f) => f.resource.name === 'orders')!;
-    expect(orders.evidence).toMatchObject({ requestedRevision: 'stable', installedRevisions: ['default'], installedTags: { prod: 'default' } });
+    expect(orders.evidence).toMatchObject({
+      requestedRevision: 'stable',
+      installedRevisions: ['default'],
+      installedTags: { prod: 'default' },
+    });
     expect(orders.fix).toEqual([
       '# stable is neither an installed revision nor a tag: choose one below. Pasted as it is, this block runs nothing',
       '# to use the installed revision default: kubectl label namespace orders istio.io/rev=default --overwrite',
@@ -296,7 +346,9 @@ describe('revisions and tags', () => {
   it('a namespace whose workloads opt in by pod label is not namespace-not-enabled', () => {
     const file = F('namespace-not-enabled', 'ok-istio-pod-label-opt-in.yaml');
     expect(findings(cluster('istio', [file]), ['namespace-not-enabled'])).toEqual([]);
-    expect(findings(cluster('istio', [file], { allNamespaces: false, namespace: 'tools' }), ['namespace-not-enabled'])).toEqual([]);
+    expect(
+      findings(cluster('istio', [file], { allNamespaces: false, namespace: 'tools' }), ['namespace-not-enabled']),
+    ).toEqual([]);
   });
 });
 
@@ -313,8 +365,12 @@ describe('Helm lines pin the installed istiod release (helm upgrade without --ve
     ]);
     const unknown = render(istio.install.memoryFix('istio-system', 'istiod', '4Gi', undefined));
     expect(unknown.every((l) => l.startsWith('# '))).toBe(true);
-    expect(unknown[0]).toMatch(/^# durable, if installed with Helm, with the version istiod runs, which is unknown: .*--version INSTALLED-VERSION/);
-    expect(render(istio.install.reinstall('istio-system', 'istiod-canary', undefined)).every((l) => l.startsWith('#'))).toBe(true);
+    expect(unknown[0]).toMatch(
+      /^# durable, if installed with Helm, with the version istiod runs, which is unknown: .*--version INSTALLED-VERSION/,
+    );
+    expect(
+      render(istio.install.reinstall('istio-system', 'istiod-canary', undefined)).every((l) => l.startsWith('#')),
+    ).toBe(true);
     expect(render(istio.install.reinstall('istio-system', 'istiod', m))[2]).toBe(
       '# Helm: helm upgrade istiod istio/istiod -n istio-system --version 1.24.2 --reuse-values',
     );
@@ -335,7 +391,11 @@ describe('selectors see the pod: the labels its controller adds count (job-name,
   it('neverInjectSelector job-name Exists keeps Job and CronJob pods out: injector-config-excludes, no sidecar-missing, no job-never-completes', () => {
     const snap = cluster('istio', [F(ID, 'fires-istio-never-selector-controller-labels.yaml')]);
     const fs = findings(snap, [ID, 'sidecar-missing', 'job-never-completes', 'namespace-not-enabled']);
-    expect(ids(fs).sort()).toEqual([`${ID} CronJob batch/nightly`, `${ID} Job batch/migrate`, `${ID} StatefulSet batch/db`]);
+    expect(ids(fs).sort()).toEqual([
+      `${ID} CronJob batch/nightly`,
+      `${ID} Job batch/migrate`,
+      `${ID} StatefulSet batch/db`,
+    ]);
     const e = explainIn(snap, 'Job', 'batch', 'migrate');
     expect(e.wouldInject).toBe(false);
     expect(e.injector.at(-1)!.detail).toBe(
@@ -346,27 +406,49 @@ describe('selectors see the pod: the labels its controller adds count (job-name,
 
   it('gives a pod created now the controller labels, values from a pod where one exists', () => {
     const tpl = { metadata: { labels: { app: 'x' } } };
-    expect(newPodLabels({ kind: 'Job', name: 'j', obj: { metadata: { name: 'j', uid: 'u1' }, spec: {} } as any, template: tpl, pods: [] })).toEqual({
+    expect(
+      newPodLabels({
+        kind: 'Job',
+        name: 'j',
+        obj: { metadata: { name: 'j', uid: 'u1' }, spec: {} } as any,
+        template: tpl,
+        pods: [],
+      }),
+    ).toEqual({
       app: 'x',
       'job-name': 'j',
       'batch.kubernetes.io/job-name': 'j',
       'controller-uid': 'u1',
       'batch.kubernetes.io/controller-uid': 'u1',
     });
-    expect(newPodLabels({ kind: 'Job', name: 'j', obj: { metadata: { name: 'j' }, spec: { manualSelector: true } } as any, template: tpl, pods: [] })).toEqual({
+    expect(
+      newPodLabels({
+        kind: 'Job',
+        name: 'j',
+        obj: { metadata: { name: 'j' }, spec: { manualSelector: true } } as any,
+        template: tpl,
+        pods: [],
+      }),
+    ).toEqual({
       app: 'x',
     });
     const pod = { metadata: { name: 'd-1', labels: { app: 'x', 'pod-template-hash': '6f7c' } } } as any;
-    expect(newPodLabels({ kind: 'Deployment', name: 'd', template: { metadata: { labels: { app: 'x' } } }, pods: [pod] })).toEqual({
+    expect(
+      newPodLabels({ kind: 'Deployment', name: 'd', template: { metadata: { labels: { app: 'x' } } }, pods: [pod] }),
+    ).toEqual({
       app: 'x',
       'pod-template-hash': '6f7c',
     });
-    expect(Object.keys(newPodLabels({ kind: 'DaemonSet', name: 'ds', template: { metadata: { labels: { app: 'x' } } }, pods: [] })).sort()).toEqual([
-      'app',
-      'controller-revision-hash',
-      'pod-template-generation',
-    ]);
-    expect(Object.keys(newPodLabels({ kind: 'StatefulSet', name: 's', template: { metadata: { labels: { app: 'x' } } }, pods: [] })).sort()).toEqual([
+    expect(
+      Object.keys(
+        newPodLabels({ kind: 'DaemonSet', name: 'ds', template: { metadata: { labels: { app: 'x' } } }, pods: [] }),
+      ).sort(),
+    ).toEqual(['app', 'controller-revision-hash', 'pod-template-generation']);
+    expect(
+      Object.keys(
+        newPodLabels({ kind: 'StatefulSet', name: 's', template: { metadata: { labels: { app: 'x' } } }, pods: [] }),
+      ).sort(),
+    ).toEqual([
       'app',
       'apps.kubernetes.io/pod-index',
       'controller-revision-hash',
@@ -378,7 +460,9 @@ describe('selectors see the pod: the labels its controller adds count (job-name,
 describe('a namespace opt-out no pod label overrides (istio-injection=disabled)', () => {
   // templates/mutatingwebhook.yaml @86c9f01f: every webhook needs istio-injection absent or "enabled".
   it('reports the workload asking as a warning, never advising to relabel the namespace (comment-only choices)', () => {
-    const fs = findings(cluster('istio', [F('webhook-excludes-namespace', 'fires-istio-namespace-opt-out.yaml')]), ['webhook-excludes-namespace']);
+    const fs = findings(cluster('istio', [F('webhook-excludes-namespace', 'fires-istio-namespace-opt-out.yaml')]), [
+      'webhook-excludes-namespace',
+    ]);
     expect(ids(fs)).toEqual(['webhook-excludes-namespace Namespace legacy']);
     const f = fs[0]!;
     expect(f.severity).toBe('warning');
@@ -403,8 +487,13 @@ describe('a loose "no" (no, off, False, 0: read as "do not inject" before 1.27, 
   ];
 
   it('no check advises "true" or a restart; injection-marker-invalid alone reports the value, with the fix "false"', () => {
-    const fs = findings(cluster('istio', [F(ID, 'ok-istio-loose-opt-out.yaml')]), all).filter((f) => f.resource.namespace === 'optout');
-    expect(ids(fs).sort()).toEqual(['injection-marker-invalid Deployment optout/legacy', 'injection-marker-invalid Deployment optout/web']);
+    const fs = findings(cluster('istio', [F(ID, 'ok-istio-loose-opt-out.yaml')]), all).filter(
+      (f) => f.resource.namespace === 'optout',
+    );
+    expect(ids(fs).sort()).toEqual([
+      'injection-marker-invalid Deployment optout/legacy',
+      'injection-marker-invalid Deployment optout/web',
+    ]);
     for (const f of fs) expect(f.fix.join('\n')).toContain('"sidecar.istio.io/inject":"false"');
   });
 
@@ -431,7 +520,9 @@ status: {phase: Running}
 `;
 
   it('enableNamespacesByDefault: a loose "no" is not a workload waiting for a namespace marker (no relabel, no restart)', () => {
-    const fs = findings(cluster('istio-default-on', [defaultOn('no')]), all).filter((f) => f.resource.namespace === 'shop' || f.resource.name === 'shop');
+    const fs = findings(cluster('istio-default-on', [defaultOn('no')]), all).filter(
+      (f) => f.resource.namespace === 'shop' || f.resource.name === 'shop',
+    );
     expect(ids(fs)).toEqual(['injection-marker-invalid Deployment shop/batch']);
   });
 
@@ -480,7 +571,9 @@ describe('istiod pinned by digest: the version from the chart labels and values,
     expect(e.injector.find((s) => s.rule === 'inject-label-or-annotation')!.detail).toBe(
       'pod template label sidecar.istio.io/inject=yes depends on the version: Istio 1.27 and later ignore it (the selectors and the policy decide, assumed here), before 1.27 it means "inject"',
     );
-    expect(e.injector.at(-1)!.detail).toMatch(/\(if istiod is 1\.27 or later; before 1\.27 the pod's value injects it\)$/);
+    expect(e.injector.at(-1)!.detail).toMatch(
+      /\(if istiod is 1\.27 or later; before 1\.27 the pod's value injects it\)$/,
+    );
   });
 });
 
@@ -499,7 +592,8 @@ describe('native sidecars: ENABLE_NATIVE_SIDECARS is "auto" by default from Isti
     // Before 1.27 (the base's 1.24.2) the default is off: the template is reported.
     const old = cluster('istio', [F(JNC, 'ok-istio-native-auto.yaml')]);
     for (const d of old.objects.deployments ?? [])
-      for (const c of (d.spec as any)?.template?.spec?.containers ?? []) if (String(c.image).includes('/pilot:')) c.image = 'docker.io/istio/pilot:1.26.3';
+      for (const c of (d.spec as any)?.template?.spec?.containers ?? [])
+        if (String(c.image).includes('/pilot:')) c.image = 'docker.io/istio/pilot:1.26.3';
     expect(findings(old, [JNC]).some((f) => f.resource.name === 'export')).toBe(true);
   });
 });
@@ -507,10 +601,21 @@ describe('native sidecars: ENABLE_NATIVE_SIDECARS is "auto" by default from Isti
 describe('invalid never/always selectors are skipped, as Istio does', () => {
   // inject.go @86c9f01f lines 243-262 ("Invalid selector for ..."); metav1.LabelSelectorAsSelector / labels.NewRequirement.
   it('validates selectors as apimachinery does', () => {
-    expect(selectorError({ matchLabels: { app: 'a' }, matchExpressions: [{ key: 'example.com/tier', operator: 'In', values: ['x'] }] })).toBeUndefined();
-    expect(selectorError({ matchExpressions: [{ key: 'tier', operator: 'NotIn', values: [] }] })).toMatch(/values set can't be empty/);
-    expect(selectorError({ matchExpressions: [{ key: 'app', operator: 'Exists', values: ['x'] }] })).toMatch(/must be empty/);
-    expect(selectorError({ matchExpressions: [{ key: 'app', operator: 'Gt', values: ['1'] }] })).toMatch(/not a valid label selector operator/);
+    expect(
+      selectorError({
+        matchLabels: { app: 'a' },
+        matchExpressions: [{ key: 'example.com/tier', operator: 'In', values: ['x'] }],
+      }),
+    ).toBeUndefined();
+    expect(selectorError({ matchExpressions: [{ key: 'tier', operator: 'NotIn', values: [] }] })).toMatch(
+      /values set can't be empty/,
+    );
+    expect(selectorError({ matchExpressions: [{ key: 'app', operator: 'Exists', values: ['x'] }] })).toMatch(
+      /must be empty/,
+    );
+    expect(selectorError({ matchExpressions: [{ key: 'app', operator: 'Gt', values: ['1'] }] })).toMatch(
+      /not a valid label selector operator/,
+    );
     expect(selectorError({ matchLabels: { 'bad key!': 'a' } })).toMatch(/invalid name/);
     expect(selectorError({ matchLabels: { 'Bad_Prefix/app': 'a' } })).toMatch(/invalid prefix/);
     expect(selectorError({ matchLabels: { app: 'x'.repeat(64) } })).toMatch(/label value/);
@@ -533,7 +638,11 @@ describe('invalid never/always selectors are skipped, as Istio does', () => {
 describe('an empty istio.io/rev on a namespace', () => {
   it('is named as an empty revision label, not "serves its revision ,"', () => {
     const ns = `apiVersion: v1\nkind: Namespace\nmetadata: {name: store, labels: {kubernetes.io/metadata.name: store, istio.io/rev: ""}}\n`;
-    const fs = findings(cluster('istio', [ns]), ['webhook-excludes-namespace']).filter((f) => f.resource.name === 'store');
-    expect(fs.map((f) => f.message)).toEqual([expect.stringContaining('serves its revision "" (an empty revision label), so')]);
+    const fs = findings(cluster('istio', [ns]), ['webhook-excludes-namespace']).filter(
+      (f) => f.resource.name === 'store',
+    );
+    expect(fs.map((f) => f.message)).toEqual([
+      expect.stringContaining('serves its revision "" (an empty revision label), so'),
+    ]);
   });
 });

@@ -18,7 +18,11 @@ checkCases('kubernetes-version-unsupported', {
     { fixtures: 'fires-kuma-node-older.yaml', findings: ['Deployment kuma-system/kuma-control-plane'] },
     { fixtures: 'fires-consul-1.9-node-older.yaml', findings: ['Deployment consul/consul-connect-injector'] },
     // Two meshes on the same nodes: each judged by its own table (1.30 is past Linkerd 2.14's 1.28, inside Istio 1.24's 1.28-1.31).
-    { fixtures: 'fires-linkerd-node-newer.yaml', base: 'both', findings: ['Deployment linkerd/linkerd-proxy-injector'] },
+    {
+      fixtures: 'fires-linkerd-node-newer.yaml',
+      base: 'both',
+      findings: ['Deployment linkerd/linkerd-proxy-injector'],
+    },
   ],
   silent: [
     { fixtures: 'ok-linkerd-nodes-in-range.yaml' },
@@ -40,7 +44,9 @@ describe('kubernetes-version-unsupported: the API server, message, evidence, fix
     const fs = findings(withServer(cluster('istio'), 'v1.33.1'), ['kubernetes-version-unsupported']);
     expect(fs).toHaveLength(1);
     const f = fs[0]!;
-    expect(f.message).toBe('Istio 1.24.2 (istio-system/istiod) supports Kubernetes 1.28 to 1.31, but the API server runs v1.33.1.');
+    expect(f.message).toBe(
+      'Istio 1.24.2 (istio-system/istiod) supports Kubernetes 1.28 to 1.31, but the API server runs v1.33.1.',
+    );
     expect(f.evidence).toMatchObject({
       release: '1.24',
       supported: { min: '1.28', max: '1.31' },
@@ -48,7 +54,9 @@ describe('kubernetes-version-unsupported: the API server, message, evidence, fix
       nodesOutside: [],
       releasesSupporting: ['1.30', '1.29', '1.28', '1.27', '1.26'],
     });
-    expect(f.fix[0]).toContain('upgrade Istio to a release that supports Kubernetes 1.33: 1.30, 1.29, 1.28, 1.27, 1.26');
+    expect(f.fix[0]).toContain(
+      'upgrade Istio to a release that supports Kubernetes 1.33: 1.30, 1.29, 1.28, 1.27, 1.26',
+    );
   });
 
   it('a server inside the range and nodes inside it: silent; the server outside: fires', () => {
@@ -66,8 +74,12 @@ describe('kubernetes-version-unsupported: the API server, message, evidence, fix
   });
 
   it('nodes: names each node outside the range, and says the server was not read', () => {
-    const [f] = findings(cluster('linkerd', [`${dir}/fires-linkerd-node-newer.yaml`]), ['kubernetes-version-unsupported']);
-    expect(f!.message).toBe('Linkerd stable-2.14.10 (linkerd/linkerd-proxy-injector) supports Kubernetes 1.21 to 1.28, but 1 node runs kubelet v1.30.2.');
+    const [f] = findings(cluster('linkerd', [`${dir}/fires-linkerd-node-newer.yaml`]), [
+      'kubernetes-version-unsupported',
+    ]);
+    expect(f!.message).toBe(
+      'Linkerd stable-2.14.10 (linkerd/linkerd-proxy-injector) supports Kubernetes 1.21 to 1.28, but 1 node runs kubelet v1.30.2.',
+    );
     expect(f!.evidence).toMatchObject({
       apiServer: null,
       apiServerUnread: 'not read (not in the snapshot)',
@@ -82,7 +94,11 @@ describe('kubernetes-version-unsupported: the API server, message, evidence, fix
     expect(kubeVersion('unknown')).toBeUndefined();
     expect(kubeVersion('v1.29.3; rm -rf /')).toBeUndefined();
     // What a snapshot keeps of GET /version: major, minor and gitVersion, nothing else.
-    expect(parseVersion({ gitVersion: 'v1.29.0', platform: 'linux/amd64', buildDate: 'x' })).toEqual({ major: 1, minor: 29, gitVersion: 'v1.29.0' });
+    expect(parseVersion({ gitVersion: 'v1.29.0', platform: 'linux/amd64', buildDate: 'x' })).toEqual({
+      major: 1,
+      minor: 29,
+      gitVersion: 'v1.29.0',
+    });
     expect(parseVersion({ gitVersion: 'nginx' })).toBeUndefined();
   });
 });

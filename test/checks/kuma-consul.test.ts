@@ -10,7 +10,18 @@ import { overlayManifests } from '../../src/run/manifests.js';
 import { runChecks } from '../../src/run/run.js';
 import { runCli } from '../helpers/cli.js';
 import { startApiServer } from '../apiserver/server.js';
-import { FIXTURES, NOW, baseObjects, cluster, findings, fixtureObjects, ids, overlay, parseObjects, type Base } from '../helpers/fixtures.js';
+import {
+  FIXTURES,
+  NOW,
+  baseObjects,
+  cluster,
+  findings,
+  fixtureObjects,
+  ids,
+  overlay,
+  parseObjects,
+  type Base,
+} from '../helpers/fixtures.js';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { KIND_KEYS, kindOf } from '../../src/k8s/kinds.js';
 import { tmpdir } from 'node:os';
@@ -34,14 +45,30 @@ const CASES: [string, string, string[]][] = [
   ['pod-predates-enablement', 'fires-consul', ['pod-predates-enablement StatefulSet catalog/importer']],
   ['sidecar-missing', 'fires-kuma', ['sidecar-missing Deployment orders/cart']],
   ['sidecar-missing', 'fires-consul', ['sidecar-missing Deployment catalog/cart']],
-  ['webhook-missing', 'fires-kuma', ['webhook-missing MutatingWebhookConfiguration kuma-admission-mutating-webhook-configuration']],
+  [
+    'webhook-missing',
+    'fires-kuma',
+    ['webhook-missing MutatingWebhookConfiguration kuma-admission-mutating-webhook-configuration'],
+  ],
   ['webhook-missing', 'fires-consul', ['webhook-missing MutatingWebhookConfiguration consul-connect-injector']],
   ['webhook-no-endpoints', 'fires-kuma-not-ready', ['webhook-no-endpoints Service kuma-system/kuma-control-plane']],
-  ['webhook-no-endpoints', 'fires-consul-service-missing', ['webhook-no-endpoints Service consul/consul-connect-injector']],
-  ['webhook-ca-invalid', 'fires-consul-empty', ['webhook-ca-invalid MutatingWebhookConfiguration consul-connect-injector']],
+  [
+    'webhook-no-endpoints',
+    'fires-consul-service-missing',
+    ['webhook-no-endpoints Service consul/consul-connect-injector'],
+  ],
+  [
+    'webhook-ca-invalid',
+    'fires-consul-empty',
+    ['webhook-ca-invalid MutatingWebhookConfiguration consul-connect-injector'],
+  ],
   ['webhook-cert-mismatch', 'fires-kuma', ['webhook-cert-mismatch Secret kuma-system/kuma-tls-cert']],
   ['injector-unavailable', 'fires-kuma-crashloop', ['injector-unavailable Deployment kuma-system/kuma-control-plane']],
-  ['injector-unavailable', 'fires-consul-scaled-zero', ['injector-unavailable Deployment consul/consul-connect-injector']],
+  [
+    'injector-unavailable',
+    'fires-consul-scaled-zero',
+    ['injector-unavailable Deployment consul/consul-connect-injector'],
+  ],
   ['injector-oomkilled', 'fires-consul', ['injector-oomkilled Deployment consul/consul-connect-injector']],
   ['quota-blocks-proxy', 'fires-kuma-must-specify', ['quota-blocks-proxy Deployment orders/web']],
   ['quota-blocks-proxy', 'fires-consul-must-specify', ['quota-blocks-proxy Deployment catalog/web']],
@@ -54,7 +81,11 @@ const CASES: [string, string, string[]][] = [
   ['webhook-excludes-namespace', 'fires-kuma', ['webhook-excludes-namespace Namespace shipping']],
   ['webhook-excludes-namespace', 'fires-consul', ['webhook-excludes-namespace Namespace monitoring']],
   ['serviceaccount-missing', 'fires-consul-token', ['serviceaccount-missing Deployment catalog/auditlog']],
-  ['pod-security-blocks-init', 'fires-kuma-predicted', ['pod-security-blocks-init Deployment orders/api', 'pod-security-blocks-init Job orders/reindex']],
+  [
+    'pod-security-blocks-init',
+    'fires-kuma-predicted',
+    ['pod-security-blocks-init Deployment orders/api', 'pod-security-blocks-init Job orders/reindex'],
+  ],
   ['pod-security-blocks-init', 'ok-kuma-cni', []],
   [
     'pod-security-blocks-init',
@@ -71,7 +102,8 @@ const CASES: [string, string, string[]][] = [
 ];
 
 /** The mesh a fixture is written for, and the meshes it must also hold beside. */
-const basesOf = (file: string): Base[] => (file.includes('kuma') ? ['kuma', 'linkerd+kuma', 'kuma+consul'] : ['consul', 'istio+consul', 'kuma+consul']);
+const basesOf = (file: string): Base[] =>
+  file.includes('kuma') ? ['kuma', 'linkerd+kuma', 'kuma+consul'] : ['consul', 'istio+consul', 'kuma+consul'];
 
 describe('Kuma and Consul through the unchanged checks', () => {
   for (const [id, file, expected] of CASES) {
@@ -83,7 +115,9 @@ describe('Kuma and Consul through the unchanged checks', () => {
   }
 
   it("Pod Security: Kuma's kuma-init and Consul's init container (NET_ADMIN only with transparent proxy), read from their own settings", () => {
-    const [k] = findings(cluster('kuma', [F('pod-security-blocks-init', 'fires-kuma-predicted')]), ['pod-security-blocks-init']);
+    const [k] = findings(cluster('kuma', [F('pod-security-blocks-init', 'fires-kuma-predicted')]), [
+      'pod-security-blocks-init',
+    ]);
     expect(k?.message).toBe(
       'Namespace orders enforces Pod Security "baseline", which rejects Kuma\'s init container kuma-init (it adds NET_ADMIN, NET_RAW) without Kuma\'s CNI plugin, so the next injected pods of Deployment orders/api will be refused.',
     );
@@ -92,12 +126,16 @@ describe('Kuma and Consul through the unchanged checks', () => {
       cniDaemonSet: 'kuma-cni-node',
     });
     expect(k?.fix.join('\n')).toContain('--set cni.enabled=true');
-    const [c, job] = findings(cluster('consul', [F('pod-security-blocks-init', 'fires-consul-confirmed')]), ['pod-security-blocks-init']);
+    const [c, job] = findings(cluster('consul', [F('pod-security-blocks-init', 'fires-consul-confirmed')]), [
+      'pod-security-blocks-init',
+    ]);
     expect(c?.evidence).toMatchObject({
       capabilities: ['NET_ADMIN'],
       cniPlugin: { enabled: false, from: 'injector consul/consul-connect-injector flag -enable-cni=false' },
     });
-    expect(job?.evidence.capabilitiesFrom).toBe('transparent proxy on: injector flag -default-enable-transparent-proxy=true');
+    expect(job?.evidence.capabilitiesFrom).toBe(
+      'transparent proxy on: injector flag -default-enable-transparent-proxy=true',
+    );
     expect(c?.fix.join('\n')).toContain('--set connectInject.cni.enabled=true');
     // The pod template turning transparent proxy off keeps NET_ADMIN off its init container.
     const off = `apiVersion: batch/v1
@@ -108,15 +146,24 @@ spec:
     metadata: {labels: {app: sync-prices}, annotations: {consul.hashicorp.com/connect-inject: "true", consul.hashicorp.com/transparent-proxy: "false"}}
     spec: {restartPolicy: Never, containers: [{name: sync, image: "example/products:4.2"}]}
 `;
-    expect(ids(findings(cluster('consul', [F('pod-security-blocks-init', 'fires-consul-confirmed'), off]), ['pod-security-blocks-init']))).toEqual([
-      'pod-security-blocks-init Deployment catalog/products',
-    ]);
+    expect(
+      ids(
+        findings(cluster('consul', [F('pod-security-blocks-init', 'fires-consul-confirmed'), off]), [
+          'pod-security-blocks-init',
+        ]),
+      ),
+    ).toEqual(['pod-security-blocks-init Deployment catalog/products']);
   });
 
   it("an injector's denial is linked to the finding naming its cause (an invalid marker, a turned-off token), not said as a second cause", () => {
     const both = ['injection-marker-invalid', 'serviceaccount-missing', 'webhook-denied'];
     for (const [base, file, cause, reason] of [
-      ['kuma', 'fires-kuma-invalid-label', 'injection-marker-invalid Deployment orders/auditor', 'annotation "kuma.io/sidecar-injection" has wrong value "on"'],
+      [
+        'kuma',
+        'fires-kuma-invalid-label',
+        'injection-marker-invalid Deployment orders/auditor',
+        'annotation "kuma.io/sidecar-injection" has wrong value "on"',
+      ],
       [
         'consul',
         'fires-consul-invalid-annotation',
@@ -146,7 +193,9 @@ spec:
   });
 
   it("serviceaccount-missing says Consul's injector denies pods without a token (ACLs), where Linkerd's skips them", () => {
-    const [f] = findings(cluster('consul', [F('serviceaccount-missing', 'fires-consul-token')]), ['serviceaccount-missing']);
+    const [f] = findings(cluster('consul', [F('serviceaccount-missing', 'fires-consul-token')]), [
+      'serviceaccount-missing',
+    ]);
     expect(f!.severity).toBe('error');
     expect(f!.message).toBe(
       'Deployment catalog/auditlog sets automountServiceAccountToken: false and Consul runs with ACLs (the injected init container logs in with the token), so the injector denies its pods and none can be created.',
@@ -170,11 +219,16 @@ spec:
 `;
     const [f] = findings(cluster('consul', [off]), ['injection-marker-invalid']);
     expect(f?.message).toMatch(/denies its pods/);
-    expect(f?.evidence).toMatchObject({ expected: 'pod template annotation consul.hashicorp.com/connect-inject=false', deniesAdmission: true });
+    expect(f?.evidence).toMatchObject({
+      expected: 'pod template annotation consul.hashicorp.com/connect-inject=false',
+      deniesAdmission: true,
+    });
   });
 
   it('Consul quota advice sets its annotations; Kuma, which has none, says where its resources are set', () => {
-    const [c] = findings(cluster('consul', [F('quota-blocks-proxy', 'fires-consul-must-specify')]), ['quota-blocks-proxy']);
+    const [c] = findings(cluster('consul', [F('quota-blocks-proxy', 'fires-consul-must-specify')]), [
+      'quota-blocks-proxy',
+    ]);
     expect(c?.fix.join('\n')).toContain('consul.hashicorp.com/sidecar-proxy-cpu-limit');
     const [k] = findings(cluster('kuma', [F('quota-blocks-proxy', 'fires-kuma-must-specify')]), ['quota-blocks-proxy']);
     expect(k?.fix.every((l) => l.startsWith('#'))).toBe(true);
@@ -193,7 +247,15 @@ spec:
 });
 
 const explainJson = async (target: string, ns: string, ...snapshots: string[]) => {
-  const r = await runCli(['explain', target, '-n', ns, ...snapshots.flatMap((s) => ['--snapshot', join(FIXTURES, 'healthy', s)]), '-o', 'json']);
+  const r = await runCli([
+    'explain',
+    target,
+    '-n',
+    ns,
+    ...snapshots.flatMap((s) => ['--snapshot', join(FIXTURES, 'healthy', s)]),
+    '-o',
+    'json',
+  ]);
   expect(r.stderr).toBe('');
   return JSON.parse(r.stdout);
 };
@@ -204,7 +266,12 @@ describe('explain walks Kuma and Consul', () => {
     const k = e.meshes.find((m: any) => m.mesh === 'kuma');
     expect(k.namespaceMarker).toBe('label kuma.io/sidecar-injection=disabled');
     expect(k.webhooks.filter((h: any) => h.called).map((h: any) => h.webhook)).toEqual(['pods-kuma-injector.kuma.io']);
-    expect(k.injector.map((s: any) => s.rule)).toEqual(['exception-labels', 'sidecar-exists', 'sidecar-injection-label', 'sidecar-uid']);
+    expect(k.injector.map((s: any) => s.rule)).toEqual([
+      'exception-labels',
+      'sidecar-exists',
+      'sidecar-injection-label',
+      'sidecar-uid',
+    ]);
     expect(k.wouldInject).toBe(true);
   });
 
@@ -212,7 +279,9 @@ describe('explain walks Kuma and Consul', () => {
     const e = await explainJson('deployment/reports', 'catalog', 'consul.yaml', 'kuma.yaml');
     const c = e.meshes.find((m: any) => m.mesh === 'consul');
     expect(c.namespaceMarker).toBeNull();
-    expect(c.webhooks.map((h: any) => [h.webhook, h.called])).toEqual([['consul-connect-injector.consul.hashicorp.com', true]]);
+    expect(c.webhooks.map((h: any) => [h.webhook, h.called])).toEqual([
+      ['consul-connect-injector.consul.hashicorp.com', true],
+    ]);
     expect(c.injector.at(-1)).toMatchObject({ rule: 'default-inject', ok: false });
     expect(c.wouldInject).toBe(false);
     expect(e.meshes.find((m: any) => m.mesh === 'kuma').wouldInject).toBe(false);
@@ -309,7 +378,10 @@ describe('Kuma and Consul live, through the test API server', () => {
     const file = join(dir, 'dump');
     mkdirSync(file);
     for (const k of KIND_KEYS)
-      writeFileSync(join(file, `${k}.json`), JSON.stringify({ kind: 'List', items: objects.filter((o) => kindOf(o.kind)?.key === k) }));
+      writeFileSync(
+        join(file, `${k}.json`),
+        JSON.stringify({ kind: 'List', items: objects.filter((o) => kindOf(o.kind)?.key === k) }),
+      );
     const server = await startApiServer({ objects, maxPageSize: 7 });
     try {
       const kubeconfig = await server.writeKubeconfig(dir, { namespace: 'orders' });
@@ -332,9 +404,9 @@ describe('Kuma and Consul live, through the test API server', () => {
       // The Secrets read by name are the two meshes' serving certificates, each in its mesh's
       // namespace, where that mesh's Role (deploy/mesh-rbac/) may get it.
       const granted = ['kuma', 'consul'].flatMap((mesh) => {
-        const role = parseObjects(readFileSync(join(import.meta.dirname, '..', '..', `deploy/mesh-rbac/${mesh}.yaml`), 'utf8')).find(
-          (o) => o.kind === 'Role',
-        ) as any;
+        const role = parseObjects(
+          readFileSync(join(import.meta.dirname, '..', '..', `deploy/mesh-rbac/${mesh}.yaml`), 'utf8'),
+        ).find((o) => o.kind === 'Role') as any;
         return role.rules
           .filter((r: any) => r.resources.includes('secrets'))
           .flatMap((r: any) => r.resourceNames.map((n: string) => `${role.metadata.namespace}/${n}`));
@@ -348,7 +420,9 @@ describe('Kuma and Consul live, through the test API server', () => {
             .filter((_, i) => i !== 1)
             .join('/'),
         );
-      expect(new Set(gets)).toEqual(new Set(['kuma-system/kuma-tls-cert', 'consul/consul-connect-inject-webhook-cert']));
+      expect(new Set(gets)).toEqual(
+        new Set(['kuma-system/kuma-tls-cert', 'consul/consul-connect-inject-webhook-cert']),
+      );
       for (const g of gets) expect(granted).toContain(g);
       expect(server.requests.every((q) => q.method === 'GET')).toBe(true);
     } finally {
@@ -384,14 +458,18 @@ spec: {containers: [{name: scraper, image: example/scraper:1}]}
 status: {phase: Running}
 `;
     const snap = cluster('consul', [F('pod-opted-out', 'fires-consul-default-inject'), excluded]);
-    const fs = ids(findings(snap, ['webhook-excludes-namespace', 'pod-opted-out', 'namespace-not-enabled', 'sidecar-missing']));
+    const fs = ids(
+      findings(snap, ['webhook-excludes-namespace', 'pod-opted-out', 'namespace-not-enabled', 'sidecar-missing']),
+    );
     expect(fs).toEqual(['pod-opted-out Deployment catalog/reports']);
   });
 });
 
 /** Consul's healthy injector Deployment with its command line edited (its flags are its settings). */
 const consulInjectorWith = (edit: (command: string) => string) => {
-  const d = structuredClone(baseObjects('consul').find((o) => o.kind === 'Deployment' && o.metadata?.name === 'consul-connect-injector')!) as any;
+  const d = structuredClone(
+    baseObjects('consul').find((o) => o.kind === 'Deployment' && o.metadata?.name === 'consul-connect-injector')!,
+  ) as any;
   const c = d.spec.template.spec.containers.find((x: any) => x.name === 'sidecar-injector');
   c.command = c.command.map((x: string) => edit(x));
   return d;
@@ -447,7 +525,9 @@ status: {phase: Running}
     expect(mine[0]!.fix).toEqual([
       `kubectl patch deployment/b1 -n shop --type=merge -p '{"spec":{"template":{"metadata":{"annotations":{"linkerd.io/inject":"disabled"}}}}}'`,
     ]);
-    expect(fs.some((f) => f.resource.name === 'b1' && (f.fix ?? []).some((l) => l.includes('rollout restart')))).toBe(false);
+    expect(fs.some((f) => f.resource.name === 'b1' && (f.fix ?? []).some((l) => l.includes('rollout restart')))).toBe(
+      false,
+    );
   });
 });
 
@@ -490,7 +570,9 @@ status: {phase: Running}
 ---
 `;
   it('webhook-excludes-namespace labels the namespace disabled (the pod label wins), never enabled (which meshes every workload)', () => {
-    const fs = findings(cluster('kuma', [ns(asking('{labels: {app: asks, kuma.io/sidecar-injection: enabled}}'))]), ['webhook-excludes-namespace']);
+    const fs = findings(cluster('kuma', [ns(asking('{labels: {app: asks, kuma.io/sidecar-injection: enabled}}'))]), [
+      'webhook-excludes-namespace',
+    ]);
     expect(ids(fs)).toEqual(['webhook-excludes-namespace Namespace plain']);
     expect(fs[0]!.fix).toEqual([
       'kubectl label namespace plain kuma.io/sidecar-injection=disabled --overwrite',
@@ -498,9 +580,10 @@ status: {phase: Running}
     ]);
   });
   it('the annotation moved to the label also labels the namespace disabled, first', () => {
-    const fs = findings(cluster('kuma', [ns(asking('{labels: {app: asks}, annotations: {kuma.io/sidecar-injection: enabled}}'))]), [
-      'injection-marker-invalid',
-    ]);
+    const fs = findings(
+      cluster('kuma', [ns(asking('{labels: {app: asks}, annotations: {kuma.io/sidecar-injection: enabled}}'))]),
+      ['injection-marker-invalid'],
+    );
     expect(ids(fs)).toEqual(['injection-marker-invalid Deployment plain/asks']);
     expect(fs[0]!.fix![0]).toBe('kubectl label namespace plain kuma.io/sidecar-injection=disabled --overwrite');
     expect(fs[0]!.fix!.some((l) => l.includes('sidecar-injection=enabled'))).toBe(false);
@@ -529,7 +612,9 @@ status: {phase: Running}
 `;
 
 describe("Consul's namespace lists (mesh_webhook.go shouldInject, a507b1d: read before the annotation)", () => {
-  const lists = consulInjectorWith((x) => x.replace('-allow-k8s-namespace="*"', '-allow-k8s-namespace="catalog" \\\n  -deny-k8s-namespace="legacy"'));
+  const lists = consulInjectorWith((x) =>
+    x.replace('-allow-k8s-namespace="*"', '-allow-k8s-namespace="catalog" \\\n  -deny-k8s-namespace="legacy"'),
+  );
   const snap = () =>
     cluster('consul', [
       yamlOf(lists),
@@ -540,11 +625,22 @@ describe("Consul's namespace lists (mesh_webhook.go shouldInject, a507b1d: read 
     ]);
   it('refuse a workload annotated "true": injector-config-excludes, the Helm values as comments', () => {
     const fs = findings(snap(), ['injector-config-excludes']);
-    expect(ids(fs)).toEqual(['injector-config-excludes Deployment legacy/l1', 'injector-config-excludes Deployment other/o1']);
+    expect(ids(fs)).toEqual([
+      'injector-config-excludes Deployment legacy/l1',
+      'injector-config-excludes Deployment other/o1',
+    ]);
     const l1 = fs.find((f) => f.resource.name === 'l1')!;
-    expect(l1.evidence).toMatchObject({ rule: 'deny-k8s-namespace', flag: '-deny-k8s-namespace', denyK8sNamespaces: ['legacy'] });
-    expect(l1.fix).toEqual([expect.stringMatching(/^# remove legacy from the Helm value connectInject\.k8sDenyNamespaces/)]);
-    expect(fs.find((f) => f.resource.name === 'o1')!.fix).toEqual([expect.stringMatching(/^# add other to the Helm value connectInject\.k8sAllowNamespaces/)]);
+    expect(l1.evidence).toMatchObject({
+      rule: 'deny-k8s-namespace',
+      flag: '-deny-k8s-namespace',
+      denyK8sNamespaces: ['legacy'],
+    });
+    expect(l1.fix).toEqual([
+      expect.stringMatching(/^# remove legacy from the Helm value connectInject\.k8sDenyNamespaces/),
+    ]);
+    expect(fs.find((f) => f.resource.name === 'o1')!.fix).toEqual([
+      expect.stringMatching(/^# add other to the Helm value connectInject\.k8sAllowNamespaces/),
+    ]);
   });
   it('an unparsable value where the lists refuse the namespace is no denial (ParseBool is never reached)', () => {
     const fs = findings(snap(), ['injection-marker-invalid']);
@@ -556,7 +652,9 @@ describe("Consul's namespace lists (mesh_webhook.go shouldInject, a507b1d: read 
 
 describe('Consul with ACLs reads the ServiceAccount (mesh_webhook.go findServiceAccountVolumeMount, a507b1d)', () => {
   it('a ServiceAccount turning the token off denies the pod: serviceaccount-missing alone, no sidecar-missing restart', () => {
-    const fs = findings(cluster('consul', [F('serviceaccount-missing', 'fires-consul-sa-token')])).filter((f) => f.resource.name === 'ledger');
+    const fs = findings(cluster('consul', [F('serviceaccount-missing', 'fires-consul-sa-token')])).filter(
+      (f) => f.resource.name === 'ledger',
+    );
     expect(ids(fs)).toEqual(['serviceaccount-missing Deployment catalog/ledger']);
   });
   it('explain: a denying injector is never "new pods get no proxy"', async () => {
@@ -574,7 +672,11 @@ describe('Consul with ACLs reads the ServiceAccount (mesh_webhook.go findService
       'json',
     ]);
     const out = JSON.parse(r.stdout);
-    expect(out.meshes.find((x: any) => x.mesh === 'consul').injector.at(-1)).toMatchObject({ rule: 'service-account-token', ok: false, denies: true });
+    expect(out.meshes.find((x: any) => x.mesh === 'consul').injector.at(-1)).toMatchObject({
+      rule: 'service-account-token',
+      ok: false,
+      denies: true,
+    });
     expect(out.onRestart).toMatch(/deny/);
     expect(out.onRestart).not.toMatch(/no proxy/);
   });
@@ -582,20 +684,30 @@ describe('Consul with ACLs reads the ServiceAccount (mesh_webhook.go findService
 
 describe('Helm lines keep the installed chart and release (kuma v2.14.3 _helpers.tpl kuma.labels; consul-k8s a507b1d global.imageK8S)', () => {
   const labelled = (labels: Record<string, string>) => {
-    const d = structuredClone(baseObjects('kuma').find((o) => o.kind === 'Deployment' && o.metadata?.name === 'kuma-control-plane')!) as any;
+    const d = structuredClone(
+      baseObjects('kuma').find((o) => o.kind === 'Deployment' && o.metadata?.name === 'kuma-control-plane')!,
+    ) as any;
     d.metadata.labels = { ...d.metadata.labels, ...labels };
     return d;
   };
   const helmLines = (snapOverlays: string[]) =>
-    findings(cluster('kuma', [F('quota-blocks-proxy', 'fires-kuma-must-specify'), ...snapOverlays]), ['quota-blocks-proxy'])
+    findings(cluster('kuma', [F('quota-blocks-proxy', 'fires-kuma-must-specify'), ...snapOverlays]), [
+      'quota-blocks-proxy',
+    ])
       .flatMap((f) => f.fix ?? [])
       .filter((l) => l.includes('helm upgrade'));
   it('Kuma: --version and the release from the control plane labels; unknown, a comment with placeholders', () => {
     expect(helmLines([])).toEqual([
-      expect.stringMatching(/^# Helm, .*: helm upgrade RELEASE kuma\/kuma -n kuma-system --version CHART-VERSION --reuse-values/),
+      expect.stringMatching(
+        /^# Helm, .*: helm upgrade RELEASE kuma\/kuma -n kuma-system --version CHART-VERSION --reuse-values/,
+      ),
     ]);
-    const lines = helmLines([yamlOf(labelled({ 'helm.sh/chart': 'kuma-2.14.3', 'app.kubernetes.io/instance': 'mesh-cp' }))]);
-    expect(lines).toEqual([expect.stringContaining('helm upgrade mesh-cp kuma/kuma -n kuma-system --version 2.14.3 --reuse-values')]);
+    const lines = helmLines([
+      yamlOf(labelled({ 'helm.sh/chart': 'kuma-2.14.3', 'app.kubernetes.io/instance': 'mesh-cp' })),
+    ]);
+    expect(lines).toEqual([
+      expect.stringContaining('helm upgrade mesh-cp kuma/kuma -n kuma-system --version 2.14.3 --reuse-values'),
+    ]);
   });
   it('Consul: the release label and the consul-k8s-control-plane image tag', () => {
     const oom = findings(cluster('consul', [F('injector-oomkilled', 'fires-consul')]), ['injector-oomkilled']);
@@ -612,10 +724,14 @@ describe('job-never-completes for Consul', () => {
     const old = consulInjectorWith((x) => x);
     old.spec.template.spec.containers[0].image = 'hashicorp/consul-k8s-control-plane:1.6.2';
     const fix = (extra: string[]) =>
-      findings(cluster('consul', [F('job-never-completes', 'fires-consul-template'), ...extra]), ['job-never-completes'])[0]!.fix!;
+      findings(cluster('consul', [F('job-never-completes', 'fires-consul-template'), ...extra]), [
+        'job-never-completes',
+      ])[0]!.fix!;
     expect(fix([]).some((l) => l.includes('enable-consul-dataplane-as-sidecar":"true"'))).toBe(true);
     const f = fix([yamlOf(old)]);
     expect(f.some((l) => !l.startsWith('#'))).toBe(false);
-    expect(f[0]).toMatch(/^# consul-k8s 1\.6\.2 does not know the annotation consul\.hashicorp\.com\/enable-consul-dataplane-as-sidecar/);
+    expect(f[0]).toMatch(
+      /^# consul-k8s 1\.6\.2 does not know the annotation consul\.hashicorp\.com\/enable-consul-dataplane-as-sidecar/,
+    );
   });
 });

@@ -42,7 +42,10 @@ describe('a marker where nothing reads it: the controller own metadata, a CronJo
 
   it('Kuma: the fix adds the namespace label its pods webhook needs (2.11+), then the pod label', () => {
     const fs = run(cluster('kuma', [F('fires-kuma-misplaced.yaml')]));
-    expect(ids(fs).sort()).toEqual(['injection-marker-invalid CronJob plain/nightly', 'injection-marker-invalid Deployment plain/ownlabel']);
+    expect(ids(fs).sort()).toEqual([
+      'injection-marker-invalid CronJob plain/nightly',
+      'injection-marker-invalid Deployment plain/ownlabel',
+    ]);
     const own = byResource(fs, 'ownlabel');
     expect(own.evidence).toMatchObject({ namespaceLabel: 'kuma.io/sidecar-injection=disabled' });
     expect(own.fix).toEqual([
@@ -55,7 +58,9 @@ describe('a marker where nothing reads it: the controller own metadata, a CronJo
   it('Consul: the annotation on a CronJob jobTemplate', () => {
     const fs = run(cluster('consul', [F('fires-consul-misplaced.yaml')]));
     expect(ids(fs)).toEqual(['injection-marker-invalid CronJob batch/nightly']);
-    expect(byResource(fs, 'nightly').message).toContain('on spec.jobTemplate.metadata, which annotates its Jobs, not their pods');
+    expect(byResource(fs, 'nightly').message).toContain(
+      'on spec.jobTemplate.metadata, which annotates its Jobs, not their pods',
+    );
   });
 
   it('near misses: where the namespace enables the mesh, the template has its own marker, or the metadata opts out', () => {
@@ -75,7 +80,11 @@ describe('a marker where nothing reads it: the controller own metadata, a CronJo
           template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'x' }] } },
         },
       };
-      const nsDoc = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'plain', uid: 'ns-plain', labels: { 'kubernetes.io/metadata.name': 'plain' } } };
+      const nsDoc = {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: 'plain', uid: 'ns-plain', labels: { 'kubernetes.io/metadata.name': 'plain' } },
+      };
       const fs = run(cluster(p.name, [YAML.stringify(nsDoc) + '---\n' + YAML.stringify(doc)]));
       expect(ids(fs), p.name).toEqual(['injection-marker-invalid Deployment plain/web']);
       expect(fs[0]!.mesh).toBe(p.name);
@@ -87,15 +96,21 @@ describe('a marker where nothing reads it: the controller own metadata, a CronJo
 });
 
 describe('marker tables: one reading for every mesh', () => {
-  const template = (labels: Record<string, string>, annotations: Record<string, string> = {}) => ({ metadata: { labels, annotations } });
+  const template = (labels: Record<string, string>, annotations: Record<string, string> = {}) => ({
+    metadata: { labels, annotations },
+  });
 
   it("each mesh's ask reads as asking, its opt-out as an opt-out, and the two are the same key", () => {
     for (const p of PROFILE_LIST) {
       const t = p.markers;
-      const put = (s: table.MarkerSetting) => (s.field === 'labels' ? template({ [s.key]: s.value }) : template({}, { [s.key]: s.value }));
+      const put = (s: table.MarkerSetting) =>
+        s.field === 'labels' ? template({ [s.key]: s.value }) : template({}, { [s.key]: s.value });
       expect(table.templateAsks(t, put(t.ask)), p.name).toBe(true);
       expect(table.templateOptOut(t, put(t.ask)), p.name).toBeUndefined();
-      expect(table.templateOptOut(t, put(t.optOut)), p.name).toMatchObject({ key: t.optOut.key, value: t.optOut.value });
+      expect(table.templateOptOut(t, put(t.optOut)), p.name).toMatchObject({
+        key: t.optOut.key,
+        value: t.optOut.value,
+      });
       expect(table.templateAsks(t, put(t.optOut)), p.name).toBe(false);
       expect(table.templateAsking(t, put(t.ask)), p.name).toBe(table.markerText(t.ask, t.ask.value));
     }
@@ -103,12 +118,21 @@ describe('marker tables: one reading for every mesh', () => {
 
   it('the precedence of the table: Istio label over annotation; Istio revision selects alone, not the annotation', () => {
     const istio = PROFILE_LIST.find((p) => p.name === 'istio')!.markers;
-    expect(table.templateOptOut(istio, template({ 'sidecar.istio.io/inject': 'false' }, { 'sidecar.istio.io/inject': 'true' }))).toMatchObject({
+    expect(
+      table.templateOptOut(
+        istio,
+        template({ 'sidecar.istio.io/inject': 'false' }, { 'sidecar.istio.io/inject': 'true' }),
+      ),
+    ).toMatchObject({
       from: 'label',
     });
     expect(table.templateAsks(istio, template({}, { 'sidecar.istio.io/inject': 'true' }))).toBe(false);
-    expect(table.templateAsks(istio, template({ 'istio.io/rev': 'canary' }, { 'sidecar.istio.io/inject': 'true' }))).toBe(true);
-    expect(table.namespaceMarker(istio, template({ 'istio-injection': 'disabled', 'istio.io/rev': 'canary' }) as never)).toEqual({
+    expect(
+      table.templateAsks(istio, template({ 'istio.io/rev': 'canary' }, { 'sidecar.istio.io/inject': 'true' })),
+    ).toBe(true);
+    expect(
+      table.namespaceMarker(istio, template({ 'istio-injection': 'disabled', 'istio.io/rev': 'canary' }) as never),
+    ).toEqual({
       enabled: false,
       present: true,
       text: 'label istio-injection=disabled',
@@ -118,8 +142,14 @@ describe('marker tables: one reading for every mesh', () => {
   it('a stray key makes a namespace marker present but not enabling (Linkerd label, Kuma annotation)', () => {
     const linkerd = PROFILE_LIST.find((p) => p.name === 'linkerd')!.markers;
     const kuma = PROFILE_LIST.find((p) => p.name === 'kuma')!.markers;
-    expect(table.namespaceMarker(linkerd, template({ 'linkerd.io/inject': 'enabled' }) as never)).toEqual({ enabled: false, present: true });
-    expect(table.namespaceMarker(kuma, template({}, { 'kuma.io/sidecar-injection': 'enabled' }) as never)).toEqual({ enabled: false, present: true });
+    expect(table.namespaceMarker(linkerd, template({ 'linkerd.io/inject': 'enabled' }) as never)).toEqual({
+      enabled: false,
+      present: true,
+    });
+    expect(table.namespaceMarker(kuma, template({}, { 'kuma.io/sidecar-injection': 'enabled' }) as never)).toEqual({
+      enabled: false,
+      present: true,
+    });
     expect(table.namespaceMarker(kuma, template({}) as never)).toEqual({ enabled: false, present: false });
   });
 });

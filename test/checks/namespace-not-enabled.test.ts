@@ -23,9 +23,13 @@ checkCases('namespace-not-enabled', {
 
 describe('namespace-not-enabled: check -n on a Consul namespace where nothing asks', () => {
   it('names the pod annotation and -default-inject instead of "no findings"', () => {
-    const [f] = findings(cluster('consul', ['checks/namespace-not-enabled/fires-consul-nothing-asks.yaml'], { allNamespaces: false, namespace: 'team' }), [
-      'namespace-not-enabled',
-    ]);
+    const [f] = findings(
+      cluster('consul', ['checks/namespace-not-enabled/fires-consul-nothing-asks.yaml'], {
+        allNamespaces: false,
+        namespace: 'team',
+      }),
+      ['namespace-not-enabled'],
+    );
     expect(f!.message).toBe(
       'No workload in namespace team asks Consul for a proxy, so 1 workload run without one: Consul has no namespace marker, each pod template asks with annotation consul.hashicorp.com/connect-inject=true, unless the injector runs with -default-inject=true (Helm value connectInject.default: true).',
     );

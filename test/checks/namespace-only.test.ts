@@ -33,7 +33,8 @@ function namespaceOnly(snap: Snapshot, ns?: string, keep: string[] = []): Snapsh
   return { ...snap, scope: ns ? { allNamespaces: false, namespace: ns } : snap.scope, objects, unavailable };
 }
 
-const view = (base: Base, files: string[], ns?: string, keep?: string[]) => namespaceOnly(cluster(base, files), ns, keep);
+const view = (base: Base, files: string[], ns?: string, keep?: string[]) =>
+  namespaceOnly(cluster(base, files), ns, keep);
 const only = (fs: Finding[], id: string) => fs.filter((f) => f.id === id);
 const ID = 'proxy-missing-beside-meshed';
 const DIR = `checks/${ID}/`;
@@ -49,7 +50,9 @@ describe("'proxy-missing-beside-meshed'", () => {
         'Namespace shop (its injection marker) and the MutatingWebhookConfigurations could not be read, so why injection did not happen is not known.',
     );
     expect(f.evidence).toEqual({
-      unmeshedPods: [{ name: 'cart-6f7d8c9b5-ccccc', creationTimestamp: '2026-11-21T03:12:00Z', createdBeforeFirstMeshedPod: false }],
+      unmeshedPods: [
+        { name: 'cart-6f7d8c9b5-ccccc', creationTimestamp: '2026-11-21T03:12:00Z', createdBeforeFirstMeshedPod: false },
+      ],
       meshedPods: [
         { name: 'cart-6f7d8c9b5-aaaaa', creationTimestamp: '2026-11-01T08:00:00Z' },
         { name: 'cart-6f7d8c9b5-bbbbb', creationTimestamp: '2026-11-01T08:00:01Z' },
@@ -73,7 +76,9 @@ describe("'proxy-missing-beside-meshed'", () => {
     expect(ids(fs)).toEqual([`${ID} Deployment store/checkout`]);
     const f = fs[0]!;
     expect(f).toMatchObject({ severity: 'warning', mesh: 'istio', affectedPods: 1 });
-    expect(f.message).toContain('while 1 other workload in namespace store was injected without its pod template asking');
+    expect(f.message).toContain(
+      'while 1 other workload in namespace store was injected without its pod template asking',
+    );
     expect(f.evidence.meshedSiblings).toEqual([
       {
         workload: 'Deployment/frontend',
@@ -84,16 +89,19 @@ describe("'proxy-missing-beside-meshed'", () => {
       },
     ]);
     expect(f.evidence.unmeshedPods).toEqual([
-      { name: 'checkout-7b8c9d6f5-xk2lp', creationTimestamp: '2026-11-20T10:00:00Z', createdBeforeFirstMeshedPod: false },
+      {
+        name: 'checkout-7b8c9d6f5-xk2lp',
+        creationTimestamp: '2026-11-20T10:00:00Z',
+        createdBeforeFirstMeshedPod: false,
+      },
     ]);
     expect(f.fix.at(-1)).toBe('kubectl rollout restart deployment/checkout -n store');
   });
 
   it('fires the same across all namespaces (-A) when the cluster-scoped kinds are forbidden', () => {
-    expect(ids(only(findings(view('both', [`${DIR}fires-linkerd-mixed.yaml`, `${DIR}fires-istio-namespace.yaml`])), ID))).toEqual([
-      `${ID} Deployment shop/cart`,
-      `${ID} Deployment store/checkout`,
-    ]);
+    expect(
+      ids(only(findings(view('both', [`${DIR}fires-linkerd-mixed.yaml`, `${DIR}fires-istio-namespace.yaml`])), ID)),
+    ).toEqual([`${ID} Deployment shop/cart`, `${ID} Deployment store/checkout`]);
   });
 
   it('stays silent when Namespaces and webhook configurations are both read (sidecar-missing decides)', () => {
@@ -102,26 +110,40 @@ describe("'proxy-missing-beside-meshed'", () => {
       ['istio', 'fires-istio-namespace.yaml'],
     ] as const) {
       expect(only(findings(cluster(base, [DIR + file])), ID)).toEqual([]);
-      expect(only(findings(cluster(base, [DIR + file], { allNamespaces: false, namespace: base === 'linkerd' ? 'shop' : 'store' })), ID)).toEqual([]);
+      expect(
+        only(
+          findings(
+            cluster(base, [DIR + file], { allNamespaces: false, namespace: base === 'linkerd' ? 'shop' : 'store' }),
+          ),
+          ID,
+        ),
+      ).toEqual([]);
     }
   });
 
   it('runs with one of the two kinds read, and then follows a Namespace that was read', () => {
     // Namespaces read (shop asks for Linkerd), webhooks forbidden: still fires.
-    expect(ids(findings(view('linkerd', [`${DIR}fires-linkerd-mixed.yaml`], 'shop', ['namespaces']), [ID]))).toEqual([`${ID} Deployment shop/cart`]);
+    expect(ids(findings(view('linkerd', [`${DIR}fires-linkerd-mixed.yaml`], 'shop', ['namespaces']), [ID]))).toEqual([
+      `${ID} Deployment shop/cart`,
+    ]);
     // A Namespace that was read and does not ask: new pods would not be injected, nothing failed.
     const off = `apiVersion: v1
 kind: Namespace
 metadata: {name: shop, uid: ns-shop, labels: {kubernetes.io/metadata.name: shop}}
 `;
-    expect(findings(view('linkerd', [`${DIR}fires-linkerd-mixed.yaml`, off], 'shop', ['namespaces']), [ID])).toEqual([]);
+    expect(findings(view('linkerd', [`${DIR}fires-linkerd-mixed.yaml`, off], 'shop', ['namespaces']), [ID])).toEqual(
+      [],
+    );
   });
 
   it('near misses: opted out, hostNetwork, finished Job, all meshed, invalid marker, a rollout under way', () => {
     const fs = findings(view('linkerd', [`${DIR}ok-linkerd-near-misses.yaml`], 'shop'));
     expect(only(fs, ID)).toEqual([]);
     // The opt-out and the invalid marker are reported by their own checks, from the same view.
-    expect(ids(fs)).toEqual(['injection-marker-invalid Deployment shop/invalid', 'pod-opted-out Deployment shop/search']);
+    expect(ids(fs)).toEqual([
+      'injection-marker-invalid Deployment shop/invalid',
+      'pod-opted-out Deployment shop/search',
+    ]);
   });
 
   it('near misses: Istio opt-out label, ambient pod, a rollout to a template that asks', () => {
@@ -132,7 +154,9 @@ metadata: {name: shop, uid: ns-shop, labels: {kubernetes.io/metadata.name: shop}
     const snap = view('both', [`${DIR}ok-system-namespaces.yaml`]);
     expect(only(findings(snap), ID)).toEqual([]);
     for (const ns of ['kube-system', 'linkerd-viz', 'istio-system'])
-      expect(only(findings(namespaceOnly(cluster('both', [`${DIR}ok-system-namespaces.yaml`]), ns)), ID), ns).toEqual([]);
+      expect(only(findings(namespaceOnly(cluster('both', [`${DIR}ok-system-namespaces.yaml`]), ns)), ID), ns).toEqual(
+        [],
+      );
   });
 
   it('--mesh leaves the other mesh out', () => {
@@ -160,9 +184,16 @@ describe('existing checks in namespace-only mode', () => {
     expect(fs[0]!.message).toBe(
       'Deployment shop/cart opts out of injection with pod template annotation linkerd.io/inject=disabled, although 2 other workloads in namespace shop were injected without their pod template asking, so the namespace asks for injection (Namespace shop could not be read).',
     );
-    expect(fs[0]!.evidence).toMatchObject({ namespaceMarker: null, meshedSiblings: ['Deployment/web', 'StatefulSet/db'] });
-    expect(fs[0]!.fix).toEqual(findings(cluster('linkerd', [F('pod-opted-out', 'fires-linkerd.yaml')]), ['pod-opted-out'])[0]!.fix);
-    expect(ids(findings(view('istio', [F('pod-opted-out', 'fires-istio.yaml')], 'store')))).toEqual(['pod-opted-out Deployment store/search']);
+    expect(fs[0]!.evidence).toMatchObject({
+      namespaceMarker: null,
+      meshedSiblings: ['Deployment/web', 'StatefulSet/db'],
+    });
+    expect(fs[0]!.fix).toEqual(
+      findings(cluster('linkerd', [F('pod-opted-out', 'fires-linkerd.yaml')]), ['pod-opted-out'])[0]!.fix,
+    );
+    expect(ids(findings(view('istio', [F('pod-opted-out', 'fires-istio.yaml')], 'store')))).toEqual([
+      'pod-opted-out Deployment store/search',
+    ]);
   });
 
   it('pod-opted-out: silent where no workload shows the namespace meshed', () => {
@@ -175,13 +206,19 @@ describe('existing checks in namespace-only mode', () => {
     // labelled (a label) and ownmeta (the Deployment's own metadata) do nothing only if the namespace does not enable Linkerd: unknown here.
     expect(ids(fs)).toEqual(['injection-marker-invalid Deployment legacy/invalid']);
     expect(fs[0]!.fix).toEqual(
-      findings(cluster('linkerd', [F('injection-marker-invalid', 'fires-linkerd-workload.yaml')]), ['injection-marker-invalid']).find(
-        (f) => f.resource.name === 'invalid',
-      )!.fix,
+      findings(cluster('linkerd', [F('injection-marker-invalid', 'fires-linkerd-workload.yaml')]), [
+        'injection-marker-invalid',
+      ]).find((f) => f.resource.name === 'invalid')!.fix,
     );
     // Namespace markers need the Namespace.
-    expect(findings(view('linkerd', [F('injection-marker-invalid', 'fires-linkerd-namespace.yaml')]), ['injection-marker-invalid'])).toEqual([]);
-    expect(findings(view('istio', [F('injection-marker-invalid', 'fires-istio.yaml')]), ['injection-marker-invalid'])).toEqual([]);
+    expect(
+      findings(view('linkerd', [F('injection-marker-invalid', 'fires-linkerd-namespace.yaml')]), [
+        'injection-marker-invalid',
+      ]),
+    ).toEqual([]);
+    expect(
+      findings(view('istio', [F('injection-marker-invalid', 'fires-istio.yaml')]), ['injection-marker-invalid']),
+    ).toEqual([]);
   });
 
   it('injection-marker-invalid: with the Namespace read but not the webhooks, an Istio value no webhook selects', () => {
@@ -196,7 +233,9 @@ metadata: {name: store, uid: ns-store, labels: {kubernetes.io/metadata.name: sto
 
   it('webhook-call-failed: the FailedCreate events are enough, even with no pod showing the mesh', () => {
     const full = findings(cluster('istio', [F('webhook-call-failed', 'fires-istio.yaml')]), ['webhook-call-failed']);
-    const fs = findings(view('istio', [F('webhook-call-failed', 'fires-istio.yaml')], 'store'), ['webhook-call-failed']);
+    const fs = findings(view('istio', [F('webhook-call-failed', 'fires-istio.yaml')], 'store'), [
+      'webhook-call-failed',
+    ]);
     expect(ids(fs)).toEqual(ids(full.filter((f) => f.resource.namespace === 'store')));
     // Istio's failurePolicy Fail blocked every pod: none is left to show Istio is installed.
     const snap = view('istio', [F('webhook-call-failed', 'fires-istio.yaml')], 'store');
@@ -207,25 +246,38 @@ metadata: {name: store, uid: ns-store, labels: {kubernetes.io/metadata.name: sto
   });
 
   it('serviceaccount-missing: a template naming a missing ServiceAccount, the mesh known from meshed pods', () => {
-    const fs = findings(view('linkerd', [F('serviceaccount-missing', 'fires-linkerd.yaml')], 'shop'), ['serviceaccount-missing']);
+    const fs = findings(view('linkerd', [F('serviceaccount-missing', 'fires-linkerd.yaml')], 'shop'), [
+      'serviceaccount-missing',
+    ]);
     expect(ids(fs)).toEqual(['serviceaccount-missing Deployment shop/orders']);
     // Without a meshed pod or --mesh, no mesh can be named.
     const bare = view('linkerd', [F('serviceaccount-missing', 'fires-linkerd.yaml')], 'shop');
     bare.objects.pods = [];
     bare.objects.deployments = bare.objects.deployments!.filter((d) => d.metadata?.name === 'orders');
     expect(findings(bare, ['serviceaccount-missing'])).toEqual([]);
-    expect(ids(findings(bare, ['serviceaccount-missing'], { mesh: 'linkerd' }))).toEqual(['serviceaccount-missing Deployment shop/orders']);
+    expect(ids(findings(bare, ['serviceaccount-missing'], { mesh: 'linkerd' }))).toEqual([
+      'serviceaccount-missing Deployment shop/orders',
+    ]);
     // The token case needs the webhooks: silent.
     expect(
-      findings(view('linkerd', [F('serviceaccount-missing', 'fires-linkerd-token.yaml')]), ['serviceaccount-missing']).map((f) => f.severity),
+      findings(view('linkerd', [F('serviceaccount-missing', 'fires-linkerd-token.yaml')]), [
+        'serviceaccount-missing',
+      ]).map((f) => f.severity),
     ).not.toContain('warning');
   });
 
   it('quota-blocks-proxy: a FailedCreate naming the proxy containers is the API server saying so', () => {
-    const fs = findings(view('linkerd', [F('quota-blocks-proxy', 'fires-linkerd-must-specify.yaml')], 'ledger'), ['quota-blocks-proxy']);
+    const fs = findings(view('linkerd', [F('quota-blocks-proxy', 'fires-linkerd-must-specify.yaml')], 'ledger'), [
+      'quota-blocks-proxy',
+    ]);
     expect(ids(fs)).toEqual(['quota-blocks-proxy Deployment ledger/api']);
-    expect(fs[0]!.evidence.missing).toEqual({ 'limits.cpu': ['linkerd-init', 'linkerd-proxy'], 'limits.memory': ['linkerd-init', 'linkerd-proxy'] });
-    const full = findings(cluster('linkerd', [F('quota-blocks-proxy', 'fires-linkerd-must-specify.yaml')]), ['quota-blocks-proxy']);
+    expect(fs[0]!.evidence.missing).toEqual({
+      'limits.cpu': ['linkerd-init', 'linkerd-proxy'],
+      'limits.memory': ['linkerd-init', 'linkerd-proxy'],
+    });
+    const full = findings(cluster('linkerd', [F('quota-blocks-proxy', 'fires-linkerd-must-specify.yaml')]), [
+      'quota-blocks-proxy',
+    ]);
     expect(fs[0]!.fix).toEqual(full[0]!.fix);
   });
 
@@ -271,25 +323,46 @@ metadata:
 `;
 
   it('quota-blocks-proxy: a meshed workload is judged with the proxy its pods were given', () => {
-    const fs = findings(view('linkerd', [meshedLedger('{requests: {cpu: 100m, memory: 20Mi}}')], 'shop'), ['quota-blocks-proxy']);
+    const fs = findings(view('linkerd', [meshedLedger('{requests: {cpu: 100m, memory: 20Mi}}')], 'shop'), [
+      'quota-blocks-proxy',
+    ]);
     expect(ids(fs)).toEqual(['quota-blocks-proxy Deployment shop/ledger']);
     expect(fs[0]!.evidence.missing).toEqual({ 'limits.memory': ['linkerd-init', 'linkerd-proxy'] });
-    expect(fs[0]!.evidence.proxy).toMatchObject({ source: { 'requests.cpu': 'pod ledger-6c7d8e9f5-aaaaa (as injected)' } });
+    expect(fs[0]!.evidence.proxy).toMatchObject({
+      source: { 'requests.cpu': 'pod ledger-6c7d8e9f5-aaaaa (as injected)' },
+    });
     // The limit came from somewhere we cannot read (the namespace's annotations): the pod shows it.
-    expect(findings(view('linkerd', [meshedLedger('{requests: {cpu: 100m, memory: 20Mi}, limits: {memory: 250Mi}}')], 'shop'), ['quota-blocks-proxy'])).toEqual(
+    expect(
+      findings(
+        view('linkerd', [meshedLedger('{requests: {cpu: 100m, memory: 20Mi}, limits: {memory: 250Mi}}')], 'shop'),
+        ['quota-blocks-proxy'],
+      ),
+    ).toEqual([]);
+    // A workload whose pods show no mesh and no event names one: unknown, silent.
+    expect(findings(view('linkerd', [F('quota-blocks-proxy', 'ok-app-unset.yaml')]), ['quota-blocks-proxy'])).toEqual(
       [],
     );
-    // A workload whose pods show no mesh and no event names one: unknown, silent.
-    expect(findings(view('linkerd', [F('quota-blocks-proxy', 'ok-app-unset.yaml')]), ['quota-blocks-proxy'])).toEqual([]);
   });
 
   it('job-never-completes: a hung meshed Job shows in its pods alone; the template warning needs the webhooks', () => {
-    expect(ids(findings(view('linkerd', [F('job-never-completes', 'fires-linkerd-hung.yaml')], 'shop'), ['job-never-completes']))).toEqual([
-      'job-never-completes Job shop/migrate',
-    ]);
-    expect(ids(findings(view('istio', [F('job-never-completes', 'fires-istio-cronjob-hung.yaml')]), ['job-never-completes']))).not.toEqual([]);
-    expect(findings(view('linkerd', [F('job-never-completes', 'ok-linkerd-just-exited.yaml')]), ['job-never-completes'])).toEqual([]);
-    expect(findings(view('both', [F('job-never-completes', 'fires-templates.yaml')]), ['job-never-completes'])).toEqual([]);
+    expect(
+      ids(
+        findings(view('linkerd', [F('job-never-completes', 'fires-linkerd-hung.yaml')], 'shop'), [
+          'job-never-completes',
+        ]),
+      ),
+    ).toEqual(['job-never-completes Job shop/migrate']);
+    expect(
+      ids(
+        findings(view('istio', [F('job-never-completes', 'fires-istio-cronjob-hung.yaml')]), ['job-never-completes']),
+      ),
+    ).not.toEqual([]);
+    expect(
+      findings(view('linkerd', [F('job-never-completes', 'ok-linkerd-just-exited.yaml')]), ['job-never-completes']),
+    ).toEqual([]);
+    expect(findings(view('both', [F('job-never-completes', 'fires-templates.yaml')]), ['job-never-completes'])).toEqual(
+      [],
+    );
   });
 });
 

@@ -14,7 +14,10 @@ checkCases('native-sidecar-unsupported', {
   fires: [
     { fixtures: 'fires-linkerd-node-1.28.yaml', findings: ['StatefulSet shop/db', 'CronJob shop/report'] },
     { fixtures: 'fires-istio-nodes-1.27.yaml', findings: ['Deployment payments/ledger', 'Job payments/migrate-v14'] },
-    { fixtures: 'fires-kuma-node-1.28.yaml', findings: ['Deployment orders/api', 'Deployment billing/invoicer', 'Job orders/reindex'] },
+    {
+      fixtures: 'fires-kuma-node-1.28.yaml',
+      findings: ['Deployment orders/api', 'Deployment billing/invoicer', 'Job orders/reindex'],
+    },
     { fixtures: 'fires-consul-annotation-node-1.28.yaml', findings: ['Deployment catalog/products'] },
     { fixtures: 'fires-consul-acls-node-1.28.yaml', findings: ['Deployment catalog/products'] },
   ],
@@ -52,7 +55,12 @@ describe('native-sidecar-unsupported: the API server, message, evidence, fix', (
   it('nodes: names each older node; a mesh without a per-workload switch is told to change its control plane', () => {
     const fs = findings(cluster('kuma', [`${dir}/fires-kuma-node-1.28.yaml`]), ['native-sidecar-unsupported']);
     const f = fs.find((x) => x.resource.name === 'api')!;
-    expect(f.evidence).toMatchObject({ nodesOlder: [{ node: 'kind-control-plane', kubelet: 'v1.28.9' }], apiServer: null });
-    expect(f.fix).toEqual(['# turn native sidecars off in the Kuma control plane, which has no switch per workload, or upgrade the cluster to 1.29 or later']);
+    expect(f.evidence).toMatchObject({
+      nodesOlder: [{ node: 'kind-control-plane', kubelet: 'v1.28.9' }],
+      apiServer: null,
+    });
+    expect(f.fix).toEqual([
+      '# turn native sidecars off in the Kuma control plane, which has no switch per workload, or upgrade the cluster to 1.29 or later',
+    ]);
   });
 });

@@ -10,21 +10,34 @@ const OUTAGE = 'checks/sidecar-missing/fires-linkerd-during-outage.yaml';
 describe('sidecar-missing during an injector outage', () => {
   it('names the outage, dates each pod against it, and links to the OOMKilled injector', () => {
     const fs = findings(cluster('linkerd', [OUTAGE]), ['sidecar-missing', 'injector-oomkilled']);
-    expect(ids(fs)).toEqual(['sidecar-missing Deployment shop/cart', 'injector-oomkilled Deployment linkerd/linkerd-proxy-injector']);
+    expect(ids(fs)).toEqual([
+      'sidecar-missing Deployment shop/cart',
+      'injector-oomkilled Deployment linkerd/linkerd-proxy-injector',
+    ]);
     const missing = fs[0]!;
-    expect(missing.message).toMatch(/were created while the Linkerd injector was down \(2026-11-20T09:59:58.000Z to 2026-11-20T10:04:00.000Z, OOMKilled\)/);
+    expect(missing.message).toMatch(
+      /were created while the Linkerd injector was down \(2026-11-20T09:59:58.000Z to 2026-11-20T10:04:00.000Z, OOMKilled\)/,
+    );
     expect(missing.causedBy).toBe('injector-oom:linkerd');
     expect(fs[1]!.causeKey).toBe('injector-oom:linkerd');
     expect(missing.evidence.pods).toEqual([
       {
         name: 'cart-6f7d8c9b5-aaaaa',
         creationTimestamp: '2026-11-20T10:00:00Z',
-        createdWhileInjectorDown: { from: '2026-11-20T09:59:58.000Z', to: '2026-11-20T10:04:00.000Z', reason: 'OOMKilled' },
+        createdWhileInjectorDown: {
+          from: '2026-11-20T09:59:58.000Z',
+          to: '2026-11-20T10:04:00.000Z',
+          reason: 'OOMKilled',
+        },
       },
       {
         name: 'cart-6f7d8c9b5-bbbbb',
         creationTimestamp: '2026-11-20T10:03:59Z',
-        createdWhileInjectorDown: { from: '2026-11-20T09:59:58.000Z', to: '2026-11-20T10:04:00.000Z', reason: 'OOMKilled' },
+        createdWhileInjectorDown: {
+          from: '2026-11-20T09:59:58.000Z',
+          to: '2026-11-20T10:04:00.000Z',
+          reason: 'OOMKilled',
+        },
       },
     ]);
   });
@@ -49,7 +62,9 @@ status: {phase: Running}
     const pods = missing!.evidence.pods as any[];
     expect(pods[0].createdWhileInjectorDown).toBeDefined();
     expect(pods[1].createdWhileInjectorDown).toBeUndefined();
-    expect(missing!.evidence.injectorOutages).toEqual([{ from: '2026-11-20T09:59:58.000Z', to: '2026-11-20T10:04:00.000Z', reason: 'OOMKilled' }]);
+    expect(missing!.evidence.injectorOutages).toEqual([
+      { from: '2026-11-20T09:59:58.000Z', to: '2026-11-20T10:04:00.000Z', reason: 'OOMKilled' },
+    ]);
   });
 
   it('a second injector replica that stayed up means there was no outage', () => {

@@ -9,7 +9,10 @@ checkCases('pod-security-blocks-init', {
     { fixtures: 'fires-consul-confirmed.yaml', findings: ['Deployment catalog/products', 'Job catalog/sync-prices'] },
     { fixtures: 'fires-istio-predicted.yaml', findings: ['Deployment store/frontend'] },
     { fixtures: 'fires-kuma-predicted.yaml', findings: ['Deployment orders/api', 'Job orders/reindex'] },
-    { fixtures: 'fires-linkerd-confirmed.yaml', findings: ['Deployment shop/web', 'CronJob shop/report', 'StatefulSet shop/db'] },
+    {
+      fixtures: 'fires-linkerd-confirmed.yaml',
+      findings: ['Deployment shop/web', 'CronJob shop/report', 'StatefulSet shop/db'],
+    },
   ],
   silent: [
     { fixtures: 'ok-consul-cni.yaml' },

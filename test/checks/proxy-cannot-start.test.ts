@@ -37,7 +37,11 @@ describe('proxy-cannot-start', () => {
     expect(f.message).toMatch(
       /^1 pod of Deployment shop\/orders cannot start: Linkerd's init container linkerd-init keeps failing \(CrashLoopBackOff, exit code 1, 7 restarts\): the node's kernel does not support iptables-nft/,
     );
-    expect(f.evidence).toMatchObject({ container: 'linkerd-init', init: true, events: { count: 40, reason: 'BackOff' } });
+    expect(f.evidence).toMatchObject({
+      container: 'linkerd-init',
+      init: true,
+      events: { count: 40, reason: 'BackOff' },
+    });
     expect(String(f.evidence.line)).toContain('Could not fetch rule set generation id');
     expect(f.fix.join('\n')).toContain('proxyInit.iptablesMode=legacy');
   });
@@ -60,7 +64,9 @@ describe('proxy-cannot-start', () => {
     expect(c.fix).toContain('kubectl expose deployment/reports -n catalog --port=8080');
     const several = one('consul', 'fires-consul-several-services');
     expect(several.evidence).toMatchObject({ needs: [{ servicesSelecting: ['reports', 'reports-metrics'] }] });
-    expect(several.fix.join('\n')).toContain('kubectl label service reports-metrics -n catalog consul.hashicorp.com/service-ignore=true');
+    expect(several.fix.join('\n')).toContain(
+      'kubectl label service reports-metrics -n catalog consul.hashicorp.com/service-ignore=true',
+    );
     const acl = one('consul', 'fires-consul-acl-default-serviceaccount');
     expect(acl.message).toContain('refuses the default one');
     expect(acl.fix).toContain('kubectl create serviceaccount billing -n catalog');
@@ -71,13 +77,20 @@ describe('proxy-cannot-start', () => {
     expect(f.message).toContain(
       "Kuma's proxy kuma-sidecar cannot be pulled (ImagePullBackOff): the node cannot pull its image registry.example.com/kuma/kuma-dp:2.14.3",
     );
-    expect(f.evidence).toMatchObject({ image: 'registry.example.com/kuma/kuma-dp:2.14.3', events: { reason: 'Failed', count: 12 } });
+    expect(f.evidence).toMatchObject({
+      image: 'registry.example.com/kuma/kuma-dp:2.14.3',
+      events: { reason: 'Failed', count: 12 },
+    });
   });
 
   it('every runtime fix of every profile is made of safe lines (none withheld)', () => {
     const c = { namespace: 'ns', pod: 'p', container: 'c', controlPlaneNamespace: 'cp' };
     for (const p of PROFILE_LIST) {
-      const steps = [...p.runtime.openshift('ns', 'cp'), ...p.runtime.image('cp'), ...p.runtime.failures.flatMap((f) => f.fix(c))];
+      const steps = [
+        ...p.runtime.openshift('ns', 'cp'),
+        ...p.runtime.image('cp'),
+        ...p.runtime.failures.flatMap((f) => f.fix(c)),
+      ];
       const lines = render(steps);
       expect(lines.length, p.name).toBeGreaterThan(2);
       expect(

@@ -7,13 +7,27 @@ import { checkCases } from '../helpers/check-tester.js';
 
 checkCases('proxy-missing-beside-meshed', {
   fires: [
-    { fixtures: 'fires-linkerd-mixed.yaml', namespace: 'shop', namespaceOnly: true, findings: ['Deployment shop/cart'] },
-    { fixtures: 'fires-istio-namespace.yaml', namespace: 'store', namespaceOnly: true, findings: ['Deployment store/checkout'] },
+    {
+      fixtures: 'fires-linkerd-mixed.yaml',
+      namespace: 'shop',
+      namespaceOnly: true,
+      findings: ['Deployment shop/cart'],
+    },
+    {
+      fixtures: 'fires-istio-namespace.yaml',
+      namespace: 'store',
+      namespaceOnly: true,
+      findings: ['Deployment store/checkout'],
+    },
   ],
   silent: [
     // Namespaces and webhook configurations read: sidecar-missing decides.
     { name: 'fires-linkerd-mixed.yaml with everything read', fixtures: 'fires-linkerd-mixed.yaml', namespace: 'shop' },
-    { name: 'fires-istio-namespace.yaml with everything read', fixtures: 'fires-istio-namespace.yaml', namespace: 'store' },
+    {
+      name: 'fires-istio-namespace.yaml with everything read',
+      fixtures: 'fires-istio-namespace.yaml',
+      namespace: 'store',
+    },
     { fixtures: 'ok-linkerd-near-misses.yaml', namespace: 'shop', namespaceOnly: true },
     { fixtures: 'ok-istio-near-misses.yaml', namespace: 'store', namespaceOnly: true },
     { fixtures: 'ok-system-namespaces.yaml', namespace: 'kube-system', namespaceOnly: true },

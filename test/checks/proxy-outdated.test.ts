@@ -46,7 +46,13 @@ describe('proxy-outdated: severity, evidence, fix', () => {
     );
     expect(f.evidence).toMatchObject({
       injects: { version: 'stable-2.14.10', from: expect.stringContaining('container linkerd-proxy') },
-      pods: [{ pod: 'web-5b7c9d8f4-aaaaa', version: 'stable-2.13.12', from: 'container linkerd-proxy image cr.l5d.io/linkerd/proxy:stable-2.13.12' }],
+      pods: [
+        {
+          pod: 'web-5b7c9d8f4-aaaaa',
+          version: 'stable-2.13.12',
+          from: 'container linkerd-proxy image cr.l5d.io/linkerd/proxy:stable-2.13.12',
+        },
+      ],
       releasesBehind: 1,
       supportedSkew: { releases: 1 },
     });
@@ -59,17 +65,27 @@ describe('proxy-outdated: severity, evidence, fix', () => {
     expect(f.message).toContain('2 releases behind (Linkerd supports a data plane one major version');
     const k = one('kuma', 'fires-kuma-three-behind.yaml');
     expect(k.severity).toBe('error');
-    expect(k.evidence).toMatchObject({ releasesBehind: 3, supportedSkew: { releases: 2 }, injects: { version: '2.14.3' } });
+    expect(k.evidence).toMatchObject({
+      releasesBehind: 3,
+      supportedSkew: { releases: 2 },
+      injects: { version: '2.14.3' },
+    });
   });
 
   it('reads the version Istio injects from istiod, without the image variant', () => {
     const f = one('istio', 'fires-istio-one-behind.yaml');
-    expect(f.evidence).toMatchObject({ injects: { version: '1.24.2' }, pods: [{ version: '1.23.3' }], releasesBehind: 1 });
+    expect(f.evidence).toMatchObject({
+      injects: { version: '1.24.2' },
+      pods: [{ version: '1.23.3' }],
+      releasesBehind: 1,
+    });
     expect(f.severity).toBe('warning');
   });
 
   it("reads what Consul injects from the injector's -consul-dataplane-image flag", () => {
     const f = one('consul', 'fires-consul-older-dataplane.yaml');
-    expect(f.evidence).toMatchObject({ injects: { version: '2.0.3', from: expect.stringContaining('-consul-dataplane-image=') } });
+    expect(f.evidence).toMatchObject({
+      injects: { version: '2.0.3', from: expect.stringContaining('-consul-dataplane-image=') },
+    });
   });
 });

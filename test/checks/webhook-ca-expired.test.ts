@@ -11,7 +11,11 @@ checkCases('webhook-ca-expired', {
   fires: [
     { base: 'linkerd', now: LATER, findings: ['MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config'] },
     { base: 'istio', now: LATER, findings: ['MutatingWebhookConfiguration istio-sidecar-injector'] },
-    { base: 'kuma', now: LATER, findings: ['MutatingWebhookConfiguration kuma-admission-mutating-webhook-configuration'] },
+    {
+      base: 'kuma',
+      now: LATER,
+      findings: ['MutatingWebhookConfiguration kuma-admission-mutating-webhook-configuration'],
+    },
     { base: 'consul', now: LATER, findings: ['MutatingWebhookConfiguration consul-connect-injector'] },
   ],
   silent: [

@@ -10,9 +10,17 @@ const WIDE = 36500;
 
 checkCases('webhook-ca-expiring', {
   fires: [
-    { base: 'linkerd', certExpiryWarningDays: WIDE, findings: ['MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config'] },
+    {
+      base: 'linkerd',
+      certExpiryWarningDays: WIDE,
+      findings: ['MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config'],
+    },
     { base: 'istio', certExpiryWarningDays: WIDE, findings: ['MutatingWebhookConfiguration istio-sidecar-injector'] },
-    { base: 'kuma', certExpiryWarningDays: WIDE, findings: ['MutatingWebhookConfiguration kuma-admission-mutating-webhook-configuration'] },
+    {
+      base: 'kuma',
+      certExpiryWarningDays: WIDE,
+      findings: ['MutatingWebhookConfiguration kuma-admission-mutating-webhook-configuration'],
+    },
     { base: 'consul', certExpiryWarningDays: WIDE, findings: ['MutatingWebhookConfiguration consul-connect-injector'] },
   ],
   silent: [

@@ -8,7 +8,10 @@ checkCases('webhook-ca-invalid', {
   fires: [
     { fixtures: 'fires-consul-empty.yaml', findings: ['MutatingWebhookConfiguration consul-connect-injector'] },
     { fixtures: 'fires-istio-empty.yaml', findings: ['MutatingWebhookConfiguration istio-sidecar-injector'] },
-    { fixtures: 'fires-linkerd-cert-manager-pending.yaml', findings: ['MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config'] },
+    {
+      fixtures: 'fires-linkerd-cert-manager-pending.yaml',
+      findings: ['MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config'],
+    },
   ],
   silent: [{ fixtures: 'ok-url-webhook.yaml' }],
 });

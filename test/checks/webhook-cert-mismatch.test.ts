@@ -39,7 +39,9 @@ describe('Kuma: the serving Secret the control plane Deployment mounts', () => {
   it('names the mounted Secret in message, resource and fix (never deleting a Secret Helm does not make)', () => {
     const [f, ...more] = findings(cluster('kuma', [CUSTOM]), ['webhook-cert-mismatch']);
     expect(more).toEqual([]);
-    expect(f!.message).toContain('Secret kuma-system/kuma-cp-tls does not match webhook configuration kuma-admission-mutating-webhook-configuration');
+    expect(f!.message).toContain(
+      'Secret kuma-system/kuma-cp-tls does not match webhook configuration kuma-admission-mutating-webhook-configuration',
+    );
     expect(f!.resource).toEqual({ kind: 'Secret', namespace: 'kuma-system', name: 'kuma-cp-tls' });
     expect((f!.evidence as any).problems.map((p: any) => p.problem)).toContain('not-signed-by-ca-bundle');
     const lines = f!.fix.join('\n');
@@ -61,17 +63,25 @@ describe('Kuma: the serving Secret the control plane Deployment mounts', () => {
   });
 
   it('a snapshot keeps the mount and the Secret volume, so an offline run finds the same Secret', () => {
-    const objects = overlay(baseObjects('kuma'), fixtureObjects(CUSTOM)).map((o) => (o.kind === 'Deployment' ? slim('deployments', o) : o));
+    const objects = overlay(baseObjects('kuma'), fixtureObjects(CUSTOM)).map((o) =>
+      o.kind === 'Deployment' ? slim('deployments', o) : o,
+    );
     const dep = objects.find((o) => o.kind === 'Deployment' && o.metadata?.name === 'kuma-control-plane') as any;
-    expect(dep.spec.template.spec.volumes).toEqual([{ name: 'general-tls-cert', secret: { secretName: 'kuma-cp-tls' } }]);
+    expect(dep.spec.template.spec.volumes).toEqual([
+      { name: 'general-tls-cert', secret: { secretName: 'kuma-cp-tls' } },
+    ]);
     const got = findings(snapshotFrom(objects), ['webhook-cert-mismatch']).map((f) => f.resource.name);
     expect(got).toEqual(['kuma-cp-tls']);
   });
 
   it('while the Deployments of the control-plane namespace are not read, no Secret stands in for the one they name', () => {
     const objects = overlay(baseObjects('kuma'), fixtureObjects('checks/webhook-cert-mismatch/fires-kuma.yaml'));
-    expect(findings(snapshotFrom(objects), ['webhook-cert-mismatch']).map((f) => f.resource.name)).toEqual(['kuma-tls-cert']);
-    const snap = snapshotFrom(objects.filter((o) => !(o.kind === 'Deployment' && o.metadata?.namespace === 'kuma-system')));
+    expect(findings(snapshotFrom(objects), ['webhook-cert-mismatch']).map((f) => f.resource.name)).toEqual([
+      'kuma-tls-cert',
+    ]);
+    const snap = snapshotFrom(
+      objects.filter((o) => !(o.kind === 'Deployment' && o.metadata?.namespace === 'kuma-system')),
+    );
     snap.unavailableIn = { deployments: { 'kuma-system': 'forbidden: deployments.apps is forbidden' } };
     expect(findings(snap, ['webhook-cert-mismatch'])).toEqual([]);
   });
@@ -80,7 +90,9 @@ describe('Kuma: the serving Secret the control plane Deployment mounts', () => {
     const objects = overlay(baseObjects('kuma'), fixtureObjects(CUSTOM));
     const server = await startApiServer({ objects, maxPageSize: 7 });
     try {
-      const kubeconfig = await server.writeKubeconfig(mkdtempSync(join(tmpdir(), 'meshdoctor-kuma-tls-')), { namespace: 'default' });
+      const kubeconfig = await server.writeKubeconfig(mkdtempSync(join(tmpdir(), 'meshdoctor-kuma-tls-')), {
+        namespace: 'default',
+      });
       for (const scope of [['-A'], ['-n', 'default']]) {
         const before = server.requests.length;
         const r = await runCli(['check', ...scope, '--kubeconfig', kubeconfig, '-o', 'json']);
@@ -90,7 +102,10 @@ describe('Kuma: the serving Secret the control plane Deployment mounts', () => {
           scope.join(' '),
         ).toEqual(['kuma-cp-tls']);
         const gets = server.requests.slice(before).filter((q) => /\/secrets\/[^/]+$/.test(q.path));
-        expect(gets.map((q) => q.path.split('/').pop()).sort(), scope.join(' ')).toEqual(['kuma-cp-tls', 'kuma-tls-cert']);
+        expect(gets.map((q) => q.path.split('/').pop()).sort(), scope.join(' ')).toEqual([
+          'kuma-cp-tls',
+          'kuma-tls-cert',
+        ]);
       }
     } finally {
       await server.close();

@@ -15,5 +15,9 @@ checkCases('webhook-excludes-namespace', {
     { fixtures: 'fires-linkerd-object-selector.yaml', findings: ['Deployment shop/gateway'] },
     { fixtures: 'fires-linkerd.yaml', findings: ['Namespace batch', 'Namespace cert-manager'] },
   ],
-  silent: [{ fixtures: 'ok-istio-disabled-beside-rev.yaml' }, { fixtures: 'ok-istio.yaml' }, { fixtures: 'ok-linkerd.yaml' }],
+  silent: [
+    { fixtures: 'ok-istio-disabled-beside-rev.yaml' },
+    { fixtures: 'ok-istio.yaml' },
+    { fixtures: 'ok-linkerd.yaml' },
+  ],
 });

@@ -5,13 +5,23 @@
 import { describe, expect, it } from 'vitest';
 import { checkCases } from '../helpers/check-tester.js';
 import { cluster, findings } from '../helpers/fixtures.js';
-import { MAX_SERIES, MetricsReader, failOpenCount, latency, metricsFromJson, rejections } from '../../src/k8s/admission-metrics.js';
+import {
+  MAX_SERIES,
+  MetricsReader,
+  failOpenCount,
+  latency,
+  metricsFromJson,
+  rejections,
+} from '../../src/k8s/admission-metrics.js';
 import { CHECKS } from '../../src/checks/index.js';
 import { coverageOf } from '../../src/run/coverage.js';
 
 checkCases('webhook-failing-open', {
   fires: [
-    { fixtures: 'fires-linkerd.yaml', findings: ['MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config'] },
+    {
+      fixtures: 'fires-linkerd.yaml',
+      findings: ['MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config'],
+    },
     { fixtures: 'fires-istio-ignore.yaml', findings: ['MutatingWebhookConfiguration istio-sidecar-injector'] },
   ],
   silent: [{ fixtures: 'ok-linkerd-near-misses.yaml' }, { fixtures: 'ok-istio-before-1-24.yaml' }],
@@ -51,14 +61,18 @@ describe('the admission metrics (src/k8s/admission-metrics.ts)', () => {
   });
 
   it('no TYPE line for the fail-open family (before 1.24): unknown, not zero', () => {
-    expect(failOpenCount(read('apiserver_admission_webhook_rejection_count{name="a",type="admit"} 1'), 'a')).toBeUndefined();
+    expect(
+      failOpenCount(read('apiserver_admission_webhook_rejection_count{name="a",type="admit"} 1'), 'a'),
+    ).toBeUndefined();
     expect(failOpenCount(read('# TYPE apiserver_admission_webhook_fail_open_count counter'), 'a')).toBe(0);
   });
 
   it('histograms: buckets summed over operations, cumulative by bound', () => {
     const b = (op: string, le: string, v: number) =>
       `apiserver_admission_webhook_admission_duration_seconds_bucket{name="a",operation="${op}",rejected="false",type="admit",le="${le}"} ${v}`;
-    const m = read([b('CREATE', '1', 3), b('UPDATE', '1', 1), b('CREATE', '+Inf', 5), b('UPDATE', '+Inf', 2)].join('\n'));
+    const m = read(
+      [b('CREATE', '1', 3), b('UPDATE', '1', 1), b('CREATE', '+Inf', 5), b('UPDATE', '+Inf', 2)].join('\n'),
+    );
     expect(latency(m, 'a')).toEqual({
       buckets: [
         { le: 1, count: 4 },
@@ -69,7 +83,10 @@ describe('the admission metrics (src/k8s/admission-metrics.ts)', () => {
   });
 
   it('bounded: at most MAX_SERIES series, and a saved snapshot is read as untrusted input', () => {
-    const lines = Array.from({ length: MAX_SERIES + 5 }, (_, i) => `apiserver_admission_webhook_fail_open_count{name="w${i}",type="admit"} 1`);
+    const lines = Array.from(
+      { length: MAX_SERIES + 5 },
+      (_, i) => `apiserver_admission_webhook_fail_open_count{name="w${i}",type="admit"} 1`,
+    );
     const m = read(lines.join('\n'));
     expect(m.samples.length).toBe(MAX_SERIES);
     expect(m.truncated).toBe(true);
@@ -83,22 +100,32 @@ describe('the admission metrics (src/k8s/admission-metrics.ts)', () => {
     });
     expect(back).toEqual({
       families: ['apiserver_admission_webhook_fail_open_count'],
-      samples: [{ name: 'apiserver_admission_webhook_fail_open_count', labels: { name: 'a', type: 'admit' }, value: 2 }],
+      samples: [
+        { name: 'apiserver_admission_webhook_fail_open_count', labels: { name: 'a', type: 'admit' }, value: 2 },
+      ],
     });
   });
 });
 
 describe('webhook-failing-open: message, evidence, fix', () => {
   it('counts, says the count is one instance since it started, and the fix reads the counter again', () => {
-    const [f] = findings(cluster('linkerd', ['checks/webhook-failing-open/fires-linkerd.yaml']), ['webhook-failing-open']);
-    expect(f!.message).toContain('The API server let 14 calls to webhook linkerd-proxy-injector.linkerd.io fail open (failurePolicy Ignore)');
-    expect(f!.message).toContain('counted by the API server instance that answered GET /metrics, since it started at 2025-11-21T04:');
+    const [f] = findings(cluster('linkerd', ['checks/webhook-failing-open/fires-linkerd.yaml']), [
+      'webhook-failing-open',
+    ]);
+    expect(f!.message).toContain(
+      'The API server let 14 calls to webhook linkerd-proxy-injector.linkerd.io fail open (failurePolicy Ignore)',
+    );
+    expect(f!.message).toContain(
+      'counted by the API server instance that answered GET /metrics, since it started at 2025-11-21T04:',
+    );
     expect(f!.evidence).toMatchObject({
       metric: 'apiserver_admission_webhook_fail_open_count',
       webhooks: [{ name: 'linkerd-proxy-injector.linkerd.io', failOpen: 14, calls: 134 }],
     });
     expect(f!.severity).toBe('warning'); // no pod of the mesh runs without a proxy now
-    expect(f!.fix).toContain(`kubectl get --raw /metrics | grep 'apiserver_admission_webhook_fail_open_count{name="linkerd-proxy-injector.linkerd.io"'`);
+    expect(f!.fix).toContain(
+      `kubectl get --raw /metrics | grep 'apiserver_admission_webhook_fail_open_count{name="linkerd-proxy-injector.linkerd.io"'`,
+    );
   });
 });
 

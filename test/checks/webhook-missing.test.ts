@@ -8,8 +8,14 @@ checkCases('webhook-missing', {
   fires: [
     { fixtures: 'fires-consul.yaml', findings: ['MutatingWebhookConfiguration consul-connect-injector'] },
     { fixtures: 'fires-istio.yaml', findings: ['MutatingWebhookConfiguration istio-sidecar-injector'] },
-    { fixtures: 'fires-kuma.yaml', findings: ['MutatingWebhookConfiguration kuma-admission-mutating-webhook-configuration'] },
-    { fixtures: 'fires-linkerd.yaml', findings: ['MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config'] },
+    {
+      fixtures: 'fires-kuma.yaml',
+      findings: ['MutatingWebhookConfiguration kuma-admission-mutating-webhook-configuration'],
+    },
+    {
+      fixtures: 'fires-linkerd.yaml',
+      findings: ['MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config'],
+    },
     // Only the mesh whose webhook is gone.
     { fixtures: 'fires-istio.yaml', base: 'both', findings: ['MutatingWebhookConfiguration istio-sidecar-injector'] },
   ],

@@ -10,16 +10,26 @@ checkCases('webhook-near-timeout', {
 
 describe('webhook-near-timeout: message, evidence', () => {
   it('the share over half the timeout, and the calls over the timeout itself', () => {
-    const [f] = findings(cluster('consul', ['checks/webhook-near-timeout/fires-consul.yaml']), ['webhook-near-timeout']);
+    const [f] = findings(cluster('consul', ['checks/webhook-near-timeout/fires-consul.yaml']), [
+      'webhook-near-timeout',
+    ]);
     expect(f!.message).toMatch(
       /^12% of the 100 calls to Consul webhook consul-connect-injector\.consul\.hashicorp\.com took longer than 2\.5 s, half or more of its timeoutSeconds 10, and 3 took longer than the timeout itself/,
     );
-    expect(f!.evidence).toMatchObject({ timeoutSeconds: 10, calls: 100, slowerThanSeconds: 2.5, slowCalls: 12, overTimeout: 3 });
+    expect(f!.evidence).toMatchObject({
+      timeoutSeconds: 10,
+      calls: 100,
+      slowerThanSeconds: 2.5,
+      slowCalls: 12,
+      overTimeout: 3,
+    });
   });
 
   it('a longer timeoutSeconds moves the bar: 30 s, half is 15, the largest bound under it 10 s', () => {
     const snap = cluster('consul', ['checks/webhook-near-timeout/fires-consul.yaml']);
-    const mwc = snap.objects.mutatingwebhookconfigurations!.find((c) => c.metadata?.name === 'consul-connect-injector')!;
+    const mwc = snap.objects.mutatingwebhookconfigurations!.find(
+      (c) => c.metadata?.name === 'consul-connect-injector',
+    )!;
     for (const w of mwc.webhooks as { name: string; timeoutSeconds?: number }[]) w.timeoutSeconds = 30;
     const fs = findings(snap, ['webhook-near-timeout']);
     expect(fs).toEqual([]); // 3 of 100 over 10 s: under 5%

@@ -14,5 +14,9 @@ checkCases('webhook-no-endpoints', {
     { fixtures: 'fires-linkerd-service-missing.yaml', findings: ['Service linkerd/linkerd-proxy-injector'] },
     { fixtures: 'fires-linkerd-targetport-unresolved.yaml', findings: ['Service linkerd/linkerd-proxy-injector'] },
   ],
-  silent: [{ fixtures: 'ok-istio-slices-only.yaml' }, { fixtures: 'ok-linkerd-endpoints-only.yaml' }, { fixtures: 'ok-linkerd-numeric-targetport.yaml' }],
+  silent: [
+    { fixtures: 'ok-istio-slices-only.yaml' },
+    { fixtures: 'ok-linkerd-endpoints-only.yaml' },
+    { fixtures: 'ok-linkerd-numeric-targetport.yaml' },
+  ],
 });

@@ -10,9 +10,18 @@ const dir = 'checks/webhook-overlap';
 
 checkCases('webhook-overlap', {
   fires: [
-    { fixtures: 'fires-istio-old-revision.yaml', findings: ['MutatingWebhookConfiguration istio-sidecar-injector-1-23'] },
-    { fixtures: 'fires-linkerd-duplicate.yaml', findings: ['MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config-2'] },
-    { fixtures: 'fires-kuma-old-chart.yaml', findings: ['MutatingWebhookConfiguration kuma-admission-mutating-webhook-configuration-old'] },
+    {
+      fixtures: 'fires-istio-old-revision.yaml',
+      findings: ['MutatingWebhookConfiguration istio-sidecar-injector-1-23'],
+    },
+    {
+      fixtures: 'fires-linkerd-duplicate.yaml',
+      findings: ['MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config-2'],
+    },
+    {
+      fixtures: 'fires-kuma-old-chart.yaml',
+      findings: ['MutatingWebhookConfiguration kuma-admission-mutating-webhook-configuration-old'],
+    },
   ],
   silent: [
     { fixtures: 'ok-istio-revision-own-namespaces.yaml' },
@@ -34,7 +43,10 @@ describe('webhook-overlap: which one to delete', () => {
       remove: 'istio-sidecar-injector-1-23',
       why: 'its injector injects the older proxy (1.23.3, the other 1.24.2)',
       workloads: ['Deployment store/frontend'],
-      injectors: { 'istio-sidecar-injector': 'istio-system/istiod', 'istio-sidecar-injector-1-23': 'istio-system/istiod-1-23' },
+      injectors: {
+        'istio-sidecar-injector': 'istio-system/istiod',
+        'istio-sidecar-injector-1-23': 'istio-system/istiod-1-23',
+      },
     });
     expect(f!.fix).toContain('kubectl delete mutatingwebhookconfiguration istio-sidecar-injector-1-23');
   });
@@ -42,6 +54,9 @@ describe('webhook-overlap: which one to delete', () => {
   it('Linkerd: the first injection is kept; a duplicate of the same injector is the one to delete', () => {
     const [f] = findings(cluster('linkerd', [`${dir}/fires-linkerd-duplicate.yaml`]), ['webhook-overlap']);
     expect(f!.message).toContain("linkerd-proxy-injector-webhook-config's injection is kept (called first");
-    expect(f!.evidence).toMatchObject({ remove: 'linkerd-proxy-injector-webhook-config-2', why: expect.stringContaining('a duplicate') });
+    expect(f!.evidence).toMatchObject({
+      remove: 'linkerd-proxy-injector-webhook-config-2',
+      why: expect.stringContaining('a duplicate'),
+    });
   });
 });

@@ -16,9 +16,19 @@ checkCases('webhook-port-blocked', {
     { fixtures: 'fires-consul-deny-and-egress.yaml', findings: ['NetworkPolicy consul/connect-injector'] },
     { fixtures: 'fires-linkerd-gke-firewall.yaml', findings: ['Service linkerd/linkerd-proxy-injector'] },
     // -n of an app namespace: the policies of the mesh's namespace are read as the control plane's.
-    { name: 'linkerd, -n shop', fixtures: 'fires-linkerd-default-deny.yaml', namespace: 'shop', findings: ['NetworkPolicy linkerd/default-deny-ingress'] },
+    {
+      name: 'linkerd, -n shop',
+      fixtures: 'fires-linkerd-default-deny.yaml',
+      namespace: 'shop',
+      findings: ['NetworkPolicy linkerd/default-deny-ingress'],
+    },
     // check -f: the policy about to be applied is found, and its file is where the rule goes.
-    { name: 'check -f of the policy', base: 'linkerd', manifests: 'fires-linkerd-default-deny.yaml', findings: ['NetworkPolicy linkerd/default-deny-ingress'] },
+    {
+      name: 'check -f of the policy',
+      base: 'linkerd',
+      manifests: 'fires-linkerd-default-deny.yaml',
+      findings: ['NetworkPolicy linkerd/default-deny-ingress'],
+    },
   ],
   silent: [
     { fixtures: 'ok-linkerd-allowed.yaml' },
@@ -35,7 +45,12 @@ const pod = {
   metadata: { name: 'inj', namespace: 'm', labels: { app: 'inj' } },
   spec: { containers: [{ name: 'c', ports: [{ name: 'https', containerPort: 8443 }] }] },
 };
-const np = (spec: object, ns = 'm') => ({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'p', namespace: ns }, spec });
+const np = (spec: object, ns = 'm') => ({
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'NetworkPolicy',
+  metadata: { name: 'p', namespace: ns },
+  spec,
+});
 
 describe('NetworkPolicy ingress (src/k8s/networkpolicy.ts)', () => {
   it('policyTypes default to Ingress, plus Egress with egress rules; a policy of another namespace selects nothing here', () => {
@@ -48,7 +63,8 @@ describe('NetworkPolicy ingress (src/k8s/networkpolicy.ts)', () => {
   });
 
   it('ports: missing admits all, named ports resolve on the pod, ranges with endPort, TCP by default', () => {
-    const admits = (ingress: object[]) => ingressVerdict([np({ podSelector: {}, ingress })], pod, 8443).admits.length > 0;
+    const admits = (ingress: object[]) =>
+      ingressVerdict([np({ podSelector: {}, ingress })], pod, 8443).admits.length > 0;
     expect(admits([{}])).toBe(true);
     expect(admits([{ ports: [{ port: 'https' }] }])).toBe(true);
     expect(admits([{ ports: [{ port: 'http' }] }])).toBe(false);
@@ -58,10 +74,13 @@ describe('NetworkPolicy ingress (src/k8s/networkpolicy.ts)', () => {
   });
 
   it("sources: anywhere, an ipBlock, kube-system's pods admit; pods of other namespaces never do", () => {
-    const how = (from: object[]) => ingressVerdict([np({ podSelector: {}, ingress: [{ from }] })], pod, 8443).admits.map((a) => a.how);
+    const how = (from: object[]) =>
+      ingressVerdict([np({ podSelector: {}, ingress: [{ from }] })], pod, 8443).admits.map((a) => a.how);
     expect(how([])).toEqual(['anywhere']);
     expect(how([{ ipBlock: { cidr: '10.0.0.0/8' } }])).toEqual(['ip-block']);
-    expect(how([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } }])).toEqual(['kube-system-pods']);
+    expect(how([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } }])).toEqual([
+      'kube-system-pods',
+    ]);
     expect(how([{ namespaceSelector: {} }])).toEqual(['kube-system-pods']);
     expect(how([{ podSelector: {} }])).toEqual([]);
     expect(how([{ namespaceSelector: { matchLabels: { team: 'a' } } }])).toEqual([]);
@@ -84,9 +103,13 @@ describe('NetworkPolicy ingress (src/k8s/networkpolicy.ts)', () => {
 
 describe('webhook-port-blocked: message, evidence, fix', () => {
   it('names the policy, the port (Service port -> targetPort -> container port) and applies an allowing policy', () => {
-    const [f] = findings(cluster('linkerd', ['checks/webhook-port-blocked/fires-linkerd-default-deny.yaml']), ['webhook-port-blocked']);
+    const [f] = findings(cluster('linkerd', ['checks/webhook-port-blocked/fires-linkerd-default-deny.yaml']), [
+      'webhook-port-blocked',
+    ]);
     expect(f!.message).toContain('NetworkPolicy linkerd/default-deny-ingress selects');
-    expect(f!.message).toContain('admits no traffic to TCP 8443 (Service linkerd-proxy-injector port 443 -> targetPort proxy-injector)');
+    expect(f!.message).toContain(
+      'admits no traffic to TCP 8443 (Service linkerd-proxy-injector port 443 -> targetPort proxy-injector)',
+    );
     expect(f!.evidence).toMatchObject({
       servicePort: 443,
       targetPort: 'proxy-injector',
@@ -105,13 +128,17 @@ describe('webhook-port-blocked: message, evidence, fix', () => {
   });
 
   it('confirms with the timed-out calls of the events', () => {
-    const [f] = findings(cluster('consul', ['checks/webhook-port-blocked/fires-consul-deny-and-egress.yaml']), ['webhook-port-blocked']);
+    const [f] = findings(cluster('consul', ['checks/webhook-port-blocked/fires-consul-deny-and-egress.yaml']), [
+      'webhook-port-blocked',
+    ]);
     expect(f!.evidence).toMatchObject({ containerPort: 8080, timedOutCalls: 3 });
     expect(f!.message).toContain('3 timed-out calls in FailedCreate events');
   });
 
   it("GKE: the provider's firewall rule for the port", () => {
-    const [f] = findings(cluster('linkerd', ['checks/webhook-port-blocked/fires-linkerd-gke-firewall.yaml']), ['webhook-port-blocked']);
+    const [f] = findings(cluster('linkerd', ['checks/webhook-port-blocked/fires-linkerd-gke-firewall.yaml']), [
+      'webhook-port-blocked',
+    ]);
     expect(f!.evidence).toMatchObject({ provider: 'gke', timedOutCalls: 2, policies: [] });
     expect(f!.fix.join('\n')).toContain('gcloud compute firewall-rules create');
     expect(f!.fix.join('\n')).toContain('tcp:8443');

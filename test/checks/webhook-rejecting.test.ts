@@ -6,7 +6,10 @@ import { cluster, findings } from '../helpers/fixtures.js';
 checkCases('webhook-rejecting', {
   fires: [
     { fixtures: 'fires-istio.yaml', findings: ['MutatingWebhookConfiguration istio-sidecar-injector'] },
-    { fixtures: 'fires-kuma-denied.yaml', findings: ['MutatingWebhookConfiguration kuma-admission-mutating-webhook-configuration'] },
+    {
+      fixtures: 'fires-kuma-denied.yaml',
+      findings: ['MutatingWebhookConfiguration kuma-admission-mutating-webhook-configuration'],
+    },
   ],
   silent: [{ fixtures: 'ok-consul-validating-and-zero.yaml' }],
 });
@@ -18,7 +21,10 @@ describe('webhook-rejecting: message, evidence', () => {
       'rejected 9 admissions at Istio webhook rev.namespace.sidecar-injector.istio.io, rev.object.sidecar-injector.istio.io: 9 could not be made',
     );
     expect(f!.evidence).toMatchObject({
-      webhooks: [{ rejections: [{ errorType: 'calling_webhook_error', count: 7, codes: ['500'] }] }, { rejections: [{ count: 2 }] }],
+      webhooks: [
+        { rejections: [{ errorType: 'calling_webhook_error', count: 7, codes: ['500'] }] },
+        { rejections: [{ count: 2 }] },
+      ],
     });
   });
 

@@ -10,9 +10,18 @@ const dir = 'checks/webhook-stale';
 
 checkCases('webhook-stale', {
   fires: [
-    { fixtures: 'fires-istio-old-revision-service-gone.yaml', findings: ['MutatingWebhookConfiguration istio-sidecar-injector-1-23'] },
-    { fixtures: 'fires-linkerd-namespace-gone.yaml', findings: ['MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config-legacy'] },
-    { fixtures: 'fires-kuma-old-service.yaml', findings: ['MutatingWebhookConfiguration kuma-admission-mutating-webhook-configuration-old'] },
+    {
+      fixtures: 'fires-istio-old-revision-service-gone.yaml',
+      findings: ['MutatingWebhookConfiguration istio-sidecar-injector-1-23'],
+    },
+    {
+      fixtures: 'fires-linkerd-namespace-gone.yaml',
+      findings: ['MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config-legacy'],
+    },
+    {
+      fixtures: 'fires-kuma-old-service.yaml',
+      findings: ['MutatingWebhookConfiguration kuma-admission-mutating-webhook-configuration-old'],
+    },
   ],
   silent: [{ fixtures: 'ok-istio-lone-service-missing.yaml' }, { fixtures: 'ok-linkerd-second-config-live.yaml' }],
 });
@@ -23,7 +32,11 @@ describe('webhook-stale: evidence, fix, and webhook-no-endpoints', () => {
     expect(f!.message).toBe(
       'MutatingWebhookConfiguration istio-sidecar-injector-1-23 of Istio is left behind: it calls Service istio-system/istiod-1-23, which no longer exists, while istio-sidecar-injector calls a live injector. It is called for the pods of 1 workload (store/frontend): failurePolicy Fail: pod creation is blocked.',
     );
-    expect(f!.evidence).toMatchObject({ services: ['istio-system/istiod-1-23'], namespaceGone: false, liveConfigurations: ['istio-sidecar-injector'] });
+    expect(f!.evidence).toMatchObject({
+      services: ['istio-system/istiod-1-23'],
+      namespaceGone: false,
+      liveConfigurations: ['istio-sidecar-injector'],
+    });
     expect(f!.fix).toEqual([
       '# delete the leftover, the live configuration stays and injects the pods',
       'kubectl delete mutatingwebhookconfiguration istio-sidecar-injector-1-23',
@@ -38,6 +51,8 @@ describe('webhook-stale: evidence, fix, and webhook-no-endpoints', () => {
     expect(ids(findings(cluster('istio', [`${dir}/fires-istio-old-revision-service-gone.yaml`]), all))).toEqual([
       'webhook-stale MutatingWebhookConfiguration istio-sidecar-injector-1-23',
     ]);
-    expect(ids(findings(cluster('istio', [`${dir}/ok-istio-lone-service-missing.yaml`]), all))).toEqual(['webhook-no-endpoints Service istio-system/istiod']);
+    expect(ids(findings(cluster('istio', [`${dir}/ok-istio-lone-service-missing.yaml`]), all))).toEqual([
+      'webhook-no-endpoints Service istio-system/istiod',
+    ]);
   });
 });

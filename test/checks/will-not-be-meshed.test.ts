@@ -42,7 +42,11 @@ describe("'will-not-be-meshed'", () => {
       source: { file: 'm.yaml', document: 1 },
       evidence: {
         verdicts: [
-          { mesh: 'linkerd', verdict: 'the linkerd injector would skip it: neither the namespace nor the pod template has linkerd.io/inject=enabled' },
+          {
+            mesh: 'linkerd',
+            verdict:
+              'the linkerd injector would skip it: neither the namespace nor the pod template has linkerd.io/inject=enabled',
+          },
         ],
       },
       fix: ['kubectl annotate namespace legacy linkerd.io/inject=enabled --overwrite'],
@@ -79,12 +83,17 @@ kind: Namespace
 metadata: {name: legacy, labels: {team: core}}
 ---` + deploy('api', 'legacy');
     const [f] = run(applied('linkerd', yaml));
-    expect(f!.fix).toEqual(["# in m.yaml, document 1, Namespace legacy: under metadata.annotations set linkerd.io/inject: 'enabled'"]);
+    expect(f!.fix).toEqual([
+      "# in m.yaml, document 1, Namespace legacy: under metadata.annotations set linkerd.io/inject: 'enabled'",
+    ]);
   });
 
   it('Istio: the label fix; the verdict of every installed mesh', () => {
     const [f] = run(applied('istio', deploy('api', 'default')));
-    expect(f).toMatchObject({ mesh: 'istio', fix: ['kubectl label namespace default istio-injection=enabled --overwrite'] });
+    expect(f).toMatchObject({
+      mesh: 'istio',
+      fix: ['kubectl label namespace default istio-injection=enabled --overwrite'],
+    });
     const [both] = run(applied('both', deploy('api', 'default')));
     expect((both!.evidence.verdicts as { mesh: string }[]).map((v) => v.mesh)).toEqual(['linkerd', 'istio']);
   });
@@ -93,7 +102,10 @@ metadata: {name: legacy, labels: {team: core}}
     const [f] = run(applied('istio', deploy('api', 'kube-system')));
     expect(f!.fix).toEqual([]);
     expect(f!.evidence.verdicts).toEqual([
-      { mesh: 'istio', verdict: expect.stringMatching(/^no istio webhook would be called|^the istio injector would skip it/) },
+      {
+        mesh: 'istio',
+        verdict: expect.stringMatching(/^no istio webhook would be called|^the istio injector would skip it/),
+      },
     ]);
   });
 });

@@ -1,14 +1,23 @@
 import { parseQuantity } from '../../src/k8s/quantity.js';
 import { describe, expect, it } from 'vitest';
 import { Model } from '../../src/facts/model.js';
-import { formatUnits, injectedPod, podDemand, proxyConfig, quantityUnits, type PodContainer } from '../../src/facts/resources.js';
+import {
+  formatUnits,
+  injectedPod,
+  podDemand,
+  proxyConfig,
+  quantityUnits,
+  type PodContainer,
+} from '../../src/facts/resources.js';
 import type { Scope } from '../../src/util/types.js';
 import type { Snapshot } from '../../src/k8s/snapshot.js';
 import { cluster, findings, ids, NOW } from '../helpers/fixtures.js';
 
 const only = (namespace: string): Scope => ({ allNamespaces: false, namespace });
-const model = (snap: Snapshot) => new Model({ snapshot: snap, now: NOW, options: { certExpiryWarningDays: 60, mesh: 'auto' } });
-const workload = (m: Model, kind: string, ns: string, name: string) => m.workloads.find((w) => w.kind === kind && w.namespace === ns && w.name === name)!;
+const model = (snap: Snapshot) =>
+  new Model({ snapshot: snap, now: NOW, options: { certExpiryWarningDays: 60, mesh: 'auto' } });
+const workload = (m: Model, kind: string, ns: string, name: string) =>
+  m.workloads.find((w) => w.kind === kind && w.namespace === ns && w.name === name)!;
 
 describe('resources: quantities', () => {
   it('parses Kubernetes quantities in base units', () => {
@@ -25,7 +34,8 @@ describe('resources: quantities', () => {
     expect(parseQuantity('1E3')).toBe(1000);
     expect(parseQuantity(' 64Mi ')).toBe(64 * 2 ** 20);
     expect(parseQuantity(2)).toBe(2);
-    for (const bad of ['', 'abc', '1.2.3', '10 Mi', '1mi', '1Gb', undefined, null]) expect(parseQuantity(bad), String(bad)).toBeUndefined();
+    for (const bad of ['', 'abc', '1.2.3', '10 Mi', '1mi', '1Gb', undefined, null])
+      expect(parseQuantity(bad), String(bad)).toBeUndefined();
   });
 
   it('converts to millicores and bytes, rounding up as Kubernetes does', () => {
@@ -56,11 +66,21 @@ describe('resources: quantities', () => {
       restartable,
       proxy: false,
     });
-    expect(podDemand({ containers: [c('app', 100), c('proxy', 100)], initContainers: [c('init', 50)] }).requests.cpu).toBe(200);
-    expect(podDemand({ containers: [c('app', 100), c('proxy', 100)], initContainers: [c('migrate', 500)] }).requests.cpu).toBe(500);
+    expect(
+      podDemand({ containers: [c('app', 100), c('proxy', 100)], initContainers: [c('init', 50)] }).requests.cpu,
+    ).toBe(200);
+    expect(
+      podDemand({ containers: [c('app', 100), c('proxy', 100)], initContainers: [c('migrate', 500)] }).requests.cpu,
+    ).toBe(500);
     // A native sidecar runs beside the later init containers and the app.
-    expect(podDemand({ containers: [c('app', 100)], initContainers: [c('proxy', 100, true), c('migrate', 300)] }).requests.cpu).toBe(400);
-    expect(podDemand({ containers: [c('app', 100)], initContainers: [c('proxy', 100, true), c('migrate', 50)] }).requests.cpu).toBe(200);
+    expect(
+      podDemand({ containers: [c('app', 100)], initContainers: [c('proxy', 100, true), c('migrate', 300)] }).requests
+        .cpu,
+    ).toBe(400);
+    expect(
+      podDemand({ containers: [c('app', 100)], initContainers: [c('proxy', 100, true), c('migrate', 50)] }).requests
+        .cpu,
+    ).toBe(200);
   });
 });
 
@@ -71,7 +91,10 @@ describe('resources: the proxy as injected', () => {
     expect(ledger.resources).toEqual({ requests: { cpu: 250 }, limits: {} });
     expect(ledger.native).toBe(true);
     const frontend = proxyConfig(m, 'istio', workload(m, 'Deployment', 'store', 'frontend'));
-    expect(frontend.resources).toEqual({ requests: { cpu: 100, memory: 128 * 2 ** 20 }, limits: { cpu: 2000, memory: 2 ** 30 } });
+    expect(frontend.resources).toEqual({
+      requests: { cpu: 100, memory: 128 * 2 ** 20 },
+      limits: { cpu: 2000, memory: 2 ** 30 },
+    });
     expect(frontend.source['limits.cpu']).toBe('istio-sidecar-injector values global.proxy.resources');
   });
 
@@ -91,10 +114,18 @@ metadata: {name: istio-sidecar-injector, namespace: istio-system, annotations: {
   });
 
   it('Linkerd: template annotation over namespace annotation over linkerd-config; requests default to limits', () => {
-    const m = model(cluster('linkerd', ['checks/quota-blocks-proxy/ok-linkerd-config-values.yaml', 'checks/quota-blocks-proxy/ok-linkerd-annotated.yaml']));
+    const m = model(
+      cluster('linkerd', [
+        'checks/quota-blocks-proxy/ok-linkerd-config-values.yaml',
+        'checks/quota-blocks-proxy/ok-linkerd-annotated.yaml',
+      ]),
+    );
     const api = workload(m, 'Deployment', 'ledger', 'api');
     const p = proxyConfig(m, 'linkerd', api);
-    expect(p.resources).toEqual({ requests: { cpu: 100, memory: 20 * 2 ** 20 }, limits: { cpu: 1000, memory: 250 * 2 ** 20 } });
+    expect(p.resources).toEqual({
+      requests: { cpu: 100, memory: 20 * 2 ** 20 },
+      limits: { cpu: 1000, memory: 250 * 2 ** 20 },
+    });
     expect(p.source).toEqual({
       'requests.cpu': 'linkerd-config proxy.resources.cpu.request',
       'requests.memory': 'linkerd-config proxy.resources.memory.request',
@@ -122,7 +153,11 @@ describe('serviceaccount-missing', () => {
     expect(fs[0]!.severity).toBe('error');
     expect(fs[0]!.mesh).toBe('linkerd');
     expect(fs[0]!.affectedPods).toBe(3);
-    expect(fs[0]!.evidence).toMatchObject({ serviceAccount: 'orders', field: 'spec.serviceAccountName', exists: false });
+    expect(fs[0]!.evidence).toMatchObject({
+      serviceAccount: 'orders',
+      field: 'spec.serviceAccountName',
+      exists: false,
+    });
     expect((fs[0]!.evidence.failedCreate as { count: number }[])[0]!.count).toBe(14);
     expect(fs[0]!.fix).toEqual(['kubectl create serviceaccount orders -n shop']);
   });
@@ -146,14 +181,19 @@ describe('serviceaccount-missing', () => {
 
   it('warns when Linkerd without projected tokens skips pods whose token is off (template or ServiceAccount)', () => {
     const fs = run(cluster('linkerd', [`${dir}fires-linkerd-token.yaml`]));
-    expect(ids(fs)).toEqual(['serviceaccount-missing Deployment shop/audit', 'serviceaccount-missing Deployment shop/exporter']);
+    expect(ids(fs)).toEqual([
+      'serviceaccount-missing Deployment shop/audit',
+      'serviceaccount-missing Deployment shop/exporter',
+    ]);
     expect(fs.map((f) => f.severity)).toEqual(['warning', 'warning']);
     expect(fs[0]!.evidence.automountServiceAccountToken).toEqual({ podTemplate: false });
     expect(fs[0]!.fix).toEqual([
       `kubectl patch deployment/audit -n shop --type=merge -p '{"spec":{"template":{"spec":{"automountServiceAccountToken":true}}}}'`,
     ]);
     expect(fs[1]!.evidence.automountServiceAccountToken).toEqual({ serviceAccount: false, podTemplate: 'unset' });
-    expect(fs[1]!.fix[1]).toBe(`kubectl patch serviceaccount batch -n shop --type=merge -p '{"automountServiceAccountToken":true}'`);
+    expect(fs[1]!.fix[1]).toBe(
+      `kubectl patch serviceaccount batch -n shop --type=merge -p '{"automountServiceAccountToken":true}'`,
+    );
   });
 
   it('stays silent with projected tokens, for Istio, and when no mesh is installed', () => {
@@ -173,7 +213,10 @@ describe('quota-blocks-proxy', () => {
     const f = fs[0]!;
     expect(f.affectedPods).toBe(2);
     expect(f.message).toContain('ResourceQuota compute requires limits.cpu, limits.memory');
-    expect(f.evidence.missing).toEqual({ 'limits.cpu': ['linkerd-init', 'linkerd-proxy'], 'limits.memory': ['linkerd-init', 'linkerd-proxy'] });
+    expect(f.evidence.missing).toEqual({
+      'limits.cpu': ['linkerd-init', 'linkerd-proxy'],
+      'limits.memory': ['linkerd-init', 'linkerd-proxy'],
+    });
     expect((f.evidence.failedCreate as { message: string }[])[0]!.message).toContain('must specify limits.cpu');
     expect(f.fix[0]).toBe(
       `kubectl patch deployment/api -n ledger --type=merge -p '{"spec":{"template":{"metadata":{"annotations":{"config.linkerd.io/proxy-cpu-request":"100m","config.linkerd.io/proxy-memory-request":"20Mi","config.linkerd.io/proxy-cpu-limit":"1","config.linkerd.io/proxy-memory-limit":"250Mi"}}}}}'`,
@@ -197,10 +240,15 @@ describe('quota-blocks-proxy', () => {
     expect(f.evidence).toMatchObject({
       quota: 'catalog-quota',
       remaining: { 'requests.cpu': '1400m', 'requests.memory': '256Mi', pods: '8' },
-      demand: { pod: { 'requests.memory': '384Mi', 'requests.cpu': '300m' }, proxy: { 'requests.memory': '128Mi', 'requests.cpu': '100m' } },
+      demand: {
+        pod: { 'requests.memory': '384Mi', 'requests.cpu': '300m' },
+        proxy: { 'requests.memory': '128Mi', 'requests.cpu': '100m' },
+      },
       exceeded: ['requests.memory'],
     });
-    expect(f.fix).toEqual([`kubectl patch resourcequota catalog-quota -n catalog --type=merge -p '{"spec":{"hard":{"requests.memory":"1152Mi"}}}'`]);
+    expect(f.fix).toEqual([
+      `kubectl patch resourcequota catalog-quota -n catalog --type=merge -p '{"spec":{"hard":{"requests.memory":"1152Mi"}}}'`,
+    ]);
   });
 
   it('knows that one Istio resource annotation drops the global defaults, and restores them in the fix', () => {
@@ -231,7 +279,15 @@ spec:
     expect(ids(fs)).toEqual(['quota-blocks-proxy Deployment shop/web']);
     expect(fs[0]!.evidence.missing).toEqual({ 'requests.cpu': ['linkerd-init', 'linkerd-proxy'] });
     expect(fs[0]!.fix[0]).toContain('"config.linkerd.io/proxy-cpu-request":"100m"');
-    expect(run(cluster('linkerd', [web('config.linkerd.io/proxy-memory-limit: 256Mi, config.linkerd.io/proxy-cpu-request: 100m')], only('shop')))).toEqual([]);
+    expect(
+      run(
+        cluster(
+          'linkerd',
+          [web('config.linkerd.io/proxy-memory-limit: 256Mi, config.linkerd.io/proxy-cpu-request: 100m')],
+          only('shop'),
+        ),
+      ),
+    ).toEqual([]);
   });
 
   it('stays silent for near misses', () => {
@@ -253,19 +309,30 @@ describe('job-never-completes', () => {
     expect(ids(fs)).toEqual(['job-never-completes Job shop/migrate']);
     const f = fs[0]!;
     expect(f.severity).toBe('error');
-    expect(f.message).toBe('Job shop/migrate never completes: its app exited 3h0m ago but linkerd-proxy is not a native sidecar and keeps the pod running.');
+    expect(f.message).toBe(
+      'Job shop/migrate never completes: its app exited 3h0m ago but linkerd-proxy is not a native sidecar and keeps the pod running.',
+    );
     expect(f.evidence.pods).toEqual([
       {
         pod: 'migrate-9xk2p',
         containers: [
           { name: 'linkerd-proxy', state: 'running', startedAt: '2026-11-22T08:55:05Z' },
-          { name: 'migrate', state: 'terminated', exitCode: 0, reason: 'Completed', finishedAt: '2026-11-22T09:00:00Z' },
+          {
+            name: 'migrate',
+            state: 'terminated',
+            exitCode: 0,
+            reason: 'Completed',
+            finishedAt: '2026-11-22T09:00:00Z',
+          },
         ],
         appExitedAt: '2026-11-22T09:00:00.000Z',
         sinceAppExit: '3h0m',
       },
     ]);
-    expect(f.fix.slice(0, 2)).toEqual(['# the app has exited, and linkerd-proxy has no shell to stop it from', 'kubectl delete job migrate -n shop']);
+    expect(f.fix.slice(0, 2)).toEqual([
+      '# the app has exited, and linkerd-proxy has no shell to stop it from',
+      'kubectl delete job migrate -n shop',
+    ]);
     expect(f.fix[2]).toContain('config.beta.linkerd.io/proxy-enable-native-sidecar');
   });
 
@@ -299,7 +366,9 @@ describe('job-never-completes', () => {
       '# or: opt the pod template out with the annotation linkerd.io/inject: disabled',
     ]);
     // reindex is still running: never re-created mid-run (kubectl replace --force deletes its pods), only its next run.
-    expect(fs[1]!.fix[0]).toMatch(/^# Job store\/reindex is still running: .*set annotations sidecar\.istio\.io\/nativeSidecar: 'true'/);
+    expect(fs[1]!.fix[0]).toMatch(
+      /^# Job store\/reindex is still running: .*set annotations sidecar\.istio\.io\/nativeSidecar: 'true'/,
+    );
     expect(fs[1]!.fix.some((l) => l.startsWith('kubectl replace --force'))).toBe(false);
     expect(fs[1]!.evidence.nativeSidecar).toBe('no native-sidecar setting found');
   });

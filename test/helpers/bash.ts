@@ -26,7 +26,22 @@ export const hasShell = (s: Shell): boolean => existsSync(ARGV[s][0]!);
 
 // The commands fix lines run (names a POSIX function may have: dash refuses `consul-k8s() {`).
 // printf is a builtin: a function shadows it too, and the preamble's own calls reach the builtin (preamble()).
-const COMMANDS = ['kubectl', 'linkerd', 'istioctl', 'helm', 'step', 'base64', 'openssl', 'grep', 'jq', 'cat', 'kumactl', 'printf', 'gcloud', 'aws'];
+const COMMANDS = [
+  'kubectl',
+  'linkerd',
+  'istioctl',
+  'helm',
+  'step',
+  'base64',
+  'openssl',
+  'grep',
+  'jq',
+  'cat',
+  'kumactl',
+  'printf',
+  'gcloud',
+  'aws',
+];
 
 // One file per process (its pid read from /proc/self/stat, which works in all three shells): the
 // commands of a pipeline run at once. $L is the number of the pasted line being run.
@@ -90,7 +105,11 @@ export function runInShell(shell: Shell, lines: string[]): ShellRun {
           .map(([line, ...argv]) => ({ line: Number(line), argv })),
       )
       // In the order of the lines; the commands of one pipeline run at once: in argv order.
-      .sort((a, b) => a.line - b.line || (a.argv.join('\0') < b.argv.join('\0') ? -1 : a.argv.join('\0') > b.argv.join('\0') ? 1 : 0));
+      .sort(
+        (a, b) =>
+          a.line - b.line ||
+          (a.argv.join('\0') < b.argv.join('\0') ? -1 : a.argv.join('\0') > b.argv.join('\0') ? 1 : 0),
+      );
     const notFound = read('nf')
       .split('\n')
       .filter(Boolean)
@@ -171,7 +190,10 @@ const MAPS = new Set(['labels', 'annotations', 'matchLabels']);
  * bare pod (the first, third, ...) gets an ownerReference to a controller of a hostile kind and name (one no one knows:
  * its pods are deleted by name for it to re-create). `variant(i)` is the hostile text of value i.
  */
-export function hostileCluster(objects: K8sObject[], variant: (i: number) => string): { objects: K8sObject[]; values: string[] } {
+export function hostileCluster(
+  objects: K8sObject[],
+  variant: (i: number) => string,
+): { objects: K8sObject[]; values: string[] } {
   const texts = new Set<string>();
   const collect = (v: unknown, parent = ''): void => {
     if (Array.isArray(v)) return v.forEach((x) => collect(x, parent));
@@ -200,14 +222,23 @@ export function hostileCluster(objects: K8sObject[], variant: (i: number) => str
   const walk = (v: unknown, parent = ''): unknown => {
     if (typeof v === 'string') return map.get(v) ?? v;
     if (Array.isArray(v)) return v.map((x) => walk(x, parent));
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [MAPS.has(parent) ? (map.get(k) ?? k) : k, walk(x, k)]));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(
+        Object.entries(v).map(([k, x]) => [MAPS.has(parent) ? (map.get(k) ?? k) : k, walk(x, k)]),
+      );
     return v;
   };
   return {
     objects: objects.map((o) => {
       const w = walk(o) as K8sObject;
       if (!bare.includes(o)) return w;
-      return { ...w, metadata: { ...w.metadata, ownerReferences: [{ apiVersion: 'example.com/v1', kind, name: owner, uid: 'u-hostile', controller: true }] } };
+      return {
+        ...w,
+        metadata: {
+          ...w.metadata,
+          ownerReferences: [{ apiVersion: 'example.com/v1', kind, name: owner, uid: 'u-hostile', controller: true }],
+        },
+      };
     }),
     values: [...map.values(), ...(bare.length ? [kind, owner] : [])],
   };

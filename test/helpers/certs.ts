@@ -135,7 +135,10 @@ export async function generateLeaf(opts: LeafOptions): Promise<GeneratedCert> {
     signingAlgorithm: SIGNING[keyTypeOf(opts.ca)],
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | (opts.keyType === 'rsa' ? x509.KeyUsageFlags.keyEncipherment : 0), true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.digitalSignature | (opts.keyType === 'rsa' ? x509.KeyUsageFlags.keyEncipherment : 0),
+        true,
+      ),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
       new x509.SubjectAlternativeNameExtension(names),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),

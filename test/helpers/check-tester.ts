@@ -48,7 +48,8 @@ export interface FiringCase extends CheckCase {
 
 const listOf = (x: string | string[] | undefined): string[] => (x === undefined ? [] : Array.isArray(x) ? x : [x]);
 const isText = (s: string) => s.includes('\n');
-const identity = (f: Finding) => `${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`;
+const identity = (f: Finding) =>
+  `${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`;
 
 /** The snapshot a case describes. */
 function snapshotOf(id: string, c: CheckCase): Snapshot {
@@ -56,7 +57,11 @@ function snapshotOf(id: string, c: CheckCase): Snapshot {
   const files = listOf(c.fixtures).map((f) => (isText(f) || f.includes('/') ? f : `${dir}/${f}`));
   const first = files.find((f) => !isText(f)) ?? '';
   const base = c.base ?? (first ? baseOf(first) : 'both');
-  let snap = cluster(base, files, c.namespace && !c.namespaceOnly ? { allNamespaces: false, namespace: c.namespace } : undefined);
+  let snap = cluster(
+    base,
+    files,
+    c.namespace && !c.namespaceOnly ? { allNamespaces: false, namespace: c.namespace } : undefined,
+  );
   if (c.namespaceOnly) {
     if (!c.namespace) throw new Error('namespaceOnly needs a namespace');
     snap = namespaceOnly(snap, c.namespace);
@@ -64,7 +69,10 @@ function snapshotOf(id: string, c: CheckCase): Snapshot {
   if (c.manifests !== undefined) {
     const m = c.manifests;
     const file = isText(m) ? 'manifests.yaml' : m.includes('/') ? m : `${dir}/${m}`;
-    const objects = (isText(m) ? parseObjects(m) : fixtureObjects(file)).map((obj, i) => ({ obj, source: { file, document: i + 1 } }));
+    const objects = (isText(m) ? parseObjects(m) : fixtureObjects(file)).map((obj, i) => ({
+      obj,
+      source: { file, document: i + 1 },
+    }));
     snap = overlayManifests(snap, { files: [file], objects }, 'default');
   }
   return snap;
@@ -86,7 +94,10 @@ function run(id: string, c: CheckCase): string[] {
 
 const nameOf = (c: CheckCase): string => {
   const shown = (f: string) => (isText(f) ? 'inline YAML' : f);
-  const what = [...listOf(c.fixtures).map(shown), ...listOf(c.manifests).map((m) => `check -f ${shown(m)} --expect-meshed`)].join(' + ');
+  const what = [
+    ...listOf(c.fixtures).map(shown),
+    ...listOf(c.manifests).map((m) => `check -f ${shown(m)} --expect-meshed`),
+  ].join(' + ');
   const how = [
     c.base && what ? `over ${c.base}` : '',
     c.namespace ? `-n ${c.namespace}` : '',

@@ -7,7 +7,10 @@ export interface CliResult {
 }
 
 /** Run the CLI in-process with captured output; `tty` makes stdout/stderr look like terminals. */
-export async function runCli(args: string[], opts: { tty?: boolean; env?: NodeJS.ProcessEnv; stdin?: string } = {}): Promise<CliResult> {
+export async function runCli(
+  args: string[],
+  opts: { tty?: boolean; env?: NodeJS.ProcessEnv; stdin?: string } = {},
+): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const code = await main(args, {

@@ -25,7 +25,8 @@ export const MORE_HEALTHY = ['istio-revisions', 'istio-tags', 'istio-default-on'
  * A healthy cluster of one mesh, of Linkerd and Istio ('both'), of meshes side by side
  * ('linkerd+kuma'), Istio's ambient mode over its sidecar install, one of MORE_HEALTHY, or empty.
  */
-export type Base = MeshName | 'both' | `${MeshName}+${MeshName}` | 'istio-ambient' | (typeof MORE_HEALTHY)[number] | 'none';
+export type Base =
+  MeshName | 'both' | `${MeshName}+${MeshName}` | 'istio-ambient' | (typeof MORE_HEALTHY)[number] | 'none';
 
 /** A fixed "now" for tests: after every fixture timestamp, well inside the fixture certificates. */
 export const NOW = new Date('2026-11-22T12:00:00Z');
@@ -41,7 +42,8 @@ export function baseOf(file: string): Base {
 }
 
 /** The two-mesh cluster a fixture also runs over: Kuma beside Linkerd, Consul beside Istio, the rest over Linkerd and Istio. */
-export const besideOf = (file: string): Base => (file.includes('kuma') ? 'linkerd+kuma' : file.includes('consul') ? 'istio+consul' : 'both');
+export const besideOf = (file: string): Base =>
+  file.includes('kuma') ? 'linkerd+kuma' : file.includes('consul') ? 'istio+consul' : 'both';
 
 /** Parse YAML text (multi-document, Lists) into objects. */
 export function parseObjects(text: string): K8sObject[] {
@@ -97,7 +99,8 @@ function sharedBase(base: Base): K8sObject[] {
   if (base === 'none') return [];
   if (base === 'both') return overlay(parsedFixture('healthy/linkerd.yaml'), parsedFixture('healthy/istio.yaml'));
   // Ambient mode is laid over the sidecar install (one istiod serves both).
-  if (base === 'istio-ambient') return overlay(parsedFixture('healthy/istio.yaml'), parsedFixture('healthy/istio-ambient.yaml'));
+  if (base === 'istio-ambient')
+    return overlay(parsedFixture('healthy/istio.yaml'), parsedFixture('healthy/istio-ambient.yaml'));
   const [first, ...more] = base.split('+');
   return overlay(parsedFixture(`healthy/${first}.yaml`), ...more.map((b) => parsedFixture(`healthy/${b}.yaml`)));
 }
@@ -153,17 +156,27 @@ export function cluster(base: Base, overlays: string[] = [], scope?: Scope): Sna
 }
 
 /** Run all checks (or the named ones) over a snapshot; returns ranked findings. */
-export function findings(snap: Snapshot, ids?: string[], opts: { now?: Date; mesh?: 'auto' | MeshName; certExpiryWarningDays?: number } = {}): Finding[] {
+export function findings(
+  snap: Snapshot,
+  ids?: string[],
+  opts: { now?: Date; mesh?: 'auto' | MeshName; certExpiryWarningDays?: number } = {},
+): Finding[] {
   const checks = ids ? CHECKS.filter((c) => ids.includes(c.id)) : CHECKS;
   if (ids && checks.length !== ids.length) throw new Error(`unknown check in ${ids.join(',')}`);
-  const r = runChecks(snap, checks, { mesh: opts.mesh ?? 'auto', certExpiryWarningDays: opts.certExpiryWarningDays ?? 60, now: opts.now ?? NOW });
+  const r = runChecks(snap, checks, {
+    mesh: opts.mesh ?? 'auto',
+    certExpiryWarningDays: opts.certExpiryWarningDays ?? 60,
+    now: opts.now ?? NOW,
+  });
   if (r.errors.length) throw new Error(r.errors.join('\n'));
   return r.findings;
 }
 
 /** "id Kind ns/name" identities of findings, for compact assertions. */
 export const ids = (fs: Finding[]): string[] =>
-  fs.map((f) => `${f.id} ${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`);
+  fs.map(
+    (f) => `${f.id} ${f.resource.kind} ${f.resource.namespace ? `${f.resource.namespace}/` : ''}${f.resource.name}`,
+  );
 
 /**
  * A fixture's ReplicaSet as the API server accepts it (fixtures give only its metadata): the
@@ -172,8 +185,15 @@ export const ids = (fs: Finding[]): string[] =>
  */
 export function completeReplicaSet(o: any, objects: any[]): void {
   const owner = o.metadata.ownerReferences?.find((r: any) => r.kind === 'Deployment');
-  const dep = owner && objects.find((d) => d.kind === 'Deployment' && d.metadata.namespace === o.metadata.namespace && d.metadata.name === owner.name);
-  if (!dep) throw new Error(`ReplicaSet ${o.metadata.namespace}/${o.metadata.name}: no owner Deployment to take a selector from`);
+  const dep =
+    owner &&
+    objects.find(
+      (d) => d.kind === 'Deployment' && d.metadata.namespace === o.metadata.namespace && d.metadata.name === owner.name,
+    );
+  if (!dep)
+    throw new Error(
+      `ReplicaSet ${o.metadata.namespace}/${o.metadata.name}: no owner Deployment to take a selector from`,
+    );
   const hash = o.metadata.name.slice(o.metadata.name.lastIndexOf('-') + 1);
   const template = structuredClone(dep.spec.template);
   template.metadata.labels = { ...template.metadata.labels, 'pod-template-hash': hash };

@@ -105,7 +105,16 @@ export const objectPath = (obj: { apiVersion: string; kind: string; metadata: { 
 export function forCreate(obj: any): { body: any; status?: any } {
   const body = structuredClone(obj);
   const md = body.metadata ?? {};
-  for (const f of ['resourceVersion', 'uid', 'creationTimestamp', 'managedFields', 'generation', 'selfLink', 'deletionTimestamp']) delete md[f];
+  for (const f of [
+    'resourceVersion',
+    'uid',
+    'creationTimestamp',
+    'managedFields',
+    'generation',
+    'selfLink',
+    'deletionTimestamp',
+  ])
+    delete md[f];
   const status = body.status;
   delete body.status;
   return { body, status };
@@ -189,12 +198,17 @@ export class KubeClient {
 
   /** A ServiceAccount token from the TokenRequest API. */
   async token(namespace: string, name: string, expirationSeconds = 3600): Promise<string> {
-    const r = await this.ok('POST', `/api/v1/namespaces/${encodeURIComponent(namespace)}/serviceaccounts/${encodeURIComponent(name)}/token`, {
-      apiVersion: 'authentication.k8s.io/v1',
-      kind: 'TokenRequest',
-      spec: { expirationSeconds },
-    });
-    if (typeof r?.status?.token !== 'string') throw new Error(`TokenRequest for ${namespace}/${name}: no token in the answer`);
+    const r = await this.ok(
+      'POST',
+      `/api/v1/namespaces/${encodeURIComponent(namespace)}/serviceaccounts/${encodeURIComponent(name)}/token`,
+      {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenRequest',
+        spec: { expirationSeconds },
+      },
+    );
+    if (typeof r?.status?.token !== 'string')
+      throw new Error(`TokenRequest for ${namespace}/${name}: no token in the answer`);
     return r.status.token;
   }
 
@@ -227,18 +241,28 @@ export class KubeClient {
       // An owner not among the objects keeps its fixture uid: the server accepts a dangling
       // reference, and no garbage collector runs here to act on it.
       for (const ref of body.metadata?.ownerReferences ?? []) ref.uid = uids.get(ref.uid) ?? ref.uid;
-      if (o.kind === 'Event' && body.involvedObject?.uid) body.involvedObject.uid = uids.get(body.involvedObject.uid) ?? body.involvedObject.uid;
+      if (o.kind === 'Event' && body.involvedObject?.uid)
+        body.involvedObject.uid = uids.get(body.involvedObject.uid) ?? body.involvedObject.uid;
       let r = await this.request('POST', collectionPath(body), body);
       if (r.status === 409 && o.kind === 'Namespace') {
-        const patch = { metadata: { labels: body.metadata.labels ?? {}, annotations: body.metadata.annotations ?? {} } };
-        r = { ...r, status: 200, json: await this.ok('PATCH', objectPath(body), patch, 'application/merge-patch+json') };
+        const patch = {
+          metadata: { labels: body.metadata.labels ?? {}, annotations: body.metadata.annotations ?? {} },
+        };
+        r = {
+          ...r,
+          status: 200,
+          json: await this.ok('PATCH', objectPath(body), patch, 'application/merge-patch+json'),
+        };
       }
       if (r.status < 200 || r.status >= 300) {
-        throw new Error(`create ${o.kind} ${o.metadata?.namespace ?? ''}/${o.metadata?.name}: HTTP ${r.status}: ${r.json?.message ?? r.text.slice(0, 500)}`);
+        throw new Error(
+          `create ${o.kind} ${o.metadata?.namespace ?? ''}/${o.metadata?.name}: HTTP ${r.status}: ${r.json?.message ?? r.text.slice(0, 500)}`,
+        );
       }
       let obj = r.json;
       if (o.metadata?.uid) uids.set(o.metadata.uid, obj.metadata.uid);
-      if (status && Object.keys(status).length) obj = await this.patchStatus(obj.apiVersion ? obj : { ...body, ...obj }, status);
+      if (status && Object.keys(status).length)
+        obj = await this.patchStatus(obj.apiVersion ? obj : { ...body, ...obj }, status);
       stored[i] = obj;
     }
     return stored;
@@ -279,10 +303,13 @@ const tail = (file: string, n = 15) => {
 };
 
 /** A port the script chose was taken before etcd or kube-apiserver bound it (its check and the bind are apart). */
-const portTaken = (dir: string) => /address already in use/.test(tail(join(dir, 'kube-apiserver.log'), 50) + tail(join(dir, 'etcd.log'), 50));
+const portTaken = (dir: string) =>
+  /address already in use/.test(tail(join(dir, 'kube-apiserver.log'), 50) + tail(join(dir, 'etcd.log'), 50));
 
 /** Start etcd + kube-apiserver under `dir` (a new temp dir by default); resolves when /readyz is ok. */
-export async function startKubeApiServer(dir = mkdtempSync(join(tmpdir(), 'meshdoctor-kube-'))): Promise<KubeApiServer> {
+export async function startKubeApiServer(
+  dir = mkdtempSync(join(tmpdir(), 'meshdoctor-kube-')),
+): Promise<KubeApiServer> {
   const t0 = Date.now();
   const stop = async () => {
     await sh(['stop', dir], 30_000);
@@ -307,7 +334,11 @@ export async function startKubeApiServer(dir = mkdtempSync(join(tmpdir(), 'meshd
   const user = kc.users[0].user;
   const b64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');
   const caPem = b64(cluster['certificate-authority-data']);
-  const admin = new KubeClient(cluster.server, { ca: caPem, cert: b64(user['client-certificate-data']), key: b64(user['client-key-data']) });
+  const admin = new KubeClient(cluster.server, {
+    ca: caPem,
+    cert: b64(user['client-certificate-data']),
+    key: b64(user['client-key-data']),
+  });
   return {
     dir,
     kubeconfig,
@@ -324,13 +355,26 @@ export async function startKubeApiServer(dir = mkdtempSync(join(tmpdir(), 'meshd
 }
 
 /** A kubeconfig for a bearer token (server and CA of the given server); returns its path. */
-export function writeTokenKubeconfig(path: string, o: { server: string; caPem: string; token: string; user: string; namespace?: string }): string {
+export function writeTokenKubeconfig(
+  path: string,
+  o: { server: string; caPem: string; token: string; user: string; namespace?: string },
+): string {
   const kc = {
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: 'kube-test', cluster: { server: o.server, 'certificate-authority-data': Buffer.from(o.caPem).toString('base64') } }],
+    clusters: [
+      {
+        name: 'kube-test',
+        cluster: { server: o.server, 'certificate-authority-data': Buffer.from(o.caPem).toString('base64') },
+      },
+    ],
     users: [{ name: o.user, user: { token: o.token } }],
-    contexts: [{ name: `${o.user}@kube-test`, context: { cluster: 'kube-test', user: o.user, ...(o.namespace ? { namespace: o.namespace } : {}) } }],
+    contexts: [
+      {
+        name: `${o.user}@kube-test`,
+        context: { cluster: 'kube-test', user: o.user, ...(o.namespace ? { namespace: o.namespace } : {}) },
+      },
+    ],
     'current-context': `${o.user}@kube-test`,
   };
   writeFileSync(path, YAML.stringify(kc), { mode: 0o600 });
@@ -371,7 +415,8 @@ export function shellWords(line: string): string[] {
       inWord = true;
     } else if (ch === '"') {
       i++;
-      for (; i < line.length && line[i] !== '"'; i++) cur += line[i] === '\\' && /["\\$`]/.test(line[i + 1] ?? '') ? line[++i] : line[i];
+      for (; i < line.length && line[i] !== '"'; i++)
+        cur += line[i] === '\\' && /["\\$`]/.test(line[i + 1] ?? '') ? line[++i] : line[i];
       if (i >= line.length) throw new Error(`unterminated " in: ${line}`);
       inWord = true;
     } else if (ch === '\\') {
@@ -415,7 +460,8 @@ export function flagValues(words: string[], flag: string, split = true): string[
 export function clusterRoleFromKubectl(line: string): any {
   const w = shellWords(line);
   const at = w.indexOf('clusterrole');
-  if (w[0] !== 'kubectl' || w[at - 1] !== 'create' || at < 0) throw new Error(`not a kubectl create clusterrole command: ${line}`);
+  if (w[0] !== 'kubectl' || w[at - 1] !== 'create' || at < 0)
+    throw new Error(`not a kubectl create clusterrole command: ${line}`);
   const name = w[at + 1]!;
   const verbs = flagValues(w, 'verb');
   const resources = flagValues(w, 'resource');
@@ -446,7 +492,8 @@ export function clusterRoleFromKubectl(line: string): any {
 export function bindingFromKubectl(line: string, subject: { kind: string; name: string; namespace?: string }): any {
   const w = shellWords(line);
   const kindAt = w.findIndex((x) => x === 'clusterrolebinding' || x === 'rolebinding');
-  if (w[0] !== 'kubectl' || kindAt < 0 || w[kindAt - 1] !== 'create') throw new Error(`not a kubectl create binding command: ${line}`);
+  if (w[0] !== 'kubectl' || kindAt < 0 || w[kindAt - 1] !== 'create')
+    throw new Error(`not a kubectl create binding command: ${line}`);
   const cluster = w[kindAt] === 'clusterrolebinding';
   const ns = flagValues(w, 'namespace', false)[0] ?? (w.includes('-n') ? w[w.indexOf('-n') + 1] : undefined);
   const clusterRole = flagValues(w, 'clusterrole', false)[0];
@@ -457,7 +504,11 @@ export function bindingFromKubectl(line: string, subject: { kind: string; name: 
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: cluster ? 'ClusterRoleBinding' : 'RoleBinding',
     metadata: { name: w[kindAt + 1], ...(cluster ? {} : { namespace: ns }) },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: clusterRole ? 'ClusterRole' : 'Role', name: clusterRole ?? role },
+    roleRef: {
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: clusterRole ? 'ClusterRole' : 'Role',
+      name: clusterRole ?? role,
+    },
     subjects: [subject],
   };
 }

@@ -34,5 +34,9 @@ export async function restartKubeApiServer(kube: KubeApiServer, whileDown?: () =
   closeSync(log);
   child.unref();
   writeFileSync(pidFile, String(child.pid)); // apiserver.sh stop kills this one
-  await until(async () => (await kube.admin.request('GET', '/readyz').catch(() => ({ status: 0 }))).status === 200, 90_000, 'kube-apiserver ready again');
+  await until(
+    async () => (await kube.admin.request('GET', '/readyz').catch(() => ({ status: 0 }))).status === 200,
+    90_000,
+    'kube-apiserver ready again',
+  );
 }

@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { until } from './until.js';
 
-const which = (name: string) => ['/usr/bin', '/usr/local/bin', '/bin'].map((d) => join(d, name)).find((p) => existsSync(p));
+const which = (name: string) =>
+  ['/usr/bin', '/usr/local/bin', '/bin'].map((d) => join(d, name)).find((p) => existsSync(p));
 export const PROMTOOL = which('promtool');
 export const PROMETHEUS = which('prometheus');
 
@@ -39,12 +40,17 @@ export function freePort(): Promise<number> {
 }
 
 /** GET a URL on 127.0.0.1: status and body. */
-export function httpGet(url: string, timeoutMs = 10_000): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
+export function httpGet(
+  url: string,
+  timeoutMs = 10_000,
+): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { timeout: timeoutMs }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }),
+      );
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer within ${timeoutMs} ms`)));
@@ -70,7 +76,12 @@ export async function startPrometheus(targets: string[]): Promise<RunningPrometh
   );
   const child: ChildProcess = spawn(
     PROMETHEUS!,
-    [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    [
+      `--config.file=${config}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let log = '';
@@ -84,7 +95,11 @@ export async function startPrometheus(targets: string[]): Promise<RunningPrometh
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await until(async () => (await httpGet(`${url}/-/ready`).catch(() => ({ status: 0 }))).status === 200, 60_000, 'Prometheus ready');
+    await until(
+      async () => (await httpGet(`${url}/-/ready`).catch(() => ({ status: 0 }))).status === 200,
+      60_000,
+      'Prometheus ready',
+    );
   } catch (e) {
     await stop();
     throw new Error(`${(e as Error).message}\n${log}`);

@@ -70,10 +70,13 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<TestProxy> {
     }
     const headers = { ...req.headers };
     delete headers['proxy-authorization'];
-    const up = http.request({ host: ip, port: Number(target.port || 80), path: target.pathname + target.search, method: req.method, headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
+    const up = http.request(
+      { host: ip, port: Number(target.port || 80), path: target.pathname + target.search, method: req.method, headers },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
     up.on('error', () => {
       if (!res.headersSent) res.writeHead(502, { 'Content-Length': 0 });
       res.end();
@@ -88,8 +91,10 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<TestProxy> {
     client.on('error', () => {});
     const auth = req.headers['proxy-authorization'];
     log.push({ method: 'CONNECT', target: req.url ?? '', ...(auth ? { auth } : {}) });
-    if (!authOk(req)) return client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\n\r\n');
-    if (opts.connectStatus) return client.end(`HTTP/1.1 ${opts.connectStatus} ${http.STATUS_CODES[opts.connectStatus]}\r\n\r\n`);
+    if (!authOk(req))
+      return client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\n\r\n');
+    if (opts.connectStatus)
+      return client.end(`HTTP/1.1 ${opts.connectStatus} ${http.STATUS_CODES[opts.connectStatus]}\r\n\r\n`);
     const m = /^(.*):(\d+)$/.exec(req.url ?? '');
     const ip = m ? resolve(m[1]!) : undefined;
     if (!m || !ip) return client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');

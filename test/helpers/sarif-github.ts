@@ -46,11 +46,16 @@ export function githubSarifProblems(log: any): string[] {
         if (!phys) return bad(l, 'no physicalLocation');
         if (!phys.artifactLocation?.uri) bad(`${l}/physicalLocation`, 'no artifactLocation uri');
         if (!phys.region) bad(`${l}/physicalLocation`, 'no region');
-        else if (phys.region.startLine === undefined && phys.region.charOffset === undefined && phys.region.byteOffset === undefined)
+        else if (
+          phys.region.startLine === undefined &&
+          phys.region.charOffset === undefined &&
+          phys.region.byteOffset === undefined
+        )
           bad(`${l}/physicalLocation/region`, 'no startLine, charOffset or byteOffset');
         // GH1005: a relative URI or a file: URI (GitHub shows no other).
         const uri: string = phys.artifactLocation?.uri ?? '';
-        if (/^[a-z][a-z0-9+.-]*:/i.test(uri) && !uri.startsWith('file:')) bad(`${l}/physicalLocation/artifactLocation/uri`, 'GH1005 not a file path');
+        if (/^[a-z][a-z0-9+.-]*:/i.test(uri) && !uri.startsWith('file:'))
+          bad(`${l}/physicalLocation/artifactLocation/uri`, 'GH1005 not a file path');
       });
     });
   });

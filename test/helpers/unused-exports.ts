@@ -37,7 +37,11 @@ export function unusedExports(): string[] {
         const s = checker.getSymbolAtLocation(node);
         if (s) use(s, file.fileName);
         // `const { a } = await import('./x.js')`: the binding names a property of the module.
-        if (ts.isBindingElement(node.parent) && node.parent.name === node && ts.isObjectBindingPattern(node.parent.parent)) {
+        if (
+          ts.isBindingElement(node.parent) &&
+          node.parent.name === node &&
+          ts.isObjectBindingPattern(node.parent.parent)
+        ) {
           const type = checker.getTypeAtLocation(node.parent.parent);
           const prop = type.getProperty(node.parent.propertyName?.getText() ?? node.text);
           if (prop) use(prop, file.fileName);

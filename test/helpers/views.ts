@@ -5,8 +5,10 @@
 import { KINDS, KIND_KEYS, type KindKey } from '../../src/k8s/kinds.js';
 import type { Snapshot } from '../../src/k8s/snapshot.js';
 
-export const FORBIDDEN_IN = (kind: string, ns: string) => `forbidden: User "alice" cannot list resource "${kind}" in API group "" in the namespace "${ns}"`;
-export const FORBIDDEN_CLUSTER = (kind: string) => `forbidden: User "alice" cannot list resource "${kind}" in API group "" at the cluster scope`;
+export const FORBIDDEN_IN = (kind: string, ns: string) =>
+  `forbidden: User "alice" cannot list resource "${kind}" in API group "" in the namespace "${ns}"`;
+export const FORBIDDEN_CLUSTER = (kind: string) =>
+  `forbidden: User "alice" cannot list resource "${kind}" in API group "" at the cluster scope`;
 
 /** The namespaced kinds gather lists (not those read by name). */
 export const LISTED_NAMESPACED = KIND_KEYS.filter((k) => KINDS[k].namespaced && !KINDS[k].byName);
@@ -57,7 +59,8 @@ export function namespaceOnly(snap: Snapshot, ns: string): Snapshot {
     const list = snap.objects[k];
     if (!list) continue;
     if (!KINDS[k].namespaced) unavailable[k] = FORBIDDEN_CLUSTER(k);
-    else if (KINDS[k].byName) unavailable[k] = 'the mesh namespaces are unknown: namespaces and mutatingwebhookconfigurations were not read';
+    else if (KINDS[k].byName)
+      unavailable[k] = 'the mesh namespaces are unknown: namespaces and mutatingwebhookconfigurations were not read';
     else objects[k] = list.filter((o) => o.metadata?.namespace === ns);
   }
   return { ...snap, scope: { allNamespaces: false, namespace: ns }, objects, unavailable };

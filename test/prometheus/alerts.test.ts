@@ -25,14 +25,19 @@ const rules: any[] = plain.groups.flatMap((g: any) => g.rules);
 const metricsDoc = read('docs/metrics.md');
 /** Metric names documented in docs/metrics.md's tables (`| \`name\` |`). */
 const documentedNames = new Set([...metricsDoc.matchAll(/^\| `([a-z_]+)`/gm)].map((m) => m[1]!));
-const documented = { has: (n: string) => documentedNames.has(n) || documentedNames.has(n.replace(/_(bucket|sum|count)$/, '')) };
+const documented = {
+  has: (n: string) => documentedNames.has(n) || documentedNames.has(n.replace(/_(bucket|sum|count)$/, '')),
+};
 /** Metric names an expression uses (identifiers followed by `{`, `[`, `)` or a space, not functions or keywords). */
 const metricsOf = (expr: string) =>
   [...expr.replace(/"[^"]*"/g, '""').matchAll(/\b([a-z_][a-z0-9_]*)\b(?!\s*\()/g)]
     .map((m) => m[1]!)
     .filter((n) => n.includes('_') && !['histogram_quantile', 'label_values'].includes(n));
 
-if (!PROMTOOL) console.log('test/prometheus/alerts.test.ts: promtool tests skipped: promtool not installed (apt-get install prometheus)');
+if (!PROMTOOL)
+  console.log(
+    'test/prometheus/alerts.test.ts: promtool tests skipped: promtool not installed (apt-get install prometheus)',
+  );
 
 describe('alert rules', () => {
   it.skipIf(!PROMTOOL)('promtool check rules: valid', async () => {
@@ -41,14 +46,19 @@ describe('alert rules', () => {
     expect(r.code).toBe(0);
   });
 
-  it.skipIf(!PROMTOOL)('promtool test rules: each alert fires on its series, with its labels and annotations, and not before its `for`', async () => {
-    const r = await promtool(['test', 'rules', join(ROOT, 'test/prometheus/alerts-test.yml')]);
-    expect(r.out).toMatch(/SUCCESS/);
-    expect(r.code).toBe(0);
-    // Every alert is exercised by the unit tests.
-    const tested = new Set([...read('test/prometheus/alerts-test.yml').matchAll(/alertname: (\w+)/g)].map((m) => m[1]));
-    expect(rules.map((x) => x.alert).filter((a) => !tested.has(a))).toEqual([]);
-  });
+  it.skipIf(!PROMTOOL)(
+    'promtool test rules: each alert fires on its series, with its labels and annotations, and not before its `for`',
+    async () => {
+      const r = await promtool(['test', 'rules', join(ROOT, 'test/prometheus/alerts-test.yml')]);
+      expect(r.out).toMatch(/SUCCESS/);
+      expect(r.code).toBe(0);
+      // Every alert is exercised by the unit tests.
+      const tested = new Set(
+        [...read('test/prometheus/alerts-test.yml').matchAll(/alertname: (\w+)/g)].map((m) => m[1]),
+      );
+      expect(rules.map((x) => x.alert).filter((a) => !tested.has(a))).toEqual([]);
+    },
+  );
 
   it('the PrometheusRule holds exactly the plain file groups', () => {
     expect(operator.kind).toBe('PrometheusRule');
@@ -60,7 +70,8 @@ describe('alert rules', () => {
     for (const r of rules) {
       expect(r.annotations.runbook, r.alert).toMatch(/meshdoctor checks/);
       expect(r.annotations.summary, r.alert).toBeTruthy();
-      if (r.expr.includes('meshdoctor_finding{')) expect(r.annotations.runbook, r.alert).toBe('meshdoctor checks {{ $labels.check }}');
+      if (r.expr.includes('meshdoctor_finding{'))
+        expect(r.annotations.runbook, r.alert).toBe('meshdoctor checks {{ $labels.check }}');
     }
   });
 
@@ -68,8 +79,10 @@ describe('alert rules', () => {
     const { CHECK_META } = await import('../../src/checks/catalog.js');
     const ids = new Set(CHECK_META.map((c) => c.id));
     for (const r of rules) {
-      for (const m of r.expr.matchAll(/check=~?"([^"]+)"/g)) for (const id of m[1].split('|')) expect(ids.has(id), `${r.alert}: ${id}`).toBe(true);
-      for (const name of metricsOf(r.expr)) expect(documented.has(name) || name.startsWith('apiserver_'), `${r.alert}: ${name}`).toBe(true);
+      for (const m of r.expr.matchAll(/check=~?"([^"]+)"/g))
+        for (const id of m[1].split('|')) expect(ids.has(id), `${r.alert}: ${id}`).toBe(true);
+      for (const name of metricsOf(r.expr))
+        expect(documented.has(name) || name.startsWith('apiserver_'), `${r.alert}: ${name}`).toBe(true);
     }
   });
 });
@@ -79,7 +92,13 @@ describe('Grafana dashboard', () => {
   const exprs: string[] = dash.panels.flatMap((p: any) => p.targets.map((t: any) => t.expr));
   it('panels for coverage per namespace, findings by severity and evaluation time, over documented metrics only', () => {
     const titles = dash.panels.map((p: any) => p.title);
-    expect(titles).toEqual(expect.arrayContaining(['Mesh coverage per namespace', 'Open findings by severity', 'Evaluation time (p50, p99)']));
+    expect(titles).toEqual(
+      expect.arrayContaining([
+        'Mesh coverage per namespace',
+        'Open findings by severity',
+        'Evaluation time (p50, p99)',
+      ]),
+    );
     expect(exprs.length).toBeGreaterThan(10);
     for (const e of exprs) for (const name of metricsOf(e)) expect(documented.has(name), `${e}: ${name}`).toBe(true);
     expect(new Set(dash.panels.map((p: any) => p.id)).size).toBe(dash.panels.length);
@@ -90,7 +109,8 @@ describe('deploy/watch.yaml', () => {
   const docs = parseObjects(read('deploy/watch.yaml')) as any[];
   const rbac = parseObjects(read('deploy/rbac.yaml')) as any[];
   const cron = parseObjects(read('deploy/cronjob.yaml')) as any[];
-  const find = (kind: string, name?: string) => docs.find((d) => d.kind === kind && (!name || d.metadata.name === name));
+  const find = (kind: string, name?: string) =>
+    docs.find((d) => d.kind === kind && (!name || d.metadata.name === name));
   const deploy = find('Deployment');
   const pod = deploy.spec.template;
   const container = pod.spec.containers[0];
@@ -102,7 +122,11 @@ describe('deploy/watch.yaml', () => {
     expect(container.image).toBe(cronContainer.image);
     expect(container.args).toEqual(['watch', '-A', '--listen', ':9090']);
     expect(pod.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
-    expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+    expect(container.securityContext).toMatchObject({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
     expect(container.resources.limits.memory).toBeDefined();
     expect(container.resources.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
   });
@@ -119,7 +143,11 @@ describe('deploy/watch.yaml', () => {
     const svc = find('Service');
     expect(svc.spec.selector).toEqual(deploy.spec.selector.matchLabels);
     expect(svc.spec.ports[0]).toMatchObject({ name: 'metrics', port: 9090, targetPort: 'metrics' });
-    expect(pod.metadata.annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9090', 'prometheus.io/path': '/metrics' });
+    expect(pod.metadata.annotations).toMatchObject({
+      'prometheus.io/scrape': 'true',
+      'prometheus.io/port': '9090',
+      'prometheus.io/path': '/metrics',
+    });
     const sm = parseObjects(read('deploy/watch-servicemonitor.yaml'))[0] as any;
     expect(sm.spec.selector.matchLabels).toEqual(svc.metadata.labels);
     expect(sm.spec.endpoints[0]).toMatchObject({ port: 'metrics', path: '/metrics' });
@@ -127,7 +155,8 @@ describe('deploy/watch.yaml', () => {
 
   it("runs as the CronJob's ServiceAccount with its bindings, and adds `watch` on every kind it lists, nothing else", () => {
     // The Namespace, ServiceAccount and reader binding are deploy/cronjob.yaml's own objects.
-    for (const kind of ['Namespace', 'ServiceAccount']) expect(find(kind), kind).toEqual(cron.find((d) => d.kind === kind));
+    for (const kind of ['Namespace', 'ServiceAccount'])
+      expect(find(kind), kind).toEqual(cron.find((d) => d.kind === kind));
     expect(find('ClusterRoleBinding', 'meshdoctor')).toEqual(cron.find((d) => d.kind === 'ClusterRoleBinding'));
     expect(pod.spec.serviceAccountName).toBe(find('ServiceAccount').metadata.name);
     expect(rbac.some((r) => r.kind === 'ClusterRole' && r.metadata.name === 'meshdoctor-reader')).toBe(true);
@@ -138,7 +167,9 @@ describe('deploy/watch.yaml', () => {
     const { listed, named } = watchedKinds();
     for (const k of listed) {
       expect(
-        watcher.rules.some((r: any) => r.apiGroups.includes(KINDS[k].group) && r.resources.includes(KINDS[k].plural) && !r.resourceNames),
+        watcher.rules.some(
+          (r: any) => r.apiGroups.includes(KINDS[k].group) && r.resources.includes(KINDS[k].plural) && !r.resourceNames,
+        ),
         k,
       ).toBe(true);
     }

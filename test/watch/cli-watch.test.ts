@@ -24,7 +24,10 @@ describe('meshdoctor watch: bad input', () => {
     const kubeconfig = await srv.writeKubeconfig();
     try {
       for (const [args, msg] of [
-        [['--listen', 'nowhere'], /^meshdoctor: --listen must be HOST:PORT, :PORT or \[IPv6\]:PORT \(e\.g\. 127\.0\.0\.1:9090\), not "nowhere"\n$/],
+        [
+          ['--listen', 'nowhere'],
+          /^meshdoctor: --listen must be HOST:PORT, :PORT or \[IPv6\]:PORT \(e\.g\. 127\.0\.0\.1:9090\), not "nowhere"\n$/,
+        ],
         [['-A', '-n', 'shop'], /^meshdoctor: -n\/--namespace and -A\/--all-namespaces cannot be used together\n$/],
         [['--only', 'no-such-check'], /^meshdoctor: unknown check "no-such-check" \(see: meshdoctor checks\)\n$/],
         [['--kubeconfig', join(tmpdir(), 'no-such-kubeconfig')], /^meshdoctor: .*no-such-kubeconfig.*\n$/],
@@ -46,17 +49,25 @@ describe.skipIf(!BUILT)('meshdoctor watch: the binary', () => {
     const srv = await startApiServer({ objects: baseObjects('linkerd') });
     const kubeconfig = await srv.writeKubeconfig(mkdtempSync(join(tmpdir(), 'md-watch-')));
     const port = await freePort();
-    const child = spawn(process.execPath, [join(ROOT, 'bin/meshdoctor.js'), 'watch', '-A', '--kubeconfig', kubeconfig, '--listen', `127.0.0.1:${port}`], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH, HOME: tmpdir(), NO_COLOR: '1' },
-    });
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'bin/meshdoctor.js'), 'watch', '-A', '--kubeconfig', kubeconfig, '--listen', `127.0.0.1:${port}`],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { PATH: process.env.PATH, HOME: tmpdir(), NO_COLOR: '1' },
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
     try {
-      await until(async () => (await httpGet(`http://127.0.0.1:${port}/readyz`).catch(() => ({ status: 0 }))).status === 200, 20_000, 'ready');
+      await until(
+        async () => (await httpGet(`http://127.0.0.1:${port}/readyz`).catch(() => ({ status: 0 }))).status === 200,
+        20_000,
+        'ready',
+      );
       srv.upsert({
         apiVersion: 'v1',
         kind: 'Pod',
@@ -69,7 +80,8 @@ describe.skipIf(!BUILT)('meshdoctor watch: the binary', () => {
       expect(await exited).toBe(0);
       const lines = stdout.split('\n').filter(Boolean);
       expect(lines.length).toBeGreaterThan(0);
-      for (const l of lines) expect(JSON.parse(l)).toMatchObject({ event: expect.stringMatching(/^(opened|resolved)$/) });
+      for (const l of lines)
+        expect(JSON.parse(l)).toMatchObject({ event: expect.stringMatching(/^(opened|resolved)$/) });
       expect(stderr).toMatch(
         /^meshdoctor: watching every namespace of context "fake" \(https:\/\/127\.0\.0\.1:\d+\); serving \/metrics, \/healthz, \/readyz, \/findings on http:\/\/127\.0\.0\.1:\d+\n/,
       );

@@ -42,7 +42,17 @@ const identity = (f: Finding) => JSON.stringify(f);
 
 function cases(): [string, Snapshot][] {
   const out: [string, Snapshot][] = [];
-  for (const base of ['linkerd', 'istio', 'istio-ambient', 'kuma', 'consul', 'both', 'linkerd+kuma', 'istio+consul', 'kuma+consul'] as const)
+  for (const base of [
+    'linkerd',
+    'istio',
+    'istio-ambient',
+    'kuma',
+    'consul',
+    'both',
+    'linkerd+kuma',
+    'istio+consul',
+    'kuma+consul',
+  ] as const)
     out.push([`healthy ${base}`, cluster(base)]);
   out.push(['golden-cluster.yaml', cluster('none', ['golden-cluster.yaml'])]);
   for (const dir of readdirSync(join(FIXTURES, 'checks')).sort()) {
@@ -50,7 +60,8 @@ function cases(): [string, Snapshot][] {
       .filter((x) => /\.ya?ml$/.test(x))
       .sort()) {
       const file = `checks/${dir}/${f}`;
-      for (const base of new Set<Base>([baseOf(file), besideOf(file)])) out.push([`${file} over ${base}`, cluster(base, [file])]);
+      for (const base of new Set<Base>([baseOf(file), besideOf(file)]))
+        out.push([`${file} over ${base}`, cluster(base, [file])]);
     }
   }
   return out;
@@ -63,7 +74,9 @@ describe('a namespace evaluated alone gives the full evaluation its own findings
   it('covers the healthy clusters and every check fixture', () => expect(all.length).toBeGreaterThan(100));
   afterAll(() => {
     // Incremental evaluation is the rule: a namespace whose evaluation must become a full one is rare.
-    console.log(`namespace evaluations: ${evaluated} incremental, ${escalated.length} escalated to full (${escalated.join('; ')})`);
+    console.log(
+      `namespace evaluations: ${evaluated} incremental, ${escalated.length} escalated to full (${escalated.join('; ')})`,
+    );
     expect(evaluated).toBeGreaterThan(10 * escalated.length);
   });
   it.each(all)('%s', (_name, snap) => {
@@ -191,7 +204,10 @@ describe('changes evaluated namespace by namespace', () => {
     // A Kuma-meshed pod in an app namespace: Kuma shows up, in this namespace only.
     const pod = structuredClone(store.all('pods').find((p) => !plan.controlPlane(store).has(p.metadata!.namespace!))!);
     pod.metadata!.name = 'kuma-meshed';
-    (pod.spec as any).containers = [...(pod.spec as any).containers.filter((c: any) => c.name !== 'linkerd-proxy'), { name: 'kuma-sidecar', image: 'kuma-dp' }];
+    (pod.spec as any).containers = [
+      ...(pod.spec as any).containers.filter((c: any) => c.name !== 'linkerd-proxy'),
+      { name: 'kuma-sidecar', image: 'kuma-dp' },
+    ];
     store.upsert('pods', pod);
     const before = e.result;
     expect(

@@ -6,7 +6,15 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { capSeries, clusterValue, escapeLabelValue, Histogram, MAX_LABEL_VALUE, render, type MetricFamily } from '../../src/watch/exposition.js';
+import {
+  capSeries,
+  clusterValue,
+  escapeLabelValue,
+  Histogram,
+  MAX_LABEL_VALUE,
+  render,
+  type MetricFamily,
+} from '../../src/watch/exposition.js';
 import { PROMTOOL, promtool } from '../helpers/prometheus.js';
 
 /** A label value as the format reads it (the escapes undone), for a round trip. */
@@ -14,7 +22,19 @@ const unescape = (s: string) => s.replace(/\\(.)/g, (_m, c: string) => (c === 'n
 
 const hostile = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom('a"b', 'a\\b', 'a\nb', '\\"\n', 'x\u001b]52;c;ZWNobyBoaQ==\u0007', '\u0000', 'line\r\nbreak', '\ud800', 'é∑😀', 'a\u2028b', '\\'.repeat(300)),
+  fc.constantFrom(
+    'a"b',
+    'a\\b',
+    'a\nb',
+    '\\"\n',
+    'x\u001b]52;c;ZWNobyBoaQ==\u0007',
+    '\u0000',
+    'line\r\nbreak',
+    '\ud800',
+    'é∑😀',
+    'a\u2028b',
+    '\\'.repeat(300),
+  ),
 );
 
 describe('label values', () => {
@@ -72,7 +92,9 @@ describe('families', () => {
       { name: 'x', help: 'h', type: 'gauge', samples: [{ value: Infinity }, { labels: { a: 'b' }, value: NaN }] },
       { name: 'y_total', help: 'h', type: 'counter', samples: [{ labels: { k: 'v' }, value: 3 }] },
     ];
-    expect(render(f)).toBe('# HELP x h\n# TYPE x gauge\nx +Inf\nx{a="b"} NaN\n# HELP y_total h\n# TYPE y_total counter\ny_total{k="v"} 3\n');
+    expect(render(f)).toBe(
+      '# HELP x h\n# TYPE x gauge\nx +Inf\nx{a="b"} NaN\n# HELP y_total h\n# TYPE y_total counter\ny_total{k="v"} 3\n',
+    );
   });
 
   it('Histogram: cumulative buckets, sum and count', () => {
@@ -100,4 +122,7 @@ describe('families', () => {
   });
 });
 
-if (!PROMTOOL) console.log('test/watch/exposition.test.ts: the promtool tests skipped: promtool not installed (apt-get install prometheus)');
+if (!PROMTOOL)
+  console.log(
+    'test/watch/exposition.test.ts: the promtool tests skipped: promtool not installed (apt-get install prometheus)',
+  );

@@ -24,13 +24,20 @@ import { json } from '../../src/report/json.js';
 import { kindsFor, runChecks } from '../../src/run/run.js';
 import { runWatch } from '../../src/watch/index.js';
 import { baseObjects, NOW, parseObjects } from '../helpers/fixtures.js';
-import { APISERVER_SH, APISERVER_SH_FOUND, startKubeApiServer, writeTokenKubeconfig, type KubeApiServer } from '../helpers/kube-apiserver.js';
+import {
+  APISERVER_SH,
+  APISERVER_SH_FOUND,
+  startKubeApiServer,
+  writeTokenKubeconfig,
+  type KubeApiServer,
+} from '../helpers/kube-apiserver.js';
 import { restartKubeApiServer } from '../helpers/kube-restart.js';
 import { httpGet } from '../helpers/prometheus.js';
 import { until } from '../helpers/until.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-if (!APISERVER_SH_FOUND) console.log(`test/watch/kube-watch.test.ts skipped: ../shared/k8s/apiserver.sh not found (no ${APISERVER_SH})`);
+if (!APISERVER_SH_FOUND)
+  console.log(`test/watch/kube-watch.test.ts skipped: ../shared/k8s/apiserver.sh not found (no ${APISERVER_SH})`);
 
 /**
  * deploy/rbac.yaml, the RBAC of deploy/watch.yaml (its Deployment and Service left out: no
@@ -39,7 +46,9 @@ if (!APISERVER_SH_FOUND) console.log(`test/watch/kube-watch.test.ts skipped: ../
  */
 const RBAC = [
   ...parseObjects(readFileSync(join(ROOT, 'deploy/rbac.yaml'), 'utf8')),
-  ...parseObjects(readFileSync(join(ROOT, 'deploy/watch.yaml'), 'utf8')).filter((o) => !['Deployment', 'Service'].includes(o.kind!)),
+  ...parseObjects(readFileSync(join(ROOT, 'deploy/watch.yaml'), 'utf8')).filter(
+    (o) => !['Deployment', 'Service'].includes(o.kind!),
+  ),
   ...parseObjects(readFileSync(join(ROOT, 'deploy/mesh-rbac/linkerd.yaml'), 'utf8')),
 ];
 
@@ -48,7 +57,15 @@ const unmeshedPod = (name: string) => ({
   kind: 'Pod',
   metadata: { name, namespace: 'shop', labels: { app: name } },
   // shop has a ResourceQuota: its pods must say their requests and limits.
-  spec: { containers: [{ name: 'app', image: 'example/app:1', resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '16Mi' } } }] },
+  spec: {
+    containers: [
+      {
+        name: 'app',
+        image: 'example/app:1',
+        resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '16Mi' } },
+      },
+    ],
+  },
 });
 
 describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor watch on a real kube-apiserver', () => {
@@ -60,13 +77,19 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor watch on a real kube-apiserver'
   const stop = new AbortController();
   let done: Promise<void>;
   const metrics = async () => (await httpGet(`${url}/metrics`)).body;
-  const value = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}()|.*+?^$[\]\\]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+  const value = (text: string, series: string) =>
+    Number(new RegExp(`^${series.replace(/[{}()|.*+?^$[\]\\]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
 
   beforeAll(async () => {
     kube = await startKubeApiServer();
     await kube.admin.createAll([...fixUp(baseObjects('linkerd')), ...RBAC]);
     const token = await kube.admin.token('meshdoctor', 'meshdoctor');
-    kubeconfig = writeTokenKubeconfig(join(kube.dir, 'watch.kubeconfig'), { server: kube.server, caPem: kube.caPem, token, user: 'meshdoctor' });
+    kubeconfig = writeTokenKubeconfig(join(kube.dir, 'watch.kubeconfig'), {
+      server: kube.server,
+      caPem: kube.caPem,
+      token,
+      user: 'meshdoctor',
+    });
     done = runWatch(
       {
         kubeconfig,
@@ -79,7 +102,13 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor watch on a real kube-apiserver'
         version: '0.0.0-test',
         timings: { quietMs: 50, maxDelayMs: 200, minFullGapMs: 200, lazyFullMs: 1000 },
       },
-      { stdout: (s) => out.push(s), stderr: (s) => err.push(s), signal: stop.signal, onListening: (a) => (url = `http://${a}`), now: () => NOW },
+      {
+        stdout: (s) => out.push(s),
+        stderr: (s) => err.push(s),
+        signal: stop.signal,
+        onListening: (a) => (url = `http://${a}`),
+        now: () => NOW,
+      },
     );
     done.catch(() => {});
     await until(async () => url !== '' && (await httpGet(`${url}/readyz`)).status === 200, 60_000, 'watch ready');
@@ -95,7 +124,12 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor watch on a real kube-apiserver'
     const served = JSON.parse((await httpGet(`${url}/findings`)).body);
     expect(served.coverage).toMatchObject({ complete: true, unavailable: [] });
     const snap = await gather({ kubeconfig, allNamespaces: true, kinds: kindsFor(CHECKS) });
-    const expected = JSON.parse(json(runChecks(snap, CHECKS, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW }), { version: '0.0.0-test', color: false }));
+    const expected = JSON.parse(
+      json(runChecks(snap, CHECKS, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW }), {
+        version: '0.0.0-test',
+        color: false,
+      }),
+    );
     for (const x of [served, expected]) delete x.source.readAt;
     expect(served).toEqual(expected);
     expect(value(await metrics(), 'meshdoctor_coverage_complete')).toBe(1);
@@ -109,7 +143,11 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor watch on a real kube-apiserver'
       /^meshdoctor_finding\{code="MD1004",check="sidecar-missing",severity="error",mesh="linkerd",namespace="shop",kind="Pod",name="loose"\} 1$/,
     );
     await until(() => out.length > before, 10_000, 'opened line');
-    expect(JSON.parse(out[before]!)).toMatchObject({ event: 'opened', id: 'sidecar-missing', resource: { kind: 'Pod', namespace: 'shop', name: 'loose' } });
+    expect(JSON.parse(out[before]!)).toMatchObject({
+      event: 'opened',
+      id: 'sidecar-missing',
+      resource: { kind: 'Pod', namespace: 'shop', name: 'loose' },
+    });
     const n = out.length;
     await kube.admin.ok('DELETE', '/api/v1/namespaces/shop/pods/loose');
     await until(async () => !(await metrics()).includes('name="loose"'), 20_000, 'series gone');
@@ -126,7 +164,11 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor watch on a real kube-apiserver'
       { metadata: { annotations: { touched: 'yes' } } },
       'application/merge-patch+json',
     );
-    await until(async () => value(await metrics(), 'meshdoctor_watch_events_total{kind="configmaps"}') > events, 20_000, 'configmap event');
+    await until(
+      async () => value(await metrics(), 'meshdoctor_watch_events_total{kind="configmaps"}') > events,
+      20_000,
+      'configmap event',
+    );
   }, 60_000);
 
   it('the API server down: stale, still serving; back: every watch expired (410) and listed again', async () => {
@@ -139,9 +181,15 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor watch on a real kube-apiserver'
       expect((await httpGet(`${url}/healthz`)).status).toBe(200);
       expect(value(await metrics(), 'meshdoctor_kind_readable{kind="pods"}')).toBe(1); // its objects are kept
     });
-    await until(async () => value(await metrics(), 'meshdoctor_relists_total{kind="pods"}') > relists, 90_000, 'pods listed again');
+    await until(
+      async () => value(await metrics(), 'meshdoctor_relists_total{kind="pods"}') > relists,
+      90_000,
+      'pods listed again',
+    );
     await until(async () => value(await metrics(), 'meshdoctor_kind_stale{kind="pods"}') === 0, 60_000, 'pods fresh');
-    expect(err.join('')).toMatch(/\nmeshdoctor: [a-z]+: expired: too old resource version: \d+ \(\d+\): reading it again\n/);
+    expect(err.join('')).toMatch(
+      /\nmeshdoctor: [a-z]+: expired: too old resource version: \d+ \(\d+\): reading it again\n/,
+    );
     // Still in sync after the relist.
     await kube.admin.create(unmeshedPod('after-restart'));
     await until(async () => (await metrics()).includes('name="after-restart"'), 20_000, 'series after restart');
@@ -150,14 +198,25 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor watch on a real kube-apiserver'
   it('its list access revoked, the server restarted: the kinds are unavailable and it says so, still serving', async () => {
     await kube.admin.ok('DELETE', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/meshdoctor');
     await restartKubeApiServer(kube);
-    await until(async () => value(await metrics(), 'meshdoctor_kind_readable{kind="pods"}') === 0, 90_000, 'pods unavailable');
-    await until(async () => value(await metrics(), 'meshdoctor_coverage_complete') === 0, 30_000, 'coverage incomplete');
+    await until(
+      async () => value(await metrics(), 'meshdoctor_kind_readable{kind="pods"}') === 0,
+      90_000,
+      'pods unavailable',
+    );
+    await until(
+      async () => value(await metrics(), 'meshdoctor_coverage_complete') === 0,
+      30_000,
+      'coverage incomplete',
+    );
     const ready = await httpGet(`${url}/readyz`);
     expect(ready.status).toBe(200);
     expect(ready.body).toMatch(/\nunavailable: pods: forbidden: .*cannot list resource "pods"/);
     // /findings is the last evaluation's: it follows within the evaluation throttle.
     await until(
-      async () => JSON.parse((await httpGet(`${url}/findings`)).body).coverage.unavailable.some((u: { kind: string }) => u.kind === 'pods'),
+      async () =>
+        JSON.parse((await httpGet(`${url}/findings`)).body).coverage.unavailable.some(
+          (u: { kind: string }) => u.kind === 'pods',
+        ),
       30_000,
       'report',
     );

@@ -13,12 +13,20 @@ const deployment: K8sObject = {
   apiVersion: 'apps/v1',
   kind: 'Deployment',
   metadata: { namespace: 'shop', name: 'cart', uid: 'd1' },
-  spec: { replicas: 1, template: { metadata: { labels: { app: 'cart' } }, spec: { containers: [{ name: 'app', image: 'cart' }] } } },
+  spec: {
+    replicas: 1,
+    template: { metadata: { labels: { app: 'cart' } }, spec: { containers: [{ name: 'app', image: 'cart' }] } },
+  },
 };
 const replicaSet: K8sObject = {
   apiVersion: 'apps/v1',
   kind: 'ReplicaSet',
-  metadata: { namespace: 'shop', name: 'cart-7d9f', uid: 'r1', ownerReferences: [{ kind: 'Deployment', name: 'cart', uid: 'd1', controller: true }] },
+  metadata: {
+    namespace: 'shop',
+    name: 'cart-7d9f',
+    uid: 'r1',
+    ownerReferences: [{ kind: 'Deployment', name: 'cart', uid: 'd1', controller: true }],
+  },
 };
 const pod: K8sObject = {
   apiVersion: 'v1',

@@ -20,7 +20,8 @@ import { PROMETHEUS, startPrometheus, type RunningPrometheus } from '../helpers/
 import { until } from '../helpers/until.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-if (!PROMETHEUS) console.log('test/watch/prometheus.test.ts skipped: prometheus not installed (apt-get install prometheus)');
+if (!PROMETHEUS)
+  console.log('test/watch/prometheus.test.ts skipped: prometheus not installed (apt-get install prometheus)');
 
 const pod = (name: string): K8sObject => ({
   apiVersion: 'v1',
@@ -68,7 +69,11 @@ describe.skipIf(!PROMETHEUS)('a real Prometheus scraping meshdoctor watch', () =
   it('stores an unmeshed pod’s finding with its labels, and marks it stale once the pod is gone', async () => {
     await until(async () => (await prom.query('meshdoctor_ready == 1')).length === 1, 60_000, 'ready scraped');
     srv.upsert(pod('loose'));
-    await until(async () => (await prom.query('meshdoctor_finding{name="loose"}')).length === 1, 30_000, 'series stored');
+    await until(
+      async () => (await prom.query('meshdoctor_finding{name="loose"}')).length === 1,
+      30_000,
+      'series stored',
+    );
     const [s] = await prom.query('meshdoctor_finding{name="loose"}');
     expect(s!.metric).toMatchObject({
       __name__: 'meshdoctor_finding',
@@ -80,11 +85,19 @@ describe.skipIf(!PROMETHEUS)('a real Prometheus scraping meshdoctor watch', () =
       kind: 'Pod',
     });
     srv.remove('Pod', 'shop', 'loose');
-    await until(async () => (await prom.query('meshdoctor_finding{name="loose"}')).length === 0, 30_000, 'series stale');
+    await until(
+      async () => (await prom.query('meshdoctor_finding{name="loose"}')).length === 0,
+      30_000,
+      'series stale',
+    );
   }, 120_000);
 
   it('stores hostile names as the printable values /metrics shows, one series each', async () => {
-    await until(async () => (await prom.query('count(meshdoctor_finding{namespace="shop",kind="Pod"})')).length === 1, 60_000, 'scraped');
+    await until(
+      async () => (await prom.query('count(meshdoctor_finding{namespace="shop",kind="Pod"})')).length === 1,
+      60_000,
+      'scraped',
+    );
     const names = (await prom.query('meshdoctor_finding{namespace="shop",kind="Pod"}')).map((r) => r.metric.name);
     for (const n of HOSTILE) expect(names).toContain(clusterValue(n));
     expect(names.some((n) => /[\n\u001b]/.test(n!))).toBe(false);
@@ -97,12 +110,16 @@ describe.skipIf(!PROMETHEUS)('a real Prometheus scraping meshdoctor watch', () =
     const dash = JSON.parse(readFileSync(join(ROOT, 'deploy/grafana-dashboard.json'), 'utf8'));
     const exprs: string[] = [
       ...alerts.groups.flatMap((g: any) => g.rules.map((r: any) => r.expr)),
-      ...dash.panels.flatMap((p: any) => p.targets.map((t: any) => t.expr.replaceAll('$job', '.*').replaceAll('$namespace', '.*'))),
+      ...dash.panels.flatMap((p: any) =>
+        p.targets.map((t: any) => t.expr.replaceAll('$job', '.*').replaceAll('$namespace', '.*')),
+      ),
     ];
     for (const e of exprs) await expect(prom.query(e), e).resolves.toBeInstanceOf(Array);
     // The coverage query answers for shop once scraped.
     await until(
-      async () => (await prom.query(exprs.find((e) => e.includes('sum by (namespace)') && e.includes('meshed|unmeshed'))!)).length > 0,
+      async () =>
+        (await prom.query(exprs.find((e) => e.includes('sum by (namespace)') && e.includes('meshed|unmeshed'))!))
+          .length > 0,
       30_000,
       'coverage',
     );

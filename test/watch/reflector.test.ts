@@ -15,7 +15,11 @@ import type { K8sObject } from '../../src/util/types.js';
 import { startApiServer, type ApiServer, type Fault } from '../apiserver/server.js';
 import { until } from '../helpers/until.js';
 
-const ns = (name: string, labels: Record<string, string> = {}): K8sObject => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
+const ns = (name: string, labels: Record<string, string> = {}): K8sObject => ({
+  apiVersion: 'v1',
+  kind: 'Namespace',
+  metadata: { name, labels },
+});
 const pod = (namespace: string, name: string): K8sObject => ({
   apiVersion: 'v1',
   kind: 'Pod',
@@ -29,7 +33,8 @@ const cm = (namespace: string, name: string, data: Record<string, string> = {}):
   data,
 });
 
-const names = (objs: K8sObject[]) => objs.map((o) => `${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name}`);
+const names = (objs: K8sObject[]) =>
+  objs.map((o) => `${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name}`);
 
 let srv: ApiServer | undefined;
 let reflector: Reflector | undefined;
@@ -83,7 +88,15 @@ async function setup(o: Setup) {
 describe('Reflector', () => {
   it('lists every page, then follows ADDED, MODIFIED and DELETED in LIST order', async () => {
     const { srv, r, changes } = await setup({
-      objects: [ns('shop'), ns('a'), ns('a-b'), pod('shop', 'web-2'), pod('shop', 'web-1'), pod('a', 'x'), pod('a-b', 'y')],
+      objects: [
+        ns('shop'),
+        ns('a'),
+        ns('a-b'),
+        pod('shop', 'web-2'),
+        pod('shop', 'web-1'),
+        pod('a', 'x'),
+        pod('a-b', 'y'),
+      ],
       kinds: ['namespaces', 'pods'],
     });
     // etcd's key order: /registry/pods/a-b/y before /registry/pods/a/x.
@@ -96,11 +109,9 @@ describe('Reflector', () => {
     await until(() => r.store.count('pods') === 4 && !r.store.get('pods', 'shop', 'web-2'));
     expect(names(r.store.all('pods'))).toEqual(['a-b/y', 'a/x', 'shop/web-0', 'shop/web-1']);
     expect(r.store.get('pods', 'a', 'x')?.metadata?.labels).toEqual({ v: '2' });
-    expect(changes.filter((c) => c.type === 'object').map((c) => c.type === 'object' && `${c.key} ${c.namespace}/${c.name}`)).toEqual([
-      'pods shop/web-0',
-      'pods a/x',
-      'pods shop/web-2',
-    ]);
+    expect(
+      changes.filter((c) => c.type === 'object').map((c) => c.type === 'object' && `${c.key} ${c.namespace}/${c.name}`),
+    ).toEqual(['pods shop/web-0', 'pods a/x', 'pods shop/web-2']);
   });
 
   it('a bookmark moves the resourceVersion on: a watch ended after a compaction continues without a relist', async () => {
@@ -120,7 +131,10 @@ describe('Reflector', () => {
   });
 
   it('410 Gone (a resourceVersion older than the compaction) lists again and sees what changed meanwhile', async () => {
-    const { srv, r, changes } = await setup({ objects: [ns('shop'), pod('shop', 'a'), pod('shop', 'b')], kinds: ['namespaces', 'pods'] });
+    const { srv, r, changes } = await setup({
+      objects: [ns('shop'), pod('shop', 'a'), pod('shop', 'b')],
+      kinds: ['namespaces', 'pods'],
+    });
     await until(() => srv.openWatches === 2);
     // The server restarts: watches end, objects change while nobody watches, its cache starts over.
     srv.faults.push({ match: (q) => q.query.watch === '1', delayMs: 300 });
@@ -167,7 +181,11 @@ describe('Reflector', () => {
     srv.faults.push({ match: (q) => q.path === '/api/v1/pods' && q.query.watch === '1', status: 403, times: 1 });
     const before = changes.length;
     srv.endWatches();
-    await until(() => srv.requests.filter((q) => q.path === '/api/v1/pods' && q.query.watch === '1').length >= 3, 5000, 'watched again');
+    await until(
+      () => srv.requests.filter((q) => q.path === '/api/v1/pods' && q.query.watch === '1').length >= 3,
+      5000,
+      'watched again',
+    );
     srv.upsert(pod('shop', 'b'));
     await until(() => r.store.count('pods') === 2, 5000, 'in sync again');
     // Never unavailable, never emptied meanwhile.
@@ -187,8 +205,13 @@ describe('Reflector', () => {
     });
     expect(names(r.store.all('configmaps'))).toEqual(['linkerd/linkerd-config']);
     await until(() => srv.openWatches === 3);
-    const watches = srv.requests.filter((q) => q.path === '/api/v1/namespaces/linkerd/configmaps' && q.query.watch === '1');
-    expect(watches.map((q) => q.query.fieldSelector).sort()).toEqual(['metadata.name=absent', 'metadata.name=linkerd-config']);
+    const watches = srv.requests.filter(
+      (q) => q.path === '/api/v1/namespaces/linkerd/configmaps' && q.query.watch === '1',
+    );
+    expect(watches.map((q) => q.query.fieldSelector).sort()).toEqual([
+      'metadata.name=absent',
+      'metadata.name=linkerd-config',
+    ]);
     expect(srv.requests.some((q) => q.path.endsWith('/configmaps') && q.query.watch !== '1')).toBe(false); // never listed
     srv.upsert(cm('linkerd', 'absent', { b: '2' }));
     srv.upsert(cm('linkerd', 'other', { c: '3' })); // not asked for
@@ -203,17 +226,30 @@ describe('Reflector', () => {
     const { srv, r, logs, changes } = await setup({
       objects: [ns('linkerd'), cm('linkerd', 'linkerd-config', { a: '1' })],
       kinds: ['namespaces', 'configmaps'],
-      plan: () => ({ lists: [{ key: 'namespaces' }], named: [{ key: 'configmaps', namespace: 'linkerd', name: 'linkerd-config' }] }),
+      plan: () => ({
+        lists: [{ key: 'namespaces' }],
+        named: [{ key: 'configmaps', namespace: 'linkerd', name: 'linkerd-config' }],
+      }),
       faults: [{ match: (q) => q.path.endsWith('/configmaps') && q.query.watch === '1', status: 403 }],
       namedPollMs: 50,
     });
     await until(
-      () => logs.some((l) => /ConfigMap linkerd\/linkerd-config: its watch is forbidden \(.*\): reading it again every 0s instead/.test(l)),
+      () =>
+        logs.some((l) =>
+          /ConfigMap linkerd\/linkerd-config: its watch is forbidden \(.*\): reading it again every 0s instead/.test(l),
+        ),
       5000,
       'polling',
     );
-    srv.upsert({ ...cm('linkerd', 'linkerd-config'), metadata: { namespace: 'linkerd', name: 'linkerd-config', labels: { v: '2' } } });
-    await until(() => r.store.get('configmaps', 'linkerd', 'linkerd-config')?.metadata?.labels?.v === '2', 5000, 'change seen');
+    srv.upsert({
+      ...cm('linkerd', 'linkerd-config'),
+      metadata: { namespace: 'linkerd', name: 'linkerd-config', labels: { v: '2' } },
+    });
+    await until(
+      () => r.store.get('configmaps', 'linkerd', 'linkerd-config')?.metadata?.labels?.v === '2',
+      5000,
+      'change seen',
+    );
     expect(changes.some((c) => c.type === 'object' && c.name === 'linkerd-config')).toBe(true);
     expect(r.status('configmaps')).toMatchObject({ objects: 1 });
     expect(r.status('configmaps').unavailable).toBeUndefined();
@@ -223,7 +259,10 @@ describe('Reflector', () => {
   });
 
   it('a 401 asks for the credentials again (an exec plugin would run again) and goes on', async () => {
-    const { srv, r, connects } = await setup({ objects: [ns('shop'), pod('shop', 'a')], kinds: ['namespaces', 'pods'] });
+    const { srv, r, connects } = await setup({
+      objects: [ns('shop'), pod('shop', 'a')],
+      kinds: ['namespaces', 'pods'],
+    });
     expect(connects()).toBe(1);
     await until(() => srv.openWatches === 2);
     srv.faults.push({ match: (q) => q.path === '/api/v1/pods' && q.query.watch === '1', status: 401, times: 1 });
@@ -234,7 +273,11 @@ describe('Reflector', () => {
   });
 
   it('more objects than --max-objects through the watch: unavailable, objects dropped', async () => {
-    const { srv, r } = await setup({ objects: [ns('shop'), pod('shop', 'a'), pod('shop', 'b')], kinds: ['namespaces', 'pods'], limits: { maxObjects: 2 } });
+    const { srv, r } = await setup({
+      objects: [ns('shop'), pod('shop', 'a'), pod('shop', 'b')],
+      kinds: ['namespaces', 'pods'],
+      limits: { maxObjects: 2 },
+    });
     await until(() => srv.openWatches === 2);
     srv.upsert(pod('shop', 'c'));
     await until(() => r.status('pods').unavailable !== undefined);

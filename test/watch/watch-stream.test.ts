@@ -7,7 +7,15 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, type Conn } from '../../src/cluster/http.js';
 import { resolveKubeContext } from '../../src/cluster/kubeconfig.js';
-import { JsonValues, parseEvent, RefusedBytes, watchRequest, WatchNetError, WatchStatusError, type WatchEvent } from '../../src/cluster/watch-stream.js';
+import {
+  JsonValues,
+  parseEvent,
+  RefusedBytes,
+  watchRequest,
+  WatchNetError,
+  WatchStatusError,
+  type WatchEvent,
+} from '../../src/cluster/watch-stream.js';
 import { DEFAULT_LIMITS, MAX_DEPTH, type Limits } from '../../src/util/limits.js';
 import { startApiServer, type ApiServer } from '../apiserver/server.js';
 import { until } from '../helpers/until.js';
@@ -28,11 +36,16 @@ describe('JsonValues: top-level JSON values from a chunked stream', () => {
   it('gives back each value, whatever the chunks (strings holding brackets, quotes and escapes included)', () => {
     const value = fc.jsonValue({ maxDepth: 4 }).map((v) => ({ type: 'ADDED', object: { v, s: '}{"\\]' } }));
     fc.assert(
-      fc.property(fc.array(value, { minLength: 1, maxLength: 6 }), fc.array(fc.nat(), { maxLength: 12 }), fc.boolean(), (values, cuts, newline) => {
-        const texts = values.map((v) => JSON.stringify(v));
-        const bytes = Buffer.from(texts.join(newline ? '\n' : ''));
-        expect(split(bytes, cuts)).toEqual(texts);
-      }),
+      fc.property(
+        fc.array(value, { minLength: 1, maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        fc.boolean(),
+        (values, cuts, newline) => {
+          const texts = values.map((v) => JSON.stringify(v));
+          const bytes = Buffer.from(texts.join(newline ? '\n' : ''));
+          expect(split(bytes, cuts)).toEqual(texts);
+        },
+      ),
     );
   });
 
@@ -44,7 +57,9 @@ describe('JsonValues: top-level JSON values from a chunked stream', () => {
 
   it('parseEvent refuses dense, invalid and shapeless events before they reach the reflector', () => {
     expect(parseEvent(Buffer.from('{"type":"DELETED","object":{"metadata":{"name":"a"}}}')).type).toBe('DELETED');
-    expect(() => parseEvent(Buffer.from('{"type":"ADDED","object":{"a":' + '[],'.repeat(9_000_000) + '0}}'))).toThrow(/denser than Kubernetes/);
+    expect(() => parseEvent(Buffer.from('{"type":"ADDED","object":{"a":' + '[],'.repeat(9_000_000) + '0}}'))).toThrow(
+      /denser than Kubernetes/,
+    );
     expect(() => parseEvent(Buffer.from('{"type":"ADDED","object":{"a":1,}}'))).toThrow(/invalid JSON/);
     expect(() => parseEvent(Buffer.from('{"type":"EATEN","object":{}}'))).toThrow(/not \{type, object\}/);
     expect(() => parseEvent(Buffer.from('{"type":"ADDED","object":[]}'))).toThrow(/not \{type, object\}/);
@@ -63,7 +78,14 @@ describe('watchRequest against the test API server', () => {
 
   const setup = async (limits: Partial<Limits> = {}) => {
     srv = await startApiServer({
-      objects: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'linkerd', name: 'linkerd-config' }, data: { a: '1' } }],
+      objects: [
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { namespace: 'linkerd', name: 'linkerd-config' },
+          data: { a: '1' },
+        },
+      ],
     });
     const l = { ...DEFAULT_LIMITS, requestTimeoutMs: 5000, ...limits };
     conn = await connect(await resolveKubeContext({ kubeconfig: await srv.writeKubeconfig() }, l), l, abort.signal);
@@ -74,24 +96,31 @@ describe('watchRequest against the test API server', () => {
     const { srv, conn } = await setup();
     const from = srv.resourceVersion;
     const events: WatchEvent[] = [];
-    const done = watchRequest(conn, `/api/v1/namespaces/linkerd/configmaps?watch=1&resourceVersion=${from}&allowWatchBookmarks=true`, {
-      signal: abort.signal,
-      maxMs: 60_000,
-      onEvent: (e) => events.push(e),
-    });
+    const done = watchRequest(
+      conn,
+      `/api/v1/namespaces/linkerd/configmaps?watch=1&resourceVersion=${from}&allowWatchBookmarks=true`,
+      {
+        signal: abort.signal,
+        maxMs: 60_000,
+        onEvent: (e) => events.push(e),
+      },
+    );
     await until(() => srv.openWatches === 1);
-    srv.upsert({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'linkerd', name: 'linkerd-config' }, data: { a: '2' } });
+    srv.upsert({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { namespace: 'linkerd', name: 'linkerd-config' },
+      data: { a: '2' },
+    });
     srv.upsert({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'other', name: 'x' } });
     srv.remove('ConfigMap', 'linkerd', 'linkerd-config');
     srv.bookmark();
     await until(() => events.length === 3);
     srv.endWatches();
     await done;
-    expect(events.map((e) => `${e.type} ${e.object.metadata.name ?? ''} ${e.object.metadata.resourceVersion}`)).toEqual([
-      `MODIFIED linkerd-config ${from + 1}`,
-      `DELETED linkerd-config ${from + 3}`,
-      `BOOKMARK  ${from + 3}`,
-    ]);
+    expect(events.map((e) => `${e.type} ${e.object.metadata.name ?? ''} ${e.object.metadata.resourceVersion}`)).toEqual(
+      [`MODIFIED linkerd-config ${from + 1}`, `DELETED linkerd-config ${from + 3}`, `BOOKMARK  ${from + 3}`],
+    );
   });
 
   it('a resourceVersion from before a compaction: one ERROR event of code 410, as kube-apiserver sends it', async () => {
@@ -100,7 +129,11 @@ describe('watchRequest against the test API server', () => {
     srv.upsert({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'linkerd', name: 'y' } });
     srv.compact();
     const events: WatchEvent[] = [];
-    await watchRequest(conn, `/api/v1/configmaps?watch=1&resourceVersion=${old}`, { signal: abort.signal, maxMs: 10_000, onEvent: (e) => events.push(e) });
+    await watchRequest(conn, `/api/v1/configmaps?watch=1&resourceVersion=${old}`, {
+      signal: abort.signal,
+      maxMs: 10_000,
+      onEvent: (e) => events.push(e),
+    });
     expect(events).toHaveLength(1);
     expect(events[0]!.type).toBe('ERROR');
     expect(events[0]!.object.code).toBe(410);
@@ -109,12 +142,21 @@ describe('watchRequest against the test API server', () => {
   it('an error status is a WatchStatusError with the Status message; a cut stream and refused bytes are WatchNetErrors', async () => {
     const { srv, conn } = await setup();
     srv.faults.push({ match: (r) => r.query.watch === '1', status: 403, times: 1 });
-    const watch = () => watchRequest(conn, '/api/v1/configmaps?watch=1&resourceVersion=1', { signal: abort.signal, maxMs: 10_000, onEvent: () => {} });
+    const watch = () =>
+      watchRequest(conn, '/api/v1/configmaps?watch=1&resourceVersion=1', {
+        signal: abort.signal,
+        maxMs: 10_000,
+        onEvent: () => {},
+      });
     const e = await watch().catch((x) => x);
     expect(e).toBeInstanceOf(WatchStatusError);
     expect(e.status).toBe(403);
     expect(e.message).toMatch(/cannot list resource "configmaps"/);
-    srv.faults.push({ match: (r) => r.query.watch === '1', body: '{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n{"type":"ADD', times: 1 });
+    srv.faults.push({
+      match: (r) => r.query.watch === '1',
+      body: '{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n{"type":"ADD',
+      times: 1,
+    });
     const cut = await watch().catch((x) => x);
     expect(cut).toBeInstanceOf(WatchNetError);
     expect(cut.message).toMatch(/cut off in the middle of an event/);
@@ -126,7 +168,11 @@ describe('watchRequest against the test API server', () => {
 
   it('ends at maxMs on a silent stream, and rejects with an AbortError when aborted', async () => {
     const { srv, conn } = await setup();
-    await watchRequest(conn, `/api/v1/configmaps?watch=1&resourceVersion=${srv.resourceVersion}`, { signal: abort.signal, maxMs: 200, onEvent: () => {} });
+    await watchRequest(conn, `/api/v1/configmaps?watch=1&resourceVersion=${srv.resourceVersion}`, {
+      signal: abort.signal,
+      maxMs: 200,
+      onEvent: () => {},
+    });
     await until(() => srv.openWatches === 0);
     const stop = new AbortController();
     const p = watchRequest(conn, `/api/v1/configmaps?watch=1&resourceVersion=${srv.resourceVersion}`, {
@@ -147,7 +193,12 @@ describe('watchRequest against the test API server', () => {
       onEvent: () => {},
     });
     await until(() => srv.openWatches === 1);
-    srv.upsert({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'linkerd', name: 'big' }, data: { a: 'x'.repeat(10_000) } });
+    srv.upsert({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { namespace: 'linkerd', name: 'big' },
+      data: { a: 'x'.repeat(10_000) },
+    });
     await expect(p).rejects.toThrow(/an event larger than 4 KiB \(--max-bytes\)/);
   });
 });

@@ -23,7 +23,13 @@ import { until } from '../helpers/until.js';
 const barePod = (name: string, namespace = 'shop'): K8sObject => ({
   apiVersion: 'v1',
   kind: 'Pod',
-  metadata: { name, namespace, uid: `uid-${name}`, creationTimestamp: '2026-11-20T10:00:00Z', labels: { app: 'loose' } },
+  metadata: {
+    name,
+    namespace,
+    uid: `uid-${name}`,
+    creationTimestamp: '2026-11-20T10:00:00Z',
+    labels: { app: 'loose' },
+  },
   spec: { containers: [{ name: 'app', image: 'example/loose:1' }] },
   status: { phase: 'Running' },
 });
@@ -63,7 +69,13 @@ async function start(objects: K8sObject[], opts: Partial<WatchOptions> = {}, fau
       timings: { quietMs: 20, maxDelayMs: 100, minFullGapMs: 50, lazyFullMs: 200 },
       ...opts,
     },
-    { stdout: (s) => out.push(s), stderr: (s) => err.push(s), signal: stopper.signal, onListening: (a) => (url = `http://${a}`), now: () => NOW },
+    {
+      stdout: (s) => out.push(s),
+      stderr: (s) => err.push(s),
+      signal: stopper.signal,
+      onListening: (a) => (url = `http://${a}`),
+      now: () => NOW,
+    },
   );
   done.catch(() => {});
   await until(() => url !== '' || err.length > 0, 10_000, 'listening');
@@ -91,8 +103,17 @@ describe('meshdoctor watch (in-process, test API server)', () => {
     expect((await httpGet(`${r.url}/healthz`)).status).toBe(200);
     await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
     // The same report check makes of the same cluster, at the same "now".
-    const snap = await gather({ kubeconfig: await r.srv.writeKubeconfig(), allNamespaces: true, kinds: kindsFor(CHECKS) });
-    const expected = JSON.parse(json(runChecks(snap, CHECKS, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW }), { version: '0.0.0-test', color: false }));
+    const snap = await gather({
+      kubeconfig: await r.srv.writeKubeconfig(),
+      allNamespaces: true,
+      kinds: kindsFor(CHECKS),
+    });
+    const expected = JSON.parse(
+      json(runChecks(snap, CHECKS, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW }), {
+        version: '0.0.0-test',
+        color: false,
+      }),
+    );
     const served = JSON.parse((await httpGet(`${r.url}/findings`)).body);
     for (const x of [expected, served]) delete x.source.readAt;
     expect(served).toEqual(expected);
@@ -100,7 +121,11 @@ describe('meshdoctor watch (in-process, test API server)', () => {
     const before = r.out.length;
 
     r.srv.upsert(barePod('loose'));
-    await until(async () => findingLines(await metrics(r)).some((l) => l.includes('name="loose"')), 10_000, 'finding in /metrics');
+    await until(
+      async () => findingLines(await metrics(r)).some((l) => l.includes('name="loose"')),
+      10_000,
+      'finding in /metrics',
+    );
     const line = findingLines(await metrics(r)).find((l) => l.includes('name="loose"'))!;
     expect(line).toMatch(
       /^meshdoctor_finding\{code="MD\d{4}",check="[a-z-]+",severity="(error|warning|info)",mesh="linkerd",namespace="shop",kind="Pod",name="loose"\} 1$/,
@@ -112,7 +137,11 @@ describe('meshdoctor watch (in-process, test API server)', () => {
 
     const n = r.out.length;
     r.srv.remove('Pod', 'shop', 'loose');
-    await until(async () => !findingLines(await metrics(r)).some((l) => l.includes('name="loose"')), 10_000, 'finding gone');
+    await until(
+      async () => !findingLines(await metrics(r)).some((l) => l.includes('name="loose"')),
+      10_000,
+      'finding gone',
+    );
     await until(() => r.out.length > n, 5000, 'resolved line');
     expect(r.out.slice(n).map((l) => JSON.parse(l).event)).toEqual(opened.map(() => 'resolved'));
     // The log is on stderr only: stdout holds NDJSON lines and nothing else.
@@ -123,12 +152,24 @@ describe('meshdoctor watch (in-process, test API server)', () => {
   it("-n: watches that namespace and the control planes only, and serves check -n's report", async () => {
     const r = await start(baseObjects('linkerd'), { allNamespaces: false, namespace: 'shop' });
     await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
-    const snap = await gather({ kubeconfig: await r.srv.writeKubeconfig(), allNamespaces: false, namespace: 'shop', kinds: kindsFor(CHECKS) });
-    const expected = JSON.parse(json(runChecks(snap, CHECKS, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW }), { version: '0.0.0-test', color: false }));
+    const snap = await gather({
+      kubeconfig: await r.srv.writeKubeconfig(),
+      allNamespaces: false,
+      namespace: 'shop',
+      kinds: kindsFor(CHECKS),
+    });
+    const expected = JSON.parse(
+      json(runChecks(snap, CHECKS, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW }), {
+        version: '0.0.0-test',
+        color: false,
+      }),
+    );
     const served = JSON.parse((await httpGet(`${r.url}/findings`)).body);
     for (const x of [expected, served]) delete x.source.readAt;
     expect(served).toEqual(expected);
-    const watched = new Set(r.srv.requests.filter((q) => q.query.watch === '1' && q.path.endsWith('/pods')).map((q) => q.path));
+    const watched = new Set(
+      r.srv.requests.filter((q) => q.query.watch === '1' && q.path.endsWith('/pods')).map((q) => q.path),
+    );
     expect([...watched].sort()).toEqual(['/api/v1/namespaces/linkerd/pods', '/api/v1/namespaces/shop/pods']);
     // A change elsewhere is not seen; one in shop is.
     r.srv.upsert(barePod('elsewhere', 'legacy'));
@@ -160,7 +201,8 @@ describe('meshdoctor watch (in-process, test API server)', () => {
     const r = await start([...baseObjects('linkerd'), ...names.map((n) => barePod(n))]);
     await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
     const text = await metrics(r);
-    for (const n of names) expect(text).toContain(`name="${clusterValue(n).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`);
+    for (const n of names)
+      expect(text).toContain(`name="${clusterValue(n).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`);
     expect(text).not.toMatch(/[\u0000\u001b\u2028]/);
     if (PROMTOOL) {
       const p = await promtool(['check', 'metrics'], text);
@@ -177,10 +219,15 @@ describe('meshdoctor watch (in-process, test API server)', () => {
     const r = await start(baseObjects('linkerd'), { maxSeries: 5 });
     await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
     for (let i = 0; i < 200; i++) r.srv.upsert(barePod(`flood-${i}`, i % 2 ? 'shop' : 'default'));
-    const value = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\d+)$`, 'm').exec(text)?.[1]);
+    const value = (text: string, series: string) =>
+      Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\d+)$`, 'm').exec(text)?.[1]);
     await until(async () => value(await metrics(r), 'meshdoctor_objects{kind="pods"}') >= 200, 10_000, 'all pods');
     // The 100 pods in shop (enabled) are findings; the 100 in default (not enabled) are not.
-    await until(async () => value(await metrics(r), 'meshdoctor_series_overflow{metric="meshdoctor_finding"}') >= 95, 10_000, 'overflow');
+    await until(
+      async () => value(await metrics(r), 'meshdoctor_series_overflow{metric="meshdoctor_finding"}') >= 95,
+      10_000,
+      'overflow',
+    );
     const text = await metrics(r);
     expect(findingLines(text)).toHaveLength(5);
     const total = ['error', 'warning', 'info'].reduce(
@@ -204,7 +251,9 @@ describe('meshdoctor watch (in-process, test API server)', () => {
   });
 
   it('answers only GET/HEAD on its paths; not ready: 503 on /readyz and /findings', async () => {
-    const r = await start(baseObjects('linkerd'), {}, [{ match: (q) => q.path === '/api/v1/pods', delayMs: 1500, times: 1 }]);
+    const r = await start(baseObjects('linkerd'), {}, [
+      { match: (q) => q.path === '/api/v1/pods', delayMs: 1500, times: 1 },
+    ]);
     const notReady = await httpGet(`${r.url}/readyz`);
     expect(notReady.status).toBe(503);
     expect(notReady.body).toMatch(/^not ready: reading the cluster \(\d+ of \d+ kinds read\)/);
@@ -238,7 +287,9 @@ describe('meshdoctor watch (in-process, test API server)', () => {
     await expect(runWatch(opts('nonsense'), io)).rejects.toThrow(/--listen must be HOST:PORT/);
     await expect(runWatch(opts('127.0.0.1:99999'), io)).rejects.toThrow(/--listen must be/);
     const r = await start([]);
-    await expect(runWatch(opts(r.url.replace('http://', '')), io)).rejects.toThrow(/cannot listen on 127\.0\.0\.1:\d+ \(--listen\): EADDRINUSE/);
+    await expect(runWatch(opts(r.url.replace('http://', '')), io)).rejects.toThrow(
+      /cannot listen on 127\.0\.0\.1:\d+ \(--listen\): EADDRINUSE/,
+    );
     await srv.close();
   });
 });

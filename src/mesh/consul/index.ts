@@ -49,7 +49,14 @@ import { containers, podSpec } from '../../k8s/pods.js';
 import { helmOption, helmUpgrade, type HelmRelease } from '../helm.js';
 import { valueAt } from '../config-values.js';
 import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
-import { CONSUL_FLAGS, CONSUL_INJECT, consulInjector, consulSettings, defaultInjects, parseConsul } from './injector.js';
+import {
+  CONSUL_FLAGS,
+  CONSUL_INJECT,
+  consulInjector,
+  consulSettings,
+  defaultInjects,
+  parseConsul,
+} from './injector.js';
 import { CONSUL_MARKERS, namespaceMarker, namespaceProblems, workloadProblems } from './markers.js';
 import { consulRuntime } from './runtime.js';
 import { consulRbac, consulVersions } from './support.js';
@@ -84,19 +91,34 @@ const cni: CniPlugin = {
         ? [tmpl, `pod template annotation ${TPROXY}=${tmpl}`]
         : ns !== undefined
           ? [ns, `namespace label ${TPROXY}=${ns}`]
-          : [consulSettings(m).transparentProxy, `injector flag -default-enable-transparent-proxy=${consulSettings(m).transparentProxy}`];
+          : [
+              consulSettings(m).transparentProxy,
+              `injector flag -default-enable-transparent-proxy=${consulSettings(m).transparentProxy}`,
+            ];
     if (v === undefined) return undefined; // the flag was not read: nothing tells
     const on = typeof v === 'boolean' ? v : parseConsul(v);
     // An unparsable value: the injector denies the pod before any init container (webhook-denied says so).
-    if (on === 'invalid') return { privileged: false, from: `${from}, not a value Go's strconv.ParseBool reads: the injector denies the pod` };
+    if (on === 'invalid')
+      return {
+        privileged: false,
+        from: `${from}, not a value Go's strconv.ParseBool reads: the injector denies the pod`,
+      };
     return { privileged: on === true, from: `transparent proxy ${on ? 'on' : 'off'}: ${from}` };
   },
   install: (ns) => [
     choice(
       text`install consul-cni and turn it on for the injector: run the one line for your install method. connectInject.cni.cniBinDir and cniNetDir must fit your nodes, for example /home/kubernetes/bin on GKE`,
       [
-        { label: text`consul-k8s CLI`, steps: [cmd`consul-k8s upgrade -f YOUR-VALUES.yaml -set connectInject.cni.enabled=true`] },
-        { label: text`Helm`, steps: [cmd`helm upgrade consul hashicorp/consul -n ${ns} --reuse-values --set connectInject.cni.enabled=true`] },
+        {
+          label: text`consul-k8s CLI`,
+          steps: [cmd`consul-k8s upgrade -f YOUR-VALUES.yaml -set connectInject.cni.enabled=true`],
+        },
+        {
+          label: text`Helm`,
+          steps: [
+            cmd`helm upgrade consul hashicorp/consul -n ${ns} --reuse-values --set connectInject.cni.enabled=true`,
+          ],
+        },
         {
           label: text`or turn transparent proxy off for the workload, so the init container needs no capability but traffic is no longer redirected`,
           steps: [comment`pod template annotation ${lit(TPROXY)}: 'false'`],
@@ -120,8 +142,11 @@ function consulRelease(m: MeshContext | undefined, ns: string, injector: string)
   if (!m) return {};
   const d = m.get('deployments', ns, injector);
   const release = labelsOf(d).release;
-  const image = containers(podSpec(isObj(d?.spec) ? d!.spec.template : undefined)).find((c) => c.name === 'sidecar-injector')?.image;
-  const version = typeof image === 'string' ? /consul-k8s-control-plane:v?([0-9][0-9A-Za-z.+-]*)$/.exec(image)?.[1] : undefined;
+  const image = containers(podSpec(isObj(d?.spec) ? d!.spec.template : undefined)).find(
+    (c) => c.name === 'sidecar-injector',
+  )?.image;
+  const version =
+    typeof image === 'string' ? /consul-k8s-control-plane:v?([0-9][0-9A-Za-z.+-]*)$/.exec(image)?.[1] : undefined;
   return { ...(release ? { release } : {}), ...(version ? { version } : {}) };
 }
 
@@ -209,7 +234,11 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
     decide: (m, i) => consulInjector(m, i.namespace, i.template),
     token: (m) =>
       consulSettings(m).acls
-        ? { why: 'Consul runs with ACLs (the injected init container logs in with the token)', evidence: { aclAuthMethod: true }, denies: true }
+        ? {
+            why: 'Consul runs with ACLs (the injected init container logs in with the token)',
+            evidence: { aclAuthMethod: true },
+            denies: true,
+          }
         : undefined,
     rbac: consulRbac,
   },
@@ -229,7 +258,11 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
           const [kind, r] = split(k);
           if (tmpl[ann] !== undefined) out[k] = { value: tmpl[ann], from: `pod template annotation ${ann}` };
           else if (observed) out[k] = { value: valueAt(observed, kind, r), from: observedFrom! };
-          else out[k] = { value: flags[k], from: `injector flag -default-sidecar-proxy-${r}-${kind === 'requests' ? 'request' : 'limit'}` };
+          else
+            out[k] = {
+              value: flags[k],
+              from: `injector flag -default-sidecar-proxy-${r}-${kind === 'requests' ? 'request' : 'limit'}`,
+            };
         }
         return out;
       },
@@ -241,7 +274,10 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
         const s = consulSettings(m);
         return s.nativeSidecar === undefined
           ? undefined
-          : { native: s.nativeSidecar, reason: `injector flag -default-enable-consul-dataplane-as-sidecar=${s.nativeSidecar}` };
+          : {
+              native: s.nativeSidecar,
+              reason: `injector flag -default-enable-consul-dataplane-as-sidecar=${s.nativeSidecar}`,
+            };
       },
       annotation: NATIVE,
       unsupported: (m) => {
@@ -288,7 +324,8 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
       comment`the injector loads the new certificate when it restarts`,
       cmd`kubectl -n ${ns} rollout restart ${`deploy/${injector}`}`,
     ],
-    emptyCaBundle: "the caBundle is empty: Consul's webhook-cert-manager fills it, so it is not running or cannot patch this configuration",
+    emptyCaBundle:
+      "the caBundle is empty: Consul's webhook-cert-manager fills it, so it is not running or cannot patch this configuration",
     restartReloads: '',
   },
 

@@ -77,19 +77,33 @@ const unquote = (v: string) => v.replace(/^"|"$/g, '');
 /** The flags of the installed injector (the first one found); the chart defaults where none can be read. */
 export function consulSettings(m: MeshContext): ConsulSettings {
   return m.memo('consul:settings', () => {
-    const defaults: ConsulSettings = { from: '', defaultInject: false, allow: ['*'], deny: [], acls: false, resources: {} };
+    const defaults: ConsulSettings = {
+      from: '',
+      defaultInject: false,
+      allow: ['*'],
+      deny: [],
+      acls: false,
+      resources: {},
+    };
     const install = m.mesh('consul');
     const candidates = [
-      ...(install?.webhooks ?? []).flatMap((h) => (h.service ? [m.get('deployments', h.service.namespace, h.service.name)] : [])),
-      ...(install?.namespaces ?? []).flatMap((ns) => m.inNamespace('deployments', ns).filter((d) => /(^|-)consul-connect-injector$/.test(nameOf(d)))),
+      ...(install?.webhooks ?? []).flatMap((h) =>
+        h.service ? [m.get('deployments', h.service.namespace, h.service.name)] : [],
+      ),
+      ...(install?.namespaces ?? []).flatMap((ns) =>
+        m.inNamespace('deployments', ns).filter((d) => /(^|-)consul-connect-injector$/.test(nameOf(d))),
+      ),
     ].filter((d) => d !== undefined);
     for (const d of candidates) {
-      const c = containers(podSpec(isObj(d!.spec) ? d!.spec.template : undefined)).find((x) => x.name === 'sidecar-injector');
+      const c = containers(podSpec(isObj(d!.spec) ? d!.spec.template : undefined)).find(
+        (x) => x.name === 'sidecar-injector',
+      );
       const text = c ? [...arr(c.command), ...arr(c.args)].map(String).join(' ') : '';
       const def = /-default-inject=(\w+)/.exec(text);
       // Redacted by an older snapshot, or not the chart's command: nothing read.
       if (!def) continue;
-      const all = (flag: string) => [...text.matchAll(new RegExp(`-${flag}="?([^"\\s\\\\]*)"?`, 'g'))].map((x) => unquote(x[1]!));
+      const all = (flag: string) =>
+        [...text.matchAll(new RegExp(`-${flag}="?([^"\\s\\\\]*)"?`, 'g'))].map((x) => unquote(x[1]!));
       const resources: Record<string, string> = {};
       for (const x of text.matchAll(/-default-sidecar-proxy-(cpu|memory)-(request|limit)="?([0-9.]+[a-zA-Z]*)"?/g))
         resources[`${x[2] === 'request' ? 'requests' : 'limits'}.${x[1]}`] = x[3]!;
@@ -119,8 +133,12 @@ export function consulSettings(m: MeshContext): ConsulSettings {
 }
 
 /** The namespace passes the injector's own namespace rules (shouldInject steps 1-3); why not, when it does not. */
-export function namespaceRefused(s: ConsulSettings, ns: string): Pick<InjectorStep, 'kind' | 'rule' | 'detail'> | undefined {
-  if (SYSTEM.includes(ns)) return { kind: 'system-namespace', rule: 'kube-system-namespace', detail: `Consul never injects in ${ns}` };
+export function namespaceRefused(
+  s: ConsulSettings,
+  ns: string,
+): Pick<InjectorStep, 'kind' | 'rule' | 'detail'> | undefined {
+  if (SYSTEM.includes(ns))
+    return { kind: 'system-namespace', rule: 'kube-system-namespace', detail: `Consul never injects in ${ns}` };
   if (s.deny.includes(ns))
     return {
       kind: 'namespace-setting',
@@ -154,7 +172,9 @@ function namespaceListConfig(s: ConsulSettings, ns: string): NonNullable<Injecto
       ...(s.from ? { injector: s.from } : {}),
     },
     fix: denied
-      ? [comment`remove ${ns} from the Helm value connectInject.k8sDenyNamespaces, the -deny-k8s-namespace flag of the injector, and upgrade the release`]
+      ? [
+          comment`remove ${ns} from the Helm value connectInject.k8sDenyNamespaces, the -deny-k8s-namespace flag of the injector, and upgrade the release`,
+        ]
       : [
           comment`add ${ns} to the Helm value connectInject.k8sAllowNamespaces, the -allow-k8s-namespace flag of the injector where '*' allows all, and upgrade the release`,
         ],
@@ -173,11 +193,22 @@ export function defaultInjects(m: MeshContext, ns: string, nsLabels: Record<stri
 }
 
 /** The webhook's decision for a pod it is called for (shouldInject: the first rule that decides wins), then the ACL token rule. */
-export function consulInjector(m: MeshContext, namespace: string, template: { metadata?: unknown; spec?: unknown }): InjectorStep[] {
+export function consulInjector(
+  m: MeshContext,
+  namespace: string,
+  template: { metadata?: unknown; spec?: unknown },
+): InjectorStep[] {
   const s = consulSettings(m);
   const steps: InjectorStep[] = [];
   const refused = SYSTEM.includes(namespace) || !s.unknown ? namespaceRefused(s, namespace) : undefined;
-  if (refused) return [{ ...refused, ok: false, ...(refused.rule === 'kube-system-namespace' ? {} : { config: namespaceListConfig(s, namespace) }) }];
+  if (refused)
+    return [
+      {
+        ...refused,
+        ok: false,
+        ...(refused.rule === 'kube-system-namespace' ? {} : { config: namespaceListConfig(s, namespace) }),
+      },
+    ];
   steps.push(
     s.unknown
       ? {
@@ -198,7 +229,12 @@ export function consulInjector(m: MeshContext, namespace: string, template: { me
   if (ann[CONSUL_STATUS])
     return [
       ...steps,
-      { kind: 'already-injected', rule: 'already-injected', ok: false, detail: `the pod template already has ${CONSUL_STATUS}=${ann[CONSUL_STATUS]}` },
+      {
+        kind: 'already-injected',
+        rule: 'already-injected',
+        ok: false,
+        detail: `the pod template already has ${CONSUL_STATUS}=${ann[CONSUL_STATUS]}`,
+      },
     ];
   const v = ann[CONSUL_INJECT];
   const parsed = parseConsul(v);
@@ -212,7 +248,12 @@ export function consulInjector(m: MeshContext, namespace: string, template: { me
       denies: true,
     };
   else if (parsed !== undefined)
-    step = { kind: 'marker', rule: 'connect-inject-annotation', ok: parsed, detail: `pod template annotation ${CONSUL_INJECT}=${v}` };
+    step = {
+      kind: 'marker',
+      rule: 'connect-inject-annotation',
+      ok: parsed,
+      detail: `pod template annotation ${CONSUL_INJECT}=${v}`,
+    };
   else if (s.unknown)
     step = {
       kind: 'injector-setting',
@@ -267,11 +308,16 @@ const SA_TOKEN_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
  */
 function tokenOff(m: MeshContext, ns: string, template: { metadata?: unknown; spec?: unknown }): string | undefined {
   const spec = podSpec(template);
-  if (containers(spec).some((c) => arr(c.volumeMounts).some((v) => isObj(v) && v.mountPath === SA_TOKEN_PATH))) return undefined;
+  if (containers(spec).some((c) => arr(c.volumeMounts).some((v) => isObj(v) && v.mountPath === SA_TOKEN_PATH)))
+    return undefined;
   if (spec.automountServiceAccountToken === false) return 'automountServiceAccountToken is false';
   if (spec.automountServiceAccountToken !== undefined) return undefined;
   const sa =
-    (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName) || (typeof spec.serviceAccount === 'string' && spec.serviceAccount) || 'default';
+    (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName) ||
+    (typeof spec.serviceAccount === 'string' && spec.serviceAccount) ||
+    'default';
   const obj = m.get('serviceaccounts', ns, sa);
-  return obj?.automountServiceAccountToken === false ? `ServiceAccount ${sa} sets automountServiceAccountToken: false (the pod leaves it unset)` : undefined;
+  return obj?.automountServiceAccountToken === false
+    ? `ServiceAccount ${sa} sets automountServiceAccountToken: false (the pod leaves it unset)`
+    : undefined;
 }

@@ -17,7 +17,14 @@ import { asksOn } from '../asks.js';
 import type { MarkerTable, NamespaceMarker } from '../marker-table.js';
 import type { MarkerProblemDraft, NamespaceProblemContext, WorkloadProblemContext } from '../profile.js';
 import { namespaceLabels } from '../../k8s/webhook.js';
-import { CONSUL_INJECT, CONSUL_VALID, consulSettings, defaultInjects, namespaceRefused, parseConsul } from './injector.js';
+import {
+  CONSUL_INJECT,
+  CONSUL_VALID,
+  consulSettings,
+  defaultInjects,
+  namespaceRefused,
+  parseConsul,
+} from './injector.js';
 
 /** No marker on the Namespace: the injector's own settings say whether its pods are injected by default. */
 export function namespaceMarker(ns: K8sObject | undefined, m: MeshContext): NamespaceMarker {
@@ -25,7 +32,8 @@ export function namespaceMarker(ns: K8sObject | undefined, m: MeshContext): Name
   const s = consulSettings(m);
   const refused = namespaceRefused(s, nameOf(ns));
   // A namespace the injector's lists leave out is a choice made there: the flag is its "marker".
-  if (refused && refused.rule !== 'kube-system-namespace') return { enabled: false, present: true, text: refused.detail };
+  if (refused && refused.rule !== 'kube-system-namespace')
+    return { enabled: false, present: true, text: refused.detail };
   if (!refused && defaultInjects(m, nameOf(ns), namespaceLabels(ns, nameOf(ns))))
     return { enabled: true, present: true, text: 'injector flag -default-inject=true (Helm connectInject.default)' };
   return { enabled: false, present: false };
@@ -51,11 +59,19 @@ export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): M
   for (const field of ['annotations', 'labels'] as const) {
     const v = (field === 'annotations' ? c.annotations : c.labels)[CONSUL_INJECT];
     if (!asksOn(v)) continue;
-    const waiting = c.workloads.filter((w) => m.podStates(w).unmeshed.length > 0 && annotationsOf(w.template)[CONSUL_INJECT] === undefined);
+    const waiting = c.workloads.filter(
+      (w) => m.podStates(w).unmeshed.length > 0 && annotationsOf(w.template)[CONSUL_INJECT] === undefined,
+    );
     out.push({
       message: `Namespace ${c.ns} has ${field.slice(0, -1)} ${CONSUL_INJECT}=${v}, but Consul reads it only as a pod annotation, never from a namespace, so it injects no pod in it for that.`,
-      evidence: { marker: `${field.slice(0, -1)} ${CONSUL_INJECT}=${v}`, expected: `pod template annotation ${CONSUL_INJECT}="true" on each workload` },
-      fix: [...waiting.flatMap((w) => setOnTemplate(w, 'annotations', CONSUL_INJECT, 'true')), ...c.unset(field, CONSUL_INJECT)],
+      evidence: {
+        marker: `${field.slice(0, -1)} ${CONSUL_INJECT}=${v}`,
+        expected: `pod template annotation ${CONSUL_INJECT}="true" on each workload`,
+      },
+      fix: [
+        ...waiting.flatMap((w) => setOnTemplate(w, 'annotations', CONSUL_INJECT, 'true')),
+        ...c.unset(field, CONSUL_INJECT),
+      ],
       remove: c.unset(field, CONSUL_INJECT),
       affectedPods: waiting.reduce((n, w) => n + m.podStates(w).unmeshed.length, 0),
     });
@@ -73,7 +89,9 @@ export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): Mar
     // kube-system/kube-public, the deny list, the allow list, an existing connect-inject-status all return false first);
     // there a value ParseBool rejects, even one meaning "off", denies the pod.
     const d = m.injectionConfigRead ? m.decision(w, 'consul') : undefined;
-    const called = m.injectionConfigRead ? !!d?.called && d.injector.some((x) => x.kind === 'marker' && x.denies) : true;
+    const called = m.injectionConfigRead
+      ? !!d?.called && d.injector.some((x) => x.kind === 'marker' && x.denies)
+      : true;
     const refused = !called && d?.called ? d.injector.find((x) => !x.ok && x.kind !== 'marker') : undefined;
     if (called || asksOn(v)) {
       const should = asksOn(v) ? 'true' : 'false';

@@ -47,7 +47,11 @@ function selecting(m: MeshContext, pod: K8sObject): K8sObject[] {
     .inNamespace('services', str(pod.metadata?.namespace) ?? '')
     .filter((s) => {
       const sel = strMap(isObj(s.spec) ? s.spec.selector : undefined);
-      return Object.keys(sel).length > 0 && evalSelector({ matchLabels: sel }, labels).matched && labelsOf(s)[IGNORE] !== 'true';
+      return (
+        Object.keys(sel).length > 0 &&
+        evalSelector({ matchLabels: sel }, labels).matched &&
+        labelsOf(s)[IGNORE] !== 'true'
+      );
     })
     .sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : 1));
 }
@@ -61,11 +65,18 @@ function ownServiceAccount(w: Workload, ns: string, name: string): Step[] {
   ];
 }
 
-export function consulRuntime(transparentProxy: (m: MeshContext, w: Workload) => boolean | undefined): MeshProfile['runtime'] {
+export function consulRuntime(
+  transparentProxy: (m: MeshContext, w: Workload) => boolean | undefined,
+): MeshProfile['runtime'] {
   return {
     injected: (m: MeshContext, w: Workload, cni: boolean): InjectedContainer[] => {
       const tproxy = transparentProxy(m, w) !== false;
-      const hardened = { allowPrivilegeEscalation: false, drop: ['ALL'], runAsNonRoot: true, seccomp: 'RuntimeDefault' };
+      const hardened = {
+        allowPrivilegeEscalation: false,
+        drop: ['ALL'],
+        runAsNonRoot: true,
+        seccomp: 'RuntimeDefault',
+      };
       return [
         {
           name: INIT,
@@ -79,7 +90,8 @@ export function consulRuntime(transparentProxy: (m: MeshContext, w: Workload) =>
         { name: 'consul-dataplane', init: false, securityContext: { ...hardened, runAsUser: 5995 } },
       ];
     },
-    injectedFrom: 'hashicorp/consul-k8s a507b1d1 control-plane/connect-inject/webhook/container_init.go, consul_dataplane_sidecar.go',
+    injectedFrom:
+      'hashicorp/consul-k8s a507b1d1 control-plane/connect-inject/webhook/container_init.go, consul_dataplane_sidecar.go',
     openshift: (_ns, cpNs) => [
       comment`run Consul with its OpenShift settings and its CNI plugin through Multus: Helm values global.openshift.enabled, connectInject.cni.enabled and connectInject.cni.multus`,
       cmd`helm upgrade consul hashicorp/consul -n ${cpNs} --reuse-values --set global.openshift.enabled=true --set connectInject.cni.enabled=true --set connectInject.cni.multus=true`,
@@ -95,7 +107,10 @@ export function consulRuntime(transparentProxy: (m: MeshContext, w: Workload) =>
         cause:
           "consul-connect-inject-init gave up: it waits two minutes for the pod's service to be registered in Consul (and, with ACLs, to log in as the pod's ServiceAccount), then exits 1",
         source: COMMAND,
-        fix: (c) => [comment`its log says what it waited for`, cmd`kubectl logs ${c.pod} -n ${c.namespace} -c ${INIT} --previous`],
+        fix: (c) => [
+          comment`its log says what it waited for`,
+          cmd`kubectl logs ${c.pod} -n ${c.namespace} -c ${INIT} --previous`,
+        ],
       },
     ],
     initNeeds: (m, w, pod, container): InitNeed[] => {
@@ -137,9 +152,15 @@ export function consulRuntime(transparentProxy: (m: MeshContext, w: Workload) =>
             evidence: { servicesSelecting: svcs.map(nameOf) },
             source: `${COMMAND} ("There are multiple Consul services registered for this pod"); constants LabelServiceIgnore`,
             fix: [
-              choice(text`label every Service but the one Consul should use with ${IGNORE}=true, here keeping ${nameOf(keep)}`, [
-                { label: text`keep ${nameOf(keep)}`, steps: others.map((s) => cmd`kubectl label service ${nameOf(s)} -n ${ns} ${`${IGNORE}=true`}`) },
-              ]),
+              choice(
+                text`label every Service but the one Consul should use with ${IGNORE}=true, here keeping ${nameOf(keep)}`,
+                [
+                  {
+                    label: text`keep ${nameOf(keep)}`,
+                    steps: others.map((s) => cmd`kubectl label service ${nameOf(s)} -n ${ns} ${`${IGNORE}=true`}`),
+                  },
+                ],
+              ),
             ],
           },
         ];

@@ -7,7 +7,16 @@
 import type { K8sObject } from '../../util/types.js';
 import { arr } from '../../util/objects.js';
 import type { InjectorRbac, KubernetesSupport, VersionRead } from '../profile.js';
-import { compareSemver, containerVersion, deploymentText, imageTag, minorRelease, podContainer, semver, templateContainer } from '../versions.js';
+import {
+  compareSemver,
+  containerVersion,
+  deploymentText,
+  imageTag,
+  minorRelease,
+  podContainer,
+  semver,
+  templateContainer,
+} from '../versions.js';
 
 /**
  * The compatibility matrix ("Compatible Kubernetes versions" per consul-k8s version):
@@ -20,10 +29,30 @@ const MATRIX = 'developer.hashicorp.com/consul/docs/k8s/compatibility';
 const KUBERNETES: readonly KubernetesSupport[] = [
   { release: '1.9', min: '1.30', max: '1.34', source: MATRIX },
   { release: '1.8', min: '1.30', max: '1.34', source: MATRIX },
-  { release: '1.4', min: '1.26', max: '1.29', source: 'hashicorp/consul@0363db5d website/content/docs/k8s/compatibility.mdx' },
-  { release: '1.3', min: '1.25', max: '1.28', source: 'developer.hashicorp.com/consul/docs/deploy/server/k8s/requirements' },
-  { release: '1.2', min: '1.24', max: '1.27', source: 'developer.hashicorp.com/consul/docs/deploy/server/k8s/requirements' },
-  { release: '1.1', min: '1.23', max: '1.26', source: 'developer.hashicorp.com/consul/docs/deploy/server/k8s/requirements' },
+  {
+    release: '1.4',
+    min: '1.26',
+    max: '1.29',
+    source: 'hashicorp/consul@0363db5d website/content/docs/k8s/compatibility.mdx',
+  },
+  {
+    release: '1.3',
+    min: '1.25',
+    max: '1.28',
+    source: 'developer.hashicorp.com/consul/docs/deploy/server/k8s/requirements',
+  },
+  {
+    release: '1.2',
+    min: '1.24',
+    max: '1.27',
+    source: 'developer.hashicorp.com/consul/docs/deploy/server/k8s/requirements',
+  },
+  {
+    release: '1.1',
+    min: '1.23',
+    max: '1.26',
+    source: 'developer.hashicorp.com/consul/docs/deploy/server/k8s/requirements',
+  },
 ];
 
 export const consulVersions = {
@@ -31,7 +60,8 @@ export const consulVersions = {
   release: (v: string) => minorRelease(v),
   compare: (a: string, b: string) => compareSemver(a, b),
   /** The consul-k8s-control-plane image of the connect injector (charts/consul/templates/connect-inject-deployment.yaml, container sidecar-injector). */
-  controlPlane: (_m: unknown, d: K8sObject) => containerVersion(templateContainer(d, 'sidecar-injector'), `${deploymentText(d)} container sidecar-injector`),
+  controlPlane: (_m: unknown, d: K8sObject) =>
+    containerVersion(templateContainer(d, 'sidecar-injector'), `${deploymentText(d)} container sidecar-injector`),
   /**
    * The consul-dataplane image it injects: its `-consul-dataplane-image` flag
    * (connect-inject-deployment.yaml, from global.imageConsulDataplane), kept in snapshots.
@@ -41,10 +71,13 @@ export const consulVersions = {
     const text = [...arr(c?.command), ...arr(c?.args)].map(String).join(' ');
     const image = /-consul-dataplane-image="?([\w./:@-]+)"?/.exec(text)?.[1];
     const tag = imageTag(image);
-    return tag && semver(tag) ? { version: tag, from: `${deploymentText(d)} flag -consul-dataplane-image=${image}` } : undefined;
+    return tag && semver(tag)
+      ? { version: tag, from: `${deploymentText(d)} flag -consul-dataplane-image=${image}` }
+      : undefined;
   },
   /** The consul-dataplane container (a native sidecar with dataplaneAsSidecarInitContainer). */
-  proxy: (pod: K8sObject): VersionRead | undefined => containerVersion(podContainer(pod, 'consul-dataplane'), 'container consul-dataplane'),
+  proxy: (pod: K8sObject): VersionRead | undefined =>
+    containerVersion(podContainer(pod, 'consul-dataplane'), 'container consul-dataplane'),
 };
 
 /**
@@ -57,7 +90,14 @@ export const consulVersions = {
  */
 export const consulRbac: InjectorRbac = {
   names: (_ns, injector) => ({ clusterRole: injector, clusterRoleBinding: injector }),
-  needs: [{ group: '', resource: 'namespaces', verbs: ['get'], why: "reads each pod's namespace labels (transparent proxy, ...)" }],
+  needs: [
+    {
+      group: '',
+      resource: 'namespaces',
+      verbs: ['get'],
+      why: "reads each pod's namespace labels (transparent proxy, ...)",
+    },
+  ],
   without: 'the injector refuses every pod it is called for (error getting namespace metadata for container)',
   source: 'hashicorp/consul-k8s@b5932099 charts/consul/templates/connect-inject-clusterrole.yaml',
 };

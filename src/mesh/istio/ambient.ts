@@ -56,7 +56,8 @@ function isAmbientInfrastructure(labels: Record<string, string>): boolean {
 /** PodRedirectionEnabled, by labels (the namespace's when read). */
 function ambientEnrols(pod: Template, nsLabels: Record<string, string> | undefined): boolean {
   const own = labelsOf(pod)[DATAPLANE_MODE];
-  if (podSpec(pod).hostNetwork === true || annotationsOf(pod)[SIDECAR_STATUS] !== undefined || own === 'none') return false;
+  if (podSpec(pod).hostNetwork === true || annotationsOf(pod)[SIDECAR_STATUS] !== undefined || own === 'none')
+    return false;
   const ns = nsLabels?.['kubernetes.io/metadata.name'];
   if (ns !== undefined && CNI_EXCLUDED.includes(ns)) return false;
   return own === 'ambient' || nsLabels?.[DATAPLANE_MODE] === 'ambient';
@@ -77,18 +78,30 @@ export const ambient: SidecarlessMode = {
     const inj = l[ISTIO_NS_LABEL];
     // IST0123 counts istio.io/rev and istio.io/dataplane-mode only when istio-injection is absent or enabled.
     if (inj !== undefined && inj !== 'enabled') return undefined;
-    const markers = [...(inj !== undefined ? [`${ISTIO_NS_LABEL}=${inj}`] : []), ...(l[ISTIO_REV] !== undefined ? [`${ISTIO_REV}=${l[ISTIO_REV]}`] : [])];
-    return markers.length ? { markers, rule: 'IST0123 NamespaceMultipleInjectionLabels (istioctl analyze)' } : undefined;
+    const markers = [
+      ...(inj !== undefined ? [`${ISTIO_NS_LABEL}=${inj}`] : []),
+      ...(l[ISTIO_REV] !== undefined ? [`${ISTIO_REV}=${l[ISTIO_REV]}`] : []),
+    ];
+    return markers.length
+      ? { markers, rule: 'IST0123 NamespaceMultipleInjectionLabels (istioctl analyze)' }
+      : undefined;
   },
-  nodeProxy: { title: 'ztunnel', daemonSet: 'ztunnel', isPod: (pod: K8sObject) => labelsOf(pod).app === 'ztunnel' && nsOf(pod) !== '' },
+  nodeProxy: {
+    title: 'ztunnel',
+    daemonSet: 'ztunnel',
+    isPod: (pod: K8sObject) => labelsOf(pod).app === 'ztunnel' && nsOf(pod) !== '',
+  },
   nodeAgent: { title: 'istio-cni node agent', daemonSet: 'istio-cni-node', podSelector: 'k8s-app=istio-cni-node' },
   isInfrastructure: isAmbientInfrastructure,
   /** Meshed through ztunnel, with no sidecar by design (enrolled, or enrolled by its labels and its namespace's). */
-  meshedWithoutProxy: (pod, ns) => annotationsOf(pod)[REDIRECTION] === 'enabled' || ambientEnrols(pod, ns ? labelsOf(ns) : undefined),
+  meshedWithoutProxy: (pod, ns) =>
+    annotationsOf(pod)[REDIRECTION] === 'enabled' || ambientEnrols(pod, ns ? labelsOf(ns) : undefined),
 };
 
 /** The injector's values say the CNI plugin is on: pilot.cni.enabled (1.22+), istio_cni.enabled (before 1.24). */
-export function istioCni(values: (m: MeshContext, w?: Workload) => { values: Record<string, any> | undefined; from: string } | undefined): CniPlugin {
+export function istioCni(
+  values: (m: MeshContext, w?: Workload) => { values: Record<string, any> | undefined; from: string } | undefined,
+): CniPlugin {
   return {
     privilegedInit: { name: 'istio-init', capabilities: ['NET_ADMIN', 'NET_RAW'] },
     validationInit: 'istio-validation',
@@ -96,27 +109,31 @@ export function istioCni(values: (m: MeshContext, w?: Workload) => { values: Rec
     enabled: (m, w) => {
       const v = values(m, w);
       if (!v?.values) return undefined;
-      const on = valueAt(v.values, 'pilot', 'cni', 'enabled') === true || valueAt(v.values, 'istio_cni', 'enabled') === true;
+      const on =
+        valueAt(v.values, 'pilot', 'cni', 'enabled') === true || valueAt(v.values, 'istio_cni', 'enabled') === true;
       return {
         enabled: on,
         from: `${v.from} values ${on && valueAt(v.values, 'pilot', 'cni', 'enabled') !== true ? 'istio_cni.enabled' : 'pilot.cni.enabled'}`,
       };
     },
     install: (ns) => [
-      choice(text`install the Istio CNI plugin and turn it on for the injector: run the lines for your install method`, [
-        {
-          label: text`istioctl, with the profile and values you installed with`,
-          steps: [cmd`istioctl install -y --set components.cni.enabled=true -f YOUR-ISTIOOPERATOR.yaml`],
-        },
-        // Without --version Helm installs the newest charts, i.e. upgrades istiod: the placeholder is the installed release.
-        {
-          label: text`Helm, where ISTIOD-VERSION is the release istiod runs`,
-          steps: [
-            cmd`helm install istio-cni istio/cni -n ${ns} --version ISTIOD-VERSION`,
-            cmd`helm upgrade istiod istio/istiod -n ${ns} --version ISTIOD-VERSION --reuse-values --set pilot.cni.enabled=true`,
-          ],
-        },
-      ]),
+      choice(
+        text`install the Istio CNI plugin and turn it on for the injector: run the lines for your install method`,
+        [
+          {
+            label: text`istioctl, with the profile and values you installed with`,
+            steps: [cmd`istioctl install -y --set components.cni.enabled=true -f YOUR-ISTIOOPERATOR.yaml`],
+          },
+          // Without --version Helm installs the newest charts, i.e. upgrades istiod: the placeholder is the installed release.
+          {
+            label: text`Helm, where ISTIOD-VERSION is the release istiod runs`,
+            steps: [
+              cmd`helm install istio-cni istio/cni -n ${ns} --version ISTIOD-VERSION`,
+              cmd`helm upgrade istiod istio/istiod -n ${ns} --version ISTIOD-VERSION --reuse-values --set pilot.cni.enabled=true`,
+            ],
+          },
+        ],
+      ),
     ],
   };
 }

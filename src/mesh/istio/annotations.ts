@@ -29,22 +29,32 @@ function cidrs(name: string, v: string): string | undefined {
   for (const c of v.split(',')) {
     const [addr, bits, more] = c.split('/');
     const family = addr ? isIP(addr) : 0;
-    const ok = more === undefined && family !== 0 && bits !== undefined && /^(0|[1-9][0-9]*)$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+    const ok =
+      more === undefined &&
+      family !== 0 &&
+      bits !== undefined &&
+      /^(0|[1-9][0-9]*)$/.test(bits) &&
+      Number(bits) <= (family === 4 ? 32 : 128);
     if (!ok) return `${name} invalid: failed parsing cidr '${c}'`;
   }
   return undefined;
 }
 
 /** Go's strconv.ParseBool. */
-const goBool = (v: string) => ['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v);
+const goBool = (v: string) =>
+  ['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v);
 
 const RULES: Record<string, (v: string) => string | undefined> = {
   'sidecar.istio.io/interceptionMode': (v) =>
     ['REDIRECT', 'TPROXY', 'NONE'].includes(v) ? undefined : `interceptionMode invalid, use REDIRECT,TPROXY,NONE: ${v}`,
-  'status.sidecar.istio.io/port': (v) => (port(v) ? undefined : `excludeInboundPorts invalid: failed parsing port '${v}'`),
-  'readiness.status.sidecar.istio.io/initialDelaySeconds': (v) => (uint(v, 32) ? undefined : 'not an unsigned 32-bit integer'),
-  'readiness.status.sidecar.istio.io/periodSeconds': (v) => (uint(v, 32) ? undefined : 'not an unsigned 32-bit integer'),
-  'readiness.status.sidecar.istio.io/failureThreshold': (v) => (uint(v, 32) ? undefined : 'not an unsigned 32-bit integer'),
+  'status.sidecar.istio.io/port': (v) =>
+    port(v) ? undefined : `excludeInboundPorts invalid: failed parsing port '${v}'`,
+  'readiness.status.sidecar.istio.io/initialDelaySeconds': (v) =>
+    uint(v, 32) ? undefined : 'not an unsigned 32-bit integer',
+  'readiness.status.sidecar.istio.io/periodSeconds': (v) =>
+    uint(v, 32) ? undefined : 'not an unsigned 32-bit integer',
+  'readiness.status.sidecar.istio.io/failureThreshold': (v) =>
+    uint(v, 32) ? undefined : 'not an unsigned 32-bit integer',
   'traffic.sidecar.istio.io/includeOutboundIPRanges': (v) => (v === '*' ? undefined : cidrs('includeIPRanges', v)),
   'traffic.sidecar.istio.io/excludeOutboundIPRanges': (v) => cidrs('excludeIPRanges', v),
   'traffic.sidecar.istio.io/includeInboundPorts': (v) => (v === '*' ? undefined : ports('includeInboundPorts', v)),

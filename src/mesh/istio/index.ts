@@ -39,7 +39,8 @@ const split = (k: ResourceKey) => k.split('.') as ['requests' | 'limits', 'cpu' 
 /** The control plane Deployment: istiod, or istiod-<revision>. */
 const isIstiod = (name: string): boolean => /^istiod(-|$)/.test(name);
 /** The revision from an istiod Deployment name ("istiod-canary" -> "canary"). */
-const revisionOf = (istiod: string): string | undefined => (istiod.startsWith('istiod-') ? istiod.slice('istiod-'.length) : undefined);
+const revisionOf = (istiod: string): string | undefined =>
+  istiod.startsWith('istiod-') ? istiod.slice('istiod-'.length) : undefined;
 
 /** Revisions served by the installed webhooks ('default' for the unrevisioned one). */
 function revisions(webhookConfigs: K8sObject[]): string[] {
@@ -64,7 +65,8 @@ function injectorConfigMap(m: MeshContext, w: Workload | undefined): K8sObject |
 }
 
 /** The istio-sidecar-injector values for the revision whose webhook would inject this workload. */
-const injectorValues = (m: MeshContext, w: Workload): Record<string, any> | undefined => configValues(injectorConfigMap(m, w));
+const injectorValues = (m: MeshContext, w: Workload): Record<string, any> | undefined =>
+  configValues(injectorConfigMap(m, w));
 
 export const istio: MeshProfile & { readonly name: 'istio' } = {
   name: 'istio',
@@ -98,7 +100,8 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
       inactive: (h) => deactivated(h),
       /** enableNamespacesByDefault renders `auto.sidecar-injector.istio.io` (templates/mutatingwebhook.yaml @86c9f01f, line 146). */
       injectsUnmarked: (h) => h.name === `auto.${SUFFIX}`,
-      expectedConfigs: (istiods) => (istiods.length ? istiods : ['istiod']).map((d) => (revisionOf(d) ? `${CONFIG}-${revisionOf(d)}` : CONFIG)),
+      expectedConfigs: (istiods) =>
+        (istiods.length ? istiods : ['istiod']).map((d) => (revisionOf(d) ? `${CONFIG}-${revisionOf(d)}` : CONFIG)),
       list: () => cmd`kubectl get mutatingwebhookconfigurations -l app=sidecar-injector`,
     },
     // istio/istio@86c9f01f manifests/charts/istio-control/istio-discovery/templates/deployment.yaml#L65 (istiod's pods
@@ -121,7 +124,8 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
       },
       // `config` holds the policy and selectors injectRequired reads; `values` the proxy resources and
       // chart settings (istiod reads both keys: pilot/pkg/bootstrap/sidecarinjector.go @86c9f01f).
-      configMapKeys: (name) => (name.startsWith(CONFIG) ? ['config', 'values'] : name === CNI_CONFIG ? CNI_EXCLUDE : undefined),
+      configMapKeys: (name) =>
+        name.startsWith(CONFIG) ? ['config', 'values'] : name === CNI_CONFIG ? CNI_EXCLUDE : undefined,
       // and -<revision>
       // Of `config`, only what injectRequired reads: the injection templates (and anything else) go.
       slimConfigMap: (_name, key, text) => {
@@ -129,7 +133,8 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
         const cfg = parseYamlObject(text);
         if (!cfg) return undefined;
         const kept: Record<string, unknown> = {};
-        for (const k of ['policy', 'neverInjectSelector', 'alwaysInjectSelector']) if (cfg[k] !== undefined) kept[k] = cfg[k];
+        for (const k of ['policy', 'neverInjectSelector', 'alwaysInjectSelector'])
+          if (cfg[k] !== undefined) kept[k] = cfg[k];
         return JSON.stringify(kept);
       },
       env: ['ENABLE_NATIVE_SIDECARS'],
@@ -140,8 +145,9 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
     ...ISTIO_MARKERS,
     // istio-injection (any value) beats istio.io/rev: `istio-injection=disabled` beside a revision is an opt-out.
     intent: (i) =>
-      (i.nsLabels[ISTIO_NS_LABEL] !== undefined ? i.nsLabels[ISTIO_NS_LABEL] === 'enabled' : i.nsLabels[ISTIO_REV] !== undefined) ||
-      templateAsks(ISTIO_MARKERS, i.template),
+      (i.nsLabels[ISTIO_NS_LABEL] !== undefined
+        ? i.nsLabels[ISTIO_NS_LABEL] === 'enabled'
+        : i.nsLabels[ISTIO_REV] !== undefined) || templateAsks(ISTIO_MARKERS, i.template),
     enableMarker,
     rules: { namespace: namespaceProblems, workload: workloadProblems },
   },
@@ -159,7 +165,12 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
     resources: {
       annotations: RESOURCE_ANNOTATIONS,
       onNamespace: false,
-      suggested: { 'requests.cpu': '100m', 'requests.memory': '128Mi', 'limits.cpu': '2000m', 'limits.memory': '1024Mi' },
+      suggested: {
+        'requests.cpu': '100m',
+        'requests.memory': '128Mi',
+        'limits.cpu': '2000m',
+        'limits.memory': '1024Mi',
+      },
       /**
        * The injection template: global.proxy.resources, replaced completely when any
        * sidecar.istio.io/proxy{CPU,Memory}[Limit] annotation is set on the pod template.
@@ -168,13 +179,19 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
         const tmpl = annotationsOf(w.template);
         const out: Partial<Record<ResourceKey, { value: unknown; from: string }>> = {};
         if (KEYS.some((k) => tmpl[RESOURCE_ANNOTATIONS[k]] !== undefined)) {
-          for (const k of KEYS) out[k] = { value: tmpl[RESOURCE_ANNOTATIONS[k]], from: `pod template annotation ${RESOURCE_ANNOTATIONS[k]}` };
+          for (const k of KEYS)
+            out[k] = {
+              value: tmpl[RESOURCE_ANNOTATIONS[k]],
+              from: `pod template annotation ${RESOURCE_ANNOTATIONS[k]}`,
+            };
         } else if (observed) {
           for (const k of KEYS) out[k] = { value: valueAt(observed, ...split(k)), from: observedFrom! };
         } else {
           const values = injectorValues(m, w);
           const global = values ? valueAt(values, 'global', 'proxy', 'resources') : DEFAULT_RESOURCES;
-          const from = values ? 'istio-sidecar-injector values global.proxy.resources' : 'Istio default global.proxy.resources';
+          const from = values
+            ? 'istio-sidecar-injector values global.proxy.resources'
+            : 'Istio default global.proxy.resources';
           for (const k of KEYS) out[k] = { value: valueAt(global, ...split(k)), from };
         }
         return out;
@@ -191,8 +208,12 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
       decide: (m, w) => {
         const v = annotationsOf(w.template)[NATIVE];
         if (v !== undefined) return { native: v !== 'false', reason: `pod template annotation ${NATIVE}=${v}` };
-        const istiods = (m.mesh('istio')?.namespaces ?? []).flatMap((ns) => m.inNamespace('deployments', ns)).filter((d) => isIstiod(nameOf(d)));
-        const env = istiods.flatMap((d) => containers(podSpec(valueAt(d, 'spec', 'template') as { spec?: unknown }))).flatMap((c) => arr(c.env));
+        const istiods = (m.mesh('istio')?.namespaces ?? [])
+          .flatMap((ns) => m.inNamespace('deployments', ns))
+          .filter((d) => isIstiod(nameOf(d)));
+        const env = istiods
+          .flatMap((d) => containers(podSpec(valueAt(d, 'spec', 'template') as { spec?: unknown })))
+          .flatMap((c) => arr(c.env));
         const set = env.find((e) => isObj(e) && e.name === 'ENABLE_NATIVE_SIDECARS') as { value?: unknown } | undefined;
         if (set?.value === 'true') return { native: true, reason: 'istiod runs with ENABLE_NATIVE_SIDECARS=true' };
         if (set && set.value !== 'auto') return undefined; // "false" (or unreadable): the pods tell, else not native
@@ -204,9 +225,21 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
           : `ENABLE_NATIVE_SIDECARS unset (auto from Istio 1.27${version?.version ? `; istiod ${version.version}` : ', version unknown'})`;
         const meshed = w.pods.filter((p) => containers(podSpec(p)).some((c) => c.name === 'istio-proxy'));
         if (meshed.length)
-          return { native: false, reason: `${how}, and its pods run istio-proxy as an ordinary container (their nodes' kubelets are older than 1.33)` };
-        if (w.pods.some((p) => initContainers(podSpec(p)).some((c) => c.name === 'istio-proxy' && c.restartPolicy === 'Always'))) return undefined; // resources.ts: its pods run a native sidecar
-        return { native: true, uncertain: true, reason: `${how}: a native sidecar if the nodes' kubelets are 1.33 or later (Nodes are not read)` };
+          return {
+            native: false,
+            reason: `${how}, and its pods run istio-proxy as an ordinary container (their nodes' kubelets are older than 1.33)`,
+          };
+        if (
+          w.pods.some((p) =>
+            initContainers(podSpec(p)).some((c) => c.name === 'istio-proxy' && c.restartPolicy === 'Always'),
+          )
+        )
+          return undefined; // resources.ts: its pods run a native sidecar
+        return {
+          native: true,
+          uncertain: true,
+          reason: `${how}: a native sidecar if the nodes' kubelets are 1.33 or later (Nodes are not read)`,
+        };
       },
       annotation: NATIVE,
     },
@@ -219,7 +252,8 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
       comment`or: end the command of the app with curl -fsS -X POST localhost:15020/quitquitquit`,
       comment`or: opt the pod template out with the label sidecar.istio.io/inject: 'false'`,
     ],
-    relief: (pods, ns) => pods.map((p) => cmd`kubectl exec ${p} -n ${ns} -c istio-proxy -- pilot-agent request POST quitquitquit`),
+    relief: (pods, ns) =>
+      pods.map((p) => cmd`kubectl exec ${p} -n ${ns} -c istio-proxy -- pilot-agent request POST quitquitquit`),
   },
 
   install: {
@@ -235,7 +269,8 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
       comment`errors patching the caBundle. With a plugged-in CA, replace Secret cacerts first`,
       cmd`kubectl -n ${ns} logs ${`deploy/${istiod}`} --tail=200 | grep -i webhook`,
     ],
-    emptyCaBundle: 'the caBundle is empty: istiod fills it itself, so istiod is not running or cannot patch this configuration',
+    emptyCaBundle:
+      'the caBundle is empty: istiod fills it itself, so istiod is not running or cannot patch this configuration',
     restartReloads: ', and istiod re-patches the caBundle',
   },
 
@@ -262,7 +297,9 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
 /** The selectors istioctl writes into the webhooks it deactivates (`tag set default`; istioctl/pkg/util/common.go:27 @86c9f01f). */
 const DEACTIVATED = 'istio.io/deactivated';
 const deactivated = (h: { namespaceSelector: unknown; objectSelector: unknown }) =>
-  [h.namespaceSelector, h.objectSelector].some((s) => isObj(s) && isObj(s.matchLabels) && s.matchLabels[DEACTIVATED] === 'never-match');
+  [h.namespaceSelector, h.objectSelector].some(
+    (s) => isObj(s) && isObj(s.matchLabels) && s.matchLabels[DEACTIVATED] === 'never-match',
+  );
 
 /**
  * The revisions and tags the installed webhook configurations serve. A tag's configuration is
@@ -272,7 +309,11 @@ const deactivated = (h: { namespaceSelector: unknown; objectSelector: unknown })
  * `istio.io/tag` (istioctl's own selector, istioctl/pkg/tag/util.go). Deactivated webhooks serve
  * nothing.
  */
-function installedRevisions(hooks: MeshWebhook[]): { revisions: string[]; tags: Record<string, string>; values: string[] } {
+function installedRevisions(hooks: MeshWebhook[]): {
+  revisions: string[];
+  tags: Record<string, string>;
+  values: string[];
+} {
   const revisions = new Set<string>();
   const tags = dict(); // keyed by tag names from the cluster
   const values = new Set<string>();
@@ -281,7 +322,9 @@ function installedRevisions(hooks: MeshWebhook[]): { revisions: string[]; tags: 
     h.revisions.forEach((r) => values.add(r));
     const labels = labelsOf(h.config);
     const target = labels[ISTIO_REV] ?? (h.service ? serviceRevision(h.service.name) : undefined);
-    const tag = labels['istio.io/tag'] ?? (h.configName.startsWith(TAG_PREFIX) ? h.configName.slice(TAG_PREFIX.length) : undefined);
+    const tag =
+      labels['istio.io/tag'] ??
+      (h.configName.startsWith(TAG_PREFIX) ? h.configName.slice(TAG_PREFIX.length) : undefined);
     if (tag !== undefined) {
       if (target) tags[tag] = target;
     } else if (target) revisions.add(target);
@@ -299,21 +342,35 @@ const TAG_PREFIX = 'istio-revision-tag-';
 function unservedRevision(m: MeshContext, requested: string, relabel: (value: string) => Step[]) {
   const { revisions, tags, values } = installedRevisions(m.webhooksOf('istio'));
   const options = values.map((v) => ({
-    label: tags[v] !== undefined ? text`to use the installed tag ${v} of revision ${tags[v]!}` : text`to use the installed revision ${v}`,
+    label:
+      tags[v] !== undefined
+        ? text`to use the installed tag ${v} of revision ${tags[v]!}`
+        : text`to use the installed revision ${v}`,
     steps: relabel(v),
   }));
   const target = revisions.find((r) => r !== 'default') ?? revisions[0];
   options.push(
-    { label: text`to install revision ${requested} with istioctl`, steps: [cmd`istioctl install -y --set revision=${requested} -f YOUR-ISTIOOPERATOR.yaml`] },
+    {
+      label: text`to install revision ${requested} with istioctl`,
+      steps: [cmd`istioctl install -y --set revision=${requested} -f YOUR-ISTIOOPERATOR.yaml`],
+    },
     {
       label: text`to install revision ${requested} with Helm`,
       steps: [cmd`helm install ${`istiod-${requested}`} istio/istiod -n istio-system --set revision=${requested}`],
     },
   );
   if (target)
-    options.push({ label: text`to restore tag ${requested} for an installed revision`, steps: [cmd`istioctl tag set ${requested} --revision ${target}`] });
+    options.push({
+      label: text`to restore tag ${requested} for an installed revision`,
+      steps: [cmd`istioctl tag set ${requested} --revision ${target}`],
+    });
   return {
     evidence: { requestedRevision: requested, installedRevisions: revisions, installedTags: tags },
-    fix: [choice(text`${requested} is neither an installed revision nor a tag: choose one below. Pasted as it is, this block runs nothing`, options)],
+    fix: [
+      choice(
+        text`${requested} is neither an installed revision nor a tag: choose one below. Pasted as it is, this block runs nothing`,
+        options,
+      ),
+    ],
   };
 }

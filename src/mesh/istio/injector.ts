@@ -59,12 +59,23 @@ function injectorConfig(m: MeshContext, ns: string, name: string): IstioInjector
     const cfg = configKey(cm, 'config');
     const configMap = `${ns}/${name}`;
     if (!cfg)
-      return { configMap, read: false, ...(!cm && m.readIn('configmaps', ns) ? { missing: true } : {}), neverInjectSelector: [], alwaysInjectSelector: [] };
+      return {
+        configMap,
+        read: false,
+        ...(!cm && m.readIn('configmaps', ns) ? { missing: true } : {}),
+        neverInjectSelector: [],
+        alwaysInjectSelector: [],
+      };
     return {
       configMap,
       read: true,
       // A policy that is not a string (or absent) is not "enabled" or "disabled": injection off.
-      policy: typeof cfg.policy === 'string' ? cfg.policy : cfg.policy === undefined || cfg.policy === null ? '' : String(cfg.policy),
+      policy:
+        typeof cfg.policy === 'string'
+          ? cfg.policy
+          : cfg.policy === undefined || cfg.policy === null
+            ? ''
+            : String(cfg.policy),
       neverInjectSelector: arr(cfg.neverInjectSelector),
       alwaysInjectSelector: arr(cfg.alwaysInjectSelector),
     };
@@ -76,11 +87,16 @@ function injectorConfig(m: MeshContext, ns: string, name: string): IstioInjector
  * server would call; when none is called, the default revision's (for explain's steps). Services
  * are not read (a check that decides need not declare them).
  */
-export function injectorFor(m: MeshContext, input: DecisionInput): { ns: string | undefined; service: string | undefined; deployment: string | undefined } {
+export function injectorFor(
+  m: MeshContext,
+  input: DecisionInput,
+): { ns: string | undefined; service: string | undefined; deployment: string | undefined } {
   const hooks = m.webhooksOf('istio');
   const podLabels = input.podLabels ?? labelsOf(input.template);
   // The calls the facts layer made for this pod, when given (decide); else evaluated here (markers' what-if).
-  const called = input.calls ? input.calls.find((c) => c.called)?.webhook : hooks.find((h) => evalWebhook(h, input.nsLabels, podLabels).called);
+  const called = input.calls
+    ? input.calls.find((c) => c.called)?.webhook
+    : hooks.find((h) => evalWebhook(h, input.nsLabels, podLabels).called);
   const hook = called ?? hooks.find((h) => h.service?.name === 'istiod') ?? hooks[0];
   const ns = hook?.service?.namespace ?? m.mesh('istio')?.namespaces[0] ?? 'istio-system';
   const service = hook?.service?.name ?? 'istiod';
@@ -98,15 +114,21 @@ const selectorText = (s: unknown): string =>
 
 /** The label keys a selector reads. */
 const selectorKeys = (s: unknown): string[] =>
-  isObj(s) ? [...Object.keys(strMap(s.matchLabels)), ...arr(s.matchExpressions).map((e) => (isObj(e) ? String(e.key) : ''))] : [];
+  isObj(s)
+    ? [...Object.keys(strMap(s.matchLabels)), ...arr(s.matchExpressions).map((e) => (isObj(e) ? String(e.key) : ''))]
+    : [];
 
 /** An empty selector is ignored by injectRequired (`!selector.Empty()`), not a match-all. */
-const emptySelector = (s: unknown): boolean => !isObj(s) || (Object.keys(strMap(s.matchLabels)).length === 0 && arr(s.matchExpressions).length === 0);
+const emptySelector = (s: unknown): boolean =>
+  !isObj(s) || (Object.keys(strMap(s.matchLabels)).length === 0 && arr(s.matchExpressions).length === 0);
 
 // --- injectRequired --------------------------------------------------------------------------
 
 /** How the per-pod value reads under a rule set: inject, do not inject, defer to selectors and policy; and whether it is ignored. */
-export function parseInjectValue(value: string | undefined, rules: IstioRules): { explicit?: boolean; ignored: boolean } {
+export function parseInjectValue(
+  value: string | undefined,
+  rules: IstioRules,
+): { explicit?: boolean; ignored: boolean } {
   if (value === undefined || value === '') return { ignored: false };
   if (rules === 'exact') {
     if (value === 'true') return { explicit: true, ignored: false };
@@ -143,10 +165,18 @@ function injectRequiredSteps(m: MeshContext, input: DecisionInput): InjectorStep
   const { namespace, template } = input;
   const steps: InjectorStep[] = [];
   const spec = podSpec(template);
-  if (spec.hostNetwork === true) return [{ kind: 'host-network', rule: 'hostNetwork', ok: false, detail: 'spec.hostNetwork is true: never injected' }];
+  if (spec.hostNetwork === true)
+    return [
+      { kind: 'host-network', rule: 'hostNetwork', ok: false, detail: 'spec.hostNetwork is true: never injected' },
+    ];
   steps.push({ kind: 'host-network', rule: 'hostNetwork', ok: true, detail: 'not hostNetwork' });
   if (ISTIO_IGNORED_NAMESPACES.includes(namespace)) {
-    steps.push({ kind: 'system-namespace', rule: 'ignored-namespace', ok: false, detail: `Istio never injects in ${namespace}` });
+    steps.push({
+      kind: 'system-namespace',
+      rule: 'ignored-namespace',
+      ok: false,
+      detail: `Istio never injects in ${namespace}`,
+    });
     return steps;
   }
   const target = injectorFor(m, input);
@@ -160,7 +190,8 @@ function injectRequiredSteps(m: MeshContext, input: DecisionInput): InjectorStep
   // Version unknown and the value asks for injection before 1.27 but not from 1.27: a refusal by
   // the configuration below holds for one rule set only, so it is no definite finding (no `config`).
   let uncertain = false;
-  const ifExact = (detail: string) => (uncertain ? `${detail} (if istiod is 1.27 or later; before 1.27 the pod's value injects it)` : detail);
+  const ifExact = (detail: string) =>
+    uncertain ? `${detail} (if istiod is 1.27 or later; before 1.27 the pod's value injects it)` : detail;
   if (value !== undefined && from) {
     const what = `pod template ${from} ${ISTIO_INJECT}=${value}`;
     if (parsed.ignored && version.version === undefined) {
@@ -181,7 +212,10 @@ function injectRequiredSteps(m: MeshContext, input: DecisionInput): InjectorStep
         detail: `${what} is ignored (only "true" and "false" count): the selectors and the policy decide`,
       });
     } else if (explicit === false) {
-      const why = value.toLowerCase() === 'false' ? '' : ' (before 1.27 Istio reads any value but y/yes/true/on as "do not inject")';
+      const why =
+        value.toLowerCase() === 'false'
+          ? ''
+          : ' (before 1.27 Istio reads any value but y/yes/true/on as "do not inject")';
       steps.push({ kind: 'marker', rule: 'inject-label-or-annotation', ok: false, detail: `${what}${why}` });
       return steps;
     } else if (explicit === true) {
@@ -285,12 +319,19 @@ function injectRequiredSteps(m: MeshContext, input: DecisionInput): InjectorStep
   } else if (policy === 'disabled') {
     steps.push(
       explicit
-        ? { kind: 'injector-setting', rule: 'policy', ok: true, detail: `policy disabled in ${where}, but the pod asks explicitly` }
+        ? {
+            kind: 'injector-setting',
+            rule: 'policy',
+            ok: true,
+            detail: `policy disabled in ${where}, but the pod asks explicitly`,
+          }
         : {
             kind: 'injector-setting',
             rule: 'policy',
             ok: false,
-            detail: ifExact(`policy disabled in ${where}: only pods asking explicitly (${ISTIO_INJECT}: "true") are injected`),
+            detail: ifExact(
+              `policy disabled in ${where}: only pods asking explicitly (${ISTIO_INJECT}: "true") are injected`,
+            ),
             ...(uncertain
               ? {}
               : {

@@ -10,7 +10,13 @@ import { shq } from '../../util/objects.js';
 import { asksOn } from '../asks.js';
 import * as table from '../marker-table.js';
 import type { MarkerTable } from '../marker-table.js';
-import type { EnableMarker, MarkerProblemDraft, NamespaceProblemContext, Template, WorkloadProblemContext } from '../profile.js';
+import type {
+  EnableMarker,
+  MarkerProblemDraft,
+  NamespaceProblemContext,
+  Template,
+  WorkloadProblemContext,
+} from '../profile.js';
 import { evalWebhook, namespaceLabels } from '../../k8s/webhook.js';
 import type { MeshWebhook } from '../profile.js';
 import { ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, injectorFor, istioPodValue, parseInjectValue } from './injector.js';
@@ -26,12 +32,21 @@ function enableLabel(webhooks: MeshWebhook[], ns: string): { key: string; value:
     { key: ISTIO_NS_LABEL, value: 'enabled' },
     ...[...new Set(webhooks.flatMap((w) => w.revisions))].sort().map((r) => ({ key: ISTIO_REV, value: r })),
   ];
-  return candidates.find((c) => webhooks.some((w) => w.mesh === 'istio' && evalWebhook(w, { 'kubernetes.io/metadata.name': ns, [c.key]: c.value }, {}).called));
+  return candidates.find((c) =>
+    webhooks.some(
+      (w) => w.mesh === 'istio' && evalWebhook(w, { 'kubernetes.io/metadata.name': ns, [c.key]: c.value }, {}).called,
+    ),
+  );
 }
 
 export function enableMarker(ns: string, webhooks: MeshWebhook[]): EnableMarker {
   const l = enableLabel(webhooks, ns) ?? { key: ISTIO_NS_LABEL, value: 'enabled' };
-  return { field: 'labels', ...l, text: `label ${l.key}=${l.value}`, command: `kubectl label namespace ${shq(ns)} ${shq(`${l.key}=${l.value}`)} --overwrite` };
+  return {
+    field: 'labels',
+    ...l,
+    text: `label ${l.key}=${l.value}`,
+    command: `kubectl label namespace ${shq(ns)} ${shq(`${l.key}=${l.value}`)} --overwrite`,
+  };
 }
 
 /** The loose reading every version before 1.27 had, and 1.27+ for "true" and "false": what the owner means. */
@@ -87,7 +102,14 @@ export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): M
   if (!m.has('mutatingwebhookconfigurations')) {
     // Without the webhooks, only a value that no Istio webhook ever selects can be judged.
     const inj = labels[ISTIO_NS_LABEL];
-    if (m.meshPossible('istio') && inj !== undefined && inj !== 'enabled' && asksOn(inj) && labels[ISTIO_REV] === undefined) invalidValue(inj);
+    if (
+      m.meshPossible('istio') &&
+      inj !== undefined &&
+      inj !== 'enabled' &&
+      asksOn(inj) &&
+      labels[ISTIO_REV] === undefined
+    )
+      invalidValue(inj);
     return out;
   }
   if (!istio) return out;
@@ -111,7 +133,12 @@ export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): M
     const all = c.workloads.filter((w) => !m.podStates(w).hostNetwork && !templateOptOut(w.template));
     out.push({
       message: `Namespace ${ns} has both labels ${ISTIO_NS_LABEL}=${inj} and ${ISTIO_REV}=${rev}; ${ISTIO_NS_LABEL} wins, so revision ${rev} is ignored${revServed ? '' : ' (and no installed webhook serves it)'}.`,
-      evidence: { labels: { [ISTIO_NS_LABEL]: inj, [ISTIO_REV]: rev }, ignoredRevision: rev, servedRevisions: served, revisionServed: revServed },
+      evidence: {
+        labels: { [ISTIO_NS_LABEL]: inj, [ISTIO_REV]: rev },
+        ignoredRevision: rev,
+        servedRevisions: served,
+        revisionServed: revServed,
+      },
       fix: unset('labels', revServed ? ISTIO_NS_LABEL : ISTIO_REV),
       recreate: revServed ? all : c.waiting(),
       remove: unset('labels', ISTIO_NS_LABEL, ISTIO_REV),
@@ -125,7 +152,9 @@ export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): M
       const av = annotations[key];
       if (!asksOn(av)) continue;
       const asRev = key === ISTIO_REV && injector({ ...nsLabels, [ISTIO_REV]: av }) !== undefined;
-      const label = asRev ? { text: `label ${ISTIO_REV}=${av}`, key: ISTIO_REV, value: av } : enableMarker(ns, istio.webhooks);
+      const label = asRev
+        ? { text: `label ${ISTIO_REV}=${av}`, key: ISTIO_REV, value: av }
+        : enableMarker(ns, istio.webhooks);
       out.push({
         message: `Namespace ${ns} has annotation ${key}=${av}, but Istio's webhooks select namespaces by label only, so no pod in it is injected.`,
         evidence: { marker: `annotation ${key}=${av}`, expected: label.text },
@@ -163,13 +192,18 @@ export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): Mar
   // The object webhook selects the label sidecar.istio.io/inject=true, exactly.
   const asksLoosely = parseInjectValue(value, 'loose').explicit === true;
   if (asksLoosely && !(from === 'label' && value === 'true') && !m.decision(w, 'istio')?.called) {
-    const labelWorks = istio.webhooks.some((h) => evalWebhook(h, nsLabels, { ...newPodLabels(w), ...labels, [ISTIO_INJECT]: 'true' }).called);
+    const labelWorks = istio.webhooks.some(
+      (h) => evalWebhook(h, nsLabels, { ...newPodLabels(w), ...labels, [ISTIO_INJECT]: 'true' }).called,
+    );
     // Where even the label selects no webhook, the namespace opts out: not a marker problem.
     if (!labelWorks) return [];
     return [
       {
         message: `${id} asks for injection with ${where} ${from} ${ISTIO_INJECT}=${value}, but in namespace ${w.namespace} only the label ${ISTIO_INJECT}=true selects Istio's webhook, so its pods are not injected.`,
-        evidence: { marker: `${where} ${from} ${ISTIO_INJECT}=${value}`, expected: `${where} label ${ISTIO_INJECT}=true` },
+        evidence: {
+          marker: `${where} ${from} ${ISTIO_INJECT}=${value}`,
+          expected: `${where} label ${ISTIO_INJECT}=true`,
+        },
         fix: setOnTemplate(w, 'labels', ISTIO_INJECT, 'true'),
         remove: removeFromTemplate(w, from === 'label' ? 'labels' : 'annotations', ISTIO_INJECT),
         templateChanges: [{ field: 'labels', key: ISTIO_INJECT, value: 'true' }],
@@ -219,10 +253,15 @@ export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): Mar
  * (mutatingwebhook.yaml @86c9f01f lines 65-108); the injector does not compare revisions
  * (inject.go injectRequired). So the pods get the namespace's revision: say which.
  */
-function revisionOverridden(webhooks: MeshWebhook[], c: WorkloadProblemContext, nsLabels: Record<string, string>): MarkerProblemDraft | undefined {
+function revisionOverridden(
+  webhooks: MeshWebhook[],
+  c: WorkloadProblemContext,
+  nsLabels: Record<string, string>,
+): MarkerProblemDraft | undefined {
   const { w, id, where, labels } = c;
   const asked = labels[ISTIO_REV];
-  const nsMarker = nsLabels[ISTIO_NS_LABEL] !== undefined ? ISTIO_NS_LABEL : nsLabels[ISTIO_REV] !== undefined ? ISTIO_REV : undefined;
+  const nsMarker =
+    nsLabels[ISTIO_NS_LABEL] !== undefined ? ISTIO_NS_LABEL : nsLabels[ISTIO_REV] !== undefined ? ISTIO_REV : undefined;
   if (asked === undefined || !nsMarker) return undefined;
   const call = webhooks.find((h) => evalWebhook(h, nsLabels, { ...newPodLabels(w), ...labels }).called);
   // No webhook called: the namespace opts out (webhook-excludes-namespace says so); the same revision: nothing overridden.

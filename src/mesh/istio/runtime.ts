@@ -38,7 +38,9 @@ const setValue = (why: string, ns: string, key: string, value: string): Step[] =
     },
     {
       label: text`Helm, where ISTIOD-VERSION is the release istiod runs`,
-      steps: [cmd`helm upgrade istiod istio/istiod -n ${ns} --version ISTIOD-VERSION --reuse-values --set ${`${key}=${value}`}`],
+      steps: [
+        cmd`helm upgrade istiod istio/istiod -n ${ns} --version ISTIOD-VERSION --reuse-values --set ${`${key}=${value}`}`,
+      ],
     },
   ]),
 ];
@@ -57,13 +59,18 @@ function cniAgentNeeds(m: MeshContext, pod: K8sObject, cpNs: string): InitNeed[]
   const agents = m.list('pods').filter((p) => labelsOf(p)['k8s-app'] === AGENT && !p.metadata?.deletionTimestamp);
   if (agents.length === 0 && !m.snapshot.scope.allNamespaces) return [];
   const onNode = agents.filter((p) => str(podSpec(p).nodeName) === node);
-  const ready = onNode.some((p) => arr(isObj(p.status) ? p.status.conditions : undefined).some((c) => isObj(c) && c.type === 'Ready' && c.status === 'True'));
+  const ready = onNode.some((p) =>
+    arr(isObj(p.status) ? p.status.conditions : undefined).some(
+      (c) => isObj(c) && c.type === 'Ready' && c.status === 'True',
+    ),
+  );
   if (ready) return [];
   return [
     {
       cause: `the istio-cni node agent ${onNode.length ? 'is not ready' : 'does not run'} on the pod's node ${node}, so nothing set up the pod's redirection`,
       evidence: { node, cniAgentPods: onNode.map(nameOf).sort() },
-      source: 'istio/istio 86c9f01f tools/istio-iptables/pkg/cmd/root.go (validation exit 126), manifests/charts/istio-cni daemonset.yaml',
+      source:
+        'istio/istio 86c9f01f tools/istio-iptables/pkg/cmd/root.go (validation exit 126), manifests/charts/istio-cni daemonset.yaml',
       fix: [
         comment`get the istio-cni node agent running and ready on the node, then re-create the pod`,
         cmd`kubectl get pods -n ${cpNs} -l ${`k8s-app=${AGENT}`} -o wide`,
@@ -73,7 +80,9 @@ function cniAgentNeeds(m: MeshContext, pod: K8sObject, cpNs: string): InitNeed[]
   ];
 }
 
-export function istioRuntime(values: (m: MeshContext, w?: Workload) => Record<string, any> | undefined): MeshProfile['runtime'] {
+export function istioRuntime(
+  values: (m: MeshContext, w?: Workload) => Record<string, any> | undefined,
+): MeshProfile['runtime'] {
   return {
     injected: (m: MeshContext, w: Workload, cni: boolean): InjectedContainer[] => {
       const v = values(m, w);
@@ -84,18 +93,29 @@ export function istioRuntime(values: (m: MeshContext, w?: Workload) => Record<st
       return [
         cni
           ? { name: 'istio-validation', init: true, securityContext: { ...base, runAsUser: 1337, runAsNonRoot: true } }
-          : { name: 'istio-init', init: true, securityContext: { ...base, add: ['NET_ADMIN', 'NET_RAW'], runAsUser: 0, runAsNonRoot: false } },
+          : {
+              name: 'istio-init',
+              init: true,
+              securityContext: { ...base, add: ['NET_ADMIN', 'NET_RAW'], runAsUser: 0, runAsNonRoot: false },
+            },
         {
           name: 'istio-proxy',
           init: false,
-          securityContext: tproxy ? { ...base, add: ['NET_ADMIN'], runAsUser: 0, runAsNonRoot: false } : { ...base, runAsUser: 1337, runAsNonRoot: true },
+          securityContext: tproxy
+            ? { ...base, add: ['NET_ADMIN'], runAsUser: 0, runAsNonRoot: false }
+            : { ...base, runAsUser: 1337, runAsNonRoot: true },
         },
       ];
     },
     injectedFrom: 'istio/istio 86c9f01f manifests/charts/istio-control/istio-discovery/files/injection-template.yaml',
     restrictedFix: (rule, _container, ns) =>
       rule === 'seccompProfile'
-        ? setValue('or have the injector give its containers the RuntimeDefault profile', ns, 'global.proxy.seccompProfile.type', 'RuntimeDefault')
+        ? setValue(
+            'or have the injector give its containers the RuntimeDefault profile',
+            ns,
+            'global.proxy.seccompProfile.type',
+            'RuntimeDefault',
+          )
         : undefined,
     openshift: (ns) => [
       comment`the Istio sidecar runs as UID 1337, which the default SCCs of OpenShift refuse, as the Istio OpenShift setup guide says: allow the ServiceAccounts of the namespace the anyuid SCC`,
@@ -108,7 +128,8 @@ export function istioRuntime(values: (m: MeshContext, w?: Workload) => Record<st
         exitCode: 126,
         cause:
           'the Istio CNI plugin had not set up the pod\'s traffic redirection when it started ("iptables validation failed; workload is not ready for Istio"): the istio-cni node agent was not ready on its node, or it skips the pod\'s namespace',
-        source: 'istio/istio 86c9f01f tools/istio-iptables/pkg/constants/constants.go ValidationErrorCode = 126, pkg/cmd/root.go',
+        source:
+          'istio/istio 86c9f01f tools/istio-iptables/pkg/constants/constants.go ValidationErrorCode = 126, pkg/cmd/root.go',
         fix: (c) => [
           comment`once the istio-cni node agent runs on the node and does not skip the namespace, re-create the pod: the CNI repair controller does it with cni.repair.deletePods=true`,
           cmd`kubectl delete pod ${c.pod} -n ${c.namespace}`,
@@ -140,7 +161,8 @@ export function istioRuntime(values: (m: MeshContext, w?: Workload) => Record<st
           {
             cause: `the Istio CNI plugin skips namespace ${ns} (ConfigMap ${cpNs}/${CNI_CONFIG} ${CNI_EXCLUDE}=${raw}), so it never sets up the pods' redirection`,
             evidence: { configMap: `${cpNs}/${CNI_CONFIG}`, [CNI_EXCLUDE]: raw },
-            source: 'istio/istio 86c9f01f cni/pkg/plugin/plugin.go (ExcludeNamespaces), manifests/charts/istio-cni values.yaml excludeNamespaces',
+            source:
+              'istio/istio 86c9f01f cni/pkg/plugin/plugin.go (ExcludeNamespaces), manifests/charts/istio-cni values.yaml excludeNamespaces',
             fix: [
               comment`take the namespace out of the istio-cni chart value excludeNamespaces, or opt the namespace out of sidecar injection`,
               cmd`kubectl get configmap ${CNI_CONFIG} -n ${cpNs} -o jsonpath=${`{.data.${CNI_EXCLUDE}}`}`,

@@ -58,7 +58,8 @@ export const istioVersions = {
   injects(m: MeshContext, d: K8sObject): VersionRead | undefined {
     const cm = m.get('configmaps', nsOf(d), injectorConfigName(serviceRevision(nameOf(d))));
     const tag = valueAt(configValues(cm) ?? {}, 'global', 'tag');
-    if (typeof tag === 'string' && isVersion(tag)) return { version: plain(tag), from: `ConfigMap ${nsOf(d)}/${nameOf(cm!)} values global.tag` };
+    if (typeof tag === 'string' && isVersion(tag))
+      return { version: plain(tag), from: `ConfigMap ${nsOf(d)}/${nameOf(cm!)} values global.tag` };
     const v = istiodVersion(m, nsOf(d), nameOf(d));
     return v.version ? { version: v.version, from: v.text } : undefined;
   },
@@ -98,9 +99,20 @@ export const istioRbac: InjectorRbac = {
       verbs: ['get', 'list', 'watch', 'update', 'patch'],
       why: "patches its injection webhook's caBundle",
     },
-    { group: '', resource: 'configmaps', verbs: ['get', 'list', 'watch'], why: 'reads its injection template (istio-sidecar-injector)' },
-    { group: '', resource: 'nodes', verbs: ['get', 'list', 'watch'], why: "reads the nodes' kubelet versions to decide native sidecars" },
+    {
+      group: '',
+      resource: 'configmaps',
+      verbs: ['get', 'list', 'watch'],
+      why: 'reads its injection template (istio-sidecar-injector)',
+    },
+    {
+      group: '',
+      resource: 'nodes',
+      verbs: ['get', 'list', 'watch'],
+      why: "reads the nodes' kubelet versions to decide native sidecars",
+    },
   ],
-  without: 'istiod fails to start its injector (error initializing sidecar injector) or leaves its webhook with a stale caBundle',
+  without:
+    'istiod fails to start its injector (error initializing sidecar injector) or leaves its webhook with a stale caBundle',
   source: 'istio/istio@b8d1df54 manifests/charts/istio-control/istio-discovery/templates/clusterrole.yaml',
 };

@@ -48,7 +48,8 @@ export function imageVersion(image: string): { major: number; minor: number; tex
 }
 
 /** 1.27.0 is the first release with the exact parsing (research/istio.md §2). */
-export const rulesOf = (v: { major: number; minor: number }): IstioRules => (v.major > 1 || (v.major === 1 && v.minor >= 27) ? 'exact' : 'loose');
+export const rulesOf = (v: { major: number; minor: number }): IstioRules =>
+  v.major > 1 || (v.major === 1 && v.minor >= 27) ? 'exact' : 'loose';
 
 /**
  * The version of the istiod Deployment `deployment` in `ns` (its `discovery` container's image).
@@ -70,15 +71,26 @@ export function istiodVersion(m: MeshContext, ns: string | undefined, deployment
     // ConfigMap's `values` carry `global.tag`, the image tag the chart was rendered with
     // (templates/istiod-injector-configmap.yaml, deployment.yaml image @86c9f01f).
     // Read only when the image names no version (checks that pin a Helm line declare configmaps optional).
-    const cm = !fromImage && ns && deployment ? m.get('configmaps', ns, injectorConfigName(serviceRevision(deployment))) : undefined;
+    const cm =
+      !fromImage && ns && deployment
+        ? m.get('configmaps', ns, injectorConfigName(serviceRevision(deployment)))
+        : undefined;
     const tag = valueAt(configValues(cm) ?? {}, 'global', 'tag');
     const candidates: [string | undefined, string][] = [
       [labelsOf(d)['app.kubernetes.io/version'], `Deployment ${where ?? ''} label app.kubernetes.io/version`],
       [labelsOf(d)['helm.sh/chart']?.replace(/^istiod-/, ''), `Deployment ${where ?? ''} label helm.sh/chart`],
-      [typeof tag === 'string' ? tag : undefined, `ConfigMap ${cm ? `${nsOf(cm)}/${nameOf(cm)}` : ''} values global.tag`],
-      [labelsOf(cm)['app.kubernetes.io/version'], `ConfigMap ${cm ? `${nsOf(cm)}/${nameOf(cm)}` : ''} label app.kubernetes.io/version`],
+      [
+        typeof tag === 'string' ? tag : undefined,
+        `ConfigMap ${cm ? `${nsOf(cm)}/${nameOf(cm)}` : ''} values global.tag`,
+      ],
+      [
+        labelsOf(cm)['app.kubernetes.io/version'],
+        `ConfigMap ${cm ? `${nsOf(cm)}/${nameOf(cm)}` : ''} label app.kubernetes.io/version`,
+      ],
     ];
-    const other = fromImage ? undefined : candidates.map(([v, from]) => ({ v: v ? imageVersion(`x:${v}`) : undefined, from })).find((c) => c.v);
+    const other = fromImage
+      ? undefined
+      : candidates.map(([v, from]) => ({ v: v ? imageVersion(`x:${v}`) : undefined, from })).find((c) => c.v);
     const v = fromImage ?? other?.v;
     if (!v) {
       const why = !m.has('deployments')
@@ -94,7 +106,9 @@ export function istiodVersion(m: MeshContext, ns: string | undefined, deployment
       };
     }
     const rules = rulesOf(v);
-    const source = fromImage ? `runs ${image}` : `runs ${image ?? 'an image'} without a version tag; ${other!.from} says ${v.text}`;
+    const source = fromImage
+      ? `runs ${image}`
+      : `runs ${image ?? 'an image'} without a version tag; ${other!.from} says ${v.text}`;
     return {
       version: v.text,
       ...(image ? { image } : {}),

@@ -41,18 +41,42 @@ export const KUMA_NS_ENABLING = ['enabled', 'true'];
 export const KUMA_POD_ENABLING = 'enabled';
 
 /** The injector's decision for a pod it is called for (preCheck: the first rule that decides wins). */
-export function kumaInjector(nsLabels: Record<string, string>, template: { metadata?: unknown; spec?: unknown }): InjectorStep[] {
+export function kumaInjector(
+  nsLabels: Record<string, string>,
+  template: { metadata?: unknown; spec?: unknown },
+): InjectorStep[] {
   const steps: InjectorStep[] = [];
   const spec = podSpec(template);
   const labels = labelsOf(template);
   // No hostNetwork rule: Kuma's injector does not look at it (no HostNetwork reference in pkg/plugins/runtime/k8s).
   const exception = EXCEPTION_LABELS.find((k) => labels[k] !== undefined);
   if (exception)
-    return [{ kind: 'exception', rule: 'exception-labels', ok: false, detail: `pod label ${exception} is one of the injector's exceptions: skipped` }];
+    return [
+      {
+        kind: 'exception',
+        rule: 'exception-labels',
+        ok: false,
+        detail: `pod label ${exception} is one of the injector's exceptions: skipped`,
+      },
+    ];
   steps.push({ kind: 'exception', rule: 'exception-labels', ok: true, detail: 'no exception label' });
   const present = [...containers(spec), ...initContainers(spec)].some((c) => c.name === KUMA_SIDECAR);
-  if (present) return [...steps, { kind: 'already-injected', rule: 'sidecar-exists', ok: false, detail: `a ${KUMA_SIDECAR} container is already there` }];
-  steps.push({ kind: 'already-injected', rule: 'sidecar-exists', ok: true, detail: `no ${KUMA_SIDECAR} container yet` });
+  if (present)
+    return [
+      ...steps,
+      {
+        kind: 'already-injected',
+        rule: 'sidecar-exists',
+        ok: false,
+        detail: `a ${KUMA_SIDECAR} container is already there`,
+      },
+    ];
+  steps.push({
+    kind: 'already-injected',
+    rule: 'sidecar-exists',
+    ok: true,
+    detail: `no ${KUMA_SIDECAR} container yet`,
+  });
   const pod = parseKuma(labels[KUMA_INJECT]);
   const ns = parseKuma(nsLabels[KUMA_INJECT]);
   let step: InjectorStep;
@@ -80,12 +104,25 @@ export function kumaInjector(nsLabels: Record<string, string>, template: { metad
       denies: true,
     };
   else if (ns !== undefined)
-    step = { kind: 'marker', rule: 'sidecar-injection-label', ok: ns, detail: `namespace label ${KUMA_INJECT}=${nsLabels[KUMA_INJECT]}` };
-  else step = { kind: 'marker', rule: 'sidecar-injection-label', ok: false, detail: `neither the pod template nor the namespace has the label ${KUMA_INJECT}` };
+    step = {
+      kind: 'marker',
+      rule: 'sidecar-injection-label',
+      ok: ns,
+      detail: `namespace label ${KUMA_INJECT}=${nsLabels[KUMA_INJECT]}`,
+    };
+  else
+    step = {
+      kind: 'marker',
+      rule: 'sidecar-injection-label',
+      ok: false,
+      detail: `neither the pod template nor the namespace has the label ${KUMA_INJECT}`,
+    };
   steps.push(step);
   if (!step.ok) return steps;
   // precheck.go: an app container running as the sidecar's UID is an error (init containers only warn).
-  const clash = containers(spec).find((c) => isObj(c.securityContext) && c.securityContext.runAsUser === KUMA_SIDECAR_UID);
+  const clash = containers(spec).find(
+    (c) => isObj(c.securityContext) && c.securityContext.runAsUser === KUMA_SIDECAR_UID,
+  );
   steps.push(
     clash
       ? {
@@ -95,7 +132,12 @@ export function kumaInjector(nsLabels: Record<string, string>, template: { metad
           detail: `container ${String(clash.name)} runs as UID ${KUMA_SIDECAR_UID}, the sidecar's: the injector rejects the pod`,
           denies: true,
         }
-      : { kind: 'proxy-uid', rule: 'sidecar-uid', ok: true, detail: `no app container runs as UID ${KUMA_SIDECAR_UID}` },
+      : {
+          kind: 'proxy-uid',
+          rule: 'sidecar-uid',
+          ok: true,
+          detail: `no app container runs as UID ${KUMA_SIDECAR_UID}`,
+        },
   );
   return steps;
 }

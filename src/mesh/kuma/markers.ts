@@ -54,7 +54,11 @@ export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): M
         message: invalid
           ? `Namespace ${ns} has label ${KUMA_INJECT}=${v}, a value Kuma does not accept, so Kuma injects no pod in it but those labelled ${KUMA_INJECT}=enabled.`
           : `Namespace ${ns} has label ${KUMA_INJECT}=${v}, which Kuma's injector accepts but its namespace webhook does not select (only enabled or true), so Kuma injects no pod in it but those labelled ${KUMA_INJECT}=enabled.`,
-        evidence: { marker: `label ${KUMA_INJECT}=${v}`, ...(invalid ? { validValues: KUMA_VALID } : {}), expected: `label ${KUMA_INJECT}=enabled` },
+        evidence: {
+          marker: `label ${KUMA_INJECT}=${v}`,
+          ...(invalid ? { validValues: KUMA_VALID } : {}),
+          expected: `label ${KUMA_INJECT}=enabled`,
+        },
         fix: set('labels', KUMA_INJECT, 'enabled'),
         recreate: c.waiting(),
         remove: unset('labels', KUMA_INJECT),

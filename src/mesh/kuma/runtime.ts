@@ -37,29 +37,42 @@ export function kumaRuntime(env: (m: MeshContext) => Record<string, string>): Me
       return [
         cni
           ? { name: 'kuma-validation', init: true, securityContext: sidecar }
-          : { name: 'kuma-init', init: true, securityContext: { runAsUser: 0, add: ['NET_ADMIN', 'NET_RAW'], drop: ['ALL'] } },
+          : {
+              name: 'kuma-init',
+              init: true,
+              securityContext: { runAsUser: 0, add: ['NET_ADMIN', 'NET_RAW'], drop: ['ALL'] },
+            },
         { name: 'kuma-sidecar', init: false, securityContext: sidecar },
       ];
     },
-    injectedFrom: 'kumahq/kuma v2.14.3 pkg/plugins/runtime/k8s/webhooks/injector/injector.go, pkg/plugins/runtime/k8s/containers/factory.go',
+    injectedFrom:
+      'kumahq/kuma v2.14.3 pkg/plugins/runtime/k8s/webhooks/injector/injector.go, pkg/plugins/runtime/k8s/containers/factory.go',
     openshift: (ns) => [
       comment`the Kuma sidecar runs as an explicit UID, 5678: allow the ServiceAccounts of the namespace the nonroot SCC, and install kuma-cni with kumactl install control-plane --cni-enabled, as OpenShift 4 runs nftables, as the Kuma OpenShift guide says`,
       cmd`oc adm policy add-scc-to-group nonroot ${`system:serviceaccounts:${ns}`}`,
     ],
-    initResources: () => ({ requests: { cpu: '20m', memory: '20M' }, limits: { memory: '50M' }, from: 'Kuma default kuma-init resources' }),
+    initResources: () => ({
+      requests: { cpu: '20m', memory: '20M' },
+      limits: { memory: '50M' },
+      from: 'Kuma default kuma-init resources',
+    }),
     failures: [
       {
         container: 'kuma-validation',
         cause:
           "kuma-cni had not set up the pod's transparent proxy when it started (the validator could not reach its server through the redirection): kuma-cni was not ready on the node, or its configuration does not fit the cluster's CNI (cni.chained, netDir, confName)",
         source: 'kumahq/kuma v2.14.3 pkg/transparentproxy/validate/validator.go',
-        fix: (c) => [comment`check kuma-cni on the node of the pod, then re-create the pod`, cmd`kubectl delete pod ${c.pod} -n ${c.namespace}`],
+        fix: (c) => [
+          comment`check kuma-cni on the node of the pod, then re-create the pod`,
+          cmd`kubectl delete pod ${c.pod} -n ${c.namespace}`,
+        ],
       },
       {
         container: 'kuma-init',
         cause:
           "kumactl install transparent-proxy could not program the pod's iptables (OpenShift 4 and other nftables-only nodes cannot run it in the pod: Kuma's OpenShift guide)",
-        source: 'kumahq/kuma v2.14.3 app/kumactl/cmd/install/install_transparent_proxy.go; kumahq/kuma-website app/_src/installation/openshift.md',
+        source:
+          'kumahq/kuma v2.14.3 app/kumactl/cmd/install/install_transparent_proxy.go; kumahq/kuma-website app/_src/installation/openshift.md',
         fix: (c) => [
           comment`its log says which iptables call failed`,
           cmd`kubectl logs ${c.pod} -n ${c.namespace} -c kuma-init --previous`,

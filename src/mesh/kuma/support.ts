@@ -6,7 +6,16 @@
 import type { K8sObject } from '../../util/types.js';
 import { arr, isObj } from '../../util/objects.js';
 import type { InjectorRbac, KubernetesSupport, VersionRead } from '../profile.js';
-import { compareSemver, containerVersion, deploymentText, imageTag, minorRelease, podContainer, semver, templateContainer } from '../versions.js';
+import {
+  compareSemver,
+  containerVersion,
+  deploymentText,
+  imageTag,
+  minorRelease,
+  podContainer,
+  semver,
+  templateContainer,
+} from '../versions.js';
 
 /**
  * Kuma "is validated against two Kubernetes versions" (kumahq/kuma-website@a92a32a8
@@ -14,12 +23,42 @@ import { compareSemver, containerVersion, deploymentText, imageTag, minorRelease
  * K8S_MAX_VERSION of mk/dev.mk at each tag (lines 24-25 up to 2.11.0, 30-31 after).
  */
 const KUBERNETES: readonly KubernetesSupport[] = [
-  { release: '2.14', min: '1.32', max: '1.35', source: 'kumahq/kuma@51c6d381 (v2.14.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION' },
-  { release: '2.13', min: '1.31', max: '1.34', source: 'kumahq/kuma@99bb946e (v2.13.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION' },
-  { release: '2.12', min: '1.27', max: '1.32', source: 'kumahq/kuma@6b477999 (2.12.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION' },
-  { release: '2.11', min: '1.27', max: '1.32', source: 'kumahq/kuma@77a25d52 (2.11.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION' },
-  { release: '2.10', min: '1.25', max: '1.31', source: 'kumahq/kuma@fed22561 (2.10.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION' },
-  { release: '2.9', min: '1.25', max: '1.31', source: 'kumahq/kuma@948e6a43 (2.9.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION' },
+  {
+    release: '2.14',
+    min: '1.32',
+    max: '1.35',
+    source: 'kumahq/kuma@51c6d381 (v2.14.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION',
+  },
+  {
+    release: '2.13',
+    min: '1.31',
+    max: '1.34',
+    source: 'kumahq/kuma@99bb946e (v2.13.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION',
+  },
+  {
+    release: '2.12',
+    min: '1.27',
+    max: '1.32',
+    source: 'kumahq/kuma@6b477999 (2.12.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION',
+  },
+  {
+    release: '2.11',
+    min: '1.27',
+    max: '1.32',
+    source: 'kumahq/kuma@77a25d52 (2.11.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION',
+  },
+  {
+    release: '2.10',
+    min: '1.25',
+    max: '1.31',
+    source: 'kumahq/kuma@fed22561 (2.10.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION',
+  },
+  {
+    release: '2.9',
+    min: '1.25',
+    max: '1.31',
+    source: 'kumahq/kuma@948e6a43 (2.9.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION',
+  },
 ];
 
 /**
@@ -34,15 +73,19 @@ export const kumaVersions = {
   release: (v: string) => minorRelease(v),
   compare: (a: string, b: string) => compareSemver(a, b),
   /** The kuma-cp image of the control-plane container (values.yaml controlPlane.image.repository "kuma-cp"). */
-  controlPlane: (_m: unknown, d: K8sObject) => containerVersion(templateContainer(d, 'control-plane'), `${deploymentText(d)} container control-plane`),
+  controlPlane: (_m: unknown, d: K8sObject) =>
+    containerVersion(templateContainer(d, 'control-plane'), `${deploymentText(d)} container control-plane`),
   injects(_m: unknown, d: K8sObject): VersionRead | undefined {
     const c = templateContainer(d, 'control-plane');
     const e = arr(c?.env).find((x) => isObj(x) && x.name === SIDECAR_IMAGE_ENV);
     const tag = isObj(e) && typeof e.value === 'string' ? imageTag(e.value) : undefined;
-    return tag && semver(tag) ? { version: tag, from: `${deploymentText(d)} env ${SIDECAR_IMAGE_ENV}=${e!.value}` } : undefined;
+    return tag && semver(tag)
+      ? { version: tag, from: `${deploymentText(d)} env ${SIDECAR_IMAGE_ENV}=${e!.value}` }
+      : undefined;
   },
   /** The kuma-sidecar container's kuma-dp image (values.yaml dataPlane.image.repository "kuma-dp"). */
-  proxy: (pod: K8sObject): VersionRead | undefined => containerVersion(podContainer(pod, 'kuma-sidecar'), 'container kuma-sidecar'),
+  proxy: (pod: K8sObject): VersionRead | undefined =>
+    containerVersion(podContainer(pod, 'kuma-sidecar'), 'container kuma-sidecar'),
   /**
    * pkg/version/compatibility.go DeploymentVersionCompatible (v2.14.0): "we support backwards
    * compatibility of at most two prior minor versions" (the constraint >= minor-2, <= minor+2).
@@ -66,7 +109,12 @@ export const kumaVersions = {
 export const kumaRbac: InjectorRbac = {
   names: (_ns, cp) => ({ clusterRole: cp, clusterRoleBinding: cp }),
   needs: [
-    { group: '', resource: 'namespaces', verbs: ['get', 'list', 'watch'], why: "reads each pod's namespace labels and annotations" },
+    {
+      group: '',
+      resource: 'namespaces',
+      verbs: ['get', 'list', 'watch'],
+      why: "reads each pod's namespace labels and annotations",
+    },
     { group: 'kuma.io', resource: 'meshes', verbs: ['get', 'list', 'watch'], why: "reads the pod's Mesh" },
   ],
   without: 'the injector cannot read the namespace or the Mesh and refuses every pod it is called for',

@@ -16,16 +16,27 @@ import type { IdentityCerts } from '../profile.js';
 export function linkerdIdentity(configmaps: K8sObject[], secrets: K8sObject[]): IdentityCerts[] {
   const out: IdentityCerts[] = [];
   for (const cm of configmaps) {
-    const text = cm.metadata?.name === 'linkerd-identity-trust-roots' && isObj(cm.data) ? str(cm.data['ca-bundle.crt']) : undefined;
+    const text =
+      cm.metadata?.name === 'linkerd-identity-trust-roots' && isObj(cm.data)
+        ? str(cm.data['ca-bundle.crt'])
+        : undefined;
     if (text === undefined) continue;
-    const ref = { kind: 'ConfigMap' as const, namespace: str(cm.metadata?.namespace) ?? '', name: 'linkerd-identity-trust-roots' };
+    const ref = {
+      kind: 'ConfigMap' as const,
+      namespace: str(cm.metadata?.namespace) ?? '',
+      name: 'linkerd-identity-trust-roots',
+    };
     out.push({ role: 'trust anchor', ref, key: 'ca-bundle.crt', obj: cm, certs: parsePem(text).certs });
   }
   for (const s of secrets) {
     if (s.metadata?.name !== 'linkerd-identity-issuer') continue;
     const key = ['crt.pem', 'tls.crt'].find((k) => secretCerts(s, k)?.certs.length);
     if (!key) continue; // no issuer certificate kept: nothing to date
-    const ref = { kind: 'Secret' as const, namespace: str(s.metadata?.namespace) ?? '', name: 'linkerd-identity-issuer' };
+    const ref = {
+      kind: 'Secret' as const,
+      namespace: str(s.metadata?.namespace) ?? '',
+      name: 'linkerd-identity-issuer',
+    };
     out.push({ role: 'issuer', ref, key, obj: s, certs: secretCerts(s, key)!.certs.slice(0, 1) });
   }
   return out;

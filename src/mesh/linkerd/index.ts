@@ -33,7 +33,10 @@ function linkerdValues(m: MeshContext): Record<string, any> | undefined {
 
 /** identity.serviceAccountTokenProjection in the linkerd-config values; default true. */
 const tokenProjection = (m: MeshContext): boolean =>
-  m.memo('linkerd:token-projection', () => valueAt(linkerdValues(m), 'identity', 'serviceAccountTokenProjection') !== false);
+  m.memo(
+    'linkerd:token-projection',
+    () => valueAt(linkerdValues(m), 'identity', 'serviceAccountTokenProjection') !== false,
+  );
 
 const RESOURCE_ANNOTATIONS: Record<ResourceKey, string> = {
   'requests.cpu': 'config.linkerd.io/proxy-cpu-request',
@@ -64,7 +67,13 @@ const cni: CniPlugin = {
   },
   install: (ns) => [
     choice(text`install linkerd-cni and turn it on for the injector: run the lines for your install method`, [
-      { label: text`linkerd CLI`, steps: [cmd`linkerd install-cni | kubectl apply -f -`, cmd`linkerd upgrade --linkerd-cni-enabled | kubectl apply -f -`] },
+      {
+        label: text`linkerd CLI`,
+        steps: [
+          cmd`linkerd install-cni | kubectl apply -f -`,
+          cmd`linkerd upgrade --linkerd-cni-enabled | kubectl apply -f -`,
+        ],
+      },
       {
         label: text`Helm`,
         steps: [
@@ -91,7 +100,8 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
     ownNamespaces: ['linkerd'],
     excludedNamespaces: ['cert-manager'],
     isNamespace: (ns) => labelsOf(ns)['linkerd.io/is-control-plane'] === 'true',
-    isWorkload: (l) => l['linkerd.io/control-plane-component'] !== undefined || l['linkerd.io/cni-resource'] !== undefined,
+    isWorkload: (l) =>
+      l['linkerd.io/control-plane-component'] !== undefined || l['linkerd.io/cni-resource'] !== undefined,
     isOwnPod: (l, ns) => l['linkerd.io/control-plane-ns'] === ns || l['linkerd.io/extension'] !== undefined,
     injector: {
       name: INJECTOR,
@@ -124,25 +134,33 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
           { key: 'secrets' as const, namespace: ns, name: 'linkerd-proxy-injector-k8s-tls' },
           { key: 'secrets' as const, namespace: ns, name: 'linkerd-identity-issuer' },
         ]),
-      configMapKeys: (name) => (name === 'linkerd-config' ? 'values' : name === 'linkerd-identity-trust-roots' ? 'ca-bundle.crt' : undefined),
+      configMapKeys: (name) =>
+        name === 'linkerd-config' ? 'values' : name === 'linkerd-identity-trust-roots' ? 'ca-bundle.crt' : undefined,
     },
   },
 
   markers: {
     ...LINKERD_MARKERS,
-    intent: (i) => isLinkerdEnabling(i.nsAnnotations[LINKERD_INJECT]) || isLinkerdEnabling(annotationsOf(i.template)[LINKERD_INJECT]),
+    intent: (i) =>
+      isLinkerdEnabling(i.nsAnnotations[LINKERD_INJECT]) ||
+      isLinkerdEnabling(annotationsOf(i.template)[LINKERD_INJECT]),
     enableMarker,
     rules: { namespace: namespaceProblems, workload: workloadProblems },
   },
 
   injector: {
     decide: (m, i) =>
-      linkerdInjector(i.nsAnnotations, i.template, { tokenProjection: tokenProjection(m), ...(i.proxyPresent ? { proxyPresent: i.proxyPresent } : {}) }),
+      linkerdInjector(i.nsAnnotations, i.template, {
+        tokenProjection: tokenProjection(m),
+        ...(i.proxyPresent ? { proxyPresent: i.proxyPresent } : {}),
+      }),
     skippedEventPrefix: 'Linkerd sidecar proxy injection skipped: ',
     skipReasons: LINKERD_SKIP_REASONS,
     readSkip: (m, w, reason, pods) => readLinkerdSkip(m, w, reason, pods, tokenProjection(m)),
     token: (m) =>
-      tokenProjection(m) ? undefined : { why: 'Linkerd runs without projected identity tokens', evidence: { serviceAccountTokenProjection: false } },
+      tokenProjection(m)
+        ? undefined
+        : { why: 'Linkerd runs without projected identity tokens', evidence: { serviceAccountTokenProjection: false } },
     rbac: linkerdRbac,
   },
 
@@ -185,7 +203,8 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
           const key = NATIVE.find((k) => ann[k] !== undefined);
           if (key) return { native: ann[key] === 'true', reason: `${where} annotation ${key}=${ann[key]}` };
         }
-        if (valueAt(linkerdValues(m), 'proxy', 'nativeSidecar') === true) return { native: true, reason: 'linkerd-config proxy.nativeSidecar: true' };
+        if (valueAt(linkerdValues(m), 'proxy', 'nativeSidecar') === true)
+          return { native: true, reason: 'linkerd-config proxy.nativeSidecar: true' };
         return undefined;
       },
       annotation: 'config.beta.linkerd.io/proxy-enable-native-sidecar',
@@ -199,14 +218,20 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
       comment`or: wrap the command of the app in linkerd-await --shutdown -- with config.linkerd.io/proxy-admin-shutdown: enabled on the pod template`,
       comment`or: opt the pod template out with the annotation linkerd.io/inject: disabled`,
     ],
-    relief: (_pods, ns, job) => [comment`the app has exited, and linkerd-proxy has no shell to stop it from`, cmd`kubectl delete job ${job} -n ${ns}`],
+    relief: (_pods, ns, job) => [
+      comment`the app has exited, and linkerd-proxy has no shell to stop it from`,
+      cmd`kubectl delete job ${job} -n ${ns}`,
+    ],
   },
 
   install: {
     reinstall: (ns) => [
       choice(text`re-render the control plane the way it was installed: run the one line for your install method`, [
         { label: text`linkerd CLI`, steps: [cmd`linkerd upgrade | kubectl apply -f -`] },
-        { label: text`Helm`, steps: [cmd`helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values`] },
+        {
+          label: text`Helm`,
+          steps: [cmd`helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values`],
+        },
       ]),
     ],
     memoryFix: (ns, _injector, limit) => [

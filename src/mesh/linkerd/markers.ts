@@ -86,9 +86,13 @@ export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): Mar
       evidence: {
         marker: `${where} annotation ${LINKERD_INJECT}=${v}`,
         validValues: [...LINKERD_VALID],
-        expected: ns.enabled ? `no ${where} annotation (namespace ${w.namespace} has ${ns.text})` : `${where} annotation ${LINKERD_INJECT}=enabled`,
+        expected: ns.enabled
+          ? `no ${where} annotation (namespace ${w.namespace} has ${ns.text})`
+          : `${where} annotation ${LINKERD_INJECT}=enabled`,
       },
-      fix: ns.enabled ? removeFromTemplate(w, 'annotations', LINKERD_INJECT) : setOnTemplate(w, 'annotations', LINKERD_INJECT, 'enabled'),
+      fix: ns.enabled
+        ? removeFromTemplate(w, 'annotations', LINKERD_INJECT)
+        : setOnTemplate(w, 'annotations', LINKERD_INJECT, 'enabled'),
       remove: removeFromTemplate(w, 'annotations', LINKERD_INJECT),
       templateChanges: [{ field: 'annotations', key: LINKERD_INJECT, ...(ns.enabled ? {} : { value: 'enabled' }) }],
     });

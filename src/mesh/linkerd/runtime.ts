@@ -22,12 +22,16 @@ import { valueAt } from '../config-values.js';
 import type { InjectedContainer, MeshProfile } from '../profile.js';
 
 const num = (v: unknown, d: number) => (typeof v === 'number' ? v : d);
-const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined);
+const strings = (v: unknown): string[] | undefined =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined;
 
 /** The CLI and Helm ways to set values on the installed control plane. */
 const upgrade = (why: string, ns: string, ...sets: string[]): Step[] => [
   choice(text`${why}: run the one line for your install method`, [
-    { label: text`linkerd CLI`, steps: [cmd`linkerd upgrade ${{ args: sets.map((s) => ['--set=', { value: s }]) }} | kubectl apply -f -`] },
+    {
+      label: text`linkerd CLI`,
+      steps: [cmd`linkerd upgrade ${{ args: sets.map((s) => ['--set=', { value: s }]) }} | kubectl apply -f -`],
+    },
     {
       label: text`Helm`,
       steps: [
@@ -49,7 +53,13 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
             {
               name: 'linkerd-network-validator',
               init: true,
-              securityContext: { allowPrivilegeEscalation: false, drop: ['ALL'], runAsUser: 65534, runAsNonRoot: true, seccomp: 'RuntimeDefault' },
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                drop: ['ALL'],
+                runAsUser: 65534,
+                runAsNonRoot: true,
+                seccomp: 'RuntimeDefault',
+              },
             },
           ]
         : [
@@ -60,7 +70,9 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
                 allowPrivilegeEscalation: privileged,
                 privileged,
                 add: ['NET_ADMIN', 'NET_RAW'],
-                ...(strings(valueAt(init, 'capabilities', 'drop')) ? { drop: strings(valueAt(init, 'capabilities', 'drop'))! } : {}),
+                ...(strings(valueAt(init, 'capabilities', 'drop'))
+                  ? { drop: strings(valueAt(init, 'capabilities', 'drop'))! }
+                  : {}),
                 runAsUser: root ? 0 : num(valueAt(init, 'runAsUser'), 65534) || 65534,
                 runAsNonRoot: !root,
                 seccomp: 'RuntimeDefault',
@@ -81,10 +93,15 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
       });
       return out;
     },
-    injectedFrom: 'linkerd/linkerd2 b24cd405 charts/partials/templates/_proxy.tpl, _proxy-init.tpl, _network-validator.tpl',
+    injectedFrom:
+      'linkerd/linkerd2 b24cd405 charts/partials/templates/_proxy.tpl, _proxy-init.tpl, _network-validator.tpl',
     restrictedFix: (rule, container, ns) =>
       rule === 'capabilities' && container === 'linkerd-proxy'
-        ? upgrade('make the injector drop every capability of linkerd-proxy (values proxy.capabilities.drop)', ns, 'proxy.capabilities.drop={ALL}')
+        ? upgrade(
+            'make the injector drop every capability of linkerd-proxy (values proxy.capabilities.drop)',
+            ns,
+            'proxy.capabilities.drop={ALL}',
+          )
         : undefined,
     // Linkerd documents no OpenShift install (linkerd/website 93f00175); its maintainers point at
     // linkerd-cni (linkerd/linkerd2#4851) and users move the proxy's UID into the namespace's range
@@ -110,16 +127,28 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
       {
         container: 'linkerd-init',
         line: /\(legacy\): Cannot initialize: iptables who\? \(do you need to insmod\?\)/,
-        cause: "the node's kernel has no legacy iptables (the nat table's modules are not loaded): linkerd-init runs iptables-legacy",
+        cause:
+          "the node's kernel has no legacy iptables (the nat table's modules are not loaded): linkerd-init runs iptables-legacy",
         source: 'linkerd/linkerd2#8596, #8732; values.yaml proxyInit.iptablesMode',
-        fix: (c) => upgrade('run linkerd-init with nftables, or install linkerd-cni instead', c.controlPlaneNamespace, 'proxyInit.iptablesMode=nft'),
+        fix: (c) =>
+          upgrade(
+            'run linkerd-init with nftables, or install linkerd-cni instead',
+            c.controlPlaneNamespace,
+            'proxyInit.iptablesMode=nft',
+          ),
       },
       {
         container: 'linkerd-init',
         line: /\(nf_tables\): Could not fetch rule set generation id: Invalid argument/,
-        cause: "the node's kernel does not support iptables-nft (GKE's Container-Optimized OS, older kernels): linkerd-init runs iptables-nft",
+        cause:
+          "the node's kernel does not support iptables-nft (GKE's Container-Optimized OS, older kernels): linkerd-init runs iptables-nft",
         source: 'linkerd/linkerd2#9053; values.yaml proxyInit.iptablesMode (nft by default since edge-25.8.2)',
-        fix: (c) => upgrade('run linkerd-init with legacy iptables, or install linkerd-cni instead', c.controlPlaneNamespace, 'proxyInit.iptablesMode=legacy'),
+        fix: (c) =>
+          upgrade(
+            'run linkerd-init with legacy iptables, or install linkerd-cni instead',
+            c.controlPlaneNamespace,
+            'proxyInit.iptablesMode=legacy',
+          ),
       },
       {
         container: 'linkerd-init',

@@ -55,7 +55,12 @@ export const LINKERD_SKIP_REASONS: readonly string[] = [
   AUTOMOUNT,
 ];
 
-type Rule = { name?: readonly string[]; image?: readonly string[]; initName?: readonly string[]; initImage?: readonly string[] };
+type Rule = {
+  name?: readonly string[];
+  image?: readonly string[];
+  initName?: readonly string[];
+  initImage?: readonly string[];
+};
 /** HasExistingSidecars at b24cd405 (both lists also look at init containers since edge-24.5.1). */
 const NOW: Rule = {
   name: ['linkerd-proxy', 'istio-proxy'],
@@ -77,18 +82,27 @@ function sidecarIn(pods: readonly K8sObject[], rule: Rule): string | undefined {
     const spec = podSpec(p);
     const hit = (cs: Record<string, any>[], names: readonly string[] = [], images: readonly string[] = []) =>
       cs.find((c) => names.includes(str(c.name) ?? '') || images.some((i) => (str(c.image) ?? '').startsWith(i)));
-    const c = hit([...containers(spec), ...initContainers(spec)], rule.name, rule.image) ?? hit(initContainers(spec), rule.initName, rule.initImage);
+    const c =
+      hit([...containers(spec), ...initContainers(spec)], rule.name, rule.image) ??
+      hit(initContainers(spec), rule.initName, rule.initImage);
     if (c) return `${str(c.name) ?? ''} (${str(c.image) ?? 'no image'})`;
   }
   return undefined;
 }
 
 /** What one skip reason means for a workload whose pods the model says should have been injected. */
-export function readLinkerdSkip(m: MeshContext, w: Workload, reason: string, pods: readonly K8sObject[], tokenProjection: boolean): SkipReading | undefined {
+export function readLinkerdSkip(
+  m: MeshContext,
+  w: Workload,
+  reason: string,
+  pods: readonly K8sObject[],
+  tokenProjection: boolean,
+): SkipReading | undefined {
   if (reason === HOST)
     return {
       reason,
-      means: 'the pods were created with hostNetwork: true, which Linkerd never injects; the pod template no longer says so',
+      means:
+        'the pods were created with hostNetwork: true, which Linkerd never injects; the pod template no longer says so',
       source: REPORT,
       fix: [],
     };
@@ -98,7 +112,8 @@ export function readLinkerdSkip(m: MeshContext, w: Workload, reason: string, pod
       return {
         reason,
         means: `Linkerd before stable-2.8.0 takes container ${old} for a proxy already injected (a container named envoy or contour, or an Envoy or Contour image)`,
-        source: 'linkerd/linkerd2 stable-2.7.0 (b9caae0c) pkg/healthcheck/sidecar.go, removed in stable-2.8.0 (#4092); linkerd/linkerd2#3910',
+        source:
+          'linkerd/linkerd2 stable-2.7.0 (b9caae0c) pkg/healthcheck/sidecar.go, removed in stable-2.8.0 (#4092); linkerd/linkerd2#3910',
         evidence: { container: old },
         fix: [comment`upgrade Linkerd to stable-2.8.0 or later, or rename the container`],
       };
@@ -153,13 +168,18 @@ export function readLinkerdSkip(m: MeshContext, w: Workload, reason: string, pod
         : `Linkerd 2.10 and 2.11 skip every pod whose containers have no ServiceAccount token mount, even when the pod template does not turn it off${saOff ? ` (ServiceAccount ${sa} sets automountServiceAccountToken: false)` : ''}`,
       source:
         'linkerd/linkerd2 stable-2.10.0 (b10356a8) and stable-2.11.0 (02064b02) pkg/inject/report.go newReport; conditional on token projection from stable-2.12.0 (#7117)',
-      evidence: { templateAutomount: templateOff ? false : null, serviceAccount: sa, serviceAccountAutomount: saOff ? false : null },
+      evidence: {
+        templateAutomount: templateOff ? false : null,
+        serviceAccount: sa,
+        serviceAccountAutomount: saOff ? false : null,
+      },
       fix: [
         ...setOnTemplateSpec(w, { automountServiceAccountToken: true }),
         comment`or upgrade Linkerd to 2.12 or later, which injects such pods with projected tokens`,
       ],
     };
   }
-  if (reason === UNSUPPORTED) return { reason, means: 'the injector could not read the pod it was asked about', source: REPORT, fix: [] };
+  if (reason === UNSUPPORTED)
+    return { reason, means: 'the injector could not read the pod it was asked about', source: REPORT, fix: [] };
   return undefined;
 }

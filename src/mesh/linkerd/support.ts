@@ -21,8 +21,18 @@ const PROXY = 'linkerd-proxy';
 const PAGE = 'linkerd/website@93f00175 linkerd.io/content/2-edge/reference/k8s-versions.md';
 const KUBERNETES: readonly KubernetesSupport[] = [
   { release: '2.20', min: '1.31', max: '1.35', source: PAGE },
-  { release: '2.19', min: '1.23', max: '1.35', source: `${PAGE}; minimum from linkerd2@0ebd74b0 pkg/k8s/api.go minAPIVersion` },
-  { release: '2.18', min: '1.23', max: '1.32', source: `${PAGE}; minimum from linkerd2@0fe0ad01 pkg/k8s/api.go minAPIVersion` },
+  {
+    release: '2.19',
+    min: '1.23',
+    max: '1.35',
+    source: `${PAGE}; minimum from linkerd2@0ebd74b0 pkg/k8s/api.go minAPIVersion`,
+  },
+  {
+    release: '2.18',
+    min: '1.23',
+    max: '1.32',
+    source: `${PAGE}; minimum from linkerd2@0fe0ad01 pkg/k8s/api.go minAPIVersion`,
+  },
   { release: '2.17', min: '1.22', max: '1.31', source: PAGE },
   { release: '2.16', min: '1.22', max: '1.29', source: PAGE },
   { release: '2.15', min: '1.22', max: '1.29', source: PAGE },
@@ -83,7 +93,11 @@ export const linkerdVersions = {
   },
   /** The controller image of the injector (charts/linkerd-control-plane/templates/proxy-injector.yaml line 97: controllerImage:controllerImageVersion|linkerdVersion). */
   controlPlane: (_m: unknown, d: K8sObject) =>
-    containerVersion(templateContainer(d, 'proxy-injector'), `${deploymentText(d)} container proxy-injector`, isVersion),
+    containerVersion(
+      templateContainer(d, 'proxy-injector'),
+      `${deploymentText(d)} container proxy-injector`,
+      isVersion,
+    ),
   /**
    * What the injector injects: the values it renders proxies from (`proxy.image.version | default
    * linkerdVersion`, charts/partials/templates/_proxy.tpl line 252) are those its own pod's proxy
@@ -121,11 +135,21 @@ export const linkerdVersions = {
 export const linkerdRbac: InjectorRbac = {
   names: (ns) => ({ clusterRole: `linkerd-${ns}-proxy-injector`, clusterRoleBinding: `linkerd-${ns}-proxy-injector` }),
   needs: [
-    { group: '', resource: 'namespaces', verbs: ['get', 'list', 'watch'], why: "reads each pod's namespace annotations" },
+    {
+      group: '',
+      resource: 'namespaces',
+      verbs: ['get', 'list', 'watch'],
+      why: "reads each pod's namespace annotations",
+    },
     { group: '', resource: 'pods', verbs: ['list', 'watch'], why: 'caches pods' },
     { group: '', resource: 'replicationcontrollers', verbs: ['list', 'watch'], why: "caches pods' owners" },
     { group: 'apps', resource: 'deployments', verbs: ['list', 'watch'], why: "caches pods' owners" },
-    { group: 'apps', resource: 'replicasets', verbs: ['get', 'list', 'watch'], why: "resolves a pod's ReplicaSet to its Deployment" },
+    {
+      group: 'apps',
+      resource: 'replicasets',
+      verbs: ['get', 'list', 'watch'],
+      why: "resolves a pod's ReplicaSet to its Deployment",
+    },
     { group: 'apps', resource: 'daemonsets', verbs: ['list', 'watch'], why: "caches pods' owners" },
     { group: 'apps', resource: 'statefulsets', verbs: ['list', 'watch'], why: "caches pods' owners" },
     { group: 'batch', resource: 'jobs', verbs: ['get', 'list', 'watch'], why: "resolves a pod's Job to its CronJob" },
