@@ -351,6 +351,7 @@ export const CATALOG = {
       'pods',
       'namespaces',
       'configmaps',
+      'nodes',
     ],
   },
   'proxy-missing-beside-meshed': {

@@ -18,12 +18,13 @@
  * the injector's container port (istiod 15017, Linkerd 8443, Kuma 5443, Consul 8080), since the
  * API server dials the pod, not the Service's 443 (istio/istio#20890, #19066, #36955; kumahq/kuma#6841),
  * and the provider's rule where the cluster shows it (an AWS security group, a GKE private
- * cluster's control-plane firewall rule: istio.io docs/setup/platform-setup/gke), from the
- * injector pods' node names.
+ * cluster's control-plane firewall rule: istio.io docs/setup/platform-setup/gke), from the one
+ * provider fact and with the one firewall fix webhook-port-blocked gives (facts/webhook-path.ts).
  * Fix: repair the link the error names; the controller retries by itself.
  */
 import { type WebhookFailureCause, dialledPort, webhookFailureCause } from '../k8s/admission.js';
-import { type Provider, providerOf } from '../k8s/provider.js';
+import type { Provider } from '../k8s/providers.js';
+import { firewallSteps, provider as clusterProvider } from '../facts/webhook-path.js';
 import { OWNER_KINDS, eventInfo, missingPods, workloadOfObject } from '../k8s/events.js';
 import { KINDS } from '../k8s/kinds.js';
 import { injectorAt, injectorPodSelector, reinstallCommands, webhookTargets } from '../facts/controlplane.js';
@@ -61,24 +62,16 @@ function portToOpen(
   return { port: fallback, from: "the mesh's default" };
 }
 
-/** Where the port is opened: the provider's rule when the cluster shows the provider, else a NetworkPolicy. */
-function openPort(provider: Provider | undefined, port: number, ns: string): Step[] {
-  const generic = [
+/**
+ * Where the port is opened: a NetworkPolicy, and the provider's own rule where the cluster shows
+ * the provider (the one fix webhook-port-blocked gives too: facts/webhook-path.ts firewallSteps).
+ */
+function openPort(p: Provider | undefined, port: number, ns: string, service: string): Step[] {
+  return [
     comment`a NetworkPolicy in ${ns} must admit the API server to TCP port ${port} of the injector pods`,
     cmd`kubectl -n ${ns} get networkpolicy`,
+    ...firewallSteps(p, port, service),
   ];
-  if (provider === 'aws')
-    return [
-      comment`AWS: the security group of the nodes must allow inbound TCP ${port} from the security group of the cluster control plane`,
-      ...generic,
-    ];
-  if (provider === 'gke')
-    return [
-      // Not a gcloud command line: the rule's name holds the cluster's, which the objects do not show.
-      comment`GKE private cluster: the firewall rule GKE created for its control plane, named gke-CLUSTER-...-master, does not open tcp:${port} to the nodes: add it to the ports the rule allows, keeping the ones it has, with gcloud compute firewall-rules update`,
-      ...generic,
-    ];
-  return generic;
 }
 
 /** The mesh of a webhook named in an event (the one rule every caller uses: webhookMesh). */
@@ -151,9 +144,9 @@ export default defineCheck({
         cause === 'timeout' || cause === 'connection-refused'
           ? portToOpen(g.message, backend, p.controlPlane.injector.webhookPort)
           : undefined;
-      // The injector's own pods: what every scope reads (-A, -n, a namespace evaluated alone), live or offline.
-      const provider = reach ? providerOf(backend?.injector.pods ?? []) : undefined;
-      const open = reach ? openPort(provider, reach.port, cpNs) : [];
+      // The one provider fact (nodes' labels, else the node names of the pods read).
+      const provider = reach ? clusterProvider(m) : undefined;
+      const open = reach ? openPort(provider, reach.port, cpNs, svc) : [];
       const fixes: Record<WebhookFailureCause, Step[]> = {
         'no-endpoints': [
           ...(dep ? [cmd`kubectl -n ${cpNs} rollout status ${`deploy/${dep}`}`] : []),

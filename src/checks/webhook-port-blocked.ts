@@ -26,9 +26,8 @@
  */
 import { webhookCallFailures, apiservers } from '../facts/apiserver.js';
 import { podsMissingProxy, webhookEvidence } from '../facts/controlplane.js';
-import { provider, webhookPaths, type WebhookPath } from '../facts/webhook-path.js';
+import { firewallSteps, provider, webhookPaths, type WebhookPath } from '../facts/webhook-path.js';
 import { failureEffect } from '../k8s/admission.js';
-import type { Provider } from '../k8s/providers.js';
 import { meshTitle } from '../mesh/registry.js';
 import { cmd, comment, type Step } from '../fix/steps.js';
 import { isObj, plural, strMap } from '../util/objects.js';
@@ -38,25 +37,6 @@ import { defineCheck, meta } from './define.js';
 
 /** The ports a managed control plane reaches the nodes on without a rule of your own (GKE private clusters). */
 const OPEN_BY_DEFAULT = new Set([443, 10250]);
-
-/** The provider's own rule to open `port` from the control plane to the nodes. */
-function providerSteps(p: Provider | undefined, port: number, name: string): Step[] {
-  if (p === 'gke')
-    return [
-      comment`GKE private cluster: the control plane reaches the nodes only on TCP 443 and 10250 unless a firewall rule opens ${port}. Fill in the network of the cluster, its control-plane range, masterIpv4CidrBlock, and the node tag`,
-      cmd`gcloud compute firewall-rules create ${`${name}-from-control-plane`} --network NETWORK --direction INGRESS --allow ${`tcp:${port}`} --source-ranges MASTER_IPV4_CIDR --target-tags NODE_TAG`,
-    ];
-  if (p === 'eks')
-    return [
-      comment`EKS: the security group of the nodes must admit TCP ${port} from the cluster security group, that of the network interfaces of the control plane. Fill in both group ids`,
-      cmd`aws ec2 authorize-security-group-ingress --group-id NODE_SECURITY_GROUP --protocol tcp --port ${port} --source-group CLUSTER_SECURITY_GROUP`,
-    ];
-  if (p === 'aks')
-    return [
-      comment`AKS: calls from the API server come through the konnectivity agent pods of kube-system, so a rule from namespaceSelector kubernetes.io/metadata.name=kube-system admits them too`,
-    ];
-  return [];
-}
 
 /** A NetworkPolicy that admits TCP `port` to the injector's pods (the Service's selector), applied from stdin. */
 function allowPolicy(path: WebhookPath, name: string): Step | undefined {
@@ -143,20 +123,20 @@ export default defineCheck<PortBlockedEvidence>({
               injectorPods: path.pods.length,
               apiserverNodes: servers.flatMap((i) => (i.source.kind === 'Pod' && i.node ? [i.node] : [])),
             },
-            fix: [...fix, ...providerSteps(p, path.port, name)],
+            fix: [...fix, ...firewallSteps(p, path.port, t.name)],
           };
           continue;
         }
         // No policy in the way, yet the calls time out where the provider's firewall decides.
-        if (timeouts && (p === 'gke' || p === 'eks') && !OPEN_BY_DEFAULT.has(path.port)) {
+        if (timeouts && (p === 'gke' || p === 'eks' || p === 'aws') && !OPEN_BY_DEFAULT.has(path.port)) {
           yield {
             mesh,
-            message: `Calls from the API server to webhook ${hooks.join(', ')} time out (${plural(timeouts, 'call')} in FailedCreate events) and no NetworkPolicy blocks TCP ${path.port} on the injector: on ${p === 'gke' ? 'GKE' : 'EKS'} the ${p === 'gke' ? 'firewall' : 'security groups'} between the control plane and the nodes must open that port; ${effect}.`,
+            message: `Calls from the API server to webhook ${hooks.join(', ')} time out (${plural(timeouts, 'call')} in FailedCreate events) and no NetworkPolicy blocks TCP ${path.port} on the injector: on ${p === 'gke' ? 'GKE' : p === 'eks' ? 'EKS' : 'AWS'} the ${p === 'gke' ? 'firewall' : 'security groups'} between the control plane and the nodes must open that port; ${effect}.`,
             resource: { kind: 'Service', namespace: t.namespace, name: t.name },
             affectedPods: podsMissingProxy(m, mesh),
             causeKey: { kind: 'webhook-broken', mesh },
             evidence: { ...common, policies: [], admittedBy: path.admits.map((a) => ({ ...a })) },
-            fix: providerSteps(p, path.port, name),
+            fix: firewallSteps(p, path.port, t.name),
           };
         }
       }

@@ -7,6 +7,7 @@
 import { ingressVerdict, type Admission } from '../k8s/networkpolicy.js';
 import { isActive } from '../k8s/pods.js';
 import { managedProvider, type Provider } from '../k8s/providers.js';
+import { cmd, comment, type Step } from '../fix/steps.js';
 import type { K8sObject } from '../util/types.js';
 import { labelsOf, str } from '../util/objects.js';
 import { apiservers } from './apiserver.js';
@@ -35,8 +36,41 @@ export interface WebhookPath {
   admits: Admission[];
 }
 
-/** The managed provider of the cluster, from its nodes (undefined: none recognised, or nodes not read). */
-export const provider = (m: Model): Provider | undefined => m.memo('provider', () => managedProvider(m.list('nodes')));
+/**
+ * The managed provider of the cluster: the one fact every check about the path to the injector
+ * asks (webhook-call-failed, webhook-port-blocked). From the nodes' labels, else the node names of
+ * the pods read (undefined: none recognised). Reads nodes and pods.
+ */
+export const provider = (m: Model): Provider | undefined =>
+  m.memo('provider', () => managedProvider(m.list('nodes'), m.list('pods')));
+
+/**
+ * The provider's own rule opening TCP `port` from the control plane to the nodes, where the
+ * injector's Service is `service`: the one firewall fix of every check (a rule of its own, added
+ * beside the provider's, as NetworkPolicies add up; `gcloud compute firewall-rules update` of
+ * GKE's own rule would replace the ports it allows). GKE private clusters open only 443 and 10250
+ * from the control plane (Linkerd's and Istio's GKE setup pages open 8443 / 15017 by a rule); on
+ * EKS, and any cluster on EC2, the security groups between the control plane and the nodes decide;
+ * on AKS the calls come through konnectivity's pods of kube-system.
+ */
+export function firewallSteps(p: Provider | undefined, port: number, service: string): Step[] {
+  const name = `allow-apiserver-to-${service}`.slice(0, 63).replace(/-+$/, '');
+  if (p === 'gke')
+    return [
+      comment`GKE private cluster: the control plane reaches the nodes only on TCP 443 and 10250 unless a firewall rule opens ${port}. Fill in the network of the cluster, its control-plane range, masterIpv4CidrBlock, and the node tag`,
+      cmd`gcloud compute firewall-rules create ${`${name}-from-control-plane`} --network NETWORK --direction INGRESS --allow ${`tcp:${port}`} --source-ranges MASTER_IPV4_CIDR --target-tags NODE_TAG`,
+    ];
+  if (p === 'eks' || p === 'aws')
+    return [
+      comment`${p === 'eks' ? 'EKS' : 'AWS'}: the security group of the nodes must admit TCP ${port} from the cluster security group, that of the network interfaces of the control plane. Fill in both group ids`,
+      cmd`aws ec2 authorize-security-group-ingress --group-id NODE_SECURITY_GROUP --protocol tcp --port ${port} --source-group CLUSTER_SECURITY_GROUP`,
+    ];
+  if (p === 'aks')
+    return [
+      comment`AKS: calls from the API server come through the konnectivity agent pods of kube-system, so a rule from namespaceSelector kubernetes.io/metadata.name=kube-system admits them too`,
+    ];
+  return [];
+}
 
 /**
  * Each webhook target of the mesh whose namespace's policies were read and whose port is known,

@@ -429,17 +429,33 @@ describe('webhook-call-failed', () => {
       "because the call timed out (TCP port 15017 of the injector's pods must be reachable from the API server)",
     );
     expect(f!.evidence).toMatchObject({ cause: 'timeout', portToOpen: 15017, provider: 'gke' });
-    expect(f!.fix.slice(0, 2)).toEqual([
-      '# GKE private cluster: the firewall rule GKE created for its control plane, named gke-CLUSTER-...-master, does not open tcp:15017 to the nodes: add it to the ports the rule allows, keeping the ones it has, with gcloud compute firewall-rules update',
+    expect(f!.fix.slice(0, 4)).toEqual([
       '# a NetworkPolicy in istio-system must admit the API server to TCP port 15017 of the injector pods',
+      'kubectl -n istio-system get networkpolicy',
+      '# GKE private cluster: the control plane reaches the nodes only on TCP 443 and 10250 unless a firewall rule opens 15017. Fill in the network of the cluster, its control-plane range, masterIpv4CidrBlock, and the node tag',
+      'gcloud compute firewall-rules create allow-apiserver-to-istiod-from-control-plane --network NETWORK --direction INGRESS --allow tcp:15017 --source-ranges MASTER_IPV4_CIDR --target-tags NODE_TAG',
     ]);
+  });
+
+  it('gives the fix webhook-port-blocked gives for the same closed port: one provider fact, one firewall rule', () => {
+    const fs = findings(cluster('istio', [F('webhook-call-failed', 'fires-istio-gke-timeout')]), [
+      'webhook-call-failed',
+      'webhook-port-blocked',
+    ]);
+    const called = fs.find((f) => f.id === 'webhook-call-failed')!;
+    const blocked = fs.find((f) => f.id === 'webhook-port-blocked')!;
+    expect(called.evidence.provider).toBe('gke');
+    expect(blocked.evidence.provider).toBe('gke');
+    const firewall = (fix: string[]) => fix.filter((l) => /gcloud|GKE/.test(l));
+    expect(firewall(called.fix)).toHaveLength(2);
+    expect(firewall(called.fix)).toEqual(firewall(blocked.fix));
   });
 
   it("names the AWS security group rule and Kuma's admission port on EKS (kumahq/kuma#6841)", () => {
     const [f] = run(cluster('kuma', [F('webhook-call-failed', 'fires-kuma-eks-timeout')]));
     expect(f!.evidence).toMatchObject({ cause: 'timeout', portToOpen: 5443, provider: 'aws' });
-    expect(f!.fix[0]).toBe(
-      '# AWS: the security group of the nodes must allow inbound TCP 5443 from the security group of the cluster control plane',
+    expect(f!.fix).toContain(
+      '# AWS: the security group of the nodes must admit TCP 5443 from the cluster security group, that of the network interfaces of the control plane. Fill in both group ids',
     );
   });
 

@@ -98,6 +98,12 @@ describe('NetworkPolicy ingress (src/k8s/networkpolicy.ts)', () => {
     expect(managedProvider([node({ 'kubernetes.azure.com/cluster': 'MC_x' })])).toBe('aks');
     expect(managedProvider([node({}, 'aws:///eu-west-1a/i-1')])).toBeUndefined();
     expect(managedProvider([])).toBeUndefined();
+    // Nodes unread: the node names the pods run on (GKE's prefix, an EC2 DNS name); labels win over names.
+    const on = (nodeName: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { nodeName } });
+    expect(managedProvider([], [on('gke-prod-pool-1-abcd')])).toBe('gke');
+    expect(managedProvider([], [on('ip-10-0-3-17.us-west-2.compute.internal')])).toBe('aws');
+    expect(managedProvider([], [on('worker-1')])).toBeUndefined();
+    expect(managedProvider([node({ 'eks.amazonaws.com/nodegroup': 'w' })], [on('gke-x')])).toBe('eks');
   });
 });
 
