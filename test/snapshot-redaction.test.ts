@@ -382,8 +382,8 @@ const PLANTED: K8sObject[] = [
     metadata: { name: 'istio-sidecar-injector', namespace: 'istio-system' },
     data: { values: '{"global":{"proxy":{"resources":{}}}}', config: 'policy: enabled\n# s3cr3t-template' },
   },
-  // Events: a kubelet's hook failure quotes the hook's command line; a FailedCreate no check
-  // parses; a FailedCreate a check reads, with secrets in every field no check reads.
+  // Events: a kubelet's hook failure quotes the hook's command line; a FailedCreate quoting an env
+  // value; a FailedCreate a check reads, with secrets in every field no check reads.
   {
     apiVersion: 'v1',
     kind: 'Event',
@@ -494,7 +494,13 @@ describe('a snapshot holds none of the planted secrets', () => {
     // Of the events, the one a check reads, with its message whole (webhook-call-failed quotes it).
     expect(text).toContain('failed calling webhook \\"namespace.sidecar-injector.istio.io\\"');
     expect(text).not.toContain('FailedPostStartHook');
-    expect(text).toContain(JSON.stringify({ reason: 'FailedCreate', message: REDACTED }).slice(1, -1));
+    // Every FailedCreate is kept whole, the values it quotes of fields that may hold secrets redacted.
+    expect(text).toContain(
+      JSON.stringify({
+        reason: 'FailedCreate',
+        message: `Error creating: pods "web-5d8f7c9b4-x" is invalid: spec.containers[0].env[0].value: Invalid value: "${REDACTED}"`,
+      }).slice(1, -1),
+    );
     // Saved again, a snapshot is unchanged: slimming is idempotent.
     const saved = join(dir, 'snap.json');
     writeFileSync(saved, text);

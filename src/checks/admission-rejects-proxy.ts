@@ -44,7 +44,7 @@
  */
 import { choice, cmd, comment, lit, text, type Step } from '../fix/steps.js';
 import { failedCreates } from '../k8s/events.js';
-import { podSecurityViolation, type PodSecurityItem } from '../k8s/admission.js';
+import { parseAdmissionError, podSecurityViolation, type PodSecurityItem } from '../k8s/admission.js';
 import { containers, initContainers, podSpec } from '../k8s/pods.js';
 import { parseQuantity } from '../k8s/quantity.js';
 import { formatUnits, proxyConfig, quantityUnits, type Resources } from '../facts/resources.js';
@@ -57,12 +57,22 @@ import type { RestrictedRule } from '../mesh/profile.js';
 import { printable } from '../util/errors.js';
 import { isObj, nameOf, str } from '../util/objects.js';
 import { nsLabelsIfRead } from '../facts/sidecarless.js';
+import { admissionChainOf, chainEvidence } from '../facts/admission-chain.js';
 import { defineCheck, meta, type FindingInput } from './define.js';
 
-type Layer = 'pod-security' | 'openshift-scc' | 'policy-engine' | 'limitrange';
+type Layer = 'pod-security' | 'openshift-scc' | 'pod-security-policy' | 'policy-engine' | 'validation' | 'limitrange';
 
 const SCC = /unable to validate against any security context constraint: ([^\n]{0,4000})/;
-const DENIED = /admission webhook "([a-z0-9.-]{1,253})" denied the request(?:: ([\s\S]{0,4000})| without explanation)/;
+/** kubernetes plugin/pkg/admission/security/podsecuritypolicy/admission.go (removed in 1.25): the same field errors as SCC's. */
+const PSP = /unable to validate against any pod security policy: ([^\n]{0,4000})/;
+/**
+ * The API server's own validation of the pod (`pods "x" is invalid: [<path>: <type>: <detail>, …]`,
+ * kubernetes staging/src/k8s.io/apimachinery/pkg/util/validation/field/errors.go): the items about a
+ * container, by index.
+ */
+const INVALID = /is invalid: \[?([\s\S]{0,4000})/;
+const FIELD =
+  /spec\.(initContainers|containers)\[(\d{1,4})\]((?:\.[A-Za-z][A-Za-z0-9]{0,63}(?:\[[^\]]{0,64}\])?){0,8}): ([A-Z][a-z]+(?: [a-z]+)?)(?:: ([^\n]{0,400}?))?(?=, spec\.|\]?$)/g;
 /** kubernetes plugin/pkg/admission/limitranger/admission.go: the per-resource messages (the trailing period of older releases optional). */
 const LIMIT =
   /(minimum|maximum) ([a-z0-9./-]{1,64}) usage per (Container|Pod) is ([0-9.]{1,16}[A-Za-z]{0,3})(?:, but (limit|request) is ([0-9.]{1,16}[A-Za-z]{0,3})|\. {1,2}No (limit|request) is specified)/;
@@ -74,8 +84,9 @@ interface Match {
   message: string;
   /** Pod Security: the level and its items. */
   psa?: { level: string; items: PodSecurityItem[] };
-  /** Policy engine: the webhook. */
+  /** Policy engine: the webhook and its reason. */
   hook?: string;
+  reason?: string;
 }
 
 /** The reason of a Pod Security item as a restricted rule. */
@@ -273,14 +284,17 @@ export default defineCheck({
       m,
       (msg): Match | undefined => {
         // A webhook's denial first: Kyverno's podSecurity rule quotes a "violates PodSecurity" text of its own.
-        const d = DENIED.exec(msg);
-        if (d)
-          return webhookMesh({ name: d[1]!, configName: '' })
+        const d = parseAdmissionError(msg);
+        if (d?.kind === 'denied')
+          return webhookMesh({ name: d.webhook, configName: '' })
             ? undefined
-            : { layer: 'policy-engine', message: msg, hook: d[1]! };
+            : { layer: 'policy-engine', message: msg, hook: d.webhook, reason: d.reason };
         const psa = podSecurityViolation(msg);
         if (psa) return { layer: 'pod-security', message: msg, psa };
         if (SCC.test(msg)) return { layer: 'openshift-scc', message: msg };
+        if (PSP.test(msg)) return { layer: 'pod-security-policy', message: msg };
+        if (INVALID.test(msg) && /spec\.(?:initContainers|containers)\[\d/.test(msg))
+          return { layer: 'validation', message: msg };
         if (LIMIT.test(msg) || RATIO.test(msg)) return { layer: 'limitrange', message: msg };
         return undefined;
       },
@@ -437,12 +451,14 @@ function finding(
         })),
         injectedFrom: p.runtime.injectedFrom,
         rule: 'kubernetes/pod-security-admission 8f84a87c policy/check_*.go',
+        admissionChain: chainEvidence(admissionChainOf(m, w)),
         events,
       },
       fix: [...podSecurityFix(m, w, mesh, items, v.level, cpNs), retry],
     };
   }
-  if (layer === 'openshift-scc') {
+  if (layer === 'validation') return validationFinding(m, w, mesh, g, signs, base, events, retry);
+  if (layer === 'openshift-scc' || layer === 'pod-security-policy') {
     const uids = [
       ...msg.matchAll(/runAsUser: Invalid value: (\d{1,10}): must be in the ranges: \[(\d{1,10}), (\d{1,10})\]/g),
     ].map((x) => ({
@@ -462,12 +478,34 @@ function finding(
       ...(ourCaps.length ? [`${ourCaps.join(', ')} may not be added`] : []),
       ...(privileged ? ['privileged containers are not allowed'] : []),
     ];
+    if (layer === 'pod-security-policy')
+      return {
+        ...base,
+        message: `PodSecurityPolicy admission refuses ${meshTitle(mesh)}'s injected containers in ${id}${why.length ? ` (${why.join('; ')})` : ''}: no PodSecurityPolicy the pod may use allows them, so it cannot create its pods.`,
+        evidence: {
+          layer,
+          namespace: w.namespace,
+          uids: ours,
+          capabilities: ourCaps,
+          privileged,
+          injectedFrom: p.runtime.injectedFrom,
+          admissionChain: chainEvidence(admissionChainOf(m, w)),
+          events,
+        },
+        fix: [
+          comment`a PodSecurityPolicy that the ServiceAccount of the pods may use must allow what ${meshTitle(mesh)} injects${lit(ourCaps.length ? `, capabilities ${ourCaps.join(', ')},` : '')} or the CNI plugin of the mesh must replace its init container. PodSecurityPolicy was removed in Kubernetes 1.25`,
+          cmd`kubectl get podsecuritypolicies`,
+          ...(p.cni && !p.cni.enabled(m, w)?.enabled ? p.cni.install(cpNs) : []),
+          retry,
+        ],
+      };
     return {
       ...base,
       message: `OpenShift's SecurityContextConstraints refuse ${meshTitle(mesh)}'s injected containers in ${id}${why.length ? ` (${why.join('; ')})` : ''}, so it cannot create its pods.`,
       evidence: {
         layer,
         namespace: w.namespace,
+        admissionChain: chainEvidence(admissionChainOf(m, w)),
         securityContextConstraints: providers,
         uids: ours,
         capabilities: ourCaps,
@@ -480,7 +518,7 @@ function finding(
   }
   if (layer === 'policy-engine') {
     const hook = g.match.hook!;
-    const reason = (DENIED.exec(msg)?.[2] ?? '').trim();
+    const reason = g.match.reason ?? '';
     const names = signs.names.filter((n) => wordIn(reason, n));
     const caps = signs.caps.filter((c) => wordIn(reason, c));
     if (names.length === 0 && caps.length === 0) return undefined;
@@ -493,6 +531,7 @@ function finding(
         layer,
         webhook: hook,
         engine,
+        admissionChain: chainEvidence(admissionChainOf(m, w)),
         ...(kind ? { [`${kind === 'constraint' ? 'constraints' : 'policies'}`]: objects } : {}),
         containers: names,
         capabilities: caps,
@@ -619,6 +658,91 @@ function predictedLimitRange(m: Model, w: Workload, mesh: MeshName): FindingInpu
     fix: [
       comment`give the containers ${meshTitle(mesh)} injects resources within the LimitRange${Object.values(ann).length ? lit(`, with the pod template annotations ${Object.values(ann).join(', ')},`) : lit('')} or widen the LimitRange`,
       ...names.map((n) => cmd`kubectl get limitrange ${n} -n ${w.namespace} -o yaml`),
+    ],
+  };
+}
+
+/**
+ * The API server's validation refusing a field of a container the pod template does not have (its
+ * index is past the template's containers: added at admission) or that names a container the mesh
+ * injects: the field, the rule it breaks and the mutating webhooks that could have added it.
+ */
+function validationFinding(
+  m: Model,
+  w: Workload,
+  mesh: MeshName,
+  g: { match: Match; message: string },
+  signs: { names: string[] },
+  base: { mesh: MeshName; resource: Workload['ref']; affectedPods: number },
+  events: Record<string, unknown>,
+  retry: Step,
+): FindingInput | undefined {
+  const spec = podSpec(w.template);
+  const count = { containers: containers(spec).length, initContainers: initContainers(spec).length };
+  const items: { field: string; type: string; detail: string; added: boolean }[] = [];
+  for (const x of g.message.matchAll(FIELD)) {
+    if (items.length >= 16) break;
+    const [, list, index, sub, type, detail] = x;
+    const added = Number(index) >= count[list as 'containers' | 'initContainers'];
+    const named = signs.names.some((n) => wordIn(detail ?? '', n));
+    if (!added && !named) continue;
+    items.push({ field: `spec.${list}[${index}]${sub}`, type: type!, detail: printable(detail ?? '', 200), added });
+  }
+  if (items.length === 0) return undefined;
+  const chain = admissionChainOf(m, w);
+  const mutating = chain.links.filter((l) => l.type === 'mutating');
+  const id = `${w.kind} ${w.namespace}/${w.name}`;
+  const native = items.some((i) => /^spec\.initContainers\[\d+\]\.restartPolicy$/.test(i.field));
+  const p = profileOf(mesh);
+  const fields = items.map((i) => `${i.field} (${i.type}${i.detail ? `: ${i.detail}` : ''})`).join('; ');
+  // The native sidecar lost `restartPolicy: Always` after the mesh's webhook added it: a webhook the API
+  // server calls after it (later in the order, or again: reinvocationPolicy IfNeeded) rewrote the pod with
+  // types that do not know the field (istio/istio#49221, #52245; doitintl/kube-secrets-init#53).
+  const lost = items.some(
+    (i) => i.field.startsWith('spec.initContainers[') && /without restartPolicy=Always/.test(i.detail),
+  );
+  if (lost) {
+    const at = mutating.findIndex((l) => l.mesh === mesh);
+    const later = mutating.filter((l, n) => !l.mesh && (n > at || l.reinvocationPolicy === 'IfNeeded'));
+    const names = later.map((l) => `${l.configuration}/${l.webhook}`);
+    return {
+      ...base,
+      message: `${names.length ? `Mutating webhook ${names.join(', ')}, called after ${meshTitle(mesh)}'s,` : `A mutating webhook called after ${meshTitle(mesh)}'s`} drops restartPolicy: Always from the native sidecar ${meshTitle(mesh)} injects, and the API server's validation then refuses the pods of ${id}: ${fields}.`,
+      evidence: {
+        layer: 'validation',
+        rewrittenBy: names,
+        fields: items,
+        templateContainers: count,
+        admissionChain: chainEvidence(chain),
+        events,
+      },
+      fix: [
+        comment`a webhook built with Kubernetes types older than 1.28 drops restartPolicy from the init containers it returns: upgrade it, or leave these pods out of it with its objectSelector${lit(p.proxy.native.annotation ? `, or inject the proxy as a plain container with the pod template annotation ${p.proxy.native.annotation} set to false` : '')}`,
+        ...later.map((l) => cmd`kubectl get mutatingwebhookconfiguration ${l.configuration} -o yaml`),
+        retry,
+      ],
+    };
+  }
+  return {
+    ...base,
+    message: `The API server's validation refuses the pods of ${id}: ${fields}, a field of a container ${items.every((i) => i.added) ? 'the pod template does not have, added at admission' : `${meshTitle(mesh)} injects`}${mutating.length ? ` (mutating webhooks called: ${mutating.map((l) => l.webhook).join(', ')})` : ''}.`,
+    evidence: {
+      layer: 'validation',
+      fields: items,
+      templateContainers: count,
+      admissionChain: chainEvidence(chain),
+      events,
+    },
+    fix: [
+      ...(native
+        ? [
+            comment`this API server does not accept restartPolicy on init containers, native sidecars need Kubernetes 1.28 with the SidecarContainers feature gate, on by default from 1.29: upgrade the control plane, or make ${meshTitle(mesh)} inject its proxy as a plain container${lit(p.proxy.native.annotation ? ` with the annotation ${p.proxy.native.annotation} set to false` : '')}`,
+          ]
+        : [
+            comment`the field of the injected container named above breaks the validation of the API server: the webhook that added it, one of those listed, must set it differently`,
+          ]),
+      cmd`kubectl get mutatingwebhookconfigurations`,
+      retry,
     ],
   };
 }

@@ -196,7 +196,7 @@ export const CATALOG = {
     code: 'MD1021',
     title: "An admission layer after the webhook refuses the mesh's containers",
     description:
-      "FailedCreate events show a layer after the mesh's webhook refusing the injected pod over the containers the mesh added: Pod Security restricted (seccomp, runAsNonRoot, capabilities.drop), OpenShift's SecurityContextConstraints, a policy engine (Gatekeeper, Kyverno) or a LimitRange; the layer, its object and its fix are named.",
+      "FailedCreate events show a layer after the mesh's webhook refusing the injected pod over the containers the mesh added: Pod Security restricted (seccomp, runAsNonRoot, capabilities.drop), OpenShift's SecurityContextConstraints, PodSecurityPolicy, a policy engine (Gatekeeper, Kyverno), the API server's validation of a field of an injected container (a native sidecar whose restartPolicy a later webhook dropped) or a LimitRange; the layer, its object, the field and the admission chain are named.",
     severity: 'error',
     inputs: ['events'],
     optionalInputs: [
@@ -207,6 +207,7 @@ export const CATALOG = {
       'configmaps',
       'limitranges',
       'serviceaccounts',
+      'validatingwebhookconfigurations',
     ],
   },
   'proxy-cannot-start': {

@@ -22,16 +22,23 @@
  * provider fact and with the one firewall fix webhook-port-blocked gives (facts/webhook-path.ts).
  * Fix: repair the link the error names; the controller retries by itself.
  */
-import { type WebhookFailureCause, dialledPort, webhookFailureCause } from '../k8s/admission.js';
+import {
+  type PatchError,
+  type WebhookCallError,
+  type WebhookFailureCause,
+  dialledPort,
+  parseAdmissionError,
+} from '../k8s/admission.js';
+import { meshOfKey } from '../mesh/touched.js';
+import type { Model } from '../facts/model.js';
+import { printable } from '../util/errors.js';
 import type { Provider } from '../k8s/providers.js';
 import { firewallSteps, provider as clusterProvider } from '../facts/webhook-path.js';
-import { OWNER_KINDS, eventInfo, missingPods, workloadOfObject } from '../k8s/events.js';
-import { KINDS } from '../k8s/kinds.js';
+import { failedCreates } from '../k8s/events.js';
 import { injectorAt, injectorPodSelector, reinstallCommands, webhookTargets } from '../facts/controlplane.js';
 import type { ResourceRef } from '../util/types.js';
 import type { MeshName } from '../mesh/names.js';
-import { time } from '../util/objects.js';
-import { profileOf, webhookMesh } from '../mesh/registry.js';
+import { meshTitle, profileOf, webhookMesh } from '../mesh/registry.js';
 import { defineCheck, meta } from './define.js';
 import { cmd, comment, lit, type Step } from '../fix/steps.js';
 
@@ -41,6 +48,8 @@ const CAUSE_TEXT: Record<WebhookFailureCause, string> = {
   timeout: 'the call timed out',
   'connection-refused': 'the connection was refused',
   'service-not-found': 'its Service does not exist',
+  'bad-request': 'the webhook answered that the request was malformed (HTTP 400)',
+  'invalid-response': 'its answer was not a valid admission response',
   other: 'the call failed',
 };
 
@@ -77,58 +86,54 @@ function openPort(p: Provider | undefined, port: number, ns: string, service: st
 /** The mesh of a webhook named in an event (the one rule every caller uses: webhookMesh). */
 const meshOfHook = (name: string): MeshName | undefined => webhookMesh({ name, configName: '' });
 
-interface Group {
-  mesh: MeshName;
-  hook: string;
-  resource: ResourceRef;
-  objects: Set<string>;
-  count: number;
-  last?: string;
-  message: string;
-  missing: number;
+/** What an event says of a mesh's injection webhook: a failed call (named), or a patch of its injector that did not apply (named by what it touches). */
+type Match =
+  { mesh: MeshName; hook: string; call: WebhookCallError } | { mesh: MeshName; patch: PatchError; touched: string };
+
+/** The one mesh a JSON patch error is about: the annotation or label key it touches (`/metadata/annotations/<key>`). */
+function patchMesh(e: PatchError): { mesh: MeshName; touched: string } | undefined {
+  const [top, field, key] = e.path;
+  if (top !== 'metadata' || (field !== 'annotations' && field !== 'labels') || !key) return undefined;
+  const mesh = meshOfKey(key);
+  return mesh ? { mesh, touched: `${field === 'labels' ? 'label' : 'annotation'} ${key}` } : undefined;
 }
 
-export default defineCheck({
+/** Its evidence: the webhook named (null: a patch, named by what it touches), the cause, the events. */
+type CallEvidence = { webhook: string | null; cause: WebhookFailureCause | 'patch'; [more: string]: unknown };
+
+export default defineCheck<CallEvidence>({
   ...meta('webhook-call-failed'),
   *run(m) {
-    const groups = new Map<string, Group>();
-    for (const e of m.list('events')) {
-      const ev = eventInfo(e);
-      const key = OWNER_KINDS[ev.kind];
-      if (ev.reason !== 'FailedCreate' || !key || !m.inScope(ev.namespace)) continue;
-      const hook = /failed calling webhook "([a-z0-9.-]+)"/.exec(ev.message)?.[1]; // webhook names are DNS names
-      const mesh = hook ? meshOfHook(hook) : undefined;
-      // Not a mesh webhook, or a mesh left out by --mesh. Where the webhook configurations cannot be
-      // read (namespace-only permissions), the event naming the mesh's webhook is the evidence of its install.
-      if (!hook || !mesh || !m.meshPossible(mesh)) continue;
-      const missing = missingPods(ev.kind, m.get(key, ev.namespace, ev.name));
-      if (missing === 0) continue; // the owner has created its pods since: the failure is over
-      const w = workloadOfObject(m, ev.kind, ev.namespace, ev.name);
-      const resource = w?.ref ?? { kind: KINDS[key].kind, namespace: ev.namespace, name: ev.name };
-      const id = `${mesh}/${resource.kind}/${resource.namespace}/${resource.name}`;
-      const g = groups.get(id) ?? {
-        mesh,
-        hook,
-        resource,
-        objects: new Set<string>(),
-        count: 0,
-        message: ev.message,
-        missing: 0,
-      };
-      g.objects.add(`${ev.kind}/${ev.name}`);
-      g.count += ev.count;
-      g.missing += missing ?? 0;
-      if (!g.last || (time(ev.lastTimestamp)?.getTime() ?? 0) > (time(g.last)?.getTime() ?? 0)) {
-        Object.assign(g, { hook, message: ev.message, ...(ev.lastTimestamp ? { last: ev.lastTimestamp } : {}) });
+    const groups = failedCreates(
+      m,
+      (msg): Match | undefined => {
+        // The one parser of the API server's admission errors (src/k8s/admission.ts).
+        const e = parseAdmissionError(msg);
+        if (e?.kind === 'call') {
+          const mesh = meshOfHook(e.webhook);
+          // Not a mesh webhook, or a mesh left out by --mesh. Where the webhook configurations cannot be
+          // read (namespace-only permissions), the event naming the mesh's webhook is the evidence of its install.
+          return mesh && m.meshPossible(mesh) ? { mesh, hook: e.webhook, call: e } : undefined;
+        }
+        if (e?.kind === 'patch') {
+          const t = patchMesh(e);
+          return t && m.meshPossible(t.mesh) ? { ...t, patch: e } : undefined;
+        }
+        return undefined;
+      },
+      (t) => t.mesh,
+    );
+    for (const g of groups) {
+      const t = g.match;
+      if ('patch' in t) {
+        yield patchFinding(m, g, t);
+        continue;
       }
-      groups.set(id, g);
-    }
-    for (const g of groups.values()) {
-      const cause = webhookFailureCause(g.message);
-      const backend = webhookTargets(m, g.mesh).find((b) => b.webhooks.some((h) => h.name === g.hook));
-      const hookObj = backend?.webhooks.find((h) => h.name === g.hook);
-      const p = profileOf(g.mesh);
-      const cpNs = backend?.namespace ?? m.mesh(g.mesh)?.namespaces[0] ?? p.controlPlane.namespace;
+      const cause = t.call.cause;
+      const backend = webhookTargets(m, t.mesh).find((b) => b.webhooks.some((h) => h.name === t.hook));
+      const hookObj = backend?.webhooks.find((h) => h.name === t.hook);
+      const p = profileOf(t.mesh);
+      const cpNs = backend?.namespace ?? m.mesh(t.mesh)?.namespaces[0] ?? p.controlPlane.namespace;
       const svc = backend?.name ?? p.controlPlane.injector.name;
       // The injector's Deployment as read (never a name guessed from the Service's); with the
       // webhook configurations unread, the name an install gives it.
@@ -137,8 +142,8 @@ export default defineCheck({
           ? backend.injector.name
           : undefined
         : p.controlPlane.injector.name;
-      const at = dep ? { args: [['deploy/', { value: dep }]] } : injectorAt(g.mesh, undefined, backend?.service);
-      const selector = injectorPodSelector(g.mesh, backend?.service);
+      const at = dep ? { args: [['deploy/', { value: dep }]] } : injectorAt(t.mesh, undefined, backend?.service);
+      const selector = injectorPodSelector(t.mesh, backend?.service);
       const logs = cmd`kubectl -n ${cpNs} logs ${at} -c ${p.controlPlane.injector.container} --tail=100`;
       const reach =
         cause === 'timeout' || cause === 'connection-refused'
@@ -153,7 +158,7 @@ export default defineCheck({
           cmd`kubectl -n ${cpNs} describe pods -l ${selector}`,
         ],
         certificate: [
-          cmd`kubectl get mutatingwebhookconfiguration ${hookObj?.configName ?? p.controlPlane.webhooks.defaultConfig} -o jsonpath=${`{.webhooks[?(@.name=="${g.hook}")].clientConfig.caBundle}`} | base64 -d | openssl x509 -noout -subject -enddate`,
+          cmd`kubectl get mutatingwebhookconfiguration ${hookObj?.configName ?? p.controlPlane.webhooks.defaultConfig} -o jsonpath=${`{.webhooks[?(@.name=="${t.hook}")].clientConfig.caBundle}`} | base64 -d | openssl x509 -noout -subject -enddate`,
           comment`after renewing the certificate: the injector loads it at start${lit(p.install.restartReloads)}`,
           dep
             ? cmd`kubectl -n ${cpNs} rollout restart ${`deploy/${dep}`}`
@@ -168,21 +173,25 @@ export default defineCheck({
         ],
         'service-not-found': [
           cmd`kubectl -n ${cpNs} get service ${svc}`,
-          ...reinstallCommands(m, g.mesh, cpNs, dep ?? backend?.injector.name),
+          ...reinstallCommands(m, t.mesh, cpNs, dep ?? backend?.injector.name),
         ],
+        'bad-request': [logs],
+        'invalid-response': [logs],
         other: [logs],
       };
       const r = g.resource;
       yield {
-        mesh: g.mesh,
-        message: `${r.kind} ${r.namespace}/${r.name} cannot create pods: the API server failed calling webhook ${g.hook} because ${CAUSE_TEXT[cause]}${reach ? ` (TCP port ${reach.port} of the injector's pods must be reachable from the API server)` : ''}.`,
+        mesh: t.mesh,
+        message: `${r.kind} ${r.namespace}/${r.name} cannot create pods: the API server failed calling webhook ${t.hook} because ${CAUSE_TEXT[cause]}${reach ? ` (TCP port ${reach.port} of the injector's pods must be reachable from the API server)` : ''}.`,
         resource: r,
         affectedPods: g.missing,
-        causedBy: { kind: 'webhook-broken', mesh: g.mesh },
+        causedBy: { kind: 'webhook-broken', mesh: t.mesh },
         evidence: {
-          webhook: g.hook,
+          webhook: t.hook,
           ...(hookObj ? { failurePolicy: hookObj.failurePolicy } : {}),
           cause,
+          ...(t.call.url ? { url: t.call.url } : {}),
+          transportError: printable(t.call.transport, 400),
           ...(reach ? { portToOpen: reach.port, portFrom: reach.from, ...(provider ? { provider } : {}) } : {}),
           count: g.count,
           lastTimestamp: g.last ?? null,
@@ -194,3 +203,42 @@ export default defineCheck({
     }
   },
 });
+
+/** A JSON patch of the mesh's injector that the API server could not apply to the pod. */
+function patchFinding(
+  m: Model,
+  g: { resource: ResourceRef; count: number; last?: string; objects: Set<string>; missing: number; message: string },
+  t: { mesh: MeshName; patch: PatchError; touched: string },
+) {
+  const p = profileOf(t.mesh);
+  const backend = webhookTargets(m, t.mesh)[0];
+  const cpNs = backend?.namespace ?? m.mesh(t.mesh)?.namespaces[0] ?? p.controlPlane.namespace;
+  const at = backend
+    ? injectorAt(t.mesh, backend.injector, backend.service)
+    : { args: [['deploy/', { value: p.controlPlane.injector.name }]] };
+  const r = g.resource;
+  const pointer = `/${t.patch.path.map((x) => x.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+  return {
+    mesh: t.mesh,
+    message: `${r.kind} ${r.namespace}/${r.name} cannot create pods: the API server could not apply ${meshTitle(t.mesh)}'s injection patch (${t.patch.op} ${pointer}, the ${t.touched}): ${printable(t.patch.detail, 200)}.`,
+    resource: r,
+    affectedPods: g.missing,
+    causedBy: { kind: 'webhook-broken', mesh: t.mesh } as const,
+    evidence: {
+      webhook: null,
+      cause: 'patch' as const,
+      operation: t.patch.op,
+      path: pointer,
+      touches: t.touched,
+      count: g.count,
+      lastTimestamp: g.last ?? null,
+      objects: [...g.objects].sort(),
+      message: g.message,
+    },
+    fix: [
+      comment`the patch the injector of ${meshTitle(t.mesh)} answered does not fit the pod the API server holds: the pod template lacks the map it adds to, as an injector release that assumes one does, or a mutating webhook called before it changed the pod`,
+      cmd`kubectl -n ${cpNs} logs ${at} -c ${p.controlPlane.injector.container} --tail=200`,
+      cmd`kubectl get mutatingwebhookconfigurations`,
+    ],
+  };
+}

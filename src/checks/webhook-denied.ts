@@ -23,6 +23,7 @@
  */
 import { cmd, comment } from '../fix/steps.js';
 import { failedCreates } from '../k8s/events.js';
+import { parseAdmissionError } from '../k8s/admission.js';
 import { injectorAt, webhookTargets } from '../facts/controlplane.js';
 import { denialCause } from '../facts/denials.js';
 import { meshTitle, profileOf, webhookMesh } from '../mesh/registry.js';
@@ -30,20 +31,19 @@ import type { MeshName } from '../mesh/names.js';
 import { printable } from '../util/errors.js';
 import { defineCheck, meta } from './define.js';
 
-/** `admission webhook "<name>" denied the request: <reason>` (or `… without explanation`); webhook names are DNS names. */
-const DENIED = /admission webhook "([a-z0-9.-]+)" denied the request(?:: ([\s\S]*)| without explanation)/;
-
 export default defineCheck({
   ...meta('webhook-denied'),
   *run(m) {
     const groups = failedCreates(
       m,
       (msg) => {
-        const x = DENIED.exec(msg);
-        const mesh: MeshName | undefined = x ? webhookMesh({ name: x[1]!, configName: '' }) : undefined;
+        // `admission webhook "<name>" denied the request: <reason>`: the one parser (src/k8s/admission.ts).
+        const x = parseAdmissionError(msg);
+        const mesh: MeshName | undefined =
+          x?.kind === 'denied' ? webhookMesh({ name: x.webhook, configName: '' }) : undefined;
         // Not a mesh webhook, or a mesh left out by --mesh (the event naming its webhook is evidence of its install).
-        if (!x || !mesh || !m.meshPossible(mesh)) return undefined;
-        return { mesh, hook: x[1]!, reason: (x[2] ?? '').replace(/\s+/g, ' ').trim() };
+        if (x?.kind !== 'denied' || !mesh || !m.meshPossible(mesh)) return undefined;
+        return { mesh, hook: x.webhook, reason: x.reason.replace(/\s+/g, ' ') };
       },
       (t) => `${t.mesh}/${t.hook}`,
     );

@@ -1,5 +1,5 @@
 import type { K8sObject } from '../util/types.js';
-import { FAILED_CREATE_READ } from '../k8s/events.js';
+import { redactAdmissionMessage } from '../k8s/admission.js';
 import { K3S_NODE_ARGS, slimK3sNodeArgs } from '../k8s/apiserver.js';
 import { isObj } from '../util/objects.js';
 
@@ -370,15 +370,19 @@ export function keeper(policy: KeepPolicy): Keeper {
         (!p.containers || p.containers.includes(fieldContainer(fieldPath) ?? '')),
     );
 
-  /** An event's message, kept only in the shapes a check parses (and quotes whole in its evidence). */
+  /**
+   * An event's message, kept only in the shapes a check parses (and quotes whole in its evidence).
+   * Every pod-creation failure (FailedCreate) is kept, whatever its wording, for the checks parse
+   * the API server's error by its structure (src/k8s/admission.ts): bounded to 4000 characters,
+   * the values it quotes of fields that may hold secrets (env, args, annotations, ...) redacted.
+   */
   function eventMessage(reason: unknown, message: unknown, fieldPath: unknown): unknown {
     if (typeof message !== 'string') return undefined; // eventInfo reads strings only
+    if (reason === 'FailedCreate') return redactAdmissionMessage(message, REDACTED);
     const read =
-      reason === 'FailedCreate'
-        ? FAILED_CREATE_READ.some((re) => re.test(message))
-        : reason === 'InjectionSkipped'
-          ? SKIP_PREFIXES.some((p) => message.startsWith(p))
-          : podEventRead(reason, message, fieldPath);
+      reason === 'InjectionSkipped'
+        ? SKIP_PREFIXES.some((p) => message.startsWith(p))
+        : podEventRead(reason, message, fieldPath);
     return read ? message : REDACTED;
   }
 

@@ -4,7 +4,7 @@
  * events that name a webhook's calls failing. Shared by the checks about the path to the injector.
  */
 import { apiserverInstances, type ApiserverInstance } from '../k8s/apiserver.js';
-import { webhookFailureCause, type WebhookFailureCause } from '../k8s/admission.js';
+import { parseAdmissionError, type WebhookFailureCause } from '../k8s/admission.js';
 import { eventInfo } from '../k8s/events.js';
 import type { AdmissionMetrics } from '../k8s/admission-metrics.js';
 import type { ServerVersion } from '../k8s/server.js';
@@ -44,11 +44,13 @@ export function webhookCallFailures(
       if (!m.inScope(str(e.metadata?.namespace) ?? '')) continue;
       const ev = eventInfo(e);
       if (ev.reason !== 'FailedCreate') continue;
-      const hook = /failed calling webhook "([a-z0-9.-]+)"/.exec(ev.message)?.[1];
-      if (!hook) continue;
+      // The one parser of the API server's admission errors (src/k8s/admission.ts).
+      const call = parseAdmissionError(ev.message);
+      if (call?.kind !== 'call') continue;
+      const hook = call.webhook;
       const f = out.get(hook) ?? { count: 0, causes: new Set<WebhookFailureCause>(), message: ev.message };
       f.count += ev.count;
-      f.causes.add(webhookFailureCause(ev.message));
+      f.causes.add(call.cause);
       out.set(hook, f);
     }
     return out;

@@ -1,17 +1,143 @@
-/** What the API server's admission errors say. */
+/**
+ * What the API server's admission errors say, parsed by their structure (the one parser every
+ * check and fact uses). Sources, kubernetes/kubernetes 008b3652 (v1.3x):
+ * - staging/src/k8s.io/apiserver/pkg/util/webhook/error.go `ErrCallingWebhook.Error()`:
+ *   `failed calling webhook %q: %v` (or `failed calling webhook %q; no further details available`);
+ * - .../admission/plugin/webhook/mutating/dispatcher.go and validating/dispatcher.go: the reason is
+ *   `failed to call webhook: <client error>` or `received invalid webhook response: ...`, the client
+ *   error `Post "<url>": <transport error>`; with failurePolicy Fail the error reaches the caller as
+ *   `Internal error occurred: ...` (apierrors.NewInternalError); a JSON patch that does not apply
+ *   is `Internal error occurred: <jsonpatch error>` and names no webhook;
+ * - .../admission/plugin/webhook/errors/statuserror.go `ToStatusErr`: `admission webhook %q denied
+ *   the request: %s` (or `... denied the request without explanation`).
+ * Older API servers (<= 1.13) said `failed calling admission webhook %q`, and Go before 1.14 left
+ * the URL unquoted (`Post https://...?timeout=30s: dial tcp ...`). Every webhook URL carries
+ * `?timeout=Ns`: the transport error is read after the URL, from its END (Go wraps errors
+ * outermost first: `dial tcp 10.0.0.1:443: connect: connection refused`).
+ */
 
+/** Why the API server could not call a webhook: the transport error at the end of its message. */
 export type WebhookFailureCause =
-  'no-endpoints' | 'certificate' | 'timeout' | 'connection-refused' | 'service-not-found' | 'other';
+  | 'no-endpoints'
+  | 'certificate'
+  | 'timeout'
+  | 'connection-refused'
+  | 'service-not-found'
+  | 'bad-request'
+  | 'invalid-response'
+  | 'other';
 
-/** Why the API server could not call a webhook, from its error text (order matters). */
-export function webhookFailureCause(message: string): WebhookFailureCause {
-  if (/no endpoints available for service/i.test(message)) return 'no-endpoints';
-  if (/x509|certificate signed by unknown authority|certificate has expired|not yet valid|tls: /i.test(message))
-    return 'certificate';
-  if (/context deadline exceeded|timeout|timed out/i.test(message)) return 'timeout';
-  if (/connection refused/i.test(message)) return 'connection-refused';
-  if (/service "[^"]*" not found/i.test(message)) return 'service-not-found';
+/** One segment of a Go error chain, classified (undefined: it says nothing known). */
+function segmentCause(seg: string): WebhookFailureCause | undefined {
+  if (/no endpoints available for service/i.test(seg)) return 'no-endpoints';
+  if (/^services? "[^"]{0,253}" not found/i.test(seg)) return 'service-not-found';
+  if (/\bi\/o timeout$|context deadline exceeded|Client\.Timeout exceeded|\btimed out\b|handshake timeout/i.test(seg))
+    return 'timeout';
+  if (/connection refused/i.test(seg)) return 'connection-refused';
+  if (/x509|certificate|^tls: |bad certificate/i.test(seg)) return 'certificate';
+  if (/the server rejected our request due to an error in our request/i.test(seg)) return 'bad-request';
+  return undefined;
+}
+
+/** A transport error classified from its end: the innermost error first, then outwards. */
+export function transportCause(transport: string): WebhookFailureCause {
+  const segs = transport.slice(0, 4000).split(/: /);
+  for (let i = segs.length - 1; i >= 0; i--) {
+    const c = segmentCause(segs[i]!.trim());
+    if (c) return c;
+  }
   return 'other';
+}
+
+/** The API server failing to call a webhook. */
+export interface WebhookCallError {
+  kind: 'call';
+  webhook: string;
+  /** The URL it posted to, when the message shows it. */
+  url?: string;
+  /** The error after the URL (the transport error), or the whole reason. */
+  transport: string;
+  cause: WebhookFailureCause;
+}
+
+/** A webhook that answered and refused the object. */
+interface WebhookDenial {
+  kind: 'denied';
+  webhook: string;
+  /** Its reason as written, lines kept (Kyverno lists a policy per line; '' without explanation). */
+  reason: string;
+}
+
+/** A JSON patch the API server could not apply (it names no webhook): the operation and the path it touches. */
+export interface PatchError {
+  kind: 'patch';
+  op: string;
+  /** The JSON pointer, decoded into its segments (`~1` is `/`, `~0` is `~`). */
+  path: string[];
+  detail: string;
+}
+
+type AdmissionError = WebhookCallError | WebhookDenial | PatchError;
+
+// Webhook names are DNS names; bounded inputs (4000 characters after the name).
+const CALL =
+  /failed calling (?:admission )?webhook "([^"\s]{1,253})"(?:: ([^\n]{0,4000})|; no further details available)/;
+const DENIED = /admission webhook "([^"\s]{1,253})" denied the request(?::\s([\s\S]{0,4000})| without explanation)/;
+const PATCH =
+  /(?:jsonpatch )?(add|remove|replace|move|copy|test) operation does not apply: doc is missing (?:path|key): "?(\/[^"\s]{0,1024})"?/;
+
+/**
+ * The admission error an event or status message carries, by the API server's structure; undefined
+ * for any other message. A call failure wins over a denial quoted inside it.
+ */
+export function parseAdmissionError(message: string): AdmissionError | undefined {
+  const text = message.slice(0, 8000);
+  const c = CALL.exec(text);
+  if (c) {
+    let rest = (c[2] ?? '').trim().replace(/^failed to call webhook: /, '');
+    if (
+      /^received (?:invalid webhook response|undecodable patch in webhook response)|^unsupported patch type/.test(rest)
+    )
+      return { kind: 'call', webhook: c[1]!, transport: rest, cause: 'invalid-response' };
+    // The URL: quoted (Go >= 1.14) or bare up to the `: ` that ends it (a URL holds no ": ").
+    const u = /^(?:Post|POST) (?:"([^"]{1,2048})"|(\S{1,2048}?)): /.exec(rest);
+    const url = u ? (u[1] ?? u[2]) : undefined;
+    if (u) rest = rest.slice(u[0].length);
+    return { kind: 'call', webhook: c[1]!, ...(url ? { url } : {}), transport: rest, cause: transportCause(rest) };
+  }
+  const d = DENIED.exec(text);
+  if (d) return { kind: 'denied', webhook: d[1]!, reason: (d[2] ?? '').trim() };
+  const p = PATCH.exec(text);
+  if (p)
+    return {
+      kind: 'patch',
+      op: p[1]!,
+      path: p[2]!
+        .split('/')
+        .slice(1, 33)
+        .map((x) => x.replace(/~1/g, '/').replace(/~0/g, '~')),
+      detail: p[0],
+    };
+  return undefined;
+}
+
+/**
+ * A pod-creation failure message as snapshots keep it: whole up to 4000 characters, with the
+ * values an "is invalid" message quotes for fields that may hold secrets (env, args, command,
+ * annotations, data, probes and hooks) replaced: `spec.containers[0].env[0].value: Invalid value:
+ * "(redacted)"`. Values of other fields (a restartPolicy, a capability, a UID) stay: checks read them.
+ */
+export function redactAdmissionMessage(message: string, redacted: string): string {
+  const cut = message.length > 4000 ? `${message.slice(0, 4000)}…` : message;
+  return cut.replace(
+    /([A-Za-z0-9_.[\]{}/'-]{1,512}): ((?:Invalid|Unsupported|Duplicate) value): ("(?:[^"\\]|\\.){0,4000}"|[^:,\s]{1,4000})/g,
+    (all, path: string, what: string) =>
+      /(?:^|[.\]])(?:env|envFrom|args|command|annotations|labels|data|stringData|binaryData|value|lifecycle|exec|httpGet|livenessProbe|readinessProbe|startupProbe)(?:[.[]|$)/.test(
+        path,
+      )
+        ? `${path}: ${what}: ${JSON.stringify(redacted)}`
+        : all,
+  );
 }
 
 /**

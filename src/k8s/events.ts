@@ -34,28 +34,6 @@ export function workloadOfObject(m: SnapshotView, kind: string, ns: string, name
 }
 
 /**
- * The FailedCreate messages the checks parse, by shape (a check that parses another adds it here:
- * snapshots keep only these, src/cluster/sanitize.ts): the API server failing to call a webhook
- * (webhook-call-failed) or a webhook denying the pod (webhook-denied; a policy engine's,
- * admission-rejects-proxy), a Pod Security violation (pod-security-blocks-init,
- * admission-rejects-proxy), a quota refusing the pod (quota-blocks-proxy), a missing
- * ServiceAccount (serviceaccount-missing), OpenShift's SecurityContextConstraints or a LimitRange
- * refusing it (admission-rejects-proxy). Each check quotes the whole message in its evidence.
- */
-export const FAILED_CREATE_READ: readonly RegExp[] = [
-  /failed calling webhook "/,
-  /admission webhook "[^"]*" denied the request/,
-  /violates PodSecurity "/,
-  /quota: /,
-  /serviceaccount "[^"]*" not found/,
-  // openshift/apiserver-library-go pkg/securitycontextconstraints/sccadmission/admission.go (a8019f39)
-  /unable to validate against any security context constraint: /,
-  // kubernetes plugin/pkg/admission/limitranger/admission.go: minimum/maximum usage, limit to request ratio
-  /(?:minimum|maximum) [a-z0-9./-]{1,64} usage per (?:Container|Pod) is /,
-  /[a-z0-9./-]{1,64} max limit to request ratio per (?:Container|Pod) is /,
-];
-
-/**
  * The kubelet's pod events the checks read (kept only for the containers the meshes inject,
  * src/mesh/keep.ts): an image it cannot pull (kubernetes pkg/kubelet/images/image_manager.go:
  * reason Failed "Failed to pull image %q: %v", BackOff "Back-off pulling image %q") and a container
@@ -96,7 +74,7 @@ export function eventInfo(e: K8sObject) {
 
 /** The controllers whose FailedCreate events say a pod could not be created, and their kind keys. */
 // A dict: looked up by an event's involvedObject.kind (an event of kind "constructor" names no owner).
-export const OWNER_KINDS: Readonly<Record<string, KindKey>> = Object.freeze(
+const OWNER_KINDS: Readonly<Record<string, KindKey>> = Object.freeze(
   Object.assign(dict<KindKey>(), {
     ReplicaSet: 'replicasets',
     Job: 'jobs',
@@ -106,7 +84,7 @@ export const OWNER_KINDS: Readonly<Record<string, KindKey>> = Object.freeze(
 );
 
 /** Pods the owner still lacks (0: it has created them all since); undefined when unknown. */
-export function missingPods(kind: string, obj: K8sObject | undefined): number | undefined {
+function missingPods(kind: string, obj: K8sObject | undefined): number | undefined {
   if (!obj || !isObj(obj.status)) return undefined;
   const spec = isObj(obj.spec) ? obj.spec : {};
   const st = obj.status;

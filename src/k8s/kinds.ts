@@ -46,6 +46,8 @@ export const KIND_KEYS = [
   'clusterrolebindings',
   // Issue 25: the NetworkPolicies on the path to the injector (webhook-port-blocked).
   'networkpolicies',
+  // Issue 31: the validating webhooks of the admission chain a pod goes through (admission-rejects-proxy).
+  'validatingwebhookconfigurations',
 ] as const;
 
 export type KindKey = (typeof KIND_KEYS)[number];
@@ -87,6 +89,13 @@ export const KINDS: Record<KindKey, KindInfo> = {
   mutatingwebhookconfigurations: k(
     'mutatingwebhookconfigurations',
     'MutatingWebhookConfiguration',
+    'admissionregistration.k8s.io',
+    'v1',
+    false,
+  ),
+  validatingwebhookconfigurations: k(
+    'validatingwebhookconfigurations',
+    'ValidatingWebhookConfiguration',
     'admissionregistration.k8s.io',
     'v1',
     false,

@@ -78,3 +78,76 @@ function cachedSelector(selector: unknown, labels: Record<string, string>): Sele
   if (!r) byLabels.set(labels, (r = evalSelector(selector, labels)));
   return r;
 }
+
+/** One webhook of the admission chain a pod CREATE goes through, in the API server's order. */
+export interface ChainEntry {
+  type: 'mutating' | 'validating';
+  configuration: string;
+  webhook: string;
+  failurePolicy: 'Ignore' | 'Fail';
+  /** Mutating only: whether the API server calls it again after a later webhook changed the pod. */
+  reinvocationPolicy?: 'Never' | 'IfNeeded';
+  /** Its CEL matchConditions, which meshdoctor does not evaluate: the webhook is called only where they all hold. */
+  matchConditions?: number;
+}
+
+/** Whether a rule's scope admits a namespaced object (`*`, `Namespaced`, or none given). */
+const scopeAdmitsPods = (rules: unknown[]) =>
+  rules.some(
+    (r) =>
+      isObj(r) && rulesMatchPodCreate([r]) && (r.scope === undefined || r.scope === '*' || r.scope === 'Namespaced'),
+  );
+
+/**
+ * The webhooks the API server calls for a pod CREATE with these labels in this namespace, in its
+ * order: every mutating webhook first (configurations sorted by name, then each one's webhooks
+ * in order; a webhook with reinvocationPolicy IfNeeded is called once more after a later one
+ * changed the pod), then every validating one (kubernetes/kubernetes 008b3652
+ * staging/src/k8s.io/apiserver/pkg/admission/configuration/mutating_webhook_manager.go and
+ * validating_webhook_manager.go sort the configurations by name; plugin/webhook/mutating/dispatcher.go,
+ * validating/dispatcher.go). Rules (operation CREATE, group "", version v1, resource pods, scope),
+ * namespaceSelector and objectSelector decide; matchConditions are counted, not evaluated.
+ * Bounded: 256 configurations of each type, 64 webhooks each.
+ */
+export function admissionChain(
+  mutating: readonly K8sObject[],
+  validating: readonly K8sObject[],
+  nsLabels: Record<string, string>,
+  podLabels: Record<string, string>,
+): ChainEntry[] {
+  const out: ChainEntry[] = [];
+  const byName = (a: K8sObject, b: K8sObject) => {
+    const x = String(a.metadata?.name ?? '');
+    const y = String(b.metadata?.name ?? '');
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
+  for (const [type, configs] of [
+    ['mutating', mutating],
+    ['validating', validating],
+  ] as const) {
+    for (const c of [...configs.slice(0, 256)].sort(byName)) {
+      for (const h of arr(c.webhooks).filter(isObj).slice(0, 64)) {
+        const rules = arr(h.rules);
+        if (!scopeAdmitsPods(rules)) continue;
+        const call = evalWebhook(
+          { rules, namespaceSelector: h.namespaceSelector, objectSelector: h.objectSelector },
+          nsLabels,
+          podLabels,
+        );
+        if (!call.called) continue;
+        const conditions = arr(h.matchConditions).length;
+        out.push({
+          type,
+          configuration: String(c.metadata?.name ?? ''),
+          webhook: String(h.name ?? ''),
+          failurePolicy: h.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
+          ...(type === 'mutating'
+            ? { reinvocationPolicy: h.reinvocationPolicy === 'IfNeeded' ? 'IfNeeded' : 'Never' }
+            : {}),
+          ...(conditions ? { matchConditions: conditions } : {}),
+        });
+      }
+    }
+  }
+  return out;
+}

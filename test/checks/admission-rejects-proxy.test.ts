@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkCases } from '../helpers/check-tester.js';
 import { cluster, findings, ids } from '../helpers/fixtures.js';
+import { admissionChain } from '../../src/k8s/webhook.js';
 
 checkCases('admission-rejects-proxy', {
   fires: [
@@ -20,12 +21,16 @@ checkCases('admission-rejects-proxy', {
       findings: ['Deployment catalog/reviews', 'Deployment catalog/products', 'Job catalog/sync-prices'],
     },
     { fixtures: 'fires-istio-limitrange-predicted.yaml', findings: ['Deployment store/frontend'] },
+    { fixtures: 'fires-istio-native-sidecar-dropped.yaml', findings: ['Job store/example-job'] },
+    { fixtures: 'fires-linkerd-native-sidecar-dropped.yaml', findings: ['Deployment shop/ledger'] },
+    { fixtures: 'fires-istio-psp.yaml', findings: ['Deployment store/sleep'] },
     {
       fixtures: 'fires-linkerd-restricted-predicted.yaml',
       findings: ['Deployment shop/web', 'StatefulSet shop/db', 'CronJob shop/report'],
     },
   ],
   silent: [
+    { fixtures: 'ok-validation-app-fields.yaml' },
     { fixtures: 'ok-linkerd-not-the-proxy.yaml' },
     { fixtures: 'ok-linkerd-restricted-hardened.yaml' },
     { fixtures: 'ok-istio-limitrange-fits.yaml' },
@@ -153,5 +158,94 @@ describe('admission-rejects-proxy', () => {
       violations: [{ reason: 'unrestricted capabilities', containers: ['linkerd-proxy'] }],
     });
     expect(web.fix.join('\n')).toContain('proxy.capabilities.drop={ALL}');
+  });
+});
+
+describe('admission-rejects-proxy: every admission layer, named with its field and the chain', () => {
+  it('a webhook called after the mesh drops restartPolicy from the native sidecar (istio/istio#49221, #52245; kube-secrets-init#53)', () => {
+    const i = one('istio', 'fires-istio-native-sidecar-dropped');
+    expect(i.message).toContain(
+      "Mutating webhook azure-wi-webhook-mutating-webhook-configuration/mutation.azure-workload-identity.io, called after Istio's, drops restartPolicy: Always from the native sidecar Istio injects",
+    );
+    expect(i.evidence).toMatchObject({
+      layer: 'validation',
+      rewrittenBy: ['azure-wi-webhook-mutating-webhook-configuration/mutation.azure-workload-identity.io'],
+      templateContainers: { initContainers: 0 },
+      admissionChain: {
+        webhooks: [
+          'mutating azure-wi-webhook-mutating-webhook-configuration/mutation.azure-workload-identity.io (Fail, reinvocation IfNeeded)',
+          'mutating istio-sidecar-injector/namespace.sidecar-injector.istio.io (Fail, reinvocation Never) [istio]',
+        ],
+      },
+    });
+    expect((i.evidence.fields as { field: string }[]).map((f) => f.field)).toEqual([
+      'spec.initContainers[1].lifecycle',
+      'spec.initContainers[1].readinessProbe',
+      'spec.initContainers[1].startupProbe',
+    ]);
+    expect(i.fix[0]).toContain('sidecar.istio.io/nativeSidecar set to false');
+    const l = one('linkerd', 'fires-linkerd-native-sidecar-dropped');
+    // Sorted after Linkerd's configuration by name: called after it, with no reinvocation needed.
+    expect(l.evidence).toMatchObject({ rewrittenBy: ['secrets-init-webhook/secrets-init.doit-intl.com'] });
+    expect(l.fix).toContain('kubectl get mutatingwebhookconfiguration secrets-init-webhook -o yaml');
+  });
+
+  it('PodSecurityPolicy names itself and the capabilities (SUSE/scf#2081)', () => {
+    const f = one('istio', 'fires-istio-psp');
+    expect(f.message).toBe(
+      "PodSecurityPolicy admission refuses Istio's injected containers in Deployment store/sleep (NET_ADMIN, NET_RAW may not be added): no PodSecurityPolicy the pod may use allows them, so it cannot create its pods.",
+    );
+    expect(f.evidence).toMatchObject({ layer: 'pod-security-policy', capabilities: ['NET_ADMIN', 'NET_RAW'] });
+    expect(f.fix.every((l) => !l.startsWith('# fix withheld'))).toBe(true);
+  });
+});
+
+describe('admissionChain (src/k8s/webhook.ts): the API server order and matching', () => {
+  const hook = (name: string, extra: object = {}) => ({
+    name,
+    rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }],
+    ...extra,
+  });
+  const config = (kind: string, name: string, webhooks: object[]) => ({
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind,
+    metadata: { name },
+    webhooks,
+  });
+  it('mutating configurations by name then webhook order, validating after; selectors, scope and operations decide', () => {
+    const chain = admissionChain(
+      [
+        config('MutatingWebhookConfiguration', 'zeta', [hook('z1.io', { reinvocationPolicy: 'IfNeeded' })]),
+        config('MutatingWebhookConfiguration', 'alpha', [
+          hook('a2.io'),
+          hook('a1.io', { objectSelector: { matchLabels: { skip: 'me' } } }),
+          hook('a3.io', { matchConditions: [{ name: 'c', expression: 'true' }] }),
+        ]),
+        config('MutatingWebhookConfiguration', 'cluster-only', [
+          hook('c.io', {
+            rules: [
+              { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'], scope: 'Cluster' },
+            ],
+          }),
+        ]),
+        config('MutatingWebhookConfiguration', 'updates', [
+          hook('u.io', {
+            rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['pods'] }],
+          }),
+        ]),
+      ],
+      [config('ValidatingWebhookConfiguration', 'aaa', [hook('v.io', { failurePolicy: 'Ignore' })])],
+      { 'kubernetes.io/metadata.name': 'shop' },
+      { app: 'web' },
+    );
+    expect(chain.map((e) => `${e.type} ${e.configuration}/${e.webhook}`)).toEqual([
+      'mutating alpha/a2.io',
+      'mutating alpha/a3.io',
+      'mutating zeta/z1.io',
+      'validating aaa/v.io',
+    ]);
+    expect(chain[1]).toMatchObject({ matchConditions: 1, reinvocationPolicy: 'Never' });
+    expect(chain[2]).toMatchObject({ reinvocationPolicy: 'IfNeeded' });
+    expect(chain[3]).toEqual({ type: 'validating', configuration: 'aaa', webhook: 'v.io', failurePolicy: 'Ignore' });
   });
 });

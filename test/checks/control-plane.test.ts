@@ -1,4 +1,4 @@
-import { dialledPort, webhookFailureCause } from '../../src/k8s/admission.js';
+import { dialledPort, parseAdmissionError } from '../../src/k8s/admission.js';
 import { doubledMemory } from '../../src/k8s/health.js';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../../src/checks/index.js';
@@ -398,6 +398,8 @@ describe('webhook-call-failed', () => {
       webhook: 'namespace.sidecar-injector.istio.io',
       failurePolicy: 'Fail',
       cause: 'no-endpoints',
+      url: 'https://istiod.istio-system.svc:443/inject?timeout=10s',
+      transportError: 'no endpoints available for service "istiod"',
       count: 15,
       lastTimestamp: '2026-11-22T11:55:00Z',
       objects: ['ReplicaSet/frontend-6c8d9f7b5', 'ReplicaSet/frontend-7d9f8c6b4'],
@@ -507,7 +509,7 @@ describe('webhook-call-failed', () => {
       ['the server could not find the requested resource', 'other'],
     ];
     for (const [msg, cause] of cases)
-      expect(webhookFailureCause(`failed calling webhook "x": ${msg}`), msg).toBe(cause);
+      expect(parseAdmissionError(`failed calling webhook "x": ${msg}`), msg).toMatchObject({ kind: 'call', cause });
   });
 
   it('stays silent for recovered owners, other webhooks, quota errors and out-of-scope namespaces', () => {

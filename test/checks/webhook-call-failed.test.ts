@@ -2,7 +2,9 @@
  * Where webhook-call-failed fires, and its near misses (test/helpers/check-tester.ts). Its evidence, fixes and
  * links to other findings: test/checks/control-plane.test.ts.
  */
+import { describe, expect, it } from 'vitest';
 import { checkCases } from '../helpers/check-tester.js';
+import { cluster, findings } from '../helpers/fixtures.js';
 
 checkCases('webhook-call-failed', {
   fires: [
@@ -12,6 +14,45 @@ checkCases('webhook-call-failed', {
     { fixtures: 'fires-istio-gke-timeout.yaml', findings: ['Deployment store/frontend'] },
     { fixtures: 'fires-kuma-eks-timeout.yaml', findings: ['Deployment orders/api'] },
     { fixtures: 'fires-linkerd-cronjob.yaml', findings: ['CronJob shop/report'] },
+    { fixtures: 'fires-linkerd-refused-old-wording.yaml', findings: ['Deployment shop/web'] },
+    { fixtures: 'fires-consul-patch.yaml', findings: ['Deployment catalog/products'] },
+    { fixtures: 'fires-istio-patch.yaml', findings: ['Deployment store/frontend'] },
   ],
-  silent: [{ fixtures: 'ok-istio.yaml' }, { fixtures: 'ok-linkerd-injection-skipped.yaml' }],
+  silent: [
+    { fixtures: 'ok-istio.yaml' },
+    { fixtures: 'ok-linkerd-injection-skipped.yaml' },
+    { fixtures: 'ok-patch-and-others.yaml' },
+  ],
+});
+
+const run = (mesh: 'linkerd' | 'istio' | 'consul', file: string) =>
+  findings(cluster(mesh, [`checks/webhook-call-failed/${file}.yaml`]), ['webhook-call-failed']);
+
+describe('webhook-call-failed: the error read by its structure', () => {
+  it("the older wording's refused connection is a refused connection, not the URL's ?timeout=30s", () => {
+    const [f] = run('linkerd', 'fires-linkerd-refused-old-wording');
+    expect(f!.evidence).toMatchObject({
+      webhook: 'linkerd-proxy-injector.linkerd.io',
+      cause: 'connection-refused',
+      url: 'https://linkerd-proxy-injector.linkerd.svc:443/?timeout=30s',
+      transportError: 'dial tcp 10.3.192.109:443: connect: connection refused',
+    });
+    expect(f!.message).toContain('because the connection was refused');
+  });
+
+  it('a patch that names no webhook is attributed by the annotation it touches', () => {
+    const [c] = run('consul', 'fires-consul-patch');
+    expect(c!.mesh).toBe('consul');
+    expect(c!.evidence).toMatchObject({
+      webhook: null,
+      cause: 'patch',
+      operation: 'add',
+      path: '/metadata/annotations/consul.hashicorp.com~1connect-inject-status',
+      touches: 'annotation consul.hashicorp.com/connect-inject-status',
+    });
+    expect(c!.message).toContain("the API server could not apply Consul's injection patch");
+    const [i] = run('istio', 'fires-istio-patch');
+    expect(i!.evidence).toMatchObject({ touches: 'annotation sidecar.istio.io/status' });
+    expect(i!.fix.join('\n')).toContain('logs');
+  });
 });

@@ -1,0 +1,51 @@
+/**
+ * The admission chain a workload's next pod goes through: every mutating and validating webhook
+ * the API server calls for it, in its order (src/k8s/webhook.ts admissionChain), each marked with
+ * the mesh it belongs to (webhookMesh), and which webhook configurations were not read. Evidence
+ * for the findings about a layer of admission: the layer is named among the others that apply.
+ */
+import { admissionChain, namespaceLabels, type ChainEntry } from '../k8s/webhook.js';
+import { newPodLabels } from '../k8s/pod-labels.js';
+import { webhookMesh } from '../mesh/registry.js';
+import type { MeshName } from '../mesh/names.js';
+import type { Model, Workload } from './model.js';
+
+interface ChainLink extends ChainEntry {
+  /** The mesh whose injection webhook this is, if any. */
+  mesh?: MeshName;
+}
+
+interface AdmissionChain {
+  links: ChainLink[];
+  /** The webhook configuration kinds not read: the chain may be longer. */
+  notRead: string[];
+}
+
+/** The chain for the workload's next pod (memoized per workload). Reads both webhook configuration kinds. */
+export function admissionChainOf(m: Model, w: Workload): AdmissionChain {
+  return m.memo(`admission-chain:${w.kind}/${w.namespace}/${w.name}`, () => {
+    const mutating = m.list('mutatingwebhookconfigurations');
+    const validating = m.list('validatingwebhookconfigurations');
+    const links = admissionChain(mutating, validating, namespaceLabels(m.namespace(w.namespace), w.namespace), {
+      ...newPodLabels(w),
+    }).map((e): ChainLink => {
+      const mesh = e.type === 'mutating' ? webhookMesh({ name: e.webhook, configName: e.configuration }) : undefined;
+      return mesh ? { ...e, mesh } : e;
+    });
+    const notRead = (['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'] as const).filter(
+      (k) => !m.has(k),
+    );
+    return { links, notRead };
+  });
+}
+
+/** The chain as evidence: one line per webhook, `mutating istio-sidecar-injector/namespace.sidecar-injector.istio.io (Fail, reinvocation Never) [istio]`. */
+export function chainEvidence(c: AdmissionChain): { webhooks: string[]; notRead?: string[] } {
+  return {
+    webhooks: c.links.map(
+      (l) =>
+        `${l.type} ${l.configuration}/${l.webhook} (${l.failurePolicy}${l.reinvocationPolicy ? `, reinvocation ${l.reinvocationPolicy}` : ''}${l.matchConditions ? `, ${l.matchConditions} matchConditions not evaluated` : ''})${l.mesh ? ` [${l.mesh}]` : ''}`,
+    ),
+    ...(c.notRead.length ? { notRead: c.notRead } : {}),
+  };
+}
