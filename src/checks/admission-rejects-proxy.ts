@@ -259,6 +259,22 @@ function podSecurityFix(
   return out;
 }
 
+/**
+ * The container paths a denial names (`spec.initContainers[1]`, Kyverno's `/spec/initContainers/1/...`)
+ * whose index is past the pod template's own containers of that list: containers added at admission.
+ */
+function addedContainerPaths(reason: string, w: Workload): string[] {
+  const spec = podSpec(w.template);
+  const count = { containers: containers(spec).length, initContainers: initContainers(spec).length };
+  const out = new Set<string>();
+  for (const x of reason.matchAll(/spec(?:\.|\/)(initContainers|containers)(?:\[|\/)(\d{1,4})/g)) {
+    if (out.size >= 16) break;
+    const list = x[1] as 'containers' | 'initContainers';
+    if (Number(x[2]) >= count[list]) out.add(`spec.${list}[${x[2]}]`);
+  }
+  return [...out];
+}
+
 /** The Gatekeeper constraints or Kyverno policies a denial names. */
 function policiesOf(hook: string, reason: string): { engine: string; objects: string[] } {
   if (/gatekeeper/.test(hook))
@@ -521,12 +537,13 @@ function finding(
     const reason = g.match.reason ?? '';
     const names = signs.names.filter((n) => wordIn(reason, n));
     const caps = signs.caps.filter((c) => wordIn(reason, c));
-    if (names.length === 0 && caps.length === 0) return undefined;
+    const added = addedContainerPaths(reason, w);
+    if (names.length === 0 && caps.length === 0 && added.length === 0) return undefined;
     const { engine, objects } = policiesOf(hook, reason);
     const kind = engine === 'Gatekeeper' ? 'constraint' : engine === 'Kyverno' ? 'policy' : undefined;
     return {
       ...base,
-      message: `${engine === 'the webhook' ? `The admission webhook ${hook}` : `${engine} (webhook ${hook})`} refuses the pods of ${id} over ${meshTitle(mesh)}'s injected ${[...names, ...caps].join(', ')}${objects.length ? ` (${kind} ${objects.join(', ')})` : ''}: ${printable(reason.replace(/\s+/g, ' '), 200)}`,
+      message: `${engine === 'the webhook' ? `The admission webhook ${hook}` : `${engine} (webhook ${hook})`} refuses the pods of ${id} over ${meshTitle(mesh)}'s injected ${[...names, ...caps].join(', ') || `containers (${added.join(', ')}: past the pod template's own)`}${objects.length ? ` (${kind} ${objects.join(', ')})` : ''}: ${printable(reason.replace(/\s+/g, ' '), 200)}`,
       evidence: {
         layer,
         webhook: hook,
@@ -535,6 +552,7 @@ function finding(
         ...(kind ? { [`${kind === 'constraint' ? 'constraints' : 'policies'}`]: objects } : {}),
         containers: names,
         capabilities: caps,
+        ...(added.length ? { injectedFields: added } : {}),
         events,
       },
       fix: [

@@ -172,6 +172,7 @@ export const CATALOG = {
       'pods',
       'namespaces',
       'configmaps',
+      'validatingwebhookconfigurations',
     ],
   },
   'pod-security-blocks-init': {

@@ -26,6 +26,7 @@ import { failedCreates } from '../k8s/events.js';
 import { parseAdmissionError } from '../k8s/admission.js';
 import { injectorAt, webhookTargets } from '../facts/controlplane.js';
 import { denialCause } from '../facts/denials.js';
+import { admissionChainOf, chainEvidence } from '../facts/admission-chain.js';
 import { meshTitle, profileOf, webhookMesh } from '../mesh/registry.js';
 import type { MeshName } from '../mesh/names.js';
 import { printable } from '../util/errors.js';
@@ -75,6 +76,8 @@ export default defineCheck({
           ...(hookObj ? { configuration: hookObj.configName } : {}),
           reason: reason || null,
           ...(annotation ? { annotation } : {}),
+          // The webhooks the API server calls for the pod, in its order (the mesh's marked).
+          ...(w ? { admissionChain: chainEvidence(admissionChainOf(m, w)) } : {}),
           count: g.count,
           lastTimestamp: g.last ?? null,
           objects: [...g.objects].sort(),

@@ -24,6 +24,7 @@ checkCases('admission-rejects-proxy', {
     { fixtures: 'fires-istio-native-sidecar-dropped.yaml', findings: ['Job store/example-job'] },
     { fixtures: 'fires-linkerd-native-sidecar-dropped.yaml', findings: ['Deployment shop/ledger'] },
     { fixtures: 'fires-istio-psp.yaml', findings: ['Deployment store/sleep'] },
+    { fixtures: 'fires-kuma-kyverno-path.yaml', findings: ['Deployment orders/reports'] },
     {
       fixtures: 'fires-linkerd-restricted-predicted.yaml',
       findings: ['Deployment shop/web', 'StatefulSet shop/db', 'CronJob shop/report'],
@@ -188,6 +189,17 @@ describe('admission-rejects-proxy: every admission layer, named with its field a
     // Sorted after Linkerd's configuration by name: called after it, with no reinvocation needed.
     expect(l.evidence).toMatchObject({ rewrittenBy: ['secrets-init-webhook/secrets-init.doit-intl.com'] });
     expect(l.fix).toContain('kubectl get mutatingwebhookconfiguration secrets-init-webhook -o yaml');
+  });
+
+  it('a policy engine naming an injected container only by its path (Kyverno)', () => {
+    const f = one('kuma', 'fires-kuma-kyverno-path');
+    expect(f.evidence).toMatchObject({
+      layer: 'policy-engine',
+      engine: 'Kyverno',
+      policies: ['require-run-as-nonroot'],
+      injectedFields: ['spec.containers[1]'],
+    });
+    expect(f.message).toContain("over Kuma's injected containers (spec.containers[1]: past the pod template's own)");
   });
 
   it('PodSecurityPolicy names itself and the capabilities (SUSE/scf#2081)', () => {
