@@ -23,6 +23,14 @@
  *   <msg>` (open-policy-agent/gatekeeper dd8507eb pkg/webhook/policy.go), Kyverno's `resource
  *   Pod/<ns>/<name> was blocked due to the following policies` then `<policy>:` lines
  *   (kyverno/kyverno 111e07bb pkg/webhooks/utils/block.go); deckhouse/deckhouse#7075 (istio-init).
+ * - PodSecurityPolicy (before 1.25): `unable to validate against any pod security policy: [...]`,
+ *   the same field errors as SCC's (SUSE/scf#2081).
+ * - The API server's validation: `pods "x" is invalid: [spec.initContainers[1].lifecycle: Forbidden:
+ *   ...]` about a container past the template's own (added at admission) or named as the mesh's;
+ *   `without restartPolicy=Always` there: a non-mesh mutating webhook called after the mesh's (or
+ *   reinvoked) dropped the native sidecar's restartPolicy, and it is named (istio/istio#49221,
+ *   #52245; doitintl/kube-secrets-init#53). Every finding lists the admission chain
+ *   (src/facts/admission-chain.ts).
  * - LimitRange: `maximum cpu usage per Container is 1, but limit is 2`, `cpu max limit to request
  *   ratio per Container is 4, but provided ratio is 5.000000`, … (kubernetes
  *   plugin/pkg/admission/limitranger/admission.go): the message names no container; it is the

@@ -20,6 +20,11 @@
  * and the provider's rule where the cluster shows it (an AWS security group, a GKE private
  * cluster's control-plane firewall rule: istio.io docs/setup/platform-setup/gke), from the one
  * provider fact and with the one firewall fix webhook-port-blocked gives (facts/webhook-path.ts).
+ * The message is read by the API server's structure (src/k8s/admission.ts parseAdmissionError):
+ * the cause is the transport error after the URL, read from its end, so the `?timeout=30s` of
+ * every webhook URL never turns a refused connection or a missing Service into a timeout. A JSON
+ * patch of the injector the API server cannot apply names no webhook: it is attributed by the
+ * annotation or label it touches (src/mesh/touched.ts; hashicorp/consul-k8s#20).
  * Fix: repair the link the error names; the controller retries by itself.
  */
 import {
