@@ -530,6 +530,16 @@ export const CATALOG = {
     optionalInputs: ['deployments', 'replicasets', 'pods', 'services'],
     serverInputs: ['metrics'],
   },
+  // Issue 31: the proxy's own network path, and the mesh's node agents.
+  'proxy-egress-blocked': {
+    code: 'MD1060',
+    title: 'Egress policy cuts the proxy off from its control plane',
+    description:
+      "A NetworkPolicy isolates meshed pods for egress and admits no traffic to the control-plane endpoints their injected containers dial (discovery, identity, configuration: the ports each mesh's profile lists) or to DNS, so the proxy never becomes ready.",
+    severity: 'error',
+    inputs: ['networkpolicies'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
+  },
 } as const satisfies Record<string, CatalogEntry>;
 
 export type CheckId = keyof typeof CATALOG;
