@@ -540,6 +540,27 @@ export const CATALOG = {
     inputs: ['networkpolicies'],
     optionalInputs: [...WORKLOAD_KINDS, 'pods', 'namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
   },
+  'node-agent-incomplete': {
+    code: 'MD2070',
+    title: "A mesh's node agent is missing on nodes",
+    description:
+      "A mesh's node agent DaemonSet (its CNI plugin, its sidecar-less node agent or node proxy) has no ready pod on nodes where pods need it: a taint it does not tolerate, a node selection, its pod failing, or pods not created (a priority class without a ResourceQuota, a quota). The pods there fail validation or run outside the mesh.",
+    severity: 'error',
+    inputs: ['daemonsets'],
+    optionalInputs: [
+      'pods',
+      'nodes',
+      'events',
+      'namespaces',
+      'mutatingwebhookconfigurations',
+      'configmaps',
+      'deployments',
+      'replicasets',
+      'statefulsets',
+      'jobs',
+      'cronjobs',
+    ],
+  },
 } as const satisfies Record<string, CatalogEntry>;
 
 export type CheckId = keyof typeof CATALOG;

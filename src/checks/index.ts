@@ -45,6 +45,7 @@ import webhookFailingOpen from './webhook-failing-open.js';
 import webhookRejecting from './webhook-rejecting.js';
 import webhookNearTimeout from './webhook-near-timeout.js';
 import proxyEgressBlocked from './proxy-egress-blocked.js';
+import nodeAgentIncomplete from './node-agent-incomplete.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -91,4 +92,5 @@ export const CHECKS: readonly Check[] = [
   webhookRejecting,
   webhookNearTimeout,
   proxyEgressBlocked,
+  nodeAgentIncomplete,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));

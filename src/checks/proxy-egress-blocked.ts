@@ -93,7 +93,7 @@ export default defineCheck({
         const allow = allowPolicy(path, name);
         const fix: Step[] = source
           ? [
-              comment`in ${source.file} document ${source.document}, add to spec.egress of NetworkPolicy ${chosen} rules admitting ${cut.join('; ')}`,
+              comment`in ${source.file} document ${source.document}, add to spec.egress of NetworkPolicy ${chosen} rules admitting ${path.blocked.map((b) => `${b.endpoint.service} in ${b.namespace} on TCP ${b.endpoint.ports.join(' or ')}`).join(', ')}${path.dnsBlocked ? ', and port 53 UDP and TCP to the cluster DNS' : ''}`,
             ]
           : [
               comment`NetworkPolicies add up: a policy admitting this egress to the pods of ${path.namespace} leaves ${chosen} as it is. servers outside the cluster need an ipBlock rule instead`,
@@ -101,7 +101,7 @@ export default defineCheck({
             ];
         if (stuck.length)
           fix.push(
-            comment`the proxies retry on their own; if one gave up, its log says so`,
+            comment`the proxies retry on their own, and the log of one that gave up says so`,
             cmd`kubectl -n ${path.namespace} logs ${stuck[0]!} -c ${p.containers.proxy} --tail=50`,
           );
         yield {

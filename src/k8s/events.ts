@@ -53,6 +53,11 @@ export const FAILED_CREATE_READ: readonly RegExp[] = [
   // kubernetes plugin/pkg/admission/limitranger/admission.go: minimum/maximum usage, limit to request ratio
   /(?:minimum|maximum) [a-z0-9./-]{1,64} usage per (?:Container|Pod) is /,
   /[a-z0-9./-]{1,64} max limit to request ratio per (?:Container|Pod) is /,
+  // A priority class kept to some namespaces (node-agent-incomplete): kubernetes plugin/pkg/admission/priority
+  // (before 1.17) "pods with %v priorityClass is not permitted in %v namespace", and the ResourceQuota
+  // admission's limitedResources (plugin/pkg/admission/resourcequota/controller.go) "insufficient quota to match these scopes".
+  /priorityClass is not permitted in [a-z0-9-]{1,63} namespace/,
+  /insufficient quota to match these scopes: /,
 ];
 
 /**

@@ -19,6 +19,13 @@ checkCases('proxy-egress-blocked', {
       namespace: 'shop',
       findings: ['NetworkPolicy shop/default-deny-egress'],
     },
+    // check -f: the policy about to be applied is found, and its file is where the rules go.
+    {
+      name: 'check -f of the policy',
+      base: 'istio',
+      manifests: 'fires-istio-xds-port-missing.yaml',
+      findings: ['NetworkPolicy store/frontend-egress'],
+    },
   ],
   silent: [
     { fixtures: 'ok-linkerd-allows-control-plane.yaml' },
@@ -89,7 +96,8 @@ describe('proxy-egress-blocked findings', () => {
     expect(f!.message).not.toContain('DNS');
     expect(f!.message).toContain('1 pod with linkerd-proxy not ready');
     expect(f!.evidence).toMatchObject({ dnsBlocked: false, proxyNotReady: ['web-5b7c9d8f4-ccccc'] });
-    expect(JSON.stringify(f!.fix)).toContain('kubectl');
+    expect(f!.fix.join('\n')).toContain('kubectl apply -f -');
+    expect(f!.fix.join('\n')).not.toContain('withheld');
   });
 
   it('a policy with no egress rule cuts DNS off too; Consul: the servers on 8502 and 8500 or 8501', () => {
@@ -103,5 +111,6 @@ describe('proxy-egress-blocked findings', () => {
     ]);
     expect(c!.message).toContain('consul-server (TCP 8502');
     expect(c!.message).toContain('TCP 8500 or TCP 8501');
+    for (const f of [k!, c!]) expect(f.fix.join('\n')).not.toContain('withheld');
   });
 });
