@@ -553,7 +553,7 @@ export const CATALOG = {
       'events',
       'namespaces',
       'mutatingwebhookconfigurations',
-      'configmaps',
+
       'deployments',
       'replicasets',
       'statefulsets',

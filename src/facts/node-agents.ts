@@ -32,9 +32,9 @@ interface AgentDef {
 }
 
 /** Why a node has no ready agent pod. */
-export type GapKind = 'taint' | 'selection' | 'not-ready' | 'not-created';
+type GapKind = 'taint' | 'selection' | 'not-ready' | 'not-created';
 
-export interface AgentGap {
+interface AgentGap {
   node: string;
   kind: GapKind;
   /** A clause: "taint dedicated=infra:NoExecute not tolerated", "istio-cni-node-x: ImagePullBackOff". */

@@ -42,7 +42,7 @@ function tolerates(t: unknown, taint: Taint): boolean {
 }
 
 /** A node's taints that repel pods (NoSchedule, NoExecute). */
-export function nodeTaints(node: K8sObject): Taint[] {
+function nodeTaints(node: K8sObject): Taint[] {
   const spec = isObj(node.spec) ? node.spec : {};
   return arr(spec.taints)
     .filter(isObj)
