@@ -533,6 +533,37 @@ export const CATALOG = {
     optionalInputs: ['deployments', 'replicasets', 'pods', 'services'],
     serverInputs: ['metrics'],
   },
+  // Issue 31: the proxy's own network path, and the mesh's node agents.
+  'proxy-egress-blocked': {
+    code: 'MD1060',
+    title: 'Egress policy cuts the proxy off from its control plane',
+    description:
+      "A NetworkPolicy isolates meshed pods for egress and admits no traffic to the control-plane endpoints their injected containers dial (discovery, identity, configuration: the ports each mesh's profile lists) or to DNS, so the proxy never becomes ready.",
+    severity: 'error',
+    inputs: ['networkpolicies'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
+  },
+  'node-agent-incomplete': {
+    code: 'MD2070',
+    title: "A mesh's node agent is missing on nodes",
+    description:
+      "A mesh's node agent DaemonSet (its CNI plugin, its sidecar-less node agent or node proxy) has no ready pod on nodes where pods need it: a taint it does not tolerate, a node selection, its pod failing, or pods not created (a priority class without a ResourceQuota, a quota). The pods there fail validation or run outside the mesh.",
+    severity: 'error',
+    inputs: ['daemonsets'],
+    optionalInputs: [
+      'pods',
+      'nodes',
+      'events',
+      'namespaces',
+      'mutatingwebhookconfigurations',
+
+      'deployments',
+      'replicasets',
+      'statefulsets',
+      'jobs',
+      'cronjobs',
+    ],
+  },
 } as const satisfies Record<string, CatalogEntry>;
 
 export type CheckId = keyof typeof CATALOG;

@@ -44,6 +44,8 @@ import webhookPortBlocked from './webhook-port-blocked.js';
 import webhookFailingOpen from './webhook-failing-open.js';
 import webhookRejecting from './webhook-rejecting.js';
 import webhookNearTimeout from './webhook-near-timeout.js';
+import proxyEgressBlocked from './proxy-egress-blocked.js';
+import nodeAgentIncomplete from './node-agent-incomplete.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -89,4 +91,6 @@ export const CHECKS: readonly Check[] = [
   webhookFailingOpen,
   webhookRejecting,
   webhookNearTimeout,
+  proxyEgressBlocked,
+  nodeAgentIncomplete,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));

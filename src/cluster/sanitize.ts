@@ -298,6 +298,19 @@ export function keeper(policy: KeepPolicy): Keeper {
       initContainers: eachObject(spec.initContainers, (c) => slimContainer(c, secretVolumes)),
       volumes: volumes.length ? volumes : undefined,
       hostNetwork: spec.hostNetwork,
+      // node-agent-incomplete: where a DaemonSet's pods may run (a node's taints, labels) and its priority class.
+      nodeSelector: isObj(spec.nodeSelector) ? spec.nodeSelector : undefined,
+      tolerations: Array.isArray(spec.tolerations) ? spec.tolerations : undefined,
+      affinity:
+        isObj(spec.affinity) && isObj(spec.affinity.nodeAffinity)
+          ? {
+              nodeAffinity: {
+                requiredDuringSchedulingIgnoredDuringExecution:
+                  spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution,
+              },
+            }
+          : undefined,
+      priorityClassName: spec.priorityClassName,
       nodeName: spec.nodeName, // sidecarless-not-enrolled: the node proxy on the pod's node
       serviceAccountName: spec.serviceAccountName,
       serviceAccount: spec.serviceAccount,
@@ -446,8 +459,9 @@ export function keeper(policy: KeepPolicy): Keeper {
    * A Node: its name, labels (the managed provider's node pool labels) and providerID, of its
    * annotations only k3s's node-args reduced to the API server's admission flags, and of its status
    * only the kubelet version it reports (status.nodeInfo.kubeletVersion), which the version checks
-   * compare. The rest of its status (every image it pulled: the bulk of a large cluster's nodes,
-   * addresses, conditions, capacity), taints and every other annotation are not kept.
+   * compare; its taints, unschedulable and Ready condition (node-agent-incomplete). The rest of its
+   * status (every image it pulled: the bulk of a large cluster's nodes, addresses, other conditions,
+   * capacity) and every other annotation are not kept.
    */
   function slimNode(n: K8sObject): K8sObject {
     const md = isObj(n.metadata) ? n.metadata : {};
@@ -464,14 +478,39 @@ export function keeper(policy: KeepPolicy): Keeper {
         ...(isObj(md.labels) ? { labels: md.labels } : {}),
         ...(typeof args === 'string' ? { annotations: { [K3S_NODE_ARGS]: slimK3sNodeArgs(args) } } : {}),
       },
-      ...(typeof spec.providerID === 'string' ? { spec: { providerID: spec.providerID } } : {}),
+      ...(typeof spec.providerID === 'string' || Array.isArray(spec.taints) || spec.unschedulable === true
+        ? {
+            spec: {
+              ...(typeof spec.providerID === 'string' ? { providerID: spec.providerID } : {}),
+              // node-agent-incomplete: taints a node agent must tolerate (key, value, effect only).
+              ...(Array.isArray(spec.taints)
+                ? {
+                    taints: spec.taints
+                      .filter(isObj)
+                      .slice(0, 64)
+                      .map((t) => ({ key: t.key, value: t.value, effect: t.effect })),
+                  }
+                : {}),
+              ...(spec.unschedulable === true ? { unschedulable: true } : {}),
+            },
+          }
+        : {}),
       ...(n.status === undefined
         ? {}
         : {
-            status:
-              info && typeof info.kubeletVersion === 'string'
+            status: {
+              ...(info && typeof info.kubeletVersion === 'string'
                 ? { nodeInfo: { kubeletVersion: info.kubeletVersion } }
-                : {},
+                : {}),
+              // node-agent-incomplete: whether the node is Ready (its other conditions are not kept).
+              ...(isObj(n.status) && Array.isArray(n.status.conditions)
+                ? {
+                    conditions: (n.status.conditions as unknown[])
+                      .filter((c): c is Obj => isObj(c) && c.type === 'Ready')
+                      .map((c) => ({ type: c.type, status: c.status })),
+                  }
+                : {}),
+            },
           }),
     };
   }

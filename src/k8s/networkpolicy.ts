@@ -58,7 +58,7 @@ export function selectsPod(np: K8sObject, pod: K8sObject): boolean {
 }
 
 /** The pod's named container ports: name -> [port, protocol]. */
-function namedPorts(pod: K8sObject): Map<string, { port: number; protocol: string }> {
+export function namedPorts(pod: K8sObject): Map<string, { port: number; protocol: string }> {
   const out = new Map<string, { port: number; protocol: string }>();
   for (const c of containers(podSpec(pod)))
     for (const p of arr(c.ports))
@@ -67,17 +67,26 @@ function namedPorts(pod: K8sObject): Map<string, { port: number; protocol: strin
   return out;
 }
 
-/** A rule's port entry matches TCP `port` on this pod. */
-function portMatches(entry: unknown, port: number, named: Map<string, { port: number; protocol: string }>): boolean {
+/**
+ * A rule's port entry matches `port` (TCP unless `protocol` says otherwise) on this pod; `named`
+ * undefined: the destination's port names are unknown, and a named port is given the benefit of the doubt.
+ */
+function portMatches(
+  entry: unknown,
+  port: number,
+  named: Map<string, { port: number; protocol: string }> | undefined,
+  want = 'TCP',
+): boolean {
   if (!isObj(entry)) return false;
   const protocol = str(entry.protocol) ?? 'TCP';
-  if (protocol !== 'TCP') return false;
+  if (protocol !== want) return false;
   const p = entry.port;
   if (p === undefined || p === null) return true; // every port of the protocol
   if (typeof p === 'string') {
     if (/^\d+$/.test(p)) return Number(p) === port; // an IntOrString written as a string of digits
+    if (!named) return true;
     const n = named.get(p);
-    return !!n && n.port === port && n.protocol === 'TCP';
+    return !!n && n.port === port && n.protocol === want;
   }
   if (typeof p !== 'number') return false;
   const end = typeof entry.endPort === 'number' ? entry.endPort : p;
@@ -137,4 +146,118 @@ export function ingressVerdict(
     });
   }
   return { policies: selecting.map((np) => str(np.metadata?.name) ?? '').sort(), admits };
+}
+
+/**
+ * Egress (issue 31), by the same API (types.go #L70-L76 and #L128-L146): a pod is isolated for
+ * egress when a policy selecting it has Egress in policyTypes; traffic is then allowed if it
+ * matches one egress rule of any of them. A rule matches when its ports and its `to` both match;
+ * missing or empty `to` is every destination. The destination is a pod: a peer's
+ * namespaceSelector is matched against its namespace's labels (a peer without one: the policy's
+ * own namespace) and its podSelector against the pod's labels; an ipBlock against its IP when
+ * known (IPv4), else given the benefit of the doubt. Packets to a Service are judged after the
+ * Service's address was translated to the pod's (the pod's port, the Service's targetPort), as
+ * network plugins enforce it.
+ */
+export interface EgressDestination {
+  namespace: string;
+  namespaceLabels: Readonly<Record<string, string>>;
+  labels: Readonly<Record<string, string>>;
+  /** status.podIP, when known. */
+  ip?: string;
+  /** The destination's named container ports (undefined: not known). */
+  named?: Map<string, { port: number; protocol: string }>;
+}
+
+/** How a rule lets traffic out to the port. */
+interface EgressAllowance {
+  how: 'anywhere' | 'ip-block' | 'pods';
+  policy: string;
+  rule: number;
+}
+
+interface EgressVerdict {
+  /** The policies that select the pod for egress (sorted): empty, the pod is not isolated. */
+  policies: string[];
+  allows: EgressAllowance[];
+}
+
+/** An IPv4 address as a number, or undefined. */
+function ipv4(ip: string): number | undefined {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(ip);
+  if (!m) return undefined;
+  const parts = m.slice(1).map(Number);
+  if (parts.some((x) => x > 255)) return undefined;
+  return ((parts[0]! << 24) >>> 0) + (parts[1]! << 16) + (parts[2]! << 8) + parts[3]!;
+}
+
+/** `ip` within IPv4 `cidr`: true, false, or undefined when either is not IPv4. */
+export function inCidr(ip: string, cidr: string): boolean | undefined {
+  const [base, bits] = cidr.split('/');
+  const a = ipv4(ip);
+  const b = ipv4(base ?? '');
+  const n = bits === undefined ? 32 : /^\d{1,2}$/.test(bits) ? Number(bits) : NaN;
+  if (a === undefined || b === undefined || !(n >= 0 && n <= 32)) return undefined;
+  if (n === 0) return true;
+  const mask = (0xffffffff << (32 - n)) >>> 0;
+  return (a & mask) >>> 0 === (b & mask) >>> 0;
+}
+
+/** A peer of a rule may be the destination (`dest` undefined: any destination counts). */
+function peerAllows(
+  peer: unknown,
+  npNamespace: string,
+  dest: EgressDestination | undefined,
+): 'ip-block' | 'pods' | undefined {
+  if (!isObj(peer)) return undefined;
+  if (isObj(peer.ipBlock)) {
+    if (!dest?.ip) return 'ip-block';
+    const cidr = str(peer.ipBlock.cidr) ?? '';
+    const inside = inCidr(dest.ip, cidr);
+    if (inside === false) return undefined;
+    if (inside === true && arr(peer.ipBlock.except).some((e) => typeof e === 'string' && inCidr(dest.ip!, e) === true))
+      return undefined;
+    return 'ip-block';
+  }
+  if (!dest) return 'pods';
+  const ns = peer.namespaceSelector;
+  const nsOk =
+    ns === undefined || ns === null ? dest.namespace === npNamespace : evalSelector(ns, dest.namespaceLabels).matched;
+  if (!nsOk) return undefined;
+  const ps = peer.podSelector;
+  const podOk = ps === undefined || ps === null ? true : evalSelector(ps, dest.labels).matched;
+  return podOk ? 'pods' : undefined;
+}
+
+/**
+ * Whether `pod` may send to `port` (`protocol`, TCP by default) of `dest` under `policies` (those
+ * of the pod's namespace); `dest` undefined: to any destination at all (the cluster DNS, whose
+ * pods and addresses differ between distributions).
+ */
+export function egressVerdict(
+  policies: readonly K8sObject[],
+  pod: { metadata?: unknown; spec?: unknown; [k: string]: unknown },
+  port: number,
+  dest: EgressDestination | undefined,
+  protocol = 'TCP',
+): EgressVerdict {
+  const selecting = policies.filter((np) => policyTypes(np).includes('Egress') && selectsPod(np, pod as K8sObject));
+  const allows: EgressAllowance[] = [];
+  for (const np of selecting) {
+    const policy = str(np.metadata?.name) ?? '';
+    const npNs = str(np.metadata?.namespace) ?? '';
+    arr(isObj(np.spec) ? np.spec.egress : undefined).forEach((rule, i) => {
+      if (!isObj(rule)) return;
+      const ports = arr(rule.ports);
+      if (ports.length && !ports.some((e) => portMatches(e, port, dest?.named, protocol))) return;
+      const to = arr(rule.to);
+      if (!to.length) {
+        allows.push({ how: 'anywhere', policy, rule: i });
+        return;
+      }
+      const how = to.map((peer) => peerAllows(peer, npNs, dest)).find((h) => h !== undefined);
+      if (how) allows.push({ how, policy, rule: i });
+    });
+  }
+  return { policies: selecting.map((np) => str(np.metadata?.name) ?? '').sort(), allows };
 }

@@ -189,6 +189,39 @@ export interface StartFailure {
   fix(c: StartContext): Step[];
 }
 
+/**
+ * A control-plane endpoint the injected containers must reach over the pod network before the
+ * proxy is ready: the Service they dial in the control-plane namespace, the container ports behind
+ * it (any one of `ports` suffices: Consul's HTTP or HTTPS), and the pods' labels when the Service
+ * was not read.
+ */
+export interface ControlPlaneEndpoint {
+  /** What it serves the proxy: a clause ("destinations", "certificates and xDS"). */
+  readonly role: string;
+  /** The Service name as installs create it (a revision may add a suffix: `servicePrefix`). */
+  readonly service: string;
+  /** The Service's name may carry a suffix (Istio's `istiod-<revision>`). */
+  readonly servicePrefix?: true;
+  /** The pods' container ports (the Service's targetPorts), TCP; any one of them suffices. */
+  readonly ports: readonly number[];
+  /** The labels of the pods behind it, as the chart sets them. */
+  readonly podLabels: Readonly<Record<string, string>>;
+  /** Which injected container dials it ("the proxy", "the init container"). */
+  readonly from: string;
+  /** The chart or code and commit that say so. */
+  readonly source: string;
+}
+
+/**
+ * The network path of the injected containers: the control-plane endpoints they dial (and the
+ * cluster DNS, to find them), and what they log when a policy drops the packets (issue 31).
+ */
+export interface ProxyNetwork {
+  readonly endpoints: readonly ControlPlaneEndpoint[];
+  /** What the proxy logs and shows while it cannot reach them, for messages (a clause). */
+  readonly symptom: string;
+}
+
 /** Something the mesh's init container needs from the cluster that is missing: why it keeps failing. */
 export interface InitNeed {
   readonly cause: string;
@@ -589,4 +622,6 @@ export interface MeshProfile {
   readonly runtime: Runtime;
   /** Its versions and the Kubernetes versions it supports (issue 25). */
   readonly versions?: Versions;
+  /** The control-plane endpoints its injected containers dial (issue 31). */
+  readonly network?: ProxyNetwork;
 }

@@ -59,6 +59,7 @@ import {
 } from './injector.js';
 import { CONSUL_MARKERS, namespaceMarker, namespaceProblems, workloadProblems } from './markers.js';
 import { consulRuntime } from './runtime.js';
+import { consulNetwork } from './network.js';
 import { consulRbac, consulVersions } from './support.js';
 
 const INJECTOR = 'consul-connect-injector';
@@ -334,4 +335,5 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
   // Transparent proxy decides the init container's capabilities (cni.privilegedFor reads it).
   runtime: consulRuntime((m, w) => cni.privilegedFor!(m, w)?.privileged),
   versions: consulVersions,
+  network: consulNetwork,
 };

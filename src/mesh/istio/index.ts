@@ -19,6 +19,7 @@ import { choice, cmd, comment, text, type Step } from '../../fix/steps.js';
 import { ISTIO_MARKERS, enableMarker, namespaceProblems, workloadProblems } from './markers.js';
 import { templateAsks } from '../marker-table.js';
 import { CNI_CONFIG, CNI_EXCLUDE, istioRuntime } from './runtime.js';
+import { istioNetwork } from './network.js';
 import { istioRbac, istioVersions } from './support.js';
 
 const SUFFIX = 'sidecar-injector.istio.io';
@@ -290,6 +291,7 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
 
   runtime: istioRuntime((m, w) => configValues(injectorConfigMap(m, w))),
   versions: istioVersions,
+  network: istioNetwork,
 };
 
 /** For explain and evidence: the per-pod value and how Istio parses it. */

@@ -49,6 +49,7 @@ import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { KUMA_INJECT, KUMA_SIDECAR, kumaInjector, parseKuma } from './injector.js';
 import { KUMA_MARKERS, enableMarker, namespaceProblems, workloadProblems } from './markers.js';
 import { kumaRuntime } from './runtime.js';
+import { kumaNetwork } from './network.js';
 import { SIDECAR_IMAGE_ENV, kumaRbac, kumaVersions } from './support.js';
 
 const CP = 'kuma-control-plane';
@@ -411,4 +412,5 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
 
   runtime: kumaRuntime(controlPlaneEnv),
   versions: kumaVersions,
+  network: kumaNetwork,
 };

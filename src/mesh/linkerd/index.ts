@@ -13,6 +13,7 @@ import { fixIdentity, linkerdIdentity } from './identity.js';
 import { LINKERD_INJECT, isLinkerdEnabling, linkerdInjector } from './injector.js';
 import { LINKERD_MARKERS, enableMarker, namespaceProblems, workloadProblems } from './markers.js';
 import { linkerdRuntime } from './runtime.js';
+import { linkerdNetwork } from './network.js';
 import { LINKERD_SKIP_REASONS, readLinkerdSkip } from './skips.js';
 import { linkerdRbac, linkerdVersions } from './support.js';
 
@@ -262,4 +263,5 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
 
   runtime: linkerdRuntime(linkerdValues),
   versions: linkerdVersions,
+  network: linkerdNetwork,
 };

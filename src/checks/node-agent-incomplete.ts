@@ -1,0 +1,162 @@
+/**
+ * node-agent-incomplete — a mesh's node agent (its CNI plugin's DaemonSet: istio-cni-node,
+ * linkerd-cni, kuma-cni-node, consul-cni; its sidecar-less node agent and node proxy: ztunnel) has
+ * no ready pod on nodes where pods need it, and why: a taint it does not tolerate, a node selection
+ * leaving the node out, its pod there not ready (an image it cannot pull, a crash), or no pod
+ * created at all (the DaemonSet's FailedCreate events: a priority class kept to other namespaces,
+ * "pods with system-node-critical priorityClass is not permitted in istio-system namespace", a
+ * quota).
+ *
+ * Why: the CNI agent sets up the pod's redirection when its sandbox is created; on a node without
+ * it, injected pods fail their validation init container (istio-validation,
+ * linkerd-network-validator, kuma-validation) or run unredirected, and ambient pods are never
+ * enrolled or have no ztunnel. The DaemonSet shows desired/ready counts but not which nodes or why;
+ * the failing pods show the symptom, not the agent (istio/istio#14977, #16577, #19791, #34371:
+ * system-node-critical outside kube-system; mojaloop/project#4355: istio-cni-node and ztunnel not
+ * on tainted nodes, pods there failing sandbox creation; linkerd/linkerd2#9699: linkerd-cni not
+ * on tainted nodes). The charts give istio-cni-node and kuma-cni-node `NoSchedule` tolerations only
+ * (a `NoExecute` taint keeps them out), consul-cni `NoExecute` and CriticalAddonsOnly only, and
+ * run them at priority class system-node-critical (istio/istio@86c9f01f
+ * manifests/charts/istio-cni/values.yaml and templates/daemonset.yaml; kumahq/kuma@348b6528
+ * deployments/charts/kuma/templates/cni-daemonset.yaml; hashicorp/consul-k8s@a507b1d1
+ * charts/consul/templates/cni-daemonset.yaml; linkerd/linkerd2@b24cd405 charts/linkerd2-cni
+ * values.yaml: `operator: Exists`, no priority class).
+ * When: the DaemonSets the profiles name were read. With the nodes and the agent's pods read,
+ * every node that is not NotReady is judged (src/k8s/scheduling.ts: the DaemonSet controller's own
+ * tolerations, the template's tolerations, nodeSelector and required node affinity): a node left
+ * out by design (a taint, a selection) counts only where pods that need the agent run on it; an
+ * agent pod younger than two minutes is starting. Without them, the DaemonSet's status counts
+ * (numberReady below desiredNumberScheduled) and the agent pods read.
+ * Known false positives: a rollout in progress; a node whose pods do not use the mesh there.
+ * Fix: for the cause found: a ResourceQuota admitting the priority class in the agent's namespace;
+ * a toleration for the taint (in the install's values, or patched); the agent pod's own failure;
+ * then re-create the pods that need the agent.
+ */
+import { recreateAll } from '../fix/commands.js';
+import { cmd, comment, type Step } from '../fix/steps.js';
+import { nodeAgentCoverage, type NodeAgentCoverage } from '../facts/node-agents.js';
+import { meshesAllowed } from '../facts/siblings.js';
+import type { Workload } from '../facts/model.js';
+import { podSpec } from '../k8s/pods.js';
+import { meshTitle } from '../mesh/registry.js';
+import { hasControl } from '../util/errors.js';
+import { isObj, nameOf, nsOf, plural } from '../util/objects.js';
+import type { K8sObject } from '../util/types.js';
+import { defineCheck, meta } from './define.js';
+
+/** A step applying JSON from stdin, unless a cluster value in it holds a control character. */
+function apply(obj: unknown): Step | undefined {
+  const json = JSON.stringify(obj);
+  return hasControl(json) ? undefined : cmd`printf %s ${json} | kubectl apply -f -`;
+}
+
+function fixFor(c: NodeAgentCoverage): Step[] {
+  const steps: Step[] = [];
+  const { namespace: ns, name } = c;
+  const fc = c.failedCreate;
+  const tmpl = podSpec(isObj(c.ds.spec) && isObj(c.ds.spec.template) ? c.ds.spec.template : undefined);
+  const pc = fc?.priorityClass ?? (typeof tmpl.priorityClassName === 'string' ? tmpl.priorityClassName : undefined);
+  if (fc?.priorityClass || (fc?.quota && pc)) {
+    steps.push(
+      comment`a ResourceQuota scoped to priority class ${pc!} lets the DaemonSet create its pods in ${ns}: the API server admits that class outside kube-system only where such a quota exists`,
+    );
+    const q = apply({
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: { name: `${pc}-pods`.slice(0, 63), namespace: ns },
+      spec: {
+        hard: { pods: '1000' },
+        scopeSelector: { matchExpressions: [{ operator: 'In', scopeName: 'PriorityClass', values: [pc] }] },
+      },
+    });
+    if (q) steps.push(q);
+  } else if (fc?.quota)
+    steps.push(
+      comment`a ResourceQuota of ${ns} refuses the agent's pods`,
+      cmd`kubectl -n ${ns} describe resourcequota`,
+    );
+  const taints = new Map<string, { key: string; value?: string; effect: string }>();
+  for (const g of c.gaps) for (const t of g.taints ?? []) taints.set(`${t.key}:${t.effect}`, t);
+  if (taints.size) {
+    const tolerations = [
+      ...(Array.isArray(tmpl.tolerations) ? tmpl.tolerations : []),
+      ...[...taints.values()].map((t) => ({ key: t.key, operator: 'Exists', effect: t.effect })),
+    ];
+    const patch = JSON.stringify([{ op: 'add', path: '/spec/template/spec/tolerations', value: tolerations }]);
+    steps.push(
+      comment`the agent must run on every node where meshed pods run: tolerate the taints, and set the same tolerations in the values of the install, or the next upgrade removes them`,
+      ...(hasControl(patch) ? [] : [cmd`kubectl -n ${ns} patch daemonset ${name} --type json -p ${patch}`]),
+    );
+  }
+  if (c.gaps.some((g) => g.kind === 'selection'))
+    steps.push(
+      comment`the DaemonSet's nodeSelector or node affinity leaves nodes out where meshed pods run: widen it in the values of the install`,
+      cmd`kubectl -n ${ns} get daemonset ${name} -o ${'jsonpath={.spec.template.spec.nodeSelector} {.spec.template.spec.affinity}'}`,
+    );
+  const notReady = c.gaps.find((g) => g.kind === 'not-ready');
+  if (notReady?.pod)
+    steps.push(
+      comment`the agent's pod on node ${notReady.node} is not ready: its events and log say why`,
+      cmd`kubectl -n ${ns} describe pod ${notReady.pod}`,
+    );
+  if (!steps.length)
+    steps.push(comment`why the DaemonSet has no ready pod there`, cmd`kubectl -n ${ns} describe daemonset ${name}`);
+  return steps;
+}
+
+export default defineCheck({
+  ...meta('node-agent-incomplete'),
+  *run(m) {
+    for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
+      for (const c of nodeAgentCoverage(m, mesh)) {
+        const affected = [
+          ...new Map(c.gaps.flatMap((g) => g.affected).map((p) => [`${nsOf(p)}/${nameOf(p)}`, p])).values(),
+        ];
+        const ids = affected.map((p) => `${nsOf(p)}/${nameOf(p)}`).sort();
+        const counts =
+          c.desired !== undefined && c.ready !== undefined
+            ? `${c.ready} of ${c.desired} desired pods ready`
+            : undefined;
+        const where = c.gaps.length
+          ? `has no ready pod on ${plural(c.gaps.length, 'node')}: ${c.gaps
+              .slice(0, 5)
+              .map((g) => `${g.node} (${g.why})`)
+              .join(', ')}${c.gaps.length > 5 ? ', ...' : ''}${counts ? `; ${counts}` : ''}`
+          : `has ${counts ?? 'fewer ready pods than desired'}`;
+        const why = c.failedCreate
+          ? `; the DaemonSet controller cannot create its pods: "${c.failedCreate.message}"`
+          : '';
+        const tie = ids.length
+          ? `; ${plural(ids.length, 'pod')} on ${c.gaps.length === 1 ? 'that node' : 'those nodes'} ${ids.length === 1 ? 'needs' : 'need'} it (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', ...' : ''}) and ${ids.length === 1 ? 'fails' : 'fail'} validation or ${ids.length === 1 ? 'runs' : 'run'} outside the mesh`
+          : '';
+        // The workloads of the affected pods, to re-create once the agent runs.
+        const byPod = new Set(affected);
+        const ws: Workload[] = m.appWorkloads.filter((w) => w.pods.some((p: K8sObject) => byPod.has(p)));
+        const fix = fixFor(c);
+        if (ws.length)
+          fix.push(comment`once the agent is ready on the nodes, re-create the pods that need it`, ...recreateAll(ws));
+        yield {
+          mesh,
+          message: `DaemonSet ${c.namespace}/${c.name} (${meshTitle(mesh)}'s ${c.title}) ${where}${why}${tie}.`,
+          resource: { kind: 'DaemonSet', namespace: c.namespace, name: c.name },
+          affectedPods: ids.length,
+          evidence: {
+            daemonSet: `${c.namespace}/${c.name}`,
+            agent: c.title,
+            desired: c.desired ?? null,
+            ready: c.ready ?? null,
+            nodesExamined: c.nodesRead,
+            nodes: c.gaps.slice(0, 50).map((g) => ({
+              node: g.node,
+              cause: g.kind,
+              why: g.why,
+              affectedPods: g.affected.slice(0, 20).map((p) => `${nsOf(p)}/${nameOf(p)}`),
+            })),
+            ...(c.failedCreate ? { failedCreate: c.failedCreate } : {}),
+          },
+          fix,
+        };
+      }
+    }
+  },
+});

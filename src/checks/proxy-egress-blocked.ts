@@ -1,0 +1,141 @@
+/**
+ * proxy-egress-blocked — meshed pods whose namespace isolates them for egress (a NetworkPolicy
+ * with Egress in policyTypes selects them) and lets no packet out to the control-plane endpoints
+ * their injected containers dial (the profile's `network`: istiod 15012; Linkerd identity 8080,
+ * destination 8086, policy 8090; the dp-server 5678; the servers' 8502 and 8500/8501), or
+ * to port 53 anywhere (the cluster DNS that finds them): the proxy is injected and never ready.
+ *
+ * Why: a "default deny egress" policy, or one listing only the app's own peers, is a common
+ * hardening step, and the pod looks like any other pod stuck at 1/2 Ready: the proxy's log says
+ * "i/o timeout" or "Failed to connect", its readiness probe fails, nothing names the policy
+ * (istio/istio#31717, #32945, #35569; linkerd/linkerd2#3620; hashicorp/consul-k8s#1814, #2354).
+ * When: NetworkPolicies of the namespace were read; app workloads meshed by the mesh (active pods
+ * with its proxy, or a template it injects); Kubernetes' egress semantics (src/k8s/networkpolicy.ts):
+ * for every port of an endpoint, no rule of the policies selecting the pod admits TCP to one of
+ * the endpoint's pods (as read, else the chart's labels in the control-plane namespace; an ipBlock
+ * is given the benefit of the doubt where the pod's IP is unknown); DNS: no rule admits port 53,
+ * UDP or TCP, to any destination. One finding per namespace, policies and endpoints cut off.
+ * Known false positives: a network plugin that does not enforce NetworkPolicies; a CNI's own policy
+ * kinds (CiliumNetworkPolicy, Calico's) are not read and may open or close more.
+ * Fix: a NetworkPolicy admitting the egress (policies add up: the others stay as they are), to the
+ * control plane's pods on the ports and to the cluster DNS on 53; or the rule added where the
+ * manifest is. Then the proxies connect on their own (re-create pods that gave up).
+ */
+import { cmd, comment, type Step } from '../fix/steps.js';
+import { proxyPaths, type ProxyPath } from '../facts/proxy-network.js';
+import { meshesAllowed } from '../facts/siblings.js';
+import { statuses } from '../k8s/health.js';
+import { meshTitle, profileOf } from '../mesh/registry.js';
+import { hasControl } from '../util/errors.js';
+import { nameOf, plural, str } from '../util/objects.js';
+import type { K8sObject, ResourceRef } from '../util/types.js';
+import { defineCheck, meta } from './define.js';
+
+/** The pods whose proxy container reports not ready. */
+function notReady(pods: readonly K8sObject[], proxy: string): string[] {
+  return pods
+    .filter((p) => statuses(p).some((s) => str(s.name) === proxy && s.ready === false))
+    .map(nameOf)
+    .sort();
+}
+
+/** The policy to apply: egress from every pod of the namespace to the endpoints and to the cluster DNS (kube-system). */
+function allowPolicy(path: ProxyPath, name: string): Step | undefined {
+  const egress: unknown[] = path.blocked.map((b) => ({
+    to: [
+      {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': b.namespace } },
+        podSelector: { matchLabels: { ...b.endpoint.podLabels } },
+      },
+    ],
+    ports: b.endpoint.ports.map((port) => ({ protocol: 'TCP', port })),
+  }));
+  if (path.dnsBlocked)
+    egress.push({
+      to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } }],
+      ports: [
+        { protocol: 'UDP', port: 53 },
+        { protocol: 'TCP', port: 53 },
+      ],
+    });
+  const policy = {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name, namespace: path.namespace },
+    spec: { podSelector: {}, policyTypes: ['Egress'], egress },
+  };
+  const json = JSON.stringify(policy);
+  if (hasControl(json)) return undefined;
+  return cmd`printf %s ${json} | kubectl apply -f -`;
+}
+
+export default defineCheck({
+  ...meta('proxy-egress-blocked'),
+  *run(m) {
+    for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
+      const p = profileOf(mesh);
+      for (const path of proxyPaths(m, mesh)) {
+        const chosen =
+          path.policies.find((n) => m.manifestSource({ kind: 'NetworkPolicy', namespace: path.namespace, name: n })) ??
+          path.policies[0]!;
+        const resource: ResourceRef = { kind: 'NetworkPolicy', namespace: path.namespace, name: chosen };
+        const source = m.manifestSource(resource);
+        const cut = [
+          ...path.blocked.map(
+            (b) =>
+              `${b.endpoint.service} (${b.endpoint.ports.map((x) => `TCP ${x}`).join(' or ')}, ${b.endpoint.role}) in ${b.namespace}`,
+          ),
+          ...(path.dnsBlocked ? ['the cluster DNS (port 53)'] : []),
+        ];
+        const ids = path.workloads.map((w) => `${w.kind} ${w.name}`).sort();
+        const stuck = notReady(path.pods, p.containers.proxy);
+        const name = `allow-${mesh}-control-plane`;
+        const allow = allowPolicy(path, name);
+        const fix: Step[] = source
+          ? [
+              comment`in ${source.file} document ${source.document}, add to spec.egress of NetworkPolicy ${chosen} rules admitting ${path.blocked.map((b) => `${b.endpoint.service} in ${b.namespace} on TCP ${b.endpoint.ports.join(' or ')}`).join(', ')}${path.dnsBlocked ? ', and port 53 UDP and TCP to the cluster DNS' : ''}`,
+            ]
+          : [
+              comment`NetworkPolicies add up: a policy admitting this egress to the pods of ${path.namespace} leaves ${chosen} as it is. servers outside the cluster need an ipBlock rule instead`,
+              ...(allow ? [allow] : [cmd`kubectl -n ${path.namespace} edit networkpolicy ${chosen}`]),
+            ];
+        if (stuck.length)
+          fix.push(
+            comment`the proxies retry on their own, and the log of one that gave up says so`,
+            cmd`kubectl -n ${path.namespace} logs ${stuck[0]!} -c ${p.containers.proxy} --tail=50`,
+          );
+        yield {
+          mesh,
+          message:
+            `NetworkPolicy ${path.namespace}/${chosen}${path.policies.length > 1 ? ` (with ${path.policies.filter((x) => x !== chosen).join(', ')})` : ''} ` +
+            `isolates the egress of ${plural(path.workloads.length, 'workload')} meshed by ${meshTitle(mesh)} (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', ...' : ''}) ` +
+            `and admits no traffic to ${cut.join(', ')}, so ${p.network!.symptom}` +
+            `${stuck.length ? `: ${plural(stuck.length, 'pod')} with ${p.containers.proxy} not ready now` : ''}.`,
+          resource,
+          affectedPods: path.pods.length,
+          evidence: {
+            policies: path.policies,
+            workloads: ids,
+            blocked: path.blocked.map((b) => ({
+              service: b.endpoint.service,
+              namespace: b.namespace,
+              ports: [...b.endpoint.ports],
+              role: b.endpoint.role,
+              from: b.endpoint.from,
+              source: b.endpoint.source,
+              // Judged against these pods of the control plane, or (none read) against the chart's labels.
+              destinationPods: b.pods.length
+                ? b.pods.slice(0, 10)
+                : `none read: pods labelled ${Object.entries(b.endpoint.podLabels)
+                    .map(([k, v]) => `${k}=${v}`)
+                    .join(',')}`,
+            })),
+            dnsBlocked: path.dnsBlocked,
+            proxyNotReady: stuck.slice(0, 20),
+          },
+          fix,
+        };
+      }
+    }
+  },
+});

@@ -1,0 +1,129 @@
+/**
+ * The network path of a mesh's injected containers to their control plane (issue 31): which
+ * NetworkPolicies of an app namespace isolate its meshed pods for egress and let no packet out to
+ * the control-plane endpoints the profile's `network` lists (src/mesh/<mesh>/network.ts), or to
+ * the cluster DNS that finds them. The rules are Kubernetes' own (src/k8s/networkpolicy.ts).
+ * Destinations are the control plane's pods as read (labels, namespace labels, IP, named ports);
+ * where none was read (pods not read there, external Consul servers), pods with the chart's labels
+ * in the control-plane namespace, and an ipBlock is given the benefit of the doubt.
+ */
+import { egressVerdict, namedPorts, type EgressDestination } from '../k8s/networkpolicy.js';
+import { isActive } from '../k8s/pods.js';
+import type { K8sObject } from '../util/types.js';
+import { isObj, labelsOf, nameOf, str } from '../util/objects.js';
+import type { ControlPlaneEndpoint } from '../mesh/profile.js';
+import { profileOf } from '../mesh/registry.js';
+import { namespaceLabels } from '../mesh/webhooks.js';
+import type { MeshName } from '../mesh/names.js';
+import type { Model, Workload } from './model.js';
+
+/** An endpoint no rule lets the meshed pods reach. */
+interface BlockedEndpoint {
+  endpoint: ControlPlaneEndpoint;
+  /** The control-plane namespace it was looked for in. */
+  namespace: string;
+  /** Its pods as read (names), or none: judged by the chart's labels. */
+  pods: string[];
+}
+
+/** One group of workloads of a namespace that the same policies cut off from the same endpoints. */
+export interface ProxyPath {
+  mesh: MeshName;
+  namespace: string;
+  /** The policies that select the pods for egress (sorted). */
+  policies: string[];
+  workloads: Workload[];
+  /** Their meshed pods (active), or none yet (judged by the pod template). */
+  pods: K8sObject[];
+  blocked: BlockedEndpoint[];
+  /** No rule lets them out to port 53 (UDP or TCP) anywhere. */
+  dnsBlocked: boolean;
+}
+
+/** The active pods of the control-plane namespaces with the endpoint's labels, as destinations. */
+function destinations(
+  m: Model,
+  namespaces: readonly string[],
+  e: ControlPlaneEndpoint,
+): { dests: EgressDestination[]; pods: string[] } {
+  const dests: EgressDestination[] = [];
+  const pods: string[] = [];
+  for (const ns of namespaces) {
+    const nsl = namespaceLabels(m.namespace(ns), ns);
+    for (const pod of m.inNamespace('pods', ns).slice(0, 2000)) {
+      if (!isActive(pod)) continue;
+      const l = labelsOf(pod);
+      if (!Object.entries(e.podLabels).every(([k, v]) => l[k] === v)) continue;
+      const ip = str(isObj(pod.status) ? pod.status.podIP : undefined);
+      dests.push({ namespace: ns, namespaceLabels: nsl, labels: l, ...(ip ? { ip } : {}), named: namedPorts(pod) });
+      pods.push(nameOf(pod));
+    }
+  }
+  if (dests.length === 0) {
+    const ns = namespaces[0]!;
+    dests.push({ namespace: ns, namespaceLabels: namespaceLabels(m.namespace(ns), ns), labels: e.podLabels });
+  }
+  return { dests, pods: pods.sort() };
+}
+
+/** What a pod of the workload looks like to a policy: a meshed pod, else the template in the namespace. */
+const asPod = (w: Workload, pods: readonly K8sObject[]) =>
+  pods[0] ?? { metadata: { namespace: w.namespace, labels: labelsOf(w.template) }, spec: w.template.spec };
+
+/** Every group of meshed workloads whose egress policies cut their injected containers off (memoized per mesh). */
+export function proxyPaths(m: Model, mesh: MeshName): ProxyPath[] {
+  return m.memo(`proxy-paths:${mesh}`, () => {
+    const net = profileOf(mesh).network;
+    if (!net || !m.has('networkpolicies')) return [];
+    const cpNamespaces = m.mesh(mesh)?.namespaces.length
+      ? m.mesh(mesh)!.namespaces
+      : [profileOf(mesh).controlPlane.namespace];
+    const targets = net.endpoints.map((endpoint) => ({ endpoint, ...destinations(m, cpNamespaces, endpoint) }));
+    const groups = new Map<string, ProxyPath>();
+    for (const w of m.appWorkloads) {
+      if (!m.readIn('networkpolicies', w.namespace)) continue;
+      const policies = m.inNamespace('networkpolicies', w.namespace);
+      if (policies.length === 0) continue;
+      const pods = (m.podStates(w).meshed.get(mesh) ?? []).filter(isActive);
+      if (pods.length === 0 && !m.decision(w, mesh)?.inject) continue;
+      const pod = asPod(w, pods);
+      const blocked: BlockedEndpoint[] = [];
+      let selecting: string[] = [];
+      for (const t of targets) {
+        const open = t.endpoint.ports.some((port) =>
+          t.dests.some((d) => {
+            const v = egressVerdict(policies, pod, port, d);
+            selecting = v.policies;
+            return v.policies.length === 0 || v.allows.length > 0;
+          }),
+        );
+        if (!open) blocked.push({ endpoint: t.endpoint, namespace: t.dests[0]!.namespace, pods: t.pods });
+      }
+      const dns = ['UDP', 'TCP'].map((proto) => egressVerdict(policies, pod, 53, undefined, proto));
+      selecting = dns[0]!.policies;
+      const dnsBlocked = selecting.length > 0 && dns.every((v) => v.allows.length === 0);
+      if (blocked.length === 0 && !dnsBlocked) continue;
+      const key = [
+        w.namespace,
+        selecting.join(','),
+        blocked.map((b) => `${b.endpoint.service}:${b.endpoint.ports.join('/')}`).join(','),
+        dnsBlocked,
+      ].join('|');
+      const g = groups.get(key);
+      if (g) {
+        g.workloads.push(w);
+        g.pods.push(...pods);
+      } else
+        groups.set(key, {
+          mesh,
+          namespace: w.namespace,
+          policies: selecting,
+          workloads: [w],
+          pods: [...pods],
+          blocked,
+          dnsBlocked,
+        });
+    }
+    return [...groups.values()];
+  });
+}

@@ -1,0 +1,106 @@
+/**
+ * Where node-agent-incomplete fires, and its near misses (test/helpers/check-tester.ts); the
+ * scheduling rules of src/k8s/scheduling.ts; the message, evidence and fix.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkCases } from '../helpers/check-tester.js';
+import { cluster, findings } from '../helpers/fixtures.js';
+import { nodeReady, selectionMisses, untolerated } from '../../src/k8s/scheduling.js';
+
+checkCases('node-agent-incomplete', {
+  fires: [
+    { fixtures: 'fires-istio-cni-priority-class.yaml', findings: ['DaemonSet istio-system/istio-cni-node'] },
+    { fixtures: 'fires-istio-ambient-noexecute-taint.yaml', findings: ['DaemonSet istio-system/istio-cni-node'] },
+    { fixtures: 'fires-linkerd-cni-image-pull.yaml', findings: ['DaemonSet linkerd-cni/linkerd-cni'] },
+    { fixtures: 'fires-kuma-cni-node-selector.yaml', findings: ['DaemonSet kube-system/kuma-cni-node'] },
+    { fixtures: 'fires-consul-cni-quota-scope.yaml', findings: ['DaemonSet consul/consul-cni'] },
+  ],
+  silent: [
+    { fixtures: 'ok-istio-ambient-complete.yaml' },
+    { fixtures: 'ok-linkerd-cni-tainted-node-unused.yaml' },
+    { fixtures: 'ok-kuma-cni-node-not-ready.yaml' },
+    { fixtures: 'ok-consul-cni-starting.yaml' },
+  ],
+});
+
+const node = (spec: object, labels: Record<string, string> = {}, ready = 'True') => ({
+  apiVersion: 'v1',
+  kind: 'Node',
+  metadata: { name: 'n1', labels },
+  spec,
+  status: { conditions: [{ type: 'Ready', status: ready }] },
+});
+
+describe('scheduling (src/k8s/scheduling.ts)', () => {
+  it("taints: the template's tolerations and the DaemonSet controller's own", () => {
+    const n = node({
+      taints: [
+        { key: 'dedicated', value: 'infra', effect: 'NoExecute' },
+        { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' },
+        { key: 'soft', effect: 'PreferNoSchedule' },
+      ],
+    });
+    expect(untolerated(n, {}).map((t) => t.key)).toEqual(['dedicated']);
+    expect(untolerated(n, { tolerations: [{ effect: 'NoSchedule', operator: 'Exists' }] }).length).toBe(1);
+    expect(untolerated(n, { tolerations: [{ operator: 'Exists' }] })).toEqual([]);
+    expect(untolerated(n, { tolerations: [{ key: 'dedicated', value: 'infra' }] })).toEqual([]);
+    expect(untolerated(n, { tolerations: [{ key: 'dedicated', value: 'other' }] }).length).toBe(1);
+  });
+
+  it('node selection: nodeSelector, required node affinity; Ready', () => {
+    const n = node({}, { pool: 'gpu', 'kubernetes.io/os': 'linux' });
+    expect(selectionMisses(n, { nodeSelector: { pool: 'general' } })).toBe('nodeSelector pool=general');
+    expect(selectionMisses(n, { nodeSelector: { 'kubernetes.io/os': 'linux' } })).toBeUndefined();
+    const aff = (op: string, values?: string[]) => ({
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [{ matchExpressions: [{ key: 'pool', operator: op, ...(values ? { values } : {}) }] }],
+          },
+        },
+      },
+    });
+    expect(selectionMisses(n, aff('NotIn', ['gpu']))).toBe('required node affinity');
+    expect(selectionMisses(n, aff('In', ['gpu']))).toBeUndefined();
+    expect(selectionMisses(n, aff('DoesNotExist'))).toBe('required node affinity');
+    expect(nodeReady(n)).toBe(true);
+    expect(nodeReady(node({}, {}, 'Unknown'))).toBe(false);
+  });
+});
+
+describe('node-agent-incomplete findings', () => {
+  it('a taint: names the node, the agent and the pods there; the fix adds a toleration and re-creates them', () => {
+    const [f] = findings(
+      cluster('istio-ambient', ['checks/node-agent-incomplete/fires-istio-ambient-noexecute-taint.yaml']),
+      ['node-agent-incomplete'],
+    );
+    expect(f!.message).toContain('node-c (taint dedicated=infra:NoExecute not tolerated)');
+    expect(f!.message).toContain('shop/web-5d8f7c9b4-ccccc');
+    expect(f!.affectedPods).toBe(1);
+    const text = f!.fix.join('\n');
+    expect(text).toContain('patch daemonset istio-cni-node');
+    expect(text).toContain('rollout restart');
+    expect(text).not.toContain('withheld');
+  });
+
+  it('a priority class the API server admits only under a quota: the quota to apply', () => {
+    for (const [base, file, pc] of [
+      ['istio', 'fires-istio-cni-priority-class.yaml', 'system-node-critical'],
+      ['consul', 'fires-consul-cni-quota-scope.yaml', 'system-node-critical'],
+    ] as const) {
+      const [f] = findings(cluster(base, [`checks/node-agent-incomplete/${file}`]), ['node-agent-incomplete']);
+      expect(f!.message).toContain('0 of');
+      expect(f!.evidence).toMatchObject({ failedCreate: { priorityClass: pc } });
+      expect(f!.fix.join('\n')).toContain('ResourceQuota');
+      expect(f!.fix.join('\n')).not.toContain('withheld');
+    }
+  });
+
+  it('an agent pod failing on the node: its reason, and the pod waiting in its validation container', () => {
+    const [f] = findings(cluster('linkerd', ['checks/node-agent-incomplete/fires-linkerd-cni-image-pull.yaml']), [
+      'node-agent-incomplete',
+    ]);
+    expect(f!.message).toContain('node-b (linkerd-cni-bbbbb not ready (ImagePullBackOff))');
+    expect(f!.message).toContain('shop/web-5b7c9d8f4-ddddd');
+  });
+});
