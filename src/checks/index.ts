@@ -44,6 +44,7 @@ import webhookPortBlocked from './webhook-port-blocked.js';
 import webhookFailingOpen from './webhook-failing-open.js';
 import webhookRejecting from './webhook-rejecting.js';
 import webhookNearTimeout from './webhook-near-timeout.js';
+import proxyPredatesTrustRoot from './proxy-predates-trust-root.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -89,4 +90,5 @@ export const CHECKS: readonly Check[] = [
   webhookFailingOpen,
   webhookRejecting,
   webhookNearTimeout,
+  proxyPredatesTrustRoot,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));
