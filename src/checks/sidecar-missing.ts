@@ -116,7 +116,7 @@ export default defineCheck({
             // A window of the injector's: what keeps the next one from admitting pods without a proxy.
             ...(window && hook.service
               ? [
-                  comment`the injector could not inject then: run it with 2 or more replicas and a PodDisruptionBudget (the mesh's high-availability install), or set failurePolicy Fail on webhook ${hook.name} so that no pod is admitted without it`,
+                  comment`so that the next outage admits no pod without a proxy: run the injector with 2 or more replicas and a PodDisruptionBudget, the high-availability install of the mesh, or set failurePolicy Fail on webhook ${hook.name}`,
                 ]
               : []),
           ],
