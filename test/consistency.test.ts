@@ -54,6 +54,29 @@ export function inconsistencies(e: Explanation, unmeshed: (mesh: MeshName) => nu
   return out;
 }
 
+/**
+ * explain's verdict never contradicts its own steps (issue 31 item 12): "would be injected" never
+ * beside a failing injector step, a webhook not called or a call that fails; "would not be" never
+ * where a webhook is called, its call can succeed and every step passed (and nothing was left unread).
+ */
+export function verdictContradictions(e: Explanation): string[] {
+  const out: string[] = [];
+  const w = `${e.workload.kind} ${e.workload.namespace}/${e.workload.name}`;
+  for (const x of e.meshes) {
+    const called = x.webhooks.some((h) => h.called);
+    const fails = x.webhooks.some((h) => h.called && h.callFails === true);
+    const failing = x.injector.filter((s) => !s.ok && !s.unknown).map((s) => s.rule);
+    const says = x.verdict.startsWith('a pod created now would get');
+    if (x.wouldInject === true && (!called || fails || failing.length || !says))
+      out.push(
+        `${w}: explain's verdict for ${x.mesh} is "${x.verdict}" (would inject) beside ${!called ? 'no webhook called' : fails ? 'a call that fails' : failing.length ? `failing step(s) ${failing.join(', ')}` : 'a verdict text that does not say so'}`,
+      );
+    if (x.wouldInject === false && (says || (called && !fails && !failing.length && !x.notExamined)))
+      out.push(`${w}: explain's verdict for ${x.mesh} is "${x.verdict}" (would not inject) while every step passed`);
+  }
+  return out;
+}
+
 function cases(): [string, Snapshot][] {
   const out: [string, Snapshot][] = [];
   for (const base of [
@@ -99,7 +122,7 @@ function check(snap: Snapshot): { violations: string[]; workloads: number } {
           !templateOptOut(mesh, p) &&
           !profileOf(mesh).sidecarless?.meshedWithoutProxy?.(p, ns),
       ).length;
-    violations.push(...inconsistencies(e, unmeshed, findings));
+    violations.push(...inconsistencies(e, unmeshed, findings), ...verdictContradictions(e));
   }
   return { violations, workloads: model.appWorkloads.length };
 }
@@ -159,5 +182,47 @@ describe('the consistency rule can fail', () => {
     expect(
       inconsistencies(explain(model, { kind: w.kind, name: w.name }, w.namespace, wrong), one, wrong),
     ).toHaveLength(1);
+  });
+});
+
+describe('the verdict rule can fail', () => {
+  const e = (wouldInject: boolean, ok: boolean, called = true): Explanation => ({
+    workload: { kind: 'Deployment', namespace: 'shop', name: 'web' },
+    meshes: [
+      {
+        mesh: 'linkerd',
+        namespaceMarker: 'annotation linkerd.io/inject=enabled',
+        webhooks: [
+          {
+            configuration: 'linkerd-proxy-injector-webhook-config',
+            webhook: 'linkerd-proxy-injector.linkerd.io',
+            failurePolicy: 'Ignore',
+            called,
+            rulesMatchPodCreate: true,
+            namespaceSelector: { matched: called, terms: [] },
+            objectSelector: { matched: true, terms: [] },
+            backend: null,
+            callFails: false,
+          },
+        ],
+        injector: [{ rule: 'annotation', ok, detail: 'x' }],
+        wouldInject,
+        verdict: wouldInject ? 'a pod created now would get linkerd-proxy' : 'the linkerd injector would skip it: x',
+      },
+    ],
+    now: { pods: 1, meshed: {}, unmeshed: ['web-1'] },
+    onRestart: '',
+    findings: [],
+  });
+  it('"would inject" beside a failing step, or with no webhook called', () => {
+    expect(verdictContradictions(e(true, false))).toHaveLength(1);
+    expect(verdictContradictions(e(true, true, false))).toHaveLength(1);
+  });
+  it('"would not inject" where every step passed', () => {
+    expect(verdictContradictions(e(false, true))).toHaveLength(1);
+  });
+  it('agreeing verdicts pass', () => {
+    expect(verdictContradictions(e(true, true))).toEqual([]);
+    expect(verdictContradictions(e(false, false))).toEqual([]);
   });
 });

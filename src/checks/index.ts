@@ -46,6 +46,7 @@ import webhookRejecting from './webhook-rejecting.js';
 import webhookNearTimeout from './webhook-near-timeout.js';
 import proxyEgressBlocked from './proxy-egress-blocked.js';
 import nodeAgentIncomplete from './node-agent-incomplete.js';
+import proxyPredatesTrustRoot from './proxy-predates-trust-root.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -93,4 +94,5 @@ export const CHECKS: readonly Check[] = [
   webhookNearTimeout,
   proxyEgressBlocked,
   nodeAgentIncomplete,
+  proxyPredatesTrustRoot,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));

@@ -67,6 +67,15 @@ export default defineCheck({
             supported: { min: row.min, max: row.max, source: row.source },
             apiServer: cluster.server ? cluster.server.text : null,
             ...(cluster.server ? {} : { apiServerUnread: cluster.serverUnread }),
+            ...(cluster.serverBound
+              ? {
+                  apiServerBound: {
+                    atLeast: cluster.serverBound.atLeast.text,
+                    atMost: cluster.serverBound.atMost.text,
+                    from: cluster.serverBound.from,
+                  },
+                }
+              : {}),
             nodesOutside: nodes.map((n) => ({ node: n.name, kubelet: n.version!.text })),
             releasesSupporting: fitting,
           },

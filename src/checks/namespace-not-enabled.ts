@@ -28,12 +28,12 @@ import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, mustChoose } fr
 import { enableMarker, namespaceMarker, templateOptOut } from '../facts/markers.js';
 import { podStates } from '../facts/model.js';
 import type { MeshName } from '../mesh/names.js';
-import { agree, annotationsOf, groupBy, plural } from '../util/objects.js';
+import { agree, annotationsOf, arr, groupBy, isObj, plural, str, strMap } from '../util/objects.js';
 import { namespaceChange, recreateAll, setOnTemplate } from '../fix/commands.js';
 import type { FindingInput } from './define.js';
 import type { Workload } from '../facts/model.js';
 import { decide } from '../facts/decision.js';
-import { evalWebhook, namespaceLabels } from '../mesh/webhooks.js';
+import { evalWebhook, namespaceLabels, type MeshWebhook } from '../mesh/webhooks.js';
 import { namespaceSidecarless, sidecarlessOf } from '../facts/sidecarless.js';
 import { defineCheck, meta } from './define.js';
 
@@ -65,8 +65,15 @@ export default defineCheck({
       );
       if (unmeshed.length === 0) continue;
       const meshedBy = new Set<MeshName>(states.flatMap(({ s }) => [...s.meshed.keys()]));
-      // Asked about with -n, or partly meshed already: a namespace left plain on purpose stays silent.
-      if (meshedBy.size === 0 && asked !== ns) continue;
+      // Asked about with -n, or partly meshed already: a namespace left plain on purpose stays silent,
+      // unless it carries a label only to select the webhook of a mesh that has no namespace marker
+      // (Consul's connectInject.namespaceSelector): that label alone enables nothing (hashicorp/consul-k8s#698).
+      if (meshedBy.size === 0 && asked !== ns) {
+        const podOnly = m.meshes.find((i) => profileOf(i.mesh).markers.injectsAllWhen);
+        const selected = podOnly ? labelsSelecting(podOnly.webhooks, namespaceLabels(nsObj, ns)) : undefined;
+        if (podOnly && selected) yield podOptIn(ns, podOnly.mesh, unmeshed, selected);
+        continue;
+      }
       // Would the marker work? Not where the mesh never injects (Linkerd: cert-manager, a
       // webhook-excluded namespace; Istio: its ignored namespaces): suggesting it would mislead.
       const options = m.meshes.flatMap((install) => {
@@ -162,17 +169,24 @@ function podOptIn(
   ns: string,
   mesh: MeshName,
   unmeshed: { w: Workload; s: ReturnType<typeof podStates> }[],
+  selected?: { webhook: string; labels: string[] },
 ): FindingInput {
   const p = profileOf(mesh).markers;
   const ask = p.ask;
   const pods = unmeshed.flatMap(({ s }) => s.unmeshed);
+  const how = `${meshTitle(mesh)} has no namespace marker, each pod template asks with ${ask.field === 'labels' ? 'label' : 'annotation'} ${ask.key}=${ask.value}, unless ${p.injectsAllWhen}`;
   return {
     mesh,
-    message: `No workload in namespace ${ns} asks ${meshTitle(mesh)} for a proxy, so ${plural(unmeshed.length, 'workload')} run without one: ${meshTitle(mesh)} has no namespace marker, each pod template asks with ${ask.field === 'labels' ? 'label' : 'annotation'} ${ask.key}=${ask.value}, unless ${p.injectsAllWhen}.`,
+    // A mesh without a namespace marker: the finding is about pods that do not ask, not a namespace "not enabled".
+    title: `No pod asks ${meshTitle(mesh)} for injection`,
+    message: selected
+      ? `Namespace ${ns} carries ${selected.labels.join(', ')}, which ${meshTitle(mesh)} webhook ${selected.webhook} selects, but that only lets its pods reach the injector: ${how}, so ${plural(unmeshed.length, 'workload')} ${agree(unmeshed.length, 'runs', 'run')} without a proxy.`
+      : `No workload in namespace ${ns} asks ${meshTitle(mesh)} for a proxy, so ${plural(unmeshed.length, 'workload')} run without one: ${how}.`,
     resource: { kind: 'Namespace', name: ns },
     affectedPods: pods.length,
     evidence: {
       namespace: ns,
+      ...(selected ? { selectedBy: selected } : {}),
       expectedMarker: `pod template ${ask.field === 'labels' ? 'label' : 'annotation'} ${ask.key}=${ask.value}`,
       injectsAll: p.injectsAllWhen,
       meshedWorkloads: [],
@@ -181,4 +195,28 @@ function podOptIn(
     },
     fix: unmeshed.flatMap(({ w }) => setOnTemplate(w, ask.field, ask.key, ask.value)),
   };
+}
+
+/**
+ * The namespace labels a mesh webhook's namespaceSelector asks for by name (matchLabels, or In and
+ * Exists expressions), other than the name label every namespace has, that this namespace carries
+ * while the selector matches it: a label set only to select that webhook. Undefined when none.
+ */
+function labelsSelecting(
+  hooks: readonly MeshWebhook[],
+  nsLabels: Record<string, string>,
+): { webhook: string; labels: string[] } | undefined {
+  for (const h of hooks) {
+    const sel = isObj(h.namespaceSelector) ? h.namespaceSelector : undefined;
+    if (!sel || !evalWebhook(h, nsLabels, {}).namespaceSelector.matched) continue;
+    const keys = [
+      ...Object.keys(strMap(sel.matchLabels)),
+      ...arr(sel.matchExpressions)
+        .filter((e) => isObj(e) && (e.operator === 'In' || e.operator === 'Exists'))
+        .map((e) => str(e.key) ?? ''),
+    ].filter((k) => k && k !== 'kubernetes.io/metadata.name' && nsLabels[k] !== undefined);
+    if (keys.length)
+      return { webhook: h.name, labels: [...new Set(keys)].sort().map((k) => `label ${k}=${nsLabels[k]}`) };
+  }
+  return undefined;
 }

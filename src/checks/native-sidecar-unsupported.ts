@@ -22,8 +22,8 @@ import { setOnTemplate } from '../fix/commands.js';
 import { compareMinor, minorText, NATIVE_SIDECARS_ON } from '../k8s/server.js';
 import { clusterVersions } from '../facts/versions.js';
 import { profileOf } from '../mesh/registry.js';
-import { hasNativeSidecar } from '../mesh/proxy.js';
-import { plural } from '../util/objects.js';
+import { hasNativeSidecar, proxyDemoted } from '../mesh/proxy.js';
+import { nameOf, plural } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
 
 export default defineCheck({
@@ -34,10 +34,16 @@ export default defineCheck({
     const server = cluster.server && old(cluster.server) ? cluster.server : undefined;
     const nodes = cluster.nodes.filter((n) => n.version && old(n.version));
     if (!server && !nodes.length) return;
+    // /version not read: the kubelets bound the API server; below 1.29 at most, it drops restartPolicy itself.
+    const bound = cluster.serverBound;
+    const serverBelow = !cluster.server && bound && old(bound.atMost) ? bound : undefined;
     const on = minorText(NATIVE_SIDECARS_ON);
     const kubelets = [...new Set(nodes.map((n) => n.version!.text))].sort();
     const where = [
       ...(server ? [`the API server runs ${server.text}`] : []),
+      ...(serverBelow
+        ? [`the API server, its version not read, runs at most ${serverBelow.atMost.text} by the version skew policy`]
+        : []),
       ...(nodes.length
         ? [`${plural(nodes.length, 'node')} ${nodes.length === 1 ? 'runs' : 'run'} kubelet ${kubelets.join(', ')}`]
         : []),
@@ -47,7 +53,9 @@ export default defineCheck({
         const p = profileOf(mesh);
         const d = m.decision(w, mesh);
         const running = w.pods.some((pod) => hasNativeSidecar(pod, mesh));
-        if (!running && (!d?.inject || d.unknown)) continue; // its next pod gets no proxy of this mesh
+        // Pods whose proxy the API server already turned into an ordinary init container (restartPolicy dropped).
+        const demoted = w.pods.filter((pod) => proxyDemoted(pod, mesh)).map(nameOf);
+        if (!running && !demoted.length && (!d?.inject || d.unknown)) continue; // its next pod gets no proxy of this mesh
         // The mesh's own settings only: pods running a native sidecar say nothing of the next pod
         // when those settings were not read (a control-plane namespace refused): not examined.
         const native = p.proxy.native.decide(m, w);
@@ -68,8 +76,12 @@ export default defineCheck({
           evidence: {
             nativeSidecar: native.reason,
             ...(running ? { runningAsNativeSidecar: true } : {}),
+            ...(demoted.length ? { proxyAsPlainInitContainer: demoted } : {}),
             apiServer: cluster.server ? cluster.server.text : null,
             ...(cluster.server ? {} : { apiServerUnread: cluster.serverUnread }),
+            ...(bound
+              ? { apiServerBound: { atLeast: bound.atLeast.text, atMost: bound.atMost.text, from: bound.from } }
+              : {}),
             nodesOlder: nodes.map((n) => ({ node: n.name, kubelet: n.version!.text })),
             nativeSidecarsFrom: on,
           },

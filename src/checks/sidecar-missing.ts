@@ -20,18 +20,18 @@
  * Known false positives: without managedFields, pods that simply predate the marker land here.
  * Fix: look at the owner's events and the injector's logs, then re-create the pods.
  */
-import { cmd } from '../fix/steps.js';
+import { cmd, comment } from '../fix/steps.js';
 import { recreateCommands } from '../fix/commands.js';
 import {
   injectionSkip,
   injectorAt,
-  injectorFirstReady,
   injectorOutages,
   webhookTargets,
   type InjectorOutage,
 } from '../facts/controlplane.js';
+import { injectorWindow, outageAt, outageEvidence } from '../facts/timeline.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
-import { agree, plural, time } from '../util/objects.js';
+import { agree, plural } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
 import { defineCheck, meta } from './define.js';
 import { missingProxy, podEvidence, skippedByInjector } from '../facts/missing-proxy.js';
@@ -53,19 +53,20 @@ export default defineCheck({
         const hook = missing.decision.calls.find((c) => c.called)!.webhook;
         const target = webhookTargets(m, mesh).find((t) => t.webhooks.includes(hook));
         const skip = injectionSkip(m, mesh, w);
-        // Pods created while the injector was down are that outage's consequence: say so, and link.
-        const outages = injectorOutages(m, mesh);
-        const during = new Map(missing.unexplained.map((p) => [p, outageAt(outages, p)]));
-        const allDuring = [...during.values()].every((o) => o !== undefined);
-        const outage = allDuring ? during.get(missing.unexplained[0]!) : undefined;
-        // Created before the injector was first ready, under failurePolicy Ignore: admitted without a proxy, no error anywhere.
-        const first = !outage && hook.failurePolicy === 'Ignore' ? injectorFirstReady(m, mesh) : undefined;
-        const created = missing.unexplained.map((p) => time(p.metadata?.creationTimestamp)?.getTime());
-        const early = first && created.every((c) => c !== undefined && c < first.readyAt.getTime()) ? first : undefined;
+        // Pods created while the injector could not inject (down, or not yet ready after its install,
+        // under failurePolicy Ignore) are that window's consequence: say so, and link (facts/timeline.ts).
+        const window = injectorWindow(m, mesh, missing.unexplained, hook.failurePolicy);
+        const outage = window?.kind === 'injector-down' ? window.outage : undefined;
+        const early = window?.kind === 'before-injector-ready' ? window : undefined;
+        const outages = window?.outages ?? injectorOutages(m, mesh);
+        // Each pod's own outage, for evidence, even where not every pod was created in one.
+        const during = new Map<K8sObject, InjectorOutage | undefined>(
+          missing.unexplained.map((p) => [p, outageAt(outages, p)]),
+        );
         const when = outage
           ? `while the ${meshTitle(mesh)} injector was down (${span(outage)}${outage.reason ? `, ${outage.reason}` : ''})`
           : early
-            ? `at ${new Date(Math.min(...(created as number[]))).toISOString()}${created.length > 1 ? ` to ${new Date(Math.max(...(created as number[]))).toISOString()}` : ''}, before the ${meshTitle(mesh)} injector was first ready (Deployment ${early.deployment} created ${early.installedAt.toISOString()}, ready ${early.readyAt.toISOString()}), and failurePolicy Ignore let them through`
+            ? `at ${early.firstCreated.toISOString()}${n > 1 ? ` to ${early.lastCreated.toISOString()}` : ''}, before the ${meshTitle(mesh)} injector was first ready (Deployment ${early.deployment} created ${early.installedAt.toISOString()}, ready ${early.readyAt.toISOString()}), and failurePolicy Ignore let them through`
             : missing.since
               ? `after ${missing.markers.map((mk) => `${mk.on} got ${mk.text}`).join(' and ')}`
               : 'at an unknown time relative to the injection marker';
@@ -78,16 +79,7 @@ export default defineCheck({
           evidence: {
             pods: podEvidence(missing.unexplained).map((p, i) => {
               const o = during.get(missing.unexplained[i]!);
-              return o
-                ? {
-                    ...p,
-                    createdWhileInjectorDown: {
-                      from: o.from.toISOString(),
-                      to: o.to?.toISOString() ?? null,
-                      ...(o.reason ? { reason: o.reason } : {}),
-                    },
-                  }
-                : p;
+              return o ? { ...p, createdWhileInjectorDown: outageEvidence(o) } : p;
             }),
             ...(early
               ? {
@@ -98,15 +90,7 @@ export default defineCheck({
                   },
                 }
               : {}),
-            ...(outages.length
-              ? {
-                  injectorOutages: outages.map((o) => ({
-                    from: o.from.toISOString(),
-                    to: o.to?.toISOString() ?? null,
-                    ...(o.reason ? { reason: o.reason } : {}),
-                  })),
-                }
-              : {}),
+            ...(outages.length ? { injectorOutages: outages.map(outageEvidence) } : {}),
             markers: missing.markers.map((mk) => ({
               on: mk.on,
               marker: mk.text,
@@ -129,21 +113,17 @@ export default defineCheck({
                 ]
               : []),
             ...recreateCommands(w),
+            // A window of the injector's: what keeps the next one from admitting pods without a proxy.
+            ...(window && hook.service
+              ? [
+                  comment`so that the next outage admits no pod without a proxy: run the injector with 2 or more replicas and a PodDisruptionBudget, the high-availability install of the mesh, or set failurePolicy Fail on webhook ${hook.name}`,
+                ]
+              : []),
           ],
         };
       }
     }
   },
 });
-
-/** The injector outage a pod was created in, if any. */
-function outageAt(outages: InjectorOutage[], pod: K8sObject): InjectorOutage | undefined {
-  const created = time(pod.metadata?.creationTimestamp)?.getTime();
-  if (created === undefined) return undefined;
-  // creationTimestamp has one-second resolution: a pod of the outage's first second counts.
-  return outages.find(
-    (o) => created >= Math.floor(o.from.getTime() / 1000) * 1000 && created <= (o.to?.getTime() ?? Infinity),
-  );
-}
 
 const span = (o: InjectorOutage) => `${o.from.toISOString()} to ${o.to ? o.to.toISOString() : 'now'}`;

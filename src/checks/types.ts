@@ -19,6 +19,8 @@ export interface FindingInput<E extends Evidence = Evidence> {
   fix: Step[];
   /** Overrides the check's default severity for this one finding. */
   severity?: Severity;
+  /** Overrides the check's title for this one finding, where the catalog's would not fit its mesh. */
+  title?: string;
   /** Number of pods this finding affects (blast radius, for ranking). */
   affectedPods?: number;
   /** Root-cause linking (src/facts/causes.ts): the cause this finding is the root of, and the cause that explains it. */

@@ -445,9 +445,13 @@ function podDownSpans(pod: K8sObject, container: string, now: number): Span[] {
     if (lastEnd && start > lastEnd)
       spans.push({ from: lastEnd, to: start, ...(str(last?.reason) ? { reason: str(last!.reason) } : {}) });
   } else {
-    // Not running or not ready now: down since the last termination (or the current one).
+    // Not running or not ready now: down since the last termination (or the current one), else,
+    // running but not ready without a termination, since its Ready condition turned False.
     const cur = isObj(cs.state?.terminated) ? cs.state.terminated : last;
-    const from = ms(cur?.finishedAt) || lastEnd;
+    const notReady = arr(isObj(pod.status) ? pod.status.conditions : undefined).find(
+      (c) => isObj(c) && c.type === 'Ready' && c.status === 'False',
+    ) as Record<string, any> | undefined;
+    const from = ms(cur?.finishedAt) || lastEnd || (running ? ms(notReady?.lastTransitionTime) : 0);
     if (from) spans.push({ from, to: now, ...(str(cur?.reason) ? { reason: str(cur!.reason) } : {}) });
   }
   return spans;
@@ -475,7 +479,16 @@ export function injectorOutages(m: Model, mesh: MeshName): InjectorOutage[] {
     const now = m.now.getTime();
     const out: InjectorOutage[] = [];
     for (const inj of injectors(m, mesh)) {
-      if (inj.pods.length === 0) continue; // no pod status, no dates
+      if (inj.pods.length === 0) {
+        // No pod left (scaled to 0, every pod evicted): its Deployment's Available=False condition dates the outage.
+        const cond = arr(isObj(inj.deployment?.status) ? inj.deployment!.status.conditions : undefined).find(
+          (c) => isObj(c) && c.type === 'Available' && c.status === 'False',
+        ) as Record<string, any> | undefined;
+        const from = ms(cond?.lastTransitionTime);
+        if (from && from < now)
+          out.push({ from: new Date(from), ...(str(cond?.reason) ? { reason: str(cond!.reason) } : {}) });
+        continue;
+      }
       let down: Span[] | undefined;
       for (const pod of inj.pods) {
         const spans = podDownSpans(pod, profileOf(mesh).controlPlane.injector.container, now);

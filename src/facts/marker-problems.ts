@@ -271,6 +271,40 @@ function tableWorkloadProblems(m: Model, p: MeshProfile, c: WorkloadProblemConte
 }
 
 /**
+ * An opt-out written where the mesh never reads it (issue 31 item 12): the workload's own metadata
+ * carries the mesh's template marker with a value that opts out, the pod template has none, and the
+ * next pod is injected all the same (istio/istio#11854, #33555 "Are you sure the
+ * annotation is on the pod, not the deployment?"). Reported as a misplaced opt-in is, with the fix
+ * that moves it onto the pod template.
+ */
+function misplacedOptOut(m: Model, p: MeshProfile, c: WorkloadProblemContext): MarkerProblemDraft[] {
+  const t = p.markers;
+  const { w, id } = c;
+  if (!w.templatePath || !w.obj || templateMarker(t, w.template)) return [];
+  const d = m.decision(w, p.name);
+  if (!d?.inject || d.unknown) return [];
+  const out: MarkerProblemDraft[] = [];
+  for (const k of t.template) {
+    const v = valueAt(w.obj, k);
+    if (v === undefined || k.read(v) !== false) continue;
+    out.push({
+      message: `${id} has ${markerText(k, v)} on its own metadata, but ${p.title} reads it only from the pod template, so its pods are injected all the same.`,
+      evidence: {
+        marker: `${w.kind} metadata ${markerText(k, v)}`,
+        expected: `pod template ${markerText(k, v)}`,
+        optOut: true,
+      },
+      fix: [...setOnTemplate(w, k.field, k.key, v), ...removeFromObject(w, 'metadata', k.field, k.key)],
+      remove: removeFromObject(w, 'metadata', k.field, k.key),
+      templateChanges: [{ field: k.field, key: k.key, value: v }],
+      notWhyMissing: true,
+    });
+    break; // the first key of the injector's precedence: one finding
+  }
+  return out;
+}
+
+/**
  * Where the mesh's webhook sees pods that ask on their own only in a namespace carrying a label
  * (Kuma >= 2.11: kumahq/kuma v2.14.3 cp-webhooks-and-secrets.yaml, the pods webhook needs
  * kuma.io/sidecar-injection to exist): the namespace change that lets a template with `set` in,
@@ -433,7 +467,11 @@ export function workloadProblems(m: Model, w: Workload): Problem[] {
     // Patching a template rolls the workload out (a Job is replaced); a bare pod must be re-created.
     for (const p of PROFILE_LIST) {
       const c: WorkloadProblemContext = { w, id, where, labels, annotations };
-      for (const d of [...p.markers.rules.workload(m, c), ...tableWorkloadProblems(m, p, c)]) {
+      for (const d of [
+        ...p.markers.rules.workload(m, c),
+        ...tableWorkloadProblems(m, p, c),
+        ...misplacedOptOut(m, p, c),
+      ]) {
         out.push({
           ...d,
           mesh: p.name,

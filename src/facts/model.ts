@@ -169,13 +169,14 @@ export class Model extends SnapshotIndex implements MeshContext {
     return this.meshes.some((m) => m.namespaces.includes(ns));
   }
 
-  /** The workloads of namespaces in scope, excluding the meshes' own control planes. */
+  /** The workloads of namespaces in scope, excluding the meshes' own control-plane workloads (not their namespaces' other workloads). */
   get appWorkloads(): Workload[] {
     return this.memo('app-workloads', () =>
       this.workloads.filter(
         (w) =>
           this.inScope(w.namespace) &&
-          !this.isControlPlaneNamespace(w.namespace) &&
+          // A mesh's namespace holds more than its control plane (dashboards, Prometheus, Grafana, an
+          // extension's own workloads): those are examined like any other workload (issue 31 item 12).
           !isControlPlaneWorkload(w) &&
           !isSidecarlessInfrastructure(w),
       ),

@@ -6,7 +6,7 @@
  */
 import { kubeVersion, type KubeVersion } from '../k8s/server.js';
 import type { K8sObject } from '../util/types.js';
-import { isObj, nameOf, str } from '../util/objects.js';
+import { isObj, nameOf, plural, str } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
 import type { VersionRead } from '../mesh/profile.js';
 import { profileOf } from '../mesh/registry.js';
@@ -28,6 +28,45 @@ interface ClusterVersions {
   nodes: { name: string; version?: KubeVersion }[];
   /** Nodes were read (an empty list then means no nodes). */
   nodesRead: boolean;
+  /** Where the API server's version was not read: what its nodes' kubelets bound it to (the version skew policy). */
+  serverBound?: ServerBound;
+}
+
+/**
+ * The API server's version as its kubelets bound it: a kubelet is never newer than the API server
+ * and at most 3 minor versions older (2 before Kubernetes 1.28): kubernetes.io/releases/version-skew-policy
+ * ("kubelet must not be newer than kube-apiserver, and may be up to three minor versions older";
+ * kubernetes/website content/en/releases/version-skew-policy.md, KEP-3935 for the third minor).
+ */
+interface ServerBound {
+  /** The newest kubelet's minor: the API server runs at least this. */
+  atLeast: KubeVersion;
+  /** The oldest kubelet's minor + 3: the API server runs at most this. */
+  atMost: KubeVersion;
+  from: string;
+}
+
+/** The skew policy's page, cited in evidence. */
+const SKEW_POLICY = 'https://kubernetes.io/releases/version-skew-policy/#kubelet';
+
+function boundFromKubelets(nodes: { version?: KubeVersion }[]): ServerBound | undefined {
+  const vs = nodes.map((n) => n.version).filter((v): v is KubeVersion => v !== undefined);
+  if (!vs.length) return undefined;
+  const byMinor = (a: KubeVersion, b: KubeVersion) => a.major - b.major || a.minor - b.minor;
+  const sorted = [...vs].sort(byMinor);
+  const oldest = sorted[0]!;
+  const newest = sorted[sorted.length - 1]!;
+  const minorOnly = (major: number, minor: number): KubeVersion => ({
+    major,
+    minor,
+    patch: 0,
+    text: `${major}.${minor}`,
+  });
+  return {
+    atLeast: minorOnly(newest.major, newest.minor),
+    atMost: minorOnly(oldest.major, oldest.minor + 3),
+    from: `the kubelets of ${plural(vs.length, 'node')} (${SKEW_POLICY})`,
+  };
 }
 
 export function clusterVersions(m: Model): ClusterVersions {
@@ -50,6 +89,7 @@ export function clusterVersions(m: Model): ClusterVersions {
         : { serverUnread: read && read.state !== 'read' ? read.reason : 'not read (not in the snapshot)' }),
       nodes: nodes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
       nodesRead: m.has('nodes'),
+      ...(server ? {} : ((b) => (b ? { serverBound: b } : {}))(boundFromKubelets(nodes))),
     };
   });
 }

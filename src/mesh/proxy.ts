@@ -31,10 +31,10 @@ function proxyOf(spec: Record<string, any>): MeshName | undefined {
     const name = p.containers.proxy;
     if (Array.isArray(spec.containers) && spec.containers.some((c: unknown) => isObj(c) && c.name === name))
       return p.name;
-    if (
-      Array.isArray(spec.initContainers) &&
-      spec.initContainers.some((c: unknown) => isObj(c) && c.name === name && c.restartPolicy === 'Always')
-    )
+    // A native sidecar (restartPolicy Always), or one whose restartPolicy an API server older than
+    // native sidecars dropped: injected all the same, an init container that never exits
+    // (native-sidecar-unsupported says so; the pod is not missing its proxy).
+    if (Array.isArray(spec.initContainers) && spec.initContainers.some((c: unknown) => isObj(c) && c.name === name))
       return p.name;
   }
   return undefined;
@@ -44,6 +44,16 @@ function proxyOf(spec: Record<string, any>): MeshName | undefined {
 export function hasNativeSidecar(pod: PodLike, mesh: MeshName): boolean {
   const name = profileOf(mesh).containers.proxy;
   return initContainers(podSpec(pod)).some((c) => c.name === name && c.restartPolicy === 'Always');
+}
+
+/**
+ * The mesh's proxy as an ordinary init container: a native sidecar whose `restartPolicy: Always` an
+ * API server without native sidecars dropped (aws/aws-app-mesh-controller-for-k8s#774): it never
+ * exits, and the pod stays in initialization.
+ */
+export function proxyDemoted(pod: PodLike, mesh: MeshName): boolean {
+  const name = profileOf(mesh).containers.proxy;
+  return initContainers(podSpec(pod)).some((c) => c.name === name && c.restartPolicy !== 'Always');
 }
 
 /**

@@ -119,11 +119,19 @@ function isDown(backends: WebhookBackend[], hook: WebhookBackend['webhooks'][num
   return !!b.endpointsFrom && b.ready.length === 0;
 }
 
-/** A called webhook whose Service has no ready endpoint: the API server's call fails. */
-function unreachable(d: Decision, backends: WebhookBackend[]): { backend: WebhookBackend; policy: string } | undefined {
+/**
+ * A called webhook whose Service is missing or has no ready endpoint: the API server's call fails.
+ * The same test as the steps' callFails (isDown), so that the verdict never says "would get" beside
+ * a call the steps show failing (test/consistency.test.ts verdictContradictions).
+ */
+function unreachable(
+  d: Decision,
+  backends: WebhookBackend[],
+  servicesRead: boolean,
+): { backend: WebhookBackend; policy: string } | undefined {
   for (const c of d.calls.filter((x) => x.called)) {
     const b = backends.find((x) => x.webhooks.includes(c.webhook));
-    if (b && b.endpointsFrom && isDown(backends, c.webhook)) return { backend: b, policy: c.webhook.failurePolicy };
+    if (b && isDown(backends, c.webhook, servicesRead)) return { backend: b, policy: c.webhook.failurePolicy };
   }
   return undefined;
 }
@@ -163,6 +171,7 @@ function verdict(
   d: Decision,
   backends: WebhookBackend[],
   unread: NonNullable<MeshExplanation['notExamined']>,
+  servicesRead: boolean,
 ): { inject: boolean | null; text: string } {
   // Which webhooks exist and which are called needs both the configurations and the namespace's labels.
   const why = unread.webhooks ?? unread.namespace;
@@ -187,7 +196,7 @@ function verdict(
       inject: null,
       text: `the webhook would be called; whether the ${d.mesh} injector injects the pod was not examined (${unread.injector})`,
     };
-  const down = unreachable(d, backends);
+  const down = unreachable(d, backends, servicesRead);
   if (down) {
     const what = down.backend.service ? 'has no ready endpoint' : 'does not exist';
     const effect =
@@ -251,7 +260,7 @@ export function explain(
   const meshes = decisions.map((d): MeshExplanation => {
     const backends = webhookBackends(m, d.mesh);
     const unread = unreadFor(m, d, backends);
-    const v = verdict(d, backends, unread);
+    const v = verdict(d, backends, unread, !!m.snapshot.objects.services);
     // Without the namespace (its labels) or the configurations, which webhook is called, and the
     // injector's steps that read the namespace's marker, would be guesses: not shown.
     const guessed = !!(unread.namespace ?? unread.webhooks);

@@ -233,7 +233,7 @@ export function runChecks(
           code: check.code,
           severity: f.severity ?? check.severity,
           mesh: f.mesh,
-          title: check.title,
+          title: f.title ?? check.title,
           // One line wherever it is shown (a CI tab, a terminal): cluster text with a newline cannot fake a line of the report.
           message: printable(f.message, MAX_MESSAGE),
           resource: f.resource,

@@ -50,6 +50,12 @@ checkCases('injection-marker-invalid', {
         'Deployment shop/redundant',
       ],
     },
+    // An opt-out on the workload's own metadata, where no mesh reads it (issue 31 item 12).
+    { fixtures: 'fires-linkerd-optout-on-deployment.yaml', findings: ['Deployment shop/web'] },
+    { fixtures: 'fires-istio-optout-on-deployment.yaml', findings: ['Deployment store/frontend'] },
+    { fixtures: 'fires-kuma-optout-on-deployment.yaml', findings: ['Deployment orders/api'] },
+    // A workload of the mesh's own namespace that is not its control plane: examined like any other.
+    { fixtures: 'fires-istio-addon-in-istio-system.yaml', findings: ['Deployment istio-system/grafana'] },
   ],
   silent: [
     { fixtures: 'ok-consul.yaml' },
@@ -61,7 +67,32 @@ checkCases('injection-marker-invalid', {
     { fixtures: 'ok-kuma.yaml' },
     { fixtures: 'ok-kuma-misplaced.yaml' },
     { fixtures: 'ok-linkerd.yaml' },
+    { fixtures: 'ok-linkerd-optout-on-template-too.yaml' },
+    { fixtures: 'ok-istio-addon-in-istio-system.yaml' },
   ],
+});
+
+describe('an opt-out where the mesh never reads it', () => {
+  it('says where it is, that the pods are injected all the same, and moves it onto the pod template', () => {
+    const [f] = findings(cluster('istio', ['checks/injection-marker-invalid/fires-istio-optout-on-deployment.yaml']), [
+      'injection-marker-invalid',
+    ]);
+    expect(f!.message).toBe(
+      'Deployment store/frontend has label sidecar.istio.io/inject=false on its own metadata, but Istio reads it only from the pod template, so its pods are injected all the same.',
+    );
+    expect(f!.evidence).toMatchObject({
+      marker: 'Deployment metadata label sidecar.istio.io/inject=false',
+      expected: 'pod template label sidecar.istio.io/inject=false',
+      optOut: true,
+    });
+    const fix = f!.fix.join('\n');
+    expect(fix).toBe(
+      [
+        `kubectl patch deployment/frontend -n store --type=merge -p '{"spec":{"template":{"metadata":{"labels":{"sidecar.istio.io/inject":"false"}}}}}'`,
+        'kubectl label deployment/frontend -n store sidecar.istio.io/inject-',
+      ].join('\n'),
+    );
+  });
 });
 
 describe("a pod template's istio.io/rev under a namespace's", () => {

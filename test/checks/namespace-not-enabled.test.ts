@@ -13,9 +13,12 @@ checkCases('namespace-not-enabled', {
     { fixtures: 'mixed-linkerd.yaml', findings: ['Namespace orders'] },
     // check -n team with Consul: nothing asks, and Consul has no namespace marker.
     { fixtures: 'fires-consul-nothing-asks.yaml', namespace: 'team', findings: ['Namespace team'] },
+    // A namespace labelled only to select Consul's webhook (hashicorp/consul-k8s#698): reported with -A too.
+    { fixtures: 'fires-consul-namespace-selector.yaml', findings: ['Namespace foo'] },
   ],
   silent: [
     { fixtures: 'ok-istio-pod-label-opt-in.yaml' },
+    { fixtures: 'ok-consul-namespace-selector-pods-ask.yaml' },
     // -A: a namespace left plain on purpose stays silent.
     { fixtures: 'fires-consul-nothing-asks.yaml' },
   ],
@@ -34,5 +37,22 @@ describe('namespace-not-enabled: check -n on a Consul namespace where nothing as
       'No workload in namespace team asks Consul for a proxy, so 1 workload run without one: Consul has no namespace marker, each pod template asks with annotation consul.hashicorp.com/connect-inject=true, unless the injector runs with -default-inject=true (Helm value connectInject.default: true).',
     );
     expect(f!.fix.join('\n')).toContain('"annotations":{"consul.hashicorp.com/connect-inject":"true"}');
+  });
+});
+
+describe('namespace-not-enabled: a mesh without a namespace marker gets wording of its own', () => {
+  it('a namespace label that only selects the webhook names both, and the pod annotation that asks', () => {
+    const [f] = findings(cluster('consul', ['checks/namespace-not-enabled/fires-consul-namespace-selector.yaml']), [
+      'namespace-not-enabled',
+    ]);
+    expect(f!.title).toBe('No pod asks Consul for injection');
+    expect(f!.message).toBe(
+      'Namespace foo carries label connect-inject=enabled, which Consul webhook consul-connect-injector.consul.hashicorp.com selects, but that only lets its pods reach the injector: Consul has no namespace marker, each pod template asks with annotation consul.hashicorp.com/connect-inject=true, unless the injector runs with -default-inject=true (Helm value connectInject.default: true), so 1 workload runs without a proxy.',
+    );
+    expect(f!.evidence.selectedBy).toEqual({
+      webhook: 'consul-connect-injector.consul.hashicorp.com',
+      labels: ['label connect-inject=enabled'],
+    });
+    expect(f!.fix.join('\n')).toContain('consul.hashicorp.com/connect-inject');
   });
 });

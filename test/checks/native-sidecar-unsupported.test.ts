@@ -20,6 +20,11 @@ checkCases('native-sidecar-unsupported', {
     },
     { fixtures: 'fires-consul-annotation-node-1.28.yaml', findings: ['Deployment catalog/products'] },
     { fixtures: 'fires-consul-acls-node-1.28.yaml', findings: ['Deployment catalog/products'] },
+    // The API server dropped restartPolicy: the proxy is a plain init container that never exits (one finding, not also sidecar-missing).
+    {
+      fixtures: 'fires-kuma-server-dropped-restartpolicy.yaml',
+      findings: ['Deployment orders/api', 'Deployment billing/invoicer', 'Job orders/reindex'],
+    },
   ],
   silent: [
     { fixtures: 'ok-linkerd-node-1.29.yaml' },
@@ -62,5 +67,32 @@ describe('native-sidecar-unsupported: the API server, message, evidence, fix', (
     expect(f.fix).toEqual([
       '# turn native sidecars off in the Kuma control plane, which has no switch per workload, or upgrade the cluster to 1.29 or later',
     ]);
+  });
+});
+
+describe('native-sidecar-unsupported: one finding where the API server already dropped the sidecar', () => {
+  const F = `${dir}/fires-kuma-server-dropped-restartpolicy.yaml`;
+  it('the pod whose proxy became a plain init container is this finding alone, not also sidecar-missing', () => {
+    const fs = findings(cluster('kuma', [F])).filter((f) => f.resource.name === 'api');
+    expect(fs.map((f) => f.id)).toEqual(['native-sidecar-unsupported']);
+    expect(fs[0]!.evidence.proxyAsPlainInitContainer).toEqual(['api-5d7f9c8b6-a1b2c']);
+  });
+
+  it('without /version, the kubelets bound the API server (version skew policy) and the message says so', () => {
+    const [f] = findings(cluster('kuma', [F]), ['native-sidecar-unsupported']);
+    expect(f!.evidence.apiServerBound).toEqual({
+      atLeast: '1.27',
+      atMost: '1.30',
+      from: 'the kubelets of 1 node (https://kubernetes.io/releases/version-skew-policy/#kubelet)',
+    });
+    // 1.27 + 3 = 1.30: the server may run native sidecars, so it is not said to be below.
+    expect(f!.message).not.toContain('the API server, its version not read');
+    const old = `apiVersion: v1
+kind: Node
+metadata: {name: worker-1, uid: node-worker-1}
+status: {nodeInfo: {kubeletVersion: v1.25.16}}
+`;
+    const [g] = findings(cluster('kuma', [F, old]), ['native-sidecar-unsupported']);
+    expect(g!.message).toContain('the API server, its version not read, runs at most 1.28 by the version skew policy');
   });
 });

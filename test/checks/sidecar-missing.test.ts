@@ -95,3 +95,73 @@ status:
     }
   });
 });
+
+describe('sidecar-missing: the injector windows of facts/timeline.ts, from every status that dates them', () => {
+  const F = 'checks/sidecar-missing/fires-linkerd-during-outage.yaml';
+  // istio/istio#3716 and #48321: the injector's only replica not ready (rescheduled, scaled to 0) while pods were created.
+  const notReady = `apiVersion: v1
+kind: Pod
+metadata:
+  name: linkerd-proxy-injector-6d8f9c7b5-x2k4p
+  namespace: linkerd
+  uid: pod-injector
+  creationTimestamp: "2026-01-02T00:01:00Z"
+  labels: {linkerd.io/control-plane-component: proxy-injector, linkerd.io/control-plane-ns: linkerd, pod-template-hash: 6d8f9c7b5}
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: linkerd-proxy-injector-6d8f9c7b5, uid: rs-injector, controller: true}]
+spec:
+  containers:
+  - {name: proxy-injector, image: cr.l5d.io/linkerd/controller:stable-2.14.10}
+  - {name: linkerd-proxy, image: cr.l5d.io/linkerd/proxy:stable-2.14.10}
+status:
+  phase: Running
+  conditions: [{type: Ready, status: "False", lastTransitionTime: "2026-11-20T09:59:30Z"}]
+  containerStatuses:
+  - {name: proxy-injector, ready: false, restartCount: 0, state: {running: {startedAt: "2026-01-02T00:01:10Z"}}}
+  - {name: linkerd-proxy, ready: true, restartCount: 0, state: {running: {startedAt: "2026-01-02T00:01:05Z"}}}
+`;
+  it('a running injector that is not ready: down since its Ready condition turned False', () => {
+    const [f] = findings(cluster('linkerd', [F, notReady]), ['sidecar-missing']);
+    expect(f!.message).toContain('were created while the Linkerd injector was down (2026-11-20T09:59:30.000Z to now)');
+    expect(f!.evidence.injectorOutages).toEqual([{ from: '2026-11-20T09:59:30.000Z', to: null }]);
+    expect(f!.fix.join('\n')).toContain('run the injector with 2 or more replicas and a PodDisruptionBudget');
+  });
+
+  const scaledToZero = `apiVersion: v1
+kind: Pod
+metadata:
+  name: linkerd-proxy-injector-6d8f9c7b5-x2k4p
+  namespace: linkerd
+  annotations: {meshdoctor.test/delete: "true"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: linkerd-proxy-injector, namespace: linkerd, uid: dep-injector, generation: 2, creationTimestamp: "2026-01-02T00:00:00Z", labels: {linkerd.io/control-plane-component: proxy-injector}}
+spec:
+  replicas: 0
+  selector: {matchLabels: {linkerd.io/control-plane-component: proxy-injector}}
+  template:
+    metadata:
+      labels: {linkerd.io/control-plane-component: proxy-injector, linkerd.io/control-plane-ns: linkerd}
+      annotations: {linkerd.io/inject: disabled}
+    spec:
+      serviceAccountName: linkerd-proxy-injector
+      containers: [{name: proxy-injector, image: "cr.l5d.io/linkerd/controller:stable-2.14.10"}]
+status:
+  replicas: 0
+  observedGeneration: 2
+  conditions: [{type: Available, status: "False", reason: MinimumReplicasUnavailable, lastTransitionTime: "2026-11-20T09:58:00Z"}]
+`;
+  it('no injector pod left: its Deployment Available=False dates the outage', () => {
+    const [f] = findings(cluster('linkerd', [F, scaledToZero]), ['sidecar-missing']);
+    expect(f!.message).toContain(
+      'while the Linkerd injector was down (2026-11-20T09:58:00.000Z to now, MinimumReplicasUnavailable)',
+    );
+  });
+
+  it('a pod created outside every window is not placed in one (the marker decides the wording)', () => {
+    const late = notReady.replace('2026-11-20T09:59:30Z', '2026-11-21T09:00:00Z');
+    const [f] = findings(cluster('linkerd', [F, late]), ['sidecar-missing']);
+    expect(f!.message).not.toContain('injector was down');
+    expect(f!.evidence.injectorOutages).toEqual([{ from: '2026-11-21T09:00:00.000Z', to: null }]);
+  });
+});
