@@ -27,7 +27,7 @@ import { CONTENT_TYPE, Histogram, render } from './exposition.js';
 import { DURATION_BUCKETS, watchMetrics, type EvaluationMode, type MetricSource } from './metrics.js';
 import { WatchPlan } from './plan.js';
 import { DEFAULT_TIMINGS, Scheduler, type ScheduleTimings } from './schedule.js';
-import { parseListen, serve, type Answer } from './server.js';
+import { DEFAULT_ACCEPT_HOSTS, parseAcceptHosts, parseListen, serve, type Answer } from './server.js';
 import { ndjsonLine, transitions } from './transitions.js';
 
 export interface WatchOptions {
@@ -39,6 +39,10 @@ export interface WatchOptions {
   allNamespaces: boolean;
   /** HOST:PORT to serve on. */
   listen: string;
+  /** --accept-hosts: comma-separated regular expressions the Host header (less its port) must match (default: loopback names). */
+  acceptHosts?: string;
+  /** --no-findings-endpoint: false leaves /findings out (metrics and probes only). */
+  findingsEndpoint?: boolean;
   only?: string[];
   skip?: string[];
   mesh: MeshOption;
@@ -84,6 +88,8 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
   const checks = selectChecks(o.only, o.skip);
   const kinds = kindsFor(checks);
   const listen = parseListen(o.listen);
+  const acceptHosts = parseAcceptHosts(o.acceptHosts ?? DEFAULT_ACCEPT_HOSTS);
+  const withFindings = o.findingsEndpoint !== false;
   if (!Number.isInteger(o.maxSeries) || o.maxSeries < 1) throw new UserError('--max-series must be a positive integer');
   const kube = {
     kubeconfig: o.kubeconfig,
@@ -232,8 +238,9 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
       const s = reflector.status(k);
       return s.unavailable ? [`unavailable: ${k}: ${s.unavailable}`] : s.stale ? [`stale: ${k}: ${s.stale}`] : [];
     });
-  const server = await serve(listen, {
-    '/': () => text(200, 'meshdoctor watch: /metrics /healthz /readyz /findings\n'),
+  const paths = withFindings ? '/metrics /healthz /readyz /findings' : '/metrics /healthz /readyz';
+  const routes: Record<string, () => Answer> = {
+    '/': () => text(200, `meshdoctor watch: ${paths}\n`),
     '/metrics': () => ({
       status: 200,
       type: CONTENT_TYPE,
@@ -256,18 +263,20 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
       ready
         ? text(200, ['ok', ...problems()].join('\n') + '\n')
         : text(503, [notReady().trimEnd(), ...problems()].join('\n') + '\n'),
-    '/findings': () =>
+  };
+  if (withFindings)
+    routes['/findings'] = () =>
       ready && evaluator.result
         ? {
             status: 200,
             type: 'application/json',
             body: (report ??= json(evaluator.result as Result, { version: o.version, color: false })),
           }
-        : text(503, notReady()),
-  });
+        : text(503, notReady());
+  const server = await serve(listen, routes, { acceptHosts });
   const where = scope.allNamespaces ? 'every namespace' : `namespace ${scope.namespace}`;
   log(
-    `watching ${where} of context "${printable(ctx.contextName)}" (${printable(ctx.server)}); serving /metrics, /healthz, /readyz, /findings on http://${server.address}`,
+    `watching ${where} of context "${printable(ctx.contextName)}" (${printable(ctx.server)}); serving ${paths.replaceAll(' ', ', ')} on http://${server.address}`,
   );
   io.onListening?.(server.address);
 

@@ -270,6 +270,15 @@ describe('meshdoctor watch (in-process, test API server)', () => {
     expect((await httpGet(`${r.url}/nope`)).status).toBe(404);
   });
 
+  it('--no-findings-endpoint: /findings is not served (404), metrics and probes are', async () => {
+    const r = await start(baseObjects('linkerd'), { findingsEndpoint: false });
+    await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
+    expect((await httpGet(`${r.url}/findings`)).status).toBe(404);
+    expect((await httpGet(`${r.url}/`)).body).not.toContain('/findings');
+    expect(await metrics(r)).toMatch(/^meshdoctor_ready 1$/m);
+    expect(r.err.join('')).toMatch(/serving \/metrics, \/healthz, \/readyz on http/);
+  });
+
   it('a bad --listen and an address in use are one line each, before anything is read', async () => {
     const srv = await startApiServer({ objects: [] });
     const kubeconfig = await srv.writeKubeconfig();
