@@ -1,0 +1,96 @@
+/**
+ * The reflector's relist backoff (src/cluster/reflector.ts RELIST_BACKOFF, client-go's backoff
+ * manager) against a server that sends one event, then 410 Gone, on every watch: the LISTs slow
+ * down to one every 30-60 s whatever events come between, and the backoff starts over after two
+ * quiet minutes. The clock and the waits are the test's: the rate is counted, not timed.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { connect } from '../../src/cluster/http.js';
+import { resolveKubeContext } from '../../src/cluster/kubeconfig.js';
+import { RELIST_BACKOFF, Reflector } from '../../src/cluster/reflector.js';
+import { KEEPER } from '../../src/mesh/keep.js';
+import { DEFAULT_LIMITS } from '../../src/util/limits.js';
+import { startApiServer, type ApiServer } from '../apiserver/server.js';
+import { until } from '../helpers/until.js';
+
+const EVENT_THEN_GONE =
+  JSON.stringify({
+    type: 'ADDED',
+    object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'a', resourceVersion: '7' } },
+  }) +
+  '\n' +
+  JSON.stringify({
+    type: 'ERROR',
+    object: {
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Failure',
+      message: 'too old resource version: 7 (9)',
+      reason: 'Expired',
+      code: 410,
+    },
+  }) +
+  '\n';
+
+let srv: ApiServer | undefined;
+let reflector: Reflector | undefined;
+afterEach(async () => {
+  reflector?.stop();
+  await srv?.close();
+  srv = reflector = undefined;
+});
+
+describe('relist backoff', () => {
+  it('one event then 410 Gone, every time: LISTs back off to 30 s (plus jitter), and start over after 2 quiet minutes', async () => {
+    srv = await startApiServer({
+      objects: [],
+      faults: [
+        { match: (q) => q.path === '/api/v1/pods' && q.query.watch === '1', status: 200, body: EVENT_THEN_GONE },
+      ],
+    });
+    const kubeconfig = await srv.writeKubeconfig();
+    const limits = { ...DEFAULT_LIMITS, requestTimeoutMs: 5000 };
+    let clock = 1_000_000;
+    const waits: number[] = [];
+    /** Simulated quiet time to add before the next wait returns (ms). */
+    let jump = 0;
+    const r = new Reflector({
+      connect: async () =>
+        connect(await resolveKubeContext({ kubeconfig }, limits), limits, new AbortController().signal),
+      limits,
+      kinds: ['pods'],
+      keep: KEEPER,
+      planKinds: [],
+      plan: () => ({ lists: [{ key: 'pods' }], named: [] }),
+      onChange: () => {},
+      log: () => {},
+      random: () => 0.5,
+      now: () => clock,
+      sleep: (ms, signal) =>
+        new Promise((resolve, reject) => {
+          waits.push(ms);
+          clock += ms + jump;
+          jump = 0;
+          if (signal.aborted) reject(new Error('aborted'));
+          else setImmediate(resolve);
+        }),
+    });
+    reflector = r;
+    const lists = () => srv!.requests.filter((q) => q.path === '/api/v1/pods' && q.query.watch !== '1').length;
+    const start = clock;
+    await r.start();
+    await until(() => lists() >= 12, 20_000, '12 LISTs');
+    const elapsed = clock - start;
+    // 11 relists: 800 ms doubled up to 30 s, each times 1.5 (the jitter at random() = 0.5).
+    const steps = [800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000, 30_000, 30_000, 30_000];
+    expect(waits.slice(0, 11)).toEqual(steps.map((ms) => ms * 1.5));
+    expect(elapsed).toBeGreaterThanOrEqual(steps.reduce((a, b) => a + b, 0) * 1.5);
+    // At most one LIST per 30 s once backed off, however many events came between.
+    expect(r.status('pods').events).toBeGreaterThanOrEqual(22);
+    // Two quiet minutes: the next wait is the first again.
+    const n = waits.length;
+    jump = RELIST_BACKOFF.resetMs + 1;
+    await until(() => waits.length >= n + 2, 20_000, 'two more waits');
+    expect(waits[n + 1]).toBe(800 * 1.5);
+  });
+});
