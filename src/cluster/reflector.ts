@@ -38,7 +38,7 @@ import { get, KindFailure, statusFailure, type Conn } from './http.js';
 import { KINDS, listPath, objectPath, type KindKey } from '../k8s/kinds.js';
 import { sanitizeSecret, type Keeper } from './sanitize.js';
 import { ObjectStore } from './store.js';
-import { watchRequest, WatchNetError, WatchStatusError, type WatchEvent } from './watch-stream.js';
+import { OversizedEvent, watchRequest, WatchNetError, WatchStatusError, type WatchEvent } from './watch-stream.js';
 
 interface ListStream {
   key: KindKey;
@@ -448,7 +448,7 @@ export class Reflector {
       const label = e.status === 403 ? 'forbidden' : e.status === 404 ? 'not found' : `HTTP ${e.status}`;
       return { reason: `${label}: ${e.message}`, definite: e.status === 403 || e.status === 404 };
     }
-    if (e instanceof WatchNetError || e instanceof UserError || e instanceof Expired)
+    if (e instanceof WatchNetError || e instanceof UserError || e instanceof Expired || e instanceof OversizedEvent)
       return { reason: e.message, definite: false };
     return { reason: `internal error: ${errorMessage(e)}`, definite: false };
   }
@@ -536,6 +536,23 @@ export class Reflector {
         }
         if (watching) this.count(s.key, 'restarts');
         let cap = this.opts.backoffCapMs ?? 60_000;
+        if (e instanceof OversizedEvent) {
+          // An event no object can make: not believed, the objects kept (stale), read again by a
+          // LIST after the relist backoff (a watch from the same resourceVersion would send it again).
+          s.rv = undefined;
+          if (s.listed && !s.stale) {
+            s.stale = e.message;
+            this.opts.onChange({ type: 'status', key: s.key });
+          }
+          const wait = this.relistWaitMs(s);
+          this.logOnce(s, `${this.what(s)}: ${printable(e.message, 300)}`);
+          try {
+            await this.wait(wait, signal);
+          } catch {
+            return;
+          }
+          continue;
+        }
         const expired =
           e instanceof Expired ||
           (e instanceof WatchStatusError && e.status === 410) ||

@@ -1,13 +1,18 @@
 /**
- * The reflector's relist backoff (src/cluster/reflector.ts RELIST_BACKOFF, client-go's backoff
- * manager) against a server that sends one event, then 410 Gone, on every watch: the LISTs slow
- * down to one every 30-60 s whatever events come between, and the backoff starts over after two
- * quiet minutes. The clock and the waits are the test's: the rate is counted, not timed.
+ * Hostile watch streams against the reflector (src/cluster/reflector.ts): a server that sends one
+ * event, then 410 Gone, on every watch gets LISTs slowed down by the relist backoff (RELIST_BACKOFF,
+ * client-go's backoff manager) to one every 30-60 s whatever events come between, starting over
+ * after two quiet minutes; one watch event larger than any object (MAX_EVENT_BYTES, far below
+ * --max-bytes) ends the stream, is not believed, and the kind is listed again after that backoff.
+ * The clock and the waits are the test's: the rate is counted, not timed.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect } from '../../src/cluster/http.js';
 import { resolveKubeContext } from '../../src/cluster/kubeconfig.js';
 import { RELIST_BACKOFF, Reflector } from '../../src/cluster/reflector.js';
+import { MAX_EVENT_BYTES } from '../../src/cluster/watch-stream.js';
+import type { Fault } from '../apiserver/server.js';
+import type { K8sObject } from '../../src/util/types.js';
 import { KEEPER } from '../../src/mesh/keep.js';
 import { DEFAULT_LIMITS } from '../../src/util/limits.js';
 import { startApiServer, type ApiServer } from '../apiserver/server.js';
@@ -40,47 +45,49 @@ afterEach(async () => {
   srv = reflector = undefined;
 });
 
-describe('relist backoff', () => {
+async function setup(faults: Fault[], objects: K8sObject[] = []) {
+  srv = await startApiServer({ objects, faults });
+  const kubeconfig = await srv.writeKubeconfig();
+  const limits = { ...DEFAULT_LIMITS, requestTimeoutMs: 5000 };
+  let clock = 1_000_000;
+  const waits: number[] = [];
+  /** Simulated quiet time to add before the next wait returns (ms). */
+  let jump = 0;
+  const r = new Reflector({
+    connect: async () =>
+      connect(await resolveKubeContext({ kubeconfig }, limits), limits, new AbortController().signal),
+    limits,
+    kinds: ['pods'],
+    keep: KEEPER,
+    planKinds: [],
+    plan: () => ({ lists: [{ key: 'pods' }], named: [] }),
+    onChange: () => {},
+    log: () => {},
+    random: () => 0.5,
+    now: () => clock,
+    sleep: (ms, signal) =>
+      new Promise((resolve, reject) => {
+        waits.push(ms);
+        clock += ms + jump;
+        jump = 0;
+        if (signal.aborted) reject(new Error('aborted'));
+        else setImmediate(resolve);
+      }),
+  });
+  reflector = r;
+  const lists = () => srv!.requests.filter((q) => q.path === '/api/v1/pods' && q.query.watch !== '1').length;
+  return { r, lists, waits, clock: () => clock, jump: (ms: number) => (jump = ms) };
+}
+
+describe('hostile watch streams', () => {
   it('one event then 410 Gone, every time: LISTs back off to 30 s (plus jitter), and start over after 2 quiet minutes', async () => {
-    srv = await startApiServer({
-      objects: [],
-      faults: [
-        { match: (q) => q.path === '/api/v1/pods' && q.query.watch === '1', status: 200, body: EVENT_THEN_GONE },
-      ],
-    });
-    const kubeconfig = await srv.writeKubeconfig();
-    const limits = { ...DEFAULT_LIMITS, requestTimeoutMs: 5000 };
-    let clock = 1_000_000;
-    const waits: number[] = [];
-    /** Simulated quiet time to add before the next wait returns (ms). */
-    let jump = 0;
-    const r = new Reflector({
-      connect: async () =>
-        connect(await resolveKubeContext({ kubeconfig }, limits), limits, new AbortController().signal),
-      limits,
-      kinds: ['pods'],
-      keep: KEEPER,
-      planKinds: [],
-      plan: () => ({ lists: [{ key: 'pods' }], named: [] }),
-      onChange: () => {},
-      log: () => {},
-      random: () => 0.5,
-      now: () => clock,
-      sleep: (ms, signal) =>
-        new Promise((resolve, reject) => {
-          waits.push(ms);
-          clock += ms + jump;
-          jump = 0;
-          if (signal.aborted) reject(new Error('aborted'));
-          else setImmediate(resolve);
-        }),
-    });
-    reflector = r;
-    const lists = () => srv!.requests.filter((q) => q.path === '/api/v1/pods' && q.query.watch !== '1').length;
-    const start = clock;
+    const { r, lists, waits, clock, jump } = await setup([
+      { match: (q) => q.path === '/api/v1/pods' && q.query.watch === '1', status: 200, body: EVENT_THEN_GONE },
+    ]);
+    const start = clock();
     await r.start();
     await until(() => lists() >= 12, 20_000, '12 LISTs');
-    const elapsed = clock - start;
+    const elapsed = clock() - start;
     // 11 relists: 800 ms doubled up to 30 s, each times 1.5 (the jitter at random() = 0.5).
     const steps = [800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000, 30_000, 30_000, 30_000];
     expect(waits.slice(0, 11)).toEqual(steps.map((ms) => ms * 1.5));
@@ -89,8 +96,38 @@ describe('relist backoff', () => {
     expect(r.status('pods').events).toBeGreaterThanOrEqual(22);
     // Two quiet minutes: the next wait is the first again.
     const n = waits.length;
-    jump = RELIST_BACKOFF.resetMs + 1;
+    jump(RELIST_BACKOFF.resetMs + 1);
     await until(() => waits.length >= n + 2, 20_000, 'two more waits');
     expect(waits[n + 1]).toBe(800 * 1.5);
+  });
+
+  it('a watch event larger than any object (5 MiB, under --max-bytes): the stream ends, the event is not believed, the kind is listed again after the backoff', async () => {
+    const huge = JSON.stringify({
+      type: 'ADDED',
+      object: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          name: 'huge',
+          namespace: 'a',
+          resourceVersion: '9',
+          annotations: { x: 'y'.repeat(5 * 1024 * 1024) },
+        },
+      },
+    });
+    expect(huge.length).toBeGreaterThan(MAX_EVENT_BYTES);
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'small', namespace: 'a' } };
+    const { r, lists, waits } = await setup(
+      [{ match: (q) => q.path === '/api/v1/pods' && q.query.watch === '1', status: 200, body: huge + '\n' }],
+      [pod],
+    );
+    await r.start();
+    await r.synced();
+    await until(() => lists() >= 3, 20_000, 'listed again');
+    expect(r.store.get('pods', 'a', 'huge')).toBeUndefined();
+    expect(r.store.get('pods', 'a', 'small')).toBeDefined();
+    expect(waits.slice(0, 2)).toEqual([1200, 2400]);
+    await until(() => !!r.status('pods').stale, 5000, 'stale');
+    expect(r.status('pods').stale).toMatch(/an event larger than 4 MiB/);
   });
 });
