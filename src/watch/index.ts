@@ -111,6 +111,17 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
   setMaxListeners(Infinity, stopper.signal); // one listener per request in flight, as in gather
 
   let ready = false;
+  /** Kinds read at least once: one of them unavailable now is failing (evaluate.ts holds its checks' findings). */
+  const everRead = new Set<KindKey>();
+  const failing = (): Map<KindKey, string> => {
+    const m = new Map<KindKey, string>();
+    for (const k of kinds) {
+      const why = reflector.status(k).unavailable;
+      if (!why) everRead.add(k);
+      else if (everRead.has(k)) m.set(k, why);
+    }
+    return m;
+  };
   let cp: Set<string> | undefined;
   let previous: readonly Finding[] = [];
   let report: string | undefined;
@@ -194,7 +205,7 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
   function full(): number {
     const t0 = performance.now();
     const now = clock();
-    evaluator.full(plan.snapshot(reflector.store, reflector.status, source(now)), now, controlPlane());
+    evaluator.full(plan.snapshot(reflector.store, reflector.status, source(now)), now, controlPlane(), failing());
     const ms = performance.now() - t0;
     evaluated(now, 'full', ms);
     return ms;
@@ -204,7 +215,13 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
     const t0 = performance.now();
     const now = clock();
     if (
-      !evaluator.namespace(ns, plan.snapshot(reflector.store, reflector.status, source(now), ns), now, controlPlane())
+      !evaluator.namespace(
+        ns,
+        plan.snapshot(reflector.store, reflector.status, source(now), ns),
+        now,
+        controlPlane(),
+        failing(),
+      )
     )
       return false;
     evaluated(now, 'namespace', performance.now() - t0);
@@ -233,11 +250,19 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
     const done = kinds.filter((k) => reflector.status(k).synced).length;
     return `not ready: reading the cluster (${done} of ${kinds.length} kinds read)\n`;
   };
-  const problems = () =>
-    kinds.flatMap((k) => {
+  const problems = () => {
+    const f = failing();
+    return kinds.flatMap((k) => {
       const s = reflector.status(k);
-      return s.unavailable ? [`unavailable: ${k}: ${s.unavailable}`] : s.stale ? [`stale: ${k}: ${s.stale}`] : [];
+      return f.has(k)
+        ? [`read failing: ${k}: ${f.get(k)} (its checks' last findings are kept, marked stale)`]
+        : s.unavailable
+          ? [`unavailable: ${k}: ${s.unavailable}`]
+          : s.stale
+            ? [`stale: ${k}: ${s.stale}`]
+            : [];
     });
+  };
   const paths = withFindings ? '/metrics /healthz /readyz /findings' : '/metrics /healthz /readyz';
   const routes: Record<string, () => Answer> = {
     '/': () => text(200, `meshdoctor watch: ${paths}\n`),
@@ -252,6 +277,7 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
           states: evaluator.workloadStates,
           kinds,
           status: reflector.status,
+          failing: failing(),
           maxSeries: o.maxSeries,
           ...metrics,
           ...(o.sources ? { sources: o.sources } : {}),
@@ -259,10 +285,13 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
       ),
     }),
     '/healthz': () => text(200, 'ok\n'),
+    // Not ready while a kind read before fails: what is served is not current (the findings held).
     '/readyz': () =>
-      ready
-        ? text(200, ['ok', ...problems()].join('\n') + '\n')
-        : text(503, [notReady().trimEnd(), ...problems()].join('\n') + '\n'),
+      !ready
+        ? text(503, [notReady().trimEnd(), ...problems()].join('\n') + '\n')
+        : failing().size
+          ? text(503, ['not ready: reads failing', ...problems()].join('\n') + '\n')
+          : text(200, ['ok', ...problems()].join('\n') + '\n'),
   };
   if (withFindings)
     routes['/findings'] = () =>
