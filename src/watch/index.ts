@@ -211,7 +211,7 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
     return ms;
   }
 
-  function namespace(ns: string): boolean {
+  function namespace(ns: string): number | false {
     const t0 = performance.now();
     const now = clock();
     if (
@@ -224,8 +224,9 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
       )
     )
       return false;
-    evaluated(now, 'namespace', performance.now() - t0);
-    return true;
+    const ms = performance.now() - t0;
+    evaluated(now, 'namespace', ms);
+    return ms;
   }
 
   /**
@@ -347,7 +348,7 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
         setTimer: (f, ms) => setTimeout(f, ms),
         clearTimer: (t) => clearTimeout(t as NodeJS.Timeout),
         full: () => guarded(full, 0),
-        namespace: (ns) => guarded(() => namespace(ns), true),
+        namespace: (ns) => guarded(() => namespace(ns), 0),
       },
       { ...DEFAULT_TIMINGS, ...o.timings },
     );
