@@ -4,6 +4,8 @@
  * client-go's backoff manager) to one every 30-60 s whatever events come between, starting over
  * after two quiet minutes; one watch event larger than any object (MAX_EVENT_BYTES, far below
  * --max-bytes) ends the stream, is not believed, and the kind is listed again after that backoff.
+ * Events about other namespaces than the stream's, or without a name, are not believed, and churn
+ * (the same objects added and deleted over and over) leaves the store at the objects that exist.
  * The clock and the waits are the test's: the rate is counted, not timed.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -45,7 +47,7 @@ afterEach(async () => {
   srv = reflector = undefined;
 });
 
-async function setup(faults: Fault[], objects: K8sObject[] = []) {
+async function setup(faults: Fault[], objects: K8sObject[] = [], namespace?: string) {
   srv = await startApiServer({ objects, faults });
   const kubeconfig = await srv.writeKubeconfig();
   const limits = { ...DEFAULT_LIMITS, requestTimeoutMs: 5000 };
@@ -60,7 +62,7 @@ async function setup(faults: Fault[], objects: K8sObject[] = []) {
     kinds: ['pods'],
     keep: KEEPER,
     planKinds: [],
-    plan: () => ({ lists: [{ key: 'pods' }], named: [] }),
+    plan: () => ({ lists: [namespace ? { key: 'pods', namespace } : { key: 'pods' }], named: [] }),
     onChange: () => {},
     log: () => {},
     random: () => 0.5,
@@ -129,5 +131,41 @@ describe('hostile watch streams', () => {
     expect(waits.slice(0, 2)).toEqual([1200, 2400]);
     await until(() => !!r.status('pods').stale, 5000, 'stale');
     expect(r.status('pods').stale).toMatch(/an event larger than 4 MiB/);
+  });
+
+  it('foreign namespaces and nameless objects are not believed; churn leaves only what exists', async () => {
+    const ev = (type: string, ns: string | undefined, name: string | undefined, rv: number) =>
+      JSON.stringify({
+        type,
+        object: {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { ...(ns ? { namespace: ns } : {}), ...(name ? { name } : {}), resourceVersion: String(rv) },
+        },
+      });
+    const lines: string[] = [];
+    let rv = 10;
+    for (let round = 0; round < 2000; round++) {
+      lines.push(ev('ADDED', 'shop', `churn-${round % 50}`, rv++), ev('DELETED', 'shop', `churn-${round % 50}`, rv++));
+      lines.push(ev('ADDED', 'kube-system', `foreign-${round}`, rv++), ev('ADDED', 'shop', undefined, rv++));
+    }
+    lines.push(ev('ADDED', 'shop', 'stays', rv++));
+    const { r } = await setup(
+      [
+        {
+          match: (q) => q.path === '/api/v1/namespaces/shop/pods' && q.query.watch === '1',
+          status: 200,
+          body: lines.join('\n') + '\n',
+          times: 1,
+        },
+      ],
+      [],
+      'shop',
+    );
+    await r.start();
+    await r.synced();
+    await until(() => !!r.store.get('pods', 'shop', 'stays'), 10_000, 'the last event');
+    expect(r.store.count('pods')).toBe(1);
+    expect(r.store.namespaces('pods')).toEqual(['shop']);
   });
 });
