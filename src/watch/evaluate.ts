@@ -31,7 +31,7 @@ type ModelOptions = Pick<RunOptions, 'mesh' | 'certExpiryWarningDays' | 'suppres
 export type Result = RunResult & { errors: string[] };
 
 /** Kinds read once and failing now, with why (the kinds' `unavailable` reasons). */
-export type Failing = ReadonlyMap<KindKey, string>;
+type Failing = ReadonlyMap<KindKey, string>;
 
 /** The partition of findings not about an app namespace's own objects. */
 export const CLUSTER = '\u0000cluster';
