@@ -111,14 +111,18 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
   setMaxListeners(Infinity, stopper.signal); // one listener per request in flight, as in gather
 
   let ready = false;
-  /** Kinds read at least once: one of them unavailable now is failing (evaluate.ts holds its checks' findings). */
+  /**
+   * Kinds read at least once, learnt at evaluations (after the first sync: before it, a kind whose
+   * streams are not even planned yet looks read): one of them unavailable now is failing
+   * (evaluate.ts holds its checks' findings).
+   */
   const everRead = new Set<KindKey>();
-  const failing = (): Map<KindKey, string> => {
+  const failing = (learn = false): Map<KindKey, string> => {
     const m = new Map<KindKey, string>();
     for (const k of kinds) {
       const why = reflector.status(k).unavailable;
-      if (!why) everRead.add(k);
-      else if (everRead.has(k)) m.set(k, why);
+      if (!why && learn) everRead.add(k);
+      else if (why && everRead.has(k)) m.set(k, why);
     }
     return m;
   };
@@ -205,7 +209,7 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
   function full(): number {
     const t0 = performance.now();
     const now = clock();
-    evaluator.full(plan.snapshot(reflector.store, reflector.status, source(now)), now, controlPlane(), failing());
+    evaluator.full(plan.snapshot(reflector.store, reflector.status, source(now)), now, controlPlane(), failing(true));
     const ms = performance.now() - t0;
     evaluated(now, 'full', ms);
     return ms;
@@ -220,7 +224,7 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
         plan.snapshot(reflector.store, reflector.status, source(now), ns),
         now,
         controlPlane(),
-        failing(),
+        failing(true),
       )
     )
       return false;

@@ -292,6 +292,18 @@ describe('meshdoctor watch (in-process, test API server)', () => {
     expect(r.out.map((l) => JSON.parse(l).event)).not.toContain('resolved');
   }, 60_000);
 
+  it('a kind refused from the start is unavailable, not failing, however early /readyz and /metrics are asked', async () => {
+    const r = await start(baseObjects('linkerd'), {}, [
+      { match: (q) => q.path.includes('/secrets'), status: 403, delayMs: 400 },
+      { match: (q) => q.path === '/api/v1/pods', delayMs: 800, times: 1 },
+    ]);
+    expect((await httpGet(`${r.url}/readyz`)).status).toBe(503);
+    await metrics(r);
+    await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
+    expect((await httpGet(`${r.url}/readyz`)).body).toMatch(/^unavailable: secrets: forbidden/m);
+    expect(await metrics(r)).toMatch(/^meshdoctor_read_failing\{kind="secrets"\} 0$/m);
+  });
+
   it('answers only GET/HEAD on its paths; not ready: 503 on /readyz and /findings', async () => {
     const r = await start(baseObjects('linkerd'), {}, [
       { match: (q) => q.path === '/api/v1/pods', delayMs: 1500, times: 1 },
