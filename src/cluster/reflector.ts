@@ -457,11 +457,12 @@ export class Reflector {
     const { signal } = s.abort;
     const scope = s.namespace !== undefined ? { namespace: s.namespace } : {};
     let attempt = 0;
+    /** Watches in a row that the server ended within a second (events do not reset it). */
+    let quickEnds = 0;
     while (!signal.aborted) {
       const gen = this.connGen;
       const conn = this.conn!;
       let watching = false;
-      let events = 0;
       const started = this.now();
       try {
         if (s.polling) {
@@ -505,7 +506,6 @@ export class Reflector {
           signal,
           maxMs: ((this.opts.minWatchSeconds ?? 300) * 2 + 60) * 1000,
           onEvent: (e) => {
-            events++;
             this.onEvent(s, e);
             attempt = 0;
             s.refusals = undefined;
@@ -518,10 +518,12 @@ export class Reflector {
           },
         });
         if (signal.aborted) return;
-        // The server ended the watch (its timeoutSeconds): open it again from where it was. One that
-        // ends at once without a word is not asked again at once (a broken server must not make a busy loop).
-        if (events === 0 && this.now() - started < 1000)
-          await this.wait(this.backoffMs(attempt++, this.opts.backoffCapMs ?? 60_000), signal);
+        // The server ended the watch (its timeoutSeconds, 5-10 min): open it again from where it
+        // was. One that ends within a second, with or without events, is not asked again at once
+        // (a broken or hostile server must not make a busy loop of watches).
+        if (this.now() - started < 1000) {
+          await this.wait(this.backoffMs(quickEnds++, this.opts.backoffCapMs ?? 60_000), signal);
+        } else quickEnds = 0;
         continue;
       } catch (e) {
         if (signal.aborted) return;

@@ -168,4 +168,21 @@ describe('hostile watch streams', () => {
     expect(r.store.count('pods')).toBe(1);
     expect(r.store.namespaces('pods')).toEqual(['shop']);
   });
+
+  it('a server that ends every watch right after one event: the watches back off, not a busy loop', async () => {
+    const one = JSON.stringify({
+      type: 'MODIFIED',
+      object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'a', resourceVersion: '8' } },
+    });
+    const { r, waits, clock } = await setup([
+      { match: (q) => q.path === '/api/v1/pods' && q.query.watch === '1', status: 200, body: one + '\n' },
+    ]);
+    const watches = () => srv!.requests.filter((q) => q.path === '/api/v1/pods' && q.query.watch === '1').length;
+    const start = clock();
+    await r.start();
+    await until(() => watches() >= 12, 20_000, '12 watches');
+    // Each watch after one that ended within a second waits, doubling (1 s, 2 s, ... x 0.75 at random() = 0.5).
+    expect(waits.slice(0, 6)).toEqual([1000, 2000, 4000, 8000, 16_000, 32_000].map((ms) => ms * 0.75));
+    expect(clock() - start).toBeGreaterThanOrEqual(60_000);
+  });
 });
