@@ -93,7 +93,7 @@ export class Evaluator {
         .filter((f) => held.has(f.id))
         .map((f) => ({
           ...f,
-          stale: `not examined now: the last finding seen before these could not be read again: ${held.get(f.id)!.join('; ')}`,
+          stale: `not examined now, the last finding seen is kept: could not read again ${held.get(f.id)!.join('; ')}`,
         })),
     ]);
     const count = (s: string) => findings.filter((f) => f.severity === s).length;

@@ -276,7 +276,9 @@ describe('meshdoctor watch (in-process, test API server)', () => {
     const during = JSON.parse((await httpGet(`${r.url}/findings`)).body);
     expect(during.findings.map(key).sort()).toEqual(before.findings.map(key).sort());
     const loose = during.findings.find((f: any) => f.resource.name === 'loose');
-    expect(loose.stale).toMatch(/^not examined now: .*pods: forbidden/);
+    expect(loose.stale).toMatch(
+      /^not examined now, the last finding seen is kept: could not read again pods: forbidden/,
+    );
     expect(during.coverage.unavailable.map((u: any) => u.kind)).toContain('pods');
     expect(r.out.map((l) => JSON.parse(l).event)).not.toContain('resolved');
     const ready = await httpGet(`${r.url}/readyz`);
