@@ -103,6 +103,8 @@ interface FlagValues {
   maxObjects: number;
   snapshot: string[];
   listen: string;
+  acceptHosts: string;
+  findingsEndpoint: boolean;
   maxSeries: number;
 }
 
@@ -279,6 +281,18 @@ export const FLAGS = {
     flags: '--listen <addr>',
     help: 'where to serve: HOST:PORT, or :PORT for every interface (in a pod)',
     default: '127.0.0.1:9090',
+    commands: { watch: true },
+  },
+  acceptHosts: {
+    flags: '--accept-hosts <regexes>',
+    help: 'Host headers served (comma-separated regular expressions, matched without the port; the rest get 403), as kubectl proxy takes them; in a pod: --accept-hosts=.*',
+    default: '^localhost$,^127\\.0\\.0\\.1$,^\\[::1\\]$',
+    commands: { watch: true },
+  },
+  findingsEndpoint: {
+    flags: '--no-findings-endpoint',
+    help: 'serve /metrics, /healthz and /readyz only, not /findings (which names every finding and its fix)',
+    default: true,
     commands: { watch: true },
   },
   maxSeries: {

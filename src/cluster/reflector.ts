@@ -9,7 +9,8 @@
  * resourceVersion with bookmarks and a server timeout of 5-10 minutes, opened again from the last
  * resourceVersion seen (an event's or a bookmark's) whenever it ends; a 410 Gone (an ERROR event
  * in the stream, as kube-apiserver v1.32 sends it for a resourceVersion older than its watch
- * cache, e.g. after it restarted) lists again. Nothing is listed periodically.
+ * cache, e.g. after it restarted) lists again, after client-go's relist backoff (RELIST_BACKOFF:
+ * 0.8 s doubling to 30 s, reset after 2 quiet minutes). Nothing is listed periodically.
  *
  * A named stream (a ConfigMap or Secret the checks read by name in a mesh namespace: these are
  * never listed) GETs its object, then WATCHes it with `fieldSelector=metadata.name=NAME`, which a
@@ -37,7 +38,7 @@ import { get, KindFailure, statusFailure, type Conn } from './http.js';
 import { KINDS, listPath, objectPath, type KindKey } from '../k8s/kinds.js';
 import { sanitizeSecret, type Keeper } from './sanitize.js';
 import { ObjectStore } from './store.js';
-import { watchRequest, WatchNetError, WatchStatusError, type WatchEvent } from './watch-stream.js';
+import { OversizedEvent, watchRequest, WatchNetError, WatchStatusError, type WatchEvent } from './watch-stream.js';
 
 interface ListStream {
   key: KindKey;
@@ -106,7 +107,20 @@ interface ReflectorOptions {
   minWatchSeconds?: number;
   /** A named object that may be read but not watched is read again this often (default 60 s). */
   namedPollMs?: number;
+  /** For tests: the clock of the relist backoff (ms) and the waits between tries. */
+  now?: () => number;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
+
+/**
+ * LISTs again after a 410 Gone (or any relist) wait as client-go's reflector waits between two
+ * ListAndWatch calls: its backoff manager, wait.NewExponentialBackoffManager(800ms, 30s, 2min,
+ * 2.0, 1.0) (kubernetes/kubernetes staging/src/k8s.io/client-go/tools/cache/reflector.go,
+ * NewReflectorWithOptions, v1.32): 800 ms doubled each time up to 30 s, each wait plus up to its
+ * own length in jitter, back to 800 ms after 2 minutes without a relist. Events in between do not
+ * reset it: a server that sends one event then 410 Gone gets one LIST every 30-60 s, not a storm.
+ */
+export const RELIST_BACKOFF = { initialMs: 800, capMs: 30_000, resetMs: 120_000 };
 
 /** A 410 Gone: list again. */
 class Expired extends Error {}
@@ -146,6 +160,8 @@ interface Stream {
   refusals?: number;
   /** The last line logged and when (the same problem is logged at most every LOG_REPEAT_MS). */
   logged?: { text: string; at: number };
+  /** The relist backoff (RELIST_BACKOFF): the next wait, and when the last one was asked for. */
+  relist?: { nextMs: number; at: number };
 }
 
 const LOG_REPEAT_MS = 5 * 60_000;
@@ -170,11 +186,15 @@ export class Reflector {
   /** The resourceVersion most recently received on any stream (named streams watch from it). */
   private latestRv: string | undefined;
   private readonly random: () => number;
+  private readonly now: () => number;
+  private readonly wait: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Whether the server has answered any read (a fatal start is told apart from a slow one). */
   answered = false;
 
   constructor(private readonly opts: ReflectorOptions) {
     this.random = opts.random ?? Math.random;
+    this.now = opts.now ?? Date.now;
+    this.wait = opts.sleep ?? ((ms, signal) => sleep(ms, undefined, { signal }));
   }
 
   /** Connect (a UserError when the kubeconfig or credentials cannot be used) and start the plan's streams. */
@@ -300,6 +320,15 @@ export class Reflector {
     this.opts.log(text);
   }
 
+  /** How long to wait before this stream's next LIST (RELIST_BACKOFF). */
+  private relistWaitMs(s: Stream): number {
+    const now = this.now();
+    const { initialMs, capMs, resetMs } = RELIST_BACKOFF;
+    const next = s.relist && now - s.relist.at < resetMs ? s.relist.nextMs : initialMs;
+    s.relist = { nextMs: Math.min(capMs, next * 2), at: now };
+    return next * (1 + this.random());
+  }
+
   private backoffMs(attempt: number, cap: number): number {
     return Math.min(cap, 1000 * 2 ** Math.min(attempt, 20)) * (0.5 + this.random() / 2);
   }
@@ -419,7 +448,7 @@ export class Reflector {
       const label = e.status === 403 ? 'forbidden' : e.status === 404 ? 'not found' : `HTTP ${e.status}`;
       return { reason: `${label}: ${e.message}`, definite: e.status === 403 || e.status === 404 };
     }
-    if (e instanceof WatchNetError || e instanceof UserError || e instanceof Expired)
+    if (e instanceof WatchNetError || e instanceof UserError || e instanceof Expired || e instanceof OversizedEvent)
       return { reason: e.message, definite: false };
     return { reason: `internal error: ${errorMessage(e)}`, definite: false };
   }
@@ -428,16 +457,16 @@ export class Reflector {
     const { signal } = s.abort;
     const scope = s.namespace !== undefined ? { namespace: s.namespace } : {};
     let attempt = 0;
-    let expiredInARow = 0;
+    /** Watches in a row that the server ended within a second (events do not reset it). */
+    let quickEnds = 0;
     while (!signal.aborted) {
       const gen = this.connGen;
       const conn = this.conn!;
       let watching = false;
-      let events = 0;
-      const started = Date.now();
+      const started = this.now();
       try {
         if (s.polling) {
-          await sleep(this.opts.namedPollMs ?? 60_000, undefined, { signal });
+          await this.wait(this.opts.namedPollMs ?? 60_000, signal);
           const was = s.objectRv;
           await this.read(s, conn);
           if (signal.aborted) return;
@@ -467,7 +496,7 @@ export class Reflector {
           this.checkReady();
           if (rv === undefined && KINDS[s.key].optionalApi) {
             // The cluster does not serve this API (listKind read its 404 as none): nothing to watch; look again now and then.
-            await sleep(this.opts.definiteBackoffCapMs ?? 300_000, undefined, { signal });
+            await this.wait(this.opts.definiteBackoffCapMs ?? 300_000, signal);
             continue;
           }
           if (rv === undefined) throw new WatchNetError('the API server sent no resourceVersion to watch from');
@@ -477,9 +506,8 @@ export class Reflector {
           signal,
           maxMs: ((this.opts.minWatchSeconds ?? 300) * 2 + 60) * 1000,
           onEvent: (e) => {
-            events++;
             this.onEvent(s, e);
-            attempt = expiredInARow = 0;
+            attempt = 0;
             s.refusals = undefined;
             if (s.stale) {
               s.stale = undefined;
@@ -490,10 +518,12 @@ export class Reflector {
           },
         });
         if (signal.aborted) return;
-        // The server ended the watch (its timeoutSeconds): open it again from where it was. One that
-        // ends at once without a word is not asked again at once (a broken server must not make a busy loop).
-        if (events === 0 && Date.now() - started < 1000)
-          await sleep(this.backoffMs(attempt++, this.opts.backoffCapMs ?? 60_000), undefined, { signal });
+        // The server ended the watch (its timeoutSeconds, 5-10 min): open it again from where it
+        // was. One that ends within a second, with or without events, is not asked again at once
+        // (a broken or hostile server must not make a busy loop of watches).
+        if (this.now() - started < 1000) {
+          await this.wait(this.backoffMs(quickEnds++, this.opts.backoffCapMs ?? 60_000), signal);
+        } else quickEnds = 0;
         continue;
       } catch (e) {
         if (signal.aborted) return;
@@ -508,17 +538,38 @@ export class Reflector {
         }
         if (watching) this.count(s.key, 'restarts');
         let cap = this.opts.backoffCapMs ?? 60_000;
+        if (e instanceof OversizedEvent) {
+          // An event no object can make: not believed, the objects kept (stale), read again by a
+          // LIST after the relist backoff (a watch from the same resourceVersion would send it again).
+          s.rv = undefined;
+          if (s.listed && !s.stale) {
+            s.stale = e.message;
+            this.opts.onChange({ type: 'status', key: s.key });
+          }
+          const wait = this.relistWaitMs(s);
+          this.logOnce(s, `${this.what(s)}: ${printable(e.message, 300)}`);
+          try {
+            await this.wait(wait, signal);
+          } catch {
+            return;
+          }
+          continue;
+        }
         const expired =
           e instanceof Expired ||
           (e instanceof WatchStatusError && e.status === 410) ||
           (e instanceof KindFailure && /^expired:/.test(e.reason));
         if (expired) {
-          // Too old a resourceVersion: list (or GET) again, at once the first time.
+          // Too old a resourceVersion: list (or GET) again, after the relist backoff (RELIST_BACKOFF).
           s.rv = undefined;
-          if (expiredInARow++ === 0) {
-            this.logOnce(s, `${this.what(s)}: ${printable(this.classify(e).reason, 300)}: reading it again`);
-            continue;
+          const wait = this.relistWaitMs(s);
+          this.logOnce(s, `${this.what(s)}: ${printable(this.classify(e).reason, 300)}: reading it again`);
+          try {
+            await this.wait(wait, signal);
+          } catch {
+            return;
           }
+          continue;
         }
         const classified = this.classify(e);
         let definite = classified.definite;
@@ -570,7 +621,7 @@ export class Reflector {
           `${this.what(s)}: ${printable(reason, 300)} (retrying in ${Math.max(1, Math.round(wait / 1000))}s)`,
         );
         try {
-          await sleep(wait, undefined, { signal });
+          await this.wait(wait, signal);
         } catch {
           return;
         }

@@ -5,8 +5,9 @@
  * events are split on their JSON structure, not on newlines, so a server that leaves the newline
  * out is read the same.
  *
- * Bounded as every read is (docs/limits.md): each event at --max-bytes while it streams, its
- * nesting and density checked on its bytes (scanJson) before it is parsed; no answer within the
+ * Bounded as every read is (docs/limits.md): each event at MAX_EVENT_BYTES (or --max-bytes when
+ * lower) while it streams, its nesting and density checked on its bytes (scanJson) before it is
+ * parsed; no answer within the
  * request timeout fails the request, and the whole request ends after `maxMs` even if the server
  * never does (a connection that went silent is not waited for forever). The body is asked for
  * uncompressed: events are small and arrive one at a time.
@@ -55,6 +56,18 @@ const WS = new Set([0x20, 0x0a, 0x0d, 0x09]);
 export class RefusedBytes extends Error {}
 
 /**
+ * One watch event, far below a whole LIST's --max-bytes: an event holds one object, and no
+ * Kubernetes object is larger than etcd takes in one request (1.5 MiB, etcd's
+ * --max-request-bytes default, which kube-apiserver stores each object in) or than
+ * kube-apiserver accepts as a request body (3 MiB: k8s.io/apiserver pkg/server/config.go
+ * MaxRequestBodyBytes). 4 MiB leaves room for the event's envelope and JSON escapes.
+ */
+export const MAX_EVENT_BYTES = 4 * 1024 * 1024;
+
+/** A watch event over MAX_EVENT_BYTES: the stream is ended, and its kind listed again (after the relist backoff). */
+export class OversizedEvent extends Error {}
+
+/**
  * Splits a byte stream into its top-level JSON objects (or arrays), across chunk boundaries:
  * strings and their escapes are skipped, brackets counted. A value larger than `maxBytes` or
  * nested deeper than MAX_DEPTH, and anything but whitespace between values, is an error.
@@ -92,8 +105,7 @@ export class JsonValues {
       } else if (c === 0x7d || c === 0x5d) {
         if (--this.depth === 0) {
           const tail = chunk.subarray(start, i + 1);
-          if (this.size + tail.length > this.maxBytes)
-            throw new RefusedBytes(`an event larger than ${mib(this.maxBytes)} (--max-bytes)`);
+          if (this.size + tail.length > this.maxBytes) throw this.tooLarge();
           emit(this.parts.length ? Buffer.concat([...this.parts, tail], this.size + tail.length) : tail);
           this.parts = [];
           this.size = 0;
@@ -104,9 +116,17 @@ export class JsonValues {
     if (this.depth > 0 && start >= 0) {
       const rest = chunk.subarray(start);
       this.size += rest.length;
-      if (this.size > this.maxBytes) throw new RefusedBytes(`an event larger than ${mib(this.maxBytes)} (--max-bytes)`);
+      if (this.size > this.maxBytes) throw this.tooLarge();
       this.parts.push(rest);
     }
+  }
+
+  private tooLarge(): Error {
+    return this.maxBytes < MAX_EVENT_BYTES
+      ? new RefusedBytes(`an event larger than ${mib(this.maxBytes)} (--max-bytes)`)
+      : new OversizedEvent(
+          `an event larger than ${mib(MAX_EVENT_BYTES)} (no Kubernetes object is larger than 3 MiB): watching again from a new LIST`,
+        );
   }
 
   /** Whether a value was cut off at the end of the stream. */
@@ -203,7 +223,7 @@ export function watchRequest(conn: Conn, path: string, opts: WatchRequestOptions
           res.on('error', () => done(new WatchStatusError(status, http.STATUS_CODES[status] ?? `HTTP ${status}`)));
           return;
         }
-        const values = new JsonValues(conn.limits.maxBytes);
+        const values = new JsonValues(Math.min(conn.limits.maxBytes, MAX_EVENT_BYTES));
         res.on('data', (chunk: Buffer) => {
           if (settled) return;
           try {
@@ -211,7 +231,13 @@ export function watchRequest(conn: Conn, path: string, opts: WatchRequestOptions
               if (!settled) opts.onEvent(parseEvent(bytes));
             });
           } catch (e) {
-            done(e instanceof RefusedBytes ? new WatchNetError(`the API server sent ${e.message}`) : (e as Error));
+            done(
+              e instanceof RefusedBytes
+                ? new WatchNetError(`the API server sent ${e.message}`)
+                : e instanceof OversizedEvent
+                  ? new OversizedEvent(`the API server sent ${e.message}`)
+                  : (e as Error),
+            );
           }
         });
         res.on('error', (e) => done(new WatchNetError(`the watch was cut off (${printable(e.message)})`)));

@@ -29,6 +29,8 @@ export interface Finding {
   causedBy?: string;
   /** `check -f`: the manifest document that holds the resource. */
   source?: ManifestSource;
+  /** `watch` only: a kind its check reads could not be read again; this is the last finding seen, not examined now (why). */
+  stale?: string;
 }
 
 export interface SkippedCheck {

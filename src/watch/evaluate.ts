@@ -10,8 +10,15 @@
  * the next one. The merged findings are ranked again (rank.ts is a function of the set). When the
  * namespace's evaluation sees other meshes than the last full one (a mesh known only from pods
  * elsewhere), its result is not used: the caller runs a full evaluation instead.
+ *
+ * A kind that was read and cannot be read any more (a RoleBinding removed: 403; a bound crossed)
+ * is not news that its findings are fixed: the checks that read it (inputs or optional inputs)
+ * keep their last findings, each marked `stale` with the reason, until it is read again; the
+ * result's coverage says the kind is unavailable, as `check` says it. No finding of theirs is
+ * resolved, and none opened from what is left, while it fails.
  */
 import type { Check } from '../checks/define.js';
+import type { KindKey } from '../k8s/kinds.js';
 import { rank } from '../run/rank.js';
 import { makeModel, runChecks, type RunOptions } from '../run/run.js';
 import type { ResourceRef } from '../util/types.js';
@@ -22,6 +29,9 @@ import { workloadStates, type StateCount } from '../facts/workload-states.js';
 
 type ModelOptions = Pick<RunOptions, 'mesh' | 'certExpiryWarningDays' | 'suppress' | 'docsBase'>;
 export type Result = RunResult & { errors: string[] };
+
+/** Kinds read once and failing now, with why (the kinds' `unavailable` reasons). */
+type Failing = ReadonlyMap<KindKey, string>;
 
 /** The partition of findings not about an app namespace's own objects. */
 export const CLUSTER = '\u0000cluster';
@@ -45,6 +55,8 @@ export class Evaluator {
   private parts = new Map<string, Part>();
   private merged: Result | undefined;
   private states: StateCount[] = [];
+  /** The failing kinds when the last full evaluation ran (a namespace evaluation under others needs a full one). */
+  private baseFailing = '';
 
   constructor(
     private readonly checks: readonly Check[],
@@ -61,8 +73,45 @@ export class Evaluator {
     return this.states;
   }
 
+  /**
+   * The findings of the checks that read a failing kind: the last ones known (marked stale), never
+   * the ones computed without the kind. Everything else as computed.
+   */
+  private hold(result: Result, failing: Failing): Result {
+    if (!failing.size) return result;
+    const reasons = (c: Check) =>
+      [...new Set([...c.inputs, ...(c.optionalInputs ?? [])])]
+        .filter((k) => failing.has(k))
+        .sort()
+        .map((k) => `${k}: ${failing.get(k)}`);
+    const held = new Map(this.checks.flatMap((c) => (reasons(c).length ? [[c.id, reasons(c)] as const] : [])));
+    if (!held.size) return result;
+    const before = this.merged?.findings ?? [];
+    const findings = rank([
+      ...result.findings.filter((f) => !held.has(f.id)),
+      ...before
+        .filter((f) => held.has(f.id))
+        .map((f) => ({
+          ...f,
+          stale: `not examined now, the last finding seen is kept: could not read again ${held.get(f.id)!.join('; ')}`,
+        })),
+    ]);
+    const count = (s: string) => findings.filter((f) => f.severity === s).length;
+    return {
+      ...result,
+      findings,
+      summary: {
+        ...result.summary,
+        error: count('error'),
+        warning: count('warning'),
+        info: count('info'),
+        total: findings.length,
+      },
+    };
+  }
+
   /** Every check over the whole scope. */
-  full(snapshot: Snapshot, now: Date, controlPlane: ReadonlySet<string>): Result {
+  full(snapshot: Snapshot, now: Date, controlPlane: ReadonlySet<string>, failing: Failing = new Map()): Result {
     const model = makeModel(snapshot, { ...this.options, now });
     const result = runChecks(snapshot, this.checks, { ...this.options, now }, model);
     const states = workloadStates(model);
@@ -73,10 +122,11 @@ export class Evaluator {
     for (const s of result.suppressed) part(partitionOf(s.finding.resource, controlPlane)).suppressed.push(s);
     for (const s of states) part(partitionOf({ kind: 'Namespace', name: s.namespace }, controlPlane)).states.push(s);
     this.base = result;
+    this.baseFailing = [...failing.keys()].sort().join();
     // Exactly check's result, in its order (ties in rank keep the order the checks found them).
-    this.merged = result;
+    this.merged = this.hold(result, failing);
     this.states = states;
-    return result;
+    return this.merged;
   }
 
   /**
@@ -84,9 +134,15 @@ export class Evaluator {
    * namespace's findings. Returns false, changing nothing, when a full evaluation is needed
    * instead: none ran yet, or this one sees other meshes.
    */
-  namespace(ns: string, snapshot: Snapshot, now: Date, controlPlane: ReadonlySet<string>): boolean {
+  namespace(
+    ns: string,
+    snapshot: Snapshot,
+    now: Date,
+    controlPlane: ReadonlySet<string>,
+    failing: Failing = new Map(),
+  ): boolean {
     const base = this.base;
-    if (!base || controlPlane.has(ns)) return false;
+    if (!base || controlPlane.has(ns) || [...failing.keys()].sort().join() !== this.baseFailing) return false;
     const model = makeModel(snapshot, { ...this.options, now });
     const result = runChecks(snapshot, this.checks, { ...this.options, now }, model);
     if (result.meshes.join() !== base.meshes.join()) return false;
@@ -102,21 +158,24 @@ export class Evaluator {
       .flatMap((p) => p.suppressed)
       .sort((a, b) => cmp(a.finding.code, b.finding.code) || cmp(refText(a.finding), refText(b.finding)));
     const count = (s: string) => findings.filter((f) => f.severity === s).length;
-    this.merged = {
-      ...base,
-      source: { ...base.source, readAt: now.toISOString() },
-      findings,
-      suppressed,
-      errors: [...new Set([...base.errors, ...result.errors])],
-      summary: {
-        ...base.summary,
-        error: count('error'),
-        warning: count('warning'),
-        info: count('info'),
-        total: findings.length,
-        suppressed: suppressed.length,
+    this.merged = this.hold(
+      {
+        ...base,
+        source: { ...base.source, readAt: now.toISOString() },
+        findings,
+        suppressed,
+        errors: [...new Set([...base.errors, ...result.errors])],
+        summary: {
+          ...base.summary,
+          error: count('error'),
+          warning: count('warning'),
+          info: count('info'),
+          total: findings.length,
+          suppressed: suppressed.length,
+        },
       },
-    };
+      failing,
+    );
     this.states = parts
       .flatMap((p) => p.states)
       .sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.mesh, b.mesh) || cmp(a.state, b.state));

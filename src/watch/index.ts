@@ -27,7 +27,7 @@ import { CONTENT_TYPE, Histogram, render } from './exposition.js';
 import { DURATION_BUCKETS, watchMetrics, type EvaluationMode, type MetricSource } from './metrics.js';
 import { WatchPlan } from './plan.js';
 import { DEFAULT_TIMINGS, Scheduler, type ScheduleTimings } from './schedule.js';
-import { parseListen, serve, type Answer } from './server.js';
+import { DEFAULT_ACCEPT_HOSTS, parseAcceptHosts, parseListen, serve, type Answer } from './server.js';
 import { ndjsonLine, transitions } from './transitions.js';
 
 export interface WatchOptions {
@@ -39,6 +39,10 @@ export interface WatchOptions {
   allNamespaces: boolean;
   /** HOST:PORT to serve on. */
   listen: string;
+  /** --accept-hosts: comma-separated regular expressions the Host header (less its port) must match (default: loopback names). */
+  acceptHosts?: string;
+  /** --no-findings-endpoint: false leaves /findings out (metrics and probes only). */
+  findingsEndpoint?: boolean;
   only?: string[];
   skip?: string[];
   mesh: MeshOption;
@@ -84,6 +88,8 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
   const checks = selectChecks(o.only, o.skip);
   const kinds = kindsFor(checks);
   const listen = parseListen(o.listen);
+  const acceptHosts = parseAcceptHosts(o.acceptHosts ?? DEFAULT_ACCEPT_HOSTS);
+  const withFindings = o.findingsEndpoint !== false;
   if (!Number.isInteger(o.maxSeries) || o.maxSeries < 1) throw new UserError('--max-series must be a positive integer');
   const kube = {
     kubeconfig: o.kubeconfig,
@@ -105,6 +111,21 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
   setMaxListeners(Infinity, stopper.signal); // one listener per request in flight, as in gather
 
   let ready = false;
+  /**
+   * Kinds read at least once, learnt at evaluations (after the first sync: before it, a kind whose
+   * streams are not even planned yet looks read): one of them unavailable now is failing
+   * (evaluate.ts holds its checks' findings).
+   */
+  const everRead = new Set<KindKey>();
+  const failing = (learn = false): Map<KindKey, string> => {
+    const m = new Map<KindKey, string>();
+    for (const k of kinds) {
+      const why = reflector.status(k).unavailable;
+      if (!why && learn) everRead.add(k);
+      else if (why && everRead.has(k)) m.set(k, why);
+    }
+    return m;
+  };
   let cp: Set<string> | undefined;
   let previous: readonly Finding[] = [];
   let report: string | undefined;
@@ -188,21 +209,28 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
   function full(): number {
     const t0 = performance.now();
     const now = clock();
-    evaluator.full(plan.snapshot(reflector.store, reflector.status, source(now)), now, controlPlane());
+    evaluator.full(plan.snapshot(reflector.store, reflector.status, source(now)), now, controlPlane(), failing(true));
     const ms = performance.now() - t0;
     evaluated(now, 'full', ms);
     return ms;
   }
 
-  function namespace(ns: string): boolean {
+  function namespace(ns: string): number | false {
     const t0 = performance.now();
     const now = clock();
     if (
-      !evaluator.namespace(ns, plan.snapshot(reflector.store, reflector.status, source(now), ns), now, controlPlane())
+      !evaluator.namespace(
+        ns,
+        plan.snapshot(reflector.store, reflector.status, source(now), ns),
+        now,
+        controlPlane(),
+        failing(true),
+      )
     )
       return false;
-    evaluated(now, 'namespace', performance.now() - t0);
-    return true;
+    const ms = performance.now() - t0;
+    evaluated(now, 'namespace', ms);
+    return ms;
   }
 
   /**
@@ -227,13 +255,22 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
     const done = kinds.filter((k) => reflector.status(k).synced).length;
     return `not ready: reading the cluster (${done} of ${kinds.length} kinds read)\n`;
   };
-  const problems = () =>
-    kinds.flatMap((k) => {
+  const problems = () => {
+    const f = failing();
+    return kinds.flatMap((k) => {
       const s = reflector.status(k);
-      return s.unavailable ? [`unavailable: ${k}: ${s.unavailable}`] : s.stale ? [`stale: ${k}: ${s.stale}`] : [];
+      return f.has(k)
+        ? [`read failing: ${k}: ${f.get(k)} (its checks' last findings are kept, marked stale)`]
+        : s.unavailable
+          ? [`unavailable: ${k}: ${s.unavailable}`]
+          : s.stale
+            ? [`stale: ${k}: ${s.stale}`]
+            : [];
     });
-  const server = await serve(listen, {
-    '/': () => text(200, 'meshdoctor watch: /metrics /healthz /readyz /findings\n'),
+  };
+  const paths = withFindings ? '/metrics /healthz /readyz /findings' : '/metrics /healthz /readyz';
+  const routes: Record<string, () => Answer> = {
+    '/': () => text(200, `meshdoctor watch: ${paths}\n`),
     '/metrics': () => ({
       status: 200,
       type: CONTENT_TYPE,
@@ -245,6 +282,7 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
           states: evaluator.workloadStates,
           kinds,
           status: reflector.status,
+          failing: failing(),
           maxSeries: o.maxSeries,
           ...metrics,
           ...(o.sources ? { sources: o.sources } : {}),
@@ -252,22 +290,27 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
       ),
     }),
     '/healthz': () => text(200, 'ok\n'),
+    // Not ready while a kind read before fails: what is served is not current (the findings held).
     '/readyz': () =>
-      ready
-        ? text(200, ['ok', ...problems()].join('\n') + '\n')
-        : text(503, [notReady().trimEnd(), ...problems()].join('\n') + '\n'),
-    '/findings': () =>
+      !ready
+        ? text(503, [notReady().trimEnd(), ...problems()].join('\n') + '\n')
+        : failing().size
+          ? text(503, ['not ready: reads failing', ...problems()].join('\n') + '\n')
+          : text(200, ['ok', ...problems()].join('\n') + '\n'),
+  };
+  if (withFindings)
+    routes['/findings'] = () =>
       ready && evaluator.result
         ? {
             status: 200,
             type: 'application/json',
             body: (report ??= json(evaluator.result as Result, { version: o.version, color: false })),
           }
-        : text(503, notReady()),
-  });
+        : text(503, notReady());
+  const server = await serve(listen, routes, { acceptHosts });
   const where = scope.allNamespaces ? 'every namespace' : `namespace ${scope.namespace}`;
   log(
-    `watching ${where} of context "${printable(ctx.contextName)}" (${printable(ctx.server)}); serving /metrics, /healthz, /readyz, /findings on http://${server.address}`,
+    `watching ${where} of context "${printable(ctx.contextName)}" (${printable(ctx.server)}); serving ${paths.replaceAll(' ', ', ')} on http://${server.address}`,
   );
   io.onListening?.(server.address);
 
@@ -309,7 +352,7 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
         setTimer: (f, ms) => setTimeout(f, ms),
         clearTimer: (t) => clearTimeout(t as NodeJS.Timeout),
         full: () => guarded(full, 0),
-        namespace: (ns) => guarded(() => namespace(ns), true),
+        namespace: (ns) => guarded(() => namespace(ns), 0),
       },
       { ...DEFAULT_TIMINGS, ...o.timings },
     );

@@ -33,6 +33,8 @@ interface WatchMetricsState {
   states: readonly StateCount[];
   kinds: readonly KindKey[];
   status: (key: KindKey) => KindStatus;
+  /** Kinds read once and unreadable now (their checks' findings held, marked stale). */
+  failing: ReadonlyMap<KindKey, string>;
   /** Unix seconds of the last evaluation of any kind, and of the last full one (0: none yet). */
   lastEvaluation: number;
   lastFullEvaluation: number;
@@ -120,6 +122,14 @@ export function watchMetrics(s: WatchMetricsState): MetricFamily[] {
       '1 while the kind may be out of date: its watch or list is failing and retried (its last objects are kept).',
       s.kinds.map((k) => ({ labels: { kind: k }, value: s.status(k).stale ? 1 : 0 })),
     ),
+    gauge(
+      'meshdoctor_read_failing',
+      '1 while a kind that was read cannot be read any more (e.g. 403 after a RoleBinding was removed): the findings of the checks that read it are the last ones seen, kept (not resolved), marked stale in /findings.',
+      s.kinds.map((k) => ({ labels: { kind: k }, value: s.failing.has(k) ? 1 : 0 })),
+    ),
+    gauge('meshdoctor_findings_stale', 'Open findings kept from before a read started failing (not examined now).', [
+      { value: findings.filter((f) => f.stale).length },
+    ]),
     gauge(
       'meshdoctor_objects',
       'Objects kept in sync, by kind.',

@@ -120,7 +120,8 @@ describe('deploy/watch.yaml', () => {
     expect(deploy.spec.strategy.type).toBe('Recreate');
     const cronContainer = cron.find((d) => d.kind === 'CronJob').spec.jobTemplate.spec.template.spec.containers[0];
     expect(container.image).toBe(cronContainer.image);
-    expect(container.args).toEqual(['watch', '-A', '--listen', ':9090']);
+    // Probes and scrapes by pod IP send Host = POD_IP:9090: the Host check must be widened in a pod.
+    expect(container.args).toEqual(['watch', '-A', '--listen', ':9090', '--accept-hosts=.*']);
     expect(pod.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
     expect(container.securityContext).toMatchObject({
       allowPrivilegeEscalation: false,
@@ -129,6 +130,19 @@ describe('deploy/watch.yaml', () => {
     });
     expect(container.resources.limits.memory).toBeDefined();
     expect(container.resources.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
+  });
+
+  it('a NetworkPolicy lets only the monitoring namespace reach the metrics port (/findings is not for every pod)', () => {
+    const np = find('NetworkPolicy');
+    expect(np.metadata.namespace).toBe(deploy.metadata.namespace);
+    expect(np.spec.podSelector.matchLabels).toEqual(deploy.spec.selector.matchLabels);
+    expect(np.spec.policyTypes).toEqual(['Ingress']);
+    expect(np.spec.ingress).toEqual([
+      {
+        from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+        ports: [{ port: 9090, protocol: 'TCP' }],
+      },
+    ]);
   });
 
   it('opted out of every mesh meshdoctor knows (as each mesh reads its opt-out)', () => {

@@ -225,3 +225,54 @@ describe('changes evaluated namespace by namespace', () => {
 it('every kind the fixtures hold is one meshdoctor reads', () => {
   for (const o of cluster('both').objects.pods ?? []) expect(kindOf(o.kind)?.key).toBe('pods');
 });
+
+describe('a kind that turns unreadable is not news that its findings are fixed', () => {
+  it('the checks reading it keep their last findings, marked stale, in full and namespace evaluations; fresh once read again', () => {
+    const file = 'checks/injector-unavailable/fires-linkerd-crashloop.yaml';
+    const snap = cluster(baseOf(file), [
+      file,
+      'checks/sidecar-missing/' +
+        readdirSync(join(FIXTURES, 'checks', 'sidecar-missing')).find((f) => f.startsWith('fires-'))!,
+    ]);
+    const { store, plan } = watched(snap);
+    const cp = plan.controlPlane(store);
+    const e = new Evaluator(CHECKS, OPTS);
+    const before = e.full(
+      plan.snapshot(store, () => ok, source),
+      NOW,
+      cp,
+    ).findings;
+    expect(before.some((f) => f.id === 'injector-unavailable')).toBe(true);
+    const key = (f: Finding) => `${f.code} ${f.resource.kind} ${f.resource.namespace ?? ''}/${f.resource.name}`;
+    // pods: 403 now.
+    const why = 'forbidden: pods is forbidden';
+    const failing = new Map([['pods', why]] as const);
+    const status = (k: string): KindStatus => (k === 'pods' ? { ...ok, unavailable: why } : ok);
+    const during = e.full(plan.snapshot(store, status as never, source), NOW, cp, failing);
+    expect(during.coverage.complete).toBe(false);
+    expect(during.findings.map(key).sort()).toEqual(before.map(key).sort());
+    const held = during.findings.filter((f) => f.stale);
+    expect(held.map((f) => f.id)).toContain('injector-unavailable');
+    expect(held.every((f) => f.stale!.includes(`pods: ${why}`))).toBe(true);
+    // A namespace evaluation under the same failing read keeps them too; under another, it asks for a full one.
+    const ns = [...new Set(before.map((f) => f.resource.namespace).filter((n): n is string => !!n && !cp.has(n)))][0]!;
+    expect(e.namespace(ns, plan.snapshot(store, status as never, source, ns), NOW, cp, failing)).toBe(true);
+    expect(e.result!.findings.map(key).sort()).toEqual(before.map(key).sort());
+    expect(
+      e.namespace(
+        ns,
+        plan.snapshot(store, () => ok, source, ns),
+        NOW,
+        cp,
+      ),
+    ).toBe(false);
+    // Read again: the findings are computed afresh, none stale.
+    const after = e.full(
+      plan.snapshot(store, () => ok, source),
+      NOW,
+      cp,
+    ).findings;
+    expect(after.map(key).sort()).toEqual(before.map(key).sort());
+    expect(after.some((f) => f.stale)).toBe(false);
+  });
+});

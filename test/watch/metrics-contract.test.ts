@@ -25,6 +25,7 @@ describe('docs/metrics.md', () => {
     states: [{ namespace: 'shop', mesh: 'linkerd', state: 'meshed', workloads: 1 }],
     kinds: [...KIND_KEYS],
     status: () => ({ synced: true, objects: 1, restarts: 0, relists: 0, events: 0 }),
+    failing: new Map(),
     lastEvaluation: 1,
     lastFullEvaluation: 1,
     durations: { full: new Histogram(DURATION_BUCKETS), namespace: new Histogram(DURATION_BUCKETS) },

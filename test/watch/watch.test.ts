@@ -250,6 +250,62 @@ describe('meshdoctor watch (in-process, test API server)', () => {
     expect(r.err.join('')).toMatch(/meshdoctor: pods: HTTP 503: .*\(retrying in \d+s\)/);
   });
 
+  it('a kind that turns unreadable after the first sync (403: a RoleBinding removed) is not "all fixed": findings kept, stale, never resolved', async () => {
+    const r = await start([...baseObjects('linkerd'), barePod('loose')]);
+    await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
+    await until(async () => (await metrics(r)).includes('name="loose"'), 10_000, 'finding');
+    const key = (f: any) => `${f.code} ${f.resource.kind} ${f.resource.namespace ?? ''}/${f.resource.name}`;
+    const before = JSON.parse((await httpGet(`${r.url}/findings`)).body);
+    const seriesBefore = findingLines(await metrics(r)).sort();
+    expect(before.findings.length).toBeGreaterThan(0);
+    const forbidden = { match: (q: any) => q.path === '/api/v1/pods', status: 403 };
+    r.srv.faults.push(forbidden);
+    r.srv.endWatches();
+    await until(async () => /^meshdoctor_read_failing\{kind="pods"\} 1$/m.test(await metrics(r)), 20_000, 'failing');
+    // An evaluation under the failing read (a change elsewhere asks for one).
+    r.srv.upsert({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'poke' } });
+    await until(
+      async () => JSON.parse((await httpGet(`${r.url}/findings`)).body).coverage.complete === false,
+      10_000,
+      'evaluated',
+    );
+    const text = await metrics(r);
+    expect(findingLines(text).sort()).toEqual(seriesBefore);
+    expect(text).toMatch(/^meshdoctor_coverage_complete 0$/m);
+    expect(Number(/^meshdoctor_findings_stale (\d+)$/m.exec(text)![1])).toBeGreaterThan(0);
+    const during = JSON.parse((await httpGet(`${r.url}/findings`)).body);
+    expect(during.findings.map(key).sort()).toEqual(before.findings.map(key).sort());
+    const loose = during.findings.find((f: any) => f.resource.name === 'loose');
+    expect(loose.stale).toMatch(
+      /^not examined now, the last finding seen is kept: could not read again pods: forbidden/,
+    );
+    expect(during.coverage.unavailable.map((u: any) => u.kind)).toContain('pods');
+    expect(r.out.map((l) => JSON.parse(l).event)).not.toContain('resolved');
+    const ready = await httpGet(`${r.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(ready.body).toMatch(/^read failing: pods: forbidden/m);
+    // Readable again: the stale marks go, nothing was resolved meanwhile.
+    r.srv.faults.splice(r.srv.faults.indexOf(forbidden), 1);
+    await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 30_000, 'ready again');
+    await until(async () => /^meshdoctor_findings_stale 0$/m.test(await metrics(r)), 10_000, 'fresh');
+    const after = JSON.parse((await httpGet(`${r.url}/findings`)).body);
+    expect(after.findings.map(key).sort()).toEqual(before.findings.map(key).sort());
+    expect(after.findings.some((f: any) => f.stale)).toBe(false);
+    expect(r.out.map((l) => JSON.parse(l).event)).not.toContain('resolved');
+  }, 60_000);
+
+  it('a kind refused from the start is unavailable, not failing, however early /readyz and /metrics are asked', async () => {
+    const r = await start(baseObjects('linkerd'), {}, [
+      { match: (q) => q.path.includes('/secrets'), status: 403, delayMs: 400 },
+      { match: (q) => q.path === '/api/v1/pods', delayMs: 800, times: 1 },
+    ]);
+    expect((await httpGet(`${r.url}/readyz`)).status).toBe(503);
+    await metrics(r);
+    await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
+    expect((await httpGet(`${r.url}/readyz`)).body).toMatch(/^unavailable: secrets: forbidden/m);
+    expect(await metrics(r)).toMatch(/^meshdoctor_read_failing\{kind="secrets"\} 0$/m);
+  });
+
   it('answers only GET/HEAD on its paths; not ready: 503 on /readyz and /findings', async () => {
     const r = await start(baseObjects('linkerd'), {}, [
       { match: (q) => q.path === '/api/v1/pods', delayMs: 1500, times: 1 },
@@ -268,6 +324,15 @@ describe('meshdoctor watch (in-process, test API server)', () => {
     });
     expect(post).toBe(405);
     expect((await httpGet(`${r.url}/nope`)).status).toBe(404);
+  });
+
+  it('--no-findings-endpoint: /findings is not served (404), metrics and probes are', async () => {
+    const r = await start(baseObjects('linkerd'), { findingsEndpoint: false });
+    await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
+    expect((await httpGet(`${r.url}/findings`)).status).toBe(404);
+    expect((await httpGet(`${r.url}/`)).body).not.toContain('/findings');
+    expect(await metrics(r)).toMatch(/^meshdoctor_ready 1$/m);
+    expect(r.err.join('')).toMatch(/serving \/metrics, \/healthz, \/readyz on http/);
   });
 
   it('a bad --listen and an address in use are one line each, before anything is read', async () => {
