@@ -2,12 +2,21 @@
  * Hostile input, round 3 (issue 36, classes 7-13): each `describe` is one class of input, tested as
  * a class (every path that input takes), not as the one instance that was reported.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FIXTURES } from './helpers/fixtures.js';
+import { CHECKS } from '../src/checks/index.js';
+import { REPORTERS } from '../src/report/index.js';
+import { runChecks } from '../src/run/run.js';
+import { hasControl, printable } from '../src/util/errors.js';
+import { fixLineProblem, guardFix, note, shq } from '../src/util/shell.js';
+import { ndjsonLine } from '../src/watch/transitions.js';
+import { FIXTURES, NOW, baseObjects, overlay, parseObjects, snapshotFrom } from './helpers/fixtures.js';
+import { runCli } from './helpers/cli.js';
+import { expectPastesExactly } from './helpers/paste.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const tmp = mkdtempSync(join(tmpdir(), 'meshdoctor-hostile-input-'));
@@ -71,5 +80,118 @@ describe('class 7: a stdin that stays open ends at --timeout', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe('meshdoctor: reading stdin took longer than the --timeout of 2s\n');
     expect(r.ms).toBeLessThan(15_000);
+  });
+});
+
+/**
+ * Invisible characters (Unicode Cf and the separators): the bidi embeddings, overrides and isolates
+ * of Trojan Source (CVE-2021-42574), zero-width characters, the BOM, the Arabic letter mark, the
+ * Mongolian vowel separator, the soft hyphen, tags, word joiners, U+2028/U+2029.
+ */
+const INVISIBLE = [
+  ...'\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069',
+  ...'\u200b\u200c\u200d\u200e\u200f\u2028\u2029\ufeff\u061c\u180e\u00ad\u2060\u2064\u0600\ufff9',
+  '\u{e0001}',
+  '\u{e0020}',
+  '\u{e0041}',
+  '\u{e007f}',
+];
+const RAW_INVISIBLE = /[\p{Cf}\p{Zl}\p{Zp}\p{Cc}]/u;
+
+describe('class 8: invisible and bidi characters in cluster text never reach a pasteable or displayed line', () => {
+  it('every one of them is a control character to the fix-line guard, and shows escaped', () => {
+    for (const c of INVISIBLE) {
+      expect(hasControl(`web${c}x`), JSON.stringify(c)).toBe(true);
+      expect(printable(`web${c}x`)).not.toMatch(RAW_INVISIBLE);
+      const line = guardFix(`kubectl rollout restart -n shop ${shq(`deployment/web${c}x`)}`);
+      expect(line).toMatch(/^# fix withheld: a control character in 'deployment\/web\\[ux]/);
+      expect(line).not.toMatch(RAW_INVISIBLE);
+      expect(fixLineProblem(`kubectl get ${shq(`web${c}x`)}`)).toBe('control');
+      expect(note(`web${c}x`)).not.toMatch(RAW_INVISIBLE);
+    }
+  });
+
+  /** Pods of shop, an injected namespace, running without a proxy: each finding's fix names them and their controller. */
+  const pods = (podName: string, owner: string, kind: string) =>
+    parseObjects(`
+apiVersion: v1
+kind: Pod
+metadata:
+  name: ${JSON.stringify(podName)}
+  namespace: shop
+  labels: {app: odd}
+  ownerReferences: [{apiVersion: apps/v1, kind: ${JSON.stringify(kind)}, name: ${JSON.stringify(owner)}, uid: u1, controller: true}]
+spec: {containers: [{name: app, image: app}]}
+status: {phase: Running}
+`);
+  const word = fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/);
+  const hidden = fc
+    .tuple(word, fc.array(fc.constantFrom(...INVISIBLE), { minLength: 1, maxLength: 3 }), word)
+    .map(([a, cs, b]) => `${a}${cs.join('')}${b}`);
+  const FORMATS = Object.keys(REPORTERS);
+
+  it('property: in every format (table, wide, json, yaml, sarif, junit, markdown) and the watch NDJSON, no output holds one raw', () => {
+    expect(FORMATS).toEqual(expect.arrayContaining(['table', 'wide', 'json', 'yaml', 'sarif', 'junit', 'markdown']));
+    fc.assert(
+      fc.property(
+        hidden,
+        hidden,
+        fc.constantFrom('ReplicaSet', 'Rollout', 'StatefulSet'),
+        fc.boolean(),
+        (podName, owner, kind, plainPod) => {
+          const objects = overlay(baseObjects('linkerd'), pods(plainPod ? 'odd-1' : podName, owner, kind));
+          const result = runChecks(snapshotFrom(objects), CHECKS, {
+            mesh: 'auto',
+            certExpiryWarningDays: 60,
+            now: NOW,
+          });
+          const fix = result.findings.flatMap((f) => f.fix);
+          expect(fix.length).toBeGreaterThan(0);
+          for (const line of fix) expect(line, JSON.stringify(line)).not.toMatch(RAW_INVISIBLE);
+          expectPastesExactly(fix);
+          // The value at fault is named, escaped, where a command was withheld.
+          if (!plainPod) expect(fix.some((l) => l.startsWith('# fix withheld'))).toBe(true);
+          for (const format of FORMATS) {
+            const out = REPORTERS[format]!(result, { version: 'test', color: format === 'table' });
+            // markdown writes U+200B itself (after @, # and :// so that GitHub links nothing): never inside a fence.
+            const shown = format === 'markdown' ? out.replace(/(?<=[@#!:])\u200b/g, '') : out;
+            expect(shown, format).not.toMatch(/[\p{Cf}\p{Zl}\p{Zp}]/u);
+          }
+          for (const f of result.findings) expect(ndjsonLine('opened', f, NOW).slice(0, -1)).not.toMatch(RAW_INVISIBLE);
+          // The JSON and YAML reports keep the exact value, escaped.
+          const json = JSON.parse(REPORTERS.json!(result, { version: 'test', color: false }));
+          expect(JSON.stringify(json)).toContain(JSON.stringify(owner).slice(1, -1));
+        },
+      ),
+      { numRuns: 40, seed: 20261129 },
+    );
+  });
+});
+
+describe('class 8: completion candidates (bash, and zsh through bashcompinit)', () => {
+  it('a context name holding an invisible character is never offered, in a UTF-8 or the C locale; other non-ASCII names are', async () => {
+    const script = join(tmp, 'completion.bash');
+    writeFileSync(script, (await runCli(['completion', 'bash'])).stdout);
+    const names = ['prod', 'jos\u00e9', '\u7528\u6237', ...INVISIBLE.map((c) => `web${c}x`)];
+    for (const lang of ['C.UTF-8', 'C']) {
+      const r = spawnSync(
+        'bash',
+        [
+          '--norc',
+          '--noprofile',
+          '-c',
+          `source "$1"; _meshdoctor_reply "$2" '' ''; printf '%s\\0' "\${COMPREPLY[@]}"`,
+          'x',
+          script,
+          names.join('\n'),
+        ],
+        { encoding: 'utf8', env: { PATH: process.env.PATH, LANG: lang, LC_ALL: lang } },
+      );
+      expect(r.stderr).toBe('');
+      const got = r.stdout.split('\0').slice(0, -1);
+      if (lang === 'C') expect(got[0]).toBe('prod');
+      else expect(got).toEqual(['prod', 'jos\u00e9', '\u7528\u6237']);
+      expect(got.join('')).not.toMatch(/web/);
+    }
   });
 });
