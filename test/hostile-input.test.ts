@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
+import { ClusterRoles, roleAllows } from '../src/k8s/rbac.js';
+import type { K8sObject } from '../src/util/types.js';
 import { REPORTERS } from '../src/report/index.js';
 import { runChecks } from '../src/run/run.js';
 import { hasControl, printable } from '../src/util/errors.js';
@@ -194,4 +196,73 @@ describe('class 8: completion candidates (bash, and zsh through bashcompinit)', 
       expect(got.join('')).not.toMatch(/web/);
     }
   });
+});
+
+describe('class 9: ClusterRoles that aggregate each other', () => {
+  /** n ClusterRoles, each aggregating every role labelled ring=true (all of them), each with one rule of its own. */
+  const ring = (n: number): K8sObject[] =>
+    Array.from({ length: n }, (_, i) => ({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: `ring-${String(i).padStart(4, '0')}`, labels: { ring: 'true' } },
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { ring: 'true' } }] },
+      rules: [{ apiGroups: [''], resources: [`r${i}`], verbs: ['get'] }],
+    }));
+
+  it.each([16, 1000])('%i mutually aggregating roles: each gets every rule once, in time', (n) => {
+    const started = performance.now();
+    const roles = new ClusterRoles(ring(n));
+    for (const r of ring(n)) {
+      const rules = roles.rules(r.metadata!.name!);
+      expect(rules).toHaveLength(n);
+      expect(new Set(rules.map((x) => JSON.stringify(x))).size).toBe(n);
+    }
+    expect(roleAllows(roles, 'ring-0000', { verb: 'get', group: '', resource: `r${n - 1}` })).toBe(true);
+    expect(roleAllows(roles, 'ring-0000', { verb: 'list', group: '', resource: 'r0' })).toBe(false);
+    expect(performance.now() - started).toBeLessThan(20_000);
+  });
+
+  it('as the controller: a chain and a cycle, rules de-duplicated, a role selecting nothing keeps its own, a missing role grants nothing', () => {
+    const role = (name: string, labels: Record<string, string>, rules: unknown[], select?: Record<string, string>) => ({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name, labels },
+      ...(select ? { aggregationRule: { clusterRoleSelectors: [{ matchLabels: select }] } } : {}),
+      rules,
+    });
+    const get = (resource: string) => ({ apiGroups: [''], resources: [resource], verbs: ['get'] });
+    const roles = new ClusterRoles([
+      role('view', { tier: 'top' }, [], { 'agg-view': 'true' }),
+      role('a', { 'agg-view': 'true' }, [get('pods')], { 'agg-a': 'true' }),
+      role('b', { 'agg-a': 'true', 'agg-view': 'true' }, [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }]),
+      role('c', { 'agg-a': 'true' }, [get('services')], { 'agg-view': 'true' }),
+      role('plain', {}, [get('nodes')]),
+    ]);
+    // b's rule is a's (keys in another order): once. a and c select each other: one component.
+    expect(roles.rules('a')).toEqual([get('pods'), get('services')]);
+    expect(roles.rules('c')).toEqual(roles.rules('a'));
+    expect(roles.rules('view')).toEqual([get('pods'), get('services')]);
+    expect(roles.rules('plain')).toEqual([get('nodes')]);
+    expect(roles.rules('gone')).toEqual([]);
+  });
+
+  it.each([16, 1000])(
+    'injector-rbac-missing reads through them: %i aggregating roles, the one bound granting all through the last',
+    (n) => {
+      const binding = {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'ring' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'ring-0000' },
+        subjects: [{ kind: 'ServiceAccount', name: 'linkerd-proxy-injector', namespace: 'linkerd' }],
+      };
+      // Only the last role of the ring grants everything: ring-0000, bound, has it through aggregation.
+      const roles = ring(n);
+      roles[n - 1]!.rules = [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }];
+      const objects = overlay(baseObjects('linkerd'), [...roles, binding]);
+      const result = runChecks(snapshotFrom(objects), CHECKS, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW });
+      expect(result.errors).toEqual([]);
+      expect(result.findings.map((f) => f.id)).toEqual([]);
+    },
+  );
 });
