@@ -3,12 +3,13 @@
  * a class (every path that input takes), not as the one instance that was reported.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
+import { POD_SECURITY_ENFORCE, enforcedLevel } from '../src/k8s/admission.js';
 import { ClusterRoles, roleAllows } from '../src/k8s/rbac.js';
 import type { K8sObject } from '../src/util/types.js';
 import { REPORTERS } from '../src/report/index.js';
@@ -265,4 +266,43 @@ describe('class 9: ClusterRoles that aggregate each other', () => {
       expect(result.findings.map((f) => f.id)).toEqual([]);
     },
   );
+});
+
+describe('class 12: a Pod Security label that is not a level', () => {
+  it.each([
+    ['Baseline', 'restricted'],
+    ['privilege', 'restricted'],
+    ['', 'restricted'],
+    ['true', 'restricted'],
+    ['restricted', 'restricted'],
+    ['baseline', 'baseline'],
+    ['privileged', 'privileged'],
+  ])('enforce=%j is enforced as %s, as Pod Security admission reads it', (value, level) => {
+    const got = enforcedLevel({ [POD_SECURITY_ENFORCE]: value });
+    expect(got?.level).toBe(level);
+    expect(got?.invalid).toBe(['privileged', 'baseline', 'restricted'].includes(value) ? undefined : value);
+  });
+
+  it('no label: the cluster default decides (not read), nothing is claimed', () => {
+    expect(enforcedLevel({})).toBeUndefined();
+    expect(enforcedLevel(undefined)).toBeUndefined();
+  });
+
+  it('the finding names the value and the level it is enforced as', () => {
+    const objects = overlay(
+      baseObjects('istio'),
+      parseObjects(
+        readFileSync(join(FIXTURES, 'checks/pod-security-blocks-init/fires-istio-invalid-level.yaml'), 'utf8'),
+      ),
+    );
+    const [f] = runChecks(snapshotFrom(objects), CHECKS, {
+      mesh: 'auto',
+      certExpiryWarningDays: 60,
+      now: NOW,
+    }).findings.filter((x) => x.id === 'pod-security-blocks-init');
+    expect(f!.message).toContain(
+      'Namespace store enforces Pod Security "restricted" (its label pod-security.kubernetes.io/enforce="Baseline" is not a level',
+    );
+    expect(f!.evidence).toMatchObject({ enforce: 'restricted', enforceLabel: 'Baseline' });
+  });
 });
