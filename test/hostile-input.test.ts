@@ -306,3 +306,74 @@ describe('class 12: a Pod Security label that is not a level', () => {
     expect(f!.evidence).toMatchObject({ enforce: 'restricted', enforceLabel: 'Baseline' });
   });
 });
+
+describe('class 11: the demo takes over no namespace it did not create', () => {
+  /** demo/apply.mjs against a kubectl stand-in whose cluster has these namespaces; what it ran. */
+  function applyDemo(namespaces: { name: string; demo?: boolean }[]) {
+    const dir = mkdtempSync(join(tmp, 'kubectl-'));
+    const list = {
+      kind: 'List',
+      items: namespaces.map((n) => ({
+        metadata: { name: n.name, ...(n.demo ? { annotations: { 'meshdoctor.io/demo': 'true' } } : {}) },
+      })),
+    };
+    writeFileSync(join(dir, 'namespaces.json'), JSON.stringify(list));
+    writeFileSync(
+      join(dir, 'kubectl'),
+      `#!/bin/sh\nprintf '%s\\n' "$*" >> "${dir}/ran"\ncase "$*" in *"get namespaces"*) cat "${dir}/namespaces.json" ;; *"get mutatingwebhookconfigurations"*) echo '{"items":[]}' ;; *apply*) cat > /dev/null; echo '{"kind":"List","items":[]}' ;; esac\n`,
+      { mode: 0o755 },
+    );
+    const r = spawnSync(process.execPath, [join(ROOT, 'demo/apply.mjs'), '--context', 'prod'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${dir}:${process.env.PATH}` },
+      timeout: 60_000,
+    });
+    const ran = (() => {
+      try {
+        return readFileSync(join(dir, 'ran'), 'utf8').trim().split('\n');
+      } catch {
+        return [];
+      }
+    })();
+    return { code: r.status, stderr: r.stderr, applied: ran.filter((l) => l.includes('apply')) };
+  }
+  const SYSTEM = ['default', 'kube-system', 'kube-public', 'kube-node-lease'].map((name) => ({ name }));
+
+  it("a cluster running Rancher's local-path-provisioner (kind's local-path-storage): refused, nothing applied", () => {
+    const r = applyDemo([...SYSTEM, { name: 'local-path-storage' }]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe(
+      "demo/apply.mjs: namespace local-path-storage exists and is not the demo's: load the demo into a cluster you can throw away (kind create cluster --name meshdoctor-demo; kind's own local-path-storage must be deleted there first)",
+    );
+    expect(r.applied).toEqual([]);
+  });
+
+  it.each(['orders', 'linkerd', 'istio-system', 'canary'])(
+    'an existing %s without the demo annotation: refused',
+    (ns) => {
+      const r = applyDemo([...SYSTEM, { name: ns }]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`namespace ${ns} exists and is not the demo's`);
+      expect(r.applied).toEqual([]);
+    },
+  );
+
+  it("every namespace of the demo is marked as the demo's, so loading it again is not refused; other namespaces do not matter", () => {
+    const ours = new Set<string>();
+    for (const d of readFileSync(join(ROOT, 'demo/manifests/1-objects.yaml'), 'utf8').split(/^---$/m)) {
+      const o = parseObjects(d)[0];
+      if (
+        o?.kind === 'Namespace' &&
+        !['default', 'kube-system', 'kube-public', 'kube-node-lease'].includes(o.metadata!.name!)
+      ) {
+        expect(o.metadata?.annotations?.['meshdoctor.io/demo'], o.metadata!.name).toBe('true');
+        ours.add(o.metadata!.name!);
+      }
+    }
+    expect(ours).toContain('local-path-storage');
+    const r = applyDemo([...SYSTEM, { name: 'prod' }, ...[...ours].map((name) => ({ name, demo: true }))]);
+    expect(r.stderr).not.toMatch(/is not the demo's/);
+    expect(r.applied.length).toBeGreaterThan(0);
+  });
+});
