@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
 import { POD_SECURITY_ENFORCE, enforcedLevel } from '../src/k8s/admission.js';
 import { ClusterRoles, roleAllows } from '../src/k8s/rbac.js';
@@ -18,7 +18,9 @@ import { hasControl, printable } from '../src/util/errors.js';
 import { fixLineProblem, guardFix, note, shq } from '../src/util/shell.js';
 import { ndjsonLine } from '../src/watch/transitions.js';
 import { FIXTURES, NOW, baseObjects, overlay, parseObjects, snapshotFrom } from './helpers/fixtures.js';
+import { startApiServer } from './apiserver/server.js';
 import { runCli } from './helpers/cli.js';
+import { APISERVER_SH_FOUND, startKubeApiServer, type KubeApiServer } from './helpers/kube-apiserver.js';
 import { expectPastesExactly } from './helpers/paste.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -375,5 +377,99 @@ describe('class 11: the demo takes over no namespace it did not create', () => {
     const r = applyDemo([...SYSTEM, { name: 'prod' }, ...[...ours].map((name) => ({ name, demo: true }))]);
     expect(r.stderr).not.toMatch(/is not the demo's/);
     expect(r.applied.length).toBeGreaterThan(0);
+  });
+});
+
+describe('class 10: --as with a name beyond ASCII is sent as kubectl sends it (UTF-8)', () => {
+  const NAMES = ['josé', '用户', 'Zoë Ünal', 'user-😀'];
+
+  it('the stand-in API server receives the UTF-8 bytes of --as, --as-group and --as-uid', async () => {
+    const server = await startApiServer({ objects: baseObjects('linkerd') });
+    try {
+      const kubeconfig = await server.writeKubeconfig(tmp, { namespace: 'shop' });
+      for (const name of NAMES) {
+        server.requests.length = 0;
+        const r = await runCli([
+          'check',
+          '-A',
+          '--kubeconfig',
+          kubeconfig,
+          '--as',
+          name,
+          '--as-group',
+          `g-${name}`,
+          '--as-uid',
+          `u-${name}`,
+          '-o',
+          'json',
+        ]);
+        expect(r.stderr).toBe('');
+        expect(JSON.parse(r.stdout).source.user).toBe(name);
+        expect(server.requests.length).toBeGreaterThan(5);
+        // Node's server reads header bytes as latin-1: back to bytes, they are the name's UTF-8.
+        const utf8 = (v: unknown) => Buffer.from(String(v), 'latin1').toString('utf8');
+        for (const q of server.requests) {
+          expect(utf8(q.headers['impersonate-user'])).toBe(name);
+          expect(utf8(q.headers['impersonate-group'])).toBe(`g-${name}`);
+          expect(utf8(q.headers['impersonate-uid'])).toBe(`u-${name}`);
+        }
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a control character in --as is refused in one line, as kubectl refuses it', async () => {
+    const server = await startApiServer({ objects: baseObjects('linkerd') });
+    try {
+      const kubeconfig = await server.writeKubeconfig(tmp, { namespace: 'shop' });
+      const r = await runCli(['check', '-A', '--kubeconfig', kubeconfig, '--as', 'eve\r\nX-Evil: 1']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('--as "eve\\r\\nX-Evil: 1" holds a control character, which no HTTP header can carry');
+      expect(r.stderr.split('\n')).toHaveLength(2);
+      expect(r.stderr).not.toMatch(/internal error/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  describe.skipIf(!APISERVER_SH_FOUND)('against a real kube-apiserver (../shared/k8s/apiserver.sh)', () => {
+    let k: KubeApiServer;
+    beforeAll(async () => {
+      k = await startKubeApiServer();
+      // Each user may list namespaces (a ClusterRoleBinding naming it), nothing else.
+      await k.admin.create({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'list-namespaces' },
+        rules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list'] }],
+      });
+      for (const [i, name] of NAMES.entries())
+        await k.admin.create({
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: `list-namespaces-${i}` },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'list-namespaces' },
+          subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name }],
+        });
+    }, 120_000);
+    afterAll(async () => {
+      await k?.stop();
+    });
+
+    it.each(NAMES)(
+      '--as %s: the impersonated user reads what its binding grants, and is refused the rest by its name',
+      async (name) => {
+        const r = await runCli(['check', '-A', '--kubeconfig', k.kubeconfig, '--as', name, '-o', 'json']);
+        expect(r.stderr).toBe('');
+        const report = JSON.parse(r.stdout);
+        const unavailable: { kind: string; reason: string }[] = report.coverage.unavailable;
+        // Namespaces were read (the binding for exactly this name matched) ...
+        expect(unavailable.map((u) => u.kind)).not.toContain('namespaces');
+        // ... and pods refused to the user the API server decoded: this very name.
+        const pods = unavailable.find((u) => u.kind === 'pods');
+        expect(pods?.reason).toContain(`User "${name}" cannot list resource "pods"`);
+      },
+    );
   });
 });
