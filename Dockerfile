@@ -5,9 +5,13 @@
 #   docker push REGISTRY/meshdoctor:0.1.0        # prints the digest: sha256:...
 #   # then set image: REGISTRY/meshdoctor@sha256:... in deploy/cronjob.yaml
 #
-# Pin the base image too (docker buildx imagetools inspect node:20-slim prints its digest) and
-# set it below as node:20-slim@sha256:..., so a rebuild gets the same Node.
-ARG NODE_IMAGE=node:20-slim
+# The base image is pinned by digest (a tag can move; a digest names one image): node:20-bookworm-slim
+# (Node 20.19.6, Debian bookworm; the multi-platform index digest as docker-library/repo-info
+# repos/node/remote/20-bookworm-slim.md recorded it on 2025-12-30; node:20-slim named the same
+# image until the official images moved to Debian trixie). To move to a newer one:
+# `docker buildx imagetools inspect node:20-bookworm-slim` prints its digest; test/pinned.test.ts
+# fails on a reference without one.
+ARG NODE_IMAGE=node:20-bookworm-slim@sha256:580bf06e6702f536cc9fc4c9e7c8a58154e192c0f8d5913adef53fe8b8ece902
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src

@@ -18,8 +18,11 @@
 //      never calls them (they point at injectors that do not run) while the demo is loaded.
 /* global structuredClone */
 // Nothing runs: every pod names a scheduler that does not exist, so none is started or pulled.
-// It refuses a cluster that already has one of the demo's mesh or app namespaces (that is not
-// the demo's): the demo overwrites what it names. Remove it by deleting the cluster.
+// It refuses a cluster that already has one of the namespaces it loads, unless the demo created
+// it (the annotation meshdoctor.io/demo, which every namespace of the demo carries, and no other
+// namespace has): the demo overwrites what it names, with --force-conflicts. That includes
+// local-path-storage, which a cluster running Rancher's local-path-provisioner (kind's) has of its
+// own: a wrong --context must not take it over. Remove the demo by deleting the cluster.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -28,10 +31,9 @@ import YAML from 'yaml';
 
 const DIR = dirname(fileURLToPath(import.meta.url));
 const FIELD_MANAGER = 'meshdoctor-demo';
-/** Namespaces every cluster (or kind's) has: their objects are left alone, and they may exist. */
+/** Namespaces every cluster has: their objects are left alone, and they may exist. */
 const SYSTEM = new Set(['default', 'kube-system', 'kube-public', 'kube-node-lease']);
-const OWN_CLUSTER = new Set([...SYSTEM, 'local-path-storage']);
-/** The annotation marking the demo's namespaces (scripts/build-demo.ts sets it). */
+/** The annotation marking the demo's namespaces (scripts/build-demo.ts sets it on each one it loads). */
 const DEMO_ANNOTATION = 'meshdoctor.io/demo';
 
 const args = process.argv.slice(2);
@@ -69,15 +71,16 @@ const key = (kind, ns, name) => `${kind}/${ns ?? ''}/${name}`;
 
 // --- a cluster to throw away ------------------------------------------------------------------
 const existing = JSON.parse(kubectl(['get', 'namespaces', '-o', 'json'])).items;
-const ours = objects
-  .filter((o) => o.kind === 'Namespace' && !OWN_CLUSTER.has(o.metadata.name))
-  .map((o) => o.metadata.name);
+// Every namespace the demo loads objects into (objects of the system namespaces were left out above).
+const ours = [...new Set(objects.map((o) => (o.kind === 'Namespace' ? o.metadata.name : o.metadata.namespace)))].filter(
+  (n) => n !== undefined,
+);
 const taken = existing.filter(
   (n) => ours.includes(n.metadata.name) && n.metadata.annotations?.[DEMO_ANNOTATION] !== 'true',
 );
 if (taken.length) {
   console.error(
-    `demo/apply.mjs: namespace ${taken.map((n) => n.metadata.name).join(', ')} exists and is not the demo's: load the demo into a cluster you can throw away (kind create cluster --name meshdoctor-demo)`,
+    `demo/apply.mjs: namespace ${taken.map((n) => n.metadata.name).join(', ')} exists and is not the demo's: load the demo into a cluster you can throw away (kind create cluster --name meshdoctor-demo${taken.some((n) => n.metadata.name === 'local-path-storage') ? "; kind's own local-path-storage must be deleted there first" : ''})`,
   );
   process.exit(1);
 }

@@ -44,10 +44,11 @@ const API_VERSION: Record<string, string> = {
 };
 
 /**
- * Namespaces a cluster has of its own (kind's local-path-storage too); the demo's other
- * namespaces carry the annotation meshdoctor.io/demo, by which demo/apply.mjs knows them.
+ * Namespaces every cluster has; every other namespace of the demo (local-path-storage too, which a
+ * cluster running Rancher's local-path-provisioner has of its own) carries the annotation
+ * meshdoctor.io/demo, by which demo/apply.mjs knows it created it, and refuses any other.
  */
-const OWN_CLUSTER = new Set(['default', 'kube-system', 'kube-public', 'kube-node-lease', 'local-path-storage']);
+const OWN_CLUSTER = new Set(['default', 'kube-system', 'kube-public', 'kube-node-lease']);
 
 /** Pods and templates name a scheduler that does not exist: see applyable(). */
 const SCHEDULER = 'meshdoctor-demo';

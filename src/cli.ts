@@ -90,9 +90,9 @@ export async function run(): Promise<void> {
     stderrTTY: !!process.stderr.isTTY,
     ...(process.stdout.isTTY && process.stdout.columns ? { columns: process.stdout.columns } : {}),
     env: process.env,
-    readStdin: async (maxBytes) => {
+    readStdin: async (maxBytes, deadline) => {
       const { decodeText, readStreamBounded } = await import('./util/io.js');
-      return decodeText(await readStreamBounded(process.stdin, maxBytes, 'stdin'));
+      return decodeText(await readStreamBounded(process.stdin, maxBytes, 'stdin', deadline));
     },
   };
   // Last line of defence: an error thrown outside main's promise chain (a timer, a stream event)

@@ -52,7 +52,7 @@
  */
 import { choice, cmd, comment, lit, text, type Step } from '../fix/steps.js';
 import { failedCreates } from '../k8s/events.js';
-import { parseAdmissionError, podSecurityViolation, type PodSecurityItem } from '../k8s/admission.js';
+import { enforcedLevel, parseAdmissionError, podSecurityViolation, type PodSecurityItem } from '../k8s/admission.js';
 import { containers, initContainers, podSpec } from '../k8s/pods.js';
 import { parseQuantity } from '../k8s/quantity.js';
 import { formatUnits, proxyConfig, quantityUnits, type Resources } from '../facts/resources.js';
@@ -344,7 +344,7 @@ export default defineCheck({
     for (const w of m.appWorkloads) {
       // A bare pod has no next pod: whatever admission said, it said when it was created.
       if (w.kind === 'Pod') continue;
-      const restricted = nsLabelsIfRead(m, w.namespace)?.[ENFORCE] === 'restricted';
+      const restricted = enforcedLevel(nsLabelsIfRead(m, w.namespace))?.level === 'restricted'; // an invalid value too
       for (const mesh of meshes) {
         const id = `${mesh}\u0000${w.kind}/${w.namespace}/${w.name}`;
         if (!m.decision(w, mesh)?.inject) continue;
@@ -357,7 +357,6 @@ export default defineCheck({
   },
 });
 
-const ENFORCE = 'pod-security.kubernetes.io/enforce';
 const RESTRICTED_SECCOMP = ['RuntimeDefault', 'Localhost'];
 
 /**

@@ -26,7 +26,8 @@
  * the evidence says so.
  * When: predicted (a warning: the running pods stay, their replacements are refused), before any pod fails, for app workloads in scope that a mesh would inject now
  * (the injection model) in a namespace labelled `pod-security.kubernetes.io/enforce: baseline |
- * restricted`, when the mesh's own configuration says its injector does not use the CNI plugin;
+ * restricted`, or with a value that is no level (`Baseline`, `privilege`, empty), which Pod Security
+ * enforces as restricted (src/k8s/admission.ts enforcedLevel), when the mesh's own configuration says its injector does not use the CNI plugin;
  * confirmed by such FailedCreate events naming the mesh's init container in a capabilities item
  * about a capability it adds (also when the namespace or the configuration could not be read); a
  * refusal of it for another requirement is admission-rejects-proxy's (the plugin would not help).
@@ -38,7 +39,8 @@
  */
 import { choice, cmd, comment, text } from '../fix/steps.js';
 import { failedCreates } from '../k8s/events.js';
-import { podSecurityViolation, type PodSecurityItem } from '../k8s/admission.js';
+import { POD_SECURITY_ENFORCE, enforcedLevel, podSecurityViolation, type PodSecurityItem } from '../k8s/admission.js';
+import { printable } from '../util/errors.js';
 import { initContainers, podSpec } from '../k8s/pods.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { meshesAllowed } from '../facts/siblings.js';
@@ -50,7 +52,7 @@ import { nameOf } from '../util/objects.js';
 import type { CniPlugin } from '../mesh/profile.js';
 import { defineCheck, meta } from './define.js';
 
-const ENFORCE = 'pod-security.kubernetes.io/enforce';
+const ENFORCE = POD_SECURITY_ENFORCE;
 const REJECTING = ['baseline', 'restricted'];
 const PSA_SOURCE = 'kubernetes/kubernetes staging/src/k8s.io/pod-security-admission/policy';
 const RULE: Record<string, string> = {
@@ -90,6 +92,7 @@ function finding(
   events: { count: number; last?: string; message: string; objects: Set<string>; missing: number } | undefined,
   w: Workload | undefined,
   privilegedFrom?: string,
+  invalidLabel?: string,
 ): FindingInput {
   const p = profileOf(mesh);
   const cni = p.cni!;
@@ -97,7 +100,7 @@ function finding(
   const caps = init.capabilities.join(', ');
   const id = `${ref.kind} ${ref.namespace}/${ref.name}`;
   const lvl = level ?? 'baseline or restricted';
-  const what = `Namespace ${ref.namespace} enforces Pod Security "${lvl}", which rejects ${meshTitle(mesh)}'s init container ${init.name} (it adds ${caps})`;
+  const what = `Namespace ${ref.namespace} enforces Pod Security "${lvl}"${invalidLabel !== undefined ? ` (its label ${ENFORCE}="${printable(invalidLabel, 63)}" is not a level: Pod Security admission enforces restricted for it)` : ''}, which rejects ${meshTitle(mesh)}'s init container ${init.name} (it adds ${caps})`;
   const cpNs = m.mesh(mesh)?.namespaces[0] ?? p.controlPlane.namespace;
   return {
     mesh,
@@ -111,6 +114,7 @@ function finding(
     evidence: {
       namespace: ref.namespace,
       enforce: level ?? null,
+      ...(invalidLabel !== undefined ? { enforceLabel: printable(invalidLabel, 63) } : {}),
       initContainer: init.name,
       capabilities: [...init.capabilities],
       ...(privilegedFrom ? { capabilitiesFrom: privilegedFrom } : {}),
@@ -176,8 +180,10 @@ export default defineCheck({
     // Predicted: the namespace enforces a level that rejects the init container the injector would add now.
     if (!m.has('namespaces')) return;
     for (const w of m.appWorkloads) {
-      const level = nsLabelsIfRead(m, w.namespace)?.[ENFORCE];
-      if (!level || !REJECTING.includes(level)) continue;
+      // As Pod Security reads the label: a value that is not a level is restricted (k8s/admission.ts).
+      const enforced = enforcedLevel(nsLabelsIfRead(m, w.namespace));
+      if (!enforced || !REJECTING.includes(enforced.level)) continue;
+      const level = enforced.level;
       for (const mesh of meshes) {
         if (seen.has(`${mesh}\u0000${w.kind}/${w.namespace}/${w.name}`)) continue; // confirmed above
         if (!m.decision(w, mesh)?.inject) continue; // no proxy, no init container
@@ -189,7 +195,7 @@ export default defineCheck({
         if (cniState?.enabled !== false) continue; // the CNI plugin is on, or nothing tells
         const privileged = cni.privilegedFor?.(m, w);
         if (privileged && !privileged.privileged) continue; // a setting keeps the capabilities off this workload's init container
-        yield finding(m, mesh, w.ref, level, cniState, undefined, w, privileged?.from);
+        yield finding(m, mesh, w.ref, level, cniState, undefined, w, privileged?.from, enforced.invalid);
       }
     }
   },

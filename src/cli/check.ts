@@ -46,7 +46,7 @@ async function check(o: CheckOptions, io: IO): Promise<number> {
     ...o,
     limits: limitsOf(o),
     onProgress: p?.update,
-    readStdin: io.readStdin,
+    readStdin: (maxBytes: number) => io.readStdin(maxBytes, deadline),
     server: serverFor(checks),
     ...(impersonate ? { impersonate } : {}),
   };
@@ -54,7 +54,7 @@ async function check(o: CheckOptions, io: IO): Promise<number> {
   if (o.filename) {
     // Manifests first: a bad file fails before the cluster is read.
     const { readManifests, manifestSnapshot } = await import('../run/manifests.js');
-    const manifests = await readManifests(o.filename, !!o.recursive, io.readStdin, snapOpts.limits);
+    const manifests = await readManifests(o.filename, !!o.recursive, snapOpts.readStdin, snapOpts.limits);
     snapshot = await manifestSnapshot(snapOpts, kindsFor(checks), manifests);
   } else {
     snapshot = await obtainSnapshot(snapOpts, kindsFor(checks));

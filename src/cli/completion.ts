@@ -22,7 +22,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import type { Command, Option } from 'commander';
-import { EXIT } from '../util/errors.js';
+import { EXIT, hasControl } from '../util/errors.js';
 import type { CommandContext } from './io.js';
 
 type Shell = 'bash' | 'zsh' | 'fish';
@@ -97,11 +97,46 @@ function spec(program: Command, checkWords: readonly string[]): Spec {
 // ---------------------------------------------------------------------------------------------
 // bash (and zsh through bashcompinit)
 
+/**
+ * The UTF-8 byte sequences of the characters hasControl finds above ASCII (C1 controls, Unicode Cf:
+ * bidi overrides and isolates, zero-width characters, the soft hyphen, tags; U+2028/U+2029), as a
+ * POSIX ERE over bytes in bash's `$'...'` quoting, so that the shell can drop a name holding one
+ * whatever its locale (matched under LC_ALL=C). Derived from the one class, never listed by hand.
+ */
+function invisibleBytesEre(): string {
+  const groups = new Map<string, number[]>();
+  for (let cp = 0x80; cp <= 0x10ffff; cp++) {
+    if (cp >= 0xd800 && cp <= 0xdfff) continue;
+    const ch = String.fromCodePoint(cp);
+    if (!hasControl(ch)) continue;
+    const b = [...Buffer.from(ch, 'utf8')];
+    const key = b
+      .slice(0, -1)
+      .map((x) => `\\x${x.toString(16)}`)
+      .join('');
+    groups.set(key, [...(groups.get(key) ?? []), b.at(-1)!]);
+  }
+  const x = (n: number) => `\\x${n.toString(16)}`;
+  const alternatives = [...groups].map(([prefix, last]) => {
+    const runs: string[] = [];
+    for (let i = 0; i < last.length;) {
+      let j = i;
+      while (j + 1 < last.length && last[j + 1] === last[j]! + 1) j++;
+      runs.push(i === j ? x(last[i]!) : `${x(last[i]!)}-${x(last[j]!)}`);
+      i = j + 1;
+    }
+    return `${prefix}[${runs.join('')}]`;
+  });
+  return `$'(${alternatives.join('|')})'`;
+}
+
 /** Helpers the completion function calls; each expansion quoted (zsh's sh emulation globs unquoted ones). */
-const BASH_HELPERS = [
+const BASH_HELPERS = () => [
   // NUL bytes dropped here: bash would warn about each on the terminal.
   '_meshdoctor_kubectl() { command -v kubectl >/dev/null 2>&1 && kubectl --request-timeout=5s "$@" 2>/dev/null | tr -d \'\\000\'; }',
-  '# COMPREPLY from untrusted lines ($1): lines with a control character or not matching the regex $2',
+  '# Whether $1 holds an invisible character (C1, bidi overrides, zero-width, tags: UTF-8 bytes, any locale).',
+  `_meshdoctor_hidden() { local LC_ALL=C re=${invisibleBytesEre()}; [[ $1 =~ $re ]]; }`,
+  '# COMPREPLY from untrusted lines ($1): lines with a control or invisible character or not matching the regex $2',
   '# (if any) are dropped, "namespace/" is cut off, and the ones starting with the word being completed',
   '# ($3, as typed or quoted) are added shell-quoted, so that no candidate can expand or run.',
   '_meshdoctor_reply() {',
@@ -110,6 +145,7 @@ const BASH_HELPERS = [
   '  while IFS= read -r w; do',
   '    w="${w#namespace/}"',
   '    case "$w" in \'\' | *[[:cntrl:]]*) continue ;; esac',
+  '    if _meshdoctor_hidden "$w"; then continue; fi',
   '    if [[ -n "$2" ]] && ! [[ "$w" =~ $2 ]]; then continue; fi',
   '    printf -v q \'%q\' "$w"',
   '    if [[ "$w" == "$3"* || "$q" == "$3"* ]]; then COMPREPLY+=("$q"); fi',
@@ -138,7 +174,7 @@ function bashValue(v: Value, checkWords: readonly string[]): string {
 
 function bashFunction(s: Spec): string {
   const lines: string[] = [
-    ...BASH_HELPERS,
+    ...BASH_HELPERS(),
     '_meshdoctor() {',
     '  local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" cmd="" i',
     '  for ((i = 1; i < COMP_CWORD; i++)); do',
@@ -185,7 +221,8 @@ function fishScript(s: Spec): string {
     'end',
     'function __meshdoctor_contexts',
     // fish inserts a leading ~ unescaped (a home directory): such a name would not arrive as typed.
-    "    __meshdoctor_kubectl config get-contexts -o name | string match -rv -- '[[:cntrl:]]|^$|^~'",
+    // Nor a name holding an invisible character (bidi overrides, zero-width, tags: Unicode Cf, U+2028/9).
+    "    __meshdoctor_kubectl config get-contexts -o name | string match -rv -- '[[:cntrl:]]|\\p{Cf}|\\p{Zl}|\\p{Zp}|^$|^~'",
     'end',
     '# A comma-separated list of check ids and codes: the ones before the last comma are kept.',
     'function __meshdoctor_checks',
@@ -275,7 +312,7 @@ function pluginCompletion(s: Spec, words: readonly string[], kubectl: (args: str
   const command = s.commands.find((c) => before.includes(c.name));
   const out = (candidates: readonly string[], directive: number = DIRECTIVE.noFileComp) =>
     [...candidates.filter((w) => w.startsWith(cur)), `:${directive}`].map((l) => `${l}\n`).join('');
-  const lines = (text: string) => text.split('\n').filter((l) => l !== '' && !/[\x00-\x1f\x7f]/.test(l));
+  const lines = (text: string) => text.split('\n').filter((l) => l !== '' && !hasControl(l));
   if (!command) return out([...s.commands.map((c) => c.name), ...s.topFlags]);
   const value = command.values.find((v) => prev !== undefined && v.flags.includes(prev))?.value;
   if (!value) return out([...command.flags, ...command.args]);

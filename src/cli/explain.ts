@@ -27,7 +27,7 @@ export function explainCommand({ program, io, setExit }: CommandContext): void {
       {
         ...o,
         limits: limitsOf(o),
-        readStdin: io.readStdin,
+        readStdin: (maxBytes: number) => io.readStdin(maxBytes, deadline),
         server: serverFor(CHECKS),
         ...(impersonate ? { impersonate } : {}),
       },

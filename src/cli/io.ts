@@ -1,5 +1,6 @@
 /** What a command is given of the process (streams, terminal, environment), and helpers over it. */
 import type { Command } from 'commander';
+import type { Deadline } from '../util/deadline.js';
 import { UserError } from '../util/errors.js';
 import type { Limits } from '../util/limits.js';
 
@@ -13,8 +14,11 @@ export interface IO {
   /** Columns of the terminal stdout is (undefined: not a terminal; COLUMNS, else 80, is used). */
   columns?: number;
   env: NodeJS.ProcessEnv;
-  /** The whole of stdin, for `check -f -`, at most maxBytes (a UserError beyond). */
-  readStdin: (maxBytes: number) => Promise<string>;
+  /**
+   * The whole of stdin, for `check -f -` and `--snapshot -`, at most maxBytes (a UserError beyond),
+   * ended by the deadline when one is given (a DeadlineError: a pipe never closed).
+   */
+  readStdin: (maxBytes: number, deadline?: Deadline) => Promise<string>;
   /** A monotonic clock in ms for --timeout over the checks (default: performance.now; tests inject one). */
   now?: () => number;
 }

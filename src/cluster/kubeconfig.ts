@@ -409,11 +409,27 @@ function impersonation(user: Entry, flags: Impersonation | undefined): Impersona
   return imp.user ? imp : undefined;
 }
 
+/**
+ * A header value as kubectl sends it: Go writes a header's string as its bytes, UTF-8, and refuses
+ * only the control characters (golang.org/x/net/http/httpguts ValidHeaderFieldValue: CTLs but tab).
+ * Node writes a header string as latin-1 (`--as josé` would arrive as `jos\xe9`, another user) and
+ * throws on any character above U+00FF (`--as 用户`), so the UTF-8 bytes are handed to it as a
+ * latin-1 string: one character per byte, written as those bytes.
+ */
+function headerValue(v: string, flag: string): string {
+  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(v))
+    throw new UserError(
+      `${flag} "${printable(v, 100)}" holds a control character, which no HTTP header can carry (kubectl refuses it too)`,
+    );
+  return Buffer.from(v, 'utf8').toString('latin1');
+}
+
 function impersonationHeaders(imp: Impersonation): Record<string, string | string[]> {
-  const h: Record<string, string | string[]> = { 'Impersonate-User': imp.user! };
-  if (imp.uid) h['Impersonate-Uid'] = imp.uid;
-  if (imp.groups?.length) h['Impersonate-Group'] = imp.groups;
-  for (const [k, v] of Object.entries(imp.extra ?? {})) if (v.length) h[`Impersonate-Extra-${headerKey(k)}`] = v;
+  const h: Record<string, string | string[]> = { 'Impersonate-User': headerValue(imp.user!, '--as') };
+  if (imp.uid) h['Impersonate-Uid'] = headerValue(imp.uid, '--as-uid');
+  if (imp.groups?.length) h['Impersonate-Group'] = imp.groups.map((g) => headerValue(g, '--as-group'));
+  for (const [k, v] of Object.entries(imp.extra ?? {}))
+    if (v.length) h[`Impersonate-Extra-${headerKey(k)}`] = v.map((x) => headerValue(x, `as-user-extra ${k}`));
   return h;
 }
 

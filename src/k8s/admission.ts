@@ -186,3 +186,31 @@ export function podSecurityViolation(message: string): { level: string; items: P
   }
   return { level: x[1]!, items };
 }
+
+/** The Pod Security level a namespace's label enforces, and the label's value when it is not a level. */
+interface EnforcedLevel {
+  level: 'privileged' | 'baseline' | 'restricted';
+  /** The label's value, when it is not a level (the level is then `restricted`). */
+  invalid?: string;
+}
+
+export const POD_SECURITY_ENFORCE = 'pod-security.kubernetes.io/enforce';
+
+/**
+ * The level Pod Security admission enforces for a namespace's labels, as it reads them
+ * (kubernetes/pod-security-admission v0.36.2 = 39b45cd1, the staging copy of kubernetes/kubernetes
+ * staging/src/k8s.io/pod-security-admission: api/helpers.go ParseLevel: a value other than exactly
+ * `privileged`, `baseline` or `restricted` (`Baseline`, `privilege`, `true`, an empty value) is
+ * taken as `restricted`, with an error; PolicyToEvaluate keeps that level for enforce (it fails open
+ * to privileged for audit and warn only), and admission/admission.go EvaluatePod logs the error and
+ * enforces it; an invalid enforce-version is taken as `latest`, which changes no level here). Such a
+ * value is refused when a Namespace is created or its labels are changed, so it is one set before
+ * PodSecurity ran. Undefined without the label: the cluster's default policy (AdmissionConfiguration,
+ * not readable through the API) decides, `privileged` unless set otherwise.
+ */
+export function enforcedLevel(labels: Record<string, string> | undefined): EnforcedLevel | undefined {
+  const v = labels?.[POD_SECURITY_ENFORCE];
+  if (v === undefined) return undefined;
+  if (v === 'privileged' || v === 'baseline' || v === 'restricted') return { level: v };
+  return { level: 'restricted', invalid: v };
+}

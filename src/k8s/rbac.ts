@@ -15,8 +15,7 @@
  *   system:serviceaccounts:<ns>) and pkg/authentication/group/authenticated_group_adder.go
  *   (system:authenticated);
  * - aggregated ClusterRoles: pkg/controller/clusterroleaggregation/clusterroleaggregation_controller.go
- *   @003e8629 (a ClusterRole with an aggregationRule gets the rules of every other ClusterRole its
- *   selectors match; a cluster whose controller has not run yet holds them only in the roles).
+ *   (read at e52383c4 and 003e8629): see ClusterRoles.
  */
 import type { K8sObject } from '../util/types.js';
 import { arr, isObj, labelsOf, nameOf, str } from '../util/objects.js';
@@ -76,10 +75,33 @@ function appliesTo(subject: unknown, user: RbacUser, bindingNamespace: string): 
   }
 }
 
-/** The ClusterRoles by name, and the rules of one, aggregated. */
+/** A rule's identity for de-duplication (the controller's equality.Semantic.DeepEqual): its JSON with keys sorted. */
+function ruleKey(rule: unknown): string {
+  return JSON.stringify(rule, (_, v: unknown) =>
+    isObj(v) && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+  );
+}
+
+/**
+ * The ClusterRoles by name, and the rules of one, aggregated as the API server's ClusterRole
+ * aggregation controller does (kubernetes/kubernetes
+ * pkg/controller/clusterroleaggregation/clusterroleaggregation_controller.go syncClusterRole, the
+ * same in the first version, e52383c4, glog and Update, and a current one, 003e8629, server-side
+ * apply; no release tag could be resolved here, the repository being too large to fetch): a ClusterRole with an aggregationRule gets the rules of
+ * every other ClusterRole its selectors match, as those are stored (an aggregated one's being its
+ * own aggregate), each rule once (ruleExists); the controller runs until nothing changes.
+ *
+ * Here that end state is one fixed point over the roles, computed once, linear in the roles and
+ * rules: the "selects" graph is cut into strongly connected components (roles that aggregate each
+ * other, directly or through others, end with the same rules), taken sinks first, and each
+ * component's members share one de-duplicated list: the rules stored in its members and those of
+ * every component they select. A role's stored rules count too (a cluster whose controller has not
+ * run yet, or a snapshot taken between two of its writes), so a grant is never missed, only, where
+ * the controller has not finished, found a little early.
+ */
 export class ClusterRoles {
   private readonly byName = new Map<string, K8sObject>();
-  private readonly effective = new Map<string, unknown[]>();
+  private effective: Map<string, unknown[]> | undefined;
 
   constructor(readonly roles: readonly K8sObject[]) {
     for (const r of roles) this.byName.set(nameOf(r), r);
@@ -89,29 +111,92 @@ export class ClusterRoles {
     return this.byName.get(name);
   }
 
-  /**
-   * The rules a ClusterRole grants: its own, plus, for an aggregated one, those of every other
-   * ClusterRole its selectors match (recursively, each role once: a cycle adds nothing).
-   */
-  rules(name: string, visiting = new Set<string>()): unknown[] {
-    const done = this.effective.get(name);
-    if (done) return done;
-    const role = this.byName.get(name);
-    if (!role) return [];
-    const own = arr(role.rules);
-    const selectors = isObj(role.aggregationRule) ? arr(role.aggregationRule.clusterRoleSelectors) : [];
-    if (!selectors.length || visiting.has(name)) return own;
-    visiting.add(name);
-    const out = [...own];
-    for (const other of [...this.roles].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : 1))) {
-      const n = nameOf(other);
-      if (n === name) continue;
-      if (selectors.some((s) => isObj(s) && evalSelector(s, labelsOf(other)).matched))
-        out.push(...this.rules(n, visiting));
+  /** The rules a ClusterRole grants: as aggregated (see the class), [] for a role that does not exist. */
+  rules(name: string): unknown[] {
+    this.effective ??= this.aggregate();
+    return this.effective.get(name) ?? [];
+  }
+
+  private aggregate(): Map<string, unknown[]> {
+    const names = [...this.byName.keys()].sort();
+    const roles = names.map((n) => this.byName.get(n)!);
+    // The roles each aggregated role selects (each once, never itself), in name order as the controller lists them.
+    const selects: number[][] = roles.map((role, i) => {
+      const selectors = isObj(role.aggregationRule) ? arr(role.aggregationRule.clusterRoleSelectors) : [];
+      if (!selectors.length) return [];
+      const out: number[] = [];
+      roles.forEach((other, j) => {
+        if (j !== i && selectors.some((sel) => isObj(sel) && evalSelector(sel, labelsOf(other)).matched)) out.push(j);
+      });
+      return out;
+    });
+    // Tarjan's strongly connected components, iterative (a chain of a million roles needs no call stack);
+    // a component is complete when its root is popped, after every component it reaches.
+    const order = new Array<number>(names.length).fill(-1);
+    const low = new Array<number>(names.length).fill(0);
+    const onStack = new Array<boolean>(names.length).fill(false);
+    const stack: number[] = [];
+    const component = new Array<number>(names.length).fill(-1);
+    const rulesOf: unknown[][] = [];
+    let counter = 0;
+    for (let root = 0; root < names.length; root++) {
+      if (order[root] !== -1) continue;
+      const frames: [node: number, next: number][] = [[root, 0]];
+      order[root] = low[root] = counter++;
+      stack.push(root);
+      onStack[root] = true;
+      while (frames.length) {
+        const frame = frames[frames.length - 1]!;
+        const [v, next] = frame;
+        if (next < selects[v]!.length) {
+          frame[1]++;
+          const w = selects[v]![next]!;
+          if (order[w] === -1) {
+            order[w] = low[w] = counter++;
+            stack.push(w);
+            onStack[w] = true;
+            frames.push([w, 0]);
+          } else if (onStack[w]) low[v] = Math.min(low[v]!, order[w]!);
+          continue;
+        }
+        frames.pop();
+        if (frames.length) {
+          const parent = frames[frames.length - 1]![0];
+          low[parent] = Math.min(low[parent]!, low[v]!);
+        }
+        if (low[v] !== order[v]) continue;
+        // v is the root of a component: its members, then their rules and those of the components they select.
+        const members: number[] = [];
+        let w: number;
+        do {
+          w = stack.pop()!;
+          onStack[w] = false;
+          component[w] = rulesOf.length;
+          members.push(w);
+        } while (w !== v);
+        const id = rulesOf.length;
+        const seen = new Set<string>();
+        const out: unknown[] = [];
+        const add = (rules: readonly unknown[]) => {
+          for (const r of rules) {
+            const k = ruleKey(r);
+            if (!seen.has(k)) {
+              seen.add(k);
+              out.push(r);
+            }
+          }
+        };
+        members.sort((a, b) => a - b);
+        for (const m of members) add(arr(roles[m]!.rules));
+        const reached = new Set<number>();
+        for (const m of members)
+          for (const t of selects[m]!)
+            if (component[t] !== id && !reached.has(component[t]!)) reached.add(component[t]!);
+        for (const c of [...reached].sort((a, b) => a - b)) add(rulesOf[c]!);
+        rulesOf.push(out);
+      }
     }
-    visiting.delete(name);
-    this.effective.set(name, out);
-    return out;
+    return new Map(names.map((n, i) => [n, rulesOf[component[i]!]!]));
   }
 }
 

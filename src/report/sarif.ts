@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { docsUrl } from '../checks/define.js';
 import { printable } from '../util/errors.js';
+import { escapeInvisible } from './json.js';
 import type { Severity } from '../util/types.js';
 import type { Finding, RunResult } from '../run/result.js';
 import type { Reporter, ReportMeta } from './reporter.js';
@@ -178,7 +179,7 @@ export const sarif: Reporter = (result, meta) => {
       },
     ],
   };
-  return JSON.stringify(log, null, 2) + '\n';
+  return escapeInvisible(JSON.stringify(log, null, 2)) + '\n';
 };
 
 /**
@@ -206,5 +207,5 @@ export function sarifFailure(checks: readonly RuleCheck[], error: string, meta: 
       },
     ],
   };
-  return JSON.stringify(log, null, 2) + '\n';
+  return escapeInvisible(JSON.stringify(log, null, 2)) + '\n';
 }

@@ -1,11 +1,14 @@
 import { isControlPlaneCause } from '../facts/causes.js';
 import type { Finding, RunResult } from '../run/result.js';
+import { controlChars } from '../util/errors.js';
 import { agree, plural } from '../util/objects.js';
 
 /**
  * Untrusted text (names, annotation values, event messages) made safe for a terminal: ANSI/CSI
  * and OSC sequences (colors, cursor moves, OSC 8 links, title changes), other C0/C1 controls,
- * carriage returns and Unicode bidi overrides are removed; newlines (and U+2028, U+2029) become spaces.
+ * carriage returns and every invisible format character (Unicode Cf: bidi overrides and isolates,
+ * zero-width characters, U+FEFF, the soft hyphen, tags; the set of util/errors.ts hasControl) are
+ * removed; newlines (and U+2028, U+2029) become spaces.
  */
 
 const CSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]/g;
@@ -14,7 +17,7 @@ const OSC = /\u001b\][\s\S]*?(?:\u0007|\u001b\\|\u009c)|\u009d[\s\S]*?(?:\u0007|
 
 const OTHER_ESC = /\u001b[@-_]?/g;
 
-const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL = controlChars();
 
 export function clean(s: string): string {
   return s

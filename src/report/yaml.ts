@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Reporter } from './reporter.js';
+import { controlChars, hasControl } from '../util/errors.js';
 import { json } from './json.js';
 
 /**
@@ -10,7 +11,19 @@ import { json } from './json.js';
  */
 export function toYaml(value: unknown): string {
   const YAML = createRequire(import.meta.url)('yaml') as typeof import('yaml');
-  return YAML.stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
+  const doc = new YAML.Document(value, { aliasDuplicateObjects: false });
+  // A string holding an invisible or control character (a bidi override in a name) is written
+  // double-quoted, and each such character as a `\u` escape: the same value, nothing hidden.
+  YAML.visit(doc, {
+    Scalar(_, node) {
+      if (typeof node.value === 'string' && hasControl(node.value)) node.type = 'QUOTE_DOUBLE';
+    },
+  });
+  return doc.toString({ lineWidth: 0 }).replace(controlChars(), (c) => {
+    if (c === '\n') return c; // the layout's own: inside a double-quoted string it is written \n
+    const code = c.codePointAt(0)!;
+    return code > 0xffff ? `\\U${code.toString(16).padStart(8, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
 }
 
 export const yaml: Reporter = (result, meta) => toYaml(JSON.parse(json(result, meta)));

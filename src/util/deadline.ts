@@ -33,6 +33,16 @@ export class Deadline {
 
   /** Throws DeadlineError once the deadline has passed. */
   check(): void {
-    if (this.clock() > this.at) throw new DeadlineError(`the run took longer than ${this.what}`);
+    if (this.clock() > this.at) throw this.late('the run');
+  }
+
+  /** Milliseconds left (0 once passed): a read that waits (stdin) ends when they run out. */
+  remainingMs(): number {
+    return Math.max(0, this.at - this.clock());
+  }
+
+  /** The error of `doing` ("reading stdin") not done in time. */
+  late(doing: string): DeadlineError {
+    return new DeadlineError(`${doing} took longer than ${this.what}`);
   }
 }

@@ -23,11 +23,22 @@ export function errorMessage(e: unknown): string {
   return String(e);
 }
 
-/** C0 and C1 control characters and DEL: a terminal acts on them (ESC starts escapes, OSC 52 writes the clipboard). */
+/**
+ * Characters a terminal or a shell line acts on, or that change what a line shows without being
+ * seen: C0 and C1 control characters and DEL (ESC starts escapes, OSC 52 writes the clipboard);
+ * every invisible format character (Unicode category Cf): the bidi embeddings, overrides and
+ * isolates U+202A-U+202E and U+2066-U+2069 that make a line display as one command and run as
+ * another (Trojan Source, CVE-2021-42574), the zero-width U+200B-U+200F, U+2060-U+2064, U+FEFF,
+ * U+061C, U+180E, the soft hyphen U+00AD and the tags U+E0000-U+E007F; the line and paragraph
+ * separators U+2028/U+2029; and lone surrogates, which no encoding can print.
+ */
+const CONTROL_CLASS = String.raw`\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\u{E0000}-\u{E007F}`;
+const CONTROL = new RegExp(`[${CONTROL_CLASS}]`, 'gu');
 
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+/** A new global regex of the characters hasControl finds (for other modules to remove or replace them). */
+export const controlChars = (): RegExp => new RegExp(`[${CONTROL_CLASS}]`, 'gu');
 
-/** Whether a string holds a character a terminal or a shell line would act on. */
+/** Whether a string holds a character a terminal or a shell line would act on, or an invisible one. */
 export const hasControl = (s: string): boolean => {
   CONTROL.lastIndex = 0;
   return CONTROL.test(s);
@@ -35,15 +46,16 @@ export const hasControl = (s: string): boolean => {
 
 /**
  * Text from outside (the API server, an exec plugin, a file) made safe for one line of a terminal:
- * every control character is shown as an escape (`\n`, `\x1b`), never acted on, and the length is
- * capped. Tabs and newlines become `\t` / `\n` so that a message stays one line.
+ * every control or invisible character is shown as an escape (`\n`, `\x1b`, `\u202e`), never acted
+ * on, and the length is capped. Tabs and newlines become `\t` / `\n` so that a message stays one line.
  */
 export function printable(s: string, max = 500): string {
   const out = s.replace(CONTROL, (c) => {
     if (c === '\n') return '\\n';
     if (c === '\r') return '\\r';
     if (c === '\t') return '\\t';
-    const code = c.charCodeAt(0);
+    const code = c.codePointAt(0)!;
+    if (code > 0xffff) return `\\u{${code.toString(16)}}`;
     return code > 0xff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\x${code.toString(16).padStart(2, '0')}`;
   });
   return out.length > max ? `${out.slice(0, max)}…` : out;

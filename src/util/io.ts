@@ -20,6 +20,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import type { Deadline } from './deadline.js';
 import { UserError, errorMessage } from './errors.js';
 import { mib } from './limits.js';
 
@@ -107,21 +108,46 @@ function tooLarge(what: string, path: string, maxBytes: number, hint: string): U
   );
 }
 
-/** A stream (stdin) read to its end, at most `maxBytes`. */
+/**
+ * A stream (stdin) read to its end, at most `maxBytes`, and, given a deadline, no longer than it
+ * lasts: a pipe whose writer never closes it (`kubectl get -w | meshdoctor check --snapshot -`, a
+ * stdin inherited from a shell that stays open) ends at --timeout with one line, as every other read
+ * does. Past the deadline the stream is destroyed, so that nothing is left holding the process.
+ */
 export async function readStreamBounded(
-  stream: AsyncIterable<unknown>,
+  stream: AsyncIterable<unknown> & { destroy?: () => void },
   maxBytes: number,
   what: string,
+  deadline?: Deadline,
 ): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
-  for await (const chunk of stream) {
-    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    total += b.length;
-    if (total > maxBytes) throw new UserError(`cannot read ${what}: more than ${mib(maxBytes)} (--max-bytes)`);
-    chunks.push(b);
+  const read = (async () => {
+    for await (const chunk of stream) {
+      const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      total += b.length;
+      if (total > maxBytes) throw new UserError(`cannot read ${what}: more than ${mib(maxBytes)} (--max-bytes)`);
+      chunks.push(b);
+    }
+    return Buffer.concat(chunks, total);
+  })();
+  if (!deadline) return read;
+  read.catch(() => {}); // past the deadline its end is of no interest
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => {
+        reject(deadline.late(`reading ${what}`));
+        stream.destroy?.();
+      },
+      Math.min(deadline.remainingMs(), 2 ** 31 - 1),
+    );
+  });
+  try {
+    return await Promise.race([read, late]);
+  } finally {
+    clearTimeout(timer);
   }
-  return Buffer.concat(chunks, total);
 }
 
 /**

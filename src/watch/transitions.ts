@@ -4,6 +4,7 @@
  * severity and resource stay the same (its message, pod count and fix may change: no line);
  * a severity change is one resolved and one opened line.
  */
+import { escapeInvisible } from '../report/json.js';
 import type { Finding } from '../run/result.js';
 
 /** The identity of a finding across evaluations. */
@@ -35,7 +36,8 @@ export function transitions(
 /**
  * One line: the time of the evaluation, the transition, and the finding as `check -o json` has it
  * less its evidence (which can be long). JSON escapes every control character; U+2028 and U+2029,
- * which JSON leaves as they are, are escaped too (some log readers split lines on them).
+ * which JSON leaves as they are, are escaped too (some log readers split lines on them), and so is
+ * every invisible format character (a bidi override in a name: escapeInvisible).
  */
 export function ndjsonLine(event: 'opened' | 'resolved', f: Finding, time: Date): string {
   const line = JSON.stringify({
@@ -51,5 +53,5 @@ export function ndjsonLine(event: 'opened' | 'resolved', f: Finding, time: Date)
     ...(f.causedBy ? { causedBy: f.causedBy } : {}),
     fix: f.fix,
   });
-  return line.replace(/[\u2028\u2029]/g, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029')) + '\n';
+  return escapeInvisible(line) + '\n';
 }

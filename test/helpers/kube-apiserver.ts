@@ -16,8 +16,8 @@ import YAML from 'yaml';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
-/** ../shared/k8s/apiserver.sh relative to the repository root. */
-export const APISERVER_SH = resolve(ROOT, '..', 'shared', 'k8s', 'apiserver.sh');
+/** ../shared/k8s/apiserver.sh relative to the repository root (MESHDOCTOR_APISERVER_SH names it elsewhere: a git worktree). */
+export const APISERVER_SH = process.env.MESHDOCTOR_APISERVER_SH || resolve(ROOT, '..', 'shared', 'k8s', 'apiserver.sh');
 export const APISERVER_SH_FOUND = existsSync(APISERVER_SH);
 
 export interface Reply {
