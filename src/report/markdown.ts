@@ -1,7 +1,7 @@
 import type { Severity } from '../util/types.js';
 import type { Finding } from '../run/result.js';
 import type { Reporter } from './reporter.js';
-import { clean, nothingFound, selectionText } from './text.js';
+import { clean, elsewhereText, nothingFound, selectionText } from './text.js';
 
 /**
  * `-o markdown`: a pull-request comment. A summary line, a table (severity, check, resource,
@@ -52,6 +52,7 @@ export const markdown: Reporter = (result, meta) => {
       `Only the workloads ${md(selectionText(sel))} selects: ${sel.workloads.selected} of ${plural(sel.workloads.total, 'workload')} in scope.`,
       '',
     );
+  if (result.elsewhere) out.push(md(elsewhereText(result.elsewhere)), '');
   const cov = result.coverage;
   if (!cov.complete) {
     out.push(

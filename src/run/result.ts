@@ -72,11 +72,28 @@ export interface SelectionInfo {
   workloads: { selected: number; total: number };
 }
 
+/**
+ * `check -n NS`: the findings read beside the namespace that do not concern it (another mesh's
+ * control plane, which no workload of NS would be injected by or asks for). Counted, never in
+ * `findings`, never in the exit code; `meshdoctor check -A` reports them.
+ */
+export interface Elsewhere {
+  namespace: string;
+  error: number;
+  warning: number;
+  info: number;
+  total: number;
+  meshes: MeshName[];
+  findings: { id: string; code: string; severity: Severity; mesh: MeshName; resource: ResourceRef }[];
+}
+
 export interface RunResult {
   source: SnapshotSource;
   scope: Scope;
   /** Set when -l or --field-selector narrowed the workloads checked. */
   selection?: SelectionInfo;
+  /** `check -n`: what was found outside the namespace's concern (see Elsewhere). */
+  elsewhere?: Elsewhere;
   meshes: MeshName[];
   /** A mesh asked for with --mesh that nothing shows in the cluster (the webhook configurations were read). */
   meshesNotInstalled?: MeshName[];
