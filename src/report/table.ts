@@ -172,6 +172,15 @@ function render(result: RunResult, meta: ReportMeta, wide: boolean): string {
           c.dim(l),
         ),
       );
+    // Consequences with the same fix, folded into this finding (src/run/fold.ts): said, not repeated.
+    for (const a of f.also ?? [])
+      lines.push(
+        ...wrap(
+          `also ${a.code} ${a.id}${a.severity !== f.severity ? ` (${a.severity})` : ''}: ${clean(a.message)}`,
+          width,
+          '  ',
+        ).map((l) => c.dim(l)),
+      );
     if (wide) {
       for (const [k, v] of Object.entries(f.evidence)) {
         const text = value(v, now);

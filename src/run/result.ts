@@ -29,6 +29,22 @@ export interface Finding {
   causedBy?: string;
   /** `check -f`: the manifest document that holds the resource. */
   source?: ManifestSource;
+  /**
+   * Consequences of this finding with the very same fix (src/run/fold.ts), folded into it: an
+   * invalid marker and the workload it leaves unmeshed are one finding, not two with one fix.
+   */
+  also?: AlsoFinding[];
+}
+
+/** A finding folded into its root cause (Finding.also): what it said, without its fix (the root's). */
+export interface AlsoFinding {
+  id: string;
+  code: string;
+  severity: Severity;
+  title: string;
+  message: string;
+  resource: ResourceRef;
+  affectedPods: number;
 }
 
 export interface SkippedCheck {

@@ -15,6 +15,7 @@ import { guardFix } from '../util/shell.js';
 import type { Limits } from '../util/limits.js';
 import { Model } from '../facts/model.js';
 import { rank } from './rank.js';
+import { foldConsequences } from './fold.js';
 import { applySuppressions, type SuppressRule } from './suppress.js';
 import { elsewhereOf, scopeFindings, selectFindings, type Selection } from './select.js';
 import { cmp, note } from '../util/objects.js';
@@ -282,7 +283,7 @@ export function runChecks(
   const elsewhere = scoped
     ? elsewhereOf(rank(applySuppressions(scoped.elsewhere, opts.suppress ?? [], model).kept), ns!)
     : undefined;
-  const ranked = rootFirst(rank(kept));
+  const ranked = rootFirst(rank(foldConsequences(kept)));
   const count = (s: Severity) => ranked.filter((f) => f.severity === s).length;
   const notInstalled = model.askedNotInstalled();
   return {
