@@ -37,15 +37,21 @@ const alsoOf = (f: Finding): AlsoFinding => ({
 export function foldConsequences(findings: Finding[]): Finding[] {
   const fixOf = new Map(findings.map((f) => [f, f.fixData.length ? canonical(f.fixData) : undefined]));
   const byCause = new Map(findings.filter((f) => f.causeKey).map((f) => [f.causeKey!, f]));
+  // Roots by object, mesh and fix: one lookup per finding (linear in the findings).
+  const rootAt = new Map<string, Finding>();
+  for (const r of findings) {
+    const fix = fixOf.get(r);
+    const at = `${r.mesh}\u0000${refKey(r)}\u0000${fix}`;
+    if (r.causeKey && fix !== undefined && !rootAt.has(at)) rootAt.set(at, r);
+  }
   const rootOf = (f: Finding): Finding | undefined => {
     const fix = fixOf.get(f);
     if (fix === undefined) return undefined;
     const named = f.causedBy ? byCause.get(f.causedBy) : undefined;
     if (named && named !== f && fixOf.get(named) === fix) return named;
     if (f.causeKey) return undefined; // a root itself: kept
-    return findings.find(
-      (r) => r !== f && r.causeKey && r.mesh === f.mesh && refKey(r) === refKey(f) && fixOf.get(r) === fix,
-    );
+    const root = rootAt.get(`${f.mesh}\u0000${refKey(f)}\u0000${fix}`);
+    return root !== f ? root : undefined;
   };
   const folded = new Map<Finding, Finding[]>();
   const gone = new Set<Finding>();
