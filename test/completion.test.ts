@@ -108,6 +108,39 @@ describe('meshdoctor completion bash', () => {
     ).toBe('n=0\n');
   });
 
+  it("explain's workload from kubectl, in the namespace of -n; a name kubectl could not have is dropped (issue 35 item 7)", async () => {
+    const file = await script('bash');
+    const fake = join(tmp, 'fakebin-workloads');
+    execFileSync('mkdir', ['-p', fake]);
+    // Echo the namespace asked for into a name, and add names no API server allows (a shell word, a newline trick).
+    writeFileSync(
+      join(fake, 'kubectl'),
+      '#!/bin/sh\nns=all; while [ $# -gt 0 ]; do [ "$1" = -n ] && ns="$2"; shift; done\nprintf "deployment.apps/cart\\nstatefulset.apps/db-$ns\\ndeployment.apps/\\$(touch pwned)\\ncronjob.batch/a;b\\nconfigmap/x\\n"\n',
+    );
+    chmodSync(join(fake, 'kubectl'), 0o755);
+    const withFake = `${fake}${delimiter}/usr/bin${delimiter}/bin`;
+    expect(complete(file, 'meshdoctor explain ', withFake)).toEqual([
+      'deployment.apps/cart',
+      'statefulset.apps/db-all',
+    ]);
+    expect(complete(file, 'meshdoctor explain -n shop s', withFake)).toEqual(['statefulset.apps/db-shop']);
+    // A namespace that is no DNS label is not passed on.
+    expect(complete(file, 'meshdoctor explain -n $(x) s', withFake)).toEqual(['statefulset.apps/db-all']);
+    expect(complete(file, 'meshdoctor explain --', withFake)).toContain('--namespace');
+    expect(existsSync(join(tmp, 'pwned'))).toBe(false);
+    // kubectl's plugin completion: the same candidates.
+    const saved = process.env.PATH;
+    process.env.PATH = withFake; // spawnSync finds kubectl on the process's PATH
+    try {
+      const r = await runCli(['__complete', '--', 'explain', '-n', 'shop', '']);
+      expect(r.stdout).toBe(
+        'statefulset.apps/db-shop\n:4\n'.replace('statefulset', 'deployment.apps/cart\nstatefulset'),
+      );
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
   it('an unknown shell is a usage error (exit 2)', async () => {
     const r = await runCli(['completion', 'tcsh']);
     expect(r.code).toBe(2);

@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseTarget } from '../src/run/explain.js';
 import { runCli } from './helpers/cli.js';
+
+const ROOT = join(import.meta.dirname, '..');
 import { FIXTURES } from './helpers/fixtures.js';
 
 const GOLDEN = join(FIXTURES, 'golden-cluster.yaml');
@@ -183,5 +185,58 @@ describe('explain in ambient mode', () => {
   it('a sidecar workload has no sidecarless part', async () => {
     const e = await explainJson('deployment/web', '-n', 'shop');
     expect(e.sidecarless).toBeUndefined();
+  });
+});
+
+describe('explain leads with the meshes the workload asks for (issue 35 item 7)', () => {
+  it('an Istio workload beside a broken Linkerd: istio first and in full; linkerd one line, its findings counted', async () => {
+    const r = await runCli(
+      ['explain', 'deploy/frontend', '-n', 'store', '--snapshot', join(ROOT, 'demo/cluster.json')],
+      {
+        env: { COLUMNS: '200' },
+      },
+    );
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[2]).toMatch(/^✓ istio: /);
+    expect(lines.some((l) => /^✗ linkerd/.test(l))).toBe(false);
+    expect(r.stdout).toMatch(
+      /^ {2}also installed, not asked for: linkerd \(it does not inject it; -o json has the steps\)$/m,
+    );
+    expect(r.stdout).toMatch(/^ {2}3 about linkerd, not asked for by this workload: meshdoctor check -A$/m);
+    expect(r.stdout).not.toMatch(/^linkerd {2}namespace marker/m);
+    expect(r.stdout).toMatch(/^istio {2}namespace marker/m);
+    const j = JSON.parse(
+      (
+        await runCli([
+          'explain',
+          'deploy/frontend',
+          '-n',
+          'store',
+          '--snapshot',
+          join(ROOT, 'demo/cluster.json'),
+          '-o',
+          'json',
+        ])
+      ).stdout,
+    );
+    expect(j.meshes.map((m: any) => [m.mesh, m.asked])).toEqual([
+      ['linkerd', false],
+      ['istio', true],
+    ]);
+  });
+
+  it('a workload no mesh is asked for: every mesh in full (why none injects)', async () => {
+    const r = await runCli([
+      'explain',
+      'deploy/billing',
+      '-n',
+      'legacy',
+      '--snapshot',
+      join(ROOT, 'test/fixtures/golden-cluster.yaml'),
+    ]);
+    expect(r.stdout).toMatch(/^✗ linkerd: /m);
+    expect(r.stdout).toMatch(/^✗ istio: /m);
+    expect(r.stdout).not.toMatch(/not asked for/);
   });
 });

@@ -444,3 +444,30 @@ describe('output people read', () => {
     for (const m of messages) expect(m).not.toMatch(/\b1 (pod|workload|other workload)s? (were|run|have|are)\b/);
   });
 });
+
+describe('-o name and kubectl template formats (issue 35 item 7)', () => {
+  it("-o name prints the findings' objects as kubectl does (kind.group/name), once each, in rank order", async () => {
+    const r = await runCli(['check', '-A', '--snapshot', GOLDEN]);
+    const n = await runCli(['check', '-A', '--snapshot', GOLDEN, '-o', 'name']);
+    expect(n.code).toBe(r.code);
+    expect(n.stdout).toBe('namespace/orders\ndeployment.apps/cart\ndeployment.apps/search\n');
+    const none = await runCli(['check', '-n', 'default', '--snapshot', GOLDEN, '-o', 'name']);
+    expect(none.stdout).toBe('');
+  });
+
+  it('-o jsonpath=..., go-template, custom-columns: refused by name, saying what to use instead (exit 2)', async () => {
+    for (const o of [
+      'jsonpath={.summary}',
+      'jsonpath-as-json={.findings}',
+      'go-template={{.}}',
+      'custom-columns=A:.a',
+    ]) {
+      const r = await runCli(['check', '--snapshot', GOLDEN, '-o', o]);
+      expect(r.code, o).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(
+        /-o (jsonpath|jsonpath-as-json|go-template|custom-columns) is not supported: use -o json with jq .*-o name/,
+      );
+    }
+  });
+});

@@ -372,6 +372,37 @@ describe('live check through the test API server', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  it('an unreachable server with -n or no scope (the API server pods read too): one "cannot reach" line, exit 2, no internal error', async () => {
+    // issue 35 item 7: the reads of /version and /metrics, started beside the kube-system pods, were
+    // left unawaited when that list failed; their aborted retry sleep reached unhandledRejection.
+    if (!existsSync(join(import.meta.dirname, '..', 'dist/cli.js'))) return; // npm test builds first
+    const dead = join(tmp, 'dead-scoped.yaml');
+    writeFileSync(
+      dead,
+      `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`,
+    );
+    const bin = join(import.meta.dirname, '..', 'bin/meshdoctor.js');
+    for (const scope of [[], ['-n', 'default'], ['-n', 'shop', '-o', 'json']]) {
+      const child = spawn(process.execPath, [bin, 'check', '--kubeconfig', dead, ...scope], { stdio: 'pipe' });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
+      expect(stderr).toMatch(/^meshdoctor: cannot reach the API server at https:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/);
+      expect(stderr).not.toMatch(/internal error/);
+      expect(stderr.trim().split('\n'), stderr).toHaveLength(1);
+      expect(stdout).toBe('');
+      expect(code).toBe(2);
+    }
+  });
+
   it('an unreachable server, an unknown context, a broken kubeconfig: one line, exit 2', async () => {
     const dead = join(tmp, 'dead.yaml');
     writeFileSync(

@@ -69,6 +69,7 @@ async function check(o: CheckOptions, io: IO): Promise<number> {
     suppress,
     ...(selection ? { selection } : {}),
     ...(docsBase ? { docsBase } : {}),
+    namespaceScope: true,
     deadline,
   });
   const color = colorOf(io, o.color);

@@ -37,6 +37,16 @@ const SAFE = /^[-\w./]+$/; // every static word is spliced into shell code: refu
  */
 const DNS1123_LABEL = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
 
+/**
+ * `explain`'s workload: what kubectl's `-o name` prints for the kinds explain takes, the name a
+ * DNS-1123 subdomain (kubernetes/kubernetes apimachinery validation IsDNS1123Subdomain: what the
+ * API server lets a Deployment, StatefulSet, DaemonSet, Job or CronJob be called). Anything else
+ * is dropped: only these characters reach the command line.
+ */
+const WORKLOAD_NAME =
+  '^(deployment\\.apps|statefulset\\.apps|daemonset\\.apps|job\\.batch|cronjob\\.batch)/[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$';
+const WORKLOAD_KINDS = 'deployments,statefulsets,daemonsets,jobs,cronjobs';
+
 /** What the value of a flag is completed from. */
 type Value =
   | { type: 'words'; words: readonly string[] }
@@ -190,8 +200,15 @@ function bashFunction(s: Spec): string {
   lines.push(
     `    "") COMPREPLY=($(compgen -W "${[...s.commands.map((c) => c.name), ...s.topFlags].join(' ')}" -- "$cur")) ;;`,
   );
-  for (const c of s.commands)
-    lines.push(`    ${c.name}) COMPREPLY=($(compgen -W "${[...c.flags, ...c.args].join(' ')}" -- "$cur")) ;;`);
+  for (const c of s.commands) {
+    const words = `COMPREPLY=($(compgen -W "${[...c.flags, ...c.args].join(' ')}" -- "$cur"))`;
+    if (c.name !== 'explain') lines.push(`    ${c.name}) ${words} ;;`);
+    else
+      // The workload, from kubectl in the namespace typed with -n (a DNS-1123 label, else none).
+      lines.push(
+        `    explain) if [[ $cur == -* ]]; then ${words}; else local ns="" j; for ((j = 1; j < COMP_CWORD - 1; j++)); do case "\${COMP_WORDS[j]}" in -n|--namespace) ns="\${COMP_WORDS[j+1]}" ;; esac; done; [[ $ns =~ ${DNS1123_LABEL} ]] || ns=""; _meshdoctor_reply "$(_meshdoctor_kubectl get ${WORKLOAD_KINDS} -o name \${ns:+-n "$ns"})" '${WORKLOAD_NAME}' "$cur"; fi ;;`,
+      );
+  }
   lines.push('  esac', '}');
   return lines.join('\n');
 }
@@ -315,7 +332,17 @@ function pluginCompletion(s: Spec, words: readonly string[], kubectl: (args: str
   const lines = (text: string) => text.split('\n').filter((l) => l !== '' && !hasControl(l));
   if (!command) return out([...s.commands.map((c) => c.name), ...s.topFlags]);
   const value = command.values.find((v) => prev !== undefined && v.flags.includes(prev))?.value;
-  if (!value) return out([...command.flags, ...command.args]);
+  if (!value) {
+    if (command.name === 'explain' && !cur.startsWith('-')) {
+      const i = before.findIndex((w) => w === '-n' || w === '--namespace');
+      const ns = i >= 0 ? before[i + 1] : undefined;
+      const label = new RegExp(DNS1123_LABEL);
+      const scope = ns !== undefined && label.test(ns) ? ['-n', ns] : [];
+      const name = new RegExp(WORKLOAD_NAME);
+      return out(lines(kubectl(['get', WORKLOAD_KINDS, '-o', 'name', ...scope])).filter((l) => name.test(l)));
+    }
+    return out([...command.flags, ...command.args]);
+  }
   switch (value.type) {
     case 'words':
       return out(value.words);

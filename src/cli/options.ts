@@ -347,7 +347,23 @@ export async function reporterChoices(commands: readonly Command[]): Promise<voi
   const options = commands.flatMap((c) => c.options.filter((o) => REPORTER_CHOICES.has(o) && !o.argChoices));
   if (!options.length) return;
   const { REPORTERS } = await import('../report/index.js');
-  for (const o of options) o.choices(Object.keys(REPORTERS));
+  const formats = Object.keys(REPORTERS);
+  for (const o of options) {
+    o.choices(formats); // argChoices: help and shell completion
+    o.argParser((v: string) => {
+      if (formats.includes(v)) return v;
+      // kubectl's template formats: refused by name, with what to use instead (no template is evaluated).
+      const template =
+        /^(jsonpath|jsonpath-as-json|jsonpath-file|go-template|go-template-file|template|templatefile|custom-columns|custom-columns-file)(=|$)/.exec(
+          v,
+        );
+      if (template)
+        throw new InvalidArgumentError(
+          `-o ${template[1]} is not supported: use -o json with jq (meshdoctor check -o json | jq -r '.findings[].resource.name'), or -o name for the findings' objects`,
+        );
+      throw new InvalidArgumentError(`Allowed choices are ${formats.join(', ')}.`);
+    });
+  }
 }
 
 /**

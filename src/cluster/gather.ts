@@ -391,9 +391,9 @@ async function readServer(
   const metrics = plan.metrics
     ? readMetrics(conn, plan.metrics.keepWebhook).then((p) => void (server.metrics = p))
     : undefined;
-  let pods: K8sObject[] | undefined;
   const listed = scope.allNamespaces || scope.namespace === APISERVER_NAMESPACE;
-  if (plan.apiserverPods && wanted.has('pods') && !listed) {
+  const apiserverPods = async (): Promise<K8sObject[] | undefined> => {
+    if (!plan.apiserverPods || !wanted.has('pods') || listed) return undefined;
     try {
       const all = await listKind(
         conn,
@@ -406,13 +406,16 @@ async function readServer(
         undefined,
         APISERVER_SELECTOR,
       );
-      pods = all.filter(isApiserverPod); // the selector again: a server that ignores it sends every pod
       server.apiserverPods = { state: 'read', value: true };
+      return all.filter(isApiserverPod); // the selector again: a server that ignores it sends every pod
     } catch (e) {
       if (!(e instanceof KindFailure)) throw e;
       server.apiserverPods = { state: /^forbidden\b/.test(e.reason) ? 'refused' : 'failed', reason: e.reason };
+      return undefined;
     }
-  }
-  await Promise.all([version, metrics]);
+  };
+  // All three awaited together: when one fails fatally (the server unreachable) the others, aborted
+  // in their retry sleep, still have a handler (an unawaited one reached unhandledRejection: issue 35).
+  const [, , pods] = await Promise.all([version, metrics, apiserverPods()]);
   return pods;
 }

@@ -22,8 +22,21 @@ export function renderExplanation(e: Explanation, color: boolean, width = 80): s
   // The short verdict first; the step-by-step walk after it.
   const pl = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
   const meshed = Object.entries(e.now.meshed).map(([mesh, pods]) => `${pods!.length} with ${mesh}`);
+  // The meshes the workload or its namespace asks for (or that would inject it, or could not be
+  // judged) lead, in full; the others, which it never asked, are one line: a red cross for a mesh
+  // nobody asked is no problem. When it asks none, every mesh is shown (why is none injecting?).
+  const concerned = (m: (typeof e.meshes)[number]) => m.asked || m.wouldInject !== false;
+  const lead = e.meshes.some(concerned) ? e.meshes.filter(concerned) : e.meshes;
+  const others = e.meshes.filter((m) => !lead.includes(m));
+  const otherNames = new Set<string>(others.map((m) => m.mesh));
   if (e.meshes.length) out.push('');
-  for (const m of e.meshes) out.push(`${mark(m.wouldInject)} ${m.mesh}: ${said(m.wouldInject, m.verdict)}`);
+  for (const m of lead) out.push(`${mark(m.wouldInject)} ${m.mesh}: ${said(m.wouldInject, m.verdict)}`);
+  if (others.length)
+    out.push(
+      c.dim(
+        `  also installed, not asked for: ${others.map((m) => m.mesh).join(', ')} (${others.length === 1 ? 'it does' : 'they do'} not inject it; -o json has the steps)`,
+      ),
+    );
   // Pods enrolled in a sidecar-less data plane are meshed: not "without a proxy".
   const enrolled = e.sidecarless
     ? [`${e.sidecarless.enrolled.length} in ${e.sidecarless.mesh} ${e.sidecarless.mode}`]
@@ -39,9 +52,21 @@ export function renderExplanation(e: Explanation, color: boolean, width = 80): s
       `${e.sidecarless.mesh} ${clean(e.sidecarless.mode)}: ${clean(e.sidecarless.by)} (no sidecar marker needed)`,
     );
   out.push(`on restart: ${clean(e.onRestart)}`);
-  if (e.findings.length) {
+  // Findings about a mesh the workload never asked for are another team's: counted, not listed.
+  const findings = e.findings.filter((f) => !otherNames.has(f.mesh));
+  const elsewhere = e.findings.length - findings.length;
+  if (findings.length || elsewhere) {
     out.push('', 'findings:');
-    for (const f of e.findings) {
+    if (elsewhere)
+      out.push(
+        c.dim(
+          `  ${elsewhere} about ${others
+            .map((m) => m.mesh)
+            .filter((x) => e.findings.some((f) => f.mesh === x))
+            .join(', ')}, not asked for by this workload: meshdoctor check -A`,
+        ),
+      );
+    for (const f of findings) {
       out.push(`  ${f.severity.toUpperCase()} ${f.code} ${f.id}: ${clean(f.message)}`);
       for (const cmd of f.fix) out.push(`    ${c.green(clean(cmd))}`);
     }
@@ -59,7 +84,7 @@ export function renderExplanation(e: Explanation, color: boolean, width = 80): s
     );
   }
   if (e.meshes.length) out.push('', c.bold('step by step:'));
-  for (const m of e.meshes) {
+  for (const m of lead) {
     const ne = m.notExamined ?? {};
     const marker = ne.namespace ? `not examined (${ne.namespace})` : (m.namespaceMarker ?? 'none');
     out.push('', c.bold(`${m.mesh}`) + c.dim(`  namespace marker: ${clean(marker)}`));

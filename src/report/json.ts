@@ -25,6 +25,7 @@ export const json: Reporter = (result, meta) =>
         source: result.source,
         scope: result.scope,
         ...(result.selection ? { selection: result.selection } : {}),
+        ...(result.elsewhere ? { elsewhere: result.elsewhere } : {}),
         meshes: result.meshes,
         ...(result.meshesNotInstalled ? { meshesNotInstalled: result.meshesNotInstalled } : {}),
         summary: result.summary,

@@ -52,6 +52,7 @@ function detail(f: Finding): string {
     one(f.message),
   ];
   if (f.source) lines.push(`from: ${one(f.source.file)}#${f.source.document}`);
+  for (const a of f.also ?? []) lines.push(`also ${a.code} ${a.id}: ${one(a.message)}`);
   if (f.fix.length) lines.push('fix:', ...f.fix.map((x) => `  ${printable(x, Number.MAX_SAFE_INTEGER)}`));
   return lines.join('\n');
 }

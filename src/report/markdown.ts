@@ -1,7 +1,7 @@
 import type { Severity } from '../util/types.js';
 import type { Finding } from '../run/result.js';
 import type { Reporter } from './reporter.js';
-import { clean, nothingFound, selectionText } from './text.js';
+import { clean, elsewhereText, nothingFound, selectionText } from './text.js';
 
 /**
  * `-o markdown`: a pull-request comment. A summary line, a table (severity, check, resource,
@@ -19,7 +19,7 @@ const HTML: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '
  * (a comment would ping people), #123 / !123 references, and bare URLs (http://, www.).
  */
 const ZWSP = '\u200b';
-const md = (s: string) =>
+export const md = (s: string) =>
   clean(s)
     .replace(/[&<>"]/g, (c) => HTML[c]!)
     .replace(/[\\`*_[\]|~]/g, '\\$&')
@@ -27,7 +27,7 @@ const md = (s: string) =>
     .replace(/:\/\//g, `:${ZWSP}//`)
     .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}${ZWSP}.`);
 
-function fence(lines: string[], lang: string): string {
+export function fence(lines: string[], lang: string): string {
   const longest = Math.max(2, ...lines.map((l) => Math.max(0, ...(l.match(/`+/g) ?? []).map((r) => r.length))));
   const f = '`'.repeat(longest + 1);
   return [`${f}${lang}`, ...lines, f].join('\n');
@@ -52,6 +52,7 @@ export const markdown: Reporter = (result, meta) => {
       `Only the workloads ${md(selectionText(sel))} selects: ${sel.workloads.selected} of ${plural(sel.workloads.total, 'workload')} in scope.`,
       '',
     );
+  if (result.elsewhere) out.push(md(elsewhereText(result.elsewhere)), '');
   const cov = result.coverage;
   if (!cov.complete) {
     out.push(
@@ -83,6 +84,7 @@ export const markdown: Reporter = (result, meta) => {
         '',
       );
       if (f.source) out.push(`From ${md(`${f.source.file}#${f.source.document}`)}.`, '');
+      for (const a of f.also ?? []) out.push(`Also \`${a.code}\` ${md(a.id)}: ${md(a.message)}`, '');
       if (f.fix.length) out.push(fence(f.fix.map(clean), 'sh'), '');
       out.push(
         f.docsUrl ? `[About ${md(f.id)}](${f.docsUrl})` : `About ${md(f.id)}: \`meshdoctor checks ${f.id}\``,

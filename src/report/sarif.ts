@@ -5,6 +5,8 @@ import { escapeInvisible } from './json.js';
 import type { Severity } from '../util/types.js';
 import type { Finding, RunResult } from '../run/result.js';
 import type { Reporter, ReportMeta } from './reporter.js';
+import { fence, md } from './markdown.js';
+import { clean } from './text.js';
 
 /**
  * `-o sarif`: SARIF 2.1.0 for code-scanning UIs (GitHub, Azure DevOps, GitLab). One rule per
@@ -43,6 +45,18 @@ const cap = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` 
 /** A path of URI segments: each percent-encoded (a name cannot add a segment), `.` and `..` too. */
 const uriPath = (parts: string[]) =>
   parts.map((p) => (p === '.' || p === '..' ? p.replaceAll('.', '%2E') : encodeURIComponent(p))).join('/');
+
+/** The result's plain message: the finding's, then each consequence folded into it. */
+const messageText = (f: Finding) =>
+  [one(f.message), ...(f.also ?? []).map((a) => `Also ${a.code} ${a.id}: ${one(a.message)}`)].join(' ');
+
+/** The result's markdown message: the finding, what was folded into it, and its fix to paste. */
+function messageMarkdown(f: Finding): string {
+  const parts = [md(f.message)];
+  for (const a of f.also ?? []) parts.push(`Also \`${a.code}\` ${md(a.id)}: ${md(a.message)}`);
+  if (f.fix.length) parts.push('**Fix:**', fence(f.fix.map(clean), 'sh'));
+  return parts.join('\n\n');
+}
 
 type RuleCheck = Pick<RunResult['checks'][number], 'id' | 'code' | 'title' | 'description' | 'severity'>;
 
@@ -88,7 +102,9 @@ export const sarif: Reporter = (result, meta) => {
       ruleId: f.id,
       ruleIndex: index.get(f.id) ?? -1,
       level: LEVEL[f.severity],
-      message: { text: one(f.message) },
+      // GitHub shows a result's message: the fix there (markdown), not only in properties; and
+      // the consequences folded into it (one alert per root cause).
+      message: { text: messageText(f), markdown: messageMarkdown(f) },
       locations: [
         {
           physicalLocation: file
@@ -130,6 +146,7 @@ export const sarif: Reporter = (result, meta) => {
         evidence: f.evidence,
         fix: f.fix,
         affectedPods: f.affectedPods,
+        ...(f.also?.length ? { also: f.also } : {}),
         ...(f.source ? { source: f.source } : {}),
       },
     };

@@ -2,7 +2,7 @@ import { Chalk } from 'chalk';
 import type { Severity } from '../util/types.js';
 import type { Finding, RunResult } from '../run/result.js';
 import type { Reporter, ReportMeta } from './reporter.js';
-import { clean, nothingFound, podsText, selectionText } from './text.js';
+import { clean, elsewhereText, nothingFound, podsText, selectionText } from './text.js';
 import { plural } from '../util/objects.js';
 
 const LABEL: Record<Severity, string> = { error: 'ERROR', warning: 'WARNING', info: 'INFO' };
@@ -172,6 +172,15 @@ function render(result: RunResult, meta: ReportMeta, wide: boolean): string {
           c.dim(l),
         ),
       );
+    // Consequences with the same fix, folded into this finding (src/run/fold.ts): said, not repeated.
+    for (const a of f.also ?? [])
+      lines.push(
+        ...wrap(
+          `also ${a.code} ${a.id}${a.severity !== f.severity ? ` (${a.severity})` : ''}: ${clean(a.message)}`,
+          width,
+          '  ',
+        ).map((l) => c.dim(l)),
+      );
     if (wide) {
       for (const [k, v] of Object.entries(f.evidence)) {
         const text = value(v, now);
@@ -201,6 +210,7 @@ function render(result: RunResult, meta: ReportMeta, wide: boolean): string {
   } else if (result.findings.length === 0)
     lines.push(s.suppressed ? nothingFound(result) : c.green(nothingFound(result)), '');
   lines.push(totals);
+  if (result.elsewhere) lines.push(...wrap(elsewhereText(result.elsewhere), width, '').map((l) => c.dim(l)));
   for (const { finding: f, reason } of result.suppressed)
     lines.push(
       ...wrap(`suppressed ${f.code} ${f.id} on ${resourceText(f)}: ${clean(reason)}`, width, '  ').map((l) => c.dim(l)),

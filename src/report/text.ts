@@ -73,3 +73,22 @@ export function selectionText(sel: NonNullable<RunResult['selection']>): string 
     .filter(Boolean)
     .join(' ');
 }
+
+/**
+ * `check -n`: the one line for what was found beside the namespace and is not its concern (another
+ * mesh's control plane): "elsewhere: 3 errors (linkerd), not about namespace store:
+ * injector-oomkilled, ...; meshdoctor check -A shows them". Never part of the verdict.
+ */
+export function elsewhereText(e: NonNullable<RunResult['elsewhere']>): string {
+  const counts = [
+    e.error ? plural(e.error, 'error') : '',
+    e.warning ? plural(e.warning, 'warning') : '',
+    e.info ? `${e.info} info` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  const ids = [...new Set(e.findings.map((f) => f.id))];
+  const shown = ids.slice(0, 5).join(', ') + (ids.length > 5 ? `, and ${ids.length - 5} more` : '');
+  const whose = e.meshes.map((m) => clean(m)).join(', ');
+  return `elsewhere: ${counts} (${whose}), not about namespace ${clean(e.namespace)}: ${shown}; meshdoctor check -A shows them`;
+}

@@ -89,6 +89,8 @@ interface MeshExplanation {
   /** null: not examined (notExamined says what could not be read). */
   wouldInject: boolean | null;
   verdict: string;
+  /** The workload or its namespace asks this mesh for injection (a marker), or the mesh injects it unasked. */
+  asked?: boolean;
 }
 
 export interface Explanation {
@@ -292,6 +294,7 @@ export function explain(
       })),
       wouldInject: v.inject,
       verdict: v.text,
+      asked: d.intent || d.inject,
     };
   });
   const injecting = meshes.filter((x) => x.wouldInject).map((x) => x.mesh);

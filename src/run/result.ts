@@ -31,6 +31,22 @@ export interface Finding {
   source?: ManifestSource;
   /** `watch` only: a kind its check reads could not be read again; this is the last finding seen, not examined now (why). */
   stale?: string;
+  /**
+   * Consequences of this finding with the very same fix (src/run/fold.ts), folded into it: an
+   * invalid marker and the workload it leaves unmeshed are one finding, not two with one fix.
+   */
+  also?: AlsoFinding[];
+}
+
+/** A finding folded into its root cause (Finding.also): what it said, without its fix (the root's). */
+export interface AlsoFinding {
+  id: string;
+  code: string;
+  severity: Severity;
+  title: string;
+  message: string;
+  resource: ResourceRef;
+  affectedPods: number;
 }
 
 export interface SkippedCheck {
@@ -74,11 +90,28 @@ export interface SelectionInfo {
   workloads: { selected: number; total: number };
 }
 
+/**
+ * `check -n NS`: the findings read beside the namespace that do not concern it (another mesh's
+ * control plane, which no workload of NS would be injected by or asks for). Counted, never in
+ * `findings`, never in the exit code; `meshdoctor check -A` reports them.
+ */
+export interface Elsewhere {
+  namespace: string;
+  error: number;
+  warning: number;
+  info: number;
+  total: number;
+  meshes: MeshName[];
+  findings: { id: string; code: string; severity: Severity; mesh: MeshName; resource: ResourceRef }[];
+}
+
 export interface RunResult {
   source: SnapshotSource;
   scope: Scope;
   /** Set when -l or --field-selector narrowed the workloads checked. */
   selection?: SelectionInfo;
+  /** `check -n`: what was found outside the namespace's concern (see Elsewhere). */
+  elsewhere?: Elsewhere;
   meshes: MeshName[];
   /** A mesh asked for with --mesh that nothing shows in the cluster (the webhook configurations were read). */
   meshesNotInstalled?: MeshName[];

@@ -15,8 +15,9 @@ import { guardFix } from '../util/shell.js';
 import type { Limits } from '../util/limits.js';
 import { Model } from '../facts/model.js';
 import { rank } from './rank.js';
+import { foldConsequences } from './fold.js';
 import { applySuppressions, type SuppressRule } from './suppress.js';
-import { selectFindings, type Selection } from './select.js';
+import { elsewhereOf, scopeFindings, selectFindings, type Selection } from './select.js';
 import { cmp, note } from '../util/objects.js';
 import type { Scope, Severity } from '../util/types.js';
 import type { Finding, RunResult, SkippedCheck } from './result.js';
@@ -63,6 +64,11 @@ export interface RunOptions extends SnapshotOptions {
   deadline?: Deadline;
   /** -l/--selector, --field-selector: only the findings that concern the selected workloads (src/run/select.ts). */
   selection?: Selection;
+  /**
+   * `check -n`: only the findings that concern the snapshot's namespace scope; the rest is counted
+   * in `elsewhere` (src/run/select.ts scopeFindings). Not for -A, -f, nor explain and watch.
+   */
+  namespaceScope?: boolean;
 }
 
 /** The checks selected by --only / --skip; an unknown id is an error, not a silent no-op. */
@@ -193,7 +199,15 @@ function rootFirst(findings: Finding[]): Finding[] {
 /** Run checks over a snapshot: skipped when a required kind is unavailable; never throws per check. */
 type ModelOptions = Pick<
   RunOptions,
-  'mesh' | 'certExpiryWarningDays' | 'now' | 'expectMeshed' | 'suppress' | 'docsBase' | 'deadline' | 'selection'
+  | 'mesh'
+  | 'certExpiryWarningDays'
+  | 'now'
+  | 'expectMeshed'
+  | 'suppress'
+  | 'docsBase'
+  | 'deadline'
+  | 'selection'
+  | 'namespaceScope'
 >;
 
 /** The Model checks run on; "now" is the time the snapshot was read unless given. */
@@ -259,15 +273,24 @@ export function runChecks(
   const ofMesh = opts.mesh === 'auto' ? findings : findings.filter((f) => f.mesh === opts.mesh);
   // Suppress before ranking, so that no kept finding names a suppressed one as its cause.
   const narrowed = snapshot.manifests ? manifestFindings(ofMesh, model) : ofMesh;
-  const selected = opts.selection ? selectFindings(narrowed, model, opts.selection) : undefined;
-  const { kept, suppressed } = applySuppressions(selected ? selected.findings : narrowed, opts.suppress ?? [], model);
-  const ranked = rootFirst(rank(kept));
+  // check -n: another mesh's control plane is set apart (elsewhere), never part of this namespace's findings.
+  const ns = snapshot.scope.allNamespaces ? undefined : snapshot.scope.namespace;
+  const scoped =
+    opts.namespaceScope && ns !== undefined && !snapshot.manifests ? scopeFindings(narrowed, model, ns) : undefined;
+  const inScope = scoped ? scoped.findings : narrowed;
+  const selected = opts.selection ? selectFindings(inScope, model, opts.selection) : undefined;
+  const { kept, suppressed } = applySuppressions(selected ? selected.findings : inScope, opts.suppress ?? [], model);
+  const elsewhere = scoped
+    ? elsewhereOf(rank(applySuppressions(scoped.elsewhere, opts.suppress ?? [], model).kept), ns!)
+    : undefined;
+  const ranked = rootFirst(rank(foldConsequences(kept)));
   const count = (s: Severity) => ranked.filter((f) => f.severity === s).length;
   const notInstalled = model.askedNotInstalled();
   return {
     source: snapshot.source,
     scope: snapshot.scope,
     ...(selected ? { selection: selected.info } : {}),
+    ...(elsewhere ? { elsewhere } : {}),
     meshes: model.meshes.map((m) => m.mesh),
     ...(notInstalled ? { meshesNotInstalled: [notInstalled] } : {}),
     checks: checks.map((c) => ({

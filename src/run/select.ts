@@ -12,6 +12,10 @@
  * - a finding about the control plane (a webhook, an injector, a certificate, a cause of other
  *   findings): when its mesh would inject a selected workload or is asked to, or a kept finding
  *   names it as cause.
+ *
+ * `check -n NS` (a namespace scope, no -A) narrows the control plane the same way (scopeFindings):
+ * another mesh's broken injector is not this namespace's problem. What it leaves out is counted in
+ * the report's `elsewhere` and never decides the exit code.
  */
 import { isControlPlaneCause } from '../facts/causes.js';
 import type { Model, Workload } from '../facts/model.js';
@@ -25,7 +29,8 @@ import {
 } from '../k8s/selector-text.js';
 import { UserError, printable } from '../util/errors.js';
 import { labelsOf } from '../util/objects.js';
-import type { Finding, SelectionInfo } from './result.js';
+import type { MeshName } from '../mesh/names.js';
+import type { Elsewhere, Finding, SelectionInfo } from './result.js';
 
 export interface Selection {
   labels?: LabelSelector;
@@ -116,5 +121,60 @@ export function selectFindings(
       ...(sel.fields ? { fieldSelector: sel.fields.text } : {}),
       workloads: { selected: chosen.length, total: all.length },
     },
+  };
+}
+
+/**
+ * `check -n NS`: the findings that concern namespace NS: its own (its workloads, the namespace and
+ * objects in it), the causes they name, and the control plane of a mesh that would inject one of
+ * its workloads or that one asks for (or whose control plane lives in NS). The rest of what was
+ * read (another mesh's injector down, in a namespace no workload of NS depends on) is returned
+ * apart, as `elsewhere`.
+ */
+export function scopeFindings(
+  findings: Finding[],
+  m: Model,
+  ns: string,
+): { findings: Finding[]; elsewhere: Finding[] } {
+  const meshes = new Set<MeshName>(
+    m.appWorkloadsIn(ns).flatMap((w) =>
+      m
+        .decisions(w)
+        .filter((d) => d.inject || d.intent)
+        .map((d) => d.mesh),
+    ),
+  );
+  for (const x of m.meshes) if (x.namespaces.includes(ns)) meshes.add(x.mesh);
+  const ownPlace = (f: Finding) =>
+    f.resource.kind === 'Namespace' ? f.resource.name === ns : f.resource.namespace === ns;
+  // An object of another app namespace is never this one's (a control-plane namespace's may be).
+  const otherApp = (f: Finding) => {
+    const at = f.resource.kind === 'Namespace' ? f.resource.name : f.resource.namespace;
+    return at !== undefined && at !== ns && !m.isControlPlaneNamespace(at);
+  };
+  const own = findings.filter(ownPlace);
+  const named = new Set(own.map((f) => f.causedBy).filter((k): k is string => !!k));
+  const keep = (f: Finding) =>
+    ownPlace(f) ||
+    (f.causeKey !== undefined && named.has(f.causeKey)) ||
+    (!otherApp(f) && (!f.cause || isControlPlaneCause(f.cause)) && meshes.has(f.mesh));
+  return { findings: findings.filter(keep), elsewhere: findings.filter((f) => !keep(f)) };
+}
+
+const SEVERITIES = ['error', 'warning', 'info'] as const;
+
+/** What scopeFindings left out, counted for the report (bounded: one entry per finding, already bounded). */
+export function elsewhereOf(left: Finding[], ns: string): Elsewhere | undefined {
+  if (!left.length) return undefined;
+  const count = Object.fromEntries(SEVERITIES.map((s) => [s, left.filter((f) => f.severity === s).length])) as Record<
+    (typeof SEVERITIES)[number],
+    number
+  >;
+  return {
+    namespace: ns,
+    ...count,
+    total: left.length,
+    meshes: [...new Set(left.map((f) => f.mesh))].sort(),
+    findings: left.map((f) => ({ id: f.id, code: f.code, severity: f.severity, mesh: f.mesh, resource: f.resource })),
   };
 }

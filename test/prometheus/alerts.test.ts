@@ -6,7 +6,8 @@
  * on the right paths) with RBAC that grants `watch` wherever deploy/rbac.yaml grants reads.
  * The promtool parts skip with a note when Debian's prometheus package is not installed.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
@@ -16,6 +17,8 @@ import { MESH_NAMES } from '../../src/mesh/names.js';
 import { watchedKinds } from '../../src/watch/index.js';
 import { parseObjects } from '../helpers/fixtures.js';
 import { PROMTOOL, promtool } from '../helpers/prometheus.js';
+import { CATCH_ALL, DOCS_BASE, FINDING_ALERTS, alertFiles, alertFor } from '../../scripts/alerts.js';
+import { CHECK_META } from '../../src/checks/catalog.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
@@ -57,6 +60,83 @@ describe('alert rules', () => {
         [...read('test/prometheus/alerts-test.yml').matchAll(/alertname: (\w+)/g)].map((m) => m[1]),
       );
       expect(rules.map((x) => x.alert).filter((a) => !tested.has(a))).toEqual([]);
+    },
+  );
+
+  it('the shipped files are what scripts/alerts.ts generates from the check catalog (npx tsx scripts/alerts.ts)', () => {
+    const files = alertFiles(DOCS_BASE);
+    expect(read('deploy/prometheus-alerts.yml'), 'regenerate: npx tsx scripts/alerts.ts').toBe(files.plain);
+    expect(read('deploy/prometheus-rules.yaml'), 'regenerate: npx tsx scripts/alerts.ts').toBe(files.operator);
+  });
+
+  it('every error-severity check of the catalog has an alert; every alert about a finding links its check page', () => {
+    for (const c of CHECK_META.filter((x) => x.severity === 'error'))
+      expect(alertFor(c.id, c.severity), c.id).toBeDefined();
+    for (const r of rules.filter((x) => x.expr.includes('meshdoctor_finding{')))
+      expect(r.annotations.runbook_url, r.alert).toBe(`${DOCS_BASE}/{{ $labels.check }}.md`);
+    const catchAll = rules.find((x) => x.alert === CATCH_ALL);
+    expect(catchAll.expr).toContain('meshdoctor_finding{severity="error",check!~"');
+  });
+
+  it.skipIf(!PROMTOOL)(
+    'promtool test rules: a finding of every check of the catalog fires exactly its alert (every error check one), with its runbook_url',
+    async () => {
+      const alerts = [...FINDING_ALERTS.map((a) => a.alert), CATCH_ALL];
+      const ruleOf = new Map(rules.map((x) => [x.alert, x]));
+      const labels = (c: { id: string; code: string }, severity: string) => ({
+        code: c.code,
+        check: c.id,
+        severity,
+        mesh: 'istio',
+        namespace: 'shop',
+        kind: 'Deployment',
+        name: 'cart',
+      });
+      const render = (t: string, l: Record<string, string>) =>
+        t.replace(/\{\{ \$labels\.(\w+) \}\}/g, (_, k: string) => l[k] ?? '');
+      const cases = CHECK_META.flatMap((c) => {
+        // Its catalog severity, and error (a warning check's finding may be an error: the catch-all takes it).
+        return [...new Set([c.severity, 'error'])].map((severity) => {
+          const l = labels(c, severity);
+          const series = `meshdoctor_finding{${Object.entries(l)
+            .map(([k, v]) => `${k}="${v}"`)
+            .join(',')},job="meshdoctor",instance="i"}`;
+          const expected = alertFor(c.id, severity);
+          if (severity === 'error') expect(expected, c.id).toBeDefined();
+          return {
+            interval: '1m',
+            input_series: [{ series, values: '1x60' }],
+            alert_rule_test: alerts.map((a) => {
+              const r = ruleOf.get(a);
+              const exp =
+                a === expected
+                  ? [
+                      {
+                        exp_labels: { ...l, severity: r.labels.severity },
+                        exp_annotations: Object.fromEntries(
+                          Object.entries(r.annotations as Record<string, string>).map(([k, v]) => [k, render(v, l)]),
+                        ),
+                      },
+                    ]
+                  : [];
+              return { eval_time: '45m', alertname: a, exp_alerts: exp };
+            }),
+          };
+        });
+      });
+      const dir = mkdtempSync(join(tmpdir(), 'meshdoctor-alerts-'));
+      const file = join(dir, 'every-check.yml');
+      writeFileSync(
+        file,
+        YAML.stringify({
+          rule_files: [join(ROOT, 'deploy/prometheus-alerts.yml')],
+          evaluation_interval: '1m',
+          tests: cases,
+        }),
+      );
+      const r = await promtool(['test', 'rules', file]);
+      expect(r.out).toMatch(/SUCCESS/);
+      expect(r.code).toBe(0);
     },
   );
 
