@@ -17,6 +17,7 @@ import {
   semver,
   templateContainer,
 } from '../versions.js';
+import { CONSUL_RELEASES } from './releases.js';
 
 /**
  * The compatibility matrix ("Compatible Kubernetes versions" per consul-k8s version):
@@ -56,6 +57,8 @@ const KUBERNETES: readonly KubernetesSupport[] = [
 ];
 
 export const consulVersions = {
+  /** Its releases as data (issue 32.4). */
+  releases: CONSUL_RELEASES,
   kubernetes: KUBERNETES,
   release: (v: string) => minorRelease(v),
   compare: (a: string, b: string) => compareSemver(a, b),

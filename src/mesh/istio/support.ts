@@ -11,6 +11,7 @@ import type { InjectorRbac, KubernetesSupport, VersionRead } from '../profile.js
 import { compareSemver, containerVersion, minorRelease, podContainer, semver } from '../versions.js';
 import { injectorConfigName, serviceRevision } from './install.js';
 import { istiodVersion } from './version.js';
+import { ISTIO_RELEASES } from './releases.js';
 
 /**
  * istio.io's support table, data/compatibility/supportStatus.yml (`k8sVersions` per release), as
@@ -42,6 +43,8 @@ function proxy(pod: K8sObject): VersionRead | undefined {
 }
 
 export const istioVersions = {
+  /** Its releases as data (issue 32.4). */
+  releases: ISTIO_RELEASES,
   kubernetes: KUBERNETES,
   release: (v: string) => minorRelease(v),
   compare: (a: string, b: string) => compareSemver(a, b),

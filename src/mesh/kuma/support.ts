@@ -16,6 +16,7 @@ import {
   semver,
   templateContainer,
 } from '../versions.js';
+import { KUMA_RELEASES } from './releases.js';
 
 /**
  * Kuma "is validated against two Kubernetes versions" (kumahq/kuma-website@a92a32a8
@@ -69,6 +70,8 @@ const KUBERNETES: readonly KubernetesSupport[] = [
 export const SIDECAR_IMAGE_ENV = 'KUMA_RUNTIME_KUBERNETES_INJECTOR_SIDECAR_CONTAINER_IMAGE';
 
 export const kumaVersions = {
+  /** Its releases as data (issue 32.4). */
+  releases: KUMA_RELEASES,
   kubernetes: KUBERNETES,
   release: (v: string) => minorRelease(v),
   compare: (a: string, b: string) => compareSemver(a, b),

@@ -8,6 +8,7 @@ import type { K8sObject } from '../../util/types.js';
 import { annotationsOf } from '../../util/objects.js';
 import type { InjectorRbac, KubernetesSupport, VersionRead } from '../profile.js';
 import { containerVersion, deploymentText, podContainer, templateContainer } from '../versions.js';
+import { LINKERD_RELEASES } from './releases.js';
 
 const PROXY = 'linkerd-proxy';
 
@@ -78,6 +79,8 @@ function proxy(pod: K8sObject): VersionRead | undefined {
 }
 
 export const linkerdVersions = {
+  /** Its releases as data (issue 32.4). */
+  releases: LINKERD_RELEASES,
   kubernetes: KUBERNETES,
   release(v: string): string | undefined {
     const p = parse(v);
