@@ -4,6 +4,7 @@
  * (src/mesh/releases.ts releaseFacts). No version string is compared here or in any check.
  */
 import type { K8sObject } from '../util/types.js';
+import { nameOf } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
 import { profileOf } from '../mesh/registry.js';
 import { releaseFacts, type ReleaseFacts } from '../mesh/releases.js';
@@ -42,7 +43,52 @@ export const releaseOfInjector = (
  * longer does (Kuma 1.x's annotation): a marker it reads is no mistake.
  */
 export function someReleaseReads(m: Model, mesh: MeshName, key: { field: string; key: string; on: string }): boolean {
-  return injectorReleases(m, mesh).some((r) =>
-    r.facts?.reads.some((x) => x.field === key.field && x.key === key.key && x.on === key.on),
-  );
+  const p = profileOf(mesh);
+  // Only a table that names such keys is consulted, and only the Deployments (no Service is read:
+  // the marker checks do not declare them): the injector Deployments in the mesh's namespaces.
+  if (!p.versions?.releases?.rows.some((r) => r.reads?.length) || !m.has('deployments')) return false;
+  return m
+    .memo(`release-reads:${mesh}`, () =>
+      (m.mesh(mesh)?.namespaces ?? []).flatMap((ns) =>
+        m
+          .inNamespace('deployments', ns)
+          .filter((d) => p.controlPlane.injector.isDeployment(nameOf(d)))
+          .flatMap((d) => releaseFacts(p, p.versions?.controlPlane(m, d))?.reads ?? []),
+      ),
+    )
+    .some((x) => x.field === key.field && x.key === key.key && x.on === key.on);
+}
+
+/**
+ * The keys of a mesh's domain its installed release knows, for judging keys nobody reads
+ * (issue 31.6): the union over its injectors' releases (a key any of them knows is read), the
+ * release names, and a note when some injector's version was not read or is outside the tables
+ * (then every release's keys count as known: only keys no release knows are named).
+ */
+export function knownKeys(
+  m: Model,
+  mesh: MeshName,
+): { facts: ReleaseFacts[]; known: ReadonlySet<string>; releases: string[]; note?: string } | undefined {
+  const t = profileOf(mesh).versions?.releases;
+  if (!t) return undefined;
+  return m.memo(`known-keys:${mesh}`, () => {
+    const rs = injectorReleases(m, mesh);
+    const facts = rs.flatMap((r) => (r.facts ? [r.facts] : []));
+    const placed = facts.filter((f) => f.release !== undefined && !f.outside);
+    const unread = rs.length === 0 || rs.some((r) => !r.facts);
+    const outside = facts.find((f) => f.outside);
+    const all = !placed.length || unread || outside !== undefined;
+    const known = all ? new Set(t.keys.map((k) => k.key)) : new Set(placed.flatMap((f) => [...f.known]));
+    const note = outside
+      ? outside.outside
+      : unread
+        ? `the version of ${rs.length ? 'an injector' : 'the injector'} was not read: keys were checked against every release meshdoctor's tables cover (${t.order[0]} to ${t.order[t.order.length - 1]})`
+        : undefined;
+    return {
+      facts: placed,
+      known,
+      releases: [...new Set(placed.map((f) => f.release!))],
+      ...(note ? { note } : {}),
+    };
+  });
 }

@@ -9,6 +9,7 @@
 import type { MeshProfile, VersionRead } from './profile.js';
 import type { InjectedNames, InjectorPermission, ReleaseRow, ReleaseTable } from './release-table.js';
 import { similar } from '../util/suggest.js';
+import { semver } from './versions.js';
 
 /** What the installed release is, as the tables place it. */
 export interface ReleaseFacts {
@@ -48,6 +49,12 @@ const before = (a: readonly number[], b: readonly number[]) => {
   return false;
 };
 
+/** `version` (x.y[.z]) is of a later minor release than the release name `newest` ("1.30"); false when either is no version. */
+function newerThan(version: string, newest: string): boolean {
+  const [v, n] = [semver(version), semver(newest)];
+  return !!v && !!n && (v[0] > n[0] || (v[0] === n[0] && v[1] > n[1]));
+}
+
 /** The release a version read belongs to, by the profile's own reading and the table's channels and distributions. */
 function placeRelease(p: MeshProfile, t: ReleaseTable, read: VersionRead): { release?: string; via?: string } {
   const image = /(?:image|runs) (\S+)/.exec(read.from)?.[1];
@@ -73,7 +80,14 @@ export function releaseFacts(p: MeshProfile, read: VersionRead | undefined): Rel
   const t = p.versions?.releases;
   if (!t || !read) return undefined;
   const placed = placeRelease(p, t, read);
-  const release = placed.release !== undefined && t.order.includes(placed.release) ? placed.release : undefined;
+  const newest = t.order[t.order.length - 1]!;
+  // A release newer than the newest row is judged as the newest (today's rules are the newest release's), and says so.
+  const beyond = !placed.via && newerThan(read.version, newest);
+  const release = beyond
+    ? newest
+    : placed.release !== undefined && t.order.includes(placed.release)
+      ? placed.release
+      : undefined;
   const text = `${p.title} ${release ?? read.version}${placed.via ? ` (${placed.via})` : ''} (${read.from})`;
   if (!release) {
     return {
@@ -90,7 +104,7 @@ export function releaseFacts(p: MeshProfile, read: VersionRead | undefined): Rel
   const last = <K extends keyof ReleaseRow>(k: K) => [...rows].reverse().find((r) => r[k] !== undefined)?.[k];
   return {
     release,
-    text,
+    text: beyond ? `${text}, newer than the tables: judged as ${p.title} ${newest}` : text,
     rows,
     reads: rows.flatMap((r) => r.reads ?? []),
     containers: last('containers') as InjectedNames | undefined,
@@ -128,18 +142,22 @@ export function inDomain(t: ReleaseTable, key: string): boolean {
   return t.domains.some((d) => prefix === d || (d.startsWith('.') && prefix.endsWith(d)));
 }
 
-/** A key of the domain the facts' release does not know: the nearest it knows, what that does, and which releases know the key itself. */
+/**
+ * A key of the domain that the release (`known`: its keys; `release`: its name, when one) does
+ * not know: the nearest keys it knows, what the nearest does, which releases know the key itself,
+ * and whether only later releases do.
+ */
 export function unknownKey(
   t: ReleaseTable,
-  facts: ReleaseFacts | undefined,
+  known: ReadonlySet<string>,
+  release: string | undefined,
   key: string,
 ): { nearest: string[]; does?: string; knownIn?: string; laterOnly: boolean } | undefined {
   if (!inDomain(t, key)) return undefined;
-  const known = facts?.known ?? new Set(t.keys.map((k) => k.key));
   // A key with a trailing dash is a prefix the mesh reads (consul.hashicorp.com/service-meta-<name>).
   if (known.has(key) || [...known].some((k) => k.endsWith('-') && key.startsWith(k))) return undefined;
   const rows = t.keys.filter((k) => k.key === key);
-  const i = index(t, facts?.release);
+  const i = index(t, release);
   const laterOnly = rows.length > 0 && rows.every((k) => index(t, k.from) > i);
   const nearest = similar(key, known);
   const does = nearest.length === 1 ? t.keys.find((k) => k.key === nearest[0] && k.does)?.does : undefined;

@@ -20,7 +20,14 @@ import { MetricsReader } from '../../src/k8s/admission-metrics.js';
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 /** The further healthy clusters (test/fixtures/healthy/<name>.yaml), each complete on its own. */
-export const MORE_HEALTHY = ['istio-revisions', 'istio-tags', 'istio-default-on', 'kuma-1.x', 'consul-0.x'] as const;
+export const MORE_HEALTHY = [
+  'istio-revisions',
+  'istio-tags',
+  'istio-default-on',
+  'kuma-1.x',
+  'consul-0.x',
+  'istio-1.5',
+] as const;
 /**
  * A healthy cluster of one mesh, of Linkerd and Istio ('both'), of meshes side by side
  * ('linkerd+kuma'), Istio's ambient mode over its sidecar install, one of MORE_HEALTHY, or empty.

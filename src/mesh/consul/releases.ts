@@ -9,6 +9,7 @@ const ORDER = [
   ...[2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26].map((n) => `0.${n}`),
   ...[33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49].map((n) => `0.${n}`),
   ...[0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => `1.${n}`),
+  '2.0',
 ];
 
 export const CONSUL_RELEASES: ReleaseTable = {
@@ -60,7 +61,7 @@ export const CONSUL_RELEASES: ReleaseTable = {
     },
     {
       from: '1.0',
-      to: '1.9',
+      to: '2.0',
       source:
         'hashicorp/consul-k8s@2d467395 (v1.0.0) control-plane/connect-inject/webhook/container_init.go (sidecarContainer consul-dataplane)',
       recognise: 'the image hashicorp/consul-k8s-control-plane:1.x (container sidecar-injector)',
@@ -69,7 +70,7 @@ export const CONSUL_RELEASES: ReleaseTable = {
   ],
   domains: ['consul.hashicorp.com'],
   keySource:
-    'hashicorp/consul-k8s connect-inject/*.go (v0.2.0 to v0.49.0) and control-plane/connect-inject/constants/annotations_and_labels.go (v1.0.0 @2d467395 to v1.9.0 @b5932099), each minor tag',
+    'hashicorp/consul-k8s connect-inject/*.go (v0.2.0 to v0.49.0) and control-plane/connect-inject/constants/annotations_and_labels.go (v1.0.0 @2d467395 to v2.0.0 @c973a03b), each minor tag',
   keys: [
     {
       key: 'consul.hashicorp.com/connect-inject',
@@ -93,6 +94,11 @@ export const CONSUL_RELEASES: ReleaseTable = {
     },
     { key: 'consul.hashicorp.com/connect-k8s-version', from: '1.0', does: 'the current version of this binary' },
     { key: 'consul.hashicorp.com/connect-service', from: '0.2', does: 'the name of the service to proxy' },
+    {
+      key: 'consul.hashicorp.com/connect-service-default-port',
+      from: '2.0',
+      does: 'the name or value of the service port that should be marked as default in Consul service registration when multiple ports are registered',
+    },
     {
       key: 'consul.hashicorp.com/connect-service-port',
       from: '0.2',
@@ -133,6 +139,12 @@ export const CONSUL_RELEASES: ReleaseTable = {
       from: '0.20',
       does: 'the Consul namespace the service is registered into',
     },
+    {
+      key: 'consul.hashicorp.com/consul-sidecar-access-log-enabled',
+      from: '2.0',
+      does: 'annotations for sidecar access volumes',
+    },
+    { key: 'consul.hashicorp.com/consul-sidecar-access-log-path', from: '2.0', does: '' },
     {
       key: 'consul.hashicorp.com/consul-sidecar-cpu-limit',
       from: '0.40',

@@ -15,7 +15,7 @@ import type { ReleaseTable } from '../release-table.js';
  * manifests/istio-control/istio-autoinject/templates/clusterrole.yaml): `injectorBuilds`.
  */
 export const ISTIO_RELEASES: ReleaseTable = {
-  order: [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28].map(
+  order: [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30].map(
     (n) => `1.${n}`,
   ),
   distributions: [
@@ -58,7 +58,7 @@ export const ISTIO_RELEASES: ReleaseTable = {
     },
     {
       from: '1.6',
-      to: '1.28',
+      to: '1.30',
       source:
         'istio/istio manifests/charts/istio-control/istio-discovery/templates/clusterrole.yaml (1.28.0 @b8d1df54)',
       recognise:
@@ -68,7 +68,7 @@ export const ISTIO_RELEASES: ReleaseTable = {
   ],
   domains: ['sidecar.istio.io', 'istio.io', 'proxy.istio.io', '.sidecar.istio.io'],
   keySource:
-    'istio/api annotation/annotations.yaml, label/labels.yaml, label/label.go at 1.5.0 @891bf31f, 1.6.0 @2c1705ec, 1.10.0 @c42041d3, 1.16.0 @b9e5d446, 1.24.0 @9397ebf0, 1.28.0 @a5aa715c and every minor tag between',
+    'istio/api annotation/annotations.yaml, label/labels.yaml, label/label.go at 1.5.0 @891bf31f, 1.6.0 @2c1705ec, 1.10.0 @c42041d3, 1.16.0 @b9e5d446, 1.24.0 @9397ebf0, 1.28.0 @a5aa715c, 1.30.0 @a283232d and every minor tag between',
   keys: [
     {
       key: 'istio.io/autoRegistrationGroup',
@@ -87,6 +87,7 @@ export const ISTIO_RELEASES: ReleaseTable = {
       does: 'On a WorkloadEntry stores the time in nanoseconds when the associated workload disconnected from a Pilot instance',
     },
     { key: 'istio.io/dry-run', from: '1.10', does: 'Specifies whether or not the given resource is in dry-run mode' },
+    { key: 'istio.io/ingress-use-waypoint', from: '1.30', does: '' },
     { key: 'istio.io/reroute-virtual-interfaces', from: '1.25', does: '' },
     {
       key: 'istio.io/rev',
