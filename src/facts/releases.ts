@@ -18,7 +18,7 @@ interface InjectorRelease {
 }
 
 /** Every injector Deployment of the mesh with its release facts. */
-export function injectorReleases(m: Model, mesh: MeshName): InjectorRelease[] {
+function injectorReleases(m: Model, mesh: MeshName): InjectorRelease[] {
   return m.memo(`injector-releases:${mesh}`, () => {
     const p = profileOf(mesh);
     return injectors(m, mesh)

@@ -15,7 +15,7 @@ export interface InjectorPermission {
 }
 
 /** A key of the mesh's domain (label or annotation) a span of releases knows, from the mesh's own key table. */
-export interface KnownKey {
+interface KnownKey {
   readonly key: string;
   /** The first and last release (names of `ReleaseTable.order`) whose key table lists it; `to` undefined: still listed by the newest. */
   readonly from: string;

@@ -135,7 +135,7 @@ export const injectedNamesOfAllReleases = (p: MeshProfile): readonly string[] =>
 ];
 
 /** The key is under one of the mesh's domains (the prefix before `/` is one, or ends in `.` and one of them). */
-export function inDomain(t: ReleaseTable, key: string): boolean {
+function inDomain(t: ReleaseTable, key: string): boolean {
   const slash = key.indexOf('/');
   if (slash <= 0) return false;
   const prefix = key.slice(0, slash);
