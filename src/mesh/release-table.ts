@@ -60,8 +60,6 @@ export interface ReleaseRow {
    * profile's `injector.rbac`), or these needs (empty: no ClusterRole the injection depends on).
    */
   readonly injectorRbac?: 'today' | readonly InjectorPermission[];
-  /** The Kubernetes minor versions these releases support, from the mesh's own table. */
-  readonly kubernetes?: { readonly min: string; readonly max: string; readonly source: string };
   readonly bugs?: readonly KnownBug[];
 }
 

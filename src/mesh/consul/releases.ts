@@ -3,6 +3,7 @@
  * releaseFacts (src/mesh/releases.ts). Rows keyed by release range, oldest first, each with its
  * source in hashicorp/consul-k8s.
  */
+import type { KubernetesSupport } from '../profile.js';
 import type { ReleaseTable } from '../release-table.js';
 
 const ORDER = [
@@ -10,6 +11,45 @@ const ORDER = [
   ...[33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49].map((n) => `0.${n}`),
   ...[0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => `1.${n}`),
   '2.0',
+];
+
+/**
+ * Supported Kubernetes versions per release (moved here from support.ts, issue 32.4).
+ *
+ * The compatibility matrix ("Compatible Kubernetes versions" per consul-k8s version):
+ * developer.hashicorp.com/consul/docs/k8s/compatibility (1.8.x, 1.9.x),
+ * developer.hashicorp.com/consul/docs/deploy/server/k8s/requirements (1.1.x to 1.3.x), and
+ * hashicorp/consul@0363db5d website/content/docs/k8s/compatibility.mdx (1.4.x). Not verified, so
+ * not in the table (not examined): 1.5.x to 1.7.x and 2.0.x.
+ */
+const MATRIX = 'developer.hashicorp.com/consul/docs/k8s/compatibility';
+export const CONSUL_KUBERNETES: readonly KubernetesSupport[] = [
+  { release: '1.9', min: '1.30', max: '1.34', source: MATRIX },
+  { release: '1.8', min: '1.30', max: '1.34', source: MATRIX },
+  {
+    release: '1.4',
+    min: '1.26',
+    max: '1.29',
+    source: 'hashicorp/consul@0363db5d website/content/docs/k8s/compatibility.mdx',
+  },
+  {
+    release: '1.3',
+    min: '1.25',
+    max: '1.28',
+    source: 'developer.hashicorp.com/consul/docs/deploy/server/k8s/requirements',
+  },
+  {
+    release: '1.2',
+    min: '1.24',
+    max: '1.27',
+    source: 'developer.hashicorp.com/consul/docs/deploy/server/k8s/requirements',
+  },
+  {
+    release: '1.1',
+    min: '1.23',
+    max: '1.26',
+    source: 'developer.hashicorp.com/consul/docs/deploy/server/k8s/requirements',
+  },
 ];
 
 export const CONSUL_RELEASES: ReleaseTable = {

@@ -5,10 +5,32 @@
  * label/label.go (1.6 to 1.9) at each minor tag. OpenShift Service Mesh (maistra) versions map
  * to the Istio release they are built from.
  */
+import type { KubernetesSupport } from '../profile.js';
 import type { ReleaseTable } from '../release-table.js';
 
 /**
- * The standalone sidecar injector (Deployment istio-sidecar-injector, up to 1.5, and OpenShift
+ * Supported Kubernetes versions per release (moved here from support.ts, issue 32.4).
+ *
+ * istio.io's support table, data/compatibility/supportStatus.yml (`k8sVersions` per release), as
+ * served from raw.githubusercontent.com/istio/istio.io/master (read from the docs index, no commit:
+ * rows 1.26 to 1.30), and the page it renders, istio.io/latest/docs/releases/supported-releases
+ * "Support status of Istio releases" (the zh copy in the docs index: rows 1.23 to 1.25).
+ */
+const TABLE = 'istio.io data/compatibility/supportStatus.yml (raw.githubusercontent.com/istio/istio.io/master)';
+const PAGE = 'istio.io/latest/docs/releases/supported-releases "Support status of Istio releases"';
+export const ISTIO_KUBERNETES: readonly KubernetesSupport[] = [
+  { release: '1.30', min: '1.32', max: '1.36', source: TABLE },
+  { release: '1.29', min: '1.31', max: '1.35', source: TABLE },
+  { release: '1.28', min: '1.30', max: '1.34', source: TABLE },
+  { release: '1.27', min: '1.29', max: '1.33', source: TABLE },
+  { release: '1.26', min: '1.29', max: '1.33', source: TABLE },
+  { release: '1.25', min: '1.29', max: '1.32', source: PAGE },
+  { release: '1.24', min: '1.28', max: '1.31', source: PAGE },
+  { release: '1.23', min: '1.27', max: '1.30', source: PAGE },
+];
+
+/**
+ * Istio's releases. `injectorBuilds`: the standalone sidecar injector (Deployment istio-sidecar-injector, up to 1.5, and OpenShift
  * Service Mesh 1.x): its ClusterRole grants configmaps and mutatingwebhookconfigurations only for
  * named objects (resourceNames istio-sidecar-injector), and it reads no node: no cluster-wide
  * permission the injection depends on (istio/istio@f1860202

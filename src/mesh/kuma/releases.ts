@@ -3,7 +3,54 @@
  * (src/mesh/releases.ts). Rows keyed by release range, oldest first, each with its source in
  * kumahq/kuma.
  */
+import type { KubernetesSupport } from '../profile.js';
 import type { ReleaseTable } from '../release-table.js';
+
+/**
+ * Supported Kubernetes versions per release (moved here from support.ts, issue 32.4).
+ *
+ * Kuma "is validated against two Kubernetes versions" (kumahq/kuma-website@a92a32a8
+ * app/_src/introduction/kuma-requirements.md, which embeds them): K8S_MIN_VERSION and
+ * K8S_MAX_VERSION of mk/dev.mk at each tag (lines 24-25 up to 2.11.0, 30-31 after).
+ */
+export const KUMA_KUBERNETES: readonly KubernetesSupport[] = [
+  {
+    release: '2.14',
+    min: '1.32',
+    max: '1.35',
+    source: 'kumahq/kuma@51c6d381 (v2.14.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION',
+  },
+  {
+    release: '2.13',
+    min: '1.31',
+    max: '1.34',
+    source: 'kumahq/kuma@99bb946e (v2.13.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION',
+  },
+  {
+    release: '2.12',
+    min: '1.27',
+    max: '1.32',
+    source: 'kumahq/kuma@6b477999 (2.12.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION',
+  },
+  {
+    release: '2.11',
+    min: '1.27',
+    max: '1.32',
+    source: 'kumahq/kuma@77a25d52 (2.11.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION',
+  },
+  {
+    release: '2.10',
+    min: '1.25',
+    max: '1.31',
+    source: 'kumahq/kuma@fed22561 (2.10.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION',
+  },
+  {
+    release: '2.9',
+    min: '1.25',
+    max: '1.31',
+    source: 'kumahq/kuma@948e6a43 (2.9.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION',
+  },
+];
 
 export const KUMA_RELEASES: ReleaseTable = {
   order: [

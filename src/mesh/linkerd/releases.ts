@@ -5,7 +5,39 @@
  * newest release whose edge tag it is at or after (version-2.x tags point at edge-24.2.4,
  * edge-24.8.2, edge-24.11.8, edge-25.4.4, edge-25.10.7); later builds are "edge".
  */
+import type { KubernetesSupport } from '../profile.js';
 import type { ReleaseTable } from '../release-table.js';
+
+/**
+ * Supported Kubernetes versions per release (moved here from support.ts, issue 32.4).
+ *
+ * The support table, linkerd/website @93f00175 linkerd.io/content/2-edge/reference/k8s-versions.md
+ * lines 21-33 ("Minimum/Maximum Kubernetes Version" per Linkerd version). For 2.18 and 2.19 the
+ * page says 1.22 but the code refuses it: `var minAPIVersion = [3]int{1, 23, 0}` (pkg/k8s/api.go
+ * line 30 at version-2.18 @0fe0ad01 and version-2.19 @0ebd74b0; `linkerd check` fails below it):
+ * the stricter minimum is used. 2.20: minAPIVersion 1.31.0 (version-2.20 @eadc1acf), as the page.
+ */
+const PAGE = 'linkerd/website@93f00175 linkerd.io/content/2-edge/reference/k8s-versions.md';
+export const LINKERD_KUBERNETES: readonly KubernetesSupport[] = [
+  { release: '2.20', min: '1.31', max: '1.35', source: PAGE },
+  {
+    release: '2.19',
+    min: '1.23',
+    max: '1.35',
+    source: `${PAGE}; minimum from linkerd2@0ebd74b0 pkg/k8s/api.go minAPIVersion`,
+  },
+  {
+    release: '2.18',
+    min: '1.23',
+    max: '1.32',
+    source: `${PAGE}; minimum from linkerd2@0fe0ad01 pkg/k8s/api.go minAPIVersion`,
+  },
+  { release: '2.17', min: '1.22', max: '1.31', source: PAGE },
+  { release: '2.16', min: '1.22', max: '1.29', source: PAGE },
+  { release: '2.15', min: '1.22', max: '1.29', source: PAGE },
+  { release: '2.14', min: '1.21', max: '1.28', source: PAGE },
+  { release: '2.13', min: '1.21', max: '1.28', source: PAGE },
+];
 
 export const LINKERD_RELEASES: ReleaseTable = {
   order: ['2.10', '2.11', '2.12', '2.13', '2.14', '2.15', '2.16', '2.17', '2.18', '2.19', 'edge'],
