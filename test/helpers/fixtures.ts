@@ -27,6 +27,7 @@ export const MORE_HEALTHY = [
   'kuma-1.x',
   'consul-0.x',
   'istio-1.5',
+  'linkerd-stable-2.10',
 ] as const;
 /**
  * A healthy cluster of one mesh, of Linkerd and Istio ('both'), of meshes side by side
