@@ -39,24 +39,30 @@ export const releaseOfInjector = (
 ): ReleaseFacts | undefined => injectorReleases(m, mesh).find((r) => r.injector.deployment === deployment)?.facts;
 
 /**
- * Some installed injector of the mesh still reads this marker key where today's release no
- * longer does (Kuma 1.x's annotation): a marker it reads is no mistake.
+ * Some installed injector of the mesh may still read this marker key where today's release no
+ * longer does (Kuma 1.x's annotation): true when one of them runs such a release, and when which
+ * release runs cannot be told (no injector Deployment read, its version unread or outside the
+ * tables): a marker only some releases read is then not called a mistake. False when no release
+ * of the table reads it (today's rules hold for every release).
  */
 export function someReleaseReads(m: Model, mesh: MeshName, key: { field: string; key: string; on: string }): boolean {
   const p = profileOf(mesh);
-  // Only a table that names such keys is consulted, and only the Deployments (no Service is read:
-  // the marker checks do not declare them): the injector Deployments in the mesh's namespaces.
-  if (!p.versions?.releases?.rows.some((r) => r.reads?.length) || !m.has('deployments')) return false;
-  return m
-    .memo(`release-reads:${mesh}`, () =>
-      (m.mesh(mesh)?.namespaces ?? []).flatMap((ns) =>
-        m
-          .inNamespace('deployments', ns)
-          .filter((d) => p.controlPlane.injector.isDeployment(nameOf(d)))
-          .flatMap((d) => releaseFacts(p, p.versions?.controlPlane(m, d))?.reads ?? []),
-      ),
-    )
-    .some((x) => x.field === key.field && x.key === key.key && x.on === key.on);
+  const same = (x: { field: string; key: string; on: string }) =>
+    x.field === key.field && x.key === key.key && x.on === key.on;
+  if (!p.versions?.releases?.rows.some((r) => r.reads?.some(same))) return false;
+  // Only the Deployments are read (no Service: the marker checks do not declare them): the
+  // injector Deployments in the mesh's namespaces.
+  const facts = m.memo(`release-reads:${mesh}`, () =>
+    m.has('deployments')
+      ? (m.mesh(mesh)?.namespaces ?? []).flatMap((ns) =>
+          m
+            .inNamespace('deployments', ns)
+            .filter((d) => p.controlPlane.injector.isDeployment(nameOf(d)))
+            .map((d) => releaseFacts(p, p.versions?.controlPlane(m, d))),
+        )
+      : [],
+  );
+  return !facts.length || facts.some((f) => !f?.release || f.reads.some(same));
 }
 
 /**
