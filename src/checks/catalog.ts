@@ -573,6 +573,15 @@ export const CATALOG = {
     inputs: ['pods', 'configmaps', 'mutatingwebhookconfigurations'],
     optionalInputs: [...WORKLOAD_KINDS, 'secrets', 'namespaces'],
   },
+  'mesh-key-unknown': {
+    code: 'MD2075',
+    title: "A mesh's key the installed release does not know",
+    description:
+      "An annotation or label under a mesh's own prefixes on a pod template or namespace that the installed release does not know (a typo, or a key of another release): nothing reads it. Names the nearest key the release knows and what it does.",
+    severity: 'warning',
+    inputs: ['namespaces'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'mutatingwebhookconfigurations', 'services', 'configmaps'],
+  },
 } as const satisfies Record<string, CatalogEntry>;
 
 export type CheckId = keyof typeof CATALOG;

@@ -34,6 +34,7 @@ import admissionRejectsProxy from './admission-rejects-proxy.js';
 import proxyCannotStart from './proxy-cannot-start.js';
 import webhookBlocksInjector from './webhook-blocks-injector.js';
 import injectorRbacMissing from './injector-rbac-missing.js';
+import meshKeyUnknown from './mesh-key-unknown.js';
 import kubernetesVersionUnsupported from './kubernetes-version-unsupported.js';
 import proxyOutdated from './proxy-outdated.js';
 import nativeSidecarUnsupported from './native-sidecar-unsupported.js';
@@ -82,6 +83,7 @@ export const CHECKS: readonly Check[] = [
   proxyCannotStart,
   webhookBlocksInjector,
   injectorRbacMissing,
+  meshKeyUnknown,
   kubernetesVersionUnsupported,
   proxyOutdated,
   nativeSidecarUnsupported,

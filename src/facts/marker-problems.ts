@@ -53,6 +53,7 @@ import { podStates, type Model, type Workload } from './model.js';
 import type { ResourceRef } from '../util/types.js';
 import { annotationsOf, isObj, labelsOf } from '../util/objects.js';
 import type { Step } from '../fix/steps.js';
+import { someReleaseReads } from './releases.js';
 
 export interface Problem {
   mesh: MeshName;
@@ -157,7 +158,7 @@ function tableNamespaceProblems(m: Model, p: MeshProfile, c: NamespaceProblemCon
   if (!enable) return [];
   const out: MarkerProblemDraft[] = [];
   for (const s of t.strays) {
-    const v = s.on === 'namespace' && !s.ownRule ? valueAt(c.obj, s) : undefined;
+    const v = s.on === 'namespace' && !s.ownRule && !someReleaseReads(m, p.name, s) ? valueAt(c.obj, s) : undefined;
     if (!asksOn(v)) continue;
     out.push({
       message: s.legacy
@@ -187,7 +188,7 @@ function tableWorkloadProblems(m: Model, p: MeshProfile, c: WorkloadProblemConte
   if (namespaceMarker(m, p.name, m.namespace(w.namespace)).enabled) return [];
   const out: MarkerProblemDraft[] = [];
   for (const s of t.strays) {
-    const v = s.on === 'template' && !s.ownRule ? valueAt(w.template, s) : undefined;
+    const v = s.on === 'template' && !s.ownRule && !someReleaseReads(m, p.name, s) ? valueAt(w.template, s) : undefined;
     if (!asksOn(v)) continue;
     const ns = podOptInNamespace(m, p, w, t.ask);
     out.push({

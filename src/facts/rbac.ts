@@ -12,6 +12,7 @@ import type { InjectorPermission } from '../mesh/profile.js';
 import { profileOf } from '../mesh/registry.js';
 import { injectors, namespaceRead, type Injector } from './controlplane.js';
 import type { Model } from './model.js';
+import { releaseOfInjector } from './releases.js';
 
 /** One injector's standing: its ServiceAccount, what it lacks, and the chart's role and binding. */
 interface InjectorAccess {
@@ -59,11 +60,18 @@ export function injectorAccess(m: Model, mesh: MeshName): InjectorAccess[] {
     const out: InjectorAccess[] = [];
     for (const inj of injectors(m, mesh)) {
       if (!inj.deployment || !namespaceRead(m, inj.namespace)) continue; // no Deployment, no ServiceAccount to judge
+      // Its release's chart RBAC (src/mesh/<mesh>/releases.ts): a release outside the tables is not
+      // judged by today's chart, and one whose injector needs no cluster-wide permission has none to miss.
+      const release = releaseOfInjector(m, mesh, inj.deployment);
+      if (release?.outside) continue;
+      const needs =
+        !release || release.injectorRbac === 'today' || !release.injectorRbac ? rbac.needs : release.injectorRbac;
+      if (!needs.length) continue;
       const account = { namespace: inj.namespace, name: accountOf(inj.deployment) };
       const user = serviceAccountUser(account.namespace, account.name);
       const missing: InjectorAccess['missing'] = [];
       const grantedBy = new Set<string>();
-      const requests: { need: InjectorPermission; verb: string; req: RbacRequest }[] = rbac.needs.flatMap((need) =>
+      const requests: { need: InjectorPermission; verb: string; req: RbacRequest }[] = needs.flatMap((need) =>
         need.verbs.map((verb) => ({ need, verb, req: { verb, group: need.group, resource: need.resource } })),
       );
       for (const { need, verb, req } of requests) {

@@ -419,15 +419,8 @@ export interface SkipReading {
   readonly fix: Step[];
 }
 
-/** A permission an injector needs from the API server, cluster-wide, and what it does with it. */
-export interface InjectorPermission {
-  readonly group: string;
-  /** A resource, or resource/subresource. */
-  readonly resource: string;
-  readonly verbs: readonly string[];
-  /** What the injector does with it (for evidence). */
-  readonly why: string;
-}
+export type { InjectorPermission } from './release-table.js';
+import type { InjectorPermission, ReleaseTable } from './release-table.js';
 
 /**
  * What a mesh's chart grants its injector's ServiceAccount, as far as injection needs it: the
@@ -584,6 +577,8 @@ interface Versions {
   proxy(pod: K8sObject): VersionRead | undefined;
   /** How many releases a data plane may trail its control plane, in the mesh's own words. */
   readonly skew?: { readonly releases: number; readonly text: string; readonly source: string };
+  /** Its releases as data (src/mesh/<mesh>/releases.ts), read through releaseFacts (src/mesh/releases.ts). */
+  readonly releases?: ReleaseTable;
 }
 
 /** The mesh's identity certificates, when it keeps them where meshdoctor can read them. */

@@ -4,12 +4,17 @@ import { isObj, str } from '../util/objects.js';
 import type { MeshName } from './names.js';
 import { PROFILE_LIST, profileOf } from './registry.js';
 import type { MeshProfile } from './profile.js';
+import { injectedNamesOfAllReleases, proxyNamesOfAllReleases } from './releases.js';
 
 /** Every container a mesh's injector may add: its proxy, its init containers, its CNI plugin's validation container. */
 export const injectedNames = (p: MeshProfile): string[] => [
-  p.containers.proxy,
-  ...p.containers.init,
-  ...(p.cni?.validationInit && !p.containers.init.includes(p.cni.validationInit) ? [p.cni.validationInit] : []),
+  ...new Set([
+    p.containers.proxy,
+    ...p.containers.init,
+    ...(p.cni?.validationInit && !p.containers.init.includes(p.cni.validationInit) ? [p.cni.validationInit] : []),
+    // the names older releases injected (src/mesh/<mesh>/releases.ts): their pods keep them
+    ...injectedNamesOfAllReleases(p),
+  ]),
 ];
 
 /**
@@ -29,7 +34,12 @@ const injected = new WeakMap<object, MeshName | null>();
 function proxyOf(spec: Record<string, any>): MeshName | undefined {
   for (const p of PROFILE_LIST) {
     const name = p.containers.proxy;
-    if (Array.isArray(spec.containers) && spec.containers.some((c: unknown) => isObj(c) && c.name === name))
+    // A proxy named as an older release named it (Consul 0.x's envoy-sidecar): its pods keep that name.
+    const names = proxyNamesOfAllReleases(p);
+    if (
+      Array.isArray(spec.containers) &&
+      spec.containers.some((c: unknown) => isObj(c) && names.includes(str(c.name) ?? ''))
+    )
       return p.name;
     // A native sidecar (restartPolicy Always), or one whose restartPolicy an API server older than
     // native sidecars dropped: injected all the same, an init container that never exits

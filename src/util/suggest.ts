@@ -27,7 +27,7 @@ function editDistance(a: string, b: string): number {
 }
 
 /** The closest candidates to `word` (sorted), or none. */
-function similar(word: string, candidates: Iterable<string>): string[] {
+export function similar(word: string, candidates: Iterable<string>): string[] {
   if (word.length > MAX_LENGTH) return [];
   let best: string[] = [];
   let bestDistance = MAX_DISTANCE;

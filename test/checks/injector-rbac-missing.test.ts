@@ -15,6 +15,12 @@ checkCases('injector-rbac-missing', {
     { fixtures: 'fires-istio-digest-role-changed.yaml', findings: ['Deployment istio-system/istiod'] },
     { fixtures: 'fires-kuma-other-account.yaml', findings: ['Deployment kuma-system/kuma-control-plane'] },
     { fixtures: 'fires-consul-rbac-gone.yaml', findings: ['Deployment consul/consul-connect-injector'] },
+    // consul-k8s 0.33 reads the pod's Namespace; the 0.25-era ClusterRole never granted it (src/mesh/consul/releases.ts).
+    {
+      fixtures: 'fires-consul-0.33-no-namespaces.yaml',
+      base: 'consul-0.x',
+      findings: ['Deployment consul/consul-connect-injector-webhook-deployment'],
+    },
     // Beside another mesh whose RBAC is fine: only the injector that lacks it.
     {
       fixtures: ['fires-linkerd-binding-deleted.yaml', 'ok-istio-other-binding.yaml'],
@@ -27,6 +33,11 @@ checkCases('injector-rbac-missing', {
     { fixtures: 'ok-istio-other-binding.yaml' },
     { fixtures: 'ok-kuma-chart-rbac.yaml' },
     { fixtures: 'ok-consul-group-binding.yaml' },
+    // Releases whose injector needs no cluster-wide permission, or outside the tables: consul-k8s 0.25,
+    // Istio 1.5's standalone injector, OpenShift Service Mesh 1.x (src/mesh/<mesh>/releases.ts).
+    { base: 'consul-0.x' },
+    { base: 'istio-1.5' },
+    { fixtures: 'ok-ossm-1-injector.yaml', base: 'istio-1.5' },
     // No ClusterRoles at all (a dump without RBAC): not examined, never "everything is gone".
     { base: 'both' },
   ],

@@ -20,7 +20,15 @@ import { MetricsReader } from '../../src/k8s/admission-metrics.js';
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 /** The further healthy clusters (test/fixtures/healthy/<name>.yaml), each complete on its own. */
-export const MORE_HEALTHY = ['istio-revisions', 'istio-tags', 'istio-default-on'] as const;
+export const MORE_HEALTHY = [
+  'istio-revisions',
+  'istio-tags',
+  'istio-default-on',
+  'kuma-1.x',
+  'consul-0.x',
+  'istio-1.5',
+  'linkerd-stable-2.10',
+] as const;
 /**
  * A healthy cluster of one mesh, of Linkerd and Istio ('both'), of meshes side by side
  * ('linkerd+kuma'), Istio's ambient mode over its sidecar install, one of MORE_HEALTHY, or empty.
@@ -33,6 +41,8 @@ export const NOW = new Date('2026-11-22T12:00:00Z');
 
 /** The base a check fixture is written against, from its file name (as the per-check tests use it). */
 export function baseOf(file: string): Base {
+  const release = releaseBaseOf(file);
+  if (release) return release;
   if (file.includes('ambient')) return 'istio-ambient';
   if (file.includes('kuma')) return 'kuma';
   if (file.includes('consul')) return 'consul';
@@ -41,9 +51,18 @@ export function baseOf(file: string): Base {
   return 'both';
 }
 
-/** The two-mesh cluster a fixture also runs over: Kuma beside Linkerd, Consul beside Istio, the rest over Linkerd and Istio. */
+/** A fixture written for an older release's healthy cluster (src/mesh/<mesh>/releases.ts), by its name. */
+function releaseBaseOf(file: string): Base | undefined {
+  if (file.includes('kuma-1.x')) return 'kuma-1.x';
+  if (file.includes('consul-0.')) return 'consul-0.x';
+  if (file.includes('istio-1.5') || file.includes('ossm-1')) return 'istio-1.5';
+  if (file.includes('linkerd-stable-2.10')) return 'linkerd-stable-2.10';
+  return undefined;
+}
+
+/** The two-mesh cluster a fixture also runs over: Kuma beside Linkerd, Consul beside Istio, the rest over Linkerd and Istio; an older release's fixture only over its own cluster. */
 export const besideOf = (file: string): Base =>
-  file.includes('kuma') ? 'linkerd+kuma' : file.includes('consul') ? 'istio+consul' : 'both';
+  releaseBaseOf(file) ?? (file.includes('kuma') ? 'linkerd+kuma' : file.includes('consul') ? 'istio+consul' : 'both');
 
 /** Parse YAML text (multi-document, Lists) into objects. */
 export function parseObjects(text: string): K8sObject[] {

@@ -6,7 +6,7 @@
  */
 import type { K8sObject } from '../../util/types.js';
 import { arr } from '../../util/objects.js';
-import type { InjectorRbac, KubernetesSupport, VersionRead } from '../profile.js';
+import type { InjectorRbac, VersionRead } from '../profile.js';
 import {
   compareSemver,
   containerVersion,
@@ -17,46 +17,12 @@ import {
   semver,
   templateContainer,
 } from '../versions.js';
-
-/**
- * The compatibility matrix ("Compatible Kubernetes versions" per consul-k8s version):
- * developer.hashicorp.com/consul/docs/k8s/compatibility (1.8.x, 1.9.x),
- * developer.hashicorp.com/consul/docs/deploy/server/k8s/requirements (1.1.x to 1.3.x), and
- * hashicorp/consul@0363db5d website/content/docs/k8s/compatibility.mdx (1.4.x). Not verified, so
- * not in the table (not examined): 1.5.x to 1.7.x and 2.0.x.
- */
-const MATRIX = 'developer.hashicorp.com/consul/docs/k8s/compatibility';
-const KUBERNETES: readonly KubernetesSupport[] = [
-  { release: '1.9', min: '1.30', max: '1.34', source: MATRIX },
-  { release: '1.8', min: '1.30', max: '1.34', source: MATRIX },
-  {
-    release: '1.4',
-    min: '1.26',
-    max: '1.29',
-    source: 'hashicorp/consul@0363db5d website/content/docs/k8s/compatibility.mdx',
-  },
-  {
-    release: '1.3',
-    min: '1.25',
-    max: '1.28',
-    source: 'developer.hashicorp.com/consul/docs/deploy/server/k8s/requirements',
-  },
-  {
-    release: '1.2',
-    min: '1.24',
-    max: '1.27',
-    source: 'developer.hashicorp.com/consul/docs/deploy/server/k8s/requirements',
-  },
-  {
-    release: '1.1',
-    min: '1.23',
-    max: '1.26',
-    source: 'developer.hashicorp.com/consul/docs/deploy/server/k8s/requirements',
-  },
-];
+import { CONSUL_KUBERNETES, CONSUL_RELEASES } from './releases.js';
 
 export const consulVersions = {
-  kubernetes: KUBERNETES,
+  /** Its releases as data (issue 32.4). */
+  releases: CONSUL_RELEASES,
+  kubernetes: CONSUL_KUBERNETES,
   release: (v: string) => minorRelease(v),
   compare: (a: string, b: string) => compareSemver(a, b),
   /** The consul-k8s-control-plane image of the connect injector (charts/consul/templates/connect-inject-deployment.yaml, container sidecar-injector). */

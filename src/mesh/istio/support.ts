@@ -7,29 +7,11 @@ import type { K8sObject } from '../../util/types.js';
 import { nameOf, nsOf } from '../../util/objects.js';
 import type { MeshContext } from '../context.js';
 import { configValues, valueAt } from '../config-values.js';
-import type { InjectorRbac, KubernetesSupport, VersionRead } from '../profile.js';
+import type { InjectorRbac, VersionRead } from '../profile.js';
 import { compareSemver, containerVersion, minorRelease, podContainer, semver } from '../versions.js';
 import { injectorConfigName, serviceRevision } from './install.js';
 import { istiodVersion } from './version.js';
-
-/**
- * istio.io's support table, data/compatibility/supportStatus.yml (`k8sVersions` per release), as
- * served from raw.githubusercontent.com/istio/istio.io/master (read from the docs index, no commit:
- * rows 1.26 to 1.30), and the page it renders, istio.io/latest/docs/releases/supported-releases
- * "Support status of Istio releases" (the zh copy in the docs index: rows 1.23 to 1.25).
- */
-const TABLE = 'istio.io data/compatibility/supportStatus.yml (raw.githubusercontent.com/istio/istio.io/master)';
-const PAGE = 'istio.io/latest/docs/releases/supported-releases "Support status of Istio releases"';
-const KUBERNETES: readonly KubernetesSupport[] = [
-  { release: '1.30', min: '1.32', max: '1.36', source: TABLE },
-  { release: '1.29', min: '1.31', max: '1.35', source: TABLE },
-  { release: '1.28', min: '1.30', max: '1.34', source: TABLE },
-  { release: '1.27', min: '1.29', max: '1.33', source: TABLE },
-  { release: '1.26', min: '1.29', max: '1.33', source: TABLE },
-  { release: '1.25', min: '1.29', max: '1.32', source: PAGE },
-  { release: '1.24', min: '1.28', max: '1.31', source: PAGE },
-  { release: '1.23', min: '1.27', max: '1.30', source: PAGE },
-];
+import { ISTIO_KUBERNETES, ISTIO_RELEASES } from './releases.js';
 
 const isVersion = (t: string) => semver(t.replace(/-(distroless|debug)$/, '')) !== undefined;
 /** A proxyv2 or pilot tag without its image variant (inject.go KnownImageTypes: distroless, debug). */
@@ -42,7 +24,9 @@ function proxy(pod: K8sObject): VersionRead | undefined {
 }
 
 export const istioVersions = {
-  kubernetes: KUBERNETES,
+  /** Its releases as data (issue 32.4). */
+  releases: ISTIO_RELEASES,
+  kubernetes: ISTIO_KUBERNETES,
   release: (v: string) => minorRelease(v),
   compare: (a: string, b: string) => compareSemver(a, b),
   controlPlane(m: MeshContext, d: K8sObject): VersionRead | undefined {

@@ -5,7 +5,7 @@
  */
 import type { K8sObject } from '../../util/types.js';
 import { arr, isObj } from '../../util/objects.js';
-import type { InjectorRbac, KubernetesSupport, VersionRead } from '../profile.js';
+import type { InjectorRbac, VersionRead } from '../profile.js';
 import {
   compareSemver,
   containerVersion,
@@ -16,50 +16,7 @@ import {
   semver,
   templateContainer,
 } from '../versions.js';
-
-/**
- * Kuma "is validated against two Kubernetes versions" (kumahq/kuma-website@a92a32a8
- * app/_src/introduction/kuma-requirements.md, which embeds them): K8S_MIN_VERSION and
- * K8S_MAX_VERSION of mk/dev.mk at each tag (lines 24-25 up to 2.11.0, 30-31 after).
- */
-const KUBERNETES: readonly KubernetesSupport[] = [
-  {
-    release: '2.14',
-    min: '1.32',
-    max: '1.35',
-    source: 'kumahq/kuma@51c6d381 (v2.14.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION',
-  },
-  {
-    release: '2.13',
-    min: '1.31',
-    max: '1.34',
-    source: 'kumahq/kuma@99bb946e (v2.13.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION',
-  },
-  {
-    release: '2.12',
-    min: '1.27',
-    max: '1.32',
-    source: 'kumahq/kuma@6b477999 (2.12.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION',
-  },
-  {
-    release: '2.11',
-    min: '1.27',
-    max: '1.32',
-    source: 'kumahq/kuma@77a25d52 (2.11.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION',
-  },
-  {
-    release: '2.10',
-    min: '1.25',
-    max: '1.31',
-    source: 'kumahq/kuma@fed22561 (2.10.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION',
-  },
-  {
-    release: '2.9',
-    min: '1.25',
-    max: '1.31',
-    source: 'kumahq/kuma@948e6a43 (2.9.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION',
-  },
-];
+import { KUMA_KUBERNETES, KUMA_RELEASES } from './releases.js';
 
 /**
  * The kuma-dp image the control plane injects: the chart always sets it in
@@ -69,7 +26,9 @@ const KUBERNETES: readonly KubernetesSupport[] = [
 export const SIDECAR_IMAGE_ENV = 'KUMA_RUNTIME_KUBERNETES_INJECTOR_SIDECAR_CONTAINER_IMAGE';
 
 export const kumaVersions = {
-  kubernetes: KUBERNETES,
+  /** Its releases as data (issue 32.4). */
+  releases: KUMA_RELEASES,
+  kubernetes: KUMA_KUBERNETES,
   release: (v: string) => minorRelease(v),
   compare: (a: string, b: string) => compareSemver(a, b),
   /** The kuma-cp image of the control-plane container (values.yaml controlPlane.image.repository "kuma-cp"). */

@@ -6,39 +6,11 @@
  */
 import type { K8sObject } from '../../util/types.js';
 import { annotationsOf } from '../../util/objects.js';
-import type { InjectorRbac, KubernetesSupport, VersionRead } from '../profile.js';
+import type { InjectorRbac, VersionRead } from '../profile.js';
 import { containerVersion, deploymentText, podContainer, templateContainer } from '../versions.js';
+import { LINKERD_KUBERNETES, LINKERD_RELEASES } from './releases.js';
 
 const PROXY = 'linkerd-proxy';
-
-/**
- * The support table, linkerd/website @93f00175 linkerd.io/content/2-edge/reference/k8s-versions.md
- * lines 21-33 ("Minimum/Maximum Kubernetes Version" per Linkerd version). For 2.18 and 2.19 the
- * page says 1.22 but the code refuses it: `var minAPIVersion = [3]int{1, 23, 0}` (pkg/k8s/api.go
- * line 30 at version-2.18 @0fe0ad01 and version-2.19 @0ebd74b0; `linkerd check` fails below it):
- * the stricter minimum is used. 2.20: minAPIVersion 1.31.0 (version-2.20 @eadc1acf), as the page.
- */
-const PAGE = 'linkerd/website@93f00175 linkerd.io/content/2-edge/reference/k8s-versions.md';
-const KUBERNETES: readonly KubernetesSupport[] = [
-  { release: '2.20', min: '1.31', max: '1.35', source: PAGE },
-  {
-    release: '2.19',
-    min: '1.23',
-    max: '1.35',
-    source: `${PAGE}; minimum from linkerd2@0ebd74b0 pkg/k8s/api.go minAPIVersion`,
-  },
-  {
-    release: '2.18',
-    min: '1.23',
-    max: '1.32',
-    source: `${PAGE}; minimum from linkerd2@0fe0ad01 pkg/k8s/api.go minAPIVersion`,
-  },
-  { release: '2.17', min: '1.22', max: '1.31', source: PAGE },
-  { release: '2.16', min: '1.22', max: '1.29', source: PAGE },
-  { release: '2.15', min: '1.22', max: '1.29', source: PAGE },
-  { release: '2.14', min: '1.21', max: '1.28', source: PAGE },
-  { release: '2.13', min: '1.21', max: '1.28', source: PAGE },
-];
 
 /**
  * From 2.15 the open-source releases ship as edge builds: each version-2.x tag points at one edge
@@ -78,7 +50,9 @@ function proxy(pod: K8sObject): VersionRead | undefined {
 }
 
 export const linkerdVersions = {
-  kubernetes: KUBERNETES,
+  /** Its releases as data (issue 32.4). */
+  releases: LINKERD_RELEASES,
+  kubernetes: LINKERD_KUBERNETES,
   release(v: string): string | undefined {
     const p = parse(v);
     if (!p) return undefined;

@@ -1,0 +1,100 @@
+/**
+ * The releases a mesh's injectors run, as the mesh's release tables place them (issue 32.4):
+ * the one place facts and checks learn what the installed release reads, injects and needs
+ * (src/mesh/releases.ts releaseFacts). No version string is compared here or in any check.
+ */
+import type { K8sObject } from '../util/types.js';
+import { nameOf } from '../util/objects.js';
+import type { MeshName } from '../mesh/names.js';
+import { profileOf } from '../mesh/registry.js';
+import { releaseFacts, type ReleaseFacts } from '../mesh/releases.js';
+import { injectors, type Injector } from './controlplane.js';
+import type { Model } from './model.js';
+
+/** One injector Deployment and what the tables say of its release (undefined: its version was not read). */
+interface InjectorRelease {
+  injector: Injector;
+  facts?: ReleaseFacts;
+}
+
+/** Every injector Deployment of the mesh with its release facts. */
+function injectorReleases(m: Model, mesh: MeshName): InjectorRelease[] {
+  return m.memo(`injector-releases:${mesh}`, () => {
+    const p = profileOf(mesh);
+    return injectors(m, mesh)
+      .filter((i) => i.deployment)
+      .map((injector) => {
+        const read = p.versions?.controlPlane(m, injector.deployment as K8sObject);
+        const facts = releaseFacts(p, read);
+        return { injector, ...(facts ? { facts } : {}) };
+      });
+  });
+}
+
+/** The release facts of one injector Deployment (undefined: its version was not read, or the mesh has no table). */
+export const releaseOfInjector = (
+  m: Model,
+  mesh: MeshName,
+  deployment: K8sObject | undefined,
+): ReleaseFacts | undefined => injectorReleases(m, mesh).find((r) => r.injector.deployment === deployment)?.facts;
+
+/**
+ * Some installed injector of the mesh may still read this marker key where today's release no
+ * longer does (Kuma 1.x's annotation): true when one of them runs such a release, and when which
+ * release runs cannot be told (no injector Deployment read, its version unread or outside the
+ * tables): a marker only some releases read is then not called a mistake. False when no release
+ * of the table reads it (today's rules hold for every release).
+ */
+export function someReleaseReads(m: Model, mesh: MeshName, key: { field: string; key: string; on: string }): boolean {
+  const p = profileOf(mesh);
+  const same = (x: { field: string; key: string; on: string }) =>
+    x.field === key.field && x.key === key.key && x.on === key.on;
+  if (!p.versions?.releases?.rows.some((r) => r.reads?.some(same))) return false;
+  // Only the Deployments are read (no Service: the marker checks do not declare them): the
+  // injector Deployments in the mesh's namespaces.
+  const facts = m.memo(`release-reads:${mesh}`, () =>
+    m.has('deployments')
+      ? (m.mesh(mesh)?.namespaces ?? []).flatMap((ns) =>
+          m
+            .inNamespace('deployments', ns)
+            .filter((d) => p.controlPlane.injector.isDeployment(nameOf(d)))
+            .map((d) => releaseFacts(p, p.versions?.controlPlane(m, d))),
+        )
+      : [],
+  );
+  return !facts.length || facts.some((f) => !f?.release || f.reads.some(same));
+}
+
+/**
+ * The keys of a mesh's domain its installed release knows, for judging keys nobody reads
+ * (issue 31.6): the union over its injectors' releases (a key any of them knows is read), the
+ * release names, and a note when some injector's version was not read or is outside the tables
+ * (then every release's keys count as known: only keys no release knows are named).
+ */
+export function knownKeys(
+  m: Model,
+  mesh: MeshName,
+): { facts: ReleaseFacts[]; known: ReadonlySet<string>; releases: string[]; note?: string } | undefined {
+  const t = profileOf(mesh).versions?.releases;
+  if (!t) return undefined;
+  return m.memo(`known-keys:${mesh}`, () => {
+    const rs = injectorReleases(m, mesh);
+    const facts = rs.flatMap((r) => (r.facts ? [r.facts] : []));
+    const placed = facts.filter((f) => f.release !== undefined && !f.outside);
+    const unread = rs.length === 0 || rs.some((r) => !r.facts);
+    const outside = facts.find((f) => f.outside);
+    const all = !placed.length || unread || outside !== undefined;
+    const known = all ? new Set(t.keys.map((k) => k.key)) : new Set(placed.flatMap((f) => [...f.known]));
+    const note = outside
+      ? outside.outside
+      : unread
+        ? `the version of ${rs.length ? 'an injector' : 'the injector'} was not read: keys were checked against every release meshdoctor's tables cover (${t.order[0]} to ${t.order[t.order.length - 1]})`
+        : undefined;
+    return {
+      facts: placed,
+      known,
+      releases: [...new Set(placed.map((f) => f.release!))],
+      ...(note ? { note } : {}),
+    };
+  });
+}

@@ -1,0 +1,327 @@
+/**
+ * Istio releases as data (issue 32.4): typed constants, no functions; read through releaseFacts
+ * (src/mesh/releases.ts). Rows keyed by release range, oldest first, each with its source; the
+ * keys of its domain from istio/api annotation/annotations.yaml, label/labels.yaml (1.10+) and
+ * label/label.go (1.6 to 1.9) at each minor tag. OpenShift Service Mesh (maistra) versions map
+ * to the Istio release they are built from.
+ */
+import type { KubernetesSupport } from '../profile.js';
+import type { ReleaseTable } from '../release-table.js';
+
+/**
+ * Supported Kubernetes versions per release (moved here from support.ts, issue 32.4).
+ *
+ * istio.io's support table, data/compatibility/supportStatus.yml (`k8sVersions` per release), as
+ * served from raw.githubusercontent.com/istio/istio.io/master (read from the docs index, no commit:
+ * rows 1.26 to 1.30), and the page it renders, istio.io/latest/docs/releases/supported-releases
+ * "Support status of Istio releases" (the zh copy in the docs index: rows 1.23 to 1.25).
+ */
+const TABLE = 'istio.io data/compatibility/supportStatus.yml (raw.githubusercontent.com/istio/istio.io/master)';
+const PAGE = 'istio.io/latest/docs/releases/supported-releases "Support status of Istio releases"';
+export const ISTIO_KUBERNETES: readonly KubernetesSupport[] = [
+  { release: '1.30', min: '1.32', max: '1.36', source: TABLE },
+  { release: '1.29', min: '1.31', max: '1.35', source: TABLE },
+  { release: '1.28', min: '1.30', max: '1.34', source: TABLE },
+  { release: '1.27', min: '1.29', max: '1.33', source: TABLE },
+  { release: '1.26', min: '1.29', max: '1.33', source: TABLE },
+  { release: '1.25', min: '1.29', max: '1.32', source: PAGE },
+  { release: '1.24', min: '1.28', max: '1.31', source: PAGE },
+  { release: '1.23', min: '1.27', max: '1.30', source: PAGE },
+];
+
+/**
+ * Istio's releases. `injectorBuilds`: the standalone sidecar injector (Deployment istio-sidecar-injector, up to 1.5, and OpenShift
+ * Service Mesh 1.x): its ClusterRole grants configmaps and mutatingwebhookconfigurations only for
+ * named objects (resourceNames istio-sidecar-injector), and it reads no node: no cluster-wide
+ * permission the injection depends on (istio/istio@f1860202
+ * manifests/istio-control/istio-autoinject/templates/clusterrole.yaml): `injectorBuilds`.
+ */
+export const ISTIO_RELEASES: ReleaseTable = {
+  order: [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30].map(
+    (n) => `1.${n}`,
+  ),
+  distributions: [
+    {
+      title: 'OpenShift Service Mesh',
+      image: '(openshift-service-mesh|maistra)/',
+      versions: [
+        {
+          prefix: '2.0',
+          release: '1.6',
+          source: 'docs.openshift.com service_mesh/v2x/servicemesh-release-notes "Component versions" (2.0: Istio 1.6)',
+        },
+        { prefix: '2.1', release: '1.9', source: 'the same page (2.1: Istio 1.9)' },
+        { prefix: '2.2', release: '1.12', source: 'the same page (2.2: Istio 1.12)' },
+        { prefix: '2.3', release: '1.14', source: 'the same page (2.3: Istio 1.14)' },
+        { prefix: '2.4', release: '1.16', source: 'the same page (2.4: Istio 1.16)' },
+        { prefix: '2.5', release: '1.18', source: 'the same page (2.5: Istio 1.18)' },
+        { prefix: '2.6', release: '1.20', source: 'the same page (2.6: Istio 1.20)' },
+      ],
+    },
+  ],
+  injectorBuilds: [
+    {
+      title: 'the standalone sidecar injector',
+      image: '(^|/)sidecar_injector(-rhel\\d+)?[:@]|/sidecar-injector-rhel\\d+[:@]',
+      injectorRbac: [],
+      source: 'istio/istio@f1860202 manifests/istio-control/istio-autoinject/templates/clusterrole.yaml',
+    },
+  ],
+  rows: [
+    {
+      from: '1.5',
+      to: '1.5',
+      source:
+        'istio/istio@f1860202 manifests/istio-control/istio-autoinject/templates (the standalone injector, global.istiod.enabled false)',
+      recognise:
+        'Deployment istio-sidecar-injector, image istio/sidecar_injector:1.5.x (container sidecar-injector-webhook), or istiod with image istio/pilot:1.5.x',
+      webhook: 'MutatingWebhookConfiguration istio-sidecar-injector, namespaceSelector istio-injection=enabled',
+      injectorRbac: 'today',
+    },
+    {
+      from: '1.6',
+      to: '1.30',
+      source:
+        'istio/istio manifests/charts/istio-control/istio-discovery/templates/clusterrole.yaml (1.28.0 @b8d1df54)',
+      recognise:
+        'istiod image istio/pilot:1.x (container discovery); labels app.kubernetes.io/version and helm.sh/chart istiod-<version> from 1.24',
+      injectorRbac: 'today',
+    },
+  ],
+  domains: ['sidecar.istio.io', 'istio.io', 'proxy.istio.io', '.sidecar.istio.io'],
+  keySource:
+    'istio/api annotation/annotations.yaml, label/labels.yaml, label/label.go at 1.5.0 @891bf31f, 1.6.0 @2c1705ec, 1.10.0 @c42041d3, 1.16.0 @b9e5d446, 1.24.0 @9397ebf0, 1.28.0 @a5aa715c, 1.30.0 @a283232d and every minor tag between',
+  keys: [
+    {
+      key: 'istio.io/autoRegistrationGroup',
+      from: '1.13',
+      does: 'On a WorkloadEntry stores the associated WorkloadGroup',
+    },
+    {
+      key: 'istio.io/connectedAt',
+      from: '1.13',
+      does: 'On a WorkloadEntry stores the time in nanoseconds when the associated workload connected to a Pilot instance',
+    },
+    { key: 'istio.io/dataplane-mode', from: '1.24', does: '' },
+    {
+      key: 'istio.io/disconnectedAt',
+      from: '1.13',
+      does: 'On a WorkloadEntry stores the time in nanoseconds when the associated workload disconnected from a Pilot instance',
+    },
+    { key: 'istio.io/dry-run', from: '1.10', does: 'Specifies whether or not the given resource is in dry-run mode' },
+    { key: 'istio.io/ingress-use-waypoint', from: '1.30', does: '' },
+    { key: 'istio.io/reroute-virtual-interfaces', from: '1.25', does: '' },
+    {
+      key: 'istio.io/rev',
+      from: '1.6',
+      does: 'Specifies a control plane revision to which a given proxy is connected',
+    },
+    {
+      key: 'istio.io/tag',
+      from: '1.24',
+      does: 'Istio control plane tag name associated with the resource - for internal use only',
+    },
+    { key: 'istio.io/use-waypoint', from: '1.24', does: '' },
+    { key: 'istio.io/use-waypoint-namespace', from: '1.24', does: '' },
+    { key: 'istio.io/waypoint-for', from: '1.24', does: '' },
+    {
+      key: 'istio.io/workloadController',
+      from: '1.13',
+      does: 'On a WorkloadEntry should store the current/last pilot instance connected to the workload for XDS',
+    },
+    {
+      key: 'proxy.istio.io/config',
+      from: '1.6',
+      does: 'Overrides for the proxy configuration for this specific proxy',
+    },
+    {
+      key: 'proxy.istio.io/overrides',
+      from: '1.11',
+      does: 'Used internally to indicate user-specified overrides in the proxy container of the pod during injection',
+    },
+    {
+      key: 'readiness.status.sidecar.istio.io/applicationPorts',
+      from: '1.5',
+      does: 'Specifies the list of ports exposed by the application container',
+    },
+    {
+      key: 'readiness.status.sidecar.istio.io/failureThreshold',
+      from: '1.5',
+      does: 'Specifies the failure threshold for the Envoy sidecar readiness probe',
+    },
+    {
+      key: 'readiness.status.sidecar.istio.io/initialDelaySeconds',
+      from: '1.5',
+      does: 'Specifies the initial delay (in seconds) for the Envoy sidecar readiness',
+    },
+    {
+      key: 'readiness.status.sidecar.istio.io/periodSeconds',
+      from: '1.5',
+      does: 'Specifies the period (in seconds) for the Envoy sidecar readiness probe',
+    },
+    { key: 'sidecar.istio.io/agentLogLevel', from: '1.10', does: 'Specifies the log output level for pilot-agent' },
+    {
+      key: 'sidecar.istio.io/bootstrapOverride',
+      from: '1.5',
+      does: 'Specifies an alternative Envoy bootstrap configuration file',
+    },
+    { key: 'sidecar.istio.io/componentLogLevel', from: '1.5', does: 'Specifies the component log level for Envoy' },
+    {
+      key: 'sidecar.istio.io/controlPlaneAuthPolicy',
+      from: '1.5',
+      to: '1.23',
+      does: 'Specifies the auth policy used by the Istio control plane',
+    },
+    {
+      key: 'sidecar.istio.io/discoveryAddress',
+      from: '1.5',
+      does: 'Specifies the XDS discovery address to be used by the Envoy',
+    },
+    {
+      key: 'sidecar.istio.io/enableCoreDump',
+      from: '1.5',
+      to: '1.24',
+      does: 'Specifies whether or not an Envoy sidecar should enable core dump',
+    },
+    {
+      key: 'sidecar.istio.io/extraStatTags',
+      from: '1.12',
+      does: 'An additional list of tags to extract from the in-proxy Istio Wasm telemetry',
+    },
+    {
+      key: 'sidecar.istio.io/inject',
+      from: '1.5',
+      does: 'Specifies whether or not an Envoy sidecar should be automatically',
+    },
+    {
+      key: 'sidecar.istio.io/interceptionMode',
+      from: '1.5',
+      does: 'Specifies the mode used to redirect inbound connections to Envoy',
+    },
+    { key: 'sidecar.istio.io/logLevel', from: '1.5', does: 'Specifies the log level for Envoy' },
+    {
+      key: 'sidecar.istio.io/nativeSidecar',
+      from: '1.24',
+      does: 'Specifies if the istio-proxy sidecar should be injected as a',
+    },
+    {
+      key: 'sidecar.istio.io/proxyCPU',
+      from: '1.5',
+      does: 'Specifies the requested CPU setting for the Envoy sidecar',
+    },
+    { key: 'sidecar.istio.io/proxyCPULimit', from: '1.6', does: 'Specifies the CPU limit for the Envoy sidecar' },
+    {
+      key: 'sidecar.istio.io/proxyImage',
+      from: '1.5',
+      does: 'Specifies the Docker image to be used by the Envoy sidecar',
+    },
+    {
+      key: 'sidecar.istio.io/proxyImageType',
+      from: '1.13',
+      does: 'Specifies the Docker image type to be used by the Envoy sidecar',
+    },
+    {
+      key: 'sidecar.istio.io/proxyMemory',
+      from: '1.5',
+      does: 'Specifies the requested memory setting for the Envoy sidecar',
+    },
+    { key: 'sidecar.istio.io/proxyMemoryLimit', from: '1.6', does: 'Specifies the memory limit for the Envoy sidecar' },
+    {
+      key: 'sidecar.istio.io/rewriteAppHTTPProbers',
+      from: '1.5',
+      does: 'Rewrite HTTP readiness and liveness probes to be redirected to',
+    },
+    { key: 'sidecar.istio.io/statsCompression', from: '1.26', does: '' },
+    {
+      key: 'sidecar.istio.io/statsEvictionInterval',
+      from: '1.28',
+      does: 'Specifies the expiration interval for the Istio standard',
+    },
+    {
+      key: 'sidecar.istio.io/statsFlushInterval',
+      from: '1.28',
+      does: 'Specifies the flush interval for push-based stat sinks, e.g',
+    },
+    {
+      key: 'sidecar.istio.io/statsHistogramBins',
+      from: '1.28',
+      does: 'Specifies the bin size per time series for the Istio standard',
+    },
+    {
+      key: 'sidecar.istio.io/statsHistogramBuckets',
+      from: '1.19',
+      does: 'Specifies the custom histogram buckets with a prefix matcher to separate the Istio mesh metrics from the Envoy stats, e.g',
+    },
+    {
+      key: 'sidecar.istio.io/statsInclusionPrefixes',
+      from: '1.5',
+      does: 'Specifies the comma separated list of prefixes of the stats to be',
+    },
+    {
+      key: 'sidecar.istio.io/statsInclusionRegexps',
+      from: '1.5',
+      does: 'Specifies the comma separated list of regexes the stats should match',
+    },
+    {
+      key: 'sidecar.istio.io/statsInclusionSuffixes',
+      from: '1.5',
+      does: 'Specifies the comma separated list of suffixes of the stats to be',
+    },
+    {
+      key: 'sidecar.istio.io/status',
+      from: '1.5',
+      does: 'Generated by Envoy sidecar injection that indicates the status of',
+    },
+    {
+      key: 'sidecar.istio.io/userVolume',
+      from: '1.5',
+      does: 'Specifies one or more user volumes (as a JSON array) to be added to',
+    },
+    {
+      key: 'sidecar.istio.io/userVolumeMount',
+      from: '1.5',
+      does: 'Specifies one or more user volume mounts (as a JSON array) to be added',
+    },
+    { key: 'status.sidecar.istio.io/port', from: '1.5', does: 'Specifies the HTTP status Port for the Envoy sidecar' },
+    {
+      key: 'traffic.sidecar.istio.io/excludeInboundPorts',
+      from: '1.5',
+      does: 'A comma separated list of inbound ports to be excluded from redirection',
+    },
+    {
+      key: 'traffic.sidecar.istio.io/excludeInterfaces',
+      from: '1.15',
+      does: 'A comma separated list of interfaces to be excluded from Istio traffic capture',
+    },
+    {
+      key: 'traffic.sidecar.istio.io/excludeOutboundIPRanges',
+      from: '1.5',
+      does: 'A comma separated list of IP ranges in CIDR form to be excluded from',
+    },
+    {
+      key: 'traffic.sidecar.istio.io/excludeOutboundPorts',
+      from: '1.5',
+      does: 'A comma separated list of outbound ports to be excluded from redirection',
+    },
+    {
+      key: 'traffic.sidecar.istio.io/includeInboundPorts',
+      from: '1.5',
+      does: 'A comma separated list of inbound ports for which traffic is to be',
+    },
+    {
+      key: 'traffic.sidecar.istio.io/includeOutboundIPRanges',
+      from: '1.5',
+      does: 'A comma separated list of IP ranges in CIDR form to redirect to Envoy',
+    },
+    {
+      key: 'traffic.sidecar.istio.io/includeOutboundPorts',
+      from: '1.7',
+      does: 'A comma separated list of outbound ports for which traffic is to be',
+    },
+    {
+      key: 'traffic.sidecar.istio.io/kubevirtInterfaces',
+      from: '1.5',
+      does: 'A comma separated list of virtual interfaces whose inbound traffic',
+    },
+  ],
+};

@@ -1,0 +1,376 @@
+/**
+ * Linkerd releases as data (issue 32.4): typed constants, no functions; read through
+ * releaseFacts (src/mesh/releases.ts). Rows keyed by release range, oldest first, each with its
+ * source in linkerd/linkerd2. From 2.15 releases ship as edge builds: an edge build belongs to the
+ * newest release whose edge tag it is at or after (version-2.x tags point at edge-24.2.4,
+ * edge-24.8.2, edge-24.11.8, edge-25.4.4, edge-25.10.7); later builds are "edge".
+ */
+import type { KubernetesSupport } from '../profile.js';
+import type { ReleaseTable } from '../release-table.js';
+
+/**
+ * Supported Kubernetes versions per release (moved here from support.ts, issue 32.4).
+ *
+ * The support table, linkerd/website @93f00175 linkerd.io/content/2-edge/reference/k8s-versions.md
+ * lines 21-33 ("Minimum/Maximum Kubernetes Version" per Linkerd version). For 2.18 and 2.19 the
+ * page says 1.22 but the code refuses it: `var minAPIVersion = [3]int{1, 23, 0}` (pkg/k8s/api.go
+ * line 30 at version-2.18 @0fe0ad01 and version-2.19 @0ebd74b0; `linkerd check` fails below it):
+ * the stricter minimum is used. 2.20: minAPIVersion 1.31.0 (version-2.20 @eadc1acf), as the page.
+ */
+const PAGE = 'linkerd/website@93f00175 linkerd.io/content/2-edge/reference/k8s-versions.md';
+export const LINKERD_KUBERNETES: readonly KubernetesSupport[] = [
+  { release: '2.20', min: '1.31', max: '1.35', source: PAGE },
+  {
+    release: '2.19',
+    min: '1.23',
+    max: '1.35',
+    source: `${PAGE}; minimum from linkerd2@0ebd74b0 pkg/k8s/api.go minAPIVersion`,
+  },
+  {
+    release: '2.18',
+    min: '1.23',
+    max: '1.32',
+    source: `${PAGE}; minimum from linkerd2@0fe0ad01 pkg/k8s/api.go minAPIVersion`,
+  },
+  { release: '2.17', min: '1.22', max: '1.31', source: PAGE },
+  { release: '2.16', min: '1.22', max: '1.29', source: PAGE },
+  { release: '2.15', min: '1.22', max: '1.29', source: PAGE },
+  { release: '2.14', min: '1.21', max: '1.28', source: PAGE },
+  { release: '2.13', min: '1.21', max: '1.28', source: PAGE },
+];
+
+export const LINKERD_RELEASES: ReleaseTable = {
+  order: ['2.10', '2.11', '2.12', '2.13', '2.14', '2.15', '2.16', '2.17', '2.18', '2.19', 'edge'],
+  channels: [
+    { prefix: 'edge-', from: [24, 2, 4], release: '2.15' },
+    { prefix: 'edge-', from: [24, 8, 2], release: '2.16' },
+    { prefix: 'edge-', from: [24, 11, 8], release: '2.17' },
+    { prefix: 'edge-', from: [25, 4, 4], release: '2.18' },
+    { prefix: 'edge-', from: [25, 10, 7], release: '2.19' },
+    { prefix: 'edge-', from: [25, 10, 8], release: 'edge' },
+  ],
+  rows: [
+    {
+      from: '2.10',
+      to: '2.14',
+      source:
+        'linkerd/linkerd2@b10356a8 (stable-2.10.0) to @a4bec904 (stable-2.14.0) pkg/k8s/labels.go, charts/partials/templates/proxy.tpl',
+      recognise: 'the controller image cr.l5d.io/linkerd/controller:stable-2.x (Deployment linkerd-proxy-injector)',
+      containers: { proxy: ['linkerd-proxy'], init: ['linkerd-init'], validation: ['linkerd-network-validator'] },
+      injectorRbac: 'today',
+    },
+    {
+      from: '2.15',
+      to: 'edge',
+      source: 'linkerd/linkerd2@f0d861ea (edge-24.2.4, version-2.15) to @19a0d90d (edge-26.8.3) pkg/k8s/labels.go',
+      recognise: 'the controller image cr.l5d.io/linkerd/controller:edge-YY.M.N (Deployment linkerd-proxy-injector)',
+      injectorRbac: 'today',
+    },
+  ],
+  domains: ['linkerd.io', 'config.linkerd.io', 'config.alpha.linkerd.io'],
+  keySource:
+    'linkerd/linkerd2 pkg/k8s/labels.go and the keys its charts write (charts/partials, charts/linkerd-control-plane/templates) at stable-2.10.0 @b10356a8, 2.11.0 @02064b02, 2.12.0 @0bd3f732, 2.13.0 @775dc9fb, 2.14.0 @a4bec904, edge-24.2.4 @f0d861ea, edge-24.8.2 @332c4efa, edge-24.11.8 @43335fd9, edge-25.4.4 @0fe0ad01, edge-25.10.7 @0ebd74b0, edge-26.8.3 @19a0d90d',
+  keys: [
+    {
+      key: 'config.alpha.linkerd.io/proxy-enable-native-sidecar',
+      from: '2.15',
+      does: 'enables the native initContainer sidecar',
+    },
+    {
+      key: 'config.alpha.linkerd.io/proxy-wait-before-exit-seconds',
+      from: '2.10',
+      does: 'makes the proxy container to wait for the given period before exiting after the Pod entered the Terminating state',
+    },
+    {
+      key: 'config.linkerd.io/access-log',
+      from: '2.12',
+      does: 'configures whether HTTP access logging is enabled, and what access log format is used',
+    },
+    { key: 'config.linkerd.io/admin-port', from: '2.10', does: 'can be used to override the adminPort config' },
+    {
+      key: 'config.linkerd.io/admission-webhooks',
+      from: '2.10',
+      does: 'indicates whether admission webhooks are enabled for a namespace',
+    },
+    {
+      key: 'config.linkerd.io/close-wait-timeout',
+      from: '2.10',
+      does: 'configures nf_conntrack_tcp_timeout_close_wait',
+    },
+    { key: 'config.linkerd.io/control-port', from: '2.10', does: 'can be used to override the controlPort config' },
+    { key: 'config.linkerd.io/debug-image', from: '2.10', does: 'can be used to override the debugImage config' },
+    {
+      key: 'config.linkerd.io/debug-image-pull-policy',
+      from: '2.10',
+      does: 'can be used to override the debugImagePullPolicy config',
+    },
+    {
+      key: 'config.linkerd.io/debug-image-version',
+      from: '2.10',
+      does: 'can be used to override the debugImageVersion config',
+    },
+    {
+      key: 'config.linkerd.io/default-inbound-policy',
+      from: '2.11',
+      does: 'used to configure the default inbound policy of the proxy',
+    },
+    {
+      key: 'config.linkerd.io/disable-identity',
+      from: '2.10',
+      to: '2.11',
+      does: 'can be used to disable identity on the injected proxy',
+    },
+    {
+      key: 'config.linkerd.io/enable-debug-sidecar',
+      from: '2.10',
+      does: 'set to true if the debug container is injected',
+    },
+    {
+      key: 'config.linkerd.io/enable-external-profiles',
+      from: '2.10',
+      does: 'can be used to override the disableExternalProfilesAnnotation config',
+    },
+    {
+      key: 'config.linkerd.io/enable-gateway',
+      from: '2.10',
+      does: 'can be used to configure the proxy to operate as a gateway, routing requests that target the inbound router',
+    },
+    {
+      key: 'config.linkerd.io/image-pull-policy',
+      from: '2.10',
+      does: 'can be used to override the proxyImagePullPolicy and proxyInitImagePullPolicy configs',
+    },
+    { key: 'config.linkerd.io/inbound-port', from: '2.10', does: 'can be used to override the inboundPort config' },
+    {
+      key: 'config.linkerd.io/init-image',
+      from: '2.10',
+      to: '2.19',
+      does: 'can be used to override the proxyInitImage config',
+    },
+    {
+      key: 'config.linkerd.io/init-image-version',
+      from: '2.10',
+      to: '2.19',
+      does: 'can be used to override the proxy-init image version',
+    },
+    { key: 'config.linkerd.io/opaque-ports', from: '2.10', does: 'can be used to override the opaquePorts config' },
+    { key: 'config.linkerd.io/outbound-port', from: '2.10', does: 'can be used to override the outboundPort config' },
+    {
+      key: 'config.linkerd.io/pod-inbound-ports',
+      from: '2.11',
+      does: 'can be used to set a comma-separated list of (non-proxy) container ports exposed by the pod spec',
+    },
+    {
+      key: 'config.linkerd.io/proxy-additional-env',
+      from: 'edge',
+      does: 'allows setting additional proxy environment variables via a JSON-encoded list of Kubernetes EnvVar objects',
+    },
+    {
+      key: 'config.linkerd.io/proxy-admin-shutdown',
+      from: '2.16',
+      does: 'can be used to override the LINKERD2_PROXY_SHUTDOWN_ENDPOINT_ENABLED config',
+    },
+    {
+      key: 'config.linkerd.io/proxy-await',
+      from: '2.11',
+      does: 'can be used to force the application to wait for the proxy to be ready',
+    },
+    { key: 'config.linkerd.io/proxy-cpu-limit', from: '2.10', does: 'can be used to override the limitCPU config' },
+    {
+      key: 'config.linkerd.io/proxy-cpu-ratio-limit',
+      from: '2.18',
+      does: "can be used to configure proxy worker threads as a proportion of the node's available CPUs",
+    },
+    { key: 'config.linkerd.io/proxy-cpu-request', from: '2.10', does: 'can be used to override the requestCPU config' },
+    {
+      key: 'config.linkerd.io/proxy-disable-inbound-protocol-detect-timeout',
+      from: '2.15',
+      does: 'can be used to disable protocol detection timeouts for inbound connections by setting them to a very high value',
+    },
+    {
+      key: 'config.linkerd.io/proxy-disable-outbound-protocol-detect-timeout',
+      from: '2.15',
+      does: 'can be used to disable protocol detection timeouts for outbound connections by setting them to a very high value',
+    },
+    {
+      key: 'config.linkerd.io/proxy-enable-native-sidecar',
+      from: 'edge',
+      does: 'enables the native initContainer sidecar',
+    },
+    {
+      key: 'config.linkerd.io/proxy-ephemeral-storage-limit',
+      from: '2.12',
+      does: 'can be used to override the limitEphemeralStorage config',
+    },
+    {
+      key: 'config.linkerd.io/proxy-ephemeral-storage-request',
+      from: '2.12',
+      does: 'can be used to override the requestEphemeralStorage config',
+    },
+    { key: 'config.linkerd.io/proxy-gid', from: '2.16', does: 'can be used to override the GID config' },
+    { key: 'config.linkerd.io/proxy-image', from: '2.10', does: 'can be used to override the proxyImage config' },
+    {
+      key: 'config.linkerd.io/proxy-inbound-connect-timeout',
+      from: '2.10',
+      does: 'can be used to configure the inbound TCP connection timeout in the proxy',
+    },
+    {
+      key: 'config.linkerd.io/proxy-inbound-discovery-cache-unused-timeout',
+      from: '2.14',
+      does: 'can be used to configure the timeout that will evict unused inbound discovery results',
+    },
+    { key: 'config.linkerd.io/proxy-log-format', from: '2.10', does: 'can be used to override the log format config' },
+    {
+      key: 'config.linkerd.io/proxy-log-http-headers',
+      from: '2.16',
+      does: 'can be used to override if the proxy is permitted to log HTTP headers',
+    },
+    { key: 'config.linkerd.io/proxy-log-level', from: '2.10', does: 'can be used to override the log level config' },
+    {
+      key: 'config.linkerd.io/proxy-memory-limit',
+      from: '2.10',
+      does: 'can be used to override the limitMemory config',
+    },
+    {
+      key: 'config.linkerd.io/proxy-memory-request',
+      from: '2.10',
+      does: 'can be used to override the requestMemoryConfig',
+    },
+    {
+      key: 'config.linkerd.io/proxy-metrics-hostname-labels',
+      from: '2.18',
+      does: 'ProxyOutboundConnectTimeout can be used to configure the outbound TCP connection timeout in the proxy',
+    },
+    {
+      key: 'config.linkerd.io/proxy-outbound-connect-timeout',
+      from: '2.10',
+      does: 'can be used to configure the outbound TCP connection timeout in the proxy',
+    },
+    {
+      key: 'config.linkerd.io/proxy-outbound-discovery-cache-unused-timeout',
+      from: '2.14',
+      does: 'ProxyOutboundDiscoveryCacheTimeout can be used to configure the timeout that will evict unused outbound discovery results',
+    },
+    {
+      key: 'config.linkerd.io/proxy-require-identity-inbound-ports',
+      from: '2.10',
+      does: 'can be used to configure the proxy to always require identity on inbound ports',
+    },
+    { key: 'config.linkerd.io/proxy-uid', from: '2.10', does: 'can be used to override the UID config' },
+    { key: 'config.linkerd.io/proxy-version', from: '2.10', does: 'can be used to override the proxy version config' },
+    {
+      key: 'config.linkerd.io/shutdown-grace-period',
+      from: '2.12',
+      does: 'configures the grace period for graceful shutdowns in the proxy',
+    },
+    {
+      key: 'config.linkerd.io/skip-inbound-ports',
+      from: '2.10',
+      does: 'can be used to override the ignoreInboundPorts config',
+    },
+    {
+      key: 'config.linkerd.io/skip-outbound-ports',
+      from: '2.10',
+      does: 'can be used to override the ignoreOutboundPorts config',
+    },
+    { key: 'config.linkerd.io/skip-subnets', from: '2.12', does: 'can be used to override the skipSubnets config' },
+    {
+      key: 'linkerd.io/control-plane-component',
+      from: '2.10',
+      does: "identifies this object as a component of Linkerd's control plane (e.g",
+    },
+    {
+      key: 'linkerd.io/control-plane-ns',
+      from: '2.10',
+      does: 'injected into mesh-enabled apps, identifying the namespace of the Linkerd control plane',
+    },
+    { key: 'linkerd.io/created-by', from: '2.10', does: 'indicates the source of the injected data plane (e.g' },
+    {
+      key: 'linkerd.io/extension',
+      from: '2.10',
+      does: 'a label that helps identifying the namespace that contain a Linkerd Extension',
+    },
+    { key: 'linkerd.io/helm-release-version', from: '2.12', to: '2.14', does: 'written by the chart' },
+    {
+      key: 'linkerd.io/identity-issuer-expiry',
+      from: '2.10',
+      to: '2.10',
+      does: 'indicates the time at which this set of identity issuer credentials will cease to be valid',
+    },
+    {
+      key: 'linkerd.io/identity-mode',
+      from: '2.10',
+      to: '2.11',
+      does: 'controls how a pod participates in service identity',
+    },
+    {
+      key: 'linkerd.io/inject',
+      from: '2.10',
+      does: 'controls whether or not a pod should be injected when set on a pod spec',
+    },
+    { key: 'linkerd.io/install', from: '2.12', does: 'written by the chart' },
+    {
+      key: 'linkerd.io/is-control-plane',
+      from: '2.10',
+      to: '2.10',
+      does: 'a label that helps identifying the namespaces that contain a Linkerd control plane',
+    },
+    {
+      key: 'linkerd.io/is-control-plane',
+      from: '2.12',
+      does: 'a label that helps identifying the namespaces that contain a Linkerd control plane',
+    },
+    { key: 'linkerd.io/proxy', from: '2.10', does: 'written by the chart' },
+    {
+      key: 'linkerd.io/proxy-cronjob',
+      from: '2.10',
+      does: 'injected into mesh-enabled apps, identifying the CronJob that this proxy belongs to',
+    },
+    {
+      key: 'linkerd.io/proxy-daemonset',
+      from: '2.10',
+      does: 'injected into mesh-enabled apps, identifying the DaemonSet that this proxy belongs to',
+    },
+    {
+      key: 'linkerd.io/proxy-deployment',
+      from: '2.10',
+      does: 'injected into mesh-enabled apps, identifying the deployment that this proxy belongs to',
+    },
+    {
+      key: 'linkerd.io/proxy-job',
+      from: '2.10',
+      does: 'injected into mesh-enabled apps, identifying the Job that this proxy belongs to',
+    },
+    {
+      key: 'linkerd.io/proxy-replicaset',
+      from: '2.10',
+      does: 'injected into mesh-enabled apps, identifying the ReplicaSet that this proxy belongs to',
+    },
+    {
+      key: 'linkerd.io/proxy-replicationcontroller',
+      from: '2.10',
+      does: 'injected into mesh-enabled apps, identifying the ReplicationController that this proxy belongs to',
+    },
+    {
+      key: 'linkerd.io/proxy-statefulset',
+      from: '2.10',
+      does: 'injected into mesh-enabled apps, identifying the StatefulSet that this proxy belongs to',
+    },
+    { key: 'linkerd.io/proxy-version', from: '2.10', does: 'indicates the version of the injected data plane (e.g' },
+    { key: 'linkerd.io/tls', from: '2.10', does: 'the issuer secret scheme used by linkerd' },
+    {
+      key: 'linkerd.io/trust-root-sha256',
+      from: '2.12',
+      does: 'indicates the cert bundle configured on the injected workload',
+    },
+    { key: 'linkerd.io/v1alpha1', from: '2.12', does: 'written by the chart' },
+    { key: 'linkerd.io/v1beta1', from: '2.12', does: 'written by the chart' },
+    { key: 'linkerd.io/v1beta2', from: '2.15', to: '2.15', does: 'written by the chart' },
+    { key: 'linkerd.io/v1beta3', from: '2.16', does: 'written by the chart' },
+    {
+      key: 'linkerd.io/workload-ns',
+      from: '2.10',
+      does: 'injected into mesh-enabled apps, identifying the Namespace that this proxy belongs to',
+    },
+  ],
+};

@@ -1,0 +1,102 @@
+/**
+ * The shape of each mesh's release table (src/mesh/<mesh>/releases.ts): typed constants, no
+ * functions, every row with its source. src/mesh/releases.ts reads them (`releaseFacts`).
+ */
+import type { Field } from './types.js';
+
+/** A permission an injector needs from the API server, cluster-wide, and what it does with it. */
+export interface InjectorPermission {
+  readonly group: string;
+  /** A resource, or resource/subresource. */
+  readonly resource: string;
+  readonly verbs: readonly string[];
+  /** What the injector does with it (for evidence). */
+  readonly why: string;
+}
+
+/** A key of the mesh's domain (label or annotation) a span of releases knows, from the mesh's own key table. */
+interface KnownKey {
+  readonly key: string;
+  /** The first and last release (names of `ReleaseTable.order`) whose key table lists it; `to` undefined: still listed by the newest. */
+  readonly from: string;
+  readonly to?: string;
+  /** What it does, from the comment or description beside it in the mesh's source (may be empty). */
+  readonly does: string;
+}
+
+/** The containers a span of releases injects, by role. */
+export interface InjectedNames {
+  readonly proxy: readonly string[];
+  readonly init: readonly string[];
+  /** Injected beside the proxy, neither proxy nor init (Consul 0.x's lifecycle sidecar `consul-sidecar`). */
+  readonly helpers?: readonly string[];
+  /** The CNI plugin's validation init container. */
+  readonly validation?: readonly string[];
+}
+
+/** A known injector or proxy bug, and the release that fixed it. */
+interface KnownBug {
+  readonly text: string;
+  readonly fixedIn: string;
+  readonly source: string;
+}
+
+/** One row of a mesh's release table: what the releases `from` to `to` (inclusive, names of `order`) do. */
+export interface ReleaseRow {
+  readonly from: string;
+  readonly to: string;
+  /** Repository, file, and tag or commit the row's facts come from. */
+  readonly source: string;
+  /** How these releases are recognised on a cluster (image tags, chart labels, ConfigMap fields), in words. */
+  readonly recognise?: string;
+  /** Marker keys these releases still read in a field today's release no longer reads them in (Kuma 1.x's annotation). */
+  readonly reads?: readonly { readonly field: Field; readonly key: string; readonly on: 'namespace' | 'template' }[];
+  /** The injected containers (undefined: today's, the profile's `containers`). */
+  readonly containers?: InjectedNames;
+  /** The webhook configuration these releases install, in words. */
+  readonly webhook?: string;
+  /**
+   * The cluster-wide permissions the chart grants the injector for injection: 'today' (the
+   * profile's `injector.rbac`), or these needs (empty: no ClusterRole the injection depends on).
+   */
+  readonly injectorRbac?: 'today' | readonly InjectorPermission[];
+  readonly bugs?: readonly KnownBug[];
+}
+
+/** A distribution that rebuilds the mesh under its own version numbers (OpenShift Service Mesh). */
+interface Distribution {
+  readonly title: string;
+  /** An image of its control plane (regular expression source, matched against the image the version was read from). */
+  readonly image: string;
+  /** Its versions ("1." prefix) and the release of `order` each one is. */
+  readonly versions: readonly { readonly prefix: string; readonly release: string; readonly source: string }[];
+}
+
+/** An injector build recognised by its image whose chart RBAC differs from its release's (Istio's standalone sidecar injector). */
+interface InjectorBuild {
+  readonly title: string;
+  /** Its image (regular expression source, matched against the image the version was read from). */
+  readonly image: string;
+  readonly injectorRbac: readonly InjectorPermission[];
+  readonly source: string;
+}
+
+/** A mesh's releases: their order, the rows, the keys of its domain, and where the key tables come from. */
+export interface ReleaseTable {
+  /** Release names, oldest first ("2.10", ..., "2.19"). */
+  readonly order: readonly string[];
+  /** Edge builds (or other channels) and the release each belongs to, oldest first: a build at or after `from` belongs to `release`. */
+  readonly channels?: readonly {
+    readonly prefix: string;
+    readonly from: readonly number[];
+    readonly release: string;
+  }[];
+  readonly distributions?: readonly Distribution[];
+  readonly injectorBuilds?: readonly InjectorBuild[];
+  readonly rows: readonly ReleaseRow[];
+  /** The annotation and label prefixes of the mesh's domain (issue 31.6). */
+  readonly domains: readonly string[];
+  readonly keys: readonly KnownKey[];
+  /** The files and tags the key table was read from. */
+  readonly keySource: string;
+}

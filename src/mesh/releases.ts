@@ -1,0 +1,168 @@
+/**
+ * Each mesh's releases as data (issue 32.4, issue 31.6-31.7): the shape of the tables in
+ * src/mesh/<mesh>/releases.ts (typed constants, no functions, every row with its source) and the
+ * one narrow function checks consult them through, `releaseFacts(profile, version)`. No check
+ * compares version strings: a check asks what the installed release reads, injects and needs,
+ * and a release outside every table is named once (`outside`) and never judged by today's rules
+ * where the tables say they differ.
+ */
+import type { MeshProfile, VersionRead } from './profile.js';
+import type { InjectedNames, InjectorPermission, ReleaseRow, ReleaseTable } from './release-table.js';
+import { similar } from '../util/suggest.js';
+import { semver } from './versions.js';
+
+/** What the installed release is, as the tables place it. */
+export interface ReleaseFacts {
+  /** The release of `order` ("1.5"), or undefined: outside every table (`outside` says why). */
+  readonly release?: string;
+  /** "Istio 1.5 (istio-sidecar-injector image docker.io/istio/sidecar_injector:1.5.0)", for evidence. */
+  readonly text: string;
+  /** Set when the version is outside every table: said once, never judged by today's rules. */
+  readonly outside?: string;
+  /** The rows that apply (in table order). */
+  readonly rows: readonly ReleaseRow[];
+  /** The marker keys this release reads that today's does not, beside the profile's table. */
+  readonly reads: NonNullable<ReleaseRow['reads']>;
+  /** Every container name this release injects, by role (today's where no row says). */
+  readonly containers?: InjectedNames;
+  /** The injector's chart RBAC for injection: 'today', its needs, or undefined (outside the table: not judged). */
+  readonly injectorRbac?: 'today' | readonly InjectorPermission[];
+  /** The keys of the domain this release knows (every release's where the release is outside the table). */
+  readonly known: ReadonlySet<string>;
+}
+
+const index = (t: ReleaseTable, r: string | undefined) => (r === undefined ? -1 : t.order.indexOf(r));
+
+/** The row spans `release`. */
+const spans = (t: ReleaseTable, row: { from: string; to?: string }, release: string) => {
+  const i = index(t, release);
+  return i >= index(t, row.from) && (row.to === undefined || i <= index(t, row.to));
+};
+
+/** The numbers of a version after a channel prefix ("edge-24.8.2" after "edge-": [24, 8, 2]). */
+const numbers = (v: string, prefix: string) =>
+  v.startsWith(prefix) ? v.slice(prefix.length).split(/[.-]/, 3).map(Number) : undefined;
+
+const before = (a: readonly number[], b: readonly number[]) => {
+  for (let i = 0; i < Math.max(a.length, b.length); i++)
+    if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) < (b[i] ?? 0);
+  return false;
+};
+
+/** `version` (x.y[.z]) is of a later minor release than the release name `newest` ("1.30"); false when either is no version. */
+function newerThan(version: string, newest: string): boolean {
+  const [v, n] = [semver(version), semver(newest)];
+  return !!v && !!n && (v[0] > n[0] || (v[0] === n[0] && v[1] > n[1]));
+}
+
+/** The release a version read belongs to, by the profile's own reading and the table's channels and distributions. */
+function placeRelease(p: MeshProfile, t: ReleaseTable, read: VersionRead): { release?: string; via?: string } {
+  const image = /(?:image|runs) (\S+)/.exec(read.from)?.[1];
+  for (const d of t.distributions ?? []) {
+    if (!image || !new RegExp(d.image).test(image)) continue;
+    const hit = d.versions.find((x) => read.version.replace(/^v/, '').startsWith(x.prefix));
+    return { release: hit?.release, via: `${d.title} ${read.version}` };
+  }
+  for (const c of t.channels ?? []) {
+    const n = numbers(read.version, c.prefix);
+    if (!n || n.some((x) => !Number.isFinite(x))) continue;
+    const last = [...(t.channels ?? [])].reverse().find((x) => x.prefix === c.prefix && !before(n, x.from));
+    return { release: last?.release };
+  }
+  return { release: p.versions?.release(read.version) };
+}
+
+/**
+ * What the tables say of the release a mesh's control plane runs. Undefined when the mesh has no
+ * table or the version was not read (then today's rules apply, as before: nothing was examined).
+ */
+export function releaseFacts(p: MeshProfile, read: VersionRead | undefined): ReleaseFacts | undefined {
+  const t = p.versions?.releases;
+  if (!t || !read) return undefined;
+  const placed = placeRelease(p, t, read);
+  const newest = t.order[t.order.length - 1]!;
+  // A release newer than the newest row is judged as the newest (today's rules are the newest release's), and says so.
+  const beyond = !placed.via && newerThan(read.version, newest);
+  const release = beyond
+    ? newest
+    : placed.release !== undefined && t.order.includes(placed.release)
+      ? placed.release
+      : undefined;
+  const text = `${p.title} ${release ?? read.version}${placed.via ? ` (${placed.via})` : ''} (${read.from})`;
+  if (!release) {
+    return {
+      text,
+      outside: `${p.title} ${placed.via ?? read.version} is outside the releases meshdoctor's tables cover (${t.order[0]} to ${t.order[t.order.length - 1]}): rules that differ between releases are not judged for it`,
+      rows: [],
+      reads: [],
+      known: new Set(t.keys.map((k) => k.key)),
+    };
+  }
+  const rows = t.rows.filter((r) => spans(t, r, release));
+  const image = /(?:image|runs) (\S+)/.exec(read.from)?.[1];
+  const build = image ? t.injectorBuilds?.find((b) => new RegExp(b.image).test(image)) : undefined;
+  const last = <K extends keyof ReleaseRow>(k: K) => [...rows].reverse().find((r) => r[k] !== undefined)?.[k];
+  return {
+    release,
+    text: beyond ? `${text}, newer than the tables: judged as ${p.title} ${newest}` : text,
+    rows,
+    reads: rows.flatMap((r) => r.reads ?? []),
+    containers: last('containers') as InjectedNames | undefined,
+    injectorRbac: build?.injectorRbac ?? (last('injectorRbac') as ReleaseFacts['injectorRbac']) ?? 'today',
+    known: new Set(t.keys.filter((k) => spans(t, k, release)).map((k) => k.key)),
+  };
+}
+
+/** Every container name any release of the mesh injects as its proxy (an old pod keeps the name its release gave it). */
+export const proxyNamesOfAllReleases = (p: MeshProfile): readonly string[] => [
+  ...new Set([p.containers.proxy, ...(p.versions?.releases?.rows ?? []).flatMap((r) => r.containers?.proxy ?? [])]),
+];
+
+/** Every name any release injects, as proxy, init, helper or validation container. */
+export const injectedNamesOfAllReleases = (p: MeshProfile): readonly string[] => [
+  ...new Set(
+    (p.versions?.releases?.rows ?? []).flatMap((r) =>
+      r.containers
+        ? [
+            ...r.containers.proxy,
+            ...r.containers.init,
+            ...(r.containers.helpers ?? []),
+            ...(r.containers.validation ?? []),
+          ]
+        : [],
+    ),
+  ),
+];
+
+/** The key is under one of the mesh's domains (the prefix before `/` is one, or ends in `.` and one of them). */
+function inDomain(t: ReleaseTable, key: string): boolean {
+  const slash = key.indexOf('/');
+  if (slash <= 0) return false;
+  const prefix = key.slice(0, slash);
+  return t.domains.some((d) => prefix === d || (d.startsWith('.') && prefix.endsWith(d)));
+}
+
+/**
+ * A key of the domain that the release (`known`: its keys; `release`: its name, when one) does
+ * not know: the nearest keys it knows, what the nearest does, which releases know the key itself,
+ * and whether only later releases do.
+ */
+export function unknownKey(
+  t: ReleaseTable,
+  known: ReadonlySet<string>,
+  release: string | undefined,
+  key: string,
+): { nearest: string[]; does?: string; knownIn?: string; laterOnly: boolean } | undefined {
+  if (!inDomain(t, key)) return undefined;
+  // A key with a trailing dash is a prefix the mesh reads (consul.hashicorp.com/service-meta-<name>).
+  if (known.has(key) || [...known].some((k) => k.endsWith('-') && key.startsWith(k))) return undefined;
+  const rows = t.keys.filter((k) => k.key === key);
+  const i = index(t, release);
+  const laterOnly = rows.length > 0 && rows.every((k) => index(t, k.from) > i);
+  const nearest = similar(key, known);
+  const does = nearest.length === 1 ? t.keys.find((k) => k.key === nearest[0] && k.does)?.does : undefined;
+  const knownIn = rows.length
+    ? rows.map((k) => (k.to ? `${k.from} to ${k.to}` : `${k.from} and later`)).join(', ')
+    : undefined;
+  return { nearest, ...(does ? { does } : {}), ...(knownIn ? { knownIn } : {}), laterOnly };
+}

@@ -1,0 +1,110 @@
+/**
+ * Each mesh's releases as data (src/mesh/<mesh>/releases.ts) and the one function that reads them
+ * (src/mesh/releases.ts releaseFacts): every row and key names releases of its table and a source;
+ * versions are placed by the mesh's own reading, its edge channel and its distributions; a version
+ * outside every table is named, never judged by today's rules.
+ */
+import { describe, expect, it } from 'vitest';
+import { PROFILE_LIST, profileOf } from '../src/mesh/registry.js';
+import { releaseFacts, unknownKey } from '../src/mesh/releases.js';
+
+const read = (version: string, from = `container x image example/x:${version}`) => ({ version, from });
+
+describe('release tables', () => {
+  for (const p of PROFILE_LIST) {
+    const t = p.versions?.releases;
+    it(`${p.name}: has a table whose rows and keys name its releases, with sources`, () => {
+      expect(t).toBeDefined();
+      const order = t!.order;
+      expect(new Set(order).size).toBe(order.length);
+      for (const r of t!.rows) {
+        expect(order).toContain(r.from);
+        expect(order).toContain(r.to);
+        expect(order.indexOf(r.from)).toBeLessThanOrEqual(order.indexOf(r.to));
+        expect(r.source).toMatch(/@[0-9a-f]{8}|@[a-z]/);
+      }
+      expect(t!.keys.length).toBeGreaterThan(20);
+      for (const k of t!.keys) {
+        expect(order, k.key).toContain(k.from);
+        if (k.to) expect(order.indexOf(k.to)).toBeGreaterThanOrEqual(order.indexOf(k.from));
+      }
+      expect(t!.keySource).toMatch(/@[0-9a-f]{8}/);
+      // The newest release of the table knows every marker today's profile reads.
+      const newest = releaseFacts(p, read(order[order.length - 1]!.replace(/^edge$/, 'edge-26.8.3')));
+      for (const k of [...p.markers.template, ...p.markers.namespace]) {
+        if (k.key.includes('/') && (t!.domains.includes(k.key.split('/')[0]!) || k.key.includes('.sidecar.')))
+          expect(newest?.known.has(k.key), k.key).toBe(true);
+      }
+    });
+  }
+});
+
+describe('releaseFacts', () => {
+  it('Kuma 1.x still reads the annotation kuma.io/sidecar-injection; 2.2 and later do not', () => {
+    const old = releaseFacts(profileOf('kuma'), read('1.8.1'));
+    expect(old?.release).toBe('1.8');
+    expect(old?.reads).toContainEqual({ field: 'annotations', key: 'kuma.io/sidecar-injection', on: 'namespace' });
+    expect(releaseFacts(profileOf('kuma'), read('2.14.3'))?.reads).toEqual([]);
+  });
+
+  it('consul-k8s: 0.x container names by release, and the injector RBAC of each', () => {
+    const c = profileOf('consul');
+    expect(releaseFacts(c, read('0.20.0'))?.containers?.proxy).toEqual(['consul-connect-envoy-sidecar']);
+    expect(releaseFacts(c, read('0.25.0'))?.containers?.proxy).toEqual(['envoy-sidecar']);
+    expect(releaseFacts(c, read('0.25.0'))?.injectorRbac).toEqual([]);
+    expect(releaseFacts(c, read('0.33.0'))?.injectorRbac).toBe('today');
+    expect(releaseFacts(c, read('1.9.0'))?.containers).toBeUndefined();
+  });
+
+  it('Linkerd edge builds belong to the release whose edge tag they follow', () => {
+    const l = profileOf('linkerd');
+    expect(releaseFacts(l, read('edge-24.2.4'))?.release).toBe('2.15');
+    expect(releaseFacts(l, read('edge-24.9.1'))?.release).toBe('2.16');
+    expect(releaseFacts(l, read('edge-25.10.7'))?.release).toBe('2.19');
+    expect(releaseFacts(l, read('edge-26.8.3'))?.release).toBe('edge');
+    expect(releaseFacts(l, read('stable-2.10.2'))?.release).toBe('2.10');
+    // Before the first covered release: named, not judged.
+    expect(releaseFacts(l, read('stable-2.9.4'))?.outside).toContain('outside the releases');
+    expect(releaseFacts(l, read('edge-21.1.1'))?.outside).toContain('outside the releases');
+  });
+
+  it("Istio: the standalone injector's build, OpenShift Service Mesh versions, releases past the table", () => {
+    const i = profileOf('istio');
+    const standalone = releaseFacts(
+      i,
+      read('1.5.10', 'Deployment istio-system/istio-sidecar-injector runs docker.io/istio/sidecar_injector:1.5.10'),
+    );
+    expect(standalone?.release).toBe('1.5');
+    expect(standalone?.injectorRbac).toEqual([]);
+    expect(releaseFacts(i, read('1.5.10', 'runs docker.io/istio/pilot:1.5.10'))?.injectorRbac).toBe('today');
+    const ossm2 = releaseFacts(i, read('2.4.3', 'runs registry.redhat.io/openshift-service-mesh/pilot-rhel8:2.4.3'));
+    expect(ossm2?.release).toBe('1.16');
+    expect(ossm2?.text).toContain('OpenShift Service Mesh 2.4.3');
+    const ossm1 = releaseFacts(
+      i,
+      read('1.1.18', 'runs registry.redhat.io/openshift-service-mesh/sidecar-injector-rhel8:1.1.18'),
+    );
+    expect(ossm1?.release).toBeUndefined();
+    expect(ossm1?.outside).toContain('OpenShift Service Mesh 1.1.18');
+    const newer = releaseFacts(i, read('1.31.0'));
+    expect(newer?.release).toBe('1.30');
+    expect(newer?.text).toContain('newer than the tables: judged as Istio 1.30');
+    expect(releaseFacts(i, undefined)).toBeUndefined();
+  });
+
+  it('unknownKey: typos, removed keys, later keys, other domains', () => {
+    const k = profileOf('kuma');
+    const t = k.versions!.releases!;
+    const f = releaseFacts(k, read('2.14.0'))!;
+    expect(unknownKey(t, f.known, f.release, 'kuma.io/sidecar-injection')).toBeUndefined();
+    expect(unknownKey(t, f.known, f.release, 'kuma.io/sidecar-injected')).toBeUndefined(); // written by Kuma
+    expect(unknownKey(t, f.known, f.release, 'app.kubernetes.io/name')).toBeUndefined();
+    expect(unknownKey(t, f.known, f.release, 'kuma.io/sidecar-injecton')).toMatchObject({
+      nearest: ['kuma.io/sidecar-injection'],
+      laterOnly: false,
+    });
+    expect(unknownKey(t, f.known, f.release, 'kuma.io/builtindns')).toMatchObject({ knownIn: '1.2 to 2.1' });
+    const old = releaseFacts(k, read('1.3.0'))!;
+    expect(unknownKey(t, old.known, old.release, 'kuma.io/workload')).toMatchObject({ laterOnly: true });
+  });
+});
