@@ -545,6 +545,7 @@ export const CATALOG = {
   },
   'node-agent-incomplete': {
     code: 'MD2070',
+    spansNamespaces: true,
     title: "A mesh's node agent is missing on nodes",
     description:
       "A mesh's node agent DaemonSet (its CNI plugin, its sidecar-less node agent or node proxy) has no ready pod on nodes where pods need it: a taint it does not tolerate, a node selection, its pod failing, or pods not created (a priority class without a ResourceQuota, a quota). The pods there fail validation or run outside the mesh.",

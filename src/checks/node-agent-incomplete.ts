@@ -72,7 +72,7 @@ function fixFor(c: NodeAgentCoverage): Step[] {
     if (q) steps.push(q);
   } else if (fc?.quota)
     steps.push(
-      comment`a ResourceQuota of ${ns} refuses the agent's pods`,
+      comment`a ResourceQuota of ${ns} refuses the pods of the agent`,
       cmd`kubectl -n ${ns} describe resourcequota`,
     );
   const taints = new Map<string, { key: string; value?: string; effect: string }>();
@@ -90,13 +90,13 @@ function fixFor(c: NodeAgentCoverage): Step[] {
   }
   if (c.gaps.some((g) => g.kind === 'selection'))
     steps.push(
-      comment`the DaemonSet's nodeSelector or node affinity leaves nodes out where meshed pods run: widen it in the values of the install`,
+      comment`the nodeSelector or node affinity of the DaemonSet leaves nodes out where meshed pods run: widen it in the values of the install`,
       cmd`kubectl -n ${ns} get daemonset ${name} -o ${'jsonpath={.spec.template.spec.nodeSelector} {.spec.template.spec.affinity}'}`,
     );
   const notReady = c.gaps.find((g) => g.kind === 'not-ready');
   if (notReady?.pod)
     steps.push(
-      comment`the agent's pod on node ${notReady.node} is not ready: its events and log say why`,
+      comment`the pod of the agent on node ${notReady.node} is not ready: its events and log say why`,
       cmd`kubectl -n ${ns} describe pod ${notReady.pod}`,
     );
   if (!steps.length)

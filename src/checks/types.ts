@@ -39,4 +39,10 @@ export interface CheckMeta {
   optionalInputs?: readonly KindKey[];
   /** What the check reads of the API server itself (src/k8s/server.ts): always optional. */
   serverInputs?: readonly ServerInputKey[];
+  /**
+   * Its findings sit in one namespace but count pods of every namespace (a node agent's DaemonSet
+   * and the pods on its nodes): `watch` keeps them from its full evaluations, never from one
+   * namespace's.
+   */
+  spansNamespaces?: boolean;
 }

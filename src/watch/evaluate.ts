@@ -18,6 +18,7 @@
  * resolved, and none opened from what is left, while it fails.
  */
 import type { Check } from '../checks/define.js';
+import { CATALOG, type CatalogEntry, type CheckId } from '../checks/catalog.js';
 import type { KindKey } from '../k8s/kinds.js';
 import { rank } from '../run/rank.js';
 import { makeModel, runChecks, type RunOptions } from '../run/run.js';
@@ -40,6 +41,12 @@ export const CLUSTER = '\u0000cluster';
 export function partitionOf(ref: ResourceRef, controlPlane: ReadonlySet<string>): string {
   const ns = ref.namespace ?? (ref.kind === 'Namespace' ? ref.name : undefined);
   return ns && !controlPlane.has(ns) ? ns : CLUSTER;
+}
+
+/** A finding's partition: its resource's, or CLUSTER for a check whose findings count pods of every namespace. */
+export function findingPartition(f: Pick<Finding, 'id' | 'resource'>, controlPlane: ReadonlySet<string>): string {
+  const entry: CatalogEntry | undefined = Object.hasOwn(CATALOG, f.id) ? CATALOG[f.id as CheckId] : undefined;
+  return entry?.spansNamespaces ? CLUSTER : partitionOf(f.resource, controlPlane);
 }
 
 interface Part {
@@ -118,8 +125,8 @@ export class Evaluator {
     this.parts.clear();
     const part = (key: string) =>
       this.parts.get(key) ?? this.parts.set(key, { findings: [], suppressed: [], states: [] }).get(key)!;
-    for (const f of result.findings) part(partitionOf(f.resource, controlPlane)).findings.push(f);
-    for (const s of result.suppressed) part(partitionOf(s.finding.resource, controlPlane)).suppressed.push(s);
+    for (const f of result.findings) part(findingPartition(f, controlPlane)).findings.push(f);
+    for (const s of result.suppressed) part(findingPartition(s.finding, controlPlane)).suppressed.push(s);
     for (const s of states) part(partitionOf({ kind: 'Namespace', name: s.namespace }, controlPlane)).states.push(s);
     this.base = result;
     this.baseFailing = [...failing.keys()].sort().join();
@@ -146,10 +153,10 @@ export class Evaluator {
     const model = makeModel(snapshot, { ...this.options, now });
     const result = runChecks(snapshot, this.checks, { ...this.options, now }, model);
     if (result.meshes.join() !== base.meshes.join()) return false;
-    const mine = (ref: ResourceRef) => partitionOf(ref, controlPlane) === ns;
+    const mine = (f: Finding) => findingPartition(f, controlPlane) === ns;
     this.parts.set(ns, {
-      findings: result.findings.filter((f) => mine(f.resource)),
-      suppressed: result.suppressed.filter((s) => mine(s.finding.resource)),
+      findings: result.findings.filter((f) => mine(f)),
+      suppressed: result.suppressed.filter((s) => mine(s.finding)),
       states: workloadStates(model).filter((s) => s.namespace === ns),
     });
     const parts = [...this.parts.values()];

@@ -19,7 +19,7 @@ import { runChecks } from '../../src/run/run.js';
 import type { K8sObject } from '../../src/util/types.js';
 import type { Finding } from '../../src/run/result.js';
 import type { Snapshot } from '../../src/k8s/snapshot.js';
-import { CLUSTER, Evaluator, partitionOf } from '../../src/watch/evaluate.js';
+import { CLUSTER, Evaluator, findingPartition } from '../../src/watch/evaluate.js';
 import { WatchPlan } from '../../src/watch/plan.js';
 import { workloadStates } from '../../src/facts/workload-states.js';
 import { makeModel } from '../../src/run/run.js';
@@ -121,7 +121,7 @@ describe('a namespace evaluated alone gives the full evaluation its own findings
         continue;
       }
       evaluated++;
-      const mine = (fs: Finding[]) => fs.filter((f) => partitionOf(f.resource, cp) === ns).map(identity);
+      const mine = (fs: Finding[]) => fs.filter((f) => findingPartition(f, cp) === ns).map(identity);
       expect(mine(alone.result!.findings), ns).toEqual(mine(before.findings));
       expect(alone.result!.findings.map(identity).sort(), ns).toEqual(before.findings.map(identity).sort());
       expect(alone.workloadStates, ns).toEqual(e.workloadStates);
@@ -178,7 +178,7 @@ describe('changes evaluated namespace by namespace', () => {
           NOW,
           cp,
         );
-        const apps = (fs: Finding[]) => fs.filter((f) => partitionOf(f.resource, cp) !== CLUSTER).map(identity);
+        const apps = (fs: Finding[]) => fs.filter((f) => findingPartition(f, cp) !== CLUSTER).map(identity);
         expect(apps(e.result!.findings)).toEqual(apps(fresh.findings));
         expect(e.workloadStates).toEqual(
           workloadStates(
