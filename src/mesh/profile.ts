@@ -183,6 +183,8 @@ export interface StartFailure {
   readonly line?: RegExp;
   /** What it means: a clause, no final period. */
   readonly cause: string;
+  /** The node decides it (its kernel, its iptables): the finding names the node's OS image and kernel, where Nodes were read. */
+  readonly node?: true;
   /** The mesh's file and commit, or the issue thread that confirms it. */
   readonly source: string;
   /** What to change. */

@@ -138,6 +138,7 @@ export function istioRuntime(
       {
         container: 'istio-init',
         exitCode: 1,
+        node: true,
         cause:
           "istio-iptables could not program the pod's iptables: typically the node lacks the kernel modules (br_netfilter, nf_nat, xt_REDIRECT, xt_owner, iptable_nat, iptable_mangle, iptable_filter) or the ip6tables ones",
         source: 'istio/istio 86c9f01f tools/istio-iptables/pkg/cmd/root.go (exit 1); istio/istio#44118, #53147',

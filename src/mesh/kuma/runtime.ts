@@ -69,6 +69,7 @@ export function kumaRuntime(env: (m: MeshContext) => Record<string, string>): Me
       },
       {
         container: 'kuma-init',
+        node: true,
         cause:
           "kumactl install transparent-proxy could not program the pod's iptables (OpenShift 4 and other nftables-only nodes cannot run it in the pod: Kuma's OpenShift guide)",
         source:

@@ -127,6 +127,7 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
       {
         container: 'linkerd-init',
         line: /\(legacy\): Cannot initialize: iptables who\? \(do you need to insmod\?\)/,
+        node: true,
         cause:
           "the node's kernel has no legacy iptables (the nat table's modules are not loaded): linkerd-init runs iptables-legacy",
         source: 'linkerd/linkerd2#8596, #8732; values.yaml proxyInit.iptablesMode',
@@ -140,6 +141,7 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
       {
         container: 'linkerd-init',
         line: /\(nf_tables\): Could not fetch rule set generation id: Invalid argument/,
+        node: true,
         cause:
           "the node's kernel does not support iptables-nft (GKE's Container-Optimized OS, older kernels): linkerd-init runs iptables-nft",
         source: 'linkerd/linkerd2#9053; values.yaml proxyInit.iptablesMode (nft by default since edge-25.8.2)',
@@ -153,6 +155,7 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
       {
         container: 'linkerd-init',
         line: /iptables(?:-nft)?-save v[0-9.]{1,16} \((?:legacy|nf_tables)\): Cannot initialize: Permission denied/,
+        node: true,
         cause: 'the node refuses linkerd-init its iptables calls (SELinux, or a runtime that withholds NET_ADMIN)',
         source: 'linkerd/linkerd2#7767, #2768',
         fix: () => [
