@@ -39,7 +39,10 @@ import { cmd, comment, lit, noteStep, type Part, type Step } from '../fix/steps.
 import { eventInfo } from '../k8s/events.js';
 import { isActive, podSpec, containers, initContainers } from '../k8s/pods.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
-import { injectedNames } from '../mesh/proxy.js';
+import { alteredNativeSidecar, injectedNames } from '../mesh/proxy.js';
+import { clusterVersions } from '../facts/versions.js';
+import { compareMinor, minorText, NATIVE_SIDECARS_ON } from '../k8s/server.js';
+import { setOnTemplate } from '../fix/commands.js';
 import { meshesAllowed } from '../facts/siblings.js';
 import type { Model, Workload } from '../facts/model.js';
 import type { MeshName } from '../mesh/names.js';
@@ -49,6 +52,7 @@ import type { K8sObject } from '../util/types.js';
 import { printable } from '../util/errors.js';
 import { isObj, nameOf, plural, str } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
+import type { Evidence } from './types.js';
 
 const PULL = new Set(['ErrImagePull', 'ImagePullBackOff', 'ErrImageNeverPull', 'InvalidImageName']);
 /** The kubelet could not create or start the container (kubernetes pkg/kubelet/container/sync_result.go). */
@@ -431,13 +435,76 @@ function nonRootCause(m: Model, w: Workload, mesh: MeshName, f: Failing, refusal
   };
 }
 
-export default defineCheck({
+/**
+ * The proxy was injected as a native sidecar, but the pod runs it as a plain init container: its
+ * `restartPolicy: Always` is gone. Where the API server is older than native sidecars it dropped
+ * the field itself; else something after the injector (a webhook, a policy engine) rewrote the
+ * init containers. Either way the proxy is there (not missing): it never exits, so the kubelet
+ * never starts the containers after it, or, where it does exit, the app runs without a proxy.
+ */
+function alteredFinding(m: Model, w: Workload, mesh: MeshName, pods: K8sObject[]) {
+  const p = profileOf(mesh);
+  const name = p.containers.proxy;
+  const first = pods[0]!;
+  const st = isObj(first.status) ? first.status : {};
+  const cs = (Array.isArray(st.initContainerStatuses) ? st.initContainerStatuses : [])
+    .slice(0, 64)
+    .find((x: unknown) => isObj(x) && x.name === name) as Record<string, any> | undefined;
+  const state = isObj(cs?.state) ? (Object.keys(cs!.state)[0] ?? 'unknown') : 'not reported';
+  const server = clusterVersions(m).server;
+  const old = server && compareMinor(server, NATIVE_SIDECARS_ON) < 0;
+  const on = minorText(NATIVE_SIDECARS_ON);
+  const by = old
+    ? `the API server, ${server!.text}, dropped it: native sidecars are off before Kubernetes ${on} (feature gate SidecarContainers)`
+    : server
+      ? `the API server, ${server.text}, keeps it, so a later mutating webhook or policy rewrote the init containers`
+      : `the API server drops it where native sidecars are off, before Kubernetes ${on}, or a later mutating webhook or policy rewrote the init containers; the API server version was not read`;
+  const names = [...new Set(pods.map(nameOf))].sort();
+  const annotation = p.proxy.native.annotation;
+  const fix: Step[] = [
+    ...(old
+      ? []
+      : [
+          comment`find the webhook that changes the init containers after the injector: it must keep restartPolicy of ${name}`,
+          cmd`kubectl get mutatingwebhookconfigurations`,
+        ]),
+    ...(annotation
+      ? [
+          comment`or have the injector add the proxy as an ordinary container for this workload`,
+          ...setOnTemplate(w, 'annotations', annotation, 'false'),
+        ]
+      : [comment`or turn native sidecars off in the ${lit(p.title)} control plane, which has no switch per workload`]),
+  ];
+  return {
+    mesh,
+    message: `${plural(names.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} cannot start: ${p.title}'s proxy ${name} was injected as a native sidecar, but the pod runs it as a plain init container without restartPolicy: Always: ${by}. It never exits, so the containers after it never start (it is ${state} now).`,
+    resource: w.ref,
+    affectedPods: names.length,
+    evidence: {
+      container: name,
+      init: true,
+      altered: 'restartPolicy: Always missing',
+      state,
+      apiServer: server ? server.text : null,
+      pods: names.slice(0, 20),
+    },
+    fix,
+  };
+}
+
+// Two shapes of evidence: a failing container's, and an altered native sidecar's.
+export default defineCheck<Evidence>({
   ...meta('proxy-cannot-start'),
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
       const p = profileOf(mesh);
       const names = injectedNames(p);
       for (const w of m.appWorkloads) {
+        const altered = w.pods.filter((pod) => isActive(pod) && alteredNativeSidecar(pod, mesh));
+        if (altered.length) {
+          yield alteredFinding(m, w, mesh, altered);
+          continue;
+        }
         const failing = w.pods.filter(isActive).flatMap((pod) => {
           // Only the containers this mesh injected into this pod (another mesh may use a like name).
           const spec = podSpec(pod);

@@ -26,8 +26,15 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'fires-istio-init-not-root.yaml', findings: ['Deployment store/invoices'] },
     { fixtures: 'fires-istio-init-kernel.yaml', findings: ['Deployment store/search'] },
     { fixtures: 'fires-linkerd-proxy-unknown.yaml', findings: ['Deployment shop/pricing'] },
+    { fixtures: 'fires-istio-native-sidecar-altered.yaml', findings: ['Deployment store/ratings'] },
+    { fixtures: 'fires-linkerd-native-sidecar-altered.yaml', findings: ['Deployment shop/carts'] },
+    { fixtures: 'fires-kuma-native-sidecar-altered.yaml', findings: ['Deployment orders/returns'] },
   ],
-  silent: [{ fixtures: 'ok-linkerd-recovered-or-app.yaml' }, { fixtures: 'ok-istio-granted-or-app-refused.yaml' }],
+  silent: [
+    { fixtures: 'ok-linkerd-recovered-or-app.yaml' },
+    { fixtures: 'ok-istio-granted-or-app-refused.yaml' },
+    { fixtures: 'ok-consul-native-sidecar.yaml' },
+  ],
 });
 
 const F = (name: string) => `checks/proxy-cannot-start/${name}.yaml`;
@@ -134,6 +141,25 @@ describe('proxy-cannot-start', () => {
       'cannot be created (CreateContainerError): the kubelet cannot create it, for a reason meshdoctor does not know: "context deadline exceeded"',
     );
     expect(u.evidence).toMatchObject({ message: 'context deadline exceeded' });
+  });
+
+  it('a native sidecar whose restartPolicy was dropped is the proxy, altered: not a missing one', () => {
+    for (const [base, name, w, c] of [
+      ['istio', 'fires-istio-native-sidecar-altered', 'store/ratings', 'istio-proxy'],
+      ['linkerd', 'fires-linkerd-native-sidecar-altered', 'shop/carts', 'linkerd-proxy'],
+      ['kuma', 'fires-kuma-native-sidecar-altered', 'orders/returns', 'kuma-sidecar'],
+    ] as const) {
+      const all = findings(cluster(base, [F(name)]));
+      expect(all.map((x) => x.id)).not.toContain('sidecar-missing');
+      const f = one(base, name);
+      expect(f.message).toContain(
+        `Deployment ${w} cannot start: ${f.mesh === 'kuma' ? 'Kuma' : f.mesh === 'istio' ? 'Istio' : 'Linkerd'}'s proxy ${c} was injected as a native sidecar, but the pod runs it as a plain init container without restartPolicy: Always`,
+      );
+      expect(f.evidence).toMatchObject({ container: c, altered: 'restartPolicy: Always missing', state: 'running' });
+    }
+    expect(one('istio', 'fires-istio-native-sidecar-altered').fix.join('\n')).toContain(
+      '"sidecar.istio.io/nativeSidecar":"false"',
+    );
   });
 
   it('every runtime fix of every profile is made of safe lines (none withheld)', () => {
