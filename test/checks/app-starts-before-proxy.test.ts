@@ -15,6 +15,7 @@ checkCases('app-starts-before-proxy', {
     { fixtures: 'fires-linkerd-await-disabled.yaml', findings: ['Deployment shop/basket'] },
     { fixtures: 'fires-kuma-no-wait.yaml', findings: ['Deployment orders/billing'] },
     { fixtures: 'fires-consul-ordinary-container.yaml', findings: ['Deployment catalog/quotes'] },
+    { fixtures: 'fires-istio-1.6-has-none.yaml', findings: ['Deployment store/legacy'] },
   ],
   silent: [{ fixtures: 'ok-istio-held-late-or-oom.yaml' }, { fixtures: 'ok-native-or-proxy-restarted.yaml' }],
 });
@@ -51,6 +52,14 @@ describe('app-starts-before-proxy', () => {
     expect(c.message).toContain('consul-k8s gives it no postStart hook');
     expect(c.message).toContain('earlier releases have no setting that holds the app');
     expect(c.fix.join('\n')).toContain('"consul.hashicorp.com/enable-consul-dataplane-as-sidecar":"true"');
+  });
+
+  it('says when the release the proxy comes from has no hold setting', () => {
+    const f = one('istio', 'fires-istio-1.6-has-none');
+    expect(f.message).toContain(
+      'Its proxy 1.6.14 comes from a release that has no setting to hold the app: Istio has holdApplicationUntilProxyStarts (Istio 1.7 and later); upgrade, then set it.',
+    );
+    expect(f.evidence).toMatchObject({ proxyVersion: '1.6.14', settingSince: '1.7.0' });
   });
 
   it('every fix is made of safe lines', () => {

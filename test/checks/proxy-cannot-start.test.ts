@@ -26,6 +26,7 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'fires-istio-init-not-root.yaml', findings: ['Deployment store/invoices'] },
     { fixtures: 'fires-istio-init-kernel.yaml', findings: ['Deployment store/search'] },
     { fixtures: 'fires-linkerd-proxy-unknown.yaml', findings: ['Deployment shop/pricing'] },
+    { fixtures: 'fires-linkerd-init-ip6tables.yaml', findings: ['Deployment shop/search'] },
     { fixtures: 'fires-istio-native-sidecar-altered.yaml', findings: ['Deployment store/ratings'] },
     { fixtures: 'fires-linkerd-native-sidecar-altered.yaml', findings: ['Deployment shop/carts'] },
     { fixtures: 'fires-kuma-native-sidecar-altered.yaml', findings: ['Deployment orders/returns'] },
@@ -136,6 +137,11 @@ describe('proxy-cannot-start', () => {
     expect(n.evidence).toMatchObject({
       node: { name: 'rhel-worker-1', kernelVersion: '4.18.0-372.19.1.el8_6.x86_64' },
     });
+    const six = one('linkerd', 'fires-linkerd-init-ip6tables');
+    expect(six.message).toContain(
+      "the node's kernel has no IPv6 nat table (ip6table_nat not loaded), which linkerd-init programs with IPv6 on (values disableIPv6=false); since proxy-init v2.4.1 it fails instead of ignoring it (node ip-10-0-1-17.ec2.internal: Bottlerocket OS 1.29.0 (aws-k8s-1.31), kernel 6.1.119, containerd://1.7.24+bottlerocket)",
+    );
+    expect(six.fix.join('\n')).toContain('disableIPv6=true');
     const u = one('linkerd', 'fires-linkerd-proxy-unknown');
     expect(u.message).toContain(
       'cannot be created (CreateContainerError): the kubelet cannot create it, for a reason meshdoctor does not know: "context deadline exceeded"',

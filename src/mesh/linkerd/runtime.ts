@@ -166,6 +166,21 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
       },
       {
         container: 'linkerd-init',
+        line: /ip6tables[a-z-]{0,16} v[0-9.]{1,16}(?: \((?:legacy|nf_tables)\))?: can't initialize ip6tables table `nat': Table does not exist/,
+        node: true,
+        cause:
+          "the node's kernel has no IPv6 nat table (ip6table_nat not loaded), which linkerd-init programs with IPv6 on (values disableIPv6=false); since proxy-init v2.4.1 it fails instead of ignoring it",
+        source:
+          'linkerd/linkerd2 b24cd405 charts/linkerd-control-plane/values.yaml disableIPv6, _proxy-init.tpl --ipv6; linkerd/linkerd2-proxy-init#388, linkerd/linkerd2#12711',
+        fix: (c) =>
+          upgrade(
+            'load ip6table_nat on the nodes, or route only IPv4 through the proxy',
+            c.controlPlaneNamespace,
+            'disableIPv6=true',
+          ),
+      },
+      {
+        container: 'linkerd-init',
         line: /iptables(?:-nft)?-save v[0-9.]{1,16} \((?:legacy|nf_tables)\): Cannot initialize: Permission denied/,
         node: true,
         cause: 'the node refuses linkerd-init its iptables calls (SELinux, or a runtime that withholds NET_ADMIN)',
