@@ -30,6 +30,11 @@
  * for the app's own containers. The kubelet's BackOff, Failed and pull-failure events about the
  * container are evidence where read. A reason meshdoctor does not know quotes the message the
  * kubelet gave (bounded, printable).
+ * Altered native sidecars (issue 31 item 12): a proxy injected as a native sidecar whose
+ * `restartPolicy: Always` the API server dropped (native sidecars off, before 1.29) or a later
+ * webhook removed runs as a plain init container, never exits, and holds the pod in Init. It is
+ * the proxy (src/mesh/proxy.ts injectedMesh counts it, so no check calls it missing), reported
+ * here as altered, with what dropped it where the API server's version was read.
  * Known false positives: none known; a cause read from the cluster (a Service, the CNI agent's
  * exclusions) is the one now, which may differ from when the pod started.
  * Fix: the mesh's fix for that failure, else the container's previous log; for an image: how the
