@@ -110,7 +110,7 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
     restrictedFix: (rule, container, ns) =>
       rule === 'capabilities' && container === 'linkerd-proxy'
         ? upgrade(
-            'make the injector drop every capability of linkerd-proxy (values proxy.capabilities.drop)',
+            'make the injector drop every capability of linkerd-proxy, values proxy.capabilities.drop',
             ns,
             'proxy.capabilities.drop={ALL}',
           )
