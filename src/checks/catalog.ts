@@ -215,7 +215,7 @@ export const CATALOG = {
     code: 'MD1022',
     title: "The mesh's injected containers cannot start",
     description:
-      "Injected pods cannot start because a container the mesh added keeps failing (its init or validation container, its proxy) or its image cannot be pulled: the mesh's own reason (an exit code, an iptables error, a missing or duplicate Service, a ServiceAccount its ACLs refuse, a CNI agent skipping the namespace) and its fix.",
+      "Injected pods cannot start because a container the mesh added keeps failing, cannot be created or its image cannot be pulled: what the pod grants it against what it needs (capabilities, root or its UID, the kubelet's non-root policy), the node's OS and kernel where iptables decide, the mesh's own reason (an exit code, an iptables error, a missing or duplicate Service, a ServiceAccount its ACLs refuse, a CNI agent skipping the namespace) and its fix; a proxy injected as a native sidecar whose restartPolicy was dropped, so it runs as a plain init container.",
     severity: 'error',
     inputs: ['pods'],
     optionalInputs: [
@@ -225,7 +225,17 @@ export const CATALOG = {
       'configmaps',
       'namespaces',
       'mutatingwebhookconfigurations',
+      'nodes',
     ],
+  },
+  'app-starts-before-proxy': {
+    code: 'MD1050',
+    title: 'The app starts before its proxy is ready',
+    description:
+      "An app container of meshed pods failed in the first seconds after its proxy started and restarted, in pods the mesh does not hold until the proxy is ready (read from each pod as injected: where the proxy sits, its annotations, the control plane's setting): the mesh's own setting that holds the app for its release, or that the release has none.",
+    severity: 'warning',
+    inputs: ['pods'],
+    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations'],
   },
   'webhook-missing': {
     code: 'MD2001',

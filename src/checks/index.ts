@@ -32,6 +32,7 @@ import podSecurityBlocksInit from './pod-security-blocks-init.js';
 import injectionSkipped from './injection-skipped.js';
 import admissionRejectsProxy from './admission-rejects-proxy.js';
 import proxyCannotStart from './proxy-cannot-start.js';
+import appStartsBeforeProxy from './app-starts-before-proxy.js';
 import webhookBlocksInjector from './webhook-blocks-injector.js';
 import injectorRbacMissing from './injector-rbac-missing.js';
 import meshKeyUnknown from './mesh-key-unknown.js';
@@ -81,6 +82,7 @@ export const CHECKS: readonly Check[] = [
   injectionSkipped,
   admissionRejectsProxy,
   proxyCannotStart,
+  appStartsBeforeProxy,
   webhookBlocksInjector,
   injectorRbacMissing,
   meshKeyUnknown,

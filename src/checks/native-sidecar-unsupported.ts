@@ -22,7 +22,7 @@ import { setOnTemplate } from '../fix/commands.js';
 import { compareMinor, minorText, NATIVE_SIDECARS_ON } from '../k8s/server.js';
 import { clusterVersions } from '../facts/versions.js';
 import { profileOf } from '../mesh/registry.js';
-import { hasNativeSidecar, proxyDemoted } from '../mesh/proxy.js';
+import { hasNativeSidecar, alteredNativeSidecar } from '../mesh/proxy.js';
 import { nameOf, plural } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
 
@@ -54,7 +54,7 @@ export default defineCheck({
         const d = m.decision(w, mesh);
         const running = w.pods.some((pod) => hasNativeSidecar(pod, mesh));
         // Pods whose proxy the API server already turned into an ordinary init container (restartPolicy dropped).
-        const demoted = w.pods.filter((pod) => proxyDemoted(pod, mesh)).map(nameOf);
+        const demoted = w.pods.filter((pod) => alteredNativeSidecar(pod, mesh)).map(nameOf);
         if (!running && !demoted.length && (!d?.inject || d.unknown)) continue; // its next pod gets no proxy of this mesh
         // The mesh's own settings only: pods running a native sidecar say nothing of the next pod
         // when those settings were not read (a control-plane namespace refused): not examined.

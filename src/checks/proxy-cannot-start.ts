@@ -13,43 +13,67 @@
  * errors), or what the cluster lacks for it (`initNeeds`: Consul's init container waits for
  * exactly one Service selecting the pod and, with ACLs, a ServiceAccount named as the service and
  * not `default`; Istio's CNI agent skipping the namespace).
+ * What the pod grants against what the container needs (issue 31): the kubelet applies the pod's
+ * securityContext to every container that does not set the field itself (runAsUser, runAsNonRoot:
+ * src/k8s/security.ts), and a policy engine or a later webhook may change what the injector wrote.
+ * The profile's `runtime.injected` says what each container needs (the UID, the capabilities its
+ * template gives it); a failing container whose pod grants less (a capability missing, another
+ * UID) is reported with that gap, and a container the kubelet refuses to create
+ * (CreateContainerConfigError: "container's runAsUser breaks non-root policy", "container has
+ * runAsNonRoot and image will run as root", "... non-numeric user") with the field that refuses it
+ * and where it is set. Failures the node decides (its kernel's iptables) name the node's OS image,
+ * kernel and container runtime (node.status.nodeInfo), where Nodes were read.
  * When: active pods of app workloads in scope whose status shows a container the mesh injects
- * waiting in CrashLoopBackOff, an init container terminated with a non-zero exit code (a pod that
- * does not restart it), or an image pull failure. Silent for a container that failed once and runs
- * now, and for the app's own containers. The kubelet's BackOff and pull-failure events about the
- * container are evidence where read.
+ * waiting in CrashLoopBackOff, CreateContainerConfigError, CreateContainerError or
+ * RunContainerError, an init container terminated with a non-zero exit code (a pod that does not
+ * restart it), or an image pull failure. Silent for a container that failed once and runs now, and
+ * for the app's own containers. The kubelet's BackOff, Failed and pull-failure events about the
+ * container are evidence where read. A reason meshdoctor does not know quotes the message the
+ * kubelet gave (bounded, printable).
+ * Altered native sidecars (issue 31 item 12): a proxy injected as a native sidecar whose
+ * `restartPolicy: Always` the API server dropped (native sidecars off, before 1.29) or a later
+ * webhook removed runs as a plain init container, never exits, and holds the pod in Init. It is
+ * the proxy (src/mesh/proxy.ts injectedMesh counts it, so no check calls it missing), reported
+ * here as altered, with what dropped it where the API server's version was read.
  * Known false positives: none known; a cause read from the cluster (a Service, the CNI agent's
  * exclusions) is the one now, which may differ from when the pod started.
  * Fix: the mesh's fix for that failure, else the container's previous log; for an image: how the
  * mesh chooses its images.
  */
-import { cmd, comment, type Step } from '../fix/steps.js';
+import { cmd, comment, lit, noteStep, type Part, type Step } from '../fix/steps.js';
 import { eventInfo } from '../k8s/events.js';
 import { isActive, podSpec, containers, initContainers } from '../k8s/pods.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
-import { injectedNames } from '../mesh/proxy.js';
+import { alteredNativeSidecar, injectedNames } from '../mesh/proxy.js';
+import { clusterVersions } from '../facts/versions.js';
+import { compareMinor, minorText, NATIVE_SIDECARS_ON } from '../k8s/server.js';
+import { setOnTemplate } from '../fix/commands.js';
 import { meshesAllowed } from '../facts/siblings.js';
 import type { Model, Workload } from '../facts/model.js';
 import type { MeshName } from '../mesh/names.js';
-import type { StartContext, StartFailure } from '../mesh/profile.js';
+import type { InjectedContainer, StartContext, StartFailure } from '../mesh/profile.js';
+import { effectiveSecurity, grants, nonRootRefusal, type NonRootRefusal } from '../k8s/security.js';
 import type { K8sObject } from '../util/types.js';
 import { printable } from '../util/errors.js';
 import { isObj, nameOf, plural, str } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
+import type { Evidence } from './types.js';
 
 const PULL = new Set(['ErrImagePull', 'ImagePullBackOff', 'ErrImageNeverPull', 'InvalidImageName']);
+/** The kubelet could not create or start the container (kubernetes pkg/kubelet/container/sync_result.go). */
+const CONFIG = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
 
 interface Failing {
   pod: K8sObject;
   container: string;
   init: boolean;
-  kind: 'image' | 'crash';
+  kind: 'image' | 'crash' | 'config';
   /** The waiting reason, or "Error" for a terminated init container. */
   reason: string;
   exitCode?: number;
   restarts: number;
   image?: string;
-  /** The termination message (only the lines a snapshot keeps are quoted). */
+  /** The termination message (only the lines a snapshot keeps are quoted), or the kubelet's waiting message. */
   message?: string;
 }
 
@@ -77,6 +101,13 @@ function failingIn(pod: K8sObject, names: readonly string[]): Failing[] {
         ...(str(cs.image) ? { image: str(cs.image)! } : {}),
       };
       if (reason && PULL.has(reason)) out.push({ ...base, kind: 'image', reason });
+      else if (reason && CONFIG.has(reason))
+        out.push({
+          ...base,
+          kind: 'config',
+          reason,
+          ...(typeof waiting?.message === 'string' ? { message: waiting.message } : {}),
+        });
       else if (
         reason === 'CrashLoopBackOff' ||
         (init && termNow && typeof termNow.exitCode === 'number' && termNow.exitCode !== 0)
@@ -157,6 +188,26 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
       events,
     };
   }
+  const node = nodeOf(m, first.pod);
+  if (first.kind === 'config') {
+    const said = first.message ?? (events?.reason === 'Failed' ? events.message : undefined);
+    const refusal = said ? nonRootRefusal(said) : undefined;
+    const gap = refusal ? nonRootCause(m, w, mesh, first, refusal, cpNs) : undefined;
+    if (gap) return { ...gap, role, status, events };
+    return {
+      cause: said
+        ? `the kubelet cannot create it, for a reason meshdoctor does not know: "${printable(said, 300)}"`
+        : `the kubelet cannot create it (${first.reason}), for a reason meshdoctor does not know; its message was not kept`,
+      evidence: said ? { message: printable(said, 300) } : {},
+      fix: [
+        comment`the events of the pod say why the kubelet cannot create the container`,
+        cmd`kubectl describe pod ${ctx.pod} -n ${w.namespace}`,
+      ] as Step[],
+      role,
+      status,
+      events,
+    };
+  }
   const needs = p.runtime.initNeeds?.(m, w, first.pod, first.container) ?? [];
   if (needs.length)
     return {
@@ -168,18 +219,37 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
       events,
     };
   const read = readFailure(p.runtime.failures, first);
+  const gaps = grantGaps(m, w, mesh, first);
+  if (gaps)
+    return {
+      cause: gaps.cause,
+      evidence: {
+        ...gaps.evidence,
+        ...(read?.line ? { line: printable(read.line, 512) } : {}),
+        ...(node ? { node } : {}),
+      },
+      fix: gaps.fix,
+      role,
+      status,
+      events,
+    };
   if (read)
     return {
-      cause: read.failure.cause,
-      evidence: { source: read.failure.source, ...(read.line ? { line: printable(read.line, 512) } : {}) },
+      cause: `${read.failure.cause}${read.failure.node && node ? ` (node ${nodeText(node)})` : ''}`,
+      evidence: {
+        source: read.failure.source,
+        ...(read.line ? { line: printable(read.line, 512) } : {}),
+        ...(read.failure.node && node ? { node } : {}),
+      },
       fix: read.failure.fix(ctx),
       role,
       status,
       events,
     };
+  const quoted = first.message?.trim() ? printable(first.message.trim().split(/\r?\n/).pop()!, 300) : undefined;
   return {
-    cause: `it keeps failing${first.exitCode !== undefined ? ` with exit code ${first.exitCode}` : ''}, for a reason meshdoctor does not know`,
-    evidence: {},
+    cause: `it keeps failing${first.exitCode !== undefined ? ` with exit code ${first.exitCode}` : ''}, for a reason meshdoctor does not know${quoted ? `; its termination message ends "${quoted}"` : ''}`,
+    evidence: { ...(quoted ? { message: quoted } : {}), ...(node ? { node } : {}) },
     fix: [
       comment`its previous log says why`,
       cmd`kubectl logs ${ctx.pod} -n ${w.namespace} -c ${first.container} --previous`,
@@ -190,13 +260,265 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
   };
 }
 
-export default defineCheck({
+/** The node a pod runs on, as its Node reports itself (status.nodeInfo), where Nodes were read and it is there. */
+function nodeOf(m: Model, pod: K8sObject) {
+  const name = str(podSpec(pod).nodeName);
+  if (!name || !m.has('nodes')) return undefined;
+  const n = m.get('nodes', '', name);
+  const info = n && isObj(n.status) && isObj(n.status.nodeInfo) ? n.status.nodeInfo : undefined;
+  if (!info) return undefined;
+  const field = (k: string) => (typeof info[k] === 'string' ? printable(info[k], 120) : null);
+  return {
+    name,
+    osImage: field('osImage'),
+    kernelVersion: field('kernelVersion'),
+    containerRuntimeVersion: field('containerRuntimeVersion'),
+  };
+}
+
+const nodeText = (n: NonNullable<ReturnType<typeof nodeOf>>) =>
+  `${n.name}: ${[n.osImage, n.kernelVersion && `kernel ${n.kernelVersion}`, n.containerRuntimeVersion]
+    .filter(Boolean)
+    .join(', ')}`;
+
+/**
+ * The container the injector writes under this name: what it needs to run. With or without the
+ * CNI plugin as the mesh's own setting says; where that was not read, only a container both
+ * variants write alike (Consul's init container differs: root with NET_ADMIN, or 5996 without).
+ */
+function needOf(m: Model, w: Workload, mesh: MeshName, container: string): InjectedContainer | undefined {
+  const p = profileOf(mesh);
+  const cni = p.cni?.enabled(m, w)?.enabled;
+  const pick = (v: boolean) => p.runtime.injected(m, w, v).find((c) => c.name === container);
+  if (cni !== undefined || !p.cni) return pick(cni ?? false);
+  const [a, b] = [pick(false), pick(true)];
+  if (!a || !b) return a ?? b;
+  return JSON.stringify(a.securityContext) === JSON.stringify(b.securityContext) ? a : undefined;
+}
+
+/** The container as the pod's spec has it. */
+function specOf(pod: K8sObject, container: string): Record<string, any> | undefined {
+  const spec = podSpec(pod);
+  return [...initContainers(spec), ...containers(spec)].find((c) => c.name === container);
+}
+
+const whereSet = (from: 'container' | 'pod', container: string) =>
+  from === 'pod' ? "the pod's securityContext" : `the securityContext of ${container}`;
+
+/**
+ * What the pod does not grant a failing container that its mesh's template gives it: a capability
+ * (the template adds it; the pod's container lacks it), or its UID (root for an init container
+ * programming iptables, the proxy's fixed UID). Something after the injector changed it: a policy
+ * engine's mutation, another webhook, or the pod's own securityContext where the container sets none.
+ */
+function grantGaps(m: Model, w: Workload, mesh: MeshName, f: Failing) {
+  const need = needOf(m, w, mesh, f.container);
+  const c = specOf(f.pod, f.container);
+  // A container with no securityContext at all was not written by the injector as it is (or was slimmed of it): not judged.
+  if (!need || !c || !isObj(c.securityContext)) return undefined;
+  const has = effectiveSecurity(podSpec(f.pod), c);
+  const missing = (need.securityContext.add ?? []).filter((cap) => !grants(has, cap));
+  // Only root is judged: iptables needs it where the template runs the container as root; another
+  // non-root UID than the template's may be the mesh's own setting, not read here.
+  const uid = need.securityContext.runAsUser;
+  const otherUid = uid === 0 && has.runAsUser && has.runAsUser.value !== 0 ? has.runAsUser : undefined;
+  if (!missing.length && !otherUid) return undefined;
+  const p = profileOf(mesh);
+  const cpNs = m.mesh(mesh)?.namespaces[0] ?? p.controlPlane.namespace;
+  const parts = [
+    ...(missing.length
+      ? [
+          `the pod does not grant it ${missing.join(' and ')}, which ${p.title}'s template adds (its capabilities: add ${has.add.length ? has.add.join(', ') : 'none'}, drop ${has.drop.length ? has.drop.join(', ') : 'none'})`,
+        ]
+      : []),
+    ...(otherUid
+      ? [
+          `it runs as UID ${otherUid.value} (set in ${whereSet(otherUid.from, f.container)}), but ${p.title} runs it as ${uid === 0 ? 'root (UID 0)' : `UID ${uid}`}`,
+        ]
+      : []),
+  ];
+  const fix: Step[] = [
+    comment`find what changed ${f.container} after the injector, a mutation of a policy engine or another webhook, and exempt the containers of the mesh from it: the injector writes ${lit(
+      [
+        ...(need.securityContext.add?.length ? [`capabilities.add ${need.securityContext.add.join(', ')}`] : []),
+        ...(uid !== undefined ? [`runAsUser ${uid}`] : []),
+      ].join(' and '),
+    )}`,
+    cmd`kubectl get mutatingwebhookconfigurations`,
+    ...(otherUid?.from === 'pod'
+      ? [
+          comment`the runAsUser of the pod applies to ${f.container}, which sets none itself: set runAsUser on the app containers instead of the pod`,
+          cmd`kubectl edit ${w.kind.toLowerCase()} ${w.name} -n ${w.namespace}`,
+        ]
+      : []),
+    ...(f.init && p.cni && missing.length
+      ? [
+          comment`or install the CNI plugin of ${p.title}, so that no init container needs these capabilities`,
+          ...p.cni.install(cpNs),
+        ]
+      : []),
+  ];
+  return {
+    cause: parts.join('; '),
+    evidence: {
+      needs: { ...need.securityContext, from: p.runtime.injectedFrom },
+      grants: {
+        ...(has.runAsUser ? { runAsUser: has.runAsUser } : {}),
+        ...(has.runAsNonRoot ? { runAsNonRoot: has.runAsNonRoot } : {}),
+        add: has.add,
+        drop: has.drop,
+      },
+    },
+    fix,
+  };
+}
+
+/** Why the kubelet's non-root policy refuses the container: the field that asks for non-root and where it is set, against the user the mesh runs it as. */
+function nonRootCause(m: Model, w: Workload, mesh: MeshName, f: Failing, refusal: NonRootRefusal, cpNs: string) {
+  const c = specOf(f.pod, f.container);
+  if (!c) return undefined;
+  const p = profileOf(mesh);
+  const need = needOf(m, w, mesh, f.container);
+  const has = effectiveSecurity(podSpec(f.pod), c);
+  const nonRoot = has.runAsNonRoot;
+  const uid = need?.securityContext.runAsUser;
+  const apps = containers(podSpec(f.pod))
+    .map((x) => str(x.name) ?? '')
+    .filter((n) => n && !injectedNames(p).includes(n));
+  const asks = nonRoot ? `runAsNonRoot: true in ${whereSet(nonRoot.from, f.container)}` : 'runAsNonRoot: true';
+  const user =
+    refusal.kind === 'runAsUser-root'
+      ? `runs as root (runAsUser 0${has.runAsUser ? ` in ${whereSet(has.runAsUser.from, f.container)}` : ''})`
+      : refusal.kind === 'image-root'
+        ? "has no runAsUser, so it runs as its image's user, root"
+        : `has no runAsUser, and its image's user ${refusal.user} is not numeric`;
+  const needs =
+    uid === 0
+      ? `${p.title} runs it as root to program the pod's iptables`
+      : uid !== undefined
+        ? `${p.title}'s template gives it runAsUser ${uid}, which the pod's container lacks (something after the injector removed it)`
+        : `${p.title}'s template gives it no user of its own in this release`;
+  const fix: Step[] =
+    uid === 0
+      ? [
+          ...(nonRoot?.from === 'pod'
+            ? [
+                noteStep([
+                  'the kubelet applies runAsNonRoot of the pod to ',
+                  { value: f.container },
+                  ': move runAsNonRoot: true from the securityContext of the pod template to each app container',
+                  ...apps.flatMap((a, i): Part[] => [i ? ', ' : ': ', { value: a }]),
+                ]),
+                cmd`kubectl edit ${w.kind.toLowerCase()} ${w.name} -n ${w.namespace}`,
+              ]
+            : [
+                comment`something after the injector set runAsNonRoot: true on ${f.container}, a mutation of a policy engine or another webhook: exempt the init container of the mesh from it`,
+                cmd`kubectl get mutatingwebhookconfigurations`,
+              ]),
+          ...(p.cni
+            ? [
+                comment`or install the CNI plugin of ${p.title}, so that no init container runs as root`,
+                ...p.cni.install(cpNs),
+              ]
+            : []),
+        ]
+      : [
+          uid !== undefined
+            ? comment`give ${f.container} its numeric non-root user back, ${uid} as ${lit(p.title)} writes it, or set runAsUser in the securityContext of the pod template, which it inherits where it sets none`
+            : comment`give ${f.container} a numeric non-root user, or set runAsUser in the securityContext of the pod template, which it inherits where it sets none`,
+          cmd`kubectl edit ${w.kind.toLowerCase()} ${w.name} -n ${w.namespace}`,
+        ];
+  return {
+    cause: `the kubelet refuses to create it: ${asks} asks for a non-root user, but it ${user}; ${needs}`,
+    evidence: {
+      refusal: refusal.kind,
+      ...(nonRoot ? { runAsNonRoot: nonRoot } : {}),
+      ...(has.runAsUser ? { runAsUser: has.runAsUser } : {}),
+      ...(need ? { needs: { ...need.securityContext, from: p.runtime.injectedFrom } } : {}),
+    },
+    fix,
+  };
+}
+
+/**
+ * The proxy was injected as a native sidecar, but the pod runs it as a plain init container: its
+ * `restartPolicy: Always` is gone. Where the API server is older than native sidecars it dropped
+ * the field itself; else something after the injector (a webhook, a policy engine) rewrote the
+ * init containers. Either way the proxy is there (not missing): it never exits, so the kubelet
+ * never starts the containers after it, or, where it does exit, the app runs without a proxy.
+ */
+function alteredFinding(m: Model, w: Workload, mesh: MeshName, pods: K8sObject[]) {
+  const p = profileOf(mesh);
+  const name = p.containers.proxy;
+  const first = pods[0]!;
+  const st = isObj(first.status) ? first.status : {};
+  const cs = (Array.isArray(st.initContainerStatuses) ? st.initContainerStatuses : [])
+    .slice(0, 64)
+    .find((x: unknown) => isObj(x) && x.name === name) as Record<string, any> | undefined;
+  const state = isObj(cs?.state) ? (Object.keys(cs!.state)[0] ?? 'unknown') : 'not reported';
+  const server = clusterVersions(m).server;
+  const old = server && compareMinor(server, NATIVE_SIDECARS_ON) < 0;
+  const on = minorText(NATIVE_SIDECARS_ON);
+  const by = old
+    ? `the API server, ${server!.text}, dropped it: native sidecars are off before Kubernetes ${on} (feature gate SidecarContainers)`
+    : server
+      ? `the API server, ${server.text}, keeps it, so a later mutating webhook or policy rewrote the init containers`
+      : `the API server drops it where native sidecars are off, before Kubernetes ${on}, or a later mutating webhook or policy rewrote the init containers; the API server version was not read`;
+  const names = [...new Set(pods.map(nameOf))].sort();
+  const annotation = p.proxy.native.annotation;
+  const fix: Step[] = [
+    ...(old
+      ? []
+      : [
+          comment`find the webhook that changes the init containers after the injector: it must keep restartPolicy of ${name}`,
+          cmd`kubectl get mutatingwebhookconfigurations`,
+        ]),
+    ...(annotation
+      ? [
+          comment`or have the injector add the proxy as an ordinary container for this workload`,
+          ...setOnTemplate(w, 'annotations', annotation, 'false'),
+        ]
+      : [comment`or turn native sidecars off in the ${lit(p.title)} control plane, which has no switch per workload`]),
+  ];
+  return {
+    mesh,
+    message: `${plural(names.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} cannot start: ${p.title}'s proxy ${name} was injected as a native sidecar, but the pod runs it as a plain init container without restartPolicy: Always: ${by}. It never exits, so the containers after it never start (it is ${state} now).`,
+    resource: w.ref,
+    affectedPods: names.length,
+    evidence: {
+      container: name,
+      init: true,
+      altered: 'restartPolicy: Always missing',
+      state,
+      apiServer: server ? server.text : null,
+      pods: names.slice(0, 20),
+    },
+    fix,
+  };
+}
+
+/** The API server runs (or, unread, can at most run) a release without native sidecars. */
+function serverDropsNative(m: Model): boolean {
+  const { server, serverBound } = clusterVersions(m);
+  if (server) return compareMinor(server, NATIVE_SIDECARS_ON) < 0;
+  return serverBound !== undefined && compareMinor(serverBound.atMost, NATIVE_SIDECARS_ON) < 0;
+}
+
+// Two shapes of evidence: a failing container's, and an altered native sidecar's.
+export default defineCheck<Evidence>({
   ...meta('proxy-cannot-start'),
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
       const p = profileOf(mesh);
       const names = injectedNames(p);
       for (const w of m.appWorkloads) {
+        const altered = w.pods.filter((pod) => isActive(pod) && alteredNativeSidecar(pod, mesh));
+        if (altered.length) {
+          // An API server older than native sidecars (read, or bounded by the kubelets) dropped the
+          // field itself: native-sidecar-unsupported is that one finding.
+          if (!serverDropsNative(m)) yield alteredFinding(m, w, mesh, altered);
+          continue;
+        }
         const failing = w.pods.filter(isActive).flatMap((pod) => {
           // Only the containers this mesh injected into this pod (another mesh may use a like name).
           const spec = podSpec(pod);
@@ -215,7 +537,7 @@ export default defineCheck({
         const pods = [...new Set(group.map((g) => nameOf(g.pod)))].sort();
         yield {
           mesh,
-          message: `${plural(pods.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} cannot start: ${meshTitle(mesh)}'s ${d.role} ${first.container} ${first.kind === 'image' ? 'cannot be pulled' : 'keeps failing'} (${d.status}): ${d.cause}.`,
+          message: `${plural(pods.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} cannot start: ${meshTitle(mesh)}'s ${d.role} ${first.container} ${first.kind === 'image' ? 'cannot be pulled' : first.kind === 'config' ? 'cannot be created' : 'keeps failing'} (${d.status}): ${d.cause}.`,
           resource: w.ref,
           affectedPods: pods.length,
           evidence: {

@@ -334,9 +334,17 @@ export function keeper(policy: KeepPolicy): Keeper {
   }
 
   /**
+   * The waiting reasons whose message the kubelet writes itself (it cannot create or start the
+   * container: kubernetes pkg/kubelet/kuberuntime), kept, cut, for the containers the meshes inject:
+   * proxy-cannot-start reads the non-root refusals and quotes the others.
+   */
+  const KEPT_WAITING = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
+
+  /**
    * A pod's container statuses keep no waiting message and no termination message (a crashed app's
    * last log lines), but for the containers the meshes inject, whose termination message keeps
-   * the lines of the failures the checks recognise.
+   * the lines of the failures the checks recognise, and whose waiting message keeps the kubelet's
+   * own words when it cannot create the container (KEPT_WAITING, 512 characters).
    */
   function slimStatuses(status: unknown): void {
     if (!isObj(status)) return;
@@ -350,7 +358,12 @@ export function keeper(policy: KeepPolicy): Keeper {
           if (!isObj(s)) continue;
           for (const k in s) {
             if (!isObj(s[k]) || s[k].message === undefined) continue;
-            const kept = mesh && k === 'terminated' ? keptLines(s[k].message) : undefined;
+            const kept =
+              mesh && k === 'terminated'
+                ? keptLines(s[k].message)
+                : mesh && k === 'waiting' && KEPT_WAITING.has(s[k].reason) && typeof s[k].message === 'string'
+                  ? s[k].message.slice(0, 512)
+                  : undefined;
             if (kept === undefined) delete s[k].message;
             else s[k].message = kept;
           }
@@ -459,10 +472,13 @@ export function keeper(policy: KeepPolicy): Keeper {
    * A Node: its name, labels (the managed provider's node pool labels) and providerID, of its
    * annotations only k3s's node-args reduced to the API server's admission flags, and of its status
    * only the kubelet version it reports (status.nodeInfo.kubeletVersion), which the version checks
-   * compare; its taints, unschedulable and Ready condition (node-agent-incomplete). The rest of its
-   * status (every image it pulled: the bulk of a large cluster's nodes, addresses, other conditions,
-   * capacity) and every other annotation are not kept.
+   * compare, and its OS image, kernel and container runtime (osImage, kernelVersion,
+   * containerRuntimeVersion: proxy-cannot-start names them where the node's iptables decide); its
+   * taints, unschedulable and Ready condition (node-agent-incomplete). The rest of its status (every
+   * image it pulled: the bulk of a large cluster's nodes, addresses, other conditions, capacity) and
+   * every other annotation are not kept.
    */
+  const NODE_INFO = ['kubeletVersion', 'osImage', 'kernelVersion', 'containerRuntimeVersion'] as const;
   function slimNode(n: K8sObject): K8sObject {
     const md = isObj(n.metadata) ? n.metadata : {};
     const args = isObj(md.annotations) ? md.annotations[K3S_NODE_ARGS] : undefined;
@@ -499,8 +515,12 @@ export function keeper(policy: KeepPolicy): Keeper {
         ? {}
         : {
             status: {
-              ...(info && typeof info.kubeletVersion === 'string'
-                ? { nodeInfo: { kubeletVersion: info.kubeletVersion } }
+              ...(info && NODE_INFO.some((k) => typeof info[k] === 'string')
+                ? {
+                    nodeInfo: Object.fromEntries(
+                      NODE_INFO.filter((k) => typeof info[k] === 'string').map((k) => [k, info[k].slice(0, 256)]),
+                    ),
+                  }
                 : {}),
               // node-agent-incomplete: whether the node is Ready (its other conditions are not kept).
               ...(isObj(n.status) && Array.isArray(n.status.conditions)
@@ -540,7 +560,7 @@ export function keeper(policy: KeepPolicy): Keeper {
    *   workload controllers and bare pods; those keep theirs;
    * - Events: all but the fields eventInfo reads, messages but in the shapes the checks parse
    *   (slimEvent); `keepObject` drops the events no check reads;
-   * - Nodes: name, labels, providerID, k3s's admission flags and the kubelet version only (slimNode).
+   * - Nodes: name, labels, providerID, k3s's admission flags, the kubelet version, OS image, kernel and container runtime only (slimNode).
    * Secrets go through sanitizeSecret instead.
    */
   function slim(key: string, obj: K8sObject): K8sObject {

@@ -36,12 +36,18 @@ export function workloadOfObject(m: SnapshotView, kind: string, ns: string, name
 /**
  * The kubelet's pod events the checks read (kept only for the containers the meshes inject,
  * src/mesh/keep.ts): an image it cannot pull (kubernetes pkg/kubelet/images/image_manager.go:
- * reason Failed "Failed to pull image %q: %v", BackOff "Back-off pulling image %q") and a container
- * it keeps restarting (pkg/kubelet/kuberuntime: BackOff "Back-off restarting failed container %s in
+ * reason Failed "Failed to pull image %q: %v", BackOff "Back-off pulling image %q"), a container it
+ * refuses to create for its non-root policy (Failed "Error: container's runAsUser breaks non-root
+ * policy ...") and a container it keeps restarting (pkg/kubelet/kuberuntime: BackOff "Back-off restarting failed container %s in
  * pod %s"; older releases end after "container").
  */
 export const POD_EVENTS_READ: readonly { reason: string; message: RegExp }[] = [
   { reason: 'Failed', message: /^Failed to pull image "/ },
+  // The kubelet's non-root policy refusing to create a container (pkg/kubelet/kuberuntime/security_context_others.go).
+  {
+    reason: 'Failed',
+    message: /^Error: container(?:'s runAsUser breaks non-root policy| has runAsNonRoot and image )/,
+  },
   { reason: 'BackOff', message: /^Back-off (?:pulling image "|restarting failed container)/ },
 ];
 

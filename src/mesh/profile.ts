@@ -183,6 +183,8 @@ export interface StartFailure {
   readonly line?: RegExp;
   /** What it means: a clause, no final period. */
   readonly cause: string;
+  /** The node decides it (its kernel, its iptables): the finding names the node's OS image and kernel, where Nodes were read. */
+  readonly node?: true;
   /** The mesh's file and commit, or the issue thread that confirms it. */
   readonly source: string;
   /** What to change. */
@@ -230,6 +232,31 @@ export interface InitNeed {
   readonly fix: Step[];
 }
 
+/** Whether a pod's app containers were held until its proxy was ready, and what says so (issue 31). */
+interface Hold {
+  readonly held: boolean;
+  /** What in the pod (or the mesh's settings) says it: a clause, for evidence. */
+  readonly how: string;
+}
+
+/**
+ * How the mesh holds the app containers of a pod until its proxy is ready (a postStart hook on
+ * the proxy as the first container, or the proxy as a native sidecar with a startup probe), read
+ * from the pod as it was injected, and the setting that turns it on, with the releases that have it.
+ */
+interface StartOrder {
+  /** Whether this pod (as injected) holds its app until the proxy is ready; undefined when nothing read tells. */
+  held(m: MeshContext, pod: K8sObject): Hold | undefined;
+  /** The setting that holds the app, and since which release: a clause for messages. */
+  readonly setting: string;
+  /** The release that introduced it (a version `versions.compare` orders), where the proxy's version tells it. */
+  readonly since?: string;
+  /** The mesh's file and commit that say it. */
+  readonly source: string;
+  /** Turn it on for this workload (or, where the mesh has no switch per workload, mesh-wide). */
+  fix(w: Workload, controlPlaneNamespace: string): Step[];
+}
+
 /**
  * The containers the injector adds, as admission judges them and as they run: their security
  * contexts (Pod Security, SCCs), the init container's resources (LimitRange), how they fail to
@@ -261,6 +288,8 @@ interface Runtime {
   initNeeds?(m: MeshContext, w: Workload, pod: K8sObject, container: string): InitNeed[];
   /** How the images of the injected containers are chosen (for an image the nodes cannot pull). */
   image(controlPlaneNamespace: string): Step[];
+  /** How the app is held until the proxy is ready (app-starts-before-proxy). */
+  readonly startOrder: StartOrder;
 }
 
 /** The containers the injector adds. */

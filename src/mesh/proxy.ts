@@ -19,7 +19,9 @@ export const injectedNames = (p: MeshProfile): string[] => [
 
 /**
  * Which mesh's proxy runs in this pod (spec): a container named as the profile's proxy, or the
- * same as a native sidecar (an init container with `restartPolicy: Always`).
+ * same as an init container: a native sidecar (`restartPolicy: Always`), or one whose
+ * `restartPolicy` the API server or a later webhook dropped (alteredNativeSidecar): still the
+ * proxy the injector added, not a missing one.
  */
 export function injectedMesh(pod: PodLike): MeshName | undefined {
   const spec = podSpec(pod);
@@ -57,11 +59,13 @@ export function hasNativeSidecar(pod: PodLike, mesh: MeshName): boolean {
 }
 
 /**
- * The mesh's proxy as an ordinary init container: a native sidecar whose `restartPolicy: Always` an
- * API server without native sidecars dropped (aws/aws-app-mesh-controller-for-k8s#774): it never
- * exits, and the pod stays in initialization.
+ * The proxy of this pod (spec) is an init container without `restartPolicy: Always`: injected as a
+ * native sidecar (no mesh injects its proxy as a plain init container), and altered after: the API
+ * server drops the field where native sidecars are off (kubernetes pkg/api/pod/util.go
+ * dropDisabledFields, SidecarContainers before 1.29), or a later webhook rewrote the init containers.
+ * It then runs as an ordinary init container: it never exits and the pod never starts its app.
  */
-export function proxyDemoted(pod: PodLike, mesh: MeshName): boolean {
+export function alteredNativeSidecar(pod: PodLike, mesh: MeshName): boolean {
   const name = profileOf(mesh).containers.proxy;
   return initContainers(podSpec(pod)).some((c) => c.name === name && c.restartPolicy !== 'Always');
 }

@@ -20,8 +20,22 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'fires-consul-several-services.yaml', findings: ['Deployment catalog/reports'] },
     { fixtures: 'fires-consul-acl-default-serviceaccount.yaml', findings: ['Deployment catalog/billing'] },
     { fixtures: 'fires-kuma-sidecar-image.yaml', findings: ['Deployment orders/shipping'] },
+    { fixtures: 'fires-kuma-init-nonroot.yaml', findings: ['Deployment orders/payments'] },
+    { fixtures: 'fires-consul-dataplane-nonroot-image.yaml', findings: ['Deployment catalog/ledger'] },
+    { fixtures: 'fires-istio-init-no-net-admin.yaml', findings: ['Deployment store/checkout'] },
+    { fixtures: 'fires-istio-init-not-root.yaml', findings: ['Deployment store/invoices'] },
+    { fixtures: 'fires-istio-init-kernel.yaml', findings: ['Deployment store/search'] },
+    { fixtures: 'fires-linkerd-proxy-unknown.yaml', findings: ['Deployment shop/pricing'] },
+    { fixtures: 'fires-linkerd-init-ip6tables.yaml', findings: ['Deployment shop/search'] },
+    { fixtures: 'fires-istio-native-sidecar-altered.yaml', findings: ['Deployment store/ratings'] },
+    { fixtures: 'fires-linkerd-native-sidecar-altered.yaml', findings: ['Deployment shop/carts'] },
+    { fixtures: 'fires-kuma-native-sidecar-altered.yaml', findings: ['Deployment orders/returns'] },
   ],
-  silent: [{ fixtures: 'ok-linkerd-recovered-or-app.yaml' }],
+  silent: [
+    { fixtures: 'ok-linkerd-recovered-or-app.yaml' },
+    { fixtures: 'ok-istio-granted-or-app-refused.yaml' },
+    { fixtures: 'ok-consul-native-sidecar.yaml' },
+  ],
 });
 
 const F = (name: string) => `checks/proxy-cannot-start/${name}.yaml`;
@@ -81,6 +95,77 @@ describe('proxy-cannot-start', () => {
       image: 'registry.example.com/kuma/kuma-dp:2.14.3',
       events: { reason: 'Failed', count: 12 },
     });
+  });
+
+  it('what the pod grants against what the container needs: the non-root policy, capabilities, the UID', () => {
+    const k = one('kuma', 'fires-kuma-init-nonroot');
+    expect(k.message).toContain(
+      "Kuma's init container kuma-init cannot be created (CreateContainerConfigError): the kubelet refuses to create it: runAsNonRoot: true in the pod's securityContext asks for a non-root user, but it runs as root (runAsUser 0 in the securityContext of kuma-init); Kuma runs it as root",
+    );
+    expect(k.evidence).toMatchObject({
+      refusal: 'runAsUser-root',
+      runAsNonRoot: { value: true, from: 'pod' },
+      events: { reason: 'Failed', count: 25 },
+    });
+    expect(k.fix.join('\n')).toContain(
+      'move runAsNonRoot: true from the securityContext of the pod template to each app container: payments',
+    );
+    expect(k.fix.join('\n')).toContain('--cni-enabled');
+    const c = one('consul', 'fires-consul-dataplane-nonroot-image');
+    expect(c.message).toContain(
+      "it has no runAsUser, so it runs as its image's user, root; Consul's template gives it runAsUser 5995",
+    );
+    expect(c.evidence).toMatchObject({ refusal: 'image-root', needs: { runAsUser: 5995 } });
+    const caps = one('istio', 'fires-istio-init-no-net-admin');
+    expect(caps.message).toContain('the pod does not grant it NET_ADMIN and NET_RAW');
+    expect(caps.evidence).toMatchObject({
+      grants: { add: [], drop: ['ALL'] },
+      needs: { add: ['NET_ADMIN', 'NET_RAW'] },
+    });
+    expect(caps.fix).toContain('kubectl get mutatingwebhookconfigurations');
+    const uid = one('istio', 'fires-istio-init-not-root');
+    expect(uid.message).toContain(
+      "it runs as UID 1337 (set in the pod's securityContext), but Istio runs it as root (UID 0)",
+    );
+  });
+
+  it('names the node where its kernel decides, and quotes a message it does not know', () => {
+    const n = one('istio', 'fires-istio-init-kernel');
+    expect(n.message).toContain(
+      '(node rhel-worker-1: Red Hat Enterprise Linux 8.6 (Ootpa), kernel 4.18.0-372.19.1.el8_6.x86_64, containerd://1.7.0)',
+    );
+    expect(n.evidence).toMatchObject({
+      node: { name: 'rhel-worker-1', kernelVersion: '4.18.0-372.19.1.el8_6.x86_64' },
+    });
+    const six = one('linkerd', 'fires-linkerd-init-ip6tables');
+    expect(six.message).toContain(
+      "the node's kernel has no IPv6 nat table (ip6table_nat not loaded), which linkerd-init programs with IPv6 on (values disableIPv6=false); since proxy-init v2.4.1 it fails instead of ignoring it (node ip-10-0-1-17.ec2.internal: Bottlerocket OS 1.29.0 (aws-k8s-1.31), kernel 6.1.119, containerd://1.7.24+bottlerocket)",
+    );
+    expect(six.fix.join('\n')).toContain('disableIPv6=true');
+    const u = one('linkerd', 'fires-linkerd-proxy-unknown');
+    expect(u.message).toContain(
+      'cannot be created (CreateContainerError): the kubelet cannot create it, for a reason meshdoctor does not know: "context deadline exceeded"',
+    );
+    expect(u.evidence).toMatchObject({ message: 'context deadline exceeded' });
+  });
+
+  it('a native sidecar whose restartPolicy was dropped is the proxy, altered: not a missing one', () => {
+    for (const [base, name, w, c] of [
+      ['istio', 'fires-istio-native-sidecar-altered', 'store/ratings', 'istio-proxy'],
+      ['linkerd', 'fires-linkerd-native-sidecar-altered', 'shop/carts', 'linkerd-proxy'],
+      ['kuma', 'fires-kuma-native-sidecar-altered', 'orders/returns', 'kuma-sidecar'],
+    ] as const) {
+      const all = findings(cluster(base, [F(name)]));
+      expect(all.map((x) => x.id)).not.toContain('sidecar-missing');
+      const f = one(base, name);
+      expect(f.message).toContain(
+        `Deployment ${w} cannot start: ${f.mesh === 'kuma' ? 'Kuma' : f.mesh === 'istio' ? 'Istio' : 'Linkerd'}'s proxy ${c} was injected as a native sidecar, but the pod runs it as a plain init container without restartPolicy: Always`,
+      );
+      expect(f.evidence).toMatchObject({ container: c, altered: 'restartPolicy: Always missing', state: 'running' });
+    }
+    expect(one('istio', 'fires-istio-native-sidecar-altered').fix.join('\n')).toContain(
+      '"sidecar.istio.io/nativeSidecar":"false"',
+    );
   });
 
   it('every runtime fix of every profile is made of safe lines (none withheld)', () => {

@@ -23,6 +23,12 @@
  * - control-plane/connect-inject/constants/annotations_and_labels.go: LabelServiceIgnore
  *   `consul.hashicorp.com/service-ignore`, annotation `consul.hashicorp.com/connect-service`.
  * - OpenShift: values.yaml global.openshift.enabled, connectInject.cni.enabled and .multus.
+ * - Start order (issue 31): connect-inject/webhook/mesh_webhook.go puts consul-dataplane first with
+ *   proxy lifecycle (default on) but gives it no postStart hook (no PostStart anywhere in
+ *   control-plane/ at a507b1d1), so the kubelet does not wait for it; only as a native sidecar
+ *   (consul.hashicorp.com/enable-consul-dataplane-as-sidecar, consul_dataplane_sidecar.go: restartPolicy
+ *   Always and a startupProbe `consul-dataplane -check-proxy-health`, since v1.9.0, d113609d,
+ *   hashicorp/consul-k8s#4678) does the kubelet start the app after it.
  */
 import { cmd, comment, text, choice, type Step } from '../../fix/steps.js';
 import { setOnTemplateSpec } from '../../fix/commands.js';
@@ -33,6 +39,10 @@ import type { Workload } from '../../k8s/workloads.js';
 import type { K8sObject } from '../../util/types.js';
 import { annotationsOf, arr, isObj, labelsOf, nameOf, str, strMap } from '../../util/objects.js';
 import type { InitNeed, InjectedContainer, MeshProfile } from '../profile.js';
+import { proxyPlace } from '../start-order.js';
+import { setOnTemplate } from '../../fix/commands.js';
+
+const AS_SIDECAR = 'consul.hashicorp.com/enable-consul-dataplane-as-sidecar';
 import { consulSettings } from './injector.js';
 
 const INIT = 'consul-connect-inject-init';
@@ -186,6 +196,28 @@ export function consulRuntime(
           },
         ];
       return [];
+    },
+    startOrder: {
+      held: (_m, pod) => {
+        const place = proxyPlace(pod, 'consul-dataplane');
+        if (place === 'native')
+          return {
+            held: true,
+            how: 'consul-dataplane is a native sidecar: the kubelet starts the app after its startup probe',
+          };
+        if (place === 'absent') return undefined;
+        return {
+          held: false,
+          how: 'consul-dataplane is an ordinary container: consul-k8s gives it no postStart hook, so the kubelet does not wait for it',
+        };
+      },
+      setting: `${AS_SIDECAR} (consul-k8s 1.9 and later, on Kubernetes 1.29 and later; earlier releases have no setting that holds the app)`,
+      source:
+        'hashicorp/consul-k8s a507b1d1 control-plane/connect-inject/webhook/mesh_webhook.go, consul_dataplane_sidecar.go',
+      fix: (w) => [
+        comment`hold the app until consul-dataplane is ready, for this workload, with consul-k8s 1.9 or later on Kubernetes 1.29 or later: run it as a native sidecar`,
+        ...setOnTemplate(w, 'annotations', AS_SIDECAR, 'true'),
+      ],
     },
     image: (ns) => [
       comment`the images are the chart values global.imageConsulDataplane for consul-dataplane and global.imageK8S for consul-connect-inject-init`,

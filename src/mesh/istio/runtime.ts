@@ -15,8 +15,14 @@
  *   exclude_namespaces (ConfigMap istio-cni-config EXCLUDE_NAMESPACES, manifests/charts/istio-cni
  *   templates/configmap-cni.yaml; values.yaml excludeNamespaces: [kube-system]).
  * - OpenShift: istio/istio.io 03b4e33c content/en/docs/setup/platform-setup/openshift/index.md.
+ * - Start order (issue 31): pkg/kube/inject/webhook.go reorderPod moves istio-proxy to the first
+ *   container when holdApplicationUntilProxyStarts is set (meshConfig.defaultConfig, the pod's
+ *   proxy.istio.io/config annotation, or values.global.proxy.holdApplicationUntilProxyStarts), else
+ *   last; injection-template.yaml then gives it the postStart hook `pilot-agent wait`. A native
+ *   sidecar (sidecar.istio.io/nativeSidecar) is held by the kubelet behind its startup probe.
+ *   The setting came in 1.7 (31f785bc, 2020-07).
  */
-import { choice, cmd, comment, text, type Step } from '../../fix/steps.js';
+import { choice, cmd, comment, lit, text, type Step } from '../../fix/steps.js';
 import type { MeshContext } from '../context.js';
 import type { Workload } from '../../k8s/workloads.js';
 import { annotationsOf, arr, isObj, labelsOf, nameOf, str } from '../../util/objects.js';
@@ -24,6 +30,8 @@ import { podSpec } from '../../k8s/pods.js';
 import type { K8sObject } from '../../util/types.js';
 import { valueAt } from '../config-values.js';
 import type { InitNeed, InjectedContainer, MeshProfile } from '../profile.js';
+import { proxyPlace } from '../start-order.js';
+import { setOnTemplate } from '../../fix/commands.js';
 
 /** The CNI plugin's ConfigMap (`{{ template "name" . }}-config` of chart istio-cni) and the key naming the namespaces it skips. */
 export const CNI_CONFIG = 'istio-cni-config';
@@ -31,7 +39,7 @@ export const CNI_EXCLUDE = 'EXCLUDE_NAMESPACES';
 
 /** The istioctl and Helm ways to set a value of istiod's chart. */
 const setValue = (why: string, ns: string, key: string, value: string): Step[] => [
-  choice(text`${why}: run the one line for your install method`, [
+  choice(text`${lit(why)}: run the one line for your install method`, [
     {
       label: text`istioctl, with the profile and values you installed with`,
       steps: [cmd`istioctl install -y --set ${`values.${key}=${value}`} -f YOUR-ISTIOOPERATOR.yaml`],
@@ -138,6 +146,7 @@ export function istioRuntime(
       {
         container: 'istio-init',
         exitCode: 1,
+        node: true,
         cause:
           "istio-iptables could not program the pod's iptables: typically the node lacks the kernel modules (br_netfilter, nf_nat, xt_REDIRECT, xt_owner, iptable_nat, iptable_mangle, iptable_filter) or the ip6tables ones",
         source: 'istio/istio 86c9f01f tools/istio-iptables/pkg/cmd/root.go (exit 1); istio/istio#44118, #53147',
@@ -171,6 +180,35 @@ export function istioRuntime(
         ];
       }
       return cniAgentNeeds(m, pod, m.mesh('istio')?.namespaces[0] ?? 'istio-system');
+    },
+    startOrder: {
+      held: (_m, pod) => {
+        const place = proxyPlace(pod, 'istio-proxy');
+        if (place === 'native')
+          return {
+            held: true,
+            how: 'istio-proxy is a native sidecar: the kubelet starts the app after its startup probe',
+          };
+        if (place === 'first')
+          return {
+            held: true,
+            how: 'istio-proxy is the first container: holdApplicationUntilProxyStarts, its postStart hook waits for it',
+          };
+        if (place === 'later')
+          return {
+            held: false,
+            how: 'istio-proxy is not the first container: holdApplicationUntilProxyStarts was off when the pod was injected',
+          };
+        return undefined;
+      },
+      setting: 'holdApplicationUntilProxyStarts (Istio 1.7 and later)',
+      since: '1.7.0',
+      source: 'istio/istio 86c9f01f pkg/kube/inject/webhook.go reorderPod, injection-template.yaml',
+      fix: (w, ns) => [
+        comment`hold the app until istio-proxy is ready, for this workload: the pod template annotation proxy.istio.io/config, merged into any value it has already`,
+        ...setOnTemplate(w, 'annotations', 'proxy.istio.io/config', '{"holdApplicationUntilProxyStarts": true}'),
+        ...setValue('or for every pod of the mesh', ns, 'global.proxy.holdApplicationUntilProxyStarts', 'true'),
+      ],
     },
     image: (ns) => [
       comment`the proxy image is the istiod values global.hub and global.tag, or global.proxy.image, or the pod template annotation sidecar.istio.io/proxyImage`,

@@ -48,7 +48,7 @@ import { valueAt } from '../config-values.js';
 import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
 import { KUMA_INJECT, KUMA_SIDECAR, kumaInjector, parseKuma } from './injector.js';
 import { KUMA_MARKERS, enableMarker, namespaceProblems, workloadProblems } from './markers.js';
-import { kumaRuntime } from './runtime.js';
+import { kumaRuntime, WAIT_ENV } from './runtime.js';
 import { kumaNetwork } from './network.js';
 import { SIDECAR_IMAGE_ENV, kumaRbac, kumaVersions } from './support.js';
 
@@ -280,7 +280,7 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
           }));
         }),
       configMapKeys: () => undefined,
-      env: [NATIVE_ENV, CNI_ENV, UID_ENV, ...Object.values(RESOURCE_ENV), SIDECAR_IMAGE_ENV],
+      env: [NATIVE_ENV, CNI_ENV, UID_ENV, ...Object.values(RESOURCE_ENV), SIDECAR_IMAGE_ENV, WAIT_ENV],
     },
   },
 

@@ -22,6 +22,28 @@ import { cmd, comment } from '../../fix/steps.js';
 import type { MeshContext } from '../context.js';
 import type { Workload } from '../../k8s/workloads.js';
 import type { InjectedContainer, MeshProfile } from '../profile.js';
+import { proxyPlace } from '../start-order.js';
+import { setOnTemplate } from '../../fix/commands.js';
+import { annotationsOf } from '../../util/objects.js';
+
+/**
+ * Start order (issue 31), kumahq/kuma 348b6528: pkg/plugins/runtime/k8s/webhooks/injector/injector.go
+ * always puts kuma-sidecar first; containers/factory.go gives it the postStart hook `kuma-dp wait`
+ * only with the pod annotation kuma.io/wait-for-dataplane-ready (metadata.Annotations
+ * GetEnabledWithDefault: enabled/true/yes, disabled/false/no) or the control plane's
+ * KUMA_RUNTIME_KUBERNETES_INJECTOR_SIDECAR_CONTAINER_WAIT_FOR_DATAPLANE_READY (kuma-cp.defaults.yaml
+ * false); as a native sidecar it has a startupProbe on /ready. Since 2.4.0 (9b3f7676, kumahq/kuma#7583).
+ */
+export const WAIT_ENV = 'KUMA_RUNTIME_KUBERNETES_INJECTOR_SIDECAR_CONTAINER_WAIT_FOR_DATAPLANE_READY';
+const WAIT = 'kuma.io/wait-for-dataplane-ready';
+const bool = (v: string | undefined) =>
+  v === undefined
+    ? undefined
+    : ['enabled', 'true', 'yes'].includes(v)
+      ? true
+      : ['disabled', 'false', 'no'].includes(v)
+        ? false
+        : undefined;
 
 /** The sidecar's UID: the control plane's KUMA_RUNTIME_KUBERNETES_INJECTOR_SIDECAR_CONTAINER_UID, else 5678 (kuma-cp.defaults.yaml, config.go). */
 const uid = (env: Record<string, string>) => {
@@ -69,6 +91,7 @@ export function kumaRuntime(env: (m: MeshContext) => Record<string, string>): Me
       },
       {
         container: 'kuma-init',
+        node: true,
         cause:
           "kumactl install transparent-proxy could not program the pod's iptables (OpenShift 4 and other nftables-only nodes cannot run it in the pod: Kuma's OpenShift guide)",
         source:
@@ -80,6 +103,43 @@ export function kumaRuntime(env: (m: MeshContext) => Record<string, string>): Me
         ],
       },
     ],
+    startOrder: {
+      held: (m, pod) => {
+        const place = proxyPlace(pod, 'kuma-sidecar');
+        if (place === 'native')
+          return {
+            held: true,
+            how: 'kuma-sidecar is a native sidecar: the kubelet starts the app after its startup probe',
+          };
+        if (place === 'absent') return undefined;
+        const own = bool(annotationsOf(pod)[WAIT]);
+        if (own !== undefined)
+          return {
+            held: own,
+            how: `the pod says ${WAIT}=${annotationsOf(pod)[WAIT]}${own ? ': the postStart hook of kuma-sidecar waits for it' : ''}`,
+          };
+        const raw = env(m)[WAIT_ENV];
+        // Not read: the control plane's setting is unknown, and so is the hold.
+        const read = (m.mesh('kuma')?.namespaces ?? []).some((ns) => m.readIn('deployments', ns));
+        if (raw === undefined && !read) return undefined;
+        const cp = /^(1|t|T|TRUE|true|True)$/.test(raw ?? '');
+        return {
+          held: cp,
+          how:
+            raw === undefined
+              ? `no ${WAIT} on the pod, and the control plane holds no app by default`
+              : `the control plane runs with ${WAIT_ENV}=${raw}`,
+        };
+      },
+      setting: `${WAIT} (Kuma 2.4 and later, off by default)`,
+      since: '2.4.0',
+      source: 'kumahq/kuma 348b6528 pkg/plugins/runtime/k8s/containers/factory.go, metadata/annotations.go',
+      fix: (w, ns) => [
+        comment`hold the app until kuma-sidecar is ready, for this workload`,
+        ...setOnTemplate(w, 'annotations', WAIT, 'true'),
+        comment`or for every pod of the mesh: the control plane env ${WAIT_ENV}=true, Helm controlPlane.envVars, in namespace ${ns}`,
+      ],
+    },
     image: (ns) => [
       comment`the images are the chart values dataPlane.image for kuma-dp and dataPlane.initImage for kuma-init with global.tag, written into the environment of the control plane`,
       cmd`kubectl get deployment kuma-control-plane -n ${ns} -o jsonpath=${'{.spec.template.spec.containers[0].image}'}`,

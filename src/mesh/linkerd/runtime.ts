@@ -15,11 +15,23 @@
  *   the validator exits 95 when traffic is not redirected ("Failed to validate networking
  *   configuration"), which cni-repair-controller/src/lib.rs reads the same way.
  */
-import { choice, cmd, comment, text, type Step } from '../../fix/steps.js';
+import { choice, cmd, comment, lit, text, type Step } from '../../fix/steps.js';
 import type { MeshContext } from '../context.js';
 import type { Workload } from '../../k8s/workloads.js';
 import { valueAt } from '../config-values.js';
 import type { InjectedContainer, MeshProfile } from '../profile.js';
+import { proxyPlace } from '../start-order.js';
+import { setOnTemplate } from '../../fix/commands.js';
+import { annotationsOf } from '../../util/objects.js';
+
+/**
+ * Start order (issue 31), linkerd/linkerd2 b24cd405: charts/patch/templates/patch.json adds the
+ * proxy at spec/containers/0 with proxy.await (values.yaml `await: true`, per pod
+ * config.linkerd.io/proxy-await: pkg/inject/inject.go), else at the end; _proxy.tpl gives it the
+ * postStart hook linkerd-await, or as a native sidecar a startupProbe on /ready. The annotation
+ * came in stable-2.11 (1071ec2e, linkerd/linkerd2#5967).
+ */
+const AWAIT = 'config.linkerd.io/proxy-await';
 
 const num = (v: unknown, d: number) => (typeof v === 'number' ? v : d);
 const strings = (v: unknown): string[] | undefined =>
@@ -27,7 +39,7 @@ const strings = (v: unknown): string[] | undefined =>
 
 /** The CLI and Helm ways to set values on the installed control plane. */
 const upgrade = (why: string, ns: string, ...sets: string[]): Step[] => [
-  choice(text`${why}: run the one line for your install method`, [
+  choice(text`${lit(why)}: run the one line for your install method`, [
     {
       label: text`linkerd CLI`,
       steps: [cmd`linkerd upgrade ${{ args: sets.map((s) => ['--set=', { value: s }]) }} | kubectl apply -f -`],
@@ -98,7 +110,7 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
     restrictedFix: (rule, container, ns) =>
       rule === 'capabilities' && container === 'linkerd-proxy'
         ? upgrade(
-            'make the injector drop every capability of linkerd-proxy (values proxy.capabilities.drop)',
+            'make the injector drop every capability of linkerd-proxy, values proxy.capabilities.drop',
             ns,
             'proxy.capabilities.drop={ALL}',
           )
@@ -127,6 +139,7 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
       {
         container: 'linkerd-init',
         line: /\(legacy\): Cannot initialize: iptables who\? \(do you need to insmod\?\)/,
+        node: true,
         cause:
           "the node's kernel has no legacy iptables (the nat table's modules are not loaded): linkerd-init runs iptables-legacy",
         source: 'linkerd/linkerd2#8596, #8732; values.yaml proxyInit.iptablesMode',
@@ -140,6 +153,7 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
       {
         container: 'linkerd-init',
         line: /\(nf_tables\): Could not fetch rule set generation id: Invalid argument/,
+        node: true,
         cause:
           "the node's kernel does not support iptables-nft (GKE's Container-Optimized OS, older kernels): linkerd-init runs iptables-nft",
         source: 'linkerd/linkerd2#9053; values.yaml proxyInit.iptablesMode (nft by default since edge-25.8.2)',
@@ -152,7 +166,23 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
       },
       {
         container: 'linkerd-init',
+        line: /ip6tables[a-z-]{0,16} v[0-9.]{1,16}(?: \((?:legacy|nf_tables)\))?: can't initialize ip6tables table `nat': Table does not exist/,
+        node: true,
+        cause:
+          "the node's kernel has no IPv6 nat table (ip6table_nat not loaded), which linkerd-init programs with IPv6 on (values disableIPv6=false); since proxy-init v2.4.1 it fails instead of ignoring it",
+        source:
+          'linkerd/linkerd2 b24cd405 charts/linkerd-control-plane/values.yaml disableIPv6, _proxy-init.tpl --ipv6; linkerd/linkerd2-proxy-init#388, linkerd/linkerd2#12711',
+        fix: (c) =>
+          upgrade(
+            'load ip6table_nat on the nodes, or route only IPv4 through the proxy',
+            c.controlPlaneNamespace,
+            'disableIPv6=true',
+          ),
+      },
+      {
+        container: 'linkerd-init',
         line: /iptables(?:-nft)?-save v[0-9.]{1,16} \((?:legacy|nf_tables)\): Cannot initialize: Permission denied/,
+        node: true,
         cause: 'the node refuses linkerd-init its iptables calls (SELinux, or a runtime that withholds NET_ADMIN)',
         source: 'linkerd/linkerd2#7767, #2768',
         fix: () => [
@@ -160,6 +190,40 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
         ],
       },
     ],
+    startOrder: {
+      held: (_m, pod) => {
+        const place = proxyPlace(pod, 'linkerd-proxy');
+        const off = annotationsOf(pod)[AWAIT] === 'disabled';
+        if (place === 'native')
+          return off
+            ? { held: false, how: `linkerd-proxy is a native sidecar without a startup probe: ${AWAIT}=disabled` }
+            : {
+                held: true,
+                how: 'linkerd-proxy is a native sidecar: the kubelet starts the app after its startup probe',
+              };
+        if (place === 'first')
+          return {
+            held: true,
+            how: 'linkerd-proxy is the first container: proxy-await, its postStart hook waits for it',
+          };
+        if (place === 'later')
+          return {
+            held: false,
+            how: off
+              ? `linkerd-proxy is not the first container: the pod says ${AWAIT}=disabled`
+              : 'linkerd-proxy is not the first container: proxy.await was off when the pod was injected',
+          };
+        return undefined;
+      },
+      setting: `${AWAIT} (Linkerd stable-2.11 and later, on by default)`,
+      since: 'stable-2.11.0',
+      source: 'linkerd/linkerd2 b24cd405 charts/patch/templates/patch.json, charts/partials/templates/_proxy.tpl',
+      fix: (w, ns) => [
+        comment`hold the app until linkerd-proxy is ready, for this workload`,
+        ...setOnTemplate(w, 'annotations', AWAIT, 'enabled'),
+        ...upgrade('or for every pod of the mesh', ns, 'proxy.await=true'),
+      ],
+    },
     image: (ns) => [
       comment`the proxy image is the linkerd-config value proxy.image.name, cr.l5d.io/linkerd/proxy by default, with the version of the control plane, or the pod template annotations config.linkerd.io/proxy-image and config.linkerd.io/proxy-version`,
       cmd`kubectl get configmap linkerd-config -n ${ns} -o jsonpath=${'{.data.values}'}`,

@@ -1,0 +1,154 @@
+/**
+ * app-starts-before-proxy — the app container of meshed pods failed while its proxy was starting,
+ * and restarted: the mesh let the app start before the proxy was ready, and its first connections
+ * (to a database, to a config server) went into a proxy that did not yet route them.
+ *
+ * Why: the kubelet starts a pod's containers in order and waits only for a postStart hook or a
+ * native sidecar's startup probe (kubernetes pkg/kubelet/kuberuntime). Each mesh has a setting
+ * that uses one of them to hold the app until its proxy is ready, on or off by default, from some
+ * release on, or none but a native sidecar (docs/checks/app-starts-before-proxy.md). The profile's
+ * `runtime.startOrder` reads from each pod, as it was injected, whether it holds its app (where the
+ * proxy sits, its annotations, the control plane's setting), with its source.
+ * When: an active pod of an app workload runs the mesh's proxy, started once (no restart), and
+ * does not hold its app; an app container of it restarted, and its last failure (exit code not 0,
+ * not OOMKilled) ended no later than RACE_WINDOW_S after the proxy started. Times come from the
+ * pod's container statuses (lastState.terminated.finishedAt, state.running.startedAt), never from
+ * the clock. The proxy's own readiness time is not in the status: its start is the earliest it
+ * could be ready.
+ * Known false positives: an app that fails in its first minute for a reason of its own (its
+ * database down) on a pod whose proxy started at the same time. Silent where the pod holds its app
+ * (a failure then is not the proxy's), where the app failed later than the window, and for a proxy
+ * that restarted (its start time no longer says when the pod started).
+ * Fix: the mesh's hold setting for the workload (a pod template annotation), or mesh-wide.
+ */
+import { comment, type Step } from '../fix/steps.js';
+import { isActive } from '../k8s/pods.js';
+import { profileOf } from '../mesh/registry.js';
+import { injectedNames } from '../mesh/proxy.js';
+import { meshesAllowed } from '../facts/siblings.js';
+import { podStates } from '../facts/model.js';
+import type { K8sObject } from '../util/types.js';
+import { isObj, nameOf, plural, str, time } from '../util/objects.js';
+import { defineCheck, meta } from './define.js';
+
+/**
+ * How long after the proxy started a failing app counts as failing before the proxy was ready: the
+ * longest default readiness of the meshes' proxies (4 failed probes 15 s apart: the values.yaml of
+ * the chart with the slowest, docs/meshes/); a proxy ready later than that is a problem of its own.
+ */
+const RACE_WINDOW_S = 60;
+
+interface Status {
+  name: string;
+  restarts: number;
+  running?: Date;
+  last?: { finished: Date; exitCode?: number; reason?: string };
+}
+
+function statuses(pod: K8sObject): Status[] {
+  const st = isObj(pod.status) ? pod.status : {};
+  const out: Status[] = [];
+  for (const f of ['initContainerStatuses', 'containerStatuses'] as const) {
+    const list = Array.isArray(st[f]) ? st[f] : [];
+    for (const cs of list.slice(0, 64)) {
+      if (!isObj(cs) || !str(cs.name)) continue;
+      const running = isObj(cs.state) && isObj(cs.state.running) ? time(cs.state.running.startedAt) : undefined;
+      const term = isObj(cs.lastState) && isObj(cs.lastState.terminated) ? cs.lastState.terminated : undefined;
+      const finished = term ? time(term.finishedAt) : undefined;
+      out.push({
+        name: str(cs.name)!,
+        restarts: typeof cs.restartCount === 'number' ? cs.restartCount : 0,
+        ...(running ? { running } : {}),
+        ...(finished
+          ? {
+              last: {
+                finished,
+                ...(typeof term!.exitCode === 'number' ? { exitCode: term!.exitCode } : {}),
+                ...(str(term!.reason) ? { reason: str(term!.reason)! } : {}),
+              },
+            }
+          : {}),
+      });
+    }
+  }
+  return out;
+}
+
+export default defineCheck({
+  ...meta('app-starts-before-proxy'),
+  *run(m) {
+    for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
+      const p = profileOf(mesh);
+      const injected = injectedNames(p);
+      const cpNs = m.mesh(mesh)?.namespaces[0] ?? p.controlPlane.namespace;
+      for (const w of m.appWorkloads) {
+        const hits: {
+          pod: string;
+          container: string;
+          failedAt: string;
+          exitCode: number | null;
+          proxyStartedAt: string;
+          seconds: number;
+          restarts: number;
+        }[] = [];
+        let how: string | undefined;
+        let older: string | undefined;
+        for (const pod of (podStates(w).meshed.get(mesh) ?? []).filter(isActive)) {
+          const hold = p.runtime.startOrder.held(m, pod);
+          if (!hold || hold.held) continue; // held (a failure then is not the proxy's), or nothing tells
+          const all = statuses(pod);
+          const proxy = all.find((s) => s.name === p.containers.proxy);
+          if (!proxy?.running || proxy.restarts > 0) continue;
+          for (const app of all) {
+            if (injected.includes(app.name) || app.restarts === 0 || !app.last) continue;
+            if (app.last.exitCode === 0 || app.last.reason === 'OOMKilled' || app.last.reason === 'Completed') continue;
+            const seconds = Math.round((app.last.finished.getTime() - proxy.running.getTime()) / 1000);
+            if (seconds > RACE_WINDOW_S) continue;
+            how ??= hold.how;
+            // The release the pod's proxy comes from predates the setting: that release has none.
+            const v = p.versions?.proxy(pod);
+            const since = p.runtime.startOrder.since;
+            if (!older && v && since && (p.versions!.compare(v.version, since) ?? 0) < 0) older = v.version;
+            hits.push({
+              pod: nameOf(pod),
+              container: app.name,
+              failedAt: app.last.finished.toISOString(),
+              exitCode: app.last.exitCode ?? null,
+              proxyStartedAt: proxy.running.toISOString(),
+              seconds,
+              restarts: app.restarts,
+            });
+          }
+        }
+        if (!hits.length) continue;
+        hits.sort((a, b) => (a.pod < b.pod ? -1 : a.pod > b.pod ? 1 : a.container < b.container ? -1 : 1));
+        const first = hits[0]!;
+        const pods = [...new Set(hits.map((h) => h.pod))];
+        const when =
+          first.seconds <= 0
+            ? `${-first.seconds} s before its proxy ${p.containers.proxy} had even started`
+            : `${first.seconds} s after its proxy ${p.containers.proxy} started, before it could be ready`;
+        const fix: Step[] = [...p.runtime.startOrder.fix(w, cpNs), comment`the pods get it when they are re-created`];
+        yield {
+          mesh,
+          message: `${plural(pods.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name}: the app container ${first.container} failed${first.exitCode !== null ? ` (exit code ${first.exitCode})` : ''} ${when}, and restarted: ${p.title} started the app without waiting for its proxy (${how}). ${older ? `Its proxy ${older} comes from a release that has no setting to hold the app: ${p.title} has ${p.runtime.startOrder.setting}; upgrade, then set it.` : `${p.title} holds the app until the proxy is ready with ${p.runtime.startOrder.setting}.`}`,
+          resource: w.ref,
+          affectedPods: pods.length,
+          evidence: {
+            container: first.container,
+            hold: {
+              held: false,
+              how: how ?? null,
+              setting: p.runtime.startOrder.setting,
+              source: p.runtime.startOrder.source,
+            },
+            failures: hits.slice(0, 20),
+            ...(older ? { proxyVersion: older, settingSince: p.runtime.startOrder.since ?? null } : {}),
+            windowSeconds: RACE_WINDOW_S,
+          },
+          fix,
+        };
+      }
+    }
+  },
+});

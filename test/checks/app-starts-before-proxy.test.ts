@@ -1,0 +1,76 @@
+/**
+ * Where app-starts-before-proxy fires, and its near misses (test/helpers/check-tester.ts): an app that
+ * failed in the first seconds of its proxy, in pods the mesh did not hold (read from each pod as
+ * injected), with each mesh's hold setting; silent where the pod holds its app, the failure came
+ * later, was an OOM kill, or the proxy itself restarted.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkCases } from '../helpers/check-tester.js';
+import { cluster, findings } from '../helpers/fixtures.js';
+import { guardFix } from '../../src/util/shell.js';
+
+checkCases('app-starts-before-proxy', {
+  fires: [
+    { fixtures: 'fires-istio-not-held.yaml', findings: ['Deployment store/orders'] },
+    { fixtures: 'fires-linkerd-await-disabled.yaml', findings: ['Deployment shop/basket'] },
+    { fixtures: 'fires-kuma-no-wait.yaml', findings: ['Deployment orders/billing'] },
+    { fixtures: 'fires-consul-ordinary-container.yaml', findings: ['Deployment catalog/quotes'] },
+    { fixtures: 'fires-istio-1.6-has-none.yaml', findings: ['Deployment store/legacy'] },
+  ],
+  silent: [{ fixtures: 'ok-istio-held-late-or-oom.yaml' }, { fixtures: 'ok-native-or-proxy-restarted.yaml' }],
+});
+
+const F = (name: string) => `checks/app-starts-before-proxy/${name}.yaml`;
+const one = (base: Parameters<typeof cluster>[0], name: string) => {
+  const [f, ...rest] = findings(cluster(base, [F(name)]), ['app-starts-before-proxy']);
+  expect(rest).toEqual([]);
+  return f!;
+};
+
+describe('app-starts-before-proxy', () => {
+  it('names the times from the pod, how the pod shows it was not held, and the mesh setting', () => {
+    const i = one('istio', 'fires-istio-not-held');
+    expect(i.message).toBe(
+      '1 pod of Deployment store/orders: the app container orders failed (exit code 1) 3 s after its proxy istio-proxy started, before it could be ready, and restarted: Istio started the app without waiting for its proxy (istio-proxy is not the first container: holdApplicationUntilProxyStarts was off when the pod was injected). Istio holds the app until the proxy is ready with holdApplicationUntilProxyStarts (Istio 1.7 and later).',
+    );
+    expect(i.evidence).toMatchObject({
+      failures: [{ failedAt: '2026-11-22T11:40:05.000Z', proxyStartedAt: '2026-11-22T11:40:02.000Z', seconds: 3 }],
+    });
+    expect(i.fix.join('\n')).toContain('"proxy.istio.io/config":"{\\"holdApplicationUntilProxyStarts\\": true}"');
+    expect(i.fix.join('\n')).toContain('values.global.proxy.holdApplicationUntilProxyStarts=true');
+
+    const l = one('linkerd', 'fires-linkerd-await-disabled');
+    expect(l.message).toContain('failed (exit code 2) 1 s before its proxy linkerd-proxy had even started');
+    expect(l.message).toContain('the pod says config.linkerd.io/proxy-await=disabled');
+    expect(l.fix.join('\n')).toContain('"config.linkerd.io/proxy-await":"enabled"');
+
+    const k = one('kuma', 'fires-kuma-no-wait');
+    expect(k.message).toContain('kuma.io/wait-for-dataplane-ready (Kuma 2.4 and later, off by default)');
+    expect(k.fix.join('\n')).toContain('"kuma.io/wait-for-dataplane-ready":"true"');
+
+    const c = one('consul', 'fires-consul-ordinary-container');
+    expect(c.message).toContain('consul-k8s gives it no postStart hook');
+    expect(c.message).toContain('earlier releases have no setting that holds the app');
+    expect(c.fix.join('\n')).toContain('"consul.hashicorp.com/enable-consul-dataplane-as-sidecar":"true"');
+  });
+
+  it('says when the release the proxy comes from has no hold setting', () => {
+    const f = one('istio', 'fires-istio-1.6-has-none');
+    expect(f.message).toContain(
+      'Its proxy 1.6.14 comes from a release that has no setting to hold the app: Istio has holdApplicationUntilProxyStarts (Istio 1.7 and later); upgrade, then set it.',
+    );
+    expect(f.evidence).toMatchObject({ proxyVersion: '1.6.14', settingSince: '1.7.0' });
+  });
+
+  it('every fix is made of safe lines', () => {
+    for (const [base, name] of [
+      ['istio', 'fires-istio-not-held'],
+      ['linkerd', 'fires-linkerd-await-disabled'],
+      ['kuma', 'fires-kuma-no-wait'],
+      ['consul', 'fires-consul-ordinary-container'],
+    ] as const) {
+      const lines = one(base, name).fix;
+      expect(lines.filter((l) => guardFix(l) !== l || l.includes('withheld'))).toEqual([]);
+    }
+  });
+});
