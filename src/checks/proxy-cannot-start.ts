@@ -497,11 +497,18 @@ function alteredFinding(m: Model, w: Workload, mesh: MeshName, pods: K8sObject[]
   };
 }
 
-/** The API server runs (or, unread, can at most run) a release without native sidecars. */
+/**
+ * The cluster is older than native sidecars where native-sidecar-unsupported looks: the API server
+ * read below 1.29, or, unread, bounded below it by the kubelets, or a node's kubelet below it.
+ */
 function serverDropsNative(m: Model): boolean {
-  const { server, serverBound } = clusterVersions(m);
-  if (server) return compareMinor(server, NATIVE_SIDECARS_ON) < 0;
-  return serverBound !== undefined && compareMinor(serverBound.atMost, NATIVE_SIDECARS_ON) < 0;
+  const { server, serverBound, nodes } = clusterVersions(m);
+  const old = (v: Parameters<typeof compareMinor>[0]) => compareMinor(v, NATIVE_SIDECARS_ON) < 0;
+  if (server) return old(server) || nodes.some((n) => n.version !== undefined && old(n.version));
+  return (
+    (serverBound !== undefined && old(serverBound.atMost)) ||
+    nodes.some((n) => n.version !== undefined && old(n.version))
+  );
 }
 
 // Two shapes of evidence: a failing container's, and an altered native sidecar's.

@@ -38,7 +38,7 @@ type Failing = ReadonlyMap<KindKey, string>;
 export const CLUSTER = '\u0000cluster';
 
 /** The app namespace a finding is about (its resource's, or the Namespace it names), else CLUSTER. */
-export function partitionOf(ref: ResourceRef, controlPlane: ReadonlySet<string>): string {
+function partitionOf(ref: ResourceRef, controlPlane: ReadonlySet<string>): string {
   const ns = ref.namespace ?? (ref.kind === 'Namespace' ? ref.name : undefined);
   return ns && !controlPlane.has(ns) ? ns : CLUSTER;
 }
