@@ -17,7 +17,9 @@ for (const p of PROFILE_LIST) {
   const rows = t.rows.map((r) => {
     const facts = [
       r.recognise ? `recognised by ${r.recognise}` : '',
-      r.reads?.length ? `also reads ${r.reads.map((x) => `the ${x.on} ${x.field.slice(0, -1)} \`${x.key}\``).join(', ')}` : '',
+      r.reads?.length
+        ? `also reads ${r.reads.map((x) => `the ${x.on} ${x.field.slice(0, -1)} \`${x.key}\``).join(', ')}`
+        : '',
       r.containers
         ? `injects ${[...r.containers.proxy.map((n) => `\`${n}\` (proxy)`), ...r.containers.init.map((n) => `\`${n}\` (init)`), ...(r.containers.helpers ?? []).map((n) => `\`${n}\` (helper)`), ...(r.containers.validation ?? []).map((n) => `\`${n}\` (validation)`)].join(', ')}`
         : '',
@@ -32,7 +34,9 @@ for (const p of PROFILE_LIST) {
     ].filter(Boolean);
     return `| ${r.from === r.to ? r.from : `${r.from} to ${r.to}`} | ${facts.join('; ')} | ${r.source} |`;
   });
-  const added = t.keys.filter((k) => k.from !== first).map((k) => `\`${k.key}\` (${k.from}${k.to ? ` to ${k.to}` : ''})`);
+  const added = t.keys
+    .filter((k) => k.from !== first)
+    .map((k) => `\`${k.key}\` (${k.from}${k.to ? ` to ${k.to}` : ''})`);
   const gone = t.keys.filter((k) => k.to).map((k) => `\`${k.key}\` (${k.from} to ${k.to})`);
   const section = [
     START,
@@ -41,7 +45,13 @@ for (const p of PROFILE_LIST) {
     `Covered: ${t.order.join(', ')}. A version outside them is named in the evidence and not judged by rules that differ`,
     'between releases; a version newer than the newest is judged as the newest.',
     ...(t.distributions?.length
-      ? ['', ...t.distributions.map((d) => `${d.title}: ${d.versions.map((v) => `${v.prefix} = ${p.title} ${v.release}`).join(', ')}; other versions outside the tables.`)]
+      ? [
+          '',
+          ...t.distributions.map(
+            (d) =>
+              `${d.title}: ${d.versions.map((v) => `${v.prefix} = ${p.title} ${v.release}`).join(', ')}; other versions outside the tables.`,
+          ),
+        ]
       : []),
     '',
     '| releases | what differs | source |',
@@ -58,6 +68,7 @@ for (const p of PROFILE_LIST) {
   const text = readFileSync(file, 'utf8');
   const i = text.indexOf(START);
   const j = text.indexOf(END);
-  const next = i >= 0 && j > i ? text.slice(0, i) + section + text.slice(j + END.length) : `${text.trimEnd()}\n\n${section}\n`;
+  const next =
+    i >= 0 && j > i ? text.slice(0, i) + section + text.slice(j + END.length) : `${text.trimEnd()}\n\n${section}\n`;
   writeFileSync(file, next);
 }
