@@ -479,6 +479,7 @@ export const CATALOG = {
   },
   'admission-plugin-disabled': {
     code: 'MD2040',
+    spansNamespaces: true,
     title: 'MutatingAdmissionWebhook is off in the API server',
     description:
       "The API server's flags (its kube-apiserver pod in kube-system, or k3s's node annotation) turn the MutatingAdmissionWebhook admission plugin off, so no injection webhook is ever called and pods get no proxy without any error.",

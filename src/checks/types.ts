@@ -40,9 +40,10 @@ export interface CheckMeta {
   /** What the check reads of the API server itself (src/k8s/server.ts): always optional. */
   serverInputs?: readonly ServerInputKey[];
   /**
-   * Its findings sit in one namespace but count pods of every namespace (a node agent's DaemonSet
-   * and the pods on its nodes): `watch` keeps them from its full evaluations, never from one
-   * namespace's.
+   * Its findings sit in one namespace but concern pods of every namespace (a node agent's
+   * DaemonSet and the pods on its nodes; the API server's own pod): `watch` keeps them from its
+   * full evaluations, never from one namespace's, and `check -n` keeps them for a namespace that
+   * uses the finding's mesh, as a control plane's.
    */
   spansNamespaces?: boolean;
 }

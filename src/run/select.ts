@@ -17,6 +17,7 @@
  * another mesh's broken injector is not this namespace's problem. What it leaves out is counted in
  * the report's `elsewhere` and never decides the exit code.
  */
+import { CATALOG, type CatalogEntry, type CheckId } from '../checks/catalog.js';
 import { isControlPlaneCause } from '../facts/causes.js';
 import type { Model, Workload } from '../facts/model.js';
 import {
@@ -149,6 +150,7 @@ export function scopeFindings(
     f.resource.kind === 'Namespace' ? f.resource.name === ns : f.resource.namespace === ns;
   // An object of another app namespace is never this one's (a control-plane namespace's may be).
   const otherApp = (f: Finding) => {
+    if (Object.hasOwn(CATALOG, f.id) && (CATALOG[f.id as CheckId] as CatalogEntry).spansNamespaces) return false;
     const at = f.resource.kind === 'Namespace' ? f.resource.name : f.resource.namespace;
     return at !== undefined && at !== ns && !m.isControlPlaneNamespace(at);
   };
