@@ -12,6 +12,7 @@ checkCases('proxy-removed', {
     { fixtures: 'fires-linkerd-kubemod.yaml', findings: ['Deployment shop/invoices'] },
     { fixtures: 'fires-istio-lxcfs.yaml', findings: ['Deployment store/ratings'] },
     { fixtures: 'fires-kuma-kyverno.yaml', findings: ['Deployment orders/billing'] },
+    { fixtures: 'fires-consul-vault.yaml', findings: ['Deployment catalog/tax'] },
   ],
   silent: [{ fixtures: 'ok-linkerd-native-sidecar.yaml' }, { fixtures: 'ok-istio-all-present.yaml' }],
 });
@@ -33,6 +34,7 @@ describe('proxy-removed', () => {
       ['linkerd', 'fires-linkerd-kubemod'],
       ['istio', 'fires-istio-lxcfs'],
       ['kuma', 'fires-kuma-kyverno'],
+      ['consul', 'fires-consul-vault'],
     ] as const) {
       const fs = ids(findings(cluster(base, [F(name)]), ['sidecar-missing', 'proxy-removed']));
       expect(fs.filter((x) => x.startsWith('sidecar-missing'))).toEqual([]);
