@@ -1,6 +1,6 @@
 /**
  * Istio's own mark on a pod it injected: the `sidecar.istio.io/status` annotation, JSON listing the
- * init containers and containers it added (istio/istio 1.22.0 pkg/kube/inject/inject.go,
+ * init containers and containers it added (istio/istio@b0d2c6ad pkg/kube/inject/inject.go,
  * SidecarInjectionStatus: `initContainers`, `containers`, `volumes`, `imagePullSecrets`, `revision`).
  */
 import type { Announcement } from '../profile.js';
@@ -25,6 +25,6 @@ export function istioAnnounced(pod: K8sObject): Announcement | undefined {
   };
   const containers = [...new Set([...names('initContainers'), ...names('containers')])];
   return containers.length
-    ? { mark: `annotation ${KEY}`, containers, source: 'istio/istio 1.22.0 pkg/kube/inject/inject.go' }
+    ? { mark: `annotation ${KEY}`, containers, source: 'istio/istio@b0d2c6ad pkg/kube/inject/inject.go' }
     : undefined;
 }

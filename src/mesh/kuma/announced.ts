@@ -1,7 +1,6 @@
 /**
- * Kuma's own mark on a pod it injected: `kuma.io/sidecar-injected: "true"` (kumahq/kuma 2.7.0
- * pkg/plugins/runtime/k8s/metadata/annotations.go KumaSidecarInjectedAnnotation, set by
- * pkg/plugins/runtime/k8s/webhooks/injector/injector.go with the kuma-sidecar container).
+ * Kuma's own mark on a pod it injected: `kuma.io/sidecar-injected: "true"` (kumahq/kuma@62b073c4
+ * pkg/plugins/runtime/k8s/metadata/annotations.go KumaSidecarInjectedAnnotation, which its injector sets with the kuma-sidecar container).
  */
 import type { Announcement } from '../profile.js';
 import type { K8sObject } from '../../util/types.js';
@@ -12,6 +11,6 @@ export function kumaAnnounced(pod: K8sObject): Announcement | undefined {
   return {
     mark: 'annotation kuma.io/sidecar-injected=true',
     containers: ['kuma-sidecar'],
-    source: 'kumahq/kuma 2.7.0 pkg/plugins/runtime/k8s/metadata/annotations.go',
+    source: 'kumahq/kuma@62b073c4 pkg/plugins/runtime/k8s/metadata/annotations.go',
   };
 }

@@ -1,7 +1,7 @@
 /**
  * Linkerd's own mark on a pod it injected: the `linkerd.io/proxy-version` annotation and the
- * `linkerd.io/control-plane-ns` label, set with the proxy (linkerd/linkerd2 stable-2.14.0
- * pkg/k8s/labels.go ProxyVersionAnnotation, ControllerNSLabel; pkg/inject/inject.go). They announce
+ * `linkerd.io/control-plane-ns` label, set with the proxy (linkerd/linkerd2@0017f9a6
+ * pkg/k8s/labels.go ProxyVersionAnnotation, ControllerNSLabel, "injected into mesh-enabled apps"). They announce
  * the proxy; its init container depends on the CNI plugin, so only the proxy is announced.
  */
 import type { Announcement } from '../profile.js';
@@ -15,6 +15,6 @@ export function linkerdAnnounced(pod: K8sObject): Announcement | undefined {
   return {
     mark: `annotation linkerd.io/proxy-version=${version} and label linkerd.io/control-plane-ns=${ns}`,
     containers: ['linkerd-proxy'],
-    source: 'linkerd/linkerd2 stable-2.14.0 pkg/k8s/labels.go',
+    source: 'linkerd/linkerd2@0017f9a6 pkg/k8s/labels.go',
   };
 }
