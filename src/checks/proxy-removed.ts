@@ -56,9 +56,13 @@ export default defineCheck({
         const later = laterWebhooks(m, w, mesh);
         const chain = admissionChainOf(m, w);
         const meshHook = chain.links.find((l) => l.type === 'mutating' && l.mesh === mesh);
-        const by = later.length
-          ? `a mutating webhook called after ${meshTitle(mesh)}'s removed them: ${later.join(', ')}`
-          : `no later mutating webhook is in the admission chain as read${chain.notRead.length ? ` (${chain.notRead.join(', ')} not read)` : ''}: a layer that was there when they were created removed them`;
+        const by = chain.notRead.includes('mutatingwebhookconfigurations')
+          ? 'a later admission layer removed them; the mutating webhook configurations were not read, so it is not named'
+          : !meshHook
+            ? `${meshTitle(mesh)}'s webhook is not in the admission chain as read for its next pod; the other mutating webhooks that match it: ${later.join(', ') || 'none'}`
+            : later.length
+              ? `a mutating webhook called after ${meshTitle(mesh)}'s removed them: ${later.join(', ')}`
+              : `no later mutating webhook is in the admission chain as read${chain.notRead.length ? ` (${chain.notRead.join(', ')} not read)` : ''}: a layer that was there when they were created removed them`;
         yield {
           mesh,
           message: `${plural(hit.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} ${agree(hit.length, 'carries', 'carry')} ${meshTitle(mesh)}'s ${first.announcement.mark}, which announces ${first.announcement.containers.join(', ')}, but ${agree(hit.length, 'lacks', 'lack')} ${missing.join(', ')}: ${by}.`,
