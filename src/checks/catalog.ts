@@ -544,6 +544,20 @@ export const CATALOG = {
     optionalInputs: ['deployments', 'replicasets', 'pods', 'services'],
     serverInputs: ['metrics'],
   },
+  'proxy-removed': {
+    code: 'MD1056',
+    title: 'A later admission layer removed what the injector added',
+    description:
+      "A pod carries its mesh injector's own mark (the status annotation or label it sets with the proxy) but lacks a container the mark announces: a mutating webhook called after the mesh's removed it, and the pod runs without (part of) its proxy.",
+    severity: 'error',
+    inputs: ['pods'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'namespaces',
+      'mutatingwebhookconfigurations',
+      'validatingwebhookconfigurations',
+    ],
+  },
   // Issue 31: the proxy's own network path, and the mesh's node agents.
   'proxy-egress-blocked': {
     code: 'MD1060',

@@ -31,6 +31,7 @@ import webhookDenied from './webhook-denied.js';
 import podSecurityBlocksInit from './pod-security-blocks-init.js';
 import injectionSkipped from './injection-skipped.js';
 import admissionRejectsProxy from './admission-rejects-proxy.js';
+import proxyRemoved from './proxy-removed.js';
 import proxyCannotStart from './proxy-cannot-start.js';
 import appStartsBeforeProxy from './app-starts-before-proxy.js';
 import webhookBlocksInjector from './webhook-blocks-injector.js';
@@ -81,6 +82,7 @@ export const CHECKS: readonly Check[] = [
   podSecurityBlocksInit,
   injectionSkipped,
   admissionRejectsProxy,
+  proxyRemoved,
   proxyCannotStart,
   appStartsBeforeProxy,
   webhookBlocksInjector,

@@ -15,6 +15,8 @@ import type { MeshName } from '../mesh/names.js';
 import type { Field } from '../mesh/profile.js';
 import { meshedWithoutProxy } from './siblings.js';
 import { injectionSkip, type InjectionSkip } from './controlplane.js';
+import { removedFromPod } from './proxy-removed.js';
+import { profileOf } from '../mesh/registry.js';
 
 interface MissingProxy {
   decision: Decision;
@@ -48,7 +50,12 @@ function computeMissingProxy(m: Model, w: Workload, mesh: MeshName): MissingProx
   // A pod a sidecar-less data plane meshes (Istio's ambient mode: a namespace asking for both) is not missing a proxy: dataplane-mode-conflict reports it.
   const ns = m.namespace(w.namespace);
   const pods = podStates(w).unmeshed.filter(
-    (p) => podSpec(p).hostNetwork !== true && !templateOptOut(mesh, p) && !meshedWithoutProxy(p, ns),
+    (p) =>
+      podSpec(p).hostNetwork !== true &&
+      !templateOptOut(mesh, p) &&
+      !meshedWithoutProxy(p, ns) &&
+      // injected, then a later admission layer removed the proxy: proxy-removed reports it
+      !removedFromPod(p, mesh)?.missing.includes(profileOf(mesh).containers.proxy),
   );
   if (pods.length === 0) return undefined;
   const markers = enablingMarkers(mesh, m.namespace(w.namespace), w);

@@ -305,6 +305,21 @@ interface Containers {
    * gateway, `kuma-gateway`): a workload running it is the mesh's own, never reported as unmeshed.
    */
   readonly gateway?: string;
+  /**
+   * The injector's own mark on a pod it injected, and the containers the mark announces
+   * (proxy-removed): a mark on a pod without them means a later admission layer removed them.
+   */
+  readonly announced?: (pod: K8sObject) => Announcement | undefined;
+}
+
+/** An injector's mark on a pod it injected (its status annotation or label) and what it announces. */
+export interface Announcement {
+  /** `annotation sidecar.istio.io/status`. */
+  readonly mark: string;
+  /** The containers (or init containers) the mark says were injected. */
+  readonly containers: readonly string[];
+  /** Repository, file and tag the mark is set in. */
+  readonly source: string;
 }
 
 /** The control plane: where it runs, its injector, its webhooks, and what meshdoctor reads of it. */

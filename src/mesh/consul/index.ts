@@ -61,6 +61,7 @@ import { CONSUL_MARKERS, namespaceMarker, namespaceProblems, workloadProblems } 
 import { consulRuntime } from './runtime.js';
 import { consulNetwork } from './network.js';
 import { consulRbac, consulVersions } from './support.js';
+import { consulAnnounced } from './announced.js';
 
 const INJECTOR = 'consul-connect-injector';
 const CERT_SECRET = 'consul-connect-inject-webhook-cert';
@@ -171,6 +172,7 @@ export const consul: MeshProfile & { readonly name: 'consul' } = {
   title: 'Consul',
 
   containers: {
+    announced: consulAnnounced,
     proxy: 'consul-dataplane',
     init: ['consul-connect-inject-init'],
     image: /(^|\/)consul-dataplane(:|@|$)/,

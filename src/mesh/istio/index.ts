@@ -21,6 +21,7 @@ import { templateAsks } from '../marker-table.js';
 import { CNI_CONFIG, CNI_EXCLUDE, istioRuntime } from './runtime.js';
 import { istioNetwork } from './network.js';
 import { istioRbac, istioVersions } from './support.js';
+import { istioAnnounced } from './announced.js';
 
 const SUFFIX = 'sidecar-injector.istio.io';
 const CONFIG = 'istio-sidecar-injector';
@@ -74,6 +75,7 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
   title: 'Istio',
 
   containers: {
+    announced: istioAnnounced,
     proxy: 'istio-proxy',
     init: ['istio-init'],
     image: /(^|\/)proxyv2(:|@|$)/,

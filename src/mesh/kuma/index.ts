@@ -51,6 +51,7 @@ import { KUMA_MARKERS, enableMarker, namespaceProblems, workloadProblems } from 
 import { kumaRuntime, WAIT_ENV } from './runtime.js';
 import { kumaNetwork } from './network.js';
 import { SIDECAR_IMAGE_ENV, kumaRbac, kumaVersions } from './support.js';
+import { kumaAnnounced } from './announced.js';
 
 const CP = 'kuma-control-plane';
 const CONFIG = 'kuma-admission-mutating-webhook-configuration';
@@ -230,6 +231,7 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
   title: 'Kuma',
 
   containers: {
+    announced: kumaAnnounced,
     proxy: KUMA_SIDECAR,
     init: ['kuma-init', 'kuma-validation'],
     image: /(^|\/)kuma-dp(:|@|$)/,

@@ -16,6 +16,7 @@ import { linkerdRuntime } from './runtime.js';
 import { linkerdNetwork } from './network.js';
 import { LINKERD_SKIP_REASONS, readLinkerdSkip } from './skips.js';
 import { linkerdRbac, linkerdVersions } from './support.js';
+import { linkerdAnnounced } from './announced.js';
 
 const INJECTOR = 'linkerd-proxy-injector';
 const WEBHOOK = 'linkerd-proxy-injector.linkerd.io';
@@ -91,6 +92,7 @@ export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
   title: 'Linkerd',
 
   containers: {
+    announced: linkerdAnnounced,
     proxy: 'linkerd-proxy',
     init: ['linkerd-init'],
     image: /(^|\/)proxy:|linkerd.*\/proxy(:|@|$)/,

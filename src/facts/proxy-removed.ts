@@ -1,0 +1,31 @@
+/**
+ * Pods whose injector's own mark (the profile's containers.announced: Istio's status annotation,
+ * Linkerd's proxy-version, …) announces containers the pod does not have: the injector added them,
+ * and an admission layer called after it removed them. Shared by proxy-removed (which reports it)
+ * and missing-proxy (sidecar-missing leaves these pods to it: one cause, one finding).
+ */
+import { containers, initContainers, podSpec } from '../k8s/pods.js';
+import { profileOf } from '../mesh/registry.js';
+import { injectedMesh } from '../mesh/proxy.js';
+import type { MeshName } from '../mesh/names.js';
+import type { Announcement } from '../mesh/profile.js';
+import type { K8sObject } from '../util/types.js';
+
+export interface Removed {
+  announcement: Announcement;
+  /** The announced containers the pod lacks. */
+  missing: string[];
+}
+
+/** What the mesh's mark on this pod announces that the pod lacks; undefined when nothing is (or no mark). */
+export function removedFromPod(pod: K8sObject, mesh: MeshName): Removed | undefined {
+  const p = profileOf(mesh);
+  const announcement = p.containers.announced?.(pod);
+  if (!announcement) return undefined;
+  const spec = podSpec(pod);
+  // A native sidecar (an init container) is present all the same.
+  const present = new Set([...containers(spec), ...initContainers(spec)].map((c) => String(c.name ?? '')));
+  const proxyThere = injectedMesh(pod) === mesh; // the proxy under an older release's name too
+  const missing = announcement.containers.filter((n) => !present.has(n) && !(n === p.containers.proxy && proxyThere));
+  return missing.length ? { announcement, missing } : undefined;
+}

@@ -1,0 +1,20 @@
+/**
+ * Linkerd's own mark on a pod it injected: the `linkerd.io/proxy-version` annotation and the
+ * `linkerd.io/control-plane-ns` label, set with the proxy (linkerd/linkerd2@0017f9a6
+ * pkg/k8s/labels.go ProxyVersionAnnotation, ControllerNSLabel, "injected into mesh-enabled apps"). They announce
+ * the proxy; its init container depends on the CNI plugin, so only the proxy is announced.
+ */
+import type { Announcement } from '../profile.js';
+import type { K8sObject } from '../../util/types.js';
+import { annotationsOf, labelsOf } from '../../util/objects.js';
+
+export function linkerdAnnounced(pod: K8sObject): Announcement | undefined {
+  const version = annotationsOf(pod)['linkerd.io/proxy-version'];
+  const ns = labelsOf(pod)['linkerd.io/control-plane-ns'];
+  if (!version || !ns) return undefined;
+  return {
+    mark: `annotation linkerd.io/proxy-version=${version} and label linkerd.io/control-plane-ns=${ns}`,
+    containers: ['linkerd-proxy'],
+    source: 'linkerd/linkerd2@0017f9a6 pkg/k8s/labels.go',
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * Where proxy-removed fires (test/helpers/check-tester.ts): the injector's own mark announces
+ * containers a later admission webhook removed; the later webhooks are named; sidecar-missing
+ * leaves these pods to it. Silent where the announced containers are there (a native sidecar too).
+ */
+import { describe, expect, it } from 'vitest';
+import { checkCases } from '../helpers/check-tester.js';
+import { cluster, findings, ids } from '../helpers/fixtures.js';
+
+checkCases('proxy-removed', {
+  fires: [
+    { fixtures: 'fires-linkerd-kubemod.yaml', findings: ['Deployment shop/invoices'] },
+    { fixtures: 'fires-istio-lxcfs.yaml', findings: ['Deployment store/ratings'] },
+    { fixtures: 'fires-kuma-kyverno.yaml', findings: ['Deployment orders/billing'] },
+    { fixtures: 'fires-consul-vault.yaml', findings: ['Deployment catalog/tax'] },
+  ],
+  silent: [{ fixtures: 'ok-linkerd-native-sidecar.yaml' }, { fixtures: 'ok-istio-all-present.yaml' }],
+});
+
+const F = (name: string) => `checks/proxy-removed/${name}.yaml`;
+
+describe('proxy-removed', () => {
+  it('names the mesh, what was announced and what is missing, and the later webhook in order', () => {
+    const [f, ...rest] = findings(cluster('istio', [F('fires-istio-lxcfs')]), ['proxy-removed']);
+    expect(rest).toEqual([]);
+    expect(f!.message).toContain('sidecar.istio.io/status');
+    expect(f!.message).toContain('announces istio-init, istio-proxy, but lacks istio-proxy');
+    expect(f!.message).toContain('mutating-lxcfs-admission-webhook-cfg/mutating.lxcfs-admission-webhook.aliyun.com');
+    expect(JSON.stringify(f!.fix)).toContain('reinvocationPolicy');
+  });
+
+  it('takes the cause from sidecar-missing: one root cause, one finding', () => {
+    for (const [base, name] of [
+      ['linkerd', 'fires-linkerd-kubemod'],
+      ['istio', 'fires-istio-lxcfs'],
+      ['kuma', 'fires-kuma-kyverno'],
+      ['consul', 'fires-consul-vault'],
+    ] as const) {
+      const fs = ids(findings(cluster(base, [F(name)]), ['sidecar-missing', 'proxy-removed']));
+      expect(fs.filter((x) => x.startsWith('sidecar-missing'))).toEqual([]);
+      expect(fs.filter((x) => x.startsWith('proxy-removed'))).toHaveLength(1);
+    }
+  });
+});
