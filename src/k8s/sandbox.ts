@@ -61,7 +61,14 @@ export function sandboxMessageShape(plugins: readonly string[], attachments: rea
 /** The failure part of a sandbox message, bounded and on one line: what follows `failed (add): ` or the Multus error. */
 export function sandboxQuote(message: string, max = 300): string {
   const one = message.replace(/\s+/g, ' ');
-  const at = one.search(/failed \((?:add|ADD)\): |getKubernetesDelegate: |GetCNIConfigFromFile: /);
+  // The innermost error: Multus's own, else the last plugin's (Multus wraps the plugin it delegates to).
+  const multus = one.search(/getKubernetesDelegate: |GetCNIConfigFromFile: /);
+  const at =
+    multus >= 0
+      ? multus
+      : one.lastIndexOf('failed (add): ') >= 0
+        ? one.lastIndexOf('failed (add): ')
+        : one.lastIndexOf('failed (ADD): ');
   const from = at >= 0 ? one.slice(at) : one;
   return from.length > max ? `${from.slice(0, max)}...` : from;
 }
