@@ -125,9 +125,9 @@ export default defineCheck({
         const on = nodes.length ? ` on ${plural(nodes.length, 'node')} ${nodes.slice(0, 5).join(', ')}` : '';
         message = `The kubelet cannot create the sandbox of ${plural(pods.length, 'pod')} of ${what}${on}: the ${meshTitle(g.mesh)} CNI plugin (type ${g.cause.name}) fails: ${quote}`;
         fix.push(
-          comment`the ${cni.daemonSet} DaemonSet's pod on ${nodes[0] ?? "the pod's node"} installs and serves the plugin; its log says why it fails`,
-          cmd`kubectl get pods -A -o wide --field-selector spec.nodeName=${nodes[0] ?? 'NODE'}`,
-          comment`then the log of the ${cni.daemonSet} pod listed there: kubectl -n ITS-NAMESPACE logs ITS-NAME`,
+          comment`the pod of DaemonSet ${cni.daemonSet} on ${nodes[0] ?? 'the node of the pod'} installs and serves the plugin, and its log says why it fails`,
+          cmd`kubectl get pods -A -o wide --field-selector ${`spec.nodeName=${nodes[0] ?? 'NODE'}`}`,
+          comment`then read the log of the ${cni.daemonSet} pod listed there`,
         );
       }
       yield {

@@ -107,7 +107,7 @@ function attachmentStep(ns: string, name: string): Step[] {
     metadata: { name, namespace: ns },
   });
   return [
-    comment`create NetworkAttachmentDefinition ${name} in ${ns}, as Istio's OpenShift setup says for every application namespace`,
+    comment`create NetworkAttachmentDefinition ${name} in ${ns}, as the Istio setup for OpenShift says for every application namespace`,
     cmd`printf %s ${nad} | kubectl apply -f -`,
   ];
 }
