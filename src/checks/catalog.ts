@@ -568,6 +568,15 @@ export const CATALOG = {
     inputs: ['networkpolicies'],
     optionalInputs: [...WORKLOAD_KINDS, 'pods', 'namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
   },
+  'pod-sandbox-cni-failed': {
+    code: 'MD1061',
+    title: "The mesh's CNI plugin fails the pod's sandbox",
+    description:
+      "The kubelet cannot create a pod's sandbox because the mesh's CNI plugin fails on the node, or (Multus, OpenShift) the NetworkAttachmentDefinition that runs it is missing from the pod's namespace; the pod stays in ContainerCreating.",
+    severity: 'error',
+    inputs: ['events'],
+    optionalInputs: ['pods', ...WORKLOAD_KINDS],
+  },
   'node-agent-incomplete': {
     code: 'MD2070',
     spansNamespaces: true,

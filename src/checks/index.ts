@@ -48,6 +48,7 @@ import webhookFailingOpen from './webhook-failing-open.js';
 import webhookRejecting from './webhook-rejecting.js';
 import webhookNearTimeout from './webhook-near-timeout.js';
 import proxyEgressBlocked from './proxy-egress-blocked.js';
+import podSandboxCniFailed from './pod-sandbox-cni-failed.js';
 import nodeAgentIncomplete from './node-agent-incomplete.js';
 import proxyPredatesTrustRoot from './proxy-predates-trust-root.js';
 
@@ -99,6 +100,7 @@ export const CHECKS: readonly Check[] = [
   webhookRejecting,
   webhookNearTimeout,
   proxyEgressBlocked,
+  podSandboxCniFailed,
   nodeAgentIncomplete,
   proxyPredatesTrustRoot,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));

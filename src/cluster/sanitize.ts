@@ -409,7 +409,8 @@ export function keeper(policy: KeepPolicy): Keeper {
       reason === 'InjectionSkipped'
         ? SKIP_PREFIXES.some((p) => message.startsWith(p))
         : podEventRead(reason, message, fieldPath);
-    return read ? message : REDACTED;
+    // Bounded as FailedCreate is (a CNI plugin's diagnostic output can run long).
+    return read ? message.slice(0, 4000) : REDACTED;
   }
 
   /** An event kept: FailedCreate and skip notices by reason; the pod events only in the policy's shapes, about the containers it names. */

@@ -10,9 +10,16 @@ import { POD_EVENTS_READ } from '../k8s/events.js';
 import { injectedNames } from './proxy.js';
 import { PROFILE_LIST } from './registry.js';
 import { ADMISSION_WORDS } from '../k8s/apiserver.js';
+import { SANDBOX_REASON, sandboxMessageShape } from '../k8s/sandbox.js';
 
 /** Every container name a mesh injects: their statuses and the kubelet's events about them are kept. */
 const INJECTED = [...new Set(PROFILE_LIST.flatMap(injectedNames))];
+
+/** The sandbox failures kept: those naming a mesh's CNI plugin or attachment. */
+const SANDBOX_SHAPE = sandboxMessageShape(
+  PROFILE_LIST.flatMap((p) => (p.cni ? [p.cni.pluginType] : [])),
+  PROFILE_LIST.flatMap((p) => (p.cni?.attachment ? [p.cni.attachment.name] : [])),
+);
 
 const KEEP_POLICY: KeepPolicy = {
   env: PROFILE_LIST.flatMap((p) => p.controlPlane.reads.env ?? []),
@@ -39,7 +46,11 @@ const KEEP_POLICY: KeepPolicy = {
     containers: INJECTED,
     lines: PROFILE_LIST.flatMap((p) => p.runtime.failures.flatMap((f) => (f.line ? [f.line] : []))),
   },
-  podEvents: POD_EVENTS_READ.map((e) => ({ ...e, containers: INJECTED })),
+  podEvents: [
+    ...POD_EVENTS_READ.map((e) => ({ ...e, containers: INJECTED })),
+    // The kubelet failing a pod's sandbox in a mesh's CNI plugin or its Multus attachment (pod-sandbox-cni-failed).
+    { reason: SANDBOX_REASON, message: SANDBOX_SHAPE },
+  ],
 };
 
 /** slim and keepObject under the meshes' keep policy. */

@@ -124,6 +124,16 @@ export interface CniPlugin {
   readonly validationInit?: string;
   /** The plugin's node DaemonSet. */
   readonly daemonSet: string;
+  /**
+   * The plugin's `type` in the node's CNI configuration, as the kubelet's FailedCreatePodSandBox
+   * events name it (`plugin type="istio-cni" name="istio-cni" failed (add): ...`): pod-sandbox-cni-failed.
+   */
+  readonly pluginType: string;
+  /**
+   * Where Multus runs it (OpenShift): the NetworkAttachmentDefinition the injected pods name in
+   * `k8s.v1.cni.cncf.io/networks`, and how to get it into a namespace that lacks it.
+   */
+  readonly attachment?: { readonly name: string; fix(namespace: string): Step[] };
   /** Whether the injector injects for the plugin (for the workload's injector), from the mesh's own configuration (undefined: not read). */
   enabled(m: MeshContext, w?: Workload): { enabled: boolean; from: string } | undefined;
   /**

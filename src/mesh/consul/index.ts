@@ -81,6 +81,8 @@ const cni: CniPlugin = {
   privilegedInit: { name: 'consul-connect-inject-init', capabilities: ['NET_ADMIN'] },
   // No validationInit: the init container keeps its name with the plugin (it only drops its capabilities).
   daemonSet: 'consul-cni',
+  // hashicorp/consul-k8s control-plane/cni: the plugin's type consul-cni (templates/cni-configmap.yaml).
+  pluginType: 'consul-cni',
   enabled: (m) => {
     const s = consulSettings(m);
     return s.cni === undefined ? undefined : { enabled: s.cni, from: `injector ${s.from} flag -enable-cni=${s.cni}` };

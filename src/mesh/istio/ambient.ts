@@ -27,7 +27,7 @@
  *   is `istio-validation` with `pilot.cni.enabled` (`istio_cni.enabled` before 1.24), else
  *   `istio-init` with `capabilities.add: [NET_ADMIN, NET_RAW]`.
  */
-import { choice, cmd, text } from '../../fix/steps.js';
+import { choice, cmd, comment, text, type Step } from '../../fix/steps.js';
 import { podSpec } from '../../k8s/pods.js';
 import type { MeshContext } from '../context.js';
 import type { Workload } from '../../k8s/workloads.js';
@@ -99,6 +99,19 @@ export const ambient: SidecarlessMode = {
 };
 
 /** The injector's values say the CNI plugin is on: pilot.cni.enabled (1.22+), istio_cni.enabled (before 1.24). */
+/** The NetworkAttachmentDefinition Istio's OpenShift setup has each application namespace create (no spec: Multus reads the plugin's file on the node). */
+function attachmentStep(ns: string, name: string): Step[] {
+  const nad = JSON.stringify({
+    apiVersion: 'k8s.cni.cncf.io/v1',
+    kind: 'NetworkAttachmentDefinition',
+    metadata: { name, namespace: ns },
+  });
+  return [
+    comment`create NetworkAttachmentDefinition ${name} in ${ns}, as the Istio setup for OpenShift says for every application namespace`,
+    cmd`printf %s ${nad} | kubectl apply -f -`,
+  ];
+}
+
 export function istioCni(
   values: (m: MeshContext, w?: Workload) => { values: Record<string, any> | undefined; from: string } | undefined,
 ): CniPlugin {
@@ -106,6 +119,12 @@ export function istioCni(
     privilegedInit: { name: 'istio-init', capabilities: ['NET_ADMIN', 'NET_RAW'] },
     validationInit: 'istio-validation',
     daemonSet: 'istio-cni-node',
+    // istio/istio cni/pkg/plugin (1.20-1.24): the plugin's type; on OpenShift (Multus, cni.provider
+    // multus, chained false) the injected pods name NetworkAttachmentDefinition istio-cni in
+    // k8s.v1.cni.cncf.io/networks, which must exist in their namespace (istio.io platform-setup/openshift;
+    // istio/istio issues 46859, 54820; kubeflow/community-distribution 2580).
+    pluginType: 'istio-cni',
+    attachment: { name: 'istio-cni', fix: (ns) => attachmentStep(ns, 'istio-cni') },
     enabled: (m, w) => {
       const v = values(m, w);
       if (!v?.values) return undefined;

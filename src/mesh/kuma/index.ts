@@ -155,6 +155,17 @@ const cni: CniPlugin = {
   privilegedInit: { name: 'kuma-init', capabilities: ['NET_ADMIN', 'NET_RAW'] },
   validationInit: 'kuma-validation',
   daemonSet: 'kuma-cni-node',
+  // kumahq/kuma app/cni: type kuma-cni. With Multus (the chart's default, cni.chained false) kuma-cp
+  // creates NetworkAttachmentDefinition kuma-cni only in namespaces labelled kuma.io/sidecar-injection
+  // (kuma-website docs/networking/cni.md; kumahq/kuma issue 4224): `disabled` keeps the pods' own labels deciding.
+  pluginType: 'kuma-cni',
+  attachment: {
+    name: 'kuma-cni',
+    fix: (ns) => [
+      comment`kuma-cp creates NetworkAttachmentDefinition kuma-cni in namespaces labelled kuma.io/sidecar-injection; the value disabled leaves injection to the pods' own labels`,
+      cmd`kubectl label namespace ${ns} kuma.io/sidecar-injection=disabled`,
+    ],
+  },
   enabled: (m) => {
     const v = controlPlaneEnv(m)[CNI_ENV];
     if (v === undefined || (!GO_TRUE.includes(v) && !GO_FALSE.includes(v))) return undefined;

@@ -63,6 +63,8 @@ const cni: CniPlugin = {
   privilegedInit: { name: 'linkerd-init', capabilities: ['NET_ADMIN', 'NET_RAW'] },
   validationInit: 'linkerd-network-validator',
   daemonSet: 'linkerd-cni',
+  // linkerd/linkerd2-proxy-init cni-plugin: type linkerd-cni in the node's conflist (linkerd2 issues 10413, 14538).
+  pluginType: 'linkerd-cni',
   enabled: (m) => {
     const values = linkerdValues(m);
     return values ? { enabled: values.cniEnabled === true, from: 'linkerd-config values cniEnabled' } : undefined;

@@ -1,0 +1,74 @@
+/**
+ * The kubelet's FailedCreatePodSandBox events (kubernetes pkg/kubelet/kuberuntime/kuberuntime_manager.go:
+ * reason FailedCreatePodSandBox, "Failed to create pod sandbox: %v") and the CNI plugin or Multus
+ * network attachment their message names. The runtime's wording (containerd, CRI-O, dockershim) and
+ * libcni's (`plugin type="T" name="N" failed (add): ...`), Multus's (`error adding container to network "N"`,
+ * `cannot find a network-attachment-definition (N) in namespace (NS)`,
+ * `network-attachment-definitions.k8s.cni.cncf.io "N" not found`, `no network available in the name N in cni dir`).
+ */
+
+export const SANDBOX_REASON = 'FailedCreatePodSandBox';
+
+/** What a sandbox failure message names: a plugin that failed, or an attachment Multus could not find. */
+export interface SandboxCause {
+  kind: 'plugin' | 'attachment';
+  name: string;
+  /** The namespace Multus looked in, for an attachment (`default/istio-cni` names another). */
+  namespace?: string;
+}
+
+const PLUGIN = [
+  /plugin type="([^"\s]{1,63})"(?: name="[^"]{0,253}")? failed \((?:add|ADD)\)/g,
+  /error adding container to network "([^"\s]{1,253})"/g,
+  /no network available in the name ([^\s"]{1,253}) in cni dir/g,
+];
+const ATTACHMENT = [
+  /network-attachment-definition \(([^()\s]{1,253})\) in namespace \(([^()\s]{1,63})\)/,
+  /network-attachment-definitions\.k8s\.cni\.cncf\.io "([^"\s]{1,253})" not found/,
+];
+
+/** The causes a sandbox failure message names among `plugins` (types) and `attachments` (names), first found first. */
+export function sandboxCauses(
+  message: string,
+  plugins: readonly string[],
+  attachments: readonly string[],
+): SandboxCause[] {
+  const text = message.slice(0, 20000);
+  for (const re of ATTACHMENT) {
+    const m = re.exec(text);
+    if (m && attachments.includes(m[1]!))
+      return [{ kind: 'attachment', name: m[1]!, ...(m[2] ? { namespace: m[2] } : {}) }];
+  }
+  const out: SandboxCause[] = [];
+  for (const re of PLUGIN) {
+    for (const m of text.matchAll(re)) {
+      if (plugins.includes(m[1]!) && !out.some((c) => c.name === m[1])) out.push({ kind: 'plugin', name: m[1]! });
+      if (out.length >= 4) break;
+    }
+  }
+  return out;
+}
+
+/** A sandbox failure message naming one of these plugins or attachments (what a snapshot keeps of these events). */
+export function sandboxMessageShape(plugins: readonly string[], attachments: readonly string[]): RegExp {
+  const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const names = [...new Set([...plugins, ...attachments])].map(esc).join('|');
+  return new RegExp(
+    `^Failed to create pod sandbox: [\\s\\S]*(?:plugin type="(?:${names})"|network "(?:${names})"|\\((?:${names})\\) in namespace|"(?:${names})" not found|in the name (?:${names}) in cni dir)`,
+  );
+}
+
+/** The failure part of a sandbox message, bounded and on one line: what follows `failed (add): ` or the Multus error. */
+export function sandboxQuote(message: string, max = 300): string {
+  const one = message.replace(/\s+/g, ' ');
+  // The innermost error: Multus's own, else the last plugin's (Multus wraps the plugin it delegates to).
+  const multus = one.search(/getKubernetesDelegate: |GetCNIConfigFromFile: /);
+  const at =
+    multus >= 0
+      ? multus
+      : one.lastIndexOf('failed (add): ') >= 0
+        ? one.lastIndexOf('failed (add): ')
+        : one.lastIndexOf('failed (ADD): ');
+  const from = at >= 0 ? one.slice(at) : one;
+  return from.length > max ? `${from.slice(0, max)}...` : from;
+}

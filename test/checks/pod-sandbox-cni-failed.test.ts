@@ -1,0 +1,86 @@
+/**
+ * Where pod-sandbox-cni-failed fires, and its near misses (test/helpers/check-tester.ts); the
+ * sandbox message parsing of src/k8s/sandbox.ts and what a snapshot keeps of these events.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkCases } from '../helpers/check-tester.js';
+import { cluster, findings } from '../helpers/fixtures.js';
+import { sandboxCauses, sandboxMessageShape } from '../../src/k8s/sandbox.js';
+import { slim } from '../../src/mesh/keep.js';
+
+checkCases('pod-sandbox-cni-failed', {
+  fires: [
+    { fixtures: 'fires-istio-agent-unreachable.yaml', findings: ['Deployment store/checkout'] },
+    { fixtures: 'fires-istio-openshift-attachment-missing.yaml', findings: ['Deployment ml/cache-deployer'] },
+    { fixtures: 'fires-linkerd-plugin-exit-127.yaml', findings: ['Deployment shop/web'] },
+    { fixtures: 'fires-kuma-attachment-missing.yaml', findings: ['Deployment orders/router'] },
+  ],
+  silent: [
+    { fixtures: 'ok-istio-calico-clusterinformation.yaml' },
+    { fixtures: 'ok-istio-attachment-created-since.yaml' },
+    { fixtures: 'ok-linkerd-cilium-plugin.yaml' },
+  ],
+});
+
+const PLUGINS = ['istio-cni', 'linkerd-cni', 'kuma-cni', 'consul-cni'];
+
+describe('sandboxCauses', () => {
+  it('names the plugin of libcni and Multus messages, and the attachment Multus could not find', () => {
+    expect(sandboxCauses('plugin type="istio-cni" name="istio-cni" failed (add): x', PLUGINS, ['istio-cni'])).toEqual([
+      { kind: 'plugin', name: 'istio-cni' },
+    ]);
+    // rancher/rancher#41608, istio/istio#42485: Multus delegating to the plugin.
+    expect(sandboxCauses('error adding container to network "istio-cni": netplugin failed', PLUGINS, [])).toEqual([
+      { kind: 'plugin', name: 'istio-cni' },
+    ]);
+    expect(
+      sandboxCauses(
+        'getKubernetesDelegate: cannot find a network-attachment-definition (istio-cni) in namespace (default): x',
+        PLUGINS,
+        ['istio-cni'],
+      ),
+    ).toEqual([{ kind: 'attachment', name: 'istio-cni', namespace: 'default' }]);
+    expect(sandboxCauses('plugin type="calico" failed (add): x', PLUGINS, [])).toEqual([]);
+    expect(sandboxCauses('plugin type="multus" name="multus-cni-network" failed (add): y', PLUGINS, [])).toEqual([]);
+  });
+});
+
+describe('snapshots', () => {
+  const ev = (message: string) => ({
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: 'e', namespace: 'a' },
+    involvedObject: { kind: 'Pod', name: 'p', namespace: 'a' },
+    reason: 'FailedCreatePodSandBox',
+    message,
+  });
+  it('keeps sandbox failures naming a mesh CNI, bounded, and drops the others', () => {
+    const kept = slim(
+      'events',
+      ev(
+        `Failed to create pod sandbox: x: plugin type="linkerd-cni" name="linkerd-cni" failed (add): ${'z'.repeat(9000)}`,
+      ),
+    );
+    expect(String(kept.message).length).toBe(4000);
+    expect(kept.reason).toBe('FailedCreatePodSandBox');
+    const other = slim('events', ev('Failed to create pod sandbox: x: error getting ClusterInformation: y'));
+    expect(other.reason).toBeUndefined();
+    expect(
+      sandboxMessageShape(['kuma-cni'], []).test('Failed to create pod sandbox: (kuma-cni) in namespace (x)'),
+    ).toBe(true);
+  });
+});
+
+describe('messages', () => {
+  it('names the plugin, the node and the fix', () => {
+    const [f] = findings(cluster('linkerd', ['checks/pod-sandbox-cni-failed/fires-linkerd-plugin-exit-127.yaml']), [
+      'pod-sandbox-cni-failed',
+    ]);
+    expect(f!.message).toContain('on 1 node ip-172-21-16-20');
+    expect(f!.message).toContain('failed (add): exit status 127');
+    const [k] = findings(cluster('kuma', ['checks/pod-sandbox-cni-failed/fires-kuma-attachment-missing.yaml']), [
+      'pod-sandbox-cni-failed',
+    ]);
+    expect(k!.message).toContain('NetworkAttachmentDefinition kuma-cni in namespace orders');
+  });
+});
