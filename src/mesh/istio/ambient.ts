@@ -119,10 +119,12 @@ export function istioCni(
     privilegedInit: { name: 'istio-init', capabilities: ['NET_ADMIN', 'NET_RAW'] },
     validationInit: 'istio-validation',
     daemonSet: 'istio-cni-node',
-    // istio/istio cni/pkg/plugin (1.20-1.24): the plugin's type; on OpenShift (Multus, cni.provider
-    // multus, chained false) the injected pods name NetworkAttachmentDefinition istio-cni in
-    // k8s.v1.cni.cncf.io/networks, which must exist in their namespace (istio.io platform-setup/openshift;
-    // istio/istio issues 46859, 54820; kubeflow/community-distribution 2580).
+    // istio/istio cni/pkg/plugin (1.20-1.24): the plugin's type. On Multus the injection template
+    // appends a NetworkAttachmentDefinition to the pod's k8s.v1.cni.cncf.io/networks: `istio-cni`
+    // (its namespace's) where istio_cni.enabled and not istio_cni.chained (older releases), and
+    // `default/istio-cni` where pilot.cni.provider is multus (istio/istio@29bcc3ca
+    // manifests/charts/istio-control/istio-discovery/files/injection-template.yaml, appendMultusNetwork);
+    // the NAD must exist where it is named (istio/istio issues 46859, 54820; kubeflow/community-distribution 2580).
     pluginType: 'istio-cni',
     attachment: { name: 'istio-cni', fix: (ns) => attachmentStep(ns, 'istio-cni') },
     enabled: (m, w) => {
