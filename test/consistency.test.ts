@@ -22,7 +22,7 @@ import type { Snapshot } from '../src/k8s/snapshot.js';
 import { podSpec } from '../src/k8s/pods.js';
 import { templateOptOut } from '../src/facts/markers.js';
 import { profileOf } from '../src/mesh/registry.js';
-import { FIXTURES, MORE_HEALTHY, NOW, baseOf, besideOf, cluster, type Base } from './helpers/fixtures.js';
+import { FIXTURES, HEALTHY_BASES, NOW, baseOf, besideOf, cluster, type Base } from './helpers/fixtures.js';
 
 const MISSING = new Set(['sidecar-missing', 'pod-predates-enablement']);
 
@@ -79,19 +79,7 @@ export function verdictContradictions(e: Explanation): string[] {
 
 function cases(): [string, Snapshot][] {
   const out: [string, Snapshot][] = [];
-  for (const base of [
-    'linkerd',
-    'istio',
-    'istio-ambient',
-    'kuma',
-    'consul',
-    'both',
-    'linkerd+kuma',
-    'istio+consul',
-    'kuma+consul',
-    ...MORE_HEALTHY,
-  ] as const)
-    out.push([`healthy ${base}`, cluster(base)]);
+  for (const base of HEALTHY_BASES) out.push([`healthy ${base}`, cluster(base)]);
   out.push(['golden-cluster.yaml', cluster('none', ['golden-cluster.yaml'])]);
   for (const dir of readdirSync(join(FIXTURES, 'checks')).sort()) {
     for (const f of readdirSync(join(FIXTURES, 'checks', dir))

@@ -21,7 +21,7 @@ import type { Check } from '../src/checks/define.js';
 import type { Snapshot } from '../src/k8s/snapshot.js';
 import {
   FIXTURES,
-  MORE_HEALTHY,
+  HEALTHY_BASES,
   NOW,
   baseOf,
   besideOf,
@@ -81,18 +81,7 @@ function cases(): Case[] {
       out.push({ name: `${name} [namespace-only, -n ${ns}]`, snap: namespaceOnly(snap, ns) });
     }
   };
-  for (const base of [
-    'linkerd',
-    'istio',
-    'istio-ambient',
-    'kuma',
-    'consul',
-    'both',
-    'linkerd+kuma',
-    'istio+consul',
-    ...MORE_HEALTHY,
-  ] as const)
-    add(`healthy ${base}`, cluster(base));
+  for (const base of HEALTHY_BASES) add(`healthy ${base}`, cluster(base));
   add('golden-cluster.yaml', cluster('none', ['golden-cluster.yaml']));
   const files = [
     'manifests/helm-shop.yaml',

@@ -24,7 +24,7 @@ import { SHELLS, hostileCluster, runInShell, type Shell } from './helpers/bash.j
 import { commandsOf, expectPastesExactly, shells } from './helpers/paste.js';
 import {
   FIXTURES,
-  MORE_HEALTHY,
+  HEALTHY_FILES,
   baseObjects,
   baseOf,
   cluster,
@@ -163,7 +163,7 @@ describe('the quoting function and the fix-line contract (src/util/shell.ts)', (
 const checkFixtures = readdirSync(join(FIXTURES, 'checks')).flatMap((check) =>
   readdirSync(join(FIXTURES, 'checks', check)).map((f) => `checks/${check}/${f}`),
 );
-const bases: Base[] = ['linkerd', 'istio', 'kuma', 'consul', 'istio-ambient', ...MORE_HEALTHY];
+const bases = HEALTHY_FILES;
 const objectsOf = (path: string): K8sObject[] => {
   if (path === 'demo/cluster.json') {
     const snap = JSON.parse(readFileSync(join(FIXTURES, '..', '..', 'demo', 'cluster.json'), 'utf8')) as {

@@ -9,7 +9,7 @@ import { CHECKS } from '../src/checks/index.js';
 import { CHECK_META } from '../src/checks/catalog.js';
 import type { Check } from '../src/checks/define.js';
 import { KIND_KEYS } from '../src/k8s/kinds.js';
-import { MORE_HEALTHY, cluster, findings } from './helpers/fixtures.js';
+import { HEALTHY_BASES, HEALTHY_FILES, MORE_HEALTHY, cluster, findings } from './helpers/fixtures.js';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -71,21 +71,10 @@ describe('check registry', () => {
 describe('healthy clusters give zero findings', () => {
   it('covers every file of test/fixtures/healthy', () => {
     const files = readdirSync(join(ROOT, 'test/fixtures/healthy')).map((f) => f.replace(/\.yaml$/, ''));
-    expect(files.sort()).toEqual(['istio', 'istio-ambient', 'linkerd', 'kuma', 'consul', ...MORE_HEALTHY].sort());
+    expect(files.sort()).toEqual([...HEALTHY_FILES].sort());
   });
   // Each mesh alone, and side by side (Linkerd + Istio, Linkerd + Kuma, Istio + Consul, Kuma + Consul).
-  for (const base of [
-    'linkerd',
-    'istio',
-    'istio-ambient',
-    'kuma',
-    'consul',
-    'both',
-    'linkerd+kuma',
-    'istio+consul',
-    'kuma+consul',
-    ...MORE_HEALTHY,
-  ] as const) {
+  for (const base of HEALTHY_BASES) {
     it(`${base}, all namespaces`, () => {
       expect(findings(cluster(base))).toEqual([]);
     });

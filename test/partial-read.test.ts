@@ -26,7 +26,7 @@ import { startApiServer, type ApiServer } from './apiserver/server.js';
 import { runCli } from './helpers/cli.js';
 import {
   FIXTURES,
-  MORE_HEALTHY,
+  HEALTHY_BASES,
   NOW,
   baseObjects,
   baseOf,
@@ -70,18 +70,7 @@ function cases(): Case[] {
         });
     }
   };
-  for (const base of [
-    'linkerd',
-    'istio',
-    'istio-ambient',
-    'kuma',
-    'consul',
-    'both',
-    'linkerd+kuma',
-    'istio+consul',
-    ...MORE_HEALTHY,
-  ] as const)
-    add(`healthy ${base}`, cluster(base));
+  for (const base of HEALTHY_BASES) add(`healthy ${base}`, cluster(base));
   add('golden-cluster.yaml', cluster('none', ['golden-cluster.yaml']));
   const files = readdirSync(join(FIXTURES, 'checks'))
     .sort()

@@ -11,7 +11,7 @@ import { kindOf, KIND_KEYS } from '../../src/k8s/kinds.js';
 import { sanitizeSecret } from '../../src/cluster/sanitize.js';
 import { CHECKS } from '../../src/checks/index.js';
 import { runChecks } from '../../src/run/run.js';
-import type { MeshName } from '../../src/mesh/names.js';
+import { MESH_NAMES, type MeshName } from '../../src/mesh/names.js';
 import type { K8sObject, Scope } from '../../src/util/types.js';
 import type { Finding } from '../../src/run/result.js';
 import type { Snapshot } from '../../src/k8s/snapshot.js';
@@ -35,6 +35,16 @@ export const MORE_HEALTHY = [
  */
 export type Base =
   MeshName | 'both' | `${MeshName}+${MeshName}` | 'istio-ambient' | (typeof MORE_HEALTHY)[number] | 'none';
+
+/** Meshes side by side: Linkerd and Istio ('both'), Linkerd and Kuma, Istio and Consul, Kuma and Consul. */
+export const HEALTHY_PAIRS = ['both', 'linkerd+kuma', 'istio+consul', 'kuma+consul'] as const satisfies readonly Base[];
+/**
+ * Each file of test/fixtures/healthy as a base: each mesh, Istio's ambient mode (laid over its
+ * sidecar install) and MORE_HEALTHY. test/meta.test.ts fails when a file is missing from it.
+ */
+export const HEALTHY_FILES: readonly Base[] = [...MESH_NAMES, 'istio-ambient', ...MORE_HEALTHY];
+/** Every healthy cluster: the one list the tests that iterate the healthy clusters use (each must give zero findings). */
+export const HEALTHY_BASES: readonly Base[] = [...HEALTHY_FILES, ...HEALTHY_PAIRS];
 
 /** A fixed "now" for tests: after every fixture timestamp, well inside the fixture certificates. */
 export const NOW = new Date('2026-11-22T12:00:00Z');

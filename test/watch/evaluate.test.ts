@@ -23,7 +23,7 @@ import { CLUSTER, Evaluator, findingPartition } from '../../src/watch/evaluate.j
 import { WatchPlan } from '../../src/watch/plan.js';
 import { workloadStates } from '../../src/facts/workload-states.js';
 import { makeModel } from '../../src/run/run.js';
-import { FIXTURES, NOW, baseOf, besideOf, cluster, type Base } from '../helpers/fixtures.js';
+import { FIXTURES, HEALTHY_BASES, NOW, baseOf, besideOf, cluster, type Base } from '../helpers/fixtures.js';
 
 const OPTS = { mesh: 'auto' as const, certExpiryWarningDays: 60 };
 const ok: KindStatus = { synced: true, objects: 0, restarts: 0, relists: 0, events: 0 };
@@ -42,18 +42,7 @@ const identity = (f: Finding) => JSON.stringify(f);
 
 function cases(): [string, Snapshot][] {
   const out: [string, Snapshot][] = [];
-  for (const base of [
-    'linkerd',
-    'istio',
-    'istio-ambient',
-    'kuma',
-    'consul',
-    'both',
-    'linkerd+kuma',
-    'istio+consul',
-    'kuma+consul',
-  ] as const)
-    out.push([`healthy ${base}`, cluster(base)]);
+  for (const base of HEALTHY_BASES) out.push([`healthy ${base}`, cluster(base)]);
   out.push(['golden-cluster.yaml', cluster('none', ['golden-cluster.yaml'])]);
   for (const dir of readdirSync(join(FIXTURES, 'checks')).sort()) {
     for (const f of readdirSync(join(FIXTURES, 'checks', dir))
