@@ -68,6 +68,13 @@ describe('releaseFacts', () => {
     expect(releaseFacts(l, read('edge-21.1.1'))?.outside).toContain('outside the releases');
   });
 
+  it("Linkerd's Kubernetes support places the exact edge build of each release, from the table's channel rows (no second list)", () => {
+    const v = profileOf('linkerd').versions!;
+    for (const c of v.releases!.channels!) expect(v.release(`${c.prefix}${c.from.join('.')}`)).toBe(c.release);
+    expect(v.release('edge-24.8.3')).toBeUndefined(); // a later build of 2.16: its support is not examined
+    expect(v.release('stable-2.14.10')).toBe('2.14');
+  });
+
   it("Istio: the standalone injector's build, OpenShift Service Mesh versions, releases past the table", () => {
     const i = profileOf('istio');
     const standalone = releaseFacts(

@@ -14,17 +14,14 @@ const PROXY = 'linkerd-proxy';
 
 /**
  * From 2.15 the open-source releases ship as edge builds: each version-2.x tag points at one edge
- * tag (`git tag --points-at`), and only that exact edge build is placed in the table; other edge
- * builds support "all versions of Kubernetes which are readily available on major cloud
+ * tag (`git tag --points-at`), the release table's channel rows (LINKERD_RELEASES.channels, the one
+ * list of them). For its Kubernetes support and skew only that exact edge build is placed; other
+ * edge builds support "all versions of Kubernetes which are readily available on major cloud
  * providers at the time of release" (the page above, "Edge Releases"): not examined.
  */
-const EDGE_RELEASES: Readonly<Record<string, string>> = {
-  'edge-24.2.4': '2.15',
-  'edge-24.8.2': '2.16',
-  'edge-24.11.8': '2.17',
-  'edge-25.4.4': '2.18',
-  'edge-25.10.7': '2.19',
-};
+const EDGE_BUILD = new Map(
+  (LINKERD_RELEASES.channels ?? []).map((c) => [`${c.prefix}${c.from.join('.')}`, c.release] as const),
+);
 
 /** A Linkerd version: its channel and numbers (stable-2.14.10 -> stable [2, 14, 10]; edge-25.10.7 -> edge [25, 10, 7]). */
 function parse(v: string): { channel: 'stable' | 'edge'; n: [number, number, number] } | undefined {
@@ -56,7 +53,7 @@ export const linkerdVersions = {
   release(v: string): string | undefined {
     const p = parse(v);
     if (!p) return undefined;
-    if (p.channel === 'edge') return EDGE_RELEASES[v];
+    if (p.channel === 'edge') return EDGE_BUILD.get(v);
     return p.n[0] === 2 ? `2.${p.n[1]}` : undefined;
   },
   compare(a: string, b: string): number | undefined {
