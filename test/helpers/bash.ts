@@ -26,7 +26,7 @@ export const hasShell = (s: Shell): boolean => existsSync(ARGV[s][0]!);
 
 // The commands fix lines run (names a POSIX function may have: dash refuses `consul-k8s() {`).
 // printf is a builtin: a function shadows it too, and the preamble's own calls reach the builtin (preamble()).
-const COMMANDS = [
+export const COMMANDS = [
   'kubectl',
   'linkerd',
   'istioctl',
@@ -41,6 +41,7 @@ const COMMANDS = [
   'printf',
   'gcloud',
   'aws',
+  'oc',
 ];
 
 // One file per process (its pid read from /proc/self/stat, which works in all three shells): the

@@ -13,6 +13,7 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import YAML from 'yaml';
+import { KINDS } from '../../src/k8s/kinds.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -26,37 +27,21 @@ export interface Reply {
   text: string;
 }
 
-/** The paths of a kind: plural, whether namespaced. Only what these tests create. */
+/**
+ * The paths of a kind: plural, whether namespaced. Every kind meshdoctor reads (src/k8s/kinds.ts
+ * KINDS, the one table: a kind added there needs no edit here), and the kinds these tests create
+ * besides (RBAC of a namespace, API priority and fairness).
+ */
 const RESOURCES: Record<string, [plural: string, namespaced: boolean]> = {
-  Namespace: ['namespaces', false],
-  Pod: ['pods', true],
-  Service: ['services', true],
-  Endpoints: ['endpoints', true],
-  ServiceAccount: ['serviceaccounts', true],
-  ConfigMap: ['configmaps', true],
-  Secret: ['secrets', true],
-  ResourceQuota: ['resourcequotas', true],
-  Event: ['events', true],
-  Deployment: ['deployments', true],
-  ReplicaSet: ['replicasets', true],
-  StatefulSet: ['statefulsets', true],
-  DaemonSet: ['daemonsets', true],
-  Job: ['jobs', true],
-  CronJob: ['cronjobs', true],
-  EndpointSlice: ['endpointslices', true],
-  MutatingWebhookConfiguration: ['mutatingwebhookconfigurations', false],
-  ClusterRole: ['clusterroles', false],
-  ClusterRoleBinding: ['clusterrolebindings', false],
+  ...Object.fromEntries(Object.values(KINDS).map((k) => [k.kind, [k.plural, k.namespaced]])),
   Role: ['roles', true],
   RoleBinding: ['rolebindings', true],
   FlowSchema: ['flowschemas', false],
   PriorityLevelConfiguration: ['prioritylevelconfigurations', false],
-  Node: ['nodes', false],
-  NetworkPolicy: ['networkpolicies', true],
 };
 
 /** Creation order: what others refer to (namespaces, service accounts, owners) first. */
-export const CREATE_ORDER = [
+const ORDERED = [
   'Namespace',
   'Node',
   'ServiceAccount',
@@ -83,6 +68,14 @@ export const CREATE_ORDER = [
   // After the pods: the ResourceQuota admission plugin rejects pods while a quota has no status
   // (no controller-manager computes it here).
   'ResourceQuota',
+];
+/**
+ * ORDERED, then every other kind of RESOURCES (a kind added to KINDS: after the pods, so that no
+ * admission object of its, a LimitRange or a validating webhook, changes or refuses them), Events last.
+ */
+export const CREATE_ORDER = [
+  ...ORDERED,
+  ...Object.keys(RESOURCES).filter((k) => !ORDERED.includes(k) && k !== 'Event'),
   'Event',
 ];
 
