@@ -98,6 +98,30 @@ describe('check documentation without the network', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe('meshdoctor: unknown check "nope" (see: meshdoctor checks)\n');
   });
+
+  it('meshdoctor checks ID says which releases of each mesh the rule applies to, from the release tables', async () => {
+    const { PROFILE_LIST } = await import('../src/mesh/registry.js');
+    const rbac = await runCli(['checks', 'injector-rbac-missing']);
+    expect(rbac.stdout).toContain("## Releases (generated from each mesh's release table");
+    for (const p of PROFILE_LIST) {
+      const t = p.versions!.releases!;
+      expect(rbac.stdout).toContain(`${p.title}: ${t.order[0]} to ${t.order[t.order.length - 1]}`);
+      // Every row of the table, by its release range and source.
+      for (const r of t.rows)
+        expect(rbac.stdout).toContain(`  - ${r.from === r.to ? r.from : `${r.from} to ${r.to}`}: `);
+    }
+    // consul-k8s 0.x: no cluster-wide permission judged (a data row), in text and in JSON.
+    expect(rbac.stdout).toContain('  - 0.2 to 0.9: none judged, the injector needs no cluster-wide permission');
+    const json = JSON.parse((await runCli(['checks', 'injector-rbac-missing', '-o', 'json'])).stdout);
+    expect(json.releases.map((r: { mesh: string }) => r.mesh)).toEqual(PROFILE_LIST.map((p) => p.title));
+    // A rule that does not differ by release: only the covered releases.
+    const missing = JSON.parse((await runCli(['checks', 'webhook-missing', '-o', 'json'])).stdout);
+    for (const r of missing.releases) expect(r.lines).toHaveLength(1);
+    // A change in the data shows in the output: the containers of consul-k8s 0.24, from its row.
+    expect((await runCli(['checks', 'sidecar-missing'])).stdout).toContain(
+      '0.24 to 0.25: injects envoy-sidecar (proxy)',
+    );
+  });
 });
 
 describe('a snapshot report says when the snapshot was read', () => {

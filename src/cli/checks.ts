@@ -56,6 +56,18 @@ export function checksCommand({ program, io, setExit }: CommandContext): void {
       } catch {
         throw new UserError(`the documentation of ${c.id} is not installed (docs/checks/${c.id}.md)`);
       }
+      // Which releases of each mesh the rule applies to, from the release tables (one check: the profiles load).
+      const [{ PROFILE_LIST }, { releaseNotes }] = await Promise.all([
+        import('../mesh/registry.js'),
+        import('../run/release-notes.js'),
+      ]);
+      const releases = releaseNotes(c.id, PROFILE_LIST);
+      const text = [
+        '',
+        "## Releases (generated from each mesh's release table, src/mesh/<mesh>/releases.ts)",
+        '',
+        ...releases.flatMap((r) => [`${r.mesh}: ${r.lines[0]}`, ...r.lines.slice(1).map((l) => `  - ${l}`)]),
+      ].join('\n');
       io.stdout(
         o.output === 'json' || o.output === 'yaml'
           ? await machine(o.output, {
@@ -66,8 +78,9 @@ export function checksCommand({ program, io, setExit }: CommandContext): void {
               description: c.description,
               inputs: [...c.inputs],
               doc,
+              releases,
             })
-          : doc,
+          : `${doc.trimEnd()}\n${text}\n`,
       );
       setExit(EXIT.OK);
       return;
