@@ -2,6 +2,7 @@ import type { K8sObject } from '../util/types.js';
 import { redactAdmissionMessage } from '../k8s/admission.js';
 import { K3S_NODE_ARGS, slimK3sNodeArgs } from '../k8s/apiserver.js';
 import { isObj } from '../util/objects.js';
+import { POD_TEMPLATE_PATH } from '../k8s/kinds.js';
 
 const CERT_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 /** Secret keys that may hold certificates (never keys: *.key, key.pem, ca-key.pem are dropped). */
@@ -64,15 +65,10 @@ export const REDACTED = '(redacted)';
 
 type Obj = Record<string, any>;
 
-/** Where each kind keeps the pod template its pods are made from. */
-export const TEMPLATE_PATH: Partial<Record<string, readonly string[]>> = {
-  replicasets: ['spec', 'template'],
-  deployments: ['spec', 'template'],
-  statefulsets: ['spec', 'template'],
-  daemonsets: ['spec', 'template'],
-  jobs: ['spec', 'template'],
-  cronjobs: ['spec', 'jobTemplate', 'spec', 'template'],
-};
+/** Where each kind keeps the pod template its pods are made from (src/k8s/kinds.ts POD_TEMPLATE_PATH), as path segments. */
+export const TEMPLATE_PATH: Partial<Record<string, readonly string[]>> = Object.fromEntries(
+  Object.entries(POD_TEMPLATE_PATH).map(([k, p]) => [k, p!.split('/').filter(Boolean)]),
+);
 
 /**
  * What the meshes' checks read, that a snapshot keeps (src/mesh/keep.ts builds it from the

@@ -121,6 +121,20 @@ export const KINDS: Record<KindKey, KindInfo> = {
   networkpolicies: k('networkpolicies', 'NetworkPolicy', 'networking.k8s.io', 'v1', true),
 };
 
+/**
+ * Where each kind keeps the pod template its pods are made from (a JSON path): the one table the
+ * workloads (src/k8s/workloads.ts) and the snapshot slimmer (src/cluster/sanitize.ts) read. A
+ * ReplicaSet's template is slimmed, but its pods count as its Deployment's.
+ */
+export const POD_TEMPLATE_PATH: Readonly<Partial<Record<KindKey, string>>> = {
+  replicasets: '/spec/template',
+  deployments: '/spec/template',
+  statefulsets: '/spec/template',
+  daemonsets: '/spec/template',
+  jobs: '/spec/template',
+  cronjobs: '/spec/jobTemplate/spec/template',
+};
+
 const BY_KIND = new Map<string, KindInfo>(Object.values(KINDS).map((i) => [i.kind, i]));
 
 /** The kind table entry for an object's `kind` field (e.g. "Deployment"), if meshdoctor reads it. */

@@ -3,7 +3,7 @@
  * a bare pod, resolved through ownerReferences (Pod -> ReplicaSet -> Deployment), with the pod
  * template new pods come from. Findings are per workload: 50 replicas make one finding.
  */
-import type { KindKey } from './kinds.js';
+import { KINDS, POD_TEMPLATE_PATH, type KindKey } from './kinds.js';
 import { isActive } from './pods.js';
 import type { K8sObject, ManifestSource, ResourceRef } from '../util/types.js';
 import { cmp, isObj, labelsOf, nameOf, nsOf, str } from '../util/objects.js';
@@ -27,13 +27,10 @@ export interface Workload {
   manifest?: ManifestSource;
 }
 
-const TEMPLATE_KINDS: [KindKey, string, string][] = [
-  ['deployments', 'Deployment', '/spec/template'],
-  ['statefulsets', 'StatefulSet', '/spec/template'],
-  ['daemonsets', 'DaemonSet', '/spec/template'],
-  ['jobs', 'Job', '/spec/template'],
-  ['cronjobs', 'CronJob', '/spec/jobTemplate/spec/template'],
-];
+/** The kinds whose pod template makes a workload (src/k8s/kinds.ts POD_TEMPLATE_PATH; a ReplicaSet's pods are its Deployment's). */
+const TEMPLATE_KINDS: [KindKey, string, string][] = (Object.keys(POD_TEMPLATE_PATH) as KindKey[])
+  .filter((k) => k !== 'replicasets')
+  .map((k) => [k, KINDS[k].kind, POD_TEMPLATE_PATH[k]!]);
 
 function at(obj: unknown, path: string): Record<string, any> | undefined {
   let cur: unknown = obj;
