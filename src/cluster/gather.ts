@@ -217,7 +217,14 @@ async function readCluster(
   const server: ServerInfo = {};
   try {
     // The server's own reads (optional: a refusal is their state, never the run's end), beside the lists.
-    const own = readServer(conn, opts, scope, wanted, pageSize, server);
+    const own = readServer(conn, opts.server ?? {}, {
+      apiserverPods: wanted.has('pods') && !(scope.allNamespaces || scope.namespace === APISERVER_NAMESPACE),
+      pageSize,
+      keep: opts.keep,
+    }).then((r) => {
+      Object.assign(server, r.info);
+      return r.apiserverPods;
+    });
     own.catch(() => {}); // awaited below; a fatal error (401) is the lists' too
     const onPage = (n: number) => {
       objectCount += n;
@@ -374,48 +381,48 @@ async function readCluster(
 }
 
 /**
- * The reads of the server itself the plan asks for, into `server`: /version, /metrics, and (under
- * -n, where the pods of kube-system are not listed) the kube-apiserver pods of kube-system by
+ * The reads of the server itself the plan asks for: /version, /metrics, and (when `apiserverPods`:
+ * under -n, where the pods of kube-system are not listed) the kube-apiserver pods of kube-system by
  * their kubeadm labels, returned for the pods of the snapshot. No other pod of kube-system is read.
+ * Shared by the two executors of a read plan: gather (read once) and the reflector (watch: /version
+ * on connect, /metrics and the pods again on full evaluations). Bounded as every read: --max-bytes,
+ * --request-timeout, --max-objects; a refusal or failure is the read's state, never an exception
+ * (but for the run's own abort).
  */
-async function readServer(
+export async function readServer(
   conn: Conn,
-  opts: GatherOptions,
-  scope: { allNamespaces: boolean; namespace?: string },
-  wanted: Set<KindKey>,
-  pageSize: number,
-  server: ServerInfo,
-): Promise<K8sObject[] | undefined> {
-  const plan = opts.server ?? {};
-  const version = plan.version ? readVersion(conn).then((p) => void (p && (server.version = p))) : undefined;
+  plan: ServerReadPlan,
+  o: { apiserverPods: boolean; pageSize?: number; keep: Keeper },
+): Promise<{ info: ServerInfo; apiserverPods?: K8sObject[] }> {
+  const info: ServerInfo = {};
+  const version = plan.version ? readVersion(conn).then((p) => void (p && (info.version = p))) : undefined;
   const metrics = plan.metrics
-    ? readMetrics(conn, plan.metrics.keepWebhook).then((p) => void (server.metrics = p))
+    ? readMetrics(conn, plan.metrics.keepWebhook).then((p) => void (info.metrics = p))
     : undefined;
-  const listed = scope.allNamespaces || scope.namespace === APISERVER_NAMESPACE;
   const apiserverPods = async (): Promise<K8sObject[] | undefined> => {
-    if (!plan.apiserverPods || !wanted.has('pods') || listed) return undefined;
+    if (!plan.apiserverPods || !o.apiserverPods) return undefined;
     try {
       const all = await listKind(
         conn,
         KINDS.pods,
         APISERVER_NAMESPACE,
-        pageSize,
+        o.pageSize ?? DEFAULT_PAGE_SIZE,
         { objects: 0 },
         () => {},
-        opts.keep,
+        o.keep,
         undefined,
         APISERVER_SELECTOR,
       );
-      server.apiserverPods = { state: 'read', value: true };
+      info.apiserverPods = { state: 'read', value: true };
       return all.filter(isApiserverPod); // the selector again: a server that ignores it sends every pod
     } catch (e) {
       if (!(e instanceof KindFailure)) throw e;
-      server.apiserverPods = { state: /^forbidden\b/.test(e.reason) ? 'refused' : 'failed', reason: e.reason };
+      info.apiserverPods = { state: /^forbidden\b/.test(e.reason) ? 'refused' : 'failed', reason: e.reason };
       return undefined;
     }
   };
   // All three awaited together: when one fails fatally (the server unreachable) the others, aborted
   // in their retry sleep, still have a handler (an unawaited one reached unhandledRejection: issue 35).
   const [, , pods] = await Promise.all([version, metrics, apiserverPods()]);
-  return pods;
+  return { info, ...(pods ? { apiserverPods: pods } : {}) };
 }

@@ -1,16 +1,27 @@
 /**
- * What `watch` keeps in sync and the snapshots it evaluates: the read plan of `check` (gather.ts
- * readCluster) as a function of what is read so far, for the reflector to run, and the snapshot
- * `check` would have read, built from the reflector's objects: the whole scope, or one namespace
- * as `check -n NS` reads it (that namespace and the meshes' control-plane namespaces, every
- * cluster-scoped kind, the named ConfigMaps and Secrets), judged in the watch's own scope.
+ * What `watch` keeps in sync and the snapshots it evaluates: the read plan of `check`
+ * (src/run/plan.ts: the kinds, the named objects, the reads of the server itself) as the reflector
+ * runs it, a function of what is read so far, and the snapshot `check` would have read, built from
+ * the reflector's objects and server reads: the whole scope, or one namespace as `check -n NS`
+ * reads it (that namespace and the meshes' control-plane namespaces, every cluster-scoped kind,
+ * the named ConfigMaps and Secrets, the kube-apiserver pods), judged in the watch's own scope.
  */
 import { KINDS, type KindKey } from '../k8s/kinds.js';
 import { meshNamespaces, namedObjects } from '../mesh/read-plan.js';
 import type { KindStatus, NamedStream, ReadPlan } from '../cluster/reflector.js';
+import type { ServerReadPlan } from '../cluster/endpoints.js';
 import type { ObjectStore } from '../cluster/store.js';
+import type { ServerInfo, ServerInputKey } from '../k8s/server.js';
+import { serverReadPlan } from '../run/plan.js';
 import type { K8sObject, Scope, SnapshotSource } from '../util/types.js';
 import type { Snapshot } from '../k8s/snapshot.js';
+
+/** What the reflector read of the API server itself (Reflector.server, apiserverPods, serverPending). */
+interface ServerReads {
+  info: ServerInfo;
+  apiserverPods: readonly K8sObject[];
+  pending: readonly ServerInputKey[];
+}
 
 const UNKNOWN_MESH_NAMESPACES =
   'the mesh namespaces are unknown: namespaces and mutatingwebhookconfigurations were not read';
@@ -22,7 +33,14 @@ export class WatchPlan {
   constructor(
     readonly kinds: readonly KindKey[],
     readonly scope: Scope,
+    /** The reads of the server itself (the read plan's `server`). */
+    readonly server: readonly ServerInputKey[] = [],
   ) {}
+
+  /** The server reads as the reflector runs them (the kube-apiserver pods by label only where kube-system is not listed). */
+  serverPlan(): ServerReadPlan {
+    return serverReadPlan(this.server, { scope: this.scope, kinds: this.kinds });
+  }
 
   /** The meshes' control-plane namespaces, from the namespaces and webhook configurations read so far. */
   controlPlane(store: ObjectStore): Set<string> {
@@ -72,6 +90,7 @@ export class WatchPlan {
     status: (key: KindKey) => KindStatus,
     source: SnapshotSource,
     namespace?: string,
+    server?: ServerReads,
   ): Snapshot {
     const objects: Snapshot['objects'] = {};
     const unavailable: Snapshot['unavailable'] = {};
@@ -94,8 +113,22 @@ export class WatchPlan {
       else list = store.all(key).slice();
       objects[key] = list;
     }
+    // The kube-apiserver pods read by their labels, after the pods of the scope (as gather merges them).
+    if (server?.apiserverPods.length && objects.pods) {
+      const seen = new Set(objects.pods.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`));
+      const more = server.apiserverPods.filter((p) => !seen.has(`${p.metadata?.namespace}/${p.metadata?.name}`));
+      if (more.length) objects.pods = [...objects.pods, ...more];
+    }
+    const pending = server?.pending.filter((k) => this.server.includes(k)) ?? [];
     // The watch's own scope, also for one namespace: `check -n` judges some things differently
     // (namespace-not-enabled speaks up for the namespace asked about); the objects make it one namespace.
-    return { source, scope: this.scope, objects, unavailable };
+    return {
+      source,
+      scope: this.scope,
+      objects,
+      unavailable,
+      ...(server && Object.keys(server.info).length ? { server: server.info } : {}),
+      ...(pending.length ? { serverPending: [...pending] } : {}),
+    };
   }
 }
