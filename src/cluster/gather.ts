@@ -18,6 +18,7 @@ import { KINDS, listPath, objectPath, type KindInfo, type KindKey } from '../k8s
 import { sanitizeSecret, type Keeper } from './sanitize.js';
 import { connect, confirmApiServer, get, KindFailure, seconds, statusFailure, timerMs, type Conn } from './http.js';
 import { readMetrics, readVersion, type ServerReadPlan } from './endpoints.js';
+import { listNamespaces, namedRefs, type ReadPlan } from './read-streams.js';
 import { APISERVER_NAMESPACE, APISERVER_SELECTOR, isApiserverPod } from '../k8s/apiserver.js';
 import type { ServerInfo } from '../k8s/server.js';
 
@@ -43,26 +44,7 @@ export interface GatherOptions {
   server?: ServerReadPlan;
 }
 
-/** A ConfigMap or Secret read by name (never listed). */
-export interface NamedRef {
-  key: 'configmaps' | 'secrets';
-  namespace: string;
-  name: string;
-}
-
-/**
- * What to read beyond the kinds asked for, decided from the Namespaces and the webhook
- * configurations once they are read: the reading layer knows no mesh, it is handed this.
- */
-export interface ReadPlan {
-  /** The namespaces a -n run also lists its namespaced kinds in (the meshes' control planes). */
-  controlPlaneNamespaces(namespaces: K8sObject[], webhookConfigs: K8sObject[]): string[];
-  /**
-   * The ConfigMaps and Secrets the checks read, by name, in the mesh namespaces only; `deployments`
-   * (when read) name some of them (the Secret a control plane mounts).
-   */
-  named(namespaces: K8sObject[], webhookConfigs: K8sObject[], deployments: K8sObject[]): NamedRef[];
-}
+export type { NamedRef, ReadPlan } from './read-streams.js';
 
 export const DEFAULT_PAGE_SIZE = 500;
 
@@ -267,18 +249,12 @@ async function readCluster(
     async function named(): Promise<void> {
       const byName = kinds.filter((key) => KINDS[key].byName);
       if (byName.length) {
-        if (!objects.namespaces && !objects.mutatingwebhookconfigurations) {
+        const plan = namedRefs(kinds, opts.plan, objects);
+        if ('unavailable' in plan) {
           // Not a server failure: nothing was asked, so this does not count towards "every request failed".
-          for (const key of byName) {
-            unavailable[key] =
-              'the mesh namespaces are unknown: namespaces and mutatingwebhookconfigurations were not read';
-          }
+          for (const key of byName) unavailable[key] = plan.unavailable;
         } else {
-          // Each object once, however many webhooks name its namespace.
-          const all = opts.plan
-            .named(objects.namespaces ?? [], objects.mutatingwebhookconfigurations ?? [], objects.deployments ?? [])
-            .filter((r) => wanted.has(r.key));
-          const refs = [...new Map(all.map((r) => [objectPath(KINDS[r.key], r.namespace, r.name), r])).values()];
+          const refs = plan.refs;
           const found: (K8sObject | undefined)[] = await Promise.all(
             refs.map(async (ref) => {
               const info = KINDS[ref.key];
@@ -326,11 +302,7 @@ async function readCluster(
       ]);
     } else {
       await Promise.all(listable.filter((key) => !KINDS[key].namespaced).map((key) => listInto(key, [undefined])));
-      const cp = opts.plan.controlPlaneNamespaces(
-        objects.namespaces ?? [],
-        objects.mutatingwebhookconfigurations ?? [],
-      );
-      const namespaces = [...new Set([scope.namespace!, ...cp])];
+      const namespaces = listNamespaces(scope, opts.plan, objects);
       const lists = listable
         .filter((key) => KINDS[key].namespaced)
         .map((key) => ({ key, done: listInto(key, namespaces) }));

@@ -7,7 +7,8 @@
  * the named ConfigMaps and Secrets, the kube-apiserver pods), judged in the watch's own scope.
  */
 import { KINDS, type KindKey } from '../k8s/kinds.js';
-import { meshNamespaces, namedObjects } from '../mesh/read-plan.js';
+import { meshNamespaces, READ_PLAN } from '../mesh/read-plan.js';
+import { listNamespaces, namedRefs } from '../cluster/read-streams.js';
 import type { KindStatus, NamedStream, ReadPlan } from '../cluster/reflector.js';
 import type { ServerReadPlan } from '../cluster/endpoints.js';
 import type { ObjectStore } from '../cluster/store.js';
@@ -22,9 +23,6 @@ interface ServerReads {
   apiserverPods: readonly K8sObject[];
   pending: readonly ServerInputKey[];
 }
-
-const UNKNOWN_MESH_NAMESPACES =
-  'the mesh namespaces are unknown: namespaces and mutatingwebhookconfigurations were not read';
 
 export class WatchPlan {
   /** The named objects of the last plan, in the order `check` fetches them. */
@@ -49,34 +47,31 @@ export class WatchPlan {
     );
   }
 
-  /** The streams: gather.ts's readCluster, as a function of what is read so far. */
+  /** The streams: what gather reads (src/cluster/read-streams.ts, the same answer), as a function of what is read so far. */
   readPlan = (store: ObjectStore, status: (key: KindKey) => KindStatus): ReadPlan => {
+    const read = (key: KindKey) => (this.kinds.includes(key) && !status(key).unavailable ? store.all(key) : undefined);
+    const so = {
+      namespaces: read('namespaces'),
+      mutatingwebhookconfigurations: read('mutatingwebhookconfigurations'),
+      deployments: read('deployments'),
+    };
     const listable = this.kinds.filter((key) => !KINDS[key].byName);
-    const lists = this.scope.allNamespaces
-      ? listable.map((key) => ({ key }))
-      : [
-          ...listable.filter((key) => !KINDS[key].namespaced).map((key) => ({ key })),
-          ...[...new Set([this.scope.namespace!, ...this.controlPlane(store)])].flatMap((namespace) =>
-            listable.filter((key) => KINDS[key].namespaced).map((key) => ({ key, namespace })),
-          ),
-        ];
-    const byName = this.kinds.filter((key) => KINDS[key].byName);
-    const read = (key: KindKey) => this.kinds.includes(key) && !status(key).unavailable;
-    if (byName.length && !read('namespaces') && !read('mutatingwebhookconfigurations')) {
-      this.named = [];
-      return { lists, named: [], unavailable: Object.fromEntries(byName.map((key) => [key, UNKNOWN_MESH_NAMESPACES])) };
-    }
-    // Each object once, however many webhooks name its namespace.
-    const refs = namedObjects(
-      store.all('namespaces'),
-      store.all('mutatingwebhookconfigurations'),
-      store.all('deployments'),
-    ).filter((r) => byName.includes(r.key));
-    this.named = [
-      ...new Map(
-        refs.map((r) => [`${r.key}/${r.namespace}/${r.name}`, { key: r.key, namespace: r.namespace, name: r.name }]),
-      ).values(),
+    const namespaces = listNamespaces(this.scope, READ_PLAN, so);
+    const lists = [
+      ...listable.filter((key) => !KINDS[key].namespaced).map((key) => ({ key })),
+      ...namespaces.flatMap((namespace) =>
+        listable
+          .filter((key) => KINDS[key].namespaced)
+          .map((key) => (namespace === undefined ? { key } : { key, namespace })),
+      ),
     ];
+    const named = namedRefs(this.kinds, READ_PLAN, so);
+    if ('unavailable' in named) {
+      this.named = [];
+      const byName = this.kinds.filter((key) => KINDS[key].byName);
+      return { lists, named: [], unavailable: Object.fromEntries(byName.map((key) => [key, named.unavailable])) };
+    }
+    this.named = named.refs.map((r) => ({ key: r.key, namespace: r.namespace, name: r.name }));
     return { lists, named: this.named };
   };
 
