@@ -162,6 +162,30 @@ describe('check --snapshot', () => {
     expect(() => JSON.parse(json)).not.toThrow();
     const explained = await runCli(['explain', 'deploy/web', '-n', 'shop', '--snapshot', LINKERD]);
     expect(explained.stdout).toMatch(/^Deployment shop\/web/);
+    // explain takes check's certificate window (one run session, src/run/session.ts), not one of its own.
+    const window = await runCli([
+      'explain',
+      'deploy/web',
+      '-n',
+      'shop',
+      '--snapshot',
+      LINKERD,
+      '--cert-expiry-warning',
+      '30',
+    ]);
+    expect(window.code).toBe(0);
+    const bad = await runCli([
+      'explain',
+      'deploy/web',
+      '-n',
+      'shop',
+      '--snapshot',
+      LINKERD,
+      '--cert-expiry-warning',
+      'soon',
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--cert-expiry-warning/);
   });
 
   it('--fail-on decides the exit code for the same findings, in every format', async () => {

@@ -32,12 +32,21 @@ async function check(o: CheckOptions, io: IO): Promise<number> {
     throw new UserError('stdin can be read once: -f - and --snapshot - cannot both be given');
   if (o.allowPartial && o.strict) throw new UserError('--allow-partial and --strict cannot be used together');
   const deadline = await runDeadline(io, limitsOf(o)); // --timeout from here: the read, then the checks
-  const { assertNamespaceExists, selectChecks, kindsFor, obtainSnapshot, runChecks, serverFor } =
-    await import('../run/run.js');
+  const { assertNamespaceExists, obtainSnapshot, runChecks } = await import('../run/run.js');
+  const { openSession } = await import('../run/session.js');
   const { REPORTERS } = await import('../report/index.js');
-  const checks = selectChecks(o.only, o.skip);
   const { parseSuppressions } = await import('../run/suppress.js');
   const suppress = parseSuppressions(o.suppress);
+  const docsBase = docsBaseOf(io);
+  // The checks, their read plan and the options of every run of them: the same session as explain and watch.
+  const session = openSession({
+    only: o.only,
+    skip: o.skip,
+    mesh: o.mesh,
+    certExpiryWarningDays: o.certExpiryWarning,
+    suppress,
+    ...(docsBase ? { docsBase } : {}),
+  });
   const { parseSelection } = await import('../run/select.js');
   const selection = parseSelection(o.selector, o.fieldSelector);
   const impersonate = impersonationOf(o);
@@ -47,7 +56,7 @@ async function check(o: CheckOptions, io: IO): Promise<number> {
     limits: limitsOf(o),
     onProgress: p?.update,
     readStdin: (maxBytes: number) => io.readStdin(maxBytes, deadline),
-    server: serverFor(checks),
+    server: session.plan.server,
     ...(impersonate ? { impersonate } : {}),
   };
   let snapshot;
@@ -55,20 +64,17 @@ async function check(o: CheckOptions, io: IO): Promise<number> {
     // Manifests first: a bad file fails before the cluster is read.
     const { readManifests, manifestSnapshot } = await import('../run/manifests.js');
     const manifests = await readManifests(o.filename, !!o.recursive, snapOpts.readStdin, snapOpts.limits);
-    snapshot = await manifestSnapshot(snapOpts, kindsFor(checks), manifests);
+    snapshot = await manifestSnapshot(snapOpts, [...session.plan.kinds], manifests);
   } else {
-    snapshot = await obtainSnapshot(snapOpts, kindsFor(checks));
+    snapshot = await obtainSnapshot(snapOpts, [...session.plan.kinds]);
     assertNamespaceExists(snapshot);
   }
   p?.done();
-  const docsBase = docsBaseOf(io);
-  const result = runChecks(snapshot, checks, {
-    mesh: o.mesh,
-    certExpiryWarningDays: o.certExpiryWarning,
-    expectMeshed: !!o.expectMeshed,
+  const result = runChecks(snapshot, session.checks, {
+    ...session.options,
     suppress,
+    expectMeshed: !!o.expectMeshed,
     ...(selection ? { selection } : {}),
-    ...(docsBase ? { docsBase } : {}),
     namespaceScope: true,
     deadline,
   });

@@ -20,23 +20,25 @@ export function explainCommand({ program, io, setExit }: CommandContext): void {
     const deadline = await runDeadline(io, limitsOf(o));
     const { parseTarget, explain } = await import('../run/explain.js');
     const target = parseTarget(targetArg, nameArg);
-    const { CHECKS } = await import('../checks/index.js');
-    const { kindsFor, makeModel, obtainSnapshot, runChecks, serverFor } = await import('../run/run.js');
+    const { makeModel, obtainSnapshot, runChecks } = await import('../run/run.js');
+    const { openSession } = await import('../run/session.js');
+    // Every check, with check's read plan and options (the certificate window of --cert-expiry-warning).
+    const session = openSession({ mesh: o.mesh, certExpiryWarningDays: o.certExpiryWarning });
     const impersonate = impersonationOf(o);
     const snapshot = await obtainSnapshot(
       {
         ...o,
         limits: limitsOf(o),
         readStdin: (maxBytes: number) => io.readStdin(maxBytes, deadline),
-        server: serverFor(CHECKS),
+        server: session.plan.server,
         ...(impersonate ? { impersonate } : {}),
       },
-      kindsFor(CHECKS),
+      [...session.plan.kinds],
     );
     const ns = o.namespace ?? snapshot.scope.namespace ?? 'default';
     const scoped = { ...snapshot, scope: { allNamespaces: false, namespace: ns } };
-    const model = makeModel(scoped, { mesh: o.mesh, certExpiryWarningDays: 60, deadline });
-    const result = runChecks(scoped, CHECKS, { mesh: o.mesh, certExpiryWarningDays: 60, deadline }, model);
+    const model = makeModel(scoped, { ...session.options, deadline });
+    const result = runChecks(scoped, session.checks, { ...session.options, deadline }, model);
     const e = explain(model, target, ns, result.findings, result);
     const doc = { schemaVersion: 2, tool: { name: 'meshdoctor', version: VERSION }, ...e };
     if (o.output === 'json') {

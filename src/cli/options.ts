@@ -163,7 +163,7 @@ export const FLAGS = {
     help: 'warn when a certificate expires within this many days',
     parse: positiveNumber('--cert-expiry-warning'),
     default: 60,
-    commands: { check: true, watch: true },
+    commands: { check: true, explain: true, watch: true },
   },
   allowPartial: {
     flags: '--allow-partial',

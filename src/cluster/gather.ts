@@ -18,6 +18,7 @@ import { KINDS, listPath, objectPath, type KindInfo, type KindKey } from '../k8s
 import { sanitizeSecret, type Keeper } from './sanitize.js';
 import { connect, confirmApiServer, get, KindFailure, seconds, statusFailure, timerMs, type Conn } from './http.js';
 import { readMetrics, readVersion, type ServerReadPlan } from './endpoints.js';
+import { listNamespaces, namedRefs, type ReadPlan } from './read-streams.js';
 import { APISERVER_NAMESPACE, APISERVER_SELECTOR, isApiserverPod } from '../k8s/apiserver.js';
 import type { ServerInfo } from '../k8s/server.js';
 
@@ -43,26 +44,7 @@ export interface GatherOptions {
   server?: ServerReadPlan;
 }
 
-/** A ConfigMap or Secret read by name (never listed). */
-export interface NamedRef {
-  key: 'configmaps' | 'secrets';
-  namespace: string;
-  name: string;
-}
-
-/**
- * What to read beyond the kinds asked for, decided from the Namespaces and the webhook
- * configurations once they are read: the reading layer knows no mesh, it is handed this.
- */
-export interface ReadPlan {
-  /** The namespaces a -n run also lists its namespaced kinds in (the meshes' control planes). */
-  controlPlaneNamespaces(namespaces: K8sObject[], webhookConfigs: K8sObject[]): string[];
-  /**
-   * The ConfigMaps and Secrets the checks read, by name, in the mesh namespaces only; `deployments`
-   * (when read) name some of them (the Secret a control plane mounts).
-   */
-  named(namespaces: K8sObject[], webhookConfigs: K8sObject[], deployments: K8sObject[]): NamedRef[];
-}
+export type { NamedRef, ReadPlan } from './read-streams.js';
 
 export const DEFAULT_PAGE_SIZE = 500;
 
@@ -217,7 +199,14 @@ async function readCluster(
   const server: ServerInfo = {};
   try {
     // The server's own reads (optional: a refusal is their state, never the run's end), beside the lists.
-    const own = readServer(conn, opts, scope, wanted, pageSize, server);
+    const own = readServer(conn, opts.server ?? {}, {
+      apiserverPods: wanted.has('pods') && !(scope.allNamespaces || scope.namespace === APISERVER_NAMESPACE),
+      pageSize,
+      keep: opts.keep,
+    }).then((r) => {
+      Object.assign(server, r.info);
+      return r.apiserverPods;
+    });
     own.catch(() => {}); // awaited below; a fatal error (401) is the lists' too
     const onPage = (n: number) => {
       objectCount += n;
@@ -260,18 +249,12 @@ async function readCluster(
     async function named(): Promise<void> {
       const byName = kinds.filter((key) => KINDS[key].byName);
       if (byName.length) {
-        if (!objects.namespaces && !objects.mutatingwebhookconfigurations) {
+        const plan = namedRefs(kinds, opts.plan, objects);
+        if ('unavailable' in plan) {
           // Not a server failure: nothing was asked, so this does not count towards "every request failed".
-          for (const key of byName) {
-            unavailable[key] =
-              'the mesh namespaces are unknown: namespaces and mutatingwebhookconfigurations were not read';
-          }
+          for (const key of byName) unavailable[key] = plan.unavailable;
         } else {
-          // Each object once, however many webhooks name its namespace.
-          const all = opts.plan
-            .named(objects.namespaces ?? [], objects.mutatingwebhookconfigurations ?? [], objects.deployments ?? [])
-            .filter((r) => wanted.has(r.key));
-          const refs = [...new Map(all.map((r) => [objectPath(KINDS[r.key], r.namespace, r.name), r])).values()];
+          const refs = plan.refs;
           const found: (K8sObject | undefined)[] = await Promise.all(
             refs.map(async (ref) => {
               const info = KINDS[ref.key];
@@ -319,11 +302,7 @@ async function readCluster(
       ]);
     } else {
       await Promise.all(listable.filter((key) => !KINDS[key].namespaced).map((key) => listInto(key, [undefined])));
-      const cp = opts.plan.controlPlaneNamespaces(
-        objects.namespaces ?? [],
-        objects.mutatingwebhookconfigurations ?? [],
-      );
-      const namespaces = [...new Set([scope.namespace!, ...cp])];
+      const namespaces = listNamespaces(scope, opts.plan, objects);
       const lists = listable
         .filter((key) => KINDS[key].namespaced)
         .map((key) => ({ key, done: listInto(key, namespaces) }));
@@ -374,48 +353,48 @@ async function readCluster(
 }
 
 /**
- * The reads of the server itself the plan asks for, into `server`: /version, /metrics, and (under
- * -n, where the pods of kube-system are not listed) the kube-apiserver pods of kube-system by
+ * The reads of the server itself the plan asks for: /version, /metrics, and (when `apiserverPods`:
+ * under -n, where the pods of kube-system are not listed) the kube-apiserver pods of kube-system by
  * their kubeadm labels, returned for the pods of the snapshot. No other pod of kube-system is read.
+ * Shared by the two executors of a read plan: gather (read once) and the reflector (watch: /version
+ * on connect, /metrics and the pods again on full evaluations). Bounded as every read: --max-bytes,
+ * --request-timeout, --max-objects; a refusal or failure is the read's state, never an exception
+ * (but for the run's own abort).
  */
-async function readServer(
+export async function readServer(
   conn: Conn,
-  opts: GatherOptions,
-  scope: { allNamespaces: boolean; namespace?: string },
-  wanted: Set<KindKey>,
-  pageSize: number,
-  server: ServerInfo,
-): Promise<K8sObject[] | undefined> {
-  const plan = opts.server ?? {};
-  const version = plan.version ? readVersion(conn).then((p) => void (p && (server.version = p))) : undefined;
+  plan: ServerReadPlan,
+  o: { apiserverPods: boolean; pageSize?: number; keep: Keeper },
+): Promise<{ info: ServerInfo; apiserverPods?: K8sObject[] }> {
+  const info: ServerInfo = {};
+  const version = plan.version ? readVersion(conn).then((p) => void (p && (info.version = p))) : undefined;
   const metrics = plan.metrics
-    ? readMetrics(conn, plan.metrics.keepWebhook).then((p) => void (server.metrics = p))
+    ? readMetrics(conn, plan.metrics.keepWebhook).then((p) => void (info.metrics = p))
     : undefined;
-  const listed = scope.allNamespaces || scope.namespace === APISERVER_NAMESPACE;
   const apiserverPods = async (): Promise<K8sObject[] | undefined> => {
-    if (!plan.apiserverPods || !wanted.has('pods') || listed) return undefined;
+    if (!plan.apiserverPods || !o.apiserverPods) return undefined;
     try {
       const all = await listKind(
         conn,
         KINDS.pods,
         APISERVER_NAMESPACE,
-        pageSize,
+        o.pageSize ?? DEFAULT_PAGE_SIZE,
         { objects: 0 },
         () => {},
-        opts.keep,
+        o.keep,
         undefined,
         APISERVER_SELECTOR,
       );
-      server.apiserverPods = { state: 'read', value: true };
+      info.apiserverPods = { state: 'read', value: true };
       return all.filter(isApiserverPod); // the selector again: a server that ignores it sends every pod
     } catch (e) {
       if (!(e instanceof KindFailure)) throw e;
-      server.apiserverPods = { state: /^forbidden\b/.test(e.reason) ? 'refused' : 'failed', reason: e.reason };
+      info.apiserverPods = { state: /^forbidden\b/.test(e.reason) ? 'refused' : 'failed', reason: e.reason };
       return undefined;
     }
   };
   // All three awaited together: when one fails fatally (the server unreachable) the others, aborted
   // in their retry sleep, still have a handler (an unawaited one reached unhandledRejection: issue 35).
   const [, , pods] = await Promise.all([version, metrics, apiserverPods()]);
-  return pods;
+  return { info, ...(pods ? { apiserverPods: pods } : {}) };
 }

@@ -33,7 +33,9 @@ import { errorMessage, printable, UserError } from '../util/errors.js';
 import type { Limits } from '../util/limits.js';
 import type { K8sObject } from '../util/types.js';
 import { isObj } from '../util/objects.js';
-import { DEFAULT_PAGE_SIZE, listKind } from './gather.js';
+import { DEFAULT_PAGE_SIZE, listKind, readServer } from './gather.js';
+import type { ServerReadPlan } from './endpoints.js';
+import type { ServerInfo, ServerInputKey } from '../k8s/server.js';
 import { get, KindFailure, statusFailure, type Conn } from './http.js';
 import { KINDS, listPath, objectPath, type KindKey } from '../k8s/kinds.js';
 import { sanitizeSecret, type Keeper } from './sanitize.js';
@@ -107,6 +109,13 @@ interface ReflectorOptions {
   minWatchSeconds?: number;
   /** A named object that may be read but not watched is read again this often (default 60 s). */
   namedPollMs?: number;
+  /**
+   * What to read of the API server itself (the read plan's server reads, as gather reads them):
+   * all of it once at start (synced() waits for it), /version again on each new connection, and
+   * what refreshServer() is asked for. `apiserverPods` here means: list them by their labels
+   * (the pods of kube-system are not listed anyway).
+   */
+  server?: ServerReadPlan;
   /** For tests: the clock of the relist backoff (ms) and the waits between tries. */
   now?: () => number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -190,6 +199,15 @@ export class Reflector {
   private readonly wait: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Whether the server has answered any read (a fatal start is told apart from a slow one). */
   answered = false;
+  /** What was read of the API server itself, last time each was read. */
+  private serverInfo: ServerInfo = {};
+  private serverPods: K8sObject[] = [];
+  /** The server reads of the plan not done yet (coverage says "not read yet"). */
+  private pending = new Set<ServerInputKey>();
+  private serverReading: Promise<boolean> | undefined;
+  private firstServerRead: Promise<unknown> = Promise.resolve();
+  private lateServerResolve: () => void = () => {};
+  private readonly lateServer = new Promise<void>((r) => (this.lateServerResolve = r));
 
   constructor(private readonly opts: ReflectorOptions) {
     this.random = opts.random ?? Math.random;
@@ -200,16 +218,81 @@ export class Reflector {
   /** Connect (a UserError when the kubeconfig or credentials cannot be used) and start the plan's streams. */
   async start(): Promise<void> {
     this.conn = await this.opts.connect();
+    const plan = this.opts.server ?? {};
+    for (const key of ['version', 'metrics', 'apiserverPods'] as const) if (plan[key]) this.pending.add(key);
+    this.firstServerRead = this.refreshServer();
     this.replan();
   }
 
-  /** Resolves once every stream of the plan has read its objects (or was given up on by timeOut()). */
-  synced(): Promise<void> {
-    return this.ready ? Promise.resolve() : new Promise((r) => this.readyWaiters.push(r));
+  /**
+   * Resolves once every stream of the plan has read its objects (or was given up on by timeOut()),
+   * and the first read of the server itself has ended (read, refused or failed).
+   */
+  async synced(): Promise<void> {
+    if (!this.ready) await new Promise<void>((r) => this.readyWaiters.push(r));
+    // Past the initial deadline (timeOut) the server reads not done stay pending: "not read yet".
+    await Promise.race([this.firstServerRead, this.lateServer]);
+  }
+
+  /** What was read of the API server itself (each key absent until read, or when not asked for). */
+  get server(): ServerInfo {
+    return this.serverInfo;
+  }
+
+  /** The kube-apiserver pods read by their labels (ServerReadPlan.apiserverPods), as the pods of a snapshot get them. */
+  get apiserverPods(): readonly K8sObject[] {
+    return this.serverPods;
+  }
+
+  /** The server reads of the plan not done yet: never read, nor refused, nor failed. */
+  get serverPending(): ServerInputKey[] {
+    return [...this.pending];
+  }
+
+  /**
+   * Read the server itself again (`which`: by default everything the plan asks for), one read at a
+   * time (a call while one runs gets that one's answer). Resolves true when what is kept changed;
+   * never rejects (a fatal error, the server unreachable, is logged and changes nothing).
+   */
+  refreshServer(which?: Partial<Record<ServerInputKey, boolean>>): Promise<boolean> {
+    const plan = this.opts.server ?? {};
+    const asked: ServerReadPlan = {
+      ...(plan.version && (which?.version ?? true) ? { version: true } : {}),
+      ...(plan.metrics && (which?.metrics ?? true) ? { metrics: plan.metrics } : {}),
+      ...(plan.apiserverPods && (which?.apiserverPods ?? true) ? { apiserverPods: true } : {}),
+    };
+    if (this.serverReading || this.stopped || !this.conn || !Object.keys(asked).length)
+      return this.serverReading ?? Promise.resolve(false);
+    const conn = this.conn;
+    const before = JSON.stringify([this.serverInfo, this.serverPods]);
+    this.serverReading = readServer(conn, asked, { apiserverPods: true, keep: this.opts.keep })
+      .then((r) => {
+        if (this.stopped) return false;
+        const next: ServerInfo = { ...this.serverInfo };
+        // A 404 /version (no version document: not an API server's) records nothing, as in gather.
+        if (asked.version) {
+          delete next.version;
+          this.pending.delete('version');
+        }
+        if (asked.apiserverPods) this.serverPods = r.apiserverPods ?? [];
+        Object.assign(next, r.info);
+        for (const key of Object.keys(r.info) as ServerInputKey[]) this.pending.delete(key);
+        this.serverInfo = next;
+        return JSON.stringify([this.serverInfo, this.serverPods]) !== before;
+      })
+      .catch((e: unknown) => {
+        if (!this.stopped) this.opts.log(`reading the API server itself: ${printable(errorMessage(e), 300)}`);
+        return false;
+      })
+      .finally(() => {
+        this.serverReading = undefined;
+      });
+    return this.serverReading;
   }
 
   /** The initial deadline passed: streams that have not read yet count as unavailable (they keep trying). */
   timeOut(reason: string): void {
+    this.lateServerResolve();
     for (const s of this.streams.values()) if (!s.listed && !s.failure) s.late = reason;
     for (const key of new Set([...this.streams.values()].filter((s) => s.late).map((s) => s.key)))
       this.opts.onChange({ type: 'status', key });
@@ -339,6 +422,8 @@ export class Reflector {
       try {
         this.conn = await this.opts.connect();
         this.connGen++;
+        // A new connection (new credentials, perhaps after an upgrade): its version again.
+        void this.refreshServer({ version: true, metrics: false, apiserverPods: false });
       } finally {
         this.reconnecting = undefined;
       }

@@ -36,6 +36,12 @@ export interface Snapshot {
    * kubectl dump, an older snapshot): unknown, never required.
    */
   server?: ServerInfo;
+  /**
+   * The reads of the server itself the run asked for and that have not happened yet (a watch
+   * before its first read of /metrics, say): coverage says "not read yet", and the run is not
+   * complete. Never saved: a snapshot file holds what was read.
+   */
+  serverPending?: ServerInputKey[];
 }
 
 /** What the layers above read of a snapshot: objects by kind, namespace and name, and what could not be read. */

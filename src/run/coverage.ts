@@ -41,15 +41,27 @@ export function coverageOf(snapshot: Snapshot, checks: readonly Check[], skipped
       partial = true;
     }
   }
-  // What was not read of the API server itself: optional inputs, said here, never making the run incomplete.
+  // What was not read of the API server itself: optional inputs, said here; refused or failed, they
+  // never make the run incomplete (the checks ran and say what they could not examine), but one not
+  // read yet (a watch that has not read /metrics yet) is no verdict at all: never complete.
   const server = new Set(checks.flatMap((c) => c.serverInputs ?? []));
+  let pending = false;
   for (const key of SERVER_INPUTS.filter((k) => server.has(k))) {
-    const reason = serverUnread(snapshot, key);
+    const notYet = snapshot.serverPending?.includes(key);
+    const reason = notYet ? NOT_READ_YET : serverUnread(snapshot, key);
     if (reason) unavailable.push({ kind: SERVER_INPUT_LABEL[key], reason, checks: [] });
+    pending ||= !!notYet;
   }
   unavailable.sort((a, b) => cmp(a.kind, b.kind) || cmp(a.namespace ?? '', b.namespace ?? ''));
-  return { complete: skipped.length === 0 && !partial, unavailable, rbac: rbacFix(snapshot, unavailable) };
+  return {
+    complete: skipped.length === 0 && !partial && !pending,
+    unavailable,
+    rbac: rbacFix(snapshot, unavailable),
+  };
 }
+
+/** The reason of a read of the server itself asked for and not done yet. */
+const NOT_READ_YET = 'not read yet';
 
 /** Why a read of the API server itself is not there (undefined: it was read; for the flags, some API server shows them). */
 function serverUnread(snapshot: Snapshot, key: ServerInputKey): string | undefined {
@@ -57,8 +69,9 @@ function serverUnread(snapshot: Snapshot, key: ServerInputKey): string | undefin
   if (p && p.state !== 'read') return p.reason;
   // The version is secondary evidence (the API server pod's image tag says it too): said only when refused or failed.
   if (key === 'version') return undefined;
-  // /metrics: a kubectl dump (or an older snapshot) has none.
-  // (A live run that did not ask, meshdoctor watch, has nothing to say.)
+  // /metrics: a kubectl dump (or an older snapshot) has none. A live run reads it whenever a check
+  // asks (check, explain and watch read through one plan: src/run/plan.ts); one that has not read
+  // it yet says so through serverPending.
   if (key === 'metrics')
     return p || snapshot.source.type === 'live' ? undefined : 'not in the snapshot (meshdoctor snapshot saves it)';
   // The flags: a gap when the pods of kube-system were not read. A cluster that shows no API server

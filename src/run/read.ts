@@ -5,7 +5,7 @@
  */
 import type { GatherOptions } from '../cluster/gather.js';
 import type { ServerInputKey } from '../k8s/server.js';
-import { webhookMesh } from '../mesh/registry.js';
+import { serverReadPlan } from './plan.js';
 import { loadSnapshot as loadWith, type StdinReader } from '../cluster/load.js';
 import type { Snapshot } from '../k8s/snapshot.js';
 import { KEEPER } from '../mesh/keep.js';
@@ -23,14 +23,7 @@ export async function gather(
 ): Promise<Snapshot> {
   const { gather: gatherWith } = await import('../cluster/gather.js');
   const { serverInputs, ...rest } = opts;
-  const want = new Set(serverInputs ?? []);
-  const server = {
-    version: want.has('version'),
-    apiserverPods: want.has('apiserverPods'),
-    ...(want.has('metrics')
-      ? { metrics: { keepWebhook: (name: string) => webhookMesh({ name, configName: '' }) !== undefined } }
-      : {}),
-  };
+  const server = serverReadPlan(serverInputs ?? []);
   return gatherWith({ ...rest, keep: KEEPER, plan: READ_PLAN, server: { ...server, ...rest.server } });
 }
 

@@ -24,7 +24,7 @@ import type { Finding, RunResult, SkippedCheck } from './result.js';
 import type { MeshName } from '../mesh/names.js';
 import type { Snapshot } from '../k8s/snapshot.js';
 import type { Impersonation } from '../cluster/kubeconfig.js';
-import { SERVER_INPUTS, type ServerInputKey } from '../k8s/server.js';
+import type { ServerInputKey } from '../k8s/server.js';
 import type { Check } from '../checks/define.js';
 import { render } from '../fix/render.js';
 import { fixData } from '../fix/steps.js';
@@ -43,7 +43,7 @@ export interface SnapshotOptions {
   onProgress?: (p: { kindsDone: number; kindsTotal: number; objects: number }) => void;
   /** `--snapshot -`: stdin, at most maxBytes. */
   readStdin?: (maxBytes: number) => Promise<string>;
-  /** What to read of the API server itself (live only): serverFor(checks), e.g. GET /version. */
+  /** What to read of the API server itself (live only): the read plan's server reads (src/run/plan.ts), e.g. GET /version. */
   server?: readonly ServerInputKey[];
 }
 
@@ -82,23 +82,8 @@ export function selectChecks(only?: string[], skip?: string[]): Check[] {
   return CHECKS.filter((c) => (!only?.length || hit(c, only)) && !(skip?.length && hit(c, skip)));
 }
 
-/** The kinds a set of checks reads: the union of their declared inputs. */
-export function kindsFor(checks: readonly Check[]): KindKey[] {
-  const kinds = new Set<KindKey>();
-  for (const c of checks) for (const k of [...c.inputs, ...(c.optionalInputs ?? [])]) kinds.add(k);
-  // ConfigMaps and Secrets are fetched by name in the mesh namespaces, which these two name.
-  if (kinds.has('configmaps') || kinds.has('secrets')) {
-    kinds.add('namespaces');
-    kinds.add('mutatingwebhookconfigurations');
-  }
-  return [...kinds].sort();
-}
-
-/** What the checks read of the API server itself (CheckMeta.serverInputs: its version, /metrics, its pods): the union, in a stable order. */
-export function serverFor(checks: readonly Check[]): ServerInputKey[] {
-  const wanted = new Set(checks.flatMap((c) => c.serverInputs ?? []));
-  return SERVER_INPUTS.filter((k) => wanted.has(k));
-}
+// The read plan of a set of checks (src/run/plan.ts), here too for the commands that import the pipeline.
+export { kindsFor } from './plan.js';
 
 /** Read the snapshot: files when --snapshot is given (no Kubernetes client loaded), else live. */
 export async function obtainSnapshot(opts: SnapshotOptions, kinds: KindKey[]): Promise<Snapshot> {

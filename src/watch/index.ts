@@ -19,6 +19,7 @@ import { UserError, errorMessage, printable } from '../util/errors.js';
 import type { Limits } from '../util/limits.js';
 import { json } from '../report/json.js';
 import { kindsFor, selectChecks, type MeshOption } from '../run/run.js';
+import { openSession } from '../run/session.js';
 import type { SuppressRule } from '../run/suppress.js';
 import type { Scope, SnapshotSource } from '../util/types.js';
 import type { Finding } from '../run/result.js';
@@ -58,7 +59,12 @@ export interface WatchOptions {
   namedPollMs?: number;
   /** More metrics (see MetricSource). */
   sources?: MetricSource[];
+  /** Least time between two reads of /metrics (and of the kube-apiserver pods), on full evaluations (default 30 s). */
+  serverRefreshMs?: number;
 }
+
+/** The least time between two reads of the server's /metrics: a large cluster's is tens of MiB. */
+const SERVER_REFRESH_MS = 30_000;
 
 interface WatchIO {
   stdout: (s: string) => void;
@@ -85,8 +91,16 @@ const aborted = (signal: AbortSignal) =>
 export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
   const clock = io.now ?? (() => new Date());
   const log = (line: string) => io.stderr(`meshdoctor: ${line}\n`);
-  const checks = selectChecks(o.only, o.skip);
-  const kinds = kindsFor(checks);
+  // The session of check (src/run/session.ts): the same checks, read plan and options.
+  const session = openSession({
+    only: o.only,
+    skip: o.skip,
+    mesh: o.mesh,
+    certExpiryWarningDays: o.certExpiryWarningDays,
+    ...(o.suppress ? { suppress: o.suppress } : {}),
+    ...(o.docsBase ? { docsBase: o.docsBase } : {}),
+  });
+  const kinds = [...session.plan.kinds];
   const listen = parseListen(o.listen);
   const acceptHosts = parseAcceptHosts(o.acceptHosts ?? DEFAULT_ACCEPT_HOSTS);
   const withFindings = o.findingsEndpoint !== false;
@@ -100,13 +114,8 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
   const scope: Scope = o.allNamespaces
     ? { allNamespaces: true }
     : { allNamespaces: false, namespace: o.namespace ?? ctx.namespace };
-  const plan = new WatchPlan(kinds, scope);
-  const evaluator = new Evaluator(checks, {
-    mesh: o.mesh,
-    certExpiryWarningDays: o.certExpiryWarningDays,
-    suppress: o.suppress,
-    docsBase: o.docsBase,
-  });
+  const plan = new WatchPlan(kinds, scope, session.plan.server);
+  const evaluator = new Evaluator(session.checks, session.options);
   const stopper = new AbortController();
   setMaxListeners(Infinity, stopper.signal); // one listener per request in flight, as in gather
 
@@ -155,6 +164,7 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
     keep: KEEPER,
     planKinds: PLAN_KINDS,
     plan: plan.readPlan,
+    server: plan.serverPlan(),
     onChange: (c) => onChange(c),
     log,
     ...(o.minWatchSeconds ? { minWatchSeconds: o.minWatchSeconds } : {}),
@@ -206,12 +216,38 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
     }
   }
 
+  const serverReads = () => ({
+    info: reflector.server,
+    apiserverPods: reflector.apiserverPods,
+    pending: reflector.serverPending,
+  });
+  /**
+   * After a full evaluation, /metrics (and the kube-apiserver pods) read again, at most every
+   * serverRefreshMs, one read at a time: what changed is evaluated in full soon after (the
+   * webhooks' series follow pod creations, which are evaluated anyway: no loop of evaluations).
+   */
+  let serverReadAt = performance.now();
+  const refreshServer = () => {
+    if (performance.now() - serverReadAt < (o.serverRefreshMs ?? SERVER_REFRESH_MS)) return;
+    serverReadAt = performance.now();
+    void reflector.refreshServer({ version: false }).then((changed) => {
+      serverReadAt = performance.now();
+      if (changed) scheduler?.eventuallyEverything();
+    });
+  };
+
   function full(): number {
     const t0 = performance.now();
     const now = clock();
-    evaluator.full(plan.snapshot(reflector.store, reflector.status, source(now)), now, controlPlane(), failing(true));
+    evaluator.full(
+      plan.snapshot(reflector.store, reflector.status, source(now), undefined, serverReads()),
+      now,
+      controlPlane(),
+      failing(true),
+    );
     const ms = performance.now() - t0;
     evaluated(now, 'full', ms);
+    refreshServer();
     return ms;
   }
 
@@ -221,7 +257,7 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
     if (
       !evaluator.namespace(
         ns,
-        plan.snapshot(reflector.store, reflector.status, source(now), ns),
+        plan.snapshot(reflector.store, reflector.status, source(now), ns, serverReads()),
         now,
         controlPlane(),
         failing(true),
@@ -337,6 +373,7 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
       throw new UserError(`namespace "${scope.namespace}" not found`);
     }
     const readSeconds = (performance.now() - t0) / 1000;
+    serverReadAt = performance.now();
     const ms = full();
     ready = true;
     const r = evaluator.result!;

@@ -1,19 +1,28 @@
 /**
- * What `watch` keeps in sync and the snapshots it evaluates: the read plan of `check` (gather.ts
- * readCluster) as a function of what is read so far, for the reflector to run, and the snapshot
- * `check` would have read, built from the reflector's objects: the whole scope, or one namespace
- * as `check -n NS` reads it (that namespace and the meshes' control-plane namespaces, every
- * cluster-scoped kind, the named ConfigMaps and Secrets), judged in the watch's own scope.
+ * What `watch` keeps in sync and the snapshots it evaluates: the read plan of `check`
+ * (src/run/plan.ts: the kinds, the named objects, the reads of the server itself) as the reflector
+ * runs it, a function of what is read so far, and the snapshot `check` would have read, built from
+ * the reflector's objects and server reads: the whole scope, or one namespace as `check -n NS`
+ * reads it (that namespace and the meshes' control-plane namespaces, every cluster-scoped kind,
+ * the named ConfigMaps and Secrets, the kube-apiserver pods), judged in the watch's own scope.
  */
 import { KINDS, type KindKey } from '../k8s/kinds.js';
-import { meshNamespaces, namedObjects } from '../mesh/read-plan.js';
+import { meshNamespaces, READ_PLAN } from '../mesh/read-plan.js';
+import { listNamespaces, namedRefs } from '../cluster/read-streams.js';
 import type { KindStatus, NamedStream, ReadPlan } from '../cluster/reflector.js';
+import type { ServerReadPlan } from '../cluster/endpoints.js';
 import type { ObjectStore } from '../cluster/store.js';
+import type { ServerInfo, ServerInputKey } from '../k8s/server.js';
+import { serverReadPlan } from '../run/plan.js';
 import type { K8sObject, Scope, SnapshotSource } from '../util/types.js';
 import type { Snapshot } from '../k8s/snapshot.js';
 
-const UNKNOWN_MESH_NAMESPACES =
-  'the mesh namespaces are unknown: namespaces and mutatingwebhookconfigurations were not read';
+/** What the reflector read of the API server itself (Reflector.server, apiserverPods, serverPending). */
+interface ServerReads {
+  info: ServerInfo;
+  apiserverPods: readonly K8sObject[];
+  pending: readonly ServerInputKey[];
+}
 
 export class WatchPlan {
   /** The named objects of the last plan, in the order `check` fetches them. */
@@ -22,7 +31,14 @@ export class WatchPlan {
   constructor(
     readonly kinds: readonly KindKey[],
     readonly scope: Scope,
+    /** The reads of the server itself (the read plan's `server`). */
+    readonly server: readonly ServerInputKey[] = [],
   ) {}
+
+  /** The server reads as the reflector runs them (the kube-apiserver pods by label only where kube-system is not listed). */
+  serverPlan(): ServerReadPlan {
+    return serverReadPlan(this.server, { scope: this.scope, kinds: this.kinds });
+  }
 
   /** The meshes' control-plane namespaces, from the namespaces and webhook configurations read so far. */
   controlPlane(store: ObjectStore): Set<string> {
@@ -31,34 +47,31 @@ export class WatchPlan {
     );
   }
 
-  /** The streams: gather.ts's readCluster, as a function of what is read so far. */
+  /** The streams: what gather reads (src/cluster/read-streams.ts, the same answer), as a function of what is read so far. */
   readPlan = (store: ObjectStore, status: (key: KindKey) => KindStatus): ReadPlan => {
+    const read = (key: KindKey) => (this.kinds.includes(key) && !status(key).unavailable ? store.all(key) : undefined);
+    const so = {
+      namespaces: read('namespaces'),
+      mutatingwebhookconfigurations: read('mutatingwebhookconfigurations'),
+      deployments: read('deployments'),
+    };
     const listable = this.kinds.filter((key) => !KINDS[key].byName);
-    const lists = this.scope.allNamespaces
-      ? listable.map((key) => ({ key }))
-      : [
-          ...listable.filter((key) => !KINDS[key].namespaced).map((key) => ({ key })),
-          ...[...new Set([this.scope.namespace!, ...this.controlPlane(store)])].flatMap((namespace) =>
-            listable.filter((key) => KINDS[key].namespaced).map((key) => ({ key, namespace })),
-          ),
-        ];
-    const byName = this.kinds.filter((key) => KINDS[key].byName);
-    const read = (key: KindKey) => this.kinds.includes(key) && !status(key).unavailable;
-    if (byName.length && !read('namespaces') && !read('mutatingwebhookconfigurations')) {
-      this.named = [];
-      return { lists, named: [], unavailable: Object.fromEntries(byName.map((key) => [key, UNKNOWN_MESH_NAMESPACES])) };
-    }
-    // Each object once, however many webhooks name its namespace.
-    const refs = namedObjects(
-      store.all('namespaces'),
-      store.all('mutatingwebhookconfigurations'),
-      store.all('deployments'),
-    ).filter((r) => byName.includes(r.key));
-    this.named = [
-      ...new Map(
-        refs.map((r) => [`${r.key}/${r.namespace}/${r.name}`, { key: r.key, namespace: r.namespace, name: r.name }]),
-      ).values(),
+    const namespaces = listNamespaces(this.scope, READ_PLAN, so);
+    const lists = [
+      ...listable.filter((key) => !KINDS[key].namespaced).map((key) => ({ key })),
+      ...namespaces.flatMap((namespace) =>
+        listable
+          .filter((key) => KINDS[key].namespaced)
+          .map((key) => (namespace === undefined ? { key } : { key, namespace })),
+      ),
     ];
+    const named = namedRefs(this.kinds, READ_PLAN, so);
+    if ('unavailable' in named) {
+      this.named = [];
+      const byName = this.kinds.filter((key) => KINDS[key].byName);
+      return { lists, named: [], unavailable: Object.fromEntries(byName.map((key) => [key, named.unavailable])) };
+    }
+    this.named = named.refs.map((r) => ({ key: r.key, namespace: r.namespace, name: r.name }));
     return { lists, named: this.named };
   };
 
@@ -72,6 +85,7 @@ export class WatchPlan {
     status: (key: KindKey) => KindStatus,
     source: SnapshotSource,
     namespace?: string,
+    server?: ServerReads,
   ): Snapshot {
     const objects: Snapshot['objects'] = {};
     const unavailable: Snapshot['unavailable'] = {};
@@ -94,8 +108,22 @@ export class WatchPlan {
       else list = store.all(key).slice();
       objects[key] = list;
     }
+    // The kube-apiserver pods read by their labels, after the pods of the scope (as gather merges them).
+    if (server?.apiserverPods.length && objects.pods) {
+      const seen = new Set(objects.pods.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`));
+      const more = server.apiserverPods.filter((p) => !seen.has(`${p.metadata?.namespace}/${p.metadata?.name}`));
+      if (more.length) objects.pods = [...objects.pods, ...more];
+    }
+    const pending = server?.pending.filter((k) => this.server.includes(k)) ?? [];
     // The watch's own scope, also for one namespace: `check -n` judges some things differently
     // (namespace-not-enabled speaks up for the namespace asked about); the objects make it one namespace.
-    return { source, scope: this.scope, objects, unavailable };
+    return {
+      source,
+      scope: this.scope,
+      objects,
+      unavailable,
+      ...(server && Object.keys(server.info).length ? { server: server.info } : {}),
+      ...(pending.length ? { serverPending: [...pending] } : {}),
+    };
   }
 }

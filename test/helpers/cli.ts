@@ -23,3 +23,25 @@ export async function runCli(
   });
   return { code, stdout, stderr };
 }
+
+/**
+ * `meshdoctor check -o json` run as a user runs it (the real read path: its read plan, with the
+ * server reads), parsed, without what differs between two runs over the same cluster (the time of
+ * the read, the tool's version): the report `watch` must serve on /findings.
+ */
+export async function checkReport(args: string[]): Promise<any> {
+  const r = await runCli(['check', '-o', 'json', ...args]);
+  if (r.stderr) throw new Error(`check ${args.join(' ')}: ${r.stderr}`);
+  const report = JSON.parse(r.stdout);
+  delete report.source.readAt;
+  delete report.tool;
+  return report;
+}
+
+/** A served /findings body made comparable with checkReport's. */
+export function servedReport(body: string): any {
+  const report = JSON.parse(body);
+  delete report.source.readAt;
+  delete report.tool;
+  return report;
+}

@@ -3,7 +3,10 @@
  * as the ServiceAccount of deploy/watch.yaml with deploy/rbac.yaml's and deploy/watch.yaml's RBAC
  * (so those grant everything watch needs: lists, watches, the named objects watched by
  * fieldSelector under resourceNames):
- * - ready, /findings equal to what check computes from the same cluster, coverage complete;
+ * - ready, /findings equal to what `meshdoctor check` reports of the same cluster (its own read
+ *   path, /version and /metrics included), coverage complete;
+ * - with admission webhook series on /metrics (a front adds them: webhook admission is off in this
+ *   server), the same as check -A and check -n, webhook-failing-open among the findings and series;
  * - an unmeshed pod created in an enabled namespace: its meshdoctor_finding series appears (and
  *   an NDJSON "opened" line); deleted: it goes ("resolved");
  * - a named ConfigMap changed: its watch sees it;
@@ -17,13 +20,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixUp } from '../../bench/kube.js';
-import { gather } from '../../src/run/read.js';
-import { CHECKS } from '../../src/checks/index.js';
 import { DEFAULT_LIMITS } from '../../src/util/limits.js';
-import { json } from '../../src/report/json.js';
-import { kindsFor, runChecks } from '../../src/run/run.js';
-import { runWatch } from '../../src/watch/index.js';
-import { baseObjects, NOW, parseObjects } from '../helpers/fixtures.js';
+import { runWatch, type WatchOptions } from '../../src/watch/index.js';
+import { checkReport, servedReport } from '../helpers/cli.js';
+import { baseObjects, parseObjects } from '../helpers/fixtures.js';
+import { startMetricsFront } from '../helpers/metrics-front.js';
 import {
   APISERVER_SH,
   APISERVER_SH_FOUND,
@@ -68,6 +69,32 @@ const unmeshedPod = (name: string) => ({
   },
 });
 
+/** runWatch as deploy/watch.yaml runs it, with short evaluation timings. */
+function startWatch(
+  kubeconfig: string,
+  scope: Pick<WatchOptions, 'allNamespaces' | 'namespace'>,
+  signal: AbortSignal,
+  onListening: (address: string) => void,
+  out: string[] = [],
+  err: string[] = [],
+): Promise<void> {
+  return runWatch(
+    {
+      kubeconfig,
+      ...scope,
+      listen: '127.0.0.1:0',
+      mesh: 'auto',
+      certExpiryWarningDays: 60,
+      limits: { ...DEFAULT_LIMITS, requestTimeoutMs: 10_000 },
+      maxSeries: 10_000,
+      version: '0.0.0-test',
+      timings: { quietMs: 50, maxDelayMs: 200, minFullGapMs: 200, lazyFullMs: 1000 },
+    },
+    // The clock, as check's: the reports compared are made at the same time.
+    { stdout: (s) => out.push(s), stderr: (s) => err.push(s), signal, onListening },
+  );
+}
+
 describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor watch on a real kube-apiserver', () => {
   let kube: KubeApiServer;
   let kubeconfig: string;
@@ -90,26 +117,7 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor watch on a real kube-apiserver'
       token,
       user: 'meshdoctor',
     });
-    done = runWatch(
-      {
-        kubeconfig,
-        allNamespaces: true,
-        listen: '127.0.0.1:0',
-        mesh: 'auto',
-        certExpiryWarningDays: 60,
-        limits: { ...DEFAULT_LIMITS, requestTimeoutMs: 10_000 },
-        maxSeries: 10_000,
-        version: '0.0.0-test',
-        timings: { quietMs: 50, maxDelayMs: 200, minFullGapMs: 200, lazyFullMs: 1000 },
-      },
-      {
-        stdout: (s) => out.push(s),
-        stderr: (s) => err.push(s),
-        signal: stop.signal,
-        onListening: (a) => (url = `http://${a}`),
-        now: () => NOW,
-      },
-    );
+    done = startWatch(kubeconfig, { allNamespaces: true }, stop.signal, (a) => (url = `http://${a}`), out, err);
     done.catch(() => {});
     await until(async () => url !== '' && (await httpGet(`${url}/readyz`)).status === 200, 60_000, 'watch ready');
   }, 120_000);
@@ -121,19 +129,53 @@ describe.skipIf(!APISERVER_SH_FOUND)('meshdoctor watch on a real kube-apiserver'
   }, 60_000);
 
   it('is ready with every kind readable under the deploy/ RBAC, and serves what check computes', async () => {
-    const served = JSON.parse((await httpGet(`${url}/findings`)).body);
+    const served = servedReport((await httpGet(`${url}/findings`)).body);
     expect(served.coverage).toMatchObject({ complete: true, unavailable: [] });
-    const snap = await gather({ kubeconfig, allNamespaces: true, kinds: kindsFor(CHECKS) });
-    const expected = JSON.parse(
-      json(runChecks(snap, CHECKS, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW }), {
-        version: '0.0.0-test',
-        color: false,
-      }),
-    );
-    for (const x of [served, expected]) delete x.source.readAt;
-    expect(served).toEqual(expected);
+    expect(served).toEqual(await checkReport(['-A', '--kubeconfig', kubeconfig]));
     expect(value(await metrics(), 'meshdoctor_coverage_complete')).toBe(1);
   }, 60_000);
+
+  it("webhook series on /metrics: watch -A and -n serve check's report, webhook-failing-open in /findings and /metrics", async () => {
+    // Linkerd's injector failed 14 calls, let through by failurePolicy Ignore (test/fixtures/checks/webhook-failing-open/fires-linkerd.yaml).
+    const front = await startMetricsFront(
+      kube,
+      () =>
+        '# TYPE apiserver_admission_webhook_fail_open_count counter\n' +
+        'apiserver_admission_webhook_fail_open_count{name="linkerd-proxy-injector.linkerd.io",type="admit"} 14\n',
+    );
+    const fronted = writeTokenKubeconfig(join(kube.dir, 'front.kubeconfig'), {
+      server: front.server,
+      caPem: front.caPem,
+      token: await kube.admin.token('meshdoctor', 'meshdoctor'),
+      user: 'meshdoctor',
+    });
+    try {
+      for (const scope of [{ allNamespaces: true }, { allNamespaces: false, namespace: 'shop' }]) {
+        const stopper = new AbortController();
+        let at = '';
+        const watching = startWatch(fronted, scope, stopper.signal, (a) => (at = `http://${a}`));
+        try {
+          await until(async () => at !== '' && (await httpGet(`${at}/readyz`)).status === 200, 60_000, 'ready');
+          const served = servedReport((await httpGet(`${at}/findings`)).body);
+          const args = scope.namespace ? ['-n', scope.namespace] : ['-A'];
+          expect(served, args.join(' ')).toEqual(await checkReport([...args, '--kubeconfig', fronted]));
+          expect(served.findings.map((f: { id: string }) => f.id)).toContain('webhook-failing-open');
+          expect(served.coverage.complete).toBe(true);
+          const series = (await httpGet(`${at}/metrics`)).body
+            .split('\n')
+            .find((l) => l.startsWith('meshdoctor_finding{') && l.includes('check="webhook-failing-open"'));
+          expect(series).toMatch(
+            /kind="MutatingWebhookConfiguration",name="linkerd-proxy-injector-webhook-config"\} 1$/,
+          );
+        } finally {
+          stopper.abort();
+          await watching.catch(() => {});
+        }
+      }
+    } finally {
+      await front.close();
+    }
+  }, 120_000);
 
   it('an unmeshed pod in an enabled namespace: its series and an "opened" line; deleted: gone and "resolved"', async () => {
     const before = out.length;

@@ -7,18 +7,22 @@
  */
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gather } from '../../src/run/read.js';
-import { CHECKS } from '../../src/checks/index.js';
 import { DEFAULT_LIMITS } from '../../src/util/limits.js';
-import { json } from '../../src/report/json.js';
-import { kindsFor, runChecks } from '../../src/run/run.js';
 import type { K8sObject } from '../../src/util/types.js';
 import { clusterValue } from '../../src/watch/exposition.js';
 import { runWatch, type WatchOptions } from '../../src/watch/index.js';
-import { startApiServer, type ApiServer, type Fault } from '../apiserver/server.js';
-import { baseObjects, NOW } from '../helpers/fixtures.js';
+import { startApiServer, type ApiServer, type ApiServerOptions, type Fault } from '../apiserver/server.js';
+import {
+  SERVER_DOC,
+  baseObjects,
+  fixtureMetricsText,
+  fixtureObjects,
+  fixtureServer,
+  overlay,
+} from '../helpers/fixtures.js';
 import { httpGet, PROMTOOL, promtool } from '../helpers/prometheus.js';
 import { until } from '../helpers/until.js';
+import { checkReport, servedReport } from '../helpers/cli.js';
 
 const barePod = (name: string, namespace = 'shop'): K8sObject => ({
   apiVersion: 'v1',
@@ -49,8 +53,14 @@ afterEach(async () => {
   running = undefined;
 });
 
-async function start(objects: K8sObject[], opts: Partial<WatchOptions> = {}, faults: Fault[] = []): Promise<Running> {
-  const srv = await startApiServer({ objects, faults });
+async function start(
+  objects: K8sObject[],
+  opts: Partial<WatchOptions> = {},
+  faults: Fault[] = [],
+  server: ApiServerOptions = {},
+): Promise<Running> {
+  // The options object itself: a test may change what GET /metrics answers while the watch runs.
+  const srv = await startApiServer(Object.assign(server, { objects, faults }));
   const kubeconfig = await srv.writeKubeconfig();
   const out: string[] = [];
   const err: string[] = [];
@@ -74,7 +84,7 @@ async function start(objects: K8sObject[], opts: Partial<WatchOptions> = {}, fau
       stderr: (s) => err.push(s),
       signal: stopper.signal,
       onListening: (a) => (url = `http://${a}`),
-      now: () => NOW,
+      // The clock, as check's (the time of its read): the reports compared are made at the same time.
     },
   );
   done.catch(() => {});
@@ -102,21 +112,11 @@ describe('meshdoctor watch (in-process, test API server)', () => {
     const r = await start(baseObjects('linkerd'));
     expect((await httpGet(`${r.url}/healthz`)).status).toBe(200);
     await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
-    // The same report check makes of the same cluster, at the same "now".
-    const snap = await gather({
-      kubeconfig: await r.srv.writeKubeconfig(),
-      allNamespaces: true,
-      kinds: kindsFor(CHECKS),
-    });
-    const expected = JSON.parse(
-      json(runChecks(snap, CHECKS, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW }), {
-        version: '0.0.0-test',
-        color: false,
-      }),
-    );
-    const served = JSON.parse((await httpGet(`${r.url}/findings`)).body);
-    for (const x of [expected, served]) delete x.source.readAt;
+    // The same report `meshdoctor check` makes of the same cluster (its own read path: the server reads too).
+    const expected = await checkReport(['-A', '--kubeconfig', await r.srv.writeKubeconfig()]);
+    const served = servedReport((await httpGet(`${r.url}/findings`)).body);
     expect(served).toEqual(expected);
+    expect(served.coverage.complete).toBe(true);
     expect(r.out).toEqual(expected.findings.map(() => expect.stringMatching(/^\{"time":".*","event":"opened"/)));
     const before = r.out.length;
 
@@ -152,20 +152,9 @@ describe('meshdoctor watch (in-process, test API server)', () => {
   it("-n: watches that namespace and the control planes only, and serves check -n's report", async () => {
     const r = await start(baseObjects('linkerd'), { allNamespaces: false, namespace: 'shop' });
     await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
-    const snap = await gather({
-      kubeconfig: await r.srv.writeKubeconfig(),
-      allNamespaces: false,
-      namespace: 'shop',
-      kinds: kindsFor(CHECKS),
-    });
-    const expected = JSON.parse(
-      json(runChecks(snap, CHECKS, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW }), {
-        version: '0.0.0-test',
-        color: false,
-      }),
-    );
-    const served = JSON.parse((await httpGet(`${r.url}/findings`)).body);
-    for (const x of [expected, served]) delete x.source.readAt;
+    // check -n shop's report (its kube-apiserver pods read by label, as watch -n reads them).
+    const expected = await checkReport(['-n', 'shop', '--kubeconfig', await r.srv.writeKubeconfig()]);
+    const served = servedReport((await httpGet(`${r.url}/findings`)).body);
     expect(served).toEqual(expected);
     const watched = new Set(
       r.srv.requests.filter((q) => q.query.watch === '1' && q.path.endsWith('/pods')).map((q) => q.path),
@@ -356,5 +345,79 @@ describe('meshdoctor watch (in-process, test API server)', () => {
       /cannot listen on 127\.0\.0\.1:\d+ \(--listen\): EADDRINUSE/,
     );
     await srv.close();
+  });
+});
+
+describe('meshdoctor watch reads the API server itself as check does (issue 32)', () => {
+  const FAIL_OPEN = 'checks/webhook-failing-open/fires-linkerd.yaml';
+  const all = overlay(baseObjects('linkerd'), fixtureObjects(FAIL_OPEN));
+  const objects = all.filter((o) => o.kind !== SERVER_DOC);
+  const info = fixtureServer(all.find((o) => o.kind === SERVER_DOC)!)!;
+  const version = info.version?.state === 'read' ? info.version.value : null;
+
+  it('/metrics with fail-open series and /version: the findings of check -A and -n, webhook-failing-open among them', async () => {
+    for (const scope of [['-A'], ['-n', 'shop']]) {
+      const r = await start(objects, scope[0] === '-n' ? { allNamespaces: false, namespace: 'shop' } : {}, [], {
+        version,
+        metrics: fixtureMetricsText(all)!,
+      });
+      await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
+      // /version and /metrics read once each at the start, nothing else of the server itself.
+      expect(r.srv.requests.filter((q) => q.path === '/version').length).toBe(1);
+      expect(r.srv.requests.filter((q) => q.path === '/metrics').length).toBe(1);
+      const expected = await checkReport([...scope, '--kubeconfig', await r.srv.writeKubeconfig()]);
+      const served = servedReport((await httpGet(`${r.url}/findings`)).body);
+      expect(served, scope.join(' ')).toEqual(expected);
+      expect(served.findings.map((f: any) => f.id)).toContain('webhook-failing-open');
+      expect(served.coverage.complete).toBe(true);
+      expect(findingLines(await metrics(r)).find((l) => l.includes('check="webhook-failing-open"'))).toMatch(
+        /name="linkerd-proxy-injector-webhook-config"\} 1$/,
+      );
+      await r.stop();
+      running = undefined;
+    }
+  });
+
+  it('/metrics read again on full evaluations (at most every serverRefreshMs): a webhook failing open later is found', async () => {
+    const server: ApiServerOptions = { version };
+    const r = await start(
+      objects,
+      {
+        serverRefreshMs: 100,
+        timings: { quietMs: 20, maxDelayMs: 100, minFullGapMs: 50, lazyFullMs: 200, periodicFullMs: 300 },
+      },
+      [],
+      server,
+    );
+    await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
+    expect(findingLines(await metrics(r)).some((l) => l.includes('check="webhook-failing-open"'))).toBe(false);
+    server.metrics = fixtureMetricsText(all)!; // the test server answers each GET /metrics from its options
+    await until(
+      async () => findingLines(await metrics(r)).some((l) => l.includes('check="webhook-failing-open"')),
+      10_000,
+      'fail-open finding',
+    );
+    const n = r.srv.requests.filter((q) => q.path === '/metrics').length;
+    await new Promise((res) => setTimeout(res, 600));
+    // Bounded: a few reads a second at this test's 100 ms, never one per evaluation beyond that.
+    expect(r.srv.requests.filter((q) => q.path === '/metrics').length - n).toBeLessThanOrEqual(8);
+    expect(r.srv.requests.filter((q) => q.path === '/version').length).toBe(1);
+    expect(r.out.some((l) => JSON.parse(l).id === 'webhook-failing-open' && JSON.parse(l).event === 'opened')).toBe(
+      true,
+    );
+  });
+
+  it('a server read not done yet is never complete: /findings and /metrics say "not read yet"', async () => {
+    const r = await start(
+      objects,
+      { limits: { ...DEFAULT_LIMITS, requestTimeoutMs: 20_000, deadlineMs: 1500 } },
+      [{ match: (q) => q.path === '/metrics', delayMs: Infinity }],
+      { version },
+    );
+    await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
+    const served = JSON.parse((await httpGet(`${r.url}/findings`)).body);
+    expect(served.coverage.complete).toBe(false);
+    expect(served.coverage.unavailable).toContainEqual({ kind: 'GET /metrics', reason: 'not read yet', checks: [] });
+    expect(await metrics(r)).toMatch(/^meshdoctor_coverage_complete 0$/m);
   });
 });
