@@ -24,8 +24,13 @@ import { CHECK_META } from '../src/checks/catalog.js';
 /** Where the check pages are published, as in docs/checks/README.md (MESHDOCTOR_DOCS_URL). */
 export const DOCS_BASE = 'https://git.example.com/you/meshdoctor/blob/main/docs/checks';
 
-/** The labels of meshdoctor_finding (src/watch/metrics.ts), every alert about a finding keeps them. */
-const BY = 'namespace, kind, name, mesh, check, code';
+/**
+ * The labels of meshdoctor_finding (src/watch/metrics.ts), every alert about a finding keeps them;
+ * and `cluster`, the external label each cluster's Prometheus adds (docs/in-cluster.md "A fleet"):
+ * in a central Prometheus (federation, remote write) a finding stays its cluster's. Where no
+ * series has it, `by (cluster, ...)` changes nothing.
+ */
+const BY = 'cluster, namespace, kind, name, mesh, check, code';
 
 interface FindingAlert {
   alert: string;
@@ -156,7 +161,7 @@ const FAILING_OPEN = [
   "    # through (failurePolicy Ignore): pods admitted without their proxy. Needs the API server's",
   '    # metrics scraped (apiserver_admission_webhook_fail_open_count, Kubernetes >= 1.24); the',
   "    # webhook names are the meshes' injection webhooks (Linkerd, Istio and its revisions, Kuma, Consul).",
-  '    expr: sum by (name) (increase(apiserver_admission_webhook_fail_open_count{name=~"linkerd-proxy-injector\\\\.linkerd\\\\.io|.*sidecar-injector\\\\.istio\\\\.io|.*kuma-injector\\\\.kuma\\\\.io|.*-connect-injector\\\\.consul\\\\.hashicorp\\\\.com"}[10m])) > 0',
+  '    expr: sum by (cluster, name) (increase(apiserver_admission_webhook_fail_open_count{name=~"linkerd-proxy-injector\\\\.linkerd\\\\.io|.*sidecar-injector\\\\.istio\\\\.io|.*kuma-injector\\\\.kuma\\\\.io|.*-connect-injector\\\\.consul\\\\.hashicorp\\\\.com"}[10m])) > 0',
   '    labels: {severity: critical}',
   '    annotations:',
   "      summary: 'The API server is failing open on mesh webhook {{ $labels.name }}'",
@@ -186,7 +191,7 @@ const SELF = [
   '  - alert: MeshdoctorCannotRead',
   '    # A kind meshdoctor cannot read (RBAC) or whose watch keeps failing: checks that need it are',
   '    # skipped, or judge objects that may be out of date.',
-  '    expr: max by (instance, kind) ((1 - meshdoctor_kind_readable) + meshdoctor_kind_stale) > 0',
+  '    expr: max by (cluster, instance, kind) ((1 - meshdoctor_kind_readable) + meshdoctor_kind_stale) > 0',
   '    for: 15m',
   '    labels: {severity: warning}',
   '    annotations:',
@@ -197,7 +202,7 @@ const SELF = [
   '    # A kind that was read can no longer be (403 after a RoleBinding was removed, a bound crossed):',
   '    # the findings of the checks reading it are the last ones seen, kept and marked stale, not',
   '    # resolved; the alerts about them keep firing on old data, and new problems go unseen.',
-  '    expr: max by (instance, kind) (meshdoctor_read_failing) == 1',
+  '    expr: max by (cluster, instance, kind) (meshdoctor_read_failing) == 1',
   '    for: 5m',
   '    labels: {severity: warning}',
   '    annotations:',

@@ -1,8 +1,9 @@
 /** `meshdoctor check`: read the cluster (or a snapshot, or manifests) once, run the checks, report, exit code. */
-import { UserError, errorLine, printable } from '../util/errors.js';
+import { UserError, errorLine } from '../util/errors.js';
 import { exitCode } from './exit.js';
-import { colorOf, docsBaseOf, progress, runDeadline, widthOf, type CommandContext, type IO } from './io.js';
-import { addFlags, impersonationOf, limitsOf, validateScope, type OptionsOf } from './options.js';
+import { colorOf, runDeadline, widthOf, type CommandContext, type IO } from './io.js';
+import { addFlags, limitsOf, validateScope, type OptionsOf } from './options.js';
+import { afterReport, checkPages, prepareCheck, runOnce } from './run-check.js';
 import { VERSION } from './version.js';
 
 type CheckOptions = OptionsOf<'check'>;
@@ -32,98 +33,33 @@ async function check(o: CheckOptions, io: IO): Promise<number> {
     throw new UserError('stdin can be read once: -f - and --snapshot - cannot both be given');
   if (o.allowPartial && o.strict) throw new UserError('--allow-partial and --strict cannot be used together');
   const deadline = await runDeadline(io, limitsOf(o)); // --timeout from here: the read, then the checks
-  const { assertNamespaceExists, obtainSnapshot, runChecks } = await import('../run/run.js');
-  const { openSession } = await import('../run/session.js');
-  const { REPORTERS } = await import('../report/index.js');
-  const { parseSuppressions } = await import('../run/suppress.js');
-  const suppress = parseSuppressions(o.suppress);
-  const docsBase = docsBaseOf(io);
-  // The checks, their read plan and the options of every run of them: the same session as explain and watch.
-  const session = openSession({
-    only: o.only,
-    skip: o.skip,
-    mesh: o.mesh,
-    certExpiryWarningDays: o.certExpiryWarning,
-    suppress,
-    ...(docsBase ? { docsBase } : {}),
-  });
-  const { parseSelection } = await import('../run/select.js');
-  const selection = parseSelection(o.selector, o.fieldSelector);
-  const impersonate = impersonationOf(o);
-  const p = progress(io);
-  const snapOpts = {
-    ...o,
-    limits: limitsOf(o),
-    onProgress: p?.update,
-    readStdin: (maxBytes: number) => io.readStdin(maxBytes, deadline),
-    server: session.plan.server,
-    ...(impersonate ? { impersonate } : {}),
-  };
-  let snapshot;
-  if (o.filename) {
-    // Manifests first: a bad file fails before the cluster is read.
-    const { readManifests, manifestSnapshot } = await import('../run/manifests.js');
-    const manifests = await readManifests(o.filename, !!o.recursive, snapOpts.readStdin, snapOpts.limits);
-    snapshot = await manifestSnapshot(snapOpts, [...session.plan.kinds], manifests);
-  } else {
-    snapshot = await obtainSnapshot(snapOpts, [...session.plan.kinds]);
-    assertNamespaceExists(snapshot);
+  const { readFleetIndex } = await import('../run/fleet.js');
+  const index = readFleetIndex(o.snapshot, limitsOf(o).maxBytes);
+  if (o.allContexts || o.contexts?.length || index) {
+    const { checkFleet } = await import('./fleet.js');
+    return checkFleet(o, io, deadline, index);
   }
-  p?.done();
-  const result = runChecks(snapshot, session.checks, {
-    ...session.options,
-    suppress,
-    expectMeshed: !!o.expectMeshed,
-    ...(selection ? { selection } : {}),
-    namespaceScope: true,
-    deadline,
-  });
-  const color = colorOf(io, o.color);
+  const prep = await prepareCheck(o, io);
+  const result = await runOnce(o, io, prep, deadline, {});
   const meta = { version: VERSION, failOn: o.failOn };
   const format: string = o.outputFile ? (o.output ?? 'json') : (o.output ?? 'table');
   const ruleHelp = format === 'sarif' ? await checkPages(result.checks.map((c) => c.id)) : undefined;
+  const color = colorOf(io, o.color);
   if (o.outputFile) {
     // The report goes to the file (never colored); a person at a terminal still sees the table.
-    const text = REPORTERS[format]!(result, { ...meta, color: false, ...(ruleHelp ? { ruleHelp } : {}) });
+    const text = prep.REPORTERS[format]!(result, { ...meta, color: false, ...(ruleHelp ? { ruleHelp } : {}) });
     // Whole or not at all: a failed write leaves the previous report, and a link planted at the path is replaced, not followed.
     const { replaceFile } = await import('../util/io.js');
     replaceFile(o.outputFile, text, '--output-file');
-    if (io.stdoutTTY) io.stdout(REPORTERS.table!(result, { ...meta, color, width: widthOf(io) }));
+    if (io.stdoutTTY) io.stdout(prep.REPORTERS.table!(result, { ...meta, color, width: widthOf(io) }));
   } else {
     // Human output unless -o asks for a machine format, piped or not (kubectl's convention).
-    io.stdout(REPORTERS[format]!(result, { ...meta, color, width: widthOf(io), ...(ruleHelp ? { ruleHelp } : {}) }));
-  }
-  for (const e of result.errors) io.stderr(`meshdoctor: ${printable(e)}\n`);
-  // A --suppress that matched nothing is most likely a typo: say so (stderr: stdout stays the report).
-  const used = new Set(result.suppressed.map((x) => x.reason));
-  for (const r of suppress)
-    if (!used.has(`flag --suppress ${r.spec}`))
-      io.stderr(`meshdoctor: --suppress ${printable(r.spec)} matched no finding\n`);
-  // So is a selector that selects nothing (kubectl's "No resources found"): nothing was checked.
-  if (result.selection && result.selection.workloads.selected === 0) {
-    const given = [
-      o.selector !== undefined ? `-l ${o.selector}` : '',
-      o.fieldSelector !== undefined ? `--field-selector ${o.fieldSelector}` : '',
-    ].filter(Boolean);
-    io.stderr(
-      `meshdoctor: ${printable(given.join(' '))} selects none of the ${result.selection.workloads.total} workloads in scope\n`,
+    io.stdout(
+      prep.REPORTERS[format]!(result, { ...meta, color, width: widthOf(io), ...(ruleHelp ? { ruleHelp } : {}) }),
     );
   }
+  afterReport(o, io, prep, [{ result }]);
   return exitCode(result, o.failOn, { allowPartial: !!o.allowPartial, strict: !!o.strict });
-}
-
-/** Each check's page, docs/checks/ID.md as shipped (the rules' help in SARIF); a page not installed is left out. */
-async function checkPages(ids: string[]): Promise<Record<string, string>> {
-  const { readFileSync } = await import('node:fs');
-  const pages: Record<string, string> = {};
-  for (const id of ids) {
-    try {
-      pages[id] = readFileSync(new URL(`../../docs/checks/${id}.md`, import.meta.url), 'utf8');
-    } catch {
-      // not installed: the rule's help falls back to its description
-    }
-  }
-  return pages;
 }
 
 /**

@@ -27,3 +27,21 @@ export function exitCode(
   if (result.findings.some((f) => atOrAbove(f.severity, failOn))) return EXIT.FINDINGS;
   return incomplete ? EXIT.INCOMPLETE : EXIT.OK;
 }
+
+/**
+ * A fleet's exit code (docs/cli.md "A fleet"): the worst over its clusters, each as exitCode
+ * grades it, a cluster that could not be read counting as incomplete (3), --allow-partial or not:
+ * nothing of it was examined. 2 if one cluster's check failed internally; else 1 if a finding
+ * decided in any cluster (--strict: 3 first); else 3 if any is incomplete or unreachable; else 0.
+ */
+export function fleetExitCode(
+  clusters: { result?: Parameters<typeof exitCode>[0]; unreachable?: string }[],
+  failOn: FailOn,
+  partial: { allowPartial?: boolean; strict?: boolean } = {},
+): number {
+  const codes = clusters.map((c) => (c.result ? exitCode(c.result, failOn, partial) : EXIT.INCOMPLETE));
+  const order: number[] = partial.strict
+    ? [EXIT.ERROR, EXIT.INCOMPLETE, EXIT.FINDINGS]
+    : [EXIT.ERROR, EXIT.FINDINGS, EXIT.INCOMPLETE];
+  return order.find((code) => codes.includes(code)) ?? EXIT.OK;
+}

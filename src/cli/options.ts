@@ -93,6 +93,10 @@ interface FlagValues {
   selector: string;
   fieldSelector: string;
   context: string;
+  allContexts: boolean;
+  contexts: string[];
+  maxParallelContexts: number;
+  outputDir: string;
   kubeconfig: string;
   as: string;
   asGroup: string[];
@@ -222,6 +226,29 @@ export const FLAGS = {
     help: 'the kubeconfig context to use',
     commands: { check: true, snapshot: true, explain: true, watch: true },
   },
+  allContexts: {
+    flags: '--all-contexts',
+    help: 'every context of the merged kubeconfig, one report per cluster (a fleet: docs/cli.md)',
+    commands: { check: true, snapshot: true },
+  },
+  contexts: {
+    flags: '--contexts <names>',
+    help: 'these kubeconfig contexts, one report per cluster (comma-separated; a fleet: docs/cli.md)',
+    parse: list,
+    commands: { check: true, snapshot: true },
+  },
+  maxParallelContexts: {
+    flags: '--max-parallel-contexts <n>',
+    help: 'with --all-contexts or --contexts, most clusters read at once',
+    parse: positiveNumber('--max-parallel-contexts', 64),
+    default: 4,
+    commands: { check: true, snapshot: true },
+  },
+  outputDir: {
+    flags: '--output-dir <dir>',
+    help: 'with --all-contexts or --contexts, write one snapshot per context into this directory (read back with check --snapshot DIR)',
+    commands: { snapshot: true },
+  },
   kubeconfig: {
     flags: '--kubeconfig <file>',
     help: 'path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)',
@@ -316,7 +343,7 @@ export type OptionsOf<C extends CommandName> = Partial<Pick<FlagValues, TakenBy<
   Pick<FlagValues, TakenBy<C> & Defaulted>;
 
 /** The options of a command that reads a cluster or a snapshot. */
-type ClusterOpts = OptionsOf<'snapshot'> & { snapshot?: string[] };
+type ClusterOpts = Omit<OptionsOf<'snapshot'>, 'maxParallelContexts' | 'outputDir'> & { snapshot?: string[] };
 
 /**
  * Options whose choices are the output formats of REPORTERS, filled in by reporterChoices: the
@@ -390,6 +417,9 @@ export function impersonationOf(o: Partial<Pick<FlagValues, 'as' | 'asGroup' | '
 }
 
 export function validateScope(o: ClusterOpts): void {
+  if (o.allContexts && o.contexts?.length) throw new UserError('--all-contexts and --contexts cannot be used together');
+  if ((o.allContexts || o.contexts?.length) && o.context !== undefined)
+    throw new UserError('--context and --all-contexts/--contexts cannot be used together');
   if (o.snapshot?.length && impersonationOf(o))
     throw new UserError('--as, --as-group and --as-uid act on the API server: they cannot be used with --snapshot');
   if (o.namespace !== undefined && o.allNamespaces)

@@ -433,6 +433,30 @@ function impersonationHeaders(imp: Impersonation): Record<string, string | strin
   return h;
 }
 
+/**
+ * The contexts of the merged kubeconfig (kubectl's merge: the first file to define a name wins),
+ * in the order kubectl config get-contexts lists them (by name), each with the server of its
+ * cluster as messages show it (no credentials); for `--all-contexts` and `--contexts`.
+ */
+export async function kubeContexts(
+  opts: { kubeconfig?: string },
+  limits: Limits = DEFAULT_LIMITS,
+): Promise<{ name: string; server?: string }[]> {
+  let cfg: RawConfig;
+  try {
+    cfg = await loadConfig(opts.kubeconfig, fileCap(limits));
+  } catch (e) {
+    throw new UserError(`cannot load kubeconfig: ${firstLine(errorMessage(e))}`);
+  }
+  return cfg.contexts
+    .map((c) => {
+      const cluster = cfg.clusters.find((x) => x.name === str(c.body.cluster));
+      const raw = cluster ? str(cluster.body.server) : undefined;
+      return { name: c.name, ...(raw ? { server: parseServer(c.name, raw).server } : {}) };
+    })
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
 /** Resolve the context meshdoctor uses; every problem is a one-line UserError. */
 export async function resolveKubeContext(
   opts: { kubeconfig?: string; context?: string; impersonate?: Impersonation },

@@ -17,29 +17,26 @@ export const escapeInvisible = (text: string): string =>
 
 /** `-o json`: the whole result, schema in schema/report.schema.json. */
 export const json: Reporter = (result, meta) =>
-  escapeInvisible(
-    JSON.stringify(
-      {
-        schemaVersion: 2,
-        tool: { name: 'meshdoctor', version: meta.version },
-        source: result.source,
-        scope: result.scope,
-        ...(result.selection ? { selection: result.selection } : {}),
-        ...(result.elsewhere ? { elsewhere: result.elsewhere } : {}),
-        meshes: result.meshes,
-        ...(result.meshesNotInstalled ? { meshesNotInstalled: result.meshesNotInstalled } : {}),
-        summary: result.summary,
-        findings: result.findings,
-        suppressed: result.suppressed.map(({ finding: f, reason }) => ({
-          id: f.id,
-          code: f.code,
-          resource: f.resource,
-          reason,
-        })),
-        skipped: result.skipped,
-        coverage: result.coverage,
-      },
-      null,
-      2,
-    ),
-  ) + '\n';
+  escapeInvisible(JSON.stringify(reportDoc(result, meta), null, 2)) + '\n';
+
+/** The JSON report as a value: `-o json` of one cluster, and each entry of a fleet's (src/report/fleet.ts). */
+export const reportDoc = (result: Parameters<Reporter>[0], meta: Parameters<Reporter>[1]) => ({
+  schemaVersion: 2,
+  tool: { name: 'meshdoctor', version: meta.version },
+  source: result.source,
+  scope: result.scope,
+  ...(result.selection ? { selection: result.selection } : {}),
+  ...(result.elsewhere ? { elsewhere: result.elsewhere } : {}),
+  meshes: result.meshes,
+  ...(result.meshesNotInstalled ? { meshesNotInstalled: result.meshesNotInstalled } : {}),
+  summary: result.summary,
+  findings: result.findings,
+  suppressed: result.suppressed.map(({ finding: f, reason }) => ({
+    id: f.id,
+    code: f.code,
+    resource: f.resource,
+    reason,
+  })),
+  skipped: result.skipped,
+  coverage: result.coverage,
+});

@@ -57,13 +57,23 @@ function detail(f: Finding): string {
   return lines.join('\n');
 }
 
-export const junit: Reporter = (result, meta) => {
+type Counts = { tests: number; failures: number; errors: number; skipped: number };
+
+/**
+ * One <testsuite>'s testcases and counts. `prefix`: a fleet run's context, put before each test
+ * name (`[prod-eu] Deployment shop/cart`) so that a CI tab tells the clusters apart.
+ */
+export function junitCases(
+  result: Parameters<Reporter>[0],
+  meta: Parameters<Reporter>[1],
+  prefix = '',
+): { counts: Counts; cases: string[] } {
   const failOn = meta.failOn ?? 'error';
-  const counts = { tests: 0, failures: 0, errors: 0, skipped: 0 };
+  const counts: Counts = { tests: 0, failures: 0, errors: 0, skipped: 0 };
   const cases: string[] = [];
   const testcase = (check: string, name: string, body: string[]) => {
     counts.tests++;
-    const open = `    <testcase classname="meshdoctor.${attr(check)}" name="${attr(name)}"`;
+    const open = `    <testcase classname="meshdoctor.${attr(check)}" name="${attr(prefix + name)}"`;
     cases.push(
       body.length ? [`${open}>`, ...body.map((b) => `      ${b}`), '    </testcase>'].join('\n') : `${open}/>`,
     );
@@ -109,11 +119,30 @@ export const junit: Reporter = (result, meta) => {
     }
     if (!found.length && !quiet.length) testcase(c.id, c.id, []);
   }
-  const tally = `tests="${counts.tests}" failures="${counts.failures}" errors="${counts.errors}" skipped="${counts.skipped}"`;
+  return { counts, cases };
+}
+
+export const tally = (c: Counts) =>
+  `tests="${c.tests}" failures="${c.failures}" errors="${c.errors}" skipped="${c.skipped}"`;
+
+/** A fleet's cluster that could not be read: one testcase in error, its reason. */
+export function junitUnreachable(context: string, reason: string): { counts: Counts; cases: string[] } {
+  return {
+    counts: { tests: 1, failures: 0, errors: 1, skipped: 0 },
+    cases: [
+      `    <testcase classname="meshdoctor.cluster" name="${attr(`[${context}] unreachable`)}">`,
+      `      <error message="${attr(`context ${context} not read: ${reason}`)}" type="unreachable"/>`,
+      '    </testcase>',
+    ],
+  };
+}
+
+export const junit: Reporter = (result, meta) => {
+  const { counts, cases } = junitCases(result, meta);
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="meshdoctor" ${tally}>`,
-    `  <testsuite name="meshdoctor" ${tally}>`,
+    `<testsuites name="meshdoctor" ${tally(counts)}>`,
+    `  <testsuite name="meshdoctor" ${tally(counts)}>`,
     ...cases,
     '  </testsuite>',
     '</testsuites>',

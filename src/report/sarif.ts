@@ -37,7 +37,7 @@ const pascal = (id: string) => id.replace(/(^|-)([a-z])/g, (_, _d, c: string) =>
 const qualifiedName = (f: Finding) =>
   [f.resource.kind, f.resource.namespace, f.resource.name].filter((p) => p !== undefined).join('/');
 /** Text a code-scanning UI shows: one line, control characters shown escaped (a newline could fake a line of the alert). */
-const one = (s: string) => printable(s, 2000);
+export const one = (s: string) => printable(s, 2000);
 /** GitHub shows at most 1000 characters of a rule's fullDescription. */
 const MAX_FULL_DESCRIPTION = 1000;
 const cap = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
@@ -81,7 +81,7 @@ function rules(checks: readonly RuleCheck[], meta: Pick<ReportMeta, 'ruleHelp'>,
   });
 }
 
-const tool = (meta: ReportMeta, checks: readonly RuleCheck[], docsBase: string | undefined) => ({
+export const sarifTool = (meta: ReportMeta, checks: readonly RuleCheck[], docsBase: string | undefined) => ({
   driver: {
     name: 'meshdoctor',
     version: meta.version,
@@ -91,13 +91,20 @@ const tool = (meta: ReportMeta, checks: readonly RuleCheck[], docsBase: string |
   },
 });
 
-const SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
+export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 
-export const sarif: Reporter = (result, meta) => {
+/**
+ * One run's results and notifications. `context`: a fleet run's cluster, the first segment of each
+ * cluster object's location (`prod-eu/Deployment/shop/cart`) and part of its fingerprint, so that
+ * the same object in two clusters is two alerts; notifications name it.
+ */
+export function sarifParts(result: RunResult, meta: ReportMeta, context?: string) {
   const index = new Map(result.checks.map((c, i) => [c.id, i]));
+  const ctx = context === undefined ? [] : [context];
+  const said = (text: string) => (context === undefined ? text : `context ${one(context)}: ${text}`);
   const toResult = (f: Finding, suppression?: string) => {
     const file = f.source && f.source.file !== '-' ? f.source : undefined;
-    const fingerprint = `${f.id}:${qualifiedName(f)}:${f.mesh}`;
+    const fingerprint = `${context === undefined ? '' : `${context}:`}${f.id}:${qualifiedName(f)}:${f.mesh}`;
     return {
       ruleId: f.id,
       ruleIndex: index.get(f.id) ?? -1,
@@ -115,6 +122,7 @@ export const sarif: Reporter = (result, meta) => {
             : {
                 artifactLocation: {
                   uri: uriPath([
+                    ...ctx,
                     f.resource.kind,
                     ...(f.resource.namespace !== undefined ? [f.resource.namespace] : []),
                     f.resource.name,
@@ -122,7 +130,7 @@ export const sarif: Reporter = (result, meta) => {
                 },
                 region: { startLine: 1 },
               },
-          logicalLocations: [{ kind: 'resource', fullyQualifiedName: one(qualifiedName(f)) }],
+          logicalLocations: [{ kind: 'resource', fullyQualifiedName: one([...ctx, qualifiedName(f)].join('/')) }],
         },
       ],
       // Stable identity across runs, so that a code-scanning alert is tracked, not re-opened. A
@@ -148,6 +156,7 @@ export const sarif: Reporter = (result, meta) => {
         affectedPods: f.affectedPods,
         ...(f.also?.length ? { also: f.also } : {}),
         ...(f.source ? { source: f.source } : {}),
+        ...(context !== undefined ? { context } : {}),
       },
     };
   };
@@ -161,7 +170,7 @@ export const sarif: Reporter = (result, meta) => {
   const notifications = [
     ...result.skipped.map((s) => ({
       level: 'warning',
-      message: { text: `check ${s.check} not run: ${one(s.reason)}${whyNot(result, s.check)}` },
+      message: { text: said(`check ${s.check} not run: ${one(s.reason)}${whyNot(result, s.check)}`) },
       ...(index.has(s.check) ? { associatedRule: { id: s.check, index: index.get(s.check) } } : {}),
     })),
     // A kind read in the scope but not in another namespace: the checks ran, not on everything.
@@ -170,22 +179,30 @@ export const sarif: Reporter = (result, meta) => {
       .map((u) => ({
         level: 'warning',
         message: {
-          text: `${u.kind} in namespace ${one(u.namespace!)} not read: ${one(u.reason)}; what the checks look for there was not examined`,
+          text: said(
+            `${u.kind} in namespace ${one(u.namespace!)} not read: ${one(u.reason)}; what the checks look for there was not examined`,
+          ),
         },
       })),
-    ...(result.errors ?? []).map((e) => ({ level: 'error', message: { text: one(e) } })),
+    ...(result.errors ?? []).map((e) => ({ level: 'error', message: { text: said(one(e)) } })),
   ];
+  const results = [
+    ...result.findings.map((f) => toResult(f)),
+    ...result.suppressed.map((s) => toResult(s.finding, s.reason)),
+  ];
+  return { results, notifications };
+}
+
+export const sarif: Reporter = (result, meta) => {
+  const { results, notifications } = sarifParts(result, meta);
   const log = {
-    $schema: SCHEMA,
+    $schema: SARIF_SCHEMA,
     version: '2.1.0',
     runs: [
       {
-        tool: tool(meta, result.checks, result.docsBase),
+        tool: sarifTool(meta, result.checks, result.docsBase),
         invocations: [{ executionSuccessful: !result.errors?.length, toolExecutionNotifications: notifications }],
-        results: [
-          ...result.findings.map((f) => toResult(f)),
-          ...result.suppressed.map((s) => toResult(s.finding, s.reason)),
-        ],
+        results,
         properties: {
           source: result.source,
           scope: result.scope,
@@ -207,11 +224,11 @@ export const sarif: Reporter = (result, meta) => {
  */
 export function sarifFailure(checks: readonly RuleCheck[], error: string, meta: ReportMeta, docsBase?: string): string {
   const log = {
-    $schema: SCHEMA,
+    $schema: SARIF_SCHEMA,
     version: '2.1.0',
     runs: [
       {
-        tool: tool(meta, checks, docsBase),
+        tool: sarifTool(meta, checks, docsBase),
         invocations: [
           {
             executionSuccessful: false,

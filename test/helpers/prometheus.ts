@@ -65,14 +65,24 @@ export interface RunningPrometheus {
   stop(): Promise<void>;
 }
 
-/** Start Prometheus scraping `targets` (host:port) every second. */
-export async function startPrometheus(targets: string[]): Promise<RunningPrometheus> {
+/**
+ * Start Prometheus scraping `targets` (host:port) every second; `labels[i]`: labels target i's
+ * series get (a fleet's `cluster`, as each cluster's Prometheus adds it as an external label).
+ */
+export async function startPrometheus(
+  targets: string[],
+  labels?: Record<string, string>[],
+): Promise<RunningPrometheus> {
   const dir = mkdtempSync(join(tmpdir(), 'meshdoctor-prometheus-'));
   const port = await freePort();
   const config = join(dir, 'prometheus.yml');
   writeFileSync(
     config,
-    `global: {scrape_interval: 1s, evaluation_interval: 1s}\nscrape_configs:\n- job_name: meshdoctor\n  static_configs:\n  - targets: [${targets.map((t) => JSON.stringify(t)).join(', ')}]\n`,
+    labels
+      ? `global: {scrape_interval: 1s, evaluation_interval: 1s}\nscrape_configs:\n- job_name: meshdoctor\n  static_configs:\n${targets
+          .map((t, i) => `  - targets: [${JSON.stringify(t)}]\n    labels: ${JSON.stringify(labels[i] ?? {})}\n`)
+          .join('')}`
+      : `global: {scrape_interval: 1s, evaluation_interval: 1s}\nscrape_configs:\n- job_name: meshdoctor\n  static_configs:\n  - targets: [${targets.map((t) => JSON.stringify(t)).join(', ')}]\n`,
   );
   const child: ChildProcess = spawn(
     PROMETHEUS!,

@@ -111,7 +111,9 @@ describe.skipIf(!PROMETHEUS)('a real Prometheus scraping meshdoctor watch', () =
     const exprs: string[] = [
       ...alerts.groups.flatMap((g: any) => g.rules.map((r: any) => r.expr)),
       ...dash.panels.flatMap((p: any) =>
-        p.targets.map((t: any) => t.expr.replaceAll('$job', '.*').replaceAll('$namespace', '.*')),
+        p.targets.map((t: any) =>
+          t.expr.replaceAll('$cluster', '.*').replaceAll('$job', '.*').replaceAll('$namespace', '.*'),
+        ),
       ),
     ];
     for (const e of exprs) await expect(prom.query(e), e).resolves.toBeInstanceOf(Array);
