@@ -353,12 +353,13 @@ export const CATALOG = {
     code: 'MD2011',
     title: 'API server failed calling the injection webhook',
     description:
-      'FailedCreate events show the API server failing to call a mesh injection webhook, so a controller cannot create its pods.',
+      "FailedCreate events show the API server failing to call a mesh injection webhook, or another admission layer's webhook for a workload a mesh injects, so a controller cannot create its pods.",
     severity: 'error',
     inputs: ['events'],
     optionalInputs: [
       ...WORKLOAD_KINDS,
       'mutatingwebhookconfigurations',
+      'validatingwebhookconfigurations',
       'services',
       'pods',
       'namespaces',
