@@ -28,7 +28,9 @@ import { injectedNames } from '../mesh/proxy.js';
 import { meshesAllowed } from '../facts/siblings.js';
 import { podStates } from '../facts/model.js';
 import type { K8sObject } from '../util/types.js';
-import { isObj, nameOf, plural, str, time } from '../util/objects.js';
+import { isObj, nameOf, nsOf, plural, str, time } from '../util/objects.js';
+import { eventFirst, eventInfo, PROBE_FAILED, PROBE_KILLED } from '../k8s/events.js';
+import type { Model } from '../facts/model.js';
 import { defineCheck, meta } from './define.js';
 
 /**
@@ -74,6 +76,40 @@ function statuses(pod: K8sObject): Status[] {
   return out;
 }
 
+/**
+ * A pod's probe events, where events were read (memoized per snapshot): for each container, the
+ * last time its readiness (or startup) probe failed, and the first time it was killed for a failed
+ * probe. Bounded: the events of the scope, read once.
+ */
+function probeEvents(m: Model, pod: K8sObject): { unready: Map<string, Date>; killed: Map<string, Date> } | undefined {
+  if (!m.has('events')) return undefined;
+  const index = m.memo('probe-events', () => {
+    const out = new Map<string, { unready: Map<string, Date>; killed: Map<string, Date> }>();
+    for (const e of m.list('events')) {
+      const info = eventInfo(e);
+      if (info.kind !== 'Pod' || !info.container) continue;
+      const probe = info.reason === PROBE_FAILED.reason && PROBE_FAILED.message.test(info.message);
+      const kill = info.reason === PROBE_KILLED.reason && PROBE_KILLED.message.test(info.message);
+      if (!probe && !kill) continue;
+      const key = `${info.namespace}/${info.name}`;
+      const entry = out.get(key) ?? { unready: new Map<string, Date>(), killed: new Map<string, Date>() };
+      out.set(key, entry);
+      if (probe && !/^Liveness /.test(info.message)) {
+        const last = time(info.lastTimestamp);
+        const had = entry.unready.get(info.container);
+        if (last && (!had || last > had)) entry.unready.set(info.container, last);
+      }
+      if (kill) {
+        const first = eventFirst(e);
+        const had = entry.killed.get(info.container);
+        if (first && (!had || first < had)) entry.killed.set(info.container, first);
+      }
+    }
+    return out;
+  });
+  return index.get(`${nsOf(pod)}/${nameOf(pod)}`);
+}
+
 export default defineCheck({
   ...meta('app-starts-before-proxy'),
   *run(m) {
@@ -87,7 +123,9 @@ export default defineCheck({
           container: string;
           failedAt: string;
           exitCode: number | null;
+          killedByProbe?: true;
           proxyStartedAt: string;
+          proxyNotReadyAt?: string;
           seconds: number;
           restarts: number;
         }[] = [];
@@ -99,11 +137,30 @@ export default defineCheck({
           const all = statuses(pod);
           const proxy = all.find((s) => s.name === p.containers.proxy);
           if (!proxy?.running || proxy.restarts > 0) continue;
+          // The kubelet's probe events, where read: the proxy's readiness still failing (it was not
+          // ready then) extends the window; an app container killed for a failed probe is a failure.
+          const ev = probeEvents(m, pod);
+          const unreadyUntil = ev?.unready.get(p.containers.proxy);
+          const windowEnd = Math.max(
+            proxy.running.getTime() + RACE_WINDOW_S * 1000,
+            unreadyUntil && unreadyUntil.getTime() > proxy.running.getTime() ? unreadyUntil.getTime() : 0,
+          );
           for (const app of all) {
-            if (injected.includes(app.name) || app.restarts === 0 || !app.last) continue;
-            if (app.last.exitCode === 0 || app.last.reason === 'OOMKilled' || app.last.reason === 'Completed') continue;
-            const seconds = Math.round((app.last.finished.getTime() - proxy.running.getTime()) / 1000);
-            if (seconds > RACE_WINDOW_S) continue;
+            if (injected.includes(app.name) || app.restarts === 0) continue;
+            const lastFailed =
+              app.last && app.last.exitCode !== 0 && app.last.reason !== 'OOMKilled' && app.last.reason !== 'Completed'
+                ? app.last
+                : undefined;
+            const killed = ev?.killed.get(app.name);
+            // The earliest failure the pod shows inside the window: the last termination, or a probe's kill.
+            const failure = [
+              ...(lastFailed ? [{ at: lastFailed.finished, exitCode: lastFailed.exitCode, by: 'exit' as const }] : []),
+              ...(killed ? [{ at: killed, exitCode: undefined, by: 'probe' as const }] : []),
+            ]
+              .filter((f) => f.at.getTime() <= windowEnd)
+              .sort((a, b) => a.at.getTime() - b.at.getTime())[0];
+            if (!failure) continue;
+            const seconds = Math.round((failure.at.getTime() - proxy.running.getTime()) / 1000);
             how ??= hold.how;
             // The release the pod's proxy comes from predates the setting: that release has none.
             const v = p.versions?.proxy(pod);
@@ -112,9 +169,13 @@ export default defineCheck({
             hits.push({
               pod: nameOf(pod),
               container: app.name,
-              failedAt: app.last.finished.toISOString(),
-              exitCode: app.last.exitCode ?? null,
+              failedAt: failure.at.toISOString(),
+              exitCode: failure.exitCode ?? null,
+              ...(failure.by === 'probe' ? { killedByProbe: true } : {}),
               proxyStartedAt: proxy.running.toISOString(),
+              ...(unreadyUntil && unreadyUntil.getTime() >= failure.at.getTime()
+                ? { proxyNotReadyAt: unreadyUntil.toISOString() }
+                : {}),
               seconds,
               restarts: app.restarts,
             });
@@ -127,11 +188,13 @@ export default defineCheck({
         const when =
           first.seconds <= 0
             ? `${-first.seconds} s before its proxy ${p.containers.proxy} had even started`
-            : `${first.seconds} s after its proxy ${p.containers.proxy} started, before it could be ready`;
+            : first.proxyNotReadyAt
+              ? `${first.seconds} s after its proxy ${p.containers.proxy} started, while the proxy was still not ready (its readiness probe failed until ${first.proxyNotReadyAt})`
+              : `${first.seconds} s after its proxy ${p.containers.proxy} started, before it could be ready`;
         const fix: Step[] = [...p.runtime.startOrder.fix(w, cpNs), comment`the pods get it when they are re-created`];
         yield {
           mesh,
-          message: `${plural(pods.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name}: the app container ${first.container} failed${first.exitCode !== null ? ` (exit code ${first.exitCode})` : ''} ${when}, and restarted: ${p.title} started the app without waiting for its proxy (${how}). ${older ? `Its proxy ${older} comes from a release that has no setting to hold the app: ${p.title} has ${p.runtime.startOrder.setting}; upgrade, then set it.` : `${p.title} holds the app until the proxy is ready with ${p.runtime.startOrder.setting}.`}`,
+          message: `${plural(pods.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name}: the app container ${first.container} failed${first.killedByProbe ? ' (killed for a failed probe)' : first.exitCode !== null ? ` (exit code ${first.exitCode})` : ''} ${when}, and restarted: ${p.title} started the app without waiting for its proxy (${how}). ${older ? `Its proxy ${older} comes from a release that has no setting to hold the app: ${p.title} has ${p.runtime.startOrder.setting}; upgrade, then set it.` : `${p.title} holds the app until the proxy is ready with ${p.runtime.startOrder.setting}.`}`,
           resource: w.ref,
           affectedPods: pods.length,
           evidence: {

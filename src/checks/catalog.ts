@@ -235,7 +235,7 @@ export const CATALOG = {
       "An app container of meshed pods failed in the first seconds after its proxy started and restarted, in pods the mesh does not hold until the proxy is ready (read from each pod as injected: where the proxy sits, its annotations, the control plane's setting): the mesh's own setting that holds the app for its release, or that the release has none.",
     severity: 'warning',
     inputs: ['pods'],
-    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations'],
+    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'events'],
   },
   'webhook-missing': {
     code: 'MD2001',
@@ -353,12 +353,13 @@ export const CATALOG = {
     code: 'MD2011',
     title: 'API server failed calling the injection webhook',
     description:
-      'FailedCreate events show the API server failing to call a mesh injection webhook, so a controller cannot create its pods.',
+      "FailedCreate events show the API server failing to call a mesh injection webhook, or another admission layer's webhook for a workload a mesh injects, so a controller cannot create its pods.",
     severity: 'error',
     inputs: ['events'],
     optionalInputs: [
       ...WORKLOAD_KINDS,
       'mutatingwebhookconfigurations',
+      'validatingwebhookconfigurations',
       'services',
       'pods',
       'namespaces',

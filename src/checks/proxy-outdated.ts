@@ -17,12 +17,17 @@
  * Fix: restart the workload, so that its pods are injected again with the current proxy.
  */
 import { recreateCommands } from '../fix/commands.js';
+import { cmd, comment } from '../fix/steps.js';
+import { injectors } from '../facts/controlplane.js';
 import { proxySkew } from '../facts/versions.js';
 import { profileOf } from '../mesh/registry.js';
 import { plural } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
 
-export default defineCheck({
+/** Its evidence: a workload's older proxies (injects, pods), or servers its control plane is not compatible with. */
+type OutdatedEvidence = { [more: string]: unknown };
+
+export default defineCheck<OutdatedEvidence>({
   ...meta('proxy-outdated'),
   *run(m) {
     for (const w of m.appWorkloads) {
@@ -53,6 +58,37 @@ export default defineCheck({
           },
           fix: recreateCommands(w),
         };
+      }
+    }
+    // Servers the control plane depends on, apart from it (Consul's), on a release its own
+    // compatibility table does not pair with the control plane's (hashicorp/consul-k8s#1809).
+    for (const { mesh } of m.meshes) {
+      const p = profileOf(mesh);
+      if (!p.versions?.servers) continue;
+      for (const inj of injectors(m, mesh)) {
+        if (!inj.deployment) continue;
+        const cp = p.versions.controlPlane(m, inj.deployment);
+        if (!cp) continue;
+        const s = p.versions.servers(m, cp.version);
+        if (!s || s.supported.includes(p.versions.release(s.version) ?? '')) continue;
+        yield {
+          mesh,
+          severity: 'error' as const,
+          message: `${s.object.kind} ${s.object.namespace}/${s.object.name} runs ${p.title} servers ${s.version}, but the control plane ${inj.namespace}/${inj.name} runs ${cp.version}, which is compatible only with servers ${s.supported.map((x) => `${x}.x`).join(', ')}: its injected proxies and it cannot be relied on to work with these servers; upgrade the servers or use the control plane release that matches them.`,
+          resource: s.object,
+          affectedPods: 0,
+          evidence: {
+            servers: s.version,
+            controlPlane: cp,
+            compatibleServers: s.supported,
+            source: s.source,
+          },
+          fix: [
+            comment`upgrade the servers to ${s.supported.map((x) => `${x}.x`).join(' or ')}, or install the control plane release compatible with ${s.version}`,
+            cmd`kubectl -n ${s.object.namespace!} get statefulset ${s.object.name} -o wide`,
+          ],
+        };
+        break;
       }
     }
   },

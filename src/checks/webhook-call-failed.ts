@@ -25,6 +25,9 @@
  * every webhook URL never turns a refused connection or a missing Service into a timeout. A JSON
  * patch of the injector the API server cannot apply names no webhook: it is attributed by the
  * annotation or label it touches (src/mesh/touched.ts; hashicorp/consul-k8s#20).
+ * Another admission layer's webhook (not a mesh's) failing the same way is reported for a workload a
+ * mesh injects, named with its configuration and Service: the mesh is not the cause, and no pod of it is
+ * created until that webhook answers (open-policy-agent/opa#1822, kyverno/kyverno#3390).
  * Fix: repair the link the error names; the controller retries by itself.
  */
 import {
@@ -35,7 +38,7 @@ import {
   parseAdmissionError,
 } from '../k8s/admission.js';
 import { meshOfKey } from '../mesh/touched.js';
-import type { Model } from '../facts/model.js';
+import type { Model, Workload } from '../facts/model.js';
 import { printable } from '../util/errors.js';
 import type { Provider } from '../k8s/providers.js';
 import { firewallSteps, provider as clusterProvider } from '../facts/webhook-path.js';
@@ -93,7 +96,9 @@ const meshOfHook = (name: string): MeshName | undefined => webhookMesh({ name, c
 
 /** What an event says of a mesh's injection webhook: a failed call (named), or a patch of its injector that did not apply (named by what it touches). */
 type Match =
-  { mesh: MeshName; hook: string; call: WebhookCallError } | { mesh: MeshName; patch: PatchError; touched: string };
+  | { mesh: MeshName; hook: string; call: WebhookCallError }
+  | { mesh: MeshName; patch: PatchError; touched: string }
+  | { foreign: true; hook: string; call: WebhookCallError };
 
 /** The one mesh a JSON patch error is about: the annotation or label key it touches (`/metadata/annotations/<key>`). */
 function patchMesh(e: PatchError): { mesh: MeshName; touched: string } | undefined {
@@ -116,9 +121,12 @@ export default defineCheck<CallEvidence>({
         const e = parseAdmissionError(msg);
         if (e?.kind === 'call') {
           const mesh = meshOfHook(e.webhook);
-          // Not a mesh webhook, or a mesh left out by --mesh. Where the webhook configurations cannot be
-          // read (namespace-only permissions), the event naming the mesh's webhook is the evidence of its install.
-          return mesh && m.meshPossible(mesh) ? { mesh, hook: e.webhook, call: e } : undefined;
+          // A mesh left out by --mesh. Where the webhook configurations cannot be read (namespace-only
+          // permissions), the event naming the mesh's webhook is the evidence of its install.
+          if (mesh) return m.meshPossible(mesh) ? { mesh, hook: e.webhook, call: e } : undefined;
+          // Another admission layer's webhook (a policy engine, another injector): kept, and reported
+          // below only for a workload a mesh injects (open-policy-agent/opa#1822).
+          return { foreign: true, hook: e.webhook, call: e };
         }
         if (e?.kind === 'patch') {
           const t = patchMesh(e);
@@ -126,10 +134,15 @@ export default defineCheck<CallEvidence>({
         }
         return undefined;
       },
-      (t) => t.mesh,
+      (t) => ('foreign' in t ? `other:${t.hook}` : t.mesh),
     );
     for (const g of groups) {
       const t = g.match;
+      if ('foreign' in t) {
+        const f = foreignFinding(m, g, t);
+        if (f) yield f;
+        continue;
+      }
       if ('patch' in t) {
         yield patchFinding(m, g, t);
         continue;
@@ -244,6 +257,100 @@ function patchFinding(
       comment`the patch the injector of ${meshTitle(t.mesh)} answered does not fit the pod the API server holds: the pod template lacks the map it adds to, as an injector release that assumes one does, or a mutating webhook called before it changed the pod`,
       cmd`kubectl -n ${cpNs} logs ${at} -c ${p.controlPlane.injector.container} --tail=200`,
       cmd`kubectl get mutatingwebhookconfigurations`,
+    ],
+  };
+}
+
+/** A webhook configuration that holds the named webhook, read (mutating first, as the API server calls them). */
+function configOf(
+  m: Model,
+  hook: string,
+): { kind: string; name: string; service?: { namespace: string; name: string }; failurePolicy?: string } | undefined {
+  for (const [key, kind] of [
+    ['mutatingwebhookconfigurations', 'MutatingWebhookConfiguration'],
+    ['validatingwebhookconfigurations', 'ValidatingWebhookConfiguration'],
+  ] as const) {
+    if (!m.has(key)) continue;
+    for (const c of m.list(key)) {
+      const hooks = Array.isArray(c.webhooks) ? c.webhooks.slice(0, 64) : [];
+      const h = hooks.find((x: any) => x && typeof x === 'object' && x.name === hook) as
+        Record<string, any> | undefined;
+      if (!h) continue;
+      const svc = h.clientConfig?.service;
+      return {
+        kind,
+        name: String(c.metadata?.name ?? ''),
+        ...(svc && typeof svc.name === 'string' && typeof svc.namespace === 'string'
+          ? { service: { namespace: svc.namespace, name: svc.name } }
+          : {}),
+        ...(typeof h.failurePolicy === 'string' ? { failurePolicy: h.failurePolicy } : {}),
+      };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Another admission layer's webhook (not a mesh's injector) failing for the pods of a workload a
+ * mesh injects: no pod of it, meshed or not, is created until that webhook answers, and the mesh's
+ * own injection is not the cause. Named with its configuration and Service as read; silent for a
+ * workload no mesh injects (not meshdoctor's to judge).
+ */
+function foreignFinding(
+  m: Model,
+  g: {
+    resource: ResourceRef;
+    workload?: Workload;
+    count: number;
+    last?: string;
+    objects: Set<string>;
+    missing: number;
+    message: string;
+  },
+  t: { hook: string; call: WebhookCallError },
+) {
+  const w = g.workload;
+  if (!w) return undefined;
+  const mesh = m.meshes.map((x) => x.mesh).find((x) => m.meshPossible(x) && m.decision(w, x)?.inject);
+  if (!mesh) return undefined;
+  const cfg = configOf(m, t.hook);
+  const cause = t.call.cause;
+  const r = g.resource;
+  const where = cfg
+    ? `${cfg.kind} ${cfg.name}${cfg.failurePolicy ? `, failurePolicy ${cfg.failurePolicy}` : ''}`
+    : 'its configuration not read';
+  const svc = cfg?.service;
+  return {
+    mesh,
+    message: `${r.kind} ${r.namespace}/${r.name} cannot create pods: the API server failed calling webhook ${t.hook} (${where}), which is not ${meshTitle(mesh)}'s injector but another admission layer, because ${CAUSE_TEXT[cause]}. ${meshTitle(mesh)} is not the cause: no pod of it, with or without a proxy, is created until that webhook answers.`,
+    resource: r,
+    affectedPods: g.missing,
+    evidence: {
+      webhook: t.hook,
+      cause,
+      layer: cfg ? `${cfg.kind} ${cfg.name}` : null,
+      ...(cfg?.failurePolicy ? { failurePolicy: cfg.failurePolicy } : {}),
+      ...(svc ? { service: `${svc.namespace}/${svc.name}` } : {}),
+      ...(t.call.url ? { url: t.call.url } : {}),
+      transportError: printable(t.call.transport, 400),
+      count: g.count,
+      lastTimestamp: g.last ?? null,
+      objects: [...g.objects].sort(),
+      message: g.message,
+    },
+    fix: [
+      comment`the webhook ${t.hook} belongs to another admission layer: repair it, or if it is no longer used, remove its configuration`,
+      ...(svc
+        ? [
+            cmd`kubectl -n ${svc.namespace} get service ${svc.name}`,
+            cmd`kubectl -n ${svc.namespace} get endpointslices -l ${`kubernetes.io/service-name=${svc.name}`} -o wide`,
+          ]
+        : []),
+      ...(cfg
+        ? [
+            cmd`kubectl get ${cfg.kind === 'MutatingWebhookConfiguration' ? 'mutatingwebhookconfiguration' : 'validatingwebhookconfiguration'} ${cfg.name} -o yaml`,
+          ]
+        : [cmd`kubectl get mutatingwebhookconfigurations,validatingwebhookconfigurations`]),
     ],
   };
 }

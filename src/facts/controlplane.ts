@@ -14,7 +14,7 @@ import { deploymentBehind, evalSelector } from '../k8s/selectors.js';
 import type { Model, Workload } from './model.js';
 import { podStates } from './model.js';
 import type { K8sObject } from '../util/types.js';
-import { arr, isObj, labelsOf, nameOf, str, strMap, time } from '../util/objects.js';
+import { arr, isObj, labelsOf, nameOf, nsOf, str, strMap, time } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
 import { profileOf } from '../mesh/registry.js';
 import type { MeshWebhook } from '../mesh/webhooks.js';
@@ -457,6 +457,43 @@ function podDownSpans(pod: K8sObject, container: string, now: number): Span[] {
   return spans;
 }
 
+/**
+ * How long before a replacement replica's creation a pod still counts as created in its gap: the
+ * replica it replaced was gone by then (its ReplicaSet re-created it), but when it went is not
+ * recorded; a whole-cluster restart or a node pool scaled up from zero re-creates the app's pods
+ * and the injector's in the same minute or two (linkerd/linkerd2#13702, #11623, #3290).
+ */
+const REPLACED_SLACK_MS = 2 * 60 * 1000;
+/** A ReplicaSet this much older than its pod made that pod to replace a lost one, not in a rollout or install. */
+const REPLACEMENT_AGE_MS = 10 * 60 * 1000;
+
+/**
+ * An injector pod that replaced a lost replica (its ReplicaSet is much older than it, its
+ * container never restarted): not serving from a little before its creation until it was Ready
+ * (its Ready condition's lastTransitionTime, else its container's start). A rollout's or an
+ * install's new pod (its ReplicaSet as young as it) is not one: the old replicas served meanwhile.
+ */
+function replacementSpan(m: Model, pod: K8sObject, container: string): Span | undefined {
+  const created = ms(pod.metadata?.creationTimestamp);
+  const owner = arr(pod.metadata?.ownerReferences).find((r) => isObj(r) && r.kind === 'ReplicaSet') as
+    Record<string, any> | undefined;
+  const rs = owner ? m.get('replicasets', nsOf(pod), String(owner.name ?? '')) : undefined;
+  const rsCreated = ms(rs?.metadata?.creationTimestamp);
+  if (!created || !rsCreated || created - rsCreated < REPLACEMENT_AGE_MS) return undefined;
+  const cs = statuses(pod).find((c) => c.name === container);
+  if (!cs || cs.restartCount !== 0) return undefined;
+  const ready = arr(isObj(pod.status) ? pod.status.conditions : undefined).find(
+    (c) => isObj(c) && c.type === 'Ready' && c.status === 'True',
+  ) as Record<string, any> | undefined;
+  const at = ms(ready?.lastTransitionTime) || ms(cs.state?.running?.startedAt);
+  if (!at || at <= created) return undefined;
+  return {
+    from: created - REPLACED_SLACK_MS,
+    to: at,
+    reason: `replica ${nameOf(pod)} re-created at ${new Date(created).toISOString()}`,
+  };
+}
+
 /** Intersect two sorted span lists: the times both are down. */
 function intersect(a: Span[], b: Span[]): Span[] {
   const out: Span[] = [];
@@ -491,7 +528,11 @@ export function injectorOutages(m: Model, mesh: MeshName): InjectorOutage[] {
       }
       let down: Span[] | undefined;
       for (const pod of inj.pods) {
-        const spans = podDownSpans(pod, profileOf(mesh).controlPlane.injector.container, now);
+        const container = profileOf(mesh).controlPlane.injector.container;
+        const spans = podDownSpans(pod, container, now);
+        const replaced = replacementSpan(m, pod, container);
+        if (replaced) spans.push(replaced);
+        spans.sort((a, b) => a.from - b.from);
         down = down === undefined ? spans : intersect(down, spans);
       }
       for (const s of down ?? [])

@@ -51,6 +51,34 @@ export const POD_EVENTS_READ: readonly { reason: string; message: RegExp }[] = [
   { reason: 'BackOff', message: /^Back-off (?:pulling image "|restarting failed container)/ },
 ];
 
+/**
+ * The kubelet's probe events (kubernetes pkg/kubelet/prober/prober.go: reason Unhealthy "%s probe
+ * failed: %s" with the probe type Readiness, Liveness or Startup; pkg/kubelet/kuberuntime
+ * kuberuntime_container.go: reason Killing "Container %s failed %s probe, will be restarted"):
+ * a container not ready at the event's time, and one killed for a failed probe.
+ */
+export const PROBE_FAILED = { reason: 'Unhealthy', message: /^(?:Readiness|Liveness|Startup) probe failed: / } as const;
+export const PROBE_KILLED = {
+  reason: 'Killing',
+  message: /^Container [^ ]{1,253} failed (?:liveness|startup) probe, will be restarted$/,
+} as const;
+
+/** The first time an event was seen (firstTimestamp, eventTime, else its last time). */
+export function eventFirst(e: K8sObject): Date | undefined {
+  const series = isObj(e.series) ? e.series : {};
+  for (const t of [
+    e.firstTimestamp,
+    e.eventTime,
+    e.lastTimestamp,
+    series.lastObservedTime,
+    e.metadata?.creationTimestamp,
+  ]) {
+    const d = time(t);
+    if (d) return d;
+  }
+  return undefined;
+}
+
 /** An Event's last time, count and involved object, across the v1 fields that carry them. */
 export function eventInfo(e: K8sObject) {
   const io = isObj(e.involvedObject) ? e.involvedObject : {};

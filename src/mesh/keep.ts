@@ -6,7 +6,7 @@
  * handed this; it knows no mesh.
  */
 import { keeper, type KeepPolicy } from '../cluster/sanitize.js';
-import { POD_EVENTS_READ } from '../k8s/events.js';
+import { POD_EVENTS_READ, PROBE_FAILED, PROBE_KILLED } from '../k8s/events.js';
 import { injectedNames } from './proxy.js';
 import { PROFILE_LIST } from './registry.js';
 import { ADMISSION_WORDS } from '../k8s/apiserver.js';
@@ -48,6 +48,9 @@ const KEEP_POLICY: KeepPolicy = {
   },
   podEvents: [
     ...POD_EVENTS_READ.map((e) => ({ ...e, containers: INJECTED })),
+    // The proxy not ready yet, and an app container killed for a failed probe (app-starts-before-proxy).
+    { ...PROBE_FAILED, containers: INJECTED },
+    PROBE_KILLED,
     // The kubelet failing a pod's sandbox in a mesh's CNI plugin or its Multus attachment (pod-sandbox-cni-failed).
     { reason: SANDBOX_REASON, message: SANDBOX_SHAPE },
   ],

@@ -13,7 +13,7 @@ import type { Cert } from '../k8s/x509.js';
 export type { NamedRef } from '../cluster/gather.js';
 export type { Decision, DecisionInput, Field, InjectorStep, MeshWebhook, Template, WebhookCall } from './types.js';
 import type { DecisionInput, Field, InjectorStep, MeshWebhook, Template } from './types.js';
-import type { K8sObject } from '../util/types.js';
+import type { K8sObject, ResourceRef } from '../util/types.js';
 import type { MarkerTable, NamespaceMarker } from './marker-table.js';
 import type { MeshName } from './names.js';
 import type { Step } from '../fix/steps.js';
@@ -633,6 +633,15 @@ interface Versions {
   readonly skew?: { readonly releases: number; readonly text: string; readonly source: string };
   /** Its releases as data (src/mesh/<mesh>/releases.ts), read through releaseFacts (src/mesh/releases.ts). */
   readonly releases?: ReleaseTable;
+  /**
+   * Servers the control plane depends on, run apart from it (Consul's): the version they run, read
+   * from the cluster, and the server releases the control plane's release is compatible with, per
+   * the mesh's own compatibility table; undefined where either is not read or not in the table.
+   */
+  servers?(
+    m: MeshContext,
+    controlPlane: string,
+  ): { object: ResourceRef; version: string; supported: readonly string[]; source: string } | undefined;
 }
 
 /** The mesh's identity certificates, when it keeps them where meshdoctor can read them. */

@@ -16,8 +16,15 @@ checkCases('app-starts-before-proxy', {
     { fixtures: 'fires-kuma-no-wait.yaml', findings: ['Deployment orders/billing'] },
     { fixtures: 'fires-consul-ordinary-container.yaml', findings: ['Deployment catalog/quotes'] },
     { fixtures: 'fires-istio-1.6-has-none.yaml', findings: ['Deployment store/legacy'] },
+    // The kubelet's probe events: the proxy's readiness still failing, the app killed by its probe (hashicorp/consul-k8s#1397).
+    { fixtures: 'fires-consul-probe-killed.yaml', findings: ['Deployment catalog/checkout'] },
+    { fixtures: 'fires-istio-probe-killed.yaml', findings: ['Deployment store/reviews'] },
   ],
-  silent: [{ fixtures: 'ok-istio-held-late-or-oom.yaml' }, { fixtures: 'ok-native-or-proxy-restarted.yaml' }],
+  silent: [
+    { fixtures: 'ok-istio-held-late-or-oom.yaml' },
+    { fixtures: 'ok-native-or-proxy-restarted.yaml' },
+    { fixtures: 'ok-consul-probe-killed-after-ready.yaml' },
+  ],
 });
 
 const F = (name: string) => `checks/app-starts-before-proxy/${name}.yaml`;
@@ -72,5 +79,17 @@ describe('app-starts-before-proxy', () => {
       const lines = one(base, name).fix;
       expect(lines.filter((l) => guardFix(l) !== l || l.includes('withheld'))).toEqual([]);
     }
+  });
+});
+
+describe('app-starts-before-proxy: the kubelet probe events', () => {
+  it('a kill by a failed probe while the proxy readiness still failed counts, past the first minute', () => {
+    const f = one('consul', 'fires-consul-probe-killed');
+    expect(f.message).toContain(
+      'the app container checkout failed (killed for a failed probe) 60 s after its proxy consul-dataplane started, while the proxy was still not ready (its readiness probe failed until 2026-11-22T11:42:30.000Z)',
+    );
+    const i = one('istio', 'fires-istio-probe-killed');
+    expect(i.message).toContain('killed for a failed probe');
+    expect(i.message).toContain('holdApplicationUntilProxyStarts');
   });
 });

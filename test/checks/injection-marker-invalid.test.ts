@@ -56,9 +56,12 @@ checkCases('injection-marker-invalid', {
     { fixtures: 'fires-kuma-optout-on-deployment.yaml', findings: ['Deployment orders/api'] },
     // A workload of the mesh's own namespace that is not its control plane: examined like any other.
     { fixtures: 'fires-istio-addon-in-istio-system.yaml', findings: ['Deployment istio-system/grafana'] },
+    // Who asks, who wins: the pod asks, the namespace has no label, and the release's webhooks select namespaces only (istio/istio#26600).
+    { fixtures: 'fires-istio-1.5-pod-asks-namespace-not.yaml', findings: ['Deployment test-inject/test-inject'] },
   ],
   silent: [
     { fixtures: 'ok-consul.yaml' },
+    { fixtures: 'ok-istio-1.5-namespace-opts-out.yaml' },
     { fixtures: 'ok-istio-rev-same.yaml' },
     { fixtures: 'ok-istio-valid-annotations.yaml' },
     { fixtures: 'ok-istio-inject-values.yaml' },

@@ -15,6 +15,8 @@ checkCases('proxy-outdated', {
     { fixtures: 'fires-istio-one-behind.yaml', findings: ['Deployment store/frontend'] },
     { fixtures: 'fires-kuma-three-behind.yaml', findings: ['Deployment orders/api'] },
     { fixtures: 'fires-consul-older-dataplane.yaml', findings: ['Deployment catalog/products'] },
+    // Servers the control plane's release is not compatible with, by consul-k8s's matrix (hashicorp/consul-k8s#1809).
+    { fixtures: 'fires-consul-servers-incompatible.yaml', findings: ['StatefulSet consul/consul-server'] },
     {
       fixtures: ['fires-linkerd-one-behind.yaml', 'fires-istio-one-behind.yaml'],
       base: 'both',
@@ -22,6 +24,7 @@ checkCases('proxy-outdated', {
     },
   ],
   silent: [
+    { fixtures: 'ok-consul-servers-compatible.yaml' },
     { fixtures: 'ok-linkerd-edge-proxy.yaml' },
     { fixtures: 'ok-linkerd-digest-annotation.yaml' },
     { fixtures: 'ok-istio-newer-proxy.yaml' },

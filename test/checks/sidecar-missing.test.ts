@@ -14,6 +14,8 @@ checkCases('sidecar-missing', {
     { fixtures: 'fires-linkerd-during-outage.yaml', findings: ['Deployment shop/cart'] },
     { fixtures: 'fires-linkerd.yaml', findings: ['Deployment shop/cart'] },
     { fixtures: 'fires-linkerd-before-ready.yaml', findings: ['Deployment shop/cart'] },
+    { fixtures: 'fires-linkerd-injector-replaced.yaml', findings: ['Deployment shop/orders'] },
+    { fixtures: 'fires-linkerd-injector-rollout.yaml', findings: ['Deployment shop/orders'] },
     // A marker value Istio 1.27+ ignores while the namespace's policy injects: the missing proxy is still reported.
     { fixtures: 'fires-istio-1-27-ignored-value.yaml', findings: ['Deployment yes27/eager'] },
   ],
@@ -24,6 +26,21 @@ checkCases('sidecar-missing', {
     { fixtures: 'ok-istio-1-27-ignored-value-injected.yaml' },
     { fixtures: 'ok-istio-ignored-value-before-1-27.yaml' },
   ],
+});
+
+describe('sidecar-missing: a replaced injector replica dates the window (linkerd/linkerd2#13702)', () => {
+  const msg = (name: string) =>
+    findings(cluster('linkerd', [`checks/sidecar-missing/${name}.yaml`]), ['sidecar-missing'])[0]!.message;
+  it('a replica re-created long after its ReplicaSet: the pods created around it were admitted while it was down', () => {
+    expect(msg('fires-linkerd-injector-replaced')).toContain(
+      'while the Linkerd injector was down (2026-11-21T07:58:30.000Z to 2026-11-21T08:01:40.000Z, replica linkerd-proxy-injector-6d8f9c7b5-x2k4p re-created at 2026-11-21T08:00:30.000Z)',
+    );
+  });
+  it('a rollout (its ReplicaSet as young as the pod): the old replicas served, no window is claimed', () => {
+    const m = msg('fires-linkerd-injector-rollout');
+    expect(m).not.toContain('injector was down');
+    expect(m).toContain('were created after Namespace shop got annotation');
+  });
 });
 
 describe('sidecar-missing beside injection-marker-invalid: a value Istio ignores while its policy injects', () => {

@@ -17,6 +17,9 @@ checkCases('webhook-call-failed', {
     { fixtures: 'fires-linkerd-refused-old-wording.yaml', findings: ['Deployment shop/web'] },
     { fixtures: 'fires-consul-patch.yaml', findings: ['Deployment catalog/products'] },
     { fixtures: 'fires-istio-patch.yaml', findings: ['Deployment store/frontend'] },
+    // Another admission layer's webhook failing for a workload a mesh injects (open-policy-agent/opa#1822, kyverno/kyverno#3390).
+    { fixtures: 'fires-istio-other-layer.yaml', findings: ['Deployment store/details'] },
+    { fixtures: 'fires-linkerd-kyverno-timeout.yaml', findings: ['Deployment shop/api'] },
   ],
   silent: [
     { fixtures: 'ok-istio.yaml' },
@@ -27,6 +30,25 @@ checkCases('webhook-call-failed', {
 
 const run = (mesh: 'linkerd' | 'istio' | 'consul', file: string) =>
   findings(cluster(mesh, [`checks/webhook-call-failed/${file}.yaml`]), ['webhook-call-failed']);
+
+describe('webhook-call-failed: another admission layer', () => {
+  it('names the other webhook, its configuration and Service, and says the mesh is not the cause', () => {
+    const [f] = run('istio', 'fires-istio-other-layer');
+    expect(f!.message).toContain(
+      'failed calling webhook istio.openpolicyagent.org (MutatingWebhookConfiguration opa-istio-admission-controller, failurePolicy Fail), which is not Istio',
+    );
+    expect(f!.message).toContain('its Service has no endpoints');
+    expect(f!.evidence).toMatchObject({
+      layer: 'MutatingWebhookConfiguration opa-istio-admission-controller',
+      service: 'opa-istio/admission-controller',
+    });
+    const [k] = run('linkerd', 'fires-linkerd-kyverno-timeout');
+    expect(k!.message).toContain(
+      'validate.kyverno.svc-fail (ValidatingWebhookConfiguration kyverno-resource-validating-webhook-cfg',
+    );
+    expect(k!.message).toContain('the call timed out');
+  });
+});
 
 describe('webhook-call-failed: the error read by its structure', () => {
   it("the older wording's refused connection is a refused connection, not the URL's ?timeout=30s", () => {

@@ -18,6 +18,7 @@ import {
   templateContainer,
 } from '../versions.js';
 import { CONSUL_KUBERNETES, CONSUL_RELEASES } from './releases.js';
+import { consulServers } from './servers.js';
 
 export const consulVersions = {
   /** Its releases as data (issue 32.4). */
@@ -41,6 +42,8 @@ export const consulVersions = {
       ? { version: tag, from: `${deploymentText(d)} flag -consul-dataplane-image=${image}` }
       : undefined;
   },
+  /** The Consul servers and the server releases the control plane's release supports (servers.ts). */
+  servers: consulServers,
   /** The consul-dataplane container (a native sidecar with dataplaneAsSidecarInitContainer). */
   proxy: (pod: K8sObject): VersionRead | undefined =>
     containerVersion(podContainer(pod, 'consul-dataplane'), 'container consul-dataplane'),

@@ -4,7 +4,8 @@
  * `istio-injection` and `istio.io/rev`, the pod label (or annotation) `sidecar.istio.io/inject`.
  */
 import { newPodLabels } from '../../k8s/pod-labels.js';
-import { removeFromTemplate, setOnTemplate } from '../../fix/commands.js';
+import { comment } from '../../fix/steps.js';
+import { namespaceChange, recreateAll, removeFromTemplate, setOnTemplate } from '../../fix/commands.js';
 import type { MeshContext } from '../context.js';
 import { shq } from '../../util/objects.js';
 import { asksOn } from '../asks.js';
@@ -195,8 +196,42 @@ export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): Mar
     const labelWorks = istio.webhooks.some(
       (h) => evalWebhook(h, nsLabels, { ...newPodLabels(w), ...labels, [ISTIO_INJECT]: 'true' }).called,
     );
-    // Where even the label selects no webhook, the namespace opts out: not a marker problem.
-    if (!labelWorks) return [];
+    // Where even the label selects no webhook, the namespace decides. A namespace that opts out (any
+    // istio-injection value but "enabled", or a revision nothing serves) is webhook-excludes-namespace's.
+    // A namespace with no Istio label at all, under webhooks that select namespaces only (the
+    // standalone injector up to 1.5 and istiod before the object webhooks of 1.10: one webhook,
+    // namespaceSelector istio-injection=enabled; istio/istio@1.5.10 manifests/istio-control/
+    // istio-autoinject/templates/mutatingwebhook.yaml): the pod asks, the namespace never does, and
+    // the API server never calls the injector, so the pod's request is never read (istio/istio#26600).
+    if (!labelWorks) {
+      if (nsLabels[ISTIO_NS_LABEL] !== undefined || nsLabels[ISTIO_REV] !== undefined) return [];
+      const nsLabel = enableLabel(istio.webhooks, w.namespace);
+      const nsWorks =
+        nsLabel !== undefined &&
+        istio.webhooks.some(
+          (h) =>
+            evalWebhook(h, { ...nsLabels, [nsLabel.key]: nsLabel.value }, { ...newPodLabels(w), ...labels }).called,
+        );
+      if (!nsWorks) return [];
+      return [
+        {
+          message: `${id} asks for injection with ${where} ${from} ${ISTIO_INJECT}=${value}, but namespace ${w.namespace} has no ${ISTIO_NS_LABEL} or ${ISTIO_REV} label and the installed Istio webhooks select namespaces only (none selects pods by their own labels), so the API server never calls the injector for its pods and their request is never read: the namespace decides, and it does not ask. Label the namespace ${nsLabel!.key}=${nsLabel!.value}; the pod ${from} then decides for each pod.`,
+          evidence: {
+            marker: `${where} ${from} ${ISTIO_INJECT}=${value}`,
+            namespaceMarker: null,
+            wins: `namespace ${w.namespace} (no ${ISTIO_NS_LABEL} label)`,
+            expected: `namespace label ${nsLabel!.key}=${nsLabel!.value}`,
+            rule: 'istio/istio@1.5.10 manifests/istio-control/istio-autoinject/templates/mutatingwebhook.yaml (namespaceSelector only)',
+          },
+          fix: [
+            comment`with the label every other workload of ${w.namespace} is injected too when re-created, unless it says false`,
+            ...namespaceChange(m, w.namespace, 'labels', [{ key: nsLabel!.key, value: nsLabel!.value }]),
+            ...recreateAll([w]),
+          ],
+          remove: removeFromTemplate(w, from === 'label' ? 'labels' : 'annotations', ISTIO_INJECT),
+        },
+      ];
+    }
     return [
       {
         message: `${id} asks for injection with ${where} ${from} ${ISTIO_INJECT}=${value}, but in namespace ${w.namespace} only the label ${ISTIO_INJECT}=true selects Istio's webhook, so its pods are not injected.`,
