@@ -295,7 +295,7 @@ function pullCause(said: string | undefined, pod: K8sObject, image: string | und
       cause: `the node cannot reach ${at}${elsewhere}`,
       evidence: { registry: registry ?? null },
       fix: [
-        comment`let the nodes reach ${at} (egress, proxy, DNS), or point the mesh image at a registry they reach`,
+        comment`let the nodes reach ${at} through egress, proxy and DNS, or point the mesh image at a registry they reach`,
       ] as Step[],
     };
   return elsewhere

@@ -136,7 +136,7 @@ export function istioCni(
           "the istio-cni node agent on the pod's node has no connection from a ztunnel (the node's ztunnel is not running, not ready, or restarted out of step with the agent), so it cannot add the pod to ambient mode",
         source: 'istio/istio 86c9f01f cni/pkg/nodeagent/ztunnelserver.go PodAdded; istio/istio#53843',
         fix: (node, ns) => [
-          comment`the ztunnel pod on the node must run and be ready; restarting it, then the istio-cni-node pod there, reconnects them`,
+          comment`the ztunnel pod on the node must run and be ready: restarting it, then the istio-cni-node pod there, reconnects them`,
           cmd`kubectl get pods -n ${ns} -l ${'app=ztunnel'} -o wide --field-selector ${`spec.nodeName=${node ?? 'NODE'}`}`,
         ],
       },
