@@ -14,6 +14,11 @@
  * type or attachment, and the pod is still Pending with no container started. Silent for a
  * sandbox failure of another plugin (Calico's ClusterInformation, Cilium), for a pod that started
  * since (the attachment was created, the plugin recovered), and for pods not read.
+ * The plugin's own words (issue 31): a line the profile knows (`cni.failures`: Istio's "no ztunnel
+ * connection") names the cause; "Unauthorized" names the plugin's credentials on the node (the
+ * kubeconfig its DaemonSet wrote: hashicorp/consul-k8s#4106, #4442). A message naming no plugin at all
+ * (a bare "exit status N": kumahq/kuma#2046) is attributed to the mesh whose CNI-only validation init
+ * container the pod carries, said as the candidate the message cannot name.
  * Known false positives: none known; a plugin failing once and then succeeding leaves the pod running.
  * Fix: a missing attachment: create it in the namespace as the mesh documents it; a plugin failing:
  * the mesh's CNI DaemonSet pod on that node (its log says why), and the message quoted.
@@ -38,9 +43,39 @@ function started(pod: K8sObject): boolean {
     .some((s) => isObj(s.state) && (isObj(s.state.running) || isObj(s.state.terminated)));
 }
 
+/** A sandbox failure naming no plugin, of a pod injected for a mesh's CNI plugin (its validation init container). */
+type GroupCause = SandboxCause | { kind: 'unnamed'; name: string };
+
+/**
+ * A message that names no CNI plugin at all (the runtime's bare "exit status N": kumahq/kuma#2046),
+ * of a pod that carries the validation init container a mesh injects only for its CNI plugin: that
+ * plugin, chained on the node, is the candidate. A message naming another plugin is that plugin's.
+ */
+function unnamedCause(message: string, pod: K8sObject | undefined, meshes: readonly MeshName[]) {
+  // Only a bare exit status (containerd "failed to setup network for sandbox ...: exit status 1",
+  // dockershim "NetworkPlugin cni failed to set up pod ... network: exit status 3"): any other
+  // error text is its own (Calico's ClusterInformation) and says nothing of a mesh.
+  const text = message.slice(0, 20000);
+  if (!pod || /plugin type="|network "|in cni dir|network-attachment-definition/i.test(text)) return undefined;
+  if (
+    !/(?:failed to (?:setup|set up) network for sandbox "[^"]{0,200}"|NetworkPlugin cni failed to set up pod "[^"]{0,300}" network): exit status \d{1,3}\s*$/.test(
+      text,
+    )
+  )
+    return undefined;
+  const inits = arr(isObj(pod.spec) ? pod.spec.initContainers : undefined)
+    .filter(isObj)
+    .map((c) => str(c.name) ?? '');
+  for (const mesh of meshes) {
+    const v = profileOf(mesh).cni?.validationInit;
+    if (v && inits.includes(v)) return { kind: 'unnamed' as const, name: v, mesh };
+  }
+  return undefined;
+}
+
 interface Group {
   mesh: MeshName;
-  cause: SandboxCause;
+  cause: GroupCause;
   resource: ResourceRef;
   pods: Set<string>;
   nodes: Set<string>;
@@ -65,10 +100,15 @@ export default defineCheck({
     for (const e of m.list('events')) {
       const ev = eventInfo(e);
       if (ev.reason !== SANDBOX_REASON || ev.kind !== 'Pod' || !m.inScope(ev.namespace)) continue;
-      const cause = sandboxCauses(ev.message, [...byPlugin.keys()], [...byAttachment.keys()])[0];
-      if (!cause) continue;
-      const mesh = (cause.kind === 'attachment' ? byAttachment : byPlugin).get(cause.name)!;
       const pod = m.get('pods', ev.namespace, ev.name);
+      const named = sandboxCauses(ev.message, [...byPlugin.keys()], [...byAttachment.keys()])[0];
+      const unnamed = named ? undefined : unnamedCause(ev.message, pod, meshes);
+      const cause: GroupCause | undefined = named ?? unnamed;
+      if (!cause) continue;
+      const mesh =
+        cause.kind === 'unnamed'
+          ? unnamed!.mesh
+          : (cause.kind === 'attachment' ? byAttachment : byPlugin).get(cause.name)!;
       // The pod gone or started since: the failure is over (pods not read: the event alone tells).
       if (m.has('pods') && (!pod || started(pod))) continue;
       const owner = arr(pod?.metadata?.ownerReferences)
@@ -110,7 +150,7 @@ export default defineCheck({
       let message: string;
       const fix: Step[] = [];
       if (g.cause.kind === 'attachment') {
-        const where = g.cause.namespace ?? ns;
+        const where = ('namespace' in g.cause ? g.cause.namespace : undefined) ?? ns;
         message =
           `The kubelet cannot create the sandbox of ${plural(pods.length, 'pod')} of ${what}: Multus finds no NetworkAttachmentDefinition ${g.cause.name} in namespace ${where}, ` +
           `which the pods name to run the ${meshTitle(g.mesh)} CNI plugin, so they stay in ContainerCreating (${quote}).`;
@@ -121,9 +161,35 @@ export default defineCheck({
                 comment`the pods name ${where}/${g.cause.name}: create it there, or point the injected k8s.v1.cni.cncf.io/networks annotation at a namespace that has it`,
               ]),
         );
+      } else if (g.cause.kind === 'unnamed') {
+        const on = nodes.length ? ` on ${plural(nodes.length, 'node')} ${nodes.slice(0, 5).join(', ')}` : '';
+        message =
+          `The kubelet cannot create the sandbox of ${plural(pods.length, 'pod')} of ${what}${on}, and its message names no plugin (${quote}); ` +
+          `the pods were injected for the ${meshTitle(g.mesh)} CNI plugin (init container ${g.cause.name}), which runs chained on the node: it is the candidate the message cannot name, so its installation on the node (its binary and configuration directories) is where to look.`;
+        fix.push(
+          comment`the pod of DaemonSet ${cni.daemonSet} on ${nodes[0] ?? 'the node of the pod'} installs the plugin, and its log says where it put the binary and the configuration, which must be the directories the container runtime of the node reads`,
+          cmd`kubectl get pods -A -o wide --field-selector ${`spec.nodeName=${nodes[0] ?? 'NODE'}`}`,
+        );
       } else {
         const on = nodes.length ? ` on ${plural(nodes.length, 'node')} ${nodes.slice(0, 5).join(', ')}` : '';
-        message = `The kubelet cannot create the sandbox of ${plural(pods.length, 'pod')} of ${what}${on}: the ${meshTitle(g.mesh)} CNI plugin (type ${g.cause.name}) fails: ${quote}`;
+        const said = sandboxQuote(g.message, 2000);
+        const known = (cni.failures ?? []).find((f) => f.line.test(said));
+        // The plugin calls the API server with the credentials its DaemonSet wrote on the node (a
+        // kubeconfig with a ServiceAccount token): refused, they are stale (consul-k8s control-plane/cni
+        // main.go "error retrieving pod"; hashicorp/consul-k8s#4106, #4442).
+        const unauthorized = !known && /\bUnauthorized\b/.test(said);
+        const why = known
+          ? `: ${known.cause}`
+          : unauthorized
+            ? `: the API server refuses the credentials the plugin uses on the node (the kubeconfig its DaemonSet ${cni.daemonSet} wrote there, whose ServiceAccount token was rotated or belongs to a ServiceAccount since re-created)`
+            : '';
+        message = `The kubelet cannot create the sandbox of ${plural(pods.length, 'pod')} of ${what}${on}: the ${meshTitle(g.mesh)} CNI plugin (type ${g.cause.name}) fails${why}${why ? ` (${quote})` : `: ${quote}`}`;
+        // The control plane's default namespace: this check reads no webhook to find the installed one.
+        if (known) fix.push(...known.fix(nodes[0], p.controlPlane.namespace));
+        if (unauthorized)
+          fix.push(
+            comment`delete the pod of DaemonSet ${cni.daemonSet} on the node: the DaemonSet re-creates it, and it writes the kubeconfig of the plugin anew with a current token`,
+          );
         fix.push(
           comment`the pod of DaemonSet ${cni.daemonSet} on ${nodes[0] ?? 'the node of the pod'} installs and serves the plugin, and its log says why it fails`,
           cmd`kubectl get pods -A -o wide --field-selector ${`spec.nodeName=${nodes[0] ?? 'NODE'}`}`,
@@ -138,12 +204,15 @@ export default defineCheck({
         evidence: {
           cause: g.cause.kind,
           name: g.cause.name,
-          ...(g.cause.namespace ? { attachmentNamespace: g.cause.namespace } : {}),
+          ...('namespace' in g.cause && g.cause.namespace ? { attachmentNamespace: g.cause.namespace } : {}),
           pods: pods.slice(0, 20),
           nodes: nodes.slice(0, 20),
           events: g.count,
           ...(g.last ? { lastSeen: g.last } : {}),
           message: printable(sandboxQuote(g.message, 1000), 1000),
+          ...(g.cause.kind === 'plugin' && cni.failures?.some((f) => f.line.test(sandboxQuote(g.message, 2000)))
+            ? { source: cni.failures.find((f) => f.line.test(sandboxQuote(g.message, 2000)))!.source }
+            : {}),
         },
         fix,
       };

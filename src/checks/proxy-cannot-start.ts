@@ -30,6 +30,12 @@
  * for the app's own containers. The kubelet's BackOff, Failed and pull-failure events about the
  * container are evidence where read. A reason meshdoctor does not know quotes the message the
  * kubelet gave (bounded, printable).
+ * OOMKilled (issue 31): a container whose last termination was the kernel's OOM kill, crash-looping or
+ * running with OOM_RESTARTS restarts, is reported with its memory limit and the mesh's setting for it.
+ * Image pulls: the runtime's error the kubelet quotes says why (credentials and the pod's
+ * imagePullSecrets, an untrusted certificate, no such tag, an unreachable registry).
+ * SELinux: a node-decided failure of an unprivileged container on a Red Hat-family node also names
+ * SELinux and the mesh's privileged setting (`runtime.privileged`).
  * Altered native sidecars (issue 31 item 12): a proxy injected as a native sidecar whose
  * `restartPolicy: Always` the API server dropped (native sidecars off, before 1.29) or a later
  * webhook removed runs as a plain init container, never exits, and holds the pod in Init. It is
@@ -48,6 +54,7 @@ import { alteredNativeSidecar, injectedNames } from '../mesh/proxy.js';
 import { clusterVersions } from '../facts/versions.js';
 import { compareMinor, minorText, NATIVE_SIDECARS_ON } from '../k8s/server.js';
 import { setOnTemplate } from '../fix/commands.js';
+import { parseQuantity } from '../k8s/quantity.js';
 import { meshesAllowed } from '../facts/siblings.js';
 import type { Model, Workload } from '../facts/model.js';
 import type { MeshName } from '../mesh/names.js';
@@ -75,7 +82,12 @@ interface Failing {
   image?: string;
   /** The termination message (only the lines a snapshot keeps are quoted), or the kubelet's waiting message. */
   message?: string;
+  /** Its last termination was the kernel's OOM kill (reason OOMKilled). */
+  oom?: true;
 }
+
+/** Restarts after which a container that runs now but was last OOM-killed is reported (a single kill may be a spike). */
+const OOM_RESTARTS = 3;
 
 /** The injected containers of this mesh that fail in a pod, in start order (init containers first). */
 function failingIn(pod: K8sObject, names: readonly string[]): Failing[] {
@@ -100,7 +112,14 @@ function failingIn(pod: K8sObject, names: readonly string[]): Failing[] {
         restarts: typeof cs.restartCount === 'number' ? cs.restartCount : 0,
         ...(str(cs.image) ? { image: str(cs.image)! } : {}),
       };
-      if (reason && PULL.has(reason)) out.push({ ...base, kind: 'image', reason });
+      const oom = term?.reason === 'OOMKilled' ? { oom: true as const } : {};
+      if (reason && PULL.has(reason))
+        out.push({
+          ...base,
+          kind: 'image',
+          reason,
+          ...(typeof waiting?.message === 'string' ? { message: waiting.message } : {}),
+        });
       else if (reason && CONFIG.has(reason))
         out.push({
           ...base,
@@ -118,6 +137,16 @@ function failingIn(pod: K8sObject, names: readonly string[]): Failing[] {
           reason: reason ?? str(termNow?.reason) ?? 'Error',
           ...(typeof term?.exitCode === 'number' ? { exitCode: term.exitCode } : {}),
           ...(typeof term?.message === 'string' ? { message: term.message } : {}),
+          ...oom,
+        });
+      // Running now, but killed for memory again and again: the app loses its proxy each time.
+      else if (!reason && !init && termLast?.reason === 'OOMKilled' && base.restarts >= OOM_RESTARTS)
+        out.push({
+          ...base,
+          kind: 'crash',
+          reason: 'OOMKilled',
+          ...(typeof termLast.exitCode === 'number' ? { exitCode: termLast.exitCode } : {}),
+          oom: true,
         });
     }
   }
@@ -161,6 +190,161 @@ function containerEvents(m: Model, pods: readonly K8sObject[], container: string
     : undefined;
 }
 
+/** The kubelet's reason a pull failed: the container's waiting message, else its latest "Failed to pull image" event. */
+function pullMessage(m: Model, group: readonly Failing[], f: Failing): string | undefined {
+  const own = f.message?.trim();
+  if (own && !/^Back-off pulling image/i.test(own)) return own;
+  if (!m.has('events')) return own || undefined;
+  const names = new Set(group.map((g) => nameOf(g.pod)));
+  let last: { message: string; at: string } | undefined;
+  for (const e of m.list('events')) {
+    const ev = eventInfo(e);
+    if (ev.kind !== 'Pod' || ev.container !== f.container || !names.has(ev.name) || ev.reason !== 'Failed') continue;
+    if (!/^Failed to pull image/.test(ev.message)) continue;
+    const at = ev.lastTimestamp ?? '';
+    if (!last || at > last.at) last = { message: ev.message, at };
+  }
+  return last?.message ?? (own || undefined);
+}
+
+/** The registry an image reference names (Docker's rule: a first part with a dot or a port, or localhost; else docker.io). */
+function registryOf(image: string): string {
+  const first = image.split('/')[0] ?? '';
+  return image.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost')
+    ? first
+    : 'docker.io';
+}
+
+/**
+ * Why a pull failed, from the runtime's error text the kubelet quotes ("Failed to pull image %q: %v",
+ * kubernetes pkg/kubelet/images/image_manager.go): the registry refuses the node without credentials
+ * (the pod's imagePullSecrets, which the ServiceAccount admission plugin fills from the
+ * ServiceAccount when the pod sets none: plugin/pkg/admission/serviceaccount/admission.go), the
+ * node does not trust the registry's certificate, the image or tag does not exist, the registry is
+ * unreachable or rate-limits the node. The mesh's image from another registry than the app's is said too.
+ */
+function pullCause(said: string | undefined, pod: K8sObject, image: string | undefined, injected: readonly string[]) {
+  const text = (said ?? '').slice(0, 4000);
+  const registry = image ? registryOf(image) : undefined;
+  const spec = podSpec(pod);
+  const secrets = (Array.isArray(spec.imagePullSecrets) ? spec.imagePullSecrets : [])
+    .slice(0, 20)
+    .map((x: unknown) => (isObj(x) ? (str(x.name) ?? '') : ''))
+    .filter(Boolean) as string[];
+  const appRegistries = [
+    ...new Set(
+      [...initContainers(spec), ...containers(spec)]
+        .filter((c) => !injected.includes(str(c.name) ?? ''))
+        .map((c) => str(c.image))
+        .filter((x): x is string => !!x)
+        .map(registryOf),
+    ),
+  ].sort();
+  // Only where the app's images all come from registries of their own (a mirror): the mesh's image
+  // from another registry, the public default among them, is then likely a hub never pointed at it.
+  const elsewhere =
+    registry && appRegistries.length && !appRegistries.includes(registry) && !appRegistries.includes('docker.io')
+      ? `; the app's own images come from ${appRegistries.join(', ')}, so the mesh's image registry may not point at your mirror`
+      : '';
+  const sa = str(spec.serviceAccountName) ?? 'default';
+  const ns = str(pod.metadata?.namespace) ?? '';
+  const at = registry ?? 'the registry';
+  if (
+    /pull access denied|unauthorized|authentication required|no basic auth credentials|requested access to the resource is denied|\b401\b|\b403\b|denied:|may require (?:docker )?login/i.test(
+      text,
+    )
+  )
+    return {
+      cause: `${at} refuses the node without credentials, and ${secrets.length ? `the pod's imagePullSecrets (${secrets.join(', ')}) do not open it` : `the pod has no imagePullSecrets (neither its own nor those of its ServiceAccount ${sa})`}${elsewhere}`,
+      evidence: { registry: registry ?? null, imagePullSecrets: secrets, serviceAccount: sa },
+      fix: [
+        comment`give the pods credentials for ${at}: a docker-registry Secret in the namespace, named in the imagePullSecrets of the ServiceAccount ${sa}, which the API server copies into every new pod that names none`,
+        cmd`kubectl get serviceaccount ${sa} -n ${ns} -o jsonpath=${'{.imagePullSecrets}'}`,
+      ] as Step[],
+    };
+  if (/x509|certificate signed by unknown authority|certificate is not valid|tls: failed to verify/i.test(text))
+    return {
+      cause: `the container runtime of the node does not trust the TLS certificate ${at} presents (a private CA, or a proxy that inspects TLS)${elsewhere}`,
+      evidence: { registry: registry ?? null },
+      fix: [
+        comment`add the CA that signs the certificate of ${at} to the trust store of the container runtime of the nodes, or pull through a mirror they trust`,
+      ] as Step[],
+    };
+  if (
+    /manifest unknown|manifest for .{1,300} not found|not found: manifest|no such manifest|repository .{1,300} not found|: not found\b/i.test(
+      text,
+    )
+  )
+    return {
+      cause: `${at} has no such image or tag${elsewhere}`,
+      evidence: { registry: registry ?? null },
+      fix: [] as Step[],
+    };
+  if (/toomanyrequests|rate limit/i.test(text))
+    return {
+      cause: `${at} rate-limits the node's pulls${elsewhere}`,
+      evidence: { registry: registry ?? null },
+      fix: [comment`pull the mesh images through an authenticated account or a mirror of your own`] as Step[],
+    };
+  if (
+    /i\/o timeout|dial tcp|no such host|connection refused|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset/i.test(
+      text,
+    )
+  )
+    return {
+      cause: `the node cannot reach ${at}${elsewhere}`,
+      evidence: { registry: registry ?? null },
+      fix: [
+        comment`let the nodes reach ${at} through egress, proxy and DNS, or point the mesh image at a registry they reach`,
+      ] as Step[],
+    };
+  return elsewhere
+    ? { cause: elsewhere.slice(2), evidence: { registry: registry ?? null, appRegistries }, fix: [] as Step[] }
+    : undefined;
+}
+
+/** Twice a memory quantity, in Mi, for a fix that raises a limit (undefined where it does not parse). */
+function doubled(q: string | undefined): string | undefined {
+  const bytes = q ? parseQuantity(q) : undefined;
+  return bytes && bytes > 0 ? `${Math.ceil((bytes * 2) / 1048576)}Mi` : undefined;
+}
+
+/**
+ * The kernel killed the container for memory (lastState.terminated.reason OOMKilled, exit code 137):
+ * it reached its memory limit (or the node ran out). The limit the pod gives it, and where the mesh
+ * sets it: the proxy's annotation or settings, the init container's own resources.
+ */
+function oomCause(m: Model, w: Workload, mesh: MeshName, f: Failing) {
+  const p = profileOf(mesh);
+  const c = specOf(f.pod, f.container);
+  const res = isObj(c?.resources) ? c!.resources : {};
+  const limit = isObj(res.limits) ? str(res.limits.memory) : undefined;
+  const isProxy = f.container === p.containers.proxy;
+  const annotation = isProxy ? p.proxy.resources.annotations['limits.memory'] : undefined;
+  const higher = doubled(limit) ?? p.proxy.resources.suggested['limits.memory'];
+  const init = !isProxy && f.init ? p.runtime.initResources?.(m) : undefined;
+  const fix: Step[] = isProxy
+    ? annotation && higher
+      ? [
+          comment`raise the memory limit of the proxy for this workload, above what it uses under load`,
+          ...setOnTemplate(w, 'annotations', annotation, higher),
+        ]
+      : [
+          ...(p.proxy.resources.fix?.(m) ?? [
+            comment`raise the memory limit of the proxy in the ${lit(p.title)} settings`,
+          ]),
+        ]
+    : [
+        comment`raise the memory limit of ${f.container}: ${lit(init ? `it comes from ${init.from}` : `the ${p.title} injector sets it`)}`,
+      ];
+  fix.push(cmd`kubectl top pod ${nameOf(f.pod)} -n ${w.namespace} --containers`);
+  return {
+    cause: `the kernel kills it for memory (${f.reason === 'OOMKilled' ? 'its last termination' : 'OOMKilled'}), ${limit ? `at its memory limit ${limit}` : 'with no memory limit of its own: the node ran out of memory, or a LimitRange default applies'}${isProxy ? '; the app loses its proxy at each kill' : ''}`,
+    evidence: { oomKilled: true, memoryLimit: limit ?? null, ...(annotation ? { annotation } : {}) },
+    fix,
+  };
+}
+
 function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
   const p = profileOf(mesh);
   const first = group[0]!;
@@ -179,14 +363,29 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
   );
   const status = `${first.reason}${first.exitCode !== undefined ? `, exit code ${first.exitCode}` : ''}${first.restarts ? `, ${plural(first.restarts, 'restart')}` : ''}`;
   if (first.kind === 'image') {
+    const image = first.image ?? str(specOf(first.pod, first.container)?.image);
+    const said = pullMessage(m, group, first);
+    const why = pullCause(said, first.pod, image, injectedNames(p));
     return {
-      cause: `the node cannot pull its image ${first.image ?? '(not reported)'}`,
-      evidence: { image: first.image ?? null },
-      fix: [...p.runtime.image(cpNs), cmd`kubectl describe pod ${ctx.pod} -n ${w.namespace}`] as Step[],
+      cause: `the node cannot pull its image ${image ?? '(not reported)'}${why ? `: ${why.cause}` : ''}${said ? ` (the kubelet said: "${printable(said, 300)}")` : "; the kubelet's message was not kept"}`,
+      evidence: {
+        image: image ?? null,
+        ...(said ? { message: printable(said, 300) } : {}),
+        ...(why ? why.evidence : {}),
+      },
+      fix: [
+        ...(why?.fix ?? []),
+        ...p.runtime.image(cpNs),
+        cmd`kubectl describe pod ${ctx.pod} -n ${w.namespace}`,
+      ] as Step[],
       role,
       status,
       events,
     };
+  }
+  if (first.oom) {
+    const o = oomCause(m, w, mesh, first);
+    return { ...o, role, status, events };
   }
   const node = nodeOf(m, first.pod);
   if (first.kind === 'config') {
@@ -233,19 +432,38 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
       status,
       events,
     };
-  if (read)
+  if (read) {
+    // A failure the node decides, on a node whose OS enforces SELinux by default, of a container
+    // that is not privileged: SELinux refusing its iptables calls is the other cause the status
+    // cannot tell from the kernel's (istio/istio#12948 SELinux, #44118 kernel modules, both RHEL-family).
+    const spec = specOf(first.pod, first.container);
+    const privileged = isObj(spec?.securityContext) && spec!.securityContext.privileged === true;
+    const selinux =
+      read.failure.node &&
+      node &&
+      !privileged &&
+      p.runtime.privileged &&
+      // A line that names the kernel's own failure (nft, a missing table) is that failure.
+      (!read.line || /Permission denied/.test(read.line)) &&
+      SELINUX_OS.test(node.osImage ?? '');
     return {
-      cause: `${read.failure.cause}${read.failure.node && node ? ` (node ${nodeText(node)})` : ''}`,
+      cause: `${read.failure.cause}${read.failure.node && node ? ` (node ${nodeText(node)})` : ''}${
+        selinux
+          ? `; or SELinux, which this node image enforces by default, refuses the unprivileged ${first.container} its iptables calls: it runs once privileged`
+          : ''
+      }`,
       evidence: {
         source: read.failure.source,
         ...(read.line ? { line: printable(read.line, 512) } : {}),
         ...(read.failure.node && node ? { node } : {}),
+        ...(selinux ? { selinux: 'node OS enforces SELinux by default; container not privileged' } : {}),
       },
-      fix: read.failure.fix(ctx),
+      fix: selinux ? [...read.failure.fix(ctx), ...p.runtime.privileged!(cpNs)] : read.failure.fix(ctx),
       role,
       status,
       events,
     };
+  }
   const quoted = first.message?.trim() ? printable(first.message.trim().split(/\r?\n/).pop()!, 300) : undefined;
   return {
     cause: `it keeps failing${first.exitCode !== undefined ? ` with exit code ${first.exitCode}` : ''}, for a reason meshdoctor does not know${quoted ? `; its termination message ends "${quoted}"` : ''}`,
@@ -259,6 +477,13 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
     events,
   };
 }
+
+/**
+ * Node images whose OS enforces SELinux by default (Red Hat's family: RHEL, CoreOS of OpenShift,
+ * CentOS, Fedora, Rocky, Alma, Oracle Linux): an unprivileged container's iptables calls are refused
+ * there (istio/istio#12948, #13857; linkerd/linkerd2#2768, #7767).
+ */
+const SELINUX_OS = /Red Hat|RHEL|CentOS|Fedora|CoreOS|Rocky Linux|AlmaLinux|Oracle Linux/i;
 
 /** The node a pod runs on, as its Node reports itself (status.nodeInfo), where Nodes were read and it is there. */
 function nodeOf(m: Model, pod: K8sObject) {

@@ -311,6 +311,13 @@ export function keeper(policy: KeepPolicy): Keeper {
       serviceAccountName: spec.serviceAccountName,
       serviceAccount: spec.serviceAccount,
       automountServiceAccountToken: spec.automountServiceAccountToken,
+      // proxy-cannot-start: which pull Secrets a pod names (their names only, bounded), for an image the registry refuses.
+      imagePullSecrets: Array.isArray(spec.imagePullSecrets)
+        ? spec.imagePullSecrets
+            .slice(0, 20)
+            .filter((x: unknown) => isObj(x) && typeof x.name === 'string')
+            .map((x: Record<string, any>) => ({ name: String(x.name).slice(0, 253) }))
+        : undefined,
       securityContext: slimSecurityContext(spec.securityContext, false),
     };
   }
@@ -331,10 +338,20 @@ export function keeper(policy: KeepPolicy): Keeper {
 
   /**
    * The waiting reasons whose message the kubelet writes itself (it cannot create or start the
-   * container: kubernetes pkg/kubelet/kuberuntime), kept, cut, for the containers the meshes inject:
-   * proxy-cannot-start reads the non-root refusals and quotes the others.
+   * container: kubernetes pkg/kubelet/kuberuntime) or quotes from the runtime when it cannot pull the
+   * image (pkg/kubelet/images: the registry's refusal, an untrusted certificate, a timeout), kept,
+   * cut, for the containers the meshes inject: proxy-cannot-start reads the non-root refusals and
+   * why a pull failed, and quotes the others.
    */
-  const KEPT_WAITING = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
+  const KEPT_WAITING = new Set([
+    'CreateContainerConfigError',
+    'CreateContainerError',
+    'RunContainerError',
+    'ErrImagePull',
+    'ImagePullBackOff',
+    'ErrImageNeverPull',
+    'InvalidImageName',
+  ]);
 
   /**
    * A pod's container statuses keep no waiting message and no termination message (a crashed app's

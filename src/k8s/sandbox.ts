@@ -49,12 +49,17 @@ export function sandboxCauses(
   return out;
 }
 
-/** A sandbox failure message naming one of these plugins or attachments (what a snapshot keeps of these events). */
+/**
+ * A sandbox failure message naming one of these plugins or attachments, or naming no plugin at all
+ * (the runtime's bare "exit status N": pod-sandbox-cni-failed attributes it by the pod's injected
+ * init container), what a snapshot keeps of these events. The kubelet's event recorder may prefix
+ * a message "(combined from similar events): " (client-go tools/record events_cache.go).
+ */
 export function sandboxMessageShape(plugins: readonly string[], attachments: readonly string[]): RegExp {
   const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const names = [...new Set([...plugins, ...attachments])].map(esc).join('|');
   return new RegExp(
-    `^Failed to create pod sandbox: [\\s\\S]*(?:plugin type="(?:${names})"|network "(?:${names})"|\\((?:${names})\\) in namespace|"(?:${names})" not found|in the name (?:${names}) in cni dir)`,
+    `^(?:\\(combined from similar events\\): )?Failed to create pod sandbox: (?:[\\s\\S]*(?:plugin type="(?:${names})"|network "(?:${names})"|\\((?:${names})\\) in namespace|"(?:${names})" not found|in the name (?:${names}) in cni dir)|(?![\\s\\S]*plugin type=)[\\s\\S]{0,2000}network[^:]{0,400}: exit status \\d{1,3}\\s*$)`,
   );
 }
 

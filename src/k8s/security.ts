@@ -39,10 +39,17 @@ export function effectiveSecurity(spec: Record<string, any>, container: Record<s
   };
 }
 
-/** Whether the container has a capability: privileged, or added (the runtime's default set is not assumed). */
+/**
+ * Whether the container has a capability: privileged, or added and not dropped by name (the
+ * runtime's default set is not assumed). The runtime drops `ALL` before it adds and a named
+ * capability after it adds (containerd's CRI plugin, pkg/cri/server/container_create_linux.go;
+ * CRI-O alike), so `add: [NET_RAW]` with `drop: [NET_RAW]` leaves the container without it
+ * (linkerd/linkerd2#6254).
+ */
 export function grants(e: EffectiveSecurity, capability: string): boolean {
   if (e.privileged) return true;
   const up = (s: string) => s.toUpperCase().replace(/^CAP_/, '');
+  if (e.drop.some((c) => up(c) === up(capability))) return false;
   return e.add.some((c) => up(c) === up(capability));
 }
 

@@ -117,6 +117,18 @@ export interface SidecarlessMode {
 }
 
 /** The mesh's CNI plugin, which replaces the init container that needs network capabilities. */
+/** A line of a mesh CNI plugin's error and what it means (pod-sandbox-cni-failed). */
+interface CniFailure {
+  /** Anchored to the plugin's own words; the message is untrusted, bounded before it is tested. */
+  readonly line: RegExp;
+  /** What it means: a clause, no final period. */
+  readonly cause: string;
+  /** The mesh's file and commit, and the reports that confirm it. */
+  readonly source: string;
+  /** What to change, on `node` (where the pod's node was read), with the mesh's control-plane namespace. */
+  fix(node: string | undefined, controlPlaneNamespace: string): Step[];
+}
+
 export interface CniPlugin {
   /** The init container the injector adds without the plugin, and the capabilities it adds. */
   readonly privilegedInit: { name: string; capabilities: readonly string[] };
@@ -134,6 +146,11 @@ export interface CniPlugin {
    * `k8s.v1.cni.cncf.io/networks`, and how to get it into a namespace that lacks it.
    */
   readonly attachment?: { readonly name: string; fix(namespace: string): Step[] };
+  /**
+   * Lines of the plugin's own error (what libcni quotes after `failed (add): `) that say why it
+   * fails, in the mesh's words: pod-sandbox-cni-failed names the cause instead of only quoting it (issue 31).
+   */
+  readonly failures?: readonly CniFailure[];
   /** Whether the injector injects for the plugin (for the workload's injector), from the mesh's own configuration (undefined: not read). */
   enabled(m: MeshContext, w?: Workload): { enabled: boolean; from: string } | undefined;
   /**
@@ -296,6 +313,12 @@ interface Runtime {
    * pod lacks (Consul: one Service selecting it; Istio: a CNI agent that does not skip its namespace).
    */
   initNeeds?(m: MeshContext, w: Workload, pod: K8sObject, container: string): InitNeed[];
+  /**
+   * How the mesh runs its iptables init container privileged, where the mesh has such a setting:
+   * what an SELinux-enforcing node (RHEL-family images) needs before it lets the container program
+   * the pod's iptables (issue 31).
+   */
+  privileged?(controlPlaneNamespace: string): Step[];
   /** How the images of the injected containers are chosen (for an image the nodes cannot pull). */
   image(controlPlaneNamespace: string): Step[];
   /** How the app is held until the proxy is ready (app-starts-before-proxy). */

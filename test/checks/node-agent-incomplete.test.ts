@@ -14,6 +14,7 @@ checkCases('node-agent-incomplete', {
     { fixtures: 'fires-linkerd-cni-image-pull.yaml', findings: ['DaemonSet linkerd-cni/linkerd-cni'] },
     { fixtures: 'fires-kuma-cni-node-selector.yaml', findings: ['DaemonSet kube-system/kuma-cni-node'] },
     { fixtures: 'fires-consul-cni-quota-scope.yaml', findings: ['DaemonSet consul/consul-cni'] },
+    { fixtures: 'fires-linkerd-cni-tainted-node.yaml', findings: ['DaemonSet linkerd-cni/linkerd-cni'] },
   ],
   silent: [
     { fixtures: 'ok-istio-ambient-complete.yaml' },

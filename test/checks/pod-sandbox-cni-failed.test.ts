@@ -14,11 +14,15 @@ checkCases('pod-sandbox-cni-failed', {
     { fixtures: 'fires-istio-openshift-attachment-missing.yaml', findings: ['Deployment ml/cache-deployer'] },
     { fixtures: 'fires-linkerd-plugin-exit-127.yaml', findings: ['Deployment shop/web'] },
     { fixtures: 'fires-kuma-attachment-missing.yaml', findings: ['Deployment orders/router'] },
+    { fixtures: 'fires-consul-cni-unauthorized.yaml', findings: ['Deployment catalog/gitea'] },
+    { fixtures: 'fires-istio-ambient-no-ztunnel-connection.yaml', findings: ['Deployment shop/portfolios'] },
+    { fixtures: 'fires-kuma-cni-no-plugin-named.yaml', findings: ['Deployment orders/foo'] },
   ],
   silent: [
     { fixtures: 'ok-istio-calico-clusterinformation.yaml' },
     { fixtures: 'ok-istio-attachment-created-since.yaml' },
     { fixtures: 'ok-linkerd-cilium-plugin.yaml' },
+    { fixtures: 'ok-kuma-init-exit-status.yaml' },
   ],
 });
 
@@ -68,6 +72,17 @@ describe('snapshots', () => {
     expect(
       sandboxMessageShape(['kuma-cni'], []).test('Failed to create pod sandbox: (kuma-cni) in namespace (x)'),
     ).toBe(true);
+    // The event recorder's prefix (hashicorp/consul-k8s#4106), and a bare exit status naming no plugin (kumahq/kuma#2046).
+    const shape = sandboxMessageShape(['consul-cni'], []);
+    expect(
+      shape.test(
+        '(combined from similar events): Failed to create pod sandbox: x: plugin type="consul-cni" name="consul-cni" failed (add): y',
+      ),
+    ).toBe(true);
+    expect(
+      shape.test('Failed to create pod sandbox: rpc error: failed to setup network for sandbox "5c": exit status 1'),
+    ).toBe(true);
+    expect(shape.test('Failed to create pod sandbox: x: plugin type="calico" failed (add): exit status 1')).toBe(false);
   });
 });
 
@@ -82,5 +97,23 @@ describe('messages', () => {
       'pod-sandbox-cni-failed',
     ]);
     expect(k!.message).toContain('NetworkAttachmentDefinition kuma-cni in namespace orders');
+  });
+
+  it("names the cause from the plugin's own words: no ztunnel connection, refused credentials", () => {
+    const one = (base: Parameters<typeof cluster>[0], file: string) =>
+      findings(cluster(base, [`checks/pod-sandbox-cni-failed/${file}.yaml`]), ['pod-sandbox-cni-failed'])[0]!;
+    const z = one('istio-ambient', 'fires-istio-ambient-no-ztunnel-connection');
+    expect(z.message).toContain('has no connection from a ztunnel');
+    expect(z.fix).toContain(
+      'kubectl get pods -n istio-system -l app=ztunnel -o wide --field-selector spec.nodeName=node-a',
+    );
+    expect(z.evidence.source).toContain('ztunnelserver.go');
+    const c = one('consul', 'fires-consul-cni-unauthorized');
+    expect(c.message).toContain('the API server refuses the credentials the plugin uses on the node');
+    expect(c.fix.join('\n')).toContain('delete the pod of DaemonSet consul-cni on the node');
+    const k = one('kuma', 'fires-kuma-cni-no-plugin-named');
+    expect(k.message).toContain('its message names no plugin');
+    expect(k.message).toContain('init container kuma-validation');
+    expect(k.evidence).toMatchObject({ cause: 'unnamed', name: 'kuma-validation' });
   });
 });

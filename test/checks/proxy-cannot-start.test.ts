@@ -30,11 +30,20 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'fires-istio-native-sidecar-altered.yaml', findings: ['Deployment store/ratings'] },
     { fixtures: 'fires-linkerd-native-sidecar-altered.yaml', findings: ['Deployment shop/carts'] },
     { fixtures: 'fires-kuma-native-sidecar-altered.yaml', findings: ['Deployment orders/returns'] },
+    { fixtures: 'fires-linkerd-init-net-raw-dropped.yaml', findings: ['Deployment shop/tracker'] },
+    { fixtures: 'fires-istio-proxy-oomkilled.yaml', findings: ['Deployment store/notebooks'] },
+    { fixtures: 'fires-istio-proxy-oom-restarts.yaml', findings: ['Deployment store/metrics'] },
+    { fixtures: 'fires-consul-init-oomkilled.yaml', findings: ['Deployment catalog/search'] },
+    { fixtures: 'fires-istio-proxy-image-public-registry.yaml', findings: ['Deployment store/fieldconfig'] },
+    { fixtures: 'fires-istio-private-registry-no-pull-secret.yaml', findings: ['Deployment payments/reviews'] },
+    { fixtures: 'fires-linkerd-init-image-x509.yaml', findings: ['Deployment shop/ledger'] },
+    { fixtures: 'fires-istio-init-openshift-selinux.yaml', findings: ['Deployment store/details'] },
   ],
   silent: [
     { fixtures: 'ok-linkerd-recovered-or-app.yaml' },
     { fixtures: 'ok-istio-granted-or-app-refused.yaml' },
     { fixtures: 'ok-consul-native-sidecar.yaml' },
+    { fixtures: 'ok-istio-proxy-oom-once.yaml' },
   ],
 });
 
@@ -46,6 +55,57 @@ const one = (base: Parameters<typeof cluster>[0], name: string) => {
 };
 
 describe('proxy-cannot-start', () => {
+  it('names a capability the pod drops by name after the template adds it (linkerd/linkerd2#6254)', () => {
+    const f = one('linkerd', 'fires-linkerd-init-net-raw-dropped');
+    expect(f.message).toContain('the pod does not grant it NET_RAW');
+    expect(f.evidence).toMatchObject({ grants: { drop: ['NET_RAW'] } });
+  });
+
+  it('reads OOMKilled as memory at the limit: the proxy crash-looping, running with repeated kills, an init container', () => {
+    const a = one('istio', 'fires-istio-proxy-oomkilled');
+    expect(a.message).toContain('the kernel kills it for memory (OOMKilled), at its memory limit 128Mi');
+    expect(a.fix).toContain(
+      'kubectl patch deployment/notebooks -n store --type=merge -p \'{"spec":{"template":{"metadata":{"annotations":{"sidecar.istio.io/proxyMemoryLimit":"256Mi"}}}}}\'',
+    );
+    const b = one('istio', 'fires-istio-proxy-oom-restarts');
+    expect(b.evidence).toMatchObject({ status: { reason: 'OOMKilled', restarts: 14 }, memoryLimit: '256Mi' });
+    const c = one('consul', 'fires-consul-init-oomkilled');
+    expect(c.message).toContain('at its memory limit 25Mi');
+    expect(c.message).not.toContain('waits two minutes');
+    expect(c.fix.join('\n')).toContain('connectInject.initContainer.resources');
+  });
+
+  it('names SELinux on a RHEL-family node for an unprivileged init container, and the privileged setting', () => {
+    const f = one('istio', 'fires-istio-init-openshift-selinux');
+    expect(f.message).toContain('(node minishift: CentOS Linux 7 (Core)');
+    expect(f.message).toContain(
+      'or SELinux, which this node image enforces by default, refuses the unprivileged istio-init',
+    );
+    expect(f.fix.join('\n')).toContain('global.proxy.privileged=true');
+    // A failure whose line names the kernel's own error stays the kernel's.
+    const nft = one('linkerd', 'fires-linkerd-init-nft');
+    expect(nft.message).not.toContain('SELinux');
+  });
+
+  it("reads why an image cannot be pulled from the kubelet's message: credentials, trust, reach", () => {
+    const a = one('istio', 'fires-istio-private-registry-no-pull-secret');
+    expect(a.message).toContain(
+      'registry.example.com refuses the node without credentials, and the pod has no imagePullSecrets',
+    );
+    expect(a.evidence).toMatchObject({
+      registry: 'registry.example.com',
+      imagePullSecrets: [],
+      serviceAccount: 'default',
+    });
+    const b = one('linkerd', 'fires-linkerd-init-image-x509');
+    expect(b.message).toContain('does not trust the TLS certificate cr.l5d.io presents');
+    expect(b.message).not.toContain('mirror');
+    const c = one('istio', 'fires-istio-proxy-image-public-registry');
+    expect(c.message).toContain('the node cannot reach docker.io');
+    expect(c.message).toContain("the app's own images come from dtr.example.com");
+    expect(c.evidence.message).toContain('i/o timeout');
+  });
+
   it("reads linkerd-init's termination message: nftables unsupported, so legacy iptables", () => {
     const f = one('linkerd', 'fires-linkerd-init-nft');
     expect(f.message).toMatch(

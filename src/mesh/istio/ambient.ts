@@ -127,6 +127,20 @@ export function istioCni(
     // the NAD must exist where it is named (istio/istio issues 46859, 54820; kubeflow/community-distribution 2580).
     pluginType: 'istio-cni',
     attachment: { name: 'istio-cni', fix: (ns) => attachmentStep(ns, 'istio-cni') },
+    failures: [
+      {
+        // istio/istio 86c9f01f cni/pkg/nodeagent/ztunnelserver.go PodAdded: the node agent answers the
+        // plugin's ADD with this error while no ztunnel of its node is connected to it (istio/istio#53843).
+        line: /no ztunnel connection/,
+        cause:
+          "the istio-cni node agent on the pod's node has no connection from a ztunnel (the node's ztunnel is not running, not ready, or restarted out of step with the agent), so it cannot add the pod to ambient mode",
+        source: 'istio/istio 86c9f01f cni/pkg/nodeagent/ztunnelserver.go PodAdded; istio/istio#53843',
+        fix: (node, ns) => [
+          comment`the ztunnel pod on the node must run and be ready: restarting it, then the istio-cni-node pod there, reconnects them`,
+          cmd`kubectl get pods -n ${ns} -l ${'app=ztunnel'} -o wide --field-selector ${`spec.nodeName=${node ?? 'NODE'}`}`,
+        ],
+      },
+    ],
     enabled: (m, w) => {
       const v = values(m, w);
       if (!v?.values) return undefined;

@@ -210,6 +210,15 @@ export function istioRuntime(
         ...setValue('or for every pod of the mesh', ns, 'global.proxy.holdApplicationUntilProxyStarts', 'true'),
       ],
     },
+    // injection-template.yaml: istio-init's securityContext privileged is values.global.proxy.privileged
+    // (values.yaml false); istio/istio#12948 and #13857 (OpenShift, SELinux) run once it is true.
+    privileged: (ns) =>
+      setValue(
+        'run istio-init privileged, which SELinux lets program the pod iptables',
+        ns,
+        'global.proxy.privileged',
+        'true',
+      ),
     image: (ns) => [
       comment`the proxy image is the istiod values global.hub and global.tag, or global.proxy.image, or the pod template annotation sidecar.istio.io/proxyImage`,
       cmd`kubectl get configmap istio-sidecar-injector -n ${ns} -o jsonpath=${'{.data.values}'}`,

@@ -190,6 +190,14 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
         ],
       },
     ],
+    // charts/partials/templates/_proxy-init.tpl: privileged is values proxyInit.privileged (added by
+    // linkerd/linkerd2#9873, stable-2.12.3, for SELinux nodes; default false).
+    privileged: (ns) =>
+      upgrade(
+        'run linkerd-init privileged, which SELinux lets program the pod iptables',
+        ns,
+        'proxyInit.privileged=true',
+      ),
     startOrder: {
       held: (_m, pod) => {
         const place = proxyPlace(pod, 'linkerd-proxy');
