@@ -1,9 +1,12 @@
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The Docker, Krew, packaging and module-loading tests (minutes each, npm and many processes)
+    // run apart: `npm run test:slow` (vitest.slow.config.ts), which .ci/run runs after `npm test`.
+    exclude: [...configDefaults.exclude, 'test/slow/**'],
     testTimeout: 20000,
     hookTimeout: 20000,
     // The test files of a worker share its modules: src/, the helpers and the fixtures they parse
