@@ -1,5 +1,37 @@
 import { availableParallelism } from 'node:os';
+import { relative } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The files that take most of the suite's CPU (each a minute or more on 2 cores: every fixture in
+ * every view, live and offline), started first, longest first: a worker that picks one of them
+ * last would run it alone while the other core idles. The rest follow vitest's own order (its
+ * cache of the last run's durations, else the larger files first; a fresh clone has no cache).
+ */
+const HEAVY = [
+  'test/snapshot-redaction.test.ts',
+  'test/parity.test.ts',
+  'test/declared-inputs.test.ts',
+  'test/watch/evaluate.test.ts',
+  'test/fix-safety.test.ts',
+  'test/unused-exports.test.ts',
+  'test/partial-read.test.ts',
+  'test/kube-apiserver.test.ts',
+];
+
+class HeavyFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (f: TestSpecification) => {
+      const i = HEAVY.indexOf(relative(this.ctx.config.root, f.moduleId).replaceAll('\\', '/'));
+      return i < 0 ? HEAVY.length : i;
+    };
+    return (await super.sort(files))
+      .map((f, i) => ({ f, i, r: rank(f) }))
+      .sort((a, b) => a.r - b.r || a.i - b.i)
+      .map((x) => x.f);
+  }
+}
 
 export default defineConfig({
   test: {
@@ -17,5 +49,6 @@ export default defineConfig({
     // Every core (vitest keeps one for itself by default, which is one of two here): much of the
     // suite waits on child processes, shells and sockets.
     maxWorkers: availableParallelism(),
+    sequence: { sequencer: HeavyFirst },
   },
 });
