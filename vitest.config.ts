@@ -39,8 +39,13 @@ export default defineConfig({
     // The Docker, Krew, packaging and module-loading tests (minutes each, npm and many processes)
     // run apart: `npm run test:slow` (vitest.slow.config.ts), which .ci/run runs after `npm test`.
     exclude: [...configDefaults.exclude, 'test/slow/**'],
-    testTimeout: 20000,
-    hookTimeout: 20000,
+    // Timeouts that only end hangs: no test is timed. A test's duration counts against them
+    // (vitest fails a synchronous test that took longer too), and a CPU-bound test on a loaded
+    // 2-core machine takes several times its quiet duration (the fast-check property over every
+    // check took 27 s beside 8 other suites, and failed by the 20 s this was). A test that waits
+    // for a behaviour to end a hang makes every other timeout longer than this one.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     // The test files of a worker share its modules: src/, the helpers and the fixtures they parse
     // are loaded once per worker, not once per file (about a second of CPU each). Tests therefore
     // leave no global state behind: what they change in process.env they restore, and nothing
