@@ -70,6 +70,9 @@ describe('npm pack → npm install → run', { timeout: 180_000 }, () => {
       'dist/cli.js',
       'dist/checks/index.js',
       'schema/report.schema.json',
+      'schema/watch-event.schema.json',
+      'schema/metrics.json',
+      'schema/released/report.v2.schema.json',
       'deploy/rbac.yaml',
       'deploy/cronjob.yaml',
     ]) {
