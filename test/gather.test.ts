@@ -378,9 +378,9 @@ describe('gather: retries and broken answers', () => {
     const { srv, kubeconfig } = await setup({
       faults: [{ match: (r) => r.path === '/api/v1/pods', status: 429, retryAfterSeconds: 30 }],
     });
-    const t0 = Date.now();
+    // The wait it asks for (30 s, capped at 5 s) ends after the request timeout (2 s): given up at
+    // once, on the 429 (not on the timeout, whose reason would be "timed out"), without a retry.
     const snap = await read(kubeconfig, { kinds: ['pods', 'services'], limits: { requestTimeoutMs: 2000 } });
-    expect(Date.now() - t0).toBeLessThan(2000);
     expect(snap.unavailable.pods).toBe('too many requests (429): Too many requests, please try again later.');
     expect(requestsTo(srv, '/api/v1/pods')).toHaveLength(1);
   });
@@ -454,11 +454,11 @@ describe('gather: fatal errors', () => {
     const port = await freePort();
     const server = `https://127.0.0.1:${port}`;
     const kubeconfig = await srv.writeKubeconfig(await tempDir(), { extraContexts: [{ name: 'gone', server }] });
-    const t0 = Date.now();
-    const err = await failure(read(kubeconfig, { context: 'gone' }));
+    // A request timeout of an hour: only giving up at once (unreachable is fatal) ends this read
+    // within the test's own timeout.
+    const err = await failure(read(kubeconfig, { context: 'gone', limits: { requestTimeoutMs: 3_600_000 } }));
     expect(err).toBeInstanceOf(UserError);
     expect(err.message).toBe(`cannot reach the API server at ${server}: connect ECONNREFUSED 127.0.0.1:${port}`);
-    expect(Date.now() - t0).toBeLessThan(2000);
   });
 
   it('a server certificate the kubeconfig CA did not sign: cannot reach the server', async () => {

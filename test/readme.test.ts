@@ -136,6 +136,10 @@ describe('README and docs/', () => {
     const ci = read('.ci/run');
     expect(ci).toContain('npm ci');
     expect(ci).toContain('npm test');
+    // The slow tests (test/slow/) run apart, and CI runs them too.
+    expect(readme).toContain('npm run test:slow');
+    expect(ci).toContain('npm run test:slow');
+    expect(read('docs/contributing.md')).toContain('npm run test:slow');
     expect(readme.split('\n').length).toBeLessThanOrEqual(300);
   });
 });

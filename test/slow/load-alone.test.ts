@@ -1,7 +1,7 @@
 /**
  * Every built module loads on its own, first, in a fresh process: an import cycle that happens to
  * work in one import order (`Cannot access 'X' before initialization` in another) fails here. Needs
- * dist/ (`npm test` builds it first); the modules are loaded a few processes at a time.
+ * dist/ (`npm run test:slow` builds it first); the modules are loaded a few processes at a time.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
-const ROOT = join(import.meta.dirname, '..');
+const ROOT = join(import.meta.dirname, '..', '..');
 const DIST = join(ROOT, 'dist');
 const run = promisify(execFile);
 
@@ -34,25 +34,28 @@ async function loadAlone(file: string): Promise<string | undefined> {
   }
 }
 
-describe.skipIf(!existsSync(join(DIST, 'cli.js')))('every built module loads alone (dist/, built by npm test)', () => {
-  it('imports each dist/**/*.js first in a fresh process', { timeout: 600_000 }, async () => {
-    const files = modules(DIST).sort();
-    expect(files.length).toBeGreaterThan(50);
-    const failures: string[] = [];
-    const queue = [...files];
-    await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        for (let f = queue.shift(); f; f = queue.shift()) {
-          const why = await loadAlone(f);
-          if (why) failures.push(`${relative(DIST, f)}: ${why}`);
-        }
-      }),
-    );
-    expect(failures.sort()).toEqual([]);
-  });
+describe.skipIf(!existsSync(join(DIST, 'cli.js')))(
+  'every built module loads alone (dist/, built by npm run test:slow)',
+  () => {
+    it('imports each dist/**/*.js first in a fresh process', { timeout: 600_000 }, async () => {
+      const files = modules(DIST).sort();
+      expect(files.length).toBeGreaterThan(50);
+      const failures: string[] = [];
+      const queue = [...files];
+      await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          for (let f = queue.shift(); f; f = queue.shift()) {
+            const why = await loadAlone(f);
+            if (why) failures.push(`${relative(DIST, f)}: ${why}`);
+          }
+        }),
+      );
+      expect(failures.sort()).toEqual([]);
+    });
 
-  it('the check fails on a module that cannot load (self-test)', async () => {
-    const why = await loadAlone(join(ROOT, 'test', 'fixtures', 'no-such-module.js'));
-    expect(why).toMatch(/Cannot find module|ERR_MODULE_NOT_FOUND/);
-  });
-});
+    it('the check fails on a module that cannot load (self-test)', async () => {
+      const why = await loadAlone(join(ROOT, 'test', 'fixtures', 'no-such-module.js'));
+      expect(why).toMatch(/Cannot find module|ERR_MODULE_NOT_FOUND/);
+    });
+  },
+);

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const ROOT = join(import.meta.dirname, '..');
+const ROOT = join(import.meta.dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const run = promisify(execFile);
 const tmp = mkdtempSync(join(tmpdir(), 'meshdoctor-pack-'));
@@ -70,6 +70,9 @@ describe('npm pack → npm install → run', { timeout: 180_000 }, () => {
       'dist/cli.js',
       'dist/checks/index.js',
       'schema/report.schema.json',
+      'schema/watch-event.schema.json',
+      'schema/metrics.json',
+      'schema/released/report.v2.schema.json',
       'deploy/rbac.yaml',
       'deploy/cronjob.yaml',
     ]) {

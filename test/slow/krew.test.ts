@@ -27,7 +27,7 @@ import { delimiter, join } from 'node:path';
 import YAML from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const ROOT = join(import.meta.dirname, '..');
+const ROOT = join(import.meta.dirname, '..', '..');
 const NETWORK = process.env.MESHDOCTOR_TEST_NETWORK === '1';
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const tmp = mkdtempSync(join(tmpdir(), 'meshdoctor-krew-test-'));
