@@ -106,6 +106,7 @@ interface FlagValues {
   acceptHosts: string;
   findingsEndpoint: boolean;
   maxSeries: number;
+  secrets: boolean;
 }
 
 export const FLAGS = {
@@ -288,6 +289,12 @@ export const FLAGS = {
     help: 'Host headers served (comma-separated regular expressions, matched without the port; the rest get 403), as kubectl proxy takes them; in a pod: --accept-hosts=.*',
     default: '^localhost$,^127\\.0\\.0\\.1$,^\\[::1\\]$',
     commands: { watch: true },
+  },
+  secrets: {
+    flags: '--no-secrets',
+    help: 'read no Secret (the default deployment grants none): the checks that need one are reported as not run, by choice',
+    default: true,
+    commands: { check: true, explain: true, snapshot: true, watch: true },
   },
   findingsEndpoint: {
     flags: '--no-findings-endpoint',

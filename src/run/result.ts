@@ -65,7 +65,14 @@ export interface Coverage {
    * what they look for there was not examined). Also what was not read of the API server itself
    * (`GET /metrics`, `GET /version`, `kube-apiserver flags`): never required, `checks` empty.
    */
-  unavailable: { kind: KindKey | ServerInputLabel; namespace?: string; reason: string; checks: string[] }[];
+  unavailable: {
+    kind: KindKey | ServerInputLabel;
+    namespace?: string;
+    reason: string;
+    checks: string[];
+    /** Not read on purpose (--no-secrets): its checks are not run, and this alone leaves the run complete. */
+    declined?: true;
+  }[];
   /** One-line kubectl commands granting the read access that would let the skipped checks run. */
   rbac: string[];
 }

@@ -5,7 +5,7 @@
 import { causeKey, isControlPlaneCause } from '../facts/causes.js';
 import { CHECKS } from '../checks/index.js';
 import { namesCheck, unknownCheck } from '../checks/lookup.js';
-import { coverageOf } from './coverage.js';
+import { SECRETS_DECLINED, coverageOf } from './coverage.js';
 import { DeadlineError, type Deadline } from '../util/deadline.js';
 import { docsUrl } from '../checks/define.js';
 import type { KindKey } from '../k8s/kinds.js';
@@ -45,6 +45,8 @@ export interface SnapshotOptions {
   readStdin?: (maxBytes: number) => Promise<string>;
   /** What to read of the API server itself (live only): serverFor(checks), e.g. GET /version. */
   server?: readonly ServerInputKey[];
+  /** --no-secrets (false): no Secret is read, live or from a file; coverage says so (SECRETS_DECLINED). */
+  secrets?: boolean;
 }
 
 export interface RunOptions extends SnapshotOptions {
@@ -107,6 +109,8 @@ export async function obtainSnapshot(opts: SnapshotOptions, kinds: KindKey[]): P
     : opts.namespace
       ? { allNamespaces: false, namespace: opts.namespace }
       : undefined;
+  if (opts.secrets === false)
+    return declineSecrets(await obtainSnapshot({ ...opts, secrets: true }, withoutSecrets(kinds)));
   if (opts.snapshot?.length) return loadSnapshot(opts.snapshot, scope, opts.limits, opts.readStdin);
   return gather({
     kubeconfig: opts.kubeconfig,
@@ -119,6 +123,19 @@ export async function obtainSnapshot(opts: SnapshotOptions, kinds: KindKey[]): P
     onProgress: opts.onProgress,
     ...(opts.server?.length ? { serverInputs: opts.server } : {}),
   });
+}
+
+/** The kinds to read under --no-secrets: no Secret (they are never requested). */
+export const withoutSecrets = (kinds: readonly KindKey[]): KindKey[] => kinds.filter((k) => k !== 'secrets');
+
+/**
+ * --no-secrets: no Secret in the snapshot (a snapshot file's are dropped too), and `unavailable`
+ * says why (SECRETS_DECLINED): coverage reports the checks that need one as not run by choice.
+ */
+function declineSecrets(snapshot: Snapshot): Snapshot {
+  const objects = { ...snapshot.objects };
+  delete objects.secrets;
+  return { ...snapshot, objects, unavailable: { ...snapshot.unavailable, secrets: SECRETS_DECLINED } };
 }
 
 /**

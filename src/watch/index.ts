@@ -18,7 +18,8 @@ import { Reflector, type Change } from '../cluster/reflector.js';
 import { UserError, errorMessage, printable } from '../util/errors.js';
 import type { Limits } from '../util/limits.js';
 import { json } from '../report/json.js';
-import { kindsFor, selectChecks, type MeshOption } from '../run/run.js';
+import { kindsFor, selectChecks, withoutSecrets, type MeshOption } from '../run/run.js';
+import { SECRETS_DECLINED } from '../run/coverage.js';
 import type { SuppressRule } from '../run/suppress.js';
 import type { Scope, SnapshotSource } from '../util/types.js';
 import type { Finding } from '../run/result.js';
@@ -43,6 +44,8 @@ export interface WatchOptions {
   acceptHosts?: string;
   /** --no-findings-endpoint: false leaves /findings out (metrics and probes only). */
   findingsEndpoint?: boolean;
+  /** --no-secrets (false): no Secret is read or watched; coverage says so. */
+  secrets?: boolean;
   only?: string[];
   skip?: string[];
   mesh: MeshOption;
@@ -86,7 +89,7 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
   const clock = io.now ?? (() => new Date());
   const log = (line: string) => io.stderr(`meshdoctor: ${line}\n`);
   const checks = selectChecks(o.only, o.skip);
-  const kinds = kindsFor(checks);
+  const kinds = o.secrets === false ? withoutSecrets(kindsFor(checks)) : kindsFor(checks);
   const listen = parseListen(o.listen);
   const acceptHosts = parseAcceptHosts(o.acceptHosts ?? DEFAULT_ACCEPT_HOSTS);
   const withFindings = o.findingsEndpoint !== false;
@@ -100,7 +103,7 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
   const scope: Scope = o.allNamespaces
     ? { allNamespaces: true }
     : { allNamespaces: false, namespace: o.namespace ?? ctx.namespace };
-  const plan = new WatchPlan(kinds, scope);
+  const plan = new WatchPlan(kinds, scope, o.secrets === false ? { secrets: SECRETS_DECLINED } : {});
   const evaluator = new Evaluator(checks, {
     mesh: o.mesh,
     certExpiryWarningDays: o.certExpiryWarningDays,

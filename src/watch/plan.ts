@@ -22,6 +22,8 @@ export class WatchPlan {
   constructor(
     readonly kinds: readonly KindKey[],
     readonly scope: Scope,
+    /** Kinds not read on purpose, with why (--no-secrets: SECRETS_DECLINED). */
+    readonly declined: Partial<Record<KindKey, string>> = {},
   ) {}
 
   /** The meshes' control-plane namespaces, from the namespaces and webhook configurations read so far. */
@@ -96,6 +98,8 @@ export class WatchPlan {
     }
     // The watch's own scope, also for one namespace: `check -n` judges some things differently
     // (namespace-not-enabled speaks up for the namespace asked about); the objects make it one namespace.
+    // Kinds not read on purpose (--no-secrets): said as `check` says them.
+    for (const [key, why] of Object.entries(this.declined) as [KindKey, string][]) unavailable[key] = why;
     return { source, scope: this.scope, objects, unavailable };
   }
 }
