@@ -38,6 +38,14 @@ async function check(o: CheckOptions, io: IO): Promise<number> {
   const checks = selectChecks(o.only, o.skip);
   const { parseSuppressions } = await import('../run/suppress.js');
   const suppress = parseSuppressions(o.suppress);
+  // The configuration file and the baseline: a bad one fails before the cluster is read.
+  const { loadRunConfig } = await import('../run/config.js');
+  const config = loadRunConfig({
+    ...(o.config !== undefined ? { config: o.config } : {}),
+    ...(o.baseline !== undefined ? { baseline: o.baseline } : {}),
+    cwd: io.cwd ?? process.cwd(),
+    now: io.clock?.() ?? new Date(),
+  });
   const { parseSelection } = await import('../run/select.js');
   const selection = parseSelection(o.selector, o.fieldSelector);
   const impersonate = impersonationOf(o);
@@ -67,6 +75,7 @@ async function check(o: CheckOptions, io: IO): Promise<number> {
     certExpiryWarningDays: o.certExpiryWarning,
     expectMeshed: !!o.expectMeshed,
     suppress,
+    ...(config ? { config } : {}),
     ...(selection ? { selection } : {}),
     ...(docsBase ? { docsBase } : {}),
     namespaceScope: true,
@@ -93,6 +102,11 @@ async function check(o: CheckOptions, io: IO): Promise<number> {
   for (const r of suppress)
     if (!used.has(`flag --suppress ${r.spec}`))
       io.stderr(`meshdoctor: --suppress ${printable(r.spec)} matched no finding\n`);
+  // An expired suppression stops suppressing: said once per entry (the report's config.expiredSuppressions too).
+  for (const x of config?.expired ?? [])
+    io.stderr(
+      `meshdoctor: suppression ${printable(`${x.check}=${x.resource}`)} in ${printable(config!.file ?? '')} expired on ${printable(x.expires)} (owner ${printable(x.owner)}): no longer suppressing\n`,
+    );
   // So is a selector that selects nothing (kubectl's "No resources found"): nothing was checked.
   if (result.selection && result.selection.workloads.selected === 0) {
     const given = [

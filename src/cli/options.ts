@@ -107,6 +107,8 @@ interface FlagValues {
   findingsEndpoint: boolean;
   maxSeries: number;
   secrets: boolean;
+  config: string;
+  baseline: string;
 }
 
 export const FLAGS = {
@@ -139,6 +141,16 @@ export const FLAGS = {
     choices: ['auto', ...MESH_NAMES],
     default: 'auto',
     commands: { check: true, explain: { help: 'which mesh to explain' }, watch: true },
+  },
+  config: {
+    flags: '--config <file>',
+    help: 'the configuration file (default: .meshdoctor.yaml in the working directory, when there is one): suppressions with reason, owner and expiry, severity overrides, namespace and mesh excludes',
+    commands: { check: true },
+  },
+  baseline: {
+    flags: '--baseline <file>',
+    help: 'an earlier check -o json report: its findings (same check and object) are suppressed as known, so only new ones decide the exit code',
+    commands: { check: true },
   },
   failOn: {
     flags: '--fail-on <severity>',

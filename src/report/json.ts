@@ -38,6 +38,7 @@ export const json: Reporter = (result, meta) =>
         })),
         skipped: result.skipped,
         coverage: result.coverage,
+        ...(result.config ? { config: result.config } : {}),
       },
       null,
       2,

@@ -128,6 +128,17 @@ export interface RunResult {
   suppressed: SuppressedFinding[];
   skipped: SkippedCheck[];
   coverage: Coverage;
+  /**
+   * `.meshdoctor.yaml` / --config and --baseline, when given: the file, how many suppressions are
+   * active, those past their expiry (no longer suppressing), the severity overrides, the baseline.
+   */
+  config?: {
+    file?: string;
+    suppressions: number;
+    expiredSuppressions: { check: string; resource: string; reason: string; owner: string; expires: string }[];
+    severity?: Record<string, Severity>;
+    baseline?: { file: string; findings: number };
+  };
   /** MESHDOCTOR_DOCS_URL: where the check pages are published (docsUrl, SARIF helpUri). */
   docsBase?: string;
   /** Checks that failed internally (the run is incomplete: exit 2). */
