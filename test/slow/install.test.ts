@@ -14,7 +14,16 @@
  * are not cached is skipped, saying so (MESHDOCTOR_TEST_NETWORK=1 makes those failures).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -80,7 +89,7 @@ describe(
     const npms = () => [{ name: 'npm (current)', cmd: ['npm'] }, ...(npm10 ? [{ name: 'npm 10', cmd: npm10 }] : [])];
 
     it('the package: @kubernetes/client-node is an optional peer, never a dependency or optional dependency', async () => {
-      const { default: pkg } = await import('../../package.json', { with: { type: 'json' } });
+      const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
       expect(Object.keys(pkg.dependencies)).not.toContain('@kubernetes/client-node');
       expect((pkg as any).optionalDependencies).toBeUndefined();
       expect(pkg.peerDependencies).toEqual({ '@kubernetes/client-node': expect.any(String) });
@@ -170,7 +179,6 @@ describe(
       }
       expect(r.code, r.stderr).toBe(0);
       expect(existsSync(join(prefix, 'lib/node_modules/@kubernetes/client-node'))).toBe(true);
-      const { writeFileSync } = await import('node:fs');
       const kc = join(tmp, 'oidc.json');
       writeFileSync(
         kc,
