@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { rbacFix } from '../src/run/coverage.js';
+import { runCli } from './helpers/cli.js';
 import type { Snapshot } from '../src/k8s/snapshot.js';
 
 const live = (objects: Snapshot['objects'] = {}): Snapshot => ({
@@ -55,5 +56,44 @@ describe('rbacFix', () => {
       rbacFix({ ...live(), source: { type: 'file' } }, [{ kind: 'pods', reason: 'forbidden: x', checks: [] }]),
     ).toEqual([]);
     expect(rbacFix(live(), [{ kind: 'pods', reason: 'not found: x', checks: [] }])).toEqual([]);
+  });
+});
+
+describe('--no-secrets (the default deployment reads no Secret)', () => {
+  const DEMO = ['--snapshot', 'demo/cluster.json', '-A'];
+  it('drops the Secrets of a snapshot, lists the checks that need one as not run (declined), and leaves the exit code to the findings', async () => {
+    const only = ['--only', 'webhook-cert-mismatch,identity-cert-expired,identity-cert-expiring'];
+    const r = await runCli(['check', ...DEMO, ...only, '--no-secrets', '-o', 'json']);
+    const report = JSON.parse(r.stdout);
+    expect(r.code).toBe(0);
+    expect(report.coverage).toEqual({
+      complete: true,
+      unavailable: [
+        {
+          kind: 'secrets',
+          reason: expect.stringMatching(/^not read \(--no-secrets\): no Secret was read/),
+          checks: ['webhook-cert-mismatch'],
+          declined: true,
+        },
+      ],
+      rbac: [],
+    });
+    expect(report.summary).toMatchObject({ checksRun: 2, checksSkipped: 1 });
+    // The table and markdown say it too; never the all-clear sentence.
+    const table = await runCli(['check', ...DEMO, ...only, '--no-secrets']);
+    expect(table.stdout).toMatch(/secrets not read \(--no-secrets\)/);
+    expect(table.stdout).toMatch(/not run: webhook-cert-mismatch/);
+    expect(table.stdout).not.toMatch(/No findings: every workload/);
+    const md = await runCli(['check', ...DEMO, ...only, '--no-secrets', '-o', 'markdown']);
+    expect(md.stdout).toMatch(/secrets not read \(--no-secrets\).*\(not run: webhook-cert-mismatch\)/);
+    // --strict does not turn a choice into exit 3.
+    expect((await runCli(['check', ...DEMO, ...only, '--no-secrets', '--strict'])).code).toBe(0);
+  });
+
+  it('a check that needs no Secret is untouched', async () => {
+    const a = await runCli(['check', ...DEMO, '--only', 'pod-opted-out', '-o', 'json']);
+    const b = await runCli(['check', ...DEMO, '--only', 'pod-opted-out', '-o', 'json', '--no-secrets']);
+    expect(JSON.parse(b.stdout).coverage).toEqual({ complete: true, unavailable: [], rbac: [] });
+    expect(JSON.parse(b.stdout).findings).toEqual(JSON.parse(a.stdout).findings);
   });
 });

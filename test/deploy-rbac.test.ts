@@ -1,6 +1,12 @@
 /**
- * deploy/ applied to a REAL kube-apiserver (v1.32 + etcd, ../shared/k8s/apiserver.sh): the
- * CronJob's ServiceAccount (system:serviceaccount:meshdoctor:meshdoctor) reads the Secrets
+ * deploy/ applied to a REAL kube-apiserver (v1.32 + etcd, ../shared/k8s/apiserver.sh). First the
+ * default (deploy/mesh-rbac/*.yaml, no Secret): the CronJob's ServiceAccount
+ * (system:serviceaccount:meshdoctor:meshdoctor) cannot get any Secret (linkerd-identity-issuer holds
+ * the issuer's private key), and `check --no-secrets` as that ServiceAccount reads none and says so
+ * (coverage: secrets declined, webhook-cert-mismatch not run; complete, exit 0/1), while a run
+ * without the flag is refused the Secrets and exits 3 (incomplete); the namespace enforces Pod
+ * Security restricted and admits the CronJob's and the watch's pods (and refuses a pod that is
+ * not restricted). Then the opt-in (deploy/mesh-rbac/secrets/): the ServiceAccount reads the Secrets
  * meshdoctor needs only by name and only in the mesh namespaces, lists no Secret or ConfigMap
  * anywhere, and reads everything its checks need on a cluster running all four meshes (complete
  * coverage). Asked three ways: SubjectAccessReview (what `kubectl auth can-i --as` sends),
@@ -43,6 +49,7 @@ if (!APISERVER_SH_FOUND) {
 }
 
 const yamlObjects = (path: string) => parseObjects(readFileSync(join(ROOT, path), 'utf8')) as any[];
+const yamlFiles = (dir: string) => readdirSync(join(ROOT, dir)).filter((f) => f.endsWith('.yaml'));
 
 /**
  * The four meshes' objects meshdoctor looks at first (namespaces, webhook configurations, the
@@ -94,11 +101,12 @@ describe.skipIf(!APISERVER_SH_FOUND)('deploy/ on a real kube-apiserver', () => {
     k = await startKubeApiServer();
     const { first, webhooks } = clusterObjects();
     await k.admin.createAll(first);
-    // deploy/ as a user applies it: the cluster roles, the CronJob with its ServiceAccount, one file per mesh.
+    // deploy/ as a user applies it: the cluster roles, the CronJob with its ServiceAccount, one file
+    // per mesh (the default: no Secret). The opt-in files come later (the test that applies them).
     await k.admin.createAll([
       ...yamlObjects('deploy/rbac.yaml'),
       ...yamlObjects('deploy/cronjob.yaml'),
-      ...readdirSync(join(ROOT, 'deploy/mesh-rbac')).flatMap((f) => yamlObjects(`deploy/mesh-rbac/${f}`)),
+      ...yamlFiles('deploy/mesh-rbac').flatMap((f) => yamlObjects(`deploy/mesh-rbac/${f}`)),
     ]);
     await k.admin.createAll(webhooks);
     token = await k.admin.token('meshdoctor', 'meshdoctor');
@@ -112,7 +120,7 @@ describe.skipIf(!APISERVER_SH_FOUND)('deploy/ on a real kube-apiserver', () => {
     sa = new KubeClient(k.server, { ca: k.caPem }, token);
     // RBAC reaches the authorizer's cache asynchronously: wait for the last binding to count.
     const end = Date.now() + 15_000;
-    while (!(await can('get', 'secrets', 'consul', 'consul-connect-inject-webhook-cert')) && Date.now() < end)
+    while (!(await can('get', 'configmaps', 'istio-system', 'istio')) && Date.now() < end)
       await new Promise((r) => setTimeout(r, 100));
   }, 120_000);
   afterAll(async () => {
@@ -133,6 +141,98 @@ describe.skipIf(!APISERVER_SH_FOUND)('deploy/ on a real kube-apiserver', () => {
     });
     return r.status?.allowed === true;
   }
+
+  it('the default deployment: the ServiceAccount can get no Secret, not even by name in a mesh namespace', async () => {
+    for (const [ns, names] of Object.entries(SECRETS))
+      for (const name of names) {
+        expect(await can('get', 'secrets', ns, name), `get secrets/${name} -n ${ns}`).toBe(false);
+        expect(await can('watch', 'secrets', ns, name), `watch secrets/${name} -n ${ns}`).toBe(false);
+      }
+    const issuer = await sa.request('GET', '/api/v1/namespaces/linkerd/secrets/linkerd-identity-issuer');
+    expect(issuer.status).toBe(403);
+    // What the default still reads: the ConfigMaps by name (the trust anchors), and the webhooks' caBundles.
+    expect(await can('get', 'configmaps', 'linkerd', 'linkerd-identity-trust-roots')).toBe(true);
+    expect(
+      await can('list', 'mutatingwebhookconfigurations', undefined, undefined, 'admissionregistration.k8s.io'),
+    ).toBe(true);
+  });
+
+  it("the default deployment: check --no-secrets (the CronJob's args) reads no Secret and says which checks did not run; complete, not exit 3", async () => {
+    const args = (yamlObjects('deploy/cronjob.yaml').find((o) => o.kind === 'CronJob') as any).spec.jobTemplate.spec
+      .template.spec.containers[0].args as string[];
+    expect(args).toContain('--no-secrets');
+    const r = await runCli([...args, '--kubeconfig', kubeconfig]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0); // --fail-on none: findings are the report; complete coverage: not 3
+    const report = JSON.parse(r.stdout);
+    expect(report.coverage.complete).toBe(true);
+    expect(report.coverage.rbac).toEqual([]);
+    expect(report.coverage.unavailable).toEqual([
+      {
+        kind: 'secrets',
+        reason: expect.stringMatching(/^not read \(--no-secrets\)/),
+        checks: ['webhook-cert-mismatch'],
+        declined: true,
+      },
+    ]);
+    expect(report.skipped).toEqual([{ check: 'webhook-cert-mismatch', reason: 'cannot read secrets' }]);
+    expect(report.findings.filter((f: any) => f.id === 'webhook-cert-mismatch')).toEqual([]);
+    expect(report.meshes.sort()).toEqual([...MESH_NAMES].sort());
+    // The table says it too, never "no findings: every workload ... is injected".
+    const table = await runCli(['check', '-A', '--no-secrets', '--kubeconfig', kubeconfig, '--fail-on', 'none']);
+    expect(table.stdout).toMatch(/secrets not read \(--no-secrets\)/);
+    expect(table.stdout).toMatch(/not run: webhook-cert-mismatch/);
+    expect(table.stdout).not.toMatch(/every workload in scope is injected/);
+    // Without the flag the same ServiceAccount is refused the Secrets: a gap, exit 3 (README "Exit codes").
+    const refused = await runCli(['check', '-A', '-o', 'json', '--fail-on', 'none', '--kubeconfig', kubeconfig]);
+    expect(refused.code).toBe(3);
+    const gap = JSON.parse(refused.stdout).coverage;
+    expect(gap.complete).toBe(false);
+    expect(gap.unavailable.find((u: any) => u.kind === 'secrets').reason).toMatch(/^forbidden/);
+    // snapshot --no-secrets saves none and says why on stderr.
+    const snap = await runCli(['snapshot', '-A', '--no-secrets', '--kubeconfig', kubeconfig]);
+    expect(snap.code).toBe(0);
+    expect(JSON.parse(snap.stdout).objects.secrets).toBeUndefined();
+    expect(snap.stderr).toMatch(/secrets not saved: not read \(--no-secrets\)/);
+  });
+
+  it("Pod Security restricted: the namespace enforces it, and admits the CronJob's and the watch's pods (a pod that is not restricted is refused)", async () => {
+    const ns = await k.admin.get('/api/v1/namespaces/meshdoctor');
+    expect(ns.metadata.labels['pod-security.kubernetes.io/enforce']).toBe('restricted');
+    const cron = (yamlObjects('deploy/cronjob.yaml').find((o) => o.kind === 'CronJob') as any).spec.jobTemplate.spec
+      .template;
+    const watch = (yamlObjects('deploy/watch.yaml').find((o) => o.kind === 'Deployment') as any).spec.template;
+    const pod = (name: string, t: any) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'meshdoctor', labels: t.metadata.labels, annotations: t.metadata.annotations },
+      spec: t.spec,
+    });
+    for (const [name, t] of [
+      ['cronjob-pod', cron],
+      ['watch-pod', watch],
+    ]) {
+      const r = await k.admin.request('POST', '/api/v1/namespaces/meshdoctor/pods?dryRun=All', pod(name, t));
+      expect(r.status, `${name}: ${r.text.slice(0, 300)}`).toBe(201);
+    }
+    // The control: the same pod without seccomp and with privilege escalation is refused by PodSecurity.
+    const loose = structuredClone(cron);
+    delete loose.spec.securityContext.seccompProfile;
+    loose.spec.containers[0].securityContext.allowPrivilegeEscalation = true;
+    const refused = await k.admin.request('POST', '/api/v1/namespaces/meshdoctor/pods?dryRun=All', pod('loose', loose));
+    expect(refused.status).toBe(403);
+    expect(refused.json.message).toMatch(/violates PodSecurity "restricted:latest": allowPrivilegeEscalation/);
+  });
+
+  it('the opt-in (deploy/mesh-rbac/secrets/) applied beside the default', async () => {
+    await k.admin.createAll(
+      yamlFiles('deploy/mesh-rbac/secrets').flatMap((f) => yamlObjects(`deploy/mesh-rbac/secrets/${f}`)),
+    );
+    const end = Date.now() + 15_000;
+    while (!(await can('get', 'secrets', 'consul', 'consul-connect-inject-webhook-cert')) && Date.now() < end)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(await can('get', 'secrets', 'consul', 'consul-connect-inject-webhook-cert')).toBe(true);
+  });
 
   it('Secrets: get by name in the mesh namespaces only; never listed; no Secret of Istio; none in a tenant namespace', async () => {
     for (const [ns, names] of Object.entries(SECRETS)) {

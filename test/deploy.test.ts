@@ -120,14 +120,21 @@ describe("the CronJob's pods are injected by no mesh", () => {
 
 describe('the RBAC files', () => {
   const clusterRbac = parseObjects(read('deploy/rbac.yaml')) as any[];
-  const meshFiles = readdirSync(join(ROOT, 'deploy/mesh-rbac')).sort();
+  const yamlIn = (dir: string) =>
+    readdirSync(join(ROOT, dir))
+      .filter((f) => f.endsWith('.yaml'))
+      .sort();
+  const meshFiles = yamlIn('deploy/mesh-rbac');
+  const secretFiles = yamlIn('deploy/mesh-rbac/secrets');
   const meshRbac = meshFiles.flatMap((f) => parseObjects(read(`deploy/mesh-rbac/${f}`))) as any[];
+  const secretRbac = secretFiles.flatMap((f) => parseObjects(read(`deploy/mesh-rbac/secrets/${f}`))) as any[];
   const rules = (o: any) =>
     o.rules as { apiGroups: string[]; resources: string[]; resourceNames?: string[]; verbs: string[] }[];
 
-  it('one file per mesh, each a Role and its RoleBinding to the CronJob ServiceAccount in that mesh namespace', () => {
+  it('one file per mesh (and one opt-in file per mesh whose checks read a Secret), each a Role and its RoleBinding to the CronJob ServiceAccount in that mesh namespace', () => {
     expect(meshFiles).toEqual(MESH_NAMES.map((m) => `${m}.yaml`).sort());
-    for (const f of meshFiles) {
+    expect(secretFiles).toEqual(['consul.yaml', 'kuma.yaml', 'linkerd.yaml']);
+    for (const f of [...meshFiles, ...secretFiles.map((x) => `secrets/${x}`)]) {
       const docs = parseObjects(read(`deploy/mesh-rbac/${f}`)) as any[];
       expect(docs.map((d) => d.kind)).toEqual(['Role', 'RoleBinding']);
       const [role, binding] = docs;
@@ -139,9 +146,12 @@ describe('the RBAC files', () => {
       });
       expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'meshdoctor', namespace: 'meshdoctor' }]);
     }
+    // The opt-in Roles and bindings have names of their own: applied beside the default, they replace nothing.
+    for (const o of secretRbac)
+      expect(meshRbac.some((d) => d.kind === o.kind && d.metadata.name === o.metadata.name)).toBe(false);
   });
 
-  it('no ClusterRole names ConfigMaps or Secrets; every Role rule is a get (and watch) by name', () => {
+  it('no ClusterRole names ConfigMaps or Secrets; the default Roles no Secret; every Role rule is a get (and watch) by name', () => {
     for (const r of clusterRbac.filter((o) => o.kind === 'ClusterRole').flatMap(rules)) {
       if (!r.resources) {
         // The one rule for a URL that is no resource: GET /metrics of the API server.
@@ -152,14 +162,18 @@ describe('the RBAC files', () => {
       expect(r.resources).not.toContain('configmaps');
       expect(r.resources).not.toContain('*');
     }
-    for (const r of meshRbac.filter((o) => o.kind === 'Role').flatMap(rules)) {
+    for (const r of meshRbac.filter((o) => o.kind === 'Role').flatMap(rules))
+      expect(r.resources).not.toContain('secrets');
+    for (const r of secretRbac.filter((o) => o.kind === 'Role').flatMap(rules))
+      expect(r.resources).toEqual(['secrets']);
+    for (const r of [...meshRbac, ...secretRbac].filter((o) => o.kind === 'Role').flatMap(rules)) {
       // get, and watch (meshdoctor watch follows each object by name): nothing that lists or writes
       expect(r.verbs).toEqual(['get', 'watch']);
       expect(r.resourceNames?.length).toBeGreaterThan(0);
     }
   });
 
-  it("the Roles grant exactly the named objects meshdoctor fetches in each mesh's usual namespace, and the ClusterRole every kind it lists", () => {
+  it("the Roles grant exactly the named objects meshdoctor fetches in each mesh's usual namespace (Secrets: the opt-in files), and the ClusterRole every kind it lists", () => {
     const namespaces = ['linkerd', 'istio-system', 'kuma-system', 'consul'].map((n) => ({
       apiVersion: 'v1',
       kind: 'Namespace',
@@ -169,18 +183,73 @@ describe('the RBAC files', () => {
       (o) => o.kind === 'MutatingWebhookConfiguration',
     );
     const fetched = namedObjects(namespaces, hooks).map((r) => `${r.namespace} ${r.key}/${r.name}`);
-    const granted = meshRbac
-      .filter((o) => o.kind === 'Role')
-      .flatMap((o) =>
-        rules(o).flatMap((r) =>
-          r.resources.flatMap((res) => r.resourceNames!.map((n) => `${o.metadata.namespace} ${res}/${n}`)),
-        ),
-      );
-    expect(granted.sort()).toEqual([...new Set(fetched)].sort());
+    const granted = (objects: any[]) =>
+      objects
+        .filter((o) => o.kind === 'Role')
+        .flatMap((o) =>
+          rules(o).flatMap((r) =>
+            r.resources.flatMap((res) => r.resourceNames!.map((n) => `${o.metadata.namespace} ${res}/${n}`)),
+          ),
+        );
+    expect(granted(meshRbac).sort()).toEqual([...new Set(fetched.filter((f) => !f.includes(' secrets/')))].sort());
+    expect(granted(secretRbac).sort()).toEqual([...new Set(fetched.filter((f) => f.includes(' secrets/')))].sort());
     expect(fetched.some((f) => f.includes('secrets/istio-ca-secret'))).toBe(false);
     const listed = new Set(
       clusterRbac.find((o) => o.metadata.name === 'meshdoctor-reader').rules.flatMap((r: any) => r.resources),
     );
     for (const k of Object.values(KINDS)) expect(listed.has(k.plural), k.plural).toBe(!k.byName);
+  });
+
+  it('the CronJob and the watch read no Secret (--no-secrets), as the default Roles grant none', () => {
+    expect(podTemplate().spec.containers[0].args).toContain('--no-secrets');
+    const watch = parseObjects(read('deploy/watch.yaml')).find((o) => o.kind === 'Deployment') as any;
+    expect(watch.spec.template.spec.containers[0].args).toContain('--no-secrets');
+  });
+});
+
+/**
+ * Pod Security Admission's restricted profile (kubernetes/kubernetes v1.32
+ * staging/src/k8s.io/pod-security-admission/policy: check_runAsNonRoot.go, check_seccompProfile_restricted.go,
+ * check_capabilities_restricted.go, check_allowPrivilegeEscalation.go, and the baseline checks
+ * the restricted level includes): what meshdoctor's pods must hold in a namespace that enforces it.
+ * The real API server admits them too (test/deploy-rbac.test.ts).
+ */
+describe('the deploy namespace enforces Pod Security restricted, and the pods meet it', () => {
+  const templates = () => [
+    { file: 'deploy/cronjob.yaml', spec: podTemplate().spec },
+    {
+      file: 'deploy/watch.yaml',
+      spec: (parseObjects(read('deploy/watch.yaml')).find((o) => o.kind === 'Deployment') as any).spec.template.spec,
+    },
+  ];
+
+  it('the Namespace of both files is labelled enforce: restricted', () => {
+    for (const file of ['deploy/cronjob.yaml', 'deploy/watch.yaml']) {
+      const ns = parseObjects(read(file)).find((o) => o.kind === 'Namespace') as any;
+      expect(ns.metadata.labels['pod-security.kubernetes.io/enforce'], file).toBe('restricted');
+    }
+  });
+
+  it('runAsNonRoot, seccomp RuntimeDefault, every capability dropped, no privilege escalation, no host namespaces', () => {
+    for (const { file, spec } of templates()) {
+      expect(spec.securityContext.runAsNonRoot, file).toBe(true);
+      expect(spec.securityContext.seccompProfile, file).toEqual({ type: 'RuntimeDefault' });
+      expect(spec.hostNetwork ?? false, file).toBe(false);
+      expect(spec.hostPID ?? false, file).toBe(false);
+      expect(spec.hostIPC ?? false, file).toBe(false);
+      for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
+        expect(c.securityContext.allowPrivilegeEscalation, file).toBe(false);
+        expect(c.securityContext.capabilities.drop, file).toEqual(['ALL']);
+        expect(c.securityContext.capabilities.add ?? [], file).toEqual([]);
+        expect(c.securityContext.privileged ?? false, file).toBe(false);
+        expect(c.securityContext.runAsUser ?? spec.securityContext.runAsUser, file).not.toBe(0);
+      }
+      // restricted allows only these volume types: the pods use emptyDir and the projected token.
+      for (const v of spec.volumes ?? [])
+        expect(
+          Object.keys(v).filter((k) => k !== 'name'),
+          file,
+        ).toEqual(['emptyDir']);
+    }
   });
 });

@@ -42,6 +42,7 @@ import {
   type KubeApiServer,
 } from './helpers/kube-apiserver.js';
 import { startProxy } from './helpers/proxy.js';
+import { meshRbacWithSecrets } from './helpers/mesh-rbac.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const MESH_NS = 'linkerd';
@@ -115,7 +116,7 @@ type User = keyof typeof USERS;
  */
 const ACCESS = [
   ...parseObjects(readFileSync(join(ROOT, 'deploy/rbac.yaml'), 'utf8')),
-  ...parseObjects(readFileSync(join(ROOT, 'deploy/mesh-rbac/linkerd.yaml'), 'utf8')),
+  ...meshRbacWithSecrets('linkerd'),
   sa('ops'),
   sa('alice'),
   sa('bob'),

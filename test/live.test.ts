@@ -274,8 +274,11 @@ describe('live check through the test API server', () => {
       parseObjects(readFileSync(join(import.meta.dirname, '..', 'deploy', f), 'utf8')) as any[];
     const cluster = deploy('rbac.yaml').find((o) => o.metadata?.name === 'meshdoctor-reader')!.rules as Rule[];
     // In its namespace only: each mesh's Role (ConfigMaps and Secrets by name).
-    const roles = readdirSync(join(import.meta.dirname, '..', 'deploy/mesh-rbac')).map((f) =>
-      deploy(`mesh-rbac/${f}`).find((o) => o.kind === 'Role')!,
+    // The default Roles and the opt-in Secret Roles (deploy/mesh-rbac/secrets/): this run reads Secrets.
+    const roles = ['mesh-rbac', 'mesh-rbac/secrets'].flatMap((dir) =>
+      readdirSync(join(import.meta.dirname, '..', 'deploy', dir))
+        .filter((f) => f.endsWith('.yaml'))
+        .map((f) => deploy(`${dir}/${f}`).find((o) => o.kind === 'Role')!),
     );
     const plurals = new Map(Object.values(KINDS).map((k) => [k.plural, k.group]));
     expect(server.requests.length).toBeGreaterThan(20);

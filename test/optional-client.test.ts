@@ -58,9 +58,10 @@ describe.skipIf(!existsSync(join(ROOT, 'dist/cli.js')))(
     });
     afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-    it('is not a required dependency, and is an optional one', () => {
+    it('is not a required dependency, and is an optional peer one (npm installs it only when asked)', () => {
       expect(Object.keys(pkg.dependencies)).not.toContain('@kubernetes/client-node');
-      expect(Object.keys(pkg.optionalDependencies)).toEqual(['@kubernetes/client-node']);
+      expect(Object.keys(pkg.peerDependencies)).toEqual(['@kubernetes/client-node']);
+      expect(pkg.peerDependenciesMeta['@kubernetes/client-node']).toEqual({ optional: true });
       expect(existsSync(join(tmp, 'app/node_modules/@kubernetes'))).toBe(false);
     });
 
@@ -91,7 +92,7 @@ describe.skipIf(!existsSync(join(ROOT, 'dist/cli.js')))(
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe(
-        'meshdoctor: context "corp" needs the optional package @kubernetes/client-node for its auth provider "oidc", and it is not installed: install meshdoctor without --omit=optional\n',
+        'meshdoctor: context "corp" needs the optional package @kubernetes/client-node for its auth provider "oidc", and it is not installed: install it beside meshdoctor (npm install -g @kubernetes/client-node@~1.4.0 for a global install)\n',
       );
     });
 
@@ -99,7 +100,7 @@ describe.skipIf(!existsSync(join(ROOT, 'dist/cli.js')))(
       const r = await run(bin, ['check', '-A', '--kubeconfig', join(tmp, 'socks.json')]);
       expect(r.code).toBe(2);
       expect(r.stderr).toBe(
-        'meshdoctor: context "corp" needs the optional package @kubernetes/client-node for its socks5 proxy, and it is not installed: install meshdoctor without --omit=optional\n',
+        'meshdoctor: context "corp" needs the optional package @kubernetes/client-node for its socks5 proxy, and it is not installed: install it beside meshdoctor (npm install -g @kubernetes/client-node@~1.4.0 for a global install)\n',
       );
     });
   },

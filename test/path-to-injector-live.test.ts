@@ -21,6 +21,7 @@ import {
   writeTokenKubeconfig,
   type KubeApiServer,
 } from './helpers/kube-apiserver.js';
+import { meshRbacWithSecrets } from './helpers/mesh-rbac.js';
 
 if (!APISERVER_SH_FOUND)
   console.log(`test/path-to-injector-live.test.ts skipped: ../shared/k8s/apiserver.sh not found (no ${APISERVER_SH})`);
@@ -64,7 +65,7 @@ const NO_METRICS = () => {
   )!;
   return [
     // The Role of the mesh's namespace (its ConfigMaps and Secrets by name), bound as the README says.
-    ...parseObjects(readFileSync(join(ROOT, 'deploy/mesh-rbac/linkerd.yaml'), 'utf8')),
+    ...meshRbacWithSecrets('linkerd'),
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'RoleBinding',

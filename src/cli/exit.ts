@@ -22,7 +22,8 @@ export function exitCode(
 ): number {
   if (result.errors?.length) return EXIT.ERROR;
   // Incomplete: checks skipped, or (coverage) a kind not read in some namespace they look at.
-  const incomplete = (result.skipped.length > 0 || result.coverage?.complete === false) && !partial.allowPartial;
+  // (Checks not run by choice, --no-secrets, leave coverage complete: coverage decides when given.)
+  const incomplete = (result.coverage ? !result.coverage.complete : result.skipped.length > 0) && !partial.allowPartial;
   if (incomplete && partial.strict) return EXIT.INCOMPLETE;
   if (result.findings.some((f) => atOrAbove(f.severity, failOn))) return EXIT.FINDINGS;
   return incomplete ? EXIT.INCOMPLETE : EXIT.OK;

@@ -21,6 +21,10 @@ export interface IO {
   readStdin: (maxBytes: number, deadline?: Deadline) => Promise<string>;
   /** A monotonic clock in ms for --timeout over the checks (default: performance.now; tests inject one). */
   now?: () => number;
+  /** The wall clock suppressions' expiry is compared with (default: the system clock; tests inject one). */
+  clock?: () => Date;
+  /** Where `.meshdoctor.yaml` and relative --config/--baseline paths are found (default: process.cwd()). */
+  cwd?: string;
 }
 
 /** What each command module is handed: the program to add its command to, the process, and where its exit code goes. */

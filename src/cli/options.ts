@@ -110,6 +110,9 @@ interface FlagValues {
   acceptHosts: string;
   findingsEndpoint: boolean;
   maxSeries: number;
+  secrets: boolean;
+  config: string;
+  baseline: string;
 }
 
 export const FLAGS = {
@@ -142,6 +145,16 @@ export const FLAGS = {
     choices: ['auto', ...MESH_NAMES],
     default: 'auto',
     commands: { check: true, explain: { help: 'which mesh to explain' }, watch: true },
+  },
+  config: {
+    flags: '--config <file>',
+    help: 'the configuration file (default: .meshdoctor.yaml in the working directory, when there is one): suppressions with reason, owner and expiry, severity overrides, namespace and mesh excludes',
+    commands: { check: true },
+  },
+  baseline: {
+    flags: '--baseline <file>',
+    help: 'an earlier check -o json report: its findings (same check and object) are suppressed as known, so only new ones decide the exit code',
+    commands: { check: true },
   },
   failOn: {
     flags: '--fail-on <severity>',
@@ -315,6 +328,12 @@ export const FLAGS = {
     help: 'Host headers served (comma-separated regular expressions, matched without the port; the rest get 403), as kubectl proxy takes them; in a pod: --accept-hosts=.*',
     default: '^localhost$,^127\\.0\\.0\\.1$,^\\[::1\\]$',
     commands: { watch: true },
+  },
+  secrets: {
+    flags: '--no-secrets',
+    help: 'read no Secret (the default deployment grants none): the checks that need one are reported as not run, by choice',
+    default: true,
+    commands: { check: true, explain: true, snapshot: true, watch: true },
   },
   findingsEndpoint: {
     flags: '--no-findings-endpoint',

@@ -27,9 +27,26 @@ export async function prepareCheck(o: CheckOptions, io: IO) {
     suppress,
     ...(docsBase ? { docsBase } : {}),
   });
+  // The configuration file and the baseline: a bad one fails before the cluster is read.
+  const { loadRunConfig } = await import('../run/config.js');
+  const config = loadRunConfig({
+    ...(o.config !== undefined ? { config: o.config } : {}),
+    ...(o.baseline !== undefined ? { baseline: o.baseline } : {}),
+    cwd: io.cwd ?? process.cwd(),
+    now: io.clock?.() ?? new Date(),
+  });
   const { parseSelection } = await import('../run/select.js');
   const selection = parseSelection(o.selector, o.fieldSelector);
-  return { run, REPORTERS, session, checks: session.checks, suppress, selection, impersonate: impersonationOf(o) };
+  return {
+    run,
+    REPORTERS,
+    session,
+    config,
+    checks: session.checks,
+    suppress,
+    selection,
+    impersonate: impersonationOf(o),
+  };
 }
 type Prepared = Awaited<ReturnType<typeof prepareCheck>>;
 
@@ -45,7 +62,7 @@ export async function runOnce(
   deadline: Deadline,
   at: { context?: string; snapshot?: string[]; limits?: Limits; quiet?: boolean },
 ) {
-  const { run, session, suppress, selection, impersonate } = prep;
+  const { run, session, suppress, selection, impersonate, config } = prep;
   const p = at.quiet ? undefined : progress(io);
   const snapOpts = {
     ...o,
@@ -72,6 +89,7 @@ export async function runOnce(
     ...session.options,
     suppress,
     expectMeshed: !!o.expectMeshed,
+    ...(config ? { config } : {}),
     ...(selection ? { selection } : {}),
     namespaceScope: true,
     deadline,
@@ -96,6 +114,12 @@ export function afterReport(
   for (const r of prep.suppress)
     if (!used.has(`flag --suppress ${r.spec}`))
       io.stderr(`meshdoctor: --suppress ${printable(r.spec)} matched no finding\n`);
+  // An expired suppression stops suppressing: said once per entry (the report's config.expiredSuppressions too).
+  const { config } = prep;
+  for (const x of config?.expired ?? [])
+    io.stderr(
+      `meshdoctor: suppression ${printable(`${x.check}=${x.resource}`)} in ${printable(config!.file ?? '')} expired on ${printable(x.expires)} (owner ${printable(x.owner)}): no longer suppressing\n`,
+    );
   // So is a selector that selects nothing (kubectl's "No resources found"): nothing was checked.
   for (const { context, result } of runs) {
     if (result.selection && result.selection.workloads.selected === 0) {

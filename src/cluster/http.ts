@@ -360,7 +360,7 @@ export async function get(conn: Conn, path: string, list?: KindKey): Promise<Rep
 
 /**
  * `@kubernetes/client-node`: an optional dependency (package.json), since only these contexts need
- * it and it is most of an install's size (`npm install --omit=optional` leaves it out). Absent, the
+ * it and it is most of an install's size (an optional peer dependency: npm installs it only when asked). Absent, the
  * run stops with one line saying which setting of the context needs it.
  */
 async function kubernetesClient(r: KubeContext): Promise<typeof import('@kubernetes/client-node')> {
@@ -383,7 +383,7 @@ async function kubernetesClient(r: KubeContext): Promise<typeof import('@kuberne
       ? `its ${r.proxy!.url.protocol.slice(0, -1)} proxy`
       : `its auth provider${typeof provider === 'string' ? ` "${printable(provider, 100)}"` : ''}`;
     throw new UserError(
-      `context "${r.contextName}" needs the optional package @kubernetes/client-node for ${needs}, and it is not installed: install meshdoctor without --omit=optional`,
+      `context "${r.contextName}" needs the optional package @kubernetes/client-node for ${needs}, and it is not installed: install it beside meshdoctor (npm install -g @kubernetes/client-node@~1.4.0 for a global install)`,
     );
   }
 }

@@ -1,7 +1,7 @@
 import { Chalk } from 'chalk';
 import type { Explanation } from '../run/explain.js';
 import { clean } from './text.js';
-import { coverageLines } from './table.js';
+import { coverageLines, declinedLines } from './table.js';
 
 /** The table rendering of `explain`: the decision, step by step; what was not read says so. */
 export function renderExplanation(e: Explanation, color: boolean, width = 80): string {
@@ -82,6 +82,9 @@ export function renderExplanation(e: Explanation, color: boolean, width = 80): s
         width,
       ),
     );
+  } else if (e.coverage) {
+    const declined = declinedLines(e.coverage, c, width);
+    if (declined.length) out.push('', ...declined);
   }
   if (e.meshes.length) out.push('', c.bold('step by step:'));
   for (const m of lead) {

@@ -39,4 +39,5 @@ export const reportDoc = (result: Parameters<Reporter>[0], meta: Parameters<Repo
   })),
   skipped: result.skipped,
   coverage: result.coverage,
+  ...(result.config ? { config: result.config } : {}),
 });

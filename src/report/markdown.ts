@@ -69,6 +69,12 @@ export const markdown: Reporter = (result, meta) => {
     if (cov.rbac.length)
       out.push('Read-only access that would let them run:', '', fence(cov.rbac.map(clean), 'sh'), '');
   }
+  // Not read on purpose (--no-secrets), in a run otherwise complete: said all the same.
+  else if (cov.unavailable.some((u) => u.declined)) {
+    for (const u of cov.unavailable.filter((x) => x.declined))
+      out.push(`- ${md(u.kind)} ${md(u.reason)}${u.checks.length ? ` (not run: ${u.checks.map(md).join(', ')})` : ''}`);
+    out.push('');
+  }
   if (result.findings.length === 0) out.push(nothingFound(result), '');
   else {
     out.push('| severity | check | resource | message |', '|---|---|---|---|');

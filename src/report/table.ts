@@ -115,6 +115,23 @@ export function coverageLines(
   return lines;
 }
 
+/**
+ * Kinds not read on purpose (--no-secrets) in a run otherwise complete: said anyway, with the
+ * checks they kept from running, so a run that read no Secret never reads as having judged them.
+ */
+export function declinedLines(cov: RunResult['coverage'], c: InstanceType<typeof Chalk>, width: number): string[] {
+  return cov.unavailable
+    .filter((u) => u.declined)
+    .flatMap((u) => [
+      ...wrap(`${u.kind} ${clean(u.reason)}`, width, '  ').map((l) => c.yellow(l)),
+      ...wrap(
+        u.checks.length ? `not run: ${u.checks.join(', ')}` : 'the checks ran without it (less evidence)',
+        width,
+        '    ',
+      ).map((l) => c.dim(l)),
+    ]);
+}
+
 function render(result: RunResult, meta: ReportMeta, wide: boolean): string {
   const c = new Chalk({ level: meta.color ? 1 : 0 });
   const width = Math.max(40, meta.width ?? 80);
@@ -207,8 +224,12 @@ function render(result: RunResult, meta: ReportMeta, wide: boolean): string {
     lines.push(...coverageLines(result, c, width));
     if (result.findings.length === 0) lines.push(nothingFound(result));
     lines.push('');
-  } else if (result.findings.length === 0)
-    lines.push(s.suppressed ? nothingFound(result) : c.green(nothingFound(result)), '');
+  } else {
+    const declined = declinedLines(cov, c, width);
+    if (declined.length) lines.push(...declined, '');
+    if (result.findings.length === 0)
+      lines.push(s.suppressed || declined.length ? nothingFound(result) : c.green(nothingFound(result)), '');
+  }
   lines.push(totals);
   if (result.elsewhere) lines.push(...wrap(elsewhereText(result.elsewhere), width, '').map((l) => c.dim(l)));
   for (const { finding: f, reason } of result.suppressed)

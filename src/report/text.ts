@@ -54,7 +54,7 @@ export function nothingFound(result: Pick<RunResult, 'coverage' | 'summary' | 's
   const sel = result.selection;
   if (sel && sel.workloads.selected === 0)
     return `No workload in scope matches ${selectionText(sel)}: nothing was checked.`;
-  if (!result.coverage.complete) {
+  if (!result.coverage.complete || result.coverage.unavailable.some((u) => u.declined)) {
     return quiet
       ? `The ${plural(s.checksRun, 'check')} that ran found only ${plural(quiet, 'suppressed finding')} (listed below).`
       : `The ${plural(s.checksRun, 'check')} that ran found nothing.`;

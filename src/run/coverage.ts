@@ -17,6 +17,15 @@ import { guardFix } from '../util/shell.js';
 import { cmp } from '../util/objects.js';
 
 /**
+ * Why Secrets are not in a snapshot read with --no-secrets (the default deployment: deploy/mesh-rbac/
+ * grants no Secret). Not a failure: the checks that need one are reported as not run by choice
+ * (`declined`), and do not make the run incomplete, as --skip does not; what they would examine is
+ * never reported as fine.
+ */
+export const SECRETS_DECLINED =
+  'not read (--no-secrets): no Secret was read; the checks that need one did not run and the issuer certificates kept only in Secrets were not examined (deploy/mesh-rbac/secrets/ grants them)';
+
+/**
  * The coverage of a run: one entry per kind a selected check needed and could not have (with the
  * reason once, and the checks it kept from running), plus kinds that checks use as extra evidence
  * (`checks` empty: the checks ran without them). Skips for internal errors count too.
@@ -24,12 +33,24 @@ import { cmp } from '../util/objects.js';
 export function coverageOf(snapshot: Snapshot, checks: readonly Check[], skipped: SkippedCheck[]): Coverage {
   const unavailable: Coverage['unavailable'] = [];
   const wanted = [...new Set(checks.flatMap((c) => [...c.inputs, ...(c.optionalInputs ?? [])]))].sort(cmp);
+  const declined = new Set(wanted.filter((k) => snapshot.unavailable[k] === SECRETS_DECLINED));
   for (const kind of wanted.filter((k) => !snapshot.objects[k])) {
     const kept = checks
       .filter((c) => c.inputs.includes(kind) && skipped.some((s) => s.check === c.id))
       .map((c) => c.id);
-    unavailable.push({ kind, reason: snapshot.unavailable[kind] ?? 'not in the snapshot', checks: kept });
+    unavailable.push({
+      kind,
+      reason: snapshot.unavailable[kind] ?? 'not in the snapshot',
+      checks: kept,
+      ...(declined.has(kind) ? { declined: true } : {}),
+    });
   }
+  // A check kept from running only by kinds declined on purpose (--no-secrets) leaves the run complete, as --skip does.
+  const byChoice = (s: SkippedCheck) => {
+    const c = checks.find((x) => x.id === s.check);
+    const missing = c?.inputs.filter((k) => !snapshot.objects[k]) ?? [];
+    return s.reason.startsWith('cannot read ') && missing.length > 0 && missing.every((k) => declined.has(k));
+  };
   // A kind read in the scope but refused in another namespace (a mesh's control plane): the
   // checks ran, but what they look for there was not examined, so the run is not complete.
   let partial = false;
@@ -54,7 +75,7 @@ export function coverageOf(snapshot: Snapshot, checks: readonly Check[], skipped
   }
   unavailable.sort((a, b) => cmp(a.kind, b.kind) || cmp(a.namespace ?? '', b.namespace ?? ''));
   return {
-    complete: skipped.length === 0 && !partial && !pending,
+    complete: skipped.every(byChoice) && !partial && !pending,
     unavailable,
     rbac: rbacFix(snapshot, unavailable),
   };

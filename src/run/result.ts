@@ -65,7 +65,14 @@ export interface Coverage {
    * what they look for there was not examined). Also what was not read of the API server itself
    * (`GET /metrics`, `GET /version`, `kube-apiserver flags`): never required, `checks` empty.
    */
-  unavailable: { kind: KindKey | ServerInputLabel; namespace?: string; reason: string; checks: string[] }[];
+  unavailable: {
+    kind: KindKey | ServerInputLabel;
+    namespace?: string;
+    reason: string;
+    checks: string[];
+    /** Not read on purpose (--no-secrets): its checks are not run, and this alone leaves the run complete. */
+    declined?: true;
+  }[];
   /** One-line kubectl commands granting the read access that would let the skipped checks run. */
   rbac: string[];
 }
@@ -121,6 +128,17 @@ export interface RunResult {
   suppressed: SuppressedFinding[];
   skipped: SkippedCheck[];
   coverage: Coverage;
+  /**
+   * `.meshdoctor.yaml` / --config and --baseline, when given: the file, how many suppressions are
+   * active, those past their expiry (no longer suppressing), the severity overrides, the baseline.
+   */
+  config?: {
+    file?: string;
+    suppressions: number;
+    expiredSuppressions: { check: string; resource: string; reason: string; owner: string; expires: string }[];
+    severity?: Record<string, Severity>;
+    baseline?: { file: string; findings: number };
+  };
   /** MESHDOCTOR_DOCS_URL: where the check pages are published (docsUrl, SARIF helpUri). */
   docsBase?: string;
   /** Checks that failed internally (the run is incomplete: exit 2). */

@@ -5,7 +5,7 @@
 import { causeKey, isControlPlaneCause } from '../facts/causes.js';
 import { CHECKS } from '../checks/index.js';
 import { namesCheck, unknownCheck } from '../checks/lookup.js';
-import { coverageOf } from './coverage.js';
+import { SECRETS_DECLINED, coverageOf } from './coverage.js';
 import { DeadlineError, type Deadline } from '../util/deadline.js';
 import { docsUrl } from '../checks/define.js';
 import type { KindKey } from '../k8s/kinds.js';
@@ -17,6 +17,7 @@ import { Model } from '../facts/model.js';
 import { rank } from './rank.js';
 import { foldConsequences } from './fold.js';
 import { applySuppressions, type SuppressRule } from './suppress.js';
+import type { RunConfig } from './config.js';
 import { elsewhereOf, scopeFindings, selectFindings, type Selection } from './select.js';
 import { cmp, note } from '../util/objects.js';
 import type { Scope, Severity } from '../util/types.js';
@@ -45,6 +46,8 @@ export interface SnapshotOptions {
   readStdin?: (maxBytes: number) => Promise<string>;
   /** What to read of the API server itself (live only): the read plan's server reads (src/run/plan.ts), e.g. GET /version. */
   server?: readonly ServerInputKey[];
+  /** --no-secrets (false): no Secret is read, live or from a file; coverage says so (SECRETS_DECLINED). */
+  secrets?: boolean;
 }
 
 export interface RunOptions extends SnapshotOptions {
@@ -58,6 +61,8 @@ export interface RunOptions extends SnapshotOptions {
   now?: Date;
   /** --suppress rules (parseSuppressions); meshdoctor.io/ignore annotations apply always. */
   suppress?: SuppressRule[];
+  /** `.meshdoctor.yaml` / --config and --baseline (src/run/config.ts): severities, suppressions, excludes, known findings. */
+  config?: RunConfig;
   /** MESHDOCTOR_DOCS_URL: the base URL of the published check pages (none: no docsUrl). */
   docsBase?: string;
   /** --timeout over the checks: asked between checks and per workload (none: unbounded, as in tests). */
@@ -92,6 +97,8 @@ export async function obtainSnapshot(opts: SnapshotOptions, kinds: KindKey[]): P
     : opts.namespace
       ? { allNamespaces: false, namespace: opts.namespace }
       : undefined;
+  if (opts.secrets === false)
+    return declineSecrets(await obtainSnapshot({ ...opts, secrets: true }, withoutSecrets(kinds)));
   if (opts.snapshot?.length) return loadSnapshot(opts.snapshot, scope, opts.limits, opts.readStdin);
   return gather({
     kubeconfig: opts.kubeconfig,
@@ -104,6 +111,30 @@ export async function obtainSnapshot(opts: SnapshotOptions, kinds: KindKey[]): P
     onProgress: opts.onProgress,
     ...(opts.server?.length ? { serverInputs: opts.server } : {}),
   });
+}
+
+/** What a report says of the configuration: the file, the suppressions past their expiry, the baseline. */
+function configInfo(c: RunConfig): NonNullable<RunResult['config']> {
+  return {
+    ...(c.file ? { file: c.file } : {}),
+    suppressions: c.active.length,
+    expiredSuppressions: c.expired,
+    ...(Object.keys(c.severity).length ? { severity: c.severity } : {}),
+    ...(c.baseline ? { baseline: c.baseline } : {}),
+  };
+}
+
+/** The kinds to read under --no-secrets: no Secret (they are never requested). */
+export const withoutSecrets = (kinds: readonly KindKey[]): KindKey[] => kinds.filter((k) => k !== 'secrets');
+
+/**
+ * --no-secrets: no Secret in the snapshot (a snapshot file's are dropped too), and `unavailable`
+ * says why (SECRETS_DECLINED): coverage reports the checks that need one as not run by choice.
+ */
+function declineSecrets(snapshot: Snapshot): Snapshot {
+  const objects = { ...snapshot.objects };
+  delete objects.secrets;
+  return { ...snapshot, objects, unavailable: { ...snapshot.unavailable, secrets: SECRETS_DECLINED } };
 }
 
 /**
@@ -189,6 +220,7 @@ type ModelOptions = Pick<
   | 'now'
   | 'expectMeshed'
   | 'suppress'
+  | 'config'
   | 'docsBase'
   | 'deadline'
   | 'selection'
@@ -230,7 +262,7 @@ export function runChecks(
         findings.push({
           id: check.id,
           code: check.code,
-          severity: f.severity ?? check.severity,
+          severity: opts.config?.severity[check.id] ?? f.severity ?? check.severity,
           mesh: f.mesh,
           title: f.title ?? check.title,
           // One line wherever it is shown (a CI tab, a terminal): cluster text with a newline cannot fake a line of the report.
@@ -264,9 +296,15 @@ export function runChecks(
     opts.namespaceScope && ns !== undefined && !snapshot.manifests ? scopeFindings(narrowed, model, ns) : undefined;
   const inScope = scoped ? scoped.findings : narrowed;
   const selected = opts.selection ? selectFindings(inScope, model, opts.selection) : undefined;
-  const { kept, suppressed } = applySuppressions(selected ? selected.findings : inScope, opts.suppress ?? [], model);
+  const configured = opts.config?.reasonFor;
+  const { kept, suppressed } = applySuppressions(
+    selected ? selected.findings : inScope,
+    opts.suppress ?? [],
+    model,
+    configured,
+  );
   const elsewhere = scoped
-    ? elsewhereOf(rank(applySuppressions(scoped.elsewhere, opts.suppress ?? [], model).kept), ns!)
+    ? elsewhereOf(rank(applySuppressions(scoped.elsewhere, opts.suppress ?? [], model, configured).kept), ns!)
     : undefined;
   const ranked = rootFirst(rank(foldConsequences(kept)));
   const count = (s: Severity) => ranked.filter((f) => f.severity === s).length;
@@ -291,6 +329,7 @@ export function runChecks(
     ),
     skipped,
     coverage: coverageOf(snapshot, checks, skipped),
+    ...(opts.config ? { config: configInfo(opts.config) } : {}),
     ...(opts.docsBase ? { docsBase: opts.docsBase } : {}),
     errors,
     summary: {

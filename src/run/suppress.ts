@@ -101,12 +101,14 @@ export function applySuppressions(
   findings: Finding[],
   rules: SuppressRule[],
   m: Model,
+  /** The configuration file and --baseline (src/run/config.ts): after the flags, before annotations. */
+  configured?: (f: Finding) => string | undefined,
 ): { kept: Finding[]; suppressed: SuppressedFinding[] } {
   const kept: Finding[] = [];
   const suppressed: SuppressedFinding[] = [];
   for (const f of findings) {
     const rule = rules.find((r) => flagMatch(f, r));
-    const reason = rule ? `flag --suppress ${rule.spec}` : annotationReason(f, m);
+    const reason = rule ? `flag --suppress ${rule.spec}` : (configured?.(f) ?? annotationReason(f, m));
     if (reason) suppressed.push({ finding: f, reason });
     else kept.push(f);
   }

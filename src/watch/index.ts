@@ -18,8 +18,9 @@ import { Reflector, type Change } from '../cluster/reflector.js';
 import { UserError, errorMessage, printable } from '../util/errors.js';
 import type { Limits } from '../util/limits.js';
 import { json } from '../report/json.js';
-import { kindsFor, selectChecks, type MeshOption } from '../run/run.js';
+import { kindsFor, selectChecks, withoutSecrets, type MeshOption } from '../run/run.js';
 import { openSession } from '../run/session.js';
+import { SECRETS_DECLINED } from '../run/coverage.js';
 import type { SuppressRule } from '../run/suppress.js';
 import type { Scope, SnapshotSource } from '../util/types.js';
 import type { Finding } from '../run/result.js';
@@ -44,6 +45,8 @@ export interface WatchOptions {
   acceptHosts?: string;
   /** --no-findings-endpoint: false leaves /findings out (metrics and probes only). */
   findingsEndpoint?: boolean;
+  /** --no-secrets (false): no Secret is read or watched; coverage says so. */
+  secrets?: boolean;
   only?: string[];
   skip?: string[];
   mesh: MeshOption;
@@ -100,7 +103,7 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
     ...(o.suppress ? { suppress: o.suppress } : {}),
     ...(o.docsBase ? { docsBase: o.docsBase } : {}),
   });
-  const kinds = [...session.plan.kinds];
+  const kinds = o.secrets === false ? withoutSecrets([...session.plan.kinds]) : [...session.plan.kinds];
   const listen = parseListen(o.listen);
   const acceptHosts = parseAcceptHosts(o.acceptHosts ?? DEFAULT_ACCEPT_HOSTS);
   const withFindings = o.findingsEndpoint !== false;
@@ -114,7 +117,12 @@ export async function runWatch(o: WatchOptions, io: WatchIO): Promise<void> {
   const scope: Scope = o.allNamespaces
     ? { allNamespaces: true }
     : { allNamespaces: false, namespace: o.namespace ?? ctx.namespace };
-  const plan = new WatchPlan(kinds, scope, session.plan.server);
+  const plan = new WatchPlan(
+    kinds,
+    scope,
+    session.plan.server,
+    o.secrets === false ? { secrets: SECRETS_DECLINED } : {},
+  );
   const evaluator = new Evaluator(session.checks, session.options);
   const stopper = new AbortController();
   setMaxListeners(Infinity, stopper.signal); // one listener per request in flight, as in gather

@@ -33,6 +33,8 @@ export class WatchPlan {
     readonly scope: Scope,
     /** The reads of the server itself (the read plan's `server`). */
     readonly server: readonly ServerInputKey[] = [],
+    /** Kinds not read on purpose, with why (--no-secrets: SECRETS_DECLINED). */
+    readonly declined: Partial<Record<KindKey, string>> = {},
   ) {}
 
   /** The server reads as the reflector runs them (the kube-apiserver pods by label only where kube-system is not listed). */
@@ -117,6 +119,8 @@ export class WatchPlan {
     const pending = server?.pending.filter((k) => this.server.includes(k)) ?? [];
     // The watch's own scope, also for one namespace: `check -n` judges some things differently
     // (namespace-not-enabled speaks up for the namespace asked about); the objects make it one namespace.
+    // Kinds not read on purpose (--no-secrets): said as `check` says them.
+    for (const [key, why] of Object.entries(this.declined) as [KindKey, string][]) unavailable[key] = why;
     return {
       source,
       scope: this.scope,

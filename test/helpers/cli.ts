@@ -9,7 +9,7 @@ export interface CliResult {
 /** Run the CLI in-process with captured output; `tty` makes stdout/stderr look like terminals. */
 export async function runCli(
   args: string[],
-  opts: { tty?: boolean; env?: NodeJS.ProcessEnv; stdin?: string } = {},
+  opts: { tty?: boolean; env?: NodeJS.ProcessEnv; stdin?: string; clock?: () => Date; cwd?: string } = {},
 ): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
@@ -20,6 +20,8 @@ export async function runCli(
     stderrTTY: !!opts.tty,
     env: opts.env ?? {},
     readStdin: async () => opts.stdin ?? '',
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
   });
   return { code, stdout, stderr };
 }

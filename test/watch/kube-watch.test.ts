@@ -35,6 +35,7 @@ import {
 import { restartKubeApiServer } from '../helpers/kube-restart.js';
 import { httpGet } from '../helpers/prometheus.js';
 import { until } from '../helpers/until.js';
+import { meshRbacWithSecrets } from '../helpers/mesh-rbac.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 if (!APISERVER_SH_FOUND)
@@ -50,7 +51,7 @@ const RBAC = [
   ...parseObjects(readFileSync(join(ROOT, 'deploy/watch.yaml'), 'utf8')).filter(
     (o) => !['Deployment', 'Service'].includes(o.kind!),
   ),
-  ...parseObjects(readFileSync(join(ROOT, 'deploy/mesh-rbac/linkerd.yaml'), 'utf8')),
+  ...meshRbacWithSecrets('linkerd'),
 ];
 
 const unmeshedPod = (name: string) => ({

@@ -108,6 +108,19 @@ const metrics = async (r: Running) => (await httpGet(`${r.url}/metrics`)).body;
 const findingLines = (text: string) => text.split('\n').filter((l) => l.startsWith('meshdoctor_finding{'));
 
 describe('meshdoctor watch (in-process, test API server)', () => {
+  it('--no-secrets: no Secret is requested (listed, got or watched); /findings says they were declined, coverage complete', async () => {
+    const r = await start(baseObjects('linkerd'), { secrets: false });
+    await until(async () => (await httpGet(`${r.url}/readyz`)).status === 200, 15_000, 'ready');
+    const report = JSON.parse((await httpGet(`${r.url}/findings`)).body);
+    expect(report.coverage.complete).toBe(true);
+    expect(report.coverage.unavailable).toEqual([
+      expect.objectContaining({ kind: 'secrets', checks: ['webhook-cert-mismatch'], declined: true }),
+    ]);
+    expect(r.srv.requests.filter((q) => q.path.includes('/secrets'))).toEqual([]);
+    expect(r.srv.requests.some((q) => q.path.includes('/configmaps/'))).toBe(true);
+    expect(await metrics(r)).toMatch(/^meshdoctor_coverage_complete 1$/m);
+  });
+
   it('serves check -o json on /findings, and follows an unmeshed pod in and out of /metrics and stdout', async () => {
     const r = await start(baseObjects('linkerd'));
     expect((await httpGet(`${r.url}/healthz`)).status).toBe(200);
