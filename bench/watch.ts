@@ -39,6 +39,24 @@ export interface WatchBench {
   serverRequests: Record<string, number>;
   serverCpuPerHour: { baseline: number; withWatch: number };
   watchCpuPerHour: number;
+  /** LIST requests the API server served while idle (apiserver_request_total, verb LIST). */
+  idleLists: number;
+  /** RSS right after the first sync (the process that then serves the latency and churn). */
+  syncRssMB: number;
+  /** Churn (bench/watch-bench.ts): pods created and deleted at `rate`/s for `seconds`. */
+  churn?: {
+    seconds: number;
+    rate: number;
+    created: number;
+    deleted: number;
+    /** meshdoctor_watch_events_total during the churn. */
+    events: number;
+    /** The watch process's CPU seconds during the churn. */
+    cpuSeconds: number;
+    cpuMsPerEvent: number;
+    /** RSS after the churn and a settle. */
+    rssMB: number;
+  };
   problems: string[];
 }
 
@@ -93,6 +111,9 @@ export async function benchWatch(
     idleSeconds: number;
     extraArgs: string[];
     log: (s: string) => void;
+    /** Churn after the latency pods: create and delete pods at `churnRate`/s for `churnSeconds` (0: none). */
+    churnSeconds?: number;
+    churnRate?: number;
   },
 ): Promise<WatchBench> {
   const problems: string[] = [];
@@ -199,6 +220,8 @@ export async function benchWatch(
 
   const { child, url, stop } = await startWatch();
   try {
+    await sleep(2000);
+    const syncRssMB = procKB(child.pid!, 'VmRSS');
     const latencyMs: number[] = [];
     const stamp = Date.now().toString(36);
     for (let i = 0; i < o.latencyPods; i++) {
@@ -231,6 +254,76 @@ export async function benchWatch(
     await cleanup();
     // Let the deletions be evaluated and the lazy full evaluation run.
     await sleep(15_000);
+
+    let churn: WatchBench['churn'];
+    if (o.churnSeconds && o.churnRate) {
+      const rate = o.churnRate;
+      const live: string[] = [];
+      let created = 0;
+      let deleted = 0;
+      const pending = new Set<Promise<unknown>>();
+      const fire = (p: Promise<unknown>) => {
+        const q = p.catch((e) => problems.push(`churn: ${String(e).slice(0, 200)}`)).finally(() => pending.delete(q));
+        pending.add(q);
+      };
+      const e0 = sum((await get(`${url}/metrics`)).body, 'meshdoctor_watch_events_total');
+      const cpu0 = cpuSeconds(child.pid!);
+      const t0 = performance.now();
+      o.log(`  churn: ${rate} pods/s created and deleted for ${o.churnSeconds} s`);
+      for (let i = 0; performance.now() - t0 < o.churnSeconds * 1000; i++) {
+        // One tick: a pod created, and (once 10 s of pods live) the oldest deleted.
+        const name = `md-churn-${stamp}-${i}`;
+        fire(
+          kube.admin.create({
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name, namespace: ns, labels: { 'meshdoctor-bench': 'watch' } },
+            spec: {
+              containers: [
+                {
+                  name: 'app',
+                  image: 'example/app:1',
+                  resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '16Mi' } },
+                },
+              ],
+            },
+          }),
+        );
+        created++;
+        live.push(name);
+        if (live.length > rate * 10) {
+          const old = live.shift()!;
+          fire(
+            kube.admin.request('DELETE', `/api/v1/namespaces/${ns}/pods/${old}?gracePeriodSeconds=0`).then((r) => {
+              if (r.status >= 300 && r.status !== 404) throw new Error(`DELETE ${old}: HTTP ${r.status}`);
+            }),
+          );
+          deleted++;
+        }
+        while (pending.size > 64) await Promise.race(pending);
+        const next = t0 + ((i + 1) * 1000) / rate;
+        await sleep(Math.max(0, next - performance.now()));
+      }
+      await Promise.all(pending);
+      await cleanup();
+      deleted += live.length;
+      await sleep(15_000);
+      const events = sum((await get(`${url}/metrics`)).body, 'meshdoctor_watch_events_total') - e0;
+      const cpu = cpuSeconds(child.pid!) - cpu0;
+      churn = {
+        seconds: o.churnSeconds,
+        rate,
+        created,
+        deleted,
+        events,
+        cpuSeconds: cpu,
+        cpuMsPerEvent: events ? (cpu * 1000) / events : NaN,
+        rssMB: procKB(child.pid!, 'VmRSS'),
+      };
+      o.log(
+        `  churn: ${created} created, ${deleted} deleted, ${events} events, ${cpu.toFixed(1)} CPU s (${churn.cpuMsPerEvent.toFixed(2)} ms/event), RSS ${syncRssMB.toFixed(0)} MB after sync, ${churn.rssMB.toFixed(0)} MB after churn`,
+      );
+    }
 
     const before = {
       watch: (await get(`${url}/metrics`)).body,
@@ -272,6 +365,9 @@ export async function benchWatch(
       serverRequests,
       serverCpuPerHour: { baseline, withWatch: ((after.cpu - before.cpu) * 3600) / o.idleSeconds },
       watchCpuPerHour: ((after.mine - before.mine) * 3600) / o.idleSeconds,
+      idleLists: serverRequests.LIST ?? 0,
+      syncRssMB,
+      ...(churn ? { churn } : {}),
       problems,
     };
   } finally {

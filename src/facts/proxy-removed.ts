@@ -23,9 +23,11 @@ export function removedFromPod(pod: K8sObject, mesh: MeshName): Removed | undefi
   const announcement = p.containers.announced?.(pod);
   if (!announcement) return undefined;
   const spec = podSpec(pod);
-  // A native sidecar (an init container) is present all the same.
-  const present = new Set([...containers(spec), ...initContainers(spec)].map((c) => String(c.name ?? '')));
+  // A native sidecar (an init container) is present all the same. (Asked of every pod by two
+  // checks: no set or copy built, the lists are a few containers each.)
+  const all = [containers(spec), initContainers(spec)];
+  const present = (n: string) => all.some((list) => list.some((c) => String(c.name ?? '') === n));
   const proxyThere = injectedMesh(pod) === mesh; // the proxy under an older release's name too
-  const missing = announcement.containers.filter((n) => !present.has(n) && !(n === p.containers.proxy && proxyThere));
+  const missing = announcement.containers.filter((n) => !(n === p.containers.proxy && proxyThere) && !present(n));
   return missing.length ? { announcement, missing } : undefined;
 }

@@ -71,8 +71,12 @@ export class SnapshotIndex implements SnapshotView {
 
   /** Compute once per index: the one memo the index, the facts and the checks share. */
   memo<T>(key: string, f: () => T): T {
-    if (!this.memos.has(key)) this.memos.set(key, f());
-    return this.memos.get(key) as T;
+    // One lookup where the value is there (called per workload and pod by many checks); `has` only for a memoized undefined.
+    const v = this.memos.get(key);
+    if (v !== undefined || this.memos.has(key)) return v as T;
+    const made = f();
+    this.memos.set(key, made);
+    return made;
   }
 
   /** The objects of a kind (empty when not read). */

@@ -12,9 +12,20 @@ export function linkerdAnnounced(pod: K8sObject): Announcement | undefined {
   const version = annotationsOf(pod)['linkerd.io/proxy-version'];
   const ns = labelsOf(pod)['linkerd.io/control-plane-ns'];
   if (!version || !ns) return undefined;
-  return {
-    mark: `annotation linkerd.io/proxy-version=${version} and label linkerd.io/control-plane-ns=${ns}`,
-    containers: ['linkerd-proxy'],
-    source: 'linkerd/linkerd2@0017f9a6 pkg/k8s/labels.go',
-  };
+  // The meshed pods of one control plane and release share one (frozen) announcement.
+  const key = `${version}\n${ns}`;
+  let a = seen.get(key);
+  if (!a) {
+    a = Object.freeze({
+      mark: `annotation linkerd.io/proxy-version=${version} and label linkerd.io/control-plane-ns=${ns}`,
+      containers: Object.freeze(['linkerd-proxy']) as string[],
+      source: 'linkerd/linkerd2@0017f9a6 pkg/k8s/labels.go',
+    });
+    if (seen.size < MAX_CACHED) seen.set(key, a);
+  }
+  return a;
 }
+
+/** Announcements by proxy version and control-plane namespace; bounded (past it, made each time). */
+const seen = new Map<string, Announcement>();
+const MAX_CACHED = 1024;
