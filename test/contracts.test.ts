@@ -141,3 +141,23 @@ describe('the comparison finds each kind of breaking change (made up here)', () 
     expect(versionProblem(2, 4, ['x: removed'])).toMatch(/the last released is 2/);
   });
 });
+
+describe('check --all-contexts -o json: schema/fleet.schema.json against its last released schema', () => {
+  // The fleet document appeared with report schemaVersion 2 and carries the same number.
+  const current = read('schema/fleet.schema.json');
+  const released = releasedVersions(RELEASED, 'fleet', 'schema.json');
+  const last = Math.max(...released.keys());
+  const version = current.properties.schemaVersion.const as number;
+
+  it('its $id names its version, each entry is the single-cluster report of that version', () => {
+    for (const [v, s] of released) expect(s.$id, `fleet.v${v}`).toBe(`${BASE}fleet.v${v}.schema.json`);
+    expect(current.$id).toBe(`${BASE}fleet.v${version}.schema.json`);
+    expect(JSON.stringify(current)).toContain(`"$ref":"report.v${version}.schema.json"`);
+    expect(version).toBe(read('schema/report.schema.json').properties.schemaVersion.const);
+  });
+
+  it('no breaking change without a schemaVersion increment', () => {
+    const breaks = schemaBreaks(released.get(last)!, current, ['$.schemaVersion']);
+    expect(versionProblem(last, version, breaks)).toBeUndefined();
+  });
+});

@@ -402,10 +402,10 @@ describe('Kuma and Consul live, through the test API server', () => {
         'pod-opted-out orders/auditor',
       ]);
       // The Secrets read by name are the two meshes' serving certificates, each in its mesh's
-      // namespace, where that mesh's Role (deploy/mesh-rbac/) may get it.
+      // namespace, where that mesh's opt-in Role (deploy/mesh-rbac/secrets/) may get it.
       const granted = ['kuma', 'consul'].flatMap((mesh) => {
         const role = parseObjects(
-          readFileSync(join(import.meta.dirname, '..', '..', `deploy/mesh-rbac/${mesh}.yaml`), 'utf8'),
+          readFileSync(join(import.meta.dirname, '..', '..', `deploy/mesh-rbac/secrets/${mesh}.yaml`), 'utf8'),
         ).find((o) => o.kind === 'Role') as any;
         return role.rules
           .filter((r: any) => r.resources.includes('secrets'))

@@ -201,7 +201,7 @@ describe('deploy/watch.yaml', () => {
     const cronContainer = cron.find((d) => d.kind === 'CronJob').spec.jobTemplate.spec.template.spec.containers[0];
     expect(container.image).toBe(cronContainer.image);
     // Probes and scrapes by pod IP send Host = POD_IP:9090: the Host check must be widened in a pod.
-    expect(container.args).toEqual(['watch', '-A', '--listen', ':9090', '--accept-hosts=.*']);
+    expect(container.args).toEqual(['watch', '-A', '--listen', ':9090', '--accept-hosts=.*', '--no-secrets']);
     expect(pod.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
     expect(container.securityContext).toMatchObject({
       allowPrivilegeEscalation: false,
