@@ -14,7 +14,15 @@ checkCases('proxy-removed', {
     { fixtures: 'fires-kuma-kyverno.yaml', findings: ['Deployment orders/billing'] },
     { fixtures: 'fires-consul-vault.yaml', findings: ['Deployment catalog/tax'] },
   ],
-  silent: [{ fixtures: 'ok-linkerd-native-sidecar.yaml' }, { fixtures: 'ok-istio-all-present.yaml' }],
+  silent: [
+    { fixtures: 'ok-linkerd-native-sidecar.yaml' },
+    { fixtures: 'ok-istio-all-present.yaml' },
+    // The opposite: a later webhook removed the mark, the containers stay.
+    { fixtures: 'ok-istio-mark-stripped.yaml' },
+    { fixtures: 'ok-linkerd-mark-stripped.yaml' },
+    { fixtures: 'ok-kuma-mark-stripped.yaml' },
+    { fixtures: 'ok-consul-mark-stripped.yaml' },
+  ],
 });
 
 const F = (name: string) => `checks/proxy-removed/${name}.yaml`;
@@ -39,6 +47,18 @@ describe('proxy-removed', () => {
       const fs = ids(findings(cluster(base, [F(name)]), ['sidecar-missing', 'proxy-removed']));
       expect(fs.filter((x) => x.startsWith('sidecar-missing'))).toEqual([]);
       expect(fs.filter((x) => x.startsWith('proxy-removed'))).toHaveLength(1);
+    }
+  });
+
+  it('a mark removed by a later webhook while the containers stay: meshed, no check reports the pod', () => {
+    // Meshed-ness comes from the containers (src/mesh/proxy.ts injectedMesh), not from the mark.
+    for (const [base, name] of [
+      ['istio', 'ok-istio-mark-stripped'],
+      ['linkerd', 'ok-linkerd-mark-stripped'],
+      ['kuma', 'ok-kuma-mark-stripped'],
+      ['consul', 'ok-consul-mark-stripped'],
+    ] as const) {
+      expect(ids(findings(cluster(base, [F(name)])))).toEqual([]);
     }
   });
 });
