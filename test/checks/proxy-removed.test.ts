@@ -10,6 +10,7 @@ import { cluster, findings, ids } from '../helpers/fixtures.js';
 checkCases('proxy-removed', {
   fires: [
     { fixtures: 'fires-linkerd-kubemod.yaml', findings: ['Deployment shop/invoices'] },
+    { fixtures: 'fires-linkerd-kubemod-conditions.yaml', findings: ['Deployment shop/invoices'] },
     { fixtures: 'fires-istio-lxcfs.yaml', findings: ['Deployment store/ratings'] },
     { fixtures: 'fires-kuma-kyverno.yaml', findings: ['Deployment orders/billing'] },
     { fixtures: 'fires-consul-vault.yaml', findings: ['Deployment catalog/tax'] },
@@ -60,5 +61,14 @@ describe('proxy-removed', () => {
     ] as const) {
       expect(ids(findings(cluster(base, [F(name)])))).toEqual([]);
     }
+  });
+
+  it('names the later webhooks whose matchConditions hold for the pod, not those whose conditions are false', () => {
+    const [f] = findings(cluster('linkerd', [F('fires-linkerd-kubemod-conditions')]), ['proxy-removed']);
+    const text = JSON.stringify(f);
+    expect(text).not.toContain('unlabelled.policy.example.com');
+    expect(text).toContain('z-policy-shop/shop.policy.example.com');
+    expect(text).not.toMatch(/shop\.policy\.example\.com \([^)]*not evaluated/);
+    expect(text).toMatch(/users\.policy\.example\.com \(Ignore, reinvocation Never, 1 matchConditions not evaluated\)/);
   });
 });
