@@ -8,6 +8,7 @@ import { admissionChain, namespaceLabels, type ChainEntry } from '../k8s/webhook
 import { newPodLabels } from '../k8s/pod-labels.js';
 import { webhookMesh } from '../mesh/registry.js';
 import type { MeshName } from '../mesh/names.js';
+import { isObj, str } from '../util/objects.js';
 import type { Model, Workload } from './model.js';
 
 interface ChainLink extends ChainEntry {
@@ -26,9 +27,27 @@ export function admissionChainOf(m: Model, w: Workload): AdmissionChain {
   return m.memo(`admission-chain:${w.kind}/${w.namespace}/${w.name}`, () => {
     const mutating = m.list('mutatingwebhookconfigurations');
     const validating = m.list('validatingwebhookconfigurations');
-    const links = admissionChain(mutating, validating, namespaceLabels(m.namespace(w.namespace), w.namespace), {
-      ...newPodLabels(w),
-    }).map((e): ChainLink => {
+    const labels = { ...newPodLabels(w) };
+    const meta = isObj(w.template.metadata) ? w.template.metadata : {};
+    const annotations = isObj(meta.annotations)
+      ? Object.fromEntries(Object.entries(meta.annotations).map(([k, v]) => [k, str(v) ?? '']))
+      : {};
+    // The pod as a matchCondition sees it: a bare pod has its name; a controller's pod is named
+    // by generateName after admission, so its name is not known (conditions on it stay unevaluated).
+    // The requesting user is never known from a snapshot.
+    const pod = {
+      ...(w.kind === 'Pod' ? { name: w.name } : {}),
+      namespace: w.namespace,
+      labels,
+      annotations,
+    };
+    const links = admissionChain(
+      mutating,
+      validating,
+      namespaceLabels(m.namespace(w.namespace), w.namespace),
+      labels,
+      pod,
+    ).map((e): ChainLink => {
       const mesh = e.type === 'mutating' ? webhookMesh({ name: e.webhook, configName: e.configuration }) : undefined;
       return mesh ? { ...e, mesh } : e;
     });
@@ -44,7 +63,7 @@ export function chainEvidence(c: AdmissionChain): { webhooks: string[]; notRead?
   return {
     webhooks: c.links.map(
       (l) =>
-        `${l.type} ${l.configuration}/${l.webhook} (${l.failurePolicy}${l.reinvocationPolicy ? `, reinvocation ${l.reinvocationPolicy}` : ''}${l.matchConditions ? `, ${l.matchConditions} matchConditions not evaluated` : ''})${l.mesh ? ` [${l.mesh}]` : ''}`,
+        `${l.type} ${l.configuration}/${l.webhook} (${l.failurePolicy}${l.reinvocationPolicy ? `, reinvocation ${l.reinvocationPolicy}` : ''}${l.matchConditions ? `, ${l.matchConditions} matchConditions not evaluated` : ''}${l.matchConditionErrors ? `, matchConditions ${l.matchConditionErrors.join(', ')} fail to evaluate: the API server rejects the pod` : ''})${l.mesh ? ` [${l.mesh}]` : ''}`,
     ),
     ...(c.notRead.length ? { notRead: c.notRead } : {}),
   };

@@ -5,6 +5,7 @@
  * mesh makes of them (src/mesh/webhooks.ts).
  */
 import { evalSelector, type SelectorResult } from './selectors.js';
+import { evalMatchConditions, type CelRequest } from './cel.js';
 import type { K8sObject } from '../util/types.js';
 import { arr, dict, isObj, labelsOf } from '../util/objects.js';
 
@@ -87,8 +88,10 @@ export interface ChainEntry {
   failurePolicy: 'Ignore' | 'Fail';
   /** Mutating only: whether the API server calls it again after a later webhook changed the pod. */
   reinvocationPolicy?: 'Never' | 'IfNeeded';
-  /** Its CEL matchConditions, which meshdoctor does not evaluate: the webhook is called only where they all hold. */
+  /** How many of its CEL matchConditions meshdoctor could not evaluate (src/k8s/cel.ts): the webhook is called only where they all hold. */
   matchConditions?: number;
+  /** The matchConditions that evaluate to an error under failurePolicy Fail: the API server rejects the pod. */
+  matchConditionErrors?: string[];
 }
 
 /** Whether a rule's scope admits a namespaced object (`*`, `Namespaced`, or none given). */
@@ -106,7 +109,11 @@ const scopeAdmitsPods = (rules: unknown[]) =>
  * staging/src/k8s.io/apiserver/pkg/admission/configuration/mutating_webhook_manager.go and
  * validating_webhook_manager.go sort the configurations by name; plugin/webhook/mutating/dispatcher.go,
  * validating/dispatcher.go). Rules (operation CREATE, group "", version v1, resource pods, scope),
- * namespaceSelector and objectSelector decide; matchConditions are counted, not evaluated.
+ * namespaceSelector and objectSelector decide; then the matchConditions in the simple shapes
+ * src/k8s/cel.ts evaluates over `pod` (any false skips the webhook, an error skips it under
+ * Ignore and rejects the pod under Fail: kubernetes/kubernetes 008b3652
+ * staging/src/k8s.io/api/admissionregistration/v1/types.go MatchConditions); the others are
+ * counted, not evaluated, and the webhook is kept. Without `pod` only constant conditions evaluate.
  * Bounded: 256 configurations of each type, 64 webhooks each.
  */
 export function admissionChain(
@@ -114,6 +121,7 @@ export function admissionChain(
   validating: readonly K8sObject[],
   nsLabels: Record<string, string>,
   podLabels: Record<string, string>,
+  pod?: CelRequest,
 ): ChainEntry[] {
   const out: ChainEntry[] = [];
   const byName = (a: K8sObject, b: K8sObject) => {
@@ -135,16 +143,21 @@ export function admissionChain(
           podLabels,
         );
         if (!call.called) continue;
-        const conditions = arr(h.matchConditions).length;
+        const failurePolicy = h.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail';
+        const mc = arr(h.matchConditions).length
+          ? evalMatchConditions(arr(h.matchConditions), failurePolicy, pod)
+          : { decision: 'call', names: [] };
+        if (mc.decision === 'skip') continue;
         out.push({
           type,
           configuration: String(c.metadata?.name ?? ''),
           webhook: String(h.name ?? ''),
-          failurePolicy: h.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
+          failurePolicy,
           ...(type === 'mutating'
             ? { reinvocationPolicy: h.reinvocationPolicy === 'IfNeeded' ? 'IfNeeded' : 'Never' }
             : {}),
-          ...(conditions ? { matchConditions: conditions } : {}),
+          ...(mc.decision === 'unknown' ? { matchConditions: mc.names.length } : {}),
+          ...(mc.decision === 'reject' ? { matchConditionErrors: mc.names } : {}),
         });
       }
     }

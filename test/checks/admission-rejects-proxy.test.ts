@@ -231,7 +231,7 @@ describe('admissionChain (src/k8s/webhook.ts): the API server order and matching
         config('MutatingWebhookConfiguration', 'alpha', [
           hook('a2.io'),
           hook('a1.io', { objectSelector: { matchLabels: { skip: 'me' } } }),
-          hook('a3.io', { matchConditions: [{ name: 'c', expression: 'true' }] }),
+          hook('a3.io', { matchConditions: [{ name: 'c', expression: 'size(object.spec.containers) > 0' }] }),
         ]),
         config('MutatingWebhookConfiguration', 'cluster-only', [
           hook('c.io', {

@@ -10,11 +10,20 @@ import { cluster, findings, ids } from '../helpers/fixtures.js';
 checkCases('proxy-removed', {
   fires: [
     { fixtures: 'fires-linkerd-kubemod.yaml', findings: ['Deployment shop/invoices'] },
+    { fixtures: 'fires-linkerd-kubemod-conditions.yaml', findings: ['Deployment shop/invoices'] },
     { fixtures: 'fires-istio-lxcfs.yaml', findings: ['Deployment store/ratings'] },
     { fixtures: 'fires-kuma-kyverno.yaml', findings: ['Deployment orders/billing'] },
     { fixtures: 'fires-consul-vault.yaml', findings: ['Deployment catalog/tax'] },
   ],
-  silent: [{ fixtures: 'ok-linkerd-native-sidecar.yaml' }, { fixtures: 'ok-istio-all-present.yaml' }],
+  silent: [
+    { fixtures: 'ok-linkerd-native-sidecar.yaml' },
+    { fixtures: 'ok-istio-all-present.yaml' },
+    // The opposite: a later webhook removed the mark, the containers stay.
+    { fixtures: 'ok-istio-mark-stripped.yaml' },
+    { fixtures: 'ok-linkerd-mark-stripped.yaml' },
+    { fixtures: 'ok-kuma-mark-stripped.yaml' },
+    { fixtures: 'ok-consul-mark-stripped.yaml' },
+  ],
 });
 
 const F = (name: string) => `checks/proxy-removed/${name}.yaml`;
@@ -40,5 +49,26 @@ describe('proxy-removed', () => {
       expect(fs.filter((x) => x.startsWith('sidecar-missing'))).toEqual([]);
       expect(fs.filter((x) => x.startsWith('proxy-removed'))).toHaveLength(1);
     }
+  });
+
+  it('a mark removed by a later webhook while the containers stay: meshed, no check reports the pod', () => {
+    // Meshed-ness comes from the containers (src/mesh/proxy.ts injectedMesh), not from the mark.
+    for (const [base, name] of [
+      ['istio', 'ok-istio-mark-stripped'],
+      ['linkerd', 'ok-linkerd-mark-stripped'],
+      ['kuma', 'ok-kuma-mark-stripped'],
+      ['consul', 'ok-consul-mark-stripped'],
+    ] as const) {
+      expect(ids(findings(cluster(base, [F(name)])))).toEqual([]);
+    }
+  });
+
+  it('names the later webhooks whose matchConditions hold for the pod, not those whose conditions are false', () => {
+    const [f] = findings(cluster('linkerd', [F('fires-linkerd-kubemod-conditions')]), ['proxy-removed']);
+    const text = JSON.stringify(f);
+    expect(text).not.toContain('unlabelled.policy.example.com');
+    expect(text).toContain('z-policy-shop/shop.policy.example.com');
+    expect(text).not.toMatch(/shop\.policy\.example\.com \([^)]*not evaluated/);
+    expect(text).toMatch(/users\.policy\.example\.com \(Ignore, reinvocation Never, 1 matchConditions not evaluated\)/);
   });
 });
