@@ -26,6 +26,8 @@ const WHY: Partial<Record<KindKey, string>> = {
   networkpolicies: 'networkpolicies: the path to the injector (webhook-port-blocked)',
   validatingwebhookconfigurations:
     'validatingwebhookconfigurations: the admission chain a pod goes through (admission-rejects-proxy)',
+  'network-attachment-definitions':
+    "network-attachment-definitions: Multus only, the attachments a mesh's CNI plugin needs (elsewhere the API is not served)",
 };
 
 /** A table of kinds: KINDS, or (a test's made-up disagreement) KINDS with one more. */

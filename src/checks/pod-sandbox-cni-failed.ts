@@ -19,6 +19,13 @@
  * kubeconfig its DaemonSet wrote: hashicorp/consul-k8s#4106, #4442). A message naming no plugin at all
  * (a bare "exit status N": kumahq/kuma#2046) is attributed to the mesh whose CNI-only validation init
  * container the pod carries, said as the candidate the message cannot name.
+ * From the spec (issue 31): events expire after an hour, so a Pending pod with no container started
+ * whose `k8s.v1.cni.cncf.io/networks` annotation names a mesh's attachment (Multus's forms: `name`,
+ * `ns/name`, `name@iface`, or a JSON list of `{name, namespace}`: k8snetworkplumbingwg
+ * multus-cni pkg/k8sclient parsePodNetworkAnnotation) that is not among the
+ * NetworkAttachmentDefinitions read is the same finding without the event. Only when the
+ * attachments were read and the API answered with at least one of them somewhere (a cluster that
+ * does not serve the API gives none: that is "not collected", never "not found").
  * Known false positives: none known; a plugin failing once and then succeeding leaves the pod running.
  * Fix: a missing attachment: create it in the namespace as the mesh documents it; a plugin failing:
  * the mesh's CNI DaemonSet pod on that node (its log says why), and the message quoted.
@@ -41,6 +48,33 @@ function started(pod: K8sObject): boolean {
   return [...arr(st.initContainerStatuses), ...arr(st.containerStatuses)]
     .filter(isObj)
     .some((s) => isObj(s.state) && (isObj(s.state.running) || isObj(s.state.terminated)));
+}
+
+const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
+
+/** The attachments a pod names in its Multus annotation, each with the namespace Multus looks in (bounded). */
+function namedAttachments(value: string | undefined, podNs: string): { name: string; namespace: string }[] {
+  if (!value) return [];
+  const text = value.slice(0, 4000).trim();
+  const out: { name: string; namespace: string }[] = [];
+  if (text.startsWith('[')) {
+    let list: unknown;
+    try {
+      list = JSON.parse(text);
+    } catch {
+      return [];
+    }
+    for (const e of arr(list).filter(isObj).slice(0, 32)) {
+      const name = str(e.name);
+      if (name) out.push({ name, namespace: str(e.namespace) ?? podNs });
+    }
+    return out;
+  }
+  for (const part of text.split(',').slice(0, 32)) {
+    const m = /^\s*(?:([^/@\s]{1,253})\/)?([^/@\s]{1,253})(?:@[^\s]{1,64})?\s*$/.exec(part);
+    if (m) out.push({ name: m[2]!, namespace: m[1] ?? podNs });
+  }
+  return out;
 }
 
 /** A sandbox failure naming no plugin, of a pod injected for a mesh's CNI plugin (its validation init container). */
@@ -138,6 +172,51 @@ export default defineCheck({
       }
       groups.set(id, g);
     }
+    // From the spec: a Pending pod naming a mesh's attachment that is not there (no event needed).
+    const nads = m.has('network-attachment-definitions') ? m.list('network-attachment-definitions') : [];
+    if (nads.length && m.has('pods') && byAttachment.size) {
+      const have = new Set(nads.map((n) => `${n.metadata?.namespace ?? ''}/${n.metadata?.name ?? ''}`));
+      const covered = new Set(
+        [...groups.values()].flatMap((g) => [...g.pods].map((p) => `${g.resource.namespace}/${p}`)),
+      );
+      let seen = 0;
+      for (const pod of m.list('pods')) {
+        if (++seen > 50000) break;
+        const ns = pod.metadata?.namespace ?? '';
+        const name = pod.metadata?.name ?? '';
+        if (!m.inScope(ns) || started(pod) || covered.has(`${ns}/${name}`)) continue;
+        const value = isObj(pod.metadata?.annotations) ? str(pod.metadata.annotations[NETWORKS]) : undefined;
+        const missing = namedAttachments(value, ns).find(
+          (a) => byAttachment.has(a.name) && !have.has(`${a.namespace}/${a.name}`) && m.inScope(a.namespace),
+        );
+        if (!missing) continue;
+        const mesh = byAttachment.get(missing.name)!;
+        const owner = arr(pod.metadata?.ownerReferences)
+          .filter(isObj)
+          .find((r) => r.controller === true);
+        const w = owner ? workloadOfObject(m, String(owner.kind ?? ''), ns, String(owner.name ?? '')) : undefined;
+        const resource = w?.ref ?? { kind: 'Pod', namespace: ns, name };
+        const cause: SandboxCause = {
+          kind: 'attachment',
+          name: missing.name,
+          ...(missing.namespace !== ns ? { namespace: missing.namespace } : {}),
+        };
+        const id = `${mesh}\u0000attachment/${missing.name}\u0000${resource.kind}/${resource.namespace}/${resource.name}`;
+        const g = groups.get(id) ?? {
+          mesh,
+          cause,
+          resource,
+          pods: new Set<string>(),
+          nodes: new Set<string>(),
+          count: 0,
+          message: '',
+        };
+        g.pods.add(name);
+        const node = isObj(pod.spec) ? str(pod.spec.nodeName) : undefined;
+        if (node) g.nodes.add(node);
+        groups.set(id, g);
+      }
+    }
     const sorted = [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).slice(0, 200);
     for (const [, g] of sorted) {
       const p = profileOf(g.mesh);
@@ -145,14 +224,18 @@ export default defineCheck({
       const pods = [...g.pods].sort();
       const nodes = [...g.nodes].sort();
       const ns = g.resource.namespace!;
-      const quote = printable(sandboxQuote(g.message), 400);
+      const quote = g.message
+        ? printable(sandboxQuote(g.message), 400)
+        : `no sandbox event read: the pods name it in their ${NETWORKS} annotation`;
       const what = `${g.resource.kind} ${ns}/${g.resource.name}`;
       let message: string;
       const fix: Step[] = [];
       if (g.cause.kind === 'attachment') {
         const where = ('namespace' in g.cause ? g.cause.namespace : undefined) ?? ns;
         message =
-          `The kubelet cannot create the sandbox of ${plural(pods.length, 'pod')} of ${what}: Multus finds no NetworkAttachmentDefinition ${g.cause.name} in namespace ${where}, ` +
+          (g.message
+            ? `The kubelet cannot create the sandbox of ${plural(pods.length, 'pod')} of ${what}: Multus finds no NetworkAttachmentDefinition ${g.cause.name} in namespace ${where}, `
+            : `${plural(pods.length, 'pod')} of ${what} ${pods.length === 1 ? 'is' : 'are'} Pending with no container started, and of the NetworkAttachmentDefinitions read none is ${g.cause.name} in namespace ${where}, `) +
           `which the pods name to run the ${meshTitle(g.mesh)} CNI plugin, so they stay in ContainerCreating (${quote}).`;
         fix.push(
           ...(where === ns
@@ -209,7 +292,9 @@ export default defineCheck({
           nodes: nodes.slice(0, 20),
           events: g.count,
           ...(g.last ? { lastSeen: g.last } : {}),
-          message: printable(sandboxQuote(g.message, 1000), 1000),
+          ...(g.message
+            ? { message: printable(sandboxQuote(g.message, 1000), 1000) }
+            : { from: `pod annotation ${NETWORKS}` }),
           ...(g.cause.kind === 'plugin' && cni.failures?.some((f) => f.line.test(sandboxQuote(g.message, 2000)))
             ? { source: cni.failures.find((f) => f.line.test(sandboxQuote(g.message, 2000)))!.source }
             : {}),

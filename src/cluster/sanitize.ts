@@ -550,6 +550,25 @@ export function keeper(policy: KeepPolicy): Keeper {
   }
 
   /**
+   * A NetworkAttachmentDefinition: its name, namespace, uid and creation time only. Its spec.config
+   * (a CNI configuration that may name hosts, keys or credentials) is not kept: pod-sandbox-cni-failed
+   * only asks whether the attachment a pod names exists.
+   */
+  function slimAttachment(o: K8sObject): K8sObject {
+    const md = isObj(o.metadata) ? o.metadata : {};
+    return {
+      apiVersion: o.apiVersion,
+      kind: o.kind,
+      metadata: {
+        name: md.name,
+        namespace: md.namespace,
+        uid: md.uid,
+        creationTimestamp: md.creationTimestamp,
+      },
+    };
+  }
+
+  /**
    * What a snapshot keeps of an object read from a list or a file: `slim`'s reduction, or nothing
    * for an Event no check reads (docs/snapshot.md).
    */
@@ -575,11 +594,14 @@ export function keeper(policy: KeepPolicy): Keeper {
    * - Events: all but the fields eventInfo reads, messages but in the shapes the checks parse
    *   (slimEvent); `keepObject` drops the events no check reads;
    * - Nodes: name, labels, providerID, k3s's admission flags, the kubelet version, OS image, kernel and container runtime only (slimNode).
+   * - NetworkAttachmentDefinitions: name, namespace, uid and creation time only (slimAttachment).
    * Secrets go through sanitizeSecret instead.
    */
   function slim(key: string, obj: K8sObject): K8sObject {
     if (key === 'events') return slimEvent(obj);
     if (key === 'nodes') return slimNode(obj);
+    // Multus attachments: only which exist (their spec.config may name hosts and credentials).
+    if (key === 'network-attachment-definitions') return slimAttachment(obj);
     const md = obj.metadata;
     if (isObj(md)) {
       slimMetadata(md);

@@ -190,7 +190,7 @@ export async function readStreamed(file: string, limits: Limits, keep: Keeper): 
         continue;
       }
       if (list === undefined) {
-        const start = /^"([a-z]+)":\[$/.exec(line);
+        const start = /^"([a-z][a-z-]{0,62})":\[$/.exec(line);
         if (start) {
           key = start[1]!;
           list = !kinds.has(key)

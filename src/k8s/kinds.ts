@@ -48,6 +48,8 @@ export const KIND_KEYS = [
   'networkpolicies',
   // Issue 31: the validating webhooks of the admission chain a pod goes through (admission-rejects-proxy).
   'validatingwebhookconfigurations',
+  // Issue 31: the Multus attachments a mesh's CNI plugin needs in a pod's namespace (pod-sandbox-cni-failed).
+  'network-attachment-definitions',
 ] as const;
 
 export type KindKey = (typeof KIND_KEYS)[number];
@@ -119,6 +121,17 @@ export const KINDS: Record<KindKey, KindInfo> = {
   clusterrolebindings: k('clusterrolebindings', 'ClusterRoleBinding', 'rbac.authorization.k8s.io', 'v1', false),
   // The path to the injector (webhook-port-blocked): policies in its namespace.
   networkpolicies: k('networkpolicies', 'NetworkPolicy', 'networking.k8s.io', 'v1', true),
+  // Multus's CRD (k8snetworkplumbingwg/network-attachment-definition-client pkg/apis/k8s.cni.cncf.io/v1
+  // types.go): served only where Multus runs (OpenShift); elsewhere the group is not served.
+  'network-attachment-definitions': k(
+    'network-attachment-definitions',
+    'NetworkAttachmentDefinition',
+    'k8s.cni.cncf.io',
+    'v1',
+    true,
+    false,
+    true,
+  ),
 };
 
 /**

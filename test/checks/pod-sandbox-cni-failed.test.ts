@@ -17,12 +17,20 @@ checkCases('pod-sandbox-cni-failed', {
     { fixtures: 'fires-consul-cni-unauthorized.yaml', findings: ['Deployment catalog/gitea'] },
     { fixtures: 'fires-istio-ambient-no-ztunnel-connection.yaml', findings: ['Deployment shop/portfolios'] },
     { fixtures: 'fires-kuma-cni-no-plugin-named.yaml', findings: ['Deployment orders/foo'] },
+    // Issue 31: from the pod's k8s.v1.cni.cncf.io/networks and the attachments read, with no event.
+    { fixtures: 'fires-istio-attachment-missing-no-event.yaml', findings: ['Deployment reports/reporter'] },
+    { fixtures: 'fires-kuma-attachment-missing-no-event.yaml', findings: ['Deployment payments/ledger'] },
+    { fixtures: 'fires-consul-attachment-missing-no-event.yaml', findings: ['Deployment inventory/stock'] },
   ],
   silent: [
     { fixtures: 'ok-istio-calico-clusterinformation.yaml' },
     { fixtures: 'ok-istio-attachment-created-since.yaml' },
     { fixtures: 'ok-linkerd-cilium-plugin.yaml' },
     { fixtures: 'ok-kuma-init-exit-status.yaml' },
+    { fixtures: 'ok-istio-attachment-api-not-served.yaml' },
+    { fixtures: 'ok-istio-attachment-running-without.yaml' },
+    { fixtures: 'ok-kuma-attachment-present.yaml' },
+    { fixtures: 'ok-consul-attachment-other-network.yaml' },
   ],
 });
 
@@ -115,5 +123,23 @@ describe('messages', () => {
     expect(k.message).toContain('its message names no plugin');
     expect(k.message).toContain('init container kuma-validation');
     expect(k.evidence).toMatchObject({ cause: 'unnamed', name: 'kuma-validation' });
+  });
+
+  it('finds a missing attachment from the pod annotation alone, in all three of its forms (issue 31)', () => {
+    const one = (base: Parameters<typeof cluster>[0], file: string) =>
+      findings(cluster(base, [`checks/pod-sandbox-cni-failed/${file}.yaml`]), ['pod-sandbox-cni-failed'])[0]!;
+    const i = one('istio', 'fires-istio-attachment-missing-no-event');
+    expect(i.message).toContain('none is istio-cni in namespace reports');
+    expect(i.message).toContain('no sandbox event read');
+    expect(i.evidence).toMatchObject({
+      cause: 'attachment',
+      events: 0,
+      from: 'pod annotation k8s.v1.cni.cncf.io/networks',
+    });
+    const k = one('kuma', 'fires-kuma-attachment-missing-no-event');
+    expect(k.fix.join('\n')).toContain('kubectl label namespace payments kuma.io/sidecar-injection=disabled');
+    const c = one('consul', 'fires-consul-attachment-missing-no-event');
+    expect(c.message).toContain('none is consul-cni in namespace inventory');
+    expect(c.fix.join('\n')).toContain('type consul-cni and multus true');
   });
 });

@@ -83,6 +83,16 @@ const cni: CniPlugin = {
   daemonSet: 'consul-cni',
   // hashicorp/consul-k8s control-plane/cni: the plugin's type consul-cni (templates/cni-configmap.yaml).
   pluginType: 'consul-cni',
+  // On OpenShift (Multus) the pods name NetworkAttachmentDefinition consul-cni in their
+  // k8s.v1.cni.cncf.io/networks annotation, and each namespace must have it (hashicorp/consul-k8s
+  // 0b4a4e93 acceptance/tests/fixtures/bases/openshift/network-attachment.yaml and
+  // acceptance/tests/fixtures/bases/static-client/deployment.yaml on OpenShift).
+  attachment: {
+    name: 'consul-cni',
+    fix: (ns) => [
+      comment`create NetworkAttachmentDefinition consul-cni in ${ns}, with a spec.config of type consul-cni and multus true, as the Consul docs for OpenShift show`,
+    ],
+  },
   enabled: (m) => {
     const s = consulSettings(m);
     return s.cni === undefined ? undefined : { enabled: s.cni, from: `injector ${s.from} flag -enable-cni=${s.cni}` };

@@ -162,7 +162,7 @@ const cni: CniPlugin = {
   attachment: {
     name: 'kuma-cni',
     fix: (ns) => [
-      comment`kuma-cp creates NetworkAttachmentDefinition kuma-cni in namespaces labelled kuma.io/sidecar-injection; the value disabled leaves injection to the pods' own labels`,
+      comment`kuma-cp creates NetworkAttachmentDefinition kuma-cni in namespaces labelled kuma.io/sidecar-injection; the value disabled leaves injection to the labels of the pods`,
       cmd`kubectl label namespace ${ns} kuma.io/sidecar-injection=disabled`,
     ],
   },
