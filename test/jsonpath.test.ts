@@ -101,3 +101,19 @@ describe('jsonpath evaluation', () => {
     expect(() => run('{range .a[*]}{range .b[*]}{@}{end}{end}', big)).toThrow(/visits more than/);
   });
 });
+
+describe('explain -o jsonpath', () => {
+  it('prints the template over the document explain -o json prints', async () => {
+    const args = ['explain', 'deployment/cart', '-n', 'shop', '--snapshot', GOLDEN];
+    const j = await runCli([...args, '-o', 'json']);
+    const d = JSON.parse(j.stdout);
+    const r = await runCli([...args, '-o', 'jsonpath={.tool.name} {.schemaVersion}']);
+    expect(r.code).toBe(j.code);
+    expect(r.stdout).toBe('meshdoctor 2');
+    expect((await runCli([...args, '-o', 'jsonpath={@}'])).stdout).toBe(JSON.stringify(d));
+    const bad = await runCli([...args, '-o', 'jsonpath={.target']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^meshdoctor: error parsing jsonpath \{\.target, unclosed action\n$/);
+    expect((await runCli([...args, '-o', 'go-template={{.}}'])).code).toBe(2);
+  });
+});

@@ -66,14 +66,8 @@ async function check(o: CheckOptions, io: IO): Promise<number> {
 /** `-o jsonpath=TEMPLATE`: its reporter, the template parsed before anything is read (kubectl's one-line error). */
 async function jsonPathOf(output: string | undefined) {
   if (!output?.startsWith('jsonpath=')) return undefined;
-  const { JsonPathError, jsonPathMessage, jsonPathReporter, parseJsonPath } = await import('../report/jsonpath.js');
-  const template = output.slice('jsonpath='.length);
-  try {
-    return jsonPathReporter(parseJsonPath(template));
-  } catch (e) {
-    if (e instanceof JsonPathError) throw new UserError(jsonPathMessage(template, e));
-    throw e;
-  }
+  const { compileJsonPath, jsonPathReporter } = await import('../report/jsonpath.js');
+  return jsonPathReporter(compileJsonPath(output.slice('jsonpath='.length)));
 }
 
 /**

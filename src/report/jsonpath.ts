@@ -34,7 +34,7 @@ type Step =
   | { t: 'filter'; left: Step[]; op?: Cmp; right?: string | number };
 type Node = { t: 'text'; text: string } | { t: 'path'; steps: Step[] } | { t: 'range'; steps: Step[]; body: Node[] };
 
-export class JsonPathError extends Error {}
+class JsonPathError extends Error {}
 
 /** Parse a template; throws JsonPathError with kubectl's reason ("unclosed action", ...). */
 export function parseJsonPath(template: string): Node[] {
@@ -291,21 +291,29 @@ export function evalJsonPath(nodes: Node[], doc: unknown): string {
   return out.join('');
 }
 
-/** kubectl's wording for a template it cannot parse: `error parsing jsonpath TEMPLATE, REASON`. */
-export function jsonPathMessage(template: string, e: unknown): string {
-  const shown = template.length > 200 ? `${template.slice(0, 200)}…` : template;
-  return `error parsing jsonpath ${shown}, ${e instanceof Error ? e.message : String(e)}`;
+/** A template parsed, or kubectl's one line for one that does not parse: `error parsing jsonpath TEMPLATE, REASON`. */
+export function compileJsonPath(template: string): Node[] {
+  try {
+    return parseJsonPath(template);
+  } catch (e) {
+    if (!(e instanceof JsonPathError)) throw e;
+    const shown = template.length > 200 ? `${template.slice(0, 200)}…` : template;
+    throw new UserError(`error parsing jsonpath ${shown}, ${e.message}`);
+  }
+}
+
+/** The text of parsed nodes over a JSON document (a bound reached: kubectl's `error executing jsonpath`). */
+export function jsonPathText(nodes: Node[], doc: unknown): string {
+  try {
+    return evalJsonPath(nodes, JSON.parse(JSON.stringify(doc)));
+  } catch (e) {
+    if (e instanceof JsonPathError) throw new UserError(`error executing jsonpath: ${e.message}`);
+    throw e;
+  }
 }
 
 /** The reporter for one parsed template, over the `-o json` document. */
 export const jsonPathReporter =
   (nodes: Node[]): Reporter =>
-  (result, meta) => {
-    try {
-      return evalJsonPath(nodes, JSON.parse(JSON.stringify(reportDoc(result, meta))));
-    } catch (e) {
-      // kubectl: `error executing jsonpath TEMPLATE: REASON`; here only a bound can stop an evaluation
-      if (e instanceof JsonPathError) throw new UserError(`error executing jsonpath: ${e.message}`);
-      throw e;
-    }
-  };
+  (result, meta) =>
+    jsonPathText(nodes, reportDoc(result, meta));
