@@ -57,7 +57,15 @@ describe('-o jsonpath against the golden cluster', () => {
   });
 
   it('a bad template: one line, kubectl wording, exit 2, nothing on stdout', async () => {
-    for (const t of ['{.findings', '{range .findings[*]}{.id}', '{end}', '{.a[?(@.x=~"y")]}', '{"\\q"}', '{.a}{#}']) {
+    for (const t of [
+      '',
+      '{.findings',
+      '{range .findings[*]}{.id}',
+      '{end}',
+      '{.a[?(@.x=~"y")]}',
+      '{"\\q"}',
+      '{.a}{#}',
+    ]) {
       const r = await jp(t);
       expect(r.code, t).toBe(2);
       expect(r.stdout, t).toBe('');

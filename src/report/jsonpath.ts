@@ -38,6 +38,7 @@ class JsonPathError extends Error {}
 
 /** Parse a template; throws JsonPathError with kubectl's reason ("unclosed action", ...). */
 export function parseJsonPath(template: string): Node[] {
+  if (!template) throw new JsonPathError('template format specified but no template given'); // kubectl's words
   if (template.length > MAX_TEMPLATE) throw new JsonPathError(`template longer than ${MAX_TEMPLATE} characters`);
   const root: Node[] = [];
   const stack: Node[][] = [root];
