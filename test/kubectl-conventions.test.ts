@@ -455,13 +455,14 @@ describe('-o name and kubectl template formats (issue 35 item 7)', () => {
     expect(none.stdout).toBe('');
   });
 
-  it('-o jsonpath=..., go-template, custom-columns: refused by name, saying what to use instead (exit 2)', async () => {
-    for (const o of [
-      'jsonpath={.summary}',
-      'jsonpath-as-json={.findings}',
-      'go-template={{.}}',
-      'custom-columns=A:.a',
-    ]) {
+  it('-o jsonpath={.tool.name} prints the field (test/jsonpath.test.ts has the rest)', async () => {
+    const r = await runCli(['check', '-A', '--snapshot', GOLDEN, '-o', 'jsonpath={.tool.name}']);
+    expect(r.stdout).toBe('meshdoctor');
+    expect(r.stderr).toBe('');
+  });
+
+  it('-o jsonpath-as-json, go-template, custom-columns: refused by name, saying what to use instead (exit 2)', async () => {
+    for (const o of ['jsonpath-as-json={.findings}', 'go-template={{.}}', 'custom-columns=A:.a']) {
       const r = await runCli(['check', '--snapshot', GOLDEN, '-o', o]);
       expect(r.code, o).toBe(2);
       expect(r.stdout).toBe('');

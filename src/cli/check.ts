@@ -32,10 +32,12 @@ async function check(o: CheckOptions, io: IO): Promise<number> {
   if (o.filename?.includes('-') && o.snapshot?.includes('-'))
     throw new UserError('stdin can be read once: -f - and --snapshot - cannot both be given');
   if (o.allowPartial && o.strict) throw new UserError('--allow-partial and --strict cannot be used together');
+  const jsonpath = await jsonPathOf(o.output);
   const deadline = await runDeadline(io, limitsOf(o)); // --timeout from here: the read, then the checks
   const { readFleetIndex } = await import('../run/fleet.js');
   const index = readFleetIndex(o.snapshot, limitsOf(o).maxBytes);
   if (o.allContexts || o.contexts?.length || index) {
+    if (jsonpath) throw new UserError('-o jsonpath reads one cluster: for a fleet use -o json with jq');
     const { checkFleet } = await import('./fleet.js');
     return checkFleet(o, io, deadline, index);
   }
@@ -43,23 +45,29 @@ async function check(o: CheckOptions, io: IO): Promise<number> {
   const result = await runOnce(o, io, prep, deadline, {});
   const meta = { version: VERSION, failOn: o.failOn };
   const format: string = o.outputFile ? (o.output ?? 'json') : (o.output ?? 'table');
+  const report = jsonpath ?? prep.REPORTERS[format]!;
   const ruleHelp = format === 'sarif' ? await checkPages(result.checks.map((c) => c.id)) : undefined;
   const color = colorOf(io, o.color);
   if (o.outputFile) {
     // The report goes to the file (never colored); a person at a terminal still sees the table.
-    const text = prep.REPORTERS[format]!(result, { ...meta, color: false, ...(ruleHelp ? { ruleHelp } : {}) });
+    const text = report(result, { ...meta, color: false, ...(ruleHelp ? { ruleHelp } : {}) });
     // Whole or not at all: a failed write leaves the previous report, and a link planted at the path is replaced, not followed.
     const { replaceFile } = await import('../util/io.js');
     replaceFile(o.outputFile, text, '--output-file');
     if (io.stdoutTTY) io.stdout(prep.REPORTERS.table!(result, { ...meta, color, width: widthOf(io) }));
   } else {
     // Human output unless -o asks for a machine format, piped or not (kubectl's convention).
-    io.stdout(
-      prep.REPORTERS[format]!(result, { ...meta, color, width: widthOf(io), ...(ruleHelp ? { ruleHelp } : {}) }),
-    );
+    io.stdout(report(result, { ...meta, color, width: widthOf(io), ...(ruleHelp ? { ruleHelp } : {}) }));
   }
   afterReport(o, io, prep, [{ result }]);
   return exitCode(result, o.failOn, { allowPartial: !!o.allowPartial, strict: !!o.strict });
+}
+
+/** `-o jsonpath=TEMPLATE`: its reporter, the template parsed before anything is read (kubectl's one-line error). */
+async function jsonPathOf(output: string | undefined) {
+  if (!output?.startsWith('jsonpath=')) return undefined;
+  const { compileJsonPath, jsonPathReporter } = await import('../report/jsonpath.js');
+  return jsonPathReporter(compileJsonPath(output.slice('jsonpath='.length)));
 }
 
 /**

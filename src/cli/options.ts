@@ -398,7 +398,10 @@ export async function reporterChoices(commands: readonly Command[]): Promise<voi
     o.choices(formats); // argChoices: help and shell completion
     o.argParser((v: string) => {
       if (formats.includes(v)) return v;
-      // kubectl's template formats: refused by name, with what to use instead (no template is evaluated).
+      // kubectl's JSONPath template over the -o json document (src/report/jsonpath.ts), parsed by check.
+      if (v.startsWith('jsonpath=')) return v;
+      if (v === 'jsonpath') throw new InvalidArgumentError('-o jsonpath needs a template: -o jsonpath={.summary}');
+      // kubectl's other template formats: refused by name, with what to use instead (no template is evaluated).
       const template =
         /^(jsonpath|jsonpath-as-json|jsonpath-file|go-template|go-template-file|template|templatefile|custom-columns|custom-columns-file)(=|$)/.exec(
           v,
