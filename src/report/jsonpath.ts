@@ -1,12 +1,15 @@
 /**
  * `-o jsonpath=TEMPLATE`: kubectl's JSONPath template subset over the document `-o json` prints
- * (reportDoc). Semantics follow kubernetes/client-go util/jsonpath (parser.go, jsonpath.go, tag
- * v0.31.0; kubectl's printer sets AllowMissingKeys(true)): text outside `{}` is printed as is;
+ * (reportDoc). Semantics follow kubernetes/client-go util/jsonpath (jsonpath.go at 57e69770:
+ * FindResults, PrintResults, evalFilter; kubectl's printer sets AllowMissingKeys(true)): text outside `{}` is printed as is;
  * `{.a.b}`, `{.a[0]}`, `{.a[-1]}`, `{.a[1:3]}`, `{.a[*].b}`, `{.a.*}`, `{['a.b']}`, `{..name}`
  * (recursive descent), `{@}`, `{range PATH}...{end}`, filters `[?(@.x=="v")]` with `==` `!=` `<`
  * `>` `<=` `>=` on strings and numbers or `[?(@.x)]` (exists), quoted literals `{"\n"}`. The results
  * of one action are printed space-separated: strings and numbers as text, objects and arrays as
- * compact JSON, a missing key as nothing. Nothing is evaluated as code: a small bounded parser.
+ * compact JSON (json.Marshal), a missing key as nothing. Two departures, on purpose: a JSON null prints
+ * `null` (Go prints `<nil>`), and a filter comparing a string with a number does not match (Go's
+ * template.Equal fails the whole template with "incompatible types"). Nothing is evaluated as code:
+ * a small bounded parser.
  *
  * Values come from the cluster: they are printed raw as kubectl prints them, except that every
  * control or invisible character is written as an escape (`\n`, `\x1b`, `\u202e`), as the other
