@@ -291,7 +291,7 @@ describe('live check through the test API server', () => {
         expect(url, `${q.method} ${q.path}`).toBe(true);
         continue;
       }
-      const m = /^\/(?:api\/v1|apis\/([^/]+)\/v1)(?:\/namespaces\/([^/]+))?\/([a-z]+)(?:\/([^/]+))?$/.exec(q.path);
+      const m = /^\/(?:api\/v1|apis\/([^/]+)\/v1)(?:\/namespaces\/([^/]+))?\/([a-z-]+)(?:\/([^/]+))?$/.exec(q.path);
       expect(m, q.path).not.toBeNull();
       const [, group = '', ns, resource, name] = m!;
       expect(plurals.get(resource!), q.path).toBe(group);

@@ -24,8 +24,10 @@
  * `ns/name`, `name@iface`, or a JSON list of `{name, namespace}`: k8snetworkplumbingwg
  * multus-cni pkg/k8sclient parsePodNetworkAnnotation) that is not among the
  * NetworkAttachmentDefinitions read is the same finding without the event. Only when the
- * attachments were read and the API answered with at least one of them somewhere (a cluster that
- * does not serve the API gives none: that is "not collected", never "not found").
+ * attachments were read and the API answered with at least one of them in the namespace Multus
+ * looks in (a cluster that does not serve the API gives none: that is "not collected", never "not
+ * found"; and one namespace's evidence never depends on another's, so `-n` and a watch's
+ * per-namespace evaluation judge it as `-A` does).
  * Known false positives: none known; a plugin failing once and then succeeding leaves the pod running.
  * Fix: a missing attachment: create it in the namespace as the mesh documents it; a plugin failing:
  * the mesh's CNI DaemonSet pod on that node (its log says why), and the message quoted.
@@ -176,6 +178,7 @@ export default defineCheck({
     const nads = m.has('network-attachment-definitions') ? m.list('network-attachment-definitions') : [];
     if (nads.length && m.has('pods') && byAttachment.size) {
       const have = new Set(nads.map((n) => `${n.metadata?.namespace ?? ''}/${n.metadata?.name ?? ''}`));
+      const answered = new Set(nads.map((n) => n.metadata?.namespace ?? ''));
       const covered = new Set(
         [...groups.values()].flatMap((g) => [...g.pods].map((p) => `${g.resource.namespace}/${p}`)),
       );
@@ -187,7 +190,11 @@ export default defineCheck({
         if (!m.inScope(ns) || started(pod) || covered.has(`${ns}/${name}`)) continue;
         const value = isObj(pod.metadata?.annotations) ? str(pod.metadata.annotations[NETWORKS]) : undefined;
         const missing = namedAttachments(value, ns).find(
-          (a) => byAttachment.has(a.name) && !have.has(`${a.namespace}/${a.name}`) && m.inScope(a.namespace),
+          (a) =>
+            byAttachment.has(a.name) &&
+            answered.has(a.namespace) &&
+            !have.has(`${a.namespace}/${a.name}`) &&
+            m.inScope(a.namespace),
         );
         if (!missing) continue;
         const mesh = byAttachment.get(missing.name)!;

@@ -29,6 +29,7 @@ checkCases('pod-sandbox-cni-failed', {
     { fixtures: 'ok-kuma-init-exit-status.yaml' },
     { fixtures: 'ok-istio-attachment-api-not-served.yaml' },
     { fixtures: 'ok-istio-attachment-running-without.yaml' },
+    { fixtures: 'ok-istio-attachment-only-elsewhere.yaml' },
     { fixtures: 'ok-kuma-attachment-present.yaml' },
     { fixtures: 'ok-consul-attachment-other-network.yaml' },
   ],

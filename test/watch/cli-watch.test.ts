@@ -87,7 +87,7 @@ describe.skipIf(!BUILT)('meshdoctor watch: the binary', () => {
       );
       // 22: LimitRanges (admission-rejects-proxy), Nodes, ClusterRoles and ClusterRoleBindings (issue 25 items 4-6),
       // NetworkPolicies (issue 25 items 1-3) joined the kinds the checks read.
-      expect(stderr).toMatch(/\nmeshdoctor: ready: \d+ objects of 23 kinds read/);
+      expect(stderr).toMatch(/\nmeshdoctor: ready: \d+ objects of 24 kinds read/);
     } finally {
       child.kill('SIGKILL');
       await srv.close();
