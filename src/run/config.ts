@@ -24,7 +24,7 @@ import { UserError, errorMessage } from '../util/errors.js';
 import { decodeText, readFileBounded } from '../util/io.js';
 import { isObj } from '../util/objects.js';
 import { SEVERITIES, type Severity } from '../util/types.js';
-import { parseSuppressions, type SuppressRule } from './suppress.js';
+import { flagMatch, parseSuppressions, type SuppressRule } from './suppress.js';
 import type { Finding } from './result.js';
 
 /** The file read from the working directory when --config is not given. */
@@ -171,7 +171,7 @@ export function parseConfig(text: string, file: string, now: Date): Omit<RunConf
     active: active.map(({ rule: _rule, ...rest }) => rest),
     expired,
     reasonFor(f) {
-      const s = active.find((x) => matches(f, x.rule));
+      const s = active.find((x) => flagMatch(f, x.rule));
       if (s) return `config ${file}: ${s.reason} (owner ${s.owner}, expires ${s.expires})`;
       const ns = nsOf(f);
       const n = ns !== undefined ? namespaces.find((x) => x.re.test(ns)) : undefined;
@@ -180,17 +180,6 @@ export function parseConfig(text: string, file: string, now: Date): Omit<RunConf
       return undefined;
     },
   };
-}
-
-function matches(f: Finding, r: SuppressRule): boolean {
-  const res = f.resource;
-  if ((r.namespace === undefined) !== (res.namespace === undefined)) return false;
-  return (
-    (r.id.test(f.id) || r.id.test(f.code)) &&
-    r.kind.test(res.kind) &&
-    (!r.namespace || r.namespace.test(res.namespace!)) &&
-    r.name.test(res.name)
-  );
 }
 
 /** A finding's identity across runs: its check and its object, never its message or severity. */

@@ -55,7 +55,8 @@ export function parseSuppressions(specs: string[] = []): SuppressRule[] {
   });
 }
 
-function flagMatch(f: Finding, r: SuppressRule): boolean {
+/** Whether a suppression pattern (a --suppress flag, a config file entry) names this finding. */
+export function flagMatch(f: Finding, r: SuppressRule): boolean {
   const res = f.resource;
   // A 2-part pattern names cluster-scoped resources only, a 3-part one namespaced ones only.
   if ((r.namespace === undefined) !== (res.namespace === undefined)) return false;
