@@ -6,7 +6,7 @@
  *
  * The cluster: test/fixtures/healthy/linkerd.yaml plus the sidecar-missing fixture (Deployment
  * shop/cart whose pods have no proxy), created through the API with the server-set fields
- * stripped and a few fix-ups the real validation demands (see fixUp). Users:
+ * stripped and a few fix-ups the real validation demands (see realServerObjects in helpers/fixtures.ts). Users:
  *   ops    ServiceAccount shop/ops, ClusterRoleBinding to meshdoctor-reader (full read);
  *   alice  ServiceAccount shop/alice, RoleBinding in shop to meshdoctor-namespace-reader (the
  *          namespace-only user of the README).
@@ -28,7 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { gather } from '../src/run/read.js';
 import { KIND_KEYS } from '../src/k8s/kinds.js';
-import { baseObjects, fixtureObjects, overlay, parseObjects, completeReplicaSet } from './helpers/fixtures.js';
+import { baseObjects, fixtureObjects, overlay, parseObjects, realServerObjects } from './helpers/fixtures.js';
 import {
   APISERVER_SH,
   APISERVER_SH_FOUND,
@@ -56,48 +56,10 @@ if (!APISERVER_SH_FOUND) {
 // ---------------------------------------------------------------------------------------------
 // The cluster's objects
 
-/**
- * What the real server's validation and admission demand of the fixture objects (applied to the
- * offline snapshot file too, so that live and offline see the same objects):
- * - a ReplicaSet needs a selector and a pod template: its owner Deployment's, plus the
- *   pod-template-hash label of its name;
- * - a Secret of type kubernetes.io/tls needs tls.crt and tls.key: linkerd-identity-issuer holds
- *   crt.pem/key.pem (as Linkerd's own issuer Secret does, which is Opaque), so it becomes Opaque;
- * - a finished Job (Complete=True) needs startTime and the SuccessCriteriaMet condition (1.31+);
- * - a Pod needs its ServiceAccount to exist (ServiceAccount admission; no controller-manager
- *   creates `default` here): the missing ones are added.
- */
-function fixUp(objects: any[]): any[] {
-  const out = structuredClone(objects);
-  for (const o of out) {
-    if (o.kind === 'ReplicaSet' && !o.spec?.selector) completeReplicaSet(o, out);
-    if (o.kind === 'Secret' && o.type === 'kubernetes.io/tls' && !(o.data?.['tls.crt'] && o.data?.['tls.key']))
-      o.type = 'Opaque';
-    if (o.kind === 'Job' && o.status?.conditions?.some((c: any) => c.type === 'Complete' && c.status === 'True')) {
-      o.status.startTime ??= o.metadata.creationTimestamp ?? o.status.completionTime;
-      if (!o.status.conditions.some((c: any) => c.type === 'SuccessCriteriaMet'))
-        o.status.conditions.unshift({ type: 'SuccessCriteriaMet', status: 'True' });
-    }
-  }
-  const sas = new Set(
-    out.filter((o) => o.kind === 'ServiceAccount').map((o) => `${o.metadata.namespace}/${o.metadata.name}`),
-  );
-  for (const p of out.filter((o) => o.kind === 'Pod')) {
-    const name = p.spec.serviceAccountName ?? 'default';
-    const key = `${p.metadata.namespace}/${name}`;
-    if (sas.has(key)) continue;
-    sas.add(key);
-    out.push({
-      apiVersion: 'v1',
-      kind: 'ServiceAccount',
-      metadata: { namespace: p.metadata.namespace, name, uid: `sa-${p.metadata.namespace}-${name}` },
-    });
-  }
-  return out;
-}
-
 /** The healthy Linkerd cluster plus Deployment shop/cart whose two pods have no proxy. */
-const CLUSTER = fixUp(overlay(baseObjects('linkerd'), fixtureObjects('checks/sidecar-missing/fires-linkerd.yaml')));
+const CLUSTER = realServerObjects(
+  overlay(baseObjects('linkerd'), fixtureObjects('checks/sidecar-missing/fires-linkerd.yaml')),
+);
 
 const sa = (name: string) => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: 'shop' } });
 const USERS = {

@@ -234,3 +234,44 @@ export function completeReplicaSet(o: any, objects: any[]): void {
     template,
   };
 }
+
+/**
+ * What the real server's validation and admission demand of the fixture objects (applied to the
+ * offline snapshot file too, so that live and offline see the same objects):
+ * - a ReplicaSet needs a selector and a pod template: its owner Deployment's, plus the
+ *   pod-template-hash label of its name;
+ * - a Secret of type kubernetes.io/tls needs tls.crt and tls.key: linkerd-identity-issuer holds
+ *   crt.pem/key.pem (as Linkerd's own issuer Secret does, which is Opaque), so it becomes Opaque;
+ * - a finished Job (Complete=True) needs startTime, completionTime and the SuccessCriteriaMet condition (1.31+);
+ * - a Pod needs its ServiceAccount to exist (ServiceAccount admission; no controller-manager
+ *   creates `default` here): the missing ones are added.
+ */
+export function realServerObjects(objects: any[]): any[] {
+  const out = structuredClone(objects);
+  for (const o of out) {
+    if (o.kind === 'ReplicaSet' && !o.spec?.selector) completeReplicaSet(o, out);
+    if (o.kind === 'Secret' && o.type === 'kubernetes.io/tls' && !(o.data?.['tls.crt'] && o.data?.['tls.key']))
+      o.type = 'Opaque';
+    if (o.kind === 'Job' && o.status?.conditions?.some((c: any) => c.type === 'Complete' && c.status === 'True')) {
+      o.status.startTime ??= o.metadata.creationTimestamp ?? o.status.completionTime;
+      o.status.completionTime ??= o.status.startTime;
+      if (!o.status.conditions.some((c: any) => c.type === 'SuccessCriteriaMet'))
+        o.status.conditions.unshift({ type: 'SuccessCriteriaMet', status: 'True' });
+    }
+  }
+  const sas = new Set(
+    out.filter((o) => o.kind === 'ServiceAccount').map((o) => `${o.metadata.namespace}/${o.metadata.name}`),
+  );
+  for (const p of out.filter((o) => o.kind === 'Pod')) {
+    const name = p.spec.serviceAccountName ?? 'default';
+    const key = `${p.metadata.namespace}/${name}`;
+    if (sas.has(key)) continue;
+    sas.add(key);
+    out.push({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { namespace: p.metadata.namespace, name, uid: `sa-${p.metadata.namespace}-${name}` },
+    });
+  }
+  return out;
+}
