@@ -21,6 +21,7 @@
  * that restarted (its start time no longer says when the pod started).
  * Fix: the mesh's hold setting for the workload (a pod template annotation), or mesh-wide.
  */
+import { defineFact } from '../k8s/fact.js';
 import { comment, type Step } from '../fix/steps.js';
 import { isActive } from '../k8s/pods.js';
 import { profileOf } from '../mesh/registry.js';
@@ -76,14 +77,10 @@ function statuses(pod: K8sObject): Status[] {
   return out;
 }
 
-/**
- * A pod's probe events, where events were read (memoized per snapshot): for each container, the
- * last time its readiness (or startup) probe failed, and the first time it was killed for a failed
- * probe. Bounded: the events of the scope, read once.
- */
-function probeEvents(m: Model, pod: K8sObject): { unready: Map<string, Date>; killed: Map<string, Date> } | undefined {
-  if (!m.has('events')) return undefined;
-  const index = m.memo('probe-events', () => {
+const PROBE_EVENTS = defineFact({
+  id: 'probe-events',
+  inputs: ['events'],
+  compute: (m: Model) => {
     const out = new Map<string, { unready: Map<string, Date>; killed: Map<string, Date> }>();
     for (const e of m.list('events')) {
       const info = eventInfo(e);
@@ -106,7 +103,17 @@ function probeEvents(m: Model, pod: K8sObject): { unready: Map<string, Date>; ki
       }
     }
     return out;
-  });
+  },
+});
+
+/**
+ * A pod's probe events, where events were read (memoized per snapshot): for each container, the
+ * last time its readiness (or startup) probe failed, and the first time it was killed for a failed
+ * probe. Bounded: the events of the scope, read once.
+ */
+function probeEvents(m: Model, pod: K8sObject): { unready: Map<string, Date>; killed: Map<string, Date> } | undefined {
+  if (!m.has('events')) return undefined;
+  const index = m.fact(PROBE_EVENTS);
   return index.get(`${nsOf(pod)}/${nameOf(pod)}`);
 }
 

@@ -4,6 +4,7 @@
  * the mesh it belongs to (webhookMesh), and which webhook configurations were not read. Evidence
  * for the findings about a layer of admission: the layer is named among the others that apply.
  */
+import { defineFactFamily } from '../k8s/fact.js';
 import { admissionChain, namespaceLabels, type ChainEntry } from '../k8s/webhook.js';
 import { newPodLabels } from '../k8s/pod-labels.js';
 import { webhookMesh } from '../mesh/registry.js';
@@ -22,9 +23,11 @@ interface AdmissionChain {
   notRead: string[];
 }
 
-/** The chain for the workload's next pod (memoized per workload). Reads both webhook configuration kinds. */
-export function admissionChainOf(m: Model, w: Workload): AdmissionChain {
-  return m.memo(`admission-chain:${w.kind}/${w.namespace}/${w.name}`, () => {
+const ADMISSION_CHAIN = defineFactFamily({
+  id: 'admission-chain',
+  inputs: ['mutatingwebhookconfigurations', 'namespaces', 'validatingwebhookconfigurations'],
+  cacheKey: (w: Workload) => `${w.kind}/${w.namespace}/${w.name}`,
+  compute: (m: Model, w: Workload): AdmissionChain => {
     const mutating = m.list('mutatingwebhookconfigurations');
     const validating = m.list('validatingwebhookconfigurations');
     const labels = { ...newPodLabels(w) };
@@ -55,7 +58,12 @@ export function admissionChainOf(m: Model, w: Workload): AdmissionChain {
       (k) => !m.has(k),
     );
     return { links, notRead };
-  });
+  },
+});
+
+/** The chain for the workload's next pod (memoized per workload). Reads both webhook configuration kinds. */
+export function admissionChainOf(m: Model, w: Workload): AdmissionChain {
+  return m.fact(ADMISSION_CHAIN, w);
 }
 
 /** The chain as evidence: one line per webhook, `mutating istio-sidecar-injector/namespace.sidecar-injector.istio.io (Fail, reinvocation Never) [istio]`. */

@@ -3,6 +3,7 @@
  * pods of kube-system, k3s server nodes), its version, its admission metrics, and the FailedCreate
  * events that name a webhook's calls failing. Shared by the checks about the path to the injector.
  */
+import { defineFact } from '../k8s/fact.js';
 import { apiserverInstances, type ApiserverInstance } from '../k8s/apiserver.js';
 import { parseAdmissionError, type WebhookFailureCause } from '../k8s/admission.js';
 import { eventInfo } from '../k8s/events.js';
@@ -12,9 +13,14 @@ import type { Model } from './model.js';
 import type { MeshWebhook } from '../mesh/webhooks.js';
 import { arr, isObj, str } from '../util/objects.js';
 
+const APISERVERS = defineFact({
+  id: 'apiservers',
+  inputs: ['nodes', 'pods'],
+  compute: (m: Model): ApiserverInstance[] => apiserverInstances(m.list('pods'), m.list('nodes')),
+});
+
 /** The API servers whose flags the cluster shows (reads pods and nodes). */
-export const apiservers = (m: Model): ApiserverInstance[] =>
-  m.memo('apiservers', () => apiserverInstances(m.list('pods'), m.list('nodes')));
+export const apiservers = (m: Model): ApiserverInstance[] => m.fact(APISERVERS);
 
 /** The server's version: what GET /version said, else the image tag of its pods (undefined: neither). */
 export function serverVersion(m: Model, instances: ApiserverInstance[]): ServerVersion | undefined {
@@ -33,11 +39,10 @@ export function admissionMetrics(m: Model): AdmissionMetrics | undefined {
 export const perInstance = (mm: AdmissionMetrics): string =>
   `counted by the API server instance that answered GET /metrics, since it started${mm.startTime ? ` at ${mm.startTime}` : ''}`;
 
-/** FailedCreate events in which the API server failed to call a webhook, by webhook name (reads events). */
-export function webhookCallFailures(
-  m: Model,
-): Map<string, { count: number; causes: Set<WebhookFailureCause>; message: string }> {
-  return m.memo('webhook-call-failures', () => {
+const WEBHOOK_CALL_FAILURES = defineFact({
+  id: 'webhook-call-failures',
+  inputs: ['events'],
+  compute: (m: Model): Map<string, { count: number; causes: Set<WebhookFailureCause>; message: string }> => {
     const out = new Map<string, { count: number; causes: Set<WebhookFailureCause>; message: string }>();
     for (const e of m.list('events')) {
       // Only the scope's events: a live -n run reads no other namespace's, an offline run must count as it does.
@@ -54,7 +59,14 @@ export function webhookCallFailures(
       out.set(hook, f);
     }
     return out;
-  });
+  },
+});
+
+/** FailedCreate events in which the API server failed to call a webhook, by webhook name (reads events). */
+export function webhookCallFailures(
+  m: Model,
+): Map<string, { count: number; causes: Set<WebhookFailureCause>; message: string }> {
+  return m.fact(WEBHOOK_CALL_FAILURES);
 }
 
 /**

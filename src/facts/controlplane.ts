@@ -4,6 +4,7 @@
  * control-plane checks (and the workload checks, for InjectionSkipped evidence). Pure: reads
  * the Model only.
  */
+import { defineFactFamily } from '../k8s/fact.js';
 import { cmd } from '../fix/steps.js';
 import { eventInfo, workloadOfObject } from '../k8s/events.js';
 import { ms, podHealth, statuses } from '../k8s/health.js';
@@ -179,13 +180,10 @@ function injectorNamed(m: Model, mesh: MeshName, ns: string, deployment: K8sObje
 /** A webhook backend short of its endpoints: what the injector checks need (no Endpoints read). */
 type WebhookTarget = Omit<WebhookBackend, 'endpointsFrom' | 'ready' | 'notReady'>;
 
-/**
- * Every service port the mesh's webhooks call, resolved to the Service, its port, the pods it
- * selects and the injector Deployment (URL webhooks have no Service to follow). Reads
- * MutatingWebhookConfigurations, Services, Pods and Deployments; not the endpoints.
- */
-export function webhookTargets(m: Model, mesh: MeshName): WebhookTarget[] {
-  return m.memo(`targets:${mesh}`, () => {
+const WEBHOOK_TARGETS = defineFactFamily({
+  id: 'webhook-targets',
+  inputs: ['deployments', 'mutatingwebhookconfigurations', 'pods', 'replicasets', 'services'],
+  compute: (m: Model, mesh: MeshName): WebhookTarget[] => {
     const groups = new Map<string, MeshWebhook[]>();
     for (const h of m.webhooksOf(mesh)) {
       if (!h.service) continue; // a url webhook points outside the cluster: nothing here to follow
@@ -224,19 +222,41 @@ export function webhookTargets(m: Model, mesh: MeshName): WebhookTarget[] {
       if (cp !== undefined) t.containerPort = cp;
       return t;
     });
-  });
+  },
+});
+
+/**
+ * Every service port the mesh's webhooks call, resolved to the Service, its port, the pods it
+ * selects and the injector Deployment (URL webhooks have no Service to follow). Reads
+ * MutatingWebhookConfigurations, Services, Pods and Deployments; not the endpoints.
+ */
+export function webhookTargets(m: Model, mesh: MeshName): WebhookTarget[] {
+  return m.fact(WEBHOOK_TARGETS, mesh);
 }
 
-/** Every service port the mesh's webhooks call, resolved down to its endpoints (also reads EndpointSlices, Endpoints). */
-export function webhookBackends(m: Model, mesh: MeshName): WebhookBackend[] {
-  return m.memo(`backends:${mesh}`, () =>
+const WEBHOOK_BACKENDS = defineFactFamily({
+  id: 'webhook-backends',
+  inputs: [
+    'deployments',
+    'endpoints',
+    'endpointslices',
+    'mutatingwebhookconfigurations',
+    'pods',
+    'replicasets',
+    'services',
+  ],
+  compute: (m: Model, mesh: MeshName): WebhookBackend[] =>
     webhookTargets(m, mesh).map((t): WebhookBackend => ({
       ...t,
       ready: [],
       notReady: [],
       ...(t.servicePort && !t.unread ? endpointsFor(m, t.namespace, t.name, t.servicePort.name) : {}),
     })),
-  );
+});
+
+/** Every service port the mesh's webhooks call, resolved down to its endpoints (also reads EndpointSlices, Endpoints). */
+export function webhookBackends(m: Model, mesh: MeshName): WebhookBackend[] {
+  return m.fact(WEBHOOK_BACKENDS, mesh);
 }
 
 /** The containerPort of a named port on any of these pods. */
@@ -288,12 +308,10 @@ function endpointsFor(
   return { endpointsFrom: 'Endpoints', ready, notReady };
 }
 
-/**
- * The mesh's injector Deployments: the ones its webhooks' Services lead to, plus (for an install
- * whose webhooks are gone) the conventionally named ones in its control-plane namespaces.
- */
-export function injectors(m: Model, mesh: MeshName): Injector[] {
-  return m.memo(`injectors:${mesh}`, () => {
+const INJECTORS = defineFactFamily({
+  id: 'injectors',
+  inputs: ['deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods', 'replicasets', 'services'],
+  compute: (m: Model, mesh: MeshName): Injector[] => {
     const out = new Map<string, Injector>();
     for (const b of webhookTargets(m, mesh)) {
       const k = `${b.injector.namespace}/${b.injector.name}`;
@@ -309,21 +327,46 @@ export function injectors(m: Model, mesh: MeshName): Injector[] {
       }
     }
     return [...out.values()].sort((a, b) => (`${a.namespace}/${a.name}` < `${b.namespace}/${b.name}` ? -1 : 1));
-  });
+  },
+});
+
+/**
+ * The mesh's injector Deployments: the ones its webhooks' Services lead to, plus (for an install
+ * whose webhooks are gone) the conventionally named ones in its control-plane namespaces.
+ */
+export function injectors(m: Model, mesh: MeshName): Injector[] {
+  return m.fact(INJECTORS, mesh);
 }
 
 /** Evidence for webhooks: name, configuration, failurePolicy. */
 export const webhookEvidence = (hooks: MeshWebhook[]) =>
   hooks.map((h) => ({ name: h.name, configuration: h.configName, failurePolicy: h.failurePolicy }));
 
-/** Active pods of app workloads that ask for this mesh, would be injected, and have no proxy. */
-export function podsMissingProxy(m: Model, mesh: MeshName): number {
-  return m.memo(`missing:${mesh}`, () =>
+const PODS_MISSING_PROXY = defineFactFamily({
+  id: 'pods-missing-proxy',
+  inputs: [
+    'configmaps',
+    'cronjobs',
+    'daemonsets',
+    'deployments',
+    'jobs',
+    'mutatingwebhookconfigurations',
+    'namespaces',
+    'pods',
+    'replicasets',
+    'serviceaccounts',
+    'statefulsets',
+  ],
+  compute: (m: Model, mesh: MeshName): number =>
     m.appWorkloads.reduce((n, w) => {
       const d = m.decision(w, mesh);
       return d && d.intent && !d.unknown && d.injector.every((s) => s.ok) ? n + podStates(w).unmeshed.length : n;
     }, 0),
-  );
+});
+
+/** Active pods of app workloads that ask for this mesh, would be injected, and have no proxy. */
+export function podsMissingProxy(m: Model, mesh: MeshName): number {
+  return m.fact(PODS_MISSING_PROXY, mesh);
 }
 
 export interface InjectionSkip {
@@ -334,15 +377,11 @@ export interface InjectionSkip {
   object: string;
 }
 
-/**
- * The injector's own account of why it skipped a workload (Linkerd's `InjectionSkipped` events):
- * the latest such event on the workload (or its ReplicaSet/Job), its readable reasons split out.
- * Undefined when none was read, or the mesh records none.
- */
-export function injectionSkip(m: Model, mesh: MeshName, w: Workload): InjectionSkip | undefined {
-  const prefix = profileOf(mesh).injector.skippedEventPrefix;
-  if (!prefix) return undefined;
-  const byWorkload = m.memo(`injection-skips:${mesh}`, () => {
+const INJECTION_SKIPS = defineFactFamily({
+  id: 'injection-skips',
+  inputs: ['cronjobs', 'daemonsets', 'deployments', 'events', 'jobs', 'pods', 'replicasets', 'statefulsets'],
+  compute: (m: Model, mesh: MeshName) => {
+    const prefix = profileOf(mesh).injector.skippedEventPrefix ?? '';
     const out = new Map<Workload, InjectionSkip>();
     for (const e of m.list('events')) {
       const ev = eventInfo(e);
@@ -359,7 +398,18 @@ export function injectionSkip(m: Model, mesh: MeshName, w: Workload): InjectionS
       });
     }
     return out;
-  });
+  },
+});
+
+/**
+ * The injector's own account of why it skipped a workload (Linkerd's `InjectionSkipped` events):
+ * the latest such event on the workload (or its ReplicaSet/Job), its readable reasons split out.
+ * Undefined when none was read, or the mesh records none.
+ */
+export function injectionSkip(m: Model, mesh: MeshName, w: Workload): InjectionSkip | undefined {
+  const prefix = profileOf(mesh).injector.skippedEventPrefix;
+  if (!prefix) return undefined;
+  const byWorkload = m.fact(INJECTION_SKIPS, mesh);
   return byWorkload.get(w);
 }
 
@@ -506,13 +556,10 @@ function intersect(a: Span[], b: Span[]): Span[] {
   return out;
 }
 
-/**
- * When a mesh's injector was down, as far as its pods' statuses tell (each container keeps only
- * its last termination): the spans when no injector replica was running. Pods created in such
- * a span under failurePolicy Ignore were admitted without a proxy.
- */
-export function injectorOutages(m: Model, mesh: MeshName): InjectorOutage[] {
-  return m.memo(`outages:${mesh}`, () => {
+const INJECTOR_OUTAGES = defineFactFamily({
+  id: 'injector-outages',
+  inputs: ['deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods', 'replicasets', 'services'],
+  compute: (m: Model, mesh: MeshName): InjectorOutage[] => {
     const now = m.now.getTime();
     const out: InjectorOutage[] = [];
     for (const inj of injectors(m, mesh)) {
@@ -543,7 +590,16 @@ export function injectorOutages(m: Model, mesh: MeshName): InjectorOutage[] {
         });
     }
     return out.sort((a, b) => a.from.getTime() - b.from.getTime());
-  });
+  },
+});
+
+/**
+ * When a mesh's injector was down, as far as its pods' statuses tell (each container keeps only
+ * its last termination): the spans when no injector replica was running. Pods created in such
+ * a span under failurePolicy Ignore were admitted without a proxy.
+ */
+export function injectorOutages(m: Model, mesh: MeshName): InjectorOutage[] {
+  return m.fact(INJECTOR_OUTAGES, mesh);
 }
 
 /** An injector whose own webhooks (failurePolicy Fail) are called for the pods of its Deployment. */
@@ -558,15 +614,21 @@ export interface SelfBlock {
   down: boolean;
 }
 
-/**
- * Injectors locked out by their own webhook: a webhook they serve, with failurePolicy Fail, is
- * called for their own new pods. While no replica answers (after a restart, a node drain, an
- * OOM kill of all of them) the API server refuses every one of their pods, so they never come
- * back (linkerd/linkerd2#6530, #7699: Linkerd HA needs its namespace labelled
- * config.linkerd.io/admission-webhooks: disabled). Needs the control plane's Namespace (its labels).
- */
-export function selfBlocks(m: Model, mesh: MeshName): SelfBlock[] {
-  return m.memo(`self-blocks:${mesh}`, () => {
+const SELF_BLOCKS = defineFactFamily({
+  id: 'self-blocks',
+  inputs: [
+    'cronjobs',
+    'daemonsets',
+    'deployments',
+    'jobs',
+    'mutatingwebhookconfigurations',
+    'namespaces',
+    'pods',
+    'replicasets',
+    'services',
+    'statefulsets',
+  ],
+  compute: (m: Model, mesh: MeshName): SelfBlock[] => {
     const out: SelfBlock[] = [];
     for (const inj of injectors(m, mesh)) {
       const dep = inj.deployment;
@@ -594,7 +656,18 @@ export function selfBlocks(m: Model, mesh: MeshName): SelfBlock[] {
       out.push({ injector: { ...inj, deployment: dep }, webhooks, podLabels, nsLabels, down });
     }
     return out;
-  });
+  },
+});
+
+/**
+ * Injectors locked out by their own webhook: a webhook they serve, with failurePolicy Fail, is
+ * called for their own new pods. While no replica answers (after a restart, a node drain, an
+ * OOM kill of all of them) the API server refuses every one of their pods, so they never come
+ * back (linkerd/linkerd2#6530, #7699: Linkerd HA needs its namespace labelled
+ * config.linkerd.io/admission-webhooks: disabled). Needs the control plane's Namespace (its labels).
+ */
+export function selfBlocks(m: Model, mesh: MeshName): SelfBlock[] {
+  return m.fact(SELF_BLOCKS, mesh);
 }
 
 /** When a mesh's injector was installed and first ready: pods created before then were admitted without it. */
@@ -609,14 +682,10 @@ interface InjectorFirstReady {
 /** Pods created this long after their Deployment are of its install (a later rollout creates them much later). */
 const INSTALL_WINDOW_MS = 10 * 60 * 1000;
 
-/**
- * When the mesh's injector was first ready, where its pods show it: every current pod of it is
- * one of the install's (created within minutes of the Deployment, so no rollout replaced any) and
- * its injector container never restarted (Ready's lastTransitionTime, else the container's start,
- * is then the first readiness). Undefined when that cannot be known: then nothing is claimed.
- */
-export function injectorFirstReady(m: Model, mesh: MeshName): InjectorFirstReady | undefined {
-  return m.memo(`first-ready:${mesh}`, () => {
+const INJECTOR_FIRST_READY = defineFactFamily({
+  id: 'injector-first-ready',
+  inputs: ['deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods', 'replicasets', 'services'],
+  compute: (m: Model, mesh: MeshName): InjectorFirstReady | undefined => {
     const container = profileOf(mesh).controlPlane.injector.container;
     let best: InjectorFirstReady | undefined;
     for (const inj of injectors(m, mesh)) {
@@ -643,5 +712,15 @@ export function injectorFirstReady(m: Model, mesh: MeshName): InjectorFirstReady
         best = { deployment: `${inj.namespace}/${inj.name}`, installedAt, readyAt: new Date(readyAt) };
     }
     return best;
-  });
+  },
+});
+
+/**
+ * When the mesh's injector was first ready, where its pods show it: every current pod of it is
+ * one of the install's (created within minutes of the Deployment, so no rollout replaced any) and
+ * its injector container never restarted (Ready's lastTransitionTime, else the container's start,
+ * is then the first readiness). Undefined when that cannot be known: then nothing is claimed.
+ */
+export function injectorFirstReady(m: Model, mesh: MeshName): InjectorFirstReady | undefined {
+  return m.fact(INJECTOR_FIRST_READY, mesh);
 }

@@ -10,6 +10,7 @@
  * is removed instead of corrected (it does nothing either way); undecided, the fix is the choice,
  * as comments.
  */
+import { defineFactFamily } from '../k8s/fact.js';
 import { asksOn } from '../mesh/asks.js';
 import {
   fieldWord,
@@ -103,8 +104,21 @@ export function changedTemplate<T extends { metadata?: unknown; spec?: unknown }
 
 const unmeshedPods = (ws: Workload[]) => ws.reduce((n, w) => n + podStates(w).unmeshed.length, 0);
 
-export function namespaceProblems(m: Model, ns: string): Problem[] {
-  return m.memo(`marker-problems:ns:${ns}`, () => {
+const NAMESPACE_PROBLEMS = defineFactFamily({
+  id: 'marker-problems-namespace',
+  inputs: [
+    'configmaps',
+    'cronjobs',
+    'daemonsets',
+    'deployments',
+    'jobs',
+    'mutatingwebhookconfigurations',
+    'namespaces',
+    'pods',
+    'replicasets',
+    'statefulsets',
+  ],
+  compute: (m: Model, ns: string): Problem[] => {
     const obj = m.namespace(ns);
     if (!obj || m.isControlPlaneNamespace(ns)) return []; // the meshes' own namespaces carry their markers on purpose
     if (KUBE_SYSTEM_NAMESPACES.includes(ns)) return []; // never meshed: webhook-excludes-namespace says so where asked
@@ -142,7 +156,11 @@ export function namespaceProblems(m: Model, ns: string): Problem[] {
       }
     }
     return out.length ? oneMeshForNamespace(m, ns, out) : bothAsked(m, ns);
-  });
+  },
+});
+
+export function namespaceProblems(m: Model, ns: string): Problem[] {
+  return m.fact(NAMESPACE_PROBLEMS, ns);
 }
 
 /**
@@ -458,8 +476,23 @@ function oneMeshForNamespace(m: Model, ns: string, problems: Problem[]): Problem
   });
 }
 
-export function workloadProblems(m: Model, w: Workload): Problem[] {
-  return m.memo(`marker-problems:w:${w.kind}/${w.namespace}/${w.name}`, () => {
+const WORKLOAD_PROBLEMS = defineFactFamily({
+  id: 'marker-problems-workload',
+  inputs: [
+    'configmaps',
+    'cronjobs',
+    'daemonsets',
+    'deployments',
+    'jobs',
+    'mutatingwebhookconfigurations',
+    'namespaces',
+    'pods',
+    'replicasets',
+    'serviceaccounts',
+    'statefulsets',
+  ],
+  cacheKey: (w: Workload) => `${w.kind}/${w.namespace}/${w.name}`,
+  compute: (m: Model, w: Workload): Problem[] => {
     const out: Problem[] = [];
     const annotations = annotationsOf(w.template);
     const labels = labelsOf(w.template);
@@ -483,7 +516,11 @@ export function workloadProblems(m: Model, w: Workload): Problem[] {
       }
     }
     return out.length ? oneMeshForWorkload(m, w, out) : bothAskedForWorkload(m, w);
-  });
+  },
+});
+
+export function workloadProblems(m: Model, w: Workload): Problem[] {
+  return m.fact(WORKLOAD_PROBLEMS, w);
 }
 
 /**

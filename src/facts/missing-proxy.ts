@@ -3,6 +3,7 @@
  * asked for injection: shared by pod-predates-enablement and sidecar-missing, which report the
  * two halves.
  */
+import { defineFactFamily } from '../k8s/fact.js';
 import { fieldSetAt } from '../k8s/managed-fields.js';
 import { podSpec } from '../k8s/pods.js';
 import { podStates, type Model, type Workload } from './model.js';
@@ -30,6 +31,13 @@ interface MissingProxy {
   unexplained: K8sObject[];
 }
 
+/** Per mesh, each workload's missing proxy, filled as asked (missingProxy: computeMissingProxy reads the kinds). */
+const MISSING_PROXY = defineFactFamily<MeshName, Map<Workload, MissingProxy | undefined>, Model>({
+  id: 'missing-proxy',
+  inputs: [],
+  compute: () => new Map(),
+});
+
 /**
  * The active pods of a workload that a mesh should have injected and did not, split by whether
  * they predate the marker. Undefined when the model says a new pod would not be injected, or
@@ -37,7 +45,7 @@ interface MissingProxy {
  */
 export function missingProxy(m: Model, w: Workload, mesh: MeshName): MissingProxy | undefined {
   // Two checks ask (sidecar-missing and pod-predates-enablement): worked out once per workload and mesh.
-  const cache = m.memo(`missing-proxy:${mesh}`, () => new Map<Workload, MissingProxy | undefined>());
+  const cache = m.fact(MISSING_PROXY, mesh);
   if (!cache.has(w)) cache.set(w, computeMissingProxy(m, w, mesh));
   return cache.get(w);
 }

@@ -3,9 +3,10 @@
  * each built once on first use (installed meshes, app workloads, decisions). It is the context
  * the mesh profiles are given (src/mesh/context.ts). Checks read only this; nothing here does I/O.
  */
+import { defineFact, defineFactFamily } from '../k8s/fact.js';
 import type { KindKey } from '../k8s/kinds.js';
 import { SnapshotIndex, type Snapshot } from '../k8s/snapshot.js';
-import type { Workload } from '../k8s/workloads.js';
+import { WORKLOAD_INPUTS, type Workload } from '../k8s/workloads.js';
 import { newPodLabels } from '../k8s/pod-labels.js';
 import { containers, podSpec } from '../k8s/pods.js';
 import type { MeshContext, MeshInstall } from '../mesh/context.js';
@@ -75,16 +76,14 @@ export class Model extends SnapshotIndex implements MeshContext {
    * themselves use this, so that they read no pods, Deployments or Namespaces to find the meshes.
    */
   webhooksOf(mesh: MeshName): MeshWebhook[] {
-    const all = this.memo('mesh-webhooks', () => meshWebhooks(this.list('mutatingwebhookconfigurations')));
+    const all = this.fact(MESH_WEBHOOKS);
     const chosen = this.options.mesh;
     return chosen !== 'auto' && chosen !== mesh ? [] : all.filter((w) => w.mesh === mesh);
   }
 
   /** The meshes that have injection webhooks, with them (MutatingWebhookConfigurations only). */
   get webhookMeshes(): { mesh: MeshName; webhooks: MeshWebhook[] }[] {
-    return this.memo('webhook-meshes', () =>
-      MESH_NAMES.map((mesh) => ({ mesh, webhooks: this.webhooksOf(mesh) })).filter((x) => x.webhooks.length > 0),
-    );
+    return this.fact(WEBHOOK_MESHES);
   }
 
   /**
@@ -92,34 +91,12 @@ export class Model extends SnapshotIndex implements MeshContext {
    * MutatingWebhookConfigurations, Namespaces, Pods and Deployments: a check using it declares them.
    */
   get meshes(): MeshInstall[] {
-    return this.memo('meshes', () => {
-      const cpNs = meshNamespaces(this.list('namespaces'), this.list('mutatingwebhookconfigurations'));
-      const out: MeshInstall[] = [];
-      for (const mesh of MESH_NAMES) {
-        const hooks = this.webhooksOf(mesh);
-        const namespaces = cpNs[mesh].filter((n) => hooks.length > 0 || this.namespace(n) !== undefined);
-        const chosen = this.options.mesh;
-        if (chosen !== 'auto' && chosen !== mesh) continue; // --mesh limits the run to one mesh
-        if (this.detected(mesh) || chosen === mesh) out.push({ mesh, namespaces, webhooks: hooks });
-      }
-      return out;
-    });
+    return this.fact(MESHES);
   }
 
   /** A mesh shows in the cluster: its webhooks, its injector or istiod, its meshed pods, its control-plane namespace. */
   private detected(mesh: MeshName): boolean {
-    return this.memo(`detected:${mesh}`, () => {
-      const all = this.memo('mesh-webhooks', () => meshWebhooks(this.list('mutatingwebhookconfigurations')));
-      const meshedPods = this.list('pods').some((p) => injectedMesh(p as { spec?: unknown }) === mesh);
-      const p = profileOf(mesh);
-      const controlPlane = this.list('deployments').some((d) => p.controlPlane.injector.isDeployment(nameOf(d)));
-      return (
-        all.some((w) => w.mesh === mesh) ||
-        controlPlane ||
-        meshedPods ||
-        this.list('namespaces').some((n) => p.controlPlane.isNamespace(n))
-      );
-    });
+    return this.fact(DETECTED, mesh);
   }
 
   /**
@@ -171,49 +148,22 @@ export class Model extends SnapshotIndex implements MeshContext {
 
   /** The workloads of namespaces in scope, excluding the meshes' own control-plane workloads (not their namespaces' other workloads). */
   get appWorkloads(): Workload[] {
-    return this.memo('app-workloads', () =>
-      this.workloads.filter(
-        (w) =>
-          this.inScope(w.namespace) &&
-          // A mesh's namespace holds more than its control plane (dashboards, Prometheus, Grafana, an
-          // extension's own workloads): those are examined like any other workload (issue 31 item 12).
-          !isControlPlaneWorkload(w) &&
-          !isSidecarlessInfrastructure(w),
-      ),
-    );
+    return this.fact(APP_WORKLOADS);
   }
 
   /** The app workloads of one namespace (see appWorkloads). */
   appWorkloadsIn(ns: string): Workload[] {
-    return this.memo('app-workloads-by-ns', () => groupBy(this.appWorkloads, (w) => w.namespace)).get(ns) ?? [];
+    return this.fact(APP_WORKLOADS_BY_NS).get(ns) ?? [];
   }
 
   /** `check -f`: the app workloads the manifests hold (none without manifests). */
   get manifestWorkloads(): Workload[] {
-    return this.memo('manifest-workloads', () => this.appWorkloads.filter((w) => this.manifestSource(w.ref)));
+    return this.fact(MANIFEST_WORKLOADS);
   }
 
   /** What each installed mesh would do with a pod created now from this workload's template. */
   decisions(w: Workload): Decision[] {
-    const cache = this.memo('decisions', () => new Map<Workload, Decision[]>());
-    let d = cache.get(w);
-    if (!d) {
-      this.checkDeadline();
-      const ns = this.namespace(w.namespace);
-      // One label set per namespace: evalWebhook caches selector results by its identity.
-      const nsLabels = this.memo(`ns-labels:${w.namespace}`, () => namespaceLabels(ns, w.namespace));
-      // Selectors see the pod, with the labels its controller adds (job-name, pod-template-hash, ...).
-      const input = {
-        namespace: w.namespace,
-        nsLabels,
-        nsAnnotations: annotationsOf(ns),
-        template: w.template,
-        podLabels: newPodLabels(w),
-      };
-      d = this.meshes.map((x) => decide(this, x.mesh, x.webhooks, input));
-      cache.set(w, d);
-    }
-    return d;
+    return this.fact(DECISIONS, w);
   }
 
   decision(w: Workload, mesh: MeshName): Decision | undefined {
@@ -225,6 +175,111 @@ export class Model extends SnapshotIndex implements MeshContext {
     return podStates(w);
   }
 }
+
+/** The injection webhooks of every mesh (MutatingWebhookConfigurations only; --mesh not applied). */
+const MESH_WEBHOOKS = defineFact({
+  id: 'mesh-webhooks',
+  inputs: ['mutatingwebhookconfigurations'],
+  compute: (m: Model) => meshWebhooks(m.list('mutatingwebhookconfigurations')),
+});
+
+const WEBHOOK_MESHES = defineFact({
+  id: 'webhook-meshes',
+  inputs: ['mutatingwebhookconfigurations'],
+  compute: (m: Model) =>
+    MESH_NAMES.map((mesh) => ({ mesh, webhooks: m.webhooksOf(mesh) })).filter((x) => x.webhooks.length > 0),
+});
+
+/** A mesh shows in the cluster: its webhooks, its injector or istiod, its meshed pods, its control-plane namespace. */
+const DETECTED = defineFactFamily({
+  id: 'detected',
+  inputs: ['deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods'],
+  compute: (m: Model, mesh: MeshName): boolean => {
+    const all = m.fact(MESH_WEBHOOKS);
+    const meshedPods = m.list('pods').some((p) => injectedMesh(p as { spec?: unknown }) === mesh);
+    const p = profileOf(mesh);
+    const controlPlane = m.list('deployments').some((d) => p.controlPlane.injector.isDeployment(nameOf(d)));
+    return (
+      all.some((w) => w.mesh === mesh) ||
+      controlPlane ||
+      meshedPods ||
+      m.list('namespaces').some((n) => p.controlPlane.isNamespace(n))
+    );
+  },
+});
+
+/** The installed meshes (Model.meshes). */
+const MESHES = defineFact({
+  id: 'meshes',
+  inputs: ['deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods'],
+  compute: (m: Model): MeshInstall[] => {
+    const cpNs = meshNamespaces(m.list('namespaces'), m.list('mutatingwebhookconfigurations'));
+    const out: MeshInstall[] = [];
+    for (const mesh of MESH_NAMES) {
+      const hooks = m.webhooksOf(mesh);
+      const namespaces = cpNs[mesh].filter((n) => hooks.length > 0 || m.namespace(n) !== undefined);
+      const chosen = m.options.mesh;
+      if (chosen !== 'auto' && chosen !== mesh) continue; // --mesh limits the run to one mesh
+      if (m.fact(DETECTED, mesh) || chosen === mesh) out.push({ mesh, namespaces, webhooks: hooks });
+    }
+    return out;
+  },
+});
+
+/** Model.appWorkloads. */
+const APP_WORKLOADS = defineFact({
+  id: 'app-workloads',
+  inputs: ['cronjobs', 'daemonsets', 'deployments', 'jobs', 'pods', 'replicasets', 'statefulsets'],
+  compute: (m: Model) =>
+    m.workloads.filter(
+      (w) =>
+        m.inScope(w.namespace) &&
+        // A mesh's namespace holds more than its control plane (dashboards, Prometheus, Grafana, an
+        // extension's own workloads): those are examined like any other workload (issue 31 item 12).
+        !isControlPlaneWorkload(w) &&
+        !isSidecarlessInfrastructure(w),
+    ),
+});
+
+const APP_WORKLOADS_BY_NS = defineFact({
+  id: 'app-workloads-by-ns',
+  inputs: ['cronjobs', 'daemonsets', 'deployments', 'jobs', 'pods', 'replicasets', 'statefulsets'],
+  compute: (m: Model) => groupBy(m.appWorkloads, (w) => w.namespace),
+});
+
+const MANIFEST_WORKLOADS = defineFact({
+  id: 'manifest-workloads',
+  inputs: [...WORKLOAD_INPUTS],
+  compute: (m: Model) => m.appWorkloads.filter((w) => m.manifestSource(w.ref)),
+});
+
+/** A namespace's labels, with kubernetes.io/metadata.name (one set per namespace: evalWebhook caches selector results by its identity). */
+export const NS_LABELS = defineFactFamily({
+  id: 'ns-labels',
+  inputs: ['namespaces'],
+  compute: (m: Model, ns: string) => namespaceLabels(m.namespace(ns), ns),
+});
+
+/** What each installed mesh would do with a pod created now from the workload's template (Model.decisions). */
+const DECISIONS = defineFactFamily({
+  id: 'decisions',
+  inputs: ['configmaps', 'deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods', 'serviceaccounts'],
+  compute: (m: Model, w: Workload): Decision[] => {
+    m.checkDeadline();
+    const ns = m.namespace(w.namespace);
+    // One label set per namespace: evalWebhook caches selector results by its identity.
+    const nsLabels = m.fact(NS_LABELS, w.namespace);
+    // Selectors see the pod, with the labels its controller adds (job-name, pod-template-hash, ...).
+    const input = {
+      namespace: w.namespace,
+      nsLabels,
+      nsAnnotations: annotationsOf(ns),
+      template: w.template,
+      podLabels: newPodLabels(w),
+    };
+    return m.meshes.map((x) => decide(m, x.mesh, x.webhooks, input));
+  },
+});
 
 /** Pods of the meshes' own control planes are never reported as missing a proxy. */
 export function isControlPlaneWorkload(w: Workload): boolean {

@@ -6,6 +6,7 @@
  * on those nodes that need it (CNI: pods with the plugin's validation container, or injected with
  * the plugin on; sidecar-less: pods it enrols). Scheduling rules: src/k8s/scheduling.ts.
  */
+import { defineFact, defineFactFamily } from '../k8s/fact.js';
 import { eventInfo } from '../k8s/events.js';
 import { podHealth } from '../k8s/health.js';
 import { initContainers, isActive, podSpec } from '../k8s/pods.js';
@@ -119,24 +120,31 @@ function failedCreate(m: Model, ns: string, name: string): NodeAgentCoverage['fa
 const taintText = (t: { key: string; value?: string; effect: string }) =>
   `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`;
 
-/** The coverage of every node agent of the mesh found in the cluster (memoized). */
-export function nodeAgentCoverage(m: Model, mesh: MeshName): NodeAgentCoverage[] {
-  return m.memo(`node-agents:${mesh}`, () => {
+const PODS_BY_NODE = defineFact({
+  id: 'pods-by-node',
+  inputs: ['pods'],
+  compute: (m: Model) => {
+    const out = new Map<string, K8sObject[]>();
+    for (const p of m.list('pods')) {
+      const node = str(podSpec(p).nodeName);
+      if (!node || !isActive(p)) continue;
+      const list = out.get(node);
+      if (list) list.push(p);
+      else out.set(node, [p]);
+    }
+    return out;
+  },
+});
+
+const NODE_AGENTS = defineFactFamily({
+  id: 'node-agents',
+  inputs: ['daemonsets', 'events', 'namespaces', 'nodes', 'pods'],
+  compute: (m: Model, mesh: MeshName): NodeAgentCoverage[] => {
     if (!m.has('daemonsets')) return [];
     const defs = agentDefs(m, mesh);
     const nodes = m.has('nodes') ? m.list('nodes').slice(0, 5000) : [];
     // Active pods by node, once.
-    const podsByNode = m.memo('pods-by-node', () => {
-      const out = new Map<string, K8sObject[]>();
-      for (const p of m.list('pods')) {
-        const node = str(podSpec(p).nodeName);
-        if (!node || !isActive(p)) continue;
-        const list = out.get(node);
-        if (list) list.push(p);
-        else out.set(node, [p]);
-      }
-      return out;
-    });
+    const podsByNode = m.fact(PODS_BY_NODE);
     const out: NodeAgentCoverage[] = [];
     for (const def of defs) {
       for (const ds of m.list('daemonsets').filter((d) => nameOf(d) === def.daemonSet)) {
@@ -222,5 +230,10 @@ export function nodeAgentCoverage(m: Model, mesh: MeshName): NodeAgentCoverage[]
       }
     }
     return out;
-  });
+  },
+});
+
+/** The coverage of every node agent of the mesh found in the cluster (memoized). */
+export function nodeAgentCoverage(m: Model, mesh: MeshName): NodeAgentCoverage[] {
+  return m.fact(NODE_AGENTS, mesh);
 }

@@ -7,6 +7,7 @@
  * where none was read (pods not read there, external Consul servers), pods with the chart's labels
  * in the control-plane namespace, and an ipBlock is given the benefit of the doubt.
  */
+import { defineFactFamily } from '../k8s/fact.js';
 import { egressVerdict, namedPorts, type EgressDestination } from '../k8s/networkpolicy.js';
 import { isActive } from '../k8s/pods.js';
 import type { K8sObject } from '../util/types.js';
@@ -70,9 +71,23 @@ function destinations(
 const asPod = (w: Workload, pods: readonly K8sObject[]) =>
   pods[0] ?? { metadata: { namespace: w.namespace, labels: labelsOf(w.template) }, spec: w.template.spec };
 
-/** Every group of meshed workloads whose egress policies cut their injected containers off (memoized per mesh). */
-export function proxyPaths(m: Model, mesh: MeshName): ProxyPath[] {
-  return m.memo(`proxy-paths:${mesh}`, () => {
+const PROXY_PATHS = defineFactFamily({
+  id: 'proxy-paths',
+  inputs: [
+    'configmaps',
+    'cronjobs',
+    'daemonsets',
+    'deployments',
+    'jobs',
+    'mutatingwebhookconfigurations',
+    'namespaces',
+    'networkpolicies',
+    'pods',
+    'replicasets',
+    'serviceaccounts',
+    'statefulsets',
+  ],
+  compute: (m: Model, mesh: MeshName): ProxyPath[] => {
     const net = profileOf(mesh).network;
     if (!net || !m.has('networkpolicies')) return [];
     const cpNamespaces = m.mesh(mesh)?.namespaces.length
@@ -125,5 +140,10 @@ export function proxyPaths(m: Model, mesh: MeshName): ProxyPath[] {
         });
     }
     return [...groups.values()];
-  });
+  },
+});
+
+/** Every group of meshed workloads whose egress policies cut their injected containers off (memoized per mesh). */
+export function proxyPaths(m: Model, mesh: MeshName): ProxyPath[] {
+  return m.fact(PROXY_PATHS, mesh);
 }

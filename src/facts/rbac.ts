@@ -4,6 +4,7 @@
  * where the chart's own ClusterRole and ClusterRoleBinding stand (issue 25). RBAC semantics are
  * src/k8s/rbac.ts; this file knows no mesh.
  */
+import { defineFactFamily } from '../k8s/fact.js';
 import { ClusterRoles, binds, clusterGrants, roleAllows, serviceAccountUser, type RbacRequest } from '../k8s/rbac.js';
 import type { K8sObject } from '../util/types.js';
 import { isObj, str } from '../util/objects.js';
@@ -44,12 +45,20 @@ function accountOf(d: K8sObject): string {
   return str(spec.serviceAccountName) || str(spec.serviceAccount) || 'default';
 }
 
-/**
- * Every injector of the mesh whose RBAC can be judged: ClusterRoles and ClusterRoleBindings read,
- * the injector Deployment read (its ServiceAccount is in its template). Without them: not examined.
- */
-export function injectorAccess(m: Model, mesh: MeshName): InjectorAccess[] {
-  return m.memo(`injector-access:${mesh}`, () => {
+const INJECTOR_ACCESS = defineFactFamily({
+  id: 'injector-access',
+  inputs: [
+    'clusterrolebindings',
+    'clusterroles',
+    'configmaps',
+    'deployments',
+    'mutatingwebhookconfigurations',
+    'namespaces',
+    'pods',
+    'replicasets',
+    'services',
+  ],
+  compute: (m: Model, mesh: MeshName): InjectorAccess[] => {
     const rbac = profileOf(mesh).injector.rbac;
     if (!rbac || !m.readIn('clusterroles', '') || !m.readIn('clusterrolebindings', '')) return [];
     // Every cluster has the API server's own ClusterRoles (system:*): none at all is a dump
@@ -107,5 +116,13 @@ export function injectorAccess(m: Model, mesh: MeshName): InjectorAccess[] {
       });
     }
     return out;
-  });
+  },
+});
+
+/**
+ * Every injector of the mesh whose RBAC can be judged: ClusterRoles and ClusterRoleBindings read,
+ * the injector Deployment read (its ServiceAccount is in its template). Without them: not examined.
+ */
+export function injectorAccess(m: Model, mesh: MeshName): InjectorAccess[] {
+  return m.fact(INJECTOR_ACCESS, mesh);
 }

@@ -3,6 +3,7 @@
  * the one place facts and checks learn what the installed release reads, injects and needs
  * (src/mesh/releases.ts releaseFacts). No version string is compared here or in any check.
  */
+import { defineFactFamily } from '../k8s/fact.js';
 import type { K8sObject } from '../util/types.js';
 import { nameOf } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
@@ -17,9 +18,18 @@ interface InjectorRelease {
   facts?: ReleaseFacts;
 }
 
-/** Every injector Deployment of the mesh with its release facts. */
-function injectorReleases(m: Model, mesh: MeshName): InjectorRelease[] {
-  return m.memo(`injector-releases:${mesh}`, () => {
+const INJECTOR_RELEASES = defineFactFamily({
+  id: 'injector-releases',
+  inputs: [
+    'configmaps',
+    'deployments',
+    'mutatingwebhookconfigurations',
+    'namespaces',
+    'pods',
+    'replicasets',
+    'services',
+  ],
+  compute: (m: Model, mesh: MeshName): InjectorRelease[] => {
     const p = profileOf(mesh);
     return injectors(m, mesh)
       .filter((i) => i.deployment)
@@ -28,7 +38,12 @@ function injectorReleases(m: Model, mesh: MeshName): InjectorRelease[] {
         const facts = releaseFacts(p, read);
         return { injector, ...(facts ? { facts } : {}) };
       });
-  });
+  },
+});
+
+/** Every injector Deployment of the mesh with its release facts. */
+function injectorReleases(m: Model, mesh: MeshName): InjectorRelease[] {
+  return m.fact(INJECTOR_RELEASES, mesh);
 }
 
 /** The release facts of one injector Deployment (undefined: its version was not read, or the mesh has no table). */
@@ -37,6 +52,22 @@ export const releaseOfInjector = (
   mesh: MeshName,
   deployment: K8sObject | undefined,
 ): ReleaseFacts | undefined => injectorReleases(m, mesh).find((r) => r.injector.deployment === deployment)?.facts;
+
+const RELEASE_READS = defineFactFamily({
+  id: 'release-reads',
+  inputs: ['deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods'],
+  compute: (m: Model, mesh: MeshName) => {
+    const p = profileOf(mesh);
+    return m.has('deployments')
+      ? (m.mesh(mesh)?.namespaces ?? []).flatMap((ns) =>
+          m
+            .inNamespace('deployments', ns)
+            .filter((d) => p.controlPlane.injector.isDeployment(nameOf(d)))
+            .map((d) => releaseFacts(p, p.versions?.controlPlane(m, d))),
+        )
+      : [];
+  },
+});
 
 /**
  * Some installed injector of the mesh may still read this marker key where today's release no
@@ -52,32 +83,27 @@ export function someReleaseReads(m: Model, mesh: MeshName, key: { field: string;
   if (!p.versions?.releases?.rows.some((r) => r.reads?.some(same))) return false;
   // Only the Deployments are read (no Service: the marker checks do not declare them): the
   // injector Deployments in the mesh's namespaces.
-  const facts = m.memo(`release-reads:${mesh}`, () =>
-    m.has('deployments')
-      ? (m.mesh(mesh)?.namespaces ?? []).flatMap((ns) =>
-          m
-            .inNamespace('deployments', ns)
-            .filter((d) => p.controlPlane.injector.isDeployment(nameOf(d)))
-            .map((d) => releaseFacts(p, p.versions?.controlPlane(m, d))),
-        )
-      : [],
-  );
+  const facts = m.fact(RELEASE_READS, mesh);
   return !facts.length || facts.some((f) => !f?.release || f.reads.some(same));
 }
 
-/**
- * The keys of a mesh's domain its installed release knows, for judging keys nobody reads
- * (issue 31.6): the union over its injectors' releases (a key any of them knows is read), the
- * release names, and a note when some injector's version was not read or is outside the tables
- * (then every release's keys count as known: only keys no release knows are named).
- */
-export function knownKeys(
-  m: Model,
-  mesh: MeshName,
-): { facts: ReleaseFacts[]; known: ReadonlySet<string>; releases: string[]; note?: string } | undefined {
-  const t = profileOf(mesh).versions?.releases;
-  if (!t) return undefined;
-  return m.memo(`known-keys:${mesh}`, () => {
+const KNOWN_KEYS = defineFactFamily({
+  id: 'known-keys',
+  inputs: [
+    'configmaps',
+    'deployments',
+    'mutatingwebhookconfigurations',
+    'namespaces',
+    'pods',
+    'replicasets',
+    'services',
+  ],
+  compute: (
+    m: Model,
+    mesh: MeshName,
+  ): { facts: ReleaseFacts[]; known: ReadonlySet<string>; releases: string[]; note?: string } | undefined => {
+    const t = profileOf(mesh).versions?.releases;
+    if (!t) return undefined;
     const rs = injectorReleases(m, mesh);
     const facts = rs.flatMap((r) => (r.facts ? [r.facts] : []));
     const placed = facts.filter((f) => f.release !== undefined && !f.outside);
@@ -96,5 +122,20 @@ export function knownKeys(
       releases: [...new Set(placed.map((f) => f.release!))],
       ...(note ? { note } : {}),
     };
-  });
+  },
+});
+
+/**
+ * The keys of a mesh's domain its installed release knows, for judging keys nobody reads
+ * (issue 31.6): the union over its injectors' releases (a key any of them knows is read), the
+ * release names, and a note when some injector's version was not read or is outside the tables
+ * (then every release's keys count as known: only keys no release knows are named).
+ */
+export function knownKeys(
+  m: Model,
+  mesh: MeshName,
+): { facts: ReleaseFacts[]; known: ReadonlySet<string>; releases: string[]; note?: string } | undefined {
+  const t = profileOf(mesh).versions?.releases;
+  if (!t) return undefined;
+  return m.fact(KNOWN_KEYS, mesh);
 }

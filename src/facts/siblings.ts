@@ -7,6 +7,7 @@
  * The inference: a workload whose pods run a mesh's proxy although its own pod template neither
  * asks for injection nor carries the proxy itself was injected because its namespace asks.
  */
+import { defineFact, defineFactFamily } from '../k8s/fact.js';
 import type { KindKey } from '../k8s/kinds.js';
 import { podSpec } from '../k8s/pods.js';
 import { isControlPlaneWorkload, podStates, type Model, type Workload } from './model.js';
@@ -28,6 +29,22 @@ export const meshesAllowed = (m: Model): MeshName[] =>
 export const meshedWithoutProxy = (pod: K8sObject, ns?: K8sObject): boolean =>
   PROFILE_LIST.some((p) => p.sidecarless?.meshedWithoutProxy?.(pod, ns));
 
+const MESH_OWN_NAMESPACES = defineFact({
+  id: 'mesh-own-namespaces',
+  inputs: ['cronjobs', 'daemonsets', 'deployments', 'jobs', 'pods', 'replicasets', 'statefulsets'],
+  compute: (m: Model) => {
+    const out = new Set<string>();
+    for (const w of m.workloads) if (isControlPlaneWorkload(w)) out.add(w.namespace);
+    for (const w of m.workloads) {
+      for (const p of w.pods) {
+        const l = labelsOf(p);
+        if (PROFILE_LIST.some((x) => x.controlPlane.isOwnPod(l, w.namespace))) out.add(w.namespace);
+      }
+    }
+    return out;
+  },
+});
+
 /**
  * A namespace where the mesh never injects app pods, or that holds a mesh's control plane or
  * extensions (their own workloads are meshed or not on purpose): Kubernetes' own namespaces,
@@ -38,17 +55,7 @@ export function meshOwnNamespace(m: Model, ns: string, mesh: MeshName): boolean 
   if (KUBE_SYSTEM_NAMESPACES.includes(ns) || PROFILE_LIST.some((p) => p.controlPlane.ownNamespaces.includes(ns)))
     return true;
   if (profileOf(mesh).controlPlane.excludedNamespaces.includes(ns) || m.isControlPlaneNamespace(ns)) return true;
-  const own = m.memo('mesh-own-namespaces', () => {
-    const out = new Set<string>();
-    for (const w of m.workloads) if (isControlPlaneWorkload(w)) out.add(w.namespace);
-    for (const w of m.workloads) {
-      for (const p of w.pods) {
-        const l = labelsOf(p);
-        if (PROFILE_LIST.some((x) => x.controlPlane.isOwnPod(l, w.namespace))) out.add(w.namespace);
-      }
-    }
-    return out;
-  });
+  const own = m.fact(MESH_OWN_NAMESPACES);
   return own.has(ns);
 }
 
@@ -60,13 +67,11 @@ export function namespaceAsks(m: Model, ns: string, mesh: MeshName): boolean | u
   return m.has('namespaces') ? namespaceMarker(m, mesh, m.namespace(ns)).enabled : undefined;
 }
 
-/**
- * The app workloads of a namespace that this mesh injected although their own pod template
- * neither asks for it nor carries the proxy itself: only the namespace can have asked. (A
- * workload known only by its pods is judged by them; a proxy there says nothing of the template.)
- */
-export function meshedByNamespace(m: Model, ns: string, mesh: MeshName): Workload[] {
-  return m.memo(`meshed-by-namespace:${mesh}:${ns}`, () =>
+const MESHED_BY_NAMESPACE = defineFactFamily({
+  id: 'meshed-by-namespace',
+  inputs: ['cronjobs', 'daemonsets', 'deployments', 'jobs', 'pods', 'replicasets', 'statefulsets'],
+  cacheKey: (k: { ns: string; mesh: MeshName }) => `${k.mesh}:${k.ns}`,
+  compute: (m: Model, { ns, mesh }: { ns: string; mesh: MeshName }): Workload[] =>
     m
       .appWorkloadsIn(ns)
       .filter(
@@ -75,7 +80,15 @@ export function meshedByNamespace(m: Model, ns: string, mesh: MeshName): Workloa
           !templateAsks(mesh, w.template) &&
           !(w.templatePath && proxyAlreadyPresent(podSpec(w.template))),
       ),
-  );
+});
+
+/**
+ * The app workloads of a namespace that this mesh injected although their own pod template
+ * neither asks for it nor carries the proxy itself: only the namespace can have asked. (A
+ * workload known only by its pods is judged by them; a proxy there says nothing of the template.)
+ */
+export function meshedByNamespace(m: Model, ns: string, mesh: MeshName): Workload[] {
+  return m.fact(MESHED_BY_NAMESPACE, { ns, mesh });
 }
 
 /** The cluster-scoped kinds injection depends on that were not read, with the reason. */

@@ -2,18 +2,18 @@
  * Sidecar-less data planes (Istio's ambient mode), mesh-generic: which workloads they enrol by
  * labels, and where their node proxies run. The facts live in each profile's `sidecarless`.
  */
+import { defineFactFamily } from '../k8s/fact.js';
 import { isActive, podSpec } from '../k8s/pods.js';
-import type { Model, Workload } from './model.js';
+import { NS_LABELS, type Model, type Workload } from './model.js';
 import type { K8sObject } from '../util/types.js';
 import type { MeshName } from '../mesh/names.js';
 import { isObj, labelsOf, nameOf, nsOf, str } from '../util/objects.js';
 import type { SidecarlessMode } from '../mesh/profile.js';
 import { PROFILE_LIST } from '../mesh/registry.js';
-import { namespaceLabels } from '../mesh/webhooks.js';
 
 /** The namespace's labels when the Namespace was read (with kubernetes.io/metadata.name), else undefined. */
 export function nsLabelsIfRead(m: Model, ns: string): Record<string, string> | undefined {
-  return m.has('namespaces') ? m.memo(`ns-labels:${ns}`, () => namespaceLabels(m.namespace(ns), ns)) : undefined;
+  return m.has('namespaces') ? m.fact(NS_LABELS, ns) : undefined;
 }
 
 /** The meshes with a sidecar-less data plane that may be installed (--mesh honoured). */
@@ -73,14 +73,11 @@ interface NodePods {
   namespaces: string[];
 }
 
-/**
- * A node component's pods (a node proxy, a node agent) by node. Examined only when pods were read
- * cluster-wide (-A) or some of its pods were found among the pods read (a DaemonSet lives in one
- * namespace, listed whole); a -n run reads pods only in its namespace and the control-plane
- * namespaces, so finding none there proves nothing.
- */
-export function nodePods(m: Model, key: string, title: string, isPod: (p: K8sObject) => boolean): NodePods {
-  return m.memo(`node-pods:${key}`, () => {
+const NODE_PODS = defineFactFamily({
+  id: 'node-pods',
+  inputs: ['pods'],
+  cacheKey: (k: { key: string }) => k.key,
+  compute: (m: Model, { title, isPod }: { key: string; title: string; isPod: (p: K8sObject) => boolean }): NodePods => {
     const pods = m.list('pods').filter((p) => isPod(p) && isActive(p));
     const byNode = new Map<string, string[]>();
     const readyNodes = new Set<string>();
@@ -110,7 +107,17 @@ export function nodePods(m: Model, key: string, title: string, isPod: (p: K8sObj
         namespaces,
       };
     return { examined: true, readyNodes, byNode, namespaces };
-  });
+  },
+});
+
+/**
+ * A node component's pods (a node proxy, a node agent) by node. Examined only when pods were read
+ * cluster-wide (-A) or some of its pods were found among the pods read (a DaemonSet lives in one
+ * namespace, listed whole); a -n run reads pods only in its namespace and the control-plane
+ * namespaces, so finding none there proves nothing.
+ */
+export function nodePods(m: Model, key: string, title: string, isPod: (p: K8sObject) => boolean): NodePods {
+  return m.fact(NODE_PODS, { key, title, isPod });
 }
 
 /** Pods matching a `k=v` selector (kubectl -l syntax, equality terms only). */

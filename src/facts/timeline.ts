@@ -9,6 +9,7 @@
  * startedAt/finishedAt, conditions' lastTransitionTime, certificates' notBefore), never the wall
  * clock: "now" is the Model's.
  */
+import { defineFactFamily } from '../k8s/fact.js';
 import type { MeshName } from '../mesh/names.js';
 import { profileOf } from '../mesh/registry.js';
 import type { K8sObject } from '../util/types.js';
@@ -106,14 +107,10 @@ interface TrustRootRegenerated {
   recreated: { object: string; createdAt: Date }[];
 }
 
-/**
- * When the mesh's trust root was regenerated, where its identity sources show it: every current
- * trust anchor became valid at `validFrom`, and the anchors' object or the identity issuer's
- * Deployment was created then or later (the install that generated them). An anchor rotation that
- * keeps the old anchor in the bundle leaves an older notBefore there: then nothing is claimed.
- */
-export function trustRootRegenerated(m: Model, mesh: MeshName): TrustRootRegenerated | undefined {
-  return m.memo(`trust-root:${mesh}`, () => {
+const TRUST_ROOT = defineFactFamily({
+  id: 'trust-root',
+  inputs: ['configmaps', 'deployments', 'secrets'],
+  compute: (m: Model, mesh: MeshName): TrustRootRegenerated | undefined => {
     const identity = profileOf(mesh).identity;
     if (!identity) return undefined;
     for (const src of identity.sources(m)) {
@@ -140,7 +137,17 @@ export function trustRootRegenerated(m: Model, mesh: MeshName): TrustRootRegener
       };
     }
     return undefined;
-  });
+  },
+});
+
+/**
+ * When the mesh's trust root was regenerated, where its identity sources show it: every current
+ * trust anchor became valid at `validFrom`, and the anchors' object or the identity issuer's
+ * Deployment was created then or later (the install that generated them). An anchor rotation that
+ * keeps the old anchor in the bundle leaves an older notBefore there: then nothing is claimed.
+ */
+export function trustRootRegenerated(m: Model, mesh: MeshName): TrustRootRegenerated | undefined {
+  return m.fact(TRUST_ROOT, mesh);
 }
 
 /** A window as evidence. */

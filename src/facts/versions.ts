@@ -4,6 +4,7 @@
  * pods run against the one its injector injects now. Mesh-generic: each mesh's profile reads its
  * own versions (src/mesh/<mesh>/support.ts).
  */
+import { defineFact } from '../k8s/fact.js';
 import { kubeVersion, type KubeVersion } from '../k8s/server.js';
 import type { K8sObject } from '../util/types.js';
 import { isObj, nameOf, plural, str } from '../util/objects.js';
@@ -69,8 +70,10 @@ function boundFromKubelets(nodes: { version?: KubeVersion }[]): ServerBound | un
   };
 }
 
-export function clusterVersions(m: Model): ClusterVersions {
-  return m.memo('cluster-versions', () => {
+const CLUSTER_VERSIONS = defineFact({
+  id: 'cluster-versions',
+  inputs: ['nodes'],
+  compute: (m: Model): ClusterVersions => {
     const read = m.snapshot.server?.version;
     const v = read?.state === 'read' ? read.value : undefined;
     // The gitVersion as the server says it; a server whose gitVersion is not one (kept empty) still gives major.minor.
@@ -91,7 +94,11 @@ export function clusterVersions(m: Model): ClusterVersions {
       nodesRead: m.has('nodes'),
       ...(server ? {} : ((b) => (b ? { serverBound: b } : {}))(boundFromKubelets(nodes))),
     };
-  });
+  },
+});
+
+export function clusterVersions(m: Model): ClusterVersions {
+  return m.fact(CLUSTER_VERSIONS);
 }
 
 /** The injector Deployments a workload's next pod is sent to, for one mesh (by the webhooks called). */

@@ -4,6 +4,7 @@
  * longer exists. Decided on the namespaces and workloads the snapshot holds (evalWebhook, through
  * each workload's decision), never on imagined label sets. Mesh-generic.
  */
+import { defineFactFamily } from '../k8s/fact.js';
 import type { K8sObject } from '../util/types.js';
 import { cmp } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
@@ -39,9 +40,10 @@ function serviceState(m: Model, h: MeshWebhook): 'exists' | 'missing' | 'gone' |
   return m.get('services', s.namespace, s.name) ? 'exists' : 'missing';
 }
 
-/** The mesh's configurations in name order (the order the API server calls them: mutating_webhook_manager.go ByName), without their workloads. */
-function configStates(m: Model, mesh: MeshName): Omit<MeshConfig, 'workloads'>[] {
-  return m.memo(`mesh-config-states:${mesh}`, () => {
+const CONFIG_STATES = defineFactFamily({
+  id: 'mesh-config-states',
+  inputs: ['deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods', 'replicasets', 'services'],
+  compute: (m: Model, mesh: MeshName): Omit<MeshConfig, 'workloads'>[] => {
     const byName = new Map<string, MeshWebhook[]>();
     for (const h of m.webhooksOf(mesh)) byName.set(h.configName, [...(byName.get(h.configName) ?? []), h]);
     const targets = webhookTargets(m, mesh);
@@ -65,12 +67,31 @@ function configStates(m: Model, mesh: MeshName): Omit<MeshConfig, 'workloads'>[]
           ...(target ? { injector: target.injector } : {}),
         };
       });
-  });
+  },
+});
+
+/** The mesh's configurations in name order (the order the API server calls them: mutating_webhook_manager.go ByName), without their workloads. */
+function configStates(m: Model, mesh: MeshName): Omit<MeshConfig, 'workloads'>[] {
+  return m.fact(CONFIG_STATES, mesh);
 }
 
-/** The mesh's configurations in name order, with the app workloads whose next pod each is called for. */
-export function meshConfigs(m: Model, mesh: MeshName): MeshConfig[] {
-  return m.memo(`mesh-configs:${mesh}`, () => {
+const MESH_CONFIGS = defineFactFamily({
+  id: 'mesh-configs',
+  inputs: [
+    'configmaps',
+    'cronjobs',
+    'daemonsets',
+    'deployments',
+    'jobs',
+    'mutatingwebhookconfigurations',
+    'namespaces',
+    'pods',
+    'replicasets',
+    'serviceaccounts',
+    'services',
+    'statefulsets',
+  ],
+  compute: (m: Model, mesh: MeshName): MeshConfig[] => {
     const called = new Map<string, Workload[]>();
     for (const w of m.appWorkloads) {
       const d = m.decision(w, mesh);
@@ -78,7 +99,12 @@ export function meshConfigs(m: Model, mesh: MeshName): MeshConfig[] {
         called.set(name, [...(called.get(name) ?? []), w]);
     }
     return configStates(m, mesh).map((c) => ({ ...c, workloads: called.get(c.name) ?? [] }));
-  });
+  },
+});
+
+/** The mesh's configurations in name order, with the app workloads whose next pod each is called for. */
+export function meshConfigs(m: Model, mesh: MeshName): MeshConfig[] {
+  return m.fact(MESH_CONFIGS, mesh);
 }
 
 /**
@@ -163,9 +189,23 @@ function removal(m: Model, mesh: MeshName, a: MeshConfig, b: MeshConfig): Overla
   return undefined;
 }
 
-/** Every pair of the mesh's configurations both called for some workload's pods. */
-export function overlaps(m: Model, mesh: MeshName): Overlap[] {
-  return m.memo(`overlaps:${mesh}`, () => {
+const OVERLAPS = defineFactFamily({
+  id: 'overlaps',
+  inputs: [
+    'configmaps',
+    'cronjobs',
+    'daemonsets',
+    'deployments',
+    'jobs',
+    'mutatingwebhookconfigurations',
+    'namespaces',
+    'pods',
+    'replicasets',
+    'serviceaccounts',
+    'services',
+    'statefulsets',
+  ],
+  compute: (m: Model, mesh: MeshName): Overlap[] => {
     // Only configurations whose Service is known to exist: a leftover (its Service gone) is
     // webhook-stale's, and one whose Service was not read may be a leftover too.
     const configs = meshConfigs(m, mesh).filter((c) => c.workloads.length && c.live);
@@ -181,7 +221,12 @@ export function overlaps(m: Model, mesh: MeshName): Overlap[] {
       }
     }
     return out;
-  });
+  },
+});
+
+/** Every pair of the mesh's configurations both called for some workload's pods. */
+export function overlaps(m: Model, mesh: MeshName): Overlap[] {
+  return m.fact(OVERLAPS, mesh);
 }
 
 /** Whether a webhook's configuration is a leftover (webhook-stale reports it; webhook-no-endpoints leaves it). */

@@ -4,6 +4,7 @@
  * where the API server's calls come from (src/k8s/networkpolicy.ts has the rules), and the
  * managed provider the nodes show (whose firewall may close the port on its own).
  */
+import { defineFact, defineFactFamily } from '../k8s/fact.js';
 import { ingressVerdict, type Admission } from '../k8s/networkpolicy.js';
 import { isActive } from '../k8s/pods.js';
 import { managedProvider, type Provider } from '../k8s/providers.js';
@@ -36,13 +37,18 @@ export interface WebhookPath {
   admits: Admission[];
 }
 
+const PROVIDER = defineFact({
+  id: 'provider',
+  inputs: ['nodes', 'pods'],
+  compute: (m: Model): Provider | undefined => managedProvider(m.list('nodes'), m.list('pods')),
+});
+
 /**
  * The managed provider of the cluster: the one fact every check about the path to the injector
  * asks (webhook-call-failed, webhook-port-blocked). From the nodes' labels, else the node names of
  * the pods read (undefined: none recognised). Reads nodes and pods.
  */
-export const provider = (m: Model): Provider | undefined =>
-  m.memo('provider', () => managedProvider(m.list('nodes'), m.list('pods')));
+export const provider = (m: Model): Provider | undefined => m.fact(PROVIDER);
 
 /**
  * The provider's own rule opening TCP `port` from the control plane to the nodes, where the
@@ -72,17 +78,19 @@ export function firewallSteps(p: Provider | undefined, port: number, service: st
   return [];
 }
 
-/**
- * Each webhook target of the mesh whose namespace's policies were read and whose port is known,
- * with the injector pods no policy lets the API server reach. A pod is reachable when no policy
- * selects it for ingress, when a rule admits the port from anywhere or from an ipBlock (the API
- * server's address is unknown: an ipBlock is given the benefit of the doubt), from pods of
- * kube-system where the API server's calls may be tunnelled (unless its pods show that it runs
- * on the nodes' own network), or when every API server runs on the pod's own node (traffic from
- * the local node is always allowed).
- */
-export function webhookPaths(m: Model, mesh: MeshName): WebhookPath[] {
-  return m.memo(`webhook-paths:${mesh}`, () => {
+const WEBHOOK_PATHS = defineFactFamily({
+  id: 'webhook-paths',
+  inputs: [
+    'deployments',
+    'mutatingwebhookconfigurations',
+    'namespaces',
+    'networkpolicies',
+    'nodes',
+    'pods',
+    'replicasets',
+    'services',
+  ],
+  compute: (m: Model, mesh: MeshName): WebhookPath[] => {
     const servers = apiservers(m).filter((i) => i.source.kind === 'Pod');
     const nodes = new Set(servers.map((i) => i.node));
     const kubeSystem = labelsOf(m.namespace('kube-system'));
@@ -113,5 +121,18 @@ export function webhookPaths(m: Model, mesh: MeshName): WebhookPath[] {
       out.push({ target, port, pods, blocked, admits });
     }
     return out;
-  });
+  },
+});
+
+/**
+ * Each webhook target of the mesh whose namespace's policies were read and whose port is known,
+ * with the injector pods no policy lets the API server reach. A pod is reachable when no policy
+ * selects it for ingress, when a rule admits the port from anywhere or from an ipBlock (the API
+ * server's address is unknown: an ipBlock is given the benefit of the doubt), from pods of
+ * kube-system where the API server's calls may be tunnelled (unless its pods show that it runs
+ * on the nodes' own network), or when every API server runs on the pod's own node (traffic from
+ * the local node is always allowed).
+ */
+export function webhookPaths(m: Model, mesh: MeshName): WebhookPath[] {
+  return m.fact(WEBHOOK_PATHS, mesh);
 }

@@ -1,4 +1,5 @@
 /** Events: their time, count and involved object, and the workload an involved object belongs to. */
+import { defineFact } from './fact.js';
 import type { KindKey } from './kinds.js';
 import type { SnapshotView } from './snapshot.js';
 import type { Workload } from './workloads.js';
@@ -10,15 +11,24 @@ const controllerRef = (o: K8sObject | undefined): Record<string, any> | undefine
   return refs.find((r) => r.controller === true) ?? refs[0];
 };
 
+/** Every workload by "kind/namespace/name". */
+const WORKLOAD_INDEX = defineFact({
+  id: 'workload-index',
+  inputs: ['cronjobs', 'daemonsets', 'deployments', 'jobs', 'pods', 'replicasets', 'statefulsets'],
+  compute: (m: SnapshotView) => new Map(m.workloads.map((w) => [`${w.kind}/${w.namespace}/${w.name}`, w])),
+});
+
+/** The workload of that kind, namespace and name (undefined: none in the snapshot). */
+export function workloadByRef(m: SnapshotView, kind: string, ns: string, name: string): Workload | undefined {
+  return m.fact(WORKLOAD_INDEX).get(`${kind}/${ns}/${name}`);
+}
+
 /**
  * The workload an event's involved object belongs to: a ReplicaSet's Deployment (through its
  * ownerReferences, else its name less the pod-template-hash), a CronJob's Job, or the object.
  */
 export function workloadOfObject(m: SnapshotView, kind: string, ns: string, name: string): Workload | undefined {
-  const index = m.memo(
-    'workload-index',
-    () => new Map(m.workloads.map((w) => [`${w.kind}/${w.namespace}/${w.name}`, w])),
-  );
+  const index = m.fact(WORKLOAD_INDEX);
   const find = (k: string, n: string) => index.get(`${k}/${ns}/${n}`);
   if (kind === 'ReplicaSet') {
     const owner = controllerRef(m.get('replicasets', ns, name));

@@ -3,9 +3,10 @@
  * the Model. Objects by kind, by namespace and by name, what was read where, the manifests of
  * `check -f`, and the workloads (src/k8s/workloads.ts), each built once on first use.
  */
+import { FactCache, defineFact, defineFactFamily, type Fact, type FactFamily } from './fact.js';
 import type { KindKey } from './kinds.js';
 import type { ServerInfo, ServerInputKey } from './server.js';
-import { buildWorkloads, type Workload } from './workloads.js';
+import { WORKLOAD_INPUTS, buildWorkloads, type Workload } from './workloads.js';
 import type { K8sObject, ManifestSource, ResourceRef, Scope, SnapshotSource } from '../util/types.js';
 import { groupBy, nameOf, nsOf } from '../util/objects.js';
 
@@ -47,7 +48,9 @@ export interface Snapshot {
 /** What the layers above read of a snapshot: objects by kind, namespace and name, and what could not be read. */
 export interface SnapshotView {
   readonly snapshot: Snapshot;
-  memo<T>(key: string, f: () => T): T;
+  /** A fact (src/k8s/fact.ts), computed once per index. */
+  fact<T>(f: Fact<T, this>): T;
+  fact<K, T>(f: FactFamily<K, T, this>, key: K): T;
   list(key: KindKey): K8sObject[];
   has(key: KindKey): boolean;
   readIn(key: KindKey, ns: string): boolean;
@@ -63,20 +66,17 @@ export interface SnapshotView {
 
 export class SnapshotIndex implements SnapshotView {
   readonly snapshot: Snapshot;
-  private readonly memos = new Map<string, unknown>();
+  private readonly facts = new FactCache();
 
   constructor(snapshot: Snapshot) {
     this.snapshot = snapshot;
   }
 
-  /** Compute once per index: the one memo the index, the facts and the checks share. */
-  memo<T>(key: string, f: () => T): T {
-    // One lookup where the value is there (called per workload and pod by many checks); `has` only for a memoized undefined.
-    const v = this.memos.get(key);
-    if (v !== undefined || this.memos.has(key)) return v as T;
-    const made = f();
-    this.memos.set(key, made);
-    return made;
+  /** A fact (src/k8s/fact.ts), computed once per index: the one cache the index, the facts and the checks share. */
+  fact<T>(f: Fact<T, this>): T;
+  fact<K, T>(f: FactFamily<K, T, this>, key: K): T;
+  fact<K, T>(f: Fact<T, this> | FactFamily<K, T, this>, key?: K): T {
+    return f.family ? this.facts.getKeyed(f, this, key as K) : this.facts.get(f, this);
   }
 
   /** The objects of a kind (empty when not read). */
@@ -111,7 +111,7 @@ export class SnapshotIndex implements SnapshotView {
 
   /** Objects of a kind by namespace. */
   byNamespace(key: KindKey): Map<string, K8sObject[]> {
-    return this.memo(`ns:${key}`, () => groupBy(this.list(key), nsOf));
+    return this.fact(BY_NAMESPACE, key);
   }
 
   inNamespace(key: KindKey, ns: string): K8sObject[] {
@@ -120,8 +120,7 @@ export class SnapshotIndex implements SnapshotView {
 
   /** One object by namespace and name. */
   get(key: KindKey, ns: string, name: string): K8sObject | undefined {
-    const idx = this.memo(`name:${key}`, () => new Map(this.list(key).map((o) => [`${nsOf(o)}/${nameOf(o)}`, o])));
-    return idx.get(`${ns}/${name}`);
+    return this.fact(BY_NAME, key).get(`${ns}/${name}`);
   }
 
   namespace(name: string): K8sObject | undefined {
@@ -136,11 +135,7 @@ export class SnapshotIndex implements SnapshotView {
 
   /** `check -f`: the manifest document that holds this resource (undefined: not in the manifests). */
   manifestSource(ref: ResourceRef): ManifestSource | undefined {
-    const key = (r: ResourceRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
-    return this.memo(
-      'manifest-sources',
-      () => new Map((this.snapshot.manifests ?? []).map((x) => [key(x.ref), x.source])),
-    ).get(key(ref));
+    return this.fact(MANIFEST_SOURCES).get(refKey(ref));
   }
 
   /** What a read of the API server itself gave (undefined: not read; see Snapshot.server). */
@@ -150,6 +145,36 @@ export class SnapshotIndex implements SnapshotView {
 
   /** Every workload: controllers listed, plus bare and orphaned pods, in a stable order. */
   get workloads(): Workload[] {
-    return this.memo('workloads', () => buildWorkloads(this));
+    return this.fact(WORKLOADS);
   }
 }
+
+/** The objects of a kind by namespace. */
+const BY_NAMESPACE = defineFactFamily({
+  id: 'by-namespace',
+  inputs: (key: KindKey) => [key],
+  compute: (m: SnapshotView, key: KindKey) => groupBy(m.list(key), nsOf),
+});
+
+/** The objects of a kind by "namespace/name". */
+const BY_NAME = defineFactFamily({
+  id: 'by-name',
+  inputs: (key: KindKey) => [key],
+  compute: (m: SnapshotView, key: KindKey) => new Map(m.list(key).map((o) => [`${nsOf(o)}/${nameOf(o)}`, o])),
+});
+
+const refKey = (r: ResourceRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
+
+/** `check -f`: the manifest document of each resource the manifests hold (no kind read). */
+const MANIFEST_SOURCES = defineFact({
+  id: 'manifest-sources',
+  inputs: [],
+  compute: (m: SnapshotView) => new Map((m.snapshot.manifests ?? []).map((x) => [refKey(x.ref), x.source])),
+});
+
+/** Every workload (src/k8s/workloads.ts). */
+const WORKLOADS = defineFact({
+  id: 'workloads',
+  inputs: WORKLOAD_INPUTS,
+  compute: (m: SnapshotView) => buildWorkloads(m),
+});

@@ -38,6 +38,9 @@ function at(obj: unknown, path: string): Record<string, any> | undefined {
   return isObj(cur) ? cur : undefined;
 }
 
+/** The kinds buildWorkloads reads: Pods, ReplicaSets and every kind with a pod template. */
+export const WORKLOAD_INPUTS: readonly KindKey[] = ['pods', 'replicasets', ...TEMPLATE_KINDS.map((t) => t[0])];
+
 /** What buildWorkloads reads: objects by kind and by namespace/name, and the manifests of `check -f`. */
 interface Objects {
   list(key: KindKey): K8sObject[];

@@ -1,8 +1,9 @@
 /**
  * What a mesh profile may ask of the cluster: the snapshot's objects (never the whole Model), the
- * installs the facts layer found, and a memo. The Model (src/facts/model.ts) implements it; a
+ * installs the facts layer found, and its facts (src/k8s/fact.ts). The Model (src/facts/model.ts) implements it; a
  * profile that needs more than this says so here, where the seam is reviewed.
  */
+import type { Fact, FactFamily } from '../k8s/fact.js';
 import type { KindKey } from '../k8s/kinds.js';
 import type { SnapshotView } from '../k8s/snapshot.js';
 import type { Workload } from '../k8s/workloads.js';
@@ -26,7 +27,10 @@ export interface PodStates {
   readonly hostNetwork: boolean;
 }
 
-export interface MeshContext extends Omit<SnapshotView, 'workloads'> {
+export interface MeshContext extends Omit<SnapshotView, 'workloads' | 'fact'> {
+  /** A fact (src/k8s/fact.ts) over this context, computed once per Model. */
+  fact<T>(f: Fact<T, MeshContext>): T;
+  fact<K, T>(f: FactFamily<K, T, MeshContext>, key: K): T;
   /** "now" for anything time-based. */
   readonly now: Date;
   /** The mesh as installed (undefined: not installed, or left out by --mesh). */

@@ -11,6 +11,7 @@ import { CHECKS } from '../checks/index.js';
 import { UserError } from '../util/errors.js';
 import { unknownCheck } from '../checks/lookup.js';
 import type { Model } from '../facts/model.js';
+import { workloadByRef } from '../k8s/events.js';
 import type { K8sObject } from '../util/types.js';
 import type { Finding, SuppressedFinding } from './result.js';
 import { isObj } from '../util/objects.js';
@@ -83,11 +84,7 @@ function ignored(meta: unknown): string[] {
 function annotationReason(f: Finding, m: Model): string | undefined {
   const r = f.resource;
   const hit = (meta: unknown) => ignored(meta).some((x) => x === f.id || x === f.code);
-  const byRef = m.memo(
-    'workloads-by-ref',
-    () => new Map(m.workloads.map((x) => [`${x.kind}/${x.namespace}/${x.name}`, x])),
-  );
-  const w = r.namespace !== undefined ? byRef.get(`${r.kind}/${r.namespace}/${r.name}`) : undefined;
+  const w = r.namespace !== undefined ? workloadByRef(m, r.kind, r.namespace, r.name) : undefined;
   const where = `${r.kind} ${r.namespace}/${r.name}`;
   if (w && w.kind !== 'Pod' && hit(w.template.metadata))
     return `annotation ${IGNORE_ANNOTATION} on the pod template of ${where}`;

@@ -15,6 +15,7 @@
  * - container_init.go: with ACLs (-acl-auth-method) a pod with no ServiceAccount token mount is
  *   denied ("unable to find service account token volumeMount").
  */
+import { defineFact } from '../../k8s/fact.js';
 import { comment } from '../../fix/steps.js';
 import { containers, podSpec } from '../../k8s/pods.js';
 import type { MeshContext } from '../context.js';
@@ -74,9 +75,10 @@ interface ConsulSettings {
 
 const unquote = (v: string) => v.replace(/^"|"$/g, '');
 
-/** The flags of the installed injector (the first one found); the chart defaults where none can be read. */
-export function consulSettings(m: MeshContext): ConsulSettings {
-  return m.memo('consul:settings', () => {
+const CONSUL_SETTINGS = defineFact({
+  id: 'consul-settings',
+  inputs: ['deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods'],
+  compute: (m: MeshContext): ConsulSettings => {
     const defaults: ConsulSettings = {
       from: '',
       defaultInject: false,
@@ -129,7 +131,12 @@ export function consulSettings(m: MeshContext): ConsulSettings {
     // Not read because refused there: unknown, not the chart defaults.
     const refused = m.controlPlaneRefused('consul', ['deployments']);
     return refused ? { ...defaults, unknown: refused } : defaults;
-  });
+  },
+});
+
+/** The flags of the installed injector (the first one found); the chart defaults where none can be read. */
+export function consulSettings(m: MeshContext): ConsulSettings {
+  return m.fact(CONSUL_SETTINGS);
 }
 
 /** The namespace passes the injector's own namespace rules (shouldInject steps 1-3); why not, when it does not. */

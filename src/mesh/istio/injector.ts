@@ -7,6 +7,7 @@
  * `alwaysInjectSelector`; struct `Config` in inject.go, lines 137-160), rendered from
  * manifests/charts/istio-control/istio-discovery/templates/istiod-injector-configmap.yaml.
  */
+import { defineFactFamily } from '../../k8s/fact.js';
 import { choice, cmd, comment, text } from '../../fix/steps.js';
 import { podSpec } from '../../k8s/pods.js';
 import { evalSelector, selectorError } from '../../k8s/selectors.js';
@@ -53,8 +54,11 @@ interface IstioInjectorConfig {
   alwaysInjectSelector: unknown[];
 }
 
-function injectorConfig(m: MeshContext, ns: string, name: string): IstioInjectorConfig {
-  return m.memo(`istio-injector-config:${ns}/${name}`, () => {
+const INJECTOR_CONFIG = defineFactFamily({
+  id: 'istio-injector-config',
+  inputs: ['configmaps'],
+  cacheKey: (k: { ns: string; name: string }) => `${k.ns}/${k.name}`,
+  compute: (m: MeshContext, { ns, name }: { ns: string; name: string }): IstioInjectorConfig => {
     const cm = m.get('configmaps', ns, name);
     const cfg = configKey(cm, 'config');
     const configMap = `${ns}/${name}`;
@@ -79,7 +83,11 @@ function injectorConfig(m: MeshContext, ns: string, name: string): IstioInjector
       neverInjectSelector: arr(cfg.neverInjectSelector),
       alwaysInjectSelector: arr(cfg.alwaysInjectSelector),
     };
-  });
+  },
+});
+
+function injectorConfig(m: MeshContext, ns: string, name: string): IstioInjectorConfig {
+  return m.fact(INJECTOR_CONFIG, { ns, name });
 }
 
 /**

@@ -2,6 +2,7 @@
  * The version of an installed istiod, from its image (the rule set its injector parses
  * `sidecar.istio.io/inject` with depends on it) and the release a chart upgrade pins.
  */
+import { defineFactFamily } from '../../k8s/fact.js';
 import { containers, podSpec } from '../../k8s/pods.js';
 import type { MeshContext } from '../context.js';
 import { isObj, labelsOf, nameOf, nsOf, str } from '../../util/objects.js';
@@ -51,14 +52,14 @@ export function imageVersion(image: string): { major: number; minor: number; tex
 export const rulesOf = (v: { major: number; minor: number }): IstioRules =>
   v.major > 1 || (v.major === 1 && v.minor >= 27) ? 'exact' : 'loose';
 
-/**
- * The version of the istiod Deployment `deployment` in `ns` (its `discovery` container's image).
- * Unknown (Deployments not read, the Deployment absent, a tag without a version): the 1.27+ rules
- * are assumed, deliberately, since every Istio release still supported at the time of writing
- * (1.28 to 1.30, research/istio.md §5) has them; the evidence says so.
- */
-export function istiodVersion(m: MeshContext, ns: string | undefined, deployment: string | undefined): IstioVersion {
-  return m.memo(`istio-version:${ns ?? ''}/${deployment ?? ''}`, () => {
+const ISTIOD_VERSION = defineFactFamily({
+  id: 'istiod-version',
+  inputs: ['configmaps', 'deployments'],
+  cacheKey: (k: { ns: string | undefined; deployment: string | undefined }) => `${k.ns ?? ''}/${k.deployment ?? ''}`,
+  compute: (
+    m: MeshContext,
+    { ns, deployment }: { ns: string | undefined; deployment: string | undefined },
+  ): IstioVersion => {
     const d = ns && deployment ? m.get('deployments', ns, deployment) : undefined;
     const cs = d ? containers(podSpec(isObj(d.spec) ? (d.spec.template as { spec?: unknown }) : undefined)) : [];
     const image = str((cs.find((c) => c.name === 'discovery') ?? cs[0])?.image);
@@ -116,7 +117,17 @@ export function istiodVersion(m: MeshContext, ns: string | undefined, deployment
       rules,
       text: `istiod ${where} ${source}: the rules of Istio ${rules === 'exact' ? '1.27 and later' : 'before 1.27'} apply`,
     };
-  });
+  },
+});
+
+/**
+ * The version of the istiod Deployment `deployment` in `ns` (its `discovery` container's image).
+ * Unknown (Deployments not read, the Deployment absent, a tag without a version): the 1.27+ rules
+ * are assumed, deliberately, since every Istio release still supported at the time of writing
+ * (1.28 to 1.30, research/istio.md §5) has them; the evidence says so.
+ */
+export function istiodVersion(m: MeshContext, ns: string | undefined, deployment: string | undefined): IstioVersion {
+  return m.fact(ISTIOD_VERSION, { ns, deployment });
 }
 
 /**

@@ -38,6 +38,7 @@
  *   `kuma-cni-node` in cni.namespace (values.yaml: kube-system); values.yaml's cni.chained,
  *   netDir, binDir and confName default to Multus paths and must fit the cluster's CNI.
  */
+import { defineFact } from '../../k8s/fact.js';
 import { choice, cmd, comment, lit, text, type Step } from '../../fix/steps.js';
 import { containers, podSpec } from '../../k8s/pods.js';
 import type { MeshContext } from '../context.js';
@@ -121,9 +122,10 @@ function mountedTlsSecret(deployments: readonly K8sObject[]): readonly [string, 
   return undefined;
 }
 
-/** The env of the control-plane containers of the installed Kuma control planes. */
-function controlPlaneEnv(m: MeshContext): Record<string, string> {
-  return m.memo('kuma:env', () => {
+const KUMA_ENV = defineFact({
+  id: 'kuma-env',
+  inputs: ['deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods'],
+  compute: (m: MeshContext): Record<string, string> => {
     const env: Record<string, string> = {};
     for (const ns of m.mesh('kuma')?.namespaces ?? []) {
       const d = m.get('deployments', ns, CP);
@@ -134,7 +136,12 @@ function controlPlaneEnv(m: MeshContext): Record<string, string> {
       }
     }
     return env;
-  });
+  },
+});
+
+/** The env of the control-plane containers of the installed Kuma control planes. */
+function controlPlaneEnv(m: MeshContext): Record<string, string> {
+  return m.fact(KUMA_ENV);
 }
 
 /**

@@ -3,6 +3,7 @@
  * (templates/proxy-injector*.yaml, values.yaml), pkg/inject (report.go, inject.go),
  * controller/proxy-injector/webhook.go, pkg/k8s/labels.go.
  */
+import { defineFact } from '../../k8s/fact.js';
 import { choice, cmd, comment, lit, text } from '../../fix/steps.js';
 import type { MeshContext } from '../context.js';
 import type { Workload } from '../../k8s/workloads.js';
@@ -33,12 +34,15 @@ function linkerdValues(m: MeshContext): Record<string, any> | undefined {
   return configValues(ns ? m.get('configmaps', ns, 'linkerd-config') : undefined);
 }
 
+const TOKEN_PROJECTION = defineFact({
+  id: 'linkerd-token-projection',
+  inputs: ['configmaps', 'deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods'],
+  compute: (m: MeshContext): boolean =>
+    valueAt(linkerdValues(m), 'identity', 'serviceAccountTokenProjection') !== false,
+});
+
 /** identity.serviceAccountTokenProjection in the linkerd-config values; default true. */
-const tokenProjection = (m: MeshContext): boolean =>
-  m.memo(
-    'linkerd:token-projection',
-    () => valueAt(linkerdValues(m), 'identity', 'serviceAccountTokenProjection') !== false,
-  );
+const tokenProjection = (m: MeshContext): boolean => m.fact(TOKEN_PROJECTION);
 
 const RESOURCE_ANNOTATIONS: Record<ResourceKey, string> = {
   'requests.cpu': 'config.linkerd.io/proxy-cpu-request',
