@@ -15,6 +15,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
 import { KINDS, KIND_KEYS, type KindKey } from '../src/k8s/kinds.js';
+import { factInputs, type AnyFact } from '../src/k8s/fact.js';
+import { SnapshotIndex } from '../src/k8s/snapshot.js';
 import { overlayManifests } from '../src/run/manifests.js';
 import { runChecks } from '../src/run/run.js';
 import type { Check } from '../src/checks/define.js';
@@ -29,6 +31,46 @@ import {
   fixtureObjects,
   type Base,
 } from './helpers/fixtures.js';
+
+/**
+ * Facts (src/k8s/fact.ts) declare the kinds they read. Every ask of a fact while a check runs is
+ * recorded against that check, cached or not (a memo hides the read, never the ask): the check
+ * must declare the fact's inputs. And while a fact is computed, what it reads and the facts it
+ * asks for must be within its own inputs: the declarations are checked, not trusted.
+ */
+const asks = {
+  /** The check running (undefined: the runner's own asks). */
+  check: undefined as string | undefined,
+  /** Per check: each kind its facts declare, with the facts that declare it. */
+  byCheck: new Map<string, Map<string, Set<string>>>(),
+  /** The facts being computed, innermost last, with what each read beyond its inputs. */
+  stack: [] as { id: string; inputs: ReadonlySet<string> }[],
+  /** Per fact: what it read or asked beyond its declared inputs, with an example. */
+  overreach: new Map<string, Map<string, string>>(),
+};
+const over = (id: string, kind: string, how: string) => {
+  const m = asks.overreach.get(id) ?? new Map<string, string>();
+  if (!m.has(kind)) m.set(kind, how);
+  asks.overreach.set(id, m);
+};
+const realFact = SnapshotIndex.prototype.fact;
+// The one seam every fact goes through: record who asked, and what the fact's computation reads.
+SnapshotIndex.prototype.fact = function (this: SnapshotIndex, f: AnyFact, key?: unknown) {
+  const inputs = factInputs(f, key);
+  if (asks.check !== undefined && asks.stack.length === 0) {
+    const per = asks.byCheck.get(asks.check) ?? new Map<string, Set<string>>();
+    asks.byCheck.set(asks.check, per);
+    for (const k of inputs) per.set(k, (per.get(k) ?? new Set()).add(f.id));
+  }
+  const parent = asks.stack[asks.stack.length - 1];
+  if (parent) for (const k of inputs) if (!parent.inputs.has(k)) over(parent.id, k, `through fact ${f.id}`);
+  asks.stack.push({ id: f.id, inputs: new Set(inputs) });
+  try {
+    return (realFact as (f: AnyFact, key?: unknown) => unknown).call(this, f, key);
+  } finally {
+    asks.stack.pop();
+  }
+} as typeof realFact;
 
 /** Declared inputs no fixture reads, kept on purpose (each with the reason). */
 const ALLOWED_UNREAD: Record<string, KindKey[]> = {};
@@ -115,7 +157,10 @@ function kindsRead(checks: readonly Check[], { snap, expectMeshed }: Case): { re
   const read = new Set<string>();
   let on = false;
   const note = (k: string | symbol) => {
-    if (on && typeof k === 'string') read.add(k);
+    if (typeof k !== 'string') return;
+    if (on) read.add(k);
+    const top = asks.stack[asks.stack.length - 1];
+    if (top && !top.inputs.has(k)) over(top.id, k, 'read');
   };
   const objects = new Proxy(
     { ...snap.objects },
@@ -134,10 +179,12 @@ function kindsRead(checks: readonly Check[], { snap, expectMeshed }: Case): { re
     ...check,
     *run(m) {
       on = true;
+      asks.check = check.id;
       try {
         yield* check.run.call(check, m);
       } finally {
         on = false;
+        asks.check = undefined;
       }
     },
   }));
@@ -221,12 +268,29 @@ describe('declared inputs are the inputs read', () => {
     });
   }
 
+  it('each check declares the inputs of every fact it asks for (src/k8s/fact.ts)', () => {
+    const missing: Record<string, Record<string, string[]>> = {};
+    for (const check of CHECKS) {
+      const declared = declaredOf(check);
+      for (const [k, facts] of asks.byCheck.get(check.id) ?? [])
+        if (!declared.has(k)) (missing[check.id] ??= {})[k] = [...facts].sort();
+    }
+    expect(missing).toEqual({});
+  });
+
+  it('each fact reads, and asks for facts that read, only the kinds it declares', () => {
+    expect(Object.fromEntries([...asks.overreach].map(([id, m]) => [id, Object.fromEntries(m)]))).toEqual({});
+  });
+
   it('every declared input is read by some fixture (or allow-listed with its reason)', () => {
     const unread: Record<string, string[]> = {};
     for (const check of CHECKS) {
       const { reads } = runAll(check);
+      // A kind the check declares because a fact it asks for declares it is derived, not guessed
+      // (decisions read ServiceAccounts only for Consul with ACLs: src/mesh/consul/injector.ts).
+      const ofFacts = asks.byCheck.get(check.id);
       const never = [...check.inputs, ...(check.optionalInputs ?? [])].filter(
-        (k) => !reads.has(k) && !ALLOWED_UNREAD[check.id]?.includes(k),
+        (k) => !reads.has(k) && !ofFacts?.has(k) && !ALLOWED_UNREAD[check.id]?.includes(k),
       );
       if (never.length) unread[check.id] = never;
     }
@@ -301,6 +365,25 @@ describe('declared inputs are the inputs read', () => {
       sample.filter((c) => c.snap.objects.namespaces).length,
     );
     expect(undeclared('late', late)).toEqual(expect.arrayContaining(['pods', 'replicasets', 'deployments']));
+  });
+
+  it('planted: a check asking for a fact it does not declare the inputs of is named, even when the fact was cached', () => {
+    const c = ALL.find((x) => x.name === 'healthy linkerd')!;
+    const asker: Check = {
+      ...probe,
+      id: 'fact-asker',
+      inputs: [],
+      // eslint-disable-next-line require-yield -- asks, finds nothing
+      *run(m) {
+        void m.meshes;
+      },
+    };
+    // sidecar-missing runs first and builds the installed meshes: the asker reads no kind itself.
+    const { read } = kindsRead([CHECKS.find((x) => x.id === 'sidecar-missing')!, asker], c);
+    expect(read.has('mutatingwebhookconfigurations')).toBe(true); // sidecar-missing's read
+    expect([...(asks.byCheck.get('fact-asker')?.keys() ?? [])]).toEqual(
+      expect.arrayContaining(['mutatingwebhookconfigurations', 'namespaces', 'pods', 'deployments']),
+    );
   });
 
   it('namespace-only views really lack the cluster-scoped kinds', () => {

@@ -41,7 +41,14 @@ export const CATALOG = {
       'A workload in a namespace enabled for injection opts its pods out through its pod template, so they run without a proxy.',
     severity: 'warning',
     inputs: [],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'pods',
+      'namespaces',
+      'mutatingwebhookconfigurations',
+      'configmaps',
+      'serviceaccounts',
+    ],
   },
   'pod-predates-enablement': {
     code: 'MD1003',
@@ -102,7 +109,15 @@ export const CATALOG = {
       "A ResourceQuota in the namespace rejects the workload's next pod once the proxy is injected: the proxy lacks a request or limit the quota requires, or its share no longer fits.",
     severity: 'error',
     inputs: ['resourcequotas'],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'events', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'pods',
+      'events',
+      'configmaps',
+      'serviceaccounts',
+      'namespaces',
+      'mutatingwebhookconfigurations',
+    ],
   },
   'job-never-completes': {
     code: 'MD1009',
@@ -111,7 +126,14 @@ export const CATALOG = {
       'A meshed Job keeps running after its app exits because the proxy is not a native sidecar and nothing stops it, or a Job or CronJob that will be meshed is set up that way.',
     severity: 'error',
     inputs: [],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'pods',
+      'configmaps',
+      'serviceaccounts',
+      'namespaces',
+      'mutatingwebhookconfigurations',
+    ],
   },
   'host-network-pod': {
     code: 'MD1010',
@@ -120,7 +142,7 @@ export const CATALOG = {
       'A workload with hostNetwork: true that asks for injection (its namespace or its pod template) runs without a proxy by design: a mesh whose injector refuses hostNetwork pods never injects them.',
     severity: 'info',
     inputs: ['namespaces', 'mutatingwebhookconfigurations'],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps'], // configmaps: the injector's decision reads the mesh's settings
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps', 'serviceaccounts'], // configmaps: the injector's decision reads the mesh's settings
   },
   'will-not-be-meshed': {
     code: 'MD1011',
@@ -156,7 +178,7 @@ export const CATALOG = {
       "Pods that a mesh's sidecar-less data plane should mesh (ambient mode) run outside it: the node agent did not enrol them (no enrolment annotation) or their node runs no ready node proxy (ztunnel).",
     severity: 'error',
     inputs: ['pods'],
-    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
+    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'configmaps', 'serviceaccounts'],
   },
   'webhook-denied': {
     code: 'MD1018',
@@ -172,6 +194,7 @@ export const CATALOG = {
       'pods',
       'namespaces',
       'configmaps',
+      'serviceaccounts',
       'validatingwebhookconfigurations',
     ],
   },
@@ -182,7 +205,15 @@ export const CATALOG = {
       'A namespace enforcing Pod Security baseline or restricted rejects the init container a mesh injects without its CNI plugin (NET_ADMIN, NET_RAW): predicted from the namespace and the mesh configuration, confirmed by FailedCreate events.',
     severity: 'error',
     inputs: [],
-    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'pods', 'configmaps', 'events'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'namespaces',
+      'mutatingwebhookconfigurations',
+      'pods',
+      'configmaps',
+      'serviceaccounts',
+      'events',
+    ],
   },
   'injection-skipped': {
     code: 'MD1020',
@@ -223,6 +254,7 @@ export const CATALOG = {
       'events',
       'services',
       'configmaps',
+      'serviceaccounts',
       'namespaces',
       'mutatingwebhookconfigurations',
       'nodes',
@@ -244,7 +276,7 @@ export const CATALOG = {
       'A mesh is installed but no MutatingWebhookConfiguration registers its injection webhook, so every new pod is created without a proxy.',
     severity: 'error',
     inputs: ['mutatingwebhookconfigurations'],
-    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'pods', 'configmaps'],
+    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'pods', 'configmaps', 'serviceaccounts'],
   },
   'webhook-no-endpoints': {
     code: 'MD2002',
@@ -253,7 +285,15 @@ export const CATALOG = {
       "A mesh injection webhook's Service is missing or has no ready endpoint on the port the webhook calls, so every injection call fails.",
     severity: 'error',
     inputs: ['mutatingwebhookconfigurations', 'services'],
-    optionalInputs: [...WORKLOAD_KINDS, 'endpointslices', 'endpoints', 'pods', 'namespaces', 'configmaps'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'endpointslices',
+      'endpoints',
+      'pods',
+      'namespaces',
+      'configmaps',
+      'serviceaccounts',
+    ],
   },
   'injector-unavailable': {
     code: 'MD2003',
@@ -293,6 +333,7 @@ export const CATALOG = {
       'services',
       'namespaces',
       'configmaps',
+      'serviceaccounts',
       'endpoints',
       'endpointslices',
     ],
@@ -364,6 +405,7 @@ export const CATALOG = {
       'pods',
       'namespaces',
       'configmaps',
+      'serviceaccounts',
       'nodes',
     ],
   },
@@ -374,7 +416,14 @@ export const CATALOG = {
       "Namespace-only permissions: a workload's pods run without the proxy that other pods of the same workload, or the namespace's other workloads, were injected with; the namespace's marker and the webhooks could not be read.",
     severity: 'error',
     inputs: ['pods'],
-    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'events', 'configmaps'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'namespaces',
+      'mutatingwebhookconfigurations',
+      'events',
+      'configmaps',
+      'serviceaccounts',
+    ],
   },
   'webhook-blocks-injector': {
     code: 'MD2030',
@@ -383,7 +432,7 @@ export const CATALOG = {
       "A mesh's injection webhook with failurePolicy Fail is called for its own injector's pods: while no replica answers, the API server refuses them, so the injector cannot come back.",
     severity: 'error',
     inputs: ['mutatingwebhookconfigurations', 'namespaces', 'deployments'],
-    optionalInputs: [...WORKLOAD_KINDS, 'services', 'pods', 'configmaps'],
+    optionalInputs: [...WORKLOAD_KINDS, 'services', 'pods', 'configmaps', 'serviceaccounts'],
   },
   // Issue 25: the injector's RBAC, versions, overlapping or stale webhook configurations. Their new
   // inputs (nodes, ClusterRoles, ClusterRoleBindings, the API server's version) are optional: a
@@ -494,6 +543,7 @@ export const CATALOG = {
       'mutatingwebhookconfigurations',
       'events',
       'configmaps',
+      'serviceaccounts',
     ],
     serverInputs: ['version', 'apiserverPods'],
   },
@@ -513,6 +563,7 @@ export const CATALOG = {
       'namespaces',
       'events',
       'configmaps',
+      'serviceaccounts',
     ],
   },
   'webhook-failing-open': {
@@ -522,7 +573,7 @@ export const CATALOG = {
       "The API server's admission metrics count calls to a mesh injection webhook that failed and were let through (failurePolicy Ignore): the pods created then have no proxy.",
     severity: 'error',
     inputs: ['mutatingwebhookconfigurations'],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'services', 'namespaces', 'configmaps'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'services', 'namespaces', 'configmaps', 'serviceaccounts'],
     serverInputs: ['metrics'],
   },
   'webhook-rejecting': {
@@ -567,7 +618,14 @@ export const CATALOG = {
       "A NetworkPolicy isolates meshed pods for egress and admits no traffic to the control-plane endpoints their injected containers dial (discovery, identity, configuration: the ports each mesh's profile lists) or to DNS, so the proxy never becomes ready.",
     severity: 'error',
     inputs: ['networkpolicies'],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'pods',
+      'namespaces',
+      'mutatingwebhookconfigurations',
+      'configmaps',
+      'serviceaccounts',
+    ],
   },
   'pod-sandbox-cni-failed': {
     code: 'MD1061',

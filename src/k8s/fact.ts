@@ -65,3 +65,16 @@ export class FactCache {
     return made;
   }
 }
+
+/** A fact or a family, whatever its value and context (for the registry's tests). */
+export type AnyFact = Fact<unknown, never> | FactFamily<never, unknown, never>;
+
+/**
+ * The kinds a fact declares it reads (of a family, for that key). A check that asks for the fact
+ * reads them: its catalog entry must declare them (`inputs`/`optionalInputs`), which
+ * test/declared-inputs.test.ts checks for every fact every check asks for, cached or not.
+ */
+export function factInputs(f: AnyFact, key?: unknown): readonly KindKey[] {
+  if (!f.family) return f.inputs;
+  return typeof f.inputs === 'function' ? (f.inputs as (k: unknown) => readonly KindKey[])(key) : f.inputs;
+}
