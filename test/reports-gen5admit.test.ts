@@ -79,6 +79,12 @@ const named = (file: string) => {
   return { fs, hit };
 };
 
+/** Findings that would name a wrong cause on a report (its confirmed cause is another): none may appear. */
+const WRONG: Record<string, string[]> = {
+  // The webhook points at a namespace that does not exist: no istiod there misses its ConfigMap.
+  'istio-1.5-webhook-stale-namespace': ['injector-config-excludes'],
+};
+
 /** Reports whose cause meshdoctor does not name yet (the mechanism is still open): skipped, listed in the summary. */
 const OPEN = new Set<string>([]);
 
@@ -87,6 +93,7 @@ describe('real reports (round 5): the confirmed cause is named', () => {
     (OPEN.has(c.file) ? it.skip : it)(`${c.report} (${c.file})`, () => {
       const { fs, hit } = named(c.file);
       expect(hit, fs.map((f) => `${f.id}: ${f.message}`).join('\n')).toBeDefined();
+      expect(fs.filter((f) => (WRONG[c.file] ?? []).includes(f.id)).map((f) => f.message)).toEqual([]);
     });
 
   it('summary', () => {
