@@ -23,8 +23,16 @@
  *   <msg>` (open-policy-agent/gatekeeper dd8507eb pkg/webhook/policy.go), Kyverno's `resource
  *   Pod/<ns>/<name> was blocked due to the following policies` then `<policy>:` lines
  *   (kyverno/kyverno 111e07bb pkg/webhooks/utils/block.go); deckhouse/deckhouse#7075 (istio-init).
- * - PodSecurityPolicy (before 1.25): `unable to validate against any pod security policy: [...]`,
- *   the same field errors as SCC's (SUSE/scf#2081).
+ * - PodSecurityPolicy (before 1.25): `unable to validate against any pod security policy: [...]`
+ *   (up to 1.20), `PodSecurityPolicy: unable to admit pod: [...]` / `unable to validate pod: [...]`
+ *   (1.21 to 1.24), the same field errors as SCC's (SUSE/scf#2081). A field error names a container
+ *   by index: past the template's own containers it was added at admission, and it is named where
+ *   the injector adds the only one of that list (istio-validation, istio/istio#22695), else its
+ *   candidates are listed. An empty list (`[]`) on an injected workload: validated again after the
+ *   webhooks, a policy that would have to change the pod is skipped without an error (v1.24.0
+ *   admission.go computeSecurityContext; istio/istio#17318). A template injected before admission
+ *   (the mesh CLI, an installer rendering its control plane injected) counts as injected
+ *   (linkerd/linkerd2#2819).
  * - The API server's validation: `pods "x" is invalid: [spec.initContainers[1].lifecycle: Forbidden:
  *   ...]` about a container past the template's own (added at admission) or named as the mesh's;
  *   `without restartPolicy=Always` there: a non-mesh mutating webhook called after the mesh's (or
@@ -55,7 +63,7 @@ import { failedCreates } from '../k8s/events.js';
 import { enforcedLevel, parseAdmissionError, podSecurityViolation, type PodSecurityItem } from '../k8s/admission.js';
 import { containers, initContainers, podSpec } from '../k8s/pods.js';
 import { parseQuantity } from '../k8s/quantity.js';
-import { formatUnits, proxyConfig, quantityUnits, type Resources } from '../facts/resources.js';
+import { formatUnits, nativeSidecar, proxyConfig, quantityUnits, type Resources } from '../facts/resources.js';
 import { meshTitle, profileOf, webhookMesh } from '../mesh/registry.js';
 import { injectedNames } from '../mesh/proxy.js';
 import { meshesAllowed } from '../facts/siblings.js';
@@ -71,8 +79,14 @@ import { defineCheck, meta, type FindingInput } from './define.js';
 type Layer = 'pod-security' | 'openshift-scc' | 'pod-security-policy' | 'policy-engine' | 'validation' | 'limitrange';
 
 const SCC = /unable to validate against any security context constraint: ([^\n]{0,4000})/;
-/** kubernetes plugin/pkg/admission/security/podsecuritypolicy/admission.go (removed in 1.25): the same field errors as SCC's. */
-const PSP = /unable to validate against any pod security policy: ([^\n]{0,4000})/;
+/**
+ * kubernetes plugin/pkg/admission/security/podsecuritypolicy/admission.go (removed in 1.25): the same
+ * field errors as SCC's. Up to 1.20 `unable to validate against any pod security policy: [...]`; from
+ * 1.21 (v1.24.0) `PodSecurityPolicy: unable to admit pod: [...]` (Admit, re-run after a webhook changed
+ * the pod) and `PodSecurityPolicy: unable to validate pod: [...]` (Validate, after the webhooks).
+ */
+const PSP =
+  /(?:unable to validate against any pod security policy|PodSecurityPolicy: unable to (?:admit|validate) pod): ([^\n]{0,4000})/;
 /**
  * The API server's own validation of the pod (`pods "x" is invalid: [<path>: <type>: <detail>, …]`,
  * kubernetes staging/src/k8s.io/apimachinery/pkg/util/validation/field/errors.go): the items about a
@@ -97,6 +111,16 @@ interface Match {
   reason?: string;
 }
 
+/**
+ * kubernetes/kubernetes v1.24.0 plugin/pkg/admission/security/podsecuritypolicy/admission.go
+ * (computeSecurityContext): Validate runs it with specMutationAllowed false, and a policy under which
+ * the pod validates only once changed (`mutated && !specMutationAllowed`) is skipped without an error;
+ * Admit (before the mutating webhooks, plugins.go order) applied its defaults to the template's
+ * containers only. Removed in 1.25.
+ */
+const PSP_VALIDATE_SOURCE =
+  'kubernetes/kubernetes v1.24.0 plugin/pkg/admission/security/podsecuritypolicy/admission.go computeSecurityContext (validation: a policy that would mutate the pod is skipped, no error)';
+
 /** The reason of a Pod Security item as a restricted rule. */
 function ruleOf(reason: string): RestrictedRule | undefined {
   if (/^allowPrivilegeEscalation/.test(reason)) return 'allowPrivilegeEscalation';
@@ -115,11 +139,97 @@ const blocksInit = (mesh: MeshName, i: PodSecurityItem) =>
   !!profileOf(mesh).cni &&
   i.containers.includes(profileOf(mesh).cni!.privilegedInit.name);
 
-/** The workload injected by this mesh: the model says a pod created now would be, or its pods run its proxy. */
+/**
+ * The workload injected by this mesh: the model says a pod created now would be, its pods run its
+ * proxy, or its pod template already carries it (injected before admission: `linkerd inject`,
+ * `istioctl kube-inject`, a control plane its installer rendered injected, linkerd/linkerd2#2819).
+ */
 function injects(m: Model, w: Workload, mesh: MeshName): boolean {
   if (m.decision(w, mesh)?.inject) return true;
   const proxy = profileOf(mesh).containers.proxy;
-  return w.pods.some((p) => [...containers(podSpec(p)), ...initContainers(podSpec(p))].some((c) => c.name === proxy));
+  const has = (spec: Record<string, any>) =>
+    [...containers(spec), ...initContainers(spec)].some((c) => c.name === proxy);
+  return has(podSpec(w.template)) || w.pods.some((p) => has(podSpec(p)));
+}
+
+/** A field error of a PodSecurityPolicy or SCC refusal about a container, by its index in the pod. */
+interface ContainerFieldError {
+  list: 'containers' | 'initContainers';
+  index: number;
+  field: string;
+  detail: string;
+}
+
+/**
+ * The container items of a PodSecurityPolicy or SCC refusal (`spec.initContainers[0].securityContext.
+ * readOnlyRootFilesystem: Invalid value: false: ReadOnlyRootFilesystem must be set to true`, items
+ * separated by spaces inside `[...]`: field.ErrorList as %v), bounded to 16.
+ */
+function containerFieldErrors(message: string): ContainerFieldError[] {
+  const out: ContainerFieldError[] = [];
+  const re =
+    /spec\.(initContainers|containers)\[(\d{1,4})\]((?:\.[A-Za-z][A-Za-z0-9]{0,63}){0,6}): ((?:Invalid value|Forbidden|Required value|Unsupported value)[^\n]{0,400}?)(?= \.?spec\.| provider |\]|, |$)/g;
+  for (const x of message.slice(0, 8000).matchAll(re)) {
+    if (out.length >= 16) break;
+    out.push({
+      list: x[1] as 'containers' | 'initContainers',
+      index: Number(x[2]),
+      field: `spec.${x[1]}[${x[2]}]${x[3]}`,
+      detail: x[4]!.replace(/^Invalid value: (?:"[^"]{0,64}"|[^:]{0,64}): /, ''),
+    });
+  }
+  return out;
+}
+
+/**
+ * Where the mesh's own setting leaves it uncertain whether the proxy is a native sidecar: what the
+ * namespace's other pods running the proxy show (the same injector's last answer there), both where
+ * they disagree or there are none. Bounded: 500 pods.
+ */
+function nativeInNamespace(m: Model, mesh: MeshName, ns: string): boolean[] {
+  const proxy = profileOf(mesh).containers.proxy;
+  const seen = new Set<boolean>();
+  for (const pod of m.list('pods').slice(0, 500)) {
+    if (pod.metadata?.namespace !== ns) continue;
+    if (initContainers(podSpec(pod)).some((c) => c.name === proxy)) seen.add(true);
+    else if (containers(podSpec(pod)).some((c) => c.name === proxy)) seen.add(false);
+  }
+  return seen.size === 1 ? [...seen] : [false, true];
+}
+
+/**
+ * The container a refusal's index names in the injected pod: the template's own (by name) where the
+ * index is within the template's list, else one the injector added. The injected pod's order past the
+ * template is the injector's: a container is named only where the template has none of that list and
+ * the injector adds exactly one of it (with the CNI plugin on or off as the mesh's configuration says;
+ * both where it could not be read), else the candidates are listed.
+ */
+function containerAt(
+  m: Model,
+  w: Workload,
+  mesh: MeshName,
+  e: ContainerFieldError,
+): { name?: string; candidates: string[]; added: boolean } {
+  const spec = podSpec(w.template);
+  const own = e.list === 'containers' ? containers(spec) : initContainers(spec);
+  if (e.index < own.length) return { name: own[e.index]!.name, candidates: [], added: false };
+  const p = profileOf(mesh);
+  const cni = p.cni?.enabled(m, w)?.enabled;
+  const states = cni === undefined ? (p.cni ? [false, true] : [false]) : [cni];
+  // A native sidecar proxy sits in initContainers (facts/resources.ts nativeSidecar; both where uncertain).
+  const n = nativeSidecar(m, mesh, w);
+  const natives = n.uncertain ? nativeInNamespace(m, mesh, w.namespace) : [n.native];
+  const lists = states.flatMap((c) =>
+    natives.map((native) =>
+      p.runtime
+        .injected(m, w, c)
+        .filter((x) => (x.init || (native && x.name === p.containers.proxy)) === (e.list === 'initContainers'))
+        .map((x) => x.name),
+    ),
+  );
+  const candidates = [...new Set(lists.flat())];
+  const single = own.length === 0 && lists.every((l) => l.length === 1);
+  return { ...(single && candidates.length === 1 ? { name: candidates[0] } : {}), candidates, added: true };
 }
 
 /** The words a denial or an SCC message would use for a mesh's injected containers: their names, the capabilities they add, the proxy's UID. */
@@ -492,7 +602,27 @@ function finding(
     const privileged = /Privileged containers are not allowed/.test(msg);
     const ours = uids.filter((u) => signs.uids.includes(u.uid));
     const ourCaps = caps.filter((c) => signs.caps.includes(c));
-    if (ours.length === 0 && ourCaps.length === 0 && !signs.names.some((n) => wordIn(msg, n))) return undefined;
+    // The items about a container the mesh injected: named by the template (injected before admission)
+    // or past the template's own containers (added at admission).
+    const fieldItems = containerFieldErrors(msg)
+      .map((e) => ({ ...e, at: containerAt(m, w, mesh, e) }))
+      .filter((e) => e.at.added || (e.at.name !== undefined && signs.names.includes(e.at.name)));
+    const injectedNamed = [
+      ...new Set(
+        fieldItems.flatMap((e) =>
+          e.at.name ? [e.at.name] : e.at.candidates.length ? [e.at.candidates.join(' or ')] : [],
+        ),
+      ),
+    ];
+    const emptyPsp = layer === 'pod-security-policy' && PSP.exec(msg)?.[1]?.trim() === '[]';
+    if (
+      ours.length === 0 &&
+      ourCaps.length === 0 &&
+      fieldItems.length === 0 &&
+      !signs.names.some((n) => wordIn(msg, n)) &&
+      !emptyPsp
+    )
+      return undefined;
     const providers = [
       ...new Set([...msg.matchAll(/provider "?([a-z0-9][a-z0-9.-]{0,252})"?: /g)].map((x) => x[1]!)),
     ].slice(0, 16);
@@ -500,23 +630,69 @@ function finding(
       ...ours.map((u) => `UID ${u.uid} is outside the namespace's range ${u.range[0]}-${u.range[1]}`),
       ...(ourCaps.length ? [`${ourCaps.join(', ')} may not be added`] : []),
       ...(privileged ? ['privileged containers are not allowed'] : []),
+      ...fieldItems
+        .filter(
+          (e) =>
+            !/capability may not be added|Privileged containers are not allowed|must be in the ranges/.test(e.detail),
+        )
+        .slice(0, 4)
+        .map((e) => `${e.field}: ${printable(e.detail, 160)}`),
     ];
+    const whose = injectedNamed.length ? injectedNamed.join(', ') : 'containers';
+    const injectedList = signs.names.filter((n) =>
+      [...containers(podSpec(w.template)), ...initContainers(podSpec(w.template))].every((c) => c.name !== n),
+    );
+    if (emptyPsp && fieldItems.length === 0 && ours.length === 0 && ourCaps.length === 0)
+      // Validated again after the mutating webhooks, a policy that would have to change the pod (default a
+      // field the injected containers lack) is skipped without an error: none left, nothing named.
+      return {
+        ...base,
+        message: `PodSecurityPolicy admission refuses the injected pods of ${id} and names no field ("[]"): when it validates the pod again after ${meshTitle(mesh)}'s webhook, it may no longer change it, so every policy that would have to set a field on the containers ${meshTitle(mesh)} added is skipped without an error, and none is left.`,
+        evidence: {
+          layer,
+          namespace: w.namespace,
+          injected: injectedList,
+          rule: PSP_VALIDATE_SOURCE,
+          injectedFrom: p.runtime.injectedFrom,
+          admissionChain: chainEvidence(admissionChainOf(m, w)),
+          events,
+        },
+        fix: [
+          comment`give the containers ${meshTitle(mesh)} injects, in its injection template, the securityContext fields the policy of these pods would set, or inject them before admission with the mesh CLI`,
+          comment`PodSecurityPolicy was removed in Kubernetes 1.25`,
+          cmd`kubectl get podsecuritypolicies`,
+          retry,
+        ],
+      };
     if (layer === 'pod-security-policy')
       return {
         ...base,
-        message: `PodSecurityPolicy admission refuses ${meshTitle(mesh)}'s injected containers in ${id}${why.length ? ` (${why.join('; ')})` : ''}: no PodSecurityPolicy the pod may use allows them, so it cannot create its pods.`,
+        message: `PodSecurityPolicy admission refuses ${meshTitle(mesh)}'s injected ${whose} in ${id}${why.length ? ` (${why.join('; ')})` : ''}: no PodSecurityPolicy the pod may use allows ${injectedNamed.length === 1 ? 'it' : 'them'}, so it cannot create its pods.`,
         evidence: {
           layer,
           namespace: w.namespace,
           uids: ours,
           capabilities: ourCaps,
           privileged,
+          ...(fieldItems.length
+            ? {
+                fields: fieldItems.map((e) => ({
+                  field: e.field,
+                  detail: printable(e.detail, 200),
+                  container: e.at.name ?? null,
+                  ...(e.at.name ? {} : { candidates: e.at.candidates }),
+                  addedAtAdmission: e.at.added,
+                })),
+              }
+            : {}),
           injectedFrom: p.runtime.injectedFrom,
           admissionChain: chainEvidence(admissionChainOf(m, w)),
           events,
         },
         fix: [
-          comment`a PodSecurityPolicy that the ServiceAccount of the pods may use must allow what ${meshTitle(mesh)} injects${lit(ourCaps.length ? `, capabilities ${ourCaps.join(', ')},` : '')} or the CNI plugin of the mesh must replace its init container. PodSecurityPolicy was removed in Kubernetes 1.25`,
+          p.cni?.enabled(m, w)?.enabled
+            ? comment`a PodSecurityPolicy that the ServiceAccount of the pods may use must allow what ${meshTitle(mesh)} injects${lit(injectedNamed.length ? `, ${injectedNamed.join(', ')},` : '')} or the injection template must set what the policy requires. PodSecurityPolicy was removed in Kubernetes 1.25`
+            : comment`a PodSecurityPolicy that the ServiceAccount of the pods may use must allow what ${meshTitle(mesh)} injects${lit(ourCaps.length ? `, capabilities ${ourCaps.join(', ')},` : '')} or the CNI plugin of the mesh must replace its init container. PodSecurityPolicy was removed in Kubernetes 1.25`,
           cmd`kubectl get podsecuritypolicies`,
           ...(p.cni && !p.cni.enabled(m, w)?.enabled ? p.cni.install(cpNs) : []),
           retry,
@@ -524,7 +700,7 @@ function finding(
       };
     return {
       ...base,
-      message: `OpenShift's SecurityContextConstraints refuse ${meshTitle(mesh)}'s injected containers in ${id}${why.length ? ` (${why.join('; ')})` : ''}, so it cannot create its pods.`,
+      message: `OpenShift's SecurityContextConstraints refuse ${meshTitle(mesh)}'s injected ${whose} in ${id}${why.length ? ` (${why.join('; ')})` : ''}, so it cannot create its pods.`,
       evidence: {
         layer,
         namespace: w.namespace,

@@ -33,6 +33,9 @@
  * refusal of it for another requirement is admission-rejects-proxy's (the plugin would not help).
  * Known false positives: a namespace exempted in the API server's PodSecurity admission
  * configuration (not readable through the API).
+ * Where the plugin's node DaemonSet runs (ready pods) while the mesh's configuration says the injector
+ * does not use it, the message says so: the injector still adds the privileged init container
+ * (istio/istio#54968, after the 1.22 change of how the CNI is turned on).
  * Fix: install the mesh's CNI plugin and turn it on for the injector, or lower the namespace's
  * enforced level to `privileged`: alternatives, as comments (one of them, never both). The
  * controller retries by itself.
@@ -83,6 +86,15 @@ function cniFromPods(m: Model, cni: CniPlugin): { enabled: boolean; from: string
   return off ? { enabled: false, from: off } : undefined;
 }
 
+/** The plugin's node DaemonSet, as namespace/name, where one by that name has ready pods (bounded: the first 500 DaemonSets). */
+function runningDaemonSet(m: Model, name: string): string | undefined {
+  const ds = m
+    .list('daemonsets')
+    .slice(0, 500)
+    .find((d) => nameOf(d) === name && Number((d.status as Record<string, unknown> | undefined)?.numberReady ?? 0) > 0);
+  return ds ? `${ds.metadata?.namespace ?? ''}/${name}` : undefined;
+}
+
 function finding(
   m: Model,
   mesh: MeshName,
@@ -102,13 +114,21 @@ function finding(
   const lvl = level ?? 'baseline or restricted';
   const what = `Namespace ${ref.namespace} enforces Pod Security "${lvl}"${invalidLabel !== undefined ? ` (its label ${ENFORCE}="${printable(invalidLabel, 63)}" is not a level: Pod Security admission enforces restricted for it)` : ''}, which rejects ${meshTitle(mesh)}'s init container ${init.name} (it adds ${caps})`;
   const cpNs = m.mesh(mesh)?.namespaces[0] ?? p.controlPlane.namespace;
+  // The plugin's node agent runs, yet the injector is not configured for it: it still injects the
+  // privileged init container (istio/istio#54968: "If you have istio-init, you are NOT using istio-cni").
+  const agent = cniState?.enabled === false ? runningDaemonSet(m, cni.daemonSet) : undefined;
+  const unused = agent
+    ? ` ${meshTitle(mesh)}'s CNI plugin runs (DaemonSet ${agent}), but the injector is not configured for it (${cniState!.from}: off), so it still injects ${init.name}.`
+    : '';
   return {
     mesh,
     // Predicted: running pods are not affected; their next ones will be.
     ...(events ? {} : { severity: 'warning' as const }),
     message: events
-      ? `${what}, so ${id} cannot create its injected pods.`
-      : `${what} without ${meshTitle(mesh)}'s CNI plugin, so the next injected pods of ${id} will be refused.`,
+      ? `${what}, so ${id} cannot create its injected pods.${unused}`
+      : agent
+        ? `${what}, so the next injected pods of ${id} will be refused.${unused}`
+        : `${what} without ${meshTitle(mesh)}'s CNI plugin, so the next injected pods of ${id} will be refused.`,
     resource: ref,
     affectedPods: events ? Math.max(events.missing, 1) : Math.max(w ? w.pods.length : 0, 1),
     evidence: {
@@ -120,7 +140,7 @@ function finding(
       ...(privilegedFrom ? { capabilitiesFrom: privilegedFrom } : {}),
       ...(level ? { rule: RULE[level] } : {}),
       cniPlugin: cniState ? { enabled: cniState.enabled, from: cniState.from } : 'not read',
-      cniDaemonSet: cni.daemonSet,
+      cniDaemonSet: agent ? { name: agent, running: true } : cni.daemonSet,
       ...(level === 'restricted' ? { note: RESTRICTED_ALSO } : {}),
       ...(events
         ? {

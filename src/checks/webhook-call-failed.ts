@@ -198,9 +198,17 @@ export default defineCheck<CallEvidence>({
         other: [logs],
       };
       const r = g.resource;
+      // The Service the API server looked up, from the error's URL (https://<name>.<namespace>.svc:<port>/...),
+      // else the webhook's clientConfig: which one does not exist, and whether its namespace does.
+      const missing = cause === 'service-not-found' ? missingService(m, t.call.url, hookObj?.service) : undefined;
+      if (missing && (missing.namespace !== cpNs || missing.name !== svc))
+        fixes['service-not-found'].unshift(cmd`kubectl -n ${missing.namespace} get service ${missing.name}`);
+      const because = missing
+        ? `its Service ${missing.namespace}/${missing.name} does not exist${missing.namespaceMissing ? ` (nor does namespace ${missing.namespace}: the webhook configuration points where nothing is installed)` : ''}`
+        : CAUSE_TEXT[cause];
       yield {
         mesh: t.mesh,
-        message: `${r.kind} ${r.namespace}/${r.name} cannot create pods: the API server failed calling webhook ${t.hook} because ${CAUSE_TEXT[cause]}${reach ? ` (TCP port ${reach.port} of the injector's pods must be reachable from the API server)` : ''}.`,
+        message: `${r.kind} ${r.namespace}/${r.name} cannot create pods: the API server failed calling webhook ${t.hook} because ${because}${reach ? ` (TCP port ${reach.port} of the injector's pods must be reachable from the API server)` : ''}.`,
         resource: r,
         affectedPods: g.missing,
         causedBy: { kind: 'webhook-broken', mesh: t.mesh },
@@ -353,4 +361,23 @@ function foreignFinding(
         : [cmd`kubectl get mutatingwebhookconfigurations,validatingwebhookconfigurations`]),
     ],
   };
+}
+
+/**
+ * The Service a `service "x" not found` call error is about: the host of the URL the API server
+ * called (`<name>.<namespace>.svc`, kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/util/webhook
+ * serviceresolver.go builds it from clientConfig.service), else the webhook's own clientConfig. Whether
+ * its namespace exists is said only where namespaces were read.
+ */
+function missingService(
+  m: Model,
+  url: string | undefined,
+  service: { namespace: string; name: string } | undefined,
+): { namespace: string; name: string; namespaceMissing: boolean } | undefined {
+  const host = url
+    ? /^https?:\/\/([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)\.([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)\.svc(?:[.:/]|$)/.exec(url)
+    : null;
+  const at = host ? { name: host[1]!, namespace: host[3]! } : service;
+  if (!at?.name || !at.namespace) return undefined;
+  return { ...at, namespaceMissing: m.has('namespaces') && !m.namespace(at.namespace) };
 }

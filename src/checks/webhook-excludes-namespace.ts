@@ -8,8 +8,14 @@
  * or a custom objectSelector silently keeps the injector away. Some namespaces can never be
  * meshed: kube-system and cert-manager for Linkerd (by name), kube-system, kube-public,
  * kube-node-lease and local-path-storage for Istio (rejected inside the injector).
+ * Its CEL matchConditions (Kubernetes 1.28+) are evaluated after both selectors (apiserver
+ * generic/webhook.go ShouldCallHook; src/k8s/cel.ts, the shapes it evaluates): a false one skips the
+ * webhook, one that fails to evaluate refuses the pod under failurePolicy Fail and skips the
+ * webhook under Ignore (types.go MatchConditions); the finding names the condition.
  * When: per namespace when every webhook's namespaceSelector fails (or Istio ignores the
- * namespace), else per workload when objectSelectors fail. Silent for the meshes' own
+ * namespace), else per workload when objectSelectors fail, or a matchCondition leaves the pods
+ * out; a warning where a condition was not evaluated and the workload's pods run without the
+ * proxy (not evaluated is not "excluded"). Silent for the meshes' own
  * namespaces, hostNetwork and opted-out templates, meshes without a pod webhook (webhook-missing)
  * and where injection-marker-invalid explains it (one cause, one finding).
  * Known false positives: a namespace excluded on purpose while keeping its marker.
@@ -30,6 +36,7 @@ import {
 } from '../facts/markers.js';
 import {
   evalWebhook,
+  matchConditionExpression,
   namespaceLabels,
   rulesMatchPodCreate,
   type MeshWebhook,
@@ -38,6 +45,8 @@ import {
 import { podStates, type Workload } from '../facts/model.js';
 import type { FindingInput } from './define.js';
 import { agree, dict, groupBy, plural, shq } from '../util/objects.js';
+import { printable } from '../util/errors.js';
+import type { MeshName } from '../mesh/names.js';
 import { defineCheck, meta } from './define.js';
 import { markerExplains } from '../facts/marker-problems.js';
 import type { Step } from '../fix/steps.js';
@@ -104,6 +113,80 @@ const failedTerms = (calls: WebhookCall[], which: 'namespaceSelector' | 'objectS
     configuration: c.webhook.configName,
     failedTerms: c[which].terms.filter((t) => !t.matched).map((t) => t.term),
   }));
+/** A condition as evidence and in a message: its name and its expression (untrusted: bounded, printable). */
+const conditionText = (c: WebhookCall, name: string) => {
+  const e = matchConditionExpression(c.webhook, name);
+  return e === undefined ? name : `${name} (${printable(e, 200)})`;
+};
+
+/**
+ * The workload's pods are selected by a webhook of the mesh (rules, namespaceSelector,
+ * objectSelector) but its CEL matchConditions keep the API server from calling it: one is false
+ * (skipped), or one fails to evaluate under failurePolicy Fail (the pod is refused), as
+ * src/k8s/cel.ts evaluates them over the pod's name, namespace, labels and annotations. Where a
+ * condition could not be evaluated and the pods run without the proxy, says that it was not
+ * (a warning): it may be what keeps them out, or not.
+ */
+function conditionFinding(
+  w: Workload,
+  mesh: MeshName,
+  called: boolean,
+  calls: WebhookCall[],
+): FindingInput | undefined {
+  const title = meshTitle(mesh);
+  const id = `${w.kind} ${w.namespace}/${w.name}`;
+  const selected = calls.filter((c) => c.namespaceSelector.matched && c.objectSelector.matched);
+  const excluding = called
+    ? []
+    : selected.filter((c) => c.matchConditions?.decision === 'skip' || c.matchConditions?.decision === 'reject');
+  const evidence = (cs: WebhookCall[]) =>
+    cs.map((c) => ({
+      name: c.webhook.name,
+      configuration: c.webhook.configName,
+      failurePolicy: c.webhook.failurePolicy,
+      outcome: c.matchConditions!.decision,
+      conditions: c.matchConditions!.names.slice(0, 8).map((n) => conditionText(c, n)),
+    }));
+  const edit = comment`change the matchConditions of webhook ${excluding[0]?.webhook.name ?? selected[0]?.webhook.name ?? ''} in the values ${title} was installed with, then re-create the pods`;
+  if (excluding.length && excluding.length === selected.length) {
+    const c = excluding[0]!;
+    const mc = c.matchConditions!;
+    const names = mc.names.map((n) => conditionText(c, n)).join(', ');
+    const conds = mc.names.length === 1 ? `matchCondition ${names}` : `matchConditions ${names}`;
+    const fails = mc.names.length === 1 ? 'fails' : 'fail';
+    return {
+      mesh,
+      message:
+        mc.decision === 'reject'
+          ? `${id} asks ${title} for injection, but the ${conds} of webhook ${c.webhook.name} ${fails} to evaluate for its pods under failurePolicy Fail, so the API server refuses them.`
+          : mc.erred
+            ? `${id} asks ${title} for injection, but the ${conds} of webhook ${c.webhook.name} ${fails} to evaluate for its pods, which under failurePolicy Ignore skips the webhook, so its pods are not injected.`
+            : `${id} asks ${title} for injection, but the ${conds} of webhook ${c.webhook.name} is false for its pods, so the API server does not call the webhook and its pods are not injected.`,
+      resource: w.ref,
+      affectedPods: podStates(w).unmeshed.length,
+      evidence: { webhooks: evidence(excluding), rule: MATCH_CONDITIONS_SOURCE },
+      fix: [edit],
+    };
+  }
+  const unknown = selected.filter((c) => c.called && c.matchConditions?.decision === 'unknown');
+  if (!called || unknown.length === 0 || selected.some((c) => c.called && c.matchConditions?.decision !== 'unknown'))
+    return undefined;
+  if (podStates(w).unmeshed.length === 0) return undefined; // injected anyway: nothing to explain
+  const c = unknown[0]!;
+  return {
+    mesh,
+    severity: 'warning',
+    message: `${id} asks ${title} for injection and ${agree(podStates(w).unmeshed.length, 'its pod runs', 'its pods run')} without the proxy; webhook ${c.webhook.name} selects them, but its matchConditions ${c.matchConditions!.names.map((n) => conditionText(c, n)).join(', ')} were not evaluated (meshdoctor evaluates only simple CEL shapes), so whether they keep the pods out is not known.`,
+    resource: w.ref,
+    affectedPods: podStates(w).unmeshed.length,
+    evidence: { webhooks: evidence(unknown), rule: MATCH_CONDITIONS_SOURCE },
+    fix: [comment`check the matchConditions of webhook ${c.webhook.name} against these pods`],
+  };
+}
+
+const MATCH_CONDITIONS_SOURCE =
+  'kubernetes/kubernetes 008b3652 staging/src/k8s.io/api/admissionregistration/v1/types.go MatchConditions: any false skips the webhook, an error refuses the request under failurePolicy Fail';
+
 const changeArg = (c: Change) => shq(c.value === undefined ? `${c.key}-` : `${c.key}=${c.value}`);
 
 export default defineCheck({
@@ -127,6 +210,12 @@ export default defineCheck({
         if (markerExplains(m, w, mesh)) continue; // injection-marker-invalid reports the cause
         const calls = d.calls.filter((c) => c.rules);
         const ignored = d.injector.find((s) => s.kind === 'system-namespace' && !s.ok)?.detail;
+        // Its selectors take the pods, but the webhook's matchConditions leave them out (or were not evaluated).
+        const byCondition = ignored ? undefined : conditionFinding(w, mesh, d.called, calls);
+        if (byCondition) {
+          found.push({ ns: w.namespace, ws: [w], f: byCondition });
+          continue;
+        }
         if (d.called && !ignored) continue;
         if (ignored || calls.every((c) => !c.namespaceSelector.matched)) {
           byNamespace.push({ w, calls, ...(ignored ? { ignored } : {}) });

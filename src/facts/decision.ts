@@ -1,11 +1,13 @@
-import { labelsOf } from '../util/objects.js';
+import { annotationsOf, isObj, labelsOf, str } from '../util/objects.js';
 import type { MeshContext } from '../mesh/context.js';
 import { podSpec } from '../k8s/pods.js';
 import { proxyAlreadyPresent } from '../mesh/proxy.js';
 import type { MeshName } from '../mesh/names.js';
 import type { Decision, DecisionInput } from '../mesh/profile.js';
 import { profileOf } from '../mesh/registry.js';
-import { evalWebhook, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
+import { evalWebhook, matchConditionExpression, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
+import type { CelRequest } from '../k8s/cel.js';
+import { printable } from '../util/errors.js';
 
 export type { Decision } from '../mesh/profile.js';
 
@@ -17,9 +19,18 @@ export type { Decision } from '../mesh/profile.js';
 export function decide(m: MeshContext, mesh: MeshName, webhooks: MeshWebhook[], given: DecisionInput): Decision {
   const p = profileOf(mesh);
   const podLabels = given.podLabels ?? labelsOf(given.template);
+  // What the pod CREATE carries for the webhooks' matchConditions: a template's pods get their name
+  // from generateName (not known at admission), a bare pod has its own.
+  const meta = isObj(given.template.metadata) ? given.template.metadata : {};
+  const request: CelRequest = {
+    namespace: given.namespace,
+    labels: { ...podLabels },
+    annotations: annotationsOf(given.template),
+    ...(str(meta.name) ? { name: str(meta.name)! } : {}),
+  };
   const calls: WebhookCall[] = webhooks
     .filter((w) => w.mesh === mesh)
-    .map((w) => evalWebhook(w, given.nsLabels, podLabels));
+    .map((w) => evalWebhook(w, given.nsLabels, podLabels, request));
   const present = proxyAlreadyPresent(podSpec(given.template));
   const input: DecisionInput = { ...given, calls, ...(present ? { proxyPresent: present } : {}) };
   const called = calls.some((c) => c.called);
@@ -27,7 +38,7 @@ export function decide(m: MeshContext, mesh: MeshName, webhooks: MeshWebhook[], 
   // A webhook that injects unmarked pods (Istio's enableNamespacesByDefault) asks for them itself.
   const intent =
     p.markers.intent(input, m) || calls.some((c) => c.called && !!p.controlPlane.webhooks.injectsUnmarked?.(c.webhook));
-  const unknown = injector.find((s) => s.unknown)?.detail;
+  const unknown = injector.find((s) => s.unknown)?.detail ?? conditionsUnknown(calls);
   return {
     mesh,
     intent,
@@ -37,4 +48,21 @@ export function decide(m: MeshContext, mesh: MeshName, webhooks: MeshWebhook[], 
     inject: called && !unknown && injector.every((s) => s.ok),
     ...(unknown ? { unknown } : {}),
   };
+}
+
+/**
+ * A webhook of the mesh whose selectors take the pod but whose matchConditions meshdoctor could not
+ * evaluate (src/k8s/cel.ts): whether the API server calls it, so whether the pod is injected, is not
+ * known. Undefined when another of the mesh's webhooks is called for sure.
+ */
+function conditionsUnknown(calls: WebhookCall[]): string | undefined {
+  if (calls.some((c) => c.called && c.matchConditions?.decision !== 'unknown')) return undefined;
+  const c = calls.find((x) => x.called && x.matchConditions?.decision === 'unknown');
+  if (!c) return undefined;
+  const names = c.matchConditions!.names.slice(0, 4);
+  const shown = names.map((n) => {
+    const e = matchConditionExpression(c.webhook, n);
+    return e === undefined ? n : `${n} (${printable(e, 160)})`;
+  });
+  return `the matchConditions ${shown.join(', ')} of webhook ${c.webhook.name} were not evaluated (meshdoctor evaluates only simple CEL shapes over the pod's name, namespace, labels and annotations), so whether the API server calls it for these pods is not known`;
 }

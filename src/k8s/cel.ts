@@ -303,11 +303,13 @@ export function evalCel(expression: unknown, req: CelRequest | undefined): CelRe
 }
 
 /** What the API server does with a webhook's matchConditions (types.go MatchConditions). */
-interface ConditionsOutcome {
+export interface ConditionsOutcome {
   /** `call`: all true; `skip`: one false (or an error under Ignore); `reject`: an error under Fail; `unknown`: not evaluated. */
   decision: 'call' | 'skip' | 'reject' | 'unknown';
-  /** The names of the conditions not evaluated (decision unknown) or that erred (reject). */
+  /** The names of the conditions not evaluated (decision unknown), false (skip), or that erred (reject, or skip with `erred`). */
   names: string[];
+  /** Skipped because conditions erred under failurePolicy Ignore (none was false). */
+  erred?: true;
 }
 
 /** Bounded: the API server allows 64 matchConditions per webhook. */
@@ -328,6 +330,8 @@ export function evalMatchConditions(
   }
   if (unknown.length) return { decision: 'unknown', names: unknown };
   if (errors.length)
-    return failurePolicy === 'Fail' ? { decision: 'reject', names: errors } : { decision: 'skip', names: [] };
+    return failurePolicy === 'Fail'
+      ? { decision: 'reject', names: errors }
+      : { decision: 'skip', names: errors, erred: true };
   return { decision: 'call', names: [] };
 }

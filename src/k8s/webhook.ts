@@ -5,7 +5,7 @@
  * mesh makes of them (src/mesh/webhooks.ts).
  */
 import { evalSelector, type SelectorResult } from './selectors.js';
-import { evalMatchConditions, type CelRequest } from './cel.js';
+import { evalMatchConditions, type CelRequest, type ConditionsOutcome } from './cel.js';
 import type { K8sObject } from '../util/types.js';
 import { arr, dict, isObj, labelsOf } from '../util/objects.js';
 
@@ -14,6 +14,9 @@ interface AdmissionWebhook {
   rules: unknown[];
   namespaceSelector: unknown;
   objectSelector: unknown;
+  /** Its CEL matchConditions, evaluated once the rules and both selectors hold (src/k8s/cel.ts). */
+  matchConditions?: readonly unknown[];
+  failurePolicy?: 'Ignore' | 'Fail';
 }
 
 /** Whether a webhook's rules cover CREATE of core/v1 pods. */
@@ -49,23 +52,51 @@ export interface Call<W> {
   rules: boolean;
   namespaceSelector: SelectorResult;
   objectSelector: SelectorResult;
+  /**
+   * Its matchConditions, where it has some and the rules and selectors hold: `skip` (one is false,
+   * or one errs under Ignore: not called), `reject` (one errs under Fail: the API server refuses
+   * the pod), `unknown` (not evaluated: whether it is called is not known; `called` stays true),
+   * `call`. `names` are the conditions that decided (false, erring, or not evaluated).
+   */
+  matchConditions?: ConditionsOutcome;
 }
 
-/** Would the API server call this webhook for a pod CREATE with these labels in this namespace? */
+/** The expression of a webhook's matchCondition, by name (for evidence and messages). */
+export function matchConditionExpression(webhook: AdmissionWebhook, name: string): string | undefined {
+  for (const c of (webhook.matchConditions ?? []).slice(0, 64))
+    if (isObj(c) && c.name === name && typeof c.expression === 'string') return c.expression;
+  return undefined;
+}
+
+/**
+ * Would the API server call this webhook for a pod CREATE with these labels in this namespace?
+ * Its rules and selectors, then its matchConditions over `pod` (what the CREATE carries; without
+ * it only constant conditions evaluate): kubernetes/kubernetes 008b3652
+ * staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/generic/webhook.go (ShouldCallHook:
+ * rules, selectors, then the match conditions).
+ */
 export function evalWebhook<W extends AdmissionWebhook>(
   webhook: W,
   nsLabels: Record<string, string>,
   podLabels: Record<string, string>,
+  pod?: CelRequest,
 ): Call<W> {
   const rules = rulesMatchPodCreate(webhook.rules);
   const namespaceSelector = cachedSelector(webhook.namespaceSelector, nsLabels);
   const objectSelector = evalSelector(webhook.objectSelector, podLabels);
+  const selected = rules && namespaceSelector.matched && objectSelector.matched;
+  const conditions = webhook.matchConditions ?? [];
+  const mc =
+    selected && conditions.length
+      ? evalMatchConditions(conditions, webhook.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail', pod)
+      : undefined;
   return {
     webhook,
-    called: rules && namespaceSelector.matched && objectSelector.matched,
+    called: selected && mc?.decision !== 'skip' && mc?.decision !== 'reject',
     rules,
     namespaceSelector,
     objectSelector,
+    ...(mc ? { matchConditions: mc } : {}),
   };
 }
 

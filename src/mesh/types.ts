@@ -25,6 +25,8 @@ export interface MeshWebhook {
   namespaceSelector: unknown;
   objectSelector: unknown;
   rules: unknown[];
+  /** Its CEL matchConditions (admissionregistration v1, Kubernetes 1.28+), when it has some. */
+  matchConditions?: unknown[];
   /** The values of the mesh's revision label (Istio's `istio.io/rev`) this webhook selects: revision or tag names. */
   revisions: string[];
 }

@@ -4,7 +4,7 @@ import type { MeshWebhook } from './profile.js';
 import { profileOf, webhookMesh } from './registry.js';
 
 export type { MeshWebhook, WebhookCall } from './profile.js';
-export { evalWebhook, namespaceLabels, rulesMatchPodCreate } from '../k8s/webhook.js';
+export { evalWebhook, matchConditionExpression, namespaceLabels, rulesMatchPodCreate } from '../k8s/webhook.js';
 
 /** Every mesh injection webhook in the MutatingWebhookConfigurations, in a stable order. */
 export function meshWebhooks(configs: K8sObject[]): MeshWebhook[] {
@@ -56,6 +56,7 @@ export function meshWebhooks(configs: K8sObject[]): MeshWebhook[] {
         namespaceSelector: h.namespaceSelector,
         objectSelector: h.objectSelector,
         rules: arr(h.rules),
+        ...(arr(h.matchConditions).length ? { matchConditions: arr(h.matchConditions).slice(0, 64) } : {}),
         revisions: [...revisions].sort(),
       });
     }

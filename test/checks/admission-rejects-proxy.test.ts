@@ -24,6 +24,8 @@ checkCases('admission-rejects-proxy', {
     { fixtures: 'fires-istio-native-sidecar-dropped.yaml', findings: ['Job store/example-job'] },
     { fixtures: 'fires-linkerd-native-sidecar-dropped.yaml', findings: ['Deployment shop/ledger'] },
     { fixtures: 'fires-istio-psp.yaml', findings: ['Deployment store/sleep'] },
+    { fixtures: 'fires-kuma-psp-root-uid.yaml', findings: ['Deployment orders/ledger'] },
+    { fixtures: 'fires-consul-psp-empty.yaml', findings: ['Deployment catalog/ledger'] },
     { fixtures: 'fires-kuma-kyverno-path.yaml', findings: ['Deployment orders/reports'] },
     {
       fixtures: 'fires-linkerd-restricted-predicted.yaml',
@@ -35,6 +37,8 @@ checkCases('admission-rejects-proxy', {
     { fixtures: 'ok-linkerd-not-the-proxy.yaml' },
     { fixtures: 'ok-linkerd-restricted-hardened.yaml' },
     { fixtures: 'ok-istio-limitrange-fits.yaml' },
+    { fixtures: 'ok-istio-psp-app-container.yaml' },
+    { fixtures: 'ok-linkerd-psp-empty-not-injected.yaml' },
   ],
 });
 
@@ -202,10 +206,10 @@ describe('admission-rejects-proxy: every admission layer, named with its field a
     expect(f.message).toContain("over Kuma's injected containers (spec.containers[1]: past the pod template's own)");
   });
 
-  it('PodSecurityPolicy names itself and the capabilities (SUSE/scf#2081)', () => {
+  it('PodSecurityPolicy names itself, the capabilities and the injected container at the index it quotes (SUSE/scf#2081)', () => {
     const f = one('istio', 'fires-istio-psp');
     expect(f.message).toBe(
-      "PodSecurityPolicy admission refuses Istio's injected containers in Deployment store/sleep (NET_ADMIN, NET_RAW may not be added): no PodSecurityPolicy the pod may use allows them, so it cannot create its pods.",
+      "PodSecurityPolicy admission refuses Istio's injected istio-init in Deployment store/sleep (NET_ADMIN, NET_RAW may not be added): no PodSecurityPolicy the pod may use allows it, so it cannot create its pods.",
     );
     expect(f.evidence).toMatchObject({ layer: 'pod-security-policy', capabilities: ['NET_ADMIN', 'NET_RAW'] });
     expect(f.fix.every((l) => !l.startsWith('# fix withheld'))).toBe(true);

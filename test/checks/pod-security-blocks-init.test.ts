@@ -2,13 +2,22 @@
  * Where pod-security-blocks-init fires, and its near misses (test/helpers/check-tester.ts). Its evidence, fixes and
  * links to other findings: test/checks/ambient-and-admission.test.ts, test/checks/kuma-consul.test.ts.
  */
+import { describe, expect, it } from 'vitest';
 import { checkCases } from '../helpers/check-tester.js';
+import { cluster, findings } from '../helpers/fixtures.js';
 
 checkCases('pod-security-blocks-init', {
   fires: [
     { fixtures: 'fires-consul-confirmed.yaml', findings: ['Deployment catalog/products', 'Job catalog/sync-prices'] },
     { fixtures: 'fires-istio-predicted.yaml', findings: ['Deployment store/frontend'] },
     { fixtures: 'fires-kuma-predicted.yaml', findings: ['Deployment orders/api', 'Job orders/reindex'] },
+    // The plugin's node agent runs, but the injector is not configured for it (istio/istio#54968).
+    { fixtures: 'fires-kuma-cni-agent-unused.yaml', findings: ['Deployment orders/api', 'Job orders/reindex'] },
+    { fixtures: 'fires-kuma-cni-agent-not-ready.yaml', findings: ['Deployment orders/api', 'Job orders/reindex'] },
+    {
+      fixtures: 'fires-linkerd-cni-agent-unused.yaml',
+      findings: ['Deployment shop/web', 'CronJob shop/report', 'StatefulSet shop/db'],
+    },
     // A value that is not a level (Baseline, privilege, empty) is enforced as restricted (issue 36 class 12).
     { fixtures: 'fires-istio-invalid-level.yaml', findings: ['Deployment store/frontend'] },
     { fixtures: 'fires-istio-empty-level.yaml', findings: ['Deployment store/frontend'] },
@@ -29,4 +38,25 @@ checkCases('pod-security-blocks-init', {
     { fixtures: 'ok-kuma-privileged.yaml' },
     { fixtures: 'ok-linkerd-cni.yaml' },
   ],
+});
+
+describe('pod-security-blocks-init: the CNI plugin runs but the injector does not use it', () => {
+  const messages = (file: string, base: Parameters<typeof cluster>[0]) =>
+    findings(cluster(base, [`checks/pod-security-blocks-init/${file}`]), ['pod-security-blocks-init']).map(
+      (f) => f.message,
+    );
+  it('names the running DaemonSet and the setting that leaves it unused (Kuma, Linkerd; Istio in reports-gen5admit)', () => {
+    for (const [file, base, ds] of [
+      ['fires-kuma-cni-agent-unused.yaml', 'kuma', 'kube-system/kuma-cni-node'],
+      ['fires-linkerd-cni-agent-unused.yaml', 'linkerd', 'linkerd-cni/linkerd-cni'],
+    ] as const)
+      for (const msg of messages(file, base)) {
+        expect(msg).toContain(`CNI plugin runs (DaemonSet ${ds})`);
+        expect(msg).toContain('not configured for it');
+      }
+  });
+  it('a DaemonSet with no ready pod is not said to run', () => {
+    for (const msg of messages('fires-kuma-cni-agent-not-ready.yaml', 'kuma'))
+      expect(msg).not.toContain('runs (DaemonSet');
+  });
 });

@@ -11,6 +11,8 @@ checkCases('webhook-call-failed', {
     { fixtures: 'fires-consul.yaml', findings: ['Deployment catalog/products'] },
     { fixtures: 'fires-istio.yaml', findings: ['Job payments/backfill', 'Deployment store/frontend'] },
     { fixtures: 'fires-kuma.yaml', findings: ['Deployment orders/api'] },
+    { fixtures: 'fires-kuma-service-not-found.yaml', findings: ['Deployment orders/api'] },
+    { fixtures: 'fires-linkerd-service-not-found.yaml', findings: ['Deployment shop/web'] },
     { fixtures: 'fires-istio-gke-timeout.yaml', findings: ['Deployment store/frontend'] },
     { fixtures: 'fires-kuma-eks-timeout.yaml', findings: ['Deployment orders/api'] },
     { fixtures: 'fires-linkerd-cronjob.yaml', findings: ['CronJob shop/report'] },
@@ -76,5 +78,18 @@ describe('webhook-call-failed: the error read by its structure', () => {
     const [i] = run('istio', 'fires-istio-patch');
     expect(i!.evidence).toMatchObject({ touches: 'annotation sidecar.istio.io/status' });
     expect(i!.fix.join('\n')).toContain('logs');
+  });
+});
+
+describe('webhook-call-failed: a Service not found is named from the error URL (istio/istio#16481)', () => {
+  const msg = (base: Parameters<typeof cluster>[0], file: string) =>
+    findings(cluster(base, [`checks/webhook-call-failed/${file}`]), ['webhook-call-failed'])[0]!.message;
+  it('names the Service, and its namespace only where that is missing too', () => {
+    const kuma = msg('kuma', 'fires-kuma-service-not-found.yaml');
+    expect(kuma).toContain('its Service kuma-system/kuma-control-plane does not exist');
+    expect(kuma).not.toContain('nor does namespace');
+    expect(msg('linkerd', 'fires-linkerd-service-not-found.yaml')).toContain(
+      'its Service linkerd-old/linkerd-proxy-injector does not exist (nor does namespace linkerd-old',
+    );
   });
 });

@@ -8,6 +8,19 @@ checkCases('webhook-excludes-namespace', {
   fires: [
     { fixtures: 'fires-both-meshes.yaml', findings: ['Namespace edge', 'Namespace edge', 'Namespace relay'] },
     { fixtures: 'fires-consul.yaml', findings: ['Namespace monitoring'] },
+    { fixtures: 'fires-consul-match-condition-not-evaluated.yaml', findings: ['Deployment catalog/ledger'] },
+    { fixtures: 'fires-istio-match-condition.yaml', findings: ['Deployment store/cart'] },
+    {
+      fixtures: 'fires-kuma-match-condition.yaml',
+      findings: [
+        'Deployment billing/invoicer',
+        'Deployment orders/api',
+        'Deployment orders/ledger',
+        'Deployment orders/notes',
+        'Job orders/reindex',
+      ],
+    },
+    { fixtures: 'fires-linkerd-match-condition.yaml', findings: ['Deployment shop/gateway'] },
     { fixtures: 'fires-istio-namespace-opt-out.yaml', findings: ['Namespace legacy'] },
     { fixtures: 'fires-istio-tags.yaml', findings: ['Namespace orders', 'Deployment tools/runner'] },
     { fixtures: 'fires-istio.yaml', findings: ['Namespace canary', 'Namespace local-path-storage'] },
@@ -17,7 +30,9 @@ checkCases('webhook-excludes-namespace', {
   ],
   silent: [
     { fixtures: 'ok-istio-disabled-beside-rev.yaml' },
+    { fixtures: 'ok-consul-match-condition-not-evaluated.yaml' },
     { fixtures: 'ok-istio.yaml' },
+    { fixtures: 'ok-linkerd-match-condition-holds.yaml' },
     { fixtures: 'ok-linkerd.yaml' },
   ],
 });

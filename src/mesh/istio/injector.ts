@@ -239,6 +239,9 @@ function injectRequiredSteps(m: MeshContext, input: DecisionInput): InjectorStep
   const cfgName = injectorConfigName(target.service ? serviceRevision(target.service) : undefined);
   const cfg = injectorConfig(m, target.ns ?? 'istio-system', cfgName);
   const where = `ConfigMap ${cfg.configMap} key config`;
+  // The webhook calls a namespace that does not exist: no istiod there started without this ConfigMap;
+  // the failing call is the webhook's (webhook-call-failed, webhook-stale), not the configuration's.
+  if (cfg.missing && target.ns && m.has('namespaces') && !m.namespace(target.ns)) return steps;
   if (cfg.missing) {
     steps.push({
       kind: 'injector-config',
