@@ -422,6 +422,23 @@ export const CATALOG = {
       'serviceaccounts',
     ],
   },
+  'known-release-bug': {
+    code: 'MD2090',
+    title: 'A known bug of the installed release',
+    description:
+      "The mesh's installed release has a known injector or proxy bug that a later patch release fixes, and the cluster shows its symptom (a crash-looping injector, an injected container refused, injected pods refused by a quota): upgrade to the release that fixes it.",
+    severity: 'error',
+    inputs: ['deployments'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'pods',
+      'events',
+      'namespaces',
+      'mutatingwebhookconfigurations',
+      'services',
+      'configmaps',
+    ],
+  },
   'injector-rbac-missing': {
     code: 'MD2050',
     title: 'The injector lacks the RBAC its chart grants',

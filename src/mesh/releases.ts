@@ -7,7 +7,7 @@
  * where the tables say they differ.
  */
 import type { MeshProfile, VersionRead } from './profile.js';
-import type { InjectedNames, InjectorPermission, ReleaseRow, ReleaseTable } from './release-table.js';
+import type { InjectedNames, InjectorPermission, KnownBug, ReleaseRow, ReleaseTable } from './release-table.js';
 import { similar } from '../util/suggest.js';
 import { semver } from './versions.js';
 
@@ -165,4 +165,27 @@ export function unknownKey(
     ? rows.map((k) => (k.to ? `${k.from} to ${k.to}` : `${k.from} and later`)).join(', ')
     : undefined;
   return { nearest, ...(does ? { does } : {}), ...(knownIn ? { knownIn } : {}), laterOnly };
+}
+
+/**
+ * The known bugs (issue 31.9) whose affected versions hold the version read, among those whose
+ * symptom shows on `on` (the injector's version judges its own and workloads' symptoms, a pod's
+ * proxy version the pod's). None when the mesh has no table, the version was read from a
+ * distribution's image (its own numbers), or the mesh cannot order it against the bug's versions
+ * (another channel): a version the tables cannot place never names a bug.
+ */
+export function knownBugs(p: MeshProfile, read: VersionRead | undefined, on: KnownBug['symptom']['on']): KnownBug[] {
+  const t = p.versions?.releases;
+  const v = p.versions;
+  if (!t || !v || !read) return [];
+  const image = /(?:image|runs) (\S+)/.exec(read.from)?.[1];
+  if (image && t.distributions?.some((d) => new RegExp(d.image).test(image))) return [];
+  return t.rows
+    .flatMap((r) => r.bugs ?? [])
+    .filter((b) => {
+      if (b.symptom.on !== on) return false;
+      const lo = v.compare(read.version, b.affected.from);
+      const hi = v.compare(read.version, b.affected.to);
+      return lo !== undefined && hi !== undefined && lo >= 0 && hi <= 0;
+    });
 }
