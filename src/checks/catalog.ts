@@ -566,7 +566,7 @@ export const CATALOG = {
     code: 'MD1056',
     title: 'A later admission layer removed what the injector added',
     description:
-      "A pod carries its mesh injector's own mark (the status annotation or label it sets with the proxy) but lacks a container the mark announces: a mutating webhook called after the mesh's removed it, and the pod runs without (part of) its proxy.",
+      "A pod carries its mesh injector's own mark (the status annotation or label it sets with the proxy) but lacks a container the mark announces: a mutating webhook called after the mesh's removed it, and the pod runs without (part of) its proxy. Or the other way round: the pod keeps the proxy but not the mark, and the mesh's CNI plugin, which does its traffic redirection, skips it.",
     severity: 'error',
     inputs: ['pods'],
     optionalInputs: [
