@@ -142,6 +142,38 @@ function inDomain(t: ReleaseTable, key: string): boolean {
   return t.domains.some((d) => prefix === d || (d.startsWith('.') && prefix.endsWith(d)));
 }
 
+/** The words of a key's name (after the prefix), lower-cased: `proxy-native-sidecar` -> proxy, native, sidecar. */
+const words = (key: string) =>
+  key
+    .slice(key.indexOf('/') + 1)
+    .toLowerCase()
+    .split(/[-_.]/)
+    .filter(Boolean)
+    .slice(0, 16);
+
+/**
+ * The known keys whose name has every word of the key's, under any prefix of the domain, with the
+ * fewest words added (at most two; one for a one-word name): a word left out
+ * (`config.linkerd.io/proxy-native-sidecar` for `config.alpha.linkerd.io/proxy-enable-native-sidecar`,
+ * linkerd/linkerd2#13205) or the name under another prefix of the mesh. Beyond the typos `similar` finds.
+ */
+function sameWords(key: string, known: ReadonlySet<string>): string[] {
+  const w = words(key);
+  if (!w.length) return [];
+  const max = w.length === 1 ? 1 : 2;
+  let best: string[] = [];
+  let fewest = max + 1;
+  for (const k of known) {
+    if (k === key) continue;
+    const kw = words(k);
+    const extra = kw.length - w.length;
+    if (extra < 0 || extra > max || !w.every((x) => kw.includes(x))) continue;
+    if (extra < fewest) [best, fewest] = [[k], extra];
+    else if (extra === fewest) best.push(k);
+  }
+  return best.sort();
+}
+
 /**
  * A key of the domain that the release (`known`: its keys; `release`: its name, when one) does
  * not know: the nearest keys it knows, what the nearest does, which releases know the key itself,
@@ -159,7 +191,8 @@ export function unknownKey(
   const rows = t.keys.filter((k) => k.key === key);
   const i = index(t, release);
   const laterOnly = rows.length > 0 && rows.every((k) => index(t, k.from) > i);
-  const nearest = similar(key, known);
+  const typo = similar(key, known);
+  const nearest = typo.length ? typo : sameWords(key, known);
   const does = nearest.length === 1 ? t.keys.find((k) => k.key === nearest[0] && k.does)?.does : undefined;
   const knownIn = rows.length
     ? rows.map((k) => (k.to ? `${k.from} to ${k.to}` : `${k.from} and later`)).join(', ')
