@@ -13,6 +13,24 @@ const CASES: { file: string; report: string; id: string; says: (string | RegExp)
     id: 'mesh-key-unknown',
     says: ['config.linkerd.io/proxy-native-sidecar', 'config.alpha.linkerd.io/proxy-enable-native-sidecar'],
   },
+  {
+    file: 'istio-1.21-hold-meshconfig-not-applied',
+    report: 'istio/istio#51310',
+    id: 'app-starts-before-proxy',
+    says: ['ledger', 'holdApplicationUntilProxyStarts'],
+  },
+  {
+    file: 'istio-1.15-inplace-proxies-1.12',
+    report: 'istio/istio#41354',
+    id: 'proxy-outdated',
+    says: ['1.12.1', '1.15.1', '3 releases behind'],
+  },
+  {
+    file: 'linkerd-stable-2.5-proxies-under-2.7',
+    report: 'linkerd/linkerd2#3537',
+    id: 'proxy-outdated',
+    says: ['stable-2.5.0', 'stable-2.7.0'],
+  },
 ];
 
 const named = (file: string) => {
