@@ -31,6 +31,18 @@ const CASES: { file: string; report: string; id: string; says: (string | RegExp)
     id: 'proxy-outdated',
     says: ['stable-2.5.0', 'stable-2.7.0'],
   },
+  {
+    file: 'istio-native-sidecar-datadog-admission',
+    report: 'DataDog/datadog-operator#1116',
+    id: 'admission-rejects-proxy',
+    says: ['datadog-webhook/datadog.webhook.agent.config', 'restartPolicy'],
+  },
+  {
+    file: 'istio-native-sidecar-otel-operator',
+    report: 'istio/istio#49054',
+    id: 'admission-rejects-proxy',
+    says: ['opentelemetry-operator-mutation/mpod.kb.io', 'restartPolicy'],
+  },
 ];
 
 const named = (file: string) => {
