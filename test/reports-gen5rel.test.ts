@@ -43,6 +43,12 @@ const CASES: { file: string; report: string; id: string; says: (string | RegExp)
     id: 'admission-rejects-proxy',
     says: ['opentelemetry-operator-mutation/mpod.kb.io', 'restartPolicy'],
   },
+  {
+    file: 'kuma-namespace-annotation-after-2.2',
+    report: 'kumahq/kuma-gui#882',
+    id: 'injection-marker-invalid',
+    says: ['kuma-demo', 'kuma.io/sidecar-injection', 'label'],
+  },
 ];
 
 const named = (file: string) => {
