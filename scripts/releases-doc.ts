@@ -57,6 +57,21 @@ for (const p of PROFILE_LIST) {
     '| releases | what differs | source |',
     '|---|---|---|',
     ...rows,
+    ...(t.rows.some((r) => r.bugs?.length)
+      ? [
+          '',
+          'Known bugs (known-release-bug: named when the installed version is in the affected range and the cluster shows the symptom):',
+          '',
+          '| affected | bug | symptom | fixed in | source |',
+          '|---|---|---|---|---|',
+          ...t.rows.flatMap((r) =>
+            (r.bugs ?? []).map(
+              (b) =>
+                `| ${b.affected.from === b.affected.to ? b.affected.from : `${b.affected.from} to ${b.affected.to}`} | ${b.id}: ${b.text} | ${b.symptom.on === 'injector' ? 'the injector crash-loops' : b.symptom.on === 'workload' ? `pods refused at creation (\`${b.symptom.message}\`)` : `container \`${b.symptom.container}\` waits ${b.symptom.reason} (\`${b.symptom.message}\`)`} | ${b.fixedIn} | ${b.source} |`,
+            ),
+          ),
+        ]
+      : []),
     '',
     `Keys of the domain (${t.domains.map((d) => `\`${d}\``).join(', ')}) per release, from ${t.keySource} (mesh-key-unknown).`,
     `Appeared after ${first}: ${added.join(', ') || 'none'}.`,

@@ -114,4 +114,14 @@ describe('releaseFacts', () => {
     const old = releaseFacts(k, read('1.3.0'))!;
     expect(unknownKey(t, old.known, old.release, 'kuma.io/workload')).toMatchObject({ laterOnly: true });
   });
+
+  it('unknownKey: a word left out or another prefix of the domain (linkerd/linkerd2#13205), and no guess from unrelated words', () => {
+    const l = profileOf('linkerd');
+    const t = l.versions!.releases!;
+    const f = releaseFacts(l, { version: 'edge-24.10.1', from: 'image cr.l5d.io/linkerd/controller:edge-24.10.1' })!;
+    expect(unknownKey(t, f.known, f.release, 'config.linkerd.io/proxy-native-sidecar')).toMatchObject({
+      nearest: ['config.alpha.linkerd.io/proxy-enable-native-sidecar'],
+    });
+    expect(unknownKey(t, f.known, f.release, 'config.linkerd.io/frobnicate-widgets')).toMatchObject({ nearest: [] });
+  });
 });

@@ -471,6 +471,23 @@ export const CATALOG = {
       'serviceaccounts',
     ],
   },
+  'known-release-bug': {
+    code: 'MD2090',
+    title: 'A known bug of the installed release',
+    description:
+      "The mesh's installed release has a known injector or proxy bug that a later patch release fixes, and the cluster shows its symptom (a crash-looping injector, an injected container refused, injected pods refused by a quota): upgrade to the release that fixes it.",
+    severity: 'error',
+    inputs: ['deployments'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'pods',
+      'events',
+      'namespaces',
+      'mutatingwebhookconfigurations',
+      'services',
+      'configmaps',
+    ],
+  },
   'injector-rbac-missing': {
     code: 'MD2050',
     title: 'The injector lacks the RBAC its chart grants',
@@ -600,7 +617,7 @@ export const CATALOG = {
     code: 'MD1056',
     title: 'A later admission layer removed what the injector added',
     description:
-      "A pod carries its mesh injector's own mark (the status annotation or label it sets with the proxy) but lacks a container the mark announces: a mutating webhook called after the mesh's removed it, and the pod runs without (part of) its proxy.",
+      "A pod carries its mesh injector's own mark (the status annotation or label it sets with the proxy) but lacks a container the mark announces: a mutating webhook called after the mesh's removed it, and the pod runs without (part of) its proxy. Or the other way round: the pod keeps the proxy but not the mark, and the mesh's CNI plugin, which does its traffic redirection, skips it.",
     severity: 'error',
     inputs: ['pods'],
     optionalInputs: [

@@ -39,6 +39,7 @@ import injectorRbacMissing from './injector-rbac-missing.js';
 import meshKeyUnknown from './mesh-key-unknown.js';
 import kubernetesVersionUnsupported from './kubernetes-version-unsupported.js';
 import proxyOutdated from './proxy-outdated.js';
+import knownReleaseBug from './known-release-bug.js';
 import nativeSidecarUnsupported from './native-sidecar-unsupported.js';
 import webhookOverlap from './webhook-overlap.js';
 import webhookStale from './webhook-stale.js';
@@ -91,6 +92,7 @@ export const CHECKS: readonly Check[] = [
   meshKeyUnknown,
   kubernetesVersionUnsupported,
   proxyOutdated,
+  knownReleaseBug,
   nativeSidecarUnsupported,
   webhookOverlap,
   webhookStale,

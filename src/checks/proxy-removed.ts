@@ -18,13 +18,26 @@
  * Fix: in the later webhook (named from the admission chain, in the API server's order), leave the
  * mesh's containers alone (exclude them in its policy), or order it before the mesh's webhook
  * (configuration name), or set reinvocationPolicy IfNeeded on the mesh's webhook; then re-create the pods.
+ *
+ * The other way round (issue 31, item B): the containers stay but the mark is gone, and the mesh's
+ * CNI plugin, which does the traffic redirection where the injector added no privileged init
+ * container, skips pods without it (the profile's cni.skips: Istio's istio-cni programs no rules for
+ * a pod lacking sidecar.istio.io/status or opted out by sidecar.istio.io/inject=false, istio/istio
+ * cni/pkg/plugin/plugin.go). A later webhook that rewrote the annotations (kiali/kiali#3320), a
+ * manual injection that dropped them, a pod spec copied from an injected pod: the proxy runs and no
+ * traffic reaches it. When: the pod has the proxy as a sidecar, no privileged init container
+ * (istio-init redirects whatever the annotations say: silent), the plugin is installed (its
+ * DaemonSet read, or the pod has its validation init container) and skips the pod.
  */
 import { comment } from '../fix/steps.js';
 import { recreateCommands } from '../fix/commands.js';
 import { podStates, type Model, type Workload } from '../facts/model.js';
 import { admissionChainOf, chainEvidence } from '../facts/admission-chain.js';
 import { removedFromPod, type Removed } from '../facts/proxy-removed.js';
-import { meshTitle, PROFILE_LIST } from '../mesh/registry.js';
+import { meshTitle, PROFILE_LIST, profileOf } from '../mesh/registry.js';
+import { injectedMesh } from '../mesh/proxy.js';
+import { containers, initContainers, podSpec } from '../k8s/pods.js';
+import { nameOf, nsOf } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
 import type { K8sObject } from '../util/types.js';
 import { agree, plural } from '../util/objects.js';
@@ -39,9 +52,87 @@ function laterWebhooks(m: Model, w: Workload, mesh: MeshName): string[] {
     .map((l) => `${l.configuration}/${l.webhook}`);
 }
 
-export default defineCheck({
+/** The pod has a container of that name (an init container too). */
+const hasContainer = (pod: K8sObject, name: string) => {
+  const spec = podSpec(pod);
+  return [...initContainers(spec), ...containers(spec)].some((c) => c.name === name);
+};
+
+/** The mesh's CNI plugin is installed, as seen: its DaemonSet (any namespace), else the pod's validation init container; undefined: not seen. */
+function cniSeen(m: Model, mesh: MeshName, pod: K8sObject): string | undefined {
+  const cni = profileOf(mesh).cni;
+  if (!cni) return undefined;
+  const ds = m.has('daemonsets') ? m.list('daemonsets').find((d) => nameOf(d) === cni.daemonSet) : undefined;
+  if (ds) return `DaemonSet ${nsOf(ds) ?? ''}/${cni.daemonSet}`;
+  if (cni.validationInit && hasContainer(pod, cni.validationInit))
+    return `the pod's init container ${cni.validationInit}, which the injector adds only with the plugin`;
+  return undefined;
+}
+
+/** The workload's active pods that run the mesh's proxy but that its CNI plugin sets no redirection for (no privileged init container either). */
+function unredirected(m: Model, w: Workload, mesh: MeshName) {
+  const cni = profileOf(mesh).cni;
+  if (!cni?.skips) return [];
+  return podStates(w)
+    .active.slice(0, 500)
+    .flatMap((pod) => {
+      if (injectedMesh(pod) !== mesh || hasContainer(pod, cni.privilegedInit.name)) return [];
+      const skip = cni.skips!(pod);
+      const seen = skip && cniSeen(m, mesh, pod);
+      return skip && seen ? [{ pod, skip, seen }] : [];
+    });
+}
+
+/** Its evidence: the pods that lack announced containers (mark, announced, missing), or the pods the CNI plugin skips (skipped, key). */
+type RemovedEvidence = { [more: string]: unknown };
+
+export default defineCheck<RemovedEvidence>({
   ...meta('proxy-removed'),
   *run(m) {
+    for (const w of m.appWorkloads) {
+      for (const { name: mesh } of PROFILE_LIST) {
+        const hit = unredirected(m, w, mesh);
+        if (!hit.length) continue;
+        const first = hit[0]!;
+        const later = laterWebhooks(m, w, mesh);
+        const title = meshTitle(mesh);
+        const cni = profileOf(mesh).cni!;
+        // The plugin skips for the missing mark (not an opt-out the workload asked for).
+        const status = !first.skip.optedOut;
+        yield {
+          mesh,
+          message:
+            `${plural(hit.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} ${agree(hit.length, 'runs', 'run')} ${profileOf(mesh).containers.proxy} without ${cni.privilegedInit.name}, so the ${title} CNI plugin (${first.seen}) must redirect ${agree(hit.length, 'its', 'their')} traffic, but it skips ${agree(hit.length, 'it', 'them')}: ${first.skip.reason}. No traffic reaches the proxy.` +
+            (status
+              ? later.length
+                ? ` A mutating webhook called after ${title}'s may have rewritten the annotations: ${later.join(', ')}.`
+                : ` The pod spec was injected by hand or copied from an injected pod without the annotation, or a layer that was there when ${agree(hit.length, 'it was', 'they were')} created dropped it.`
+              : ''),
+          resource: w.ref,
+          affectedPods: hit.length,
+          evidence: {
+            pods: hit.slice(0, 20).map((h) => ({ name: nameOf(h.pod), skipped: h.skip.reason, key: h.skip.key })),
+            cni: first.seen,
+            source: first.skip.source,
+            laterMutatingWebhooks: later,
+          },
+          fix: [
+            ...(status
+              ? [
+                  ...later.map(
+                    (h) =>
+                      comment`in webhook ${h}: keep the existing pod annotation ${first.skip.key} when it patches the annotations, or order it before the ${title} injection webhook`,
+                  ),
+                  comment`if the template carries the proxy containers itself, copied from an injected pod or injected by hand: remove them and let the ${title} injector add them with its annotation`,
+                ]
+              : [
+                  comment`remove ${first.skip.key} from the pod template, or remove the proxy containers: the CNI plugin does not redirect a pod that opts out`,
+                ]),
+            ...recreateCommands(w),
+          ],
+        };
+      }
+    }
     for (const w of m.appWorkloads) {
       const active = podStates(w).active.slice(0, 500);
       for (const { name: mesh } of PROFILE_LIST) {

@@ -102,7 +102,7 @@ export function clusterVersions(m: Model): ClusterVersions {
 }
 
 /** The injector Deployments a workload's next pod is sent to, for one mesh (by the webhooks called). */
-function injectorsFor(m: Model, w: Workload, mesh: MeshName): Injector[] {
+export function injectorsFor(m: Model, w: Workload, mesh: MeshName): Injector[] {
   const d = m.decision(w, mesh);
   if (!d) return [];
   const targets = webhookTargets(m, mesh);

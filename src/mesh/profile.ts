@@ -160,6 +160,13 @@ export interface CniPlugin {
   privilegedFor?(m: MeshContext, w: Workload): { privileged: boolean; from: string } | undefined;
   /** How to install the plugin and turn it on for the injector: comment lines, one per install method. */
   install(ns: string): Step[];
+  /**
+   * Why the plugin sets no traffic redirection for a pod that runs the proxy as a sidecar and has
+   * no privileged init container (the plugin's own exclusions: Istio's pods without its status
+   * annotation); undefined: it redirects the pod, or the init container does. `optedOut`: the pod
+   * asks for it (a marker set to off), rather than missing the injector's mark.
+   */
+  skips?(pod: K8sObject): { reason: string; key: string; optedOut: boolean; source: string } | undefined;
 }
 
 /** A Pod Security `restricted` requirement (kubernetes pod-security-admission policy/check_*.go), by the reason its message gives. */

@@ -34,10 +34,49 @@ export interface InjectedNames {
   readonly validation?: readonly string[];
 }
 
-/** A known injector or proxy bug, and the release that fixed it. */
-interface KnownBug {
+/**
+ * What a known bug does that the cluster shows (issue 31.9): the injector's pods crash-loop, an
+ * injected container of a pod (by name) waits with a reason whose message says this text, or a
+ * workload's pods are refused at creation.
+ */
+type BugSymptom =
+  | {
+      readonly on: 'injector';
+      readonly shows: 'crash-loop';
+      /** The injector build the bug is in: its image (regular expression source); undefined: every build. */
+      readonly image?: string;
+    }
+  | {
+      readonly on: 'pod';
+      readonly container: string;
+      readonly shows: 'waiting';
+      readonly reason: string;
+      /** A fragment of the kubelet's message (case-sensitive). */
+      readonly message: string;
+    }
+  /**
+   * The API server refuses a workload's pods (FailedCreate) with a message that says this text,
+   * while the workload's own containers are not what it names (the injected ones are): a quota's
+   * "must specify" with every container of the template setting the resource it names.
+   */
+  | { readonly on: 'workload'; readonly shows: 'create-refused'; readonly message: string };
+
+/**
+ * A known injector or proxy bug, and the release that fixed it: the patch-level versions it
+ * affects (`from` to `to`, inclusive, as the mesh's `versions.compare` orders them: a version it
+ * cannot order against them is not judged) and the symptom the cluster shows. The injector's
+ * version is judged for an injector's or a workload's symptom (its pods are injected now), the
+ * pod's proxy version (what injected it) for a pod's.
+ */
+export interface KnownBug {
+  /** The issue or pull request ("linkerd/linkerd2#9671"). */
+  readonly id: string;
+  /** What it does to a pod, in words. */
   readonly text: string;
+  readonly affected: { readonly from: string; readonly to: string };
   readonly fixedIn: string;
+  readonly symptom: BugSymptom;
+  /** The fix commit and the tag it shipped in. */
   readonly source: string;
 }
 

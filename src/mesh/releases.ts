@@ -7,7 +7,7 @@
  * where the tables say they differ.
  */
 import type { MeshProfile, VersionRead } from './profile.js';
-import type { InjectedNames, InjectorPermission, ReleaseRow, ReleaseTable } from './release-table.js';
+import type { InjectedNames, InjectorPermission, KnownBug, ReleaseRow, ReleaseTable } from './release-table.js';
 import { similar } from '../util/suggest.js';
 import { semver } from './versions.js';
 
@@ -142,6 +142,38 @@ function inDomain(t: ReleaseTable, key: string): boolean {
   return t.domains.some((d) => prefix === d || (d.startsWith('.') && prefix.endsWith(d)));
 }
 
+/** The words of a key's name (after the prefix), lower-cased: `proxy-native-sidecar` -> proxy, native, sidecar. */
+const words = (key: string) =>
+  key
+    .slice(key.indexOf('/') + 1)
+    .toLowerCase()
+    .split(/[-_.]/)
+    .filter(Boolean)
+    .slice(0, 16);
+
+/**
+ * The known keys whose name has every word of the key's, under any prefix of the domain, with the
+ * fewest words added (at most two; one for a one-word name): a word left out
+ * (`config.linkerd.io/proxy-native-sidecar` for `config.alpha.linkerd.io/proxy-enable-native-sidecar`,
+ * linkerd/linkerd2#13205) or the name under another prefix of the mesh. Beyond the typos `similar` finds.
+ */
+function sameWords(key: string, known: ReadonlySet<string>): string[] {
+  const w = words(key);
+  if (!w.length) return [];
+  const max = w.length === 1 ? 1 : 2;
+  let best: string[] = [];
+  let fewest = max + 1;
+  for (const k of known) {
+    if (k === key) continue;
+    const kw = words(k);
+    const extra = kw.length - w.length;
+    if (extra < 0 || extra > max || !w.every((x) => kw.includes(x))) continue;
+    if (extra < fewest) [best, fewest] = [[k], extra];
+    else if (extra === fewest) best.push(k);
+  }
+  return best.sort();
+}
+
 /**
  * A key of the domain that the release (`known`: its keys; `release`: its name, when one) does
  * not know: the nearest keys it knows, what the nearest does, which releases know the key itself,
@@ -159,10 +191,34 @@ export function unknownKey(
   const rows = t.keys.filter((k) => k.key === key);
   const i = index(t, release);
   const laterOnly = rows.length > 0 && rows.every((k) => index(t, k.from) > i);
-  const nearest = similar(key, known);
+  const typo = similar(key, known);
+  const nearest = typo.length ? typo : sameWords(key, known);
   const does = nearest.length === 1 ? t.keys.find((k) => k.key === nearest[0] && k.does)?.does : undefined;
   const knownIn = rows.length
     ? rows.map((k) => (k.to ? `${k.from} to ${k.to}` : `${k.from} and later`)).join(', ')
     : undefined;
   return { nearest, ...(does ? { does } : {}), ...(knownIn ? { knownIn } : {}), laterOnly };
+}
+
+/**
+ * The known bugs (issue 31.9) whose affected versions hold the version read, among those whose
+ * symptom shows on `on` (the injector's version judges its own and workloads' symptoms, a pod's
+ * proxy version the pod's). None when the mesh has no table, the version was read from a
+ * distribution's image (its own numbers), or the mesh cannot order it against the bug's versions
+ * (another channel): a version the tables cannot place never names a bug.
+ */
+export function knownBugs(p: MeshProfile, read: VersionRead | undefined, on: KnownBug['symptom']['on']): KnownBug[] {
+  const t = p.versions?.releases;
+  const v = p.versions;
+  if (!t || !v || !read) return [];
+  const image = /(?:image|runs) (\S+)/.exec(read.from)?.[1];
+  if (image && t.distributions?.some((d) => new RegExp(d.image).test(image))) return [];
+  return t.rows
+    .flatMap((r) => r.bugs ?? [])
+    .filter((b) => {
+      if (b.symptom.on !== on) return false;
+      const lo = v.compare(read.version, b.affected.from);
+      const hi = v.compare(read.version, b.affected.to);
+      return lo !== undefined && hi !== undefined && lo >= 0 && hi <= 0;
+    });
 }

@@ -9,14 +9,15 @@ import type { CheckId } from '../checks/catalog.js';
 import type { MeshProfile } from '../mesh/profile.js';
 
 /** The parts of a release table a check's rule reads (src/mesh/release-table.ts, profile.ts Versions). */
-type Aspect = 'reads' | 'containers' | 'injectorRbac' | 'keys' | 'kubernetes' | 'skew';
+type Aspect = 'reads' | 'containers' | 'injectorRbac' | 'keys' | 'kubernetes' | 'skew' | 'bugs';
 
 /**
  * The checks whose rule differs by release, and what of the table they read: the marker keys an
  * older release still reads (src/facts/marker-problems.ts someReleaseReads), the injected
  * container names (src/facts/missing-proxy.ts), the injector's chart RBAC (src/facts/rbac.ts),
  * the keys of the domain per release (src/facts/releases.ts knownKeys), the Kubernetes support and
- * the data plane skew of each release (versions.kubernetes, versions.skew).
+ * the data plane skew of each release (versions.kubernetes, versions.skew), the known bugs per
+ * release (src/facts/known-bugs.ts).
  */
 const RELEASE_ASPECTS: Partial<Record<CheckId, readonly Aspect[]>> = {
   'injection-marker-invalid': ['reads'],
@@ -26,6 +27,7 @@ const RELEASE_ASPECTS: Partial<Record<CheckId, readonly Aspect[]>> = {
   'mesh-key-unknown': ['keys'],
   'kubernetes-version-unsupported': ['kubernetes'],
   'proxy-outdated': ['skew'],
+  'known-release-bug': ['bugs'],
 };
 
 const range = (r: { from: string; to?: string }) =>
@@ -77,6 +79,13 @@ function aspectLines(p: MeshProfile, a: Aspect): string[] {
       return (v?.kubernetes ?? []).map((k) => `${k.release}: Kubernetes ${k.min} to ${k.max} (${k.source})`);
     case 'skew':
       return v?.skew ? [`${v.skew.text} (${v.skew.source})`] : [];
+    case 'bugs':
+      return (t?.rows ?? []).flatMap((r) =>
+        (r.bugs ?? []).map(
+          (b) =>
+            `${b.affected.from === b.affected.to ? b.affected.from : `${b.affected.from} to ${b.affected.to}`}: ${b.id}, ${b.text}; fixed in ${b.fixedIn} (${b.source})`,
+        ),
+      );
   }
 }
 

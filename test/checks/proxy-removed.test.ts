@@ -14,6 +14,9 @@ checkCases('proxy-removed', {
     { fixtures: 'fires-istio-lxcfs.yaml', findings: ['Deployment store/ratings'] },
     { fixtures: 'fires-kuma-kyverno.yaml', findings: ['Deployment orders/billing'] },
     { fixtures: 'fires-consul-vault.yaml', findings: ['Deployment catalog/tax'] },
+    // The mark is gone, the proxy stays, and istio-cni skips the pod (item B of issue 31).
+    { fixtures: 'fires-istio-cni-status-dropped.yaml', findings: ['Deployment store/ratings'] },
+    { fixtures: 'fires-istio-cni-copied-spec.yaml', findings: ['Deployment store/details'] },
   ],
   silent: [
     { fixtures: 'ok-linkerd-native-sidecar.yaml' },
@@ -23,6 +26,10 @@ checkCases('proxy-removed', {
     { fixtures: 'ok-linkerd-mark-stripped.yaml' },
     { fixtures: 'ok-kuma-mark-stripped.yaml' },
     { fixtures: 'ok-consul-mark-stripped.yaml' },
+    { fixtures: 'ok-istio-cni-annotated.yaml' },
+    { fixtures: 'ok-istio-cni-gateway.yaml' },
+    { fixtures: 'ok-istio-cni-with-istio-init.yaml' },
+    { fixtures: 'ok-istio-no-cni-seen.yaml' },
   ],
 });
 
@@ -70,5 +77,24 @@ describe('proxy-removed', () => {
     expect(text).toContain('z-policy-shop/shop.policy.example.com');
     expect(text).not.toMatch(/shop\.policy\.example\.com \([^)]*not evaluated/);
     expect(text).toMatch(/users\.policy\.example\.com \(Ignore, reinvocation Never, 1 matchConditions not evaluated\)/);
+  });
+
+  it('istio-cni skips a pod that runs istio-proxy without sidecar.istio.io/status: names the plugin, the reason, the later webhook', () => {
+    const [f, ...rest] = findings(cluster('istio', [F('fires-istio-cni-status-dropped')]), ['proxy-removed']);
+    expect(rest).toEqual([]);
+    expect(f!.message).toContain('runs istio-proxy without istio-init');
+    expect(f!.message).toContain('DaemonSet istio-system/istio-cni-node');
+    expect(f!.message).toContain('lacks the injector');
+    expect(f!.message).toContain('No traffic reaches the proxy');
+    expect(f!.message).toContain('z-lxcfs-admission-webhook/mutating.lxcfs.example.com');
+    expect(f!.evidence).toMatchObject({ source: expect.stringContaining('cni/pkg/plugin/plugin.go') });
+    expect(JSON.stringify(f!.fix)).toContain('keep the existing pod annotation sidecar.istio.io/status');
+    expect(JSON.stringify(f!.fix)).not.toContain('withheld');
+  });
+
+  it('a template copied from an injected pod: no later webhook, the fix removes the proxy from the template', () => {
+    const [f] = findings(cluster('istio', [F('fires-istio-cni-copied-spec')]), ['proxy-removed']);
+    expect(f!.message).toContain('injected by hand or copied from an injected pod');
+    expect(JSON.stringify(f!.fix)).toContain('remove them and let the Istio injector add them');
   });
 });

@@ -36,6 +36,7 @@ import { annotationsOf, labelsOf, nsOf } from '../../util/objects.js';
 import { valueAt } from '../config-values.js';
 import type { CniPlugin, SidecarlessMode, Template } from '../profile.js';
 import { ISTIO_NS_LABEL, ISTIO_REV } from './injector.js';
+import { istioCniSkips } from './cni-skips.js';
 
 const DATAPLANE_MODE = 'istio.io/dataplane-mode';
 const REDIRECTION = 'ambient.istio.io/redirection';
@@ -151,6 +152,7 @@ export function istioCni(
         from: `${v.from} values ${on && valueAt(v.values, 'pilot', 'cni', 'enabled') !== true ? 'istio_cni.enabled' : 'pilot.cni.enabled'}`,
       };
     },
+    skips: istioCniSkips,
     install: (ns) => [
       choice(
         text`install the Istio CNI plugin and turn it on for the injector: run the lines for your install method`,

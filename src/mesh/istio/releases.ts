@@ -77,6 +77,22 @@ export const ISTIO_RELEASES: ReleaseTable = {
         'Deployment istio-sidecar-injector, image istio/sidecar_injector:1.5.x (container sidecar-injector-webhook), or istiod with image istio/pilot:1.5.x',
       webhook: 'MutatingWebhookConfiguration istio-sidecar-injector, namespaceSelector istio-injection=enabled',
       injectorRbac: 'today',
+      bugs: [
+        {
+          // istio/istio#23027 (fixed by #22738 on master): istiod-injector-configmap.yaml rendered
+          // `alwaysInjectSelector:` / `neverInjectSelector:` with the first list line indented twice
+          // (`      {{ toYaml ... | indent 6 }}`): a selector set in sidecarInjectorWebhook makes the
+          // injector ConfigMap's config invalid and istiod (and the standalone injector reading
+          // it) crash on start. Fixed in 1.5.2 by the cherry-pick #23033.
+          id: 'istio/istio#23027',
+          text: 'with sidecarInjectorWebhook.alwaysInjectSelector or neverInjectSelector set, the istiod chart renders the injector ConfigMap with a mis-indented selector list and the injector crash-loops on start',
+          affected: { from: '1.5.0', to: '1.5.1' },
+          fixedIn: '1.5.2',
+          symptom: { on: 'injector', shows: 'crash-loop', image: '(^|/)pilot(-rhel\\d+)?[:@]' },
+          source:
+            'istio/istio@13aa33b5 (1.5: Fix injector indent, #23033, in tag 1.5.2) manifests/istio-control/istio-discovery/templates/istiod-injector-configmap.yaml',
+        },
+      ],
     },
     {
       from: '1.6',

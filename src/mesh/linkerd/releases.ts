@@ -58,6 +58,38 @@ export const LINKERD_RELEASES: ReleaseTable = {
       recognise: 'the controller image cr.l5d.io/linkerd/controller:stable-2.x (Deployment linkerd-proxy-injector)',
       containers: { proxy: ['linkerd-proxy'], init: ['linkerd-init'], validation: ['linkerd-network-validator'] },
       injectorRbac: 'today',
+      // stable-2.12.2 to 2.12.6 inject, with the CNI plugin, an init container `noop` (pause image,
+      // charts/partials/templates/_noop.tpl, added by linkerd/linkerd2@5cb6755e #9504).
+      bugs: [
+        {
+          // The noop container ran as the image's user (root): a pod with runAsNonRoot: true is
+          // refused by the kubelet. The fix gives it proxyInit's runAsUser (65534 when root).
+          id: 'linkerd/linkerd2#9671',
+          text: 'with the CNI plugin, the injected init container noop runs as root, so the kubelet refuses to start it in a pod that sets runAsNonRoot: true',
+          affected: { from: 'stable-2.12.2', to: 'stable-2.12.2' },
+          fixedIn: 'stable-2.12.3',
+          symptom: {
+            on: 'pod',
+            container: 'noop',
+            shows: 'waiting',
+            reason: 'CreateContainerConfigError',
+            message: 'runAsNonRoot and image will run as root',
+          },
+          source:
+            "linkerd/linkerd2@b79e4588 (helm: use proxyInit's user for the noop init container, #9790, in tag stable-2.12.3) charts/partials/templates/_noop.tpl",
+        },
+        {
+          // The noop container had no resources: a namespace whose ResourceQuota tracks limits
+          // refuses the injected pod ("must specify limits.cpu,limits.memory").
+          id: 'linkerd/linkerd2#10162',
+          text: 'with the CNI plugin, the injected init container noop sets no resources, so a namespace whose ResourceQuota tracks limits or requests refuses every injected pod',
+          affected: { from: 'stable-2.12.2', to: 'stable-2.12.3' },
+          fixedIn: 'stable-2.12.4',
+          symptom: { on: 'workload', shows: 'create-refused', message: 'must specify ' },
+          source:
+            'linkerd/linkerd2@75042170 (Add resources to noop initContainer, #10253, in tag stable-2.12.4) charts/partials/templates/_noop.tpl',
+        },
+      ],
     },
     {
       from: '2.15',

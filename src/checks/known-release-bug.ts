@@ -1,0 +1,66 @@
+/**
+ * known-release-bug — the installed release of a mesh has a known injector or proxy bug, fixed in
+ * a later patch release, and the cluster shows its symptom (issue 31.9): the injector crash-loops
+ * (Istio 1.5.0 and 1.5.1 with an inject selector set, istio/istio#23027), an injected container
+ * is refused by the kubelet (Linkerd stable-2.12.2's `noop` under runAsNonRoot, linkerd/linkerd2#9671),
+ * or a namespace's ResourceQuota refuses the injected pods while the workload's own containers set
+ * what it asks (Linkerd stable-2.12.2 and 2.12.3's `noop` without resources, linkerd/linkerd2#10162).
+ *
+ * Why: the cause is not the cluster's configuration but the release: no setting of the workload
+ * fixes it for good, the release that fixes the bug does. The bugs are data: each mesh's release
+ * table (src/mesh/<mesh>/releases.ts `bugs`) gives the issue, the patch versions it affects, the
+ * release that fixes it, its symptom and the fix commit; src/facts/known-bugs.ts finds the symptom.
+ * When: the version read (the injector's for its own crash and for refused pods, the pod's proxy
+ * for a pod's container) is in the affected range, as the mesh orders its versions, and the
+ * symptom shows. A version the tables cannot place or order (another channel, a distribution's
+ * numbers, a custom tag) names no bug; a fixed release with the same symptom names none either.
+ * Known false positives: the same symptom from another cause on an affected release (the
+ * evidence quotes what was seen, and the other checks say what they find).
+ * Fix: upgrade the control plane to the release that fixes the bug, then recreate the pods.
+ */
+import { recreateCommands } from '../fix/commands.js';
+import { cmd, comment } from '../fix/steps.js';
+import { bugsShown } from '../facts/known-bugs.js';
+import { profileOf } from '../mesh/registry.js';
+import { plural } from '../util/objects.js';
+import { defineCheck, meta } from './define.js';
+
+export default defineCheck({
+  ...meta('known-release-bug'),
+  *run(m) {
+    for (const b of bugsShown(m)) {
+      const p = profileOf(b.mesh);
+      const where = b.workload
+        ? `${b.workload.kind} ${b.workload.namespace}/${b.workload.name}`
+        : `injector Deployment ${b.injector!.namespace}/${b.injector!.name}`;
+      const shows =
+        b.bug.symptom.on === 'workload' ? 'its pods are refused' : `${plural(b.pods.length, 'pod')} show it`;
+      const resource = b.workload?.ref ?? {
+        kind: 'Deployment',
+        namespace: b.injector!.namespace,
+        name: b.injector!.name,
+      };
+      yield {
+        mesh: b.mesh,
+        message: `${where} shows a known bug of ${p.title} ${b.version.version}, ${b.bug.id} (${shows}: ${b.seen}): ${b.bug.text}. Fixed in ${p.title} ${b.bug.fixedIn}: upgrade to it or later.`,
+        resource,
+        affectedPods: b.bug.symptom.on === 'injector' ? 0 : b.pods.length,
+        evidence: {
+          bug: b.bug.id,
+          affected: b.bug.affected,
+          fixedIn: b.bug.fixedIn,
+          version: b.version,
+          seen: b.seen,
+          pods: b.pods,
+          source: b.bug.source,
+        },
+        fix: [
+          comment`upgrade the ${p.title} control plane to ${b.bug.fixedIn} or later, which fixes ${b.bug.id}`,
+          ...(b.workload
+            ? recreateCommands(b.workload)
+            : [cmd`kubectl -n ${b.injector!.namespace} rollout status ${`deploy/${b.injector!.name}`}`]),
+        ],
+      };
+    }
+  },
+});

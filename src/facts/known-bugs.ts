@@ -1,0 +1,179 @@
+/**
+ * Known injector and proxy bugs the cluster shows (issue 31.9): a bug of the release tables
+ * (src/mesh/<mesh>/releases.ts `bugs`, read through knownBugs in src/mesh/releases.ts) whose
+ * affected versions hold the installed release's, and whose symptom the cluster shows now. A
+ * release the tables cannot place or order names no bug; a fixed release showing the same
+ * symptom names none either (other checks say what they see).
+ */
+import { failedCreates } from '../k8s/events.js';
+import { podHealth } from '../k8s/health.js';
+import { containers, initContainers, isActive, podSpec } from '../k8s/pods.js';
+import type { K8sObject } from '../util/types.js';
+import { arr, isObj, nameOf, str } from '../util/objects.js';
+import type { MeshName } from '../mesh/names.js';
+import type { VersionRead } from '../mesh/profile.js';
+import type { KnownBug } from '../mesh/release-table.js';
+import { profileOf } from '../mesh/registry.js';
+import { knownBugs } from '../mesh/releases.js';
+import { injectors, type Injector } from './controlplane.js';
+import type { Model, Workload } from './model.js';
+import { injectorsFor } from './versions.js';
+
+/** One bug shown: where, the version that places it in the affected range, and what the cluster shows. */
+interface BugShown {
+  mesh: MeshName;
+  bug: KnownBug;
+  version: VersionRead;
+  /** The injector whose release is judged (injector and workload symptoms). */
+  injector?: Injector;
+  /** The workload whose pods show it (pod and workload symptoms). */
+  workload?: Workload;
+  /** The pods that show it (names), or the injector's. */
+  pods: string[];
+  /** What was seen, quoted (a status reason and message, an event's message). */
+  seen: string;
+}
+
+const MAX_PODS = 50;
+
+/** Init and app container statuses of a pod. */
+const allStatuses = (pod: K8sObject): Record<string, any>[] =>
+  isObj(pod.status)
+    ? [...arr(pod.status.initContainerStatuses), ...arr(pod.status.containerStatuses)].filter(isObj)
+    : [];
+
+/** The pod's container of that name waits with that reason and a message holding the fragment: the message. */
+function waitingWith(pod: K8sObject, s: Extract<KnownBug['symptom'], { shows: 'waiting' }>): string | undefined {
+  const c = allStatuses(pod).find((x) => x.name === s.container);
+  const w = isObj(c?.state?.waiting) ? c.state.waiting : undefined;
+  const message = str(w?.message) ?? '';
+  return w && w.reason === s.reason && message.includes(s.message) ? `${s.reason}: ${message}` : undefined;
+}
+
+/**
+ * The resources a quota's refusal names as missing ("must specify limits.cpu,limits.memory", or
+ * since Kubernetes 1.28 "must specify limits.cpu for: noop; limits.memory for: noop"), with the
+ * containers it names (empty: not named). kubernetes/kubernetes
+ * staging/src/k8s.io/apiserver/pkg/admission/plugin/resourcequota/controller.go.
+ */
+function quotaMissing(message: string): { resource: string; containers: string[] }[] {
+  const i = message.indexOf('must specify ');
+  if (i < 0) return [];
+  return message
+    .slice(i + 'must specify '.length)
+    .split('; ')
+    .slice(0, 20)
+    .flatMap((part) => {
+      const [res, names] = part.split(' for: ');
+      const containers = (names ?? '')
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean);
+      return (res ?? '')
+        .split(',')
+        .map((r) => r.trim())
+        .filter((r) => /^(limits|requests)\.[a-z-]+$/.test(r))
+        .map((resource) => ({ resource, containers }));
+    });
+}
+
+/** The resource ("limits.cpu") is set on the container. */
+function sets(c: Record<string, any>, resource: string): boolean {
+  const [kind, name] = resource.split('.') as [string, string];
+  const r = isObj(c.resources) ? c.resources[kind] : undefined;
+  return isObj(r) && r[name] !== undefined;
+}
+
+/**
+ * The refusal is about containers the workload's template does not have itself (the injected
+ * ones): every container it names is not the template's, or (not named) every container of the
+ * template sets every resource it names.
+ */
+function refusesInjectedOnly(w: Workload, message: string): boolean {
+  const missing = quotaMissing(message);
+  if (!missing.length) return false;
+  const spec = podSpec(w.template as { spec?: unknown });
+  const own = [...containers(spec), ...initContainers(spec)];
+  const names = new Set(own.map((c) => str(c.name)));
+  return missing.every((m) =>
+    m.containers.length ? m.containers.every((n) => !names.has(n)) : own.every((c) => sets(c, m.resource)),
+  );
+}
+
+/** Every known bug the cluster shows, per mesh, in a stable order. */
+export function bugsShown(m: Model): BugShown[] {
+  return m.memo('known-bugs-shown', () => {
+    const out: BugShown[] = [];
+    for (const { mesh } of m.meshes) {
+      const p = profileOf(mesh);
+      if (!p.versions?.releases?.rows.some((r) => r.bugs?.length)) continue;
+      // The injector's own pods crash-loop.
+      for (const inj of injectors(m, mesh)) {
+        if (!inj.deployment) continue;
+        const read = p.versions.controlPlane(m, inj.deployment);
+        const bugs = knownBugs(p, read, 'injector');
+        if (!read || !bugs.length) continue;
+        const crashing = inj.pods
+          .filter(isActive)
+          .map(podHealth)
+          .filter((h) => h.waiting === 'CrashLoopBackOff');
+        if (!crashing.length) continue;
+        const image = /(?:image|runs) (\S+)/.exec(read.from)?.[1] ?? '';
+        const inBuild = (b: KnownBug) =>
+          b.symptom.on === 'injector' && (b.symptom.image === undefined || new RegExp(b.symptom.image).test(image));
+        for (const bug of bugs.filter(inBuild))
+          out.push({
+            mesh,
+            bug,
+            version: read,
+            injector: inj,
+            pods: crashing.slice(0, MAX_PODS).map((h) => h.name),
+            seen: `CrashLoopBackOff${crashing[0]!.lastTermination?.exitCode !== undefined ? ` (exit code ${crashing[0]!.lastTermination.exitCode})` : ''}`,
+          });
+      }
+      // An injected container of a pod, judged by the proxy version the pod runs (what injected it).
+      for (const w of m.appWorkloads) {
+        const hits = new Map<string, { bug: KnownBug; version: VersionRead; pods: string[]; seen: string }>();
+        for (const pod of w.pods.filter(isActive).slice(0, MAX_PODS)) {
+          const read = p.versions.proxy(pod);
+          for (const bug of knownBugs(p, read, 'pod')) {
+            const seen = bug.symptom.shows === 'waiting' ? waitingWith(pod, bug.symptom) : undefined;
+            if (!seen || !read) continue;
+            const h = hits.get(bug.id) ?? { bug, version: read, pods: [], seen };
+            h.pods.push(nameOf(pod));
+            hits.set(bug.id, h);
+          }
+        }
+        for (const h of hits.values()) out.push({ mesh, workload: w, ...h });
+      }
+      // A workload's pods refused at creation, judged by the release of the injector its next pod is sent to.
+      const workloadBugs = new Map<string, { read: VersionRead; bugs: KnownBug[] }>();
+      for (const inj of injectors(m, mesh)) {
+        const read = inj.deployment ? p.versions.controlPlane(m, inj.deployment) : undefined;
+        const bugs = knownBugs(p, read, 'workload');
+        if (read && bugs.length) workloadBugs.set(`${inj.namespace}/${inj.name}`, { read, bugs });
+      }
+      if (!workloadBugs.size) continue;
+      const refused = failedCreates(
+        m,
+        (msg) => msg,
+        () => 'refused',
+      );
+      for (const r of refused) {
+        const w = r.workload;
+        if (!w) continue;
+        const sent = injectorsFor(m, w, mesh);
+        if (sent.length !== 1) continue; // no injector, or two: which release injects is not told
+        const wb = workloadBugs.get(`${sent[0]!.namespace}/${sent[0]!.name}`);
+        if (!wb) continue;
+        for (const bug of wb.bugs) {
+          const s = bug.symptom;
+          if (s.shows !== 'create-refused' || !r.message.includes(s.message) || !refusesInjectedOnly(w, r.message))
+            continue;
+          out.push({ mesh, bug, version: wb.read, injector: sent[0]!, workload: w, pods: [], seen: r.message });
+        }
+      }
+    }
+    return out;
+  });
+}

@@ -1,0 +1,68 @@
+/**
+ * Where known-release-bug fires, and its near misses (test/helpers/check-tester.ts): a known bug of
+ * the installed release is named only when the version is in its affected range and the cluster
+ * shows its symptom; the evidence, the release that fixes it and the fix.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkCases } from '../helpers/check-tester.js';
+import { cluster, findings } from '../helpers/fixtures.js';
+
+const dir = 'checks/known-release-bug';
+
+checkCases('known-release-bug', {
+  fires: [
+    { fixtures: 'fires-istio-istiod-151-crash.yaml', findings: ['Deployment istio-system/istiod'] },
+    { fixtures: 'fires-linkerd-noop-runasnonroot.yaml', findings: ['Deployment shop/web'] },
+    { fixtures: 'fires-linkerd-noop-quota.yaml', findings: ['Deployment shop/api'] },
+  ],
+  silent: [
+    { fixtures: 'ok-istio-istiod-152-crash.yaml' },
+    { fixtures: 'ok-istio-istiod-150-running.yaml' },
+    { fixtures: 'ok-istio-1.5-standalone-injector-crash.yaml' },
+    { fixtures: 'ok-linkerd-noop-runasnonroot-fixed.yaml' },
+    { fixtures: 'ok-linkerd-noop-affected-running.yaml' },
+    { fixtures: 'ok-linkerd-noop-edge-build.yaml' },
+    { fixtures: 'ok-linkerd-noop-quota-fixed.yaml' },
+    { fixtures: 'ok-linkerd-noop-quota-app-lacks-limits.yaml' },
+  ],
+});
+
+const one = (base: 'linkerd' | 'istio', file: string) => {
+  const fs = findings(cluster(base, [`${dir}/${file}`]), ['known-release-bug']);
+  expect(fs).toHaveLength(1);
+  return fs[0]!;
+};
+
+describe('known-release-bug: the bug, the release that fixes it, the fix', () => {
+  it('istiod 1.5.1 crash-looping: istio/istio#23027, fixed in 1.5.2', () => {
+    const f = one('istio', 'fires-istio-istiod-151-crash.yaml');
+    expect(f.severity).toBe('error');
+    expect(f.message).toContain('istio/istio#23027');
+    expect(f.message).toContain('Fixed in Istio 1.5.2');
+    expect(f.evidence).toMatchObject({
+      bug: 'istio/istio#23027',
+      affected: { from: '1.5.0', to: '1.5.1' },
+      fixedIn: '1.5.2',
+      version: { version: '1.5.1' },
+      pods: ['istiod-7f8c9d6b5-m4n5b'],
+      source: expect.stringContaining('13aa33b5'),
+    });
+    expect(String(f.fix[0])).toContain('upgrade the Istio control plane to 1.5.2 or later');
+  });
+
+  it('a pod of stable-2.12.2 whose noop the kubelet refuses: linkerd/linkerd2#9671, fixed in stable-2.12.3, then recreate', () => {
+    const f = one('linkerd', 'fires-linkerd-noop-runasnonroot.yaml');
+    expect(f.message).toContain('linkerd/linkerd2#9671');
+    expect(f.message).toContain('runAsNonRoot and image will run as root');
+    expect(f.message).toContain('Fixed in Linkerd stable-2.12.3');
+    expect(f.affectedPods).toBe(1);
+    expect(f.evidence).toMatchObject({ pods: ['web-5b7c9d8f4-nnnnn'], fixedIn: 'stable-2.12.3' });
+  });
+
+  it('pods refused by a quota under a stable-2.12.3 injector, the app setting its limits: linkerd/linkerd2#10162', () => {
+    const f = one('linkerd', 'fires-linkerd-noop-quota.yaml');
+    expect(f.message).toContain('linkerd/linkerd2#10162');
+    expect(f.message).toContain('must specify limits.cpu,limits.memory');
+    expect(f.evidence).toMatchObject({ fixedIn: 'stable-2.12.4', version: { version: 'stable-2.12.3' } });
+  });
+});
