@@ -6,6 +6,7 @@
  * symptom names none either (other checks say what they see).
  */
 import { failedCreates } from '../k8s/events.js';
+import { defineFact } from '../k8s/fact.js';
 import { podHealth } from '../k8s/health.js';
 import { containers, initContainers, isActive, podSpec } from '../k8s/pods.js';
 import type { K8sObject } from '../util/types.js';
@@ -102,7 +103,26 @@ function refusesInjectedOnly(w: Workload, message: string): boolean {
 
 /** Every known bug the cluster shows, per mesh, in a stable order. */
 export function bugsShown(m: Model): BugShown[] {
-  return m.memo('known-bugs-shown', () => {
+  return m.fact(BUGS_SHOWN);
+}
+
+const BUGS_SHOWN = defineFact({
+  id: 'known-bugs-shown',
+  inputs: [
+    'deployments',
+    'statefulsets',
+    'daemonsets',
+    'jobs',
+    'cronjobs',
+    'replicasets',
+    'pods',
+    'events',
+    'namespaces',
+    'mutatingwebhookconfigurations',
+    'services',
+    'configmaps',
+  ],
+  compute: (m: Model): BugShown[] => {
     const out: BugShown[] = [];
     for (const { mesh } of m.meshes) {
       const p = profileOf(mesh);
@@ -175,5 +195,5 @@ export function bugsShown(m: Model): BugShown[] {
       }
     }
     return out;
-  });
-}
+  },
+});
