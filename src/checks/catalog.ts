@@ -226,6 +226,7 @@ export const CATALOG = {
       'namespaces',
       'mutatingwebhookconfigurations',
       'nodes',
+      'daemonsets',
     ],
   },
   'app-starts-before-proxy': {
@@ -567,7 +568,14 @@ export const CATALOG = {
       "A NetworkPolicy isolates meshed pods for egress and admits no traffic to the control-plane endpoints their injected containers dial (discovery, identity, configuration: the ports each mesh's profile lists) or to DNS, so the proxy never becomes ready.",
     severity: 'error',
     inputs: ['networkpolicies'],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'pods',
+      'namespaces',
+      'mutatingwebhookconfigurations',
+      'configmaps',
+      'services',
+    ],
   },
   'pod-sandbox-cni-failed': {
     code: 'MD1061',
@@ -576,7 +584,7 @@ export const CATALOG = {
       "The kubelet cannot create a pod's sandbox because the mesh's CNI plugin fails on the node, or (Multus, OpenShift) the NetworkAttachmentDefinition that runs it is missing from the pod's namespace; the pod stays in ContainerCreating.",
     severity: 'error',
     inputs: ['events'],
-    optionalInputs: ['pods', ...WORKLOAD_KINDS, 'network-attachment-definitions', 'nodes', 'namespaces'],
+    optionalInputs: ['pods', ...WORKLOAD_KINDS, 'network-attachment-definitions', 'nodes'],
   },
   'node-agent-incomplete': {
     code: 'MD2070',

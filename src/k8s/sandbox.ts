@@ -122,9 +122,6 @@ export function pluginNotFound(message: string): { plugin: string; path: string[
   if (!m) return undefined;
   return {
     plugin: m[1]!,
-    path: m[2]!
-      .split(/\s+/)
-      .filter(Boolean)
-      .slice(0, 8),
+    path: m[2]!.split(/\s+/).filter(Boolean).slice(0, 8),
   };
 }

@@ -32,17 +32,8 @@ const allContainers = (ds: K8sObject) => [...initContainers(template(ds)), ...co
 /** The literal value of env `name` in a container of the DaemonSet's template (the first that sets it). */
 export function templateEnv(ds: K8sObject, name: string): string | undefined {
   for (const c of allContainers(ds))
-    for (const e of arr(c.env).slice(0, 100)) if (isObj(e) && e.name === name && typeof e.value === 'string') return e.value;
-  return undefined;
-}
-
-/** The value of `-flag=value` (or `--flag=value`) in the command or args of the template's containers. */
-export function templateFlag(ds: K8sObject, flag: string): string | undefined {
-  for (const c of allContainers(ds))
-    for (const w of [...arr(c.command), ...arr(c.args)].slice(0, 100)) {
-      const m = typeof w === 'string' ? /^--?([A-Za-z0-9-]{1,64})=([^\s]{0,253})$/.exec(w.trim()) : null;
-      if (m && m[1] === flag) return m[2];
-    }
+    for (const e of arr(c.env).slice(0, 100))
+      if (isObj(e) && e.name === name && typeof e.value === 'string') return e.value;
   return undefined;
 }
 

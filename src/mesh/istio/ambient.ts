@@ -134,14 +134,13 @@ export function istioCni(
     attachment: { name: 'istio-cni', fix: (ns) => attachmentStep(ns, 'istio-cni') },
     // istio/istio 86c9f01f manifests/charts/istio-cni/templates/daemonset.yaml: hostPath volume cni-bin-dir
     // is values cniBinDir (auto-detected; /home/kubernetes/bin on GKE).
-    binDirSetting: 'the istio-cni chart value cniBinDir (istioctl: values.cni.cniBinDir)',
+    binDirSetting: 'the istio-cni chart value cniBinDir, or with istioctl values.cni.cniBinDir',
     multus: {
       standalone: (m) => {
         // 1.23 and later: ConfigMap istio-cni-config key CHAINED_CNI_PLUGIN; before: the install-cni env.
         for (const ds of daemonSetsNamed(m, 'istio-cni-node')) {
           const cm = m.get('configmaps', nsOf(ds), CNI_CONFIG_NAME);
-          const v =
-            (isObj(cm?.data) ? str(cm!.data[CHAINED]) : undefined) ?? templateEnv(ds, CHAINED);
+          const v = (isObj(cm?.data) ? str(cm!.data[CHAINED]) : undefined) ?? templateEnv(ds, CHAINED);
           if (v === 'true' || v === 'false')
             return {
               standalone: v === 'false',
@@ -163,7 +162,7 @@ export function istioCni(
         };
       },
       setting:
-        'the injector adds k8s.v1.cni.cncf.io/networks: default/istio-cni only with values istio_cni.chained=false (before 1.22) or pilot.cni.provider=multus (1.22 and later)',
+        'the injector adds k8s.v1.cni.cncf.io/networks: default/istio-cni only with values istio_cni.chained=false before 1.22, or pilot.cni.provider=multus from 1.22',
       source:
         'istio/istio 1.19.0 manifests/charts/istio-cni/templates/daemonset.yaml (env CHAINED_CNI_PLUGIN) and istio-discovery/files/injection-template.yaml (networks only if not istio_cni.chained); 1.22.0 injection-template.yaml (or provider multus); 86c9f01f istio-cni/templates/configmap-cni.yaml CHAINED_CNI_PLUGIN; istio/istio#48734',
     },

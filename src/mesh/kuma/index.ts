@@ -162,7 +162,7 @@ const cni: CniPlugin = {
   pluginType: 'kuma-cni',
   // kumahq/kuma 348b6528 deployments/charts/kuma/templates/cni-daemonset.yaml: hostPath volume cni-bin-dir is
   // values cni.binDir (values.yaml: /var/lib/cni/bin).
-  binDirSetting: 'the chart value cni.binDir (kumactl install control-plane --cni-bin-dir)',
+  binDirSetting: 'the chart value cni.binDir, or kumactl install control-plane --cni-bin-dir',
   failures: [
     {
       // kumahq/kuma ef89161a (2.0.0) app/cni/pkg/cni/main.go getCniProcessStderr: the plugin's ADD fails unless
@@ -170,7 +170,7 @@ const cni: CniPlugin = {
       // text also when none runs; 0aa9ddb6 (2.9.0) only logs it. kumahq/kuma#10461: after a node reboot.
       line: /more than one process '\/install-cni' running on a node/,
       cause:
-        "Kuma's kuma-cni plugin before 2.9.0 fails every sandbox of the node unless exactly one install-cni process of the kuma-cni node agent runs there, and says \"more than one\" also when none runs: the agent's pod on the node is not running (as after a node restart), or two run during a rollout",
+        'Kuma\'s kuma-cni plugin before 2.9.0 fails every sandbox of the node unless exactly one install-cni process of the kuma-cni node agent runs there, and says "more than one" also when none runs: the agent\'s pod on the node is not running (as after a node restart), or two run during a rollout',
       source:
         'kumahq/kuma ef89161a app/cni/pkg/cni/main.go getCniProcessStderr (len(pids) != 1), made a log line by 0aa9ddb6 (2.9.0) app/cni/pkg/cni/main_linux.go; kumahq/kuma#10461',
       fix: (node) => [

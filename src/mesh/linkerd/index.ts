@@ -67,7 +67,7 @@ const cni: CniPlugin = {
   pluginType: 'linkerd-cni',
   // linkerd/linkerd2 b24cd405 charts/linkerd2-cni/templates/cni-plugin.yaml: hostPath volume cni-bin-dir and
   // ConfigMap linkerd-cni-config dest_cni_bin_dir are values destCNIBinDir (values.yaml: /opt/cni/bin).
-  binDirSetting: 'the linkerd2-cni chart value destCNIBinDir (linkerd install-cni --dest-cni-bin-dir)',
+  binDirSetting: 'the linkerd2-cni chart value destCNIBinDir, or linkerd install-cni --dest-cni-bin-dir',
   failures: [
     {
       // linkerd/linkerd2#10849 (GKE): linkerd-cni started before the cluster's own plugin wrote its configuration
