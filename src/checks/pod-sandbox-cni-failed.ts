@@ -19,6 +19,10 @@
  * kubeconfig its DaemonSet wrote: hashicorp/consul-k8s#4106, #4442). A message naming no plugin at all
  * (a bare "exit status N": kumahq/kuma#2046) is attributed to the mesh whose CNI-only validation init
  * container the pod carries, said as the candidate the message cannot name.
+ * Beyond the words (issue 31): libcni's `failed to find plugin "T" in path [P]` is the plugin's binary not where the
+ * runtime looks, said with the directory the mesh's DaemonSet installs into (its hostPath volume cni-bin-dir) and the
+ * mesh's setting for it (rancher-sandbox/rancher-desktop#6170); where the DaemonSet has no ready pod on the failing
+ * pods' node (node-agent-incomplete's facts), the finding says so (kumahq/kuma#10461).
  * From the spec (issue 31): events expire after an hour, so a Pending pod with no container started
  * whose `k8s.v1.cni.cncf.io/networks` annotation names a mesh's attachment (Multus's forms: `name`,
  * `ns/name`, `name@iface`, or a JSON list of `{name, namespace}`: k8snetworkplumbingwg

@@ -41,6 +41,9 @@
  * webhook removed runs as a plain init container, never exits, and holds the pod in Init. It is
  * the proxy (src/mesh/proxy.ts injectedMesh counts it, so no check calls it missing), reported
  * here as altered, with what dropped it where the API server's version was read.
+ * Multus (issue 31): a failing validation container of a pod that does not name the attachment of a CNI plugin its
+ * agent installs standalone (not chained) is that (istio/istio#48734). A container the pod has and its template has
+ * not, running the mesh's proxy image, is the mesh's (Linkerd's `noop`, linkerd/linkerd2#9671).
  * Known false positives: none known; a cause read from the cluster (a Service, the CNI agent's
  * exclusions) is the one now, which may differ from when the pod started.
  * Fix: the mesh's fix for that failure, else the container's previous log; for an image: how the

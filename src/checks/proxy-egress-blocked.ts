@@ -15,6 +15,9 @@
  * the endpoint's pods (as read, else the chart's labels in the control-plane namespace; an ipBlock
  * is given the benefit of the doubt where the pod's IP is unknown); DNS: no rule admits port 53,
  * UDP or TCP, to any destination. One finding per namespace, policies and endpoints cut off.
+ * DNS (issue 31): judged against the cluster DNS's pods on the ports they listen on behind Service port 53, where
+ * kube-system/kube-dns or openshift-dns/dns-default and their pods were read (a rule for 53 misses CoreDNS on 8053,
+ * istio/istio#14736, and OpenShift's 5353); else port 53 to any destination.
  * Known false positives: a network plugin that does not enforce NetworkPolicies; a CNI's own policy
  * kinds (CiliumNetworkPolicy, Calico's) are not read and may open or close more.
  * Fix: a NetworkPolicy admitting the egress (policies add up: the others stay as they are), to the
