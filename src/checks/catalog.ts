@@ -258,6 +258,7 @@ export const CATALOG = {
       'namespaces',
       'mutatingwebhookconfigurations',
       'nodes',
+      'daemonsets',
     ],
   },
   'app-starts-before-proxy': {
@@ -642,6 +643,7 @@ export const CATALOG = {
       'mutatingwebhookconfigurations',
       'configmaps',
       'serviceaccounts',
+      'services',
     ],
   },
   'pod-sandbox-cni-failed': {
@@ -651,7 +653,7 @@ export const CATALOG = {
       "The kubelet cannot create a pod's sandbox because the mesh's CNI plugin fails on the node, or (Multus, OpenShift) the NetworkAttachmentDefinition that runs it is missing from the pod's namespace; the pod stays in ContainerCreating.",
     severity: 'error',
     inputs: ['events'],
-    optionalInputs: ['pods', ...WORKLOAD_KINDS, 'network-attachment-definitions'],
+    optionalInputs: ['pods', ...WORKLOAD_KINDS, 'network-attachment-definitions', 'nodes'],
   },
   'node-agent-incomplete': {
     code: 'MD2070',

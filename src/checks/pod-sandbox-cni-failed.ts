@@ -19,6 +19,10 @@
  * kubeconfig its DaemonSet wrote: hashicorp/consul-k8s#4106, #4442). A message naming no plugin at all
  * (a bare "exit status N": kumahq/kuma#2046) is attributed to the mesh whose CNI-only validation init
  * container the pod carries, said as the candidate the message cannot name.
+ * Beyond the words (issue 31): libcni's `failed to find plugin "T" in path [P]` is the plugin's binary not where the
+ * runtime looks, said with the directory the mesh's DaemonSet installs into (its hostPath volume cni-bin-dir) and the
+ * mesh's setting for it (rancher-sandbox/rancher-desktop#6170); where the DaemonSet has no ready pod on the failing
+ * pods' node (node-agent-incomplete's facts), the finding says so (kumahq/kuma#10461).
  * From the spec (issue 31): events expire after an hour, so a Pending pod with no container started
  * whose `k8s.v1.cni.cncf.io/networks` annotation names a mesh's attachment (Multus's forms: `name`,
  * `ns/name`, `name@iface`, or a JSON list of `{name, namespace}`: k8snetworkplumbingwg
@@ -32,14 +36,25 @@
  * Fix: a missing attachment: create it in the namespace as the mesh documents it; a plugin failing:
  * the mesh's CNI DaemonSet pod on that node (its log says why), and the message quoted.
  */
-import { cmd, comment, type Step } from '../fix/steps.js';
+import { cmd, comment, lit, type Step } from '../fix/steps.js';
 import { eventInfo, workloadOfObject } from '../k8s/events.js';
-import { SANDBOX_REASON, sandboxCauses, sandboxQuote, type SandboxCause } from '../k8s/sandbox.js';
+import {
+  NETWORKS,
+  SANDBOX_REASON,
+  namedAttachments,
+  pluginNotFound,
+  sandboxCauses,
+  sandboxQuote,
+  type SandboxCause,
+} from '../k8s/sandbox.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { meshesAllowed } from '../facts/siblings.js';
+import { nodeAgentCoverage } from '../facts/node-agents.js';
+import type { Model } from '../facts/model.js';
+import { CNI_BIN_VOLUME, daemonSetsNamed, hostPathOf } from '../mesh/cni-install.js';
 import type { MeshName } from '../mesh/names.js';
 import { printable } from '../util/errors.js';
-import { arr, isObj, plural, str, time } from '../util/objects.js';
+import { arr, isObj, nameOf, nsOf, plural, str, time } from '../util/objects.js';
 import type { K8sObject, ResourceRef } from '../util/types.js';
 import { defineCheck, meta } from './define.js';
 
@@ -50,33 +65,6 @@ function started(pod: K8sObject): boolean {
   return [...arr(st.initContainerStatuses), ...arr(st.containerStatuses)]
     .filter(isObj)
     .some((s) => isObj(s.state) && (isObj(s.state.running) || isObj(s.state.terminated)));
-}
-
-const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
-
-/** The attachments a pod names in its Multus annotation, each with the namespace Multus looks in (bounded). */
-function namedAttachments(value: string | undefined, podNs: string): { name: string; namespace: string }[] {
-  if (!value) return [];
-  const text = value.slice(0, 4000).trim();
-  const out: { name: string; namespace: string }[] = [];
-  if (text.startsWith('[')) {
-    let list: unknown;
-    try {
-      list = JSON.parse(text);
-    } catch {
-      return [];
-    }
-    for (const e of arr(list).filter(isObj).slice(0, 32)) {
-      const name = str(e.name);
-      if (name) out.push({ name, namespace: str(e.namespace) ?? podNs });
-    }
-    return out;
-  }
-  for (const part of text.split(',').slice(0, 32)) {
-    const m = /^\s*(?:([^/@\s]{1,253})\/)?([^/@\s]{1,253})(?:@[^\s]{1,64})?\s*$/.exec(part);
-    if (m) out.push({ name: m[2]!, namespace: m[1] ?? podNs });
-  }
-  return out;
 }
 
 /** A sandbox failure naming no plugin, of a pod injected for a mesh's CNI plugin (its validation init container). */
@@ -118,6 +106,28 @@ interface Group {
   count: number;
   last?: string;
   message: string;
+}
+
+/** Where each DaemonSet of this name installs the plugin binary: its hostPath volume cni-bin-dir, as read. */
+function installDirs(m: Model, daemonSet: string): { ds: string; dir: string }[] {
+  return daemonSetsNamed(m, daemonSet).flatMap((d) => {
+    const dir = hostPathOf(d, CNI_BIN_VOLUME);
+    return dir ? [{ ds: `${nsOf(d)}/${nameOf(d)}`, dir }] : [];
+  });
+}
+
+/** The evidence of a plugin failure beyond its message: the runtime's plugin path and the install directories, the agent's gaps on the nodes. */
+function pluginEvidence(m: Model, mesh: MeshName, message: string, nodes: readonly string[]) {
+  const cni = profileOf(mesh).cni!;
+  const notFound = pluginNotFound(sandboxQuote(message, 2000));
+  const gaps = nodeAgentCoverage(m, mesh)
+    .filter((c) => c.name === cni.daemonSet)
+    .flatMap((c) => c.gaps.filter((x) => nodes.includes(x.node)).map((x) => ({ node: x.node, why: x.why })))
+    .slice(0, 5);
+  return {
+    ...(notFound ? { runtimePluginPath: notFound.path, installDirs: installDirs(m, cni.daemonSet) } : {}),
+    ...(gaps.length ? { agentGaps: gaps } : {}),
+  };
 }
 
 export default defineCheck({
@@ -264,6 +274,15 @@ export default defineCheck({
         const on = nodes.length ? ` on ${plural(nodes.length, 'node')} ${nodes.slice(0, 5).join(', ')}` : '';
         const said = sandboxQuote(g.message, 2000);
         const known = (cni.failures ?? []).find((f) => f.line.test(said));
+        // The runtime did not find the plugin's binary where it looks: the agent put it elsewhere.
+        const notFound = known ? undefined : pluginNotFound(said);
+        const installs = notFound ? installDirs(m, cni.daemonSet) : [];
+        const elsewhere = installs.filter((d) => !notFound!.path.includes(d.dir));
+        // The agent itself has no ready pod on the node of the failing pods (node-agent-incomplete's facts).
+        const agentGaps = nodeAgentCoverage(m, g.mesh)
+          .filter((c) => c.name === cni.daemonSet)
+          .flatMap((c) => c.gaps.filter((x) => g.nodes.has(x.node)).map((x) => ({ c, x })))
+          .slice(0, 3);
         // The plugin calls the API server with the credentials its DaemonSet wrote on the node (a
         // kubeconfig with a ServiceAccount token): refused, they are stale (consul-k8s control-plane/cni
         // main.go "error retrieving pod"; hashicorp/consul-k8s#4106, #4442).
@@ -272,10 +291,25 @@ export default defineCheck({
           ? `: ${known.cause}`
           : unauthorized
             ? `: the API server refuses the credentials the plugin uses on the node (the kubeconfig its DaemonSet ${cni.daemonSet} wrote there, whose ServiceAccount token was rotated or belongs to a ServiceAccount since re-created)`
-            : '';
-        message = `The kubelet cannot create the sandbox of ${plural(pods.length, 'pod')} of ${what}${on}: the ${meshTitle(g.mesh)} CNI plugin (type ${g.cause.name}) fails${why}${why ? ` (${quote})` : `: ${quote}`}`;
+            : notFound
+              ? `: the container runtime of the node looks for plugin binaries only in ${notFound.path.join(', ') || '(no directory)'}, ${
+                  elsewhere.length
+                    ? `but DaemonSet ${elsewhere.map((d) => `${d.ds} installs ${notFound.plugin} into ${d.dir}`).join(', and ')} (its hostPath volume ${CNI_BIN_VOLUME})`
+                    : installs.length
+                      ? `where DaemonSet ${installs.map((d) => d.ds).join(', ')} installs it: its pod on the node has not put it there yet`
+                      : `and the binary ${notFound.plugin} is not there (the install directory of DaemonSet ${cni.daemonSet} was not read)`
+                }`
+              : '';
+        const agent = agentGaps.length
+          ? `; the ${meshTitle(g.mesh)} CNI node agent DaemonSet ${agentGaps[0]!.c.namespace}/${agentGaps[0]!.c.name} has no ready pod on ${agentGaps.map(({ x }) => `${x.node} (${x.why})`).join(', ')}`
+          : '';
+        message = `The kubelet cannot create the sandbox of ${plural(pods.length, 'pod')} of ${what}${on}: the ${meshTitle(g.mesh)} CNI plugin (type ${g.cause.name}) fails${why}${why ? ` (${quote})` : `: ${quote}`}${agent}`;
         // The control plane's default namespace: this check reads no webhook to find the installed one.
         if (known) fix.push(...known.fix(nodes[0], p.controlPlane.namespace));
+        if (notFound && notFound.path.length)
+          fix.push(
+            comment`install the plugin where the container runtime of the node looks for it, ${notFound.path[0]!}: ${lit(cni.binDirSetting ?? `the binary directory setting of DaemonSet ${cni.daemonSet}`)}, then re-create the pods`,
+          );
         if (unauthorized)
           fix.push(
             comment`delete the pod of DaemonSet ${cni.daemonSet} on the node: the DaemonSet re-creates it, and it writes the kubeconfig of the plugin anew with a current token`,
@@ -298,6 +332,7 @@ export default defineCheck({
           pods: pods.slice(0, 20),
           nodes: nodes.slice(0, 20),
           events: g.count,
+          ...(g.cause.kind === 'plugin' ? pluginEvidence(m, g.mesh, g.message, [...g.nodes]) : {}),
           ...(g.last ? { lastSeen: g.last } : {}),
           ...(g.message
             ? { message: printable(sandboxQuote(g.message, 1000), 1000) }

@@ -41,6 +41,9 @@
  * webhook removed runs as a plain init container, never exits, and holds the pod in Init. It is
  * the proxy (src/mesh/proxy.ts injectedMesh counts it, so no check calls it missing), reported
  * here as altered, with what dropped it where the API server's version was read.
+ * Multus (issue 31): a failing validation container of a pod that does not name the attachment of a CNI plugin its
+ * agent installs standalone (not chained) is that (istio/istio#48734). A container the pod has and its template has
+ * not, running the mesh's proxy image, is the mesh's (Linkerd's `noop`, linkerd/linkerd2#9671).
  * Known false positives: none known; a cause read from the cluster (a Service, the CNI agent's
  * exclusions) is the one now, which may differ from when the pod started.
  * Fix: the mesh's fix for that failure, else the container's previous log; for an image: how the
@@ -53,7 +56,8 @@ import { meshTitle, profileOf } from '../mesh/registry.js';
 import { alteredNativeSidecar, injectedNames } from '../mesh/proxy.js';
 import { clusterVersions } from '../facts/versions.js';
 import { compareMinor, minorText, NATIVE_SIDECARS_ON } from '../k8s/server.js';
-import { setOnTemplate } from '../fix/commands.js';
+import { recreateAll, setOnTemplate } from '../fix/commands.js';
+import { NETWORKS, namedAttachments } from '../k8s/sandbox.js';
 import { parseQuantity } from '../k8s/quantity.js';
 import { meshesAllowed } from '../facts/siblings.js';
 import type { Model, Workload } from '../facts/model.js';
@@ -151,6 +155,24 @@ function failingIn(pod: K8sObject, names: readonly string[]): Failing[] {
     }
   }
   return out;
+}
+
+/**
+ * Containers the pod has that its template has not, under a name the profile does not know, running
+ * the mesh's proxy image: the mesh's injector added them (issue 31: Linkerd stable-2.12.2 injected an
+ * init container `noop` with the proxy image under CNI, linkerd/linkerd2#9671; charts/partials/templates/_noop.tpl).
+ */
+function addedWithMeshImage(pod: K8sObject, w: Workload, known: readonly string[], image: RegExp): string[] {
+  const tmpl = podSpec(w.template);
+  const own = new Set([...initContainers(tmpl), ...containers(tmpl)].map((c) => str(c.name) ?? ''));
+  const spec = podSpec(pod);
+  return [...initContainers(spec), ...containers(spec)]
+    .slice(0, 64)
+    .filter((c) => {
+      const name = str(c.name) ?? '';
+      return name && !own.has(name) && !known.includes(name) && image.test(str(c.image) ?? '');
+    })
+    .map((c) => str(c.name)!);
 }
 
 /** The mesh's own reading of a crash: a line of its termination message, else its exit code, else the container's generic failure. */
@@ -407,6 +429,9 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
       events,
     };
   }
+  // The mesh's CNI plugin runs standalone for Multus, and this pod does not name its attachment (issue 31).
+  const unrequested = first.container === p.cni?.validationInit ? multusUnrequested(m, w, mesh, first.pod) : undefined;
+  if (unrequested) return { ...unrequested, role, status, events };
   const needs = p.runtime.initNeeds?.(m, w, first.pod, first.container) ?? [];
   if (needs.length)
     return {
@@ -475,6 +500,45 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
     role,
     status,
     events,
+  };
+}
+
+/**
+ * The mesh's CNI plugin is installed standalone for Multus (not chained onto the cluster's own plugin),
+ * so Multus runs it only for pods whose k8s.v1.cni.cncf.io/networks annotation names its
+ * NetworkAttachmentDefinition; a pod naming none gets no redirection, and its validation container
+ * fails (istio/istio#48734: the injector, told the plugin is chained, never added the annotation).
+ */
+function multusUnrequested(m: Model, w: Workload, mesh: MeshName, pod: K8sObject) {
+  const p = profileOf(mesh);
+  const cni = p.cni;
+  if (!cni?.multus || !cni.attachment) return undefined;
+  const st = cni.multus.standalone(m);
+  if (!st?.standalone) return undefined;
+  const ns = str(pod.metadata?.namespace) ?? '';
+  const value = isObj(pod.metadata?.annotations) ? str(pod.metadata.annotations[NETWORKS]) : undefined;
+  const named = namedAttachments(value, ns);
+  const att = cni.attachment.name;
+  if (named.some((a) => a.name === att)) return undefined;
+  const ann = cni.multus.annotates?.(m, w);
+  const injector = ann
+    ? ann.annotates
+      ? `; the injector adds it (${ann.from}), so something after it removed the annotation, or the pod was injected before`
+      : `; the injector does not add it (${ann.from}): ${cni.multus.setting}`
+    : `; ${cni.multus.setting}`;
+  return {
+    cause: `the ${p.title} CNI plugin runs standalone for Multus (${st.from}), so Multus runs it only for pods whose ${NETWORKS} annotation names NetworkAttachmentDefinition ${att}, and this pod names ${named.length ? `only ${named.map((a) => `${a.namespace}/${a.name}`).join(', ')}` : 'none'}: nothing set up its traffic redirection${injector}`,
+    evidence: {
+      standalone: st.from,
+      attachment: att,
+      podNetworks: value === undefined ? null : printable(value, 300),
+      ...(ann ? { injector: ann.from } : {}),
+      source: cni.multus.source,
+    },
+    fix: [
+      comment`make the injected pods name NetworkAttachmentDefinition ${att}: ${lit(cni.multus.setting)}, or install the plugin chained onto the cluster CNI plugin`,
+      ...recreateAll([w]),
+    ] as Step[],
   };
 }
 
@@ -756,7 +820,7 @@ export default defineCheck<Evidence>({
           const spec = podSpec(pod);
           const present = [...initContainers(spec), ...containers(spec)].map((c) => str(c.name) ?? '');
           if (!present.includes(p.containers.proxy) && !p.containers.init.some((n) => present.includes(n))) return [];
-          return failingIn(pod, names);
+          return failingIn(pod, [...names, ...addedWithMeshImage(pod, w, names, p.containers.image)]);
         });
         if (failing.length === 0) continue;
         // One finding per workload: the first container that fails (init containers run first), its pods.

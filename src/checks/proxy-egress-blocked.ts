@@ -15,6 +15,9 @@
  * the endpoint's pods (as read, else the chart's labels in the control-plane namespace; an ipBlock
  * is given the benefit of the doubt where the pod's IP is unknown); DNS: no rule admits port 53,
  * UDP or TCP, to any destination. One finding per namespace, policies and endpoints cut off.
+ * DNS (issue 31): judged against the cluster DNS's pods on the ports they listen on behind Service port 53, where
+ * kube-system/kube-dns or openshift-dns/dns-default and their pods were read (a rule for 53 misses CoreDNS on 8053,
+ * istio/istio#14736, and OpenShift's 5353); else port 53 to any destination.
  * Known false positives: a network plugin that does not enforce NetworkPolicies; a CNI's own policy
  * kinds (CiliumNetworkPolicy, Calico's) are not read and may open or close more.
  * Fix: a NetworkPolicy admitting the egress (policies add up: the others stay as they are), to the
@@ -39,6 +42,27 @@ function notReady(pods: readonly K8sObject[], proxy: string): string[] {
     .sort();
 }
 
+/** The ports of the cluster DNS to admit: its pods' ports as read, else 53 over UDP and TCP. */
+const dnsPorts = (path: ProxyPath) =>
+  path.dns?.ports.length
+    ? path.dns.ports
+    : [
+        { protocol: 'UDP', port: 53 },
+        { protocol: 'TCP', port: 53 },
+      ];
+
+/** What the rules do not reach of the cluster DNS, in words. */
+function dnsText(path: ProxyPath): string {
+  const d = path.dns;
+  if (!d) return 'the cluster DNS (port 53)';
+  const ports = d.ports.map((x) => `${x.protocol} ${x.port}`).join(' and ');
+  const pods = `${d.pods.map((x) => `${d.namespace}/${x}`).join(', ')}`;
+  const moved = d.ports.some((x) => x.port !== 53);
+  return moved && d.admits53
+    ? `the cluster DNS: its pods (${pods}) listen on ${ports} behind Service ${d.namespace}/${d.service} port 53, and a NetworkPolicy port is the destination pod's port after the Service's translation, so the rules admitting port 53 admit no DNS`
+    : `the cluster DNS (its pods ${pods}, on ${ports} behind Service ${d.namespace}/${d.service})`;
+}
+
 /** The policy to apply: egress from every pod of the namespace to the endpoints and to the cluster DNS (kube-system). */
 function allowPolicy(path: ProxyPath, name: string): Step | undefined {
   const egress: unknown[] = path.blocked.map((b) => ({
@@ -52,11 +76,10 @@ function allowPolicy(path: ProxyPath, name: string): Step | undefined {
   }));
   if (path.dnsBlocked)
     egress.push({
-      to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } }],
-      ports: [
-        { protocol: 'UDP', port: 53 },
-        { protocol: 'TCP', port: 53 },
+      to: [
+        { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': path.dns?.namespace ?? 'kube-system' } } },
       ],
+      ports: dnsPorts(path).map(({ port, protocol }) => ({ protocol, port })),
     });
   const policy = {
     apiVersion: 'networking.k8s.io/v1',
@@ -85,7 +108,7 @@ export default defineCheck({
             (b) =>
               `${b.endpoint.service} (${b.endpoint.ports.map((x) => `TCP ${x}`).join(' or ')}, ${b.endpoint.role}) in ${b.namespace}`,
           ),
-          ...(path.dnsBlocked ? ['the cluster DNS (port 53)'] : []),
+          ...(path.dnsBlocked ? [dnsText(path)] : []),
         ];
         const ids = path.workloads.map((w) => `${w.kind} ${w.name}`).sort();
         const stuck = notReady(path.pods, p.containers.proxy);
@@ -93,7 +116,13 @@ export default defineCheck({
         const allow = allowPolicy(path, name);
         const fix: Step[] = source
           ? [
-              comment`in ${source.file} document ${source.document}, add to spec.egress of NetworkPolicy ${chosen} rules admitting ${path.blocked.map((b) => `${b.endpoint.service} in ${b.namespace} on TCP ${b.endpoint.ports.join(' or ')}`).join(', ')}${path.dnsBlocked ? ', and port 53 UDP and TCP to the cluster DNS' : ''}`,
+              comment`in ${source.file} document ${source.document}, add to spec.egress of NetworkPolicy ${chosen} rules admitting ${path.blocked.map((b) => `${b.endpoint.service} in ${b.namespace} on TCP ${b.endpoint.ports.join(' or ')}`).join(', ')}${
+                path.dnsBlocked
+                  ? `, and ${dnsPorts(path)
+                      .map((x) => `${x.protocol} ${x.port}`)
+                      .join(' and ')} to the cluster DNS`
+                  : ''
+              }`,
             ]
           : [
               comment`NetworkPolicies add up: a policy admitting this egress to the pods of ${path.namespace} leaves ${chosen} as it is. servers outside the cluster need an ipBlock rule instead`,
@@ -131,6 +160,16 @@ export default defineCheck({
                     .join(',')}`,
             })),
             dnsBlocked: path.dnsBlocked,
+            ...(path.dns
+              ? {
+                  clusterDns: {
+                    service: `${path.dns.namespace}/${path.dns.service}`,
+                    pods: path.dns.pods,
+                    ports: path.dns.ports,
+                    rulesAdmitPort53: path.dns.admits53,
+                  },
+                }
+              : {}),
             proxyNotReady: stuck.slice(0, 20),
           },
           fix,

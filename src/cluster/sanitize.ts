@@ -89,13 +89,20 @@ export interface KeepPolicy {
    * The containers the meshes inject: their termination messages keep the lines matching `lines`
    * (the failures the checks recognise, e.g. an iptables error); every other container's message goes.
    */
-  statusLines: { containers: readonly string[]; lines: readonly RegExp[] };
+  statusLines: {
+    containers: readonly string[];
+    lines: readonly RegExp[];
+    /** Or a container whose status names one of these images (a mesh's proxy image under a name no profile knows). */
+    images?: readonly RegExp[];
+  };
   /**
    * Further events about pods that checks read, by reason and message shape: kept only when
    * `involvedObject.fieldPath` names one of `containers` (a kubelet's BackOff or image pull failure
    * of a mesh's container), or, without `containers`, whatever they name (a mesh's own event).
    */
   podEvents: readonly { reason: string; message: RegExp; containers?: readonly string[] }[];
+  /** The hostPath volumes of a pod (template) whose host directory is kept, by volume name (a CNI agent's binary directory). */
+  hostPathVolumes?: readonly string[];
 }
 
 /** slim and keepObject under one keep policy. */
@@ -124,6 +131,7 @@ export function keepsManagedFields(key: string, obj: Record<string, any>): boole
 export function keeper(policy: KeepPolicy): Keeper {
   /** The env values the profiles read (their control planes' switches), kept only as the booleans (or "auto") they are. */
   const KEEP_ENV = new Set(policy.env);
+  const KEEP_HOST_PATHS = new Set(policy.hostPathVolumes ?? []);
   /**
    * What job-never-completes looks for in a command line (its SHUTDOWN patterns, joined over
    * command and args): these words are all a command or arg keeps, with its line breaks (which
@@ -280,7 +288,7 @@ export function keeper(policy: KeepPolicy): Keeper {
     const spec = pod.spec;
     if (!isObj(spec)) return;
     // Secret volumes keep their name and the Secret's name only (never an item or a mode): which Secret a mount is.
-    const volumes = Array.isArray(spec.volumes)
+    const volumes: Obj[] = Array.isArray(spec.volumes)
       ? spec.volumes
           .filter(
             (v): v is Obj =>
@@ -289,6 +297,17 @@ export function keeper(policy: KeepPolicy): Keeper {
           .map((v) => ({ name: v.name, secret: { secretName: v.secret.secretName } }))
       : [];
     const secretVolumes = new Set(volumes.map((v) => v.name as string));
+    // A kept hostPath volume keeps its name and host directory only (where a CNI agent installs its plugin).
+    if (Array.isArray(spec.volumes) && KEEP_HOST_PATHS.size)
+      for (const v of spec.volumes.slice(0, 64))
+        if (
+          isObj(v) &&
+          KEEP_HOST_PATHS.has(v.name) &&
+          isObj(v.hostPath) &&
+          typeof v.hostPath.path === 'string' &&
+          /^\/[\w./-]{0,250}$/.test(v.hostPath.path)
+        )
+          volumes.push({ name: v.name, hostPath: { path: v.hostPath.path } });
     pod.spec = {
       containers: eachObject(spec.containers, (c) => slimContainer(c, secretVolumes)),
       initContainers: eachObject(spec.initContainers, (c) => slimContainer(c, secretVolumes)),
@@ -323,6 +342,7 @@ export function keeper(policy: KeepPolicy): Keeper {
   }
 
   const STATUS_CONTAINERS = new Set(policy.statusLines.containers);
+  const STATUS_IMAGES = policy.statusLines.images ?? [];
   const STATUS_LINES = policy.statusLines.lines;
   /** A termination message's lines a check recognises (each cut to 512 characters, at most 8), or nothing. */
   function keptLines(message: unknown): string | undefined {
@@ -366,7 +386,10 @@ export function keeper(policy: KeepPolicy): Keeper {
       if (!Array.isArray(list)) continue;
       for (const cs of list) {
         if (!isObj(cs)) continue;
-        const mesh = f !== 'ephemeralContainerStatuses' && STATUS_CONTAINERS.has(cs.name);
+        const mesh =
+          f !== 'ephemeralContainerStatuses' &&
+          (STATUS_CONTAINERS.has(cs.name) ||
+            (typeof cs.image === 'string' && cs.image.length < 512 && STATUS_IMAGES.some((re) => re.test(cs.image))));
         for (const s of [cs.state, cs.lastState]) {
           if (!isObj(s)) continue;
           for (const k in s) {

@@ -7,7 +7,7 @@
  * where none was read (pods not read there, external Consul servers), pods with the chart's labels
  * in the control-plane namespace, and an ipBlock is given the benefit of the doubt.
  */
-import { defineFactFamily } from '../k8s/fact.js';
+import { defineFact, defineFactFamily } from '../k8s/fact.js';
 import { egressVerdict, namedPorts, type EgressDestination } from '../k8s/networkpolicy.js';
 import { isActive } from '../k8s/pods.js';
 import type { K8sObject } from '../util/types.js';
@@ -37,9 +37,94 @@ export interface ProxyPath {
   /** Their meshed pods (active), or none yet (judged by the pod template). */
   pods: K8sObject[];
   blocked: BlockedEndpoint[];
-  /** No rule lets them out to port 53 (UDP or TCP) anywhere. */
+  /**
+   * No rule lets them out to the cluster DNS: to its pods on the port they listen on, where they were
+   * read (a NetworkPolicy port is the destination pod's port, after the Service's translation), else
+   * to port 53 (UDP or TCP) anywhere.
+   */
   dnsBlocked: boolean;
+  /** The cluster DNS as read, where its pods were: what dnsBlocked was judged against. */
+  dns?: ClusterDns & { admits53: boolean };
 }
+
+/** The cluster DNS: its Service, its pods as read, and the ports those pods listen on behind the Service's port 53. */
+interface ClusterDns {
+  service: string;
+  namespace: string;
+  pods: string[];
+  /** The pods' ports behind Service port 53, by protocol. */
+  ports: { port: number; protocol: string }[];
+  dests: { dest: EgressDestination; port: number; protocol: string }[];
+}
+
+/**
+ * The Services of the cluster DNS, as the distributions name them: kube-dns in kube-system
+ * (kubernetes cluster/addons/dns, kubeadm's CoreDNS), dns-default in openshift-dns (the OpenShift
+ * cluster DNS operator: Service port 53 to the pods' 5353; openshift/kubernetes-nmstate#776).
+ */
+const CLUSTER_DNS = [
+  { namespace: 'kube-system', name: 'kube-dns' },
+  { namespace: 'openshift-dns', name: 'dns-default' },
+] as const;
+
+/** The cluster DNS's pods and the ports behind its Service's port 53, where the Service and its pods were read. */
+function clusterDns(m: Model): ClusterDns | undefined {
+  return m.fact(CLUSTER_DNS_FACT);
+}
+
+const CLUSTER_DNS_FACT = defineFact({
+  id: 'cluster-dns',
+  inputs: ['services', 'pods', 'namespaces'],
+  compute: (m: Model): ClusterDns | undefined => {
+    for (const c of CLUSTER_DNS) {
+      if (!m.readIn('services', c.namespace) || !m.readIn('pods', c.namespace)) continue;
+      const svc = m.get('services', c.namespace, c.name);
+      const spec = isObj(svc?.spec) ? svc!.spec : undefined;
+      const sel = isObj(spec?.selector) ? (spec!.selector as Record<string, string>) : undefined;
+      if (!spec || !sel || !Object.keys(sel).length) continue;
+      const svcPorts = (Array.isArray(spec.ports) ? spec.ports : [])
+        .slice(0, 16)
+        .filter((x: unknown) => isObj(x) && x.port === 53) as Record<string, unknown>[];
+      if (!svcPorts.length) continue;
+      const nsl = namespaceLabels(m.namespace(c.namespace), c.namespace);
+      const dests: ClusterDns['dests'] = [];
+      const pods: string[] = [];
+      for (const pod of m.inNamespace('pods', c.namespace).slice(0, 2000)) {
+        if (!isActive(pod)) continue;
+        const l = labelsOf(pod);
+        if (!Object.entries(sel).every(([k, v]) => l[k] === v)) continue;
+        const named = namedPorts(pod);
+        const ip = str(isObj(pod.status) ? pod.status.podIP : undefined);
+        const dest: EgressDestination = {
+          namespace: c.namespace,
+          namespaceLabels: nsl,
+          labels: l,
+          ...(ip ? { ip } : {}),
+          named,
+        };
+        for (const sp of svcPorts) {
+          const protocol = str(sp.protocol) ?? 'TCP';
+          const t = sp.targetPort;
+          const port = typeof t === 'number' ? t : typeof t === 'string' ? named.get(t)?.port : 53;
+          if (port !== undefined) dests.push({ dest, port, protocol });
+        }
+        pods.push(nameOf(pod));
+      }
+      if (!dests.length) continue;
+      const ports = [
+        ...new Map(dests.map((d) => [`${d.protocol}/${d.port}`, { port: d.port, protocol: d.protocol }])).values(),
+      ];
+      return {
+        service: c.name,
+        namespace: c.namespace,
+        pods: pods.sort().slice(0, 10),
+        ports,
+        dests: dests.slice(0, 200),
+      };
+    }
+    return undefined;
+  },
+});
 
 /** The active pods of the control-plane namespaces with the endpoint's labels, as destinations. */
 function destinations(
@@ -116,7 +201,14 @@ const PROXY_PATHS = defineFactFamily({
       }
       const dns = ['UDP', 'TCP'].map((proto) => egressVerdict(policies, pod, 53, undefined, proto));
       selecting = dns[0]!.policies;
-      const dnsBlocked = selecting.length > 0 && dns.every((v) => v.allows.length === 0);
+      const admits53 = dns.some((v) => v.allows.length > 0);
+      // Where the cluster DNS's pods were read: judged against them, on the ports they listen on.
+      const cd = clusterDns(m);
+      const dnsBlocked =
+        selecting.length > 0 &&
+        (cd
+          ? !cd.dests.some((d) => egressVerdict(policies, pod, d.port, d.dest, d.protocol).allows.length > 0)
+          : !admits53);
       if (blocked.length === 0 && !dnsBlocked) continue;
       const key = [
         w.namespace,
@@ -137,6 +229,7 @@ const PROXY_PATHS = defineFactFamily({
           pods: [...pods],
           blocked,
           dnsBlocked,
+          ...(cd && dnsBlocked ? { dns: { ...cd, admits53 } } : {}),
         });
     }
     return [...groups.values()];

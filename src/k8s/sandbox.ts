@@ -7,6 +7,8 @@
  * `network-attachment-definitions.k8s.cni.cncf.io "N" not found`, `no network available in the name N in cni dir`).
  */
 
+import { arr, isObj, str } from '../util/objects.js';
+
 export const SANDBOX_REASON = 'FailedCreatePodSandBox';
 
 /** What a sandbox failure message names: a plugin that failed, or an attachment Multus could not find. */
@@ -76,4 +78,50 @@ export function sandboxQuote(message: string, max = 300): string {
         : one.lastIndexOf('failed (ADD): ');
   const from = at >= 0 ? one.slice(at) : one;
   return from.length > max ? `${from.slice(0, max)}...` : from;
+}
+
+/** The pod annotation naming the Multus attachments of a pod (k8snetworkplumbingwg multus-cni). */
+export const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
+
+/**
+ * The attachments a pod names in its Multus annotation, each with the namespace Multus looks in
+ * (bounded). Multus's forms: `name`, `ns/name`, `name@iface`, or a JSON list of `{name, namespace}`
+ * (k8snetworkplumbingwg multus-cni pkg/k8sclient parsePodNetworkAnnotation).
+ */
+export function namedAttachments(value: string | undefined, podNs: string): { name: string; namespace: string }[] {
+  if (!value) return [];
+  const text = value.slice(0, 4000).trim();
+  const out: { name: string; namespace: string }[] = [];
+  if (text.startsWith('[')) {
+    let list: unknown;
+    try {
+      list = JSON.parse(text);
+    } catch {
+      return [];
+    }
+    for (const e of arr(list).filter(isObj).slice(0, 32)) {
+      const name = str(e.name);
+      if (name) out.push({ name, namespace: str(e.namespace) ?? podNs });
+    }
+    return out;
+  }
+  for (const part of text.split(',').slice(0, 32)) {
+    const m = /^\s*(?:([^/@\s]{1,253})\/)?([^/@\s]{1,253})(?:@[^\s]{1,64})?\s*$/.exec(part);
+    if (m) out.push({ name: m[2]!, namespace: m[1] ?? podNs });
+  }
+  return out;
+}
+
+/**
+ * A plugin binary the container runtime did not find: libcni's "failed to find plugin %q in path %s"
+ * (containernetworking/cni pkg/invoke/find.go FindInPath, quoted by libcni/api.go addNetwork inside
+ * "plugin type=... failed (add): "). The runtime's own plugin directories, as it printed them.
+ */
+export function pluginNotFound(message: string): { plugin: string; path: string[] } | undefined {
+  const m = /failed to find plugin "([^"\s]{1,63})" in path \[([^\]]{0,1000})\]/.exec(message.slice(0, 20000));
+  if (!m) return undefined;
+  return {
+    plugin: m[1]!,
+    path: m[2]!.split(/\s+/).filter(Boolean).slice(0, 8),
+  };
 }

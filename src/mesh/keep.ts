@@ -11,6 +11,7 @@ import { injectedNames } from './proxy.js';
 import { PROFILE_LIST } from './registry.js';
 import { ADMISSION_WORDS } from '../k8s/apiserver.js';
 import { SANDBOX_REASON, sandboxMessageShape } from '../k8s/sandbox.js';
+import { CNI_BIN_VOLUME } from './cni-install.js';
 
 /** Every container name a mesh injects: their statuses and the kubelet's events about them are kept. */
 const INJECTED = [...new Set(PROFILE_LIST.flatMap(injectedNames))];
@@ -45,6 +46,8 @@ const KEEP_POLICY: KeepPolicy = {
   statusLines: {
     containers: INJECTED,
     lines: PROFILE_LIST.flatMap((p) => p.runtime.failures.flatMap((f) => (f.line ? [f.line] : []))),
+    // A container running a mesh's proxy image under a name no profile knows (proxy-cannot-start: linkerd/linkerd2#9671).
+    images: PROFILE_LIST.map((p) => p.containers.image),
   },
   podEvents: [
     ...POD_EVENTS_READ.map((e) => ({ ...e, containers: INJECTED })),
@@ -54,6 +57,8 @@ const KEEP_POLICY: KeepPolicy = {
     // The kubelet failing a pod's sandbox in a mesh's CNI plugin or its Multus attachment (pod-sandbox-cni-failed).
     { reason: SANDBOX_REASON, message: SANDBOX_SHAPE },
   ],
+  // The host directory the meshes' CNI agents install their plugin's binary into (pod-sandbox-cni-failed).
+  hostPathVolumes: [CNI_BIN_VOLUME],
 };
 
 /** slim and keepObject under the meshes' keep policy. */

@@ -129,6 +129,22 @@ interface CniFailure {
   fix(node: string | undefined, controlPlaneNamespace: string): Step[];
 }
 
+/**
+ * How the plugin runs under Multus: installed standalone (not chained onto the cluster's own plugin),
+ * Multus runs it only for the pods whose `k8s.v1.cni.cncf.io/networks` names its attachment; a pod
+ * naming none gets no redirection, and the mesh's validation or init container fails.
+ */
+interface CniMultus {
+  /** Whether the plugin's DaemonSet installs it standalone, from its own setting as read (undefined: not read). */
+  standalone(m: MeshContext): { standalone: boolean; from: string } | undefined;
+  /** Whether the injector adds the attachment to the pods it injects, from its configuration (undefined: not read). */
+  annotates?(m: MeshContext, w?: Workload): { annotates: boolean; from: string } | undefined;
+  /** What makes the pods name the attachment: a clause. */
+  readonly setting: string;
+  /** The mesh's files and commit. */
+  readonly source: string;
+}
+
 export interface CniPlugin {
   /** The init container the injector adds without the plugin, and the capabilities it adds. */
   readonly privilegedInit: { name: string; capabilities: readonly string[] };
@@ -151,6 +167,14 @@ export interface CniPlugin {
    * fails, in the mesh's words: pod-sandbox-cni-failed names the cause instead of only quoting it (issue 31).
    */
   readonly failures?: readonly CniFailure[];
+  /**
+   * The install setting naming the host directory its DaemonSet puts the plugin's binary in (the
+   * DaemonSet's hostPath volume `cni-bin-dir`): what to set where the node's container runtime looks
+   * for plugins elsewhere (pod-sandbox-cni-failed, issue 31).
+   */
+  readonly binDirSetting?: string;
+  /** The plugin installed standalone for Multus instead of chained: then it runs only for pods that name `attachment` (issue 31). */
+  readonly multus?: CniMultus;
   /** Whether the injector injects for the plugin (for the workload's injector), from the mesh's own configuration (undefined: not read). */
   enabled(m: MeshContext, w?: Workload): { enabled: boolean; from: string } | undefined;
   /**

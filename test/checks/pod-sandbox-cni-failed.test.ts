@@ -21,6 +21,11 @@ checkCases('pod-sandbox-cni-failed', {
     { fixtures: 'fires-istio-attachment-missing-no-event.yaml', findings: ['Deployment reports/reporter'] },
     { fixtures: 'fires-kuma-attachment-missing-no-event.yaml', findings: ['Deployment payments/ledger'] },
     { fixtures: 'fires-consul-attachment-missing-no-event.yaml', findings: ['Deployment inventory/stock'] },
+    // Issue 31: the plugin's binary not where the runtime looks, the agent missing on the node, the plugin's own words.
+    { fixtures: 'fires-linkerd-cni-binary-not-on-path.yaml', findings: ['Deployment linkerd/linkerd-destination'] },
+    { fixtures: 'fires-istio-cni-binary-gke-bin-dir.yaml', findings: ['Deployment store/search'] },
+    { fixtures: 'fires-kuma-cni-install-cni-process.yaml', findings: ['DaemonSet monitoring/cert-exporter'] },
+    { fixtures: 'fires-linkerd-cni-interface-mode.yaml', findings: ['Deployment emojivoto/web'] },
   ],
   silent: [
     { fixtures: 'ok-istio-calico-clusterinformation.yaml' },
@@ -142,5 +147,38 @@ describe('messages', () => {
     const c = one('consul', 'fires-consul-attachment-missing-no-event');
     expect(c.message).toContain('none is consul-cni in namespace inventory');
     expect(c.fix.join('\n')).toContain('type consul-cni and multus true');
+  });
+});
+
+describe('issue 31: why the plugin fails, beyond its message', () => {
+  const one = (name: string) => {
+    const fs = findings(cluster(baseOfCase(name), [`checks/pod-sandbox-cni-failed/${name}.yaml`]), [
+      'pod-sandbox-cni-failed',
+    ]);
+    expect(fs).toHaveLength(1);
+    return fs[0]!;
+  };
+  const baseOfCase = (name: string) => (name.includes('kuma') ? 'kuma' : name.includes('istio') ? 'istio' : 'linkerd');
+
+  it('names the directory the runtime reads and the one the agent installs into (rancher-sandbox/rancher-desktop#6170, GKE)', () => {
+    const a = one('fires-linkerd-cni-binary-not-on-path');
+    expect(a.message).toContain(
+      'the container runtime of the node looks for plugin binaries only in /usr/libexec/cni, but DaemonSet linkerd-cni/linkerd-cni installs linkerd-cni into /opt/cni/bin (its hostPath volume cni-bin-dir)',
+    );
+    expect(a.fix.join('\n')).toContain('destCNIBinDir');
+    const b = one('fires-istio-cni-binary-gke-bin-dir');
+    expect(b.message).toContain(
+      '/home/kubernetes/bin, but DaemonSet kube-system/istio-cni-node installs istio-cni into /opt/cni/bin',
+    );
+    expect(b.fix.join('\n')).toContain('cniBinDir');
+  });
+
+  it("reads the plugin's own words and ties the failure to the agent missing on the node (kumahq/kuma#10461, linkerd/linkerd2#10849)", () => {
+    const k = one('fires-kuma-cni-install-cni-process');
+    expect(k.message).toContain('before 2.9.0');
+    expect(k.message).toContain('has no ready pod on worker-12 (kuma-cni-node-w2m9d not ready (ContainerCreating))');
+    expect(k.evidence).toMatchObject({ agentGaps: [{ node: 'worker-12' }] });
+    const l = one('fires-linkerd-cni-interface-mode');
+    expect(l.message).toContain('no other plugin before it to give the pod an IP address');
   });
 });

@@ -38,6 +38,11 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'fires-istio-private-registry-no-pull-secret.yaml', findings: ['Deployment payments/reviews'] },
     { fixtures: 'fires-linkerd-init-image-x509.yaml', findings: ['Deployment shop/ledger'] },
     { fixtures: 'fires-istio-init-openshift-selinux.yaml', findings: ['Deployment store/details'] },
+    // Issue 31: the CNI plugin standalone for Multus and a pod naming no attachment; a container the injector added under another name.
+    { fixtures: 'fires-istio-cni-multus-unchained.yaml', findings: ['Deployment store/checkout'] },
+    { fixtures: 'fires-istio-cni-multus-annotated.yaml', findings: ['Deployment store/checkout'] },
+    { fixtures: 'fires-kuma-cni-multus-no-attachment.yaml', findings: ['Deployment orders/search'] },
+    { fixtures: 'fires-linkerd-noop-runasnonroot.yaml', findings: ['Deployment shop/nginx-deployment'] },
   ],
   silent: [
     { fixtures: 'ok-linkerd-recovered-or-app.yaml' },
@@ -55,6 +60,26 @@ const one = (base: Parameters<typeof cluster>[0], name: string) => {
 };
 
 describe('proxy-cannot-start', () => {
+  it('names a CNI plugin standalone for Multus that the pod does not request (istio/istio#48734), and stays out where it does', () => {
+    const i = one('istio', 'fires-istio-cni-multus-unchained');
+    expect(i.message).toContain(
+      'the Istio CNI plugin runs standalone for Multus (DaemonSet kube-system/istio-cni-node env CHAINED_CNI_PLUGIN=false)',
+    );
+    expect(i.message).toContain('the injector does not add it (istio-sidecar-injector values istio_cni.chained true');
+    const k = one('kuma', 'fires-kuma-cni-multus-no-attachment');
+    expect(k.message).toContain('this pod names only orders/sriov-net1');
+    expect(k.message).toContain('something after it removed the annotation');
+    const n = one('istio', 'fires-istio-cni-multus-annotated');
+    expect(n.message).not.toContain('standalone');
+    expect(n.message).toContain('exit code 126');
+  });
+
+  it('reads an init container the injector added under a name of no profile by its proxy image (linkerd/linkerd2#9671)', () => {
+    const f = one('linkerd', 'fires-linkerd-noop-runasnonroot');
+    expect(f.message).toContain('init container noop cannot be created (CreateContainerConfigError)');
+    expect(f.message).toContain("runAsNonRoot: true in the pod's securityContext asks for a non-root user");
+  });
+
   it('names a capability the pod drops by name after the template adds it (linkerd/linkerd2#6254)', () => {
     const f = one('linkerd', 'fires-linkerd-init-net-raw-dropped');
     expect(f.message).toContain('the pod does not grant it NET_RAW');

@@ -12,6 +12,12 @@ checkCases('proxy-egress-blocked', {
     { fixtures: 'fires-linkerd-default-deny-egress.yaml', findings: ['NetworkPolicy shop/default-deny-egress'] },
     { fixtures: 'fires-istio-xds-port-missing.yaml', findings: ['NetworkPolicy store/frontend-egress'] },
     { fixtures: 'fires-kuma-isolated-both-ways.yaml', findings: ['NetworkPolicy orders/lockdown'] },
+    // Issue 31: port 53 admitted, the cluster DNS pods listening elsewhere behind the Service.
+    {
+      fixtures: 'fires-istio-dns-pod-port-8053.yaml',
+      findings: ['NetworkPolicy test-egress/allow-egress-to-istio-system-and-kube-dns'],
+    },
+    { fixtures: 'fires-linkerd-openshift-dns-5353.yaml', findings: ['NetworkPolicy shop/shop-egress'] },
     { fixtures: 'fires-consul-only-own-namespace.yaml', findings: ['NetworkPolicy catalog/same-namespace-only'] },
     {
       name: 'linkerd, -n shop',
@@ -28,6 +34,7 @@ checkCases('proxy-egress-blocked', {
     },
   ],
   silent: [
+    { fixtures: 'ok-linkerd-openshift-dns-5353-admitted.yaml' },
     { fixtures: 'ok-linkerd-allows-control-plane.yaml' },
     { fixtures: 'ok-istio-ingress-only.yaml' },
     { fixtures: 'ok-kuma-ip-block.yaml' },
@@ -112,5 +119,17 @@ describe('proxy-egress-blocked findings', () => {
     expect(c!.message).toContain('consul-server (TCP 8502');
     expect(c!.message).toContain('TCP 8500 or TCP 8501');
     for (const f of [k!, c!]) expect(f.fix.join('\n')).not.toContain('withheld');
+  });
+});
+
+describe("issue 31: the cluster DNS judged at its pods' port", () => {
+  it('says the rules admit 53 while the DNS pods listen on 5353 behind the Service (OpenShift, istio/istio#14736)', () => {
+    const [f] = findings(cluster('linkerd', ['checks/proxy-egress-blocked/fires-linkerd-openshift-dns-5353.yaml']), [
+      'proxy-egress-blocked',
+    ]);
+    expect(f!.message).toContain(
+      'its pods (openshift-dns/dns-default-7x2kq) listen on UDP 5353 and TCP 5353 behind Service openshift-dns/dns-default port 53',
+    );
+    expect(f!.fix.join('\n')).toContain('"port":5353');
   });
 });

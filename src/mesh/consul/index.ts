@@ -83,6 +83,9 @@ const cni: CniPlugin = {
   daemonSet: 'consul-cni',
   // hashicorp/consul-k8s control-plane/cni: the plugin's type consul-cni (templates/cni-configmap.yaml).
   pluginType: 'consul-cni',
+  // hashicorp/consul-k8s a507b1d1 charts/consul/templates/cni-daemonset.yaml: hostPath volume cni-bin-dir is
+  // values connectInject.cni.cniBinDir (values.yaml: /opt/cni/bin).
+  binDirSetting: 'the chart value connectInject.cni.cniBinDir',
   // On OpenShift (Multus) the pods name NetworkAttachmentDefinition consul-cni in their
   // k8s.v1.cni.cncf.io/networks annotation, and each namespace must have it (hashicorp/consul-k8s
   // 0b4a4e93 acceptance/tests/fixtures/bases/openshift/network-attachment.yaml and

@@ -114,11 +114,15 @@ export function consulRuntime(
     failures: [
       {
         container: INIT,
+        // command.go Run returns 1 on every error: the service registration not seen within its retries
+        // ("Timed out waiting for service registration"), the ACL login, and with transparent proxy and no
+        // CNI the iptables rules ("error applying traffic redirection rules"; hashicorp/consul-k8s#960: a node
+        // without the legacy nat table). It sets no terminationMessagePolicy: only its log says which.
         cause:
-          "consul-connect-inject-init gave up: it waits two minutes for the pod's service to be registered in Consul (and, with ACLs, to log in as the pod's ServiceAccount), then exits 1",
-        source: COMMAND,
+          "consul-connect-inject-init exits 1 on any error, and its status does not say which, so the cause is one meshdoctor does not know: its log (kubectl logs --previous) names it: the pod's service not registered in Consul within two minutes, the ACL login refused, or, with transparent proxy and no CNI plugin, the node refusing its iptables rules (a kernel without the nat table)",
+        source: `${COMMAND} Run (return 1 after each error); hashicorp/consul-k8s#960`,
         fix: (c) => [
-          comment`its log says what it waited for`,
+          comment`its log says which step failed`,
           cmd`kubectl logs ${c.pod} -n ${c.namespace} -c ${INIT} --previous`,
         ],
       },

@@ -32,7 +32,8 @@ import { podSpec } from '../../k8s/pods.js';
 import type { MeshContext } from '../context.js';
 import type { Workload } from '../../k8s/workloads.js';
 import type { K8sObject } from '../../util/types.js';
-import { annotationsOf, labelsOf, nsOf } from '../../util/objects.js';
+import { annotationsOf, isObj, labelsOf, nsOf, str } from '../../util/objects.js';
+import { daemonSetsNamed, templateEnv } from '../cni-install.js';
 import { valueAt } from '../config-values.js';
 import type { CniPlugin, SidecarlessMode, Template } from '../profile.js';
 import { ISTIO_NS_LABEL, ISTIO_REV } from './injector.js';
@@ -113,6 +114,10 @@ function attachmentStep(ns: string, name: string): Step[] {
   ];
 }
 
+/** The istio-cni chart's ConfigMap and its switch for a plugin chained onto the cluster's own (else standalone, for Multus). */
+const CNI_CONFIG_NAME = 'istio-cni-config';
+const CHAINED = 'CHAINED_CNI_PLUGIN';
+
 export function istioCni(
   values: (m: MeshContext, w?: Workload) => { values: Record<string, any> | undefined; from: string } | undefined,
 ): CniPlugin {
@@ -128,6 +133,40 @@ export function istioCni(
     // the NAD must exist where it is named (istio/istio issues 46859, 54820; kubeflow/community-distribution 2580).
     pluginType: 'istio-cni',
     attachment: { name: 'istio-cni', fix: (ns) => attachmentStep(ns, 'istio-cni') },
+    // istio/istio 86c9f01f manifests/charts/istio-cni/templates/daemonset.yaml: hostPath volume cni-bin-dir
+    // is values cniBinDir (auto-detected; /home/kubernetes/bin on GKE).
+    binDirSetting: 'the istio-cni chart value cniBinDir, or with istioctl values.cni.cniBinDir',
+    multus: {
+      standalone: (m) => {
+        // 1.23 and later: ConfigMap istio-cni-config key CHAINED_CNI_PLUGIN; before: the install-cni env.
+        for (const ds of daemonSetsNamed(m, 'istio-cni-node')) {
+          const cm = m.get('configmaps', nsOf(ds), CNI_CONFIG_NAME);
+          const v = (isObj(cm?.data) ? str(cm!.data[CHAINED]) : undefined) ?? templateEnv(ds, CHAINED);
+          if (v === 'true' || v === 'false')
+            return {
+              standalone: v === 'false',
+              from: `${cm && isObj(cm.data) && cm.data[CHAINED] !== undefined ? `ConfigMap ${nsOf(ds)}/${CNI_CONFIG_NAME}` : `DaemonSet ${nsOf(ds)}/istio-cni-node env`} ${CHAINED}=${v}`,
+            };
+        }
+        return undefined;
+      },
+      annotates: (m, w) => {
+        const v = values(m, w);
+        if (!v?.values) return undefined;
+        const provider = valueAt(v.values, 'pilot', 'cni', 'provider') ?? valueAt(v.values, 'istio_cni', 'provider');
+        const chained = valueAt(v.values, 'istio_cni', 'chained');
+        if (provider === 'multus') return { annotates: true, from: `${v.from} values cni provider multus` };
+        if (chained === false) return { annotates: true, from: `${v.from} values istio_cni.chained false` };
+        return {
+          annotates: false,
+          from: `${v.from} values istio_cni.chained ${chained === true ? 'true' : 'unset (true by default)'} and no pilot.cni.provider multus`,
+        };
+      },
+      setting:
+        'the injector adds k8s.v1.cni.cncf.io/networks: default/istio-cni only with values istio_cni.chained=false before 1.22, or pilot.cni.provider=multus from 1.22',
+      source:
+        'istio/istio 1.19.0 manifests/charts/istio-cni/templates/daemonset.yaml (env CHAINED_CNI_PLUGIN) and istio-discovery/files/injection-template.yaml (networks only if not istio_cni.chained); 1.22.0 injection-template.yaml (or provider multus); 86c9f01f istio-cni/templates/configmap-cni.yaml CHAINED_CNI_PLUGIN; istio/istio#48734',
+    },
     failures: [
       {
         // istio/istio 86c9f01f cni/pkg/nodeagent/ztunnelserver.go PodAdded: the node agent answers the

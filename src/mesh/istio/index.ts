@@ -128,7 +128,11 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
       // `config` holds the policy and selectors injectRequired reads; `values` the proxy resources and
       // chart settings (istiod reads both keys: pilot/pkg/bootstrap/sidecarinjector.go @86c9f01f).
       configMapKeys: (name) =>
-        name.startsWith(CONFIG) ? ['config', 'values'] : name === CNI_CONFIG ? CNI_EXCLUDE : undefined,
+        name.startsWith(CONFIG)
+          ? ['config', 'values']
+          : name === CNI_CONFIG
+            ? [CNI_EXCLUDE, 'CHAINED_CNI_PLUGIN']
+            : undefined,
       // and -<revision>
       // Of `config`, only what injectRequired reads: the injection templates (and anything else) go.
       slimConfigMap: (_name, key, text) => {
@@ -140,7 +144,8 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
           if (cfg[k] !== undefined) kept[k] = cfg[k];
         return JSON.stringify(kept);
       },
-      env: ['ENABLE_NATIVE_SIDECARS'],
+      // and the istio-cni agent's switch for a plugin chained or standalone (istio-cni-node's install-cni, before 1.23).
+      env: ['ENABLE_NATIVE_SIDECARS', 'CHAINED_CNI_PLUGIN'],
     },
   },
 

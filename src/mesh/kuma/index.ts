@@ -42,7 +42,8 @@ import { defineFact } from '../../k8s/fact.js';
 import { choice, cmd, comment, lit, text, type Step } from '../../fix/steps.js';
 import { containers, podSpec } from '../../k8s/pods.js';
 import type { MeshContext } from '../context.js';
-import { arr, isObj, labelsOf } from '../../util/objects.js';
+import { arr, isObj, labelsOf, nsOf } from '../../util/objects.js';
+import { daemonSetsNamed, templateEnv } from '../cni-install.js';
 import type { K8sObject } from '../../util/types.js';
 import { commandText, helmOption, helmUpgrade, type HelmRelease } from '../helm.js';
 import { valueAt } from '../config-values.js';
@@ -166,6 +167,40 @@ const cni: CniPlugin = {
   // creates NetworkAttachmentDefinition kuma-cni only in namespaces labelled kuma.io/sidecar-injection
   // (kuma-website docs/networking/cni.md; kumahq/kuma issue 4224): `disabled` keeps the pods' own labels deciding.
   pluginType: 'kuma-cni',
+  // kumahq/kuma 348b6528 deployments/charts/kuma/templates/cni-daemonset.yaml: hostPath volume cni-bin-dir is
+  // values cni.binDir (values.yaml: /var/lib/cni/bin).
+  binDirSetting: 'the chart value cni.binDir, or kumactl install control-plane --cni-bin-dir',
+  failures: [
+    {
+      // kumahq/kuma ef89161a (2.0.0) app/cni/pkg/cni/main.go getCniProcessStderr: the plugin's ADD fails unless
+      // exactly one /install-cni process (the kuma-cni agent's) runs on the node, `len(pids) != 1`, with this
+      // text also when none runs; 0aa9ddb6 (2.9.0) only logs it. kumahq/kuma#10461: after a node reboot.
+      line: /more than one process '\/install-cni' running on a node/,
+      cause:
+        'Kuma\'s kuma-cni plugin before 2.9.0 fails every sandbox of the node unless exactly one install-cni process of the kuma-cni node agent runs there, and says "more than one" also when none runs: the agent\'s pod on the node is not running (as after a node restart), or two run during a rollout',
+      source:
+        'kumahq/kuma ef89161a app/cni/pkg/cni/main.go getCniProcessStderr (len(pids) != 1), made a log line by 0aa9ddb6 (2.9.0) app/cni/pkg/cni/main_linux.go; kumahq/kuma#10461',
+      fix: (node) => [
+        comment`once the kuma-cni agent pod on the node runs, the plugin finds its process again: that pod must start first`,
+        cmd`kubectl get pods -A -o wide -l ${'app=kuma-cni'} --field-selector ${`spec.nodeName=${node ?? 'NODE'}`}`,
+        comment`upgrade Kuma to 2.9.0 or later, where the plugin no longer fails a sandbox for it`,
+      ],
+    },
+  ],
+  multus: {
+    standalone: (m) => {
+      for (const ds of daemonSetsNamed(m, 'kuma-cni-node')) {
+        const v = templateEnv(ds, 'CHAINED_CNI_PLUGIN');
+        if (v === 'true' || v === 'false')
+          return { standalone: v === 'false', from: `DaemonSet ${nsOf(ds)}/kuma-cni-node env CHAINED_CNI_PLUGIN=${v}` };
+      }
+      return undefined;
+    },
+    setting:
+      'kuma-cp adds k8s.v1.cni.cncf.io/networks: kuma-cni to every pod it injects in CNI mode, so something after it removed the annotation',
+    source:
+      'kumahq/kuma 348b6528 deployments/charts/kuma/templates/cni-daemonset.yaml (env CHAINED_CNI_PLUGIN, values cni.chained false by default), pkg/transparentproxy/kubernetes/kubernetes_config.go (CNIMode: networks kuma-cni)',
+  },
   attachment: {
     name: 'kuma-cni',
     fix: (ns) => [
@@ -300,7 +335,16 @@ export const kuma: MeshProfile & { readonly name: 'kuma' } = {
           }));
         }),
       configMapKeys: () => undefined,
-      env: [NATIVE_ENV, CNI_ENV, UID_ENV, ...Object.values(RESOURCE_ENV), SIDECAR_IMAGE_ENV, WAIT_ENV],
+      // and the kuma-cni agent's switch for a plugin chained or standalone (cni-daemonset.yaml).
+      env: [
+        NATIVE_ENV,
+        CNI_ENV,
+        UID_ENV,
+        ...Object.values(RESOURCE_ENV),
+        SIDECAR_IMAGE_ENV,
+        WAIT_ENV,
+        'CHAINED_CNI_PLUGIN',
+      ],
     },
   },
 

@@ -69,6 +69,26 @@ const cni: CniPlugin = {
   daemonSet: 'linkerd-cni',
   // linkerd/linkerd2-proxy-init cni-plugin: type linkerd-cni in the node's conflist (linkerd2 issues 10413, 14538).
   pluginType: 'linkerd-cni',
+  // linkerd/linkerd2 b24cd405 charts/linkerd2-cni/templates/cni-plugin.yaml: hostPath volume cni-bin-dir and
+  // ConfigMap linkerd-cni-config dest_cni_bin_dir are values destCNIBinDir (values.yaml: /opt/cni/bin).
+  binDirSetting: 'the linkerd2-cni chart value destCNIBinDir, or linkerd install-cni --dest-cni-bin-dir',
+  failures: [
+    {
+      // linkerd/linkerd2#10849 (GKE): linkerd-cni started before the cluster's own plugin wrote its configuration
+      // and installed itself alone ("interface" mode, 01-linkerd-cni.conf), so no plugin before it gave the pod
+      // an address; linkerd/linkerd2-proxy-init#242 dropped that mode: linkerd-cni now waits and only chains.
+      line: /cannot convert: no valid IP addresses/,
+      cause:
+        "linkerd-cni runs alone on the node, with no other plugin before it to give the pod an IP address: it started before the cluster's own CNI plugin wrote its configuration and installed itself in interface mode (01-linkerd-cni.conf), which linkerd2-proxy-init dropped (#242) for chaining only",
+      source:
+        'linkerd/linkerd2-proxy-init#242 (Drop "interface" mode in linkerd-cni); linkerd/linkerd2 b24cd405 CHANGES.md edge-23.6.1; linkerd/linkerd2#10849',
+      fix: (node) => [
+        comment`on the node, the CNI configuration directory holds a standalone 01-linkerd-cni.conf beside the cluster own conflist: delete the linkerd-cni pod there so that it chains onto that conflist, then re-create the pods`,
+        cmd`kubectl get pods -A -o wide --field-selector ${`spec.nodeName=${node ?? 'NODE'}`}`,
+        comment`upgrade linkerd-cni to edge-23.6.1 or stable-2.14.0 or later, which only chains and waits for the cluster CNI configuration`,
+      ],
+    },
+  ],
   enabled: (m) => {
     const values = linkerdValues(m);
     return values ? { enabled: values.cniEnabled === true, from: 'linkerd-config values cniEnabled' } : undefined;
