@@ -175,6 +175,7 @@ interface ProfileExtensions {
   readonly controlPlane?: Partial<Omit<P['controlPlane'], 'webhooks' | 'reads' | 'injector'>> & {
     readonly webhooks?: Partial<P['controlPlane']['webhooks']>;
     readonly reads?: Partial<P['controlPlane']['reads']>;
+    readonly injector?: Partial<P['controlPlane']['injector']>;
   };
   readonly markers?: Partial<Omit<P['markers'], 'intent' | 'rules'>>;
   readonly injector?: Partial<Omit<P['injector'], 'decide'>>;

@@ -172,6 +172,7 @@ export function profileFrom<N extends MeshData['name']>(
             .map(([k, v]) => `${k}=${v}`)
             .join(','),
         isDeployment: (name) => name === cp.injector.name,
+        ...x.controlPlane?.injector,
       },
       webhooks: {
         defaultConfig: cp.webhooks.config,
@@ -191,7 +192,8 @@ export function profileFrom<N extends MeshData['name']>(
             ...(reads.secrets ?? []).map((name) => ({ key: 'secrets' as const, namespace, name })),
             ...Object.keys(reads.configMaps ?? {}).map((name) => ({ key: 'configmaps' as const, namespace, name })),
           ]),
-        configMapKeys: (name) => (reads.configMaps ?? {})[name],
+        configMapKeys: (name) =>
+          reads.configMaps && Object.hasOwn(reads.configMaps, name) ? reads.configMaps[name] : undefined,
         ...(reads.env ? { env: reads.env } : {}),
         ...(reads.args ? { args: reads.args } : {}),
         ...x.controlPlane?.reads,
@@ -348,7 +350,9 @@ export function profileFrom<N extends MeshData['name']>(
 }
 
 /** The members of an extension of `controlPlane` other than its nested groups (merged apart). */
-function withoutNested<T extends { webhooks?: unknown; reads?: unknown }>(o: T): Omit<T, 'webhooks' | 'reads'> {
-  const { webhooks: _w, reads: _r, ...rest } = o;
+function withoutNested<T extends { webhooks?: unknown; reads?: unknown; injector?: unknown }>(
+  o: T,
+): Omit<T, 'webhooks' | 'reads' | 'injector'> {
+  const { webhooks: _w, reads: _r, injector: _i, ...rest } = o;
   return rest;
 }
