@@ -372,4 +372,20 @@ describe('a fifth mesh made of a data document and a behaviour object', () => {
   status: {nodeInfo: {kubeletVersion: v1.24.3}}`);
     expect(f).toEqual(['kubernetes-version-unsupported Deployment meshfive-system/five-injector']);
   });
+
+  it('the data documents (the fifth mesh and the real meshes built from data) hold no functions', async () => {
+    const docs = {
+      meshfive: FIVE_DATA,
+      linkerd: (await import('../src/mesh/linkerd/data.js')).LINKERD_DATA,
+      kuma: (await import('../src/mesh/kuma/data.js')).KUMA_DATA,
+      consul: (await import('../src/mesh/consul/data.js')).CONSUL_DATA,
+    };
+    const functions = (v: unknown, path: string, depth = 0): string[] =>
+      typeof v === 'function'
+        ? [path]
+        : v && typeof v === 'object' && depth < 12
+          ? Object.entries(v).flatMap(([k, x]) => functions(x, `${path}.${k}`, depth + 1))
+          : [];
+    expect(Object.entries(docs).flatMap(([name, d]) => functions(d, name))).toEqual([]);
+  });
 });

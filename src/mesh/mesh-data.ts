@@ -29,6 +29,8 @@ interface TemplateKeyData {
   readonly skip: readonly string[];
   /** The values that get the pod injected whatever its namespace says (a webhook's objectSelector takes them); default: `inject`. */
   readonly alone?: readonly string[];
+  /** The values read as no marker at all (Linkerd's empty value). */
+  readonly ignore?: readonly string[];
 }
 
 /** Everything about a mesh that is a constant. No functions: a document the tests can read and compare. */
@@ -61,10 +63,10 @@ export interface MeshData {
     readonly excludedNamespaces?: readonly string[];
     /** The label marking a Namespace as the control plane's (none: no namespace is marked). */
     readonly namespaceLabel?: { readonly key: string; readonly value: string };
-    /** The pod template label (and its values) of the mesh's own workloads. */
-    readonly workloads: { readonly key: string; readonly values: readonly string[] };
-    /** The labels of the control plane's own pods. */
-    readonly podLabels: Readonly<Record<string, string>>;
+    /** The pod template label (and its values) of the mesh's own workloads (none: `extend` says, or no workload is). */
+    readonly workloads?: { readonly key: string; readonly values: readonly string[] };
+    /** The labels of the control plane's own pods (none: `extend` says, or no pod is). */
+    readonly podLabels?: Readonly<Record<string, string>>;
     readonly injector: {
       /** Deployment and Service. */
       readonly name: string;

@@ -33,13 +33,20 @@ import {
 const RESOURCE_KEYS: readonly ResourceKey[] = ['requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory'];
 
 /** The marker table (src/mesh/marker-table.ts) the data's values stand for. */
-function markerTable(d: MeshData['markers']): MarkerTable {
+export function markerTable(d: MeshData['markers']): MarkerTable {
   return {
     namespace: d.namespace.map((k) => ({ field: k.field, key: k.key, enables: (v: string) => k.enabling.includes(v) })),
     template: d.template.map((k) => ({
       field: k.field,
       key: k.key,
-      read: (v: string) => (k.inject.includes(v) ? true : k.skip.includes(v) ? false : ('invalid' as const)),
+      read: (v: string) =>
+        k.inject.includes(v)
+          ? true
+          : k.skip.includes(v)
+            ? false
+            : k.ignore?.includes(v)
+              ? undefined
+              : ('invalid' as const),
       ...(k.alone ? { alone: (v: string) => k.alone!.includes(v) } : {}),
     })),
     strays: d.strays,
@@ -160,15 +167,15 @@ export function profileFrom<N extends MeshData['name']>(
       ownNamespaces: cp.ownNamespaces,
       excludedNamespaces: cp.excludedNamespaces ?? [],
       isNamespace: (ns) => !!cp.namespaceLabel && labelsOf(ns)[cp.namespaceLabel.key] === cp.namespaceLabel.value,
-      isWorkload: (l) => cp.workloads.values.includes(l[cp.workloads.key] ?? ''),
-      isOwnPod: (l) => matches(l, cp.podLabels),
+      isWorkload: (l) => !!cp.workloads && cp.workloads.values.includes(l[cp.workloads.key] ?? ''),
+      isOwnPod: (l) => !!cp.podLabels && matches(l, cp.podLabels),
       injector: {
         name: cp.injector.name,
         container: cp.injector.container,
         webhookPort: cp.injector.webhookPort,
         podSelector:
           cp.injector.podSelector ??
-          Object.entries(cp.podLabels)
+          Object.entries(cp.podLabels ?? {})
             .map(([k, v]) => `${k}=${v}`)
             .join(','),
         isDeployment: (name) => name === cp.injector.name,
@@ -189,8 +196,8 @@ export function profileFrom<N extends MeshData['name']>(
       reads: {
         named: (namespaces) =>
           namespaces.flatMap((namespace) => [
-            ...(reads.secrets ?? []).map((name) => ({ key: 'secrets' as const, namespace, name })),
             ...Object.keys(reads.configMaps ?? {}).map((name) => ({ key: 'configmaps' as const, namespace, name })),
+            ...(reads.secrets ?? []).map((name) => ({ key: 'secrets' as const, namespace, name })),
           ]),
         configMapKeys: (name) =>
           reads.configMaps && Object.hasOwn(reads.configMaps, name) ? reads.configMaps[name] : undefined,
