@@ -48,31 +48,16 @@ import { annotationsOf, isObj, labelsOf } from '../../util/objects.js';
 import { containers, podSpec } from '../../k8s/pods.js';
 import { helmOption, helmUpgrade, type HelmRelease } from '../helm.js';
 import { valueAt } from '../config-values.js';
-import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
-import {
-  CONSUL_FLAGS,
-  CONSUL_INJECT,
-  consulInjector,
-  consulSettings,
-  defaultInjects,
-  parseConsul,
-} from './injector.js';
-import { CONSUL_MARKERS, namespaceMarker, namespaceProblems, workloadProblems } from './markers.js';
+import type { CniPlugin, ResourceKey } from '../profile.js';
+import { profileFrom } from '../profile-from.js';
+import { CONSUL_DATA, CONSUL_INJECTOR, CONSUL_NATIVE, RESOURCE_ANNOTATIONS } from './data.js';
+import { CONSUL_INJECT, consulInjector, consulSettings, defaultInjects, parseConsul } from './injector.js';
+import { namespaceMarker, namespaceProblems, workloadProblems } from './markers.js';
 import { consulRuntime } from './runtime.js';
-import { consulNetwork } from './network.js';
 import { consulRbac, consulVersions } from './support.js';
-import { consulAnnounced } from './announced.js';
 
-const INJECTOR = 'consul-connect-injector';
-const CERT_SECRET = 'consul-connect-inject-webhook-cert';
-const HOOK_SUFFIX = '-connect-injector.consul.hashicorp.com';
-const NATIVE = 'consul.hashicorp.com/enable-consul-dataplane-as-sidecar';
-const RESOURCE_ANNOTATIONS: Record<ResourceKey, string> = {
-  'requests.cpu': 'consul.hashicorp.com/sidecar-proxy-cpu-request',
-  'requests.memory': 'consul.hashicorp.com/sidecar-proxy-memory-request',
-  'limits.cpu': 'consul.hashicorp.com/sidecar-proxy-cpu-limit',
-  'limits.memory': 'consul.hashicorp.com/sidecar-proxy-memory-limit',
-};
+const INJECTOR = CONSUL_INJECTOR;
+const NATIVE = CONSUL_NATIVE;
 const KEYS = Object.keys(RESOURCE_ANNOTATIONS) as ResourceKey[];
 const split = (k: ResourceKey) => k.split('.') as ['requests' | 'limits', 'cpu' | 'memory'];
 const TPROXY = 'consul.hashicorp.com/transparent-proxy';
@@ -182,175 +167,123 @@ function nativeAnnotationKnown(v: string): boolean {
   return since[min] !== undefined && patch >= since[min]!;
 }
 
-export const consul: MeshProfile & { readonly name: 'consul' } = {
-  name: 'consul',
-  title: 'Consul',
-
-  containers: {
-    announced: consulAnnounced,
-    proxy: 'consul-dataplane',
-    init: ['consul-connect-inject-init'],
-    image: /(^|\/)consul-dataplane(:|@|$)/,
+/**
+ * Consul's profile: its data document (data.ts) and the behaviour below, through profileFrom
+ * (src/mesh/profile-from.ts): what its data cannot say (the injector's flags, its Helm and
+ * consul-k8s fixes, its webhook-cert-manager).
+ */
+export const consul = profileFrom(CONSUL_DATA, {
+  intent: (i, m) => {
+    const v = parseConsul(annotationsOf(i.template)[CONSUL_INJECT]);
+    if (v !== undefined) return v === true;
+    return defaultInjects(m, i.namespace, i.nsLabels);
+  },
+  decide: (m, i) => consulInjector(m, i.namespace, i.template),
+  markerRules: { namespace: namespaceProblems, workload: workloadProblems },
+  version: consulVersions,
+  /** The pod template annotations, else the injector's -default-sidecar-proxy-* flags (Helm connectInject.sidecarProxy.resources: none by default). */
+  resources: (m: MeshContext, w: Workload, observed, observedFrom) => {
+    const tmpl = annotationsOf(w.template);
+    const flags = consulSettings(m).resources;
+    const out: Partial<Record<ResourceKey, { value: unknown; from: string }>> = {};
+    for (const k of KEYS) {
+      const ann = RESOURCE_ANNOTATIONS[k];
+      const [kind, r] = split(k);
+      if (tmpl[ann] !== undefined) out[k] = { value: tmpl[ann], from: `pod template annotation ${ann}` };
+      else if (observed) out[k] = { value: valueAt(observed, kind, r), from: observedFrom! };
+      else
+        out[k] = {
+          value: flags[k],
+          from: `injector flag -default-sidecar-proxy-${r}-${kind === 'requests' ? 'request' : 'limit'}`,
+        };
+    }
+    return out;
+  },
+  native: (m, w) => {
+    const v = annotationsOf(w.template)[NATIVE];
+    if (v !== undefined) return { native: v === 'true', reason: `pod template annotation ${NATIVE}=${v}` };
+    const s = consulSettings(m);
+    return s.nativeSidecar === undefined
+      ? undefined
+      : {
+          native: s.nativeSidecar,
+          reason: `injector flag -default-enable-consul-dataplane-as-sidecar=${s.nativeSidecar}`,
+        };
   },
 
-  controlPlane: {
-    namespace: 'consul',
-    ownNamespaces: ['consul'],
-    // values.yaml connectInject.namespaceSelector (kube-system is Kubernetes' own).
-    excludedNamespaces: ['local-path-storage', 'openebs', 'gmp-system', 'gke-managed-cim'],
-    isNamespace: () => false,
-    // The webhook's objectSelector leaves out every pod labelled app: consul (all the chart's components).
-    isWorkload: (l) => l.app === 'consul',
-    isOwnPod: (l) => l.app === 'consul',
+  extend: {
+    controlPlane: {
+      injector: { isDeployment: (name) => /(^|-)consul-connect-injector$/.test(name) },
+      webhooks: {
+        expectedConfigs: (injectors) => (injectors.length ? injectors : [INJECTOR]),
+        list: () => cmd`kubectl get mutatingwebhookconfigurations -l component=connect-injector`,
+      },
+    },
+
+    markers: {
+      namespaceMarker,
+      // mesh_webhook.go shouldInject (a507b1d): the deny list is read before any annotation, so it leaves out every pod of the namespace.
+      namespaceSettingOff: (_m, ns) => [
+        comment`or leave namespace ${ns} out of Consul altogether: add it to the Helm value connectInject.k8sDenyNamespaces, the -deny-k8s-namespace flag of the injector, and upgrade the release. The injector then refuses even pods annotated ${lit(CONSUL_INJECT)}: 'true'`,
+      ],
+    },
+
     injector: {
-      name: INJECTOR,
-      container: 'sidecar-injector',
-      // hashicorp/consul-k8s@a507b1d1 charts/consul/templates/connect-inject-service.yaml#L15-L17 (443 -> 8080),
-      // connect-inject-deployment.yaml#L156 (-listen=:8080).
-      webhookPort: 8080,
-      podSelector: 'app=consul,component=connect-injector',
-      isDeployment: (name) => /(^|-)consul-connect-injector$/.test(name),
+      token: (m) =>
+        consulSettings(m).acls
+          ? {
+              why: 'Consul runs with ACLs (the injected init container logs in with the token)',
+              evidence: { aclAuthMethod: true },
+              denies: true,
+            }
+          : undefined,
+      rbac: consulRbac,
     },
-    webhooks: {
-      defaultConfig: INJECTOR,
-      owns: (h) => h.name.endsWith(HOOK_SUFFIX),
-      expectedConfigs: (injectors) => (injectors.length ? injectors : [INJECTOR]),
-      list: () => cmd`kubectl get mutatingwebhookconfigurations -l component=connect-injector`,
-      servingCertSecrets: [[CERT_SECRET, 'tls.crt']],
-    },
-    // hashicorp/consul-k8s@a507b1d1 charts/consul/templates/connect-inject-mutatingwebhookconfiguration.yaml#L269-L273: objectSelector
-    // `app NotIn [consul]`, and every Consul pod is labelled app: consul (its Deployments' selectors pin it).
-    selfExclusion: [],
-    reads: {
-      named: (namespaces) => namespaces.map((ns) => ({ key: 'secrets' as const, namespace: ns, name: CERT_SECRET })),
-      configMapKeys: () => undefined,
-      args: CONSUL_FLAGS,
-    },
-  },
 
-  markers: {
-    ...CONSUL_MARKERS,
-    intent: (i, m) => {
-      const v = parseConsul(annotationsOf(i.template)[CONSUL_INJECT]);
-      if (v !== undefined) return v === true;
-      return defaultInjects(m, i.namespace, i.nsLabels);
-    },
-    namespaceMarker,
-    enableMarker: () => undefined,
-    advisesPodOptIn: true,
-    // hashicorp/consul-k8s@a507b1d1 control-plane/subcommand/inject-connect/command.go#L204 (-default-inject),
-    // charts/consul/templates/connect-inject-deployment.yaml#L149 from values.yaml#L2425-L2430 (connectInject.default: false).
-    injectsAllWhen: 'the injector runs with -default-inject=true (Helm value connectInject.default: true)',
-    // mesh_webhook.go shouldInject (a507b1d): the deny list is read before any annotation, so it leaves out every pod of the namespace.
-    namespaceSettingOff: (_m, ns) => [
-      comment`or leave namespace ${ns} out of Consul altogether: add it to the Helm value connectInject.k8sDenyNamespaces, the -deny-k8s-namespace flag of the injector, and upgrade the release. The injector then refuses even pods annotated ${lit(CONSUL_INJECT)}: 'true'`,
-    ],
-    rules: { namespace: namespaceProblems, workload: workloadProblems },
-  },
-
-  injector: {
-    decide: (m, i) => consulInjector(m, i.namespace, i.template),
-    token: (m) =>
-      consulSettings(m).acls
-        ? {
-            why: 'Consul runs with ACLs (the injected init container logs in with the token)',
-            evidence: { aclAuthMethod: true },
-            denies: true,
-          }
-        : undefined,
-    rbac: consulRbac,
-  },
-
-  proxy: {
-    resources: {
-      annotations: RESOURCE_ANNOTATIONS,
-      onNamespace: false,
-      suggested: { 'requests.cpu': '100m', 'requests.memory': '100Mi', 'limits.cpu': '100m', 'limits.memory': '100Mi' },
-      /** The pod template annotations, else the injector's -default-sidecar-proxy-* flags (Helm connectInject.sidecarProxy.resources: none by default). */
-      of: (m: MeshContext, w: Workload, observed, observedFrom) => {
-        const tmpl = annotationsOf(w.template);
-        const flags = consulSettings(m).resources;
-        const out: Partial<Record<ResourceKey, { value: unknown; from: string }>> = {};
-        for (const k of KEYS) {
-          const ann = RESOURCE_ANNOTATIONS[k];
-          const [kind, r] = split(k);
-          if (tmpl[ann] !== undefined) out[k] = { value: tmpl[ann], from: `pod template annotation ${ann}` };
-          else if (observed) out[k] = { value: valueAt(observed, kind, r), from: observedFrom! };
-          else
-            out[k] = {
-              value: flags[k],
-              from: `injector flag -default-sidecar-proxy-${r}-${kind === 'requests' ? 'request' : 'limit'}`,
-            };
-        }
-        return out;
+    proxy: {
+      native: {
+        unsupported: (m) => {
+          const install = m.mesh('consul');
+          const injector = install?.webhooks.find((h) => h.service)?.service;
+          const v = injector ? consulRelease(m, injector.namespace, injector.name).version : undefined;
+          if (!v || nativeAnnotationKnown(v)) return undefined;
+          return text`consul-k8s ${v} does not know the annotation ${lit(NATIVE)}, added in 1.9.0 and backported to 1.8.2, 1.7.5 and 1.6.9: upgrade Consul first, or use one of the ways below`;
+        },
       },
     },
-    native: {
-      decide: (m, w) => {
-        const v = annotationsOf(w.template)[NATIVE];
-        if (v !== undefined) return { native: v === 'true', reason: `pod template annotation ${NATIVE}=${v}` };
-        const s = consulSettings(m);
-        return s.nativeSidecar === undefined
-          ? undefined
-          : {
-              native: s.nativeSidecar,
-              reason: `injector flag -default-enable-consul-dataplane-as-sidecar=${s.nativeSidecar}`,
-            };
-      },
-      annotation: NATIVE,
-      unsupported: (m) => {
-        const install = m.mesh('consul');
-        const injector = install?.webhooks.find((h) => h.service)?.service;
-        const v = injector ? consulRelease(m, injector.namespace, injector.name).version : undefined;
-        if (!v || nativeAnnotationKnown(v)) return undefined;
-        return text`consul-k8s ${v} does not know the annotation ${lit(NATIVE)}, added in 1.9.0 and backported to 1.8.2, 1.7.5 and 1.6.9: upgrade Consul first, or use one of the ways below`;
-      },
+
+    jobs: {
+      relief: (_pods, ns, job) => [
+        comment`the app has exited, and consul-dataplane listens for its shutdown only on the loopback of the pod`,
+        cmd`kubectl delete job ${job} -n ${ns}`,
+      ],
     },
+
+    install: {
+      reinstall: (ns, injector, m) => [
+        choice(text`re-render the control plane the way it was installed: run the one line for your install method`, [
+          { label: text`consul-k8s CLI`, steps: [cmd`consul-k8s upgrade -f YOUR-VALUES.yaml`] },
+          helmOption(consulRelease(m, ns, injector), 'hashicorp/consul', ns, []),
+        ]),
+      ],
+      memoryFix: (ns, injector, limit, m) =>
+        helmUpgrade(
+          consulRelease(m, ns, injector),
+          'hashicorp/consul',
+          ns,
+          [['connectInject.resources.limits.memory', limit]],
+          text`durable, if installed with Helm`,
+        ),
+      certFix: (ns, injector) => [
+        comment`the webhook-cert-manager makes a new CA and certificate and patches the caBundle within seconds of its restart`,
+        cmd`kubectl -n ${ns} rollout restart ${`deploy/${fullname(injector)}-webhook-cert-manager`}`,
+        comment`the injector loads the new certificate when it restarts`,
+        cmd`kubectl -n ${ns} rollout restart ${`deploy/${injector}`}`,
+      ],
+    },
+
+    cni,
+    // Transparent proxy decides the init container's capabilities (cni.privilegedFor reads it).
+    runtime: consulRuntime((m, w) => cni.privilegedFor!(m, w)?.privileged),
   },
-
-  jobs: {
-    shutdown: /graceful_shutdown|:20600\b/,
-    shutdownWords: ['graceful_shutdown', ':20600\\b'],
-    alternatives: [
-      comment`or: end the command of the app with curl -fsS -X POST http://localhost:20600/graceful_shutdown`,
-      comment`or: opt the pod template out with the annotation ${lit(CONSUL_INJECT)}: 'false'`,
-    ],
-    relief: (_pods, ns, job) => [
-      comment`the app has exited, and consul-dataplane listens for its shutdown only on the loopback of the pod`,
-      cmd`kubectl delete job ${job} -n ${ns}`,
-    ],
-  },
-
-  install: {
-    reinstall: (ns, injector, m) => [
-      choice(text`re-render the control plane the way it was installed: run the one line for your install method`, [
-        { label: text`consul-k8s CLI`, steps: [cmd`consul-k8s upgrade -f YOUR-VALUES.yaml`] },
-        helmOption(consulRelease(m, ns, injector), 'hashicorp/consul', ns, []),
-      ]),
-    ],
-    memoryFix: (ns, injector, limit, m) =>
-      helmUpgrade(
-        consulRelease(m, ns, injector),
-        'hashicorp/consul',
-        ns,
-        [['connectInject.resources.limits.memory', limit]],
-        text`durable, if installed with Helm`,
-      ),
-    certFix: (ns, injector) => [
-      comment`the webhook-cert-manager makes a new CA and certificate and patches the caBundle within seconds of its restart`,
-      cmd`kubectl -n ${ns} rollout restart ${`deploy/${fullname(injector)}-webhook-cert-manager`}`,
-      comment`the injector loads the new certificate when it restarts`,
-      cmd`kubectl -n ${ns} rollout restart ${`deploy/${injector}`}`,
-    ],
-    emptyCaBundle:
-      "the caBundle is empty: Consul's webhook-cert-manager fills it, so it is not running or cannot patch this configuration",
-    restartReloads: '',
-  },
-
-  cni,
-
-  // Transparent proxy decides the init container's capabilities (cni.privilegedFor reads it).
-  runtime: consulRuntime((m, w) => cni.privilegedFor!(m, w)?.privileged),
-  versions: consulVersions,
-  network: consulNetwork,
-};
+});

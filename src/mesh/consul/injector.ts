@@ -28,8 +28,8 @@ const CONSUL_STATUS = 'consul.hashicorp.com/connect-inject-status';
 /** mesh_webhook.go kubeSystemNamespaces. */
 const SYSTEM = ['kube-system', 'kube-public'];
 /** Go's strconv.ParseBool. */
-const TRUE = ['1', 't', 'T', 'TRUE', 'true', 'True'];
-const FALSE = ['0', 'f', 'F', 'FALSE', 'false', 'False'];
+export const TRUE = ['1', 't', 'T', 'TRUE', 'true', 'True'];
+export const FALSE = ['0', 'f', 'F', 'FALSE', 'false', 'False'];
 export const CONSUL_VALID = [...TRUE, ...FALSE];
 
 /** true / false, or 'invalid' (ParseBool fails: the injector denies the pod); undefined when unset. */

@@ -14,7 +14,7 @@ import type { MeshContext } from '../context.js';
 import type { K8sObject } from '../../util/types.js';
 import { annotationsOf, nameOf } from '../../util/objects.js';
 import { asksOn } from '../asks.js';
-import type { MarkerTable, NamespaceMarker } from '../marker-table.js';
+import type { NamespaceMarker } from '../marker-table.js';
 import type { MarkerProblemDraft, NamespaceProblemContext, WorkloadProblemContext } from '../profile.js';
 import { namespaceLabels } from '../../k8s/webhook.js';
 import {
@@ -38,19 +38,6 @@ export function namespaceMarker(ns: K8sObject | undefined, m: MeshContext): Name
     return { enabled: true, present: true, text: 'injector flag -default-inject=true (Helm connectInject.default)' };
   return { enabled: false, present: false };
 }
-
-/** The pod annotation, and nothing on the namespace; people write it as a label, or on the Namespace. */
-export const CONSUL_MARKERS: MarkerTable = {
-  namespace: [],
-  template: [{ field: 'annotations', key: CONSUL_INJECT, read: parseConsul }],
-  strays: [
-    { field: 'annotations', key: CONSUL_INJECT, on: 'namespace', ownRule: true },
-    { field: 'labels', key: CONSUL_INJECT, on: 'namespace', ownRule: true },
-    { field: 'labels', key: CONSUL_INJECT, on: 'template' },
-  ],
-  ask: { field: 'annotations', key: CONSUL_INJECT, value: 'true' },
-  optOut: { field: 'annotations', key: CONSUL_INJECT, value: 'false' },
-};
 
 /** The pod annotation written on a Namespace (or as its label): Consul never reads it there. */
 export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): MarkerProblemDraft[] {

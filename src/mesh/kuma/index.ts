@@ -47,21 +47,18 @@ import { daemonSetsNamed, templateEnv } from '../cni-install.js';
 import type { K8sObject } from '../../util/types.js';
 import { commandText, helmOption, helmUpgrade, type HelmRelease } from '../helm.js';
 import { valueAt } from '../config-values.js';
-import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
+import type { CniPlugin, ResourceKey } from '../profile.js';
+import { profileFrom } from '../profile-from.js';
+import { KUMA_DATA } from './data.js';
 import { KUMA_INJECT, KUMA_SIDECAR, kumaInjector, parseKuma } from './injector.js';
-import { KUMA_MARKERS, enableMarker, namespaceProblems, workloadProblems } from './markers.js';
+import { namespaceProblems, workloadProblems } from './markers.js';
 import { kumaRuntime, WAIT_ENV } from './runtime.js';
-import { kumaNetwork } from './network.js';
 import { SIDECAR_IMAGE_ENV, kumaRbac, kumaVersions } from './support.js';
-import { kumaAnnounced } from './announced.js';
 
 const CP = 'kuma-control-plane';
-const CONFIG = 'kuma-admission-mutating-webhook-configuration';
 const TLS_SECRET = 'kuma-tls-cert';
 const TLS_CERT_ENV = 'KUMA_GENERAL_TLS_CERT_FILE';
 const TLS_CERT_FILE = '/var/run/secrets/kuma.io/tls-cert/tls.crt';
-/** The injection webhooks' names end so (their siblings in the configuration mutate Kuma's own resources). */
-const SUFFIX = 'kuma-injector.kuma.io';
 const NATIVE_ENV = 'KUMA_EXPERIMENTAL_SIDECAR_CONTAINERS';
 const CNI_ENV = 'KUMA_RUNTIME_KUBERNETES_INJECTOR_CNI_ENABLED';
 const UID_ENV = 'KUMA_RUNTIME_KUBERNETES_INJECTOR_SIDECAR_CONTAINER_UID';
@@ -279,202 +276,142 @@ function kumaCertFix(
   ];
 }
 
-export const kuma: MeshProfile & { readonly name: 'kuma' } = {
-  name: 'kuma',
-  title: 'Kuma',
-
-  containers: {
-    announced: kumaAnnounced,
-    proxy: KUMA_SIDECAR,
-    init: ['kuma-init', 'kuma-validation'],
-    image: /(^|\/)kuma-dp(:|@|$)/,
-    // kumahq/kuma@0c7aaec0 (v2.14.3) pkg/plugins/runtime/k8s/controllers/gateway_instance_controller.go#L234-L316
-    // (a MeshGatewayInstance's pods: kuma.io/gateway: builtin, kuma.io/sidecar-injection: disabled), util/names.go#L5.
-    // Unreleased v3 drops the builtin gateway (#18058).
-    gateway: 'kuma-gateway',
+/**
+ * Kuma's profile: its data document (data.ts) and the behaviour below, through profileFrom
+ * (src/mesh/profile-from.ts): what its data cannot say (the injector's decision, what its
+ * control plane's env and Deployment say, its Helm and kumactl fixes).
+ */
+export const kuma = profileFrom(KUMA_DATA, {
+  intent: (i) => {
+    const pod = parseKuma(labelsOf(i.template)[KUMA_INJECT]);
+    return pod !== undefined ? pod === true : parseKuma(i.nsLabels[KUMA_INJECT]) === true;
+  },
+  decide: (_m, i) => kumaInjector(i.nsLabels, i.template),
+  markerRules: { namespace: namespaceProblems, workload: workloadProblems },
+  version: kumaVersions,
+  /** The CP's KUMA_INJECTOR_SIDECAR_CONTAINER_RESOURCES_* (the chart's defaults where unset). */
+  resources: (m, _w, observed, observedFrom) => {
+    const out: Partial<Record<ResourceKey, { value: unknown; from: string }>> = {};
+    const env = controlPlaneEnv(m);
+    for (const k of KEYS) {
+      if (observed) out[k] = { value: valueAt(observed, ...split(k)), from: observedFrom! };
+      else if (quantity(env[RESOURCE_ENV[k]]) !== undefined || env[RESOURCE_ENV[k]] === '0')
+        out[k] = { value: quantity(env[RESOURCE_ENV[k]]), from: `${CP} env ${RESOURCE_ENV[k]}` };
+      else
+        out[k] = {
+          value: quantity(DEFAULT_RESOURCES[k]),
+          from: `Kuma default (Helm dataPlane.sidecarContainer.resources)`,
+        };
+    }
+    return out;
+  },
+  native: (m) => {
+    const v = controlPlaneEnv(m)[NATIVE_ENV];
+    return v === 'true' || v === 'false'
+      ? { native: v === 'true', reason: `${CP} runs with ${NATIVE_ENV}=${v}` }
+      : undefined;
   },
 
-  controlPlane: {
-    namespace: 'kuma-system',
-    ownNamespaces: ['kuma-system'],
-    excludedNamespaces: [],
-    isNamespace: () => false,
-    // _helpers.tpl: app: kuma-control-plane, kuma-cni, kuma-ingress, kuma-egress (Kuma's own components).
-    isWorkload: (l) => [CP, 'kuma-cni', 'kuma-ingress', 'kuma-egress'].includes(l.app ?? ''),
-    isOwnPod: (l) => l.app === CP,
-    injector: {
-      name: CP,
-      container: 'control-plane',
-      // kumahq/kuma@348b6528 deployments/charts/kuma/templates/cp-service.yaml#L33-L36 (https-admission-server 443 ->
-      // admissionServerPort), values.yaml#L339 (5443).
-      webhookPort: 5443,
-      podSelector: `app=${CP}`,
-      isDeployment: (name) => name === CP,
+  extend: {
+    controlPlane: {
+      webhooks: {
+        // The Secret the control plane's Deployment mounts (a custom controlPlane.tls.general.secretName too), else the default.
+        servingCertSecretIn: (m, ns) => servingSecret(m, ns),
+      },
+      reads: {
+        // The default Secret, and the one the control plane's Deployment mounts when it names another.
+        named: (namespaces, _hooks, deployments) =>
+          namespaces.flatMap((ns) => {
+            const mounted = mountedTlsSecret(deployments.filter((d) => d.metadata?.namespace === ns))?.[0];
+            return [...new Set([TLS_SECRET, mounted ?? TLS_SECRET])].map((name) => ({
+              key: 'secrets' as const,
+              namespace: ns,
+              name,
+            }));
+          }),
+        configMapKeys: () => undefined,
+        // and the kuma-cni agent's switch for a plugin chained or standalone (cni-daemonset.yaml).
+        env: [
+          NATIVE_ENV,
+          CNI_ENV,
+          UID_ENV,
+          ...Object.values(RESOURCE_ENV),
+          SIDECAR_IMAGE_ENV,
+          WAIT_ENV,
+          'CHAINED_CNI_PLUGIN',
+        ],
+      },
     },
-    webhooks: {
-      defaultConfig: CONFIG,
-      owns: (h) => h.name.endsWith(SUFFIX),
-      expectedConfigs: () => [CONFIG],
-      list: (expected) => cmd`kubectl get mutatingwebhookconfigurations ${expected}`,
-      // The Secret the control plane's Deployment mounts (a custom controlPlane.tls.general.secretName too), else the default.
-      servingCertSecretIn: (m, ns) => servingSecret(m, ns),
+
+    injector: { rbac: kumaRbac },
+
+    proxy: {
+      resources: {
+        fix: (m) => {
+          const ns = m.mesh('kuma')?.namespaces[0] ?? 'kuma-system';
+          return [
+            choice(
+              text`Kuma has no pod annotation for the proxy resources: give kuma-sidecar requests and limits in the control plane`,
+              [
+                helmOption(
+                  kumaRelease(m, ns),
+                  'kuma/kuma',
+                  ns,
+                  [['dataPlane.sidecarContainer.resources.limits.cpu', '500m']],
+                  'setting the other requests and limits as needed',
+                ),
+                {
+                  label: text`or per workload`,
+                  steps: [
+                    comment`a ContainerPatch in the control-plane namespace ${ns}, named by the pod template annotation kuma.io/container-patches`,
+                  ],
+                },
+              ],
+            ),
+          ];
+        },
+      },
     },
-    // kumahq/kuma v2.14.3 app/kumactl/cmd/install/render_helm_files.go#L43 (kumactl labels kuma-system
-    // kuma.io/sidecar-injection: "false"): the namespace webhook selects only enabled and true, the pods webhook
-    // only pods labelled enabled (cp-webhooks-and-secrets.yaml; its release namespace is also left out by name).
-    selfExclusion: [{ on: 'namespace', key: KUMA_INJECT, value: 'false' }],
-    reads: {
-      // The default Secret, and the one the control plane's Deployment mounts when it names another.
-      named: (namespaces, _hooks, deployments) =>
-        namespaces.flatMap((ns) => {
-          const mounted = mountedTlsSecret(deployments.filter((d) => d.metadata?.namespace === ns))?.[0];
-          return [...new Set([TLS_SECRET, mounted ?? TLS_SECRET])].map((name) => ({
-            key: 'secrets' as const,
-            namespace: ns,
-            name,
-          }));
-        }),
-      configMapKeys: () => undefined,
-      // and the kuma-cni agent's switch for a plugin chained or standalone (cni-daemonset.yaml).
-      env: [
-        NATIVE_ENV,
-        CNI_ENV,
-        UID_ENV,
-        ...Object.values(RESOURCE_ENV),
-        SIDECAR_IMAGE_ENV,
-        WAIT_ENV,
-        'CHAINED_CNI_PLUGIN',
+
+    jobs: {
+      relief: (_pods, ns, job) => [
+        comment`the app has exited, and the Kuma control plane could not stop ${lit(KUMA_SIDECAR)}`,
+        cmd`kubectl delete job ${job} -n ${ns}`,
       ],
     },
-  },
 
-  markers: {
-    ...KUMA_MARKERS,
-    intent: (i) => {
-      const pod = parseKuma(labelsOf(i.template)[KUMA_INJECT]);
-      return pod !== undefined ? pod === true : parseKuma(i.nsLabels[KUMA_INJECT]) === true;
-    },
-    enableMarker,
-    advisesPodOptIn: true,
-    // kumahq/kuma v2.14.3 (0c7aaec) deployments/charts/kuma/templates/cp-webhooks-and-secrets.yaml: the
-    // pods webhook needs the namespace label to exist (operator Exists) and the pod label `enabled`;
-    // precheck.go needToInject reads the pod's label before the namespace's, so `disabled` on the
-    // namespace keeps every other pod out (the namespace webhook selects only enabled and true).
-    podOptInNamespaceLabel: { key: KUMA_INJECT, value: 'disabled' },
-    rules: { namespace: namespaceProblems, workload: workloadProblems },
-  },
-
-  injector: {
-    decide: (_m, i) => kumaInjector(i.nsLabels, i.template),
-    rbac: kumaRbac,
-  },
-
-  proxy: {
-    resources: {
-      annotations: {},
-      onNamespace: false,
-      suggested: { 'requests.cpu': '50m', 'requests.memory': '64Mi', 'limits.cpu': '500m', 'limits.memory': '512Mi' },
-      fix: (m) => {
-        const ns = m.mesh('kuma')?.namespaces[0] ?? 'kuma-system';
-        return [
-          choice(
-            text`Kuma has no pod annotation for the proxy resources: give kuma-sidecar requests and limits in the control plane`,
-            [
-              helmOption(
-                kumaRelease(m, ns),
-                'kuma/kuma',
-                ns,
-                [['dataPlane.sidecarContainer.resources.limits.cpu', '500m']],
-                'setting the other requests and limits as needed',
-              ),
-              {
-                label: text`or per workload`,
-                steps: [
-                  comment`a ContainerPatch in the control-plane namespace ${ns}, named by the pod template annotation kuma.io/container-patches`,
-                ],
-              },
-            ],
-          ),
-        ];
-      },
-      /** The CP's KUMA_INJECTOR_SIDECAR_CONTAINER_RESOURCES_* (the chart's defaults where unset). */
-      of: (m, _w, observed, observedFrom) => {
-        const out: Partial<Record<ResourceKey, { value: unknown; from: string }>> = {};
-        const env = controlPlaneEnv(m);
-        for (const k of KEYS) {
-          if (observed) out[k] = { value: valueAt(observed, ...split(k)), from: observedFrom! };
-          else if (quantity(env[RESOURCE_ENV[k]]) !== undefined || env[RESOURCE_ENV[k]] === '0')
-            out[k] = { value: quantity(env[RESOURCE_ENV[k]]), from: `${CP} env ${RESOURCE_ENV[k]}` };
-          else
-            out[k] = {
-              value: quantity(DEFAULT_RESOURCES[k]),
-              from: `Kuma default (Helm dataPlane.sidecarContainer.resources)`,
-            };
-        }
-        return out;
+    install: {
+      reinstall: (ns, _injector, m) => [
+        choice(text`re-render the control plane the way it was installed: run the one line for your install method`, [
+          {
+            label: text`kumactl, with the flags you installed with`,
+            steps: [cmd`kumactl install control-plane --namespace ${ns} | kubectl apply -f -`],
+          },
+          helmOption(kumaRelease(m, ns), 'kuma/kuma', ns, []),
+        ]),
+      ],
+      memoryFix: (ns, _injector, limit, m) =>
+        helmUpgrade(
+          kumaRelease(m, ns),
+          'kuma/kuma',
+          ns,
+          [['controlPlane.resources.limits.memory', limit]],
+          text`durable, if installed with Helm`,
+        ),
+      certFix: (ns, injector, certManager, m) => {
+        const secret = (m && servingSecret(m, ns)?.[0]) ?? TLS_SECRET;
+        // cp-webhooks-and-secrets.yaml#L4-L6 (v2.14.3): a Secret of your own (controlPlane.tls.general.secretName) comes with
+        // controlPlane.tls.general.caBundle; Helm generates neither, so deleting it would only break the control plane.
+        if (secret !== TLS_SECRET && !certManager)
+          return [
+            comment`Secret ${secret} is your own, named by Helm controlPlane.tls.general.secretName: re-issue it for ${`${injector}.${ns}.svc`} and set controlPlane.tls.general.caBundle to the CA that signed it, in the same upgrade`,
+            cmd`kubectl -n ${ns} rollout restart ${`deploy/${injector}`}`,
+          ];
+        return kumaCertFix(ns, injector, certManager, secret, m);
       },
     },
-    native: {
-      decide: (m) => {
-        const v = controlPlaneEnv(m)[NATIVE_ENV];
-        return v === 'true' || v === 'false'
-          ? { native: v === 'true', reason: `${CP} runs with ${NATIVE_ENV}=${v}` }
-          : undefined;
-      },
-    },
+
+    cni,
+    runtime: kumaRuntime(controlPlaneEnv),
   },
-
-  // No nativeSidecarAnnotation: no per-pod switch, the control plane's setting decides (and Kubernetes 1.29+).
-
-  jobs: {
-    shutdown: /quitquitquit/,
-    shutdownWords: ['quitquitquit'],
-    alternatives: [
-      comment`or: set ${lit(NATIVE_ENV)}=true on the control plane, with Helm experimental.sidecarContainers=true, on Kubernetes 1.29 or later`,
-      comment`or: opt the pod template out with the label ${lit(KUMA_INJECT)}: disabled`,
-    ],
-    relief: (_pods, ns, job) => [
-      comment`the app has exited, and the Kuma control plane could not stop ${lit(KUMA_SIDECAR)}`,
-      cmd`kubectl delete job ${job} -n ${ns}`,
-    ],
-    controlPlaneStops: `Kuma's control plane stops ${KUMA_SIDECAR} once a Job pod's other containers have exited`,
-  },
-
-  install: {
-    reinstall: (ns, _injector, m) => [
-      choice(text`re-render the control plane the way it was installed: run the one line for your install method`, [
-        {
-          label: text`kumactl, with the flags you installed with`,
-          steps: [cmd`kumactl install control-plane --namespace ${ns} | kubectl apply -f -`],
-        },
-        helmOption(kumaRelease(m, ns), 'kuma/kuma', ns, []),
-      ]),
-    ],
-    memoryFix: (ns, _injector, limit, m) =>
-      helmUpgrade(
-        kumaRelease(m, ns),
-        'kuma/kuma',
-        ns,
-        [['controlPlane.resources.limits.memory', limit]],
-        text`durable, if installed with Helm`,
-      ),
-    certFix: (ns, injector, certManager, m) => {
-      const secret = (m && servingSecret(m, ns)?.[0]) ?? TLS_SECRET;
-      // cp-webhooks-and-secrets.yaml#L4-L6 (v2.14.3): a Secret of your own (controlPlane.tls.general.secretName) comes with
-      // controlPlane.tls.general.caBundle; Helm generates neither, so deleting it would only break the control plane.
-      if (secret !== TLS_SECRET && !certManager)
-        return [
-          comment`Secret ${secret} is your own, named by Helm controlPlane.tls.general.secretName: re-issue it for ${`${injector}.${ns}.svc`} and set controlPlane.tls.general.caBundle to the CA that signed it, in the same upgrade`,
-          cmd`kubectl -n ${ns} rollout restart ${`deploy/${injector}`}`,
-        ];
-      return kumaCertFix(ns, injector, certManager, secret, m);
-    },
-    restartReloads: '',
-  },
-
-  cni,
-
-  runtime: kumaRuntime(controlPlaneEnv),
-  versions: kumaVersions,
-  network: kumaNetwork,
-};
+});

@@ -19,8 +19,8 @@ const KUMA_SIDECAR_UID = 5678;
 const EXCEPTION_LABELS = ['openshift.io/build.name', 'openshift.io/deployer-pod-for.name'];
 
 /** GetBooleanWithDefault with supportEnabled: exact, case-sensitive values. */
-const TRUE = ['enabled', 'true', 'yes'];
-const FALSE = ['disabled', 'false', 'no'];
+export const TRUE = ['enabled', 'true', 'yes'];
+export const FALSE = ['disabled', 'false', 'no'];
 export const KUMA_VALID = [...TRUE, ...FALSE];
 
 /** true / false, or 'invalid' ("annotation ... has wrong value": the injector errors, the pod is rejected); undefined when unset. */

@@ -11,36 +11,10 @@
  */
 import { removeFromTemplate, setOnTemplate } from '../../fix/commands.js';
 import type { MeshContext } from '../context.js';
-import { labelsOf, shq } from '../../util/objects.js';
+import { labelsOf } from '../../util/objects.js';
 import { asksOn } from '../asks.js';
-import type { MarkerTable } from '../marker-table.js';
 import type { MarkerProblemDraft, NamespaceProblemContext, WorkloadProblemContext } from '../profile.js';
 import { KUMA_INJECT, KUMA_NS_ENABLING, KUMA_POD_ENABLING, KUMA_VALID, parseKuma } from './injector.js';
-
-/**
- * The label `kuma.io/sidecar-injection` on the namespace (the namespace webhook selects enabled or
- * true) or the pod (read first; the pods webhook selects exactly `enabled`); the annotation only logs
- * a deprecation since 2.2.0.
- */
-export const KUMA_MARKERS: MarkerTable = {
-  namespace: [{ field: 'labels', key: KUMA_INJECT, enables: (v) => KUMA_NS_ENABLING.includes(v) }],
-  template: [{ field: 'labels', key: KUMA_INJECT, read: parseKuma, alone: (v) => v === KUMA_POD_ENABLING }],
-  strays: [
-    { field: 'annotations', key: KUMA_INJECT, on: 'namespace', since: '2.2.0' },
-    { field: 'annotations', key: KUMA_INJECT, on: 'template', since: '2.2.0' },
-  ],
-  // The pods webhook selects exactly `enabled` (in a namespace carrying the label, since 2.11).
-  ask: { field: 'labels', key: KUMA_INJECT, value: KUMA_POD_ENABLING },
-  optOut: { field: 'labels', key: KUMA_INJECT, value: 'disabled' },
-};
-
-export const enableMarker = (ns: string) => ({
-  field: 'labels' as const,
-  key: KUMA_INJECT,
-  value: 'enabled',
-  text: `label ${KUMA_INJECT}=enabled`,
-  command: `kubectl label namespace ${shq(ns)} ${shq(`${KUMA_INJECT}=enabled`)} --overwrite`,
-});
 
 export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): MarkerProblemDraft[] {
   if (!m.meshPossible('kuma')) return [];

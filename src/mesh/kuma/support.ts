@@ -25,6 +25,16 @@ import { KUMA_KUBERNETES, KUMA_RELEASES } from './releases.js';
  */
 export const SIDECAR_IMAGE_ENV = 'KUMA_RUNTIME_KUBERNETES_INJECTOR_SIDECAR_CONTAINER_IMAGE';
 
+/**
+ * pkg/version/compatibility.go DeploymentVersionCompatible (v2.14.0): "we support backwards
+ * compatibility of at most two prior minor versions" (the constraint >= minor-2, <= minor+2).
+ */
+export const KUMA_SKEW = {
+  releases: 2,
+  text: 'Kuma supports a data plane at most two minor versions behind its control plane',
+  source: 'kumahq/kuma@51c6d381 pkg/version/compatibility.go DeploymentVersionCompatible',
+};
+
 export const kumaVersions = {
   /** Its releases as data (issue 32.4). */
   releases: KUMA_RELEASES,
@@ -45,15 +55,7 @@ export const kumaVersions = {
   /** The kuma-sidecar container's kuma-dp image (values.yaml dataPlane.image.repository "kuma-dp"). */
   proxy: (pod: K8sObject): VersionRead | undefined =>
     containerVersion(podContainer(pod, 'kuma-sidecar'), 'container kuma-sidecar'),
-  /**
-   * pkg/version/compatibility.go DeploymentVersionCompatible (v2.14.0): "we support backwards
-   * compatibility of at most two prior minor versions" (the constraint >= minor-2, <= minor+2).
-   */
-  skew: {
-    releases: 2,
-    text: 'Kuma supports a data plane at most two minor versions behind its control plane',
-    source: 'kumahq/kuma@51c6d381 pkg/version/compatibility.go DeploymentVersionCompatible',
-  },
+  skew: KUMA_SKEW,
 };
 
 /**

@@ -7,21 +7,21 @@ import { defineFact } from '../../k8s/fact.js';
 import { choice, cmd, comment, lit, text } from '../../fix/steps.js';
 import type { MeshContext } from '../context.js';
 import type { Workload } from '../../k8s/workloads.js';
-import { annotationsOf, labelsOf } from '../../util/objects.js';
+import { annotationsOf } from '../../util/objects.js';
 import { configValues, valueAt } from '../config-values.js';
-import type { CniPlugin, MeshProfile, ResourceKey } from '../profile.js';
+import type { CniPlugin, ResourceKey } from '../profile.js';
+import { profileFrom } from '../profile-from.js';
+import { LINKERD_DATA, LINKERD_RESOURCE_ANNOTATIONS } from './data.js';
 import { fixIdentity, linkerdIdentity } from './identity.js';
 import { LINKERD_INJECT, isLinkerdEnabling, linkerdInjector } from './injector.js';
-import { LINKERD_MARKERS, enableMarker, namespaceProblems, workloadProblems } from './markers.js';
+import { namespaceProblems, workloadProblems } from './markers.js';
 import { linkerdRuntime } from './runtime.js';
-import { linkerdNetwork } from './network.js';
 import { LINKERD_SKIP_REASONS, readLinkerdSkip } from './skips.js';
 import { linkerdRbac, linkerdVersions } from './support.js';
 import { linkerdAnnounced } from './announced.js';
 
 const INJECTOR = 'linkerd-proxy-injector';
 const WEBHOOK = 'linkerd-proxy-injector.linkerd.io';
-const WEBHOOK_CONFIG = 'linkerd-proxy-injector-webhook-config';
 const NATIVE = [
   'config.linkerd.io/proxy-enable-native-sidecar',
   'config.beta.linkerd.io/proxy-enable-native-sidecar',
@@ -44,12 +44,7 @@ const TOKEN_PROJECTION = defineFact({
 /** identity.serviceAccountTokenProjection in the linkerd-config values; default true. */
 const tokenProjection = (m: MeshContext): boolean => m.fact(TOKEN_PROJECTION);
 
-const RESOURCE_ANNOTATIONS: Record<ResourceKey, string> = {
-  'requests.cpu': 'config.linkerd.io/proxy-cpu-request',
-  'requests.memory': 'config.linkerd.io/proxy-memory-request',
-  'limits.cpu': 'config.linkerd.io/proxy-cpu-limit',
-  'limits.memory': 'config.linkerd.io/proxy-memory-limit',
-};
+const RESOURCE_ANNOTATIONS = LINKERD_RESOURCE_ANNOTATIONS;
 
 const split = (k: ResourceKey) => k.split('.') as ['requests' | 'limits', 'cpu' | 'memory'];
 
@@ -113,183 +108,121 @@ const cni: CniPlugin = {
   ],
 };
 
-export const linkerd: MeshProfile & { readonly name: 'linkerd' } = {
-  name: 'linkerd',
-  title: 'Linkerd',
-
-  containers: {
-    announced: linkerdAnnounced,
-    proxy: 'linkerd-proxy',
-    init: ['linkerd-init'],
-    image: /(^|\/)proxy:|linkerd.*\/proxy(:|@|$)/,
+/**
+ * Linkerd's profile: its data document (data.ts) and the behaviour below, through profileFrom
+ * (src/mesh/profile-from.ts): what its data cannot say (its injector's decision and skip events,
+ * what linkerd-config says, its CLI and Helm fixes, its identity).
+ */
+export const linkerd = profileFrom(LINKERD_DATA, {
+  intent: (i) =>
+    isLinkerdEnabling(i.nsAnnotations[LINKERD_INJECT]) || isLinkerdEnabling(annotationsOf(i.template)[LINKERD_INJECT]),
+  decide: (m, i) =>
+    linkerdInjector(i.nsAnnotations, i.template, {
+      tokenProjection: tokenProjection(m),
+      ...(i.proxyPresent ? { proxyPresent: i.proxyPresent } : {}),
+    }),
+  markerRules: { namespace: namespaceProblems, workload: workloadProblems },
+  version: linkerdVersions,
+  /**
+   * charts/linkerd-control-plane values.yaml: no proxy requests or limits by default;
+   * `proxy.resources.{cpu,memory}.{request,limit}` in the linkerd-config values; overridden by the
+   * config.linkerd.io annotations on the pod template, else on the namespace.
+   */
+  resources: (m, w, observed, observedFrom) => {
+    const tmpl = annotationsOf(w.template);
+    const ns = annotationsOf(m.namespace(w.namespace));
+    const values = valueAt(linkerdValues(m), 'proxy', 'resources');
+    const out: Partial<Record<ResourceKey, { value: unknown; from: string }>> = {};
+    for (const key of Object.keys(RESOURCE_ANNOTATIONS) as ResourceKey[]) {
+      const [kind, r] = split(key);
+      const ann = RESOURCE_ANNOTATIONS[key];
+      const leaf = kind === 'requests' ? 'request' : 'limit';
+      if (tmpl[ann] !== undefined) out[key] = { value: tmpl[ann], from: `pod template annotation ${ann}` };
+      else if (observed) out[key] = { value: valueAt(observed, kind, r), from: observedFrom! };
+      else if (ns[ann] !== undefined) out[key] = { value: ns[ann], from: `namespace annotation ${ann}` };
+      else out[key] = { value: valueAt(values, r, leaf), from: `linkerd-config proxy.resources.${r}.${leaf}` };
+    }
+    return out;
+  },
+  native: (m, w: Workload) => {
+    const tmpl = annotationsOf(w.template);
+    const ns = annotationsOf(m.namespace(w.namespace));
+    for (const [where, ann] of [
+      ['pod template', tmpl],
+      ['namespace', ns],
+    ] as const) {
+      const key = NATIVE.find((k) => ann[k] !== undefined);
+      if (key) return { native: ann[key] === 'true', reason: `${where} annotation ${key}=${ann[key]}` };
+    }
+    if (valueAt(linkerdValues(m), 'proxy', 'nativeSidecar') === true)
+      return { native: true, reason: 'linkerd-config proxy.nativeSidecar: true' };
+    return undefined;
   },
 
-  controlPlane: {
-    namespace: 'linkerd',
-    ownNamespaces: ['linkerd'],
-    excludedNamespaces: ['cert-manager'],
-    isNamespace: (ns) => labelsOf(ns)['linkerd.io/is-control-plane'] === 'true',
-    isWorkload: (l) =>
-      l['linkerd.io/control-plane-component'] !== undefined || l['linkerd.io/cni-resource'] !== undefined,
-    isOwnPod: (l, ns) => l['linkerd.io/control-plane-ns'] === ns || l['linkerd.io/extension'] !== undefined,
-    injector: {
-      name: INJECTOR,
-      container: 'proxy-injector',
-      // linkerd/linkerd2@b24cd405 charts/linkerd-control-plane/templates/proxy-injector.yaml#L107-L112, #L194-L213;
-      // controller/cmd/proxy-injector/main.go#L19 (--addr :8443).
-      webhookPort: 8443,
-      podSelector: 'linkerd.io/control-plane-component=proxy-injector',
-      isDeployment: (name) => name === INJECTOR,
+  extend: {
+    containers: { announced: linkerdAnnounced },
+    controlPlane: {
+      isWorkload: (l) =>
+        l['linkerd.io/control-plane-component'] !== undefined || l['linkerd.io/cni-resource'] !== undefined,
+      isOwnPod: (l, ns) => l['linkerd.io/control-plane-ns'] === ns || l['linkerd.io/extension'] !== undefined,
+      webhooks: { owns: (h) => h.name === WEBHOOK || h.serviceName === INJECTOR },
     },
-    webhooks: {
-      defaultConfig: WEBHOOK_CONFIG,
-      owns: (h) => h.name === WEBHOOK || h.serviceName === INJECTOR,
-      expectedConfigs: () => [WEBHOOK_CONFIG],
-      list: (expected) => cmd`kubectl get mutatingwebhookconfigurations ${expected}`,
-      servingCertSecrets: [
-        ['linkerd-proxy-injector-k8s-tls', 'tls.crt'],
-        ['linkerd-proxy-injector-tls', 'crt.pem'],
+
+    injector: {
+      skipReasons: LINKERD_SKIP_REASONS,
+      readSkip: (m, w, reason, pods) => readLinkerdSkip(m, w, reason, pods, tokenProjection(m)),
+      token: (m) =>
+        tokenProjection(m)
+          ? undefined
+          : {
+              why: 'Linkerd runs without projected identity tokens',
+              evidence: { serviceAccountTokenProjection: false },
+            },
+      rbac: linkerdRbac,
+    },
+
+    jobs: {
+      relief: (_pods, ns, job) => [
+        comment`the app has exited, and linkerd-proxy has no shell to stop it from`,
+        cmd`kubectl delete job ${job} -n ${ns}`,
       ],
     },
-    // linkerd/linkerd2@b24cd405 charts/linkerd-control-plane/values.yaml#L522-L533 (proxyInjector.namespaceSelector:
-    // config.linkerd.io/admission-webhooks NotIn [disabled]); templates/namespace.yaml#L14 (the CLI labels its
-    // namespace so; Helm users do it themselves: values-ha.yaml#L57 webhookFailurePolicy: Fail).
-    selfExclusion: [{ on: 'namespace', key: 'config.linkerd.io/admission-webhooks', value: 'disabled' }],
-    reads: {
-      named: (namespaces) =>
-        namespaces.flatMap((ns) => [
-          { key: 'configmaps' as const, namespace: ns, name: 'linkerd-config' },
-          { key: 'configmaps' as const, namespace: ns, name: 'linkerd-identity-trust-roots' },
-          { key: 'secrets' as const, namespace: ns, name: 'linkerd-proxy-injector-k8s-tls' },
-          { key: 'secrets' as const, namespace: ns, name: 'linkerd-identity-issuer' },
+
+    install: {
+      reinstall: (ns) => [
+        choice(text`re-render the control plane the way it was installed: run the one line for your install method`, [
+          { label: text`linkerd CLI`, steps: [cmd`linkerd upgrade | kubectl apply -f -`] },
+          {
+            label: text`Helm`,
+            steps: [cmd`helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values`],
+          },
         ]),
-      configMapKeys: (name) =>
-        name === 'linkerd-config' ? 'values' : name === 'linkerd-identity-trust-roots' ? 'ca-bundle.crt' : undefined,
+      ],
+      memoryFix: (ns, _injector, limit) => [
+        comment`durable, if installed with Helm`,
+        cmd`helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values --set proxyInjectorResources.memory.limit=${limit}`,
+      ],
+      certFix: (ns, injector, certManager) => [
+        comment`delete the webhook certificate Secret: ${lit(certManager ? 'cert-manager re-issues it' : 'the upgrade below re-creates it')}`,
+        cmd`kubectl -n ${ns} delete secret linkerd-proxy-injector-k8s-tls`,
+        ...(certManager
+          ? []
+          : [
+              comment`a new webhook certificate and caBundle: for a Helm install, run helm upgrade linkerd-control-plane instead of this line`,
+              cmd`linkerd upgrade | kubectl apply -f -`,
+            ]),
+        cmd`kubectl -n ${ns} rollout restart ${`deploy/${injector}`}`,
+      ],
     },
-  },
 
-  markers: {
-    ...LINKERD_MARKERS,
-    intent: (i) =>
-      isLinkerdEnabling(i.nsAnnotations[LINKERD_INJECT]) ||
-      isLinkerdEnabling(annotationsOf(i.template)[LINKERD_INJECT]),
-    enableMarker,
-    rules: { namespace: namespaceProblems, workload: workloadProblems },
-  },
+    cni,
 
-  injector: {
-    decide: (m, i) =>
-      linkerdInjector(i.nsAnnotations, i.template, {
-        tokenProjection: tokenProjection(m),
-        ...(i.proxyPresent ? { proxyPresent: i.proxyPresent } : {}),
-      }),
-    skippedEventPrefix: 'Linkerd sidecar proxy injection skipped: ',
-    skipReasons: LINKERD_SKIP_REASONS,
-    readSkip: (m, w, reason, pods) => readLinkerdSkip(m, w, reason, pods, tokenProjection(m)),
-    token: (m) =>
-      tokenProjection(m)
-        ? undefined
-        : { why: 'Linkerd runs without projected identity tokens', evidence: { serviceAccountTokenProjection: false } },
-    rbac: linkerdRbac,
-  },
-
-  proxy: {
-    resources: {
-      annotations: RESOURCE_ANNOTATIONS,
-      onNamespace: true,
-      // values-ha.yaml's proxy resources.
-      suggested: { 'requests.cpu': '100m', 'requests.memory': '20Mi', 'limits.cpu': '1', 'limits.memory': '250Mi' },
-      /**
-       * charts/linkerd-control-plane values.yaml: no proxy requests or limits by default;
-       * `proxy.resources.{cpu,memory}.{request,limit}` in the linkerd-config values; overridden by the
-       * config.linkerd.io annotations on the pod template, else on the namespace.
-       */
-      of: (m, w, observed, observedFrom) => {
-        const tmpl = annotationsOf(w.template);
-        const ns = annotationsOf(m.namespace(w.namespace));
-        const values = valueAt(linkerdValues(m), 'proxy', 'resources');
-        const out: Partial<Record<ResourceKey, { value: unknown; from: string }>> = {};
-        for (const key of Object.keys(RESOURCE_ANNOTATIONS) as ResourceKey[]) {
-          const [kind, r] = split(key);
-          const ann = RESOURCE_ANNOTATIONS[key];
-          const leaf = kind === 'requests' ? 'request' : 'limit';
-          if (tmpl[ann] !== undefined) out[key] = { value: tmpl[ann], from: `pod template annotation ${ann}` };
-          else if (observed) out[key] = { value: valueAt(observed, kind, r), from: observedFrom! };
-          else if (ns[ann] !== undefined) out[key] = { value: ns[ann], from: `namespace annotation ${ann}` };
-          else out[key] = { value: valueAt(values, r, leaf), from: `linkerd-config proxy.resources.${r}.${leaf}` };
-        }
-        return out;
-      },
+    identity: {
+      issuer: 'linkerd-identity',
+      sources: (m) => linkerdIdentity(m.list('configmaps'), m.list('secrets')),
+      fix: fixIdentity,
     },
-    native: {
-      decide: (m, w: Workload) => {
-        const tmpl = annotationsOf(w.template);
-        const ns = annotationsOf(m.namespace(w.namespace));
-        for (const [where, ann] of [
-          ['pod template', tmpl],
-          ['namespace', ns],
-        ] as const) {
-          const key = NATIVE.find((k) => ann[k] !== undefined);
-          if (key) return { native: ann[key] === 'true', reason: `${where} annotation ${key}=${ann[key]}` };
-        }
-        if (valueAt(linkerdValues(m), 'proxy', 'nativeSidecar') === true)
-          return { native: true, reason: 'linkerd-config proxy.nativeSidecar: true' };
-        return undefined;
-      },
-      annotation: 'config.beta.linkerd.io/proxy-enable-native-sidecar',
-    },
+
+    runtime: linkerdRuntime(linkerdValues),
   },
-
-  jobs: {
-    shutdown: /linkerd-await\b.*--shutdown|:4191\/shutdown/,
-    shutdownWords: ['linkerd-await\\b', '--shutdown', ':4191\\/shutdown'],
-    alternatives: [
-      comment`or: wrap the command of the app in linkerd-await --shutdown -- with config.linkerd.io/proxy-admin-shutdown: enabled on the pod template`,
-      comment`or: opt the pod template out with the annotation linkerd.io/inject: disabled`,
-    ],
-    relief: (_pods, ns, job) => [
-      comment`the app has exited, and linkerd-proxy has no shell to stop it from`,
-      cmd`kubectl delete job ${job} -n ${ns}`,
-    ],
-  },
-
-  install: {
-    reinstall: (ns) => [
-      choice(text`re-render the control plane the way it was installed: run the one line for your install method`, [
-        { label: text`linkerd CLI`, steps: [cmd`linkerd upgrade | kubectl apply -f -`] },
-        {
-          label: text`Helm`,
-          steps: [cmd`helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values`],
-        },
-      ]),
-    ],
-    memoryFix: (ns, _injector, limit) => [
-      comment`durable, if installed with Helm`,
-      cmd`helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values --set proxyInjectorResources.memory.limit=${limit}`,
-    ],
-    certFix: (ns, injector, certManager) => [
-      comment`delete the webhook certificate Secret: ${lit(certManager ? 'cert-manager re-issues it' : 'the upgrade below re-creates it')}`,
-      cmd`kubectl -n ${ns} delete secret linkerd-proxy-injector-k8s-tls`,
-      ...(certManager
-        ? []
-        : [
-            comment`a new webhook certificate and caBundle: for a Helm install, run helm upgrade linkerd-control-plane instead of this line`,
-            cmd`linkerd upgrade | kubectl apply -f -`,
-          ]),
-      cmd`kubectl -n ${ns} rollout restart ${`deploy/${injector}`}`,
-    ],
-    restartReloads: '',
-  },
-
-  cni,
-
-  identity: {
-    issuer: 'linkerd-identity',
-    sources: (m) => linkerdIdentity(m.list('configmaps'), m.list('secrets')),
-    fix: fixIdentity,
-  },
-
-  runtime: linkerdRuntime(linkerdValues),
-  versions: linkerdVersions,
-  network: linkerdNetwork,
-};
+});

@@ -4,43 +4,17 @@
  * the pod template; the labels and places people mistake for it.
  */
 import { setOnTemplate, removeFromTemplate } from '../../fix/commands.js';
-import { annotationsOf, plural, shq } from '../../util/objects.js';
+import { annotationsOf, plural } from '../../util/objects.js';
 import { asksOn } from '../asks.js';
-import { namespaceMarker, type MarkerTable } from '../marker-table.js';
+import { namespaceMarker } from '../marker-table.js';
+import { markerTable } from '../profile-from.js';
+import { LINKERD_DATA } from './data.js';
 import type { MarkerProblemDraft, NamespaceProblemContext, WorkloadProblemContext } from '../profile.js';
 import type { MeshContext } from '../context.js';
 import { LINKERD_INJECT, LINKERD_VALID, isLinkerdEnabling, isLinkerdValid } from './injector.js';
 
-/** The 2018 injector's namespace label, ignored by today's Linkerd. */
-const LINKERD_LEGACY = 'linkerd.io/auto-inject';
-
-const read = (v: string) => (isLinkerdEnabling(v) ? true : v === 'disabled' ? false : v === '' ? undefined : 'invalid');
-
-/**
- * The annotation `linkerd.io/inject` on the namespace or the pod template (webhook.go reads the
- * pod's, then the namespace's; report.go injectDisabled/injectEnabled); people write it as a label,
- * or the 2018 injector's label.
- */
-export const LINKERD_MARKERS: MarkerTable = {
-  namespace: [{ field: 'annotations', key: LINKERD_INJECT, enables: isLinkerdEnabling }],
-  template: [{ field: 'annotations', key: LINKERD_INJECT, read }],
-  strays: [
-    { field: 'labels', key: LINKERD_INJECT, on: 'namespace' },
-    { field: 'labels', key: LINKERD_LEGACY, on: 'namespace', legacy: "Linkerd's 2018 injector" },
-    { field: 'labels', key: LINKERD_INJECT, on: 'template' },
-    { field: 'labels', key: LINKERD_LEGACY, on: 'template' },
-  ],
-  ask: { field: 'annotations', key: LINKERD_INJECT, value: 'enabled' },
-  optOut: { field: 'annotations', key: LINKERD_INJECT, value: 'disabled' },
-};
-
-export const enableMarker = (ns: string) => ({
-  field: 'annotations' as const,
-  key: LINKERD_INJECT,
-  value: 'enabled',
-  text: `annotation ${LINKERD_INJECT}=enabled`,
-  command: `kubectl annotate namespace ${shq(ns)} ${LINKERD_INJECT}=enabled --overwrite`,
-});
+/** The marker table of its data document. */
+const TABLE = markerTable(LINKERD_DATA.markers);
 
 /** A Linkerd marker is judged by Linkerd's own rules, webhooks or not (their configurations may be unreadable). */
 export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): MarkerProblemDraft[] {
@@ -78,7 +52,7 @@ export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): Mar
   if (!m.meshPossible('linkerd')) return [];
   const { w, id, where, annotations } = c;
   const out: MarkerProblemDraft[] = [];
-  const ns = namespaceMarker(LINKERD_MARKERS, m.namespace(w.namespace));
+  const ns = namespaceMarker(TABLE, m.namespace(w.namespace));
   const v = annotations[LINKERD_INJECT];
   if (v !== undefined && !isLinkerdValid(v) && asksOn(v)) {
     out.push({
