@@ -281,6 +281,7 @@ const KEPT: Partial<Record<KindKey, KindKeep>> = {
         metadata: {
           fields: {
             name: 'all',
+            namespace: 'all', // none: a Node is not namespaced (read by code common to every kind)
             uid: 'all',
             creationTimestamp: 'all',
             labels: 'object',
