@@ -70,7 +70,7 @@ export interface KeepFields {
   readonly scope?: 'podSpec';
 }
 
-export interface KeepList {
+interface KeepList {
   readonly each: Keep;
   readonly max?: number;
   readonly where?: Readonly<Record<string, string>>;
@@ -91,7 +91,7 @@ export interface KindKeep {
 }
 
 /** kubectl's last-applied annotation holds the whole object as applied (a Secret's data in clear): never kept. */
-export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 /** Metadata as read: all of it but the last-applied annotation (managedFields: per kind). */
 const META: KeepFields = { rest: true, fields: { annotations: { rest: true, fields: {}, drop: [LAST_APPLIED] } } };
