@@ -21,8 +21,6 @@ import { SERVER_URL } from '../src/k8s/server.js';
 const WHY: Partial<Record<KindKey, string>> = {
   nodes: "nodes: the kubelet versions, the managed provider and k3s's API server flags",
   clusterroles: "clusterroles, clusterrolebindings: the RBAC granting each mesh's injector what it reads",
-  securitycontextconstraints:
-    "securitycontextconstraints: OpenShift only, the SCCs that refuse a mesh's containers (elsewhere the API is not served)",
   networkpolicies: 'networkpolicies: the path to the injector (webhook-port-blocked)',
   validatingwebhookconfigurations:
     'validatingwebhookconfigurations: the admission chain a pod goes through (admission-rejects-proxy)',

@@ -102,12 +102,7 @@ describe('the registries derived from src/k8s/kinds.ts agree', () => {
   });
 
   it('every kind is read by some check, and every kind a check declares is a kind', () => {
-    // Known: SecurityContextConstraints are in KINDS (issue 24 groundwork) and granted, but no check
-    // declares them (admission-rejects-proxy reads the SCC refusal from FailedCreate events), so no
-    // run lists them. Remove the kind or declare it; then this list is empty.
-    expect(inputDisagreements(Object.keys(KINDS), CHECK_META)).toEqual([
-      'kind securitycontextconstraints: no check declares it (src/checks/catalog.ts)',
-    ]);
+    expect(inputDisagreements(Object.keys(KINDS), CHECK_META)).toEqual([]);
   });
 
   it("docs/snapshot.md's recipe dumps every kind (but Secrets) in the right loop, and names every kind's file", () => {
@@ -157,15 +152,11 @@ describe('each agreement rule fails on a made-up disagreement', () => {
 
   it('a kind no check reads; a check declaring a kind KINDS lacks', () => {
     expect(inputDisagreements([...Object.keys(KINDS), 'gateways'], CHECK_META)).toEqual([
-      'kind securitycontextconstraints: no check declares it (src/checks/catalog.ts)',
       'kind gateways: no check declares it (src/checks/catalog.ts)',
     ]);
     expect(
       inputDisagreements(Object.keys(KINDS), [...CHECK_META, { id: 'made-up', inputs: ['pods', 'gateways'] }]),
-    ).toEqual([
-      'kind securitycontextconstraints: no check declares it (src/checks/catalog.ts)',
-      'made-up declares gateways, which src/k8s/kinds.ts lacks',
-    ]);
+    ).toEqual(['made-up declares gateways, which src/k8s/kinds.ts lacks']);
   });
 
   it('docs/snapshot.md without the new kind', () => {

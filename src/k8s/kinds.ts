@@ -14,7 +14,7 @@ export interface KindInfo {
   namespaced: boolean;
   byName?: boolean;
   /**
-   * An API a cluster may not serve at all (OpenShift's security.openshift.io): a 404 for its list
+   * An API a cluster may not serve at all (Multus's k8s.cni.cncf.io): a 404 for its list
    * means "not on this cluster", read as none, not as a kind that could not be read.
    */
   optionalApi?: boolean;
@@ -39,7 +39,6 @@ export const KIND_KEYS = [
   'configmaps',
   'secrets',
   'limitranges',
-  'securitycontextconstraints',
   // Issue 25: the nodes' kubelet versions, and the RBAC that grants each mesh's injector what it reads (all optional inputs).
   'nodes',
   'clusterroles',
@@ -105,16 +104,6 @@ export const KINDS: Record<KindKey, KindInfo> = {
   configmaps: k('configmaps', 'ConfigMap', '', 'v1', true, true),
   secrets: k('secrets', 'Secret', '', 'v1', true, true),
   limitranges: k('limitranges', 'LimitRange', '', 'v1', true),
-  // OpenShift only (openshift/api security/v1 types.go): elsewhere the group is not served.
-  securitycontextconstraints: k(
-    'securitycontextconstraints',
-    'SecurityContextConstraints',
-    'security.openshift.io',
-    'v1',
-    false,
-    false,
-    true,
-  ),
   // Nodes: the kubelet versions, the managed provider and k3s's flags.
   nodes: k('nodes', 'Node', '', 'v1', false),
   clusterroles: k('clusterroles', 'ClusterRole', 'rbac.authorization.k8s.io', 'v1', false),
