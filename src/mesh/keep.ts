@@ -16,6 +16,13 @@ import { CNI_BIN_VOLUME } from './cni-install.js';
 /** Every container name a mesh injects: their statuses and the kubelet's events about them are kept. */
 const INJECTED = [...new Set(PROFILE_LIST.flatMap(injectedNames))];
 
+/** The containers a known bug's symptom names (a helper container some releases inject, as Linkerd 2.12's noop): their statuses too. */
+const BUG_CONTAINERS = PROFILE_LIST.flatMap((p) =>
+  (p.versions?.releases?.rows ?? []).flatMap((r) =>
+    (r.bugs ?? []).flatMap((b) => (b.symptom.shows === 'waiting' ? [b.symptom.container] : [])),
+  ),
+);
+
 /** The sandbox failures kept: those naming a mesh's CNI plugin or attachment. */
 const SANDBOX_SHAPE = sandboxMessageShape(
   PROFILE_LIST.flatMap((p) => (p.cni ? [p.cni.pluginType] : [])),
@@ -44,7 +51,7 @@ const KEEP_POLICY: KeepPolicy = {
   },
   skipPrefixes: PROFILE_LIST.flatMap((p) => (p.injector.skippedEventPrefix ? [p.injector.skippedEventPrefix] : [])),
   statusLines: {
-    containers: INJECTED,
+    containers: [...new Set([...INJECTED, ...BUG_CONTAINERS])],
     lines: PROFILE_LIST.flatMap((p) => p.runtime.failures.flatMap((f) => (f.line ? [f.line] : []))),
     // A container running a mesh's proxy image under a name no profile knows (proxy-cannot-start: linkerd/linkerd2#9671).
     images: PROFILE_LIST.map((p) => p.containers.image),

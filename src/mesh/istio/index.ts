@@ -146,6 +146,8 @@ export const istio: MeshProfile & { readonly name: 'istio' } = {
       },
       // and the istio-cni agent's switch for a plugin chained or standalone (istio-cni-node's install-cni, before 1.23).
       env: ['ENABLE_NATIVE_SIDECARS', 'CHAINED_CNI_PLUGIN'],
+      // istio-proxy's `proxy <type>` args: the CNI plugin redirects only a sidecar (cni-skips.ts), not a gateway or waypoint.
+      args: ['^(?:proxy|sidecar|router|waypoint)$'],
     },
   },
 
