@@ -28,7 +28,7 @@ import { meshTitle, PROFILE_LIST } from '../mesh/registry.js';
 import type { MeshName } from '../mesh/names.js';
 import type { K8sObject } from '../util/types.js';
 import { agree, plural } from '../util/objects.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 
 /** The mutating webhooks the API server calls after the mesh's own, in its order. */
 function laterWebhooks(m: Model, w: Workload, mesh: MeshName): string[] {
@@ -39,8 +39,14 @@ function laterWebhooks(m: Model, w: Workload, mesh: MeshName): string[] {
     .map((l) => `${l.configuration}/${l.webhook}`);
 }
 
+const MESSAGES = messages({
+  removed:
+    "{pods} of {workload} {carry} {meshTitle}'s {mark}, which announces {announced}, but {lack} {missing}: {by}.",
+});
+
 export default defineCheck({
   ...meta('proxy-removed'),
+  messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {
       const active = podStates(w).active.slice(0, 500);
@@ -65,7 +71,17 @@ export default defineCheck({
               : `no later mutating webhook is in the admission chain as read${chain.notRead.length ? ` (${chain.notRead.join(', ')} not read)` : ''}: a layer that was there when they were created removed them`;
         yield {
           mesh,
-          message: `${plural(hit.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} ${agree(hit.length, 'carries', 'carry')} ${meshTitle(mesh)}'s ${first.announcement.mark}, which announces ${first.announcement.containers.join(', ')}, but ${agree(hit.length, 'lacks', 'lack')} ${missing.join(', ')}: ${by}.`,
+          ...say(MESSAGES, 'removed', {
+            pods: plural(hit.length, 'pod'),
+            workload: `${w.kind} ${w.namespace}/${w.name}`,
+            carry: agree(hit.length, 'carries', 'carry'),
+            meshTitle: meshTitle(mesh),
+            mark: first.announcement.mark,
+            announced: first.announcement.containers.join(', '),
+            lack: agree(hit.length, 'lacks', 'lack'),
+            missing: missing.join(', '),
+            by,
+          }),
           resource: w.ref,
           affectedPods: hit.length,
           evidence: {

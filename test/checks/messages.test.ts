@@ -16,8 +16,20 @@ import { FIXTURES, baseOf, cluster, findings } from '../helpers/fixtures.js';
 
 /** The checks whose findings say a message by id. Move a check here when it is converted. */
 const CONVERTED = [
+  'admission-plugin-disabled',
+  'dataplane-mode-conflict',
+  'host-network-pod',
   'identity-cert-expired',
   'identity-cert-expiring',
+  'injection-skipped',
+  'injector-oomkilled',
+  'injector-rbac-missing',
+  'kubernetes-version-unsupported',
+  'native-sidecar-unsupported',
+  'pod-predates-enablement',
+  'proxy-missing-beside-meshed',
+  'proxy-predates-trust-root',
+  'proxy-removed',
   'webhook-ca-expired',
   'webhook-ca-expiring',
   'webhook-ca-invalid',
