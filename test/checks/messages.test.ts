@@ -17,19 +17,24 @@ import { FIXTURES, baseOf, cluster, findings } from '../helpers/fixtures.js';
 /** The checks whose findings say a message by id. Move a check here when it is converted. */
 const CONVERTED = [
   'admission-plugin-disabled',
+  'app-starts-before-proxy',
   'dataplane-mode-conflict',
   'host-network-pod',
   'identity-cert-expired',
   'identity-cert-expiring',
   'injection-skipped',
+  'injector-config-excludes',
   'injector-oomkilled',
   'injector-rbac-missing',
+  'job-never-completes',
   'kubernetes-version-unsupported',
   'native-sidecar-unsupported',
   'pod-predates-enablement',
   'proxy-missing-beside-meshed',
   'proxy-predates-trust-root',
   'proxy-removed',
+  'serviceaccount-missing',
+  'sidecarless-not-enrolled',
   'webhook-ca-expired',
   'webhook-ca-expiring',
   'webhook-ca-invalid',
@@ -38,6 +43,7 @@ const CONVERTED = [
   'webhook-no-endpoints',
   'webhook-overlap',
   'webhook-stale',
+  'will-not-be-meshed',
 ];
 
 const NOT_CONVERTED = CHECKS.map((c) => c.id)
