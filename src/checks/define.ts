@@ -78,3 +78,12 @@ export function renderMessage(
  */
 export const docsUrl = (id: string, base: string | undefined): string | undefined =>
   base ? `${base.replace(/\/+$/, '')}/${id}.md` : undefined;
+
+/** A finding's params as the report carries them: its template's slots, in their order. */
+export function paramsOf(
+  check: { messages?: Messages },
+  f: { messageId?: string; params?: Readonly<Record<string, Param>> },
+): Record<string, Param> {
+  const template = f.messageId === undefined ? undefined : check.messages?.[f.messageId];
+  return Object.fromEntries((template ? slotsOf(template) : []).map((s) => [s, f.params?.[s] ?? '']));
+}

@@ -7,7 +7,7 @@ import { CHECKS } from '../checks/index.js';
 import { namesCheck, unknownCheck } from '../checks/lookup.js';
 import { SECRETS_DECLINED, coverageOf } from './coverage.js';
 import { DeadlineError, type Deadline } from '../util/deadline.js';
-import { docsUrl, renderMessage } from '../checks/define.js';
+import { docsUrl, paramsOf, renderMessage } from '../checks/define.js';
 import type { KindKey } from '../k8s/kinds.js';
 import { gather, loadSnapshot } from './read.js';
 import { UserError, errorMessage, printable } from '../util/errors.js';
@@ -267,7 +267,7 @@ export function runChecks(
           title: f.title ?? check.title,
           // One line wherever it is shown (a CI tab, a terminal): cluster text with a newline cannot fake a line of the report.
           message: printable(renderMessage(check, f), MAX_MESSAGE),
-          ...(f.messageId !== undefined ? { messageId: `${check.id}/${f.messageId}`, params: { ...f.params } } : {}),
+          ...(f.messageId !== undefined ? { messageId: `${check.id}/${f.messageId}`, params: paramsOf(check, f) } : {}),
           resource: f.resource,
           evidence: f.evidence,
           fix: capFix(render(f.fix).map(guardFix)),
