@@ -26,6 +26,7 @@ const CONVERTED = [
   'injector-config-excludes',
   'injector-oomkilled',
   'injector-rbac-missing',
+  'injector-unavailable',
   'job-never-completes',
   'kubernetes-version-unsupported',
   'namespace-not-enabled',
