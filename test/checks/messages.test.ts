@@ -36,6 +36,7 @@ const CONVERTED = [
   'proxy-missing-beside-meshed',
   'proxy-predates-trust-root',
   'proxy-removed',
+  'quota-blocks-proxy',
   'serviceaccount-missing',
   'sidecarless-not-enrolled',
   'webhook-ca-expired',
