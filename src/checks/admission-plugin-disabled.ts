@@ -25,7 +25,7 @@ import { apiservers, serverVersion, webhookCallFailures } from '../facts/apiserv
 import { podsMissingProxy } from '../facts/controlplane.js';
 import { meshTitle } from '../mesh/registry.js';
 import { comment, cmd, lit, type Step } from '../fix/steps.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 
 const MANIFEST = '/etc/kubernetes/manifests/kube-apiserver.yaml';
 
@@ -49,8 +49,13 @@ function fixFor(i: ApiserverInstance, s: PluginState): Step[] {
   ];
 }
 
+const MESSAGES = messages({
+  'plugin-off': '{which} ({names}) {run} with {flag}, which turns the {plugin} admission plugin off: {effect}.',
+});
+
 export default defineCheck({
   ...meta('admission-plugin-disabled'),
+  messages: MESSAGES,
   *run(m) {
     const all = apiservers(m);
     if (!all.length) return; // no API server shows its flags: coverage says "not examined"
@@ -83,7 +88,14 @@ export default defineCheck({
       const events = webhooks.reduce((n, h) => n + (failures.get(h.name)?.count ?? 0), 0);
       yield {
         mesh,
-        message: `${which} (${names.join(', ')}) run${off.length === 1 && all.length === 1 ? 's' : ''} with ${flag}, which turns the ${MUTATING_PLUGIN} admission plugin off: ${effect}.`,
+        ...say(MESSAGES, 'plugin-off', {
+          which,
+          names: names.join(', '),
+          run: `run${off.length === 1 && all.length === 1 ? 's' : ''}`,
+          flag,
+          plugin: MUTATING_PLUGIN,
+          effect,
+        }),
         resource: {
           kind: first.i.source.kind,
           ...(first.i.source.namespace ? { namespace: first.i.source.namespace } : {}),

@@ -32,7 +32,7 @@ import type { K8sObject } from '../util/types.js';
 import { isObj, nameOf, nsOf, plural, str, time } from '../util/objects.js';
 import { eventFirst, eventInfo, PROBE_FAILED, PROBE_KILLED } from '../k8s/events.js';
 import type { Model } from '../facts/model.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 
 /**
  * How long after the proxy started a failing app counts as failing before the proxy was ready: the
@@ -117,8 +117,15 @@ function probeEvents(m: Model, pod: K8sObject): { unready: Map<string, Date>; ki
   return index.get(`${nsOf(pod)}/${nameOf(pod)}`);
 }
 
+const MESSAGES = messages({
+  'upgrade-then-hold':
+    '{pods} of {workload}: the app container {container} failed{how_failed} {when}, and restarted: {meshTitle} started the app without waiting for its proxy ({how}). Its proxy {older} comes from a release that has no setting to hold the app: {meshTitle} has {setting}; upgrade, then set it.',
+  hold: '{pods} of {workload}: the app container {container} failed{how_failed} {when}, and restarted: {meshTitle} started the app without waiting for its proxy ({how}). {meshTitle} holds the app until the proxy is ready with {setting}.',
+});
+
 export default defineCheck({
   ...meta('app-starts-before-proxy'),
+  messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
       const p = profileOf(mesh);
@@ -201,7 +208,23 @@ export default defineCheck({
         const fix: Step[] = [...p.runtime.startOrder.fix(w, cpNs), comment`the pods get it when they are re-created`];
         yield {
           mesh,
-          message: `${plural(pods.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name}: the app container ${first.container} failed${first.killedByProbe ? ' (killed for a failed probe)' : first.exitCode !== null ? ` (exit code ${first.exitCode})` : ''} ${when}, and restarted: ${p.title} started the app without waiting for its proxy (${how}). ${older ? `Its proxy ${older} comes from a release that has no setting to hold the app: ${p.title} has ${p.runtime.startOrder.setting}; upgrade, then set it.` : `${p.title} holds the app until the proxy is ready with ${p.runtime.startOrder.setting}.`}`,
+          ...(() => {
+            const said = {
+              pods: plural(pods.length, 'pod'),
+              workload: `${w.kind} ${w.namespace}/${w.name}`,
+              container: first.container,
+              how_failed: first.killedByProbe
+                ? ' (killed for a failed probe)'
+                : first.exitCode !== null
+                  ? ` (exit code ${first.exitCode})`
+                  : '',
+              when,
+              meshTitle: p.title,
+              how: `${how}`,
+              setting: p.runtime.startOrder.setting,
+            };
+            return older ? say(MESSAGES, 'upgrade-then-hold', { ...said, older }) : say(MESSAGES, 'hold', said);
+          })(),
           resource: w.ref,
           affectedPods: pods.length,
           evidence: {

@@ -24,10 +24,16 @@ import { meshTitle } from '../mesh/registry.js';
 import { nsLabelsIfRead, sidecarlessMeshes } from '../facts/sidecarless.js';
 import { podStates } from '../facts/model.js';
 import { nameOf } from '../util/objects.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
+
+const MESSAGES = messages({
+  'both-modes':
+    'Namespace {namespace} asks {meshTitle} for both sidecars ({sidecarMarkers}) and {mode} ({modeLabel}), so new pods get a sidecar and are left out of {mode}.',
+});
 
 export default defineCheck({
   ...meta('dataplane-mode-conflict'),
+  messages: MESSAGES,
   *run(m) {
     for (const nsObj of m.list('namespaces')) {
       const ns = nameOf(nsObj);
@@ -61,7 +67,13 @@ export default defineCheck({
           : [keepSidecars, keepAmbient, mode.title];
         yield {
           mesh,
-          message: `Namespace ${ns} asks ${title} for both sidecars (label ${c.markers.join(', label ')}) and ${mode.title} (label ${mode.label.key}=${mode.label.value}), so new pods get a sidecar and are left out of ${mode.title}.`,
+          ...say(MESSAGES, 'both-modes', {
+            namespace: ns,
+            meshTitle: title,
+            sidecarMarkers: `label ${c.markers.join(', label ')}`,
+            mode: mode.title,
+            modeLabel: `label ${mode.label.key}=${mode.label.value}`,
+          }),
           resource: { kind: 'Namespace', name: ns },
           affectedPods: active,
           evidence: {

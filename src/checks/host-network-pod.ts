@@ -19,10 +19,15 @@ import { namespaceMarker, templateOptOut } from '../facts/markers.js';
 import { podStates } from '../facts/model.js';
 import { nameOf } from '../util/objects.js';
 import { meshTitle } from '../mesh/registry.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
+
+const MESSAGES = messages({
+  'host-network': '{workload} uses hostNetwork, so {meshTitle} never injects it (by design), although {asks}.',
+});
 
 export default defineCheck({
   ...meta('host-network-pod'),
+  messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {
       // The same rule in every scope: -n NS reports what -A reports for NS (the control-plane
@@ -41,7 +46,11 @@ export default defineCheck({
           : 'its pod template asks for injection';
         yield {
           mesh,
-          message: `${w.kind} ${w.namespace}/${w.name} uses hostNetwork, so ${meshTitle(mesh)} never injects it (by design), although ${asks}.`,
+          ...say(MESSAGES, 'host-network', {
+            workload: `${w.kind} ${w.namespace}/${w.name}`,
+            meshTitle: meshTitle(mesh),
+            asks,
+          }),
           resource: w.ref,
           affectedPods: states.active.length,
           evidence: {

@@ -15,13 +15,23 @@
  */
 import { certEvidence, validity } from '../k8s/x509.js';
 import { PROFILE_LIST } from '../mesh/registry.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 
 /** The meshes whose identity certificates meshdoctor can read. */
 const WITH_IDENTITY = PROFILE_LIST.filter((p) => p.identity);
 
+const MESSAGES = messages({
+  issuer:
+    'The {meshTitle} identity issuer certificate in {where} {when}, so {issuer} cannot issue proxy certificates and new meshed pods never become ready.',
+  'anchor-beside-valid':
+    'A {meshTitle} trust anchor in {where} ({certificate}) {when}; the other anchors are still valid, so remove it from the bundle.',
+  'anchor-none-valid':
+    "The {meshTitle} trust anchor in {where} ({certificate}) {when} and no valid anchor is left, so proxies cannot verify each other's identity.",
+});
+
 export default defineCheck({
   ...meta('identity-cert-expired'),
+  messages: MESSAGES,
   *run(m) {
     for (const p of WITH_IDENTITY) {
       if (m.options.mesh !== 'auto' && m.options.mesh !== p.name) continue; // --mesh: this mesh's identity is not asked about
@@ -37,12 +47,14 @@ export default defineCheck({
         const where = `${src.ref.kind} ${src.ref.namespace}/${src.ref.name}`;
         yield {
           mesh: p.name,
-          message:
-            src.role === 'issuer'
-              ? `The ${p.title} identity issuer certificate in ${where} ${when}, so ${p.identity!.issuer} cannot issue proxy certificates and new meshed pods never become ready.`
-              : anyValid
-                ? `A ${p.title} trust anchor in ${where} (${first.label}) ${when}; the other anchors are still valid, so remove it from the bundle.`
-                : `The ${p.title} trust anchor in ${where} (${first.label}) ${when} and no valid anchor is left, so proxies cannot verify each other's identity.`,
+          ...(src.role === 'issuer'
+            ? say(MESSAGES, 'issuer', { meshTitle: p.title, where, when, issuer: p.identity!.issuer })
+            : say(MESSAGES, anyValid ? 'anchor-beside-valid' : 'anchor-none-valid', {
+                meshTitle: p.title,
+                where,
+                certificate: first.label,
+                when,
+              })),
           resource: src.ref,
           evidence: {
             role: src.role,

@@ -17,15 +17,20 @@
  */
 import { certEvidence, certManagerCertificate, expiring, type Cert } from '../k8s/x509.js';
 import { PROFILE_LIST } from '../mesh/registry.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 
 /** The meshes whose identity certificates meshdoctor can read. */
 const WITH_IDENTITY = PROFILE_LIST.filter((p) => p.identity);
 
 const DAY = 86_400_000;
 
+const MESSAGES = messages({
+  expiring: 'The {meshTitle} {role} certificate in {where} ({certificate}) expires on {notAfter}, within {days} days.',
+});
+
 export default defineCheck({
   ...meta('identity-cert-expiring'),
+  messages: MESSAGES,
   *run(m) {
     const days = m.options.certExpiryWarningDays;
     for (const p of WITH_IDENTITY) {
@@ -39,7 +44,14 @@ export default defineCheck({
         const first = soon[0]!;
         yield {
           mesh: p.name,
-          message: `The ${p.title} ${src.role} certificate in ${src.ref.kind} ${src.ref.namespace}/${src.ref.name} (${first.label}) expires on ${first.notAfter.toISOString()}, within ${days} days.`,
+          ...say(MESSAGES, 'expiring', {
+            meshTitle: p.title,
+            role: src.role,
+            where: `${src.ref.kind} ${src.ref.namespace}/${src.ref.name}`,
+            certificate: first.label,
+            notAfter: first.notAfter.toISOString(),
+            days,
+          }),
           resource: src.ref,
           evidence: {
             role: src.role,

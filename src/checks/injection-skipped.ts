@@ -28,10 +28,16 @@ import { meshTitle, profileOf } from '../mesh/registry.js';
 import { plural } from '../util/objects.js';
 import { printable } from '../util/errors.js';
 import type { SkipReading } from '../mesh/profile.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
+
+const MESSAGES = messages({
+  skipped:
+    '{pods} of {workload} run without a {meshTitle} proxy because its injector skipped them, saying: {quoted} ({means}).',
+});
 
 export default defineCheck({
   ...meta('injection-skipped'),
+  messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {
       for (const { mesh } of m.meshes) {
@@ -58,7 +64,13 @@ export default defineCheck({
         const hook = missing.decision.calls.find((c) => c.called)?.webhook;
         yield {
           mesh,
-          message: `${plural(pods.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} run without a ${meshTitle(mesh)} proxy because its injector skipped them, saying: ${quoted} (${readings[0]!.means}).`,
+          ...say(MESSAGES, 'skipped', {
+            pods: plural(pods.length, 'pod'),
+            workload: `${w.kind} ${w.namespace}/${w.name}`,
+            meshTitle: meshTitle(mesh),
+            quoted,
+            means: readings[0]!.means,
+          }),
           resource: w.ref,
           affectedPods: pods.length,
           evidence: {

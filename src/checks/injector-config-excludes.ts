@@ -29,11 +29,19 @@ import { jobFinished, podStates } from '../facts/model.js';
 import type { MeshName } from '../mesh/names.js';
 import type { InjectorStep } from '../mesh/profile.js';
 import { nameOf } from '../util/objects.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 import type { Step } from '../fix/steps.js';
+
+const MESSAGES = messages({
+  'refuses-workload':
+    '{workload} is sent to the {meshTitle} injector, but its configuration refuses the pods: {detail}.',
+  'refuses-every-pod':
+    "The {meshTitle} injector's configuration {config} refuses every pod ({workloads} workload(s) sent to it): {detail}.",
+});
 
 export default defineCheck({
   ...meta('injector-config-excludes'),
+  messages: MESSAGES,
   *run(m) {
     // A policy that refuses every pod (no template setting helps) is one finding about the configuration.
     const refusedAll = new Map<
@@ -69,7 +77,11 @@ export default defineCheck({
         fix.push(...step.config.fix); // the configuration change (an alternative, as a comment, where the template fix works)
         yield {
           mesh: d.mesh,
-          message: `${w.kind} ${w.namespace}/${w.name} is sent to the ${meshTitle(d.mesh)} injector, but its configuration refuses the pods: ${step.detail}.`,
+          ...say(MESSAGES, 'refuses-workload', {
+            workload: `${w.kind} ${w.namespace}/${w.name}`,
+            meshTitle: meshTitle(d.mesh),
+            detail: step.detail,
+          }),
           resource: w.ref,
           affectedPods: states.unmeshed.length,
           evidence: {
@@ -90,7 +102,12 @@ export default defineCheck({
       const [namespace, name] = cfgName.split('/') as [string, string];
       yield {
         mesh: g.mesh as MeshName,
-        message: `The ${meshTitle(g.mesh as MeshName)} injector's configuration ${cfgName} refuses every pod (${g.workloads.length} workload(s) sent to it): ${g.step.detail}.`,
+        ...say(MESSAGES, 'refuses-every-pod', {
+          meshTitle: meshTitle(g.mesh as MeshName),
+          config: cfgName,
+          workloads: g.workloads.length,
+          detail: g.step.detail,
+        }),
         resource: { kind: 'ConfigMap', namespace, name },
         affectedPods: g.pods.length,
         evidence: {

@@ -16,13 +16,19 @@ import { profileOf } from '../mesh/registry.js';
 import { doubledMemory, oomKills, podHealth, type OomKill } from '../k8s/health.js';
 import { injectors, namespaceRead, podsMissingProxy } from '../facts/controlplane.js';
 import { nameOf, plural, time } from '../util/objects.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 import { cmd, lit, type Step } from '../fix/steps.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
+const MESSAGES = messages({
+  oomkilled:
+    'Injector {injector} container {container} was OOMKilled (memory limit {memoryLimit}, {restarts} restarts){more}; {effect}.',
+});
+
 export default defineCheck({
   ...meta('injector-oomkilled'),
+  messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {
       for (const inj of injectors(m, mesh)) {
@@ -59,7 +65,14 @@ export default defineCheck({
         yield {
           mesh,
           ...(old || othersReady ? { severity: 'warning' as const } : {}),
-          message: `Injector ${inj.namespace}/${inj.name} container ${first.container} was OOMKilled (memory limit ${first.memoryLimit ?? 'none'}, ${first.restarts} restarts)${kills.length > 1 ? ` along with ${plural(kills.length - 1, 'more container')}` : ''}; ${effect}.`,
+          ...say(MESSAGES, 'oomkilled', {
+            injector: `${inj.namespace}/${inj.name}`,
+            container: first.container,
+            memoryLimit: first.memoryLimit ?? 'none',
+            restarts: first.restarts,
+            more: kills.length > 1 ? ` along with ${plural(kills.length - 1, 'more container')}` : '',
+            effect,
+          }),
           resource: { kind: 'Deployment', namespace: inj.namespace, name: inj.name },
           affectedPods: podsMissingProxy(m, mesh),
           causeKey: { kind: 'injector-oom', mesh },

@@ -21,13 +21,19 @@ import { cmd, comment } from '../fix/steps.js';
 import { injectorAccess } from '../facts/rbac.js';
 import { reinstallCommands } from '../facts/controlplane.js';
 import { profileOf } from '../mesh/registry.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 
 const needText = (group: string, resource: string, verbs: string[]) =>
   `${verbs.join('/')} ${group ? `${resource}.${group}` : resource}`;
 
+const MESSAGES = messages({
+  forbidden:
+    'The {meshTitle} injector {injector} runs as ServiceAccount {serviceAccount}, which may not {lacks}: {standing}, so {without}.',
+});
+
 export default defineCheck({
   ...meta('injector-rbac-missing'),
+  messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {
       const rbac = profileOf(mesh).injector.rbac;
@@ -61,7 +67,14 @@ export default defineCheck({
         ];
         yield {
           mesh,
-          message: `The ${profileOf(mesh).title} injector ${inj.namespace}/${inj.name} runs as ServiceAccount ${sa}, which may not ${lacks}: ${standing}, so ${rbac.without}.`,
+          ...say(MESSAGES, 'forbidden', {
+            meshTitle: profileOf(mesh).title,
+            injector: `${inj.namespace}/${inj.name}`,
+            serviceAccount: sa,
+            lacks,
+            standing,
+            without: rbac.without,
+          }),
           resource: { kind: 'Deployment', namespace: inj.namespace, name: inj.name },
           evidence: {
             serviceAccount: sa,

@@ -31,12 +31,13 @@ import {
   webhookEvidence,
 } from '../facts/controlplane.js';
 import type { FindingInput } from './define.js';
+import type { Evidence } from './types.js';
 import { isObj } from '../util/objects.js';
 import { profileOf } from '../mesh/registry.js';
 import { isLeftover } from '../facts/webhook-configs.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 
-function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput | undefined {
+function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput<Evidence, typeof MESSAGES> | undefined {
   const mesh = inj.mesh;
   // No Deployment behind a configuration left over beside a live one (or of a removed mesh): webhook-stale's, nothing to restore.
   if (!inj.deployment && inj.webhooks.length && inj.webhooks.every((h) => isLeftover(m, h))) return undefined;
@@ -70,7 +71,12 @@ function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput 
     return {
       ...base,
       resource: { kind: 'Service', namespace: svcRef.namespace, name: svcRef.name },
-      message: `Service ${svcRef.namespace}/${svcRef.name}, which webhook ${hooks} calls, selects no pod and no Deployment's pod template (${selector}): the injector is not running${effect}.`,
+      ...say(MESSAGES, 'service-selects-nothing', {
+        service: `${svcRef.namespace}/${svcRef.name}`,
+        webhooks: hooks,
+        selector,
+        effect,
+      }),
       evidence: {
         service: `${svcRef.namespace}/${svcRef.name}`,
         selector,
@@ -103,7 +109,7 @@ function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput 
     if (!inj.webhooks.length) return undefined; // scaled down with no webhook calling it: nothing breaks
     return {
       ...base,
-      message: `Injector Deployment ${inj.namespace}/${inj.name} is scaled to 0 replicas while webhook ${hooks} calls it${effect}.`,
+      ...say(MESSAGES, 'scaled-to-zero', { injector: `${inj.namespace}/${inj.name}`, webhooks: hooks, effect }),
       evidence,
       fix: [cmd`kubectl -n ${inj.namespace} scale ${`deploy/${inj.name}`} --replicas=1`],
     };
@@ -119,7 +125,13 @@ function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput 
   if (down) {
     return {
       ...base,
-      message: `Injector Deployment ${inj.namespace}/${inj.name} has ${available ?? health.filter((h) => h.ready).length} of ${desired} replicas available${detail}${effect}.`,
+      ...say(MESSAGES, 'unavailable', {
+        injector: `${inj.namespace}/${inj.name}`,
+        available: available ?? health.filter((h) => h.ready).length,
+        desired,
+        detail,
+        effect,
+      }),
       evidence,
       fix: injectorDebugCommands(inj, container),
     };
@@ -130,14 +142,29 @@ function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput 
   return {
     ...degraded,
     severity: 'warning',
-    message: `Injector Deployment ${inj.namespace}/${inj.name} has ${broken.length} of ${health.length} pods unable to run${detail}; the others still serve the webhook.`,
+    ...say(MESSAGES, 'degraded', {
+      injector: `${inj.namespace}/${inj.name}`,
+      broken: broken.length,
+      pods: health.length,
+      detail,
+    }),
     evidence,
     fix: injectorDebugCommands(inj, container),
   };
 }
 
+const MESSAGES = messages({
+  'service-selects-nothing':
+    "Service {service}, which webhook {webhooks} calls, selects no pod and no Deployment's pod template ({selector}): the injector is not running{effect}.",
+  'scaled-to-zero': 'Injector Deployment {injector} is scaled to 0 replicas while webhook {webhooks} calls it{effect}.',
+  unavailable: 'Injector Deployment {injector} has {available} of {desired} replicas available{detail}{effect}.',
+  degraded:
+    'Injector Deployment {injector} has {broken} of {pods} pods unable to run{detail}; the others still serve the webhook.',
+});
+
 export default defineCheck({
   ...meta('injector-unavailable'),
+  messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {
       for (const inj of injectors(m, mesh)) {

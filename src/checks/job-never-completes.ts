@@ -35,10 +35,11 @@ import { jobFinished, type Model, type Workload } from '../facts/model.js';
 import { nativeSidecar } from '../facts/resources.js';
 import type { K8sObject } from '../util/types.js';
 import type { FindingInput } from './define.js';
+import type { Evidence } from './types.js';
 import type { MeshName } from '../mesh/names.js';
 import { arr, groupBy, isObj, nameOf, str, time } from '../util/objects.js';
 import { PROFILE_LIST, profileOf } from '../mesh/registry.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 
 /** The proxy of a pod that is shutting down on its own needs a moment: report after a minute. */
 const GRACE_MS = 60_000;
@@ -94,7 +95,7 @@ function hungPod(pod: K8sObject, m: Model): HungPod | undefined {
   return { pod, job: String(job.name ?? ''), mesh, containers: evidence, ...(exitedAt ? { exitedAt } : {}) };
 }
 
-function* hungJobs(m: Model, w: Workload): Generator<FindingInput, boolean> {
+function* hungJobs(m: Model, w: Workload): Generator<FindingInput<Evidence, typeof MESSAGES>, boolean> {
   const hung = w.pods.map((p) => hungPod(p, m)).filter((h): h is HungPod => !!h);
   for (const [job, pods] of groupBy(hung, (h) => `${h.mesh}/${h.job}`)) {
     const mesh = pods[0]!.mesh;
@@ -120,7 +121,11 @@ function* hungJobs(m: Model, w: Workload): Generator<FindingInput, boolean> {
         : [comment`then, before it runs again: set ${lit(native)}: 'true' on the pod template of its manifest`];
     yield {
       mesh,
-      message: `Job ${w.namespace}/${jobName} never completes: its app exited${oldest !== undefined ? ` ${since(m.now.getTime() - oldest)} ago` : ''} but ${p.containers.proxy} is not a native sidecar and keeps the pod running.`,
+      ...say(MESSAGES, 'proxy-keeps-running', {
+        job: `${w.namespace}/${jobName}`,
+        ago: oldest !== undefined ? ` ${since(m.now.getTime() - oldest)} ago` : '',
+        proxy: p.containers.proxy,
+      }),
       resource: { kind: 'Job', namespace: w.namespace, name: jobName },
       affectedPods: pods.length,
       evidence: {
@@ -139,8 +144,16 @@ function* hungJobs(m: Model, w: Workload): Generator<FindingInput, boolean> {
   return hung.length > 0;
 }
 
+const MESSAGES = messages({
+  'proxy-keeps-running':
+    'Job {job} never completes: its app exited{ago} but {proxy} is not a native sidecar and keeps the pod running.',
+  'will-hang':
+    '{workload} will be injected with {proxy} as an ordinary container and nothing stops it when the app exits, so its Jobs will never complete.',
+});
+
 export default defineCheck({
   ...meta('job-never-completes'),
+  messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {
       if (w.kind !== 'Job' && w.kind !== 'CronJob') continue;
@@ -162,7 +175,7 @@ export default defineCheck({
         yield {
           mesh: d.mesh,
           severity: 'warning',
-          message: `${w.kind} ${w.namespace}/${w.name} will be injected with ${p.containers.proxy} as an ordinary container and nothing stops it when the app exits, so its Jobs will never complete.`,
+          ...say(MESSAGES, 'will-hang', { workload: `${w.kind} ${w.namespace}/${w.name}`, proxy: p.containers.proxy }),
           resource: w.ref,
           affectedPods: 1,
           evidence: {

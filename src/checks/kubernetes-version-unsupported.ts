@@ -20,12 +20,17 @@ import { injectors } from '../facts/controlplane.js';
 import { clusterVersions } from '../facts/versions.js';
 import { profileOf } from '../mesh/registry.js';
 import { plural } from '../util/objects.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 
 const minor = (text: string): KubeVersion => kubeVersion(text)!;
 
+const MESSAGES = messages({
+  'outside-range': '{meshTitle} {version} ({injector}) supports Kubernetes {min} to {max}, but {what}.',
+});
+
 export default defineCheck({
   ...meta('kubernetes-version-unsupported'),
+  messages: MESSAGES,
   *run(m) {
     const cluster = clusterVersions(m);
     for (const { mesh } of m.meshes) {
@@ -59,7 +64,14 @@ export default defineCheck({
           .map((r) => r.release);
         yield {
           mesh,
-          message: `${p.title} ${cp.version} (${inj.namespace}/${inj.name}) supports Kubernetes ${row.min} to ${row.max}, but ${what}.`,
+          ...say(MESSAGES, 'outside-range', {
+            meshTitle: p.title,
+            version: cp.version,
+            injector: `${inj.namespace}/${inj.name}`,
+            min: row.min,
+            max: row.max,
+            what,
+          }),
           resource: { kind: 'Deployment', namespace: inj.namespace, name: inj.name },
           evidence: {
             controlPlane: cp,

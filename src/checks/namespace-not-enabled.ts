@@ -31,14 +31,29 @@ import type { MeshName } from '../mesh/names.js';
 import { agree, annotationsOf, arr, groupBy, isObj, plural, str, strMap } from '../util/objects.js';
 import { namespaceChange, recreateAll, setOnTemplate } from '../fix/commands.js';
 import type { FindingInput } from './define.js';
+import type { Evidence } from './types.js';
 import type { Workload } from '../facts/model.js';
 import { decide } from '../facts/decision.js';
 import { evalWebhook, namespaceLabels, type MeshWebhook } from '../mesh/webhooks.js';
 import { namespaceSidecarless, sidecarlessOf } from '../facts/sidecarless.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
+
+const MESSAGES = messages({
+  'injected-by-default':
+    'Namespace {namespace} is injected by default by {meshTitle} webhook {webhook}, but the pod labels of {workloads} keep {them} without a proxy{mixed}.',
+  'no-marker':
+    'Namespace {namespace} has no {meshTitle} injection marker, so {workloads} {run} without a proxy{mixed}.',
+  'no-marker-choose':
+    'Namespace {namespace} has no injection marker, so {workloads} {run} without a proxy{mixed}; {choose}.',
+  'selected-no-pod-asks':
+    'Namespace {namespace} carries {labels}, which {meshTitle} webhook {webhook} selects, but that only lets its pods reach the injector: {how}, so {workloads} {run} without a proxy.',
+  'no-pod-asks':
+    'No workload in namespace {namespace} asks {meshTitle} for a proxy, so {workloads} run without one: {how}.',
+});
 
 export default defineCheck({
   ...meta('namespace-not-enabled'),
+  messages: MESSAGES,
   *run(m) {
     const asked = m.snapshot.scope.allNamespaces ? undefined : m.snapshot.scope.namespace;
     const byNs = groupBy(m.appWorkloads, (w) => w.namespace);
@@ -126,11 +141,30 @@ export default defineCheck({
         : undefined;
       yield {
         mesh: (chosen ?? options[0]!).mesh,
-        message: byDefault
-          ? `Namespace ${ns} is injected by default by ${meshTitle(chosen!.mesh)} webhook ${byDefault.name}, but the pod labels of ${plural(unmeshed.length, 'workload')} keep ${agree(unmeshed.length, 'it from that webhook, so it runs', 'them from that webhook, so they run')} without a proxy${mixed ? ' while others in it are meshed' : ''}.`
+        ...(byDefault
+          ? say(MESSAGES, 'injected-by-default', {
+              namespace: ns,
+              meshTitle: meshTitle(chosen!.mesh),
+              webhook: byDefault.name,
+              workloads: plural(unmeshed.length, 'workload'),
+              them: agree(unmeshed.length, 'it from that webhook, so it runs', 'them from that webhook, so they run'),
+              mixed: mixed ? ' while others in it are meshed' : '',
+            })
           : chosen
-            ? `Namespace ${ns} has no ${meshTitle(chosen.mesh)} injection marker, so ${plural(unmeshed.length, 'workload')} ${agree(unmeshed.length, 'runs', 'run')} without a proxy${mixed ? ' while others in it are meshed' : ''}.`
-            : `Namespace ${ns} has no injection marker, so ${plural(unmeshed.length, 'workload')} ${agree(unmeshed.length, 'runs', 'run')} without a proxy${mixed ? ' while others in it are meshed' : ''}; ${mustChoose(choice, 'it')}.`,
+            ? say(MESSAGES, 'no-marker', {
+                namespace: ns,
+                meshTitle: meshTitle(chosen.mesh),
+                workloads: plural(unmeshed.length, 'workload'),
+                run: agree(unmeshed.length, 'runs', 'run'),
+                mixed: mixed ? ' while others in it are meshed' : '',
+              })
+            : say(MESSAGES, 'no-marker-choose', {
+                namespace: ns,
+                workloads: plural(unmeshed.length, 'workload'),
+                run: agree(unmeshed.length, 'runs', 'run'),
+                mixed: mixed ? ' while others in it are meshed' : '',
+                choose: mustChoose(choice, 'it'),
+              })),
         resource: { kind: 'Namespace', name: ns },
         affectedPods: pods.length,
         evidence: {
@@ -170,7 +204,7 @@ function podOptIn(
   mesh: MeshName,
   unmeshed: { w: Workload; s: ReturnType<typeof podStates> }[],
   selected?: { webhook: string; labels: string[] },
-): FindingInput {
+): FindingInput<Evidence, typeof MESSAGES> {
   const p = profileOf(mesh).markers;
   const ask = p.ask;
   const pods = unmeshed.flatMap(({ s }) => s.unmeshed);
@@ -179,9 +213,22 @@ function podOptIn(
     mesh,
     // A mesh without a namespace marker: the finding is about pods that do not ask, not a namespace "not enabled".
     title: `No pod asks ${meshTitle(mesh)} for injection`,
-    message: selected
-      ? `Namespace ${ns} carries ${selected.labels.join(', ')}, which ${meshTitle(mesh)} webhook ${selected.webhook} selects, but that only lets its pods reach the injector: ${how}, so ${plural(unmeshed.length, 'workload')} ${agree(unmeshed.length, 'runs', 'run')} without a proxy.`
-      : `No workload in namespace ${ns} asks ${meshTitle(mesh)} for a proxy, so ${plural(unmeshed.length, 'workload')} run without one: ${how}.`,
+    ...(selected
+      ? say(MESSAGES, 'selected-no-pod-asks', {
+          namespace: ns,
+          labels: selected.labels.join(', '),
+          meshTitle: meshTitle(mesh),
+          webhook: selected.webhook,
+          how,
+          workloads: plural(unmeshed.length, 'workload'),
+          run: agree(unmeshed.length, 'runs', 'run'),
+        })
+      : say(MESSAGES, 'no-pod-asks', {
+          namespace: ns,
+          meshTitle: meshTitle(mesh),
+          workloads: plural(unmeshed.length, 'workload'),
+          how,
+        })),
     resource: { kind: 'Namespace', name: ns },
     affectedPods: pods.length,
     evidence: {

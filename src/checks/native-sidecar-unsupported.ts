@@ -24,10 +24,16 @@ import { clusterVersions } from '../facts/versions.js';
 import { profileOf } from '../mesh/registry.js';
 import { hasNativeSidecar, alteredNativeSidecar } from '../mesh/proxy.js';
 import { nameOf, plural } from '../util/objects.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
+
+const MESSAGES = messages({
+  'native-off':
+    '{workload} gets its {meshTitle} proxy as a native sidecar ({reason}), but {where}: native sidecars are off before Kubernetes {on}, so its pods hang in initialization behind a proxy that never exits.',
+});
 
 export default defineCheck({
   ...meta('native-sidecar-unsupported'),
+  messages: MESSAGES,
   *run(m) {
     const cluster = clusterVersions(m);
     const old = (v: { major: number; minor: number }) => compareMinor(v, NATIVE_SIDECARS_ON) < 0;
@@ -71,7 +77,13 @@ export default defineCheck({
             ];
         yield {
           mesh,
-          message: `${w.kind} ${w.namespace}/${w.name} gets its ${p.title} proxy as a native sidecar (${native.reason}), but ${where}: native sidecars are off before Kubernetes ${on}, so its pods hang in initialization behind a proxy that never exits.`,
+          ...say(MESSAGES, 'native-off', {
+            workload: `${w.kind} ${w.namespace}/${w.name}`,
+            meshTitle: p.title,
+            reason: native.reason,
+            where,
+            on,
+          }),
           resource: w.ref,
           evidence: {
             nativeSidecar: native.reason,

@@ -21,7 +21,7 @@ import { namespaceMarker, templateOptOut } from '../facts/markers.js';
 import { podStates } from '../facts/model.js';
 import { meshOwnNamespace, meshedByNamespace, notExamined } from '../facts/siblings.js';
 import { sidecarlessOf } from '../facts/sidecarless.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 import { removeFromTemplate, recreateCommands } from '../fix/commands.js';
 import {
   choiceEvidence,
@@ -32,16 +32,25 @@ import {
   mustChoose,
 } from '../facts/choice.js';
 import type { FindingInput } from './define.js';
+import type { Evidence } from './types.js';
 import { agree, plural } from '../util/objects.js';
+
+const MESSAGES = messages({
+  'namespace-marker':
+    '{workload} opts out of injection with pod template {from} {key}={value}, although namespace {namespace} has {marker}{choose}.',
+  'meshed-siblings':
+    '{workload} opts out of injection with pod template {from} {key}={value}, although {siblings} in namespace {namespace} {wereInjected} pod template asking, so the namespace asks for injection (Namespace {namespace} could not be read){choose}.',
+});
 
 export default defineCheck({
   ...meta('pod-opted-out'),
+  messages: MESSAGES,
   *run(m) {
     const markerRead = m.has('namespaces');
     for (const w of m.appWorkloads) {
       // Opted out of the sidecar, enrolled in a sidecar-less data plane (ambient mode): meshed, not out.
       if (sidecarlessOf(m, w)) continue;
-      const found: FindingInput[] = [];
+      const found: FindingInput<Evidence, typeof MESSAGES>[] = [];
       for (const { mesh } of m.meshes) {
         const out = templateOptOut(mesh, w.template);
         if (!out) continue;
@@ -60,12 +69,23 @@ export default defineCheck({
         const fix = removeFromTemplate(w, out.from === 'label' ? 'labels' : 'annotations', out.key);
         // Patching a template rolls a Deployment/StatefulSet/DaemonSet; bare pods need re-creating.
         if (w.kind === 'Pod') fix.push(...recreateCommands(w));
-        const opts = `${w.kind} ${w.namespace}/${w.name} opts out of injection with pod template ${out.from} ${out.key}=${out.value}`;
+        const opts = {
+          workload: `${w.kind} ${w.namespace}/${w.name}`,
+          from: out.from,
+          key: out.key,
+          value: out.value,
+          namespace: w.namespace,
+          choose: '',
+        };
         found.push({
           mesh,
-          message: marker
-            ? `${opts}, although namespace ${w.namespace} has ${marker.text}.`
-            : `${opts}, although ${plural(siblings.length, 'other workload')} in namespace ${w.namespace} ${agree(siblings.length, 'was injected without its', 'were injected without their')} pod template asking, so the namespace asks for injection (Namespace ${w.namespace} could not be read).`,
+          ...(marker
+            ? say(MESSAGES, 'namespace-marker', { ...opts, marker: String(marker.text) })
+            : say(MESSAGES, 'meshed-siblings', {
+                ...opts,
+                siblings: plural(siblings.length, 'other workload'),
+                wereInjected: agree(siblings.length, 'was injected without its', 'were injected without their'),
+              })),
           resource: w.ref,
           affectedPods: unmeshed.length,
           evidence: {
@@ -97,7 +117,7 @@ export default defineCheck({
         if (choice.mesh && f.mesh !== choice.mesh) continue; // this opt-out keeps the pods to the chosen mesh
         yield {
           ...f,
-          ...(choice.mesh ? {} : { message: `${f.message.slice(0, -1)}; ${mustChoose(choice, 'it')}.` }),
+          ...(choice.mesh ? {} : withChoice(f, `; ${mustChoose(choice, 'it')}`)),
           evidence: { ...f.evidence, meshChoice: choiceEvidence(choice) },
           fix: choiceFix(choice, [{ mesh: f.mesh, fix: f.fix }], w.ref),
         };
@@ -105,3 +125,9 @@ export default defineCheck({
     }
   },
 });
+
+/** A finding's message with the mesh to choose said at its end. */
+const withChoice = (f: FindingInput<Evidence, typeof MESSAGES>, choose: string) =>
+  f.messageId === 'namespace-marker'
+    ? say(MESSAGES, 'namespace-marker', { ...f.params, choose })
+    : say(MESSAGES, 'meshed-siblings', { ...f.params, choose });

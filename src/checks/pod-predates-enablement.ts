@@ -17,11 +17,17 @@
  */
 import { recreateCommands } from '../fix/commands.js';
 import { missingProxy, podEvidence } from '../facts/missing-proxy.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 import { agree, plural } from '../util/objects.js';
+
+const MESSAGES = messages({
+  predates:
+    '{pods} of {workload} {wereCreated} before {markerOn} got {marker} ({markerSetAt}), so {theyRun} without a proxy until re-created.',
+});
 
 export default defineCheck({
   ...meta('pod-predates-enablement'),
+  messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {
       for (const { mesh } of m.meshes) {
@@ -32,7 +38,15 @@ export default defineCheck({
         const first = missing.markers.find((mk) => mk.setAt!.getTime() === missing.since!.getTime())!;
         yield {
           mesh,
-          message: `${plural(n, 'pod')} of ${w.kind} ${w.namespace}/${w.name} ${agree(n, 'was', 'were')} created before ${first.on} got ${first.text} (${missing.since.toISOString()}), so ${agree(n, 'it runs', 'they run')} without a proxy until re-created.`,
+          ...say(MESSAGES, 'predates', {
+            pods: plural(n, 'pod'),
+            workload: `${w.kind} ${w.namespace}/${w.name}`,
+            wereCreated: `${agree(n, 'was', 'were')} created`,
+            markerOn: first.on,
+            marker: first.text,
+            markerSetAt: missing.since.toISOString(),
+            theyRun: agree(n, 'it runs', 'they run'),
+          }),
           resource: w.ref,
           affectedPods: missing.predating.length,
           evidence: {

@@ -45,7 +45,7 @@ import { podStates, type Workload } from '../facts/model.js';
 import { sidecarlessOf } from '../facts/sidecarless.js';
 import type { K8sObject } from '../util/types.js';
 import { agree, arr, isObj, labelsOf, plural, str, time } from '../util/objects.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 
 /** Event look-ups for the workload and the direct owners of its unmeshed pods (ReplicaSet, Job). */
 function eventCommands(w: Workload, pods: K8sObject[]): Step[] {
@@ -78,8 +78,18 @@ function replacedByRollout(p: K8sObject, meshed: readonly K8sObject[]): boolean 
   return meshed.every((x) => revision(x) !== undefined && revision(x) !== rev && (created(x) ?? -Infinity) > t);
 }
 
+const MESSAGES = messages({
+  mixed:
+    '{missing} of {active} of {workload} {have} no {meshTitle} proxy while {others} {othersHave} one, so {theyWere} created when injection did not happen; {unread}.',
+  'namespace-asks':
+    '{workload} runs {pods} without a {meshTitle} proxy although namespace {namespace} asks for injection and {siblings} in it {are} meshed; {unread}.',
+  'siblings-injected':
+    '{workload} runs {pods} without a {meshTitle} proxy while {siblings} in namespace {namespace} {wereInjected} pod template asking, so the namespace asks for injection; {unread}.',
+});
+
 export default defineCheck({
   ...meta('proxy-missing-beside-meshed'),
+  messages: MESSAGES,
   *run(m) {
     // Both read: the injection decision is known and the full checks report this (one cause, one finding).
     if (m.injectionConfigRead) return;
@@ -127,11 +137,37 @@ export default defineCheck({
         yield {
           mesh,
           ...(mixed ? {} : { severity: 'warning' as const }),
-          message: mixed
-            ? `${pods.length} of ${plural(s.active.length, 'active pod')} of ${w.kind} ${w.namespace}/${w.name} ${agree(pods.length, 'has', 'have')} no ${title} proxy while ${plural(meshedHere.length, 'other')} ${agree(meshedHere.length, 'has', 'have')} one, so ${agree(pods.length, 'it was', 'they were')} created when injection did not happen; ${unread}.`
+          ...(mixed
+            ? say(MESSAGES, 'mixed', {
+                missing: pods.length,
+                active: plural(s.active.length, 'active pod'),
+                workload: `${w.kind} ${w.namespace}/${w.name}`,
+                have: agree(pods.length, 'has', 'have'),
+                meshTitle: title,
+                others: plural(meshedHere.length, 'other'),
+                othersHave: agree(meshedHere.length, 'has', 'have'),
+                theyWere: agree(pods.length, 'it was', 'they were'),
+                unread,
+              })
             : nsAsks
-              ? `${w.kind} ${w.namespace}/${w.name} runs ${plural(pods.length, 'pod')} without a ${title} proxy although namespace ${w.namespace} asks for injection and ${plural(siblings.length, 'other workload')} in it ${agree(siblings.length, 'is', 'are')} meshed; ${unread}.`
-              : `${w.kind} ${w.namespace}/${w.name} runs ${plural(pods.length, 'pod')} without a ${title} proxy while ${plural(siblings.length, 'other workload')} in namespace ${w.namespace} ${agree(siblings.length, 'was injected without its', 'were injected without their')} pod template asking, so the namespace asks for injection; ${unread}.`,
+              ? say(MESSAGES, 'namespace-asks', {
+                  workload: `${w.kind} ${w.namespace}/${w.name}`,
+                  pods: plural(pods.length, 'pod'),
+                  meshTitle: title,
+                  namespace: w.namespace,
+                  siblings: plural(siblings.length, 'other workload'),
+                  are: agree(siblings.length, 'is', 'are'),
+                  unread,
+                })
+              : say(MESSAGES, 'siblings-injected', {
+                  workload: `${w.kind} ${w.namespace}/${w.name}`,
+                  pods: plural(pods.length, 'pod'),
+                  meshTitle: title,
+                  siblings: plural(siblings.length, 'other workload'),
+                  namespace: w.namespace,
+                  wereInjected: agree(siblings.length, 'was injected without its', 'were injected without their'),
+                  unread,
+                })),
           resource: w.ref,
           affectedPods: pods.length,
           causedBy: { kind: 'webhook-broken', mesh },

@@ -25,10 +25,16 @@ import { podStates } from '../facts/model.js';
 import { proxyConfiguredAt, trustRootRegenerated } from '../facts/timeline.js';
 import { meshTitle } from '../mesh/registry.js';
 import { agree, nameOf, plural } from '../util/objects.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
+
+const MESSAGES = messages({
+  'old-root':
+    '{pods} of {workload} {runProxies} injected before the current trust root ({where}, valid from {validFrom}; {reinstall}: a reinstall generated it), so {theyHold} the old root and cannot verify the identity service or the proxies injected since (certificate signed by unknown authority) until re-created.',
+});
 
 export default defineCheck({
   ...meta('proxy-predates-trust-root'),
+  messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {
       const root = trustRootRegenerated(m, mesh);
@@ -47,7 +53,15 @@ export default defineCheck({
         const re = root.recreated.map((r) => `${r.object} created ${r.createdAt.toISOString()}`).join(', ');
         yield {
           mesh,
-          message: `${plural(n, 'pod')} of ${w.kind} ${w.namespace}/${w.name} ${agree(n, 'runs a', 'run')} ${meshTitle(mesh)} ${agree(n, 'proxy', 'proxies')} injected before the current trust root (${where}, valid from ${root.validFrom.toISOString()}; ${re}: a reinstall generated it), so ${agree(n, 'it holds', 'they hold')} the old root and cannot verify the identity service or the proxies injected since (certificate signed by unknown authority) until re-created.`,
+          ...say(MESSAGES, 'old-root', {
+            pods: plural(n, 'pod'),
+            workload: `${w.kind} ${w.namespace}/${w.name}`,
+            runProxies: `${agree(n, 'runs a', 'run')} ${meshTitle(mesh)} ${agree(n, 'proxy', 'proxies')}`,
+            where,
+            validFrom: root.validFrom.toISOString(),
+            reinstall: re,
+            theyHold: agree(n, 'it holds', 'they hold'),
+          }),
           resource: w.ref,
           affectedPods: n,
           evidence: {

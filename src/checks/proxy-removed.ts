@@ -41,7 +41,7 @@ import { nameOf, nsOf } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
 import type { K8sObject } from '../util/types.js';
 import { agree, plural } from '../util/objects.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 
 /** The mutating webhooks the API server calls after the mesh's own, in its order. */
 function laterWebhooks(m: Model, w: Workload, mesh: MeshName): string[] {
@@ -86,8 +86,16 @@ function unredirected(m: Model, w: Workload, mesh: MeshName) {
 /** Its evidence: the pods that lack announced containers (mark, announced, missing), or the pods the CNI plugin skips (skipped, key). */
 type RemovedEvidence = { [more: string]: unknown };
 
-export default defineCheck<RemovedEvidence>({
+const MESSAGES = messages({
+  removed:
+    "{pods} of {workload} {carry} {meshTitle}'s {mark}, which announces {announced}, but {lack} {missing}: {by}.",
+  'cni-skips':
+    '{pods} of {workload} {run} {proxy} without {init}, so the {meshTitle} CNI plugin ({seen}) must redirect {their} traffic, but it skips {them}: {reason}. No traffic reaches the proxy.{why}',
+});
+
+export default defineCheck<RemovedEvidence, typeof MESSAGES>({
   ...meta('proxy-removed'),
+  messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {
       for (const { name: mesh } of PROFILE_LIST) {
@@ -101,13 +109,23 @@ export default defineCheck<RemovedEvidence>({
         const status = !first.skip.optedOut;
         yield {
           mesh,
-          message:
-            `${plural(hit.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} ${agree(hit.length, 'runs', 'run')} ${profileOf(mesh).containers.proxy} without ${cni.privilegedInit.name}, so the ${title} CNI plugin (${first.seen}) must redirect ${agree(hit.length, 'its', 'their')} traffic, but it skips ${agree(hit.length, 'it', 'them')}: ${first.skip.reason}. No traffic reaches the proxy.` +
-            (status
+          ...say(MESSAGES, 'cni-skips', {
+            pods: plural(hit.length, 'pod'),
+            workload: `${w.kind} ${w.namespace}/${w.name}`,
+            run: agree(hit.length, 'runs', 'run'),
+            proxy: profileOf(mesh).containers.proxy,
+            init: cni.privilegedInit.name,
+            meshTitle: title,
+            seen: first.seen,
+            their: agree(hit.length, 'its', 'their'),
+            them: agree(hit.length, 'it', 'them'),
+            reason: first.skip.reason,
+            why: status
               ? later.length
                 ? ` A mutating webhook called after ${title}'s may have rewritten the annotations: ${later.join(', ')}.`
                 : ` The pod spec was injected by hand or copied from an injected pod without the annotation, or a layer that was there when ${agree(hit.length, 'it was', 'they were')} created dropped it.`
-              : ''),
+              : '',
+          }),
           resource: w.ref,
           affectedPods: hit.length,
           evidence: {
@@ -156,7 +174,17 @@ export default defineCheck<RemovedEvidence>({
               : `no later mutating webhook is in the admission chain as read${chain.notRead.length ? ` (${chain.notRead.join(', ')} not read)` : ''}: a layer that was there when they were created removed them`;
         yield {
           mesh,
-          message: `${plural(hit.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} ${agree(hit.length, 'carries', 'carry')} ${meshTitle(mesh)}'s ${first.announcement.mark}, which announces ${first.announcement.containers.join(', ')}, but ${agree(hit.length, 'lacks', 'lack')} ${missing.join(', ')}: ${by}.`,
+          ...say(MESSAGES, 'removed', {
+            pods: plural(hit.length, 'pod'),
+            workload: `${w.kind} ${w.namespace}/${w.name}`,
+            carry: agree(hit.length, 'carries', 'carry'),
+            meshTitle: meshTitle(mesh),
+            mark: first.announcement.mark,
+            announced: first.announcement.containers.join(', '),
+            lack: agree(hit.length, 'lacks', 'lack'),
+            missing: missing.join(', '),
+            by,
+          }),
           resource: w.ref,
           affectedPods: hit.length,
           evidence: {

@@ -45,10 +45,11 @@ import {
 import { meshesAllowed } from '../facts/siblings.js';
 import type { K8sObject } from '../util/types.js';
 import type { FindingInput } from './define.js';
+import type { Evidence } from './types.js';
 import type { MeshName } from '../mesh/names.js';
 import { isObj, nameOf, strMap } from '../util/objects.js';
 import { profileOf } from '../mesh/registry.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 import type { Step } from '../fix/steps.js';
 
 /** Quota resources the API server demands on every container, and the container value each needs. */
@@ -255,7 +256,13 @@ function quotaFindings(m: Model, w: Workload, mesh: MeshName, q: K8sObject) {
     const containers = [...new Set(Object.values(missing).flat())].sort();
     const a = missingValues(m, w, mesh, q, pod, hard);
     return {
-      message: `${w.kind} ${w.namespace}/${w.name} cannot create pods: ResourceQuota ${name} requires ${Object.keys(missing).join(', ')} on every container, which the injected ${containers.join(' and ')} do not set${a.text}.`,
+      ...say(MESSAGES, 'proxy-lacks-values', {
+        workload: `${w.kind} ${w.namespace}/${w.name}`,
+        quota: name,
+        resources: Object.keys(missing).join(', '),
+        containers: containers.join(' and '),
+        values: a.text,
+      }),
       affectedPods: desiredPods(w),
       evidence: { ...base, missing, proxy: proxyEvidence(pod.proxy), ...a.evidence },
       fix: a.fix,
@@ -267,15 +274,29 @@ function quotaFindings(m: Model, w: Workload, mesh: MeshName, q: K8sObject) {
   if (fit.appAloneExceeds || !fit.exceeded.length) return undefined;
   const proxyName = profileOf(mesh).containers.proxy;
   return {
-    message: `One more pod of ${w.kind} ${w.namespace}/${w.name} does not fit ResourceQuota ${name} with its ${proxyName}: ${fit.exceeded.map((k) => shortfall(fit, k)).join('; ')}.`,
+    ...say(MESSAGES, 'proxy-does-not-fit', {
+      workload: `${w.kind} ${w.namespace}/${w.name}`,
+      quota: name,
+      proxy: proxyName,
+      shortfall: fit.exceeded.map((k) => shortfall(fit, k)).join('; '),
+    }),
     affectedPods: 1,
     evidence: { ...base, ...fit.evidence, exceeded: fit.exceeded, proxy: proxyEvidence(pod.proxy) },
     fix: raiseQuota(m, q, w.namespace, fit, fit.exceeded),
   };
 }
 
+const MESSAGES = messages({
+  'proxy-lacks-values':
+    '{workload} cannot create pods: ResourceQuota {quota} requires {resources} on every container, which the injected {containers} do not set{values}.',
+  'proxy-lacks-values-event':
+    '{workload} cannot create pods: ResourceQuota {quota} requires {resources} on every container, which the injected {containers} do not set (FailedCreate){values}.',
+  'proxy-does-not-fit': 'One more pod of {workload} does not fit ResourceQuota {quota} with its {proxy}: {shortfall}.',
+});
+
 export default defineCheck({
   ...meta('quota-blocks-proxy'),
+  messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {
       if (w.kind === 'Pod' || !w.templatePath) continue; // no template: no new pod to admit
@@ -306,7 +327,11 @@ export default defineCheck({
  * proxy (their proxy is what the next pod gets: proxyConfig), or a FailedCreate event for the
  * quota names the proxy's containers as missing a value (the API server's own verdict).
  */
-function* namespaceOnly(m: Model, w: Workload, quotas: K8sObject[]): Generator<FindingInput> {
+function* namespaceOnly(
+  m: Model,
+  w: Workload,
+  quotas: K8sObject[],
+): Generator<FindingInput<Evidence, typeof MESSAGES>> {
   for (const mesh of meshesAllowed(m)) {
     for (const q of quotas) {
       if (podStates(w).meshed.has(mesh)) {
@@ -352,7 +377,13 @@ function rejectedProxy(m: Model, w: Workload, mesh: MeshName, q: K8sObject) {
   const containers = [...new Set(Object.values(missing).flat())].sort();
   const a = missingValues(m, w, mesh, q, pod, hard);
   return {
-    message: `${w.kind} ${w.namespace}/${w.name} cannot create pods: ResourceQuota ${name} requires ${Object.keys(missing).join(', ')} on every container, which the injected ${containers.join(' and ')} do not set (FailedCreate)${a.text}.`,
+    ...say(MESSAGES, 'proxy-lacks-values-event', {
+      workload: `${w.kind} ${w.namespace}/${w.name}`,
+      quota: name,
+      resources: Object.keys(missing).join(', '),
+      containers: containers.join(' and '),
+      values: a.text,
+    }),
     affectedPods: desiredPods(w),
     evidence: {
       quota: name,

@@ -29,7 +29,7 @@ import { failedCreateEvents } from '../facts/resources.js';
 import { nameOf, str } from '../util/objects.js';
 import { profileOf } from '../mesh/registry.js';
 import { tokenCause } from '../facts/denials.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 
 /** Its evidence: a ServiceAccount that does not exist, or a token turned off where the mesh needs it. */
 type SaEvidence =
@@ -41,8 +41,17 @@ type SaEvidence =
       [more: string]: unknown;
     };
 
-export default defineCheck<SaEvidence>({
+const MESSAGES = messages({
+  'not-found':
+    '{workload} uses ServiceAccount {serviceAccount}, which does not exist in namespace {namespace}, so its pods cannot be created.',
+  'token-off-pod': '{workload} sets automountServiceAccountToken: false and {why}, {outcome}.',
+  'token-off-serviceaccount':
+    'ServiceAccount {serviceAccount} of {workload} sets automountServiceAccountToken: false and {why}, {outcome}.',
+});
+
+export default defineCheck<SaEvidence, typeof MESSAGES>({
   ...meta('serviceaccount-missing'),
+  messages: MESSAGES,
   *run(m) {
     if (m.meshes.length === 0) return; // no mesh installed: not a mesh problem
     for (const w of m.appWorkloads) {
@@ -64,7 +73,11 @@ export default defineCheck<SaEvidence>({
         if (sa === 'default' && events.length === 0) continue;
         yield {
           mesh: m.decisions(w).find((d) => d.inject)?.mesh ?? m.meshes[0]!.mesh,
-          message: `${w.kind} ${w.namespace}/${w.name} uses ServiceAccount ${sa}, which does not exist in namespace ${w.namespace}, so its pods cannot be created.`,
+          ...say(MESSAGES, 'not-found', {
+            workload: `${w.kind} ${w.namespace}/${w.name}`,
+            serviceAccount: sa,
+            namespace: w.namespace,
+          }),
           resource: w.ref,
           affectedPods: desiredPods(w),
           evidence: {
@@ -98,9 +111,14 @@ export default defineCheck<SaEvidence>({
         mesh: d.mesh,
         // Skipped pods run without a proxy (a warning); denied ones are not created (the check's error).
         ...(need.denies ? {} : { severity: 'warning' as const }),
-        message: onPod
-          ? `${w.kind} ${w.namespace}/${w.name} sets automountServiceAccountToken: false and ${need.why}, ${outcome}.`
-          : `ServiceAccount ${w.namespace}/${sa} of ${w.kind} ${w.name} sets automountServiceAccountToken: false and ${need.why}, ${outcome}.`,
+        ...(onPod
+          ? say(MESSAGES, 'token-off-pod', { workload: `${w.kind} ${w.namespace}/${w.name}`, why: need.why, outcome })
+          : say(MESSAGES, 'token-off-serviceaccount', {
+              serviceAccount: `${w.namespace}/${sa}`,
+              workload: `${w.kind} ${w.name}`,
+              why: need.why,
+              outcome,
+            })),
         resource: w.ref,
         affectedPods: need.denies ? Math.max(desiredPods(w), 1) : Math.max(unmeshed.length, 1),
         ...(need.denies ? { causeKey: tokenCause(d.mesh, w.ref) } : {}),

@@ -26,14 +26,22 @@ import { meshTitle, profileOf } from '../mesh/registry.js';
 import { matchesSelector, nodePods, nsLabelsIfRead, sidecarlessOf } from '../facts/sidecarless.js';
 import type { K8sObject } from '../util/types.js';
 import { agree, nameOf, plural, str, time } from '../util/objects.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 import type { Step } from '../fix/steps.js';
 
 /** The agent annotates a pod right after its sandbox is created: younger pods are not judged. */
 const GRACE_MS = 60_000;
 
+const MESSAGES = messages({
+  'no-node-proxy':
+    '{counted} {run} on {nodes} with no ready {nodeProxy} pod, so {meshTitle} {mode} does not carry {their} traffic.',
+  'not-enrolled':
+    '{counted} {are} not enrolled in {meshTitle} {mode} ({enrolment}), so {their} traffic bypasses the mesh.',
+});
+
 export default defineCheck({
   ...meta('sidecarless-not-enrolled'),
+  messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {
       const sl = sidecarlessOf(m, w);
@@ -68,9 +76,24 @@ export default defineCheck({
       const agentNs = agents.namespaces[0] ?? cpNs;
       const id = `${w.kind} ${w.namespace}/${w.name}`;
       const n = `${bad.length} of ${plural(pods.length, 'running pod')} of ${id}`;
-      const message = nodes.length
-        ? `${n} ${agree(bad.length, 'runs', 'run')} on ${nodes.length === 1 ? `node ${nodes[0]}` : `nodes ${nodes.join(', ')}`} with no ready ${mode.nodeProxy.title} pod, so ${title} ${mode.title} does not carry ${agree(bad.length, 'its', 'their')} traffic.`
-        : `${n} ${agree(bad.length, 'is', 'are')} not enrolled in ${title} ${mode.title} (${bad[0]!.enrolment}), so ${agree(bad.length, 'its', 'their')} traffic bypasses the mesh.`;
+      const said = nodes.length
+        ? say(MESSAGES, 'no-node-proxy', {
+            counted: n,
+            run: agree(bad.length, 'runs', 'run'),
+            nodes: nodes.length === 1 ? `node ${nodes[0]}` : `nodes ${nodes.join(', ')}`,
+            nodeProxy: mode.nodeProxy.title,
+            meshTitle: title,
+            mode: mode.title,
+            their: agree(bad.length, 'its', 'their'),
+          })
+        : say(MESSAGES, 'not-enrolled', {
+            counted: n,
+            are: agree(bad.length, 'is', 'are'),
+            meshTitle: title,
+            mode: mode.title,
+            enrolment: bad[0]!.enrolment,
+            their: agree(bad.length, 'its', 'their'),
+          });
       const fix: Step[] = [];
       for (const node of nodes) {
         fix.push(
@@ -105,7 +128,7 @@ export default defineCheck({
       if (recreate.length) fix.push(comment`once it runs: new pods are enrolled when created`, ...recreate);
       yield {
         mesh,
-        message,
+        ...said,
         resource: w.ref,
         affectedPods: bad.length,
         evidence: {

@@ -17,11 +17,19 @@
 import { certEvidence, validity } from '../k8s/x509.js';
 import { meshTitle } from '../mesh/registry.js';
 import { brokenEffect, bundleFinding, byConfig, usable, webhookBundles } from '../facts/webhook-certs.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 import { plural } from '../util/objects.js';
+
+const MESSAGES = messages({
+  'no-valid':
+    'The caBundle of {config} holds {expired} and no valid one, so the API server cannot verify the {meshTitle} injector and {effect}.',
+  'beside-valid':
+    "The caBundle of {config} holds {expired} next to valid ones; injection works only while the injector's certificate chains to a valid one.",
+});
 
 export default defineCheck({
   ...meta('webhook-ca-expired'),
+  messages: MESSAGES,
   *run(m) {
     for (const install of m.webhookMeshes) {
       for (const groups of byConfig(webhookBundles(install.webhooks))) {
@@ -41,9 +49,14 @@ export default defineCheck({
         const what = `${plural(expired.length, 'expired certificate')} (${first.label}, expired ${first.notAfter.toISOString()}${expired.length > 1 ? ', ...' : ''})`;
         yield {
           ...base,
-          message: broken
-            ? `The caBundle of ${base.resource.name} holds ${what} and no valid one, so the API server cannot verify the ${meshTitle(install.mesh)} injector and ${brokenEffect(hit.flatMap((g) => g.webhooks))}.`
-            : `The caBundle of ${base.resource.name} holds ${what} next to valid ones; injection works only while the injector's certificate chains to a valid one.`,
+          ...(broken
+            ? say(MESSAGES, 'no-valid', {
+                config: base.resource.name,
+                expired: what,
+                meshTitle: meshTitle(install.mesh),
+                effect: brokenEffect(hit.flatMap((g) => g.webhooks)),
+              })
+            : say(MESSAGES, 'beside-valid', { config: base.resource.name, expired: what })),
           evidence: { ...base.evidence, certificates: expired.map((c) => certEvidence(c, m.now)) },
           affectedPods: 0, // mesh-wide: every pod created while it lasts, not a countable set
         };

@@ -14,10 +14,16 @@
  */
 import { certEvidence, expiring } from '../k8s/x509.js';
 import { bundleFinding, byConfig, webhookBundles } from '../facts/webhook-certs.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
+
+const MESSAGES = messages({
+  expiring:
+    'The caBundle of {config} holds a certificate ({certificate}) that expires on {notAfter}, within {days} days; injection stops for new pods when it does.',
+});
 
 export default defineCheck({
   ...meta('webhook-ca-expiring'),
+  messages: MESSAGES,
   *run(m) {
     const days = m.options.certExpiryWarningDays;
     for (const install of m.webhookMeshes) {
@@ -37,7 +43,12 @@ export default defineCheck({
         const first = certs[0]!;
         yield {
           ...base,
-          message: `The caBundle of ${base.resource.name} holds a certificate (${first.label}) that expires on ${first.notAfter.toISOString()}, within ${days} days; injection stops for new pods when it does.`,
+          ...say(MESSAGES, 'expiring', {
+            config: base.resource.name,
+            certificate: first.label,
+            notAfter: first.notAfter.toISOString(),
+            days,
+          }),
           evidence: { ...base.evidence, warningDays: days, certificates: certs.map((c) => certEvidence(c, m.now)) },
           affectedPods: 0, // mesh-wide: every pod created after the date, not a countable set
         };

@@ -28,7 +28,7 @@ import {
   webhookBundles,
 } from '../facts/webhook-certs.js';
 import type { Model } from '../facts/model.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 
 /** What is wrong with one bundle, as structured problems (empty list: nothing for this check). */
 function problemsOf(g: BundleGroup, m: Model) {
@@ -59,8 +59,16 @@ function problemsOf(g: BundleGroup, m: Model) {
   return out;
 }
 
+const MESSAGES = messages({
+  unusable:
+    'The caBundle of {config} is unusable ({problems}), so the API server cannot verify the {meshTitle} injector and {effect}.',
+  'skipped-blocks':
+    'The caBundle of {config} has blocks the API server skips ({problems}) next to a valid certificate.',
+});
+
 export default defineCheck({
   ...meta('webhook-ca-invalid'),
+  messages: MESSAGES,
   *run(m) {
     for (const install of m.webhookMeshes) {
       for (const groups of byConfig(webhookBundles(install.webhooks))) {
@@ -76,9 +84,14 @@ export default defineCheck({
         const details = [...new Set(problems.map((p) => p.detail))].join('; ');
         yield {
           ...base,
-          message: broken
-            ? `The caBundle of ${base.resource.name} is unusable (${details}), so the API server cannot verify the ${meshTitle(install.mesh)} injector and ${brokenEffect(hit.flatMap((x) => x.g.webhooks))}.`
-            : `The caBundle of ${base.resource.name} has blocks the API server skips (${details}) next to a valid certificate.`,
+          ...(broken
+            ? say(MESSAGES, 'unusable', {
+                config: base.resource.name,
+                problems: details,
+                meshTitle: meshTitle(install.mesh),
+                effect: brokenEffect(hit.flatMap((x) => x.g.webhooks)),
+              })
+            : say(MESSAGES, 'skipped-blocks', { config: base.resource.name, problems: details })),
           evidence: { ...base.evidence, problems },
           affectedPods: 0, // mesh-wide: every pod created while it lasts, not a countable set
         };

@@ -21,15 +21,21 @@
 import { chainsTo, dnsNames, secretCerts, servesHost } from '../k8s/x509.js';
 import { PROFILE_LIST } from '../mesh/registry.js';
 import { webhookBundles, webhookCertFix } from '../facts/webhook-certs.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 
 /** The meshes whose injector keeps its serving certificate in a Secret meshdoctor can read. */
 const WITH_SECRETS = PROFILE_LIST.filter(
   (p) => p.controlPlane.webhooks.servingCertSecrets?.length || p.controlPlane.webhooks.servingCertSecretIn,
 );
 
+const MESSAGES = messages({
+  mismatch:
+    "The {meshTitle} injector's certificate in Secret {secret} does not match webhook configuration {config} ({problems}), so the API server rejects every injection call.",
+});
+
 export default defineCheck({
   ...meta('webhook-cert-mismatch'),
+  messages: MESSAGES,
   *run(m) {
     for (const p of WITH_SECRETS) {
       const install = m.webhookMeshes.find((x) => x.mesh === p.name);
@@ -69,7 +75,12 @@ export default defineCheck({
         if (problems.length === 0) continue;
         yield {
           mesh: p.name,
-          message: `The ${p.title} injector's certificate in Secret ${svc.namespace}/${secretName} does not match webhook configuration ${g.configName} (${problems.map((p) => p.detail).join('; ')}), so the API server rejects every injection call.`,
+          ...say(MESSAGES, 'mismatch', {
+            meshTitle: p.title,
+            secret: `${svc.namespace}/${secretName}`,
+            config: g.configName,
+            problems: problems.map((p) => p.detail).join('; '),
+          }),
           resource: { kind: 'Secret', namespace: svc.namespace, name: secretName },
           evidence: {
             webhookConfiguration: g.configName,

@@ -16,10 +16,16 @@ import { injectedMesh } from '../mesh/proxy.js';
 import { podsMissingProxy, reinstallCommands } from '../facts/controlplane.js';
 import { nameOf, nsOf, plural } from '../util/objects.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
+
+const MESSAGES = messages({
+  'no-webhook':
+    '{meshTitle} is installed ({what}) but no MutatingWebhookConfiguration registers its injection webhook, so every new pod is created without a proxy.',
+});
 
 export default defineCheck({
   ...meta('webhook-missing'),
+  messages: MESSAGES,
   *run(m) {
     for (const install of m.meshes) {
       if (install.webhooks.length) continue;
@@ -38,7 +44,7 @@ export default defineCheck({
       ].join(', ');
       yield {
         mesh,
-        message: `${meshTitle(mesh)} is installed (${what}) but no MutatingWebhookConfiguration registers its injection webhook, so every new pod is created without a proxy.`,
+        ...say(MESSAGES, 'no-webhook', { meshTitle: meshTitle(mesh), what }),
         resource: { kind: 'MutatingWebhookConfiguration', name: expected[0]! },
         affectedPods: podsMissingProxy(m, mesh),
         causeKey: { kind: 'webhook-broken', mesh },

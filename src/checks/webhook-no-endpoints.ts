@@ -24,7 +24,7 @@ import {
   webhookEvidence,
 } from '../facts/controlplane.js';
 import { isLeftover } from '../facts/webhook-configs.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 
 type Problem = 'service-missing' | 'port-missing' | 'target-port-unresolved' | 'no-ready-endpoints';
 
@@ -52,8 +52,13 @@ function describe(b: WebhookBackend, p: Problem): string {
   }
 }
 
+const MESSAGES = messages({
+  'no-endpoints': 'Webhook {webhooks} calls Service {service} port {port}, {problem}; {effect}.',
+});
+
 export default defineCheck({
   ...meta('webhook-no-endpoints'),
+  messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {
       for (const b of webhookBackends(m, mesh)) {
@@ -78,7 +83,13 @@ export default defineCheck({
               ];
         yield {
           mesh,
-          message: `Webhook ${hooks} calls Service ${b.namespace}/${b.name} port ${b.port}, ${describe(b, problem)}; ${failureEffect(b.webhooks.map((h) => h.failurePolicy))}.`,
+          ...say(MESSAGES, 'no-endpoints', {
+            webhooks: hooks,
+            service: `${b.namespace}/${b.name}`,
+            port: b.port,
+            problem: describe(b, problem),
+            effect: failureEffect(b.webhooks.map((h) => h.failurePolicy)),
+          }),
           resource: { kind: 'Service', namespace: b.namespace, name: b.name },
           affectedPods: podsMissingProxy(m, mesh),
           causeKey: { kind: 'webhook-broken', mesh },

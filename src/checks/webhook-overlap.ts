@@ -21,10 +21,18 @@ import { cmd, comment } from '../fix/steps.js';
 import { overlaps } from '../facts/webhook-configs.js';
 import { profileOf } from '../mesh/registry.js';
 import { plural } from '../util/objects.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
+
+const MESSAGES = messages({
+  'delete-one':
+    'MutatingWebhookConfigurations {first} and {second} of {meshTitle} are both called for the pods of {workloads} ({shown}): {keeps}. Delete {remove}: {why}.',
+  'narrow-one':
+    'MutatingWebhookConfigurations {first} and {second} of {meshTitle} are both called for the pods of {workloads} ({shown}): {keeps}. Neither can go without leaving some workload uninjected: narrow the selectors of one.',
+});
 
 export default defineCheck({
   ...meta('webhook-overlap'),
+  messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {
       for (const o of overlaps(m, mesh)) {
@@ -36,14 +44,19 @@ export default defineCheck({
           : `${o.injects.name}'s injection is kept (called first; the second sees the proxy and skips)`;
         const target = o.remove?.config ?? o.second;
         const other = target === o.first ? o.second : o.first;
+        const said = {
+          first: o.first.name,
+          second: o.second.name,
+          meshTitle: p.title,
+          workloads: plural(o.workloads.length, 'workload'),
+          shown,
+          keeps,
+        };
         yield {
           mesh,
-          message:
-            `MutatingWebhookConfigurations ${o.first.name} and ${o.second.name} of ${p.title} are both called for the pods of ` +
-            `${plural(o.workloads.length, 'workload')} (${shown}): ${keeps}.` +
-            (o.remove
-              ? ` Delete ${o.remove.config.name}: ${o.remove.why}.`
-              : ' Neither can go without leaving some workload uninjected: narrow the selectors of one.'),
+          ...(o.remove
+            ? say(MESSAGES, 'delete-one', { ...said, remove: o.remove.config.name, why: o.remove.why })
+            : say(MESSAGES, 'narrow-one', said)),
           resource: { kind: 'MutatingWebhookConfiguration', name: target.name },
           affectedPods: o.workloads.reduce((n, w) => n + w.pods.length, 0),
           evidence: {

@@ -20,10 +20,18 @@ import { failureEffect } from '../k8s/admission.js';
 import { leftoverConfigs, meshConfigs } from '../facts/webhook-configs.js';
 import { profileOf } from '../mesh/registry.js';
 import { plural } from '../util/objects.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
+
+const MESSAGES = messages({
+  'left-behind':
+    'MutatingWebhookConfiguration {config} of {meshTitle} is left behind: it calls Service {services}, {why}.',
+  'left-behind-called':
+    'MutatingWebhookConfiguration {config} of {meshTitle} is left behind: it calls Service {services}, {why}. It is called for the pods of {workloads} ({shown}): {effect}.',
+});
 
 export default defineCheck({
   ...meta('webhook-stale'),
+  messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {
       const leftovers = leftoverConfigs(m, mesh);
@@ -36,17 +44,20 @@ export default defineCheck({
         const why = c.namespaceGone
           ? `whose namespace no longer exists`
           : `which no longer exists, while ${live.map((l) => l.name).join(', ')} ${live.length === 1 ? 'calls' : 'call'} a live injector`;
-        const selected = c.workloads.length
-          ? ` It is called for the pods of ${plural(c.workloads.length, 'workload')} (${c.workloads
-              .slice(0, 5)
-              .map((w) => `${w.namespace}/${w.name}`)
-              .join(
-                ', ',
-              )}${c.workloads.length > 5 ? ', ...' : ''}): ${failureEffect(c.webhooks.map((h) => h.failurePolicy))}.`
-          : '';
+        const said = { config: c.name, meshTitle: profileOf(mesh).title, services: services.join(', '), why };
         yield {
           mesh,
-          message: `MutatingWebhookConfiguration ${c.name} of ${profileOf(mesh).title} is left behind: it calls Service ${services.join(', ')}, ${why}.${selected}`,
+          ...(c.workloads.length
+            ? say(MESSAGES, 'left-behind-called', {
+                ...said,
+                workloads: plural(c.workloads.length, 'workload'),
+                shown: `${c.workloads
+                  .slice(0, 5)
+                  .map((w) => `${w.namespace}/${w.name}`)
+                  .join(', ')}${c.workloads.length > 5 ? ', ...' : ''}`,
+                effect: failureEffect(c.webhooks.map((h) => h.failurePolicy)),
+              })
+            : say(MESSAGES, 'left-behind', said)),
           resource: { kind: 'MutatingWebhookConfiguration', name: c.name },
           evidence: {
             services,

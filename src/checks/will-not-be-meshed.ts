@@ -31,7 +31,7 @@ import { desiredPods, podStates, type Model, type Workload } from '../facts/mode
 import type { MeshName } from '../mesh/names.js';
 import { annotationsOf } from '../util/objects.js';
 import { sidecarlessOf } from '../facts/sidecarless.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 import type { Step } from '../fix/steps.js';
 
 /** The same wording as `explain`'s verdict for a mesh that would not inject. */
@@ -85,8 +85,15 @@ function fixFor(m: Model, w: Workload, mesh: MeshName): { fix: Step[]; problem?:
   return undefined;
 }
 
+const MESSAGES = messages({
+  'marker-ignored':
+    '{workload} will not be meshed: its {marker} asks {meshTitle} for injection, but {meshTitle} ignores it (expected {expected}).',
+  'no-mesh-injects': '{workload} will not be meshed: no installed mesh would inject its pods{choose}.',
+});
+
 export default defineCheck({
   ...meta('will-not-be-meshed'),
+  messages: MESSAGES,
   *run(m) {
     if (!m.options.expectMeshed || m.meshes.length === 0) return; // no mesh: nothing to name (see above)
     for (const w of m.manifestWorkloads) {
@@ -112,9 +119,17 @@ export default defineCheck({
       const title = meshTitle(mesh);
       yield {
         mesh,
-        message: problem
-          ? `${id} will not be meshed: its ${problem.evidence.marker} asks ${title} for injection, but ${title} ignores it (expected ${problem.evidence.expected}).`
-          : `${id} will not be meshed: no installed mesh would inject its pods${choice.mesh || working.length === 0 ? '' : `; ${mustChoose(choice, 'it')}`}.`,
+        ...(problem
+          ? say(MESSAGES, 'marker-ignored', {
+              workload: id,
+              marker: String(problem.evidence.marker),
+              meshTitle: title,
+              expected: String(problem.evidence.expected),
+            })
+          : say(MESSAGES, 'no-mesh-injects', {
+              workload: id,
+              choose: choice.mesh || working.length === 0 ? '' : `; ${mustChoose(choice, 'it')}`,
+            })),
         resource: w.ref,
         affectedPods: desiredPods(w),
         evidence: {

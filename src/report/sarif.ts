@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { docsUrl } from '../checks/define.js';
+import { docsUrl, slotsOf } from '../checks/define.js';
 import { printable } from '../util/errors.js';
 import { escapeInvisible } from './json.js';
 import type { Severity } from '../util/types.js';
@@ -58,7 +58,35 @@ function messageMarkdown(f: Finding): string {
   return parts.join('\n\n');
 }
 
-type RuleCheck = Pick<RunResult['checks'][number], 'id' | 'code' | 'title' | 'description' | 'severity'>;
+type RuleCheck = Pick<RunResult['checks'][number], 'id' | 'code' | 'title' | 'description' | 'severity' | 'messages'>;
+
+/**
+ * A check's message templates as SARIF messageStrings (SARIF 2.1.0 §3.11.5, §3.49.11): each
+ * `{param}` slot as its placeholder `{n}`, in the order of first appearance (slotsOf, the order of
+ * a result's `arguments`), and any other brace doubled.
+ */
+function messageStrings(messages: Readonly<Record<string, string>>) {
+  return Object.fromEntries(
+    Object.entries(messages).map(([id, template]) => {
+      const slots = slotsOf(template);
+      const text = template
+        .split(/(\{[A-Za-z0-9_]+\})/)
+        .map((part, i) => (i % 2 ? `{${slots.indexOf(part.slice(1, -1))}}` : part.replace(/[{}]/g, (c) => c + c)))
+        .join('');
+      return [id, { text }];
+    }),
+  );
+}
+
+/** The result's message id (the rule's messageStrings key) and arguments, for a finding with a messageId. */
+function messageRef(f: Finding, checks: ReadonlyMap<string, RuleCheck>) {
+  const template = f.messageId ? checks.get(f.id)?.messages?.[f.messageId.slice(f.id.length + 1)] : undefined;
+  if (template === undefined || !f.params) return {};
+  return {
+    id: f.messageId!.slice(f.id.length + 1),
+    arguments: slotsOf(template).map((s) => one(String(f.params![s] ?? ''))),
+  };
+}
 
 /** A rule per check: GitHub needs the descriptions and help; the help is the check's page when given. */
 function rules(checks: readonly RuleCheck[], meta: Pick<ReportMeta, 'ruleHelp'>, docsBase: string | undefined) {
@@ -75,6 +103,7 @@ function rules(checks: readonly RuleCheck[], meta: Pick<ReportMeta, 'ruleHelp'>,
         markdown: page ?? `${c.description}\n\nThe check's documentation: \`meshdoctor checks ${c.id}\``,
       },
       ...(docsBase ? { helpUri: docsUrl(c.id, docsBase) } : {}),
+      ...(c.messages ? { messageStrings: messageStrings(c.messages) } : {}),
       defaultConfiguration: { level: LEVEL[c.severity] },
       properties: { code: c.code, tags: ['kubernetes', 'service-mesh'] },
     };
@@ -100,6 +129,7 @@ export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
  */
 export function sarifParts(result: RunResult, meta: ReportMeta, context?: string) {
   const index = new Map(result.checks.map((c, i) => [c.id, i]));
+  const byId = new Map(result.checks.map((c) => [c.id, c]));
   const ctx = context === undefined ? [] : [context];
   const said = (text: string) => (context === undefined ? text : `context ${one(context)}: ${text}`);
   const toResult = (f: Finding, suppression?: string) => {
@@ -111,7 +141,7 @@ export function sarifParts(result: RunResult, meta: ReportMeta, context?: string
       level: LEVEL[f.severity],
       // GitHub shows a result's message: the fix there (markdown), not only in properties; and
       // the consequences folded into it (one alert per root cause).
-      message: { text: messageText(f), markdown: messageMarkdown(f) },
+      message: { ...messageRef(f, byId), text: messageText(f), markdown: messageMarkdown(f) },
       locations: [
         {
           physicalLocation: file

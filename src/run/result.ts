@@ -13,6 +13,10 @@ export interface Finding {
   mesh: MeshName;
   title: string;
   message: string;
+  /** The message's stable id, `<check>/<id>` (src/checks/define.ts), for a check that declares its messages. */
+  messageId?: string;
+  /** The values the message's template was rendered with, by slot name (with messageId). */
+  params?: Record<string, string | number>;
   resource: ResourceRef;
   evidence: Record<string, unknown>;
   /** The fix, rendered: lines to paste (comment lines say what to choose or edit). */
@@ -85,7 +89,10 @@ export interface SuppressedFinding {
 }
 
 /** A check selected for the run (it ran, or is in `skipped`): what reporters that list checks need. */
-type RunCheck = Pick<CheckMeta, 'id' | 'code' | 'title' | 'description' | 'severity'>;
+type RunCheck = Pick<CheckMeta, 'id' | 'code' | 'title' | 'description' | 'severity'> & {
+  /** Its messages by id (templates with `{param}` slots), when it declares them (SARIF's messageStrings). */
+  messages?: Readonly<Record<string, string>>;
+};
 
 /** -l/--selector and --field-selector: what narrowed the workloads checked (src/run/select.ts). */
 export interface SelectionInfo {

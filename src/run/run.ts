@@ -7,7 +7,7 @@ import { CHECKS } from '../checks/index.js';
 import { namesCheck, unknownCheck } from '../checks/lookup.js';
 import { SECRETS_DECLINED, coverageOf } from './coverage.js';
 import { DeadlineError, type Deadline } from '../util/deadline.js';
-import { docsUrl } from '../checks/define.js';
+import { docsUrl, paramsOf, renderMessage } from '../checks/define.js';
 import type { KindKey } from '../k8s/kinds.js';
 import { gather, loadSnapshot } from './read.js';
 import { UserError, errorMessage, printable } from '../util/errors.js';
@@ -266,7 +266,8 @@ export function runChecks(
           mesh: f.mesh,
           title: f.title ?? check.title,
           // One line wherever it is shown (a CI tab, a terminal): cluster text with a newline cannot fake a line of the report.
-          message: printable(f.message, MAX_MESSAGE),
+          message: printable(renderMessage(check, f), MAX_MESSAGE),
+          ...(f.messageId !== undefined ? { messageId: `${check.id}/${f.messageId}`, params: paramsOf(check, f) } : {}),
           resource: f.resource,
           evidence: f.evidence,
           fix: capFix(render(f.fix).map(guardFix)),
@@ -322,6 +323,7 @@ export function runChecks(
       title: c.title,
       description: c.description,
       severity: c.severity,
+      ...(c.messages ? { messages: c.messages } : {}),
     })),
     findings: ranked,
     suppressed: suppressed.sort(

@@ -47,12 +47,16 @@ describe('app-starts-before-proxy', () => {
     expect(i.fix.join('\n')).toContain('values.global.proxy.holdApplicationUntilProxyStarts=true');
 
     const l = one('linkerd', 'fires-linkerd-await-disabled');
-    expect(l.message).toContain('failed (exit code 2) 1 s before its proxy linkerd-proxy had even started');
-    expect(l.message).toContain('the pod says config.linkerd.io/proxy-await=disabled');
+    expect(l.messageId).toBe('app-starts-before-proxy/hold');
+    expect(l.params).toMatchObject({
+      how_failed: ' (exit code 2)',
+      when: '1 s before its proxy linkerd-proxy had even started',
+      how: expect.stringContaining('the pod says config.linkerd.io/proxy-await=disabled'),
+    });
     expect(l.fix.join('\n')).toContain('"config.linkerd.io/proxy-await":"enabled"');
 
     const k = one('kuma', 'fires-kuma-no-wait');
-    expect(k.message).toContain('kuma.io/wait-for-dataplane-ready (Kuma 2.4 and later, off by default)');
+    expect(k.params!.setting).toBe('kuma.io/wait-for-dataplane-ready (Kuma 2.4 and later, off by default)');
     expect(k.fix.join('\n')).toContain('"kuma.io/wait-for-dataplane-ready":"true"');
 
     const c = one('consul', 'fires-consul-ordinary-container');
@@ -63,9 +67,11 @@ describe('app-starts-before-proxy', () => {
 
   it('says when the release the proxy comes from has no hold setting', () => {
     const f = one('istio', 'fires-istio-1.6-has-none');
-    expect(f.message).toContain(
-      'Its proxy 1.6.14 comes from a release that has no setting to hold the app: Istio has holdApplicationUntilProxyStarts (Istio 1.7 and later); upgrade, then set it.',
-    );
+    expect(f.messageId).toBe('app-starts-before-proxy/upgrade-then-hold');
+    expect(f.params).toMatchObject({
+      older: '1.6.14',
+      setting: 'holdApplicationUntilProxyStarts (Istio 1.7 and later)',
+    });
     expect(f.evidence).toMatchObject({ proxyVersion: '1.6.14', settingSince: '1.7.0' });
   });
 
@@ -89,7 +95,9 @@ describe('app-starts-before-proxy: the kubelet probe events', () => {
       'the app container checkout failed (killed for a failed probe) 60 s after its proxy consul-dataplane started, while the proxy was still not ready (its readiness probe failed until 2026-11-22T11:42:30.000Z)',
     );
     const i = one('istio', 'fires-istio-probe-killed');
-    expect(i.message).toContain('killed for a failed probe');
-    expect(i.message).toContain('holdApplicationUntilProxyStarts');
+    expect(i.params).toMatchObject({
+      how_failed: ' (killed for a failed probe)',
+      setting: expect.stringContaining('holdApplicationUntilProxyStarts'),
+    });
   });
 });

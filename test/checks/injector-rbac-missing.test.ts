@@ -52,8 +52,11 @@ const one = (base: 'linkerd' | 'istio' | 'kuma' | 'consul', file: string) => {
 describe('injector-rbac-missing: message, evidence, fix', () => {
   it('a deleted binding: names the chart binding and re-creates it to the ClusterRole that still grants', () => {
     const f = one('linkerd', 'fires-linkerd-binding-deleted.yaml');
-    expect(f.message).toContain("its chart's ClusterRoleBinding linkerd-linkerd-proxy-injector does not exist");
-    expect(f.message).toContain('ServiceAccount linkerd/linkerd-proxy-injector');
+    expect(f.messageId).toBe('injector-rbac-missing/forbidden');
+    expect(f.params).toMatchObject({
+      serviceAccount: 'linkerd/linkerd-proxy-injector',
+      standing: expect.stringContaining("its chart's ClusterRoleBinding linkerd-linkerd-proxy-injector does not exist"),
+    });
     expect(f.evidence).toMatchObject({
       serviceAccount: 'linkerd/linkerd-proxy-injector',
       grantedBy: [],
@@ -92,7 +95,7 @@ describe('injector-rbac-missing: message, evidence, fix', () => {
       }),
       expect.objectContaining({ apiGroup: '', resource: 'configmaps', verbs: ['get', 'list', 'watch'] }),
     ]);
-    expect(f.message).toContain(
+    expect(f.params!.standing).toContain(
       'the ClusterRole istiod-clusterrole-istio-system its chart binds it to no longer grants them',
     );
     expect(f.fix.some((l) => l.startsWith('kubectl create clusterrolebinding'))).toBe(false);
@@ -101,7 +104,7 @@ describe('injector-rbac-missing: message, evidence, fix', () => {
 
   it('a binding to another ServiceAccount: says the binding no longer binds it', () => {
     const f = one('kuma', 'fires-kuma-other-account.yaml');
-    expect(f.message).toContain(
+    expect(f.params!.standing).toContain(
       "its chart's ClusterRoleBinding kuma-control-plane no longer binds ClusterRole kuma-control-plane to it",
     );
     expect(f.evidence).toMatchObject({

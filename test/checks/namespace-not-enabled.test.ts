@@ -46,9 +46,15 @@ describe('namespace-not-enabled: a mesh without a namespace marker gets wording 
       'namespace-not-enabled',
     ]);
     expect(f!.title).toBe('No pod asks Consul for injection');
-    expect(f!.message).toBe(
-      'Namespace foo carries label connect-inject=enabled, which Consul webhook consul-connect-injector.consul.hashicorp.com selects, but that only lets its pods reach the injector: Consul has no namespace marker, each pod template asks with annotation consul.hashicorp.com/connect-inject=true, unless the injector runs with -default-inject=true (Helm value connectInject.default: true), so 1 workload runs without a proxy.',
-    );
+    expect(f!.messageId).toBe('namespace-not-enabled/selected-no-pod-asks');
+    expect(f!.params).toMatchObject({
+      namespace: 'foo',
+      labels: 'label connect-inject=enabled',
+      meshTitle: 'Consul',
+      webhook: 'consul-connect-injector.consul.hashicorp.com',
+      workloads: '1 workload',
+      run: 'runs',
+    });
     expect(f!.evidence.selectedBy).toEqual({
       webhook: 'consul-connect-injector.consul.hashicorp.com',
       labels: ['label connect-inject=enabled'],

@@ -39,9 +39,14 @@ describe('proxy-removed', () => {
   it('names the mesh, what was announced and what is missing, and the later webhook in order', () => {
     const [f, ...rest] = findings(cluster('istio', [F('fires-istio-lxcfs')]), ['proxy-removed']);
     expect(rest).toEqual([]);
-    expect(f!.message).toContain('sidecar.istio.io/status');
-    expect(f!.message).toContain('announces istio-init, istio-proxy, but lacks istio-proxy');
-    expect(f!.message).toContain('mutating-lxcfs-admission-webhook-cfg/mutating.lxcfs-admission-webhook.aliyun.com');
+    expect(f!.messageId).toBe('proxy-removed/removed');
+    expect(f!.params).toMatchObject({
+      meshTitle: 'Istio',
+      mark: expect.stringContaining('sidecar.istio.io/status'),
+      announced: 'istio-init, istio-proxy',
+      missing: 'istio-proxy',
+      by: expect.stringContaining('mutating-lxcfs-admission-webhook-cfg/mutating.lxcfs-admission-webhook.aliyun.com'),
+    });
     expect(JSON.stringify(f!.fix)).toContain('reinvocationPolicy');
   });
 

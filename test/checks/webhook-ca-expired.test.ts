@@ -9,8 +9,28 @@ const LATER = new Date('2037-06-01T00:00:00Z');
 
 checkCases('webhook-ca-expired', {
   fires: [
-    { base: 'linkerd', now: LATER, findings: ['MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config'] },
-    { base: 'istio', now: LATER, findings: ['MutatingWebhookConfiguration istio-sidecar-injector'] },
+    {
+      base: 'linkerd',
+      now: LATER,
+      findings: ['MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config'],
+      // What it says, as data: the message id and its params (the wording is the goldens').
+      said: [
+        {
+          id: 'no-valid',
+          params: {
+            config: 'linkerd-proxy-injector-webhook-config',
+            meshTitle: 'Linkerd',
+            expired: /^1 expired certificate \(.*, expired 2036-/,
+          },
+        },
+      ],
+    },
+    {
+      base: 'istio',
+      now: LATER,
+      findings: ['MutatingWebhookConfiguration istio-sidecar-injector'],
+      said: [{ id: 'no-valid', params: { config: 'istio-sidecar-injector', meshTitle: 'Istio' } }],
+    },
     {
       base: 'kuma',
       now: LATER,

@@ -36,7 +36,11 @@ checkCases('webhook-overlap', {
 describe('webhook-overlap: which one to delete', () => {
   it('Istio: the last called wins; the configuration whose injector injects the older proxy goes', () => {
     const [f] = findings(cluster('istio', [`${dir}/fires-istio-old-revision.yaml`]), ['webhook-overlap']);
-    expect(f!.message).toContain("istio-sidecar-injector-1-23's injection wins (called last, it injects again)");
+    expect(f!.messageId).toBe('webhook-overlap/delete-one');
+    expect(f!.params).toMatchObject({
+      second: 'istio-sidecar-injector-1-23',
+      keeps: "istio-sidecar-injector-1-23's injection wins (called last, it injects again)",
+    });
     expect(f!.evidence).toMatchObject({
       configurations: ['istio-sidecar-injector', 'istio-sidecar-injector-1-23'],
       injectionKept: 'istio-sidecar-injector-1-23',
@@ -53,7 +57,9 @@ describe('webhook-overlap: which one to delete', () => {
 
   it('Linkerd: the first injection is kept; a duplicate of the same injector is the one to delete', () => {
     const [f] = findings(cluster('linkerd', [`${dir}/fires-linkerd-duplicate.yaml`]), ['webhook-overlap']);
-    expect(f!.message).toContain("linkerd-proxy-injector-webhook-config's injection is kept (called first");
+    expect(f!.messageId).toBe('webhook-overlap/delete-one');
+    expect(f!.params!.keeps).toMatch(/^linkerd-proxy-injector-webhook-config's injection is kept \(called first/);
+    expect(f!.params!.remove).toBe('linkerd-proxy-injector-webhook-config-2');
     expect(f!.evidence).toMatchObject({
       remove: 'linkerd-proxy-injector-webhook-config-2',
       why: expect.stringContaining('a duplicate'),

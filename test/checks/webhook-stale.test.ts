@@ -13,10 +13,21 @@ checkCases('webhook-stale', {
     {
       fixtures: 'fires-istio-old-revision-service-gone.yaml',
       findings: ['MutatingWebhookConfiguration istio-sidecar-injector-1-23'],
+      said: [
+        {
+          id: 'left-behind-called',
+          params: {
+            config: 'istio-sidecar-injector-1-23',
+            services: 'istio-system/istiod-1-23',
+            shown: 'store/frontend',
+          },
+        },
+      ],
     },
     {
       fixtures: 'fires-linkerd-namespace-gone.yaml',
       findings: ['MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config-legacy'],
+      said: [{ id: 'left-behind-called', params: { why: 'whose namespace no longer exists' } }],
     },
     {
       fixtures: 'fires-kuma-old-service.yaml',

@@ -44,6 +44,12 @@ export interface CheckCase {
 export interface FiringCase extends CheckCase {
   /** The check's findings, as "Kind namespace/name" (cluster-scoped: "Kind name"), in any order. */
   findings: string[];
+  /**
+   * What they say, as data (a check with messages, src/checks/define.ts): each finding's message id
+   * (the check's own, without `<check>/`), or the id and the params it must carry (a subset), in
+   * the order of `findings` sorted (then by id).
+   */
+  said?: (string | { id: string; params: Record<string, string | number | RegExp> })[];
 }
 
 const listOf = (x: string | string[] | undefined): string[] => (x === undefined ? [] : Array.isArray(x) ? x : [x]);
@@ -78,8 +84,8 @@ function snapshotOf(id: string, c: CheckCase): Snapshot {
   return snap;
 }
 
-/** The identities of the check's findings in a case (it must run: not skipped, no error). */
-function run(id: string, c: CheckCase): string[] {
+/** The check's findings in a case (it must run: not skipped, no error), by identity then message id. */
+function runFindings(id: string, c: CheckCase): Finding[] {
   const check = CHECKS.find((x) => x.id === id)!;
   const r = runChecks(snapshotOf(id, c), [check], {
     mesh: c.mesh ?? 'auto',
@@ -89,7 +95,30 @@ function run(id: string, c: CheckCase): string[] {
   });
   expect(r.errors).toEqual([]);
   expect(r.skipped, 'the check must run in this case').toEqual([]);
-  return r.findings.map(identity).sort();
+  // A check with messages says each finding by one of them: never text without an id.
+  if (check.messages)
+    for (const f of r.findings) expect(f.messageId, `${identity(f)}: ${f.message}`).toMatch(new RegExp(`^${id}/`));
+  return r.findings
+    .map((f) => ({ f, key: `${identity(f)}\u0000${f.messageId ?? ''}` }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map(({ f }) => f);
+}
+
+/** The identities of the check's findings in a case, sorted. */
+const run = (id: string, c: CheckCase): string[] => runFindings(id, c).map(identity).sort();
+
+/** What a firing case's findings say (its `said`), checked: ids, and the params given. */
+function expectSaid(id: string, c: FiringCase): void {
+  const fs = runFindings(id, c);
+  expect(fs.map(identity).sort()).toEqual([...c.findings].sort());
+  const local = (f: Finding) => f.messageId?.slice(id.length + 1);
+  expect(fs.map(local)).toEqual(c.said!.map((s) => (typeof s === 'string' ? s : s.id)));
+  c.said!.forEach((s, i) => {
+    if (typeof s !== 'string')
+      for (const [k, v] of Object.entries(s.params))
+        if (v instanceof RegExp) expect(String(fs[i]!.params?.[k]), `${s.id}: ${k}`).toMatch(v);
+        else expect(fs[i]!.params?.[k], `${s.id}: ${k}`).toBe(v);
+  });
 }
 
 const nameOf = (c: CheckCase): string => {
@@ -130,7 +159,8 @@ export function checkCases(id: CheckId, cases: { fires: FiringCase[]; silent: Ch
     });
 
     describe('fires', () => {
-      for (const c of cases.fires) it(nameOf(c), () => expect(run(id, c)).toEqual([...c.findings].sort()));
+      for (const c of cases.fires)
+        it(nameOf(c), () => (c.said ? expectSaid(id, c) : expect(run(id, c)).toEqual([...c.findings].sort())));
     });
 
     describe('stays silent', () => {
