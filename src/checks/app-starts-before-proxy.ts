@@ -86,6 +86,7 @@ function probeEvents(m: Model, pod: K8sObject): { unready: Map<string, Date>; ki
   const index = m.memo('probe-events', () => {
     const out = new Map<string, { unready: Map<string, Date>; killed: Map<string, Date> }>();
     for (const e of m.list('events')) {
+      if (e.reason !== PROBE_FAILED.reason && e.reason !== PROBE_KILLED.reason) continue; // before eventInfo, which parses dates
       const info = eventInfo(e);
       if (info.kind !== 'Pod' || !info.container) continue;
       const probe = info.reason === PROBE_FAILED.reason && PROBE_FAILED.message.test(info.message);

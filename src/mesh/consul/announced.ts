@@ -5,10 +5,10 @@
  */
 import type { Announcement } from '../profile.js';
 import type { K8sObject } from '../../util/types.js';
-import { annotationsOf } from '../../util/objects.js';
+import { annotationOf } from '../../util/objects.js';
 
 export function consulAnnounced(pod: K8sObject): Announcement | undefined {
-  if (annotationsOf(pod)['consul.hashicorp.com/connect-inject-status'] !== 'injected') return undefined;
+  if (annotationOf(pod, 'consul.hashicorp.com/connect-inject-status') !== 'injected') return undefined;
   return {
     mark: 'annotation consul.hashicorp.com/connect-inject-status=injected',
     containers: ['consul-dataplane'],

@@ -4,10 +4,10 @@
  */
 import type { Announcement } from '../profile.js';
 import type { K8sObject } from '../../util/types.js';
-import { annotationsOf } from '../../util/objects.js';
+import { annotationOf } from '../../util/objects.js';
 
 export function kumaAnnounced(pod: K8sObject): Announcement | undefined {
-  if (annotationsOf(pod)['kuma.io/sidecar-injected'] !== 'true') return undefined;
+  if (annotationOf(pod, 'kuma.io/sidecar-injected') !== 'true') return undefined;
   return {
     mark: 'annotation kuma.io/sidecar-injected=true',
     containers: ['kuma-sidecar'],
