@@ -83,6 +83,7 @@ const PROBE_EVENTS = defineFact({
   compute: (m: Model) => {
     const out = new Map<string, { unready: Map<string, Date>; killed: Map<string, Date> }>();
     for (const e of m.list('events')) {
+      if (e.reason !== PROBE_FAILED.reason && e.reason !== PROBE_KILLED.reason) continue; // before eventInfo, which parses dates
       const info = eventInfo(e);
       if (info.kind !== 'Pod' || !info.container) continue;
       const probe = info.reason === PROBE_FAILED.reason && PROBE_FAILED.message.test(info.message);

@@ -144,8 +144,9 @@ export default defineCheck({
     if (!byPlugin.size) return;
     const groups = new Map<string, Group>();
     for (const e of m.list('events')) {
+      if (e.reason !== SANDBOX_REASON) continue; // before eventInfo, which parses dates
       const ev = eventInfo(e);
-      if (ev.reason !== SANDBOX_REASON || ev.kind !== 'Pod' || !m.inScope(ev.namespace)) continue;
+      if (ev.kind !== 'Pod' || !m.inScope(ev.namespace)) continue;
       const pod = m.get('pods', ev.namespace, ev.name);
       const named = sandboxCauses(ev.message, [...byPlugin.keys()], [...byAttachment.keys()])[0];
       const unnamed = named ? undefined : unnamedCause(ev.message, pod, meshes);

@@ -200,6 +200,7 @@ function containerEvents(m: Model, pods: readonly K8sObject[], container: string
   let count = 0;
   let last: { message: string; reason: string; at?: string } | undefined;
   for (const e of m.list('events')) {
+    if (e.reason !== 'BackOff' && e.reason !== 'Failed') continue; // before eventInfo, which parses dates
     const ev = eventInfo(e);
     if (ev.kind !== 'Pod' || ev.container !== container || !names.has(ev.name)) continue;
     if (ev.reason !== 'BackOff' && ev.reason !== 'Failed') continue;
@@ -220,8 +221,9 @@ function pullMessage(m: Model, group: readonly Failing[], f: Failing): string | 
   const names = new Set(group.map((g) => nameOf(g.pod)));
   let last: { message: string; at: string } | undefined;
   for (const e of m.list('events')) {
+    if (e.reason !== 'Failed') continue; // before eventInfo, which parses dates
     const ev = eventInfo(e);
-    if (ev.kind !== 'Pod' || ev.container !== f.container || !names.has(ev.name) || ev.reason !== 'Failed') continue;
+    if (ev.kind !== 'Pod' || ev.container !== f.container || !names.has(ev.name)) continue;
     if (!/^Failed to pull image/.test(ev.message)) continue;
     const at = ev.lastTimestamp ?? '';
     if (!last || at > last.at) last = { message: ev.message, at };

@@ -47,8 +47,8 @@ const WEBHOOK_CALL_FAILURES = defineFact({
     for (const e of m.list('events')) {
       // Only the scope's events: a live -n run reads no other namespace's, an offline run must count as it does.
       if (!m.inScope(str(e.metadata?.namespace) ?? '')) continue;
+      if (e.reason !== 'FailedCreate') continue; // before eventInfo, which parses dates
       const ev = eventInfo(e);
-      if (ev.reason !== 'FailedCreate') continue;
       // The one parser of the API server's admission errors (src/k8s/admission.ts).
       const call = parseAdmissionError(ev.message);
       if (call?.kind !== 'call') continue;

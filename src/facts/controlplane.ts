@@ -384,8 +384,9 @@ const INJECTION_SKIPS = defineFactFamily({
     const prefix = profileOf(mesh).injector.skippedEventPrefix ?? '';
     const out = new Map<Workload, InjectionSkip>();
     for (const e of m.list('events')) {
+      if (e.reason !== 'InjectionSkipped') continue; // before eventInfo, which parses dates
       const ev = eventInfo(e);
-      if (ev.reason !== 'InjectionSkipped' || !ev.message.startsWith(prefix)) continue;
+      if (!ev.message.startsWith(prefix)) continue;
       const wl = workloadOfObject(m, ev.kind, ev.namespace, ev.name);
       if (!wl) continue; // the workload is not in the snapshot
       const prev = out.get(wl);

@@ -7,7 +7,7 @@ import { isActive, podSpec } from '../k8s/pods.js';
 import { NS_LABELS, type Model, type Workload } from './model.js';
 import type { K8sObject } from '../util/types.js';
 import type { MeshName } from '../mesh/names.js';
-import { isObj, labelsOf, nameOf, nsOf, str } from '../util/objects.js';
+import { isObj, labelOf, labelsOf, nameOf, nsOf, str } from '../util/objects.js';
 import type { SidecarlessMode } from '../mesh/profile.js';
 import { PROFILE_LIST } from '../mesh/registry.js';
 
@@ -123,8 +123,5 @@ export function nodePods(m: Model, key: string, title: string, isPod: (p: K8sObj
 /** Pods matching a `k=v` selector (kubectl -l syntax, equality terms only). */
 export function matchesSelector(selector: string): (p: K8sObject) => boolean {
   const terms = selector.split(',').map((t) => t.split('=') as [string, string]);
-  return (p) => {
-    const l = labelsOf(p);
-    return terms.every(([k, v]) => l[k] === v);
-  };
+  return (p) => terms.every(([k, v]) => labelOf(p, k) === v);
 }

@@ -115,10 +115,10 @@ export const ADMISSION_WORDS: readonly string[] = [
 
 /** A kube-apiserver pod of the control plane: kube-system, kubeadm's labels. */
 export function isApiserverPod(p: K8sObject): boolean {
+  // The namespace first: asked of every pod.
+  if (p.metadata?.namespace !== APISERVER_NAMESPACE) return false;
   const l = labelsOf(p);
-  return (
-    p.metadata?.namespace === APISERVER_NAMESPACE && l.component === 'kube-apiserver' && l.tier === 'control-plane'
-  );
+  return l.component === 'kube-apiserver' && l.tier === 'control-plane';
 }
 
 /** The API server container of such a pod: the one named kube-apiserver, else the only one. */

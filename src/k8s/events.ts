@@ -163,6 +163,7 @@ export function failedCreates<T>(
 ): FailedCreates<T>[] {
   const groups = new Map<string, FailedCreates<T>>();
   for (const e of m.list('events')) {
+    if (e.reason !== 'FailedCreate') continue; // before eventInfo (its dates parsed): asked of every event by several checks
     const ev = eventInfo(e);
     const kindKey = OWNER_KINDS[ev.kind];
     if (ev.reason !== 'FailedCreate' || !kindKey || !m.inScope(ev.namespace)) continue;

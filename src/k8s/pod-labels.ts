@@ -23,7 +23,7 @@
  * (names, UIDs), else a placeholder: selectors on these keys are nearly always Exists/DoesNotExist.
  */
 import type { K8sObject } from '../util/types.js';
-import { dict, isObj, labelsOf, str } from '../util/objects.js';
+import { dict, isObj, labelOf, labelsOf, str } from '../util/objects.js';
 
 /** A value for a controller label whose real value is unknown (a pod not created yet). */
 const PLACEHOLDER = 'unknown';
@@ -95,7 +95,7 @@ const cache = new WeakMap<object, Readonly<Record<string, string>>>();
 /** The value of label `k` on the first pod that has it (a loop that stops there: workloads can have thousands of pods). */
 function fromPods(pods: K8sObject[], k: string): string | undefined {
   for (const p of pods) {
-    const v = labelsOf(p)[k];
+    const v = labelOf(p, k);
     if (v !== undefined) return v;
   }
   return undefined;

@@ -32,9 +32,14 @@ const TEMPLATE_KINDS: [KindKey, string, string][] = (Object.keys(POD_TEMPLATE_PA
   .filter((k) => k !== 'replicasets')
   .map((k) => [k, KINDS[k].kind, POD_TEMPLATE_PATH[k]!]);
 
+/** The parts of each template path, split once (at() is asked per pod). */
+const PARTS = new Map<string, string[]>();
+
 function at(obj: unknown, path: string): Record<string, any> | undefined {
+  let parts = PARTS.get(path);
+  if (!parts) PARTS.set(path, (parts = path.split('/').filter(Boolean)));
   let cur: unknown = obj;
-  for (const part of path.split('/').filter(Boolean)) cur = isObj(cur) ? cur[part] : undefined;
+  for (const part of parts) cur = isObj(cur) ? cur[part] : undefined;
   return isObj(cur) ? cur : undefined;
 }
 
@@ -56,9 +61,17 @@ export function buildWorkloads(m: Objects): Workload[] {
       if (uid) byUid.set(uid, { key, obj });
     }
   }
+  // The controller reference, else the first reference (one loop, no copy: asked per pod).
   const controllerOf = (o: K8sObject): Record<string, any> | undefined => {
-    const refs = Array.isArray(o.metadata?.ownerReferences) ? o.metadata!.ownerReferences.filter(isObj) : [];
-    return refs.find((r) => r.controller === true) ?? refs[0];
+    const refs: unknown = o.metadata?.ownerReferences;
+    if (!Array.isArray(refs)) return undefined;
+    let first: Record<string, any> | undefined;
+    for (const r of refs) {
+      if (!isObj(r)) continue;
+      if (r.controller === true) return r;
+      first ??= r;
+    }
+    return first;
   };
   const workloads = new Map<string, Workload>();
   const make = (
@@ -128,11 +141,17 @@ export function buildWorkloads(m: Objects): Workload[] {
   }
   const out = [...workloads.values()];
   for (const w of out) {
-    w.pods.sort((a, b) => cmp(nameOf(a), nameOf(b)));
+    // Usually in name order already (a List is): sorted only when not.
+    if (!inNameOrder(w.pods)) w.pods.sort((a, b) => cmp(nameOf(a), nameOf(b)));
     const manifest = m.manifestSource(w.ref);
     if (manifest) w.manifest = manifest;
   }
   return out.sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.kind, b.kind) || cmp(a.name, b.name));
+}
+
+function inNameOrder(pods: K8sObject[]): boolean {
+  for (let i = 1; i < pods.length; i++) if (cmp(nameOf(pods[i - 1]!), nameOf(pods[i]!)) > 0) return false;
+  return true;
 }
 
 /**

@@ -8,7 +8,7 @@
  * jobTemplate) for every mesh.
  */
 import type { K8sObject } from '../util/types.js';
-import { annotationsOf, labelsOf } from '../util/objects.js';
+import { annotationOf, labelOf } from '../util/objects.js';
 import { asks } from './asks.js';
 import type { Field, Template } from './types.js';
 
@@ -85,7 +85,7 @@ export const markerText = (k: MarkerKey, value: string): string => `${fieldWord(
 
 /** The value of a marker key on an object (undefined: absent). */
 export const valueAt = (o: { metadata?: unknown } | undefined, k: MarkerKey): string | undefined =>
-  (k.field === 'labels' ? labelsOf(o) : annotationsOf(o))[k.key];
+  k.field === 'labels' ? labelOf(o, k.key) : annotationOf(o, k.key);
 
 /** The first of `keys` present on `o`, with its value. */
 function first<K extends MarkerKey>(

@@ -6,7 +6,7 @@
  */
 import { cmd, comment, lit, type Step } from '../fix/steps.js';
 import { removeFromTemplate, setOnTemplate } from '../fix/commands.js';
-import { annotationsOf, labelsOf, shq } from '../util/objects.js';
+import { annotationOf, annotationsOf, labelOf, labelsOf, shq } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
 import type { MarkerTable } from './marker-table.js';
 import { fieldWord } from './marker-table.js';
@@ -150,7 +150,8 @@ export function profileFrom<N extends MeshData['name']>(
       ...(announced
         ? {
             announced: (pod: K8sObject) =>
-              (announced.field === 'labels' ? labelsOf(pod) : annotationsOf(pod))[announced.key] === announced.value
+              (announced.field === 'labels' ? labelOf(pod, announced.key) : annotationOf(pod, announced.key)) ===
+              announced.value
                 ? {
                     mark: `${fieldWord(announced.field)} ${announced.key}=${announced.value}`,
                     containers: announced.containers,

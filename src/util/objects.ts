@@ -51,6 +51,21 @@ export const labelsOf = (o: { metadata?: unknown } | undefined): Readonly<Record
 export const annotationsOf = (o: { metadata?: unknown } | undefined): Readonly<Record<string, string>> =>
   frozenStrMap(isObj(o?.metadata) ? (o!.metadata as any).annotations : undefined);
 
+/**
+ * One string value of a map of the snapshot (`labelsOf(o)[key]` without building the map): for the
+ * hot paths that ask every pod for one key. Own keys only, non-strings ignored, as labelsOf.
+ */
+function strAt(v: unknown, key: string): string | undefined {
+  if (!isObj(v) || !Object.hasOwn(v, key)) return undefined;
+  const s = v[key];
+  return typeof s === 'string' ? s : undefined;
+}
+
+export const labelOf = (o: { metadata?: unknown } | undefined, key: string): string | undefined =>
+  isObj(o?.metadata) ? strAt((o!.metadata as any).labels, key) : undefined;
+export const annotationOf = (o: { metadata?: unknown } | undefined, key: string): string | undefined =>
+  isObj(o?.metadata) ? strAt((o!.metadata as any).annotations, key) : undefined;
+
 /** Parse a Kubernetes timestamp; undefined when missing or invalid. */
 export function time(v: unknown): Date | undefined {
   if (typeof v !== 'string') return undefined;

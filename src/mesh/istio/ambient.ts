@@ -32,7 +32,7 @@ import { podSpec } from '../../k8s/pods.js';
 import type { MeshContext } from '../context.js';
 import type { Workload } from '../../k8s/workloads.js';
 import type { K8sObject } from '../../util/types.js';
-import { annotationsOf, isObj, labelsOf, nsOf, str } from '../../util/objects.js';
+import { annotationOf, isObj, labelOf, labelsOf, nsOf, str } from '../../util/objects.js';
 import { daemonSetsNamed, templateEnv } from '../cni-install.js';
 import { valueAt } from '../config-values.js';
 import type { CniPlugin, SidecarlessMode, Template } from '../profile.js';
@@ -57,8 +57,8 @@ function isAmbientInfrastructure(labels: Record<string, string>): boolean {
 
 /** PodRedirectionEnabled, by labels (the namespace's when read). */
 function ambientEnrols(pod: Template, nsLabels: Record<string, string> | undefined): boolean {
-  const own = labelsOf(pod)[DATAPLANE_MODE];
-  if (podSpec(pod).hostNetwork === true || annotationsOf(pod)[SIDECAR_STATUS] !== undefined || own === 'none')
+  const own = labelOf(pod, DATAPLANE_MODE);
+  if (podSpec(pod).hostNetwork === true || annotationOf(pod, SIDECAR_STATUS) !== undefined || own === 'none')
     return false;
   const ns = nsLabels?.['kubernetes.io/metadata.name'];
   if (ns !== undefined && CNI_EXCLUDED.includes(ns)) return false;
@@ -70,7 +70,7 @@ export const ambient: SidecarlessMode = {
   label: { key: DATAPLANE_MODE, value: 'ambient', optOut: 'none' },
   enrols: ambientEnrols,
   enrolment: (pod) => {
-    const v = annotationsOf(pod)[REDIRECTION];
+    const v = annotationOf(pod, REDIRECTION);
     if (v === 'enabled') return { state: 'enrolled', text: `annotation ${REDIRECTION}=enabled` };
     if (v === 'pending') return { state: 'pending', text: `annotation ${REDIRECTION}=pending` };
     return { state: 'none', text: v === undefined ? `no annotation ${REDIRECTION}` : `annotation ${REDIRECTION}=${v}` };
@@ -91,13 +91,13 @@ export const ambient: SidecarlessMode = {
   nodeProxy: {
     title: 'ztunnel',
     daemonSet: 'ztunnel',
-    isPod: (pod: K8sObject) => labelsOf(pod).app === 'ztunnel' && nsOf(pod) !== '',
+    isPod: (pod: K8sObject) => labelOf(pod, 'app') === 'ztunnel' && nsOf(pod) !== '',
   },
   nodeAgent: { title: 'istio-cni node agent', daemonSet: 'istio-cni-node', podSelector: 'k8s-app=istio-cni-node' },
   isInfrastructure: isAmbientInfrastructure,
   /** Meshed through ztunnel, with no sidecar by design (enrolled, or enrolled by its labels and its namespace's). */
   meshedWithoutProxy: (pod, ns) =>
-    annotationsOf(pod)[REDIRECTION] === 'enabled' || ambientEnrols(pod, ns ? labelsOf(ns) : undefined),
+    annotationOf(pod, REDIRECTION) === 'enabled' || ambientEnrols(pod, ns ? labelsOf(ns) : undefined),
 };
 
 /** The injector's values say the CNI plugin is on: pilot.cni.enabled (1.22+), istio_cni.enabled (before 1.24). */

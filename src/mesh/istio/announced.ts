@@ -5,7 +5,7 @@
  */
 import type { Announcement } from '../profile.js';
 import type { K8sObject } from '../../util/types.js';
-import { annotationsOf } from '../../util/objects.js';
+import { annotationOf } from '../../util/objects.js';
 
 const KEY = 'sidecar.istio.io/status';
 
@@ -17,7 +17,7 @@ const seen = new Map<string, Announcement | undefined>();
 const MAX_CACHED = 1024;
 
 export function istioAnnounced(pod: K8sObject): Announcement | undefined {
-  const raw = annotationsOf(pod)[KEY];
+  const raw = annotationOf(pod, KEY);
   if (!raw || raw.length > 8192) return undefined;
   if (seen.has(raw)) return seen.get(raw);
   const a = announcement(raw);

@@ -25,7 +25,7 @@
 import { choice, cmd, comment, lit, text, type Step } from '../../fix/steps.js';
 import type { MeshContext } from '../context.js';
 import type { Workload } from '../../k8s/workloads.js';
-import { annotationsOf, arr, isObj, labelsOf, nameOf, str } from '../../util/objects.js';
+import { annotationsOf, arr, isObj, labelOf, nameOf, str } from '../../util/objects.js';
 import { podSpec } from '../../k8s/pods.js';
 import type { K8sObject } from '../../util/types.js';
 import { valueAt } from '../config-values.js';
@@ -64,7 +64,7 @@ const AGENT = 'istio-cni-node';
 function cniAgentNeeds(m: MeshContext, pod: K8sObject, cpNs: string): InitNeed[] {
   const node = str(podSpec(pod).nodeName);
   if (!node || !m.has('pods')) return [];
-  const agents = m.list('pods').filter((p) => labelsOf(p)['k8s-app'] === AGENT && !p.metadata?.deletionTimestamp);
+  const agents = m.list('pods').filter((p) => labelOf(p, 'k8s-app') === AGENT && !p.metadata?.deletionTimestamp);
   if (agents.length === 0 && !m.snapshot.scope.allNamespaces) return [];
   const onNode = agents.filter((p) => str(podSpec(p).nodeName) === node);
   const ready = onNode.some((p) =>

@@ -6,11 +6,11 @@
  */
 import type { Announcement } from '../profile.js';
 import type { K8sObject } from '../../util/types.js';
-import { annotationsOf, labelsOf } from '../../util/objects.js';
+import { annotationOf, labelOf } from '../../util/objects.js';
 
 export function linkerdAnnounced(pod: K8sObject): Announcement | undefined {
-  const version = annotationsOf(pod)['linkerd.io/proxy-version'];
-  const ns = labelsOf(pod)['linkerd.io/control-plane-ns'];
+  const version = annotationOf(pod, 'linkerd.io/proxy-version');
+  const ns = labelOf(pod, 'linkerd.io/control-plane-ns');
   if (!version || !ns) return undefined;
   // The meshed pods of one control plane and release share one (frozen) announcement.
   const key = `${version}\n${ns}`;

@@ -22,7 +22,7 @@ import { valueAt } from '../config-values.js';
 import type { InjectedContainer, MeshProfile } from '../profile.js';
 import { proxyPlace } from '../start-order.js';
 import { setOnTemplate } from '../../fix/commands.js';
-import { annotationsOf } from '../../util/objects.js';
+import { annotationOf } from '../../util/objects.js';
 
 /**
  * Start order (issue 31), linkerd/linkerd2 b24cd405: charts/patch/templates/patch.json adds the
@@ -201,7 +201,7 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
     startOrder: {
       held: (_m, pod) => {
         const place = proxyPlace(pod, 'linkerd-proxy');
-        const off = annotationsOf(pod)[AWAIT] === 'disabled';
+        const off = annotationOf(pod, AWAIT) === 'disabled';
         if (place === 'native')
           return off
             ? { held: false, how: `linkerd-proxy is a native sidecar without a startup probe: ${AWAIT}=disabled` }
