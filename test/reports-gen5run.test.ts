@@ -67,12 +67,6 @@ const CASES: {
     never: [/no Kubernetes Service selects/, /Services select the pod/, /ServiceAccount/],
     unknowable: true,
   },
-  {
-    file: 'linkerd-noop-runasnonroot',
-    report: 'linkerd/linkerd2#9671',
-    id: 'proxy-cannot-start',
-    says: ['noop', 'runAsNonRoot: true', "image's user, root"],
-  },
 ];
 
 const named = (file: string) => {

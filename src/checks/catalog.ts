@@ -204,6 +204,7 @@ export const CATALOG = {
     description:
       'A namespace enforcing Pod Security baseline or restricted rejects the init container a mesh injects without its CNI plugin (NET_ADMIN, NET_RAW): predicted from the namespace and the mesh configuration, confirmed by FailedCreate events.',
     severity: 'error',
+    readsOtherNamespaces: true,
     inputs: [],
     optionalInputs: [
       ...WORKLOAD_KINDS,
@@ -248,6 +249,7 @@ export const CATALOG = {
     description:
       "Injected pods cannot start because a container the mesh added keeps failing, cannot be created or its image cannot be pulled: what the pod grants it against what it needs (capabilities, root or its UID, the kubelet's non-root policy), the node's OS and kernel where iptables decide, the mesh's own reason (an exit code, an iptables error, a missing or duplicate Service, a ServiceAccount its ACLs refuse, a CNI agent skipping the namespace) and its fix; a proxy injected as a native sidecar whose restartPolicy was dropped, so it runs as a plain init container.",
     severity: 'error',
+    readsOtherNamespaces: true,
     inputs: ['pods'],
     optionalInputs: [
       ...WORKLOAD_KINDS,
@@ -487,6 +489,7 @@ export const CATALOG = {
       'mutatingwebhookconfigurations',
       'services',
       'configmaps',
+      'serviceaccounts',
     ],
   },
   'injector-rbac-missing': {
@@ -635,6 +638,7 @@ export const CATALOG = {
     description:
       "A NetworkPolicy isolates meshed pods for egress and admits no traffic to the control-plane endpoints their injected containers dial (discovery, identity, configuration: the ports each mesh's profile lists) or to DNS, so the proxy never becomes ready.",
     severity: 'error',
+    readsOtherNamespaces: true,
     inputs: ['networkpolicies'],
     optionalInputs: [
       ...WORKLOAD_KINDS,
@@ -652,8 +656,16 @@ export const CATALOG = {
     description:
       "The kubelet cannot create a pod's sandbox because the mesh's CNI plugin fails on the node, or (Multus, OpenShift) the NetworkAttachmentDefinition that runs it is missing from the pod's namespace; the pod stays in ContainerCreating.",
     severity: 'error',
+    readsOtherNamespaces: true,
     inputs: ['events'],
-    optionalInputs: ['pods', ...WORKLOAD_KINDS, 'network-attachment-definitions', 'nodes'],
+    optionalInputs: [
+      'pods',
+      ...WORKLOAD_KINDS,
+      'network-attachment-definitions',
+      'nodes',
+      'namespaces',
+      'mutatingwebhookconfigurations',
+    ],
   },
   'node-agent-incomplete': {
     code: 'MD2070',

@@ -121,7 +121,7 @@ function pluginEvidence(m: Model, mesh: MeshName, message: string, nodes: readon
   const cni = profileOf(mesh).cni!;
   const notFound = pluginNotFound(sandboxQuote(message, 2000));
   const gaps = nodeAgentCoverage(m, mesh)
-    .filter((c) => c.name === cni.daemonSet)
+    .filter((c) => c.name === cni.daemonSet && m.seesNamespace(c.namespace))
     .flatMap((c) => c.gaps.filter((x) => nodes.includes(x.node)).map((x) => ({ node: x.node, why: x.why })))
     .slice(0, 5);
   return {
@@ -281,7 +281,7 @@ export default defineCheck({
         const elsewhere = installs.filter((d) => !notFound!.path.includes(d.dir));
         // The agent itself has no ready pod on the node of the failing pods (node-agent-incomplete's facts).
         const agentGaps = nodeAgentCoverage(m, g.mesh)
-          .filter((c) => c.name === cni.daemonSet)
+          .filter((c) => c.name === cni.daemonSet && m.seesNamespace(c.namespace))
           .flatMap((c) => c.gaps.filter((x) => g.nodes.has(x.node)).map((x) => ({ c, x })))
           .slice(0, 3);
         // The plugin calls the API server with the credentials its DaemonSet wrote on the node (a

@@ -91,7 +91,12 @@ function runningDaemonSet(m: Model, name: string): string | undefined {
   const ds = m
     .list('daemonsets')
     .slice(0, 500)
-    .find((d) => nameOf(d) === name && Number((d.status as Record<string, unknown> | undefined)?.numberReady ?? 0) > 0);
+    .find(
+      (d) =>
+        nameOf(d) === name &&
+        m.seesNamespace(d.metadata?.namespace ?? '') &&
+        Number((d.status as Record<string, unknown> | undefined)?.numberReady ?? 0) > 0,
+    );
   return ds ? `${ds.metadata?.namespace ?? ''}/${name}` : undefined;
 }
 

@@ -42,8 +42,7 @@
  * the proxy (src/mesh/proxy.ts injectedMesh counts it, so no check calls it missing), reported
  * here as altered, with what dropped it where the API server's version was read.
  * Multus (issue 31): a failing validation container of a pod that does not name the attachment of a CNI plugin its
- * agent installs standalone (not chained) is that (istio/istio#48734). A container the pod has and its template has
- * not, running the mesh's proxy image, is the mesh's (Linkerd's `noop`, linkerd/linkerd2#9671).
+ * agent installs standalone (not chained) is that (istio/istio#48734).
  * Known false positives: none known; a cause read from the cluster (a Service, the CNI agent's
  * exclusions) is the one now, which may differ from when the pod started.
  * Fix: the mesh's fix for that failure, else the container's previous log; for an image: how the
@@ -155,24 +154,6 @@ function failingIn(pod: K8sObject, names: readonly string[]): Failing[] {
     }
   }
   return out;
-}
-
-/**
- * Containers the pod has that its template has not, under a name the profile does not know, running
- * the mesh's proxy image: the mesh's injector added them (issue 31: Linkerd stable-2.12.2 injected an
- * init container `noop` with the proxy image under CNI, linkerd/linkerd2#9671; charts/partials/templates/_noop.tpl).
- */
-function addedWithMeshImage(pod: K8sObject, w: Workload, known: readonly string[], image: RegExp): string[] {
-  const tmpl = podSpec(w.template);
-  const own = new Set([...initContainers(tmpl), ...containers(tmpl)].map((c) => str(c.name) ?? ''));
-  const spec = podSpec(pod);
-  return [...initContainers(spec), ...containers(spec)]
-    .slice(0, 64)
-    .filter((c) => {
-      const name = str(c.name) ?? '';
-      return name && !own.has(name) && !known.includes(name) && image.test(str(c.image) ?? '');
-    })
-    .map((c) => str(c.name)!);
 }
 
 /** The mesh's own reading of a crash: a line of its termination message, else its exit code, else the container's generic failure. */
@@ -822,7 +803,7 @@ export default defineCheck<Evidence>({
           const spec = podSpec(pod);
           const present = [...initContainers(spec), ...containers(spec)].map((c) => str(c.name) ?? '');
           if (!present.includes(p.containers.proxy) && !p.containers.init.some((n) => present.includes(n))) return [];
-          return failingIn(pod, [...names, ...addedWithMeshImage(pod, w, names, p.containers.image)]);
+          return failingIn(pod, names);
         });
         if (failing.length === 0) continue;
         // One finding per workload: the first container that fails (init containers run first), its pods.

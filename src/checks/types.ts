@@ -91,4 +91,10 @@ export interface CheckMeta {
    * uses the finding's mesh, as a control plane's.
    */
   spansNamespaces?: boolean;
+  /**
+   * Its findings sit in an app namespace but may rest on objects of namespaces `check -n` does not
+   * read (the cluster DNS in kube-system, a CNI agent's DaemonSet): `watch` keeps them from its
+   * full evaluations, which see those namespaces, never from one namespace's.
+   */
+  readsOtherNamespaces?: boolean;
 }

@@ -46,12 +46,7 @@ export interface KeepPolicy {
    * The containers the meshes inject: their termination messages keep the lines matching `lines`
    * (the failures the checks recognise, e.g. an iptables error); every other container's message goes.
    */
-  statusLines: {
-    containers: readonly string[];
-    lines: readonly RegExp[];
-    /** Or a container whose status names one of these images (a mesh's proxy image under a name no profile knows). */
-    images?: readonly RegExp[];
-  };
+  statusLines: { containers: readonly string[]; lines: readonly RegExp[] };
   /**
    * Further events about pods that checks read, by reason and message shape: kept only when
    * `involvedObject.fieldPath` names one of `containers` (a kubelet's BackOff or image pull failure
@@ -319,7 +314,6 @@ export function keeper(policy: KeepPolicy): Keeper {
   };
 
   const STATUS_CONTAINERS = new Set(policy.statusLines.containers);
-  const STATUS_IMAGES = policy.statusLines.images ?? [];
   const STATUS_LINES = policy.statusLines.lines;
   /** A termination message's lines a check recognises (each cut to 512 characters, at most 8), or nothing. */
   function keptLines(message: unknown): string | undefined {
@@ -360,10 +354,7 @@ export function keeper(policy: KeepPolicy): Keeper {
     (injected: boolean): Reducer =>
     (cs) => {
       if (!isObj(cs)) return cs;
-      const mesh =
-        injected &&
-        (STATUS_CONTAINERS.has(cs.name) ||
-          (typeof cs.image === 'string' && cs.image.length < 512 && STATUS_IMAGES.some((re) => re.test(cs.image))));
+      const mesh = injected && STATUS_CONTAINERS.has(cs.name);
       for (const s of [cs.state, cs.lastState]) {
         if (!isObj(s)) continue;
         for (const k in s) {

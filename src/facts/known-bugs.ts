@@ -121,6 +121,7 @@ const BUGS_SHOWN = defineFact({
     'mutatingwebhookconfigurations',
     'services',
     'configmaps',
+    'serviceaccounts',
   ],
   compute: (m: Model): BugShown[] => {
     const out: BugShown[] = [];

@@ -141,6 +141,12 @@ export class Model extends SnapshotIndex implements MeshContext {
     return !this.has('mutatingwebhookconfigurations') && (chosen === 'auto' || chosen === name);
   }
 
+  /** See MeshContext.seesNamespace. */
+  seesNamespace(ns: string): boolean {
+    const s = this.snapshot.scope;
+    return s.allNamespaces || !s.namespace || s.namespace === ns || this.isControlPlaneNamespace(ns);
+  }
+
   /** Namespaces that belong to a mesh's control plane (never reported as unmeshed). */
   isControlPlaneNamespace(ns: string): boolean {
     return this.meshes.some((m) => m.namespaces.includes(ns));

@@ -74,10 +74,11 @@ function clusterDns(m: Model): ClusterDns | undefined {
 
 const CLUSTER_DNS_FACT = defineFact({
   id: 'cluster-dns',
-  inputs: ['services', 'pods', 'namespaces'],
+  inputs: ['services', 'pods', 'namespaces', 'deployments', 'mutatingwebhookconfigurations'],
   compute: (m: Model): ClusterDns | undefined => {
     for (const c of CLUSTER_DNS) {
-      if (!m.readIn('services', c.namespace) || !m.readIn('pods', c.namespace)) continue;
+      if (!m.seesNamespace(c.namespace) || !m.readIn('services', c.namespace) || !m.readIn('pods', c.namespace))
+        continue;
       const svc = m.get('services', c.namespace, c.name);
       const spec = isObj(svc?.spec) ? svc!.spec : undefined;
       const sel = isObj(spec?.selector) ? (spec!.selector as Record<string, string>) : undefined;
@@ -170,6 +171,7 @@ const PROXY_PATHS = defineFactFamily({
     'pods',
     'replicasets',
     'serviceaccounts',
+    'services',
     'statefulsets',
   ],
   compute: (m: Model, mesh: MeshName): ProxyPath[] => {

@@ -21,7 +21,7 @@ export function daemonSetsNamed(m: MeshContext, name: string): K8sObject[] {
   if (!m.has('daemonsets')) return [];
   return m
     .list('daemonsets')
-    .filter((d) => nameOf(d) === name)
+    .filter((d) => nameOf(d) === name && m.seesNamespace(nsOf(d) ?? ''))
     .sort((a, b) => (nsOf(a) < nsOf(b) ? -1 : 1))
     .slice(0, 8);
 }

@@ -33,6 +33,13 @@ export interface MeshContext extends Omit<SnapshotView, 'workloads' | 'fact'> {
   fact<K, T>(f: FactFamily<K, T, MeshContext>, key: K): T;
   /** "now" for anything time-based. */
   readonly now: Date;
+  /**
+   * A namespace whose objects this run reads whatever its scope: every namespace with -A, else the
+   * one asked about and the meshes' control-plane namespaces (what `check -n` lists live). Evidence
+   * from another namespace (the cluster DNS, a CNI agent's DaemonSet) is used only where this holds,
+   * so that `-n` judges alike live and from a snapshot.
+   */
+  seesNamespace(ns: string): boolean;
   /** The mesh as installed (undefined: not installed, or left out by --mesh). */
   mesh(name: MeshName): MeshInstall | undefined;
   /** The mesh's injection webhooks ([] for a mesh --mesh leaves out). */

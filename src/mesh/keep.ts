@@ -53,8 +53,6 @@ const KEEP_POLICY: KeepPolicy = {
   statusLines: {
     containers: [...new Set([...INJECTED, ...BUG_CONTAINERS])],
     lines: PROFILE_LIST.flatMap((p) => p.runtime.failures.flatMap((f) => (f.line ? [f.line] : []))),
-    // A container running a mesh's proxy image under a name no profile knows (proxy-cannot-start: linkerd/linkerd2#9671).
-    images: PROFILE_LIST.map((p) => p.containers.image),
   },
   podEvents: [
     ...POD_EVENTS_READ.map((e) => ({ ...e, containers: INJECTED })),

@@ -46,7 +46,7 @@ function partitionOf(ref: ResourceRef, controlPlane: ReadonlySet<string>): strin
 /** A finding's partition: its resource's, or CLUSTER for a check whose findings count pods of every namespace. */
 export function findingPartition(f: Pick<Finding, 'id' | 'resource'>, controlPlane: ReadonlySet<string>): string {
   const entry: CatalogEntry | undefined = Object.hasOwn(CATALOG, f.id) ? CATALOG[f.id as CheckId] : undefined;
-  return entry?.spansNamespaces ? CLUSTER : partitionOf(f.resource, controlPlane);
+  return entry?.spansNamespaces || entry?.readsOtherNamespaces ? CLUSTER : partitionOf(f.resource, controlPlane);
 }
 
 interface Part {

@@ -42,7 +42,6 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'fires-istio-cni-multus-unchained.yaml', findings: ['Deployment store/checkout'] },
     { fixtures: 'fires-istio-cni-multus-annotated.yaml', findings: ['Deployment store/checkout'] },
     { fixtures: 'fires-kuma-cni-multus-no-attachment.yaml', findings: ['Deployment orders/search'] },
-    { fixtures: 'fires-linkerd-noop-runasnonroot.yaml', findings: ['Deployment shop/nginx-deployment'] },
   ],
   silent: [
     { fixtures: 'ok-linkerd-recovered-or-app.yaml' },
@@ -72,12 +71,6 @@ describe('proxy-cannot-start', () => {
     const n = one('istio', 'fires-istio-cni-multus-annotated');
     expect(n.message).not.toContain('standalone');
     expect(n.message).toContain('exit code 126');
-  });
-
-  it('reads an init container the injector added under a name of no profile by its proxy image (linkerd/linkerd2#9671)', () => {
-    const f = one('linkerd', 'fires-linkerd-noop-runasnonroot');
-    expect(f.message).toContain('init container noop cannot be created (CreateContainerConfigError)');
-    expect(f.message).toContain("runAsNonRoot: true in the pod's securityContext asks for a non-root user");
   });
 
   it('names a capability the pod drops by name after the template adds it (linkerd/linkerd2#6254)', () => {
