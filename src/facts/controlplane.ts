@@ -4,6 +4,7 @@
  * control-plane checks (and the workload checks, for InjectionSkipped evidence). Pure: reads
  * the Model only.
  */
+import { WORKLOAD_DECISION_INPUTS } from './decision.js';
 import { defineFactFamily } from '../k8s/fact.js';
 import { cmd } from '../fix/steps.js';
 import { eventInfo, workloadOfObject } from '../k8s/events.js';
@@ -344,19 +345,7 @@ export const webhookEvidence = (hooks: MeshWebhook[]) =>
 
 const PODS_MISSING_PROXY = defineFactFamily({
   id: 'pods-missing-proxy',
-  inputs: [
-    'configmaps',
-    'cronjobs',
-    'daemonsets',
-    'deployments',
-    'jobs',
-    'mutatingwebhookconfigurations',
-    'namespaces',
-    'pods',
-    'replicasets',
-    'serviceaccounts',
-    'statefulsets',
-  ],
+  inputs: [...WORKLOAD_DECISION_INPUTS],
   compute: (m: Model, mesh: MeshName): number =>
     m.appWorkloads.reduce((n, w) => {
       const d = m.decision(w, mesh);

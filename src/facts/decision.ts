@@ -8,6 +8,24 @@ import { profileOf } from '../mesh/registry.js';
 import { evalWebhook, matchConditionExpression, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
 import type { CelRequest } from '../k8s/cel.js';
 import { printable } from '../util/errors.js';
+import type { KindKey } from '../k8s/kinds.js';
+import { WORKLOAD_INPUTS } from '../k8s/workloads.js';
+
+/**
+ * What an injection decision reads (src/facts/model.ts DECISIONS): the namespaces and webhooks,
+ * the injectors' Deployments, pods and ConfigMaps, and ServiceAccounts (Consul with ACLs).
+ */
+export const DECISION_INPUTS: readonly KindKey[] = [
+  'configmaps',
+  'deployments',
+  'mutatingwebhookconfigurations',
+  'namespaces',
+  'pods',
+  'serviceaccounts',
+];
+
+/** What a fact over the app workloads and their injection decisions reads: both lists, once each. */
+export const WORKLOAD_DECISION_INPUTS: readonly KindKey[] = [...new Set([...WORKLOAD_INPUTS, ...DECISION_INPUTS])];
 
 export type { Decision } from '../mesh/profile.js';
 

@@ -5,6 +5,7 @@
  * release the tables cannot place or order names no bug; a fixed release showing the same
  * symptom names none either (other checks say what they see).
  */
+import { WORKLOAD_DECISION_INPUTS } from './decision.js';
 import { failedCreates } from '../k8s/events.js';
 import { defineFact } from '../k8s/fact.js';
 import { podHealth } from '../k8s/health.js';
@@ -108,21 +109,7 @@ export function bugsShown(m: Model): BugShown[] {
 
 const BUGS_SHOWN = defineFact({
   id: 'known-bugs-shown',
-  inputs: [
-    'deployments',
-    'statefulsets',
-    'daemonsets',
-    'jobs',
-    'cronjobs',
-    'replicasets',
-    'pods',
-    'events',
-    'namespaces',
-    'mutatingwebhookconfigurations',
-    'services',
-    'configmaps',
-    'serviceaccounts',
-  ],
+  inputs: [...WORKLOAD_DECISION_INPUTS, 'events', 'services'],
   compute: (m: Model): BugShown[] => {
     const out: BugShown[] = [];
     for (const { mesh } of m.meshes) {

@@ -39,7 +39,7 @@ import {
 import { namespaceMarker, optOutMarker, templateOptOut, namespaceMarkerKeys, templateAsking } from './markers.js';
 import type { MeshName } from '../mesh/names.js';
 import { PROFILE_LIST, meshTitle, profileOf } from '../mesh/registry.js';
-import { decide } from './decision.js';
+import { WORKLOAD_DECISION_INPUTS, decide } from './decision.js';
 import { evalWebhook, namespaceLabels } from '../mesh/webhooks.js';
 import { newPodLabels } from '../k8s/pod-labels.js';
 import {
@@ -478,19 +478,7 @@ function oneMeshForNamespace(m: Model, ns: string, problems: Problem[]): Problem
 
 const WORKLOAD_PROBLEMS = defineFactFamily({
   id: 'marker-problems-workload',
-  inputs: [
-    'configmaps',
-    'cronjobs',
-    'daemonsets',
-    'deployments',
-    'jobs',
-    'mutatingwebhookconfigurations',
-    'namespaces',
-    'pods',
-    'replicasets',
-    'serviceaccounts',
-    'statefulsets',
-  ],
+  inputs: [...WORKLOAD_DECISION_INPUTS],
   cacheKey: (w: Workload) => `${w.kind}/${w.namespace}/${w.name}`,
   compute: (m: Model, w: Workload): Problem[] => {
     const out: Problem[] = [];

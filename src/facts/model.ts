@@ -16,7 +16,7 @@ import { meshNamespaces } from '../mesh/read-plan.js';
 import { PROFILE_LIST, profileOf } from '../mesh/registry.js';
 import { meshWebhooks, namespaceLabels, type MeshWebhook } from '../mesh/webhooks.js';
 import { annotationsOf, cmp, groupBy, labelsOf, nameOf } from '../util/objects.js';
-import { decide, type Decision } from './decision.js';
+import { DECISION_INPUTS, decide, type Decision } from './decision.js';
 import { podStates, type PodStates } from './pods.js';
 
 export type { Workload } from '../k8s/workloads.js';
@@ -235,7 +235,7 @@ const MESHES = defineFact({
 /** Model.appWorkloads. */
 const APP_WORKLOADS = defineFact({
   id: 'app-workloads',
-  inputs: ['cronjobs', 'daemonsets', 'deployments', 'jobs', 'pods', 'replicasets', 'statefulsets'],
+  inputs: WORKLOAD_INPUTS,
   compute: (m: Model) =>
     m.workloads.filter(
       (w) =>
@@ -249,7 +249,7 @@ const APP_WORKLOADS = defineFact({
 
 const APP_WORKLOADS_BY_NS = defineFact({
   id: 'app-workloads-by-ns',
-  inputs: ['cronjobs', 'daemonsets', 'deployments', 'jobs', 'pods', 'replicasets', 'statefulsets'],
+  inputs: WORKLOAD_INPUTS,
   compute: (m: Model) => groupBy(m.appWorkloads, (w) => w.namespace),
 });
 
@@ -269,7 +269,7 @@ export const NS_LABELS = defineFactFamily({
 /** What each installed mesh would do with a pod created now from the workload's template (Model.decisions). */
 const DECISIONS = defineFactFamily({
   id: 'decisions',
-  inputs: ['configmaps', 'deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods', 'serviceaccounts'],
+  inputs: DECISION_INPUTS,
   compute: (m: Model, w: Workload): Decision[] => {
     m.checkDeadline();
     const ns = m.namespace(w.namespace);

@@ -7,6 +7,7 @@
  * where none was read (pods not read there, external Consul servers), pods with the chart's labels
  * in the control-plane namespace, and an ipBlock is given the benefit of the doubt.
  */
+import { WORKLOAD_DECISION_INPUTS } from './decision.js';
 import { defineFact, defineFactFamily } from '../k8s/fact.js';
 import { egressVerdict, namedPorts, type EgressDestination } from '../k8s/networkpolicy.js';
 import { isActive } from '../k8s/pods.js';
@@ -159,21 +160,7 @@ const asPod = (w: Workload, pods: readonly K8sObject[]) =>
 
 const PROXY_PATHS = defineFactFamily({
   id: 'proxy-paths',
-  inputs: [
-    'configmaps',
-    'cronjobs',
-    'daemonsets',
-    'deployments',
-    'jobs',
-    'mutatingwebhookconfigurations',
-    'namespaces',
-    'networkpolicies',
-    'pods',
-    'replicasets',
-    'serviceaccounts',
-    'services',
-    'statefulsets',
-  ],
+  inputs: [...WORKLOAD_DECISION_INPUTS, 'networkpolicies', 'services'],
   compute: (m: Model, mesh: MeshName): ProxyPath[] => {
     const net = profileOf(mesh).network;
     if (!net || !m.has('networkpolicies')) return [];

@@ -7,6 +7,7 @@
  * The inference: a workload whose pods run a mesh's proxy although its own pod template neither
  * asks for injection nor carries the proxy itself was injected because its namespace asks.
  */
+import { WORKLOAD_INPUTS } from '../k8s/workloads.js';
 import { defineFact, defineFactFamily } from '../k8s/fact.js';
 import type { KindKey } from '../k8s/kinds.js';
 import { podSpec } from '../k8s/pods.js';
@@ -31,7 +32,7 @@ export const meshedWithoutProxy = (pod: K8sObject, ns?: K8sObject): boolean =>
 
 const MESH_OWN_NAMESPACES = defineFact({
   id: 'mesh-own-namespaces',
-  inputs: ['cronjobs', 'daemonsets', 'deployments', 'jobs', 'pods', 'replicasets', 'statefulsets'],
+  inputs: WORKLOAD_INPUTS,
   compute: (m: Model) => {
     const out = new Set<string>();
     for (const w of m.workloads) if (isControlPlaneWorkload(w)) out.add(w.namespace);
@@ -69,7 +70,7 @@ export function namespaceAsks(m: Model, ns: string, mesh: MeshName): boolean | u
 
 const MESHED_BY_NAMESPACE = defineFactFamily({
   id: 'meshed-by-namespace',
-  inputs: ['cronjobs', 'daemonsets', 'deployments', 'jobs', 'pods', 'replicasets', 'statefulsets'],
+  inputs: WORKLOAD_INPUTS,
   cacheKey: (k: { ns: string; mesh: MeshName }) => `${k.mesh}:${k.ns}`,
   compute: (m: Model, { ns, mesh }: { ns: string; mesh: MeshName }): Workload[] =>
     m

@@ -4,6 +4,7 @@
  * longer exists. Decided on the namespaces and workloads the snapshot holds (evalWebhook, through
  * each workload's decision), never on imagined label sets. Mesh-generic.
  */
+import { WORKLOAD_DECISION_INPUTS } from './decision.js';
 import { defineFactFamily } from '../k8s/fact.js';
 import type { K8sObject } from '../util/types.js';
 import { cmp } from '../util/objects.js';
@@ -77,20 +78,7 @@ function configStates(m: Model, mesh: MeshName): Omit<MeshConfig, 'workloads'>[]
 
 const MESH_CONFIGS = defineFactFamily({
   id: 'mesh-configs',
-  inputs: [
-    'configmaps',
-    'cronjobs',
-    'daemonsets',
-    'deployments',
-    'jobs',
-    'mutatingwebhookconfigurations',
-    'namespaces',
-    'pods',
-    'replicasets',
-    'serviceaccounts',
-    'services',
-    'statefulsets',
-  ],
+  inputs: [...WORKLOAD_DECISION_INPUTS, 'services'],
   compute: (m: Model, mesh: MeshName): MeshConfig[] => {
     const called = new Map<string, Workload[]>();
     for (const w of m.appWorkloads) {
@@ -191,20 +179,7 @@ function removal(m: Model, mesh: MeshName, a: MeshConfig, b: MeshConfig): Overla
 
 const OVERLAPS = defineFactFamily({
   id: 'overlaps',
-  inputs: [
-    'configmaps',
-    'cronjobs',
-    'daemonsets',
-    'deployments',
-    'jobs',
-    'mutatingwebhookconfigurations',
-    'namespaces',
-    'pods',
-    'replicasets',
-    'serviceaccounts',
-    'services',
-    'statefulsets',
-  ],
+  inputs: [...WORKLOAD_DECISION_INPUTS, 'services'],
   compute: (m: Model, mesh: MeshName): Overlap[] => {
     // Only configurations whose Service is known to exist: a leftover (its Service gone) is
     // webhook-stale's, and one whose Service was not read may be a leftover too.
