@@ -3,10 +3,9 @@
  * start order), each rebuilt as an overlay on the healthy cluster of its mesh and release
  * (test/fixtures/reports/gen5rel/, the thread in each file's header). Each must name the confirmed cause.
  */
-import { describe, expect, it } from 'vitest';
-import { baseOf, cluster, findings } from './helpers/fixtures.js';
+import { type ReportCase, reportCases } from './helpers/reports.js';
 
-const CASES: { file: string; report: string; id: string; says: (string | RegExp)[] }[] = [
+const CASES: ReportCase[] = [
   {
     file: 'linkerd-edge-native-sidecar-misspelled',
     report: 'linkerd/linkerd2#13205',
@@ -51,30 +50,4 @@ const CASES: { file: string; report: string; id: string; says: (string | RegExp)
   },
 ];
 
-const named = (file: string) => {
-  const fs = findings(cluster(baseOf(file), [`reports/gen5rel/${file}.yaml`]));
-  const f = CASES.find((c) => c.file === file)!;
-  const hit = fs.find(
-    (x) => x.id === f.id && f.says.every((s) => (typeof s === 'string' ? x.message.includes(s) : s.test(x.message))),
-  );
-  return { fs, hit };
-};
-
-/** Reports whose cause meshdoctor does not name yet (the mechanism is still open): skipped, listed in the summary. */
-const OPEN = new Set<string>([]);
-
-describe('real reports (gen5rel): the confirmed cause is named', () => {
-  for (const c of CASES)
-    (OPEN.has(c.file) ? it.skip : it)(`${c.report} (${c.file})`, () => {
-      const { fs, hit } = named(c.file);
-      expect(hit, fs.map((f) => `${f.id}: ${f.message}`).join('\n')).toBeDefined();
-    });
-
-  it('summary', () => {
-    const lines = CASES.map((c) => {
-      const { fs, hit } = named(c.file);
-      return `${hit ? 'HIT ' : 'MISS'} ${c.report} ${c.file}: ${fs.map((f) => f.id).join(', ') || '(silent)'}${hit ? '' : '\n      ' + fs.map((f) => f.message.slice(0, 300)).join('\n      ')}`;
-    });
-    console.log(`${lines.filter((l) => l.startsWith('HIT')).length}/${CASES.length}\n${lines.join('\n')}`);
-  });
-});
+reportCases('gen5rel', 'real reports (gen5rel): the confirmed cause is named', CASES);

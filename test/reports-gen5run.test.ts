@@ -5,18 +5,9 @@
  * check and the words that make it the cause. Where the cluster's state cannot show the cause (`unknowable`),
  * the finding must quote what it saw and say that the cause is not known, not guess one.
  */
-import { describe, expect, it } from 'vitest';
-import { baseOf, cluster, findings } from './helpers/fixtures.js';
+import { type ReportCase, reportCases } from './helpers/reports.js';
 
-const CASES: {
-  file: string;
-  report: string;
-  id: string;
-  says: (string | RegExp)[];
-  /** Words no finding may say (a guessed cause). */
-  never?: RegExp[];
-  unknowable?: true;
-}[] = [
+const CASES: ReportCase[] = [
   {
     file: 'istio-1.5-egress-dns-pod-port',
     report: 'istio/istio#14736',
@@ -69,31 +60,4 @@ const CASES: {
   },
 ];
 
-const named = (file: string) => {
-  const fs = findings(cluster(baseOf(file), [`reports/gen5run/${file}.yaml`]));
-  const f = CASES.find((c) => c.file === file)!;
-  const hit = fs.find(
-    (x) => x.id === f.id && f.says.every((s) => (typeof s === 'string' ? x.message.includes(s) : s.test(x.message))),
-  );
-  const guessed = fs.filter((x) => (f.never ?? []).some((re) => re.test(x.message)));
-  return { fs, hit: guessed.length ? undefined : hit };
-};
-
-/** Reports whose cause meshdoctor does not name yet (the mechanism is still open): skipped, listed in the summary. */
-const OPEN = new Set<string>([]);
-
-describe('real reports: the confirmed cause is named', () => {
-  for (const c of CASES)
-    (OPEN.has(c.file) ? it.skip : it)(`${c.report} (${c.file})`, () => {
-      const { fs, hit } = named(c.file);
-      expect(hit, fs.map((f) => `${f.id}: ${f.message}`).join('\n')).toBeDefined();
-    });
-
-  it('summary', () => {
-    const lines = CASES.map((c) => {
-      const { fs, hit } = named(c.file);
-      return `${hit ? 'HIT ' : 'MISS'} ${c.report} ${c.file}${c.unknowable ? ' (unknowable: quoted)' : ''}: ${fs.map((f) => f.id).join(', ') || '(silent)'}${hit ? '' : '\n      ' + fs.map((f) => f.message.slice(0, 400)).join('\n      ')}`;
-    });
-    console.log(`${lines.filter((l) => l.startsWith('HIT')).length}/${CASES.length}\n${lines.join('\n')}`);
-  });
-});
+reportCases('gen5run', 'real reports: the confirmed cause is named', CASES);

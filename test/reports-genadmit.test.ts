@@ -4,10 +4,9 @@
  * (test/fixtures/reports/genadmit/, the thread in each file's header). Each must name the confirmed cause:
  * the check and the words that make it the cause, not only "sidecar missing".
  */
-import { describe, expect, it } from 'vitest';
-import { baseOf, cluster, findings } from './helpers/fixtures.js';
+import { type ReportCase, reportCases } from './helpers/reports.js';
 
-const CASES: { file: string; report: string; id: string; says: (string | RegExp)[] }[] = [
+const CASES: ReportCase[] = [
   {
     file: 'linkerd-gatekeeper-privesc',
     report: 'linkerd/linkerd2#9998',
@@ -82,30 +81,4 @@ const CASES: { file: string; report: string; id: string; says: (string | RegExp)
   },
 ];
 
-const named = (file: string) => {
-  const fs = findings(cluster(baseOf(file), [`reports/genadmit/${file}.yaml`]));
-  const f = CASES.find((c) => c.file === file)!;
-  const hit = fs.find(
-    (x) => x.id === f.id && f.says.every((s) => (typeof s === 'string' ? x.message.includes(s) : s.test(x.message))),
-  );
-  return { fs, hit };
-};
-
-/** Reports whose cause meshdoctor does not name yet (the mechanism is still open): skipped, listed in the summary. */
-const OPEN = new Set<string>([]);
-
-describe('real reports: the confirmed cause is named', () => {
-  for (const c of CASES)
-    (OPEN.has(c.file) ? it.skip : it)(`${c.report} (${c.file})`, () => {
-      const { fs, hit } = named(c.file);
-      expect(hit, fs.map((f) => `${f.id}: ${f.message}`).join('\n')).toBeDefined();
-    });
-
-  it('summary', () => {
-    const lines = CASES.map((c) => {
-      const { fs, hit } = named(c.file);
-      return `${hit ? 'HIT ' : 'MISS'} ${c.report} ${c.file}: ${fs.map((f) => f.id).join(', ') || '(silent)'}${hit ? '' : '\n      ' + fs.map((f) => f.message.slice(0, 300)).join('\n      ')}`;
-    });
-    console.log(`${lines.filter((l) => l.startsWith('HIT')).length}/${CASES.length}\n${lines.join('\n')}`);
-  });
-});
+reportCases('genadmit', 'real reports: the confirmed cause is named', CASES);
