@@ -10,11 +10,33 @@ import { managedProvider } from '../../src/k8s/providers.js';
 
 checkCases('webhook-port-blocked', {
   fires: [
-    { fixtures: 'fires-linkerd-default-deny.yaml', findings: ['NetworkPolicy linkerd/default-deny-ingress'] },
-    { fixtures: 'fires-istio-443-only.yaml', findings: ['NetworkPolicy istio-system/istiod-ingress'] },
-    { fixtures: 'fires-kuma-named-port-udp.yaml', findings: ['NetworkPolicy kuma-system/kuma-cp'] },
-    { fixtures: 'fires-consul-deny-and-egress.yaml', findings: ['NetworkPolicy consul/connect-injector'] },
-    { fixtures: 'fires-linkerd-gke-firewall.yaml', findings: ['Service linkerd/linkerd-proxy-injector'] },
+    {
+      fixtures: 'fires-linkerd-default-deny.yaml',
+      findings: ['NetworkPolicy linkerd/default-deny-ingress'],
+      said: [{ id: 'blocks-injector', params: { port: 8443, targetPort: 'proxy-injector', timedOut: '' } }],
+    },
+    {
+      fixtures: 'fires-istio-443-only.yaml',
+      findings: ['NetworkPolicy istio-system/istiod-ingress'],
+      said: [{ id: 'blocks-injector', params: { port: 15017, servicePort: 443, meshTitle: 'Istio' } }],
+    },
+    {
+      fixtures: 'fires-kuma-named-port-udp.yaml',
+      findings: ['NetworkPolicy kuma-system/kuma-cp'],
+      said: [{ id: 'blocks-injector', params: { policy: 'kuma-system/kuma-cp', port: 5443 } }],
+    },
+    {
+      fixtures: 'fires-consul-deny-and-egress.yaml',
+      findings: ['NetworkPolicy consul/connect-injector'],
+      said: [
+        { id: 'blocks-injector', params: { port: 8080, timedOut: ' (3 timed-out calls in FailedCreate events)' } },
+      ],
+    },
+    {
+      fixtures: 'fires-linkerd-gke-firewall.yaml',
+      findings: ['Service linkerd/linkerd-proxy-injector'],
+      said: [{ id: 'gke-firewall', params: { calls: '2 calls', port: 8443 } }],
+    },
     // -n of an app namespace: the policies of the mesh's namespace are read as the control plane's.
     {
       name: 'linkerd, -n shop',
@@ -112,9 +134,21 @@ describe('webhook-port-blocked: message, evidence, fix', () => {
     const [f] = findings(cluster('linkerd', ['checks/webhook-port-blocked/fires-linkerd-default-deny.yaml']), [
       'webhook-port-blocked',
     ]);
-    expect(f!.message).toContain('NetworkPolicy linkerd/default-deny-ingress selects');
+    expect(f!.messageId).toBe('webhook-port-blocked/blocks-injector');
+    expect(f!.params).toMatchObject({
+      policy: 'linkerd/default-deny-ingress',
+      withOthers: '',
+      meshTitle: 'Linkerd',
+      pods: '1 pod',
+      port: 8443,
+      service: 'linkerd-proxy-injector',
+      servicePort: 443,
+      targetPort: 'proxy-injector',
+      webhooks: 'linkerd-proxy-injector.linkerd.io',
+    });
+    // The rendered text, once.
     expect(f!.message).toContain(
-      'admits no traffic to TCP 8443 (Service linkerd-proxy-injector port 443 -> targetPort proxy-injector)',
+      "NetworkPolicy linkerd/default-deny-ingress selects the Linkerd injector's 1 pod and admits no traffic to TCP 8443 (Service linkerd-proxy-injector port 443 -> targetPort proxy-injector)",
     );
     expect(f!.evidence).toMatchObject({
       servicePort: 443,
@@ -123,8 +157,14 @@ describe('webhook-port-blocked: message, evidence, fix', () => {
       policies: ['default-deny-ingress'],
       provider: null,
     });
-    const apply = f!.fix.find((l) => l.includes('kubectl apply'))!;
-    const policy = JSON.parse(/^printf %s '(.*)' \| kubectl apply -f -$/.exec(apply)![1]!);
+    // The fix as data: the policy, printed and piped to kubectl apply (its JSON an argument of its own).
+    const apply = f!.fixData.find(
+      (s): s is { kind: 'command'; pipeline: string[][] } =>
+        (s as { kind: string }).kind === 'command' &&
+        JSON.stringify((s as { pipeline: string[][] }).pipeline.at(-1)) === '["kubectl","apply","-f","-"]',
+    )!;
+    expect(apply.pipeline[0]!.slice(0, 2)).toEqual(['printf', '%s']);
+    const policy = JSON.parse(apply.pipeline[0]![2]!);
     expect(policy).toMatchObject({
       kind: 'NetworkPolicy',
       metadata: { namespace: 'linkerd' },
@@ -138,7 +178,7 @@ describe('webhook-port-blocked: message, evidence, fix', () => {
       'webhook-port-blocked',
     ]);
     expect(f!.evidence).toMatchObject({ containerPort: 8080, timedOutCalls: 3 });
-    expect(f!.message).toContain('3 timed-out calls in FailedCreate events');
+    expect(f!.params?.timedOut).toBe(' (3 timed-out calls in FailedCreate events)');
   });
 
   it("GKE: the provider's firewall rule for the port", () => {
@@ -146,7 +186,20 @@ describe('webhook-port-blocked: message, evidence, fix', () => {
       'webhook-port-blocked',
     ]);
     expect(f!.evidence).toMatchObject({ provider: 'gke', timedOutCalls: 2, policies: [] });
-    expect(f!.fix.join('\n')).toContain('gcloud compute firewall-rules create');
-    expect(f!.fix.join('\n')).toContain('tcp:8443');
+    // The fix as data: the rule's argv, the port its own word.
+    const rule = f!.fixData.find((s) => JSON.stringify(s).includes('firewall-rules')) as { pipeline: string[][] };
+    expect(rule.pipeline[0]!.slice(0, 4)).toEqual(['gcloud', 'compute', 'firewall-rules', 'create']);
+    expect(rule.pipeline[0]).toContain('tcp:8443');
+  });
+
+  it('EKS: the security groups, said by their own message', () => {
+    const snap = cluster('linkerd', ['checks/webhook-port-blocked/fires-linkerd-gke-firewall.yaml']);
+    for (const n of snap.objects.nodes!) n.metadata!.labels = { 'eks.amazonaws.com/nodegroup': 'workers' };
+    const [f] = findings(snap, ['webhook-port-blocked']);
+    expect(f!.messageId).toBe('webhook-port-blocked/aws-security-groups');
+    expect(f!.params).toMatchObject({ provider: 'EKS', calls: '2 calls', port: 8443 });
+    expect(f!.message).toContain(
+      'on EKS the security groups between the control plane and the nodes must open that port',
+    );
   });
 });
