@@ -38,7 +38,9 @@ import { missingProxy, podEvidence, skippedByInjector } from '../facts/missing-p
 
 const MESSAGES = messages({
   'during-injector-outage':
-    '{pods} of {workload} {were} created while the {meshTitle} injector was down ({from} to {to}{reason}) but {have} no {meshTitle} proxy, although webhook {webhook} should have injected {them}.',
+    '{pods} of {workload} {were} created while the {meshTitle} injector was down ({from} to {to}) but {have} no {meshTitle} proxy, although webhook {webhook} should have injected {them}.',
+  'during-injector-outage-reason':
+    '{pods} of {workload} {were} created while the {meshTitle} injector was down ({from} to {to}, {reason}) but {have} no {meshTitle} proxy, although webhook {webhook} should have injected {them}.',
   'before-injector-ready':
     '{pods} of {workload} {were} created at {created}, before the {meshTitle} injector was first ready (Deployment {deployment} created {installedAt}, ready {readyAt}), and failurePolicy Ignore let them through but {have} no {meshTitle} proxy, although webhook {webhook} should have injected {them}.',
   'after-marker':
@@ -85,13 +87,10 @@ export default defineCheck({
           them: agree(n, 'it', 'them'),
         };
         const said = outage
-          ? say(MESSAGES, 'during-injector-outage', {
-              ...common,
-              from: outage.from.toISOString(),
-              to: outage.to ? outage.to.toISOString() : 'now',
-              // The reason the injector's status gave (OOMKilled, MinimumReplicasUnavailable, ...), quoted.
-              reason: outage.reason ? `, ${outage.reason}` : '',
-            })
+          ? outage.reason
+            ? // The reason the injector's status gave (OOMKilled, MinimumReplicasUnavailable, ...), quoted.
+              say(MESSAGES, 'during-injector-outage-reason', { ...common, ...span(outage), reason: outage.reason })
+            : say(MESSAGES, 'during-injector-outage', { ...common, ...span(outage) })
           : early
             ? say(MESSAGES, 'before-injector-ready', {
                 ...common,
@@ -161,3 +160,5 @@ export default defineCheck({
     }
   },
 });
+
+const span = (o: InjectorOutage) => ({ from: o.from.toISOString(), to: o.to ? o.to.toISOString() : 'now' });

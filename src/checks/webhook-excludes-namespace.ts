@@ -58,11 +58,11 @@ const NAME_LABEL = 'kubernetes.io/metadata.name';
 /** Its messages; `{choose}`: empty, or the mesh to choose where one namespace or workload asks two meshes. */
 const MESSAGES = messages({
   'match-condition-refuses':
-    '{workload} asks {meshTitle} for injection, but the {conditions} of webhook {webhook} {fail} to evaluate for its pods under failurePolicy Fail, so the API server refuses them{choose}.',
+    '{workload} asks {meshTitle} for injection, but the {matchConditions} {conditions} of webhook {webhook} {fail} to evaluate for its pods under failurePolicy Fail, so the API server refuses them{choose}.',
   'match-condition-error-skips':
-    '{workload} asks {meshTitle} for injection, but the {conditions} of webhook {webhook} {fail} to evaluate for its pods, which under failurePolicy Ignore skips the webhook, so its pods are not injected{choose}.',
+    '{workload} asks {meshTitle} for injection, but the {matchConditions} {conditions} of webhook {webhook} {fail} to evaluate for its pods, which under failurePolicy Ignore skips the webhook, so its pods are not injected{choose}.',
   'match-condition-false':
-    '{workload} asks {meshTitle} for injection, but the {conditions} of webhook {webhook} is false for its pods, so the API server does not call the webhook and its pods are not injected{choose}.',
+    '{workload} asks {meshTitle} for injection, but the {matchConditions} {conditions} of webhook {webhook} is false for its pods, so the API server does not call the webhook and its pods are not injected{choose}.',
   'match-condition-not-evaluated':
     '{workload} asks {meshTitle} for injection and {podsRun} without the proxy; webhook {webhook} selects them, but its matchConditions {conditions} were not evaluated (meshdoctor evaluates only simple CEL shapes), so whether they keep the pods out is not known{choose}.',
   'pod-revision-unserved':
@@ -177,8 +177,8 @@ function conditionFinding(w: Workload, mesh: MeshName, called: boolean, calls: W
     const c = excluding[0]!;
     const mc = c.matchConditions!;
     const names = mc.names.map((n) => conditionText(c, n)).join(', ');
-    const conds = mc.names.length === 1 ? `matchCondition ${names}` : `matchConditions ${names}`;
-    const said = { ...common, conditions: conds, webhook: c.webhook.name };
+    const matchConditions = mc.names.length === 1 ? 'matchCondition' : 'matchConditions';
+    const said = { ...common, matchConditions, conditions: names, webhook: c.webhook.name };
     const fail = mc.names.length === 1 ? 'fails' : 'fail';
     return {
       mesh,

@@ -17,7 +17,7 @@
  * Fix: find why calls fail (the injector's pods and logs; webhook-no-endpoints, webhook-cert-mismatch
  * and webhook-port-blocked name the usual causes), then re-create the pods created meanwhile.
  */
-import { admissionMetrics, perInstance } from '../facts/apiserver.js';
+import { admissionMetrics, startedAt } from '../facts/apiserver.js';
 import { injectorPodSelector, podsMissingProxy, webhookTargets } from '../facts/controlplane.js';
 import { callCount, failOpenCount } from '../k8s/admission-metrics.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
@@ -27,9 +27,9 @@ import { defineCheck, messages, meta, say } from './define.js';
 
 const MESSAGES = messages({
   'failed-open-pods-without-proxy':
-    'The API server let {calls} to webhook {webhooks} fail open (failurePolicy Ignore): the pods admitted then got no {meshTitle} proxy ({pods} of the mesh run without one now); {countedBy}.',
+    'The API server let {calls} to webhook {webhooks} fail open (failurePolicy Ignore): the pods admitted then got no {meshTitle} proxy ({pods} of the mesh run without one now); counted by the API server instance that answered GET /metrics, since it started{startedAt}.',
   'failed-open':
-    'The API server let {calls} to webhook {webhooks} fail open (failurePolicy Ignore): the pods admitted then got no {meshTitle} proxy; {countedBy}.',
+    'The API server let {calls} to webhook {webhooks} fail open (failurePolicy Ignore): the pods admitted then got no {meshTitle} proxy; counted by the API server instance that answered GET /metrics, since it started{startedAt}.',
 });
 
 export default defineCheck({
@@ -51,7 +51,7 @@ export default defineCheck({
           calls: plural(total, 'call'),
           webhooks: hooks.map((x) => x.h.name).join(', '),
           meshTitle: meshTitle(mesh),
-          countedBy: perInstance(mm),
+          startedAt: startedAt(mm),
         };
         yield {
           mesh,

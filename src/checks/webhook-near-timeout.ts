@@ -14,7 +14,7 @@
  * restarts).
  * Fix: give the injector room (CPU requests, replicas), or a longer timeoutSeconds (at most 30).
  */
-import { admissionMetrics, perInstance, webhookTimeout } from '../facts/apiserver.js';
+import { admissionMetrics, startedAt, webhookTimeout } from '../facts/apiserver.js';
 import { injectorPodSelector, webhookTargets } from '../facts/controlplane.js';
 import { latency } from '../k8s/admission-metrics.js';
 import { meshTitle } from '../mesh/registry.js';
@@ -23,9 +23,9 @@ import { defineCheck, messages, meta, say } from './define.js';
 
 const MESSAGES = messages({
   'near-timeout-some-over':
-    '{share} of the {calls} calls to {meshTitle} webhook {webhook} took longer than {slowerThan} s, half or more of its timeoutSeconds {timeoutSeconds}, and {overTimeout} took longer than the timeout itself: a timeout (failurePolicy {failurePolicy}) is close; {countedBy}.',
+    '{share} of the {calls} calls to {meshTitle} webhook {webhook} took longer than {slowerThan} s, half or more of its timeoutSeconds {timeoutSeconds}, and {overTimeout} took longer than the timeout itself: a timeout (failurePolicy {failurePolicy}) is close; counted by the API server instance that answered GET /metrics, since it started{startedAt}.',
   'near-timeout':
-    '{share} of the {calls} calls to {meshTitle} webhook {webhook} took longer than {slowerThan} s, half or more of its timeoutSeconds {timeoutSeconds}: a timeout (failurePolicy {failurePolicy}) is close; {countedBy}.',
+    '{share} of the {calls} calls to {meshTitle} webhook {webhook} took longer than {slowerThan} s, half or more of its timeoutSeconds {timeoutSeconds}: a timeout (failurePolicy {failurePolicy}) is close; counted by the API server instance that answered GET /metrics, since it started{startedAt}.',
 });
 
 /** Fewer calls than this say nothing about a share. */
@@ -64,7 +64,7 @@ export default defineCheck({
           slowerThan: half.le,
           timeoutSeconds: timeout,
           failurePolicy: h.failurePolicy,
-          countedBy: perInstance(mm),
+          startedAt: startedAt(mm),
         };
         yield {
           mesh,

@@ -37,9 +37,13 @@ import { defineCheck, messages, meta, say } from './define.js';
 
 const MESSAGES = messages({
   'blocks-injector':
-    "NetworkPolicy {policy}{withOthers} selects the {meshTitle} injector's {pods} and admits no traffic to TCP {port} (Service {service} port {servicePort} -> targetPort {targetPort}) from the API server, so calls to webhook {webhooks} time out{timedOut}; {effect}.",
+    "NetworkPolicy {policy}{withOthers} selects the {meshTitle} injector's {pods} and admits no traffic to TCP {port} (Service {service} port {servicePort} -> targetPort {targetPort}) from the API server, so calls to webhook {webhooks} time out; {effect}.",
+  'blocks-injector-timed-out':
+    "NetworkPolicy {policy}{withOthers} selects the {meshTitle} injector's {pods} and admits no traffic to TCP {port} (Service {service} port {servicePort} -> targetPort {targetPort}) from the API server, so calls to webhook {webhooks} time out ({timedOut} in FailedCreate events); {effect}.",
   'blocks-some-injector-pods':
-    "NetworkPolicy {policy}{withOthers} selects {blocked} of the injector's {injectorPods} pods and admits no traffic to TCP {port} (Service {service} port {servicePort} -> targetPort {targetPort}) from the API server, so calls to webhook {webhooks} time out{timedOut}; {effect}.",
+    "NetworkPolicy {policy}{withOthers} selects {blocked} of the injector's {injectorPods} pods and admits no traffic to TCP {port} (Service {service} port {servicePort} -> targetPort {targetPort}) from the API server, so calls to webhook {webhooks} time out; {effect}.",
+  'blocks-some-injector-pods-timed-out':
+    "NetworkPolicy {policy}{withOthers} selects {blocked} of the injector's {injectorPods} pods and admits no traffic to TCP {port} (Service {service} port {servicePort} -> targetPort {targetPort}) from the API server, so calls to webhook {webhooks} time out ({timedOut} in FailedCreate events); {effect}.",
   'gke-firewall':
     'Calls from the API server to webhook {webhooks} time out ({calls} in FailedCreate events) and no NetworkPolicy blocks TCP {port} on the injector: on GKE the firewall between the control plane and the nodes must open that port; {effect}.',
   'aws-security-groups':
@@ -118,9 +122,11 @@ export default defineCheck<PortBlockedEvidence, typeof MESSAGES>({
             servicePort: t.port,
             targetPort: String(t.servicePort?.targetPort ?? path.port),
             webhooks: hooks.join(', '),
-            timedOut: timeouts ? ` (${plural(timeouts, 'timed-out call')} in FailedCreate events)` : '',
             effect,
           };
+          const timedOut = plural(timeouts, 'timed-out call');
+          const everyPod = { meshTitle: meshTitle(mesh), pods: plural(path.pods.length, 'pod') };
+          const somePods = { blocked: path.blocked.length, injectorPods: path.pods.length };
           const fix: Step[] = source
             ? [
                 comment`in ${source.file} document ${source.document}, add to spec.ingress of NetworkPolicy ${chosen} a rule admitting the API server to the webhook port: ${`{ports: [{protocol: TCP, port: ${path.port}}]}`}`,
@@ -132,16 +138,12 @@ export default defineCheck<PortBlockedEvidence, typeof MESSAGES>({
           yield {
             mesh,
             ...(all
-              ? say(MESSAGES, 'blocks-injector', {
-                  ...said,
-                  meshTitle: meshTitle(mesh),
-                  pods: plural(path.pods.length, 'pod'),
-                })
-              : say(MESSAGES, 'blocks-some-injector-pods', {
-                  ...said,
-                  blocked: path.blocked.length,
-                  injectorPods: path.pods.length,
-                })),
+              ? timeouts
+                ? say(MESSAGES, 'blocks-injector-timed-out', { ...said, ...everyPod, timedOut })
+                : say(MESSAGES, 'blocks-injector', { ...said, ...everyPod })
+              : timeouts
+                ? say(MESSAGES, 'blocks-some-injector-pods-timed-out', { ...said, ...somePods, timedOut })
+                : say(MESSAGES, 'blocks-some-injector-pods', { ...said, ...somePods })),
             resource,
             affectedPods: podsMissingProxy(m, mesh),
             causeKey: { kind: 'webhook-broken', mesh },

@@ -17,7 +17,7 @@
  * Fix: the cause follows the error type: the injector unreachable (its pods, its Service, its
  * certificate, the network path) or what it denies (its logs, webhook-denied's events).
  */
-import { admissionMetrics, perInstance } from '../facts/apiserver.js';
+import { admissionMetrics, startedAt } from '../facts/apiserver.js';
 import { webhookTargets } from '../facts/controlplane.js';
 import { rejections } from '../k8s/admission-metrics.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
@@ -32,7 +32,8 @@ const WHAT: Record<string, string> = {
 };
 
 const MESSAGES = messages({
-  rejected: 'The API server rejected {admissions} at {meshTitle} webhook {webhooks}: {byErrorType}; {countedBy}.',
+  rejected:
+    'The API server rejected {admissions} at {meshTitle} webhook {webhooks}: {byErrorType}; counted by the API server instance that answered GET /metrics, since it started{startedAt}.',
 });
 
 export default defineCheck({
@@ -59,7 +60,7 @@ export default defineCheck({
             meshTitle: meshTitle(mesh),
             webhooks: hooks.map((x) => x.h.name).join(', '),
             byErrorType: parts.join(', '),
-            countedBy: perInstance(mm),
+            startedAt: startedAt(mm),
           }),
           resource: { kind: 'MutatingWebhookConfiguration', name: configName },
           evidence: {

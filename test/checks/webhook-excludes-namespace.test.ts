@@ -45,7 +45,9 @@ checkCases('webhook-excludes-namespace', {
     {
       fixtures: 'fires-istio-match-condition.yaml',
       findings: ['Deployment store/cart'],
-      said: [{ id: 'match-condition-false', params: { conditions: /^matchCondition mesh-not-off \(/ } }],
+      said: [
+        { id: 'match-condition-false', params: { matchConditions: 'matchCondition', conditions: /^mesh-not-off \(/ } },
+      ],
     },
     {
       fixtures: 'fires-kuma-match-condition.yaml',

@@ -128,13 +128,14 @@ describe('webhook-failing-open: message, evidence, fix', () => {
       calls: '14 calls',
       webhooks: 'linkerd-proxy-injector.linkerd.io',
       meshTitle: 'Linkerd',
-      countedBy: expect.stringMatching(
-        /^counted by the API server instance that answered GET \/metrics, since it started at 2025-11-21T04:/,
-      ),
+      startedAt: expect.stringMatching(/^ at 2025-11-21T04:/),
     });
     // The rendered text, once.
     expect(f!.message).toContain(
       'The API server let 14 calls to webhook linkerd-proxy-injector.linkerd.io fail open (failurePolicy Ignore)',
+    );
+    expect(f!.message).toContain(
+      'counted by the API server instance that answered GET /metrics, since it started at 2025-11-21T04:',
     );
     expect(f!.evidence).toMatchObject({
       metric: 'apiserver_admission_webhook_fail_open_count',

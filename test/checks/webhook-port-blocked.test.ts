@@ -13,7 +13,7 @@ checkCases('webhook-port-blocked', {
     {
       fixtures: 'fires-linkerd-default-deny.yaml',
       findings: ['NetworkPolicy linkerd/default-deny-ingress'],
-      said: [{ id: 'blocks-injector', params: { port: 8443, targetPort: 'proxy-injector', timedOut: '' } }],
+      said: [{ id: 'blocks-injector', params: { port: 8443, targetPort: 'proxy-injector' } }],
     },
     {
       fixtures: 'fires-istio-443-only.yaml',
@@ -28,9 +28,7 @@ checkCases('webhook-port-blocked', {
     {
       fixtures: 'fires-consul-deny-and-egress.yaml',
       findings: ['NetworkPolicy consul/connect-injector'],
-      said: [
-        { id: 'blocks-injector', params: { port: 8080, timedOut: ' (3 timed-out calls in FailedCreate events)' } },
-      ],
+      said: [{ id: 'blocks-injector-timed-out', params: { port: 8080, timedOut: '3 timed-out calls' } }],
     },
     {
       fixtures: 'fires-linkerd-gke-firewall.yaml',
@@ -178,7 +176,8 @@ describe('webhook-port-blocked: message, evidence, fix', () => {
       'webhook-port-blocked',
     ]);
     expect(f!.evidence).toMatchObject({ containerPort: 8080, timedOutCalls: 3 });
-    expect(f!.params?.timedOut).toBe(' (3 timed-out calls in FailedCreate events)');
+    expect(f!.messageId).toBe('webhook-port-blocked/blocks-injector-timed-out');
+    expect(f!.params?.timedOut).toBe('3 timed-out calls');
   });
 
   it("GKE: the provider's firewall rule for the port", () => {
