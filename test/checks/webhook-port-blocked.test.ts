@@ -191,6 +191,37 @@ describe('webhook-port-blocked: message, evidence, fix', () => {
     expect(rule.pipeline[0]).toContain('tcp:8443');
   });
 
+  it('a policy that cuts off some replicas only: how many of the injector pods, its own message', () => {
+    // The single-node cluster, plus a second injector replica on a node of its own: the default deny cuts that one off.
+    const second = `apiVersion: v1
+kind: Pod
+metadata:
+  name: linkerd-proxy-injector-6d8f9c7b5-y7z8w
+  namespace: linkerd
+  uid: pod-injector-second
+  creationTimestamp: "2026-01-02T00:01:00Z"
+  labels: {linkerd.io/control-plane-component: proxy-injector, linkerd.io/control-plane-ns: linkerd, pod-template-hash: 6d8f9c7b5}
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: linkerd-proxy-injector-6d8f9c7b5, uid: rs-injector, controller: true}]
+spec:
+  nodeName: worker-1
+  containers:
+  - name: proxy-injector
+    image: cr.l5d.io/linkerd/controller:stable-2.14.10
+    ports: [{name: proxy-injector, containerPort: 8443}]
+status:
+  phase: Running
+  conditions: [{type: Ready, status: "True"}]
+  containerStatuses: [{name: proxy-injector, ready: true, restartCount: 0, state: {running: {startedAt: "2026-01-02T00:01:10Z"}}}]
+`;
+    const fs = findings(cluster('linkerd', ['checks/webhook-port-blocked/ok-linkerd-same-node.yaml', second]), [
+      'webhook-port-blocked',
+    ]);
+    expect(fs.map((f) => [f.messageId, f.params?.blocked, f.params?.injectorPods])).toEqual([
+      ['webhook-port-blocked/blocks-some-injector-pods', 1, 2],
+    ]);
+    expect(fs[0]!.message).toContain("selects 1 of the injector's 2 pods and admits no traffic to TCP 8443");
+  });
+
   it('EKS: the security groups, said by their own message', () => {
     const snap = cluster('linkerd', ['checks/webhook-port-blocked/fires-linkerd-gke-firewall.yaml']);
     for (const n of snap.objects.nodes!) n.metadata!.labels = { 'eks.amazonaws.com/nodegroup': 'workers' };
