@@ -134,24 +134,41 @@ const namespace = (name: string, labels = '') => `
   kind: Namespace
   metadata: {name: ${name}, uid: ns-five-${name}, creationTimestamp: "2025-06-01T00:00:00Z", labels: {kubernetes.io/metadata.name: ${name}${labels}}}`;
 
-const ready = (ip: string) => `
+/** The injector Service's Endpoints and EndpointSlice: its pod ready at `ip`, or (no ip) no endpoint at all. */
+const endpoints = (ip?: string) => {
+  const pod = '{kind: Pod, name: five-injector-6b9d8c7f4-q2w3e, namespace: meshfive-system}';
+  const ports = '[{name: https-webhook, port: 8443, protocol: TCP}]';
+  return `
 - apiVersion: v1
   kind: Endpoints
   metadata: {name: five-injector, namespace: meshfive-system, uid: ep-five-injector}
-  subsets:
-  - addresses: [{ip: ${ip}, targetRef: {kind: Pod, name: five-injector-6b9d8c7f4-q2w3e, namespace: meshfive-system}}]
-    ports: [{name: https-webhook, port: 8443, protocol: TCP}]
+  subsets: ${ip ? `[{addresses: [{ip: ${ip}, targetRef: ${pod}}], ports: ${ports}}]` : '[]'}
 - apiVersion: discovery.k8s.io/v1
   kind: EndpointSlice
   metadata: {name: five-injector-x7k2p, namespace: meshfive-system, uid: eps-five-injector, labels: {kubernetes.io/service-name: five-injector}}
   addressType: IPv4
-  endpoints:
-  - addresses: [${ip}]
-    conditions: {ready: true, serving: true, terminating: false}
-    targetRef: {kind: Pod, name: five-injector-6b9d8c7f4-q2w3e, namespace: meshfive-system}
-  ports: [{name: https-webhook, port: 8443, protocol: TCP}]`;
+  endpoints: ${ip ? `[{addresses: [${ip}], conditions: {ready: true, serving: true, terminating: false}, targetRef: ${pod}}]` : '[]'}
+  ports: ${ip ? ports : '[]'}`;
+};
 
-/** A healthy MeshFive install: its control plane, and namespace shop enabled with one meshed Deployment. */
+/** The injector's Deployment, with `available` of its 1 replica available. */
+const injectorDeployment = (available: 0 | 1) => `
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: five-injector, namespace: meshfive-system, uid: dep-five-injector, generation: 1}
+  spec:
+    replicas: 1
+    selector: {matchLabels: {app: five-injector}}
+    template:
+      metadata: {labels: {app: five-injector}}
+      spec:
+        containers:
+        - name: injector
+          image: registry.example/meshfive/five-injector:1.1.0
+          ports: [{containerPort: 8443, name: https-webhook, protocol: TCP}]
+  status: {replicas: 1, readyReplicas: ${available}, availableReplicas: ${available}, updatedReplicas: 1, observedGeneration: 1}`;
+
+/** The injector's pod, ready or not. */
 const injectorPod = (ready: boolean) => `
 - apiVersion: v1
   kind: Pod
@@ -169,6 +186,7 @@ const injectorPod = (ready: boolean) => `
     conditions: [{type: Ready, status: "${ready ? 'True' : 'False'}"}]
     containerStatuses: [{name: injector, ready: ${ready}, restartCount: 0, state: {running: {startedAt: "2026-01-02T00:01:10Z"}}}]`;
 
+/** A healthy MeshFive install: its control plane, and namespace shop enabled with one meshed Deployment. */
 const HEALTHY = `apiVersion: v1
 kind: List
 items:
@@ -195,20 +213,7 @@ ${namespace('shop', `, ${INJECT}: enabled`)}
     clusterIP: 10.96.50.50
     selector: {app: five-injector}
     ports: [{name: https-webhook, port: 443, protocol: TCP, targetPort: 8443}]
-- apiVersion: apps/v1
-  kind: Deployment
-  metadata: {name: five-injector, namespace: meshfive-system, uid: dep-five-injector, generation: 1}
-  spec:
-    replicas: 1
-    selector: {matchLabels: {app: five-injector}}
-    template:
-      metadata: {labels: {app: five-injector}}
-      spec:
-        containers:
-        - name: injector
-          image: registry.example/meshfive/five-injector:1.1.0
-          ports: [{containerPort: 8443, name: https-webhook, protocol: TCP}]
-  status: {replicas: 1, readyReplicas: 1, availableReplicas: 1, updatedReplicas: 1, observedGeneration: 1}
+${injectorDeployment(1)}
 - apiVersion: apps/v1
   kind: ReplicaSet
   metadata:
@@ -219,7 +224,7 @@ ${namespace('shop', `, ${INJECT}: enabled`)}
     ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: five-injector, uid: dep-five-injector, controller: true}]
   spec: {replicas: 1}
 ${injectorPod(true)}
-${ready('10.244.5.5')}
+${endpoints('10.244.5.5')}
 - apiVersion: v1
   kind: ServiceAccount
   metadata: {name: default, namespace: shop, uid: sa-five-shop-default}
@@ -314,36 +319,14 @@ describe('a fifth mesh made of a data document and a behaviour object', () => {
   });
 
   it('a pod without its proxy in an enabled namespace: sidecar-missing', () => {
-    const f = run(appPod('shop', 'web', 1, ' '));
-    expect(f).toEqual(['sidecar-missing Deployment shop/web']);
+    const fs = findings(appPod('shop', 'web', 1, ' '));
+    expect(h.ids(fs)).toEqual(['sidecar-missing Deployment shop/web']);
+    // Its message names the mesh by the title of its data document.
+    expect(fs[0]!.params).toMatchObject({ meshTitle: 'MeshFive', webhook: 'inject.meshfive.dev' });
   });
 
   it('its webhook with no ready injector: the injector and webhook checks', () => {
-    const f = run(
-      `${injectorPod(false)}
-- apiVersion: v1
-  kind: Endpoints
-  metadata: {name: five-injector, namespace: meshfive-system, uid: ep-five-injector}
-  subsets: []
-- apiVersion: discovery.k8s.io/v1
-  kind: EndpointSlice
-  metadata: {name: five-injector-x7k2p, namespace: meshfive-system, uid: eps-five-injector, labels: {kubernetes.io/service-name: five-injector}}
-  addressType: IPv4
-  endpoints: []
-- apiVersion: apps/v1
-  kind: Deployment
-  metadata: {name: five-injector, namespace: meshfive-system, uid: dep-five-injector, generation: 1}
-  spec:
-    replicas: 1
-    selector: {matchLabels: {app: five-injector}}
-    template:
-      metadata: {labels: {app: five-injector}}
-      spec:
-        containers:
-        - name: injector
-          image: registry.example/meshfive/five-injector:1.1.0
-  status: {replicas: 1, readyReplicas: 0, availableReplicas: 0, updatedReplicas: 1, observedGeneration: 1}`,
-    );
+    const f = run([injectorPod(false), endpoints(), injectorDeployment(0)].join('\n'));
     expect(f).toEqual([
       'injector-unavailable Deployment meshfive-system/five-injector',
       'webhook-no-endpoints Service meshfive-system/five-injector',

@@ -33,11 +33,25 @@ import { injectorWindow, outageAt, outageEvidence } from '../facts/timeline.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { agree, plural } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 import { missingProxy, podEvidence, skippedByInjector } from '../facts/missing-proxy.js';
+
+const MESSAGES = messages({
+  'during-injector-outage':
+    '{pods} of {workload} {were} created while the {meshTitle} injector was down ({from} to {to}) but {have} no {meshTitle} proxy, although webhook {webhook} should have injected {them}.',
+  'during-injector-outage-reason':
+    '{pods} of {workload} {were} created while the {meshTitle} injector was down ({from} to {to}, {reason}) but {have} no {meshTitle} proxy, although webhook {webhook} should have injected {them}.',
+  'before-injector-ready':
+    '{pods} of {workload} {were} created at {created}, before the {meshTitle} injector was first ready (Deployment {deployment} created {installedAt}, ready {readyAt}), and failurePolicy Ignore let them through but {have} no {meshTitle} proxy, although webhook {webhook} should have injected {them}.',
+  'after-marker':
+    '{pods} of {workload} {were} created after {markers} but {have} no {meshTitle} proxy, although webhook {webhook} should have injected {them}.',
+  'unknown-time':
+    '{pods} of {workload} {were} created at an unknown time relative to the injection marker but {have} no {meshTitle} proxy, although webhook {webhook} should have injected {them}.',
+});
 
 export default defineCheck({
   ...meta('sidecar-missing'),
+  messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {
       for (const { mesh } of m.meshes) {
@@ -63,16 +77,37 @@ export default defineCheck({
         const during = new Map<K8sObject, InjectorOutage | undefined>(
           missing.unexplained.map((p) => [p, outageAt(outages, p)]),
         );
-        const when = outage
-          ? `while the ${meshTitle(mesh)} injector was down (${span(outage)}${outage.reason ? `, ${outage.reason}` : ''})`
+        const common = {
+          pods: plural(n, 'pod'),
+          workload: `${w.kind} ${w.namespace}/${w.name}`,
+          were: agree(n, 'was', 'were'),
+          have: agree(n, 'has', 'have'),
+          meshTitle: meshTitle(mesh),
+          webhook: hook.name,
+          them: agree(n, 'it', 'them'),
+        };
+        const said = outage
+          ? outage.reason
+            ? // The reason the injector's status gave (OOMKilled, MinimumReplicasUnavailable, ...), quoted.
+              say(MESSAGES, 'during-injector-outage-reason', { ...common, ...span(outage), reason: outage.reason })
+            : say(MESSAGES, 'during-injector-outage', { ...common, ...span(outage) })
           : early
-            ? `at ${early.firstCreated.toISOString()}${n > 1 ? ` to ${early.lastCreated.toISOString()}` : ''}, before the ${meshTitle(mesh)} injector was first ready (Deployment ${early.deployment} created ${early.installedAt.toISOString()}, ready ${early.readyAt.toISOString()}), and failurePolicy Ignore let them through`
+            ? say(MESSAGES, 'before-injector-ready', {
+                ...common,
+                created: `${early.firstCreated.toISOString()}${n > 1 ? ` to ${early.lastCreated.toISOString()}` : ''}`,
+                deployment: early.deployment,
+                installedAt: early.installedAt.toISOString(),
+                readyAt: early.readyAt.toISOString(),
+              })
             : missing.since
-              ? `after ${missing.markers.map((mk) => `${mk.on} got ${mk.text}`).join(' and ')}`
-              : 'at an unknown time relative to the injection marker';
+              ? say(MESSAGES, 'after-marker', {
+                  ...common,
+                  markers: missing.markers.map((mk) => `${mk.on} got ${mk.text}`).join(' and '),
+                })
+              : say(MESSAGES, 'unknown-time', common);
         yield {
           mesh,
-          message: `${plural(n, 'pod')} of ${w.kind} ${w.namespace}/${w.name} ${agree(n, 'was', 'were')} created ${when} but ${agree(n, 'has', 'have')} no ${meshTitle(mesh)} proxy, although webhook ${hook.name} should have injected ${agree(n, 'it', 'them')}.`,
+          ...said,
           resource: w.ref,
           affectedPods: missing.unexplained.length,
           causedBy: { kind: outage?.reason === 'OOMKilled' && outage.to ? 'injector-oom' : 'webhook-broken', mesh },
@@ -126,4 +161,4 @@ export default defineCheck({
   },
 });
 
-const span = (o: InjectorOutage) => `${o.from.toISOString()} to ${o.to ? o.to.toISOString() : 'now'}`;
+const span = (o: InjectorOutage) => ({ from: o.from.toISOString(), to: o.to ? o.to.toISOString() : 'now' });

@@ -47,12 +47,41 @@ import type { FindingInput } from './define.js';
 import { agree, dict, groupBy, plural, shq } from '../util/objects.js';
 import { printable } from '../util/errors.js';
 import type { MeshName } from '../mesh/names.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
+import type { Evidence } from './types.js';
 import { markerExplains } from '../facts/marker-problems.js';
 import type { Step } from '../fix/steps.js';
 import { choice, comment, noteStep, text, type Part } from '../fix/steps.js';
 
 const NAME_LABEL = 'kubernetes.io/metadata.name';
+
+/** Its messages; `{choose}`: empty, or the mesh to choose where one namespace or workload asks two meshes. */
+const MESSAGES = messages({
+  'match-condition-refuses':
+    '{workload} asks {meshTitle} for injection, but the {matchConditions} {conditions} of webhook {webhook} {fail} to evaluate for its pods under failurePolicy Fail, so the API server refuses them{choose}.',
+  'match-condition-error-skips':
+    '{workload} asks {meshTitle} for injection, but the {matchConditions} {conditions} of webhook {webhook} {fail} to evaluate for its pods, which under failurePolicy Ignore skips the webhook, so its pods are not injected{choose}.',
+  'match-condition-false':
+    '{workload} asks {meshTitle} for injection, but the {matchConditions} {conditions} of webhook {webhook} is false for its pods, so the API server does not call the webhook and its pods are not injected{choose}.',
+  'match-condition-not-evaluated':
+    '{workload} asks {meshTitle} for injection and {podsRun} without the proxy; webhook {webhook} selects them, but its matchConditions {conditions} were not evaluated (meshdoctor evaluates only simple CEL shapes), so whether they keep the pods out is not known{choose}.',
+  'pod-revision-unserved':
+    '{workload} asks {meshTitle} for revision {revision} with its pod label {revisionLabel}, but no installed webhook serves that revision or tag, so its pods are not injected{choose}.',
+  'object-selector':
+    '{workload} asks {meshTitle} for injection, but its pod labels match the objectSelector of no {meshTitle} injection webhook, so its pods are not injected{choose}.',
+  'namespace-opts-out':
+    'Namespace {namespace} opts out of {meshTitle} with {marker}, which no pod label overrides, so {workloads} asking for injection there {are} not injected{choose}.',
+  'namespace-never-injected':
+    'Namespace {namespace} asks {meshTitle} to inject {workloads}, but {meshTitle} never injects pods in {namespace}, so it cannot be meshed{choose}.',
+  'revision-unserved':
+    'Namespace {namespace} asks {meshTitle} to inject {workloads}, but no installed webhook serves its revision {revision}, so {their} pods are not injected{choose}.',
+  'no-webhook-can-select':
+    'Namespace {namespace} asks {meshTitle} to inject {workloads}, but no {meshTitle} injection webhook can select this namespace, so it cannot be meshed{choose}.',
+  'namespace-selector':
+    'Namespace {namespace} asks {meshTitle} to inject {workloads}, but its labels match the namespaceSelector of no {meshTitle} injection webhook, so {their} pods are not injected{choose}.',
+});
+
+type Found = FindingInput<Evidence, typeof MESSAGES>;
 
 /** A label change: set key=value, or remove key (value undefined). */
 interface Change {
@@ -127,14 +156,10 @@ const conditionText = (c: WebhookCall, name: string) => {
  * condition could not be evaluated and the pods run without the proxy, says that it was not
  * (a warning): it may be what keeps them out, or not.
  */
-function conditionFinding(
-  w: Workload,
-  mesh: MeshName,
-  called: boolean,
-  calls: WebhookCall[],
-): FindingInput | undefined {
+function conditionFinding(w: Workload, mesh: MeshName, called: boolean, calls: WebhookCall[]): Found | undefined {
   const title = meshTitle(mesh);
   const id = `${w.kind} ${w.namespace}/${w.name}`;
+  const common = { workload: id, meshTitle: title, choose: '' };
   const selected = calls.filter((c) => c.namespaceSelector.matched && c.objectSelector.matched);
   const excluding = called
     ? []
@@ -152,16 +177,16 @@ function conditionFinding(
     const c = excluding[0]!;
     const mc = c.matchConditions!;
     const names = mc.names.map((n) => conditionText(c, n)).join(', ');
-    const conds = mc.names.length === 1 ? `matchCondition ${names}` : `matchConditions ${names}`;
-    const fails = mc.names.length === 1 ? 'fails' : 'fail';
+    const matchConditions = mc.names.length === 1 ? 'matchCondition' : 'matchConditions';
+    const said = { ...common, matchConditions, conditions: names, webhook: c.webhook.name };
+    const fail = mc.names.length === 1 ? 'fails' : 'fail';
     return {
       mesh,
-      message:
-        mc.decision === 'reject'
-          ? `${id} asks ${title} for injection, but the ${conds} of webhook ${c.webhook.name} ${fails} to evaluate for its pods under failurePolicy Fail, so the API server refuses them.`
-          : mc.erred
-            ? `${id} asks ${title} for injection, but the ${conds} of webhook ${c.webhook.name} ${fails} to evaluate for its pods, which under failurePolicy Ignore skips the webhook, so its pods are not injected.`
-            : `${id} asks ${title} for injection, but the ${conds} of webhook ${c.webhook.name} is false for its pods, so the API server does not call the webhook and its pods are not injected.`,
+      ...(mc.decision === 'reject'
+        ? say(MESSAGES, 'match-condition-refuses', { ...said, fail })
+        : mc.erred
+          ? say(MESSAGES, 'match-condition-error-skips', { ...said, fail })
+          : say(MESSAGES, 'match-condition-false', said)),
       resource: w.ref,
       affectedPods: podStates(w).unmeshed.length,
       evidence: { webhooks: evidence(excluding), rule: MATCH_CONDITIONS_SOURCE },
@@ -176,7 +201,12 @@ function conditionFinding(
   return {
     mesh,
     severity: 'warning',
-    message: `${id} asks ${title} for injection and ${agree(podStates(w).unmeshed.length, 'its pod runs', 'its pods run')} without the proxy; webhook ${c.webhook.name} selects them, but its matchConditions ${c.matchConditions!.names.map((n) => conditionText(c, n)).join(', ')} were not evaluated (meshdoctor evaluates only simple CEL shapes), so whether they keep the pods out is not known.`,
+    ...say(MESSAGES, 'match-condition-not-evaluated', {
+      ...common,
+      podsRun: agree(podStates(w).unmeshed.length, 'its pod runs', 'its pods run'),
+      webhook: c.webhook.name,
+      conditions: c.matchConditions!.names.map((n) => conditionText(c, n)).join(', '),
+    }),
     resource: w.ref,
     affectedPods: podStates(w).unmeshed.length,
     evidence: { webhooks: evidence(unknown), rule: MATCH_CONDITIONS_SOURCE },
@@ -191,10 +221,11 @@ const changeArg = (c: Change) => shq(c.value === undefined ? `${c.key}-` : `${c.
 
 export default defineCheck({
   ...meta('webhook-excludes-namespace'),
+  messages: MESSAGES,
   *run(m) {
     // Each mesh's findings first; then one mesh per namespace or workload (below).
     // plain: the single verified label change, for a mesh choice's block (where the revision choices would nest).
-    const found: { f: FindingInput; ns: string; ws: Workload[]; plain?: Step[] }[] = [];
+    const found: { f: Found; ns: string; ws: Workload[]; plain?: Step[] }[] = [];
     for (const { mesh, webhooks } of m.meshes) {
       const podHooks = webhooks.filter((h) => rulesMatchPodCreate(h.rules));
       if (podHooks.length === 0) continue; // no webhook for pod CREATE at all: webhook-missing reports it
@@ -245,11 +276,16 @@ export default defineCheck({
           rev !== undefined && profile.revisions?.unserved && !podHooks.some((h) => h.revisions.includes(rev))
             ? profile.revisions.unserved(m, rev, podRelabel)
             : undefined;
-        const f: FindingInput = {
+        const said = { workload: `${w.kind} ${w.namespace}/${w.name}`, meshTitle: meshTitle(mesh), choose: '' };
+        const f: Found = {
           mesh,
-          message: choices
-            ? `${w.kind} ${w.namespace}/${w.name} asks ${meshTitle(mesh)} for revision ${rev} with its pod label ${revLabel}, but no installed webhook serves that revision or tag, so its pods are not injected.`
-            : `${w.kind} ${w.namespace}/${w.name} asks ${meshTitle(mesh)} for injection, but its pod labels match the objectSelector of no ${meshTitle(mesh)} injection webhook, so its pods are not injected.`,
+          ...(choices
+            ? say(MESSAGES, 'pod-revision-unserved', {
+                ...said,
+                revision: String(rev),
+                revisionLabel: String(revLabel),
+              })
+            : say(MESSAGES, 'object-selector', said)),
           resource: w.ref,
           affectedPods: podStates(w).unmeshed.length,
           evidence: {
@@ -327,13 +363,24 @@ export default defineCheck({
                 ...recreate,
               ])
             : undefined;
-        const why = ignored
-          ? `${meshTitle(mesh)} never injects pods in ${ns}, so it cannot be meshed`
+        const inNs = {
+          namespace: ns,
+          meshTitle: meshTitle(mesh),
+          workloads: plural(ws.length, 'workload'),
+          choose: '',
+        };
+        const their = agree(ws.length, 'its', 'their');
+        const said = ignored
+          ? say(MESSAGES, 'namespace-never-injected', inNs)
           : choices || (unserved && repair)
-            ? `no installed webhook serves its revision ${rev ? rev : '"" (an empty revision label)'}, so ${agree(ws.length, 'its', 'their')} pods are not injected`
+            ? say(MESSAGES, 'revision-unserved', {
+                ...inNs,
+                revision: rev ? rev : '"" (an empty revision label)',
+                their,
+              })
             : !repair
-              ? `no ${meshTitle(mesh)} injection webhook can select this namespace, so it cannot be meshed`
-              : `its labels match the namespaceSelector of no ${meshTitle(mesh)} injection webhook, so ${agree(ws.length, 'its', 'their')} pods are not injected`;
+              ? say(MESSAGES, 'no-webhook-can-select', inNs)
+              : say(MESSAGES, 'namespace-selector', { ...inNs, their });
         // The namespace's owner opted out (e.g. Istio's istio-injection=disabled): no pod label
         // overrides that (templates/mutatingwebhook.yaml @86c9f01f: every webhook needs the label
         // absent or "enabled"), and relabelling the namespace would inject every other workload in
@@ -357,7 +404,11 @@ export default defineCheck({
             f: {
               mesh,
               severity: 'warning',
-              message: `Namespace ${ns} opts out of ${meshTitle(mesh)} with ${marker.text ?? 'its marker'}, which no pod label overrides, so ${plural(ws.length, 'workload')} asking for injection there ${agree(ws.length, 'is', 'are')} not injected.`,
+              ...say(MESSAGES, 'namespace-opts-out', {
+                ...inNs,
+                marker: marker.text ?? 'its marker',
+                are: agree(ws.length, 'is', 'are'),
+              }),
               resource: { kind: 'Namespace', name: ns },
               affectedPods: ws.reduce((n, w) => n + podStates(w).unmeshed.length, 0),
               evidence: {
@@ -402,9 +453,9 @@ export default defineCheck({
           });
           continue;
         }
-        const f: FindingInput = {
+        const f: Found = {
           mesh,
-          message: `Namespace ${ns} asks ${meshTitle(mesh)} to inject ${plural(ws.length, 'workload')}, but ${why}.`,
+          ...said,
           resource: { kind: 'Namespace', name: ns },
           affectedPods: ws.reduce((n, w) => n + podStates(w).unmeshed.length, 0),
           evidence: {
@@ -450,8 +501,7 @@ export default defineCheck({
       for (const { f, plain } of group) {
         if (choice.mesh && f.mesh !== choice.mesh) continue;
         yield {
-          ...f,
-          ...(choice.mesh ? {} : { message: `${f.message.slice(0, -1)}; ${mustChoose(choice, 'it')}.` }),
+          ...(choice.mesh ? f : withChoice(f, `; ${mustChoose(choice, 'it')}`)),
           evidence: { ...f.evidence, meshChoice: choiceEvidence(choice) },
           fix: choice.mesh ? f.fix : choiceFix(choice, [{ mesh: f.mesh, fix: plain ?? f.fix }], what),
         };
@@ -459,3 +509,6 @@ export default defineCheck({
     }
   },
 });
+
+/** A finding's message with the mesh to choose said at its end (every message has the slot). */
+const withChoice = (f: Found, choose: string): Found => ({ ...f, params: { ...f.params, choose } }) as Found;

@@ -17,16 +17,24 @@
  * Fix: find why calls fail (the injector's pods and logs; webhook-no-endpoints, webhook-cert-mismatch
  * and webhook-port-blocked name the usual causes), then re-create the pods created meanwhile.
  */
-import { admissionMetrics, perInstance } from '../facts/apiserver.js';
+import { admissionMetrics, startedAt } from '../facts/apiserver.js';
 import { injectorPodSelector, podsMissingProxy, webhookTargets } from '../facts/controlplane.js';
 import { callCount, failOpenCount } from '../k8s/admission-metrics.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { cmd, comment } from '../fix/steps.js';
 import { groupBy, plural } from '../util/objects.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
+
+const MESSAGES = messages({
+  'failed-open-pods-without-proxy':
+    'The API server let {calls} to webhook {webhooks} fail open (failurePolicy Ignore): the pods admitted then got no {meshTitle} proxy ({pods} of the mesh run without one now); counted by the API server instance that answered GET /metrics, since it started{startedAt}.',
+  'failed-open':
+    'The API server let {calls} to webhook {webhooks} fail open (failurePolicy Ignore): the pods admitted then got no {meshTitle} proxy; counted by the API server instance that answered GET /metrics, since it started{startedAt}.',
+});
 
 export default defineCheck({
   ...meta('webhook-failing-open'),
+  messages: MESSAGES,
   *run(m) {
     const mm = admissionMetrics(m);
     if (!mm) return; // not read: coverage says why
@@ -39,13 +47,18 @@ export default defineCheck({
         const total = hooks.reduce((n, x) => n + x.failOpen, 0);
         const missing = podsMissingProxy(m, mesh);
         const t = webhookTargets(m, mesh).find((b) => b.webhooks.some((h) => h.configName === configName));
-        const names = hooks.map((x) => x.h.name).join(', ');
+        const said = {
+          calls: plural(total, 'call'),
+          webhooks: hooks.map((x) => x.h.name).join(', '),
+          meshTitle: meshTitle(mesh),
+          startedAt: startedAt(mm),
+        };
         yield {
           mesh,
           severity: missing > 0 ? 'error' : 'warning',
-          message:
-            `The API server let ${plural(total, 'call')} to webhook ${names} fail open (failurePolicy Ignore): the pods admitted then got no ${meshTitle(mesh)} proxy` +
-            `${missing > 0 ? ` (${plural(missing, 'pod')} of the mesh run without one now)` : ''}; ${perInstance(mm)}.`,
+          ...(missing > 0
+            ? say(MESSAGES, 'failed-open-pods-without-proxy', { ...said, pods: plural(missing, 'pod') })
+            : say(MESSAGES, 'failed-open', said)),
           resource: { kind: 'MutatingWebhookConfiguration', name: configName },
           affectedPods: missing,
           causeKey: { kind: 'webhook-broken', mesh },

@@ -14,12 +14,19 @@
  * restarts).
  * Fix: give the injector room (CPU requests, replicas), or a longer timeoutSeconds (at most 30).
  */
-import { admissionMetrics, perInstance, webhookTimeout } from '../facts/apiserver.js';
+import { admissionMetrics, startedAt, webhookTimeout } from '../facts/apiserver.js';
 import { injectorPodSelector, webhookTargets } from '../facts/controlplane.js';
 import { latency } from '../k8s/admission-metrics.js';
 import { meshTitle } from '../mesh/registry.js';
 import { cmd, comment } from '../fix/steps.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
+
+const MESSAGES = messages({
+  'near-timeout-some-over':
+    '{share} of the {calls} calls to {meshTitle} webhook {webhook} took longer than {slowerThan} s, half or more of its timeoutSeconds {timeoutSeconds}, and {overTimeout} took longer than the timeout itself: a timeout (failurePolicy {failurePolicy}) is close; counted by the API server instance that answered GET /metrics, since it started{startedAt}.',
+  'near-timeout':
+    '{share} of the {calls} calls to {meshTitle} webhook {webhook} took longer than {slowerThan} s, half or more of its timeoutSeconds {timeoutSeconds}: a timeout (failurePolicy {failurePolicy}) is close; counted by the API server instance that answered GET /metrics, since it started{startedAt}.',
+});
 
 /** Fewer calls than this say nothing about a share. */
 const MIN_CALLS = 20;
@@ -30,6 +37,7 @@ const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
 
 export default defineCheck({
   ...meta('webhook-near-timeout'),
+  messages: MESSAGES,
   *run(m) {
     const mm = admissionMetrics(m);
     if (!mm) return;
@@ -48,11 +56,21 @@ export default defineCheck({
         const atTimeout = under(timeout);
         const over = atTimeout && atTimeout.le === timeout ? hist.count - atTimeout.count : undefined;
         const t = webhookTargets(m, mesh).find((b) => b.webhooks.some((x) => x.name === h.name));
+        const said = {
+          share: pct(share),
+          calls: hist.count,
+          meshTitle: meshTitle(mesh),
+          webhook: h.name,
+          slowerThan: half.le,
+          timeoutSeconds: timeout,
+          failurePolicy: h.failurePolicy,
+          startedAt: startedAt(mm),
+        };
         yield {
           mesh,
-          message:
-            `${pct(share)} of the ${hist.count} calls to ${meshTitle(mesh)} webhook ${h.name} took longer than ${half.le} s, half or more of its timeoutSeconds ${timeout}` +
-            `${over ? `, and ${over} took longer than the timeout itself` : ''}: a timeout (failurePolicy ${h.failurePolicy}) is close; ${perInstance(mm)}.`,
+          ...(over
+            ? say(MESSAGES, 'near-timeout-some-over', { ...said, overTimeout: over })
+            : say(MESSAGES, 'near-timeout', said)),
           resource: { kind: 'MutatingWebhookConfiguration', name: h.configName },
           evidence: {
             metric: 'apiserver_admission_webhook_admission_duration_seconds',

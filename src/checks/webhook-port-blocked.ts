@@ -33,7 +33,22 @@ import { cmd, comment, type Step } from '../fix/steps.js';
 import { isObj, plural, strMap } from '../util/objects.js';
 import { hasControl } from '../util/errors.js';
 import type { ResourceRef } from '../util/types.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
+
+const MESSAGES = messages({
+  'blocks-injector':
+    "NetworkPolicy {policy}{withOthers} selects the {meshTitle} injector's {pods} and admits no traffic to TCP {port} (Service {service} port {servicePort} -> targetPort {targetPort}) from the API server, so calls to webhook {webhooks} time out; {effect}.",
+  'blocks-injector-timed-out':
+    "NetworkPolicy {policy}{withOthers} selects the {meshTitle} injector's {pods} and admits no traffic to TCP {port} (Service {service} port {servicePort} -> targetPort {targetPort}) from the API server, so calls to webhook {webhooks} time out ({timedOut} in FailedCreate events); {effect}.",
+  'blocks-some-injector-pods':
+    "NetworkPolicy {policy}{withOthers} selects {blocked} of the injector's {injectorPods} pods and admits no traffic to TCP {port} (Service {service} port {servicePort} -> targetPort {targetPort}) from the API server, so calls to webhook {webhooks} time out; {effect}.",
+  'blocks-some-injector-pods-timed-out':
+    "NetworkPolicy {policy}{withOthers} selects {blocked} of the injector's {injectorPods} pods and admits no traffic to TCP {port} (Service {service} port {servicePort} -> targetPort {targetPort}) from the API server, so calls to webhook {webhooks} time out ({timedOut} in FailedCreate events); {effect}.",
+  'gke-firewall':
+    'Calls from the API server to webhook {webhooks} time out ({calls} in FailedCreate events) and no NetworkPolicy blocks TCP {port} on the injector: on GKE the firewall between the control plane and the nodes must open that port; {effect}.',
+  'aws-security-groups':
+    'Calls from the API server to webhook {webhooks} time out ({calls} in FailedCreate events) and no NetworkPolicy blocks TCP {port} on the injector: on {provider} the security groups between the control plane and the nodes must open that port; {effect}.',
+});
 
 /** The ports a managed control plane reaches the nodes on without a rule of your own (GKE private clusters). */
 const OPEN_BY_DEFAULT = new Set([443, 10250]);
@@ -62,8 +77,9 @@ function allowPolicy(path: WebhookPath, name: string): Step | undefined {
 /** Its evidence: the policies that block the port (with the pods they select), or, with none, what admits it while calls time out. */
 type PortBlockedEvidence = { policies: string[]; [more: string]: unknown };
 
-export default defineCheck<PortBlockedEvidence>({
+export default defineCheck<PortBlockedEvidence, typeof MESSAGES>({
   ...meta('webhook-port-blocked'),
+  messages: MESSAGES,
   *run(m) {
     const failures = webhookCallFailures(m);
     const p = provider(m);
@@ -98,6 +114,19 @@ export default defineCheck<PortBlockedEvidence>({
           const resource: ResourceRef = { kind: 'NetworkPolicy', namespace: t.namespace, name: chosen };
           const source = m.manifestSource(resource);
           const all = path.blocked.length === path.pods.length;
+          const said = {
+            policy: `${t.namespace}/${chosen}`,
+            withOthers: policies.length > 1 ? ` (with ${policies.filter((x) => x !== chosen).join(', ')})` : '',
+            port: path.port,
+            service: t.name,
+            servicePort: t.port,
+            targetPort: String(t.servicePort?.targetPort ?? path.port),
+            webhooks: hooks.join(', '),
+            effect,
+          };
+          const timedOut = plural(timeouts, 'timed-out call');
+          const everyPod = { meshTitle: meshTitle(mesh), pods: plural(path.pods.length, 'pod') };
+          const somePods = { blocked: path.blocked.length, injectorPods: path.pods.length };
           const fix: Step[] = source
             ? [
                 comment`in ${source.file} document ${source.document}, add to spec.ingress of NetworkPolicy ${chosen} a rule admitting the API server to the webhook port: ${`{ports: [{protocol: TCP, port: ${path.port}}]}`}`,
@@ -108,11 +137,13 @@ export default defineCheck<PortBlockedEvidence>({
               ];
           yield {
             mesh,
-            message:
-              `NetworkPolicy ${t.namespace}/${chosen}${policies.length > 1 ? ` (with ${policies.filter((x) => x !== chosen).join(', ')})` : ''} selects ` +
-              `${all ? `the ${meshTitle(mesh)} injector's ${plural(path.pods.length, 'pod')}` : `${path.blocked.length} of the injector's ${path.pods.length} pods`} and admits no traffic to TCP ${path.port} ` +
-              `(Service ${t.name} port ${t.port} -> targetPort ${String(t.servicePort?.targetPort ?? path.port)}) from the API server, so calls to webhook ${hooks.join(', ')} time out` +
-              `${timeouts ? ` (${plural(timeouts, 'timed-out call')} in FailedCreate events)` : ''}; ${effect}.`,
+            ...(all
+              ? timeouts
+                ? say(MESSAGES, 'blocks-injector-timed-out', { ...said, ...everyPod, timedOut })
+                : say(MESSAGES, 'blocks-injector', { ...said, ...everyPod })
+              : timeouts
+                ? say(MESSAGES, 'blocks-some-injector-pods-timed-out', { ...said, ...somePods, timedOut })
+                : say(MESSAGES, 'blocks-some-injector-pods', { ...said, ...somePods })),
             resource,
             affectedPods: podsMissingProxy(m, mesh),
             causeKey: { kind: 'webhook-broken', mesh },
@@ -129,9 +160,12 @@ export default defineCheck<PortBlockedEvidence>({
         }
         // No policy in the way, yet the calls time out where the provider's firewall decides.
         if (timeouts && (p === 'gke' || p === 'eks' || p === 'aws') && !OPEN_BY_DEFAULT.has(path.port)) {
+          const timedOut = { webhooks: hooks.join(', '), calls: plural(timeouts, 'call'), port: path.port, effect };
           yield {
             mesh,
-            message: `Calls from the API server to webhook ${hooks.join(', ')} time out (${plural(timeouts, 'call')} in FailedCreate events) and no NetworkPolicy blocks TCP ${path.port} on the injector: on ${p === 'gke' ? 'GKE' : p === 'eks' ? 'EKS' : 'AWS'} the ${p === 'gke' ? 'firewall' : 'security groups'} between the control plane and the nodes must open that port; ${effect}.`,
+            ...(p === 'gke'
+              ? say(MESSAGES, 'gke-firewall', timedOut)
+              : say(MESSAGES, 'aws-security-groups', { ...timedOut, provider: p === 'eks' ? 'EKS' : 'AWS' })),
             resource: { kind: 'Service', namespace: t.namespace, name: t.name },
             affectedPods: podsMissingProxy(m, mesh),
             causeKey: { kind: 'webhook-broken', mesh },

@@ -17,13 +17,13 @@
  * Fix: the cause follows the error type: the injector unreachable (its pods, its Service, its
  * certificate, the network path) or what it denies (its logs, webhook-denied's events).
  */
-import { admissionMetrics, perInstance } from '../facts/apiserver.js';
+import { admissionMetrics, startedAt } from '../facts/apiserver.js';
 import { webhookTargets } from '../facts/controlplane.js';
 import { rejections } from '../k8s/admission-metrics.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { cmd, comment } from '../fix/steps.js';
 import { groupBy, plural } from '../util/objects.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 
 const WHAT: Record<string, string> = {
   calling_webhook_error: 'could not be made (failurePolicy Fail refused the pod)',
@@ -31,8 +31,14 @@ const WHAT: Record<string, string> = {
   no_error: 'were denied by the injector',
 };
 
+const MESSAGES = messages({
+  rejected:
+    'The API server rejected {admissions} at {meshTitle} webhook {webhooks}: {byErrorType}; counted by the API server instance that answered GET /metrics, since it started{startedAt}.',
+});
+
 export default defineCheck({
   ...meta('webhook-rejecting'),
+  messages: MESSAGES,
   *run(m) {
     const mm = admissionMetrics(m);
     if (!mm) return;
@@ -49,7 +55,13 @@ export default defineCheck({
         const t = webhookTargets(m, mesh).find((b) => b.webhooks.some((h) => h.configName === configName));
         yield {
           mesh,
-          message: `The API server rejected ${plural(total, 'admission')} at ${meshTitle(mesh)} webhook ${hooks.map((x) => x.h.name).join(', ')}: ${parts.join(', ')}; ${perInstance(mm)}.`,
+          ...say(MESSAGES, 'rejected', {
+            admissions: plural(total, 'admission'),
+            meshTitle: meshTitle(mesh),
+            webhooks: hooks.map((x) => x.h.name).join(', '),
+            byErrorType: parts.join(', '),
+            startedAt: startedAt(mm),
+          }),
           resource: { kind: 'MutatingWebhookConfiguration', name: configName },
           evidence: {
             metric: 'apiserver_admission_webhook_rejection_count',

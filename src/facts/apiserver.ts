@@ -35,9 +35,12 @@ export function admissionMetrics(m: Model): AdmissionMetrics | undefined {
   return p?.state === 'read' ? p.value : undefined;
 }
 
-/** The API server's own account of a metrics value: one instance, since it started. */
-export const perInstance = (mm: AdmissionMetrics): string =>
-  `counted by the API server instance that answered GET /metrics, since it started${mm.startTime ? ` at ${mm.startTime}` : ''}`;
+/**
+ * When the API server instance that answered GET /metrics started, for a message that says its
+ * count is that instance's since then ("...since it started{startedAt}"): ` at TIME`, or nothing
+ * where it did not say.
+ */
+export const startedAt = (mm: AdmissionMetrics): string => (mm.startTime ? ` at ${mm.startTime}` : '');
 
 const WEBHOOK_CALL_FAILURES = defineFact({
   id: 'webhook-call-failures',

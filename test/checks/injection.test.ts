@@ -160,7 +160,7 @@ metadata: {name: linkerd-proxy-injector, namespace: linkerd, annotations: {meshd
     expect(teller.evidence.markers).toEqual([
       { on: 'Namespace payments', marker: 'label istio.io/rev=default', setAt: null },
     ]);
-    expect(teller.message).toContain('unknown time');
+    expect(teller.messageId).toBe('sidecar-missing/unknown-time');
   });
 
   it('takes over from pod-predates-enablement when the marker cannot be dated', () => {
@@ -314,7 +314,8 @@ describe('webhook-excludes-namespace', () => {
       'kubectl rollout restart deployment/etl deployment/loader -n batch',
     ]);
     const cm = byResource(fs, 'cert-manager');
-    expect(cm.message).toContain('cannot be meshed');
+    expect(cm.messageId).toBe('webhook-excludes-namespace/no-webhook-can-select');
+    expect(cm.params).toMatchObject({ namespace: 'cert-manager', meshTitle: 'Linkerd' });
     expect(cm.fix).toEqual([]);
   });
 
@@ -340,6 +341,8 @@ describe('webhook-excludes-namespace', () => {
       'webhook-excludes-namespace Namespace local-path-storage',
     ]);
     const canary = byResource(fs, 'canary');
+    expect(canary.messageId).toBe('webhook-excludes-namespace/revision-unserved');
+    expect(canary.params).toMatchObject({ namespace: 'canary', revision: 'canary' });
     expect(canary.message).toContain('no installed webhook serves its revision canary');
     expect(canary.evidence).toMatchObject({ requestedRevision: 'canary', servedRevisions: ['default'] });
     expect((canary.evidence.webhooks as { failedTerms: string[] }[]).map((h) => h.failedTerms)).toContainEqual([

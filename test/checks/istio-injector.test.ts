@@ -335,6 +335,8 @@ describe('revisions and tags', () => {
       '# to restore tag stable for an installed revision: istioctl tag set stable --revision default',
     ]);
     const runner = fs.find((f) => f.resource.name === 'runner')!;
+    expect(runner.messageId).toBe('webhook-excludes-namespace/pod-revision-unserved');
+    expect(runner.params).toMatchObject({ revision: 'gone', revisionLabel: 'istio.io/rev' });
     expect(runner.message).toBe(
       'Deployment tools/runner asks Istio for revision gone with its pod label istio.io/rev, but no installed webhook serves that revision or tag, so its pods are not injected.',
     );
@@ -466,6 +468,8 @@ describe('a namespace opt-out no pod label overrides (istio-injection=disabled)'
     expect(ids(fs)).toEqual(['webhook-excludes-namespace Namespace legacy']);
     const f = fs[0]!;
     expect(f.severity).toBe('warning');
+    expect(f.messageId).toBe('webhook-excludes-namespace/namespace-opts-out');
+    expect(f.params).toMatchObject({ marker: 'label istio-injection=disabled', workloads: '1 workload', are: 'is' });
     expect(f.message).toBe(
       'Namespace legacy opts out of Istio with label istio-injection=disabled, which no pod label overrides, so 1 workload asking for injection there is not injected.',
     );
@@ -641,8 +645,8 @@ describe('an empty istio.io/rev on a namespace', () => {
     const fs = findings(cluster('istio', [ns]), ['webhook-excludes-namespace']).filter(
       (f) => f.resource.name === 'store',
     );
-    expect(fs.map((f) => f.message)).toEqual([
-      expect.stringContaining('serves its revision "" (an empty revision label), so'),
+    expect(fs.map((f) => [f.messageId, f.params?.revision])).toEqual([
+      ['webhook-excludes-namespace/revision-unserved', '"" (an empty revision label)'],
     ]);
   });
 });

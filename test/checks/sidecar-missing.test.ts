@@ -8,16 +8,55 @@ import { cluster, findings } from '../helpers/fixtures.js';
 
 checkCases('sidecar-missing', {
   fires: [
-    { fixtures: 'fires-consul.yaml', findings: ['Deployment catalog/cart'] },
-    { fixtures: 'fires-istio.yaml', findings: ['Pod payments/teller', 'Deployment store/search'] },
-    { fixtures: 'fires-kuma.yaml', findings: ['Deployment orders/cart'] },
-    { fixtures: 'fires-linkerd-during-outage.yaml', findings: ['Deployment shop/cart'] },
-    { fixtures: 'fires-linkerd.yaml', findings: ['Deployment shop/cart'] },
-    { fixtures: 'fires-linkerd-before-ready.yaml', findings: ['Deployment shop/cart'] },
-    { fixtures: 'fires-linkerd-injector-replaced.yaml', findings: ['Deployment shop/orders'] },
-    { fixtures: 'fires-linkerd-injector-rollout.yaml', findings: ['Deployment shop/orders'] },
+    {
+      fixtures: 'fires-consul.yaml',
+      findings: ['Deployment catalog/cart'],
+      said: [{ id: 'unknown-time', params: { pods: '1 pod', meshTitle: 'Consul' } }],
+    },
+    {
+      fixtures: 'fires-istio.yaml',
+      findings: ['Pod payments/teller', 'Deployment store/search'],
+      said: [
+        { id: 'after-marker', params: { markers: 'Namespace store got label istio-injection=enabled' } },
+        { id: 'unknown-time', params: { workload: 'Pod payments/teller' } },
+      ],
+    },
+    {
+      fixtures: 'fires-kuma.yaml',
+      findings: ['Deployment orders/cart'],
+      said: [{ id: 'after-marker', params: { webhook: 'namespace-kuma-injector.kuma.io' } }],
+    },
+    {
+      fixtures: 'fires-linkerd-during-outage.yaml',
+      findings: ['Deployment shop/cart'],
+      said: [{ id: 'during-injector-outage-reason', params: { to: '2026-11-20T10:04:00.000Z', reason: 'OOMKilled' } }],
+    },
+    {
+      fixtures: 'fires-linkerd.yaml',
+      findings: ['Deployment shop/cart'],
+      said: [{ id: 'after-marker', params: { pods: '2 pods', were: 'were', have: 'have', them: 'them' } }],
+    },
+    {
+      fixtures: 'fires-linkerd-before-ready.yaml',
+      findings: ['Deployment shop/cart'],
+      said: [{ id: 'before-injector-ready', params: { deployment: 'linkerd/linkerd-proxy-injector' } }],
+    },
+    {
+      fixtures: 'fires-linkerd-injector-replaced.yaml',
+      findings: ['Deployment shop/orders'],
+      said: [{ id: 'during-injector-outage-reason', params: { from: '2026-11-21T07:58:30.000Z' } }],
+    },
+    {
+      fixtures: 'fires-linkerd-injector-rollout.yaml',
+      findings: ['Deployment shop/orders'],
+      said: ['after-marker'],
+    },
     // A marker value Istio 1.27+ ignores while the namespace's policy injects: the missing proxy is still reported.
-    { fixtures: 'fires-istio-1-27-ignored-value.yaml', findings: ['Deployment yes27/eager'] },
+    {
+      fixtures: 'fires-istio-1-27-ignored-value.yaml',
+      findings: ['Deployment yes27/eager'],
+      said: [{ id: 'unknown-time', params: { meshTitle: 'Istio' } }],
+    },
   ],
   silent: [
     { fixtures: 'ok-istio.yaml' },
@@ -29,17 +68,25 @@ checkCases('sidecar-missing', {
 });
 
 describe('sidecar-missing: a replaced injector replica dates the window (linkerd/linkerd2#13702)', () => {
-  const msg = (name: string) =>
-    findings(cluster('linkerd', [`checks/sidecar-missing/${name}.yaml`]), ['sidecar-missing'])[0]!.message;
+  const finding = (name: string) =>
+    findings(cluster('linkerd', [`checks/sidecar-missing/${name}.yaml`]), ['sidecar-missing'])[0]!;
   it('a replica re-created long after its ReplicaSet: the pods created around it were admitted while it was down', () => {
-    expect(msg('fires-linkerd-injector-replaced')).toContain(
+    const f = finding('fires-linkerd-injector-replaced');
+    expect(f.messageId).toBe('sidecar-missing/during-injector-outage-reason');
+    // The reason as the injector's status gave it, quoted.
+    expect(f.params).toMatchObject({
+      from: '2026-11-21T07:58:30.000Z',
+      to: '2026-11-21T08:01:40.000Z',
+      reason: 'replica linkerd-proxy-injector-6d8f9c7b5-x2k4p re-created at 2026-11-21T08:00:30.000Z',
+    });
+    expect(f.message).toContain(
       'while the Linkerd injector was down (2026-11-21T07:58:30.000Z to 2026-11-21T08:01:40.000Z, replica linkerd-proxy-injector-6d8f9c7b5-x2k4p re-created at 2026-11-21T08:00:30.000Z)',
     );
   });
   it('a rollout (its ReplicaSet as young as the pod): the old replicas served, no window is claimed', () => {
-    const m = msg('fires-linkerd-injector-rollout');
-    expect(m).not.toContain('injector was down');
-    expect(m).toContain('were created after Namespace shop got annotation');
+    const f = finding('fires-linkerd-injector-rollout');
+    expect(f.messageId).toBe('sidecar-missing/after-marker');
+    expect(f.params?.markers).toBe('Namespace shop got annotation linkerd.io/inject=enabled');
   });
 });
 
@@ -54,7 +101,8 @@ describe('sidecar-missing beside injection-marker-invalid: a value Istio ignores
     const invalid = fs.find((f) => f.id === 'injection-marker-invalid')!;
     expect(invalid.message).toContain('a value Istio 1.27 and later ignore');
     const missing = fs.find((f) => f.id === 'sidecar-missing')!;
-    expect(missing.message).toContain('has no Istio proxy, although webhook');
+    expect(missing.messageId).toBe('sidecar-missing/unknown-time');
+    expect(missing.params).toMatchObject({ meshTitle: 'Istio', webhook: 'namespace.sidecar-injector.istio.io' });
     expect(missing.evidence.pods).toEqual([expect.objectContaining({ name: 'eager-1' })]);
   });
 
@@ -79,6 +127,15 @@ describe('sidecar-missing: pods created before the injector was first ready', ()
   const F = 'checks/sidecar-missing/fires-linkerd-before-ready.yaml';
   it('says so, with the window from the pods creation to the injector readiness (failurePolicy Ignore)', () => {
     const [f] = findings(cluster('linkerd', [F]), ['sidecar-missing']);
+    expect(f!.messageId).toBe('sidecar-missing/before-injector-ready');
+    expect(f!.params).toMatchObject({
+      pods: '2 pods',
+      created: '2026-11-20T10:00:40.000Z to 2026-11-20T10:01:10.000Z',
+      deployment: 'linkerd/linkerd-proxy-injector',
+      installedAt: '2026-11-20T10:00:00.000Z',
+      readyAt: '2026-11-20T10:01:30.000Z',
+    });
+    // The rendered text, whole.
     expect(f!.message).toBe(
       '2 pods of Deployment shop/cart were created at 2026-11-20T10:00:40.000Z to 2026-11-20T10:01:10.000Z, before the Linkerd injector was first ready (Deployment linkerd/linkerd-proxy-injector created 2026-11-20T10:00:00.000Z, ready 2026-11-20T10:01:30.000Z), and failurePolicy Ignore let them through but have no Linkerd proxy, although webhook linkerd-proxy-injector.linkerd.io should have injected them.',
     );
@@ -107,7 +164,7 @@ status:
   it('claims nothing when the first readiness is unknown: the injector restarted, or its pod came from a later rollout', () => {
     for (const y of [injector(1, '2026-11-20T10:00:05Z'), injector(0, '2026-11-20T10:30:00Z')]) {
       const [f] = findings(cluster('linkerd', [F, y]), ['sidecar-missing']);
-      expect(f!.message).not.toContain('first ready');
+      expect(f!.messageId).not.toBe('sidecar-missing/before-injector-ready');
       expect(f!.evidence.createdBeforeInjectorReady).toBeUndefined();
     }
   });
@@ -138,9 +195,15 @@ status:
 `;
   it('a running injector that is not ready: down since its Ready condition turned False', () => {
     const [f] = findings(cluster('linkerd', [F, notReady]), ['sidecar-missing']);
+    expect(f!.messageId).toBe('sidecar-missing/during-injector-outage');
+    expect(f!.params).toEqual(expect.objectContaining({ from: '2026-11-20T09:59:30.000Z', to: 'now' }));
+    expect(f!.params).not.toHaveProperty('reason'); // its status gave none: no reason is made up
     expect(f!.message).toContain('were created while the Linkerd injector was down (2026-11-20T09:59:30.000Z to now)');
     expect(f!.evidence.injectorOutages).toEqual([{ from: '2026-11-20T09:59:30.000Z', to: null }]);
-    expect(f!.fix.join('\n')).toContain('run the injector with 2 or more replicas and a PodDisruptionBudget');
+    expect(f!.fixData).toContainEqual({
+      kind: 'note',
+      text: expect.stringContaining('run the injector with 2 or more replicas and a PodDisruptionBudget'),
+    });
   });
 
   const scaledToZero = `apiVersion: v1
@@ -170,15 +233,18 @@ status:
 `;
   it('no injector pod left: its Deployment Available=False dates the outage', () => {
     const [f] = findings(cluster('linkerd', [F, scaledToZero]), ['sidecar-missing']);
-    expect(f!.message).toContain(
-      'while the Linkerd injector was down (2026-11-20T09:58:00.000Z to now, MinimumReplicasUnavailable)',
-    );
+    expect(f!.messageId).toBe('sidecar-missing/during-injector-outage-reason');
+    expect(f!.params).toMatchObject({
+      from: '2026-11-20T09:58:00.000Z',
+      to: 'now',
+      reason: 'MinimumReplicasUnavailable',
+    });
   });
 
   it('a pod created outside every window is not placed in one (the marker decides the wording)', () => {
     const late = notReady.replace('2026-11-20T09:59:30Z', '2026-11-21T09:00:00Z');
     const [f] = findings(cluster('linkerd', [F, late]), ['sidecar-missing']);
-    expect(f!.message).not.toContain('injector was down');
+    expect(f!.messageId).toBe('sidecar-missing/after-marker');
     expect(f!.evidence.injectorOutages).toEqual([{ from: '2026-11-21T09:00:00.000Z', to: null }]);
   });
 });

@@ -21,8 +21,19 @@ checkCases('webhook-failing-open', {
     {
       fixtures: 'fires-linkerd.yaml',
       findings: ['MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config'],
+      said: [{ id: 'failed-open', params: { calls: '14 calls', webhooks: 'linkerd-proxy-injector.linkerd.io' } }],
     },
-    { fixtures: 'fires-istio-ignore.yaml', findings: ['MutatingWebhookConfiguration istio-sidecar-injector'] },
+    {
+      fixtures: 'fires-istio-ignore.yaml',
+      findings: ['MutatingWebhookConfiguration istio-sidecar-injector'],
+      said: [{ id: 'failed-open', params: { calls: '6 calls', meshTitle: 'Istio' } }],
+    },
+    // Pods of the mesh without a proxy now (sidecar-missing's fixture): an error, and the message counts them.
+    {
+      fixtures: ['fires-linkerd.yaml', 'checks/sidecar-missing/fires-linkerd.yaml'],
+      findings: ['MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config'],
+      said: [{ id: 'failed-open-pods-without-proxy', params: { calls: '14 calls', pods: /^\d+ pods?$/ } }],
+    },
   ],
   silent: [{ fixtures: 'ok-linkerd-near-misses.yaml' }, { fixtures: 'ok-istio-before-1-24.yaml' }],
 });
@@ -112,6 +123,14 @@ describe('webhook-failing-open: message, evidence, fix', () => {
     const [f] = findings(cluster('linkerd', ['checks/webhook-failing-open/fires-linkerd.yaml']), [
       'webhook-failing-open',
     ]);
+    expect(f!.messageId).toBe('webhook-failing-open/failed-open');
+    expect(f!.params).toEqual({
+      calls: '14 calls',
+      webhooks: 'linkerd-proxy-injector.linkerd.io',
+      meshTitle: 'Linkerd',
+      startedAt: expect.stringMatching(/^ at 2025-11-21T04:/),
+    });
+    // The rendered text, once.
     expect(f!.message).toContain(
       'The API server let 14 calls to webhook linkerd-proxy-injector.linkerd.io fail open (failurePolicy Ignore)',
     );
@@ -123,9 +142,32 @@ describe('webhook-failing-open: message, evidence, fix', () => {
       webhooks: [{ name: 'linkerd-proxy-injector.linkerd.io', failOpen: 14, calls: 134 }],
     });
     expect(f!.severity).toBe('warning'); // no pod of the mesh runs without a proxy now
+    // The fix as data: the counter read again, by the first webhook's exact series.
+    expect(f!.fixData).toContainEqual({
+      kind: 'command',
+      pipeline: [
+        ['kubectl', 'get', '--raw', '/metrics'],
+        ['grep', 'apiserver_admission_webhook_fail_open_count{name="linkerd-proxy-injector.linkerd.io"'],
+      ],
+    });
     expect(f!.fix).toContain(
       `kubectl get --raw /metrics | grep 'apiserver_admission_webhook_fail_open_count{name="linkerd-proxy-injector.linkerd.io"'`,
     );
+  });
+});
+
+describe('webhook-failing-open: pods of the mesh without a proxy now', () => {
+  it('an error, the pods counted in the message', () => {
+    const [f] = findings(
+      cluster('linkerd', [
+        'checks/webhook-failing-open/fires-linkerd.yaml',
+        'checks/sidecar-missing/fires-linkerd.yaml',
+      ]),
+      ['webhook-failing-open'],
+    );
+    expect(f!.messageId).toBe('webhook-failing-open/failed-open-pods-without-proxy');
+    expect(f!.severity).toBe('error');
+    expect(f!.params?.pods).toBe(`${f!.evidence.podsWithoutProxy} pods`);
   });
 });
 

@@ -10,11 +10,31 @@ import { managedProvider } from '../../src/k8s/providers.js';
 
 checkCases('webhook-port-blocked', {
   fires: [
-    { fixtures: 'fires-linkerd-default-deny.yaml', findings: ['NetworkPolicy linkerd/default-deny-ingress'] },
-    { fixtures: 'fires-istio-443-only.yaml', findings: ['NetworkPolicy istio-system/istiod-ingress'] },
-    { fixtures: 'fires-kuma-named-port-udp.yaml', findings: ['NetworkPolicy kuma-system/kuma-cp'] },
-    { fixtures: 'fires-consul-deny-and-egress.yaml', findings: ['NetworkPolicy consul/connect-injector'] },
-    { fixtures: 'fires-linkerd-gke-firewall.yaml', findings: ['Service linkerd/linkerd-proxy-injector'] },
+    {
+      fixtures: 'fires-linkerd-default-deny.yaml',
+      findings: ['NetworkPolicy linkerd/default-deny-ingress'],
+      said: [{ id: 'blocks-injector', params: { port: 8443, targetPort: 'proxy-injector' } }],
+    },
+    {
+      fixtures: 'fires-istio-443-only.yaml',
+      findings: ['NetworkPolicy istio-system/istiod-ingress'],
+      said: [{ id: 'blocks-injector', params: { port: 15017, servicePort: 443, meshTitle: 'Istio' } }],
+    },
+    {
+      fixtures: 'fires-kuma-named-port-udp.yaml',
+      findings: ['NetworkPolicy kuma-system/kuma-cp'],
+      said: [{ id: 'blocks-injector', params: { policy: 'kuma-system/kuma-cp', port: 5443 } }],
+    },
+    {
+      fixtures: 'fires-consul-deny-and-egress.yaml',
+      findings: ['NetworkPolicy consul/connect-injector'],
+      said: [{ id: 'blocks-injector-timed-out', params: { port: 8080, timedOut: '3 timed-out calls' } }],
+    },
+    {
+      fixtures: 'fires-linkerd-gke-firewall.yaml',
+      findings: ['Service linkerd/linkerd-proxy-injector'],
+      said: [{ id: 'gke-firewall', params: { calls: '2 calls', port: 8443 } }],
+    },
     // -n of an app namespace: the policies of the mesh's namespace are read as the control plane's.
     {
       name: 'linkerd, -n shop',
@@ -112,9 +132,21 @@ describe('webhook-port-blocked: message, evidence, fix', () => {
     const [f] = findings(cluster('linkerd', ['checks/webhook-port-blocked/fires-linkerd-default-deny.yaml']), [
       'webhook-port-blocked',
     ]);
-    expect(f!.message).toContain('NetworkPolicy linkerd/default-deny-ingress selects');
+    expect(f!.messageId).toBe('webhook-port-blocked/blocks-injector');
+    expect(f!.params).toMatchObject({
+      policy: 'linkerd/default-deny-ingress',
+      withOthers: '',
+      meshTitle: 'Linkerd',
+      pods: '1 pod',
+      port: 8443,
+      service: 'linkerd-proxy-injector',
+      servicePort: 443,
+      targetPort: 'proxy-injector',
+      webhooks: 'linkerd-proxy-injector.linkerd.io',
+    });
+    // The rendered text, once.
     expect(f!.message).toContain(
-      'admits no traffic to TCP 8443 (Service linkerd-proxy-injector port 443 -> targetPort proxy-injector)',
+      "NetworkPolicy linkerd/default-deny-ingress selects the Linkerd injector's 1 pod and admits no traffic to TCP 8443 (Service linkerd-proxy-injector port 443 -> targetPort proxy-injector)",
     );
     expect(f!.evidence).toMatchObject({
       servicePort: 443,
@@ -123,8 +155,14 @@ describe('webhook-port-blocked: message, evidence, fix', () => {
       policies: ['default-deny-ingress'],
       provider: null,
     });
-    const apply = f!.fix.find((l) => l.includes('kubectl apply'))!;
-    const policy = JSON.parse(/^printf %s '(.*)' \| kubectl apply -f -$/.exec(apply)![1]!);
+    // The fix as data: the policy, printed and piped to kubectl apply (its JSON an argument of its own).
+    const apply = f!.fixData.find(
+      (s): s is { kind: 'command'; pipeline: string[][] } =>
+        (s as { kind: string }).kind === 'command' &&
+        JSON.stringify((s as { pipeline: string[][] }).pipeline.at(-1)) === '["kubectl","apply","-f","-"]',
+    )!;
+    expect(apply.pipeline[0]!.slice(0, 2)).toEqual(['printf', '%s']);
+    const policy = JSON.parse(apply.pipeline[0]![2]!);
     expect(policy).toMatchObject({
       kind: 'NetworkPolicy',
       metadata: { namespace: 'linkerd' },
@@ -138,7 +176,8 @@ describe('webhook-port-blocked: message, evidence, fix', () => {
       'webhook-port-blocked',
     ]);
     expect(f!.evidence).toMatchObject({ containerPort: 8080, timedOutCalls: 3 });
-    expect(f!.message).toContain('3 timed-out calls in FailedCreate events');
+    expect(f!.messageId).toBe('webhook-port-blocked/blocks-injector-timed-out');
+    expect(f!.params?.timedOut).toBe('3 timed-out calls');
   });
 
   it("GKE: the provider's firewall rule for the port", () => {
@@ -146,7 +185,51 @@ describe('webhook-port-blocked: message, evidence, fix', () => {
       'webhook-port-blocked',
     ]);
     expect(f!.evidence).toMatchObject({ provider: 'gke', timedOutCalls: 2, policies: [] });
-    expect(f!.fix.join('\n')).toContain('gcloud compute firewall-rules create');
-    expect(f!.fix.join('\n')).toContain('tcp:8443');
+    // The fix as data: the rule's argv, the port its own word.
+    const rule = f!.fixData.find((s) => JSON.stringify(s).includes('firewall-rules')) as { pipeline: string[][] };
+    expect(rule.pipeline[0]!.slice(0, 4)).toEqual(['gcloud', 'compute', 'firewall-rules', 'create']);
+    expect(rule.pipeline[0]).toContain('tcp:8443');
+  });
+
+  it('a policy that cuts off some replicas only: how many of the injector pods, its own message', () => {
+    // The single-node cluster, plus a second injector replica on a node of its own: the default deny cuts that one off.
+    const second = `apiVersion: v1
+kind: Pod
+metadata:
+  name: linkerd-proxy-injector-6d8f9c7b5-y7z8w
+  namespace: linkerd
+  uid: pod-injector-second
+  creationTimestamp: "2026-01-02T00:01:00Z"
+  labels: {linkerd.io/control-plane-component: proxy-injector, linkerd.io/control-plane-ns: linkerd, pod-template-hash: 6d8f9c7b5}
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: linkerd-proxy-injector-6d8f9c7b5, uid: rs-injector, controller: true}]
+spec:
+  nodeName: worker-1
+  containers:
+  - name: proxy-injector
+    image: cr.l5d.io/linkerd/controller:stable-2.14.10
+    ports: [{name: proxy-injector, containerPort: 8443}]
+status:
+  phase: Running
+  conditions: [{type: Ready, status: "True"}]
+  containerStatuses: [{name: proxy-injector, ready: true, restartCount: 0, state: {running: {startedAt: "2026-01-02T00:01:10Z"}}}]
+`;
+    const fs = findings(cluster('linkerd', ['checks/webhook-port-blocked/ok-linkerd-same-node.yaml', second]), [
+      'webhook-port-blocked',
+    ]);
+    expect(fs.map((f) => [f.messageId, f.params?.blocked, f.params?.injectorPods])).toEqual([
+      ['webhook-port-blocked/blocks-some-injector-pods', 1, 2],
+    ]);
+    expect(fs[0]!.message).toContain("selects 1 of the injector's 2 pods and admits no traffic to TCP 8443");
+  });
+
+  it('EKS: the security groups, said by their own message', () => {
+    const snap = cluster('linkerd', ['checks/webhook-port-blocked/fires-linkerd-gke-firewall.yaml']);
+    for (const n of snap.objects.nodes!) n.metadata!.labels = { 'eks.amazonaws.com/nodegroup': 'workers' };
+    const [f] = findings(snap, ['webhook-port-blocked']);
+    expect(f!.messageId).toBe('webhook-port-blocked/aws-security-groups');
+    expect(f!.params).toMatchObject({ provider: 'EKS', calls: '2 calls', port: 8443 });
+    expect(f!.message).toContain(
+      'on EKS the security groups between the control plane and the nodes must open that port',
+    );
   });
 });
