@@ -58,7 +58,7 @@ function terminatedWith(pod: K8sObject, s: Extract<KnownBug['symptom'], { shows:
   const c = allStatuses(pod).find((x) => x.name === s.container);
   for (const t of [c?.state?.terminated, c?.lastState?.terminated]) {
     if (!isObj(t)) continue;
-    const message = (str(t.message) ?? '').slice(0, 300).trim();
+    const message = (str(t.message) ?? '').slice(0, 300).replace(/\s+/g, ' ').trim();
     const reason = str(t.reason) ?? '';
     if (reason === s.reason || (s.message !== undefined && message.includes(s.message)))
       return `container ${s.container} terminated: ${reason || 'no reason'}${t.exitCode !== undefined ? ` (exit code ${String(t.exitCode)})` : ''}${message ? `: ${message}` : ''}`;
@@ -191,7 +191,9 @@ const BUGS_SHOWN = defineFact({
       const versionFrom = [
         ...new Set(
           p.versions.releases.rows.flatMap((r) =>
-            (r.bugs ?? []).flatMap((b) => (b.symptom.on === 'pod' && b.symptom.versionFrom ? [b.symptom.versionFrom] : [])),
+            (r.bugs ?? []).flatMap((b) =>
+              b.symptom.on === 'pod' && b.symptom.versionFrom ? [b.symptom.versionFrom] : [],
+            ),
           ),
         ),
       ];

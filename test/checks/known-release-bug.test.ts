@@ -80,7 +80,11 @@ describe('known-release-bug: the bug, the release that fixes it, the fix', () =>
     expect(f.messageId).toBe('known-release-bug/shown');
     expect(f.message).toContain('kumahq/kuma#11993');
     expect(f.message).toContain('spec.initContainers[0].name: Required value');
-    expect(f.evidence).toMatchObject({ fixedIn: '2.9.1', version: { version: '2.9.0' }, source: expect.stringContaining('9beda2b2') });
+    expect(f.evidence).toMatchObject({
+      fixedIn: '2.9.1',
+      version: { version: '2.9.0' },
+      source: expect.stringContaining('9beda2b2'),
+    });
   });
 
   it('Kuma 2.8 kuma-validation refused by the restricted standard: kumahq/kuma#11176, fixed in 2.9.0', () => {

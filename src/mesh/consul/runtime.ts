@@ -202,6 +202,23 @@ export function consulRuntime(
       return [];
     },
     startOrder: {
+      // control-plane/connect-inject/webhook/mesh_webhook.go appends consul-connect-inject-init to the pod's init
+      // containers (line 335 at a507b1d); redirect_traffic.go leaves the proxy's UID (5995) and the init
+      // container's (5996) alone, and the transparent-proxy-exclude-* annotations; with the CNI plugin the
+      // redirection is set at the pod's start.
+      initTraffic: {
+        proxyUid: 5995,
+        exclude: [
+          {
+            key: 'consul.hashicorp.com/transparent-proxy-exclude-outbound-cidrs',
+            takes: 'the address ranges it dials',
+          },
+          { key: 'consul.hashicorp.com/transparent-proxy-exclude-outbound-ports', takes: 'the ports it dials' },
+          { key: 'consul.hashicorp.com/transparent-proxy-exclude-uids', takes: 'the UID it runs as' },
+        ],
+        source:
+          'hashicorp/consul-k8s@a507b1d control-plane/connect-inject/webhook/mesh_webhook.go, redirect_traffic.go, constants/annotations_and_labels.go',
+      },
       held: (_m, pod) => {
         const place = proxyPlace(pod, 'consul-dataplane');
         if (place === 'native')
