@@ -19,6 +19,11 @@ checkCases('init-before-proxy', {
       said: [{ id: 'redirected', params: { container: 'kimlexir-migrate', uid: '1337' } }],
     },
     {
+      fixtures: 'fires-istio-1.5-cni-app-init.yaml',
+      findings: ['Deployment dctest04/kimlexir-cron'],
+      said: [{ id: 'redirected', params: { container: 'kimlexir-migrate', uid: '1337' } }],
+    },
+    {
       fixtures: 'fires-linkerd-cni-app-init.yaml',
       findings: ['Deployment orgchart/orgchart'],
       said: [{ id: 'redirected', params: { container: 'init-ping', uid: '2102' } }],
@@ -43,11 +48,12 @@ checkCases('init-before-proxy', {
     { fixtures: 'ok-linkerd-cni-app-init-completed.yaml' },
     { fixtures: 'ok-kuma-init-appended.yaml' },
     { fixtures: 'ok-kuma-init-first-as-sidecar-uid.yaml' },
+    { fixtures: 'ok-kuma-native-sidecar-before-app-init.yaml' },
     { fixtures: 'ok-consul-no-cni-app-init.yaml' },
   ],
 });
 
-const one = (base: 'istio' | 'linkerd' | 'kuma' | 'consul', file: string) => {
+const one = (base: 'istio' | 'istio-1.5' | 'linkerd' | 'kuma' | 'consul', file: string) => {
   const fs = findings(cluster(base, [`${dir}/${file}`]), ['init-before-proxy']);
   expect(fs).toHaveLength(1);
   return fs[0]!;
@@ -78,5 +84,12 @@ describe('init-before-proxy: what redirected the pod, what it saw, the ways out 
     const f = one('consul', 'fires-consul-cni-app-init.yaml');
     expect(f.message).toContain('the Consul CNI plugin');
     expect(JSON.stringify(f.fix)).toContain('consul.hashicorp.com/transparent-proxy-exclude-outbound-ports');
+  });
+
+  it('Istio 1.5: the ways out its release knows (no native sidecar annotation before it existed)', () => {
+    const f = one('istio-1.5', 'fires-istio-1.5-cni-app-init.yaml');
+    const fix = JSON.stringify(f.fix);
+    expect(fix).toContain('traffic.sidecar.istio.io/excludeOutboundPorts');
+    expect(fix).not.toContain('sidecar.istio.io/nativeSidecar');
   });
 });
