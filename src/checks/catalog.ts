@@ -272,6 +272,23 @@ export const CATALOG = {
     inputs: ['pods'],
     optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'events'],
   },
+  'init-before-proxy': {
+    code: 'MD1090',
+    title: 'An init container of the app runs while the proxy does not',
+    description:
+      "An init container of a meshed pod's app failed while the pod's outbound traffic was already redirected to a proxy that runs only after every init container (the mesh's iptables init container before it, or its CNI plugin from the pod's start, read from the pod as injected): the ways out its mesh and release offer (the proxy's UID, exclusion annotations, a native sidecar, the init container's place).",
+    severity: 'warning',
+    inputs: ['pods'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'namespaces',
+      'mutatingwebhookconfigurations',
+      'configmaps',
+      'deployments',
+      'services',
+      'serviceaccounts',
+    ],
+  },
   'webhook-missing': {
     code: 'MD2001',
     title: 'Mesh injection webhook missing',

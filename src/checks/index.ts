@@ -34,6 +34,7 @@ import admissionRejectsProxy from './admission-rejects-proxy.js';
 import proxyRemoved from './proxy-removed.js';
 import proxyCannotStart from './proxy-cannot-start.js';
 import appStartsBeforeProxy from './app-starts-before-proxy.js';
+import initBeforeProxy from './init-before-proxy.js';
 import webhookBlocksInjector from './webhook-blocks-injector.js';
 import injectorRbacMissing from './injector-rbac-missing.js';
 import meshKeyUnknown from './mesh-key-unknown.js';
@@ -87,6 +88,7 @@ export const CHECKS: readonly Check[] = [
   proxyRemoved,
   proxyCannotStart,
   appStartsBeforeProxy,
+  initBeforeProxy,
   webhookBlocksInjector,
   injectorRbacMissing,
   meshKeyUnknown,

@@ -23,10 +23,16 @@ import { cmd, comment } from '../fix/steps.js';
 import { bugsShown } from '../facts/known-bugs.js';
 import { profileOf } from '../mesh/registry.js';
 import { plural } from '../util/objects.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
+
+const MESSAGES = messages({
+  shown:
+    '{where} shows a known bug of {meshTitle} {version}, {bug} ({shows}: {seen}): {text}. Fixed in {meshTitle} {fixedIn}: upgrade to it or later.',
+});
 
 export default defineCheck({
   ...meta('known-release-bug'),
+  messages: MESSAGES,
   *run(m) {
     for (const b of bugsShown(m)) {
       const p = profileOf(b.mesh);
@@ -42,7 +48,16 @@ export default defineCheck({
       };
       yield {
         mesh: b.mesh,
-        message: `${where} shows a known bug of ${p.title} ${b.version.version}, ${b.bug.id} (${shows}: ${b.seen}): ${b.bug.text}. Fixed in ${p.title} ${b.bug.fixedIn}: upgrade to it or later.`,
+        ...say(MESSAGES, 'shown', {
+          where,
+          meshTitle: p.title,
+          version: b.version.version,
+          bug: b.bug.id,
+          shows,
+          seen: b.seen,
+          text: b.bug.text,
+          fixedIn: b.bug.fixedIn,
+        }),
         resource,
         affectedPods: b.bug.symptom.on === 'injector' ? 0 : b.pods.length,
         evidence: {

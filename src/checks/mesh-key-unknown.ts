@@ -27,7 +27,18 @@ import { knownKeys } from '../facts/releases.js';
 import { unknownKey } from '../mesh/releases.js';
 import { profileOf } from '../mesh/registry.js';
 import { annotationsOf, labelsOf, nameOf } from '../util/objects.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
+
+const UNKNOWN = '{subject} {key}, a key {release} does not know: nothing reads it.';
+const DROPPED = '{subject} {key}, a key {meshTitle} read in {knownIn} but {release} no longer does: nothing reads it.';
+const MESSAGES = messages({
+  unknown: UNKNOWN,
+  'unknown-meant': `${UNKNOWN} It was probably meant as {meant}.`,
+  'unknown-nearest': `${UNKNOWN} The nearest keys it knows: {nearest}.`,
+  dropped: DROPPED,
+  'dropped-meant': `${DROPPED} It was probably meant as {meant}.`,
+  'dropped-nearest': `${DROPPED} The nearest keys it knows: {nearest}.`,
+});
 
 /** At most this many keys per object are judged (bounded: the object's metadata is untrusted). */
 const MAX_KEYS = 256;
@@ -39,6 +50,7 @@ const FIELDS = [
 
 export default defineCheck({
   ...meta('mesh-key-unknown'),
+  messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {
       const p = profileOf(mesh);
@@ -50,10 +62,25 @@ export default defineCheck({
         const u = unknownKey(t, k.known, k.releases.length === 1 ? k.releases[0] : undefined, key);
         return u && !u.laterOnly ? u : undefined;
       };
-      const says = (key: string, u: NonNullable<ReturnType<typeof judge>>) =>
-        u.knownIn
-          ? `a key ${p.title} read in ${u.knownIn} but ${release} no longer does`
-          : `a key ${release} does not know`;
+      /** What the finding says: the key, whether an earlier release read it, and the nearest keys the release knows. */
+      const sayKey = (subject: string, key: string, u: NonNullable<ReturnType<typeof judge>>) => {
+        const base = { subject, key, release };
+        const meant = u.nearest.length === 1 ? `${u.nearest[0]}${u.does ? ` (${u.does})` : ''}` : undefined;
+        const nearest = u.nearest.length > 1 ? u.nearest.join(', ') : undefined;
+        if (u.knownIn) {
+          const d = { ...base, meshTitle: p.title, knownIn: u.knownIn };
+          return meant
+            ? say(MESSAGES, 'dropped-meant', { ...d, meant })
+            : nearest
+              ? say(MESSAGES, 'dropped-nearest', { ...d, nearest })
+              : say(MESSAGES, 'dropped', d);
+        }
+        return meant
+          ? say(MESSAGES, 'unknown-meant', { ...base, meant })
+          : nearest
+            ? say(MESSAGES, 'unknown-nearest', { ...base, nearest })
+            : say(MESSAGES, 'unknown', base);
+      };
       const evidence = (key: string, where: string, value: string, u: NonNullable<ReturnType<typeof judge>>) => ({
         key: `${where} ${key}=${value}`,
         release,
@@ -63,12 +90,6 @@ export default defineCheck({
         keyTable: t.keySource,
         ...(k.note ? { note: k.note } : {}),
       });
-      const mean = (u: NonNullable<ReturnType<typeof judge>>) =>
-        u.nearest.length === 1
-          ? ` It was probably meant as ${u.nearest[0]}${u.does ? ` (${u.does})` : ''}.`
-          : u.nearest.length
-            ? ` The nearest keys it knows: ${u.nearest.join(', ')}.`
-            : '';
       for (const ns of m.list('namespaces')) {
         const name = nameOf(ns);
         if (!name || !m.inScope(name) || p.controlPlane.isNamespace(ns) || p.controlPlane.ownNamespaces.includes(name))
@@ -82,7 +103,7 @@ export default defineCheck({
             const rename = u.nearest.length === 1 ? [{ key: u.nearest[0]!, value }] : [];
             yield {
               mesh,
-              message: `Namespace ${name} has ${word} ${key}, ${says(key, u)}: nothing reads it.${mean(u)}`,
+              ...sayKey(`Namespace ${name} has ${word}`, key, u),
               resource: { kind: 'Namespace', name },
               evidence: evidence(key, word, value, u),
               fix: [
@@ -105,7 +126,7 @@ export default defineCheck({
             const value = map[key] ?? '';
             yield {
               mesh,
-              message: `${w.kind} ${w.namespace}/${w.name} has pod template ${word} ${key}, ${says(key, u)}: nothing reads it.${mean(u)}`,
+              ...sayKey(`${w.kind} ${w.namespace}/${w.name} has pod template ${word}`, key, u),
               resource: w.ref,
               evidence: evidence(key, `pod template ${word}`, value, u),
               fix: [

@@ -22,13 +22,23 @@ import { injectors } from '../facts/controlplane.js';
 import { proxySkew } from '../facts/versions.js';
 import { profileOf } from '../mesh/registry.js';
 import { plural } from '../util/objects.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
+
+const MESSAGES = messages({
+  behind:
+    '{pods} of {workload} {run} {meshTitle} proxy {versions}, older than the {expected} its injector {injector} injects now: created before the control plane was upgraded; a restart gives it the current one.',
+  beyond:
+    '{pods} of {workload} {run} {meshTitle} proxy {versions}, older than the {expected} its injector {injector} injects now: created before the control plane was upgraded, {releasesBehind} releases behind ({skew}).',
+  servers:
+    '{object} runs {meshTitle} servers {servers}, but the control plane {injector} runs {controlPlane}, which is compatible only with servers {compatible}: its injected proxies and it cannot be relied on to work with these servers; upgrade the servers or use the control plane release that matches them.',
+});
 
 /** Its evidence: a workload's older proxies (injects, pods), or servers its control plane is not compatible with. */
 type OutdatedEvidence = { [more: string]: unknown };
 
-export default defineCheck<OutdatedEvidence>({
+export default defineCheck<OutdatedEvidence, typeof MESSAGES>({
   ...meta('proxy-outdated'),
+  messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {
       for (const { mesh } of m.meshes) {
@@ -42,12 +52,24 @@ export default defineCheck<OutdatedEvidence>({
         yield {
           mesh,
           ...(beyond ? { severity: 'error' as const } : {}),
-          message:
-            `${plural(skew.older.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} ${skew.older.length === 1 ? 'runs' : 'run'} ${p.title} proxy ${versions.join(', ')}, ` +
-            `older than the ${skew.expected.version} its injector ${inj.namespace}/${inj.name} injects now: created before the control plane was upgraded` +
-            (beyond
-              ? `, ${skew.releasesBehind} releases behind (${allowed.text}).`
-              : '; a restart gives it the current one.'),
+          ...(() => {
+            const common = {
+              pods: plural(skew.older.length, 'pod'),
+              workload: `${w.kind} ${w.namespace}/${w.name}`,
+              run: skew.older.length === 1 ? 'runs' : 'run',
+              meshTitle: p.title,
+              versions: versions.join(', '),
+              expected: skew.expected.version,
+              injector: `${inj.namespace}/${inj.name}`,
+            };
+            return beyond
+              ? say(MESSAGES, 'beyond', {
+                  ...common,
+                  releasesBehind: String(skew.releasesBehind),
+                  skew: allowed.text,
+                })
+              : say(MESSAGES, 'behind', common);
+          })(),
           resource: w.ref,
           affectedPods: skew.older.length,
           evidence: {
@@ -74,7 +96,14 @@ export default defineCheck<OutdatedEvidence>({
         yield {
           mesh,
           severity: 'error' as const,
-          message: `${s.object.kind} ${s.object.namespace}/${s.object.name} runs ${p.title} servers ${s.version}, but the control plane ${inj.namespace}/${inj.name} runs ${cp.version}, which is compatible only with servers ${s.supported.map((x) => `${x}.x`).join(', ')}: its injected proxies and it cannot be relied on to work with these servers; upgrade the servers or use the control plane release that matches them.`,
+          ...say(MESSAGES, 'servers', {
+            object: `${s.object.kind} ${s.object.namespace}/${s.object.name}`,
+            meshTitle: p.title,
+            servers: s.version,
+            injector: `${inj.namespace}/${inj.name}`,
+            controlPlane: cp.version,
+            compatible: s.supported.map((x) => `${x}.x`).join(', '),
+          }),
           resource: s.object,
           affectedPods: 0,
           evidence: {

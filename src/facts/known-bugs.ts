@@ -17,6 +17,7 @@ import type { VersionRead } from '../mesh/profile.js';
 import type { KnownBug } from '../mesh/release-table.js';
 import { profileOf } from '../mesh/registry.js';
 import { knownBugs } from '../mesh/releases.js';
+import { containerVersion } from '../mesh/versions.js';
 import { injectors, type Injector } from './controlplane.js';
 import type { Model, Workload } from './model.js';
 import { injectorsFor } from './versions.js';
@@ -50,6 +51,53 @@ function waitingWith(pod: K8sObject, s: Extract<KnownBug['symptom'], { shows: 'w
   const w = isObj(c?.state?.waiting) ? c.state.waiting : undefined;
   const message = str(w?.message) ?? '';
   return w && w.reason === s.reason && message.includes(s.message) ? `${s.reason}: ${message}` : undefined;
+}
+
+/** The pod's container of that name ended (now, or its last run) with that reason or a message holding the fragment: what it says. */
+function terminatedWith(pod: K8sObject, s: Extract<KnownBug['symptom'], { shows: 'terminated' }>): string | undefined {
+  const c = allStatuses(pod).find((x) => x.name === s.container);
+  for (const t of [c?.state?.terminated, c?.lastState?.terminated]) {
+    if (!isObj(t)) continue;
+    const message = (str(t.message) ?? '').slice(0, 300).replace(/\s+/g, ' ').trim();
+    const reason = str(t.reason) ?? '';
+    if (reason === s.reason || (s.message !== undefined && message.includes(s.message)))
+      return `container ${s.container} terminated: ${reason || 'no reason'}${t.exitCode !== undefined ? ` (exit code ${String(t.exitCode)})` : ''}${message ? `: ${message}` : ''}`;
+  }
+  return undefined;
+}
+
+/** What a pod shows of a pod symptom, quoted; undefined: not shown. */
+const podShows = (pod: K8sObject, s: Extract<KnownBug['symptom'], { on: 'pod' }>): string | undefined =>
+  s.shows === 'waiting' ? waitingWith(pod, s) : terminatedWith(pod, s);
+
+/**
+ * The version of the release that injected a pod, read from the image tag of its container `name`
+ * (a helper the injector adds with its own image, consul-k8s 0.x's lifecycle sidecar).
+ */
+function injectedBy(pod: K8sObject, name: string): VersionRead | undefined {
+  const spec = podSpec(pod as { spec?: unknown });
+  const c = [...containers(spec), ...initContainers(spec)].find((x) => x.name === name);
+  return containerVersion(c, `container ${name}`);
+}
+
+/** The refusal is about the injected containers, as the bug's symptom says it is known. */
+function refusesInjected(
+  w: Workload,
+  message: string,
+  s: Extract<KnownBug['symptom'], { shows: 'create-refused' }>,
+): boolean {
+  if (!message.includes(s.message)) return false;
+  switch (s.about ?? 'quota') {
+    case 'quota':
+      return refusesInjectedOnly(w, message);
+    case 'named': {
+      const spec = podSpec(w.template as { spec?: unknown });
+      const own = new Set([...containers(spec), ...initContainers(spec)].map((c) => str(c.name)));
+      return !!s.container && message.includes(`"${s.container}"`) && !own.has(s.container);
+    }
+    case 'matches':
+      return !!s.pattern && new RegExp(s.pattern).test(message);
+  }
 }
 
 /**
@@ -140,12 +188,30 @@ const BUGS_SHOWN = defineFact({
           });
       }
       // An injected container of a pod, judged by the proxy version the pod runs (what injected it).
+      const versionFrom = [
+        ...new Set(
+          p.versions.releases.rows.flatMap((r) =>
+            (r.bugs ?? []).flatMap((b) =>
+              b.symptom.on === 'pod' && b.symptom.versionFrom ? [b.symptom.versionFrom] : [],
+            ),
+          ),
+        ),
+      ];
       for (const w of m.appWorkloads) {
         const hits = new Map<string, { bug: KnownBug; version: VersionRead; pods: string[]; seen: string }>();
         for (const pod of w.pods.filter(isActive).slice(0, MAX_PODS)) {
-          const read = p.versions.proxy(pod);
-          for (const bug of knownBugs(p, read, 'pod')) {
-            const seen = bug.symptom.shows === 'waiting' ? waitingWith(pod, bug.symptom) : undefined;
+          // The proxy's version judges the pod, or (a bug that says so) the image of the helper that tells the injecting release.
+          const reads = [
+            { read: p.versions.proxy(pod), from: undefined as string | undefined },
+            ...versionFrom.map((n) => ({ read: injectedBy(pod, n), from: n })),
+          ];
+          const bugs = reads.flatMap(({ read, from }) =>
+            knownBugs(p, read, 'pod')
+              .filter((b) => b.symptom.on === 'pod' && b.symptom.versionFrom === from)
+              .map((bug) => ({ bug, read })),
+          );
+          for (const { bug, read } of bugs) {
+            const seen = bug.symptom.on === 'pod' ? podShows(pod, bug.symptom) : undefined;
             if (!seen || !read) continue;
             const h = hits.get(bug.id) ?? { bug, version: read, pods: [], seen };
             h.pods.push(nameOf(pod));
@@ -176,8 +242,7 @@ const BUGS_SHOWN = defineFact({
         if (!wb) continue;
         for (const bug of wb.bugs) {
           const s = bug.symptom;
-          if (s.shows !== 'create-refused' || !r.message.includes(s.message) || !refusesInjectedOnly(w, r.message))
-            continue;
+          if (s.shows !== 'create-refused' || !refusesInjected(w, r.message, s)) continue;
           out.push({ mesh, bug, version: wb.read, injector: sent[0]!, workload: w, pods: [], seen: r.message });
         }
       }

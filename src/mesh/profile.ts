@@ -313,6 +313,31 @@ interface StartOrder {
   readonly source: string;
   /** Turn it on for this workload (or, where the mesh has no switch per workload, mesh-wide). */
   fix(w: Workload, controlPlaneNamespace: string): Step[];
+  /** How an app init container reaches the network while the proxy does not run yet (init-before-proxy). */
+  readonly initTraffic?: InitTraffic;
+}
+
+/**
+ * The traffic of the app's init containers (issue 31.10): the kubelet runs them one by one before
+ * any ordinary container, so a proxy that is an ordinary container does not run yet; once the
+ * pod's outbound traffic is redirected (by the mesh's iptables init container, from where it sits,
+ * or by its CNI plugin, from the pod's start) their connections go to a port nothing listens on.
+ * The redirection leaves the proxy's own UID alone, and the pod annotations below exclude ports,
+ * address ranges or UIDs from it.
+ */
+export interface InitTraffic {
+  /** The UID the redirection leaves alone: the proxy's. */
+  readonly proxyUid: number;
+  /** The pod annotation the injector records another proxy UID in (Kuma's kuma.io/sidecar-uid). */
+  readonly uidAnnotation?: string;
+  /** Pod template annotations that exclude outbound traffic from the redirection, and what they take. */
+  readonly exclude: readonly { readonly key: string; readonly takes: string }[];
+  /** The pod template annotations that make the proxy a native sidecar (which runs before the app's init containers placed after it), newest first. */
+  readonly native?: readonly string[];
+  /** A pod template annotation (and its value) that puts the mesh's iptables init container after the app's. */
+  readonly initLast?: { readonly key: string; readonly value: string };
+  /** The mesh's files and commits that say where it puts its init container and what the redirection leaves alone. */
+  readonly source: string;
 }
 
 /**

@@ -53,13 +53,43 @@ type BugSymptom =
       readonly reason: string;
       /** A fragment of the kubelet's message (case-sensitive). */
       readonly message: string;
+      /** The container of the pod whose image tag is the injecting release (undefined: the profile's proxy version). */
+      readonly versionFrom?: string;
+    }
+  /**
+   * An injected container of a pod (by name) ended (now or last) with this reason, or with a
+   * termination message holding this fragment (what the kubelet kept: `OOMKilled`, or the log's
+   * tail under FallbackToLogsOnError).
+   */
+  | {
+      readonly on: 'pod';
+      readonly container: string;
+      readonly shows: 'terminated';
+      readonly reason: string;
+      readonly message?: string;
+      /** The container of the pod whose image tag is the injecting release (undefined: the profile's proxy version). */
+      readonly versionFrom?: string;
     }
   /**
    * The API server refuses a workload's pods (FailedCreate) with a message that says this text,
    * while the workload's own containers are not what it names (the injected ones are): a quota's
    * "must specify" with every container of the template setting the resource it names.
    */
-  | { readonly on: 'workload'; readonly shows: 'create-refused'; readonly message: string };
+  | {
+      readonly on: 'workload';
+      readonly shows: 'create-refused';
+      readonly message: string;
+      /**
+       * How the refusal is known to be about the injected containers: `quota` (the quota's "must
+       * specify" names none of the template's containers, or each of them sets what it names; the
+       * default), `named` (it names `container`, which the template does not have), `matches` (the
+       * message itself says so, matched by `pattern`, a regular expression source: a field of an injected
+       * init container a template cannot lack, a patch of the injector that does not apply).
+       */
+      readonly about?: 'quota' | 'named' | 'matches';
+      readonly container?: string;
+      readonly pattern?: string;
+    };
 
 /**
  * A known injector or proxy bug, and the release that fixed it: the patch-level versions it

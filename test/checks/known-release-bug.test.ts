@@ -14,6 +14,10 @@ checkCases('known-release-bug', {
     { fixtures: 'fires-istio-istiod-151-crash.yaml', findings: ['Deployment istio-system/istiod'] },
     { fixtures: 'fires-linkerd-noop-runasnonroot.yaml', findings: ['Deployment shop/web'] },
     { fixtures: 'fires-linkerd-noop-quota.yaml', findings: ['Deployment shop/api'] },
+    { fixtures: 'fires-kuma-2.9.0-empty-init-container.yaml', findings: ['Deployment lrtest/lrtest-dashboard'] },
+    { fixtures: 'fires-kuma-2.8-validation-restricted.yaml', findings: ['Deployment payments/checkout'] },
+    { fixtures: 'fires-consul-0.2-default-annotations.yaml', findings: ['Deployment web/frontend'] },
+    { fixtures: 'fires-consul-0.16-init-oomkilled.yaml', findings: ['Deployment api/apiserver'] },
   ],
   silent: [
     { fixtures: 'ok-istio-istiod-152-crash.yaml' },
@@ -24,10 +28,15 @@ checkCases('known-release-bug', {
     { fixtures: 'ok-linkerd-noop-edge-build.yaml' },
     { fixtures: 'ok-linkerd-noop-quota-fixed.yaml' },
     { fixtures: 'ok-linkerd-noop-quota-app-lacks-limits.yaml' },
+    { fixtures: 'ok-kuma-2.9.1-empty-init-container.yaml' },
+    { fixtures: 'ok-kuma-2.8-restricted-app-container.yaml' },
+    { fixtures: 'ok-kuma-2.9-validation-restricted.yaml' },
+    { fixtures: 'ok-consul-0.4-default-annotations.yaml' },
+    { fixtures: 'ok-consul-0.17-init-oomkilled.yaml' },
   ],
 });
 
-const one = (base: 'linkerd' | 'istio', file: string) => {
+const one = (base: 'linkerd' | 'istio' | 'kuma' | 'consul-0.x', file: string) => {
   const fs = findings(cluster(base, [`${dir}/${file}`]), ['known-release-bug']);
   expect(fs).toHaveLength(1);
   return fs[0]!;
@@ -64,5 +73,40 @@ describe('known-release-bug: the bug, the release that fixes it, the fix', () =>
     expect(f.message).toContain('linkerd/linkerd2#10162');
     expect(f.message).toContain('must specify limits.cpu,limits.memory');
     expect(f.evidence).toMatchObject({ fixedIn: 'stable-2.12.4', version: { version: 'stable-2.12.3' } });
+  });
+
+  it('Kuma 2.9.0 pods refused as invalid (an empty init container): kumahq/kuma#11993, fixed in 2.9.1', () => {
+    const f = one('kuma', 'fires-kuma-2.9.0-empty-init-container.yaml');
+    expect(f.messageId).toBe('known-release-bug/shown');
+    expect(f.message).toContain('kumahq/kuma#11993');
+    expect(f.message).toContain('spec.initContainers[0].name: Required value');
+    expect(f.evidence).toMatchObject({
+      fixedIn: '2.9.1',
+      version: { version: '2.9.0' },
+      source: expect.stringContaining('9beda2b2'),
+    });
+  });
+
+  it('Kuma 2.8 kuma-validation refused by the restricted standard: kumahq/kuma#11176, fixed in 2.9.0', () => {
+    const f = one('kuma', 'fires-kuma-2.8-validation-restricted.yaml');
+    expect(f.message).toContain('kumahq/kuma#11176');
+    expect(f.message).toContain('Fixed in Kuma 2.9.0');
+  });
+
+  it('consul-k8s 0.2.0 refusing pods without annotations: hashicorp/consul-k8s#20, fixed in 0.4.0', () => {
+    const f = one('consul-0.x', 'fires-consul-0.2-default-annotations.yaml');
+    expect(f.message).toContain('hashicorp/consul-k8s#20');
+    expect(f.evidence).toMatchObject({ fixedIn: '0.4.0', version: { version: '0.2.0' } });
+  });
+
+  it('consul-k8s 0.16.0 init container OOMKilled, judged by the lifecycle sidecar image: hashicorp/consul-k8s#283', () => {
+    const f = one('consul-0.x', 'fires-consul-0.16-init-oomkilled.yaml');
+    expect(f.message).toContain('hashicorp/consul-k8s#283');
+    expect(f.message).toContain('OOMKilled (exit code 137)');
+    expect(f.evidence).toMatchObject({
+      fixedIn: '0.17.0',
+      version: { version: '0.16.0', from: expect.stringContaining('consul-connect-lifecycle-sidecar') },
+      pods: ['apiserver-6dbcb68646-k7j2p'],
+    });
   });
 });

@@ -16,6 +16,10 @@ import { FIXTURES, baseOf, cluster, findings } from '../helpers/fixtures.js';
 
 /** The checks whose findings say a message by id. Move a check here when it is converted. */
 const CONVERTED = [
+  'mesh-key-unknown',
+  'proxy-outdated',
+  'init-before-proxy',
+  'known-release-bug',
   'admission-plugin-disabled',
   'app-starts-before-proxy',
   'dataplane-mode-conflict',

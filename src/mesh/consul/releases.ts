@@ -64,6 +64,27 @@ export const CONSUL_RELEASES: ReleaseTable = {
       webhook: 'MutatingWebhookConfiguration <fullname>-connect-injector-cfg (consul-helm)',
       // handler.go reads no Namespace before v0.26.0: the chart's ClusterRole only patches its webhook.
       injectorRbac: [],
+      bugs: [
+        {
+          // connect-inject/handler.go (v0.2.0 to v0.3.0) added its default annotations to the local pod
+          // without a patch creating metadata.annotations: a pod without annotations injected by
+          // default (-default-inject) is refused ("jsonpatch add operation does not apply: doc is missing
+          // path: /metadata/annotations/consul.hashicorp.com~1connect-inject-status"). hashicorp/consul-k8s#20.
+          id: 'hashicorp/consul-k8s#20',
+          text: 'with injection on by default, the injector patches an annotation into pods that have no annotations at all without creating them, so the API server refuses every such pod',
+          affected: { from: '0.2.0', to: '0.3.0' },
+          fixedIn: '0.4.0',
+          symptom: {
+            on: 'workload',
+            shows: 'create-refused',
+            message: 'jsonpatch',
+            about: 'matches',
+            pattern: 'doc is missing path: "?/metadata/annotations/consul\\.hashicorp\\.com~1connect-inject-status',
+          },
+          source:
+            'hashicorp/consul-k8s@18b704de (Create patches for the default annotations that are being added, #53, in tag v0.4.0) connect-inject/handler.go',
+        },
+      ],
     },
     {
       from: '0.10',
@@ -76,6 +97,28 @@ export const CONSUL_RELEASES: ReleaseTable = {
         helpers: ['consul-connect-lifecycle-sidecar'],
       },
       injectorRbac: [],
+      bugs: [
+        {
+          // connect-inject/container_init.go v0.16.0 limited consul-connect-inject-init to 25Mi while it
+          // copies the consul binary (100Mi+) to a shared volume: the kernel kills it (OOMKilled, exit
+          // 137), or cp fails ("cp: write error: Out of memory"), and the pod never starts. The pod runs
+          // no consul-k8s version of its own but its lifecycle sidecar's image is the injector's release.
+          id: 'hashicorp/consul-k8s#283',
+          text: 'the injected init container consul-connect-inject-init has a 25Mi memory limit while it copies the consul binary, so it is killed for memory and the pod never starts',
+          affected: { from: '0.16.0', to: '0.16.0' },
+          fixedIn: '0.17.0',
+          symptom: {
+            on: 'pod',
+            container: 'consul-connect-inject-init',
+            shows: 'terminated',
+            reason: 'OOMKilled',
+            message: 'Out of memory',
+            versionFrom: 'consul-connect-lifecycle-sidecar',
+          },
+          source:
+            'hashicorp/consul-k8s@402c38b7 (Update resources for lifecycle sidecar and init container for connect-inject, #291, in tag v0.17.0) connect-inject/container_init.go initContainerMemoryLimit',
+        },
+      ],
     },
     {
       from: '0.24',

@@ -130,6 +130,15 @@ export function consulRuntime(
     initNeeds: (m, w, pod, container): InitNeed[] => {
       const ns = str(pod.metadata?.namespace) ?? '';
       if (container !== INIT || !m.readIn('services', ns)) return [];
+      // Before consul-k8s 0.26.0 the init container registered the service itself; from 0.26.0 the endpoints
+      // controller registers it for the Kubernetes Service selecting the pod, and connect-init polls for it
+      // (hashicorp/consul-k8s CHANGELOG 0.26.0, "Endpoints Controller", GH-446/455). A pod injected by an older
+      // release (its containers as that release named them: no copy-consul-bin beside envoy-sidecar, or
+      // consul-connect-envoy-sidecar) needs no Service: these rules are not its release's.
+      const spec = podSpec(pod);
+      const names = new Set([...containers(spec), ...arr(spec.initContainers).filter(isObj)].map((c) => str(c.name)));
+      if (names.has('consul-connect-envoy-sidecar') || (names.has('envoy-sidecar') && !names.has('copy-consul-bin')))
+        return [];
       const svcs = selecting(m, pod);
       const sa = str(podSpec(pod).serviceAccountName) ?? str(podSpec(pod).serviceAccount) ?? 'default';
       const named = annotationsOf(pod)[SERVICE];
@@ -202,6 +211,23 @@ export function consulRuntime(
       return [];
     },
     startOrder: {
+      // control-plane/connect-inject/webhook/mesh_webhook.go appends consul-connect-inject-init to the pod's init
+      // containers (line 335 at a507b1d); redirect_traffic.go leaves the proxy's UID (5995) and the init
+      // container's (5996) alone, and the transparent-proxy-exclude-* annotations; with the CNI plugin the
+      // redirection is set at the pod's start.
+      initTraffic: {
+        proxyUid: 5995,
+        exclude: [
+          {
+            key: 'consul.hashicorp.com/transparent-proxy-exclude-outbound-cidrs',
+            takes: 'the address ranges it dials',
+          },
+          { key: 'consul.hashicorp.com/transparent-proxy-exclude-outbound-ports', takes: 'the ports it dials' },
+          { key: 'consul.hashicorp.com/transparent-proxy-exclude-uids', takes: 'the UID it runs as' },
+        ],
+        source:
+          'hashicorp/consul-k8s@a507b1d control-plane/connect-inject/webhook/mesh_webhook.go, redirect_traffic.go, constants/annotations_and_labels.go',
+      },
       held: (_m, pod) => {
         const place = proxyPlace(pod, 'consul-dataplane');
         if (place === 'native')

@@ -182,6 +182,21 @@ export function istioRuntime(
       return cniAgentNeeds(m, pod, m.mesh('istio')?.namespaces[0] ?? 'istio-system');
     },
     startOrder: {
+      // pkg/kube/inject/inject.go reorderPod (1.24.0 @0fd4a2c4 and every release since 1.6): istio-init is moved
+      // last ("Init container must be last to allow any traffic to pass before iptables is setup"), the CNI's
+      // istio-validation first; a native istio-proxy is moved first. tools/istio-iptables leaves the proxy's
+      // UID (values global.proxy.uid... 1337) alone; istio.io docs setup/additional-setup/cni "Compatibility
+      // with application init containers": run it as 1337, or exclude what it dials.
+      initTraffic: {
+        proxyUid: 1337,
+        exclude: [
+          { key: 'traffic.sidecar.istio.io/excludeOutboundIPRanges', takes: 'the address ranges it dials' },
+          { key: 'traffic.sidecar.istio.io/excludeOutboundPorts', takes: 'the ports it dials' },
+        ],
+        native: ['sidecar.istio.io/nativeSidecar'],
+        source:
+          'istio/istio pkg/kube/inject/inject.go reorderPod; tools/istio-iptables (proxy UID 1337); istio.io setup/additional-setup/cni, compatibility with application init containers',
+      },
       held: (_m, pod) => {
         const place = proxyPlace(pod, 'istio-proxy');
         if (place === 'native')

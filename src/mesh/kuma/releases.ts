@@ -78,6 +78,47 @@ export const KUMA_RELEASES: ReleaseTable = {
       to: '2.14',
       source: 'kumahq/kuma@51c6d381 (v2.14.0) pkg/plugins/runtime/k8s/webhooks/injector/precheck.go',
       recognise: 'the kuma-cp image kumahq/kuma-cp:2.x (container control-plane)',
+      bugs: [
+        {
+          // injector.go NewValidationContainer (2.7.0 to 2.8.8) set no allowPrivilegeEscalation on the
+          // kuma-validation init container the CNI mode injects: Pod Security Admission at `restricted`
+          // refuses every injected pod ("allowPrivilegeEscalation != false (container "kuma-validation"
+          // must set securityContext.allowPrivilegeEscalation=false)"). kumahq/kuma#11176; 2.6.0 has no
+          // validation container; 2.9.0 sets it (not backported: 2.7.x and 2.8.x keep the bug).
+          id: 'kumahq/kuma#11176',
+          text: 'with the CNI enabled, the injected init container kuma-validation does not set allowPrivilegeEscalation: false, so a namespace enforcing the restricted Pod Security Standard refuses every injected pod',
+          affected: { from: '2.7.0', to: '2.8.8' },
+          fixedIn: '2.9.0',
+          symptom: {
+            on: 'workload',
+            shows: 'create-refused',
+            message: 'allowPrivilegeEscalation != false',
+            about: 'named',
+            container: 'kuma-validation',
+          },
+          source:
+            'kumahq/kuma@b04bb083 (fix(injector): set allowPrivilegeEscalation: false on kuma-validation container, #11178, in tag 2.9.0) pkg/plugins/runtime/k8s/webhooks/injector/injector.go',
+        },
+        {
+          // injector.go 2.9.0 kept the injected init container in a value, not a pointer: with the CNI
+          // enabled and no inbound redirect (a gateway, kuma.io/transparent-proxying-inbound... off) it
+          // injected an empty one, and the API server refuses the pod ("spec.initContainers[0].name:
+          // Required value, spec.initContainers[0].image: Required value"). kumahq/kuma#11993.
+          id: 'kumahq/kuma#11993',
+          text: 'with the CNI enabled, the injector adds an empty init container (no name, no image) to pods whose inbound traffic is not redirected, so the API server refuses them as invalid',
+          affected: { from: '2.9.0', to: '2.9.0' },
+          fixedIn: '2.9.1',
+          symptom: {
+            on: 'workload',
+            shows: 'create-refused',
+            message: 'is invalid',
+            about: 'matches',
+            pattern: 'spec\\.initContainers\\[\\d+\\]\\.name: Required value',
+          },
+          source:
+            'kumahq/kuma@9beda2b2 (fix(cni): delegated gateway was not correctly injected, backport of #11922 as #11928, in tag 2.9.1; @ebcc4be5 in 2.10.0) pkg/plugins/runtime/k8s/webhooks/injector/injector.go',
+        },
+      ],
     },
   ],
   domains: ['kuma.io', 'traffic.kuma.io'],

@@ -104,6 +104,23 @@ export function kumaRuntime(env: (m: MeshContext) => Record<string, string>): Me
       },
     ],
     startOrder: {
+      // pkg/plugins/runtime/k8s/webhooks/injector/injector.go (2.3.0 @ line 216, and since): kuma-init is appended
+      // after the pod's own init containers, prepended only where the pod says kuma.io/init-first: true (#5857);
+      // with native sidecars or the CNI plugin there is no kuma-init: the CNI redirects from the pod's start;
+      // the redirection leaves the sidecar's UID alone (kuma.io/sidecar-uid, default 5678) and the
+      // traffic.kuma.io/exclude-outbound-* annotations (metadata/annotations.go at each tag).
+      initTraffic: {
+        proxyUid: 5678,
+        uidAnnotation: 'kuma.io/sidecar-uid',
+        exclude: [
+          { key: 'traffic.kuma.io/exclude-outbound-ips', takes: 'the addresses it dials' },
+          { key: 'traffic.kuma.io/exclude-outbound-ports', takes: 'the ports it dials' },
+          { key: 'traffic.kuma.io/exclude-outbound-ports-for-uids', takes: 'ports:UID for the UID it runs as' },
+        ],
+        initLast: { key: 'kuma.io/init-first', value: 'false' },
+        source:
+          'kumahq/kuma 2.3.0 pkg/plugins/runtime/k8s/webhooks/injector/injector.go (KumaInitFirst: prepend, else append), metadata/annotations.go',
+      },
       held: (m, pod) => {
         const place = proxyPlace(pod, 'kuma-sidecar');
         if (place === 'native')

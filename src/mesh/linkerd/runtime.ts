@@ -199,6 +199,24 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
         'proxyInit.privileged=true',
       ),
     startOrder: {
+      // The injector appends linkerd-init after the pod's own init containers (linkerd/linkerd2#1760, PR #1763,
+      // edge-18.10.3; the patch adds /spec/initContainers/-); the CNI plugin redirects from the pod's start.
+      // linkerd-init and the CNI plugin leave --proxy-uid alone (charts/partials/templates/_proxy-init.tpl,
+      // values.yaml proxy.uid 2102); linkerd/linkerd2#4788 and #8100: skip the outbound ports it dials.
+      initTraffic: {
+        proxyUid: 2102,
+        exclude: [
+          { key: 'config.linkerd.io/skip-outbound-ports', takes: 'the ports it dials' },
+          { key: 'config.linkerd.io/skip-subnets', takes: 'the address ranges it dials' },
+        ],
+        native: [
+          'config.beta.linkerd.io/proxy-enable-native-sidecar',
+          'config.linkerd.io/proxy-enable-native-sidecar',
+          'config.alpha.linkerd.io/proxy-enable-native-sidecar',
+        ],
+        source:
+          'linkerd/linkerd2 charts/partials/templates/_proxy-init.tpl (--proxy-uid), values.yaml proxy.uid 2102; pkg/inject patch /spec/initContainers/- (PR #1763)',
+      },
       held: (_m, pod) => {
         const place = proxyPlace(pod, 'linkerd-proxy');
         const off = annotationOf(pod, AWAIT) === 'disabled';

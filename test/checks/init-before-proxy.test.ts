@@ -1,0 +1,95 @@
+/**
+ * Where init-before-proxy fires, and its near misses (test/helpers/check-tester.ts): an init
+ * container of the app that fails under a redirection its proxy does not serve yet (the mesh's CNI
+ * plugin from the pod's start, or the mesh's iptables init container before it), for every mesh;
+ * silent where it runs as the proxy's UID, the pod excludes traffic, a native proxy runs before
+ * it, the redirection comes after it, or it did not fail.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkCases } from './../helpers/check-tester.js';
+import { cluster, findings } from '../helpers/fixtures.js';
+
+const dir = 'checks/init-before-proxy';
+
+checkCases('init-before-proxy', {
+  fires: [
+    {
+      fixtures: 'fires-istio-cni-app-init.yaml',
+      findings: ['Deployment dctest04/kimlexir-cron'],
+      said: [{ id: 'redirected', params: { container: 'kimlexir-migrate', uid: '1337' } }],
+    },
+    {
+      fixtures: 'fires-istio-1.5-cni-app-init.yaml',
+      findings: ['Deployment dctest04/kimlexir-cron'],
+      said: [{ id: 'redirected', params: { container: 'kimlexir-migrate', uid: '1337' } }],
+    },
+    {
+      fixtures: 'fires-linkerd-cni-app-init.yaml',
+      findings: ['Deployment orgchart/orgchart'],
+      said: [{ id: 'redirected', params: { container: 'init-ping', uid: '2102' } }],
+    },
+    {
+      fixtures: 'fires-kuma-init-first.yaml',
+      findings: ['Deployment orders/checkout'],
+      said: [{ id: 'redirected', params: { container: 'wait-for-db', uid: '5678' } }],
+    },
+    {
+      fixtures: 'fires-consul-cni-app-init.yaml',
+      findings: ['Deployment ledger/ledger'],
+      said: [{ id: 'redirected', params: { container: 'db-migrate', uid: '5995' } }],
+    },
+  ],
+  silent: [
+    { fixtures: 'ok-istio-cni-app-init-as-1337.yaml' },
+    { fixtures: 'ok-istio-cni-app-init-excluded.yaml' },
+    { fixtures: 'ok-istio-native-proxy-first.yaml' },
+    { fixtures: 'ok-istio-cni-app-init-completed.yaml' },
+    { fixtures: 'ok-istio-init-after-app-init.yaml' },
+    { fixtures: 'ok-linkerd-cni-app-init-completed.yaml' },
+    { fixtures: 'ok-kuma-init-appended.yaml' },
+    { fixtures: 'ok-kuma-init-first-as-sidecar-uid.yaml' },
+    { fixtures: 'ok-kuma-native-sidecar-before-app-init.yaml' },
+    { fixtures: 'ok-consul-no-cni-app-init.yaml' },
+  ],
+});
+
+const one = (base: 'istio' | 'istio-1.5' | 'linkerd' | 'kuma' | 'consul', file: string) => {
+  const fs = findings(cluster(base, [`${dir}/${file}`]), ['init-before-proxy']);
+  expect(fs).toHaveLength(1);
+  return fs[0]!;
+};
+
+describe('init-before-proxy: what redirected the pod, what it saw, the ways out of its release', () => {
+  it('Istio CNI: names the plugin, quotes the refusal, offers UID 1337 and the exclusion annotations', () => {
+    const f = one('istio', 'fires-istio-cni-app-init.yaml');
+    expect(f.message).toContain('the Istio CNI plugin');
+    expect(f.message).toContain('connection refused');
+    const fix = JSON.stringify(f.fix);
+    expect(fix).toContain('1337');
+    expect(fix).toContain('traffic.sidecar.istio.io/excludeOutboundIPRanges');
+    expect(fix).toContain('sidecar.istio.io/nativeSidecar');
+  });
+
+  it('Kuma with kuma.io/init-first: names kuma-init before it and offers kuma.io/init-first=false', () => {
+    const f = one('kuma', 'fires-kuma-init-first.yaml');
+    expect(f.message).toContain('the init container kuma-init before it');
+    const fix = JSON.stringify(f.fix);
+    expect(fix).toContain('kuma.io/init-first');
+    // 2.5 knows exclude-outbound-ports-for-uids but not exclude-outbound-ips (2.9)
+    expect(fix).toContain('traffic.kuma.io/exclude-outbound-ports-for-uids');
+    expect(fix).not.toContain('traffic.kuma.io/exclude-outbound-ips');
+  });
+
+  it('Consul CNI: the init container is before consul-connect-inject-init, the plugin redirects from the start', () => {
+    const f = one('consul', 'fires-consul-cni-app-init.yaml');
+    expect(f.message).toContain('the Consul CNI plugin');
+    expect(JSON.stringify(f.fix)).toContain('consul.hashicorp.com/transparent-proxy-exclude-outbound-ports');
+  });
+
+  it('Istio 1.5: the ways out its release knows (no native sidecar annotation before it existed)', () => {
+    const f = one('istio-1.5', 'fires-istio-1.5-cni-app-init.yaml');
+    const fix = JSON.stringify(f.fix);
+    expect(fix).toContain('traffic.sidecar.istio.io/excludeOutboundPorts');
+    expect(fix).not.toContain('sidecar.istio.io/nativeSidecar');
+  });
+});
