@@ -668,7 +668,7 @@ describe('random secrets in fields no check reads', () => {
             .map((p) => p.secret);
           const raw = snapshotFrom(objects);
           const slim = slimmed(raw);
-          expect(run(slim)).toEqual(run(raw));
+          same(run(slim), run(raw), 'a run over the slimmed objects');
           const text = JSON.stringify(slim.objects);
           for (const s of planted) expect(text).not.toContain(s);
         },
