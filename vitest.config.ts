@@ -12,12 +12,15 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const HEAVY = [
   'test/snapshot-redaction.test.ts',
   'test/parity.test.ts',
+  'test/hostile-keys.test.ts',
   'test/declared-inputs.test.ts',
+  'test/kube-apiserver.test.ts',
+  'test/watch/kube-watch.test.ts',
+  'test/hostile-input.test.ts',
   'test/watch/evaluate.test.ts',
+  'test/partial-read.test.ts',
   'test/fix-safety.test.ts',
   'test/unused-exports.test.ts',
-  'test/partial-read.test.ts',
-  'test/kube-apiserver.test.ts',
 ];
 
 class HeavyFirst extends BaseSequencer {

@@ -6,16 +6,18 @@
  * in the namespace-only view an app team's Role gives), with `snapshot.objects` wrapped in a
  * recording Proxy: any kind read through any path (the Model, its memos, the mesh helpers) must be
  * declared. The reverse is checked too: a declared kind that no fixture makes the check read is
- * reported. The Model's memos are shared by the checks of one run, so one run of all checks could
- * not say which of them read a kind: analyse() gets each check's reads alone, exactly, from far
- * fewer runs.
+ * reported. Every memo the checks share is a declared fact with its inputs (src/k8s/fact.ts), so
+ * one run of all checks per case says what each read: its own reads, outside any fact, and the
+ * inputs of every fact it asks for, cached or not; what a fact reads is checked against its
+ * inputs when it is computed. That premise is checked too: on its own fixtures each check reads
+ * alone what it reads beside the others.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
 import { KINDS, KIND_KEYS, type KindKey } from '../src/k8s/kinds.js';
-import { factInputs, type AnyFact } from '../src/k8s/fact.js';
+import { defineFact, factInputs, type AnyFact } from '../src/k8s/fact.js';
 import { SnapshotIndex } from '../src/k8s/snapshot.js';
 import { overlayManifests } from '../src/run/manifests.js';
 import { runChecks } from '../src/run/run.js';
@@ -35,42 +37,73 @@ import {
 /**
  * Facts (src/k8s/fact.ts) declare the kinds they read. Every ask of a fact while a check runs is
  * recorded against that check, cached or not (a memo hides the read, never the ask): the check
- * must declare the fact's inputs. And while a fact is computed, what it reads and the facts it
- * asks for must be within its own inputs: the declarations are checked, not trusted.
+ * reads the fact's inputs, so it must declare them. And while a fact is computed, what it reads and
+ * the facts it asks for must be within its own inputs: the declarations are checked, not trusted.
+ * A Recorder holds what one analysis saw (the suite's, or a planted test's own).
  */
-const asks = {
-  /** The check running (undefined: the runner's own asks). */
-  check: undefined as string | undefined,
-  /** Per check: each kind its facts declare, with the facts that declare it. */
-  byCheck: new Map<string, Map<string, Set<string>>>(),
-  /** The facts being computed, innermost last, with what each read beyond its inputs. */
-  stack: [] as { id: string; inputs: ReadonlySet<string> }[],
+class Recorder {
+  /** The check running (undefined: the runner's own reads and asks). */
+  check: string | undefined;
+  /** Per check, in the run going on: every kind it read itself or through a fact it asked for. */
+  reads = new Map<string, Set<string>>();
+  /** Per check, over all runs: each kind its facts declare, with the facts that declare it. */
+  byCheck = new Map<string, Map<string, Set<string>>>();
+  /** The facts being computed, innermost last. */
+  stack: { id: string; inputs: ReadonlySet<string> }[] = [];
   /** Per fact: what it read or asked beyond its declared inputs, with an example. */
-  overreach: new Map<string, Map<string, string>>(),
-};
-const over = (id: string, kind: string, how: string) => {
-  const m = asks.overreach.get(id) ?? new Map<string, string>();
-  if (!m.has(kind)) m.set(kind, how);
-  asks.overreach.set(id, m);
-};
+  overreach = new Map<string, Map<string, string>>();
+
+  over(id: string, kind: string, how: string): void {
+    const m = this.overreach.get(id) ?? new Map<string, string>();
+    if (!m.has(kind)) m.set(kind, how);
+    this.overreach.set(id, m);
+  }
+
+  /** A kind read through the snapshot's objects: the running check's (outside any fact), or checked against the fact computing. */
+  read(kind: string): void {
+    const top = this.stack[this.stack.length - 1];
+    if (top) {
+      if (!top.inputs.has(kind)) this.over(top.id, kind, 'read');
+    } else if (this.check !== undefined) this.readsOf(this.check).add(kind);
+  }
+
+  readsOf(check: string): Set<string> {
+    const r = this.reads.get(check) ?? new Set<string>();
+    this.reads.set(check, r);
+    return r;
+  }
+}
+
+/** The recorder of the analysis going on (undefined: facts are asked as the CLI asks them). */
+let recorder: Recorder | undefined;
 const realFact = SnapshotIndex.prototype.fact;
 // The one seam every fact goes through: record who asked, and what the fact's computation reads.
-SnapshotIndex.prototype.fact = function (this: SnapshotIndex, f: AnyFact, key?: unknown) {
+function recordedFact(this: SnapshotIndex, f: AnyFact, key?: unknown): unknown {
+  const rec = recorder;
+  if (!rec) return (realFact as (f: AnyFact, key?: unknown) => unknown).call(this, f, key);
   const inputs = factInputs(f, key);
-  if (asks.check !== undefined && asks.stack.length === 0) {
-    const per = asks.byCheck.get(asks.check) ?? new Map<string, Set<string>>();
-    asks.byCheck.set(asks.check, per);
-    for (const k of inputs) per.set(k, (per.get(k) ?? new Set()).add(f.id));
+  const parent = rec.stack[rec.stack.length - 1];
+  if (parent) {
+    for (const k of inputs) if (!parent.inputs.has(k)) rec.over(parent.id, k, `through fact ${f.id}`);
+  } else if (rec.check !== undefined) {
+    const per = rec.byCheck.get(rec.check) ?? new Map<string, Set<string>>();
+    rec.byCheck.set(rec.check, per);
+    const reads = rec.readsOf(rec.check);
+    for (const k of inputs) {
+      per.set(k, (per.get(k) ?? new Set()).add(f.id));
+      reads.add(k);
+    }
   }
-  const parent = asks.stack[asks.stack.length - 1];
-  if (parent) for (const k of inputs) if (!parent.inputs.has(k)) over(parent.id, k, `through fact ${f.id}`);
-  asks.stack.push({ id: f.id, inputs: new Set(inputs) });
+  rec.stack.push({ id: f.id, inputs: new Set(inputs) });
   try {
     return (realFact as (f: AnyFact, key?: unknown) => unknown).call(this, f, key);
   } finally {
-    asks.stack.pop();
+    rec.stack.pop();
   }
-} as typeof realFact;
+}
+SnapshotIndex.prototype.fact = recordedFact as typeof realFact;
+// The test files of a worker share src/'s modules (vitest.config.ts, isolate: false): put it back.
+afterAll(() => void (SnapshotIndex.prototype.fact = realFact));
 
 /** Declared inputs no fixture reads, kept on purpose (each with the reason). */
 const ALLOWED_UNREAD: Record<string, KindKey[]> = {};
@@ -149,28 +182,33 @@ function cases(): Case[] {
 }
 
 /**
- * Run checks on a fresh snapshot (so a fresh Model, nothing memoised) whose `objects` records every
- * kind key touched while one of them runs (the runner's own reads are not the checks'; between two
- * checks the runner does not touch the Model, so whatever the Model computes, one of them asked).
+ * Run checks together on a fresh snapshot (so a fresh Model, nothing memoised) whose `objects`
+ * records every kind key touched: by the check running, outside any fact (its own reads), or by a
+ * fact being computed (checked against the fact's inputs). A check that asks for a fact reads the
+ * fact's inputs, computed then or cached by an earlier check (or the runner): so each check's
+ * reads are its own, whichever checks run beside it and in whatever order, and one run of all
+ * checks per case says what each read. The runner's own reads (skip logic, ranking, suppressions)
+ * are no check's.
  */
-function kindsRead(checks: readonly Check[], { snap, expectMeshed }: Case): { read: Set<string>; errors: string[] } {
-  const read = new Set<string>();
-  let on = false;
-  const note = (k: string | symbol) => {
-    if (typeof k !== 'string') return;
-    if (on) read.add(k);
-    const top = asks.stack[asks.stack.length - 1];
-    if (top && !top.inputs.has(k)) over(top.id, k, 'read');
-  };
+function kindsRead(
+  checks: readonly Check[],
+  { snap, expectMeshed }: Case,
+  rec: Recorder,
+): { reads: Map<string, Set<string>>; errors: Map<string, string[]> } {
+  rec.reads = new Map();
+  const errors = new Map<string, string[]>();
   const objects = new Proxy(
     { ...snap.objects },
     {
-      get: (t, k, r) => (note(k), Reflect.get(t, k, r)),
-      has: (t, k) => (note(k), Reflect.has(t, k)),
-      getOwnPropertyDescriptor: (t, k) => (note(k), Reflect.getOwnPropertyDescriptor(t, k)),
-      // Enumerating the kinds is reading all of them (a check has no business doing it).
+      get: (t, k, r) => (typeof k === 'string' && rec.read(k), Reflect.get(t, k, r)),
+      has: (t, k) => (typeof k === 'string' && rec.read(k), Reflect.has(t, k)),
+      getOwnPropertyDescriptor: (t, k) => (
+        typeof k === 'string' && rec.read(k),
+        Reflect.getOwnPropertyDescriptor(t, k)
+      ),
+      // Enumerating the kinds is reading all of them (a check or a fact has no business doing it).
       ownKeys: (t) => {
-        if (on) for (const k of KIND_KEYS) read.add(k);
+        if (rec.check !== undefined || rec.stack.length) for (const k of KIND_KEYS) rec.read(k);
         return Reflect.ownKeys(t);
       },
     },
@@ -178,69 +216,90 @@ function kindsRead(checks: readonly Check[], { snap, expectMeshed }: Case): { re
   const recorded = checks.map((check): Check => ({
     ...check,
     *run(m) {
-      on = true;
-      asks.check = check.id;
+      rec.check = check.id;
       try {
         yield* check.run.call(check, m);
+      } catch (e) {
+        errors.set(check.id, [...(errors.get(check.id) ?? []), String(e)]);
+        throw e;
       } finally {
-        on = false;
-        asks.check = undefined;
+        rec.check = undefined;
       }
     },
   }));
-  const r = runChecks({ ...snap, objects }, recorded, {
-    mesh: 'auto',
-    certExpiryWarningDays: 60,
-    now: NOW,
-    expectMeshed: !!expectMeshed,
-  });
-  return { read, errors: r.errors };
+  const before = recorder;
+  recorder = rec;
+  try {
+    const r = runChecks({ ...snap, objects }, recorded, {
+      mesh: 'auto',
+      certExpiryWarningDays: 60,
+      now: NOW,
+      expectMeshed: !!expectMeshed,
+    });
+    // An error the runner reports that no check's run threw (there is none today): every check's.
+    const unowned = r.errors.filter((e) => ![...errors.keys()].some((id) => e.startsWith(`check ${id} failed`)));
+    if (unowned.length) for (const c of checks) errors.set(c.id, [...(errors.get(c.id) ?? []), ...unowned]);
+  } finally {
+    recorder = before;
+  }
+  return { reads: rec.reads, errors };
 }
 
 const declaredOf = (c: Check) => new Set<string>([...c.inputs, ...(c.optionalInputs ?? [])]);
 
 interface Reads {
-  /** Each kind the check read alone, with the cases it read it in (all of them for a kind it does not declare). */
+  /** Each kind the check read (itself or through a fact), with the cases it read it in. */
   reads: Map<string, string[]>;
+  /** Per case it ran in, what it read there. */
+  byCase: Map<string, Set<string>>;
   errors: string[];
 }
 
 /**
- * What each check reads, as if each ran alone on every case, for the cost of far fewer runs.
- * A check run alone reads nothing that a run of it with other checks does not read (the same
- * code reads the same kinds; the others can only read more). So the checks that declare the
- * same kinds run together on each case: when the group read only what they declare and none
- * failed, each of them did too. Only where a group read more (or failed) does each of its checks
- * run alone on that case, which names the check and counts its cases exactly. The reverse (each
- * declared kind read somewhere) needs each check's own reads: it runs alone, its own fixtures
- * first, until it has read every kind it declares (or the cases are done).
+ * What each check reads on every case: one run of all of them per case (kindsRead attributes
+ * every read and every fact asked for to the check running), the facts' own reads checked
+ * against their inputs in `rec`.
  */
-function analyse(checks: readonly Check[], all: readonly Case[]): Map<string, Reads> {
-  const out = new Map<string, Reads>(checks.map((c) => [c.id, { reads: new Map(), errors: [] }]));
-  const alone = (check: Check, c: Case) => {
-    const r = out.get(check.id)!;
-    const { read, errors } = kindsRead([check], c);
-    r.errors.push(...errors.map((e) => `${c.name}: ${e}`));
-    for (const k of read) r.reads.set(k, [...(r.reads.get(k) ?? []), c.name]);
-  };
-  const groups = new Map<string, Check[]>();
-  for (const check of checks) {
-    const key = [...declaredOf(check)].sort().join(',');
-    groups.set(key, [...(groups.get(key) ?? []), check]);
-  }
-  for (const group of groups.values()) {
-    const declared = declaredOf(group[0]!);
-    for (const c of all) {
-      const { read, errors } = kindsRead(group, c);
-      if (errors.length || [...read].some((k) => !declared.has(k))) for (const check of group) alone(check, c);
+function analyse(checks: readonly Check[], all: readonly Case[], rec: Recorder): Map<string, Reads> {
+  const out = new Map<string, Reads>(checks.map((c) => [c.id, { reads: new Map(), byCase: new Map(), errors: [] }]));
+  for (const c of all) {
+    const { reads, errors } = kindsRead(checks, c, rec);
+    for (const [id, read] of reads) {
+      const r = out.get(id)!;
+      r.byCase.set(c.name, read);
+      for (const k of read) {
+        const where = r.reads.get(k);
+        if (where) where.push(c.name);
+        else r.reads.set(k, [c.name]);
+      }
     }
+    for (const [id, es] of errors) out.get(id)!.errors.push(...es.map((e) => `${c.name}: ${e}`));
   }
+  return out;
+}
+
+/**
+ * The premise of the one run: a check reads the same beside the others as alone. A memo outside
+ * the facts (a fact's value that callers fill, a cache in a module) would hide from a later check
+ * the reads an earlier one made. So each check runs alone on its own fixtures (and the healthy and
+ * golden clusters), -A, and must read there exactly what it read in the run of all checks.
+ * Returns, per check, the cases where the two differ, with the kinds only one of them read.
+ */
+function hiddenReads(checks: readonly Check[], all: readonly Case[], together: Map<string, Reads>) {
+  const out: Record<string, Record<string, { alone: string[]; together: string[] }>> = {};
   for (const check of checks) {
-    const own = (c: Case) => c.name.startsWith(`checks/${check.id}/`) || c.name.includes(` checks/${check.id}/`);
-    const unread = () => [...declaredOf(check)].filter((k) => !out.get(check.id)!.reads.has(k));
-    for (const c of [...all.filter(own), ...all.filter((c) => !own(c))]) {
-      if (!unread().length) break;
-      alone(check, c);
+    const own = (c: Case) =>
+      !c.name.includes(' [') &&
+      (c.name.startsWith(`checks/${check.id}/`) ||
+        c.name.includes(` checks/${check.id}/`) ||
+        c.name === 'healthy both' ||
+        c.name === 'golden-cluster.yaml');
+    for (const c of all.filter(own)) {
+      const alone = kindsRead([check], c, new Recorder()).reads.get(check.id) ?? new Set<string>();
+      const beside = together.get(check.id)!.byCase.get(c.name) ?? new Set<string>();
+      const a = [...alone].filter((k) => !beside.has(k)).sort();
+      const b = [...beside].filter((k) => !alone.has(k)).sort();
+      if (a.length || b.length) (out[check.id] ??= {})[c.name] = { alone: a, together: b };
     }
   }
   return out;
@@ -250,9 +309,11 @@ const ALL = cases();
 
 let analysed: Map<string, Reads>;
 const runAll = (check: Check): Reads => analysed.get(check.id)!;
+/** What the suite's analysis saw (the planted tests record their own). */
+const asks = new Recorder();
 
 describe('declared inputs are the inputs read', () => {
-  beforeAll(() => void (analysed = analyse(CHECKS, ALL)), 600_000);
+  beforeAll(() => void (analysed = analyse(CHECKS, ALL, asks)), 600_000);
 
   it('has fixtures to run', () => expect(ALL.length).toBeGreaterThan(100));
 
@@ -267,6 +328,10 @@ describe('declared inputs are the inputs read', () => {
       expect(Object.fromEntries(undeclared)).toEqual({});
     });
   }
+
+  it('each check reads alone what it reads beside the others (on its own fixtures, -A)', () => {
+    expect(hiddenReads(CHECKS, ALL, analysed)).toEqual({});
+  });
 
   it('each check declares the inputs of every fact it asks for (src/k8s/fact.ts)', () => {
     const missing: Record<string, Record<string, string[]>> = {};
@@ -312,19 +377,22 @@ describe('declared inputs are the inputs read', () => {
   };
 
   it('the recorder sees reads through the Model and its memos, and only while the check runs', () => {
-    const { read } = kindsRead([probe], { name: 'healthy linkerd', snap: cluster('linkerd') });
-    expect([...read].sort()).toEqual(
+    const { reads } = kindsRead([probe], { name: 'healthy linkerd', snap: cluster('linkerd') }, new Recorder());
+    expect([...reads.get('probe')!].sort()).toEqual(
       expect.arrayContaining(['events', 'pods', 'replicasets', 'deployments', 'cronjobs']),
     );
     // The runner's own reads (skip logic, ranking, suppressions) are not the check's.
-    expect(kindsRead([{ ...probe, *run() {} }], { name: 'healthy linkerd', snap: cluster('linkerd') }).read.size).toBe(
-      0,
+    const idle = kindsRead(
+      [{ ...probe, *run() {} }],
+      { name: 'healthy linkerd', snap: cluster('linkerd') },
+      new Recorder(),
     );
+    expect(idle.reads.get('probe')?.size ?? 0).toBe(0);
   });
 
-  it('planted: a check reading a kind it does not declare is named, also when its group shares the run or a memo hides the read', () => {
+  it('planted: a check reading a kind it does not declare is named, also when other checks share the run or a memo hides the read', () => {
     const sample = ALL.filter((c) => c.name.startsWith('healthy linkerd')).slice(0, 3);
-    // Two checks declaring the same kinds: the group reads more than they declare; only the one that did is named.
+    // Two checks declaring the same kinds, in one run: only the one that read more is named.
     const honest: Check = {
       ...probe,
       id: 'honest',
@@ -344,8 +412,8 @@ describe('declared inputs are the inputs read', () => {
         void m.list('secrets');
       },
     };
-    // A check declaring nothing that reads the workload index: in one run of all checks,
-    // sidecar-missing (run before it) would have built it, and its reads would go unseen.
+    // A check declaring nothing that reads the workload index: sidecar-missing (run before it)
+    // has built it, so the check reads no kind itself; asking for the fact reads the fact's inputs.
     const late: Check = {
       ...probe,
       id: 'late',
@@ -355,7 +423,11 @@ describe('declared inputs are the inputs read', () => {
         void m.appWorkloads;
       },
     };
-    const planted = analyse([CHECKS.find((c) => c.id === 'sidecar-missing')!, honest, sneaky, late], sample);
+    const planted = analyse(
+      [CHECKS.find((c) => c.id === 'sidecar-missing')!, honest, sneaky, late],
+      sample,
+      new Recorder(),
+    );
     const undeclared = (id: string, c: Check) =>
       [...planted.get(id)!.reads.keys()].filter((k) => !declaredOf(c).has(k)).sort();
     expect(undeclared('honest', honest)).toEqual([]);
@@ -379,11 +451,86 @@ describe('declared inputs are the inputs read', () => {
       },
     };
     // sidecar-missing runs first and builds the installed meshes: the asker reads no kind itself.
-    const { read } = kindsRead([CHECKS.find((x) => x.id === 'sidecar-missing')!, asker], c);
-    expect(read.has('mutatingwebhookconfigurations')).toBe(true); // sidecar-missing's read
-    expect([...(asks.byCheck.get('fact-asker')?.keys() ?? [])]).toEqual(
+    const rec = new Recorder();
+    const { reads } = kindsRead([CHECKS.find((x) => x.id === 'sidecar-missing')!, asker], c, rec);
+    expect(reads.get('sidecar-missing')!.has('mutatingwebhookconfigurations')).toBe(true);
+    expect([...(rec.byCheck.get('fact-asker')?.keys() ?? [])]).toEqual(
       expect.arrayContaining(['mutatingwebhookconfigurations', 'namespaces', 'pods', 'deployments']),
     );
+  });
+
+  it('planted: a fact reading beyond its inputs is named, whichever check or fact asked for it', () => {
+    const c = ALL.find((x) => x.name === 'healthy linkerd')!;
+    const honestFact = defineFact({
+      id: 'planted-honest',
+      inputs: ['namespaces'],
+      compute: (m: SnapshotIndex) => m.list('namespaces').length,
+    });
+    const reader = defineFact({
+      id: 'planted-reader',
+      inputs: ['pods'],
+      compute: (m: SnapshotIndex) => m.list('pods').length + m.list('secrets').length,
+    });
+    const nested = defineFact({
+      id: 'planted-nested',
+      inputs: ['pods'],
+      // Asks for a fact whose inputs it does not declare, and reads nothing beyond them itself.
+      compute: (m: SnapshotIndex) => m.fact(reader) + m.fact(honestFact),
+    });
+    const enumerator = defineFact({
+      id: 'planted-enumerator',
+      inputs: ['pods'],
+      compute: (m: SnapshotIndex) => Object.keys(m.snapshot.objects).length,
+    });
+    const asker: Check = {
+      ...probe,
+      id: 'planted-asker',
+      inputs: ['pods', 'namespaces', 'secrets'],
+      // eslint-disable-next-line require-yield -- asks, finds nothing
+      *run(m) {
+        void m.fact(nested);
+        void m.fact(enumerator);
+      },
+    };
+    const rec = new Recorder();
+    analyse([asker], [c], rec);
+    const over = Object.fromEntries([...rec.overreach].map(([id, m]) => [id, [...m.keys()].sort()]));
+    expect(over['planted-reader']).toEqual(['secrets']);
+    expect(over['planted-nested']).toEqual(['namespaces']);
+    expect(over['planted-enumerator']).toEqual(KIND_KEYS.filter((k) => k !== 'pods').sort());
+    expect(over['planted-honest']).toBeUndefined();
+  });
+
+  it('planted: a memo outside the facts that hides a read from the later check is named', () => {
+    const sample = ALL.filter((c) => c.name === 'healthy both');
+    // A fact whose value its callers fill: the first check to ask reads Secrets for it, the next reads nothing.
+    const shared = defineFact({
+      id: 'planted-filled-by-callers',
+      inputs: [],
+      compute: () => new Map<string, number>(),
+    });
+    const filled = (m: SnapshotIndex) => {
+      const cache = m.fact(shared);
+      if (!cache.has('n')) cache.set('n', m.list('secrets').length);
+      return cache.get('n');
+    };
+    const first: Check = {
+      ...probe,
+      id: 'planted-first',
+      inputs: ['secrets'],
+      // eslint-disable-next-line require-yield -- reads, finds nothing
+      *run(m) {
+        void filled(m);
+      },
+    };
+    const second: Check = { ...first, id: 'planted-second', inputs: [] };
+    const together = analyse([first, second], sample, new Recorder());
+    // The one run alone does not see it (the second check read nothing itself) ...
+    expect([...together.get('planted-second')!.reads.keys()]).toEqual([]);
+    // ... the premise check does.
+    expect(hiddenReads([first, second], sample, together)).toEqual({
+      'planted-second': { 'healthy both': { alone: ['secrets'], together: [] } },
+    });
   });
 
   it('namespace-only views really lack the cluster-scoped kinds', () => {

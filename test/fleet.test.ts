@@ -82,18 +82,17 @@ describe('a fleet of contexts that cannot be read (no API server needed)', () =>
     };
     writeFileSync(join(dir, 'kc.yaml'), YAML.stringify(kc));
     try {
-      const t0 = Date.now();
       const r = await runCli(
         ['check', '--all-contexts', '--kubeconfig', join(dir, 'kc.yaml'), '-o', 'json', '--request-timeout', '1s'],
         { env: { PATH: process.env.PATH } },
       );
-      expect(Date.now() - t0).toBeLessThan(15_000);
       expect(r.code).toBe(3);
       const doc = JSON.parse(r.stdout);
       const why = Object.fromEntries(doc.unreachable.map((u: any) => [u.context, u.reason]));
       expect(Object.keys(why).sort()).toEqual(['exec-fails', 'hanging', 'refused']);
       expect(why.refused).toMatch(/ECONNREFUSED/);
-      expect(why.hanging).toMatch(/1s|timed out|timeout/i);
+      // Ended by --request-timeout (its 1 s named), not by a longer default: no wall clock measured.
+      expect(why.hanging).toMatch(/did not answer within 1s/);
       expect(why['exec-fails']).toMatch(/exec|plugin|false/i);
       expect(doc.clusters).toEqual([]);
     } finally {

@@ -9,7 +9,7 @@ import { podSpec } from '../k8s/pods.js';
 import { podStates, type Model, type Workload } from './model.js';
 import type { K8sObject } from '../util/types.js';
 import { time } from '../util/objects.js';
-import type { Decision } from './decision.js';
+import { WORKLOAD_DECISION_INPUTS, type Decision } from './decision.js';
 import { markerExplains } from './marker-problems.js';
 import { templateOptOut, namespaceEnabling, templateEnabling } from './markers.js';
 import type { MeshName } from '../mesh/names.js';
@@ -31,11 +31,15 @@ interface MissingProxy {
   unexplained: K8sObject[];
 }
 
-/** Per mesh, each workload's missing proxy, filled as asked (missingProxy: computeMissingProxy reads the kinds). */
-const MISSING_PROXY = defineFactFamily<MeshName, Map<Workload, MissingProxy | undefined>, Model>({
+/**
+ * Per workload, its missing proxy for each installed mesh (none for another: it has no decision).
+ * Computed inside the fact, so that what it reads is declared and a check asking for it, cached
+ * or not, declares it too (test/declared-inputs.test.ts); the decisions and marker problems it reads.
+ */
+const MISSING_PROXY = defineFactFamily<Workload, Map<MeshName, MissingProxy | undefined>, Model>({
   id: 'missing-proxy',
-  inputs: [],
-  compute: () => new Map(),
+  inputs: WORKLOAD_DECISION_INPUTS,
+  compute: (m, w) => new Map(m.meshes.map(({ mesh }) => [mesh, computeMissingProxy(m, w, mesh)])),
 });
 
 /**
@@ -44,10 +48,8 @@ const MISSING_PROXY = defineFactFamily<MeshName, Map<Workload, MissingProxy | un
  * injection-marker-invalid (or, through d.called, webhook-excludes-namespace) explains it.
  */
 export function missingProxy(m: Model, w: Workload, mesh: MeshName): MissingProxy | undefined {
-  // Two checks ask (sidecar-missing and pod-predates-enablement): worked out once per workload and mesh.
-  const cache = m.fact(MISSING_PROXY, mesh);
-  if (!cache.has(w)) cache.set(w, computeMissingProxy(m, w, mesh));
-  return cache.get(w);
+  // Three checks ask (sidecar-missing, pod-predates-enablement, injection-skipped): worked out once per workload.
+  return m.fact(MISSING_PROXY, w).get(mesh);
 }
 
 function computeMissingProxy(m: Model, w: Workload, mesh: MeshName): MissingProxy | undefined {
