@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PROFILE_LIST, profileOf } from '../src/mesh/registry.js';
-import { releaseFacts, unknownKey } from '../src/mesh/releases.js';
+import { readingOf, releaseFacts, unknownKey } from '../src/mesh/releases.js';
+import { releaseNotes } from '../src/run/release-notes.js';
 
 const read = (version: string, from = `container x image example/x:${version}`) => ({ version, from });
 
@@ -97,6 +98,24 @@ describe('releaseFacts', () => {
     expect(newer?.release).toBe('1.30');
     expect(newer?.text).toContain('newer than the tables: judged as Istio 1.30');
     expect(releaseFacts(i, undefined)).toBeUndefined();
+  });
+
+  it("Istio's reading of sidecar.istio.io/inject is a row of its table: loose before 1.27, exact from 1.27, the nearest row outside them", () => {
+    const t = profileOf('istio').versions!.releases!;
+    const key = 'sidecar.istio.io/inject';
+    expect(readingOf(t, key, '1.26.3')?.otherwise).toBe('skip');
+    expect(readingOf(t, key, '1.27.0')?.otherwise).toBe('invalid');
+    expect(readingOf(t, key, '1.4.6')?.otherwise).toBe('skip');
+    expect(readingOf(t, key, '1.31.0')?.otherwise).toBe('invalid');
+    expect(readingOf(t, 'istio.io/rev', '1.27.0')).toBeUndefined();
+    // `meshdoctor checks ID` says which releases each reading applies to, from the same rows.
+    const notes = releaseNotes('injection-marker-invalid', [profileOf('istio')])[0]!.lines;
+    expect(notes).toContainEqual(
+      expect.stringMatching(/^1\.5 to 1\.26: sidecar\.istio\.io\/inject: y, yes, true, on inject/),
+    );
+    expect(notes).toContainEqual(
+      expect.stringMatching(/^1\.27 to 1\.30: sidecar\.istio\.io\/inject: true injects, false opts out/),
+    );
   });
 
   it('unknownKey: typos, removed keys, later keys, other domains', () => {

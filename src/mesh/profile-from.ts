@@ -37,8 +37,11 @@ const among = (values: MarkerValues, v: string): boolean => values === 'any' || 
 
 type TemplateKeyData = MeshData['markers']['template'][number];
 
-/** How the injector reads a template marker's value, as its data says. */
-function readValue(k: TemplateKeyData, value: string): boolean | 'invalid' | undefined {
+/** How the injector reads a template marker's value, as its data (or a release row's `parses`) says. */
+export function readValue(
+  k: Pick<TemplateKeyData, 'inject' | 'skip' | 'ignore' | 'caseInsensitive' | 'otherwise'>,
+  value: string,
+): boolean | 'invalid' | undefined {
   const v = k.caseInsensitive ? value.toLowerCase() : value;
   return among(k.inject, v)
     ? true

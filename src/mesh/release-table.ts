@@ -80,6 +80,21 @@ export interface KnownBug {
   readonly source: string;
 }
 
+/**
+ * How releases read a pod template marker's value: the values that inject, that opt out, that are
+ * no marker at all; any other value is rejected or ignored ('invalid', the default) or opts out
+ * ('skip'); `caseInsensitive`: the value is lower-cased first. The shape of a template key's values
+ * in a mesh's data document (src/mesh/mesh-data.ts).
+ */
+export interface ValueReading {
+  readonly key: string;
+  readonly inject: readonly string[];
+  readonly skip: readonly string[];
+  readonly ignore?: readonly string[];
+  readonly caseInsensitive?: true;
+  readonly otherwise?: 'invalid' | 'skip';
+}
+
 /** One row of a mesh's release table: what the releases `from` to `to` (inclusive, names of `order`) do. */
 export interface ReleaseRow {
   readonly from: string;
@@ -90,6 +105,8 @@ export interface ReleaseRow {
   readonly recognise?: string;
   /** Marker keys these releases still read in a field today's release no longer reads them in (Kuma 1.x's annotation). */
   readonly reads?: readonly { readonly field: Field; readonly key: string; readonly on: 'namespace' | 'template' }[];
+  /** How these releases' injector reads a pod template marker's value (Istio's sidecar.istio.io/inject changed in 1.27). */
+  readonly parses?: readonly ValueReading[];
   /** The injected containers (undefined: today's, the profile's `containers`). */
   readonly containers?: InjectedNames;
   /** The webhook configuration these releases install, in words. */

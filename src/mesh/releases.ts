@@ -7,7 +7,14 @@
  * where the tables say they differ.
  */
 import type { MeshProfile, VersionRead } from './profile.js';
-import type { InjectedNames, InjectorPermission, KnownBug, ReleaseRow, ReleaseTable } from './release-table.js';
+import type {
+  InjectedNames,
+  InjectorPermission,
+  KnownBug,
+  ReleaseRow,
+  ReleaseTable,
+  ValueReading,
+} from './release-table.js';
 import { similar } from '../util/suggest.js';
 import { semver } from './versions.js';
 
@@ -221,4 +228,22 @@ export function knownBugs(p: MeshProfile, read: VersionRead | undefined, on: Kno
       const hi = v.compare(read.version, b.affected.to);
       return lo !== undefined && hi !== undefined && lo >= 0 && hi <= 0;
     });
+}
+
+/**
+ * How the release of `version` (x.y[.z]) reads the pod template marker `key`, from the rows that
+ * say (`parses`): the row spanning its minor release; a version before the first such row reads
+ * as the first, one after the last as the last. Undefined when no row says, or `version` is none.
+ */
+export function readingOf(t: ReleaseTable, key: string, version: string): ValueReading | undefined {
+  const v = semver(version);
+  const rows = t.rows.flatMap((r) => (r.parses ?? []).filter((x) => x.key === key).map((x) => ({ r, x })));
+  if (!v || !rows.length) return undefined;
+  const at = (release: string) => {
+    const n = semver(release)!;
+    return n[0] - v[0] || n[1] - v[1];
+  };
+  const hit = rows.find(({ r }) => at(r.from) <= 0 && at(r.to) >= 0);
+  if (hit) return hit.x;
+  return at(rows[0]!.r.from) > 0 ? rows[0]!.x : rows[rows.length - 1]!.x;
 }

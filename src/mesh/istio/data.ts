@@ -11,7 +11,7 @@ import { comment } from '../../fix/steps.js';
 import type { MeshData } from '../mesh-data.js';
 import { ISTIO_IGNORED_NAMESPACES, ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV } from './injector.js';
 import { istioNetwork } from './network.js';
-import { ISTIO_KUBERNETES, ISTIO_RELEASES } from './releases.js';
+import { ISTIO_KUBERNETES, ISTIO_LOOSE_READING, ISTIO_RELEASES } from './releases.js';
 import { ISTIO_RBAC_NEEDS, ISTIO_SKEW } from './support.js';
 
 /** The injection webhooks' names end so (sidecar-injector.istio.io, its revision and tag variants). */
@@ -21,17 +21,10 @@ export const ISTIO_CONFIG = 'istio-sidecar-injector';
 
 /**
  * How Istio reads `sidecar.istio.io/inject` as its owner means it: the loose reading every
- * release before 1.27 had (inject.go @1.26.0 line 225: lower-cased y/yes/true/on inject, "" defers,
- * any other value opts out), which 1.27 and later keep for "true" and "false". The injector's own
+ * release before 1.27 had, which 1.27 and later keep for "true" and "false". The injector's own
  * reading, release by release, is the release table's `parses` (releases.ts).
  */
-const LOOSE = {
-  inject: ['y', 'yes', 'true', 'on'],
-  skip: ['false'],
-  ignore: [''],
-  caseInsensitive: true,
-  otherwise: 'skip',
-} as const;
+const { key: _key, ...LOOSE } = ISTIO_LOOSE_READING;
 
 export const ISTIO_DATA = {
   name: 'istio',

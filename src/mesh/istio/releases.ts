@@ -6,7 +6,35 @@
  * to the Istio release they are built from.
  */
 import type { KubernetesSupport } from '../profile.js';
-import type { ReleaseTable } from '../release-table.js';
+import type { ReleaseTable, ValueReading } from '../release-table.js';
+
+/**
+ * How istiod reads `sidecar.istio.io/inject` (label, else annotation) before 1.27: lower-cased
+ * y/yes/true/on inject, "" defers to the selectors and policy, any other value is an explicit "do
+ * not inject" (istio/istio@c2e9871f, tag 1.26.0, pkg/kube/inject/inject.go line 225). The data
+ * document reads the marker so whatever the release (it is what the owner means: data.ts).
+ */
+export const ISTIO_LOOSE_READING = {
+  key: 'sidecar.istio.io/inject',
+  inject: ['y', 'yes', 'true', 'on'],
+  skip: ['false'],
+  ignore: [''],
+  caseInsensitive: true,
+  otherwise: 'skip',
+} as const satisfies ValueReading;
+
+/**
+ * From 1.27.0: only "true" and "false" count; any other value is logged ("Invalid value for ...")
+ * and ignored, the never/always selectors and the policy decide (istio/istio@7359d8be, tag 1.27.0,
+ * pkg/kube/inject/inject.go lines 227-237; commit 331d32e3, istio/istio#56737).
+ */
+const EXACT_READING = {
+  key: 'sidecar.istio.io/inject',
+  inject: ['true'],
+  skip: ['false'],
+  ignore: [''],
+  otherwise: 'invalid',
+} as const satisfies ValueReading;
 
 /**
  * Supported Kubernetes versions per release (moved here from support.ts, issue 32.4).
@@ -102,6 +130,18 @@ export const ISTIO_RELEASES: ReleaseTable = {
       recognise:
         'istiod image istio/pilot:1.x (container discovery); labels app.kubernetes.io/version and helm.sh/chart istiod-<version> from 1.24',
       injectorRbac: 'today',
+    },
+    {
+      from: '1.5',
+      to: '1.26',
+      source: 'istio/istio@c2e9871f (1.26.0) pkg/kube/inject/inject.go injectRequired, line 225',
+      parses: [ISTIO_LOOSE_READING],
+    },
+    {
+      from: '1.27',
+      to: '1.30',
+      source: 'istio/istio@7359d8be (1.27.0) pkg/kube/inject/inject.go injectRequired, lines 227-237 (331d32e3)',
+      parses: [EXACT_READING],
     },
   ],
   domains: ['sidecar.istio.io', 'istio.io', 'proxy.istio.io', '.sidecar.istio.io'],

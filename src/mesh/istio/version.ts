@@ -8,6 +8,9 @@ import type { MeshContext } from '../context.js';
 import { isObj, labelsOf, nameOf, nsOf, str } from '../../util/objects.js';
 import { configValues, valueAt } from '../config-values.js';
 import { injectorConfigName, serviceRevision } from './install.js';
+import { readingOf } from '../releases.js';
+import type { ValueReading } from '../release-table.js';
+import { ISTIO_LOOSE_READING, ISTIO_RELEASES } from './releases.js';
 
 /**
  * The rule set the injector parses `sidecar.istio.io/inject` with. `exact` (1.27.0 and later,
@@ -48,9 +51,13 @@ export function imageVersion(image: string): { major: number; minor: number; tex
   return m ? { major: Number(m[1]), minor: Number(m[2]), text: m[0] } : undefined;
 }
 
-/** 1.27.0 is the first release with the exact parsing (research/istio.md §2). */
+/** How a release reads `sidecar.istio.io/inject`: its release-table row's `parses` (releases.ts; 1.27.0 is the first exact one, research/istio.md §2). */
+export const readingAt = (version: string): ValueReading =>
+  readingOf(ISTIO_RELEASES, ISTIO_LOOSE_READING.key, version)!;
+
+/** The rule set of a version: 'loose' where its release reads any other value as an opt-out, else 'exact'. */
 export const rulesOf = (v: { major: number; minor: number }): IstioRules =>
-  v.major > 1 || (v.major === 1 && v.minor >= 27) ? 'exact' : 'loose';
+  readingAt(`${v.major}.${v.minor}`).otherwise === 'skip' ? 'loose' : 'exact';
 
 const ISTIOD_VERSION = defineFactFamily({
   id: 'istiod-version',
