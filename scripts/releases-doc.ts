@@ -51,7 +51,7 @@ for (const p of PROFILE_LIST) {
           '',
           ...t.distributions.map(
             (d) =>
-              `${d.title}: ${d.versions.map((v) => `${v.prefix} = ${p.title} ${v.release}`).join(', ')}; other versions outside the tables.`,
+              `${d.title}: ${d.versions.map((v) => `${v.prefix} = ${p.title} ${v.release}`).join(', ')}; other versions outside the tables.${d.injectorRbac ? ` Injector RBAC: ${d.injectorRbac.length ? d.injectorRbac.map((n) => `${n.verbs.join('/')} ${n.resource}`).join(', ') : 'none judged (injector-rbac-missing stays silent)'} (${d.injectorRbacSource ?? ''}).` : ''}`,
           ),
         ]
       : []),

@@ -126,6 +126,10 @@ interface Distribution {
   readonly image: string;
   /** Its versions ("1." prefix) and the release of `order` each one is. */
   readonly versions: readonly { readonly prefix: string; readonly release: string; readonly source: string }[];
+  /** The permissions its own chart grants the injector for injection, where they differ from its release's (empty: none judged). */
+  readonly injectorRbac?: readonly InjectorPermission[];
+  /** The chart file and commit `injectorRbac` comes from. */
+  readonly injectorRbacSource?: string;
 }
 
 /** An injector build recognised by its image whose chart RBAC differs from its release's (Istio's standalone sidecar injector). */

@@ -62,14 +62,40 @@ function newerThan(version: string, newest: string): boolean {
   return !!v && !!n && (v[0] > n[0] || (v[0] === n[0] && v[1] > n[1]));
 }
 
+/**
+ * The distribution an image is of (OpenShift Service Mesh), and the release of `order` its
+ * `version` is built from (undefined: a version of it the table does not map). Undefined: no
+ * distribution's image.
+ */
+export function distributionOf(
+  t: ReleaseTable,
+  image: string,
+  version: string,
+): { title: string; release?: string; injectorRbac?: readonly InjectorPermission[] } | undefined {
+  const d = (t.distributions ?? []).find((x) => new RegExp(x.image).test(image));
+  if (!d) return undefined;
+  const hit = d.versions.find((x) => version.replace(/^v/, '').startsWith(x.prefix));
+  return {
+    title: d.title,
+    ...(hit ? { release: hit.release } : {}),
+    ...(d.injectorRbac ? { injectorRbac: d.injectorRbac } : {}),
+  };
+}
+
 /** The release a version read belongs to, by the profile's own reading and the table's channels and distributions. */
-function placeRelease(p: MeshProfile, t: ReleaseTable, read: VersionRead): { release?: string; via?: string } {
+function placeRelease(
+  p: MeshProfile,
+  t: ReleaseTable,
+  read: VersionRead,
+): { release?: string; via?: string; injectorRbac?: readonly InjectorPermission[] } {
   const image = /(?:image|runs) (\S+)/.exec(read.from)?.[1];
-  for (const d of t.distributions ?? []) {
-    if (!image || !new RegExp(d.image).test(image)) continue;
-    const hit = d.versions.find((x) => read.version.replace(/^v/, '').startsWith(x.prefix));
-    return { release: hit?.release, via: `${d.title} ${read.version}` };
-  }
+  const d = image ? distributionOf(t, image, read.version) : undefined;
+  if (d)
+    return {
+      release: d.release,
+      via: `${d.title} ${read.version}`,
+      ...(d.injectorRbac ? { injectorRbac: d.injectorRbac } : {}),
+    };
   for (const c of t.channels ?? []) {
     const n = numbers(read.version, c.prefix);
     if (!n || n.some((x) => !Number.isFinite(x))) continue;
@@ -115,7 +141,8 @@ export function releaseFacts(p: MeshProfile, read: VersionRead | undefined): Rel
     rows,
     reads: rows.flatMap((r) => r.reads ?? []),
     containers: last('containers') as InjectedNames | undefined,
-    injectorRbac: build?.injectorRbac ?? (last('injectorRbac') as ReleaseFacts['injectorRbac']) ?? 'today',
+    injectorRbac:
+      build?.injectorRbac ?? placed.injectorRbac ?? (last('injectorRbac') as ReleaseFacts['injectorRbac']) ?? 'today',
     known: new Set(t.keys.filter((k) => spans(t, k, release)).map((k) => k.key)),
   };
 }

@@ -87,6 +87,15 @@ function aspectLines(p: MeshProfile, a: Aspect): string[] {
                   ]
                 : [`${range(r)}: none judged, the injector needs no cluster-wide permission (${r.source})`],
         ),
+        ...(t?.distributions ?? []).flatMap((d) =>
+          d.injectorRbac
+            ? [
+                d.injectorRbac.length
+                  ? `${d.title}: ${d.injectorRbac.map((n) => `${n.verbs.join('/')} ${n.resource}`).join(', ')} (${d.injectorRbacSource ?? ''})`
+                  : `${d.title}: none judged (${d.injectorRbacSource ?? ''})`,
+              ]
+            : [],
+        ),
         ...(t?.injectorBuilds ?? []).map((b) =>
           b.injectorRbac.length
             ? `${b.title}: ${b.injectorRbac.map((n) => `${n.verbs.join('/')} ${n.resource}`).join(', ')} (${b.source})`

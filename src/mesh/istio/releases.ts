@@ -85,6 +85,12 @@ export const ISTIO_RELEASES: ReleaseTable = {
         { prefix: '2.5', release: '1.18', source: 'the same page (2.5: Istio 1.18)' },
         { prefix: '2.6', release: '1.20', source: 'the same page (2.6: Istio 1.20)' },
       ],
+      // Its istiod ClusterRole grants no admissionregistration rule (the operator's webhookca controller patches the
+      // injection webhook's caBundle: pkg/controller/servicemesh/webhookca/controller.go) and is bound by a RoleBinding
+      // in the control plane namespace unless global.clusterWide: no cluster-wide permission the injection depends on.
+      injectorRbac: [],
+      injectorRbacSource:
+        'maistra/istio-operator@8143614c resources/helm/v2.0 and v2.5/istio-control/istio-discovery/templates/clusterrole.yaml, clusterrolebinding.yaml',
     },
   ],
   injectorBuilds: [
@@ -123,10 +129,34 @@ export const ISTIO_RELEASES: ReleaseTable = {
       ],
     },
     {
+      // istiod's ClusterRole istiod-<namespace> came from the base chart, bound to ServiceAccount
+      // istiod-service-account (ClusterRoleBinding istiod-pilot-<namespace> to 1.7, istiod-<namespace> from 1.8),
+      // and granted mutatingwebhookconfigurations without update up to 1.6.x: a healthy 1.6 istiod holds only these.
       from: '1.6',
+      to: '1.10',
+      source:
+        'istio/istio@3ddc57b6 (1.6.14) manifests/charts/base/templates/clusterrole.yaml, clusterrolebinding.yaml; @d26cba7e (1.10.0) the same files',
+      recognise: 'istiod image istio/pilot:1.x (container discovery), ServiceAccount istiod-service-account',
+      injectorRbac: [
+        {
+          group: 'admissionregistration.k8s.io',
+          resource: 'mutatingwebhookconfigurations',
+          verbs: ['get', 'list', 'watch', 'patch'],
+          why: "patches its injection webhook's caBundle",
+        },
+        {
+          group: '',
+          resource: 'configmaps',
+          verbs: ['get', 'list', 'watch'],
+          why: 'reads its injection template (istio-sidecar-injector)',
+        },
+      ],
+    },
+    {
+      from: '1.11',
       to: '1.30',
       source:
-        'istio/istio manifests/charts/istio-control/istio-discovery/templates/clusterrole.yaml (1.28.0 @b8d1df54)',
+        'istio/istio manifests/charts/istio-control/istio-discovery/templates/clusterrole.yaml (istiod-clusterrole-<namespace> from 1.11.0 @57d639a4; 1.28.0 @b8d1df54)',
       recognise:
         'istiod image istio/pilot:1.x (container discovery); labels app.kubernetes.io/version and helm.sh/chart istiod-<version> from 1.24',
       injectorRbac: 'today',

@@ -8,7 +8,7 @@ import type { MeshContext } from '../context.js';
 import { isObj, labelsOf, nameOf, nsOf, str } from '../../util/objects.js';
 import { configValues, valueAt } from '../config-values.js';
 import { injectorConfigName, serviceRevision } from './install.js';
-import { readingOf } from '../releases.js';
+import { distributionOf, readingOf } from '../releases.js';
 import type { ValueReading } from '../release-table.js';
 import { ISTIO_LOOSE_READING, ISTIO_RELEASES } from './releases.js';
 
@@ -113,10 +113,13 @@ const ISTIOD_VERSION = defineFactFamily({
         text: `Istio version unknown (${why}): the rules of Istio 1.27 and later are assumed`,
       };
     }
-    const rules = rulesOf(v);
-    const source = fromImage
-      ? `runs ${image}`
-      : `runs ${image ?? 'an image'} without a version tag; ${other!.from} says ${v.text}`;
+    // A distribution's own version numbers (OpenShift Service Mesh 2.5 is Istio 1.18): the rules of the release it is built from.
+    const dist = image ? distributionOf(ISTIO_RELEASES, image, v.text) : undefined;
+    const built = dist?.release ? imageVersion(`x:${dist.release}`) : undefined;
+    const rules = rulesOf(built ?? v);
+    const source = `${
+      fromImage ? `runs ${image}` : `runs ${image ?? 'an image'} without a version tag; ${other!.from} says ${v.text}`
+    }${built ? ` (${dist!.title} ${v.text}, built from Istio ${dist!.release})` : ''}`;
     return {
       version: v.text,
       ...(image ? { image } : {}),
