@@ -34,7 +34,8 @@ for (const p of PROFILE_LIST) {
             ? `injector RBAC: ${r.injectorRbac.map((n) => `${n.verbs.join('/')} ${n.resource}`).join(', ')}`
             : 'injector RBAC: none judged (injector-rbac-missing stays silent)',
     ].filter(Boolean);
-    return `| ${r.from === r.to ? r.from : `${r.from} to ${r.to}`} | ${facts.join('; ')} | ${r.source} |`;
+    const range = r.to === undefined ? `${r.from} and later` : r.from === r.to ? r.from : `${r.from} to ${r.to}`;
+    return `| ${range} | ${facts.join('; ')} | ${r.source} |`;
   });
   const added = t.keys
     .filter((k) => k.from !== first)

@@ -23,8 +23,10 @@ describe('release tables', () => {
       expect(new Set(order).size).toBe(order.length);
       for (const r of t!.rows) {
         expect(order).toContain(r.from);
-        expect(order).toContain(r.to);
-        expect(order.indexOf(r.from)).toBeLessThanOrEqual(order.indexOf(r.to));
+        if (r.to !== undefined) {
+          expect(order).toContain(r.to);
+          expect(order.indexOf(r.from)).toBeLessThanOrEqual(order.indexOf(r.to));
+        }
         expect(r.source).toMatch(/@[0-9a-f]{8}|@[a-z]/);
       }
       expect(t!.keys.length).toBeGreaterThan(20);
@@ -119,7 +121,7 @@ describe('releaseFacts', () => {
       expect.stringMatching(/^1\.5 to 1\.26: sidecar\.istio\.io\/inject: y, yes, true, on inject/),
     );
     expect(notes).toContainEqual(
-      expect.stringMatching(/^1\.27 to 1\.30: sidecar\.istio\.io\/inject: true injects, false opts out/),
+      expect.stringMatching(/^1\.27 and later: sidecar\.istio\.io\/inject: true injects, false opts out/),
     );
   });
 

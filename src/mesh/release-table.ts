@@ -95,10 +95,11 @@ export interface ValueReading {
   readonly otherwise?: 'invalid' | 'skip';
 }
 
-/** One row of a mesh's release table: what the releases `from` to `to` (inclusive, names of `order`) do. */
+/** One row of a mesh's release table: what the releases `from` to `to` (inclusive, names of `order`; no `to`: to the newest) do. */
 export interface ReleaseRow {
   readonly from: string;
-  readonly to: string;
+  /** Undefined: to the newest release of `order`, whichever it is (adding a release edits no such row). */
+  readonly to?: string;
   /** Repository, file, and tag or commit the row's facts come from. */
   readonly source: string;
   /** How these releases are recognised on a cluster (image tags, chart labels, ConfigMap fields), in words. */

@@ -270,7 +270,7 @@ export function readingOf(t: ReleaseTable, key: string, version: string): ValueR
     const n = semver(release)!;
     return n[0] - v[0] || n[1] - v[1];
   };
-  const hit = rows.find(({ r }) => at(r.from) <= 0 && at(r.to) >= 0);
+  const hit = rows.find(({ r }) => at(r.from) <= 0 && (r.to === undefined || at(r.to) >= 0));
   if (hit) return hit.x;
   return at(rows[0]!.r.from) > 0 ? rows[0]!.x : rows[rows.length - 1]!.x;
 }

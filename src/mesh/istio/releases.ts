@@ -154,7 +154,6 @@ export const ISTIO_RELEASES: ReleaseTable = {
     },
     {
       from: '1.11',
-      to: '1.30',
       source:
         'istio/istio manifests/charts/istio-control/istio-discovery/templates/clusterrole.yaml (istiod-clusterrole-<namespace> from 1.11.0 @57d639a4; 1.28.0 @b8d1df54)',
       recognise:
@@ -169,7 +168,6 @@ export const ISTIO_RELEASES: ReleaseTable = {
     },
     {
       from: '1.27',
-      to: '1.30',
       source: 'istio/istio@7359d8be (1.27.0) pkg/kube/inject/inject.go injectRequired, lines 227-237 (331d32e3)',
       parses: [EXACT_READING],
     },
