@@ -108,7 +108,9 @@ describe('check documentation without the network', () => {
       expect(rbac.stdout).toContain(`${p.title}: ${t.order[0]} to ${t.order[t.order.length - 1]}`);
       // Every row of the table, by its release range and source.
       for (const r of t.rows)
-        expect(rbac.stdout).toContain(`  - ${r.from === r.to ? r.from : `${r.from} to ${r.to}`}: `);
+        expect(rbac.stdout).toContain(
+          `  - ${r.to === undefined ? `${r.from} and later` : r.from === r.to ? r.from : `${r.from} to ${r.to}`}: `,
+        );
     }
     // consul-k8s 0.x: no cluster-wide permission judged (a data row), in text and in JSON.
     expect(rbac.stdout).toContain('  - 0.2 to 0.9: none judged, the injector needs no cluster-wide permission');

@@ -362,6 +362,7 @@ describe('a fifth mesh made of a data document and a behaviour object', () => {
       linkerd: (await import('../src/mesh/linkerd/data.js')).LINKERD_DATA,
       kuma: (await import('../src/mesh/kuma/data.js')).KUMA_DATA,
       consul: (await import('../src/mesh/consul/data.js')).CONSUL_DATA,
+      istio: (await import('../src/mesh/istio/data.js')).ISTIO_DATA,
     };
     const functions = (v: unknown, path: string, depth = 0): string[] =>
       typeof v === 'function'

@@ -4,9 +4,13 @@
  * versions are placed by the mesh's own reading, its edge channel and its distributions; a version
  * outside every table is named, never judged by today's rules.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FIXTURES } from './helpers/fixtures.js';
 import { PROFILE_LIST, profileOf } from '../src/mesh/registry.js';
-import { releaseFacts, unknownKey } from '../src/mesh/releases.js';
+import { readingOf, releaseFacts, unknownKey } from '../src/mesh/releases.js';
+import { releaseNotes } from '../src/run/release-notes.js';
 
 const read = (version: string, from = `container x image example/x:${version}`) => ({ version, from });
 
@@ -19,8 +23,10 @@ describe('release tables', () => {
       expect(new Set(order).size).toBe(order.length);
       for (const r of t!.rows) {
         expect(order).toContain(r.from);
-        expect(order).toContain(r.to);
-        expect(order.indexOf(r.from)).toBeLessThanOrEqual(order.indexOf(r.to));
+        if (r.to !== undefined) {
+          expect(order).toContain(r.to);
+          expect(order.indexOf(r.from)).toBeLessThanOrEqual(order.indexOf(r.to));
+        }
         expect(r.source).toMatch(/@[0-9a-f]{8}|@[a-z]/);
       }
       expect(t!.keys.length).toBeGreaterThan(20);
@@ -87,6 +93,8 @@ describe('releaseFacts', () => {
     const ossm2 = releaseFacts(i, read('2.4.3', 'runs registry.redhat.io/openshift-service-mesh/pilot-rhel8:2.4.3'));
     expect(ossm2?.release).toBe('1.16');
     expect(ossm2?.text).toContain('OpenShift Service Mesh 2.4.3');
+    // Its own chart grants istiod no admissionregistration rule, by a RoleBinding: none judged (test/fixtures/healthy/istio-ossm-2.*.yaml).
+    expect(ossm2?.injectorRbac).toEqual([]);
     const ossm1 = releaseFacts(
       i,
       read('1.1.18', 'runs registry.redhat.io/openshift-service-mesh/sidecar-injector-rhel8:1.1.18'),
@@ -97,6 +105,47 @@ describe('releaseFacts', () => {
     expect(newer?.release).toBe('1.30');
     expect(newer?.text).toContain('newer than the tables: judged as Istio 1.30');
     expect(releaseFacts(i, undefined)).toBeUndefined();
+  });
+
+  it("Istio's reading of sidecar.istio.io/inject is a row of its table: loose before 1.27, exact from 1.27, the nearest row outside them", () => {
+    const t = profileOf('istio').versions!.releases!;
+    const key = 'sidecar.istio.io/inject';
+    expect(readingOf(t, key, '1.26.3')?.otherwise).toBe('skip');
+    expect(readingOf(t, key, '1.27.0')?.otherwise).toBe('invalid');
+    expect(readingOf(t, key, '1.4.6')?.otherwise).toBe('skip');
+    expect(readingOf(t, key, '1.31.0')?.otherwise).toBe('invalid');
+    expect(readingOf(t, 'istio.io/rev', '1.27.0')).toBeUndefined();
+    // `meshdoctor checks ID` says which releases each reading applies to, from the same rows.
+    const notes = releaseNotes('injection-marker-invalid', [profileOf('istio')])[0]!.lines;
+    expect(notes).toContainEqual(
+      expect.stringMatching(/^1\.5 to 1\.26: sidecar\.istio\.io\/inject: y, yes, true, on inject/),
+    );
+    expect(notes).toContainEqual(
+      expect.stringMatching(/^1\.27 and later: sidecar\.istio\.io\/inject: true injects, false opts out/),
+    );
+  });
+
+  it('Istio: the healthy clusters of the oldest and newest release of each range are placed by the table (each gives zero findings: test/meta.test.ts)', () => {
+    const i = profileOf('istio');
+    const image = (base: string, re: RegExp) =>
+      re.exec(readFileSync(join(FIXTURES, 'healthy', `${base}.yaml`), 'utf8'))![0];
+    const placed = (base: string, re: RegExp) => {
+      const img = image(base, re);
+      return releaseFacts(i, read(/:([\d.]+)$/.exec(img)![1]!, `runs ${img}`));
+    };
+    expect(placed('istio-1.5', /docker\.io\/istio\/sidecar_injector:[\d.]+/)?.release).toBe('1.5');
+    expect(placed('istio-1.6', /docker\.io\/istio\/pilot:[\d.]+/)?.release).toBe('1.6');
+    expect(placed('istio-1.28', /docker\.io\/istio\/pilot:[\d.]+/)?.release).toBe('1.28');
+    expect(placed('istio-ossm-1.1', /\S+sidecar-injector-rhel8:[\d.]+/)?.outside).toContain(
+      'OpenShift Service Mesh 1.1.18',
+    );
+    expect(placed('istio-ossm-2.0', /\S+pilot-rhel8:[\d.]+/)?.release).toBe('1.6');
+    expect(placed('istio-ossm-2.5', /\S+pilot-rhel8:[\d.]+/)?.release).toBe('1.18');
+    // 1.6 to 1.10: the base chart's ClusterRole, without update on mutatingwebhookconfigurations (1.6.14).
+    expect(placed('istio-1.6', /docker\.io\/istio\/pilot:[\d.]+/)?.injectorRbac).toContainEqual(
+      expect.objectContaining({ resource: 'mutatingwebhookconfigurations', verbs: ['get', 'list', 'watch', 'patch'] }),
+    );
+    expect(placed('istio-1.28', /docker\.io\/istio\/pilot:[\d.]+/)?.injectorRbac).toBe('today');
   });
 
   it('unknownKey: typos, removed keys, later keys, other domains', () => {

@@ -14,23 +14,33 @@ import type { InjectorPermission, ReleaseTable } from './release-table.js';
 import type { MeshName } from './names.js';
 import type { MeshContext } from './context.js';
 
+/** Marker values: these exactly, or 'any' value at all (Istio's `istio.io/rev` names a revision). */
+export type MarkerValues = readonly string[] | 'any';
+
 /** A namespace marker as data: the key and the values that make the mesh inject every pod of the namespace. */
 interface NamespaceKeyData {
   readonly field: Field;
   readonly key: string;
-  readonly enabling: readonly string[];
+  readonly enabling: MarkerValues;
 }
 
-/** A pod template marker as data: the values that inject, those that opt out; any other value is one the injector rejects or ignores ('invalid'). */
+/**
+ * A pod template marker as data: the values that inject, those that opt out, those read as no
+ * marker; any other value is one the injector rejects or ignores ('invalid'), unless `otherwise` says.
+ */
 interface TemplateKeyData {
   readonly field: Field;
   readonly key: string;
-  readonly inject: readonly string[];
+  readonly inject: MarkerValues;
   readonly skip: readonly string[];
   /** The values that get the pod injected whatever its namespace says (a webhook's objectSelector takes them); default: `inject`. */
-  readonly alone?: readonly string[];
+  readonly alone?: MarkerValues;
   /** The values read as no marker at all (Linkerd's empty value). */
   readonly ignore?: readonly string[];
+  /** The value is lower-cased before it is compared with `inject`, `skip` and `ignore` (Istio before 1.27). */
+  readonly caseInsensitive?: true;
+  /** What any other value is: 'invalid' (rejected or ignored; the default) or 'skip' (an opt-out, as Istio before 1.27 read it). */
+  readonly otherwise?: 'invalid' | 'skip';
 }
 
 /** Everything about a mesh that is a constant. No functions: a document the tests can read and compare. */

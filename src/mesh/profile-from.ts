@@ -10,7 +10,7 @@ import { annotationOf, annotationsOf, labelOf, labelsOf, shq } from '../util/obj
 import type { K8sObject } from '../util/types.js';
 import type { MarkerTable } from './marker-table.js';
 import { fieldWord } from './marker-table.js';
-import type { MeshBehaviour, MeshData } from './mesh-data.js';
+import type { MarkerValues, MeshBehaviour, MeshData } from './mesh-data.js';
 import type {
   EnableMarker,
   MarkerProblemDraft,
@@ -32,22 +32,37 @@ import {
 
 const RESOURCE_KEYS: readonly ResourceKey[] = ['requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory'];
 
+/** The value is one of `values` ('any': every value is). */
+const among = (values: MarkerValues, v: string): boolean => values === 'any' || values.includes(v);
+
+type TemplateKeyData = MeshData['markers']['template'][number];
+
+/** How the injector reads a template marker's value, as its data (or a release row's `parses`) says. */
+export function readValue(
+  k: Pick<TemplateKeyData, 'inject' | 'skip' | 'ignore' | 'caseInsensitive' | 'otherwise'>,
+  value: string,
+): boolean | 'invalid' | undefined {
+  const v = k.caseInsensitive ? value.toLowerCase() : value;
+  return among(k.inject, v)
+    ? true
+    : k.skip.includes(v)
+      ? false
+      : k.ignore?.includes(v)
+        ? undefined
+        : k.otherwise === 'skip'
+          ? false
+          : ('invalid' as const);
+}
+
 /** The marker table (src/mesh/marker-table.ts) the data's values stand for. */
 export function markerTable(d: MeshData['markers']): MarkerTable {
   return {
-    namespace: d.namespace.map((k) => ({ field: k.field, key: k.key, enables: (v: string) => k.enabling.includes(v) })),
+    namespace: d.namespace.map((k) => ({ field: k.field, key: k.key, enables: (v: string) => among(k.enabling, v) })),
     template: d.template.map((k) => ({
       field: k.field,
       key: k.key,
-      read: (v: string) =>
-        k.inject.includes(v)
-          ? true
-          : k.skip.includes(v)
-            ? false
-            : k.ignore?.includes(v)
-              ? undefined
-              : ('invalid' as const),
-      ...(k.alone ? { alone: (v: string) => k.alone!.includes(v) } : {}),
+      read: (v: string) => readValue(k, v),
+      ...(k.alone ? { alone: (v: string) => among(k.alone!, v) } : {}),
     })),
     strays: d.strays,
     ask: d.ask,
@@ -80,14 +95,14 @@ function valueRules(data: MeshData): MeshProfile['markers']['rules'] {
       if (!m.meshPossible(name) || !enable) return [];
       return markers.namespace.flatMap((k) => {
         const v = (k.field === 'labels' ? c.labels : c.annotations)[k.key];
-        if (v === undefined || k.enabling.includes(v) || !asksOn(v)) return [];
+        if (v === undefined || among(k.enabling, v) || !asksOn(v)) return [];
         const marker = `${fieldWord(k.field)} ${k.key}=${v}`;
         return [
           {
             message: `Namespace ${c.ns} has ${marker}, a value ${title} does not take, so ${title} injects no pod in it.`,
             evidence: {
               marker,
-              validValues: k.enabling,
+              validValues: k.enabling === 'any' ? [] : k.enabling,
               expected: `${fieldWord(enable.field)} ${enable.key}=${enable.value}`,
             },
             fix: c.set(enable.field, enable.key, enable.value),
@@ -101,7 +116,7 @@ function valueRules(data: MeshData): MeshProfile['markers']['rules'] {
       if (!m.meshPossible(name)) return [];
       return markers.template.flatMap((k) => {
         const v = (k.field === 'labels' ? c.labels : c.annotations)[k.key];
-        if (v === undefined || k.inject.includes(v) || k.skip.includes(v) || !asksOn(v)) return [];
+        if (v === undefined || readValue(k, v) === true || readValue(k, v) === false || !asksOn(v)) return [];
         const marker = `${c.where} ${fieldWord(k.field)} ${k.key}=${v}`;
         const ask = markers.ask;
         return [
@@ -109,7 +124,7 @@ function valueRules(data: MeshData): MeshProfile['markers']['rules'] {
             message: `${c.id} has ${marker}, a value ${title} does not take, so its pods are not injected.`,
             evidence: {
               marker,
-              validValues: [...k.inject, ...k.skip],
+              validValues: [...(k.inject === 'any' ? [] : k.inject), ...k.skip],
               expected: `${c.where} ${fieldWord(ask.field)} ${ask.key}=${ask.value}`,
             },
             fix: setOnTemplate(c.w, ask.field, ask.key, ask.value),

@@ -110,16 +110,34 @@ export interface KnownBug {
   readonly source: string;
 }
 
-/** One row of a mesh's release table: what the releases `from` to `to` (inclusive, names of `order`) do. */
+/**
+ * How releases read a pod template marker's value: the values that inject, that opt out, that are
+ * no marker at all; any other value is rejected or ignored ('invalid', the default) or opts out
+ * ('skip'); `caseInsensitive`: the value is lower-cased first. The shape of a template key's values
+ * in a mesh's data document (src/mesh/mesh-data.ts).
+ */
+export interface ValueReading {
+  readonly key: string;
+  readonly inject: readonly string[];
+  readonly skip: readonly string[];
+  readonly ignore?: readonly string[];
+  readonly caseInsensitive?: true;
+  readonly otherwise?: 'invalid' | 'skip';
+}
+
+/** One row of a mesh's release table: what the releases `from` to `to` (inclusive, names of `order`; no `to`: to the newest) do. */
 export interface ReleaseRow {
   readonly from: string;
-  readonly to: string;
+  /** Undefined: to the newest release of `order`, whichever it is (adding a release edits no such row). */
+  readonly to?: string;
   /** Repository, file, and tag or commit the row's facts come from. */
   readonly source: string;
   /** How these releases are recognised on a cluster (image tags, chart labels, ConfigMap fields), in words. */
   readonly recognise?: string;
   /** Marker keys these releases still read in a field today's release no longer reads them in (Kuma 1.x's annotation). */
   readonly reads?: readonly { readonly field: Field; readonly key: string; readonly on: 'namespace' | 'template' }[];
+  /** How these releases' injector reads a pod template marker's value (Istio's sidecar.istio.io/inject changed in 1.27). */
+  readonly parses?: readonly ValueReading[];
   /** The injected containers (undefined: today's, the profile's `containers`). */
   readonly containers?: InjectedNames;
   /** The webhook configuration these releases install, in words. */
@@ -139,6 +157,10 @@ interface Distribution {
   readonly image: string;
   /** Its versions ("1." prefix) and the release of `order` each one is. */
   readonly versions: readonly { readonly prefix: string; readonly release: string; readonly source: string }[];
+  /** The permissions its own chart grants the injector for injection, where they differ from its release's (empty: none judged). */
+  readonly injectorRbac?: readonly InjectorPermission[];
+  /** The chart file and commit `injectorRbac` comes from. */
+  readonly injectorRbacSource?: string;
 }
 
 /** An injector build recognised by its image whose chart RBAC differs from its release's (Istio's standalone sidecar injector). */

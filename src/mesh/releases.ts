@@ -7,7 +7,14 @@
  * where the tables say they differ.
  */
 import type { MeshProfile, VersionRead } from './profile.js';
-import type { InjectedNames, InjectorPermission, KnownBug, ReleaseRow, ReleaseTable } from './release-table.js';
+import type {
+  InjectedNames,
+  InjectorPermission,
+  KnownBug,
+  ReleaseRow,
+  ReleaseTable,
+  ValueReading,
+} from './release-table.js';
 import { similar } from '../util/suggest.js';
 import { semver } from './versions.js';
 
@@ -55,14 +62,40 @@ function newerThan(version: string, newest: string): boolean {
   return !!v && !!n && (v[0] > n[0] || (v[0] === n[0] && v[1] > n[1]));
 }
 
+/**
+ * The distribution an image is of (OpenShift Service Mesh), and the release of `order` its
+ * `version` is built from (undefined: a version of it the table does not map). Undefined: no
+ * distribution's image.
+ */
+export function distributionOf(
+  t: ReleaseTable,
+  image: string,
+  version: string,
+): { title: string; release?: string; injectorRbac?: readonly InjectorPermission[] } | undefined {
+  const d = (t.distributions ?? []).find((x) => new RegExp(x.image).test(image));
+  if (!d) return undefined;
+  const hit = d.versions.find((x) => version.replace(/^v/, '').startsWith(x.prefix));
+  return {
+    title: d.title,
+    ...(hit ? { release: hit.release } : {}),
+    ...(d.injectorRbac ? { injectorRbac: d.injectorRbac } : {}),
+  };
+}
+
 /** The release a version read belongs to, by the profile's own reading and the table's channels and distributions. */
-function placeRelease(p: MeshProfile, t: ReleaseTable, read: VersionRead): { release?: string; via?: string } {
+function placeRelease(
+  p: MeshProfile,
+  t: ReleaseTable,
+  read: VersionRead,
+): { release?: string; via?: string; injectorRbac?: readonly InjectorPermission[] } {
   const image = /(?:image|runs) (\S+)/.exec(read.from)?.[1];
-  for (const d of t.distributions ?? []) {
-    if (!image || !new RegExp(d.image).test(image)) continue;
-    const hit = d.versions.find((x) => read.version.replace(/^v/, '').startsWith(x.prefix));
-    return { release: hit?.release, via: `${d.title} ${read.version}` };
-  }
+  const d = image ? distributionOf(t, image, read.version) : undefined;
+  if (d)
+    return {
+      release: d.release,
+      via: `${d.title} ${read.version}`,
+      ...(d.injectorRbac ? { injectorRbac: d.injectorRbac } : {}),
+    };
   for (const c of t.channels ?? []) {
     const n = numbers(read.version, c.prefix);
     if (!n || n.some((x) => !Number.isFinite(x))) continue;
@@ -108,7 +141,8 @@ export function releaseFacts(p: MeshProfile, read: VersionRead | undefined): Rel
     rows,
     reads: rows.flatMap((r) => r.reads ?? []),
     containers: last('containers') as InjectedNames | undefined,
-    injectorRbac: build?.injectorRbac ?? (last('injectorRbac') as ReleaseFacts['injectorRbac']) ?? 'today',
+    injectorRbac:
+      build?.injectorRbac ?? placed.injectorRbac ?? (last('injectorRbac') as ReleaseFacts['injectorRbac']) ?? 'today',
     known: new Set(t.keys.filter((k) => spans(t, k, release)).map((k) => k.key)),
   };
 }
@@ -221,4 +255,22 @@ export function knownBugs(p: MeshProfile, read: VersionRead | undefined, on: Kno
       const hi = v.compare(read.version, b.affected.to);
       return lo !== undefined && hi !== undefined && lo >= 0 && hi <= 0;
     });
+}
+
+/**
+ * How the release of `version` (x.y[.z]) reads the pod template marker `key`, from the rows that
+ * say (`parses`): the row spanning its minor release; a version before the first such row reads
+ * as the first, one after the last as the last. Undefined when no row says, or `version` is none.
+ */
+export function readingOf(t: ReleaseTable, key: string, version: string): ValueReading | undefined {
+  const v = semver(version);
+  const rows = t.rows.flatMap((r) => (r.parses ?? []).filter((x) => x.key === key).map((x) => ({ r, x })));
+  if (!v || !rows.length) return undefined;
+  const at = (release: string) => {
+    const n = semver(release)!;
+    return n[0] - v[0] || n[1] - v[1];
+  };
+  const hit = rows.find(({ r }) => at(r.from) <= 0 && (r.to === undefined || at(r.to) >= 0));
+  if (hit) return hit.x;
+  return at(rows[0]!.r.from) > 0 ? rows[0]!.x : rows[rows.length - 1]!.x;
 }

@@ -7,20 +7,23 @@
  */
 import type { CheckId } from '../checks/catalog.js';
 import type { MeshProfile } from '../mesh/profile.js';
+import type { ValueReading } from '../mesh/release-table.js';
 
 /** The parts of a release table a check's rule reads (src/mesh/release-table.ts, profile.ts Versions). */
-type Aspect = 'reads' | 'containers' | 'injectorRbac' | 'keys' | 'kubernetes' | 'skew' | 'bugs';
+type Aspect = 'reads' | 'parses' | 'containers' | 'injectorRbac' | 'keys' | 'kubernetes' | 'skew' | 'bugs';
 
 /**
  * The checks whose rule differs by release, and what of the table they read: the marker keys an
  * older release still reads (src/facts/marker-problems.ts someReleaseReads), the injected
+ * how a release's injector reads a marker's value (the mesh's injector decision), the injected
  * container names (src/facts/missing-proxy.ts), the injector's chart RBAC (src/facts/rbac.ts),
  * the keys of the domain per release (src/facts/releases.ts knownKeys), the Kubernetes support and
  * the data plane skew of each release (versions.kubernetes, versions.skew), the known bugs per
  * release (src/facts/known-bugs.ts).
  */
 const RELEASE_ASPECTS: Partial<Record<CheckId, readonly Aspect[]>> = {
-  'injection-marker-invalid': ['reads'],
+  'injection-marker-invalid': ['reads', 'parses'],
+  'pod-opted-out': ['parses'],
   'sidecar-missing': ['containers'],
   'proxy-missing-beside-meshed': ['containers'],
   'injector-rbac-missing': ['injectorRbac'],
@@ -32,6 +35,19 @@ const RELEASE_ASPECTS: Partial<Record<CheckId, readonly Aspect[]>> = {
 
 const range = (r: { from: string; to?: string }) =>
   r.to === undefined ? `${r.from} and later` : r.from === r.to ? r.from : `${r.from} to ${r.to}`;
+
+/** How a release reads a marker's value, in words: "sidecar.istio.io/inject: true injects, false opts out, ..." */
+export function readingText(x: ValueReading): string {
+  const vals = (v: readonly string[]) => v.map((s) => (s === '' ? '""' : s)).join(', ');
+  return [
+    `${x.key}: ${vals(x.inject)} ${x.inject.length > 1 ? 'inject' : 'injects'}${x.caseInsensitive ? ' (any case)' : ''}`,
+    x.skip.length ? `${vals(x.skip)} ${x.skip.length > 1 ? 'opt' : 'opts'} out` : '',
+    x.ignore?.length ? `${vals(x.ignore)} ${x.ignore.length > 1 ? 'are' : 'is'} no marker` : '',
+    x.otherwise === 'skip' ? 'any other value opts out' : 'any other value is ignored or rejected',
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
 
 /** One mesh's lines for one aspect (empty: its table says nothing of it). */
 function aspectLines(p: MeshProfile, a: Aspect): string[] {
@@ -45,6 +61,10 @@ function aspectLines(p: MeshProfile, a: Aspect): string[] {
               `${range(r)}: also reads ${r.reads.map((x) => `the ${x.on} ${x.field.slice(0, -1)} ${x.key}`).join(', ')} (${r.source})`,
             ]
           : [],
+      );
+    case 'parses':
+      return (t?.rows ?? []).flatMap((r) =>
+        (r.parses ?? []).map((x) => `${range(r)}: ${readingText(x)} (${r.source})`),
       );
     case 'containers':
       return (t?.rows ?? []).flatMap((r) =>
@@ -66,6 +86,15 @@ function aspectLines(p: MeshProfile, a: Aspect): string[] {
                     `${range(r)}: ${r.injectorRbac.map((n) => `${n.verbs.join('/')} ${n.resource}`).join(', ')} (${r.source})`,
                   ]
                 : [`${range(r)}: none judged, the injector needs no cluster-wide permission (${r.source})`],
+        ),
+        ...(t?.distributions ?? []).flatMap((d) =>
+          d.injectorRbac
+            ? [
+                d.injectorRbac.length
+                  ? `${d.title}: ${d.injectorRbac.map((n) => `${n.verbs.join('/')} ${n.resource}`).join(', ')} (${d.injectorRbacSource ?? ''})`
+                  : `${d.title}: none judged (${d.injectorRbacSource ?? ''})`,
+              ]
+            : [],
         ),
         ...(t?.injectorBuilds ?? []).map((b) =>
           b.injectorRbac.length

@@ -18,6 +18,7 @@ checkCases('injection-marker-invalid', {
     { fixtures: 'fires-consul-misplaced.yaml', findings: ['CronJob batch/nightly'] },
     { fixtures: 'fires-istio-1-27-inject-values.yaml', findings: ['Deployment vals27/shouty'] },
     { fixtures: 'fires-istio-inject-values.yaml', findings: ['Deployment vals/shouty', 'Deployment vals/eager'] },
+    { fixtures: 'fires-istio-ossm-2-inject-values.yaml', findings: ['Deployment bookinfo/reviews'] },
     {
       fixtures: 'fires-istio.yaml',
       findings: [

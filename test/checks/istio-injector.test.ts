@@ -93,6 +93,19 @@ describe('the version of istiod decides how sidecar.istio.io/inject is read', ()
     ).toBe(false);
   });
 
+  it('OpenShift Service Mesh 2.5 reads the value as the Istio release it is built from (1.18), not as its own 2.5', () => {
+    const snap = cluster('istio-ossm-2.5', [F('injection-marker-invalid', 'fires-istio-ossm-2-inject-values.yaml')]);
+    const f = findings(snap, ['injection-marker-invalid']);
+    expect(ids(f)).toEqual(['injection-marker-invalid Deployment bookinfo/reviews']);
+    expect(f[0]!.evidence).toMatchObject({ rules: expect.stringContaining('before Istio 1.27') });
+    const e = explainIn(snap, 'Deployment', 'bookinfo', 'reviews');
+    expect(e.injector[1]!.detail).toBe(
+      'istiod istio-system/istiod-basic runs registry.redhat.io/openshift-service-mesh/pilot-rhel8:2.5.1 (OpenShift Service Mesh 2.5.1, built from Istio 1.18): the rules of Istio before 1.27 apply',
+    );
+    // "True" injects before 1.27 (explicitly, so policy disabled does not keep it out).
+    expect(e.wouldInject).toBe(true);
+  });
+
   it('from 1.27: "False" is ignored, the policy injects, explain says so and check reports the value (not sidecar-missing)', () => {
     const snap = cluster('istio', [F('injection-marker-invalid', 'fires-istio-1-27-inject-values.yaml')]);
     const all = findings(snap);

@@ -28,6 +28,11 @@ export const MORE_HEALTHY = [
   'consul-0.x',
   'istio-1.5',
   'linkerd-stable-2.10',
+  'istio-1.6',
+  'istio-1.28',
+  'istio-ossm-1.1',
+  'istio-ossm-2.0',
+  'istio-ossm-2.5',
 ] as const;
 /**
  * A healthy cluster of one mesh, of Linkerd and Istio ('both'), of meshes side by side
@@ -66,6 +71,7 @@ function releaseBaseOf(file: string): Base | undefined {
   if (file.includes('kuma-1.x')) return 'kuma-1.x';
   if (file.includes('consul-0.')) return 'consul-0.x';
   if (file.includes('istio-1.5') || file.includes('ossm-1')) return 'istio-1.5';
+  if (file.includes('ossm-2')) return 'istio-ossm-2.5';
   if (file.includes('linkerd-stable-2.10')) return 'linkerd-stable-2.10';
   return undefined;
 }

@@ -16,7 +16,9 @@ import { arr, annotationsOf, isObj, labelsOf, strMap } from '../../util/objects.
 import { configKey } from '../config-values.js';
 import type { DecisionInput, InjectorStep } from '../profile.js';
 import { evalWebhook } from '../../k8s/webhook.js';
-import { istiodRelease, istiodVersion, type IstioRules } from './version.js';
+import { istiodRelease, istiodVersion, readingAt, type IstioRules } from './version.js';
+import { readValue } from '../profile-from.js';
+import { ISTIO_RELEASES } from './releases.js';
 import { injectorConfigName, policyFix, reinstallIstiod, serviceRevision } from './install.js';
 import { invalidAnnotations } from './annotations.js';
 
@@ -132,18 +134,18 @@ const emptySelector = (s: unknown): boolean =>
 
 // --- injectRequired --------------------------------------------------------------------------
 
-/** How the per-pod value reads under a rule set: inject, do not inject, defer to selectors and policy; and whether it is ignored. */
+/**
+ * How the per-pod value reads under a rule set (the release table's `parses` of the oldest and the
+ * newest release: loose before 1.27, exact from 1.27): inject, do not inject, defer to selectors
+ * and policy; and whether it is ignored.
+ */
 export function parseInjectValue(
   value: string | undefined,
   rules: IstioRules,
 ): { explicit?: boolean; ignored: boolean } {
-  if (value === undefined || value === '') return { ignored: false };
-  if (rules === 'exact') {
-    if (value === 'true') return { explicit: true, ignored: false };
-    if (value === 'false') return { explicit: false, ignored: false };
-    return { ignored: true }; // logged "Invalid value for ...", falls back to the default policy
-  }
-  return { explicit: ['y', 'yes', 'true', 'on'].includes(value.toLowerCase()), ignored: false };
+  if (value === undefined) return { ignored: false };
+  const r = readValue(readingAt(rules === 'loose' ? ISTIO_RELEASES.order[0]! : ISTIO_RELEASES.order.at(-1)!), value);
+  return r === 'invalid' ? { ignored: true } : { ...(r === undefined ? {} : { explicit: r }), ignored: false };
 }
 
 /**

@@ -21,6 +21,8 @@ import type {
 import { evalWebhook, namespaceLabels } from '../../k8s/webhook.js';
 import type { MeshWebhook } from '../profile.js';
 import { ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, injectorFor, istioPodValue, parseInjectValue } from './injector.js';
+import { markerTable } from '../profile-from.js';
+import { ISTIO_DATA } from './data.js';
 import { istiodVersion } from './version.js';
 import { invalidAnnotations } from './annotations.js';
 
@@ -50,41 +52,8 @@ export function enableMarker(ns: string, webhooks: MeshWebhook[]): EnableMarker 
   };
 }
 
-/** The loose reading every version before 1.27 had, and 1.27+ for "true" and "false": what the owner means. */
-const loose = (v: string) => (v === '' ? undefined : parseInjectValue(v, 'loose').explicit);
-
-/**
- * Istio's markers (templates/mutatingwebhook.yaml @86c9f01f; inject.go injectRequired): the
- * namespace label `istio-injection` (only "enabled" selects a webhook, any value beats
- * `istio.io/rev`), else `istio.io/rev`; on the pod, `sidecar.istio.io/inject` (the label wins over
- * the annotation; only the label `true` selects a webhook on its own) and `istio.io/rev` (selects
- * its revision's webhook on its own).
- *
- * A template value opts out when it is "false", the one value every Istio version reads as "do
- * not inject", or another value Istio before 1.27 read so (anything but y/yes/true/on, e.g. "no",
- * "off", "False", "0"; inject.go @1.26.0 line 225). Istio 1.27+ ignores those (inject.go @86c9f01f
- * lines 227-237), but they say the owner's intent: no advice injects or restarts such a workload,
- * and injection-marker-invalid alone reports the value (its fix: "false"). Callers that need the
- * exact opt-out compare `value` with `optOut.value`.
- */
-export const ISTIO_MARKERS: MarkerTable = {
-  namespace: [
-    { field: 'labels', key: ISTIO_NS_LABEL, enables: (v) => v === 'enabled' },
-    { field: 'labels', key: ISTIO_REV, enables: () => true },
-  ],
-  template: [
-    { field: 'labels', key: ISTIO_INJECT, read: loose, alone: (v) => v === 'true' },
-    { field: 'annotations', key: ISTIO_INJECT, read: loose, alone: () => false },
-    { field: 'labels', key: ISTIO_REV, read: () => true, alone: () => true },
-  ],
-  // Webhooks select namespaces by label only: the same keys as annotations do nothing (namespaceProblems).
-  strays: [
-    { field: 'annotations', key: ISTIO_NS_LABEL, on: 'namespace', ownRule: true },
-    { field: 'annotations', key: ISTIO_REV, on: 'namespace', ownRule: true },
-  ],
-  ask: { field: 'labels', key: ISTIO_INJECT, value: 'true' },
-  optOut: { field: 'labels', key: ISTIO_INJECT, value: 'false' },
-};
+/** Istio's markers as its data document says them (data.ts: the keys, their precedence, how values read). */
+export const ISTIO_MARKERS: MarkerTable = markerTable(ISTIO_DATA.markers);
 
 const templateOptOut = (t: Template) => table.templateOptOut(ISTIO_MARKERS, t);
 

@@ -6,7 +6,35 @@
  * to the Istio release they are built from.
  */
 import type { KubernetesSupport } from '../profile.js';
-import type { ReleaseTable } from '../release-table.js';
+import type { ReleaseTable, ValueReading } from '../release-table.js';
+
+/**
+ * How istiod reads `sidecar.istio.io/inject` (label, else annotation) before 1.27: lower-cased
+ * y/yes/true/on inject, "" defers to the selectors and policy, any other value is an explicit "do
+ * not inject" (istio/istio@c2e9871f, tag 1.26.0, pkg/kube/inject/inject.go line 225). The data
+ * document reads the marker so whatever the release (it is what the owner means: data.ts).
+ */
+export const ISTIO_LOOSE_READING = {
+  key: 'sidecar.istio.io/inject',
+  inject: ['y', 'yes', 'true', 'on'],
+  skip: ['false'],
+  ignore: [''],
+  caseInsensitive: true,
+  otherwise: 'skip',
+} as const satisfies ValueReading;
+
+/**
+ * From 1.27.0: only "true" and "false" count; any other value is logged ("Invalid value for ...")
+ * and ignored, the never/always selectors and the policy decide (istio/istio@7359d8be, tag 1.27.0,
+ * pkg/kube/inject/inject.go lines 227-237; commit 331d32e3, istio/istio#56737).
+ */
+const EXACT_READING = {
+  key: 'sidecar.istio.io/inject',
+  inject: ['true'],
+  skip: ['false'],
+  ignore: [''],
+  otherwise: 'invalid',
+} as const satisfies ValueReading;
 
 /**
  * Supported Kubernetes versions per release (moved here from support.ts, issue 32.4).
@@ -57,6 +85,12 @@ export const ISTIO_RELEASES: ReleaseTable = {
         { prefix: '2.5', release: '1.18', source: 'the same page (2.5: Istio 1.18)' },
         { prefix: '2.6', release: '1.20', source: 'the same page (2.6: Istio 1.20)' },
       ],
+      // Its istiod ClusterRole grants no admissionregistration rule (the operator's webhookca controller patches the
+      // injection webhook's caBundle: pkg/controller/servicemesh/webhookca/controller.go) and is bound by a RoleBinding
+      // in the control plane namespace unless global.clusterWide: no cluster-wide permission the injection depends on.
+      injectorRbac: [],
+      injectorRbacSource:
+        'maistra/istio-operator@8143614c resources/helm/v2.0 and v2.5/istio-control/istio-discovery/templates/clusterrole.yaml, clusterrolebinding.yaml',
     },
   ],
   injectorBuilds: [
@@ -95,13 +129,47 @@ export const ISTIO_RELEASES: ReleaseTable = {
       ],
     },
     {
+      // istiod's ClusterRole istiod-<namespace> came from the base chart, bound to ServiceAccount
+      // istiod-service-account (ClusterRoleBinding istiod-pilot-<namespace> to 1.7, istiod-<namespace> from 1.8),
+      // and granted mutatingwebhookconfigurations without update up to 1.6.x: a healthy 1.6 istiod holds only these.
       from: '1.6',
-      to: '1.30',
+      to: '1.10',
       source:
-        'istio/istio manifests/charts/istio-control/istio-discovery/templates/clusterrole.yaml (1.28.0 @b8d1df54)',
+        'istio/istio@3ddc57b6 (1.6.14) manifests/charts/base/templates/clusterrole.yaml, clusterrolebinding.yaml; @d26cba7e (1.10.0) the same files',
+      recognise: 'istiod image istio/pilot:1.x (container discovery), ServiceAccount istiod-service-account',
+      injectorRbac: [
+        {
+          group: 'admissionregistration.k8s.io',
+          resource: 'mutatingwebhookconfigurations',
+          verbs: ['get', 'list', 'watch', 'patch'],
+          why: "patches its injection webhook's caBundle",
+        },
+        {
+          group: '',
+          resource: 'configmaps',
+          verbs: ['get', 'list', 'watch'],
+          why: 'reads its injection template (istio-sidecar-injector)',
+        },
+      ],
+    },
+    {
+      from: '1.11',
+      source:
+        'istio/istio manifests/charts/istio-control/istio-discovery/templates/clusterrole.yaml (istiod-clusterrole-<namespace> from 1.11.0 @57d639a4; 1.28.0 @b8d1df54)',
       recognise:
         'istiod image istio/pilot:1.x (container discovery); labels app.kubernetes.io/version and helm.sh/chart istiod-<version> from 1.24',
       injectorRbac: 'today',
+    },
+    {
+      from: '1.5',
+      to: '1.26',
+      source: 'istio/istio@c2e9871f (1.26.0) pkg/kube/inject/inject.go injectRequired, line 225',
+      parses: [ISTIO_LOOSE_READING],
+    },
+    {
+      from: '1.27',
+      source: 'istio/istio@7359d8be (1.27.0) pkg/kube/inject/inject.go injectRequired, lines 227-237 (331d32e3)',
+      parses: [EXACT_READING],
     },
   ],
   domains: ['sidecar.istio.io', 'istio.io', 'proxy.istio.io', '.sidecar.istio.io'],

@@ -1,6 +1,7 @@
 /**
- * What Istio supports and needs (issue 25): the Kubernetes versions of each release, its versions
- * and how far its data plane may trail, and the RBAC its chart grants istiod for injection.
+ * What Istio supports and needs (issue 25): how its versions are read, how far its data plane may
+ * trail, and the RBAC its chart grants istiod for injection (its Kubernetes support per release is
+ * releases.ts's).
  * Sources: istio/istio tag 1.28.0 (b8d1df54) and the support table of istio.io.
  */
 import type { K8sObject } from '../../util/types.js';
@@ -8,10 +9,9 @@ import { nameOf, nsOf } from '../../util/objects.js';
 import type { MeshContext } from '../context.js';
 import { configValues, valueAt } from '../config-values.js';
 import type { InjectorRbac, VersionRead } from '../profile.js';
-import { compareSemver, containerVersion, minorRelease, podContainer, semver } from '../versions.js';
+import { containerVersion, podContainer, semver } from '../versions.js';
 import { injectorConfigName, serviceRevision } from './install.js';
 import { istiodVersion } from './version.js';
-import { ISTIO_KUBERNETES, ISTIO_RELEASES } from './releases.js';
 
 const isVersion = (t: string) => semver(t.replace(/-(distroless|debug)$/, '')) !== undefined;
 /** A proxyv2 or pilot tag without its image variant (inject.go KnownImageTypes: distroless, debug). */
@@ -23,12 +23,8 @@ function proxy(pod: K8sObject): VersionRead | undefined {
   return v ? { ...v, version: plain(v.version) } : undefined;
 }
 
-export const istioVersions = {
-  /** Its releases as data (issue 32.4). */
-  releases: ISTIO_RELEASES,
-  kubernetes: ISTIO_KUBERNETES,
-  release: (v: string) => minorRelease(v),
-  compare: (a: string, b: string) => compareSemver(a, b),
+/** How Istio's versions are read (the behaviour's `version`; its releases, Kubernetes support and skew are data.ts's). */
+export const istioVersionReads = {
   controlPlane(m: MeshContext, d: K8sObject): VersionRead | undefined {
     const v = istiodVersion(m, nsOf(d), nameOf(d));
     return v.version ? { version: v.version, from: v.text } : undefined;
@@ -48,17 +44,18 @@ export const istioVersions = {
     return v.version ? { version: v.version, from: v.text } : undefined;
   },
   proxy,
-  /**
-   * istio.io/latest/docs/releases/supported-releases "Control Plane/Data Plane Skew": "The Istio
-   * control plane can be one version ahead of the data plane. However, the data plane cannot be
-   * ahead of control plane."
-   */
-  skew: {
-    releases: 1,
-    text: 'Istio supports a data plane one minor version behind its control plane, not more (and never ahead of it)',
-    source: 'istio.io/latest/docs/releases/supported-releases "Control Plane/Data Plane Skew"',
-  },
 };
+
+/**
+ * istio.io/latest/docs/releases/supported-releases "Control Plane/Data Plane Skew": "The Istio
+ * control plane can be one version ahead of the data plane. However, the data plane cannot be
+ * ahead of control plane."
+ */
+export const ISTIO_SKEW = {
+  releases: 1,
+  text: 'Istio supports a data plane one minor version behind its control plane, not more (and never ahead of it)',
+  source: 'istio.io/latest/docs/releases/supported-releases "Control Plane/Data Plane Skew"',
+} as const;
 
 /**
  * istiod's RBAC for injection, manifests/charts/istio-control/istio-discovery/templates at 1.28.0:
@@ -71,11 +68,7 @@ export const istioVersions = {
  * pilot/pkg/bootstrap/server.go lines 358-361), nodes (lines 70-72: native sidecar detection,
  * pkg/kube/inject/webhook.go lines 219-223, 1235-1286).
  */
-export const istioRbac: InjectorRbac = {
-  names: (ns, istiod) => {
-    const rev = istiod.startsWith('istiod-') ? `-${istiod.slice('istiod-'.length)}` : '';
-    return { clusterRole: `istiod-clusterrole${rev}-${ns}`, clusterRoleBinding: `istiod-clusterrole${rev}-${ns}` };
-  },
+export const ISTIO_RBAC_NEEDS = {
   needs: [
     {
       group: 'admissionregistration.k8s.io',
@@ -99,4 +92,10 @@ export const istioRbac: InjectorRbac = {
   without:
     'istiod fails to start its injector (error initializing sidecar injector) or leaves its webhook with a stale caBundle',
   source: 'istio/istio@b8d1df54 manifests/charts/istio-control/istio-discovery/templates/clusterrole.yaml',
+} as const satisfies Omit<InjectorRbac, 'names'>;
+
+/** The ClusterRole and ClusterRoleBinding of istiod[-<revision>] in `ns` (clusterrole.yaml line 9). */
+export const istioRbacNames: InjectorRbac['names'] = (ns, istiod) => {
+  const rev = istiod.startsWith('istiod-') ? `-${istiod.slice('istiod-'.length)}` : '';
+  return { clusterRole: `istiod-clusterrole${rev}-${ns}`, clusterRoleBinding: `istiod-clusterrole${rev}-${ns}` };
 };

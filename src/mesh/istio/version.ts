@@ -8,6 +8,9 @@ import type { MeshContext } from '../context.js';
 import { isObj, labelsOf, nameOf, nsOf, str } from '../../util/objects.js';
 import { configValues, valueAt } from '../config-values.js';
 import { injectorConfigName, serviceRevision } from './install.js';
+import { distributionOf, readingOf } from '../releases.js';
+import type { ValueReading } from '../release-table.js';
+import { ISTIO_LOOSE_READING, ISTIO_RELEASES } from './releases.js';
 
 /**
  * The rule set the injector parses `sidecar.istio.io/inject` with. `exact` (1.27.0 and later,
@@ -48,9 +51,13 @@ export function imageVersion(image: string): { major: number; minor: number; tex
   return m ? { major: Number(m[1]), minor: Number(m[2]), text: m[0] } : undefined;
 }
 
-/** 1.27.0 is the first release with the exact parsing (research/istio.md §2). */
+/** How a release reads `sidecar.istio.io/inject`: its release-table row's `parses` (releases.ts; 1.27.0 is the first exact one, research/istio.md §2). */
+export const readingAt = (version: string): ValueReading =>
+  readingOf(ISTIO_RELEASES, ISTIO_LOOSE_READING.key, version)!;
+
+/** The rule set of a version: 'loose' where its release reads any other value as an opt-out, else 'exact'. */
 export const rulesOf = (v: { major: number; minor: number }): IstioRules =>
-  v.major > 1 || (v.major === 1 && v.minor >= 27) ? 'exact' : 'loose';
+  readingAt(`${v.major}.${v.minor}`).otherwise === 'skip' ? 'loose' : 'exact';
 
 const ISTIOD_VERSION = defineFactFamily({
   id: 'istiod-version',
@@ -106,10 +113,13 @@ const ISTIOD_VERSION = defineFactFamily({
         text: `Istio version unknown (${why}): the rules of Istio 1.27 and later are assumed`,
       };
     }
-    const rules = rulesOf(v);
-    const source = fromImage
-      ? `runs ${image}`
-      : `runs ${image ?? 'an image'} without a version tag; ${other!.from} says ${v.text}`;
+    // A distribution's own version numbers (OpenShift Service Mesh 2.5 is Istio 1.18): the rules of the release it is built from.
+    const dist = image ? distributionOf(ISTIO_RELEASES, image, v.text) : undefined;
+    const built = dist?.release ? imageVersion(`x:${dist.release}`) : undefined;
+    const rules = rulesOf(built ?? v);
+    const source = `${
+      fromImage ? `runs ${image}` : `runs ${image ?? 'an image'} without a version tag; ${other!.from} says ${v.text}`
+    }${built ? ` (${dist!.title} ${v.text}, built from Istio ${dist!.release})` : ''}`;
     return {
       version: v.text,
       ...(image ? { image } : {}),
