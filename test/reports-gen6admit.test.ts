@@ -55,7 +55,5 @@ reportCases('gen6admit', 'real reports (round 6): the confirmed cause is named',
   'istio-namespace-disabled-pod-opt-in',
   'istio-optout-annotation-webhook-down',
   'istio-istiod-cold-start-annotation-optout',
-  'linkerd-psa-baseline-cluster-default',
-  'linkerd-psa-cluster-default-ingress',
   'linkerd-trust-anchor-upgrade-not-restarted',
 ]);

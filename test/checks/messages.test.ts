@@ -32,6 +32,7 @@ const CONVERTED = [
   'namespace-not-enabled',
   'native-sidecar-unsupported',
   'pod-opted-out',
+  'pod-security-blocks-init',
   'pod-predates-enablement',
   'proxy-missing-beside-meshed',
   'proxy-predates-trust-root',
