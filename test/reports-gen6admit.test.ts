@@ -53,7 +53,5 @@ const CASES: ReportCase[] = [
 
 reportCases('gen6admit', 'real reports (round 6): the confirmed cause is named', CASES, [
   'istio-namespace-disabled-pod-opt-in',
-  'istio-optout-annotation-webhook-down',
-  'istio-istiod-cold-start-annotation-optout',
   'linkerd-trust-anchor-upgrade-not-restarted',
 ]);
