@@ -10,7 +10,7 @@ const CASES: ReportCase[] = [
   {
     file: 'istio-namespace-disabled-pod-opt-in',
     report: 'istio/istio#32388',
-    id: 'namespace-not-enabled',
+    id: 'opt-in-overruled',
     says: ['istio-injection=disabled', 'sidecar.istio.io/inject', /wins/],
   },
   {
@@ -52,6 +52,5 @@ const CASES: ReportCase[] = [
 ];
 
 reportCases('gen6admit', 'real reports (round 6): the confirmed cause is named', CASES, [
-  'istio-namespace-disabled-pod-opt-in',
   'linkerd-trust-anchor-upgrade-not-restarted',
 ]);

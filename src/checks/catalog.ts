@@ -34,6 +34,15 @@ export const CATALOG = {
     inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
     optionalInputs: [...WORKLOAD_KINDS, 'configmaps', 'serviceaccounts'],
   },
+  'opt-in-overruled': {
+    code: 'MD1080',
+    title: 'Pod asks for injection, a namespace label wins',
+    description:
+      "A workload's pod template asks a mesh for its proxy, but a label of its namespace keeps every webhook of that mesh from being called for its pods, so they run without the proxy.",
+    severity: 'warning',
+    inputs: ['namespaces', 'mutatingwebhookconfigurations'],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps', 'serviceaccounts'],
+  },
   'pod-opted-out': {
     code: 'MD1002',
     title: 'Pod template opts out of injection',

@@ -33,6 +33,7 @@ const CONVERTED = [
   'native-sidecar-unsupported',
   'pod-opted-out',
   'pod-security-blocks-init',
+  'opt-in-overruled',
   'pod-predates-enablement',
   'proxy-missing-beside-meshed',
   'proxy-predates-trust-root',
