@@ -45,6 +45,8 @@ const CONVERTED = [
   'webhook-ca-expiring',
   'webhook-blocks-injector',
   'webhook-ca-invalid',
+  'webhook-denied',
+  'admission-rejects-proxy',
   'webhook-call-failed',
   'webhook-cert-mismatch',
   'webhook-missing',
