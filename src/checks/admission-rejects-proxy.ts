@@ -60,7 +60,13 @@
  */
 import { choice, cmd, comment, lit, text, type Step } from '../fix/steps.js';
 import { failedCreates } from '../k8s/events.js';
-import { enforcedLevel, parseAdmissionError, podSecurityViolation, type PodSecurityItem } from '../k8s/admission.js';
+import {
+  POD_SECURITY_ENFORCE,
+  enforcedLevel,
+  parseAdmissionError,
+  podSecurityViolation,
+  type PodSecurityItem,
+} from '../k8s/admission.js';
 import { containers, initContainers, podSpec } from '../k8s/pods.js';
 import { parseQuantity } from '../k8s/quantity.js';
 import { formatUnits, nativeSidecar, proxyConfig, quantityUnits, type Resources } from '../facts/resources.js';
@@ -74,7 +80,29 @@ import { printable } from '../util/errors.js';
 import { isObj, nameOf, str } from '../util/objects.js';
 import { nsLabelsIfRead } from '../facts/sidecarless.js';
 import { admissionChainOf, chainEvidence } from '../facts/admission-chain.js';
-import { defineCheck, meta, type FindingInput } from './define.js';
+import { defineCheck, messages, meta, say, type FindingInput } from './define.js';
+import type { Evidence } from './types.js';
+
+const MESSAGES = messages({
+  'psa-predicted':
+    'Namespace {namespace} enforces Pod Security "restricted", which will refuse {mesh}\'s injected {containers} ({reasons}): the next pods of {workload} will not be created.',
+  psa: "{enforcer}, which refuses {mesh}'s injected {containers} ({reasons}), so {workload} cannot create its pods.",
+  'psp-empty':
+    'PodSecurityPolicy admission refuses the injected pods of {workload} and names no field ("[]"): when it validates the pod again after {mesh}\'s webhook, it may no longer change it, so every policy that would have to set a field on the containers {mesh} added is skipped without an error, and none is left.',
+  psp: "PodSecurityPolicy admission refuses {mesh}'s injected {containers} in {workload}{why}: no PodSecurityPolicy the pod may use allows {them}, so it cannot create its pods.",
+  scc: "OpenShift's SecurityContextConstraints refuse {mesh}'s injected {containers} in {workload}{why}, so it cannot create its pods.",
+  'policy-engine': "{layer} refuses the pods of {workload} over {mesh}'s injected {what}{objects}: {reason}",
+  limitrange:
+    "{limitRanges} in namespace {namespace} refuses the resources of {mesh}'s injected containers, so {workload} cannot create its pods: {items}.",
+  'limitrange-predicted':
+    "LimitRange {limitRanges} in namespace {namespace} will refuse the resources of {mesh}'s injected {containers} ({items}): the next pods of {workload} will not be created.",
+  'native-sidecar-rewritten':
+    "{rewriter} drops restartPolicy: Always from the native sidecar {mesh} injects, and the API server's validation then refuses the pods of {workload}: {fields}.",
+  validation:
+    "The API server's validation refuses the pods of {workload}: {fields}, a field of a container {whose}{mutating}.",
+});
+
+type Said = FindingInput<Evidence, typeof MESSAGES>;
 
 type Layer = 'pod-security' | 'openshift-scc' | 'pod-security-policy' | 'policy-engine' | 'validation' | 'limitrange';
 
@@ -411,6 +439,7 @@ function policiesOf(hook: string, reason: string): { engine: string; objects: st
 
 export default defineCheck({
   ...meta('admission-rejects-proxy'),
+  messages: MESSAGES,
   *run(m) {
     const meshes = meshesAllowed(m).filter((x) => m.meshPossible(x));
     if (meshes.length === 0) return;
@@ -524,7 +553,7 @@ function predictedItems(m: Model, w: Workload, mesh: MeshName): PodSecurityItem[
 }
 
 /** The predicted finding (a warning: the running pods stay, their replacements will be refused). */
-function predicted(m: Model, w: Workload, mesh: MeshName): FindingInput | undefined {
+function predicted(m: Model, w: Workload, mesh: MeshName): Said | undefined {
   const items = predictedItems(m, w, mesh);
   if (!items?.length) return undefined;
   const p = profileOf(mesh);
@@ -534,7 +563,13 @@ function predicted(m: Model, w: Workload, mesh: MeshName): FindingInput | undefi
   return {
     mesh,
     severity: 'warning',
-    message: `Namespace ${w.namespace} enforces Pod Security "restricted", which will refuse ${meshTitle(mesh)}'s injected ${named.join(', ')} (${reasons.join('; ')}): the next pods of ${w.kind} ${w.namespace}/${w.name} will not be created.`,
+    ...say(MESSAGES, 'psa-predicted', {
+      namespace: w.namespace,
+      mesh: meshTitle(mesh),
+      containers: named.join(', '),
+      reasons: reasons.join('; '),
+      workload: `${w.kind} ${w.namespace}/${w.name}`,
+    }),
     resource: w.ref,
     affectedPods: Math.max(w.pods.length, 1),
     evidence: {
@@ -555,7 +590,7 @@ function finding(
   w: Workload,
   mesh: MeshName,
   g: { match: Match; count: number; last?: string; objects: Set<string>; missing: number; message: string },
-): FindingInput | undefined {
+): Said | undefined {
   const p = profileOf(mesh);
   const cpNs = m.mesh(mesh)?.namespaces[0] ?? p.controlPlane.namespace;
   const { layer } = g.match;
@@ -572,7 +607,17 @@ function finding(
     const named = [...new Set(items.flatMap((i) => i.containers.filter((c) => signs.names.includes(c))))];
     return {
       ...base,
-      message: `Namespace ${w.namespace} enforces Pod Security "${v.level}", which refuses ${meshTitle(mesh)}'s injected ${named.join(', ')} (${items.map((i) => i.reason).join('; ')}), so ${id} cannot create its pods.`,
+      ...say(MESSAGES, 'psa', {
+        // A namespace read without the enforce label: the API server's PodSecurity default refused (pod-security-blocks-init).
+        enforcer:
+          (nsLabelsIfRead(m, w.namespace) ?? { [POD_SECURITY_ENFORCE]: '' })[POD_SECURITY_ENFORCE] === undefined
+            ? `Pod Security "${v.level}" is enforced in namespace ${w.namespace} by the API server's cluster-wide default (its PodSecurity admission configuration: the namespace has no ${POD_SECURITY_ENFORCE} label)`
+            : `Namespace ${w.namespace} enforces Pod Security "${v.level}"`,
+        mesh: meshTitle(mesh),
+        containers: named.join(', '),
+        reasons: items.map((i) => i.reason).join('; '),
+        workload: id,
+      }),
       evidence: {
         layer,
         namespace: w.namespace,
@@ -647,7 +692,7 @@ function finding(
       // field the injected containers lack) is skipped without an error: none left, nothing named.
       return {
         ...base,
-        message: `PodSecurityPolicy admission refuses the injected pods of ${id} and names no field ("[]"): when it validates the pod again after ${meshTitle(mesh)}'s webhook, it may no longer change it, so every policy that would have to set a field on the containers ${meshTitle(mesh)} added is skipped without an error, and none is left.`,
+        ...say(MESSAGES, 'psp-empty', { workload: id, mesh: meshTitle(mesh) }),
         evidence: {
           layer,
           namespace: w.namespace,
@@ -667,7 +712,13 @@ function finding(
     if (layer === 'pod-security-policy')
       return {
         ...base,
-        message: `PodSecurityPolicy admission refuses ${meshTitle(mesh)}'s injected ${whose} in ${id}${why.length ? ` (${why.join('; ')})` : ''}: no PodSecurityPolicy the pod may use allows ${injectedNamed.length === 1 ? 'it' : 'them'}, so it cannot create its pods.`,
+        ...say(MESSAGES, 'psp', {
+          mesh: meshTitle(mesh),
+          containers: whose,
+          workload: id,
+          why: why.length ? ` (${why.join('; ')})` : '',
+          them: injectedNamed.length === 1 ? 'it' : 'them',
+        }),
         evidence: {
           layer,
           namespace: w.namespace,
@@ -700,7 +751,12 @@ function finding(
       };
     return {
       ...base,
-      message: `OpenShift's SecurityContextConstraints refuse ${meshTitle(mesh)}'s injected ${whose} in ${id}${why.length ? ` (${why.join('; ')})` : ''}, so it cannot create its pods.`,
+      ...say(MESSAGES, 'scc', {
+        mesh: meshTitle(mesh),
+        containers: whose,
+        workload: id,
+        why: why.length ? ` (${why.join('; ')})` : '',
+      }),
       evidence: {
         layer,
         namespace: w.namespace,
@@ -726,7 +782,14 @@ function finding(
     const kind = engine === 'Gatekeeper' ? 'constraint' : engine === 'Kyverno' ? 'policy' : undefined;
     return {
       ...base,
-      message: `${engine === 'the webhook' ? `The admission webhook ${hook}` : `${engine} (webhook ${hook})`} refuses the pods of ${id} over ${meshTitle(mesh)}'s injected ${[...names, ...caps].join(', ') || `containers (${added.join(', ')}: past the pod template's own)`}${objects.length ? ` (${kind} ${objects.join(', ')})` : ''}: ${printable(reason.replace(/\s+/g, ' '), 200)}`,
+      ...say(MESSAGES, 'policy-engine', {
+        layer: engine === 'the webhook' ? `The admission webhook ${hook}` : `${engine} (webhook ${hook})`,
+        workload: id,
+        mesh: meshTitle(mesh),
+        what: [...names, ...caps].join(', ') || `containers (${added.join(', ')}: past the pod template's own)`,
+        objects: objects.length ? ` (${kind} ${objects.join(', ')})` : '',
+        reason: printable(reason.replace(/\s+/g, ' '), 200),
+      }),
       evidence: {
         layer,
         webhook: hook,
@@ -763,7 +826,13 @@ function finding(
   const ann = p.proxy.resources.annotations;
   return {
     ...base,
-    message: `${names.length ? `LimitRange ${names.join(', ')}` : 'A LimitRange'} in namespace ${w.namespace} refuses the resources of ${meshTitle(mesh)}'s injected containers, so ${id} cannot create its pods: ${printable(items.join('; '), 300)}.`,
+    ...say(MESSAGES, 'limitrange', {
+      limitRanges: names.length ? `LimitRange ${names.join(', ')}` : 'A LimitRange',
+      namespace: w.namespace,
+      mesh: meshTitle(mesh),
+      workload: id,
+      items: printable(items.join('; '), 300),
+    }),
     evidence: {
       layer,
       namespace: w.namespace,
@@ -843,7 +912,7 @@ function limitRangeItems(
 }
 
 /** The predicted LimitRange finding (a warning: the running pods stay, their replacements will be refused). */
-function predictedLimitRange(m: Model, w: Workload, mesh: MeshName): FindingInput | undefined {
+function predictedLimitRange(m: Model, w: Workload, mesh: MeshName): Said | undefined {
   const items = limitRangeItems(m, w, mesh);
   if (items.length === 0) return undefined;
   const p = profileOf(mesh);
@@ -852,7 +921,14 @@ function predictedLimitRange(m: Model, w: Workload, mesh: MeshName): FindingInpu
   return {
     mesh,
     severity: 'warning',
-    message: `LimitRange ${names.join(', ')} in namespace ${w.namespace} will refuse the resources of ${meshTitle(mesh)}'s injected ${[...new Set(items.map((i) => i.container))].join(', ')} (${[...new Set(items.map((i) => i.text))].join('; ')}): the next pods of ${w.kind} ${w.namespace}/${w.name} will not be created.`,
+    ...say(MESSAGES, 'limitrange-predicted', {
+      limitRanges: names.join(', '),
+      namespace: w.namespace,
+      mesh: meshTitle(mesh),
+      containers: [...new Set(items.map((i) => i.container))].join(', '),
+      items: [...new Set(items.map((i) => i.text))].join('; '),
+      workload: `${w.kind} ${w.namespace}/${w.name}`,
+    }),
     resource: w.ref,
     affectedPods: Math.max(w.pods.length, 1),
     evidence: { layer: 'limitrange', namespace: w.namespace, limitRanges: names, predicted: true, violations: items },
@@ -877,7 +953,7 @@ function validationFinding(
   base: { mesh: MeshName; resource: Workload['ref']; affectedPods: number },
   events: Record<string, unknown>,
   retry: Step,
-): FindingInput | undefined {
+): Said | undefined {
   const spec = podSpec(w.template);
   const count = { containers: containers(spec).length, initContainers: initContainers(spec).length };
   const items: { field: string; type: string; detail: string; added: boolean }[] = [];
@@ -908,7 +984,14 @@ function validationFinding(
     const names = later.map((l) => `${l.configuration}/${l.webhook}`);
     return {
       ...base,
-      message: `${names.length ? `Mutating webhook ${names.join(', ')}, called after ${meshTitle(mesh)}'s,` : `A mutating webhook called after ${meshTitle(mesh)}'s`} drops restartPolicy: Always from the native sidecar ${meshTitle(mesh)} injects, and the API server's validation then refuses the pods of ${id}: ${fields}.`,
+      ...say(MESSAGES, 'native-sidecar-rewritten', {
+        rewriter: names.length
+          ? `Mutating webhook ${names.join(', ')}, called after ${meshTitle(mesh)}'s,`
+          : `A mutating webhook called after ${meshTitle(mesh)}'s`,
+        mesh: meshTitle(mesh),
+        workload: id,
+        fields,
+      }),
       evidence: {
         layer: 'validation',
         rewrittenBy: names,
@@ -926,7 +1009,14 @@ function validationFinding(
   }
   return {
     ...base,
-    message: `The API server's validation refuses the pods of ${id}: ${fields}, a field of a container ${items.every((i) => i.added) ? 'the pod template does not have, added at admission' : `${meshTitle(mesh)} injects`}${mutating.length ? ` (mutating webhooks called: ${mutating.map((l) => l.webhook).join(', ')})` : ''}.`,
+    ...say(MESSAGES, 'validation', {
+      workload: id,
+      fields,
+      whose: items.every((i) => i.added)
+        ? 'the pod template does not have, added at admission'
+        : `${meshTitle(mesh)} injects`,
+      mutating: mutating.length ? ` (mutating webhooks called: ${mutating.map((l) => l.webhook).join(', ')})` : '',
+    }),
     evidence: {
       layer: 'validation',
       fields: items,

@@ -3,6 +3,7 @@
 import type { Check } from './define.js';
 import namespaceNotEnabled from './namespace-not-enabled.js';
 import podOptedOut from './pod-opted-out.js';
+import optInOverruled from './opt-in-overruled.js';
 import podPredatesEnablement from './pod-predates-enablement.js';
 import sidecarMissing from './sidecar-missing.js';
 import injectionMarkerInvalid from './injection-marker-invalid.js';
@@ -57,6 +58,7 @@ import proxyPredatesTrustRoot from './proxy-predates-trust-root.js';
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
   podOptedOut,
+  optInOverruled,
   podPredatesEnablement,
   sidecarMissing,
   injectionMarkerInvalid,

@@ -31,6 +31,13 @@
  * confirmed by such FailedCreate events naming the mesh's init container in a capabilities item
  * about a capability it adds (also when the namespace or the configuration could not be read); a
  * refusal of it for another requirement is admission-rejects-proxy's (the plugin would not help).
+ * A refusal in a namespace without the enforce label (namespaces read) is the API server's own
+ * default: its PodSecurity admission configuration (`PodSecurityConfiguration.defaults.enforce`,
+ * kubernetes/kubernetes staging/src/k8s.io/pod-security-admission/admission/api/types.go), which
+ * is not readable through the API; Talos configures `enforce: baseline` for every namespace but
+ * kube-system (siderolabs/talos machine config `cluster.apiServer.admissionControl`;
+ * linkerd/linkerd2#11667, #11706). The finding says the level comes from that default, not from a
+ * namespace label (a namespace label overrides it, so the fix stays the same).
  * Known false positives: a namespace exempted in the API server's PodSecurity admission
  * configuration (not readable through the API).
  * Where the plugin's node DaemonSet runs (ready pods) while the mesh's configuration says the injector
@@ -49,11 +56,20 @@ import { meshTitle, profileOf } from '../mesh/registry.js';
 import { meshesAllowed } from '../facts/siblings.js';
 import { nsLabelsIfRead } from '../facts/sidecarless.js';
 import type { Model, Workload } from '../facts/model.js';
-import type { FindingInput } from './define.js';
+import type { Evidence, FindingInput } from './types.js';
 import type { MeshName } from '../mesh/names.js';
 import { nameOf } from '../util/objects.js';
 import type { CniPlugin } from '../mesh/profile.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
+
+const MESSAGES = messages({
+  refused:
+    "{enforcer}, which rejects {mesh}'s init container {init} (it adds {caps}), so {workload} cannot create its injected pods.{unused}",
+  'predicted-agent':
+    "{enforcer}, which rejects {mesh}'s init container {init} (it adds {caps}), so the next injected pods of {workload} will be refused.{unused}",
+  predicted:
+    "{enforcer}, which rejects {mesh}'s init container {init} (it adds {caps}) without {mesh}'s CNI plugin, so the next injected pods of {workload} will be refused.",
+});
 
 const ENFORCE = POD_SECURITY_ENFORCE;
 const REJECTING = ['baseline', 'restricted'];
@@ -110,14 +126,20 @@ function finding(
   w: Workload | undefined,
   privilegedFrom?: string,
   invalidLabel?: string,
-): FindingInput {
+): FindingInput<Evidence, typeof MESSAGES> {
   const p = profileOf(mesh);
   const cni = p.cni!;
   const init = cni.privilegedInit;
   const caps = init.capabilities.join(', ');
   const id = `${ref.kind} ${ref.namespace}/${ref.name}`;
   const lvl = level ?? 'baseline or restricted';
-  const what = `Namespace ${ref.namespace} enforces Pod Security "${lvl}"${invalidLabel !== undefined ? ` (its label ${ENFORCE}="${printable(invalidLabel, 63)}" is not a level: Pod Security admission enforces restricted for it)` : ''}, which rejects ${meshTitle(mesh)}'s init container ${init.name} (it adds ${caps})`;
+  // Who enforces the level: the namespace's label, or (a refusal in a namespace read without one) the
+  // API server's PodSecurity admission configuration, its cluster-wide default.
+  const labels = nsLabelsIfRead(m, ref.namespace);
+  const byDefault = !!events && labels !== undefined && enforcedLevel(labels) === undefined;
+  const enforcer = byDefault
+    ? `Pod Security "${lvl}" is enforced in namespace ${ref.namespace} by the API server's cluster-wide default (its PodSecurity admission configuration: the namespace has no ${ENFORCE} label)`
+    : `Namespace ${ref.namespace} enforces Pod Security "${lvl}"${invalidLabel !== undefined ? ` (its label ${ENFORCE}="${printable(invalidLabel, 63)}" is not a level: Pod Security admission enforces restricted for it)` : ''}`;
   const cpNs = m.mesh(mesh)?.namespaces[0] ?? p.controlPlane.namespace;
   // The plugin's node agent runs, yet the injector is not configured for it: it still injects the
   // privileged init container (istio/istio#54968: "If you have istio-init, you are NOT using istio-cni").
@@ -129,16 +151,24 @@ function finding(
     mesh,
     // Predicted: running pods are not affected; their next ones will be.
     ...(events ? {} : { severity: 'warning' as const }),
-    message: events
-      ? `${what}, so ${id} cannot create its injected pods.${unused}`
-      : agent
-        ? `${what}, so the next injected pods of ${id} will be refused.${unused}`
-        : `${what} without ${meshTitle(mesh)}'s CNI plugin, so the next injected pods of ${id} will be refused.`,
+    ...say(MESSAGES, events ? 'refused' : agent ? 'predicted-agent' : 'predicted', {
+      enforcer,
+      mesh: meshTitle(mesh),
+      init: init.name,
+      caps,
+      workload: id,
+      unused,
+    }),
     resource: ref,
     affectedPods: events ? Math.max(events.missing, 1) : Math.max(w ? w.pods.length : 0, 1),
     evidence: {
       namespace: ref.namespace,
       enforce: level ?? null,
+      enforcedBy: byDefault
+        ? 'cluster default (PodSecurity admission configuration)'
+        : labels === undefined
+          ? 'not read'
+          : 'namespace label',
       ...(invalidLabel !== undefined ? { enforceLabel: printable(invalidLabel, 63) } : {}),
       initContainer: init.name,
       capabilities: [...init.capabilities],
@@ -176,6 +206,7 @@ function finding(
 
 export default defineCheck({
   ...meta('pod-security-blocks-init'),
+  messages: MESSAGES,
   *run(m) {
     const meshes = meshesAllowed(m).filter((x) => profileOf(x).cni && m.meshPossible(x));
     // Confirmed: FailedCreate events naming a mesh's privileged init container in a PodSecurity violation.

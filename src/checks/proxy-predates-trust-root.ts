@@ -29,7 +29,7 @@ import { defineCheck, messages, meta, say } from './define.js';
 
 const MESSAGES = messages({
   'old-root':
-    '{pods} of {workload} {runProxies} injected before the current trust root ({where}, valid from {validFrom}; {reinstall}: a reinstall generated it), so {theyHold} the old root and cannot verify the identity service or the proxies injected since (certificate signed by unknown authority) until re-created.',
+    '{pods} of {workload} {runProxies} injected before the current trust root ({where}, valid from {validFrom}; {reinstall}: a reinstall or an upgrade that replaced the anchors), so {theyHold} the old root and cannot verify the identity service or the proxies injected since (certificate signed by unknown authority) until re-created.',
 });
 
 export default defineCheck({

@@ -19,18 +19,37 @@
  * control plane's Namespace or the injector's Deployment was not read.
  * Known false positives: none known; an injector whose webhook answers from another replica set
  * (two installs serving one webhook) is still reported per Deployment.
+ * A template that opts out with an annotation the webhook's objectSelector would exclude as a label
+ * (Istio's istiod with `sidecar.istio.io/inject: "false"` as an annotation, istio/istio#26380) is told
+ * so: an objectSelector reads labels only (k8s/webhook.ts annotationsSelectorsMiss), so the opt-out
+ * never keeps the API server from calling the webhook; the same key as a label does.
  * Fix: the exclusion the mesh's installs use (a namespace label, or a pod template label), checked
- * against the webhook's selectors before it is advised; where none works, the selectors to change.
+ * against the webhook's selectors before it is advised; where none works, the label the template
+ * already means as an annotation, else the selectors to change.
  */
 import { cmd, comment } from '../fix/steps.js';
 import { namespaceChange, setOnTemplate } from '../fix/commands.js';
-import { evalWebhook } from '../k8s/webhook.js';
+import { annotationsSelectorsMiss, evalWebhook } from '../k8s/webhook.js';
 import { selfBlocks, webhookEvidence, podsMissingProxy, type SelfBlock } from '../facts/controlplane.js';
 import type { Model } from '../facts/model.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import type { Step } from '../fix/steps.js';
-import { nameOf } from '../util/objects.js';
-import { defineCheck, meta } from './define.js';
+import { isObj, nameOf } from '../util/objects.js';
+import { defineCheck, messages, meta, say } from './define.js';
+
+const MESSAGES = messages({
+  'locked-out':
+    '{mesh} injector {injector} cannot create its pods: its own webhook {hooks} (failurePolicy Fail) is called for them, and with no replica to answer the API server refuses each one, so restarting it cannot help{annotation}{exclusion}.',
+  'at-risk':
+    "{mesh} injector {injector}'s own webhook {hooks} (failurePolicy Fail) is called for its pods: once all its replicas are gone at the same time (a restart, a node drain), none can be created again{annotation}{exclusion}.",
+});
+
+/** The annotations of the injector Deployment's pod template. */
+function templateAnnotations(b: SelfBlock): Record<string, unknown> {
+  const spec = b.injector.deployment.spec;
+  const t = isObj(spec) && isObj(spec.template) && isObj(spec.template.metadata) ? spec.template.metadata : {};
+  return isObj(t.annotations) ? t.annotations : {};
+}
 
 /** The mesh's own exclusion that keeps every one of these webhooks from the injector's pods, checked against their selectors. */
 function exclusion(m: Model, b: SelfBlock): { text: string; fix: Step[] } | undefined {
@@ -56,13 +75,29 @@ function exclusion(m: Model, b: SelfBlock): { text: string; fix: Step[] } | unde
 
 export default defineCheck({
   ...meta('webhook-blocks-injector'),
+  messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {
       for (const b of selfBlocks(m, mesh)) {
         const inj = b.injector;
         const hooks = b.webhooks.map((h) => h.name).join(', ');
         const id = `Deployment ${inj.namespace}/${inj.name}`;
-        const ex = exclusion(m, b);
+        // An opt-out written as an annotation where the webhooks' objectSelector reads a label (istio/istio#26380).
+        const missed = annotationsSelectorsMiss(b.webhooks, b.nsLabels, b.podLabels, templateAnnotations(b))[0];
+        const w = m.workloads.find(
+          (y) => y.kind === 'Deployment' && y.namespace === inj.namespace && y.name === inj.name,
+        );
+        const ex =
+          exclusion(m, b) ??
+          (missed && w
+            ? {
+                text: `pod template label ${missed.key}=${missed.value} on ${id}`,
+                fix: setOnTemplate(w, 'labels', missed.key, missed.value),
+              }
+            : undefined);
+        const annotation = missed
+          ? `; its pod template sets ${missed.key}=${missed.value} as an annotation, which the webhook's objectSelector cannot see (it reads labels only)`
+          : '';
         const fix: Step[] = ex
           ? [
               ...ex.fix,
@@ -80,9 +115,13 @@ export default defineCheck({
         yield {
           mesh,
           ...(b.down ? {} : { severity: 'warning' as const }),
-          message: b.down
-            ? `${meshTitle(mesh)} injector ${id} cannot create its pods: its own webhook ${hooks} (failurePolicy Fail) is called for them, and with no replica to answer the API server refuses each one, so restarting it cannot help${ex ? `; ${ex.text} leaves them out` : ''}.`
-            : `${meshTitle(mesh)} injector ${id}'s own webhook ${hooks} (failurePolicy Fail) is called for its pods: once all its replicas are gone at the same time (a restart, a node drain), none can be created again${ex ? `; ${ex.text} leaves them out` : ''}.`,
+          ...say(MESSAGES, b.down ? 'locked-out' : 'at-risk', {
+            mesh: meshTitle(mesh),
+            injector: id,
+            hooks,
+            annotation,
+            exclusion: ex ? `; ${ex.text} leaves them out` : '',
+          }),
           resource: { kind: 'Deployment', namespace: inj.namespace, name: inj.name },
           affectedPods: b.down ? podsMissingProxy(m, mesh) : 0,
           ...(b.down ? { causeKey: { kind: 'injector-locked-out' as const, mesh } } : {}),
@@ -94,6 +133,7 @@ export default defineCheck({
             podLabels: b.podLabels,
             pods: inj.pods.map(nameOf),
             ...(ex ? { exclusion: ex.text } : {}),
+            ...(missed ? { annotationNotSelected: `${missed.key}=${missed.value}` } : {}),
           },
           fix,
         };

@@ -28,6 +28,11 @@
  * Another admission layer's webhook (not a mesh's) failing the same way is reported for a workload a
  * mesh injects, named with its configuration and Service: the mesh is not the cause, and no pod of it is
  * created until that webhook answers (open-policy-agent/opa#1822, kyverno/kyverno#3390).
+ * A workload whose pod template carries, as an annotation, a key and value the failing webhook's
+ * objectSelector would leave out as a label (an opt-out such as `sidecar.istio.io/inject: "false"`
+ * under a selector `NotIn ["false"]` on that label) is told so: an objectSelector reads labels only,
+ * so the annotation never keeps the API server from calling the webhook (k8s/webhook.ts
+ * annotationsSelectorsMiss; istio/istio#35271), and the label is the first fix.
  * Fix: repair the link the error names; the controller retries by itself.
  */
 import {
@@ -47,7 +52,38 @@ import { injectorAt, injectorPodSelector, reinstallCommands, webhookTargets } fr
 import type { ResourceRef } from '../util/types.js';
 import type { MeshName } from '../mesh/names.js';
 import { meshTitle, profileOf, webhookMesh } from '../mesh/registry.js';
-import { defineCheck, meta } from './define.js';
+import { annotationsSelectorsMiss } from '../k8s/webhook.js';
+import { newPodLabels } from '../k8s/pod-labels.js';
+import { setOnTemplate } from '../fix/commands.js';
+import { nsLabelsIfRead } from '../facts/sidecarless.js';
+import { isObj } from '../util/objects.js';
+import { defineCheck, messages, meta, say } from './define.js';
+
+const MESSAGES = messages({
+  'call-failed':
+    '{workload} cannot create pods: the API server failed calling webhook {hook} because {because}{reach}.{unseen}',
+  'patch-failed':
+    "{workload} cannot create pods: the API server could not apply {mesh}'s injection patch ({op} {pointer}, the {touched}): {detail}.",
+  'other-layer':
+    "{workload} cannot create pods: the API server failed calling webhook {hook} ({where}), which is not {mesh}'s injector but another admission layer, because {because}. {mesh} is not the cause: no pod of it, with or without a proxy, is created until that webhook answers.",
+});
+
+/**
+ * A key and value the workload's pod template holds as an annotation that the webhook's objectSelector
+ * would leave out as a label (istio/istio#35271): the annotation cannot keep the call from being made.
+ */
+function unseenAnnotation(
+  m: Model,
+  w: Workload | undefined,
+  hook: Parameters<typeof annotationsSelectorsMiss>[0][number] | undefined,
+) {
+  if (!w || !hook) return undefined;
+  const ns = nsLabelsIfRead(m, w.namespace);
+  if (!ns) return undefined; // the namespace's labels decide the call too: unread, nothing is claimed
+  const meta = isObj(w.template.metadata) ? w.template.metadata : {};
+  const ann = isObj(meta.annotations) ? meta.annotations : {};
+  return annotationsSelectorsMiss([hook], ns, newPodLabels(w), ann)[0];
+}
 import { cmd, comment, lit, type Step } from '../fix/steps.js';
 
 const CAUSE_TEXT: Record<WebhookFailureCause, string> = {
@@ -111,8 +147,9 @@ function patchMesh(e: PatchError): { mesh: MeshName; touched: string } | undefin
 /** Its evidence: the webhook named (null: a patch, named by what it touches), the cause, the events. */
 type CallEvidence = { webhook: string | null; cause: WebhookFailureCause | 'patch'; [more: string]: unknown };
 
-export default defineCheck<CallEvidence>({
+export default defineCheck<CallEvidence, typeof MESSAGES>({
   ...meta('webhook-call-failed'),
+  messages: MESSAGES,
   *run(m) {
     const groups = failedCreates(
       m,
@@ -206,9 +243,18 @@ export default defineCheck<CallEvidence>({
       const because = missing
         ? `its Service ${missing.namespace}/${missing.name} does not exist${missing.namespaceMissing ? ` (nor does namespace ${missing.namespace}: the webhook configuration points where nothing is installed)` : ''}`
         : CAUSE_TEXT[cause];
+      const unseen = unseenAnnotation(m, g.workload, hookObj);
       yield {
         mesh: t.mesh,
-        message: `${r.kind} ${r.namespace}/${r.name} cannot create pods: the API server failed calling webhook ${t.hook} because ${because}${reach ? ` (TCP port ${reach.port} of the injector's pods must be reachable from the API server)` : ''}.`,
+        ...say(MESSAGES, 'call-failed', {
+          workload: `${r.kind} ${r.namespace}/${r.name}`,
+          hook: t.hook,
+          because,
+          reach: reach ? ` (TCP port ${reach.port} of the injector's pods must be reachable from the API server)` : '',
+          unseen: unseen
+            ? ` Its pod template sets ${unseen.key}=${unseen.value} as an annotation, which the webhook's objectSelector cannot see (it reads labels only): as a pod template label it keeps the API server from calling ${t.hook} for these pods.`
+            : '',
+        }),
         resource: r,
         affectedPods: g.missing,
         causedBy: { kind: 'webhook-broken', mesh: t.mesh },
@@ -218,13 +264,22 @@ export default defineCheck<CallEvidence>({
           cause,
           ...(t.call.url ? { url: t.call.url } : {}),
           transportError: printable(t.call.transport, 400),
+          ...(unseen ? { annotationNotSelected: `${unseen.key}=${unseen.value}` } : {}),
           ...(reach ? { portToOpen: reach.port, portFrom: reach.from, ...(provider ? { provider } : {}) } : {}),
           count: g.count,
           lastTimestamp: g.last ?? null,
           objects: [...g.objects].sort(),
           message: g.message,
         },
-        fix: fixes[cause],
+        fix: [
+          ...(unseen && g.workload
+            ? [
+                comment`the label, unlike the annotation, leaves these pods out of webhook ${t.hook}`,
+                ...setOnTemplate(g.workload, 'labels', unseen.key, unseen.value),
+              ]
+            : []),
+          ...fixes[cause],
+        ],
       };
     }
   },
@@ -246,7 +301,14 @@ function patchFinding(
   const pointer = `/${t.patch.path.map((x) => x.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
   return {
     mesh: t.mesh,
-    message: `${r.kind} ${r.namespace}/${r.name} cannot create pods: the API server could not apply ${meshTitle(t.mesh)}'s injection patch (${t.patch.op} ${pointer}, the ${t.touched}): ${printable(t.patch.detail, 200)}.`,
+    ...say(MESSAGES, 'patch-failed', {
+      workload: `${r.kind} ${r.namespace}/${r.name}`,
+      mesh: meshTitle(t.mesh),
+      op: t.patch.op,
+      pointer,
+      touched: t.touched,
+      detail: printable(t.patch.detail, 200),
+    }),
     resource: r,
     affectedPods: g.missing,
     causedBy: { kind: 'webhook-broken', mesh: t.mesh } as const,
@@ -330,7 +392,13 @@ function foreignFinding(
   const svc = cfg?.service;
   return {
     mesh,
-    message: `${r.kind} ${r.namespace}/${r.name} cannot create pods: the API server failed calling webhook ${t.hook} (${where}), which is not ${meshTitle(mesh)}'s injector but another admission layer, because ${CAUSE_TEXT[cause]}. ${meshTitle(mesh)} is not the cause: no pod of it, with or without a proxy, is created until that webhook answers.`,
+    ...say(MESSAGES, 'other-layer', {
+      workload: `${r.kind} ${r.namespace}/${r.name}`,
+      hook: t.hook,
+      where,
+      mesh: meshTitle(mesh),
+      because: CAUSE_TEXT[cause],
+    }),
     resource: r,
     affectedPods: g.missing,
     evidence: {

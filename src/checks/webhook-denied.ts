@@ -30,10 +30,15 @@ import { admissionChainOf, chainEvidence } from '../facts/admission-chain.js';
 import { meshTitle, profileOf, webhookMesh } from '../mesh/registry.js';
 import type { MeshName } from '../mesh/names.js';
 import { printable } from '../util/errors.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
+
+const MESSAGES = messages({
+  denied: "{workload} cannot create pods: {mesh}'s injection webhook {hook} denied them{reason}.",
+});
 
 export default defineCheck({
   ...meta('webhook-denied'),
+  messages: MESSAGES,
   *run(m) {
     const groups = failedCreates(
       m,
@@ -67,7 +72,12 @@ export default defineCheck({
       const cause = w ? denialCause(m, w, mesh) : undefined;
       yield {
         mesh,
-        message: `${r.kind} ${r.namespace}/${r.name} cannot create pods: ${meshTitle(mesh)}'s injection webhook ${hook} denied them${reason ? `: ${printable(reason, 200)}` : ' without explanation'}.`,
+        ...say(MESSAGES, 'denied', {
+          workload: `${r.kind} ${r.namespace}/${r.name}`,
+          mesh: meshTitle(mesh),
+          hook,
+          reason: reason ? `: ${printable(reason, 200)}` : ' without explanation',
+        }),
         resource: r,
         affectedPods: g.missing,
         ...(cause ? { causedBy: cause } : {}),

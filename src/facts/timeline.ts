@@ -13,7 +13,7 @@ import { defineFactFamily } from '../k8s/fact.js';
 import type { MeshName } from '../mesh/names.js';
 import { profileOf } from '../mesh/registry.js';
 import type { K8sObject } from '../util/types.js';
-import { isObj, nameOf, nsOf, time } from '../util/objects.js';
+import { arr, isObj, nameOf, nsOf, time } from '../util/objects.js';
 import { injectorFirstReady, injectorOutages, type InjectorOutage } from './controlplane.js';
 import type { Model } from './model.js';
 
@@ -109,7 +109,7 @@ interface TrustRootRegenerated {
 
 const TRUST_ROOT = defineFactFamily({
   id: 'trust-root',
-  inputs: ['configmaps', 'deployments', 'secrets'],
+  inputs: ['configmaps', 'deployments', 'replicasets', 'secrets'],
   compute: (m: Model, mesh: MeshName): TrustRootRegenerated | undefined => {
     const identity = profileOf(mesh).identity;
     if (!identity) return undefined;
@@ -123,6 +123,24 @@ const TRUST_ROOT = defineFactFamily({
       const issuerAt = time(issuer?.metadata?.creationTimestamp);
       if (issuerAt)
         recreated.push({ object: `Deployment ${src.ref.namespace}/${identity.issuer}`, createdAt: issuerAt });
+      // An upgrade that replaced the anchors in place (`linkerd upgrade --identity-trust-anchors-file`,
+      // linkerd/linkerd2#8664, linkerd/website#1392) keeps both objects and rolls the issuer out: its newest
+      // ReplicaSet, created at or after the anchors' notBefore, is the rollout that loaded them.
+      const uid = issuer?.metadata?.uid;
+      const rollout = uid
+        ? m
+            .list('replicasets')
+            .filter(
+              (r) =>
+                nsOf(r) === src.ref.namespace &&
+                arr(r.metadata?.ownerReferences).some((o) => isObj(o) && o.uid === uid),
+            )
+            .map((r) => ({ r, at: time(r.metadata?.creationTimestamp) }))
+            .filter((x): x is { r: K8sObject; at: Date } => !!x.at && x.at.getTime() >= validFrom)
+            .sort((a, b) => b.at.getTime() - a.at.getTime())[0]
+        : undefined;
+      if (rollout)
+        recreated.push({ object: `ReplicaSet ${src.ref.namespace}/${nameOf(rollout.r)}`, createdAt: rollout.at });
       if (!recreated.length) continue; // no creation time to corroborate a reinstall
       return {
         source: src.ref,
@@ -143,7 +161,8 @@ const TRUST_ROOT = defineFactFamily({
 /**
  * When the mesh's trust root was regenerated, where its identity sources show it: every current
  * trust anchor became valid at `validFrom`, and the anchors' object or the identity issuer's
- * Deployment was created then or later (the install that generated them). An anchor rotation that
+ * Deployment was created then or later (the install that generated them), or the issuer's newest
+ * ReplicaSet was (an upgrade that replaced the anchors in place and rolled the issuer out). An anchor rotation that
  * keeps the old anchor in the bundle leaves an older notBefore there: then nothing is claimed.
  */
 export function trustRootRegenerated(m: Model, mesh: MeshName): TrustRootRegenerated | undefined {

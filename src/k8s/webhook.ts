@@ -195,3 +195,34 @@ export function admissionChain(
   }
   return out;
 }
+
+/** A label key as the API server accepts it (an optional DNS prefix, a name of at most 63 characters). */
+const LABEL_KEY = /^(?:[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^(?:[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
+
+/**
+ * Annotations of a pod that the webhooks' objectSelectors would leave out if they were labels: a
+ * marker written as an annotation (`sidecar.istio.io/inject: "false"`) where a selector excludes the
+ * label with that key and value. An objectSelector matches the object's labels only (kubernetes
+ * staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/predicates/object/matcher.go
+ * MatchObjectSelector: `accessor.GetLabels()`), so such an annotation never keeps the API server from
+ * calling the webhook; the webhook may honour it, but only once it is called and answers
+ * (istio/istio#35271, #26380). Each returned key and value, as a label, leaves every one of the
+ * webhooks that is called now uncalled. Bounded: the first 64 annotations.
+ */
+export function annotationsSelectorsMiss(
+  webhooks: readonly AdmissionWebhook[],
+  nsLabels: Record<string, string>,
+  podLabels: Readonly<Record<string, string>>,
+  annotations: Readonly<Record<string, unknown>>,
+): { key: string; value: string }[] {
+  const called = webhooks.filter((h) => evalWebhook(h, nsLabels, { ...podLabels }).called);
+  if (!called.length) return [];
+  const out: { key: string; value: string }[] = [];
+  for (const [key, value] of Object.entries(annotations).slice(0, 64)) {
+    if (typeof value !== 'string' || key in podLabels || !LABEL_KEY.test(key) || !LABEL_VALUE.test(value)) continue;
+    const labels = { ...podLabels, [key]: value };
+    if (called.every((h) => !evalWebhook(h, nsLabels, labels).called)) out.push({ key, value });
+  }
+  return out;
+}

@@ -10,7 +10,13 @@ import { admissionChain } from '../../src/k8s/webhook.js';
 
 checkCases('admission-rejects-proxy', {
   fires: [
-    { fixtures: 'fires-istio-restricted-seccomp.yaml', findings: ['Deployment store/api'] },
+    // store/api refused (its event); store/frontend predicted from the namespace label.
+    {
+      fixtures: 'fires-istio-restricted-seccomp.yaml',
+      findings: ['Deployment store/api', 'Deployment store/frontend'],
+    },
+    // No enforce label on the namespace: the API server's own PodSecurity default (linkerd/linkerd2#11667's class).
+    { fixtures: 'fires-istio-restricted-cluster-default.yaml', findings: ['Deployment store/api'] },
     { fixtures: 'fires-linkerd-restricted-proxy-capabilities.yaml', findings: ['Deployment shop/cart'] },
     { fixtures: 'fires-kuma-openshift-scc.yaml', findings: ['Deployment orders/backend'] },
     { fixtures: 'fires-istio-gatekeeper.yaml', findings: ['Deployment store/search'] },
@@ -50,8 +56,16 @@ const one = (base: Parameters<typeof cluster>[0], name: string) => {
 };
 
 describe('admission-rejects-proxy', () => {
+  it('Pod Security from the cluster default: says so, never that the namespace enforces it', () => {
+    const f = one('istio', 'fires-istio-restricted-cluster-default');
+    expect(f.message).toBe(
+      'Pod Security "restricted" is enforced in namespace store by the API server\'s cluster-wide default (its PodSecurity admission configuration: the namespace has no pod-security.kubernetes.io/enforce label), which refuses Istio\'s injected istio-validation, istio-proxy (seccompProfile), so Deployment store/api cannot create its pods.',
+    );
+  });
   it('Pod Security restricted: names the requirement, and fixes the pod template rather than advising a CNI plugin', () => {
-    const f = one('istio', 'fires-istio-restricted-seccomp');
+    const f = findings(cluster('istio', [F('fires-istio-restricted-seccomp')]), ['admission-rejects-proxy']).find(
+      (x) => x.resource.name === 'api',
+    )!;
     expect(f.message).toBe(
       'Namespace store enforces Pod Security "restricted", which refuses Istio\'s injected istio-validation, istio-proxy (seccompProfile), so Deployment store/api cannot create its pods.',
     );

@@ -22,6 +22,10 @@ checkCases('pod-security-blocks-init', {
     { fixtures: 'fires-istio-invalid-level.yaml', findings: ['Deployment store/frontend'] },
     { fixtures: 'fires-istio-empty-level.yaml', findings: ['Deployment store/frontend'] },
     { fixtures: 'fires-kuma-invalid-level.yaml', findings: ['Deployment orders/api', 'Job orders/reindex'] },
+    // No enforce label on the namespace: the API server's own PodSecurity default refused (linkerd/linkerd2#11667).
+    { fixtures: 'fires-kuma-cluster-default.yaml', findings: ['Deployment orders/api'] },
+    { fixtures: 'fires-istio-cluster-default.yaml', findings: ['Deployment store/frontend'] },
+    { fixtures: 'fires-linkerd-cluster-default.yaml', findings: ['Deployment ingress-nginx/ingress-nginx-controller'] },
     {
       fixtures: 'fires-linkerd-confirmed.yaml',
       findings: ['Deployment shop/web', 'CronJob shop/report', 'StatefulSet shop/db'],
@@ -37,6 +41,7 @@ checkCases('pod-security-blocks-init', {
     { fixtures: 'ok-kuma-invalid-warn-audit.yaml' },
     { fixtures: 'ok-kuma-privileged.yaml' },
     { fixtures: 'ok-linkerd-cni.yaml' },
+    { fixtures: 'ok-istio-cluster-default-app-container.yaml' },
   ],
 });
 
@@ -58,5 +63,25 @@ describe('pod-security-blocks-init: the CNI plugin runs but the injector does no
   it('a DaemonSet with no ready pod is not said to run', () => {
     for (const msg of messages('fires-kuma-cni-agent-not-ready.yaml', 'kuma'))
       expect(msg).not.toContain('runs (DaemonSet');
+  });
+});
+
+describe('pod-security-blocks-init: who enforces the level', () => {
+  it('names the cluster-wide default where the namespace has no enforce label, and the label where it has one', () => {
+    for (const [base, file] of [
+      ['kuma', 'fires-kuma-cluster-default.yaml'],
+      ['istio', 'fires-istio-cluster-default.yaml'],
+      ['linkerd', 'fires-linkerd-cluster-default.yaml'],
+    ] as const) {
+      const fs = findings(cluster(base, [`checks/pod-security-blocks-init/${file}`]), ['pod-security-blocks-init']);
+      expect(fs.length, file).toBe(1);
+      expect(fs[0]!.message).toMatch(/by the API server's cluster-wide default/);
+      expect(fs[0]!.message).not.toMatch(/^Namespace \S+ enforces/);
+      expect(fs[0]!.evidence.enforcedBy).toBe('cluster default (PodSecurity admission configuration)');
+    }
+    const labelled = findings(cluster('linkerd', ['checks/pod-security-blocks-init/fires-linkerd-confirmed.yaml']), [
+      'pod-security-blocks-init',
+    ]);
+    expect(labelled.every((f) => /^Namespace shop enforces Pod Security "restricted"/.test(f.message))).toBe(true);
   });
 });

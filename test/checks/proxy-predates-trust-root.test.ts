@@ -17,8 +17,14 @@ checkCases('proxy-predates-trust-root', {
       fixtures: 'fires-linkerd-helm-reinstall.yaml',
       findings: ['Deployment shop/web', 'StatefulSet shop/db', 'Deployment payments/api'],
     },
+    // An upgrade that replaced the anchors in place and rolled the issuer out (linkerd/linkerd2#8664).
+    {
+      fixtures: 'fires-linkerd-upgrade-anchors.yaml',
+      findings: ['Deployment linkerd-viz/metrics-api', 'Deployment shop/web', 'StatefulSet shop/db'],
+    },
   ],
   silent: [
+    { fixtures: 'ok-linkerd-anchor-without-rollout.yaml' },
     { fixtures: 'ok-linkerd-bundle-rotation.yaml' },
     { fixtures: 'ok-linkerd-reinstall-same-anchors.yaml' },
     { fixtures: 'ok-linkerd-restarted-after-reinstall.yaml' },
@@ -32,7 +38,7 @@ describe('proxy-predates-trust-root: the window, the evidence and the fix', () =
     ]);
     const api = fs.find((f) => f.resource.name === 'api')!;
     expect(api.message).toBe(
-      '1 pod of Deployment payments/api runs a Linkerd proxy injected before the current trust root (ConfigMap linkerd/linkerd-identity-trust-roots, valid from 2026-11-10T09:00:00.000Z; Deployment linkerd/linkerd-identity created 2026-11-10T09:00:03.000Z: a reinstall generated it), so it holds the old root and cannot verify the identity service or the proxies injected since (certificate signed by unknown authority) until re-created.',
+      '1 pod of Deployment payments/api runs a Linkerd proxy injected before the current trust root (ConfigMap linkerd/linkerd-identity-trust-roots, valid from 2026-11-10T09:00:00.000Z; Deployment linkerd/linkerd-identity created 2026-11-10T09:00:03.000Z: a reinstall or an upgrade that replaced the anchors), so it holds the old root and cannot verify the identity service or the proxies injected since (certificate signed by unknown authority) until re-created.',
     );
     // The pod whose proxy container restarted after the reinstall is still reported: the anchors were written at injection.
     expect(api.evidence.pods).toEqual([

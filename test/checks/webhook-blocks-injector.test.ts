@@ -11,6 +11,8 @@ checkCases('webhook-blocks-injector', {
     { fixtures: 'fires-linkerd-ha-unlabelled.yaml', findings: ['Deployment linkerd/linkerd-proxy-injector'] },
     { fixtures: 'fires-linkerd-ha-down.yaml', findings: ['Deployment linkerd/linkerd-proxy-injector'] },
     { fixtures: 'fires-istio-template-unlabelled.yaml', findings: ['Deployment istio-system/istiod'] },
+    // The opt-out is an annotation the objectSelector cannot see (istio/istio#26380).
+    { fixtures: 'fires-istio-annotation-optout-down.yaml', findings: ['Deployment istio-system/istiod'] },
   ],
   silent: [
     { fixtures: 'ok-linkerd-ha-labelled.yaml' },
@@ -66,5 +68,20 @@ describe('webhook-blocks-injector', () => {
     expect(f.message).toContain('pod template label sidecar.istio.io/inject=false on Deployment istio-system/istiod');
     expect(f.fix.join('\n')).toContain('sidecar.istio.io/inject');
     expect(f.fix.join('\n')).not.toContain('kubectl label namespace');
+  });
+});
+
+describe('webhook-blocks-injector: an opt-out annotation the selector cannot see', () => {
+  it('says the annotation is not read by the objectSelector and advises the label', () => {
+    const fs = findings(cluster('istio', [F('fires-istio-annotation-optout-down')]), ['webhook-blocks-injector']);
+    expect(fs).toHaveLength(1);
+    expect(fs[0]!.message).toContain(
+      "its pod template sets sidecar.istio.io/inject=false as an annotation, which the webhook's objectSelector cannot see (it reads labels only); pod template label sidecar.istio.io/inject=false on Deployment istio-system/istiod leaves them out.",
+    );
+    expect(fs[0]!.evidence.annotationNotSelected).toBe('sidecar.istio.io/inject=false');
+  });
+  it('says nothing of annotations where the template has none', () => {
+    const fs = findings(cluster('istio', [F('fires-istio-template-unlabelled')]), ['webhook-blocks-injector']);
+    expect(fs[0]!.message).not.toMatch(/annotation/);
   });
 });

@@ -22,6 +22,10 @@ checkCases('webhook-call-failed', {
     // Another admission layer's webhook failing for a workload a mesh injects (open-policy-agent/opa#1822, kyverno/kyverno#3390).
     { fixtures: 'fires-istio-other-layer.yaml', findings: ['Deployment store/details'] },
     { fixtures: 'fires-linkerd-kyverno-timeout.yaml', findings: ['Deployment shop/api'] },
+    // An opt-out written as an annotation the webhook's objectSelector cannot see (istio/istio#35271).
+    { fixtures: 'fires-istio-optout-annotation.yaml', findings: ['Deployment store/export'] },
+    { fixtures: 'fires-istio-rev-optout-annotation.yaml', findings: ['Deployment payments/reconciler'] },
+    { fixtures: 'fires-istio-1.5-optout-annotation.yaml', findings: ['Deployment store/export'] },
   ],
   silent: [
     { fixtures: 'ok-istio.yaml' },
@@ -91,5 +95,28 @@ describe('webhook-call-failed: a Service not found is named from the error URL (
     expect(msg('linkerd', 'fires-linkerd-service-not-found.yaml')).toContain(
       'its Service linkerd-old/linkerd-proxy-injector does not exist (nor does namespace linkerd-old',
     );
+  });
+});
+
+describe('webhook-call-failed: an opt-out annotation the webhook selector cannot see', () => {
+  const run = (base: 'istio' | 'istio-1.5', file: string) =>
+    findings(cluster(base, [`checks/webhook-call-failed/${file}`]), ['webhook-call-failed']);
+  it('names the annotation and the label that keeps the call from being made, first in the fix', () => {
+    for (const [file, hook] of [
+      ['fires-istio-optout-annotation.yaml', 'namespace.sidecar-injector.istio.io'],
+      ['fires-istio-rev-optout-annotation.yaml', 'rev.namespace.sidecar-injector.istio.io'],
+    ] as const) {
+      const [f] = run('istio', file);
+      expect(f!.message).toContain(
+        `Its pod template sets sidecar.istio.io/inject=false as an annotation, which the webhook's objectSelector cannot see (it reads labels only): as a pod template label it keeps the API server from calling ${hook} for these pods.`,
+      );
+      expect(f!.evidence.annotationNotSelected).toBe('sidecar.istio.io/inject=false');
+      expect(f!.fix.join('\n')).toMatch(/labels/);
+    }
+  });
+  it('says nothing of it where no label would leave the pod out (a webhook without an objectSelector)', () => {
+    const [f] = run('istio-1.5', 'fires-istio-1.5-optout-annotation.yaml');
+    expect(f!.message).not.toMatch(/annotation/);
+    expect(f!.evidence.annotationNotSelected).toBeUndefined();
   });
 });
