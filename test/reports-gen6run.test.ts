@@ -54,9 +54,6 @@ const CASES: ReportCase[] = [
 ];
 
 reportCases('gen6run', 'real reports: the confirmed cause is named', CASES, [
-  'istio-cni-cilium-1.15-never-ready',
-  'istio-cni-cilium-minikube',
-  'istio-cni-cilium-1.14-eks',
   'linkerd-cni-new-node-before-agent',
   'istio-cni-karpenter-new-node-before-agent',
   'kuma-dp-private-registry-no-pull-secret',

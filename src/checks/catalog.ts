@@ -672,7 +672,7 @@ export const CATALOG = {
     spansNamespaces: true,
     title: "A mesh's node agent is missing on nodes",
     description:
-      "A mesh's node agent DaemonSet (its CNI plugin, its sidecar-less node agent or node proxy) has no ready pod on nodes where pods need it: a taint it does not tolerate, a node selection, its pod failing, or pods not created (a priority class without a ResourceQuota, a quota). The pods there fail validation or run outside the mesh.",
+      "A mesh's node agent DaemonSet (its CNI plugin, its sidecar-less node agent or node proxy) has no ready pod on nodes where pods need it: a taint it does not tolerate, a node selection, its pod failing, or pods not created (a priority class without a ResourceQuota, a quota); an agent that runs and never becomes ready beside a cluster CNI plugin owning the nodes' CNI configuration (the DaemonSets read: Cilium's agent image; its cni.exclusive setting is not read). The pods there fail validation or run outside the mesh.",
     severity: 'error',
     inputs: ['daemonsets'],
     optionalInputs: [

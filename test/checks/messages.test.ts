@@ -31,6 +31,7 @@ const CONVERTED = [
   'kubernetes-version-unsupported',
   'namespace-not-enabled',
   'native-sidecar-unsupported',
+  'node-agent-incomplete',
   'pod-opted-out',
   'pod-predates-enablement',
   'proxy-missing-beside-meshed',
