@@ -53,9 +53,4 @@ const CASES: ReportCase[] = [
   },
 ];
 
-reportCases('gen6run', 'real reports: the confirmed cause is named', CASES, [
-  'linkerd-cni-new-node-before-agent',
-  'istio-cni-karpenter-new-node-before-agent',
-  'kuma-dp-private-registry-no-pull-secret',
-  'istio-ambient-sidecar-app-init-jenkins',
-]);
+reportCases('gen6run', 'real reports: the confirmed cause is named', CASES, ['istio-ambient-sidecar-app-init-jenkins']);

@@ -59,7 +59,7 @@ function apply(obj: unknown): Step | undefined {
 /** Let the mesh's plugin chain onto the cluster's: the owner's setting, then the agent's pods restarted. */
 function ownerFix(c: NodeAgentCoverage, x: ExclusiveCni): Step[] {
   return [
-    comment`${x.product} must not own the CNI configuration of the nodes alone: set ${x.setting} in the values of its install (below for a Helm release named ${x.helm.release}: use your release name), then restart the agent`,
+    comment`${x.product} must not own the CNI configuration of the nodes alone: set ${x.setting} in the values of its install, below for a Helm release named ${x.helm.release}: use your release name. Then restart the agent`,
     cmd`helm upgrade ${x.helm.release} ${x.helm.chart} -n ${x.namespace} --reuse-values --set ${x.helm.set}`,
     cmd`kubectl -n ${c.namespace} rollout restart daemonset ${c.name}`,
   ];

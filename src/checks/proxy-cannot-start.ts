@@ -65,9 +65,17 @@ import type { InjectedContainer, StartContext, StartFailure } from '../mesh/prof
 import { effectiveSecurity, grants, nonRootRefusal, type NonRootRefusal } from '../k8s/security.js';
 import type { K8sObject } from '../util/types.js';
 import { printable } from '../util/errors.js';
-import { isObj, nameOf, plural, str } from '../util/objects.js';
-import { defineCheck, meta } from './define.js';
+import { isObj, nameOf, nsOf, plural, str, time } from '../util/objects.js';
+import { cniAgentOn } from '../facts/node-agents.js';
+import { exclusiveCni } from '../facts/cluster-cni.js';
+import { defineCheck, messages, meta, say } from './define.js';
 import type { Evidence } from './types.js';
+
+const MESSAGES = messages({
+  'cannot-start': "{pods} of {workload} cannot start: {mesh}'s {role} {container} {failure} ({status}): {cause}.",
+  'native-sidecar-altered':
+    "{pods} of {workload} cannot start: {mesh}'s proxy {container} was injected as a native sidecar, but the pod runs it as a plain init container without restartPolicy: Always: {by}. It never exits, so the containers after it never start (it is {state} now).",
+});
 
 const PULL = new Set(['ErrImagePull', 'ImagePullBackOff', 'ErrImageNeverPull', 'InvalidImageName']);
 /** The kubelet could not create or start the container (kubernetes pkg/kubelet/container/sync_result.go). */
@@ -260,6 +268,7 @@ function pullCause(said: string | undefined, pod: K8sObject, image: string | und
     )
   )
     return {
+      auth: true,
       cause: `${at} refuses the node without credentials, and ${secrets.length ? `the pod's imagePullSecrets (${secrets.join(', ')}) do not open it` : `the pod has no imagePullSecrets (neither its own nor those of its ServiceAccount ${sa})`}${elsewhere}`,
       evidence: { registry: registry ?? null, imagePullSecrets: secrets, serviceAccount: sa },
       fix: [
@@ -306,6 +315,128 @@ function pullCause(said: string | undefined, pod: K8sObject, image: string | und
   return elsewhere
     ? { cause: elsewhere.slice(2), evidence: { registry: registry ?? null, appRegistries }, fix: [] as Step[] }
     : undefined;
+}
+
+/** A time as the API writes it, to the second. */
+const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * The mesh's CNI validation container failed (the plugin had not set up the pod's redirection): which of the
+ * known reasons the cluster shows (issue 31). The pod started on its node before the mesh's CNI agent there
+ * was ready (its Ready condition's time: linkerd/linkerd2#11073, #11325, aws/karpenter-provider-aws#1684 with
+ * Istio): its sandbox was set up without the plugin, and it stays failed until re-created. The agent there is
+ * not ready. Or, the agent ready before the pod, the cluster's own CNI plugin owns the nodes' configuration
+ * (src/k8s/cluster-cni.ts: Cilium unless cni.exclusive=false; linkerd/linkerd2#11597). Undefined where none is
+ * shown (the mesh's own wording of the exit stays).
+ */
+function validationCause(m: Model, mesh: MeshName, f: Failing, ctx: StartContext) {
+  const p = profileOf(mesh);
+  if (!p.cni?.validationInit || f.container !== p.cni.validationInit) return undefined;
+  const read = readFailure(p.runtime.failures, f);
+  if (read && read.failure.container !== f.container) return undefined;
+  const node = str(podSpec(f.pod).nodeName);
+  if (!node) return undefined;
+  const agent = cniAgentOn(m, mesh, node);
+  const st = isObj(f.pod.status) ? f.pod.status : {};
+  const started = time(st.startTime) ?? time(f.pod.metadata?.creationTimestamp);
+  const what = `${p.title}'s CNI plugin had not set up the pod's traffic redirection when ${f.container} ran${f.exitCode !== undefined ? ` (exit code ${f.exitCode})` : ''}`;
+  const meshFix = read ? read.failure.fix(ctx) : [cmd`kubectl delete pod ${ctx.pod} -n ${ctx.namespace}`];
+  const agentName = agent ? `${agent.namespace}/${nameOf(agent.pod)}` : undefined;
+  if (agent?.ready && agent.readySince && started && started.getTime() < agent.readySince.getTime())
+    return {
+      cause: `${what}: the pod started on node ${node} at ${iso(started)}, before the CNI node agent there (pod ${agentName} of DaemonSet ${agent.daemonSet}) was ready at ${iso(agent.readySince)}, so its sandbox was set up without the plugin; it stays failed until it is re-created (the agent is ready now)`,
+      evidence: {
+        node,
+        agentPod: agentName!,
+        agentReadySince: iso(agent.readySince),
+        podStarted: iso(started),
+        ...(read ? { source: read.failure.source } : {}),
+      },
+      fix: meshFix,
+    };
+  if (agent && !agent.ready)
+    return {
+      cause: `${what}: the CNI node agent on node ${node} (pod ${agentName} of DaemonSet ${agent.daemonSet}) is not ready (node-agent-incomplete says why)`,
+      evidence: { node, agentPod: agentName!, agentReady: false, ...(read ? { source: read.failure.source } : {}) },
+      fix: [
+        comment`the CNI node agent on node ${node} must be ready first`,
+        cmd`kubectl -n ${agent.namespace} describe pod ${nameOf(agent.pod)}`,
+        ...meshFix,
+      ] as Step[],
+    };
+  const x = agent?.ready ? exclusiveCni(m) : undefined;
+  if (x && agent)
+    return {
+      cause: `${what}, though the CNI node agent on node ${node} (pod ${agentName}) was ready${agent.readySince && started ? ` before the pod started (${iso(agent.readySince)}, the pod ${iso(started)})` : ''}: ${x.product} is the cluster's CNI plugin (DaemonSet ${x.namespace}/${x.daemonSet}${x.image ? `, ${x.image}` : ''}), and unless ${x.setting} it owns the nodes' CNI configuration directory and removes the configuration ${p.title}'s plugin chains onto it (${x.readFrom} was not read)`,
+      evidence: {
+        node,
+        agentPod: agentName!,
+        exclusiveCni: {
+          product: x.product,
+          daemonSet: `${x.namespace}/${x.daemonSet}`,
+          image: x.image ?? null,
+          setting: x.setting,
+          settingRead: false,
+          source: x.source,
+        },
+      },
+      fix: [
+        comment`${x.product} must not own the CNI configuration of the nodes alone: set ${x.setting} in the values of its install, below for a Helm release named ${x.helm.release}: use your release name`,
+        cmd`helm upgrade ${x.helm.release} ${x.helm.chart} -n ${x.namespace} --reuse-values --set ${x.helm.set}`,
+        ...meshFix,
+      ] as Step[],
+    };
+  return undefined;
+}
+
+/**
+ * The install pulls the mesh's images from the registry the failing image names, with imagePullSecrets that the
+ * pod does not name (nor its ServiceAccount, where read): its control-plane workloads say so (their pod
+ * templates' imagePullSecrets; kumahq/kuma#10944: the chart's global.imagePullSecrets reaches the control plane,
+ * not the pods the injector changes, and imagePullSecrets is a pod field no container patch adds).
+ */
+function controlPlanePull(m: Model, mesh: MeshName, pod: K8sObject, image: string | undefined) {
+  if (!image) return undefined;
+  const registry = registryOf(image);
+  const spec = podSpec(pod);
+  if (Array.isArray(spec.imagePullSecrets) && spec.imagePullSecrets.length) return undefined;
+  const ns = nsOf(pod);
+  const saName = str(spec.serviceAccountName) ?? 'default';
+  const sa = m.has('serviceaccounts')
+    ? m.inNamespace('serviceaccounts', ns).find((x) => nameOf(x) === saName)
+    : undefined;
+  if (sa && Array.isArray(sa.imagePullSecrets) && sa.imagePullSecrets.length) return undefined;
+  const cpNamespaces = m.mesh(mesh)?.namespaces ?? [];
+  for (const cpNs of cpNamespaces.slice(0, 10)) {
+    if (!m.seesNamespace(cpNs)) continue;
+    for (const w of m.workloads.filter((x) => x.namespace === cpNs).slice(0, 200)) {
+      const t = podSpec(w.template);
+      const secrets = (Array.isArray(t.imagePullSecrets) ? t.imagePullSecrets : [])
+        .slice(0, 20)
+        .map((x: unknown) => (isObj(x) ? (str(x.name) ?? '') : ''))
+        .filter(Boolean) as string[];
+      if (!secrets.length) continue;
+      const same = [...initContainers(t), ...containers(t)].some((c) => {
+        const img = str(c.image);
+        return img !== undefined && registryOf(img) === registry;
+      });
+      if (!same) continue;
+      return {
+        clause: `; the mesh's control plane (${w.kind} ${w.namespace}/${w.name}) pulls from ${registry} with imagePullSecrets ${secrets.join(', ')}, which the pod does not name (nor its ServiceAccount ${saName}${sa ? '' : ', not read'}): the install's pull secrets reach its own workloads, not the pods the mesh injects, whose nodes get the image only where it is cached`,
+        evidence: {
+          controlPlane: `${w.kind} ${w.namespace}/${w.name}`,
+          controlPlaneSecrets: secrets,
+          serviceAccount: saName,
+        },
+        fix: [
+          comment`give the pods of namespace ${ns} the credentials of the control plane: a Secret ${secrets[0]!} in namespace ${ns} with the content of Secret ${cpNs}/${secrets[0]!}, of type kubernetes.io/dockerconfigjson, named in the imagePullSecrets of ServiceAccount ${saName}, which the API server copies into every new pod that names none`,
+          cmd`kubectl -n ${ns} patch serviceaccount ${saName} -p ${JSON.stringify({ imagePullSecrets: [{ name: secrets[0] }] })}`,
+          comment`then re-create the pods`,
+        ] as Step[],
+      };
+    }
+  }
+  return undefined;
 }
 
 /** Twice a memory quantity, in Mi, for a fix that raises a limit (undefined where it does not parse). */
@@ -371,15 +502,18 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
     const image = first.image ?? str(specOf(first.pod, first.container)?.image);
     const said = pullMessage(m, group, first);
     const why = pullCause(said, first.pod, image, injectedNames(p));
+    // Credentials: what the text said, or nothing it could say (a back-off only), and the install's own secrets.
+    const cp = !why || why.auth ? controlPlanePull(m, mesh, first.pod, image) : undefined;
     return {
-      cause: `the node cannot pull its image ${image ?? '(not reported)'}${why ? `: ${why.cause}` : ''}${said ? ` (the kubelet said: "${printable(said, 300)}")` : "; the kubelet's message was not kept"}`,
+      cause: `the node cannot pull its image ${image ?? '(not reported)'}${why ? `: ${why.cause}` : ''}${cp?.clause ?? ''}${said ? ` (the kubelet said: "${printable(said, 300)}")` : "; the kubelet's message was not kept"}`,
       evidence: {
         image: image ?? null,
         ...(said ? { message: printable(said, 300) } : {}),
         ...(why ? why.evidence : {}),
+        ...(cp ? cp.evidence : {}),
       },
       fix: [
-        ...(why?.fix ?? []),
+        ...(cp?.fix ?? why?.fix ?? []),
         ...p.runtime.image(cpNs),
         cmd`kubectl describe pod ${ctx.pod} -n ${w.namespace}`,
       ] as Step[],
@@ -415,6 +549,8 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
   // The mesh's CNI plugin runs standalone for Multus, and this pod does not name its attachment (issue 31).
   const unrequested = first.container === p.cni?.validationInit ? multusUnrequested(m, w, mesh, first.pod) : undefined;
   if (unrequested) return { ...unrequested, role, status, events };
+  const unset = first.kind === 'crash' ? validationCause(m, mesh, first, ctx) : undefined;
+  if (unset) return { ...unset, role, status, events };
   const needs = p.runtime.initNeeds?.(m, w, first.pod, first.container) ?? [];
   if (needs.length)
     return {
@@ -754,7 +890,14 @@ function alteredFinding(m: Model, w: Workload, mesh: MeshName, pods: K8sObject[]
   ];
   return {
     mesh,
-    message: `${plural(names.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} cannot start: ${p.title}'s proxy ${name} was injected as a native sidecar, but the pod runs it as a plain init container without restartPolicy: Always: ${by}. It never exits, so the containers after it never start (it is ${state} now).`,
+    ...say(MESSAGES, 'native-sidecar-altered', {
+      pods: plural(names.length, 'pod'),
+      workload: `${w.kind} ${w.namespace}/${w.name}`,
+      mesh: p.title,
+      container: name,
+      by,
+      state,
+    }),
     resource: w.ref,
     affectedPods: names.length,
     evidence: {
@@ -784,8 +927,9 @@ function serverDropsNative(m: Model): boolean {
 }
 
 // Two shapes of evidence: a failing container's, and an altered native sidecar's.
-export default defineCheck<Evidence>({
+export default defineCheck<Evidence, typeof MESSAGES>({
   ...meta('proxy-cannot-start'),
+  messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
       const p = profileOf(mesh);
@@ -816,7 +960,21 @@ export default defineCheck<Evidence>({
         const pods = [...new Set(group.map((g) => nameOf(g.pod)))].sort();
         yield {
           mesh,
-          message: `${plural(pods.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} cannot start: ${meshTitle(mesh)}'s ${d.role} ${first.container} ${first.kind === 'image' ? 'cannot be pulled' : first.kind === 'config' ? 'cannot be created' : 'keeps failing'} (${d.status}): ${d.cause}.`,
+          ...say(MESSAGES, 'cannot-start', {
+            pods: plural(pods.length, 'pod'),
+            workload: `${w.kind} ${w.namespace}/${w.name}`,
+            mesh: meshTitle(mesh),
+            role: d.role,
+            container: first.container,
+            failure:
+              first.kind === 'image'
+                ? 'cannot be pulled'
+                : first.kind === 'config'
+                  ? 'cannot be created'
+                  : 'keeps failing',
+            status: d.status,
+            cause: d.cause,
+          }),
           resource: w.ref,
           affectedPods: pods.length,
           evidence: {

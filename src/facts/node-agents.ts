@@ -253,7 +253,7 @@ export function nodeAgentCoverage(m: Model, mesh: MeshName): NodeAgentCoverage[]
 }
 
 /** The mesh's CNI node agent pod on a node (the ready one where there are several), and since when it is ready. */
-export interface AgentOnNode {
+interface AgentOnNode {
   pod: K8sObject;
   namespace: string;
   daemonSet: string;

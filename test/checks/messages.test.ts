@@ -34,6 +34,7 @@ const CONVERTED = [
   'node-agent-incomplete',
   'pod-opted-out',
   'pod-predates-enablement',
+  'proxy-cannot-start',
   'proxy-missing-beside-meshed',
   'proxy-predates-trust-root',
   'proxy-removed',
