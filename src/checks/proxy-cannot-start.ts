@@ -43,7 +43,12 @@
  * here as altered, with what dropped it where the API server's version was read.
  * Multus (issue 31): a failing validation container of a pod that does not name the attachment of a CNI plugin its
  * agent installs standalone (not chained) is that (istio/istio#48734).
- * Known false positives: none known; a cause read from the cluster (a Service, the CNI agent's
+ * The CNI validation container's reason (issue 31): the pod started before its node's CNI agent was ready (both
+ * times), the agent not ready, or Cilium owning the CNI configuration (validationCause). The install's pull secrets
+ * the injected pod lacks (controlPlanePull, kumahq/kuma#10944). An app's own init container the mesh's CNI plugin
+ * redirects before the proxy exists, not running as the UID the redirection skips (appInitFinding, istio/istio#53150).
+ * Known false positives: an app init container that fails for its own reason in a CNI pod (the fix reads its log
+ * first); a cause read from the cluster (a Service, the CNI agent's
  * exclusions) is the one now, which may differ from when the pod started.
  * Fix: the mesh's fix for that failure, else the container's previous log; for an image: how the
  * mesh chooses its images.
