@@ -35,6 +35,7 @@ const CONVERTED = [
   'pod-opted-out',
   'pod-predates-enablement',
   'proxy-cannot-start',
+  'proxy-egress-blocked',
   'proxy-missing-beside-meshed',
   'proxy-predates-trust-root',
   'proxy-removed',
