@@ -33,6 +33,7 @@ const CONVERTED = [
   'native-sidecar-unsupported',
   'node-agent-incomplete',
   'pod-opted-out',
+  'pod-sandbox-cni-failed',
   'pod-predates-enablement',
   'proxy-cannot-start',
   'proxy-egress-blocked',
