@@ -2,7 +2,9 @@
  * Real user reports (issue 31, items 1, 3, 4: why an injected mesh container cannot run, the proxy's own network
  * path, the mesh's node agents), each rebuilt as an overlay on the healthy cluster of its mesh and release
  * (test/fixtures/reports/gen6run/, the thread in each file's header). Each must name the confirmed cause: the check
- * and the words that make it the cause.
+ * and the words that make it the cause. Named 0/7 before this round's mechanisms (commit 3914c0c), 7/7 after: Cilium
+ * owning the CNI configuration (node-agent-incomplete), the pod started before its node's CNI agent was ready and the
+ * install's own pull secrets (proxy-cannot-start), an app init container the CNI plugin redirects (proxy-cannot-start).
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
