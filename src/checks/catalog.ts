@@ -256,7 +256,7 @@ export const CATALOG = {
     code: 'MD1022',
     title: "The mesh's injected containers cannot start",
     description:
-      "Injected pods cannot start because a container the mesh added keeps failing, cannot be created or its image cannot be pulled: what the pod grants it against what it needs (capabilities, root or its UID, the kubelet's non-root policy), the node's OS and kernel where iptables decide, the mesh's own reason (an exit code, an iptables error, a missing or duplicate Service, a ServiceAccount its ACLs refuse, a CNI agent skipping the namespace) and its fix; a proxy injected as a native sidecar whose restartPolicy was dropped, so it runs as a plain init container.",
+      "Injected pods cannot start because a container the mesh added keeps failing, cannot be created or its image cannot be pulled: what the pod grants it against what it needs (capabilities, root or its UID, the kubelet's non-root policy), the node's OS and kernel where iptables decide, the mesh's own reason (an exit code, an iptables error, a missing or duplicate Service, a ServiceAccount its ACLs refuse, a CNI agent skipping the namespace) and its fix; a failing CNI validation container with the reason the cluster shows (the pod started before its node's CNI agent was ready, from the agent pod's Ready time; the agent not ready; the cluster CNI plugin owning the CNI configuration, from its DaemonSet); an injected image the control plane's own imagePullSecrets would open; an app init container the CNI plugin redirects before the proxy exists; a proxy injected as a native sidecar whose restartPolicy was dropped, so it runs as a plain init container.",
     severity: 'error',
     readsOtherNamespaces: true,
     inputs: ['pods'],
@@ -698,7 +698,7 @@ export const CATALOG = {
     spansNamespaces: true,
     title: "A mesh's node agent is missing on nodes",
     description:
-      "A mesh's node agent DaemonSet (its CNI plugin, its sidecar-less node agent or node proxy) has no ready pod on nodes where pods need it: a taint it does not tolerate, a node selection, its pod failing, or pods not created (a priority class without a ResourceQuota, a quota). The pods there fail validation or run outside the mesh.",
+      "A mesh's node agent DaemonSet (its CNI plugin, its sidecar-less node agent or node proxy) has no ready pod on nodes where pods need it: a taint it does not tolerate, a node selection, its pod failing, or pods not created (a priority class without a ResourceQuota, a quota); an agent that runs and never becomes ready beside a cluster CNI plugin owning the nodes' CNI configuration (the DaemonSets read: Cilium's agent image; its cni.exclusive setting is not read). The pods there fail validation or run outside the mesh.",
     severity: 'error',
     inputs: ['daemonsets'],
     optionalInputs: [

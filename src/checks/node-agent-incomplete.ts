@@ -21,6 +21,10 @@
  * deployments/charts/kuma/templates/cni-daemonset.yaml; hashicorp/consul-k8s@a507b1d1
  * charts/consul/templates/cni-daemonset.yaml; linkerd/linkerd2@b24cd405 charts/linkerd2-cni
  * values.yaml: `operator: Exists`, no priority class).
+ * A CNI plugin owning the nodes' configuration (issue 31): a CNI agent whose pods run but never become ready beside
+ * Cilium (src/k8s/cluster-cni.ts: unless cni.exclusive=false it removes or rewrites the configuration the agent
+ * chains onto it; nforgeio/neonKUBE#1880, kubernetes/minikube#20286, cilium/cilium#26760) names Cilium and its
+ * setting, which is not read (ConfigMap cilium-config), and the fix sets it.
  * When: the DaemonSets the profiles name were read. With the nodes and the agent's pods read,
  * every node that is not NotReady is judged (src/k8s/scheduling.ts: the DaemonSet controller's own
  * tolerations, the template's tolerations, nodeSelector and required node affinity): a node left
@@ -28,7 +32,7 @@
  * agent pod younger than two minutes is starting. Without them, the DaemonSet's status counts
  * (numberReady below desiredNumberScheduled) and the agent pods read.
  * Known false positives: a rollout in progress; a node whose pods do not use the mesh there.
- * Fix: for the cause found: a ResourceQuota admitting the priority class in the agent's namespace;
+ * Fix: for the cause found: Cilium's cni.exclusive=false and the agent restarted; a ResourceQuota admitting the priority class in the agent's namespace;
  * a toleration for the taint (in the install's values, or patched); the agent pod's own failure;
  * then re-create the pods that need the agent.
  */
@@ -42,12 +46,23 @@ import { meshTitle } from '../mesh/registry.js';
 import { hasControl } from '../util/errors.js';
 import { isObj, nameOf, nsOf, plural } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
+import { exclusiveCni } from '../facts/cluster-cni.js';
+import type { ExclusiveCni } from '../k8s/cluster-cni.js';
 
 /** A step applying JSON from stdin, unless a cluster value in it holds a control character. */
 function apply(obj: unknown): Step | undefined {
   const json = JSON.stringify(obj);
   return hasControl(json) ? undefined : cmd`printf %s ${json} | kubectl apply -f -`;
+}
+
+/** Let the mesh's plugin chain onto the cluster's: the owner's setting, then the agent's pods restarted. */
+function ownerFix(c: NodeAgentCoverage, x: ExclusiveCni): Step[] {
+  return [
+    comment`${x.product} must not own the CNI configuration of the nodes alone: set ${x.setting} in the values of its install, below for a Helm release named ${x.helm.release}: use your release name. Then restart the agent`,
+    cmd`helm upgrade ${x.helm.release} ${x.helm.chart} -n ${x.namespace} --reuse-values --set ${x.helm.set}`,
+    cmd`kubectl -n ${c.namespace} rollout restart daemonset ${c.name}`,
+  ];
 }
 
 function fixFor(c: NodeAgentCoverage): Step[] {
@@ -104,8 +119,35 @@ function fixFor(c: NodeAgentCoverage): Step[] {
   return steps;
 }
 
+const MESSAGES = messages({
+  'no-ready-pod':
+    "DaemonSet {daemonSet} ({mesh}'s {agent}) has no ready pod on {nodeCount}: {nodes}{counts}{failedCreate}{exclusive}{affected}.",
+  'fewer-ready': "DaemonSet {daemonSet} ({mesh}'s {agent}) has {counts}{failedCreate}{exclusive}{affected}.",
+});
+
+/**
+ * The cluster's CNI plugin that owns the nodes' CNI configuration (Cilium with cni.exclusive) beside a CNI agent whose
+ * pods run but never become ready: the agent keeps re-adding the plugin the owner removes (nforgeio/neonKUBE#1880,
+ * kubernetes/minikube#20286, cilium/cilium#26760). Only for an agent that writes CNI configuration, and only where its
+ * pods are running with no container waiting (a crash or a pull is their own cause).
+ */
+function exclusiveOwner(m: Parameters<typeof nodeAgentCoverage>[0], c: NodeAgentCoverage) {
+  if (!c.cni) return undefined;
+  const running = c.gaps.filter((g) => g.kind === 'not-ready' && g.running && g.pod);
+  if (!running.length) return undefined;
+  const x = exclusiveCni(m);
+  if (!x) return undefined;
+  const pods = running.map((g) => g.pod!).sort();
+  return {
+    x,
+    pods,
+    clause: `; ${x.product} is the cluster's CNI plugin (DaemonSet ${x.namespace}/${x.daemonSet}${x.image ? `, ${x.image}` : ''}) and ${pods.length === 1 ? `the agent pod ${pods[0]} runs` : `the agent pods ${pods.slice(0, 5).join(', ')} run`} but never ${pods.length === 1 ? 'becomes' : 'become'} ready: unless ${x.setting}, ${x.product} owns the nodes' CNI configuration directory and removes or rewrites the configuration the agent chains onto it, so the agent keeps re-adding its plugin (${x.readFrom} was not read)`,
+  };
+}
+
 export default defineCheck({
   ...meta('node-agent-incomplete'),
+  messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
       for (const c of nodeAgentCoverage(m, mesh)) {
@@ -117,27 +159,41 @@ export default defineCheck({
           c.desired !== undefined && c.ready !== undefined
             ? `${c.ready} of ${c.desired} desired pods ready`
             : undefined;
-        const where = c.gaps.length
-          ? `has no ready pod on ${plural(c.gaps.length, 'node')}: ${c.gaps
-              .slice(0, 5)
-              .map((g) => `${g.node} (${g.why})`)
-              .join(', ')}${c.gaps.length > 5 ? ', ...' : ''}${counts ? `; ${counts}` : ''}`
-          : `has ${counts ?? 'fewer ready pods than desired'}`;
-        const why = c.failedCreate
+        const failedCreate = c.failedCreate
           ? `; the DaemonSet controller cannot create its pods: "${c.failedCreate.message}"`
           : '';
         const tie = ids.length
           ? `; ${plural(ids.length, 'pod')} on ${c.gaps.length === 1 ? 'that node' : 'those nodes'} ${ids.length === 1 ? 'needs' : 'need'} it (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', ...' : ''}) and ${ids.length === 1 ? 'fails' : 'fail'} validation or ${ids.length === 1 ? 'runs' : 'run'} outside the mesh`
           : '';
+        const owner = exclusiveOwner(m, c);
         // The workloads of the affected pods, to re-create once the agent runs.
         const byPod = new Set(affected);
         const ws: Workload[] = m.appWorkloads.filter((w) => w.pods.some((p: K8sObject) => byPod.has(p)));
-        const fix = fixFor(c);
+        const fix = [...(owner ? ownerFix(c, owner.x) : []), ...fixFor(c)];
         if (ws.length)
           fix.push(comment`once the agent is ready on the nodes, re-create the pods that need it`, ...recreateAll(ws));
+        const common = {
+          daemonSet: `${c.namespace}/${c.name}`,
+          mesh: meshTitle(mesh),
+          agent: c.title,
+          failedCreate,
+          exclusive: owner?.clause ?? '',
+          affected: tie,
+        };
+        const said = c.gaps.length
+          ? say(MESSAGES, 'no-ready-pod', {
+              ...common,
+              nodeCount: plural(c.gaps.length, 'node'),
+              nodes: `${c.gaps
+                .slice(0, 5)
+                .map((g) => `${g.node} (${g.why})`)
+                .join(', ')}${c.gaps.length > 5 ? ', ...' : ''}`,
+              counts: counts ? `; ${counts}` : '',
+            })
+          : say(MESSAGES, 'fewer-ready', { ...common, counts: counts ?? 'fewer ready pods than desired' });
         yield {
           mesh,
-          message: `DaemonSet ${c.namespace}/${c.name} (${meshTitle(mesh)}'s ${c.title}) ${where}${why}${tie}.`,
+          ...said,
           resource: { kind: 'DaemonSet', namespace: c.namespace, name: c.name },
           affectedPods: ids.length,
           evidence: {
@@ -153,6 +209,18 @@ export default defineCheck({
               affectedPods: g.affected.slice(0, 20).map((p) => `${nsOf(p)}/${nameOf(p)}`),
             })),
             ...(c.failedCreate ? { failedCreate: c.failedCreate } : {}),
+            ...(owner
+              ? {
+                  exclusiveCni: {
+                    product: owner.x.product,
+                    daemonSet: `${owner.x.namespace}/${owner.x.daemonSet}`,
+                    image: owner.x.image ?? null,
+                    setting: owner.x.setting,
+                    settingRead: false,
+                    source: owner.x.source,
+                  },
+                }
+              : {}),
           },
           fix,
         };

@@ -56,7 +56,7 @@ import type { MeshName } from '../mesh/names.js';
 import { printable } from '../util/errors.js';
 import { arr, isObj, nameOf, nsOf, plural, str, time } from '../util/objects.js';
 import type { K8sObject, ResourceRef } from '../util/types.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 
 /** A pod that has started a container since, or is no longer Pending: its sandbox exists. */
 function started(pod: K8sObject): boolean {
@@ -130,8 +130,20 @@ function pluginEvidence(m: Model, mesh: MeshName, message: string, nodes: readon
   };
 }
 
+const MESSAGES = messages({
+  'attachment-missing':
+    'The kubelet cannot create the sandbox of {pods} of {workload}: Multus finds no NetworkAttachmentDefinition {attachment} in namespace {namespace}, which the pods name to run the {mesh} CNI plugin, so they stay in ContainerCreating ({quote}).',
+  'attachment-missing-pending':
+    '{pods} of {workload} {are} Pending with no container started, and of the NetworkAttachmentDefinitions read none is {attachment} in namespace {namespace}, which the pods name to run the {mesh} CNI plugin, so they stay in ContainerCreating ({quote}).',
+  'plugin-unnamed':
+    'The kubelet cannot create the sandbox of {pods} of {workload}{on}, and its message names no plugin ({quote}); the pods were injected for the {mesh} CNI plugin (init container {init}), which runs chained on the node: it is the candidate the message cannot name, so its installation on the node (its binary and configuration directories) is where to look.',
+  'plugin-fails':
+    'The kubelet cannot create the sandbox of {pods} of {workload}{on}: the {mesh} CNI plugin (type {type}) fails{why}{agent}',
+});
+
 export default defineCheck({
   ...meta('pod-sandbox-cni-failed'),
+  messages: MESSAGES,
   *run(m) {
     const meshes = meshesAllowed(m).filter((x) => profileOf(x).cni);
     const byPlugin = new Map<string, MeshName>();
@@ -246,15 +258,21 @@ export default defineCheck({
         ? printable(sandboxQuote(g.message), 400)
         : `no sandbox event read: the pods name it in their ${NETWORKS} annotation`;
       const what = `${g.resource.kind} ${ns}/${g.resource.name}`;
-      let message: string;
+      let text: ReturnType<typeof say<typeof MESSAGES, keyof typeof MESSAGES & string>>;
       const fix: Step[] = [];
       if (g.cause.kind === 'attachment') {
         const where = ('namespace' in g.cause ? g.cause.namespace : undefined) ?? ns;
-        message =
-          (g.message
-            ? `The kubelet cannot create the sandbox of ${plural(pods.length, 'pod')} of ${what}: Multus finds no NetworkAttachmentDefinition ${g.cause.name} in namespace ${where}, `
-            : `${plural(pods.length, 'pod')} of ${what} ${pods.length === 1 ? 'is' : 'are'} Pending with no container started, and of the NetworkAttachmentDefinitions read none is ${g.cause.name} in namespace ${where}, `) +
-          `which the pods name to run the ${meshTitle(g.mesh)} CNI plugin, so they stay in ContainerCreating (${quote}).`;
+        const common = {
+          pods: plural(pods.length, 'pod'),
+          workload: what,
+          attachment: g.cause.name,
+          namespace: where,
+          mesh: meshTitle(g.mesh),
+          quote,
+        };
+        text = g.message
+          ? say(MESSAGES, 'attachment-missing', common)
+          : say(MESSAGES, 'attachment-missing-pending', { ...common, are: pods.length === 1 ? 'is' : 'are' });
         fix.push(
           ...(where === ns
             ? cni.attachment!.fix(ns)
@@ -264,9 +282,14 @@ export default defineCheck({
         );
       } else if (g.cause.kind === 'unnamed') {
         const on = nodes.length ? ` on ${plural(nodes.length, 'node')} ${nodes.slice(0, 5).join(', ')}` : '';
-        message =
-          `The kubelet cannot create the sandbox of ${plural(pods.length, 'pod')} of ${what}${on}, and its message names no plugin (${quote}); ` +
-          `the pods were injected for the ${meshTitle(g.mesh)} CNI plugin (init container ${g.cause.name}), which runs chained on the node: it is the candidate the message cannot name, so its installation on the node (its binary and configuration directories) is where to look.`;
+        text = say(MESSAGES, 'plugin-unnamed', {
+          pods: plural(pods.length, 'pod'),
+          workload: what,
+          on,
+          quote,
+          mesh: meshTitle(g.mesh),
+          init: g.cause.name,
+        });
         fix.push(
           comment`the pod of DaemonSet ${cni.daemonSet} on ${nodes[0] ?? 'the node of the pod'} installs the plugin, and its log says where it put the binary and the configuration, which must be the directories the container runtime of the node reads`,
           cmd`kubectl get pods -A -o wide --field-selector ${`spec.nodeName=${nodes[0] ?? 'NODE'}`}`,
@@ -304,7 +327,15 @@ export default defineCheck({
         const agent = agentGaps.length
           ? `; the ${meshTitle(g.mesh)} CNI node agent DaemonSet ${agentGaps[0]!.c.namespace}/${agentGaps[0]!.c.name} has no ready pod on ${agentGaps.map(({ x }) => `${x.node} (${x.why})`).join(', ')}`
           : '';
-        message = `The kubelet cannot create the sandbox of ${plural(pods.length, 'pod')} of ${what}${on}: the ${meshTitle(g.mesh)} CNI plugin (type ${g.cause.name}) fails${why}${why ? ` (${quote})` : `: ${quote}`}${agent}`;
+        text = say(MESSAGES, 'plugin-fails', {
+          pods: plural(pods.length, 'pod'),
+          workload: what,
+          on,
+          mesh: meshTitle(g.mesh),
+          type: g.cause.name,
+          why: `${why}${why ? ` (${quote})` : `: ${quote}`}`,
+          agent,
+        });
         // The control plane's default namespace: this check reads no webhook to find the installed one.
         if (known) fix.push(...known.fix(nodes[0], p.controlPlane.namespace));
         if (notFound && notFound.path.length)
@@ -323,7 +354,7 @@ export default defineCheck({
       }
       yield {
         mesh: g.mesh,
-        message,
+        ...text,
         resource: g.resource,
         affectedPods: pods.length,
         evidence: {

@@ -43,7 +43,12 @@
  * here as altered, with what dropped it where the API server's version was read.
  * Multus (issue 31): a failing validation container of a pod that does not name the attachment of a CNI plugin its
  * agent installs standalone (not chained) is that (istio/istio#48734).
- * Known false positives: none known; a cause read from the cluster (a Service, the CNI agent's
+ * The CNI validation container's reason (issue 31): the pod started before its node's CNI agent was ready (both
+ * times), the agent not ready, or Cilium owning the CNI configuration (validationCause). The install's pull secrets
+ * the injected pod lacks (controlPlanePull, kumahq/kuma#10944). An app's own init container the mesh's CNI plugin
+ * redirects before the proxy exists, not running as the UID the redirection skips (appInitFinding, istio/istio#53150).
+ * Known false positives: an app init container that fails for its own reason in a CNI pod (the fix reads its log
+ * first); a cause read from the cluster (a Service, the CNI agent's
  * exclusions) is the one now, which may differ from when the pod started.
  * Fix: the mesh's fix for that failure, else the container's previous log; for an image: how the
  * mesh chooses its images.
@@ -64,10 +69,20 @@ import type { MeshName } from '../mesh/names.js';
 import type { InjectedContainer, StartContext, StartFailure } from '../mesh/profile.js';
 import { effectiveSecurity, grants, nonRootRefusal, type NonRootRefusal } from '../k8s/security.js';
 import type { K8sObject } from '../util/types.js';
-import { printable } from '../util/errors.js';
-import { isObj, nameOf, plural, str } from '../util/objects.js';
-import { defineCheck, meta } from './define.js';
+import { hasControl, printable } from '../util/errors.js';
+import { isObj, nameOf, nsOf, plural, str, time } from '../util/objects.js';
+import { cniAgentOn } from '../facts/node-agents.js';
+import { exclusiveCni } from '../facts/cluster-cni.js';
+import { defineCheck, messages, meta, say } from './define.js';
 import type { Evidence } from './types.js';
+
+const MESSAGES = messages({
+  'cannot-start': "{pods} of {workload} cannot start: {mesh}'s {role} {container} {failure} ({status}): {cause}.",
+  'app-init-redirected':
+    "{pods} of {workload} cannot start: its own init container {container} keeps failing ({status}) in a pod whose traffic {mesh}'s CNI plugin redirects to the proxy from the start: {container} runs before {proxy} exists, so any connection it makes goes to a proxy that is not there, unless it runs as UID {uid}, which the redirection skips (it runs as {runsAs}).",
+  'native-sidecar-altered':
+    "{pods} of {workload} cannot start: {mesh}'s proxy {container} was injected as a native sidecar, but the pod runs it as a plain init container without restartPolicy: Always: {by}. It never exits, so the containers after it never start (it is {state} now).",
+});
 
 const PULL = new Set(['ErrImagePull', 'ImagePullBackOff', 'ErrImageNeverPull', 'InvalidImageName']);
 /** The kubelet could not create or start the container (kubernetes pkg/kubelet/container/sync_result.go). */
@@ -260,6 +275,7 @@ function pullCause(said: string | undefined, pod: K8sObject, image: string | und
     )
   )
     return {
+      auth: true,
       cause: `${at} refuses the node without credentials, and ${secrets.length ? `the pod's imagePullSecrets (${secrets.join(', ')}) do not open it` : `the pod has no imagePullSecrets (neither its own nor those of its ServiceAccount ${sa})`}${elsewhere}`,
       evidence: { registry: registry ?? null, imagePullSecrets: secrets, serviceAccount: sa },
       fix: [
@@ -306,6 +322,128 @@ function pullCause(said: string | undefined, pod: K8sObject, image: string | und
   return elsewhere
     ? { cause: elsewhere.slice(2), evidence: { registry: registry ?? null, appRegistries }, fix: [] as Step[] }
     : undefined;
+}
+
+/** A time as the API writes it, to the second. */
+const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * The mesh's CNI validation container failed (the plugin had not set up the pod's redirection): which of the
+ * known reasons the cluster shows (issue 31). The pod started on its node before the mesh's CNI agent there
+ * was ready (its Ready condition's time: linkerd/linkerd2#11073, #11325, aws/karpenter-provider-aws#1684 with
+ * Istio): its sandbox was set up without the plugin, and it stays failed until re-created. The agent there is
+ * not ready. Or, the agent ready before the pod, the cluster's own CNI plugin owns the nodes' configuration
+ * (src/k8s/cluster-cni.ts: Cilium unless cni.exclusive=false; linkerd/linkerd2#11597). Undefined where none is
+ * shown (the mesh's own wording of the exit stays).
+ */
+function validationCause(m: Model, mesh: MeshName, f: Failing, ctx: StartContext) {
+  const p = profileOf(mesh);
+  if (!p.cni?.validationInit || f.container !== p.cni.validationInit) return undefined;
+  const read = readFailure(p.runtime.failures, f);
+  if (read && read.failure.container !== f.container) return undefined;
+  const node = str(podSpec(f.pod).nodeName);
+  if (!node) return undefined;
+  const agent = cniAgentOn(m, mesh, node);
+  const st = isObj(f.pod.status) ? f.pod.status : {};
+  const started = time(st.startTime) ?? time(f.pod.metadata?.creationTimestamp);
+  const what = `${p.title}'s CNI plugin had not set up the pod's traffic redirection when ${f.container} ran${f.exitCode !== undefined ? ` (exit code ${f.exitCode})` : ''}`;
+  const meshFix = read ? read.failure.fix(ctx) : [cmd`kubectl delete pod ${ctx.pod} -n ${ctx.namespace}`];
+  const agentName = agent ? `${agent.namespace}/${nameOf(agent.pod)}` : undefined;
+  if (agent?.ready && agent.readySince && started && started.getTime() < agent.readySince.getTime())
+    return {
+      cause: `${what}: the pod started on node ${node} at ${iso(started)}, before the CNI node agent there (pod ${agentName} of DaemonSet ${agent.daemonSet}) was ready at ${iso(agent.readySince)}, so its sandbox was set up without the plugin; it stays failed until it is re-created (the agent is ready now)`,
+      evidence: {
+        node,
+        agentPod: agentName!,
+        agentReadySince: iso(agent.readySince),
+        podStarted: iso(started),
+        ...(read ? { source: read.failure.source } : {}),
+      },
+      fix: meshFix,
+    };
+  if (agent && !agent.ready)
+    return {
+      cause: `${what}: the CNI node agent on node ${node} (pod ${agentName} of DaemonSet ${agent.daemonSet}) is not ready (node-agent-incomplete says why)`,
+      evidence: { node, agentPod: agentName!, agentReady: false, ...(read ? { source: read.failure.source } : {}) },
+      fix: [
+        comment`the CNI node agent on node ${node} must be ready first`,
+        cmd`kubectl -n ${agent.namespace} describe pod ${nameOf(agent.pod)}`,
+        ...meshFix,
+      ] as Step[],
+    };
+  const x = agent?.ready ? exclusiveCni(m) : undefined;
+  if (x && agent)
+    return {
+      cause: `${what}, though the CNI node agent on node ${node} (pod ${agentName}) was ready${agent.readySince && started ? ` before the pod started (${iso(agent.readySince)}, the pod ${iso(started)})` : ''}: ${x.product} is the cluster's CNI plugin (DaemonSet ${x.namespace}/${x.daemonSet}${x.image ? `, ${x.image}` : ''}), and unless ${x.setting} it owns the nodes' CNI configuration directory and removes the configuration ${p.title}'s plugin chains onto it (${x.readFrom} was not read)`,
+      evidence: {
+        node,
+        agentPod: agentName!,
+        exclusiveCni: {
+          product: x.product,
+          daemonSet: `${x.namespace}/${x.daemonSet}`,
+          image: x.image ?? null,
+          setting: x.setting,
+          settingRead: false,
+          source: x.source,
+        },
+      },
+      fix: [
+        comment`${x.product} must not own the CNI configuration of the nodes alone: set ${x.setting} in the values of its install, below for a Helm release named ${x.helm.release}: use your release name`,
+        cmd`helm upgrade ${x.helm.release} ${x.helm.chart} -n ${x.namespace} --reuse-values --set ${x.helm.set}`,
+        ...meshFix,
+      ] as Step[],
+    };
+  return undefined;
+}
+
+/**
+ * The install pulls the mesh's images from the registry the failing image names, with imagePullSecrets that the
+ * pod does not name (nor its ServiceAccount, where read): its control-plane workloads say so (their pod
+ * templates' imagePullSecrets; kumahq/kuma#10944: the chart's global.imagePullSecrets reaches the control plane,
+ * not the pods the injector changes, and imagePullSecrets is a pod field no container patch adds).
+ */
+function controlPlanePull(m: Model, mesh: MeshName, pod: K8sObject, image: string | undefined) {
+  if (!image) return undefined;
+  const registry = registryOf(image);
+  const spec = podSpec(pod);
+  if (Array.isArray(spec.imagePullSecrets) && spec.imagePullSecrets.length) return undefined;
+  const ns = nsOf(pod);
+  const saName = str(spec.serviceAccountName) ?? 'default';
+  const sa = m.has('serviceaccounts')
+    ? m.inNamespace('serviceaccounts', ns).find((x) => nameOf(x) === saName)
+    : undefined;
+  if (sa && Array.isArray(sa.imagePullSecrets) && sa.imagePullSecrets.length) return undefined;
+  const cpNamespaces = m.mesh(mesh)?.namespaces ?? [];
+  for (const cpNs of cpNamespaces.slice(0, 10)) {
+    if (!m.seesNamespace(cpNs)) continue;
+    for (const w of m.workloads.filter((x) => x.namespace === cpNs).slice(0, 200)) {
+      const t = podSpec(w.template);
+      const secrets = (Array.isArray(t.imagePullSecrets) ? t.imagePullSecrets : [])
+        .slice(0, 20)
+        .map((x: unknown) => (isObj(x) ? (str(x.name) ?? '') : ''))
+        .filter(Boolean) as string[];
+      if (!secrets.length) continue;
+      const same = [...initContainers(t), ...containers(t)].some((c) => {
+        const img = str(c.image);
+        return img !== undefined && registryOf(img) === registry;
+      });
+      if (!same) continue;
+      return {
+        clause: `; the mesh's control plane (${w.kind} ${w.namespace}/${w.name}) pulls from ${registry} with imagePullSecrets ${secrets.join(', ')}, which the pod does not name (nor its ServiceAccount ${saName}${sa ? '' : ', not read'}): the install's pull secrets reach its own workloads, not the pods the mesh injects, whose nodes get the image only where it is cached`,
+        evidence: {
+          controlPlane: `${w.kind} ${w.namespace}/${w.name}`,
+          controlPlaneSecrets: secrets,
+          serviceAccount: saName,
+        },
+        fix: [
+          comment`give the pods of namespace ${ns} the credentials of the control plane: a Secret ${secrets[0]!} in namespace ${ns} with the content of Secret ${cpNs}/${secrets[0]!}, of type kubernetes.io/dockerconfigjson, named in the imagePullSecrets of ServiceAccount ${saName}, which the API server copies into every new pod that names none`,
+          cmd`kubectl -n ${ns} patch serviceaccount ${saName} -p ${JSON.stringify({ imagePullSecrets: [{ name: secrets[0] }] })}`,
+          comment`then re-create the pods`,
+        ] as Step[],
+      };
+    }
+  }
+  return undefined;
 }
 
 /** Twice a memory quantity, in Mi, for a fix that raises a limit (undefined where it does not parse). */
@@ -371,15 +509,18 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
     const image = first.image ?? str(specOf(first.pod, first.container)?.image);
     const said = pullMessage(m, group, first);
     const why = pullCause(said, first.pod, image, injectedNames(p));
+    // Credentials: what the text said, or nothing it could say (a back-off only), and the install's own secrets.
+    const cp = !why || why.auth ? controlPlanePull(m, mesh, first.pod, image) : undefined;
     return {
-      cause: `the node cannot pull its image ${image ?? '(not reported)'}${why ? `: ${why.cause}` : ''}${said ? ` (the kubelet said: "${printable(said, 300)}")` : "; the kubelet's message was not kept"}`,
+      cause: `the node cannot pull its image ${image ?? '(not reported)'}${why ? `: ${why.cause}` : ''}${cp?.clause ?? ''}${said ? ` (the kubelet said: "${printable(said, 300)}")` : "; the kubelet's message was not kept"}`,
       evidence: {
         image: image ?? null,
         ...(said ? { message: printable(said, 300) } : {}),
         ...(why ? why.evidence : {}),
+        ...(cp ? cp.evidence : {}),
       },
       fix: [
-        ...(why?.fix ?? []),
+        ...(cp?.fix ?? why?.fix ?? []),
         ...p.runtime.image(cpNs),
         cmd`kubectl describe pod ${ctx.pod} -n ${w.namespace}`,
       ] as Step[],
@@ -415,6 +556,8 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
   // The mesh's CNI plugin runs standalone for Multus, and this pod does not name its attachment (issue 31).
   const unrequested = first.container === p.cni?.validationInit ? multusUnrequested(m, w, mesh, first.pod) : undefined;
   if (unrequested) return { ...unrequested, role, status, events };
+  const unset = first.kind === 'crash' ? validationCause(m, mesh, first, ctx) : undefined;
+  if (unset) return { ...unset, role, status, events };
   const needs = p.runtime.initNeeds?.(m, w, first.pod, first.container) ?? [];
   if (needs.length)
     return {
@@ -754,7 +897,14 @@ function alteredFinding(m: Model, w: Workload, mesh: MeshName, pods: K8sObject[]
   ];
   return {
     mesh,
-    message: `${plural(names.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} cannot start: ${p.title}'s proxy ${name} was injected as a native sidecar, but the pod runs it as a plain init container without restartPolicy: Always: ${by}. It never exits, so the containers after it never start (it is ${state} now).`,
+    ...say(MESSAGES, 'native-sidecar-altered', {
+      pods: plural(names.length, 'pod'),
+      workload: `${w.kind} ${w.namespace}/${w.name}`,
+      mesh: p.title,
+      container: name,
+      by,
+      state,
+    }),
     resource: w.ref,
     affectedPods: names.length,
     evidence: {
@@ -766,6 +916,92 @@ function alteredFinding(m: Model, w: Workload, mesh: MeshName, pods: K8sObject[]
       pods: names.slice(0, 20),
     },
     fix,
+  };
+}
+
+/**
+ * An app's own init container failing in a pod the mesh's CNI plugin redirects (issue 31; istio/istio#53150):
+ * the plugin sets up the redirection with the sandbox, the init containers run before the proxy exists (unless
+ * the proxy is a native sidecar ahead of them), so their connections go nowhere unless they run as the UID the
+ * redirection skips (the profile's cni.appInitContainers, from the mesh's documentation). Only where the pod
+ * carries the plugin's validation container and it passed, and the failing init container does not run as that
+ * UID; the failure itself may be another (the log says): the finding says "any connection it makes".
+ */
+function appInitFinding(m: Model, w: Workload, mesh: MeshName) {
+  const p = profileOf(mesh);
+  const cni = p.cni;
+  const need = cni?.appInitContainers;
+  if (!cni?.validationInit || !need) return undefined;
+  const injected = injectedNames(p);
+  const hits: { pod: K8sObject; f: Failing; runsAs: string }[] = [];
+  for (const pod of w.pods.filter(isActive)) {
+    const spec = podSpec(pod);
+    const inits = initContainers(spec);
+    const vi = inits.findIndex((c) => c.name === cni.validationInit);
+    if (vi < 0) continue;
+    const st = isObj(pod.status) ? pod.status : {};
+    const vs = (Array.isArray(st.initContainerStatuses) ? st.initContainerStatuses : []).find(
+      (x: unknown) => isObj(x) && x.name === cni.validationInit,
+    );
+    const passed = isObj(vs) && isObj(vs.state) && isObj(vs.state.terminated) && vs.state.terminated.exitCode === 0;
+    if (!passed) continue;
+    // A native sidecar proxy before an init container runs while it does.
+    const proxyAt = inits.findIndex((c) => c.name === p.containers.proxy && c.restartPolicy === 'Always');
+    const app = inits
+      .map((c, i) => ({ c, i }))
+      .filter(({ c, i }) => i > vi && !injected.includes(str(c.name) ?? '') && !(proxyAt >= 0 && proxyAt < i));
+    const names = app.map(({ c }) => str(c.name) ?? '').filter(Boolean);
+    const f = failingIn(pod, names).find((x) => x.kind === 'crash');
+    if (!f) continue;
+    const c = app.find((x) => x.c.name === f.container)!.c;
+    const uid = effectiveSecurity(spec, c).runAsUser;
+    if (uid?.value === need.uid) continue;
+    hits.push({
+      pod,
+      f,
+      runsAs: uid ? `UID ${uid.value}, set in the ${uid.from} securityContext` : "its image's user",
+    });
+  }
+  if (!hits.length) return undefined;
+  const first = hits[0]!;
+  const f = first.f;
+  const pods = [...new Set(hits.filter((h) => h.f.container === f.container).map((h) => nameOf(h.pod)))].sort();
+  const status = `${f.reason}${f.exitCode !== undefined ? `, exit code ${f.exitCode}` : ''}${f.restarts ? `, ${plural(f.restarts, 'restart')}` : ''}`;
+  const patch = JSON.stringify({
+    spec: { template: { spec: { initContainers: [{ name: f.container, securityContext: { runAsUser: need.uid } }] } } },
+  });
+  return {
+    mesh,
+    ...say(MESSAGES, 'app-init-redirected', {
+      pods: plural(pods.length, 'pod'),
+      workload: `${w.kind} ${w.namespace}/${w.name}`,
+      container: f.container,
+      status,
+      mesh: p.title,
+      proxy: p.containers.proxy,
+      uid: need.uid,
+      runsAs: first.runsAs,
+    }),
+    resource: w.ref,
+    affectedPods: pods.length,
+    evidence: {
+      container: f.container,
+      init: true,
+      status: { reason: f.reason, exitCode: f.exitCode ?? null, restarts: f.restarts },
+      pods: pods.slice(0, 20),
+      redirectedBy: `${p.title} CNI plugin (${cni.validationInit} passed)`,
+      skippedUid: need.uid,
+      runsAs: first.runsAs,
+      source: need.source,
+    },
+    fix: [
+      comment`first confirm that ${f.container} fails on the network: its previous log`,
+      cmd`kubectl logs ${nameOf(first.pod)} -n ${w.namespace} -c ${f.container} --previous`,
+      comment`then run ${f.container} as UID ${String(need.uid)}, which the redirection skips, in the pod template of ${w.kind} ${w.name}, ${lit(need.alternatives)}`,
+      ...(w.kind === 'Pod' || hasControl(patch)
+        ? []
+        : [cmd`kubectl -n ${w.namespace} patch ${w.kind.toLowerCase()} ${w.name} --type strategic -p ${patch}`]),
+    ] as Step[],
   };
 }
 
@@ -784,8 +1020,9 @@ function serverDropsNative(m: Model): boolean {
 }
 
 // Two shapes of evidence: a failing container's, and an altered native sidecar's.
-export default defineCheck<Evidence>({
+export default defineCheck<Evidence, typeof MESSAGES>({
   ...meta('proxy-cannot-start'),
+  messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
       const p = profileOf(mesh);
@@ -805,7 +1042,11 @@ export default defineCheck<Evidence>({
           if (!present.includes(p.containers.proxy) && !p.containers.init.some((n) => present.includes(n))) return [];
           return failingIn(pod, names);
         });
-        if (failing.length === 0) continue;
+        if (failing.length === 0) {
+          const a = appInitFinding(m, w, mesh);
+          if (a) yield a;
+          continue;
+        }
         // One finding per workload: the first container that fails (init containers run first), its pods.
         const first = failing[0]!;
         const group = failing.filter((f) => f.container === first.container && f.kind === first.kind);
@@ -816,7 +1057,21 @@ export default defineCheck<Evidence>({
         const pods = [...new Set(group.map((g) => nameOf(g.pod)))].sort();
         yield {
           mesh,
-          message: `${plural(pods.length, 'pod')} of ${w.kind} ${w.namespace}/${w.name} cannot start: ${meshTitle(mesh)}'s ${d.role} ${first.container} ${first.kind === 'image' ? 'cannot be pulled' : first.kind === 'config' ? 'cannot be created' : 'keeps failing'} (${d.status}): ${d.cause}.`,
+          ...say(MESSAGES, 'cannot-start', {
+            pods: plural(pods.length, 'pod'),
+            workload: `${w.kind} ${w.namespace}/${w.name}`,
+            mesh: meshTitle(mesh),
+            role: d.role,
+            container: first.container,
+            failure:
+              first.kind === 'image'
+                ? 'cannot be pulled'
+                : first.kind === 'config'
+                  ? 'cannot be created'
+                  : 'keeps failing',
+            status: d.status,
+            cause: d.cause,
+          }),
           resource: w.ref,
           affectedPods: pods.length,
           evidence: {

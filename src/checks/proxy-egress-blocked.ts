@@ -32,7 +32,7 @@ import { meshTitle, profileOf } from '../mesh/registry.js';
 import { hasControl } from '../util/errors.js';
 import { nameOf, plural, str } from '../util/objects.js';
 import type { K8sObject, ResourceRef } from '../util/types.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
 
 /** The pods whose proxy container reports not ready. */
 function notReady(pods: readonly K8sObject[], proxy: string): string[] {
@@ -92,8 +92,14 @@ function allowPolicy(path: ProxyPath, name: string): Step | undefined {
   return cmd`printf %s ${json} | kubectl apply -f -`;
 }
 
+const MESSAGES = messages({
+  'egress-isolated':
+    'NetworkPolicy {policy}{others} isolates the egress of {workloads} meshed by {mesh} ({ids}) and admits no traffic to {blocked}, so {symptom}{notReady}.',
+});
+
 export default defineCheck({
   ...meta('proxy-egress-blocked'),
+  messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
       const p = profileOf(mesh);
@@ -135,11 +141,16 @@ export default defineCheck({
           );
         yield {
           mesh,
-          message:
-            `NetworkPolicy ${path.namespace}/${chosen}${path.policies.length > 1 ? ` (with ${path.policies.filter((x) => x !== chosen).join(', ')})` : ''} ` +
-            `isolates the egress of ${plural(path.workloads.length, 'workload')} meshed by ${meshTitle(mesh)} (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', ...' : ''}) ` +
-            `and admits no traffic to ${cut.join(', ')}, so ${p.network!.symptom}` +
-            `${stuck.length ? `: ${plural(stuck.length, 'pod')} with ${p.containers.proxy} not ready now` : ''}.`,
+          ...say(MESSAGES, 'egress-isolated', {
+            policy: `${path.namespace}/${chosen}`,
+            others: path.policies.length > 1 ? ` (with ${path.policies.filter((x) => x !== chosen).join(', ')})` : '',
+            workloads: plural(path.workloads.length, 'workload'),
+            mesh: meshTitle(mesh),
+            ids: `${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', ...' : ''}`,
+            blocked: cut.join(', '),
+            symptom: p.network!.symptom,
+            notReady: stuck.length ? `: ${plural(stuck.length, 'pod')} with ${p.containers.proxy} not ready now` : '',
+          }),
           resource,
           affectedPods: path.pods.length,
           evidence: {

@@ -28,6 +28,8 @@ interface AgentDef {
   daemonSet: string;
   /** "CNI node agent", "node proxy ztunnel". */
   title: string;
+  /** The agent installs a CNI plugin into the node's CNI configuration (a CNI node agent, not a node proxy). */
+  cni: boolean;
   /** The pod needs this agent on its node. */
   needs(pod: K8sObject): boolean;
 }
@@ -42,6 +44,8 @@ interface AgentGap {
   why: string;
   /** The agent pod there, when there is one. */
   pod?: string;
+  /** Not ready, though running with no container waiting (a readiness that never comes, not a crash or a pull). */
+  running?: boolean;
   /** The taints not tolerated (kind taint). */
   taints?: { key: string; value?: string; effect: string }[];
   /** Active pods on the node that need the agent (namespace/name). */
@@ -51,6 +55,8 @@ interface AgentGap {
 export interface NodeAgentCoverage {
   mesh: MeshName;
   title: string;
+  /** The agent installs a CNI plugin into the node's CNI configuration. */
+  cni: boolean;
   ds: K8sObject;
   namespace: string;
   name: string;
@@ -69,7 +75,7 @@ function agentDefs(m: Model, mesh: MeshName): AgentDef[] {
   const defs = new Map<string, AgentDef>();
   const add = (d: AgentDef) => {
     const had = defs.get(d.daemonSet);
-    defs.set(d.daemonSet, had ? { ...had, needs: (pod) => had.needs(pod) || d.needs(pod) } : d);
+    defs.set(d.daemonSet, had ? { ...had, cni: had.cni || d.cni, needs: (pod) => had.needs(pod) || d.needs(pod) } : d);
   };
   const cni = p.cni;
   if (cni) {
@@ -77,6 +83,7 @@ function agentDefs(m: Model, mesh: MeshName): AgentDef[] {
     add({
       daemonSet: cni.daemonSet,
       title: 'CNI node agent',
+      cni: true,
       needs: validation
         ? (pod) => initContainers(podSpec(pod)).some((c) => c.name === validation)
         : (pod) => injectedMesh(pod) === mesh && cni.enabled(m)?.enabled === true,
@@ -85,8 +92,13 @@ function agentDefs(m: Model, mesh: MeshName): AgentDef[] {
   const mode = p.sidecarless;
   if (mode) {
     const enrolled = (pod: K8sObject) => !injectedMesh(pod) && mode.enrols(pod, nsLabelsIfRead(m, nsOf(pod)));
-    add({ daemonSet: mode.nodeAgent.daemonSet, title: mode.nodeAgent.title, needs: enrolled });
-    add({ daemonSet: mode.nodeProxy.daemonSet, title: `node proxy ${mode.nodeProxy.title}`, needs: enrolled });
+    add({ daemonSet: mode.nodeAgent.daemonSet, title: mode.nodeAgent.title, cni: true, needs: enrolled });
+    add({
+      daemonSet: mode.nodeProxy.daemonSet,
+      title: `node proxy ${mode.nodeProxy.title}`,
+      cni: false,
+      needs: enrolled,
+    });
   }
   return [...defs.values()];
 }
@@ -178,6 +190,7 @@ const NODE_AGENTS = defineFactFamily({
               kind: 'not-ready',
               why: `${nameOf(agent)} not ready (${h.waiting ?? h.phase ?? 'no reason given'})`,
               pod: nameOf(agent),
+              ...(!h.waiting && h.phase === 'Running' ? { running: true } : {}),
               affected,
             });
             return;
@@ -218,6 +231,7 @@ const NODE_AGENTS = defineFactFamily({
         out.push({
           mesh,
           title: def.title,
+          cni: def.cni,
           ds,
           namespace: ns,
           name: nameOf(ds),
@@ -236,4 +250,39 @@ const NODE_AGENTS = defineFactFamily({
 /** The coverage of every node agent of the mesh found in the cluster (memoized). */
 export function nodeAgentCoverage(m: Model, mesh: MeshName): NodeAgentCoverage[] {
   return m.fact(NODE_AGENTS, mesh);
+}
+
+/** The mesh's CNI node agent pod on a node (the ready one where there are several), and since when it is ready. */
+interface AgentOnNode {
+  pod: K8sObject;
+  namespace: string;
+  daemonSet: string;
+  ready: boolean;
+  /** Its Ready condition's lastTransitionTime, where it is ready and the time was kept. */
+  readySince?: Date;
+}
+
+/** The mesh's CNI node agent on `node`: undefined where its DaemonSet or its pods were not read, or none runs there. */
+export function cniAgentOn(m: Model, mesh: MeshName, node: string): AgentOnNode | undefined {
+  const cni = profileOf(mesh).cni;
+  if (!cni || !m.has('daemonsets') || !m.has('pods')) return undefined;
+  for (const ds of m.list('daemonsets').filter((d) => nameOf(d) === cni.daemonSet)) {
+    const ns = nsOf(ds);
+    if (!m.seesNamespace(ns) || !m.readIn('pods', ns)) continue;
+    const spec = isObj(ds.spec) ? ds.spec : {};
+    const selector = isObj(spec.selector) ? spec.selector : undefined;
+    if (!selector) continue;
+    const on = m
+      .inNamespace('pods', ns)
+      .filter((p) => isActive(p) && str(podSpec(p).nodeName) === node && evalSelector(selector, labelsOf(p)).matched);
+    if (!on.length) continue;
+    const pod = on.find((p) => podHealth(p).ready) ?? on[0]!;
+    const ready = podHealth(pod).ready;
+    const cond = (isObj(pod.status) && Array.isArray(pod.status.conditions) ? pod.status.conditions : []).find(
+      (c: unknown) => isObj(c) && c.type === 'Ready' && c.status === 'True',
+    );
+    const since = ready && isObj(cond) ? time(cond.lastTransitionTime) : undefined;
+    return { pod, namespace: ns, daemonSet: nameOf(ds), ready, ...(since ? { readySince: since } : {}) };
+  }
+  return undefined;
 }

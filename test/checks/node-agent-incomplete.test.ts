@@ -15,12 +15,49 @@ checkCases('node-agent-incomplete', {
     { fixtures: 'fires-kuma-cni-node-selector.yaml', findings: ['DaemonSet kube-system/kuma-cni-node'] },
     { fixtures: 'fires-consul-cni-quota-scope.yaml', findings: ['DaemonSet consul/consul-cni'] },
     { fixtures: 'fires-linkerd-cni-tainted-node.yaml', findings: ['DaemonSet linkerd-cni/linkerd-cni'] },
+    // Cilium owning the CNI configuration (cni.exclusive) beside an agent that runs and is never ready.
+    ...(
+      [
+        [
+          'fires-kuma-cni-cilium-exclusive.yaml',
+          'DaemonSet kube-system/kuma-cni-node',
+          'quay.io/cilium/cilium:v1.16.3',
+        ],
+        ['fires-consul-cni-cilium-exclusive.yaml', 'DaemonSet consul/consul-cni', 'registry.corp.example/mirror'],
+        ['fires-istio-ambient-cni-cilium-exclusive.yaml', 'DaemonSet istio-system/istio-cni-node', 'v1.17.2'],
+      ] as const
+    ).map(([fixtures, finding, image]) => ({
+      fixtures,
+      findings: [finding],
+      said: [
+        {
+          id: 'no-ready-pod',
+          params: {
+            exclusive: new RegExp(
+              `Cilium is the cluster's CNI plugin \\(DaemonSet kube-system/cilium, [^)]*${image.replace(/[.]/g, '\\.')}.*unless cni\\.exclusive=false`,
+            ),
+          },
+        },
+      ],
+    })),
+    // Near miss: a crash-looping agent beside Cilium is its own failure.
+    {
+      fixtures: 'fires-istio-ambient-cni-crashloop-beside-cilium.yaml',
+      findings: ['DaemonSet istio-system/istio-cni-node'],
+      said: [
+        {
+          id: 'no-ready-pod',
+          params: { exclusive: '', nodes: 'node-b (istio-cni-node-bbbbb not ready (CrashLoopBackOff))' },
+        },
+      ],
+    },
   ],
   silent: [
     { fixtures: 'ok-istio-ambient-complete.yaml' },
     { fixtures: 'ok-linkerd-cni-tainted-node-unused.yaml' },
     { fixtures: 'ok-kuma-cni-node-not-ready.yaml' },
     { fixtures: 'ok-consul-cni-starting.yaml' },
+    { fixtures: 'ok-istio-ambient-cni-ready-beside-cilium.yaml' },
   ],
 });
 
@@ -103,5 +140,20 @@ describe('node-agent-incomplete findings', () => {
     ]);
     expect(f!.message).toContain('node-b (linkerd-cni-bbbbb not ready (ImagePullBackOff))');
     expect(f!.message).toContain('shop/web-5b7c9d8f4-ddddd');
+  });
+});
+
+describe('node-agent-incomplete: a CNI plugin owning the nodes configuration', () => {
+  it('the evidence names the owner and that its setting was not read; the fix sets it and restarts the agent', () => {
+    const snap = cluster('kuma', ['checks/node-agent-incomplete/fires-kuma-cni-cilium-exclusive.yaml']);
+    const [f] = findings(snap, ['node-agent-incomplete']);
+    expect(f!.evidence.exclusiveCni).toMatchObject({
+      product: 'Cilium',
+      daemonSet: 'kube-system/cilium',
+      settingRead: false,
+    });
+    const text = JSON.stringify(f!.fix);
+    expect(text).toContain('cni.exclusive=false');
+    expect(text).toContain('rollout restart daemonset');
   });
 });

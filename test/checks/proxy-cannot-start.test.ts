@@ -42,8 +42,74 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'fires-istio-cni-multus-unchained.yaml', findings: ['Deployment store/checkout'] },
     { fixtures: 'fires-istio-cni-multus-annotated.yaml', findings: ['Deployment store/checkout'] },
     { fixtures: 'fires-kuma-cni-multus-no-attachment.yaml', findings: ['Deployment orders/search'] },
+    // Issue 31: which reason a failing CNI validation container has, from the cluster: the pod started before the
+    // node's agent was ready; Cilium owning the CNI configuration; neither shown (the mesh's own reading stays).
+    ...(
+      [
+        [
+          'fires-linkerd-validator-before-agent-ready.yaml',
+          'shop/quotes',
+          /before the CNI node agent there \(pod linkerd-cni\/linkerd-cni-nnnnn of DaemonSet linkerd-cni\) was ready at 2026-11-22T11:11:52Z/,
+        ],
+        [
+          'fires-kuma-validation-before-agent-ready.yaml',
+          'orders/picking',
+          /started on node node-new at 2026-11-22T11:30:05Z, before .*kube-system\/kuma-cni-node-nnnnn/,
+        ],
+        [
+          'fires-istio-validation-cilium-exclusive.yaml',
+          'store/cart',
+          /Cilium is the cluster's CNI plugin \(DaemonSet kube-system\/cilium, quay.io\/cilium\/cilium:v1.16.3\).*cni.exclusive=false/,
+        ],
+        [
+          'fires-linkerd-validator-cilium-exclusive.yaml',
+          'shop/stock',
+          /though the CNI node agent on node node-x \(pod linkerd-cni\/linkerd-cni-xxxxx\) was ready before the pod started.*Cilium/,
+        ],
+        [
+          'fires-linkerd-validator-agent-ready-first.yaml',
+          'shop/rates',
+          /^linkerd-cni had not set up the pod's traffic redirection when it started/,
+        ],
+        // The install's pull secrets, which the injected pod lacks (kumahq/kuma#10944 in test/reports-gen6run.test.ts).
+        [
+          'fires-linkerd-init-mirror-cp-pull-secret.yaml',
+          'shop/coupons',
+          /control plane \(Deployment linkerd\/linkerd-destination\) pulls from harbor.corp.example with imagePullSecrets corp-pull/,
+        ],
+        [
+          'fires-consul-init-private-registry-cp-pull-secret.yaml',
+          'catalog/orders',
+          /Deployment consul\/consul-webhook-cert-manager\) pulls from registry.corp.example/,
+        ],
+        [
+          'fires-linkerd-init-mirror-sa-has-secret.yaml',
+          'shop/discounts',
+          /^the node cannot pull its image harbor.corp.example\/linkerd\/proxy-init:v2.4.3 \(the kubelet said/,
+        ],
+      ] as const
+    ).map(([fixtures, workload, cause]) => ({
+      fixtures,
+      findings: [`Deployment ${workload}`],
+      said: [{ id: 'cannot-start', params: { cause } }],
+    })),
+    // The app's own init container in a pod the mesh's CNI plugin redirects (istio/istio#53150 in test/reports-gen6run.test.ts).
+    {
+      fixtures: 'fires-istio-app-init-under-cni.yaml',
+      findings: ['Deployment store/orders'],
+      said: [{ id: 'app-init-redirected', params: { container: 'migrate', uid: 1337, runsAs: "its image's user" } }],
+    },
+    {
+      fixtures: 'fires-linkerd-app-init-under-cni.yaml',
+      findings: ['Deployment shop/ledger'],
+      said: [
+        { id: 'app-init-redirected', params: { uid: 2102, runsAs: 'UID 1000, set in the container securityContext' } },
+      ],
+    },
   ],
   silent: [
+    { fixtures: 'ok-linkerd-app-init-as-proxy-uid.yaml' },
+    { fixtures: 'ok-istio-app-init-native-sidecar.yaml' },
     { fixtures: 'ok-linkerd-recovered-or-app.yaml' },
     { fixtures: 'ok-istio-granted-or-app-refused.yaml' },
     { fixtures: 'ok-consul-native-sidecar.yaml' },

@@ -133,7 +133,6 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
         fix: (c) => [
           comment`delete the pod: its replacement is set up by linkerd-cni once it runs on the node. To have that done automatically, enable the repair controller of linkerd-cni: chart linkerd2-cni, repairController.enabled=true`,
           cmd`kubectl delete pod ${c.pod} -n ${c.namespace}`,
-          comment`with Cilium, Cilium must not own the CNI configuration alone: cni.exclusive=false`,
         ],
       },
       {
