@@ -50,8 +50,8 @@ const CASES: ReportCase[] = [
   {
     file: 'istio-ambient-sidecar-app-init-jenkins',
     report: 'istio/istio#53150',
-    id: 'proxy-cannot-start',
-    says: ['init', '1337', /before istio-proxy/],
+    id: 'init-before-proxy',
+    says: ['the init container init', 'Istio CNI plugin', 'runs only after every init container', '1337'],
   },
 ];
 

@@ -45,8 +45,8 @@
  * agent installs standalone (not chained) is that (istio/istio#48734).
  * The CNI validation container's reason (issue 31): the pod started before its node's CNI agent was ready (both
  * times), the agent not ready, or Cilium owning the CNI configuration (validationCause). The install's pull secrets
- * the injected pod lacks (controlPlanePull, kumahq/kuma#10944). An app's own init container the mesh's CNI plugin
- * redirects before the proxy exists, not running as the UID the redirection skips (appInitFinding, istio/istio#53150).
+ * the injected pod lacks (controlPlanePull, kumahq/kuma#10944). An app's own init container failing under the
+ * redirection before its proxy runs is init-before-proxy's (MD1090), not this check's.
  * Known false positives: an app init container that fails for its own reason in a CNI pod (the fix reads its log
  * first); a cause read from the cluster (a Service, the CNI agent's
  * exclusions) is the one now, which may differ from when the pod started.
@@ -69,7 +69,7 @@ import type { MeshName } from '../mesh/names.js';
 import type { InjectedContainer, StartContext, StartFailure } from '../mesh/profile.js';
 import { effectiveSecurity, grants, nonRootRefusal, type NonRootRefusal } from '../k8s/security.js';
 import type { K8sObject } from '../util/types.js';
-import { hasControl, printable } from '../util/errors.js';
+import { printable } from '../util/errors.js';
 import { isObj, nameOf, nsOf, plural, str, time } from '../util/objects.js';
 import { cniAgentOn } from '../facts/node-agents.js';
 import { exclusiveCni } from '../facts/cluster-cni.js';
@@ -78,8 +78,6 @@ import type { Evidence } from './types.js';
 
 const MESSAGES = messages({
   'cannot-start': "{pods} of {workload} cannot start: {mesh}'s {role} {container} {failure} ({status}): {cause}.",
-  'app-init-redirected':
-    "{pods} of {workload} cannot start: its own init container {container} keeps failing ({status}) in a pod whose traffic {mesh}'s CNI plugin redirects to the proxy from the start: {container} runs before {proxy} exists, so any connection it makes goes to a proxy that is not there, unless it runs as UID {uid}, which the redirection skips (it runs as {runsAs}).",
   'native-sidecar-altered':
     "{pods} of {workload} cannot start: {mesh}'s proxy {container} was injected as a native sidecar, but the pod runs it as a plain init container without restartPolicy: Always: {by}. It never exits, so the containers after it never start (it is {state} now).",
 });
@@ -920,92 +918,6 @@ function alteredFinding(m: Model, w: Workload, mesh: MeshName, pods: K8sObject[]
 }
 
 /**
- * An app's own init container failing in a pod the mesh's CNI plugin redirects (issue 31; istio/istio#53150):
- * the plugin sets up the redirection with the sandbox, the init containers run before the proxy exists (unless
- * the proxy is a native sidecar ahead of them), so their connections go nowhere unless they run as the UID the
- * redirection skips (the profile's cni.appInitContainers, from the mesh's documentation). Only where the pod
- * carries the plugin's validation container and it passed, and the failing init container does not run as that
- * UID; the failure itself may be another (the log says): the finding says "any connection it makes".
- */
-function appInitFinding(m: Model, w: Workload, mesh: MeshName) {
-  const p = profileOf(mesh);
-  const cni = p.cni;
-  const need = cni?.appInitContainers;
-  if (!cni?.validationInit || !need) return undefined;
-  const injected = injectedNames(p);
-  const hits: { pod: K8sObject; f: Failing; runsAs: string }[] = [];
-  for (const pod of w.pods.filter(isActive)) {
-    const spec = podSpec(pod);
-    const inits = initContainers(spec);
-    const vi = inits.findIndex((c) => c.name === cni.validationInit);
-    if (vi < 0) continue;
-    const st = isObj(pod.status) ? pod.status : {};
-    const vs = (Array.isArray(st.initContainerStatuses) ? st.initContainerStatuses : []).find(
-      (x: unknown) => isObj(x) && x.name === cni.validationInit,
-    );
-    const passed = isObj(vs) && isObj(vs.state) && isObj(vs.state.terminated) && vs.state.terminated.exitCode === 0;
-    if (!passed) continue;
-    // A native sidecar proxy before an init container runs while it does.
-    const proxyAt = inits.findIndex((c) => c.name === p.containers.proxy && c.restartPolicy === 'Always');
-    const app = inits
-      .map((c, i) => ({ c, i }))
-      .filter(({ c, i }) => i > vi && !injected.includes(str(c.name) ?? '') && !(proxyAt >= 0 && proxyAt < i));
-    const names = app.map(({ c }) => str(c.name) ?? '').filter(Boolean);
-    const f = failingIn(pod, names).find((x) => x.kind === 'crash');
-    if (!f) continue;
-    const c = app.find((x) => x.c.name === f.container)!.c;
-    const uid = effectiveSecurity(spec, c).runAsUser;
-    if (uid?.value === need.uid) continue;
-    hits.push({
-      pod,
-      f,
-      runsAs: uid ? `UID ${uid.value}, set in the ${uid.from} securityContext` : "its image's user",
-    });
-  }
-  if (!hits.length) return undefined;
-  const first = hits[0]!;
-  const f = first.f;
-  const pods = [...new Set(hits.filter((h) => h.f.container === f.container).map((h) => nameOf(h.pod)))].sort();
-  const status = `${f.reason}${f.exitCode !== undefined ? `, exit code ${f.exitCode}` : ''}${f.restarts ? `, ${plural(f.restarts, 'restart')}` : ''}`;
-  const patch = JSON.stringify({
-    spec: { template: { spec: { initContainers: [{ name: f.container, securityContext: { runAsUser: need.uid } }] } } },
-  });
-  return {
-    mesh,
-    ...say(MESSAGES, 'app-init-redirected', {
-      pods: plural(pods.length, 'pod'),
-      workload: `${w.kind} ${w.namespace}/${w.name}`,
-      container: f.container,
-      status,
-      mesh: p.title,
-      proxy: p.containers.proxy,
-      uid: need.uid,
-      runsAs: first.runsAs,
-    }),
-    resource: w.ref,
-    affectedPods: pods.length,
-    evidence: {
-      container: f.container,
-      init: true,
-      status: { reason: f.reason, exitCode: f.exitCode ?? null, restarts: f.restarts },
-      pods: pods.slice(0, 20),
-      redirectedBy: `${p.title} CNI plugin (${cni.validationInit} passed)`,
-      skippedUid: need.uid,
-      runsAs: first.runsAs,
-      source: need.source,
-    },
-    fix: [
-      comment`first confirm that ${f.container} fails on the network: its previous log`,
-      cmd`kubectl logs ${nameOf(first.pod)} -n ${w.namespace} -c ${f.container} --previous`,
-      comment`then run ${f.container} as UID ${String(need.uid)}, which the redirection skips, in the pod template of ${w.kind} ${w.name}, ${lit(need.alternatives)}`,
-      ...(w.kind === 'Pod' || hasControl(patch)
-        ? []
-        : [cmd`kubectl -n ${w.namespace} patch ${w.kind.toLowerCase()} ${w.name} --type strategic -p ${patch}`]),
-    ] as Step[],
-  };
-}
-
-/**
  * The cluster is older than native sidecars where native-sidecar-unsupported looks: the API server
  * read below 1.29, or, unread, bounded below it by the kubelets, or a node's kubelet below it.
  */
@@ -1042,11 +954,7 @@ export default defineCheck<Evidence, typeof MESSAGES>({
           if (!present.includes(p.containers.proxy) && !p.containers.init.some((n) => present.includes(n))) return [];
           return failingIn(pod, names);
         });
-        if (failing.length === 0) {
-          const a = appInitFinding(m, w, mesh);
-          if (a) yield a;
-          continue;
-        }
+        if (failing.length === 0) continue;
         // One finding per workload: the first container that fails (init containers run first), its pods.
         const first = failing[0]!;
         const group = failing.filter((f) => f.container === first.container && f.kind === first.kind);

@@ -150,12 +150,6 @@ export interface CniPlugin {
   readonly privilegedInit: { name: string; capabilities: readonly string[] };
   /** The init container the injector adds instead with the plugin (it adds no capability); undefined when it keeps the same name. */
   readonly validationInit?: string;
-  /**
-   * The plugin redirects the pod's traffic from its sandbox on, before the app's own init containers run and
-   * before the proxy exists: what lets such an init container use the network (the UID the redirection skips,
-   * the mesh's other ways), with its source. Undefined where the mesh documents none.
-   */
-  readonly appInitContainers?: { readonly uid: number; readonly alternatives: string; readonly source: string };
   /** The plugin's node DaemonSet. */
   readonly daemonSet: string;
   /**

@@ -38,6 +38,17 @@ checkCases('init-before-proxy', {
       findings: ['Deployment ledger/ledger'],
       said: [{ id: 'redirected', params: { container: 'db-migrate', uid: '5995' } }],
     },
+    // istio/istio#53150 and linkerd/website#1512 (test/reports-gen6run.test.ts): the app's init container under the CNI plugin.
+    {
+      fixtures: 'fires-istio-app-init-under-cni.yaml',
+      findings: ['Deployment store/orders'],
+      said: [{ id: 'redirected', params: { container: 'migrate', uid: '1337' } }],
+    },
+    {
+      fixtures: 'fires-linkerd-app-init-under-cni.yaml',
+      findings: ['Deployment shop/ledger'],
+      said: [{ id: 'redirected', params: { container: 'migrate', uid: '2102' } }],
+    },
   ],
   silent: [
     { fixtures: 'ok-istio-cni-app-init-as-1337.yaml' },
@@ -50,6 +61,8 @@ checkCases('init-before-proxy', {
     { fixtures: 'ok-kuma-init-first-as-sidecar-uid.yaml' },
     { fixtures: 'ok-kuma-native-sidecar-before-app-init.yaml' },
     { fixtures: 'ok-consul-no-cni-app-init.yaml' },
+    { fixtures: 'ok-linkerd-app-init-as-proxy-uid.yaml' },
+    { fixtures: 'ok-istio-app-init-native-sidecar.yaml' },
   ],
 });
 

@@ -93,23 +93,8 @@ checkCases('proxy-cannot-start', {
       findings: [`Deployment ${workload}`],
       said: [{ id: 'cannot-start', params: { cause } }],
     })),
-    // The app's own init container in a pod the mesh's CNI plugin redirects (istio/istio#53150 in test/reports-gen6run.test.ts).
-    {
-      fixtures: 'fires-istio-app-init-under-cni.yaml',
-      findings: ['Deployment store/orders'],
-      said: [{ id: 'app-init-redirected', params: { container: 'migrate', uid: 1337, runsAs: "its image's user" } }],
-    },
-    {
-      fixtures: 'fires-linkerd-app-init-under-cni.yaml',
-      findings: ['Deployment shop/ledger'],
-      said: [
-        { id: 'app-init-redirected', params: { uid: 2102, runsAs: 'UID 1000, set in the container securityContext' } },
-      ],
-    },
   ],
   silent: [
-    { fixtures: 'ok-linkerd-app-init-as-proxy-uid.yaml' },
-    { fixtures: 'ok-istio-app-init-native-sidecar.yaml' },
     { fixtures: 'ok-linkerd-recovered-or-app.yaml' },
     { fixtures: 'ok-istio-granted-or-app-refused.yaml' },
     { fixtures: 'ok-consul-native-sidecar.yaml' },

@@ -124,16 +124,6 @@ export function istioCni(
   return {
     privilegedInit: { name: 'istio-init', capabilities: ['NET_ADMIN', 'NET_RAW'] },
     validationInit: 'istio-validation',
-    // istio/istio.io content/en/docs/setup/additional-setup/cni/index.md "Compatibility with application init
-    // containers" (istio/istio.io#15117): runAsUser 1337 (the proxy's, which the redirection skips), or
-    // exclusion annotations, or native sidecars; istio/istio#53150.
-    appInitContainers: {
-      uid: 1337,
-      alternatives:
-        'or exclude its destinations with the pod template annotations traffic.sidecar.istio.io/excludeOutboundIPRanges or excludeOutboundPorts, which apply to the app too, or inject the proxy as a native sidecar, which starts before the init containers: annotation sidecar.istio.io/nativeSidecar=true',
-      source:
-        'istio/istio.io content/en/docs/setup/additional-setup/cni/index.md (Compatibility with application init containers), istio/istio#53150',
-    },
     daemonSet: 'istio-cni-node',
     // istio/istio cni/pkg/plugin (1.20-1.24): the plugin's type. On Multus the injection template
     // appends a NetworkAttachmentDefinition to the pod's k8s.v1.cni.cncf.io/networks: `istio-cni`

@@ -61,14 +61,6 @@ const split = (k: ResourceKey) => k.split('.') as ['requests' | 'limits', 'cpu' 
 const cni: CniPlugin = {
   privilegedInit: { name: 'linkerd-init', capabilities: ['NET_ADMIN', 'NET_RAW'] },
   validationInit: 'linkerd-network-validator',
-  // linkerd/website#1512 (CNI plugin docs, "Allowing initContainer networking"; linkerd/linkerd2#9625): the
-  // proxy's UID skips the redirection; or skip the ports, or a native sidecar proxy started before them.
-  appInitContainers: {
-    uid: 2102,
-    alternatives:
-      'or skip its destination ports with the pod template annotation config.linkerd.io/skip-outbound-ports, or run the proxy as a native sidecar, which starts before the init containers: annotation config.alpha.linkerd.io/proxy-enable-native-sidecar=true',
-    source: 'linkerd/website#1512 (CNI plugin, initContainer networking), linkerd/linkerd2#9625',
-  },
   daemonSet: 'linkerd-cni',
   // linkerd/linkerd2-proxy-init cni-plugin: type linkerd-cni in the node's conflist (linkerd2 issues 10413, 14538).
   pluginType: 'linkerd-cni',
