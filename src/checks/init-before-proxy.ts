@@ -37,11 +37,13 @@ import { setOnTemplate } from '../fix/commands.js';
 import { choice, comment, lit, text, type Step } from '../fix/steps.js';
 import { knownKeys } from '../facts/releases.js';
 import { meshesAllowed } from '../facts/siblings.js';
+import { networkFailure } from '../k8s/network-error.js';
 import { containers, initContainers, isActive, podSpec } from '../k8s/pods.js';
 import type { InitTraffic, MeshProfile } from '../mesh/profile.js';
 import { injectedNames } from '../mesh/proxy.js';
 import { proxyNamesOfAllReleases } from '../mesh/releases.js';
 import { profileOf } from '../mesh/registry.js';
+import { printable } from '../util/errors.js';
 import type { K8sObject } from '../util/types.js';
 import { annotationsOf, arr, isObj, nameOf, plural, str } from '../util/objects.js';
 import { defineCheck, messages, meta, say } from './define.js';
@@ -89,7 +91,7 @@ function failure(pod: K8sObject, name: string): string | undefined {
     ...(ended
       ? [
           `exit code ${String(ended.exitCode)}${str(ended.reason) ? ` ${str(ended.reason)}` : ''}${
-            str(ended.message) ? `: ${str(ended.message)!.replace(/\s+/g, ' ').trim().slice(-200)}` : ''
+            networkFailure(ended.message) ? `: ${printable(networkFailure(ended.message)!, 300)}` : ''
           }`,
         ]
       : []),

@@ -11,6 +11,7 @@ import { slimK3sNodeArgs } from '../k8s/apiserver.js';
 import { isObj } from '../util/objects.js';
 import { POD_TEMPLATE_PATH } from '../k8s/kinds.js';
 import { KEEP, type Keep, type KeepFields, type KindKeep, type RuleName } from '../k8s/kept.js';
+import { networkFailure } from '../k8s/network-error.js';
 
 const CERT_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 /** Secret keys that may hold certificates (never keys: *.key, key.pem, ca-key.pem are dropped). */
@@ -346,7 +347,8 @@ export function keeper(policy: KeepPolicy): Keeper {
 
   /**
    * A container status keeps no waiting message and no termination message (a crashed app's last
-   * log lines), but for a container the meshes inject (`injected`), whose termination message keeps
+   * log lines) but the transport error it names (src/k8s/network-error.ts: only that phrase,
+   * init-before-proxy quotes it), and for a container the meshes inject (`injected`), whose termination message keeps
    * the lines of the failures the checks recognise, and whose waiting message keeps the kubelet's
    * own words when it cannot create the container (KEPT_WAITING, 512 characters).
    */
@@ -362,9 +364,11 @@ export function keeper(policy: KeepPolicy): Keeper {
           const kept =
             mesh && k === 'terminated'
               ? keptLines(s[k].message)
-              : mesh && k === 'waiting' && KEPT_WAITING.has(s[k].reason) && typeof s[k].message === 'string'
-                ? s[k].message.slice(0, 512)
-                : undefined;
+              : injected && k === 'terminated'
+                ? networkFailure(s[k].message)
+                : mesh && k === 'waiting' && KEPT_WAITING.has(s[k].reason) && typeof s[k].message === 'string'
+                  ? s[k].message.slice(0, 512)
+                  : undefined;
           if (kept === undefined) delete s[k].message;
           else s[k].message = kept;
         }
