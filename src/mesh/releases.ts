@@ -113,26 +113,44 @@ export function releaseFacts(p: MeshProfile, read: VersionRead | undefined): Rel
   };
 }
 
+/** Per profile (profiles and their release tables are constants): asked for every pod by injectedMesh. */
+const proxyNames = new WeakMap<MeshProfile, readonly string[]>();
+const injectedNamesAll = new WeakMap<MeshProfile, readonly string[]>();
+
 /** Every container name any release of the mesh injects as its proxy (an old pod keeps the name its release gave it). */
-export const proxyNamesOfAllReleases = (p: MeshProfile): readonly string[] => [
-  ...new Set([p.containers.proxy, ...(p.versions?.releases?.rows ?? []).flatMap((r) => r.containers?.proxy ?? [])]),
-];
+export function proxyNamesOfAllReleases(p: MeshProfile): readonly string[] {
+  let names = proxyNames.get(p);
+  if (!names) {
+    names = Object.freeze([
+      ...new Set([p.containers.proxy, ...(p.versions?.releases?.rows ?? []).flatMap((r) => r.containers?.proxy ?? [])]),
+    ]);
+    proxyNames.set(p, names);
+  }
+  return names;
+}
 
 /** Every name any release injects, as proxy, init, helper or validation container. */
-export const injectedNamesOfAllReleases = (p: MeshProfile): readonly string[] => [
-  ...new Set(
-    (p.versions?.releases?.rows ?? []).flatMap((r) =>
-      r.containers
-        ? [
-            ...r.containers.proxy,
-            ...r.containers.init,
-            ...(r.containers.helpers ?? []),
-            ...(r.containers.validation ?? []),
-          ]
-        : [],
-    ),
-  ),
-];
+export function injectedNamesOfAllReleases(p: MeshProfile): readonly string[] {
+  let names = injectedNamesAll.get(p);
+  if (!names) {
+    names = Object.freeze([
+      ...new Set(
+        (p.versions?.releases?.rows ?? []).flatMap((r) =>
+          r.containers
+            ? [
+                ...r.containers.proxy,
+                ...r.containers.init,
+                ...(r.containers.helpers ?? []),
+                ...(r.containers.validation ?? []),
+              ]
+            : [],
+        ),
+      ),
+    ]);
+    injectedNamesAll.set(p, names);
+  }
+  return names;
+}
 
 /** The key is under one of the mesh's domains (the prefix before `/` is one, or ends in `.` and one of them). */
 function inDomain(t: ReleaseTable, key: string): boolean {
