@@ -226,9 +226,27 @@ export function unknownKey(
  * (another channel): a version the tables cannot place never names a bug.
  */
 export function knownBugs(p: MeshProfile, read: VersionRead | undefined, on: KnownBug['symptom']['on']): KnownBug[] {
+  if (!p.versions?.releases || !read) return [];
+  // Asked for every pod: the pods of one proxy version share the answer (a pure function of the
+  // tables and these strings), kept for at most BUGS_MEMO of them per profile.
+  let memo = bugsMemo.get(p);
+  if (!memo) bugsMemo.set(p, (memo = new Map()));
+  const key = `${on}\u0000${read.version}\u0000${read.from}`;
+  let bugs = memo.get(key);
+  if (!bugs) {
+    bugs = Object.freeze(bugsOf(p, read, on)) as KnownBug[];
+    if (memo.size < BUGS_MEMO) memo.set(key, bugs);
+  }
+  return [...bugs];
+}
+
+const BUGS_MEMO = 1024;
+const bugsMemo = new WeakMap<MeshProfile, Map<string, readonly KnownBug[]>>();
+
+function bugsOf(p: MeshProfile, read: VersionRead, on: KnownBug['symptom']['on']): KnownBug[] {
   const t = p.versions?.releases;
   const v = p.versions;
-  if (!t || !v || !read) return [];
+  if (!t || !v) return [];
   const image = /(?:image|runs) (\S+)/.exec(read.from)?.[1];
   if (image && t.distributions?.some((d) => new RegExp(d.image).test(image))) return [];
   return t.rows
