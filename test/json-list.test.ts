@@ -202,6 +202,68 @@ describe('parseObject skips the managedFields slim drops', () => {
   });
 });
 
+describe("scanJson finds each item's managedFields in the same pass", () => {
+  /** managedFieldsRange of each item, as parseObject finds it: [start, end] or [0, 0]. */
+  const separate = (buf: Buffer, items: Uint32Array) => {
+    const out: number[] = [];
+    for (let k = 0; k < items.length; k += 2) {
+      const r = managedFieldsRange(buf, items[k]!, items[k + 1]!);
+      out.push(...(r ?? [0, 0]));
+    }
+    return out;
+  };
+  const check = (itemTexts: string[], others = '', indent = '') => {
+    const text = `{${others}"kind":"List","items":[${indent}${itemTexts.join(`,${indent}`)}${indent}]}`;
+    const buf = Buffer.from(text);
+    const list = scanJson(buf).list!;
+    expect(list).toBeDefined();
+    expect([...list.managed]).toEqual(separate(buf, list.items));
+  };
+
+  it('as managedFieldsRange finds them, in unusual shapes too', () => {
+    check([
+      '{"metadata":{"name":"a","managedFields":[{"a":"]"}]}}',
+      '{"spec":{"managedFields":[1]}}',
+      '{"metadata":{"x":{"managedFields":[1]}}}',
+      '{"metadata":{"managedFields":"x"}}',
+      '{"metadata":{"managedFields":[1],"managedFields":[2]}}',
+      '{"metadata" : { "managedFields" :\n [ {"m":"x"} ] , "name":"b"}}',
+      '{"metadata":{"name":"a"},"x":{"managedFields":[1]}}',
+      '{"metadata":{"name":"a"},"metadata":{"managedFields":[1]}}',
+      '{"metadata":[1],"metadata":{"managedFields":[3]}}',
+      '{"metadata":"x","managedFields":[1]}',
+      '{"x":"metadata","y":{"managedFields":[1]}}',
+      '[{"metadata":{"managedFields":[1]}}]',
+      '5',
+      '"metadata"',
+      '{"metadata":{"annotations":{"a":"\\"managedFields\\":[1]"}}}',
+      '{"metadata":{"managedFields":{"a":[1]}}}',
+    ]);
+    // Another member of the List holding an item-like object does not lend its range to an item.
+    check(['5', '{"metadata":{}}'], '"x":{"y":{"metadata":{"managedFields":[1]}}},');
+    check(['{"metadata":{"managedFields":[{"a":1}]}}', '7'], '', '\n    ');
+  });
+
+  it('for any JSON items', () => {
+    const item = fc.oneof(
+      fc.jsonValue(),
+      fc.record({
+        metadata: fc.record({ name: fc.string(), managedFields: fc.jsonValue() }, { requiredKeys: [] }),
+        spec: fc.jsonValue(),
+      }),
+    );
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 6 }), fc.constantFrom(undefined, 1, 4), (items, indent) => {
+        const text = JSON.stringify({ kind: 'List', items }, null, indent);
+        const buf = Buffer.from(text);
+        const list = scanJson(buf).list!;
+        expect([...list.managed]).toEqual(separate(buf, list.items));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe("several snapshot files: the API server's reads merge per read", () => {
   const own = (name: string, server: unknown) => {
     const file = join(tmp, name);

@@ -28,7 +28,7 @@ import { execCredentials, type KubeContext } from './kubeconfig.js';
 import { KINDS, listPath, type KindKey } from '../k8s/kinds.js';
 import { keepsManagedFields } from './sanitize.js';
 import { proxyAuthorization, ProxyError, shownProxy, TunnelAgent } from './proxy.js';
-import { parseObject, scanJson, TOO_DEEP } from './json-scan.js';
+import { parseItem, scanJson, TOO_DEEP } from './json-scan.js';
 
 /** Retries after the first attempt, for 429, 5xx, cut bodies and dropped connections. */
 const MAX_RETRIES = 3;
@@ -267,13 +267,14 @@ function parseBody(buf: Buffer, list: KindKey | undefined, maxObjects: number): 
     return { json: undefined, refused: `more than ${maxObjects} ${KINDS[list!].plural} in one page (--max-objects)` };
   try {
     if (!list || !scan.list) return { json: JSON.parse(buf.toString('utf8')) };
-    const { open, close, items } = scan.list;
+    const { open, close, items, managed } = scan.list;
     const page = JSON.parse(buf.toString('utf8', 0, open + 1) + buf.toString('utf8', close));
     // Not the one "items" array scanJson found (a duplicate key won): parsed whole, as JSON.parse reads it.
     if (!isObj(page) || !Array.isArray(page.items) || page.items.length > 0)
       return { json: JSON.parse(buf.toString('utf8')) };
     const keep = (o: Record<string, any>) => keepsManagedFields(list, o);
-    for (let k = 0; k < items.length; k += 2) page.items.push(parseObject(buf, items[k]!, items[k + 1]!, keep));
+    for (let k = 0; k < items.length; k += 2)
+      page.items.push(parseItem(buf, items[k]!, items[k + 1]!, managed[k]!, managed[k + 1]!, keep));
     return { json: page };
   } catch {
     return { json: undefined };

@@ -68,7 +68,7 @@ interface JsonScan {
    * each item (start and end, whitespace excluded). Undefined for any other shape, and for text
    * that is not well-formed between the items (JSON.parse of the whole text says what is wrong).
    */
-  list?: { open: number; close: number; items: Uint32Array };
+  list?: { open: number; close: number; items: Uint32Array; managed: Uint32Array };
 }
 
 /** Token kinds of ListFinder.token besides the bracket and comma bytes themselves. */
@@ -95,6 +95,11 @@ class ListFinder {
   lastEnd = 0;
   /** Start and end of each item, 4 bytes an offset (a byte array is never larger than 4 GiB here). */
   items = new Uint32Array(64);
+  /** Beside each item's start and end: where its `metadata.managedFields` list lies (managedFieldsRange), 0 and 0 for none. */
+  managed = new Uint32Array(64);
+  /** The current item's managedFields range, as the scan found it (taken by the next push). */
+  mfStart = 0;
+  mfEnd = 0;
   count = 0;
   full = false;
   constructor(
@@ -111,7 +116,15 @@ class ListFinder {
       const more = new Uint32Array(this.items.length * 2);
       more.set(this.items);
       this.items = more;
+      const managed = new Uint32Array(this.items.length);
+      managed.set(this.managed);
+      this.managed = managed;
     }
+    // A range found inside this item only (never one of another member's objects).
+    const mf = this.mfEnd > this.mfStart && this.mfStart > from && this.mfEnd < to;
+    this.managed[this.count] = mf ? this.mfStart : 0;
+    this.managed[this.count + 1] = mf ? this.mfEnd : 0;
+    this.mfStart = this.mfEnd = 0;
     this.items[this.count++] = from;
     this.items[this.count++] = to;
   }
@@ -135,6 +148,7 @@ class ListFinder {
         if (kind === 0x5b && this.open < 0) {
           this.open = from;
           this.state = 1;
+          this.mfStart = this.mfEnd = 0;
         }
         this.key = 0;
       } else if (kind === STRING) {
@@ -189,6 +203,12 @@ export function scanJson(b: Uint8Array, start = 0, maxItems = Infinity): JsonSca
   // cost an offset array first. Counting goes on, for the message.
   const denseAt = Math.max(MAX_DENSE_VALUES, Math.floor((n - start) / MIN_BYTES_PER_VALUE));
   let top = 2; // the deepest level whose tokens go to the finder
+  // Where an item's metadata.managedFields lie (as managedFieldsRange finds them, so that the
+  // items need no second scan): item members are at depth 3, its metadata's at depth 4.
+  let metaKey = false; // the last key at depth 3 was "metadata"
+  let inMeta = false; // in the item's first metadata object
+  let metaDone = false; // the first metadata object ended, or its managedFields were decided
+  let mfOpen = false; // in the managedFields list (it ends back at depth 4)
   for (let i = start; i < n; i++) {
     const c = b[i]!;
     if (c === 0x22) {
@@ -199,12 +219,44 @@ export function scanJson(b: Uint8Array, start = 0, maxItems = Infinity): JsonSca
         else if (d === 0x22) break;
       }
       if (depth <= top) finder.token(STRING, from, i, depth);
+      else if (depth === 3 || (depth === 4 && inMeta)) {
+        let j = i + 1;
+        while (isWs(b[j])) j++;
+        if (depth === 3) metaKey = b[j] === 0x3a && bytesAre(b, from, i + 1, METADATA);
+        else if (b[j] === 0x3a && bytesAre(b, from, i + 1, MANAGED_FIELDS)) {
+          // The first managedFields member decides (a list: its range; anything else: none).
+          let v = j + 1;
+          while (isWs(b[v])) v++;
+          if (b[v] === 0x5b) {
+            finder.mfStart = v;
+            mfOpen = true;
+          }
+          inMeta = false;
+          metaDone = true;
+        }
+      }
     } else if (c === 0x7b || c === 0x5b) {
       if (++values > denseAt) top = -1;
       if (++depth > MAX_DEPTH) return { deep: true, values };
       if (depth <= top + 1) finder.token(c, i, i, depth - 1);
+      if (depth === 3) {
+        // A new item (or a deeper member of another List member): nothing of it seen yet.
+        metaKey = inMeta = metaDone = mfOpen = false;
+        finder.mfStart = finder.mfEnd = 0;
+      } else if (depth === 4) {
+        inMeta = metaKey && c === 0x7b && !metaDone;
+        metaKey = false;
+      }
     } else if (c === 0x7d || c === 0x5d) {
       if (--depth <= top) finder.token(c, i, i, depth);
+      if (depth === 4 && mfOpen) {
+        mfOpen = false;
+        if (c === 0x5d) finder.mfEnd = i + 1;
+        else finder.mfStart = 0; // unbalanced: parsed whole (and refused)
+      } else if (depth === 3 && inMeta) {
+        inMeta = false;
+        metaDone = true;
+      }
     } else if (c === 0x2c) {
       if (++values > denseAt) top = -1;
       if (depth <= top) finder.token(c, i, i, depth);
@@ -216,7 +268,7 @@ export function scanJson(b: Uint8Array, start = 0, maxItems = Infinity): JsonSca
   if (f.full) return { deep: false, values, tooManyItems: true };
   const list =
     f.topIsObject && f.lists === 1 && f.open >= 0 && f.close > f.open && !f.bad && f.state === 0
-      ? { open: f.open, close: f.close, items: f.items.subarray(0, f.count) }
+      ? { open: f.open, close: f.close, items: f.items.subarray(0, f.count), managed: f.managed.subarray(0, f.count) }
       : undefined;
   return { deep: false, values, list };
 }
@@ -310,12 +362,27 @@ export function managedFieldsRange(b: Uint8Array, s: number, e: number): [number
 export function parseObject(b: Buffer, s: number, e: number, keep: (o: Record<string, any>) => boolean): unknown {
   // Objects without the word (slim dumps, kubectl without --show-managed-fields) skip the scan: a native search is faster.
   const mf = b.subarray(s, e).indexOf(MANAGED_FIELDS) < 0 ? undefined : managedFieldsRange(b, s, e);
-  if (!mf) return JSON.parse(b.toString('utf8', s, e));
-  const o = JSON.parse(b.toString('utf8', s, mf[0]) + 'null' + b.toString('utf8', mf[1], e));
+  return parseItem(b, s, e, mf ? mf[0] : 0, mf ? mf[1] : 0, keep);
+}
+
+/**
+ * parseObject of an item of a List scanJson read: the range of its managedFields as the scan
+ * found it (`list.managed`: managedFieldsRange's, found in the same pass; 0 and 0 for none).
+ */
+export function parseItem(
+  b: Buffer,
+  s: number,
+  e: number,
+  mfStart: number,
+  mfEnd: number,
+  keep: (o: Record<string, any>) => boolean,
+): unknown {
+  if (mfEnd <= mfStart) return JSON.parse(b.toString('utf8', s, e));
+  const o = JSON.parse(b.toString('utf8', s, mfStart) + 'null' + b.toString('utf8', mfEnd, e));
   const md = isObj(o) ? o.metadata : undefined;
   // A later duplicate key would have replaced the null (JSON.parse keeps the last): then that one stays.
   if (isObj(md) && md.managedFields === null) {
-    if (keep(o)) md.managedFields = JSON.parse(b.toString('utf8', mf[0], mf[1]));
+    if (keep(o)) md.managedFields = JSON.parse(b.toString('utf8', mfStart, mfEnd));
     else delete md.managedFields;
   }
   return o;

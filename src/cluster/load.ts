@@ -9,7 +9,7 @@ import { isObj } from '../util/objects.js';
 import { KINDS, KIND_KEYS, kindOf, type KindKey } from '../k8s/kinds.js';
 import { keepsManagedFields, sanitizeSecret, type Keeper } from './sanitize.js';
 import { SNAPSHOT_KIND, isStreamable, readStreamed, tooMany } from './snapshot-file.js';
-import { TOO_DEEP, jsonShape, parseObject, scanJson, tooDense } from './json-scan.js';
+import { TOO_DEEP, jsonShape, parseItem, scanJson, tooDense } from './json-scan.js';
 import { SERVER_INPUTS, serverFromJson, type ServerInfo, type ServerInputKey } from '../k8s/server.js';
 
 /** The largest YAML text parsed (the document model costs ~50x: 32 MiB is ~1.6 GB). */
@@ -271,7 +271,7 @@ function readJsonList(
   if (scan.deep) throw fail(`invalid JSON (${TOO_DEEP})`);
   if (scan.dense) throw fail(scan.dense);
   if (!scan.list) return undefined;
-  const { open, close, items } = scan.list;
+  const { open, close, items, managed } = scan.list;
   let list: unknown;
   try {
     list = JSON.parse(buf.toString('utf8', start, open + 1) + buf.toString('utf8', close));
@@ -303,7 +303,7 @@ function readJsonList(
   for (let k = 0; k < items.length; k += 2) {
     let item: unknown;
     try {
-      item = parseObject(buf, items[k]!, items[k + 1]!, keepManaged);
+      item = parseItem(buf, items[k]!, items[k + 1]!, managed[k]!, managed[k + 1]!, keepManaged);
     } catch {
       return undefined;
     }

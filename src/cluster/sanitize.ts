@@ -103,10 +103,13 @@ function compile(k: Keep, rules: Readonly<Record<RuleName, Reducer>>): Reducer {
         return keepAll;
       case 'none':
         return dropAll;
+      // One function per type, each comparing with a literal (applied to every pod's containers).
       case 'string':
+        return (v) => (typeof v === 'string' ? v : undefined);
       case 'number':
+        return (v) => (typeof v === 'number' ? v : undefined);
       case 'boolean':
-        return (v) => (typeof v === k ? v : undefined);
+        return (v) => (typeof v === 'boolean' ? v : undefined);
       case 'object':
         return (v) => (isObj(v) ? v : undefined);
       case 'array':

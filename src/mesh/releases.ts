@@ -147,26 +147,44 @@ export function releaseFacts(p: MeshProfile, read: VersionRead | undefined): Rel
   };
 }
 
+/** Per profile (profiles and their release tables are constants): asked for every pod by injectedMesh. */
+const proxyNames = new WeakMap<MeshProfile, readonly string[]>();
+const injectedNamesAll = new WeakMap<MeshProfile, readonly string[]>();
+
 /** Every container name any release of the mesh injects as its proxy (an old pod keeps the name its release gave it). */
-export const proxyNamesOfAllReleases = (p: MeshProfile): readonly string[] => [
-  ...new Set([p.containers.proxy, ...(p.versions?.releases?.rows ?? []).flatMap((r) => r.containers?.proxy ?? [])]),
-];
+export function proxyNamesOfAllReleases(p: MeshProfile): readonly string[] {
+  let names = proxyNames.get(p);
+  if (!names) {
+    names = Object.freeze([
+      ...new Set([p.containers.proxy, ...(p.versions?.releases?.rows ?? []).flatMap((r) => r.containers?.proxy ?? [])]),
+    ]);
+    proxyNames.set(p, names);
+  }
+  return names;
+}
 
 /** Every name any release injects, as proxy, init, helper or validation container. */
-export const injectedNamesOfAllReleases = (p: MeshProfile): readonly string[] => [
-  ...new Set(
-    (p.versions?.releases?.rows ?? []).flatMap((r) =>
-      r.containers
-        ? [
-            ...r.containers.proxy,
-            ...r.containers.init,
-            ...(r.containers.helpers ?? []),
-            ...(r.containers.validation ?? []),
-          ]
-        : [],
-    ),
-  ),
-];
+export function injectedNamesOfAllReleases(p: MeshProfile): readonly string[] {
+  let names = injectedNamesAll.get(p);
+  if (!names) {
+    names = Object.freeze([
+      ...new Set(
+        (p.versions?.releases?.rows ?? []).flatMap((r) =>
+          r.containers
+            ? [
+                ...r.containers.proxy,
+                ...r.containers.init,
+                ...(r.containers.helpers ?? []),
+                ...(r.containers.validation ?? []),
+              ]
+            : [],
+        ),
+      ),
+    ]);
+    injectedNamesAll.set(p, names);
+  }
+  return names;
+}
 
 /** The key is under one of the mesh's domains (the prefix before `/` is one, or ends in `.` and one of them). */
 function inDomain(t: ReleaseTable, key: string): boolean {
@@ -242,9 +260,27 @@ export function unknownKey(
  * (another channel): a version the tables cannot place never names a bug.
  */
 export function knownBugs(p: MeshProfile, read: VersionRead | undefined, on: KnownBug['symptom']['on']): KnownBug[] {
+  if (!p.versions?.releases || !read) return [];
+  // Asked for every pod: the pods of one proxy version share the answer (a pure function of the
+  // tables and these strings), kept for at most BUGS_MEMO of them per profile.
+  let memo = bugsMemo.get(p);
+  if (!memo) bugsMemo.set(p, (memo = new Map()));
+  const key = `${on}\u0000${read.version}\u0000${read.from}`;
+  let bugs = memo.get(key);
+  if (!bugs) {
+    bugs = Object.freeze(bugsOf(p, read, on)) as KnownBug[];
+    if (memo.size < BUGS_MEMO) memo.set(key, bugs);
+  }
+  return [...bugs];
+}
+
+const BUGS_MEMO = 1024;
+const bugsMemo = new WeakMap<MeshProfile, Map<string, readonly KnownBug[]>>();
+
+function bugsOf(p: MeshProfile, read: VersionRead, on: KnownBug['symptom']['on']): KnownBug[] {
   const t = p.versions?.releases;
   const v = p.versions;
-  if (!t || !v || !read) return [];
+  if (!t || !v) return [];
   const image = /(?:image|runs) (\S+)/.exec(read.from)?.[1];
   if (image && t.distributions?.some((d) => new RegExp(d.image).test(image))) return [];
   return t.rows

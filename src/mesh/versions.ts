@@ -2,7 +2,7 @@
  * The pieces the profiles read versions with (src/mesh/<mesh>/support.ts): image tags, semantic
  * versions, a container of a pod or of a Deployment's template. Mesh-free.
  */
-import { containers, initContainers, podSpec } from '../k8s/pods.js';
+import { podSpec } from '../k8s/pods.js';
 import type { K8sObject } from '../util/types.js';
 import { isObj, str } from '../util/objects.js';
 
@@ -43,7 +43,10 @@ export function minorRelease(text: string): string | undefined {
 /** A container (or init container: a native sidecar) of a pod, by name. */
 export function podContainer(pod: K8sObject, name: string): Record<string, any> | undefined {
   const spec = podSpec(pod as { spec?: unknown });
-  return [...containers(spec), ...initContainers(spec)].find((c) => c.name === name);
+  // As [...containers(spec), ...initContainers(spec)].find(...), without the copies (asked per pod).
+  for (const list of [spec.containers, spec.initContainers])
+    if (Array.isArray(list)) for (const c of list) if (isObj(c) && c.name === name) return c;
+  return undefined;
 }
 
 /** A container of a Deployment's pod template, by name. */
