@@ -38,7 +38,11 @@ function get(path) {
         let body = Buffer.concat(chunks);
         if (res.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
         bytes += body.length;
-        resolve({ status: res.statusCode, json: JSON.parse(body.toString('utf8')) });
+        // /metrics is text (Prometheus' format), read whole as meshdoctor reads it; a kind the server does not
+        // serve answers 404 in plain text.
+        const text = body.toString('utf8');
+        const json = /json/.test(res.headers['content-type'] ?? '') ? JSON.parse(text) : text;
+        resolve({ status: res.statusCode, json });
       });
     });
     req.on('error', reject);
@@ -63,6 +67,8 @@ async function list(path, extra = {}) {
       q.delete('resourceVersionMatch');
     }
     const { status, json } = await get(`${path}?${q}`);
+    // Not served (as meshdoctor reads it: the kind's API is absent, nothing listed).
+    if (status === 404) return Object.assign(items, { rv });
     if (status !== 200) throw new Error(`${path}: HTTP ${status}: ${json?.message}`);
     for (const item of json.items) items.push(item);
     rv ??= json.metadata?.resourceVersion;

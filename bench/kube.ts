@@ -247,6 +247,8 @@ export async function floorConfig(
   kube: KubeApiServer,
   kinds: string[],
   pageSize = 500,
+  /** The API server's own endpoints meshdoctor reads too (`/version`, `/metrics`): the floor GETs them as well. */
+  server: string[] = [],
 ): Promise<Record<string, unknown>> {
   const { KINDS, listPath, objectPath: namedPath } = await import(join(ROOT, 'dist/k8s/kinds.js'));
   const { namedObjects } = await import(join(ROOT, 'dist/mesh/read-plan.js'));
@@ -278,6 +280,6 @@ export async function floorConfig(
     key: b64(user['client-key-data']),
     pageSize,
     lists,
-    gets,
+    gets: [...gets, ...server],
   };
 }

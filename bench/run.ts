@@ -52,6 +52,10 @@ const MAX_BYTES = ['--max-bytes', '2048'];
 // What the built CLI runs (dist), not the sources being edited.
 const { CHECKS } = await import(join(ROOT, 'dist/checks/index.js'));
 const { kindsFor } = await import(join(ROOT, 'dist/run/run.js'));
+const { readPlanOf } = await import(join(ROOT, 'dist/run/plan.js'));
+/** The API server's own endpoints the checks read (`/version`, `/metrics`; its pods come with the pods list under -A). */
+const serverPaths = (checks: unknown[]): string[] =>
+  (readPlanOf(checks).server as string[]).filter((k) => k !== 'apiserverPods').map((k) => `/${k}`);
 const { KINDS, kindOf, listPath, objectPath } = await import(join(ROOT, 'dist/k8s/kinds.js'));
 const { namedObjects } = await import(join(ROOT, 'dist/mesh/read-plan.js'));
 
@@ -197,7 +201,7 @@ function expectedRequests(objects: any[], kinds: string[]) {
     .map(
       (r: { key: string; namespace: string; name: string }) => objectPath(KINDS[r.key], r.namespace, r.name) as string,
     );
-  return { lists, named: new Set<string>(named) };
+  return { lists, named: new Set<string>([...named, ...serverPaths(CHECKS)]) };
 }
 
 /** Problems with the requests of one `check -A` run (empty: as required). */
@@ -243,8 +247,14 @@ async function verify(allKinds: string[]) {
     const r = await measure([BIN, ...live, '--only', c.id], outFile);
     const rq = server.requests.slice(b);
     const listed = [...new Set(rq.filter((x) => !/\/(configmaps|secrets)\//.test(x.path)).map((x) => x.path))];
-    const extra = listed.filter((p) => !exp.lists.has(p) || !kinds.includes(exp.lists.get(p)!.key));
-    const missing = kinds.filter((k) => !KINDS[k].byName && !listed.includes(listPath(KINDS[k])));
+    const own = serverPaths([c]);
+    const extra = listed.filter(
+      (p) => !own.includes(p) && (!exp.lists.has(p) || !kinds.includes(exp.lists.get(p)!.key)),
+    );
+    const missing = [
+      ...kinds.filter((k) => !KINDS[k].byName && !listed.includes(listPath(KINDS[k]))),
+      ...own.filter((p) => !listed.includes(p)),
+    ];
     const named = rq.filter((x) => /\/(configmaps|secrets)\//.test(x.path)).map((x) => x.path);
     const badNamed = named.filter((p) => !kinds.includes(p.includes('/configmaps/') ? 'configmaps' : 'secrets'));
     const { skipped } = r.code === 0 || r.code === 1 ? summaryOf(outFile) : { skipped: ['(run failed)'] };
@@ -290,7 +300,7 @@ if (LIVE.length) {
         log,
       );
       try {
-        const cfg = await floorConfig(kube, allKinds, PAGE_SIZE);
+        const cfg = await floorConfig(kube, allKinds, PAGE_SIZE, serverPaths(CHECKS));
         const cfgFile = join(OUT, `floor-live-${variant}-${pods}.json`);
         writeFileSync(cfgFile, JSON.stringify(cfg));
         const row = newRow('live', 'live, real kube-apiserver', variant, pods);
