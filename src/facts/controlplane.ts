@@ -4,6 +4,7 @@
  * control-plane checks (and the workload checks, for InjectionSkipped evidence). Pure: reads
  * the Model only.
  */
+import type { KindKey } from '../k8s/kinds.js';
 import { WORKLOAD_DECISION_INPUTS } from './decision.js';
 import { defineFactFamily } from '../k8s/fact.js';
 import { cmd } from '../fix/steps.js';
@@ -309,9 +310,19 @@ function endpointsFor(
   return { endpointsFrom: 'Endpoints', ready, notReady };
 }
 
+/** The kinds finding a mesh's injectors reads (`injectors`): a fact built on them declares these and its own. */
+export const INJECTOR_INPUTS = [
+  'deployments',
+  'mutatingwebhookconfigurations',
+  'namespaces',
+  'pods',
+  'replicasets',
+  'services',
+] as const satisfies readonly KindKey[];
+
 const INJECTORS = defineFactFamily({
   id: 'injectors',
-  inputs: ['deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods', 'replicasets', 'services'],
+  inputs: INJECTOR_INPUTS,
   compute: (m: Model, mesh: MeshName): Injector[] => {
     const out = new Map<string, Injector>();
     for (const b of webhookTargets(m, mesh)) {

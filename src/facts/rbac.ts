@@ -11,7 +11,7 @@ import { isObj, str } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
 import type { InjectorPermission } from '../mesh/profile.js';
 import { profileOf } from '../mesh/registry.js';
-import { injectors, namespaceRead, type Injector } from './controlplane.js';
+import { INJECTOR_INPUTS, injectors, namespaceRead, type Injector } from './controlplane.js';
 import type { Model } from './model.js';
 import { releaseOfInjector } from './releases.js';
 
@@ -47,17 +47,7 @@ function accountOf(d: K8sObject): string {
 
 const INJECTOR_ACCESS = defineFactFamily({
   id: 'injector-access',
-  inputs: [
-    'clusterrolebindings',
-    'clusterroles',
-    'configmaps',
-    'deployments',
-    'mutatingwebhookconfigurations',
-    'namespaces',
-    'pods',
-    'replicasets',
-    'services',
-  ],
+  inputs: [...INJECTOR_INPUTS, 'clusterrolebindings', 'clusterroles', 'configmaps'],
   compute: (m: Model, mesh: MeshName): InjectorAccess[] => {
     const rbac = profileOf(mesh).injector.rbac;
     if (!rbac || !m.readIn('clusterroles', '') || !m.readIn('clusterrolebindings', '')) return [];

@@ -9,7 +9,7 @@ import { nameOf } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
 import { profileOf } from '../mesh/registry.js';
 import { releaseFacts, type ReleaseFacts } from '../mesh/releases.js';
-import { injectors, type Injector } from './controlplane.js';
+import { INJECTOR_INPUTS, injectors, type Injector } from './controlplane.js';
 import type { Model } from './model.js';
 
 /** One injector Deployment and what the tables say of its release (undefined: its version was not read). */
@@ -20,15 +20,7 @@ interface InjectorRelease {
 
 const INJECTOR_RELEASES = defineFactFamily({
   id: 'injector-releases',
-  inputs: [
-    'configmaps',
-    'deployments',
-    'mutatingwebhookconfigurations',
-    'namespaces',
-    'pods',
-    'replicasets',
-    'services',
-  ],
+  inputs: [...INJECTOR_INPUTS, 'configmaps'],
   compute: (m: Model, mesh: MeshName): InjectorRelease[] => {
     const p = profileOf(mesh);
     return injectors(m, mesh)
@@ -89,15 +81,7 @@ export function someReleaseReads(m: Model, mesh: MeshName, key: { field: string;
 
 const KNOWN_KEYS = defineFactFamily({
   id: 'known-keys',
-  inputs: [
-    'configmaps',
-    'deployments',
-    'mutatingwebhookconfigurations',
-    'namespaces',
-    'pods',
-    'replicasets',
-    'services',
-  ],
+  inputs: [...INJECTOR_INPUTS, 'configmaps'],
   compute: (
     m: Model,
     mesh: MeshName,
