@@ -27,7 +27,4 @@ const CASES: ReportCase[] = [
   },
 ];
 
-reportCases('gen7rel', 'real reports (gen7rel): the confirmed cause is named', CASES, [
-  'istio-1.14-istioctl-install-recreates-default-tag',
-  'istio-kyma-reconciler-reinstall-rollout',
-]);
+reportCases('gen7rel', 'real reports (gen7rel): the confirmed cause is named', CASES);

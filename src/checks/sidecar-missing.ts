@@ -16,7 +16,11 @@
  * finding in the same report ranks first.
  * Pods all created before the injector was first ready (its install's pods, never restarted, say
  * when), under failurePolicy Ignore, are said to be that: the window from their creation to the
- * injector's readiness (kumahq/kuma#258, linkerd/linkerd2#3885).
+ * injector's readiness (kumahq/kuma#258, linkerd/linkerd2#3885). Pods all created before the
+ * MutatingWebhookConfiguration that injects them now was created are said to be that, whatever its
+ * failurePolicy: no webhook of it existed to call (the workloads applied before the mesh, a GitOps
+ * sync without ordering, istioctl's install deleting and re-creating the default revision tag's
+ * configuration, istio/istio#40134, kyma-incubator/reconciler#1138).
  * Known false positives: without managedFields, pods that simply predate the marker land here.
  * Fix: look at the owner's events and the injector's logs, then re-create the pods.
  */
@@ -43,6 +47,8 @@ const MESSAGES = messages({
     '{pods} of {workload} {were} created while the {meshTitle} injector was down ({from} to {to}, {reason}) but {have} no {meshTitle} proxy, although webhook {webhook} should have injected {them}.',
   'before-injector-ready':
     '{pods} of {workload} {were} created at {created}, before the {meshTitle} injector was first ready (Deployment {deployment} created {installedAt}, ready {readyAt}), and failurePolicy Ignore let them through but {have} no {meshTitle} proxy, although webhook {webhook} should have injected {them}.',
+  'before-webhook':
+    '{pods} of {workload} {were} created at {created}, before MutatingWebhookConfiguration {configuration} was created ({createdAt}): its webhook {webhook}, which injects such a pod now, did not exist when {they} {were} admitted, so {have} no {meshTitle} proxy.',
   'after-marker':
     '{pods} of {workload} {were} created after {markers} but {have} no {meshTitle} proxy, although webhook {webhook} should have injected {them}.',
   'unknown-time':
@@ -69,7 +75,8 @@ export default defineCheck({
         const skip = injectionSkip(m, mesh, w);
         // Pods created while the injector could not inject (down, or not yet ready after its install,
         // under failurePolicy Ignore) are that window's consequence: say so, and link (facts/timeline.ts).
-        const window = injectorWindow(m, mesh, missing.unexplained, hook.failurePolicy);
+        const window = injectorWindow(m, mesh, missing.unexplained, hook.failurePolicy, hook.config);
+        const absent = window?.kind === 'before-webhook' ? window : undefined;
         const outage = window?.kind === 'injector-down' ? window.outage : undefined;
         const early = window?.kind === 'before-injector-ready' ? window : undefined;
         const outages = window?.outages ?? injectorOutages(m, mesh);
@@ -86,25 +93,33 @@ export default defineCheck({
           webhook: hook.name,
           them: agree(n, 'it', 'them'),
         };
-        const said = outage
-          ? outage.reason
-            ? // The reason the injector's status gave (OOMKilled, MinimumReplicasUnavailable, ...), quoted.
-              say(MESSAGES, 'during-injector-outage-reason', { ...common, ...span(outage), reason: outage.reason })
-            : say(MESSAGES, 'during-injector-outage', { ...common, ...span(outage) })
-          : early
-            ? say(MESSAGES, 'before-injector-ready', {
-                ...common,
-                created: `${early.firstCreated.toISOString()}${n > 1 ? ` to ${early.lastCreated.toISOString()}` : ''}`,
-                deployment: early.deployment,
-                installedAt: early.installedAt.toISOString(),
-                readyAt: early.readyAt.toISOString(),
-              })
-            : missing.since
-              ? say(MESSAGES, 'after-marker', {
+        const said = absent
+          ? say(MESSAGES, 'before-webhook', {
+              ...common,
+              created: `${absent.firstCreated.toISOString()}${n > 1 ? ` to ${absent.lastCreated.toISOString()}` : ''}`,
+              configuration: absent.configuration,
+              createdAt: absent.createdAt.toISOString(),
+              they: agree(n, 'it', 'they'),
+            })
+          : outage
+            ? outage.reason
+              ? // The reason the injector's status gave (OOMKilled, MinimumReplicasUnavailable, ...), quoted.
+                say(MESSAGES, 'during-injector-outage-reason', { ...common, ...span(outage), reason: outage.reason })
+              : say(MESSAGES, 'during-injector-outage', { ...common, ...span(outage) })
+            : early
+              ? say(MESSAGES, 'before-injector-ready', {
                   ...common,
-                  markers: missing.markers.map((mk) => `${mk.on} got ${mk.text}`).join(' and '),
+                  created: `${early.firstCreated.toISOString()}${n > 1 ? ` to ${early.lastCreated.toISOString()}` : ''}`,
+                  deployment: early.deployment,
+                  installedAt: early.installedAt.toISOString(),
+                  readyAt: early.readyAt.toISOString(),
                 })
-              : say(MESSAGES, 'unknown-time', common);
+              : missing.since
+                ? say(MESSAGES, 'after-marker', {
+                    ...common,
+                    markers: missing.markers.map((mk) => `${mk.on} got ${mk.text}`).join(' and '),
+                  })
+                : say(MESSAGES, 'unknown-time', common);
         yield {
           mesh,
           ...said,
@@ -116,6 +131,14 @@ export default defineCheck({
               const o = during.get(missing.unexplained[i]!);
               return o ? { ...p, createdWhileInjectorDown: outageEvidence(o) } : p;
             }),
+            ...(absent
+              ? {
+                  createdBeforeWebhook: {
+                    configuration: absent.configuration,
+                    createdAt: absent.createdAt.toISOString(),
+                  },
+                }
+              : {}),
             ...(early
               ? {
                   createdBeforeInjectorReady: {
@@ -148,8 +171,14 @@ export default defineCheck({
                 ]
               : []),
             ...recreateCommands(w),
+            // Pods older than the webhook: the order of the install, not an outage.
+            ...(absent
+              ? [
+                  comment`so that no workload is created before the mesh can inject it, apply MutatingWebhookConfiguration ${absent.configuration} and its injector before the workloads, in an earlier sync wave or with a dependsOn, and keep installers from deleting it while workloads roll out`,
+                ]
+              : []),
             // A window of the injector's: what keeps the next one from admitting pods without a proxy.
-            ...(window && hook.service
+            ...(window && !absent && hook.service
               ? [
                   comment`so that the next outage admits no pod without a proxy: run the injector with 2 or more replicas and a PodDisruptionBudget, the high-availability install of the mesh, or set failurePolicy Fail on webhook ${hook.name}`,
                 ]

@@ -3,7 +3,9 @@
  * could not admit pods (down, or not yet ready after the install) and when its trust root was last
  * regenerated (a reinstall). One fact, shared by the checks that place a pod on it: a pod created
  * inside an injector window under failurePolicy Ignore was admitted without a proxy
- * (sidecar-missing); a proxy started before the current trust root cannot verify the proxies
+ * (sidecar-missing), and so was a pod created before the webhook configuration that injects it now existed (an
+ * install order, a GitOps sync that applied the workloads before the mesh, an installer that deletes and re-creates
+ * it); a proxy started before the current trust root cannot verify the proxies
  * started after it (proxy-predates-trust-root). Mesh-generic: the profile names the containers,
  * the identity sources and the issuer. Times are the objects' own (creationTimestamp, container
  * startedAt/finishedAt, conditions' lastTransitionTime, certificates' notBefore), never the wall
@@ -19,6 +21,16 @@ import type { Model } from './model.js';
 
 /** A window in which the injector could not have injected a pod created then. */
 type InjectorWindow =
+  | {
+      kind: 'before-webhook';
+      /** The MutatingWebhookConfiguration that holds the webhook calling the pods' injector now, and its creation. */
+      configuration: string;
+      createdAt: Date;
+      /** The pods' creation times, first and last. */
+      firstCreated: Date;
+      lastCreated: Date;
+      outages: InjectorOutage[];
+    }
   | {
       kind: 'injector-down';
       outage: InjectorOutage;
@@ -47,19 +59,40 @@ export function outageAt(outages: InjectorOutage[], pod: K8sObject): InjectorOut
 }
 
 /**
- * The injector window every one of `pods` was created in: an outage of the injector (all of them
- * inside one, or each in one), else, under failurePolicy Ignore, the time before the injector was
- * first ready after its install. Undefined when some pod falls outside every window, or the
- * injector's pods do not date it: nothing is then claimed.
+ * The injector window every one of `pods` was created in: before the webhook configuration that
+ * calls their injector now was created (whatever its failurePolicy: no webhook of it existed to be
+ * called), an outage of the injector (all of them inside one, or each in one), else, under
+ * failurePolicy Ignore, the time before the injector was first ready after its install. Undefined
+ * when some pod falls outside every window, or the objects do not date it: nothing is then claimed.
+ * A configuration is dated by its own creationTimestamp: one deleted and re-created (istioctl's
+ * install deletes the default revision tag's before installing and re-creates it after, istio/istio
+ * operator/cmd/mesh/install.go `revtag.DeleteTagWebhooks`, 1.12 to 1.2x, istio/istio#40134) is
+ * dated by its last creation, when it came back.
  */
 export function injectorWindow(
   m: Model,
   mesh: MeshName,
   pods: K8sObject[],
   failurePolicy: string | undefined,
+  webhookConfig?: K8sObject,
 ): InjectorWindow | undefined {
   if (!pods.length) return undefined;
   const outages = injectorOutages(m, mesh);
+  const created = pods.map((p) => time(p.metadata?.creationTimestamp)?.getTime());
+  const configAt = time(webhookConfig?.metadata?.creationTimestamp);
+  // creationTimestamp has one-second resolution: a pod of the configuration's own second is not claimed.
+  if (
+    configAt &&
+    created.every((c): c is number => c !== undefined && c < Math.floor(configAt.getTime() / 1000) * 1000)
+  )
+    return {
+      kind: 'before-webhook',
+      configuration: nameOf(webhookConfig!),
+      createdAt: configAt,
+      firstCreated: new Date(Math.min(...created)),
+      lastCreated: new Date(Math.max(...created)),
+      outages,
+    };
   const perPod = new Map<K8sObject, InjectorOutage>();
   for (const p of pods) {
     const o = outageAt(outages, p);
@@ -70,7 +103,6 @@ export function injectorWindow(
   if (failurePolicy !== 'Ignore') return undefined;
   const first = injectorFirstReady(m, mesh);
   if (!first) return undefined;
-  const created = pods.map((p) => time(p.metadata?.creationTimestamp)?.getTime());
   if (!created.every((c): c is number => c !== undefined && c < first.readyAt.getTime())) return undefined;
   return {
     kind: 'before-injector-ready',

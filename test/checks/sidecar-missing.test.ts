@@ -51,6 +51,32 @@ checkCases('sidecar-missing', {
       findings: ['Deployment shop/orders'],
       said: ['after-marker'],
     },
+    // Pods older than the webhook configuration that injects them now (facts/timeline.ts, before-webhook).
+    {
+      fixtures: 'fires-linkerd-before-webhook.yaml',
+      findings: ['Deployment shop/cart'],
+      said: [
+        {
+          id: 'before-webhook',
+          params: {
+            pods: '2 pods',
+            created: '2026-11-20T09:58:10.000Z to 2026-11-20T09:58:11.000Z',
+            configuration: 'linkerd-proxy-injector-webhook-config',
+            createdAt: '2026-11-20T10:02:00.000Z',
+          },
+        },
+      ],
+    },
+    {
+      fixtures: 'fires-kuma-before-webhook.yaml',
+      findings: ['Deployment orders/cart'],
+      said: [{ id: 'before-webhook', params: { configuration: 'kuma-admission-mutating-webhook-configuration' } }],
+    },
+    {
+      fixtures: 'fires-consul-before-webhook.yaml',
+      findings: ['Deployment catalog/cart'],
+      said: [{ id: 'before-webhook', params: { configuration: 'consul-connect-injector', meshTitle: 'Consul' } }],
+    },
     // A marker value Istio 1.27+ ignores while the namespace's policy injects: the missing proxy is still reported.
     {
       fixtures: 'fires-istio-1-27-ignored-value.yaml',
@@ -64,6 +90,9 @@ checkCases('sidecar-missing', {
     { fixtures: 'ok-second-injector-replica.yaml' },
     { fixtures: 'ok-istio-1-27-ignored-value-injected.yaml' },
     { fixtures: 'ok-istio-ignored-value-before-1-27.yaml' },
+    // A webhook configuration re-created after pods that have their proxies: nothing is missing.
+    { fixtures: 'ok-linkerd-webhook-recreated-pods-injected.yaml' },
+    { fixtures: 'ok-istio-tag-recreated-pods-injected.yaml' },
   ],
 });
 
@@ -166,6 +195,41 @@ status:
       const [f] = findings(cluster('linkerd', [F, y]), ['sidecar-missing']);
       expect(f!.messageId).not.toBe('sidecar-missing/before-injector-ready');
       expect(f!.evidence.createdBeforeInjectorReady).toBeUndefined();
+    }
+  });
+});
+
+describe('sidecar-missing: pods created before the webhook configuration that injects them now', () => {
+  const F = 'checks/sidecar-missing/fires-linkerd-before-webhook.yaml';
+  it('says when each was created, with the configuration in the evidence and the order of the install in the fix', () => {
+    const [f] = findings(cluster('linkerd', [F]), ['sidecar-missing']);
+    expect(f!.message).toBe(
+      '2 pods of Deployment shop/cart were created at 2026-11-20T09:58:10.000Z to 2026-11-20T09:58:11.000Z, before MutatingWebhookConfiguration linkerd-proxy-injector-webhook-config was created (2026-11-20T10:02:00.000Z): its webhook linkerd-proxy-injector.linkerd.io, which injects such a pod now, did not exist when they were admitted, so have no Linkerd proxy.',
+    );
+    expect(f!.evidence.createdBeforeWebhook).toEqual({
+      configuration: 'linkerd-proxy-injector-webhook-config',
+      createdAt: '2026-11-20T10:02:00.000Z',
+    });
+    expect(JSON.stringify(f!.fix)).toContain('in an earlier sync wave or with a dependsOn');
+  });
+  const config = (at: string) =>
+    `apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: linkerd-proxy-injector-webhook-config, uid: mwc-linkerd, creationTimestamp: "${at}"}
+webhooks:
+- name: linkerd-proxy-injector.linkerd.io
+  admissionReviewVersions: [v1]
+  clientConfig: {service: {name: linkerd-proxy-injector, namespace: linkerd, path: /, port: 443}}
+  failurePolicy: Ignore
+  namespaceSelector: {matchExpressions: [{key: config.linkerd.io/admission-webhooks, operator: NotIn, values: [disabled]}]}
+  rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods], scope: "*"}]
+  sideEffects: None
+`;
+  it('claims nothing when one pod is as old as the configuration (same second) or younger, or its time is unknown', () => {
+    for (const at of ['2026-11-20T09:58:11Z', '2026-11-20T09:58:10.5Z', '2026-11-20T09:58:10Z', 'not a time']) {
+      const [f] = findings(cluster('linkerd', [F, config(at)]), ['sidecar-missing']);
+      expect(f!.messageId, at).not.toBe('sidecar-missing/before-webhook');
+      expect(f!.evidence.createdBeforeWebhook, at).toBeUndefined();
     }
   });
 });
