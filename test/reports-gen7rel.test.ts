@@ -25,6 +25,14 @@ const CASES: ReportCase[] = [
     id: 'sidecar-missing',
     says: ['2 pods of Deployment metrics/api', 'injector was down', 'linkerd-proxy-injector-6d8f9c7b5-9vqzt'],
   },
+  {
+    file: 'linkerd-stable-2.10-argo-step-starts-before-proxy',
+    report: 'linkerd/linkerd2#8700',
+    id: 'app-starts-before-proxy',
+    says: ['main', 'stable-2.10.2', 'upgrade, then set it'],
+  },
 ];
 
-reportCases('gen7rel', 'real reports (gen7rel): the confirmed cause is named', CASES);
+reportCases('gen7rel', 'real reports (gen7rel): the confirmed cause is named', CASES, [
+  'linkerd-stable-2.10-argo-step-starts-before-proxy',
+]);
