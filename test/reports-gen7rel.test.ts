@@ -33,6 +33,4 @@ const CASES: ReportCase[] = [
   },
 ];
 
-reportCases('gen7rel', 'real reports (gen7rel): the confirmed cause is named', CASES, [
-  'linkerd-stable-2.10-argo-step-starts-before-proxy',
-]);
+reportCases('gen7rel', 'real reports (gen7rel): the confirmed cause is named', CASES);

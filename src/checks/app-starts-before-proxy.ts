@@ -11,7 +11,9 @@
  * proxy sits, its annotations, the control plane's setting), with its source.
  * When: an active pod of an app workload runs the mesh's proxy, started once (no restart), and
  * does not hold its app; an app container of it restarted, and its last failure (exit code not 0,
- * not OOMKilled) ended no later than RACE_WINDOW_S after the proxy started. Times come from the
+ * not OOMKilled) ended no later than RACE_WINDOW_S after the proxy started; or, in a pod of
+ * restartPolicy Never (a Job's, an Argo Workflows step, linkerd/linkerd2#8700), an app container
+ * that never restarted ended so (its current state), the proxy still running beside it. Times come from the
  * pod's container statuses (lastState.terminated.finishedAt, state.running.startedAt), never from
  * the clock. The proxy's own readiness time is not in the status: its start is the earliest it
  * could be ready.
@@ -43,10 +45,29 @@ const RACE_WINDOW_S = 60;
 
 interface Status {
   name: string;
+  /** From initContainerStatuses (a pod's init container that failed is init-before-proxy's). */
+  init: boolean;
   restarts: number;
   running?: Date;
   last?: { finished: Date; exitCode?: number; reason?: string };
+  /** Its current termination, when it is not running. */
+  ended?: { finished: Date; exitCode?: number; reason?: string };
 }
+
+const termination = (term: Record<string, any> | undefined) => {
+  const finished = term ? time(term.finishedAt) : undefined;
+  return finished
+    ? {
+        finished,
+        ...(typeof term!.exitCode === 'number' ? { exitCode: term!.exitCode as number } : {}),
+        ...(str(term!.reason) ? { reason: str(term!.reason)! } : {}),
+      }
+    : undefined;
+};
+
+/** A termination that is the app's own failure: an exit code not 0, not an OOM kill or a completion. */
+const failed = (t: Status['last']) =>
+  t && t.exitCode !== 0 && t.reason !== 'OOMKilled' && t.reason !== 'Completed' ? t : undefined;
 
 function statuses(pod: K8sObject): Status[] {
   const st = isObj(pod.status) ? pod.status : {};
@@ -56,21 +77,17 @@ function statuses(pod: K8sObject): Status[] {
     for (const cs of list.slice(0, 64)) {
       if (!isObj(cs) || !str(cs.name)) continue;
       const running = isObj(cs.state) && isObj(cs.state.running) ? time(cs.state.running.startedAt) : undefined;
-      const term = isObj(cs.lastState) && isObj(cs.lastState.terminated) ? cs.lastState.terminated : undefined;
-      const finished = term ? time(term.finishedAt) : undefined;
+      const last = termination(
+        isObj(cs.lastState) && isObj(cs.lastState.terminated) ? cs.lastState.terminated : undefined,
+      );
+      const ended = termination(isObj(cs.state) && isObj(cs.state.terminated) ? cs.state.terminated : undefined);
       out.push({
         name: str(cs.name)!,
+        init: f === 'initContainerStatuses',
         restarts: typeof cs.restartCount === 'number' ? cs.restartCount : 0,
         ...(running ? { running } : {}),
-        ...(finished
-          ? {
-              last: {
-                finished,
-                ...(typeof term!.exitCode === 'number' ? { exitCode: term!.exitCode } : {}),
-                ...(str(term!.reason) ? { reason: str(term!.reason)! } : {}),
-              },
-            }
-          : {}),
+        ...(last ? { last } : {}),
+        ...(ended ? { ended } : {}),
       });
     }
   }
@@ -120,8 +137,8 @@ function probeEvents(m: Model, pod: K8sObject): { unready: Map<string, Date>; ki
 
 const MESSAGES = messages({
   'upgrade-then-hold':
-    '{pods} of {workload}: the app container {container} failed{how_failed} {when}, and restarted: {meshTitle} started the app without waiting for its proxy ({how}). Its proxy {older} comes from a release that has no setting to hold the app: {meshTitle} has {setting}; upgrade, then set it.',
-  hold: '{pods} of {workload}: the app container {container} failed{how_failed} {when}, and restarted: {meshTitle} started the app without waiting for its proxy ({how}). {meshTitle} holds the app until the proxy is ready with {setting}.',
+    '{pods} of {workload}: the app container {container} failed{how_failed} {when}, {then}: {meshTitle} started the app without waiting for its proxy ({how}). Its proxy {older} comes from a release that has no setting to hold the app: {meshTitle} has {setting}; upgrade, then set it.',
+  hold: '{pods} of {workload}: the app container {container} failed{how_failed} {when}, {then}: {meshTitle} started the app without waiting for its proxy ({how}). {meshTitle} holds the app until the proxy is ready with {setting}.',
 });
 
 export default defineCheck({
@@ -143,6 +160,7 @@ export default defineCheck({
           proxyNotReadyAt?: string;
           seconds: number;
           restarts: number;
+          restartPolicy?: 'Never';
         }[] = [];
         let how: string | undefined;
         let older: string | undefined;
@@ -160,12 +178,13 @@ export default defineCheck({
             proxy.running.getTime() + RACE_WINDOW_S * 1000,
             unreadyUntil && unreadyUntil.getTime() > proxy.running.getTime() ? unreadyUntil.getTime() : 0,
           );
+          // A pod that never restarts its containers (restartPolicy Never) keeps an app's one failure as its current state.
+          const never = isObj(pod.spec) && pod.spec.restartPolicy === 'Never';
           for (const app of all) {
-            if (injected.includes(app.name) || app.restarts === 0) continue;
-            const lastFailed =
-              app.last && app.last.exitCode !== 0 && app.last.reason !== 'OOMKilled' && app.last.reason !== 'Completed'
-                ? app.last
-                : undefined;
+            if (injected.includes(app.name)) continue;
+            const once = app.restarts === 0 && never && !app.init ? failed(app.ended) : undefined;
+            if (app.restarts === 0 && !once) continue;
+            const lastFailed = once ?? failed(app.last);
             const killed = ev?.killed.get(app.name);
             // The earliest failure the pod shows inside the window: the last termination, or a probe's kill.
             const failure = [
@@ -193,6 +212,7 @@ export default defineCheck({
                 : {}),
               seconds,
               restarts: app.restarts,
+              ...(once ? { restartPolicy: 'Never' as const } : {}),
             });
           }
         }
@@ -220,6 +240,7 @@ export default defineCheck({
                   ? ` (exit code ${first.exitCode})`
                   : '',
               when,
+              then: first.restartPolicy ? 'and was not restarted (restartPolicy Never)' : 'and restarted',
               meshTitle: p.title,
               how: `${how}`,
               setting: p.runtime.startOrder.setting,

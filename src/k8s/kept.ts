@@ -169,6 +169,8 @@ const POD_SPEC: KeepFields = {
       fields: { nodeAffinity: { fields: { requiredDuringSchedulingIgnoredDuringExecution: 'all' } } },
     },
     priorityClassName: 'all',
+    // app-starts-before-proxy: a pod that never restarts its containers keeps an app's one failure as its state.
+    restartPolicy: 'all',
     nodeName: 'all', // sidecarless-not-enrolled: the node proxy on the pod's node
     serviceAccountName: 'all',
     serviceAccount: 'all',

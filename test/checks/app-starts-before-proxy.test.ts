@@ -19,11 +19,15 @@ checkCases('app-starts-before-proxy', {
     // The kubelet's probe events: the proxy's readiness still failing, the app killed by its probe (hashicorp/consul-k8s#1397).
     { fixtures: 'fires-consul-probe-killed.yaml', findings: ['Deployment catalog/checkout'] },
     { fixtures: 'fires-istio-probe-killed.yaml', findings: ['Deployment store/reviews'] },
+    // Pods that never restart their containers (restartPolicy Never): the one failure is the current state (linkerd/linkerd2#8700).
+    { fixtures: 'fires-istio-job-never-restarted.yaml', findings: ['Job store/migrate-v15'] },
+    { fixtures: 'fires-kuma-cronjob-never-restarted.yaml', findings: ['CronJob orders/nightly-report'] },
   ],
   silent: [
     { fixtures: 'ok-istio-held-late-or-oom.yaml' },
     { fixtures: 'ok-native-or-proxy-restarted.yaml' },
     { fixtures: 'ok-consul-probe-killed-after-ready.yaml' },
+    { fixtures: 'ok-never-restarted-late-or-completed.yaml' },
   ],
 });
 
@@ -63,6 +67,16 @@ describe('app-starts-before-proxy', () => {
     expect(c.message).toContain('consul-k8s gives it no postStart hook');
     expect(c.message).toContain('earlier releases have no setting that holds the app');
     expect(c.fix.join('\n')).toContain('"consul.hashicorp.com/enable-consul-dataplane-as-sidecar":"true"');
+  });
+
+  it('a pod that never restarts its containers: its app failed once, said so, with the restart policy in the evidence', () => {
+    const f = one('istio', 'fires-istio-job-never-restarted');
+    expect(f.message).toContain(
+      'the app container migrate failed (exit code 1) 2 s after its proxy istio-proxy started, before it could be ready, and was not restarted (restartPolicy Never): Istio started the app',
+    );
+    expect(f.evidence).toMatchObject({ failures: [{ restarts: 0, restartPolicy: 'Never', seconds: 2 }] });
+    const k = one('kuma', 'fires-kuma-cronjob-never-restarted');
+    expect(k.params).toMatchObject({ container: 'report', how_failed: ' (exit code 2)' });
   });
 
   it('says when the release the proxy comes from has no hold setting', () => {
