@@ -1,8 +1,12 @@
 /**
- * Real user reports (issue 31, item 5: timelines; pods created before the mesh could inject them), each rebuilt as
- * an overlay on the healthy cluster of its mesh and release (test/fixtures/reports/gen7rel/, the thread in each
- * file's header). Each must name the confirmed cause: the check and the words that make it the cause. Named 1/3
- * before this round's mechanisms (linkerd/linkerd2#5070 by the injector-replacement window of facts/controlplane.ts).
+ * Real user reports (issue 31, items 5, 7, 10: timelines, release awareness, start order), each rebuilt as an
+ * overlay on the healthy cluster of its mesh and release (test/fixtures/reports/gen7rel/, the thread in each file's
+ * header). Each must name the confirmed cause: the check and the words that make it the cause. Named 1/5 before this
+ * round's mechanisms (linkerd/linkerd2#5070, by the injector-replacement window of facts/controlplane.ts), 5/5 after:
+ * pods created before the webhook configuration that injects them now existed (sidecar-missing, facts/timeline.ts:
+ * istio/istio#40134, kyma-incubator/reconciler#1138), an app that failed once before its proxy was ready in a pod
+ * that never restarts its containers (app-starts-before-proxy: linkerd/linkerd2#8700, istio/istio#4341), both on
+ * releases that have no hold setting (the message says to upgrade first).
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
@@ -30,6 +34,12 @@ const CASES: ReportCase[] = [
     report: 'linkerd/linkerd2#8700',
     id: 'app-starts-before-proxy',
     says: ['main', 'stable-2.10.2', 'upgrade, then set it'],
+  },
+  {
+    file: 'istio-1.5-job-fails-before-proxy-ready',
+    report: 'istio/istio#4341',
+    id: 'app-starts-before-proxy',
+    says: ['Job store/db-seed', 'not restarted (restartPolicy Never)', 'upgrade, then set it'],
   },
 ];
 
