@@ -1,8 +1,9 @@
 /**
  * Real user reports (issue 31, items 5, 7, 10: timelines, release awareness, start order), each rebuilt as an
  * overlay on the healthy cluster of its mesh and release (test/fixtures/reports/gen7rel/, the thread in each file's
- * header). Each must name the confirmed cause: the check and the words that make it the cause. Named 1/5 before this
- * round's mechanisms (linkerd/linkerd2#5070, by the injector-replacement window of facts/controlplane.ts), 5/5 after:
+ * header). Each must name the confirmed cause: the check and the words that make it the cause. Named 2/6 before this
+ * round's mechanisms (linkerd/linkerd2#5070, by the injector-replacement window of facts/controlplane.ts; kumahq/kuma#2483,
+ * an app restarted after failing before its proxy was ready), 6/6 after:
  * pods created before the webhook configuration that injects them now existed (sidecar-missing, facts/timeline.ts:
  * istio/istio#40134, kyma-incubator/reconciler#1138), an app that failed once before its proxy was ready in a pod
  * that never restarts its containers (app-starts-before-proxy: linkerd/linkerd2#8700, istio/istio#4341), both on
@@ -40,6 +41,17 @@ const CASES: ReportCase[] = [
     report: 'istio/istio#4341',
     id: 'app-starts-before-proxy',
     says: ['Job store/db-seed', 'not restarted (restartPolicy Never)', 'upgrade, then set it'],
+  },
+  {
+    file: 'kuma-1.x-kong-migrations-before-dataplane',
+    report: 'kumahq/kuma#2483',
+    id: 'app-starts-before-proxy',
+    says: [
+      'Job orders/kong-init-migrations',
+      'kong-migrations',
+      'kuma.io/wait-for-dataplane-ready',
+      'upgrade, then set it',
+    ],
   },
 ];
 
