@@ -1,9 +1,9 @@
 /**
  * Real user reports (issue 31, items 5, 7, 10: timelines, release awareness, start order), each rebuilt as an
  * overlay on the healthy cluster of its mesh and release (test/fixtures/reports/gen7rel/, the thread in each file's
- * header). Each must name the confirmed cause: the check and the words that make it the cause. Named 2/6 before this
- * round's mechanisms (linkerd/linkerd2#5070, by the injector-replacement window of facts/controlplane.ts; kumahq/kuma#2483,
- * an app restarted after failing before its proxy was ready), 6/6 after:
+ * header). Each must name the confirmed cause: the check and the words that make it the cause. Named 3/7 before this
+ * round's mechanisms (linkerd/linkerd2#5070, by the injector-replacement window of facts/controlplane.ts; kumahq/kuma#2483
+ * and linkerd/linkerd2#2704, an app restarted after failing before its proxy was ready), 7/7 after:
  * pods created before the webhook configuration that injects them now existed (sidecar-missing, facts/timeline.ts:
  * istio/istio#40134, kyma-incubator/reconciler#1138), an app that failed once before its proxy was ready in a pod
  * that never restarts its containers (app-starts-before-proxy: linkerd/linkerd2#8700, istio/istio#4341), both on
@@ -52,6 +52,12 @@ const CASES: ReportCase[] = [
       'kuma.io/wait-for-dataplane-ready',
       'upgrade, then set it',
     ],
+  },
+  {
+    file: 'linkerd-stable-2.10-startup-calls-refused',
+    report: 'linkerd/linkerd2#2704',
+    id: 'app-starts-before-proxy',
+    says: ['Deployment payments/gateway-client', 'and restarted', 'stable-2.10.2', 'upgrade, then set it'],
   },
 ];
 
