@@ -276,7 +276,7 @@ export const CATALOG = {
     code: 'MD1050',
     title: 'The app starts before its proxy is ready',
     description:
-      "An app container of meshed pods failed in the first seconds after its proxy started and restarted, in pods the mesh does not hold until the proxy is ready (read from each pod as injected: where the proxy sits, its annotations, the control plane's setting): the mesh's own setting that holds the app for its release, or that the release has none.",
+      "An app container of meshed pods failed in the first seconds after its proxy started and restarted (or, in a pod that never restarts its containers, stays failed), in pods the mesh does not hold until the proxy is ready (read from each pod as injected: where the proxy sits, its annotations, the control plane's setting): the mesh's own setting that holds the app for its release, or that the release has none.",
     severity: 'warning',
     inputs: ['pods'],
     optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'events'],
