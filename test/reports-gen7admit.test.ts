@@ -23,14 +23,25 @@ const CASES: ReportCase[] = [
   {
     file: 'istio-gcsfuse-restartpolicy-on-validation',
     report: 'GoogleCloudPlatform/gcs-fuse-csi-driver#296',
-    id: 'proxy-removed',
-    says: ['istio-validation', 'restartPolicy', 'gke-gcsfuse-sidecar', 'gcsfuse-sidecar-injector.csi.storage.gke.io'],
+    id: 'init-rewritten',
+    says: [
+      'istio-validation',
+      'restartPolicy: Always',
+      'gke-gcsfuse-sidecar',
+      'gcsfuse-sidecar-injector.csi.storage.gke.io',
+    ],
+    wrong: ['proxy-cannot-start'],
   },
   {
     file: 'istio-native-gcsfuse-knative-drops-restartpolicy',
     report: 'GoogleCloudPlatform/gcs-fuse-csi-driver#322',
-    id: 'proxy-removed',
-    says: ['gke-gcsfuse-sidecar', 'istio-validation', 'istio-inject.webhook.crfa.internal.knative.dev'],
+    id: 'init-rewritten',
+    says: [
+      'gke-gcsfuse-sidecar',
+      'istio-validation',
+      'istio-inject.webhook.crfa.internal.knative.dev',
+      'restartPolicy',
+    ],
   },
   {
     file: 'linkerd-stable-2.10-vault-agent-init-after-linkerd-init',
@@ -60,8 +71,6 @@ const CASES: ReportCase[] = [
 
 /** Named 2/8 before this round's mechanisms (the SCC and the operator's webhook were named already). */
 const OPEN = [
-  'istio-gcsfuse-restartpolicy-on-validation',
-  'istio-native-gcsfuse-knative-drops-restartpolicy',
   'linkerd-stable-2.10-vault-agent-init-after-linkerd-init',
   'istio-1.5-vault-agent-init-after-istio-init',
   'istio-1.5-vault-helm-agent-init-first',

@@ -657,6 +657,20 @@ export const CATALOG = {
       'validatingwebhookconfigurations',
     ],
   },
+  'init-rewritten': {
+    code: 'MD1110',
+    title: "A webhook after the injector rewrote the pod's init containers",
+    description:
+      "The pods of a meshed workload never start because a mutating webhook that sees the pod after the mesh's injector (called after it, or reinvoked) rewrote the init containers: a mesh init container carries restartPolicy: Always, which no mesh sets on it, so it runs as a sidecar; or an init container the pod template does not have runs without restartPolicy: Always and never exits, ahead of the mesh's containers. The webhooks from the admission chain and the field are named.",
+    severity: 'error',
+    inputs: ['pods'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'namespaces',
+      'mutatingwebhookconfigurations',
+      'validatingwebhookconfigurations',
+    ],
+  },
   // Issue 31: the proxy's own network path, and the mesh's node agents.
   'proxy-egress-blocked': {
     code: 'MD1060',

@@ -47,6 +47,7 @@ const CONVERTED = [
   'proxy-outdated',
   'proxy-predates-trust-root',
   'proxy-removed',
+  'init-rewritten',
   'quota-blocks-proxy',
   'serviceaccount-missing',
   'sidecar-missing',
