@@ -285,13 +285,14 @@ export const CATALOG = {
     code: 'MD1090',
     title: 'An init container of the app runs while the proxy does not',
     description:
-      "An init container of a meshed pod's app failed while the pod's outbound traffic was already redirected to a proxy that runs only after every init container (the mesh's iptables init container before it, or its CNI plugin from the pod's start, read from the pod as injected): the ways out its mesh and release offer (the proxy's UID, exclusion annotations, a native sidecar, the init container's place).",
+      "An init container of a meshed pod's app failed while the pod's outbound traffic was already redirected to a proxy that runs only after every init container (the mesh's iptables init container before it, or its CNI plugin from the pod's start, read from the pod as injected): the ways out its mesh and release offer (the proxy's UID, exclusion annotations, a native sidecar, the init container's place). An init container the pod template does not have was appended by a webhook that sees the pod after the mesh's (Vault's agent injector): that webhook is named.",
     severity: 'warning',
     inputs: ['pods'],
     optionalInputs: [
       ...WORKLOAD_KINDS,
       'namespaces',
       'mutatingwebhookconfigurations',
+      'validatingwebhookconfigurations',
       'configmaps',
       'deployments',
       'services',

@@ -149,7 +149,7 @@ export default defineCheck<RewrittenEvidence, typeof MESSAGES>({
           const fix: Step[] = [
             ...later.map(
               (h) =>
-                comment`in webhook ${h}: leave the init container ${first.container} alone; a webhook that makes its own init container a native sidecar must set restartPolicy on that container by name, not by index`,
+                comment`in webhook ${h}: leave the init container ${first.container} alone: a webhook that makes its own init container a native sidecar must set restartPolicy on that container by name, not by index`,
             ),
             ...(later.length
               ? []
@@ -213,7 +213,7 @@ export default defineCheck<RewrittenEvidence, typeof MESSAGES>({
           fix: [
             ...hooks.map(
               (h) =>
-                comment`in webhook ${h}: if it adds or returns ${first.container}, it must keep restartPolicy: Always on it (upgrade a webhook built with Kubernetes types older than native sidecars, or leave these pods out with its objectSelector)`,
+                comment`in webhook ${h}: if it adds or returns ${first.container}, it must keep restartPolicy: Always on it: upgrade a webhook built with Kubernetes types older than native sidecars, or leave these pods out with its objectSelector`,
             ),
             ...recreateCommands(w),
           ],

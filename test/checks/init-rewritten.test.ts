@@ -31,7 +31,7 @@ describe('init-rewritten', () => {
   it('names the rewritten container, the field, the reinvoked webhook and the container stuck behind it', () => {
     const [f] = findings(cluster('istio', [F('fires-istio-validation-made-sidecar')]), ['init-rewritten']);
     expect(f?.message).toContain('istio-validation carries restartPolicy: Always');
-    expect(f?.message).toContain('files-sidecar-injector.example.io/files-sidecar-injector.example.io (reinvoked)');
+    expect(f?.message).toContain('files-sidecar-injector.example.io/files-sidecar-injector.example.io on reinvocation');
     expect(f?.message).toContain('the init container files-sidecar');
   });
   it('names a webhook called after the mesh by the order of configuration names', () => {
@@ -44,5 +44,16 @@ describe('init-rewritten', () => {
     expect(f?.message).toMatch(/files-sidecar-injector.*knative-style-inject/);
     expect(f?.message).toContain('istio-validation, istio-proxy');
     expect(f?.message).toContain('119 minutes');
+  });
+  it('gives fix lines that are all pasteable (none withheld)', () => {
+    for (const [base, file] of [
+      ['istio', 'fires-istio-validation-made-sidecar'],
+      ['linkerd', 'fires-linkerd-init-made-sidecar'],
+      ['istio', 'fires-istio-blocked-behind-added-init'],
+      ['consul', 'fires-consul-blocked-behind-added-init'],
+    ] as const) {
+      const [f] = findings(cluster(base, [F(file)]), ['init-rewritten']);
+      expect(JSON.stringify(f?.fix)).not.toContain('withheld');
+    }
   });
 });
