@@ -5,7 +5,8 @@
  * injected init containers. Each rebuilt as an overlay on the healthy cluster of its mesh and release
  * (test/fixtures/reports/gen7admit/, the thread in each file's header); each must name the confirmed cause.
  * Named 2/8 before this round's mechanisms (95e3c34: the SCC and the operator's webhook were named already), 8/8
- * after: init-rewritten (a mesh init container made a sidecar by a reinvoked webhook; an added init container that
+ * after; istio/istio#3774 (added later, 8/9 before optout-not-read, 9/9 after: an opt-out on a template that carries
+ * the proxy itself). The mechanisms: init-rewritten (a mesh init container made a sidecar by a reinvoked webhook; an added init container that
  * never exits ahead of the mesh's), init-before-proxy naming the webhook that appended the init container.
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
@@ -69,6 +70,12 @@ const CASES: ReportCase[] = [
     report: 'hashicorp/vault-helm#160',
     id: 'init-before-proxy',
     says: ['vault-agent-init', 'istio-init', 'vault-agent-injector-cfg'],
+  },
+  {
+    file: 'istio-1.5-optout-on-manually-injected-template',
+    report: 'istio/istio#3774',
+    id: 'optout-not-read',
+    says: ['sidecar.istio.io/inject', 'istio-proxy', /pod template itself carries/, /by hand/],
   },
 ];
 

@@ -672,6 +672,15 @@ export const CATALOG = {
       'validatingwebhookconfigurations',
     ],
   },
+  'optout-not-read': {
+    code: 'MD1111',
+    title: 'An opt-out on a pod template that carries the proxy itself',
+    description:
+      "A workload's pod template opts out of a mesh, but the template itself holds that mesh's proxy (injected by hand with the mesh's inject command, or copied from an injected pod): the mesh reads the opt-out only in its injection webhook, which adds nothing to such a pod, so the pods run the proxy whatever the opt-out says.",
+    severity: 'warning',
+    inputs: [],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'namespaces'],
+  },
   // Issue 31: the proxy's own network path, and the mesh's node agents.
   'proxy-egress-blocked': {
     code: 'MD1060',

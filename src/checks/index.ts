@@ -34,6 +34,7 @@ import injectionSkipped from './injection-skipped.js';
 import admissionRejectsProxy from './admission-rejects-proxy.js';
 import proxyRemoved from './proxy-removed.js';
 import initRewritten from './init-rewritten.js';
+import optoutNotRead from './optout-not-read.js';
 import proxyCannotStart from './proxy-cannot-start.js';
 import appStartsBeforeProxy from './app-starts-before-proxy.js';
 import initBeforeProxy from './init-before-proxy.js';
@@ -90,6 +91,7 @@ export const CHECKS: readonly Check[] = [
   admissionRejectsProxy,
   proxyRemoved,
   initRewritten,
+  optoutNotRead,
   proxyCannotStart,
   appStartsBeforeProxy,
   initBeforeProxy,

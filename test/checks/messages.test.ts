@@ -48,6 +48,7 @@ const CONVERTED = [
   'proxy-predates-trust-root',
   'proxy-removed',
   'init-rewritten',
+  'optout-not-read',
   'quota-blocks-proxy',
   'serviceaccount-missing',
   'sidecar-missing',
