@@ -26,7 +26,8 @@
  * When: an active pod of an app workload runs a mesh's proxy (or carries its mark); a mesh init
  * container with `restartPolicy: Always`; or, in a pod not yet initialized, an init container
  * absent from the pod template, without `restartPolicy: Always`, running for more than 10 minutes,
- * with a mesh container after it that has not started. Bare pods (their template is the pod) are
+ * with a mesh init container after it that has not started (one after the mesh's iptables init
+ * container runs under the redirection: init-before-proxy's subject). Bare pods (their template is the pod) are
  * left out of the second.
  * Known false positives: an init container another webhook adds on purpose that runs a long task
  * (the finding quotes how long it has run).
@@ -94,7 +95,7 @@ interface Blocked {
 }
 
 /** The pod waits behind an init container its template does not have, which runs and does not end. */
-function blockedBy(m: Model, w: Workload, pod: K8sObject, mesh: MeshName): Blocked | undefined {
+function blockedBy(m: Model, w: Workload, pod: K8sObject, mesh: MeshName, anyAfter = false): Blocked | undefined {
   if (w.kind === 'Pod') return undefined;
   const own = new Set(injectedNames(profileOf(mesh)));
   const template = new Set(
@@ -108,9 +109,19 @@ function blockedBy(m: Model, w: Workload, pod: K8sObject, mesh: MeshName): Block
     if (own.has(name) || template.has(name)) continue;
     const since = runningSince(pod, name);
     if (since === undefined || m.now.getTime() - since < STUCK_MS) continue;
-    const after = [...inits.slice(i + 1), ...containers(podSpec(pod))]
+    // A mesh init container must wait behind it (anyAfter: any mesh container, where a rewritten one explains it): one after the mesh's own iptables init container, with only the
+    // proxy waiting, runs under the redirection (init-before-proxy's subject), not ahead of the mesh.
+    const waitingInits = inits
+      .slice(i + 1)
       .map((x) => str(x.name) ?? '')
       .filter((n) => own.has(n) && !started(pod, n));
+    if (!waitingInits.length && !anyAfter) continue;
+    const after = [
+      ...waitingInits,
+      ...containers(podSpec(pod))
+        .map((x) => str(x.name) ?? '')
+        .filter((n) => own.has(n) && !started(pod, n)),
+    ];
     if (!after.length) continue;
     return { pod: nameOf(pod), container: name, since, waiting: after };
   }
@@ -144,7 +155,8 @@ export default defineCheck<RewrittenEvidence, typeof MESSAGES>({
         if (rewritten.length) {
           const first = rewritten[0]!;
           const later = mutatingAfter(m, w, mesh);
-          const stuck = blocked.find((b) => b.pod === nameOf(first.pod));
+          // Behind the rewritten one, the webhook's own container as a plain init container: whatever waits after it.
+          const stuck = blockedBy(m, w, first.pod, mesh, true);
           const names = rewritten.map((r) => nameOf(r.pod));
           const fix: Step[] = [
             ...later.map(

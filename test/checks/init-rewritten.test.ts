@@ -22,6 +22,7 @@ checkCases('init-rewritten', {
     { fixtures: 'ok-istio-added-native-sidecar.yaml' },
     { fixtures: 'ok-linkerd-template-init-long.yaml' },
     { fixtures: 'ok-kuma-native-proxy.yaml' },
+    { fixtures: 'ok-istio-added-init-after-istio-init.yaml' },
   ],
 });
 
