@@ -285,13 +285,14 @@ export const CATALOG = {
     code: 'MD1090',
     title: 'An init container of the app runs while the proxy does not',
     description:
-      "An init container of a meshed pod's app failed while the pod's outbound traffic was already redirected to a proxy that runs only after every init container (the mesh's iptables init container before it, or its CNI plugin from the pod's start, read from the pod as injected): the ways out its mesh and release offer (the proxy's UID, exclusion annotations, a native sidecar, the init container's place).",
+      "An init container of a meshed pod's app failed while the pod's outbound traffic was already redirected to a proxy that runs only after every init container (the mesh's iptables init container before it, or its CNI plugin from the pod's start, read from the pod as injected): the ways out its mesh and release offer (the proxy's UID, exclusion annotations, a native sidecar, the init container's place). An init container the pod template does not have was appended by a webhook that sees the pod after the mesh's (Vault's agent injector): that webhook is named.",
     severity: 'warning',
     inputs: ['pods'],
     optionalInputs: [
       ...WORKLOAD_KINDS,
       'namespaces',
       'mutatingwebhookconfigurations',
+      'validatingwebhookconfigurations',
       'configmaps',
       'deployments',
       'services',
@@ -656,6 +657,29 @@ export const CATALOG = {
       'mutatingwebhookconfigurations',
       'validatingwebhookconfigurations',
     ],
+  },
+  'init-rewritten': {
+    code: 'MD1110',
+    title: "A webhook after the injector rewrote the pod's init containers",
+    description:
+      "The pods of a meshed workload never start because a mutating webhook that sees the pod after the mesh's injector (called after it, or reinvoked) rewrote the init containers: a mesh init container carries restartPolicy: Always, which no mesh sets on it, so it runs as a sidecar; or an init container the pod template does not have runs without restartPolicy: Always and never exits, ahead of the mesh's containers. The webhooks from the admission chain and the field are named.",
+    severity: 'error',
+    inputs: ['pods'],
+    optionalInputs: [
+      ...WORKLOAD_KINDS,
+      'namespaces',
+      'mutatingwebhookconfigurations',
+      'validatingwebhookconfigurations',
+    ],
+  },
+  'optout-not-read': {
+    code: 'MD1111',
+    title: 'An opt-out on a pod template that carries the proxy itself',
+    description:
+      "A workload's pod template opts out of a mesh, but the template itself holds that mesh's proxy (injected by hand with the mesh's inject command, or copied from an injected pod): the mesh reads the opt-out only in its injection webhook, which adds nothing to such a pod, so the pods run the proxy whatever the opt-out says.",
+    severity: 'warning',
+    inputs: [],
+    optionalInputs: [...WORKLOAD_KINDS, 'pods'],
   },
   // Issue 31: the proxy's own network path, and the mesh's node agents.
   'proxy-egress-blocked': {

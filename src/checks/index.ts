@@ -33,6 +33,8 @@ import podSecurityBlocksInit from './pod-security-blocks-init.js';
 import injectionSkipped from './injection-skipped.js';
 import admissionRejectsProxy from './admission-rejects-proxy.js';
 import proxyRemoved from './proxy-removed.js';
+import initRewritten from './init-rewritten.js';
+import optoutNotRead from './optout-not-read.js';
 import proxyCannotStart from './proxy-cannot-start.js';
 import appStartsBeforeProxy from './app-starts-before-proxy.js';
 import initBeforeProxy from './init-before-proxy.js';
@@ -88,6 +90,8 @@ export const CHECKS: readonly Check[] = [
   injectionSkipped,
   admissionRejectsProxy,
   proxyRemoved,
+  initRewritten,
+  optoutNotRead,
   proxyCannotStart,
   appStartsBeforeProxy,
   initBeforeProxy,

@@ -46,11 +46,12 @@ import { profileOf } from '../mesh/registry.js';
 import { printable } from '../util/errors.js';
 import type { K8sObject } from '../util/types.js';
 import { annotationsOf, arr, isObj, nameOf, plural, str } from '../util/objects.js';
+import { mutatingAfter } from '../facts/admission-chain.js';
 import { defineCheck, messages, meta, say } from './define.js';
 
 const MESSAGES = messages({
   redirected:
-    '{pods} of {workload}: the init container {container} failed ({seen}) while {by} already sends the pod outbound traffic to {proxy}, which runs only after every init container has completed: until then its connections go where nothing listens. {meshTitle} leaves UID {uid} and the excluded ports and addresses alone.',
+    '{pods} of {workload}: the init container {container} failed ({seen}) while {by} already sends the pod outbound traffic to {proxy}, which runs only after every init container has completed: until then its connections go where nothing listens. {meshTitle} leaves UID {uid} and the excluded ports and addresses alone.{added}',
 });
 
 /** Pods judged per workload (bounded). */
@@ -150,6 +151,9 @@ function fixFor(
   ];
 }
 
+/** The fix with the later webhook's own way out after the choice (before re-creating the pods). */
+const withLayer = (fix: Step[], layer: Step[]): Step[] => [...fix.slice(0, 1), ...layer, ...fix.slice(1)];
+
 export default defineCheck({
   ...meta('init-before-proxy'),
   messages: MESSAGES,
@@ -164,7 +168,17 @@ export default defineCheck({
       const iptables = p.cni?.privilegedInit.name;
       const known = knownKeys(m, mesh)?.known;
       for (const w of m.appWorkloads) {
-        const hits: { pod: string; container: string; seen: string; by: string; cni: boolean; uid: number }[] = [];
+        const hits: {
+          pod: string;
+          container: string;
+          seen: string;
+          by: string;
+          cni: boolean;
+          uid: number;
+          added: boolean;
+        }[] = [];
+        // The template's own init containers: one that is not among them was added at admission, by a webhook.
+        const templateInits = new Set(initContainers(podSpec(w.template)).map((c) => str(c.name) ?? ''));
         for (const pod of w.pods.filter(isActive).slice(0, MAX_PODS)) {
           const spec = podSpec(pod);
           const inits = initContainers(spec);
@@ -203,12 +217,21 @@ export default defineCheck({
               by: iptablesAt >= 0 ? `the init container ${iptables!} before it` : `the ${p.title} CNI plugin`,
               cni,
               uid,
+              added: w.kind !== 'Pod' && !templateInits.has(name),
             });
             break; // the first that fails holds the rest back
           }
         }
         if (!hits.length) continue;
         const first = hits[0]!;
+        // Who wins: an init container the template does not have was appended after the mesh's by a webhook that
+        // sees the pod after the mesh's (called after it by configuration name, or reinvoked): name that layer.
+        const later = first.added ? mutatingAfter(m, w, mesh) : [];
+        const added = !first.added
+          ? ''
+          : later.length
+            ? ` ${first.container} is not in the pod template: a mutating webhook that sees the pod after ${p.title}'s added it after ${first.by.replace(/ before it$/, '')} (${later.join(', ')}).`
+            : ` ${first.container} is not in the pod template: an admission layer after ${p.title}'s injector added it; no later mutating webhook is in the admission chain as read.`;
         yield {
           mesh,
           ...say(MESSAGES, 'redirected', {
@@ -220,6 +243,7 @@ export default defineCheck({
             proxy: p.containers.proxy,
             meshTitle: p.title,
             uid: String(first.uid),
+            added,
           }),
           resource: w.ref,
           affectedPods: hits.length,
@@ -231,8 +255,15 @@ export default defineCheck({
             proxyUid: first.uid,
             excludes: it.exclude.map((e) => e.key),
             source: it.source,
+            ...(first.added ? { addedAtAdmission: true, laterMutatingWebhooks: later } : {}),
           },
-          fix: fixFor(p, it, w, first.container, first.uid, known, first.cni),
+          fix: withLayer(
+            fixFor(p, it, w, first.container, first.uid, known, first.cni),
+            later.map(
+              (h) =>
+                comment`or in webhook ${h}: have it place ${first.container} before the ${lit(p.title)} init containers with its own order setting, or leave these pods out of it`,
+            ),
+          ),
         };
       }
     }

@@ -57,7 +57,7 @@ import { cmd, comment, lit, noteStep, type Part, type Step } from '../fix/steps.
 import { eventInfo } from '../k8s/events.js';
 import { isActive, podSpec, containers, initContainers } from '../k8s/pods.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
-import { alteredNativeSidecar, injectedNames } from '../mesh/proxy.js';
+import { alteredNativeSidecar, injectedNames, rewrittenInits } from '../mesh/proxy.js';
 import { clusterVersions } from '../facts/versions.js';
 import { compareMinor, minorText, NATIVE_SIDECARS_ON } from '../k8s/server.js';
 import { recreateAll, setOnTemplate } from '../fix/commands.js';
@@ -947,6 +947,9 @@ export default defineCheck<Evidence, typeof MESSAGES>({
           if (!serverDropsNative(m)) yield alteredFinding(m, w, mesh, altered);
           continue;
         }
+        // A mesh init container a later webhook made a sidecar (restartPolicy: Always): it exits and is
+        // restarted by design, not failing; init-rewritten names the webhook (one cause, one finding).
+        if (w.pods.some((pod) => isActive(pod) && rewrittenInits(pod, mesh).length)) continue;
         const failing = w.pods.filter(isActive).flatMap((pod) => {
           // Only the containers this mesh injected into this pod (another mesh may use a like name).
           const spec = podSpec(pod);

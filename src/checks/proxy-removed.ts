@@ -32,7 +32,7 @@
 import { comment } from '../fix/steps.js';
 import { recreateCommands } from '../fix/commands.js';
 import { podStates, type Model, type Workload } from '../facts/model.js';
-import { admissionChainOf, chainEvidence } from '../facts/admission-chain.js';
+import { admissionChainOf, chainEvidence, mutatingAfter } from '../facts/admission-chain.js';
 import { removedFromPod, type Removed } from '../facts/proxy-removed.js';
 import { meshTitle, PROFILE_LIST, profileOf } from '../mesh/registry.js';
 import { injectedMesh } from '../mesh/proxy.js';
@@ -42,15 +42,6 @@ import type { MeshName } from '../mesh/names.js';
 import type { K8sObject } from '../util/types.js';
 import { agree, plural } from '../util/objects.js';
 import { defineCheck, messages, meta, say } from './define.js';
-
-/** The mutating webhooks the API server calls after the mesh's own, in its order. */
-function laterWebhooks(m: Model, w: Workload, mesh: MeshName): string[] {
-  const links = admissionChainOf(m, w).links.filter((l) => l.type === 'mutating');
-  const at = links.findIndex((l) => l.mesh === mesh);
-  return (at < 0 ? links.filter((l) => !l.mesh) : links.slice(at + 1).filter((l) => l.mesh !== mesh))
-    .slice(0, 16)
-    .map((l) => `${l.configuration}/${l.webhook}`);
-}
 
 /** The pod has a container of that name (an init container too). */
 const hasContainer = (pod: K8sObject, name: string) => {
@@ -102,7 +93,7 @@ export default defineCheck<RemovedEvidence, typeof MESSAGES>({
         const hit = unredirected(m, w, mesh);
         if (!hit.length) continue;
         const first = hit[0]!;
-        const later = laterWebhooks(m, w, mesh);
+        const later = mutatingAfter(m, w, mesh);
         const title = meshTitle(mesh);
         const cni = profileOf(mesh).cni!;
         // The plugin skips for the missing mark (not an opt-out the workload asked for).
@@ -162,7 +153,7 @@ export default defineCheck<RemovedEvidence, typeof MESSAGES>({
         if (hit.length === 0) continue;
         const [, first] = hit[0]!;
         const missing = [...new Set(hit.flatMap(([, r]) => r.missing))].sort();
-        const later = laterWebhooks(m, w, mesh);
+        const later = mutatingAfter(m, w, mesh);
         const chain = admissionChainOf(m, w);
         const meshHook = chain.links.find((l) => l.type === 'mutating' && l.mesh === mesh);
         const by = chain.notRead.includes('mutatingwebhookconfigurations')

@@ -76,3 +76,33 @@ export function chainEvidence(c: AdmissionChain): { webhooks: string[]; notRead?
     ...(c.notRead.length ? { notRead: c.notRead } : {}),
   };
 }
+
+/**
+ * The mutating webhooks that see the pod after the mesh's own webhook changed it, in the API server's order: those
+ * called after it (configurations by name, then each one's webhooks in order), then those called before it with
+ * reinvocationPolicy IfNeeded, which the API server calls once more because the mesh's webhook changed the pod
+ * (kubernetes/apiserver 24a394e5 pkg/admission/plugin/webhook/mutating/dispatcher.go, pkg/admission/reinvocation.go).
+ * Without the mesh's webhook in the chain (not read, or not matching): every mutating webhook of no mesh. Each as
+ * `configuration/webhook`, with ` on reinvocation` after the second kind; at most 16.
+ */
+export function mutatingAfter(m: Model, w: Workload, mesh: MeshName): string[] {
+  const links = admissionChainOf(m, w).links.filter((l) => l.type === 'mutating');
+  const at = links.findIndex((l) => l.mesh === mesh);
+  const name = (l: ChainLink) => `${l.configuration}/${l.webhook}`;
+  if (at < 0)
+    return links
+      .filter((l) => !l.mesh)
+      .slice(0, 16)
+      .map(name);
+  const after = links.slice(at + 1).filter((l) => l.mesh !== mesh);
+  const again = links.slice(0, at).filter((l) => !l.mesh && l.reinvocationPolicy === 'IfNeeded');
+  return [...after.map(name), ...again.map((l) => `${name(l)} on reinvocation`)].slice(0, 16);
+}
+
+/** Every mutating webhook of no mesh the API server calls for the workload's next pod, in its order (at most 16). */
+export function otherMutating(m: Model, w: Workload): string[] {
+  return admissionChainOf(m, w)
+    .links.filter((l) => l.type === 'mutating' && !l.mesh)
+    .slice(0, 16)
+    .map((l) => `${l.configuration}/${l.webhook}`);
+}

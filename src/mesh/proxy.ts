@@ -85,3 +85,23 @@ export function proxyAlreadyPresent(spec: Record<string, any>): string | undefin
   }
   return undefined;
 }
+
+/**
+ * The mesh's own init containers (every name it injects but its proxy's) that this pod runs with
+ * `restartPolicy: Always`. No mesh injects them so: only the proxy may be a native sidecar (Istio's
+ * injection template sets restartPolicy on istio-proxy alone, istio/istio 1.24
+ * manifests/charts/istio-control/istio-discovery/files/injection-template.yaml; Linkerd's
+ * _proxy-init.tpl and _network-validator.tpl, Kuma's injector.go NewInitContainer, consul-k8s
+ * container_init.go set none). The field was written after the injector: a mutating webhook
+ * called (or reinvoked) after it rewrote the init containers, and the kubelet now runs that
+ * container as a sidecar, restarting it each time it exits.
+ */
+export function rewrittenInits(pod: PodLike, mesh: MeshName): string[] {
+  const p = profileOf(mesh);
+  const proxies = proxyNamesOfAllReleases(p);
+  const own = injectedNames(p).filter((n) => !proxies.includes(n));
+  return initContainers(podSpec(pod))
+    .slice(0, 64)
+    .filter((c) => c.restartPolicy === 'Always' && own.includes(str(c.name) ?? ''))
+    .map((c) => str(c.name) ?? '');
+}

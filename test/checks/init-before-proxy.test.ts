@@ -49,8 +49,26 @@ checkCases('init-before-proxy', {
       findings: ['Deployment shop/ledger'],
       said: [{ id: 'redirected', params: { container: 'migrate', uid: '2102' } }],
     },
+    // An init container the template does not have, appended by a webhook called after the mesh's (Vault's agent
+    // injector: linkerd/linkerd2#4758, hashicorp/vault-k8s#41; test/reports-gen7admit.test.ts): that layer is named.
+    {
+      fixtures: 'fires-linkerd-vault-appended.yaml',
+      findings: ['Deployment shop/orgchart'],
+      said: [{ id: 'redirected', params: { container: 'vault-agent-init', uid: '2102' } }],
+    },
+    {
+      fixtures: 'fires-kuma-vault-appended.yaml',
+      findings: ['Deployment orders/ledger'],
+      said: [{ id: 'redirected', params: { container: 'vault-agent-init', uid: '5678' } }],
+    },
+    {
+      fixtures: 'fires-consul-vault-appended.yaml',
+      findings: ['Deployment catalog/tax'],
+      said: [{ id: 'redirected', params: { container: 'vault-agent-init', uid: '5995' } }],
+    },
   ],
   silent: [
+    { fixtures: 'ok-istio-vault-init-first.yaml' },
     { fixtures: 'ok-istio-cni-app-init-as-1337.yaml' },
     { fixtures: 'ok-istio-cni-app-init-excluded.yaml' },
     { fixtures: 'ok-istio-native-proxy-first.yaml' },
@@ -104,5 +122,24 @@ describe('init-before-proxy: what redirected the pod, what it saw, the ways out 
     const fix = JSON.stringify(f.fix);
     expect(fix).toContain('traffic.sidecar.istio.io/excludeOutboundPorts');
     expect(fix).not.toContain('sidecar.istio.io/nativeSidecar');
+  });
+});
+
+describe('init-before-proxy: the layer that appended the init container', () => {
+  for (const [base, file] of [
+    ['linkerd', 'fires-linkerd-vault-appended'],
+    ['kuma', 'fires-kuma-vault-appended'],
+    ['consul', 'fires-consul-vault-appended'],
+  ] as const)
+    it(`names the webhook called after the mesh's (${file})`, () => {
+      const [f] = findings(cluster(base, [`${dir}/${file}.yaml`]), ['init-before-proxy']);
+      expect(f?.message).toContain('vault-agent-init is not in the pod template');
+      expect(f?.message).toContain('vault-agent-injector-cfg/vault.hashicorp.com');
+      expect(f?.fix.some((s) => JSON.stringify(s).includes('vault-agent-injector-cfg'))).toBe(true);
+      expect(JSON.stringify(f?.fix)).not.toContain('withheld');
+    });
+  it('says nothing of a webhook for the app init container of the template', () => {
+    const [f] = findings(cluster('linkerd', [`${dir}/fires-linkerd-cni-app-init.yaml`]), ['init-before-proxy']);
+    expect(f?.message).not.toContain('not in the pod template');
   });
 });

@@ -47,6 +47,8 @@ const CONVERTED = [
   'proxy-outdated',
   'proxy-predates-trust-root',
   'proxy-removed',
+  'init-rewritten',
+  'optout-not-read',
   'quota-blocks-proxy',
   'serviceaccount-missing',
   'sidecar-missing',
