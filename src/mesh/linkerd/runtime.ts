@@ -189,6 +189,16 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
         ],
       },
     ],
+    // charts/linkerd-control-plane/values.yaml proxyInit.iptablesMode ("legacy" or "nft"; since stable-2.12.0,
+    // edge-22.7.1: linkerd/linkerd2#9053, linkerd/website#1429), which picks linkerd-init's iptables binaries.
+    iptablesBackend: (to, ns) =>
+      upgrade(
+        to === 'legacy'
+          ? 'run linkerd-init with legacy iptables, proxyInit.iptablesMode, since stable-2.12'
+          : 'run linkerd-init with nftables, proxyInit.iptablesMode, since stable-2.12',
+        ns,
+        `proxyInit.iptablesMode=${to === 'legacy' ? 'legacy' : 'nft'}`,
+      ),
     // charts/partials/templates/_proxy-init.tpl: privileged is values proxyInit.privileged (added by
     // linkerd/linkerd2#9873, stable-2.12.3, for SELinux nodes; default false).
     privileged: (ns) =>
