@@ -59,6 +59,6 @@ const CASES: ReportCase[] = [
   },
 ];
 
-const OPEN = ['istio-1.0-init-inherits-pod-runasuser', 'istio-ambient-ztunnel-pending-no-priority-class'];
+const OPEN = ['istio-1.0-init-inherits-pod-runasuser'];
 
 reportCases('gen7run', 'real reports: the confirmed cause is named', CASES, OPEN);

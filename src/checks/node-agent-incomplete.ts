@@ -108,6 +108,20 @@ function fixFor(c: NodeAgentCoverage): Step[] {
       comment`the nodeSelector or node affinity of the DaemonSet leaves nodes out where meshed pods run: widen it in the values of the install`,
       cmd`kubectl -n ${ns} get daemonset ${name} -o ${'jsonpath={.spec.template.spec.nodeSelector} {.spec.template.spec.affinity}'}`,
     );
+  const unplaced = c.gaps.find((g) => g.kind === 'unschedulable');
+  if (unplaced?.noPriority) {
+    const patch = JSON.stringify({ spec: { template: { spec: { priorityClassName: 'system-node-critical' } } } });
+    steps.push(
+      comment`a node agent must preempt the pods of a full node: give the DaemonSet priority class system-node-critical, in the values of the install too, or the next upgrade removes it, and outside kube-system a ResourceQuota scoped to that class in ${ns} where the API server asks for one`,
+      cmd`kubectl -n ${ns} patch daemonset ${name} --type merge -p ${patch}`,
+    );
+  }
+  if (unplaced?.pod)
+    steps.push(
+      comment`the scheduler cannot place the pod of the agent on node ${unplaced.node}: its events say why, and the allocated resources of the node what fills it`,
+      cmd`kubectl -n ${ns} describe pod ${unplaced.pod}`,
+      cmd`kubectl describe node ${unplaced.node}`,
+    );
   const notReady = c.gaps.find((g) => g.kind === 'not-ready');
   if (notReady?.pod)
     steps.push(
