@@ -811,6 +811,27 @@ function specOf(pod: K8sObject, container: string): Record<string, any> | undefi
   return [...initContainers(spec), ...containers(spec)].find((c) => c.name === container);
 }
 
+/**
+ * The capabilities a container runtime may give a container by default (moby oci/caps/defaults.go
+ * DefaultCapabilities, containerd pkg/oci/spec.go defaultUnixCaps: the same 14); CRI-O gives fewer.
+ */
+const RUNTIME_DEFAULT_CAPS = new Set([
+  'CHOWN',
+  'DAC_OVERRIDE',
+  'FSETID',
+  'FOWNER',
+  'MKNOD',
+  'NET_RAW',
+  'SETGID',
+  'SETUID',
+  'SETFCAP',
+  'SETPCAP',
+  'NET_BIND_SERVICE',
+  'SYS_CHROOT',
+  'KILL',
+  'AUDIT_WRITE',
+]);
+
 const whereSet = (from: 'container' | 'pod', container: string) =>
   from === 'pod' ? "the pod's securityContext" : `the securityContext of ${container}`;
 
@@ -826,7 +847,14 @@ function grantGaps(m: Model, w: Workload, mesh: MeshName, f: Failing) {
   // A container with no securityContext at all was not written by the injector as it is (or was slimmed of it): not judged.
   if (!need || !c || !isObj(c.securityContext)) return undefined;
   const has = effectiveSecurity(podSpec(f.pod), c);
-  const missing = (need.securityContext.add ?? []).filter((cap) => !grants(has, cap));
+  // A capability of the runtime's default set, neither added nor dropped (by name or ALL), is the container
+  // runtime's to give (containerd and Docker give NET_RAW; CRI-O since 1.18 does not): not judged missing
+  // (istio/istio#10358: Istio 1.0's template added NET_ADMIN only and dropped nothing).
+  const dropped = (cap: string) =>
+    has.drop.some((d) => /^(?:CAP_)?ALL$/i.test(d) || d.toUpperCase().replace(/^CAP_/, '') === cap.toUpperCase());
+  const missing = (need.securityContext.add ?? []).filter(
+    (cap) => !grants(has, cap) && (dropped(cap) || !RUNTIME_DEFAULT_CAPS.has(cap.toUpperCase().replace(/^CAP_/, ''))),
+  );
   // Only root is judged: iptables needs it where the template runs the container as root; another
   // non-root UID than the template's may be the mesh's own setting, not read here.
   const uid = need.securityContext.runAsUser;
@@ -842,7 +870,11 @@ function grantGaps(m: Model, w: Workload, mesh: MeshName, f: Failing) {
       : []),
     ...(otherUid
       ? [
-          `it runs as UID ${otherUid.value} (set in ${whereSet(otherUid.from, f.container)}), but ${p.title} runs it as ${uid === 0 ? 'root (UID 0)' : `UID ${uid}`}`,
+          `it runs as UID ${otherUid.value} (set in ${whereSet(otherUid.from, f.container)}), but ${p.title} runs it as ${uid === 0 ? 'root (UID 0)' : `UID ${uid}`}${
+            otherUid.from === 'pod'
+              ? `: ${f.container} as injected into this pod has no runAsUser of its own, so the pod's applies to it (today's template gives it runAsUser ${uid}; the injector that wrote this pod gave none, an older template, or something removed it)`
+              : ''
+          }`,
         ]
       : []),
   ];

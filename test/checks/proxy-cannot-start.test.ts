@@ -30,6 +30,9 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'fires-kuma-init-unknown-option-logged.yaml', findings: ['Deployment orders/billing'] },
     { fixtures: 'fires-istio-1.5-init-panic-exit-2.yaml', findings: ['Deployment store/reviews'] },
     { fixtures: 'fires-istio-init-exit-255.yaml', findings: ['Deployment store/ratings'] },
+    // Issue 31: an injected init container with no runAsUser of its own runs as the pod's user.
+    { fixtures: 'fires-linkerd-init-inherits-pod-uid.yaml', findings: ['Deployment shop/fares'] },
+    { fixtures: 'fires-kuma-init-inherits-pod-uid.yaml', findings: ['Deployment orders/wallet'] },
     { fixtures: 'fires-istio-init-kernel.yaml', findings: ['Deployment store/search'] },
     { fixtures: 'fires-linkerd-proxy-unknown.yaml', findings: ['Deployment shop/pricing'] },
     { fixtures: 'fires-linkerd-init-ip6tables.yaml', findings: ['Deployment shop/search'] },
@@ -136,6 +139,27 @@ describe('proxy-cannot-start', () => {
     expect(kuma.fix.join('\n')).not.toContain('iptablesMode');
     expect(kuma.fix.join('\n')).toContain('xt_REDIRECT, xt_owner and xt_multiport');
     expect(kuma.fix.join('\n')).toContain('kuma-cni');
+  });
+
+  it('names the pod runAsUser an injected init container inherits for want of its own, and no capability the runtime gives by default', () => {
+    for (const [base, name, uid] of [
+      ['istio', 'checks/proxy-cannot-start/fires-istio-init-not-root', 1337],
+      ['kuma', 'checks/proxy-cannot-start/fires-kuma-init-inherits-pod-uid', 1000],
+      ['istio', 'reports/gen7run/istio-1.0-init-inherits-pod-runasuser', 1000],
+    ] as const) {
+      const [f] = findings(cluster(base, [`${name}.yaml`]), ['proxy-cannot-start']);
+      expect(f!.message).toContain(`it runs as UID ${uid} (set in the pod's securityContext)`);
+      expect(f!.message).toContain('as injected into this pod has no runAsUser of its own');
+    }
+    // Linkerd judges no UID (linkerd-init runs as 65534 unless proxyInit.runAsRoot): iptables' own words say it.
+    const l5d = one('linkerd', 'fires-linkerd-init-inherits-pod-uid');
+    expect(l5d.message).toContain('iptables refuses it because it does not run as root');
+    expect(l5d.message).not.toContain('SELinux');
+    // Istio 1.0's istio-init: NET_ADMIN added, nothing dropped: NET_RAW is the runtime's default to give, not a gap.
+    const [old] = findings(cluster('istio', ['reports/gen7run/istio-1.0-init-inherits-pod-runasuser.yaml']), [
+      'proxy-cannot-start',
+    ]);
+    expect(old!.message).not.toContain('NET_RAW');
   });
 
   it("reads istio-iptables' exit codes across releases: a panic (2) before 1.11, 255 since, 1 for its own errors", () => {

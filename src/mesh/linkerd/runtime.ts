@@ -180,7 +180,8 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
       },
       {
         container: 'linkerd-init',
-        line: /iptables(?:-nft)?-save v[0-9.]{1,16} \((?:legacy|nf_tables)\): Cannot initialize: Permission denied/,
+        // Not "Permission denied (you must be root)": that is the UID, which src/mesh/iptables.ts reads.
+        line: /iptables(?:-nft)?-save v[0-9.]{1,16} \((?:legacy|nf_tables)\): Cannot initialize: Permission denied(?! \(you must be root\))/,
         node: true,
         cause: 'the node refuses linkerd-init its iptables calls (SELinux, or a runtime that withholds NET_ADMIN)',
         source: 'linkerd/linkerd2#7767, #2768',
