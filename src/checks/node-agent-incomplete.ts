@@ -25,6 +25,9 @@
  * Cilium (src/k8s/cluster-cni.ts: unless cni.exclusive=false it removes or rewrites the configuration the agent
  * chains onto it; nforgeio/neonKUBE#1880, kubernetes/minikube#20286, cilium/cilium#26760) names Cilium and its
  * setting, which is not read (ConfigMap cilium-config), and the fix sets it.
+ * An agent pod the scheduler cannot place (issue 31, round 7): its node from the DaemonSet controller's node affinity
+ * (src/k8s/scheduling.ts daemonPodNode), the scheduler's message quoted, and a DaemonSet without a priority class named
+ * (istio/istio#47867: ztunnel before c8f97d09 could not preempt on a full node).
  * When: the DaemonSets the profiles name were read. With the nodes and the agent's pods read,
  * every node that is not NotReady is judged (src/k8s/scheduling.ts: the DaemonSet controller's own
  * tolerations, the template's tolerations, nodeSelector and required node affinity): a node left

@@ -47,6 +47,13 @@
  * times), the agent not ready, or Cilium owning the CNI configuration (validationCause). The install's pull secrets
  * the injected pod lacks (controlPlanePull, kumahq/kuma#10944). An app's own init container failing under the
  * redirection before its proxy runs is init-before-proxy's (MD1090), not this check's.
+ * The node's iptables (issue 31, round 7): where no line of the mesh's own matches, what iptables itself says the node
+ * refused in an injected container's termination message (src/mesh/iptables.ts: a table its backend lacks, nf_tables
+ * unsupported, not root, refused, a missing extension; linkerd/linkerd2#7749, kumahq/kuma#5137), with the mesh's
+ * backend setting (runtime.iptablesBackend), the module at boot and the CNI plugin; istio-iptables' exit codes across
+ * releases (1, 2 before 1.11, 255 since: istio/istio#23009); SELinux refusing module loading (module_request:
+ * istio/istio#24101, rancher/rke2#504); an init container with no runAsUser of its own runs as the pod's user
+ * (istio/istio#10358), and a capability of the runtime's default set nothing drops is not named missing.
  * Known false positives: an app init container that fails for its own reason in a CNI pod (the fix reads its log
  * first); a cause read from the cluster (a Service, the CNI agent's
  * exclusions) is the one now, which may differ from when the pod started.
