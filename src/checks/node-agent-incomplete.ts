@@ -25,6 +25,9 @@
  * Cilium (src/k8s/cluster-cni.ts: unless cni.exclusive=false it removes or rewrites the configuration the agent
  * chains onto it; nforgeio/neonKUBE#1880, kubernetes/minikube#20286, cilium/cilium#26760) names Cilium and its
  * setting, which is not read (ConfigMap cilium-config), and the fix sets it.
+ * An agent pod the scheduler cannot place (issue 31, round 7): its node from the DaemonSet controller's node affinity
+ * (src/k8s/scheduling.ts daemonPodNode), the scheduler's message quoted, and a DaemonSet without a priority class named
+ * (istio/istio#47867: ztunnel before c8f97d09 could not preempt on a full node).
  * When: the DaemonSets the profiles name were read. With the nodes and the agent's pods read,
  * every node that is not NotReady is judged (src/k8s/scheduling.ts: the DaemonSet controller's own
  * tolerations, the template's tolerations, nodeSelector and required node affinity): a node left
@@ -107,6 +110,20 @@ function fixFor(c: NodeAgentCoverage): Step[] {
     steps.push(
       comment`the nodeSelector or node affinity of the DaemonSet leaves nodes out where meshed pods run: widen it in the values of the install`,
       cmd`kubectl -n ${ns} get daemonset ${name} -o ${'jsonpath={.spec.template.spec.nodeSelector} {.spec.template.spec.affinity}'}`,
+    );
+  const unplaced = c.gaps.find((g) => g.kind === 'unschedulable');
+  if (unplaced?.noPriority) {
+    const patch = JSON.stringify({ spec: { template: { spec: { priorityClassName: 'system-node-critical' } } } });
+    steps.push(
+      comment`a node agent must preempt the pods of a full node: give the DaemonSet priority class system-node-critical, in the values of the install too, or the next upgrade removes it, and outside kube-system a ResourceQuota scoped to that class in ${ns} where the API server asks for one`,
+      cmd`kubectl -n ${ns} patch daemonset ${name} --type merge -p ${patch}`,
+    );
+  }
+  if (unplaced?.pod)
+    steps.push(
+      comment`the scheduler cannot place the pod of the agent on node ${unplaced.node}: its events say why, and the allocated resources of the node what fills it`,
+      cmd`kubectl -n ${ns} describe pod ${unplaced.pod}`,
+      cmd`kubectl describe node ${unplaced.node}`,
     );
   const notReady = c.gaps.find((g) => g.kind === 'not-ready');
   if (notReady?.pod)

@@ -47,6 +47,13 @@
  * times), the agent not ready, or Cilium owning the CNI configuration (validationCause). The install's pull secrets
  * the injected pod lacks (controlPlanePull, kumahq/kuma#10944). An app's own init container failing under the
  * redirection before its proxy runs is init-before-proxy's (MD1090), not this check's.
+ * The node's iptables (issue 31, round 7): where no line of the mesh's own matches, what iptables itself says the node
+ * refused in an injected container's termination message (src/mesh/iptables.ts: a table its backend lacks, nf_tables
+ * unsupported, not root, refused, a missing extension; linkerd/linkerd2#7749, kumahq/kuma#5137), with the mesh's
+ * backend setting (runtime.iptablesBackend), the module at boot and the CNI plugin; istio-iptables' exit codes across
+ * releases (1, 2 before 1.11, 255 since: istio/istio#23009); SELinux refusing module loading (module_request:
+ * istio/istio#24101, rancher/rke2#504); an init container with no runAsUser of its own runs as the pod's user
+ * (istio/istio#10358), and a capability of the runtime's default set nothing drops is not named missing.
  * Known false positives: an app init container that fails for its own reason in a CNI pod (the fix reads its log
  * first); a cause read from the cluster (a Service, the CNI agent's
  * exclusions) is the one now, which may differ from when the pod started.
@@ -73,6 +80,7 @@ import { printable } from '../util/errors.js';
 import { isObj, nameOf, nsOf, plural, str, time } from '../util/objects.js';
 import { cniAgentOn } from '../facts/node-agents.js';
 import { exclusiveCni } from '../facts/cluster-cni.js';
+import { iptablesCause, readIptables } from '../mesh/iptables.js';
 import { defineCheck, messages, meta, say } from './define.js';
 import type { Evidence } from './types.js';
 
@@ -170,6 +178,10 @@ function failingIn(pod: K8sObject, names: readonly string[]): Failing[] {
 }
 
 /** The mesh's own reading of a crash: a line of its termination message, else its exit code, else the container's generic failure. */
+/** The exit codes a failure stands for. */
+const exitCodes = (x: StartFailure): readonly number[] =>
+  x.exitCode === undefined ? [] : typeof x.exitCode === 'number' ? [x.exitCode] : x.exitCode;
+
 function readFailure(
   failures: readonly StartFailure[],
   f: Failing,
@@ -181,7 +193,9 @@ function readFailure(
     const line = lines.find((l) => x.line!.test(l));
     if (line) return { failure: x, line: line.slice(0, 512) };
   }
-  const byCode = mine.find((x) => !x.line && x.exitCode !== undefined && x.exitCode === f.exitCode);
+  const byCode = mine.find(
+    (x) => !x.line && x.exitCode !== undefined && f.exitCode !== undefined && exitCodes(x).includes(f.exitCode),
+  );
   if (byCode) return { failure: byCode };
   const generic = mine.find((x) => !x.line && x.exitCode === undefined);
   return generic ? { failure: generic } : undefined;
@@ -581,6 +595,9 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
       status,
       events,
     };
+  // What iptables itself says the node refused, where no line of the mesh's own says more (issue 31).
+  const ipt = read?.line ? undefined : readIptables(first.message);
+  if (ipt) return { ...iptablesFailure(m, mesh, first, ipt, node, cpNs), role, status, events };
   if (read) {
     // A failure the node decides, on a node whose OS enforces SELinux by default, of a container
     // that is not privileged: SELinux refusing its iptables calls is the other cause the status
@@ -598,7 +615,7 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
     return {
       cause: `${read.failure.cause}${read.failure.node && node ? ` (node ${nodeText(node)})` : ''}${
         selinux
-          ? `; or SELinux, which this node image enforces by default, refuses the unprivileged ${first.container} its iptables calls: it runs once privileged`
+          ? `; or SELinux, which this node image enforces by default, refuses the unprivileged ${first.container} loading the kernel modules its iptables rules need (module_request) or its iptables calls: with the modules loaded on the node at boot it loads none, and privileged it may`
           : ''
       }`,
       evidence: {
@@ -607,7 +624,9 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
         ...(read.failure.node && node ? { node } : {}),
         ...(selinux ? { selinux: 'node OS enforces SELinux by default; container not privileged' } : {}),
       },
-      fix: selinux ? [...read.failure.fix(ctx), ...p.runtime.privileged!(cpNs)] : read.failure.fix(ctx),
+      fix: selinux
+        ? [...read.failure.fix(ctx), ...SELINUX_MODULES, ...p.runtime.privileged!(cpNs)]
+        : read.failure.fix(ctx),
       role,
       status,
       events,
@@ -667,11 +686,95 @@ function multusUnrequested(m: Model, w: Workload, mesh: MeshName, pod: K8sObject
 }
 
 /**
+ * The node refused an injected container's iptables, as iptables says it in the container's termination message
+ * (src/mesh/iptables.ts): the table, backend or extension the node's kernel does not offer, root, or a refusal. The
+ * fix: the mesh's setting for the other backend where one fits (Linkerd's proxyInit.iptablesMode), the modules
+ * loaded at boot, the mesh's CNI plugin (then no init container runs iptables), and on an SELinux node image for a
+ * refusal, the modules and the mesh's privileged setting.
+ */
+function iptablesFailure(
+  m: Model,
+  mesh: MeshName,
+  f: Failing,
+  ipt: NonNullable<ReturnType<typeof readIptables>>,
+  node: ReturnType<typeof nodeOf>,
+  cpNs: string,
+) {
+  const p = profileOf(mesh);
+  const t = ipt.trouble;
+  const spec = specOf(f.pod, f.container);
+  const privileged = isObj(spec?.securityContext) && spec!.securityContext.privileged === true;
+  const selinux =
+    t.kind === 'denied' && !!node && !privileged && !!p.runtime.privileged && SELINUX_OS.test(node.osImage ?? '');
+  const to =
+    t.kind === 'nft-unsupported' || (t.kind === 'table-missing' && t.backend === 'nf_tables')
+      ? ('legacy' as const)
+      : t.kind === 'table-missing' && t.backend === 'legacy'
+        ? ('nf_tables' as const)
+        : undefined;
+  const modules =
+    t.kind === 'table-missing'
+      ? t.backend === 'nf_tables'
+        ? 'nf_tables and nft_chain_nat'
+        : `${t.family === 'IPv6' ? 'ip6table' : 'iptable'}_${t.table ?? 'nat'}`
+      : t.kind === 'extension-missing'
+        ? 'xt_REDIRECT, xt_owner and xt_multiport'
+        : undefined;
+  const cni = p.cni && !p.cni.enabled(m)?.enabled ? p.cni : undefined;
+  const fix: Step[] = [
+    ...(to && p.runtime.iptablesBackend ? p.runtime.iptablesBackend(to, cpNs) : []),
+    ...(modules
+      ? [
+          comment`or load ${lit(modules)} on each node at boot, one per line in a file under /etc/modules-load.d, then reboot or modprobe them`,
+        ]
+      : []),
+    ...(selinux ? [...SELINUX_MODULES, ...p.runtime.privileged!(cpNs)] : []),
+    ...(cni
+      ? [
+          comment`or install the CNI plugin of ${lit(p.title)}, so that no init container programs iptables`,
+          ...cni.install(cpNs),
+        ]
+      : []),
+  ];
+  return {
+    cause: `iptables says "${printable(ipt.line.trim(), 300)}": ${iptablesCause(t)}${node ? ` (node ${nodeText(node)})` : ''}${
+      selinux
+        ? `; this node image enforces SELinux by default, which refuses the unprivileged ${f.container} loading the kernel modules its iptables rules need (module_request)`
+        : ''
+    }`,
+    evidence: {
+      line: printable(ipt.line, 512),
+      iptables: { ...t },
+      source: 'netfilter iptables 1.6/1.8 messages (src/mesh/iptables.ts)',
+      ...(node ? { node } : {}),
+    },
+    fix: fix.length
+      ? fix
+      : ([
+          comment`its previous log says which iptables call failed`,
+          cmd`kubectl logs ${str(f.pod.metadata?.name) ?? ''} -n ${nsOf(f.pod)} -c ${f.container} --previous`,
+        ] as Step[]),
+  };
+}
+
+/**
  * Node images whose OS enforces SELinux by default (Red Hat's family: RHEL, CoreOS of OpenShift,
  * CentOS, Fedora, Rocky, Alma, Oracle Linux): an unprivileged container's iptables calls are refused
  * there (istio/istio#12948, #13857; linkerd/linkerd2#2768, #7767).
  */
 const SELINUX_OS = /Red Hat|RHEL|CentOS|Fedora|CoreOS|Rocky Linux|AlmaLinux|Oracle Linux/i;
+
+/**
+ * SELinux denies a container the kernel's module_request (istio/istio#24101: "avc: denied { module_request } ...
+ * comm="iptables-restor" kmod="ipt_owner"", #4500 kmod="ipt_REDIRECT"; rancher/rke2#504: "pre-load the kernel module
+ * so that the istio sidecar doesn't have to"): modules loaded at boot need no loading from the container. The
+ * REDIRECT interception every mesh's init container programs uses the nat table, the REDIRECT target and the owner
+ * match (linkerd2-proxy-init iptables/iptables.go, istio tools/istio-iptables, kuma transparent-proxy, consul
+ * sdk/iptables: `-t nat ... -j REDIRECT`, `-m owner --uid-owner`).
+ */
+const SELINUX_MODULES: Step[] = [
+  comment`or load the netfilter modules the rules use on each node at boot, so that the container loads none: iptable_nat, xt_REDIRECT and xt_owner, and ip6table_nat with IPv6, one per line in a file under /etc/modules-load.d, then reboot or modprobe them`,
+];
 
 /** The node a pod runs on, as its Node reports itself (status.nodeInfo), where Nodes were read and it is there. */
 function nodeOf(m: Model, pod: K8sObject) {
@@ -715,6 +818,27 @@ function specOf(pod: K8sObject, container: string): Record<string, any> | undefi
   return [...initContainers(spec), ...containers(spec)].find((c) => c.name === container);
 }
 
+/**
+ * The capabilities a container runtime may give a container by default (moby oci/caps/defaults.go
+ * DefaultCapabilities, containerd pkg/oci/spec.go defaultUnixCaps: the same 14); CRI-O gives fewer.
+ */
+const RUNTIME_DEFAULT_CAPS = new Set([
+  'CHOWN',
+  'DAC_OVERRIDE',
+  'FSETID',
+  'FOWNER',
+  'MKNOD',
+  'NET_RAW',
+  'SETGID',
+  'SETUID',
+  'SETFCAP',
+  'SETPCAP',
+  'NET_BIND_SERVICE',
+  'SYS_CHROOT',
+  'KILL',
+  'AUDIT_WRITE',
+]);
+
 const whereSet = (from: 'container' | 'pod', container: string) =>
   from === 'pod' ? "the pod's securityContext" : `the securityContext of ${container}`;
 
@@ -730,7 +854,14 @@ function grantGaps(m: Model, w: Workload, mesh: MeshName, f: Failing) {
   // A container with no securityContext at all was not written by the injector as it is (or was slimmed of it): not judged.
   if (!need || !c || !isObj(c.securityContext)) return undefined;
   const has = effectiveSecurity(podSpec(f.pod), c);
-  const missing = (need.securityContext.add ?? []).filter((cap) => !grants(has, cap));
+  // A capability of the runtime's default set, neither added nor dropped (by name or ALL), is the container
+  // runtime's to give (containerd and Docker give NET_RAW; CRI-O since 1.18 does not): not judged missing
+  // (istio/istio#10358: Istio 1.0's template added NET_ADMIN only and dropped nothing).
+  const dropped = (cap: string) =>
+    has.drop.some((d) => /^(?:CAP_)?ALL$/i.test(d) || d.toUpperCase().replace(/^CAP_/, '') === cap.toUpperCase());
+  const missing = (need.securityContext.add ?? []).filter(
+    (cap) => !grants(has, cap) && (dropped(cap) || !RUNTIME_DEFAULT_CAPS.has(cap.toUpperCase().replace(/^CAP_/, ''))),
+  );
   // Only root is judged: iptables needs it where the template runs the container as root; another
   // non-root UID than the template's may be the mesh's own setting, not read here.
   const uid = need.securityContext.runAsUser;
@@ -746,7 +877,11 @@ function grantGaps(m: Model, w: Workload, mesh: MeshName, f: Failing) {
       : []),
     ...(otherUid
       ? [
-          `it runs as UID ${otherUid.value} (set in ${whereSet(otherUid.from, f.container)}), but ${p.title} runs it as ${uid === 0 ? 'root (UID 0)' : `UID ${uid}`}`,
+          `it runs as UID ${otherUid.value} (set in ${whereSet(otherUid.from, f.container)}), but ${p.title} runs it as ${uid === 0 ? 'root (UID 0)' : `UID ${uid}`}${
+            otherUid.from === 'pod'
+              ? `: ${f.container} as injected into this pod has no runAsUser of its own, so the pod's applies to it (today's template gives it runAsUser ${uid}; the injector that wrote this pod gave none, an older template, or something removed it)`
+              : ''
+          }`,
         ]
       : []),
   ];

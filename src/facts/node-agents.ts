@@ -10,7 +10,7 @@ import { defineFact, defineFactFamily } from '../k8s/fact.js';
 import { eventInfo } from '../k8s/events.js';
 import { podHealth } from '../k8s/health.js';
 import { initContainers, isActive, podSpec } from '../k8s/pods.js';
-import { nodeReady, selectionMisses, untolerated } from '../k8s/scheduling.js';
+import { daemonPodNode, nodeReady, selectionMisses, unschedulableMessage, untolerated } from '../k8s/scheduling.js';
 import { evalSelector } from '../k8s/selectors.js';
 import { injectedMesh } from '../mesh/proxy.js';
 import { profileOf } from '../mesh/registry.js';
@@ -35,7 +35,7 @@ interface AgentDef {
 }
 
 /** Why a node has no ready agent pod. */
-type GapKind = 'taint' | 'selection' | 'not-ready' | 'not-created';
+type GapKind = 'taint' | 'selection' | 'not-ready' | 'unschedulable' | 'not-created';
 
 interface AgentGap {
   node: string;
@@ -46,6 +46,10 @@ interface AgentGap {
   pod?: string;
   /** Not ready, though running with no container waiting (a readiness that never comes, not a crash or a pull). */
   running?: boolean;
+  /** The scheduler's message for an agent pod it cannot place (kind unschedulable). */
+  scheduler?: string;
+  /** The DaemonSet sets no priority class, so its pod cannot preempt the node's pods (kind unschedulable). */
+  noPriority?: boolean;
   /** The taints not tolerated (kind taint). */
   taints?: { key: string; value?: string; effect: string }[];
   /** Active pods on the node that need the agent (namespace/name). */
@@ -170,7 +174,8 @@ const NODE_AGENTS = defineFactFamily({
           .filter((p) => isActive(p) && selector !== undefined && evalSelector(selector, labelsOf(p)).matched);
         const agentOn = new Map<string, K8sObject>();
         for (const a of agents) {
-          const node = str(podSpec(a).nodeName);
+          // A pod the scheduler has not placed names its node in its node affinity (the DaemonSet controller's).
+          const node = daemonPodNode(a);
           if (node && (!agentOn.has(node) || podHealth(a).ready)) agentOn.set(node, a);
         }
         const young = (p: K8sObject) =>
@@ -184,6 +189,26 @@ const NODE_AGENTS = defineFactFamily({
           const affected = affectedOn(node);
           if (agent) {
             if (young(agent)) return;
+            const said = unschedulableMessage(agent);
+            if (said !== undefined) {
+              // A node agent must preempt: the charts give theirs system-node-critical (istio-cni, kuma-cni, consul-cni;
+              // ztunnel since istio/istio c8f97d09, 1.21, after #47867). Without a class its pod waits for room.
+              const noPriority = !str(tmpl.priorityClassName) && !str(podSpec(agent).priorityClassName);
+              gaps.push({
+                node,
+                kind: 'unschedulable',
+                why: `${nameOf(agent)} Pending, not placed by the scheduler: "${printable(said, 300)}"${
+                  noPriority
+                    ? '; the DaemonSet sets no priority class, so its pod cannot preempt the pods already on the node'
+                    : ''
+                }`,
+                pod: nameOf(agent),
+                scheduler: printable(said, 300),
+                ...(noPriority ? { noPriority } : {}),
+                affected,
+              });
+              return;
+            }
             const h = podHealth(agent);
             gaps.push({
               node,

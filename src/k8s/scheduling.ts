@@ -129,3 +129,37 @@ export function nodeReady(node: K8sObject): boolean | undefined {
   const c = conds.find((x) => isObj(x) && x.type === 'Ready');
   return isObj(c) ? c.status === 'True' : undefined;
 }
+
+/**
+ * The node a daemon pod is for: its spec.nodeName once bound, else the one node its required node
+ * affinity names by field (the DaemonSet controller writes `matchFields metadata.name In [node]`
+ * into every pod it creates: kubernetes v1.33 pkg/controller/daemon/util/daemonset_util.go
+ * ReplaceDaemonSetPodNodeNameNodeAffinity), so a pod the scheduler has not placed still names its node.
+ */
+export function daemonPodNode(pod: K8sObject): string | undefined {
+  const spec = isObj(pod.spec) ? pod.spec : {};
+  const bound = str(spec.nodeName);
+  if (bound) return bound;
+  const aff = isObj(spec.affinity) && isObj(spec.affinity.nodeAffinity) ? spec.affinity.nodeAffinity : {};
+  const req = aff.requiredDuringSchedulingIgnoredDuringExecution;
+  if (!isObj(req)) return undefined;
+  for (const t of arr(req.nodeSelectorTerms).filter(isObj).slice(0, 8))
+    for (const f of arr(t.matchFields).filter(isObj).slice(0, 8)) {
+      const values = arr(f.values);
+      if (f.key === 'metadata.name' && f.operator === 'In' && values.length === 1 && typeof values[0] === 'string')
+        return values[0].slice(0, 253);
+    }
+  return undefined;
+}
+
+/**
+ * Why the scheduler has not placed a pod: the message of its PodScheduled condition when that is
+ * False with reason Unschedulable (kubernetes pkg/scheduler/schedule_one.go: "0/3 nodes are
+ * available: 1 Insufficient memory. preemption: ..."), else undefined.
+ */
+export function unschedulableMessage(pod: K8sObject): string | undefined {
+  const conds = isObj(pod.status) ? arr(pod.status.conditions) : [];
+  const c = conds.find((x) => isObj(x) && x.type === 'PodScheduled');
+  if (!isObj(c) || c.status !== 'False' || c.reason !== 'Unschedulable') return undefined;
+  return str(c.message) ?? '';
+}

@@ -12,6 +12,7 @@ import { PROFILE_LIST } from './registry.js';
 import { ADMISSION_WORDS } from '../k8s/apiserver.js';
 import { SANDBOX_REASON, sandboxMessageShape } from '../k8s/sandbox.js';
 import { CNI_BIN_VOLUME } from './cni-install.js';
+import { IPTABLES_LINES } from './iptables.js';
 
 /** Every container name a mesh injects: their statuses and the kubelet's events about them are kept. */
 const INJECTED = [...new Set(PROFILE_LIST.flatMap(injectedNames))];
@@ -52,7 +53,11 @@ const KEEP_POLICY: KeepPolicy = {
   skipPrefixes: PROFILE_LIST.flatMap((p) => (p.injector.skippedEventPrefix ? [p.injector.skippedEventPrefix] : [])),
   statusLines: {
     containers: [...new Set([...INJECTED, ...BUG_CONTAINERS])],
-    lines: PROFILE_LIST.flatMap((p) => p.runtime.failures.flatMap((f) => (f.line ? [f.line] : []))),
+    lines: [
+      ...PROFILE_LIST.flatMap((p) => p.runtime.failures.flatMap((f) => (f.line ? [f.line] : []))),
+      // What iptables says the node refused, under any mesh (proxy-cannot-start, issue 31).
+      ...IPTABLES_LINES,
+    ],
   },
   podEvents: [
     ...POD_EVENTS_READ.map((e) => ({ ...e, containers: INJECTED })),

@@ -231,8 +231,11 @@ export interface StartContext {
  */
 export interface StartFailure {
   readonly container: string;
-  /** The exit code of its last termination that means this (the mesh's own constant). */
-  readonly exitCode?: number;
+  /**
+   * The exit code of its last termination that means this (the mesh's own constant), or the codes it
+   * has used for it across releases (Istio's istio-iptables: a Go panic, 2, before 1.11; 255 since).
+   */
+  readonly exitCode?: number | readonly number[];
   /**
    * A line of its termination message that means this: only where the injector sets
    * `terminationMessagePolicy: FallbackToLogsOnError` (the kubelet fills the message from the log).
@@ -375,6 +378,12 @@ interface Runtime {
    * the pod's iptables (issue 31).
    */
   privileged?(controlPlaneNamespace: string): Step[];
+  /**
+   * How the mesh's iptables init container chooses its iptables backend, where a setting decides it
+   * (Linkerd's proxyInit.iptablesMode): the steps switching it to `to`, for a node whose kernel
+   * offers the other backend only (issue 31, src/mesh/iptables.ts).
+   */
+  iptablesBackend?(to: 'legacy' | 'nf_tables', controlPlaneNamespace: string): Step[];
   /** How the images of the injected containers are chosen (for an image the nodes cannot pull). */
   image(controlPlaneNamespace: string): Step[];
   /** How the app is held until the proxy is ready (app-starts-before-proxy). */

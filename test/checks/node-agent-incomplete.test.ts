@@ -15,6 +15,46 @@ checkCases('node-agent-incomplete', {
     { fixtures: 'fires-kuma-cni-node-selector.yaml', findings: ['DaemonSet kube-system/kuma-cni-node'] },
     { fixtures: 'fires-consul-cni-quota-scope.yaml', findings: ['DaemonSet consul/consul-cni'] },
     { fixtures: 'fires-linkerd-cni-tainted-node.yaml', findings: ['DaemonSet linkerd-cni/linkerd-cni'] },
+    // Issue 31: an agent pod the scheduler cannot place (its node named by the DaemonSet controller's node affinity).
+    {
+      fixtures: 'fires-linkerd-cni-unschedulable-no-priority.yaml',
+      findings: ['DaemonSet linkerd-cni/linkerd-cni'],
+      said: [
+        {
+          id: 'no-ready-pod',
+          params: {
+            nodes:
+              /^node-b \(linkerd-cni-bbbbb Pending, not placed by the scheduler: "0\/2 nodes are available: 1 Insufficient cpu.*; the DaemonSet sets no priority class/,
+          },
+        },
+      ],
+    },
+    {
+      fixtures: 'fires-kuma-cni-unschedulable-with-priority.yaml',
+      findings: ['DaemonSet kube-system/kuma-cni-node'],
+      said: [
+        {
+          id: 'no-ready-pod',
+          params: {
+            nodes:
+              /^node-gpu \(kuma-cni-node-bbbbb Pending, not placed by the scheduler: "0\/2 nodes are available: 1 Too many pods[^;]*\)$/,
+          },
+        },
+      ],
+    },
+    {
+      fixtures: 'fires-istio-ambient-ztunnel-unschedulable.yaml',
+      findings: ['DaemonSet istio-system/ztunnel'],
+      said: [
+        {
+          id: 'no-ready-pod',
+          params: {
+            nodes:
+              /^node-c \(ztunnel-zzzzz Pending, not placed by the scheduler: .*Insufficient memory.*sets no priority class/,
+          },
+        },
+      ],
+    },
     // Cilium owning the CNI configuration (cni.exclusive) beside an agent that runs and is never ready.
     ...(
       [
@@ -57,6 +97,7 @@ checkCases('node-agent-incomplete', {
     { fixtures: 'ok-linkerd-cni-tainted-node-unused.yaml' },
     { fixtures: 'ok-kuma-cni-node-not-ready.yaml' },
     { fixtures: 'ok-consul-cni-starting.yaml' },
+    { fixtures: 'ok-linkerd-cni-unschedulable-starting.yaml' },
     { fixtures: 'ok-istio-ambient-cni-ready-beside-cilium.yaml' },
   ],
 });

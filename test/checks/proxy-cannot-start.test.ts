@@ -24,6 +24,15 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'fires-consul-dataplane-nonroot-image.yaml', findings: ['Deployment catalog/ledger'] },
     { fixtures: 'fires-istio-init-no-net-admin.yaml', findings: ['Deployment store/checkout'] },
     { fixtures: 'fires-istio-init-not-root.yaml', findings: ['Deployment store/invoices'] },
+    // Issue 31: what iptables says the node refused (src/mesh/iptables.ts), under any mesh; istio-iptables' exit codes across releases.
+    { fixtures: 'fires-linkerd-init-legacy-nat-table.yaml', findings: ['Deployment shop/quotes'] },
+    { fixtures: 'fires-linkerd-init-nft-protocol.yaml', findings: ['Deployment shop/ratesvc'] },
+    { fixtures: 'fires-kuma-init-unknown-option-logged.yaml', findings: ['Deployment orders/billing'] },
+    { fixtures: 'fires-istio-1.5-init-panic-exit-2.yaml', findings: ['Deployment store/reviews'] },
+    { fixtures: 'fires-istio-init-exit-255.yaml', findings: ['Deployment store/ratings'] },
+    // Issue 31: an injected init container with no runAsUser of its own runs as the pod's user.
+    { fixtures: 'fires-linkerd-init-inherits-pod-uid.yaml', findings: ['Deployment shop/fares'] },
+    { fixtures: 'fires-kuma-init-inherits-pod-uid.yaml', findings: ['Deployment orders/wallet'] },
     { fixtures: 'fires-istio-init-kernel.yaml', findings: ['Deployment store/search'] },
     { fixtures: 'fires-linkerd-proxy-unknown.yaml', findings: ['Deployment shop/pricing'] },
     { fixtures: 'fires-linkerd-init-ip6tables.yaml', findings: ['Deployment shop/search'] },
@@ -99,6 +108,7 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'ok-istio-granted-or-app-refused.yaml' },
     { fixtures: 'ok-consul-native-sidecar.yaml' },
     { fixtures: 'ok-istio-proxy-oom-once.yaml' },
+    { fixtures: 'ok-linkerd-init-iptables-words-completed.yaml' },
   ],
 });
 
@@ -110,6 +120,59 @@ const one = (base: Parameters<typeof cluster>[0], name: string) => {
 };
 
 describe('proxy-cannot-start', () => {
+  it('reads what iptables says the node refused, whatever the mesh: the table, the backend, the extension, and the fix for each', () => {
+    const legacy = one('linkerd', 'fires-linkerd-init-legacy-nat-table');
+    expect(legacy.message).toContain(
+      'iptables says "iptables v1.8.7 (legacy): can\'t initialize iptables table `nat\': Table does not exist (do you need to insmod?)"',
+    );
+    expect(legacy.message).toContain('no legacy IPv4 nat table to the legacy iptables backend it runs: iptable_nat');
+    expect(legacy.message).toContain('(node rocky-worker-3: Rocky Linux 9.2 (Blue Onyx)');
+    expect(legacy.fix.join('\n')).toContain('proxyInit.iptablesMode=nft');
+    expect(legacy.fix.join('\n')).toContain('load iptable_nat on each node at boot');
+    expect(legacy.evidence).toMatchObject({ iptables: { kind: 'table-missing', backend: 'legacy', table: 'nat' } });
+    const nft = one('linkerd', 'fires-linkerd-init-nft-protocol');
+    expect(nft.message).toContain('does not support the nf_tables backend');
+    expect(nft.fix.join('\n')).toContain('proxyInit.iptablesMode=legacy');
+    // Kuma has no backend setting: the module and the CNI plugin.
+    const kuma = one('kuma', 'fires-kuma-init-unknown-option-logged');
+    expect(kuma.message).toContain('lacks the module of an iptables extension its rules use (--to-ports: xt_REDIRECT');
+    expect(kuma.fix.join('\n')).not.toContain('iptablesMode');
+    expect(kuma.fix.join('\n')).toContain('xt_REDIRECT, xt_owner and xt_multiport');
+    expect(kuma.fix.join('\n')).toContain('kuma-cni');
+  });
+
+  it('names the pod runAsUser an injected init container inherits for want of its own, and no capability the runtime gives by default', () => {
+    for (const [base, name, uid] of [
+      ['istio', 'checks/proxy-cannot-start/fires-istio-init-not-root', 1337],
+      ['kuma', 'checks/proxy-cannot-start/fires-kuma-init-inherits-pod-uid', 1000],
+      ['istio', 'reports/gen7run/istio-1.0-init-inherits-pod-runasuser', 1000],
+    ] as const) {
+      const [f] = findings(cluster(base, [`${name}.yaml`]), ['proxy-cannot-start']);
+      expect(f!.message).toContain(`it runs as UID ${uid} (set in the pod's securityContext)`);
+      expect(f!.message).toContain('as injected into this pod has no runAsUser of its own');
+    }
+    // Linkerd judges no UID (linkerd-init runs as 65534 unless proxyInit.runAsRoot): iptables' own words say it.
+    const l5d = one('linkerd', 'fires-linkerd-init-inherits-pod-uid');
+    expect(l5d.message).toContain('iptables refuses it because it does not run as root');
+    expect(l5d.message).not.toContain('SELinux');
+    // Istio 1.0's istio-init: NET_ADMIN added, nothing dropped: NET_RAW is the runtime's default to give, not a gap.
+    const [old] = findings(cluster('istio', ['reports/gen7run/istio-1.0-init-inherits-pod-runasuser.yaml']), [
+      'proxy-cannot-start',
+    ]);
+    expect(old!.message).not.toContain('NET_RAW');
+  });
+
+  it("reads istio-iptables' exit codes across releases: a panic (2) before 1.11, 255 since, 1 for its own errors", () => {
+    const panic = one('istio-1.5', 'fires-istio-1.5-init-panic-exit-2');
+    expect(panic.message).toContain('istio-iptables could not program the pod');
+    expect(panic.message).toContain('or SELinux, which this node image enforces by default');
+    expect(panic.message).toContain('loading the kernel modules its iptables rules need (module_request)');
+    expect(panic.fix.join('\n')).toContain('/etc/modules-load.d');
+    const exit255 = one('istio', 'fires-istio-init-exit-255');
+    expect(exit255.message).toContain('istio-iptables could not program the pod');
+    expect(exit255.message).not.toContain('SELinux');
+  });
+
   it('names a CNI plugin standalone for Multus that the pod does not request (istio/istio#48734), and stays out where it does', () => {
     const i = one('istio', 'fires-istio-cni-multus-unchained');
     expect(i.message).toContain(

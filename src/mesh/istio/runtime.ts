@@ -145,11 +145,15 @@ export function istioRuntime(
       },
       {
         container: 'istio-init',
-        exitCode: 1,
+        // istio-iptables ends on an iptables command that fails: handleErrorWithCode(err, 1); a failed
+        // iptables-restore or iptables call through RunOrFail panicked (Go exits 2) up to 1.10 and calls
+        // os.Exit(-1) (255) since 1.11 (e60d08a8, istio/istio#30851): the three codes across releases.
+        exitCode: [1, 2, 255],
         node: true,
         cause:
           "istio-iptables could not program the pod's iptables: typically the node lacks the kernel modules (br_netfilter, nf_nat, xt_REDIRECT, xt_owner, iptable_nat, iptable_mangle, iptable_filter) or the ip6tables ones",
-        source: 'istio/istio 86c9f01f tools/istio-iptables/pkg/cmd/root.go (exit 1); istio/istio#44118, #53147',
+        source:
+          'istio/istio 86c9f01f tools/istio-iptables/pkg/cmd/root.go (exit 1), 1.10.0 pkg/dependencies/implementation.go RunOrFail panic (exit 2), e60d08a8 os.Exit(-1) (exit 255, 1.11); istio/istio#44118, #53147, #23009',
         fix: (c) => [
           comment`its log names the iptables command that failed`,
           cmd`kubectl logs ${c.pod} -n ${c.namespace} -c istio-init --previous`,

@@ -180,7 +180,8 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
       },
       {
         container: 'linkerd-init',
-        line: /iptables(?:-nft)?-save v[0-9.]{1,16} \((?:legacy|nf_tables)\): Cannot initialize: Permission denied/,
+        // Not "Permission denied (you must be root)": that is the UID, which src/mesh/iptables.ts reads.
+        line: /iptables(?:-nft)?-save v[0-9.]{1,16} \((?:legacy|nf_tables)\): Cannot initialize: Permission denied(?! \(you must be root\))/,
         node: true,
         cause: 'the node refuses linkerd-init its iptables calls (SELinux, or a runtime that withholds NET_ADMIN)',
         source: 'linkerd/linkerd2#7767, #2768',
@@ -189,6 +190,16 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
         ],
       },
     ],
+    // charts/linkerd-control-plane/values.yaml proxyInit.iptablesMode ("legacy" or "nft"; since stable-2.12.0,
+    // edge-22.7.1: linkerd/linkerd2#9053, linkerd/website#1429), which picks linkerd-init's iptables binaries.
+    iptablesBackend: (to, ns) =>
+      upgrade(
+        to === 'legacy'
+          ? 'run linkerd-init with legacy iptables, proxyInit.iptablesMode, since stable-2.12'
+          : 'run linkerd-init with nftables, proxyInit.iptablesMode, since stable-2.12',
+        ns,
+        `proxyInit.iptablesMode=${to === 'legacy' ? 'legacy' : 'nft'}`,
+      ),
     // charts/partials/templates/_proxy-init.tpl: privileged is values proxyInit.privileged (added by
     // linkerd/linkerd2#9873, stable-2.12.3, for SELinux nodes; default false).
     privileged: (ns) =>
