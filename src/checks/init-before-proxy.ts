@@ -35,7 +35,7 @@
 import { recreateCommands } from '../fix/commands.js';
 import { setOnTemplate } from '../fix/commands.js';
 import { choice, comment, lit, text, type Step } from '../fix/steps.js';
-import { knownKeys } from '../facts/releases.js';
+import { knownKeys, KNOWN_KEYS } from '../facts/releases.js';
 import { meshesAllowed } from '../facts/siblings.js';
 import { networkFailure } from '../k8s/network-error.js';
 import { containers, initContainers, isActive, podSpec } from '../k8s/pods.js';
@@ -47,6 +47,7 @@ import { printable } from '../util/errors.js';
 import type { K8sObject } from '../util/types.js';
 import { annotationsOf, arr, isObj, nameOf, plural, str } from '../util/objects.js';
 import { defineCheck, messages, meta, say } from './define.js';
+import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 
 const MESSAGES = messages({
   redirected:
@@ -152,6 +153,7 @@ function fixFor(
 
 export default defineCheck({
   ...meta('init-before-proxy'),
+  facts: [KNOWN_KEYS, APP_WORKLOADS, DECISIONS],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {

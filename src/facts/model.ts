@@ -215,7 +215,7 @@ const DETECTED = defineFactFamily({
 });
 
 /** The installed meshes (Model.meshes). */
-const MESHES = defineFact({
+export const MESHES = defineFact({
   id: 'meshes',
   inputs: ['deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods'],
   compute: (m: Model): MeshInstall[] => {
@@ -233,7 +233,7 @@ const MESHES = defineFact({
 });
 
 /** Model.appWorkloads. */
-const APP_WORKLOADS = defineFact({
+export const APP_WORKLOADS = defineFact({
   id: 'app-workloads',
   inputs: WORKLOAD_INPUTS,
   compute: (m: Model) =>
@@ -247,7 +247,7 @@ const APP_WORKLOADS = defineFact({
     ),
 });
 
-const APP_WORKLOADS_BY_NS = defineFact({
+export const APP_WORKLOADS_BY_NS = defineFact({
   id: 'app-workloads-by-ns',
   inputs: WORKLOAD_INPUTS,
   compute: (m: Model) => groupBy(m.appWorkloads, (w) => w.namespace),
@@ -267,7 +267,7 @@ export const NS_LABELS = defineFactFamily({
 });
 
 /** What each installed mesh would do with a pod created now from the workload's template (Model.decisions). */
-const DECISIONS = defineFactFamily({
+export const DECISIONS = defineFactFamily({
   id: 'decisions',
   inputs: DECISION_INPUTS,
   compute: (m: Model, w: Workload): Decision[] => {

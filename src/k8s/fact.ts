@@ -78,3 +78,11 @@ export function factInputs(f: AnyFact, key?: unknown): readonly KindKey[] {
   if (!f.family) return f.inputs;
   return typeof f.inputs === 'function' ? (f.inputs as (k: unknown) => readonly KindKey[])(key) : f.inputs;
 }
+
+/**
+ * The kinds some facts and lists read, once each and sorted: a fact built on others declares
+ * `inputs: inputsOf(OTHER_FACT, WORKLOAD_INPUTS, ['events'])` rather than copying their kinds.
+ */
+export function inputsOf(...parts: readonly (readonly KindKey[] | AnyFact)[]): KindKey[] {
+  return [...new Set(parts.flatMap((p) => ('compute' in p ? factInputs(p) : p)))].sort();
+}
