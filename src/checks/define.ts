@@ -1,5 +1,5 @@
 import type { Model } from '../facts/model.js';
-import { factInputs, type AnyFact } from '../k8s/fact.js';
+import { staticInputs, type AnyFact } from '../k8s/fact.js';
 import type { KindKey } from '../k8s/kinds.js';
 import type { CheckMeta, Evidence, FindingInput, Messages, Param, ParamsOf } from './types.js';
 import { CATALOG, type CatalogEntry, type CheckId } from './catalog.js';
@@ -41,7 +41,7 @@ export function derivedInputs(
   facts: readonly AnyFact[] = [],
 ): { inputs: readonly KindKey[]; optionalInputs?: readonly KindKey[] } {
   const required = new Set(own.inputs);
-  const optional = [...new Set([...(own.optionalInputs ?? []), ...facts.flatMap((f) => factInputs(f))])].filter(
+  const optional = [...new Set([...(own.optionalInputs ?? []), ...facts.flatMap((f) => staticInputs(f))])].filter(
     (k) => !required.has(k),
   );
   return { inputs: own.inputs, ...(optional.length || own.optionalInputs ? { optionalInputs: optional } : {}) };

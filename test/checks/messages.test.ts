@@ -1,8 +1,8 @@
 /**
  * Messages with ids (src/checks/define.ts): a check declares its messages, id -> template with
  * `{param}` slots, and its findings say one of them with its params; the runner renders the text.
- * Every check does (CONVERTED, derived from the registry): each must give every finding of its
- * fixtures an id, and every template must be well formed. The types make an unknown id, a missing or an unknown param a
+ * Every check does but NOT_CONVERTED (a list that only shrinks; CONVERTED is derived from the
+ * registry): each must give every finding of its fixtures an id, and every template must be well formed. The types make an unknown id, a missing or an unknown param a
  * compile error (the type tests below, at `tsc -p tsconfig.test.json`).
  */
 import { existsSync, readdirSync } from 'node:fs';
@@ -14,15 +14,21 @@ import type { ParamsOf, Slots } from '../../src/checks/types.js';
 import { FIXTURES, baseOf, cluster, findings } from '../helpers/fixtures.js';
 
 /**
- * Every check is converted: a check declares its messages, so this file
- * keeps no list of check ids that a new check would have to join. A check without messages fails
- * here.
+ * The checks still yielding their own text: a list that only shrinks (convert one, delete it here).
+ * Every other check declares its messages, so a new check joins no list: CONVERTED is derived.
  */
-const CONVERTED = CHECKS.map((c) => c.id);
+const NOT_CONVERTED = ['injection-marker-invalid'];
+
+/** The checks whose findings say a message by id: every registered check but NOT_CONVERTED. */
+const CONVERTED = CHECKS.map((c) => c.id).filter((id) => !NOT_CONVERTED.includes(id));
 
 describe('messages with ids', () => {
-  it('every check declares its messages (a finding says one by id, never its own text)', () => {
-    expect(CHECKS.filter((c) => !c.messages).map((c) => c.id)).toEqual([]);
+  it('every check declares its messages (a finding says one by id), but NOT_CONVERTED, which do not', () => {
+    expect(
+      CHECKS.filter((c) => !c.messages)
+        .map((c) => c.id)
+        .sort(),
+    ).toEqual([...NOT_CONVERTED].sort());
   });
 
   it('every message: a kebab-case id, a template whose only braces are its {param} slots', () => {
