@@ -561,7 +561,7 @@ function intersect(a: Span[], b: Span[]): Span[] {
 
 const INJECTOR_OUTAGES = defineFactFamily({
   id: 'injector-outages',
-  inputs: ['deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods', 'replicasets', 'services'],
+  inputs: INJECTOR_INPUTS, // the injectors' Deployments and pods (injectors), nothing else
   compute: (m: Model, mesh: MeshName): InjectorOutage[] => {
     const now = m.now.getTime();
     const out: InjectorOutage[] = [];
@@ -677,7 +677,7 @@ const INSTALL_WINDOW_MS = 10 * 60 * 1000;
 
 const INJECTOR_FIRST_READY = defineFactFamily({
   id: 'injector-first-ready',
-  inputs: ['deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods', 'replicasets', 'services'],
+  inputs: INJECTOR_INPUTS, // the injectors' Deployments and pods (injectors), nothing else
   compute: (m: Model, mesh: MeshName): InjectorFirstReady | undefined => {
     const container = profileOf(mesh).controlPlane.injector.container;
     let best: InjectorFirstReady | undefined;

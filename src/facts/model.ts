@@ -3,7 +3,7 @@
  * each built once on first use (installed meshes, app workloads, decisions). It is the context
  * the mesh profiles are given (src/mesh/context.ts). Checks read only this; nothing here does I/O.
  */
-import { defineFact, defineFactFamily } from '../k8s/fact.js';
+import { defineFact, defineFactFamily, inputsOf } from '../k8s/fact.js';
 import type { KindKey } from '../k8s/kinds.js';
 import { SnapshotIndex, type Snapshot } from '../k8s/snapshot.js';
 import { WORKLOAD_INPUTS, type Workload } from '../k8s/workloads.js';
@@ -217,7 +217,8 @@ const DETECTED = defineFactFamily({
 /** The installed meshes (Model.meshes). */
 export const MESHES = defineFact({
   id: 'meshes',
-  inputs: ['deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods'],
+  // the control-plane namespaces, the webhooks of each mesh and what shows it is installed
+  inputs: inputsOf(DETECTED, MESH_WEBHOOKS, ['namespaces']),
   compute: (m: Model): MeshInstall[] => {
     const cpNs = meshNamespaces(m.list('namespaces'), m.list('mutatingwebhookconfigurations'));
     const out: MeshInstall[] = [];
