@@ -11,6 +11,10 @@
  * inputs of every fact it asks for, cached or not; what a fact reads is checked against its
  * inputs when it is computed. That premise is checked too: on its own fixtures each check reads
  * alone what it reads beside the others.
+ * A check's inputs are derived (src/checks/define.ts derivedInputs): its catalog entry's own reads
+ * and the inputs of the facts it declares (`facts`). So these tests check the derivation: a kind
+ * read that neither brings is named with the fact that read it, a declared fact the check never
+ * asks for is named, and so is an own read that copies a declared fact's input.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
