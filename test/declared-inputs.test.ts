@@ -11,17 +11,22 @@
  * inputs of every fact it asks for, cached or not; what a fact reads is checked against its
  * inputs when it is computed. That premise is checked too: on its own fixtures each check reads
  * alone what it reads beside the others.
+ * A check's inputs are derived (src/checks/define.ts derivedInputs): its catalog entry's own reads
+ * and the inputs of the facts it declares (`facts`). So these tests check the derivation: a kind
+ * read that neither brings is named with the fact that read it, a declared fact the check never
+ * asks for is named, and so is an own read that copies a declared fact's input.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
+import { CATALOG, type CatalogEntry } from '../src/checks/catalog.js';
 import { KINDS, KIND_KEYS, type KindKey } from '../src/k8s/kinds.js';
 import { defineFact, factInputs, type AnyFact } from '../src/k8s/fact.js';
 import { SnapshotIndex } from '../src/k8s/snapshot.js';
 import { overlayManifests } from '../src/run/manifests.js';
 import { runChecks } from '../src/run/run.js';
-import type { Check } from '../src/checks/define.js';
+import { defineCheck, derivedInputs, meta, type Check } from '../src/checks/define.js';
 import type { Snapshot } from '../src/k8s/snapshot.js';
 import {
   FIXTURES,
@@ -52,6 +57,8 @@ class Recorder {
   stack: { id: string; inputs: ReadonlySet<string> }[] = [];
   /** Per fact: what it read or asked beyond its declared inputs, with an example. */
   overreach = new Map<string, Map<string, string>>();
+  /** Per check, over all runs: the facts it asked for itself (not through another fact). */
+  asked = new Map<string, Set<AnyFact>>();
 
   over(id: string, kind: string, how: string): void {
     const m = this.overreach.get(id) ?? new Map<string, string>();
@@ -88,6 +95,7 @@ function recordedFact(this: SnapshotIndex, f: AnyFact, key?: unknown): unknown {
   } else if (rec.check !== undefined) {
     const per = rec.byCheck.get(rec.check) ?? new Map<string, Set<string>>();
     rec.byCheck.set(rec.check, per);
+    rec.asked.set(rec.check, (rec.asked.get(rec.check) ?? new Set()).add(f));
     const reads = rec.readsOf(rec.check);
     for (const k of inputs) {
       per.set(k, (per.get(k) ?? new Set()).add(f.id));
@@ -305,6 +313,22 @@ function hiddenReads(checks: readonly Check[], all: readonly Case[], together: M
   return out;
 }
 
+/**
+ * What is wrong with how a check's inputs are derived (derivedInputs): a fact it declares that it
+ * never asks for (its inputs would be read for nothing), and an own read (`optionalInputs`) that a
+ * fact it declares already brings (a copy, which would stay behind when the fact changes).
+ */
+function derivationErrors(check: Check, own: readonly string[], asked: ReadonlySet<AnyFact> | undefined): string[] {
+  const facts = check.facts ?? [];
+  return [
+    ...facts.filter((f) => !asked?.has(f)).map((f) => `declares fact ${f.id}, which it never asks for`),
+    ...own.flatMap((k) => {
+      const by = facts.filter((f) => factInputs(f).includes(k as KindKey)).map((f) => f.id);
+      return by.length ? [`optionalInputs copies ${k}, an input of fact ${by.join(', ')}`] : [];
+    }),
+  ];
+}
+
 const ALL = cases();
 
 let analysed: Map<string, Reads>;
@@ -322,9 +346,14 @@ describe('declared inputs are the inputs read', () => {
       const declared = declaredOf(check);
       const { reads, errors } = runAll(check);
       expect(errors).toEqual([]);
+      // Each with how it was read: a fact to declare (`facts`), or its own read (`optionalInputs`).
+      const through = asks.byCheck.get(check.id);
       const undeclared = [...reads]
         .filter(([k]) => !declared.has(k))
-        .map(([k, where]) => [k, `${where.length} case(s), e.g. ${where[0]}`]);
+        .map(([k, where]) => [
+          k,
+          `${where.length} case(s), e.g. ${where[0]}; ${through?.has(k) ? `through fact ${[...through.get(k)!].sort().join(', ')}` : 'read itself'}`,
+        ]);
       expect(Object.fromEntries(undeclared)).toEqual({});
     });
   }
@@ -341,6 +370,16 @@ describe('declared inputs are the inputs read', () => {
         if (!declared.has(k)) (missing[check.id] ??= {})[k] = [...facts].sort();
     }
     expect(missing).toEqual({});
+  });
+
+  it('each check declares only facts it asks for, and copies no input of theirs into its own (derivedInputs)', () => {
+    const wrong: Record<string, string[]> = {};
+    for (const check of CHECKS) {
+      const own = (CATALOG[check.id as keyof typeof CATALOG] as CatalogEntry).optionalInputs ?? [];
+      wrong[check.id] = derivationErrors(check, own, asks.asked.get(check.id));
+      if (!wrong[check.id]!.length) delete wrong[check.id];
+    }
+    expect(wrong).toEqual({});
   });
 
   it('each fact reads, and asks for facts that read, only the kinds it declares', () => {
@@ -531,6 +570,46 @@ describe('declared inputs are the inputs read', () => {
     expect(hiddenReads([first, second], sample, together)).toEqual({
       'planted-second': { 'healthy both': { alone: ['secrets'], together: [] } },
     });
+  });
+
+  it('planted: a check whose facts or own reads leave out what it reads is named; a stale or copied declaration too', () => {
+    const sample = ALL.filter((c) => c.name === 'healthy linkerd' || c.name === 'healthy istio');
+    const real = CHECKS.find((c) => c.id === 'sidecar-missing')!;
+    expect(real.facts?.length).toBeGreaterThan(0);
+    // Its facts forgotten: the catalog's own reads alone, and what those facts read is named.
+    const forgot = defineCheck({ ...meta('sidecar-missing'), messages: real.messages, run: real.run });
+    // Its facts declared, and a kind read itself that neither they nor its catalog entry name.
+    const extra: Check = {
+      ...real,
+      id: 'planted-extra',
+      *run(m) {
+        void m.list('limitranges');
+        yield* real.run.call(real, m);
+      },
+    };
+    const planted = analyse([forgot, extra], sample, new Recorder());
+    const undeclared = (c: Check) => [...planted.get(c.id)!.reads.keys()].filter((k) => !declaredOf(c).has(k)).sort();
+    expect(undeclared(forgot)).toEqual(expect.arrayContaining(['configmaps', 'cronjobs', 'replicasets']));
+    expect(undeclared(extra)).toEqual(['limitranges']);
+    // The derivation itself: the catalog's reads and the facts' inputs, the required ones once.
+    expect(new Set([...real.inputs, ...(real.optionalInputs ?? [])])).toEqual(
+      new Set([...real.inputs, ...real.facts!.flatMap((f) => factInputs(f))]),
+    );
+    expect(derivedInputs({ inputs: ['pods'], optionalInputs: ['events'] }, [real.facts![0]!]).optionalInputs).toEqual([
+      'events',
+      ...new Set(factInputs(real.facts![0]!).filter((k) => k !== 'pods' && k !== 'events')),
+    ]);
+    // A fact declared and never asked for, and an own read copied from a declared fact: both named.
+    const stale = {
+      ...extra,
+      facts: [...real.facts!, defineFact({ id: 'planted-unasked', inputs: ['nodes'], compute: () => 0 })],
+    };
+    // (What it asks for over the suite's fixtures: on the healthy clusters it asks for fewer.)
+    expect(derivationErrors(stale, ['events'], asks.asked.get('sidecar-missing'))).toEqual([
+      'declares fact planted-unasked, which it never asks for',
+      'optionalInputs copies events, an input of fact injection-skips',
+    ]);
+    expect(derivationErrors(real, [], asks.asked.get('sidecar-missing'))).toEqual([]);
   });
 
   it('namespace-only views really lack the cluster-scoped kinds', () => {

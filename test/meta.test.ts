@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/index.js';
 import { CHECK_META } from '../src/checks/catalog.js';
-import type { Check } from '../src/checks/define.js';
+import { derivedInputs, type Check } from '../src/checks/define.js';
 import { KIND_KEYS } from '../src/k8s/kinds.js';
 import { HEALTHY_BASES, HEALTHY_FILES, MORE_HEALTHY, cluster, findings } from './helpers/fixtures.js';
 
@@ -22,12 +22,24 @@ describe('check registry', () => {
     expect(CHECKS.map((c) => c.id).sort()).toEqual(files);
   });
 
-  it('each check carries exactly its catalog entry, and the catalog lists no check that is not registered', () => {
-    const fields = (c: object) => {
-      const { id, code, title, description, severity, inputs, optionalInputs } = c as Check;
-      return { id, code, title, description, severity, inputs, optionalInputs };
+  it('each check carries exactly its catalog entry, its inputs derived from it and its facts, and the catalog lists no check that is not registered', () => {
+    const fields = (c: object, facts?: Check['facts']) => {
+      const { id, code, title, description, severity, serverInputs, spansNamespaces, readsOtherNamespaces } =
+        c as Check;
+      return {
+        id,
+        code,
+        title,
+        description,
+        severity,
+        serverInputs,
+        spansNamespaces,
+        readsOtherNamespaces,
+        ...derivedInputs(c as Check, facts),
+      };
     };
-    expect(CHECKS.map(fields)).toEqual(CHECK_META.map(fields));
+    const facts = new Map(CHECKS.map((c) => [c.id, c.facts]));
+    expect(CHECKS.map((c) => fields(c))).toEqual(CHECK_META.map((c) => fields(c, facts.get(c.id))));
   });
 
   it('has unique ids and codes, well-formed, sorted by code', () => {

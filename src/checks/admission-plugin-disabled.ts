@@ -21,8 +21,14 @@
  * k3s's config), then re-create the pods that have no proxy.
  */
 import { MUTATING_PLUGIN, mutatingPlugin, type ApiserverInstance, type PluginState } from '../k8s/apiserver.js';
-import { apiservers, serverVersion, webhookCallFailures } from '../facts/apiserver.js';
-import { podsMissingProxy } from '../facts/controlplane.js';
+import {
+  apiservers,
+  serverVersion,
+  webhookCallFailures,
+  WEBHOOK_CALL_FAILURES,
+  APISERVERS,
+} from '../facts/apiserver.js';
+import { podsMissingProxy, PODS_MISSING_PROXY } from '../facts/controlplane.js';
 import { meshTitle } from '../mesh/registry.js';
 import { comment, cmd, lit, type Step } from '../fix/steps.js';
 import { defineCheck, messages, meta, say } from './define.js';
@@ -55,6 +61,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('admission-plugin-disabled'),
+  facts: [PODS_MISSING_PROXY, WEBHOOK_CALL_FAILURES, APISERVERS],
   messages: MESSAGES,
   *run(m) {
     const all = apiservers(m);

@@ -79,9 +79,10 @@ import type { RestrictedRule } from '../mesh/profile.js';
 import { printable } from '../util/errors.js';
 import { isObj, nameOf, str } from '../util/objects.js';
 import { nsLabelsIfRead } from '../facts/sidecarless.js';
-import { admissionChainOf, chainEvidence } from '../facts/admission-chain.js';
+import { admissionChainOf, chainEvidence, ADMISSION_CHAIN } from '../facts/admission-chain.js';
 import { defineCheck, messages, meta, say, type FindingInput } from './define.js';
 import type { Evidence } from './types.js';
+import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 
 const MESSAGES = messages({
   'psa-predicted':
@@ -439,6 +440,7 @@ function policiesOf(hook: string, reason: string): { engine: string; objects: st
 
 export default defineCheck({
   ...meta('admission-rejects-proxy'),
+  facts: [APP_WORKLOADS, DECISIONS, ADMISSION_CHAIN],
   messages: MESSAGES,
   *run(m) {
     const meshes = meshesAllowed(m).filter((x) => m.meshPossible(x));

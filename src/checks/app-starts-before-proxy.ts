@@ -29,7 +29,7 @@ import { isActive } from '../k8s/pods.js';
 import { profileOf } from '../mesh/registry.js';
 import { injectedNames } from '../mesh/proxy.js';
 import { meshesAllowed } from '../facts/siblings.js';
-import { podStates } from '../facts/model.js';
+import { podStates, APP_WORKLOADS, MESHES } from '../facts/model.js';
 import type { K8sObject } from '../util/types.js';
 import { isObj, nameOf, nsOf, plural, str, time } from '../util/objects.js';
 import { eventFirst, eventInfo, PROBE_FAILED, PROBE_KILLED } from '../k8s/events.js';
@@ -143,6 +143,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('app-starts-before-proxy'),
+  facts: [APP_WORKLOADS, MESHES, PROBE_EVENTS],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {

@@ -1,25 +1,14 @@
 /**
  * The catalog of checks (as Istio's analyzers keep their messages in one catalog): each check's
- * stable code, default severity, title, description and the kinds it reads, by id. A check module
- * takes its metadata from here (defineCheck({ ...meta(id), run })); `meshdoctor checks` and shell
+ * stable code, default severity, title, description and its own reads, by id: `inputs`, the kinds
+ * it cannot run without, and `optionalInputs`, what it reads itself beyond the facts it asks for.
+ * The inputs of those facts are not copied here: the check declares its facts
+ * (defineCheck({ ...meta(id), facts: [...], run })) and its inputs are derived from both
+ * (derivedInputs, src/checks/define.ts). `meshdoctor checks` and shell
  * completion read only this module, so they never load the checks, the model or the mesh
  * profiles. Codes are stable and never reused.
  */
-import type { KindKey } from '../k8s/kinds.js';
 import type { CheckMeta } from './types.js';
-
-/**
- * The controllers the Model resolves pods to (Pod -> ReplicaSet -> Deployment, Job -> CronJob,
- * StatefulSet, DaemonSet): every check that judges workloads reads them when it can.
- */
-const WORKLOAD_KINDS: readonly KindKey[] = [
-  'deployments',
-  'statefulsets',
-  'daemonsets',
-  'jobs',
-  'cronjobs',
-  'replicasets',
-];
 
 /** A check's metadata but its id (which is the entry's key). */
 export type CatalogEntry = Omit<CheckMeta, 'id'>;
@@ -32,7 +21,6 @@ export const CATALOG = {
       'A namespace with workloads has no injection marker for an installed mesh, so its pods are created without a proxy.',
     severity: 'warning',
     inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
-    optionalInputs: [...WORKLOAD_KINDS, 'configmaps', 'serviceaccounts'],
   },
   'opt-in-overruled': {
     code: 'MD1080',
@@ -41,7 +29,6 @@ export const CATALOG = {
       "A workload's pod template asks a mesh for its proxy, but a label of its namespace keeps every webhook of that mesh from being called for its pods, so they run without the proxy.",
     severity: 'warning',
     inputs: ['namespaces', 'mutatingwebhookconfigurations'],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps', 'serviceaccounts'],
   },
   'pod-opted-out': {
     code: 'MD1002',
@@ -50,14 +37,6 @@ export const CATALOG = {
       'A workload in a namespace enabled for injection opts its pods out through its pod template, so they run without a proxy.',
     severity: 'warning',
     inputs: [],
-    optionalInputs: [
-      ...WORKLOAD_KINDS,
-      'pods',
-      'namespaces',
-      'mutatingwebhookconfigurations',
-      'configmaps',
-      'serviceaccounts',
-    ],
   },
   'pod-predates-enablement': {
     code: 'MD1003',
@@ -66,7 +45,6 @@ export const CATALOG = {
       'Pods run without a proxy because they were created before their namespace or pod template asked for injection; only new pods are injected.',
     severity: 'error',
     inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
-    optionalInputs: [...WORKLOAD_KINDS, 'configmaps', 'serviceaccounts'],
   },
   'sidecar-missing': {
     code: 'MD1004',
@@ -75,7 +53,6 @@ export const CATALOG = {
       'Pods that should have been injected (the namespace or template asks, a webhook is called, the injector accepts) run without a proxy, and no more specific cause was found.',
     severity: 'error',
     inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods'],
-    optionalInputs: [...WORKLOAD_KINDS, 'configmaps', 'events', 'services', 'serviceaccounts'],
   },
   'injection-marker-invalid': {
     code: 'MD1005',
@@ -84,14 +61,6 @@ export const CATALOG = {
       'A namespace or workload carries an injection marker with an invalid value, the wrong key, or in the wrong place, so it asks for injection but does nothing; or a namespace whose markers ask both meshes to inject its pods.',
     severity: 'error',
     inputs: [],
-    optionalInputs: [
-      ...WORKLOAD_KINDS,
-      'pods',
-      'configmaps',
-      'namespaces',
-      'mutatingwebhookconfigurations',
-      'serviceaccounts',
-    ],
   },
   'webhook-excludes-namespace': {
     code: 'MD1006',
@@ -100,7 +69,6 @@ export const CATALOG = {
       'A namespace or pod template asks for injection, but the selectors of every injection webhook of that mesh (or the injector itself) leave its pods out.',
     severity: 'error',
     inputs: ['namespaces', 'mutatingwebhookconfigurations'],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps', 'serviceaccounts'],
   },
   'serviceaccount-missing': {
     code: 'MD1007',
@@ -109,7 +77,7 @@ export const CATALOG = {
       'A pod template names a ServiceAccount that does not exist in its namespace, so no pod is ever created; or its token is turned off where the injector of its mesh skips pods without one (no proxy) or denies them (no pod).',
     severity: 'error',
     inputs: ['serviceaccounts'],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'events', 'configmaps', 'namespaces', 'mutatingwebhookconfigurations'],
+    optionalInputs: ['events'],
   },
   'quota-blocks-proxy': {
     code: 'MD1008',
@@ -118,15 +86,7 @@ export const CATALOG = {
       "A ResourceQuota in the namespace rejects the workload's next pod once the proxy is injected: the proxy lacks a request or limit the quota requires, or its share no longer fits.",
     severity: 'error',
     inputs: ['resourcequotas'],
-    optionalInputs: [
-      ...WORKLOAD_KINDS,
-      'pods',
-      'events',
-      'configmaps',
-      'serviceaccounts',
-      'namespaces',
-      'mutatingwebhookconfigurations',
-    ],
+    optionalInputs: ['events'],
   },
   'job-never-completes': {
     code: 'MD1009',
@@ -135,14 +95,6 @@ export const CATALOG = {
       'A meshed Job keeps running after its app exits because the proxy is not a native sidecar and nothing stops it, or a Job or CronJob that will be meshed is set up that way.',
     severity: 'error',
     inputs: [],
-    optionalInputs: [
-      ...WORKLOAD_KINDS,
-      'pods',
-      'configmaps',
-      'serviceaccounts',
-      'namespaces',
-      'mutatingwebhookconfigurations',
-    ],
   },
   'host-network-pod': {
     code: 'MD1010',
@@ -151,7 +103,6 @@ export const CATALOG = {
       'A workload with hostNetwork: true that asks for injection (its namespace or its pod template) runs without a proxy by design: a mesh whose injector refuses hostNetwork pods never injects them.',
     severity: 'info',
     inputs: ['namespaces', 'mutatingwebhookconfigurations'],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps', 'serviceaccounts'], // configmaps: the injector's decision reads the mesh's settings
   },
   'will-not-be-meshed': {
     code: 'MD1011',
@@ -160,7 +111,6 @@ export const CATALOG = {
       'With check -f and --expect-meshed: a workload in the manifests that does not opt out would be created without a proxy, because no installed mesh would inject it.',
     severity: 'error',
     inputs: ['namespaces', 'mutatingwebhookconfigurations'],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'configmaps', 'serviceaccounts'],
   },
   'injector-config-excludes': {
     code: 'MD1012',
@@ -169,7 +119,6 @@ export const CATALOG = {
       "A webhook is called for the workload's pods, but the injector's own configuration (a never-inject selector, or an injection policy that is disabled or invalid) keeps them out, so they run without a proxy.",
     severity: 'warning',
     inputs: ['namespaces', 'mutatingwebhookconfigurations', 'configmaps'],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'serviceaccounts'],
   },
   'dataplane-mode-conflict': {
     code: 'MD1016',
@@ -178,7 +127,6 @@ export const CATALOG = {
       "A namespace carries both a sidecar injection marker and the label of the mesh's sidecar-less data plane (ambient mode, IST0123): new pods get the sidecar and are left out of ambient mode.",
     severity: 'warning',
     inputs: ['namespaces'],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'mutatingwebhookconfigurations'],
   },
   'sidecarless-not-enrolled': {
     code: 'MD1017',
@@ -187,7 +135,6 @@ export const CATALOG = {
       "Pods that a mesh's sidecar-less data plane should mesh (ambient mode) run outside it: the node agent did not enrol them (no enrolment annotation) or their node runs no ready node proxy (ztunnel).",
     severity: 'error',
     inputs: ['pods'],
-    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'configmaps', 'serviceaccounts'],
   },
   'webhook-denied': {
     code: 'MD1018',
@@ -196,16 +143,6 @@ export const CATALOG = {
       "FailedCreate events show a mesh's injection webhook refusing a workload's pods (admission webhook denied the request), for instance over an invalid mesh annotation: the reason is quoted.",
     severity: 'error',
     inputs: ['events'],
-    optionalInputs: [
-      ...WORKLOAD_KINDS,
-      'mutatingwebhookconfigurations',
-      'services',
-      'pods',
-      'namespaces',
-      'configmaps',
-      'serviceaccounts',
-      'validatingwebhookconfigurations',
-    ],
   },
   'pod-security-blocks-init': {
     code: 'MD1019',
@@ -215,15 +152,7 @@ export const CATALOG = {
     severity: 'error',
     readsOtherNamespaces: true,
     inputs: [],
-    optionalInputs: [
-      ...WORKLOAD_KINDS,
-      'namespaces',
-      'mutatingwebhookconfigurations',
-      'pods',
-      'configmaps',
-      'serviceaccounts',
-      'events',
-    ],
+    optionalInputs: ['events'],
   },
   'injection-skipped': {
     code: 'MD1020',
@@ -232,7 +161,6 @@ export const CATALOG = {
       'Pods that should have been injected run without a proxy, and the injector recorded why it skipped them (its own skip events on the workload): the reason is quoted and read for the installed release.',
     severity: 'error',
     inputs: ['namespaces', 'mutatingwebhookconfigurations', 'pods', 'events'],
-    optionalInputs: [...WORKLOAD_KINDS, 'configmaps', 'serviceaccounts'],
   },
   'admission-rejects-proxy': {
     code: 'MD1021',
@@ -241,16 +169,7 @@ export const CATALOG = {
       "FailedCreate events show a layer after the mesh's webhook refusing the injected pod over the containers the mesh added: Pod Security restricted (seccomp, runAsNonRoot, capabilities.drop), OpenShift's SecurityContextConstraints, PodSecurityPolicy, a policy engine (Gatekeeper, Kyverno), the API server's validation of a field of an injected container (a native sidecar whose restartPolicy a later webhook dropped) or a LimitRange; the layer, its object, the field and the admission chain are named.",
     severity: 'error',
     inputs: ['events'],
-    optionalInputs: [
-      ...WORKLOAD_KINDS,
-      'namespaces',
-      'mutatingwebhookconfigurations',
-      'pods',
-      'configmaps',
-      'limitranges',
-      'serviceaccounts',
-      'validatingwebhookconfigurations',
-    ],
+    optionalInputs: ['limitranges'],
   },
   'proxy-cannot-start': {
     code: 'MD1022',
@@ -260,17 +179,7 @@ export const CATALOG = {
     severity: 'error',
     readsOtherNamespaces: true,
     inputs: ['pods'],
-    optionalInputs: [
-      ...WORKLOAD_KINDS,
-      'events',
-      'services',
-      'configmaps',
-      'serviceaccounts',
-      'namespaces',
-      'mutatingwebhookconfigurations',
-      'nodes',
-      'daemonsets',
-    ],
+    optionalInputs: ['events', 'services'],
   },
   'app-starts-before-proxy': {
     code: 'MD1050',
@@ -279,7 +188,6 @@ export const CATALOG = {
       "An app container of meshed pods failed in the first seconds after its proxy started and restarted (or, in a pod that never restarts its containers, stays failed), in pods the mesh does not hold until the proxy is ready (read from each pod as injected: where the proxy sits, its annotations, the control plane's setting): the mesh's own setting that holds the app for its release, or that the release has none.",
     severity: 'warning',
     inputs: ['pods'],
-    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'mutatingwebhookconfigurations', 'events'],
   },
   'init-before-proxy': {
     code: 'MD1090',
@@ -288,16 +196,6 @@ export const CATALOG = {
       "An init container of a meshed pod's app failed while the pod's outbound traffic was already redirected to a proxy that runs only after every init container (the mesh's iptables init container before it, or its CNI plugin from the pod's start, read from the pod as injected): the ways out its mesh and release offer (the proxy's UID, exclusion annotations, a native sidecar, the init container's place). An init container the pod template does not have was appended by a webhook that sees the pod after the mesh's (Vault's agent injector): that webhook is named.",
     severity: 'warning',
     inputs: ['pods'],
-    optionalInputs: [
-      ...WORKLOAD_KINDS,
-      'namespaces',
-      'mutatingwebhookconfigurations',
-      'validatingwebhookconfigurations',
-      'configmaps',
-      'deployments',
-      'services',
-      'serviceaccounts',
-    ],
   },
   'webhook-missing': {
     code: 'MD2001',
@@ -306,7 +204,6 @@ export const CATALOG = {
       'A mesh is installed but no MutatingWebhookConfiguration registers its injection webhook, so every new pod is created without a proxy.',
     severity: 'error',
     inputs: ['mutatingwebhookconfigurations'],
-    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'pods', 'configmaps', 'serviceaccounts'],
   },
   'webhook-no-endpoints': {
     code: 'MD2002',
@@ -315,15 +212,6 @@ export const CATALOG = {
       "A mesh injection webhook's Service is missing or has no ready endpoint on the port the webhook calls, so every injection call fails.",
     severity: 'error',
     inputs: ['mutatingwebhookconfigurations', 'services'],
-    optionalInputs: [
-      ...WORKLOAD_KINDS,
-      'endpointslices',
-      'endpoints',
-      'pods',
-      'namespaces',
-      'configmaps',
-      'serviceaccounts',
-    ],
   },
   'injector-unavailable': {
     code: 'MD2003',
@@ -332,22 +220,8 @@ export const CATALOG = {
       "A mesh's injector Deployment has no available replica, its pods crash-loop or are not Ready, or it is missing while its webhook exists.",
     severity: 'error',
     inputs: ['deployments'],
-    optionalInputs: [
-      'mutatingwebhookconfigurations',
-      'services',
-      'pods',
-      'namespaces',
-      'replicasets',
-      'statefulsets',
-      'daemonsets',
-      'jobs',
-      'cronjobs',
-      'configmaps',
-      'serviceaccounts',
-      // whether a control-plane namespace holding no object was read at all (controlplane.ts namespaceRead)
-      'endpoints',
-      'endpointslices',
-    ],
+    // whether a control-plane namespace holding no object was read at all (controlplane.ts namespaceRead)
+    optionalInputs: ['endpoints', 'endpointslices'],
   },
   'injector-oomkilled': {
     code: 'MD2004',
@@ -357,16 +231,7 @@ export const CATALOG = {
     severity: 'error',
     inputs: ['pods'],
     // endpoints: whether a control-plane namespace holding no object was read at all (controlplane.ts namespaceRead).
-    optionalInputs: [
-      ...WORKLOAD_KINDS,
-      'mutatingwebhookconfigurations',
-      'services',
-      'namespaces',
-      'configmaps',
-      'serviceaccounts',
-      'endpoints',
-      'endpointslices',
-    ],
+    optionalInputs: ['endpoints', 'endpointslices'],
   },
   'webhook-ca-expired': {
     code: 'MD2005',
@@ -427,17 +292,7 @@ export const CATALOG = {
       "FailedCreate events show the API server failing to call a mesh injection webhook, or another admission layer's webhook for a workload a mesh injects, so a controller cannot create its pods.",
     severity: 'error',
     inputs: ['events'],
-    optionalInputs: [
-      ...WORKLOAD_KINDS,
-      'mutatingwebhookconfigurations',
-      'validatingwebhookconfigurations',
-      'services',
-      'pods',
-      'namespaces',
-      'configmaps',
-      'serviceaccounts',
-      'nodes',
-    ],
+    optionalInputs: ['validatingwebhookconfigurations'],
   },
   'proxy-missing-beside-meshed': {
     code: 'MD2012',
@@ -446,14 +301,6 @@ export const CATALOG = {
       "Namespace-only permissions: a workload's pods run without the proxy that other pods of the same workload, or the namespace's other workloads, were injected with; the namespace's marker and the webhooks could not be read.",
     severity: 'error',
     inputs: ['pods'],
-    optionalInputs: [
-      ...WORKLOAD_KINDS,
-      'namespaces',
-      'mutatingwebhookconfigurations',
-      'events',
-      'configmaps',
-      'serviceaccounts',
-    ],
   },
   'webhook-blocks-injector': {
     code: 'MD2030',
@@ -462,7 +309,6 @@ export const CATALOG = {
       "A mesh's injection webhook with failurePolicy Fail is called for its own injector's pods: while no replica answers, the API server refuses them, so the injector cannot come back.",
     severity: 'error',
     inputs: ['mutatingwebhookconfigurations', 'namespaces', 'deployments'],
-    optionalInputs: [...WORKLOAD_KINDS, 'services', 'pods', 'configmaps', 'serviceaccounts'],
   },
   // Issue 25: the injector's RBAC, versions, overlapping or stale webhook configurations. Their new
   // inputs (nodes, ClusterRoles, ClusterRoleBindings, the API server's version) are optional: a
@@ -474,15 +320,6 @@ export const CATALOG = {
       "A workload's proxy is (or will be) a native sidecar, but the API server or some nodes run a Kubernetes version older than 1.29, where native sidecars are off: its pods hang in initialization.",
     severity: 'error',
     inputs: [],
-    optionalInputs: [
-      ...WORKLOAD_KINDS,
-      'pods',
-      'nodes',
-      'namespaces',
-      'mutatingwebhookconfigurations',
-      'configmaps',
-      'serviceaccounts',
-    ],
     serverInputs: ['version'],
   },
   'proxy-outdated': {
@@ -492,14 +329,6 @@ export const CATALOG = {
       "A workload's pods run an older proxy than the one its mesh's injector injects now (created before the control plane was upgraded): restart them; an error once they trail by more releases than the mesh supports.",
     severity: 'warning',
     inputs: ['pods'],
-    optionalInputs: [
-      ...WORKLOAD_KINDS,
-      'namespaces',
-      'mutatingwebhookconfigurations',
-      'services',
-      'configmaps',
-      'serviceaccounts',
-    ],
   },
   'known-release-bug': {
     code: 'MD2090',
@@ -508,16 +337,6 @@ export const CATALOG = {
       "The mesh's installed release has a known injector or proxy bug that a later patch release fixes, and the cluster shows its symptom (a crash-looping injector, an injected container refused, injected pods refused by a quota): upgrade to the release that fixes it.",
     severity: 'error',
     inputs: ['deployments'],
-    optionalInputs: [
-      ...WORKLOAD_KINDS,
-      'pods',
-      'events',
-      'namespaces',
-      'mutatingwebhookconfigurations',
-      'services',
-      'configmaps',
-      'serviceaccounts',
-    ],
   },
   'injector-rbac-missing': {
     code: 'MD2050',
@@ -526,17 +345,6 @@ export const CATALOG = {
       "A mesh injector's ServiceAccount lacks permissions its chart grants it for injection (its ClusterRoleBinding or ClusterRole is gone or changed), so it cannot read what injection needs.",
     severity: 'error',
     inputs: [],
-    optionalInputs: [
-      'clusterroles',
-      'clusterrolebindings',
-      'deployments',
-      'replicasets',
-      'mutatingwebhookconfigurations',
-      'services',
-      'pods',
-      'namespaces',
-      'configmaps',
-    ],
   },
   'kubernetes-version-unsupported': {
     code: 'MD2051',
@@ -545,16 +353,7 @@ export const CATALOG = {
       "The API server or the nodes run a Kubernetes version outside the range the installed mesh release supports, by the mesh's own support table.",
     severity: 'warning',
     inputs: [],
-    optionalInputs: [
-      'deployments',
-      'replicasets',
-      'nodes',
-      'mutatingwebhookconfigurations',
-      'services',
-      'pods',
-      'namespaces',
-      'configmaps',
-    ],
+    optionalInputs: ['configmaps'],
     serverInputs: ['version'],
   },
   'webhook-overlap': {
@@ -564,7 +363,6 @@ export const CATALOG = {
       'Two MutatingWebhookConfigurations of the same mesh are called for the same pods (a leftover revision or an old chart beside the new one, IST0139): a second injector is called for each pod, and the injection kept may not be the one intended.',
     severity: 'error',
     inputs: ['mutatingwebhookconfigurations'],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'namespaces', 'services', 'configmaps', 'serviceaccounts'],
   },
   'webhook-stale': {
     code: 'MD2053',
@@ -573,7 +371,6 @@ export const CATALOG = {
       'A MutatingWebhookConfiguration of a mesh calls a Service that no longer exists while another configuration of the mesh is live, or its whole namespace is gone: a leftover that fails or blocks the pods it selects.',
     severity: 'error',
     inputs: ['mutatingwebhookconfigurations', 'services'],
-    optionalInputs: [...WORKLOAD_KINDS, 'namespaces', 'pods', 'configmaps', 'serviceaccounts'],
   },
   'admission-plugin-disabled': {
     code: 'MD2040',
@@ -583,16 +380,6 @@ export const CATALOG = {
       "The API server's flags (its kube-apiserver pod in kube-system, or k3s's node annotation) turn the MutatingAdmissionWebhook admission plugin off, so no injection webhook is ever called and pods get no proxy without any error.",
     severity: 'error',
     inputs: [],
-    optionalInputs: [
-      ...WORKLOAD_KINDS,
-      'pods',
-      'nodes',
-      'namespaces',
-      'mutatingwebhookconfigurations',
-      'events',
-      'configmaps',
-      'serviceaccounts',
-    ],
     serverInputs: ['version', 'apiserverPods'],
   },
   'webhook-port-blocked': {
@@ -602,17 +389,6 @@ export const CATALOG = {
       "A NetworkPolicy selecting a mesh's injector pods admits no traffic to the webhook's port from the API server (or, with calls timing out on EKS or GKE, the provider's firewall does not open it), so injection calls fail.",
     severity: 'error',
     inputs: ['mutatingwebhookconfigurations'],
-    optionalInputs: [
-      ...WORKLOAD_KINDS,
-      'networkpolicies',
-      'services',
-      'pods',
-      'nodes',
-      'namespaces',
-      'events',
-      'configmaps',
-      'serviceaccounts',
-    ],
   },
   'webhook-failing-open': {
     code: 'MD2042',
@@ -621,7 +397,6 @@ export const CATALOG = {
       "The API server's admission metrics count calls to a mesh injection webhook that failed and were let through (failurePolicy Ignore): the pods created then have no proxy.",
     severity: 'error',
     inputs: ['mutatingwebhookconfigurations'],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'services', 'namespaces', 'configmaps', 'serviceaccounts'],
     serverInputs: ['metrics'],
   },
   'webhook-rejecting': {
@@ -631,7 +406,6 @@ export const CATALOG = {
       "The API server's admission metrics count pod admissions rejected at a mesh injection webhook: calls that could not be made under failurePolicy Fail, or the injector denying the pod.",
     severity: 'warning',
     inputs: ['mutatingwebhookconfigurations'],
-    optionalInputs: ['deployments', 'replicasets', 'pods', 'services'],
     serverInputs: ['metrics'],
   },
   'webhook-near-timeout': {
@@ -641,7 +415,6 @@ export const CATALOG = {
       "The API server's admission latency histogram shows a share of the calls to a mesh injection webhook taking more than half its timeoutSeconds: a timeout (a pod without a proxy, or refused) is about to happen.",
     severity: 'warning',
     inputs: ['mutatingwebhookconfigurations'],
-    optionalInputs: ['deployments', 'replicasets', 'pods', 'services'],
     serverInputs: ['metrics'],
   },
   'proxy-removed': {
@@ -651,12 +424,6 @@ export const CATALOG = {
       "A pod carries its mesh injector's own mark (the status annotation or label it sets with the proxy) but lacks a container the mark announces: a mutating webhook called after the mesh's removed it, and the pod runs without (part of) its proxy. Or the other way round: the pod keeps the proxy but not the mark, and the mesh's CNI plugin, which does its traffic redirection, skips it.",
     severity: 'error',
     inputs: ['pods'],
-    optionalInputs: [
-      ...WORKLOAD_KINDS,
-      'namespaces',
-      'mutatingwebhookconfigurations',
-      'validatingwebhookconfigurations',
-    ],
   },
   'init-rewritten': {
     code: 'MD1110',
@@ -665,12 +432,6 @@ export const CATALOG = {
       "The pods of a meshed workload never start because a mutating webhook that sees the pod after the mesh's injector (called after it, or reinvoked) rewrote the init containers: a mesh init container carries restartPolicy: Always, which no mesh sets on it, so it runs as a sidecar; or an init container the pod template does not have runs without restartPolicy: Always and never exits, ahead of the mesh's containers. The webhooks from the admission chain and the field are named.",
     severity: 'error',
     inputs: ['pods'],
-    optionalInputs: [
-      ...WORKLOAD_KINDS,
-      'namespaces',
-      'mutatingwebhookconfigurations',
-      'validatingwebhookconfigurations',
-    ],
   },
   'optout-not-read': {
     code: 'MD1111',
@@ -679,7 +440,6 @@ export const CATALOG = {
       "A workload's pod template opts out of a mesh, but the template itself holds that mesh's proxy (injected by hand with the mesh's inject command, or copied from an injected pod): the mesh reads the opt-out only in its injection webhook, which adds nothing to such a pod, so the pods run the proxy whatever the opt-out says.",
     severity: 'warning',
     inputs: [],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods'],
   },
   // Issue 31: the proxy's own network path, and the mesh's node agents.
   'proxy-egress-blocked': {
@@ -690,15 +450,6 @@ export const CATALOG = {
     severity: 'error',
     readsOtherNamespaces: true,
     inputs: ['networkpolicies'],
-    optionalInputs: [
-      ...WORKLOAD_KINDS,
-      'pods',
-      'namespaces',
-      'mutatingwebhookconfigurations',
-      'configmaps',
-      'serviceaccounts',
-      'services',
-    ],
   },
   'pod-sandbox-cni-failed': {
     code: 'MD1061',
@@ -708,14 +459,7 @@ export const CATALOG = {
     severity: 'error',
     readsOtherNamespaces: true,
     inputs: ['events'],
-    optionalInputs: [
-      'pods',
-      ...WORKLOAD_KINDS,
-      'network-attachment-definitions',
-      'nodes',
-      'namespaces',
-      'mutatingwebhookconfigurations',
-    ],
+    optionalInputs: ['network-attachment-definitions'],
   },
   'node-agent-incomplete': {
     code: 'MD2070',
@@ -725,19 +469,6 @@ export const CATALOG = {
       "A mesh's node agent DaemonSet (its CNI plugin, its sidecar-less node agent or node proxy) has no ready pod on nodes where pods need it: a taint it does not tolerate, a node selection, its pod failing, or pods not created (a priority class without a ResourceQuota, a quota); an agent that runs and never becomes ready beside a cluster CNI plugin owning the nodes' CNI configuration (the DaemonSets read: Cilium's agent image; its cni.exclusive setting is not read). The pods there fail validation or run outside the mesh.",
     severity: 'error',
     inputs: ['daemonsets'],
-    optionalInputs: [
-      'pods',
-      'nodes',
-      'events',
-      'namespaces',
-      'mutatingwebhookconfigurations',
-
-      'deployments',
-      'replicasets',
-      'statefulsets',
-      'jobs',
-      'cronjobs',
-    ],
   },
   'proxy-predates-trust-root': {
     code: 'MD1070',
@@ -746,7 +477,6 @@ export const CATALOG = {
       "Meshed pods whose proxy was injected before the mesh's current trust anchors were generated by a reinstall or replaced by an upgrade: the proxy still holds the old root, so it cannot verify the proxies and the identity service injected or started since (certificate signed by unknown authority) until its pod is re-created.",
     severity: 'error',
     inputs: ['pods', 'configmaps', 'mutatingwebhookconfigurations'],
-    optionalInputs: [...WORKLOAD_KINDS, 'secrets', 'namespaces'],
   },
   'mesh-key-unknown': {
     code: 'MD2075',
@@ -755,7 +485,6 @@ export const CATALOG = {
       "An annotation or label under a mesh's own prefixes on a pod template or namespace that the installed release does not know (a typo, or a key of another release): nothing reads it. Names the nearest key the release knows and what it does.",
     severity: 'warning',
     inputs: ['namespaces'],
-    optionalInputs: [...WORKLOAD_KINDS, 'pods', 'mutatingwebhookconfigurations', 'services', 'configmaps'],
   },
 } as const satisfies Record<string, CatalogEntry>;
 

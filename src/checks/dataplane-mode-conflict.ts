@@ -22,7 +22,7 @@ import { choice, comment, lit, text } from '../fix/steps.js';
 import { namespaceChange, recreateAll } from '../fix/commands.js';
 import { meshTitle } from '../mesh/registry.js';
 import { nsLabelsIfRead, sidecarlessMeshes } from '../facts/sidecarless.js';
-import { podStates } from '../facts/model.js';
+import { podStates, APP_WORKLOADS_BY_NS, MESHES } from '../facts/model.js';
 import { nameOf } from '../util/objects.js';
 import { defineCheck, messages, meta, say } from './define.js';
 
@@ -33,6 +33,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('dataplane-mode-conflict'),
+  facts: [APP_WORKLOADS_BY_NS, MESHES],
   messages: MESSAGES,
   *run(m) {
     for (const nsObj of m.list('namespaces')) {

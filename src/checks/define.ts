@@ -1,4 +1,6 @@
 import type { Model } from '../facts/model.js';
+import { staticInputs, type AnyFact } from '../k8s/fact.js';
+import type { KindKey } from '../k8s/kinds.js';
 import type { CheckMeta, Evidence, FindingInput, Messages, Param, ParamsOf } from './types.js';
 import { CATALOG, type CatalogEntry, type CheckId } from './catalog.js';
 
@@ -12,6 +14,11 @@ export type { CheckMeta, FindingInput } from './types.js';
 export interface Check<E extends Evidence = Evidence, M extends Messages = any> extends CheckMeta {
   /** Its messages by id (templates with `{param}` slots); absent: a check not converted yet. */
   messages?: M;
+  /**
+   * The facts (src/k8s/fact.ts) it asks for whose inputs it reads: with its own reads (the catalog's
+   * `inputs` and `optionalInputs`), they make its inputs (`derivedInputs`, applied by defineCheck).
+   */
+  facts?: readonly AnyFact[];
   run(ctx: Model): Iterable<FindingInput<E, NoInfer<M>>>;
 }
 
@@ -21,11 +28,33 @@ export type EvidenceOf<C> = C extends Check<infer E> ? E : never;
 /** A check's metadata, from the catalog (src/checks/catalog.ts). */
 export const meta = (id: CheckId): CheckMeta => ({ id, ...(CATALOG[id] as CatalogEntry) });
 
-/** Declare a check (identity function that keeps its type exact, its evidence's shape included). */
+/**
+ * A check's inputs, derived in this one place (issue 32 item 3): `inputs`, the kinds it cannot run
+ * without (the runner skips it when one was not read), as its catalog entry says; `optionalInputs`,
+ * its own further reads (the catalog's) and the inputs of every fact it declares (`facts`), but
+ * the required ones, in that order. What reads a check's inputs (the read plan, coverage, the
+ * watch's held findings, the RBAC and bench tables) reads these; test/declared-inputs.test.ts
+ * checks that a check reads nothing beyond them, and declares no fact or own read it does not need.
+ */
+export function derivedInputs(
+  own: { inputs: readonly KindKey[]; optionalInputs?: readonly KindKey[] },
+  facts: readonly AnyFact[] = [],
+): { inputs: readonly KindKey[]; optionalInputs?: readonly KindKey[] } {
+  const required = new Set(own.inputs);
+  const optional = [...new Set([...(own.optionalInputs ?? []), ...facts.flatMap((f) => staticInputs(f))])].filter(
+    (k) => !required.has(k),
+  );
+  return { inputs: own.inputs, ...(optional.length || own.optionalInputs ? { optionalInputs: optional } : {}) };
+}
+
+/**
+ * Declare a check (keeps its type exact, its evidence's shape included): its inputs become the
+ * derived ones (`derivedInputs`: its own reads and those of the facts it declares).
+ */
 export function defineCheck<E extends Evidence, const M extends Messages = Record<never, string>>(
   check: Check<E, M>,
 ): Check<E, M> {
-  return check;
+  return check.facts?.length ? { ...check, ...derivedInputs(check, check.facts) } : check;
 }
 
 /**

@@ -16,7 +16,7 @@
  * Fix: none. A workload that must be meshed has to drop hostNetwork.
  */
 import { namespaceMarker, templateOptOut } from '../facts/markers.js';
-import { podStates } from '../facts/model.js';
+import { podStates, APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 import { nameOf } from '../util/objects.js';
 import { meshTitle } from '../mesh/registry.js';
 import { defineCheck, messages, meta, say } from './define.js';
@@ -27,6 +27,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('host-network-pod'),
+  facts: [APP_WORKLOADS, DECISIONS],
   messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {

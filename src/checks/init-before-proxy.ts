@@ -35,7 +35,7 @@
 import { recreateCommands } from '../fix/commands.js';
 import { setOnTemplate } from '../fix/commands.js';
 import { choice, comment, lit, text, type Step } from '../fix/steps.js';
-import { knownKeys } from '../facts/releases.js';
+import { knownKeys, KNOWN_KEYS } from '../facts/releases.js';
 import { meshesAllowed } from '../facts/siblings.js';
 import { networkFailure } from '../k8s/network-error.js';
 import { containers, initContainers, isActive, podSpec } from '../k8s/pods.js';
@@ -46,8 +46,9 @@ import { profileOf } from '../mesh/registry.js';
 import { printable } from '../util/errors.js';
 import type { K8sObject } from '../util/types.js';
 import { annotationsOf, arr, isObj, nameOf, plural, str } from '../util/objects.js';
-import { mutatingAfter } from '../facts/admission-chain.js';
+import { ADMISSION_CHAIN, mutatingAfter } from '../facts/admission-chain.js';
 import { defineCheck, messages, meta, say } from './define.js';
+import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 
 const MESSAGES = messages({
   redirected:
@@ -156,6 +157,7 @@ const withLayer = (fix: Step[], layer: Step[]): Step[] => [...fix.slice(0, 1), .
 
 export default defineCheck({
   ...meta('init-before-proxy'),
+  facts: [KNOWN_KEYS, APP_WORKLOADS, DECISIONS, ADMISSION_CHAIN],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {

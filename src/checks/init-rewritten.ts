@@ -37,8 +37,8 @@
  */
 import { comment, cmd, type Step } from '../fix/steps.js';
 import { recreateCommands } from '../fix/commands.js';
-import { mutatingAfter, otherMutating } from '../facts/admission-chain.js';
-import { podStates, type Model, type Workload } from '../facts/model.js';
+import { ADMISSION_CHAIN, mutatingAfter, otherMutating } from '../facts/admission-chain.js';
+import { APP_WORKLOADS, podStates, type Model, type Workload } from '../facts/model.js';
 import { meshesAllowed } from '../facts/siblings.js';
 import { initContainers, containers, podSpec } from '../k8s/pods.js';
 import { injectedMesh, injectedNames, rewrittenInits } from '../mesh/proxy.js';
@@ -138,6 +138,7 @@ type RewrittenEvidence = { [more: string]: unknown };
 
 export default defineCheck<RewrittenEvidence, typeof MESSAGES>({
   ...meta('init-rewritten'),
+  facts: [APP_WORKLOADS, ADMISSION_CHAIN],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {

@@ -29,12 +29,13 @@
  */
 import { recreateAll, recreateEvidence } from '../fix/commands.js';
 import { markerCause } from '../facts/denials.js';
-import { namespaceProblems, workloadProblems, type Problem } from '../facts/marker-problems.js';
+import { namespaceProblems, workloadProblems, type Problem, WORKLOAD_PROBLEMS } from '../facts/marker-problems.js';
 import { nameOf } from '../util/objects.js';
 import { defineCheck, meta } from './define.js';
 
 export default defineCheck({
   ...meta('injection-marker-invalid'),
+  facts: [WORKLOAD_PROBLEMS],
   *run(m) {
     const problems: Problem[] = [];
     for (const ns of m.list('namespaces')) {

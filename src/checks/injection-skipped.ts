@@ -23,7 +23,7 @@
  */
 import { cmd } from '../fix/steps.js';
 import { recreateCommands } from '../fix/commands.js';
-import { missingProxy, podEvidence, skippedByInjector } from '../facts/missing-proxy.js';
+import { missingProxy, podEvidence, skippedByInjector, MISSING_PROXY } from '../facts/missing-proxy.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { plural } from '../util/objects.js';
 import { printable } from '../util/errors.js';
@@ -37,6 +37,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('injection-skipped'),
+  facts: [MISSING_PROXY],
   messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {

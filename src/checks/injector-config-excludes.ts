@@ -25,7 +25,7 @@
 import { recreateCommands, setOnTemplate } from '../fix/commands.js';
 import { templateOptOut } from '../facts/markers.js';
 import { meshTitle } from '../mesh/registry.js';
-import { jobFinished, podStates } from '../facts/model.js';
+import { jobFinished, podStates, APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 import type { MeshName } from '../mesh/names.js';
 import type { InjectorStep } from '../mesh/profile.js';
 import { nameOf } from '../util/objects.js';
@@ -41,6 +41,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('injector-config-excludes'),
+  facts: [APP_WORKLOADS, DECISIONS],
   messages: MESSAGES,
   *run(m) {
     // A policy that refuses every pod (no template setting helps) is one finding about the configuration.

@@ -14,7 +14,7 @@
  */
 import { profileOf } from '../mesh/registry.js';
 import { doubledMemory, oomKills, podHealth, type OomKill } from '../k8s/health.js';
-import { injectors, namespaceRead, podsMissingProxy } from '../facts/controlplane.js';
+import { injectors, namespaceRead, podsMissingProxy, PODS_MISSING_PROXY, INJECTORS } from '../facts/controlplane.js';
 import { nameOf, plural, time } from '../util/objects.js';
 import { defineCheck, messages, meta, say } from './define.js';
 import { cmd, lit, type Step } from '../fix/steps.js';
@@ -28,6 +28,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('injector-oomkilled'),
+  facts: [PODS_MISSING_PROXY, INJECTORS],
   messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {

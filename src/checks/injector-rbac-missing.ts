@@ -18,7 +18,7 @@
  * the injector's ServiceAccount; otherwise re-render the control plane. Then restart the injector.
  */
 import { cmd, comment } from '../fix/steps.js';
-import { injectorAccess } from '../facts/rbac.js';
+import { injectorAccess, INJECTOR_ACCESS } from '../facts/rbac.js';
 import { reinstallCommands } from '../facts/controlplane.js';
 import { profileOf } from '../mesh/registry.js';
 import { defineCheck, messages, meta, say } from './define.js';
@@ -33,6 +33,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('injector-rbac-missing'),
+  facts: [INJECTOR_ACCESS],
   messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {

@@ -29,6 +29,8 @@ import {
   reinstallCommands,
   selfBlocks,
   webhookEvidence,
+  PODS_MISSING_PROXY,
+  INJECTORS,
 } from '../facts/controlplane.js';
 import type { FindingInput } from './define.js';
 import type { Evidence } from './types.js';
@@ -164,6 +166,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('injector-unavailable'),
+  facts: [PODS_MISSING_PROXY, INJECTORS],
   messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {

@@ -31,7 +31,7 @@
 import { comment, lit, noteStep } from '../fix/steps.js';
 import { containers, podSpec } from '../k8s/pods.js';
 import { setOnTemplate } from '../fix/commands.js';
-import { jobFinished, type Model, type Workload } from '../facts/model.js';
+import { jobFinished, type Model, type Workload, APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 import { nativeSidecar } from '../facts/resources.js';
 import type { K8sObject } from '../util/types.js';
 import type { FindingInput } from './define.js';
@@ -153,6 +153,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('job-never-completes'),
+  facts: [APP_WORKLOADS, DECISIONS],
   messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {

@@ -20,7 +20,7 @@
  */
 import { recreateCommands } from '../fix/commands.js';
 import { cmd, comment } from '../fix/steps.js';
-import { bugsShown } from '../facts/known-bugs.js';
+import { bugsShown, BUGS_SHOWN } from '../facts/known-bugs.js';
 import { profileOf } from '../mesh/registry.js';
 import { plural } from '../util/objects.js';
 import { defineCheck, messages, meta, say } from './define.js';
@@ -32,6 +32,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('known-release-bug'),
+  facts: [BUGS_SHOWN],
   messages: MESSAGES,
   *run(m) {
     for (const b of bugsShown(m)) {

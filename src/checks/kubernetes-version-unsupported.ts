@@ -16,8 +16,8 @@
  */
 import { comment, lit } from '../fix/steps.js';
 import { compareMinor, kubeVersion, minorText, type KubeVersion } from '../k8s/server.js';
-import { injectors } from '../facts/controlplane.js';
-import { clusterVersions } from '../facts/versions.js';
+import { injectors, INJECTORS } from '../facts/controlplane.js';
+import { clusterVersions, CLUSTER_VERSIONS } from '../facts/versions.js';
 import { profileOf } from '../mesh/registry.js';
 import { plural } from '../util/objects.js';
 import { defineCheck, messages, meta, say } from './define.js';
@@ -30,6 +30,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('kubernetes-version-unsupported'),
+  facts: [INJECTORS, CLUSTER_VERSIONS],
   messages: MESSAGES,
   *run(m) {
     const cluster = clusterVersions(m);

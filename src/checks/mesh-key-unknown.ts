@@ -23,11 +23,12 @@
  */
 import { namespaceChange, recreateCommands, removeFromTemplate, setOnTemplate } from '../fix/commands.js';
 import { comment } from '../fix/steps.js';
-import { knownKeys } from '../facts/releases.js';
+import { knownKeys, KNOWN_KEYS } from '../facts/releases.js';
 import { unknownKey } from '../mesh/releases.js';
 import { profileOf } from '../mesh/registry.js';
 import { annotationsOf, labelsOf, nameOf } from '../util/objects.js';
 import { defineCheck, messages, meta, say } from './define.js';
+import { APP_WORKLOADS } from '../facts/model.js';
 
 const UNKNOWN = '{subject} {key}, a key {release} does not know: nothing reads it.';
 const DROPPED = '{subject} {key}, a key {meshTitle} read in {knownIn} but {release} no longer does: nothing reads it.';
@@ -50,6 +51,7 @@ const FIELDS = [
 
 export default defineCheck({
   ...meta('mesh-key-unknown'),
+  facts: [APP_WORKLOADS, KNOWN_KEYS],
   messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {

@@ -26,7 +26,7 @@ import { meshTitle, profileOf } from '../mesh/registry.js';
 import { KUBE_SYSTEM_NAMESPACES } from '../mesh/constants.js';
 import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, mustChoose } from '../facts/choice.js';
 import { enableMarker, namespaceMarker, templateOptOut } from '../facts/markers.js';
-import { podStates } from '../facts/model.js';
+import { podStates, APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 import type { MeshName } from '../mesh/names.js';
 import { agree, annotationsOf, arr, groupBy, isObj, plural, str, strMap } from '../util/objects.js';
 import { namespaceChange, recreateAll, setOnTemplate } from '../fix/commands.js';
@@ -53,6 +53,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('namespace-not-enabled'),
+  facts: [APP_WORKLOADS, DECISIONS],
   messages: MESSAGES,
   *run(m) {
     const asked = m.snapshot.scope.allNamespaces ? undefined : m.snapshot.scope.namespace;

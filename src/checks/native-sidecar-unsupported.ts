@@ -20,11 +20,12 @@
 import { comment, lit, type Step } from '../fix/steps.js';
 import { setOnTemplate } from '../fix/commands.js';
 import { compareMinor, minorText, NATIVE_SIDECARS_ON } from '../k8s/server.js';
-import { clusterVersions } from '../facts/versions.js';
+import { clusterVersions, CLUSTER_VERSIONS } from '../facts/versions.js';
 import { profileOf } from '../mesh/registry.js';
 import { hasNativeSidecar, alteredNativeSidecar } from '../mesh/proxy.js';
 import { nameOf, plural } from '../util/objects.js';
 import { defineCheck, messages, meta, say } from './define.js';
+import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 
 const MESSAGES = messages({
   'native-off':
@@ -33,6 +34,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('native-sidecar-unsupported'),
+  facts: [APP_WORKLOADS, DECISIONS, CLUSTER_VERSIONS],
   messages: MESSAGES,
   *run(m) {
     const cluster = clusterVersions(m);

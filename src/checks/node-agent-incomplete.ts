@@ -41,7 +41,7 @@
  */
 import { recreateAll } from '../fix/commands.js';
 import { cmd, comment, type Step } from '../fix/steps.js';
-import { nodeAgentCoverage, type NodeAgentCoverage } from '../facts/node-agents.js';
+import { nodeAgentCoverage, type NodeAgentCoverage, NODE_AGENTS } from '../facts/node-agents.js';
 import { meshesAllowed } from '../facts/siblings.js';
 import type { Workload } from '../facts/model.js';
 import { podSpec } from '../k8s/pods.js';
@@ -52,6 +52,7 @@ import type { K8sObject } from '../util/types.js';
 import { defineCheck, messages, meta, say } from './define.js';
 import { exclusiveCni } from '../facts/cluster-cni.js';
 import type { ExclusiveCni } from '../k8s/cluster-cni.js';
+import { APP_WORKLOADS, MESHES } from '../facts/model.js';
 
 /** A step applying JSON from stdin, unless a cluster value in it holds a control character. */
 function apply(obj: unknown): Step | undefined {
@@ -164,6 +165,7 @@ function exclusiveOwner(m: Parameters<typeof nodeAgentCoverage>[0], c: NodeAgent
 
 export default defineCheck({
   ...meta('node-agent-incomplete'),
+  facts: [APP_WORKLOADS, NODE_AGENTS, MESHES],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {

@@ -34,7 +34,7 @@ import {
   templateAsking,
   templateEnabling,
 } from '../facts/markers.js';
-import { workloadProblems } from '../facts/marker-problems.js';
+import { workloadProblems, WORKLOAD_PROBLEMS } from '../facts/marker-problems.js';
 import { podStates, type Model, type Workload } from '../facts/model.js';
 import { namespaceLabels, type MeshWebhook } from '../mesh/webhooks.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
@@ -65,6 +65,7 @@ interface Probe {
 
 export default defineCheck({
   ...meta('opt-in-overruled'),
+  facts: [WORKLOAD_PROBLEMS],
   messages: MESSAGES,
   *run(m) {
     if (!m.has('namespaces')) return; // the namespace's labels decide: unread, nothing is claimed

@@ -20,6 +20,7 @@
 import { comment } from '../fix/steps.js';
 import { templateOptOut } from '../facts/markers.js';
 import { meshesAllowed } from '../facts/siblings.js';
+import { APP_WORKLOADS } from '../facts/model.js';
 import { containers, initContainers, podSpec } from '../k8s/pods.js';
 import { profileOf } from '../mesh/registry.js';
 import { injectedNames } from '../mesh/proxy.js';
@@ -34,6 +35,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('optout-not-read'),
+  facts: [APP_WORKLOADS],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m)) {

@@ -16,7 +16,7 @@
  * pod creation); patching the template rolls the workload out. A template that opts out of both
  * meshes in a namespace that enables both: one mesh only (src/facts/choice.ts), else the choice.
  */
-import { workloadProblems } from '../facts/marker-problems.js';
+import { workloadProblems, WORKLOAD_PROBLEMS } from '../facts/marker-problems.js';
 import { namespaceMarker, templateOptOut } from '../facts/markers.js';
 import { podStates } from '../facts/model.js';
 import { meshOwnNamespace, meshedByNamespace, notExamined } from '../facts/siblings.js';
@@ -44,6 +44,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('pod-opted-out'),
+  facts: [WORKLOAD_PROBLEMS],
   messages: MESSAGES,
   *run(m) {
     const markerRead = m.has('namespaces');

@@ -16,7 +16,7 @@
  * Fix: re-create the pods (rollout restart; a Job or bare pod is replaced).
  */
 import { recreateCommands } from '../fix/commands.js';
-import { missingProxy, podEvidence } from '../facts/missing-proxy.js';
+import { missingProxy, podEvidence, MISSING_PROXY } from '../facts/missing-proxy.js';
 import { defineCheck, messages, meta, say } from './define.js';
 import { agree, plural } from '../util/objects.js';
 
@@ -27,6 +27,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('pod-predates-enablement'),
+  facts: [MISSING_PROXY],
   messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {

@@ -37,7 +37,7 @@
  * the mesh's CNI DaemonSet pod on that node (its log says why), and the message quoted.
  */
 import { cmd, comment, lit, type Step } from '../fix/steps.js';
-import { eventInfo, workloadOfObject } from '../k8s/events.js';
+import { eventInfo, workloadOfObject, WORKLOAD_INDEX } from '../k8s/events.js';
 import {
   NETWORKS,
   SANDBOX_REASON,
@@ -49,7 +49,7 @@ import {
 } from '../k8s/sandbox.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { meshesAllowed } from '../facts/siblings.js';
-import { nodeAgentCoverage } from '../facts/node-agents.js';
+import { nodeAgentCoverage, NODE_AGENTS } from '../facts/node-agents.js';
 import type { Model } from '../facts/model.js';
 import { CNI_BIN_VOLUME, daemonSetsNamed, hostPathOf } from '../mesh/cni-install.js';
 import type { MeshName } from '../mesh/names.js';
@@ -57,6 +57,7 @@ import { printable } from '../util/errors.js';
 import { arr, isObj, nameOf, nsOf, plural, str, time } from '../util/objects.js';
 import type { K8sObject, ResourceRef } from '../util/types.js';
 import { defineCheck, messages, meta, say } from './define.js';
+import { MESHES } from '../facts/model.js';
 
 /** A pod that has started a container since, or is no longer Pending: its sandbox exists. */
 function started(pod: K8sObject): boolean {
@@ -143,6 +144,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('pod-sandbox-cni-failed'),
+  facts: [WORKLOAD_INDEX, MESHES, NODE_AGENTS],
   messages: MESSAGES,
   *run(m) {
     const meshes = meshesAllowed(m).filter((x) => profileOf(x).cni);

@@ -61,6 +61,7 @@ import type { MeshName } from '../mesh/names.js';
 import { nameOf } from '../util/objects.js';
 import type { CniPlugin } from '../mesh/profile.js';
 import { defineCheck, messages, meta, say } from './define.js';
+import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 
 const MESSAGES = messages({
   refused:
@@ -206,6 +207,7 @@ function finding(
 
 export default defineCheck({
   ...meta('pod-security-blocks-init'),
+  facts: [APP_WORKLOADS, DECISIONS],
   messages: MESSAGES,
   *run(m) {
     const meshes = meshesAllowed(m).filter((x) => profileOf(x).cni && m.meshPossible(x));

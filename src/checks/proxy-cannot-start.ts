@@ -65,7 +65,7 @@ import { eventInfo } from '../k8s/events.js';
 import { isActive, podSpec, containers, initContainers } from '../k8s/pods.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { alteredNativeSidecar, injectedNames, rewrittenInits } from '../mesh/proxy.js';
-import { clusterVersions } from '../facts/versions.js';
+import { clusterVersions, CLUSTER_VERSIONS } from '../facts/versions.js';
 import { compareMinor, minorText, NATIVE_SIDECARS_ON } from '../k8s/server.js';
 import { recreateAll, setOnTemplate } from '../fix/commands.js';
 import { NETWORKS, namedAttachments } from '../k8s/sandbox.js';
@@ -83,6 +83,7 @@ import { exclusiveCni } from '../facts/cluster-cni.js';
 import { iptablesCause, readIptables } from '../mesh/iptables.js';
 import { defineCheck, messages, meta, say } from './define.js';
 import type { Evidence } from './types.js';
+import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 
 const MESSAGES = messages({
   'cannot-start': "{pods} of {workload} cannot start: {mesh}'s {role} {container} {failure} ({status}): {cause}.",
@@ -1069,6 +1070,7 @@ function serverDropsNative(m: Model): boolean {
 // Two shapes of evidence: a failing container's, and an altered native sidecar's.
 export default defineCheck<Evidence, typeof MESSAGES>({
   ...meta('proxy-cannot-start'),
+  facts: [APP_WORKLOADS, DECISIONS, CLUSTER_VERSIONS],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {

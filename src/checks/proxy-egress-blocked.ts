@@ -25,7 +25,7 @@
  * manifest is. Then the proxies connect on their own (re-create pods that gave up).
  */
 import { cmd, comment, type Step } from '../fix/steps.js';
-import { proxyPaths, type ProxyPath } from '../facts/proxy-network.js';
+import { proxyPaths, type ProxyPath, PROXY_PATHS } from '../facts/proxy-network.js';
 import { meshesAllowed } from '../facts/siblings.js';
 import { statuses } from '../k8s/health.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
@@ -99,6 +99,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('proxy-egress-blocked'),
+  facts: [PROXY_PATHS],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {

@@ -29,7 +29,7 @@ import { cmd, type Step } from '../fix/steps.js';
 import { podSpec } from '../k8s/pods.js';
 import { meshTitle } from '../mesh/registry.js';
 import { recreateCommands } from '../fix/commands.js';
-import { injectionSkip } from '../facts/controlplane.js';
+import { injectionSkip, INJECTION_SKIPS } from '../facts/controlplane.js';
 import { templateOptOut, templateAsks, templateMarkerInvalid } from '../facts/markers.js';
 import { podEvidence } from '../facts/missing-proxy.js';
 import {
@@ -41,7 +41,7 @@ import {
   notExamined,
   notExaminedText,
 } from '../facts/siblings.js';
-import { podStates, type Workload } from '../facts/model.js';
+import { podStates, type Workload, DECISIONS } from '../facts/model.js';
 import { sidecarlessOf } from '../facts/sidecarless.js';
 import type { K8sObject } from '../util/types.js';
 import { agree, arr, isObj, labelsOf, plural, str, time } from '../util/objects.js';
@@ -89,6 +89,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('proxy-missing-beside-meshed'),
+  facts: [INJECTION_SKIPS, DECISIONS],
   messages: MESSAGES,
   *run(m) {
     // Both read: the injection decision is known and the full checks report this (one cause, one finding).

@@ -18,11 +18,12 @@
  */
 import { recreateCommands } from '../fix/commands.js';
 import { cmd, comment } from '../fix/steps.js';
-import { injectors } from '../facts/controlplane.js';
+import { injectors, WEBHOOK_TARGETS } from '../facts/controlplane.js';
 import { proxySkew } from '../facts/versions.js';
 import { profileOf } from '../mesh/registry.js';
 import { plural } from '../util/objects.js';
 import { defineCheck, messages, meta, say } from './define.js';
+import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 
 const MESSAGES = messages({
   behind:
@@ -38,6 +39,7 @@ type OutdatedEvidence = { [more: string]: unknown };
 
 export default defineCheck<OutdatedEvidence, typeof MESSAGES>({
   ...meta('proxy-outdated'),
+  facts: [APP_WORKLOADS, DECISIONS, WEBHOOK_TARGETS],
   messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {

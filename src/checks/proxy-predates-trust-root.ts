@@ -21,11 +21,12 @@
  * loads the current root.
  */
 import { recreateCommands, recreateEvidence } from '../fix/commands.js';
-import { podStates } from '../facts/model.js';
-import { proxyConfiguredAt, trustRootRegenerated } from '../facts/timeline.js';
+import { podStates, MESHES } from '../facts/model.js';
+import { proxyConfiguredAt, trustRootRegenerated, TRUST_ROOT } from '../facts/timeline.js';
 import { meshTitle } from '../mesh/registry.js';
 import { agree, nameOf, plural } from '../util/objects.js';
 import { defineCheck, messages, meta, say } from './define.js';
+import { WORKLOADS } from '../k8s/snapshot.js';
 
 const MESSAGES = messages({
   'old-root':
@@ -34,6 +35,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('proxy-predates-trust-root'),
+  facts: [WORKLOADS, MESHES, TRUST_ROOT],
   messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {

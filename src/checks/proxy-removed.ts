@@ -31,8 +31,8 @@
  */
 import { comment } from '../fix/steps.js';
 import { recreateCommands } from '../fix/commands.js';
-import { podStates, type Model, type Workload } from '../facts/model.js';
-import { admissionChainOf, chainEvidence, mutatingAfter } from '../facts/admission-chain.js';
+import { podStates, type Model, type Workload, APP_WORKLOADS } from '../facts/model.js';
+import { admissionChainOf, chainEvidence, mutatingAfter, ADMISSION_CHAIN } from '../facts/admission-chain.js';
 import { removedFromPod, type Removed } from '../facts/proxy-removed.js';
 import { meshTitle, PROFILE_LIST, profileOf } from '../mesh/registry.js';
 import { injectedMesh } from '../mesh/proxy.js';
@@ -86,6 +86,7 @@ const MESSAGES = messages({
 
 export default defineCheck<RemovedEvidence, typeof MESSAGES>({
   ...meta('proxy-removed'),
+  facts: [APP_WORKLOADS, ADMISSION_CHAIN],
   messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {

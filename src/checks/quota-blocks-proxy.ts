@@ -27,7 +27,15 @@
  */
 import { comment } from '../fix/steps.js';
 import { parseQuantity } from '../k8s/quantity.js';
-import { desiredPods, jobFinished, podStates, type Model, type Workload } from '../facts/model.js';
+import {
+  desiredPods,
+  jobFinished,
+  podStates,
+  type Model,
+  type Workload,
+  APP_WORKLOADS,
+  DECISIONS,
+} from '../facts/model.js';
 import { objectChange, setAnnotationsOnTemplate } from '../fix/commands.js';
 import {
   failedCreateEvents,
@@ -296,6 +304,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('quota-blocks-proxy'),
+  facts: [APP_WORKLOADS, DECISIONS],
   messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {

@@ -23,7 +23,7 @@
  */
 import { cmd } from '../fix/steps.js';
 import { podSpec } from '../k8s/pods.js';
-import { desiredPods, jobFinished, podStates } from '../facts/model.js';
+import { desiredPods, jobFinished, podStates, APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 import { objectChange, setOnTemplateSpec } from '../fix/commands.js';
 import { failedCreateEvents } from '../facts/resources.js';
 import { nameOf, str } from '../util/objects.js';
@@ -51,6 +51,7 @@ const MESSAGES = messages({
 
 export default defineCheck<SaEvidence, typeof MESSAGES>({
   ...meta('serviceaccount-missing'),
+  facts: [APP_WORKLOADS, DECISIONS],
   messages: MESSAGES,
   *run(m) {
     if (m.meshes.length === 0) return; // no mesh installed: not a mesh problem

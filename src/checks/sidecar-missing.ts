@@ -32,13 +32,15 @@ import {
   injectorOutages,
   webhookTargets,
   type InjectorOutage,
+  WEBHOOK_TARGETS,
+  INJECTION_SKIPS,
 } from '../facts/controlplane.js';
 import { injectorWindow, outageAt, outageEvidence } from '../facts/timeline.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { agree, plural } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
 import { defineCheck, messages, meta, say } from './define.js';
-import { missingProxy, podEvidence, skippedByInjector } from '../facts/missing-proxy.js';
+import { missingProxy, podEvidence, skippedByInjector, MISSING_PROXY } from '../facts/missing-proxy.js';
 
 const MESSAGES = messages({
   'during-injector-outage':
@@ -57,6 +59,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('sidecar-missing'),
+  facts: [MISSING_PROXY, WEBHOOK_TARGETS, INJECTION_SKIPS],
   messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {

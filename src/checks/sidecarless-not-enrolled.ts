@@ -28,6 +28,7 @@ import type { K8sObject } from '../util/types.js';
 import { agree, nameOf, plural, str, time } from '../util/objects.js';
 import { defineCheck, messages, meta, say } from './define.js';
 import type { Step } from '../fix/steps.js';
+import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 
 /** The agent annotates a pod right after its sandbox is created: younger pods are not judged. */
 const GRACE_MS = 60_000;
@@ -41,6 +42,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('sidecarless-not-enrolled'),
+  facts: [APP_WORKLOADS, DECISIONS],
   messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {

@@ -79,8 +79,13 @@ export interface CheckMeta {
   title: string;
   description: string;
   severity: Severity;
+  /** The kinds it cannot run without: the runner skips it when one was not read. */
   inputs: readonly KindKey[];
-  /** Inputs the check uses when present but can run without (e.g. events as extra evidence). */
+  /**
+   * The kinds it reads when present but can run without (e.g. events as extra evidence). In its
+   * catalog entry, what the check reads itself; on the check (defineCheck), that and the inputs of
+   * the facts it declares (src/checks/define.ts derivedInputs).
+   */
   optionalInputs?: readonly KindKey[];
   /** What the check reads of the API server itself (src/k8s/server.ts): always optional. */
   serverInputs?: readonly ServerInputKey[];

@@ -30,7 +30,14 @@
 import { cmd, comment } from '../fix/steps.js';
 import { namespaceChange, setOnTemplate } from '../fix/commands.js';
 import { annotationsSelectorsMiss, evalWebhook } from '../k8s/webhook.js';
-import { selfBlocks, webhookEvidence, podsMissingProxy, type SelfBlock } from '../facts/controlplane.js';
+import {
+  selfBlocks,
+  webhookEvidence,
+  podsMissingProxy,
+  type SelfBlock,
+  PODS_MISSING_PROXY,
+  SELF_BLOCKS,
+} from '../facts/controlplane.js';
 import type { Model } from '../facts/model.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import type { Step } from '../fix/steps.js';
@@ -75,6 +82,7 @@ function exclusion(m: Model, b: SelfBlock): { text: string; fix: Step[] } | unde
 
 export default defineCheck({
   ...meta('webhook-blocks-injector'),
+  facts: [PODS_MISSING_PROXY, SELF_BLOCKS],
   messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {

@@ -46,9 +46,15 @@ import { meshOfKey } from '../mesh/touched.js';
 import type { Model, Workload } from '../facts/model.js';
 import { printable } from '../util/errors.js';
 import type { Provider } from '../k8s/providers.js';
-import { firewallSteps, provider as clusterProvider } from '../facts/webhook-path.js';
-import { failedCreates } from '../k8s/events.js';
-import { injectorAt, injectorPodSelector, reinstallCommands, webhookTargets } from '../facts/controlplane.js';
+import { firewallSteps, provider as clusterProvider, PROVIDER } from '../facts/webhook-path.js';
+import { failedCreates, WORKLOAD_INDEX } from '../k8s/events.js';
+import {
+  injectorAt,
+  injectorPodSelector,
+  reinstallCommands,
+  webhookTargets,
+  WEBHOOK_TARGETS,
+} from '../facts/controlplane.js';
 import type { ResourceRef } from '../util/types.js';
 import type { MeshName } from '../mesh/names.js';
 import { meshTitle, profileOf, webhookMesh } from '../mesh/registry.js';
@@ -85,6 +91,7 @@ function unseenAnnotation(
   return annotationsSelectorsMiss([hook], ns, newPodLabels(w), ann)[0];
 }
 import { cmd, comment, lit, type Step } from '../fix/steps.js';
+import { DECISIONS } from '../facts/model.js';
 
 const CAUSE_TEXT: Record<WebhookFailureCause, string> = {
   'no-endpoints': 'its Service has no endpoints',
@@ -149,6 +156,7 @@ type CallEvidence = { webhook: string | null; cause: WebhookFailureCause | 'patc
 
 export default defineCheck<CallEvidence, typeof MESSAGES>({
   ...meta('webhook-call-failed'),
+  facts: [WORKLOAD_INDEX, DECISIONS, PROVIDER, WEBHOOK_TARGETS],
   messages: MESSAGES,
   *run(m) {
     const groups = failedCreates(

@@ -24,13 +24,14 @@
 import { cmd, comment } from '../fix/steps.js';
 import { failedCreates } from '../k8s/events.js';
 import { parseAdmissionError } from '../k8s/admission.js';
-import { injectorAt, webhookTargets } from '../facts/controlplane.js';
+import { injectorAt, webhookTargets, WEBHOOK_TARGETS } from '../facts/controlplane.js';
 import { denialCause } from '../facts/denials.js';
-import { admissionChainOf, chainEvidence } from '../facts/admission-chain.js';
+import { admissionChainOf, chainEvidence, ADMISSION_CHAIN } from '../facts/admission-chain.js';
 import { meshTitle, profileOf, webhookMesh } from '../mesh/registry.js';
 import type { MeshName } from '../mesh/names.js';
 import { printable } from '../util/errors.js';
 import { defineCheck, messages, meta, say } from './define.js';
+import { WORKLOAD_PROBLEMS } from '../facts/marker-problems.js';
 
 const MESSAGES = messages({
   denied: "{workload} cannot create pods: {mesh}'s injection webhook {hook} denied them{reason}.",
@@ -38,6 +39,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('webhook-denied'),
+  facts: [WORKLOAD_PROBLEMS, ADMISSION_CHAIN, WEBHOOK_TARGETS],
   messages: MESSAGES,
   *run(m) {
     const groups = failedCreates(

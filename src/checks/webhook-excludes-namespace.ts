@@ -49,7 +49,7 @@ import { printable } from '../util/errors.js';
 import type { MeshName } from '../mesh/names.js';
 import { defineCheck, messages, meta, say } from './define.js';
 import type { Evidence } from './types.js';
-import { markerExplains } from '../facts/marker-problems.js';
+import { markerExplains, WORKLOAD_PROBLEMS } from '../facts/marker-problems.js';
 import type { Step } from '../fix/steps.js';
 import { choice, comment, noteStep, text, type Part } from '../fix/steps.js';
 
@@ -221,6 +221,7 @@ const changeArg = (c: Change) => shq(c.value === undefined ? `${c.key}-` : `${c.
 
 export default defineCheck({
   ...meta('webhook-excludes-namespace'),
+  facts: [WORKLOAD_PROBLEMS],
   messages: MESSAGES,
   *run(m) {
     // Each mesh's findings first; then one mesh per namespace or workload (below).

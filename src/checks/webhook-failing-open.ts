@@ -18,7 +18,13 @@
  * and webhook-port-blocked name the usual causes), then re-create the pods created meanwhile.
  */
 import { admissionMetrics, startedAt } from '../facts/apiserver.js';
-import { injectorPodSelector, podsMissingProxy, webhookTargets } from '../facts/controlplane.js';
+import {
+  injectorPodSelector,
+  podsMissingProxy,
+  webhookTargets,
+  PODS_MISSING_PROXY,
+  WEBHOOK_TARGETS,
+} from '../facts/controlplane.js';
 import { callCount, failOpenCount } from '../k8s/admission-metrics.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { cmd, comment } from '../fix/steps.js';
@@ -34,6 +40,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('webhook-failing-open'),
+  facts: [PODS_MISSING_PROXY, WEBHOOK_TARGETS],
   messages: MESSAGES,
   *run(m) {
     const mm = admissionMetrics(m);

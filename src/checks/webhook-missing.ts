@@ -13,7 +13,7 @@
  * istioctl install), then verify the configuration exists.
  */
 import { injectedMesh } from '../mesh/proxy.js';
-import { podsMissingProxy, reinstallCommands } from '../facts/controlplane.js';
+import { podsMissingProxy, reinstallCommands, PODS_MISSING_PROXY } from '../facts/controlplane.js';
 import { nameOf, nsOf, plural } from '../util/objects.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { defineCheck, messages, meta, say } from './define.js';
@@ -25,6 +25,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('webhook-missing'),
+  facts: [PODS_MISSING_PROXY],
   messages: MESSAGES,
   *run(m) {
     for (const install of m.meshes) {

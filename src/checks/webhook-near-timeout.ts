@@ -15,7 +15,7 @@
  * Fix: give the injector room (CPU requests, replicas), or a longer timeoutSeconds (at most 30).
  */
 import { admissionMetrics, startedAt, webhookTimeout } from '../facts/apiserver.js';
-import { injectorPodSelector, webhookTargets } from '../facts/controlplane.js';
+import { injectorPodSelector, webhookTargets, WEBHOOK_TARGETS } from '../facts/controlplane.js';
 import { latency } from '../k8s/admission-metrics.js';
 import { meshTitle } from '../mesh/registry.js';
 import { cmd, comment } from '../fix/steps.js';
@@ -37,6 +37,7 @@ const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
 
 export default defineCheck({
   ...meta('webhook-near-timeout'),
+  facts: [WEBHOOK_TARGETS],
   messages: MESSAGES,
   *run(m) {
     const mm = admissionMetrics(m);

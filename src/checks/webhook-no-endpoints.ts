@@ -22,6 +22,8 @@ import {
   reinstallCommands,
   webhookBackends,
   webhookEvidence,
+  PODS_MISSING_PROXY,
+  WEBHOOK_BACKENDS,
 } from '../facts/controlplane.js';
 import { isLeftover } from '../facts/webhook-configs.js';
 import { defineCheck, messages, meta, say } from './define.js';
@@ -58,6 +60,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('webhook-no-endpoints'),
+  facts: [PODS_MISSING_PROXY, WEBHOOK_BACKENDS],
   messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {

@@ -18,7 +18,7 @@
  * narrow the selectors of one of them.
  */
 import { cmd, comment } from '../fix/steps.js';
-import { overlaps } from '../facts/webhook-configs.js';
+import { overlaps, OVERLAPS } from '../facts/webhook-configs.js';
 import { profileOf } from '../mesh/registry.js';
 import { plural } from '../util/objects.js';
 import { defineCheck, messages, meta, say } from './define.js';
@@ -32,6 +32,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('webhook-overlap'),
+  facts: [OVERLAPS],
   messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {

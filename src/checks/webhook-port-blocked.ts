@@ -24,9 +24,9 @@
  * others stay as they are), or the rule added where the manifest is; on EKS and GKE the firewall
  * rule as well.
  */
-import { webhookCallFailures, apiservers } from '../facts/apiserver.js';
-import { podsMissingProxy, webhookEvidence } from '../facts/controlplane.js';
-import { firewallSteps, provider, webhookPaths, type WebhookPath } from '../facts/webhook-path.js';
+import { webhookCallFailures, apiservers, WEBHOOK_CALL_FAILURES } from '../facts/apiserver.js';
+import { podsMissingProxy, webhookEvidence, PODS_MISSING_PROXY } from '../facts/controlplane.js';
+import { firewallSteps, provider, webhookPaths, type WebhookPath, WEBHOOK_PATHS } from '../facts/webhook-path.js';
 import { failureEffect } from '../k8s/admission.js';
 import { meshTitle } from '../mesh/registry.js';
 import { cmd, comment, type Step } from '../fix/steps.js';
@@ -79,6 +79,7 @@ type PortBlockedEvidence = { policies: string[]; [more: string]: unknown };
 
 export default defineCheck<PortBlockedEvidence, typeof MESSAGES>({
   ...meta('webhook-port-blocked'),
+  facts: [PODS_MISSING_PROXY, WEBHOOK_PATHS, WEBHOOK_CALL_FAILURES],
   messages: MESSAGES,
   *run(m) {
     const failures = webhookCallFailures(m);

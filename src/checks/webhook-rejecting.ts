@@ -18,7 +18,7 @@
  * certificate, the network path) or what it denies (its logs, webhook-denied's events).
  */
 import { admissionMetrics, startedAt } from '../facts/apiserver.js';
-import { webhookTargets } from '../facts/controlplane.js';
+import { webhookTargets, WEBHOOK_TARGETS } from '../facts/controlplane.js';
 import { rejections } from '../k8s/admission-metrics.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { cmd, comment } from '../fix/steps.js';
@@ -38,6 +38,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('webhook-rejecting'),
+  facts: [WEBHOOK_TARGETS],
   messages: MESSAGES,
   *run(m) {
     const mm = admissionMetrics(m);

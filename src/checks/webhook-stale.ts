@@ -17,7 +17,7 @@
  */
 import { cmd, comment } from '../fix/steps.js';
 import { failureEffect } from '../k8s/admission.js';
-import { leftoverConfigs, meshConfigs } from '../facts/webhook-configs.js';
+import { leftoverConfigs, meshConfigs, MESH_CONFIGS } from '../facts/webhook-configs.js';
 import { profileOf } from '../mesh/registry.js';
 import { plural } from '../util/objects.js';
 import { defineCheck, messages, meta, say } from './define.js';
@@ -31,6 +31,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('webhook-stale'),
+  facts: [MESH_CONFIGS],
   messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {

@@ -24,7 +24,7 @@ import { meshTitle } from '../mesh/registry.js';
 import { namespaceChange, setOnTemplate } from '../fix/commands.js';
 import { choiceEvidence, choiceFix, chooseMesh, mustChoose, type MeshChoice } from '../facts/choice.js';
 import { decide, type Decision } from '../facts/decision.js';
-import { changedTemplate, workloadProblems, type Problem } from '../facts/marker-problems.js';
+import { changedTemplate, workloadProblems, type Problem, WORKLOAD_PROBLEMS } from '../facts/marker-problems.js';
 import { enableMarker, namespaceMarker, templateOptOut, podOptIn } from '../facts/markers.js';
 import { namespaceLabels } from '../mesh/webhooks.js';
 import { desiredPods, podStates, type Model, type Workload } from '../facts/model.js';
@@ -93,6 +93,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('will-not-be-meshed'),
+  facts: [WORKLOAD_PROBLEMS],
   messages: MESSAGES,
   *run(m) {
     if (!m.options.expectMeshed || m.meshes.length === 0) return; // no mesh: nothing to name (see above)

@@ -23,7 +23,7 @@ interface AdmissionChain {
   notRead: string[];
 }
 
-const ADMISSION_CHAIN = defineFactFamily({
+export const ADMISSION_CHAIN = defineFactFamily({
   id: 'admission-chain',
   inputs: ['mutatingwebhookconfigurations', 'namespaces', 'validatingwebhookconfigurations'],
   cacheKey: (w: Workload) => `${w.kind}/${w.namespace}/${w.name}`,

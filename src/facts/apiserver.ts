@@ -13,7 +13,7 @@ import type { Model } from './model.js';
 import type { MeshWebhook } from '../mesh/webhooks.js';
 import { arr, isObj, str } from '../util/objects.js';
 
-const APISERVERS = defineFact({
+export const APISERVERS = defineFact({
   id: 'apiservers',
   inputs: ['nodes', 'pods'],
   compute: (m: Model): ApiserverInstance[] => apiserverInstances(m.list('pods'), m.list('nodes')),
@@ -42,7 +42,7 @@ export function admissionMetrics(m: Model): AdmissionMetrics | undefined {
  */
 export const startedAt = (mm: AdmissionMetrics): string => (mm.startTime ? ` at ${mm.startTime}` : '');
 
-const WEBHOOK_CALL_FAILURES = defineFact({
+export const WEBHOOK_CALL_FAILURES = defineFact({
   id: 'webhook-call-failures',
   inputs: ['events'],
   compute: (m: Model): Map<string, { count: number; causes: Set<WebhookFailureCause>; message: string }> => {

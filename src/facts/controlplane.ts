@@ -6,9 +6,10 @@
  */
 import type { KindKey } from '../k8s/kinds.js';
 import { WORKLOAD_DECISION_INPUTS } from './decision.js';
-import { defineFactFamily } from '../k8s/fact.js';
+import { defineFactFamily, inputsOf } from '../k8s/fact.js';
+import { WORKLOAD_INPUTS } from '../k8s/workloads.js';
 import { cmd } from '../fix/steps.js';
-import { eventInfo, workloadOfObject } from '../k8s/events.js';
+import { WORKLOAD_INDEX, eventInfo, workloadOfObject } from '../k8s/events.js';
 import { ms, podHealth, statuses } from '../k8s/health.js';
 import { containers, isActive, podSpec } from '../k8s/pods.js';
 import { newPodLabels } from '../k8s/pod-labels.js';
@@ -182,7 +183,7 @@ function injectorNamed(m: Model, mesh: MeshName, ns: string, deployment: K8sObje
 /** A webhook backend short of its endpoints: what the injector checks need (no Endpoints read). */
 type WebhookTarget = Omit<WebhookBackend, 'endpointsFrom' | 'ready' | 'notReady'>;
 
-const WEBHOOK_TARGETS = defineFactFamily({
+export const WEBHOOK_TARGETS = defineFactFamily({
   id: 'webhook-targets',
   inputs: ['deployments', 'mutatingwebhookconfigurations', 'pods', 'replicasets', 'services'],
   compute: (m: Model, mesh: MeshName): WebhookTarget[] => {
@@ -236,7 +237,7 @@ export function webhookTargets(m: Model, mesh: MeshName): WebhookTarget[] {
   return m.fact(WEBHOOK_TARGETS, mesh);
 }
 
-const WEBHOOK_BACKENDS = defineFactFamily({
+export const WEBHOOK_BACKENDS = defineFactFamily({
   id: 'webhook-backends',
   inputs: [
     'deployments',
@@ -320,7 +321,7 @@ export const INJECTOR_INPUTS = [
   'services',
 ] as const satisfies readonly KindKey[];
 
-const INJECTORS = defineFactFamily({
+export const INJECTORS = defineFactFamily({
   id: 'injectors',
   inputs: INJECTOR_INPUTS,
   compute: (m: Model, mesh: MeshName): Injector[] => {
@@ -354,7 +355,7 @@ export function injectors(m: Model, mesh: MeshName): Injector[] {
 export const webhookEvidence = (hooks: MeshWebhook[]) =>
   hooks.map((h) => ({ name: h.name, configuration: h.configName, failurePolicy: h.failurePolicy }));
 
-const PODS_MISSING_PROXY = defineFactFamily({
+export const PODS_MISSING_PROXY = defineFactFamily({
   id: 'pods-missing-proxy',
   inputs: [...WORKLOAD_DECISION_INPUTS],
   compute: (m: Model, mesh: MeshName): number =>
@@ -377,9 +378,10 @@ export interface InjectionSkip {
   object: string;
 }
 
-const INJECTION_SKIPS = defineFactFamily({
+export const INJECTION_SKIPS = defineFactFamily({
   id: 'injection-skips',
-  inputs: ['cronjobs', 'daemonsets', 'deployments', 'events', 'jobs', 'pods', 'replicasets', 'statefulsets'],
+  // the events, and the workload each was recorded on (workloadOfObject)
+  inputs: inputsOf(WORKLOAD_INDEX, ['events']),
   compute: (m: Model, mesh: MeshName) => {
     const prefix = profileOf(mesh).injector.skippedEventPrefix ?? '';
     const out = new Map<Workload, InjectionSkip>();
@@ -559,7 +561,7 @@ function intersect(a: Span[], b: Span[]): Span[] {
 
 const INJECTOR_OUTAGES = defineFactFamily({
   id: 'injector-outages',
-  inputs: ['deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods', 'replicasets', 'services'],
+  inputs: INJECTOR_INPUTS, // the injectors' Deployments and pods (injectors), nothing else
   compute: (m: Model, mesh: MeshName): InjectorOutage[] => {
     const now = m.now.getTime();
     const out: InjectorOutage[] = [];
@@ -615,20 +617,10 @@ export interface SelfBlock {
   down: boolean;
 }
 
-const SELF_BLOCKS = defineFactFamily({
+export const SELF_BLOCKS = defineFactFamily({
   id: 'self-blocks',
-  inputs: [
-    'cronjobs',
-    'daemonsets',
-    'deployments',
-    'jobs',
-    'mutatingwebhookconfigurations',
-    'namespaces',
-    'pods',
-    'replicasets',
-    'services',
-    'statefulsets',
-  ],
+  // the injectors, and the workloads to find each one's Deployment among
+  inputs: inputsOf(INJECTOR_INPUTS, WORKLOAD_INPUTS),
   compute: (m: Model, mesh: MeshName): SelfBlock[] => {
     const out: SelfBlock[] = [];
     for (const inj of injectors(m, mesh)) {
@@ -685,7 +677,7 @@ const INSTALL_WINDOW_MS = 10 * 60 * 1000;
 
 const INJECTOR_FIRST_READY = defineFactFamily({
   id: 'injector-first-ready',
-  inputs: ['deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods', 'replicasets', 'services'],
+  inputs: INJECTOR_INPUTS, // the injectors' Deployments and pods (injectors), nothing else
   compute: (m: Model, mesh: MeshName): InjectorFirstReady | undefined => {
     const container = profileOf(mesh).controlPlane.injector.container;
     let best: InjectorFirstReady | undefined;

@@ -155,7 +155,7 @@ export function bugsShown(m: Model): BugShown[] {
   return m.fact(BUGS_SHOWN);
 }
 
-const BUGS_SHOWN = defineFact({
+export const BUGS_SHOWN = defineFact({
   id: 'known-bugs-shown',
   inputs: [...WORKLOAD_DECISION_INPUTS, 'events', 'services'],
   compute: (m: Model): BugShown[] => {

@@ -10,7 +10,8 @@
  * is removed instead of corrected (it does nothing either way); undecided, the fix is the choice,
  * as comments.
  */
-import { defineFactFamily } from '../k8s/fact.js';
+import { defineFactFamily, inputsOf } from '../k8s/fact.js';
+import { WORKLOAD_INPUTS } from '../k8s/workloads.js';
 import { asksOn } from '../mesh/asks.js';
 import {
   fieldWord,
@@ -106,18 +107,8 @@ const unmeshedPods = (ws: Workload[]) => ws.reduce((n, w) => n + podStates(w).un
 
 const NAMESPACE_PROBLEMS = defineFactFamily({
   id: 'marker-problems-namespace',
-  inputs: [
-    'configmaps',
-    'cronjobs',
-    'daemonsets',
-    'deployments',
-    'jobs',
-    'mutatingwebhookconfigurations',
-    'namespaces',
-    'pods',
-    'replicasets',
-    'statefulsets',
-  ],
+  // the namespace's workloads, and what its markers mean to the meshes (webhooks, their settings)
+  inputs: inputsOf(WORKLOAD_INPUTS, ['configmaps', 'mutatingwebhookconfigurations', 'namespaces']),
   compute: (m: Model, ns: string): Problem[] => {
     const obj = m.namespace(ns);
     if (!obj || m.isControlPlaneNamespace(ns)) return []; // the meshes' own namespaces carry their markers on purpose
@@ -476,7 +467,7 @@ function oneMeshForNamespace(m: Model, ns: string, problems: Problem[]): Problem
   });
 }
 
-const WORKLOAD_PROBLEMS = defineFactFamily({
+export const WORKLOAD_PROBLEMS = defineFactFamily({
   id: 'marker-problems-workload',
   inputs: [...WORKLOAD_DECISION_INPUTS],
   cacheKey: (w: Workload) => `${w.kind}/${w.namespace}/${w.name}`,

@@ -36,7 +36,7 @@ interface MissingProxy {
  * Computed inside the fact, so that what it reads is declared and a check asking for it, cached
  * or not, declares it too (test/declared-inputs.test.ts); the decisions and marker problems it reads.
  */
-const MISSING_PROXY = defineFactFamily<Workload, Map<MeshName, MissingProxy | undefined>, Model>({
+export const MISSING_PROXY = defineFactFamily<Workload, Map<MeshName, MissingProxy | undefined>, Model>({
   id: 'missing-proxy',
   inputs: WORKLOAD_DECISION_INPUTS,
   compute: (m, w) => new Map(m.meshes.map(({ mesh }) => [mesh, computeMissingProxy(m, w, mesh)])),

@@ -3,7 +3,7 @@
  * each built once on first use (installed meshes, app workloads, decisions). It is the context
  * the mesh profiles are given (src/mesh/context.ts). Checks read only this; nothing here does I/O.
  */
-import { defineFact, defineFactFamily } from '../k8s/fact.js';
+import { defineFact, defineFactFamily, inputsOf } from '../k8s/fact.js';
 import type { KindKey } from '../k8s/kinds.js';
 import { SnapshotIndex, type Snapshot } from '../k8s/snapshot.js';
 import { WORKLOAD_INPUTS, type Workload } from '../k8s/workloads.js';
@@ -215,9 +215,10 @@ const DETECTED = defineFactFamily({
 });
 
 /** The installed meshes (Model.meshes). */
-const MESHES = defineFact({
+export const MESHES = defineFact({
   id: 'meshes',
-  inputs: ['deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods'],
+  // the control-plane namespaces, the webhooks of each mesh and what shows it is installed
+  inputs: inputsOf(DETECTED, MESH_WEBHOOKS, ['namespaces']),
   compute: (m: Model): MeshInstall[] => {
     const cpNs = meshNamespaces(m.list('namespaces'), m.list('mutatingwebhookconfigurations'));
     const out: MeshInstall[] = [];
@@ -233,7 +234,7 @@ const MESHES = defineFact({
 });
 
 /** Model.appWorkloads. */
-const APP_WORKLOADS = defineFact({
+export const APP_WORKLOADS = defineFact({
   id: 'app-workloads',
   inputs: WORKLOAD_INPUTS,
   compute: (m: Model) =>
@@ -247,7 +248,7 @@ const APP_WORKLOADS = defineFact({
     ),
 });
 
-const APP_WORKLOADS_BY_NS = defineFact({
+export const APP_WORKLOADS_BY_NS = defineFact({
   id: 'app-workloads-by-ns',
   inputs: WORKLOAD_INPUTS,
   compute: (m: Model) => groupBy(m.appWorkloads, (w) => w.namespace),
@@ -267,7 +268,7 @@ export const NS_LABELS = defineFactFamily({
 });
 
 /** What each installed mesh would do with a pod created now from the workload's template (Model.decisions). */
-const DECISIONS = defineFactFamily({
+export const DECISIONS = defineFactFamily({
   id: 'decisions',
   inputs: DECISION_INPUTS,
   compute: (m: Model, w: Workload): Decision[] => {

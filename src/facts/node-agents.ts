@@ -152,7 +152,7 @@ const PODS_BY_NODE = defineFact({
   },
 });
 
-const NODE_AGENTS = defineFactFamily({
+export const NODE_AGENTS = defineFactFamily({
   id: 'node-agents',
   inputs: ['daemonsets', 'events', 'namespaces', 'nodes', 'pods'],
   compute: (m: Model, mesh: MeshName): NodeAgentCoverage[] => {

@@ -158,7 +158,7 @@ function destinations(
 const asPod = (w: Workload, pods: readonly K8sObject[]) =>
   pods[0] ?? { metadata: { namespace: w.namespace, labels: labelsOf(w.template) }, spec: w.template.spec };
 
-const PROXY_PATHS = defineFactFamily({
+export const PROXY_PATHS = defineFactFamily({
   id: 'proxy-paths',
   inputs: [...WORKLOAD_DECISION_INPUTS, 'networkpolicies', 'services'],
   compute: (m: Model, mesh: MeshName): ProxyPath[] => {

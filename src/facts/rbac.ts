@@ -45,7 +45,7 @@ function accountOf(d: K8sObject): string {
   return str(spec.serviceAccountName) || str(spec.serviceAccount) || 'default';
 }
 
-const INJECTOR_ACCESS = defineFactFamily({
+export const INJECTOR_ACCESS = defineFactFamily({
   id: 'injector-access',
   inputs: [...INJECTOR_INPUTS, 'clusterrolebindings', 'clusterroles', 'configmaps'],
   compute: (m: Model, mesh: MeshName): InjectorAccess[] => {

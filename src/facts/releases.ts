@@ -79,7 +79,7 @@ export function someReleaseReads(m: Model, mesh: MeshName, key: { field: string;
   return !facts.length || facts.some((f) => !f?.release || f.reads.some(same));
 }
 
-const KNOWN_KEYS = defineFactFamily({
+export const KNOWN_KEYS = defineFactFamily({
   id: 'known-keys',
   inputs: [...INJECTOR_INPUTS, 'configmaps'],
   compute: (

@@ -139,7 +139,7 @@ interface TrustRootRegenerated {
   recreated: { object: string; createdAt: Date }[];
 }
 
-const TRUST_ROOT = defineFactFamily({
+export const TRUST_ROOT = defineFactFamily({
   id: 'trust-root',
   inputs: ['configmaps', 'deployments', 'replicasets', 'secrets'],
   compute: (m: Model, mesh: MeshName): TrustRootRegenerated | undefined => {

@@ -70,7 +70,7 @@ function boundFromKubelets(nodes: { version?: KubeVersion }[]): ServerBound | un
   };
 }
 
-const CLUSTER_VERSIONS = defineFact({
+export const CLUSTER_VERSIONS = defineFact({
   id: 'cluster-versions',
   inputs: ['nodes'],
   compute: (m: Model): ClusterVersions => {

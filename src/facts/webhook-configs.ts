@@ -76,7 +76,7 @@ function configStates(m: Model, mesh: MeshName): Omit<MeshConfig, 'workloads'>[]
   return m.fact(CONFIG_STATES, mesh);
 }
 
-const MESH_CONFIGS = defineFactFamily({
+export const MESH_CONFIGS = defineFactFamily({
   id: 'mesh-configs',
   inputs: [...WORKLOAD_DECISION_INPUTS, 'services'],
   compute: (m: Model, mesh: MeshName): MeshConfig[] => {
@@ -177,7 +177,7 @@ function removal(m: Model, mesh: MeshName, a: MeshConfig, b: MeshConfig): Overla
   return undefined;
 }
 
-const OVERLAPS = defineFactFamily({
+export const OVERLAPS = defineFactFamily({
   id: 'overlaps',
   inputs: [...WORKLOAD_DECISION_INPUTS, 'services'],
   compute: (m: Model, mesh: MeshName): Overlap[] => {

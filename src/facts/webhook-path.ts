@@ -37,7 +37,7 @@ export interface WebhookPath {
   admits: Admission[];
 }
 
-const PROVIDER = defineFact({
+export const PROVIDER = defineFact({
   id: 'provider',
   inputs: ['nodes', 'pods'],
   compute: (m: Model): Provider | undefined => managedProvider(m.list('nodes'), m.list('pods')),
@@ -78,7 +78,7 @@ export function firewallSteps(p: Provider | undefined, port: number, service: st
   return [];
 }
 
-const WEBHOOK_PATHS = defineFactFamily({
+export const WEBHOOK_PATHS = defineFactFamily({
   id: 'webhook-paths',
   inputs: [
     'deployments',

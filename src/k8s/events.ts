@@ -2,7 +2,7 @@
 import { defineFact } from './fact.js';
 import type { KindKey } from './kinds.js';
 import type { SnapshotView } from './snapshot.js';
-import type { Workload } from './workloads.js';
+import { WORKLOAD_INPUTS, type Workload } from './workloads.js';
 import type { K8sObject } from '../util/types.js';
 import { arr, dict, isObj, nsOf, str, time } from '../util/objects.js';
 
@@ -12,9 +12,9 @@ const controllerRef = (o: K8sObject | undefined): Record<string, any> | undefine
 };
 
 /** Every workload by "kind/namespace/name". */
-const WORKLOAD_INDEX = defineFact({
+export const WORKLOAD_INDEX = defineFact({
   id: 'workload-index',
-  inputs: ['cronjobs', 'daemonsets', 'deployments', 'jobs', 'pods', 'replicasets', 'statefulsets'],
+  inputs: WORKLOAD_INPUTS,
   compute: (m: SnapshotView) => new Map(m.workloads.map((w) => [`${w.kind}/${w.namespace}/${w.name}`, w])),
 });
 

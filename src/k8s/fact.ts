@@ -71,10 +71,25 @@ export type AnyFact = Fact<unknown, never> | FactFamily<never, unknown, never>;
 
 /**
  * The kinds a fact declares it reads (of a family, for that key). A check that asks for the fact
- * reads them: its catalog entry must declare them (`inputs`/`optionalInputs`), which
- * test/declared-inputs.test.ts checks for every fact every check asks for, cached or not.
+ * reads them: it declares the fact (`facts`, whose inputs become its own: src/checks/define.ts
+ * derivedInputs) or, for a fact it cannot name (a mesh's, a kind's index), the kinds in its catalog
+ * entry; test/declared-inputs.test.ts checks it for every fact every check asks for, cached or not.
  */
 export function factInputs(f: AnyFact, key?: unknown): readonly KindKey[] {
   if (!f.family) return f.inputs;
   return typeof f.inputs === 'function' ? (f.inputs as (k: unknown) => readonly KindKey[])(key) : f.inputs;
+}
+
+/**
+ * The kinds some facts and lists read, once each and sorted: a fact built on others declares
+ * `inputs: inputsOf(OTHER_FACT, WORKLOAD_INPUTS, ['events'])` rather than copying their kinds.
+ */
+export function inputsOf(...parts: readonly (readonly KindKey[] | AnyFact)[]): KindKey[] {
+  return [...new Set(parts.flatMap((p) => ('compute' in p ? staticInputs(p) : p)))].sort();
+}
+
+/** A fact's inputs whatever its key: a family whose inputs depend on the key (a kind's index) has none to name. */
+export function staticInputs(f: AnyFact): readonly KindKey[] {
+  if (typeof f.inputs === 'function') throw new Error(`fact ${f.id}: its inputs depend on its key; name the kinds`);
+  return f.inputs;
 }

@@ -173,7 +173,7 @@ const MANIFEST_SOURCES = defineFact({
 });
 
 /** Every workload (src/k8s/workloads.ts). */
-const WORKLOADS = defineFact({
+export const WORKLOADS = defineFact({
   id: 'workloads',
   inputs: WORKLOAD_INPUTS,
   compute: (m: SnapshotView) => buildWorkloads(m),
