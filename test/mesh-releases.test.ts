@@ -148,6 +148,33 @@ describe('releaseFacts', () => {
     expect(placed('istio-1.28', /docker\.io\/istio\/pilot:[\d.]+/)?.injectorRbac).toBe('today');
   });
 
+  it('Linkerd, Kuma, consul-k8s: the healthy clusters at the ends of each range are placed by the table (each gives zero findings: test/meta.test.ts)', () => {
+    const placed = (mesh: 'linkerd' | 'kuma' | 'consul', base: string, re: RegExp) => {
+      const img = re.exec(readFileSync(join(FIXTURES, 'healthy', `${base}.yaml`), 'utf8'))![0];
+      return releaseFacts(profileOf(mesh), read(/:v?([\w.-]+)$/.exec(img)![1]!, `runs ${img}`));
+    };
+    const controller = /(?<=image: )cr\.l5d\.io\/linkerd\/controller:[\w.-]*\d/;
+    expect(placed('linkerd', 'linkerd-stable-2.10', controller)?.release).toBe('2.10');
+    expect(placed('linkerd', 'linkerd', controller)?.release).toBe('2.14');
+    expect(placed('linkerd', 'linkerd-edge', controller)?.release).toBe('edge');
+    const cp = /(?<=image: )\S+\/kuma-cp:[\d.]*\d/;
+    expect(placed('kuma', 'kuma-1.0', cp)?.release).toBe('1.0');
+    expect(placed('kuma', 'kuma-1.0', cp)?.reads).toContainEqual({
+      field: 'annotations',
+      key: 'kuma.io/sidecar-injection',
+      on: 'namespace',
+    });
+    expect(placed('kuma', 'kuma-1.x', cp)?.release).toBe('1.8');
+    expect(placed('kuma', 'kuma', cp)?.release).toBe('2.14');
+    const injector = /(?<=image: )hashicorp\/consul-k8s(-control-plane)?:[\d.]*\d/;
+    const oldest = placed('consul', 'consul-0.2', injector);
+    expect(oldest?.release).toBe('0.2');
+    expect(oldest?.containers?.proxy).toEqual(['consul-connect-envoy-sidecar']);
+    expect(oldest?.injectorRbac).toEqual([]);
+    expect(placed('consul', 'consul-0.x', injector)?.release).toBe('0.25');
+    expect(placed('consul', 'consul', injector)?.release).toBe('2.0');
+  });
+
   it('unknownKey: typos, removed keys, later keys, other domains', () => {
     const k = profileOf('kuma');
     const t = k.versions!.releases!;
