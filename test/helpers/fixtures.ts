@@ -71,6 +71,7 @@ function releaseBaseOf(file: string): Base | undefined {
   if (file.includes('kuma-1.x')) return 'kuma-1.x';
   if (file.includes('consul-0.')) return 'consul-0.x';
   if (file.includes('istio-1.5') || file.includes('ossm-1')) return 'istio-1.5';
+  if (file.includes('istio-1.6') || file.includes('istio-1.10')) return 'istio-1.6';
   if (file.includes('ossm-2')) return 'istio-ossm-2.5';
   if (file.includes('linkerd-stable-2.10')) return 'linkerd-stable-2.10';
   return undefined;
