@@ -24,6 +24,7 @@ const CONVERTED = [
   'identity-cert-expired',
   'identity-cert-expiring',
   'init-before-proxy',
+  'injection-marker-invalid',
   'injection-skipped',
   'injector-config-excludes',
   'injector-oomkilled',
