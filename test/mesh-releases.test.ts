@@ -67,6 +67,10 @@ describe('releaseFacts', () => {
     expect(releaseFacts(l, read('edge-24.2.4'))?.release).toBe('2.15');
     expect(releaseFacts(l, read('edge-24.9.1'))?.release).toBe('2.16');
     expect(releaseFacts(l, read('edge-25.10.7'))?.release).toBe('2.19');
+    expect(releaseFacts(l, read('edge-26.1.1'))?.release).toBe('edge');
+    // version-2.20 is edge-26.6.3 and one commit (linkerd/linkerd2@eadc1acf): a release row and a channel row.
+    expect(releaseFacts(l, read('edge-26.6.3'))?.release).toBe('2.20');
+    expect(releaseFacts(l, read('edge-26.6.3'))?.known.has('config.linkerd.io/init-image')).toBe(false);
     expect(releaseFacts(l, read('edge-26.8.3'))?.release).toBe('edge');
     expect(releaseFacts(l, read('stable-2.10.2'))?.release).toBe('2.10');
     // Before the first covered release: named, not judged.
@@ -156,6 +160,7 @@ describe('releaseFacts', () => {
     const controller = /(?<=image: )cr\.l5d\.io\/linkerd\/controller:[\w.-]*\d/;
     expect(placed('linkerd', 'linkerd-stable-2.10', controller)?.release).toBe('2.10');
     expect(placed('linkerd', 'linkerd', controller)?.release).toBe('2.14');
+    expect(placed('linkerd', 'linkerd-2.20', controller)?.release).toBe('2.20');
     expect(placed('linkerd', 'linkerd-edge', controller)?.release).toBe('edge');
     const cp = /(?<=image: )\S+\/kuma-cp:[\d.]*\d/;
     expect(placed('kuma', 'kuma-1.0', cp)?.release).toBe('1.0');
