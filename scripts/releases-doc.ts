@@ -33,6 +33,9 @@ for (const p of PROFILE_LIST) {
           : r.injectorRbac.length
             ? `injector RBAC: ${r.injectorRbac.map((n) => `${n.verbs.join('/')} ${n.resource}`).join(', ')}`
             : 'injector RBAC: none judged (injector-rbac-missing stays silent)',
+      r.injectorRbacNames
+        ? `injector RBAC names: ClusterRole ${r.injectorRbacNames.clusterRole}, ClusterRoleBinding ${r.injectorRbacNames.clusterRoleBinding}`
+        : '',
     ].filter(Boolean);
     const range = r.to === undefined ? `${r.from} and later` : r.from === r.to ? r.from : `${r.from} to ${r.to}`;
     return `| ${range} | ${facts.join('; ')} | ${r.source} |`;
@@ -52,7 +55,7 @@ for (const p of PROFILE_LIST) {
           '',
           ...t.distributions.map(
             (d) =>
-              `${d.title}: ${d.versions.map((v) => `${v.prefix} = ${p.title} ${v.release}`).join(', ')}; other versions outside the tables.${d.injectorRbac ? ` Injector RBAC: ${d.injectorRbac.length ? d.injectorRbac.map((n) => `${n.verbs.join('/')} ${n.resource}`).join(', ') : 'none judged (injector-rbac-missing stays silent)'} (${d.injectorRbacSource ?? ''}).` : ''}`,
+              `${d.title}: ${d.versions.map((v) => `${v.prefix} = ${p.title} ${v.release}`).join(', ')}; other versions outside the tables.${d.injectorRbac ? ` Injector RBAC: ${d.injectorRbac.length ? d.injectorRbac.map((n) => `${n.verbs.join('/')} ${n.resource}`).join(', ') : 'none judged (injector-rbac-missing stays silent)'} (${d.injectorRbacSource ?? ''}).` : ''}${d.installedBy ? ` Installed by ${d.installedBy.operator} from its ${d.installedBy.kind}, not a chart of ${p.title}: fixes set its fields (${d.installedBy.values.map((v) => `\`${v.field}\` renders \`${v.key}\``).join(', ')}) (${d.installedBy.source}).` : ''}`,
           ),
         ]
       : []),

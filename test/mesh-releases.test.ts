@@ -67,6 +67,10 @@ describe('releaseFacts', () => {
     expect(releaseFacts(l, read('edge-24.2.4'))?.release).toBe('2.15');
     expect(releaseFacts(l, read('edge-24.9.1'))?.release).toBe('2.16');
     expect(releaseFacts(l, read('edge-25.10.7'))?.release).toBe('2.19');
+    expect(releaseFacts(l, read('edge-26.1.1'))?.release).toBe('edge');
+    // version-2.20 is edge-26.6.3 and one commit (linkerd/linkerd2@eadc1acf): a release row and a channel row.
+    expect(releaseFacts(l, read('edge-26.6.3'))?.release).toBe('2.20');
+    expect(releaseFacts(l, read('edge-26.6.3'))?.known.has('config.linkerd.io/init-image')).toBe(false);
     expect(releaseFacts(l, read('edge-26.8.3'))?.release).toBe('edge');
     expect(releaseFacts(l, read('stable-2.10.2'))?.release).toBe('2.10');
     // Before the first covered release: named, not judged.
@@ -146,6 +150,34 @@ describe('releaseFacts', () => {
       expect.objectContaining({ resource: 'mutatingwebhookconfigurations', verbs: ['get', 'list', 'watch', 'patch'] }),
     );
     expect(placed('istio-1.28', /docker\.io\/istio\/pilot:[\d.]+/)?.injectorRbac).toBe('today');
+  });
+
+  it('Linkerd, Kuma, consul-k8s: the healthy clusters at the ends of each range are placed by the table (each gives zero findings: test/meta.test.ts)', () => {
+    const placed = (mesh: 'linkerd' | 'kuma' | 'consul', base: string, re: RegExp) => {
+      const img = re.exec(readFileSync(join(FIXTURES, 'healthy', `${base}.yaml`), 'utf8'))![0];
+      return releaseFacts(profileOf(mesh), read(/:v?([\w.-]+)$/.exec(img)![1]!, `runs ${img}`));
+    };
+    const controller = /(?<=image: )cr\.l5d\.io\/linkerd\/controller:[\w.-]*\d/;
+    expect(placed('linkerd', 'linkerd-stable-2.10', controller)?.release).toBe('2.10');
+    expect(placed('linkerd', 'linkerd', controller)?.release).toBe('2.14');
+    expect(placed('linkerd', 'linkerd-2.20', controller)?.release).toBe('2.20');
+    expect(placed('linkerd', 'linkerd-edge', controller)?.release).toBe('edge');
+    const cp = /(?<=image: )\S+\/kuma-cp:[\d.]*\d/;
+    expect(placed('kuma', 'kuma-1.0', cp)?.release).toBe('1.0');
+    expect(placed('kuma', 'kuma-1.0', cp)?.reads).toContainEqual({
+      field: 'annotations',
+      key: 'kuma.io/sidecar-injection',
+      on: 'namespace',
+    });
+    expect(placed('kuma', 'kuma-1.x', cp)?.release).toBe('1.8');
+    expect(placed('kuma', 'kuma', cp)?.release).toBe('2.14');
+    const injector = /(?<=image: )hashicorp\/consul-k8s(-control-plane)?:[\d.]*\d/;
+    const oldest = placed('consul', 'consul-0.2', injector);
+    expect(oldest?.release).toBe('0.2');
+    expect(oldest?.containers?.proxy).toEqual(['consul-connect-envoy-sidecar']);
+    expect(oldest?.injectorRbac).toEqual([]);
+    expect(placed('consul', 'consul-0.x', injector)?.release).toBe('0.25');
+    expect(placed('consul', 'consul', injector)?.release).toBe('2.0');
   });
 
   it('unknownKey: typos, removed keys, later keys, other domains', () => {

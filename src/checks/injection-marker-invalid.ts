@@ -29,14 +29,60 @@
  */
 import { recreateAll, recreateEvidence } from '../fix/commands.js';
 import { markerCause } from '../facts/denials.js';
-import { namespaceProblems, workloadProblems, type Problem, WORKLOAD_PROBLEMS } from '../facts/marker-problems.js';
+import {
+  namespaceProblems,
+  workloadProblems,
+  type MarkerSaid,
+  type Problem,
+  WORKLOAD_PROBLEMS,
+} from '../facts/marker-problems.js';
 import { nameOf } from '../util/objects.js';
-import { defineCheck, meta } from './define.js';
+import { defineCheck, messages, meta, say } from './define.js';
+import type { ParamsOf } from './types.js';
+
+/**
+ * What the marker problems say (src/facts/marker-problems.ts builds their params, `MarkerSaid`;
+ * other checks share the problems, not the text). `{more}`: what choosing one mesh adds, or "".
+ * `mesh-rule`: a mesh's own rule, in its profile's words (src/mesh/<mesh>/markers.ts).
+ */
+const MESSAGES = messages({
+  'mesh-rule': '{text}{more}',
+  'legacy-namespace':
+    "Namespace {namespace} has the legacy {marker} of {legacy}, which today's {meshTitle} ignores, so it injects no pod in it.{more}",
+  'stray-namespace':
+    'Namespace {namespace} has {marker}, but {meshTitle} reads only the {field} {key}{since}, so it injects no pod in it.{more}',
+  'stray-template':
+    '{workload} has {where} {marker}, but {meshTitle} reads only the {field} {key}{since}, so its pods are not injected.{more}',
+  'own-metadata':
+    '{workload} has {marker} on its own metadata, but {meshTitle} reads it only from the pod template, so its pods are not injected.{more}',
+  'job-template':
+    '{workload} has {marker} on spec.jobTemplate.metadata, which {labels} its Jobs, not their pods, so its pods are not injected.{more}',
+  'opt-out-own-metadata':
+    '{workload} has {marker} on its own metadata, but {meshTitle} reads it only from the pod template, so its pods are injected all the same.{more}',
+  'both-namespace':
+    'Namespace {namespace} asks both {meshes} to inject its pods, so every new pod in it is sent to both injectors; {resolution}.{more}',
+  'both-workload':
+    '{workload} is asked to be injected by both {meshes}, so each new pod of it would get two proxies; {resolution}.{more}',
+});
+
+type Id = keyof typeof MESSAGES & string;
+/** What the templates take, by id, but `more`: the facts' problems must say exactly this (a compile error where they differ). */
+type Declared = { [K in Id]: { id: K; params: Omit<ParamsOf<(typeof MESSAGES)[K]>, 'more'> } }[Id];
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** Each id with the names of its params. */
+type Shape<U> = U extends { id: infer I; params: infer P } ? [I, keyof P] : never;
+const SAYS_ALL: [MarkerSaid extends Declared ? true : false, Same<Shape<MarkerSaid>, Shape<Declared>>] = [true, true];
+
+/** The problem's message by id (its params checked against the template above by SAYS_ALL). */
+const said = (p: Problem) =>
+  say(MESSAGES, p.said.id, { ...p.said.params, more: p.more } as unknown as ParamsOf<(typeof MESSAGES)[Id]>);
 
 export default defineCheck({
   ...meta('injection-marker-invalid'),
   facts: [WORKLOAD_PROBLEMS],
+  messages: MESSAGES,
   *run(m) {
+    void SAYS_ALL;
     const problems: Problem[] = [];
     for (const ns of m.list('namespaces')) {
       const name = nameOf(ns);
@@ -46,7 +92,7 @@ export default defineCheck({
     for (const p of problems) {
       yield {
         mesh: p.mesh,
-        message: p.message,
+        ...said(p),
         resource: p.resource,
         evidence: { ...p.evidence, ...recreateEvidence(p.recreate) },
         fix: [...p.fix, ...recreateAll(p.recreate)],

@@ -92,7 +92,7 @@ export default defineCheck({
               clusterRoleBinding: c.clusterRoleBinding,
               clusterRoleBindingExists: c.binding,
             },
-            rules: rbac.source,
+            rules: a.source,
           },
           fix,
         };

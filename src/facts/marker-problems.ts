@@ -57,10 +57,43 @@ import { annotationsOf, isObj, labelsOf } from '../util/objects.js';
 import type { Step } from '../fix/steps.js';
 import { someReleaseReads } from './releases.js';
 
+/**
+ * What a marker problem says: a message id of injection-marker-invalid and its params (the check
+ * holds the templates, src/checks/injection-marker-invalid.ts; a compile-time check there keeps
+ * both in step). A mesh's own rule (its profile's text) is `mesh-rule`.
+ */
+export type MarkerSaid =
+  | { id: 'mesh-rule'; params: { text: string } }
+  | { id: 'legacy-namespace'; params: { namespace: string; marker: string; legacy: string; meshTitle: string } }
+  | {
+      id: 'stray-namespace';
+      params: { namespace: string; marker: string; meshTitle: string; field: string; key: string; since: string };
+    }
+  | {
+      id: 'stray-template';
+      params: {
+        workload: string;
+        where: string;
+        marker: string;
+        meshTitle: string;
+        field: string;
+        key: string;
+        since: string;
+      };
+    }
+  | { id: 'own-metadata'; params: { workload: string; marker: string; meshTitle: string } }
+  | { id: 'job-template'; params: { workload: string; marker: string; labels: string } }
+  | { id: 'opt-out-own-metadata'; params: { workload: string; marker: string; meshTitle: string } }
+  | { id: 'both-namespace'; params: { namespace: string; meshes: string; resolution: string } }
+  | { id: 'both-workload'; params: { workload: string; meshes: string; resolution: string } };
+
 export interface Problem {
   mesh: MeshName;
   resource: ResourceRef;
-  message: string;
+  /** What it says (the check renders it). */
+  said: MarkerSaid;
+  /** What the choice of one mesh adds to it (a sentence with its leading space), else "". */
+  more: string;
   evidence: Record<string, unknown>;
   /** The commands correcting the marker. */
   fix: Step[];
@@ -103,6 +136,15 @@ export function changedTemplate<T extends { metadata?: unknown; spec?: unknown }
   return { ...template, metadata: { ...(isObj(template.metadata) ? template.metadata : {}), labels, annotations } };
 }
 
+/** A problem found here, before the resource and pods are stamped: a profile's draft with what it says by id instead of its text. */
+type Draft = Omit<MarkerProblemDraft, 'message'> & { said: MarkerSaid };
+
+/** A profile's own rule: its text, as the message `mesh-rule`. */
+const fromProfile = ({ message, ...d }: MarkerProblemDraft): Draft => ({
+  ...d,
+  said: { id: 'mesh-rule', params: { text: message } },
+});
+
 const unmeshedPods = (ws: Workload[]) => ws.reduce((n, w) => n + podStates(w).unmeshed.length, 0);
 
 const NAMESPACE_PROBLEMS = defineFactFamily({
@@ -135,10 +177,11 @@ const NAMESPACE_PROBLEMS = defineFactFamily({
           return s.unmeshed.length > 0 && !s.hostNetwork && !templateOptOut(p.name, w.template);
         });
       const c: NamespaceProblemContext = { ns, obj, labels, annotations, set, unset, workloads: inNs, waiting };
-      for (const d of [...p.markers.rules.namespace(m, c), ...tableNamespaceProblems(m, p, c)]) {
+      for (const d of [...p.markers.rules.namespace(m, c).map(fromProfile), ...tableNamespaceProblems(m, p, c)]) {
         const recreate = d.recreate ?? [];
         out.push({
           ...d,
+          more: '',
           mesh: p.name,
           recreate,
           resource: ref,
@@ -159,20 +202,33 @@ export function namespaceProblems(m: Model, ns: string): Problem[] {
  * in the field the mesh does not read (a label for an annotation, or the reverse) or a key of an
  * injector long gone, where the namespace has no marker of the mesh.
  */
-function tableNamespaceProblems(m: Model, p: MeshProfile, c: NamespaceProblemContext): MarkerProblemDraft[] {
+function tableNamespaceProblems(m: Model, p: MeshProfile, c: NamespaceProblemContext): Draft[] {
   const t = p.markers;
   // With the marker present, a stray key beside it changes nothing.
   if (!m.meshPossible(p.name) || t.namespace.some((k) => valueAt(c.obj, k) !== undefined)) return [];
   const enable = t.enableMarker(c.ns, m.webhooksOf(p.name));
   if (!enable) return [];
-  const out: MarkerProblemDraft[] = [];
+  const out: Draft[] = [];
   for (const s of t.strays) {
     const v = s.on === 'namespace' && !s.ownRule && !someReleaseReads(m, p.name, s) ? valueAt(c.obj, s) : undefined;
     if (!asksOn(v)) continue;
     out.push({
-      message: s.legacy
-        ? `Namespace ${c.ns} has the legacy ${markerText(s, v)} of ${s.legacy}, which today's ${p.title} ignores, so it injects no pod in it.`
-        : `Namespace ${c.ns} has ${markerText(s, v)}, but ${p.title} reads only the ${fieldWord(enable.field)} ${enable.key}${since(s)}, so it injects no pod in it.`,
+      said: s.legacy
+        ? {
+            id: 'legacy-namespace',
+            params: { namespace: c.ns, marker: markerText(s, v), legacy: s.legacy, meshTitle: p.title },
+          }
+        : {
+            id: 'stray-namespace',
+            params: {
+              namespace: c.ns,
+              marker: markerText(s, v),
+              meshTitle: p.title,
+              field: fieldWord(enable.field),
+              key: enable.key,
+              since: since(s),
+            },
+          },
       evidence: { marker: markerText(s, v), expected: enable.text },
       fix: [...c.set(enable.field, enable.key, enable.value), ...c.unset(s.field, s.key)],
       recreate: c.waiting(),
@@ -190,18 +246,29 @@ const since = (s: StrayKey) => (s.since ? ` (since ${s.since})` : '');
  * pods). Only where the template has no marker of the mesh and its namespace does not enable it
  * (there they change nothing; where the Namespace was not read, that cannot be known).
  */
-function tableWorkloadProblems(m: Model, p: MeshProfile, c: WorkloadProblemContext): MarkerProblemDraft[] {
+function tableWorkloadProblems(m: Model, p: MeshProfile, c: WorkloadProblemContext): Draft[] {
   const t = p.markers;
   const { w, id, where } = c;
   if (!m.meshPossible(p.name) || templateMarker(t, w.template) || !m.has('namespaces')) return [];
   if (namespaceMarker(m, p.name, m.namespace(w.namespace)).enabled) return [];
-  const out: MarkerProblemDraft[] = [];
+  const out: Draft[] = [];
   for (const s of t.strays) {
     const v = s.on === 'template' && !s.ownRule && !someReleaseReads(m, p.name, s) ? valueAt(w.template, s) : undefined;
     if (!asksOn(v)) continue;
     const ns = podOptInNamespace(m, p, w, t.ask);
     out.push({
-      message: `${id} has ${where} ${markerText(s, v)}, but ${p.title} reads only the ${fieldWord(t.ask.field)} ${t.ask.key}${since(s)}, so its pods are not injected.`,
+      said: {
+        id: 'stray-template',
+        params: {
+          workload: id,
+          where,
+          marker: markerText(s, v),
+          meshTitle: p.title,
+          field: fieldWord(t.ask.field),
+          key: t.ask.key,
+          since: since(s),
+        },
+      },
       evidence: {
         marker: `${where} ${markerText(s, v)}`,
         expected: `${where} ${markerText(t.ask, t.ask.value)}`,
@@ -229,7 +296,6 @@ function tableWorkloadProblems(m: Model, p: MeshProfile, c: WorkloadProblemConte
           {
             obj: w.obj,
             path: 'metadata' as const,
-            on: 'on its own metadata',
             marker: `${w.kind} metadata`,
             expected: 'pod template',
           },
@@ -240,7 +306,6 @@ function tableWorkloadProblems(m: Model, p: MeshProfile, c: WorkloadProblemConte
           {
             obj: jobTemplate,
             path: 'spec.jobTemplate.metadata' as const,
-            on: 'on spec.jobTemplate.metadata',
             marker: 'jobTemplate metadata',
             expected: 'pod template (spec.jobTemplate.spec.template)',
           },
@@ -255,13 +320,16 @@ function tableWorkloadProblems(m: Model, p: MeshProfile, c: WorkloadProblemConte
       const set: MarkerSetting = (k.alone ? k.alone(v) : k.read(v) === true)
         ? { field: k.field, key: k.key, value: v }
         : t.ask;
-      const why =
+      const said: MarkerSaid =
         place.path === 'metadata'
-          ? `but ${p.title} reads it only from the pod template`
-          : `which ${k.field === 'labels' ? 'labels' : 'annotates'} its Jobs, not their pods`;
+          ? { id: 'own-metadata', params: { workload: id, marker: markerText(k, v), meshTitle: p.title } }
+          : {
+              id: 'job-template',
+              params: { workload: id, marker: markerText(k, v), labels: k.field === 'labels' ? 'labels' : 'annotates' },
+            };
       const ns = podOptInNamespace(m, p, w, set);
       out.push({
-        message: `${id} has ${markerText(k, v)} ${place.on}, ${why}, so its pods are not injected.`,
+        said,
         evidence: {
           marker: `${place.marker} ${markerText(k, v)}`,
           expected: `${place.expected} ${markerText(set, set.value)}`,
@@ -287,18 +355,18 @@ function tableWorkloadProblems(m: Model, p: MeshProfile, c: WorkloadProblemConte
  * annotation is on the pod, not the deployment?"). Reported as a misplaced opt-in is, with the fix
  * that moves it onto the pod template.
  */
-function misplacedOptOut(m: Model, p: MeshProfile, c: WorkloadProblemContext): MarkerProblemDraft[] {
+function misplacedOptOut(m: Model, p: MeshProfile, c: WorkloadProblemContext): Draft[] {
   const t = p.markers;
   const { w, id } = c;
   if (!w.templatePath || !w.obj || templateMarker(t, w.template)) return [];
   const d = m.decision(w, p.name);
   if (!d?.inject || d.unknown) return [];
-  const out: MarkerProblemDraft[] = [];
+  const out: Draft[] = [];
   for (const k of t.template) {
     const v = valueAt(w.obj, k);
     if (v === undefined || k.read(v) !== false) continue;
     out.push({
-      message: `${id} has ${markerText(k, v)} on its own metadata, but ${p.title} reads it only from the pod template, so its pods are injected all the same.`,
+      said: { id: 'opt-out-own-metadata', params: { workload: id, marker: markerText(k, v), meshTitle: p.title } },
       evidence: {
         marker: `${w.kind} metadata ${markerText(k, v)}`,
         expected: `pod template ${markerText(k, v)}`,
@@ -400,15 +468,21 @@ function bothAsked(m: Model, ns: string): Problem[] {
     {
       mesh: choice.mesh ?? both[0]!,
       resource: { kind: 'Namespace', name: ns },
-      message: `Namespace ${ns} asks both ${texts} to inject its pods, so every new pod in it is sent to both injectors; ${
-        other
-          ? `${chosenText(choice)}, so the fix ${
-              namespaceMarkerKeys(other, obj).keys.length
-                ? `removes the ${meshTitle(other)} marker`
-                : `opts the namespace's workloads out of ${meshTitle(other)}`
-            } (running pods keep their proxy until re-created)`
-          : mustChoose(choice, 'it')
-      }.`,
+      said: {
+        id: 'both-namespace',
+        params: {
+          namespace: ns,
+          meshes: texts,
+          resolution: other
+            ? `${chosenText(choice)}, so the fix ${
+                namespaceMarkerKeys(other, obj).keys.length
+                  ? `removes the ${meshTitle(other)} marker`
+                  : `opts the namespace's workloads out of ${meshTitle(other)}`
+              } (running pods keep their proxy until re-created)`
+            : mustChoose(choice, 'it'),
+        },
+      },
+      more: '',
       evidence: { markers: both.map((x) => namespaceMarker(m, x, obj).text), meshChoice: choiceEvidence(choice) },
       fix: choiceFix(
         choice,
@@ -460,7 +534,7 @@ function oneMeshForNamespace(m: Model, ns: string, problems: Problem[]): Problem
     clear: removeEnabled,
     chosen: (p) => {
       const gone = others(p.mesh);
-      return gone ? `${p.message} ${chosenText(choice)}, so the fix also removes ${gone}.` : p.message;
+      return gone ? ` ${chosenText(choice)}, so the fix also removes ${gone}.` : '';
     },
     what: { kind: 'Namespace', name: ns },
     askedToo: 'is asked here too',
@@ -481,12 +555,13 @@ export const WORKLOAD_PROBLEMS = defineFactFamily({
     for (const p of PROFILE_LIST) {
       const c: WorkloadProblemContext = { w, id, where, labels, annotations };
       for (const d of [
-        ...p.markers.rules.workload(m, c),
+        ...p.markers.rules.workload(m, c).map(fromProfile),
         ...tableWorkloadProblems(m, p, c),
         ...misplacedOptOut(m, p, c),
       ]) {
         out.push({
           ...d,
+          more: '',
           mesh: p.name,
           resource: w.ref,
           recreate: w.kind === 'Pod' ? [w] : [],
@@ -537,11 +612,17 @@ function bothAskedForWorkload(m: Model, w: Workload): Problem[] {
     {
       mesh: choice.mesh ?? asked[0]!,
       resource: w.ref,
-      message: `${id} is asked to be injected by both ${asked.map((x) => `${meshTitle(x)} (${how(x)})`).join(' and ')}, so each new pod of it would get two proxies; ${
-        choice.mesh
-          ? `${chosenText(choice)}, so the fix opts its ${where} out of ${others.map(meshTitle).join(' and ')}`
-          : mustChoose(choice, 'it')
-      }.`,
+      said: {
+        id: 'both-workload',
+        params: {
+          workload: id,
+          meshes: asked.map((x) => `${meshTitle(x)} (${how(x)})`).join(' and '),
+          resolution: choice.mesh
+            ? `${chosenText(choice)}, so the fix opts its ${where} out of ${others.map(meshTitle).join(' and ')}`
+            : mustChoose(choice, 'it'),
+        },
+      },
+      more: '',
       evidence: { markers: asked.map((x) => `${meshTitle(x)}: ${how(x)}`), meshChoice: choiceEvidence(choice) },
       fix: choiceFix(
         choice,
@@ -593,8 +674,8 @@ function oneMeshForWorkload(m: Model, w: Workload, problems: Problem[]): Problem
     chosen: (p) => {
       const out = optOutText(p.mesh);
       return out
-        ? `${p.message} ${out} would inject it too; ${chosenText(choice)}, so the fix also opts its pod template out of ${out}.`
-        : p.message;
+        ? ` ${out} would inject it too; ${chosenText(choice)}, so the fix also opts its pod template out of ${out}.`
+        : '';
     },
     what: w.ref,
     askedToo: 'is asked for it too',
@@ -610,12 +691,13 @@ function applyChoice(
   problems: Problem[],
   involved: MeshName[],
   choice: MeshChoice,
+  /** `chosen`: what choosing the problem's own mesh adds to its message (a sentence with its leading space, or ""). */
   how: { clear: (keep: MeshName) => Step[]; chosen: (p: Problem) => string; what: ResourceRef; askedToo: string },
 ): Problem[] {
   return problems.map((p) => {
     const evidence = { ...p.evidence, meshChoice: choiceEvidence(choice) };
     if (choice.mesh === p.mesh)
-      return { ...p, choice, evidence, correct: p.fix, fix: [...how.clear(p.mesh), ...p.fix], message: how.chosen(p) };
+      return { ...p, choice, evidence, correct: p.fix, fix: [...how.clear(p.mesh), ...p.fix], more: how.chosen(p) };
     if (choice.mesh)
       return {
         ...p,
@@ -624,7 +706,7 @@ function applyChoice(
         correct: p.fix,
         fix: p.remove,
         recreate: [],
-        message: `${p.message} ${chosenText(choice)}, so the fix removes this marker rather than correct it.`,
+        more: ` ${chosenText(choice)}, so the fix removes this marker rather than correct it.`,
       };
     const options = involved.map((x) => ({
       mesh: x,
@@ -636,7 +718,7 @@ function applyChoice(
       correct: p.fix,
       fix: choiceFix(choice, options, how.what),
       recreate: [],
-      message: `${p.message} ${meshTitle(involved.find((x) => x !== p.mesh)!)} ${how.askedToo}: choose one mesh, never both.`,
+      more: ` ${meshTitle(involved.find((x) => x !== p.mesh)!)} ${how.askedToo}: choose one mesh, never both.`,
     };
   });
 }

@@ -14,6 +14,7 @@ import { profileOf } from '../mesh/registry.js';
 import { INJECTOR_INPUTS, injectors, namespaceRead, type Injector } from './controlplane.js';
 import type { Model } from './model.js';
 import { releaseOfInjector } from './releases.js';
+import { rbacNamesIn } from '../mesh/releases.js';
 
 /** One injector's standing: its ServiceAccount, what it lacks, and the chart's role and binding. */
 interface InjectorAccess {
@@ -24,6 +25,8 @@ interface InjectorAccess {
   missing: { need: InjectorPermission; verbs: string[] }[];
   /** The ClusterRoleBindings that grant it what it has of them. */
   grantedBy: string[];
+  /** The chart template (and tag or commit) the permissions and names come from: its release's. */
+  source: string;
   /** The chart's ClusterRole and ClusterRoleBinding for this install, and where they stand. */
   chart: {
     clusterRole: string;
@@ -81,7 +84,10 @@ export const INJECTOR_ACCESS = defineFactFamily({
         if (entry) entry.verbs.push(verb);
         else missing.push({ need, verbs: [verb] });
       }
-      const names = rbac.names(inj.namespace, inj.name);
+      // The names its release's chart gives them (Istio 1.6 to 1.10: istiod-<namespace>, from the base chart).
+      const names = release?.injectorRbacNames
+        ? rbacNamesIn(release.injectorRbacNames, inj.namespace)
+        : rbac.names(inj.namespace, inj.name);
       const role = roles.get(names.clusterRole) !== undefined;
       const binding = bindings.find((b) => b.metadata?.name === names.clusterRoleBinding);
       out.push({
@@ -90,6 +96,7 @@ export const INJECTOR_ACCESS = defineFactFamily({
         serviceAccount: account,
         missing,
         grantedBy: [...grantedBy].sort(),
+        source: release?.injectorRbacSource ?? rbac.source,
         chart: {
           ...names,
           role,

@@ -147,7 +147,40 @@ export interface ReleaseRow {
    * profile's `injector.rbac`), or these needs (empty: no ClusterRole the injection depends on).
    */
   readonly injectorRbac?: 'today' | readonly InjectorPermission[];
+  /**
+   * The names of the ClusterRole and ClusterRoleBinding these releases' chart grants the injector
+   * its permissions by, where they are not today's (the profile's `injector.rbac.names`):
+   * `<namespace>` stands for the injector's namespace.
+   */
+  readonly injectorRbacNames?: { readonly clusterRole: string; readonly clusterRoleBinding: string };
   readonly bugs?: readonly KnownBug[];
+}
+
+/**
+ * How a distribution's control plane is installed and changed: by its operator, from a resource the
+ * operator renders the mesh's charts from (no chart of the mesh is installed, and the distribution's
+ * version is no chart version): what a fix changes instead of a Helm value.
+ */
+export interface OperatorInstall {
+  /** Who renders it ("the OpenShift Service Mesh operator"). */
+  readonly operator: string;
+  /** The resource's kind, as kubectl names it (singular), and its plural API resource. */
+  readonly kind: string;
+  readonly resource: string;
+  /** How the resource is found from the injector Deployment: its label naming the resource, else its name after this prefix. */
+  readonly nameLabel: string;
+  readonly namePrefix: string;
+  /**
+   * The chart values the resource's fields render (chart key, field path), and the field's value
+   * for each chart value (`values`; undefined: the same value).
+   */
+  readonly values: readonly {
+    readonly key: string;
+    readonly field: string;
+    readonly values?: Readonly<Record<string, string | number | boolean>>;
+  }[];
+  /** The operator's files and commit that say so. */
+  readonly source: string;
 }
 
 /** A distribution that rebuilds the mesh under its own version numbers (OpenShift Service Mesh). */
@@ -161,6 +194,8 @@ interface Distribution {
   readonly injectorRbac?: readonly InjectorPermission[];
   /** The chart file and commit `injectorRbac` comes from. */
   readonly injectorRbacSource?: string;
+  /** Installed by its operator, not a chart of the mesh: what fixes change instead of Helm values. */
+  readonly installedBy?: OperatorInstall;
 }
 
 /** An injector build recognised by its image whose chart RBAC differs from its release's (Istio's standalone sidecar injector). */

@@ -11,6 +11,7 @@ import type {
   InjectedNames,
   InjectorPermission,
   KnownBug,
+  OperatorInstall,
   ReleaseRow,
   ReleaseTable,
   ValueReading,
@@ -34,6 +35,10 @@ export interface ReleaseFacts {
   readonly containers?: InjectedNames;
   /** The injector's chart RBAC for injection: 'today', its needs, or undefined (outside the table: not judged). */
   readonly injectorRbac?: 'today' | readonly InjectorPermission[];
+  /** Where `injectorRbac` comes from when it is not today's: the row's (or build's, distribution's) source. */
+  readonly injectorRbacSource?: string;
+  /** The chart's ClusterRole and ClusterRoleBinding names, where the release's are not today's (`<namespace>`: the injector's; fill with `rbacNamesIn`). */
+  readonly injectorRbacNames?: NonNullable<ReleaseRow['injectorRbacNames']>;
   /** The keys of the domain this release knows (every release's where the release is outside the table). */
   readonly known: ReadonlySet<string>;
 }
@@ -71,7 +76,15 @@ export function distributionOf(
   t: ReleaseTable,
   image: string,
   version: string,
-): { title: string; release?: string; injectorRbac?: readonly InjectorPermission[] } | undefined {
+):
+  | {
+      title: string;
+      release?: string;
+      injectorRbac?: readonly InjectorPermission[];
+      injectorRbacSource?: string;
+      installedBy?: OperatorInstall;
+    }
+  | undefined {
   const d = (t.distributions ?? []).find((x) => new RegExp(x.image).test(image));
   if (!d) return undefined;
   const hit = d.versions.find((x) => version.replace(/^v/, '').startsWith(x.prefix));
@@ -79,6 +92,8 @@ export function distributionOf(
     title: d.title,
     ...(hit ? { release: hit.release } : {}),
     ...(d.injectorRbac ? { injectorRbac: d.injectorRbac } : {}),
+    ...(d.injectorRbacSource ? { injectorRbacSource: d.injectorRbacSource } : {}),
+    ...(d.installedBy ? { installedBy: d.installedBy } : {}),
   };
 }
 
@@ -87,7 +102,7 @@ function placeRelease(
   p: MeshProfile,
   t: ReleaseTable,
   read: VersionRead,
-): { release?: string; via?: string; injectorRbac?: readonly InjectorPermission[] } {
+): { release?: string; via?: string; injectorRbac?: readonly InjectorPermission[]; rbacSource?: string } {
   const image = /(?:image|runs) (\S+)/.exec(read.from)?.[1];
   const d = image ? distributionOf(t, image, read.version) : undefined;
   if (d)
@@ -95,6 +110,7 @@ function placeRelease(
       release: d.release,
       via: `${d.title} ${read.version}`,
       ...(d.injectorRbac ? { injectorRbac: d.injectorRbac } : {}),
+      ...(d.injectorRbacSource ? { rbacSource: d.injectorRbacSource } : {}),
     };
   for (const c of t.channels ?? []) {
     const n = numbers(read.version, c.prefix);
@@ -134,18 +150,37 @@ export function releaseFacts(p: MeshProfile, read: VersionRead | undefined): Rel
   const rows = t.rows.filter((r) => spans(t, r, release));
   const image = /(?:image|runs) (\S+)/.exec(read.from)?.[1];
   const build = image ? t.injectorBuilds?.find((b) => new RegExp(b.image).test(image)) : undefined;
-  const last = <K extends keyof ReleaseRow>(k: K) => [...rows].reverse().find((r) => r[k] !== undefined)?.[k];
+  const lastRow = <K extends keyof ReleaseRow>(k: K) => [...rows].reverse().find((r) => r[k] !== undefined);
+  const last = <K extends keyof ReleaseRow>(k: K) => lastRow(k)?.[k];
+  const rbacRow = lastRow('injectorRbac');
+  const injectorRbac =
+    build?.injectorRbac ?? placed.injectorRbac ?? (rbacRow?.injectorRbac as ReleaseFacts['injectorRbac']) ?? 'today';
+  const rbacSource = build?.injectorRbac
+    ? build.source
+    : placed.injectorRbac
+      ? placed.rbacSource
+      : injectorRbac !== 'today'
+        ? rbacRow?.source
+        : undefined;
+  const names = build || placed.injectorRbac ? undefined : last('injectorRbacNames');
   return {
     release,
     text: beyond ? `${text}, newer than the tables: judged as ${p.title} ${newest}` : text,
     rows,
     reads: rows.flatMap((r) => r.reads ?? []),
     containers: last('containers') as InjectedNames | undefined,
-    injectorRbac:
-      build?.injectorRbac ?? placed.injectorRbac ?? (last('injectorRbac') as ReleaseFacts['injectorRbac']) ?? 'today',
+    injectorRbac,
+    ...(rbacSource ? { injectorRbacSource: rbacSource } : {}),
+    ...(names ? { injectorRbacNames: names } : {}),
     known: new Set(t.keys.filter((k) => spans(t, k, release)).map((k) => k.key)),
   };
 }
+
+/** A release's chart RBAC names (`injectorRbacNames`) for the injector in namespace `ns`. */
+export const rbacNamesIn = (names: NonNullable<ReleaseRow['injectorRbacNames']>, ns: string) => ({
+  clusterRole: names.clusterRole.replaceAll('<namespace>', ns),
+  clusterRoleBinding: names.clusterRoleBinding.replaceAll('<namespace>', ns),
+});
 
 /** Per profile (profiles and their release tables are constants): asked for every pod by injectedMesh. */
 const proxyNames = new WeakMap<MeshProfile, readonly string[]>();

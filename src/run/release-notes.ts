@@ -77,15 +77,19 @@ function aspectLines(p: MeshProfile, a: Aspect): string[] {
     case 'injectorRbac':
       return [
         ...(t?.rows ?? []).flatMap((r) =>
-          r.injectorRbac === undefined
-            ? [`${range(r)}: not judged (${r.source})`]
-            : r.injectorRbac === 'today'
-              ? [`${range(r)}: the current chart's RBAC (${r.source})`]
-              : r.injectorRbac.length
-                ? [
-                    `${range(r)}: ${r.injectorRbac.map((n) => `${n.verbs.join('/')} ${n.resource}`).join(', ')} (${r.source})`,
-                  ]
-                : [`${range(r)}: none judged, the injector needs no cluster-wide permission (${r.source})`],
+          r.injectorRbacNames
+            ? [
+                `${range(r)}: the chart's ClusterRole ${r.injectorRbacNames.clusterRole}, ClusterRoleBinding ${r.injectorRbacNames.clusterRoleBinding} (${r.source})`,
+              ]
+            : r.injectorRbac === undefined
+              ? [`${range(r)}: not judged (${r.source})`]
+              : r.injectorRbac === 'today'
+                ? [`${range(r)}: the current chart's RBAC (${r.source})`]
+                : r.injectorRbac.length
+                  ? [
+                      `${range(r)}: ${r.injectorRbac.map((n) => `${n.verbs.join('/')} ${n.resource}`).join(', ')} (${r.source})`,
+                    ]
+                  : [`${range(r)}: none judged, the injector needs no cluster-wide permission (${r.source})`],
         ),
         ...(t?.distributions ?? []).flatMap((d) =>
           d.injectorRbac

@@ -16,6 +16,17 @@ checkCases('injector-config-excludes', {
       findings: ['Deployment optin/api', 'Deployment payments/ledger', 'Deployment store/frontend'],
     },
     { fixtures: 'fires-istio-policy-invalid.yaml', findings: ['ConfigMap istio-system/istio-sidecar-injector'] },
+    // OpenShift Service Mesh 2.5: the fix is its ServiceMeshControlPlane's (test/checks/istio-injector.test.ts).
+    {
+      fixtures: 'fires-istio-ossm-2-policy-invalid.yaml',
+      base: 'istio-ossm-2.5',
+      findings: ['ConfigMap istio-system/istio-sidecar-injector-basic'],
+    },
+    {
+      fixtures: 'fires-istio-ossm-2-config-missing.yaml',
+      base: 'istio-ossm-2.5',
+      findings: ['ConfigMap istio-system/istio-sidecar-injector-basic'],
+    },
   ],
   silent: [
     { fixtures: 'ok-istio-invalid-selectors.yaml' },

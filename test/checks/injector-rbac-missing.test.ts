@@ -21,6 +21,17 @@ checkCases('injector-rbac-missing', {
       base: 'consul-0.x',
       findings: ['Deployment consul/consul-connect-injector-webhook-deployment'],
     },
+    // Istio 1.6 to 1.10: the base chart's names (istiod-pilot-<ns> to 1.7, istiod-<ns> from 1.8), not today's.
+    {
+      fixtures: 'fires-istio-1.6-binding-deleted.yaml',
+      base: 'istio-1.6',
+      findings: ['Deployment istio-system/istiod'],
+    },
+    {
+      fixtures: 'fires-istio-1.10-binding-deleted.yaml',
+      base: 'istio-1.6',
+      findings: ['Deployment istio-system/istiod'],
+    },
     // Beside another mesh whose RBAC is fine: only the injector that lacks it.
     {
       fixtures: ['fires-linkerd-binding-deleted.yaml', 'ok-istio-other-binding.yaml'],
@@ -38,6 +49,8 @@ checkCases('injector-rbac-missing', {
     { base: 'consul-0.x' },
     { base: 'istio-1.5' },
     { fixtures: 'ok-ossm-1-injector.yaml', base: 'istio-1.5' },
+    { base: 'istio-1.6' },
+    { fixtures: 'ok-istio-1.10-chart-rbac.yaml', base: 'istio-1.6' },
     // No ClusterRoles at all (a dump without RBAC): not examined, never "everything is gone".
     { base: 'both' },
   ],
@@ -120,5 +133,30 @@ describe('injector-rbac-missing: message, evidence, fix', () => {
       chart: { clusterRole: 'consul-connect-injector', clusterRoleExists: false, clusterRoleBindingExists: false },
     });
     expect(f.fix.some((l) => l.startsWith('kubectl create clusterrolebinding'))).toBe(false);
+  });
+
+  it('Istio 1.6 to 1.10: the wording and the fix name the base chart binding of that release, from its row', () => {
+    const six = findings(cluster('istio-1.6', [`${dir}/fires-istio-1.6-binding-deleted.yaml`]), [
+      'injector-rbac-missing',
+    ]);
+    expect(six).toHaveLength(1);
+    expect(six[0]!.params!.standing).toBe("its chart's ClusterRoleBinding istiod-pilot-istio-system does not exist");
+    expect(six[0]!.evidence).toMatchObject({
+      serviceAccount: 'istio-system/istiod-service-account',
+      chart: { clusterRole: 'istiod-istio-system', clusterRoleExists: true, clusterRoleBindingExists: false },
+      rules: expect.stringContaining('@3ddc57b6 (1.6.14)'),
+    });
+    expect(six[0]!.fix).toContain(
+      'kubectl create clusterrolebinding istiod-pilot-istio-system --clusterrole=istiod-istio-system --serviceaccount=istio-system:istiod-service-account',
+    );
+    expect(six[0]!.message).not.toContain('istiod-clusterrole');
+    const ten = findings(cluster('istio-1.6', [`${dir}/fires-istio-1.10-binding-deleted.yaml`]), [
+      'injector-rbac-missing',
+    ]);
+    expect(ten).toHaveLength(1);
+    expect(ten[0]!.params!.standing).toBe("its chart's ClusterRoleBinding istiod-istio-system does not exist");
+    expect(ten[0]!.fix).toContain(
+      'kubectl create clusterrolebinding istiod-istio-system --clusterrole=istiod-istio-system --serviceaccount=istio-system:istiod-service-account',
+    );
   });
 });

@@ -391,6 +391,26 @@ describe('Helm lines pin the installed istiod release (helm upgrade without --ve
     );
   });
 
+  it('OpenShift Service Mesh is installed by its operator: its fixes change the ServiceMeshControlPlane (the release table), never pin 2.5.1 as an istio/istiod chart', () => {
+    // maistra/istio-operator@8143614c pkg/apis/maistra/conversion/proxy.go (spec.proxy.injection.autoInject renders
+    // global.proxy.autoInject), runtime.go (spec.runtime.components.pilot.container.resources renders pilot.resources).
+    const invalid = findings(cluster('istio-ossm-2.5', [F(ID, 'fires-istio-ossm-2-policy-invalid.yaml')]), [ID]);
+    expect(invalid).toHaveLength(1);
+    expect(invalid[0]!.fix).toEqual([
+      '# OpenShift Service Mesh 2.5.1 is installed by the OpenShift Service Mesh operator, which renders global.proxy.autoInject from ServiceMeshControlPlane field spec.proxy.injection.autoInject: set it there, no Helm or istioctl line applies',
+      `kubectl patch servicemeshcontrolplane basic -n istio-system --type=merge -p '{"spec":{"proxy":{"injection":{"autoInject":true}}}}'`,
+    ]);
+    const missing = findings(cluster('istio-ossm-2.5', [F(ID, 'fires-istio-ossm-2-config-missing.yaml')]), [ID]);
+    expect(missing).toHaveLength(1);
+    expect(missing[0]!.fix.some((l) => l.includes('helm') || l.includes('istioctl install'))).toBe(false);
+    expect(missing[0]!.fix).toContain('kubectl -n istio-system describe servicemeshcontrolplane basic');
+    const m = makeModel(cluster('istio-ossm-2.5'), { mesh: 'auto', certExpiryWarningDays: 60, now: NOW });
+    expect(render(istio.install.memoryFix('istio-system', 'istiod-basic', '4Gi', m))).toEqual([
+      '# durable: OpenShift Service Mesh 2.5.1 is installed by the OpenShift Service Mesh operator, which renders pilot.resources.limits.memory from ServiceMeshControlPlane field spec.runtime.components.pilot.container.resources.limits.memory: set it there, no Helm or istioctl line applies',
+      `kubectl patch servicemeshcontrolplane basic -n istio-system --type=merge -p '{"spec":{"runtime":{"components":{"pilot":{"container":{"resources":{"limits":{"memory":"4Gi"}}}}}}}}'`,
+    ]);
+  });
+
   it('a digest-only or tagless istiod image leaves the version unknown: the policy fix is a comment', () => {
     const snap = cluster('istio', [F(ID, 'fires-istio-policy-invalid.yaml')]);
     for (const d of snap.objects.deployments ?? [])

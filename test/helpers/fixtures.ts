@@ -3,7 +3,7 @@
  * An overlay object replaces the base object of the same kind/namespace/name; an overlay object
  * annotated `meshdoctor.test/delete: "true"` removes it instead.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
@@ -19,33 +19,33 @@ import { serverFromJson, type ServerInfo } from '../../src/k8s/server.js';
 import { MetricsReader } from '../../src/k8s/admission-metrics.js';
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
-/** The further healthy clusters (test/fixtures/healthy/<name>.yaml), each complete on its own. */
-export const MORE_HEALTHY = [
-  'istio-revisions',
-  'istio-tags',
-  'istio-default-on',
-  'kuma-1.x',
-  'consul-0.x',
-  'istio-1.5',
-  'linkerd-stable-2.10',
-  'istio-1.6',
-  'istio-1.28',
-  'istio-ossm-1.1',
-  'istio-ossm-2.0',
-  'istio-ossm-2.5',
-] as const;
+/** A healthy cluster's file name (test/fixtures/healthy/<name>.yaml): a mesh, or a mesh and what the file shows ('kuma-1.0'). */
+export type HealthyName = MeshName | `${MeshName}-${string}`;
+/**
+ * The further healthy clusters, each complete on its own: every file of test/fixtures/healthy but
+ * each mesh's own (linkerd.yaml, ...) and Istio's ambient overlay, read from the folder (the one
+ * list; a release's healthy cluster is registered by adding its file).
+ */
+export const MORE_HEALTHY: readonly HealthyName[] = readdirSync(join(FIXTURES, 'healthy'))
+  .filter((f) => f.endsWith('.yaml'))
+  .map((f) => f.slice(0, -'.yaml'.length))
+  .filter((n) => !(MESH_NAMES as readonly string[]).includes(n) && n !== 'istio-ambient')
+  .map((n) => {
+    if (!MESH_NAMES.some((m) => n.startsWith(`${m}-`))) throw new Error(`healthy/${n}.yaml: name it <mesh>-<what>`);
+    return n as HealthyName;
+  })
+  .sort();
 /**
  * A healthy cluster of one mesh, of Linkerd and Istio ('both'), of meshes side by side
  * ('linkerd+kuma'), Istio's ambient mode over its sidecar install, one of MORE_HEALTHY, or empty.
  */
-export type Base =
-  MeshName | 'both' | `${MeshName}+${MeshName}` | 'istio-ambient' | (typeof MORE_HEALTHY)[number] | 'none';
+export type Base = MeshName | 'both' | `${MeshName}+${MeshName}` | 'istio-ambient' | HealthyName | 'none';
 
 /** Meshes side by side: Linkerd and Istio ('both'), Linkerd and Kuma, Istio and Consul, Kuma and Consul. */
 export const HEALTHY_PAIRS = ['both', 'linkerd+kuma', 'istio+consul', 'kuma+consul'] as const satisfies readonly Base[];
 /**
  * Each file of test/fixtures/healthy as a base: each mesh, Istio's ambient mode (laid over its
- * sidecar install) and MORE_HEALTHY. test/meta.test.ts fails when a file is missing from it.
+ * sidecar install) and MORE_HEALTHY (read from the folder).
  */
 export const HEALTHY_FILES: readonly Base[] = [...MESH_NAMES, 'istio-ambient', ...MORE_HEALTHY];
 /** Every healthy cluster: the one list the tests that iterate the healthy clusters use (each must give zero findings). */
@@ -71,6 +71,7 @@ function releaseBaseOf(file: string): Base | undefined {
   if (file.includes('kuma-1.x')) return 'kuma-1.x';
   if (file.includes('consul-0.')) return 'consul-0.x';
   if (file.includes('istio-1.5') || file.includes('ossm-1')) return 'istio-1.5';
+  if (file.includes('istio-1.6') || file.includes('istio-1.10')) return 'istio-1.6';
   if (file.includes('ossm-2')) return 'istio-ossm-2.5';
   if (file.includes('linkerd-stable-2.10')) return 'linkerd-stable-2.10';
   return undefined;

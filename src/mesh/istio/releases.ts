@@ -91,6 +91,31 @@ export const ISTIO_RELEASES: ReleaseTable = {
       injectorRbac: [],
       injectorRbacSource:
         'maistra/istio-operator@8143614c resources/helm/v2.0 and v2.5/istio-control/istio-discovery/templates/clusterrole.yaml, clusterrolebinding.yaml',
+      // Its operator renders istiod from the ServiceMeshControlPlane (no istio/istiod chart is installed; 2.5.1 is no
+      // chart version): pkg/apis/maistra/conversion/proxy.go lines 176-191 (spec.proxy.injection.autoInject true/false
+      // renders global.proxy.autoInject enabled/disabled), runtime.go lines 336-340 (spec.runtime.components.pilot
+      // .container.resources renders pilot.resources); pkg/controller/common/metadata.go OwnerNameKey (the rendered
+      // objects are labelled maistra.io/owner-name: <SMCP>); istiod is Deployment istiod-<SMCP> (resources/helm/v2.5).
+      installedBy: {
+        operator: 'the OpenShift Service Mesh operator',
+        kind: 'ServiceMeshControlPlane',
+        resource: 'servicemeshcontrolplane',
+        nameLabel: 'maistra.io/owner-name',
+        namePrefix: 'istiod-',
+        values: [
+          {
+            key: 'global.proxy.autoInject',
+            field: 'spec.proxy.injection.autoInject',
+            values: { enabled: true, disabled: false },
+          },
+          {
+            key: 'pilot.resources.limits.memory',
+            field: 'spec.runtime.components.pilot.container.resources.limits.memory',
+          },
+        ],
+        source:
+          'maistra/istio-operator@8143614c pkg/apis/maistra/conversion/proxy.go, runtime.go; pkg/controller/common/metadata.go',
+      },
     },
   ],
   injectorBuilds: [
@@ -151,6 +176,22 @@ export const ISTIO_RELEASES: ReleaseTable = {
           why: 'reads its injection template (istio-sidecar-injector)',
         },
       ],
+    },
+    {
+      // The base chart's names: ClusterRole istiod-<namespace> bound by istiod-pilot-<namespace> (1.6, 1.7).
+      from: '1.6',
+      to: '1.7',
+      source:
+        'istio/istio@3ddc57b6 (1.6.14), @20223481 (1.7.0) manifests/charts/base/templates/clusterrole.yaml, clusterrolebinding.yaml',
+      injectorRbacNames: { clusterRole: 'istiod-<namespace>', clusterRoleBinding: 'istiod-pilot-<namespace>' },
+    },
+    {
+      // From 1.8 the binding is named as the role: istiod-<namespace> (to 1.10; 1.11 renames both).
+      from: '1.8',
+      to: '1.10',
+      source:
+        'istio/istio@c87a4c87 (1.8.0), @d26cba7e (1.10.0) manifests/charts/base/templates/clusterrole.yaml, clusterrolebinding.yaml',
+      injectorRbacNames: { clusterRole: 'istiod-<namespace>', clusterRoleBinding: 'istiod-<namespace>' },
     },
     {
       from: '1.11',

@@ -7,7 +7,7 @@ import { containers, podSpec } from '../../k8s/pods.js';
 import type { MeshContext } from '../context.js';
 import { isObj, labelsOf, nameOf, nsOf, str } from '../../util/objects.js';
 import { configValues, valueAt } from '../config-values.js';
-import { injectorConfigName, serviceRevision } from './install.js';
+import { injectorConfigName, serviceRevision, type IstiodInstall } from './install.js';
 import { distributionOf, readingOf } from '../releases.js';
 import type { ValueReading } from '../release-table.js';
 import { ISTIO_LOOSE_READING, ISTIO_RELEASES } from './releases.js';
@@ -143,9 +143,20 @@ export function istiodVersion(m: MeshContext, ns: string | undefined, deployment
 /**
  * The release an istiod Deployment runs, as a chart version ("1.27.1"): istio/istiod charts are
  * versioned like the release (manifests/charts/istio-control/istio-discovery/Chart.yaml @86c9f01f,
- * `version: 1.0.0` rewritten to the release when published). Undefined unless x.y.z is known.
+ * `version: 1.0.0` rewritten to the release when published). Undefined unless x.y.z is known; for
+ * a distribution its operator installs, that operator's resource (the release table's `installedBy`).
  */
-export function istiodRelease(m: MeshContext, ns: string, deployment: string): string | undefined {
-  const v = istiodVersion(m, ns, deployment).version;
+export function istiodRelease(m: MeshContext, ns: string, deployment: string): IstiodInstall {
+  const read = istiodVersion(m, ns, deployment);
+  const v = read.version;
+  // A distribution its operator installs (OpenShift Service Mesh 2.5.1): no istio/istiod chart to pin, its resource instead.
+  const dist = read.image && v ? distributionOf(ISTIO_RELEASES, read.image, v) : undefined;
+  if (dist?.installedBy && v) {
+    const by = dist.installedBy;
+    const d = m.get('deployments', ns, deployment);
+    const label = labelsOf(d)[by.nameLabel];
+    const name = label || (deployment.startsWith(by.namePrefix) ? deployment.slice(by.namePrefix.length) : undefined);
+    return { distribution: dist.title, version: v, ...(name ? { name } : {}), install: by };
+  }
   return v && /^\d+\.\d+\.\d+$/.test(v) ? v : undefined;
 }

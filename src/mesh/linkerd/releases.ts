@@ -3,7 +3,8 @@
  * releaseFacts (src/mesh/releases.ts). Rows keyed by release range, oldest first, each with its
  * source in linkerd/linkerd2. From 2.15 releases ship as edge builds: an edge build belongs to the
  * newest release whose edge tag it is at or after (version-2.x tags point at edge-24.2.4,
- * edge-24.8.2, edge-24.11.8, edge-25.4.4, edge-25.10.7); later builds are "edge".
+ * edge-24.8.2, edge-24.11.8, edge-25.4.4, edge-25.10.7; version-2.20 @eadc1acf is edge-26.6.3 and a
+ * containerd bump); later builds are "edge".
  */
 import type { KubernetesSupport } from '../profile.js';
 import type { ReleaseTable } from '../release-table.js';
@@ -40,7 +41,7 @@ export const LINKERD_KUBERNETES: readonly KubernetesSupport[] = [
 ];
 
 export const LINKERD_RELEASES: ReleaseTable = {
-  order: ['2.10', '2.11', '2.12', '2.13', '2.14', '2.15', '2.16', '2.17', '2.18', '2.19', 'edge'],
+  order: ['2.10', '2.11', '2.12', '2.13', '2.14', '2.15', '2.16', '2.17', '2.18', '2.19', '2.20', 'edge'],
   channels: [
     { prefix: 'edge-', from: [24, 2, 4], release: '2.15' },
     { prefix: 'edge-', from: [24, 8, 2], release: '2.16' },
@@ -48,6 +49,8 @@ export const LINKERD_RELEASES: ReleaseTable = {
     { prefix: 'edge-', from: [25, 4, 4], release: '2.18' },
     { prefix: 'edge-', from: [25, 10, 7], release: '2.19' },
     { prefix: 'edge-', from: [25, 10, 8], release: 'edge' },
+    { prefix: 'edge-', from: [26, 6, 3], release: '2.20' },
+    { prefix: 'edge-', from: [26, 6, 4], release: 'edge' },
   ],
   rows: [
     {
@@ -101,7 +104,7 @@ export const LINKERD_RELEASES: ReleaseTable = {
   ],
   domains: ['linkerd.io', 'config.linkerd.io', 'config.alpha.linkerd.io'],
   keySource:
-    'linkerd/linkerd2 pkg/k8s/labels.go and the keys its charts write (charts/partials, charts/linkerd-control-plane/templates) at stable-2.10.0 @b10356a8, 2.11.0 @02064b02, 2.12.0 @0bd3f732, 2.13.0 @775dc9fb, 2.14.0 @a4bec904, edge-24.2.4 @f0d861ea, edge-24.8.2 @332c4efa, edge-24.11.8 @43335fd9, edge-25.4.4 @0fe0ad01, edge-25.10.7 @0ebd74b0, edge-26.8.3 @19a0d90d',
+    'linkerd/linkerd2 pkg/k8s/labels.go and the keys its charts write (charts/partials, charts/linkerd-control-plane/templates) at stable-2.10.0 @b10356a8, 2.11.0 @02064b02, 2.12.0 @0bd3f732, 2.13.0 @775dc9fb, 2.14.0 @a4bec904, edge-24.2.4 @f0d861ea, edge-24.8.2 @332c4efa, edge-24.11.8 @43335fd9, edge-25.4.4 @0fe0ad01, edge-25.10.7 @0ebd74b0, version-2.20 @eadc1acf, edge-26.8.3 @19a0d90d',
   keys: [
     {
       key: 'config.alpha.linkerd.io/proxy-enable-native-sidecar',
@@ -194,7 +197,7 @@ export const LINKERD_RELEASES: ReleaseTable = {
     },
     {
       key: 'config.linkerd.io/proxy-additional-env',
-      from: 'edge',
+      from: '2.20',
       does: 'allows setting additional proxy environment variables via a JSON-encoded list of Kubernetes EnvVar objects',
     },
     {
@@ -226,7 +229,7 @@ export const LINKERD_RELEASES: ReleaseTable = {
     },
     {
       key: 'config.linkerd.io/proxy-enable-native-sidecar',
-      from: 'edge',
+      from: '2.20',
       does: 'enables the native initContainer sidecar',
     },
     {
