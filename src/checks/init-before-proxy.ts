@@ -36,9 +36,10 @@ import { recreateCommands } from '../fix/commands.js';
 import { setOnTemplate } from '../fix/commands.js';
 import { choice, comment, lit, text, type Step } from '../fix/steps.js';
 import { knownKeys } from '../facts/releases.js';
+import { podsCarrying } from '../facts/pods.js';
 import { meshesAllowed } from '../facts/siblings.js';
 import { networkFailure } from '../k8s/network-error.js';
-import { containers, initContainers, isActive, podSpec } from '../k8s/pods.js';
+import { containers, initContainers, podSpec } from '../k8s/pods.js';
 import type { InitTraffic, MeshProfile } from '../mesh/profile.js';
 import { injectedNames } from '../mesh/proxy.js';
 import { proxyNamesOfAllReleases } from '../mesh/releases.js';
@@ -165,7 +166,8 @@ export default defineCheck({
       const known = knownKeys(m, mesh)?.known;
       for (const w of m.appWorkloads) {
         const hits: { pod: string; container: string; seen: string; by: string; cni: boolean; uid: number }[] = [];
-        for (const pod of w.pods.filter(isActive).slice(0, MAX_PODS)) {
+        // Only pods carrying a container of the mesh's can run its proxy (below: by a proxy name of any release).
+        for (const pod of podsCarrying(w, mesh, MAX_PODS)) {
           const spec = podSpec(pod);
           const inits = initContainers(spec);
           const ordinary = containers(spec).some((c) => proxies.has(str(c.name) ?? ''));

@@ -55,7 +55,7 @@
  */
 import { cmd, comment, lit, noteStep, type Part, type Step } from '../fix/steps.js';
 import { eventInfo } from '../k8s/events.js';
-import { isActive, podSpec, containers, initContainers } from '../k8s/pods.js';
+import { podSpec, containers, initContainers } from '../k8s/pods.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { alteredNativeSidecar, injectedNames } from '../mesh/proxy.js';
 import { clusterVersions } from '../facts/versions.js';
@@ -64,6 +64,7 @@ import { recreateAll, setOnTemplate } from '../fix/commands.js';
 import { NETWORKS, namedAttachments } from '../k8s/sandbox.js';
 import { parseQuantity } from '../k8s/quantity.js';
 import { meshesAllowed } from '../facts/siblings.js';
+import { podsCarrying } from '../facts/pods.js';
 import type { Model, Workload } from '../facts/model.js';
 import type { MeshName } from '../mesh/names.js';
 import type { InjectedContainer, StartContext, StartFailure } from '../mesh/profile.js';
@@ -940,14 +941,16 @@ export default defineCheck<Evidence, typeof MESSAGES>({
       const p = profileOf(mesh);
       const names = injectedNames(p);
       for (const w of m.appWorkloads) {
-        const altered = w.pods.filter((pod) => isActive(pod) && alteredNativeSidecar(pod, mesh));
+        // Only pods carrying a container of the mesh's have one to judge (a proxy, an init container of it).
+        const carrying = podsCarrying(w, mesh);
+        const altered = carrying.filter((pod) => alteredNativeSidecar(pod, mesh));
         if (altered.length) {
           // An API server older than native sidecars (read, or bounded by the kubelets) dropped the
           // field itself: native-sidecar-unsupported is that one finding.
           if (!serverDropsNative(m)) yield alteredFinding(m, w, mesh, altered);
           continue;
         }
-        const failing = w.pods.filter(isActive).flatMap((pod) => {
+        const failing = carrying.flatMap((pod) => {
           // Only the containers this mesh injected into this pod (another mesh may use a like name).
           const spec = podSpec(pod);
           const present = [...initContainers(spec), ...containers(spec)].map((c) => str(c.name) ?? '');

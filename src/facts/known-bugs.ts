@@ -18,6 +18,8 @@ import type { KnownBug } from '../mesh/release-table.js';
 import { profileOf } from '../mesh/registry.js';
 import { knownBugs } from '../mesh/releases.js';
 import { containerVersion } from '../mesh/versions.js';
+import { injectedNames } from '../mesh/proxy.js';
+import { podsCarrying } from './pods.js';
 import { injectors, type Injector } from './controlplane.js';
 import type { Model, Workload } from './model.js';
 import { injectorsFor } from './versions.js';
@@ -197,9 +199,13 @@ const BUGS_SHOWN = defineFact({
           ),
         ),
       ];
+      // A pod is judged by containers the mesh injects (its proxy, the helper of versionFrom): one
+      // without any (podsCarrying) has nothing to judge, unless a versionFrom names another container.
+      const byName = versionFrom.every((n) => injectedNames(p).includes(n));
       for (const w of m.appWorkloads) {
         const hits = new Map<string, { bug: KnownBug; version: VersionRead; pods: string[]; seen: string }>();
-        for (const pod of w.pods.filter(isActive).slice(0, MAX_PODS)) {
+        const judged = byName ? podsCarrying(w, mesh, MAX_PODS) : w.pods.filter(isActive).slice(0, MAX_PODS);
+        for (const pod of judged) {
           // The proxy's version judges the pod, or (a bug that says so) the image of the helper that tells the injecting release.
           const reads = [
             { read: p.versions.proxy(pod), from: undefined as string | undefined },
