@@ -22,7 +22,7 @@ import { injectedNames } from '../mesh/proxy.js';
 import { podsCarrying } from './pods.js';
 import { injectors, type Injector } from './controlplane.js';
 import type { Model, Workload } from './model.js';
-import { injectorsFor } from './versions.js';
+import { injectorsFor, proxyVersion } from './versions.js';
 
 /** One bug shown: where, the version that places it in the affected range, and what the cluster shows. */
 interface BugShown {
@@ -208,7 +208,7 @@ const BUGS_SHOWN = defineFact({
         for (const pod of judged) {
           // The proxy's version judges the pod, or (a bug that says so) the image of the helper that tells the injecting release.
           const reads = [
-            { read: p.versions.proxy(pod), from: undefined as string | undefined },
+            { read: proxyVersion(pod, mesh), from: undefined as string | undefined },
             ...versionFrom.map((n) => ({ read: injectedBy(pod, n), from: n })),
           ];
           const bugs = reads.flatMap(({ read, from }) =>
