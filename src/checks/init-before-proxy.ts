@@ -46,7 +46,7 @@ import { proxyNamesOfAllReleases } from '../mesh/releases.js';
 import { profileOf } from '../mesh/registry.js';
 import { printable } from '../util/errors.js';
 import type { K8sObject } from '../util/types.js';
-import { annotationsOf, arr, isObj, nameOf, plural, str } from '../util/objects.js';
+import { annotationOf, arr, isObj, nameOf, plural, str } from '../util/objects.js';
 import { defineCheck, messages, meta, say } from './define.js';
 
 const MESSAGES = messages({
@@ -173,8 +173,8 @@ export default defineCheck({
           const ordinary = containers(spec).some((c) => proxies.has(str(c.name) ?? ''));
           const nativeAt = inits.findIndex((c) => proxies.has(str(c.name) ?? '') && c.restartPolicy === 'Always');
           if (!ordinary && nativeAt < 0) continue;
-          const notes = annotationsOf(pod);
-          if (it.exclude.some((e) => notes[e.key] !== undefined)) continue;
+          // One key each (annotationOf), not the pod's whole map.
+          if (it.exclude.some((e) => annotationOf(pod, e.key) !== undefined)) continue;
           if (p.cni?.skips?.(pod)) continue;
           // The iptables init container as injected without the CNI plugin: it adds NET_ADMIN (Consul's keeps its
           // name with the plugin, without the capability: then it redirects nothing itself).
@@ -186,7 +186,7 @@ export default defineCheck({
             (inits.some((c) => validation.includes(str(c.name) ?? '')) || p.cni?.enabled(m, w)?.enabled === true);
           const from = cni ? 0 : iptablesAt >= 0 ? iptablesAt + 1 : -1;
           if (from < 0) continue;
-          const recorded = Number(notes[it.uidAnnotation ?? '']);
+          const recorded = Number(annotationOf(pod, it.uidAnnotation ?? ''));
           const uid = it.uidAnnotation && Number.isInteger(recorded) && recorded > 0 ? recorded : it.proxyUid;
           const podUid = uidOf(spec.securityContext);
           for (let i = from; i < inits.length; i++) {
