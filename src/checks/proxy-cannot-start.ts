@@ -121,6 +121,8 @@ function failingIn(pod: K8sObject, names: readonly string[]): Failing[] {
       const termNow = isObj(cs.state) && isObj(cs.state.terminated) ? cs.state.terminated : undefined;
       const termLast = isObj(cs.lastState) && isObj(cs.lastState.terminated) ? cs.lastState.terminated : undefined;
       const reason = str(waiting?.reason);
+      // Not waiting, no init container ended now, not killed for memory last: none of the cases below (most containers).
+      if (!reason && !(init && termNow) && termLast?.reason !== 'OOMKilled') continue;
       const term = termLast ?? termNow;
       const base = {
         pod,
