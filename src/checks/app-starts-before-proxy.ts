@@ -94,6 +94,21 @@ function statuses(pod: K8sObject): Status[] {
   return out;
 }
 
+/** Some status that statuses() reads, of a container not in `injected`, counts a restart (as statuses() reads it). */
+function appRestarted(pod: K8sObject, injected: readonly string[]): boolean {
+  const st = isObj(pod.status) ? pod.status : {};
+  for (const f of ['initContainerStatuses', 'containerStatuses'] as const) {
+    const list: unknown[] = Array.isArray(st[f]) ? st[f] : [];
+    for (let i = 0; i < list.length && i < 64; i++) {
+      const cs = list[i];
+      if (!isObj(cs)) continue;
+      const name = str(cs.name);
+      if (name && !injected.includes(name) && typeof cs.restartCount === 'number' && cs.restartCount !== 0) return true;
+    }
+  }
+  return false;
+}
+
 const PROBE_EVENTS = defineFact({
   id: 'probe-events',
   inputs: ['events'],
@@ -166,6 +181,8 @@ export default defineCheck({
         let how: string | undefined;
         let older: string | undefined;
         for (const pod of (podStates(w).meshed.get(mesh) ?? []).filter(isActive)) {
+          // Only a pod with an app container that restarted can show a failure (cheapest test first).
+          if (!appRestarted(pod, injected)) continue;
           const hold = p.runtime.startOrder.held(m, pod);
           if (!hold || hold.held) continue; // held (a failure then is not the proxy's), or nothing tells
           const all = statuses(pod);

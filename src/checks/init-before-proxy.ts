@@ -36,16 +36,17 @@ import { recreateCommands } from '../fix/commands.js';
 import { setOnTemplate } from '../fix/commands.js';
 import { choice, comment, lit, text, type Step } from '../fix/steps.js';
 import { knownKeys, KNOWN_KEYS } from '../facts/releases.js';
+import { podsCarrying } from '../facts/pods.js';
 import { meshesAllowed } from '../facts/siblings.js';
 import { networkFailure } from '../k8s/network-error.js';
-import { containers, initContainers, isActive, podSpec } from '../k8s/pods.js';
+import { containers, initContainers, podSpec } from '../k8s/pods.js';
 import type { InitTraffic, MeshProfile } from '../mesh/profile.js';
 import { injectedNames } from '../mesh/proxy.js';
 import { proxyNamesOfAllReleases } from '../mesh/releases.js';
 import { profileOf } from '../mesh/registry.js';
 import { printable } from '../util/errors.js';
 import type { K8sObject } from '../util/types.js';
-import { annotationsOf, arr, isObj, nameOf, plural, str } from '../util/objects.js';
+import { annotationOf, arr, isObj, nameOf, plural, str } from '../util/objects.js';
 import { ADMISSION_CHAIN, mutatingAfter } from '../facts/admission-chain.js';
 import { defineCheck, messages, meta, say } from './define.js';
 import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
@@ -181,14 +182,14 @@ export default defineCheck({
         }[] = [];
         // The template's own init containers: one that is not among them was added at admission, by a webhook.
         const templateInits = new Set(initContainers(podSpec(w.template)).map((c) => str(c.name) ?? ''));
-        for (const pod of w.pods.filter(isActive).slice(0, MAX_PODS)) {
+        for (const pod of podsCarrying(w, mesh, MAX_PODS)) {
           const spec = podSpec(pod);
           const inits = initContainers(spec);
           const ordinary = containers(spec).some((c) => proxies.has(str(c.name) ?? ''));
           const nativeAt = inits.findIndex((c) => proxies.has(str(c.name) ?? '') && c.restartPolicy === 'Always');
           if (!ordinary && nativeAt < 0) continue;
-          const notes = annotationsOf(pod);
-          if (it.exclude.some((e) => notes[e.key] !== undefined)) continue;
+          // One key each (annotationOf), not the pod's whole map.
+          if (it.exclude.some((e) => annotationOf(pod, e.key) !== undefined)) continue;
           if (p.cni?.skips?.(pod)) continue;
           // The iptables init container as injected without the CNI plugin: it adds NET_ADMIN (Consul's keeps its
           // name with the plugin, without the capability: then it redirects nothing itself).
@@ -200,7 +201,7 @@ export default defineCheck({
             (inits.some((c) => validation.includes(str(c.name) ?? '')) || p.cni?.enabled(m, w)?.enabled === true);
           const from = cni ? 0 : iptablesAt >= 0 ? iptablesAt + 1 : -1;
           if (from < 0) continue;
-          const recorded = Number(notes[it.uidAnnotation ?? '']);
+          const recorded = Number(annotationOf(pod, it.uidAnnotation ?? ''));
           const uid = it.uidAnnotation && Number.isInteger(recorded) && recorded > 0 ? recorded : it.proxyUid;
           const podUid = uidOf(spec.securityContext);
           for (let i = from; i < inits.length; i++) {

@@ -62,7 +62,7 @@
  */
 import { cmd, comment, lit, noteStep, type Part, type Step } from '../fix/steps.js';
 import { eventInfo } from '../k8s/events.js';
-import { isActive, podSpec, containers, initContainers } from '../k8s/pods.js';
+import { podSpec, containers, initContainers } from '../k8s/pods.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { alteredNativeSidecar, injectedNames, rewrittenInits } from '../mesh/proxy.js';
 import { clusterVersions, CLUSTER_VERSIONS } from '../facts/versions.js';
@@ -71,6 +71,7 @@ import { recreateAll, setOnTemplate } from '../fix/commands.js';
 import { NETWORKS, namedAttachments } from '../k8s/sandbox.js';
 import { parseQuantity } from '../k8s/quantity.js';
 import { meshesAllowed } from '../facts/siblings.js';
+import { podsCarrying } from '../facts/pods.js';
 import type { Model, Workload } from '../facts/model.js';
 import type { MeshName } from '../mesh/names.js';
 import type { InjectedContainer, StartContext, StartFailure } from '../mesh/profile.js';
@@ -129,6 +130,8 @@ function failingIn(pod: K8sObject, names: readonly string[]): Failing[] {
       const termNow = isObj(cs.state) && isObj(cs.state.terminated) ? cs.state.terminated : undefined;
       const termLast = isObj(cs.lastState) && isObj(cs.lastState.terminated) ? cs.lastState.terminated : undefined;
       const reason = str(waiting?.reason);
+      // Not waiting, no init container ended now, not killed for memory last: none of the cases below (most containers).
+      if (!reason && !(init && termNow) && termLast?.reason !== 'OOMKilled') continue;
       const term = termLast ?? termNow;
       const base = {
         pod,
@@ -1077,7 +1080,9 @@ export default defineCheck<Evidence, typeof MESSAGES>({
       const p = profileOf(mesh);
       const names = injectedNames(p);
       for (const w of m.appWorkloads) {
-        const altered = w.pods.filter((pod) => isActive(pod) && alteredNativeSidecar(pod, mesh));
+        // Only pods carrying a container of the mesh's have one to judge (a proxy, an init container of it).
+        const carrying = podsCarrying(w, mesh);
+        const altered = carrying.filter((pod) => alteredNativeSidecar(pod, mesh));
         if (altered.length) {
           // An API server older than native sidecars (read, or bounded by the kubelets) dropped the
           // field itself: native-sidecar-unsupported is that one finding.
@@ -1086,8 +1091,8 @@ export default defineCheck<Evidence, typeof MESSAGES>({
         }
         // A mesh init container a later webhook made a sidecar (restartPolicy: Always): it exits and is
         // restarted by design, not failing; init-rewritten names the webhook (one cause, one finding).
-        if (w.pods.some((pod) => isActive(pod) && rewrittenInits(pod, mesh).length)) continue;
-        const failing = w.pods.filter(isActive).flatMap((pod) => {
+        if (carrying.some((pod) => rewrittenInits(pod, mesh).length)) continue;
+        const failing = carrying.flatMap((pod) => {
           // Only the containers this mesh injected into this pod (another mesh may use a like name).
           const spec = podSpec(pod);
           const present = [...initContainers(spec), ...containers(spec)].map((c) => str(c.name) ?? '');

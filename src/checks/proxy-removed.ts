@@ -64,14 +64,18 @@ function cniSeen(m: Model, mesh: MeshName, pod: K8sObject): string | undefined {
 function unredirected(m: Model, w: Workload, mesh: MeshName) {
   const cni = profileOf(mesh).cni;
   if (!cni?.skips) return [];
-  return podStates(w)
-    .active.slice(0, 500)
-    .flatMap((pod) => {
-      if (injectedMesh(pod) !== mesh || hasContainer(pod, cni.privilegedInit.name)) return [];
-      const skip = cni.skips!(pod);
-      const seen = skip && cniSeen(m, mesh, pod);
-      return skip && seen ? [{ pod, skip, seen }] : [];
-    });
+  const s = podStates(w);
+  // The first 500 active pods that run the mesh's proxy (podStates' split, in the same order).
+  const running =
+    s.active.length <= 500
+      ? (s.meshed.get(mesh) ?? [])
+      : s.active.slice(0, 500).filter((pod) => injectedMesh(pod) === mesh);
+  return running.flatMap((pod) => {
+    if (hasContainer(pod, cni.privilegedInit.name)) return [];
+    const skip = cni.skips!(pod);
+    const seen = skip && cniSeen(m, mesh, pod);
+    return skip && seen ? [{ pod, skip, seen }] : [];
+  });
 }
 
 /** Its evidence: the pods that lack announced containers (mark, announced, missing), or the pods the CNI plugin skips (skipped, key). */

@@ -18,9 +18,11 @@ import type { KnownBug } from '../mesh/release-table.js';
 import { profileOf } from '../mesh/registry.js';
 import { knownBugs } from '../mesh/releases.js';
 import { containerVersion } from '../mesh/versions.js';
+import { injectedNames } from '../mesh/proxy.js';
+import { podsCarrying } from './pods.js';
 import { injectors, type Injector } from './controlplane.js';
 import type { Model, Workload } from './model.js';
-import { injectorsFor } from './versions.js';
+import { injectorsFor, proxyVersion } from './versions.js';
 
 /** One bug shown: where, the version that places it in the affected range, and what the cluster shows. */
 interface BugShown {
@@ -197,12 +199,16 @@ export const BUGS_SHOWN = defineFact({
           ),
         ),
       ];
+      // A pod is judged by containers the mesh injects (its proxy, the helper of versionFrom): one
+      // without any (podsCarrying) has nothing to judge, unless a versionFrom names another container.
+      const byName = versionFrom.every((n) => injectedNames(p).includes(n));
       for (const w of m.appWorkloads) {
         const hits = new Map<string, { bug: KnownBug; version: VersionRead; pods: string[]; seen: string }>();
-        for (const pod of w.pods.filter(isActive).slice(0, MAX_PODS)) {
+        const judged = byName ? podsCarrying(w, mesh, MAX_PODS) : w.pods.filter(isActive).slice(0, MAX_PODS);
+        for (const pod of judged) {
           // The proxy's version judges the pod, or (a bug that says so) the image of the helper that tells the injecting release.
           const reads = [
-            { read: p.versions.proxy(pod), from: undefined as string | undefined },
+            { read: proxyVersion(pod, mesh), from: undefined as string | undefined },
             ...versionFrom.map((n) => ({ read: injectedBy(pod, n), from: n })),
           ];
           const bugs = reads.flatMap(({ read, from }) =>

@@ -117,6 +117,23 @@ export function injectorsFor(m: Model, w: Workload, mesh: MeshName): Injector[] 
   return [...out.values()];
 }
 
+/** Per mesh, the proxy version each pod runs (null: none read). */
+const proxyVersions = new Map<MeshName, WeakMap<K8sObject, VersionRead | null>>();
+
+/**
+ * The mesh's proxy version this pod runs (its profile's versions.proxy), read once per pod and mesh
+ * (the pod is frozen): known-release-bug and proxy-outdated ask it of the same pods.
+ */
+export function proxyVersion(pod: K8sObject, mesh: MeshName): VersionRead | undefined {
+  const versions = profileOf(mesh).versions;
+  if (!versions) return undefined;
+  let byPod = proxyVersions.get(mesh);
+  if (!byPod) proxyVersions.set(mesh, (byPod = new WeakMap()));
+  let v = byPod.get(pod);
+  if (v === undefined) byPod.set(pod, (v = versions.proxy(pod) ?? null));
+  return v ?? undefined;
+}
+
 /** A workload's pods that run an older proxy than the one its injector injects now. */
 interface ProxySkew {
   mesh: MeshName;
@@ -154,10 +171,14 @@ export function proxySkew(m: Model, w: Workload, mesh: MeshName): ProxySkew | un
   const expected = versions.injects(m, injector.deployment as K8sObject);
   if (!expected) return undefined;
   const older: ProxySkew['older'] = [];
+  // The pods of a workload run few versions: each compared once.
+  const compared = new Map<string, number | undefined>();
   for (const p of pods) {
-    const v = versions.proxy(p);
+    const v = proxyVersion(p, mesh);
     if (!v) continue; // unreadable (a digest, a custom tag): not compared
-    const c = versions.compare(v.version, expected.version);
+    let c = compared.get(v.version);
+    if (c === undefined && !compared.has(v.version))
+      compared.set(v.version, (c = versions.compare(v.version, expected.version)));
     if (c !== undefined && c < 0) older.push({ pod: nameOf(p), version: v.version, from: v.from });
   }
   if (!older.length) return undefined;
