@@ -181,8 +181,10 @@ export default defineCheck({
         let how: string | undefined;
         let older: string | undefined;
         for (const pod of (podStates(w).meshed.get(mesh) ?? []).filter(isActive)) {
-          // Only a pod with an app container that restarted can show a failure (cheapest test first).
-          if (!appRestarted(pod, injected)) continue;
+          // Only a pod with an app container that restarted, or one that never restarts its containers, can
+          // show a failure (cheapest test first).
+          const never = isObj(pod.spec) && pod.spec.restartPolicy === 'Never';
+          if (!never && !appRestarted(pod, injected)) continue;
           const hold = p.runtime.startOrder.held(m, pod);
           if (!hold || hold.held) continue; // held (a failure then is not the proxy's), or nothing tells
           const all = statuses(pod);
@@ -197,7 +199,6 @@ export default defineCheck({
             unreadyUntil && unreadyUntil.getTime() > proxy.running.getTime() ? unreadyUntil.getTime() : 0,
           );
           // A pod that never restarts its containers (restartPolicy Never) keeps an app's one failure as its current state.
-          const never = isObj(pod.spec) && pod.spec.restartPolicy === 'Never';
           for (const app of all) {
             if (injected.includes(app.name)) continue;
             const once = app.restarts === 0 && never && !app.init ? failed(app.ended) : undefined;
