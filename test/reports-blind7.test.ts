@@ -1,0 +1,71 @@
+/**
+ * A blind measurement (issue 31): real user reports meshdoctor has never seen, collected from the meshes' trackers in
+ * the order the search showed them and picked by what each thread confirms, not by what meshdoctor handles (every
+ * thread looked at, and why it was used or skipped: research/blind7-threads.md). Each is rebuilt as an overlay on the
+ * healthy cluster of its mesh and release (test/fixtures/reports/blind7/, the thread in each file's header). No change
+ * to src/ came with them: `open` lists the reports meshdoctor does not name yet, so this file passes today and fails
+ * when a later change starts naming one of them (then take it off `open`).
+ */
+import { type ReportCase, reportCases } from './helpers/reports.js';
+
+const CASES: ReportCase[] = [
+  {
+    file: 'linkerd-stable-2.10-kube-system-webhooks-disabled',
+    report: 'linkerd/linkerd2#4175',
+    // The message names the namespace and the webhook's namespaceSelector; the label is in the evidence and the fix.
+    id: 'webhook-excludes-namespace',
+    says: ['kube-system', 'namespaceSelector'],
+  },
+  {
+    file: 'linkerd-stable-2.10-eks-weave-injector-unreachable',
+    report: 'linkerd/linkerd2#3353',
+    id: 'webhook-port-blocked',
+    says: ['weave-net', /API server/],
+    never: [/NetworkPolicy/],
+  },
+  {
+    file: 'linkerd-hostnetwork-ingress-nginx-daemonset',
+    report: 'linkerd/linkerd2#7949',
+    id: 'host-network-pod',
+    says: ['ingress-nginx-controller', 'hostNetwork'],
+  },
+  {
+    file: 'kuma-cni-new-node-validation-passes',
+    report: 'kumahq/kuma#16809',
+    id: 'proxy-cannot-start',
+    says: ['kuma-cni-node-z7p2k', '2026-11-22T10:02:05Z'],
+  },
+  {
+    file: 'kuma-cni-wait-for-dataplane-ready-no-pod-ip',
+    report: 'kumahq/kuma#9431',
+    id: 'proxy-cannot-start',
+    says: [/wait-for-dataplane-ready|WAIT_FOR_DATAPLANE_READY/, /CNI/],
+  },
+  {
+    file: 'consul-0.x-metrics-merging-consul-1.9.4',
+    report: 'hashicorp/consul-k8s#482',
+    id: 'proxy-cannot-start',
+    says: ['1.9.4', /prometheus-scrape-path|metrics merging|enable-metrics-merging/],
+  },
+  {
+    file: 'consul-0.x-client-hostport-unreachable',
+    report: 'hashicorp/consul-k8s#27',
+    id: 'proxy-cannot-start',
+    says: ['hostPort', '8500'],
+  },
+  {
+    file: 'consul-0.x-eks-webhook-blocks-aws-node',
+    report: 'hashicorp/consul-k8s#715',
+    id: 'webhook-call-failed',
+    says: ['aws-node', /NetworkPluginNotReady|cni config uninitialized|not Ready|NotReady/],
+  },
+  {
+    file: 'consul-0.x-no-kubernetes-service',
+    report: 'hashicorp/consul-k8s#962',
+    id: 'proxy-cannot-start',
+    says: ['app-a', /Service/],
+  },
+];
+
+reportCases('blind7', 'blind measurement: unseen real reports, the confirmed cause is named', CASES, [
+]);
