@@ -65,6 +65,25 @@ const CASES: ReportCase[] = [
     id: 'proxy-cannot-start',
     says: ['app-a', /Service/],
   },
+  {
+    file: 'istio-1.5-injector-template-edited',
+    report: 'istio/istio#15152',
+    id: 'webhook-denied',
+    says: ['istio-sidecar-injector', /template/],
+  },
+  {
+    file: 'istio-1.5-label-key-with-slash-release-1.0.3',
+    report: 'istio/istio#9605',
+    id: 'admission-rejects-proxy',
+    says: [/ISTIO_META_/, /label/, '1.0.3'],
+  },
+  {
+    file: 'istio-revision-1-9-4-namespace-istio-injection-label',
+    report: 'istio/istio#32746',
+    // As for linkerd2#4175: the message names the namespace and the selector, the fix the label istio.io/rev=1-9-4.
+    id: 'webhook-excludes-namespace',
+    says: ['Namespace demo', 'namespaceSelector'],
+  },
 ];
 
 reportCases('blind7', 'blind measurement: unseen real reports, the confirmed cause is named', CASES, [
