@@ -84,6 +84,18 @@ const CASES: ReportCase[] = [
     id: 'webhook-excludes-namespace',
     says: ['Namespace demo', 'namespaceSelector'],
   },
+  {
+    file: 'kuma-1.x-headless-service-no-dataplane',
+    report: 'kumahq/kuma#561',
+    id: 'proxy-cannot-start',
+    says: ['sandbox', /headless|clusterIP: None/],
+  },
+  {
+    file: 'kuma-mesh-name-with-dot',
+    report: 'kumahq/kuma#12954',
+    id: 'proxy-cannot-start',
+    says: ['aa.a'],
+  },
 ];
 
 reportCases('blind7', 'blind measurement: unseen real reports, the confirmed cause is named', CASES, [
