@@ -96,6 +96,18 @@ const CASES: ReportCase[] = [
     id: 'proxy-cannot-start',
     says: ['aa.a'],
   },
+  {
+    file: 'linkerd-stable-2.10-limitrange-max-proxy-no-limit',
+    report: 'linkerd/linkerd2#2750',
+    id: 'quota-blocks-proxy',
+    says: ['LimitRange', /proxy/, /limit/],
+  },
+  {
+    file: 'istio-1.5-apiserver-http-proxy-env',
+    report: 'istio/istio#7266',
+    id: 'webhook-failing-open',
+    says: [/proxy/i, /API server|kube-apiserver/],
+  },
 ];
 
 reportCases('blind7', 'blind measurement: unseen real reports, the confirmed cause is named', CASES, [
