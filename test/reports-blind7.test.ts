@@ -108,6 +108,12 @@ const CASES: ReportCase[] = [
     id: 'webhook-failing-open',
     says: [/proxy/i, /API server|kube-apiserver/],
   },
+  {
+    file: 'istio-1.5-openshift-deploymentconfig-annotation-unlabelled-namespace',
+    report: 'istio/istio.io#5961',
+    id: 'injection-marker-invalid',
+    says: ['namespace orders-dev has no istio-injection', 'never calls the injector'],
+  },
 ];
 
 reportCases('blind7', 'blind measurement: unseen real reports, the confirmed cause is named', CASES, [
