@@ -117,4 +117,16 @@ const CASES: ReportCase[] = [
 ];
 
 reportCases('blind7', 'blind measurement: unseen real reports, the confirmed cause is named', CASES, [
+  'linkerd-stable-2.10-eks-weave-injector-unreachable',
+  'kuma-cni-new-node-validation-passes',
+  'kuma-cni-wait-for-dataplane-ready-no-pod-ip',
+  'consul-0.x-metrics-merging-consul-1.9.4',
+  'consul-0.x-client-hostport-unreachable',
+  'consul-0.x-eks-webhook-blocks-aws-node',
+  'istio-1.5-injector-template-edited',
+  'istio-1.5-label-key-with-slash-release-1.0.3',
+  'kuma-1.x-headless-service-no-dataplane',
+  'kuma-mesh-name-with-dot',
+  'linkerd-stable-2.10-limitrange-max-proxy-no-limit',
+  'istio-1.5-apiserver-http-proxy-env',
 ]);
