@@ -100,7 +100,8 @@ const CASES: ReportCase[] = [
   {
     file: 'linkerd-stable-2.10-limitrange-max-proxy-no-limit',
     report: 'linkerd/linkerd2#2750',
-    id: 'quota-blocks-proxy',
+    // The LimitRange refuses (not the quota): admission-rejects-proxy names it and the containers without a limit.
+    id: 'admission-rejects-proxy',
     says: ['LimitRange', /proxy/, /limit/],
   },
   {
@@ -128,6 +129,5 @@ reportCases('blind7', 'blind measurement: unseen real reports, the confirmed cau
   'istio-1.5-label-key-with-slash-release-1.0.3',
   'kuma-1.x-headless-service-no-dataplane',
   'kuma-mesh-name-with-dot',
-  'linkerd-stable-2.10-limitrange-max-proxy-no-limit',
   'istio-1.5-apiserver-http-proxy-env',
 ]);
