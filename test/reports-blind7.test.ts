@@ -119,7 +119,6 @@ const CASES: ReportCase[] = [
 ];
 
 reportCases('blind7', 'blind measurement: unseen real reports, the confirmed cause is named', CASES, [
-  'linkerd-stable-2.10-eks-weave-injector-unreachable',
   'kuma-cni-new-node-validation-passes',
   'kuma-cni-wait-for-dataplane-ready-no-pod-ip',
   'consul-0.x-metrics-merging-consul-1.9.4',

@@ -268,8 +268,8 @@ const KEPT: Partial<Record<KindKey, KindKeep>> = {
     unread: { fields: { apiVersion: 'all', kind: 'all', metadata: EVENT_META } },
     managedFields: 'dropped',
   },
-  // The kubelet versions, the managed provider, k3s's admission flags, and node-agent-incomplete's
-  // taints and readiness: not the images a node pulled (the bulk of a large cluster's nodes).
+  // The kubelet versions, the managed provider, k3s's admission flags, node-agent-incomplete's
+  // taints and readiness, and the nodes' InternalIP addresses: not the images a node pulled (the bulk of a large cluster's nodes).
   nodes: {
     keep: {
       fields: {
@@ -305,6 +305,12 @@ const KEPT: Partial<Record<KindKey, KindKeep>> = {
               },
             },
             conditions: { where: { type: 'Ready' }, each: { fields: { type: 'all', status: 'all' } } },
+            // The nodes' network, beside which a pod address is judged (src/k8s/pod-network.ts).
+            addresses: {
+              where: { type: 'InternalIP' },
+              max: 8,
+              each: { fields: { type: 'all', address: { string: 64 } } },
+            },
           },
         },
       },
