@@ -304,7 +304,11 @@ const KEPT: Partial<Record<KindKey, KindKeep>> = {
                 containerRuntimeVersion: { string: 256 },
               },
             },
-            conditions: { where: { type: 'Ready' }, each: { fields: { type: 'all', status: 'all' } } },
+            // The kubelet's reason and message: a node not Ready for want of a pod network (src/k8s/pod-network.ts).
+            conditions: {
+              where: { type: 'Ready' },
+              each: { fields: { type: 'all', status: 'all', reason: { string: 128 }, message: { string: 1024 } } },
+            },
             // The nodes' network, beside which a pod address is judged (src/k8s/pod-network.ts).
             addresses: {
               where: { type: 'InternalIP' },

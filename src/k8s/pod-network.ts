@@ -82,3 +82,24 @@ export function outsideNodeNetwork(podIP: string | undefined, nodes: readonly K8
   if (prefixes.size === 0) return undefined;
   return !prefixes.has(`${pod[0]}.${pod[1]}`);
 }
+
+/**
+ * A node the kubelet reports not Ready for want of a pod network (its Ready condition's message: the
+ * container runtime's `NetworkReady=false reason:NetworkPluginNotReady message:... cni config
+ * uninitialized`, or `cni plugin not initialized`): the reason and the message as the kubelet wrote them.
+ */
+export function nodeNetworkNotReady(node: K8sObject): { reason: string; message: string } | undefined {
+  const conds = isObj(node.status) ? arr(node.status.conditions) : [];
+  const ready = conds.find((c) => isObj(c) && c.type === 'Ready');
+  if (!isObj(ready) || ready.status === 'True') return undefined;
+  const message = str(ready.message) ?? '';
+  const m =
+    /reason:(NetworkPluginNotReady)|(cni config uninitialized|cni plugin not initialized|network plugin is not ready)/.exec(
+      message.slice(0, 2000),
+    );
+  if (!m) return undefined;
+  const detail = ['cni config uninitialized', 'cni plugin not initialized', 'network plugin is not ready'].find((x) =>
+    message.includes(x),
+  );
+  return { reason: ['NetworkPluginNotReady', detail].filter(Boolean).join(': '), message: message.slice(0, 500) };
+}
