@@ -280,7 +280,7 @@ export default defineCheck<CallEvidence, typeof MESSAGES>({
           fix: [
             comment`break the deadlock first: with failurePolicy Ignore on webhook ${t.hook} the API server admits ${r.name} while the injector is down (pods it admits then have no proxy until re-created), or delete configuration ${config} and re-create it with the mesh once the nodes are Ready`,
             cmd`kubectl edit mutatingwebhookconfiguration ${config}`,
-            comment`for good: leave kube-system out of the webhook, a namespaceSelector with kubernetes.io/metadata.name NotIn kube-system (the label the API server sets on every namespace), as the Consul chart does by default since consul-k8s 0.36 (connectInject.namespaceSelector, hashicorp/consul-k8s#726)`,
+            comment`for good: leave kube-system out of the webhook, a namespaceSelector with kubernetes.io/metadata.name NotIn kube-system (the label the API server sets on every namespace), as some meshes charts do by default`,
             cmd`kubectl get nodes`,
           ],
         };
