@@ -160,14 +160,14 @@ describe('every field a check reads is kept (src/k8s/kept.ts KEEP)', () => {
 });
 
 describe('the agreement fails on a made-up disagreement', () => {
-  it('a check reading a field no declaration keeps (a container probe, a node address)', () => {
+  it('a check reading a field no declaration keeps (a container probe, a node capacity)', () => {
     const madeUp: Check = {
       ...CHECKS[0]!,
       id: 'made-up' as never,
       run(model) {
         for (const p of model.snapshot.objects.pods ?? [])
           for (const c of (p.spec as any)?.containers ?? []) void c.livenessProbe?.httpGet;
-        for (const n of model.snapshot.objects.nodes ?? []) void (n.status as any)?.addresses;
+        for (const n of model.snapshot.objects.nodes ?? []) void (n.status as any)?.capacity;
         return [];
       },
     };
@@ -175,10 +175,10 @@ describe('the agreement fails on a made-up disagreement', () => {
       apiVersion: 'v1',
       kind: 'Node',
       metadata: { name: 'made-up', uid: 'made-up-node' },
-      status: { addresses: [] },
+      status: { capacity: {} },
     };
     const reads = readAll(snapshotFrom([...baseObjects('linkerd'), node]), [madeUp]);
-    expect(notKept(reads)).toEqual(['nodes status.addresses', 'pods spec.containers.[].livenessProbe']);
+    expect(notKept(reads)).toEqual(['nodes status.capacity', 'pods spec.containers.[].livenessProbe']);
   });
 
   it('a doc table that does not say what KEEP keeps', () => {

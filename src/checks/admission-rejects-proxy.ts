@@ -41,9 +41,14 @@
  *   (src/facts/admission-chain.ts).
  * - LimitRange: `maximum cpu usage per Container is 1, but limit is 2`, `cpu max limit to request
  *   ratio per Container is 4, but provided ratio is 5.000000`, … (kubernetes
- *   plugin/pkg/admission/limitranger/admission.go): the message names no container; it is the
- *   mesh's when no container of the pod template has the value it quotes (the proxy's defaults,
- *   or the LimitRange's own defaults given to a proxy injected without resources).
+ *   plugin/pkg/admission/limitranger/admission.go; every form parsed by structure in
+ *   src/k8s/limitrange.ts): the message names no container; it is the mesh's when no container of
+ *   the pod template has the value it quotes (the proxy's defaults, or the LimitRange's own
+ *   defaults given to a proxy injected without resources), and, for `No limit/request is
+ *   specified`, when the LimitRanger defaults that value (a Container max or min always does, the
+ *   API server storing `default` from `max` and `defaultRequest` from `min`) and the containers the
+ *   mesh injects lack it: they were added after the LimitRanger ran (API servers before 1.15 do not
+ *   run it again after a webhook; linkerd/linkerd2#2750, #3748, istio/istio#16126).
  * Predicted (a warning) for Pod Security restricted: a workload the mesh would inject now in a
  * namespace enforcing restricted, whose injected containers (the profile's runtime.injected, the
  * pod template's own securityContext applied) miss a requirement; not the init container without
@@ -69,6 +74,7 @@ import {
 } from '../k8s/admission.js';
 import { containers, initContainers, podSpec } from '../k8s/pods.js';
 import { parseQuantity } from '../k8s/quantity.js';
+import { defaultedByLimitRanger, isLimitRangeRefusal, limitRangeRefusals } from '../k8s/limitrange.js';
 import { formatUnits, nativeSidecar, proxyConfig, quantityUnits, type Resources } from '../facts/resources.js';
 import { meshTitle, profileOf, webhookMesh } from '../mesh/registry.js';
 import { injectedNames } from '../mesh/proxy.js';
@@ -95,6 +101,8 @@ const MESSAGES = messages({
   'policy-engine': "{layer} refuses the pods of {workload} over {mesh}'s injected {what}{objects}: {reason}",
   limitrange:
     "{limitRanges} in namespace {namespace} refuses the resources of {mesh}'s injected containers, so {workload} cannot create its pods: {items}.",
+  'limitrange-unset':
+    "{limitRanges} in namespace {namespace} refuses {mesh}'s injected {containers}, which get no {what}: the LimitRanger gave its defaults to the pod's own containers before {mesh}'s webhook added these (an API server before 1.15 does not run it again after a webhook), so {workload} cannot create its pods: {items}.",
   'limitrange-predicted':
     "LimitRange {limitRanges} in namespace {namespace} will refuse the resources of {mesh}'s injected {containers} ({items}): the next pods of {workload} will not be created.",
   'native-sidecar-rewritten':
@@ -124,12 +132,6 @@ const PSP =
 const INVALID = /is invalid: \[?([\s\S]{0,4000})/;
 const FIELD =
   /spec\.(initContainers|containers)\[(\d{1,4})\]((?:\.[A-Za-z][A-Za-z0-9]{0,63}(?:\[[^\]]{0,64}\])?){0,8}): ([A-Z][a-z]+(?: [a-z]+)?)(?:: ([^\n]{0,400}?))?(?=, spec\.|\]?$)/g;
-/** kubernetes plugin/pkg/admission/limitranger/admission.go: the per-resource messages (the trailing period of older releases optional). */
-const LIMIT =
-  /(minimum|maximum) ([a-z0-9./-]{1,64}) usage per (Container|Pod) is ([0-9.]{1,16}[A-Za-z]{0,3})(?:, but (limit|request) is ([0-9.]{1,16}[A-Za-z]{0,3})|\. {1,2}No (limit|request) is specified)/;
-const RATIO =
-  /([a-z0-9./-]{1,64}) max limit to request ratio per (Container|Pod) is ([0-9.]{1,16}), but (?:provided ratio is ([0-9.]{1,24})|no (request|limit) is specified)/;
-
 interface Match {
   layer: Layer;
   message: string;
@@ -284,41 +286,53 @@ function templateValues(w: Workload, resource: string, kind: 'limits' | 'request
   });
 }
 
-/** The LimitRange items of a message that the pod template's own containers do not explain. */
-function limitItems(message: string, w: Workload): string[] {
+/**
+ * The LimitRange items of a message that the pod template's own containers do not explain
+ * (src/k8s/limitrange.ts parses every form the LimitRanger writes), and the containers the mesh
+ * injects without a value the LimitRanger would have defaulted: it gives its defaults to every
+ * container it sees, so one it refuses for a missing value was added after it ran.
+ */
+function limitItems(m: Model, message: string, w: Workload, mesh: MeshName): { items: string[]; unset: UnsetValue[] } {
   const out: string[] = [];
-  for (const x of message.matchAll(new RegExp(LIMIT.source, 'g'))) {
-    const [text, , resource, per, , which, value, missing] = x;
-    if (per !== 'Container') {
-      out.push(text!);
+  const unset: UnsetValue[] = [];
+  const ranges = m.has('limitranges')
+    ? m.list('limitranges').filter((lr) => lr.metadata?.namespace === w.namespace)
+    : undefined;
+  for (const x of limitRangeRefusals(message)) {
+    if (out.length >= 16) break;
+    if (out.includes(x.text)) continue; // one item per container: the same words twice
+    if (x.per !== 'Container') {
+      out.push(x.text);
       continue;
     }
-    if (which && value) {
-      const v = parseQuantity(value);
-      if (
-        templateValues(w, resource!, which === 'limit' ? 'limits' : 'requests').some((t) => t !== undefined && t === v)
-      )
-        continue; // an app container's own value
-    } else if (
-      missing &&
-      templateValues(w, resource!, missing === 'limit' ? 'limits' : 'requests').some((t) => t === undefined)
-    )
-      continue; // an app container lacks it too
-    out.push(text!);
-    if (out.length >= 16) break;
-  }
-  for (const x of message.matchAll(new RegExp(RATIO.source, 'g'))) {
-    const [text, resource, per, , ratio] = x;
-    if (per === 'Container' && ratio) {
-      const limits = templateValues(w, resource!, 'limits');
-      const requests = templateValues(w, resource!, 'requests');
-      const r = Number(ratio);
+    if (x.bound === 'ratio' && x.observed) {
+      const limits = templateValues(w, x.resource, 'limits');
+      const requests = templateValues(w, x.resource, 'requests');
+      const r = Number(x.observed.value);
       if (limits.some((l, i) => l !== undefined && requests[i] && Math.abs(l / requests[i]! - r) < 1e-3)) continue; // an app container's own ratio
+    } else if (x.observed && x.observed.of !== 'ratio') {
+      const v = parseQuantity(x.observed.value);
+      const kind = x.observed.of === 'limit' ? 'limits' : 'requests';
+      if (templateValues(w, x.resource, kind).some((t) => t !== undefined && t === v)) continue; // an app container's own value
+    } else if (x.missing) {
+      const kind = x.missing === 'limit' ? 'limits' : 'requests';
+      if (defaultedByLimitRanger(x, ranges) === true) {
+        // Every container the LimitRanger saw got its default: the refused one came later.
+        const lacking = injectedResources(m, w, mesh)
+          ?.filter((c) => c.res[kind][x.resource as 'cpu' | 'memory'] === undefined)
+          .map((c) => c.name);
+        if (lacking && lacking.length === 0) continue; // the mesh sets it: another webhook's container
+        if (lacking) unset.push({ containers: lacking, what: `${x.resource} ${x.missing}` });
+      } else if (templateValues(w, x.resource, kind).some((t) => t === undefined)) continue; // an app container lacks it too
     }
-    out.push(text!);
-    if (out.length >= 16) break;
+    out.push(x.text);
   }
-  return out;
+  return { items: out, unset };
+}
+
+interface UnsetValue {
+  containers: string[];
+  what: string;
 }
 
 /** A pod template change under spec.securityContext, where the workload's template has a plain path (not for Jobs, CronJobs or Pods). */
@@ -460,7 +474,7 @@ export default defineCheck({
         if (PSP.test(msg)) return { layer: 'pod-security-policy', message: msg };
         if (INVALID.test(msg) && /spec\.(?:initContainers|containers)\[\d/.test(msg))
           return { layer: 'validation', message: msg };
-        if (LIMIT.test(msg) || RATIO.test(msg)) return { layer: 'limitrange', message: msg };
+        if (isLimitRangeRefusal(msg)) return { layer: 'limitrange', message: msg };
         return undefined;
       },
       (t) => `${t.layer}/${t.hook ?? ''}`,
@@ -821,25 +835,38 @@ function finding(
     };
   }
   // LimitRange
-  const items = limitItems(msg, w);
+  const { items, unset } = limitItems(m, msg, w, mesh);
   if (items.length === 0) return undefined;
   const ranges = m.list('limitranges').filter((lr) => lr.metadata?.namespace === w.namespace);
   const names = ranges.map(nameOf).sort();
   const ann = p.proxy.resources.annotations;
+  const lacking = [...new Set(unset.flatMap((u) => u.containers))];
+  const limitRanges = names.length ? `LimitRange ${names.join(', ')}` : 'A LimitRange';
   return {
     ...base,
-    ...say(MESSAGES, 'limitrange', {
-      limitRanges: names.length ? `LimitRange ${names.join(', ')}` : 'A LimitRange',
-      namespace: w.namespace,
-      mesh: meshTitle(mesh),
-      workload: id,
-      items: printable(items.join('; '), 300),
-    }),
+    ...(lacking.length
+      ? say(MESSAGES, 'limitrange-unset', {
+          limitRanges,
+          namespace: w.namespace,
+          mesh: meshTitle(mesh),
+          containers: lacking.join(', '),
+          what: [...new Set(unset.map((u) => u.what))].join(', '),
+          workload: id,
+          items: printable(items.join('; '), 300),
+        })
+      : say(MESSAGES, 'limitrange', {
+          limitRanges,
+          namespace: w.namespace,
+          mesh: meshTitle(mesh),
+          workload: id,
+          items: printable(items.join('; '), 300),
+        })),
     evidence: {
       layer,
       namespace: w.namespace,
       limitRanges: m.has('limitranges') ? names : 'not read',
       violations: items,
+      ...(lacking.length ? { injectedWithout: unset } : {}),
       events,
     },
     fix: [
@@ -848,6 +875,28 @@ function finding(
       retry,
     ],
   };
+}
+
+/**
+ * The resources the injector gives each container it adds (the proxy's from its configuration and the
+ * template's annotations, facts/resources.ts proxyConfig; the init container's from the profile), or
+ * undefined when which containers it adds is not known.
+ */
+function injectedResources(m: Model, w: Workload, mesh: MeshName): { name: string; res: Resources }[] | undefined {
+  const p = profileOf(mesh);
+  const cni = p.cni ? p.cni.enabled(m, w) : { enabled: false, from: '' };
+  if (!cni) return undefined;
+  const proxy = proxyConfig(m, mesh, w).resources;
+  const initR = p.runtime.initResources?.(m);
+  const units = (x: Record<string, string>) => ({
+    ...(quantityUnits('cpu', x.cpu) !== undefined ? { cpu: quantityUnits('cpu', x.cpu)! } : {}),
+    ...(quantityUnits('memory', x.memory) !== undefined ? { memory: quantityUnits('memory', x.memory)! } : {}),
+  });
+  const init: Resources = initR ? { requests: units(initR.requests), limits: units(initR.limits) } : proxy;
+  if (initR)
+    for (const r of ['cpu', 'memory'] as const)
+      if (init.requests[r] === undefined && init.limits[r] !== undefined) init.requests[r] = init.limits[r];
+  return p.runtime.injected(m, w, cni.enabled).map((c) => ({ name: c.name, res: c.init ? init : proxy }));
 }
 
 /** A LimitRange item's value for a resource, in units. */
@@ -869,33 +918,21 @@ function limitRangeItems(
 ): { limitRange: string; container: string; text: string }[] {
   const ranges = m.list('limitranges').filter((lr) => lr.metadata?.namespace === w.namespace);
   if (ranges.length === 0) return [];
-  const p = profileOf(mesh);
-  const cni = p.cni ? p.cni.enabled(m, w) : { enabled: false, from: '' };
-  if (!cni) return [];
-  const proxy = proxyConfig(m, mesh, w).resources;
-  const initR = p.runtime.initResources?.(m);
-  const units = (x: Record<string, string>) => ({
-    ...(quantityUnits('cpu', x.cpu) !== undefined ? { cpu: quantityUnits('cpu', x.cpu)! } : {}),
-    ...(quantityUnits('memory', x.memory) !== undefined ? { memory: quantityUnits('memory', x.memory)! } : {}),
-  });
-  const init: Resources = initR ? { requests: units(initR.requests), limits: units(initR.limits) } : proxy;
-  if (initR)
-    for (const r of ['cpu', 'memory'] as const)
-      if (init.requests[r] === undefined && init.limits[r] !== undefined) init.requests[r] = init.limits[r];
+  const injected = injectedResources(m, w, mesh);
+  if (!injected) return [];
   const out: { limitRange: string; container: string; text: string }[] = [];
   for (const lr of ranges) {
     const spec = isObj(lr.spec) ? lr.spec : {};
     const items: Record<string, any>[] = Array.isArray(spec.limits) ? spec.limits.filter(isObj).slice(0, 32) : [];
     for (const item of items.filter((i) => i.type === 'Container')) {
-      for (const c of p.runtime.injected(m, w, cni.enabled)) {
-        const res = c.init ? init : proxy;
+      for (const { name, res } of injected) {
         for (const r of ['cpu', 'memory'] as const) {
           const limit = res.limits[r];
           const request = res.requests[r];
           const max = bound(item, 'max', r);
           const min = bound(item, 'min', r);
           const ratio = isObj(item.maxLimitRequestRatio) ? parseQuantity(item.maxLimitRequestRatio[r]) : undefined;
-          const say = (text: string) => out.push({ limitRange: nameOf(lr), container: c.name, text });
+          const say = (text: string) => out.push({ limitRange: nameOf(lr), container: name, text });
           if (max !== undefined && limit !== undefined && limit > max)
             say(`maximum ${r} usage per Container is ${formatUnits(r, max)}, but limit is ${formatUnits(r, limit)}`);
           if (min !== undefined && request !== undefined && request < min)

@@ -386,8 +386,9 @@ export const CATALOG = {
     code: 'MD2041',
     title: 'The API server cannot reach the injector',
     description:
-      "A NetworkPolicy selecting a mesh's injector pods admits no traffic to the webhook's port from the API server (or, with calls timing out on EKS or GKE, the provider's firewall does not open it), so injection calls fail.",
+      "A NetworkPolicy selecting a mesh's injector pods admits no traffic to the webhook's port from the API server (or, with calls timing out on EKS or GKE, the provider's firewall does not open it; or, on EKS, the injector's pods are on an overlay pod network, read from the CNI agent's DaemonSet in kube-system, which the managed API server cannot reach), so injection calls fail.",
     severity: 'error',
+    readsOtherNamespaces: true,
     inputs: ['mutatingwebhookconfigurations'],
   },
   'webhook-failing-open': {

@@ -62,7 +62,8 @@ import { annotationsSelectorsMiss } from '../k8s/webhook.js';
 import { newPodLabels } from '../k8s/pod-labels.js';
 import { setOnTemplate } from '../fix/commands.js';
 import { nsLabelsIfRead } from '../facts/sidecarless.js';
-import { isObj } from '../util/objects.js';
+import { isObj, plural, str } from '../util/objects.js';
+import { nodeNetworkNotReady, podNetworkAgentOf } from '../k8s/pod-network.js';
 import { defineCheck, messages, meta, say } from './define.js';
 
 const MESSAGES = messages({
@@ -70,6 +71,8 @@ const MESSAGES = messages({
     '{workload} cannot create pods: the API server failed calling webhook {hook} because {because}{reach}.{unseen}',
   'patch-failed':
     "{workload} cannot create pods: the API server could not apply {mesh}'s injection patch ({op} {pointer}, the {touched}): {detail}.",
+  'node-network-deadlock':
+    "{workload}, the nodes' pod network ({product}), cannot create pods: the API server failed calling webhook {hook} (failurePolicy Fail) because {because}. Without it {notReady} are not Ready ({nodeReason}), so {injector}: a deadlock that does not end by itself.",
   'other-layer':
     "{workload} cannot create pods: the API server failed calling webhook {hook} ({where}), which is not {mesh}'s injector but another admission layer, because {because}. {mesh} is not the cause: no pod of it, with or without a proxy, is created until that webhook answers.",
 });
@@ -252,6 +255,45 @@ export default defineCheck<CallEvidence, typeof MESSAGES>({
         ? `its Service ${missing.namespace}/${missing.name} does not exist${missing.namespaceMissing ? ` (nor does namespace ${missing.namespace}: the webhook configuration points where nothing is installed)` : ''}`
         : CAUSE_TEXT[cause];
       const unseen = unseenAnnotation(m, g.workload, hookObj);
+      const deadlock = hookObj?.failurePolicy === 'Fail' ? nodeNetworkDeadlock(m, g.workload, backend) : undefined;
+      if (deadlock) {
+        const config = hookObj?.configName ?? p.controlPlane.webhooks.defaultConfig;
+        yield {
+          mesh: t.mesh,
+          ...say(MESSAGES, 'node-network-deadlock', {
+            workload: `${r.kind} ${r.namespace}/${r.name}`,
+            product: deadlock.product,
+            hook: t.hook,
+            because,
+            notReady: deadlock.notReady,
+            nodeReason: deadlock.reason,
+            injector: deadlock.injector,
+          }),
+          resource: r,
+          affectedPods: g.missing,
+          causedBy: { kind: 'webhook-broken', mesh: t.mesh },
+          evidence: {
+            webhook: t.hook,
+            failurePolicy: 'Fail',
+            cause,
+            podNetwork: deadlock.product,
+            nodesNotReady: deadlock.nodes,
+            nodeCondition: deadlock.condition,
+            ...(deadlock.injectorPods.length ? { injectorPods: deadlock.injectorPods } : {}),
+            count: g.count,
+            lastTimestamp: g.last ?? null,
+            objects: [...g.objects].sort(),
+            message: g.message,
+          },
+          fix: [
+            comment`break the deadlock first: with failurePolicy Ignore on webhook ${t.hook} the API server admits ${r.name} while the injector is down (pods it admits then have no proxy until re-created), or delete configuration ${config} and re-create it with the mesh once the nodes are Ready`,
+            cmd`kubectl edit mutatingwebhookconfiguration ${config}`,
+            comment`for good: leave kube-system out of the webhook, a namespaceSelector with kubernetes.io/metadata.name NotIn kube-system (the label the API server sets on every namespace), as some meshes charts do by default`,
+            cmd`kubectl get nodes`,
+          ],
+        };
+        continue;
+      }
       yield {
         mesh: t.mesh,
         ...say(MESSAGES, 'call-failed', {
@@ -456,4 +498,59 @@ function missingService(
   const at = host ? { name: host[1]!, namespace: host[3]! } : service;
   if (!at?.name || !at.namespace) return undefined;
   return { ...at, namespaceMissing: m.has('namespaces') && !m.namespace(at.namespace) };
+}
+
+/**
+ * The failing workload is the nodes' pod network agent (a DaemonSet running a CNI plugin: src/k8s/pod-network.ts)
+ * and nodes are not Ready for want of a network (the kubelet's `NetworkReady=false` / `NetworkPluginNotReady` /
+ * `cni config uninitialized`): the injector needs a Ready node, which needs the agent, which needs the injector
+ * (hashicorp/consul-k8s#715, #847: aws-node on new EKS nodes under Consul's webhooks). Undefined otherwise.
+ */
+function nodeNetworkDeadlock(
+  m: Model,
+  w: Workload | undefined,
+  backend: ReturnType<typeof webhookTargets>[number] | undefined,
+):
+  | {
+      product: string;
+      notReady: string;
+      reason: string;
+      condition: string;
+      nodes: string[];
+      injector: string;
+      injectorPods: { pod: string; phase?: string; scheduled?: string }[];
+    }
+  | undefined {
+  if (!w?.obj || w.kind !== 'DaemonSet' || !m.has('nodes')) return undefined;
+  const agent = podNetworkAgentOf(w.obj);
+  if (!agent) return undefined;
+  const nodes = m.list('nodes').slice(0, 5000);
+  const down = nodes.flatMap((n) => {
+    const why = nodeNetworkNotReady(n);
+    return why ? [{ name: str(n.metadata?.name) ?? '', why }] : [];
+  });
+  if (down.length === 0) return undefined;
+  const pods = (backend?.injector.pods ?? []).slice(0, 16).map((pod) => {
+    const st = isObj(pod.status) ? pod.status : {};
+    const sched = Array.isArray(st.conditions)
+      ? st.conditions.find((c: unknown) => isObj(c) && c.type === 'PodScheduled' && c.status === 'False')
+      : undefined;
+    return {
+      pod: str(pod.metadata?.name) ?? '',
+      ...(str(st.phase) ? { phase: str(st.phase)! } : {}),
+      ...(isObj(sched) && str(sched.message) ? { scheduled: printable(str(sched.message)!, 200) } : {}),
+    };
+  });
+  const unscheduled = pods.find((x) => x.scheduled);
+  return {
+    product: agent.product,
+    notReady: `${down.length} of ${plural(nodes.length, 'node')}`,
+    reason: down[0]!.why.reason,
+    condition: printable(down[0]!.why.message, 300),
+    nodes: down.slice(0, 16).map((d) => d.name),
+    injector: unscheduled
+      ? `the injector's pod ${unscheduled.pod} cannot be scheduled either (${unscheduled.scheduled})`
+      : 'the injector, which needs a Ready node, cannot run either',
+    injectorPods: pods,
+  };
 }

@@ -28,9 +28,11 @@ import { webhookCallFailures, apiservers, WEBHOOK_CALL_FAILURES } from '../facts
 import { podsMissingProxy, webhookEvidence, PODS_MISSING_PROXY } from '../facts/controlplane.js';
 import { firewallSteps, provider, webhookPaths, type WebhookPath, WEBHOOK_PATHS } from '../facts/webhook-path.js';
 import { failureEffect } from '../k8s/admission.js';
-import { meshTitle } from '../mesh/registry.js';
-import { cmd, comment, type Step } from '../fix/steps.js';
-import { isObj, plural, strMap } from '../util/objects.js';
+import { cmd, comment, lit, type Step } from '../fix/steps.js';
+import { isObj, plural, str, strMap } from '../util/objects.js';
+import { overlayInsteadOfCloudCni } from '../facts/pod-network.js';
+import { outsideNodeNetwork } from '../k8s/pod-network.js';
+import { meshTitle as titleOf, profileOf } from '../mesh/registry.js';
 import { hasControl } from '../util/errors.js';
 import type { ResourceRef } from '../util/types.js';
 import { defineCheck, messages, meta, say } from './define.js';
@@ -46,6 +48,8 @@ const MESSAGES = messages({
     "NetworkPolicy {policy}{withOthers} selects {blocked} of the injector's {injectorPods} pods and admits no traffic to TCP {port} (Service {service} port {servicePort} -> targetPort {targetPort}) from the API server, so calls to webhook {webhooks} time out ({timedOut} in FailedCreate events); {effect}.",
   'gke-firewall':
     'Calls from the API server to webhook {webhooks} time out ({calls} in FailedCreate events) and no NetworkPolicy blocks TCP {port} on the injector: on GKE the firewall between the control plane and the nodes must open that port; {effect}.',
+  'overlay-unreachable':
+    "The {meshTitle} injector ({pods}) runs on the {cni} pod network ({agent}; {addresses}) instead of the cloud's own, and {provider}'s API server runs outside that network: it likely cannot reach webhook {webhooks} on TCP {port} at all; {effect}. Seen: {seen}.",
   'aws-security-groups':
     'Calls from the API server to webhook {webhooks} time out ({calls} in FailedCreate events) and no NetworkPolicy blocks TCP {port} on the injector: on {provider} the security groups between the control plane and the nodes must open that port; {effect}.',
 });
@@ -126,7 +130,7 @@ export default defineCheck<PortBlockedEvidence, typeof MESSAGES>({
             effect,
           };
           const timedOut = plural(timeouts, 'timed-out call');
-          const everyPod = { meshTitle: meshTitle(mesh), pods: plural(path.pods.length, 'pod') };
+          const everyPod = { meshTitle: titleOf(mesh), pods: plural(path.pods.length, 'pod') };
           const somePods = { blocked: path.blocked.length, injectorPods: path.pods.length };
           const fix: Step[] = source
             ? [
@@ -156,6 +160,64 @@ export default defineCheck<PortBlockedEvidence, typeof MESSAGES>({
               apiserverNodes: servers.flatMap((i) => (i.source.kind === 'Pod' && i.node ? [i.node] : [])),
             },
             fix: [...fix, ...firewallSteps(p, path.port, t.name)],
+          };
+          continue;
+        }
+        // A managed API server outside an overlay pod network: no route to the injector's pod addresses at all.
+        const overlay = p === 'eks' ? overlayInsteadOfCloudCni(m) : undefined;
+        const onOverlay = overlay
+          ? path.pods.filter((pod) => {
+              const spec = isObj(pod.spec) ? pod.spec : {};
+              const ip = isObj(pod.status) ? str(pod.status.podIP) : undefined;
+              return spec.hostNetwork !== true && outsideNodeNetwork(ip, m.list('nodes')) !== false;
+            })
+          : [];
+        if (overlay && path.pods.length > 0 && onOverlay.length === path.pods.length) {
+          const ips = onOverlay.flatMap((pod) =>
+            isObj(pod.status) && str(pod.status.podIP) ? [str(pod.status.podIP)!] : [],
+          );
+          const missing = podsMissingProxy(m, mesh);
+          const ignore = t.webhooks.every((h) => h.failurePolicy === 'Ignore');
+          const hn = profileOf(mesh).controlPlane.injector.hostNetwork;
+          yield {
+            mesh,
+            ...say(MESSAGES, 'overlay-unreachable', {
+              meshTitle: titleOf(mesh),
+              pods: plural(path.pods.length, 'pod'),
+              cni: overlay.product,
+              agent: `DaemonSet ${overlay.namespace}/${overlay.daemonSet}`,
+              addresses: ips.length ? `pod address ${ips.slice(0, 3).join(', ')}` : 'pod addresses not read',
+              provider: 'EKS',
+              webhooks: hooks.join(', '),
+              port: path.port,
+              effect,
+              seen: timeouts
+                ? `${plural(timeouts, 'timed-out call')} in FailedCreate events`
+                : ignore
+                  ? `with failurePolicy Ignore the API server writes no event for a failed call; ${plural(missing, 'pod')} the webhook is called for run without a proxy`
+                  : 'no failed call in the events read',
+            }),
+            resource: { kind: 'Service', namespace: t.namespace, name: t.name },
+            affectedPods: missing,
+            causeKey: { kind: 'webhook-broken', mesh },
+            evidence: {
+              ...common,
+              policies: [],
+              podNetwork: { ...overlay },
+              injectorAddresses: ips.slice(0, 16),
+              likely: true,
+            },
+            fix: [
+              comment`${overlay.product} gives pods addresses the EKS control plane has no route to (Calico documents it for EKS: webhook pods need hostNetwork). Run the AWS VPC CNI, aws-node, for the pods, or put the injector on the node network`,
+              ...(hn
+                ? [
+                    comment`${titleOf(mesh)} chart: ${lit(hn.set.join(', '))}; ${lit(hn.note)}`,
+                    cmd`helm upgrade YOUR-RELEASE ${lit(hn.chart)} -n ${t.namespace} --reuse-values ${{ args: hn.set.map((v) => ['--set=', { value: v }]) }}`,
+                  ]
+                : [
+                    comment`the ${titleOf(mesh)} chart has no value for hostNetwork on its injector: set hostNetwork: true and dnsPolicy: ClusterFirstWithHostNet on its Deployment yourself (an upgrade reverts it; its port ${path.port} must be free on the nodes)`,
+                  ]),
+            ],
           };
           continue;
         }

@@ -270,8 +270,8 @@ const KEPT: Partial<Record<KindKey, KindKeep>> = {
     unread: { fields: { apiVersion: 'all', kind: 'all', metadata: EVENT_META } },
     managedFields: 'dropped',
   },
-  // The kubelet versions, the managed provider, k3s's admission flags, and node-agent-incomplete's
-  // taints and readiness: not the images a node pulled (the bulk of a large cluster's nodes).
+  // The kubelet versions, the managed provider, k3s's admission flags, node-agent-incomplete's
+  // taints and readiness, and the nodes' InternalIP addresses: not the images a node pulled (the bulk of a large cluster's nodes).
   nodes: {
     keep: {
       fields: {
@@ -306,7 +306,17 @@ const KEPT: Partial<Record<KindKey, KindKeep>> = {
                 containerRuntimeVersion: { string: 256 },
               },
             },
-            conditions: { where: { type: 'Ready' }, each: { fields: { type: 'all', status: 'all' } } },
+            // The kubelet's reason and message: a node not Ready for want of a pod network (src/k8s/pod-network.ts).
+            conditions: {
+              where: { type: 'Ready' },
+              each: { fields: { type: 'all', status: 'all', reason: { string: 128 }, message: { string: 1024 } } },
+            },
+            // The nodes' network, beside which a pod address is judged (src/k8s/pod-network.ts).
+            addresses: {
+              where: { type: 'InternalIP' },
+              max: 8,
+              each: { fields: { type: 'all', address: { string: 64 } } },
+            },
           },
         },
       },

@@ -4,7 +4,8 @@
  * self-managed cluster on the same cloud has the providerID but not the pool labels.
  *
  * - EKS: providerID `aws:///<zone>/<instance>`, managed node groups label
- *   `eks.amazonaws.com/nodegroup` (and `eks.amazonaws.com/compute-type` on Fargate);
+ *   `eks.amazonaws.com/nodegroup` (and `eks.amazonaws.com/compute-type` on Fargate); eksctl's
+ *   unmanaged node groups `alpha.eksctl.io/cluster-name`, `alpha.eksctl.io/nodegroup-name`;
  * - GKE: providerID `gce://<project>/<zone>/<instance>`, label `cloud.google.com/gke-nodepool`;
  * - AKS: providerID `azure:///subscriptions/...`, label `kubernetes.azure.com/cluster`.
  * The label names are what the providers' node pools set (seen on their nodes and in the tools
@@ -30,7 +31,7 @@ function nodeProvider(node: K8sObject): Provider | undefined {
   const id = str(isObj(node.spec) ? node.spec.providerID : undefined) ?? '';
   if (
     hasLabelPrefix(labels, 'eks.amazonaws.com/') ||
-    (id.startsWith('aws://') && labels['alpha.eksctl.io/cluster-name'] !== undefined)
+    (id.startsWith('aws://') && hasLabelPrefix(labels, 'alpha.eksctl.io/'))
   )
     return 'eks';
   if (

@@ -7,7 +7,14 @@
  * A new mesh is one data document and one behaviour object (docs/contributing.md "Adding a mesh").
  */
 import type { Step } from '../fix/steps.js';
-import type { InjectedContainer, KubernetesSupport, MeshProfile, ProxyNetwork, ResourceKey } from './profile.js';
+import type {
+  InjectedContainer,
+  InjectorHostNetwork,
+  KubernetesSupport,
+  MeshProfile,
+  ProxyNetwork,
+  ResourceKey,
+} from './profile.js';
 import type { DecisionInput, Field, InjectorStep } from './types.js';
 import type { MarkerSetting, StrayKey } from './marker-table.js';
 import type { InjectorPermission, ReleaseTable } from './release-table.js';
@@ -84,6 +91,8 @@ export interface MeshData {
       readonly webhookPort: number;
       /** Default: `podLabels` as a selector. */
       readonly podSelector?: string;
+      /** The chart values that run the injector on the node's network, where the chart has them (profile.ts). */
+      readonly hostNetwork?: InjectorHostNetwork;
     };
     readonly webhooks: {
       /** The MutatingWebhookConfiguration an install creates. */

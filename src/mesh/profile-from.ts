@@ -195,6 +195,7 @@ export function profileFrom<N extends MeshData['name']>(
             .map(([k, v]) => `${k}=${v}`)
             .join(','),
         isDeployment: (name) => name === cp.injector.name,
+        ...(cp.injector.hostNetwork ? { hostNetwork: cp.injector.hostNetwork } : {}),
         ...x.controlPlane?.injector,
       },
       webhooks: {

@@ -420,6 +420,21 @@ export interface Announcement {
   readonly source: string;
 }
 
+/**
+ * Chart values that put the injector on the node's network, so that an API server outside the
+ * pods' network (a managed control plane beside an overlay CNI) reaches it on a node address.
+ */
+export interface InjectorHostNetwork {
+  /** The Helm chart (repo/name). */
+  readonly chart: string;
+  /** `key=value` settings, in order. */
+  readonly set: readonly string[];
+  /** What else to mind (a port that must be free on the nodes). */
+  readonly note: string;
+  /** Where the values are (repository, file, commit). */
+  readonly source: string;
+}
+
 /** The control plane: where it runs, its injector, its webhooks, and what meshdoctor reads of it. */
 interface ControlPlane {
   /** Where the control plane is installed by default. */
@@ -449,6 +464,8 @@ interface ControlPlane {
     readonly podSelector: string;
     /** A Deployment named like this mesh's injector (the one behind a webhook's Service is found from the cluster: facts/controlplane.ts). */
     isDeployment(name: string): boolean;
+    /** The chart values that run the injector on the node's network, where the mesh's chart has them (undefined: none). */
+    readonly hostNetwork?: InjectorHostNetwork;
   };
   readonly webhooks: {
     /** The MutatingWebhookConfiguration an install creates, when nothing else tells. */

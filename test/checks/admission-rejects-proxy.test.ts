@@ -27,6 +27,17 @@ checkCases('admission-rejects-proxy', {
       findings: ['Deployment catalog/reviews', 'Deployment catalog/products', 'Job catalog/sync-prices'],
     },
     { fixtures: 'fires-istio-limitrange-predicted.yaml', findings: ['Deployment store/frontend'] },
+    // The LimitRanger's forms by structure (src/k8s/limitrange.ts): a value missing that it would have defaulted.
+    { fixtures: 'fires-linkerd-limitrange-min-no-request.yaml', findings: ['Deployment shop/helloworld'] },
+    {
+      fixtures: 'fires-linkerd-stable-2.10-limitrange-min-init.yaml',
+      findings: ['Deployment ingress-nginx/nginx-ingress-controller'],
+    },
+    // ratings refused (no limit after the annotation); frontend predicted (the default proxy's ratio, 20).
+    {
+      fixtures: 'fires-istio-1.5-limitrange-ratio-no-limit.yaml',
+      findings: ['Deployment store/ratings', 'Deployment store/frontend'],
+    },
     { fixtures: 'fires-istio-native-sidecar-dropped.yaml', findings: ['Job store/example-job'] },
     { fixtures: 'fires-linkerd-native-sidecar-dropped.yaml', findings: ['Deployment shop/ledger'] },
     { fixtures: 'fires-istio-psp.yaml', findings: ['Deployment store/sleep'] },
@@ -43,6 +54,8 @@ checkCases('admission-rejects-proxy', {
     { fixtures: 'ok-linkerd-not-the-proxy.yaml' },
     { fixtures: 'ok-linkerd-restricted-hardened.yaml' },
     { fixtures: 'ok-istio-limitrange-fits.yaml' },
+    { fixtures: 'ok-istio-1.5-limitrange-no-limit-not-the-proxy.yaml' },
+    { fixtures: 'ok-linkerd-limitrange-ratio-app-without-limit.yaml' },
     { fixtures: 'ok-istio-psp-app-container.yaml' },
     { fixtures: 'ok-linkerd-psp-empty-not-injected.yaml' },
   ],

@@ -9,6 +9,18 @@ import { cluster, findings } from '../helpers/fixtures.js';
 checkCases('webhook-call-failed', {
   fires: [
     { fixtures: 'fires-consul.yaml', findings: ['Deployment catalog/products'] },
+    // The nodes' CNI agent refused by a Fail webhook while the nodes wait for it (linkerd/linkerd2#3104): a deadlock.
+    {
+      fixtures: 'fires-linkerd-stable-2.10-ha-calico-node-deadlock.yaml',
+      findings: ['DaemonSet kube-system/calico-node'],
+      said: [{ id: 'node-network-deadlock', params: { product: 'Calico', notReady: '3 of 3 nodes' } }],
+    },
+    // Its near miss: the same refusal with the nodes Ready is the plain call failure.
+    {
+      fixtures: 'fires-linkerd-stable-2.10-ha-calico-node-nodes-ready.yaml',
+      findings: ['DaemonSet kube-system/calico-node'],
+      said: [{ id: 'call-failed', params: { hook: 'linkerd-proxy-injector.linkerd.io' } }],
+    },
     { fixtures: 'fires-istio.yaml', findings: ['Job payments/backfill', 'Deployment store/frontend'] },
     { fixtures: 'fires-kuma.yaml', findings: ['Deployment orders/api'] },
     { fixtures: 'fires-kuma-service-not-found.yaml', findings: ['Deployment orders/api'] },

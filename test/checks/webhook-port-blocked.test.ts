@@ -35,6 +35,17 @@ checkCases('webhook-port-blocked', {
       findings: ['Service linkerd/linkerd-proxy-injector'],
       said: [{ id: 'gke-firewall', params: { calls: '2 calls', port: 8443 } }],
     },
+    // EKS with an overlay pod network instead of the VPC CNI: the managed API server has no route to the injector.
+    {
+      fixtures: 'fires-istio-1.5-eks-calico-overlay.yaml',
+      findings: ['Service istio-system/istio-sidecar-injector'],
+      said: [{ id: 'overlay-unreachable', params: { cni: 'Calico', agent: 'DaemonSet kube-system/calico-node' } }],
+    },
+    {
+      fixtures: 'fires-kuma-eks-cilium-overlay.yaml',
+      findings: ['Service kuma-system/kuma-control-plane'],
+      said: [{ id: 'overlay-unreachable', params: { cni: 'Cilium', seen: 'no failed call in the events read' } }],
+    },
     // -n of an app namespace: the policies of the mesh's namespace are read as the control plane's.
     {
       name: 'linkerd, -n shop',
@@ -56,6 +67,8 @@ checkCases('webhook-port-blocked', {
     { fixtures: 'ok-kuma-from-kube-system.yaml' },
     { fixtures: 'ok-consul-eks-no-timeouts.yaml' },
     { fixtures: 'ok-linkerd-same-node.yaml' },
+    { fixtures: 'ok-linkerd-eks-calico-policy-only.yaml' },
+    { fixtures: 'ok-kuma-eks-cilium-eni.yaml' },
   ],
 });
 

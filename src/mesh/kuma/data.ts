@@ -49,6 +49,16 @@ export const KUMA_DATA = {
       // kumahq/kuma@348b6528 deployments/charts/kuma/templates/cp-service.yaml#L33-L36 (https-admission-server 443 ->
       // admissionServerPort), values.yaml#L339 (5443).
       webhookPort: 5443,
+      // kumahq/kuma@348b6528 deployments/charts/kuma/values.yaml controlPlane.hostNetwork (false) and
+      // controlPlane.admissionServerPort ("Recommended to set in combination with hostNetwork to prevent multiple port
+      // bindings on the same port (like Calico in AWS EKS)"), templates/cp-deployment.yaml `hostNetwork:`.
+      hostNetwork: {
+        chart: 'kuma/kuma',
+        set: ['controlPlane.hostNetwork=true'],
+        note: 'the admission port, controlPlane.admissionServerPort (5443), must then be free on the nodes: change it if another host-network process binds it',
+        source:
+          'kumahq/kuma@348b6528 deployments/charts/kuma/values.yaml controlPlane.hostNetwork, admissionServerPort',
+      },
     },
     webhooks: {
       config: 'kuma-admission-mutating-webhook-configuration',

@@ -107,6 +107,25 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
     },
     injectedFrom:
       'linkerd/linkerd2 b24cd405 charts/partials/templates/_proxy.tpl, _proxy-init.tpl, _network-validator.tpl',
+    // linkerd-init's own resources, linkerd-config values proxyInit.resources (charts/partials/templates/_proxy-init.tpl
+    // `partials.resources .Values.proxyInit.resources` to edge-24.6.3; from edge-24.6.4 the proxy's, linkerd/linkerd2
+    // f05d1e9e #12741, the values field deprecated): read where the values hold them, else the proxy's.
+    initResources: (m) => {
+      const r = valueAt(values(m), 'proxyInit', 'resources');
+      const q = (x: unknown) => (typeof x === 'string' || typeof x === 'number' ? String(x) : undefined);
+      const pick = (field: 'limit' | 'request') =>
+        Object.fromEntries(
+          (['cpu', 'memory'] as const).flatMap((k) => {
+            const v = q(valueAt(r, k, field));
+            return v ? [[k, v]] : [];
+          }),
+        );
+      const limits = pick('limit');
+      const requests = pick('request');
+      return Object.keys(limits).length || Object.keys(requests).length
+        ? { requests, limits, from: 'linkerd-config values proxyInit.resources' }
+        : undefined;
+    },
     restrictedFix: (rule, container, ns) =>
       rule === 'capabilities' && container === 'linkerd-proxy'
         ? upgrade(
