@@ -1,4 +1,5 @@
 /** Events: their time, count and involved object, and the workload an involved object belongs to. */
+import { redactAdmissionMessage } from './admission.js';
 import { defineFact } from './fact.js';
 import type { KindKey } from './kinds.js';
 import type { SnapshotView } from './snapshot.js';
@@ -100,9 +101,13 @@ export function eventInfo(e: K8sObject) {
     e.firstTimestamp,
     e.metadata?.creationTimestamp,
   ].find((t) => time(t));
+  const reason = str(e.reason) ?? '';
+  const message = str(e.message) ?? '';
   return {
-    reason: str(e.reason) ?? '',
-    message: str(e.message) ?? '',
+    reason,
+    // A pod-creation failure as a snapshot keeps it (the values it quotes of fields that may hold secrets, such as
+    // env, redacted): what a check quotes is the same live and offline, and never an env value.
+    message: reason === 'FailedCreate' ? redactAdmissionMessage(message, '(redacted)') : message,
     kind: str(io.kind) ?? '',
     namespace: str(io.namespace) ?? nsOf(e),
     name: str(io.name) ?? '',
