@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KIND_KEYS, kindOf } from '../src/k8s/kinds.js';
-import { startApiServer } from './apiserver/server.js';
+import { serverCerts, startApiServer } from './apiserver/server.js';
 import { runCli } from './helpers/cli.js';
 import {
   FIXTURES,
@@ -26,6 +26,10 @@ const fixtures = readdirSync(join(FIXTURES, 'checks')).flatMap((dir) =>
     .filter((f) => /\.ya?ml$/.test(f))
     .map((f) => `checks/${dir}/${f}`),
 );
+
+// One CA and serving certificate for the file's servers (one per fixture, one at a time): each
+// live run still verifies the server against the CA of its kubeconfig.
+const certs = await serverCerts();
 
 const comparable = (stdout: string) => {
   const r = JSON.parse(stdout);
@@ -69,6 +73,7 @@ describe('live and offline runs agree on every check fixture', () => {
     ];
     const metrics = fixtureMetricsText(all);
     const server = await startApiServer({
+      certs,
       objects,
       maxPageSize: 50,
       // No version in the fixture: none served either (404), so that both runs take it from the API server pod's image.

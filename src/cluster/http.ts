@@ -18,6 +18,7 @@
 import { constants as bufferConstants } from 'node:buffer';
 import http from 'node:http';
 import https from 'node:https';
+import { createSecureContext } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import { errorMessage, printable, UserError } from '../util/errors.js';
@@ -460,9 +461,16 @@ export async function connect(r: KubeContext, limits: Limits, signal: AbortSigna
     );
     const opts = { keepAlive: true, maxSockets: MAX_CONCURRENT_REQUESTS };
     if (isHttps) {
-      agent = proxy
-        ? new TunnelAgent(proxy, limits.requestTimeoutMs, { ...tls, ...opts })
-        : new https.Agent({ ...tls, ...opts });
+      // One TLS context for every connection of the run: without it Node builds one per socket
+      // (parsing the CA bundle and the client key again), up to MAX_CONCURRENT_REQUESTS times.
+      // Material it refuses is left to each connection, which fails as it always did.
+      const shared = { ...tls, ...opts } as https.AgentOptions;
+      try {
+        shared.secureContext = createSecureContext(tls);
+      } catch {
+        // reported by the request that tries it
+      }
+      agent = proxy ? new TunnelAgent(proxy, limits.requestTimeoutMs, shared) : new https.Agent(shared);
     } else if (proxy) {
       // Plain http through a proxy: absolute-form requests to the proxy (Go's transport does the same).
       const viaTls = proxy.protocol === 'https:';

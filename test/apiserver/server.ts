@@ -23,7 +23,7 @@ import { gzipSync } from 'node:zlib';
 import { stringify } from 'yaml';
 import { KINDS, kindOf, type KindInfo, type KindKey } from '../../src/k8s/kinds.js';
 import type { K8sObject } from '../../src/util/types.js';
-import { generateCA, generateLeaf } from '../helpers/certs.js';
+import { generateCA, generateLeaf, type GeneratedCert } from '../helpers/certs.js';
 
 export interface RequestInfo {
   method: string;
@@ -67,6 +67,11 @@ export interface ApiServerOptions {
   plainHttp?: boolean;
   /** DNS names in the serving certificate besides localhost (e.g. `kubernetes`, reached through a proxy). */
   dnsNames?: string[];
+  /**
+   * The CA and serving certificate (serverCerts()), for a file that starts many servers one after
+   * the other (parity: one per fixture): made once, not per server. Default: new ones.
+   */
+  certs?: ServerCerts;
   /**
    * What GET /version and GET /metrics answer (JSON, Prometheus text), as a real API server does
    * for every user allowed: by default no /version (a 404, as for any unknown path: see
@@ -260,14 +265,25 @@ function itemJson(o: K8sObject): string {
  */
 const DEFAULT_METRICS = '# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds 1.7637e+09\n';
 
-export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiServer> {
+/** A test server's CA and serving certificate (for localhost, 127.0.0.1 and `dnsNames`). */
+export interface ServerCerts {
+  ca: GeneratedCert;
+  leaf: GeneratedCert;
+}
+
+export async function serverCerts(dnsNames: string[] = []): Promise<ServerCerts> {
   const ca = await generateCA({ keyType: 'ecdsa', commonName: 'fake-apiserver-ca' });
   const leaf = await generateLeaf({
     ca,
     keyType: 'ecdsa',
-    dnsNames: ['localhost', ...(opts.dnsNames ?? [])],
+    dnsNames: ['localhost', ...dnsNames],
     ipAddresses: ['127.0.0.1'],
   });
+  return { ca, leaf };
+}
+
+export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiServer> {
+  const { ca, leaf } = opts.certs ?? (await serverCerts(opts.dnsNames));
   const token = randomBytes(24).toString('hex');
   const faults = opts.faults ?? [];
   const requests: RecordedRequest[] = [];

@@ -40,17 +40,22 @@ function watched(snap: Snapshot) {
 
 const identity = (f: Finding) => JSON.stringify(f);
 
-function cases(): [string, Snapshot][] {
-  const out: [string, Snapshot][] = [];
-  for (const base of HEALTHY_BASES) out.push([`healthy ${base}`, cluster(base)]);
-  out.push(['golden-cluster.yaml', cluster('none', ['golden-cluster.yaml'])]);
+/**
+ * The cases by name, each cluster built when its test runs: the test files of a worker share its
+ * heap (vitest.config.ts, `isolate: false`), and snapshots built up front stayed in it for every
+ * file the worker ran after this one.
+ */
+function cases(): [string, () => Snapshot][] {
+  const out: [string, () => Snapshot][] = [];
+  for (const base of HEALTHY_BASES) out.push([`healthy ${base}`, () => cluster(base)]);
+  out.push(['golden-cluster.yaml', () => cluster('none', ['golden-cluster.yaml'])]);
   for (const dir of readdirSync(join(FIXTURES, 'checks')).sort()) {
     for (const f of readdirSync(join(FIXTURES, 'checks', dir))
       .filter((x) => /\.ya?ml$/.test(x))
       .sort()) {
       const file = `checks/${dir}/${f}`;
       for (const base of new Set<Base>([baseOf(file), besideOf(file)]))
-        out.push([`${file} over ${base}`, cluster(base, [file])]);
+        out.push([`${file} over ${base}`, () => cluster(base, [file])]);
     }
   }
   return out;
@@ -68,8 +73,8 @@ describe('a namespace evaluated alone gives the full evaluation its own findings
     );
     expect(evaluated).toBeGreaterThan(10 * escalated.length);
   });
-  it.each(all)('%s', (_name, snap) => {
-    const { store, plan } = watched(snap);
+  it.each(all)('%s', (_name, build) => {
+    const { store, plan } = watched(build());
     const cp = plan.controlPlane(store);
     const e = new Evaluator(CHECKS, OPTS);
     const full = e.full(
