@@ -14,8 +14,11 @@
 //      refuses pods while a quota has no status; but a namespace's without pods before step 2)
 //      and events;
 //   6. the namespace markers the demo's pods predate, a second later, so the API server dates
-//      them after the pods; 7. the injection webhook configurations, last, so the API server
-//      never calls them (they point at injectors that do not run) while the demo is loaded.
+//      them after the pods; 7. the injection webhook configurations' selectors, last, so the API
+//      server never calls them (they point at injectors that do not run) while the demo is loaded.
+//      The configurations themselves come first (0.), each webhook selecting no namespace until
+//      step 7: the API server dates them before the pods, as an installed mesh's are (a pod older
+//      than the configuration that injects it is a finding of its own).
 /* global structuredClone */
 // Nothing runs: every pod names a scheduler that does not exist, so none is started or pulled.
 // It refuses a cluster that already has one of the namespaces it loads, unless the demo created
@@ -170,6 +173,16 @@ const LATE = new Set(['ReplicaSet', 'Job', 'Pod', 'ResourceQuota', 'Event', 'Mut
 const of = (...kinds) => objects.filter((o) => kinds.includes(o.kind));
 const step = (what) => console.error(`demo/apply.mjs: ${what}`);
 
+/** A webhook configuration whose webhooks select no namespace (no namespace has this label): created now, called never. */
+const dormant = (w) => ({
+  ...structuredClone(w),
+  webhooks: (w.webhooks ?? []).map((h) => ({
+    ...structuredClone(h),
+    namespaceSelector: { matchLabels: { 'meshdoctor.io/demo-loading': 'true' } },
+  })),
+});
+step('injection webhook configurations, selecting no namespace while the demo loads');
+apply(of('MutatingWebhookConfiguration').map(dormant));
 step('namespaces, service accounts, config, services, workloads');
 apply(objects.filter((o) => !LATE.has(o.kind)));
 shift = Date.parse(created.get(key('Namespace', undefined, ours[0]))) - Date.parse(readAt);
@@ -219,6 +232,6 @@ if (later.length) {
     process.exit(1);
   }
 }
-step('injection webhook configurations');
+step("injection webhook configurations' selectors");
 apply(of('MutatingWebhookConfiguration'));
 step(`done: ${objects.length} objects. Now: meshdoctor check -A ${args.join(' ')}`);

@@ -286,9 +286,9 @@ export default defineCheck<CallEvidence, typeof MESSAGES>({
             message: g.message,
           },
           fix: [
-            comment`break the deadlock first: with failurePolicy Ignore on webhook ${t.hook} the API server admits ${r.name} while the injector is down (pods it admits then have no proxy until re-created), or delete configuration ${config} and re-create it with the mesh once the nodes are Ready`,
+            comment`break the deadlock first: with failurePolicy Ignore on webhook ${t.hook} the API server admits ${r.name} while the injector is down, and pods it admits then have no proxy until re-created, or delete configuration ${config} and re-create it with the mesh once the nodes are Ready`,
             cmd`kubectl edit mutatingwebhookconfiguration ${config}`,
-            comment`for good: leave kube-system out of the webhook, a namespaceSelector with kubernetes.io/metadata.name NotIn kube-system (the label the API server sets on every namespace), as some meshes charts do by default`,
+            comment`for good: leave kube-system out of the webhook, a namespaceSelector with kubernetes.io/metadata.name NotIn kube-system, the label the API server sets on every namespace, as the charts of some meshes do by default`,
             cmd`kubectl get nodes`,
           ],
         };

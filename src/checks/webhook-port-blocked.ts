@@ -208,14 +208,14 @@ export default defineCheck<PortBlockedEvidence, typeof MESSAGES>({
               likely: true,
             },
             fix: [
-              comment`${overlay.product} gives pods addresses the EKS control plane has no route to (Calico documents it for EKS: webhook pods need hostNetwork). Run the AWS VPC CNI, aws-node, for the pods, or put the injector on the node network`,
+              comment`${overlay.product} gives pods addresses the EKS control plane has no route to: on EKS, webhook pods on an overlay network need hostNetwork, as the Calico docs say. Run the AWS VPC CNI, aws-node, for the pods, or put the injector on the node network`,
               ...(hn
                 ? [
-                    comment`${titleOf(mesh)} chart: ${lit(hn.set.join(', '))}; ${lit(hn.note)}`,
+                    comment`${titleOf(mesh)} chart: ${lit(hn.set.join(', '))}, ${lit(hn.note)}`,
                     cmd`helm upgrade YOUR-RELEASE ${lit(hn.chart)} -n ${t.namespace} --reuse-values ${{ args: hn.set.map((v) => ['--set=', { value: v }]) }}`,
                   ]
                 : [
-                    comment`the ${titleOf(mesh)} chart has no value for hostNetwork on its injector: set hostNetwork: true and dnsPolicy: ClusterFirstWithHostNet on its Deployment yourself (an upgrade reverts it; its port ${path.port} must be free on the nodes)`,
+                    comment`the ${titleOf(mesh)} chart has no value for hostNetwork on its injector: set hostNetwork: true and dnsPolicy: ClusterFirstWithHostNet on its Deployment yourself, an upgrade reverts it, and its port ${path.port} must be free on the nodes`,
                   ]),
             ],
           };

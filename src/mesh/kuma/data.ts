@@ -55,7 +55,7 @@ export const KUMA_DATA = {
       hostNetwork: {
         chart: 'kuma/kuma',
         set: ['controlPlane.hostNetwork=true'],
-        note: 'the admission port, controlPlane.admissionServerPort (5443), must then be free on the nodes: change it if another host-network process binds it',
+        note: 'the admission port, controlPlane.admissionServerPort, 5443 by default, must then be free on the nodes: change it if another host-network process binds it',
         source:
           'kumahq/kuma@348b6528 deployments/charts/kuma/values.yaml controlPlane.hostNetwork, admissionServerPort',
       },
