@@ -6,7 +6,7 @@ import { defineFact } from '../k8s/fact.js';
 import { podNetworkAgentOf, type PodNetworkAgent } from '../k8s/pod-network.js';
 import type { Model } from './model.js';
 
-const POD_NETWORK = defineFact({
+export const POD_NETWORK = defineFact({
   id: 'pod-network-agents',
   inputs: ['daemonsets'],
   compute: (m: Model): PodNetworkAgent[] => {

@@ -13,9 +13,7 @@
  * install/kubernetes/cilium/templates/cilium-agent/daemonset.yaml). The setting itself lives in the ConfigMap,
  * which meshdoctor does not read outside the meshes' namespaces: a finding says that it was not read.
  */
-import { arr, isObj, nameOf, nsOf, str } from '../util/objects.js';
-import type { K8sObject } from '../util/types.js';
-import { podSpec } from './pods.js';
+import type { PodNetworkAgent } from './pod-network.js';
 
 export interface ExclusiveCni {
   /** "Cilium". */
@@ -33,9 +31,8 @@ export interface ExclusiveCni {
 }
 
 interface Known {
+  /** The product, as src/k8s/pod-network.ts recognises its agent by image. */
   product: string;
-  /** The agent's image (repository path, any registry). */
-  image: RegExp;
   setting: string;
   readFrom: (ns: string) => string;
   helm: { chart: string; release: string; set: string };
@@ -45,7 +42,6 @@ interface Known {
 const KNOWN: readonly Known[] = [
   {
     product: 'Cilium',
-    image: /(?:^|\/)cilium\/cilium(?:-ci)?(?::|@|$)/,
     setting: 'cni.exclusive=false',
     readFrom: (ns) => `ConfigMap ${ns}/cilium-config key cni-exclusive`,
     helm: { chart: 'cilium/cilium', release: 'cilium', set: 'cni.exclusive=false' },
@@ -54,26 +50,19 @@ const KNOWN: readonly Known[] = [
   },
 ];
 
-/** The exclusive CNI plugin a DaemonSet runs, if it runs one (its agent container's image). */
-export function exclusiveCniOf(ds: K8sObject): ExclusiveCni | undefined {
-  const tmpl = isObj(ds.spec) && isObj(ds.spec.template) ? ds.spec.template : undefined;
-  const spec = podSpec(tmpl);
-  for (const k of KNOWN) {
-    // The agent's image decides (any DaemonSet may carry a label k8s-app: cilium).
-    const c = arr(spec.containers).find((x) => isObj(x) && k.image.test(str(x.image) ?? ''));
-    if (!isObj(c)) continue;
-    const ns = nsOf(ds);
-    const image = str(c.image);
-    return {
-      product: k.product,
-      namespace: ns,
-      daemonSet: nameOf(ds),
-      ...(image ? { image: image.slice(0, 200) } : {}),
-      setting: k.setting,
-      readFrom: k.readFrom(ns),
-      helm: k.helm,
-      source: k.source,
-    };
-  }
-  return undefined;
+/** The exclusive CNI plugin a pod network agent is, if it is one (the agent recognised by its image). */
+export function exclusiveCniOf(agent: PodNetworkAgent): ExclusiveCni | undefined {
+  const k = KNOWN.find((x) => x.product === agent.product);
+  return k
+    ? {
+        product: k.product,
+        namespace: agent.namespace,
+        daemonSet: agent.daemonSet,
+        image: agent.image,
+        setting: k.setting,
+        readFrom: k.readFrom(agent.namespace),
+        helm: k.helm,
+        source: k.source,
+      }
+    : undefined;
 }
