@@ -7,6 +7,7 @@
  * when a later change starts naming one of them (then take it off `open`). Named 5/17 with src/ as of
  * commit c395406: Linkerd 2/4, Istio 2/5, Kuma 0/4, Consul 1/4. Named 8/17 after fix7 (linkerd/linkerd2#2750: the
  * LimitRange by structure; #3353: an overlay pod network on EKS; hashicorp/consul-k8s#715: the CNI agent locked out).
+ * Named 9/17 after fix8 (istio/istio#15152: the injector failing on its own template, ConfigMap istio-sidecar-injector).
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
@@ -124,7 +125,6 @@ reportCases('blind7', 'blind measurement: unseen real reports, the confirmed cau
   'kuma-cni-wait-for-dataplane-ready-no-pod-ip',
   'consul-0.x-metrics-merging-consul-1.9.4',
   'consul-0.x-client-hostport-unreachable',
-  'istio-1.5-injector-template-edited',
   'istio-1.5-label-key-with-slash-release-1.0.3',
   'kuma-1.x-headless-service-no-dataplane',
   'kuma-mesh-name-with-dot',
