@@ -143,7 +143,6 @@ export const CATALOG = {
       "FailedCreate events show a mesh's injection webhook refusing a workload's pods (admission webhook denied the request), for instance over an invalid mesh annotation: the reason is quoted; where the reason says the injector cannot parse its own configuration (its template or values), the ConfigMap holding it is named.",
     severity: 'error',
     inputs: ['events'],
-    optionalInputs: ['configmaps', 'deployments'],
   },
   'pod-security-blocks-init': {
     code: 'MD1019',
