@@ -119,9 +119,9 @@ export default defineCheck({
         },
         fix: own
           ? [
-              comment`the injector ${lit(own.does)} this key: an edit or a tool rewriting the chart broke it`,
+              comment`the injector ${lit(own.does)} this key: a hand edit, a tool rewriting the chart or a value of the wrong type broke it`,
               cmd`kubectl -n ${cpNs} get configmap ${own.configMap} -o jsonpath=${`{.data.${own.key}}`}`,
-              comment`restore it from the chart the control plane was installed with`,
+              comment`restore it from the chart the control plane was installed with, its values corrected`,
               ...reinstallCommands(m, mesh, cpNs, backend?.injector.name),
               comment`the controller retries the pods by itself once the injector reads a valid configuration`,
               comment`the full error of the injector`,
