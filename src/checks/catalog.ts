@@ -140,7 +140,7 @@ export const CATALOG = {
     code: 'MD1018',
     title: 'Injection webhook denied the pod',
     description:
-      "FailedCreate events show a mesh's injection webhook refusing a workload's pods (admission webhook denied the request), for instance over an invalid mesh annotation: the reason is quoted.",
+      "FailedCreate events show a mesh's injection webhook refusing a workload's pods (admission webhook denied the request), for instance over an invalid mesh annotation: the reason is quoted; where the reason says the injector cannot parse its own configuration (its template or values), the ConfigMap holding it is named.",
     severity: 'error',
     inputs: ['events'],
   },

@@ -18,13 +18,16 @@
  * value, injection-marker-invalid; a turned-off ServiceAccount token, serviceaccount-missing),
  * the finding links to it (causedBy, src/facts/denials.ts): the report says to fix that first.
  * Known false positives: a denial already fixed while the owner's status lags.
+ * The injector failing on its OWN configuration is told apart by the reason's structure, per mesh
+ * (profile install.ownConfig: Istio's template rendering unparseable YAML, Linkerd's values file not
+ * parsing): the finding names the ConfigMap and key, and the fix restores it from the chart.
  * Fix: correct what the reason names (an annotation on the pod template, usually), reading the
  * injector's log for the full error; the controller retries by itself.
  */
-import { cmd, comment } from '../fix/steps.js';
+import { cmd, comment, lit } from '../fix/steps.js';
 import { failedCreates } from '../k8s/events.js';
 import { parseAdmissionError } from '../k8s/admission.js';
-import { injectorAt, webhookTargets, WEBHOOK_TARGETS } from '../facts/controlplane.js';
+import { injectorAt, reinstallCommands, webhookTargets, WEBHOOK_TARGETS } from '../facts/controlplane.js';
 import { denialCause } from '../facts/denials.js';
 import { admissionChainOf, chainEvidence, ADMISSION_CHAIN } from '../facts/admission-chain.js';
 import { meshTitle, profileOf, webhookMesh } from '../mesh/registry.js';
@@ -35,6 +38,8 @@ import { WORKLOAD_PROBLEMS } from '../facts/marker-problems.js';
 
 const MESSAGES = messages({
   denied: "{workload} cannot create pods: {mesh}'s injection webhook {hook} denied them{reason}.",
+  config:
+    "{workload} cannot create pods: {mesh}'s injector ({hook}) fails on its own configuration, not on the pods: it {does} ConfigMap {configMap} key {key}{unread} and cannot parse the result: {reason}.",
 });
 
 export default defineCheck({
@@ -70,16 +75,31 @@ export default defineCheck({
       const w = g.workload;
       const path = w ? w.templatePath.split('/').filter(Boolean).join('.') : 'spec.template';
       const where = `{.${path ? `${path}.` : ''}metadata.annotations}`;
+      // The injector failing on its own configuration (by the reason's structure, per the mesh's source): that object.
+      const own = p.install.ownConfig?.(reason, backend?.name);
+      const cm = own ? m.get('configmaps', cpNs, own.configMap) : undefined;
       // One cause, said once: a marker problem or a turned-off token another check reports explains the denial.
-      const cause = w ? denialCause(m, w, mesh) : undefined;
+      const cause = w && !own ? denialCause(m, w, mesh) : undefined;
+      const workload = `${r.kind} ${r.namespace}/${r.name}`;
       yield {
         mesh,
-        ...say(MESSAGES, 'denied', {
-          workload: `${r.kind} ${r.namespace}/${r.name}`,
-          mesh: meshTitle(mesh),
-          hook,
-          reason: reason ? `: ${printable(reason, 200)}` : ' without explanation',
-        }),
+        ...(own
+          ? say(MESSAGES, 'config', {
+              workload,
+              mesh: meshTitle(mesh),
+              hook,
+              configMap: `${cpNs}/${own.configMap}`,
+              key: own.key,
+              does: own.does,
+              unread: cm ? '' : ' (not read: the name its install gives it)',
+              reason: printable(reason, 200),
+            })
+          : say(MESSAGES, 'denied', {
+              workload: `${r.kind} ${r.namespace}/${r.name}`,
+              mesh: meshTitle(mesh),
+              hook,
+              reason: reason ? `: ${printable(reason, 200)}` : ' without explanation',
+            })),
         resource: r,
         affectedPods: g.missing,
         ...(cause ? { causedBy: cause } : {}),
@@ -87,7 +107,9 @@ export default defineCheck({
           webhook: hook,
           ...(hookObj ? { configuration: hookObj.configName } : {}),
           reason: reason || null,
-          ...(annotation ? { annotation } : {}),
+          ...(annotation && !own ? { annotation } : {}),
+          // The object the injector failed to read, named by the mesh (configMapRead: whether this run read it).
+          ...(own ? { configMap: `${cpNs}/${own.configMap}`, key: own.key, configMapRead: Boolean(cm) } : {}),
           // The webhooks the API server calls for the pod, in its order (the mesh's marked).
           ...(w ? { admissionChain: chainEvidence(admissionChainOf(m, w)) } : {}),
           count: g.count,
@@ -95,19 +117,29 @@ export default defineCheck({
           objects: [...g.objects].sort(),
           message: g.message,
         },
-        fix: [
-          // Linked to its cause, whose fix comes first (the report says so): no guess at annotations.
-          ...(cause
-            ? []
-            : [
-                annotation
-                  ? comment`correct or remove annotation ${annotation} on the pod template`
-                  : comment`the pod template annotations the injector validates`,
-                cmd`kubectl get ${`${r.kind.toLowerCase()}/${r.name}`} -n ${r.namespace} -o jsonpath=${where}`,
-              ]),
-          comment`the full error of the injector`,
-          cmd`kubectl -n ${cpNs} logs ${at} -c ${p.controlPlane.injector.container} --tail=200 | grep -i ${r.namespace}`,
-        ],
+        fix: own
+          ? [
+              comment`the injector ${lit(own.does)} this key: a hand edit, a tool rewriting the chart or a value of the wrong type broke it`,
+              cmd`kubectl -n ${cpNs} get configmap ${own.configMap} -o jsonpath=${`{.data.${own.key}}`}`,
+              comment`restore it from the chart the control plane was installed with, its values corrected`,
+              ...reinstallCommands(m, mesh, cpNs, backend?.injector.name),
+              comment`the controller retries the pods by itself once the injector reads a valid configuration`,
+              comment`the full error of the injector`,
+              cmd`kubectl -n ${cpNs} logs ${at} -c ${p.controlPlane.injector.container} --tail=200`,
+            ]
+          : [
+              // Linked to its cause, whose fix comes first (the report says so): no guess at annotations.
+              ...(cause
+                ? []
+                : [
+                    annotation
+                      ? comment`correct or remove annotation ${annotation} on the pod template`
+                      : comment`the pod template annotations the injector validates`,
+                    cmd`kubectl get ${`${r.kind.toLowerCase()}/${r.name}`} -n ${r.namespace} -o jsonpath=${where}`,
+                  ]),
+              comment`the full error of the injector`,
+              cmd`kubectl -n ${cpNs} logs ${at} -c ${p.controlPlane.injector.container} --tail=200 | grep -i ${r.namespace}`,
+            ],
       };
     }
   },

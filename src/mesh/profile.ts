@@ -668,8 +668,25 @@ interface Jobs {
   readonly controlPlaneStops?: string;
 }
 
+/** The object holding an injector's own configuration, named by a denial that says the injector could not read or render it. */
+export interface InjectorOwnConfig {
+  /** The ConfigMap, in the injector's namespace. */
+  readonly configMap: string;
+  /** Its data key the injector read (Istio: the template in `config`; Linkerd: the file under its mount). */
+  readonly key: string;
+  /** What the injector does with it, for the message: `renders its injection template from`. */
+  readonly does: string;
+}
+
 /** Repairs of the install: re-rendering it, its injector's memory, its webhook certificate. */
 interface Install {
+  /**
+   * A denial reason whose structure says the injector failed on its OWN configuration (its template
+   * rendered YAML it cannot parse, its values file does not parse), per the mesh's source: the
+   * object holding it. Undefined when the reason is about the pod, or the mesh reads no
+   * configuration per request. `service`: the webhook's Service name (names the revision).
+   */
+  ownConfig?(reason: string, service: string | undefined): InjectorOwnConfig | undefined;
   /** How to re-render the control plane as it was installed (alternatives); `m` to read the install (Helm release and chart version). */
   reinstall(ns: string, injector: string, m?: MeshContext): Step[];
   /** The durable way to raise the injector's memory limit. */

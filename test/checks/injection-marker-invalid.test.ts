@@ -38,6 +38,8 @@ checkCases('injection-marker-invalid', {
     { fixtures: 'fires-kuma-misplaced.yaml', findings: ['Deployment plain/ownlabel', 'CronJob plain/nightly'] },
     { fixtures: 'fires-kuma-namespace.yaml', findings: ['Namespace orders'] },
     { fixtures: 'fires-kuma-workload.yaml', findings: ['Deployment orders/auditor'] },
+    { fixtures: 'fires-kuma-mesh-name-dot-namespace.yaml', findings: ['Namespace team-payments'] },
+    { fixtures: 'fires-kuma-1.x-mesh-name-annotation.yaml', findings: ['Deployment eu-shop/basket'] },
     {
       fixtures: 'fires-linkerd-namespace.yaml',
       findings: ['Namespace ns-false', 'Namespace ns-label', 'Namespace ns-true', 'Namespace ns-legacy'],
@@ -70,6 +72,7 @@ checkCases('injection-marker-invalid', {
     { fixtures: 'ok-istio-misplaced.yaml' },
     { fixtures: 'ok-kuma.yaml' },
     { fixtures: 'ok-kuma-misplaced.yaml' },
+    { fixtures: 'ok-kuma-mesh-name.yaml' },
     { fixtures: 'ok-linkerd.yaml' },
     { fixtures: 'ok-linkerd-optout-on-template-too.yaml' },
     { fixtures: 'ok-istio-addon-in-istio-system.yaml' },

@@ -11,6 +11,9 @@ checkCases('webhook-denied', {
     { fixtures: 'fires-istio-annotation.yaml', findings: ['Deployment store/api'] },
     { fixtures: 'fires-kuma-invalid-label.yaml', findings: ['Deployment orders/auditor'] },
     { fixtures: 'fires-linkerd-without-explanation.yaml', findings: ['Job shop/report'] },
+    { fixtures: 'fires-istio-1.5-own-template-remote-chart.yaml', findings: ['Deployment remote-apps/sleep'] },
+    { fixtures: 'fires-istio-own-template-prefixed.yaml', findings: ['Deployment billing/invoices'] },
+    { fixtures: 'fires-linkerd-own-values.yaml', findings: ['Deployment payments/ledger'] },
   ],
   silent: [{ fixtures: 'ok-istio-near-misses.yaml' }],
 });

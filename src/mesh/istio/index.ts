@@ -16,6 +16,7 @@ import { templateAsks } from '../marker-table.js';
 import { ISTIO_CONFIG as CONFIG, ISTIO_DATA } from './data.js';
 import { ISTIO_NS_LABEL, ISTIO_REV, istioInjector } from './injector.js';
 import { chartUpgrade, reinstallIstiod } from './install.js';
+import { istioOwnConfig } from './own-config.js';
 import { istiodRelease, istiodVersion } from './version.js';
 import { ambient, istioCni } from './ambient.js';
 import { ISTIO_MARKERS, enableMarker, namespaceProblems, workloadProblems } from './markers.js';
@@ -178,6 +179,7 @@ export const istio = profileFrom(ISTIO_DATA, {
     },
 
     install: {
+      ownConfig: istioOwnConfig,
       reinstall: (ns, istiod, m) => reinstallIstiod(ns, istiod, m ? istiodRelease(m, ns, istiod) : undefined),
       // The Helm line is pinned to the installed release (chartUpgrade).
       memoryFix: (ns, istiod, limit, m) => {

@@ -15,9 +15,14 @@ import { labelsOf } from '../../util/objects.js';
 import { asksOn } from '../asks.js';
 import type { MarkerProblemDraft, NamespaceProblemContext, WorkloadProblemContext } from '../profile.js';
 import { KUMA_INJECT, KUMA_NS_ENABLING, KUMA_POD_ENABLING, KUMA_VALID, parseKuma } from './injector.js';
+import { meshNameNamespaceProblems, meshNameWorkloadProblems } from './mesh-name.js';
 
 export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): MarkerProblemDraft[] {
   if (!m.meshPossible('kuma')) return [];
+  return [...injectionProblems(m, c), ...meshNameNamespaceProblems(c)];
+}
+
+function injectionProblems(_m: MeshContext, c: NamespaceProblemContext): MarkerProblemDraft[] {
   const { ns, labels, set, unset } = c;
   const v = labels[KUMA_INJECT];
   if (v !== undefined) {
@@ -44,6 +49,10 @@ export function namespaceProblems(m: MeshContext, c: NamespaceProblemContext): M
 
 export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): MarkerProblemDraft[] {
   if (!m.meshPossible('kuma')) return [];
+  return [...workloadInjectionProblems(m, c), ...meshNameWorkloadProblems(c)];
+}
+
+function workloadInjectionProblems(m: MeshContext, c: WorkloadProblemContext): MarkerProblemDraft[] {
   const { w, id, where, labels } = c;
   const nsLabels = labelsOf(m.namespace(w.namespace));
   const nsValue = nsLabels[KUMA_INJECT];

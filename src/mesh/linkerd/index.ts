@@ -14,6 +14,7 @@ import { profileFrom } from '../profile-from.js';
 import { LINKERD_DATA, LINKERD_RESOURCE_ANNOTATIONS } from './data.js';
 import { fixIdentity, linkerdIdentity } from './identity.js';
 import { LINKERD_INJECT, isLinkerdEnabling, linkerdInjector } from './injector.js';
+import { linkerdOwnConfig } from './own-config.js';
 import { namespaceProblems, workloadProblems } from './markers.js';
 import { linkerdRuntime } from './runtime.js';
 import { LINKERD_SKIP_REASONS, readLinkerdSkip } from './skips.js';
@@ -189,6 +190,7 @@ export const linkerd = profileFrom(LINKERD_DATA, {
     },
 
     install: {
+      ownConfig: linkerdOwnConfig,
       reinstall: (ns) => [
         choice(text`re-render the control plane the way it was installed: run the one line for your install method`, [
           { label: text`linkerd CLI`, steps: [cmd`linkerd upgrade | kubectl apply -f -`] },
