@@ -97,7 +97,6 @@ const NOISE = /cannot set terminal process group|no job control in this shell|ca
  */
 interface Session {
   pid: number;
-  dir: string;
   input: number;
   out: number;
   err: number;
@@ -128,7 +127,6 @@ function endSession(shell: Shell): void {
   } catch {
     // already gone
   }
-  rmSync(s.dir, { recursive: true, force: true });
 }
 process.on('exit', () => SHELLS.forEach(endSession));
 
@@ -145,7 +143,7 @@ function session(shell: Shell): Session {
   // sh opens the FIFO as the shell's stdin and execs it: the shell is the only reader, this
   // process the only writer (EOF when it ends).
   const child = spawn('/bin/sh', ['-c', 'exec "$@" < "$0"', fifo, ...ARGV[shell]], {
-    cwd: dir,
+    cwd: tmpdir(),
     env: { PATH: '/nonexistent', HOME: '/home/x' },
     stdio: ['ignore', out, err],
   });
@@ -160,7 +158,9 @@ function session(shell: Shell): Session {
       sleep(1);
     }
   }
-  const s: Session = { pid: child.pid!, dir, input, out, err, outAt: 0, errAt: 0, seq: 0 };
+  // The shell and this process hold what they need open: nothing of the directory is left behind.
+  rmSync(dir, { recursive: true, force: true });
+  const s: Session = { pid: child.pid!, input, out, err, outAt: 0, errAt: 0, seq: 0 };
   sessions.set(shell, s);
   return s;
 }
@@ -199,7 +199,7 @@ function readFrom(fd: number, from: number): Buffer {
  */
 export function runInShell(shell: Shell, lines: string[]): ShellRun {
   const s = session(shell);
-  const dir = mkdtempSync(join(s.dir, 'paste-'));
+  const dir = mkdtempSync(join(tmpdir(), `meshdoctor-${shell}-`));
   const work = join(dir, 'cwd');
   const seq = ++s.seq;
   const PRINTF = shell === 'dash' ? 'command printf' : 'builtin printf';
@@ -209,7 +209,7 @@ export function runInShell(shell: Shell, lines: string[]): ShellRun {
     `cd '${work}'`,
     ...lines.map((l, i) => `L=${i}\n${l}`),
     // After the paste: back out of its directory, say it is done.
-    `cd '${s.dir}'`,
+    `cd /`,
     `${PRINTF} 'DONE%s\\n' ${seq}`,
     '',
   ].join('\n');
