@@ -5,8 +5,21 @@
  * argv and the number of the pasted line it came from, `touch` creates its files (so an injected
  * `$(touch PWNED)` shows as a file), PATH is empty, so anything else shows as "not found".
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { K8sObject } from '../../src/util/types.js';
@@ -75,20 +88,155 @@ export interface ShellRun {
 // Start-up noise of an interactive shell on a pipe, not an error of the paste.
 const NOISE = /cannot set terminal process group|no job control in this shell|can't access tty; job control turned off/;
 
-/** Paste `lines` into `shell` (each preceded by `L=<n>` so calls know their line) in a fresh directory. */
+/**
+ * One long-lived shell of each kind, started as runInShell first needs it (spawning a shell per
+ * paste was most of fix-safety's CPU: ~2,000 spawns of a large worker). It reads its stdin from a
+ * FIFO this process alone writes: every paste is written to it as it would be pasted, top-level
+ * lines of an interactive shell, then a line printing an end marker to its stdout (a file). It
+ * exits at EOF, when this process ends.
+ */
+interface Session {
+  pid: number;
+  input: number;
+  out: number;
+  err: number;
+  outAt: number;
+  errAt: number;
+  seq: number;
+}
+const sessions = new Map<Shell, Session>();
+const nap = new Int32Array(new SharedArrayBuffer(4));
+const sleep = (ms: number) => Atomics.wait(nap, 0, 0, ms);
+const TIMEOUT_MS = 60_000;
+
+const alive = (pid: number): boolean => {
+  try {
+    return !/^\d+ \(.*\) [ZX]/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
+
+function endSession(shell: Shell): void {
+  const s = sessions.get(shell);
+  if (!s) return;
+  sessions.delete(shell);
+  for (const fd of [s.input, s.out, s.err]) closeSync(fd);
+  try {
+    process.kill(s.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+process.on('exit', () => SHELLS.forEach(endSession));
+
+function session(shell: Shell): Session {
+  const open = sessions.get(shell);
+  if (open && alive(open.pid)) return open;
+  if (open) endSession(shell);
+  const dir = mkdtempSync(join(tmpdir(), `meshdoctor-${shell}-`));
+  const fifo = join(dir, 'stdin');
+  const made = spawnSync('mkfifo', [fifo]);
+  if (made.status !== 0) throw new Error(`mkfifo: ${String(made.stderr)}`);
+  const out = openSync(join(dir, 'stdout'), 'w+');
+  const err = openSync(join(dir, 'stderr'), 'w+');
+  // sh opens the FIFO as the shell's stdin and execs it: the shell is the only reader, this
+  // process the only writer (EOF when it ends).
+  const child = spawn('/bin/sh', ['-c', 'exec "$@" < "$0"', fifo, ...ARGV[shell]], {
+    cwd: tmpdir(),
+    env: { PATH: '/nonexistent', HOME: '/home/x' },
+    stdio: ['ignore', out, err],
+  });
+  child.unref();
+  const deadline = Date.now() + TIMEOUT_MS;
+  let input = -1;
+  while (input < 0) {
+    try {
+      input = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENXIO' || Date.now() > deadline) throw e;
+      sleep(1);
+    }
+  }
+  // The shell and this process hold what they need open: nothing of the directory is left behind.
+  rmSync(dir, { recursive: true, force: true });
+  const s: Session = { pid: child.pid!, input, out, err, outAt: 0, errAt: 0, seq: 0 };
+  sessions.set(shell, s);
+  return s;
+}
+
+/** Write all of `text` to the non-blocking FIFO, waiting while the shell has not read enough of it. */
+function writeAll(s: Session, text: string, deadline: number): void {
+  const buf = Buffer.from(text);
+  for (let at = 0; at < buf.length;) {
+    try {
+      at += writeSync(s.input, buf, at, buf.length - at);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+      if (Date.now() > deadline || !alive(s.pid)) throw new Error('the shell stopped reading');
+      sleep(1);
+    }
+  }
+}
+
+/** What was appended to a file descriptor's file since `from`. */
+function readFrom(fd: number, from: number): Buffer {
+  const size = fstatSync(fd).size;
+  const buf = Buffer.alloc(Math.max(0, size - from));
+  let n = 0;
+  while (n < buf.length) {
+    const r = readSync(fd, buf, n, buf.length - n, from + n);
+    if (r === 0) break;
+    n += r;
+  }
+  return buf.subarray(0, n);
+}
+
+/**
+ * Paste `lines` into `shell` (each preceded by `L=<n>` so calls know their line) in a fresh directory.
+ * The paste is what a fresh shell was given before: the preamble (it defines the stubs again),
+ * then the lines, each at top level, read and run one at a time.
+ */
 export function runInShell(shell: Shell, lines: string[]): ShellRun {
+  const s = session(shell);
   const dir = mkdtempSync(join(tmpdir(), `meshdoctor-${shell}-`));
   const work = join(dir, 'cwd');
-  const script = `${preamble(shell)}\n${lines.map((l, i) => `L=${i}\n${l}`).join('\n')}\n`;
+  const seq = ++s.seq;
+  const PRINTF = shell === 'dash' ? 'command printf' : 'builtin printf';
+  const script = [
+    preamble(shell),
+    `export OUT='${join(dir, 'argv')}' NF='${join(dir, 'nf')}'`,
+    `cd '${work}'`,
+    ...lines.map((l, i) => `L=${i}\n${l}`),
+    // After the paste: back out of its directory, say it is done.
+    `cd /`,
+    `${PRINTF} 'DONE%s\\n' ${seq}`,
+    '',
+  ].join('\n');
+  const errors: string[] = [];
+  let stderr = '';
   try {
     mkdirSync(work);
-    const r = spawnSync(ARGV[shell][0]!, ARGV[shell].slice(1), {
-      cwd: work,
-      env: { PATH: '/nonexistent', OUT: join(dir, 'argv'), NF: join(dir, 'nf'), HOME: '/home/x' },
-      input: script,
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const deadline = Date.now() + TIMEOUT_MS;
+    const done = `DONE${seq}\n`;
+    let said = '';
+    try {
+      writeAll(s, script, deadline);
+      for (;;) {
+        said += readFrom(s.out, s.outAt + said.length).toString('latin1');
+        if (said.includes(done)) break;
+        if (Date.now() > deadline) throw new Error(`the paste did not end within ${TIMEOUT_MS} ms`);
+        if (!alive(s.pid)) throw new Error('the shell exited during the paste');
+        sleep(0.2);
+      }
+      s.outAt += said.length;
+    } catch (e) {
+      errors.push(String(e));
+    }
+    const err = readFrom(s.err, s.errAt);
+    s.errAt += err.length;
+    stderr = err.toString('utf8');
+    if (errors.length) endSession(shell);
     const read = (f: string) => {
       try {
         return readFileSync(join(dir, f), 'utf8');
@@ -115,14 +263,12 @@ export function runInShell(shell: Shell, lines: string[]): ShellRun {
       .split('\n')
       .filter(Boolean)
       .map((l) => ({ line: Number(l.slice(0, l.indexOf(' '))), command: l.slice(l.indexOf(' ') + 1) }));
-    const errors: string[] = [];
-    for (const m of `${r.stderr ?? ''}`.matchAll(/(?:\/usr\/bin\/|\/bin\/)?(?:bash|dash|zsh): [^\n\r]*/g)) {
+    for (const m of stderr.matchAll(/(?:\/usr\/bin\/|\/bin\/)?(?:bash|dash|zsh): [^\n\r]*/g)) {
       if (NOISE.test(m[0])) continue;
       const nf = /^\S+ \d+: (.+): not found$/.exec(m[0]);
       if (shell === 'dash' && nf) notFound.push({ line: -1, command: nf[1]! });
       else errors.push(m[0]);
     }
-    if (r.error) errors.push(String(r.error));
     return { calls, notFound, errors, files: readdirSync(work) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
