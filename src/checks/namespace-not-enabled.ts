@@ -34,6 +34,7 @@ import type { FindingInput } from './define.js';
 import type { Evidence } from './types.js';
 import type { Workload } from '../facts/model.js';
 import { decide } from '../facts/decision.js';
+import { INSTALLED_RELEASES } from '../mesh/releases.js';
 import { evalWebhook, namespaceLabels, type MeshWebhook } from '../mesh/webhooks.js';
 import { namespaceSidecarless, sidecarlessOf } from '../facts/sidecarless.js';
 import { defineCheck, messages, meta, say } from './define.js';
@@ -55,7 +56,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('namespace-not-enabled'),
-  facts: [APP_WORKLOADS, DECISIONS],
+  facts: [APP_WORKLOADS, DECISIONS, INSTALLED_RELEASES],
   messages: MESSAGES,
   *run(m) {
     const asked = m.snapshot.scope.allNamespaces ? undefined : m.snapshot.scope.namespace;

@@ -357,7 +357,7 @@ export function readingOf(t: ReleaseTable, key: string, version: string): ValueR
  * What the tables say of the releases the mesh's injector Deployments run (those in its
  * control-plane namespaces), once per model: undefined for a Deployment whose version was not read.
  */
-const INSTALLED_RELEASES = defineFactFamily({
+export const INSTALLED_RELEASES = defineFactFamily({
   id: 'installed-releases',
   inputs: ['deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods'],
   compute: (m: MeshContext, p: MeshProfile): (ReleaseFacts | undefined)[] =>
