@@ -21,6 +21,9 @@ for (const p of PROFILE_LIST) {
       r.reads?.length
         ? `also reads ${r.reads.map((x) => `the ${x.on} ${x.field.slice(0, -1)} \`${x.key}\``).join(', ')}`
         : '',
+      r.markers
+        ? `reads only the markers ${[...r.markers.namespace.map((x) => `the namespace ${x.field.slice(0, -1)} \`${x.key}\``), ...r.markers.template.map((x) => `the template ${x.field.slice(0, -1)} \`${x.key}\``)].join(', ')} (fixes set the ${r.markers.enable.field.slice(0, -1)} \`${r.markers.enable.key}=${r.markers.enable.value}\`)`
+        : '',
       ...(r.parses ?? []).map((x) => `reads ${readingText(x)}`),
       r.containers
         ? `injects ${[...r.containers.proxy.map((n) => `\`${n}\` (proxy)`), ...r.containers.init.map((n) => `\`${n}\` (init)`), ...(r.containers.helpers ?? []).map((n) => `\`${n}\` (helper)`), ...(r.containers.validation ?? []).map((n) => `\`${n}\` (validation)`)].join(', ')}`

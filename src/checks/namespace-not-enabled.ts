@@ -25,7 +25,7 @@
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { KUBE_SYSTEM_NAMESPACES } from '../mesh/constants.js';
 import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, mustChoose } from '../facts/choice.js';
-import { enableMarker, namespaceMarker, templateOptOut } from '../facts/markers.js';
+import { enableMarker, namespaceMarker, namespaceMarkerUnread, templateOptOut } from '../facts/markers.js';
 import { podStates, APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 import type { MeshName } from '../mesh/names.js';
 import { agree, annotationsOf, arr, groupBy, isObj, plural, str, strMap } from '../util/objects.js';
@@ -34,6 +34,7 @@ import type { FindingInput } from './define.js';
 import type { Evidence } from './types.js';
 import type { Workload } from '../facts/model.js';
 import { decide } from '../facts/decision.js';
+import { INSTALLED_RELEASES } from '../mesh/releases.js';
 import { evalWebhook, namespaceLabels, type MeshWebhook } from '../mesh/webhooks.js';
 import { namespaceSidecarless, sidecarlessOf } from '../facts/sidecarless.js';
 import { defineCheck, messages, meta, say } from './define.js';
@@ -43,6 +44,8 @@ const MESSAGES = messages({
     'Namespace {namespace} is injected by default by {meshTitle} webhook {webhook}, but the pod labels of {workloads} keep {them} without a proxy{mixed}.',
   'no-marker':
     'Namespace {namespace} has no {meshTitle} injection marker, so {workloads} {run} without a proxy{mixed}.',
+  'marker-not-read':
+    'Namespace {namespace} has {marker}, which {release} does not read (it reads {expected}), so {workloads} {run} without a proxy{mixed}.',
   'no-marker-choose':
     'Namespace {namespace} has no injection marker, so {workloads} {run} without a proxy{mixed}; {choose}.',
   'selected-no-pod-asks':
@@ -53,7 +56,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('namespace-not-enabled'),
-  facts: [APP_WORKLOADS, DECISIONS],
+  facts: [APP_WORKLOADS, DECISIONS, INSTALLED_RELEASES],
   messages: MESSAGES,
   *run(m) {
     const asked = m.snapshot.scope.allNamespaces ? undefined : m.snapshot.scope.namespace;
@@ -93,7 +96,7 @@ export default defineCheck({
       // Would the marker work? Not where the mesh never injects (Linkerd: cert-manager, a
       // webhook-excluded namespace; Istio: its ignored namespaces): suggesting it would mislead.
       const options = m.meshes.flatMap((install) => {
-        const marker = enableMarker(install.mesh, ns, install.webhooks);
+        const marker = enableMarker(install.mesh, ns, install.webhooks, m);
         if (!marker) return []; // a mesh with no namespace marker: its pods opt in one by one
         const labels = namespaceLabels(nsObj, ns);
         const annotations = { ...annotationsOf(nsObj) };
@@ -129,6 +132,8 @@ export default defineCheck({
       const chosen = options.find((o) => o.mesh === choice.mesh);
       const mixed = chosen ? meshedBy.has(chosen.mesh) : meshedBy.size > 0;
       const pods = unmeshed.flatMap(({ s }) => s.unmeshed);
+      // A marker of today's release that the installed one does not read (a Kuma 1.0 namespace with only the label).
+      const unread = (x: MeshName) => namespaceMarkerUnread(m, x, nsObj);
       // A webhook that injects unmarked namespaces (Istio's enableNamespacesByDefault) selects this
       // one: the namespace needs no marker, the workloads' own labels keep them from that webhook.
       const byDefault = chosen
@@ -151,26 +156,37 @@ export default defineCheck({
               them: agree(unmeshed.length, 'it from that webhook, so it runs', 'them from that webhook, so they run'),
               mixed: mixed ? ' while others in it are meshed' : '',
             })
-          : chosen
-            ? say(MESSAGES, 'no-marker', {
+          : chosen && unread(chosen.mesh)
+            ? say(MESSAGES, 'marker-not-read', {
                 namespace: ns,
-                meshTitle: meshTitle(chosen.mesh),
+                marker: unread(chosen.mesh)!.marker,
+                release: unread(chosen.mesh)!.release,
+                expected: chosen.marker.text,
                 workloads: plural(unmeshed.length, 'workload'),
                 run: agree(unmeshed.length, 'runs', 'run'),
                 mixed: mixed ? ' while others in it are meshed' : '',
               })
-            : say(MESSAGES, 'no-marker-choose', {
-                namespace: ns,
-                workloads: plural(unmeshed.length, 'workload'),
-                run: agree(unmeshed.length, 'runs', 'run'),
-                mixed: mixed ? ' while others in it are meshed' : '',
-                choose: mustChoose(choice, 'it'),
-              })),
+            : chosen
+              ? say(MESSAGES, 'no-marker', {
+                  namespace: ns,
+                  meshTitle: meshTitle(chosen.mesh),
+                  workloads: plural(unmeshed.length, 'workload'),
+                  run: agree(unmeshed.length, 'runs', 'run'),
+                  mixed: mixed ? ' while others in it are meshed' : '',
+                })
+              : say(MESSAGES, 'no-marker-choose', {
+                  namespace: ns,
+                  workloads: plural(unmeshed.length, 'workload'),
+                  run: agree(unmeshed.length, 'runs', 'run'),
+                  mixed: mixed ? ' while others in it are meshed' : '',
+                  choose: mustChoose(choice, 'it'),
+                })),
         resource: { kind: 'Namespace', name: ns },
         affectedPods: pods.length,
         evidence: {
           namespace: ns,
           expectedMarker: chosen ? chosen.marker.text : options.map((o) => o.marker.text).join(' or '),
+          ...(chosen && unread(chosen.mesh) ? { markerNotRead: unread(chosen.mesh) } : {}),
           meshedWorkloads: states
             .filter(({ s }) => (chosen ? s.meshed.has(chosen.mesh) : s.meshed.size > 0))
             .map(({ w }) => `${w.kind}/${w.name}`),

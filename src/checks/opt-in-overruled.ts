@@ -126,7 +126,7 @@ function overruled(m: Model, w: Workload, mesh: MeshName, webhooks: MeshWebhook[
   const { [winnerLabel]: _removed, ...without } = labels;
   // The smallest change the model shows injecting the workload.
   const viaLabel = ask.field === 'labels' ? withMarker(w.template, 'labels', ask.key, ask.value) : undefined;
-  const marker = enableMarker(mesh, w.namespace, webhooks);
+  const marker = enableMarker(mesh, w.namespace, webhooks, m);
   const plans: { steps: Step[]; says: string; p: Probe }[] = [
     {
       steps: namespaceChange(m, w.namespace, 'labels', [{ key: winnerLabel }]),

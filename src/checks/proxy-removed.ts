@@ -36,6 +36,7 @@ import { admissionChainOf, chainEvidence, mutatingAfter, ADMISSION_CHAIN } from 
 import { removedFromPod, type Removed } from '../facts/proxy-removed.js';
 import { meshTitle, PROFILE_LIST, profileOf } from '../mesh/registry.js';
 import { injectedMesh } from '../mesh/proxy.js';
+import { installedContainers, INJECTOR_RELEASES } from '../facts/releases.js';
 import { containers, initContainers, podSpec } from '../k8s/pods.js';
 import { nameOf, nsOf } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
@@ -90,7 +91,7 @@ const MESSAGES = messages({
 
 export default defineCheck<RemovedEvidence, typeof MESSAGES>({
   ...meta('proxy-removed'),
-  facts: [APP_WORKLOADS, ADMISSION_CHAIN],
+  facts: [APP_WORKLOADS, ADMISSION_CHAIN, INJECTOR_RELEASES],
   messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {
@@ -151,8 +152,10 @@ export default defineCheck<RemovedEvidence, typeof MESSAGES>({
       const active = podStates(w).active.slice(0, 500);
       for (const { name: mesh } of PROFILE_LIST) {
         const hit: [K8sObject, Removed][] = [];
+        // The installed release's names (consul-k8s 0.x's envoy-sidecar), where they are not today's.
+        const release = active.length ? installedContainers(m, mesh) : undefined;
         for (const p of active) {
-          const r = removedFromPod(p, mesh);
+          const r = removedFromPod(p, mesh, release);
           if (r) hit.push([p, r]);
         }
         if (hit.length === 0) continue;

@@ -56,7 +56,7 @@ function fixFor(m: Model, w: Workload, mesh: MeshName): { fix: Step[]; problem?:
   const problem = workloadProblems(m, w).find((p) => p.mesh === mesh && p.templateChanges);
   const template = problem ? changedTemplate(w.template, problem.templateChanges!) : w.template;
   const templateFix = problem ? (problem.correct ?? problem.fix) : [];
-  const marker = enableMarker(mesh, w.namespace, install.webhooks);
+  const marker = enableMarker(mesh, w.namespace, install.webhooks, m);
   const injects = (withMarker: boolean, t = template) => {
     const nsLabels = namespaceLabels(nsObj, w.namespace);
     const nsAnnotations = { ...annotationsOf(nsObj) };

@@ -5,6 +5,7 @@ import { proxyAlreadyPresent } from '../mesh/proxy.js';
 import type { MeshName } from '../mesh/names.js';
 import type { Decision, DecisionInput } from '../mesh/profile.js';
 import { profileOf } from '../mesh/registry.js';
+import { installedMarkers } from '../mesh/releases.js';
 import { evalWebhook, matchConditionExpression, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
 import type { CelRequest } from '../k8s/cel.js';
 import { printable } from '../util/errors.js';
@@ -50,7 +51,14 @@ export function decide(m: MeshContext, mesh: MeshName, webhooks: MeshWebhook[], 
     .filter((w) => w.mesh === mesh)
     .map((w) => evalWebhook(w, given.nsLabels, podLabels, request));
   const present = proxyAlreadyPresent(podSpec(given.template));
-  const input: DecisionInput = { ...given, calls, ...(present ? { proxyPresent: present } : {}) };
+  // The installed release's own markers, where they are not today's (Kuma 1.0 to 1.4 read only the annotation).
+  const markers = given.markers ?? installedMarkers(m, p)?.markers;
+  const input: DecisionInput = {
+    ...given,
+    calls,
+    ...(present ? { proxyPresent: present } : {}),
+    ...(markers ? { markers } : {}),
+  };
   const called = calls.some((c) => c.called);
   const injector = p.injector.decide(m, input);
   // A webhook that injects unmarked pods (Istio's enableNamespacesByDefault) asks for them itself.

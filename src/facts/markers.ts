@@ -10,18 +10,83 @@ import * as table from '../mesh/marker-table.js';
 import type { Marker, NamespaceMarker } from '../mesh/marker-table.js';
 import { profileOf } from '../mesh/registry.js';
 import type { MeshWebhook } from '../mesh/webhooks.js';
+import { installedMarkers } from '../mesh/releases.js';
+import type { ReleaseMarkers } from '../mesh/release-table.js';
+import { shq } from '../util/objects.js';
 
 const markersOf = (mesh: MeshName) => profileOf(mesh).markers;
 
-/** What the namespace says to the mesh (Consul: its injector's settings stand in for a marker). */
-export function namespaceMarker(m: Model, mesh: MeshName, ns: K8sObject | undefined): NamespaceMarker {
+/**
+ * The namespace markers the installed release reads where they are not today's (Kuma 1.0 to 1.4:
+ * only the annotation, src/mesh/kuma/releases.ts), as a marker table: today's strays but those the
+ * release reads. Undefined: today's table holds (src/mesh/releases.ts installedMarkers).
+ */
+function releaseTable(
+  m: Model,
+  mesh: MeshName,
+): { t: table.MarkerTable; markers: ReleaseMarkers; release: string } | undefined {
+  const r = installedMarkers(m, profileOf(mesh));
+  if (!r) return undefined;
   const t = markersOf(mesh);
-  return t.namespaceMarker ? t.namespaceMarker(ns, m) : table.namespaceMarker(t, ns);
+  const read = (s: { field: string; key: string; on: string }) =>
+    (s.on === 'namespace' ? r.markers.namespace : r.markers.template).some(
+      (k) => k.field === s.field && k.key === s.key,
+    );
+  return {
+    t: {
+      namespace: r.markers.namespace.map((k) => ({
+        field: k.field,
+        key: k.key,
+        enables: (v: string) => k.enabling.includes(v),
+      })),
+      template: r.markers.template.map((k) => ({
+        field: k.field,
+        key: k.key,
+        read: (v: string) => (k.inject.includes(v) ? true : k.skip.includes(v) ? false : ('invalid' as const)),
+      })),
+      strays: t.strays.filter((s) => !read(s)),
+      ask: r.markers.ask,
+      optOut: r.markers.optOut,
+    },
+    markers: r.markers,
+    release: r.release,
+  };
 }
 
-/** The marker to set on a namespace for a mesh, and the command that sets it. */
-export const enableMarker = (mesh: MeshName, ns: string, webhooks: MeshWebhook[]): EnableMarker | undefined =>
-  markersOf(mesh).enableMarker(ns, webhooks);
+/** What the namespace says to the mesh (Consul: its injector's settings stand in for a marker), as its installed release reads it. */
+export function namespaceMarker(m: Model, mesh: MeshName, ns: K8sObject | undefined): NamespaceMarker {
+  const t = markersOf(mesh);
+  if (t.namespaceMarker) return t.namespaceMarker(ns, m);
+  return table.namespaceMarker(releaseTable(m, mesh)?.t ?? t, ns);
+}
+
+/**
+ * Today's namespace markers present on the namespace that the installed release does not read
+ * (a Kuma 1.0 namespace with only the label), with that release's name: undefined when none.
+ */
+export function namespaceMarkerUnread(
+  m: Model,
+  mesh: MeshName,
+  ns: K8sObject | undefined,
+): { marker: string; release: string } | undefined {
+  const r = releaseTable(m, mesh);
+  if (!r) return undefined;
+  const k = markersOf(mesh).namespace.find(
+    (x) => !r.t.namespace.some((y) => y.field === x.field && y.key === x.key) && table.valueAt(ns, x) !== undefined,
+  );
+  return k ? { marker: table.markerText(k, table.valueAt(ns, k)!), release: r.release } : undefined;
+}
+
+/** The marker to set on a namespace for a mesh, and the command that sets it (with `m`: the installed release's). */
+export function enableMarker(mesh: MeshName, ns: string, webhooks: MeshWebhook[], m?: Model): EnableMarker | undefined {
+  const e = m ? releaseTable(m, mesh)?.markers.enable : undefined;
+  if (!e) return markersOf(mesh).enableMarker(ns, webhooks);
+  return {
+    ...e,
+    text: table.markerText(e, e.value),
+    command: `kubectl ${e.field === 'labels' ? 'label' : 'annotate'} namespace ${shq(ns)} ${shq(`${e.key}=${e.value}`)} --overwrite`,
+  };
+}
 
 /** The pod template marker that opts out of this mesh. */
 export const optOutMarker = (mesh: MeshName) => markersOf(mesh).optOut;

@@ -9,6 +9,7 @@ import { nameOf } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
 import { profileOf } from '../mesh/registry.js';
 import { releaseFacts, type ReleaseFacts } from '../mesh/releases.js';
+import type { InjectedNames } from '../mesh/release-table.js';
 import { INJECTOR_INPUTS, injectors, type Injector } from './controlplane.js';
 import type { Model } from './model.js';
 
@@ -18,7 +19,7 @@ interface InjectorRelease {
   facts?: ReleaseFacts;
 }
 
-const INJECTOR_RELEASES = defineFactFamily({
+export const INJECTOR_RELEASES = defineFactFamily({
   id: 'injector-releases',
   inputs: [...INJECTOR_INPUTS, 'configmaps'],
   compute: (m: Model, mesh: MeshName): InjectorRelease[] => {
@@ -44,6 +45,19 @@ export const releaseOfInjector = (
   mesh: MeshName,
   deployment: K8sObject | undefined,
 ): ReleaseFacts | undefined => injectorReleases(m, mesh).find((r) => r.injector.deployment === deployment)?.facts;
+
+/**
+ * The containers the installed release injects, by role, where they are not today's (consul-k8s
+ * 0.x's envoy-sidecar): when every injector Deployment of the mesh (found from its webhooks,
+ * src/facts/controlplane.ts) runs a release the tables place and all of them say the same.
+ * Undefined otherwise: today's names (the profile's) hold.
+ */
+export function installedContainers(m: Model, mesh: MeshName): InjectedNames | undefined {
+  if (!profileOf(mesh).versions?.releases?.rows.some((r) => r.containers)) return undefined;
+  const rs = injectorReleases(m, mesh);
+  const first = rs[0]?.facts?.containers;
+  return first && rs.every((r) => r.facts?.containers === first) ? first : undefined;
+}
 
 const RELEASE_READS = defineFactFamily({
   id: 'release-reads',

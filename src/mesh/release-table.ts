@@ -2,7 +2,9 @@
  * The shape of each mesh's release table (src/mesh/<mesh>/releases.ts): typed constants, no
  * functions, every row with its source. src/mesh/releases.ts reads them (`releaseFacts`).
  */
-import type { Field } from './types.js';
+import type { Field, ReleaseMarkers } from './types.js';
+
+export type { ReleaseMarkers } from './types.js';
 
 /** A permission an injector needs from the API server, cluster-wide, and what it does with it. */
 export interface InjectorPermission {
@@ -136,6 +138,8 @@ export interface ReleaseRow {
   readonly recognise?: string;
   /** Marker keys these releases still read in a field today's release no longer reads them in (Kuma 1.x's annotation). */
   readonly reads?: readonly { readonly field: Field; readonly key: string; readonly on: 'namespace' | 'template' }[];
+  /** The only injection markers these releases read, where they are not today's (undefined: today's, with `reads` beside them). */
+  readonly markers?: ReleaseMarkers;
   /** How these releases' injector reads a pod template marker's value (Istio's sidecar.istio.io/inject changed in 1.27). */
   readonly parses?: readonly ValueReading[];
   /** The injected containers (undefined: today's, the profile's `containers`). */

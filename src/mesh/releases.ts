@@ -12,11 +12,15 @@ import type {
   InjectorPermission,
   KnownBug,
   OperatorInstall,
+  ReleaseMarkers,
   ReleaseRow,
   ReleaseTable,
   ValueReading,
 } from './release-table.js';
 import { similar } from '../util/suggest.js';
+import { nameOf } from '../util/objects.js';
+import { defineFactFamily } from '../k8s/fact.js';
+import type { MeshContext } from './context.js';
 import { semver } from './versions.js';
 
 /** What the installed release is, as the tables place it. */
@@ -31,6 +35,8 @@ export interface ReleaseFacts {
   readonly rows: readonly ReleaseRow[];
   /** The marker keys this release reads that today's does not, beside the profile's table. */
   readonly reads: NonNullable<ReleaseRow['reads']>;
+  /** The only injection markers this release reads, where they are not today's (undefined: today's). */
+  readonly markers?: ReleaseMarkers;
   /** Every container name this release injects, by role (today's where no row says). */
   readonly containers?: InjectedNames;
   /** The injector's chart RBAC for injection: 'today', its needs, or undefined (outside the table: not judged). */
@@ -169,6 +175,7 @@ export function releaseFacts(p: MeshProfile, read: VersionRead | undefined): Rel
     rows,
     reads: rows.flatMap((r) => r.reads ?? []),
     containers: last('containers') as InjectedNames | undefined,
+    ...(last('markers') ? { markers: last('markers') as ReleaseMarkers } : {}),
     injectorRbac,
     ...(rbacSource ? { injectorRbacSource: rbacSource } : {}),
     ...(names ? { injectorRbacNames: names } : {}),
@@ -344,4 +351,41 @@ export function readingOf(t: ReleaseTable, key: string, version: string): ValueR
   const hit = rows.find(({ r }) => at(r.from) <= 0 && (r.to === undefined || at(r.to) >= 0));
   if (hit) return hit.x;
   return at(rows[0]!.r.from) > 0 ? rows[0]!.x : rows[rows.length - 1]!.x;
+}
+
+/**
+ * What the tables say of the releases the mesh's injector Deployments run (those in its
+ * control-plane namespaces), once per model: undefined for a Deployment whose version was not read.
+ */
+export const INSTALLED_RELEASES = defineFactFamily({
+  id: 'installed-releases',
+  inputs: ['deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods'],
+  compute: (m: MeshContext, p: MeshProfile): (ReleaseFacts | undefined)[] =>
+    m.has('deployments')
+      ? (m.mesh(p.name)?.namespaces ?? []).flatMap((ns) =>
+          m
+            .inNamespace('deployments', ns)
+            .filter((d) => p.controlPlane.injector.isDeployment(nameOf(d)))
+            .slice(0, 16)
+            .map((d) => releaseFacts(p, p.versions?.controlPlane(m, d))),
+        )
+      : [],
+});
+
+/**
+ * The only injection markers the installed release reads, where they are not today's (Kuma 1.0 to
+ * 1.4: the annotation), with the release as text: when every injector Deployment of the mesh runs a
+ * release the tables place, and all of them read the same markers. Undefined otherwise (no injector
+ * read, a version unread or outside the tables, releases that differ): today's markers hold.
+ */
+export function installedMarkers(
+  m: MeshContext,
+  p: MeshProfile,
+): { markers: ReleaseMarkers; release: string } | undefined {
+  if (!p.versions?.releases?.rows.some((r) => r.markers)) return undefined;
+  const facts = m.fact(INSTALLED_RELEASES, p);
+  const first = facts[0];
+  if (!first?.markers || !first.release) return undefined;
+  if (!facts.every((f) => f?.markers === first.markers)) return undefined;
+  return { markers: first.markers, release: `${p.title} ${first.release}` };
 }

@@ -85,6 +85,26 @@ export interface InjectorStep {
   unknown?: boolean;
 }
 
+/**
+ * The injection markers a span of releases reads, where they are not today's (the profile's marker
+ * table): the namespace keys and the values that enable, the pod template keys and how their values
+ * read (in the injector's precedence), and the markers fixes set (Kuma 1.0 to 1.4 read only the
+ * annotation kuma.io/sidecar-injection, today's release only the label).
+ */
+export interface ReleaseMarkers {
+  readonly namespace: readonly { readonly field: Field; readonly key: string; readonly enabling: readonly string[] }[];
+  readonly template: readonly {
+    readonly field: Field;
+    readonly key: string;
+    readonly inject: readonly string[];
+    readonly skip: readonly string[];
+  }[];
+  /** The marker that enables a namespace, one pod template asks with, one opts out with. */
+  readonly enable: { readonly field: Field; readonly key: string; readonly value: string };
+  readonly ask: { readonly field: Field; readonly key: string; readonly value: string };
+  readonly optOut: { readonly field: Field; readonly key: string; readonly value: string };
+}
+
 /** What a pod created now meets: its namespace's labels and annotations, and its template. */
 export interface DecisionInput {
   namespace: string;
@@ -100,6 +120,8 @@ export interface DecisionInput {
   calls?: WebhookCall[];
   /** A proxy or proxy-init container of any mesh already in the template (the injectors' "already injected" test). */
   proxyPresent?: string;
+  /** The only markers the installed release reads, where they are not today's (src/mesh/releases.ts; set by the facts layer). */
+  markers?: ReleaseMarkers;
 }
 
 /** What one mesh would do with a pod created now from this template in this namespace. */

@@ -15,10 +15,14 @@ checkCases('namespace-not-enabled', {
     { fixtures: 'fires-consul-nothing-asks.yaml', namespace: 'team', findings: ['Namespace team'] },
     // A namespace labelled only to select Consul's webhook (hashicorp/consul-k8s#698): reported with -A too.
     { fixtures: 'fires-consul-namespace-selector.yaml', findings: ['Namespace foo'] },
+    // Kuma 1.0 to 1.4 read only the annotation (src/mesh/kuma/releases.ts): no marker, or only the label.
+    { fixtures: 'fires-kuma-1.0-no-marker.yaml', base: 'kuma-1.0', findings: ['Namespace shipping'] },
+    { fixtures: 'fires-kuma-1.0-label-only.yaml', base: 'kuma-1.0', findings: ['Namespace payments'] },
   ],
   silent: [
     { fixtures: 'ok-istio-pod-label-opt-in.yaml' },
     { fixtures: 'ok-consul-namespace-selector-pods-ask.yaml' },
+    { fixtures: 'ok-kuma-1.0-annotation.yaml', base: 'kuma-1.0' },
     // -A: a namespace left plain on purpose stays silent.
     { fixtures: 'fires-consul-nothing-asks.yaml' },
   ],
@@ -60,5 +64,29 @@ describe('namespace-not-enabled: a mesh without a namespace marker gets wording 
       labels: ['label connect-inject=enabled'],
     });
     expect(f!.fix.join('\n')).toContain('consul.hashicorp.com/connect-inject');
+  });
+});
+
+describe('namespace-not-enabled: Kuma 1.0 reads the annotation, not the label', () => {
+  it('advises the annotation where the namespace has no marker', () => {
+    const [f] = findings(cluster('kuma-1.0', ['checks/namespace-not-enabled/fires-kuma-1.0-no-marker.yaml']), [
+      'namespace-not-enabled',
+    ]);
+    expect(f!.evidence.expectedMarker).toBe('annotation kuma.io/sidecar-injection=enabled');
+    expect(f!.fix.join('\n')).toContain('kuma.io/sidecar-injection');
+    expect(f!.fix.join('\n')).toMatch(/annotat/);
+    expect(f!.fix.join('\n')).not.toMatch(/kubectl label/);
+  });
+  it('says the label alone is not read by that release', () => {
+    const [f] = findings(cluster('kuma-1.0', ['checks/namespace-not-enabled/fires-kuma-1.0-label-only.yaml']), [
+      'namespace-not-enabled',
+    ]);
+    expect(f!.message).toBe(
+      'Namespace payments has label kuma.io/sidecar-injection=enabled, which Kuma 1.0 does not read (it reads annotation kuma.io/sidecar-injection=enabled), so 1 workload runs without a proxy while others in it are meshed.',
+    );
+  });
+  it("still advises the label on today's Kuma", () => {
+    const [f] = findings(cluster('kuma', ['checks/namespace-not-enabled/fires-kuma.yaml']), ['namespace-not-enabled']);
+    expect(f!.evidence.expectedMarker).toBe('label kuma.io/sidecar-injection=enabled');
   });
 });

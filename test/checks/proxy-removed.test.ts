@@ -14,6 +14,8 @@ checkCases('proxy-removed', {
     { fixtures: 'fires-istio-lxcfs.yaml', findings: ['Deployment store/ratings'] },
     { fixtures: 'fires-kuma-kyverno.yaml', findings: ['Deployment orders/billing'] },
     { fixtures: 'fires-consul-vault.yaml', findings: ['Deployment catalog/tax'] },
+    // consul-k8s 0.x: the installed release's proxy is envoy-sidecar (src/mesh/consul/releases.ts).
+    { fixtures: 'fires-consul-0.x-vault.yaml', findings: ['Deployment shop/tax'] },
     // The mark is gone, the proxy stays, and istio-cni skips the pod (item B of issue 31).
     { fixtures: 'fires-istio-cni-status-dropped.yaml', findings: ['Deployment store/ratings'] },
     { fixtures: 'fires-istio-cni-copied-spec.yaml', findings: ['Deployment store/details'] },
@@ -50,12 +52,21 @@ describe('proxy-removed', () => {
     expect(JSON.stringify(f!.fix)).toContain('reinvocationPolicy');
   });
 
+  it("names the installed release's proxy: envoy-sidecar on consul-k8s 0.x, consul-dataplane today", () => {
+    const [old] = findings(cluster('consul-0.x', [F('fires-consul-0.x-vault')]), ['proxy-removed']);
+    expect(old!.params).toMatchObject({ announced: 'envoy-sidecar', missing: 'envoy-sidecar' });
+    expect(JSON.stringify(old)).not.toContain('consul-dataplane');
+    const [now] = findings(cluster('consul', [F('fires-consul-vault')]), ['proxy-removed']);
+    expect(now!.params).toMatchObject({ announced: 'consul-dataplane', missing: 'consul-dataplane' });
+  });
+
   it('takes the cause from sidecar-missing: one root cause, one finding', () => {
     for (const [base, name] of [
       ['linkerd', 'fires-linkerd-kubemod'],
       ['istio', 'fires-istio-lxcfs'],
       ['kuma', 'fires-kuma-kyverno'],
       ['consul', 'fires-consul-vault'],
+      ['consul-0.x', 'fires-consul-0.x-vault'],
     ] as const) {
       const fs = ids(findings(cluster(base, [F(name)]), ['sidecar-missing', 'proxy-removed']));
       expect(fs.filter((x) => x.startsWith('sidecar-missing'))).toEqual([]);

@@ -42,7 +42,7 @@ import { defineFact } from '../../k8s/fact.js';
 import { choice, cmd, comment, lit, text, type Step } from '../../fix/steps.js';
 import { containers, podSpec } from '../../k8s/pods.js';
 import type { MeshContext } from '../context.js';
-import { arr, isObj, labelsOf, nsOf } from '../../util/objects.js';
+import { annotationsOf, arr, isObj, labelsOf, nsOf } from '../../util/objects.js';
 import { daemonSetsNamed, templateEnv } from '../cni-install.js';
 import type { K8sObject } from '../../util/types.js';
 import { commandText, helmOption, helmUpgrade, type HelmRelease } from '../helm.js';
@@ -50,7 +50,7 @@ import { valueAt } from '../config-values.js';
 import type { CniPlugin, ResourceKey } from '../profile.js';
 import { profileFrom } from '../profile-from.js';
 import { KUMA_DATA } from './data.js';
-import { KUMA_INJECT, KUMA_SIDECAR, kumaInjector, parseKuma } from './injector.js';
+import { KUMA_INJECT, KUMA_SIDECAR, kumaInjector, kumaMarkers } from './injector.js';
 import { namespaceProblems, workloadProblems } from './markers.js';
 import { kumaRuntime, WAIT_ENV } from './runtime.js';
 import { SIDECAR_IMAGE_ENV, kumaRbac, kumaVersions } from './support.js';
@@ -283,10 +283,15 @@ function kumaCertFix(
  */
 export const kuma = profileFrom(KUMA_DATA, {
   intent: (i) => {
-    const pod = parseKuma(labelsOf(i.template)[KUMA_INJECT]);
-    return pod !== undefined ? pod === true : parseKuma(i.nsLabels[KUMA_INJECT]) === true;
+    // The installed release's marker (Kuma 1.0 to 1.4: the annotation; releases.ts), else today's label.
+    const { field, parse } = kumaMarkers(i.markers);
+    const own = field === 'labels' ? labelsOf(i.template) : annotationsOf(i.template);
+    const pod = parse(own[KUMA_INJECT]);
+    return pod !== undefined
+      ? pod === true
+      : parse((field === 'labels' ? i.nsLabels : i.nsAnnotations)[KUMA_INJECT]) === true;
   },
-  decide: (_m, i) => kumaInjector(i.nsLabels, i.template),
+  decide: (_m, i) => kumaInjector(i.nsLabels, i.template, { markers: i.markers, nsAnnotations: i.nsAnnotations }),
   markerRules: { namespace: namespaceProblems, workload: workloadProblems },
   version: kumaVersions,
   /** The CP's KUMA_INJECTOR_SIDECAR_CONTAINER_RESOURCES_* (the chart's defaults where unset). */

@@ -6,7 +6,9 @@
  * pkg/plugins/runtime/k8s/webhooks/pod_mutator.go (an error is admission.Errored: a denial).
  */
 import { containers, initContainers, podSpec } from '../../k8s/pods.js';
-import { isObj, labelsOf } from '../../util/objects.js';
+import { annotationsOf, isObj, labelsOf } from '../../util/objects.js';
+import type { ReleaseMarkers } from '../release-table.js';
+import type { Field } from '../types.js';
 import type { InjectorStep } from '../profile.js';
 
 /** metadata.KumaSidecarInjectionAnnotation: read as a label since 2.2.0 (the Go name says annotation). */
@@ -40,11 +42,37 @@ export const KUMA_NS_ENABLING = ['enabled', 'true'];
 /** The only value the pods webhook `pods-kuma-injector.kuma.io` selects (objectSelector matchLabels). */
 export const KUMA_POD_ENABLING = 'enabled';
 
+/**
+ * The marker the installed release's injector reads on the pod and on the namespace, and how it reads
+ * the value: today's label, or the release row's markers (Kuma 1.0 to 1.4: only the annotation,
+ * exactly enabled or disabled; src/mesh/kuma/releases.ts).
+ */
+export function kumaMarkers(release: ReleaseMarkers | undefined): {
+  word: string;
+  field: Field;
+  parse: (v: string | undefined) => boolean | 'invalid' | undefined;
+  valid: readonly string[];
+} {
+  const t = release?.template.find((k) => k.key === KUMA_INJECT);
+  if (!t) return { word: 'label', field: 'labels', parse: parseKuma, valid: KUMA_VALID };
+  return {
+    word: t.field === 'labels' ? 'label' : 'annotation',
+    field: t.field,
+    parse: (v) => (v === undefined ? undefined : t.inject.includes(v) ? true : t.skip.includes(v) ? false : 'invalid'),
+    valid: [...t.inject, ...t.skip],
+  };
+}
+
 /** The injector's decision for a pod it is called for (preCheck: the first rule that decides wins). */
 export function kumaInjector(
   nsLabels: Record<string, string>,
   template: { metadata?: unknown; spec?: unknown },
+  release?: { markers?: ReleaseMarkers; nsAnnotations: Record<string, string> },
 ): InjectorStep[] {
+  const mk = kumaMarkers(release?.markers);
+  const { parse, valid, word } = mk;
+  const nsMarkers = mk.field === 'labels' ? nsLabels : (release?.nsAnnotations ?? {});
+  const podMarkers = mk.field === 'labels' ? labelsOf(template) : annotationsOf(template);
   const steps: InjectorStep[] = [];
   const spec = podSpec(template);
   const labels = labelsOf(template);
@@ -77,15 +105,15 @@ export function kumaInjector(
     ok: true,
     detail: `no ${KUMA_SIDECAR} container yet`,
   });
-  const pod = parseKuma(labels[KUMA_INJECT]);
-  const ns = parseKuma(nsLabels[KUMA_INJECT]);
+  const pod = parse(podMarkers[KUMA_INJECT]);
+  const ns = parse(nsMarkers[KUMA_INJECT]);
   let step: InjectorStep;
   if (pod === 'invalid')
     step = {
       kind: 'marker',
       rule: 'sidecar-injection-label',
       ok: false,
-      detail: `pod template label ${KUMA_INJECT}=${labels[KUMA_INJECT]} is not a value Kuma accepts (${KUMA_VALID.join(', ')}): the injector rejects the pod`,
+      detail: `pod template ${word} ${KUMA_INJECT}=${podMarkers[KUMA_INJECT]} is not a value Kuma accepts (${valid.join(', ')}): the injector rejects the pod`,
       denies: true,
     };
   else if (pod !== undefined)
@@ -93,14 +121,14 @@ export function kumaInjector(
       kind: 'marker',
       rule: 'sidecar-injection-label',
       ok: pod,
-      detail: `pod template label ${KUMA_INJECT}=${labels[KUMA_INJECT]} (the pod's label wins)`,
+      detail: `pod template ${word} ${KUMA_INJECT}=${podMarkers[KUMA_INJECT]} (the pod's ${word} wins)`,
     };
   else if (ns === 'invalid')
     step = {
       kind: 'marker',
       rule: 'sidecar-injection-label',
       ok: false,
-      detail: `namespace label ${KUMA_INJECT}=${nsLabels[KUMA_INJECT]} is not a value Kuma accepts (${KUMA_VALID.join(', ')}): the injector rejects the pod`,
+      detail: `namespace ${word} ${KUMA_INJECT}=${nsMarkers[KUMA_INJECT]} is not a value Kuma accepts (${valid.join(', ')}): the injector rejects the pod`,
       denies: true,
     };
   else if (ns !== undefined)
@@ -108,14 +136,14 @@ export function kumaInjector(
       kind: 'marker',
       rule: 'sidecar-injection-label',
       ok: ns,
-      detail: `namespace label ${KUMA_INJECT}=${nsLabels[KUMA_INJECT]}`,
+      detail: `namespace ${word} ${KUMA_INJECT}=${nsMarkers[KUMA_INJECT]}`,
     };
   else
     step = {
       kind: 'marker',
       rule: 'sidecar-injection-label',
       ok: false,
-      detail: `neither the pod template nor the namespace has the label ${KUMA_INJECT}`,
+      detail: `neither the pod template nor the namespace has the ${word} ${KUMA_INJECT}`,
     };
   steps.push(step);
   if (!step.ok) return steps;

@@ -60,12 +60,38 @@ export const KUMA_RELEASES: ReleaseTable = {
   rows: [
     {
       from: '1.0',
+      to: '1.4',
+      // injector.go needInject (1.0.8 @e099dcdf, 1.4.0 @a518120d): the pod's ANNOTATION
+      // kuma.io/sidecar-injection, then the namespace's, read by metadata.Annotations.GetEnabled:
+      // exactly enabled or disabled, any other value an error ("annotation ... has wrong value").
+      // No label is read: a namespace or pod with only the label is not injected.
+      source:
+        'kumahq/kuma@e099dcdf (1.0.8) pkg/plugins/runtime/k8s/webhooks/injector/injector.go needInject, metadata/annotations.go GetEnabled; @a518120d (1.4.0) the same',
+      recognise: 'the kuma-cp image kumahq/kuma-cp:1.0 to 1.4 (container control-plane)',
+      reads: [
+        { field: 'annotations', key: 'kuma.io/sidecar-injection', on: 'namespace' },
+        { field: 'annotations', key: 'kuma.io/sidecar-injection', on: 'template' },
+      ],
+      markers: {
+        namespace: [{ field: 'annotations', key: 'kuma.io/sidecar-injection', enabling: ['enabled'] }],
+        template: [{ field: 'annotations', key: 'kuma.io/sidecar-injection', inject: ['enabled'], skip: ['disabled'] }],
+        enable: { field: 'annotations', key: 'kuma.io/sidecar-injection', value: 'enabled' },
+        ask: { field: 'annotations', key: 'kuma.io/sidecar-injection', value: 'enabled' },
+        optOut: { field: 'annotations', key: 'kuma.io/sidecar-injection', value: 'disabled' },
+      },
+      webhook:
+        'MutatingWebhookConfiguration kuma-admission-mutating-webhook-configuration, no namespace selector on the pods webhook',
+    },
+    {
+      from: '1.5',
       to: '2.1',
+      // 1.5.0 reads the label first, the annotation "for backwards compatibility" (kumahq/kuma@7112393a,
+      // #3417: needInject reads the pod label, the pod annotation, the namespace label, the namespace annotation);
       // metadata/annotations.go: "KumaSidecarInjectionAnnotation defines a Pod/Namespace annotation
       // that gives users an ability to enable or disable sidecar-injection"; 2.2.0 reads it as a label only.
       source:
-        'kumahq/kuma@0fd6b985 (1.0.0) pkg/plugins/runtime/k8s/metadata/annotations.go KumaSidecarInjectionAnnotation; @9a2812c6 (2.2.0) UPGRADE.md, metadata/annotations.go PodAnnotationDeprecations',
-      recognise: 'the kuma-cp image kumahq/kuma-cp:1.x or 2.0/2.1 (container control-plane)',
+        'kumahq/kuma@1c846d7d (1.5.0) pkg/plugins/runtime/k8s/webhooks/injector/injector.go needInject (label from kumahq/kuma@7112393a, #3417); @9a2812c6 (2.2.0) UPGRADE.md, metadata/annotations.go PodAnnotationDeprecations',
+      recognise: 'the kuma-cp image kumahq/kuma-cp:1.5 to 1.8 or 2.0/2.1 (container control-plane)',
       reads: [
         { field: 'annotations', key: 'kuma.io/sidecar-injection', on: 'namespace' },
         { field: 'annotations', key: 'kuma.io/sidecar-injection', on: 'template' },
