@@ -295,7 +295,7 @@ export function profileFrom<N extends MeshData['name']>(
 
     install: {
       reinstall: () => [
-        comment`re-render the ${lit(data.title)} control plane the way it was installed (its Helm chart or install command)`,
+        comment`re-render the ${lit(data.title)} control plane the way it was installed, with its Helm chart or install command`,
       ],
       memoryFix: (ns, injector, limit) =>
         data.install.helm

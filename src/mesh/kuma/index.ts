@@ -201,7 +201,7 @@ const cni: CniPlugin = {
   attachment: {
     name: 'kuma-cni',
     fix: (ns) => [
-      comment`kuma-cp creates NetworkAttachmentDefinition kuma-cni in namespaces labelled kuma.io/sidecar-injection; the value disabled leaves injection to the labels of the pods`,
+      comment`kuma-cp creates NetworkAttachmentDefinition kuma-cni in namespaces labelled kuma.io/sidecar-injection, and the value disabled leaves injection to the labels of the pods`,
       cmd`kubectl label namespace ${ns} kuma.io/sidecar-injection=disabled`,
     ],
   },

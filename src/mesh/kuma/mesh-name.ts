@@ -30,7 +30,7 @@ function meshNameProblem(v: string): string | undefined {
 const SOURCE = 'kumahq/kuma 6461d2ab39 pkg/core/validators ValidateRFC1035Name; kumahq/kuma#12954';
 
 const FIX = [
-  comment`name a Mesh whose name is an RFC 1035 label (lowercase letters, digits, hyphens, a letter first), then set the marker to it`,
+  comment`name a Mesh whose name is an RFC 1035 label, made of lowercase letters, digits and hyphens, a letter first, then set the marker to it`,
   cmd`kubectl get meshes`,
 ];
 
