@@ -34,42 +34,47 @@ const FIX = [
   cmd`kubectl get meshes`,
 ];
 
+/** The first label or annotation kuma.io/mesh whose value is not a Mesh name, and why. */
+function badMeshName(c: {
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}): { field: 'labels' | 'annotations'; word: string; value: string; why: string } | undefined {
+  for (const field of ['labels', 'annotations'] as const) {
+    const value = c[field][KUMA_MESH];
+    const why = value === undefined ? undefined : meshNameProblem(value);
+    if (value !== undefined && why) return { field, word: field === 'labels' ? 'label' : 'annotation', value, why };
+  }
+  return undefined;
+}
+
 export function meshNameWorkloadProblems(c: WorkloadProblemContext): MarkerProblemDraft[] {
   const { w, id, where } = c;
-  for (const field of ['labels', 'annotations'] as const) {
-    const v = c[field][KUMA_MESH];
-    const why = v === undefined ? undefined : meshNameProblem(v);
-    if (v === undefined || !why) continue;
-    const word = field === 'labels' ? 'label' : 'annotation';
-    return [
-      {
-        message: `${id} has ${where} ${word} ${KUMA_MESH}=${v}: ${why}.`,
-        evidence: { marker: `${where} ${word} ${KUMA_MESH}=${v}`, rule: 'RFC 1035 label', source: SOURCE },
-        fix: FIX,
-        remove: removeFromTemplate(w, field, KUMA_MESH),
-        // The pods are injected all the same: not why a proxy is missing.
-        notWhyMissing: true,
-      },
-    ];
-  }
-  return [];
+  const bad = badMeshName(c);
+  if (!bad) return [];
+  const { field, word, value, why } = bad;
+  return [
+    {
+      message: `${id} has ${where} ${word} ${KUMA_MESH}=${value}: ${why}.`,
+      evidence: { marker: `${where} ${word} ${KUMA_MESH}=${value}`, rule: 'RFC 1035 label', source: SOURCE },
+      fix: FIX,
+      remove: removeFromTemplate(w, field, KUMA_MESH),
+      // The pods are injected all the same: not why a proxy is missing.
+      notWhyMissing: true,
+    },
+  ];
 }
 
 export function meshNameNamespaceProblems(c: NamespaceProblemContext): MarkerProblemDraft[] {
-  for (const field of ['labels', 'annotations'] as const) {
-    const v = c[field][KUMA_MESH];
-    const why = v === undefined ? undefined : meshNameProblem(v);
-    if (v === undefined || !why) continue;
-    const word = field === 'labels' ? 'label' : 'annotation';
-    return [
-      {
-        message: `Namespace ${c.ns} has ${word} ${KUMA_MESH}=${v}: ${why}.`,
-        evidence: { marker: `${word} ${KUMA_MESH}=${v}`, rule: 'RFC 1035 label', source: SOURCE },
-        fix: FIX,
-        remove: c.unset(field, KUMA_MESH),
-        notWhyMissing: true,
-      },
-    ];
-  }
-  return [];
+  const bad = badMeshName(c);
+  if (!bad) return [];
+  const { field, word, value, why } = bad;
+  return [
+    {
+      message: `Namespace ${c.ns} has ${word} ${KUMA_MESH}=${value}: ${why}.`,
+      evidence: { marker: `${word} ${KUMA_MESH}=${value}`, rule: 'RFC 1035 label', source: SOURCE },
+      fix: FIX,
+      remove: c.unset(field, KUMA_MESH),
+      notWhyMissing: true,
+    },
+  ];
 }
