@@ -27,8 +27,4 @@ const CASES: ReportCase[] = [
   },
 ];
 
-reportCases('gen8net', "real reports: the proxy's network path and the API server's path to the injector", CASES, [
-  'linkerd-stable-2.10-apiserver-kubeadm-proxy-env',
-  'istio-1.5-apiserver-proxy-service-unavailable',
-  'istio-1.5-apiserver-no-proxy-addresses-only',
-]);
+reportCases('gen8net', "real reports: the proxy's network path and the API server's path to the injector", CASES);

@@ -95,6 +95,8 @@ function unseenAnnotation(
 }
 import { cmd, comment, lit, type Step } from '../fix/steps.js';
 import { DECISIONS } from '../facts/model.js';
+import { APISERVER_PROXIED_CALLS, apiserverProxiedCalls } from '../facts/apiserver-proxy.js';
+import { APISERVER_NAMESPACE, APISERVER_SELECTOR } from '../k8s/apiserver.js';
 
 const CAUSE_TEXT: Record<WebhookFailureCause, string> = {
   'no-endpoints': 'its Service has no endpoints',
@@ -104,6 +106,7 @@ const CAUSE_TEXT: Record<WebhookFailureCause, string> = {
   'service-not-found': 'its Service does not exist',
   'bad-request': 'the webhook answered that the request was malformed (HTTP 400)',
   'invalid-response': 'its answer was not a valid admission response',
+  proxy: 'an HTTP proxy answered instead of the injector',
   other: 'the call failed',
 };
 
@@ -137,6 +140,25 @@ function openPort(p: Provider | undefined, port: number, ns: string, service: st
   ];
 }
 
+/**
+ * Why a proxy answered: the API server pods whose environment sends the call to it, where they were read
+ * (src/facts/apiserver-proxy.ts), else what the answer itself shows. The proxy's answer is quoted as the
+ * API server wrote it (a status line's reason, or the proxyconnect error).
+ */
+function proxyBecause(m: Model, mesh: MeshName, hook: string, transport: string): string {
+  const answer = printable(transport, 200);
+  const calls = apiserverProxiedCalls(m, mesh).filter((c) => c.target.webhooks.some((h) => h.name === hook));
+  const c = calls[0];
+  if (!c)
+    return `an HTTP proxy answered "${answer}" instead of the injector: the API server sends webhook calls through the proxy its environment names (HTTPS_PROXY) unless NO_PROXY covers the Service host, and its pods were not read`;
+  const others = calls.length > 1 ? ` (and ${plural(calls.length - 1, 'other API server pod')})` : '';
+  const noProxy =
+    c.verdict === 'unknown'
+      ? `whose ${c.noProxyVariable} the snapshot did not keep`
+      : `with no ${c.noProxyVariable ?? 'NO_PROXY'} entry covering ${c.host}`;
+  return `the API server sent the call through the HTTP proxy of its environment, ${c.proxyVariable} of Pod ${c.apiserver}${others} ${noProxy}, and the proxy answered "${answer}" instead of the injector`;
+}
+
 /** The mesh of a webhook named in an event (the one rule every caller uses: webhookMesh). */
 const meshOfHook = (name: string): MeshName | undefined => webhookMesh({ name, configName: '' });
 
@@ -159,7 +181,7 @@ type CallEvidence = { webhook: string | null; cause: WebhookFailureCause | 'patc
 
 export default defineCheck<CallEvidence, typeof MESSAGES>({
   ...meta('webhook-call-failed'),
-  facts: [WORKLOAD_INDEX, DECISIONS, PROVIDER, WEBHOOK_TARGETS],
+  facts: [WORKLOAD_INDEX, DECISIONS, PROVIDER, WEBHOOK_TARGETS, APISERVER_PROXIED_CALLS],
   messages: MESSAGES,
   *run(m) {
     const groups = failedCreates(
@@ -243,6 +265,10 @@ export default defineCheck<CallEvidence, typeof MESSAGES>({
         ],
         'bad-request': [logs],
         'invalid-response': [logs],
+        proxy: [
+          comment`the API server takes HTTPS_PROXY from its environment for webhook calls too: add .svc to NO_PROXY and no_proxy of the kube-apiserver container, in /etc/kubernetes/manifests/kube-apiserver.yaml on each control-plane node for kubeadm, and the kubelet restarts it. A proxy outside the cluster cannot reach a Service`,
+          cmd`kubectl -n ${APISERVER_NAMESPACE} get pods -l ${APISERVER_SELECTOR} -o name`,
+        ],
         other: [logs],
       };
       const r = g.resource;
@@ -253,7 +279,9 @@ export default defineCheck<CallEvidence, typeof MESSAGES>({
         fixes['service-not-found'].unshift(cmd`kubectl -n ${missing.namespace} get service ${missing.name}`);
       const because = missing
         ? `its Service ${missing.namespace}/${missing.name} does not exist${missing.namespaceMissing ? ` (nor does namespace ${missing.namespace}: the webhook configuration points where nothing is installed)` : ''}`
-        : CAUSE_TEXT[cause];
+        : cause === 'proxy'
+          ? proxyBecause(m, t.mesh, t.hook, t.call.transport)
+          : CAUSE_TEXT[cause];
       const unseen = unseenAnnotation(m, g.workload, hookObj);
       const deadlock = hookObj?.failurePolicy === 'Fail' ? nodeNetworkDeadlock(m, g.workload, backend) : undefined;
       if (deadlock) {
