@@ -33,6 +33,11 @@
  * under a selector `NotIn ["false"]` on that label) is told so: an objectSelector reads labels only,
  * so the annotation never keeps the API server from calling the webhook (k8s/webhook.ts
  * annotationsSelectorsMiss; istio/istio#35271), and the label is the first fix.
+ * An HTTP proxy in the way (gen8net): Go reports a CONNECT the proxy refused as the status line's reason
+ * alone (`Post "https://...svc:443/...": Service Unavailable`, `Forbidden`) and an unreachable proxy as
+ * `proxyconnect tcp: ...` (src/k8s/admission.ts, cause `proxy`); the message quotes it and names the
+ * kube-apiserver pod whose HTTPS_PROXY sends the call there where it was read (src/facts/apiserver-proxy.ts),
+ * else says the API server's environment is not among the objects read (istio/istio#12441, #10983).
  * Fix: repair the link the error names; the controller retries by itself.
  */
 import {
@@ -146,17 +151,21 @@ function openPort(p: Provider | undefined, port: number, ns: string, service: st
  * API server wrote it (a status line's reason, or the proxyconnect error).
  */
 function proxyBecause(m: Model, mesh: MeshName, hook: string, transport: string): string {
-  const answer = printable(transport, 200);
+  const quoted = printable(transport, 200);
+  // proxyconnect: the proxy itself could not be reached; else it answered the CONNECT with an error status.
+  const answer = /^proxyconnect /.test(transport.trim())
+    ? `the API server could not reach the HTTP proxy it sends the call to ("${quoted}")`
+    : `the HTTP proxy answered "${quoted}" instead of the injector`;
   const calls = apiserverProxiedCalls(m, mesh).filter((c) => c.target.webhooks.some((h) => h.name === hook));
   const c = calls[0];
   if (!c)
-    return `an HTTP proxy answered "${answer}" instead of the injector: the API server sends webhook calls through the proxy its environment names (HTTPS_PROXY) unless NO_PROXY covers the Service host, and its pods were not read`;
+    return `the call went through an HTTP proxy and ${answer}: the API server takes HTTPS_PROXY from its environment for webhook calls unless NO_PROXY covers the Service host, and no kube-apiserver pod read shows that environment`;
   const others = calls.length > 1 ? ` (and ${plural(calls.length - 1, 'other API server pod')})` : '';
   const noProxy =
     c.verdict === 'unknown'
       ? `whose ${c.noProxyVariable} the snapshot did not keep`
       : `with no ${c.noProxyVariable ?? 'NO_PROXY'} entry covering ${c.host}`;
-  return `the API server sent the call through the HTTP proxy of its environment, ${c.proxyVariable} of Pod ${c.apiserver}${others} ${noProxy}, and the proxy answered "${answer}" instead of the injector`;
+  return `the API server sent the call through the HTTP proxy of its environment, ${c.proxyVariable} of Pod ${c.apiserver}${others} ${noProxy}, and ${answer}`;
 }
 
 /** The mesh of a webhook named in an event (the one rule every caller uses: webhookMesh). */

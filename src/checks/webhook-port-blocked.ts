@@ -18,11 +18,20 @@
  * (konnectivity on AKS, GKE). Traffic from the pod's own node is always allowed, so a single node
  * running both the API server and the injector is left alone. The provider case needs
  * FailedCreate events of calls timing out. Silent for URL webhooks and unread namespaces.
+ * The API server behind an HTTP proxy (issue 31, gen8net): a kube-apiserver pod of kube-system whose
+ * environment sets HTTPS_PROXY (or https_proxy) and whose NO_PROXY has no entry matching the webhook
+ * Service's host `<name>.<namespace>.svc` sends every call there (src/facts/apiserver-proxy.ts: Go's
+ * NO_PROXY rules, so a CIDR of the Service range never helps); kubeadm copies the proxy variables of the
+ * shell into the static pod (linkerd/linkerd2#2847, istio/istio#7266, #12441, #13575). Seen: the calls
+ * the proxy answered in FailedCreate events, or the pods without a proxy under failurePolicy Ignore.
+ * Silent under -n (kube-system unread) and where a snapshot did not keep NO_PROXY (webhook-call-failed
+ * then names the proxy from the events).
  * Known false positives: a network plugin that does not enforce NetworkPolicies (the policy is
- * then inert); a source address the API server's traffic is rewritten to that a pod rule matches.
+ * then inert); a source address the API server's traffic is rewritten to that a pod rule matches;
+ * a proxy that does reach the cluster's Services (rare: it resolves names outside the cluster).
  * Fix: a NetworkPolicy admitting TCP on the port to the injector's pods (policies add up: the
  * others stay as they are), or the rule added where the manifest is; on EKS and GKE the firewall
- * rule as well.
+ * rule as well; for a proxy, `.svc` added to NO_PROXY and no_proxy of the kube-apiserver container.
  */
 import { webhookCallFailures, apiservers, WEBHOOK_CALL_FAILURES } from '../facts/apiserver.js';
 import { podsMissingProxy, webhookEvidence, PODS_MISSING_PROXY } from '../facts/controlplane.js';

@@ -217,7 +217,7 @@ export interface ApiserverInstance {
  * own, so client-go's transport uses http.ProxyFromEnvironment for `https://<name>.<namespace>.svc:<port>`
  * (kubernetes/kubernetes#107501, which would have bypassed it, was closed unmerged).
  */
-export const PROXY_ENV = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'] as const;
+const PROXY_ENV = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'] as const;
 
 /** The proxy variables a container sets with a literal value, a proxy only when non-empty (valueFrom: not known, left out). */
 function proxyEnvOf(c: Record<string, any>): Record<string, string> | undefined {
