@@ -179,7 +179,7 @@ export const CATALOG = {
     severity: 'error',
     readsOtherNamespaces: true,
     inputs: ['pods'],
-    optionalInputs: ['daemonsets', 'events', 'services'],
+    optionalInputs: ['events', 'services'],
   },
   'app-starts-before-proxy': {
     code: 'MD1050',
@@ -448,7 +448,7 @@ export const CATALOG = {
     code: 'MD1060',
     title: 'Egress policy cuts the proxy off from its control plane',
     description:
-      "A NetworkPolicy isolates meshed pods for egress and admits no traffic to the control-plane endpoints their injected containers dial (discovery, identity, configuration: the ports each mesh's profile lists) or to DNS, so the proxy never becomes ready.",
+      "A NetworkPolicy isolates meshed pods for egress and admits no traffic to the control-plane endpoints their injected containers dial (discovery, identity, configuration: the ports each mesh's profile lists) or to DNS, or a NetworkPolicy of the control plane's namespace isolates those endpoints' pods for ingress and admits none of the meshed pods, so the proxy never becomes ready.",
     severity: 'error',
     readsOtherNamespaces: true,
     inputs: ['networkpolicies'],

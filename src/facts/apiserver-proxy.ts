@@ -45,7 +45,7 @@ const first = (env: Record<string, string>, ...names: string[]): [string, string
 
 export const APISERVER_PROXIED_CALLS = defineFactFamily({
   id: 'apiserver-proxied-calls',
-  inputs: inputsOf(APISERVERS, WEBHOOK_TARGETS),
+  inputs: inputsOf(APISERVERS, WEBHOOK_TARGETS, ['namespaces']),
   compute: (m: Model, mesh: MeshName): ProxiedCall[] => {
     if (!m.seesNamespace(APISERVER_NAMESPACE)) return [];
     const servers = apiservers(m).filter((i) => i.source.kind === 'Pod' && i.proxyEnv);
