@@ -122,6 +122,12 @@ describe('parseAdmissionError: failed calls, by the transport error at the end',
     expect(transportCause('dial tcp 10.0.0.1:443: connect: connection refused')).toBe('connection-refused');
     expect(transportCause('net/http: TLS handshake timeout')).toBe('timeout');
     expect(transportCause('EOF')).toBe('other');
+    // An HTTP proxy in the way: the CONNECT's status reason alone, or the proxy unreachable (gen8net).
+    expect(transportCause('Service Unavailable')).toBe('proxy');
+    expect(transportCause('Forbidden')).toBe('proxy');
+    expect(transportCause('Unable to connect')).toBe('proxy');
+    expect(transportCause('proxyconnect tcp: dial tcp 10.0.0.5:3128: connect: connection refused')).toBe('proxy');
+    expect(transportCause('the server could not find the requested resource')).toBe('other');
     expect(
       parseAdmissionError(
         'failed calling webhook "a.b": failed to call webhook: Post "https://a.b.svc:443/x?timeout=30s": dial tcp 10.1.2.3:443: connect: no route to host',

@@ -8,7 +8,9 @@
  * commit c395406: Linkerd 2/4, Istio 2/5, Kuma 0/4, Consul 1/4. Named 8/17 after fix7 (linkerd/linkerd2#2750: the
  * LimitRange by structure; #3353: an overlay pod network on EKS; hashicorp/consul-k8s#715: the CNI agent locked out).
  * Named 9/17 after fix8 (istio/istio#15152: the injector failing on its own template, ConfigMap istio-sidecar-injector)
- * and 10/17 with kumahq/kuma#12954 (the pods' kuma.io/mesh value, a Mesh name with a dot).
+ * and 10/17 with kumahq/kuma#12954 (the pods' kuma.io/mesh value, a Mesh name with a dot). gen8net: istio/istio#7266
+ * (the kube-apiserver pod's HTTPS_PROXY without .svc in NO_PROXY, webhook-port-blocked) and hashicorp/consul-k8s#27 (the
+ * client agent published by hostPort without hostNetwork, proxy-cannot-start).
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
@@ -112,7 +114,8 @@ const CASES: ReportCase[] = [
   {
     file: 'istio-1.5-apiserver-http-proxy-env',
     report: 'istio/istio#7266',
-    id: 'webhook-failing-open',
+    // Named by gen8net from the kube-apiserver pod's environment: the check about the API server's path to the injector.
+    id: 'webhook-port-blocked',
     says: [/proxy/i, /API server|kube-apiserver/],
   },
   {
@@ -127,8 +130,6 @@ reportCases('blind7', 'blind measurement: unseen real reports, the confirmed cau
   'kuma-cni-new-node-validation-passes',
   'kuma-cni-wait-for-dataplane-ready-no-pod-ip',
   'consul-0.x-metrics-merging-consul-1.9.4',
-  'consul-0.x-client-hostport-unreachable',
   'istio-1.5-label-key-with-slash-release-1.0.3',
   'kuma-1.x-headless-service-no-dataplane',
-  'istio-1.5-apiserver-http-proxy-env',
 ]);

@@ -289,8 +289,9 @@ export const CATALOG = {
     code: 'MD2011',
     title: 'API server failed calling the injection webhook',
     description:
-      "FailedCreate events show the API server failing to call a mesh injection webhook, or another admission layer's webhook for a workload a mesh injects, so a controller cannot create its pods.",
+      "FailedCreate events show the API server failing to call a mesh injection webhook, or another admission layer's webhook for a workload a mesh injects, so a controller cannot create its pods. Where an HTTP proxy answered the call, the kube-apiserver pods of kube-system name the proxy variables that sent it there.",
     severity: 'error',
+    readsOtherNamespaces: true,
     inputs: ['events'],
     optionalInputs: ['validatingwebhookconfigurations'],
   },
@@ -386,7 +387,7 @@ export const CATALOG = {
     code: 'MD2041',
     title: 'The API server cannot reach the injector',
     description:
-      "A NetworkPolicy selecting a mesh's injector pods admits no traffic to the webhook's port from the API server (or, with calls timing out on EKS or GKE, the provider's firewall does not open it; or, on EKS, the injector's pods are on an overlay pod network, read from the CNI agent's DaemonSet in kube-system, which the managed API server cannot reach), so injection calls fail.",
+      "A NetworkPolicy selecting a mesh's injector pods admits no traffic to the webhook's port from the API server (or, with calls timing out on EKS or GKE, the provider's firewall does not open it; or, on EKS, the injector's pods are on an overlay pod network, read from the CNI agent's DaemonSet in kube-system, which the managed API server cannot reach; or the kube-apiserver pod of kube-system sets HTTPS_PROXY and its NO_PROXY does not cover the webhook Service's host, so its calls go to the proxy), so injection calls fail.",
     severity: 'error',
     readsOtherNamespaces: true,
     inputs: ['mutatingwebhookconfigurations'],
@@ -447,7 +448,7 @@ export const CATALOG = {
     code: 'MD1060',
     title: 'Egress policy cuts the proxy off from its control plane',
     description:
-      "A NetworkPolicy isolates meshed pods for egress and admits no traffic to the control-plane endpoints their injected containers dial (discovery, identity, configuration: the ports each mesh's profile lists) or to DNS, so the proxy never becomes ready.",
+      "A NetworkPolicy isolates meshed pods for egress and admits no traffic to the control-plane endpoints their injected containers dial (discovery, identity, configuration: the ports each mesh's profile lists) or to DNS, or a NetworkPolicy of the control plane's namespace isolates those endpoints' pods for ingress and admits none of the meshed pods, so the proxy never becomes ready.",
     severity: 'error',
     readsOtherNamespaces: true,
     inputs: ['networkpolicies'],

@@ -18,6 +18,12 @@
  * DNS (issue 31): judged against the cluster DNS's pods on the ports they listen on behind Service port 53, where
  * kube-system/kube-dns or openshift-dns/dns-default and their pods were read (a rule for 53 misses CoreDNS on 8053,
  * istio/istio#14736, and OpenShift's 5353); else port 53 to any destination.
+ * The other end (issue 31, gen8net): a NetworkPolicy of the control plane's namespace that isolates the
+ * endpoint's pods (istiod, Linkerd's destination and identity, kuma-cp, Consul's servers) for ingress and admits
+ * none of the meshed pods on the endpoint's ports (a lockdown admitting only the webhook port or the gateways) cuts
+ * the same path (src/facts/proxy-network.ts CONTROL_PLANE_INGRESS, src/k8s/networkpolicy.ts ingressFrom; judged
+ * against the endpoint's pods as read, never the chart's labels alone). Fix: a policy admitting the meshed
+ * namespaces to those pods on the ports.
  * Known false positives: a network plugin that does not enforce NetworkPolicies; a CNI's own policy
  * kinds (CiliumNetworkPolicy, Calico's) are not read and may open or close more.
  * Fix: a NetworkPolicy admitting the egress (policies add up: the others stay as they are), to the
@@ -25,7 +31,16 @@
  * manifest is. Then the proxies connect on their own (re-create pods that gave up).
  */
 import { cmd, comment, type Step } from '../fix/steps.js';
-import { proxyPaths, type ProxyPath, PROXY_PATHS } from '../facts/proxy-network.js';
+import {
+  controlPlaneIngress,
+  proxyPaths,
+  type ControlPlaneIngress,
+  type ProxyPath,
+  CONTROL_PLANE_INGRESS,
+  PROXY_PATHS,
+} from '../facts/proxy-network.js';
+import type { Model } from '../facts/model.js';
+import type { MeshName } from '../mesh/names.js';
 import { meshesAllowed } from '../facts/siblings.js';
 import { statuses } from '../k8s/health.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
@@ -95,14 +110,91 @@ function allowPolicy(path: ProxyPath, name: string): Step | undefined {
 const MESSAGES = messages({
   'egress-isolated':
     'NetworkPolicy {policy}{others} isolates the egress of {workloads} meshed by {mesh} ({ids}) and admits no traffic to {blocked}, so {symptom}{notReady}.',
+  'ingress-refused':
+    "NetworkPolicy {policy}{others} of the {mesh} control plane's namespace isolates {service} ({role}; pods {pods}) for ingress and admits no traffic on {ports} from {workloads} meshed by {mesh} ({ids}), so {symptom}{notReady}.",
 });
+
+/** The policy to apply in the control plane's namespace: ingress to the endpoint's pods from the meshed pods' namespaces. */
+function allowIngress(c: ControlPlaneIngress, name: string): Step | undefined {
+  const namespaces = [...new Set(c.workloads.map((w) => w.namespace))].sort();
+  const policy = {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name, namespace: c.namespace },
+    spec: {
+      podSelector: { matchLabels: { ...c.endpoint.podLabels } },
+      policyTypes: ['Ingress'],
+      ingress: [
+        {
+          from: namespaces.map((ns) => ({ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } } })),
+          ports: c.endpoint.ports.map((port) => ({ protocol: 'TCP', port })),
+        },
+      ],
+    },
+  };
+  const json = JSON.stringify(policy);
+  if (hasControl(json)) return undefined;
+  return cmd`printf %s ${json} | kubectl apply -f -`;
+}
+
+/** The findings of the control plane's own ingress policies (issue 31, gen8net). */
+function* ingressFindings(m: Model, mesh: MeshName) {
+  const p = profileOf(mesh);
+  for (const c of controlPlaneIngress(m, mesh)) {
+    const chosen = c.policies[0]!;
+    const ids = c.workloads.map((w) => `${w.kind} ${w.namespace}/${w.name}`).sort();
+    const stuck = notReady(c.meshedPods, p.containers.proxy);
+    const allow = allowIngress(c, `allow-meshed-to-${c.endpoint.service}`.slice(0, 63).replace(/-+$/, ''));
+    yield {
+      mesh,
+      ...say(MESSAGES, 'ingress-refused', {
+        policy: `${c.namespace}/${chosen}`,
+        others: c.policies.length > 1 ? ` (with ${c.policies.slice(1).join(', ')})` : '',
+        mesh: meshTitle(mesh),
+        service: c.endpoint.service,
+        role: c.endpoint.role,
+        pods: c.pods.slice(0, 3).join(', ') + (c.pods.length > 3 ? ', ...' : ''),
+        ports: c.endpoint.ports.map((x) => `TCP ${x}`).join(' or '),
+        workloads: plural(c.workloads.length, 'workload'),
+        ids: `${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', ...' : ''}`,
+        symptom: p.network!.symptom,
+        notReady: stuck.length ? `: ${plural(stuck.length, 'pod')} with ${p.containers.proxy} not ready now` : '',
+      }),
+      resource: { kind: 'NetworkPolicy', namespace: c.namespace, name: chosen } as ResourceRef,
+      affectedPods: c.meshedPods.length,
+      evidence: {
+        policies: c.policies,
+        workloads: ids,
+        blocked: [
+          {
+            service: c.endpoint.service,
+            namespace: c.namespace,
+            ports: [...c.endpoint.ports],
+            role: c.endpoint.role,
+            from: c.endpoint.from,
+            source: c.endpoint.source,
+            destinationPods: c.pods.slice(0, 10) as string[] | string,
+          },
+        ],
+        dnsBlocked: false,
+        ingress: true,
+        proxyNotReady: stuck.slice(0, 20),
+      },
+      fix: [
+        comment`NetworkPolicies add up: a policy admitting the meshed namespaces to ${c.endpoint.service} on TCP ${c.endpoint.ports.join(' or ')} leaves ${chosen} as it is`,
+        ...(allow ? [allow] : [cmd`kubectl -n ${c.namespace} edit networkpolicy ${chosen}`]),
+      ],
+    };
+  }
+}
 
 export default defineCheck({
   ...meta('proxy-egress-blocked'),
-  facts: [PROXY_PATHS],
+  facts: [PROXY_PATHS, CONTROL_PLANE_INGRESS],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
+      yield* ingressFindings(m, mesh);
       const p = profileOf(mesh);
       for (const path of proxyPaths(m, mesh)) {
         const chosen =
@@ -172,6 +264,7 @@ export default defineCheck({
                     .join(',')}`,
             })),
             dnsBlocked: path.dnsBlocked,
+            ingress: false,
             ...(path.dns
               ? {
                   clusterDns: {

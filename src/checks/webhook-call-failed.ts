@@ -33,6 +33,11 @@
  * under a selector `NotIn ["false"]` on that label) is told so: an objectSelector reads labels only,
  * so the annotation never keeps the API server from calling the webhook (k8s/webhook.ts
  * annotationsSelectorsMiss; istio/istio#35271), and the label is the first fix.
+ * An HTTP proxy in the way (gen8net): Go reports a CONNECT the proxy refused as the status line's reason
+ * alone (`Post "https://...svc:443/...": Service Unavailable`, `Forbidden`) and an unreachable proxy as
+ * `proxyconnect tcp: ...` (src/k8s/admission.ts, cause `proxy`); the message quotes it and names the
+ * kube-apiserver pod whose HTTPS_PROXY sends the call there where it was read (src/facts/apiserver-proxy.ts),
+ * else says the API server's environment is not among the objects read (istio/istio#12441, #10983).
  * Fix: repair the link the error names; the controller retries by itself.
  */
 import {
@@ -95,6 +100,8 @@ function unseenAnnotation(
 }
 import { cmd, comment, lit, type Step } from '../fix/steps.js';
 import { DECISIONS } from '../facts/model.js';
+import { APISERVER_PROXIED_CALLS, apiserverProxiedCalls } from '../facts/apiserver-proxy.js';
+import { APISERVER_NAMESPACE, APISERVER_SELECTOR } from '../k8s/apiserver.js';
 
 const CAUSE_TEXT: Record<WebhookFailureCause, string> = {
   'no-endpoints': 'its Service has no endpoints',
@@ -104,6 +111,7 @@ const CAUSE_TEXT: Record<WebhookFailureCause, string> = {
   'service-not-found': 'its Service does not exist',
   'bad-request': 'the webhook answered that the request was malformed (HTTP 400)',
   'invalid-response': 'its answer was not a valid admission response',
+  proxy: 'an HTTP proxy answered instead of the injector',
   other: 'the call failed',
 };
 
@@ -137,6 +145,29 @@ function openPort(p: Provider | undefined, port: number, ns: string, service: st
   ];
 }
 
+/**
+ * Why a proxy answered: the API server pods whose environment sends the call to it, where they were read
+ * (src/facts/apiserver-proxy.ts), else what the answer itself shows. The proxy's answer is quoted as the
+ * API server wrote it (a status line's reason, or the proxyconnect error).
+ */
+function proxyBecause(m: Model, mesh: MeshName, hook: string, transport: string): string {
+  const quoted = printable(transport, 200);
+  // proxyconnect: the proxy itself could not be reached; else it answered the CONNECT with an error status.
+  const answer = /^proxyconnect /.test(transport.trim())
+    ? `the API server could not reach the HTTP proxy it sends the call to ("${quoted}")`
+    : `the HTTP proxy answered "${quoted}" instead of the injector`;
+  const calls = apiserverProxiedCalls(m, mesh).filter((c) => c.target.webhooks.some((h) => h.name === hook));
+  const c = calls[0];
+  if (!c)
+    return `the call went through an HTTP proxy and ${answer}: the API server takes HTTPS_PROXY from its environment for webhook calls unless NO_PROXY covers the Service host, and no kube-apiserver pod read shows that environment`;
+  const others = calls.length > 1 ? ` (and ${plural(calls.length - 1, 'other API server pod')})` : '';
+  const noProxy =
+    c.verdict === 'unknown'
+      ? `whose ${c.noProxyVariable} the snapshot did not keep`
+      : `with no ${c.noProxyVariable ?? 'NO_PROXY'} entry covering ${c.host}`;
+  return `the API server sent the call through the HTTP proxy of its environment, ${c.proxyVariable} of Pod ${c.apiserver}${others} ${noProxy}, and ${answer}`;
+}
+
 /** The mesh of a webhook named in an event (the one rule every caller uses: webhookMesh). */
 const meshOfHook = (name: string): MeshName | undefined => webhookMesh({ name, configName: '' });
 
@@ -159,7 +190,7 @@ type CallEvidence = { webhook: string | null; cause: WebhookFailureCause | 'patc
 
 export default defineCheck<CallEvidence, typeof MESSAGES>({
   ...meta('webhook-call-failed'),
-  facts: [WORKLOAD_INDEX, DECISIONS, PROVIDER, WEBHOOK_TARGETS],
+  facts: [WORKLOAD_INDEX, DECISIONS, PROVIDER, WEBHOOK_TARGETS, APISERVER_PROXIED_CALLS],
   messages: MESSAGES,
   *run(m) {
     const groups = failedCreates(
@@ -243,6 +274,10 @@ export default defineCheck<CallEvidence, typeof MESSAGES>({
         ],
         'bad-request': [logs],
         'invalid-response': [logs],
+        proxy: [
+          comment`the API server takes HTTPS_PROXY from its environment for webhook calls too: add .svc to NO_PROXY and no_proxy of the kube-apiserver container, in /etc/kubernetes/manifests/kube-apiserver.yaml on each control-plane node for kubeadm, and the kubelet restarts it. A proxy outside the cluster cannot reach a Service`,
+          cmd`kubectl -n ${APISERVER_NAMESPACE} get pods -l ${APISERVER_SELECTOR} -o name`,
+        ],
         other: [logs],
       };
       const r = g.resource;
@@ -253,7 +288,9 @@ export default defineCheck<CallEvidence, typeof MESSAGES>({
         fixes['service-not-found'].unshift(cmd`kubectl -n ${missing.namespace} get service ${missing.name}`);
       const because = missing
         ? `its Service ${missing.namespace}/${missing.name} does not exist${missing.namespaceMissing ? ` (nor does namespace ${missing.namespace}: the webhook configuration points where nothing is installed)` : ''}`
-        : CAUSE_TEXT[cause];
+        : cause === 'proxy'
+          ? proxyBecause(m, t.mesh, t.hook, t.call.transport)
+          : CAUSE_TEXT[cause];
       const unseen = unseenAnnotation(m, g.workload, hookObj);
       const deadlock = hookObj?.failurePolicy === 'Fail' ? nodeNetworkDeadlock(m, g.workload, backend) : undefined;
       if (deadlock) {

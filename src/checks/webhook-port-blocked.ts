@@ -18,11 +18,20 @@
  * (konnectivity on AKS, GKE). Traffic from the pod's own node is always allowed, so a single node
  * running both the API server and the injector is left alone. The provider case needs
  * FailedCreate events of calls timing out. Silent for URL webhooks and unread namespaces.
+ * The API server behind an HTTP proxy (issue 31, gen8net): a kube-apiserver pod of kube-system whose
+ * environment sets HTTPS_PROXY (or https_proxy) and whose NO_PROXY has no entry matching the webhook
+ * Service's host `<name>.<namespace>.svc` sends every call there (src/facts/apiserver-proxy.ts: Go's
+ * NO_PROXY rules, so a CIDR of the Service range never helps); kubeadm copies the proxy variables of the
+ * shell into the static pod (linkerd/linkerd2#2847, istio/istio#7266, #12441, #13575). Seen: the calls
+ * the proxy answered in FailedCreate events, or the pods without a proxy under failurePolicy Ignore.
+ * Silent under -n (kube-system unread) and where a snapshot did not keep NO_PROXY (webhook-call-failed
+ * then names the proxy from the events).
  * Known false positives: a network plugin that does not enforce NetworkPolicies (the policy is
- * then inert); a source address the API server's traffic is rewritten to that a pod rule matches.
+ * then inert); a source address the API server's traffic is rewritten to that a pod rule matches;
+ * a proxy that does reach the cluster's Services (rare: it resolves names outside the cluster).
  * Fix: a NetworkPolicy admitting TCP on the port to the injector's pods (policies add up: the
  * others stay as they are), or the rule added where the manifest is; on EKS and GKE the firewall
- * rule as well.
+ * rule as well; for a proxy, `.svc` added to NO_PROXY and no_proxy of the kube-apiserver container.
  */
 import { webhookCallFailures, apiservers, WEBHOOK_CALL_FAILURES } from '../facts/apiserver.js';
 import { podsMissingProxy, webhookEvidence, PODS_MISSING_PROXY } from '../facts/controlplane.js';
@@ -35,6 +44,10 @@ import { outsideNodeNetwork } from '../k8s/pod-network.js';
 import { meshTitle as titleOf, profileOf } from '../mesh/registry.js';
 import { hasControl } from '../util/errors.js';
 import type { ResourceRef } from '../util/types.js';
+import { APISERVER_PROXIED_CALLS, apiserverProxiedCalls, type ProxiedCall } from '../facts/apiserver-proxy.js';
+import { APISERVER_SELECTOR } from '../k8s/apiserver.js';
+import type { Model } from '../facts/model.js';
+import type { MeshName } from '../mesh/names.js';
 import { defineCheck, messages, meta, say } from './define.js';
 
 const MESSAGES = messages({
@@ -50,6 +63,8 @@ const MESSAGES = messages({
     'Calls from the API server to webhook {webhooks} time out ({calls} in FailedCreate events) and no NetworkPolicy blocks TCP {port} on the injector: on GKE the firewall between the control plane and the nodes must open that port; {effect}.',
   'overlay-unreachable':
     "The {meshTitle} injector ({pods}) runs on the {cni} pod network ({agent}; {addresses}) instead of the cloud's own, and {provider}'s API server runs outside that network: it likely cannot reach webhook {webhooks} on TCP {port} at all; {effect}. Seen: {seen}.",
+  'apiserver-proxy':
+    'Pod {apiserver} sets {proxyVariable} and {noProxy}: the API server sends every call to webhook {webhooks} (Service {service}) through that HTTP proxy, which cannot reach a Service of the cluster; {effect}. Seen: {seen}.',
   'aws-security-groups':
     'Calls from the API server to webhook {webhooks} time out ({calls} in FailedCreate events) and no NetworkPolicy blocks TCP {port} on the injector: on {provider} the security groups between the control plane and the nodes must open that port; {effect}.',
 });
@@ -78,18 +93,81 @@ function allowPolicy(path: WebhookPath, name: string): Step | undefined {
   return cmd`printf %s ${json} | kubectl apply -f -`;
 }
 
+/**
+ * The API server sending the mesh's webhook calls to its HTTP proxy (src/facts/apiserver-proxy.ts): one finding
+ * per webhook Service, the API server pods that do it named. Only where NO_PROXY was read and does not cover
+ * the Service host; a snapshot that did not keep NO_PROXY leaves it to the calls the events show
+ * (webhook-call-failed names the proxy that answered).
+ */
+function* proxied(m: Model, mesh: MeshName, failures: ReturnType<typeof webhookCallFailures>) {
+  const byTarget = new Map<string, ProxiedCall[]>();
+  for (const c of apiserverProxiedCalls(m, mesh)) {
+    if (c.verdict !== 'proxied') continue;
+    const key = `${c.target.namespace}/${c.target.name}:${c.target.port}`;
+    byTarget.set(key, [...(byTarget.get(key) ?? []), c]);
+  }
+  for (const calls of [...byTarget.values()]) {
+    const c = calls[0]!;
+    const t = c.target;
+    const hooks = t.webhooks.map((h) => h.name);
+    const answered = t.webhooks.reduce(
+      (n, h) => n + (failures.get(h.name)?.causes.has('proxy') ? failures.get(h.name)!.count : 0),
+      0,
+    );
+    const missing = podsMissingProxy(m, mesh);
+    const ignore = t.webhooks.every((h) => h.failurePolicy === 'Ignore');
+    const apiservers = calls.map((x) => x.apiserver);
+    const [ns, name] = c.apiserver.split('/') as [string, string];
+    yield {
+      mesh,
+      ...say(MESSAGES, 'apiserver-proxy', {
+        apiserver: c.apiserver + (calls.length > 1 ? ` (and ${plural(calls.length - 1, 'other API server pod')})` : ''),
+        proxyVariable: c.proxyVariable,
+        noProxy: c.noProxyVariable ? `no ${c.noProxyVariable} entry covers ${c.host}` : `no NO_PROXY covers ${c.host}`,
+        webhooks: hooks.join(', '),
+        service: `${t.namespace}/${t.name}`,
+        effect: failureEffect(t.webhooks.map((h) => h.failurePolicy)),
+        seen: answered
+          ? `${plural(answered, 'call')} answered by the proxy in FailedCreate events`
+          : ignore
+            ? `with failurePolicy Ignore the API server writes no event for a failed call; ${plural(missing, 'pod')} the webhook is called for run without a proxy`
+            : 'no failed call in the events read, which expire after an hour',
+      }),
+      resource: { kind: 'Pod', namespace: ns, name } as ResourceRef,
+      affectedPods: missing,
+      causeKey: { kind: 'webhook-broken' as const, mesh },
+      evidence: {
+        policies: [] as string[],
+        webhooks: webhookEvidence(t.webhooks),
+        service: `${t.namespace}/${t.name}`,
+        host: c.host,
+        servicePort: c.port,
+        apiservers,
+        proxyVariable: c.proxyVariable,
+        noProxyVariable: c.noProxyVariable,
+        proxiedCalls: answered,
+      },
+      fix: [
+        comment`the API server takes HTTPS_PROXY from its environment for webhook calls too: add .svc to NO_PROXY and no_proxy of the kube-apiserver container, in /etc/kubernetes/manifests/kube-apiserver.yaml on each control-plane node for kubeadm, and the kubelet restarts it. Then re-create the pods admitted without a proxy`,
+        cmd`kubectl -n ${ns} get pods -l ${APISERVER_SELECTOR} -o name`,
+      ],
+    };
+  }
+}
+
 /** Its evidence: the policies that block the port (with the pods they select), or, with none, what admits it while calls time out. */
 type PortBlockedEvidence = { policies: string[]; [more: string]: unknown };
 
 export default defineCheck<PortBlockedEvidence, typeof MESSAGES>({
   ...meta('webhook-port-blocked'),
-  facts: [PODS_MISSING_PROXY, WEBHOOK_PATHS, WEBHOOK_CALL_FAILURES],
+  facts: [PODS_MISSING_PROXY, WEBHOOK_PATHS, WEBHOOK_CALL_FAILURES, APISERVER_PROXIED_CALLS],
   messages: MESSAGES,
   *run(m) {
     const failures = webhookCallFailures(m);
     const p = provider(m);
     const servers = apiservers(m);
     for (const { mesh } of m.meshes) {
+      yield* proxied(m, mesh, failures);
       for (const path of webhookPaths(m, mesh)) {
         const t = path.target;
         const hooks = t.webhooks.map((h) => h.name);

@@ -277,11 +277,30 @@ export function keeper(policy: KeepPolicy): Keeper {
   /** Or an image reference (registry/repository:tag[@digest]): the proxy image a control plane injects (Kuma's), never a secret. */
   const KEPT_IMAGE = /^[a-z0-9][a-z0-9._/-]{0,250}(:[\w][\w.-]{0,127})?(@sha256:[a-f0-9]{64})?$/;
 
+  /**
+   * A NO_PROXY entry that can match a webhook Service's host, `<name>.<namespace>.svc` (Go's
+   * httpproxy: `*`, a domain and its subdomains, `.domain` or `*.domain` its subdomains, an optional
+   * port): names of the cluster, never a secret. Addresses, CIDRs and other domains cannot match
+   * that host name and are dropped.
+   */
+  const SVC_NO_PROXY = /^(?:\*|(?:\*?\.)?(?:[a-z0-9-]{1,63}\.){0,2}svc(?::\d{1,5})?)$/i;
+
   /** An env entry's value: redacted but for the profiles' keptEnv switches and quantities (valueFrom: no check reads it). */
-  const envValue: Reducer = (v, e) =>
-    v === undefined || (KEEP_ENV.has(e.name) && typeof v === 'string' && (KEPT_VALUE.test(v) || KEPT_IMAGE.test(v)))
+  const envValue: Reducer = (v, e) => {
+    // NO_PROXY: only its entries that can match a Service's host (webhook-port-blocked asks whether the
+    // API server calls the injector through its proxy); '' when none can.
+    if ((e.name === 'NO_PROXY' || e.name === 'no_proxy') && typeof v === 'string')
+      return v
+        .split(',')
+        .slice(0, 200)
+        .map((x) => x.trim())
+        .filter((x) => SVC_NO_PROXY.test(x))
+        .join(',');
+    return v === undefined ||
+      (KEEP_ENV.has(e.name) && typeof v === 'string' && (KEPT_VALUE.test(v) || KEPT_IMAGE.test(v)))
       ? v
       : REDACTED;
+  };
 
   /** Where the ServiceAccount admission plugin mounts the token (Consul's findServiceAccountVolumeMount looks there). */
   const SA_TOKEN_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';

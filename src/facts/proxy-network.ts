@@ -9,7 +9,7 @@
  */
 import { WORKLOAD_DECISION_INPUTS } from './decision.js';
 import { defineFact, defineFactFamily } from '../k8s/fact.js';
-import { egressVerdict, namedPorts, type EgressDestination } from '../k8s/networkpolicy.js';
+import { egressVerdict, ingressFrom, namedPorts, policyTypes, type EgressDestination } from '../k8s/networkpolicy.js';
 import { isActive } from '../k8s/pods.js';
 import type { K8sObject } from '../util/types.js';
 import { isObj, labelsOf, nameOf, str } from '../util/objects.js';
@@ -228,4 +228,93 @@ export const PROXY_PATHS = defineFactFamily({
 /** Every group of meshed workloads whose egress policies cut their injected containers off (memoized per mesh). */
 export function proxyPaths(m: Model, mesh: MeshName): ProxyPath[] {
   return m.fact(PROXY_PATHS, mesh);
+}
+
+/** Meshed workloads an ingress policy of the control plane's namespace refuses on an endpoint (issue 31, gen8net). */
+export interface ControlPlaneIngress {
+  mesh: MeshName;
+  /** The control-plane namespace and the policies there that select the endpoint's pods for ingress (sorted). */
+  namespace: string;
+  policies: string[];
+  endpoint: ControlPlaneEndpoint;
+  /** The endpoint's pods as read, judged. */
+  pods: string[];
+  /** The meshed workloads no rule admits, and their active meshed pods. */
+  workloads: Workload[];
+  meshedPods: K8sObject[];
+}
+
+/**
+ * The other end of the proxy's path (issue 31, gen8net): NetworkPolicies of the control plane's namespace that
+ * isolate the endpoint's pods (istiod, Linkerd's destination, identity and policy, kuma-cp, Consul's servers) for
+ * ingress and admit none of the meshed pods on the endpoint's ports (a "default deny" in istio-system that admits
+ * only the gateways, one admitting only the API server for the webhook). Judged against the endpoint's pods as read
+ * (none read: nothing judged) and each meshed workload's first meshed pod (else its template in its namespace).
+ */
+export const CONTROL_PLANE_INGRESS = defineFactFamily({
+  id: 'control-plane-ingress',
+  inputs: [...WORKLOAD_DECISION_INPUTS, 'networkpolicies'],
+  compute: (m: Model, mesh: MeshName): ControlPlaneIngress[] => {
+    const net = profileOf(mesh).network;
+    if (!net || !m.has('networkpolicies')) return [];
+    const cpNamespaces = m.mesh(mesh)?.namespaces.length
+      ? m.mesh(mesh)!.namespaces
+      : [profileOf(mesh).controlPlane.namespace];
+    const groups = new Map<string, ControlPlaneIngress>();
+    for (const ns of cpNamespaces.slice(0, 8)) {
+      if (!m.readIn('networkpolicies', ns)) continue;
+      const policies = m.inNamespace('networkpolicies', ns);
+      if (!policies.some((np) => policyTypes(np).includes('Ingress'))) continue;
+      for (const endpoint of net.endpoints) {
+        const pods = m
+          .inNamespace('pods', ns)
+          .slice(0, 2000)
+          .filter((p) => isActive(p) && Object.entries(endpoint.podLabels).every(([k, v]) => labelsOf(p)[k] === v))
+          .slice(0, 50);
+        if (!pods.length) continue;
+        for (const w of m.appWorkloads) {
+          const meshed = (m.podStates(w).meshed.get(mesh) ?? []).filter(isActive);
+          if (meshed.length === 0 && !m.decision(w, mesh)?.inject) continue;
+          const from = asPod(w, meshed);
+          const ip = str(isObj(from.status) ? (from.status as Record<string, unknown>).podIP : undefined);
+          const source: EgressDestination = {
+            namespace: w.namespace,
+            namespaceLabels: namespaceLabels(m.namespace(w.namespace), w.namespace),
+            labels: labelsOf(from as K8sObject),
+            ...(ip ? { ip } : {}),
+          };
+          let selecting: string[] = [];
+          const open = endpoint.ports.some((port) =>
+            pods.some((pod) => {
+              const v = ingressFrom(policies, pod, port, source);
+              if (v.policies.length) selecting = v.policies;
+              return v.policies.length === 0 || v.allows.length > 0;
+            }),
+          );
+          if (open) continue;
+          const key = `${ns}|${endpoint.service}|${selecting.join(',')}`;
+          const g = groups.get(key);
+          if (g) {
+            g.workloads.push(w);
+            g.meshedPods.push(...meshed);
+          } else
+            groups.set(key, {
+              mesh,
+              namespace: ns,
+              policies: selecting,
+              endpoint,
+              pods: pods.map(nameOf).sort(),
+              workloads: [w],
+              meshedPods: [...meshed],
+            });
+        }
+      }
+    }
+    return [...groups.values()];
+  },
+});
+
+/** The control plane's endpoints whose ingress policies refuse meshed workloads (memoized per mesh). */
+export function controlPlaneIngress(m: Model, mesh: MeshName): ControlPlaneIngress[] {
+  return m.fact(CONTROL_PLANE_INGRESS, mesh);
 }

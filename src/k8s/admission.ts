@@ -25,6 +25,7 @@ export type WebhookFailureCause =
   | 'service-not-found'
   | 'bad-request'
   | 'invalid-response'
+  | 'proxy'
   | 'other';
 
 /** One segment of a Go error chain, classified (undefined: it says nothing known). */
@@ -39,8 +40,20 @@ function segmentCause(seg: string): WebhookFailureCause | undefined {
   return undefined;
 }
 
+/**
+ * An HTTP proxy answered instead of the webhook: Go's transport reports a CONNECT the proxy refused as the
+ * reason phrase of its status line alone (`Service Unavailable`, `Forbidden`, `Bad Gateway`: golang/go
+ * src/net/http/transport.go dialConn, `errors.New(text)` of `resp.Status` after its code, since Go 1.x), and a
+ * proxy it could not reach as `proxyconnect tcp: dial tcp ...` (the net.OpError of op "proxyconnect"). Go's own
+ * errors start in lower case and the REST client's are sentences (`the server could not find the requested
+ * resource`): a capitalised phrase with no colon right after the URL is a status line's reason.
+ */
+const PROXY_ANSWER = /^(?:[A-Z][a-z][A-Za-z'-]{0,29})(?: [A-Za-z'-]{1,30}){0,5}$|^unknown status code$/;
+
 /** A transport error classified from its end: the innermost error first, then outwards. */
 export function transportCause(transport: string): WebhookFailureCause {
+  const t = transport.trim();
+  if (/^proxyconnect (?:tcp|udp)[46]?: /.test(t) || PROXY_ANSWER.test(t)) return 'proxy';
   const segs = transport.slice(0, 4000).split(/: /);
   for (let i = segs.length - 1; i >= 0; i--) {
     const c = segmentCause(segs[i]!.trim());

@@ -202,6 +202,34 @@ export interface ApiserverInstance {
   flags: AdmissionFlags;
   /** The version its image tag says (kube-apiserver:v1.32.13). */
   imageVersion?: ServerVersion;
+  /**
+   * The proxy variables its container sets with a value (PROXY_ENV), by name; a snapshot keeps of
+   * them only what src/cluster/sanitize.ts lets through (a proxy URL never: "(redacted)").
+   */
+  proxyEnv?: Record<string, string>;
+}
+
+/**
+ * The variables Go's ProxyFromEnvironment reads (golang.org/x/net/http/httpproxy FromEnvironment:
+ * upper case first, an empty value is unset). kube-apiserver dials a webhook Service through them:
+ * its webhook client (k8s.io/apiserver pkg/util/webhook/client.go, HookClient, at
+ * kubernetes/kubernetes@05c351a9 and still in the release with httpClientFor) sets no Proxy of its
+ * own, so client-go's transport uses http.ProxyFromEnvironment for `https://<name>.<namespace>.svc:<port>`
+ * (kubernetes/kubernetes#107501, which would have bypassed it, was closed unmerged).
+ */
+const PROXY_ENV = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'] as const;
+
+/** The proxy variables a container sets with a literal value, a proxy only when non-empty (valueFrom: not known, left out). */
+function proxyEnvOf(c: Record<string, any>): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (const e of arr(c.env).slice(0, 500)) {
+    const name = str((e as { name?: unknown } | undefined)?.name);
+    const value = (e as { value?: unknown } | undefined)?.value;
+    if (!name || !(PROXY_ENV as readonly string[]).includes(name) || typeof value !== 'string') continue;
+    // An empty NO_PROXY is kept (a snapshot reduces it to its Service entries, possibly none); an empty proxy is unset.
+    if (value !== '' || /^no_proxy$/i.test(name)) out[name] = value;
+  }
+  return Object.keys(out).length ? out : undefined;
 }
 
 /** The API servers an active kube-apiserver pod stands for. */
@@ -212,12 +240,14 @@ export function podInstance(p: K8sObject): ApiserverInstance | undefined {
   const argv = [...arr(c.command), ...arr(c.args)].map((w) => String(w));
   const v = imageVersion(c.image);
   const node = str(podSpec(p).nodeName);
+  const proxyEnv = proxyEnvOf(c);
   return {
     source: { kind: 'Pod', namespace: APISERVER_NAMESPACE, name: str(p.metadata?.name) ?? '' },
     ...(node ? { node } : {}),
     mirror: annotationsOf(p)[MIRROR] !== undefined,
     flags: admissionFlags(argv),
     ...(v ? { imageVersion: v } : {}),
+    ...(proxyEnv ? { proxyEnv } : {}),
   };
 }
 

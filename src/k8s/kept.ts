@@ -28,7 +28,7 @@ import { KIND_KEYS, POD_TEMPLATE_PATH, type KindKey } from './kinds.js';
 export const RULES = {
   argv: 'each word reduced to the words a check looks for (shutdown calls, the flags a profile reads), else `"(redacted)"`',
   envValue:
-    '`"(redacted)"`, but for the control-plane switches the profiles read, when a boolean, `auto`, a quantity or an image reference',
+    '`"(redacted)"`, but for the control-plane switches the profiles read, when a boolean, `auto`, a quantity or an image reference; of `NO_PROXY`/`no_proxy` only the entries that can match a Service host `<name>.<namespace>.svc` (`*`, `.svc`, `ns.svc`, ...)',
   volumes:
     "a Secret volume's `name` and `secret.secretName` (never an item or a mode); a hostPath volume the meshes name (a CNI agent's `cni-bin-dir`): `name` and `hostPath.path`; no other volume",
   secretMounts:

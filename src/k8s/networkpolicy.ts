@@ -261,3 +261,40 @@ export function egressVerdict(
   }
   return { policies: selecting.map((np) => str(np.metadata?.name) ?? '').sort(), allows };
 }
+
+/**
+ * Ingress from a known pod (issue 31, gen8net): whether `source` may reach `port` (`protocol`, TCP by default) of
+ * `pod` under `policies` (those of `pod`'s namespace), the egress rules mirrored (types.go NetworkPolicyIngressRule:
+ * a pod is isolated for ingress when a policy selecting it has Ingress in policyTypes; a rule admits when its ports
+ * match the pod's port and one `from` peer matches the source, missing or empty `from` being every source; a peer's
+ * namespaceSelector against the source's namespace labels, without one the policy's own namespace; an ipBlock against
+ * the source's IP, given the benefit of the doubt where it is not known).
+ */
+export function ingressFrom(
+  policies: readonly K8sObject[],
+  pod: K8sObject,
+  port: number,
+  source: EgressDestination,
+  protocol = 'TCP',
+): EgressVerdict {
+  const selecting = policies.filter((np) => policyTypes(np).includes('Ingress') && selectsPod(np, pod));
+  const named = namedPorts(pod);
+  const allows: EgressAllowance[] = [];
+  for (const np of selecting) {
+    const policy = str(np.metadata?.name) ?? '';
+    const npNs = str(np.metadata?.namespace) ?? '';
+    arr(isObj(np.spec) ? np.spec.ingress : undefined).forEach((rule, i) => {
+      if (!isObj(rule)) return;
+      const ports = arr(rule.ports);
+      if (ports.length && !ports.some((e) => portMatches(e, port, named, protocol))) return;
+      const from = arr(rule.from);
+      if (!from.length) {
+        allows.push({ how: 'anywhere', policy, rule: i });
+        return;
+      }
+      const how = from.map((peer) => peerAllows(peer, npNs, source)).find((h) => h !== undefined);
+      if (how) allows.push({ how, policy, rule: i });
+    });
+  }
+  return { policies: selecting.map((np) => str(np.metadata?.name) ?? '').sort(), allows };
+}

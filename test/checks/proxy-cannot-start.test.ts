@@ -19,6 +19,10 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'fires-consul-no-service.yaml', findings: ['Deployment catalog/reports'] },
     { fixtures: 'fires-consul-several-services.yaml', findings: ['Deployment catalog/reports'] },
     { fixtures: 'fires-consul-acl-default-serviceaccount.yaml', findings: ['Deployment catalog/billing'] },
+    // The client agent published by hostPort without hostNetwork (hashicorp/consul-k8s#27): the likely cause (gen8net).
+    { fixtures: 'fires-consul-0.x-agent-hostport.yaml', findings: ['Deployment catalog/ledger'] },
+    { fixtures: 'fires-consul-0.x-agent-hostport-tls.yaml', findings: ['Deployment catalog/invoices'] },
+    { fixtures: 'fires-consul-0.x-agent-host-network.yaml', findings: ['Deployment catalog/refunds'] },
     { fixtures: 'fires-kuma-sidecar-image.yaml', findings: ['Deployment orders/shipping'] },
     { fixtures: 'fires-kuma-init-nonroot.yaml', findings: ['Deployment orders/payments'] },
     { fixtures: 'fires-consul-dataplane-nonroot-image.yaml', findings: ['Deployment catalog/ledger'] },
@@ -107,6 +111,7 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'ok-linkerd-recovered-or-app.yaml' },
     { fixtures: 'ok-istio-granted-or-app-refused.yaml' },
     { fixtures: 'ok-consul-native-sidecar.yaml' },
+    { fixtures: 'ok-consul-0.x-agent-hostport-running.yaml' },
     { fixtures: 'ok-istio-proxy-oom-once.yaml' },
     { fixtures: 'ok-linkerd-init-iptables-words-completed.yaml' },
   ],
@@ -273,6 +278,13 @@ describe('proxy-cannot-start', () => {
     expect(several.fix.join('\n')).toContain(
       'kubectl label service reports-metrics -n catalog consul.hashicorp.com/service-ignore=true',
     );
+    const hp = one('consul-0.x', 'fires-consul-0.x-agent-hostport');
+    expect(hp.message).toContain(
+      'on port 8500, which DaemonSet consul/consul publishes by hostPort, without hostNetwork',
+    );
+    expect(hp.evidence).toMatchObject({ needs: [{ agentDaemonSet: 'consul/consul', hostPorts: [8500] }] });
+    expect(one('consul-0.x', 'fires-consul-0.x-agent-hostport-tls').message).toContain('on port 8501');
+    expect(one('consul-0.x', 'fires-consul-0.x-agent-host-network').message).not.toContain('hostPort');
     const acl = one('consul', 'fires-consul-acl-default-serviceaccount');
     expect(acl.message).toContain('refuses the default one');
     expect(acl.fix).toContain('kubectl create serviceaccount billing -n catalog');

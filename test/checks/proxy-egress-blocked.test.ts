@@ -19,6 +19,25 @@ checkCases('proxy-egress-blocked', {
     },
     { fixtures: 'fires-linkerd-openshift-dns-5353.yaml', findings: ['NetworkPolicy shop/shop-egress'] },
     { fixtures: 'fires-consul-only-own-namespace.yaml', findings: ['NetworkPolicy catalog/same-namespace-only'] },
+    // The other end (gen8net): an ingress policy of the control plane's namespace refusing the meshed pods.
+    {
+      fixtures: 'fires-istio-istiod-ingress-gateways-only.yaml',
+      findings: ['NetworkPolicy istio-system/istiod-lockdown'],
+      said: [{ id: 'ingress-refused', params: { service: 'istiod', ports: 'TCP 15012' } }],
+    },
+    {
+      fixtures: 'fires-kuma-cp-ingress-namespace-allowlist.yaml',
+      findings: ['NetworkPolicy kuma-system/kuma-cp-allowlist'],
+      said: [{ id: 'ingress-refused', params: { service: 'kuma-control-plane', ports: 'TCP 5678' } }],
+    },
+    {
+      fixtures: 'fires-linkerd-destination-ingress-default-deny.yaml',
+      findings: ['NetworkPolicy linkerd/allow-webhooks', 'NetworkPolicy linkerd/allow-webhooks'],
+      said: [
+        { id: 'ingress-refused', params: { service: 'linkerd-dst', others: ' (with default-deny-ingress)' } },
+        { id: 'ingress-refused', params: { service: 'linkerd-policy' } },
+      ],
+    },
     {
       name: 'linkerd, -n shop',
       fixtures: 'fires-linkerd-default-deny-egress.yaml',
@@ -39,6 +58,7 @@ checkCases('proxy-egress-blocked', {
     { fixtures: 'ok-istio-ingress-only.yaml' },
     { fixtures: 'ok-kuma-ip-block.yaml' },
     { fixtures: 'ok-consul-unmeshed-namespace.yaml' },
+    { fixtures: 'ok-istio-istiod-ingress-admits-meshed.yaml' },
   ],
 });
 

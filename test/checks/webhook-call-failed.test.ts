@@ -23,6 +23,13 @@ checkCases('webhook-call-failed', {
     },
     { fixtures: 'fires-istio.yaml', findings: ['Job payments/backfill', 'Deployment store/frontend'] },
     { fixtures: 'fires-kuma.yaml', findings: ['Deployment orders/api'] },
+    // An HTTP proxy answered the call (its CONNECT refused): the cause is named from the error, the API server's pods unread.
+    {
+      fixtures: 'fires-istio-proxy-forbidden.yaml',
+      findings: ['Deployment store/frontend'],
+      said: [{ id: 'call-failed', params: { hook: 'namespace.sidecar-injector.istio.io' } }],
+    },
+
     { fixtures: 'fires-kuma-service-not-found.yaml', findings: ['Deployment orders/api'] },
     { fixtures: 'fires-linkerd-service-not-found.yaml', findings: ['Deployment shop/web'] },
     { fixtures: 'fires-istio-gke-timeout.yaml', findings: ['Deployment store/frontend'] },
@@ -130,5 +137,26 @@ describe('webhook-call-failed: an opt-out annotation the webhook selector cannot
     const [f] = run('istio-1.5', 'fires-istio-1.5-optout-annotation.yaml');
     expect(f!.message).not.toMatch(/annotation/);
     expect(f!.evidence.annotationNotSelected).toBeUndefined();
+  });
+});
+
+describe('a proxy in the way (gen8net)', () => {
+  it('quotes the answer and says the API server pods were not read', () => {
+    const f = findings(cluster('istio', ['checks/webhook-call-failed/fires-istio-proxy-forbidden.yaml'])).find(
+      (x) => x.id === 'webhook-call-failed',
+    )!;
+    expect(f.message).toContain('the HTTP proxy answered "Forbidden" instead of the injector');
+    expect(f.message).toContain('no kube-apiserver pod read shows that environment');
+    expect(f.evidence).toMatchObject({ cause: 'proxy' });
+    expect(f.fix.map((x) => JSON.stringify(x)).join('\n')).toContain('NO_PROXY');
+  });
+  it('names the kube-apiserver pod whose environment sends the call, and an unreachable proxy', () => {
+    const f = findings(
+      cluster('kuma', ['checks/webhook-port-blocked/fires-kuma-apiserver-proxy-cluster-local.yaml']),
+    ).find((x) => x.id === 'webhook-call-failed')!;
+    expect(f.message).toContain(
+      'HTTPS_PROXY of Pod kube-system/kube-apiserver-cp-1 with no NO_PROXY entry covering kuma-control-plane.kuma-system.svc',
+    );
+    expect(f.message).toContain('could not reach the HTTP proxy it sends the call to ("proxyconnect tcp: dial tcp');
   });
 });

@@ -7,6 +7,7 @@ import { checkCases } from '../helpers/check-tester.js';
 import { cluster, findings } from '../helpers/fixtures.js';
 import { ingressVerdict, policyTypes, selectsPod } from '../../src/k8s/networkpolicy.js';
 import { managedProvider } from '../../src/k8s/providers.js';
+import { KEEPER } from '../../src/mesh/keep.js';
 
 checkCases('webhook-port-blocked', {
   fires: [
@@ -46,6 +47,31 @@ checkCases('webhook-port-blocked', {
       findings: ['Service kuma-system/kuma-control-plane'],
       said: [{ id: 'overlay-unreachable', params: { cni: 'Cilium', seen: 'no failed call in the events read' } }],
     },
+    // The API server's environment sends the calls to an HTTP proxy (linkerd/linkerd2#2847, istio/istio#12441, #13575).
+    {
+      fixtures: 'fires-kuma-apiserver-proxy-cluster-local.yaml',
+      findings: ['Pod kube-system/kube-apiserver-cp-1'],
+      said: [
+        {
+          id: 'apiserver-proxy',
+          params: {
+            proxyVariable: 'HTTPS_PROXY',
+            noProxy: 'no NO_PROXY entry covers kuma-control-plane.kuma-system.svc',
+            seen: '4 calls answered by the proxy in FailedCreate events',
+          },
+        },
+      ],
+    },
+    {
+      fixtures: 'fires-consul-apiserver-proxy-no-no-proxy.yaml',
+      findings: ['Pod kube-system/kube-apiserver-cp-2'],
+      said: [
+        {
+          id: 'apiserver-proxy',
+          params: { proxyVariable: 'https_proxy', noProxy: 'no NO_PROXY covers consul-connect-injector.consul.svc' },
+        },
+      ],
+    },
     // -n of an app namespace: the policies of the mesh's namespace are read as the control plane's.
     {
       name: 'linkerd, -n shop',
@@ -69,6 +95,14 @@ checkCases('webhook-port-blocked', {
     { fixtures: 'ok-linkerd-same-node.yaml' },
     { fixtures: 'ok-linkerd-eks-calico-policy-only.yaml' },
     { fixtures: 'ok-kuma-eks-cilium-eni.yaml' },
+    { fixtures: 'ok-linkerd-apiserver-no-proxy-svc.yaml' },
+    { fixtures: 'ok-istio-apiserver-http-proxy-only.yaml' },
+    // -n of an app namespace: the kube-apiserver pods of kube-system are not read, so nothing is said of them.
+    {
+      name: 'consul proxy, -n catalog',
+      fixtures: 'fires-consul-apiserver-proxy-no-no-proxy.yaml',
+      namespace: 'catalog',
+    },
   ],
 });
 
@@ -244,5 +278,51 @@ status:
     expect(f!.message).toContain(
       'on EKS the security groups between the control plane and the nodes must open that port',
     );
+  });
+});
+
+describe('the API server behind an HTTP proxy, in a snapshot (gen8net)', () => {
+  const apiserver = (env: { name: string; value: string }[]) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: 'kube-apiserver-cp',
+      namespace: 'kube-system',
+      labels: { component: 'kube-apiserver', tier: 'control-plane' },
+    },
+    spec: { containers: [{ name: 'kube-apiserver', image: 'registry.k8s.io/kube-apiserver:v1.31.2', env }] },
+    status: { phase: 'Running' },
+  });
+  const envOf = (p: ReturnType<typeof apiserver>) =>
+    (KEEPER.slim('pods', structuredClone(p)).spec as any).containers[0].env;
+  it('keeps of NO_PROXY only the entries that can match a Service host, and never a proxy URL', () => {
+    const env = envOf(
+      apiserver([
+        { name: 'HTTPS_PROXY', value: 'http://user:secret@proxy:3128' },
+        { name: 'NO_PROXY', value: '127.0.0.1,10.0.0.0/8, .corp.example.com,.svc,istio-system.svc:443,*' },
+        { name: 'no_proxy', value: 'localhost,cluster.local' },
+      ]),
+    );
+    expect(env).toEqual([
+      { name: 'HTTPS_PROXY', value: '(redacted)' },
+      { name: 'NO_PROXY', value: '.svc,istio-system.svc:443,*' },
+      { name: 'no_proxy', value: '' },
+    ]);
+  });
+  it('judges a slimmed snapshot as the live cluster', () => {
+    for (const noProxy of ['localhost,10.96.0.0/12,cluster.local', 'localhost,.svc']) {
+      const o = apiserver([
+        { name: 'HTTPS_PROXY', value: 'http://proxy:3128' },
+        { name: 'NO_PROXY', value: noProxy },
+      ]);
+      const proxied = (x: object) =>
+        findings(cluster('linkerd', [JSON.stringify(x, null, 2)])).filter(
+          (f) => f.id === 'webhook-port-blocked' && f.message.includes('HTTPS_PROXY'),
+        );
+      const live = proxied(o);
+      const slim = proxied(KEEPER.slim('pods', structuredClone(o)));
+      expect(slim.map((f) => f.message)).toEqual(live.map((f) => f.message));
+      expect(live.length).toBe(noProxy.includes('.svc') ? 0 : 1);
+    }
   });
 });

@@ -128,87 +128,9 @@ export function consulRuntime(
       },
     ],
     initNeeds: (m, w, pod, container): InitNeed[] => {
-      const ns = str(pod.metadata?.namespace) ?? '';
-      if (container !== INIT || !m.readIn('services', ns)) return [];
-      // Before consul-k8s 0.26.0 the init container registered the service itself; from 0.26.0 the endpoints
-      // controller registers it for the Kubernetes Service selecting the pod, and connect-init polls for it
-      // (hashicorp/consul-k8s CHANGELOG 0.26.0, "Endpoints Controller", GH-446/455). A pod injected by an older
-      // release (its containers as that release named them: no copy-consul-bin beside envoy-sidecar, or
-      // consul-connect-envoy-sidecar) needs no Service: these rules are not its release's.
-      const spec = podSpec(pod);
-      const names = new Set([...containers(spec), ...arr(spec.initContainers).filter(isObj)].map((c) => str(c.name)));
-      if (names.has('consul-connect-envoy-sidecar') || (names.has('envoy-sidecar') && !names.has('copy-consul-bin')))
-        return [];
-      const svcs = selecting(m, pod);
-      const sa = str(podSpec(pod).serviceAccountName) ?? str(podSpec(pod).serviceAccount) ?? 'default';
-      const named = annotationsOf(pod)[SERVICE];
-      if (svcs.length === 0) {
-        const port = containers(podSpec(w.template))
-          .flatMap((c) => arr(c.ports))
-          .find((p) => isObj(p) && typeof p.containerPort === 'number') as { containerPort: number } | undefined;
-        return [
-          {
-            cause: `no Kubernetes Service selects the pod, so Consul registers no service for it and ${INIT} waits for one in vain`,
-            evidence: { podLabels: labelsOf(pod), servicesSelecting: [] },
-            source: `${COMMAND} ("Check to ensure a Kubernetes service has been created for this application"); hashicorp/consul-k8s#844`,
-            fix:
-              w.kind === 'Deployment'
-                ? [
-                    comment`create a Service selecting the pods, on the port the app serves`,
-                    port
-                      ? cmd`kubectl expose ${`deployment/${w.name}`} -n ${ns} --port=${port.containerPort}`
-                      : cmd`kubectl expose ${`deployment/${w.name}`} -n ${ns} --port=PORT`,
-                  ]
-                : [
-                    comment`create a Service whose selector matches the labels of the pods, or opt the pods out of Consul with the pod template annotation consul.hashicorp.com/connect-inject: 'false'`,
-                  ],
-          },
-        ];
-      }
-      if (svcs.length > 1) {
-        // Consul keeps the one whose name the pods' annotation or ServiceAccount gives, else the first by name.
-        const keep = svcs.find((s) => nameOf(s) === named) ?? svcs.find((s) => nameOf(s) === sa) ?? svcs[0]!;
-        const others = svcs.filter((s) => s !== keep);
-        return [
-          {
-            cause: `${svcs.length} Services select the pod, so Consul registers a service for each and ${INIT} refuses to choose`,
-            evidence: { servicesSelecting: svcs.map(nameOf) },
-            source: `${COMMAND} ("There are multiple Consul services registered for this pod"); constants LabelServiceIgnore`,
-            fix: [
-              choice(
-                text`label every Service but the one Consul should use with ${IGNORE}=true, here keeping ${nameOf(keep)}`,
-                [
-                  {
-                    label: text`keep ${nameOf(keep)}`,
-                    steps: others.map((s) => cmd`kubectl label service ${nameOf(s)} -n ${ns} ${`${IGNORE}=true`}`),
-                  },
-                ],
-              ),
-            ],
-          },
-        ];
-      }
-      if (!consulSettings(m).acls) return [];
-      const service = named ?? nameOf(svcs[0]!);
-      if (sa === 'default')
-        return [
-          {
-            cause: `with ACLs, ${INIT} logs in as the pod's ServiceAccount, and the chart's binding rule (connectInject.aclBindingRuleSelector "serviceaccount.name!=default") refuses the default one`,
-            evidence: { serviceAccount: sa, service, acls: true },
-            source: `${COMMAND} (the warning for "default"); charts/consul/values.yaml connectInject.aclBindingRuleSelector; hashicorp/consul-helm#242`,
-            fix: ownServiceAccount(w, ns, service),
-          },
-        ];
-      if (sa !== service)
-        return [
-          {
-            cause: `with ACLs, the pod's ServiceAccount ${sa} must be named as its Consul service ${service} ("service account name ${sa} doesn't match Consul service name ${service}")`,
-            evidence: { serviceAccount: sa, service, acls: true },
-            source: `${COMMAND}; hashicorp/consul-helm#242`,
-            fix: ownServiceAccount(w, ns, service),
-          },
-        ];
-      return [];
+      if (container !== INIT) return [];
+      const needs = serviceNeeds(m, w, pod, container);
+      return needs.length ? needs : agentByHostPort(m, pod);
     },
     startOrder: {
       // control-plane/connect-inject/webhook/mesh_webhook.go appends consul-connect-inject-init to the pod's init
@@ -254,4 +176,145 @@ export function consulRuntime(
       cmd`kubectl get deployment consul-connect-injector -n ${ns} -o yaml`,
     ],
   };
+}
+
+/**
+ * The client agent reached through a host port (issue 31, gen8net; hashicorp/consul-k8s#27, still an open
+ * question of the chart's first releases): consul-k8s before consul-dataplane (1.0) had the injected init
+ * container talk to the Consul client agent on its node, at `${HOST_IP}:8500` (`:8501` with TLS; HOST_IP
+ * from status.hostIP: hashicorp/consul-k8s@0c6dede6 connect-inject/container_init.go, the lines the thread
+ * quotes), and the chart's client DaemonSet published those ports by hostPort, without hostNetwork
+ * (hashicorp/consul-helm@00e42161 templates/client-daemonset.yaml: containerPort 8500 hostPort 8500, 8502
+ * hostPort 8502). A host port works only where the node's CNI maps it (the portmap plugin in its chain); where
+ * it does not, the init container's connection is refused ("dial tcp <node IP>:8500: connect: connection
+ * refused", Consul's troubleshooting page, hashicorp/consul#9464: "this could be because the CNI does not
+ * support the use of hostPort"). The snapshot cannot show the CNI's chain: said as the likely cause, and
+ * only where no other need explains the failure.
+ */
+function agentByHostPort(m: MeshContext, pod: K8sObject): InitNeed[] {
+  const spec = podSpec(pod);
+  const init = arr(spec.initContainers)
+    .filter(isObj)
+    .find((c) => c.name === INIT);
+  if (!init || !arr(init.env).some((e) => isObj(e) && e.name === 'HOST_IP')) return [];
+  const nss = m.mesh('consul')?.namespaces ?? [];
+  for (const ns of nss.slice(0, 8)) {
+    for (const ds of m.inNamespace('daemonsets', ns).slice(0, 50)) {
+      const t = isObj(ds.spec) && isObj(ds.spec.template) ? ds.spec.template : {};
+      const ts = isObj(t.spec) ? t.spec : {};
+      if (ts.hostNetwork === true) continue;
+      const ports = containers(ts)
+        .flatMap((c) => arr(c.ports).filter(isObj))
+        .filter((p) => (p.containerPort === 8500 || p.containerPort === 8501) && typeof p.hostPort === 'number')
+        .map((p) => p.hostPort as number);
+      if (!ports.length) continue;
+      const port = [...new Set(ports)].sort((a, b) => a - b).join(' or ');
+      const node = str(spec.nodeName);
+      return [
+        {
+          cause: `${INIT} reaches the Consul client agent at the node's address (HOST_IP) on port ${port}, which DaemonSet ${ns}/${nameOf(ds)} publishes by hostPort, without hostNetwork: that works only where the node's CNI maps host ports (the portmap plugin), and where it does not the connection is refused and ${INIT} fails; its log says so ("dial tcp" to the node's address, port ${port}, "connection refused")`,
+          evidence: {
+            agentDaemonSet: `${ns}/${nameOf(ds)}`,
+            hostPorts: [...new Set(ports)].sort(),
+            hostNetwork: false,
+            ...(node ? { node } : {}),
+          },
+          source:
+            'hashicorp/consul-k8s@0c6dede6 connect-inject/container_init.go (HOST_IP); hashicorp/consul-helm@00e42161 templates/client-daemonset.yaml (hostPort 8500, 8502); hashicorp/consul#9464',
+          fix: [
+            comment`its log shows whether the agent refused the connection`,
+            cmd`kubectl logs ${nameOf(pod)} -n ${str(pod.metadata?.namespace) ?? ''} -c ${INIT} --previous`,
+            comment`then put the client agents on the node network, Helm value client.hostNetwork=true with client.dnsPolicy=ClusterFirstWithHostNet, or enable host ports in the CNI, the portmap plugin`,
+            cmd`kubectl -n ${ns} get daemonset ${nameOf(ds)} -o jsonpath=${'{.spec.template.spec.hostNetwork}'}`,
+          ],
+        },
+      ];
+    }
+  }
+  return [];
+}
+
+/** What the cluster lacks for the init container of a consul-k8s 0.26+ pod: a Service, one Service, ACL names. */
+function serviceNeeds(m: MeshContext, w: Workload, pod: K8sObject, container: string): InitNeed[] {
+  const ns = str(pod.metadata?.namespace) ?? '';
+  if (container !== INIT || !m.readIn('services', ns)) return [];
+  // Before consul-k8s 0.26.0 the init container registered the service itself; from 0.26.0 the endpoints
+  // controller registers it for the Kubernetes Service selecting the pod, and connect-init polls for it
+  // (hashicorp/consul-k8s CHANGELOG 0.26.0, "Endpoints Controller", GH-446/455). A pod injected by an older
+  // release (its containers as that release named them: no copy-consul-bin beside envoy-sidecar, or
+  // consul-connect-envoy-sidecar) needs no Service: these rules are not its release's.
+  const spec = podSpec(pod);
+  const names = new Set([...containers(spec), ...arr(spec.initContainers).filter(isObj)].map((c) => str(c.name)));
+  if (names.has('consul-connect-envoy-sidecar') || (names.has('envoy-sidecar') && !names.has('copy-consul-bin')))
+    return [];
+  const svcs = selecting(m, pod);
+  const sa = str(podSpec(pod).serviceAccountName) ?? str(podSpec(pod).serviceAccount) ?? 'default';
+  const named = annotationsOf(pod)[SERVICE];
+  if (svcs.length === 0) {
+    const port = containers(podSpec(w.template))
+      .flatMap((c) => arr(c.ports))
+      .find((p) => isObj(p) && typeof p.containerPort === 'number') as { containerPort: number } | undefined;
+    return [
+      {
+        cause: `no Kubernetes Service selects the pod, so Consul registers no service for it and ${INIT} waits for one in vain`,
+        evidence: { podLabels: labelsOf(pod), servicesSelecting: [] },
+        source: `${COMMAND} ("Check to ensure a Kubernetes service has been created for this application"); hashicorp/consul-k8s#844`,
+        fix:
+          w.kind === 'Deployment'
+            ? [
+                comment`create a Service selecting the pods, on the port the app serves`,
+                port
+                  ? cmd`kubectl expose ${`deployment/${w.name}`} -n ${ns} --port=${port.containerPort}`
+                  : cmd`kubectl expose ${`deployment/${w.name}`} -n ${ns} --port=PORT`,
+              ]
+            : [
+                comment`create a Service whose selector matches the labels of the pods, or opt the pods out of Consul with the pod template annotation consul.hashicorp.com/connect-inject: 'false'`,
+              ],
+      },
+    ];
+  }
+  if (svcs.length > 1) {
+    // Consul keeps the one whose name the pods' annotation or ServiceAccount gives, else the first by name.
+    const keep = svcs.find((s) => nameOf(s) === named) ?? svcs.find((s) => nameOf(s) === sa) ?? svcs[0]!;
+    const others = svcs.filter((s) => s !== keep);
+    return [
+      {
+        cause: `${svcs.length} Services select the pod, so Consul registers a service for each and ${INIT} refuses to choose`,
+        evidence: { servicesSelecting: svcs.map(nameOf) },
+        source: `${COMMAND} ("There are multiple Consul services registered for this pod"); constants LabelServiceIgnore`,
+        fix: [
+          choice(
+            text`label every Service but the one Consul should use with ${IGNORE}=true, here keeping ${nameOf(keep)}`,
+            [
+              {
+                label: text`keep ${nameOf(keep)}`,
+                steps: others.map((s) => cmd`kubectl label service ${nameOf(s)} -n ${ns} ${`${IGNORE}=true`}`),
+              },
+            ],
+          ),
+        ],
+      },
+    ];
+  }
+  if (!consulSettings(m).acls) return [];
+  const service = named ?? nameOf(svcs[0]!);
+  if (sa === 'default')
+    return [
+      {
+        cause: `with ACLs, ${INIT} logs in as the pod's ServiceAccount, and the chart's binding rule (connectInject.aclBindingRuleSelector "serviceaccount.name!=default") refuses the default one`,
+        evidence: { serviceAccount: sa, service, acls: true },
+        source: `${COMMAND} (the warning for "default"); charts/consul/values.yaml connectInject.aclBindingRuleSelector; hashicorp/consul-helm#242`,
+        fix: ownServiceAccount(w, ns, service),
+      },
+    ];
+  if (sa !== service)
+    return [
+      {
+        cause: `with ACLs, the pod's ServiceAccount ${sa} must be named as its Consul service ${service} ("service account name ${sa} doesn't match Consul service name ${service}")`,
+        evidence: { serviceAccount: sa, service, acls: true },
+        source: `${COMMAND}; hashicorp/consul-helm#242`,
+        fix: ownServiceAccount(w, ns, service),
+      },
+    ];
+  return [];
 }
