@@ -49,6 +49,12 @@
  *   API server storing `default` from `max` and `defaultRequest` from `min`) and the containers the
  *   mesh injects lack it: they were added after the LimitRanger ran (API servers before 1.15 do not
  *   run it again after a webhook; linkerd/linkerd2#2750, #3748, istio/istio#16126).
+ * - SecurityContextDeny (the API server's own plugin, removed in 1.30): `SecurityContext.RunAsUser is forbidden`
+ *   names no container; it is the mesh's where the injector sets runAsUser on a container it adds (every mesh's
+ *   proxy runs as its own UID), the template's own that set it listed beside (istio/istio#7650, #324).
+ * - Anything else a workload the mesh injects is refused with, that no other check reads (the webhooks' errors,
+ *   ResourceQuota, a missing ServiceAccount) and no layer above recognises: quoted (redacted by the event reader,
+ *   bounded), the cause said to be unknown, the injected containers it names and the admission chain given.
  * Predicted (a warning) for Pod Security restricted: a workload the mesh would inject now in a
  * namespace enforcing restricted, whose injected containers (the profile's runtime.injected, the
  * pod template's own securityContext applied) miss a requirement; not the init container without
@@ -109,11 +115,44 @@ const MESSAGES = messages({
     "{rewriter} drops restartPolicy: Always from the native sidecar {mesh} injects, and the API server's validation then refuses the pods of {workload}: {fields}.",
   validation:
     "The API server's validation refuses the pods of {workload}: {fields}, a field of a container {whose}{mutating}.",
+  'security-context-deny':
+    "The API server's SecurityContextDeny admission plugin refuses every container that sets securityContext.runAsUser, and {mesh}'s injected {containers} set it ({uids}){own}, so {workload} cannot create its pods.",
+  unrecognised:
+    "{workload}, which {mesh} injects, cannot create its pods: they are refused with a message meshdoctor does not recognise{names}, so which admission layer refuses them, and whether over {mesh}'s containers, is not known: {quote}",
 });
 
 type Said = FindingInput<Evidence, typeof MESSAGES>;
 
-type Layer = 'pod-security' | 'openshift-scc' | 'pod-security-policy' | 'policy-engine' | 'validation' | 'limitrange';
+type Layer =
+  | 'pod-security'
+  | 'openshift-scc'
+  | 'pod-security-policy'
+  | 'policy-engine'
+  | 'validation'
+  | 'limitrange'
+  | 'security-context-deny'
+  | 'unrecognised';
+
+/**
+ * The API server's SecurityContextDeny admission plugin (kubernetes/kubernetes v1.26.0
+ * plugin/pkg/admission/securitycontext/scdeny/admission.go; deprecated in 1.27, removed in 1.30): Validate
+ * refuses a pod one of whose containers or init containers sets securityContext.runAsUser or seLinuxOptions
+ * (`SecurityContext.RunAsUser is forbidden`: no container named), or whose pod securityContext sets
+ * supplementalGroups, seLinuxOptions, runAsUser or fsGroup (`pod.Spec.SecurityContext.RunAsUser is forbidden`;
+ * `SecurityContext.SupplementalGroups` / `SecurityContext.FSGroup is forbidden` for the pod's before 1.11). It
+ * runs after the mutating webhooks, so it judges the containers the injector added (istio/istio#7650, #324).
+ */
+const SCDENY =
+  /(?:^|[\s:])(pod\.Spec\.)?SecurityContext\.(RunAsUser|SELinuxOptions|SupplementalGroups|FSGroup) is forbidden/;
+const SCDENY_SOURCE = 'kubernetes/kubernetes v1.26.0 plugin/pkg/admission/securitycontext/scdeny/admission.go';
+
+/**
+ * FailedCreate texts another check reads (the webhooks' errors: src/k8s/admission.ts and the webhook checks;
+ * ResourceQuota: quota-blocks-proxy; a missing ServiceAccount: serviceaccount-missing): never quoted here as
+ * unrecognised.
+ */
+const READ_ELSEWHERE =
+  /exceeded quota|failed quota|serviceaccount "[^"\n]{1,253}" not found|error looking up service account/;
 
 const SCC = /unable to validate against any security context constraint: ([^\n]{0,4000})/;
 /**
@@ -475,7 +514,10 @@ export default defineCheck({
         if (INVALID.test(msg) && /spec\.(?:initContainers|containers)\[\d/.test(msg))
           return { layer: 'validation', message: msg };
         if (isLimitRangeRefusal(msg)) return { layer: 'limitrange', message: msg };
-        return undefined;
+        if (SCDENY.test(msg)) return { layer: 'security-context-deny', message: msg };
+        // Any other refusal of an injected workload is quoted rather than dropped (finding: the mesh's workloads only).
+        if (d || READ_ELSEWHERE.test(msg)) return undefined;
+        return { layer: 'unrecognised', message: msg };
       },
       (t) => `${t.layer}/${t.hook ?? ''}`,
     );
@@ -652,6 +694,32 @@ function finding(
     };
   }
   if (layer === 'validation') return validationFinding(m, w, mesh, g, signs, base, events, retry);
+  if (layer === 'security-context-deny') return securityContextDenyFinding(m, w, mesh, msg, base, events, retry);
+  if (layer === 'unrecognised') {
+    const names = signs.names.filter((n) => wordIn(msg, n));
+    return {
+      ...base,
+      ...say(MESSAGES, 'unrecognised', {
+        workload: id,
+        mesh: meshTitle(mesh),
+        names: names.length ? ` (it names ${meshTitle(mesh)}'s injected ${names.join(', ')})` : '',
+        quote: `"${printable(msg.replace(/\s+/g, ' '), 300)}"`,
+      }),
+      evidence: {
+        layer,
+        cause: 'not known: the message names no admission layer meshdoctor reads',
+        namesInjected: names,
+        admissionChain: chainEvidence(admissionChainOf(m, w)),
+        events,
+      },
+      fix: [
+        comment`the full refusal, and the admission webhooks that could have written it`,
+        cmd`kubectl get events -n ${w.namespace} --field-selector ${'reason=FailedCreate'}`,
+        cmd`kubectl get mutatingwebhookconfigurations,validatingwebhookconfigurations`,
+        retry,
+      ],
+    };
+  }
   if (layer === 'openshift-scc' || layer === 'pod-security-policy') {
     const uids = [
       ...msg.matchAll(/runAsUser: Invalid value: (\d{1,10}): must be in the ranges: \[(\d{1,10}), (\d{1,10})\]/g),
@@ -1072,6 +1140,66 @@ function validationFinding(
             comment`the field of the injected container named above breaks the validation of the API server: the webhook that added it, one of those listed, must set it differently`,
           ]),
       cmd`kubectl get mutatingwebhookconfigurations`,
+      retry,
+    ],
+  };
+}
+
+/**
+ * SecurityContextDeny refusing a container's runAsUser: the containers the mesh injects that set it (the
+ * profile's runtime.injected, with the CNI plugin on or off as the mesh's configuration says, both where it
+ * could not be read) and the pod template's own that set it too. The message names no container: the mesh's are
+ * named only where its injector sets runAsUser; a pod-level field or seLinuxOptions (which no mesh sets) is not
+ * attributed to the mesh.
+ */
+function securityContextDenyFinding(
+  m: Model,
+  w: Workload,
+  mesh: MeshName,
+  msg: string,
+  base: { mesh: MeshName; resource: Workload['ref']; affectedPods: number },
+  events: Record<string, unknown>,
+  retry: Step,
+): Said | undefined {
+  const x = SCDENY.exec(msg)!;
+  const podLevel = Boolean(x[1]) || x[2] === 'SupplementalGroups' || x[2] === 'FSGroup';
+  if (podLevel || x[2] !== 'RunAsUser') return undefined;
+  const p = profileOf(mesh);
+  const cni = p.cni?.enabled(m, w)?.enabled;
+  const states = cni === undefined ? (p.cni ? [false, true] : [false]) : [cni];
+  const ours = new Map<string, number>();
+  for (const c of states.flatMap((s) => p.runtime.injected(m, w, s)))
+    if (c.securityContext.runAsUser !== undefined) ours.set(c.name, c.securityContext.runAsUser);
+  if (ours.size === 0) return undefined;
+  const spec = podSpec(w.template);
+  const own = [...initContainers(spec), ...containers(spec)]
+    .filter((c) => !ours.has(c.name) && isObj(c.securityContext) && c.securityContext.runAsUser !== undefined)
+    .map((c) => String(c.name))
+    .slice(0, 16);
+  const names = [...ours.keys()].sort();
+  return {
+    ...base,
+    ...say(MESSAGES, 'security-context-deny', {
+      mesh: meshTitle(mesh),
+      containers: names.join(', '),
+      uids: names.map((n) => `${n} runAsUser ${ours.get(n)}`).join(', '),
+      own: own.length ? `, as do the pod template's own ${own.join(', ')}` : '',
+      workload: `${w.kind} ${w.namespace}/${w.name}`,
+    }),
+    evidence: {
+      layer: 'security-context-deny',
+      field: 'securityContext.runAsUser',
+      injected: names.map((n) => ({ container: n, runAsUser: ours.get(n)! })),
+      templateContainers: own,
+      injectedFrom: p.runtime.injectedFrom,
+      rule: SCDENY_SOURCE,
+      admissionChain: chainEvidence(admissionChainOf(m, w)),
+      events,
+    },
+    fix: [
+      comment`take SecurityContextDeny out of the admission plugins of every API server, its --enable-admission-plugins or --admission-control flag: it refuses any container that sets runAsUser, which ${meshTitle(mesh)} needs, and was removed in Kubernetes 1.30`,
+      comment`on kubeadm clusters the flag is in /etc/kubernetes/manifests/kube-apiserver.yaml on each control-plane node, Pod Security admission is its replacement`,
+      cmd`kubectl -n kube-system get pods -l ${'component=kube-apiserver'} -o yaml`,
       retry,
     ],
   };

@@ -48,6 +48,13 @@ checkCases('admission-rejects-proxy', {
       fixtures: 'fires-linkerd-restricted-predicted.yaml',
       findings: ['Deployment shop/web', 'StatefulSet shop/db', 'CronJob shop/report'],
     },
+    // SecurityContextDeny: the runAsUser each mesh's injector sets (istio/istio#7650).
+    { fixtures: 'fires-istio-securitycontextdeny.yaml', findings: ['Deployment store/details'] },
+    { fixtures: 'fires-linkerd-securitycontextdeny.yaml', findings: ['Deployment shop/inventory'] },
+    { fixtures: 'fires-kuma-securitycontextdeny.yaml', findings: ['Deployment orders/payments'] },
+    // A refusal of an injected workload that no layer meshdoctor reads explains: quoted, never dropped.
+    { fixtures: 'fires-linkerd-unrecognised.yaml', findings: ['Deployment shop/billing'] },
+    { fixtures: 'fires-istio-unrecognised-names-proxy.yaml', findings: ['Deployment store/search'] },
   ],
   silent: [
     { fixtures: 'ok-validation-app-fields.yaml' },
@@ -58,6 +65,8 @@ checkCases('admission-rejects-proxy', {
     { fixtures: 'ok-linkerd-limitrange-ratio-app-without-limit.yaml' },
     { fixtures: 'ok-istio-psp-app-container.yaml' },
     { fixtures: 'ok-linkerd-psp-empty-not-injected.yaml' },
+    { fixtures: 'ok-istio-securitycontextdeny-pod-fsgroup.yaml' },
+    { fixtures: 'ok-linkerd-unrecognised-not-injected.yaml' },
   ],
 });
 
@@ -290,5 +299,26 @@ describe('admissionChain (src/k8s/webhook.ts): the API server order and matching
     expect(chain[1]).toMatchObject({ matchConditions: 1, reinvocationPolicy: 'Never' });
     expect(chain[2]).toMatchObject({ reinvocationPolicy: 'IfNeeded' });
     expect(chain[3]).toEqual({ type: 'validating', configuration: 'aaa', webhook: 'v.io', failurePolicy: 'Ignore' });
+  });
+});
+
+describe('admission-rejects-proxy: SecurityContextDeny and refusals it does not recognise', () => {
+  it('SecurityContextDeny: names the plugin, the field and the injected containers that set it, for every mesh', () => {
+    const i = one('istio', 'fires-istio-securitycontextdeny');
+    expect(i.message).toContain("The API server's SecurityContextDeny admission plugin refuses every container");
+    expect(i.message).toContain('istio-proxy runAsUser 1337');
+    expect(i.evidence).toMatchObject({ layer: 'security-context-deny', field: 'securityContext.runAsUser' });
+    expect(i.fix.join('\n')).toContain('SecurityContextDeny');
+    expect(one('linkerd', 'fires-linkerd-securitycontextdeny').message).toContain('linkerd-proxy runAsUser 2102');
+    expect(one('kuma', 'fires-kuma-securitycontextdeny').message).toContain('kuma-sidecar runAsUser 5678');
+  });
+  it('an unrecognised refusal is quoted, bounded, with the cause said to be unknown and the injected container it names', () => {
+    const u = one('linkerd', 'fires-linkerd-unrecognised');
+    expect(u.message).toContain('pod node label selector conflicts with its namespace node label selector');
+    expect(u.message).toContain('is not known');
+    expect(u.evidence).toMatchObject({ layer: 'unrecognised', namesInjected: [] });
+    const n = one('istio', 'fires-istio-unrecognised-names-proxy');
+    expect(n.message).toContain("(it names Istio's injected istio-proxy)");
+    expect(n.evidence).toMatchObject({ namesInjected: ['istio-proxy'] });
   });
 });
