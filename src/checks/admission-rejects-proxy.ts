@@ -475,6 +475,27 @@ function addedContainerPaths(reason: string, w: Workload): string[] {
   return [...out];
 }
 
+/**
+ * The image references a refusal quotes that are the mesh's proxy image (the profile's containers.image), and no
+ * container of the pod template runs: an image policy (a registry allow-list, a signature check) judging the
+ * container the injector added, whose name the message may not give. At most 16 references read.
+ */
+function proxyImagesIn(text: string, w: Workload, mesh: MeshName): string[] {
+  const re = profileOf(mesh).containers.image;
+  const spec = podSpec(w.template);
+  const own = new Set([...containers(spec), ...initContainers(spec)].map((c) => str(c.image)).filter(Boolean));
+  const refs = [
+    ...text
+      .slice(0, 8000)
+      .matchAll(
+        /[A-Za-z0-9][A-Za-z0-9.-]{0,252}(?::\d{1,5})?(?:\/[a-z0-9][a-z0-9._-]{0,127}){1,8}(?::[\w][\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?/g,
+      ),
+  ]
+    .slice(0, 16)
+    .map((x) => x[0]);
+  return [...new Set(refs.filter((r) => re.test(r) && !own.has(r)))];
+}
+
 /** The Gatekeeper constraints or Kyverno policies a denial names. */
 function policiesOf(hook: string, reason: string): { engine: string; objects: string[] } {
   if (/gatekeeper/.test(hook))
@@ -696,7 +717,10 @@ function finding(
   if (layer === 'validation') return validationFinding(m, w, mesh, g, signs, base, events, retry);
   if (layer === 'security-context-deny') return securityContextDenyFinding(m, w, mesh, msg, base, events, retry);
   if (layer === 'unrecognised') {
-    const names = signs.names.filter((n) => wordIn(msg, n));
+    const names = [
+      ...signs.names.filter((n) => wordIn(msg, n)),
+      ...proxyImagesIn(msg, w, mesh).map((i) => `proxy image ${i}`),
+    ];
     return {
       ...base,
       ...say(MESSAGES, 'unrecognised', {
@@ -861,7 +885,8 @@ function finding(
     const names = signs.names.filter((n) => wordIn(reason, n));
     const caps = signs.caps.filter((c) => wordIn(reason, c));
     const added = addedContainerPaths(reason, w);
-    if (names.length === 0 && caps.length === 0 && added.length === 0) return undefined;
+    const images = proxyImagesIn(reason, w, mesh);
+    if (names.length === 0 && caps.length === 0 && added.length === 0 && images.length === 0) return undefined;
     const { engine, objects } = policiesOf(hook, reason);
     const kind = engine === 'Gatekeeper' ? 'constraint' : engine === 'Kyverno' ? 'policy' : undefined;
     return {
@@ -870,7 +895,9 @@ function finding(
         layer: engine === 'the webhook' ? `The admission webhook ${hook}` : `${engine} (webhook ${hook})`,
         workload: id,
         mesh: meshTitle(mesh),
-        what: [...names, ...caps].join(', ') || `containers (${added.join(', ')}: past the pod template's own)`,
+        what:
+          [...names, ...caps, ...images.map((i) => `proxy image ${i}`)].join(', ') ||
+          `containers (${added.join(', ')}: past the pod template's own)`,
         objects: objects.length ? ` (${kind} ${objects.join(', ')})` : '',
         reason: printable(reason.replace(/\s+/g, ' '), 200),
       }),
@@ -883,6 +910,7 @@ function finding(
         containers: names,
         capabilities: caps,
         ...(added.length ? { injectedFields: added } : {}),
+        ...(images.length ? { proxyImages: images } : {}),
         events,
       },
       fix: [

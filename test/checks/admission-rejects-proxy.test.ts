@@ -55,6 +55,8 @@ checkCases('admission-rejects-proxy', {
     // A refusal of an injected workload that no layer meshdoctor reads explains: quoted, never dropped.
     { fixtures: 'fires-linkerd-unrecognised.yaml', findings: ['Deployment shop/billing'] },
     { fixtures: 'fires-istio-unrecognised-names-proxy.yaml', findings: ['Deployment store/search'] },
+    // An image policy naming only the proxy's image reference (kyverno/kyverno#4521's policy).
+    { fixtures: 'fires-linkerd-kyverno-verify-image.yaml', findings: ['Deployment shop/mailroom'] },
   ],
   silent: [
     { fixtures: 'ok-validation-app-fields.yaml' },
@@ -67,6 +69,7 @@ checkCases('admission-rejects-proxy', {
     { fixtures: 'ok-linkerd-psp-empty-not-injected.yaml' },
     { fixtures: 'ok-istio-securitycontextdeny-pod-fsgroup.yaml' },
     { fixtures: 'ok-linkerd-unrecognised-not-injected.yaml' },
+    { fixtures: 'ok-linkerd-kyverno-app-image.yaml' },
   ],
 });
 
@@ -318,7 +321,12 @@ describe('admission-rejects-proxy: SecurityContextDeny and refusals it does not 
     expect(u.message).toContain('is not known');
     expect(u.evidence).toMatchObject({ layer: 'unrecognised', namesInjected: [] });
     const n = one('istio', 'fires-istio-unrecognised-names-proxy');
-    expect(n.message).toContain("(it names Istio's injected istio-proxy)");
-    expect(n.evidence).toMatchObject({ namesInjected: ['istio-proxy'] });
+    expect(n.message).toContain("(it names Istio's injected istio-proxy, proxy image docker.io/istio/proxyv2)");
+    expect(n.evidence).toMatchObject({ namesInjected: ['istio-proxy', 'proxy image docker.io/istio/proxyv2'] });
+  });
+  it('an image policy that names only the proxy image reference: the policy and the image', () => {
+    const k = one('linkerd', 'fires-linkerd-kyverno-verify-image');
+    expect(k.message).toContain("over Linkerd's injected proxy image cr.l5d.io/linkerd/proxy:edge-24.11.8");
+    expect(k.evidence).toMatchObject({ engine: 'Kyverno', policies: ['verify-signatures'] });
   });
 });
