@@ -5,9 +5,11 @@
  * UID (Linkerd on OKD), Gatekeeper's allowed-capabilities constraint naming the injected init container (AKS).
  * Each rebuilt as an overlay on the healthy cluster of its mesh and release (test/fixtures/reports/gen8admit/,
  * the thread in each file's header); each must name the confirmed cause.
- * Named 4/5 before this round's mechanisms (2e84699: SecurityContextDeny was silent, no finding at all), 5/5 after:
- * admission-rejects-proxy reads SecurityContextDeny's refusal and names the injected containers that set runAsUser,
- * and quotes any refusal of an injected workload it does not recognise rather than stay silent.
+ * Named 5/7 before this round's mechanisms (at 2e84699: SecurityContextDeny and the duplicate volume silent, no
+ * finding at all), 7/7 after: admission-rejects-proxy reads SecurityContextDeny's refusal and names the injected
+ * containers that set runAsUser; quotes any refusal of an injected workload it does not recognise rather than stay
+ * silent; names a volume or value the API server's validation refuses that the template does not hold (a second
+ * volume named like the template's own, a mount path written twice), with the webhooks that could have added it.
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
@@ -41,6 +43,18 @@ const CASES: ReportCase[] = [
     report: 'istio/cni#89',
     id: 'admission-rejects-proxy',
     says: ['PodSecurityPolicy', /"\[\]"/, /skipped/],
+  },
+  {
+    file: 'linkerd-jaeger-injector-duplicate-podinfo-volume',
+    report: 'linkerd/linkerd2#11254',
+    id: 'admission-rejects-proxy',
+    says: ['spec.volumes[10]', 'podinfo', 'linkerd-jaeger-injector.linkerd.io', 'a second volume named podinfo'],
+  },
+  {
+    file: 'istio-hold-eks-pod-identity-mount-twice',
+    report: 'istio/istio#40993',
+    id: 'admission-rejects-proxy',
+    says: ['/var/run/secrets/eks.amazonaws.com/serviceaccount', 'must be unique', 'iam-for-pods.amazonaws.com'],
   },
 ];
 

@@ -49,6 +49,10 @@
  *   API server storing `default` from `max` and `defaultRequest` from `min`) and the containers the
  *   mesh injects lack it: they were added after the LimitRanger ran (API servers before 1.15 do not
  *   run it again after a webhook; linkerd/linkerd2#2750, #3748, istio/istio#16126).
+ * - The API server's validation refusing a volume or a quoted value, which the template (validated with its workload) did not hold
+ *   (a duplicate volume name, a mount path that must be unique): written at admission by a mutating webhook, or by one
+ *   run twice (reinvocationPolicy IfNeeded); the field, the value and the webhooks called are named
+ *   (linkerd/linkerd2#11254, istio/istio#40993).
  * - SecurityContextDeny (the API server's own plugin, removed in 1.30): `SecurityContext.RunAsUser is forbidden`
  *   names no container; it is the mesh's where the injector sets runAsUser on a container it adds (every mesh's
  *   proxy runs as its own UID), the template's own that set it listed beside (istio/istio#7650, #324).
@@ -115,6 +119,8 @@ const MESSAGES = messages({
     "{rewriter} drops restartPolicy: Always from the native sidecar {mesh} injects, and the API server's validation then refuses the pods of {workload}: {fields}.",
   validation:
     "The API server's validation refuses the pods of {workload}: {fields}, a field of a container {whose}{mutating}.",
+  'validation-added':
+    "The API server's validation refuses the pods of {workload}: {fields}: {what} the pod template did not have (the API server validated it with the workload), so a mutating webhook added them at admission{again}{mutating}.",
   'security-context-deny':
     "The API server's SecurityContextDeny admission plugin refuses every container that sets securityContext.runAsUser, and {mesh}'s injected {containers} set it ({uids}){own}, so {workload} cannot create its pods.",
   unrecognised:
@@ -169,6 +175,9 @@ const PSP =
  * container, by index.
  */
 const INVALID = /is invalid: \[?([\s\S]{0,4000})/;
+/** An item of that list about one of the pod's volumes, by index. */
+const VOLUME =
+  /spec\.volumes\[(\d{1,4})\]((?:\.[A-Za-z][A-Za-z0-9]{0,63}){0,6}): ([A-Z][a-z]+(?: [a-z]+)?)(?:: ([^\n]{0,400}?))?(?=, spec\.|\]?$)/g;
 const FIELD =
   /spec\.(initContainers|containers)\[(\d{1,4})\]((?:\.[A-Za-z][A-Za-z0-9]{0,63}(?:\[[^\]]{0,64}\])?){0,8}): ([A-Z][a-z]+(?: [a-z]+)?)(?:: ([^\n]{0,400}?))?(?=, spec\.|\]?$)/g;
 interface Match {
@@ -532,7 +541,7 @@ export default defineCheck({
         if (psa) return { layer: 'pod-security', message: msg, psa };
         if (SCC.test(msg)) return { layer: 'openshift-scc', message: msg };
         if (PSP.test(msg)) return { layer: 'pod-security-policy', message: msg };
-        if (INVALID.test(msg) && /spec\.(?:initContainers|containers)\[\d/.test(msg))
+        if (INVALID.test(msg) && /spec\.(?:initContainers|containers|volumes)\[\d/.test(msg))
           return { layer: 'validation', message: msg };
         if (isLimitRangeRefusal(msg)) return { layer: 'limitrange', message: msg };
         if (SCDENY.test(msg)) return { layer: 'security-context-deny', message: msg };
@@ -1091,14 +1100,40 @@ function validationFinding(
 ): Said | undefined {
   const spec = podSpec(w.template);
   const count = { containers: containers(spec).length, initContainers: initContainers(spec).length };
-  const items: { field: string; type: string; detail: string; added: boolean }[] = [];
+  const items: { field: string; type: string; detail: string; added: boolean; by: 'index' | 'named' | 'value' }[] = [];
+  // The API server validated the pod template when the workload was created (kubernetes pkg/apis/apps/validation
+  // calls the core ValidatePodTemplateSpec), so a value an item quotes was written at admission, whatever the
+  // container index says (an injector that puts its proxy first shifts the app's containers).
+  const quoted = (detail: string | undefined) => /^"([^"\n]{1,400})"/.exec(detail ?? '')?.[1];
   for (const x of g.message.matchAll(FIELD)) {
     if (items.length >= 16) break;
     const [, list, index, sub, type, detail] = x;
-    const added = Number(index) >= count[list as 'containers' | 'initContainers'];
+    const past = Number(index) >= count[list as 'containers' | 'initContainers'];
     const named = signs.names.some((n) => wordIn(detail ?? '', n));
-    if (!added && !named) continue;
-    items.push({ field: `spec.${list}[${index}]${sub}`, type: type!, detail: printable(detail ?? '', 200), added });
+    const foreign = quoted(detail) !== undefined;
+    if (!past && !named && !foreign) continue;
+    items.push({
+      field: `spec.${list}[${index}]${sub}`,
+      type: type!,
+      detail: printable(detail ?? '', 200),
+      added: past || foreign,
+      by: foreign ? 'value' : past ? 'index' : 'named',
+    });
+  }
+  // The pod's volumes (`spec.volumes[4].name: Duplicate value: "podinfo"`): the template passed the same validation.
+  const duplicates: string[] = [];
+  for (const x of g.message.matchAll(VOLUME)) {
+    if (items.length >= 16) break;
+    const [, index, sub, type, detail] = x;
+    const value = quoted(detail);
+    if (type === 'Duplicate value' && value) duplicates.push(value);
+    items.push({
+      field: `spec.volumes[${index}]${sub}`,
+      type: type!,
+      detail: printable(detail ?? '', 200),
+      added: true,
+      by: 'value',
+    });
   }
   if (items.length === 0) return undefined;
   const chain = admissionChainOf(m, w);
@@ -1142,6 +1177,33 @@ function validationFinding(
       ],
     };
   }
+  if (items.every((i) => i.by === 'value'))
+    // Values the template does not hold (a volume, a mount path): a mutating webhook wrote them at admission.
+    return {
+      ...base,
+      ...say(MESSAGES, 'validation-added', {
+        workload: id,
+        fields,
+        what: duplicates.length ? `a second volume named ${duplicates.join(', ')}` : 'values',
+        mutating: mutating.length ? ` (mutating webhooks called: ${mutating.map((l) => l.webhook).join(', ')})` : '',
+        again: mutating.some((l) => l.reinvocationPolicy === 'IfNeeded')
+          ? ', or the same webhook twice: one with reinvocationPolicy IfNeeded runs again after another changed the pod'
+          : '',
+      }),
+      evidence: {
+        layer: 'validation',
+        fields: items,
+        ...(duplicates.length ? { duplicates } : {}),
+        templateContainers: count,
+        admissionChain: chainEvidence(chain),
+        events,
+      },
+      fix: [
+        comment`a mutating webhook listed here added what the API server refuses: exclude these pods from it with its objectSelector, or fix it to add its volume or mount once and under a name of its own`,
+        cmd`kubectl get mutatingwebhookconfigurations`,
+        retry,
+      ],
+    };
   return {
     ...base,
     ...say(MESSAGES, 'validation', {

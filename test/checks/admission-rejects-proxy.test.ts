@@ -57,6 +57,9 @@ checkCases('admission-rejects-proxy', {
     { fixtures: 'fires-istio-unrecognised-names-proxy.yaml', findings: ['Deployment store/search'] },
     // An image policy naming only the proxy's image reference (kyverno/kyverno#4521's policy).
     { fixtures: 'fires-linkerd-kyverno-verify-image.yaml', findings: ['Deployment shop/mailroom'] },
+    // What the API server's validation refuses that the template does not hold: a volume, a mount path.
+    { fixtures: 'fires-kuma-duplicate-volume.yaml', findings: ['Deployment orders/archive'] },
+    { fixtures: 'fires-consul-mount-added-twice.yaml', findings: ['Deployment catalog/exporter'] },
   ],
   silent: [
     { fixtures: 'ok-validation-app-fields.yaml' },
@@ -70,6 +73,7 @@ checkCases('admission-rejects-proxy', {
     { fixtures: 'ok-istio-securitycontextdeny-pod-fsgroup.yaml' },
     { fixtures: 'ok-linkerd-unrecognised-not-injected.yaml' },
     { fixtures: 'ok-linkerd-kyverno-app-image.yaml' },
+    { fixtures: 'ok-linkerd-duplicate-volume-not-injected.yaml' },
   ],
 });
 
@@ -328,5 +332,16 @@ describe('admission-rejects-proxy: SecurityContextDeny and refusals it does not 
     const k = one('linkerd', 'fires-linkerd-kyverno-verify-image');
     expect(k.message).toContain("over Linkerd's injected proxy image cr.l5d.io/linkerd/proxy:edge-24.11.8");
     expect(k.evidence).toMatchObject({ engine: 'Kyverno', policies: ['verify-signatures'] });
+  });
+});
+
+describe('admission-rejects-proxy: what validation refuses that the template does not hold', () => {
+  it('a second volume named like the template own, and a mount path no template holds, with the webhooks', () => {
+    const k = one('kuma', 'fires-kuma-duplicate-volume');
+    expect(k.message).toContain('a second volume named certs the pod template did not have');
+    expect(k.evidence).toMatchObject({ layer: 'validation', duplicates: ['certs'] });
+    const c = one('consul', 'fires-consul-mount-added-twice');
+    expect(c.message).toContain('values the pod template did not have');
+    expect(c.message).toContain('"/vault/secrets"');
   });
 });
