@@ -1101,8 +1101,9 @@ function validationFinding(
   const spec = podSpec(w.template);
   const count = { containers: containers(spec).length, initContainers: initContainers(spec).length };
   const items: { field: string; type: string; detail: string; added: boolean; by: 'index' | 'named' | 'value' }[] = [];
-  // The API server validated the pod template when the workload was created (kubernetes pkg/apis/apps/validation
-  // calls the core ValidatePodTemplateSpec), so a value an item quotes was written at admission, whatever the
+  // The API server validated the pod template when the workload was created (kubernetes/kubernetes v1.30.0
+  // pkg/apis/apps/validation/validation.go ValidatePodTemplateSpecForReplicaSet, and the batch validation for Jobs,
+  // call pkg/apis/core/validation ValidatePodTemplateSpec: the containers' and volumes' rules), so a value an item quotes was written at admission, whatever the
   // container index says (an injector that puts its proxy first shifts the app's containers).
   const quoted = (detail: string | undefined) => /^"([^"\n]{1,400})"/.exec(detail ?? '')?.[1];
   for (const x of g.message.matchAll(FIELD)) {
