@@ -99,6 +99,8 @@ import { admissionChainOf, chainEvidence, ADMISSION_CHAIN } from '../facts/admis
 import { defineCheck, messages, meta, say, type FindingInput } from './define.js';
 import type { Evidence } from './types.js';
 import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
+import { APISERVERS, apiservers } from '../facts/apiserver.js';
+import { optInPlugin } from '../k8s/apiserver.js';
 
 const MESSAGES = messages({
   'psa-predicted':
@@ -121,6 +123,8 @@ const MESSAGES = messages({
     "The API server's validation refuses the pods of {workload}: {fields}, a field of a container {whose}{mutating}.",
   'validation-added':
     "The API server's validation refuses the pods of {workload}: {fields}: {what} the pod template did not have (the API server validated it with the workload), so a mutating webhook added them at admission{again}{mutating}.",
+  'security-context-deny-predicted':
+    "The API server runs the SecurityContextDeny admission plugin ({servers}), which refuses every container that sets securityContext.runAsUser, and {mesh}'s injected {containers} set it ({uids}): the next pods of {workload} will not be created.",
   'security-context-deny':
     "The API server's SecurityContextDeny admission plugin refuses every container that sets securityContext.runAsUser, and {mesh}'s injected {containers} set it ({uids}){own}, so {workload} cannot create its pods.",
   unrecognised:
@@ -523,7 +527,7 @@ function policiesOf(hook: string, reason: string): { engine: string; objects: st
 
 export default defineCheck({
   ...meta('admission-rejects-proxy'),
-  facts: [APP_WORKLOADS, DECISIONS, ADMISSION_CHAIN],
+  facts: [APP_WORKLOADS, DECISIONS, ADMISSION_CHAIN, APISERVERS],
   messages: MESSAGES,
   *run(m) {
     const meshes = meshesAllowed(m).filter((x) => m.meshPossible(x));
@@ -565,6 +569,31 @@ export default defineCheck({
         }
       }
     }
+    // Predicted: an API server whose flags turn SecurityContextDeny on (a kube-apiserver pod of kube-system, a k3s
+    // server node), and the containers the injector would add now set runAsUser.
+    const denying = apiservers(m)
+      .filter((i) => !i.source.namespace || m.seesNamespace(i.source.namespace))
+      .flatMap((i) => {
+        const s = optInPlugin(i.flags, 'SecurityContextDeny');
+        return s.on
+          ? [
+              {
+                source: `${i.source.kind} ${i.source.namespace ? `${i.source.namespace}/` : ''}${i.source.name}`,
+                flag: s.flag ?? '',
+              },
+            ]
+          : [];
+      });
+    if (denying.length)
+      for (const w of m.appWorkloads) {
+        if (w.kind === 'Pod') continue;
+        for (const mesh of meshes) {
+          if (!m.decision(w, mesh)?.inject) continue;
+          if (confirmed.has(`security-context-deny\u0000${mesh}\u0000${w.kind}/${w.namespace}/${w.name}`)) continue;
+          const f = predictedSecurityContextDeny(m, w, mesh, denying);
+          if (f) yield f;
+        }
+      }
     // Predicted: a namespace enforcing restricted, and the containers the injector would add now miss a requirement;
     // a LimitRange whose bounds the resources the injector gives its containers break.
     if (!m.has('namespaces')) return;
@@ -1256,11 +1285,7 @@ function securityContextDenyFinding(
   const podLevel = Boolean(x[1]) || x[2] === 'SupplementalGroups' || x[2] === 'FSGroup';
   if (podLevel || x[2] !== 'RunAsUser') return undefined;
   const p = profileOf(mesh);
-  const cni = p.cni?.enabled(m, w)?.enabled;
-  const states = cni === undefined ? (p.cni ? [false, true] : [false]) : [cni];
-  const ours = new Map<string, number>();
-  for (const c of states.flatMap((s) => p.runtime.injected(m, w, s)))
-    if (c.securityContext.runAsUser !== undefined) ours.set(c.name, c.securityContext.runAsUser);
+  const ours = injectedRunAsUser(m, w, mesh);
   if (ours.size === 0) return undefined;
   const spec = podSpec(w.template);
   const own = [...initContainers(spec), ...containers(spec)]
@@ -1292,6 +1317,59 @@ function securityContextDenyFinding(
       comment`on kubeadm clusters the flag is in /etc/kubernetes/manifests/kube-apiserver.yaml on each control-plane node, Pod Security admission is its replacement`,
       cmd`kubectl -n kube-system get pods -l ${'component=kube-apiserver'} -o yaml`,
       retry,
+    ],
+  };
+}
+
+/**
+ * The containers the injector adds that set runAsUser, with the UID (the profile's runtime.injected, with the CNI
+ * plugin on or off as the mesh's configuration says, both where it could not be read).
+ */
+function injectedRunAsUser(m: Model, w: Workload, mesh: MeshName): Map<string, number> {
+  const p = profileOf(mesh);
+  const cni = p.cni?.enabled(m, w)?.enabled;
+  const states = cni === undefined ? (p.cni ? [false, true] : [false]) : [cni];
+  const ours = new Map<string, number>();
+  for (const c of states.flatMap((s) => p.runtime.injected(m, w, s)))
+    if (c.securityContext.runAsUser !== undefined) ours.set(c.name, c.securityContext.runAsUser);
+  return ours;
+}
+
+/** The predicted SecurityContextDeny refusal (a warning: the running pods stay, their replacements will be refused). */
+function predictedSecurityContextDeny(
+  m: Model,
+  w: Workload,
+  mesh: MeshName,
+  servers: { source: string; flag: string }[],
+): Said | undefined {
+  const ours = injectedRunAsUser(m, w, mesh);
+  if (ours.size === 0) return undefined;
+  const p = profileOf(mesh);
+  const names = [...ours.keys()].sort();
+  return {
+    mesh,
+    severity: 'warning',
+    ...say(MESSAGES, 'security-context-deny-predicted', {
+      servers: servers.map((s) => `${s.source}: ${s.flag}`).join('; '),
+      mesh: meshTitle(mesh),
+      containers: names.join(', '),
+      uids: names.map((n) => `${n} runAsUser ${ours.get(n)}`).join(', '),
+      workload: `${w.kind} ${w.namespace}/${w.name}`,
+    }),
+    resource: w.ref,
+    affectedPods: Math.max(w.pods.length, 1),
+    evidence: {
+      layer: 'security-context-deny',
+      predicted: true,
+      apiservers: servers,
+      field: 'securityContext.runAsUser',
+      injected: names.map((n) => ({ container: n, runAsUser: ours.get(n)! })),
+      injectedFrom: p.runtime.injectedFrom,
+      rule: SCDENY_SOURCE,
+    },
+    fix: [
+      comment`take SecurityContextDeny out of the admission plugins of every API server, its --enable-admission-plugins or --admission-control flag: it refuses any container that sets runAsUser, which ${meshTitle(mesh)} needs, and was removed in Kubernetes 1.30`,
+      comment`on kubeadm clusters the flag is in /etc/kubernetes/manifests/kube-apiserver.yaml on each control-plane node, Pod Security admission is its replacement`,
     ],
   };
 }

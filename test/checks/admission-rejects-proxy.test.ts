@@ -60,6 +60,15 @@ checkCases('admission-rejects-proxy', {
     // What the API server's validation refuses that the template does not hold: a volume, a mount path.
     { fixtures: 'fires-kuma-duplicate-volume.yaml', findings: ['Deployment orders/archive'] },
     { fixtures: 'fires-consul-mount-added-twice.yaml', findings: ['Deployment catalog/exporter'] },
+    // SecurityContextDeny predicted from the API server's flags, before any pod is refused.
+    {
+      fixtures: 'fires-linkerd-securitycontextdeny-predicted.yaml',
+      findings: ['Deployment shop/web', 'StatefulSet shop/db', 'CronJob shop/report'],
+    },
+    {
+      fixtures: 'fires-istio-securitycontextdeny-admission-control.yaml',
+      findings: ['Deployment store/frontend', 'Deployment payments/ledger', 'Job payments/migrate-v14'],
+    },
   ],
   silent: [
     { fixtures: 'ok-validation-app-fields.yaml' },
@@ -74,6 +83,7 @@ checkCases('admission-rejects-proxy', {
     { fixtures: 'ok-linkerd-unrecognised-not-injected.yaml' },
     { fixtures: 'ok-linkerd-kyverno-app-image.yaml' },
     { fixtures: 'ok-linkerd-duplicate-volume-not-injected.yaml' },
+    { fixtures: 'ok-kuma-securitycontextdeny-disabled.yaml' },
   ],
 });
 
@@ -343,5 +353,20 @@ describe('admission-rejects-proxy: what validation refuses that the template doe
     const c = one('consul', 'fires-consul-mount-added-twice');
     expect(c.message).toContain('values the pod template did not have');
     expect(c.message).toContain('"/vault/secrets"');
+  });
+});
+
+describe('admission-rejects-proxy: SecurityContextDeny predicted from the API server flags', () => {
+  it('names the API server, its flag and the injected UIDs, as a warning', () => {
+    const all = findings(cluster('linkerd', [F('fires-linkerd-securitycontextdeny-predicted')]), [
+      'admission-rejects-proxy',
+    ]);
+    const web = all.find((f) => f.resource.name === 'web')!;
+    expect(web.severity).toBe('warning');
+    expect(web.message).toContain(
+      'Pod kube-system/kube-apiserver-cp1: --enable-admission-plugins=NodeRestriction,SecurityContextDeny',
+    );
+    expect(web.message).toContain('linkerd-proxy runAsUser 2102');
+    expect(web.evidence).toMatchObject({ layer: 'security-context-deny', predicted: true });
   });
 });
