@@ -49,6 +49,16 @@
  *   API server storing `default` from `max` and `defaultRequest` from `min`) and the containers the
  *   mesh injects lack it: they were added after the LimitRanger ran (API servers before 1.15 do not
  *   run it again after a webhook; linkerd/linkerd2#2750, #3748, istio/istio#16126).
+ * - The API server's validation refusing a volume or a quoted value, which the template (validated with its workload) did not hold
+ *   (a duplicate volume name, a mount path that must be unique): written at admission by a mutating webhook, or by one
+ *   run twice (reinvocationPolicy IfNeeded); the field, the value and the webhooks called are named
+ *   (linkerd/linkerd2#11254, istio/istio#40993).
+ * - SecurityContextDeny (the API server's own plugin, removed in 1.30): `SecurityContext.RunAsUser is forbidden`
+ *   names no container; it is the mesh's where the injector sets runAsUser on a container it adds (every mesh's
+ *   proxy runs as its own UID), the template's own that set it listed beside (istio/istio#7650, #324).
+ * - Anything else a workload the mesh injects is refused with, that no other check reads (the webhooks' errors,
+ *   ResourceQuota, a missing ServiceAccount) and no layer above recognises: quoted (redacted by the event reader,
+ *   bounded), the cause said to be unknown, the injected containers it names and the admission chain given.
  * Predicted (a warning) for Pod Security restricted: a workload the mesh would inject now in a
  * namespace enforcing restricted, whose injected containers (the profile's runtime.injected, the
  * pod template's own securityContext applied) miss a requirement; not the init container without
@@ -89,6 +99,8 @@ import { admissionChainOf, chainEvidence, ADMISSION_CHAIN } from '../facts/admis
 import { defineCheck, messages, meta, say, type FindingInput } from './define.js';
 import type { Evidence } from './types.js';
 import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
+import { APISERVERS, apiservers } from '../facts/apiserver.js';
+import { optInPlugin } from '../k8s/apiserver.js';
 
 const MESSAGES = messages({
   'psa-predicted':
@@ -109,11 +121,48 @@ const MESSAGES = messages({
     "{rewriter} drops restartPolicy: Always from the native sidecar {mesh} injects, and the API server's validation then refuses the pods of {workload}: {fields}.",
   validation:
     "The API server's validation refuses the pods of {workload}: {fields}, a field of a container {whose}{mutating}.",
+  'validation-added':
+    "The API server's validation refuses the pods of {workload}: {fields}: {what} the pod template did not have (the API server validated it with the workload), so a mutating webhook added them at admission{again}{mutating}.",
+  'security-context-deny-predicted':
+    "The API server runs the SecurityContextDeny admission plugin ({servers}), which refuses every container that sets securityContext.runAsUser, and {mesh}'s injected {containers} set it ({uids}): the next pods of {workload} will not be created.",
+  'security-context-deny':
+    "The API server's SecurityContextDeny admission plugin refuses every container that sets securityContext.runAsUser, and {mesh}'s injected {containers} set it ({uids}){own}, so {workload} cannot create its pods.",
+  unrecognised:
+    "{workload}, which {mesh} injects, cannot create its pods: they are refused with a message meshdoctor does not recognise{names}, so which admission layer refuses them, and whether over {mesh}'s containers, is not known: {quote}",
 });
 
 type Said = FindingInput<Evidence, typeof MESSAGES>;
 
-type Layer = 'pod-security' | 'openshift-scc' | 'pod-security-policy' | 'policy-engine' | 'validation' | 'limitrange';
+type Layer =
+  | 'pod-security'
+  | 'openshift-scc'
+  | 'pod-security-policy'
+  | 'policy-engine'
+  | 'validation'
+  | 'limitrange'
+  | 'security-context-deny'
+  | 'unrecognised';
+
+/**
+ * The API server's SecurityContextDeny admission plugin (kubernetes/kubernetes v1.26.0
+ * plugin/pkg/admission/securitycontext/scdeny/admission.go; deprecated in 1.27, removed in 1.30): Validate
+ * refuses a pod one of whose containers or init containers sets securityContext.runAsUser or seLinuxOptions
+ * (`SecurityContext.RunAsUser is forbidden`: no container named), or whose pod securityContext sets
+ * supplementalGroups, seLinuxOptions, runAsUser or fsGroup (`pod.Spec.SecurityContext.RunAsUser is forbidden`;
+ * `SecurityContext.SupplementalGroups` / `SecurityContext.FSGroup is forbidden` for the pod's before 1.11). It
+ * runs after the mutating webhooks, so it judges the containers the injector added (istio/istio#7650, #324).
+ */
+const SCDENY =
+  /(?:^|[\s:])(pod\.Spec\.)?SecurityContext\.(RunAsUser|SELinuxOptions|SupplementalGroups|FSGroup) is forbidden/;
+const SCDENY_SOURCE = 'kubernetes/kubernetes v1.26.0 plugin/pkg/admission/securitycontext/scdeny/admission.go';
+
+/**
+ * FailedCreate texts another check reads (the webhooks' errors: src/k8s/admission.ts and the webhook checks;
+ * ResourceQuota: quota-blocks-proxy; a missing ServiceAccount: serviceaccount-missing): never quoted here as
+ * unrecognised.
+ */
+const READ_ELSEWHERE =
+  /exceeded quota|failed quota|serviceaccount "[^"\n]{1,253}" not found|error looking up service account/;
 
 const SCC = /unable to validate against any security context constraint: ([^\n]{0,4000})/;
 /**
@@ -130,6 +179,9 @@ const PSP =
  * container, by index.
  */
 const INVALID = /is invalid: \[?([\s\S]{0,4000})/;
+/** An item of that list about one of the pod's volumes, by index. */
+const VOLUME =
+  /spec\.volumes\[(\d{1,4})\]((?:\.[A-Za-z][A-Za-z0-9]{0,63}){0,6}): ([A-Z][a-z]+(?: [a-z]+)?)(?:: ([^\n]{0,400}?))?(?=, spec\.|\]?$)/g;
 const FIELD =
   /spec\.(initContainers|containers)\[(\d{1,4})\]((?:\.[A-Za-z][A-Za-z0-9]{0,63}(?:\[[^\]]{0,64}\])?){0,8}): ([A-Z][a-z]+(?: [a-z]+)?)(?:: ([^\n]{0,400}?))?(?=, spec\.|\]?$)/g;
 interface Match {
@@ -436,6 +488,27 @@ function addedContainerPaths(reason: string, w: Workload): string[] {
   return [...out];
 }
 
+/**
+ * The image references a refusal quotes that are the mesh's proxy image (the profile's containers.image), and no
+ * container of the pod template runs: an image policy (a registry allow-list, a signature check) judging the
+ * container the injector added, whose name the message may not give. At most 16 references read.
+ */
+function proxyImagesIn(text: string, w: Workload, mesh: MeshName): string[] {
+  const re = profileOf(mesh).containers.image;
+  const spec = podSpec(w.template);
+  const own = new Set([...containers(spec), ...initContainers(spec)].map((c) => str(c.image)).filter(Boolean));
+  const refs = [
+    ...text
+      .slice(0, 8000)
+      .matchAll(
+        /[A-Za-z0-9][A-Za-z0-9.-]{0,252}(?::\d{1,5})?(?:\/[a-z0-9][a-z0-9._-]{0,127}){1,8}(?::[\w][\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?/g,
+      ),
+  ]
+    .slice(0, 16)
+    .map((x) => x[0]);
+  return [...new Set(refs.filter((r) => re.test(r) && !own.has(r)))];
+}
+
 /** The Gatekeeper constraints or Kyverno policies a denial names. */
 function policiesOf(hook: string, reason: string): { engine: string; objects: string[] } {
   if (/gatekeeper/.test(hook))
@@ -454,7 +527,7 @@ function policiesOf(hook: string, reason: string): { engine: string; objects: st
 
 export default defineCheck({
   ...meta('admission-rejects-proxy'),
-  facts: [APP_WORKLOADS, DECISIONS, ADMISSION_CHAIN],
+  facts: [APP_WORKLOADS, DECISIONS, ADMISSION_CHAIN, APISERVERS],
   messages: MESSAGES,
   *run(m) {
     const meshes = meshesAllowed(m).filter((x) => m.meshPossible(x));
@@ -472,10 +545,13 @@ export default defineCheck({
         if (psa) return { layer: 'pod-security', message: msg, psa };
         if (SCC.test(msg)) return { layer: 'openshift-scc', message: msg };
         if (PSP.test(msg)) return { layer: 'pod-security-policy', message: msg };
-        if (INVALID.test(msg) && /spec\.(?:initContainers|containers)\[\d/.test(msg))
+        if (INVALID.test(msg) && /spec\.(?:initContainers|containers|volumes)\[\d/.test(msg))
           return { layer: 'validation', message: msg };
         if (isLimitRangeRefusal(msg)) return { layer: 'limitrange', message: msg };
-        return undefined;
+        if (SCDENY.test(msg)) return { layer: 'security-context-deny', message: msg };
+        // Any other refusal of an injected workload is quoted rather than dropped (finding: the mesh's workloads only).
+        if (d || READ_ELSEWHERE.test(msg)) return undefined;
+        return { layer: 'unrecognised', message: msg };
       },
       (t) => `${t.layer}/${t.hook ?? ''}`,
     );
@@ -493,6 +569,31 @@ export default defineCheck({
         }
       }
     }
+    // Predicted: an API server whose flags turn SecurityContextDeny on (a kube-apiserver pod of kube-system, a k3s
+    // server node), and the containers the injector would add now set runAsUser.
+    const denying = apiservers(m)
+      .filter((i) => !i.source.namespace || m.seesNamespace(i.source.namespace))
+      .flatMap((i) => {
+        const s = optInPlugin(i.flags, 'SecurityContextDeny');
+        return s.on
+          ? [
+              {
+                source: `${i.source.kind} ${i.source.namespace ? `${i.source.namespace}/` : ''}${i.source.name}`,
+                flag: s.flag ?? '',
+              },
+            ]
+          : [];
+      });
+    if (denying.length)
+      for (const w of m.appWorkloads) {
+        if (w.kind === 'Pod') continue;
+        for (const mesh of meshes) {
+          if (!m.decision(w, mesh)?.inject) continue;
+          if (confirmed.has(`security-context-deny\u0000${mesh}\u0000${w.kind}/${w.namespace}/${w.name}`)) continue;
+          const f = predictedSecurityContextDeny(m, w, mesh, denying);
+          if (f) yield f;
+        }
+      }
     // Predicted: a namespace enforcing restricted, and the containers the injector would add now miss a requirement;
     // a LimitRange whose bounds the resources the injector gives its containers break.
     if (!m.has('namespaces')) return;
@@ -652,6 +753,35 @@ function finding(
     };
   }
   if (layer === 'validation') return validationFinding(m, w, mesh, g, signs, base, events, retry);
+  if (layer === 'security-context-deny') return securityContextDenyFinding(m, w, mesh, msg, base, events, retry);
+  if (layer === 'unrecognised') {
+    const names = [
+      ...signs.names.filter((n) => wordIn(msg, n)),
+      ...proxyImagesIn(msg, w, mesh).map((i) => `proxy image ${i}`),
+    ];
+    return {
+      ...base,
+      ...say(MESSAGES, 'unrecognised', {
+        workload: id,
+        mesh: meshTitle(mesh),
+        names: names.length ? ` (it names ${meshTitle(mesh)}'s injected ${names.join(', ')})` : '',
+        quote: `"${printable(msg.replace(/\s+/g, ' '), 300)}"`,
+      }),
+      evidence: {
+        layer,
+        cause: 'not known: the message names no admission layer meshdoctor reads',
+        namesInjected: names,
+        admissionChain: chainEvidence(admissionChainOf(m, w)),
+        events,
+      },
+      fix: [
+        comment`the full refusal, and the admission webhooks that could have written it`,
+        cmd`kubectl get events -n ${w.namespace} --field-selector ${'reason=FailedCreate'}`,
+        cmd`kubectl get mutatingwebhookconfigurations,validatingwebhookconfigurations`,
+        retry,
+      ],
+    };
+  }
   if (layer === 'openshift-scc' || layer === 'pod-security-policy') {
     const uids = [
       ...msg.matchAll(/runAsUser: Invalid value: (\d{1,10}): must be in the ranges: \[(\d{1,10}), (\d{1,10})\]/g),
@@ -793,7 +923,8 @@ function finding(
     const names = signs.names.filter((n) => wordIn(reason, n));
     const caps = signs.caps.filter((c) => wordIn(reason, c));
     const added = addedContainerPaths(reason, w);
-    if (names.length === 0 && caps.length === 0 && added.length === 0) return undefined;
+    const images = proxyImagesIn(reason, w, mesh);
+    if (names.length === 0 && caps.length === 0 && added.length === 0 && images.length === 0) return undefined;
     const { engine, objects } = policiesOf(hook, reason);
     const kind = engine === 'Gatekeeper' ? 'constraint' : engine === 'Kyverno' ? 'policy' : undefined;
     return {
@@ -802,7 +933,9 @@ function finding(
         layer: engine === 'the webhook' ? `The admission webhook ${hook}` : `${engine} (webhook ${hook})`,
         workload: id,
         mesh: meshTitle(mesh),
-        what: [...names, ...caps].join(', ') || `containers (${added.join(', ')}: past the pod template's own)`,
+        what:
+          [...names, ...caps, ...images.map((i) => `proxy image ${i}`)].join(', ') ||
+          `containers (${added.join(', ')}: past the pod template's own)`,
         objects: objects.length ? ` (${kind} ${objects.join(', ')})` : '',
         reason: printable(reason.replace(/\s+/g, ' '), 200),
       }),
@@ -815,6 +948,7 @@ function finding(
         containers: names,
         capabilities: caps,
         ...(added.length ? { injectedFields: added } : {}),
+        ...(images.length ? { proxyImages: images } : {}),
         events,
       },
       fix: [
@@ -995,14 +1129,41 @@ function validationFinding(
 ): Said | undefined {
   const spec = podSpec(w.template);
   const count = { containers: containers(spec).length, initContainers: initContainers(spec).length };
-  const items: { field: string; type: string; detail: string; added: boolean }[] = [];
+  const items: { field: string; type: string; detail: string; added: boolean; by: 'index' | 'named' | 'value' }[] = [];
+  // The API server validated the pod template when the workload was created (kubernetes/kubernetes v1.30.0
+  // pkg/apis/apps/validation/validation.go ValidatePodTemplateSpecForReplicaSet, and the batch validation for Jobs,
+  // call pkg/apis/core/validation ValidatePodTemplateSpec: the containers' and volumes' rules), so a value an item quotes was written at admission, whatever the
+  // container index says (an injector that puts its proxy first shifts the app's containers).
+  const quoted = (detail: string | undefined) => /^"([^"\n]{1,400})"/.exec(detail ?? '')?.[1];
   for (const x of g.message.matchAll(FIELD)) {
     if (items.length >= 16) break;
     const [, list, index, sub, type, detail] = x;
-    const added = Number(index) >= count[list as 'containers' | 'initContainers'];
+    const past = Number(index) >= count[list as 'containers' | 'initContainers'];
     const named = signs.names.some((n) => wordIn(detail ?? '', n));
-    if (!added && !named) continue;
-    items.push({ field: `spec.${list}[${index}]${sub}`, type: type!, detail: printable(detail ?? '', 200), added });
+    const foreign = quoted(detail) !== undefined;
+    if (!past && !named && !foreign) continue;
+    items.push({
+      field: `spec.${list}[${index}]${sub}`,
+      type: type!,
+      detail: printable(detail ?? '', 200),
+      added: past || foreign,
+      by: foreign ? 'value' : past ? 'index' : 'named',
+    });
+  }
+  // The pod's volumes (`spec.volumes[4].name: Duplicate value: "podinfo"`): the template passed the same validation.
+  const duplicates: string[] = [];
+  for (const x of g.message.matchAll(VOLUME)) {
+    if (items.length >= 16) break;
+    const [, index, sub, type, detail] = x;
+    const value = quoted(detail);
+    if (type === 'Duplicate value' && value) duplicates.push(value);
+    items.push({
+      field: `spec.volumes[${index}]${sub}`,
+      type: type!,
+      detail: printable(detail ?? '', 200),
+      added: true,
+      by: 'value',
+    });
   }
   if (items.length === 0) return undefined;
   const chain = admissionChainOf(m, w);
@@ -1046,6 +1207,33 @@ function validationFinding(
       ],
     };
   }
+  if (items.every((i) => i.by === 'value'))
+    // Values the template does not hold (a volume, a mount path): a mutating webhook wrote them at admission.
+    return {
+      ...base,
+      ...say(MESSAGES, 'validation-added', {
+        workload: id,
+        fields,
+        what: duplicates.length ? `a second volume named ${duplicates.join(', ')}` : 'values',
+        mutating: mutating.length ? ` (mutating webhooks called: ${mutating.map((l) => l.webhook).join(', ')})` : '',
+        again: mutating.some((l) => l.reinvocationPolicy === 'IfNeeded')
+          ? ', or the same webhook twice: one with reinvocationPolicy IfNeeded runs again after another changed the pod'
+          : '',
+      }),
+      evidence: {
+        layer: 'validation',
+        fields: items,
+        ...(duplicates.length ? { duplicates } : {}),
+        templateContainers: count,
+        admissionChain: chainEvidence(chain),
+        events,
+      },
+      fix: [
+        comment`a mutating webhook listed here added what the API server refuses: exclude these pods from it with its objectSelector, or fix it to add its volume or mount once and under a name of its own`,
+        cmd`kubectl get mutatingwebhookconfigurations`,
+        retry,
+      ],
+    };
   return {
     ...base,
     ...say(MESSAGES, 'validation', {
@@ -1073,6 +1261,115 @@ function validationFinding(
           ]),
       cmd`kubectl get mutatingwebhookconfigurations`,
       retry,
+    ],
+  };
+}
+
+/**
+ * SecurityContextDeny refusing a container's runAsUser: the containers the mesh injects that set it (the
+ * profile's runtime.injected, with the CNI plugin on or off as the mesh's configuration says, both where it
+ * could not be read) and the pod template's own that set it too. The message names no container: the mesh's are
+ * named only where its injector sets runAsUser; a pod-level field or seLinuxOptions (which no mesh sets) is not
+ * attributed to the mesh.
+ */
+function securityContextDenyFinding(
+  m: Model,
+  w: Workload,
+  mesh: MeshName,
+  msg: string,
+  base: { mesh: MeshName; resource: Workload['ref']; affectedPods: number },
+  events: Record<string, unknown>,
+  retry: Step,
+): Said | undefined {
+  const x = SCDENY.exec(msg)!;
+  const podLevel = Boolean(x[1]) || x[2] === 'SupplementalGroups' || x[2] === 'FSGroup';
+  if (podLevel || x[2] !== 'RunAsUser') return undefined;
+  const p = profileOf(mesh);
+  const ours = injectedRunAsUser(m, w, mesh);
+  if (ours.size === 0) return undefined;
+  const spec = podSpec(w.template);
+  const own = [...initContainers(spec), ...containers(spec)]
+    .filter((c) => !ours.has(c.name) && isObj(c.securityContext) && c.securityContext.runAsUser !== undefined)
+    .map((c) => String(c.name))
+    .slice(0, 16);
+  const names = [...ours.keys()].sort();
+  return {
+    ...base,
+    ...say(MESSAGES, 'security-context-deny', {
+      mesh: meshTitle(mesh),
+      containers: names.join(', '),
+      uids: names.map((n) => `${n} runAsUser ${ours.get(n)}`).join(', '),
+      own: own.length ? `, as do the pod template's own ${own.join(', ')}` : '',
+      workload: `${w.kind} ${w.namespace}/${w.name}`,
+    }),
+    evidence: {
+      layer: 'security-context-deny',
+      field: 'securityContext.runAsUser',
+      injected: names.map((n) => ({ container: n, runAsUser: ours.get(n)! })),
+      templateContainers: own,
+      injectedFrom: p.runtime.injectedFrom,
+      rule: SCDENY_SOURCE,
+      admissionChain: chainEvidence(admissionChainOf(m, w)),
+      events,
+    },
+    fix: [
+      comment`take SecurityContextDeny out of the admission plugins of every API server, its --enable-admission-plugins or --admission-control flag: it refuses any container that sets runAsUser, which ${meshTitle(mesh)} needs, and was removed in Kubernetes 1.30`,
+      comment`on kubeadm clusters the flag is in /etc/kubernetes/manifests/kube-apiserver.yaml on each control-plane node, Pod Security admission is its replacement`,
+      cmd`kubectl -n kube-system get pods -l ${'component=kube-apiserver'} -o yaml`,
+      retry,
+    ],
+  };
+}
+
+/**
+ * The containers the injector adds that set runAsUser, with the UID (the profile's runtime.injected, with the CNI
+ * plugin on or off as the mesh's configuration says, both where it could not be read).
+ */
+function injectedRunAsUser(m: Model, w: Workload, mesh: MeshName): Map<string, number> {
+  const p = profileOf(mesh);
+  const cni = p.cni?.enabled(m, w)?.enabled;
+  const states = cni === undefined ? (p.cni ? [false, true] : [false]) : [cni];
+  const ours = new Map<string, number>();
+  for (const c of states.flatMap((s) => p.runtime.injected(m, w, s)))
+    if (c.securityContext.runAsUser !== undefined) ours.set(c.name, c.securityContext.runAsUser);
+  return ours;
+}
+
+/** The predicted SecurityContextDeny refusal (a warning: the running pods stay, their replacements will be refused). */
+function predictedSecurityContextDeny(
+  m: Model,
+  w: Workload,
+  mesh: MeshName,
+  servers: { source: string; flag: string }[],
+): Said | undefined {
+  const ours = injectedRunAsUser(m, w, mesh);
+  if (ours.size === 0) return undefined;
+  const p = profileOf(mesh);
+  const names = [...ours.keys()].sort();
+  return {
+    mesh,
+    severity: 'warning',
+    ...say(MESSAGES, 'security-context-deny-predicted', {
+      servers: servers.map((s) => `${s.source}: ${s.flag}`).join('; '),
+      mesh: meshTitle(mesh),
+      containers: names.join(', '),
+      uids: names.map((n) => `${n} runAsUser ${ours.get(n)}`).join(', '),
+      workload: `${w.kind} ${w.namespace}/${w.name}`,
+    }),
+    resource: w.ref,
+    affectedPods: Math.max(w.pods.length, 1),
+    evidence: {
+      layer: 'security-context-deny',
+      predicted: true,
+      apiservers: servers,
+      field: 'securityContext.runAsUser',
+      injected: names.map((n) => ({ container: n, runAsUser: ours.get(n)! })),
+      injectedFrom: p.runtime.injectedFrom,
+      rule: SCDENY_SOURCE,
+    },
+    fix: [
+      comment`take SecurityContextDeny out of the admission plugins of every API server, its --enable-admission-plugins or --admission-control flag: it refuses any container that sets runAsUser, which ${meshTitle(mesh)} needs, and was removed in Kubernetes 1.30`,
+      comment`on kubeadm clusters the flag is in /etc/kubernetes/manifests/kube-apiserver.yaml on each control-plane node, Pod Security admission is its replacement`,
     ],
   };
 }

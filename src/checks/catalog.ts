@@ -166,8 +166,9 @@ export const CATALOG = {
     code: 'MD1021',
     title: "An admission layer after the webhook refuses the mesh's containers",
     description:
-      "FailedCreate events show a layer after the mesh's webhook refusing the injected pod over the containers the mesh added: Pod Security restricted (seccomp, runAsNonRoot, capabilities.drop), OpenShift's SecurityContextConstraints, PodSecurityPolicy, a policy engine (Gatekeeper, Kyverno), the API server's validation of a field of an injected container (a native sidecar whose restartPolicy a later webhook dropped) or a LimitRange; the layer, its object, the field and the admission chain are named.",
+      "FailedCreate events show a layer after the mesh's webhook refusing the injected pod over the containers the mesh added: Pod Security restricted (seccomp, runAsNonRoot, capabilities.drop), OpenShift's SecurityContextConstraints, PodSecurityPolicy, a policy engine (Gatekeeper, Kyverno), the API server's validation of a field of an injected container (a native sidecar whose restartPolicy a later webhook dropped) or of a volume or value the pod template does not hold (added at admission, or twice by a reinvoked webhook), the API server's SecurityContextDeny plugin refusing the runAsUser an injector sets (predicted too where a kube-apiserver pod or k3s node shows the plugin on), or a LimitRange; the layer, its object, the field and the admission chain are named. Any other refusal of a workload a mesh injects is quoted, bounded, with the cause said to be unknown and the injected containers it names.",
     severity: 'error',
+    readsOtherNamespaces: true,
     inputs: ['events'],
     optionalInputs: ['limitranges'],
   },

@@ -192,6 +192,21 @@ export function mutatingPlugin(f: AdmissionFlags, version: ServerVersion | undef
   return { on: true, by: 'default' };
 }
 
+/**
+ * Whether an admission plugin that is off by default (SecurityContextDeny, AlwaysPullImages, ...) runs: listed in
+ * --enable-admission-plugins and not in --disable-admission-plugins, or listed in the deprecated --admission-control
+ * (pkg/kubeapiserver/options/admission.go; flags the server refuses to start with: off, no verdict).
+ */
+export function optInPlugin(f: AdmissionFlags, name: string): { on: boolean; flag?: string } {
+  const word = (flag: string) => f.words.filter((w) => w.startsWith(`--${flag}=`)).join(' ');
+  if (f.admissionControl) {
+    if (f.enable.length || f.disable.length) return { on: false };
+    return f.admissionControl.includes(name) ? { on: true, flag: word(CONTROL) } : { on: false };
+  }
+  if (f.enable.includes(name) && !f.disable.includes(name)) return { on: true, flag: word(ENABLE) };
+  return { on: false };
+}
+
 /** One API server whose flags the cluster shows. */
 export interface ApiserverInstance {
   /** "Pod kube-system/kube-apiserver-cp1" or "Node cp1 (k3s)". */

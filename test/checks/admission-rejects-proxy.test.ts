@@ -48,6 +48,27 @@ checkCases('admission-rejects-proxy', {
       fixtures: 'fires-linkerd-restricted-predicted.yaml',
       findings: ['Deployment shop/web', 'StatefulSet shop/db', 'CronJob shop/report'],
     },
+    // SecurityContextDeny: the runAsUser each mesh's injector sets (istio/istio#7650).
+    { fixtures: 'fires-istio-securitycontextdeny.yaml', findings: ['Deployment store/details'] },
+    { fixtures: 'fires-linkerd-securitycontextdeny.yaml', findings: ['Deployment shop/inventory'] },
+    { fixtures: 'fires-kuma-securitycontextdeny.yaml', findings: ['Deployment orders/payments'] },
+    // A refusal of an injected workload that no layer meshdoctor reads explains: quoted, never dropped.
+    { fixtures: 'fires-linkerd-unrecognised.yaml', findings: ['Deployment shop/billing'] },
+    { fixtures: 'fires-istio-unrecognised-names-proxy.yaml', findings: ['Deployment store/search'] },
+    // An image policy naming only the proxy's image reference (kyverno/kyverno#4521's policy).
+    { fixtures: 'fires-linkerd-kyverno-verify-image.yaml', findings: ['Deployment shop/mailroom'] },
+    // What the API server's validation refuses that the template does not hold: a volume, a mount path.
+    { fixtures: 'fires-kuma-duplicate-volume.yaml', findings: ['Deployment orders/archive'] },
+    { fixtures: 'fires-consul-mount-added-twice.yaml', findings: ['Deployment catalog/exporter'] },
+    // SecurityContextDeny predicted from the API server's flags, before any pod is refused.
+    {
+      fixtures: 'fires-linkerd-securitycontextdeny-predicted.yaml',
+      findings: ['Deployment shop/web', 'StatefulSet shop/db', 'CronJob shop/report'],
+    },
+    {
+      fixtures: 'fires-istio-securitycontextdeny-admission-control.yaml',
+      findings: ['Deployment store/frontend', 'Deployment payments/ledger', 'Job payments/migrate-v14'],
+    },
   ],
   silent: [
     { fixtures: 'ok-validation-app-fields.yaml' },
@@ -58,6 +79,11 @@ checkCases('admission-rejects-proxy', {
     { fixtures: 'ok-linkerd-limitrange-ratio-app-without-limit.yaml' },
     { fixtures: 'ok-istio-psp-app-container.yaml' },
     { fixtures: 'ok-linkerd-psp-empty-not-injected.yaml' },
+    { fixtures: 'ok-istio-securitycontextdeny-pod-fsgroup.yaml' },
+    { fixtures: 'ok-linkerd-unrecognised-not-injected.yaml' },
+    { fixtures: 'ok-linkerd-kyverno-app-image.yaml' },
+    { fixtures: 'ok-linkerd-duplicate-volume-not-injected.yaml' },
+    { fixtures: 'ok-kuma-securitycontextdeny-disabled.yaml' },
   ],
 });
 
@@ -290,5 +316,57 @@ describe('admissionChain (src/k8s/webhook.ts): the API server order and matching
     expect(chain[1]).toMatchObject({ matchConditions: 1, reinvocationPolicy: 'Never' });
     expect(chain[2]).toMatchObject({ reinvocationPolicy: 'IfNeeded' });
     expect(chain[3]).toEqual({ type: 'validating', configuration: 'aaa', webhook: 'v.io', failurePolicy: 'Ignore' });
+  });
+});
+
+describe('admission-rejects-proxy: SecurityContextDeny and refusals it does not recognise', () => {
+  it('SecurityContextDeny: names the plugin, the field and the injected containers that set it, for every mesh', () => {
+    const i = one('istio', 'fires-istio-securitycontextdeny');
+    expect(i.message).toContain("The API server's SecurityContextDeny admission plugin refuses every container");
+    expect(i.message).toContain('istio-proxy runAsUser 1337');
+    expect(i.evidence).toMatchObject({ layer: 'security-context-deny', field: 'securityContext.runAsUser' });
+    expect(i.fix.join('\n')).toContain('SecurityContextDeny');
+    expect(one('linkerd', 'fires-linkerd-securitycontextdeny').message).toContain('linkerd-proxy runAsUser 2102');
+    expect(one('kuma', 'fires-kuma-securitycontextdeny').message).toContain('kuma-sidecar runAsUser 5678');
+  });
+  it('an unrecognised refusal is quoted, bounded, with the cause said to be unknown and the injected container it names', () => {
+    const u = one('linkerd', 'fires-linkerd-unrecognised');
+    expect(u.message).toContain('pod node label selector conflicts with its namespace node label selector');
+    expect(u.message).toContain('is not known');
+    expect(u.evidence).toMatchObject({ layer: 'unrecognised', namesInjected: [] });
+    const n = one('istio', 'fires-istio-unrecognised-names-proxy');
+    expect(n.message).toContain("(it names Istio's injected istio-proxy, proxy image docker.io/istio/proxyv2)");
+    expect(n.evidence).toMatchObject({ namesInjected: ['istio-proxy', 'proxy image docker.io/istio/proxyv2'] });
+  });
+  it('an image policy that names only the proxy image reference: the policy and the image', () => {
+    const k = one('linkerd', 'fires-linkerd-kyverno-verify-image');
+    expect(k.message).toContain("over Linkerd's injected proxy image cr.l5d.io/linkerd/proxy:edge-24.11.8");
+    expect(k.evidence).toMatchObject({ engine: 'Kyverno', policies: ['verify-signatures'] });
+  });
+});
+
+describe('admission-rejects-proxy: what validation refuses that the template does not hold', () => {
+  it('a second volume named like the template own, and a mount path no template holds, with the webhooks', () => {
+    const k = one('kuma', 'fires-kuma-duplicate-volume');
+    expect(k.message).toContain('a second volume named certs the pod template did not have');
+    expect(k.evidence).toMatchObject({ layer: 'validation', duplicates: ['certs'] });
+    const c = one('consul', 'fires-consul-mount-added-twice');
+    expect(c.message).toContain('values the pod template did not have');
+    expect(c.message).toContain('"/vault/secrets"');
+  });
+});
+
+describe('admission-rejects-proxy: SecurityContextDeny predicted from the API server flags', () => {
+  it('names the API server, its flag and the injected UIDs, as a warning', () => {
+    const all = findings(cluster('linkerd', [F('fires-linkerd-securitycontextdeny-predicted')]), [
+      'admission-rejects-proxy',
+    ]);
+    const web = all.find((f) => f.resource.name === 'web')!;
+    expect(web.severity).toBe('warning');
+    expect(web.message).toContain(
+      'Pod kube-system/kube-apiserver-cp1: --enable-admission-plugins=NodeRestriction,SecurityContextDeny',
+    );
+    expect(web.message).toContain('linkerd-proxy runAsUser 2102');
+    expect(web.evidence).toMatchObject({ layer: 'security-context-deny', predicted: true });
   });
 });
