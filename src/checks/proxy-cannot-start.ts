@@ -94,6 +94,7 @@ import { defineCheck, messages, meta, say } from './define.js';
 import type { Evidence } from './types.js';
 import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 import { PROXY_PATHS, proxyPaths } from '../facts/proxy-network.js';
+import { proxyConfiguredAt, TRUST_ROOT, trustRootRegenerated } from '../facts/timeline.js';
 
 const MESSAGES = messages({
   'cannot-start': "{pods} of {workload} cannot start: {mesh}'s {role} {container} {failure} ({status}): {cause}.",
@@ -138,9 +139,9 @@ interface Failing {
   /**
    * image: a pull failure; crash: it exits and is restarted; config: the kubelet cannot create or start it; probe: the
    * kubelet kills it for a failed liveness or startup probe; unready: it runs but is not ready; waiting: another
-   * waiting reason of the kubelet's.
+   * waiting reason of the kubelet's; stuck: a plain init container that has not exited NOT_READY_MS after it started.
    */
-  kind: 'image' | 'crash' | 'config' | 'probe' | 'unready' | 'waiting';
+  kind: 'image' | 'crash' | 'config' | 'probe' | 'unready' | 'stuck' | 'waiting';
   /** The waiting reason, or "Error" for a terminated init container. */
   reason: string;
   exitCode?: number;
@@ -211,6 +212,7 @@ const FAILURE: Record<Failing['kind'], string> = {
   crash: 'keeps failing',
   probe: 'is killed by the kubelet',
   unready: 'is not ready',
+  stuck: 'does not finish',
   waiting: 'cannot start',
 };
 
@@ -317,8 +319,12 @@ function failingIn(m: Model, pod: K8sObject, names: readonly string[]): Failing[
           exitCode: termLast.exitCode,
           ...(typeof termLast.message === 'string' ? { message: termLast.message } : {}),
         });
-      // Running, never ready for NOT_READY_MS (a plain init container is never ready while it runs: not judged).
-      else if (!reason && running && cs.ready === false && (!init || restartsAlways(pod, str(cs.name)!))) {
+      // Running, never ready for NOT_READY_MS; a plain init container that has not exited by then holds the pod in Init.
+      else if (!reason && running && cs.ready === false && init && !restartsAlways(pod, str(cs.name)!)) {
+        const since = time(running.startedAt);
+        if (since && m.now.getTime() - since.getTime() >= NOT_READY_MS)
+          out.push({ ...base, kind: 'stuck', reason: 'Running, not finished', runningSince: since });
+      } else if (!reason && running && cs.ready === false) {
         const since = time(running.startedAt);
         if (since && m.now.getTime() - since.getTime() >= NOT_READY_MS)
           out.push({
@@ -346,6 +352,15 @@ function failingIn(m: Model, pod: K8sObject, names: readonly string[]): Failing[
 /** The workload is one whose NetworkPolicies cut its meshed pods off their control plane or DNS (src/facts/proxy-network.ts). */
 const egressExplained = (m: Model, mesh: MeshName, w: Workload) =>
   proxyPaths(m, mesh).some((p) => (p.blocked.length || p.dnsBlocked) && p.workloads.includes(w));
+
+/** The pod's proxy was configured before its mesh's trust root was regenerated (src/facts/timeline.ts), as proxy-predates-trust-root judges it. */
+function predatesTrustRoot(m: Model, mesh: MeshName, pod: K8sObject): boolean {
+  const root = trustRootRegenerated(m, mesh);
+  if (!root) return false;
+  const s = proxyConfiguredAt(pod);
+  const reinstalled = Math.max(...root.recreated.map((r) => r.createdAt.getTime()));
+  return !!s && s.at.getTime() < root.validFrom.getTime() && s.at.getTime() < reinstalled;
+}
 
 /** The init container of this name restarts always: a native sidecar, which runs beside the app and has a readiness. */
 function restartsAlways(pod: K8sObject, name: string): boolean {
@@ -773,6 +788,7 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
       status,
       events,
     };
+  if (first.kind === 'stuck') return { ...stuckCause(m, w, first, ctx), role, status, events };
   const read = readFailure(p.runtime.failures, first);
   const gaps = grantGaps(m, w, mesh, first);
   if (gaps)
@@ -895,6 +911,19 @@ function unreadyCause(m: Model, w: Workload, f: Failing, ctx: StartContext) {
       comment`its log says why it is not ready, often a control plane it cannot reach`,
       cmd`kubectl logs ${ctx.pod} -n ${w.namespace} -c ${f.container}`,
       cmd`kubectl describe pod ${ctx.pod} -n ${w.namespace}`,
+    ] as Step[],
+  };
+}
+
+/** A plain init container of the mesh still running NOT_READY_MS after it started: the pod stays in Init, the app never starts. */
+function stuckCause(m: Model, w: Workload, f: Failing, ctx: StartContext) {
+  const since = f.runningSince!;
+  return {
+    cause: `it has run for ${sinceText(m.now.getTime() - since.getTime())} (since ${iso(since)}) and not exited, so the containers after it never start, for a reason meshdoctor does not know`,
+    evidence: { runningSince: iso(since) },
+    fix: [
+      comment`its log says what it waits for`,
+      cmd`kubectl logs ${ctx.pod} -n ${w.namespace} -c ${f.container}`,
     ] as Step[],
   };
 }
@@ -1419,7 +1448,7 @@ function serverDropsNative(m: Model): boolean {
 // Two shapes of evidence: a failing container's, and an altered native sidecar's.
 export default defineCheck<Evidence, typeof MESSAGES>({
   ...meta('proxy-cannot-start'),
-  facts: [APP_WORKLOADS, DECISIONS, CLUSTER_VERSIONS, PROXY_PATHS],
+  facts: [APP_WORKLOADS, DECISIONS, CLUSTER_VERSIONS, PROXY_PATHS, TRUST_ROOT],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
@@ -1447,10 +1476,9 @@ export default defineCheck<Evidence, typeof MESSAGES>({
         });
         // A proxy not ready whose NetworkPolicies let no packet out to its control plane or DNS: proxy-egress-blocked
         // names that cause (one cause, one finding); only there is the not-ready proxy left to it.
-        const failing =
-          all.some((f) => f.kind === 'unready') && egressExplained(m, mesh, w)
-            ? all.filter((f) => f.kind !== 'unready')
-            : all;
+        // And a proxy injected before its mesh's trust root was regenerated: proxy-predates-trust-root names that.
+        const egress = all.some((f) => f.kind === 'unready') && egressExplained(m, mesh, w);
+        const failing = all.filter((f) => f.kind !== 'unready' || (!egress && !predatesTrustRoot(m, mesh, f.pod)));
         if (failing.length === 0) continue;
         // One finding per workload: the first container that fails (init containers run first), its pods.
         const first = failing[0]!;

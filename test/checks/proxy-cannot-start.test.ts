@@ -137,6 +137,18 @@ checkCases('proxy-cannot-start', {
           /^the kubelet holds it in PostStartHookError, for a reason meshdoctor does not know: "Exec lifecycle hook \(\[pilot-agent wait\]\)/,
         ],
         [
+          'fires-consul-init-stuck-no-service.yaml',
+          'catalog/batcher',
+          'cannot-start',
+          /^no Kubernetes Service selects the pod/,
+        ],
+        [
+          'fires-linkerd-init-stuck.yaml',
+          'shop/exporter',
+          'cannot-start',
+          /^it has run for 15 minutes \(since 2026-11-22T11:45:00Z\) and not exited, so the containers after it never start, for a reason meshdoctor does not know$/,
+        ],
+        [
           'fires-istio-proxy-restarting.yaml',
           'store/ledger',
           'runs-unhappy',
