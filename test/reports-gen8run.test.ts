@@ -1,8 +1,10 @@
 /**
  * Real user reports (issue 31, item 1: why an injected mesh container cannot run, from the spec and the status), each
  * rebuilt as an overlay on the healthy cluster of its mesh and release (test/fixtures/reports/gen8run/, the thread in
- * each file's header). Each must name the confirmed cause: the check and the words that make it the cause. Named 4/6
- * before this round's changes (the two open below).
+ * each file's header). Each must name the confirmed cause: the check and the words that make it the cause. Named 5/8
+ * before this round's changes (commit 61f74d0's proxy-cannot-start), 8/8 after: a registry's HTTP 5xx read as the
+ * registry's side, a proxy killed by the kubelet for its liveness probe (its events quoted), a mesh init container
+ * that never finishes read by the mesh's own reading of the cluster (src/checks/proxy-cannot-start.ts).
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
@@ -43,6 +45,18 @@ const CASES: ReportCase[] = [
     report: 'linkerd/linkerd2#2585',
     id: 'proxy-cannot-start',
     says: ['linkerd-proxy', 'liveness probe', 'Client.Timeout exceeded'],
+  },
+  {
+    file: 'consul-init-no-service-bare-pod',
+    report: 'hashicorp/consul-k8s#522',
+    id: 'proxy-cannot-start',
+    says: ['consul-connect-inject-init', 'no Kubernetes Service selects the pod'],
+  },
+  {
+    file: 'consul-init-stuck-vault-several-services',
+    report: 'hashicorp/vault-helm#574',
+    id: 'proxy-cannot-start',
+    says: ['consul-connect-inject-init', 'does not finish', '2 Services select the pod'],
   },
 ];
 
