@@ -179,7 +179,7 @@ export const CATALOG = {
     severity: 'error',
     readsOtherNamespaces: true,
     inputs: ['pods'],
-    optionalInputs: ['events', 'services'],
+    optionalInputs: ['events'],
   },
   'app-starts-before-proxy': {
     code: 'MD1050',
