@@ -139,9 +139,9 @@ interface Failing {
   /**
    * image: a pull failure; crash: it exits and is restarted; config: the kubelet cannot create or start it; probe: the
    * kubelet kills it for a failed liveness or startup probe; unready: it runs but is not ready; waiting: another
-   * waiting reason of the kubelet's; stuck: a plain init container that has not exited NOT_READY_MS after it started.
+   * waiting reason of the kubelet's; exited: a container ended non-zero that the pod does not restart; stuck: a plain init container that has not exited NOT_READY_MS after it started.
    */
-  kind: 'image' | 'crash' | 'config' | 'probe' | 'unready' | 'stuck' | 'waiting';
+  kind: 'image' | 'crash' | 'exited' | 'config' | 'probe' | 'unready' | 'stuck' | 'waiting';
   /** The waiting reason, or "Error" for a terminated init container. */
   reason: string;
   exitCode?: number;
@@ -210,6 +210,7 @@ const FAILURE: Record<Failing['kind'], string> = {
   image: 'cannot be pulled',
   config: 'cannot be created',
   crash: 'keeps failing',
+  exited: 'exited and is not restarted',
   probe: 'is killed by the kubelet',
   unready: 'is not ready',
   stuck: 'does not finish',
@@ -241,6 +242,7 @@ function failingIn(m: Model, pod: K8sObject, names: readonly string[]): Failing[
       if (
         !reason &&
         !(init && termNow) &&
+        !(termNow && termNow.exitCode !== 0) &&
         termLast?.reason !== 'OOMKilled' &&
         !(running && (cs.ready === false || (typeof cs.restartCount === 'number' && cs.restartCount > 0)))
       )
@@ -269,6 +271,18 @@ function failingIn(m: Model, pod: K8sObject, names: readonly string[]): Failing[
           kind: 'config',
           reason,
           ...(typeof waiting?.message === 'string' ? { message: waiting.message } : {}),
+        });
+      // A container (not an init container) ended non-zero and not restarted (restartPolicy Never or OnFailure
+      // between attempts) in a pod still running: the app runs without it.
+      else if (!reason && !init && termNow && typeof termNow.exitCode === 'number' && termNow.exitCode !== 0)
+        out.push({
+          ...base,
+          kind: 'exited',
+          running: true,
+          reason: str(termNow.reason) ?? 'Error',
+          exitCode: termNow.exitCode,
+          ...(typeof termNow.message === 'string' ? { message: termNow.message } : {}),
+          ...(termNow.reason === 'OOMKilled' ? { oom: true as const } : {}),
         });
       else if (
         reason === 'CrashLoopBackOff' ||
@@ -843,11 +857,15 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
   }
   const quoted = first.message?.trim() ? printable(first.message.trim().split(/\r?\n/).pop()!, 300) : undefined;
   return {
-    cause: `it keeps failing${first.exitCode !== undefined ? ` with exit code ${first.exitCode}` : ''}, for a reason meshdoctor does not know${quoted ? `; its termination message ends "${quoted}"` : ''}`,
+    cause: `${first.kind === 'exited' ? `it exited and the pod does not restart it (restartPolicy ${str(podSpec(first.pod).restartPolicy) ?? 'Always'})` : 'it keeps failing'}${first.exitCode !== undefined ? ` with exit code ${first.exitCode}` : ''}, for a reason meshdoctor does not know${quoted ? `; its termination message ends "${quoted}"` : ''}`,
     evidence: { ...(quoted ? { message: quoted } : {}), ...(node ? { node } : {}) },
     fix: [
-      comment`its previous log says why`,
-      cmd`kubectl logs ${ctx.pod} -n ${w.namespace} -c ${first.container} --previous`,
+      ...(first.kind === 'exited'
+        ? [comment`its log says why`, cmd`kubectl logs ${ctx.pod} -n ${w.namespace} -c ${first.container}`]
+        : [
+            comment`its previous log says why`,
+            cmd`kubectl logs ${ctx.pod} -n ${w.namespace} -c ${first.container} --previous`,
+          ]),
     ] as Step[],
     role,
     status,
