@@ -57,7 +57,10 @@
  * Every unhappy mesh container ends in a finding (issue 31, round 8): killed by the kubelet for a failed liveness or
  * startup probe (its Killing and Unhealthy events quoted: linkerd/linkerd2#2585), running between two of OOM_RESTARTS
  * or more non-zero exits, running and not ready NOT_READY_MS after its last start (the readiness probe's failure
- * quoted; a pod whose NetworkPolicies cut it off its control plane is proxy-egress-blocked's), any other waiting reason
+ * quoted; a pod whose NetworkPolicies cut it off its control plane is proxy-egress-blocked's, one whose proxy predates a
+ * regenerated trust root proxy-predates-trust-root's), a plain init container not finished NOT_READY_MS after it
+ * started (the mesh's own reading first: hashicorp/vault-helm#574), a container ended non-zero that the pod does not
+ * restart (restartPolicy Never) while the pod runs, any other waiting reason
  * (lifecycle hooks, a newer kubelet's reason) quoted, else the pod's own status message. A seccomp or AppArmor profile the
  * runtime cannot apply, named with where it is set (the pod's, which a container without its own inherits); iptables'
  * "you must be root" (EPERM) of a container that runs as root names the seccomp profile, AppArmor, user namespaces and
