@@ -176,11 +176,11 @@ export const CATALOG = {
     code: 'MD1022',
     title: "The mesh's injected containers cannot start",
     description:
-      "Injected pods cannot start because a container the mesh added keeps failing, cannot be created or its image cannot be pulled: what the pod grants it against what it needs (capabilities, root or its UID, the kubelet's non-root policy), the node's OS and kernel where iptables decide, the mesh's own reason (an exit code, an iptables error, a missing or duplicate Service, a ServiceAccount its ACLs refuse, a CNI agent skipping the namespace) and its fix; a failing CNI validation container with the reason the cluster shows (the pod started before its node's CNI agent was ready, from the agent pod's Ready time; the agent not ready; the cluster CNI plugin owning the CNI configuration, from its DaemonSet); an injected image the control plane's own imagePullSecrets would open; an app init container the CNI plugin redirects before the proxy exists; a proxy injected as a native sidecar whose restartPolicy was dropped, so it runs as a plain init container.",
+      "Injected pods cannot start because a container the mesh added keeps failing, cannot be created or its image cannot be pulled: what the pod grants it against what it needs (capabilities, root or its UID, the kubelet's non-root policy), the node's OS and kernel where iptables decide, the mesh's own reason (an exit code, an iptables error, a missing or duplicate Service, a ServiceAccount its ACLs refuse, a CNI agent skipping the namespace) and its fix; a failing CNI validation container with the reason the cluster shows (the pod started before its node's CNI agent was ready, from the agent pod's Ready time; the agent not ready; the cluster CNI plugin owning the CNI configuration, from its DaemonSet); an injected image the control plane's own imagePullSecrets would open; an app init container the CNI plugin redirects before the proxy exists; a proxy injected as a native sidecar whose restartPolicy was dropped, so it runs as a plain init container; a container killed for its liveness probe, restarting, not ready for 10 minutes or held in another waiting reason, with the kubelet's words quoted; a seccomp or AppArmor profile the runtime cannot apply; a registry's server error.",
     severity: 'error',
     readsOtherNamespaces: true,
     inputs: ['pods'],
-    optionalInputs: ['events', 'services'],
+    optionalInputs: ['events'],
   },
   'app-starts-before-proxy': {
     code: 'MD1050',

@@ -54,6 +54,17 @@
  * releases (1, 2 before 1.11, 255 since: istio/istio#23009); SELinux refusing module loading (module_request:
  * istio/istio#24101, rancher/rke2#504); an init container with no runAsUser of its own runs as the pod's user
  * (istio/istio#10358), and a capability of the runtime's default set nothing drops is not named missing.
+ * Every unhappy mesh container ends in a finding (issue 31, round 8): killed by the kubelet for a failed liveness or
+ * startup probe (its Killing and Unhealthy events quoted: linkerd/linkerd2#2585), running between two of OOM_RESTARTS
+ * or more non-zero exits, running and not ready NOT_READY_MS after its last start (the readiness probe's failure
+ * quoted; a pod whose NetworkPolicies cut it off its control plane is proxy-egress-blocked's, one whose proxy predates a
+ * regenerated trust root proxy-predates-trust-root's), a plain init container not finished NOT_READY_MS after it
+ * started (the mesh's own reading first: hashicorp/vault-helm#574), a container ended non-zero that the pod does not
+ * restart (restartPolicy Never) while the pod runs, any other waiting reason
+ * (lifecycle hooks, a newer kubelet's reason) quoted, else the pod's own status message. A seccomp or AppArmor profile the
+ * runtime cannot apply, named with where it is set (the pod's, which a container without its own inherits); iptables'
+ * "you must be root" (EPERM) of a container that runs as root names the seccomp profile, AppArmor, user namespaces and
+ * the runtime instead of its user; a registry's HTTP 5xx is the registry's side (linkerd/linkerd2#9899).
  * Known false positives: an app init container that fails for its own reason in a CNI pod (the fix reads its log
  * first); a cause read from the cluster (a Service, the CNI agent's
  * exclusions) is the one now, which may differ from when the pod started.
@@ -61,7 +72,7 @@
  * mesh chooses its images.
  */
 import { cmd, comment, lit, noteStep, type Part, type Step } from '../fix/steps.js';
-import { eventInfo } from '../k8s/events.js';
+import { eventInfo, PROBE_FAILED, PROBE_KILLED } from '../k8s/events.js';
 import { podSpec, containers, initContainers } from '../k8s/pods.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { alteredNativeSidecar, injectedNames, rewrittenInits } from '../mesh/proxy.js';
@@ -85,22 +96,55 @@ import { iptablesCause, readIptables } from '../mesh/iptables.js';
 import { defineCheck, messages, meta, say } from './define.js';
 import type { Evidence } from './types.js';
 import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
+import { PROXY_PATHS, proxyPaths } from '../facts/proxy-network.js';
+import { proxyConfiguredAt, TRUST_ROOT, trustRootRegenerated } from '../facts/timeline.js';
 
 const MESSAGES = messages({
   'cannot-start': "{pods} of {workload} cannot start: {mesh}'s {role} {container} {failure} ({status}): {cause}.",
+  'runs-unhappy': "{pods} of {workload} run, but {mesh}'s {role} {container} {failure} ({status}): {cause}.",
   'native-sidecar-altered':
     "{pods} of {workload} cannot start: {mesh}'s proxy {container} was injected as a native sidecar, but the pod runs it as a plain init container without restartPolicy: Always: {by}. It never exits, so the containers after it never start (it is {state} now).",
 });
 
-const PULL = new Set(['ErrImagePull', 'ImagePullBackOff', 'ErrImageNeverPull', 'InvalidImageName']);
-/** The kubelet could not create or start the container (kubernetes pkg/kubelet/container/sync_result.go). */
-const CONFIG = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
+/**
+ * The kubelet's image reasons (kubernetes pkg/kubelet/images/types.go: ErrImagePullBackOff, ErrImageInspect,
+ * ErrImagePull, ErrImageNeverPull, ErrInvalidImageName; RegistryUnavailable before 1.19).
+ */
+const PULL = new Set([
+  'ErrImagePull',
+  'ImagePullBackOff',
+  'ErrImageNeverPull',
+  'InvalidImageName',
+  'ImageInspectError',
+  'RegistryUnavailable',
+]);
+/**
+ * The kubelet could not create or start the container (kubernetes pkg/kubelet/container/sync_result.go
+ * RunContainerError; pkg/kubelet/kuberuntime/kuberuntime_container.go CreateContainerConfigError,
+ * PreCreateHookError, CreateContainerError; PreStartHookError and PostStartHookError are a lifecycle hook's, quoted as
+ * another waiting reason).
+ */
+const CONFIG = new Set([
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'RunContainerError',
+  'PreCreateHookError',
+]);
+/** The waiting reasons of a container that has not been tried yet (kubelet_pods.go): not a failure by themselves. */
+const NORMAL_WAITING = new Set(['ContainerCreating', 'PodInitializing']);
+/** A container running but not ready since longer than this is reported (issue 31: never ready). */
+const NOT_READY_MS = 10 * 60_000;
 
 interface Failing {
   pod: K8sObject;
   container: string;
   init: boolean;
-  kind: 'image' | 'crash' | 'config';
+  /**
+   * image: a pull failure; crash: it exits and is restarted; config: the kubelet cannot create or start it; probe: the
+   * kubelet kills it for a failed liveness or startup probe; unready: it runs but is not ready; waiting: another
+   * waiting reason of the kubelet's; exited: a container ended non-zero that the pod does not restart; stuck: a plain init container that has not exited NOT_READY_MS after it started.
+   */
+  kind: 'image' | 'crash' | 'exited' | 'config' | 'probe' | 'unready' | 'stuck' | 'waiting';
   /** The waiting reason, or "Error" for a terminated init container. */
   reason: string;
   exitCode?: number;
@@ -110,14 +154,79 @@ interface Failing {
   message?: string;
   /** Its last termination was the kernel's OOM kill (reason OOMKilled). */
   oom?: true;
+  /** The kubelet's probe events about it (probe, unready). */
+  probes?: ProbeSeen;
+  /** Since when it runs (unready). */
+  runningSince?: Date;
+  /** It runs now (killed by a probe, restarting, not ready, or killed for memory): the pod runs, unhappy. */
+  running?: true;
 }
+
+/** The kubelet's probe events about one container of one pod: its kills for a failed probe, and the latest failure. */
+interface ProbeSeen {
+  kills: number;
+  /** The latest "X probe failed: ..." message, and its time. */
+  failed?: { message: string; at?: string; count: number };
+  /** The latest failure of the readiness probe, kept apart from a liveness failure. */
+  unready?: { message: string; at?: string; count: number };
+}
+
+const probeCache = new WeakMap<Model, Map<string, ProbeSeen>>();
+
+/**
+ * The kubelet's probe events (PROBE_FAILED, PROBE_KILLED: kubernetes pkg/kubelet/prober/prober.go and
+ * kuberuntime_container.go), by pod and container, where events were read. Bounded: the events of the scope, once per model.
+ */
+function probeEvents(m: Model): Map<string, ProbeSeen> | undefined {
+  if (!m.has('events')) return undefined;
+  let out = probeCache.get(m);
+  if (out) return out;
+  out = new Map();
+  for (const e of m.list('events')) {
+    if (e.reason !== PROBE_FAILED.reason && e.reason !== PROBE_KILLED.reason) continue; // before eventInfo, which parses dates
+    const ev = eventInfo(e);
+    if (ev.kind !== 'Pod' || !ev.container) continue;
+    const kill = ev.reason === PROBE_KILLED.reason && PROBE_KILLED.message.test(ev.message);
+    const failed = ev.reason === PROBE_FAILED.reason && PROBE_FAILED.message.test(ev.message);
+    if (!kill && !failed) continue;
+    const key = `${ev.namespace}/${ev.name}/${ev.container}`;
+    const seen = out.get(key) ?? { kills: 0 };
+    out.set(key, seen);
+    if (kill) seen.kills += ev.count;
+    else {
+      const entry = {
+        message: printable(ev.message, 300),
+        count: ev.count,
+        ...(ev.lastTimestamp ? { at: ev.lastTimestamp } : {}),
+      };
+      if (!seen.failed || (entry.at ?? '') > (seen.failed.at ?? '')) seen.failed = entry;
+      if (/^Readiness /.test(ev.message) && (!seen.unready || (entry.at ?? '') > (seen.unready.at ?? '')))
+        seen.unready = entry;
+    }
+  }
+  probeCache.set(m, out);
+  return out;
+}
+
+/** How the message says each kind of failure. */
+const FAILURE: Record<Failing['kind'], string> = {
+  image: 'cannot be pulled',
+  config: 'cannot be created',
+  crash: 'keeps failing',
+  exited: 'exited and is not restarted',
+  probe: 'is killed by the kubelet',
+  unready: 'is not ready',
+  stuck: 'does not finish',
+  waiting: 'cannot start',
+};
 
 /** Restarts after which a container that runs now but was last OOM-killed is reported (a single kill may be a spike). */
 const OOM_RESTARTS = 3;
 
 /** The injected containers of this mesh that fail in a pod, in start order (init containers first). */
-function failingIn(pod: K8sObject, names: readonly string[]): Failing[] {
+function failingIn(m: Model, pod: K8sObject, names: readonly string[]): Failing[] {
   const st = isObj(pod.status) ? pod.status : {};
+  const probes = probeEvents(m);
   const out: Failing[] = [];
   for (const [field, init] of [
     ['initContainerStatuses', true],
@@ -130,8 +239,19 @@ function failingIn(pod: K8sObject, names: readonly string[]): Failing[] {
       const termNow = isObj(cs.state) && isObj(cs.state.terminated) ? cs.state.terminated : undefined;
       const termLast = isObj(cs.lastState) && isObj(cs.lastState.terminated) ? cs.lastState.terminated : undefined;
       const reason = str(waiting?.reason);
-      // Not waiting, no init container ended now, not killed for memory last: none of the cases below (most containers).
-      if (!reason && !(init && termNow) && termLast?.reason !== 'OOMKilled') continue;
+      const running = isObj(cs.state) && isObj(cs.state.running) ? cs.state.running : undefined;
+      // Not waiting, no init container ended now, not killed for memory last, restarted or not ready while running:
+      // none of the cases below (most containers).
+      if (
+        !reason &&
+        !(init && termNow) &&
+        !(termNow && termNow.exitCode !== 0) &&
+        termLast?.reason !== 'OOMKilled' &&
+        !(running && (cs.ready === false || (typeof cs.restartCount === 'number' && cs.restartCount > 0)))
+      )
+        continue;
+      if (reason && NORMAL_WAITING.has(reason)) continue;
+      const seen = probes?.get(`${nsOf(pod)}/${nameOf(pod)}/${str(cs.name)}`);
       const term = termLast ?? termNow;
       const base = {
         pod,
@@ -155,6 +275,18 @@ function failingIn(pod: K8sObject, names: readonly string[]): Failing[] {
           reason,
           ...(typeof waiting?.message === 'string' ? { message: waiting.message } : {}),
         });
+      // A container (not an init container) ended non-zero and not restarted (restartPolicy Never or OnFailure
+      // between attempts) in a pod still running: the app runs without it.
+      else if (!reason && !init && termNow && typeof termNow.exitCode === 'number' && termNow.exitCode !== 0)
+        out.push({
+          ...base,
+          kind: 'exited',
+          running: true,
+          reason: str(termNow.reason) ?? 'Error',
+          exitCode: termNow.exitCode,
+          ...(typeof termNow.message === 'string' ? { message: termNow.message } : {}),
+          ...(termNow.reason === 'OOMKilled' ? { oom: true as const } : {}),
+        });
       else if (
         reason === 'CrashLoopBackOff' ||
         (init && termNow && typeof termNow.exitCode === 'number' && termNow.exitCode !== 0)
@@ -166,19 +298,90 @@ function failingIn(pod: K8sObject, names: readonly string[]): Failing[] {
           ...(typeof term?.exitCode === 'number' ? { exitCode: term.exitCode } : {}),
           ...(typeof term?.message === 'string' ? { message: term.message } : {}),
           ...oom,
+          ...(seen?.kills ? { probes: seen } : {}),
         });
       // Running now, but killed for memory again and again: the app loses its proxy each time.
       else if (!reason && !init && termLast?.reason === 'OOMKilled' && base.restarts >= OOM_RESTARTS)
         out.push({
           ...base,
           kind: 'crash',
+          running: true,
           reason: 'OOMKilled',
           ...(typeof termLast.exitCode === 'number' ? { exitCode: termLast.exitCode } : {}),
           oom: true,
         });
+      // Killed by the kubelet for a failed liveness or startup probe, as its events say (issue 31).
+      else if (!reason && running && seen?.kills && base.restarts > 0)
+        out.push({
+          ...base,
+          kind: 'probe',
+          running: true,
+          reason: 'Killed for a failed probe',
+          ...(typeof termLast?.exitCode === 'number' ? { exitCode: termLast.exitCode } : {}),
+          probes: seen,
+        });
+      // Restarting again and again, each time ended non-zero: a crash loop caught between two restarts.
+      else if (
+        !reason &&
+        running &&
+        base.restarts >= OOM_RESTARTS &&
+        typeof termLast?.exitCode === 'number' &&
+        termLast.exitCode !== 0
+      )
+        out.push({
+          ...base,
+          kind: 'crash',
+          running: true,
+          reason: str(termLast.reason) ?? 'Error',
+          exitCode: termLast.exitCode,
+          ...(typeof termLast.message === 'string' ? { message: termLast.message } : {}),
+        });
+      // Running, never ready for NOT_READY_MS; a plain init container that has not exited by then holds the pod in Init.
+      else if (!reason && running && cs.ready === false && init && !restartsAlways(pod, str(cs.name)!)) {
+        const since = time(running.startedAt);
+        if (since && m.now.getTime() - since.getTime() >= NOT_READY_MS)
+          out.push({ ...base, kind: 'stuck', reason: 'Running, not finished', runningSince: since });
+      } else if (!reason && running && cs.ready === false) {
+        const since = time(running.startedAt);
+        if (since && m.now.getTime() - since.getTime() >= NOT_READY_MS)
+          out.push({
+            ...base,
+            kind: 'unready',
+            running: true,
+            reason: 'Running, not ready',
+            runningSince: since,
+            ...(seen ? { probes: seen } : {}),
+          });
+      }
+      // Any other waiting reason the kubelet gives (issue 31: every unhappy mesh container ends in a finding).
+      else if (reason)
+        out.push({
+          ...base,
+          kind: 'waiting',
+          reason,
+          ...(typeof waiting?.message === 'string' ? { message: waiting.message } : {}),
+        });
     }
   }
   return out;
+}
+
+/** The workload is one whose NetworkPolicies cut its meshed pods off their control plane or DNS (src/facts/proxy-network.ts). */
+const egressExplained = (m: Model, mesh: MeshName, w: Workload) =>
+  proxyPaths(m, mesh).some((p) => (p.blocked.length || p.dnsBlocked) && p.workloads.includes(w));
+
+/** The pod's proxy was configured before its mesh's trust root was regenerated (src/facts/timeline.ts), as proxy-predates-trust-root judges it. */
+function predatesTrustRoot(m: Model, mesh: MeshName, pod: K8sObject): boolean {
+  const root = trustRootRegenerated(m, mesh);
+  if (!root) return false;
+  const s = proxyConfiguredAt(pod);
+  const reinstalled = Math.max(...root.recreated.map((r) => r.createdAt.getTime()));
+  return !!s && s.at.getTime() < root.validFrom.getTime() && s.at.getTime() < reinstalled;
+}
+
+/** The init container of this name restarts always: a native sidecar, which runs beside the app and has a readiness. */
+function restartsAlways(pod: K8sObject, name: string): boolean {
+  return initContainers(podSpec(pod)).some((c) => c.name === name && c.restartPolicy === 'Always');
 }
 
 /** The mesh's own reading of a crash: a line of its termination message, else its exit code, else the container's generic failure. */
@@ -285,6 +488,18 @@ function pullCause(said: string | undefined, pod: K8sObject, image: string | und
   const sa = str(spec.serviceAccountName) ?? 'default';
   const ns = str(pod.metadata?.namespace) ?? '';
   const at = registry ?? 'the registry';
+  // The registry answered with a server error (HTTP 5xx, as containerd and Docker quote it): its side, not the node's
+  // credentials or the tag (linkerd/linkerd2#9899: "503 Service Unavailable" from cr.l5d.io to one region).
+  const server =
+    /\b(5\d\d) (Service Unavailable|Bad Gateway|Internal Server Error|Gateway Time-?out)\b|unexpected (?:HTTP )?status:? (5\d\d)\b/i.exec(
+      text,
+    );
+  if (server)
+    return {
+      cause: `${at} answers with a server error (${server[1] ? `${server[1]} ${server[2]}` : `HTTP ${server[3]}`}): the registry, or a proxy in front of it, fails for this node; neither its credentials nor the image name is what is refused`,
+      evidence: { registry: registry ?? null, httpStatus: Number(server[1] ?? server[3]) },
+      fix: [comment`pull again once ${at} answers, or pull the mesh images through a mirror the nodes reach`] as Step[],
+    };
   if (
     /pull access denied|unauthorized|authentication required|no basic auth credentials|requested access to the resource is denied|\b401\b|\b403\b|denied:|may require (?:docker )?login/i.test(
       text,
@@ -549,12 +764,18 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
     const o = oomCause(m, w, mesh, first);
     return { ...o, role, status, events };
   }
+  if (first.probes?.kills && (first.kind === 'probe' || first.kind === 'crash'))
+    return { ...probeCause(w, mesh, first, ctx), role, status, events };
+  if (first.kind === 'unready') return { ...unreadyCause(m, w, first, ctx), role, status, events };
+  if (first.kind === 'waiting') return { ...waitingCause(w, first, ctx), role, status, events };
   const node = nodeOf(m, first.pod);
   if (first.kind === 'config') {
     const said = first.message ?? (events?.reason === 'Failed' ? events.message : undefined);
     const refusal = said ? nonRootRefusal(said) : undefined;
     const gap = refusal ? nonRootCause(m, w, mesh, first, refusal, cpNs) : undefined;
     if (gap) return { ...gap, role, status, events };
+    const profile = said ? profileCause(w, first, said) : undefined;
+    if (profile) return { ...profile, role, status, events };
     return {
       cause: said
         ? `the kubelet cannot create it, for a reason meshdoctor does not know: "${printable(said, 300)}"`
@@ -584,6 +805,7 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
       status,
       events,
     };
+  if (first.kind === 'stuck') return { ...stuckCause(m, w, first, ctx), role, status, events };
   const read = readFailure(p.runtime.failures, first);
   const gaps = grantGaps(m, w, mesh, first);
   if (gaps)
@@ -638,15 +860,154 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
   }
   const quoted = first.message?.trim() ? printable(first.message.trim().split(/\r?\n/).pop()!, 300) : undefined;
   return {
-    cause: `it keeps failing${first.exitCode !== undefined ? ` with exit code ${first.exitCode}` : ''}, for a reason meshdoctor does not know${quoted ? `; its termination message ends "${quoted}"` : ''}`,
+    cause: `${first.kind === 'exited' ? `it exited and the pod does not restart it (restartPolicy ${str(podSpec(first.pod).restartPolicy) ?? 'Always'})` : 'it keeps failing'}${first.exitCode !== undefined ? ` with exit code ${first.exitCode}` : ''}, for a reason meshdoctor does not know${quoted ? `; its termination message ends "${quoted}"` : ''}`,
     evidence: { ...(quoted ? { message: quoted } : {}), ...(node ? { node } : {}) },
     fix: [
-      comment`its previous log says why`,
-      cmd`kubectl logs ${ctx.pod} -n ${w.namespace} -c ${first.container} --previous`,
+      ...(first.kind === 'exited'
+        ? [comment`its log says why`, cmd`kubectl logs ${ctx.pod} -n ${w.namespace} -c ${first.container}`]
+        : [
+            comment`its previous log says why`,
+            cmd`kubectl logs ${ctx.pod} -n ${w.namespace} -c ${first.container} --previous`,
+          ]),
     ] as Step[],
     role,
     status,
     events,
+  };
+}
+
+/** The probe a kubelet event names ("Liveness probe failed: ..."), in lower case. */
+const probeKind = (message: string | undefined) =>
+  /^(Readiness|Liveness|Startup) probe failed/.exec(message ?? '')?.[1]?.toLowerCase();
+
+/**
+ * The kubelet kills the container for a failed liveness or startup probe (its Killing events, "Container %s failed
+ * %s probe, will be restarted": kubernetes pkg/kubelet/kuberuntime/kuberuntime_container.go), and the probe's own
+ * failure (Unhealthy, "%s probe failed: %s": pkg/kubelet/prober/prober.go), quoted: why it did not answer is not in the
+ * cluster's state (linkerd/linkerd2#2585: the proxy's admin endpoint stopped answering under load).
+ */
+function probeCause(w: Workload, mesh: MeshName, f: Failing, ctx: StartContext) {
+  const p = profileOf(mesh);
+  const seen = f.probes!;
+  const kind = probeKind(seen.failed?.message) ?? 'liveness or startup';
+  const isProxy = f.container === p.containers.proxy;
+  return {
+    cause: `the kubelet kills it because its ${kind} probe fails (${plural(seen.kills, 'kill')} in the events read)${
+      seen.failed ? `: the kubelet said "${seen.failed.message}"` : ''
+    }${isProxy ? '; the app loses its proxy at each kill' : ''}; why it did not answer in time is not in the cluster's state, so meshdoctor does not know it (a container starved of CPU or memory answers late)`,
+    evidence: {
+      killedByProbe: seen.kills,
+      ...(seen.failed ? { probeFailed: seen.failed.message, probeFailures: seen.failed.count } : {}),
+    },
+    fix: [
+      comment`its log before the last kill says why it stopped answering its probe`,
+      cmd`kubectl logs ${ctx.pod} -n ${w.namespace} -c ${f.container} --previous`,
+      comment`what it used against its requests and limits`,
+      cmd`kubectl top pod ${ctx.pod} -n ${w.namespace} --containers`,
+    ] as Step[],
+  };
+}
+
+/** A time as a duration in minutes or hours, for a message. */
+const sinceText = (ms: number) =>
+  ms >= 2 * 3_600_000 ? `${Math.floor(ms / 3_600_000)} hours` : `${Math.max(1, Math.floor(ms / 60_000))} minutes`;
+
+/**
+ * The container runs but is not ready, NOT_READY_MS after its last start: the kubelet's readiness probe failure is
+ * quoted where its events were read (issue 31: a mesh container visibly unhappy ends in a finding that quotes it).
+ */
+function unreadyCause(m: Model, w: Workload, f: Failing, ctx: StartContext) {
+  const since = f.runningSince!;
+  const u = f.probes?.unready ?? f.probes?.failed;
+  return {
+    cause: `it has run for ${sinceText(m.now.getTime() - since.getTime())} since its last start (${iso(since)}) and is not ready, for a reason meshdoctor does not know${
+      u
+        ? `; the kubelet said "${u.message}"${u.count > 1 ? ` (${u.count} times)` : ''}`
+        : m.has('events')
+          ? '; no probe failure of it was in the events read'
+          : '; events were not read'
+    }`,
+    evidence: { runningSince: iso(since), ...(u ? { probeFailed: u.message, probeFailures: u.count } : {}) },
+    fix: [
+      comment`its log says why it is not ready, often a control plane it cannot reach`,
+      cmd`kubectl logs ${ctx.pod} -n ${w.namespace} -c ${f.container}`,
+      cmd`kubectl describe pod ${ctx.pod} -n ${w.namespace}`,
+    ] as Step[],
+  };
+}
+
+/** A plain init container of the mesh still running NOT_READY_MS after it started: the pod stays in Init, the app never starts. */
+function stuckCause(m: Model, w: Workload, f: Failing, ctx: StartContext) {
+  const since = f.runningSince!;
+  return {
+    cause: `it has run for ${sinceText(m.now.getTime() - since.getTime())} (since ${iso(since)}) and not exited, so the containers after it never start, for a reason meshdoctor does not know`,
+    evidence: { runningSince: iso(since) },
+    fix: [
+      comment`its log says what it waits for`,
+      cmd`kubectl logs ${ctx.pod} -n ${w.namespace} -c ${f.container}`,
+    ] as Step[],
+  };
+}
+
+/**
+ * Another waiting reason the kubelet gives (a reason of a newer kubelet, Blocked, ContainerStatusUnknown, ...): its
+ * message quoted, else the pod's own status reason and message, which only the kubelet writes (an AppArmor profile it
+ * cannot enforce: "Cannot enforce AppArmor: profile ... is not loaded").
+ */
+function waitingCause(w: Workload, f: Failing, ctx: StartContext) {
+  const st = isObj(f.pod.status) ? f.pod.status : {};
+  const podSaid = str(st.message) ? `${str(st.reason) ? `${str(st.reason)}: ` : ''}${str(st.message)}` : undefined;
+  const said = f.message?.trim() || podSaid;
+  return {
+    cause: `the kubelet holds it in ${f.reason}, for a reason meshdoctor does not know${
+      said ? `: "${printable(said, 300)}"` : '; its message was not kept'
+    }`,
+    evidence: said ? { message: printable(said, 300) } : {},
+    fix: [
+      comment`the events of the pod say why the kubelet does not start the container`,
+      cmd`kubectl describe pod ${ctx.pod} -n ${w.namespace}`,
+    ] as Step[],
+  };
+}
+
+/**
+ * The container runtime cannot apply the seccomp or AppArmor profile the container runs under (containerd's CRI:
+ * "cannot load seccomp profile %q: %v" when a Localhost profile is not on the node; "apparmor profile not found";
+ * the kubelet's "Cannot enforce AppArmor"): the profile and where it is set. The kubelet gives a container without a
+ * seccompProfile of its own the pod's (kubernetes pkg/kubelet/kuberuntime/helpers.go), so a mesh container the
+ * injector wrote without one runs under the pod's Localhost profile, whose file must exist on every node.
+ */
+function profileCause(w: Workload, f: Failing, said: string) {
+  const text = said.slice(0, 2048);
+  const which = /seccomp/i.test(text) ? 'seccomp' : /apparmor/i.test(text) ? 'AppArmor' : undefined;
+  if (!which) return undefined;
+  const c = specOf(f.pod, f.container);
+  const own =
+    isObj(c?.securityContext) && isObj(c!.securityContext.seccompProfile)
+      ? c!.securityContext.seccompProfile
+      : undefined;
+  const pod = podSpec(f.pod);
+  const podProfile =
+    isObj(pod.securityContext) && isObj(pod.securityContext.seccompProfile)
+      ? pod.securityContext.seccompProfile
+      : undefined;
+  const set = which === 'seccomp' ? (own ? 'container' : podProfile ? 'pod' : undefined) : undefined;
+  const type = set === 'container' ? str(own!.type) : set === 'pod' ? str(podProfile!.type) : undefined;
+  const where =
+    set === 'pod'
+      ? `; its seccompProfile (type ${type ?? 'not kept'}) is set in the pod's securityContext, and ${f.container} sets none of its own, so the pod's applies to it`
+      : set === 'container'
+        ? `; its seccompProfile (type ${type ?? 'not kept'}) is set in the securityContext of ${f.container}`
+        : '';
+  return {
+    cause: `the container runtime of the node cannot apply the ${which} profile it runs under${where} (the kubelet said: "${printable(text, 300)}")`,
+    evidence: { profile: which, ...(set ? { setIn: set, type: type ?? null } : {}), message: printable(text, 300) },
+    fix: [
+      which === 'seccomp'
+        ? comment`a Localhost seccomp profile must exist on every node under the seccomp directory of the kubelet, /var/lib/kubelet/seccomp, or the pod must use RuntimeDefault: a profile of the app set on the pod applies to the containers of the mesh too, so set it on the app containers instead`
+        : comment`the AppArmor profile must be loaded on every node that runs the pod, or the containers of the mesh must run under runtime/default`,
+      cmd`kubectl edit ${w.kind.toLowerCase()} ${w.name} -n ${w.namespace}`,
+    ] as Step[],
   };
 }
 
@@ -740,8 +1101,9 @@ function iptablesFailure(
         ]
       : []),
   ];
+  const eperm = t.kind === 'not-root' ? refusedAsRoot(f) : undefined;
   return {
-    cause: `iptables says "${printable(ipt.line.trim(), 300)}": ${iptablesCause(t)}${node ? ` (node ${nodeText(node)})` : ''}${
+    cause: `iptables says "${printable(ipt.line.trim().replace(/(?:\\n)+"?$/, ''), 300)}": ${eperm?.cause ?? iptablesCause(t)}${node ? ` (node ${nodeText(node)})` : ''}${
       selinux
         ? `; this node image enforces SELinux by default, which refuses the unprivileged ${f.container} loading the kernel modules its iptables rules need (module_request)`
         : ''
@@ -749,6 +1111,7 @@ function iptablesFailure(
     evidence: {
       line: printable(ipt.line, 512),
       iptables: { ...t },
+      ...(eperm ? { runsAsRoot: eperm.evidence } : {}),
       source: 'netfilter iptables 1.6/1.8 messages (src/mesh/iptables.ts)',
       ...(node ? { node } : {}),
     },
@@ -758,6 +1121,39 @@ function iptablesFailure(
           comment`its previous log says which iptables call failed`,
           cmd`kubectl logs ${str(f.pod.metadata?.name) ?? ''} -n ${nsOf(f.pod)} -c ${f.container} --previous`,
         ] as Step[]),
+  };
+}
+
+/**
+ * iptables words the kernel's EPERM as "Permission denied (you must be root)" (libiptc iptc_strerror; nft.c alike), but
+ * a container that runs as root (runAsUser 0 or privileged, as the pod grants it) gets EPERM from something else: the
+ * seccomp profile it runs under (SCMP_ACT_ERRNO answers EPERM), AppArmor, the pod's user namespace (hostUsers: false),
+ * or capabilities the runtime withholds. Undefined where the container does not visibly run as root (then the words
+ * say what they say).
+ */
+function refusedAsRoot(f: Failing) {
+  const c = specOf(f.pod, f.container);
+  if (!c) return undefined;
+  const spec = podSpec(f.pod);
+  const has = effectiveSecurity(spec, c);
+  if (!has.privileged && has.runAsUser?.value !== 0) return undefined;
+  const own =
+    isObj(c.securityContext) && isObj(c.securityContext.seccompProfile)
+      ? str(c.securityContext.seccompProfile.type)
+      : undefined;
+  const pod =
+    isObj(spec.securityContext) && isObj(spec.securityContext.seccompProfile)
+      ? str(spec.securityContext.seccompProfile.type)
+      : undefined;
+  const seccomp = own
+    ? `seccompProfile ${own} in the securityContext of ${f.container}`
+    : pod
+      ? `seccompProfile ${pod} in the pod's securityContext, which ${f.container} inherits`
+      : "the runtime's default seccomp profile where the kubelet applies one (SeccompDefault)";
+  const user = has.privileged ? 'privileged' : `runAsUser 0 in ${whereSet(has.runAsUser!.from, f.container)}`;
+  return {
+    cause: `the kernel refuses its iptables calls with EPERM, which iptables words as not root, but it runs as root (${user}): what refuses it is not its user but the seccomp profile it runs under (${seccomp}), AppArmor, a user namespace of the pod (hostUsers: false) or capabilities the container runtime withholds`,
+    evidence: { user, seccomp: own ?? pod ?? null },
   };
 }
 
@@ -1073,7 +1469,7 @@ function serverDropsNative(m: Model): boolean {
 // Two shapes of evidence: a failing container's, and an altered native sidecar's.
 export default defineCheck<Evidence, typeof MESSAGES>({
   ...meta('proxy-cannot-start'),
-  facts: [APP_WORKLOADS, DECISIONS, CLUSTER_VERSIONS],
+  facts: [APP_WORKLOADS, DECISIONS, CLUSTER_VERSIONS, PROXY_PATHS, TRUST_ROOT],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
@@ -1092,13 +1488,18 @@ export default defineCheck<Evidence, typeof MESSAGES>({
         // A mesh init container a later webhook made a sidecar (restartPolicy: Always): it exits and is
         // restarted by design, not failing; init-rewritten names the webhook (one cause, one finding).
         if (carrying.some((pod) => rewrittenInits(pod, mesh).length)) continue;
-        const failing = carrying.flatMap((pod) => {
+        const all = carrying.flatMap((pod) => {
           // Only the containers this mesh injected into this pod (another mesh may use a like name).
           const spec = podSpec(pod);
           const present = [...initContainers(spec), ...containers(spec)].map((c) => str(c.name) ?? '');
           if (!present.includes(p.containers.proxy) && !p.containers.init.some((n) => present.includes(n))) return [];
-          return failingIn(pod, names);
+          return failingIn(m, pod, names);
         });
+        // A proxy not ready whose NetworkPolicies let no packet out to its control plane or DNS: proxy-egress-blocked
+        // names that cause (one cause, one finding); only there is the not-ready proxy left to it.
+        // And a proxy injected before its mesh's trust root was regenerated: proxy-predates-trust-root names that.
+        const egress = all.some((f) => f.kind === 'unready') && egressExplained(m, mesh, w);
+        const failing = all.filter((f) => f.kind !== 'unready' || (!egress && !predatesTrustRoot(m, mesh, f.pod)));
         if (failing.length === 0) continue;
         // One finding per workload: the first container that fails (init containers run first), its pods.
         const first = failing[0]!;
@@ -1108,23 +1509,19 @@ export default defineCheck<Evidence, typeof MESSAGES>({
         ].sort();
         const d = describe(m, w, mesh, group);
         const pods = [...new Set(group.map((g) => nameOf(g.pod)))].sort();
+        const params = {
+          pods: plural(pods.length, 'pod'),
+          workload: `${w.kind} ${w.namespace}/${w.name}`,
+          mesh: meshTitle(mesh),
+          role: d.role,
+          container: first.container,
+          failure: FAILURE[first.kind],
+          status: d.status,
+          cause: d.cause,
+        };
         yield {
           mesh,
-          ...say(MESSAGES, 'cannot-start', {
-            pods: plural(pods.length, 'pod'),
-            workload: `${w.kind} ${w.namespace}/${w.name}`,
-            mesh: meshTitle(mesh),
-            role: d.role,
-            container: first.container,
-            failure:
-              first.kind === 'image'
-                ? 'cannot be pulled'
-                : first.kind === 'config'
-                  ? 'cannot be created'
-                  : 'keeps failing',
-            status: d.status,
-            cause: d.cause,
-          }),
+          ...(first.running ? say(MESSAGES, 'runs-unhappy', params) : say(MESSAGES, 'cannot-start', params)),
           resource: w.ref,
           affectedPods: pods.length,
           evidence: {

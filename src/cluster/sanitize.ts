@@ -351,28 +351,22 @@ export function keeper(policy: KeepPolicy): Keeper {
   }
 
   /**
-   * The waiting reasons whose message the kubelet writes itself (it cannot create or start the
-   * container: kubernetes pkg/kubelet/kuberuntime) or quotes from the runtime when it cannot pull the
-   * image (pkg/kubelet/images: the registry's refusal, an untrusted certificate, a timeout), kept,
-   * cut, for the containers the meshes inject: proxy-cannot-start reads the non-root refusals and
-   * why a pull failed, and quotes the others.
+   * The waiting messages the kubelet writes itself (it cannot create or start the container, a lifecycle hook failed,
+   * it backs off a restart: kubernetes pkg/kubelet/kuberuntime) or quotes from the runtime when it cannot pull the
+   * image (pkg/kubelet/images: the registry's refusal, an untrusted certificate, a timeout), kept, cut, for the
+   * containers the meshes inject: every reason but the two of a container not tried yet (issue 31: every unhappy
+   * mesh container ends in a finding that quotes the kubelet). proxy-cannot-start reads the non-root refusals, the
+   * security profiles and why a pull failed, and quotes the others.
    */
-  const KEPT_WAITING = new Set([
-    'CreateContainerConfigError',
-    'CreateContainerError',
-    'RunContainerError',
-    'ErrImagePull',
-    'ImagePullBackOff',
-    'ErrImageNeverPull',
-    'InvalidImageName',
-  ]);
+  const keptWaiting = (reason: unknown) =>
+    typeof reason === 'string' && reason !== 'ContainerCreating' && reason !== 'PodInitializing';
 
   /**
    * A container status keeps no waiting message and no termination message (a crashed app's last
    * log lines) but the transport error it names (src/k8s/network-error.ts: only that phrase,
    * init-before-proxy quotes it), and for a container the meshes inject (`injected`), whose termination message keeps
    * the lines of the failures the checks recognise, and whose waiting message keeps the kubelet's
-   * own words when it cannot create the container (KEPT_WAITING, 512 characters).
+   * own words when it cannot create, start or pull it (keptWaiting, 512 characters).
    */
   const statusMessages =
     (injected: boolean): Reducer =>
@@ -388,7 +382,7 @@ export function keeper(policy: KeepPolicy): Keeper {
               ? keptLines(s[k].message)
               : injected && k === 'terminated'
                 ? networkFailure(s[k].message)
-                : mesh && k === 'waiting' && KEPT_WAITING.has(s[k].reason) && typeof s[k].message === 'string'
+                : mesh && k === 'waiting' && keptWaiting(s[k].reason) && typeof s[k].message === 'string'
                   ? s[k].message.slice(0, 512)
                   : undefined;
           if (kept === undefined) delete s[k].message;

@@ -106,8 +106,75 @@ checkCases('proxy-cannot-start', {
       findings: [`Deployment ${workload}`],
       said: [{ id: 'cannot-start', params: { cause } }],
     })),
+    // Issue 31 (gen8run): every unhappy mesh container ends in a finding: a security profile the runtime cannot apply,
+    // EPERM as root, killed by its probes, restarting between two crashes, never ready, another waiting reason.
+    ...(
+      [
+        [
+          'fires-kuma-init-seccomp-profile-missing.yaml',
+          'Deployment orders/audit',
+          'cannot-start',
+          /^the container runtime of the node cannot apply the seccomp profile it runs under; its seccompProfile \(type Localhost\) is set in the pod's securityContext, and kuma-init sets none of its own.*cannot load seccomp profile/,
+        ],
+        [
+          'fires-linkerd-init-eperm-as-root.yaml',
+          'Deployment shop/scanner',
+          'cannot-start',
+          /you must be root\)": the kernel refuses its iptables calls with EPERM.*runs as root \(runAsUser 0 in the securityContext of linkerd-init\).*seccompProfile Localhost in the pod's securityContext/,
+        ],
+        [
+          'fires-kuma-sidecar-liveness-killed.yaml',
+          'Deployment orders/tracking',
+          'cannot-start',
+          /^the kubelet kills it because its liveness probe fails \(5 kills in the events read\): the kubelet said "Liveness probe failed: /,
+        ],
+        [
+          'fires-consul-dataplane-never-ready.yaml',
+          'Deployment catalog/pricing',
+          'runs-unhappy',
+          /^it has run for 39 minutes since its last start .* not ready, for a reason meshdoctor does not know; the kubelet said "Readiness probe failed: dial tcp 10.42.1.17:20000: connect: connection refused" \(230 times\)$/,
+        ],
+        [
+          'fires-istio-proxy-poststart-hook.yaml',
+          'Deployment store/quotes',
+          'cannot-start',
+          /^the kubelet holds it in PostStartHookError, for a reason meshdoctor does not know: "Exec lifecycle hook \(\[pilot-agent wait\]\)/,
+        ],
+        [
+          'fires-consul-init-stuck-no-service.yaml',
+          'Deployment catalog/batcher',
+          'cannot-start',
+          /^no Kubernetes Service selects the pod/,
+        ],
+        [
+          'fires-linkerd-init-stuck.yaml',
+          'Deployment shop/exporter',
+          'cannot-start',
+          /^it has run for 15 minutes \(since 2026-11-22T11:45:00Z\) and not exited, so the containers after it never start, for a reason meshdoctor does not know$/,
+        ],
+        [
+          'fires-istio-proxy-exited-in-job.yaml',
+          'Job store/nightly-export',
+          'runs-unhappy',
+          /^it exited and the pod does not restart it \(restartPolicy Never\) with exit code 1, for a reason meshdoctor does not know$/,
+        ],
+        [
+          'fires-istio-proxy-restarting.yaml',
+          'Deployment store/ledger',
+          'runs-unhappy',
+          /^it keeps failing with exit code 1, for a reason meshdoctor does not know$/,
+        ],
+      ] as const
+    ).map(([fixtures, workload, id, cause]) => ({
+      fixtures,
+      findings: [workload],
+      said: [{ id, params: { cause } }],
+    })),
   ],
   silent: [
+    { fixtures: 'ok-istio-proxy-not-ready-briefly.yaml' },
+    { fixtures: 'ok-istio-proxy-exited-zero-in-job.yaml' },
+    { fixtures: 'ok-linkerd-proxy-restarted-once-or-app-killed.yaml' },
     { fixtures: 'ok-linkerd-recovered-or-app.yaml' },
     { fixtures: 'ok-istio-granted-or-app-refused.yaml' },
     { fixtures: 'ok-consul-native-sidecar.yaml' },
