@@ -7,15 +7,36 @@ import type { MeshProfile } from './profile.js';
 import { injectedNamesOfAllReleases, proxyNamesOfAllReleases } from './releases.js';
 
 /** Every container a mesh's injector may add: its proxy, its init containers, its CNI plugin's validation container. */
-export const injectedNames = (p: MeshProfile): string[] => [
-  ...new Set([
-    p.containers.proxy,
-    ...p.containers.init,
-    ...(p.cni?.validationInit && !p.containers.init.includes(p.cni.validationInit) ? [p.cni.validationInit] : []),
-    // the names older releases injected (src/mesh/<mesh>/releases.ts): their pods keep them
-    ...injectedNamesOfAllReleases(p),
-  ]),
-];
+export function injectedNames(p: MeshProfile): readonly string[] {
+  // Made once per profile (asked per pod by several checks), as releases.ts makes the release names.
+  let names = injectedOf.get(p);
+  if (!names) {
+    names = Object.freeze([
+      ...new Set([
+        p.containers.proxy,
+        ...p.containers.init,
+        ...(p.cni?.validationInit && !p.containers.init.includes(p.cni.validationInit) ? [p.cni.validationInit] : []),
+        // the names older releases injected (src/mesh/<mesh>/releases.ts): their pods keep them
+        ...injectedNamesOfAllReleases(p),
+      ]),
+    ]);
+    injectedOf.set(p, names);
+  }
+  return names;
+}
+const injectedOf = new WeakMap<MeshProfile, readonly string[]>();
+
+/** injectedNames(p) less every name a release gave its proxy: the mesh's own init and helper containers. */
+function ownInitNames(p: MeshProfile): readonly string[] {
+  let names = ownInitsOf.get(p);
+  if (!names) {
+    const proxies = proxyNamesOfAllReleases(p);
+    names = Object.freeze(injectedNames(p).filter((n) => !proxies.includes(n)));
+    ownInitsOf.set(p, names);
+  }
+  return names;
+}
+const ownInitsOf = new WeakMap<MeshProfile, readonly string[]>();
 
 /**
  * Which mesh's proxy runs in this pod (spec): a container named as the profile's proxy, or the
@@ -97,11 +118,20 @@ export function proxyAlreadyPresent(spec: Record<string, any>): string | undefin
  * container as a sidecar, restarting it each time it exits.
  */
 export function rewrittenInits(pod: PodLike, mesh: MeshName): string[] {
-  const p = profileOf(mesh);
-  const proxies = proxyNamesOfAllReleases(p);
-  const own = injectedNames(p).filter((n) => !proxies.includes(n));
-  return initContainers(podSpec(pod))
-    .slice(0, 64)
-    .filter((c) => c.restartPolicy === 'Always' && own.includes(str(c.name) ?? ''))
-    .map((c) => str(c.name) ?? '');
+  // Asked for every active pod: most have no init container with restartPolicy Always, and build nothing.
+  const inits: unknown = podSpec(pod).initContainers;
+  if (!Array.isArray(inits)) return [];
+  let own: readonly string[] | undefined;
+  const out: string[] = [];
+  // The first 64 init containers that are objects (as initContainers(spec).slice(0, 64)).
+  for (let i = 0, seen = 0; i < inits.length && seen < 64; i++) {
+    const c: unknown = inits[i];
+    if (!isObj(c)) continue;
+    seen++;
+    if (c.restartPolicy !== 'Always') continue;
+    own ??= ownInitNames(profileOf(mesh));
+    const name = str(c.name) ?? '';
+    if (own.includes(name)) out.push(name);
+  }
+  return out;
 }
