@@ -38,7 +38,8 @@
 import { comment, cmd, type Step } from '../fix/steps.js';
 import { recreateCommands } from '../fix/commands.js';
 import { ADMISSION_CHAIN, mutatingAfter, otherMutating } from '../facts/admission-chain.js';
-import { APP_WORKLOADS, podStates, type Model, type Workload } from '../facts/model.js';
+import { APP_WORKLOADS, type Model, type Workload } from '../facts/model.js';
+import { podsCarrying } from '../facts/pods.js';
 import { meshesAllowed } from '../facts/siblings.js';
 import { initContainers, containers, podSpec } from '../k8s/pods.js';
 import { injectedMesh, injectedNames, rewrittenInits } from '../mesh/proxy.js';
@@ -147,7 +148,9 @@ export default defineCheck<RewrittenEvidence, typeof MESSAGES>({
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
       const p = profileOf(mesh);
       for (const w of m.appWorkloads) {
-        const pods = podStates(w).active.slice(0, MAX_PODS);
+        // Of its first MAX_PODS active pods, those carrying a container named as the mesh injects one:
+        // a rewritten init container and a mesh's pod are both such (src/facts/pods.ts).
+        const pods = podsCarrying(w, mesh, MAX_PODS);
         const rewritten = pods.flatMap((pod) => {
           const names = rewrittenInits(pod, mesh);
           return names.length ? [{ pod, container: names[0]! }] : [];
