@@ -55,22 +55,39 @@ export function injectedMesh(pod: PodLike): MeshName | undefined {
 const injected = new WeakMap<object, MeshName | null>();
 
 function proxyOf(spec: Record<string, any>): MeshName | undefined {
-  for (const p of PROFILE_LIST) {
-    const name = p.containers.proxy;
-    // A proxy named as an older release named it (Consul 0.x's envoy-sidecar): its pods keep that name.
-    const names = proxyNamesOfAllReleases(p);
-    if (
-      Array.isArray(spec.containers) &&
-      spec.containers.some((c: unknown) => isObj(c) && names.includes(str(c.name) ?? ''))
-    )
-      return p.name;
-    // A native sidecar (restartPolicy Always), or one whose restartPolicy an API server older than
-    // native sidecars dropped: injected all the same, an init container that never exits
-    // (native-sidecar-unsupported says so; the pod is not missing its proxy).
-    if (Array.isArray(spec.initContainers) && spec.initContainers.some((c: unknown) => isObj(c) && c.name === name))
-      return p.name;
-  }
-  return undefined;
+  // The first profile (PROFILE_LIST order) whose proxy a container is named as (any release's name),
+  // or whose proxy is an init container: the least index over both lists, from two maps made once.
+  const idx = (proxyIndex ??= proxyIndexes());
+  let best = Infinity;
+  if (Array.isArray(spec.containers))
+    for (const c of spec.containers) {
+      if (!isObj(c)) continue;
+      const i = idx.containers.get(str(c.name) ?? '');
+      if (i !== undefined && i < best) best = i;
+    }
+  if (Array.isArray(spec.initContainers))
+    for (const c of spec.initContainers) {
+      if (!isObj(c)) continue;
+      const i = idx.inits.get(c.name);
+      if (i !== undefined && i < best) best = i;
+    }
+  return best === Infinity ? undefined : PROFILE_LIST[best]!.name;
+}
+
+/**
+ * Per container name, the index of the first profile that names its proxy so (any release: Consul
+ * 0.x's envoy-sidecar); per init container name, the first whose proxy (as a native sidecar, or one
+ * whose restartPolicy an API server older than native sidecars dropped) is named so.
+ */
+let proxyIndex: { containers: Map<unknown, number>; inits: Map<unknown, number> } | undefined;
+function proxyIndexes() {
+  const containers = new Map<unknown, number>();
+  const inits = new Map<unknown, number>();
+  PROFILE_LIST.forEach((p, i) => {
+    for (const n of proxyNamesOfAllReleases(p)) if (!containers.has(n)) containers.set(n, i);
+    if (!inits.has(p.containers.proxy)) inits.set(p.containers.proxy, i);
+  });
+  return { containers, inits };
 }
 
 /** Whether the proxy of this pod (spec) is a native sidecar. */
