@@ -320,7 +320,7 @@ function signsOf(m: Model, w: Workload, mesh: MeshName): { names: string[]; caps
   const p = profileOf(mesh);
   const all = [...p.runtime.injected(m, w, false), ...p.runtime.injected(m, w, true)];
   return {
-    names: injectedNames(p),
+    names: [...injectedNames(p)],
     caps: [...new Set(all.flatMap((c) => c.securityContext.add ?? []))],
     uids: [...new Set(all.flatMap((c) => (c.securityContext.runAsUser ? [c.securityContext.runAsUser] : [])))],
   };

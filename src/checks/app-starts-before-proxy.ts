@@ -103,7 +103,7 @@ function appRestarted(pod: K8sObject, injected: readonly string[]): boolean {
       const cs = list[i];
       if (!isObj(cs)) continue;
       const name = str(cs.name);
-      if (name && !injected.includes(name) && typeof cs.restartCount === 'number' && cs.restartCount !== 0) return true;
+      if (typeof cs.restartCount === 'number' && cs.restartCount !== 0 && name && !injected.includes(name)) return true;
     }
   }
   return false;

@@ -38,7 +38,8 @@
 import { comment, cmd, type Step } from '../fix/steps.js';
 import { recreateCommands } from '../fix/commands.js';
 import { ADMISSION_CHAIN, mutatingAfter, otherMutating } from '../facts/admission-chain.js';
-import { APP_WORKLOADS, podStates, type Model, type Workload } from '../facts/model.js';
+import { APP_WORKLOADS, type Model, type Workload } from '../facts/model.js';
+import { podsCarrying } from '../facts/pods.js';
 import { meshesAllowed } from '../facts/siblings.js';
 import { initContainers, containers, podSpec } from '../k8s/pods.js';
 import { injectedMesh, injectedNames, rewrittenInits } from '../mesh/proxy.js';
@@ -97,16 +98,19 @@ interface Blocked {
 /** The pod waits behind an init container its template does not have, which runs and does not end. */
 function blockedBy(m: Model, w: Workload, pod: K8sObject, mesh: MeshName, anyAfter = false): Blocked | undefined {
   if (w.kind === 'Pod') return undefined;
-  const own = new Set(injectedNames(profileOf(mesh)));
-  const template = new Set(
-    [...initContainers(podSpec(w.template)), ...containers(podSpec(w.template))].map((c) => str(c.name) ?? ''),
-  );
+  const own = injectedNames(profileOf(mesh));
+  // The template's names, made only for a pod with an init container the mesh did not inject (few).
+  let template: Set<string> | undefined;
   const inits = initContainers(podSpec(pod)).slice(0, 64);
   for (let i = 0; i < inits.length; i++) {
     const c = inits[i]!;
     const name = str(c.name) ?? '';
     if (!name || c.restartPolicy === 'Always') continue; // a native sidecar: the next one starts anyway
-    if (own.has(name) || template.has(name)) continue;
+    if (own.includes(name)) continue;
+    template ??= new Set(
+      [...initContainers(podSpec(w.template)), ...containers(podSpec(w.template))].map((x) => str(x.name) ?? ''),
+    );
+    if (template.has(name)) continue;
     const since = runningSince(pod, name);
     if (since === undefined || m.now.getTime() - since < STUCK_MS) continue;
     // A mesh init container must wait behind it (anyAfter: any mesh container, where a rewritten one explains it): one after the mesh's own iptables init container, with only the
@@ -114,13 +118,13 @@ function blockedBy(m: Model, w: Workload, pod: K8sObject, mesh: MeshName, anyAft
     const waitingInits = inits
       .slice(i + 1)
       .map((x) => str(x.name) ?? '')
-      .filter((n) => own.has(n) && !started(pod, n));
+      .filter((n) => own.includes(n) && !started(pod, n));
     if (!waitingInits.length && !anyAfter) continue;
     const after = [
       ...waitingInits,
       ...containers(podSpec(pod))
         .map((x) => str(x.name) ?? '')
-        .filter((n) => own.has(n) && !started(pod, n)),
+        .filter((n) => own.includes(n) && !started(pod, n)),
     ];
     if (!after.length) continue;
     return { pod: nameOf(pod), container: name, since, waiting: after };
@@ -144,7 +148,9 @@ export default defineCheck<RewrittenEvidence, typeof MESSAGES>({
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
       const p = profileOf(mesh);
       for (const w of m.appWorkloads) {
-        const pods = podStates(w).active.slice(0, MAX_PODS);
+        // Of its first MAX_PODS active pods, those carrying a container named as the mesh injects one:
+        // a rewritten init container and a mesh's pod are both such (src/facts/pods.ts).
+        const pods = podsCarrying(w, mesh, MAX_PODS);
         const rewritten = pods.flatMap((pod) => {
           const names = rewrittenInits(pod, mesh);
           return names.length ? [{ pod, container: names[0]! }] : [];

@@ -37,8 +37,8 @@ import { removedFromPod, type Removed } from '../facts/proxy-removed.js';
 import { meshTitle, PROFILE_LIST, profileOf } from '../mesh/registry.js';
 import { injectedMesh } from '../mesh/proxy.js';
 import { installedContainers, INJECTOR_RELEASES } from '../facts/releases.js';
-import { containers, initContainers, podSpec } from '../k8s/pods.js';
-import { nameOf, nsOf } from '../util/objects.js';
+import { podSpec } from '../k8s/pods.js';
+import { isObj, nameOf, nsOf } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
 import type { K8sObject } from '../util/types.js';
 import { agree, plural } from '../util/objects.js';
@@ -47,7 +47,9 @@ import { defineCheck, messages, meta, say } from './define.js';
 /** The pod has a container of that name (an init container too). */
 const hasContainer = (pod: K8sObject, name: string) => {
   const spec = podSpec(pod);
-  return [...initContainers(spec), ...containers(spec)].some((c) => c.name === name);
+  // Asked of every meshed pod: the lists are searched in place (no copy).
+  const has = (list: unknown) => Array.isArray(list) && list.some((c: unknown) => isObj(c) && c.name === name);
+  return has(spec.initContainers) || has(spec.containers);
 };
 
 /** The mesh's CNI plugin is installed, as seen: its DaemonSet (any namespace), else the pod's validation init container; undefined: not seen. */

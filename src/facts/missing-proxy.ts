@@ -70,16 +70,19 @@ function computeMissingProxy(m: Model, w: Workload, mesh: MeshName): MissingProx
   if (pods.length === 0) return undefined;
   const markers = enablingMarkers(mesh, m.namespace(w.namespace), w);
   const since = enabledSince(markers);
-  const before = (p: K8sObject) => {
-    const created = time(p.metadata?.creationTimestamp);
-    return !!(since && created && created < since);
-  };
+  // One pass, each pod's date parsed once and only when there is a time to compare it with.
+  const predating: K8sObject[] = [];
+  const unexplained: K8sObject[] = [];
+  for (const p of pods) {
+    const created = since ? time(p.metadata?.creationTimestamp) : undefined;
+    (since && created && created < since ? predating : unexplained).push(p);
+  }
   return {
     decision,
     markers,
     ...(since ? { since } : {}),
-    predating: pods.filter(before),
-    unexplained: pods.filter((p) => !before(p)),
+    predating,
+    unexplained,
   };
 }
 

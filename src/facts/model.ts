@@ -76,9 +76,7 @@ export class Model extends SnapshotIndex implements MeshContext {
    * themselves use this, so that they read no pods, Deployments or Namespaces to find the meshes.
    */
   webhooksOf(mesh: MeshName): MeshWebhook[] {
-    const all = this.fact(MESH_WEBHOOKS);
-    const chosen = this.options.mesh;
-    return chosen !== 'auto' && chosen !== mesh ? [] : all.filter((w) => w.mesh === mesh);
+    return this.fact(WEBHOOKS_OF, mesh);
   }
 
   /** The meshes that have injection webhooks, with them (MutatingWebhookConfigurations only). */
@@ -187,6 +185,17 @@ const MESH_WEBHOOKS = defineFact({
   id: 'mesh-webhooks',
   inputs: ['mutatingwebhookconfigurations'],
   compute: (m: Model) => meshWebhooks(m.list('mutatingwebhookconfigurations')),
+});
+
+/** Model.webhooksOf: one mesh's webhooks, filtered once per model (asked for every decision). */
+const WEBHOOKS_OF = defineFactFamily({
+  id: 'webhooks-of',
+  inputs: ['mutatingwebhookconfigurations'],
+  compute: (m: Model, mesh: MeshName): MeshWebhook[] => {
+    const all = m.fact(MESH_WEBHOOKS);
+    const chosen = m.options.mesh;
+    return chosen !== 'auto' && chosen !== mesh ? [] : all.filter((w) => w.mesh === mesh);
+  },
 });
 
 const WEBHOOK_MESHES = defineFact({

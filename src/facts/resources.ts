@@ -240,6 +240,7 @@ export function podDemand(pod: { containers: PodContainer[]; initContainers: Pod
 export function failedCreateEvents(m: Model, w: Workload, matches: (message: string) => boolean) {
   return m
     .inNamespace('events', w.namespace)
+    .filter((e) => e.reason === 'FailedCreate') // before eventInfo (its dates parsed): asked per workload
     .map(eventInfo)
     .filter(
       (e) =>

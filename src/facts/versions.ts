@@ -182,8 +182,13 @@ export function proxySkew(m: Model, w: Workload, mesh: MeshName): ProxySkew | un
     if (c !== undefined && c < 0) older.push({ pod: nameOf(p), version: v.version, from: v.from });
   }
   if (!older.length) return undefined;
+  // Each distinct version placed once (the older pods of a workload share a few).
+  const between = new Map<string, number | undefined>();
   const behind = older
-    .map((o) => releasesBetween(mesh, o.version, expected.version))
+    .map((o) => {
+      if (!between.has(o.version)) between.set(o.version, releasesBetween(mesh, o.version, expected.version));
+      return between.get(o.version);
+    })
     .filter((b): b is number => b !== undefined);
   const releasesBehind = behind.length ? Math.max(...behind) : undefined;
   return { mesh, injector, expected, older, ...(releasesBehind !== undefined ? { releasesBehind } : {}) };

@@ -7,15 +7,36 @@ import type { MeshProfile } from './profile.js';
 import { injectedNamesOfAllReleases, proxyNamesOfAllReleases } from './releases.js';
 
 /** Every container a mesh's injector may add: its proxy, its init containers, its CNI plugin's validation container. */
-export const injectedNames = (p: MeshProfile): string[] => [
-  ...new Set([
-    p.containers.proxy,
-    ...p.containers.init,
-    ...(p.cni?.validationInit && !p.containers.init.includes(p.cni.validationInit) ? [p.cni.validationInit] : []),
-    // the names older releases injected (src/mesh/<mesh>/releases.ts): their pods keep them
-    ...injectedNamesOfAllReleases(p),
-  ]),
-];
+export function injectedNames(p: MeshProfile): readonly string[] {
+  // Made once per profile (asked per pod by several checks), as releases.ts makes the release names.
+  let names = injectedOf.get(p);
+  if (!names) {
+    names = Object.freeze([
+      ...new Set([
+        p.containers.proxy,
+        ...p.containers.init,
+        ...(p.cni?.validationInit && !p.containers.init.includes(p.cni.validationInit) ? [p.cni.validationInit] : []),
+        // the names older releases injected (src/mesh/<mesh>/releases.ts): their pods keep them
+        ...injectedNamesOfAllReleases(p),
+      ]),
+    ]);
+    injectedOf.set(p, names);
+  }
+  return names;
+}
+const injectedOf = new WeakMap<MeshProfile, readonly string[]>();
+
+/** injectedNames(p) less every name a release gave its proxy: the mesh's own init and helper containers. */
+function ownInitNames(p: MeshProfile): readonly string[] {
+  let names = ownInitsOf.get(p);
+  if (!names) {
+    const proxies = proxyNamesOfAllReleases(p);
+    names = Object.freeze(injectedNames(p).filter((n) => !proxies.includes(n)));
+    ownInitsOf.set(p, names);
+  }
+  return names;
+}
+const ownInitsOf = new WeakMap<MeshProfile, readonly string[]>();
 
 /**
  * Which mesh's proxy runs in this pod (spec): a container named as the profile's proxy, or the
@@ -34,22 +55,39 @@ export function injectedMesh(pod: PodLike): MeshName | undefined {
 const injected = new WeakMap<object, MeshName | null>();
 
 function proxyOf(spec: Record<string, any>): MeshName | undefined {
-  for (const p of PROFILE_LIST) {
-    const name = p.containers.proxy;
-    // A proxy named as an older release named it (Consul 0.x's envoy-sidecar): its pods keep that name.
-    const names = proxyNamesOfAllReleases(p);
-    if (
-      Array.isArray(spec.containers) &&
-      spec.containers.some((c: unknown) => isObj(c) && names.includes(str(c.name) ?? ''))
-    )
-      return p.name;
-    // A native sidecar (restartPolicy Always), or one whose restartPolicy an API server older than
-    // native sidecars dropped: injected all the same, an init container that never exits
-    // (native-sidecar-unsupported says so; the pod is not missing its proxy).
-    if (Array.isArray(spec.initContainers) && spec.initContainers.some((c: unknown) => isObj(c) && c.name === name))
-      return p.name;
-  }
-  return undefined;
+  // The first profile (PROFILE_LIST order) whose proxy a container is named as (any release's name),
+  // or whose proxy is an init container: the least index over both lists, from two maps made once.
+  const idx = (proxyIndex ??= proxyIndexes());
+  let best = Infinity;
+  if (Array.isArray(spec.containers))
+    for (const c of spec.containers) {
+      if (!isObj(c)) continue;
+      const i = idx.containers.get(str(c.name) ?? '');
+      if (i !== undefined && i < best) best = i;
+    }
+  if (Array.isArray(spec.initContainers))
+    for (const c of spec.initContainers) {
+      if (!isObj(c)) continue;
+      const i = idx.inits.get(c.name);
+      if (i !== undefined && i < best) best = i;
+    }
+  return best === Infinity ? undefined : PROFILE_LIST[best]!.name;
+}
+
+/**
+ * Per container name, the index of the first profile that names its proxy so (any release: Consul
+ * 0.x's envoy-sidecar); per init container name, the first whose proxy (as a native sidecar, or one
+ * whose restartPolicy an API server older than native sidecars dropped) is named so.
+ */
+let proxyIndex: { containers: Map<unknown, number>; inits: Map<unknown, number> } | undefined;
+function proxyIndexes() {
+  const containers = new Map<unknown, number>();
+  const inits = new Map<unknown, number>();
+  PROFILE_LIST.forEach((p, i) => {
+    for (const n of proxyNamesOfAllReleases(p)) if (!containers.has(n)) containers.set(n, i);
+    if (!inits.has(p.containers.proxy)) inits.set(p.containers.proxy, i);
+  });
+  return { containers, inits };
 }
 
 /** Whether the proxy of this pod (spec) is a native sidecar. */
@@ -97,11 +135,20 @@ export function proxyAlreadyPresent(spec: Record<string, any>): string | undefin
  * container as a sidecar, restarting it each time it exits.
  */
 export function rewrittenInits(pod: PodLike, mesh: MeshName): string[] {
-  const p = profileOf(mesh);
-  const proxies = proxyNamesOfAllReleases(p);
-  const own = injectedNames(p).filter((n) => !proxies.includes(n));
-  return initContainers(podSpec(pod))
-    .slice(0, 64)
-    .filter((c) => c.restartPolicy === 'Always' && own.includes(str(c.name) ?? ''))
-    .map((c) => str(c.name) ?? '');
+  // Asked for every active pod: most have no init container with restartPolicy Always, and build nothing.
+  const inits: unknown = podSpec(pod).initContainers;
+  if (!Array.isArray(inits)) return [];
+  let own: readonly string[] | undefined;
+  const out: string[] = [];
+  // The first 64 init containers that are objects (as initContainers(spec).slice(0, 64)).
+  for (let i = 0, seen = 0; i < inits.length && seen < 64; i++) {
+    const c: unknown = inits[i];
+    if (!isObj(c)) continue;
+    seen++;
+    if (c.restartPolicy !== 'Always') continue;
+    own ??= ownInitNames(profileOf(mesh));
+    const name = str(c.name) ?? '';
+    if (own.includes(name)) out.push(name);
+  }
+  return out;
 }
