@@ -126,7 +126,6 @@ const CASES: ReportCase[] = [
 reportCases('blind7', 'blind measurement: unseen real reports, the confirmed cause is named', CASES, [
   'kuma-cni-new-node-validation-passes',
   'kuma-cni-wait-for-dataplane-ready-no-pod-ip',
-  'consul-0.x-metrics-merging-consul-1.9.4',
   'consul-0.x-client-hostport-unreachable',
   'istio-1.5-label-key-with-slash-release-1.0.3',
   'kuma-1.x-headless-service-no-dataplane',

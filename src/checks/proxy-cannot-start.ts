@@ -67,6 +67,7 @@ import { meshTitle, profileOf } from '../mesh/registry.js';
 import { alteredNativeSidecar, injectedNames, rewrittenInits } from '../mesh/proxy.js';
 import { clusterVersions, CLUSTER_VERSIONS } from '../facts/versions.js';
 import { compareMinor, minorText, NATIVE_SIDECARS_ON } from '../k8s/server.js';
+import { companionShortfalls, type CompanionShortfall } from '../mesh/releases.js';
 import { recreateAll, setOnTemplate } from '../fix/commands.js';
 import { NETWORKS, namedAttachments } from '../k8s/sandbox.js';
 import { parseQuantity } from '../k8s/quantity.js';
@@ -574,6 +575,9 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
   if (unrequested) return { ...unrequested, role, status, events };
   const unset = first.kind === 'crash' ? validationCause(m, mesh, first, ctx) : undefined;
   if (unset) return { ...unset, role, status, events };
+  // A feature its command uses that the companion image the pod runs is too old for (the release tables' needs).
+  const short = companionShortfalls(p, first.pod, first.container);
+  if (short.length) return { ...companionCause(w, short), role, status, events };
   const needs = p.runtime.initNeeds?.(m, w, first.pod, first.container) ?? [];
   if (needs.length)
     return {
@@ -647,6 +651,38 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
     role,
     status,
     events,
+  };
+}
+
+/**
+ * The injected container uses a feature (a flag, a subcommand of its command line) that the companion
+ * image the pod runs (consul-k8s 0.x: the Consul binary) is too old for: the release tables' `needs`
+ * (src/mesh/<mesh>/releases.ts), with their source.
+ */
+function companionCause(w: Workload, short: CompanionShortfall[]) {
+  return {
+    cause: short
+      .map(
+        (s) =>
+          `its command uses ${s.need.feature} (${s.need.command}), which ${s.need.companion.title} before ${s.need.companion.min} does not have, and the ${s.need.companion.title} it runs is ${s.companion.version} (${s.companion.from})`,
+      )
+      .join('; '),
+    evidence: {
+      needs: short.map((s) => ({
+        feature: s.need.feature,
+        command: s.need.command,
+        companion: s.companion,
+        needs: `${s.need.companion.title} ${s.need.companion.min}`,
+        source: s.need.source,
+      })),
+    },
+    fix: [
+      ...short.map(
+        (s) =>
+          comment`${s.need.feature} needs ${s.need.companion.title} ${s.need.companion.min} or later: set ${s.need.companion.setting} to such an image, or turn ${s.need.feature} off with ${s.need.off}`,
+      ),
+      ...recreateAll([w]),
+    ] as Step[],
   };
 }
 

@@ -36,6 +36,12 @@ const KEEP_POLICY: KeepPolicy = {
   words: [
     ...PROFILE_LIST.flatMap((p) => [...p.jobs.shutdownWords, ...(p.controlPlane.reads.args ?? [])]),
     ...ADMISSION_WORDS,
+    // The flags and subcommands of the release tables' companion needs (proxy-cannot-start).
+    ...PROFILE_LIST.flatMap((p) =>
+      (p.versions?.releases?.rows ?? []).flatMap((r) =>
+        (r.needs ?? []).map((n) => n.command.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+      ),
+    ),
   ],
   configMap: (name) => {
     for (const p of PROFILE_LIST) {

@@ -113,6 +113,36 @@ export interface KnownBug {
 }
 
 /**
+ * A feature of the injecting release that needs a newer companion than the one the pod runs
+ * (issue 31.7, skew): consul-k8s 0.x has the Consul binary of the image it was configured with
+ * run flags and commands that Consul release does not have. Judged on a pod: its container
+ * `fails` runs a command line holding `command` (the feature's flag or subcommand, as the
+ * injector wrote it), the companion's container runs an image of `companion.image` whose tag is
+ * older than `companion.min` (as x.y.z), and `fails` is failing.
+ */
+export interface CompanionNeed {
+  /** The feature, in words ("metrics merging"). */
+  readonly feature: string;
+  /** The fragment of the failing container's command or args that uses it (a flag, a subcommand). */
+  readonly command: string;
+  readonly companion: {
+    readonly title: string;
+    readonly container: string;
+    /** The companion's image (regular expression source): another image in that container is not judged. */
+    readonly image: string;
+    readonly min: string;
+    /** Where the install sets the companion's image (a Helm value), for the fix. */
+    readonly setting: string;
+  };
+  /** The injected container that fails when the companion is too old. */
+  readonly fails: string;
+  /** What turns the feature off, for the fix (a pod annotation, a Helm value). */
+  readonly off: string;
+  /** The mesh's source and docs that say so (file and tag). */
+  readonly source: string;
+}
+
+/**
  * How releases read a pod template marker's value: the values that inject, that opt out, that are
  * no marker at all; any other value is rejected or ignored ('invalid', the default) or opts out
  * ('skip'); `caseInsensitive`: the value is lower-cased first. The shape of a template key's values
@@ -158,6 +188,8 @@ export interface ReleaseRow {
    */
   readonly injectorRbacNames?: { readonly clusterRole: string; readonly clusterRoleBinding: string };
   readonly bugs?: readonly KnownBug[];
+  /** Features these releases inject that need a newer companion image (CompanionNeed). */
+  readonly needs?: readonly CompanionNeed[];
 }
 
 /**

@@ -22,6 +22,9 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'fires-kuma-sidecar-image.yaml', findings: ['Deployment orders/shipping'] },
     { fixtures: 'fires-kuma-init-nonroot.yaml', findings: ['Deployment orders/payments'] },
     { fixtures: 'fires-consul-dataplane-nonroot-image.yaml', findings: ['Deployment catalog/ledger'] },
+    // Issue 31.7: a feature the injected init container uses that the Consul image the pod runs is too old for.
+    { fixtures: 'fires-consul-0.x-tproxy-consul-1.9.yaml', findings: ['Deployment catalog/ledger'] },
+    { fixtures: 'fires-consul-0.x-metrics-merging-consul-1.9.yaml', findings: ['Deployment catalog/audit'] },
     { fixtures: 'fires-istio-init-no-net-admin.yaml', findings: ['Deployment store/checkout'] },
     { fixtures: 'fires-istio-init-not-root.yaml', findings: ['Deployment store/invoices'] },
     // Issue 31: what iptables says the node refused (src/mesh/iptables.ts), under any mesh; istio-iptables' exit codes across releases.
@@ -107,6 +110,7 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'ok-linkerd-recovered-or-app.yaml' },
     { fixtures: 'ok-istio-granted-or-app-refused.yaml' },
     { fixtures: 'ok-consul-native-sidecar.yaml' },
+    { fixtures: 'ok-consul-0.x-metrics-merging-consul-1.10.yaml' },
     { fixtures: 'ok-istio-proxy-oom-once.yaml' },
     { fixtures: 'ok-linkerd-init-iptables-words-completed.yaml' },
   ],
@@ -375,5 +379,21 @@ describe('proxy-cannot-start', () => {
         p.name,
       ).toEqual([]);
     }
+  });
+});
+
+describe('proxy-cannot-start: a feature the companion image is too old for (release needs)', () => {
+  it('names the feature, the Consul version the pod runs and the one it needs', () => {
+    const tproxy = findings(
+      cluster('consul-0.x', ['checks/proxy-cannot-start/fires-consul-0.x-tproxy-consul-1.9.yaml']),
+    ).filter((f) => f.id === 'proxy-cannot-start');
+    expect(tproxy.map((f) => f.message).join('\n')).toMatch(
+      /transparent proxy \(connect redirect-traffic\).*1\.10\.0.*1\.9\.5/,
+    );
+    const merging = findings(
+      cluster('consul-0.x', ['checks/proxy-cannot-start/fires-consul-0.x-metrics-merging-consul-1.9.yaml']),
+    ).filter((f) => f.id === 'proxy-cannot-start');
+    expect(merging.map((f) => f.message).join('\n')).toMatch(/metrics merging \(-prometheus-scrape-path\).*1\.9\.17/);
+    expect(merging.map((f) => f.message).join('\n')).not.toMatch(/transparent proxy/);
   });
 });
