@@ -127,7 +127,6 @@ reportCases('blind7', 'blind measurement: unseen real reports, the confirmed cau
   'kuma-cni-new-node-validation-passes',
   'kuma-cni-wait-for-dataplane-ready-no-pod-ip',
   'consul-0.x-client-hostport-unreachable',
-  'istio-1.5-label-key-with-slash-release-1.0.3',
   'kuma-1.x-headless-service-no-dataplane',
   'istio-1.5-apiserver-http-proxy-env',
 ]);

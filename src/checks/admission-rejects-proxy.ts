@@ -89,6 +89,7 @@ import { admissionChainOf, chainEvidence, ADMISSION_CHAIN } from '../facts/admis
 import { defineCheck, messages, meta, say, type FindingInput } from './define.js';
 import type { Evidence } from './types.js';
 import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
+import { bugsShown, BUGS_SHOWN } from '../facts/known-bugs.js';
 
 const MESSAGES = messages({
   'psa-predicted':
@@ -109,6 +110,8 @@ const MESSAGES = messages({
     "{rewriter} drops restartPolicy: Always from the native sidecar {mesh} injects, and the API server's validation then refuses the pods of {workload}: {fields}.",
   validation:
     "The API server's validation refuses the pods of {workload}: {fields}, a field of a container {whose}{mutating}.",
+  'validation-known-bug':
+    "The API server's validation refuses the pods of {workload}: {fields}, a field of a container {whose}{mutating}. This is a known bug of {meshTitle} {version}, {bug}: {text}. Fixed in {meshTitle} {fixedIn}: upgrade to it or later.",
 });
 
 type Said = FindingInput<Evidence, typeof MESSAGES>;
@@ -454,7 +457,7 @@ function policiesOf(hook: string, reason: string): { engine: string; objects: st
 
 export default defineCheck({
   ...meta('admission-rejects-proxy'),
-  facts: [APP_WORKLOADS, DECISIONS, ADMISSION_CHAIN],
+  facts: [APP_WORKLOADS, DECISIONS, ADMISSION_CHAIN, BUGS_SHOWN],
   messages: MESSAGES,
   *run(m) {
     const meshes = meshesAllowed(m).filter((x) => m.meshPossible(x));
@@ -1046,16 +1049,44 @@ function validationFinding(
       ],
     };
   }
+  const said = {
+    workload: id,
+    fields,
+    whose: items.every((i) => i.added)
+      ? 'the pod template does not have, added at admission'
+      : `${meshTitle(mesh)} injects`,
+    mutating: mutating.length ? ` (mutating webhooks called: ${mutating.map((l) => l.webhook).join(', ')})` : '',
+  };
+  // A known bug of the injecting release whose refusal this is (the release tables' bugs, src/facts/known-bugs.ts):
+  // the release names the cause, also for a release older than the tables (issue 31.7).
+  const bug = bugsShown(m).find((b) => b.mesh === mesh && b.workload === w && b.bug.symptom.on === 'workload');
+  if (bug)
+    return {
+      ...base,
+      ...say(MESSAGES, 'validation-known-bug', {
+        ...said,
+        meshTitle: p.title,
+        version: bug.version.version,
+        bug: bug.bug.id,
+        text: bug.bug.text,
+        fixedIn: bug.bug.fixedIn,
+      }),
+      evidence: {
+        layer: 'validation',
+        fields: items,
+        templateContainers: count,
+        admissionChain: chainEvidence(chain),
+        events,
+        knownBug: { bug: bug.bug.id, version: bug.version, fixedIn: bug.bug.fixedIn, source: bug.bug.source },
+      },
+      fix: [
+        comment`upgrade the ${p.title} control plane to ${bug.bug.fixedIn} or later, which fixes ${bug.bug.id}`,
+        retry,
+      ],
+    };
   return {
     ...base,
-    ...say(MESSAGES, 'validation', {
-      workload: id,
-      fields,
-      whose: items.every((i) => i.added)
-        ? 'the pod template does not have, added at admission'
-        : `${meshTitle(mesh)} injects`,
-      mutating: mutating.length ? ` (mutating webhooks called: ${mutating.map((l) => l.webhook).join(', ')})` : '',
-    }),
+    ...say(MESSAGES, 'validation', said),
     evidence: {
       layer: 'validation',
       fields: items,

@@ -16,7 +16,7 @@ import type { MeshName } from '../mesh/names.js';
 import type { VersionRead } from '../mesh/profile.js';
 import type { KnownBug } from '../mesh/release-table.js';
 import { profileOf } from '../mesh/registry.js';
-import { knownBugs } from '../mesh/releases.js';
+import { allBugs, knownBugs } from '../mesh/releases.js';
 import { containerVersion } from '../mesh/versions.js';
 import { injectedNames } from '../mesh/proxy.js';
 import { podsCarrying } from './pods.js';
@@ -164,7 +164,7 @@ export const BUGS_SHOWN = defineFact({
     const out: BugShown[] = [];
     for (const { mesh } of m.meshes) {
       const p = profileOf(mesh);
-      if (!p.versions?.releases?.rows.some((r) => r.bugs?.length)) continue;
+      if (!allBugs(p.versions?.releases).length || !p.versions) continue;
       // The injector's own pods crash-loop.
       for (const inj of injectors(m, mesh)) {
         if (!inj.deployment) continue;
@@ -192,10 +192,8 @@ export const BUGS_SHOWN = defineFact({
       // An injected container of a pod, judged by the proxy version the pod runs (what injected it).
       const versionFrom = [
         ...new Set(
-          p.versions.releases.rows.flatMap((r) =>
-            (r.bugs ?? []).flatMap((b) =>
-              b.symptom.on === 'pod' && b.symptom.versionFrom ? [b.symptom.versionFrom] : [],
-            ),
+          allBugs(p.versions.releases).flatMap((b) =>
+            b.symptom.on === 'pod' && b.symptom.versionFrom ? [b.symptom.versionFrom] : [],
           ),
         ),
       ];

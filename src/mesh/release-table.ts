@@ -256,6 +256,12 @@ export interface ReleaseTable {
   readonly distributions?: readonly Distribution[];
   readonly injectorBuilds?: readonly InjectorBuild[];
   readonly rows: readonly ReleaseRow[];
+  /**
+   * Known bugs of releases older than the first of `order` (issue 31.7): the tables judge no rule
+   * of those releases, but a bug whose versions and symptom are known names its cause on them
+   * (a release outside the tables says so once, and what can be said is said).
+   */
+  readonly olderBugs?: readonly KnownBug[];
   /** The annotation and label prefixes of the mesh's domain (issue 31.6). */
   readonly domains: readonly string[];
   readonly keys: readonly KnownKey[];

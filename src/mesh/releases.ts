@@ -318,6 +318,12 @@ export function knownBugs(p: MeshProfile, read: VersionRead | undefined, on: Kno
   return [...bugs];
 }
 
+/** Every known bug of a table: its rows' and those of the releases before it (`olderBugs`). */
+export const allBugs = (t: ReleaseTable | undefined): KnownBug[] => [
+  ...(t?.olderBugs ?? []),
+  ...(t?.rows ?? []).flatMap((r) => r.bugs ?? []),
+];
+
 const BUGS_MEMO = 1024;
 const bugsMemo = new WeakMap<MeshProfile, Map<string, readonly KnownBug[]>>();
 
@@ -327,14 +333,12 @@ function bugsOf(p: MeshProfile, read: VersionRead, on: KnownBug['symptom']['on']
   if (!t || !v) return [];
   const image = /(?:image|runs) (\S+)/.exec(read.from)?.[1];
   if (image && t.distributions?.some((d) => new RegExp(d.image).test(image))) return [];
-  return t.rows
-    .flatMap((r) => r.bugs ?? [])
-    .filter((b) => {
-      if (b.symptom.on !== on) return false;
-      const lo = v.compare(read.version, b.affected.from);
-      const hi = v.compare(read.version, b.affected.to);
-      return lo !== undefined && hi !== undefined && lo >= 0 && hi <= 0;
-    });
+  return allBugs(t).filter((b) => {
+    if (b.symptom.on !== on) return false;
+    const lo = v.compare(read.version, b.affected.from);
+    const hi = v.compare(read.version, b.affected.to);
+    return lo !== undefined && hi !== undefined && lo >= 0 && hi <= 0;
+  });
 }
 
 /**

@@ -18,6 +18,8 @@ checkCases('known-release-bug', {
     { fixtures: 'fires-kuma-2.8-validation-restricted.yaml', findings: ['Deployment payments/checkout'] },
     { fixtures: 'fires-consul-0.2-default-annotations.yaml', findings: ['Deployment web/frontend'] },
     { fixtures: 'fires-consul-0.16-init-oomkilled.yaml', findings: ['Deployment api/apiserver'] },
+    // A release older than the tables (Istio 1.0.3, olderBugs): its known bug is still named.
+    { fixtures: 'fires-istio-1.5-release-1.0.3-label-env-name.yaml', findings: ['StatefulSet web/nginx'] },
   ],
   silent: [
     { fixtures: 'ok-istio-istiod-152-crash.yaml' },
@@ -33,6 +35,7 @@ checkCases('known-release-bug', {
     { fixtures: 'ok-kuma-2.9-validation-restricted.yaml' },
     { fixtures: 'ok-consul-0.4-default-annotations.yaml' },
     { fixtures: 'ok-consul-0.17-init-oomkilled.yaml' },
+    { fixtures: 'ok-istio-1.5-release-1.0.4-label-env-name.yaml' },
   ],
 });
 

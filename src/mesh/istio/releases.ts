@@ -126,6 +126,27 @@ export const ISTIO_RELEASES: ReleaseTable = {
       source: 'istio/istio@f1860202 manifests/istio-control/istio-autoinject/templates/clusterrole.yaml',
     },
   ],
+  olderBugs: [
+    {
+      // 1.0.3's injection template (sidecar-injector-configmap.yaml) turned every pod label into an env var
+      // ISTIO_META_<label key> (#9208): a label key with a prefix ("app.kubernetes.io/name") makes an env name with
+      // a '/', which the API server refuses, so no pod with such a label is created. 1.0.4 encodes the labels as
+      // JSON in one variable, ISTIO_METAJSON_LABELS (#9634). istio/istio#9571, #9605, #9982, #10512.
+      id: 'istio/istio#9571',
+      text: 'the injection template turns every pod label into an env var ISTIO_META_<label key>, and a label key with a prefix and a slash (app.kubernetes.io/name) makes an env var name the API server refuses',
+      affected: { from: '1.0.3', to: '1.0.3' },
+      fixedIn: '1.0.4',
+      symptom: {
+        on: 'workload',
+        shows: 'create-refused',
+        message: 'a valid environment variable name',
+        about: 'matches',
+        pattern: 'Invalid value: \\\\?"ISTIO_META_[^"\\\\]{0,253}/',
+      },
+      source:
+        'istio/istio@a44d4c8b (1.0.3) install/kubernetes/helm/istio/templates/sidecar-injector-configmap.yaml line 140; @52da3bce (Inject: Encode labels as json similar to annotations, #9634, in tag 1.0.4 @d5cb99f4)',
+    },
+  ],
   rows: [
     {
       from: '1.5',
