@@ -86,6 +86,7 @@ import { iptablesCause, readIptables } from '../mesh/iptables.js';
 import { defineCheck, messages, meta, say } from './define.js';
 import type { Evidence } from './types.js';
 import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
+import { bugsShown, BUGS_SHOWN } from '../facts/known-bugs.js';
 
 const MESSAGES = messages({
   'cannot-start': "{pods} of {workload} cannot start: {mesh}'s {role} {container} {failure} ({status}): {cause}.",
@@ -575,6 +576,29 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
   if (unrequested) return { ...unrequested, role, status, events };
   const unset = first.kind === 'crash' ? validationCause(m, mesh, first, ctx) : undefined;
   if (unset) return { ...unset, role, status, events };
+  // A known bug of the release that injected it, whose symptom this container shows (the release tables' bugs).
+  const bug = bugsShown(m).find(
+    (b) =>
+      b.mesh === mesh &&
+      b.workload === w &&
+      b.bug.symptom.on === 'pod' &&
+      b.bug.symptom.container === first.container &&
+      b.pods.includes(nameOf(first.pod)),
+  );
+  if (bug)
+    return {
+      cause: `a known bug of ${p.title} ${bug.version.version}, ${bug.bug.id}: ${bug.bug.text} (${bug.seen}); fixed in ${p.title} ${bug.bug.fixedIn}`,
+      evidence: {
+        knownBug: { bug: bug.bug.id, version: bug.version, fixedIn: bug.bug.fixedIn, source: bug.bug.source },
+      },
+      fix: [
+        comment`upgrade the ${p.title} control plane to ${bug.bug.fixedIn} or later, which fixes ${bug.bug.id}`,
+        ...recreateAll([w]),
+      ] as Step[],
+      role,
+      status,
+      events,
+    };
   // A feature its command uses that the companion image the pod runs is too old for (the release tables' needs).
   const short = companionShortfalls(p, first.pod, first.container);
   if (short.length) return { ...companionCause(w, short), role, status, events };
@@ -1109,7 +1133,7 @@ function serverDropsNative(m: Model): boolean {
 // Two shapes of evidence: a failing container's, and an altered native sidecar's.
 export default defineCheck<Evidence, typeof MESSAGES>({
   ...meta('proxy-cannot-start'),
-  facts: [APP_WORKLOADS, DECISIONS, CLUSTER_VERSIONS],
+  facts: [APP_WORKLOADS, DECISIONS, CLUSTER_VERSIONS, BUGS_SHOWN],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {

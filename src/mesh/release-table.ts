@@ -41,6 +41,12 @@ export interface InjectedNames {
  * injected container of a pod (by name) waits with a reason whose message says this text, or a
  * workload's pods are refused at creation.
  */
+/**
+ * What the cluster shows that triggers a pod's bug, beside its symptom (undefined: nothing more):
+ * `headless-service`, a Service of the pod's namespace with clusterIP None selects the pod.
+ */
+type BugTrigger = 'headless-service';
+
 type BugSymptom =
   | {
       readonly on: 'injector';
@@ -57,6 +63,7 @@ type BugSymptom =
       readonly message: string;
       /** The container of the pod whose image tag is the injecting release (undefined: the profile's proxy version). */
       readonly versionFrom?: string;
+      readonly when?: BugTrigger;
     }
   /**
    * An injected container of a pod (by name) ended (now or last) with this reason, or with a
@@ -71,6 +78,7 @@ type BugSymptom =
       readonly message?: string;
       /** The container of the pod whose image tag is the injecting release (undefined: the profile's proxy version). */
       readonly versionFrom?: string;
+      readonly when?: BugTrigger;
     }
   /**
    * The API server refuses a workload's pods (FailedCreate) with a message that says this text,

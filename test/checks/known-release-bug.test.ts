@@ -20,6 +20,7 @@ checkCases('known-release-bug', {
     { fixtures: 'fires-consul-0.16-init-oomkilled.yaml', findings: ['Deployment api/apiserver'] },
     // A release older than the tables (Istio 1.0.3, olderBugs): its known bug is still named.
     { fixtures: 'fires-istio-1.5-release-1.0.3-label-env-name.yaml', findings: ['StatefulSet web/nginx'] },
+    { fixtures: 'fires-kuma-1.x-0.4-headless-service.yaml', findings: ['StatefulSet orders/zk'] },
   ],
   silent: [
     { fixtures: 'ok-istio-istiod-152-crash.yaml' },
@@ -36,6 +37,7 @@ checkCases('known-release-bug', {
     { fixtures: 'ok-consul-0.4-default-annotations.yaml' },
     { fixtures: 'ok-consul-0.17-init-oomkilled.yaml' },
     { fixtures: 'ok-istio-1.5-release-1.0.4-label-env-name.yaml' },
+    { fixtures: 'ok-kuma-1.x-0.5.1-headless-service.yaml' },
   ],
 });
 

@@ -25,6 +25,8 @@ checkCases('proxy-cannot-start', {
     // Issue 31.7: a feature the injected init container uses that the Consul image the pod runs is too old for.
     { fixtures: 'fires-consul-0.x-tproxy-consul-1.9.yaml', findings: ['Deployment catalog/ledger'] },
     { fixtures: 'fires-consul-0.x-metrics-merging-consul-1.9.yaml', findings: ['Deployment catalog/audit'] },
+    // A known bug of the release that injected the pod, older than the tables (Kuma 0.4: no Dataplane behind a headless Service).
+    { fixtures: 'fires-kuma-1.x-0.4-headless-service.yaml', findings: ['StatefulSet orders/zk'] },
     { fixtures: 'fires-istio-init-no-net-admin.yaml', findings: ['Deployment store/checkout'] },
     { fixtures: 'fires-istio-init-not-root.yaml', findings: ['Deployment store/invoices'] },
     // Issue 31: what iptables says the node refused (src/mesh/iptables.ts), under any mesh; istio-iptables' exit codes across releases.
@@ -395,5 +397,11 @@ describe('proxy-cannot-start: a feature the companion image is too old for (rele
     ).filter((f) => f.id === 'proxy-cannot-start');
     expect(merging.map((f) => f.message).join('\n')).toMatch(/metrics merging \(-prometheus-scrape-path\).*1\.9\.17/);
     expect(merging.map((f) => f.message).join('\n')).not.toMatch(/transparent proxy/);
+  });
+
+  it('names the known bug of the release that injected the pod (Kuma 0.4, a headless Service)', () => {
+    const fs = findings(cluster('kuma-1.x', ['checks/proxy-cannot-start/fires-kuma-1.x-0.4-headless-service.yaml']));
+    const f = fs.find((x) => x.id === 'proxy-cannot-start');
+    expect(f?.message).toMatch(/kumahq\/kuma#561.*headless Service orders\/zk.*fixed in Kuma 0\.5\.1/);
   });
 });
