@@ -275,4 +275,10 @@ export interface ReleaseTable {
   readonly keys: readonly KnownKey[];
   /** The files and tags the key table was read from. */
   readonly keySource: string;
+  /**
+   * Keys only the injection template reads (no code of the injector does), where the profile reads the
+   * installed templates (`versions.templateKeys`): an installed template that does not mention one does
+   * not read it, whatever release the tables place it in.
+   */
+  readonly templateOnly?: { readonly keys: readonly string[]; readonly source: string };
 }

@@ -121,7 +121,8 @@ export const ISTIO_RELEASES: ReleaseTable = {
   injectorBuilds: [
     {
       title: 'the standalone sidecar injector',
-      image: '(^|/)sidecar_injector(-rhel\\d+)?[:@]|/sidecar-injector-rhel\\d+[:@]',
+      // Mirrors keep the image's name behind a prefix: rancher/istio-sidecar_injector (Rancher's chart, rancher/rancher#28950).
+      image: '(^|/)(istio-)?sidecar_injector(-rhel\\d+)?[:@]|/sidecar-injector-rhel\\d+[:@]',
       injectorRbac: [],
       source: 'istio/istio@f1860202 manifests/istio-control/istio-autoinject/templates/clusterrole.yaml',
     },
@@ -235,6 +236,16 @@ export const ISTIO_RELEASES: ReleaseTable = {
     },
   ],
   domains: ['sidecar.istio.io', 'istio.io', 'proxy.istio.io', '.sidecar.istio.io'],
+  templateOnly: {
+    keys: [
+      'sidecar.istio.io/proxyCPU',
+      'sidecar.istio.io/proxyCPULimit',
+      'sidecar.istio.io/proxyMemory',
+      'sidecar.istio.io/proxyMemoryLimit',
+    ],
+    source:
+      'istio/istio@ae959de3 (1.5.9) manifests/istio-control/istio-discovery/files/injection-template.yaml (isset .ObjectMeta.Annotations), @86c9f01f manifests/charts/istio-control/istio-discovery/files/injection-template.yaml; no Go file of pkg/kube/inject reads them (1.10.0, 1.20.0, 1.28.0)',
+  },
   keySource:
     'istio/api annotation/annotations.yaml, label/labels.yaml, label/label.go at 1.5.0 @891bf31f, 1.6.0 @2c1705ec, 1.10.0 @c42041d3, 1.16.0 @b9e5d446, 1.24.0 @9397ebf0, 1.28.0 @a5aa715c, 1.30.0 @a283232d and every minor tag between',
   keys: [
