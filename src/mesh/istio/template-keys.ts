@@ -13,11 +13,13 @@
 import type { MeshContext } from '../context.js';
 import { isObj, nameOf } from '../../util/objects.js';
 import { parseYamlObject } from '../config-values.js';
-import { ISTIO_CONFIG } from './data.js';
 
 /** A key of Istio's domain in template text: an optional sub-prefix, then sidecar.istio.io/, proxy.istio.io/ or istio.io/. */
 const KEY =
   /\b(?:[a-z0-9-]{1,63}\.){0,3}(?:sidecar\.istio\.io|proxy\.istio\.io|istio\.io)\/[A-Za-z0-9][A-Za-z0-9._-]{0,62}/g;
+
+/** The injector ConfigMap's name (data.ts ISTIO_CONFIG, which imports the version readers this module serves). */
+const ISTIO_CONFIG = 'istio-sidecar-injector';
 
 /** At most this many keys are kept per ConfigMap. */
 const MAX_KEYS = 256;
