@@ -32,7 +32,8 @@ const RELEASE_ASPECTS: Partial<Record<CheckId, readonly Aspect[]>> = {
   'kubernetes-version-unsupported': ['kubernetes'],
   'proxy-outdated': ['skew'],
   'known-release-bug': ['bugs'],
-  'proxy-cannot-start': ['needs'],
+  'proxy-cannot-start': ['needs', 'bugs'],
+  'admission-rejects-proxy': ['bugs'],
 };
 
 const range = (r: { from: string; to?: string }) =>
