@@ -4,6 +4,7 @@
  * the keys of the mesh's domain that appeared or went away between the covered releases.
  * Run: npx tsx scripts/releases-doc.ts
  */
+import { allBugs } from '../src/mesh/releases.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { PROFILE_LIST } from '../src/mesh/registry.js';
 import { readingText } from '../src/run/release-notes.js';
@@ -66,17 +67,30 @@ for (const p of PROFILE_LIST) {
     '| releases | what differs | source |',
     '|---|---|---|',
     ...rows,
-    ...(t.rows.some((r) => r.bugs?.length)
+    ...(allBugs(t).length
       ? [
           '',
-          'Known bugs (known-release-bug: named when the installed version is in the affected range and the cluster shows the symptom):',
+          'Known bugs (known-release-bug: named when the installed version is in the affected range and the cluster shows the symptom; releases before the tables too):',
           '',
           '| affected | bug | symptom | fixed in | source |',
           '|---|---|---|---|---|',
+          ...allBugs(t).map(
+            (b) =>
+              `| ${b.affected.from === b.affected.to ? b.affected.from : `${b.affected.from} to ${b.affected.to}`} | ${b.id}: ${b.text} | ${b.symptom.on === 'injector' ? 'the injector crash-loops' : b.symptom.on === 'workload' ? `pods refused at creation (\`${b.symptom.message}\`)` : `container \`${b.symptom.container}\` ${b.symptom.shows === 'waiting' ? 'waits' : 'ends'} ${b.symptom.reason}${b.symptom.message ? ` (\`${b.symptom.message}\`)` : ''}${b.symptom.when ? `, ${b.symptom.when}` : ''}`} | ${b.fixedIn} | ${b.source} |`,
+          ),
+        ]
+      : []),
+    ...(t.rows.some((r) => r.needs?.length)
+      ? [
+          '',
+          'Features that need a newer companion image (proxy-cannot-start names them when the injected container fails):',
+          '',
+          '| releases | feature | needs | source |',
+          '|---|---|---|---|',
           ...t.rows.flatMap((r) =>
-            (r.bugs ?? []).map(
-              (b) =>
-                `| ${b.affected.from === b.affected.to ? b.affected.from : `${b.affected.from} to ${b.affected.to}`} | ${b.id}: ${b.text} | ${b.symptom.on === 'injector' ? 'the injector crash-loops' : b.symptom.on === 'workload' ? `pods refused at creation (\`${b.symptom.message}\`)` : `container \`${b.symptom.container}\` waits ${b.symptom.reason} (\`${b.symptom.message}\`)`} | ${b.fixedIn} | ${b.source} |`,
+            (r.needs ?? []).map(
+              (n) =>
+                `| ${r.from === r.to ? r.from : `${r.from} to ${r.to ?? 'newest'}`} | ${n.feature} (\`${n.command}\` in ${n.fails}) | ${n.companion.title} ${n.companion.min} or later (container ${n.companion.container}) | ${n.source} |`,
             ),
           ),
         ]

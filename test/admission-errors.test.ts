@@ -204,4 +204,12 @@ describe('redactAdmissionMessage', () => {
     expect(long.length).toBe(4001);
     expect(redactAdmissionMessage(long, '(redacted)')).toBe(long);
   });
+
+  it('keeps an env variable name (a key, no value): istio/istio#9571 names a label key in it', () => {
+    const m =
+      'Pod "x" is invalid: [spec.containers[1].env[6].name: Invalid value: "ISTIO_META_app.kubernetes.io/name": a valid environment variable name must consist of alphabetic characters, spec.containers[1].env[6].value: Invalid value: "s3cret"]';
+    const r = redactAdmissionMessage(m, '(redacted)');
+    expect(r).toContain('env[6].name: Invalid value: "ISTIO_META_app.kubernetes.io/name"');
+    expect(r).not.toContain('s3cret');
+  });
 });

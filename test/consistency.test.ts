@@ -107,7 +107,7 @@ function check(snap: Snapshot): { violations: string[]; workloads: number } {
       podStates(w).unmeshed.filter(
         (p) =>
           podSpec(p).hostNetwork !== true &&
-          !templateOptOut(mesh, p) &&
+          !templateOptOut(model, mesh, p) &&
           !profileOf(mesh).sidecarless?.meshedWithoutProxy?.(p, ns),
       ).length;
     violations.push(...inconsistencies(e, unmeshed, findings), ...verdictContradictions(e));

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES } from './helpers/fixtures.js';
 import { PROFILE_LIST, profileOf } from '../src/mesh/registry.js';
-import { readingOf, releaseFacts, unknownKey } from '../src/mesh/releases.js';
+import { knownBugs, readingOf, releaseFacts, unknownKey } from '../src/mesh/releases.js';
 import { releaseNotes } from '../src/run/release-notes.js';
 
 const read = (version: string, from = `container x image example/x:${version}`) => ({ version, from });
@@ -204,5 +204,17 @@ describe('releaseFacts', () => {
       nearest: ['config.alpha.linkerd.io/proxy-enable-native-sidecar'],
     });
     expect(unknownKey(t, f.known, f.release, 'config.linkerd.io/frobnicate-widgets')).toMatchObject({ nearest: [] });
+  });
+});
+
+describe('releases older than the tables (issue 31.7)', () => {
+  it('are named once as outside, and their known bugs are still known', () => {
+    const istio = profileOf('istio');
+    expect(releaseFacts(istio, read('1.0.3'))?.outside).toContain('outside the releases');
+    expect(knownBugs(istio, read('1.0.3'), 'workload').map((b) => b.id)).toEqual(['istio/istio#9571']);
+    expect(knownBugs(istio, read('1.0.4'), 'workload')).toEqual([]);
+    const kuma = profileOf('kuma');
+    expect(knownBugs(kuma, read('0.3.2'), 'pod').map((b) => b.id)).toEqual(['kumahq/kuma#561']);
+    expect(knownBugs(kuma, read('0.5.1'), 'pod').map((b) => b.id)).not.toContain('kumahq/kuma#561');
   });
 });

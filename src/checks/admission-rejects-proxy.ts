@@ -101,6 +101,7 @@ import type { Evidence } from './types.js';
 import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 import { APISERVERS, apiservers } from '../facts/apiserver.js';
 import { optInPlugin } from '../k8s/apiserver.js';
+import { bugsShown, BUGS_SHOWN } from '../facts/known-bugs.js';
 
 const MESSAGES = messages({
   'psa-predicted':
@@ -129,6 +130,8 @@ const MESSAGES = messages({
     "The API server's SecurityContextDeny admission plugin refuses every container that sets securityContext.runAsUser, and {mesh}'s injected {containers} set it ({uids}){own}, so {workload} cannot create its pods.",
   unrecognised:
     "{workload}, which {mesh} injects, cannot create its pods: they are refused with a message meshdoctor does not recognise{names}, so which admission layer refuses them, and whether over {mesh}'s containers, is not known: {quote}",
+  'validation-known-bug':
+    "The API server's validation refuses the pods of {workload}: {fields}, a field of a container {whose}{mutating}. This is a known bug of {meshTitle} {version}, {bug}: {text}. Fixed in {meshTitle} {fixedIn}: upgrade to it or later.",
 });
 
 type Said = FindingInput<Evidence, typeof MESSAGES>;
@@ -527,7 +530,7 @@ function policiesOf(hook: string, reason: string): { engine: string; objects: st
 
 export default defineCheck({
   ...meta('admission-rejects-proxy'),
-  facts: [APP_WORKLOADS, DECISIONS, ADMISSION_CHAIN, APISERVERS],
+  facts: [APP_WORKLOADS, DECISIONS, ADMISSION_CHAIN, APISERVERS, BUGS_SHOWN],
   messages: MESSAGES,
   *run(m) {
     const meshes = meshesAllowed(m).filter((x) => m.meshPossible(x));
@@ -1207,6 +1210,41 @@ function validationFinding(
       ],
     };
   }
+  const said = {
+    workload: id,
+    fields,
+    whose: items.every((i) => i.added)
+      ? 'the pod template does not have, added at admission'
+      : `${meshTitle(mesh)} injects`,
+    mutating: mutating.length ? ` (mutating webhooks called: ${mutating.map((l) => l.webhook).join(', ')})` : '',
+  };
+  // A known bug of the injecting release whose refusal this is (the release tables' bugs, src/facts/known-bugs.ts):
+  // the release names the cause, also for a release older than the tables (issue 31.7).
+  const bug = bugsShown(m).find((b) => b.mesh === mesh && b.workload === w && b.bug.symptom.on === 'workload');
+  if (bug)
+    return {
+      ...base,
+      ...say(MESSAGES, 'validation-known-bug', {
+        ...said,
+        meshTitle: p.title,
+        version: bug.version.version,
+        bug: bug.bug.id,
+        text: bug.bug.text,
+        fixedIn: bug.bug.fixedIn,
+      }),
+      evidence: {
+        layer: 'validation',
+        fields: items,
+        templateContainers: count,
+        admissionChain: chainEvidence(chain),
+        events,
+        knownBug: { bug: bug.bug.id, version: bug.version, fixedIn: bug.bug.fixedIn, source: bug.bug.source },
+      },
+      fix: [
+        comment`upgrade the ${p.title} control plane to ${bug.bug.fixedIn} or later, which fixes ${bug.bug.id}`,
+        retry,
+      ],
+    };
   if (items.every((i) => i.by === 'value'))
     // Values the template does not hold (a volume, a mount path): a mutating webhook wrote them at admission.
     return {
@@ -1236,14 +1274,7 @@ function validationFinding(
     };
   return {
     ...base,
-    ...say(MESSAGES, 'validation', {
-      workload: id,
-      fields,
-      whose: items.every((i) => i.added)
-        ? 'the pod template does not have, added at admission'
-        : `${meshTitle(mesh)} injects`,
-      mutating: mutating.length ? ` (mutating webhooks called: ${mutating.map((l) => l.webhook).join(', ')})` : '',
-    }),
+    ...say(MESSAGES, 'validation', said),
     evidence: {
       layer: 'validation',
       fields: items,

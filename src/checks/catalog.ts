@@ -443,6 +443,8 @@ export const CATALOG = {
       "A workload's pod template opts out of a mesh, but the template itself holds that mesh's proxy (injected by hand with the mesh's inject command, or copied from an injected pod): the mesh reads the opt-out only in its injection webhook, which adds nothing to such a pod, so the pods run the proxy whatever the opt-out says.",
     severity: 'warning',
     inputs: [],
+    // The installed release's markers (its injectors, found from their webhooks and namespaces) judge the opt-out.
+    optionalInputs: ['mutatingwebhookconfigurations', 'namespaces'],
   },
   // Issue 31: the proxy's own network path, and the mesh's node agents.
   'proxy-egress-blocked': {

@@ -38,7 +38,7 @@ export default defineCheck({
       if (!states.hostNetwork) continue;
       for (const { mesh } of m.meshes) {
         const decision = m.decision(w, mesh);
-        if (!decision?.intent || templateOptOut(mesh, w.template)) continue; // nobody asks this mesh here
+        if (!decision?.intent || templateOptOut(m, mesh, w.template)) continue; // nobody asks this mesh here
         // A mesh whose injector has no hostNetwork rule injects these pods like any other.
         if (!decision.injector.some((s) => s.kind === 'host-network' && !s.ok)) continue;
         const marker = namespaceMarker(m, mesh, m.namespace(w.namespace));

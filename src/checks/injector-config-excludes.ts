@@ -55,7 +55,7 @@ export default defineCheck({
       if (w.kind === 'Job' && jobFinished(w.obj)) continue; // creates no more pods
       for (const d of m.decisions(w)) {
         if (!d.called || !d.intent) continue; // no webhook called: the selectors are the cause (other checks)
-        if (templateOptOut(d.mesh, w.template)) continue; // a deliberate opt-out: pod-opted-out
+        if (templateOptOut(m, d.mesh, w.template)) continue; // a deliberate opt-out: pod-opted-out
         const step = d.injector.find((s) => !s.ok);
         if (!step?.config) continue; // injected, or refused by a rule that is not configuration
         const { templateFix } = step.config;

@@ -33,6 +33,8 @@ import { APP_WORKLOADS } from '../facts/model.js';
 const UNKNOWN = '{subject} {key}, a key {release} does not know: nothing reads it.';
 const DROPPED = '{subject} {key}, a key {meshTitle} read in {knownIn} but {release} no longer does: nothing reads it.';
 const MESSAGES = messages({
+  'not-in-template':
+    '{subject} {key}, which the injection template of {release} ({from}) does not read: it sets nothing (a template behind the release, or edited).',
   unknown: UNKNOWN,
   'unknown-meant': `${UNKNOWN} It was probably meant as {meant}.`,
   'unknown-nearest': `${UNKNOWN} The nearest keys it knows: {nearest}.`,
@@ -62,11 +64,14 @@ export default defineCheck({
       const release = k.releases.length ? `${p.title} ${k.releases.join(', ')}` : p.title;
       const judge = (key: string) => {
         const u = unknownKey(t, k.known, k.releases.length === 1 ? k.releases[0] : undefined, key);
-        return u && !u.laterOnly ? u : undefined;
+        // A key only the template reads, which the installed template does not mention: named whatever the tables say.
+        return u && (!u.laterOnly || k.template?.lacks.includes(key)) ? u : undefined;
       };
       /** What the finding says: the key, whether an earlier release read it, and the nearest keys the release knows. */
       const sayKey = (subject: string, key: string, u: NonNullable<ReturnType<typeof judge>>) => {
         const base = { subject, key, release };
+        if (k.template?.lacks.includes(key))
+          return say(MESSAGES, 'not-in-template', { ...base, from: k.template.from });
         const meant = u.nearest.length === 1 ? `${u.nearest[0]}${u.does ? ` (${u.does})` : ''}` : undefined;
         const nearest = u.nearest.length > 1 ? u.nearest.join(', ') : undefined;
         if (u.knownIn) {
@@ -90,6 +95,8 @@ export default defineCheck({
         ...(u.does ? { nearestDoes: u.does } : {}),
         ...(u.knownIn ? { knownIn: u.knownIn } : {}),
         keyTable: t.keySource,
+        ...(k.template ? { templates: k.template.from } : {}),
+        ...(k.template?.lacks.includes(key) ? { templateOnly: k.template.source } : {}),
         ...(k.note ? { note: k.note } : {}),
       });
       for (const ns of m.list('namespaces')) {
@@ -131,13 +138,20 @@ export default defineCheck({
               ...sayKey(`${w.kind} ${w.namespace}/${w.name} has pod template ${word}`, key, u),
               resource: w.ref,
               evidence: evidence(key, `pod template ${word}`, value, u),
-              fix: [
-                ...(u.nearest.length === 1
-                  ? setOnTemplate(w, field, u.nearest[0]!, value)
-                  : [comment`no key of ${release} is within two edits of ${key}: remove it, or write the key meant`]),
-                ...removeFromTemplate(w, field, key),
-                ...recreateCommands(w),
-              ],
+              fix: k.template?.lacks.includes(key)
+                ? [
+                    comment`the injection template of ${release} does not read ${key}: bring the template of the injector ConfigMap to the release template, or set the value for every proxy in the install values`,
+                    ...recreateCommands(w),
+                  ]
+                : [
+                    ...(u.nearest.length === 1
+                      ? setOnTemplate(w, field, u.nearest[0]!, value)
+                      : [
+                          comment`no key of ${release} is within two edits of ${key}: remove it, or write the key meant`,
+                        ]),
+                    ...removeFromTemplate(w, field, key),
+                    ...recreateCommands(w),
+                  ],
             };
           }
         }

@@ -79,7 +79,7 @@ export default defineCheck({
         ({ w, s }) =>
           s.unmeshed.length > 0 &&
           !s.hostNetwork &&
-          !m.meshes.some((i) => templateOptOut(i.mesh, w.template)) &&
+          !m.meshes.some((i) => templateOptOut(m, i.mesh, w.template)) &&
           !m.decisions(w).some((d) => d.intent),
       );
       if (unmeshed.length === 0) continue;

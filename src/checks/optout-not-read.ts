@@ -18,7 +18,8 @@
  * without the proxy.
  */
 import { comment } from '../fix/steps.js';
-import { templateOptOut } from '../facts/markers.js';
+import { templateOptOut, templateOptOutUnread } from '../facts/markers.js';
+import { recreateCommands, setOnTemplate } from '../fix/commands.js';
 import { meshesAllowed } from '../facts/siblings.js';
 import { APP_WORKLOADS } from '../facts/model.js';
 import { containers, initContainers, podSpec } from '../k8s/pods.js';
@@ -28,7 +29,17 @@ import { proxyNamesOfAllReleases } from '../mesh/releases.js';
 import { plural, str } from '../util/objects.js';
 import { defineCheck, messages, meta, say } from './define.js';
 
+/** What a finding shows: the opt-out, and the containers the template carries or the release that does not read it. */
+type OptOutEvidence = {
+  optOut: string;
+  templateContainers?: string[];
+  release?: string;
+  releaseReads?: string;
+};
+
 const MESSAGES = messages({
+  'release-does-not-read':
+    '{workload} opts out of {mesh} with pod template {marker}, which {release} does not read (it reads the opt-out as {reads}): {pods} {run} the proxy all the same.',
   'template-carries-proxy':
     "{workload} opts out of {mesh} with pod template {from} {key}={value}, but its pod template itself carries {mesh}'s {containers} (injected by hand with the mesh's inject command, or copied from an injected pod): {mesh} reads the opt-out only in its injection webhook, which adds nothing to a pod that has its proxy already, so {pods} {run} the proxy whatever the opt-out says.",
 });
@@ -43,8 +54,37 @@ export default defineCheck({
       const proxies = proxyNamesOfAllReleases(p);
       const own = injectedNames(p);
       for (const w of m.appWorkloads) {
+        // Today's opt-out that the installed release does not read (issue 31.7): its pods are injected all the same.
+        const unread = templateOptOutUnread(m, mesh, w.template);
+        const injected = unread
+          ? w.pods.filter((pod) => containers(podSpec(pod)).some((c) => proxies.includes(str(c.name) ?? ''))).length
+          : 0;
+        if (unread && injected) {
+          const reads = unread.reads;
+          yield {
+            mesh,
+            ...say(MESSAGES, 'release-does-not-read', {
+              workload: `${w.kind} ${w.namespace}/${w.name}`,
+              mesh: p.title,
+              marker: unread.marker,
+              release: unread.release,
+              reads: `${reads.field === 'labels' ? 'label' : 'annotation'} ${reads.key}=${reads.value}`,
+              pods: plural(injected, 'pod'),
+              run: injected === 1 ? 'runs' : 'run',
+            }),
+            resource: w.ref,
+            affectedPods: injected,
+            evidence: {
+              optOut: unread.marker,
+              release: unread.release,
+              releaseReads: `${reads.key}=${reads.value}`,
+            } as OptOutEvidence,
+            fix: [...setOnTemplate(w, reads.field, reads.key, reads.value), ...recreateCommands(w)],
+          };
+          continue;
+        }
         if (w.kind === 'Pod') continue; // a bare pod's template is the pod: injected or not, it says so itself
-        const out = templateOptOut(mesh, w.template);
+        const out = templateOptOut(m, mesh, w.template);
         if (!out) continue;
         const spec = podSpec(w.template);
         const names = [...initContainers(spec), ...containers(spec)].slice(0, 64).map((c) => str(c.name) ?? '');
@@ -65,7 +105,7 @@ export default defineCheck({
           }),
           resource: w.ref,
           affectedPods: running,
-          evidence: { optOut: `${out.from} ${out.key}=${out.value}`, templateContainers: carried },
+          evidence: { optOut: `${out.from} ${out.key}=${out.value}`, templateContainers: carried } as OptOutEvidence,
           fix: [
             comment`remove ${carried.join(', ')} and the volumes and annotations the inject command added from the pod template of ${w.kind} ${w.namespace}/${w.name}, keeping ${out.key}=${out.value}: apply the manifest without the ${p.title} inject command`,
           ],

@@ -53,7 +53,7 @@ export default defineCheck({
       if (sidecarlessOf(m, w)) continue;
       const found: FindingInput<Evidence, typeof MESSAGES>[] = [];
       for (const { mesh } of m.meshes) {
-        const out = templateOptOut(mesh, w.template);
+        const out = templateOptOut(m, mesh, w.template);
         if (!out) continue;
         // A value the mesh does not read as an opt-out (Istio 1.27+: "no", "off", ...): injection-marker-invalid reports it.
         if (workloadProblems(m, w).some((p) => p.mesh === mesh)) continue;

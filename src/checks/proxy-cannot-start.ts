@@ -78,6 +78,7 @@ import { meshTitle, profileOf } from '../mesh/registry.js';
 import { alteredNativeSidecar, injectedNames, rewrittenInits } from '../mesh/proxy.js';
 import { clusterVersions, CLUSTER_VERSIONS } from '../facts/versions.js';
 import { compareMinor, minorText, NATIVE_SIDECARS_ON } from '../k8s/server.js';
+import { companionShortfalls, type CompanionShortfall } from '../mesh/releases.js';
 import { recreateAll, setOnTemplate } from '../fix/commands.js';
 import { NETWORKS, namedAttachments } from '../k8s/sandbox.js';
 import { parseQuantity } from '../k8s/quantity.js';
@@ -98,6 +99,7 @@ import type { Evidence } from './types.js';
 import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 import { PROXY_PATHS, proxyPaths } from '../facts/proxy-network.js';
 import { proxyConfiguredAt, TRUST_ROOT, trustRootRegenerated } from '../facts/timeline.js';
+import { bugsShown, BUGS_SHOWN } from '../facts/known-bugs.js';
 
 const MESSAGES = messages({
   'cannot-start': "{pods} of {workload} cannot start: {mesh}'s {role} {container} {failure} ({status}): {cause}.",
@@ -795,6 +797,32 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
   if (unrequested) return { ...unrequested, role, status, events };
   const unset = first.kind === 'crash' ? validationCause(m, mesh, first, ctx) : undefined;
   if (unset) return { ...unset, role, status, events };
+  // A known bug of the release that injected it, whose symptom this container shows (the release tables' bugs).
+  const bug = bugsShown(m).find(
+    (b) =>
+      b.mesh === mesh &&
+      b.workload === w &&
+      b.bug.symptom.on === 'pod' &&
+      b.bug.symptom.container === first.container &&
+      b.pods.includes(nameOf(first.pod)),
+  );
+  if (bug)
+    return {
+      cause: `a known bug of ${p.title} ${bug.version.version}, ${bug.bug.id}: ${bug.bug.text} (${bug.seen}); fixed in ${p.title} ${bug.bug.fixedIn}`,
+      evidence: {
+        knownBug: { bug: bug.bug.id, version: bug.version, fixedIn: bug.bug.fixedIn, source: bug.bug.source },
+      },
+      fix: [
+        comment`upgrade the ${p.title} control plane to ${bug.bug.fixedIn} or later, which fixes ${bug.bug.id}`,
+        ...recreateAll([w]),
+      ] as Step[],
+      role,
+      status,
+      events,
+    };
+  // A feature its command uses that the companion image the pod runs is too old for (the release tables' needs).
+  const short = companionShortfalls(p, first.pod, first.container);
+  if (short.length) return { ...companionCause(w, short), role, status, events };
   const needs = p.runtime.initNeeds?.(m, w, first.pod, first.container) ?? [];
   if (needs.length)
     return {
@@ -1007,6 +1035,38 @@ function profileCause(w: Workload, f: Failing, said: string) {
         ? comment`a Localhost seccomp profile must exist on every node under the seccomp directory of the kubelet, /var/lib/kubelet/seccomp, or the pod must use RuntimeDefault: a profile of the app set on the pod applies to the containers of the mesh too, so set it on the app containers instead`
         : comment`the AppArmor profile must be loaded on every node that runs the pod, or the containers of the mesh must run under runtime/default`,
       cmd`kubectl edit ${w.kind.toLowerCase()} ${w.name} -n ${w.namespace}`,
+    ] as Step[],
+  };
+}
+
+/**
+ * The injected container uses a feature (a flag, a subcommand of its command line) that the companion
+ * image the pod runs (consul-k8s 0.x: the Consul binary) is too old for: the release tables' `needs`
+ * (src/mesh/<mesh>/releases.ts), with their source.
+ */
+function companionCause(w: Workload, short: CompanionShortfall[]) {
+  return {
+    cause: short
+      .map(
+        (s) =>
+          `its command uses ${s.need.feature} (${s.need.command}), which ${s.need.companion.title} before ${s.need.companion.min} does not have, and the ${s.need.companion.title} it runs is ${s.companion.version} (${s.companion.from})`,
+      )
+      .join('; '),
+    evidence: {
+      needs: short.map((s) => ({
+        feature: s.need.feature,
+        command: s.need.command,
+        companion: s.companion,
+        needs: `${s.need.companion.title} ${s.need.companion.min}`,
+        source: s.need.source,
+      })),
+    },
+    fix: [
+      ...short.map(
+        (s) =>
+          comment`${s.need.feature} needs ${s.need.companion.title} ${s.need.companion.min} or later: set ${s.need.companion.setting} to such an image, or turn ${s.need.feature} off with ${s.need.off}`,
+      ),
+      ...recreateAll([w]),
     ] as Step[],
   };
 }
@@ -1469,7 +1529,7 @@ function serverDropsNative(m: Model): boolean {
 // Two shapes of evidence: a failing container's, and an altered native sidecar's.
 export default defineCheck<Evidence, typeof MESSAGES>({
   ...meta('proxy-cannot-start'),
-  facts: [APP_WORKLOADS, DECISIONS, CLUSTER_VERSIONS, PROXY_PATHS, TRUST_ROOT],
+  facts: [APP_WORKLOADS, DECISIONS, CLUSTER_VERSIONS, PROXY_PATHS, TRUST_ROOT, BUGS_SHOWN],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {

@@ -101,7 +101,7 @@ export default defineCheck({
       if (sidecarlessOf(m, w)) continue; // meshed without a sidecar, by its labels (sidecarless-not-enrolled watches it)
       for (const mesh of meshesAllowed(m)) {
         if (meshOwnNamespace(m, w.namespace, mesh)) continue; // control planes and never-injected namespaces
-        if (templateOptOut(mesh, w.template)) continue; // a choice: pod-opted-out
+        if (templateOptOut(m, mesh, w.template)) continue; // a choice: pod-opted-out
         if (templateMarkerInvalid(mesh, w.template)) continue; // the injector skips it: injection-marker-invalid
         const nsAsks = namespaceAsks(m, w.namespace, mesh);
         const asks = templateAsks(mesh, w.template);
@@ -110,7 +110,7 @@ export default defineCheck({
         const pods = s.unmeshed.filter(
           (p) =>
             podSpec(p).hostNetwork !== true &&
-            !templateOptOut(mesh, p) && // created from an older template that opted out
+            !templateOptOut(m, mesh, p) && // created from an older template that opted out
             !meshedWithoutProxy(p, m.namespace(w.namespace)) && // a sidecar-less data plane meshes it
             !(asks && !templateAsks(mesh, p)) && // older than the template change that asks: the rollout replaces it
             !replacedByRollout(p, meshedHere),

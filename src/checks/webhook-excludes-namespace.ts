@@ -238,7 +238,7 @@ export default defineCheck({
         const d = m.decision(w, mesh);
         if (!d?.intent) continue;
         if (podStates(w).hostNetwork) continue; // never injected anyway: host-network-pod reports it
-        if (templateOptOut(mesh, w.template)) continue; // a deliberate opt-out: pod-opted-out reports it
+        if (templateOptOut(m, mesh, w.template)) continue; // a deliberate opt-out: pod-opted-out reports it
         if (markerExplains(m, w, mesh)) continue; // injection-marker-invalid reports the cause
         const calls = d.calls.filter((c) => c.rules);
         const ignored = d.injector.find((s) => s.kind === 'system-namespace' && !s.ok)?.detail;

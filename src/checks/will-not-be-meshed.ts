@@ -99,7 +99,7 @@ export default defineCheck({
     if (!m.options.expectMeshed || m.meshes.length === 0) return; // no mesh: nothing to name (see above)
     for (const w of m.manifestWorkloads) {
       if (podStates(w).hostNetwork) continue; // never injected, by design (host-network-pod)
-      if (m.meshes.some((i) => templateOptOut(i.mesh, w.template))) continue; // opted out on purpose
+      if (m.meshes.some((i) => templateOptOut(m, i.mesh, w.template))) continue; // opted out on purpose
       if (sidecarlessOf(m, w)) continue; // meshed without a sidecar (a sidecar-less data plane enrols it by its labels)
       const decisions = m.decisions(w);
       if (decisions.some((d) => d.inject)) continue;

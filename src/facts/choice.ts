@@ -34,7 +34,7 @@ export function meshWouldInject(m: Model, w: Workload, mesh: MeshName): boolean 
   if (!m.meshInstalled(mesh)) return false;
   return (
     templateAsks(mesh, w.template) ||
-    (namespaceMarker(m, mesh, m.namespace(w.namespace)).enabled && !templateOptOut(mesh, w.template))
+    (namespaceMarker(m, mesh, m.namespace(w.namespace)).enabled && !templateOptOut(m, mesh, w.template))
   );
 }
 

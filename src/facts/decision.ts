@@ -6,6 +6,7 @@ import type { MeshName } from '../mesh/names.js';
 import type { Decision, DecisionInput } from '../mesh/profile.js';
 import { profileOf } from '../mesh/registry.js';
 import { installedMarkers } from '../mesh/releases.js';
+import { templateMarker } from '../mesh/marker-table.js';
 import { evalWebhook, matchConditionExpression, type MeshWebhook, type WebhookCall } from '../mesh/webhooks.js';
 import type { CelRequest } from '../k8s/cel.js';
 import { printable } from '../util/errors.js';
@@ -62,8 +63,15 @@ export function decide(m: MeshContext, mesh: MeshName, webhooks: MeshWebhook[], 
   const called = calls.some((c) => c.called);
   const injector = p.injector.decide(m, input);
   // A webhook that injects unmarked pods (Istio's enableNamespacesByDefault) asks for them itself.
+  // A pod template whose own marker reads "inject" asks explicitly, wherever a webhook of the mesh is called for
+  // it: whatever label let the webhook take the namespace (OpenShift Service Mesh's member roll label
+  // maistra.io/member-of, with the policy disabled), the owner asked (issue 31.8, who asks).
+  const hit = templateMarker(p.markers, given.template);
+  const explicit = called && !!hit && hit.k.read(hit.value) === true;
   const intent =
-    p.markers.intent(input, m) || calls.some((c) => c.called && !!p.controlPlane.webhooks.injectsUnmarked?.(c.webhook));
+    explicit ||
+    p.markers.intent(input, m) ||
+    calls.some((c) => c.called && !!p.controlPlane.webhooks.injectsUnmarked?.(c.webhook));
   const unknown = injector.find((s) => s.unknown)?.detail ?? conditionsUnknown(calls);
   return {
     mesh,

@@ -11,12 +11,12 @@ import { defineFact } from '../k8s/fact.js';
 import { podHealth } from '../k8s/health.js';
 import { containers, initContainers, isActive, podSpec } from '../k8s/pods.js';
 import type { K8sObject } from '../util/types.js';
-import { arr, isObj, nameOf, str } from '../util/objects.js';
+import { arr, isObj, labelsOf, nameOf, str } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
 import type { VersionRead } from '../mesh/profile.js';
 import type { KnownBug } from '../mesh/release-table.js';
 import { profileOf } from '../mesh/registry.js';
-import { knownBugs } from '../mesh/releases.js';
+import { allBugs, knownBugs } from '../mesh/releases.js';
 import { containerVersion } from '../mesh/versions.js';
 import { injectedNames } from '../mesh/proxy.js';
 import { podsCarrying } from './pods.js';
@@ -66,6 +66,30 @@ function terminatedWith(pod: K8sObject, s: Extract<KnownBug['symptom'], { shows:
       return `container ${s.container} terminated: ${reason || 'no reason'}${t.exitCode !== undefined ? ` (exit code ${String(t.exitCode)})` : ''}${message ? `: ${message}` : ''}`;
   }
   return undefined;
+}
+
+/**
+ * What the cluster shows of a bug's trigger for the pod, as text to add to what it shows (undefined:
+ * not shown): `headless-service`, the Services of its namespace with clusterIP None selecting it.
+ */
+function triggered(m: Model, pod: K8sObject, when: 'headless-service'): string | undefined {
+  const ns = str(pod.metadata?.namespace) ?? '';
+  if (when !== 'headless-service' || !m.readIn('services', ns)) return undefined;
+  const labels = labelsOf(pod);
+  const headless = m
+    .inNamespace('services', ns)
+    .filter((s) => {
+      const spec = isObj(s.spec) ? s.spec : {};
+      const sel = isObj(spec.selector) ? (spec.selector as Record<string, unknown>) : {};
+      const keys = Object.keys(sel).slice(0, 64);
+      return spec.clusterIP === 'None' && keys.length > 0 && keys.every((k) => labels[k] === sel[k]);
+    })
+    .map(nameOf)
+    .sort()
+    .slice(0, 8);
+  return headless.length
+    ? `; headless Service ${headless.map((n) => `${ns}/${n}`).join(', ')} (clusterIP: None) selects it`
+    : undefined;
 }
 
 /** What a pod shows of a pod symptom, quoted; undefined: not shown. */
@@ -164,7 +188,7 @@ export const BUGS_SHOWN = defineFact({
     const out: BugShown[] = [];
     for (const { mesh } of m.meshes) {
       const p = profileOf(mesh);
-      if (!p.versions?.releases?.rows.some((r) => r.bugs?.length)) continue;
+      if (!allBugs(p.versions?.releases).length || !p.versions) continue;
       // The injector's own pods crash-loop.
       for (const inj of injectors(m, mesh)) {
         if (!inj.deployment) continue;
@@ -192,10 +216,8 @@ export const BUGS_SHOWN = defineFact({
       // An injected container of a pod, judged by the proxy version the pod runs (what injected it).
       const versionFrom = [
         ...new Set(
-          p.versions.releases.rows.flatMap((r) =>
-            (r.bugs ?? []).flatMap((b) =>
-              b.symptom.on === 'pod' && b.symptom.versionFrom ? [b.symptom.versionFrom] : [],
-            ),
+          allBugs(p.versions.releases).flatMap((b) =>
+            b.symptom.on === 'pod' && b.symptom.versionFrom ? [b.symptom.versionFrom] : [],
           ),
         ),
       ];
@@ -217,8 +239,10 @@ export const BUGS_SHOWN = defineFact({
               .map((bug) => ({ bug, read })),
           );
           for (const { bug, read } of bugs) {
-            const seen = bug.symptom.on === 'pod' ? podShows(pod, bug.symptom) : undefined;
-            if (!seen || !read) continue;
+            const shows = bug.symptom.on === 'pod' ? podShows(pod, bug.symptom) : undefined;
+            const trigger = bug.symptom.on === 'pod' && bug.symptom.when ? triggered(m, pod, bug.symptom.when) : '';
+            if (!shows || !read || trigger === undefined) continue;
+            const seen = `${shows}${trigger}`;
             const h = hits.get(bug.id) ?? { bug, version: read, pods: [], seen };
             h.pods.push(nameOf(pod));
             hits.set(bug.id, h);

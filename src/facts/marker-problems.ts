@@ -174,7 +174,7 @@ const NAMESPACE_PROBLEMS = defineFactFamily({
       const waiting = () =>
         inNs.filter((w) => {
           const s = podStates(w);
-          return s.unmeshed.length > 0 && !s.hostNetwork && !templateOptOut(p.name, w.template);
+          return s.unmeshed.length > 0 && !s.hostNetwork && !templateOptOut(m, p.name, w.template);
         });
       const c: NamespaceProblemContext = { ns, obj, labels, annotations, set, unset, workloads: inNs, waiting };
       for (const d of [...p.markers.rules.namespace(m, c).map(fromProfile), ...tableNamespaceProblems(m, p, c)]) {
@@ -425,7 +425,7 @@ function removeNamespaceMarker(m: Model, ns: string, mesh: MeshName): Step[] {
     return [
       ...m
         .appWorkloadsIn(ns)
-        .filter((w) => !templateOptOut(mesh, w.template) && !templateAsking(mesh, w.template))
+        .filter((w) => !templateOptOut(m, mesh, w.template) && !templateAsking(mesh, w.template))
         .flatMap((w) => setOnTemplate(w, o.field, o.key, o.value)),
       ...(p.markers.namespaceSettingOff?.(m, ns) ?? []),
     ];
@@ -599,7 +599,7 @@ function bothAskedForWorkload(m: Model, w: Workload): Problem[] {
   const choice = chooseMesh(m, w.namespace, [w], asked);
   const optOuts = (keep: MeshName) =>
     asked
-      .filter((x) => x !== keep && !templateOptOut(x, w.template))
+      .filter((x) => x !== keep && !templateOptOut(m, x, w.template))
       .flatMap((x) => {
         const o = optOutMarker(x);
         return setOnTemplate(w, o.field, o.key, o.value);
@@ -659,7 +659,7 @@ function oneMeshForWorkload(m: Model, w: Workload, problems: Problem[]): Problem
   /** The pod template opts out of the meshes not chosen that would inject it. */
   const optOuts = (keep: MeshName) =>
     others
-      .filter((x) => x !== keep && !templateOptOut(x, w.template))
+      .filter((x) => x !== keep && !templateOptOut(m, x, w.template))
       .flatMap((x) => {
         const o = optOutMarker(x);
         return setOnTemplate(w, o.field, o.key, o.value);

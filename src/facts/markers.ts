@@ -91,9 +91,16 @@ export function enableMarker(mesh: MeshName, ns: string, webhooks: MeshWebhook[]
 /** The pod template marker that opts out of this mesh. */
 export const optOutMarker = (mesh: MeshName) => markersOf(mesh).optOut;
 
-/** The pod template opts out of this mesh explicitly. */
-export const templateOptOut = (mesh: MeshName, template: Template | undefined) =>
-  table.templateOptOut(markersOf(mesh), template);
+/**
+ * The marker table the installed release reads: its release row's markers where they are not today's
+ * (Kuma 1.0 to 1.4: the annotation only), else today's (issue 31.7: old releases are not judged by
+ * today's rules).
+ */
+const installedTable = (m: Model, mesh: MeshName): table.MarkerTable => releaseTable(m, mesh)?.t ?? markersOf(mesh);
+
+/** The pod template opts out of this mesh explicitly, as the installed release reads its markers. */
+export const templateOptOut = (m: Model, mesh: MeshName, template: Template | undefined) =>
+  table.templateOptOut(installedTable(m, mesh), template);
 
 /** The pod template asks this mesh itself, whatever its namespace says. */
 export const templateAsks = (mesh: MeshName, template: Template | undefined): boolean =>
@@ -111,9 +118,25 @@ export const templateMarkerInvalid = (mesh: MeshName, template: Template | undef
 export const namespaceMarkerKeys = (mesh: MeshName, ns: K8sObject | undefined) =>
   table.namespaceMarkerKeys(markersOf(mesh), ns);
 
-/** The namespace's own marker enabling this mesh. */
-export const namespaceEnabling = (mesh: MeshName, ns: K8sObject | undefined): Marker | undefined =>
-  table.namespaceEnabling(markersOf(mesh), ns);
+/**
+ * Today's opt-out on a pod template that the installed release does not read (a Kuma 1.0 template
+ * with the label: that release reads the annotation only), with the release and the opt-out it reads:
+ * undefined when the installed release reads today's markers, or the template does not opt out.
+ */
+export function templateOptOutUnread(
+  m: Model,
+  mesh: MeshName,
+  template: Template | undefined,
+): { marker: string; release: string; reads: ReleaseMarkers['optOut'] } | undefined {
+  const r = releaseTable(m, mesh);
+  const today = r ? table.templateOptOut(markersOf(mesh), template) : undefined;
+  if (!r || !today || table.templateOptOut(r.t, template)) return undefined;
+  return { marker: `${today.from} ${today.key}=${today.value}`, release: r.release, reads: r.markers.optOut };
+}
+
+/** The namespace's own marker enabling this mesh, as the installed release reads its markers. */
+export const namespaceEnabling = (m: Model, mesh: MeshName, ns: K8sObject | undefined): Marker | undefined =>
+  table.namespaceEnabling(installedTable(m, mesh), ns);
 
 /** The pod template's own marker enabling this mesh. */
 export const templateEnabling = (mesh: MeshName, template: Template | undefined): Marker | undefined =>

@@ -62,13 +62,13 @@ function computeMissingProxy(m: Model, w: Workload, mesh: MeshName): MissingProx
   const pods = podStates(w).unmeshed.filter(
     (p) =>
       podSpec(p).hostNetwork !== true &&
-      !templateOptOut(mesh, p) &&
+      !templateOptOut(m, mesh, p) &&
       !meshedWithoutProxy(p, ns) &&
       // injected, then a later admission layer removed the proxy: proxy-removed reports it
       !removedFromPod(p, mesh)?.missing.includes(profileOf(mesh).containers.proxy),
   );
   if (pods.length === 0) return undefined;
-  const markers = enablingMarkers(mesh, m.namespace(w.namespace), w);
+  const markers = enablingMarkers(m, mesh, m.namespace(w.namespace), w);
   const since = enabledSince(markers);
   // One pass, each pod's date parsed once and only when there is a time to compare it with.
   const predating: K8sObject[] = [];
@@ -106,9 +106,9 @@ const field = (obj: { metadata?: unknown } | undefined, prefix: string[], f: Fie
  * pod template's), each dated: the namespace's from the Namespace, a template's from its
  * controller (fieldsV1 under the template path), a bare pod's from the pod itself.
  */
-function enablingMarkers(mesh: MeshName, ns: K8sObject | undefined, w: Workload): DatedMarker[] {
+function enablingMarkers(m: Model, mesh: MeshName, ns: K8sObject | undefined, w: Workload): DatedMarker[] {
   const out: DatedMarker[] = [];
-  const n = namespaceEnabling(mesh, ns);
+  const n = namespaceEnabling(m, mesh, ns);
   if (n) {
     const setAt = field(ns, [], n.f, n.key);
     out.push({

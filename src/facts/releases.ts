@@ -96,11 +96,9 @@ export function someReleaseReads(m: Model, mesh: MeshName, key: { field: string;
 export const KNOWN_KEYS = defineFactFamily({
   id: 'known-keys',
   inputs: [...INJECTOR_INPUTS, 'configmaps'],
-  compute: (
-    m: Model,
-    mesh: MeshName,
-  ): { facts: ReleaseFacts[]; known: ReadonlySet<string>; releases: string[]; note?: string } | undefined => {
-    const t = profileOf(mesh).versions?.releases;
+  compute: (m: Model, mesh: MeshName): KnownKeys | undefined => {
+    const p = profileOf(mesh);
+    const t = p.versions?.releases;
     if (!t) return undefined;
     const rs = injectorReleases(m, mesh);
     const facts = rs.flatMap((r) => (r.facts ? [r.facts] : []));
@@ -108,7 +106,12 @@ export const KNOWN_KEYS = defineFactFamily({
     const unread = rs.length === 0 || rs.some((r) => !r.facts);
     const outside = facts.find((f) => f.outside);
     const all = !placed.length || unread || outside !== undefined;
-    const known = all ? new Set(t.keys.map((k) => k.key)) : new Set(placed.flatMap((f) => [...f.known]));
+    const tabled = all ? new Set(t.keys.map((k) => k.key)) : new Set(placed.flatMap((f) => [...f.known]));
+    // The installed injection templates, where the profile reads them: a key they mention is read, a
+    // template-only key they do not mention is not, whatever the tables say (they trail the code).
+    const tk = p.versions?.templateKeys?.(m);
+    const lacks = tk ? (t.templateOnly?.keys ?? []).filter((k) => !tk.keys.has(k)) : [];
+    const known = tk ? new Set([...tabled, ...tk.keys].filter((k) => !lacks.includes(k))) : tabled;
     const note = outside
       ? outside.outside
       : unread
@@ -119,9 +122,20 @@ export const KNOWN_KEYS = defineFactFamily({
       known,
       releases: [...new Set(placed.map((f) => f.release!))],
       ...(note ? { note } : {}),
+      ...(tk ? { template: { from: tk.from, lacks, source: t.templateOnly?.source ?? '' } } : {}),
     };
   },
 });
+
+/** What the installed release knows of its domain's keys (KNOWN_KEYS). */
+interface KnownKeys {
+  facts: ReleaseFacts[];
+  known: ReadonlySet<string>;
+  releases: string[];
+  note?: string;
+  /** The installed injection templates read (the profile's templateKeys): the template-only keys they do not read. */
+  template?: { from: string; lacks: readonly string[]; source: string };
+}
 
 /**
  * The keys of a mesh's domain its installed release knows, for judging keys nobody reads
@@ -129,10 +143,7 @@ export const KNOWN_KEYS = defineFactFamily({
  * release names, and a note when some injector's version was not read or is outside the tables
  * (then every release's keys count as known: only keys no release knows are named).
  */
-export function knownKeys(
-  m: Model,
-  mesh: MeshName,
-): { facts: ReleaseFacts[]; known: ReadonlySet<string>; releases: string[]; note?: string } | undefined {
+export function knownKeys(m: Model, mesh: MeshName): KnownKeys | undefined {
   const t = profileOf(mesh).versions?.releases;
   if (!t) return undefined;
   return m.fact(KNOWN_KEYS, mesh);

@@ -44,13 +44,13 @@ export function workloadStates(m: Model): StateCount[] {
 
 function stateOf(m: Model, w: Model['appWorkloads'][number]): { mesh: MeshName | 'none'; state: WorkloadState } {
   const pods = podStates(w);
-  const asked = m.decisions(w).find((d) => d.intent && !templateOptOut(d.mesh, w.template));
+  const asked = m.decisions(w).find((d) => d.intent && !templateOptOut(m, d.mesh, w.template));
   if (!pods.active.length) return { mesh: asked?.mesh ?? 'none', state: 'no_pods' };
   const sidecarless = sidecarlessOf(m, w);
   if (sidecarless) return { mesh: sidecarless.mesh, state: 'meshed' };
   if (!pods.unmeshed.length) return { mesh: [...pods.meshed.keys()].sort(cmp)[0] ?? 'none', state: 'meshed' };
   if (asked) return { mesh: asked.mesh, state: 'unmeshed' };
-  const out = m.meshes.find((x) => templateOptOut(x.mesh, w.template));
+  const out = m.meshes.find((x) => templateOptOut(m, x.mesh, w.template));
   if (out) return { mesh: out.mesh, state: 'opted_out' };
   return { mesh: 'none', state: 'not_asked' };
 }

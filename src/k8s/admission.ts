@@ -137,7 +137,7 @@ export function parseAdmissionError(message: string): AdmissionError | undefined
 /**
  * A pod-creation failure message as snapshots keep it: whole up to 4000 characters, with the
  * values an "is invalid" message quotes for fields that may hold secrets (env, args, command,
- * annotations, data, probes and hooks) replaced: `spec.containers[0].env[0].value: Invalid value:
+ * annotations, data, probes and hooks; an env variable's name is kept) replaced: `spec.containers[0].env[0].value: Invalid value:
  * "(redacted)"`. Values of other fields (a restartPolicy, a capability, a UID) stay: checks read them.
  */
 export function redactAdmissionMessage(message: string, redacted: string): string {
@@ -148,6 +148,8 @@ export function redactAdmissionMessage(message: string, redacted: string): strin
   return cut.replace(
     /([A-Za-z0-9_.[\]{}/'-]{1,512}): ((?:Invalid|Unsupported|Duplicate) value): ("(?:[^"\\]|\\.){0,4000}"|[^:,\s]{1,4000})/g,
     (all, path: string, what: string) =>
+      // An env variable's name is a key, no value: kept (istio/istio#9571, an env name made of a label key).
+      !/\.env\[\d{1,4}\]\.name$/.test(path) &&
       /(?:^|[.\]])(?:env|envFrom|args|command|annotations|labels|data|stringData|binaryData|value|lifecycle|exec|httpGet|livenessProbe|readinessProbe|startupProbe)(?:[.[]|$)/.test(
         path,
       )

@@ -9,6 +9,7 @@ import { keeper, type KeepPolicy } from '../cluster/sanitize.js';
 import { POD_EVENTS_READ, PROBE_FAILED, PROBE_KILLED } from '../k8s/events.js';
 import { injectedNames } from './proxy.js';
 import { PROFILE_LIST } from './registry.js';
+import { allBugs } from './releases.js';
 import { ADMISSION_WORDS } from '../k8s/apiserver.js';
 import { SANDBOX_REASON, sandboxMessageShape } from '../k8s/sandbox.js';
 import { CNI_BIN_VOLUME } from './cni-install.js';
@@ -19,9 +20,7 @@ const INJECTED = [...new Set(PROFILE_LIST.flatMap(injectedNames))];
 
 /** The containers a known bug's symptom names (a helper container some releases inject, as Linkerd 2.12's noop): their statuses too. */
 const BUG_CONTAINERS = PROFILE_LIST.flatMap((p) =>
-  (p.versions?.releases?.rows ?? []).flatMap((r) =>
-    (r.bugs ?? []).flatMap((b) => (b.symptom.shows === 'waiting' ? [b.symptom.container] : [])),
-  ),
+  allBugs(p.versions?.releases).flatMap((b) => (b.symptom.shows === 'waiting' ? [b.symptom.container] : [])),
 );
 
 /** The sandbox failures kept: those naming a mesh's CNI plugin or attachment. */
@@ -36,6 +35,12 @@ const KEEP_POLICY: KeepPolicy = {
   words: [
     ...PROFILE_LIST.flatMap((p) => [...p.jobs.shutdownWords, ...(p.controlPlane.reads.args ?? [])]),
     ...ADMISSION_WORDS,
+    // The flags and subcommands of the release tables' companion needs (proxy-cannot-start).
+    ...PROFILE_LIST.flatMap((p) =>
+      (p.versions?.releases?.rows ?? []).flatMap((r) =>
+        (r.needs ?? []).map((n) => n.command.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+      ),
+    ),
   ],
   configMap: (name) => {
     for (const p of PROFILE_LIST) {

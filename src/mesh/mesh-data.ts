@@ -228,7 +228,10 @@ export interface MeshBehaviour {
   readonly markerRules?: P['markers']['rules'];
   /** 4. How versions are read; default: the injector container's and the proxy container's image tags, ordered as x.y.z. */
   readonly version?: Partial<
-    Pick<NonNullable<P['versions']>, 'release' | 'compare' | 'controlPlane' | 'injects' | 'proxy' | 'servers'>
+    Pick<
+      NonNullable<P['versions']>,
+      'release' | 'compare' | 'controlPlane' | 'injects' | 'proxy' | 'servers' | 'templateKeys'
+    >
   >;
   /** 5. The proxy resources of a workload's next pod; default: the observed proxy, else the template's annotations. */
   readonly resources?: P['proxy']['resources']['of'];

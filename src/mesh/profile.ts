@@ -756,6 +756,11 @@ interface Versions {
   /** Its releases as data (src/mesh/<mesh>/releases.ts), read through releaseFacts (src/mesh/releases.ts). */
   readonly releases?: ReleaseTable;
   /**
+   * The keys of its domain the installed injection templates read (Istio's ConfigMap templates), with
+   * the objects read; undefined where no template was read (issue 31.6: the tables trail the code).
+   */
+  templateKeys?(m: MeshContext): { keys: ReadonlySet<string>; from: string } | undefined;
+  /**
    * Servers the control plane depends on, run apart from it (Consul's): the version they run, read
    * from the cluster, and the server releases the control plane's release is compatible with, per
    * the mesh's own compatibility table; undefined where either is not read or not in the table.

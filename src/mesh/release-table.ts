@@ -41,6 +41,12 @@ export interface InjectedNames {
  * injected container of a pod (by name) waits with a reason whose message says this text, or a
  * workload's pods are refused at creation.
  */
+/**
+ * What the cluster shows that triggers a pod's bug, beside its symptom (undefined: nothing more):
+ * `headless-service`, a Service of the pod's namespace with clusterIP None selects the pod.
+ */
+type BugTrigger = 'headless-service';
+
 type BugSymptom =
   | {
       readonly on: 'injector';
@@ -57,6 +63,7 @@ type BugSymptom =
       readonly message: string;
       /** The container of the pod whose image tag is the injecting release (undefined: the profile's proxy version). */
       readonly versionFrom?: string;
+      readonly when?: BugTrigger;
     }
   /**
    * An injected container of a pod (by name) ended (now or last) with this reason, or with a
@@ -71,6 +78,7 @@ type BugSymptom =
       readonly message?: string;
       /** The container of the pod whose image tag is the injecting release (undefined: the profile's proxy version). */
       readonly versionFrom?: string;
+      readonly when?: BugTrigger;
     }
   /**
    * The API server refuses a workload's pods (FailedCreate) with a message that says this text,
@@ -109,6 +117,36 @@ export interface KnownBug {
   readonly fixedIn: string;
   readonly symptom: BugSymptom;
   /** The fix commit and the tag it shipped in. */
+  readonly source: string;
+}
+
+/**
+ * A feature of the injecting release that needs a newer companion than the one the pod runs
+ * (issue 31.7, skew): consul-k8s 0.x has the Consul binary of the image it was configured with
+ * run flags and commands that Consul release does not have. Judged on a pod: its container
+ * `fails` runs a command line holding `command` (the feature's flag or subcommand, as the
+ * injector wrote it), the companion's container runs an image of `companion.image` whose tag is
+ * older than `companion.min` (as x.y.z), and `fails` is failing.
+ */
+export interface CompanionNeed {
+  /** The feature, in words ("metrics merging"). */
+  readonly feature: string;
+  /** The fragment of the failing container's command or args that uses it (a flag, a subcommand). */
+  readonly command: string;
+  readonly companion: {
+    readonly title: string;
+    readonly container: string;
+    /** The companion's image (regular expression source): another image in that container is not judged. */
+    readonly image: string;
+    readonly min: string;
+    /** Where the install sets the companion's image (a Helm value), for the fix. */
+    readonly setting: string;
+  };
+  /** The injected container that fails when the companion is too old. */
+  readonly fails: string;
+  /** What turns the feature off, for the fix (a pod annotation, a Helm value). */
+  readonly off: string;
+  /** The mesh's source and docs that say so (file and tag). */
   readonly source: string;
 }
 
@@ -158,6 +196,8 @@ export interface ReleaseRow {
    */
   readonly injectorRbacNames?: { readonly clusterRole: string; readonly clusterRoleBinding: string };
   readonly bugs?: readonly KnownBug[];
+  /** Features these releases inject that need a newer companion image (CompanionNeed). */
+  readonly needs?: readonly CompanionNeed[];
 }
 
 /**
@@ -224,9 +264,21 @@ export interface ReleaseTable {
   readonly distributions?: readonly Distribution[];
   readonly injectorBuilds?: readonly InjectorBuild[];
   readonly rows: readonly ReleaseRow[];
+  /**
+   * Known bugs of releases older than the first of `order` (issue 31.7): the tables judge no rule
+   * of those releases, but a bug whose versions and symptom are known names its cause on them
+   * (a release outside the tables says so once, and what can be said is said).
+   */
+  readonly olderBugs?: readonly KnownBug[];
   /** The annotation and label prefixes of the mesh's domain (issue 31.6). */
   readonly domains: readonly string[];
   readonly keys: readonly KnownKey[];
   /** The files and tags the key table was read from. */
   readonly keySource: string;
+  /**
+   * Keys only the injection template reads (no code of the injector does), where the profile reads the
+   * installed templates (`versions.templateKeys`): an installed template that does not mention one does
+   * not read it, whatever release the tables place it in.
+   */
+  readonly templateOnly?: { readonly keys: readonly string[]; readonly source: string };
 }

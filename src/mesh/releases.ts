@@ -8,6 +8,7 @@
  */
 import type { MeshProfile, VersionRead } from './profile.js';
 import type {
+  CompanionNeed,
   InjectedNames,
   InjectorPermission,
   KnownBug,
@@ -18,10 +19,11 @@ import type {
   ValueReading,
 } from './release-table.js';
 import { similar } from '../util/suggest.js';
-import { nameOf } from '../util/objects.js';
+import { nameOf, str } from '../util/objects.js';
+import type { K8sObject } from '../util/types.js';
 import { defineFactFamily } from '../k8s/fact.js';
 import type { MeshContext } from './context.js';
-import { semver } from './versions.js';
+import { compareSemver, containerVersion, podContainer, semver } from './versions.js';
 
 /** What the installed release is, as the tables place it. */
 export interface ReleaseFacts {
@@ -316,6 +318,12 @@ export function knownBugs(p: MeshProfile, read: VersionRead | undefined, on: Kno
   return [...bugs];
 }
 
+/** Every known bug of a table: its rows' and those of the releases before it (`olderBugs`). */
+export const allBugs = (t: ReleaseTable | undefined): KnownBug[] => [
+  ...(t?.olderBugs ?? []),
+  ...(t?.rows ?? []).flatMap((r) => r.bugs ?? []),
+];
+
 const BUGS_MEMO = 1024;
 const bugsMemo = new WeakMap<MeshProfile, Map<string, readonly KnownBug[]>>();
 
@@ -325,14 +333,12 @@ function bugsOf(p: MeshProfile, read: VersionRead, on: KnownBug['symptom']['on']
   if (!t || !v) return [];
   const image = /(?:image|runs) (\S+)/.exec(read.from)?.[1];
   if (image && t.distributions?.some((d) => new RegExp(d.image).test(image))) return [];
-  return t.rows
-    .flatMap((r) => r.bugs ?? [])
-    .filter((b) => {
-      if (b.symptom.on !== on) return false;
-      const lo = v.compare(read.version, b.affected.from);
-      const hi = v.compare(read.version, b.affected.to);
-      return lo !== undefined && hi !== undefined && lo >= 0 && hi <= 0;
-    });
+  return allBugs(t).filter((b) => {
+    if (b.symptom.on !== on) return false;
+    const lo = v.compare(read.version, b.affected.from);
+    const hi = v.compare(read.version, b.affected.to);
+    return lo !== undefined && hi !== undefined && lo >= 0 && hi <= 0;
+  });
 }
 
 /**
@@ -388,4 +394,41 @@ export function installedMarkers(
   if (!first?.markers || !first.release) return undefined;
   if (!facts.every((f) => f?.markers === first.markers)) return undefined;
   return { markers: first.markers, release: `${p.title} ${first.release}` };
+}
+
+/** A feature the injected container uses that the companion image the pod runs is too old for (CompanionNeed). */
+export interface CompanionShortfall {
+  readonly need: CompanionNeed;
+  /** The companion's version, as read (its container and image). */
+  readonly companion: VersionRead;
+}
+
+/** The words of a container's command and args, joined (bounded). */
+const commandLine = (c: Record<string, any> | undefined): string =>
+  [...(Array.isArray(c?.command) ? c.command : []), ...(Array.isArray(c?.args) ? c.args : [])]
+    .slice(0, 64)
+    .filter((x): x is string => typeof x === 'string')
+    .join(' ')
+    .slice(0, 65536);
+
+/**
+ * The features the failing injected container `failing` of `pod` uses (its command line holds
+ * the rows' `needs` fragment) while the companion image the pod runs is older than they need.
+ * None where the companion's version is not read, not x.y.z, or its image is another one.
+ */
+export function companionShortfalls(p: MeshProfile, pod: K8sObject, failing: string): CompanionShortfall[] {
+  const needs = (p.versions?.releases?.rows ?? []).flatMap((r) => r.needs ?? []).filter((n) => n.fails === failing);
+  if (!needs.length) return [];
+  const line = commandLine(podContainer(pod, failing));
+  const out: CompanionShortfall[] = [];
+  for (const need of needs) {
+    if (!line.includes(need.command)) continue;
+    const c = podContainer(pod, need.companion.container);
+    if (!new RegExp(need.companion.image).test(str(c?.image) ?? '')) continue;
+    const companion = containerVersion(c, `container ${need.companion.container}`);
+    const order = companion ? compareSemver(companion.version, need.companion.min) : undefined;
+    if (!companion || order === undefined || order >= 0) continue;
+    out.push({ need, companion });
+  }
+  return out;
 }

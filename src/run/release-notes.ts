@@ -8,9 +8,10 @@
 import type { CheckId } from '../checks/catalog.js';
 import type { MeshProfile } from '../mesh/profile.js';
 import type { ValueReading } from '../mesh/release-table.js';
+import { allBugs } from '../mesh/releases.js';
 
 /** The parts of a release table a check's rule reads (src/mesh/release-table.ts, profile.ts Versions). */
-type Aspect = 'reads' | 'parses' | 'containers' | 'injectorRbac' | 'keys' | 'kubernetes' | 'skew' | 'bugs';
+type Aspect = 'reads' | 'parses' | 'containers' | 'injectorRbac' | 'keys' | 'kubernetes' | 'skew' | 'bugs' | 'needs';
 
 /**
  * The checks whose rule differs by release, and what of the table they read: the marker keys an
@@ -31,6 +32,8 @@ const RELEASE_ASPECTS: Partial<Record<CheckId, readonly Aspect[]>> = {
   'kubernetes-version-unsupported': ['kubernetes'],
   'proxy-outdated': ['skew'],
   'known-release-bug': ['bugs'],
+  'proxy-cannot-start': ['needs', 'bugs'],
+  'admission-rejects-proxy': ['bugs'],
 };
 
 const range = (r: { from: string; to?: string }) =>
@@ -113,10 +116,15 @@ function aspectLines(p: MeshProfile, a: Aspect): string[] {
     case 'skew':
       return v?.skew ? [`${v.skew.text} (${v.skew.source})`] : [];
     case 'bugs':
+      return allBugs(t).map(
+        (b) =>
+          `${b.affected.from === b.affected.to ? b.affected.from : `${b.affected.from} to ${b.affected.to}`}: ${b.id}, ${b.text}; fixed in ${b.fixedIn} (${b.source})`,
+      );
+    case 'needs':
       return (t?.rows ?? []).flatMap((r) =>
-        (r.bugs ?? []).map(
-          (b) =>
-            `${b.affected.from === b.affected.to ? b.affected.from : `${b.affected.from} to ${b.affected.to}`}: ${b.id}, ${b.text}; fixed in ${b.fixedIn} (${b.source})`,
+        (r.needs ?? []).map(
+          (n) =>
+            `${range(r)}: ${n.feature} (${n.command} in ${n.fails}) needs ${n.companion.title} ${n.companion.min} or later (${n.source})`,
         ),
       );
   }

@@ -18,6 +18,9 @@ checkCases('known-release-bug', {
     { fixtures: 'fires-kuma-2.8-validation-restricted.yaml', findings: ['Deployment payments/checkout'] },
     { fixtures: 'fires-consul-0.2-default-annotations.yaml', findings: ['Deployment web/frontend'] },
     { fixtures: 'fires-consul-0.16-init-oomkilled.yaml', findings: ['Deployment api/apiserver'] },
+    // A release older than the tables (Istio 1.0.3, olderBugs): its known bug is still named.
+    { fixtures: 'fires-istio-1.5-release-1.0.3-label-env-name.yaml', findings: ['StatefulSet web/nginx'] },
+    { fixtures: 'fires-kuma-1.x-0.4-headless-service.yaml', findings: ['StatefulSet orders/zk'] },
   ],
   silent: [
     { fixtures: 'ok-istio-istiod-152-crash.yaml' },
@@ -33,6 +36,8 @@ checkCases('known-release-bug', {
     { fixtures: 'ok-kuma-2.9-validation-restricted.yaml' },
     { fixtures: 'ok-consul-0.4-default-annotations.yaml' },
     { fixtures: 'ok-consul-0.17-init-oomkilled.yaml' },
+    { fixtures: 'ok-istio-1.5-release-1.0.4-label-env-name.yaml' },
+    { fixtures: 'ok-kuma-1.x-0.5.1-headless-service.yaml' },
   ],
 });
 

@@ -16,11 +16,18 @@ checkCases('mesh-key-unknown', {
     { fixtures: 'fires-istio-typo.yaml', findings: ['Deployment store/checkout'] },
     { fixtures: 'fires-kuma-removed.yaml', findings: ['Deployment orders/fulfil'] },
     { fixtures: 'fires-consul-typo.yaml', findings: ['Deployment catalog/search'] },
+    // The installed injection template is the key table of the keys only it reads (issue 31.6).
+    {
+      fixtures: 'fires-istio-1.5-template-without-limit-annotations.yaml',
+      findings: ['Deployment batch/reporter', 'Deployment batch/reporter'],
+      said: ['not-in-template', 'not-in-template'],
+    },
   ],
   silent: [
     { fixtures: 'ok-istio-known-keys.yaml' },
     { fixtures: 'ok-kuma-1.x-keys.yaml', base: 'kuma-1.x' },
     { fixtures: 'ok-istio-1.5-later-key.yaml', base: 'istio-1.5' },
+    { fixtures: 'ok-istio-1.5-template-reads-limit-annotations.yaml' },
     // The old releases' healthy clusters.
     { base: 'kuma-1.x' },
     { base: 'consul-0.x' },

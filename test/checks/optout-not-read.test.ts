@@ -13,8 +13,16 @@ checkCases('optout-not-read', {
     { fixtures: 'fires-linkerd-manual-inject.yaml', findings: ['Deployment shop/reports'] },
     { fixtures: 'fires-kuma-copied-spec.yaml', findings: ['Deployment orders/export'] },
     { fixtures: 'fires-consul-copied-spec.yaml', findings: ['Deployment catalog/audit'] },
+    // Issue 31.7: today's opt-out that the installed release does not read (Kuma 1.0: the annotation only).
+    {
+      fixtures: 'fires-kuma-1.0-label-opt-out.yaml',
+      base: 'kuma-1.0',
+      findings: ['Deployment orders/reports'],
+      said: ['release-does-not-read'],
+    },
   ],
   silent: [
+    { fixtures: 'ok-kuma-1.0-annotation-opt-out.yaml', base: 'kuma-1.0' },
     { fixtures: 'ok-istio-optout-no-proxy.yaml' },
     { fixtures: 'ok-linkerd-manual-inject-no-optout.yaml' },
     { fixtures: 'ok-istio-optout-other-mesh-proxy.yaml' },

@@ -26,6 +26,11 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'fires-kuma-sidecar-image.yaml', findings: ['Deployment orders/shipping'] },
     { fixtures: 'fires-kuma-init-nonroot.yaml', findings: ['Deployment orders/payments'] },
     { fixtures: 'fires-consul-dataplane-nonroot-image.yaml', findings: ['Deployment catalog/ledger'] },
+    // Issue 31.7: a feature the injected init container uses that the Consul image the pod runs is too old for.
+    { fixtures: 'fires-consul-0.x-tproxy-consul-1.9.yaml', findings: ['Deployment catalog/ledger'] },
+    { fixtures: 'fires-consul-0.x-metrics-merging-consul-1.9.yaml', findings: ['Deployment catalog/audit'] },
+    // A known bug of the release that injected the pod, older than the tables (Kuma 0.4: no Dataplane behind a headless Service).
+    { fixtures: 'fires-kuma-1.x-0.4-headless-service.yaml', findings: ['StatefulSet orders/zk'] },
     { fixtures: 'fires-istio-init-no-net-admin.yaml', findings: ['Deployment store/checkout'] },
     { fixtures: 'fires-istio-init-not-root.yaml', findings: ['Deployment store/invoices'] },
     // Issue 31: what iptables says the node refused (src/mesh/iptables.ts), under any mesh; istio-iptables' exit codes across releases.
@@ -179,6 +184,7 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'ok-istio-granted-or-app-refused.yaml' },
     { fixtures: 'ok-consul-native-sidecar.yaml' },
     { fixtures: 'ok-consul-0.x-agent-hostport-running.yaml' },
+    { fixtures: 'ok-consul-0.x-metrics-merging-consul-1.10.yaml' },
     { fixtures: 'ok-istio-proxy-oom-once.yaml' },
     { fixtures: 'ok-linkerd-init-iptables-words-completed.yaml' },
   ],
@@ -454,5 +460,27 @@ describe('proxy-cannot-start', () => {
         p.name,
       ).toEqual([]);
     }
+  });
+});
+
+describe('proxy-cannot-start: a feature the companion image is too old for (release needs)', () => {
+  it('names the feature, the Consul version the pod runs and the one it needs', () => {
+    const tproxy = findings(
+      cluster('consul-0.x', ['checks/proxy-cannot-start/fires-consul-0.x-tproxy-consul-1.9.yaml']),
+    ).filter((f) => f.id === 'proxy-cannot-start');
+    expect(tproxy.map((f) => f.message).join('\n')).toMatch(
+      /transparent proxy \(connect redirect-traffic\).*1\.10\.0.*1\.9\.5/,
+    );
+    const merging = findings(
+      cluster('consul-0.x', ['checks/proxy-cannot-start/fires-consul-0.x-metrics-merging-consul-1.9.yaml']),
+    ).filter((f) => f.id === 'proxy-cannot-start');
+    expect(merging.map((f) => f.message).join('\n')).toMatch(/metrics merging \(-prometheus-scrape-path\).*1\.9\.17/);
+    expect(merging.map((f) => f.message).join('\n')).not.toMatch(/transparent proxy/);
+  });
+
+  it('names the known bug of the release that injected the pod (Kuma 0.4, a headless Service)', () => {
+    const fs = findings(cluster('kuma-1.x', ['checks/proxy-cannot-start/fires-kuma-1.x-0.4-headless-service.yaml']));
+    const f = fs.find((x) => x.id === 'proxy-cannot-start');
+    expect(f?.message).toMatch(/kumahq\/kuma#561.*headless Service orders\/zk.*fixed in Kuma 0\.5\.1/);
   });
 });

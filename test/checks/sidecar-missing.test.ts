@@ -8,6 +8,8 @@ import { cluster, findings } from '../helpers/fixtures.js';
 
 checkCases('sidecar-missing', {
   fires: [
+    // OpenShift Service Mesh 2.x: a member namespace, the policy disabled, the pod asks explicitly (issue 31.8).
+    { fixtures: 'fires-istio-ossm-2-member-namespace-pod-asks.yaml', findings: ['Deployment bookinfo/reviews'] },
     {
       fixtures: 'fires-consul.yaml',
       findings: ['Deployment catalog/cart'],

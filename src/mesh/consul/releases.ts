@@ -4,7 +4,7 @@
  * source in hashicorp/consul-k8s.
  */
 import type { KubernetesSupport } from '../profile.js';
-import type { ReleaseTable } from '../release-table.js';
+import type { CompanionNeed, ReleaseTable } from '../release-table.js';
 
 const ORDER = [
   ...[2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26].map((n) => `0.${n}`),
@@ -51,6 +51,30 @@ export const CONSUL_KUBERNETES: readonly KubernetesSupport[] = [
     source: 'developer.hashicorp.com/consul/docs/deploy/server/k8s/requirements',
   },
 ];
+
+/** The Consul image a consul-k8s 0.x pod runs the Consul binary of, in container `container`, too old below 1.10.0. */
+const CONSUL_BINARY = (container: string) => ({
+  title: 'Consul',
+  container,
+  image: '(^|/)consul(-enterprise)?[:@]',
+  min: '1.10.0',
+  setting: 'the Helm value global.image',
+});
+
+/**
+ * Metrics merging (consul-k8s 0.25.0 to 0.49.x): the init container runs `consul connect envoy
+ * -prometheus-scrape-path`, which Consul before 1.10.0 refuses ("flag provided but not defined"), and
+ * the pod never starts. hashicorp/consul#9848, #9850 (docs: metrics merging only with Consul
+ * 1.10.0-alpha1 and above); hashicorp/consul-helm#919 (the maintainer's answer).
+ */
+const metricsMerging = (consulIn: string, at: string): CompanionNeed => ({
+  feature: 'metrics merging',
+  command: '-prometheus-scrape-path',
+  companion: CONSUL_BINARY(consulIn),
+  fails: 'consul-connect-inject-init',
+  off: 'the pod template annotation consul.hashicorp.com/enable-metrics-merging: false, or the Helm value connectInject.metrics.defaultEnableMerging=false',
+  source: `hashicorp/consul-k8s ${at} (consul connect envoy -prometheus-scrape-path); hashicorp/consul#9848 website/content/docs/k8s/connect/observability/metrics.mdx (metrics merging needs Consul 1.10.0-alpha1 or later)`,
+});
 
 export const CONSUL_RELEASES: ReleaseTable = {
   order: ORDER,
@@ -127,6 +151,11 @@ export const CONSUL_RELEASES: ReleaseTable = {
         'hashicorp/consul-k8s@3055f681 (v0.24.0), @c3326769 (v0.25.0) connect-inject/envoy_sidecar.go, consul_sidecar.go',
       containers: { proxy: ['envoy-sidecar'], init: ['consul-connect-inject-init'], helpers: ['consul-sidecar'] },
       injectorRbac: [],
+      // Metrics merging (0.25.0): the init container runs the Consul image itself (ImageConsul) and passes
+      // `consul connect envoy -prometheus-scrape-path`, a flag Consul gained in 1.10.0 (hashicorp/consul-k8s#482).
+      needs: [
+        metricsMerging('consul-connect-inject-init', 'v0.25.0 @c3326769 connect-inject/container_init.go line 444'),
+      ],
     },
     {
       from: '0.26',
@@ -141,6 +170,24 @@ export const CONSUL_RELEASES: ReleaseTable = {
       webhook:
         'MutatingWebhookConfiguration <fullname>-connect-injector-cfg, Deployment <fullname>-connect-injector-webhook-deployment',
       injectorRbac: 'today',
+      // From 0.26.0 the init container runs consul-k8s, and the Consul binary copy-consul-bin copied from the Consul
+      // image (ImageConsul): the same flag, and `consul connect redirect-traffic` for transparent proxy (on by
+      // default), a command Consul gained in 1.10.0 (hashicorp/consul#9910).
+      needs: [
+        metricsMerging(
+          'copy-consul-bin',
+          'v0.26.0 @ade3d638 connect-inject/container_init.go line 297, v0.49.0 @0a2cf9ae control-plane/connect-inject/container_init.go line 440',
+        ),
+        {
+          feature: 'transparent proxy',
+          command: 'connect redirect-traffic',
+          companion: CONSUL_BINARY('copy-consul-bin'),
+          fails: 'consul-connect-inject-init',
+          off: 'the pod template annotation consul.hashicorp.com/transparent-proxy: false, or the Helm value connectInject.transparentProxy.defaultEnabled=false',
+          source:
+            'hashicorp/consul-k8s v0.26.0 @ade3d638 connect-inject/container_init.go line 315 (consul connect redirect-traffic); hashicorp/consul#9910 (the command, Consul 1.10.0); hashicorp/consul-helm CHANGELOG 0.32.0 (transparent proxy requires Consul 1.10.0 or higher)',
+        },
+      ],
     },
     {
       from: '1.0',

@@ -9,6 +9,7 @@
 import { containers, initContainers, podSpec } from '../../k8s/pods.js';
 import { arr, isObj, nameOf, nsOf, annotationsOf } from '../../util/objects.js';
 import { configValues, parseYamlObject, valueAt } from '../config-values.js';
+import { templateKeysOf } from './template-keys.js';
 import type { NamedRef, ResourceKey } from '../profile.js';
 import { profileFrom } from '../profile-from.js';
 import { cmd, comment } from '../../fix/steps.js';
@@ -163,6 +164,9 @@ export const istio = profileFrom(ISTIO_DATA, {
           const kept: Record<string, unknown> = {};
           for (const k of ['policy', 'neverInjectSelector', 'alwaysInjectSelector'])
             if (cfg[k] !== undefined) kept[k] = cfg[k];
+          // The keys of the domain the templates read, not the templates (template-keys.ts, mesh-key-unknown).
+          const keys = templateKeysOf(cfg);
+          if (keys) kept.templateKeys = keys;
           return JSON.stringify(kept);
         },
       },

@@ -121,9 +121,31 @@ export const ISTIO_RELEASES: ReleaseTable = {
   injectorBuilds: [
     {
       title: 'the standalone sidecar injector',
-      image: '(^|/)sidecar_injector(-rhel\\d+)?[:@]|/sidecar-injector-rhel\\d+[:@]',
+      // Mirrors keep the image's name behind a prefix: rancher/istio-sidecar_injector (Rancher's chart, rancher/rancher#28950).
+      image: '(^|/)(istio-)?sidecar_injector(-rhel\\d+)?[:@]|/sidecar-injector-rhel\\d+[:@]',
       injectorRbac: [],
       source: 'istio/istio@f1860202 manifests/istio-control/istio-autoinject/templates/clusterrole.yaml',
+    },
+  ],
+  olderBugs: [
+    {
+      // 1.0.3's injection template (sidecar-injector-configmap.yaml) turned every pod label into an env var
+      // ISTIO_META_<label key> (#9208): a label key with a prefix ("app.kubernetes.io/name") makes an env name with
+      // a '/', which the API server refuses, so no pod with such a label is created. 1.0.4 encodes the labels as
+      // JSON in one variable, ISTIO_METAJSON_LABELS (#9634). istio/istio#9571, #9605, #9982, #10512.
+      id: 'istio/istio#9571',
+      text: 'the injection template turns every pod label into an env var ISTIO_META_<label key>, and a label key with a prefix and a slash (app.kubernetes.io/name) makes an env var name the API server refuses',
+      affected: { from: '1.0.3', to: '1.0.3' },
+      fixedIn: '1.0.4',
+      symptom: {
+        on: 'workload',
+        shows: 'create-refused',
+        message: 'a valid environment variable name',
+        about: 'matches',
+        pattern: 'Invalid value: \\\\?"ISTIO_META_[^"\\\\]{0,253}/',
+      },
+      source:
+        'istio/istio@a44d4c8b (1.0.3) install/kubernetes/helm/istio/templates/sidecar-injector-configmap.yaml line 140; @52da3bce (Inject: Encode labels as json similar to annotations, #9634, in tag 1.0.4 @d5cb99f4)',
     },
   ],
   rows: [
@@ -214,6 +236,16 @@ export const ISTIO_RELEASES: ReleaseTable = {
     },
   ],
   domains: ['sidecar.istio.io', 'istio.io', 'proxy.istio.io', '.sidecar.istio.io'],
+  templateOnly: {
+    keys: [
+      'sidecar.istio.io/proxyCPU',
+      'sidecar.istio.io/proxyCPULimit',
+      'sidecar.istio.io/proxyMemory',
+      'sidecar.istio.io/proxyMemoryLimit',
+    ],
+    source:
+      'istio/istio@ae959de3 (1.5.9) manifests/istio-control/istio-discovery/files/injection-template.yaml (isset .ObjectMeta.Annotations), @86c9f01f manifests/charts/istio-control/istio-discovery/files/injection-template.yaml; no Go file of pkg/kube/inject reads them (1.10.0, 1.20.0, 1.28.0)',
+  },
   keySource:
     'istio/api annotation/annotations.yaml, label/labels.yaml, label/label.go at 1.5.0 @891bf31f, 1.6.0 @2c1705ec, 1.10.0 @c42041d3, 1.16.0 @b9e5d446, 1.24.0 @9397ebf0, 1.28.0 @a5aa715c, 1.30.0 @a283232d and every minor tag between',
   keys: [

@@ -4,6 +4,7 @@
  * releases.ts's).
  * Sources: istio/istio tag 1.28.0 (b8d1df54) and the support table of istio.io.
  */
+import { installedTemplateKeys } from './template-keys.js';
 import type { K8sObject } from '../../util/types.js';
 import { nameOf, nsOf } from '../../util/objects.js';
 import type { MeshContext } from '../context.js';
@@ -44,6 +45,7 @@ export const istioVersionReads = {
     return v.version ? { version: v.version, from: v.text } : undefined;
   },
   proxy,
+  templateKeys: installedTemplateKeys,
 };
 
 /**

@@ -57,6 +57,21 @@ export const KUMA_RELEASES: ReleaseTable = {
     ...[0, 1, 2, 3, 4, 5, 6, 7, 8].map((n) => `1.${n}`),
     ...[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14].map((n) => `2.${n}`),
   ],
+  olderBugs: [
+    {
+      // Before 0.5.1 the control plane's pod converter makes no Dataplane for a pod a headless Service (clusterIP
+      // None) selects: its outbound address is no IP (0.5.0 refuses it in words, #651), so kuma-dp finds no Dataplane
+      // ("status: 404. Did you first apply a Dataplane resource?") and exits 1, again and again. 0.5.1 supports
+      // headless Services (#749). kumahq/kuma#561 (Kuma 0.3.2).
+      id: 'kumahq/kuma#561',
+      text: 'the control plane makes no Dataplane for a pod that a headless Service selects, so kuma-dp finds none and exits',
+      affected: { from: '0.1.0', to: '0.5.0' },
+      fixedIn: '0.5.1',
+      symptom: { on: 'pod', container: 'kuma-sidecar', shows: 'terminated', reason: 'Error', when: 'headless-service' },
+      source:
+        'kumahq/kuma@2bac6f06 (#651, in tag 0.5.0) pkg/plugins/discovery/k8s/controllers/pod_converter.go InboundInterfacesFor; @1aadb58a (support for Headless Service, #749, in tag 0.5.1 @234c8d77)',
+    },
+  ],
   rows: [
     {
       from: '1.0',
