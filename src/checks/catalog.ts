@@ -180,7 +180,6 @@ export const CATALOG = {
     severity: 'error',
     readsOtherNamespaces: true,
     inputs: ['pods'],
-    optionalInputs: ['events'],
   },
   'app-starts-before-proxy': {
     code: 'MD1050',
