@@ -36,7 +36,9 @@ const CASES: ReportCase[] = [
   {
     file: 'kuma-cni-new-node-validation-passes',
     report: 'kumahq/kuma#16809',
-    id: 'proxy-cannot-start',
+    // Named by gen8agents: the proxy started and runs, so the check is the timeline's (the pod started on worker-2
+    // before kuma-cni-node-z7p2k there was ready, kuma-validation passing all the same), not proxy-cannot-start.
+    id: 'pod-predates-node-agent',
     says: ['kuma-cni-node-z7p2k', '2026-11-22T10:02:05Z'],
   },
   {
@@ -124,7 +126,6 @@ const CASES: ReportCase[] = [
 ];
 
 reportCases('blind7', 'blind measurement: unseen real reports, the confirmed cause is named', CASES, [
-  'kuma-cni-new-node-validation-passes',
   'kuma-cni-wait-for-dataplane-ready-no-pod-ip',
   'consul-0.x-metrics-merging-consul-1.9.4',
   'consul-0.x-client-hostport-unreachable',

@@ -479,6 +479,16 @@ export const CATALOG = {
     severity: 'error',
     inputs: ['pods', 'configmaps', 'mutatingwebhookconfigurations'],
   },
+  'pod-predates-node-agent': {
+    code: 'MD1150',
+    readsOtherNamespaces: true,
+    title: "Pods started before their node's CNI agent was ready",
+    description:
+      "Meshed pods that started on their node before the mesh's CNI node agent there was ready (its pod's Ready time; a new node, a restarted node, the agent replaced), with no validation container to stop them or one the mesh's release lets pass: their sandbox was set up without the plugin, so their traffic bypasses the proxy until they are re-created.",
+    severity: 'error',
+    inputs: ['pods'],
+    optionalInputs: ['daemonsets', 'nodes'],
+  },
   'mesh-key-unknown': {
     code: 'MD2075',
     title: "A mesh's key the installed release does not know",

@@ -150,6 +150,12 @@ export interface CniPlugin {
   readonly privilegedInit: { name: string; capabilities: readonly string[] };
   /** The init container the injector adds instead with the plugin (it adds no capability); undefined when it keeps the same name. */
   readonly validationInit?: string;
+  /**
+   * The validation container can complete on a pod the plugin never set up (a reported bug of the mesh): then a pod
+   * that started on its node before the agent there was ready runs unredirected though validation passed
+   * (pod-predates-node-agent). A clause, and the thread that confirms it.
+   */
+  readonly validationPasses?: { readonly why: string; readonly source: string };
   /** The plugin's node DaemonSet. */
   readonly daemonSet: string;
   /**

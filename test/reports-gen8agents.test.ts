@@ -1,0 +1,30 @@
+/**
+ * Real user reports (issue 31, items 4, 5 and 10: mesh node agents not everywhere or not yet, timelines, start
+ * order), each rebuilt as an overlay on the healthy cluster of its mesh and release
+ * (test/fixtures/reports/gen8agents/, the thread in each file's header). Each must name the confirmed cause: the
+ * check and the words that make it the cause.
+ */
+import { type ReportCase, reportCases } from './helpers/reports.js';
+
+const CASES: ReportCase[] = [
+  {
+    file: 'linkerd-stable-2.10-cni-pods-before-agent',
+    report: 'linkerd/linkerd2#2970',
+    id: 'pod-predates-node-agent',
+    says: ['invoices', 'linkerd-cni-7xk2p', '2026-11-22T10:03:10Z', /without traffic redirection/],
+  },
+  {
+    file: 'istio-1.5-cni-race-cluster-restart',
+    report: 'istio/istio#14327',
+    id: 'pod-predates-node-agent',
+    says: ['catalog/search', 'istio-cni-node-m4n5b', '2026-11-22T08:02:15Z', /no validation container/],
+  },
+  {
+    file: 'kuma-cni-validation-crashloop-before-agent',
+    report: 'kumahq/kuma#13572',
+    id: 'proxy-cannot-start',
+    says: ['kuma-validation', 'kuma-cni-node-w9q8r', '2026-11-22T09:31:02Z', /re-created/],
+  },
+];
+
+reportCases('gen8agents', 'node agents, timelines, start order: the confirmed cause is named', CASES, []);
