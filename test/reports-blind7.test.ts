@@ -44,7 +44,9 @@ const CASES: ReportCase[] = [
   {
     file: 'kuma-cni-wait-for-dataplane-ready-no-pod-ip',
     report: 'kumahq/kuma#9431',
-    id: 'proxy-cannot-start',
+    // Named by gen8agents: the check of a hold that cannot complete (kuma-sidecar's postStart hook waiting for a
+    // Dataplane that needs the pod's IP, published only after the hook), not proxy-cannot-start.
+    id: 'proxy-hold-stuck',
     says: [/wait-for-dataplane-ready|WAIT_FOR_DATAPLANE_READY/, /CNI/],
   },
   {
@@ -126,7 +128,6 @@ const CASES: ReportCase[] = [
 ];
 
 reportCases('blind7', 'blind measurement: unseen real reports, the confirmed cause is named', CASES, [
-  'kuma-cni-wait-for-dataplane-ready-no-pod-ip',
   'consul-0.x-metrics-merging-consul-1.9.4',
   'consul-0.x-client-hostport-unreachable',
   'istio-1.5-label-key-with-slash-release-1.0.3',

@@ -25,6 +25,19 @@ const CASES: ReportCase[] = [
     id: 'proxy-cannot-start',
     says: ['kuma-validation', 'kuma-cni-node-w9q8r', '2026-11-22T09:31:02Z', /re-created/],
   },
+  {
+    file: 'linkerd-admin-port-proxy-await',
+    report: 'linkerd/linkerd2#10981',
+    id: 'proxy-hold-stuck',
+    says: ['config.linkerd.io/admin-port', '5191', /without --port/, /proxy-await/],
+  },
+  {
+    file: 'istio-hold-application-hook-timeout',
+    report: 'istio/istio#41086',
+    id: 'proxy-hold-stuck',
+    says: ['holdApplicationUntilProxyStarts', 'FailedPostStartHook', /timeout waiting for Envoy proxy/],
+    unknowable: true,
+  },
 ];
 
 reportCases('gen8agents', 'node agents, timelines, start order: the confirmed cause is named', CASES, []);

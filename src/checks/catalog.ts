@@ -489,6 +489,15 @@ export const CATALOG = {
     inputs: ['pods'],
     optionalInputs: ['daemonsets', 'nodes'],
   },
+  'proxy-hold-stuck': {
+    code: 'MD1151',
+    title: 'The hold of the app until the proxy is ready never completes',
+    description:
+      "The postStart hook that holds a pod's app until its proxy is ready (the mesh's hold setting) did not complete: the kubelet killed and restarted the proxy while starting the pod, or says FailedPostStartHook. Names why where the mesh's settings or the pod show it (a proxy whose readiness needs the pod's IP, which the kubelet publishes only after the hook; a hook polling another admin port than the proxy's), else quotes the kubelet and says the cause is not known.",
+    severity: 'error',
+    inputs: ['pods'],
+    optionalInputs: ['events'],
+  },
   'mesh-key-unknown': {
     code: 'MD2075',
     title: "A mesh's key the installed release does not know",

@@ -57,6 +57,7 @@ import podSandboxCniFailed from './pod-sandbox-cni-failed.js';
 import nodeAgentIncomplete from './node-agent-incomplete.js';
 import proxyPredatesTrustRoot from './proxy-predates-trust-root.js';
 import podPredatesNodeAgent from './pod-predates-node-agent.js';
+import proxyHoldStuck from './proxy-hold-stuck.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -115,4 +116,5 @@ export const CHECKS: readonly Check[] = [
   nodeAgentIncomplete,
   proxyPredatesTrustRoot,
   podPredatesNodeAgent,
+  proxyHoldStuck,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));

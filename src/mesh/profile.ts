@@ -324,6 +324,25 @@ interface StartOrder {
   fix(w: Workload, controlPlaneNamespace: string): Step[];
   /** How an app init container reaches the network while the proxy does not run yet (init-before-proxy). */
   readonly initTraffic?: InitTraffic;
+  /**
+   * Why the hold cannot complete for this pod where the mesh's settings or the pod show it (proxy-hold-stuck, issue
+   * 31); undefined where they do not.
+   */
+  stuck?(m: MeshContext, pod: K8sObject, w: Workload, controlPlaneNamespace: string): HoldStuck | undefined;
+}
+
+/**
+ * A hold that cannot complete (issue 31): the proxy's postStart hook waits for something that comes only once the
+ * hook has returned (the kubelet publishes the pod's IP only then: kubernetes/kubernetes#85966), or polls the wrong
+ * place.
+ */
+export interface HoldStuck {
+  /** The cause: a clause. */
+  readonly cause: string;
+  /** The mesh's files, commits and threads. */
+  readonly source: string;
+  /** What to change. */
+  readonly fix: Step[];
 }
 
 /**
