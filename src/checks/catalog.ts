@@ -467,7 +467,7 @@ export const CATALOG = {
     spansNamespaces: true,
     title: "A mesh's node agent is missing on nodes",
     description:
-      "A mesh's node agent DaemonSet (its CNI plugin, its sidecar-less node agent or node proxy) has no ready pod on nodes where pods need it: a taint it does not tolerate, a node selection, its pod failing, or pods not created (a priority class without a ResourceQuota, a quota); an agent that runs and never becomes ready beside a cluster CNI plugin owning the nodes' CNI configuration (the DaemonSets read: Cilium's agent image; its cni.exclusive setting is not read). The pods there fail validation or run outside the mesh.",
+      "A mesh's node agent DaemonSet (its CNI plugin, its sidecar-less node agent or node proxy, the client agent its injected pods register with) has no ready pod on nodes where pods need it: a taint it does not tolerate, a node selection, its pod failing, or pods not created (a priority class without a ResourceQuota, a quota); an agent that runs and never becomes ready beside a cluster CNI plugin owning the nodes' CNI configuration (the DaemonSets read: Cilium's agent image; its cni.exclusive setting is not read). The pods there fail validation or run outside the mesh.",
     severity: 'error',
     inputs: ['daemonsets'],
   },
@@ -487,7 +487,7 @@ export const CATALOG = {
       "Meshed pods that started on their node before the mesh's CNI node agent there was ready (its pod's Ready time; a new node, a restarted node, the agent replaced), with no validation container to stop them or one the mesh's release lets pass: their sandbox was set up without the plugin, so their traffic bypasses the proxy until they are re-created.",
     severity: 'error',
     inputs: ['pods'],
-    optionalInputs: ['daemonsets', 'nodes'],
+    optionalInputs: ['nodes', 'configmaps'],
   },
   'proxy-hold-stuck': {
     code: 'MD1151',
@@ -496,7 +496,7 @@ export const CATALOG = {
       "The postStart hook that holds a pod's app until its proxy is ready (the mesh's hold setting) did not complete: the kubelet killed and restarted the proxy while starting the pod, or says FailedPostStartHook. Names why where the mesh's settings or the pod show it (a proxy whose readiness needs the pod's IP, which the kubelet publishes only after the hook; a hook polling another admin port than the proxy's), else quotes the kubelet and says the cause is not known.",
     severity: 'error',
     inputs: ['pods'],
-    optionalInputs: ['events'],
+    optionalInputs: ['events', 'configmaps'],
   },
   'mesh-key-unknown': {
     code: 'MD2075',

@@ -368,6 +368,20 @@ export interface InitTraffic {
   readonly source: string;
 }
 
+/** A mesh's per-node agent the injected pods need (not a CNI plugin), found by its DaemonSet's selector. */
+export interface NodeClientAgent {
+  /** "client agent". */
+  readonly title: string;
+  /** The labels its DaemonSet's spec.selector.matchLabels has (the chart's; the name follows the release). */
+  readonly selector: Readonly<Record<string, string>>;
+  /** The pod needs it on its node. */
+  needs(pod: K8sObject): boolean;
+  /** What the pods without it do: a clause ("cannot register ..."). */
+  readonly without: string;
+  /** The chart file and commit. */
+  readonly source: string;
+}
+
 /**
  * The containers the injector adds, as admission judges them and as they run: their security
  * contexts (Pod Security, SCCs), the init container's resources (LimitRange), how they fail to
@@ -392,6 +406,11 @@ interface Runtime {
   ): { requests: Record<string, string>; limits: Record<string, string>; from: string } | undefined;
   /** The failures the injected containers' statuses show, in the mesh's own words. */
   readonly failures: readonly StartFailure[];
+  /**
+   * A node agent the injected pods need on their node other than a CNI plugin (Consul's client agents before
+   * consul-k8s 1.0: the init container registers the pod with the agent on its node): node-agent-incomplete.
+   */
+  readonly nodeAgent?: NodeClientAgent;
   /**
    * What the mesh's init container `container`, failing in `pod`, needs of the cluster that this
    * pod lacks (Consul: one Service selecting it; Istio: a CNI agent that does not skip its namespace).

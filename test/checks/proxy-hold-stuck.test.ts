@@ -20,6 +20,11 @@ checkCases('proxy-hold-stuck', {
       said: [{ id: 'stuck', params: { cause: /port 5191/, seen: /FailedPostStartHook, 2x/ } }],
     },
     {
+      fixtures: 'fires-linkerd-cni-no-init-await.yaml',
+      findings: ['Deployment reports/tap'],
+      said: [{ id: 'stuck', params: { cause: /no init container/ } }],
+    },
+    {
       fixtures: 'fires-istio-hold-timeout-unknown.yaml',
       findings: ['Deployment builds/runner'],
       said: [{ id: 'stuck', params: { cause: /the cause is not known/, seen: /timeout waiting for Envoy proxy/ } }],
