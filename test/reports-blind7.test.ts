@@ -8,7 +8,9 @@
  * commit c395406: Linkerd 2/4, Istio 2/5, Kuma 0/4, Consul 1/4. Named 8/17 after fix7 (linkerd/linkerd2#2750: the
  * LimitRange by structure; #3353: an overlay pod network on EKS; hashicorp/consul-k8s#715: the CNI agent locked out).
  * Named 9/17 after fix8 (istio/istio#15152: the injector failing on its own template, ConfigMap istio-sidecar-injector)
- * and 10/17 with kumahq/kuma#12954 (the pods' kuma.io/mesh value, a Mesh name with a dot).
+ * and 10/17 with kumahq/kuma#12954 (the pods' kuma.io/mesh value, a Mesh name with a dot). Named 12/17 after gen8agents
+ * (kumahq/kuma#16809: pod-predates-node-agent, the pod started before kuma-cni there was ready; #9431:
+ * proxy-hold-stuck, kuma-sidecar's hold waiting for a Dataplane that needs the pod's IP).
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 

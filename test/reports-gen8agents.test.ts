@@ -2,7 +2,9 @@
  * Real user reports (issue 31, items 4, 5 and 10: mesh node agents not everywhere or not yet, timelines, start
  * order), each rebuilt as an overlay on the healthy cluster of its mesh and release
  * (test/fixtures/reports/gen8agents/, the thread in each file's header). Each must name the confirmed cause: the
- * check and the words that make it the cause.
+ * check and the words that make it the cause. Named 1/5 before this round's mechanisms (commit c73a098: only
+ * kumahq/kuma#13572, by proxy-cannot-start's CNI timeline), 5/5 after: pod-predates-node-agent (a pod started before
+ * its node's CNI agent was ready, nothing stopped it) and proxy-hold-stuck (the proxy's hold hook never completes).
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
