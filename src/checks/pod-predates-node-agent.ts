@@ -61,7 +61,9 @@ function withPlugin(m: Model, mesh: MeshName, pod: K8sObject): 'validation' | 'n
 function unstopped(mesh: MeshName, pod: K8sObject, how: 'validation' | 'none'): string | undefined {
   const cni = profileOf(mesh).cni!;
   if (how === 'none')
-    return `the pods have no validation container that would have stopped them (${cni.validationInit ?? 'none'} is not injected)`;
+    return cni.validationInit
+      ? `the pods have no validation container that would have stopped them (${cni.validationInit} is not injected)`
+      : 'the mesh injects no validation container that would have stopped them';
   const v = statuses(pod, 'initContainerStatuses').find((s) => s.name === cni.validationInit);
   const term = isObj(v?.state) && isObj(v.state.terminated) ? v.state.terminated : undefined;
   // A failing or running validation is proxy-cannot-start's (it names the same timeline); only a pass is ours.
