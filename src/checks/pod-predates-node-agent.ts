@@ -143,7 +143,9 @@ export default defineCheck({
             })),
             daemonSet: `${first.agent.namespace}/${first.agent.daemonSet}`,
             ...(nodeCreated ? { nodeCreated: iso(nodeCreated) } : {}),
-            ...(p.cni.validationPasses ? { validationPasses: p.cni.validationPasses.source } : {}),
+            ...(p.cni.validationPasses && hits.some((h) => h.why.includes(p.cni!.validationPasses!.source))
+              ? { validationPasses: p.cni.validationPasses.source }
+              : {}),
             ...recreateEvidence([w]),
           },
           fix,
