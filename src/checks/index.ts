@@ -56,6 +56,8 @@ import proxyEgressBlocked from './proxy-egress-blocked.js';
 import podSandboxCniFailed from './pod-sandbox-cni-failed.js';
 import nodeAgentIncomplete from './node-agent-incomplete.js';
 import proxyPredatesTrustRoot from './proxy-predates-trust-root.js';
+import podPredatesNodeAgent from './pod-predates-node-agent.js';
+import proxyHoldStuck from './proxy-hold-stuck.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -113,4 +115,6 @@ export const CHECKS: readonly Check[] = [
   podSandboxCniFailed,
   nodeAgentIncomplete,
   proxyPredatesTrustRoot,
+  podPredatesNodeAgent,
+  proxyHoldStuck,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));

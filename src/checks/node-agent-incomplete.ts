@@ -28,6 +28,10 @@
  * An agent pod the scheduler cannot place (issue 31, round 7): its node from the DaemonSet controller's node affinity
  * (src/k8s/scheduling.ts daemonPodNode), the scheduler's message quoted, and a DaemonSet without a priority class named
  * (istio/istio#47867: ztunnel before c8f97d09 could not preempt on a full node).
+ * A client agent the injected pods register with (issue 31, gen8agents): Consul's client agents before consul-k8s 1.0,
+ * their DaemonSet found by its selector (the name follows the Helm release), a node without one leaving its pods'
+ * consul-connect-inject-init failing against HOST_IP:8500 (src/mesh/consul/client-agent.ts; hashicorp/consul-helm#19,
+ * hashicorp/consul-k8s#945, #1435).
  * When: the DaemonSets the profiles name were read. With the nodes and the agent's pods read,
  * every node that is not NotReady is judged (src/k8s/scheduling.ts: the DaemonSet controller's own
  * tolerations, the template's tolerations, nodeSelector and required node affinity): a node left
@@ -182,7 +186,7 @@ export default defineCheck({
           ? `; the DaemonSet controller cannot create its pods: "${c.failedCreate.message}"`
           : '';
         const tie = ids.length
-          ? `; ${plural(ids.length, 'pod')} on ${c.gaps.length === 1 ? 'that node' : 'those nodes'} ${ids.length === 1 ? 'needs' : 'need'} it (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', ...' : ''}) and ${ids.length === 1 ? 'fails' : 'fail'} validation or ${ids.length === 1 ? 'runs' : 'run'} outside the mesh`
+          ? `; ${plural(ids.length, 'pod')} on ${c.gaps.length === 1 ? 'that node' : 'those nodes'} ${ids.length === 1 ? 'needs' : 'need'} it (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', ...' : ''}) and ${c.without ?? `${ids.length === 1 ? 'fails' : 'fail'} validation or ${ids.length === 1 ? 'runs' : 'run'} outside the mesh`}`
           : '';
         const owner = exclusiveOwner(m, c);
         // The workloads of the affected pods, to re-create once the agent runs.

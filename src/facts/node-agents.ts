@@ -32,6 +32,10 @@ interface AgentDef {
   cni: boolean;
   /** The pod needs this agent on its node. */
   needs(pod: K8sObject): boolean;
+  /** Its DaemonSet found by the labels of its selector (a name that follows the release), not by `daemonSet`. */
+  selector?: Readonly<Record<string, string>>;
+  /** What the pods without it do: a clause. */
+  without?: string;
 }
 
 /** Why a node has no ready agent pod. */
@@ -61,6 +65,8 @@ export interface NodeAgentCoverage {
   title: string;
   /** The agent installs a CNI plugin into the node's CNI configuration. */
   cni: boolean;
+  /** What the pods without it do, where the profile says (else: they fail validation or run outside the mesh). */
+  without?: string;
   ds: K8sObject;
   namespace: string;
   name: string;
@@ -93,6 +99,16 @@ function agentDefs(m: Model, mesh: MeshName): AgentDef[] {
         : (pod) => injectedMesh(pod) === mesh && cni.enabled(m)?.enabled === true,
     });
   }
+  const client = p.runtime.nodeAgent;
+  if (client)
+    add({
+      daemonSet: `selector:${JSON.stringify(client.selector)}`,
+      title: client.title,
+      cni: false,
+      needs: (pod) => injectedMesh(pod) === mesh && client.needs(pod),
+      selector: client.selector,
+      without: client.without,
+    });
   const mode = p.sidecarless;
   if (mode) {
     const enrolled = (pod: K8sObject) => !injectedMesh(pod) && mode.enrols(pod, nsLabelsIfRead(m, nsOf(pod)));
@@ -163,7 +179,15 @@ export const NODE_AGENTS = defineFactFamily({
     const podsByNode = m.fact(PODS_BY_NODE);
     const out: NodeAgentCoverage[] = [];
     for (const def of defs) {
-      for (const ds of m.list('daemonsets').filter((d) => nameOf(d) === def.daemonSet)) {
+      const sel = def.selector;
+      const matches = sel
+        ? (d: K8sObject) => {
+            const spec = isObj(d.spec) && isObj(d.spec.selector) ? d.spec.selector : undefined;
+            const ml = spec && isObj(spec.matchLabels) ? spec.matchLabels : {};
+            return Object.entries(sel).every(([k, v]) => ml[k] === v);
+          }
+        : (d: K8sObject) => nameOf(d) === def.daemonSet;
+      for (const ds of m.list('daemonsets').filter(matches)) {
         const ns = nsOf(ds);
         const spec = isObj(ds.spec) ? ds.spec : {};
         const tmpl = podSpec(isObj(spec.template) ? spec.template : undefined);
@@ -257,6 +281,7 @@ export const NODE_AGENTS = defineFactFamily({
           mesh,
           title: def.title,
           cni: def.cni,
+          ...(def.without ? { without: def.without } : {}),
           ds,
           namespace: ns,
           name: nameOf(ds),

@@ -60,6 +60,10 @@ export const POD_EVENTS_READ: readonly { reason: string; message: RegExp }[] = [
     message: /^Error: container(?:'s runAsUser breaks non-root policy| has runAsNonRoot and image )/,
   },
   { reason: 'BackOff', message: /^Back-off (?:pulling image "|restarting failed container)/ },
+  // A container's postStart hook failing (kubernetes pkg/kubelet/lifecycle/handlers.go: "Exec lifecycle hook (%v) for
+  // Container %q in Pod %q failed - error: %v, message: %q"; kuberuntime_container.go startContainer records only
+  // "PostStartHook failed" in later releases): a mesh's hold (proxy-hold-stuck). Kept for the injected containers only.
+  { reason: 'FailedPostStartHook', message: /^(?:(?:Exec|HTTP) lifecycle hook |PostStartHook failed)/ },
 ];
 
 /**

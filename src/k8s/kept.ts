@@ -145,6 +145,8 @@ const CONTAINER: KeepFields = {
     args: { rule: 'argv' },
     securityContext: CONTAINER_SC,
     volumeMounts: { rule: 'secretMounts' },
+    // proxy-hold-stuck: the proxy's postStart hook (a mesh's hold) and the words of its command the profiles read.
+    lifecycle: { fields: { postStart: { fields: { exec: { fields: { command: { rule: 'argv' } } } } } } },
   },
 };
 

@@ -150,6 +150,12 @@ export interface CniPlugin {
   readonly privilegedInit: { name: string; capabilities: readonly string[] };
   /** The init container the injector adds instead with the plugin (it adds no capability); undefined when it keeps the same name. */
   readonly validationInit?: string;
+  /**
+   * The validation container can complete on a pod the plugin never set up (a reported bug of the mesh): then a pod
+   * that started on its node before the agent there was ready runs unredirected though validation passed
+   * (pod-predates-node-agent). A clause, and the thread that confirms it.
+   */
+  readonly validationPasses?: { readonly why: string; readonly source: string };
   /** The plugin's node DaemonSet. */
   readonly daemonSet: string;
   /**
@@ -318,6 +324,25 @@ interface StartOrder {
   fix(w: Workload, controlPlaneNamespace: string): Step[];
   /** How an app init container reaches the network while the proxy does not run yet (init-before-proxy). */
   readonly initTraffic?: InitTraffic;
+  /**
+   * Why the hold cannot complete for this pod where the mesh's settings or the pod show it (proxy-hold-stuck, issue
+   * 31); undefined where they do not.
+   */
+  stuck?(m: MeshContext, pod: K8sObject, w: Workload, controlPlaneNamespace: string): HoldStuck | undefined;
+}
+
+/**
+ * A hold that cannot complete (issue 31): the proxy's postStart hook waits for something that comes only once the
+ * hook has returned (the kubelet publishes the pod's IP only then: kubernetes/kubernetes#85966), or polls the wrong
+ * place.
+ */
+export interface HoldStuck {
+  /** The cause: a clause. */
+  readonly cause: string;
+  /** The mesh's files, commits and threads. */
+  readonly source: string;
+  /** What to change. */
+  readonly fix: Step[];
 }
 
 /**
@@ -340,6 +365,20 @@ export interface InitTraffic {
   /** A pod template annotation (and its value) that puts the mesh's iptables init container after the app's. */
   readonly initLast?: { readonly key: string; readonly value: string };
   /** The mesh's files and commits that say where it puts its init container and what the redirection leaves alone. */
+  readonly source: string;
+}
+
+/** A mesh's per-node agent the injected pods need (not a CNI plugin), found by its DaemonSet's selector. */
+export interface NodeClientAgent {
+  /** "client agent". */
+  readonly title: string;
+  /** The labels its DaemonSet's spec.selector.matchLabels has (the chart's; the name follows the release). */
+  readonly selector: Readonly<Record<string, string>>;
+  /** The pod needs it on its node. */
+  needs(pod: K8sObject): boolean;
+  /** What the pods without it do: a clause ("cannot register ..."). */
+  readonly without: string;
+  /** The chart file and commit. */
   readonly source: string;
 }
 
@@ -367,6 +406,11 @@ interface Runtime {
   ): { requests: Record<string, string>; limits: Record<string, string>; from: string } | undefined;
   /** The failures the injected containers' statuses show, in the mesh's own words. */
   readonly failures: readonly StartFailure[];
+  /**
+   * A node agent the injected pods need on their node other than a CNI plugin (Consul's client agents before
+   * consul-k8s 1.0: the init container registers the pod with the agent on its node): node-agent-incomplete.
+   */
+  readonly nodeAgent?: NodeClientAgent;
   /**
    * What the mesh's init container `container`, failing in `pod`, needs of the cluster that this
    * pod lacks (Consul: one Service selecting it; Istio: a CNI agent that does not skip its namespace).

@@ -14,6 +14,12 @@ checkCases('node-agent-incomplete', {
     { fixtures: 'fires-linkerd-cni-image-pull.yaml', findings: ['DaemonSet linkerd-cni/linkerd-cni'] },
     { fixtures: 'fires-kuma-cni-node-selector.yaml', findings: ['DaemonSet kube-system/kuma-cni-node'] },
     { fixtures: 'fires-consul-cni-quota-scope.yaml', findings: ['DaemonSet consul/consul-cni'] },
+    // Issue 31 (gen8agents): Consul's client agents before consul-k8s 1.0, their DaemonSet found by its selector.
+    {
+      fixtures: 'fires-consul-0.x-client-agent-tainted-node.yaml',
+      findings: ['DaemonSet consul/consul-consul'],
+      said: [{ id: 'no-ready-pod', params: { agent: 'client agent', affected: /HOST_IP:8500/ } }],
+    },
     { fixtures: 'fires-linkerd-cni-tainted-node.yaml', findings: ['DaemonSet linkerd-cni/linkerd-cni'] },
     // Issue 31: an agent pod the scheduler cannot place (its node named by the DaemonSet controller's node affinity).
     {
@@ -93,6 +99,7 @@ checkCases('node-agent-incomplete', {
     },
   ],
   silent: [
+    { fixtures: 'ok-consul-0.x-client-agent-tolerates.yaml' },
     { fixtures: 'ok-istio-ambient-complete.yaml' },
     { fixtures: 'ok-linkerd-cni-tainted-node-unused.yaml' },
     { fixtures: 'ok-kuma-cni-node-not-ready.yaml' },

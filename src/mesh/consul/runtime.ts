@@ -44,6 +44,7 @@ import { setOnTemplate } from '../../fix/commands.js';
 
 const AS_SIDECAR = 'consul.hashicorp.com/enable-consul-dataplane-as-sidecar';
 import { consulSettings } from './injector.js';
+import { CONSUL_CLIENT_AGENT } from './client-agent.js';
 
 const INIT = 'consul-connect-inject-init';
 const IGNORE = 'consul.hashicorp.com/service-ignore';
@@ -79,6 +80,7 @@ export function consulRuntime(
   transparentProxy: (m: MeshContext, w: Workload) => boolean | undefined,
 ): MeshProfile['runtime'] {
   return {
+    nodeAgent: CONSUL_CLIENT_AGENT,
     injected: (m: MeshContext, w: Workload, cni: boolean): InjectedContainer[] => {
       const tproxy = transparentProxy(m, w) !== false;
       const hardened = {

@@ -38,6 +38,7 @@
  *   `kuma-cni-node` in cni.namespace (values.yaml: kube-system); values.yaml's cni.chained,
  *   netDir, binDir and confName default to Multus paths and must fit the cluster's CNI.
  */
+import { KUMA_VALIDATION_PASSES } from './cni-validation.js';
 import { defineFact } from '../../k8s/fact.js';
 import { choice, cmd, comment, lit, text, type Step } from '../../fix/steps.js';
 import { containers, podSpec } from '../../k8s/pods.js';
@@ -159,6 +160,7 @@ const quantity = (v: string | undefined): string | undefined =>
 const cni: CniPlugin = {
   privilegedInit: { name: 'kuma-init', capabilities: ['NET_ADMIN', 'NET_RAW'] },
   validationInit: 'kuma-validation',
+  validationPasses: KUMA_VALIDATION_PASSES,
   daemonSet: 'kuma-cni-node',
   // kumahq/kuma app/cni: type kuma-cni. With Multus (the chart's default, cni.chained false) kuma-cp
   // creates NetworkAttachmentDefinition kuma-cni only in namespaces labelled kuma.io/sidecar-injection

@@ -23,6 +23,7 @@ import type { MeshContext } from '../context.js';
 import type { Workload } from '../../k8s/workloads.js';
 import type { InjectedContainer, MeshProfile } from '../profile.js';
 import { proxyPlace } from '../start-order.js';
+import { kumaHoldStuck } from './hold-stuck.js';
 import { setOnTemplate } from '../../fix/commands.js';
 import { annotationsOf } from '../../util/objects.js';
 
@@ -148,6 +149,7 @@ export function kumaRuntime(env: (m: MeshContext) => Record<string, string>): Me
               : `the control plane runs with ${WAIT_ENV}=${raw}`,
         };
       },
+      stuck: kumaHoldStuck(env),
       setting: `${WAIT} (Kuma 2.4 and later, off by default)`,
       since: '2.4.0',
       source: 'kumahq/kuma 348b6528 pkg/plugins/runtime/k8s/containers/factory.go, metadata/annotations.go',

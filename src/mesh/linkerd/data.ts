@@ -60,6 +60,8 @@ export const LINKERD_DATA = {
     reads: {
       configMaps: { 'linkerd-config': 'values', 'linkerd-identity-trust-roots': 'ca-bundle.crt' },
       secrets: ['linkerd-proxy-injector-k8s-tls', 'linkerd-identity-issuer'],
+      // linkerd-proxy's postStart hook names the admin port it polls (linkerd-await -p/--port: proxy-hold-stuck).
+      args: ['^(?:--port|-p)(?:=\\d{1,5})?$'],
     },
   },
 

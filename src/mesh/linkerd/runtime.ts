@@ -21,6 +21,7 @@ import type { Workload } from '../../k8s/workloads.js';
 import { valueAt } from '../config-values.js';
 import type { InjectedContainer, MeshProfile } from '../profile.js';
 import { proxyPlace } from '../start-order.js';
+import { linkerdHoldStuck } from './hold-stuck.js';
 import { setOnTemplate } from '../../fix/commands.js';
 import { annotationOf } from '../../util/objects.js';
 
@@ -270,6 +271,7 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
           };
         return undefined;
       },
+      stuck: linkerdHoldStuck(values),
       setting: `${AWAIT} (Linkerd stable-2.11 and later, on by default)`,
       since: 'stable-2.11.0',
       source: 'linkerd/linkerd2 b24cd405 charts/patch/templates/patch.json, charts/partials/templates/_proxy.tpl',
