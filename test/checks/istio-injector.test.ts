@@ -251,7 +251,8 @@ describe('snapshots keep what these rules read', () => {
     });
     const once = slim('configmaps', cm());
     expect(once.data).toEqual({
-      config: '{"policy":"disabled","neverInjectSelector":[{"matchLabels":{"app":"a"}}]}',
+      // The template itself is not kept, only the annotation keys it mentions (none here).
+      config: '{"policy":"disabled","neverInjectSelector":[{"matchLabels":{"app":"a"}}],"templateKeys":[]}',
       values: '{}',
     });
     // Idempotent: a snapshot read back is slimmed to the same.
