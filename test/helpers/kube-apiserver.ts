@@ -361,6 +361,7 @@ export async function startKubeApiServer(
       `${APISERVER_SH} start ${dir} failed (exit ${r.code}):\n${r.stderr.trim()}\n--- kube-apiserver.log ---\n${tail(join(dir, 'kube-apiserver.log'))}\n--- etcd.log ---\n${tail(join(dir, 'etcd.log'), 5)}`,
     );
   }
+  let stopping: Promise<void> | undefined;
   const kubeconfig = r.stdout.trim().split('\n').pop()!;
   const kc = YAML.parse(readFileSync(kubeconfig, 'utf8'));
   const cluster = kc.clusters[0].cluster;
@@ -379,11 +380,35 @@ export async function startKubeApiServer(
     caPem,
     admin,
     startSeconds: (Date.now() - t0) / 1000,
-    async stop() {
-      admin.close();
-      await stop();
-      rmSync(dir, { recursive: true, force: true });
+    stop() {
+      return (stopping ??= (async () => {
+        admin.close();
+        await stop();
+        rmSync(dir, { recursive: true, force: true });
+      })());
     },
+  };
+}
+
+/**
+ * A server started when the test file is loaded rather than in the beforeAll of the tests that
+ * use it, for a file whose earlier tests take a while: its start (5-10 s, most of it waiting for
+ * etcd and /readyz) then overlaps them instead of holding the worker. A fresh server for the file
+ * all the same. `get()` waits for it (a failed start rejects there, as startKubeApiServer would in
+ * the beforeAll); `stop()` stops it whether or not it was used (call it in the file's afterAll:
+ * under `-t` the tests that use it may not run). Call it only where the script was found.
+ */
+export function startKubeApiServerEarly(): { get(): Promise<KubeApiServer>; stop(): Promise<void> } {
+  const started = startKubeApiServer();
+  started.catch(() => {}); // rejected in get(), where the tests that need it wait
+  let stopped: Promise<void> | undefined;
+  return {
+    get: () => started,
+    stop: () =>
+      (stopped ??= started.then(
+        (k) => k.stop(),
+        () => {},
+      )),
   };
 }
 
