@@ -4,9 +4,10 @@ import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The files that take most of the suite's CPU (the first three a minute or more each on 2 cores:
- * every fixture in every view, live and offline; the rest 15-35 s), started first, longest first
- * (their CPU seconds on a quiet machine, docs/performance.md): a worker that picks one of them
+ * The files that take most of the suite's time (the first three a minute or more each on 2 cores:
+ * every fixture in every view, live and offline; the rest 10-40 s), started first, longest first
+ * (their durations in a full run on a quiet machine, less what round 9 cut from them,
+ * docs/performance.md "Round 9, the suite"): a worker that picks one of them
  * last would run it alone while the other core idles. The rest follow vitest's own order (its
  * cache of the last run's durations, else the larger files first; a fresh clone has no cache).
  */
@@ -16,16 +17,19 @@ const HEAVY = [
   'test/hostile-keys.test.ts',
   'test/declared-inputs.test.ts',
   'test/watch/evaluate.test.ts',
-  'test/fix-safety.test.ts',
   'test/watch/kube-watch.test.ts',
-  'test/kube-apiserver.test.ts',
-  'test/hostile-input.test.ts',
-  'test/completion.test.ts',
   'test/partial-read.test.ts',
-  'test/fleet.test.ts',
-  'test/fleet-prometheus.test.ts',
-  'test/demo.test.ts',
+  'test/kube-apiserver.test.ts',
+  'test/kept.test.ts',
+  'test/completion.test.ts',
+  'test/hostile-input.test.ts',
   'test/watch/watch.test.ts',
+  'test/fix-safety.test.ts',
+  'test/fleet-prometheus.test.ts',
+  'test/output-errors.test.ts',
+  'test/gather.test.ts',
+  'test/fleet.test.ts',
+  'test/demo.test.ts',
   'test/unused-exports.test.ts',
 ];
 

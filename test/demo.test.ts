@@ -18,13 +18,16 @@ import {
   APISERVER_SH,
   APISERVER_SH_FOUND,
   objectPath,
-  startKubeApiServer,
+  startKubeApiServerEarly,
   type KubeApiServer,
 } from './helpers/kube-apiserver.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const APPLY = join(ROOT, 'demo/apply.mjs');
 const hasKubectl = (process.env.PATH ?? '').split(delimiter).some((d) => d && existsSync(join(d, 'kubectl')));
+// The real kube-apiserver starts while the generated demo is compared (its tests come first).
+const kube = APISERVER_SH_FOUND && hasKubectl ? startKubeApiServerEarly() : undefined;
+afterAll(() => kube?.stop());
 
 function apply(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -82,7 +85,7 @@ describe.skipIf(!APISERVER_SH_FOUND || !hasKubectl)(
     let k: KubeApiServer;
     let first: Awaited<ReturnType<typeof apply>>;
     beforeAll(async () => {
-      k = await startKubeApiServer();
+      k = await kube!.get();
       first = await apply(['--kubeconfig', k.kubeconfig]);
     }, 180_000);
     afterAll(async () => {

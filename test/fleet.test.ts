@@ -19,12 +19,20 @@ import YAML from 'yaml';
 import { fleetExitCode } from '../src/cli/exit.js';
 import { mapBounded } from '../src/run/fleet.js';
 import { EAST, WEST } from './helpers/fleet.js';
-import { APISERVER_SH, APISERVER_SH_FOUND, startKubeApiServer, type KubeApiServer } from './helpers/kube-apiserver.js';
+import {
+  APISERVER_SH,
+  APISERVER_SH_FOUND,
+  startKubeApiServerEarly,
+  type KubeApiServer,
+} from './helpers/kube-apiserver.js';
 import { runCli } from './helpers/cli.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const schema = JSON.parse(readFileSync(join(ROOT, 'schema/report.schema.json'), 'utf8'));
 const fleetSchema = JSON.parse(readFileSync(join(ROOT, 'schema/fleet.schema.json'), 'utf8'));
+// The two real kube-apiservers start while the tests that need none run (they come first).
+const kube = APISERVER_SH_FOUND ? { east: startKubeApiServerEarly(), west: startKubeApiServerEarly() } : undefined;
+afterAll(() => Promise.all([kube?.east.stop(), kube?.west.stop()]));
 
 if (!APISERVER_SH_FOUND)
   console.log(
@@ -148,7 +156,7 @@ describe.skipIf(!APISERVER_SH_FOUND)('a fleet: two real kube-apiservers and a de
 
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'meshdoctor-fleet-'));
-    [east, west] = await Promise.all([startKubeApiServer(), startKubeApiServer()]);
+    [east, west] = await Promise.all([kube!.east.get(), kube!.west.get()]);
     await Promise.all([east.admin.createAll(EAST), west.admin.createAll(WEST)]);
     deadServer = `https://127.0.0.1:${await closedPort()}`;
     const e = entries(east, 'east');

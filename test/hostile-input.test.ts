@@ -20,12 +20,15 @@ import { ndjsonLine } from '../src/watch/transitions.js';
 import { FIXTURES, NOW, baseObjects, overlay, parseObjects, snapshotFrom } from './helpers/fixtures.js';
 import { startApiServer } from './apiserver/server.js';
 import { runCli } from './helpers/cli.js';
-import { APISERVER_SH_FOUND, startKubeApiServer, type KubeApiServer } from './helpers/kube-apiserver.js';
+import { APISERVER_SH_FOUND, startKubeApiServerEarly, type KubeApiServer } from './helpers/kube-apiserver.js';
 import { expectPastesExactly } from './helpers/paste.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const tmp = mkdtempSync(join(tmpdir(), 'meshdoctor-hostile-input-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+// The real kube-apiserver of class 10 starts while classes 7-12 run (a minute of tests before it).
+const kube = APISERVER_SH_FOUND ? startKubeApiServerEarly() : undefined;
+afterAll(() => kube?.stop());
 
 /** The real entry point (run(): process.stdin, process.exit codes) in a child process under tsx. */
 const ENTRY = join(tmp, 'entry.mjs');
@@ -431,7 +434,7 @@ describe('class 10: --as with a name beyond ASCII is sent as kubectl sends it (U
   describe.skipIf(!APISERVER_SH_FOUND)('against a real kube-apiserver (../shared/k8s/apiserver.sh)', () => {
     let k: KubeApiServer;
     beforeAll(async () => {
-      k = await startKubeApiServer();
+      k = await kube!.get();
       // Each user may list namespaces (a ClusterRoleBinding naming it), nothing else.
       await k.admin.create({
         apiVersion: 'rbac.authorization.k8s.io/v1',

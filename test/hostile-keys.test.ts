@@ -180,7 +180,7 @@ function runAll(snap: Snapshot): void {
 describe('cluster strings named like Object.prototype members', () => {
   it('the words are no problem in any fixture cluster as it is (the control)', () => {
     for (const c of CLUSTERS) runAll(snapshotFrom(c.objects));
-  }, 60_000);
+  }, 600_000); // ends a hang only: every cluster once, 60 s was passed at load 22 (docs/performance.md, round 9)
 
   it('renamed names, keys and values: no check fails, explain works, every reporter renders, JSON is valid', () => {
     let renamed = 0;

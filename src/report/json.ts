@@ -1,4 +1,4 @@
-import { controlChars } from '../util/errors.js';
+import { controlCharsButNewline } from '../util/errors.js';
 import type { Reporter } from './reporter.js';
 
 /**
@@ -7,12 +7,11 @@ import type { Reporter } from './reporter.js';
  * nothing a viewer of the file would not see. (JSON.stringify escapes C0 controls and lone surrogates itself.)
  */
 export const escapeInvisible = (text: string): string =>
-  text.replace(controlChars(), (c) =>
-    c === '\n'
-      ? c // the layout's own line breaks: JSON.stringify escapes every one inside a string
-      : c.length === 2
-        ? `\\u${c.charCodeAt(0).toString(16)}\\u${c.charCodeAt(1).toString(16)}`
-        : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  // The line feeds are the layout's own line breaks: JSON.stringify escapes every one inside a string.
+  text.replace(controlCharsButNewline(), (c) =>
+    c.length === 2
+      ? `\\u${c.charCodeAt(0).toString(16)}\\u${c.charCodeAt(1).toString(16)}`
+      : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 
 /** `-o json`: the whole result, schema in schema/report.schema.json. */

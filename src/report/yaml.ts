@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Reporter } from './reporter.js';
-import { controlChars, hasControl } from '../util/errors.js';
+import { controlCharsButNewline, hasControl } from '../util/errors.js';
 import { json } from './json.js';
 
 /**
@@ -19,8 +19,8 @@ export function toYaml(value: unknown): string {
       if (typeof node.value === 'string' && hasControl(node.value)) node.type = 'QUOTE_DOUBLE';
     },
   });
-  return doc.toString({ lineWidth: 0 }).replace(controlChars(), (c) => {
-    if (c === '\n') return c; // the layout's own: inside a double-quoted string it is written \n
+  // The line feeds left are the layout's own: inside a double-quoted string one is written \n.
+  return doc.toString({ lineWidth: 0 }).replace(controlCharsButNewline(), (c) => {
     const code = c.codePointAt(0)!;
     return code > 0xffff ? `\\U${code.toString(16).padStart(8, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
   });

@@ -32,7 +32,7 @@ export const SECRETS_DECLINED =
  */
 export function coverageOf(snapshot: Snapshot, checks: readonly Check[], skipped: SkippedCheck[]): Coverage {
   const unavailable: Coverage['unavailable'] = [];
-  const wanted = [...new Set(checks.flatMap((c) => [...c.inputs, ...(c.optionalInputs ?? [])]))].sort(cmp);
+  const wanted = wantedBy(checks);
   const declined = new Set(wanted.filter((k) => snapshot.unavailable[k] === SECRETS_DECLINED));
   for (const kind of wanted.filter((k) => !snapshot.objects[k])) {
     const kept = checks
@@ -79,6 +79,21 @@ export function coverageOf(snapshot: Snapshot, checks: readonly Check[], skipped
     unavailable,
     rbac: rbacFix(snapshot, unavailable),
   };
+}
+
+/**
+ * The kinds a selection of checks reads (required and optional), sorted: the same for every run of
+ * that selection (a watch's evaluations, the views of one cluster), so derived once per selection
+ * (checks and their inputs are never changed once defined).
+ */
+const WANTED = new WeakMap<readonly Check[], readonly KindKey[]>();
+function wantedBy(checks: readonly Check[]): readonly KindKey[] {
+  let wanted = WANTED.get(checks);
+  if (!wanted) {
+    wanted = [...new Set(checks.flatMap((c) => [...c.inputs, ...(c.optionalInputs ?? [])]))].sort(cmp);
+    WANTED.set(checks, wanted);
+  }
+  return wanted;
 }
 
 /** The reason of a read of the server itself asked for and not done yet. */

@@ -38,6 +38,14 @@ const CONTROL = new RegExp(`[${CONTROL_CLASS}]`, 'gu');
 /** A new global regex of the characters hasControl finds (for other modules to remove or replace them). */
 export const controlChars = (): RegExp => new RegExp(`[${CONTROL_CLASS}]`, 'gu');
 
+/**
+ * controlChars() without the line feed (\p{Cc} is exactly U+0000-U+001F and U+007F-U+009F): for
+ * escaping a whole document whose own layout breaks its lines (a report of 100k lines made one
+ * call of the replacer per line, to give the line feed back unchanged).
+ */
+export const controlCharsButNewline = (): RegExp =>
+  new RegExp(`[${CONTROL_CLASS.replace(String.raw`\p{Cc}`, String.raw`\0-\t\v-\x1f\x7f-\x9f`)}]`, 'gu');
+
 /** Whether a string holds a character a terminal or a shell line would act on, or an invisible one. */
 export const hasControl = (s: string): boolean => {
   CONTROL.lastIndex = 0;

@@ -10,6 +10,8 @@
 emulate -L zsh
 zmodload zsh/zpty || exit 3
 local shell=$1 script=$2 dir=$3 line=$4
+# Waits in hundredths of a second: zselect is a builtin (no sleep process per poll), polled every 10 ms.
+if zmodload zsh/zselect 2>/dev/null; then pause() { zselect -t $1 } else pause() { sleep $(( $1 / 100.0 )) } fi
 cd -- "$dir" || exit 3
 # The completion function, once it returns, leaves a file `completed`: the keys after TAB wait for
 # it (a busy machine may take longer than any fixed pause to run it), not for a clock. The files
@@ -43,13 +45,13 @@ fi
 # are already waiting), then Enter.
 zpty -wn sh "$line"$'\t'
 local i
-for i in {1..200}; do [[ -e completed ]] && break; sleep 0.05; done
+for i in {1..1000}; do [[ -e completed ]] && break; pause 1; done
 # The candidates are inserted once the function has returned.
-sleep 0.1
+pause 10
 zpty -wn sh $'\C-x\C-d'
-for i in {1..200}; do [[ -e line ]] && break; sleep 0.05; done
+for i in {1..1000}; do [[ -e line ]] && break; pause 1; done
 zpty -wn sh $'\r'
-for i in {1..200}; do [[ -e ran ]] && break; sleep 0.05; done
+for i in {1..1000}; do [[ -e ran ]] && break; pause 1; done
 zpty -w sh 'exit'
 zpty -d sh
 [[ -e line ]] || exit 5

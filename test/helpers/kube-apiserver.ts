@@ -299,14 +299,54 @@ const tail = (file: string, n = 15) => {
 const portTaken = (dir: string) =>
   /address already in use/.test(tail(join(dir, 'kube-apiserver.log'), 50) + tail(join(dir, 'etcd.log'), 50));
 
+/** Running (a zombie no one reaps yet, as the script's setsid children may be, is not). */
+const running = (pid: number) => {
+  try {
+    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Stop the server for good: its state is thrown away with `dir`, so there is nothing for a
+ * graceful shutdown to save, and the script's `stop` (SIGTERM, then up to 10 s per process) took
+ * about 4 s of each file's wall time on an idle machine. The two processes the script recorded
+ * (or that restartKubeApiServer started in place) are killed, then waited for; without /proc or a
+ * pid file, the script stops them.
+ */
+async function killServer(dir: string): Promise<void> {
+  const pids = ['kube-apiserver', 'etcd'].map((n) => {
+    try {
+      return Number(readFileSync(join(dir, `${n}.pid`), 'utf8').trim());
+    } catch {
+      return NaN;
+    }
+  });
+  if (!existsSync('/proc/self/stat') || pids.some((p) => !Number.isInteger(p) || p <= 0)) {
+    await sh(['stop', dir], 30_000);
+    return;
+  }
+  // Only a process started for `dir` (its command line names it: a recorded pid may have been reused).
+  const ours = (pid: number) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dir);
+    } catch {
+      return false;
+    }
+  };
+  for (const pid of pids.filter(ours)) process.kill(pid, 'SIGKILL');
+  const left = () => pids.some((p) => running(p) && ours(p));
+  for (let i = 0; i < 200 && left(); i++) await new Promise((r) => setTimeout(r, 50));
+  if (left()) await sh(['stop', dir], 30_000);
+}
+
 /** Start etcd + kube-apiserver under `dir` (a new temp dir by default); resolves when /readyz is ok. */
 export async function startKubeApiServer(
   dir = mkdtempSync(join(tmpdir(), 'meshdoctor-kube-')),
 ): Promise<KubeApiServer> {
   const t0 = Date.now();
-  const stop = async () => {
-    await sh(['stop', dir], 30_000);
-  };
+  const stop = () => killServer(dir);
   let r = await sh(['start', dir], 85_000);
   // Other processes (test workers, other suites on the machine) open ports all the time: new ports, twice more.
   for (let retry = 0; retry < 2 && r.code !== 0 && portTaken(dir); retry++) {
@@ -321,6 +361,7 @@ export async function startKubeApiServer(
       `${APISERVER_SH} start ${dir} failed (exit ${r.code}):\n${r.stderr.trim()}\n--- kube-apiserver.log ---\n${tail(join(dir, 'kube-apiserver.log'))}\n--- etcd.log ---\n${tail(join(dir, 'etcd.log'), 5)}`,
     );
   }
+  let stopping: Promise<void> | undefined;
   const kubeconfig = r.stdout.trim().split('\n').pop()!;
   const kc = YAML.parse(readFileSync(kubeconfig, 'utf8'));
   const cluster = kc.clusters[0].cluster;
@@ -339,11 +380,35 @@ export async function startKubeApiServer(
     caPem,
     admin,
     startSeconds: (Date.now() - t0) / 1000,
-    async stop() {
-      admin.close();
-      await stop();
-      rmSync(dir, { recursive: true, force: true });
+    stop() {
+      return (stopping ??= (async () => {
+        admin.close();
+        await stop();
+        rmSync(dir, { recursive: true, force: true });
+      })());
     },
+  };
+}
+
+/**
+ * A server started when the test file is loaded rather than in the beforeAll of the tests that
+ * use it, for a file whose earlier tests take a while: its start (5-10 s, most of it waiting for
+ * etcd and /readyz) then overlaps them instead of holding the worker. A fresh server for the file
+ * all the same. `get()` waits for it (a failed start rejects there, as startKubeApiServer would in
+ * the beforeAll); `stop()` stops it whether or not it was used (call it in the file's afterAll:
+ * under `-t` the tests that use it may not run). Call it only where the script was found.
+ */
+export function startKubeApiServerEarly(): { get(): Promise<KubeApiServer>; stop(): Promise<void> } {
+  const started = startKubeApiServer();
+  started.catch(() => {}); // rejected in get(), where the tests that need it wait
+  let stopped: Promise<void> | undefined;
+  return {
+    get: () => started,
+    stop: () =>
+      (stopped ??= started.then(
+        (k) => k.stop(),
+        () => {},
+      )),
   };
 }
 
