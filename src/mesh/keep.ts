@@ -14,6 +14,7 @@ import { ADMISSION_WORDS } from '../k8s/apiserver.js';
 import { SANDBOX_REASON, sandboxMessageShape } from '../k8s/sandbox.js';
 import { CNI_BIN_VOLUME } from './cni-install.js';
 import { IPTABLES_LINES } from './iptables.js';
+import { SA_TOKEN_LINE } from '../k8s/sa-token.js';
 
 /** Every container name a mesh injects: their statuses and the kubelet's events about them are kept. */
 const INJECTED = [...new Set(PROFILE_LIST.flatMap(injectedNames))];
@@ -62,6 +63,8 @@ const KEEP_POLICY: KeepPolicy = {
       ...PROFILE_LIST.flatMap((p) => p.runtime.failures.flatMap((f) => (f.line ? [f.line] : []))),
       // What iptables says the node refused, under any mesh (proxy-cannot-start, issue 31).
       ...IPTABLES_LINES,
+      // The ServiceAccount token file it cannot read (proxy-cannot-start): a path, never the token.
+      SA_TOKEN_LINE,
     ],
   },
   podEvents: [
