@@ -87,6 +87,8 @@ describe('Istio live', () => {
         { matchLabels: { app: 'legacy-batch' } },
         { matchExpressions: [{ key: 'tier', operator: 'In', values: ['batch'] }] },
       ],
+      // The annotation keys the template mentions, not the template (this one mentions none).
+      templateKeys: [],
     });
     const saved = join(tmp, 'saved.json');
     writeFileSync(saved, snap.stdout);

@@ -39,6 +39,7 @@ import type { Evidence } from './types.js';
 import type { MeshName } from '../mesh/names.js';
 import { arr, groupBy, isObj, nameOf, str, time } from '../util/objects.js';
 import { PROFILE_LIST, profileOf } from '../mesh/registry.js';
+import { injectedNamesOfAllReleases, proxyNamesOfAllReleases } from '../mesh/releases.js';
 import { defineCheck, messages, meta, say } from './define.js';
 
 /** The proxy of a pod that is shutting down on its own needs a moment: report after a minute. */
@@ -53,6 +54,8 @@ function since(ms: number): string {
 
 interface HungPod {
   pod: K8sObject;
+  /** The proxy container, as its release named it. */
+  proxy: string;
   job: string;
   mesh: MeshName;
   containers: Record<string, unknown>[];
@@ -64,15 +67,19 @@ function hungPod(pod: K8sObject, m: Model): HungPod | undefined {
   const status = isObj(pod.status) ? pod.status : {};
   if (status.phase !== 'Running') return undefined;
   const names = containers(podSpec(pod)).map((c) => str(c.name) ?? '');
-  const mesh = PROFILE_LIST.find((p) => names.includes(p.containers.proxy))?.name;
-  if (!mesh) return undefined; // no proxy, or a native sidecar that ends with the app
+  // The proxy under the name its own release gave it (Consul 0.x: consul-connect-envoy-sidecar, envoy-sidecar), and
+  // the helpers that release injects beside it (consul-connect-lifecycle-sidecar), which run on too: not the app.
+  const p = PROFILE_LIST.find((x) => names.some((n) => proxyNamesOfAllReleases(x).includes(n)));
+  if (!p) return undefined; // no proxy, or a native sidecar that ends with the app
+  const mesh = p.name;
   const statuses = new Map(
     arr(status.containerStatuses)
       .filter(isObj)
       .map((s) => [str(s.name) ?? '', s]),
   );
-  const proxy = profileOf(mesh).containers.proxy;
-  const app = names.filter((n) => n !== proxy);
+  const proxy = names.find((n) => proxyNamesOfAllReleases(p).includes(n))!;
+  const injected = injectedNamesOfAllReleases(p);
+  const app = names.filter((n) => n !== proxy && !injected.includes(n));
   if (!app.length || !isObj(statuses.get(proxy)?.state?.running)) return undefined;
   if (!app.every((n) => isObj(statuses.get(n)?.state?.terminated))) return undefined;
   const exits = app.map((n) => time(statuses.get(n)!.state.terminated.finishedAt)).filter((t): t is Date => !!t);
@@ -92,7 +99,7 @@ function hungPod(pod: K8sObject, m: Model): HungPod | undefined {
       ...(d.finishedAt ? { finishedAt: d.finishedAt } : d.startedAt ? { startedAt: d.startedAt } : {}),
     };
   });
-  return { pod, job: String(job.name ?? ''), mesh, containers: evidence, ...(exitedAt ? { exitedAt } : {}) };
+  return { pod, proxy, job: String(job.name ?? ''), mesh, containers: evidence, ...(exitedAt ? { exitedAt } : {}) };
 }
 
 function* hungJobs(m: Model, w: Workload): Generator<FindingInput<Evidence, typeof MESSAGES>, boolean> {
@@ -124,7 +131,7 @@ function* hungJobs(m: Model, w: Workload): Generator<FindingInput<Evidence, type
       ...say(MESSAGES, 'proxy-keeps-running', {
         job: `${w.namespace}/${jobName}`,
         ago: oldest !== undefined ? ` ${since(m.now.getTime() - oldest)} ago` : '',
-        proxy: p.containers.proxy,
+        proxy: pods[0]!.proxy,
       }),
       resource: { kind: 'Job', namespace: w.namespace, name: jobName },
       affectedPods: pods.length,

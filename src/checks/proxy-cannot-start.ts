@@ -79,7 +79,7 @@ import { alteredNativeSidecar, injectedNames, rewrittenInits } from '../mesh/pro
 import { clusterVersions, CLUSTER_VERSIONS } from '../facts/versions.js';
 import { compareMinor, minorText, NATIVE_SIDECARS_ON } from '../k8s/server.js';
 import { companionShortfalls, type CompanionShortfall } from '../mesh/releases.js';
-import { recreateAll, setOnTemplate } from '../fix/commands.js';
+import { recreateAll, setOnTemplate, setOnTemplateSpec } from '../fix/commands.js';
 import { NETWORKS, namedAttachments } from '../k8s/sandbox.js';
 import { parseQuantity } from '../k8s/quantity.js';
 import { meshesAllowed } from '../facts/siblings.js';
@@ -100,6 +100,7 @@ import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 import { PROXY_PATHS, proxyPaths } from '../facts/proxy-network.js';
 import { proxyConfiguredAt, TRUST_ROOT, trustRootRegenerated } from '../facts/timeline.js';
 import { bugsShown, BUGS_SHOWN } from '../facts/known-bugs.js';
+import { SA_TOKEN_DIR, SA_TOKEN_LINE, tokenUnmounted } from '../k8s/sa-token.js';
 
 const MESSAGES = messages({
   'cannot-start': "{pods} of {workload} cannot start: {mesh}'s {role} {container} {failure} ({status}): {cause}.",
@@ -371,6 +372,23 @@ function failingIn(m: Model, pod: K8sObject, names: readonly string[]): Failing[
 /** The workload is one whose NetworkPolicies cut its meshed pods off their control plane or DNS (src/facts/proxy-network.ts). */
 const egressExplained = (m: Model, mesh: MeshName, w: Workload) =>
   proxyPaths(m, mesh).some((p) => (p.blocked.length || p.dnsBlocked) && p.workloads.includes(w));
+
+/**
+ * Whether proxy-egress-blocked and proxy-predates-trust-root could decide for this workload: no read they need was
+ * refused (the app namespace's NetworkPolicies; for a mesh with an identity, the control plane namespaces' kinds the
+ * trust root is read from, TRUST_ROOT's inputs). A kind not collected at all leaves them silent everywhere, as here.
+ */
+const refusedIn = (
+  m: Model,
+  kind: 'networkpolicies' | 'configmaps' | 'deployments' | 'replicasets' | 'secrets',
+  ns: string,
+) => m.has(kind) && !m.readIn(kind, ns);
+const pathsDecidable = (m: Model, mesh: MeshName, w: Workload) =>
+  !refusedIn(m, 'networkpolicies', w.namespace) &&
+  (!profileOf(mesh).identity ||
+    (m.mesh(mesh)?.namespaces ?? []).every((ns) =>
+      (['configmaps', 'deployments', 'replicasets', 'secrets'] as const).every((k) => !refusedIn(m, k, ns)),
+    ));
 
 /** The pod's proxy was configured before its mesh's trust root was regenerated (src/facts/timeline.ts), as proxy-predates-trust-root judges it. */
 function predatesTrustRoot(m: Model, mesh: MeshName, pod: K8sObject): boolean {
@@ -834,6 +852,9 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
       events,
     };
   if (first.kind === 'stuck') return { ...stuckCause(m, w, first, ctx), role, status, events };
+  // The ServiceAccount token file it reads, which the pod does not mount (issue 31: why a mesh container cannot run).
+  const token = tokenCause(w, first);
+  if (token) return { ...token, role, status, events };
   const read = readFailure(p.runtime.failures, first);
   const gaps = grantGaps(m, w, mesh, first);
   if (gaps)
@@ -901,6 +922,27 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
     role,
     status,
     events,
+  };
+}
+
+/**
+ * It cannot read the ServiceAccount token file, which the pod does not mount: its termination message names the file
+ * client-go reads (src/k8s/sa-token.ts) as missing, the pod sets automountServiceAccountToken: false and the container
+ * mounts nothing of its own there. A data plane that authenticates to its control plane with that token, or an init
+ * container logging in with it, cannot start. A pod that leaves the field unset is not judged: its ServiceAccount
+ * decides, and the message is quoted as for any other failure.
+ */
+function tokenCause(w: Workload, f: Failing) {
+  const line = f.message?.split(/\r?\n/).find((l) => SA_TOKEN_LINE.test(l));
+  if (!line || !tokenUnmounted(podSpec(f.pod), specOf(f.pod, f.container))) return undefined;
+  const said = printable(line.trim(), 300);
+  return {
+    cause: `it cannot read the ServiceAccount token it needs, because the pod sets automountServiceAccountToken: false, so the API server mounts no token at ${SA_TOKEN_DIR}, and ${f.container} mounts none of its own there (it said: "${said}")`,
+    evidence: { automountServiceAccountToken: { podTemplate: false }, line: said },
+    fix: [
+      comment`mount the token again: a policy that turns it off for the app containers must leave it on for meshed pods`,
+      ...setOnTemplateSpec(w, { automountServiceAccountToken: true }),
+    ] as Step[],
   };
 }
 
@@ -1559,7 +1601,12 @@ export default defineCheck<Evidence, typeof MESSAGES>({
         // names that cause (one cause, one finding); only there is the not-ready proxy left to it.
         // And a proxy injected before its mesh's trust root was regenerated: proxy-predates-trust-root names that.
         const egress = all.some((f) => f.kind === 'unready') && egressExplained(m, mesh, w);
-        const failing = all.filter((f) => f.kind !== 'unready' || (!egress && !predatesTrustRoot(m, mesh, f.pod)));
+        // Where the reads those two causes need were refused, whether one of them explains it is not known: the
+        // not-ready proxy is not reported here either (a refused read never adds a finding).
+        const undecided = all.some((f) => f.kind === 'unready') && !pathsDecidable(m, mesh, w);
+        const failing = all.filter(
+          (f) => f.kind !== 'unready' || (!egress && !undecided && !predatesTrustRoot(m, mesh, f.pod)),
+        );
         if (failing.length === 0) continue;
         // One finding per workload: the first container that fails (init containers run first), its pods.
         const first = failing[0]!;

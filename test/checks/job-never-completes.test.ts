@@ -12,6 +12,9 @@ checkCases('job-never-completes', {
     { fixtures: 'fires-kuma-hung.yaml', findings: ['Job orders/reindex-now'] },
     { fixtures: 'fires-linkerd-hung.yaml', findings: ['Job shop/migrate'] },
     { fixtures: 'fires-templates.yaml', findings: ['CronJob shop/cleanup', 'Job store/reindex'] },
+    // The proxy under its own release's name, its helpers not taken for the app (consul-k8s 0.2 and 0.25).
+    { fixtures: 'fires-consul-0.x-envoy-sidecar-hung.yaml', findings: ['Job catalog/backfill'] },
+    { fixtures: 'fires-consul-0.2-connect-envoy-sidecar-hung.yaml', findings: ['Job catalog/reindex'] },
   ],
   silent: [
     { fixtures: 'ok-istio-native-auto.yaml' },
@@ -19,5 +22,6 @@ checkCases('job-never-completes', {
     { fixtures: 'ok-linkerd-just-exited.yaml' },
     { fixtures: 'ok-native-config.yaml' },
     { fixtures: 'ok-templates.yaml' },
+    { fixtures: 'ok-consul-0.x-proxy-exited-helper-running.yaml' },
   ],
 });

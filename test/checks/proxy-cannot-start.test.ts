@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkCases } from '../helpers/check-tester.js';
-import { cluster, findings } from '../helpers/fixtures.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cluster, findings, FIXTURES } from '../helpers/fixtures.js';
 import { render } from '../../src/fix/render.js';
 import { guardFix } from '../../src/util/shell.js';
 import { PROFILE_LIST } from '../../src/mesh/registry.js';
@@ -24,6 +26,13 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'fires-consul-0.x-agent-hostport-tls.yaml', findings: ['Deployment catalog/invoices'] },
     { fixtures: 'fires-consul-0.x-agent-host-network.yaml', findings: ['Deployment catalog/refunds'] },
     { fixtures: 'fires-kuma-sidecar-image.yaml', findings: ['Deployment orders/shipping'] },
+    // Issue 31: the ServiceAccount token file a mesh container reads, which the pod does not mount (three meshes).
+    { fixtures: 'fires-kuma-sidecar-token-not-mounted.yaml', findings: ['Deployment orders/fulfil'] },
+    { fixtures: 'fires-consul-init-token-not-mounted.yaml', findings: ['Deployment catalog/ratings'] },
+    {
+      fixtures: 'fires-istio-1.5-proxy-first-party-jwt-token-not-mounted.yaml',
+      findings: ['Deployment store/tickets'],
+    },
     { fixtures: 'fires-kuma-init-nonroot.yaml', findings: ['Deployment orders/payments'] },
     { fixtures: 'fires-consul-dataplane-nonroot-image.yaml', findings: ['Deployment catalog/ledger'] },
     // Issue 31.7: a feature the injected init container uses that the Consul image the pod runs is too old for.
@@ -183,6 +192,7 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'ok-linkerd-recovered-or-app.yaml' },
     { fixtures: 'ok-istio-granted-or-app-refused.yaml' },
     { fixtures: 'ok-consul-native-sidecar.yaml' },
+    { fixtures: 'ok-kuma-token-off-proxy-runs.yaml' },
     { fixtures: 'ok-consul-0.x-agent-hostport-running.yaml' },
     { fixtures: 'ok-consul-0.x-metrics-merging-consul-1.10.yaml' },
     { fixtures: 'ok-istio-proxy-oom-once.yaml' },
@@ -217,6 +227,40 @@ describe('proxy-cannot-start', () => {
     expect(kuma.fix.join('\n')).not.toContain('iptablesMode');
     expect(kuma.fix.join('\n')).toContain('xt_REDIRECT, xt_owner and xt_multiport');
     expect(kuma.fix.join('\n')).toContain('kuma-cni');
+  });
+
+  it('names a ServiceAccount token the pod does not mount where the mesh container says it cannot read it, on every mesh', () => {
+    for (const [base, name, container] of [
+      ['kuma', 'fires-kuma-sidecar-token-not-mounted', 'kuma-sidecar'],
+      ['consul', 'fires-consul-init-token-not-mounted', 'consul-connect-inject-init'],
+      ['istio-1.5', 'fires-istio-1.5-proxy-first-party-jwt-token-not-mounted', 'istio-proxy'],
+    ] as const) {
+      const [f] = findings(cluster(base, [`checks/proxy-cannot-start/${name}.yaml`]), ['proxy-cannot-start']);
+      expect(f!.message).toContain('the pod sets automountServiceAccountToken: false');
+      expect(f!.message).toContain(`${container} mounts none of its own there`);
+      expect(f!.message).toContain('/var/run/secrets/kubernetes.io/serviceaccount/token');
+      expect(f!.fix.join('\n')).toContain('automountServiceAccountToken');
+    }
+    // Near miss: the same message where the pod leaves the field unset (its ServiceAccount decides, not read here),
+    // or mounts a token of its own at that directory: quoted, not attributed.
+    const text = readFileSync(
+      join(FIXTURES, 'checks/proxy-cannot-start/fires-kuma-sidecar-token-not-mounted.yaml'),
+      'utf8',
+    );
+    for (const variant of [
+      text
+        .replaceAll('automountServiceAccountToken: false, ', '')
+        .replace('  automountServiceAccountToken: false\n', ''),
+      text.replace(
+        '- {name: kuma-sidecar, image: "docker.io/kumahq/kuma-dp:2.14.3"}',
+        '- {name: kuma-sidecar, image: "docker.io/kumahq/kuma-dp:2.14.3", volumeMounts: [{name: tok, mountPath: /var/run/secrets/kubernetes.io/serviceaccount}]}',
+      ),
+    ]) {
+      expect(variant).not.toBe(text);
+      const [f] = findings(cluster('kuma', [variant]), ['proxy-cannot-start']);
+      expect(f!.message).not.toContain('automountServiceAccountToken');
+      expect(f!.message).toContain('for a reason meshdoctor does not know');
+    }
   });
 
   it('names the pod runAsUser an injected init container inherits for want of its own, and no capability the runtime gives by default', () => {
