@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkCases } from '../helpers/check-tester.js';
-import { cluster, findings } from '../helpers/fixtures.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cluster, findings, FIXTURES } from '../helpers/fixtures.js';
 import { kubeVersion, parseVersion } from '../../src/k8s/server.js';
 import type { Snapshot } from '../../src/k8s/snapshot.js';
 
@@ -17,6 +19,12 @@ checkCases('kubernetes-version-unsupported', {
     { fixtures: 'fires-istio-digest-pinned.yaml', findings: ['Deployment istio-system/istiod'] },
     { fixtures: 'fires-kuma-node-older.yaml', findings: ['Deployment kuma-system/kuma-control-plane'] },
     { fixtures: 'fires-consul-1.9-node-older.yaml', findings: ['Deployment consul/consul-connect-injector'] },
+    // consul-k8s 0.13-0.26 speak admissionregistration.k8s.io/v1beta1, gone in Kubernetes 1.22 (issue 31.7).
+    {
+      fixtures: 'fires-consul-0.x-v1beta1-node-1.22.yaml',
+      base: 'consul-0.x',
+      findings: ['Deployment consul/consul-connect-injector-webhook-deployment'],
+    },
     // Two meshes on the same nodes: each judged by its own table (1.30 is past Linkerd 2.14's 1.28, inside Istio 1.24's 1.28-1.31).
     {
       fixtures: 'fires-linkerd-node-newer.yaml',
@@ -29,6 +37,7 @@ checkCases('kubernetes-version-unsupported', {
     { fixtures: 'ok-istio-nodes-at-the-ends.yaml' },
     { fixtures: 'ok-kuma-node-unreadable.yaml' },
     { fixtures: 'ok-consul-release-not-in-table.yaml' },
+    { fixtures: 'ok-consul-0.x-node-1.21.yaml', base: 'consul-0.x' },
     // No nodes and no server version: nothing to compare.
     { base: 'both' },
   ],
@@ -57,6 +66,30 @@ describe('kubernetes-version-unsupported: the API server, message, evidence, fix
     expect(f.fix[0]).toContain(
       'upgrade Istio to a release that supports Kubernetes 1.33: 1.30, 1.29, 1.28, 1.27, 1.26',
     );
+  });
+
+  it('consul-k8s releases that speak admissionregistration.k8s.io/v1beta1 end at 1.21; older ones and 0.33 are not judged by it', () => {
+    const [f] = findings(withServer(cluster('consul-0.x'), 'v1.24.3'), ['kubernetes-version-unsupported']);
+    expect(f!.message).toBe(
+      'Consul 0.25.0 (consul/consul-connect-injector-webhook-deployment) supports Kubernetes 1.13 to 1.21, but the API server runs v1.24.3.',
+    );
+    expect(f!.evidence).toMatchObject({ release: '0.25', supported: { min: '1.13', max: '1.21' } });
+    // consul-k8s 0.18.0 (chart README: Kubernetes 1.9+), the same bound at the top.
+    const base = readFileSync(join(FIXTURES, 'healthy/consul-0.x.yaml'), 'utf8');
+    const injector = base.slice(
+      base.indexOf(
+        '- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: consul-connect-injector-webhook-deployment',
+      ),
+    );
+    const only = injector.slice(0, injector.indexOf('\n- apiVersion', 1)).replace(/^- /, '').replace(/^  /gm, '');
+    const older = only.replaceAll('hashicorp/consul-k8s:0.25.0', 'hashicorp/consul-k8s:0.18.0');
+    expect(older).not.toBe(only);
+    const [g] = findings(withServer(cluster('consul-0.x', [older]), 'v1.22.0'), ['kubernetes-version-unsupported']);
+    expect(g!.message).toContain('Consul 0.18.0');
+    expect(g!.message).toContain('supports Kubernetes 1.9 to 1.21, but the API server runs v1.22.0');
+    // consul-k8s 0.2 never calls that API (no row: not examined), nor the API server inside the range.
+    expect(findings(withServer(cluster('consul-0.2'), 'v1.24.3'), ['kubernetes-version-unsupported'])).toEqual([]);
+    expect(findings(withServer(cluster('consul-0.x'), 'v1.21.2'), ['kubernetes-version-unsupported'])).toEqual([]);
   });
 
   it('a server inside the range and nodes inside it: silent; the server outside: fires', () => {

@@ -50,6 +50,21 @@ export const CONSUL_KUBERNETES: readonly KubernetesSupport[] = [
     max: '1.26',
     source: 'developer.hashicorp.com/consul/docs/deploy/server/k8s/requirements',
   },
+  // consul-k8s 0.13.0 to 0.26.0 read and patch MutatingWebhookConfigurations through
+  // admissionregistration.k8s.io/v1beta1 (AdmissionregistrationV1beta1: subcommand/inject-connect/command.go from
+  // v0.13.0 @14461be3, subcommand/webhook-cert-manager/command.go to v0.26.0 @ade3d638; v1 from 0.33.0 @054d4dc3,
+  // CHANGELOG "Use AdmissionregistrationV1", hashicorp/consul-k8s#558), which Kubernetes 1.22 no longer serves
+  // (kubernetes/website blog "Kubernetes API and Feature Removals In 1.22"): 1.21 at most. The lowest version is the
+  // chart's README of the consul-helm release that pins it (imageK8S): 1.9 up to consul-k8s 0.23.0 (consul-helm
+  // v0.29.0 @02b30f3a), 1.13 for 0.24.0 and 0.25.0 (v0.30.0 @f1636f6a, v0.31.0), 1.17 for 0.26.0 (v0.32.0 @6a1a2d3c).
+  ...[13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26]
+    .map((n): KubernetesSupport => ({
+      release: `0.${n}`,
+      min: n <= 23 ? '1.9' : n <= 25 ? '1.13' : '1.17',
+      max: '1.21',
+      source: `hashicorp/consul-k8s v0.${n}.0 (admissionregistration.k8s.io/v1beta1, not served from Kubernetes 1.22); hashicorp/consul-helm README (Kubernetes ${n <= 23 ? '1.9' : n <= 25 ? '1.13' : '1.17'}+)`,
+    }))
+    .reverse(),
 ];
 
 /** The Consul image a consul-k8s 0.x pod runs the Consul binary of, in container `container`, too old below 1.10.0. */
