@@ -81,7 +81,7 @@ describe('kubernetes-version-unsupported: the API server, message, evidence, fix
         '- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: consul-connect-injector-webhook-deployment',
       ),
     );
-    const only = injector.slice(0, injector.indexOf('\n- apiVersion', 1)).replace(/^- /, '').replace(/^  /gm, '');
+    const only = injector.slice(0, injector.indexOf('\n- apiVersion', 1)).replace(/^- /, '').replace(/^ {2}/gm, '');
     const older = only.replaceAll('hashicorp/consul-k8s:0.25.0', 'hashicorp/consul-k8s:0.18.0');
     expect(older).not.toBe(only);
     const [g] = findings(withServer(cluster('consul-0.x', [older]), 'v1.22.0'), ['kubernetes-version-unsupported']);
