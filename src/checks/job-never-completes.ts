@@ -33,6 +33,7 @@ import { containers, podSpec } from '../k8s/pods.js';
 import { setOnTemplate } from '../fix/commands.js';
 import { jobFinished, type Model, type Workload, APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 import { nativeSidecar } from '../facts/resources.js';
+import { installedContainers, INJECTOR_RELEASES } from '../facts/releases.js';
 import type { K8sObject } from '../util/types.js';
 import type { FindingInput } from './define.js';
 import type { Evidence } from './types.js';
@@ -160,7 +161,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('job-never-completes'),
-  facts: [APP_WORKLOADS, DECISIONS],
+  facts: [APP_WORKLOADS, DECISIONS, INJECTOR_RELEASES],
   messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {
@@ -183,7 +184,11 @@ export default defineCheck({
         yield {
           mesh: d.mesh,
           severity: 'warning',
-          ...say(MESSAGES, 'will-hang', { workload: `${w.kind} ${w.namespace}/${w.name}`, proxy: p.containers.proxy }),
+          // The proxy the installed release injects (consul-k8s 0.x: envoy-sidecar), today's where the release is not known.
+          ...say(MESSAGES, 'will-hang', {
+            workload: `${w.kind} ${w.namespace}/${w.name}`,
+            proxy: installedContainers(m, d.mesh)?.proxy[0] ?? p.containers.proxy,
+          }),
           resource: w.ref,
           affectedPods: 1,
           evidence: {

@@ -15,6 +15,17 @@ checkCases('job-never-completes', {
     // The proxy under its own release's name, its helpers not taken for the app (consul-k8s 0.2 and 0.25).
     { fixtures: 'fires-consul-0.x-envoy-sidecar-hung.yaml', findings: ['Job catalog/backfill'] },
     { fixtures: 'fires-consul-0.2-connect-envoy-sidecar-hung.yaml', findings: ['Job catalog/reindex'] },
+    // A template that will hang names the proxy its release injects (consul-k8s 0.25: envoy-sidecar) and today's on a current install.
+    {
+      fixtures: 'fires-consul-0.x-template.yaml',
+      findings: ['CronJob catalog/nightly-0x'],
+      said: [{ id: 'will-hang', params: { proxy: 'envoy-sidecar' } }],
+    },
+    {
+      fixtures: 'fires-consul-template.yaml',
+      findings: ['CronJob catalog/nightly'],
+      said: [{ id: 'will-hang', params: { proxy: 'consul-dataplane' } }],
+    },
   ],
   silent: [
     { fixtures: 'ok-istio-native-auto.yaml' },
