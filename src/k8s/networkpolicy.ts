@@ -114,6 +114,32 @@ function peerAdmits(
 }
 
 /**
+ * The ingress rules that admit `port` of the policies selecting `pod` for ingress (types.go, as above), each with
+ * its policy's name and namespace, its index and its peers (none: from anywhere); and the selecting policies' names.
+ */
+function ingressRules(
+  policies: readonly K8sObject[],
+  pod: K8sObject,
+  port: number,
+  protocol?: string,
+): { policies: string[]; rules: { policy: string; namespace: string; index: number; from: unknown[] }[] } {
+  const selecting = policies.filter((np) => policyTypes(np).includes('Ingress') && selectsPod(np, pod));
+  const named = namedPorts(pod);
+  const rules: { policy: string; namespace: string; index: number; from: unknown[] }[] = [];
+  for (const np of selecting) {
+    const policy = str(np.metadata?.name) ?? '';
+    const namespace = str(np.metadata?.namespace) ?? '';
+    arr(isObj(np.spec) ? np.spec.ingress : undefined).forEach((rule, index) => {
+      if (!isObj(rule)) return;
+      const ports = arr(rule.ports);
+      if (ports.length && !ports.some((e) => portMatches(e, port, named, protocol))) return;
+      rules.push({ policy, namespace, index, from: arr(rule.from) });
+    });
+  }
+  return { policies: selecting.map((np) => str(np.metadata?.name) ?? '').sort(), rules };
+}
+
+/**
  * Whether the API server may reach `port` (TCP, the container port the webhook's Service leads to)
  * on `pod`, under `policies` (those of the pod's namespace). `kubeSystemLabels`: the labels of
  * the kube-system Namespace (its automatic name label when it was not read).
@@ -124,28 +150,19 @@ export function ingressVerdict(
   port: number,
   kubeSystemLabels: Readonly<Record<string, string>> = KUBE_SYSTEM_LABELS,
 ): IngressVerdict {
-  const selecting = policies.filter((np) => policyTypes(np).includes('Ingress') && selectsPod(np, pod));
-  const named = namedPorts(pod);
+  const { policies: names, rules } = ingressRules(policies, pod, port);
   const admits: Admission[] = [];
-  for (const np of selecting) {
-    const policy = str(np.metadata?.name) ?? '';
-    const npNs = str(np.metadata?.namespace) ?? '';
-    arr(isObj(np.spec) ? np.spec.ingress : undefined).forEach((rule, i) => {
-      if (!isObj(rule)) return;
-      const ports = arr(rule.ports);
-      if (ports.length && !ports.some((e) => portMatches(e, port, named))) return;
-      const from = arr(rule.from);
-      if (!from.length) {
-        admits.push({ how: 'anywhere', policy, rule: i });
-        return;
-      }
-      for (const peer of from) {
-        const a = peerAdmits(peer, npNs, kubeSystemLabels);
-        if (a) admits.push({ ...a, policy, rule: i });
-      }
-    });
+  for (const r of rules) {
+    if (!r.from.length) {
+      admits.push({ how: 'anywhere', policy: r.policy, rule: r.index });
+      continue;
+    }
+    for (const peer of r.from) {
+      const a = peerAdmits(peer, r.namespace, kubeSystemLabels);
+      if (a) admits.push({ ...a, policy: r.policy, rule: r.index });
+    }
   }
-  return { policies: selecting.map((np) => str(np.metadata?.name) ?? '').sort(), admits };
+  return { policies: names, admits };
 }
 
 /**
@@ -277,24 +294,13 @@ export function ingressFrom(
   source: EgressDestination,
   protocol = 'TCP',
 ): EgressVerdict {
-  const selecting = policies.filter((np) => policyTypes(np).includes('Ingress') && selectsPod(np, pod));
-  const named = namedPorts(pod);
+  const { policies: names, rules } = ingressRules(policies, pod, port, protocol);
   const allows: EgressAllowance[] = [];
-  for (const np of selecting) {
-    const policy = str(np.metadata?.name) ?? '';
-    const npNs = str(np.metadata?.namespace) ?? '';
-    arr(isObj(np.spec) ? np.spec.ingress : undefined).forEach((rule, i) => {
-      if (!isObj(rule)) return;
-      const ports = arr(rule.ports);
-      if (ports.length && !ports.some((e) => portMatches(e, port, named, protocol))) return;
-      const from = arr(rule.from);
-      if (!from.length) {
-        allows.push({ how: 'anywhere', policy, rule: i });
-        return;
-      }
-      const how = from.map((peer) => peerAllows(peer, npNs, source)).find((h) => h !== undefined);
-      if (how) allows.push({ how, policy, rule: i });
-    });
+  for (const r of rules) {
+    const how = r.from.length
+      ? r.from.map((peer) => peerAllows(peer, r.namespace, source)).find((h) => h !== undefined)
+      : 'anywhere';
+    if (how) allows.push({ how, policy: r.policy, rule: r.index });
   }
-  return { policies: selecting.map((np) => str(np.metadata?.name) ?? '').sort(), allows };
+  return { policies: names, allows };
 }
