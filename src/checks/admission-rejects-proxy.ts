@@ -1218,6 +1218,13 @@ function validationFinding(
       : `${meshTitle(mesh)} injects`,
     mutating: mutating.length ? ` (mutating webhooks called: ${mutating.map((l) => l.webhook).join(', ')})` : '',
   };
+  const validationEvidence = {
+    layer: 'validation',
+    fields: items,
+    templateContainers: count,
+    admissionChain: chainEvidence(chain),
+    events,
+  };
   // A known bug of the injecting release whose refusal this is (the release tables' bugs, src/facts/known-bugs.ts):
   // the release names the cause, also for a release older than the tables (issue 31.7).
   const bug = bugsShown(m).find((b) => b.mesh === mesh && b.workload === w && b.bug.symptom.on === 'workload');
@@ -1233,11 +1240,7 @@ function validationFinding(
         fixedIn: bug.bug.fixedIn,
       }),
       evidence: {
-        layer: 'validation',
-        fields: items,
-        templateContainers: count,
-        admissionChain: chainEvidence(chain),
-        events,
+        ...validationEvidence,
         knownBug: { bug: bug.bug.id, version: bug.version, fixedIn: bug.bug.fixedIn, source: bug.bug.source },
       },
       fix: [
@@ -1275,13 +1278,7 @@ function validationFinding(
   return {
     ...base,
     ...say(MESSAGES, 'validation', said),
-    evidence: {
-      layer: 'validation',
-      fields: items,
-      templateContainers: count,
-      admissionChain: chainEvidence(chain),
-      events,
-    },
+    evidence: validationEvidence,
     fix: [
       ...(native
         ? [
