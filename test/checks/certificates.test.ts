@@ -239,6 +239,23 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
       ]);
     });
 
+    it('explains an empty Consul bundle by the webhook-cert-manager today and by the injector itself up to 0.25', () => {
+      const today = one(run(cluster('consul', ['checks/webhook-ca-invalid/fires-consul-empty.yaml'])));
+      expect(today.fix).toEqual([
+        '# the webhook-cert-manager makes a new CA and certificate and patches the caBundle within seconds of its restart',
+        'kubectl -n consul rollout restart deploy/consul-webhook-cert-manager',
+        '# the injector loads the new certificate when it restarts',
+        'kubectl -n consul rollout restart deploy/consul-connect-injector',
+      ]);
+      // consul-k8s 0.25: no webhook-cert-manager for the injector; the injector Deployment is not named like its Service.
+      const old = one(run(cluster('consul-0.x', ['checks/webhook-ca-invalid/fires-consul-0.x-empty.yaml'])));
+      expect(old.message).toContain('up to consul-k8s 0.25 the injector itself at start with -tls-auto');
+      expect(old.fix).toEqual([
+        '# this release of the injector makes its own certificate and patches the caBundle when it starts, -tls-auto',
+        'kubectl -n consul rollout restart deploy/consul-connect-injector-webhook-deployment',
+      ]);
+    });
+
     it('names the cert-manager Certificate when cainjector has not filled the bundle', () => {
       const f = one(run(cluster('linkerd', ['checks/webhook-ca-invalid/fires-linkerd-cert-manager-pending.yaml'])));
       expect(problems(f)).toEqual(['cert-manager-pending']);

@@ -650,6 +650,33 @@ describe("Consul's namespace lists (mesh_webhook.go shouldInject, a507b1d: read 
   });
 });
 
+describe('Consul 0.x namespace lists: the injector Deployment is <fullname>-connect-injector-webhook-deployment up to 0.39', () => {
+  // consul-helm v0.31.0 templates/connect-inject-deployment.yaml; consul-k8s v0.25.0 connect-inject/handler.go
+  // shouldInject reads -deny-k8s-namespace and -allow-k8s-namespace before the annotation, as today.
+  const d = structuredClone(
+    baseObjects('consul-0.x').find(
+      (o) => o.kind === 'Deployment' && o.metadata?.name === 'consul-connect-injector-webhook-deployment',
+    )!,
+  ) as any;
+  const c = d.spec.template.spec.containers.find((x: any) => x.name === 'sidecar-injector');
+  c.command = c.command.map((x: string) => x.replace('-allow-k8s-namespace="*"', '-allow-k8s-namespace="catalog"'));
+  it('are read from that Deployment: a workload of another namespace is refused by the list', () => {
+    const fs = findings(
+      cluster('consul-0.x', [yamlOf(d), appIn('other', 'o1', { 'consul.hashicorp.com/connect-inject': 'true' })]),
+      ['injector-config-excludes'],
+    );
+    expect(ids(fs)).toEqual(['injector-config-excludes Deployment other/o1']);
+    expect(fs[0]!.evidence).toMatchObject({ flag: '-allow-k8s-namespace', allowK8sNamespaces: ['catalog'] });
+  });
+  it('near miss: the base lists every namespace', () => {
+    const fs = findings(
+      cluster('consul-0.x', [appIn('other', 'o1', { 'consul.hashicorp.com/connect-inject': 'true' })]),
+      ['injector-config-excludes'],
+    );
+    expect(fs).toEqual([]);
+  });
+});
+
 describe('Consul with ACLs reads the ServiceAccount (mesh_webhook.go findServiceAccountVolumeMount, a507b1d)', () => {
   it('a ServiceAccount turning the token off denies the pod: serviceaccount-missing alone, no sidecar-missing restart', () => {
     const fs = findings(cluster('consul', [F('serviceaccount-missing', 'fires-consul-sa-token')])).filter(

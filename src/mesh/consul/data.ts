@@ -102,7 +102,8 @@ export const CONSUL_DATA = {
 
   install: {
     emptyCaBundle:
-      "the caBundle is empty: Consul's webhook-cert-manager fills it, so it is not running or cannot patch this configuration",
+      // consul-k8s 0.26 and later: webhook-cert-manager; up to 0.25 the injector itself with -tls-auto (injector.ts tlsAuto).
+      "the caBundle is empty: Consul's webhook-cert-manager fills it, or up to consul-k8s 0.25 the injector itself at start with -tls-auto, so the one that fills it is not running or cannot patch this configuration",
     restartReloads: '',
   },
 

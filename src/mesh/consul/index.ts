@@ -51,7 +51,14 @@ import { valueAt } from '../config-values.js';
 import type { CniPlugin, ResourceKey } from '../profile.js';
 import { profileFrom } from '../profile-from.js';
 import { CONSUL_DATA, CONSUL_INJECTOR, CONSUL_NATIVE, RESOURCE_ANNOTATIONS } from './data.js';
-import { CONSUL_INJECT, consulInjector, consulSettings, defaultInjects, parseConsul } from './injector.js';
+import {
+  CONSUL_INJECT,
+  consulInjector,
+  consulSettings,
+  defaultInjects,
+  isConsulInjectorDeployment,
+  parseConsul,
+} from './injector.js';
 import { namespaceMarker, namespaceProblems, workloadProblems } from './markers.js';
 import { consulRuntime } from './runtime.js';
 import { consulRbac, consulVersions } from './support.js';
@@ -131,7 +138,9 @@ const cni: CniPlugin = {
 };
 
 /** `<fullname>` from an injector Deployment named `<fullname>-connect-injector`. */
-const fullname = (injector: string): string => injector.replace(/-connect-injector$/, '') || 'consul';
+/** The chart's fullname from the injector's Deployment or Service name (0.x: `-webhook-deployment`, `-svc`). */
+const fullname = (injector: string): string =>
+  injector.replace(/-connect-injector(-webhook-deployment|-svc)?$/, '') || 'consul';
 
 /**
  * The Helm release and chart version of the injector `<ns>/<injector>`. consul-k8s a507b1d
@@ -213,7 +222,7 @@ export const consul = profileFrom(CONSUL_DATA, {
 
   extend: {
     controlPlane: {
-      injector: { isDeployment: (name) => /(^|-)consul-connect-injector$/.test(name) },
+      injector: { isDeployment: isConsulInjectorDeployment },
       webhooks: {
         expectedConfigs: (injectors) => (injectors.length ? injectors : [INJECTOR]),
         list: () => cmd`kubectl get mutatingwebhookconfigurations -l component=connect-injector`,
@@ -274,12 +283,25 @@ export const consul = profileFrom(CONSUL_DATA, {
           [['connectInject.resources.limits.memory', limit]],
           text`durable, if installed with Helm`,
         ),
-      certFix: (ns, injector) => [
-        comment`the webhook-cert-manager makes a new CA and certificate and patches the caBundle within seconds of its restart`,
-        cmd`kubectl -n ${ns} rollout restart ${`deploy/${fullname(injector)}-webhook-cert-manager`}`,
-        comment`the injector loads the new certificate when it restarts`,
-        cmd`kubectl -n ${ns} rollout restart ${`deploy/${injector}`}`,
-      ],
+      certFix: (ns, injector, _certManager, m) => {
+        // consul-k8s up to 0.25: the injector itself, started with -tls-auto, makes its certificate and patches the
+        // caBundle at start; there is no webhook-cert-manager for it to restart (consulSettings tlsAuto).
+        const s = m ? consulSettings(m) : undefined;
+        const [dns, dname] = (s?.from ?? '').split('/');
+        // The Deployment the flags were read from, where it is in this namespace (0.x: not named like its Service).
+        const deployment = dns === ns && dname ? dname : injector;
+        if (s?.tlsAuto && dns && dname)
+          return [
+            comment`this release of the injector makes its own certificate and patches the caBundle when it starts, -tls-auto`,
+            cmd`kubectl -n ${dns} rollout restart ${`deploy/${dname}`}`,
+          ];
+        return [
+          comment`the webhook-cert-manager makes a new CA and certificate and patches the caBundle within seconds of its restart`,
+          cmd`kubectl -n ${ns} rollout restart ${`deploy/${fullname(deployment)}-webhook-cert-manager`}`,
+          comment`the injector loads the new certificate when it restarts`,
+          cmd`kubectl -n ${ns} rollout restart ${`deploy/${deployment}`}`,
+        ];
+      },
     },
 
     cni,

@@ -67,6 +67,13 @@ interface ConsulSettings {
   /** -default-enable-transparent-proxy (undefined: not among the flags read; the binary's default is true). */
   transparentProxy?: boolean;
   /**
+   * The injector runs with -tls-auto: it makes its own certificate at start and patches the caBundle of the named
+   * webhook configuration itself (consul-k8s up to 0.25: subcommand/inject-connect/command.go flagAutoName, v0.25.0;
+   * consul-helm v0.31.0 templates/connect-inject-deployment.yaml passes it unless connectInject.certs.secretName is
+   * set). From 0.26 the webhook-cert-manager does it (consul-helm v0.32.0 templates/webhook-cert-manager-configmap.yaml).
+   */
+  tlsAuto?: boolean;
+  /**
    * No flags were read because the injector's namespace could not be (a Role that does not reach
    * it): why. The fields are then the chart defaults, which must not decide anything.
    */
@@ -74,6 +81,14 @@ interface ConsulSettings {
 }
 
 const unquote = (v: string) => v.replace(/^"|"$/g, '');
+
+/**
+ * The injector Deployment's names: `<fullname>-connect-injector` from consul-k8s 0.40, `<fullname>-connect-injector-webhook-deployment`
+ * before (consul-helm v0.31.0 templates/connect-inject-deployment.yaml; consul-k8s v0.39.0 and v0.40.0
+ * charts/consul/templates/connect-inject-deployment.yaml).
+ */
+export const isConsulInjectorDeployment = (name: string): boolean =>
+  /(^|-)consul-connect-injector(-webhook-deployment)?$/.test(name);
 
 const CONSUL_SETTINGS = defineFact({
   id: 'consul-settings',
@@ -93,7 +108,7 @@ const CONSUL_SETTINGS = defineFact({
         h.service ? [m.get('deployments', h.service.namespace, h.service.name)] : [],
       ),
       ...(install?.namespaces ?? []).flatMap((ns) =>
-        m.inNamespace('deployments', ns).filter((d) => /(^|-)consul-connect-injector$/.test(nameOf(d))),
+        m.inNamespace('deployments', ns).filter((d) => isConsulInjectorDeployment(nameOf(d))),
       ),
     ].filter((d) => d !== undefined);
     for (const d of candidates) {
@@ -119,13 +134,16 @@ const CONSUL_SETTINGS = defineFact({
       return {
         from: `${d!.metadata?.namespace}/${nameOf(d!)}`,
         defaultInject: def[1] === 'true',
-        allow: all('allow-k8s-namespace'),
+        // No -allow-k8s-namespace at all: consul-k8s before 0.12 has no namespace lists (v0.12.0
+        // subcommand/inject-connect/command.go adds them; every chart since writes the flag), so nothing is refused.
+        allow: /(^|\s)-allow-k8s-namespace[=\s]/.test(text) ? all('allow-k8s-namespace') : ['*'],
         deny: all('deny-k8s-namespace'),
         acls: /-acl-auth-method/.test(text),
         resources,
         ...(native === 'true' || native === 'false' ? { nativeSidecar: native === 'true' } : {}),
         ...(cni !== undefined ? { cni } : {}),
         ...(tproxy !== undefined ? { transparentProxy: tproxy } : {}),
+        ...(/(^|\s)-tls-auto=\S/.test(text) ? { tlsAuto: true } : {}),
       };
     }
     // Not read because refused there: unknown, not the chart defaults.
