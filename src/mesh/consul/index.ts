@@ -137,7 +137,6 @@ const cni: CniPlugin = {
   ],
 };
 
-/** `<fullname>` from an injector Deployment named `<fullname>-connect-injector`. */
 /** The chart's fullname from the injector's Deployment or Service name (0.x: `-webhook-deployment`, `-svc`). */
 const fullname = (injector: string): string =>
   injector.replace(/-connect-injector(-webhook-deployment|-svc)?$/, '') || 'consul';
