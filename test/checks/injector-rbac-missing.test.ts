@@ -32,6 +32,12 @@ checkCases('injector-rbac-missing', {
       base: 'istio-1.6',
       findings: ['Deployment istio-system/istiod'],
     },
+    // Istio 1.5 with istiod: its istio-discovery chart's names and rules (istiod-<ns> bound by istiod-<ns>).
+    {
+      fixtures: 'fires-istio-1.5-istiod-binding-deleted.yaml',
+      base: 'istio-1.6',
+      findings: ['Deployment istio-system/istiod'],
+    },
     // Beside another mesh whose RBAC is fine: only the injector that lacks it.
     {
       fixtures: ['fires-linkerd-binding-deleted.yaml', 'ok-istio-other-binding.yaml'],
@@ -51,6 +57,7 @@ checkCases('injector-rbac-missing', {
     { fixtures: 'ok-ossm-1-injector.yaml', base: 'istio-1.5' },
     { base: 'istio-1.6' },
     { fixtures: 'ok-istio-1.10-chart-rbac.yaml', base: 'istio-1.6' },
+    { fixtures: 'ok-istio-1.5-istiod-chart-rbac.yaml', base: 'istio-1.6' },
     // No ClusterRoles at all (a dump without RBAC): not examined, never "everything is gone".
     { base: 'both' },
   ],
@@ -155,6 +162,12 @@ describe('injector-rbac-missing: message, evidence, fix', () => {
     ]);
     expect(ten).toHaveLength(1);
     expect(ten[0]!.params!.standing).toBe("its chart's ClusterRoleBinding istiod-istio-system does not exist");
+    const five = findings(cluster('istio-1.6', [`${dir}/fires-istio-1.5-istiod-binding-deleted.yaml`]), [
+      'injector-rbac-missing',
+    ]);
+    expect(five).toHaveLength(1);
+    expect(five[0]!.params!.standing).toBe("its chart's ClusterRoleBinding istiod-istio-system does not exist");
+    expect(five[0]!.evidence).toMatchObject({ rules: expect.stringContaining('@c3c35328 (1.5.0)') });
     expect(ten[0]!.fix).toContain(
       'kubectl create clusterrolebinding istiod-istio-system --clusterrole=istiod-istio-system --serviceaccount=istio-system:istiod-service-account',
     );

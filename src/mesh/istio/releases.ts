@@ -157,7 +157,6 @@ export const ISTIO_RELEASES: ReleaseTable = {
       recognise:
         'Deployment istio-sidecar-injector, image istio/sidecar_injector:1.5.x (container sidecar-injector-webhook), or istiod with image istio/pilot:1.5.x',
       webhook: 'MutatingWebhookConfiguration istio-sidecar-injector, namespaceSelector istio-injection=enabled',
-      injectorRbac: 'today',
       bugs: [
         {
           // istio/istio#23027 (fixed by #22738 on master): istiod-injector-configmap.yaml rendered
@@ -179,10 +178,13 @@ export const ISTIO_RELEASES: ReleaseTable = {
       // istiod's ClusterRole istiod-<namespace> came from the base chart, bound to ServiceAccount
       // istiod-service-account (ClusterRoleBinding istiod-pilot-<namespace> to 1.7, istiod-<namespace> from 1.8),
       // and granted mutatingwebhookconfigurations without update up to 1.6.x: a healthy 1.6 istiod holds only these.
-      from: '1.6',
+      // Istio 1.5's istiod (global.istiod.enabled) had the same rules from the istio-discovery chart: ClusterRole
+      // istiod-<namespace> (mutatingwebhookconfigurations get, list, watch, patch) bound by istiod-<namespace>, and
+      // configmaps from ClusterRole istio-pilot-<namespace> bound by istio-pilot-<namespace>.
+      from: '1.5',
       to: '1.10',
       source:
-        'istio/istio@3ddc57b6 (1.6.14) manifests/charts/base/templates/clusterrole.yaml, clusterrolebinding.yaml; @d26cba7e (1.10.0) the same files',
+        'istio/istio@c3c35328 (1.5.0) manifests/istio-control/istio-discovery/templates/clusterrole.yaml, clusterrolebinding.yaml; @3ddc57b6 (1.6.14) manifests/charts/base/templates/clusterrole.yaml, clusterrolebinding.yaml; @d26cba7e (1.10.0) the same files',
       recognise: 'istiod image istio/pilot:1.x (container discovery), ServiceAccount istiod-service-account',
       injectorRbac: [
         {
@@ -198,6 +200,14 @@ export const ISTIO_RELEASES: ReleaseTable = {
           why: 'reads its injection template (istio-sidecar-injector)',
         },
       ],
+    },
+    {
+      // Istio 1.5's istio-discovery chart: ClusterRole istiod-<namespace> bound by istiod-<namespace>.
+      from: '1.5',
+      to: '1.5',
+      source:
+        'istio/istio@c3c35328 (1.5.0) manifests/istio-control/istio-discovery/templates/clusterrole.yaml, clusterrolebinding.yaml',
+      injectorRbacNames: { clusterRole: 'istiod-<namespace>', clusterRoleBinding: 'istiod-<namespace>' },
     },
     {
       // The base chart's names: ClusterRole istiod-<namespace> bound by istiod-pilot-<namespace> (1.6, 1.7).
