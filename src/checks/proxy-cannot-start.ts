@@ -78,7 +78,7 @@ import { meshTitle, profileOf } from '../mesh/registry.js';
 import { alteredNativeSidecar, injectedNames, rewrittenInits } from '../mesh/proxy.js';
 import { clusterVersions, CLUSTER_VERSIONS } from '../facts/versions.js';
 import { compareMinor, minorText, NATIVE_SIDECARS_ON } from '../k8s/server.js';
-import { companionShortfalls, type CompanionShortfall } from '../mesh/releases.js';
+import { companionShortfalls, pairingGap, type CompanionShortfall, type PairingGap } from '../mesh/releases.js';
 import { recreateAll, setOnTemplate, setOnTemplateSpec } from '../fix/commands.js';
 import { NETWORKS, namedAttachments } from '../k8s/sandbox.js';
 import { parseQuantity } from '../k8s/quantity.js';
@@ -841,6 +841,9 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
   // A feature its command uses that the companion image the pod runs is too old for (the release tables' needs).
   const short = companionShortfalls(p, first.pod, first.container);
   if (short.length) return { ...companionCause(w, short), role, status, events };
+  // A proxy release the companion it runs beside does not support (the release tables' pairs: Consul and Envoy).
+  const pair = pairingGap(p, first.pod, first.container);
+  if (pair) return { ...pairingCause(w, pair), role, status, events };
   const needs = p.runtime.initNeeds?.(m, w, first.pod, first.container) ?? [];
   if (needs.length)
     return {
@@ -1112,6 +1115,31 @@ function companionCause(w: Workload, short: CompanionShortfall[]) {
     ] as Step[],
   };
 }
+
+/**
+ * The proxy runs a release the companion beside it does not support (consul-k8s 0.x: the Envoy image of
+ * global.imageEnvoy with the Consul binary of global.image), by the mesh's own table (the release tables'
+ * `pairs`, src/mesh/<mesh>/releases.ts), with its source.
+ */
+function pairingCause(w: Workload, g: PairingGap) {
+  const { proxy: px, companion: cx } = g.pairing;
+  const list = g.supported.map((v) => `${v}.x`).join(', ');
+  return {
+    cause: `it runs ${px.title} ${g.proxy.version} (${g.proxy.from}) beside ${cx.title} ${g.companion.version} (${g.companion.from}), and ${cx.title} ${minorOf(g.companion.version)} supports only ${px.title} ${list}: this ${px.title} release does not work with it`,
+    evidence: {
+      proxy: g.proxy,
+      companion: g.companion,
+      supported: g.supported,
+      source: g.pairing.source,
+    },
+    fix: [
+      comment`set ${px.setting} to an ${px.title} image of ${list}, the releases ${cx.title} ${minorOf(g.companion.version)} supports, or set ${cx.setting} to a ${cx.title} release that supports ${px.title} ${minorOf(g.proxy.version)}`,
+      ...recreateAll([w]),
+    ] as Step[],
+  };
+}
+
+const minorOf = (v: string) => /^v?(\d+\.\d+)/.exec(v)?.[1] ?? v;
 
 /**
  * The mesh's CNI plugin is installed standalone for Multus (not chained onto the cluster's own plugin),
