@@ -1175,11 +1175,12 @@ function pairingCause(w: Workload, g: PairingGap) {
   const { proxy: px, companion: cx } = g.pairing;
   const list = g.supported.map((v) => `${v}.x`).join(', ');
   return {
-    cause: `it runs ${px.title} ${g.proxy.version} (${g.proxy.from}) beside ${cx.title} ${g.companion.version} (${g.companion.from}), and ${cx.title} ${minorOf(g.companion.version)} supports only ${px.title} ${list}: this ${px.title} release does not work with it`,
+    cause: `it runs ${px.title} ${g.proxy.version} (${g.proxy.from}) beside ${cx.title} ${g.companion.version} (${g.companion.from}), and ${cx.title} ${minorOf(g.companion.version)} supports only ${px.title} ${list}${g.withFlag ? ` (${px.title} ${minorOf(g.proxy.version)} only with ${g.withFlag}, which no injected command passes)` : ''}: this ${px.title} release does not work with it`,
     evidence: {
       proxy: g.proxy,
       companion: g.companion,
       supported: g.supported,
+      ...(g.withFlag ? { onlyWith: g.withFlag } : {}),
       source: g.pairing.source,
     },
     fix: [

@@ -442,6 +442,8 @@ export interface PairingGap {
   readonly companion: VersionRead;
   /** The proxy minors the companion's minor supports. */
   readonly supported: readonly string[];
+  /** The flag that would allow this pair (an `onlyWith` entry), which no injected command line passes. */
+  readonly withFlag?: string;
 }
 
 /**
@@ -468,8 +470,9 @@ export function pairingGap(p: MeshProfile, pod: K8sObject, failing: string): Pai
     const lines = [...pairing.companion.containers, ...pairing.proxy.containers]
       .map((n) => commandLine(podContainer(pod, n)))
       .join(' ');
-    if ((pairing.onlyWith ?? []).some((o) => o.companion === cm && o.proxy === pm && lines.includes(o.flag))) continue;
-    return { pairing, proxy, companion, supported };
+    const only = (pairing.onlyWith ?? []).find((o) => o.companion === cm && o.proxy === pm);
+    if (only && lines.includes(only.flag)) continue;
+    return { pairing, proxy, companion, supported, ...(only ? { withFlag: only.flag } : {}) };
   }
   return undefined;
 }
