@@ -16,6 +16,8 @@
  * the helpers an old release injects for the app): hashicorp/consul#6676 is named; and the support range of the
  * consul-k8s releases that speak admissionregistration.k8s.io/v1beta1 (0.13-0.26: up to Kubernetes 1.21):
  * hashicorp/consul-k8s#1701 is named (its expected check changed, reason at the case). 11/20, no longer blind.
+ * gen9skew (round 9): the Envoy releases each Consul release supports, as data (consul releases `pairs`, Consul's own
+ * table): hashicorp/consul-helm#370 is named (Envoy 1.10.0 beside Consul 1.7.1). 12/20.
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
@@ -165,5 +167,4 @@ reportCases('blind8', 'blind measurement 8: unseen real reports, the confirmed c
   'kuma-1.x-mesh-annotation-names-missing-mesh',
   'kuma-1.x-kong-named-probe-ports-dataplane-rejected',
   'consul-0.x-private-gke-master-cannot-reach-injector-8080',
-  'consul-0.x-envoy-1.10.0-with-consul-1.7.1',
 ]);

@@ -327,7 +327,7 @@ export const CATALOG = {
     code: 'MD1041',
     title: 'Proxies older than the control plane',
     description:
-      "A workload's pods run an older proxy than the one its mesh's injector injects now (created before the control plane was upgraded): restart them; an error once they trail by more releases than the mesh supports.",
+      "A workload's pods run an older proxy than the one its mesh's injector injects now (created before the control plane was upgraded): restart them; an error once they trail by more releases than the mesh supports, or lead it by more than it allows. A proxy a pod template annotation pins is said to be pinned: a restart keeps it, the fix removes the pin.",
     severity: 'warning',
     inputs: ['pods'],
   },

@@ -76,10 +76,10 @@ import { eventInfo, PROBE_FAILED, PROBE_KILLED } from '../k8s/events.js';
 import { podSpec, containers, initContainers } from '../k8s/pods.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { alteredNativeSidecar, injectedNames, rewrittenInits } from '../mesh/proxy.js';
-import { clusterVersions, CLUSTER_VERSIONS } from '../facts/versions.js';
+import { clusterVersions, CLUSTER_VERSIONS, pinnedProxy, type PinnedProxy } from '../facts/versions.js';
 import { compareMinor, minorText, NATIVE_SIDECARS_ON } from '../k8s/server.js';
-import { companionShortfalls, type CompanionShortfall } from '../mesh/releases.js';
-import { recreateAll, setOnTemplate, setOnTemplateSpec } from '../fix/commands.js';
+import { companionShortfalls, pairingGap, type CompanionShortfall, type PairingGap } from '../mesh/releases.js';
+import { recreateAll, removeFromTemplate, setOnTemplate, setOnTemplateSpec } from '../fix/commands.js';
 import { NETWORKS, namedAttachments } from '../k8s/sandbox.js';
 import { parseQuantity } from '../k8s/quantity.js';
 import { meshesAllowed } from '../facts/siblings.js';
@@ -841,6 +841,9 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
   // A feature its command uses that the companion image the pod runs is too old for (the release tables' needs).
   const short = companionShortfalls(p, first.pod, first.container);
   if (short.length) return { ...companionCause(w, short), role, status, events };
+  // A proxy release the companion it runs beside does not support (the release tables' pairs: Consul and Envoy).
+  const pair = pairingGap(p, first.pod, first.container);
+  if (pair) return { ...pairingCause(w, pair), role, status, events };
   const needs = p.runtime.initNeeds?.(m, w, first.pod, first.container) ?? [];
   if (needs.length)
     return {
@@ -908,6 +911,10 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
     };
   }
   const quoted = first.message?.trim() ? printable(first.message.trim().split(/\r?\n/).pop()!, 300) : undefined;
+  // The proxy's image or version is pinned by a pod template annotation to another release than the injector's
+  // (the profile's versions.pins): the injector renders its arguments and configuration for its own release.
+  const pin = first.container === p.containers.proxy ? pinnedProxy(m, w, mesh, first.pod) : undefined;
+  if (pin && pin.order !== 0) return { ...pinCause(w, mesh, first, pin, quoted), role, status, events };
   return {
     cause: `${first.kind === 'exited' ? `it exited and the pod does not restart it (restartPolicy ${str(podSpec(first.pod).restartPolicy) ?? 'Always'})` : 'it keeps failing'}${first.exitCode !== undefined ? ` with exit code ${first.exitCode}` : ''}, for a reason meshdoctor does not know${quoted ? `; its termination message ends "${quoted}"` : ''}`,
     evidence: { ...(quoted ? { message: quoted } : {}), ...(node ? { node } : {}) },
@@ -922,6 +929,52 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
     role,
     status,
     events,
+  };
+}
+
+/**
+ * A proxy a pod template annotation pins (Istio's sidecar.istio.io/proxyImage, Linkerd's
+ * config.linkerd.io/proxy-version: the profile's versions.pins) to another image than its injector's release
+ * injects, failing for no reason meshdoctor reads: the injector renders the proxy's arguments and configuration
+ * for its own release, which a proxy of another release may not understand (istio/istio#8842, #11295). A restart
+ * keeps the pin; the fix removes it. Where both read as versions, how far apart they are, by the mesh's skew.
+ */
+function pinCause(w: Workload, mesh: MeshName, f: Failing, pin: PinnedProxy, quoted: string | undefined) {
+  const p = profileOf(mesh);
+  const pins = pin.pins.map((x) => `${x.key}: ${x.value}`).join(', ');
+  const skew = p.versions?.skew;
+  const apart =
+    pin.order === undefined || !pin.runs || !pin.injects
+      ? pin.runs
+        ? ''
+        : `; its tag is not a ${p.title} version meshdoctor can compare`
+      : `; ${pin.runs.version} is ${pin.releases !== undefined ? `${plural(pin.releases, 'release')} ` : ''}${pin.order < 0 ? 'older' : 'newer'} than ${pin.injects.version}${skew ? ` (${skew.text})` : ''}`;
+  const injected = pin.injects
+    ? `the ${pin.injects.version} its injector ${pin.injector ? `${pin.injector.namespace}/${pin.injector.name} ` : ''}injects now (${pin.injects.from})`
+    : 'the proxy of its injector release';
+  return {
+    cause: `its proxy is pinned by the pod template annotation ${pins}, so it runs ${pin.image ?? 'that image'} and not ${injected}: the injector renders the proxy arguments and configuration for its own release, which a proxy of another release may not understand${apart}; it keeps failing${f.exitCode !== undefined ? ` with exit code ${f.exitCode}` : ''}${quoted ? `, its termination message ends "${quoted}"` : ''}`,
+    evidence: {
+      pins: pin.pins,
+      ...(pin.image ? { image: pin.image } : {}),
+      ...(pin.runs ? { runs: pin.runs } : {}),
+      ...(pin.injects ? { injects: pin.injects } : {}),
+      ...(pin.releases !== undefined ? { releasesApart: pin.releases } : {}),
+      ...(skew
+        ? {
+            supportedSkew: {
+              releases: skew.releases,
+              ...(skew.ahead !== undefined ? { ahead: skew.ahead } : {}),
+              source: skew.source,
+            },
+          }
+        : {}),
+      ...(quoted ? { message: quoted } : {}),
+    },
+    fix: [
+      comment`remove the pin so that the injector injects the proxy of its own release, or pin an image of that release`,
+      ...pin.pins.flatMap((x) => removeFromTemplate(w, 'annotations', x.key)),
+    ] as Step[],
   };
 }
 
@@ -1112,6 +1165,32 @@ function companionCause(w: Workload, short: CompanionShortfall[]) {
     ] as Step[],
   };
 }
+
+/**
+ * The proxy runs a release the companion beside it does not support (consul-k8s 0.x: the Envoy image of
+ * global.imageEnvoy with the Consul binary of global.image), by the mesh's own table (the release tables'
+ * `pairs`, src/mesh/<mesh>/releases.ts), with its source.
+ */
+function pairingCause(w: Workload, g: PairingGap) {
+  const { proxy: px, companion: cx } = g.pairing;
+  const list = g.supported.map((v) => `${v}.x`).join(', ');
+  return {
+    cause: `it runs ${px.title} ${g.proxy.version} (${g.proxy.from}) beside ${cx.title} ${g.companion.version} (${g.companion.from}), and ${cx.title} ${minorOf(g.companion.version)} supports only ${px.title} ${list}${g.withFlag ? ` (${px.title} ${minorOf(g.proxy.version)} only with ${g.withFlag}, which no injected command passes)` : ''}: this ${px.title} release does not work with it`,
+    evidence: {
+      proxy: g.proxy,
+      companion: g.companion,
+      supported: g.supported,
+      ...(g.withFlag ? { onlyWith: g.withFlag } : {}),
+      source: g.pairing.source,
+    },
+    fix: [
+      comment`set ${px.setting} to an ${px.title} image of ${list}, the releases ${cx.title} ${minorOf(g.companion.version)} supports, or set ${cx.setting} to a ${cx.title} release that supports ${px.title} ${minorOf(g.proxy.version)}`,
+      ...recreateAll([w]),
+    ] as Step[],
+  };
+}
+
+const minorOf = (v: string) => /^v?(\d+\.\d+)/.exec(v)?.[1] ?? v;
 
 /**
  * The mesh's CNI plugin is installed standalone for Multus (not chained onto the cluster's own plugin),

@@ -11,12 +11,17 @@
  * injector injects is read (its proxy image, from the profile), and active pods run an older
  * proxy (their proxy image's tag, or the mesh's version annotation). Versions that do not order
  * (Linkerd's edge and stable builds), digests and custom tags are not compared. An error when the
- * pods trail by more releases than the mesh supports, else a warning.
- * Known false positives: a proxy image pinned on purpose by a pod annotation (Linkerd
- * `config.linkerd.io/proxy-version`, Istio `sidecar.istio.io/proxyImage`): the restart keeps it.
- * Fix: restart the workload, so that its pods are injected again with the current proxy.
+ * pods trail by more releases than the mesh supports, else a warning. Also (issue 31, gen9skew) pods
+ * running a NEWER proxy than the injector injects, by more releases than the mesh lets a data plane
+ * lead (the skew's `ahead`: Istio none, Linkerd one, Kuma two; a mesh without one is not judged): an
+ * error. A proxy pinned by a pod template annotation (the profile's `versions.pins`: Linkerd
+ * `config.linkerd.io/proxy-version` and `proxy-image`, Istio `sidecar.istio.io/proxyImage`) is said
+ * to be pinned: a restart keeps the pin.
+ * Fix: restart the workload, so that its pods are injected again with the current proxy; where a
+ * pin holds the proxy back (or ahead), remove the pin from the pod template.
  */
-import { recreateCommands } from '../fix/commands.js';
+import { recreateCommands, removeFromTemplate } from '../fix/commands.js';
+import type { Step } from '../fix/steps.js';
 import { cmd, comment } from '../fix/steps.js';
 import { injectors, WEBHOOK_TARGETS } from '../facts/controlplane.js';
 import { proxySkew } from '../facts/versions.js';
@@ -30,6 +35,10 @@ const MESSAGES = messages({
     '{pods} of {workload} {run} {meshTitle} proxy {versions}, older than the {expected} its injector {injector} injects now: created before the control plane was upgraded; a restart gives it the current one.',
   beyond:
     '{pods} of {workload} {run} {meshTitle} proxy {versions}, older than the {expected} its injector {injector} injects now: created before the control plane was upgraded, {releasesBehind} releases behind ({skew}).',
+  pinned:
+    '{pods} of {workload} {run} {meshTitle} proxy {versions}, older than the {expected} its injector {injector} injects now, because the pod template annotation {pins} pins it{apart}: a restart keeps the pin; remove it.',
+  ahead:
+    '{pods} of {workload} {run} {meshTitle} proxy {versions}, {releasesAhead} releases newer than the {expected} its injector {injector} injects now{pinned} ({skew}): the control plane may send it configuration it does not expect.',
   servers:
     '{object} runs {meshTitle} servers {servers}, but the control plane {injector} runs {controlPlane}, which is compatible only with servers {compatible}: its injected proxies and it cannot be relied on to work with these servers; upgrade the servers or use the control plane release that matches them.',
 });
@@ -48,6 +57,47 @@ export default defineCheck<OutdatedEvidence, typeof MESSAGES>({
         if (!skew) continue;
         const p = profileOf(mesh);
         const allowed = p.versions?.skew;
+        // A pod template annotation pins the proxy (the profile's versions.pins): a restart keeps it, the fix removes it.
+        const pins = skew.pins.map((x) => `${x.key}: ${x.value}`).join(', ');
+        const unpin: Step[] = skew.pins.length
+          ? [
+              comment`remove the pin so that the injector injects the proxy of its own release`,
+              ...skew.pins.flatMap((x) => removeFromTemplate(w, 'annotations', x.key)),
+            ]
+          : recreateCommands(w);
+        if (!skew.older.length) {
+          // Only newer proxies: judged where the mesh says how far a data plane may lead (its skew's `ahead`).
+          const ahead = allowed?.ahead;
+          if (ahead === undefined || skew.releasesAhead === undefined || skew.releasesAhead <= ahead) continue;
+          const newer = [...new Set(skew.newer.map((o) => o.version))].sort();
+          yield {
+            mesh,
+            severity: 'error' as const,
+            ...say(MESSAGES, 'ahead', {
+              pods: plural(skew.newer.length, 'pod'),
+              workload: `${w.kind} ${w.namespace}/${w.name}`,
+              run: skew.newer.length === 1 ? 'runs' : 'run',
+              meshTitle: p.title,
+              versions: newer.join(', '),
+              releasesAhead: String(skew.releasesAhead),
+              expected: skew.expected.version,
+              injector: `${skew.injector.namespace}/${skew.injector.name}`,
+              pinned: pins ? `, pinned by the pod template annotation ${pins}` : '',
+              skew: allowed!.text,
+            }),
+            resource: w.ref,
+            affectedPods: skew.newer.length,
+            evidence: {
+              injects: skew.expected,
+              pods: skew.newer,
+              releasesAhead: skew.releasesAhead,
+              supportedSkew: { releases: allowed!.releases, ahead, source: allowed!.source },
+              ...(skew.pins.length ? { pins: skew.pins } : {}),
+            },
+            fix: unpin,
+          };
+          continue;
+        }
         const beyond = allowed && skew.releasesBehind !== undefined && skew.releasesBehind > allowed.releases;
         const versions = [...new Set(skew.older.map((o) => o.version))].sort();
         const inj = skew.injector;
@@ -64,6 +114,15 @@ export default defineCheck<OutdatedEvidence, typeof MESSAGES>({
               expected: skew.expected.version,
               injector: `${inj.namespace}/${inj.name}`,
             };
+            if (pins)
+              return say(MESSAGES, 'pinned', {
+                ...common,
+                pins,
+                apart:
+                  skew.releasesBehind !== undefined
+                    ? `, ${plural(skew.releasesBehind, 'release')} behind${allowed ? ` (${allowed.text})` : ''}`
+                    : '',
+              });
             return beyond
               ? say(MESSAGES, 'beyond', {
                   ...common,
@@ -79,8 +138,9 @@ export default defineCheck<OutdatedEvidence, typeof MESSAGES>({
             pods: skew.older,
             ...(skew.releasesBehind !== undefined ? { releasesBehind: skew.releasesBehind } : {}),
             ...(allowed ? { supportedSkew: { releases: allowed.releases, source: allowed.source } } : {}),
+            ...(skew.pins.length ? { pins: skew.pins } : {}),
           },
-          fix: recreateCommands(w),
+          fix: unpin,
         };
       }
     }

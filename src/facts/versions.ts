@@ -7,10 +7,11 @@
 import { defineFact } from '../k8s/fact.js';
 import { kubeVersion, type KubeVersion } from '../k8s/server.js';
 import type { K8sObject } from '../util/types.js';
-import { isObj, nameOf, plural, str } from '../util/objects.js';
+import { annotationsOf, isObj, nameOf, plural, str } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
 import type { VersionRead } from '../mesh/profile.js';
 import { profileOf } from '../mesh/registry.js';
+import { podContainer } from '../mesh/versions.js';
 import { webhookTargets, type Injector } from './controlplane.js';
 import type { Model, Workload } from './model.js';
 import { podStates } from './model.js';
@@ -144,6 +145,12 @@ interface ProxySkew {
   older: { pod: string; version: string; from: string }[];
   /** Releases between the oldest proxy and the injected one (undefined: the table cannot place them). */
   releasesBehind?: number;
+  /** The active pods running a newer proxy than the injector injects (a pin, a control plane rolled back). */
+  newer: { pod: string; version: string; from: string }[];
+  /** Releases between the injected proxy and the newest one (undefined: none newer, or not placed). */
+  releasesAhead?: number;
+  /** The mesh's pin annotations the older or newer pods carry (a restart keeps them), by key; empty: none. */
+  pins: { key: string; value: string; source: string }[];
 }
 
 /** Releases between two versions of a mesh ("2.14" and "2.16": 2); undefined when either release is unknown or the majors differ. */
@@ -171,6 +178,7 @@ export function proxySkew(m: Model, w: Workload, mesh: MeshName): ProxySkew | un
   const expected = versions.injects(m, injector.deployment as K8sObject);
   if (!expected) return undefined;
   const older: ProxySkew['older'] = [];
+  const newer: ProxySkew['newer'] = [];
   // The pods of a workload run few versions: each compared once.
   const compared = new Map<string, number | undefined>();
   for (const p of pods) {
@@ -180,8 +188,9 @@ export function proxySkew(m: Model, w: Workload, mesh: MeshName): ProxySkew | un
     if (c === undefined && !compared.has(v.version))
       compared.set(v.version, (c = versions.compare(v.version, expected.version)));
     if (c !== undefined && c < 0) older.push({ pod: nameOf(p), version: v.version, from: v.from });
+    if (c !== undefined && c > 0) newer.push({ pod: nameOf(p), version: v.version, from: v.from });
   }
-  if (!older.length) return undefined;
+  if (!older.length && !newer.length) return undefined;
   // Each distinct version placed once (the older pods of a workload share a few).
   const between = new Map<string, number | undefined>();
   const behind = older
@@ -191,5 +200,80 @@ export function proxySkew(m: Model, w: Workload, mesh: MeshName): ProxySkew | un
     })
     .filter((b): b is number => b !== undefined);
   const releasesBehind = behind.length ? Math.max(...behind) : undefined;
-  return { mesh, injector, expected, older, ...(releasesBehind !== undefined ? { releasesBehind } : {}) };
+  const ahead = [...new Set(newer.map((o) => o.version))]
+    .map((v) => releasesBetween(mesh, expected.version, v))
+    .filter((b): b is number => b !== undefined);
+  const releasesAhead = ahead.length ? Math.max(...ahead) : undefined;
+  // The pins the skewed pods carry (the profile's versions.pins), each key once: a restart keeps them.
+  const skewed = new Set([...older, ...newer].map((o) => o.pod));
+  const pins = new Map<string, { key: string; value: string; source: string }>();
+  for (const p of pods) {
+    if (!skewed.has(nameOf(p))) continue;
+    const anns = annotationsOf(p);
+    for (const pin of versions.pins ?? [])
+      if (anns[pin.key] && !pins.has(pin.key))
+        pins.set(pin.key, { key: pin.key, value: anns[pin.key]!.slice(0, 256), source: pin.source });
+  }
+  return {
+    mesh,
+    injector,
+    expected,
+    older,
+    ...(releasesBehind !== undefined ? { releasesBehind } : {}),
+    newer,
+    ...(releasesAhead !== undefined ? { releasesAhead } : {}),
+    pins: [...pins.values()],
+  };
+}
+
+/** A proxy a pod template annotation of its mesh pins (the profile's versions.pins), against what its injector injects now. */
+export interface PinnedProxy {
+  /** The annotations that pin it, as the pod carries them, with their source. */
+  pins: { key: string; value: string; source: string }[];
+  /** The proxy image the pod runs (its proxy container's), when it has one. */
+  image?: string;
+  /** The version it runs, where its tag is one the mesh reads. */
+  runs?: VersionRead;
+  /** What its injector injects into a pod created now, and that injector (a single one). */
+  injects?: VersionRead;
+  injector?: Injector;
+  /** Its order against the injected version (<0 older, >0 newer); undefined: not compared. */
+  order?: number;
+  /** Minor releases between the two, where the tables place both. */
+  releases?: number;
+}
+
+/**
+ * The pins of a pod's proxy: the mesh's pin annotations the pod carries (a restart keeps them, from the
+ * template), the proxy it runs and what its injector injects now, compared where both read as versions.
+ * Undefined when the pod carries none (or the mesh has none).
+ */
+export function pinnedProxy(m: Model, w: Workload, mesh: MeshName, pod: K8sObject): PinnedProxy | undefined {
+  const p = profileOf(mesh);
+  const anns = annotationsOf(pod);
+  const pins = (p.versions?.pins ?? [])
+    .filter((x) => typeof anns[x.key] === 'string' && anns[x.key] !== '')
+    .map((x) => ({ key: x.key, value: anns[x.key]!.slice(0, 256), source: x.source }));
+  if (!pins.length) return undefined;
+  const image = str(podContainer(pod, p.containers.proxy)?.image);
+  const runs = proxyVersion(pod, mesh);
+  const inj = injectorsFor(m, w, mesh);
+  const injector = inj.length === 1 ? inj[0] : undefined;
+  const injects = injector?.deployment ? p.versions?.injects(m, injector.deployment as K8sObject) : undefined;
+  const order = runs && injects ? p.versions?.compare(runs.version, injects.version) : undefined;
+  const between =
+    runs && injects && order !== undefined
+      ? order < 0
+        ? releasesBetween(mesh, runs.version, injects.version)
+        : releasesBetween(mesh, injects.version, runs.version)
+      : undefined;
+  return {
+    pins,
+    ...(image ? { image: image.slice(0, 512) } : {}),
+    ...(runs ? { runs } : {}),
+    ...(injects ? { injects } : {}),
+    ...(injector ? { injector } : {}),
+    ...(order !== undefined ? { order } : {}),
+    ...(between !== undefined ? { releases: between } : {}),
+  };
 }

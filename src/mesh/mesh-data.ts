@@ -13,6 +13,7 @@ import type {
   KubernetesSupport,
   MeshProfile,
   ProxyNetwork,
+  ProxyPin,
   ResourceKey,
 } from './profile.js';
 import type { DecisionInput, Field, InjectorStep } from './types.js';
@@ -178,7 +179,14 @@ export interface MeshData {
   readonly versions?: {
     readonly kubernetes: readonly KubernetesSupport[];
     readonly releases?: ReleaseTable;
-    readonly skew?: { readonly releases: number; readonly text: string; readonly source: string };
+    readonly skew?: {
+      readonly releases: number;
+      readonly ahead?: number;
+      readonly text: string;
+      readonly source: string;
+    };
+    /** The pod template annotations that pin the proxy image or its version (the profile's `versions.pins`). */
+    readonly pins?: readonly ProxyPin[];
   };
   readonly network?: ProxyNetwork;
 }

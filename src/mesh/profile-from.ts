@@ -347,6 +347,7 @@ export function profileFrom<N extends MeshData['name']>(
             kubernetes: data.versions.kubernetes,
             ...(data.versions.releases ? { releases: data.versions.releases } : {}),
             ...(data.versions.skew ? { skew: data.versions.skew } : {}),
+            ...(data.versions.pins ? { pins: data.versions.pins } : {}),
             release: (v: string) => minorRelease(v),
             compare: (a: string, v: string) => compareSemver(a, v),
             controlPlane: (_m: unknown, d: K8sObject) =>

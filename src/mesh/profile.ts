@@ -767,6 +767,14 @@ export interface VersionRead {
   from: string;
 }
 
+/** A pod template annotation that overrides the proxy image (or its tag) the injector injects, with its source. */
+export interface ProxyPin {
+  readonly key: string;
+  /** What its value replaces: the whole image reference, its name (the tag stays the injector's), or its tag. */
+  readonly sets: 'image' | 'name' | 'version';
+  readonly source: string;
+}
+
 /** One row of a mesh's own support table: the Kubernetes minor versions a release supports. */
 export interface KubernetesSupport {
   /** The release, as `release()` names it ("2.19", "1.28"). */
@@ -795,8 +803,22 @@ interface Versions {
   injects(m: MeshContext, injector: K8sObject): VersionRead | undefined;
   /** The proxy version a pod runs (its proxy container's image tag, or the mesh's annotation). */
   proxy(pod: K8sObject): VersionRead | undefined;
-  /** How many releases a data plane may trail its control plane, in the mesh's own words. */
-  readonly skew?: { readonly releases: number; readonly text: string; readonly source: string };
+  /**
+   * How many releases a data plane may trail its control plane (`releases`), and lead it (`ahead`;
+   * undefined: not judged), in the mesh's own words.
+   */
+  readonly skew?: {
+    readonly releases: number;
+    readonly ahead?: number;
+    readonly text: string;
+    readonly source: string;
+  };
+  /**
+   * The pod template annotations that override the proxy image or its version the injector would
+   * inject (Istio's sidecar.istio.io/proxyImage, Linkerd's config.linkerd.io/proxy-version): a pod
+   * with one runs the proxy it names whatever the control plane's release, and a restart keeps it.
+   */
+  readonly pins?: readonly ProxyPin[];
   /** Its releases as data (src/mesh/<mesh>/releases.ts), read through releaseFacts (src/mesh/releases.ts). */
   readonly releases?: ReleaseTable;
   /**

@@ -151,6 +151,38 @@ export interface CompanionNeed {
 }
 
 /**
+ * The proxy versions each release of a companion supports (issue 31, skew as data): consul-k8s 0.x injects
+ * the Envoy image it was configured with (Helm value global.imageEnvoy) beside the Consul binary of another
+ * image (global.image), and each Consul release supports a few Envoy minor releases, by Consul's own table
+ * (older and newer ones are not supported). Judged on a pod whose proxy container (one of `proxy.containers`)
+ * fails: its image matches `proxy.image`, a container of `companion.containers` runs an image of
+ * `companion.image`, the companion's minor is a key of `supports` (else not judged) and the proxy's minor is
+ * not in its list, nor allowed by an `onlyWith` entry whose flag the pod's injected command lines pass.
+ */
+export interface ProxyPairing {
+  readonly proxy: {
+    readonly title: string;
+    readonly containers: readonly string[];
+    /** The proxy's image (regular expression source): another image in those containers is not judged. */
+    readonly image: string;
+    /** Where the install sets it (a Helm value), for the fix. */
+    readonly setting: string;
+  };
+  readonly companion: {
+    readonly title: string;
+    readonly containers: readonly string[];
+    readonly image: string;
+    readonly setting: string;
+  };
+  /** Companion minor ("1.7") -> the proxy minors it supports ("1.13", ...), newest first. */
+  readonly supports: Readonly<Record<string, readonly string[]>>;
+  /** A proxy minor a companion minor supports only when its command passes `flag` (Consul 1.7 and Envoy 1.10 with -envoy-version). */
+  readonly onlyWith?: readonly { readonly companion: string; readonly proxy: string; readonly flag: string }[];
+  /** The mesh's source that says so (file and tag or commit). */
+  readonly source: string;
+}
+
+/**
  * How releases read a pod template marker's value: the values that inject, that opt out, that are
  * no marker at all; any other value is rejected or ignored ('invalid', the default) or opts out
  * ('skip'); `caseInsensitive`: the value is lower-cased first. The shape of a template key's values
@@ -198,6 +230,8 @@ export interface ReleaseRow {
   readonly bugs?: readonly KnownBug[];
   /** Features these releases inject that need a newer companion image (CompanionNeed). */
   readonly needs?: readonly CompanionNeed[];
+  /** The proxy versions the companion these releases inject beside it supports (ProxyPairing). */
+  readonly pairs?: readonly ProxyPairing[];
 }
 
 /**

@@ -13,6 +13,7 @@ import type {
   InjectorPermission,
   KnownBug,
   OperatorInstall,
+  ProxyPairing,
   ReleaseMarkers,
   ReleaseRow,
   ReleaseTable,
@@ -23,7 +24,7 @@ import { nameOf, str } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
 import { defineFactFamily } from '../k8s/fact.js';
 import type { MeshContext } from './context.js';
-import { compareSemver, containerVersion, podContainer, semver } from './versions.js';
+import { compareSemver, containerVersion, minorRelease, podContainer, semver } from './versions.js';
 
 /** What the installed release is, as the tables place it. */
 export interface ReleaseFacts {
@@ -431,4 +432,47 @@ export function companionShortfalls(p: MeshProfile, pod: K8sObject, failing: str
     out.push({ need, companion });
   }
   return out;
+}
+
+/** A proxy the pod runs on a release the companion it runs beside does not support (ProxyPairing). */
+export interface PairingGap {
+  readonly pairing: ProxyPairing;
+  /** The proxy's and the companion's versions, as read (their container and image). */
+  readonly proxy: VersionRead;
+  readonly companion: VersionRead;
+  /** The proxy minors the companion's minor supports. */
+  readonly supported: readonly string[];
+  /** The flag that would allow this pair (an `onlyWith` entry), which no injected command line passes. */
+  readonly withFlag?: string;
+}
+
+/**
+ * The failing proxy container `failing` of `pod` runs a proxy release the companion the pod runs beside it
+ * does not support, by the release tables' `pairs`: undefined where either version is not read or not x.y.z,
+ * either image is another one, or the companion's release is not in the table (not judged).
+ */
+export function pairingGap(p: MeshProfile, pod: K8sObject, failing: string): PairingGap | undefined {
+  const pairs = (p.versions?.releases?.rows ?? [])
+    .flatMap((r) => r.pairs ?? [])
+    .filter((x) => x.proxy.containers.includes(failing));
+  for (const pairing of pairs) {
+    const pc = podContainer(pod, failing);
+    if (!new RegExp(pairing.proxy.image).test(str(pc?.image) ?? '')) continue;
+    const proxy = containerVersion(pc, `container ${failing}`);
+    const name = pairing.companion.containers.find((n) =>
+      new RegExp(pairing.companion.image).test(str(podContainer(pod, n)?.image) ?? ''),
+    );
+    const companion = name ? containerVersion(podContainer(pod, name), `container ${name}`) : undefined;
+    const [pm, cm] = [proxy && minorRelease(proxy.version), companion && minorRelease(companion.version)];
+    const supported = cm ? pairing.supports[cm] : undefined;
+    if (!proxy || !companion || !pm || !supported || supported.includes(pm)) continue;
+    // Allowed only with a flag the injected command lines pass (bounded: the pod's named containers).
+    const lines = [...pairing.companion.containers, ...pairing.proxy.containers]
+      .map((n) => commandLine(podContainer(pod, n)))
+      .join(' ');
+    const only = (pairing.onlyWith ?? []).find((o) => o.companion === cm && o.proxy === pm);
+    if (only && lines.includes(only.flag)) continue;
+    return { pairing, proxy, companion, supported, ...(only ? { withFlag: only.flag } : {}) };
+  }
+  return undefined;
 }

@@ -38,6 +38,22 @@ checkCases('proxy-cannot-start', {
     // Issue 31.7: a feature the injected init container uses that the Consul image the pod runs is too old for.
     { fixtures: 'fires-consul-0.x-tproxy-consul-1.9.yaml', findings: ['Deployment catalog/ledger'] },
     { fixtures: 'fires-consul-0.x-metrics-merging-consul-1.9.yaml', findings: ['Deployment catalog/audit'] },
+    // gen9skew: an Envoy release the Consul beside it does not support (newer, older), and near misses that are quoted.
+    { fixtures: 'fires-consul-0.x-envoy-1.18-consul-1.9.yaml', findings: ['Deployment catalog/gateway'] },
+    { fixtures: 'fires-consul-0.x-envoy-1.11-consul-1.9.yaml', findings: ['Deployment catalog/invoices'] },
+    { fixtures: 'fires-consul-0.x-envoy-1.16-consul-1.9-other-cause.yaml', findings: ['Deployment catalog/refunds'] },
+    {
+      fixtures: 'fires-consul-0.x-envoy-1.10-consul-1.7-envoy-version-flag.yaml',
+      findings: ['Deployment catalog/ratings'],
+    },
+    {
+      fixtures: 'fires-consul-0.x-envoy-1.14-consul-1.12-not-in-table.yaml',
+      findings: ['Deployment catalog/shipping'],
+    },
+    // gen9skew: a proxy a pod template annotation pins to another release than the injector's.
+    { fixtures: 'fires-istio-proxyimage-pinned-newer.yaml', findings: ['Deployment store/basket'] },
+    { fixtures: 'fires-istio-proxyimage-pinned-same-release.yaml', findings: ['Deployment store/wishlist'] },
+    { fixtures: 'fires-linkerd-stable-2.10-proxy-version-pinned-older.yaml', findings: ['Deployment shop/cart'] },
     // A known bug of the release that injected the pod, older than the tables (Kuma 0.4: no Dataplane behind a headless Service).
     { fixtures: 'fires-kuma-1.x-0.4-headless-service.yaml', findings: ['StatefulSet orders/zk'] },
     { fixtures: 'fires-istio-init-no-net-admin.yaml', findings: ['Deployment store/checkout'] },
@@ -526,5 +542,44 @@ describe('proxy-cannot-start: a feature the companion image is too old for (rele
     const fs = findings(cluster('kuma-1.x', ['checks/proxy-cannot-start/fires-kuma-1.x-0.4-headless-service.yaml']));
     const f = fs.find((x) => x.id === 'proxy-cannot-start');
     expect(f?.message).toMatch(/kumahq\/kuma#561.*headless Service orders\/zk.*fixed in Kuma 0\.5\.1/);
+  });
+});
+
+describe('proxy-cannot-start: a proxy on a release its companion or its injector does not go with (gen9skew)', () => {
+  const msg = (base: Parameters<typeof cluster>[0], file: string) =>
+    findings(cluster(base, [`checks/proxy-cannot-start/${file}.yaml`]))
+      .filter((f) => f.id === 'proxy-cannot-start')
+      .map((f) => f.message)
+      .join('\n');
+
+  it('names the Envoy release and the Consul release beside it, older or newer than it supports', () => {
+    expect(msg('consul-0.x', 'fires-consul-0.x-envoy-1.18-consul-1.9')).toMatch(
+      /Envoy v1\.18\.3 .* beside Consul 1\.9\.6 .*Consul 1\.9 supports only Envoy 1\.16\.x, 1\.15\.x, 1\.14\.x, 1\.13\.x/,
+    );
+    expect(msg('consul-0.x', 'fires-consul-0.x-envoy-1.11-consul-1.9')).toMatch(
+      /Envoy v1\.11\.2 .* beside Consul 1\.9\.0/,
+    );
+  });
+
+  it('blames no pairing for a supported pair, a flag that allows it, or a Consul release outside the table', () => {
+    for (const f of [
+      'fires-consul-0.x-envoy-1.16-consul-1.9-other-cause',
+      'fires-consul-0.x-envoy-1.10-consul-1.7-envoy-version-flag',
+      'fires-consul-0.x-envoy-1.14-consul-1.12-not-in-table',
+    ]) {
+      const m = msg('consul-0.x', f);
+      expect(m, f).toMatch(/for a reason meshdoctor does not know/);
+      expect(m, f).not.toMatch(/supports only/);
+    }
+  });
+
+  it('names the pin annotation and how far apart the releases are; a pin of the same release is not blamed', () => {
+    expect(msg('istio', 'fires-istio-proxyimage-pinned-newer')).toMatch(
+      /pinned by the pod template annotation sidecar\.istio\.io\/proxyImage: docker\.io\/istio\/proxyv2:1\.26\.1.*2 releases newer than 1\.24\.2/,
+    );
+    expect(msg('linkerd-stable-2.10', 'fires-linkerd-stable-2.10-proxy-version-pinned-older')).toMatch(
+      /config\.linkerd\.io\/proxy-version: stable-2\.9\.4.*older than stable-2\.10\.2/,
+    );
+    expect(msg('istio', 'fires-istio-proxyimage-pinned-same-release')).not.toMatch(/pinned/);
   });
 });

@@ -17,6 +17,10 @@ checkCases('proxy-outdated', {
     { fixtures: 'fires-consul-older-dataplane.yaml', findings: ['Deployment catalog/products'] },
     // Servers the control plane's release is not compatible with, by consul-k8s's matrix (hashicorp/consul-k8s#1809).
     { fixtures: 'fires-consul-servers-incompatible.yaml', findings: ['StatefulSet consul/consul-server'] },
+    // gen9skew: a data plane ahead of its control plane past the mesh's own bound, and proxies a pod annotation pins.
+    { fixtures: 'fires-kuma-three-ahead.yaml', findings: ['Deployment orders/api', 'Deployment billing/invoicer'] },
+    { fixtures: 'fires-istio-pinned-newer.yaml', findings: ['Deployment store/frontend'] },
+    { fixtures: 'fires-linkerd-pinned-older.yaml', findings: ['Deployment shop/web'] },
     {
       fixtures: ['fires-linkerd-one-behind.yaml', 'fires-istio-one-behind.yaml'],
       base: 'both',
@@ -30,6 +34,7 @@ checkCases('proxy-outdated', {
     { fixtures: 'ok-istio-newer-proxy.yaml' },
     { fixtures: 'ok-kuma-injected-image-unknown.yaml' },
     { fixtures: 'ok-consul-custom-tag.yaml' },
+    { fixtures: 'ok-kuma-two-ahead.yaml' },
   ],
 });
 
@@ -90,5 +95,26 @@ describe('proxy-outdated: severity, evidence, fix', () => {
     expect(f.evidence).toMatchObject({
       injects: { version: '2.0.3', from: expect.stringContaining('-consul-dataplane-image=') },
     });
+  });
+});
+
+describe('proxy-outdated: proxies ahead of the control plane, and pinned proxies (gen9skew)', () => {
+  it('a data plane past the lead its mesh allows: an error with the releases ahead and the skew source', () => {
+    const fs = findings(cluster('kuma', [`${dir}/fires-kuma-three-ahead.yaml`]), ['proxy-outdated']);
+    const f = fs.find((x) => x.resource.name === 'api')!;
+    expect(f.severity).toBe('error');
+    expect(f.message).toMatch(/Kuma proxy 2\.14\.3, 3 releases newer than the 2\.11\.2/);
+    expect(f.evidence).toMatchObject({ releasesAhead: 3, supportedSkew: { ahead: 2 } });
+  });
+
+  it('a pinned proxy: says which annotation pins it, and the fix removes the pin instead of restarting', () => {
+    const newer = one('istio', 'fires-istio-pinned-newer.yaml');
+    expect(newer.message).toMatch(/pinned by the pod template annotation sidecar\.istio\.io\/proxyImage/);
+    expect(JSON.stringify(newer.fix)).toMatch(/proxyImage/);
+    const older = one('linkerd', 'fires-linkerd-pinned-older.yaml');
+    expect(older.message).toMatch(
+      /config\.linkerd\.io\/proxy-version: stable-2\.13\.12 pins it.*a restart keeps the pin/,
+    );
+    expect(JSON.stringify(older.fix)).not.toMatch(/rollout restart/);
   });
 });

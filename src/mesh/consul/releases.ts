@@ -4,7 +4,7 @@
  * source in hashicorp/consul-k8s.
  */
 import type { KubernetesSupport } from '../profile.js';
-import type { CompanionNeed, ReleaseTable } from '../release-table.js';
+import type { CompanionNeed, ProxyPairing, ReleaseTable } from '../release-table.js';
 
 const ORDER = [
   ...[2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26].map((n) => `0.${n}`),
@@ -91,6 +91,48 @@ const metricsMerging = (consulIn: string, at: string): CompanionNeed => ({
   source: `hashicorp/consul-k8s ${at} (consul connect envoy -prometheus-scrape-path); hashicorp/consul#9848 website/content/docs/k8s/connect/observability/metrics.mdx (metrics merging needs Consul 1.10.0-alpha1 or later)`,
 });
 
+/**
+ * The Envoy releases each Consul release supports (issue 31, gen9skew): consul-k8s 0.x injects the Envoy image
+ * of global.imageEnvoy beside the Consul binary of global.image (the init container runs `consul connect envoy
+ * -bootstrap`, the Envoy sidecar runs what it wrote, against the client agent's xDS), and a Consul release
+ * configures only the Envoy minors of its own table, older and newer ones are not supported: Envoy 1.18 dropped
+ * the v2 xDS API Consul 1.9 and older speak. Consul's table "Supported Versions",
+ * hashicorp/consul website/content/docs/connect/proxies/envoy.mdx as it stood before hashicorp/consul#12472
+ * (March 2022: rows 1.3.x to 1.11.x), the lists of agent/xds/proxysupport/proxysupport.go in each release
+ * (1.7.x: 1.13.1, 1.12.3, 1.11.2, 1.10.0), and hashicorp/consul#7389 (Envoy 1.10.0 with Consul 1.7 only with
+ * `consul connect envoy -envoy-version`; hashicorp/consul#7386, hashicorp/consul-helm#370). Consul 1.5.0 and
+ * 1.5.1 supported 1.9 and 1.8 only, 1.5.2 on also 1.10: 1.5 is judged by the wider list. Releases not listed
+ * are not judged.
+ */
+const envoyPairing = (proxy: readonly string[], consulIn: readonly string[]): ProxyPairing => ({
+  proxy: {
+    title: 'Envoy',
+    containers: proxy,
+    image: '(^|/)envoy[\\w.-]*[:@]',
+    setting: 'the Helm value global.imageEnvoy',
+  },
+  companion: {
+    title: 'Consul',
+    containers: consulIn,
+    image: '(^|/)consul(-enterprise)?[:@]',
+    setting: 'the Helm value global.image',
+  },
+  supports: {
+    '1.3': ['1.9', '1.8', '1.7'],
+    '1.4': ['1.9', '1.8', '1.7'],
+    '1.5': ['1.10', '1.9', '1.8'],
+    '1.6': ['1.11', '1.10', '1.9', '1.8'],
+    '1.7': ['1.13', '1.12', '1.11'],
+    '1.8': ['1.14', '1.13', '1.12', '1.11'],
+    '1.9': ['1.16', '1.15', '1.14', '1.13'],
+    '1.10': ['1.18', '1.17', '1.16', '1.15'],
+    '1.11': ['1.20', '1.19', '1.18', '1.17'],
+  },
+  onlyWith: [{ companion: '1.7', proxy: '1.10', flag: '-envoy-version' }],
+  source:
+    'hashicorp/consul website/content/docs/connect/proxies/envoy.mdx (Supported Versions, per Consul release, before hashicorp/consul#12472), agent/xds/proxysupport/proxysupport.go; hashicorp/consul#7389 (Envoy 1.10.0 with Consul 1.7 needs -envoy-version)',
+});
+
 export const CONSUL_RELEASES: ReleaseTable = {
   order: ORDER,
   rows: [
@@ -100,6 +142,7 @@ export const CONSUL_RELEASES: ReleaseTable = {
       source: 'hashicorp/consul-k8s@958ead40 (v0.2.0) connect-inject/envoy_sidecar.go, container_init.go',
       recognise: 'the connect injector image hashicorp/consul-k8s:0.x (container sidecar-injector)',
       containers: { proxy: ['consul-connect-envoy-sidecar'], init: ['consul-connect-inject-init'] },
+      pairs: [envoyPairing(['consul-connect-envoy-sidecar'], ['consul-connect-inject-init'])],
       webhook: 'MutatingWebhookConfiguration <fullname>-connect-injector-cfg (consul-helm)',
       // handler.go reads no Namespace before v0.26.0: the chart's ClusterRole only patches its webhook.
       injectorRbac: [],
@@ -135,6 +178,7 @@ export const CONSUL_RELEASES: ReleaseTable = {
         init: ['consul-connect-inject-init'],
         helpers: ['consul-connect-lifecycle-sidecar'],
       },
+      pairs: [envoyPairing(['consul-connect-envoy-sidecar'], ['consul-connect-inject-init'])],
       injectorRbac: [],
       bugs: [
         {
@@ -165,6 +209,7 @@ export const CONSUL_RELEASES: ReleaseTable = {
       source:
         'hashicorp/consul-k8s@3055f681 (v0.24.0), @c3326769 (v0.25.0) connect-inject/envoy_sidecar.go, consul_sidecar.go',
       containers: { proxy: ['envoy-sidecar'], init: ['consul-connect-inject-init'], helpers: ['consul-sidecar'] },
+      pairs: [envoyPairing(['envoy-sidecar'], ['consul-connect-inject-init'])],
       injectorRbac: [],
       // Metrics merging (0.25.0): the init container runs the Consul image itself (ImageConsul) and passes
       // `consul connect envoy -prometheus-scrape-path`, a flag Consul gained in 1.10.0 (hashicorp/consul-k8s#482).
@@ -182,6 +227,7 @@ export const CONSUL_RELEASES: ReleaseTable = {
         init: ['copy-consul-bin', 'consul-connect-inject-init'],
         helpers: ['consul-sidecar'],
       },
+      pairs: [envoyPairing(['envoy-sidecar'], ['copy-consul-bin'])],
       webhook:
         'MutatingWebhookConfiguration <fullname>-connect-injector-cfg, Deployment <fullname>-connect-injector-webhook-deployment',
       injectorRbac: 'today',

@@ -131,6 +131,23 @@ export const ISTIO_DATA = {
     restartReloads: ', and istiod re-patches the caBundle',
   },
 
-  versions: { kubernetes: ISTIO_KUBERNETES, releases: ISTIO_RELEASES, skew: ISTIO_SKEW },
+  versions: {
+    kubernetes: ISTIO_KUBERNETES,
+    releases: ISTIO_RELEASES,
+    skew: ISTIO_SKEW,
+    /**
+     * The proxy image the injector renders is the annotation's value when the pod template has it
+     * (pkg/kube/inject/inject.go GetIstioProxyImage: `annotation.SidecarProxyImage.Name`, 1.5 to 1.28), whatever
+     * the release renders the proxy's arguments for: istio/istio#8842, #11295 (a 1.0 agent under the 1.1 injector,
+     * "unknown flag: --statusPort").
+     */
+    pins: [
+      {
+        key: 'sidecar.istio.io/proxyImage',
+        sets: 'image',
+        source: 'istio/istio pkg/kube/inject/inject.go GetIstioProxyImage (annotation.SidecarProxyImage)',
+      },
+    ],
+  },
   network: istioNetwork,
 } as const satisfies MeshData;

@@ -55,6 +55,7 @@ export const istioVersionReads = {
  */
 export const ISTIO_SKEW = {
   releases: 1,
+  ahead: 0,
   text: 'Istio supports a data plane one minor version behind its control plane, not more (and never ahead of it)',
   source: 'istio.io/latest/docs/releases/supported-releases "Control Plane/Data Plane Skew"',
 } as const;

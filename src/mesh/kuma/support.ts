@@ -31,7 +31,9 @@ export const SIDECAR_IMAGE_ENV = 'KUMA_RUNTIME_KUBERNETES_INJECTOR_SIDECAR_CONTA
  */
 export const KUMA_SKEW = {
   releases: 2,
-  text: 'Kuma supports a data plane at most two minor versions behind its control plane',
+  /** DeploymentVersionCompatible: `>= minor-2, <= minor+2` of the control plane's major. */
+  ahead: 2,
+  text: 'Kuma supports a data plane at most two minor versions behind or ahead of its control plane',
   source: 'kumahq/kuma@51c6d381 pkg/version/compatibility.go DeploymentVersionCompatible',
 };
 

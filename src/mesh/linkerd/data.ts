@@ -104,6 +104,26 @@ export const LINKERD_DATA = {
 
   install: { restartReloads: '' },
 
-  versions: { kubernetes: LINKERD_KUBERNETES, releases: LINKERD_RELEASES },
+  versions: {
+    kubernetes: LINKERD_KUBERNETES,
+    releases: LINKERD_RELEASES,
+    /**
+     * The injector's values for the proxy image, overridden by the pod template's annotations
+     * (pkg/inject/inject.go applyAnnotationOverrides: k8s.ProxyImageAnnotation -> Proxy.Image.Name,
+     * k8s.ProxyVersionOverrideAnnotation -> Proxy.Image.Version, stable-2.10 to version-2.20).
+     */
+    pins: [
+      {
+        key: 'config.linkerd.io/proxy-version',
+        sets: 'version',
+        source: 'linkerd/linkerd2 pkg/inject/inject.go applyAnnotationOverrides (ProxyVersionOverrideAnnotation)',
+      },
+      {
+        key: 'config.linkerd.io/proxy-image',
+        sets: 'name',
+        source: 'linkerd/linkerd2 pkg/inject/inject.go applyAnnotationOverrides (ProxyImageAnnotation)',
+      },
+    ],
+  },
   network: linkerdNetwork,
 } as const satisfies MeshData;

@@ -86,7 +86,9 @@ export const linkerdVersions = {
    */
   skew: {
     releases: 1,
-    text: 'Linkerd supports a data plane one major version (2.x) behind its control plane, not more; restart the workloads after each upgrade',
+    /** The page's "between data plane and control plane": either way. */
+    ahead: 1,
+    text: 'Linkerd supports a data plane one major version (2.x) behind or ahead of its control plane, not more; restart the workloads after each upgrade',
     source: 'linkerd/website@93f00175 linkerd.io/content/2-edge/tasks/upgrade.md',
   },
 };
