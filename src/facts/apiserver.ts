@@ -4,7 +4,7 @@
  * events that name a webhook's calls failing. Shared by the checks about the path to the injector.
  */
 import { defineFact } from '../k8s/fact.js';
-import { apiserverInstances, type ApiserverInstance } from '../k8s/apiserver.js';
+import { APISERVER_NAMESPACE, apiserverInstances, type ApiserverInstance } from '../k8s/apiserver.js';
 import { parseAdmissionError, type WebhookFailureCause } from '../k8s/admission.js';
 import { eventInfo } from '../k8s/events.js';
 import type { AdmissionMetrics } from '../k8s/admission-metrics.js';
@@ -16,7 +16,9 @@ import { arr, isObj, str } from '../util/objects.js';
 export const APISERVERS = defineFact({
   id: 'apiservers',
   inputs: ['nodes', 'pods'],
-  compute: (m: Model): ApiserverInstance[] => apiserverInstances(m.list('pods'), m.list('nodes')),
+  // Only kube-system's pods can be one (isApiserverPod): through the namespace index, not every pod.
+  compute: (m: Model): ApiserverInstance[] =>
+    apiserverInstances(m.inNamespace('pods', APISERVER_NAMESPACE), m.list('nodes')),
 });
 
 /** The API servers whose flags the cluster shows (reads pods and nodes). */

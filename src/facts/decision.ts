@@ -41,16 +41,19 @@ export function decide(m: MeshContext, mesh: MeshName, webhooks: MeshWebhook[], 
   const podLabels = given.podLabels ?? labelsOf(given.template);
   // What the pod CREATE carries for the webhooks' matchConditions: a template's pods get their name
   // from generateName (not known at admission), a bare pod has its own.
+  // Read only by matchConditions (evalWebhook evaluates them only where a webhook has some): built
+  // only then, not for every workload and mesh (a copy of the labels and the annotations' map each).
+  const hooks = webhooks.filter((w) => w.mesh === mesh);
   const meta = isObj(given.template.metadata) ? given.template.metadata : {};
-  const request: CelRequest = {
-    namespace: given.namespace,
-    labels: { ...podLabels },
-    annotations: annotationsOf(given.template),
-    ...(str(meta.name) ? { name: str(meta.name)! } : {}),
-  };
-  const calls: WebhookCall[] = webhooks
-    .filter((w) => w.mesh === mesh)
-    .map((w) => evalWebhook(w, given.nsLabels, podLabels, request));
+  const request: CelRequest | undefined = hooks.some((w) => (w.matchConditions ?? []).length)
+    ? {
+        namespace: given.namespace,
+        labels: { ...podLabels },
+        annotations: annotationsOf(given.template),
+        ...(str(meta.name) ? { name: str(meta.name)! } : {}),
+      }
+    : undefined;
+  const calls: WebhookCall[] = hooks.map((w) => evalWebhook(w, given.nsLabels, podLabels, request));
   const present = proxyAlreadyPresent(podSpec(given.template));
   // The installed release's own markers, where they are not today's (Kuma 1.0 to 1.4 read only the annotation).
   const markers = given.markers ?? installedMarkers(m, p)?.markers;

@@ -328,7 +328,12 @@ export function slimK3sNodeArgs(value: string): string {
 
 /** Every API server whose flags the cluster shows: its kube-apiserver pods, else k3s's server nodes. */
 export function apiserverInstances(pods: readonly K8sObject[], nodes: readonly K8sObject[]): ApiserverInstance[] {
-  const fromPods = pods.flatMap((p) => podInstance(p) ?? []);
+  // A loop (asked of every pod of the cluster, twice a run): no array per pod.
+  const fromPods: ApiserverInstance[] = [];
+  for (const p of pods) {
+    const i = podInstance(p);
+    if (i) fromPods.push(i);
+  }
   if (fromPods.length) return fromPods.sort((a, b) => (a.source.name < b.source.name ? -1 : 1));
   return nodes.flatMap((n) => k3sInstance(n) ?? []).sort((a, b) => (a.source.name < b.source.name ? -1 : 1));
 }

@@ -160,7 +160,12 @@ const BY_NAMESPACE = defineFactFamily({
 const BY_NAME = defineFactFamily({
   id: 'by-name',
   inputs: (key: KindKey) => [key],
-  compute: (m: SnapshotView, key: KindKey) => new Map(m.list(key).map((o) => [`${nsOf(o)}/${nameOf(o)}`, o])),
+  // A loop, not new Map(list.map(pair)): no pair array per object (pods: 20k). The last of two equal keys wins, as before.
+  compute: (m: SnapshotView, key: KindKey) => {
+    const byName = new Map<string, K8sObject>();
+    for (const o of m.list(key)) byName.set(`${nsOf(o)}/${nameOf(o)}`, o);
+    return byName;
+  },
 });
 
 const refKey = (r: ResourceRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;

@@ -18,7 +18,11 @@ export function dict<T = string>(): Record<string, T> {
 export function strMap(v: unknown): Record<string, string> {
   const out = dict();
   if (!isObj(v)) return out;
-  for (const [k, val] of Object.entries(v)) if (typeof val === 'string') out[k] = val;
+  // Object.keys: the same own enumerable keys in the same order as Object.entries, without a pair per key.
+  for (const k of Object.keys(v)) {
+    const val = v[k];
+    if (typeof val === 'string') out[k] = val;
+  }
   return out;
 }
 
