@@ -501,6 +501,14 @@ export const CATALOG = {
     inputs: ['pods'],
     optionalInputs: ['events', 'configmaps'],
   },
+  'reference-missing': {
+    code: 'MD1180',
+    title: 'A marker names an object that does not exist',
+    description:
+      "A pod template or namespace marker of a mesh names an object that must exist and does not, read from each mesh's table of references by release: a Kuma Mesh or ContainerPatch, with ACLs the ServiceAccount a Consul service name must be. Where the kind was not read (a mesh's own resources) it says so and is reported only while the workload has no pods or pods without the proxy; not read is never missing.",
+    severity: 'error',
+    inputs: [],
+  },
   'mesh-key-unknown': {
     code: 'MD2075',
     title: "A mesh's key the installed release does not know",

@@ -73,6 +73,9 @@ interface ConsulSettings {
   unknown?: string;
 }
 
+/** The injector Deployment's name: today's chart, and consul-helm before 0.32 (connect-inject-deployment.yaml). */
+export const INJECTOR_DEPLOYMENT = /(^|-)consul-connect-injector(-webhook-deployment)?$/;
+
 const unquote = (v: string) => v.replace(/^"|"$/g, '');
 
 const CONSUL_SETTINGS = defineFact({
@@ -93,7 +96,8 @@ const CONSUL_SETTINGS = defineFact({
         h.service ? [m.get('deployments', h.service.namespace, h.service.name)] : [],
       ),
       ...(install?.namespaces ?? []).flatMap((ns) =>
-        m.inNamespace('deployments', ns).filter((d) => /(^|-)consul-connect-injector$/.test(nameOf(d))),
+        // consul-helm before 0.32 (consul-k8s 0.25 and older) names it <fullname>-connect-injector-webhook-deployment (releases.ts).
+        m.inNamespace('deployments', ns).filter((d) => INJECTOR_DEPLOYMENT.test(nameOf(d))),
       ),
     ].filter((d) => d !== undefined);
     for (const d of candidates) {
