@@ -27,7 +27,7 @@ function placedRelease(m: Model, mesh: MeshName): string | undefined {
   return first && rs.every((r) => r === first) ? first : undefined;
 }
 
-export interface ResolvedReference {
+interface ResolvedReference {
   readonly mesh: MeshName;
   readonly ref: Reference;
   readonly state: 'found' | 'missing' | 'mismatch' | 'not-read';

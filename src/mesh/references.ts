@@ -11,14 +11,19 @@ import type { KindKey } from '../k8s/kinds.js';
 import type { Workload } from '../k8s/workloads.js';
 import { annotationsOf, labelsOf } from '../util/objects.js';
 import type { MeshContext } from './context.js';
-import type { MeshProfile } from './profile.js';
-import { spans } from './releases.js';
+import type { MeshName } from './names.js';
+
+/** What these helpers read of a mesh's profile (profile.ts imports this file: no import back). */
+export interface ProfileOfRefs {
+  readonly name: MeshName;
+  readonly versions?: { readonly releases?: { readonly order: readonly string[] } };
+}
 
 /** Where a marker is read: the pod template's labels or annotations, or its namespace's. */
-export type RefPlace = 'template annotation' | 'template label' | 'namespace annotation' | 'namespace label';
+type RefPlace = 'template annotation' | 'template label' | 'namespace annotation' | 'namespace label';
 
 /** The object a reference names, and where it must live. */
-export interface RefTarget {
+interface RefTarget {
   /** The kind as the mesh names it ("Mesh", "ContainerPatch", "ServiceAccount"). */
   readonly title: string;
   /** The kind meshdoctor reads for it, if any: none means it is never read, so never found missing. */
@@ -28,7 +33,7 @@ export interface RefTarget {
 }
 
 /** A row of a mesh's reference table. */
-export interface ReferenceRow {
+interface ReferenceRow {
   /** The marker key. */
   readonly key: string;
   /** Where the mesh reads it, the first place holding it wins. */
@@ -69,7 +74,7 @@ export interface Reference {
 export interface References {
   readonly rows: readonly ReferenceRow[];
   /** References beyond the rows (Consul's service name against the pod's ServiceAccount). */
-  readonly more?: (m: MeshContext, w: Workload, p: MeshProfile, release: string | undefined) => Reference[];
+  readonly more?: (m: MeshContext, w: Workload, p: ProfileOfRefs, release: string | undefined) => Reference[];
   /**
    * A namespace label whose value names the control plane the namespace is a member of, set by the
    * mesh's own controller from a list of members (OpenShift Service Mesh's member roll): the planes an
@@ -87,26 +92,28 @@ export interface References {
   readonly fix: (m: MeshContext, w: Workload, r: Omit<Reference, 'fix'>, row: ReferenceRow) => Step[];
 }
 
+/** The table's rows spanning `release` (releases.ts spans, by the table's order). */
+function spans(order: readonly string[], span: { from?: string; to?: string }, release: string): boolean {
+  const i = order.indexOf(release);
+  return (
+    i >= 0 && i >= (span.from ? order.indexOf(span.from) : 0) && (span.to === undefined || i <= order.indexOf(span.to))
+  );
+}
+
 /** The release (of the mesh's table) is within from..to (false when no release is placed). */
 export function releaseWithin(
-  p: MeshProfile,
+  p: ProfileOfRefs,
   release: string | undefined,
   span: { from: string; to?: string },
 ): boolean {
   const t = p.versions?.releases;
-  return !!t && !!release && spans(t, span, release);
+  return !!t && !!release && spans(t.order, span, release);
 }
 
 /** The rows the installed release reads: every row when no release is placed (today's rules, as elsewhere). */
-export function rowsOfRelease(
-  p: MeshProfile,
-  release: string | undefined,
-  rows: readonly ReferenceRow[],
-): ReferenceRow[] {
+function rowsOfRelease(p: ProfileOfRefs, release: string | undefined, rows: readonly ReferenceRow[]): ReferenceRow[] {
   const t = p.versions?.releases;
-  return !t || !release
-    ? [...rows]
-    : rows.filter((r) => spans(t, { from: r.from ?? t.order[0]!, ...(r.to ? { to: r.to } : {}) }, release));
+  return !t || !release ? [...rows] : rows.filter((r) => spans(t.order, r, release));
 }
 
 /** At most this many names are read from one list marker. */
@@ -118,7 +125,7 @@ const MAX_NAMES = 16;
  */
 export function markerReferences(
   m: MeshContext,
-  p: MeshProfile,
+  p: ProfileOfRefs,
   w: Workload,
   refs: References,
   release: string | undefined,

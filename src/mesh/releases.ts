@@ -54,7 +54,7 @@ export interface ReleaseFacts {
 const index = (t: ReleaseTable, r: string | undefined) => (r === undefined ? -1 : t.order.indexOf(r));
 
 /** The row spans `release`. */
-export const spans = (t: ReleaseTable, row: { from: string; to?: string }, release: string) => {
+const spans = (t: ReleaseTable, row: { from: string; to?: string }, release: string) => {
   const i = index(t, release);
   return i >= index(t, row.from) && (row.to === undefined || i <= index(t, row.to));
 };

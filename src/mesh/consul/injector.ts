@@ -74,7 +74,8 @@ interface ConsulSettings {
 }
 
 /** The injector Deployment's name: today's chart, and consul-helm before 0.32 (connect-inject-deployment.yaml). */
-export const INJECTOR_DEPLOYMENT = /(^|-)consul-connect-injector(-webhook-deployment)?$/;
+const INJECTOR_DEPLOYMENT = /(^|-)consul-connect-injector(-webhook-deployment)?$/;
+const OLD_NAME = /-webhook-deployment$/;
 
 const unquote = (v: string) => v.replace(/^"|"$/g, '');
 
@@ -123,7 +124,10 @@ const CONSUL_SETTINGS = defineFact({
       return {
         from: `${d!.metadata?.namespace}/${nameOf(d!)}`,
         defaultInject: def[1] === 'true',
-        allow: all('allow-k8s-namespace'),
+        // consul-k8s before 0.12.0 has no namespace lists (subcommand/inject-connect/command.go): every namespace is
+        // allowed; the charts of later releases always write the flag (connectInject.k8sAllowNamespaces, default "*").
+        allow:
+          OLD_NAME.test(nameOf(d!)) && !/-(?:allow|deny)-k8s-namespace/.test(text) ? ['*'] : all('allow-k8s-namespace'),
         deny: all('deny-k8s-namespace'),
         acls: /-acl-auth-method/.test(text),
         resources,

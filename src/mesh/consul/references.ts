@@ -21,8 +21,7 @@ import { containers, podSpec } from '../../k8s/pods.js';
 import type { Workload } from '../../k8s/workloads.js';
 import { annotationsOf, str } from '../../util/objects.js';
 import type { MeshContext } from '../context.js';
-import type { MeshProfile } from '../profile.js';
-import { releaseWithin, type Reference, type References } from '../references.js';
+import { releaseWithin, type ProfileOfRefs, type Reference, type References } from '../references.js';
 import { CONSUL_INJECT, consulSettings, parseConsul } from './injector.js';
 
 const SERVICE = 'consul.hashicorp.com/connect-service';
@@ -63,7 +62,7 @@ function serviceName(w: Workload): { name: string; said: string; byAnnotation: b
 export const CONSUL_REFERENCES: References = {
   rows: [],
   fix: () => [],
-  more: (m: MeshContext, w: Workload, p: MeshProfile, release: string | undefined): Reference[] => {
+  more: (m: MeshContext, w: Workload, p: ProfileOfRefs, release: string | undefined): Reference[] => {
     const s = consulSettings(m);
     if (!s.acls || s.unknown) return [];
     // Only pods that ask for injection are named a service.
