@@ -10,7 +10,7 @@
  * its namespace, listed whole; a name that must equal the one in use (the pod's ServiceAccount) by
  * comparison. Where the kind is not read (a mesh's own resources, a kind read only by name) the
  * finding says it was not examined, and only while the workload shows the symptom: it wants pods and
- * has none, or some run without the mesh's proxy. A workload whose pods run meshed stays silent.
+ * has none, some run without the mesh's proxy, or some are not ready. A workload whose pods run meshed stays silent.
  * Known false positives: an object created since the snapshot.
  * Fix: the command listing the objects of the kind, then create the missing one or correct the
  * marker; for a Consul service name, the annotation naming the ServiceAccount in use.
@@ -18,7 +18,15 @@
 import { podStates, desiredPods } from '../facts/model.js';
 import { REFERENCES } from '../facts/references.js';
 import { profileOf } from '../mesh/registry.js';
-import { nameOf } from '../util/objects.js';
+import { arr, isObj, nameOf } from '../util/objects.js';
+import type { K8sObject } from '../util/types.js';
+
+/** The pod's Ready condition is True, or it completed. */
+const ready = (pod: K8sObject): boolean => {
+  const st = isObj(pod.status) ? pod.status : {};
+  if (st.phase === 'Succeeded') return true;
+  return arr(st.conditions).some((c) => isObj(c) && c.type === 'Ready' && c.status === 'True');
+};
 import { defineCheck, messages, meta, say } from './define.js';
 
 const MESSAGES = messages({
@@ -88,12 +96,15 @@ export default defineCheck({
         } else if (r.state === 'not-read') {
           const proxy = profileOf(r.mesh).containers.proxy;
           const unmeshed = states.unmeshed.length;
+          const notReady = states.active.filter((pod) => !ready(pod)).length;
           const symptom =
             want > 0 && states.active.length === 0
               ? `it has no pods (${want} wanted)`
               : unmeshed > 0
                 ? `${unmeshed} of its ${states.active.length} pods run without ${proxy}`
-                : undefined;
+                : notReady > 0
+                  ? `${notReady} of its ${states.active.length} pods are not ready`
+                  : undefined;
           if (!symptom) continue;
           yield {
             ...base,
@@ -108,7 +119,7 @@ export default defineCheck({
               why: r.why,
               effect: ref.missing,
             }),
-            affectedPods: Math.max(unmeshed, want > 0 && states.active.length === 0 ? want : 0, 1),
+            affectedPods: Math.max(unmeshed, notReady, want > 0 && states.active.length === 0 ? want : 0, 1),
             evidence: { ...evidence, examined: false },
           };
         }

@@ -1,7 +1,8 @@
 /**
  * Where reference-missing fires, and its near misses (test/helpers/check-tester.ts): a Consul service name that is
  * not the pods' ServiceAccount under ACLs (consul-k8s 0.25), a Kuma Mesh and ContainerPatches named by markers while
- * the workload has no pods (Kuma 1.8 and 2.14: neither kind is read, so the findings say not examined). Real reports:
+ * the workload has no pods (Kuma 1.8 and 2.14: neither kind is read, so the findings say not examined), an Istio
+ * bootstrap ConfigMap while the pod is not ready (ConfigMaps are read only by name: not examined). Real reports:
  * test/reports-gen9refs.test.ts.
  */
 import { describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { cluster, findings } from '../helpers/fixtures.js';
 
 checkCases('reference-missing', {
   fires: [
+    { fixtures: 'fires-istio-bootstrap-override-not-ready.yaml', findings: ['Deployment store/search'] },
     { fixtures: 'fires-consul-0.x-acls-service-annotation.yaml', findings: ['Deployment catalog/billing'] },
     { fixtures: 'fires-kuma-1.x-mesh-no-pods.yaml', findings: ['Deployment payments/ledger'] },
     {
@@ -18,6 +20,7 @@ checkCases('reference-missing', {
     },
   ],
   silent: [
+    { fixtures: 'ok-istio-bootstrap-override-ready.yaml' },
     { fixtures: 'ok-consul-0.x-acls-service-matches.yaml' },
     { fixtures: 'ok-consul-0.x-no-acls-mismatch.yaml' },
     { fixtures: 'ok-kuma-1.x-mesh-meshed.yaml' },

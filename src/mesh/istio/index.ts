@@ -6,7 +6,8 @@
  * Sources: istio/istio manifests/charts/istio-control/istio-discovery (templates/mutatingwebhook.yaml,
  * files/injection-template.yaml, values.yaml), pkg/kube/inject (inject.go, webhook.go), tools/istio-iptables.
  */
-import { joinMemberRoll, MEMBER_OF, MEMBER_ROLL_SOURCE, memberRollAsks, memberRollPlanes } from './member-roll.js';
+import { memberRollAsks } from './member-roll.js';
+import { ISTIO_REFERENCES } from './references.js';
 import { containers, initContainers, podSpec } from '../../k8s/pods.js';
 import { arr, isObj, nameOf, nsOf, annotationsOf } from '../../util/objects.js';
 import { configValues, parseYamlObject, valueAt } from '../config-values.js';
@@ -125,17 +126,7 @@ export const istio = profileFrom(ISTIO_DATA, {
   },
 
   extend: {
-    references: {
-      rows: [],
-      fix: () => [],
-      membership: {
-        label: MEMBER_OF,
-        setBy: "the ServiceMeshMemberRoll default in the control plane's namespace",
-        planes: memberRollPlanes,
-        fix: joinMemberRoll,
-        source: MEMBER_ROLL_SOURCE,
-      },
-    },
+    references: ISTIO_REFERENCES,
     containers: { announced: istioAnnounced },
 
     controlPlane: {
