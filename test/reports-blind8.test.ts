@@ -16,6 +16,8 @@
  * the helpers an old release injects for the app): hashicorp/consul#6676 is named; and the support range of the
  * consul-k8s releases that speak admissionregistration.k8s.io/v1beta1 (0.13-0.26: up to Kubernetes 1.21):
  * hashicorp/consul-k8s#1701 is named (its expected check changed, reason at the case). 11/20, no longer blind.
+ * Round 9's gen9refs (references that name objects, built from four other reports): kumahq/kuma#789 (its expected
+ * check changed, reason at the case) and openshift/openshift-docs#68434 are named: 13/20.
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 

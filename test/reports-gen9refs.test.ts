@@ -2,7 +2,9 @@
  * Real user reports (issue 31, gen9refs: markers and settings whose values NAME an object that must exist), each
  * rebuilt as an overlay on the healthy cluster of its mesh and release (test/fixtures/reports/gen9refs/, the thread
  * in each file's header). Each must name the confirmed cause: the check and the words that make it the cause.
- * Named 0/4 before (commit d3452fc): all four silent.
+ * Named 0/4 before (commit d3452fc): all four silent. 4/4 after: one table of references per mesh and release and one
+ * resolver (reference-missing: Consul's service name against the pods' ServiceAccount under ACLs, Kuma's ContainerPatch
+ * named while not read), and OpenShift Service Mesh's member roll (webhook-excludes-namespace: not a member).
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
