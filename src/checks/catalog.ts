@@ -501,6 +501,14 @@ export const CATALOG = {
     inputs: ['pods'],
     optionalInputs: ['events', 'configmaps'],
   },
+  'reference-missing': {
+    code: 'MD1180',
+    title: 'A marker names an object that does not exist',
+    description:
+      "A pod template or namespace marker of a mesh names an object that must exist and does not, read from each mesh's table of references by release: the mesh a pod joins, the container patches or bootstrap ConfigMap it names, with ACLs the ServiceAccount its service name must be. Where the kind was not read (a mesh's own resources) it says so and is reported only while the workload has no pods, pods without the proxy or pods not ready; not read is never missing.",
+    severity: 'error',
+    inputs: [],
+  },
   'mesh-key-unknown': {
     code: 'MD2075',
     title: "A mesh's key the installed release does not know",

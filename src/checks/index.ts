@@ -3,6 +3,7 @@
 import type { Check } from './define.js';
 import namespaceNotEnabled from './namespace-not-enabled.js';
 import podOptedOut from './pod-opted-out.js';
+import referenceMissing from './reference-missing.js';
 import optInOverruled from './opt-in-overruled.js';
 import podPredatesEnablement from './pod-predates-enablement.js';
 import sidecarMissing from './sidecar-missing.js';
@@ -117,4 +118,5 @@ export const CHECKS: readonly Check[] = [
   proxyPredatesTrustRoot,
   podPredatesNodeAgent,
   proxyHoldStuck,
+  referenceMissing,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));

@@ -79,6 +79,8 @@ const MESSAGES = messages({
     'Namespace {namespace} asks {meshTitle} to inject {workloads}, but no {meshTitle} injection webhook can select this namespace, so it cannot be meshed{choose}.',
   'namespace-selector':
     'Namespace {namespace} asks {meshTitle} to inject {workloads}, but its labels match the namespaceSelector of no {meshTitle} injection webhook, so {their} pods are not injected{choose}.',
+  'namespace-not-member':
+    'Namespace {namespace} asks {meshTitle} to inject {workloads}, but it is not a member of the mesh: the injection webhooks select only namespaces labelled {label}={plane}, which {setBy} sets on the namespaces it lists, and {namespace} has no such label, so {their} pods are not injected{choose}.',
 });
 
 type Found = FindingInput<Evidence, typeof MESSAGES>;
@@ -371,6 +373,21 @@ export default defineCheck({
           choose: '',
         };
         const their = agree(ws.length, 'its', 'their');
+        // The label the repair sets names the control plane the namespace is a member of (OpenShift
+        // Service Mesh's member-of): set by the mesh's controller from its member list, not by hand.
+        const ms = profile.references?.membership;
+        const memberChange =
+          ms && nsLabels[ms.label] === undefined ? repair?.find((c) => c.key === ms.label) : undefined;
+        const member =
+          ms && memberChange?.value && ms.planes(m).includes(memberChange.value)
+            ? {
+                label: ms.label,
+                plane: memberChange.value,
+                setBy: ms.setBy,
+                fix: ms.fix(ns, memberChange.value),
+                source: ms.source,
+              }
+            : undefined;
         const said = ignored
           ? say(MESSAGES, 'namespace-never-injected', inNs)
           : choices || (unserved && repair)
@@ -381,7 +398,15 @@ export default defineCheck({
               })
             : !repair
               ? say(MESSAGES, 'no-webhook-can-select', inNs)
-              : say(MESSAGES, 'namespace-selector', { ...inNs, their });
+              : member
+                ? say(MESSAGES, 'namespace-not-member', {
+                    ...inNs,
+                    their,
+                    label: member.label,
+                    plane: member.plane,
+                    setBy: member.setBy,
+                  })
+                : say(MESSAGES, 'namespace-selector', { ...inNs, their });
         // The namespace's owner opted out (e.g. Istio's istio-injection=disabled): no pod label
         // overrides that (templates/mutatingwebhook.yaml @86c9f01f: every webhook needs the label
         // absent or "enabled"), and relabelling the namespace would inject every other workload in
@@ -471,8 +496,19 @@ export default defineCheck({
             ...(repair && !choices ? { labelChange: repair.map(changeArg) } : {}),
           },
           // Only the workloads whose pods lack the proxy need new pods.
-          fix: choices ? choices.fix : repair ? [...namespaceChange(m, ns, 'labels', repair), ...recreate] : [],
+          fix: choices
+            ? choices.fix
+            : member
+              ? [...member.fix, ...recreate]
+              : repair
+                ? [...namespaceChange(m, ns, 'labels', repair), ...recreate]
+                : [],
         };
+        if (member)
+          f.evidence = {
+            ...f.evidence,
+            membership: { label: member.label, plane: member.plane, source: member.source },
+          };
         found.push({
           ns,
           ws,

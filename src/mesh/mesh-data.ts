@@ -220,6 +220,7 @@ interface ProfileExtensions {
   readonly sidecarless?: P['sidecarless'];
   readonly cni?: P['cni'];
   readonly identity?: P['identity'];
+  readonly references?: P['references'];
 }
 
 /**

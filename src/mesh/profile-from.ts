@@ -371,6 +371,7 @@ export function profileFrom<N extends MeshData['name']>(
     ...(x.sidecarless ? { sidecarless: x.sidecarless } : {}),
     ...(x.cni ? { cni: x.cni } : {}),
     ...(x.identity ? { identity: x.identity } : {}),
+    ...(x.references ? { references: x.references } : {}),
   };
 }
 

@@ -4,6 +4,7 @@
  * src/mesh/ ask the profile; they never name a mesh. Each mesh's profile lives in
  * src/mesh/<mesh>/ (docs/contributing.md "Adding a mesh"), with the source of each fact beside it.
  */
+import type { References } from './references.js';
 import type { Word } from '../fix/steps.js';
 import type { MeshContext } from './context.js';
 import type { Workload } from '../k8s/workloads.js';
@@ -875,4 +876,6 @@ export interface MeshProfile {
   readonly versions?: Versions;
   /** The control-plane endpoints its injected containers dial (issue 31). */
   readonly network?: ProxyNetwork;
+  /** Its markers and settings that name an object that must exist (src/mesh/references.ts). */
+  readonly references?: References;
 }

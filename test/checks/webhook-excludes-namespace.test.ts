@@ -11,6 +11,9 @@ const BOTH = '; Linkerd and Istio are both installed and nothing shows which one
 
 checkCases('webhook-excludes-namespace', {
   fires: [
+    // OpenShift Service Mesh: a namespace in no member roll, its pod template opting in (gen9refs, maistra/istio#35).
+    { fixtures: 'fires-ossm-2-not-member.yaml', findings: ['Namespace reviews'] },
+    { fixtures: 'fires-ossm-1.1-not-member.yaml', base: 'istio-ossm-1.1', findings: ['Namespace reviews'] },
     {
       fixtures: 'fires-both-meshes.yaml',
       findings: ['Namespace edge', 'Namespace edge', 'Namespace relay'],
@@ -112,6 +115,8 @@ checkCases('webhook-excludes-namespace', {
     },
   ],
   silent: [
+    { fixtures: 'ok-ossm-2-member-no-opt-in.yaml' },
+    { fixtures: 'ok-ossm-2-not-member-opted-out.yaml' },
     { fixtures: 'ok-istio-disabled-beside-rev.yaml' },
     { fixtures: 'ok-consul-match-condition-not-evaluated.yaml' },
     { fixtures: 'ok-istio.yaml' },

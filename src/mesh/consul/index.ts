@@ -41,6 +41,7 @@
  *   (default the release namespace); values.yaml cniBinDir /opt/cni/bin, cniNetDir /etc/cni/net.d
  *   ("/home/kubernetes/bin" on GKE).
  */
+import { CONSUL_REFERENCES } from './references.js';
 import { choice, cmd, comment, lit, text } from '../../fix/steps.js';
 import type { MeshContext } from '../context.js';
 import type { Workload } from '../../k8s/workloads.js';
@@ -220,6 +221,7 @@ export const consul = profileFrom(CONSUL_DATA, {
   },
 
   extend: {
+    references: CONSUL_REFERENCES,
     controlPlane: {
       injector: { isDeployment: isConsulInjectorDeployment },
       webhooks: {

@@ -6,6 +6,8 @@
  * Sources: istio/istio manifests/charts/istio-control/istio-discovery (templates/mutatingwebhook.yaml,
  * files/injection-template.yaml, values.yaml), pkg/kube/inject (inject.go, webhook.go), tools/istio-iptables.
  */
+import { memberRollAsks } from './member-roll.js';
+import { ISTIO_REFERENCES } from './references.js';
 import { containers, initContainers, podSpec } from '../../k8s/pods.js';
 import { arr, isObj, nameOf, nsOf, annotationsOf } from '../../util/objects.js';
 import { configValues, parseYamlObject, valueAt } from '../config-values.js';
@@ -42,10 +44,13 @@ const split = (k: ResourceKey) => k.split('.') as ['requests' | 'limits', 'cpu' 
 
 export const istio = profileFrom(ISTIO_DATA, {
   // istio-injection (any value) beats istio.io/rev: `istio-injection=disabled` beside a revision is an opt-out.
-  intent: (i) =>
+  intent: (i, m) =>
     (i.nsLabels[ISTIO_NS_LABEL] !== undefined
       ? i.nsLabels[ISTIO_NS_LABEL] === 'enabled'
-      : i.nsLabels[ISTIO_REV] !== undefined) || templateAsks(ISTIO_MARKERS, i.template),
+      : i.nsLabels[ISTIO_REV] !== undefined) ||
+    templateAsks(ISTIO_MARKERS, i.template) ||
+    // Under a member roll (OpenShift Service Mesh) the pod annotation is the opt-in (member-roll.ts).
+    (i.nsLabels[ISTIO_NS_LABEL] !== 'disabled' && memberRollAsks(m, i.template)),
   decide: (m, i) => istioInjector(m, i),
   markerRules: { namespace: namespaceProblems, workload: workloadProblems },
   version: istioVersionReads,
@@ -121,6 +126,7 @@ export const istio = profileFrom(ISTIO_DATA, {
   },
 
   extend: {
+    references: ISTIO_REFERENCES,
     containers: { announced: istioAnnounced },
 
     controlPlane: {

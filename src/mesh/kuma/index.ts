@@ -38,6 +38,7 @@
  *   `kuma-cni-node` in cni.namespace (values.yaml: kube-system); values.yaml's cni.chained,
  *   netDir, binDir and confName default to Multus paths and must fit the cluster's CNI.
  */
+import { KUMA_REFERENCES } from './references.js';
 import { KUMA_VALIDATION_PASSES } from './cni-validation.js';
 import { defineFact } from '../../k8s/fact.js';
 import { choice, cmd, comment, lit, text, type Step } from '../../fix/steps.js';
@@ -320,6 +321,7 @@ export const kuma = profileFrom(KUMA_DATA, {
   },
 
   extend: {
+    references: KUMA_REFERENCES,
     controlPlane: {
       webhooks: {
         // The Secret the control plane's Deployment mounts (a custom controlPlane.tls.general.secretName too), else the default.

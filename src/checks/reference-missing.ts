@@ -1,0 +1,129 @@
+/**
+ * reference-missing — a mesh marker or setting names an object that must exist, and it does not.
+ *
+ * Why: a value that names an object (Kuma's `kuma.io/mesh` a Mesh, `kuma.io/container-patches`
+ * ContainerPatches; with ACLs, a Consul service name the pod's ServiceAccount) is accepted by the API
+ * server whatever it names, and fails later: the injector refuses the pod, or admits it without a
+ * proxy, or the proxy cannot register. Each mesh keeps one table of its references by release
+ * (src/mesh/<mesh>/references.ts); the facts layer resolves them (src/facts/references.ts).
+ * When: workloads that ask the mesh for injection. A missing object only where its kind was read in
+ * its namespace, listed whole; a name that must equal the one in use (the pod's ServiceAccount) by
+ * comparison. Where the kind is not read (a mesh's own resources, a kind read only by name) the
+ * finding says it was not examined, and only while the workload shows the symptom: it wants pods and
+ * has none, some run without the mesh's proxy, or some are not ready. A workload whose pods run meshed stays silent.
+ * Known false positives: an object created since the snapshot.
+ * Fix: the command listing the objects of the kind, then create the missing one or correct the
+ * marker; for a Consul service name, the annotation naming the ServiceAccount in use.
+ */
+import { podStates, desiredPods } from '../facts/model.js';
+import { REFERENCES } from '../facts/references.js';
+import { profileOf } from '../mesh/registry.js';
+import { arr, isObj, nameOf } from '../util/objects.js';
+import type { K8sObject } from '../util/types.js';
+
+/** The pod's Ready condition is True, or it completed. */
+const ready = (pod: K8sObject): boolean => {
+  const st = isObj(pod.status) ? pod.status : {};
+  if (st.phase === 'Succeeded') return true;
+  return arr(st.conditions).some((c) => isObj(c) && c.type === 'Ready' && c.status === 'True');
+};
+import { defineCheck, messages, meta, say } from './define.js';
+
+const MESSAGES = messages({
+  missing: '{workload} has {said}, naming {title} {name}{place}, but there is none ({read}): {effect}.',
+  mismatch:
+    '{workload} has {said}, which must name the {title} its pods run as, but they run as {title} {actual} ({field}): {effect}.',
+  'not-read':
+    '{workload} has {said}, naming {title} {name}{place}, and {symptom}; {why}, so whether {title} {name} exists was not examined. If it does not, {effect}.',
+});
+
+export default defineCheck({
+  ...meta('reference-missing'),
+  facts: [REFERENCES],
+  messages: MESSAGES,
+  *run(m) {
+    for (const w of m.appWorkloads) {
+      const refs = m.fact(REFERENCES, w);
+      if (refs.length === 0) continue;
+      const workload = `${w.kind} ${w.namespace}/${w.name}`;
+      const states = podStates(w);
+      const want = desiredPods(w);
+      for (const r of refs) {
+        const { ref } = r;
+        const t = ref.target;
+        const base = {
+          mesh: r.mesh,
+          resource: w.ref,
+          fix: ref.fix,
+        };
+        const evidence = {
+          marker: ref.said,
+          names: { kind: t.title, ...(t.namespace ? { namespace: t.namespace } : {}), name: t.name },
+          state: r.state,
+          source: ref.source,
+          pods: states.active.map(nameOf),
+        };
+        const place = t.namespace ? ` in namespace ${t.namespace}` : '';
+        if (r.state === 'mismatch' && ref.mustBe) {
+          yield {
+            ...base,
+            ...say(MESSAGES, 'mismatch', {
+              workload,
+              said: ref.said,
+              title: t.title,
+              actual: ref.mustBe.name,
+              field: `spec.${ref.mustBe.field}`,
+              effect: ref.missing,
+            }),
+            affectedPods: Math.max(want, 1),
+            evidence: { ...evidence, inUse: ref.mustBe.name },
+          };
+        } else if (r.state === 'missing') {
+          yield {
+            ...base,
+            ...say(MESSAGES, 'missing', {
+              workload,
+              said: ref.said,
+              title: t.title,
+              name: t.name,
+              place,
+              read: r.why,
+              effect: ref.missing,
+            }),
+            affectedPods: Math.max(want, 1),
+            evidence,
+          };
+        } else if (r.state === 'not-read') {
+          const proxy = profileOf(r.mesh).containers.proxy;
+          const unmeshed = states.unmeshed.length;
+          const notReady = states.active.filter((pod) => !ready(pod)).length;
+          const symptom =
+            want > 0 && states.active.length === 0
+              ? `it has no pods (${want} wanted)`
+              : unmeshed > 0
+                ? `${unmeshed} of its ${states.active.length} pods run without ${proxy}`
+                : notReady > 0
+                  ? `${notReady} of its ${states.active.length} pods are not ready`
+                  : undefined;
+          if (!symptom) continue;
+          yield {
+            ...base,
+            severity: 'warning' as const,
+            ...say(MESSAGES, 'not-read', {
+              workload,
+              said: ref.said,
+              title: t.title,
+              name: t.name,
+              place,
+              symptom,
+              why: r.why,
+              effect: ref.missing,
+            }),
+            affectedPods: Math.max(unmeshed, notReady, want > 0 && states.active.length === 0 ? want : 0, 1),
+            evidence: { ...evidence, examined: false },
+          };
+        }
+      }
+    }
+  },
+});
