@@ -16,6 +16,8 @@
  * the helpers an old release injects for the app): hashicorp/consul#6676 is named; and the support range of the
  * consul-k8s releases that speak admissionregistration.k8s.io/v1beta1 (0.13-0.26: up to Kubernetes 1.21):
  * hashicorp/consul-k8s#1701 is named (its expected check changed, reason at the case). 11/20, no longer blind.
+ * Round 9 (gen9time, built from linkerd/linkerd2#5341, #5272, #3673): a TLS rejection after the injector's Secret got a
+ * certificate issued after the injector's container started names that timeline: linkerd/linkerd2#5888 is named.
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
@@ -160,7 +162,6 @@ reportCases('blind8', 'blind measurement 8: unseen real reports, the confirmed c
   'linkerd-stable-2.10-gke-linkerd-cni-before-calico',
   'linkerd-stable-2.10-cni-calico-pod-without-init-await-timeout',
   'linkerd-stable-2.10-cni-calico-restart-drops-linkerd-cni',
-  'linkerd-stable-2.10-injector-webhook-cert-rotated-not-reloaded',
   'istio-ossm-2.5-member-of-label-removed-before-2.5',
   'kuma-1.x-mesh-annotation-names-missing-mesh',
   'kuma-1.x-kong-named-probe-ports-dataplane-rejected',
