@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkCases } from '../helpers/check-tester.js';
-import { cluster, findings } from '../helpers/fixtures.js';
+import { cluster, findings, NOW } from '../helpers/fixtures.js';
+import { certsLoadedBefore } from '../../src/facts/timeline.js';
+import { makeModel } from '../../src/run/run.js';
 
 const DIR = 'checks/component-cert-not-reloaded';
 
@@ -29,6 +31,7 @@ checkCases('component-cert-not-reloaded', {
     { fixtures: 'ok-linkerd-stable-2.10-sp-validator-2.9.2-restarted-after-renewal.yaml' },
     { fixtures: 'ok-linkerd-stable-2.10-injector-edge-unordered.yaml' },
     { fixtures: 'ok-linkerd-stable-2.10-injector-2.8.1-secret-not-read.yaml' },
+    { fixtures: 'ok-consul-injector-reloads-its-files.yaml' },
   ],
 });
 
@@ -46,5 +49,13 @@ describe('component-cert-not-reloaded: the timeline, the release and the fix', (
     expect(f.message).toContain('stable-2.9.3');
     expect(JSON.stringify(f.fix)).toContain('linkerd-sp-validator-7c8d9e6f5-p3r5t');
     expect(JSON.stringify(f.evidence)).toContain('NewFsCredsWatcher');
+  });
+  it('dates the Consul injector too, and reads its release as one that reloads the file', () => {
+    const snap = cluster('consul', [`${DIR}/ok-consul-injector-reloads-its-files.yaml`]);
+    const m = makeModel(snap, { mesh: 'auto', certExpiryWarningDays: 60, now: NOW });
+    const s = certsLoadedBefore(m, 'consul');
+    expect(s.map((x) => [x.container, x.secret, x.reads])).toEqual([
+      ['sidecar-injector', 'consul-connect-inject-webhook-cert', 'reloads'],
+    ]);
   });
 });

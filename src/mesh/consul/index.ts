@@ -42,6 +42,7 @@
  *   ("/home/kubernetes/bin" on GKE).
  */
 import { choice, cmd, comment, lit, text } from '../../fix/steps.js';
+import { CONSUL_CERT_LOADS } from './cert-loads.js';
 import type { MeshContext } from '../context.js';
 import type { Workload } from '../../k8s/workloads.js';
 import { annotationsOf, isObj, labelsOf } from '../../util/objects.js';
@@ -213,6 +214,7 @@ export const consul = profileFrom(CONSUL_DATA, {
 
   extend: {
     controlPlane: {
+      certLoads: CONSUL_CERT_LOADS,
       injector: { isDeployment: (name) => /(^|-)consul-connect-injector$/.test(name) },
       webhooks: {
         expectedConfigs: (injectors) => (injectors.length ? injectors : [INJECTOR]),
