@@ -41,6 +41,15 @@ type InjectorWindow =
       outages: InjectorOutage[];
     }
   | {
+      kind: 'stale-cert';
+      /** The injector's container that started before its Secret's current certificate, in a release that reads it only at start. */
+      stale: CertLoadedBefore;
+      /** The pods' creation times, first and last. */
+      firstCreated: Date;
+      lastCreated: Date;
+      outages: InjectorOutage[];
+    }
+  | {
       kind: 'before-injector-ready';
       deployment: string;
       installedAt: Date;
@@ -104,6 +113,24 @@ export function injectorWindow(
   if (perPod.size === pods.length) return { kind: 'injector-down', outage: perPod.get(pods[0]!)!, outages };
   // A webhook that fails closed refuses pods while its injector is not ready: none is admitted without it.
   if (failurePolicy !== 'Ignore') return undefined;
+  // Created after the injector's Secret got a certificate the injector, of a release that reads it only at start,
+  // started before (gen9time): it served the older one, which the API server rejects once it expires or the
+  // caBundle no longer vouches for it, and failurePolicy Ignore admits the pod without a proxy.
+  const injector = profileOf(mesh).controlPlane.injector.container;
+  const stale = certsLoadedBefore(m, mesh).find(
+    (s) =>
+      s.reads === 'at-start' &&
+      s.container === injector &&
+      created.every((c): c is number => c !== undefined && c >= s.leaf.notBefore.getTime()),
+  );
+  if (stale)
+    return {
+      kind: 'stale-cert',
+      stale,
+      firstCreated: new Date(Math.min(...(created as number[]))),
+      lastCreated: new Date(Math.max(...(created as number[]))),
+      outages,
+    };
   const first = injectorFirstReady(m, mesh);
   if (!first) return undefined;
   if (!created.every((c): c is number => c !== undefined && c < first.readyAt.getTime())) return undefined;
