@@ -3,7 +3,10 @@
  * gen9time: timelines of mesh components against what they read), each rebuilt as an overlay on the healthy cluster
  * of its mesh and release (test/fixtures/reports/gen9time/, the thread in each file's header). Each must name the
  * confirmed cause: the component pod started before its Secret got its current certificate, in a release that reads it
- * only at start. Named 0/3 before this round's mechanism (commit d3452fc).
+ * only at start. Named 0/3 before this round's mechanism (src/ at commit d3452fc: sidecar-missing said the pods lacked
+ * a proxy at an unknown time or after the marker), 3/3 after (component-cert-not-reloaded, facts/timeline.ts
+ * certsLoadedBefore, the release rows of src/mesh/linkerd/cert-loads.ts; sidecar-missing now puts the pods on the
+ * renewal too). The blind8 report of the class, linkerd/linkerd2#5888, is named by webhook-call-failed's TLS cause.
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 

@@ -38,6 +38,10 @@
  * `proxyconnect tcp: ...` (src/k8s/admission.ts, cause `proxy`); the message quotes it and names the
  * kube-apiserver pod whose HTTPS_PROXY sends the call there where it was read (src/facts/apiserver-proxy.ts),
  * else says the API server's environment is not among the objects read (istio/istio#12441, #10983).
+ * A TLS rejection (cause `certificate`) after the injector's Secret got a certificate issued after the injector's
+ * container started names that timeline (facts/timeline.ts certsLoadedBefore, gen9time): the injector serves the
+ * certificate it loaded at start; the release data says whether that release reads it only at start, reloads it, or
+ * is not known (then "may"). linkerd/linkerd2#5888, #5341, #5272.
  * Fix: repair the link the error names; the controller retries by itself.
  */
 import {
