@@ -21,6 +21,7 @@
  */
 import { cmd, comment, type Step } from '../fix/steps.js';
 import { certsLoadedBefore, CERTS_LOADED_BEFORE, type CertLoadedBefore } from '../facts/timeline.js';
+import { MESHES } from '../facts/model.js';
 import { PROFILE_LIST } from '../mesh/registry.js';
 import { agree, plural } from '../util/objects.js';
 import { defineCheck, messages, meta, say } from './define.js';
@@ -35,7 +36,7 @@ const line = (s: CertLoadedBefore) =>
 
 export default defineCheck({
   ...meta('component-cert-not-reloaded'),
-  facts: [CERTS_LOADED_BEFORE],
+  facts: [CERTS_LOADED_BEFORE, MESHES],
   messages: MESSAGES,
   *run(m) {
     for (const p of PROFILE_LIST) {
