@@ -19,7 +19,9 @@
  * Round 10 (this file's reports were known to the builders): gen9skew, the Envoy releases each Consul release
  * supports, as data (consul releases `pairs`, Consul's own table): hashicorp/consul-helm#370 is named (Envoy 1.10.0
  * beside Consul 1.7.1); gen9refs, references that name objects (built from four other reports): kumahq/kuma#789 (its
- * expected check changed, reason at the case) and openshift/openshift-docs#68434 are named.
+ * expected check changed, reason at the case) and openshift/openshift-docs#68434 are named; gen9time (built from
+ * linkerd/linkerd2#5341, #5272, #3673): a TLS rejection after the injector's Secret got a certificate issued after the
+ * injector's container started names that timeline: linkerd/linkerd2#5888 is named.
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
@@ -166,7 +168,6 @@ reportCases('blind8', 'blind measurement 8: unseen real reports, the confirmed c
   'linkerd-stable-2.10-gke-linkerd-cni-before-calico',
   'linkerd-stable-2.10-cni-calico-pod-without-init-await-timeout',
   'linkerd-stable-2.10-cni-calico-restart-drops-linkerd-cni',
-  'linkerd-stable-2.10-injector-webhook-cert-rotated-not-reloaded',
   'kuma-1.x-kong-named-probe-ports-dataplane-rejected',
   'consul-0.x-private-gke-master-cannot-reach-injector-8080',
 ]);

@@ -474,6 +474,14 @@ export const CATALOG = {
     severity: 'error',
     inputs: ['daemonsets'],
   },
+  'component-cert-not-reloaded': {
+    code: 'MD1190',
+    title: 'A mesh component serves the certificate it started with',
+    description:
+      "A mesh component (injector, validating webhook, APIService) started before the Secret it mounts got its current certificate (the certificate's notBefore against the container's startedAt), in a release that reads the certificate only at start (the mesh's release data): it still serves the older one, which the API server rejects once it expires or the caBundle no longer vouches for it.",
+    severity: 'error',
+    inputs: ['pods', 'secrets'],
+  },
   'proxy-predates-trust-root': {
     code: 'MD1070',
     title: 'Proxy injected before the trust root was regenerated',

@@ -57,6 +57,7 @@ import proxyEgressBlocked from './proxy-egress-blocked.js';
 import podSandboxCniFailed from './pod-sandbox-cni-failed.js';
 import nodeAgentIncomplete from './node-agent-incomplete.js';
 import proxyPredatesTrustRoot from './proxy-predates-trust-root.js';
+import componentCertNotReloaded from './component-cert-not-reloaded.js';
 import podPredatesNodeAgent from './pod-predates-node-agent.js';
 import proxyHoldStuck from './proxy-hold-stuck.js';
 
@@ -116,6 +117,7 @@ export const CHECKS: readonly Check[] = [
   podSandboxCniFailed,
   nodeAgentIncomplete,
   proxyPredatesTrustRoot,
+  componentCertNotReloaded,
   podPredatesNodeAgent,
   proxyHoldStuck,
   referenceMissing,

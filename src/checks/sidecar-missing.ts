@@ -35,7 +35,7 @@ import {
   WEBHOOK_TARGETS,
   INJECTION_SKIPS,
 } from '../facts/controlplane.js';
-import { injectorWindow, outageAt, outageEvidence } from '../facts/timeline.js';
+import { CERTS_LOADED_BEFORE, injectorWindow, outageAt, outageEvidence } from '../facts/timeline.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { agree, plural } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
@@ -51,6 +51,8 @@ const MESSAGES = messages({
     '{pods} of {workload} {were} created at {created}, before the {meshTitle} injector was first ready (Deployment {deployment} created {installedAt}, ready {readyAt}), and failurePolicy Ignore let them through but {have} no {meshTitle} proxy, although webhook {webhook} should have injected {them}.',
   'before-webhook':
     '{pods} of {workload} {were} created at {created}, before MutatingWebhookConfiguration {configuration} was created ({createdAt}): its webhook {webhook}, which injects such a pod now, did not exist when {they} {were} admitted, so {have} no {meshTitle} proxy.',
+  'stale-cert':
+    '{pods} of {workload} {were} created at {created}, after Secret {secret} got its current certificate ({issued}) while the {meshTitle} injector, Pod {pod} started {startedAt}, still served the one it started with ({release} reads it only at start): the API server rejects that certificate once it expires or the caBundle no longer vouches for it, and failurePolicy Ignore let {them} through, so {they} {have} no {meshTitle} proxy. Restart the injector, then re-create {them}.',
   'after-marker':
     '{pods} of {workload} {were} created after {markers} but {have} no {meshTitle} proxy, although webhook {webhook} should have injected {them}.',
   'unknown-time':
@@ -59,7 +61,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('sidecar-missing'),
-  facts: [MISSING_PROXY, WEBHOOK_TARGETS, INJECTION_SKIPS],
+  facts: [MISSING_PROXY, WEBHOOK_TARGETS, INJECTION_SKIPS, CERTS_LOADED_BEFORE],
   messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {
@@ -82,6 +84,7 @@ export default defineCheck({
         const absent = window?.kind === 'before-webhook' ? window : undefined;
         const outage = window?.kind === 'injector-down' ? window.outage : undefined;
         const early = window?.kind === 'before-injector-ready' ? window : undefined;
+        const staleCert = window?.kind === 'stale-cert' ? window : undefined;
         const outages = window?.outages ?? injectorOutages(m, mesh);
         // Each pod's own outage, for evidence, even where not every pod was created in one.
         const during = new Map<K8sObject, InjectorOutage | undefined>(
@@ -109,20 +112,31 @@ export default defineCheck({
               ? // The reason the injector's status gave (OOMKilled, MinimumReplicasUnavailable, ...), quoted.
                 say(MESSAGES, 'during-injector-outage-reason', { ...common, ...span(outage), reason: outage.reason })
               : say(MESSAGES, 'during-injector-outage', { ...common, ...span(outage) })
-            : early
-              ? say(MESSAGES, 'before-injector-ready', {
+            : staleCert
+              ? say(MESSAGES, 'stale-cert', {
                   ...common,
-                  created: `${early.firstCreated.toISOString()}${n > 1 ? ` to ${early.lastCreated.toISOString()}` : ''}`,
-                  deployment: early.deployment,
-                  installedAt: early.installedAt.toISOString(),
-                  readyAt: early.readyAt.toISOString(),
+                  they: agree(n, 'it', 'they'),
+                  created: `${staleCert.firstCreated.toISOString()}${n > 1 ? ` to ${staleCert.lastCreated.toISOString()}` : ''}`,
+                  secret: `${staleCert.stale.namespace}/${staleCert.stale.secret}`,
+                  issued: staleCert.stale.leaf.notBefore.toISOString(),
+                  pod: `${staleCert.stale.namespace}/${staleCert.stale.podName}`,
+                  startedAt: staleCert.stale.startedAt.toISOString(),
+                  release: `${meshTitle(mesh)} ${staleCert.stale.version ?? ''}`.trim(),
                 })
-              : missing.since
-                ? say(MESSAGES, 'after-marker', {
+              : early
+                ? say(MESSAGES, 'before-injector-ready', {
                     ...common,
-                    markers: missing.markers.map((mk) => `${mk.on} got ${mk.text}`).join(' and '),
+                    created: `${early.firstCreated.toISOString()}${n > 1 ? ` to ${early.lastCreated.toISOString()}` : ''}`,
+                    deployment: early.deployment,
+                    installedAt: early.installedAt.toISOString(),
+                    readyAt: early.readyAt.toISOString(),
                   })
-                : say(MESSAGES, 'unknown-time', common);
+                : missing.since
+                  ? say(MESSAGES, 'after-marker', {
+                      ...common,
+                      markers: missing.markers.map((mk) => `${mk.on} got ${mk.text}`).join(' and '),
+                    })
+                  : say(MESSAGES, 'unknown-time', common);
         yield {
           mesh,
           ...said,
@@ -139,6 +153,17 @@ export default defineCheck({
                   createdBeforeWebhook: {
                     configuration: absent.configuration,
                     createdAt: absent.createdAt.toISOString(),
+                  },
+                }
+              : {}),
+            ...(staleCert
+              ? {
+                  createdWhileInjectorServedOlderCertificate: {
+                    pod: `${staleCert.stale.namespace}/${staleCert.stale.podName}`,
+                    startedAt: staleCert.stale.startedAt.toISOString(),
+                    secret: `${staleCert.stale.namespace}/${staleCert.stale.secret}`,
+                    certificateIssued: staleCert.stale.leaf.notBefore.toISOString(),
+                    ...(staleCert.stale.version ? { version: staleCert.stale.version } : {}),
                   },
                 }
               : {}),

@@ -38,6 +38,10 @@
  * `proxyconnect tcp: ...` (src/k8s/admission.ts, cause `proxy`); the message quotes it and names the
  * kube-apiserver pod whose HTTPS_PROXY sends the call there where it was read (src/facts/apiserver-proxy.ts),
  * else says the API server's environment is not among the objects read (istio/istio#12441, #10983).
+ * A TLS rejection (cause `certificate`) after the injector's Secret got a certificate issued after the injector's
+ * container started names that timeline (facts/timeline.ts certsLoadedBefore, gen9time): the injector serves the
+ * certificate it loaded at start; the release data says whether that release reads it only at start, reloads it, or
+ * is not known (then "may"). linkerd/linkerd2#5888, #5341, #5272.
  * Fix: repair the link the error names; the controller retries by itself.
  */
 import {
@@ -102,6 +106,43 @@ import { cmd, comment, lit, type Step } from '../fix/steps.js';
 import { DECISIONS } from '../facts/model.js';
 import { APISERVER_PROXIED_CALLS, apiserverProxiedCalls } from '../facts/apiserver-proxy.js';
 import { APISERVER_NAMESPACE, APISERVER_SELECTOR } from '../k8s/apiserver.js';
+import { certsLoadedBefore, CERTS_LOADED_BEFORE, type CertLoadedBefore } from '../facts/timeline.js';
+
+/**
+ * A TLS rejection after the injector's Secret got a new certificate the injector's container started before
+ * (facts/timeline.ts certsLoadedBefore, gen9time): the injector serves the certificate it loaded at start, not the
+ * Secret's. Said with what the mesh's release data says of that container (reads at start only, or reloads the
+ * file); the injector's pods in a namespace `check -n` cannot see are not read.
+ */
+function servedBeforeRenewal(
+  m: Model,
+  mesh: MeshName,
+  ns: string,
+  last: string | undefined,
+): { because: string; stale: CertLoadedBefore } | undefined {
+  const p = profileOf(mesh);
+  if (!m.seesNamespace(ns)) return undefined;
+  const lastAt = last ? Date.parse(last) : NaN;
+  const stale = certsLoadedBefore(m, mesh).find(
+    (s) =>
+      s.namespace === ns &&
+      s.container === p.controlPlane.injector.container &&
+      // the failure is seen after the renewal (or not dated): not a rejection of a certificate older than both
+      (Number.isNaN(lastAt) || s.leaf.notBefore.getTime() <= lastAt),
+  );
+  if (!stale) return undefined;
+  const release = stale.version ? `${p.title} ${stale.version}` : `This ${p.title} release`;
+  const reads =
+    stale.reads === 'at-start'
+      ? ` (${release} reads it only at start; it reloads the file from ${stale.load!.reloadsFrom})`
+      : stale.reads === 'reloads'
+        ? ` (${release} reloads the file when it changes, from ${stale.load!.reloadsFrom}, yet the failures came after the renewal)`
+        : '';
+  return {
+    stale,
+    because: `: Pod ${ns}/${stale.podName} (container ${stale.container}) started ${stale.startedAt.toISOString()}, before Secret ${ns}/${stale.secret} got its current certificate (issued ${stale.leaf.notBefore.toISOString()}, valid until ${stale.leaf.notAfter.toISOString()}), so it ${stale.reads === 'unknown' ? 'may still serve' : 'still serves'} the certificate it loaded at start${reads}${stale.reads === 'unknown' ? ` (whether this ${p.title} release reloads the file is not in meshdoctor's release data)` : ''}; restart it to load the renewed one`,
+  };
+}
 
 const CAUSE_TEXT: Record<WebhookFailureCause, string> = {
   'no-endpoints': 'its Service has no endpoints',
@@ -190,7 +231,7 @@ type CallEvidence = { webhook: string | null; cause: WebhookFailureCause | 'patc
 
 export default defineCheck<CallEvidence, typeof MESSAGES>({
   ...meta('webhook-call-failed'),
-  facts: [WORKLOAD_INDEX, DECISIONS, PROVIDER, WEBHOOK_TARGETS, APISERVER_PROXIED_CALLS],
+  facts: [WORKLOAD_INDEX, DECISIONS, PROVIDER, WEBHOOK_TARGETS, APISERVER_PROXIED_CALLS, CERTS_LOADED_BEFORE],
   messages: MESSAGES,
   *run(m) {
     const groups = failedCreates(
@@ -286,11 +327,12 @@ export default defineCheck<CallEvidence, typeof MESSAGES>({
       const missing = cause === 'service-not-found' ? missingService(m, t.call.url, hookObj?.service) : undefined;
       if (missing && (missing.namespace !== cpNs || missing.name !== svc))
         fixes['service-not-found'].unshift(cmd`kubectl -n ${missing.namespace} get service ${missing.name}`);
+      const renewed = cause === 'certificate' ? servedBeforeRenewal(m, t.mesh, cpNs, g.last) : undefined;
       const because = missing
         ? `its Service ${missing.namespace}/${missing.name} does not exist${missing.namespaceMissing ? ` (nor does namespace ${missing.namespace}: the webhook configuration points where nothing is installed)` : ''}`
         : cause === 'proxy'
           ? proxyBecause(m, t.mesh, t.hook, t.call.transport)
-          : CAUSE_TEXT[cause];
+          : CAUSE_TEXT[cause] + (renewed?.because ?? '');
       const unseen = unseenAnnotation(m, g.workload, hookObj);
       const deadlock = hookObj?.failurePolicy === 'Fail' ? nodeNetworkDeadlock(m, g.workload, backend) : undefined;
       if (deadlock) {
@@ -352,6 +394,19 @@ export default defineCheck<CallEvidence, typeof MESSAGES>({
           ...(t.call.url ? { url: t.call.url } : {}),
           transportError: printable(t.call.transport, 400),
           ...(unseen ? { annotationNotSelected: `${unseen.key}=${unseen.value}` } : {}),
+          ...(renewed
+            ? {
+                servedBeforeRenewal: {
+                  pod: `${renewed.stale.namespace}/${renewed.stale.podName}`,
+                  container: renewed.stale.container,
+                  startedAt: renewed.stale.startedAt.toISOString(),
+                  secret: `${renewed.stale.namespace}/${renewed.stale.secret}`,
+                  certificateIssued: renewed.stale.leaf.notBefore.toISOString(),
+                  reads: renewed.stale.reads,
+                  ...(renewed.stale.version ? { version: renewed.stale.version } : {}),
+                },
+              }
+            : {}),
           ...(reach ? { portToOpen: reach.port, portFrom: reach.from, ...(provider ? { provider } : {}) } : {}),
           count: g.count,
           lastTimestamp: g.last ?? null,

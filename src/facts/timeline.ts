@@ -13,9 +13,12 @@
  */
 import { defineFactFamily } from '../k8s/fact.js';
 import type { MeshName } from '../mesh/names.js';
+import type { MountedCertLoad } from '../mesh/profile.js';
 import { profileOf } from '../mesh/registry.js';
+import { imageTag } from '../mesh/versions.js';
+import { secretCerts, type Cert } from '../k8s/x509.js';
 import type { K8sObject } from '../util/types.js';
-import { arr, isObj, nameOf, nsOf, time } from '../util/objects.js';
+import { arr, isObj, labelsOf, nameOf, nsOf, str, time } from '../util/objects.js';
 import { injectorFirstReady, injectorOutages, type InjectorOutage } from './controlplane.js';
 import type { Model } from './model.js';
 
@@ -35,6 +38,15 @@ type InjectorWindow =
       kind: 'injector-down';
       outage: InjectorOutage;
       /** Every outage the injector's pods show, for evidence. */
+      outages: InjectorOutage[];
+    }
+  | {
+      kind: 'stale-cert';
+      /** The injector's container that started before its Secret's current certificate, in a release that reads it only at start. */
+      stale: CertLoadedBefore;
+      /** The pods' creation times, first and last. */
+      firstCreated: Date;
+      lastCreated: Date;
       outages: InjectorOutage[];
     }
   | {
@@ -101,6 +113,24 @@ export function injectorWindow(
   if (perPod.size === pods.length) return { kind: 'injector-down', outage: perPod.get(pods[0]!)!, outages };
   // A webhook that fails closed refuses pods while its injector is not ready: none is admitted without it.
   if (failurePolicy !== 'Ignore') return undefined;
+  // Created after the injector's Secret got a certificate the injector, of a release that reads it only at start,
+  // started before (gen9time): it served the older one, which the API server rejects once it expires or the
+  // caBundle no longer vouches for it, and failurePolicy Ignore admits the pod without a proxy.
+  const injector = profileOf(mesh).controlPlane.injector.container;
+  const stale = certsLoadedBefore(m, mesh).find(
+    (s) =>
+      s.reads === 'at-start' &&
+      s.container === injector &&
+      created.every((c): c is number => c !== undefined && c >= s.leaf.notBefore.getTime()),
+  );
+  if (stale)
+    return {
+      kind: 'stale-cert',
+      stale,
+      firstCreated: new Date(Math.min(...(created as number[]))),
+      lastCreated: new Date(Math.max(...(created as number[]))),
+      outages,
+    };
   const first = injectorFirstReady(m, mesh);
   if (!first) return undefined;
   if (!created.every((c): c is number => c !== undefined && c < first.readyAt.getTime())) return undefined;
@@ -207,3 +237,109 @@ export const outageEvidence = (o: InjectorOutage) => ({
   to: o.to?.toISOString() ?? null,
   ...(o.reason ? { reason: o.reason } : {}),
 });
+
+/** The keys a serving certificate is kept under in the Secrets mesh components mount (kubernetes.io/tls, Linkerd's legacy crt.pem, Istio's cert-chain.pem). */
+const SERVING_CERT_KEYS = ['tls.crt', 'crt.pem', 'cert-chain.pem', 'cert.pem'] as const;
+/** Bounds: control-plane pods and containers read per mesh. */
+const MAX_COMPONENT_PODS = 200;
+
+/**
+ * A container of a mesh component that started before the Secret it mounts got its current certificate:
+ * it read the certificate at start, so unless its release reloads the file it still serves the older one.
+ */
+export interface CertLoadedBefore {
+  pod: K8sObject;
+  namespace: string;
+  podName: string;
+  container: string;
+  /** The container's current start (state.running.startedAt). */
+  startedAt: Date;
+  secret: string;
+  key: string;
+  /** The Secret's current certificate (its first, the leaf), issued (notBefore) after `startedAt`. */
+  leaf: Cert;
+  /** What the mesh's release data says of this container: reads the file at start only, reloads it, or not known. */
+  reads: 'at-start' | 'reloads' | 'unknown';
+  /** The container's image tag, where it placed the release. */
+  version?: string;
+  load?: MountedCertLoad;
+}
+
+/** The Secrets a container mounts as secret volumes, by name, in mount order (snapshots keep no other volume: src/k8s/kept.ts). */
+function mountedSecrets(pod: K8sObject, container: Record<string, unknown>): string[] {
+  const spec = isObj(pod.spec) ? pod.spec : {};
+  const volumes = new Map(
+    arr(spec.volumes)
+      .filter(isObj)
+      .map((v) => [str(v.name), v]),
+  );
+  const out: string[] = [];
+  for (const mnt of arr(container.volumeMounts).filter(isObj)) {
+    if (mnt.subPath !== undefined) continue; // a subPath mount is never updated by the kubelet: not this timeline
+    const v = volumes.get(str(mnt.name));
+    if (!v) continue;
+    if (isObj(v.secret) && str(v.secret.secretName)) out.push(str(v.secret.secretName)!);
+  }
+  return out;
+}
+
+export const CERTS_LOADED_BEFORE = defineFactFamily({
+  id: 'certs-loaded-before',
+  inputs: ['pods', 'secrets'],
+  compute: (m: Model, mesh: MeshName): CertLoadedBefore[] => {
+    const p = profileOf(mesh);
+    const out: CertLoadedBefore[] = [];
+    const pods = m
+      .list('pods')
+      .filter((pod) => p.controlPlane.isOwnPod(labelsOf(pod), nsOf(pod)))
+      .slice(0, MAX_COMPONENT_PODS);
+    for (const pod of pods) {
+      const ns = nsOf(pod);
+      const status = isObj(pod.status) ? pod.status : {};
+      const statuses = new Map(
+        arr(status.containerStatuses)
+          .filter(isObj)
+          .map((c) => [str(c.name), c]),
+      );
+      for (const c of arr(isObj(pod.spec) ? pod.spec.containers : undefined).filter(isObj)) {
+        const name = str(c.name);
+        if (!name) continue;
+        const st = statuses.get(name);
+        const running = isObj(st?.state) && isObj(st!.state.running) ? st!.state.running : undefined;
+        const startedAt = time(running?.startedAt);
+        if (!startedAt) continue;
+        for (const secretName of mountedSecrets(pod, c)) {
+          const secret = m.get('secrets', ns, secretName);
+          if (!secret) continue; // not read, or absent: nothing dated
+          const held = SERVING_CERT_KEYS.map((key) => ({ key, certs: secretCerts(secret, key)?.certs ?? [] })).find(
+            (x) => x.certs.length,
+          );
+          const leaf = held?.certs[0];
+          // Issued after the start: the file the container read at start held another certificate.
+          if (!held || !leaf || leaf.notBefore.getTime() <= startedAt.getTime()) continue;
+          const load = p.controlPlane.certLoads?.find((l) => l.container === name);
+          const version = imageTag(str(c.image));
+          const order = load && version ? p.versions?.compare(version, load.reloadsFrom) : undefined;
+          out.push({
+            pod,
+            namespace: ns,
+            podName: nameOf(pod),
+            container: name,
+            startedAt,
+            secret: secretName,
+            key: held.key,
+            leaf,
+            reads: order === undefined ? 'unknown' : order < 0 ? 'at-start' : 'reloads',
+            ...(version ? { version } : {}),
+            ...(load ? { load } : {}),
+          });
+          break;
+        }
+      }
+    }
+    return out;
+  },
+});
+
+/** The mesh's component containers that started before their mounted Secret's current certificate was issued. */
+export const certsLoadedBefore = (m: Model, mesh: MeshName): CertLoadedBefore[] => m.fact(CERTS_LOADED_BEFORE, mesh);

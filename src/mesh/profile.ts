@@ -481,11 +481,30 @@ export interface InjectorHostNetwork {
 }
 
 /** The control plane: where it runs, its injector, its webhooks, and what meshdoctor reads of it. */
+/**
+ * A control-plane container that serves TLS with the certificate of a Secret it mounts, and the first
+ * release that reloads it when the Secret changes: older releases read it once, at start, and serve
+ * that certificate until restarted (issue 31, gen9time). Judged by the container's image tag through
+ * `versions.compare`; a tag it cannot order is not judged.
+ */
+export interface MountedCertLoad {
+  /** The container's name in the component's pod. */
+  readonly container: string;
+  /** What it serves with the certificate, a clause ("the proxy injector webhook"). */
+  readonly serves: string;
+  /** The first version that reloads the certificate from the mounted file. */
+  readonly reloadsFrom: string;
+  /** The mesh's source that says so (repository, file, tags). */
+  readonly source: string;
+}
+
 interface ControlPlane {
   /** Where the control plane is installed by default. */
   readonly namespace: string;
   /** Namespaces holding this mesh's components (or left alone by its installs): no mesh's findings there. */
   readonly ownNamespaces: readonly string[];
+  /** Containers of its components that serve TLS from a mounted Secret, and the releases that reload it (MountedCertLoad). */
+  readonly certLoads?: readonly MountedCertLoad[];
   /** Namespaces this mesh's webhook leaves out by design: none of its findings there. */
   readonly excludedNamespaces: readonly string[];
   /** A Namespace object marked as this mesh's control plane. */

@@ -8,6 +8,23 @@ import { cluster, findings } from '../helpers/fixtures.js';
 
 checkCases('sidecar-missing', {
   fires: [
+    // Created after the injector's Secret got a certificate the injector, reading it only at start, started before (gen9time).
+    {
+      fixtures: 'fires-linkerd-stable-2.10-injector-2.9.0-served-older-cert.yaml',
+      findings: ['Deployment emojivoto/web'],
+      said: [
+        {
+          id: 'stale-cert',
+          params: { secret: 'linkerd/linkerd-proxy-injector-k8s-tls', release: 'Linkerd stable-2.9.0' },
+        },
+      ],
+    },
+    // Its near miss: a release that reloads the file: the renewal is not the cause claimed.
+    {
+      fixtures: 'fires-linkerd-stable-2.10-injector-2.9.3-renewed-cert-not-blamed.yaml',
+      findings: ['Deployment shop/orders'],
+      said: [{ id: 'after-marker', params: { webhook: 'linkerd-proxy-injector.linkerd.io' } }],
+    },
     // OpenShift Service Mesh 2.x: a member namespace, the policy disabled, the pod asks explicitly (issue 31.8).
     { fixtures: 'fires-istio-ossm-2-member-namespace-pod-asks.yaml', findings: ['Deployment bookinfo/reviews'] },
     {

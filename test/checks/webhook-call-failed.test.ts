@@ -22,6 +22,20 @@ checkCases('webhook-call-failed', {
       said: [{ id: 'call-failed', params: { hook: 'linkerd-proxy-injector.linkerd.io' } }],
     },
     { fixtures: 'fires-istio.yaml', findings: ['Job payments/backfill', 'Deployment store/frontend'] },
+    // A TLS rejection after the injector's Secret got a certificate issued after the injector started (gen9time).
+    {
+      fixtures: 'fires-linkerd-stable-2.10-injector-2.9.0-regenerated-unknown-authority.yaml',
+      findings: ['Deployment shop/cart'],
+    },
+    {
+      fixtures: 'fires-linkerd-stable-2.10-injector-2.9.2-cert-manager-renewed-expired.yaml',
+      findings: ['Deployment shop/cart'],
+    },
+    {
+      fixtures: 'fires-linkerd-stable-2.10-injector-2.9.2-started-after-renewal.yaml',
+      findings: ['Deployment shop/cart'],
+    },
+    { fixtures: 'fires-kuma-cp-started-before-renewed-tls-cert.yaml', findings: ['Deployment orders/ledger'] },
     { fixtures: 'fires-kuma.yaml', findings: ['Deployment orders/api'] },
     // An HTTP proxy answered the call (its CONNECT refused): the cause is named from the error, the API server's pods unread.
     {
@@ -158,5 +172,32 @@ describe('a proxy in the way (gen8net)', () => {
       'HTTPS_PROXY of Pod kube-system/kube-apiserver-cp-1 with no NO_PROXY entry covering kuma-control-plane.kuma-system.svc',
     );
     expect(f.message).toContain('could not reach the HTTP proxy it sends the call to ("proxyconnect tcp: dial tcp');
+  });
+});
+
+describe('webhook-call-failed: a TLS rejection after the injector started before its current certificate', () => {
+  const msg = (base: 'linkerd-stable-2.10' | 'kuma', file: string) =>
+    findings(cluster(base, [`checks/webhook-call-failed/${file}.yaml`]), ['webhook-call-failed'])[0]!.message;
+  it('names the start, the Secret, the issue time and the release that reads it only at start', () => {
+    for (const file of [
+      'fires-linkerd-stable-2.10-injector-2.9.0-regenerated-unknown-authority',
+      'fires-linkerd-stable-2.10-injector-2.9.2-cert-manager-renewed-expired',
+    ]) {
+      const m = msg('linkerd-stable-2.10', file);
+      expect(m).toContain('before Secret linkerd/linkerd-proxy-injector-k8s-tls got its current certificate');
+      expect(m).toMatch(/Linkerd stable-2\.9\.[02] reads it only at start; it reloads the file from stable-2\.9\.3/);
+      expect(m).toContain('restart it');
+    }
+  });
+  it('says "may" where the release data does not say whether the file is reloaded (Kuma)', () => {
+    const m = msg('kuma', 'fires-kuma-cp-started-before-renewed-tls-cert');
+    expect(m).toContain('before Secret kuma-system/kuma-tls-cert got its current certificate');
+    expect(m).toContain('may still serve');
+    expect(m).toContain('not in meshdoctor');
+  });
+  it('claims no stale certificate for an injector started after the renewal', () => {
+    const m = msg('linkerd-stable-2.10', 'fires-linkerd-stable-2.10-injector-2.9.2-started-after-renewal');
+    expect(m).not.toContain('before Secret');
+    expect(m).toContain("rejects the webhook's TLS certificate.");
   });
 });

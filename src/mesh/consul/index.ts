@@ -43,6 +43,7 @@
  */
 import { CONSUL_REFERENCES } from './references.js';
 import { choice, cmd, comment, lit, text } from '../../fix/steps.js';
+import { CONSUL_CERT_LOADS } from './cert-loads.js';
 import type { MeshContext } from '../context.js';
 import type { Workload } from '../../k8s/workloads.js';
 import { annotationsOf, isObj, labelsOf } from '../../util/objects.js';
@@ -223,6 +224,7 @@ export const consul = profileFrom(CONSUL_DATA, {
   extend: {
     references: CONSUL_REFERENCES,
     controlPlane: {
+      certLoads: CONSUL_CERT_LOADS,
       injector: { isDeployment: isConsulInjectorDeployment },
       webhooks: {
         expectedConfigs: (injectors) => (injectors.length ? injectors : [INJECTOR]),

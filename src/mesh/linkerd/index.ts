@@ -13,6 +13,7 @@ import type { CniPlugin, ResourceKey } from '../profile.js';
 import { profileFrom } from '../profile-from.js';
 import { LINKERD_DATA, LINKERD_RESOURCE_ANNOTATIONS } from './data.js';
 import { fixIdentity, linkerdIdentity } from './identity.js';
+import { LINKERD_CERT_LOADS } from './cert-loads.js';
 import { LINKERD_INJECT, isLinkerdEnabling, linkerdInjector } from './injector.js';
 import { linkerdOwnConfig } from './own-config.js';
 import { namespaceProblems, workloadProblems } from './markers.js';
@@ -167,6 +168,7 @@ export const linkerd = profileFrom(LINKERD_DATA, {
         l['linkerd.io/control-plane-component'] !== undefined || l['linkerd.io/cni-resource'] !== undefined,
       isOwnPod: (l, ns) => l['linkerd.io/control-plane-ns'] === ns || l['linkerd.io/extension'] !== undefined,
       webhooks: { owns: (h) => h.name === WEBHOOK || h.serviceName === INJECTOR },
+      certLoads: LINKERD_CERT_LOADS,
     },
 
     injector: {
