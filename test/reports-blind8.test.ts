@@ -164,6 +164,5 @@ reportCases('blind8', 'blind measurement 8: unseen real reports, the confirmed c
   'istio-ossm-2.5-member-of-label-removed-before-2.5',
   'kuma-1.x-mesh-annotation-names-missing-mesh',
   'kuma-1.x-kong-named-probe-ports-dataplane-rejected',
-  'consul-0.x-private-gke-master-cannot-reach-injector-8080',
   'consul-0.x-envoy-1.10.0-with-consul-1.7.1',
 ]);

@@ -50,8 +50,6 @@ const CASES: ReportCase[] = [
 ];
 
 const OPEN: string[] = [
-  'istio-eks-weave-istiod-address-not-allowed',
-  'linkerd-gke-private-injector-8443-failing-open',
   'linkerd-stable-2.10-cni-calico-pod-replaced-after-linkerd-cni',
   'linkerd-cni-node-restart-calico-after-linkerd-cni-validator-fails',
   'kuma-cni-gke-calico-rewrote-conflist-validation-fails',

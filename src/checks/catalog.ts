@@ -387,7 +387,7 @@ export const CATALOG = {
     code: 'MD2041',
     title: 'The API server cannot reach the injector',
     description:
-      "A NetworkPolicy selecting a mesh's injector pods admits no traffic to the webhook's port from the API server (or, with calls timing out on EKS or GKE, the provider's firewall does not open it; or, on EKS, the injector's pods are on an overlay pod network, read from the CNI agent's DaemonSet in kube-system, which the managed API server cannot reach; or the kube-apiserver pod of kube-system sets HTTPS_PROXY and its NO_PROXY does not cover the webhook Service's host, so its calls go to the proxy), so injection calls fail.",
+      "A NetworkPolicy selecting a mesh's injector pods admits no traffic to the webhook's port from the API server (or, with calls timing out on EKS or GKE, the provider's firewall does not open it; or, on EKS, the injector's pods are on an overlay pod network, read from the CNI agent's DaemonSet in kube-system, which the managed API server cannot reach; or, on private GKE nodes (no external address, Nodes read) with a webhook failing open, the port is not 443 or 10250 and pods run without a proxy while the injector is ready; or the kube-apiserver pod of kube-system sets HTTPS_PROXY and its NO_PROXY does not cover the webhook Service's host, so its calls go to the proxy), so injection calls fail.",
     severity: 'error',
     readsOtherNamespaces: true,
     inputs: ['mutatingwebhookconfigurations'],
