@@ -470,7 +470,7 @@ export const CATALOG = {
     spansNamespaces: true,
     title: "A mesh's node agent is missing on nodes",
     description:
-      "A mesh's node agent DaemonSet (its CNI plugin, its sidecar-less node agent or node proxy, the client agent its injected pods register with) has no ready pod on nodes where pods need it: a taint it does not tolerate, a node selection, its pod failing, or pods not created (a priority class without a ResourceQuota, a quota); an agent that runs and never becomes ready beside a cluster CNI plugin owning the nodes' CNI configuration (the DaemonSets read: Cilium's agent image; its cni.exclusive setting is not read). The pods there fail validation or run outside the mesh.",
+      "A mesh's node agent DaemonSet (its CNI plugin, its sidecar-less node agent or node proxy, the client agent its injected pods register with) has no ready pod on nodes where pods need it: a taint it does not tolerate, a node selection, its pod failing, or pods not created (a priority class without a ResourceQuota, a quota); an agent that runs and never becomes ready beside a cluster CNI plugin owning the nodes' CNI configuration (the DaemonSets read: Cilium's agent image; its cni.exclusive setting is not read); or, per node, the cluster's CNI agent (the DaemonSets and their pods read, recognised by image) started after the mesh's CNI agent there and rewrote the configuration without its plugin (a release that does not add it back, or pods set up in the gap failing), or the mesh's agent restarted until the cluster's agent had written it. The pods there fail validation or run outside the mesh.",
     severity: 'error',
     inputs: ['daemonsets'],
   },

@@ -32,6 +32,14 @@
  * their DaemonSet found by its selector (the name follows the Helm release), a node without one leaving its pods'
  * consul-connect-inject-init failing against HOST_IP:8500 (src/mesh/consul/client-agent.ts; hashicorp/consul-helm#19,
  * hashicorp/consul-k8s#945, #1435).
+ * The order of the CNI agents on a node (issue 31, gen9path; src/facts/cni-chain.ts): the mesh's plugin is chained onto
+ * the configuration list the cluster's own agent writes when it starts (calico-node, Cilium, aws-node). Where that agent
+ * started on a node after the mesh's agent last started there, the list was rewritten without the mesh's entry: said
+ * with the pods created there since where the release's agent writes its entry once (the release tables' `cniRechains`:
+ * linkerd-cni before 2.13, linkerd/linkerd2#4029, #4789, #7855), else only where such a pod shows it (its validation
+ * failing: linkerd/linkerd2#12490). Where the mesh's agent exited after the cluster's agent started and came back
+ * (Kuma's installer exits when its entry is gone), the pods created in between that fail are named (kumahq/kuma#6906);
+ * an agent that restarted on a new node before the cluster's agent started there is explained (kumahq/kuma#6907).
  * When: the DaemonSets the profiles name were read. With the nodes and the agent's pods read,
  * every node that is not NotReady is judged (src/k8s/scheduling.ts: the DaemonSet controller's own
  * tolerations, the template's tolerations, nodeSelector and required node affinity): a node left
