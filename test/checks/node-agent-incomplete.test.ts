@@ -36,6 +36,16 @@ checkCases('node-agent-incomplete', {
       ],
     },
     {
+      fixtures: 'fires-istio-cni-calico-restarted-validation-fails.yaml',
+      findings: ['Pod istio-system/istio-cni-node-k2j4h'],
+      said: [
+        {
+          id: 'chain-rewritten',
+          params: { node: 'node-3', effect: /istio-validation CrashLoopBackOff, exit code 126/ },
+        },
+      ],
+    },
+    {
       fixtures: 'fires-kuma-cni-calico-rewrote-window.yaml',
       findings: ['Pod kube-system/kuma-cni-node-7hw2k'],
       said: [
