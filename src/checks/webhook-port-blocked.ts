@@ -186,8 +186,10 @@ function privateGkeSilence(
   if (!nodes.length) return undefined;
   const addressed = (n: K8sObject) =>
     (isObj(n.status) && Array.isArray(n.status.addresses) ? n.status.addresses : []).filter(isObj);
-  // Every node must show its addresses (a snapshot that kept none tells nothing) and none an external one.
-  if (!nodes.every((n) => addressed(n).some((a) => a.type === 'InternalIP'))) return undefined;
+  // Every node must show its addresses whole, its InternalIP and the Hostname every node reports (a snapshot that kept
+  // only the InternalIP, as before this round, cannot show an ExternalIP: not read is not none), and none an external one.
+  const whole = (n: K8sObject) => ['InternalIP', 'Hostname'].every((t) => addressed(n).some((a) => a.type === t));
+  if (!nodes.every(whole)) return undefined;
   if (nodes.some((n) => addressed(n).some((a) => a.type === 'ExternalIP'))) return undefined;
   const ready = path.pods.filter((pod) => podHealth(pod).ready).length;
   const missing = podsMissingProxy(m, mesh);

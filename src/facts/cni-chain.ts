@@ -86,7 +86,8 @@ const ownedBy = (pod: K8sObject, ds: string) =>
 
 export const CNI_CHAIN_ORDER = defineFactFamily({
   id: 'cni-chain-order',
-  inputs: ['daemonsets', 'pods'],
+  // The meshes' own kinds too: which mesh injected a pod is asked of the meshes found (fact meshes).
+  inputs: ['daemonsets', 'deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods'],
   compute: (m: Model, mesh: MeshName): ChainOrder[] => {
     const cni = profileOf(mesh).cni;
     if (!cni || !m.has('daemonsets') || !m.has('pods')) return [];
