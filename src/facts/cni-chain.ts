@@ -104,7 +104,8 @@ export const CNI_CHAIN_ORDER = defineFactFamily({
     const byNode = new Map<string, K8sObject[]>();
     for (const p of m.list('pods')) {
       const n = str(podSpec(p).nodeName);
-      if (!n || !nodes.has(n) || !isActive(p) || !setUpByPlugin(p, mesh)) continue;
+      // Only the namespaces the run sees: a -n run does not read the pods of the others (live and offline agree).
+      if (!n || !nodes.has(n) || !isActive(p) || !m.seesNamespace(nsOf(p)) || !setUpByPlugin(p, mesh)) continue;
       byNode.set(n, [...(byNode.get(n) ?? []), p].slice(0, 2000));
     }
     const out: ChainOrder[] = [];
