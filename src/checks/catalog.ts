@@ -387,7 +387,7 @@ export const CATALOG = {
     code: 'MD2041',
     title: 'The API server cannot reach the injector',
     description:
-      "A NetworkPolicy selecting a mesh's injector pods admits no traffic to the webhook's port from the API server (or, with calls timing out on EKS or GKE, the provider's firewall does not open it; or, on EKS, the injector's pods are on an overlay pod network, read from the CNI agent's DaemonSet in kube-system, which the managed API server cannot reach; or the kube-apiserver pod of kube-system sets HTTPS_PROXY and its NO_PROXY does not cover the webhook Service's host, so its calls go to the proxy), so injection calls fail.",
+      "A NetworkPolicy selecting a mesh's injector pods admits no traffic to the webhook's port from the API server (or, with calls timing out on EKS or GKE, the provider's firewall does not open it; or, on EKS, the injector's pods are on an overlay pod network, read from the CNI agent's DaemonSet in kube-system, which the managed API server cannot reach; or, on private GKE nodes (no external address, Nodes read) with a webhook failing open, the port is not 443 or 10250 and pods run without a proxy while the injector is ready; or the kube-apiserver pod of kube-system sets HTTPS_PROXY and its NO_PROXY does not cover the webhook Service's host, so its calls go to the proxy), so injection calls fail.",
     severity: 'error',
     readsOtherNamespaces: true,
     inputs: ['mutatingwebhookconfigurations'],
@@ -470,7 +470,7 @@ export const CATALOG = {
     spansNamespaces: true,
     title: "A mesh's node agent is missing on nodes",
     description:
-      "A mesh's node agent DaemonSet (its CNI plugin, its sidecar-less node agent or node proxy, the client agent its injected pods register with) has no ready pod on nodes where pods need it: a taint it does not tolerate, a node selection, its pod failing, or pods not created (a priority class without a ResourceQuota, a quota); an agent that runs and never becomes ready beside a cluster CNI plugin owning the nodes' CNI configuration (the DaemonSets read: Cilium's agent image; its cni.exclusive setting is not read). The pods there fail validation or run outside the mesh.",
+      "A mesh's node agent DaemonSet (its CNI plugin, its sidecar-less node agent or node proxy, the client agent its injected pods register with) has no ready pod on nodes where pods need it: a taint it does not tolerate, a node selection, its pod failing, or pods not created (a priority class without a ResourceQuota, a quota); an agent that runs and never becomes ready beside a cluster CNI plugin owning the nodes' CNI configuration (the DaemonSets read: Cilium's agent image; its cni.exclusive setting is not read); or, per node, the cluster's CNI agent (the DaemonSets and their pods read, recognised by image) started after the mesh's CNI agent there and rewrote the configuration without its plugin (a release that does not add it back, or pods set up in the gap failing), or the mesh's agent restarted until the cluster's agent had written it. The pods there fail validation or run outside the mesh.",
     severity: 'error',
     inputs: ['daemonsets'],
   },

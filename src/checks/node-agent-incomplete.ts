@@ -32,6 +32,14 @@
  * their DaemonSet found by its selector (the name follows the Helm release), a node without one leaving its pods'
  * consul-connect-inject-init failing against HOST_IP:8500 (src/mesh/consul/client-agent.ts; hashicorp/consul-helm#19,
  * hashicorp/consul-k8s#945, #1435).
+ * The order of the CNI agents on a node (issue 31, gen9path; src/facts/cni-chain.ts): the mesh's plugin is chained onto
+ * the configuration list the cluster's own agent writes when it starts (calico-node, Cilium, aws-node). Where that agent
+ * started on a node after the mesh's agent last started there, the list was rewritten without the mesh's entry: said
+ * with the pods created there since where the release's agent writes its entry once (the release tables' `cniRechains`:
+ * linkerd-cni before 2.13, linkerd/linkerd2#4029, #4789, #7855), else only where such a pod shows it (its validation
+ * failing: linkerd/linkerd2#12490). Where the mesh's agent exited after the cluster's agent started and came back
+ * (Kuma's installer exits when its entry is gone), the pods created in between that fail are named (kumahq/kuma#6906);
+ * an agent that restarted on a new node before the cluster's agent started there is explained (kumahq/kuma#6907).
  * When: the DaemonSets the profiles name were read. With the nodes and the agent's pods read,
  * every node that is not NotReady is judged (src/k8s/scheduling.ts: the DaemonSet controller's own
  * tolerations, the template's tolerations, nodeSelector and required node affinity): a node left
@@ -51,12 +59,15 @@ import type { Workload } from '../facts/model.js';
 import { podSpec } from '../k8s/pods.js';
 import { meshTitle } from '../mesh/registry.js';
 import { hasControl } from '../util/errors.js';
-import { isObj, nameOf, nsOf, plural } from '../util/objects.js';
+import { arr, isObj, nameOf, nsOf, plural, str } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
 import { defineCheck, messages, meta, say } from './define.js';
 import { exclusiveCni } from '../facts/cluster-cni.js';
 import type { ExclusiveCni } from '../k8s/cluster-cni.js';
 import { APP_WORKLOADS, MESHES } from '../facts/model.js';
+import { CNI_CHAIN_ORDER, cniChainOrder } from '../facts/cni-chain.js';
+import { INJECTOR_RELEASES, cniRechains } from '../facts/releases.js';
+import type { MeshName } from '../mesh/names.js';
 
 /** A step applying JSON from stdin, unless a cluster value in it holds a control character. */
 function apply(obj: unknown): Step | undefined {
@@ -145,6 +156,12 @@ const MESSAGES = messages({
   'no-ready-pod':
     "DaemonSet {daemonSet} ({mesh}'s {agent}) has no ready pod on {nodeCount}: {nodes}{counts}{failedCreate}{exclusive}{affected}.",
   'fewer-ready': "DaemonSet {daemonSet} ({mesh}'s {agent}) has {counts}{failedCreate}{exclusive}{affected}.",
+  'chain-rewritten':
+    "On node {node}, {product}'s agent {primaryPod} (DaemonSet {primaryDs}) started at {primaryStarted}, after {mesh}'s CNI node agent {agentPod} (DaemonSet {agentDs}) last started there at {agentStarted}: {product}'s agent writes the node's CNI configuration anew when it starts, without the entry of {agentDs}, and {readds}; {pods} on {node} since then {effect}.",
+  'chain-window':
+    "On node {node}, {product}'s agent {primaryPod} (DaemonSet {primaryDs}) started at {primaryStarted} and wrote the node's CNI configuration anew, without {mesh}'s plugin; {mesh}'s CNI node agent {agentPod} (DaemonSet {agentDs}) exited after it ({exit}) and put its plugin back only when it started again at {agentStarted}: {pods} created on {node} in between {effect}.",
+  'agent-before-primary':
+    "{mesh}'s CNI node agent {agentPod} (DaemonSet {agentDs}) started on node {node} before {product}'s agent there ({primaryPod}, DaemonSet {primaryDs}, started at {primaryStarted}) and exited {restarts} ({exit}) before that one started: it chains its plugin onto {product}'s configuration, which did not exist yet on the new node; it is running now.",
 });
 
 /**
@@ -167,12 +184,148 @@ function exclusiveOwner(m: Parameters<typeof nodeAgentCoverage>[0], c: NodeAgent
   };
 }
 
-export default defineCheck({
+/** A time as the API writes it, to the second. */
+const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * What a pod set up in the gap shows: its validation (or any init) container failing, or the pod stuck creating its
+ * containers; undefined where it runs (a pod that runs unredirected shows nothing the API can tell).
+ */
+function symptom(pod: K8sObject): string | undefined {
+  const st = isObj(pod.status) ? pod.status : {};
+  for (const c of [...arr(st.initContainerStatuses), ...arr(st.containerStatuses)].slice(0, 20)) {
+    if (!isObj(c)) continue;
+    const waiting = isObj(c.state) && isObj(c.state.waiting) ? str(c.state.waiting.reason) : undefined;
+    const last = isObj(c.lastState) && isObj(c.lastState.terminated) ? c.lastState.terminated : undefined;
+    if (waiting === 'CrashLoopBackOff' || (last && typeof last.exitCode === 'number' && last.exitCode !== 0 && waiting))
+      return `${str(c.name) ?? 'a container'} ${waiting ?? 'failing'}${last && typeof last.exitCode === 'number' ? `, exit code ${last.exitCode}` : ''}`;
+  }
+  const stuck = arr(st.containerStatuses).some(
+    (c) => isObj(c) && isObj(c.state) && isObj(c.state.waiting) && c.state.waiting.reason === 'ContainerCreating',
+  );
+  return st.phase === 'Pending' && stuck ? 'stuck in ContainerCreating' : undefined;
+}
+
+/**
+ * The order the cluster's CNI agent and the mesh's wrote a node's CNI configuration (src/facts/cni-chain.ts): the
+ * mesh's plugin dropped from the chain and not put back (a release whose agent writes it once: the release tables'
+ * `cniRechains`), or dropped while pods were created (their validation fails), or the agent restarting on a new node
+ * until the cluster's plugin wrote its configuration. Where the release puts the plugin back by itself, or is not
+ * known, a gap counts only where a pod created in it shows it (a container failing, a sandbox never made).
+ */
+function* chainFindings(m: Parameters<typeof nodeAgentCoverage>[0], mesh: MeshName) {
+  const rechains = cniRechains(m, mesh);
+  for (const o of cniChainOrder(m, mesh)) {
+    const base = {
+      node: o.node,
+      product: o.primary.product,
+      primaryPod: `${o.primary.namespace}/${o.primary.pod}`,
+      primaryDs: `${o.primary.namespace}/${o.primary.daemonSet}`,
+      primaryStarted: iso(o.primary.started),
+      mesh: meshTitle(mesh),
+      agentPod: `${o.agent.namespace}/${o.agent.pod}`,
+      agentDs: o.agent.daemonSet,
+      agentStarted: iso(o.agent.started),
+    };
+    const ids = o.pods.map((p) => `${nsOf(p)}/${nameOf(p)}`);
+    const shown = o.pods.flatMap((p) => {
+      const s = symptom(p);
+      return s ? [`${nsOf(p)}/${nameOf(p)}: ${s}`] : [];
+    });
+    const exit = o.agent.lastExit
+      ? `last exit${o.agent.lastExit.code !== undefined ? ` code ${o.agent.lastExit.code}` : ''} at ${iso(o.agent.lastExit.at)}`
+      : 'its last exit not kept';
+    const podList = `${plural(ids.length, 'pod')} created (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', ...' : ''})`;
+    const effect = shown.length
+      ? `were set up without the plugin: ${shown.slice(0, 3).join('; ')}`
+      : 'were set up without the plugin: their traffic bypasses the proxy, or, where the agent wrote a configuration of its own first, they have no working network';
+    const restartAgent = [
+      comment`put the plugin back into the configuration of node ${o.node}: restart the agent pod there, then re-create the pods created on that node since ${base.primaryStarted}`,
+      cmd`kubectl -n ${o.agent.namespace} delete pod ${o.agent.pod}`,
+    ];
+    const podsFix = o.pods.slice(0, 10).map((p) => cmd`kubectl -n ${nsOf(p)} delete pod ${nameOf(p)}`);
+    const evidence = {
+      daemonSet: `${o.agent.namespace}/${o.agent.daemonSet}`,
+      node: o.node,
+      order: o.kind,
+      agent: {
+        pod: base.agentPod,
+        started: base.agentStarted,
+        restarts: o.agent.restarts,
+        lastExit: o.agent.lastExit ? iso(o.agent.lastExit.at) : null,
+      },
+      cniAgent: {
+        product: o.primary.product,
+        pod: base.primaryPod,
+        daemonSet: base.primaryDs,
+        started: base.primaryStarted,
+      },
+      podsInGap: ids.slice(0, 20),
+      failing: shown.slice(0, 20),
+      rechains: rechains ? { readds: rechains.readds, how: rechains.how, source: rechains.source } : null,
+    };
+    const resource = { kind: 'Pod' as const, namespace: o.agent.namespace, name: o.agent.pod };
+    if (o.kind === 'open') {
+      if (!ids.length || (rechains?.readds !== false && !shown.length)) continue;
+      const readds =
+        rechains?.readds === false
+          ? `${meshTitle(mesh)}'s agent of this release does not add it back: ${rechains.how} (${rechains.source})`
+          : `the agent has not started again since to add it back${rechains ? ` (${rechains.how}: a change it missed)` : ''}`;
+      yield {
+        mesh,
+        ...say(MESSAGES, 'chain-rewritten', { ...base, readds, pods: podList, effect }),
+        resource,
+        affectedPods: ids.length,
+        evidence,
+        fix: [
+          ...restartAgent,
+          ...podsFix,
+          ...(rechains?.readds === false
+            ? [
+                comment`for good: a release of the mesh whose CNI agent watches the configuration directory and adds its plugin back`,
+              ]
+            : []),
+        ],
+      };
+    } else if (o.kind === 'window') {
+      if (!shown.length) continue;
+      yield {
+        mesh,
+        ...say(MESSAGES, 'chain-window', { ...base, exit, pods: podList, effect }),
+        resource,
+        affectedPods: ids.length,
+        evidence,
+        fix: [
+          comment`the plugin is back on node ${o.node}: re-create the pods set up while it was missing`,
+          ...podsFix,
+        ],
+      };
+    } else {
+      yield {
+        mesh,
+        ...say(MESSAGES, 'agent-before-primary', { ...base, restarts: plural(o.agent.restarts, 'time'), exit }),
+        resource,
+        affectedPods: 0,
+        evidence,
+        fix: [
+          comment`nothing to repair while the agent runs: on new nodes it restarts until the cluster CNI plugin has written its configuration. Its previous log says why it exited`,
+          cmd`kubectl -n ${o.agent.namespace} logs ${o.agent.pod} --previous`,
+        ],
+      };
+    }
+  }
+}
+
+/** Its evidence: the agent's DaemonSet (namespace/name), and what each finding saw. */
+type AgentEvidence = { daemonSet: string; [more: string]: unknown };
+
+export default defineCheck<AgentEvidence, typeof MESSAGES>({
   ...meta('node-agent-incomplete'),
-  facts: [APP_WORKLOADS, NODE_AGENTS, MESHES],
+  facts: [APP_WORKLOADS, NODE_AGENTS, MESHES, CNI_CHAIN_ORDER, INJECTOR_RELEASES],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
+      yield* chainFindings(m, mesh);
       for (const c of nodeAgentCoverage(m, mesh)) {
         const affected = [
           ...new Map(c.gaps.flatMap((g) => g.affected).map((p) => [`${nsOf(p)}/${nameOf(p)}`, p])).values(),

@@ -153,6 +153,8 @@ const CAUSE_TEXT: Record<WebhookFailureCause, string> = {
   'bad-request': 'the webhook answered that the request was malformed (HTTP 400)',
   'invalid-response': 'its answer was not a valid admission response',
   proxy: 'an HTTP proxy answered instead of the injector',
+  'egress-refused':
+    'the control plane refused the address of the injector\'s pod ("Address is not allowed": a managed control plane such as EKS reaches only addresses of the cluster\'s VPC, and an overlay network gives pods addresses outside it)',
   other: 'the call failed',
 };
 
@@ -318,6 +320,10 @@ export default defineCheck<CallEvidence, typeof MESSAGES>({
         proxy: [
           comment`the API server takes HTTPS_PROXY from its environment for webhook calls too: add .svc to NO_PROXY and no_proxy of the kube-apiserver container, in /etc/kubernetes/manifests/kube-apiserver.yaml on each control-plane node for kubeadm, and the kubelet restarts it. A proxy outside the cluster cannot reach a Service`,
           cmd`kubectl -n ${APISERVER_NAMESPACE} get pods -l ${APISERVER_SELECTOR} -o name`,
+        ],
+        'egress-refused': [
+          comment`the managed control plane reaches pods only at addresses of the cloud network: run the injector with hostNetwork: true, or give pods the addresses of the cloud network with its own CNI plugin, aws-node on EKS`,
+          cmd`kubectl -n ${cpNs} get pods -l ${selector} -o wide`,
         ],
         other: [logs],
       };

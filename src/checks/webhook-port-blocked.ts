@@ -26,6 +26,12 @@
  * the proxy answered in FailedCreate events, or the pods without a proxy under failurePolicy Ignore.
  * Silent under -n (kube-system unread) and where a snapshot did not keep NO_PROXY (webhook-call-failed
  * then names the proxy from the events).
+ * A private GKE cluster failing open (issue 31, gen9path): with failurePolicy Ignore no event shows a failed call, so
+ * the evidence is the provider, the nodes (GKE nodes, none with an ExternalIP: private nodes), the port (not 443 or
+ * 10250, the ports GKE's own rule opens from the control plane), the injector ready, and pods the webhook is called
+ * for running without a proxy (hashicorp/consul-k8s#269, linkerd/linkerd2#8707): a likely cause, said so; the firewall
+ * rules are no Kubernetes objects. On EKS, FailedCreate events whose transport error is "Address is not allowed"
+ * (src/k8s/admission.ts egress-refused) confirm an overlay address the control plane refuses (istio/istio#45738).
  * Known false positives: a network plugin that does not enforce NetworkPolicies (the policy is
  * then inert); a source address the API server's traffic is rewritten to that a pod rule matches;
  * a proxy that does reach the cluster's Services (rare: it resolves names outside the cluster).
@@ -43,6 +49,8 @@ import { overlayInsteadOfCloudCni } from '../facts/pod-network.js';
 import { outsideNodeNetwork } from '../k8s/pod-network.js';
 import { meshTitle as titleOf, profileOf } from '../mesh/registry.js';
 import { hasControl } from '../util/errors.js';
+import { podHealth } from '../k8s/health.js';
+import type { K8sObject } from '../util/types.js';
 import type { ResourceRef } from '../util/types.js';
 import { APISERVER_PROXIED_CALLS, apiserverProxiedCalls, type ProxiedCall } from '../facts/apiserver-proxy.js';
 import { APISERVER_SELECTOR } from '../k8s/apiserver.js';
@@ -62,7 +70,9 @@ const MESSAGES = messages({
   'gke-firewall':
     'Calls from the API server to webhook {webhooks} time out ({calls} in FailedCreate events) and no NetworkPolicy blocks TCP {port} on the injector: on GKE the firewall between the control plane and the nodes must open that port; {effect}.',
   'overlay-unreachable':
-    "The {meshTitle} injector ({pods}) runs on the {cni} pod network ({agent}; {addresses}) instead of the cloud's own, and {provider}'s API server runs outside that network: it likely cannot reach webhook {webhooks} on TCP {port} at all; {effect}. Seen: {seen}.",
+    "The {meshTitle} injector ({pods}) runs on the {cni} pod network ({agent}; {addresses}) instead of the cloud's own, not on hostNetwork, and {provider}'s API server runs outside that network: it likely cannot reach webhook {webhooks} on TCP {port} at all; {effect}. Seen: {seen}.",
+  'gke-private-silent':
+    "The nodes of this GKE cluster have no external address (private nodes: {nodes}), whose control plane reaches them only on TCP 443 and 10250 unless a firewall rule opens more, and the {meshTitle} injector listens on TCP {port} (Service {service} port {servicePort} -> targetPort {targetPort}), with no NetworkPolicy in the way: calls to webhook {webhooks} likely never arrive. With failurePolicy Ignore the API server admits the pods without a proxy and writes no event; seen: {missing} the webhook is called for run without a proxy while {ready} of the injector's pods are ready. The firewall rules are not Kubernetes objects: not read.",
   'apiserver-proxy':
     'Pod {apiserver} sets {proxyVariable} and {noProxy}: the API server sends every call to webhook {webhooks} (Service {service}) through that HTTP proxy, which cannot reach a Service of the cluster; {effect}. Seen: {seen}.',
   'aws-security-groups':
@@ -155,6 +165,45 @@ function* proxied(m: Model, mesh: MeshName, failures: ReturnType<typeof webhookC
   }
 }
 
+/**
+ * A private GKE cluster the injector's port is likely closed on, where nothing shows a failed call (issue 31, gen9path):
+ * every Node read is a GKE node with no ExternalIP (private nodes: the control plane reaches them over the peering on
+ * 443 and 10250 only, GKE's private cluster firewall rules; hashicorp/consul-k8s#269 and #270, linkerd/linkerd2#8707,
+ * #2940, influxdata/helm-charts#584 "set to ignore failures it is almost impossible to see why sidecars are not being
+ * added"), the port is another, a webhook of the target fails open, at least one injector pod is ready, and pods
+ * the webhook is called for run without a proxy. Undefined otherwise (nodes not read, an ExternalIP on a node).
+ */
+function privateGkeSilence(
+  m: Model,
+  mesh: MeshName,
+  path: WebhookPath,
+): { nodes: string; nodeCount: number; missing: number; ready: number } | undefined {
+  if (OPEN_BY_DEFAULT.has(path.port) || !m.has('nodes')) return undefined;
+  // A webhook of the target that fails open (Kuma 1.x pairs Fail webhooks for labelled namespaces and pods with one
+  // that fails open for the rest): a failing call of a Fail one would show as a FailedCreate event instead.
+  if (!path.target.webhooks.some((h) => h.failurePolicy === 'Ignore')) return undefined;
+  const nodes = m.list('nodes').slice(0, 5000);
+  if (!nodes.length) return undefined;
+  const addressed = (n: K8sObject) =>
+    (isObj(n.status) && Array.isArray(n.status.addresses) ? n.status.addresses : []).filter(isObj);
+  // Every node must show its addresses whole, its InternalIP and the Hostname every node reports (a snapshot that kept
+  // only the InternalIP, as before this round, cannot show an ExternalIP: not read is not none), and none an external one.
+  const whole = (n: K8sObject) => ['InternalIP', 'Hostname'].every((t) => addressed(n).some((a) => a.type === t));
+  if (!nodes.every(whole)) return undefined;
+  if (nodes.some((n) => addressed(n).some((a) => a.type === 'ExternalIP'))) return undefined;
+  const ready = path.pods.filter((pod) => podHealth(pod).ready).length;
+  const missing = podsMissingProxy(m, mesh);
+  if (!ready || !missing) return undefined;
+  const names = nodes.map((n) => str(n.metadata?.name) ?? '').sort();
+  return {
+    nodes:
+      names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${plural(names.length - 3, 'other')}` : names.join(', '),
+    nodeCount: names.length,
+    missing,
+    ready,
+  };
+}
+
 /** Its evidence: the policies that block the port (with the pods they select), or, with none, what admits it while calls time out. */
 type PortBlockedEvidence = { policies: string[]; [more: string]: unknown };
 
@@ -175,6 +224,11 @@ export default defineCheck<PortBlockedEvidence, typeof MESSAGES>({
           (n, h) => n + (failures.get(h.name)?.causes.has('timeout') ? failures.get(h.name)!.count : 0),
           0,
         );
+        // Calls a managed control plane's egress refused (EKS: "Address is not allowed", an address outside its VPC).
+        const refused = t.webhooks.reduce(
+          (n, h) => n + (failures.get(h.name)?.causes.has('egress-refused') ? failures.get(h.name)!.count : 0),
+          0,
+        );
         const name = `allow-apiserver-to-${t.name}`.slice(0, 63).replace(/-+$/, '');
         const allow = allowPolicy(path, name);
         const effect = failureEffect(t.webhooks.map((h) => h.failurePolicy));
@@ -187,6 +241,7 @@ export default defineCheck<PortBlockedEvidence, typeof MESSAGES>({
           provider: p ?? null,
           // Confirmation from the events: calls to these webhooks that timed out.
           timedOutCalls: timeouts,
+          refusedCalls: refused,
         };
         if (path.blocked.length) {
           const policies = [...new Set(path.blocked.flatMap((b) => b.policies))].sort();
@@ -269,11 +324,13 @@ export default defineCheck<PortBlockedEvidence, typeof MESSAGES>({
               webhooks: hooks.join(', '),
               port: path.port,
               effect,
-              seen: timeouts
-                ? `${plural(timeouts, 'timed-out call')} in FailedCreate events`
-                : ignore
-                  ? `with failurePolicy Ignore the API server writes no event for a failed call; ${plural(missing, 'pod')} the webhook is called for run without a proxy`
-                  : 'no failed call in the events read',
+              seen: refused
+                ? `${plural(refused, 'call')} refused in FailedCreate events ("Address is not allowed": the control plane's egress refuses an address outside the cloud network)${timeouts ? ` and ${plural(timeouts, 'timed-out call')}` : ''}`
+                : timeouts
+                  ? `${plural(timeouts, 'timed-out call')} in FailedCreate events`
+                  : ignore
+                    ? `with failurePolicy Ignore the API server writes no event for a failed call; ${plural(missing, 'pod')} the webhook is called for run without a proxy`
+                    : 'no failed call in the events read',
             }),
             resource: { kind: 'Service', namespace: t.namespace, name: t.name },
             affectedPods: missing,
@@ -296,6 +353,30 @@ export default defineCheck<PortBlockedEvidence, typeof MESSAGES>({
                     comment`the ${titleOf(mesh)} chart has no value for hostNetwork on its injector: set hostNetwork: true and dnsPolicy: ClusterFirstWithHostNet on its Deployment yourself, an upgrade reverts it, and its port ${path.port} must be free on the nodes`,
                   ]),
             ],
+          };
+          continue;
+        }
+        // A private GKE cluster failing open: no call shows in the events (failurePolicy Ignore), the nodes and the port do.
+        const silent = !timeouts && p === 'gke' ? privateGkeSilence(m, mesh, path) : undefined;
+        if (silent) {
+          yield {
+            mesh,
+            ...say(MESSAGES, 'gke-private-silent', {
+              nodes: silent.nodes,
+              meshTitle: titleOf(mesh),
+              port: path.port,
+              service: `${t.namespace}/${t.name}`,
+              servicePort: t.port,
+              targetPort: String(t.servicePort?.targetPort ?? path.port),
+              webhooks: hooks.join(', '),
+              missing: plural(silent.missing, 'pod'),
+              ready: `${silent.ready} of ${path.pods.length}`,
+            }),
+            resource: { kind: 'Service', namespace: t.namespace, name: t.name },
+            affectedPods: silent.missing,
+            causeKey: { kind: 'webhook-broken', mesh },
+            evidence: { ...common, policies: [], privateNodes: silent.nodeCount, likely: true },
+            fix: firewallSteps(p, path.port, t.name),
           };
           continue;
         }

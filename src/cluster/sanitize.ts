@@ -142,7 +142,8 @@ function compile(k: Keep, rules: Readonly<Record<RuleName, Reducer>>): Reducer {
       let n = 0;
       for (let i = 0; i < v.length && n < max; i++) {
         const e = v[i];
-        if (where && !(isObj(e) && where.every(([f, x]) => e[f] === x))) continue;
+        if (where && !(isObj(e) && where.every(([f, x]) => (Array.isArray(x) ? x.includes(e[f]) : e[f] === x))))
+          continue;
         const r = each(e, v, ctx);
         if (r !== undefined) v[n++] = r;
       }

@@ -59,6 +59,17 @@ export function installedContainers(m: Model, mesh: MeshName): InjectedNames | u
   return first && rs.every((r) => r.facts?.containers === first) ? first : undefined;
 }
 
+/**
+ * Whether the installed release's CNI node agent adds its plugin back when the node's CNI configuration is rewritten
+ * (the release tables' `cniRechains`): when every injector Deployment of the mesh runs a release the tables place and
+ * all of them say the same; undefined otherwise (not read, or the tables do not say).
+ */
+export function cniRechains(m: Model, mesh: MeshName): ReleaseFacts['cniRechains'] {
+  const rs = injectorReleases(m, mesh);
+  const first = rs[0]?.facts?.cniRechains;
+  return first && rs.every((r) => r.facts?.cniRechains?.readds === first.readds) ? first : undefined;
+}
+
 const RELEASE_READS = defineFactFamily({
   id: 'release-reads',
   inputs: ['deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods'],

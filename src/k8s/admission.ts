@@ -26,6 +26,7 @@ export type WebhookFailureCause =
   | 'bad-request'
   | 'invalid-response'
   | 'proxy'
+  | 'egress-refused'
   | 'other';
 
 /** One segment of a Go error chain, classified (undefined: it says nothing known). */
@@ -50,9 +51,20 @@ function segmentCause(seg: string): WebhookFailureCause | undefined {
  */
 const PROXY_ANSWER = /^(?:[A-Z][a-z][A-Za-z'-]{0,29})(?: [A-Za-z'-]{1,30}){0,5}$|^unknown status code$/;
 
+/**
+ * A managed control plane's egress refusing the address it was to call (issue 31, gen9path): EKS's API server reaches
+ * the cluster through network interfaces in its VPC and answers `Address is not allowed` for an address outside it,
+ * the pod address an overlay network (Calico, Weave Net, Cilium cluster-pool) gave the webhook's pod: the reason phrase
+ * of the refused CONNECT, seen in istio/istio#45738 (EKS with Weave Net), linkerd/linkerd2#5576 (EKS with Calico),
+ * senthilrch/kube-fledged#123, piraeusdatastore/helm-charts#42, kubernetes-sigs/jobset#977; the cure is the pod on the
+ * node's network (hostNetwork) or the VPC's own addresses (Calico's EKS install guide, projectcalico/calico#3818).
+ */
+const EGRESS_REFUSED = /^Address is not allowed$/;
+
 /** A transport error classified from its end: the innermost error first, then outwards. */
 export function transportCause(transport: string): WebhookFailureCause {
   const t = transport.trim();
+  if (EGRESS_REFUSED.test(t)) return 'egress-refused';
   if (/^proxyconnect (?:tcp|udp)[46]?: /.test(t) || PROXY_ANSWER.test(t)) return 'proxy';
   const segs = transport.slice(0, 4000).split(/: /);
   for (let i = segs.length - 1; i >= 0; i--) {

@@ -75,7 +75,8 @@ export interface KeepFields {
 interface KeepList {
   readonly each: Keep;
   readonly max?: number;
-  readonly where?: Readonly<Record<string, string>>;
+  /** Entries whose field has this value (or one of these values). */
+  readonly where?: Readonly<Record<string, string | readonly string[]>>;
   readonly omitEmpty?: true;
 }
 
@@ -313,9 +314,10 @@ const KEPT: Partial<Record<KindKey, KindKeep>> = {
               where: { type: 'Ready' },
               each: { fields: { type: 'all', status: 'all', reason: { string: 128 }, message: { string: 1024 } } },
             },
-            // The nodes' network, beside which a pod address is judged (src/k8s/pod-network.ts).
+            // The nodes' network, beside which a pod address is judged (src/k8s/pod-network.ts); an ExternalIP or
+            // none, beside the Hostname every node reports, tells a private GKE node (webhook-port-blocked).
             addresses: {
-              where: { type: 'InternalIP' },
+              where: { type: ['InternalIP', 'ExternalIP', 'Hostname'] },
               max: 8,
               each: { fields: { type: 'all', address: { string: 64 } } },
             },

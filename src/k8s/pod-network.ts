@@ -33,7 +33,8 @@ export interface PodNetworkAgent {
 const AGENTS: readonly { product: string; image: RegExp; cloud: boolean }[] = [
   { product: 'AWS VPC CNI', image: /(?:^|\/)amazon-k8s-cni(?::|@|$)/, cloud: true },
   { product: 'Weave Net', image: /(?:^|\/)weave-kube(?::|@|$)/, cloud: false },
-  { product: 'Calico', image: /(?:^|\/)calico\/node(?::|@|$)/, cloud: false },
+  // GKE's network policy add-on runs Calico from gcr.io/projectcalico-org/node (linkerd/linkerd2#4029, #4789).
+  { product: 'Calico', image: /(?:^|\/)(?:calico|projectcalico-org)\/node(?::|@|$)/, cloud: false },
   { product: 'Flannel', image: /(?:^|\/)(?:flannel|flannel-io\/flannel|coreos\/flannel)(?::|@|$)/, cloud: false },
   { product: 'Antrea', image: /(?:^|\/)antrea-(?:agent-)?ubuntu(?::|@|$)|(?:^|\/)antrea\/antrea-agent/, cloud: false },
   { product: 'Cilium', image: /(?:^|\/)cilium\/cilium(?:-ci)?(?::|@|$)/, cloud: false },

@@ -228,6 +228,12 @@ export interface ReleaseRow {
    */
   readonly injectorRbacNames?: { readonly clusterRole: string; readonly clusterRoleBinding: string };
   readonly bugs?: readonly KnownBug[];
+  /**
+   * Whether these releases' CNI node agent puts its plugin back into the node's CNI configuration when another agent
+   * (the cluster's own CNI plugin starting again) rewrites it: false where it writes it once at start (issue 31,
+   * gen9path: node-agent-incomplete then reads the order in which the agents started on each node); `how` in words.
+   */
+  readonly cniRechains?: { readonly readds: boolean; readonly how: string };
   /** Features these releases inject that need a newer companion image (CompanionNeed). */
   readonly needs?: readonly CompanionNeed[];
   /** The proxy versions the companion these releases inject beside it supports (ProxyPairing). */

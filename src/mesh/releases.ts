@@ -50,6 +50,8 @@ export interface ReleaseFacts {
   readonly injectorRbacNames?: NonNullable<ReleaseRow['injectorRbacNames']>;
   /** The keys of the domain this release knows (every release's where the release is outside the table). */
   readonly known: ReadonlySet<string>;
+  /** Whether the release's CNI agent adds its plugin back when the node's configuration is rewritten, and the row's source. */
+  readonly cniRechains?: NonNullable<ReleaseRow['cniRechains']> & { readonly source: string };
 }
 
 const index = (t: ReleaseTable, r: string | undefined) => (r === undefined ? -1 : t.order.indexOf(r));
@@ -183,6 +185,9 @@ export function releaseFacts(p: MeshProfile, read: VersionRead | undefined): Rel
     ...(rbacSource ? { injectorRbacSource: rbacSource } : {}),
     ...(names ? { injectorRbacNames: names } : {}),
     known: new Set(t.keys.filter((k) => spans(t, k, release)).map((k) => k.key)),
+    ...(lastRow('cniRechains')
+      ? { cniRechains: { ...lastRow('cniRechains')!.cniRechains!, source: lastRow('cniRechains')!.source } }
+      : {}),
   };
 }
 

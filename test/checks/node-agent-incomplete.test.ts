@@ -9,6 +9,57 @@ import { nodeReady, selectionMisses, untolerated } from '../../src/k8s/schedulin
 
 checkCases('node-agent-incomplete', {
   fires: [
+    // Issue 31 (gen9path): the order the cluster's CNI agent and the mesh's wrote a node's CNI configuration.
+    {
+      fixtures: 'fires-linkerd-stable-2.10-calico-replaced-after-cni.yaml',
+      findings: ['Pod linkerd-cni/linkerd-cni-t5y6u'],
+      said: [
+        {
+          id: 'chain-rewritten',
+          params: {
+            node: 'worker-b',
+            product: 'Calico',
+            primaryPod: 'kube-system/calico-node-9zx7q',
+            readds: /does not add it back/,
+          },
+        },
+      ],
+    },
+    {
+      fixtures: 'fires-linkerd-cni-calico-restarted-validator-fails.yaml',
+      findings: ['Pod linkerd-cni/linkerd-cni-6rj8v'],
+      said: [
+        {
+          id: 'chain-rewritten',
+          params: { node: 'k8s-worker-03', effect: /linkerd-network-validator CrashLoopBackOff, exit code 95/ },
+        },
+      ],
+    },
+    {
+      fixtures: 'fires-istio-cni-calico-restarted-validation-fails.yaml',
+      findings: ['Pod istio-system/istio-cni-node-k2j4h'],
+      said: [
+        {
+          id: 'chain-rewritten',
+          params: { node: 'node-3', effect: /istio-validation CrashLoopBackOff, exit code 126/ },
+        },
+      ],
+    },
+    {
+      fixtures: 'fires-kuma-cni-calico-rewrote-window.yaml',
+      findings: ['Pod kube-system/kuma-cni-node-7hw2k'],
+      said: [
+        {
+          id: 'chain-window',
+          params: { exit: 'last exit code 1 at 2026-11-22T14:16:57Z', pods: /orders\/quotes-5d6c7b8a9-p9o8i/ },
+        },
+      ],
+    },
+    {
+      fixtures: 'fires-kuma-cni-started-before-calico.yaml',
+      findings: ['Pod kube-system/kuma-cni-node-2k9sd'],
+      said: [{ id: 'agent-before-primary', params: { restarts: '2 times', product: 'Calico' } }],
+    },
     { fixtures: 'fires-istio-cni-priority-class.yaml', findings: ['DaemonSet istio-system/istio-cni-node'] },
     { fixtures: 'fires-istio-ambient-noexecute-taint.yaml', findings: ['DaemonSet istio-system/istio-cni-node'] },
     { fixtures: 'fires-linkerd-cni-image-pull.yaml', findings: ['DaemonSet linkerd-cni/linkerd-cni'] },
@@ -100,6 +151,8 @@ checkCases('node-agent-incomplete', {
   ],
   silent: [
     { fixtures: 'ok-consul-0.x-client-agent-tolerates.yaml' },
+    { fixtures: 'ok-linkerd-cni-calico-restarted-watcher-repaired.yaml' },
+    { fixtures: 'ok-linkerd-stable-2.10-calico-before-cni.yaml' },
     { fixtures: 'ok-istio-ambient-complete.yaml' },
     { fixtures: 'ok-linkerd-cni-tainted-node-unused.yaml' },
     { fixtures: 'ok-kuma-cni-node-not-ready.yaml' },

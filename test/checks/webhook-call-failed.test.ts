@@ -37,6 +37,12 @@ checkCases('webhook-call-failed', {
     },
     { fixtures: 'fires-kuma-cp-started-before-renewed-tls-cert.yaml', findings: ['Deployment orders/ledger'] },
     { fixtures: 'fires-kuma.yaml', findings: ['Deployment orders/api'] },
+    // EKS refusing an overlay address (issue 31, gen9path): not the API server's HTTP proxy.
+    {
+      fixtures: 'fires-istio-eks-address-not-allowed.yaml',
+      findings: ['Deployment store/frontend'],
+      said: [{ id: 'call-failed', params: { because: /Address is not allowed/ } }],
+    },
     // An HTTP proxy answered the call (its CONNECT refused): the cause is named from the error, the API server's pods unread.
     {
       fixtures: 'fires-istio-proxy-forbidden.yaml',

@@ -36,6 +36,22 @@ checkCases('webhook-port-blocked', {
       findings: ['Service linkerd/linkerd-proxy-injector'],
       said: [{ id: 'gke-firewall', params: { calls: '2 calls', port: 8443 } }],
     },
+    // Private GKE failing open (issue 31, gen9path): no event, the nodes without external address and the port say it.
+    {
+      fixtures: 'fires-linkerd-gke-private-ignore.yaml',
+      findings: ['Service linkerd/linkerd-proxy-injector'],
+      said: [{ id: 'gke-private-silent', params: { port: 8443, missing: '1 pod', ready: '1 of 1' } }],
+    },
+    {
+      fixtures: 'fires-consul-0.x-gke-private-ignore.yaml',
+      findings: ['Service consul/consul-connect-injector-svc'],
+      said: [{ id: 'gke-private-silent', params: { port: 8080, meshTitle: 'Consul' } }],
+    },
+    {
+      fixtures: 'fires-linkerd-stable-2.10-gke-private-ignore.yaml',
+      findings: ['Service linkerd/linkerd-proxy-injector'],
+      said: [{ id: 'gke-private-silent', params: { port: 8443, meshTitle: 'Linkerd' } }],
+    },
     // EKS with an overlay pod network instead of the VPC CNI: the managed API server has no route to the injector.
     {
       fixtures: 'fires-istio-1.5-eks-calico-overlay.yaml',
@@ -96,6 +112,8 @@ checkCases('webhook-port-blocked', {
     { fixtures: 'ok-linkerd-eks-calico-policy-only.yaml' },
     { fixtures: 'ok-kuma-eks-cilium-eni.yaml' },
     { fixtures: 'ok-linkerd-apiserver-no-proxy-svc.yaml' },
+    { fixtures: 'ok-linkerd-gke-public-node-ignore.yaml' },
+    { fixtures: 'ok-linkerd-gke-private-every-pod-meshed.yaml' },
     { fixtures: 'ok-istio-apiserver-http-proxy-only.yaml' },
     // -n of an app namespace: the kube-apiserver pods of kube-system are not read, so nothing is said of them.
     {

@@ -47,10 +47,17 @@ export function linkerdHoldStuck(values: (m: MeshContext) => Record<string, any>
           ...setOnTemplate(w, 'annotations', AWAIT, 'disabled'),
         ],
       };
-    const cni = values(m)?.cniEnabled === true;
-    if (cni && initContainers(podSpec(pod)).length === 0)
+    // The pod itself shows the plugin: the injector adds linkerd-init unless linkerd-cni is on, so an injected pod
+    // with no init container at all was injected for linkerd-cni (issue 31, gen9path: linkerd-config not read or its
+    // values changed since).
+    const noInit = initContainers(podSpec(pod)).length === 0;
+    const from =
+      values(m)?.cniEnabled === true
+        ? 'linkerd-config cniEnabled'
+        : 'the injector added no linkerd-init, which it adds unless linkerd-cni is on';
+    if (noInit)
       return {
-        cause: `linkerd-cni is on (linkerd-config cniEnabled) and the pod has no init container, so the kubelet publishes its IP only after the hook returns (kubernetes/kubernetes#85966): a cluster network plugin that sets up a pod's network from its IP in the API (Calico) leaves the proxy without its control plane until linkerd-await times out (linkerd/linkerd2#9310)`,
+        cause: `linkerd-cni is on (${from}) and the pod has no init container, so the kubelet publishes its IP only after the hook returns (kubernetes/kubernetes#85966): a cluster network plugin that sets up a pod's network from its IP in the API (Calico) leaves the proxy without its control plane until linkerd-await times out (linkerd/linkerd2#9310)`,
         source: 'linkerd/linkerd2#9310, #9678; kubernetes/kubernetes#85966; projectcalico/calico#3499',
         fix: [
           comment`give the pod an init container, which lets the kubelet publish its IP before the hook: Linkerd 2.13 and later inject linkerd-network-validator with linkerd-cni, or add a no-op init container to the template, or turn proxy-await off for this workload`,

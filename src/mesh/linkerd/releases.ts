@@ -101,6 +101,27 @@ export const LINKERD_RELEASES: ReleaseTable = {
       recognise: 'the controller image cr.l5d.io/linkerd/controller:edge-YY.M.N (Deployment linkerd-proxy-injector)',
       injectorRbac: 'today',
     },
+    // linkerd-cni and the node's CNI configuration (issue 31, gen9path): before the CNI plugin moved to
+    // linkerd2-proxy-init, its installer wrote linkerd-cni into the configuration list once and slept ("Unless told
+    // otherwise, sleep forever"), so a primary plugin writing its list again later (calico-node restarted, a node
+    // restarted) dropped it for good: linkerd/linkerd2#4789, #7855, #6442. The installer of linkerd2-proxy-init's
+    // cni-plugin watches the directory (monitor_cni_config: inotifywait on create, moved_to, modify) and installs again.
+    {
+      from: '2.10',
+      to: '2.12',
+      source:
+        'linkerd/linkerd2@0313f10b cni-plugin/deployment/scripts/install-cni.sh (the configuration written once, then sleep infinity); linkerd/linkerd2#4789, #7855',
+      cniRechains: {
+        readds: false,
+        how: 'its installer writes the plugin into the configuration once at start and then sleeps',
+      },
+    },
+    {
+      from: '2.13',
+      source:
+        'linkerd/linkerd2-proxy-init@7a3d1876 cni-plugin/deployment/scripts/install-cni.sh monitor_cni_config (inotifywait on the directory, installing again on a change)',
+      cniRechains: { readds: true, how: 'its installer watches the directory and adds the plugin back on a change' },
+    },
   ],
   domains: ['linkerd.io', 'config.linkerd.io', 'config.alpha.linkerd.io'],
   keySource:
