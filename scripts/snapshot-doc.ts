@@ -57,7 +57,7 @@ function lines(
     const how = [
       decl.where
         ? `only those whose ${Object.entries(decl.where)
-            .map(([k, v]) => `${code(k)} is ${code(v)}`)
+            .map(([k, v]) => `${code(k)} is ${typeof v === 'string' ? code(v) : v.map(code).join(' or ')}`)
             .join(', ')}`
         : '',
       decl.max ? `at most ${decl.max}` : '',
