@@ -50,6 +50,8 @@ interface ReferenceRow {
   readonly source: string;
   /** How to list the objects of the kind (a kubectl resource name), for fixes. */
   readonly resource: string;
+  /** Names the mesh's control plane creates itself (Kuma's Mesh default): never named as a reference to check. */
+  readonly created?: readonly string[];
 }
 
 /** One reference a workload makes. */
@@ -152,6 +154,7 @@ export function markerReferences(
       ? `namespace ${w.namespace} has ${where.slice('namespace '.length)} ${row.key}=${raw}`
       : `${where} ${row.key}=${raw}`;
     for (const name of names) {
+      if (row.created?.includes(name)) continue;
       const namespace =
         row.target.scope === 'pod namespace'
           ? w.namespace

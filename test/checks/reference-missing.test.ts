@@ -24,6 +24,8 @@ checkCases('reference-missing', {
     { fixtures: 'ok-consul-0.x-acls-service-matches.yaml' },
     { fixtures: 'ok-consul-0.x-no-acls-mismatch.yaml' },
     { fixtures: 'ok-kuma-1.x-mesh-meshed.yaml' },
+    // Mesh default: the control plane creates it.
+    { fixtures: 'ok-kuma-1.x-mesh-default-no-pods.yaml' },
   ],
 });
 

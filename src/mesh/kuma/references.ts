@@ -28,6 +28,9 @@ export const KUMA_REFERENCES: References = {
       source:
         'kumahq/kuma 1.8.0 pkg/plugins/runtime/k8s/webhooks/injector/injector.go (Check mesh exists); kumahq/kuma#789',
       resource: 'meshes',
+      // The control plane creates Mesh default when it starts, unless KUMA_DEFAULTS_SKIP_MESH_CREATION (kumahq/kuma
+      // 1.8.0 pkg/defaults/mesh.go createMeshIfNotExist, pkg/config/app/kuma-cp/config.go SkipMeshCreation false).
+      created: ['default'],
     },
     {
       key: 'kuma.io/container-patches',
