@@ -118,7 +118,7 @@ describe('a kind refused in a mesh namespace: no finding that reading everything
       }
     }
     expect(problems).toEqual([]);
-  }, 300_000);
+  }, 900_000); // ends a hang only: 421 s of wall at load 20 (42 CPU s for the file) failed 300 s (round 10)
 
   it('property: any subset of kinds refused in a mesh namespace', () => {
     fc.assert(
@@ -135,7 +135,7 @@ describe('a kind refused in a mesh namespace: no finding that reading everything
       ),
       { numRuns: 400 },
     );
-  }, 300_000);
+  }, 900_000); // ends a hang only (as above)
 });
 
 // ---------------------------------------------------------------------------------------------
