@@ -16,6 +16,8 @@
  * the helpers an old release injects for the app): hashicorp/consul#6676 is named; and the support range of the
  * consul-k8s releases that speak admissionregistration.k8s.io/v1beta1 (0.13-0.26: up to Kubernetes 1.21):
  * hashicorp/consul-k8s#1701 is named (its expected check changed, reason at the case). 11/20, no longer blind.
+ * Round 9, gen9events (Warning events read whole: a mesh controller's own warning about the pod quoted with what it
+ * means, src/facts/pod-warnings.ts): kumahq/kuma#1216 is named. 12/20.
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
@@ -163,7 +165,6 @@ reportCases('blind8', 'blind measurement 8: unseen real reports, the confirmed c
   'linkerd-stable-2.10-injector-webhook-cert-rotated-not-reloaded',
   'istio-ossm-2.5-member-of-label-removed-before-2.5',
   'kuma-1.x-mesh-annotation-names-missing-mesh',
-  'kuma-1.x-kong-named-probe-ports-dataplane-rejected',
   'consul-0.x-private-gke-master-cannot-reach-injector-8080',
   'consul-0.x-envoy-1.10.0-with-consul-1.7.1',
 ]);

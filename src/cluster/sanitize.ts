@@ -54,6 +54,11 @@ export interface KeepPolicy {
    * of a mesh's container), or, without `containers`, whatever they name (a mesh's own event).
    */
   podEvents: readonly { reason: string; message: RegExp; containers?: readonly string[] }[];
+  /**
+   * Warning events kept whole (type Warning, whatever they are about), by reason: the kubelet's volume warnings and the
+   * meshes' own controllers' warnings (src/k8s/warnings.ts), quoted where a mesh pod is unhappy.
+   */
+  warnings?: readonly string[];
   /** The hostPath volumes of a pod (template) whose host directory is kept, by volume name (a CNI agent's binary directory). */
   hostPathVolumes?: readonly string[];
 }
@@ -414,7 +419,11 @@ export function keeper(policy: KeepPolicy): Keeper {
     'FailedCreate',
     ...(policy.skipPrefixes.length ? ['InjectionSkipped'] : []),
     ...POD_EVENTS.map((e) => e.reason),
+    ...(policy.warnings ?? []),
   ]);
+  const WARNINGS = new Set(policy.warnings ?? []);
+  /** A Warning event of a reason the policy keeps whole. */
+  const warningKept = (e: K8sObject) => e.type === 'Warning' && WARNINGS.has(e.reason as string);
   const SKIP_PREFIXES = policy.skipPrefixes;
 
   /** The container an event's fieldPath names (`spec.initContainers{istio-init}`), if any. */
@@ -442,6 +451,7 @@ export function keeper(policy: KeepPolicy): Keeper {
     if (typeof message !== 'string') return undefined; // eventInfo reads strings only
     const reason = e.reason;
     if (reason === 'FailedCreate') return redactAdmissionMessage(message, REDACTED);
+    if (warningKept(e)) return message.slice(0, 4000);
     const fieldPath = isObj(e.involvedObject) ? e.involvedObject.fieldPath : undefined;
     const read =
       reason === 'InjectionSkipped'
@@ -455,6 +465,7 @@ export function keeper(policy: KeepPolicy): Keeper {
   function eventKept(e: K8sObject): boolean {
     if (!EVENT_REASONS.has(e.reason as string)) return false;
     if (e.reason === 'FailedCreate' || e.reason === 'InjectionSkipped') return true;
+    if (warningKept(e)) return true;
     const io = isObj(e.involvedObject) ? e.involvedObject : {};
     return typeof e.message === 'string' && podEventRead(e.reason, e.message, io.fieldPath);
   }

@@ -257,8 +257,11 @@ const KEPT: Partial<Record<KindKey, KindKeep>> = {
         apiVersion: 'all',
         kind: 'all',
         metadata: EVENT_META,
+        type: 'all',
         reason: 'all',
         message: { rule: 'eventMessage' },
+        source: { fields: { component: 'all' } },
+        reportingController: 'all',
         involvedObject: {
           fields: { kind: 'all', namespace: 'all', name: 'all', fieldPath: { rule: 'containerFieldPath' } },
         },
