@@ -261,7 +261,7 @@ const KEPT: Partial<Record<KindKey, KindKeep>> = {
         reason: 'all',
         message: { rule: 'eventMessage' },
         source: { fields: { component: 'all' } },
-        reportingController: 'all',
+        reportingComponent: 'all',
         involvedObject: {
           fields: { kind: 'all', namespace: 'all', name: 'all', fieldPath: { rule: 'containerFieldPath' } },
         },

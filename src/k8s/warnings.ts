@@ -28,7 +28,7 @@ export interface WarningSeen {
   reason: string;
   /** Bounded, printable. */
   message: string;
-  /** The component that recorded it (source.component, else reportingController), when kept. */
+  /** The component that recorded it (source.component, else reportingComponent), when kept. */
   component?: string;
   /** The object it is about ("Pod/web-1"). */
   on: string;
@@ -51,7 +51,7 @@ export const WARNING_EVENTS = defineFact({
       // A message the snapshot did not keep says nothing.
       if (!message || message === '(redacted)') continue;
       const src = isObj(e.source) ? str(e.source.component) : undefined;
-      const component = src ?? str(e.reportingController);
+      const component = src ?? str(e.reportingComponent);
       const key = `${ev.kind}/${ev.namespace}/${ev.name}`;
       const list = out.get(key) ?? [];
       if (list.length >= 50) continue; // bounded per object
