@@ -64,16 +64,36 @@ export function heldBy(m: Model, pod: K8sObject, container: string, minMs: numbe
 }
 
 /**
+ * A mesh's own warnings recorded on a control-plane object that serves every meshed pod (Linkerd's identity issuer),
+ * in the control-plane namespaces the model sees (evidence from another namespace: Model.seesNamespace).
+ */
+function controlPlaneWarnings(m: Model, mesh: MeshName): WarningSeen[] {
+  const p = profileOf(mesh);
+  const namespaces = m.mesh(mesh)?.namespaces ?? [p.controlPlane.namespace];
+  return (p.injector.warnings ?? []).flatMap((o) =>
+    o.on
+      ? namespaces
+          .filter((ns) => m.seesNamespace(ns))
+          .flatMap((ns) => warningsAbout(m, o.on!.kind, ns, o.on!.name).filter((w) => w.reason === o.reason))
+      : [],
+  );
+}
+
+/**
  * The Warning events a finding about an unhappy mesh container quotes: the mesh's own warnings about the pod (with what
  * they mean) and the kubelet's volume warnings (with the volume and the object they name); `given` when already chosen.
  */
 export function warningsClause(m: Model, pod: K8sObject, mesh: MeshName, given?: readonly WarningSeen[]) {
   const own = profileOf(mesh).injector.warnings ?? [];
   const list = (
-    given ??
-    podWarnings(m, pod).filter(
-      (w) => (w.on.startsWith('Pod/') && own.some((o) => o.reason === w.reason)) || VOLUME_WARNINGS.includes(w.reason),
-    )
+    given ?? [
+      ...podWarnings(m, pod).filter(
+        (w) =>
+          (w.on.startsWith('Pod/') && own.some((o) => !o.on && o.reason === w.reason)) ||
+          VOLUME_WARNINGS.includes(w.reason),
+      ),
+      ...controlPlaneWarnings(m, mesh),
+    ]
   ).slice(0, 3);
   const meant: string[] = [];
   const vols = new Set<string>();

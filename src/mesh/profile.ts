@@ -650,6 +650,11 @@ export interface MeshWarning {
   readonly component: string;
   /** What it means for the pod (one clause, for messages). */
   readonly means: string;
+  /**
+   * The control-plane object it is recorded on, in the mesh's control-plane namespace (a component that serves every
+   * meshed pod: an identity issuer); absent: recorded on the pod itself.
+   */
+  readonly on?: { readonly kind: string; readonly name: string };
   readonly source: string;
 }
 

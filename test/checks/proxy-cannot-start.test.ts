@@ -26,6 +26,11 @@ checkCases('proxy-cannot-start', {
       said: [{ id: 'cannot-start', params: { container: 'istio-proxy' } }],
     },
     {
+      fixtures: 'fires-linkerd-identity-issuer-validation-failed.yaml',
+      findings: ['Deployment shop/ledger'],
+      said: [{ id: 'runs-unhappy', params: { container: 'linkerd-proxy' } }],
+    },
+    {
       fixtures: 'fires-kuma-dataplane-generation-failed.yaml',
       findings: ['Deployment orders/invoices'],
       said: [{ id: 'runs-unhappy', params: { container: 'kuma-sidecar' } }],
@@ -206,6 +211,7 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'ok-linkerd-app-volume-failedmount.yaml' },
     { fixtures: 'ok-linkerd-failedmount-pod-just-created.yaml' },
     { fixtures: 'ok-kuma-dataplane-warning-proxy-ready.yaml' },
+    { fixtures: 'ok-linkerd-identity-warning-proxies-ready.yaml' },
     { fixtures: 'ok-istio-proxy-not-ready-briefly.yaml' },
     { fixtures: 'ok-istio-proxy-exited-zero-in-job.yaml' },
     { fixtures: 'ok-linkerd-proxy-restarted-once-or-app-killed.yaml' },
@@ -565,5 +571,12 @@ describe('proxy-cannot-start: the Warning events about the pod (issue 31, round 
     expect(k.message).toContain('could not create the Dataplane of the pod');
     expect(k.message).toContain('FailedToGenerateKumaDataplane (k8s.kuma.io/dataplane-generator, 40 times)');
     expect(k.message).not.toContain('for a reason meshdoctor does not know');
+  });
+  it("quotes a control-plane component's warning tied to every meshed pod (Linkerd's identity issuer)", () => {
+    const l = one('fires-linkerd-identity-issuer-validation-failed.yaml', 'linkerd');
+    expect(l.message).toContain(
+      "Linkerd's linkerd-identity says its identity issuer certificate cannot be used to sign",
+    );
+    expect(l.message).toContain('IssuerValidationFailed (linkerd-identity, 140 times) on Deployment/linkerd-identity');
   });
 });
