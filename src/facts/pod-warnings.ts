@@ -53,12 +53,27 @@ function mountsOf(pod: K8sObject, container: string): Set<string> {
 export function heldBy(m: Model, pod: K8sObject, container: string, minMs: number): WarningSeen[] {
   const created = time(pod.metadata?.creationTimestamp);
   if (!created || m.now.getTime() - created.getTime() < minMs || pod.metadata?.deletionTimestamp) return [];
+  // A container of the pod that ran: its volumes were mounted, so no volume holds the pod now.
+  const st = isObj(pod.status) ? pod.status : {};
+  const statuses = [
+    ...(Array.isArray(st.initContainerStatuses) ? st.initContainerStatuses : []),
+    ...(Array.isArray(st.containerStatuses) ? st.containerStatuses : []),
+  ].slice(0, 128);
+  const ran = statuses.some(
+    (cs) => isObj(cs) && isObj(cs.state) && (isObj(cs.state.running) || isObj(cs.state.terminated)),
+  );
   const mounts = mountsOf(pod, container);
+  // A warning last seen more than `minMs` ago may be over (the kubelet repeats a failing mount every few minutes).
+  const recent = (w: WarningSeen) => {
+    const last = time(w.last);
+    return !last || m.now.getTime() - last.getTime() <= minMs;
+  };
   return podWarnings(m, pod)
     .filter(
       (w) =>
-        (w.on.startsWith('Pod/') && MESH_REASONS.has(w.reason)) ||
-        (VOLUME_WARNINGS.includes(w.reason) && volumesNamed(w.message).some((v) => mounts.has(v))),
+        recent(w) &&
+        ((w.on.startsWith('Pod/') && MESH_REASONS.has(w.reason)) ||
+          (!ran && VOLUME_WARNINGS.includes(w.reason) && volumesNamed(w.message).some((v) => mounts.has(v)))),
     )
     .slice(0, 3);
 }

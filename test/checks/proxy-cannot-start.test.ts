@@ -212,6 +212,7 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'ok-linkerd-failedmount-pod-just-created.yaml' },
     { fixtures: 'ok-kuma-dataplane-warning-proxy-ready.yaml' },
     { fixtures: 'ok-linkerd-identity-warning-proxies-ready.yaml' },
+    { fixtures: 'ok-istio-1.6-failedmount-over-init-running.yaml' },
     { fixtures: 'ok-istio-proxy-not-ready-briefly.yaml' },
     { fixtures: 'ok-istio-proxy-exited-zero-in-job.yaml' },
     { fixtures: 'ok-linkerd-proxy-restarted-once-or-app-killed.yaml' },
