@@ -102,11 +102,9 @@ export function warningsClause(m: Model, pod: K8sObject, mesh: MeshName, given?:
   const own = profileOf(mesh).injector.warnings ?? [];
   const list = (
     given ?? [
-      ...podWarnings(m, pod).filter(
-        (w) =>
-          (w.on.startsWith('Pod/') && own.some((o) => !o.on && o.reason === w.reason)) ||
-          VOLUME_WARNINGS.includes(w.reason),
-      ),
+      // A container that ran had its volumes mounted: only the mesh's own warnings about the pod, not the kubelet's
+      // volume warnings (held pods are given theirs by heldBy).
+      ...podWarnings(m, pod).filter((w) => w.on.startsWith('Pod/') && own.some((o) => !o.on && o.reason === w.reason)),
       ...controlPlaneWarnings(m, mesh),
     ]
   ).slice(0, 3);
