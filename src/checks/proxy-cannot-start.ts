@@ -102,6 +102,7 @@ import { proxyConfiguredAt, TRUST_ROOT, trustRootRegenerated } from '../facts/ti
 import { bugsShown, BUGS_SHOWN } from '../facts/known-bugs.js';
 import { SA_TOKEN_DIR, SA_TOKEN_LINE, tokenUnmounted } from '../k8s/sa-token.js';
 import { heldBy, WARNING_EVENTS, warningsClause } from '../facts/pod-warnings.js';
+import { unschedulableMessage } from '../k8s/scheduling.js';
 import type { WarningSeen } from '../k8s/warnings.js';
 
 const MESSAGES = messages({
@@ -236,6 +237,27 @@ function failingIn(m: Model, pod: K8sObject, names: readonly string[]): Failing[
   const st = isObj(pod.status) ? pod.status : {};
   const probes = probeEvents(m);
   const out: Failing[] = [];
+  // Not placed on a node (issue 31, round 9): no container has a status; the scheduler's own words say why, and the
+  // mesh's containers add their requests to the pod's (kubernetes pkg/scheduler/schedule_one.go, PodScheduled False,
+  // reason Unschedulable). Reported NOT_READY_MS after the pod was created, with the first container of the mesh's.
+  const unplaced = unschedulableMessage(pod);
+  const created = time(pod.metadata?.creationTimestamp);
+  if (unplaced !== undefined && created && m.now.getTime() - created.getTime() >= NOT_READY_MS) {
+    const spec = podSpec(pod);
+    const first = [...initContainers(spec), ...containers(spec)].find((c) => names.includes(str(c.name) ?? ''));
+    if (first)
+      return [
+        {
+          pod,
+          container: str(first.name)!,
+          init: initContainers(spec).includes(first),
+          kind: 'held',
+          reason: 'Unschedulable',
+          restarts: 0,
+          message: unplaced,
+        },
+      ];
+  }
   for (const [field, init] of [
     ['initContainerStatuses', true],
     ['containerStatuses', false],
@@ -1057,6 +1079,7 @@ function stuckCause(m: Model, w: Workload, mesh: MeshName, f: Failing, ctx: Star
  * a mesh controller's warning. Quoted as the cluster said it; what to change follows from the object it names.
  */
 function heldCause(m: Model, w: Workload, mesh: MeshName, f: Failing, ctx: StartContext) {
+  if (f.reason === 'Unschedulable') return unplacedCause(w, mesh, f, ctx);
   const said = warningsClause(m, f.pod, mesh, f.warnings);
   return {
     cause: `the pod is held before its containers start${said.meant ? `: ${said.meant}` : ''}${said.text}`,
@@ -1064,6 +1087,36 @@ function heldCause(m: Model, w: Workload, mesh: MeshName, f: Failing, ctx: Start
     fix: [
       comment`the object the events name must exist in the namespace of the pod, then the kubelet retries by itself`,
       cmd`kubectl get events -n ${w.namespace} --field-selector ${`involvedObject.name=${ctx.pod}`}`,
+      cmd`kubectl describe pod ${ctx.pod} -n ${w.namespace}`,
+    ] as Step[],
+  };
+}
+
+/**
+ * The scheduler has not placed the pod: its words quoted, with what the mesh's containers request (they count in the
+ * pod's requests: the largest init container or the sum of the others, kubernetes pkg/api/v1/resource); whether the
+ * pod would fit without them meshdoctor does not decide (it does not read what the nodes have free).
+ */
+function unplacedCause(w: Workload, mesh: MeshName, f: Failing, ctx: StartContext) {
+  const names = injectedNames(profileOf(mesh));
+  const spec = podSpec(f.pod);
+  const asks = [...initContainers(spec), ...containers(spec)]
+    .filter((c) => names.includes(str(c.name) ?? ''))
+    .flatMap((c) => {
+      const req = isObj(c.resources) && isObj(c.resources.requests) ? c.resources.requests : {};
+      const parts = ['cpu', 'memory'].flatMap((k) => (str(req[k]) ? [`${k} ${str(req[k])}`] : []));
+      return parts.length ? [`${str(c.name)} requests ${parts.join(', ')}`] : [];
+    });
+  const said = printable(f.message ?? '', 400);
+  return {
+    cause: `the scheduler has not placed the pod${said ? `: "${said}"` : ''}; ${
+      asks.length
+        ? `the containers ${meshTitle(mesh)} injected add to its requests (${asks.join('; ')})`
+        : `the containers ${meshTitle(mesh)} injected request nothing of their own`
+    }, whether it would fit without them is not decided here`,
+    evidence: { unschedulable: said, ...(asks.length ? { meshRequests: asks } : {}) },
+    fix: [
+      comment`the scheduler says which nodes it tried and why each does not fit`,
       cmd`kubectl describe pod ${ctx.pod} -n ${w.namespace}`,
     ] as Step[],
   };

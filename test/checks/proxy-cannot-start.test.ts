@@ -26,6 +26,11 @@ checkCases('proxy-cannot-start', {
       said: [{ id: 'cannot-start', params: { container: 'istio-proxy' } }],
     },
     {
+      fixtures: 'fires-istio-unschedulable-with-proxy-requests.yaml',
+      findings: ['Deployment store/search'],
+      said: [{ id: 'cannot-start', params: { container: 'istio-init', status: 'Unschedulable' } }],
+    },
+    {
       fixtures: 'fires-linkerd-identity-issuer-validation-failed.yaml',
       findings: ['Deployment shop/ledger'],
       said: [{ id: 'runs-unhappy', params: { container: 'linkerd-proxy' } }],
@@ -212,6 +217,7 @@ checkCases('proxy-cannot-start', {
     { fixtures: 'ok-linkerd-failedmount-pod-just-created.yaml' },
     { fixtures: 'ok-kuma-dataplane-warning-proxy-ready.yaml' },
     { fixtures: 'ok-linkerd-identity-warning-proxies-ready.yaml' },
+    { fixtures: 'ok-istio-unschedulable-pod-just-created.yaml' },
     { fixtures: 'ok-istio-1.6-failedmount-over-init-running.yaml' },
     { fixtures: 'ok-istio-proxy-not-ready-briefly.yaml' },
     { fixtures: 'ok-istio-proxy-exited-zero-in-job.yaml' },
@@ -572,6 +578,12 @@ describe('proxy-cannot-start: the Warning events about the pod (issue 31, round 
     expect(k.message).toContain('could not create the Dataplane of the pod');
     expect(k.message).toContain('FailedToGenerateKumaDataplane (k8s.kuma.io/dataplane-generator, 40 times)');
     expect(k.message).not.toContain('for a reason meshdoctor does not know');
+  });
+  it('quotes the scheduler and what the injected containers request, deciding nothing more', () => {
+    const f = one('fires-istio-unschedulable-with-proxy-requests.yaml', 'istio');
+    expect(f.message).toContain('0/3 nodes are available: 3 Insufficient cpu');
+    expect(f.message).toContain('istio-proxy requests cpu 100m, memory 128Mi');
+    expect(f.message).toContain('whether it would fit without them is not decided here');
   });
   it("quotes a control-plane component's warning tied to every meshed pod (Linkerd's identity issuer)", () => {
     const l = one('fires-linkerd-identity-issuer-validation-failed.yaml', 'linkerd');
