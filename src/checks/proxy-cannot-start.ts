@@ -65,6 +65,12 @@
  * runtime cannot apply, named with where it is set (the pod's, which a container without its own inherits); iptables'
  * "you must be root" (EPERM) of a container that runs as root names the seccomp profile, AppArmor, user namespaces and
  * the runtime instead of its user; a registry's HTTP 5xx is the registry's side (linkerd/linkerd2#9899).
+ * Warning events read whole (issue 31, round 9; src/facts/pod-warnings.ts): a mesh container still waiting to be created
+ * NOT_READY_MS after the pod was created is held where the kubelet's volume warnings name a volume it mounts (the
+ * ConfigMap or Secret the kubelet cannot find named as it says: istio/istio#22463, #43824); a container long not ready or
+ * not finished quotes the mesh's own controllers' warnings with what they mean (Kuma's FailedToGenerateKumaDataplane on
+ * the pod: kumahq/kuma#1216; Linkerd's identity issuer warnings on its Deployment); a pod the scheduler has not placed
+ * quotes the scheduler and what the mesh's containers request.
  * Known false positives: an app init container that fails for its own reason in a CNI pod (the fix reads its log
  * first); a cause read from the cluster (a Service, the CNI agent's
  * exclusions) is the one now, which may differ from when the pod started.
