@@ -332,12 +332,17 @@ export function keeper(policy: KeepPolicy): Keeper {
   const secretMounts: Reducer = (list, _c, ctx) => {
     if (!Array.isArray(list)) return undefined;
     const secret = secretVolumes(ctx);
+    // Every other mount keeps its volume's name only (which volumes a container mounts: a kubelet volume warning names
+    // the volume it cannot mount, src/facts/pod-warnings.ts).
     return list
-      .filter((v) => isObj(v) && (v.mountPath === SA_TOKEN_PATH || secret.has(v.name)))
+      .filter((v) => isObj(v) && (v.mountPath === SA_TOKEN_PATH || secret.has(v.name) || typeof v.name === 'string'))
+      .slice(0, 64)
       .map((v: Obj) =>
         secret.has(v.name)
           ? { name: v.name, mountPath: v.mountPath, ...(typeof v.subPath === 'string' ? { subPath: v.subPath } : {}) }
-          : { mountPath: SA_TOKEN_PATH },
+          : v.mountPath === SA_TOKEN_PATH
+            ? { mountPath: SA_TOKEN_PATH }
+            : { name: String(v.name).slice(0, 253) },
       );
   };
 
