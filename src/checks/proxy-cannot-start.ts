@@ -65,6 +65,12 @@
  * runtime cannot apply, named with where it is set (the pod's, which a container without its own inherits); iptables'
  * "you must be root" (EPERM) of a container that runs as root names the seccomp profile, AppArmor, user namespaces and
  * the runtime instead of its user; a registry's HTTP 5xx is the registry's side (linkerd/linkerd2#9899).
+ * Warning events read whole (issue 31, round 9; src/facts/pod-warnings.ts): a mesh container still waiting to be created
+ * NOT_READY_MS after the pod was created is held where the kubelet's volume warnings name a volume it mounts (the
+ * ConfigMap or Secret the kubelet cannot find named as it says: istio/istio#22463, #43824); a container long not ready or
+ * not finished quotes the mesh's own controllers' warnings with what they mean (Kuma's FailedToGenerateKumaDataplane on
+ * the pod: kumahq/kuma#1216; Linkerd's identity issuer warnings on its Deployment); a pod the scheduler has not placed
+ * quotes the scheduler and what the mesh's containers request.
  * Known false positives: an app init container that fails for its own reason in a CNI pod (the fix reads its log
  * first); a cause read from the cluster (a Service, the CNI agent's
  * exclusions) is the one now, which may differ from when the pod started.
@@ -101,6 +107,9 @@ import { PROXY_PATHS, proxyPaths } from '../facts/proxy-network.js';
 import { proxyConfiguredAt, TRUST_ROOT, trustRootRegenerated } from '../facts/timeline.js';
 import { bugsShown, BUGS_SHOWN } from '../facts/known-bugs.js';
 import { SA_TOKEN_DIR, SA_TOKEN_LINE, tokenUnmounted } from '../k8s/sa-token.js';
+import { heldBy, WARNING_EVENTS, warningsClause } from '../facts/pod-warnings.js';
+import { unschedulableMessage } from '../k8s/scheduling.js';
+import type { WarningSeen } from '../k8s/warnings.js';
 
 const MESSAGES = messages({
   'cannot-start': "{pods} of {workload} cannot start: {mesh}'s {role} {container} {failure} ({status}): {cause}.",
@@ -147,7 +156,7 @@ interface Failing {
    * kubelet kills it for a failed liveness or startup probe; unready: it runs but is not ready; waiting: another
    * waiting reason of the kubelet's; exited: a container ended non-zero that the pod does not restart; stuck: a plain init container that has not exited NOT_READY_MS after it started.
    */
-  kind: 'image' | 'crash' | 'exited' | 'config' | 'probe' | 'unready' | 'stuck' | 'waiting';
+  kind: 'image' | 'crash' | 'exited' | 'config' | 'probe' | 'unready' | 'stuck' | 'waiting' | 'held';
   /** The waiting reason, or "Error" for a terminated init container. */
   reason: string;
   exitCode?: number;
@@ -163,6 +172,8 @@ interface Failing {
   runningSince?: Date;
   /** It runs now (killed by a probe, restarting, not ready, or killed for memory): the pod runs, unhappy. */
   running?: true;
+  /** held: the Warning events that hold the pod before it starts (a volume of the mesh's the kubelet cannot mount). */
+  warnings?: readonly WarningSeen[];
 }
 
 /** The kubelet's probe events about one container of one pod: its kills for a failed probe, and the latest failure. */
@@ -221,6 +232,7 @@ const FAILURE: Record<Failing['kind'], string> = {
   unready: 'is not ready',
   stuck: 'does not finish',
   waiting: 'cannot start',
+  held: 'cannot start',
 };
 
 /** Restarts after which a container that runs now but was last OOM-killed is reported (a single kill may be a spike). */
@@ -231,6 +243,27 @@ function failingIn(m: Model, pod: K8sObject, names: readonly string[]): Failing[
   const st = isObj(pod.status) ? pod.status : {};
   const probes = probeEvents(m);
   const out: Failing[] = [];
+  // Not placed on a node (issue 31, round 9): no container has a status; the scheduler's own words say why, and the
+  // mesh's containers add their requests to the pod's (kubernetes pkg/scheduler/schedule_one.go, PodScheduled False,
+  // reason Unschedulable). Reported NOT_READY_MS after the pod was created, with the first container of the mesh's.
+  const unplaced = unschedulableMessage(pod);
+  const created = time(pod.metadata?.creationTimestamp);
+  if (unplaced !== undefined && created && m.now.getTime() - created.getTime() >= NOT_READY_MS) {
+    const spec = podSpec(pod);
+    const first = [...initContainers(spec), ...containers(spec)].find((c) => names.includes(str(c.name) ?? ''));
+    if (first)
+      return [
+        {
+          pod,
+          container: str(first.name)!,
+          init: initContainers(spec).includes(first),
+          kind: 'held',
+          reason: 'Unschedulable',
+          restarts: 0,
+          message: unplaced,
+        },
+      ];
+  }
   for (const [field, init] of [
     ['initContainerStatuses', true],
     ['containerStatuses', false],
@@ -253,7 +286,22 @@ function failingIn(m: Model, pod: K8sObject, names: readonly string[]): Failing[
         !(running && (cs.ready === false || (typeof cs.restartCount === 'number' && cs.restartCount > 0)))
       )
         continue;
-      if (reason && NORMAL_WAITING.has(reason)) continue;
+      if (reason && NORMAL_WAITING.has(reason)) {
+        // Not tried yet: a failure only where the Warning events say what holds the pod (issue 31: evidence read
+        // whole; the kubelet cannot mount a volume this container mounts, a mesh controller's warning about the pod).
+        const held = heldBy(m, pod, str(cs.name)!, NOT_READY_MS);
+        if (held.length)
+          out.push({
+            pod,
+            container: str(cs.name)!,
+            init,
+            kind: 'held',
+            reason,
+            restarts: typeof cs.restartCount === 'number' ? cs.restartCount : 0,
+            warnings: held,
+          });
+        continue;
+      }
       const seen = probes?.get(`${nsOf(pod)}/${nameOf(pod)}/${str(cs.name)}`);
       const term = termLast ?? termNow;
       const base = {
@@ -786,8 +834,9 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
   }
   if (first.probes?.kills && (first.kind === 'probe' || first.kind === 'crash'))
     return { ...probeCause(w, mesh, first, ctx), role, status, events };
-  if (first.kind === 'unready') return { ...unreadyCause(m, w, first, ctx), role, status, events };
+  if (first.kind === 'unready') return { ...unreadyCause(m, w, mesh, first, ctx), role, status, events };
   if (first.kind === 'waiting') return { ...waitingCause(w, first, ctx), role, status, events };
+  if (first.kind === 'held') return { ...heldCause(m, w, mesh, first, ctx), role, status, events };
   const node = nodeOf(m, first.pod);
   if (first.kind === 'config') {
     const said = first.message ?? (events?.reason === 'Failed' ? events.message : undefined);
@@ -854,7 +903,7 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
       status,
       events,
     };
-  if (first.kind === 'stuck') return { ...stuckCause(m, w, first, ctx), role, status, events };
+  if (first.kind === 'stuck') return { ...stuckCause(m, w, mesh, first, ctx), role, status, events };
   // The ServiceAccount token file it reads, which the pod does not mount (issue 31: why a mesh container cannot run).
   const token = tokenCause(w, first);
   if (token) return { ...token, role, status, events };
@@ -1039,18 +1088,25 @@ const sinceText = (ms: number) =>
  * The container runs but is not ready, NOT_READY_MS after its last start: the kubelet's readiness probe failure is
  * quoted where its events were read (issue 31: a mesh container visibly unhappy ends in a finding that quotes it).
  */
-function unreadyCause(m: Model, w: Workload, f: Failing, ctx: StartContext) {
+function unreadyCause(m: Model, w: Workload, mesh: MeshName, f: Failing, ctx: StartContext) {
   const since = f.runningSince!;
   const u = f.probes?.unready ?? f.probes?.failed;
+  const said = warningsClause(m, f.pod, mesh);
   return {
-    cause: `it has run for ${sinceText(m.now.getTime() - since.getTime())} since its last start (${iso(since)}) and is not ready, for a reason meshdoctor does not know${
+    cause: `it has run for ${sinceText(m.now.getTime() - since.getTime())} since its last start (${iso(since)}) and is not ready${
+      said.meant ? `: ${said.meant}` : ', for a reason meshdoctor does not know'
+    }${
       u
         ? `; the kubelet said "${u.message}"${u.count > 1 ? ` (${u.count} times)` : ''}`
         : m.has('events')
           ? '; no probe failure of it was in the events read'
           : '; events were not read'
-    }`,
-    evidence: { runningSince: iso(since), ...(u ? { probeFailed: u.message, probeFailures: u.count } : {}) },
+    }${said.text}`,
+    evidence: {
+      runningSince: iso(since),
+      ...(u ? { probeFailed: u.message, probeFailures: u.count } : {}),
+      ...(said.warnings.length ? { warnings: said.warnings } : {}),
+    },
     fix: [
       comment`its log says why it is not ready, often a control plane it cannot reach`,
       cmd`kubectl logs ${ctx.pod} -n ${w.namespace} -c ${f.container}`,
@@ -1060,14 +1116,67 @@ function unreadyCause(m: Model, w: Workload, f: Failing, ctx: StartContext) {
 }
 
 /** A plain init container of the mesh still running NOT_READY_MS after it started: the pod stays in Init, the app never starts. */
-function stuckCause(m: Model, w: Workload, f: Failing, ctx: StartContext) {
+function stuckCause(m: Model, w: Workload, mesh: MeshName, f: Failing, ctx: StartContext) {
   const since = f.runningSince!;
+  const said = warningsClause(m, f.pod, mesh);
   return {
-    cause: `it has run for ${sinceText(m.now.getTime() - since.getTime())} (since ${iso(since)}) and not exited, so the containers after it never start, for a reason meshdoctor does not know`,
-    evidence: { runningSince: iso(since) },
+    cause: `it has run for ${sinceText(m.now.getTime() - since.getTime())} (since ${iso(since)}) and not exited, so the containers after it never start${
+      said.meant ? `: ${said.meant}` : ', for a reason meshdoctor does not know'
+    }${said.text}`,
+    evidence: { runningSince: iso(since), ...(said.warnings.length ? { warnings: said.warnings } : {}) },
     fix: [
       comment`its log says what it waits for`,
       cmd`kubectl logs ${ctx.pod} -n ${w.namespace} -c ${f.container}`,
+    ] as Step[],
+  };
+}
+
+/**
+ * Held before it starts (ContainerCreating, PodInitializing) NOT_READY_MS after the pod was created, and the Warning
+ * events about the pod say what holds it (issue 31: evidence read whole): the kubelet cannot mount a volume this
+ * container mounts (a ConfigMap or Secret the mesh's control plane writes into the namespace, a token it projects), or
+ * a mesh controller's warning. Quoted as the cluster said it; what to change follows from the object it names.
+ */
+function heldCause(m: Model, w: Workload, mesh: MeshName, f: Failing, ctx: StartContext) {
+  if (f.reason === 'Unschedulable') return unplacedCause(w, mesh, f, ctx);
+  const said = warningsClause(m, f.pod, mesh, f.warnings);
+  return {
+    cause: `the pod is held before its containers start${said.meant ? `: ${said.meant}` : ''}${said.text}`,
+    evidence: { warnings: said.warnings },
+    fix: [
+      comment`the object the events name must exist in the namespace of the pod, then the kubelet retries by itself`,
+      cmd`kubectl get events -n ${w.namespace} --field-selector ${`involvedObject.name=${ctx.pod}`}`,
+      cmd`kubectl describe pod ${ctx.pod} -n ${w.namespace}`,
+    ] as Step[],
+  };
+}
+
+/**
+ * The scheduler has not placed the pod: its words quoted, with what the mesh's containers request (they count in the
+ * pod's requests: the largest init container or the sum of the others, kubernetes pkg/api/v1/resource); whether the
+ * pod would fit without them meshdoctor does not decide (it does not read what the nodes have free).
+ */
+function unplacedCause(w: Workload, mesh: MeshName, f: Failing, ctx: StartContext) {
+  const names = injectedNames(profileOf(mesh));
+  const spec = podSpec(f.pod);
+  const asks = [...initContainers(spec), ...containers(spec)]
+    .filter((c) => names.includes(str(c.name) ?? ''))
+    .flatMap((c) => {
+      const req = isObj(c.resources) && isObj(c.resources.requests) ? c.resources.requests : {};
+      const parts = ['cpu', 'memory'].flatMap((k) => (str(req[k]) ? [`${k} ${str(req[k])}`] : []));
+      return parts.length ? [`${str(c.name)} requests ${parts.join(', ')}`] : [];
+    });
+  const said = printable(f.message ?? '', 400);
+  return {
+    cause: `the scheduler has not placed the pod${said ? `: "${said}"` : ''}; ${
+      asks.length
+        ? `the containers ${meshTitle(mesh)} injected add to its requests (${asks.join('; ')})`
+        : `the containers ${meshTitle(mesh)} injected request nothing of their own`
+    }, whether it would fit without them is not decided here`,
+    evidence: { unschedulable: said, ...(asks.length ? { meshRequests: asks } : {}) },
+    fix: [
+      comment`the scheduler says which nodes it tried and why each does not fit`,
+      cmd`kubectl describe pod ${ctx.pod} -n ${w.namespace}`,
     ] as Step[],
   };
 }
@@ -1650,7 +1759,7 @@ function serverDropsNative(m: Model): boolean {
 // Two shapes of evidence: a failing container's, and an altered native sidecar's.
 export default defineCheck<Evidence, typeof MESSAGES>({
   ...meta('proxy-cannot-start'),
-  facts: [APP_WORKLOADS, DECISIONS, CLUSTER_VERSIONS, PROXY_PATHS, TRUST_ROOT, BUGS_SHOWN],
+  facts: [APP_WORKLOADS, DECISIONS, CLUSTER_VERSIONS, PROXY_PATHS, TRUST_ROOT, BUGS_SHOWN, WARNING_EVENTS],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {

@@ -54,6 +54,11 @@ export interface KeepPolicy {
    * of a mesh's container), or, without `containers`, whatever they name (a mesh's own event).
    */
   podEvents: readonly { reason: string; message: RegExp; containers?: readonly string[] }[];
+  /**
+   * Warning events kept whole (type Warning, whatever they are about), by reason: the kubelet's volume warnings and the
+   * meshes' own controllers' warnings (src/k8s/warnings.ts), quoted where a mesh pod is unhappy.
+   */
+  warnings?: readonly string[];
   /** The hostPath volumes of a pod (template) whose host directory is kept, by volume name (a CNI agent's binary directory). */
   hostPathVolumes?: readonly string[];
 }
@@ -328,12 +333,17 @@ export function keeper(policy: KeepPolicy): Keeper {
   const secretMounts: Reducer = (list, _c, ctx) => {
     if (!Array.isArray(list)) return undefined;
     const secret = secretVolumes(ctx);
+    // Every other mount keeps its volume's name only (which volumes a container mounts: a kubelet volume warning names
+    // the volume it cannot mount, src/facts/pod-warnings.ts).
     return list
-      .filter((v) => isObj(v) && (v.mountPath === SA_TOKEN_PATH || secret.has(v.name)))
+      .filter((v) => isObj(v) && (v.mountPath === SA_TOKEN_PATH || secret.has(v.name) || typeof v.name === 'string'))
+      .slice(0, 64)
       .map((v: Obj) =>
         secret.has(v.name)
           ? { name: v.name, mountPath: v.mountPath, ...(typeof v.subPath === 'string' ? { subPath: v.subPath } : {}) }
-          : { mountPath: SA_TOKEN_PATH },
+          : v.mountPath === SA_TOKEN_PATH
+            ? { mountPath: SA_TOKEN_PATH }
+            : { name: String(v.name).slice(0, 253) },
       );
   };
 
@@ -415,7 +425,11 @@ export function keeper(policy: KeepPolicy): Keeper {
     'FailedCreate',
     ...(policy.skipPrefixes.length ? ['InjectionSkipped'] : []),
     ...POD_EVENTS.map((e) => e.reason),
+    ...(policy.warnings ?? []),
   ]);
+  const WARNINGS = new Set(policy.warnings ?? []);
+  /** A Warning event of a reason the policy keeps whole. */
+  const warningKept = (e: K8sObject) => e.type === 'Warning' && WARNINGS.has(e.reason as string);
   const SKIP_PREFIXES = policy.skipPrefixes;
 
   /** The container an event's fieldPath names (`spec.initContainers{istio-init}`), if any. */
@@ -443,6 +457,7 @@ export function keeper(policy: KeepPolicy): Keeper {
     if (typeof message !== 'string') return undefined; // eventInfo reads strings only
     const reason = e.reason;
     if (reason === 'FailedCreate') return redactAdmissionMessage(message, REDACTED);
+    if (warningKept(e)) return message.slice(0, 4000);
     const fieldPath = isObj(e.involvedObject) ? e.involvedObject.fieldPath : undefined;
     const read =
       reason === 'InjectionSkipped'
@@ -456,6 +471,7 @@ export function keeper(policy: KeepPolicy): Keeper {
   function eventKept(e: K8sObject): boolean {
     if (!EVENT_REASONS.has(e.reason as string)) return false;
     if (e.reason === 'FailedCreate' || e.reason === 'InjectionSkipped') return true;
+    if (warningKept(e)) return true;
     const io = isObj(e.involvedObject) ? e.involvedObject : {};
     return typeof e.message === 'string' && podEventRead(e.reason, e.message, io.fieldPath);
   }

@@ -32,7 +32,7 @@ export const RULES = {
   volumes:
     "a Secret volume's `name` and `secret.secretName` (never an item or a mode); a hostPath volume the meshes name (a CNI agent's `cni-bin-dir`): `name` and `hostPath.path`; no other volume",
   secretMounts:
-    'only the mounts of a Secret volume (`name`, `mountPath`, `subPath`) and a mount at the ServiceAccount token path (`mountPath`)',
+    'the mounts of a Secret volume (`name`, `mountPath`, `subPath`), a mount at the ServiceAccount token path (`mountPath`), and of every other mount its volume `name` only (at most 64)',
   injectedStatusMessages:
     "state messages dropped but the transport error a terminated message names (`dial tcp ADDR: connect: connection refused`, `no such host`, `i/o timeout`: only that phrase, 300 characters), and of a container a mesh injects (or a known bug's symptom names) the terminated message's recognised failure lines (at most 8 of 512 characters) and the waiting message the kubelet writes when it cannot create, start or pull it (512 characters)",
   noStatusMessages: 'state messages dropped',
@@ -258,8 +258,11 @@ const KEPT: Partial<Record<KindKey, KindKeep>> = {
         apiVersion: 'all',
         kind: 'all',
         metadata: EVENT_META,
+        type: 'all',
         reason: 'all',
         message: { rule: 'eventMessage' },
+        source: { fields: { component: 'all' } },
+        reportingComponent: 'all',
         involvedObject: {
           fields: { kind: 'all', namespace: 'all', name: 'all', fieldPath: { rule: 'containerFieldPath' } },
         },

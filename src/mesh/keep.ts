@@ -15,6 +15,7 @@ import { SANDBOX_REASON, sandboxMessageShape } from '../k8s/sandbox.js';
 import { CNI_BIN_VOLUME } from './cni-install.js';
 import { IPTABLES_LINES } from './iptables.js';
 import { SA_TOKEN_LINE } from '../k8s/sa-token.js';
+import { VOLUME_WARNINGS } from '../k8s/warnings.js';
 
 /** Every container name a mesh injects: their statuses and the kubelet's events about them are kept. */
 const INJECTED = [...new Set(PROFILE_LIST.flatMap(injectedNames))];
@@ -75,6 +76,8 @@ const KEEP_POLICY: KeepPolicy = {
     // The kubelet failing a pod's sandbox in a mesh's CNI plugin or its Multus attachment (pod-sandbox-cni-failed).
     { reason: SANDBOX_REASON, message: SANDBOX_SHAPE },
   ],
+  // Warning events kept whole: the kubelet's volume warnings and the meshes' own (src/k8s/warnings.ts).
+  warnings: [...VOLUME_WARNINGS, ...PROFILE_LIST.flatMap((p) => (p.injector.warnings ?? []).map((w) => w.reason))],
   // The host directory the meshes' CNI agents install their plugin's binary into (pod-sandbox-cni-failed).
   hostPathVolumes: [CNI_BIN_VOLUME],
 };

@@ -12,6 +12,7 @@ import type {
   InjectorHostNetwork,
   KubernetesSupport,
   MeshProfile,
+  MeshWarning,
   ProxyNetwork,
   ProxyPin,
   ResourceKey,
@@ -130,6 +131,8 @@ export interface MeshData {
   readonly injector?: {
     readonly skippedEventPrefix?: string;
     readonly skipReasons?: readonly string[];
+    /** The Warning events its controllers record about a pod (profile.ts MeshWarning). */
+    readonly warnings?: readonly MeshWarning[];
     readonly reinjects?: true;
     /** The RBAC its chart grants the injector, in ClusterRole and ClusterRoleBinding named after the injector Deployment. */
     readonly rbac?: {

@@ -240,6 +240,7 @@ export function profileFrom<N extends MeshData['name']>(
       decide: (m, i) => b.decide(m, i),
       ...(data.injector?.skippedEventPrefix ? { skippedEventPrefix: data.injector.skippedEventPrefix } : {}),
       ...(data.injector?.skipReasons ? { skipReasons: data.injector.skipReasons } : {}),
+      ...(data.injector?.warnings ? { warnings: data.injector.warnings } : {}),
       ...(data.injector?.reinjects ? { reinjects: true as const } : {}),
       ...(data.injector?.rbac
         ? {

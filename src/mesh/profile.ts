@@ -660,6 +660,24 @@ export interface InjectorRbac {
   readonly source: string;
 }
 
+/**
+ * A Warning event a mesh's own controller records about a pod (its reason, the component that records it, the source
+ * file and tag that record it), and what it means for the pod's proxy: quoted with that meaning where the pod is unhappy.
+ */
+export interface MeshWarning {
+  readonly reason: string;
+  /** The recorder's component (the event's source.component). */
+  readonly component: string;
+  /** What it means for the pod (one clause, for messages). */
+  readonly means: string;
+  /**
+   * The control-plane object it is recorded on, in the mesh's control-plane namespace (a component that serves every
+   * meshed pod: an identity issuer); absent: recorded on the pod itself.
+   */
+  readonly on?: { readonly kind: string; readonly name: string };
+  readonly source: string;
+}
+
 /** The injector's own decision for a pod it is called for, and what it records. */
 interface Injector {
   /** Every rule the injector applies to a pod it is called for, in its order. */
@@ -668,6 +686,8 @@ interface Injector {
   readonly skippedEventPrefix?: string;
   /** Every reason its skip events may give, longest first (the event joins them with ", ", which a reason may contain). */
   readonly skipReasons?: readonly string[];
+  /** The Warning events its own controllers record about a pod (issue 31: evidence read whole), with what each means. */
+  readonly warnings?: readonly MeshWarning[];
   /**
    * What a reason of its skip event means for this workload, whose pods (`pods`, the ones it
    * skipped) the model says it should have injected; undefined for a reason it does not know.

@@ -14,6 +14,32 @@ import { PROFILE_LIST } from '../../src/mesh/registry.js';
 
 checkCases('proxy-cannot-start', {
   fires: [
+    // Issue 31 round 9 (gen9events): the Warning events about the pod say what holds it or what it waits for.
+    {
+      fixtures: 'fires-linkerd-identity-token-failedmount.yaml',
+      findings: ['Deployment shop/ledger'],
+      said: [{ id: 'cannot-start', params: { container: 'linkerd-proxy', status: 'PodInitializing' } }],
+    },
+    {
+      fixtures: 'fires-istio-1.6-istio-token-failedmount.yaml',
+      findings: ['Deployment store/tickets'],
+      said: [{ id: 'cannot-start', params: { container: 'istio-proxy' } }],
+    },
+    {
+      fixtures: 'fires-istio-unschedulable-with-proxy-requests.yaml',
+      findings: ['Deployment store/search'],
+      said: [{ id: 'cannot-start', params: { container: 'istio-init', status: 'Unschedulable' } }],
+    },
+    {
+      fixtures: 'fires-linkerd-identity-issuer-validation-failed.yaml',
+      findings: ['Deployment shop/ledger'],
+      said: [{ id: 'runs-unhappy', params: { container: 'linkerd-proxy' } }],
+    },
+    {
+      fixtures: 'fires-kuma-dataplane-generation-failed.yaml',
+      findings: ['Deployment orders/invoices'],
+      said: [{ id: 'runs-unhappy', params: { container: 'kuma-sidecar' } }],
+    },
     { fixtures: 'fires-linkerd-init-nft.yaml', findings: ['Deployment shop/orders'] },
     { fixtures: 'fires-linkerd-network-validator.yaml', findings: ['Deployment shop/invoices'] },
     { fixtures: 'fires-istio-validation-excluded.yaml', findings: ['Deployment store/catalog'] },
@@ -202,6 +228,13 @@ checkCases('proxy-cannot-start', {
     })),
   ],
   silent: [
+    // Issue 31 round 9 (gen9events): an app volume the kubelet cannot mount, a pod just created, an old warning.
+    { fixtures: 'ok-linkerd-app-volume-failedmount.yaml' },
+    { fixtures: 'ok-linkerd-failedmount-pod-just-created.yaml' },
+    { fixtures: 'ok-kuma-dataplane-warning-proxy-ready.yaml' },
+    { fixtures: 'ok-linkerd-identity-warning-proxies-ready.yaml' },
+    { fixtures: 'ok-istio-unschedulable-pod-just-created.yaml' },
+    { fixtures: 'ok-istio-1.6-failedmount-over-init-running.yaml' },
     { fixtures: 'ok-istio-proxy-not-ready-briefly.yaml' },
     { fixtures: 'ok-istio-proxy-exited-zero-in-job.yaml' },
     { fixtures: 'ok-linkerd-proxy-restarted-once-or-app-killed.yaml' },
@@ -581,5 +614,37 @@ describe('proxy-cannot-start: a proxy on a release its companion or its injector
       /config\.linkerd\.io\/proxy-version: stable-2\.9\.4.*older than stable-2\.10\.2/,
     );
     expect(msg('istio', 'fires-istio-proxyimage-pinned-same-release')).not.toMatch(/pinned/);
+  });
+});
+
+describe('proxy-cannot-start: the Warning events about the pod (issue 31, round 9)', () => {
+  const one = (file: string, base: Parameters<typeof cluster>[0]) =>
+    findings(cluster(base, [`checks/proxy-cannot-start/${file}`]), ['proxy-cannot-start'])[0]!;
+  it('names the volume the kubelet cannot mount and quotes its message (Linkerd, Istio 1.6)', () => {
+    const l = one('fires-linkerd-identity-token-failedmount.yaml', 'linkerd');
+    expect(l.message).toContain('the kubelet cannot mount its volume linkerd-identity-token');
+    expect(l.message).toContain('the API server does not have TokenRequest endpoints enabled');
+    expect((l.evidence as any).warnings[0]).toMatchObject({ reason: 'FailedMount', component: 'kubelet', count: 31 });
+    const i = one('fires-istio-1.6-istio-token-failedmount.yaml', 'istio-1.6');
+    expect(i.message).toContain('istio-token');
+  });
+  it("says what a mesh controller's own warning means, and quotes it (Kuma 2.x, reportingComponent)", () => {
+    const k = one('fires-kuma-dataplane-generation-failed.yaml', 'kuma');
+    expect(k.message).toContain('could not create the Dataplane of the pod');
+    expect(k.message).toContain('FailedToGenerateKumaDataplane (k8s.kuma.io/dataplane-generator, 40 times)');
+    expect(k.message).not.toContain('for a reason meshdoctor does not know');
+  });
+  it('quotes the scheduler and what the injected containers request, deciding nothing more', () => {
+    const f = one('fires-istio-unschedulable-with-proxy-requests.yaml', 'istio');
+    expect(f.message).toContain('0/3 nodes are available: 3 Insufficient cpu');
+    expect(f.message).toContain('istio-proxy requests cpu 100m, memory 128Mi');
+    expect(f.message).toContain('whether it would fit without them is not decided here');
+  });
+  it("quotes a control-plane component's warning tied to every meshed pod (Linkerd's identity issuer)", () => {
+    const l = one('fires-linkerd-identity-issuer-validation-failed.yaml', 'linkerd');
+    expect(l.message).toContain(
+      "Linkerd's linkerd-identity says its identity issuer certificate cannot be used to sign",
+    );
+    expect(l.message).toContain('IssuerValidationFailed (linkerd-identity, 140 times) on Deployment/linkerd-identity');
   });
 });

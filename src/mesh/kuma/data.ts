@@ -100,6 +100,22 @@ export const KUMA_DATA = {
     podOptInNamespaceLabel: { key: KUMA_INJECT, value: 'disabled' },
   },
 
+  injector: {
+    // The control plane's pod controller turns each injected pod into a Dataplane; when it cannot (its own validating
+    // webhook rejects the Dataplane, a probe port it cannot translate, a Mesh it cannot find), it records a Warning on
+    // the pod and kuma-dp never gets its bootstrap configuration: the proxy runs and is never ready (kumahq/kuma#1216,
+    // #8256). kumahq/kuma 1.0.1 pkg/plugins/runtime/k8s/controllers/pod_controller.go#L42,L219 (recorder
+    // "k8s.kuma.io/dataplane-generator", plugin.go#L136) and v2.14.3 pod_controller.go#L44,L232, plugin.go#L201.
+    warnings: [
+      {
+        reason: 'FailedToGenerateKumaDataplane',
+        component: 'k8s.kuma.io/dataplane-generator',
+        means: 'the control plane could not create the Dataplane of the pod, so its proxy never gets its configuration',
+        source: 'kumahq/kuma 1.0.1 and v2.14.3 pkg/plugins/runtime/k8s/controllers/pod_controller.go',
+      },
+    ],
+  },
+
   proxy: {
     annotations: {},
     onNamespace: false,

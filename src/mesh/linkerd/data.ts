@@ -83,7 +83,30 @@ export const LINKERD_DATA = {
     enable: { field: 'annotations', key: LINKERD_INJECT, value: 'enabled' },
   },
 
-  injector: { skippedEventPrefix: 'Linkerd sidecar proxy injection skipped: ' },
+  injector: {
+    skippedEventPrefix: 'Linkerd sidecar proxy injection skipped: ',
+    // linkerd-identity records Warnings on its own Deployment (recorder component linkerd-identity, object Deployment
+    // linkerd-identity in the control-plane namespace) when it cannot use its issuer: every proxy that asks for a
+    // certificate then gets none and is not ready. linkerd/linkerd2 stable-2.10.0 pkg/identity/service.go#L30-L32,
+    // L95,L179 and controller/cmd/identity/main.go#L54,L145; b24cd40 (edge) pkg/identity/service.go#L36-L38,L113,L230.
+    warnings: [
+      {
+        reason: 'IssuerValidationFailed',
+        component: 'linkerd-identity',
+        means:
+          'its identity issuer certificate cannot be used to sign, so the proxies that ask for a certificate get none',
+        on: { kind: 'Deployment', name: 'linkerd-identity' },
+        source: 'linkerd/linkerd2 stable-2.10.0 and b24cd40 pkg/identity/service.go eventTypeFailed',
+      },
+      {
+        reason: 'IssuerUpdateSkipped',
+        component: 'linkerd-identity',
+        means: 'it could not read the renewed issuer certificate from its Secret and keeps the one it had',
+        on: { kind: 'Deployment', name: 'linkerd-identity' },
+        source: 'linkerd/linkerd2 stable-2.10.0 and b24cd40 pkg/identity/service.go eventTypeSkipped',
+      },
+    ],
+  },
 
   proxy: {
     annotations: LINKERD_RESOURCE_ANNOTATIONS,

@@ -1,0 +1,143 @@
+/**
+ * The Warning events about a mesh pod, read whole (issue 31, round 9): about the pod and its owners (ReplicaSet and its
+ * Deployment, Job and its CronJob, StatefulSet, DaemonSet), from any component, kept by the snapshot in the shapes of
+ * src/k8s/warnings.ts: the kubelet's volume warnings (a volume of the mesh's it cannot mount holds the pod before any
+ * container starts: istio/istio#22463, #43824) and the meshes' own controllers' warnings (their profiles'
+ * `injector.warnings`: Kuma's pod controller that cannot create the pod's Dataplane, kumahq/kuma#1216). A check that
+ * sees a mesh container unhappy for a reason it does not know quotes them, with what a mesh's own warning means.
+ */
+import { nameOf, nsOf, str, time, isObj } from '../util/objects.js';
+import type { K8sObject } from '../util/types.js';
+import type { Model } from './model.js';
+import {
+  ownersOf,
+  VOLUME_WARNINGS,
+  volumesNamed,
+  warningsAbout,
+  warningText,
+  type WarningSeen,
+} from '../k8s/warnings.js';
+import { containers, initContainers, podSpec } from '../k8s/pods.js';
+import type { MeshName } from '../mesh/names.js';
+import { meshTitle, profileOf, PROFILE_LIST } from '../mesh/registry.js';
+
+export { WARNING_EVENTS } from '../k8s/warnings.js';
+
+/** Every mesh's own warning reasons. */
+const MESH_REASONS = new Set(PROFILE_LIST.flatMap((p) => (p.injector.warnings ?? []).map((w) => w.reason)));
+
+/** The Warning events about the pod and its owners, newest first (bounded); pod-creation failures are other checks'. */
+function podWarnings(m: Model, pod: K8sObject): WarningSeen[] {
+  const ns = nsOf(pod);
+  return [
+    ...warningsAbout(m, 'Pod', ns, nameOf(pod)),
+    ...ownersOf(m, pod).flatMap((o) => warningsAbout(m, o.kind, ns, o.name)),
+  ]
+    .filter((w) => w.reason !== 'FailedCreate')
+    .slice(0, 20);
+}
+
+/** The volumes one container of the pod mounts. */
+function mountsOf(pod: K8sObject, container: string): Set<string> {
+  const spec = podSpec(pod);
+  const c = [...initContainers(spec), ...containers(spec)].find((x) => str(x.name) === container);
+  const mounts = Array.isArray(c?.volumeMounts) ? c.volumeMounts : [];
+  return new Set(mounts.slice(0, 64).flatMap((v: unknown) => (isObj(v) && str(v.name) ? [v.name as string] : [])));
+}
+
+/**
+ * What holds a mesh container that has not started (ContainerCreating, PodInitializing), `minMs` after the pod was
+ * created: the kubelet's volume warnings naming a volume it mounts, and a mesh's own warnings about the pod. Empty when
+ * the events say nothing of the kind (a pod that is just starting, an app volume's failure: not the mesh's).
+ */
+export function heldBy(m: Model, pod: K8sObject, container: string, minMs: number): WarningSeen[] {
+  const created = time(pod.metadata?.creationTimestamp);
+  if (!created || m.now.getTime() - created.getTime() < minMs || pod.metadata?.deletionTimestamp) return [];
+  // A container of the pod that ran: its volumes were mounted, so no volume holds the pod now.
+  const st = isObj(pod.status) ? pod.status : {};
+  const statuses = [
+    ...(Array.isArray(st.initContainerStatuses) ? st.initContainerStatuses : []),
+    ...(Array.isArray(st.containerStatuses) ? st.containerStatuses : []),
+  ].slice(0, 128);
+  const ran = statuses.some(
+    (cs) => isObj(cs) && isObj(cs.state) && (isObj(cs.state.running) || isObj(cs.state.terminated)),
+  );
+  const mounts = mountsOf(pod, container);
+  // A warning last seen more than `minMs` ago may be over (the kubelet repeats a failing mount every few minutes).
+  const recent = (w: WarningSeen) => {
+    const last = time(w.last);
+    return !last || m.now.getTime() - last.getTime() <= minMs;
+  };
+  return podWarnings(m, pod)
+    .filter(
+      (w) =>
+        recent(w) &&
+        ((w.on.startsWith('Pod/') && MESH_REASONS.has(w.reason)) ||
+          (!ran && VOLUME_WARNINGS.includes(w.reason) && volumesNamed(w.message).some((v) => mounts.has(v)))),
+    )
+    .slice(0, 3);
+}
+
+/**
+ * A mesh's own warnings recorded on a control-plane object that serves every meshed pod (Linkerd's identity issuer),
+ * in the control-plane namespaces the model sees (evidence from another namespace: Model.seesNamespace).
+ */
+function controlPlaneWarnings(m: Model, mesh: MeshName): WarningSeen[] {
+  const p = profileOf(mesh);
+  const namespaces = m.mesh(mesh)?.namespaces ?? [p.controlPlane.namespace];
+  return (p.injector.warnings ?? []).flatMap((o) =>
+    o.on
+      ? namespaces
+          .filter((ns) => m.seesNamespace(ns))
+          .flatMap((ns) => warningsAbout(m, o.on!.kind, ns, o.on!.name).filter((w) => w.reason === o.reason))
+      : [],
+  );
+}
+
+/**
+ * The Warning events a finding about an unhappy mesh container quotes: the mesh's own warnings about the pod (with what
+ * they mean) and the kubelet's volume warnings (with the volume and the object they name); `given` when already chosen.
+ */
+export function warningsClause(m: Model, pod: K8sObject, mesh: MeshName, given?: readonly WarningSeen[]) {
+  const own = profileOf(mesh).injector.warnings ?? [];
+  const list = (
+    given ?? [
+      // A container that ran had its volumes mounted: only the mesh's own warnings about the pod, not the kubelet's
+      // volume warnings (held pods are given theirs by heldBy).
+      ...podWarnings(m, pod).filter((w) => w.on.startsWith('Pod/') && own.some((o) => !o.on && o.reason === w.reason)),
+      ...controlPlaneWarnings(m, mesh),
+    ]
+  ).slice(0, 3);
+  const meant: string[] = [];
+  const vols = new Set<string>();
+  const missing = new Set<string>();
+  for (const w of list) {
+    const o = own.find((x) => x.reason === w.reason);
+    if (o) meant.push(`${meshTitle(mesh)}'s ${o.component} says ${o.means}`);
+    else if (VOLUME_WARNINGS.includes(w.reason)) {
+      for (const v of volumesNamed(w.message)) vols.add(v);
+      const gone = /\b(configmap|secret) "([^"]{1,253})" not found/i.exec(w.message);
+      if (gone) missing.add(`${gone[1]!.toLowerCase() === 'secret' ? 'Secret' : 'ConfigMap'} ${gone[2]}`);
+    }
+  }
+  if (vols.size)
+    meant.push(
+      `the kubelet cannot mount its volume ${[...vols].sort().slice(0, 3).join(', ')}${
+        missing.size
+          ? ` (the ${[...missing].sort().join(' and the ')} was not found in namespace ${nsOf(pod)}, as the kubelet says)`
+          : ''
+      }`,
+    );
+  const uniq = [...new Set(meant)];
+  return {
+    meant: uniq.length ? uniq.join('; ') : undefined,
+    text: list.length ? `; the events about the pod say: ${list.map(warningText).join('; ')}` : '',
+    warnings: list.map((w) => ({
+      reason: w.reason,
+      message: w.message,
+      ...(w.component ? { component: w.component } : {}),
+      on: w.on,
+      count: w.count,
+    })),
+  };
+}
