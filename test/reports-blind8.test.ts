@@ -171,5 +171,4 @@ const CASES: ReportCase[] = [
   },
 ];
 
-reportCases('blind8', 'blind measurement 8: unseen real reports, the confirmed cause is named', CASES, [
-]);
+reportCases('blind8', 'blind measurement 8: unseen real reports, the confirmed cause is named', CASES, []);
