@@ -19,6 +19,8 @@ checkCases('kubernetes-version-unsupported', {
     { fixtures: 'fires-istio-digest-pinned.yaml', findings: ['Deployment istio-system/istiod'] },
     { fixtures: 'fires-kuma-node-older.yaml', findings: ['Deployment kuma-system/kuma-control-plane'] },
     { fixtures: 'fires-consul-1.9-node-older.yaml', findings: ['Deployment consul/consul-connect-injector'] },
+    // The older stable releases the Linkerd page listed (2.10 to 2.12): stable-2.10 on Kubernetes 1.24.
+    { fixtures: 'fires-linkerd-stable-2.10-node-1.24.yaml', findings: ['Deployment linkerd/linkerd-proxy-injector'] },
     // consul-k8s 0.13-0.26 speak admissionregistration.k8s.io/v1beta1, gone in Kubernetes 1.22 (issue 31.7).
     {
       fixtures: 'fires-consul-0.x-v1beta1-node-1.22.yaml',
@@ -34,6 +36,7 @@ checkCases('kubernetes-version-unsupported', {
   ],
   silent: [
     { fixtures: 'ok-linkerd-nodes-in-range.yaml' },
+    { fixtures: 'ok-linkerd-stable-2.10-node-1.23.yaml' },
     { fixtures: 'ok-istio-nodes-at-the-ends.yaml' },
     { fixtures: 'ok-kuma-node-unreadable.yaml' },
     { fixtures: 'ok-consul-release-not-in-table.yaml' },

@@ -19,6 +19,7 @@ import type { ReleaseTable } from '../release-table.js';
  * the stricter minimum is used. 2.20: minAPIVersion 1.31.0 (version-2.20 @eadc1acf), as the page.
  */
 const PAGE = 'linkerd/website@93f00175 linkerd.io/content/2-edge/reference/k8s-versions.md';
+const OLDER = 'linkerd/website@2d8d9ec2 linkerd.io/content/2.15/reference/k8s-versions.md lines 21-28';
 export const LINKERD_KUBERNETES: readonly KubernetesSupport[] = [
   { release: '2.20', min: '1.31', max: '1.35', source: PAGE },
   {
@@ -38,6 +39,10 @@ export const LINKERD_KUBERNETES: readonly KubernetesSupport[] = [
   { release: '2.15', min: '1.22', max: '1.29', source: PAGE },
   { release: '2.14', min: '1.21', max: '1.28', source: PAGE },
   { release: '2.13', min: '1.21', max: '1.28', source: PAGE },
+  // The page at 2.15 still listed the older stable releases (2.11.0 alone also ran on 1.16, the page says).
+  { release: '2.12', min: '1.21', max: '1.24', source: OLDER },
+  { release: '2.11', min: '1.17', max: '1.23', source: OLDER },
+  { release: '2.10', min: '1.16', max: '1.23', source: OLDER },
 ];
 
 export const LINKERD_RELEASES: ReleaseTable = {
