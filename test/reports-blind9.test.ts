@@ -27,7 +27,9 @@
  *   that its pod is Pending on an untolerated taint; and sidecar-missing for the uninjected pod.
  * Round 10: after merging the five mechanism branches (gen9events, gen9refs, gen9time, gen9skew, gen9path; their
  * builders never saw this file): still 7/17, the same seven. Then the lead, having seen this set, added the Kubernetes
- * support rows of Linkerd 2.10 to 2.12 (their page lists them): linkerd/linkerd2#11068 is named, 8/17, no longer blind.
+ * support rows of Linkerd 2.10 to 2.12 (their page lists them): linkerd/linkerd2#11068 is named; and injector-unavailable
+ * now says why an injector pod does not run where the cluster says it (the scheduler's message, the kubelet's volume
+ * warnings, a projected token the API server does not issue): istio/istio#22249 is named. 9/17, no longer blind.
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
@@ -156,7 +158,6 @@ const CASES: ReportCase[] = [
 reportCases('blind9', 'blind measurement 9: unseen real reports, the confirmed cause is named', CASES, [
   'linkerd-stable-2.10-dnspolicy-none-proxy-never-ready',
   'linkerd-stable-2.10-pod-cidr-overlaps-node-network',
-  'istio-1.5-istiod-third-party-token-on-kubernetes-1.12',
   'istio-1.5-automount-token-false-istio-proxy-never-ready',
   'kuma-1.x-job-sidecar-not-terminated-1.7.0',
   'kuma-1.x-crd-owned-pod-sidecar-keeps-running',

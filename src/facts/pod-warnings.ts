@@ -11,6 +11,7 @@ import type { K8sObject } from '../util/types.js';
 import type { Model } from './model.js';
 import {
   ownersOf,
+  TOKEN_REQUEST_UNSERVED,
   VOLUME_WARNINGS,
   volumesNamed,
   warningsAbout,
@@ -37,20 +38,22 @@ function podWarnings(m: Model, pod: K8sObject): WarningSeen[] {
     .slice(0, 20);
 }
 
-/** The volumes one container of the pod mounts. */
-function mountsOf(pod: K8sObject, container: string): Set<string> {
+/** The volumes one container of the pod mounts (undefined: any of its containers). */
+function mountsOf(pod: K8sObject, container: string | undefined): Set<string> {
   const spec = podSpec(pod);
-  const c = [...initContainers(spec), ...containers(spec)].find((x) => str(x.name) === container);
-  const mounts = Array.isArray(c?.volumeMounts) ? c.volumeMounts : [];
-  return new Set(mounts.slice(0, 64).flatMap((v: unknown) => (isObj(v) && str(v.name) ? [v.name as string] : [])));
+  const cs = [...initContainers(spec), ...containers(spec)]
+    .filter((x) => container === undefined || str(x.name) === container)
+    .slice(0, 32);
+  const mounts = cs.flatMap((c) => (Array.isArray(c.volumeMounts) ? c.volumeMounts.slice(0, 64) : []));
+  return new Set(mounts.flatMap((v: unknown) => (isObj(v) && str(v.name) ? [v.name as string] : [])));
 }
 
 /**
- * What holds a mesh container that has not started (ContainerCreating, PodInitializing), `minMs` after the pod was
- * created: the kubelet's volume warnings naming a volume it mounts, and a mesh's own warnings about the pod. Empty when
+ * What holds a mesh container (undefined: any container of a control-plane pod) that has not started
+ * (ContainerCreating, PodInitializing), `minMs` after the pod was created: the kubelet's volume warnings naming a volume it mounts, and a mesh's own warnings about the pod. Empty when
  * the events say nothing of the kind (a pod that is just starting, an app volume's failure: not the mesh's).
  */
-export function heldBy(m: Model, pod: K8sObject, container: string, minMs: number): WarningSeen[] {
+export function heldBy(m: Model, pod: K8sObject, container: string | undefined, minMs: number): WarningSeen[] {
   const created = time(pod.metadata?.creationTimestamp);
   if (!created || m.now.getTime() - created.getTime() < minMs || pod.metadata?.deletionTimestamp) return [];
   // A container of the pod that ran: its volumes were mounted, so no volume holds the pod now.
@@ -71,9 +74,10 @@ export function heldBy(m: Model, pod: K8sObject, container: string, minMs: numbe
   return podWarnings(m, pod)
     .filter(
       (w) =>
-        recent(w) &&
-        ((w.on.startsWith('Pod/') && MESH_REASONS.has(w.reason)) ||
-          (!ran && VOLUME_WARNINGS.includes(w.reason) && volumesNamed(w.message).some((v) => mounts.has(v)))),
+        (recent(w) && w.on.startsWith('Pod/') && MESH_REASONS.has(w.reason)) ||
+        // A volume it mounts that the kubelet could not mount, while no container of the pod has run: still unmounted,
+        // however long ago the event was last updated (a snapshot's events may be older than the pod's state).
+        (!ran && VOLUME_WARNINGS.includes(w.reason) && volumesNamed(w.message).some((v) => mounts.has(v))),
     )
     .slice(0, 3);
 }
@@ -120,6 +124,12 @@ export function warningsClause(m: Model, pod: K8sObject, mesh: MeshName, given?:
       if (gone) missing.add(`${gone[1]!.toLowerCase() === 'secret' ? 'Secret' : 'ConfigMap'} ${gone[2]}`);
     }
   }
+  // The kubelet cannot get a projected ServiceAccount token: the API server does not serve TokenRequest.
+  const unserved = list.find((w) => VOLUME_WARNINGS.includes(w.reason) && TOKEN_REQUEST_UNSERVED.test(w.message));
+  if (unserved)
+    meant.push(
+      `the API server does not serve the TokenRequest API the kubelet needs for the projected ServiceAccount token volume ${volumesNamed(unserved.message).slice(0, 1).join('') || 'of the pod'}: Kubernetes serves it by default from 1.20, before only with --service-account-issuer and --service-account-signing-key-file, so a mesh release that mounts such a token (a third-party JWT) needs that, or its first-party token setting`,
+    );
   if (vols.size)
     meant.push(
       `the kubelet cannot mount its volume ${[...vols].sort().slice(0, 3).join(', ')}${

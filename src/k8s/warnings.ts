@@ -23,6 +23,19 @@ import { printable } from '../util/errors.js';
  */
 export const VOLUME_WARNINGS: readonly string[] = ['FailedMount', 'FailedAttachVolume', 'FailedMapVolume'];
 
+/**
+ * A volume warning of the kubelet that could not get the token of a projected serviceAccountToken volume because the API
+ * server answered its TokenRequest (serviceaccounts/<name>/token) with 404: the API is not served. TokenRequest and
+ * projected ServiceAccount token volumes are on by default from Kubernetes 1.20; before, the API server serves them only
+ * with --service-account-issuer and --service-account-signing-key-file (kubernetes/enhancements
+ * keps/sig-auth/1205-bound-service-account-tokens). A mesh that injects or mounts such a token (Istio's third-party JWT,
+ * istio/istio 1.5.0 manifests/global.yaml jwtPolicy third-party-jwt, volume istio-token) then never starts the pod
+ * (istio/istio#22249: "failed to fetch token: the server could not find the requested resource" on Kubernetes 1.12;
+ * older kubelets say "the API server does not have TokenRequest endpoints enabled").
+ */
+export const TOKEN_REQUEST_UNSERVED =
+  /failed to fetch token: (?:the server could not find the requested resource|the API server does not have TokenRequest endpoints enabled)/i;
+
 /** One Warning event, as a check quotes it. */
 export interface WarningSeen {
   reason: string;
