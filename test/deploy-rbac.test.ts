@@ -171,17 +171,20 @@ describe.skipIf(!APISERVER_SH_FOUND)('deploy/ on a real kube-apiserver', () => {
       {
         kind: 'secrets',
         reason: expect.stringMatching(/^not read \(--no-secrets\)/),
-        checks: ['webhook-cert-mismatch'],
+        checks: ['component-cert-not-reloaded', 'webhook-cert-mismatch'],
         declined: true,
       },
     ]);
-    expect(report.skipped).toEqual([{ check: 'webhook-cert-mismatch', reason: 'cannot read secrets' }]);
+    expect(report.skipped).toEqual([
+      { check: 'component-cert-not-reloaded', reason: 'cannot read secrets' },
+      { check: 'webhook-cert-mismatch', reason: 'cannot read secrets' },
+    ]);
     expect(report.findings.filter((f: any) => f.id === 'webhook-cert-mismatch')).toEqual([]);
     expect(report.meshes.sort()).toEqual([...MESH_NAMES].sort());
     // The table says it too, never "no findings: every workload ... is injected".
     const table = await runCli(['check', '-A', '--no-secrets', '--kubeconfig', kubeconfig, '--fail-on', 'none']);
     expect(table.stdout).toMatch(/secrets not read \(--no-secrets\)/);
-    expect(table.stdout).toMatch(/not run: webhook-cert-mismatch/);
+    expect(table.stdout).toMatch(/not run: component-cert-not-reloaded, webhook-cert-mismatch/);
     expect(table.stdout).not.toMatch(/every workload in scope is injected/);
     // Without the flag the same ServiceAccount is refused the Secrets: a gap, exit 3 (README "Exit codes").
     const refused = await runCli(['check', '-A', '-o', 'json', '--fail-on', 'none', '--kubeconfig', kubeconfig]);

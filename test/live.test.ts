@@ -230,9 +230,16 @@ describe('live check through the test API server', () => {
     server.faults.push({ match: (q) => q.path.includes('/secrets/'), status: 403 });
     try {
       const r = JSON.parse((await runCli(['check', '-A', '--kubeconfig', kubeconfig, '-o', 'json'])).stdout);
-      expect(r.skipped).toEqual([{ check: 'webhook-cert-mismatch', reason: 'cannot read secrets' }]);
+      expect(r.skipped).toEqual([
+        { check: 'component-cert-not-reloaded', reason: 'cannot read secrets' },
+        { check: 'webhook-cert-mismatch', reason: 'cannot read secrets' },
+      ]);
       expect(r.coverage.unavailable).toEqual([
-        { kind: 'secrets', reason: expect.stringMatching(/^forbidden: /), checks: ['webhook-cert-mismatch'] },
+        {
+          kind: 'secrets',
+          reason: expect.stringMatching(/^forbidden: /),
+          checks: ['component-cert-not-reloaded', 'webhook-cert-mismatch'],
+        },
       ]);
       // The trust anchors (a ConfigMap) are still checked; nothing reads a 403 as "absent".
       expect(r.summary.checksRun).toBeGreaterThan(10);

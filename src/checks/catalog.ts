@@ -256,6 +256,8 @@ export const CATALOG = {
       "A mesh injection webhook's caBundle is empty, not PEM, a private key, broken, or not valid yet, so the API server cannot verify the injector.",
     severity: 'error',
     inputs: ['mutatingwebhookconfigurations'],
+    // The injector's flags (who fills the caBundle, by release) and the pods of the one that fills it.
+    optionalInputs: ['deployments', 'namespaces', 'pods', 'replicasets', 'events'],
   },
   'webhook-cert-mismatch': {
     code: 'MD2008',
@@ -264,8 +266,9 @@ export const CATALOG = {
       "A mesh's proxy injector serves a certificate (from the Secret its install keeps it in) that is not signed by the webhook's caBundle or lacks the service's DNS name, so the API server rejects every injection call.",
     severity: 'error',
     inputs: ['secrets', 'mutatingwebhookconfigurations'],
-    // the Helm line of the fix reads the control plane's Deployment (release, chart version) in the webhook's namespace
-    optionalInputs: ['deployments'],
+    // the Helm line of the fix reads the control plane's Deployment (release, chart version) in the webhook's namespace,
+    // and the injector's flags (who fills the caBundle, by release)
+    optionalInputs: ['deployments', 'namespaces', 'pods'],
   },
   'identity-cert-expiring': {
     code: 'MD2009',

@@ -34,38 +34,11 @@ import {
 } from '../facts/controlplane.js';
 import type { FindingInput } from './define.js';
 import type { Evidence } from './types.js';
-import { isObj, nameOf, time } from '../util/objects.js';
-import { printable } from '../util/errors.js';
-import type { K8sObject } from '../util/types.js';
-import type { MeshName } from '../mesh/names.js';
-import type { Model } from '../facts/model.js';
-import { unschedulableMessage } from '../k8s/scheduling.js';
-import { heldBy, WARNING_EVENTS, warningsClause } from '../facts/pod-warnings.js';
+import { isObj, nameOf } from '../util/objects.js';
+import { WARNING_EVENTS, whyNotRunning } from '../facts/pod-warnings.js';
 import { profileOf } from '../mesh/registry.js';
 import { isLeftover } from '../facts/webhook-configs.js';
 import { defineCheck, messages, meta, say } from './define.js';
-
-/** A pod not yet scheduled waits this long before the scheduler's or the kubelet's words are quoted as why. */
-const HELD_MS = 5 * 60_000;
-
-/**
- * Why an injector pod does not run, where the cluster says it (issue 31): the scheduler's message of a pod it cannot
- * place (a taint, a node selector, resources), or the kubelet's volume warnings of a pod whose volumes it cannot mount
- * (a projected token the API server does not issue: istio/istio#22249), with what they mean.
- */
-function podWhy(m: Model, mesh: MeshName, pod: K8sObject | undefined) {
-  if (!pod) return undefined;
-  const unscheduled = unschedulableMessage(pod);
-  if (unscheduled !== undefined) {
-    const created = time(pod.metadata?.creationTimestamp);
-    if (!created || m.now.getTime() - created.getTime() < HELD_MS) return undefined;
-    return { text: `; not scheduled, the scheduler says: ${printable(unscheduled, 300)}`, warnings: [] };
-  }
-  const held = heldBy(m, pod, undefined, HELD_MS);
-  if (!held.length) return undefined;
-  const c = warningsClause(m, pod, mesh, held);
-  return { text: `${c.meant ? `; ${c.meant}` : ''}${c.text}`, warnings: c.warnings };
-}
 
 function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput<Evidence, typeof MESSAGES> | undefined {
   const mesh = inj.mesh;
@@ -147,7 +120,7 @@ function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput<
   const failing = health.find((h) => h.broken) ?? health.find((h) => !h.ready);
   const container = failing?.lastTermination?.container ?? profileOf(mesh).controlPlane.injector.container;
   const why = failing
-    ? podWhy(
+    ? whyNotRunning(
         m,
         mesh,
         inj.pods.find((p) => nameOf(p) === failing.name),

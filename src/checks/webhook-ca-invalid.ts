@@ -28,7 +28,36 @@ import {
   webhookBundles,
 } from '../facts/webhook-certs.js';
 import type { Model } from '../facts/model.js';
+import { isObj, labelsOf, nameOf, str } from '../util/objects.js';
+import { isActive } from '../k8s/pods.js';
+import { podHealth } from '../k8s/health.js';
+import { evalSelector } from '../k8s/selectors.js';
+import { WARNING_EVENTS, whyNotRunning } from '../facts/pod-warnings.js';
 import { defineCheck, messages, meta, say } from './define.js';
+
+/**
+ * The Deployment that fills an empty caBundle where it is not the injector (Consul's webhook-cert-manager, the profile's
+ * `install.caBundleFiller`), when it has no ready pod: said, with why its pod does not run where the cluster says it
+ * (the scheduler's message, the kubelet's volume warnings: hashicorp/consul-k8s#655, a taint it does not tolerate).
+ */
+function fillerState(g: BundleGroup, m: Model): string {
+  const svc = g.webhooks.find((w) => w.service)?.service;
+  const f = svc ? profileOf(g.mesh).install.caBundleFiller?.(m, svc.namespace, svc.name) : undefined;
+  const d = f ? m.get('deployments', f.namespace, f.name) : undefined;
+  const selector = isObj(d?.spec) ? d!.spec.selector : undefined;
+  if (!f || !isObj(selector) || !m.has('pods')) return '';
+  // Its status says a replica is available: it runs, and why it does not patch is not in the cluster's state.
+  if (isObj(d!.status) && typeof d!.status.availableReplicas === 'number' && d!.status.availableReplicas > 0) return '';
+  const pods = m
+    .inNamespace('pods', f.namespace)
+    .filter((p) => isActive(p) && evalSelector(selector, labelsOf(p)).matched)
+    .slice(0, 16);
+  if (!pods.length) return `; Deployment ${f.namespace}/${f.name} has no available replica and no pod`;
+  if (pods.some((p) => podHealth(p).ready)) return '';
+  const pod = pods[0]!;
+  const why = whyNotRunning(m, g.mesh, pod);
+  return `; Deployment ${f.namespace}/${f.name} has no ready pod (pod ${nameOf(pod)}: ${podHealth(pod).waiting ?? str(isObj(pod.status) ? pod.status.phase : undefined) ?? 'not Ready'}${why?.text ?? ''})`;
+}
 
 /** What is wrong with one bundle, as structured problems (empty list: nothing for this check). */
 function problemsOf(g: BundleGroup, m: Model) {
@@ -45,7 +74,11 @@ function problemsOf(g: BundleGroup, m: Model) {
         detail: `the caBundle is empty: cert-manager has not injected the CA of Certificate ${from.namespace}/${from.name}`,
       });
     else if (p.problem === 'empty' && profileOf(g.mesh).install.emptyCaBundle)
-      out.push({ webhooks, problem: 'empty', detail: profileOf(g.mesh).install.emptyCaBundle! });
+      out.push({
+        webhooks,
+        problem: 'empty',
+        detail: `${profileOf(g.mesh).install.emptyCaBundle!}${fillerState(g, m)}`,
+      });
     else out.push({ webhooks, ...p });
   }
   for (const c of g.parsed.certs.filter((c) => validity(c, m.now) === 'not-yet-valid')) {
@@ -68,6 +101,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('webhook-ca-invalid'),
+  facts: [WARNING_EVENTS],
   messages: MESSAGES,
   *run(m) {
     for (const install of m.webhookMeshes) {

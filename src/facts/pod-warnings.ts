@@ -19,6 +19,8 @@ import {
   type WarningSeen,
 } from '../k8s/warnings.js';
 import { containers, initContainers, podSpec } from '../k8s/pods.js';
+import { unschedulableMessage } from '../k8s/scheduling.js';
+import { printable } from '../util/errors.js';
 import type { MeshName } from '../mesh/names.js';
 import { meshTitle, profileOf, PROFILE_LIST } from '../mesh/registry.js';
 
@@ -150,4 +152,31 @@ export function warningsClause(m: Model, pod: K8sObject, mesh: MeshName, given?:
       count: w.count,
     })),
   };
+}
+
+/** A pod not yet scheduled waits this long before the scheduler's or the kubelet's words are quoted as why. */
+const HELD_MS = 5 * 60_000;
+
+/**
+ * Why a control-plane pod does not run, where the cluster says it (issue 31, round 10): the scheduler's message of a pod
+ * it has not placed five minutes after its creation (a taint, a node selector, resources), or the kubelet's volume
+ * warnings of a pod none of whose containers has run (a projected token the API server does not issue:
+ * istio/istio#22249), with what they mean. Undefined when the cluster says nothing of the kind.
+ */
+export function whyNotRunning(
+  m: Model,
+  mesh: MeshName,
+  pod: K8sObject | undefined,
+): { text: string; warnings: ReturnType<typeof warningsClause>['warnings'] } | undefined {
+  if (!pod) return undefined;
+  const unscheduled = unschedulableMessage(pod);
+  if (unscheduled !== undefined) {
+    const created = time(pod.metadata?.creationTimestamp);
+    if (!created || m.now.getTime() - created.getTime() < HELD_MS) return undefined;
+    return { text: `; not scheduled, the scheduler says: ${printable(unscheduled, 300)}`, warnings: [] };
+  }
+  const held = heldBy(m, pod, undefined, HELD_MS);
+  if (!held.length) return undefined;
+  const c = warningsClause(m, pod, mesh, held);
+  return { text: `${c.meant ? `; ${c.meant}` : ''}${c.text}`, warnings: c.warnings };
 }

@@ -779,6 +779,11 @@ interface Install {
   certFix(ns: string, injector: string, certManager: boolean, m?: MeshContext): Step[];
   /** Why an empty caBundle happens for this mesh, when the mesh fills it itself. */
   readonly emptyCaBundle?: string;
+  /**
+   * The Deployment that fills the caBundle of the webhook served by `<ns>/<injector>`, where it is not the injector and
+   * the install shows it (Consul's webhook-cert-manager): a finding on an empty caBundle follows its pods.
+   */
+  caBundleFiller?(m: MeshContext, ns: string, injector: string): { namespace: string; name: string } | undefined;
   /** What a restart of the injector does to the caBundle (appended to the restart command). */
   readonly restartReloads: string;
 }

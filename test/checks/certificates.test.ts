@@ -256,6 +256,20 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
       ]);
     });
 
+    it('follows the Consul webhook-cert-manager when it has no ready pod: the scheduler says why', () => {
+      const f = one(run(cluster('consul', ['checks/webhook-ca-invalid/fires-consul-cert-manager-unschedulable.yaml'])));
+      expect(f.message).toContain(
+        'Deployment consul/consul-webhook-cert-manager has no ready pod (pod consul-webhook-cert-manager-5b7c9d8f6-q2w3e: Pending; not scheduled, the scheduler says: 0/2 nodes are available: 2 node(s) had untolerated taint {workload: consul}.',
+      );
+      // Near misses: its Deployment says a replica is available; on consul-k8s 0.25 the injector fills it (-tls-auto).
+      expect(one(run(cluster('consul', ['checks/webhook-ca-invalid/fires-consul-empty.yaml']))).message).not.toContain(
+        'Deployment consul/consul-webhook-cert-manager',
+      );
+      expect(
+        one(run(cluster('consul-0.x', ['checks/webhook-ca-invalid/fires-consul-0.x-empty.yaml']))).message,
+      ).not.toContain('webhook-cert-manager has no');
+    });
+
     it('names the cert-manager Certificate when cainjector has not filled the bundle', () => {
       const f = one(run(cluster('linkerd', ['checks/webhook-ca-invalid/fires-linkerd-cert-manager-pending.yaml'])));
       expect(problems(f)).toEqual(['cert-manager-pending']);

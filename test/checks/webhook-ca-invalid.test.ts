@@ -8,6 +8,10 @@ checkCases('webhook-ca-invalid', {
   fires: [
     { fixtures: 'fires-consul-empty.yaml', findings: ['MutatingWebhookConfiguration consul-connect-injector'] },
     { fixtures: 'fires-consul-0.x-empty.yaml', findings: ['MutatingWebhookConfiguration consul-connect-injector-cfg'] },
+    {
+      fixtures: 'fires-consul-cert-manager-unschedulable.yaml',
+      findings: ['MutatingWebhookConfiguration consul-connect-injector'],
+    },
     { fixtures: 'fires-istio-empty.yaml', findings: ['MutatingWebhookConfiguration istio-sidecar-injector'] },
     {
       fixtures: 'fires-linkerd-cert-manager-pending.yaml',

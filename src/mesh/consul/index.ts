@@ -286,6 +286,14 @@ export const consul = profileFrom(CONSUL_DATA, {
           [['connectInject.resources.limits.memory', limit]],
           text`durable, if installed with Helm`,
         ),
+      // From consul-k8s 0.26 the webhook-cert-manager fills the caBundle (injector.ts tlsAuto: up to 0.25 the injector).
+      caBundleFiller: (m, ns, injector) => {
+        const s = consulSettings(m);
+        const [dns, dname] = (s.from ?? '').split('/');
+        if (s.tlsAuto) return undefined;
+        const name = `${fullname(dns === ns && dname ? dname : injector)}-webhook-cert-manager`;
+        return m.get('deployments', ns, name) ? { namespace: ns, name } : undefined;
+      },
       certFix: (ns, injector, _certManager, m) => {
         // consul-k8s up to 0.25: the injector itself, started with -tls-auto, makes its certificate and patches the
         // caBundle at start; there is no webhook-cert-manager for it to restart (consulSettings tlsAuto).

@@ -49,6 +49,8 @@ export const CONSUL_FLAGS = [
   '-default-enable-consul-dataplane-as-sidecar=\\w+',
   '-enable-cni=\\w+',
   '-default-enable-transparent-proxy=\\w+',
+  // consul-k8s up to 0.25: the injector patches the caBundle of this configuration itself (tlsAuto); a name, no secret.
+  '-tls-auto=[\\w${}.-]+',
   // The consul-dataplane image it injects (an image reference, never a secret): the version checks.
   '-consul-dataplane-image="?[\\w./:@-]+"?',
 ];

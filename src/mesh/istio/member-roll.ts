@@ -16,7 +16,8 @@
  * Meshdoctor reads neither kind: a namespace without the label is a namespace the roll does not list
  * (or one whose label was removed), which the webhooks' own selector shows.
  */
-import { cmd, comment, lit, type Step } from '../../fix/steps.js';
+import { cmd, comment, type Step } from '../../fix/steps.js';
+import { hasControl } from '../../util/errors.js';
 import { annotationsOf, isObj } from '../../util/objects.js';
 import type { MeshContext } from '../context.js';
 import type { Template } from '../types.js';
@@ -48,8 +49,13 @@ export function memberRollAsks(m: MeshContext, template: Template): boolean {
 /** The fix making namespace `ns` a member of the control plane in `plane`: the member roll lists it. */
 export function joinMemberRoll(ns: string, plane: string): Step[] {
   return [
-    comment`add ${lit(ns)} to the members of the ServiceMeshMemberRoll default in ${lit(plane)}: the operator then labels it ${lit(`${MEMBER_OF}=${plane}`)}, which the injector webhook selects`,
-    cmd`oc patch servicemeshmemberroll default -n ${plane} --type=json -p ${JSON.stringify([{ op: 'add', path: '/spec/members/-', value: ns }])}`,
+    comment`add ${ns} to the members of the ServiceMeshMemberRoll default in ${plane}: the operator then labels it ${`${MEMBER_OF}=${plane}`}, which the injector webhook selects`,
+    // JSON escapes a control character, which would hide it from the renderer's check: no command then.
+    ...(hasControl(ns)
+      ? []
+      : [
+          cmd`oc patch servicemeshmemberroll default -n ${plane} --type=json -p ${JSON.stringify([{ op: 'add', path: '/spec/members/-', value: ns }])}`,
+        ]),
     comment`if the member roll already lists it, the label was removed: the operator restores it from 2.5 on any change to the namespace, earlier releases only when the member roll changes`,
   ];
 }

@@ -59,7 +59,18 @@ export const LINKERD_DATA = {
     selfExclusion: [{ on: 'namespace', key: 'config.linkerd.io/admission-webhooks', value: 'disabled' }],
     reads: {
       configMaps: { 'linkerd-config': 'values', 'linkerd-identity-trust-roots': 'ca-bundle.crt' },
-      secrets: ['linkerd-proxy-injector-k8s-tls', 'linkerd-identity-issuer'],
+      // And the Secrets of the components whose certificate reload is judged by release (component-cert-not-reloaded,
+      // cert-loads.ts): the webhooks' and tap's, by their chart names from stable-2.9 (-k8s-tls) and before (-tls):
+      // linkerd/linkerd2 stable-2.9.0 and stable-2.8.1 charts/linkerd2/templates.
+      secrets: [
+        'linkerd-proxy-injector-k8s-tls',
+        'linkerd-identity-issuer',
+        'linkerd-proxy-injector-tls',
+        'linkerd-sp-validator-k8s-tls',
+        'linkerd-sp-validator-tls',
+        'linkerd-tap-k8s-tls',
+        'linkerd-tap-tls',
+      ],
       // linkerd-proxy's postStart hook names the admin port it polls (linkerd-await -p/--port: proxy-hold-stuck).
       args: ['^(?:--port|-p)(?:=\\d{1,5})?$'],
     },
