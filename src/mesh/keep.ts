@@ -43,6 +43,12 @@ const KEEP_POLICY: KeepPolicy = {
         (r.needs ?? []).map((n) => n.command.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
       ),
     ),
+    // The flags that allow a proxy and companion pair only with them (the release tables' pairs: proxy-cannot-start).
+    ...PROFILE_LIST.flatMap((p) =>
+      (p.versions?.releases?.rows ?? []).flatMap((r) =>
+        (r.pairs ?? []).flatMap((x) => (x.onlyWith ?? []).map((o) => o.flag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))),
+      ),
+    ),
   ],
   configMap: (name) => {
     for (const p of PROFILE_LIST) {

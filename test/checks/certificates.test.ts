@@ -261,6 +261,12 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
       expect(f.message).toContain(
         'Deployment consul/consul-webhook-cert-manager has no ready pod (pod consul-webhook-cert-manager-5b7c9d8f6-q2w3e: Pending; not scheduled, the scheduler says: 0/2 nodes are available: 2 node(s) had untolerated taint {workload: consul}.',
       );
+      const mount = one(
+        run(cluster('consul', ['checks/webhook-ca-invalid/fires-consul-cert-manager-failedmount.yaml'])),
+      );
+      expect(mount.message).toContain(
+        'Deployment consul/consul-webhook-cert-manager has no ready pod (pod consul-webhook-cert-manager-5b7c9d8f6-q2w3e: ContainerCreating; the kubelet cannot mount its volume config (the ConfigMap consul-webhook-cert-manager-config was not found in namespace consul',
+      );
       // Near misses: its Deployment says a replica is available; on consul-k8s 0.25 the injector fills it (-tls-auto).
       expect(one(run(cluster('consul', ['checks/webhook-ca-invalid/fires-consul-empty.yaml']))).message).not.toContain(
         'Deployment consul/consul-webhook-cert-manager',

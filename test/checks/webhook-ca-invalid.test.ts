@@ -12,6 +12,10 @@ checkCases('webhook-ca-invalid', {
       fixtures: 'fires-consul-cert-manager-unschedulable.yaml',
       findings: ['MutatingWebhookConfiguration consul-connect-injector'],
     },
+    {
+      fixtures: 'fires-consul-cert-manager-failedmount.yaml',
+      findings: ['MutatingWebhookConfiguration consul-connect-injector'],
+    },
     { fixtures: 'fires-istio-empty.yaml', findings: ['MutatingWebhookConfiguration istio-sidecar-injector'] },
     {
       fixtures: 'fires-linkerd-cert-manager-pending.yaml',

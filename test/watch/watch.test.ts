@@ -114,7 +114,11 @@ describe('meshdoctor watch (in-process, test API server)', () => {
     const report = JSON.parse((await httpGet(`${r.url}/findings`)).body);
     expect(report.coverage.complete).toBe(true);
     expect(report.coverage.unavailable).toEqual([
-      expect.objectContaining({ kind: 'secrets', checks: ['webhook-cert-mismatch'], declined: true }),
+      expect.objectContaining({
+        kind: 'secrets',
+        checks: ['component-cert-not-reloaded', 'webhook-cert-mismatch'],
+        declined: true,
+      }),
     ]);
     expect(r.srv.requests.filter((q) => q.path.includes('/secrets'))).toEqual([]);
     expect(r.srv.requests.some((q) => q.path.includes('/configmaps/'))).toBe(true);
