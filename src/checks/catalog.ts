@@ -257,7 +257,7 @@ export const CATALOG = {
     severity: 'error',
     inputs: ['mutatingwebhookconfigurations'],
     // The injector's flags (who fills the caBundle, by release) and the pods of the one that fills it.
-    optionalInputs: ['deployments', 'namespaces', 'pods'],
+    optionalInputs: ['deployments', 'namespaces', 'pods', 'replicasets'],
   },
   'webhook-cert-mismatch': {
     code: 'MD2008',

@@ -276,7 +276,10 @@ export const NODE_AGENTS = defineFactFamily({
         const short = desired !== undefined && ready !== undefined && ready < desired;
         const fc = failedCreate(m, ns, nameOf(ds));
         // With the nodes and the pods read, the gaps say it all (a node not Ready is counted in desired, not judged).
-        if (!gaps.length && !(short && !(podsRead && nodes.length))) continue;
+        // Its pods refused in its namespace: the status alone cannot tell a pod still starting from one that fails, so
+        // the shortfall is not judged (the coverage names the refusal; a full read would say nothing of a starting pod).
+        const statusOnly = short && !(podsRead && nodes.length) && m.refusedIn('pods', ns) === undefined;
+        if (!gaps.length && !statusOnly) continue;
         out.push({
           mesh,
           title: def.title,
