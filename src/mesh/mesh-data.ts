@@ -8,6 +8,7 @@
  */
 import type { Step } from '../fix/steps.js';
 import type {
+  ProxySkew,
   InjectedContainer,
   InjectorHostNetwork,
   KubernetesSupport,
@@ -182,12 +183,7 @@ export interface MeshData {
   readonly versions?: {
     readonly kubernetes: readonly KubernetesSupport[];
     readonly releases?: ReleaseTable;
-    readonly skew?: {
-      readonly releases: number;
-      readonly ahead?: number;
-      readonly text: string;
-      readonly source: string;
-    };
+    readonly skew?: ProxySkew;
     /** The pod template annotations that pin the proxy image or its version (the profile's `versions.pins`). */
     readonly pins?: readonly ProxyPin[];
   };

@@ -852,12 +852,7 @@ interface Versions {
    * How many releases a data plane may trail its control plane (`releases`), and lead it (`ahead`;
    * undefined: not judged), in the mesh's own words.
    */
-  readonly skew?: {
-    readonly releases: number;
-    readonly ahead?: number;
-    readonly text: string;
-    readonly source: string;
-  };
+  readonly skew?: ProxySkew;
   /**
    * The pod template annotations that override the proxy image or its version the injector would
    * inject (Istio's sidecar.istio.io/proxyImage, Linkerd's config.linkerd.io/proxy-version): a pod
@@ -922,4 +917,13 @@ export interface MeshProfile {
   readonly network?: ProxyNetwork;
   /** Its markers and settings that name an object that must exist (src/mesh/references.ts). */
   readonly references?: References;
+}
+
+/** How many releases a data plane may trail its control plane and lead it, in the mesh's own words (`versions.skew`). */
+export interface ProxySkew {
+  readonly releases: number;
+  /** Undefined: a data plane ahead is not judged. */
+  readonly ahead?: number;
+  readonly text: string;
+  readonly source: string;
 }
