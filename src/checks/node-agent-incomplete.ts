@@ -265,53 +265,45 @@ function* chainFindings(m: Parameters<typeof nodeAgentCoverage>[0], mesh: MeshNa
       rechains: rechains ? { readds: rechains.readds, how: rechains.how, source: rechains.source } : null,
     };
     const resource = { kind: 'Pod' as const, namespace: o.agent.namespace, name: o.agent.pod };
+    // One shape for the three findings of an order: the agent pod, its evidence, what it said and the fix.
+    const finding = <S extends ReturnType<typeof say>>(said: S, affectedPods: number, fix: Step[]) => ({
+      mesh,
+      ...said,
+      resource,
+      affectedPods,
+      evidence,
+      fix,
+    });
     if (o.kind === 'open') {
       if (!ids.length || (rechains?.readds !== false && !shown.length)) continue;
       const readds =
         rechains?.readds === false
           ? `${meshTitle(mesh)}'s agent of this release does not add it back: ${rechains.how} (${rechains.source})`
           : `the agent has not started again since to add it back${rechains ? ` (${rechains.how}: a change it missed)` : ''}`;
-      yield {
-        mesh,
-        ...say(MESSAGES, 'chain-rewritten', { ...base, readds, pods: podList, effect }),
-        resource,
-        affectedPods: ids.length,
-        evidence,
-        fix: [
-          ...restartAgent,
-          ...podsFix,
-          ...(rechains?.readds === false
-            ? [
-                comment`for good: a release of the mesh whose CNI agent watches the configuration directory and adds its plugin back`,
-              ]
-            : []),
-        ],
-      };
+      yield finding(say(MESSAGES, 'chain-rewritten', { ...base, readds, pods: podList, effect }), ids.length, [
+        ...restartAgent,
+        ...podsFix,
+        ...(rechains?.readds === false
+          ? [
+              comment`for good: a release of the mesh whose CNI agent watches the configuration directory and adds its plugin back`,
+            ]
+          : []),
+      ]);
     } else if (o.kind === 'window') {
       if (!shown.length) continue;
-      yield {
-        mesh,
-        ...say(MESSAGES, 'chain-window', { ...base, exit, pods: podList, effect }),
-        resource,
-        affectedPods: ids.length,
-        evidence,
-        fix: [
-          comment`the plugin is back on node ${o.node}: re-create the pods set up while it was missing`,
-          ...podsFix,
-        ],
-      };
+      yield finding(say(MESSAGES, 'chain-window', { ...base, exit, pods: podList, effect }), ids.length, [
+        comment`the plugin is back on node ${o.node}: re-create the pods set up while it was missing`,
+        ...podsFix,
+      ]);
     } else {
-      yield {
-        mesh,
-        ...say(MESSAGES, 'agent-before-primary', { ...base, restarts: plural(o.agent.restarts, 'time'), exit }),
-        resource,
-        affectedPods: 0,
-        evidence,
-        fix: [
+      yield finding(
+        say(MESSAGES, 'agent-before-primary', { ...base, restarts: plural(o.agent.restarts, 'time'), exit }),
+        0,
+        [
           comment`nothing to repair while the agent runs: on new nodes it restarts until the cluster CNI plugin has written its configuration. Its previous log says why it exited`,
           cmd`kubectl -n ${o.agent.namespace} logs ${o.agent.pod} --previous`,
         ],
-      };
+      );
     }
   }
 }

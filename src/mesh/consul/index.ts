@@ -139,6 +139,15 @@ const cni: CniPlugin = {
   ],
 };
 
+/**
+ * The injector Deployment the flags were read from (`from`: namespace/name), where it is in this namespace (0.x: not
+ * named like its Service); else the injector's own name.
+ */
+const flagsDeployment = (from: string | undefined, ns: string, injector: string): string => {
+  const [dns, dname] = (from ?? '').split('/');
+  return dns === ns && dname ? dname : injector;
+};
+
 /** The chart's fullname from the injector's Deployment or Service name (0.x: `-webhook-deployment`, `-svc`). */
 const fullname = (injector: string): string =>
   injector.replace(/-connect-injector(-webhook-deployment|-svc)?$/, '') || 'consul';
@@ -289,9 +298,8 @@ export const consul = profileFrom(CONSUL_DATA, {
       // From consul-k8s 0.26 the webhook-cert-manager fills the caBundle (injector.ts tlsAuto: up to 0.25 the injector).
       caBundleFiller: (m, ns, injector) => {
         const s = consulSettings(m);
-        const [dns, dname] = (s.from ?? '').split('/');
         if (s.tlsAuto) return undefined;
-        const name = `${fullname(dns === ns && dname ? dname : injector)}-webhook-cert-manager`;
+        const name = `${fullname(flagsDeployment(s.from, ns, injector))}-webhook-cert-manager`;
         return m.get('deployments', ns, name) ? { namespace: ns, name } : undefined;
       },
       certFix: (ns, injector, _certManager, m) => {
@@ -299,8 +307,7 @@ export const consul = profileFrom(CONSUL_DATA, {
         // caBundle at start; there is no webhook-cert-manager for it to restart (consulSettings tlsAuto).
         const s = m ? consulSettings(m) : undefined;
         const [dns, dname] = (s?.from ?? '').split('/');
-        // The Deployment the flags were read from, where it is in this namespace (0.x: not named like its Service).
-        const deployment = dns === ns && dname ? dname : injector;
+        const deployment = flagsDeployment(s?.from, ns, injector);
         if (s?.tlsAuto && dns && dname)
           return [
             comment`this release of the injector makes its own certificate and patches the caBundle when it starts, -tls-auto`,
