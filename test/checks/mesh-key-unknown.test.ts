@@ -25,6 +25,7 @@ checkCases('mesh-key-unknown', {
   ],
   silent: [
     { fixtures: 'ok-istio-known-keys.yaml' },
+    { fixtures: 'ok-linkerd-cni-namespace.yaml', base: 'linkerd' },
     { fixtures: 'ok-kuma-1.x-keys.yaml', base: 'kuma-1.x' },
     { fixtures: 'ok-istio-1.5-later-key.yaml', base: 'istio-1.5' },
     { fixtures: 'ok-istio-1.5-template-reads-limit-annotations.yaml' },

@@ -336,6 +336,13 @@ export const LINKERD_RELEASES: ReleaseTable = {
     },
     { key: 'config.linkerd.io/skip-subnets', from: '2.12', does: 'can be used to override the skipSubnets config' },
     {
+      // The label linkerd2-cni puts on every object of its install, its Namespace too: pkg/healthcheck/healthcheck.go
+      // LinkerdCNIResourceLabel and charts/linkerd2-cni/templates/cni-plugin.yaml at stable-2.10.0 and b24cd405.
+      key: 'linkerd.io/cni-resource',
+      from: '2.10',
+      does: 'marks the objects of the linkerd2-cni install, its namespace and DaemonSet included',
+    },
+    {
       key: 'linkerd.io/control-plane-component',
       from: '2.10',
       does: "identifies this object as a component of Linkerd's control plane (e.g",
