@@ -60,7 +60,9 @@
  * quoted; a pod whose NetworkPolicies cut it off its control plane is proxy-egress-blocked's, one whose proxy predates a
  * regenerated trust root proxy-predates-trust-root's), a plain init container not finished NOT_READY_MS after it
  * started (the mesh's own reading first: hashicorp/vault-helm#574), a container ended non-zero that the pod does not
- * restart (restartPolicy Never) while the pod runs, any other waiting reason
+ * restart (restartPolicy Never) while the pod runs, a plain init container the kubelet ran again after the pod's
+ * containers started and that fails now (its record removed from the node; named as a re-run of a running pod, not as
+ * a pod that cannot start: istio/istio#18014, #25792), any other waiting reason
  * (lifecycle hooks, a newer kubelet's reason) quoted, else the pod's own status message. A seccomp or AppArmor profile the
  * runtime cannot apply, named with where it is set (the pod's, which a container without its own inherits); iptables'
  * "you must be root" (EPERM) of a container that runs as root names the seccomp profile, AppArmor, user namespaces and
@@ -154,9 +156,10 @@ interface Failing {
   /**
    * image: a pull failure; crash: it exits and is restarted; config: the kubelet cannot create or start it; probe: the
    * kubelet kills it for a failed liveness or startup probe; unready: it runs but is not ready; waiting: another
-   * waiting reason of the kubelet's; exited: a container ended non-zero that the pod does not restart; stuck: a plain init container that has not exited NOT_READY_MS after it started.
+   * waiting reason of the kubelet's; exited: a container ended non-zero that the pod does not restart; stuck: a plain init container that has not exited NOT_READY_MS after it started;
+   * rerun: a plain init container run again after the pod's containers started, and failing.
    */
-  kind: 'image' | 'crash' | 'exited' | 'config' | 'probe' | 'unready' | 'stuck' | 'waiting' | 'held';
+  kind: 'image' | 'crash' | 'exited' | 'config' | 'probe' | 'unready' | 'stuck' | 'waiting' | 'held' | 'rerun';
   /** The waiting reason, or "Error" for a terminated init container. */
   reason: string;
   exitCode?: number;
@@ -168,8 +171,10 @@ interface Failing {
   oom?: true;
   /** The kubelet's probe events about it (probe, unready). */
   probes?: ProbeSeen;
-  /** Since when it runs (unready). */
+  /** Since when it runs (unready); rerun: since when the pod's containers run. */
   runningSince?: Date;
+  /** rerun: when its failing run started. */
+  rerunAt?: Date;
   /** It runs now (killed by a probe, restarting, not ready, or killed for memory): the pod runs, unhappy. */
   running?: true;
   /** held: the Warning events that hold the pod before it starts (a volume of the mesh's the kubelet cannot mount). */
@@ -233,6 +238,7 @@ const FAILURE: Record<Failing['kind'], string> = {
   stuck: 'does not finish',
   waiting: 'cannot start',
   held: 'cannot start',
+  rerun: 'was run again after the pod started, and fails',
 };
 
 /** Restarts after which a container that runs now but was last OOM-killed is reported (a single kill may be a spike). */
@@ -337,6 +343,25 @@ function failingIn(m: Model, pod: K8sObject, names: readonly string[]): Failing[
           exitCode: termNow.exitCode,
           ...(typeof termNow.message === 'string' ? { message: termNow.message } : {}),
           ...(termNow.reason === 'OOMKilled' ? { oom: true as const } : {}),
+        });
+      // A plain init container of the mesh failing in a pod whose containers started before its failing run: the
+      // kubelet ran it again (the record of its first run was removed from the node, or the sandbox re-made). The pod
+      // runs; its init container does not keep it from starting (issue 31: a status read whole, not as a crash).
+      else if (
+        init &&
+        (reason === 'CrashLoopBackOff' || (termNow && termNow.exitCode !== 0)) &&
+        !restartsAlways(pod, base.container) &&
+        rerunAfterStart(pod, termNow ?? termLast)
+      )
+        out.push({
+          ...base,
+          kind: 'rerun',
+          running: true,
+          reason: reason ?? str(termNow?.reason) ?? 'Error',
+          ...(typeof term?.exitCode === 'number' ? { exitCode: term.exitCode } : {}),
+          ...(typeof term?.message === 'string' ? { message: term.message } : {}),
+          runningSince: rerunAfterStart(pod, termNow ?? termLast)!.since,
+          rerunAt: rerunAfterStart(pod, termNow ?? termLast)!.at,
         });
       else if (
         reason === 'CrashLoopBackOff' ||
@@ -448,6 +473,28 @@ function predatesTrustRoot(m: Model, mesh: MeshName, pod: K8sObject): boolean {
 }
 
 /** The init container of this name restarts always: a native sidecar, which runs beside the app and has a readiness. */
+/**
+ * Whether an init container's last run (`term`, its terminated state) started after every container of the pod was
+ * already running: the earliest start of those containers, and that run's start. Undefined where a container of the
+ * pod is not running, a time is missing, or the run came first (a pod still initializing).
+ */
+function rerunAfterStart(
+  pod: K8sObject,
+  term: Record<string, unknown> | undefined,
+): { since: Date; at: Date } | undefined {
+  const at = time(term?.startedAt);
+  const list = (pod.status as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  if (!at || !Array.isArray(list) || !list.length) return undefined;
+  let since: Date | undefined;
+  for (const cs of list.slice(0, 64)) {
+    const started =
+      isObj(cs) && isObj(cs.state) && isObj(cs.state.running) ? time(cs.state.running.startedAt) : undefined;
+    if (!started) return undefined;
+    if (!since || started < since) since = started;
+  }
+  return since && since < at ? { since, at } : undefined;
+}
+
 function restartsAlways(pod: K8sObject, name: string): boolean {
   return initContainers(podSpec(pod)).some((c) => c.name === name && c.restartPolicy === 'Always');
 }
@@ -787,6 +834,31 @@ function oomCause(m: Model, w: Workload, mesh: MeshName, f: Failing) {
   };
 }
 
+/**
+ * A plain init container the kubelet ran again in a running pod (kind rerun). The status says when: its failing run
+ * started after the pod's containers. What removed its first run is outside the cluster (a cleanup of exited
+ * containers on the node, a restart of the container runtime, a re-made sandbox); the first run's work, the pod's
+ * redirection rules, is still in place, which a re-run of an iptables init meets. The app and proxy keep running; a
+ * new pod runs the init container once, in a fresh network namespace.
+ */
+function rerunCause(w: Workload, f: Failing, ctx: StartContext) {
+  const msg = f.message?.trim();
+  const said = msg ? ` (it said: "${printable(msg, 300)}")` : '';
+  return {
+    cause: `the kubelet ran it again at ${iso(f.rerunAt!)}, after the pod's containers had been running since ${iso(f.runningSince!)}: the record of its first run was removed from the node, by a cleanup of exited containers or a restart of the container runtime, or the pod's sandbox was re-made. The run fails${said}, most likely on the rules its first run already set up in the pod's network namespace. The app and the proxy keep running, but the pod reports its init container failing, and the pod is not Initialized`,
+    evidence: {
+      containersRunningSince: iso(f.runningSince!),
+      rerunAt: iso(f.rerunAt!),
+      ...(msg ? { message: printable(msg, 300) } : {}),
+    },
+    fix: [
+      comment`a new pod runs the init container once, in a fresh network namespace`,
+      cmd`kubectl delete pod ${ctx.pod} -n ${w.namespace}`,
+      comment`on the node, keep cleanups of exited containers away from the containers of running pods, and let the kubelet collect them`,
+    ] as Step[],
+  };
+}
+
 function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
   const p = profileOf(mesh);
   const first = group[0]!;
@@ -837,6 +909,7 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
   if (first.kind === 'unready') return { ...unreadyCause(m, w, mesh, first, ctx), role, status, events };
   if (first.kind === 'waiting') return { ...waitingCause(w, first, ctx), role, status, events };
   if (first.kind === 'held') return { ...heldCause(m, w, mesh, first, ctx), role, status, events };
+  if (first.kind === 'rerun') return { ...rerunCause(w, first, ctx), role, status, events };
   const node = nodeOf(m, first.pod);
   if (first.kind === 'config') {
     const said = first.message ?? (events?.reason === 'Failed' ? events.message : undefined);

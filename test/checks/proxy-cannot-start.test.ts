@@ -14,6 +14,29 @@ import { PROFILE_LIST } from '../../src/mesh/registry.js';
 
 checkCases('proxy-cannot-start', {
   fires: [
+    // Issue 31 (a status read whole): a mesh init container the kubelet ran again in a running pod, failing.
+    {
+      fixtures: 'fires-linkerd-init-rerun-running-pod.yaml',
+      findings: ['Deployment shop/ledger'],
+      said: [
+        {
+          id: 'runs-unhappy',
+          params: { container: 'linkerd-init', status: 'CrashLoopBackOff, exit code 1, 9 restarts' },
+        },
+      ],
+    },
+    {
+      fixtures: 'fires-kuma-init-rerun-running-pod.yaml',
+      base: 'kuma',
+      findings: ['Deployment orders/billing'],
+      said: [{ id: 'runs-unhappy', params: { container: 'kuma-init' } }],
+    },
+    {
+      fixtures: 'fires-istio-init-rerun-running-pod.yaml',
+      base: 'istio',
+      findings: ['Deployment store/reviews'],
+      said: [{ id: 'runs-unhappy', params: { container: 'istio-init', status: 'Error, exit code 1, 9 restarts' } }],
+    },
     // Issue 31 round 9 (gen9events): the Warning events about the pod say what holds it or what it waits for.
     {
       fixtures: 'fires-linkerd-identity-token-failedmount.yaml',
@@ -228,6 +251,8 @@ checkCases('proxy-cannot-start', {
     })),
   ],
   silent: [
+    // Issue 31: a mesh init container run again in a running pod, and it succeeded.
+    { fixtures: 'ok-linkerd-init-rerun-succeeded.yaml' },
     // Issue 31 round 9 (gen9events): an app volume the kubelet cannot mount, a pod just created, an old warning.
     { fixtures: 'ok-linkerd-app-volume-failedmount.yaml' },
     { fixtures: 'ok-linkerd-failedmount-pod-just-created.yaml' },
@@ -646,5 +671,21 @@ describe('proxy-cannot-start: the Warning events about the pod (issue 31, round 
       "Linkerd's linkerd-identity says its identity issuer certificate cannot be used to sign",
     );
     expect(l.message).toContain('IssuerValidationFailed (linkerd-identity, 140 times) on Deployment/linkerd-identity');
+  });
+});
+
+describe('proxy-cannot-start: an init container run again in a running pod', () => {
+  it('says when it ran again, since when the containers run, and that a new pod runs it once', () => {
+    const f = one('linkerd', 'fires-linkerd-init-rerun-running-pod');
+    expect(f.message).toContain(
+      "the kubelet ran it again at 2026-11-21T03:12:00Z, after the pod's containers had been running since 2026-11-10T08:00:10Z",
+    );
+    expect(f.message).toContain('it said: "iptables: Chain already exists."');
+    expect(f.message).not.toContain('kernel modules');
+    expect(f.evidence).toMatchObject({
+      rerunAt: '2026-11-21T03:12:00Z',
+      containersRunningSince: '2026-11-10T08:00:10Z',
+    });
+    expect(f.fix.join('\n')).toContain('kubectl delete pod ledger-6b7c8d9e0-r3run -n shop');
   });
 });
