@@ -62,7 +62,7 @@
  * started (the mesh's own reading first: hashicorp/vault-helm#574), a container ended non-zero that the pod does not
  * restart (restartPolicy Never) while the pod runs, a plain init container the kubelet ran again after the pod's
  * containers started and that fails now (its record removed from the node; named as a re-run of a running pod, not as
- * a pod that cannot start: istio/istio#18014, #25792), any other waiting reason
+ * a pod that cannot start: istio/istio#42792 after a `docker system prune`, #21030; kubernetes/kubernetes#67261), any other waiting reason
  * (lifecycle hooks, a newer kubelet's reason) quoted, else the pod's own status message. A seccomp or AppArmor profile the
  * runtime cannot apply, named with where it is set (the pod's, which a container without its own inherits); iptables'
  * "you must be root" (EPERM) of a container that runs as root names the seccomp profile, AppArmor, user namespaces and
