@@ -144,6 +144,18 @@ function servedBeforeRenewal(
   };
 }
 
+/**
+ * Go 1.15 stopped reading a certificate's subject Common Name as its host when it has no subjectAltName (crypto/x509
+ * verify.go: "x509: certificate relies on legacy Common Name field, use SANs or temporarily enable Common Name matching
+ * with GODEBUG=x509ignoreCN=0"); Kubernetes 1.19 is the first API server built with it (CHANGELOG-1.19: the legacy
+ * behaviour is disabled by default). An injector certificate issued the old way is refused from then on.
+ */
+function cnOnly(transport: string | undefined): string {
+  return transport && /legacy Common Name field/i.test(transport)
+    ? ': the certificate names the host only in its subject Common Name, without a subjectAltName, which API servers from Kubernetes 1.19 on no longer accept (Go 1.15); re-issue it with the host as a subjectAltName'
+    : '';
+}
+
 const CAUSE_TEXT: Record<WebhookFailureCause, string> = {
   'no-endpoints': 'its Service has no endpoints',
   certificate: "the API server rejects the webhook's TLS certificate",
@@ -338,7 +350,7 @@ export default defineCheck<CallEvidence, typeof MESSAGES>({
         ? `its Service ${missing.namespace}/${missing.name} does not exist${missing.namespaceMissing ? ` (nor does namespace ${missing.namespace}: the webhook configuration points where nothing is installed)` : ''}`
         : cause === 'proxy'
           ? proxyBecause(m, t.mesh, t.hook, t.call.transport)
-          : CAUSE_TEXT[cause] + (renewed?.because ?? '');
+          : CAUSE_TEXT[cause] + (renewed?.because ?? '') + (cause === 'certificate' ? cnOnly(t.call.transport) : '');
       const unseen = unseenAnnotation(m, g.workload, hookObj);
       const deadlock = hookObj?.failurePolicy === 'Fail' ? nodeNetworkDeadlock(m, g.workload, backend) : undefined;
       if (deadlock) {

@@ -18,7 +18,7 @@
  * Known false positives: a Secret updated seconds before the snapshot, before cainjector caught up.
  * Fix: re-issue the certificate and caBundle together, then restart the injector.
  */
-import { chainsTo, dnsNames, secretCerts, servesHost } from '../k8s/x509.js';
+import { chainsTo, dnsNames, secretCerts, servesHost, servesHostByCommonName } from '../k8s/x509.js';
 import { PROFILE_LIST } from '../mesh/registry.js';
 import { webhookBundles, webhookCertFix } from '../facts/webhook-certs.js';
 import { defineCheck, messages, meta, say } from './define.js';
@@ -69,8 +69,17 @@ export default defineCheck({
               detail: `the serving certificate (issuer ${leaf.issuer}) is not signed by any caBundle certificate`,
             });
           }
+          // The host only as the subject Common Name, no subjectAltName: valid for API servers built before Go 1.15,
+          // refused from Kubernetes 1.19 on (crypto/x509 verify.go "relies on legacy Common Name field").
           if (!servesHost(leaf, host))
-            problems.push({ problem: 'san-mismatch', detail: `the serving certificate is not valid for ${host}` });
+            problems.push(
+              !dnsNames(leaf).length && servesHostByCommonName(leaf, host)
+                ? {
+                    problem: 'common-name-only',
+                    detail: `the serving certificate names ${host} only in its subject Common Name, without a subjectAltName, which API servers from Kubernetes 1.19 on no longer accept`,
+                  }
+                : { problem: 'san-mismatch', detail: `the serving certificate is not valid for ${host}` },
+            );
         }
         if (problems.length === 0) continue;
         yield {

@@ -216,6 +216,11 @@ export function servesHost(c: Cert, host: string): boolean {
   return c.x509.checkHost(host, { subject: 'never' }) !== undefined;
 }
 
+/** The certificate names `host` as its subject Common Name (what API servers built before Go 1.15 accepted without SANs). */
+export function servesHostByCommonName(c: Cert, host: string): boolean {
+  return c.x509.checkHost(host, { subject: 'always' }) !== undefined;
+}
+
 /** `cert-manager.io/inject-ca-from: <namespace>/<certificate>` on a webhook configuration. */
 export function injectCaFrom(config: K8sObject): { namespace: string; name: string } | undefined {
   const v = annotationsOf(config)['cert-manager.io/inject-ca-from'];

@@ -66,6 +66,7 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
   const KEY = keyType === 'ecdsa' ? 'EC' : 'RSA';
   let valid: GeneratedCert, expired: GeneratedCert, future: GeneratedCert, soon: GeneratedCert, other: GeneratedCert;
   let leaf: GeneratedCert, leafWrongSan: GeneratedCert, leafOtherCa: GeneratedCert, leafRerendered: GeneratedCert;
+  let leafCnOnly: GeneratedCert;
 
   beforeAll(async () => {
     const ca = (notBefore: Date, notAfter: Date, commonName: string) =>
@@ -79,11 +80,13 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
     ]);
     const sign = (ca: GeneratedCert, dnsNames: string[], commonName?: string) =>
       generateLeaf({ ca, keyType, dnsNames, notBefore: at(-1), notAfter: at(300), commonName });
-    [leaf, leafWrongSan, leafOtherCa] = await Promise.all([
+    [leaf, leafWrongSan, leafOtherCa, leafCnOnly] = await Promise.all([
       sign(valid, [INJECTOR_HOST]),
       // The right name in the subject CN does not count: the API server reads SANs only.
       sign(valid, ['linkerd-proxy-injector.default.svc'], INJECTOR_HOST),
       sign(other, [INJECTOR_HOST]),
+      // The host only as the subject CN, no DNS name at all: the way certificates were made before Go 1.15.
+      sign(valid, [], INJECTOR_HOST),
     ]);
     // A chart re-rendered by a GitOps tool: a new CA with the same name signs a new leaf.
     leafRerendered = await sign(await ca(at(-1), at(3650), 'valid CA'), [INJECTOR_HOST]);
@@ -356,6 +359,17 @@ describe.each(['ecdsa', 'rsa'] as KeyType[])('certificate checks (%s)', (keyType
         '# is the Certificate Ready: cainjector copies the CA of its Secret into the caBundle',
         'kubectl -n linkerd describe certificate linkerd-proxy-injector',
       ]);
+    });
+
+    it('names a certificate whose host is only its Common Name, which API servers from Kubernetes 1.19 refuse', () => {
+      const f = one(run(snap('linkerd', webhookConfig('linkerd', bundle(valid)), serving(leafCnOnly))));
+      expect(f.evidence.problems).toEqual([
+        {
+          problem: 'common-name-only',
+          detail: `the serving certificate names ${INJECTOR_HOST} only in its subject Common Name, without a subjectAltName, which API servers from Kubernetes 1.19 on no longer accept`,
+        },
+      ]);
+      expect(f.evidence.servingCertificate).toMatchObject({ subject: `CN=${INJECTOR_HOST}`, dnsNames: [] });
     });
 
     it('fires for a leaf from a re-generated CA of the same name (the signature decides)', () => {

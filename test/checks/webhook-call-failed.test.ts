@@ -9,6 +9,20 @@ import { cluster, findings } from '../helpers/fixtures.js';
 checkCases('webhook-call-failed', {
   fires: [
     { fixtures: 'fires-consul.yaml', findings: ['Deployment catalog/products'] },
+    // A certificate whose host is only its subject Common Name (Kubernetes 1.19 on refuses it): named as such.
+    {
+      fixtures: 'fires-consul-legacy-common-name.yaml',
+      findings: ['Deployment catalog/products'],
+      said: [
+        {
+          id: 'call-failed',
+          params: {
+            because:
+              "the API server rejects the webhook's TLS certificate: the certificate names the host only in its subject Common Name, without a subjectAltName, which API servers from Kubernetes 1.19 on no longer accept (Go 1.15); re-issue it with the host as a subjectAltName",
+          },
+        },
+      ],
+    },
     // The nodes' CNI agent refused by a Fail webhook while the nodes wait for it (linkerd/linkerd2#3104): a deadlock.
     {
       fixtures: 'fires-linkerd-stable-2.10-ha-calico-node-deadlock.yaml',
