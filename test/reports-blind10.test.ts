@@ -1,0 +1,63 @@
+/**
+ * A blind measurement (round 10): real user reports meshdoctor has never seen, collected from the meshes' trackers and
+ * from projects that run them, in the order the searches showed them and picked by what each thread confirms, not by
+ * what meshdoctor handles (every thread looked at, and why it was used or skipped: research/blind10-threads.md). Each
+ * is rebuilt as an overlay on the healthy cluster of its mesh and nearest release (test/fixtures/reports/blind10/, the
+ * thread in each file's header). No change to src/ came with them: `open` lists the reports meshdoctor does not name,
+ * so this file passes today and fails when a later change starts naming one of them (then take it off `open`).
+ * (Counts and the per-miss notes: see the end of this comment, filled in after the run.)
+ */
+import { type ReportCase, reportCases } from './helpers/reports.js';
+
+const CASES: ReportCase[] = [
+  // --- Linkerd -------------------------------------------------------------------------------------------------
+  {
+    file: 'linkerd-stable-2.10-pushgateway-proxy-oomkilled',
+    report: 'linkerd/linkerd2#4899',
+    // The proxy of the Pushgateway is killed for memory at its limit (large pushed payloads).
+    id: 'proxy-cannot-start',
+    says: ['linkerd-proxy', /OOMKilled|out of memory|kills it for memory/, '250Mi'],
+  },
+  {
+    file: 'linkerd-cni-native-sidecar-network-validator-fails',
+    report: 'linkerd/linkerd2#12391',
+    // linkerd-cni of that release skips pods whose proxy is a native sidecar: the validator finds no redirection.
+    id: 'proxy-cannot-start',
+    says: [/linkerd-network-validator|validator/, /native sidecar|nativeSidecar/, /linkerd-cni|CNI/],
+  },
+  {
+    file: 'linkerd-stable-2.10-cni-talos-no-nsenter',
+    report: 'linkerd/linkerd2#7945',
+    // The node (Talos) has no nsenter, which the linkerd-cni plugin runs.
+    id: 'pod-sandbox-cni-failed',
+    says: ['nsenter', /not found/, /linkerd-cni|Linkerd CNI/],
+  },
+  // --- Istio ---------------------------------------------------------------------------------------------------
+  {
+    file: 'istio-1.22.0-istio-proxy-envoy-aborts-security-2024-004',
+    report: 'istio/istio#53028',
+    // Envoy of Istio 1.22.0 crashes (istio-security-2024-004): upgrade.
+    id: 'known-release-bug',
+    says: ['1.22.0', /2024-004|CVE|security|crash/],
+  },
+  {
+    file: 'istio-1.5-statsd-address-unqualified-proxy-crashloop',
+    report: 'istio/istio#6363',
+    // The injected --statsdUdpAddress names istio-statsd-prom-bridge without its namespace: Envoy rejects it.
+    id: 'proxy-cannot-start',
+    says: ['statsdUdpAddress', 'istio-statsd-prom-bridge'],
+  },
+  {
+    file: 'istio-1.5-tcp-services-istio-proxy-oomkilled-128mi',
+    report: 'istio/istio#12765',
+    // istio-proxy killed for memory at its 128Mi limit (many TCP services, many listeners).
+    id: 'proxy-cannot-start',
+    says: ['istio-proxy', /OOMKilled|out of memory|kills it for memory/, '128Mi'],
+  },
+];
+
+reportCases('blind10', 'blind measurement 10: unseen real reports, the confirmed cause is named', CASES, [
+  'linkerd-cni-native-sidecar-network-validator-fails',
+  'istio-1.22.0-istio-proxy-envoy-aborts-security-2024-004',
+  'istio-1.5-statsd-address-unqualified-proxy-crashloop',
+]);
