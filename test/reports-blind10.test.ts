@@ -54,10 +54,35 @@ const CASES: ReportCase[] = [
     id: 'proxy-cannot-start',
     says: ['istio-proxy', /OOMKilled|out of memory|kills it for memory/, '128Mi'],
   },
+  // --- Kuma ----------------------------------------------------------------------------------------------------
+  {
+    file: 'kuma-1.x-startup-probe-not-rewritten-mtls',
+    report: 'kumahq/kuma#4020',
+    // Kuma 1.5 rewrites liveness and readiness probes to virtual probes, not startup probes: with mTLS the kubelet's
+    // startup probe on the app port never passes (fixed in 1.6 by kumahq/kuma#4090).
+    id: 'proxy-cannot-start',
+    says: [/startupProbe|startup probe/, /virtual probe|not rewritten|mTLS/],
+  },
+  {
+    file: 'kuma-cni-taint-too-late-validation-fails',
+    report: 'kumahq/kuma#18741',
+    // The pod landed on a new node before kuma-cni was ready there (the taint came too late): kuma-validation fails.
+    id: 'proxy-cannot-start',
+    says: ['kuma-validation', /before the CNI|kuma-cni/, /re-created|recreate|delete/],
+  },
+  // --- Consul --------------------------------------------------------------------------------------------------
+  {
+    file: 'consul-0.49-multi-port-pod-metrics-denied',
+    report: 'hashicorp/consul-k8s#1594',
+    // The injector refuses multi-port pods while mesh metrics are enabled: the refusal states the cause itself.
+    id: 'webhook-denied',
+    says: [/multi.?port/, /metrics/],
+  },
 ];
 
 reportCases('blind10', 'blind measurement 10: unseen real reports, the confirmed cause is named', CASES, [
   'linkerd-cni-native-sidecar-network-validator-fails',
   'istio-1.22.0-istio-proxy-envoy-aborts-security-2024-004',
   'istio-1.5-statsd-address-unqualified-proxy-crashloop',
+  'kuma-1.x-startup-probe-not-rewritten-mtls',
 ]);
