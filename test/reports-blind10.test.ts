@@ -78,6 +78,14 @@ const CASES: ReportCase[] = [
     id: 'webhook-denied',
     says: [/multi.?port/, /metrics/],
   },
+  // --- Istio, as run by Rancher ----------------------------------------------------------------------------------
+  {
+    file: 'istio-1.10-rancher-monitoring-job-sidecar-keeps-running',
+    report: 'rancher/rancher#39435',
+    // The chart's Jobs never complete in an injected namespace: the job container exits, istio-proxy keeps running.
+    id: 'job-never-completes',
+    says: ['istio-proxy', /never completes|keeps the pod running/],
+  },
 ];
 
 reportCases('blind10', 'blind measurement 10: unseen real reports, the confirmed cause is named', CASES, [
