@@ -32,6 +32,14 @@ const CASES: ReportCase[] = [
     id: 'pod-sandbox-cni-failed',
     says: ['nsenter', /not found/, /linkerd-cni|Linkerd CNI/],
   },
+  {
+    file: 'linkerd-stable-2.10-v2.8.1-k8s-1.19-injector-cert-no-san',
+    report: 'linkerd/linkerd2#4988',
+    // stable-2.8's webhook certificate names its host only in the legacy Common Name; Kubernetes 1.19 (Go 1.15)
+    // wants a subjectAltName, so every injection call fails (open): the fix is stable-2.9's certificates with SANs.
+    id: 'webhook-cert-mismatch',
+    says: ['linkerd-proxy-injector', /Common Name|\bSANs?\b|subjectAltName|Subject Alternative/],
+  },
   // --- Istio ---------------------------------------------------------------------------------------------------
   {
     file: 'istio-1.22.0-istio-proxy-envoy-aborts-security-2024-004',
@@ -90,6 +98,7 @@ const CASES: ReportCase[] = [
 
 reportCases('blind10', 'blind measurement 10: unseen real reports, the confirmed cause is named', CASES, [
   'linkerd-cni-native-sidecar-network-validator-fails',
+  'linkerd-stable-2.10-v2.8.1-k8s-1.19-injector-cert-no-san',
   'istio-1.22.0-istio-proxy-envoy-aborts-security-2024-004',
   'istio-1.5-statsd-address-unqualified-proxy-crashloop',
   'kuma-1.x-startup-probe-not-rewritten-mtls',
