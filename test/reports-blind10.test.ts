@@ -62,6 +62,15 @@ const CASES: ReportCase[] = [
     id: 'proxy-cannot-start',
     says: ['istio-proxy', /OOMKilled|out of memory|kills it for memory/, '128Mi'],
   },
+  {
+    file: 'istio-1.5-istio-init-rerun-after-container-cleanup',
+    report: 'istio/istio#24148',
+    // The node's Docker cleanup removed the exited istio-init container, so the kubelet ran it again in a pod whose
+    // network already holds Istio's chains: it fails while the app and istio-proxy keep running (reporter).
+    id: 'proxy-cannot-start',
+    says: ['istio-init', /ran again|runs again|re-?run|again after|removed|cleaned|garbage/, /already|running/],
+    never: [/kernel modules?/],
+  },
   // --- Kuma ----------------------------------------------------------------------------------------------------
   {
     file: 'kuma-1.x-startup-probe-not-rewritten-mtls',
@@ -101,5 +110,6 @@ reportCases('blind10', 'blind measurement 10: unseen real reports, the confirmed
   'linkerd-stable-2.10-v2.8.1-k8s-1.19-injector-cert-no-san',
   'istio-1.22.0-istio-proxy-envoy-aborts-security-2024-004',
   'istio-1.5-statsd-address-unqualified-proxy-crashloop',
+  'istio-1.5-istio-init-rerun-after-container-cleanup',
   'kuma-1.x-startup-probe-not-rewritten-mtls',
 ]);
