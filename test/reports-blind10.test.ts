@@ -71,6 +71,13 @@ const CASES: ReportCase[] = [
     says: ['istio-init', /ran again|runs again|re-?run|again after|removed|cleaned|garbage/, /already|running/],
     never: [/kernel modules?/],
   },
+  {
+    file: 'istio-1.6-proxyv2-1.7.0-docker-hub-pull-rate-limit',
+    report: 'istio/istio#28927',
+    // Docker Hub's anonymous pull rate limit on proxyv2 (the kubelet's own message); fix: a mirror as the hub.
+    id: 'proxy-cannot-start',
+    says: ['proxyv2:1.7.0', /rate.?limit|toomanyrequests/],
+  },
   // --- Kuma ----------------------------------------------------------------------------------------------------
   {
     file: 'kuma-1.x-startup-probe-not-rewritten-mtls',
