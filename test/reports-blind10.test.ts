@@ -5,7 +5,24 @@
  * is rebuilt as an overlay on the healthy cluster of its mesh and nearest release (test/fixtures/reports/blind10/, the
  * thread in each file's header). No change to src/ came with them: `open` lists the reports meshdoctor does not name,
  * so this file passes today and fails when a later change starts naming one of them (then take it off `open`).
- * (Counts and the per-miss notes: see the end of this comment, filled in after the run.)
+ *
+ * Named 7/13 with src/ as of commit 8a13dd7: Linkerd 2/4, Istio 3/7 (one of them from Rancher's tracker), Kuma 1/2,
+ * Consul 1/1. What meshdoctor says instead, per miss:
+ * - linkerd/linkerd2#12391 (linkerd-cni of that release skips native-sidecar pods): injector-unavailable and
+ *   webhook-no-endpoints (the injector's own pod hangs in initialization, a consequence) and mesh-key-unknown; no word
+ *   of linkerd-cni, the validator or native sidecars.
+ * - linkerd/linkerd2#4988 (stable-2.8's webhook certificate has no SAN, Kubernetes 1.19 wants one):
+ *   webhook-cert-mismatch says the serving certificate "is not valid for linkerd-proxy-injector.linkerd.svc", and
+ *   sidecar-missing: the right object, but not why (its Common Name is that very host; no word of SANs or 1.19).
+ * - istio/istio#53028 (Envoy of 1.22.0 aborts, istio-security-2024-004): proxy-cannot-start "exit code 255, for a
+ *   reason meshdoctor does not know"; no word of the release's bug.
+ * - istio/istio#6363 (the injected --statsdUdpAddress names istio-statsd-prom-bridge without its namespace):
+ *   proxy-cannot-start "exit code 1 ... for a reason meshdoctor does not know".
+ * - istio/istio#24148 (the node's container cleanup made the kubelet run istio-init again): proxy-cannot-start says
+ *   the pod cannot start and guesses missing kernel modules, while its app and istio-proxy have run for days.
+ * - kumahq/kuma#4020 (Kuma 1.5 does not rewrite startup probes, the kubelet's probe fails under mTLS): silent.
+ * Fixture artifacts, not misses: proxy-outdated where a fixture names an older or newer release than its base, and
+ * mesh-key-unknown on linkerd-cni's namespace label (linkerd.io/cni-resource).
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
