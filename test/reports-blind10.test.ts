@@ -6,7 +6,7 @@
  * thread in each file's header). No change to src/ came with them: `open` lists the reports meshdoctor does not name,
  * so this file passes today and fails when a later change starts naming one of them (then take it off `open`).
  *
- * Named 7/13 with src/ as of commit 8a13dd7: Linkerd 2/4, Istio 3/7 (one of them from Rancher's tracker), Kuma 1/2,
+ * Named 7/14 with src/ as of commit 8a13dd7: Linkerd 2/5, Istio 3/7 (one of them from Rancher's tracker), Kuma 1/2,
  * Consul 1/1. What meshdoctor says instead, per miss:
  * - linkerd/linkerd2#12391 (linkerd-cni of that release skips native-sidecar pods): injector-unavailable and
  *   webhook-no-endpoints (the injector's own pod hangs in initialization, a consequence) and mesh-key-unknown; no word
@@ -14,6 +14,8 @@
  * - linkerd/linkerd2#4988 (stable-2.8's webhook certificate has no SAN, Kubernetes 1.19 wants one):
  *   webhook-cert-mismatch says the serving certificate "is not valid for linkerd-proxy-injector.linkerd.svc", and
  *   sidecar-missing: the right object, but not why (its Common Name is that very host; no word of SANs or 1.19).
+ * - linkerd/linkerd2#8634 (the injector skips a pod without its ServiceAccount token, and says so nowhere):
+ *   sidecar-missing, "should have injected it", without the reason.
  * - istio/istio#53028 (Envoy of 1.22.0 aborts, istio-security-2024-004): proxy-cannot-start "exit code 255, for a
  *   reason meshdoctor does not know"; no word of the release's bug.
  * - istio/istio#6363 (the injected --statsdUdpAddress names istio-statsd-prom-bridge without its namespace):
@@ -56,6 +58,14 @@ const CASES: ReportCase[] = [
     // wants a subjectAltName, so every injection call fails (open): the fix is stable-2.9's certificates with SANs.
     id: 'webhook-cert-mismatch',
     says: ['linkerd-proxy-injector', /Common Name|\bSANs?\b|subjectAltName|Subject Alternative/],
+  },
+  {
+    file: 'linkerd-stable-2.10-mariadb-no-sa-token-skipped-silently',
+    report: 'linkerd/linkerd2#8634',
+    // The injector skips a pod that does not mount its ServiceAccount token (bitnami's MariaDB chart), and emits no
+    // InjectionSkipped event because it still patches the opaque-ports annotation (maintainer's reproduction).
+    id: 'sidecar-missing',
+    says: ['mariadb', /automountServiceAccountToken|ServiceAccount token|service account token/],
   },
   // --- Istio ---------------------------------------------------------------------------------------------------
   {
@@ -132,6 +142,7 @@ const CASES: ReportCase[] = [
 reportCases('blind10', 'blind measurement 10: unseen real reports, the confirmed cause is named', CASES, [
   'linkerd-cni-native-sidecar-network-validator-fails',
   'linkerd-stable-2.10-v2.8.1-k8s-1.19-injector-cert-no-san',
+  'linkerd-stable-2.10-mariadb-no-sa-token-skipped-silently',
   'istio-1.22.0-istio-proxy-envoy-aborts-security-2024-004',
   'istio-1.5-statsd-address-unqualified-proxy-crashloop',
   'istio-1.5-istio-init-rerun-after-container-cleanup',
