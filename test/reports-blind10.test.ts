@@ -23,8 +23,12 @@
  * - istio/istio#24148 (the node's container cleanup made the kubelet run istio-init again): proxy-cannot-start says
  *   the pod cannot start and guesses missing kernel modules, while its app and istio-proxy have run for days.
  * - kumahq/kuma#4020 (Kuma 1.5 does not rewrite startup probes, the kubelet's probe fails under mTLS): silent.
+ * Round 11, after the measurement (so these two are no longer blind): the lead, having read the misses, made two of
+ * them mechanisms over every mesh, with fixtures of other instances: a mesh init container the kubelet ran again in a
+ * running pod is named as such (proxy-cannot-start, istio/istio#42792, #21030), and a serving certificate whose host is
+ * only its Common Name is named with Kubernetes 1.19 (webhook-cert-mismatch, webhook-call-failed): 9/14, not blind.
  * Fixture artifacts, not misses: proxy-outdated where a fixture names an older or newer release than its base, and
- * mesh-key-unknown on linkerd-cni's namespace label (linkerd.io/cni-resource).
+ * mesh-key-unknown on linkerd-cni's namespace label (linkerd.io/cni-resource): a false finding, fixed in round 11.
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
@@ -141,10 +145,8 @@ const CASES: ReportCase[] = [
 
 reportCases('blind10', 'blind measurement 10: unseen real reports, the confirmed cause is named', CASES, [
   'linkerd-cni-native-sidecar-network-validator-fails',
-  'linkerd-stable-2.10-v2.8.1-k8s-1.19-injector-cert-no-san',
   'linkerd-stable-2.10-mariadb-no-sa-token-skipped-silently',
   'istio-1.22.0-istio-proxy-envoy-aborts-security-2024-004',
   'istio-1.5-statsd-address-unqualified-proxy-crashloop',
-  'istio-1.5-istio-init-rerun-after-container-cleanup',
   'kuma-1.x-startup-probe-not-rewritten-mtls',
 ]);
