@@ -30,7 +30,6 @@ const HEAVY = [
   'test/gather.test.ts',
   'test/fleet.test.ts',
   'test/demo.test.ts',
-  'test/unused-exports.test.ts',
 ];
 
 class HeavyFirst extends BaseSequencer {
@@ -64,9 +63,12 @@ export default defineConfig({
     // leave no global state behind: what they change in process.env they restore, and nothing
     // of src/ is mutated.
     isolate: false,
-    // Every core (vitest keeps one for itself by default, which is one of two here): much of the
-    // suite waits on child processes, shells and sockets.
-    maxWorkers: availableParallelism(),
+    // One worker more than there are cores (vitest keeps one for itself by default, which is one
+    // of two here): much of the suite waits on child processes, shells, sockets and real
+    // kube-apiservers (about a sixth of the file time, docs/performance.md "Round 11, the suite"),
+    // and a third worker runs another file meanwhile. No test is timed (above), so sharing the
+    // cores between three files changes durations, not outcomes.
+    maxWorkers: availableParallelism() + 1,
     sequence: { sequencer: HeavyFirst },
   },
 });
