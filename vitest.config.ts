@@ -55,9 +55,11 @@ export default defineConfig({
     // (vitest fails a synchronous test that took longer too), and a CPU-bound test on a loaded
     // 2-core machine takes several times its quiet duration (the fast-check property over every
     // check took 27 s beside 8 other suites, and failed by the 20 s this was). A test that waits
-    // for a behaviour to end a hang makes every other timeout longer than this one.
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
+    // for a behaviour to end a hang makes every other timeout longer than this one. 300 s since
+    // three workers share two cores (below): at load 25-28, five tests under the 120 s this was
+    // took 32-55 s and advice's every-fixture test 184 s (docs/performance.md "Round 11, the suite").
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
     // The test files of a worker share its modules: src/, the helpers and the fixtures they parse
     // are loaded once per worker, not once per file (about a second of CPU each). Tests therefore
     // leave no global state behind: what they change in process.env they restore, and nothing
