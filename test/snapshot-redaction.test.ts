@@ -153,6 +153,10 @@ function cases(): { name: string; build: () => Case }[] {
   // Parsed once: snapshotFrom and overlayManifests copy what they keep.
   const bases = new Map<Base, K8sObject[]>();
   const parsed = (b: Base) => bases.get(b) ?? bases.set(b, baseObjects(b)).get(b)!;
+  // Whether a fixture applies over a base is tried on one snapshot of the base (overlayManifests
+  // copies what it changes), not a fresh copy per fixture; dropped once the cases are listed.
+  const probes = new Map<Base, Snapshot>();
+  const probe = (b: Base) => probes.get(b) ?? probes.set(b, snapshotFrom(parsed(b))).get(b)!;
   const add = (name: string, objects: () => K8sObject[], namespaces?: Set<string>) =>
     out.push({
       name,
@@ -182,7 +186,7 @@ function cases(): { name: string; build: () => Case }[] {
           namespaces: own,
         });
         try {
-          overlayManifests(snapshotFrom(parsed(base)), m(), 'default');
+          overlayManifests(probe(base), m(), 'default');
           out.push({ name, build });
         } catch {
           // a fixture whose namespace the base lacks cannot be applied
@@ -195,6 +199,7 @@ function cases(): { name: string; build: () => Case }[] {
     const demo = JSON.parse(readFileSync(join(FIXTURES, '..', '..', 'demo', 'cluster.json'), 'utf8'));
     return Object.values(demo.objects as Record<string, K8sObject[]>).flat();
   });
+  probes.clear();
   return out;
 }
 
