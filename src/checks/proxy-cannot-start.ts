@@ -245,6 +245,12 @@ const FAILURE: Record<Failing['kind'], string> = {
 const OOM_RESTARTS = 3;
 
 /** The injected containers of this mesh that fail in a pod, in start order (init containers first). */
+/** The pod's status lists failingIn reads, init containers first (made once: asked for every pod carrying a mesh's container). */
+const STATUS_FIELDS = [
+  ['initContainerStatuses', true],
+  ['containerStatuses', false],
+] as const;
+
 function failingIn(m: Model, pod: K8sObject, names: readonly string[]): Failing[] {
   const st = isObj(pod.status) ? pod.status : {};
   const probes = probeEvents(m);
@@ -253,7 +259,7 @@ function failingIn(m: Model, pod: K8sObject, names: readonly string[]): Failing[
   // mesh's containers add their requests to the pod's (kubernetes pkg/scheduler/schedule_one.go, PodScheduled False,
   // reason Unschedulable). Reported NOT_READY_MS after the pod was created, with the first container of the mesh's.
   const unplaced = unschedulableMessage(pod);
-  const created = time(pod.metadata?.creationTimestamp);
+  const created = unplaced !== undefined ? time(pod.metadata?.creationTimestamp) : undefined;
   if (unplaced !== undefined && created && m.now.getTime() - created.getTime() >= NOT_READY_MS) {
     const spec = podSpec(pod);
     const first = [...initContainers(spec), ...containers(spec)].find((c) => names.includes(str(c.name) ?? ''));
@@ -270,10 +276,8 @@ function failingIn(m: Model, pod: K8sObject, names: readonly string[]): Failing[
         },
       ];
   }
-  for (const [field, init] of [
-    ['initContainerStatuses', true],
-    ['containerStatuses', false],
-  ] as const) {
+  for (let f = 0; f < STATUS_FIELDS.length; f++) {
+    const [field, init] = STATUS_FIELDS[f]!;
     const list = Array.isArray(st[field]) ? st[field] : [];
     for (const cs of list.slice(0, 64)) {
       if (!isObj(cs) || !names.includes(str(cs.name) ?? '')) continue;

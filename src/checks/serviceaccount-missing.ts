@@ -67,8 +67,8 @@ export default defineCheck<SaEvidence, typeof MESSAGES>({
           ? 'spec.serviceAccount'
           : '(none: default)';
       const saObj = m.get('serviceaccounts', w.namespace, sa);
-      const pods = podStates(w).active.map(nameOf);
       if (!saObj) {
+        const pods = podStates(w).active.map(nameOf);
         const events = failedCreateEvents(m, w, (msg) => msg.includes(`serviceaccount "${sa}" not found`));
         // The ServiceAccount controller re-creates "default" at once: absent an event, the snapshot lacks it.
         if (sa === 'default' && events.length === 0) continue;

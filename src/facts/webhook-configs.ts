@@ -83,8 +83,12 @@ export const MESH_CONFIGS = defineFactFamily({
     const called = new Map<string, Workload[]>();
     for (const w of m.appWorkloads) {
       const d = m.decision(w, mesh);
-      for (const name of new Set((d?.calls ?? []).filter((c) => c.called).map((c) => c.webhook.configName)))
-        called.set(name, [...(called.get(name) ?? []), w]);
+      for (const name of new Set((d?.calls ?? []).filter((c) => c.called).map((c) => c.webhook.configName))) {
+        // Appended in place (was a copy of the list per workload: quadratic in the workloads a configuration calls).
+        const list = called.get(name);
+        if (list) list.push(w);
+        else called.set(name, [w]);
+      }
     }
     return configStates(m, mesh).map((c) => ({ ...c, workloads: called.get(c.name) ?? [] }));
   },

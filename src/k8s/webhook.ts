@@ -19,8 +19,17 @@ interface AdmissionWebhook {
   failurePolicy?: 'Ignore' | 'Fail';
 }
 
+/** rulesMatchPodCreate by the rules' identity: a mesh's webhook is asked once per workload and mesh. */
+const rulesCache = new WeakMap<unknown[], boolean>();
+
 /** Whether a webhook's rules cover CREATE of core/v1 pods. */
 export function rulesMatchPodCreate(rules: unknown[]): boolean {
+  let r = rulesCache.get(rules);
+  if (r === undefined) rulesCache.set(rules, (r = rulesCoverPodCreate(rules)));
+  return r;
+}
+
+function rulesCoverPodCreate(rules: unknown[]): boolean {
   return rules.some((r) => {
     if (!isObj(r)) return false;
     const ops = arr(r.operations).map(String);

@@ -106,10 +106,21 @@ export function buildWorkloads(m: Objects): Workload[] {
       make(kind, obj, nsOf(obj), nameOf(obj), at(obj, path) ?? {}, path);
     }
   }
+  // The workload of the pods whose controller reference (uid, kind, name) and namespace are the same: the
+  // chain above a known owner is walked once per owner, not once per pod (the pods of a ReplicaSet).
+  const byOwner = new Map<string, { kind: string; name: string; ns: string; w: Workload }>();
   for (const pod of m.list('pods')) {
     const ns = nsOf(pod);
     // Walk up the controller chain as far as the snapshot knows it.
     let owner: Record<string, any> | undefined = controllerOf(pod);
+    const ownerKey = owner?.uid ? String(owner.uid) : undefined;
+    const refKind = String(owner?.kind ?? '');
+    const refName = String(owner?.name ?? '');
+    const seen = ownerKey !== undefined ? byOwner.get(ownerKey) : undefined;
+    if (seen && seen.kind === refKind && seen.name === refName && seen.ns === ns) {
+      seen.w.pods.push(pod);
+      continue;
+    }
     let top: { kind: string; name: string; obj?: K8sObject; key?: KindKey } | undefined;
     for (let depth = 0; owner && depth < 4; depth++) {
       const known = owner.uid ? byUid.get(String(owner.uid)) : undefined;
@@ -118,7 +129,10 @@ export function buildWorkloads(m: Objects): Workload[] {
         : { kind: String(owner.kind ?? ''), name: String(owner.name ?? '') };
       owner = known ? controllerOf(known.obj) : undefined;
     }
+    // Whether the workload came from the owners alone (not from this pod's labels): then it is every such pod's.
+    let byOwners = true;
     if (top && !top.obj && top.kind === 'ReplicaSet') {
+      byOwners = false;
       // ReplicaSets not read: the Deployment is the ReplicaSet's name less the pod-template-hash.
       const hash = labelsOf(pod)['pod-template-hash'];
       const deploy =
@@ -136,6 +150,7 @@ export function buildWorkloads(m: Objects): Workload[] {
         ? make(top.kind, top.obj, ns, top.name, template, tk![2])
         : // The controller is not in the snapshot (or not a kind we know): judge by the pod.
           make(top.kind, top.obj, ns, top.name, pod, '');
+      if (ownerKey !== undefined && byOwners && !seen) byOwner.set(ownerKey, { kind: refKind, name: refName, ns, w });
     }
     w.pods.push(pod);
   }

@@ -113,6 +113,14 @@ export function alteredNativeSidecar(pod: PodLike, mesh: MeshName): boolean {
  * already-injected check): a proxy or proxy-init container of any mesh, by name or image.
  */
 export function proxyAlreadyPresent(spec: Record<string, any>): string | undefined {
+  // Per spec, as injectedMesh (the snapshot is frozen): every decision of every mesh asks its workload's template.
+  let found = presentIn.get(spec);
+  if (found === undefined) presentIn.set(spec, (found = proxyPresentIn(spec) ?? null));
+  return found ?? undefined;
+}
+const presentIn = new WeakMap<object, string | null>();
+
+function proxyPresentIn(spec: Record<string, any>): string | undefined {
   for (const c of [...containers(spec), ...initContainers(spec)]) {
     const name = str(c.name) ?? '';
     const image = str(c.image) ?? '';
