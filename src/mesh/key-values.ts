@@ -116,6 +116,13 @@ export function badValue(type: ValueType, value: string, named: NamedPorts = new
     }
     case 'upstream-list':
       return badUpstreams(value, named);
+    case 'interface-list': {
+      if (!value) return undefined;
+      const bad = items(value).find((x) => !/^[a-zA-Z][a-zA-Z0-9_.-]{0,14}$/.test(x.trim()));
+      return bad === undefined
+        ? undefined
+        : `'${bad}' is not an interface name (a letter, then letters, digits, _ . -, at most 15)`;
+    }
     case 'name-list': {
       const bad = items(value).find((x) => x && !NAME.test(x));
       return bad === undefined ? undefined : `'${bad}' is not an object name`;
@@ -182,6 +189,8 @@ export function typeText(t: ValueType): string {
       return `a JSON ${t.of}`;
     case 'upstream-list':
       return 'comma-separated upstreams, each <service>:<port>[:<datacenter>]';
+    case 'interface-list':
+      return 'comma-separated interface names';
     case 'name-list':
       return 'comma-separated object names';
   }

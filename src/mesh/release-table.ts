@@ -330,6 +330,8 @@ export type ValueType =
    * `panicsWithoutColon`: an item without a colon makes the injector panic (`crash`, whatever the rule's onBad says).
    */
   | { readonly kind: 'upstream-list'; readonly panicsWithoutColon?: true }
+  /** Comma-separated network interface names (each trimmed, 1 to 15 characters, a letter first): Istio's ValidateInterfaceNames. */
+  | { readonly kind: 'interface-list' }
   /** Comma-separated object names (DNS-1123 subdomains): Kuma's kuma.io/container-patches. */
   | { readonly kind: 'name-list' };
 

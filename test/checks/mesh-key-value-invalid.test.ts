@@ -44,6 +44,11 @@ checkCases('mesh-key-value-invalid', {
       findings: ['Namespace payments', 'Deployment catalog/exporter'],
       said: ['refuse', 'refuse'],
     },
+    {
+      fixtures: 'fires-istio-1.5-interception-mode.yaml',
+      findings: ['Deployment store/gateway'],
+      said: ['refuse'],
+    },
     { fixtures: 'fires-consul-0.x-upstream-crash.yaml', findings: ['Deployment catalog/client'], said: ['crash'] },
   ],
   silent: [
@@ -120,6 +125,8 @@ describe('the generic validator', () => {
     expect(badValue({ kind: 'yaml-map' }, 'just text')).toBeDefined();
     expect(badValue({ kind: 'json', of: 'array' }, '[{"name":"v"}]')).toBeUndefined();
     expect(badValue({ kind: 'json', of: 'array' }, '{"name":"v"}')).toBeDefined();
+    expect(badValue({ kind: 'interface-list' }, 'eth1, net1')).toBeUndefined();
+    expect(badValue({ kind: 'interface-list' }, 'eth0 -d 10.0.0.50')).toBeDefined();
     expect(badValue({ kind: 'name-list' }, 'a,b-c')).toBeUndefined();
     expect(badValue({ kind: 'name-list' }, 'a, b')).toBeDefined();
     expect(badValue({ kind: 'upstream-list' }, 'db:5432:dc2,prepared_query:q:8080')).toBeUndefined();

@@ -10,7 +10,8 @@
  * prometheus.istio.io/merge-metrics from 1.6 (1.6.0 @32eafc7f), proxy.istio.io/config from 1.7 (1.7.0,
  * validateProxyConfig: the YAML applied onto the default ProxyConfig, then validated), sidecar.istio.io/enableCoreDump
  * until 1.25 (dropped by 8cce528f #53830, not in 1.26.0 @2e84c7b0), the four proxy resource annotations from 1.29
- * (299edbbb #58928, in 1.29.0: validateResourceQuantity, resource.ParseQuantity). Before 1.29 the injection template
+ * (299edbbb #58928, in 1.29.0: validateResourceQuantity, resource.ParseQuantity), the interface lists from 1.30
+ * (76b606f2 #58785: before, any text was passed on to the iptables rules, istio/istio#58781, #58836). Before 1.29 the injection template
  * wrote those four into the proxy's resources, and a value that is no quantity failed the patched pod's unmarshalling
  * ("quantities must match the regular expression"): a denial too (istio/istio#12249 shows that message).
  */
@@ -129,6 +130,20 @@ export const ISTIO_VALUES: readonly KeyValueRule[] = [
     source:
       'istio/istio 1.7.0 pkg/kube/inject/inject.go annotationRegistry validateProxyConfig; 1.30 @86c9f01f validate.go validateProxyConfig (protomarshal.ApplyYAML onto the default ProxyConfig, then ValidateMeshConfigProxyConfig: its fields are not judged here)',
   },
+  ...[
+    'traffic.sidecar.istio.io/excludeInterfaces',
+    'traffic.sidecar.istio.io/kubevirtInterfaces',
+    'istio.io/reroute-virtual-interfaces',
+  ].map((key): KeyValueRule => ({
+    key,
+    on: 'annotation',
+    type: { kind: 'interface-list' },
+    from: '1.30',
+    onBad: 'refuse',
+    says: `${SAYS}: interface name`,
+    source:
+      'istio/istio 1.30.0 pkg/kube/inject/validate.go ValidateExcludeInterfaces, pkg/util/net/ip.go ValidateInterfaceNames (76b606f2 #58785; istio/istio#58781)',
+  })),
   ...quantity('sidecar.istio.io/proxyCPU'),
   ...quantity('sidecar.istio.io/proxyMemory'),
   ...quantity('sidecar.istio.io/proxyCPULimit', '1.6'),
