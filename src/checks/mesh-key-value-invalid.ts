@@ -28,7 +28,7 @@ import { failedCreateEvents } from '../facts/resources.js';
 import { APP_WORKLOADS, DECISIONS, type Workload } from '../facts/model.js';
 import { badValue, onBadOf, typeText } from '../mesh/key-values.js';
 import type { KeyValueRule } from '../mesh/release-table.js';
-import { injectedNamesOfAllReleases } from '../mesh/releases.js';
+import { injectedNamesOfAllReleases, proxyNamesOfAllReleases } from '../mesh/releases.js';
 import { profileOf, webhookMesh } from '../mesh/registry.js';
 import type { MeshName } from '../mesh/names.js';
 import { failureEffect, parseAdmissionError } from '../k8s/admission.js';
@@ -67,6 +67,22 @@ function notReady(w: Workload, mesh: MeshName): string[] {
       }
   }
   return out;
+}
+
+/** The workload's pods created without the mesh's proxy (a failed call admitted under failurePolicy Ignore): at most three. */
+function withoutProxy(w: Workload, mesh: MeshName): string[] {
+  const names = new Set(proxyNamesOfAllReleases(profileOf(mesh)));
+  const has = (pod: Workload['pods'][number]) => {
+    const spec = isObj(pod.spec) ? pod.spec : {};
+    return [spec.containers, spec.initContainers].some(
+      (l) => Array.isArray(l) && l.slice(0, 64).some((c) => isObj(c) && names.has(str(c.name) ?? '')),
+    );
+  };
+  return w.pods
+    .slice(0, 64)
+    .filter((pod) => !has(pod))
+    .slice(0, 3)
+    .map((pod) => `pod ${nameOf(pod)} runs without the proxy`);
 }
 
 /** The workload's FailedCreate events naming the mesh's webhook: a denial (refuse) or a failed call (crash). */
@@ -159,7 +175,12 @@ export default defineCheck({
             (e) => e.message.includes(r.key) || (value.length > 2 && e.message.includes(value)),
           );
           const seenEvents = mine.length ? mine : events.filter((e) => !keys.some((k) => e.message.includes(k)));
-          const pods = onBad === 'proxy-fails' ? notReady(w, mesh) : [];
+          const pods =
+            onBad === 'proxy-fails'
+              ? notReady(w, mesh)
+              : onBad === 'crash' && !seenEvents.length && policies.includes('Ignore')
+                ? withoutProxy(w, mesh)
+                : [];
           const seen = seenEvents.length
             ? `: seen, FailedCreate "${cut(seenEvents[0]!.message)}"`
             : pods.length

@@ -50,6 +50,11 @@ checkCases('mesh-key-value-invalid', {
       said: ['refuse'],
     },
     { fixtures: 'fires-consul-0.x-upstream-crash.yaml', findings: ['Deployment catalog/client'], said: ['crash'] },
+    {
+      fixtures: 'fires-consul-0.x-upstream-crash-ignore.yaml',
+      findings: ['Deployment catalog/client'],
+      said: ['crash'],
+    },
   ],
   silent: [
     { fixtures: 'ok-values-valid.yaml' },
@@ -79,6 +84,13 @@ describe('what mesh-key-value-invalid says', () => {
     expect(f!.message).toContain("'backend' has no local port");
     expect(f!.message).toContain('crashes on it');
     expect(f!.message).toMatch(/failurePolicy (Fail|Ignore)/);
+  });
+  it('under failurePolicy Ignore, names the pods admitted without the proxy', () => {
+    const [f] = findings(cluster('consul-0.x', [`${dir}/fires-consul-0.x-upstream-crash-ignore.yaml`]), [
+      'mesh-key-value-invalid',
+    ]);
+    expect(f!.message).toContain('failurePolicy Ignore: pods are created silently without a proxy');
+    expect(f!.message).toContain('seen, pod client-5b6c7d8e9-x1y2z runs without the proxy');
   });
   it('says an ignored value does nothing, as a warning', () => {
     const fs = findings(cluster('linkerd', [`${dir}/fires-linkerd-values-ignored.yaml`]), ['mesh-key-value-invalid']);
