@@ -22,7 +22,7 @@
  */
 import { namespaceChange, recreateCommands, removeFromTemplate } from '../fix/commands.js';
 import { comment } from '../fix/steps.js';
-import { badTemplateValues, installedValueRules, KNOWN_KEYS } from '../facts/releases.js';
+import { badTemplateValues, installedValueRules, VALUE_RULES } from '../facts/releases.js';
 import { valueCause } from '../facts/denials.js';
 import { failedCreateEvents } from '../facts/resources.js';
 import { APP_WORKLOADS, DECISIONS, type Workload } from '../facts/model.js';
@@ -97,7 +97,7 @@ function refusals(m: Parameters<typeof failedCreateEvents>[0], w: Workload, mesh
 
 export default defineCheck({
   ...meta('mesh-key-value-invalid'),
-  facts: [APP_WORKLOADS, DECISIONS, KNOWN_KEYS],
+  facts: [APP_WORKLOADS, DECISIONS, VALUE_RULES],
   messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {

@@ -3,7 +3,7 @@
  * the one place facts and checks learn what the installed release reads, injects and needs
  * (src/mesh/releases.ts releaseFacts). No version string is compared here or in any check.
  */
-import { defineFactFamily } from '../k8s/fact.js';
+import { defineFactFamily, inputsOf } from '../k8s/fact.js';
 import type { K8sObject } from '../util/types.js';
 import { nameOf } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
@@ -169,10 +169,7 @@ export function knownKeys(m: Model, mesh: MeshName): KnownKeys | undefined {
  * unread, outside the tables, or several) those of the newest release that has each key, and a note saying so.
  * Only keys the installed release knows (KNOWN_KEYS, the installed templates included) are judged.
  */
-export function installedValueRules(
-  m: Model,
-  mesh: MeshName,
-): { rules: KeyValueRule[]; release: string; note?: string } | undefined {
+function computeValueRules(m: Model, mesh: MeshName): InstalledValueRules | undefined {
   const p = profileOf(mesh);
   const t = p.versions?.releases;
   const k = knownKeys(m, mesh);
@@ -186,6 +183,22 @@ export function installedValueRules(
       : undefined);
   return { rules, release: one ? `${p.title} ${one}` : p.title, ...(note ? { note } : {}) };
 }
+
+interface InstalledValueRules {
+  rules: KeyValueRule[];
+  release: string;
+  note?: string;
+}
+
+/** Per mesh, once per model (asked per workload by badTemplateValues). */
+export const VALUE_RULES = defineFactFamily({
+  id: 'value-rules',
+  inputs: inputsOf(KNOWN_KEYS),
+  compute: (m: Model, mesh: MeshName): InstalledValueRules | undefined => computeValueRules(m, mesh),
+});
+
+export const installedValueRules = (m: Model, mesh: MeshName): InstalledValueRules | undefined =>
+  m.fact(VALUE_RULES, mesh);
 
 /** The named ports of a pod spec's containers (Consul's upstream ports may name one). */
 function namedPorts(spec: unknown): Set<string> {
