@@ -528,6 +528,15 @@ export const CATALOG = {
     severity: 'warning',
     inputs: ['namespaces'],
   },
+  'mesh-key-value-invalid': {
+    code: 'MD1230',
+    title: 'A known mesh key with a value the injector cannot parse',
+    description:
+      'A key the installed release reads, on a pod template, pod or namespace, with a value its injector cannot parse (a port range where ports are read, a quantity or duration it rejects, an upstream without its port, YAML that is no mapping): names the type the release reads and what its injector does, from its source: refuses the pod, crashes (failurePolicy decides), ignores the value, or passes it to a proxy that fails. Quotes the FailedCreate event or the pods it sees.',
+    severity: 'error',
+    inputs: [],
+    optionalInputs: ['events'],
+  },
 } as const satisfies Record<string, CatalogEntry>;
 
 export type CheckId = keyof typeof CATALOG;

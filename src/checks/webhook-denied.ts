@@ -35,6 +35,7 @@ import type { MeshName } from '../mesh/names.js';
 import { printable } from '../util/errors.js';
 import { defineCheck, messages, meta, say } from './define.js';
 import { WORKLOAD_PROBLEMS } from '../facts/marker-problems.js';
+import { VALUE_RULES } from '../facts/releases.js';
 
 const MESSAGES = messages({
   denied: "{workload} cannot create pods: {mesh}'s injection webhook {hook} denied them{reason}.",
@@ -44,7 +45,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('webhook-denied'),
-  facts: [WORKLOAD_PROBLEMS, ADMISSION_CHAIN, WEBHOOK_TARGETS],
+  facts: [WORKLOAD_PROBLEMS, ADMISSION_CHAIN, WEBHOOK_TARGETS, VALUE_RULES],
   messages: MESSAGES,
   *run(m) {
     const groups = failedCreates(

@@ -15,8 +15,15 @@ export type Cause =
       readonly kind: 'webhook-broken' | 'injector-down' | 'injector-oom' | 'injector-locked-out';
       readonly mesh: MeshName;
     }
-  /** One workload's (or namespace's) own cause: an invalid marker, a turned-off ServiceAccount token. */
-  | { readonly kind: 'marker-invalid' | 'token-off'; readonly mesh: MeshName; readonly resource: ResourceRef };
+  /**
+   * One workload's (or namespace's) own cause: an invalid marker, a turned-off ServiceAccount token, a known key's
+   * value its injector refuses or crashes on.
+   */
+  | {
+      readonly kind: 'marker-invalid' | 'token-off' | 'value-invalid';
+      readonly mesh: MeshName;
+      readonly resource: ResourceRef;
+    };
 
 const refText = (r: ResourceRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
 

@@ -10,6 +10,7 @@ import type { ResourceRef } from '../util/types.js';
 import type { MeshName } from '../mesh/names.js';
 import { namespaceProblems, workloadProblems, type Problem } from './marker-problems.js';
 import { profileOf } from '../mesh/registry.js';
+import { badTemplateValues } from './releases.js';
 
 /** The cause an injection-marker-invalid finding carries. */
 export const markerCause = (p: Pick<Problem, 'mesh' | 'resource'>): Cause => ({
@@ -17,6 +18,9 @@ export const markerCause = (p: Pick<Problem, 'mesh' | 'resource'>): Cause => ({
   mesh: p.mesh,
   resource: p.resource,
 });
+
+/** The cause a mesh-key-value-invalid finding about a value the injector refuses (or crashes on) carries. */
+export const valueCause = (mesh: MeshName, ref: ResourceRef): Cause => ({ kind: 'value-invalid', mesh, resource: ref });
 
 /** The cause a serviceaccount-missing finding about a turned-off token carries. */
 export const tokenCause = (mesh: MeshName, ref: ResourceRef): Cause => ({ kind: 'token-off', mesh, resource: ref });
@@ -34,8 +38,12 @@ export function denialCause(m: Model, w: Workload, mesh: MeshName): Cause | unde
     const own = workloadProblems(m, w).find((p) => p.mesh === mesh);
     const ns = namespaceProblems(m, w.namespace).find((p) => p.mesh === mesh || p.explains?.includes(mesh));
     const p = own ?? ns;
-    return p ? markerCause(p) : undefined;
+    if (p) return markerCause(p);
   }
+  // A known key's value the injector refuses or crashes on (mesh-key-value-invalid), whatever step says it.
+  if (badTemplateValues(m, w, mesh).some((b) => b.onBad === 'refuse' || b.onBad === 'crash'))
+    return valueCause(mesh, w.ref);
+  if (step?.denies && step.kind === 'marker') return undefined;
   if (step ? step.denies && step.kind === 'token' : profileOf(mesh).injector.token?.(m)?.denies)
     return tokenCause(mesh, w.ref);
   return undefined;

@@ -3,13 +3,16 @@
  * the one place facts and checks learn what the installed release reads, injects and needs
  * (src/mesh/releases.ts releaseFacts). No version string is compared here or in any check.
  */
-import { defineFactFamily } from '../k8s/fact.js';
+import { defineFactFamily, inputsOf } from '../k8s/fact.js';
 import type { K8sObject } from '../util/types.js';
 import { nameOf } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
 import { profileOf } from '../mesh/registry.js';
 import { releaseFacts, type ReleaseFacts } from '../mesh/releases.js';
-import type { InjectedNames } from '../mesh/release-table.js';
+import type { InjectedNames, KeyValueRule } from '../mesh/release-table.js';
+import { badValue, onBadOf, valueRules } from '../mesh/key-values.js';
+import { annotationsOf, isObj, labelsOf, str } from '../util/objects.js';
+import type { Workload } from './model.js';
 import { INJECTOR_INPUTS, injectors, type Injector } from './controlplane.js';
 import type { Model } from './model.js';
 
@@ -158,4 +161,91 @@ export function knownKeys(m: Model, mesh: MeshName): KnownKeys | undefined {
   const t = profileOf(mesh).versions?.releases;
   if (!t) return undefined;
   return m.fact(KNOWN_KEYS, mesh);
+}
+
+/**
+ * The value rules of a mesh's known keys for its installed release (issue 31, gen10values: `ReleaseTable.values`,
+ * src/mesh/key-values.ts), with the release as text: the rules of the one release its injectors run, else (releases
+ * unread, outside the tables, or several) those of the newest release that has each key, and a note saying so.
+ * Only keys the installed release knows (KNOWN_KEYS, the installed templates included) are judged.
+ */
+function computeValueRules(m: Model, mesh: MeshName): InstalledValueRules | undefined {
+  const p = profileOf(mesh);
+  const t = p.versions?.releases;
+  const k = knownKeys(m, mesh);
+  if (!t?.values?.length || !k) return undefined;
+  const one = k.releases.length === 1 ? k.releases[0] : undefined;
+  const rules = valueRules(t, one).filter((r) => k.known.has(r.key));
+  const note =
+    k.note ??
+    (k.releases.length > 1
+      ? `the injectors run several releases (${k.releases.join(', ')}): values were judged by the newest rule of each key`
+      : undefined);
+  return { rules, release: one ? `${p.title} ${one}` : p.title, ...(note ? { note } : {}) };
+}
+
+interface InstalledValueRules {
+  rules: KeyValueRule[];
+  release: string;
+  note?: string;
+}
+
+/** Per mesh, once per model (asked per workload by badTemplateValues). */
+export const VALUE_RULES = defineFactFamily({
+  id: 'value-rules',
+  inputs: inputsOf(KNOWN_KEYS),
+  compute: (m: Model, mesh: MeshName): InstalledValueRules | undefined => computeValueRules(m, mesh),
+});
+
+export const installedValueRules = (m: Model, mesh: MeshName): InstalledValueRules | undefined =>
+  m.fact(VALUE_RULES, mesh);
+
+/** The named ports of a pod spec's containers (Consul's upstream ports may name one). */
+function namedPorts(spec: unknown): Set<string> {
+  const out = new Set<string>();
+  if (!isObj(spec)) return out;
+  for (const list of [spec.containers, spec.initContainers])
+    for (const c of Array.isArray(list) ? list.slice(0, 64) : [])
+      for (const p of isObj(c) && Array.isArray(c.ports) ? c.ports.slice(0, 64) : [])
+        if (isObj(p) && str(p.name)) out.add(str(p.name)!);
+  return out;
+}
+
+/** One known key of a pod template (or bare pod) whose value the installed release cannot parse. */
+interface BadValue {
+  rule: KeyValueRule;
+  value: string;
+  why: string;
+  onBad: KeyValueRule['onBad'];
+}
+
+/** At most this many bad values per workload are named (bounded: the template's metadata is untrusted). */
+const MAX_BAD = 64;
+
+/**
+ * The known keys of a workload's pod template whose value the installed release of `mesh` cannot parse, where the
+ * mesh's webhook is called for its pods (an `ignore` only where the pod is injected: else nothing reads it).
+ * Shared by mesh-key-value-invalid (which names them) and webhook-denied (which links a denial to them).
+ */
+export function badTemplateValues(m: Model, w: Workload, mesh: MeshName): BadValue[] {
+  const installed = installedValueRules(m, mesh);
+  if (!installed?.rules.length || profileOf(mesh).controlPlane.isWorkload(labelsOf(w.template))) return [];
+  const labels = labelsOf(w.template);
+  const annotations = annotationsOf(w.template);
+  const found: BadValue[] = [];
+  let ports: Set<string> | undefined;
+  for (const rule of installed.rules) {
+    if (rule.where && !rule.where.includes('pod')) continue;
+    const map = rule.on === 'label' ? labels : annotations;
+    if (!Object.hasOwn(map, rule.key)) continue;
+    const value = map[rule.key] ?? '';
+    if (rule.type.kind === 'upstream-list') ports ??= namedPorts((w.template as { spec?: unknown }).spec);
+    const why = badValue(rule.type, value, ports);
+    if (why !== undefined) found.push({ rule, value, why, onBad: onBadOf(rule, value) });
+    if (found.length >= MAX_BAD) break;
+  }
+  if (!found.length) return [];
+  const d = m.decision(w, mesh);
+  if (!d?.called) return [];
+  return found.filter((b) => b.onBad !== 'ignore' || d.inject);
 }

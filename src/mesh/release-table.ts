@@ -291,6 +291,78 @@ interface InjectorBuild {
   readonly source: string;
 }
 
+/**
+ * How an injector parses a known key's value (issue 31, gen10values): the parsers of src/mesh/key-values.ts, each
+ * the one of a mesh's source (Go's strconv.ParseBool, a uint16 port list as Istio's parsePorts reads it, a Kubernetes
+ * quantity, Go's time.ParseDuration, ...).
+ */
+export type ValueType =
+  | { readonly kind: 'go-bool' }
+  /** Kuma's GetBooleanWithDefault: true/yes/false/no, and enabled/disabled where `enabled` says so. */
+  | { readonly kind: 'word-bool'; readonly enabled: boolean }
+  | { readonly kind: 'enum'; readonly values: readonly string[] }
+  /** Go's strconv.ParseUint(v, 10, bits) (`trim`: after strings.TrimSpace); `min`: a lower bound (Kuma's ports: 1). */
+  | { readonly kind: 'uint'; readonly bits: 16 | 32 | 64; readonly trim?: true; readonly min?: number }
+  /** Go's strconv.ParseInt(v, 10, bits). */
+  | { readonly kind: 'int'; readonly bits: 32 | 64 }
+  /** Go's strconv.ParseFloat, strictly between `above` and `below`. */
+  | { readonly kind: 'float'; readonly above: number; readonly below: number }
+  /**
+   * Comma-separated ports: each (trimmed) a uint16 of at least `min`; `skipEmpty`: empty items are skipped (else refused);
+   * `any`: this value (Istio's "*") stands for every port.
+   */
+  | { readonly kind: 'port-list'; readonly min: number; readonly skipEmpty?: true; readonly any?: string }
+  /** Comma-separated prefixes as Go's netip.ParsePrefix reads them (address/bits); `any`: a value that stands for all. */
+  | { readonly kind: 'cidr-list'; readonly any?: string }
+  /** A Kubernetes resource quantity (resource.ParseQuantity). */
+  | { readonly kind: 'quantity' }
+  /** Go's time.ParseDuration. */
+  | { readonly kind: 'go-duration' }
+  /** Kuma's GetMap: key1=value1;key2=value2. */
+  | { readonly kind: 'pair-map' }
+  /** A YAML document holding a mapping (Istio's ProxyConfig, protomarshal.ApplyYAML); its fields are not judged. */
+  | { readonly kind: 'yaml-map' }
+  /** A JSON document (`of`: array or object), as encoding/json Unmarshal reads it into the type the injector gives. */
+  | { readonly kind: 'json'; readonly of: 'array' | 'object' }
+  /**
+   * Consul's upstream list: comma-separated `name[.ns[.partition]]:port[:dc]`, `name.svc[...]:port`, or
+   * `prepared_query:name:port`; the port a positive integer or a named port of the pod's containers (common.PortValue).
+   * `panicsWithoutColon`: an item without a colon makes the injector panic (`crash`, whatever the rule's onBad says).
+   */
+  | { readonly kind: 'upstream-list'; readonly panicsWithoutColon?: true }
+  /** Comma-separated network interface names (each trimmed, 1 to 15 characters, a letter first): Istio's ValidateInterfaceNames. */
+  | { readonly kind: 'interface-list' }
+  /** Comma-separated object names (DNS-1123 subdomains): Kuma's kuma.io/container-patches. */
+  | { readonly kind: 'name-list' };
+
+/**
+ * What an injector does with a value it cannot parse, from its source: `refuse` (it answers the admission request with
+ * an error: the API server denies the pod, whatever the webhook's failurePolicy, which only decides on calls that fail);
+ * `crash` (the injector panics on it: the call fails, so failurePolicy Fail refuses the pod and Ignore admits it without
+ * a proxy); `ignore` (it logs a warning and uses the default: the setting silently does nothing); `proxy-fails` (it
+ * passes the value on unparsed, and an injected container, or the mesh's registration of the pod, fails on it).
+ */
+type OnBadValue = 'refuse' | 'crash' | 'ignore' | 'proxy-fails';
+
+/** A known key's value type in a span of releases, and what their injector does with a value it cannot parse. */
+export interface KeyValueRule {
+  readonly key: string;
+  /** The field it is read from, and on what: pods (templates and pods; the default) and namespaces. */
+  readonly on: 'annotation' | 'label';
+  readonly where?: readonly ('pod' | 'namespace')[];
+  readonly type: ValueType;
+  /** The first and last release (names of `ReleaseTable.order`); no `to`: to the newest. */
+  readonly from: string;
+  readonly to?: string;
+  readonly onBad: OnBadValue;
+  /** The injector's (or container's) error as its source writes it, for evidence and for matching a denial's message. */
+  readonly says?: string;
+  /** For `proxy-fails`: what fails, in words. */
+  readonly fails?: string;
+  /** The file, function and tag or commit that say so. */
+  readonly source: string;
+}
+
 /** A mesh's releases: their order, the rows, the keys of its domain, and where the key tables come from. */
 export interface ReleaseTable {
   /** Release names, oldest first ("2.10", ..., "2.19"). */
@@ -321,4 +393,6 @@ export interface ReleaseTable {
    * not read it, whatever release the tables place it in.
    */
   readonly templateOnly?: { readonly keys: readonly string[]; readonly source: string };
+  /** The value types of known keys and what each release's injector does with a value it cannot parse (KeyValueRule). */
+  readonly values?: readonly KeyValueRule[];
 }

@@ -231,18 +231,18 @@ describe('webhook-denied', () => {
       objects: ['ReplicaSet/api-6b5d4c7f9'],
     });
     expect(f!.affectedPods).toBe(2);
-    // istiod's annotation validation is predicted (IST0125): the cause is injection-marker-invalid's, whose fix comes first.
+    // istiod's annotation validation is predicted (IST0125): the cause is mesh-key-value-invalid's, whose fix comes first.
     expect(f!.fix).toEqual([
       '# the full error of the injector',
       'kubectl -n istio-system logs deploy/istiod -c discovery --tail=200 | grep -i store',
     ]);
     const both = findings(cluster('istio', [F('webhook-denied', 'fires-istio-annotation')]), [
       'webhook-denied',
-      'injection-marker-invalid',
+      'mesh-key-value-invalid',
     ]);
-    const cause = both.find((x) => x.id === 'injection-marker-invalid')!;
+    const cause = both.find((x) => x.id === 'mesh-key-value-invalid')!;
     expect(cause.message).toContain(
-      "traffic.sidecar.istio.io/excludeOutboundPorts=abc, which istiod rejects (excludeOutboundPorts invalid: failed parsing port 'abc')",
+      "traffic.sidecar.istio.io/excludeOutboundPorts=abc, which Istio 1.24 reads as comma-separated port numbers: 'abc' is not a port",
     );
     expect(both.find((x) => x.id === 'webhook-denied')!.causedBy).toBe(cause.causeKey);
   });

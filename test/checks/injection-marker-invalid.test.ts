@@ -4,8 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkCases } from '../helpers/check-tester.js';
-import { NOW, cluster, findings } from '../helpers/fixtures.js';
-import { Model } from '../../src/facts/model.js';
+import { cluster, findings } from '../helpers/fixtures.js';
 
 checkCases('injection-marker-invalid', {
   fires: [
@@ -30,7 +29,6 @@ checkCases('injection-marker-invalid', {
       ],
     },
     { fixtures: 'fires-istio-rev-under-namespace.yaml', findings: ['Deployment payments/ledger'] },
-    { fixtures: 'fires-istio-invalid-annotation.yaml', findings: ['Deployment store/ledger'] },
     {
       fixtures: 'fires-istio-misplaced.yaml',
       findings: ['Deployment plain/ownlabel', 'Deployment plain/ownrev', 'CronJob plain/nightly'],
@@ -111,23 +109,5 @@ describe("a pod template's istio.io/rev under a namespace's", () => {
       "Deployment payments/ledger asks for Istio revision canary with pod template label istio.io/rev=canary, but namespace payments's label istio.io/rev=default wins: its pods get revision default (webhook rev.namespace.sidecar-injector.istio.io).",
     );
     expect(f!.evidence).toMatchObject({ revision: 'default', namespaceMarker: 'label istio.io/rev=default' });
-  });
-});
-
-describe('invalid *.sidecar.istio.io annotations (IST0125)', () => {
-  const snap = () => cluster('istio', ['checks/injection-marker-invalid/fires-istio-invalid-annotation.yaml']);
-  it('says the injector rejects them and the API server denies the pods', () => {
-    const [f] = findings(snap(), ['injection-marker-invalid']);
-    expect(f!.message).toBe(
-      "Deployment store/ledger has pod template annotation sidecar.istio.io/proxyCPU=lots and pod template annotation traffic.sidecar.istio.io/excludeInboundPorts=8080,80o0, which istiod rejects (not a resource quantity; excludeInboundPorts invalid: failed parsing port '80o0'): it fails the injection, so the API server denies its pods (IST0125).",
-    );
-    expect(f!.fix.join('\n')).toContain('sidecar.istio.io~1proxyCPU');
-  });
-  it('the decision explain shows says a pod created now is denied', () => {
-    const m = new Model({ snapshot: snap(), now: NOW, options: { mesh: 'auto', certExpiryWarningDays: 60 } });
-    const w = m.workloads.find((x) => x.namespace === 'store' && x.name === 'ledger')!;
-    const step = m.decision(w, 'istio')!.injector.find((s) => !s.ok)!;
-    expect(step).toMatchObject({ rule: 'annotation-validation', denies: true });
-    expect(step.detail).toContain("invalid value 'lots' for annotation 'sidecar.istio.io/proxyCPU'");
   });
 });

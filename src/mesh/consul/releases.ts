@@ -5,6 +5,7 @@
  */
 import type { KubernetesSupport } from '../profile.js';
 import type { CompanionNeed, ProxyPairing, ReleaseTable } from '../release-table.js';
+import { CONSUL_VALUES } from './key-values.js';
 
 const ORDER = [
   ...[2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26].map((n) => `0.${n}`),
@@ -262,6 +263,7 @@ export const CONSUL_RELEASES: ReleaseTable = {
   domains: ['consul.hashicorp.com'],
   keySource:
     'hashicorp/consul-k8s connect-inject/*.go (v0.2.0 to v0.49.0) and control-plane/connect-inject/constants/annotations_and_labels.go (v1.0.0 @2d467395 to v2.0.0 @c973a03b), each minor tag',
+  values: CONSUL_VALUES,
   keys: [
     {
       key: 'consul.hashicorp.com/connect-inject',

@@ -24,7 +24,6 @@ import { ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV, injectorFor, istioPodValue, pa
 import { markerTable } from '../profile-from.js';
 import { ISTIO_DATA } from './data.js';
 import { istiodVersion } from './version.js';
-import { invalidAnnotations } from './annotations.js';
 
 /**
  * The namespace label that would make an installed webhook fire for a plain pod:
@@ -145,18 +144,7 @@ export function workloadProblems(m: MeshContext, c: WorkloadProblemContext): Mar
   const nsLabels = namespaceLabels(m.namespace(w.namespace), w.namespace);
   const overridden = revisionOverridden(istio.webhooks, c, nsLabels);
   if (overridden) return [overridden];
-  // Called for its pods, istiod validates their annotations before injecting: an invalid one denies them (IST0125).
-  const bad = m.decision(w, 'istio')?.called ? invalidAnnotations(c.annotations) : [];
-  if (bad.length)
-    return [
-      {
-        message: `${id} has ${bad.map((b) => `${where} annotation ${b.key}=${b.value}`).join(' and ')}, which istiod rejects (${bad.map((b) => b.why).join('; ')}): it fails the injection, so the API server denies its pods (IST0125).`,
-        evidence: { invalidAnnotations: bad, rule: 'istio/istio pkg/kube/inject/validate.go AnnotationValidation' },
-        fix: bad.flatMap((b) => removeFromTemplate(w, 'annotations', b.key)),
-        remove: bad.flatMap((b) => removeFromTemplate(w, 'annotations', b.key)),
-        templateChanges: bad.map((b) => ({ field: 'annotations' as const, key: b.key })),
-      },
-    ];
+  // An annotation value istiod rejects (IST0125) is mesh-key-value-invalid's (the release tables' value rules).
   const { value, from } = istioPodValue(w.template);
   if (value === undefined || !from) return [];
   // The object webhook selects the label sidecar.istio.io/inject=true, exactly.

@@ -7,6 +7,7 @@
  */
 import type { KubernetesSupport } from '../profile.js';
 import type { ReleaseTable, ValueReading } from '../release-table.js';
+import { ISTIO_VALUES } from './key-values.js';
 
 /**
  * How istiod reads `sidecar.istio.io/inject` (label, else annotation) before 1.27: lower-cased
@@ -258,6 +259,7 @@ export const ISTIO_RELEASES: ReleaseTable = {
   },
   keySource:
     'istio/api annotation/annotations.yaml, label/labels.yaml, label/label.go at 1.5.0 @891bf31f, 1.6.0 @2c1705ec, 1.10.0 @c42041d3, 1.16.0 @b9e5d446, 1.24.0 @9397ebf0, 1.28.0 @a5aa715c, 1.30.0 @a283232d and every minor tag between',
+  values: ISTIO_VALUES,
   keys: [
     {
       key: 'istio.io/autoRegistrationGroup',

@@ -5,6 +5,7 @@
  */
 import type { KubernetesSupport } from '../profile.js';
 import type { ReleaseTable } from '../release-table.js';
+import { KUMA_VALUES } from './key-values.js';
 
 /**
  * Supported Kubernetes versions per release (moved here from support.ts, issue 32.4).
@@ -165,6 +166,7 @@ export const KUMA_RELEASES: ReleaseTable = {
   domains: ['kuma.io', 'traffic.kuma.io'],
   keySource:
     'kumahq/kuma pkg/plugins/runtime/k8s/metadata/annotations.go and labels.go at each minor tag, 1.0.0 @0fd6b985 to v2.14.0 @51c6d381',
+  values: KUMA_VALUES,
   keys: [
     { key: 'kuma.io/application-probe-proxy-port', from: '2.9', does: 'a port for proxying application probes' },
     { key: 'kuma.io/builtin-dns', from: '1.8', does: 'the sidecar will use its builtin DNS' },

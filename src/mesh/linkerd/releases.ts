@@ -8,6 +8,7 @@
  */
 import type { KubernetesSupport } from '../profile.js';
 import type { ReleaseTable } from '../release-table.js';
+import { LINKERD_VALUES } from './key-values.js';
 
 /**
  * Supported Kubernetes versions per release (moved here from support.ts, issue 32.4).
@@ -131,6 +132,7 @@ export const LINKERD_RELEASES: ReleaseTable = {
   domains: ['linkerd.io', 'config.linkerd.io', 'config.alpha.linkerd.io'],
   keySource:
     'linkerd/linkerd2 pkg/k8s/labels.go and the keys its charts write (charts/partials, charts/linkerd-control-plane/templates) at stable-2.10.0 @b10356a8, 2.11.0 @02064b02, 2.12.0 @0bd3f732, 2.13.0 @775dc9fb, 2.14.0 @a4bec904, edge-24.2.4 @f0d861ea, edge-24.8.2 @332c4efa, edge-24.11.8 @43335fd9, edge-25.4.4 @0fe0ad01, edge-25.10.7 @0ebd74b0, version-2.20 @eadc1acf, edge-26.8.3 @19a0d90d',
+  values: LINKERD_VALUES,
   keys: [
     {
       key: 'config.alpha.linkerd.io/proxy-enable-native-sidecar',
