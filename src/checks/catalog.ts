@@ -180,6 +180,7 @@ export const CATALOG = {
     severity: 'error',
     readsOtherNamespaces: true,
     inputs: ['pods'],
+    optionalInputs: ['serviceaccounts', 'nodes'],
   },
   'app-starts-before-proxy': {
     code: 'MD1050',

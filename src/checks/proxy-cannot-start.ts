@@ -107,6 +107,7 @@ import { PROXY_PATHS, proxyPaths } from '../facts/proxy-network.js';
 import { proxyConfiguredAt, TRUST_ROOT, trustRootRegenerated } from '../facts/timeline.js';
 import { bugsShown, BUGS_SHOWN } from '../facts/known-bugs.js';
 import { SA_TOKEN_DIR, SA_TOKEN_LINE, tokenUnmounted } from '../k8s/sa-token.js';
+import { CLUSTER_DNS_ADDRESSES, podGaps } from '../facts/pod-needs.js';
 import { heldBy, WARNING_EVENTS, warningsClause } from '../facts/pod-warnings.js';
 import { unschedulableMessage } from '../k8s/scheduling.js';
 import type { WarningSeen } from '../k8s/warnings.js';
@@ -804,6 +805,11 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
     first.container,
   );
   const status = `${first.reason}${first.exitCode !== undefined ? `, exit code ${first.exitCode}` : ''}${first.restarts ? `, ${plural(first.restarts, 'restart')}` : ''}`;
+  // A field of the pod's own spec that takes away what this container needs (issue 31, gen10spec: the profile's
+  // network.podSpec table): a Linux-only image on a pod asking for another OS, whatever the failure; a resolver that
+  // cannot find the control plane or a token not mounted, for a container that runs and fails or is never ready.
+  const gap = specCause(m, w, mesh, first);
+  if (gap) return { ...gap, role, status, events };
   if (first.kind === 'image') {
     const image = first.image ?? str(specOf(first.pod, first.container)?.image);
     const said = pullMessage(m, group, first);
@@ -1034,6 +1040,30 @@ function pinCause(w: Workload, mesh: MeshName, f: Failing, pin: PinnedProxy, quo
  * container logging in with it, cannot start. A pod that leaves the field unset is not judged: its ServiceAccount
  * decides, and the message is quoted as for any other failure.
  */
+/** The failures a resolver or a missing token explain: the container started and fails, or never becomes ready. */
+const RUNS_AND_FAILS = new Set<Failing['kind']>(['crash', 'unready', 'stuck', 'probe', 'exited']);
+
+/** The pod spec field that explains this failure (src/facts/pod-needs.ts), with the container's own words where kept. */
+function specCause(m: Model, w: Workload, mesh: MeshName, f: Failing) {
+  const gaps = podGaps(m, mesh, w, f.pod);
+  const gap =
+    gaps.find((g) => g.kind === 'os') ??
+    (RUNS_AND_FAILS.has(f.kind) ? gaps.find((g) => g.kind !== 'os' && g.container === f.container) : undefined);
+  if (!gap) return undefined;
+  const line =
+    gap.kind === 'token'
+      ? f.message?.split(/\r?\n/).find((l) => SA_TOKEN_LINE.test(l))
+      : gap.kind === 'os' && f.message && /platform|manifest|exec format/i.test(f.message)
+        ? f.message
+        : undefined;
+  const said = line ? printable(line.trim(), 300) : undefined;
+  return {
+    cause: `${gap.cause}${said ? ` (${gap.kind === 'os' ? 'the kubelet' : 'it'} said: "${said}")` : ''}`,
+    evidence: { podSpecField: gap.field, ...gap.evidence, ...(said ? { line: said } : {}) },
+    fix: gap.fix,
+  };
+}
+
 function tokenCause(w: Workload, f: Failing) {
   const line = f.message?.split(/\r?\n/).find((l) => SA_TOKEN_LINE.test(l));
   if (!line || !tokenUnmounted(podSpec(f.pod), specOf(f.pod, f.container))) return undefined;
@@ -1759,7 +1789,16 @@ function serverDropsNative(m: Model): boolean {
 // Two shapes of evidence: a failing container's, and an altered native sidecar's.
 export default defineCheck<Evidence, typeof MESSAGES>({
   ...meta('proxy-cannot-start'),
-  facts: [APP_WORKLOADS, DECISIONS, CLUSTER_VERSIONS, PROXY_PATHS, TRUST_ROOT, BUGS_SHOWN, WARNING_EVENTS],
+  facts: [
+    APP_WORKLOADS,
+    DECISIONS,
+    CLUSTER_VERSIONS,
+    PROXY_PATHS,
+    TRUST_ROOT,
+    BUGS_SHOWN,
+    WARNING_EVENTS,
+    CLUSTER_DNS_ADDRESSES,
+  ],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
