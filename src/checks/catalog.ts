@@ -96,6 +96,16 @@ export const CATALOG = {
     severity: 'error',
     inputs: [],
   },
+  'pod-spec-starves-proxy': {
+    code: 'MD2220',
+    title: "A pod template takes away what its mesh's proxy needs",
+    description:
+      'A workload its mesh will inject whose pod template takes away what the injected containers need, per mesh and release: a resolver that cannot find the control plane (dnsPolicy Default, None without the cluster DNS, ClusterFirst with hostNetwork), the ServiceAccount token a container reads (automountServiceAccountToken false on the pod or its ServiceAccount), or a node of another OS for Linux-only images.',
+    severity: 'warning',
+    readsOtherNamespaces: true,
+    inputs: [],
+    optionalInputs: ['serviceaccounts', 'nodes'],
+  },
   'host-network-pod': {
     code: 'MD1010',
     title: 'hostNetwork pods are never injected',

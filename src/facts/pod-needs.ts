@@ -19,6 +19,7 @@ import { mountsOwnToken, SA_TOKEN_DIR, tokenUnmounted } from '../k8s/sa-token.js
 import { defineFact } from '../k8s/fact.js';
 import type { Workload } from '../k8s/workloads.js';
 import { profileOf } from '../mesh/registry.js';
+import { INSTALLED_RELEASES } from '../mesh/releases.js';
 import type { MeshName } from '../mesh/names.js';
 import { isObj, labelsOf, str } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
@@ -102,7 +103,7 @@ export function specGaps(
   const needs = p.network?.podSpec;
   if (!needs) return [];
   const cpNs = m.mesh(mesh)?.namespaces[0] ?? p.controlPlane.namespace;
-  const present = pod ? pod.containers.map((c) => str(c.name) ?? '') : [p.containers.proxy, ...p.containers.init];
+  const present = pod ? pod.containers.map((c) => str(c.name) ?? '') : injectsNext(m, mesh);
   const has = (c: string) => present.includes(c);
   const out: SpecGap[] = [];
   const title = p.title;
@@ -210,6 +211,18 @@ export function specGaps(
     });
   }
   return out;
+}
+
+/**
+ * The containers the mesh's injector will add to a new pod: those of the release its injector Deployments run where
+ * the tables place every one of them (Consul 0.x injects envoy-sidecar, which resolves nothing), else today's.
+ */
+function injectsNext(m: Model, mesh: MeshName): string[] {
+  const p = profileOf(mesh);
+  const today = [p.containers.proxy, ...p.containers.init];
+  const rel = m.fact(INSTALLED_RELEASES, p);
+  if (!rel.length || rel.some((r) => !r?.release)) return today;
+  return [...new Set(rel.flatMap((r) => (r!.containers ? [...r!.containers.proxy, ...r!.containers.init] : today)))];
 }
 
 /** The gaps of an injected pod of a workload. */
