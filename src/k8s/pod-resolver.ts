@@ -60,7 +60,7 @@ export function podResolver(spec: Record<string, unknown>, clusterDns?: readonly
       field: 'dnsPolicy',
       value: `${policy ?? 'ClusterFirst (the default)'} with hostNetwork: true`,
       resolver:
-        "the node's resolver: the kubelet gives a hostNetwork pod the cluster DNS only with ClusterFirstWithHostNet",
+        "the node's resolver (the kubelet gives a hostNetwork pod the cluster DNS only with ClusterFirstWithHostNet)",
     };
   return undefined;
 }
