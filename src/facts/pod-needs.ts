@@ -14,7 +14,7 @@
 import { comment, type Step } from '../fix/steps.js';
 import { setOnTemplateSpec } from '../fix/commands.js';
 import { containers, initContainers, podSpec } from '../k8s/pods.js';
-import { podOs, podResolver, NODE_LOCAL_DNS } from '../k8s/pod-resolver.js';
+import { podOs, podResolver, searchGap, NODE_LOCAL_DNS } from '../k8s/pod-resolver.js';
 import { mountsOwnToken, SA_TOKEN_DIR, tokenUnmounted } from '../k8s/sa-token.js';
 import { defineFact } from '../k8s/fact.js';
 import type { Workload } from '../k8s/workloads.js';
@@ -144,6 +144,27 @@ export function specGaps(
               comment`or keep dnsPolicy None and list the cluster DNS address first in dnsConfig.nameservers with the search domains of the namespace`,
             ]
           : []),
+      ],
+    });
+  }
+
+  // dnsPolicy None through the cluster DNS, without the search domains that complete a short name.
+  const short =
+    !res && dnsRows.length ? dnsRows.find((r) => searchGap(spec, r.address.replace('<ns>', cpNs))) : undefined;
+  if (short) {
+    const address = short.address.replace('<ns>', cpNs);
+    const searches = searchGap(spec, address)!;
+    out.push({
+      kind: 'dns',
+      container: short.container,
+      field: 'dnsPolicy: None',
+      cause: `the pod sets dnsPolicy: None, and its dnsConfig ${searches.length ? `searches only ${searches.join(', ')}` : 'has no search domain'}, which does not complete ${address}, the short name ${short.container} dials for ${short.role} before it is ready`,
+      source: short.source,
+      evidence: { podSpec: { dnsPolicy: 'None', searches }, dials: address, source: short.source },
+      fix: [
+        comment`${title} ${short.container} dials ${address}: give the pod the cluster DNS search domains`,
+        ...setOnTemplateSpec(w, { dnsPolicy: spec.hostNetwork === true ? 'ClusterFirstWithHostNet' : 'ClusterFirst' }),
+        comment`or keep dnsPolicy None and add the search domains of the namespace to dnsConfig.searches`,
       ],
     });
   }

@@ -167,7 +167,10 @@ const POD_SPEC: KeepFields = {
     // proxy-cannot-start, pod-spec-starves-proxy (src/facts/pod-needs.ts): the resolver the pod gives the mesh's
     // containers, and the OS it asks for.
     dnsPolicy: 'string',
-    dnsConfig: { fields: { nameservers: { max: 3, each: 'string' } }, omitEmpty: true },
+    dnsConfig: {
+      fields: { nameservers: { max: 3, each: 'string' }, searches: { max: 32, each: 'string' } },
+      omitEmpty: true,
+    },
     os: { fields: { name: 'string' }, omitEmpty: true },
     // node-agent-incomplete: where a DaemonSet's pods may run and its priority class.
     nodeSelector: 'object',

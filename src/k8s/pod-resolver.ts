@@ -65,6 +65,25 @@ export function podResolver(spec: Record<string, unknown>, clusterDns?: readonly
   return undefined;
 }
 
+/**
+ * dnsPolicy None with a cluster DNS nameserver: the search domains of its dnsConfig, where none completes `address`,
+ * a Service name the injector writes short (`<svc>.<ns>.svc` needs the cluster's domain, `<svc>.<ns>` needs
+ * `svc.<domain>`; the kubelet's ClusterFirst writes `<ns>.svc.<domain> svc.<domain> <domain>`, None only what the pod
+ * gives). Undefined where the name is complete, the policy is not None, or a search may complete it.
+ */
+export function searchGap(spec: Record<string, unknown>, address: string): readonly string[] | undefined {
+  if (str(spec.dnsPolicy) !== 'None') return undefined;
+  const labels = address.split('.');
+  const cfg = isObj(spec.dnsConfig) ? spec.dnsConfig : {};
+  const searches = (Array.isArray(cfg.searches) ? cfg.searches : [])
+    .filter((x: unknown): x is string => typeof x === 'string')
+    .slice(0, 32);
+  if (labels.length === 3 && labels[2] === 'svc')
+    return searches.some((d) => d && !d.split('.').includes('svc')) ? undefined : searches;
+  if (labels.length === 2) return searches.some((d) => d.startsWith('svc.')) ? undefined : searches;
+  return undefined;
+}
+
 /** The label that says a node's OS, and its pre-1.14 form. */
 const OS_LABELS = ['kubernetes.io/os', 'beta.kubernetes.io/os'];
 

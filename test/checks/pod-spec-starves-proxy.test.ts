@@ -22,6 +22,12 @@ checkCases('pod-spec-starves-proxy', {
       findings: ['Deployment secured/audit', 'Deployment secured/ledger'],
     },
     { fixtures: 'fires-consul-hostnetwork-clusterfirst.yaml', base: 'consul', findings: ['Deployment edge/gateway'] },
+    { fixtures: 'fires-kuma-dnspolicy-none-no-search.yaml', base: 'kuma', findings: ['Deployment shortname/pricing'] },
+    {
+      fixtures: 'fires-istio-dnspolicy-none-kube-dns-no-search.yaml',
+      base: 'istio',
+      findings: ['Deployment customdns/no-search'],
+    },
     {
       fixtures: 'fires-istio-windows.yaml',
       base: 'istio',
