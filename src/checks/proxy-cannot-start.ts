@@ -71,6 +71,14 @@
  * not finished quotes the mesh's own controllers' warnings with what they mean (Kuma's FailedToGenerateKumaDataplane on
  * the pod: kumahq/kuma#1216; Linkerd's identity issuer warnings on its Deployment); a pod the scheduler has not placed
  * quotes the scheduler and what the mesh's containers request.
+ * The pod's own spec (issue 31, round 11, gen10spec): what each mesh's containers need from the pod, per release (the
+ * profile's network.podSpec, src/mesh/<mesh>/pod-needs.ts), read by src/facts/pod-needs.ts before any other reading:
+ * another OS than Linux asked for (spec.os.name, nodeSelector, required node affinity) or the node's, whatever the
+ * failure; for a container that runs and fails or is never ready, the resolver its dnsPolicy gives it (Default, None
+ * without the cluster DNS or the search domains a short name needs, ClusterFirst with hostNetwork) where it dials its
+ * control plane by name (hetznercloud/hcloud-cloud-controller-manager#559), and the mounted token it reads where
+ * automountServiceAccountToken is false on the pod or its ServiceAccount and it has no projected token of its own in
+ * this pod (istio/istio#18221, #25138: first-party-jwt); linkerd/linkerd2#2882, istio/istio#39788 (Windows nodes).
  * Known false positives: an app init container that fails for its own reason in a CNI pod (the fix reads its log
  * first); a cause read from the cluster (a Service, the CNI agent's
  * exclusions) is the one now, which may differ from when the pod started.
