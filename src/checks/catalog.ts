@@ -104,7 +104,6 @@ export const CATALOG = {
     severity: 'warning',
     readsOtherNamespaces: true,
     inputs: [],
-    optionalInputs: ['serviceaccounts', 'nodes'],
   },
   'host-network-pod': {
     code: 'MD1010',
@@ -190,7 +189,6 @@ export const CATALOG = {
     severity: 'error',
     readsOtherNamespaces: true,
     inputs: ['pods'],
-    optionalInputs: ['serviceaccounts', 'nodes'],
   },
   'app-starts-before-proxy': {
     code: 'MD1050',

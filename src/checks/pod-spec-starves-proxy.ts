@@ -25,9 +25,8 @@
  */
 import { APP_WORKLOADS, DECISIONS, jobFinished, podStates } from '../facts/model.js';
 import { podsCarrying } from '../facts/pods.js';
-import { CLUSTER_DNS_ADDRESSES, specGaps } from '../facts/pod-needs.js';
+import { CLUSTER_DNS_ADDRESSES, INJECTS_NEXT, specGaps } from '../facts/pod-needs.js';
 import { podSpec } from '../k8s/pods.js';
-import { INSTALLED_RELEASES } from '../mesh/releases.js';
 import { meshTitle } from '../mesh/registry.js';
 import { nameOf } from '../util/objects.js';
 import { defineCheck, messages, meta, say } from './define.js';
@@ -39,7 +38,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('pod-spec-starves-proxy'),
-  facts: [APP_WORKLOADS, DECISIONS, CLUSTER_DNS_ADDRESSES, INSTALLED_RELEASES],
+  facts: [APP_WORKLOADS, DECISIONS, CLUSTER_DNS_ADDRESSES, INJECTS_NEXT],
   messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {

@@ -16,17 +16,17 @@ import { setOnTemplateSpec } from '../fix/commands.js';
 import { containers, initContainers, podSpec } from '../k8s/pods.js';
 import { podOs, podResolver, searchGap, NODE_LOCAL_DNS } from '../k8s/pod-resolver.js';
 import { mountsOwnToken, SA_TOKEN_DIR, tokenUnmounted } from '../k8s/sa-token.js';
-import { defineFact } from '../k8s/fact.js';
+import { defineFact, defineFactFamily } from '../k8s/fact.js';
 import type { Workload } from '../k8s/workloads.js';
 import { profileOf } from '../mesh/registry.js';
-import { INSTALLED_RELEASES } from '../mesh/releases.js';
+import { injectedNamesOfAllReleases } from '../mesh/releases.js';
 import type { MeshName } from '../mesh/names.js';
 import { isObj, labelsOf, str } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
 import type { Model } from './model.js';
 
 /** One field of the pod's spec that takes away what a mesh container needs. */
-export interface SpecGap {
+interface SpecGap {
   readonly kind: 'dns' | 'token' | 'os';
   /** The mesh container that needs it. */
   readonly container: string;
@@ -52,7 +52,8 @@ const CLUSTER_DNS_SERVICES = [
 /** The cluster DNS's ClusterIPs where its Service was read; undefined where it could not be (not seen, not read). */
 export const CLUSTER_DNS_ADDRESSES = defineFact({
   id: 'cluster-dns-addresses',
-  inputs: ['services'],
+  // services: the cluster DNS Service; the rest through seesNamespace (the meshes' namespaces a scope also reads).
+  inputs: ['services', 'deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods'],
   compute: (m: Model): readonly string[] | undefined => {
     const out: string[] = [];
     let read = false;
@@ -103,12 +104,12 @@ export function specGaps(
   const needs = p.network?.podSpec;
   if (!needs) return [];
   const cpNs = m.mesh(mesh)?.namespaces[0] ?? p.controlPlane.namespace;
-  const present = pod ? pod.containers.map((c) => str(c.name) ?? '') : injectsNext(m, mesh);
+  const present = pod ? pod.containers.map((c) => str(c.name) ?? '') : m.fact(INJECTS_NEXT, mesh);
   const has = (c: string) => present.includes(c);
   const out: SpecGap[] = [];
   const title = p.title;
 
-  const dnsRows = needs.dns.filter((r) => has(r.container));
+  const dnsRows = needs.dns.filter((r) => has(r.container) && (!r.beside || has(r.beside)));
   const clusterDns = m.fact(CLUSTER_DNS_ADDRESSES);
   const res = dnsRows.length ? podResolver(spec, clusterDns && [...clusterDns, NODE_LOCAL_DNS]) : undefined;
   if (res && dnsRows.length) {
@@ -235,16 +236,32 @@ export function specGaps(
 }
 
 /**
- * The containers the mesh's injector will add to a new pod: those of the release its injector Deployments run where
- * the tables place every one of them (Consul 0.x injects envoy-sidecar, which resolves nothing), else today's.
+ * The containers the mesh's injector adds to a new pod, as the pods it injected show them (Consul 0.x injects
+ * envoy-sidecar, which resolves nothing): those of a pod carrying today's proxy if any, else of the first pod carrying
+ * a container of another of its releases, else today's. Bounded: the first POD_SCAN pods of the scope.
  */
-function injectsNext(m: Model, mesh: MeshName): string[] {
-  const p = profileOf(mesh);
-  const today = [p.containers.proxy, ...p.containers.init];
-  const rel = m.fact(INSTALLED_RELEASES, p);
-  if (!rel.length || rel.some((r) => !r?.release)) return today;
-  return [...new Set(rel.flatMap((r) => (r!.containers ? [...r!.containers.proxy, ...r!.containers.init] : today)))];
-}
+export const INJECTS_NEXT = defineFactFamily({
+  id: 'mesh-injects-next',
+  inputs: ['pods'],
+  cacheKey: (mesh: MeshName) => mesh,
+  compute: (m: Model, mesh: MeshName): readonly string[] => {
+    const p = profileOf(mesh);
+    const today = [p.containers.proxy, ...p.containers.init];
+    const all = new Set(injectedNamesOfAllReleases(p));
+    let other: string[] | undefined;
+    for (const pod of m.list('pods').slice(0, POD_SCAN)) {
+      const spec = podSpec(pod);
+      const names = [...initContainers(spec), ...containers(spec)].map((c) => str(c.name) ?? '');
+      if (names.includes(p.containers.proxy)) return today;
+      if (!other) {
+        const seen = names.filter((n) => all.has(n));
+        if (seen.length) other = seen;
+      }
+    }
+    return other ?? today;
+  },
+});
+const POD_SCAN = 5000;
 
 /** The gaps of an injected pod of a workload. */
 export function podGaps(m: Model, mesh: MeshName, w: Workload, pod: K8sObject): SpecGap[] {

@@ -303,6 +303,8 @@ export interface PodSpecNeeds {
   /** The control-plane address a container resolves through the pod's DNS before it is ready. */
   readonly dns: readonly {
     readonly container: string;
+    /** Only beside this container (a name several releases inject alike, whose release the other one tells). */
+    readonly beside?: string;
     /** The name it dials, as the injector writes it (`<ns>`: the control plane's namespace). */
     readonly address: string;
     /** What the address serves it (a clause). */

@@ -37,6 +37,7 @@ checkCases('pod-spec-starves-proxy', {
   silent: [
     { fixtures: 'ok-near-misses.yaml', base: 'both' },
     { fixtures: 'ok-kuma-hostnet-clusterfirstwithhostnet.yaml', base: 'kuma' },
+    { fixtures: 'ok-consul-0.x-dnspolicy-default.yaml', base: 'consul-0.x' },
   ],
 });
 

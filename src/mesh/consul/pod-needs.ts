@@ -28,6 +28,8 @@ export const consulPodNeeds: PodSpecNeeds = {
     },
     {
       container: 'consul-connect-inject-init',
+      // 0.x injects the same init container, which talks to the node's agent: only beside consul-dataplane (1.0+).
+      beside: 'consul-dataplane',
       address: 'consul-server.<ns>.svc',
       role: 'login and service registration',
       source: SOURCE,
