@@ -96,6 +96,15 @@ export const CATALOG = {
     severity: 'error',
     inputs: [],
   },
+  'pod-spec-starves-proxy': {
+    code: 'MD2220',
+    title: "A pod template takes away what its mesh's proxy needs",
+    description:
+      'A workload its mesh will inject whose pod template takes away what the injected containers need, per mesh and release: a resolver that cannot find the control plane (dnsPolicy Default, None without the cluster DNS, ClusterFirst with hostNetwork), the ServiceAccount token a container reads (automountServiceAccountToken false on the pod or its ServiceAccount), or a node of another OS for Linux-only images.',
+    severity: 'warning',
+    readsOtherNamespaces: true,
+    inputs: [],
+  },
   'host-network-pod': {
     code: 'MD1010',
     title: 'hostNetwork pods are never injected',
@@ -176,7 +185,7 @@ export const CATALOG = {
     code: 'MD1022',
     title: "The mesh's injected containers cannot start",
     description:
-      "Injected pods cannot start because a container the mesh added keeps failing, cannot be created or its image cannot be pulled: what the pod grants it against what it needs (capabilities, root or its UID, non-root policy, the ServiceAccount token), the node's OS and kernel where iptables decide, the mesh's own reason (an exit code, an iptables error, a missing or duplicate Service, an ACL refusal, a CNI agent skipping the namespace, a feature its image is too old for, a known bug of its release) and its fix; a CNI validation container failing for the reason the cluster shows (started before its node's CNI agent was ready, the agent not ready, another CNI owning the configuration); an app init container redirected before the proxy exists; a native sidecar whose restartPolicy was dropped; a container killed by its liveness probe, restarting, long not ready or held waiting, the kubelet's and the mesh's warnings quoted; a seccomp or AppArmor profile the runtime refuses; a registry's error.",
+      "Injected pods cannot start because a container the mesh added keeps failing, cannot be created or its image cannot be pulled: what the pod grants it against what it needs (capabilities, root or its UID, non-root policy, the ServiceAccount token; the resolver its dnsPolicy gives it and the Linux node, per mesh and release), the node's OS and kernel where iptables decide, the mesh's own reason (an exit code, an iptables error, a missing or duplicate Service, an ACL refusal, a CNI agent skipping the namespace, a feature its image is too old for, a known bug of its release) and its fix; a CNI validation container failing for the reason the cluster shows (started before its node's CNI agent was ready, the agent not ready, another CNI owning the configuration); an app init container redirected before the proxy exists; a native sidecar whose restartPolicy was dropped; a container killed by its liveness probe, restarting, long not ready or held waiting, the kubelet's and the mesh's warnings quoted; a seccomp or AppArmor profile the runtime refuses; a registry's error.",
     severity: 'error',
     readsOtherNamespaces: true,
     inputs: ['pods'],

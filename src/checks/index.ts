@@ -13,6 +13,7 @@ import serviceaccountMissing from './serviceaccount-missing.js';
 import quotaBlocksProxy from './quota-blocks-proxy.js';
 import jobNeverCompletes from './job-never-completes.js';
 import hostNetworkPod from './host-network-pod.js';
+import podSpecStarvesProxy from './pod-spec-starves-proxy.js';
 import willNotBeMeshed from './will-not-be-meshed.js';
 import webhookCaExpired from './webhook-ca-expired.js';
 import webhookCaExpiring from './webhook-ca-expiring.js';
@@ -74,6 +75,7 @@ export const CHECKS: readonly Check[] = [
   quotaBlocksProxy,
   jobNeverCompletes,
   hostNetworkPod,
+  podSpecStarvesProxy,
   willNotBeMeshed,
   webhookCaExpired,
   webhookCaExpiring,

@@ -73,6 +73,14 @@
  * not finished quotes the mesh's own controllers' warnings with what they mean (Kuma's FailedToGenerateKumaDataplane on
  * the pod: kumahq/kuma#1216; Linkerd's identity issuer warnings on its Deployment); a pod the scheduler has not placed
  * quotes the scheduler and what the mesh's containers request.
+ * The pod's own spec (issue 31, round 11, gen10spec): what each mesh's containers need from the pod, per release (the
+ * profile's network.podSpec, src/mesh/<mesh>/pod-needs.ts), read by src/facts/pod-needs.ts before any other reading:
+ * another OS than Linux asked for (spec.os.name, nodeSelector, required node affinity) or the node's, whatever the
+ * failure; for a container that runs and fails or is never ready, the resolver its dnsPolicy gives it (Default, None
+ * without the cluster DNS or the search domains a short name needs, ClusterFirst with hostNetwork) where it dials its
+ * control plane by name (hetznercloud/hcloud-cloud-controller-manager#559), and the mounted token it reads where
+ * automountServiceAccountToken is false on the pod or its ServiceAccount and it has no projected token of its own in
+ * this pod (istio/istio#18221, #25138: first-party-jwt); linkerd/linkerd2#2882, istio/istio#39788 (Windows nodes).
  * Known false positives: an app init container that fails for its own reason in a CNI pod (the fix reads its log
  * first); a cause read from the cluster (a Service, the CNI agent's
  * exclusions) is the one now, which may differ from when the pod started.
@@ -109,6 +117,7 @@ import { PROXY_PATHS, proxyPaths } from '../facts/proxy-network.js';
 import { proxyConfiguredAt, TRUST_ROOT, trustRootRegenerated } from '../facts/timeline.js';
 import { bugsShown, BUGS_SHOWN } from '../facts/known-bugs.js';
 import { SA_TOKEN_DIR, SA_TOKEN_LINE, tokenUnmounted } from '../k8s/sa-token.js';
+import { CLUSTER_DNS_ADDRESSES, podGaps } from '../facts/pod-needs.js';
 import { heldBy, WARNING_EVENTS, warningsClause } from '../facts/pod-warnings.js';
 import { unschedulableMessage } from '../k8s/scheduling.js';
 import type { WarningSeen } from '../k8s/warnings.js';
@@ -880,6 +889,11 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
     first.container,
   );
   const status = `${first.reason}${first.exitCode !== undefined ? `, exit code ${first.exitCode}` : ''}${first.restarts ? `, ${plural(first.restarts, 'restart')}` : ''}`;
+  // A field of the pod's own spec that takes away what this container needs (issue 31, gen10spec: the profile's
+  // network.podSpec table): a Linux-only image on a pod asking for another OS, whatever the failure; a resolver that
+  // cannot find the control plane or a token not mounted, for a container that runs and fails or is never ready.
+  const gap = specCause(m, w, mesh, first);
+  if (gap) return { ...gap, role, status, events };
   if (first.kind === 'image') {
     const image = first.image ?? str(specOf(first.pod, first.container)?.image);
     const said = pullMessage(m, group, first);
@@ -1111,6 +1125,30 @@ function pinCause(w: Workload, mesh: MeshName, f: Failing, pin: PinnedProxy, quo
  * container logging in with it, cannot start. A pod that leaves the field unset is not judged: its ServiceAccount
  * decides, and the message is quoted as for any other failure.
  */
+/** The failures a resolver or a missing token explain: the container started and fails, or never becomes ready. */
+const RUNS_AND_FAILS = new Set<Failing['kind']>(['crash', 'unready', 'stuck', 'probe', 'exited']);
+
+/** The pod spec field that explains this failure (src/facts/pod-needs.ts), with the container's own words where kept. */
+function specCause(m: Model, w: Workload, mesh: MeshName, f: Failing) {
+  const gaps = podGaps(m, mesh, w, f.pod);
+  const gap =
+    gaps.find((g) => g.kind === 'os') ??
+    (RUNS_AND_FAILS.has(f.kind) ? gaps.find((g) => g.kind !== 'os' && g.container === f.container) : undefined);
+  if (!gap) return undefined;
+  const line =
+    gap.kind === 'token'
+      ? f.message?.split(/\r?\n/).find((l) => SA_TOKEN_LINE.test(l))
+      : gap.kind === 'os' && f.message && /platform|manifest|exec format/i.test(f.message)
+        ? f.message
+        : undefined;
+  const said = line ? printable(line.trim(), 300) : undefined;
+  return {
+    cause: `${gap.cause}${said ? ` (${gap.kind === 'os' ? 'the kubelet' : 'it'} said: "${said}")` : ''}`,
+    evidence: { podSpecField: gap.field, ...gap.evidence, ...(said ? { line: said } : {}) },
+    fix: gap.fix,
+  };
+}
+
 function tokenCause(w: Workload, f: Failing) {
   const line = f.message?.split(/\r?\n/).find((l) => SA_TOKEN_LINE.test(l));
   if (!line || !tokenUnmounted(podSpec(f.pod), specOf(f.pod, f.container))) return undefined;
@@ -1836,7 +1874,16 @@ function serverDropsNative(m: Model): boolean {
 // Two shapes of evidence: a failing container's, and an altered native sidecar's.
 export default defineCheck<Evidence, typeof MESSAGES>({
   ...meta('proxy-cannot-start'),
-  facts: [APP_WORKLOADS, DECISIONS, CLUSTER_VERSIONS, PROXY_PATHS, TRUST_ROOT, BUGS_SHOWN, WARNING_EVENTS],
+  facts: [
+    APP_WORKLOADS,
+    DECISIONS,
+    CLUSTER_VERSIONS,
+    PROXY_PATHS,
+    TRUST_ROOT,
+    BUGS_SHOWN,
+    WARNING_EVENTS,
+    CLUSTER_DNS_ADDRESSES,
+  ],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {

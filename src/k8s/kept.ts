@@ -164,6 +164,14 @@ const POD_SPEC: KeepFields = {
     // and where a CNI agent installs its plugin (the hostPath volumes the meshes name).
     volumes: { rule: 'volumes' },
     hostNetwork: 'all',
+    // proxy-cannot-start, pod-spec-starves-proxy (src/facts/pod-needs.ts): the resolver the pod gives the mesh's
+    // containers, and the OS it asks for.
+    dnsPolicy: 'string',
+    dnsConfig: {
+      fields: { nameservers: { max: 3, each: 'string' }, searches: { max: 32, each: 'string' } },
+      omitEmpty: true,
+    },
+    os: { fields: { name: 'string' }, omitEmpty: true },
     // node-agent-incomplete: where a DaemonSet's pods may run and its priority class.
     nodeSelector: 'object',
     tolerations: 'array',

@@ -20,21 +20,39 @@ export const SA_TOKEN_LINE =
 
 /** What a pod spec says about mounting its token, when the container's message says it is missing. */
 interface TokenUnmounted {
-  /** Where automounting is turned off. */
-  setIn: 'pod';
+  /** Where automounting is turned off: the pod, or its ServiceAccount (the pod leaves the field unset). */
+  setIn: 'pod' | 'serviceaccount';
   /** The container mounts nothing of its own at the token's directory. */
   ownMount: false;
 }
 
-/**
- * The pod turns the token's automount off and the container mounts nothing at its directory: the file the message
- * names is missing because of that. A pod that leaves the field unset is not judged here (its ServiceAccount decides).
- */
-export function tokenUnmounted(podSpec: Record<string, unknown>, container: unknown): TokenUnmounted | undefined {
-  if (podSpec.automountServiceAccountToken !== false) return undefined;
-  const mounts = isObj(container) && Array.isArray(container.volumeMounts) ? container.volumeMounts : [];
-  const own = mounts.some(
-    (v) => isObj(v) && typeof v.mountPath === 'string' && v.mountPath.replace(/\/+$/, '').startsWith(SA_TOKEN_DIR),
+/** The container mounts something at the token's directory (a projected token put there by hand), or a volume of this name. */
+export function mountsOwnToken(container: unknown, volume?: string): boolean {
+  const mounts = isObj(container) && Array.isArray(container.volumeMounts) ? container.volumeMounts.slice(0, 64) : [];
+  return mounts.some(
+    (v) =>
+      isObj(v) &&
+      ((typeof v.mountPath === 'string' && v.mountPath.replace(/\/+$/, '').startsWith(SA_TOKEN_DIR)) ||
+        (volume !== undefined && v.name === volume)),
   );
-  return own ? undefined : { setIn: 'pod', ownMount: false };
+}
+
+/**
+ * The pod turns the token's automount off (or leaves it unset and its ServiceAccount, where given, turns it off) and
+ * the container mounts nothing at its directory: the file is missing because of that. A pod that leaves the field
+ * unset is judged only with its ServiceAccount (admission.go shouldAutomount: the pod's field wins).
+ */
+export function tokenUnmounted(
+  podSpec: Record<string, unknown>,
+  container: unknown,
+  serviceAccount?: Record<string, unknown>,
+): TokenUnmounted | undefined {
+  const setIn =
+    podSpec.automountServiceAccountToken === false
+      ? 'pod'
+      : podSpec.automountServiceAccountToken === undefined && serviceAccount?.automountServiceAccountToken === false
+        ? 'serviceaccount'
+        : undefined;
+  if (!setIn || mountsOwnToken(container)) return undefined;
+  return { setIn, ownMount: false };
 }

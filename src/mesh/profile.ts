@@ -290,6 +290,43 @@ export interface ProxyNetwork {
   readonly endpoints: readonly ControlPlaneEndpoint[];
   /** What the proxy logs and shows while it cannot reach them, for messages (a clause). */
   readonly symptom: string;
+  /** What the injected containers need from the pod's own spec (issue 31, gen10spec): src/facts/pod-needs.ts reads it. */
+  readonly podSpec?: PodSpecNeeds;
+}
+
+/**
+ * What a mesh's injected containers need from the pod's own spec, per release (issue 31): each row applies to a pod
+ * that carries its `container` (the releases differ in the containers they inject, so the container present is the
+ * release the pod was injected by; a template not injected yet is judged by the containers the profile injects today).
+ */
+export interface PodSpecNeeds {
+  /** The control-plane address a container resolves through the pod's DNS before it is ready. */
+  readonly dns: readonly {
+    readonly container: string;
+    /** Only beside this container (a name several releases inject alike, whose release the other one tells). */
+    readonly beside?: string;
+    /** The name it dials, as the injector writes it (`<ns>`: the control plane's namespace). */
+    readonly address: string;
+    /** What the address serves it (a clause). */
+    readonly role: string;
+    readonly source: string;
+  }[];
+  /**
+   * A container that reads the ServiceAccount token the API server mounts, unless it carries its own projected token
+   * (a volumeMount named `ownMount`, which the release's injector adds where the mesh's setting asks for it).
+   */
+  readonly token: readonly {
+    readonly container: string;
+    /** What it needs the token for (a clause). */
+    readonly role: string;
+    /** The name of the volume its own projected token is mounted from, where the mesh has one. */
+    readonly ownMount?: string;
+    /** The mesh's setting that gives it its own token (a clause), where the mesh has one. */
+    readonly setting?: string;
+    readonly source: string;
+  }[];
+  /** The operating systems its images are built for (every mesh: Linux only). */
+  readonly os: { readonly images: 'linux'; readonly source: string };
 }
 
 /** Something the mesh's init container needs from the cluster that is missing: why it keeps failing. */

@@ -37,6 +37,27 @@ checkCases('proxy-cannot-start', {
       findings: ['Deployment store/reviews'],
       said: [{ id: 'runs-unhappy', params: { container: 'istio-init', status: 'Error, exit code 1, 9 restarts' } }],
     },
+    // Issue 31 round 11 (gen10spec): a field of the pod's own spec that takes away what the container needs.
+    {
+      fixtures: 'fires-kuma-dnspolicy-none-sidecar-unready.yaml',
+      base: 'kuma',
+      findings: ['Deployment resolv/quotes'],
+    },
+    {
+      fixtures: 'fires-consul-dataplane-dnspolicy-default.yaml',
+      base: 'consul',
+      findings: ['Deployment nodedns/ledger'],
+    },
+    {
+      fixtures: 'fires-linkerd-stable-2.10-token-off-manual-inject.yaml',
+      base: 'linkerd-stable-2.10',
+      findings: ['Deployment manual/batch'],
+    },
+    {
+      fixtures: 'fires-istio-token-off-own-istio-token-not-named.yaml',
+      base: 'istio',
+      findings: ['Pod thirdparty/probe-agent'],
+    },
     // Issue 31 round 9 (gen9events): the Warning events about the pod say what holds it or what it waits for.
     {
       fixtures: 'fires-linkerd-identity-token-failedmount.yaml',
@@ -687,5 +708,47 @@ describe('proxy-cannot-start: an init container run again in a running pod', () 
       containersRunningSince: '2026-11-10T08:00:10Z',
     });
     expect(f.fix.join('\n')).toContain('kubectl delete pod ledger-6b7c8d9e0-r3run -n shop');
+  });
+});
+
+describe('the pod spec field that takes away what the container needs (gen10spec)', () => {
+  it('names the field, the name the container dials or the token it reads, and the fix, on every mesh', () => {
+    for (const [base, file, field, need, fix] of [
+      [
+        'kuma',
+        'fires-kuma-dnspolicy-none-sidecar-unready',
+        'dnsPolicy: None',
+        'kuma-control-plane.kuma-system',
+        '"dnsPolicy":"ClusterFirst"',
+      ],
+      [
+        'consul',
+        'fires-consul-dataplane-dnspolicy-default',
+        'dnsPolicy: Default',
+        'consul-server.consul.svc',
+        '"dnsPolicy":"ClusterFirst"',
+      ],
+      [
+        'linkerd-stable-2.10',
+        'fires-linkerd-stable-2.10-token-off-manual-inject',
+        'automountServiceAccountToken: false',
+        'linkerd-identity-token',
+        '"automountServiceAccountToken":true',
+      ],
+    ] as const) {
+      const [f] = findings(cluster(base, [`checks/proxy-cannot-start/${file}.yaml`]), ['proxy-cannot-start']);
+      expect(f!.message).toContain(field);
+      expect(f!.message).toContain(need);
+      expect(f!.fix.join('\n')).toContain(fix);
+      expect(f!.evidence).toHaveProperty('podSpecField');
+    }
+  });
+  it('does not name a token the container has of its own, ClusterFirstWithHostNet or a Linux selector', () => {
+    const [f] = findings(
+      cluster('istio', ['checks/proxy-cannot-start/fires-istio-token-off-own-istio-token-not-named.yaml']),
+      ['proxy-cannot-start'],
+    );
+    expect(f!.message).not.toMatch(/automountServiceAccountToken|dnsPolicy|kubernetes\.io\/os/);
+    expect(f!.message).toContain('for a reason meshdoctor does not know');
   });
 });

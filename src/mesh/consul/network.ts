@@ -12,6 +12,7 @@
  * External servers (`externalServers.hosts`) run outside the cluster: no pod is there to match.
  */
 import type { ProxyNetwork } from '../profile.js';
+import { consulPodNeeds } from './pod-needs.js';
 
 const SOURCE =
   'hashicorp/consul-k8s@a507b1d1 charts/consul/templates/server-service.yaml, control-plane/connect-inject/webhook/consul_dataplane_sidecar.go, container_init.go';
@@ -38,4 +39,5 @@ export const consulNetwork: ProxyNetwork = {
   ],
   symptom:
     'consul-dataplane never becomes ready ("server-connection-manager: connection error ... i/o timeout" in its log)',
+  podSpec: consulPodNeeds,
 };

@@ -10,6 +10,7 @@
  * readiness probe keeps failing: "Envoy proxy is NOT ready" (istio/istio#35569, #31717, #32945).
  */
 import type { ProxyNetwork } from '../profile.js';
+import { istioPodNeeds } from './pod-needs.js';
 
 const SOURCE =
   'istio/istio@86c9f01f manifests/charts/istio-control/istio-discovery/templates/service.yaml, files/injection-template.yaml (CA_ADDR)';
@@ -27,4 +28,5 @@ export const istioNetwork: ProxyNetwork = {
     },
   ],
   symptom: 'istio-proxy never becomes ready ("Envoy proxy is NOT ready", "dial tcp ...:15012: i/o timeout" in its log)',
+  podSpec: istioPodNeeds,
 };

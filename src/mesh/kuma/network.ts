@@ -8,6 +8,7 @@
  * (:9901/ready) keeps failing (kumahq/kuma#5360).
  */
 import type { ProxyNetwork } from '../profile.js';
+import { kumaPodNeeds } from './pod-needs.js';
 
 export const kumaNetwork: ProxyNetwork = {
   endpoints: [
@@ -21,4 +22,5 @@ export const kumaNetwork: ProxyNetwork = {
     },
   ],
   symptom: 'kuma-sidecar never becomes ready (it cannot connect to the control plane; readiness probe on :9901 fails)',
+  podSpec: kumaPodNeeds,
 };

@@ -11,6 +11,7 @@
  * #9812).
  */
 import type { ProxyNetwork } from '../profile.js';
+import { linkerdPodNeeds } from './pod-needs.js';
 
 const SOURCE =
   'linkerd/linkerd2@b24cd405 charts/partials/templates/_proxy.tpl, charts/linkerd-control-plane/templates/identity.yaml, destination.yaml';
@@ -44,4 +45,5 @@ export const linkerdNetwork: ProxyNetwork = {
     },
   ],
   symptom: 'linkerd-proxy never becomes ready ("linkerd_reconnect: Failed to connect" in its log, readiness probe 503)',
+  podSpec: linkerdPodNeeds,
 };
