@@ -21,6 +21,11 @@ checkCases('known-release-bug', {
     // A release older than the tables (Istio 1.0.3, olderBugs): its known bug is still named.
     { fixtures: 'fires-istio-1.5-release-1.0.3-label-env-name.yaml', findings: ['StatefulSet web/nginx'] },
     { fixtures: 'fires-kuma-1.x-0.4-headless-service.yaml', findings: ['StatefulSet orders/zk'] },
+    // Bugs a pod's own spec triggers (an annotation, a flag in a container's command), gen10bugs.
+    { fixtures: 'fires-linkerd-admin-port-await.yaml', findings: ['Deployment ledger/ledger'] },
+    { fixtures: 'fires-istio-stats-flush-interval.yaml', findings: ['Deployment metrics/collector'] },
+    { fixtures: 'fires-kuma-1.x-ebpf-init-oomkilled.yaml', findings: ['Deployment payments/ledger'] },
+    { fixtures: 'fires-consul-0.10-lifecycle-token-file.yaml', findings: ['Deployment ledger/ledger'] },
   ],
   silent: [
     { fixtures: 'ok-istio-istiod-152-crash.yaml' },
@@ -38,6 +43,14 @@ checkCases('known-release-bug', {
     { fixtures: 'ok-consul-0.17-init-oomkilled.yaml' },
     { fixtures: 'ok-istio-1.5-release-1.0.4-label-env-name.yaml' },
     { fixtures: 'ok-kuma-1.x-0.5.1-headless-service.yaml' },
+    { fixtures: 'ok-linkerd-admin-port-await-fixed.yaml' },
+    { fixtures: 'ok-linkerd-admin-port-default.yaml' },
+    { fixtures: 'ok-istio-stats-flush-interval-fixed.yaml' },
+    { fixtures: 'ok-istio-stats-flush-interval-10s.yaml' },
+    { fixtures: 'ok-kuma-2.1-ebpf-init-oomkilled.yaml' },
+    { fixtures: 'ok-kuma-1.x-init-oomkilled-no-ebpf.yaml' },
+    { fixtures: 'ok-consul-0.10.1-lifecycle-token-file.yaml' },
+    { fixtures: 'ok-consul-0.10-lifecycle-no-acl.yaml' },
   ],
 });
 
