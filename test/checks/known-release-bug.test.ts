@@ -127,4 +127,27 @@ describe('known-release-bug: the bug, the release that fixes it, the fix', () =>
       pods: ['apiserver-6dbcb68646-k7j2p'],
     });
   });
+
+  it('a pod spec trigger is quoted beside the symptom: Istio 1.29.3 statsFlushInterval 1m, fixed in 1.30.5', () => {
+    const f = one('istio', 'fires-istio-stats-flush-interval.yaml');
+    expect(f.message).toContain('istio/istio#57736');
+    expect(f.message).toContain('container istio-proxy terminated: Error (exit code 255)');
+    expect(f.message).toContain('annotation sidecar.istio.io/statsFlushInterval: "1m"');
+    expect(f.evidence).toMatchObject({ fixedIn: '1.30.5', version: { version: '1.29.3' } });
+  });
+
+  it('a flag in an injected container: consul-k8s 0.10.0 lifecycle sidecar with -token-file, fixed in 0.10.1', () => {
+    const f = one('consul-0.x', 'fires-consul-0.10-lifecycle-token-file.yaml');
+    expect(f.message).toContain('hashicorp/consul-k8s#182');
+    expect(f.message).toContain('container consul-connect-lifecycle-sidecar runs -token-file');
+    expect(f.evidence).toMatchObject({ fixedIn: '0.10.1', version: { version: '0.10.0' } });
+  });
+
+  it('two triggers and alternate waiting reasons: Linkerd stable-2.13.4 admin port 9990, fixed in stable-2.14.0', () => {
+    const f = one('linkerd', 'fires-linkerd-admin-port-await.yaml');
+    expect(f.message).toContain('container linkerd-proxy waiting: PostStartHookError');
+    expect(f.message).toContain('annotation config.linkerd.io/admin-port: "9990"');
+    expect(f.message).toContain('container linkerd-proxy runs linkerd-await');
+    expect(f.evidence).toMatchObject({ fixedIn: 'stable-2.14.0' });
+  });
 });
