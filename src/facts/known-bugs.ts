@@ -11,10 +11,10 @@ import { defineFact } from '../k8s/fact.js';
 import { podHealth } from '../k8s/health.js';
 import { containers, initContainers, isActive, podSpec } from '../k8s/pods.js';
 import type { K8sObject } from '../util/types.js';
-import { arr, isObj, labelsOf, nameOf, str } from '../util/objects.js';
+import { annotationsOf, arr, isObj, labelsOf, nameOf, str } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
 import type { VersionRead } from '../mesh/profile.js';
-import type { KnownBug } from '../mesh/release-table.js';
+import type { BugTrigger, KnownBug } from '../mesh/release-table.js';
 import { profileOf } from '../mesh/registry.js';
 import { allBugs, knownBugs } from '../mesh/releases.js';
 import { containerVersion } from '../mesh/versions.js';
@@ -52,7 +52,11 @@ function waitingWith(pod: K8sObject, s: Extract<KnownBug['symptom'], { shows: 'w
   const c = allStatuses(pod).find((x) => x.name === s.container);
   const w = isObj(c?.state?.waiting) ? c.state.waiting : undefined;
   const message = str(w?.message) ?? '';
-  return w && w.reason === s.reason && message.includes(s.message) ? `${s.reason}: ${message}` : undefined;
+  const reasons: readonly string[] = typeof s.reason === 'string' ? [s.reason] : s.reason;
+  const reason = str(w?.reason) ?? '';
+  return w && reasons.includes(reason) && message.includes(s.message)
+    ? `container ${s.container} waiting: ${reason}${message ? `: ${message.slice(0, 300)}` : ''}`
+    : undefined;
 }
 
 /** The pod's container of that name ended (now, or its last run) with that reason or a message holding the fragment: what it says. */
@@ -70,11 +74,39 @@ function terminatedWith(pod: K8sObject, s: Extract<KnownBug['symptom'], { shows:
 
 /**
  * What the cluster shows of a bug's trigger for the pod, as text to add to what it shows (undefined:
- * not shown): `headless-service`, the Services of its namespace with clusterIP None selecting it.
+ * not shown; a list: every trigger shows): `headless-service`, the Services of its namespace with
+ * clusterIP None selecting it; an annotation of the pod (with a value matching); a container of the
+ * pod whose command, args or postStart hook hold a fragment.
  */
-function triggered(m: Model, pod: K8sObject, when: 'headless-service'): string | undefined {
+function triggered(m: Model, pod: K8sObject, when: BugTrigger | readonly BugTrigger[]): string | undefined {
+  const all: readonly BugTrigger[] = Array.isArray(when) ? (when as readonly BugTrigger[]) : [when as BugTrigger];
+  let seen = '';
+  for (const t of all.slice(0, 8)) {
+    const one = triggeredBy(m, pod, t);
+    if (one === undefined) return undefined;
+    seen += one;
+  }
+  return seen;
+}
+
+function triggeredBy(m: Model, pod: K8sObject, when: BugTrigger): string | undefined {
+  if (when === 'headless-service') return headlessSelecting(m, pod);
+  if ('annotation' in when) {
+    const value = annotationsOf(pod)[when.annotation];
+    if (value === undefined || (when.matches !== undefined && !new RegExp(when.matches).test(value))) return undefined;
+    return `; annotation ${when.annotation}: ${JSON.stringify(value.slice(0, 80))}`;
+  }
+  const spec = podSpec(pod as { spec?: unknown });
+  const c = [...initContainers(spec), ...containers(spec)].find((x) => x.name === when.container);
+  const hook = isObj(c?.lifecycle?.postStart?.exec) ? c.lifecycle.postStart.exec.command : undefined;
+  const words = [...arr(c?.command), ...arr(c?.args), ...arr(hook)].slice(0, 200).filter((w) => typeof w === 'string');
+  return words.some((w) => w.includes(when.holds)) ? `; container ${when.container} runs ${when.holds}` : undefined;
+}
+
+/** The headless Services (clusterIP None) of the pod's namespace selecting it, as text; undefined: none, or Services not read. */
+function headlessSelecting(m: Model, pod: K8sObject): string | undefined {
   const ns = str(pod.metadata?.namespace) ?? '';
-  if (when !== 'headless-service' || !m.readIn('services', ns)) return undefined;
+  if (!m.readIn('services', ns)) return undefined;
   const labels = labelsOf(pod);
   const headless = m
     .inNamespace('services', ns)

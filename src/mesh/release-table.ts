@@ -43,9 +43,16 @@ export interface InjectedNames {
  */
 /**
  * What the cluster shows that triggers a pod's bug, beside its symptom (undefined: nothing more):
- * `headless-service`, a Service of the pod's namespace with clusterIP None selects the pod.
+ * `headless-service`, a Service of the pod's namespace with clusterIP None selects the pod;
+ * `annotation`, the pod carries the annotation, its value matching `matches` (a regular expression
+ * source; undefined: any value); `container` with `holds`, the pod's container of that name runs a
+ * command, args or postStart hook holding the fragment (a flag the injector wrote for a setting).
+ * A list: every trigger of it shows.
  */
-type BugTrigger = 'headless-service';
+export type BugTrigger =
+  | 'headless-service'
+  | { readonly annotation: string; readonly matches?: string }
+  | { readonly container: string; readonly holds: string };
 
 type BugSymptom =
   | {
@@ -58,12 +65,13 @@ type BugSymptom =
       readonly on: 'pod';
       readonly container: string;
       readonly shows: 'waiting';
-      readonly reason: string;
-      /** A fragment of the kubelet's message (case-sensitive). */
+      /** The waiting reason, or the reasons the container alternates between (PostStartHookError, CrashLoopBackOff). */
+      readonly reason: string | readonly string[];
+      /** A fragment of the kubelet's message (case-sensitive; empty: any message). */
       readonly message: string;
       /** The container of the pod whose image tag is the injecting release (undefined: the profile's proxy version). */
       readonly versionFrom?: string;
-      readonly when?: BugTrigger;
+      readonly when?: BugTrigger | readonly BugTrigger[];
     }
   /**
    * An injected container of a pod (by name) ended (now or last) with this reason, or with a
@@ -78,7 +86,7 @@ type BugSymptom =
       readonly message?: string;
       /** The container of the pod whose image tag is the injecting release (undefined: the profile's proxy version). */
       readonly versionFrom?: string;
-      readonly when?: BugTrigger;
+      readonly when?: BugTrigger | readonly BugTrigger[];
     }
   /**
    * The API server refuses a workload's pods (FailedCreate) with a message that says this text,

@@ -21,6 +21,11 @@ checkCases('known-release-bug', {
     // A release older than the tables (Istio 1.0.3, olderBugs): its known bug is still named.
     { fixtures: 'fires-istio-1.5-release-1.0.3-label-env-name.yaml', findings: ['StatefulSet web/nginx'] },
     { fixtures: 'fires-kuma-1.x-0.4-headless-service.yaml', findings: ['StatefulSet orders/zk'] },
+    // Bugs a pod's own spec triggers (an annotation, a flag in a container's command), gen10bugs.
+    { fixtures: 'fires-linkerd-admin-port-await.yaml', findings: ['Deployment ledger/ledger'] },
+    { fixtures: 'fires-istio-stats-flush-interval.yaml', findings: ['Deployment metrics/collector'] },
+    { fixtures: 'fires-kuma-1.x-ebpf-init-oomkilled.yaml', findings: ['Deployment payments/ledger'] },
+    { fixtures: 'fires-consul-0.10-lifecycle-token-file.yaml', findings: ['Deployment ledger/ledger'] },
   ],
   silent: [
     { fixtures: 'ok-istio-istiod-152-crash.yaml' },
@@ -38,6 +43,14 @@ checkCases('known-release-bug', {
     { fixtures: 'ok-consul-0.17-init-oomkilled.yaml' },
     { fixtures: 'ok-istio-1.5-release-1.0.4-label-env-name.yaml' },
     { fixtures: 'ok-kuma-1.x-0.5.1-headless-service.yaml' },
+    { fixtures: 'ok-linkerd-admin-port-await-fixed.yaml' },
+    { fixtures: 'ok-linkerd-admin-port-default.yaml' },
+    { fixtures: 'ok-istio-stats-flush-interval-fixed.yaml' },
+    { fixtures: 'ok-istio-stats-flush-interval-10s.yaml' },
+    { fixtures: 'ok-kuma-2.1-ebpf-init-oomkilled.yaml' },
+    { fixtures: 'ok-kuma-1.x-init-oomkilled-no-ebpf.yaml' },
+    { fixtures: 'ok-consul-0.10.1-lifecycle-token-file.yaml' },
+    { fixtures: 'ok-consul-0.10-lifecycle-no-acl.yaml' },
   ],
 });
 
@@ -113,5 +126,28 @@ describe('known-release-bug: the bug, the release that fixes it, the fix', () =>
       version: { version: '0.16.0', from: expect.stringContaining('consul-connect-lifecycle-sidecar') },
       pods: ['apiserver-6dbcb68646-k7j2p'],
     });
+  });
+
+  it('a pod spec trigger is quoted beside the symptom: Istio 1.29.3 statsFlushInterval 1m, fixed in 1.30.5', () => {
+    const f = one('istio', 'fires-istio-stats-flush-interval.yaml');
+    expect(f.message).toContain('istio/istio#57736');
+    expect(f.message).toContain('container istio-proxy terminated: Error (exit code 255)');
+    expect(f.message).toContain('annotation sidecar.istio.io/statsFlushInterval: "1m"');
+    expect(f.evidence).toMatchObject({ fixedIn: '1.30.5', version: { version: '1.29.3' } });
+  });
+
+  it('a flag in an injected container: consul-k8s 0.10.0 lifecycle sidecar with -token-file, fixed in 0.10.1', () => {
+    const f = one('consul-0.x', 'fires-consul-0.10-lifecycle-token-file.yaml');
+    expect(f.message).toContain('hashicorp/consul-k8s#182');
+    expect(f.message).toContain('container consul-connect-lifecycle-sidecar runs -token-file');
+    expect(f.evidence).toMatchObject({ fixedIn: '0.10.1', version: { version: '0.10.0' } });
+  });
+
+  it('two triggers and alternate waiting reasons: Linkerd stable-2.13.4 admin port 9990, fixed in stable-2.14.0', () => {
+    const f = one('linkerd', 'fires-linkerd-admin-port-await.yaml');
+    expect(f.message).toContain('container linkerd-proxy waiting: PostStartHookError');
+    expect(f.message).toContain('annotation config.linkerd.io/admin-port: "9990"');
+    expect(f.message).toContain('container linkerd-proxy runs linkerd-await');
+    expect(f.evidence).toMatchObject({ fixedIn: 'stable-2.14.0' });
   });
 });

@@ -6,6 +6,7 @@
 import type { KubernetesSupport } from '../profile.js';
 import type { CompanionNeed, ProxyPairing, ReleaseTable } from '../release-table.js';
 import { CONSUL_VALUES } from './key-values.js';
+import { CONSUL_0_10_BUGS } from './release-bugs.js';
 
 const ORDER = [
   ...[2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26].map((n) => `0.${n}`),
@@ -202,6 +203,7 @@ export const CONSUL_RELEASES: ReleaseTable = {
           source:
             'hashicorp/consul-k8s@402c38b7 (Update resources for lifecycle sidecar and init container for connect-inject, #291, in tag v0.17.0) connect-inject/container_init.go initContainerMemoryLimit',
         },
+        ...CONSUL_0_10_BUGS,
       ],
     },
     {

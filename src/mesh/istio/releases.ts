@@ -8,6 +8,7 @@
 import type { KubernetesSupport } from '../profile.js';
 import type { ReleaseTable, ValueReading } from '../release-table.js';
 import { ISTIO_VALUES } from './key-values.js';
+import { ISTIO_1_28_BUGS } from './release-bugs.js';
 
 /**
  * How istiod reads `sidecar.istio.io/inject` (label, else annotation) before 1.27: lower-cased
@@ -244,6 +245,7 @@ export const ISTIO_RELEASES: ReleaseTable = {
       from: '1.27',
       source: 'istio/istio@7359d8be (1.27.0) pkg/kube/inject/inject.go injectRequired, lines 227-237 (331d32e3)',
       parses: [EXACT_READING],
+      bugs: ISTIO_1_28_BUGS,
     },
   ],
   domains: ['sidecar.istio.io', 'istio.io', 'proxy.istio.io', '.sidecar.istio.io'],

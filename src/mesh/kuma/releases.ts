@@ -6,6 +6,7 @@
 import type { KubernetesSupport } from '../profile.js';
 import type { ReleaseTable } from '../release-table.js';
 import { KUMA_VALUES } from './key-values.js';
+import { KUMA_1_8_BUGS } from './release-bugs.js';
 
 /**
  * Supported Kubernetes versions per release (moved here from support.ts, issue 32.4).
@@ -108,6 +109,7 @@ export const KUMA_RELEASES: ReleaseTable = {
       source:
         'kumahq/kuma@1c846d7d (1.5.0) pkg/plugins/runtime/k8s/webhooks/injector/injector.go needInject (label from kumahq/kuma@7112393a, #3417); @9a2812c6 (2.2.0) UPGRADE.md, metadata/annotations.go PodAnnotationDeprecations',
       recognise: 'the kuma-cp image kumahq/kuma-cp:1.5 to 1.8 or 2.0/2.1 (container control-plane)',
+      bugs: KUMA_1_8_BUGS,
       reads: [
         { field: 'annotations', key: 'kuma.io/sidecar-injection', on: 'namespace' },
         { field: 'annotations', key: 'kuma.io/sidecar-injection', on: 'template' },

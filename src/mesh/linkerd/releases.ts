@@ -9,6 +9,7 @@
 import type { KubernetesSupport } from '../profile.js';
 import type { ReleaseTable } from '../release-table.js';
 import { LINKERD_VALUES } from './key-values.js';
+import { LINKERD_2_11_BUGS } from './release-bugs.js';
 
 /**
  * Supported Kubernetes versions per release (moved here from support.ts, issue 32.4).
@@ -98,6 +99,7 @@ export const LINKERD_RELEASES: ReleaseTable = {
           source:
             'linkerd/linkerd2@75042170 (Add resources to noop initContainer, #10253, in tag stable-2.12.4) charts/partials/templates/_noop.tpl',
         },
+        ...LINKERD_2_11_BUGS,
       ],
     },
     {
