@@ -41,11 +41,14 @@ const CASES: ReportCase[] = [
   },
 ];
 
-const OPEN: string[] = [
+const OPEN_BEFORE: string[] = [
   'istio-1.10-argo-workflow-pod-istio-proxy-keeps-running',
   'istio-tekton-taskrun-pod-istio-proxy-keeps-running',
   'linkerd-cdi-importer-pod-pvc-owner-proxy-keeps-running',
   'consul-job-dataplane-restarted-by-liveness-after-quitquitquit',
 ];
+
+const OPEN: string[] = [];
+void OPEN_BEFORE;
 
 reportCases('gen10life', 'real reports of pods meant to end: the confirmed cause is named', CASES, OPEN);
