@@ -189,8 +189,9 @@ function releaseWhy(m: Model, h: HungPod, commandLine: string): { why: string; n
  * the pod annotation of that release, or notes saying it has none (only the control plane's setting, or no native
  * sidecar at all) or does not know the profile's (`native.unsupported`).
  */
-function nativeSwitch(m: Model, p: MeshProfile): { annotation?: string; notes: Step[] } {
-  const e = controlPlaneEnding(m, p)?.read.ending.native;
+function nativeSwitch(m: Model, p: MeshProfile, pod?: K8sObject): { annotation?: string; notes: Step[] } {
+  // The installed injector's release makes the next pods; unplaced, the release a hung pod's proxy runs.
+  const e = (controlPlaneEnding(m, p)?.read ?? (pod ? podEnding(m, p, pod).proxy : undefined))?.ending.native;
   if (e && 'none' in e) return { notes: [noteStep(text`${lit(e.none)}`)] };
   const unsupported = p.proxy.native.annotation ? p.proxy.native.unsupported?.(m) : undefined;
   if (unsupported) return { notes: [noteStep(unsupported)] };
@@ -198,6 +199,21 @@ function nativeSwitch(m: Model, p: MeshProfile): { annotation?: string; notes: S
   const annotation = e?.annotation ?? p.proxy.native.annotation;
   return annotation ? { annotation, notes: [] } : { notes: [] };
 }
+
+/** The profile's alternatives, less the shutdown call where the release has none (a note says so instead). */
+function alternatives(p: MeshProfile, noCall: boolean): readonly Step[] {
+  if (!noCall) return p.jobs.alternatives;
+  return p.jobs.alternatives.filter(
+    (s) =>
+      !(s.kind === 'note' && p.jobs.shutdown.test(s.text.map((x) => (typeof x === 'string' ? x : x.value)).join(''))),
+  );
+}
+
+/** The installed release has no shutdown call of its own (its note is given where a pod hangs). */
+const noShutdown = (m: Model, p: MeshProfile): boolean => {
+  const s = controlPlaneEnding(m, p)?.read.ending.shutdown;
+  return !!s && 'none' in s;
+};
 
 function* hungPods(m: Model, w: Workload): Generator<FindingInput<Evidence, typeof MESSAGES>, boolean> {
   const hung = w.pods.map((p) => hungPod(p, m, w)).filter((h): h is HungPod => !!h);
@@ -214,17 +230,17 @@ function* hungPods(m: Model, w: Workload): Generator<FindingInput<Evidence, type
     const ownerText = `${owner.kind} ${w.namespace}/${owner.name}`;
     const relief = isJob
       ? p.jobs.relief(podNames, w.namespace, owner.name)
-      : p.jobs.releasePods(podNames, w.namespace, ownerText);
+      : p.jobs.releasePods(podNames, w.namespace, ownerText, first.proxy);
     const commandLine = containers(podSpec(first.pod))
       .flatMap((c) => [...arr(c.command), ...arr(c.args)])
       .join(' ');
     const { why, notes } = releaseWhy(m, first, commandLine);
     // A CronJob's template is patched for the next runs; a Job's only by re-creating it, which runs it again.
-    const { annotation: native, notes: nativeNotes } = nativeSwitch(m, p);
+    const { annotation: native, notes: nativeNotes } = nativeSwitch(m, p, first.pod);
     const ownTemplate = (w.kind === 'CronJob' || w.kind === 'Job') && w.obj && w.templatePath;
     // No per-pod switch (or one the installed release does not have): the alternatives name the control plane's.
     const template = !native
-      ? [...nativeNotes, ...p.jobs.alternatives]
+      ? [...nativeNotes, ...alternatives(p, notes.length > 0)]
       : w.kind === 'CronJob' && w.obj
         ? setOnTemplate(w, 'annotations', native, 'true')
         : isJob || ownTemplate
@@ -258,7 +274,10 @@ function* hungPods(m: Model, w: Workload): Generator<FindingInput<Evidence, type
         ? say(MESSAGES, 'proxy-keeps-running', { job: `${w.namespace}/${owner.name}`, ago, proxy: first.proxy, why })
         : say(MESSAGES, 'owner-keeps-running', {
             owner: ownerText,
-            pods: podNames.slice(0, 3).join(', ') + (podNames.length > 3 ? ` and ${podNames.length - 3} more` : ''),
+            pods:
+              (podNames.length === 1 ? 'pod ' : 'pods ') +
+              podNames.slice(0, 3).join(', ') +
+              (podNames.length > 3 ? ` and ${podNames.length - 3} more` : ''),
             policy: first.policy,
             ago,
             proxy: first.proxy,
@@ -296,7 +315,7 @@ const MESSAGES = messages({
   'proxy-keeps-running':
     'Job {job} never completes: its app exited{ago} but {proxy} is not a native sidecar and keeps the pod running.{why}',
   'owner-keeps-running':
-    '{owner} never finishes: its pod {pods} has restartPolicy {policy} and its app exited{ago}, but {proxy} is not a native sidecar and keeps the pod running.{why}',
+    '{owner} never finishes: the app of {pods} exited{ago} under restartPolicy {policy}, but {proxy} is not a native sidecar and keeps the pod running.{why}',
   'proxy-restarted':
     '{owner} never finishes: its app exited{ago} and {proxy} was stopped, but the kubelet started it again ({restarts} under restartPolicy {policy}{kubelet}), so the pod keeps running.{why}',
   'will-hang':
@@ -347,7 +366,7 @@ export default defineCheck({
           fix: ((sw) => [
             ...sw.notes,
             ...(sw.annotation ? setOnTemplate(w, 'annotations', sw.annotation, 'true') : []),
-            ...p.jobs.alternatives,
+            ...alternatives(p, noShutdown(m, p)),
           ])(nativeSwitch(m, p)),
         };
       }

@@ -19,7 +19,7 @@ export const CONSUL_ENDING: readonly ReleaseRow[] = [
     from: '0.2',
     to: '0.49',
     source:
-      'hashicorp/consul#6676, hashicorp/consul-k8s#162 (no shutdown endpoint of its own); connect-inject/envoy_sidecar.go, lifecycle_sidecar.go up to v0.49.8',
+      'hashicorp/consul#6676, hashicorp/consul-k8s#162 (no shutdown endpoint of its own); hashicorp/consul-k8s@08981fb5 (v0.23.0) connect-inject/envoy_sidecar.go, lifecycle_sidecar.go',
     ending: {
       shutdown: {
         none: 'consul-k8s 0.x has no shutdown endpoint of its own: the Envoy admin /quitquitquit on localhost:19000 ends envoy-sidecar but not its lifecycle sidecar',
@@ -31,7 +31,7 @@ export const CONSUL_ENDING: readonly ReleaseRow[] = [
     from: '1.0',
     to: '1.1',
     source:
-      'hashicorp/consul-k8s#1791 and hashicorp/consul-dataplane#56 (consul-dataplane liveness probe, consul-k8s 1.0); proxy lifecycle added by hashicorp/consul-k8s#2233 in 1.2.0',
+      'hashicorp/consul-k8s#1791 and hashicorp/consul-dataplane#56 (consul-dataplane liveness probe, hashicorp/consul-k8s@release/1.0.x); proxy lifecycle added by hashicorp/consul-k8s#2233 in 1.2.0',
     ending: {
       shutdown: {
         none: 'consul-k8s 1.0 and 1.1 have no /graceful_shutdown: the Envoy admin /quitquitquit on localhost:19000 ends Envoy but not consul-dataplane, so upgrade to consul-k8s 1.2 or later for it',
@@ -46,7 +46,7 @@ export const CONSUL_ENDING: readonly ReleaseRow[] = [
   {
     from: '1.2',
     source:
-      'hashicorp/consul-k8s#2233 (proxy lifecycle, 1.2.0); control-plane/connect-inject/constants DefaultGracefulPort 20600; acceptance/tests/connect/connect_proxy_lifecycle_test.go',
+      'hashicorp/consul-k8s#2233 (proxy lifecycle) hashicorp/consul-k8s@release/1.2.x control-plane/connect-inject/constants DefaultGracefulPort 20600; acceptance/tests/connect/connect_proxy_lifecycle_test.go',
     ending: {
       shutdown: { call: 'a POST to localhost:20600/graceful_shutdown when the app ends' },
       native: {

@@ -18,7 +18,7 @@ export const ISTIO_ENDING: readonly ReleaseRow[] = [
     from: '1.5',
     to: '1.18',
     source:
-      'istio/istio#15406 (pilot-agent /quitquitquit, in 1.3.0); pilot/pkg/features/pilot.go at 1.18.7 (no ENABLE_NATIVE_SIDECARS)',
+      'istio/istio#15406 (pilot-agent /quitquitquit, in 1.3.0); istio/istio@release-1.18 pilot/pkg/features/pilot.go (no ENABLE_NATIVE_SIDECARS)',
     ending: {
       shutdown: QUIT,
       native: {
@@ -30,7 +30,7 @@ export const ISTIO_ENDING: readonly ReleaseRow[] = [
     from: '1.19',
     to: '1.23',
     source:
-      'istio/istio pilot/pkg/features/pilot.go at 1.19.0 (EnableNativeSidecars, ENABLE_NATIVE_SIDECARS, default false)',
+      'istio/istio@release-1.19 pilot/pkg/features/pilot.go (EnableNativeSidecars, ENABLE_NATIVE_SIDECARS, default false)',
     ending: {
       shutdown: QUIT,
       native: {
@@ -42,7 +42,7 @@ export const ISTIO_ENDING: readonly ReleaseRow[] = [
   {
     from: '1.24',
     source:
-      'istio/istio pkg annotation sidecar.istio.io/nativeSidecar (1.24.0); pilot/pkg/features/pilot.go @86c9f01f (ENABLE_NATIVE_SIDECARS auto from 1.27.0)',
+      'istio/istio@release-1.24 annotation sidecar.istio.io/nativeSidecar; pilot/pkg/features/pilot.go @86c9f01f (ENABLE_NATIVE_SIDECARS auto from 1.27.0)',
     ending: {
       shutdown: QUIT,
       native: {

@@ -18,12 +18,16 @@ const CP_STOPS =
 export const KUMA_ENDING: readonly ReleaseRow[] = [
   {
     from: '1.0',
+    to: '1.8',
+    source:
+      'kumahq/kuma@release-1.8 pkg/plugins/runtime/k8s/plugin.go: kuma-sidecar is always an ordinary container in 1.x',
+    ending: { native: { none: 'Kuma 1.x cannot inject kuma-sidecar as a native sidecar' } },
+  },
+  {
+    from: '1.0',
     to: '1.0',
-    source: 'kumahq/kuma at 1.0.8: no pod_status_controller.go (added by kumahq/kuma#1497 in 1.1.0)',
-    ending: {
-      shutdown: { call: 'a POST to the Envoy admin /quitquitquit on localhost:9901 when the app ends' },
-      native: { none: 'Kuma 1.x cannot inject kuma-sidecar as a native sidecar' },
-    },
+    source: 'kumahq/kuma@release-1.0: no pod_status_controller.go (added by kumahq/kuma#1497 in 1.1.0)',
+    ending: { shutdown: { call: 'a POST to the Envoy admin /quitquitquit on localhost:9901 when the app ends' } },
   },
   {
     from: '1.1',
@@ -34,13 +38,14 @@ export const KUMA_ENDING: readonly ReleaseRow[] = [
   },
   {
     from: '1.6',
-    source: 'kumahq/kuma#4079 (shutdown kuma-dp container for any owner kind, in 1.6.0) pod_status_controller.go',
+    source:
+      'kumahq/kuma#4079 (shutdown kuma-dp container for any owner kind) kumahq/kuma@release-1.6 pod_status_controller.go',
     ending: { stopsProxy: { owners: 'any', how: CP_STOPS } },
   },
   {
     from: '1.7',
     to: '1.7',
-    source: 'kumahq/kuma#4649, fixed by kumahq/kuma#4582 in 1.7.1',
+    source: 'kumahq/kuma#4649, fixed by kumahq/kuma#4582 in kumahq/kuma@release-1.7 (1.7.1)',
     ending: {
       broken: {
         id: 'kumahq/kuma#4649',
@@ -53,7 +58,7 @@ export const KUMA_ENDING: readonly ReleaseRow[] = [
   {
     from: '2.0',
     source:
-      'kumahq/kuma charts/kuma/values.yaml experimental.sidecarContainers (KUMA_EXPERIMENTAL_SIDECAR_CONTAINERS; true by default from 2.14.0)',
+      'kumahq/kuma@51c6d381 (v2.14.0) charts/kuma/values.yaml experimental.sidecarContainers (KUMA_EXPERIMENTAL_SIDECAR_CONTAINERS; true by default from 2.14.0)',
     ending: {
       native: {
         annotation: null,

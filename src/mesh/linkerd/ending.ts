@@ -14,16 +14,33 @@
  */
 import type { ReleaseRow } from '../release-table.js';
 
+const CALL = 'a POST to localhost:4191/shutdown, or linkerd-await --shutdown around the command of the app';
+
 export const LINKERD_ENDING: readonly ReleaseRow[] = [
   {
     from: '2.10',
-    to: '2.14',
+    to: '2.15',
     source:
-      'linkerd/linkerd2-proxy#811 (admin /shutdown, in stable-2.10.0); linkerd/linkerd2 charts/partials/templates/proxy.tpl at stable-2.14.10 (no native sidecar)',
+      'linkerd/linkerd2-proxy#811 (admin /shutdown, in the proxy of linkerd/linkerd2@b10356a8 stable-2.10.0), answered without a setting before 2.16',
+    ending: { shutdown: { call: CALL } },
+  },
+  {
+    from: '2.16',
+    source:
+      'linkerd/linkerd2-proxy#3014 (LINKERD2_PROXY_SHUTDOWN_ENDPOINT_ENABLED, in 2.16); linkerd/linkerd2@332c4efa (edge-24.8.2) pkg/k8s/labels.go ProxyAdminShutdownAnnotation',
     ending: {
       shutdown: {
-        call: 'a POST to localhost:4191/shutdown, or linkerd-await --shutdown around the command of the app',
+        call: CALL,
+        needs:
+          'from Linkerd 2.16 the proxy answers /shutdown only with config.linkerd.io/proxy-admin-shutdown: enabled on the pod template or proxy.enableShutdownEndpoint in the chart',
       },
+    },
+  },
+  {
+    from: '2.10',
+    to: '2.14',
+    source: 'linkerd/linkerd2@a4bec904 (stable-2.14.0) charts/partials/templates/proxy.tpl: no native sidecar',
+    ending: {
       native: {
         none: 'Linkerd before 2.15 cannot inject linkerd-proxy as a native sidecar: upgrade Linkerd first, or use one of the ways below',
       },
@@ -33,7 +50,7 @@ export const LINKERD_ENDING: readonly ReleaseRow[] = [
     from: '2.15',
     to: '2.19',
     source:
-      'linkerd/linkerd2 pkg/k8s/labels.go at edge-24.2.4 (ProxyEnableNativeSidecarAnnotation, alpha; the config.linkerd.io key from 2.20)',
+      'linkerd/linkerd2@f0d861ea (edge-24.2.4) pkg/k8s/labels.go ProxyEnableNativeSidecarAnnotation, alpha; the config.linkerd.io key from 2.20',
     ending: {
       native: {
         annotation: 'config.alpha.linkerd.io/proxy-enable-native-sidecar',
@@ -42,21 +59,8 @@ export const LINKERD_ENDING: readonly ReleaseRow[] = [
     },
   },
   {
-    from: '2.16',
-    source:
-      'linkerd/linkerd2-proxy#3014 (LINKERD2_PROXY_SHUTDOWN_ENDPOINT_ENABLED, in 2.16); linkerd/linkerd2 pkg/k8s/labels.go ProxyAdminShutdownAnnotation at edge-24.8.2',
-    ending: {
-      shutdown: {
-        call: 'a POST to localhost:4191/shutdown, or linkerd-await --shutdown around the command of the app',
-        needs:
-          'from Linkerd 2.16 the proxy answers /shutdown only with config.linkerd.io/proxy-admin-shutdown: enabled on the pod template or proxy.enableShutdownEndpoint in the chart',
-      },
-    },
-  },
-  {
     from: '2.20',
-    source:
-      'linkerd/linkerd2 pkg/k8s/labels.go at version-2.20 @eadc1acf (config.linkerd.io/proxy-enable-native-sidecar)',
+    source: 'linkerd/linkerd2@eadc1acf (version-2.20) pkg/k8s/labels.go config.linkerd.io/proxy-enable-native-sidecar',
     ending: {
       native: {
         annotation: 'config.linkerd.io/proxy-enable-native-sidecar',
