@@ -4,7 +4,11 @@
  * ordinary container, runs on; and a release whose proxy is restarted by its own liveness probe after the app stopped
  * it. Each is rebuilt as an overlay on the healthy cluster of its mesh and release (test/fixtures/reports/gen10life/,
  * the thread in each file's header) and must name the confirmed cause.
- * Named 1/5 before this round's mechanism (commit 8a13dd7): only linkerd/linkerd2#7279 (a Job's pod), the others silent.
+ * Named 1/5 before this round's mechanism (commit 8a13dd7): only linkerd/linkerd2#7279 (a Job's pod); the Workflow's,
+ * TaskRun's and PVC's pods silent; consul-k8s#1791 named generically ("not a native sidecar"), not the restart.
+ * Named 5/5 after (job-never-completes judging any pod meant to end by its restartPolicy, with the release tables of
+ * src/mesh/<mesh>/ending.ts): the Workflow, TaskRun and PersistentVolumeClaim named as owners with the restart policy;
+ * consul-dataplane started again by the kubelet after the app stopped it, with consul-k8s 1.0's liveness probe named.
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
@@ -41,6 +45,7 @@ const CASES: ReportCase[] = [
   },
 ];
 
+/** Open before the mechanism (commit fe1b6dd): none is open now. */
 const OPEN_BEFORE: string[] = [
   'istio-1.10-argo-workflow-pod-istio-proxy-keeps-running',
   'istio-tekton-taskrun-pod-istio-proxy-keeps-running',

@@ -1,6 +1,14 @@
 /**
- * job-never-completes — a meshed Job whose app has exited while the proxy runs on, so the Job
- * never completes; or a Job/CronJob template that will be meshed that way.
+ * job-never-completes — a meshed pod meant to end (restartPolicy Never or OnFailure) whose app has exited while the
+ * proxy runs on, whatever owns it (a Job, an Argo Workflow, a Tekton TaskRun, a PersistentVolumeClaim, any custom
+ * resource, no owner); or a Job/CronJob template that will be meshed that way.
+ *
+ * Any owner (issue 31, gen10life): the pod is judged by its restartPolicy and its containers' states, not its
+ * owner's kind, and reported on its owner as the ownerReference names it (a Job's pods on the Job). What the
+ * installed release does decides the words and the fix (src/mesh/<mesh>/ending.ts through src/mesh/ending.ts): its
+ * native-sidecar switch or none, whether its shutdown call is answered, whether its control plane should have stopped
+ * the proxy (Kuma: a Job's pods only in 1.1 to 1.5, its 1.7.0 bug), and a proxy the kubelet started again after the
+ * app stopped it (consul-k8s 1.0 and 1.1 under restartPolicy OnFailure, with the kubelet's probe event).
  *
  * Why: without native sidecars the proxy is an ordinary container (`linkerd-proxy`,
  * `istio-proxy` in spec.containers). It does not exit when the app does, so the pod stays
