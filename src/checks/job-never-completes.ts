@@ -38,7 +38,7 @@
  */
 import { comment, lit, noteStep, text, type Step } from '../fix/steps.js';
 import { eventInfo, PROBE_KILLED } from '../k8s/events.js';
-import { controlPlaneEnding, endingBug, podEnding } from '../mesh/ending.js';
+import { controlPlaneEnding, endingBug, podEnding, type EndingRead } from '../mesh/ending.js';
 import { containers, podSpec } from '../k8s/pods.js';
 import { setOnTemplate } from '../fix/commands.js';
 import { jobFinished, type Model, type Workload, APP_WORKLOADS, DECISIONS } from '../facts/model.js';
@@ -51,7 +51,7 @@ import type { MeshName } from '../mesh/names.js';
 import type { MeshProfile } from '../mesh/profile.js';
 import { arr, groupBy, isObj, nameOf, str, time } from '../util/objects.js';
 import { PROFILE_LIST, profileOf } from '../mesh/registry.js';
-import { injectedNamesOfAllReleases, INSTALLED_RELEASES, proxyNamesOfAllReleases } from '../mesh/releases.js';
+import { injectedNamesOfAllReleases, proxyNamesOfAllReleases } from '../mesh/releases.js';
 import { defineCheck, messages, meta, say } from './define.js';
 
 /** The proxy of a pod that is shutting down on its own needs a moment: report after a minute. */
@@ -164,6 +164,23 @@ function probeKill(m: Model, ns: string, pods: readonly string[], proxy: string)
   return undefined;
 }
 
+/** What the installed injectors' release does for pods meant to end (src/mesh/ending.ts), once per model and mesh. */
+function cpEnding(m: Model, p: MeshProfile): { read: EndingRead; version?: string } | undefined {
+  let memo = cpMemo.get(m);
+  if (!memo) cpMemo.set(m, (memo = new Map()));
+  if (!memo.has(p.name)) {
+    const installed = m.fact(INJECTOR_RELEASES, p.name).map((r) => {
+      const version = r.injector.deployment
+        ? p.versions?.controlPlane(m, r.injector.deployment as K8sObject)?.version
+        : undefined;
+      return { ...(r.facts ? { facts: r.facts } : {}), ...(version ? { version } : {}) };
+    });
+    memo.set(p.name, controlPlaneEnding(p, installed));
+  }
+  return memo.get(p.name);
+}
+const cpMemo = new WeakMap<Model, Map<MeshName, { read: EndingRead; version?: string } | undefined>>();
+
 /**
  * What the release tables say of why the proxy runs on (src/mesh/ending.ts): the control plane that stops it only in
  * a Job's pods, a known bug of the installed release, a shutdown call this release does not have or that its proxy's
@@ -171,7 +188,7 @@ function probeKill(m: Model, ns: string, pods: readonly string[], proxy: string)
  */
 function releaseWhy(m: Model, h: HungPod, commandLine: string): { why: string; notes: Step[] } {
   const p = profileOf(h.mesh);
-  const e = podEnding(m, p, h.pod);
+  const e = podEnding(p, h.pod, cpEnding(m, p));
   const parts: string[] = [];
   const notes: Step[] = [];
   const stops = e.controlPlane?.ending.stopsProxy;
@@ -199,7 +216,7 @@ function releaseWhy(m: Model, h: HungPod, commandLine: string): { why: string; n
  */
 function nativeSwitch(m: Model, p: MeshProfile, pod?: K8sObject): { annotation?: string; notes: Step[] } {
   // The installed injector's release makes the next pods; unplaced, the release a hung pod's proxy runs.
-  const e = (controlPlaneEnding(m, p)?.read ?? (pod ? podEnding(m, p, pod).proxy : undefined))?.ending.native;
+  const e = (cpEnding(m, p)?.read ?? (pod ? podEnding(p, pod, undefined).proxy : undefined))?.ending.native;
   if (e && 'none' in e) return { notes: [noteStep(text`${lit(e.none)}`)] };
   const unsupported = p.proxy.native.annotation ? p.proxy.native.unsupported?.(m) : undefined;
   if (unsupported) return { notes: [noteStep(unsupported)] };
@@ -219,7 +236,7 @@ function alternatives(p: MeshProfile, noCall: boolean): readonly Step[] {
 
 /** The installed release has no shutdown call of its own (its note is given where a pod hangs). */
 const noShutdown = (m: Model, p: MeshProfile): boolean => {
-  const s = controlPlaneEnding(m, p)?.read.ending.shutdown;
+  const s = cpEnding(m, p)?.read.ending.shutdown;
   return !!s && 'none' in s;
 };
 
@@ -332,7 +349,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('job-never-completes'),
-  facts: [APP_WORKLOADS, DECISIONS, INJECTOR_RELEASES, INSTALLED_RELEASES],
+  facts: [APP_WORKLOADS, DECISIONS, INJECTOR_RELEASES],
   messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {
@@ -354,7 +371,7 @@ export default defineCheck({
         if (native.native || native.uncertain || p.jobs.shutdown.test(commandLine)) continue;
         // The control plane stops the proxy itself (Kuma 1.1 and later, src/mesh/kuma/ending.ts): only a Job that hangs
         // all the same is reported. A release the tables place without it (Kuma 1.0) is warned about.
-        const cp = controlPlaneEnding(m, p);
+        const cp = cpEnding(m, p);
         if (p.jobs.controlPlaneStops && (!cp || cp.read.ending.stopsProxy)) continue;
         yield {
           mesh: d.mesh,

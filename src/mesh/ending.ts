@@ -5,10 +5,9 @@
  * is the release of the installed injector. A version the tables cannot place says nothing (not today's rules).
  */
 import type { K8sObject } from '../util/types.js';
-import type { MeshContext } from './context.js';
 import type { MeshProfile, VersionRead } from './profile.js';
 import type { EndingSupport, ReleaseRow } from './release-table.js';
-import { INSTALLED_RELEASES, releaseFacts } from './releases.js';
+import { releaseFacts, type ReleaseFacts } from './releases.js';
 
 /** The fields of `ending` the newest rows that say them give. */
 function merged(rows: readonly ReleaseRow[]): EndingSupport {
@@ -26,7 +25,7 @@ function merged(rows: readonly ReleaseRow[]): EndingSupport {
 }
 
 /** What a release does for pods meant to end, with the release as text ("Consul 1.0"). */
-interface EndingRead {
+export interface EndingRead {
   readonly release: string;
   readonly ending: EndingSupport;
 }
@@ -37,32 +36,31 @@ function read(p: MeshProfile, v: VersionRead | undefined): EndingRead | undefine
   return { release: `${p.title} ${f.release}`, ending: merged(f.rows) };
 }
 
-/** The control plane's part: the injector's release, when every injector read runs one release the tables place. */
-export function controlPlaneEnding(m: MeshContext, p: MeshProfile): { read: EndingRead; version?: string } | undefined {
-  const installed = m.fact(INSTALLED_RELEASES, p);
+/**
+ * The control plane's part: the injectors' release, when every injector read runs one release the tables place
+ * (`installed`: each injector Deployment's release facts and version read, src/facts/releases.ts INJECTOR_RELEASES).
+ */
+export function controlPlaneEnding(
+  p: MeshProfile,
+  installed: readonly { facts?: ReleaseFacts; version?: string }[],
+): { read: EndingRead; version?: string } | undefined {
   const first = installed[0];
-  if (!first?.release || !installed.every((f) => f?.release === first.release)) return undefined;
-  // The injector's patch version, for a bug of some patch versions (`broken`): the first injector Deployment's.
-  const injector = (m.mesh(p.name)?.namespaces ?? [])
-    .flatMap((ns) => m.inNamespace('deployments', ns))
-    .find((d) => p.controlPlane.injector.isDeployment(String(d.metadata?.name ?? '')));
-  const version = injector ? p.versions?.controlPlane(m, injector)?.version : undefined;
+  if (!first?.facts?.release || !installed.every((f) => f.facts?.release === first.facts!.release)) return undefined;
   return {
-    read: { release: `${p.title} ${first.release}`, ending: merged(first.rows) },
-    ...(version ? { version } : {}),
+    read: { release: `${p.title} ${first.facts.release}`, ending: merged(first.facts.rows) },
+    ...(first.version ? { version: first.version } : {}),
   };
 }
 
 /**
- * For one pod of the mesh: the proxy's part by the release its proxy runs (else the injector's), the control plane's
- * part by the injector's release. Undefined parts were not placed.
+ * For one pod of the mesh: the proxy's part by the release its proxy runs (else the control plane's), the control
+ * plane's part as given (controlPlaneEnding). Undefined parts were not placed.
  */
 export function podEnding(
-  m: MeshContext,
   p: MeshProfile,
   pod: K8sObject,
+  cp: { read: EndingRead; version?: string } | undefined,
 ): { proxy?: EndingRead; controlPlane?: EndingRead; controlPlaneVersion?: string } {
-  const cp = controlPlaneEnding(m, p);
   const proxy = read(p, p.versions?.proxy(pod)) ?? cp?.read;
   return {
     ...(proxy ? { proxy } : {}),

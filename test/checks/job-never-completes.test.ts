@@ -44,6 +44,12 @@ checkCases('job-never-completes', {
       said: [{ id: 'owner-keeps-running', params: { proxy: 'envoy-sidecar' } }],
     },
     { fixtures: 'fires-istio-1.5-airflow-bare-pod-hung.yaml', findings: ['Pod store/exampledagtask-8c1f2a'] },
+    // The kubelet started the proxy again after the app stopped it (consul-k8s 1.0, restartPolicy OnFailure).
+    {
+      fixtures: 'fires-consul-dataplane-restarted-after-quitquitquit.yaml',
+      findings: ['Job catalog/ledger-sync'],
+      said: [{ id: 'proxy-restarted', params: { restarts: '1 restart', policy: 'OnFailure' } }],
+    },
   ],
   silent: [
     { fixtures: 'ok-owner-pods-not-meant-to-end.yaml' },
