@@ -280,7 +280,7 @@ status: {phase: Running}
       cluster('linkerd', [pods('Rollout odd$(touch PWNED)', ['odd-1'], 'x re-creates them')]),
     ).flatMap((f) => f.fix);
     expect(fix).toContain(
-      "# 'Rollout odd$(touch PWNED)' 'x re-creates them' re-creates these pods once they are deleted",
+      "# 'Rollout odd$(touch PWNED)' 'x re-creates them' is a kind meshdoctor does not read: if it re-creates its pods once they are deleted, this gives new ones",
     );
     expect(fix).toContain('kubectl delete pod -n shop odd-1');
     for (const line of fix) expect(line, line).not.toMatch(/ {2}#/);
@@ -291,7 +291,9 @@ status: {phase: Running}
   it('an ownerReference kind or name with a newline stays inside its own comment line', () => {
     const fix = findings(cluster('linkerd', [pods('Rollout\ntouch PWNED', ['odd-1'])])).flatMap((f) => f.fix);
     for (const line of fix) expect(hasControl(line), line).toBe(false);
-    expect(fix).toContain("# 'Rollout\\ntouch PWNED' 'odd\\nrm -rf ~' re-creates these pods once they are deleted");
+    expect(fix).toContain(
+      "# 'Rollout\\ntouch PWNED' 'odd\\nrm -rf ~' is a kind meshdoctor does not read: if it re-creates its pods once they are deleted, this gives new ones",
+    );
     expectPastesExactly(fix);
   });
 

@@ -136,11 +136,11 @@ describe('fix commands work on a real cluster', () => {
   it('pods of a controller meshdoctor does not know are deleted by name, the controller edited with kubectl edit', () => {
     const rollout = w('Rollout', [{ name: 'app-1' }, { name: 'app-2' }, { name: 'app-0', phase: 'Succeeded' }]);
     expect(render(recreateCommands(rollout))).toEqual([
-      '# Rollout app re-creates these pods once they are deleted',
+      '# Rollout app is a kind meshdoctor does not read: if it re-creates its pods once they are deleted, this gives new ones',
       'kubectl delete pod -n shop app-1 app-2',
     ]);
     expect(render(removeFromTemplate(rollout, 'annotations', 'linkerd.io/inject'))).toEqual([
-      '# in the pod template of Rollout/app: remove annotations linkerd.io/inject',
+      '# Rollout/app is a kind meshdoctor does not read, so where it keeps the pod template of its pods is not known: there, remove annotations linkerd.io/inject',
       'kubectl edit rollout/app -n shop',
     ]);
   });

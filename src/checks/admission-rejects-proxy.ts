@@ -102,6 +102,7 @@ import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 import { APISERVERS, apiservers } from '../facts/apiserver.js';
 import { optInPlugin } from '../k8s/apiserver.js';
 import { bugsShown, BUGS_SHOWN } from '../facts/known-bugs.js';
+import { judgedByPod } from '../k8s/workloads.js';
 
 const MESSAGES = messages({
   'psa-predicted':
@@ -589,7 +590,7 @@ export default defineCheck({
       });
     if (denying.length)
       for (const w of m.appWorkloads) {
-        if (w.kind === 'Pod') continue;
+        if (judgedByPod(w)) continue; // its pods were admitted already: only a template predicts the next ones
         for (const mesh of meshes) {
           if (!m.decision(w, mesh)?.inject) continue;
           if (confirmed.has(`security-context-deny\u0000${mesh}\u0000${w.kind}/${w.namespace}/${w.name}`)) continue;
@@ -601,8 +602,9 @@ export default defineCheck({
     // a LimitRange whose bounds the resources the injector gives its containers break.
     if (!m.has('namespaces')) return;
     for (const w of m.appWorkloads) {
-      // A bare pod has no next pod: whatever admission said, it said when it was created.
-      if (w.kind === 'Pod') continue;
+      // A bare pod (or an unknown owner's, judged by its pods) has no next pod meshdoctor can predict: whatever
+      // admission said, it said when they were created.
+      if (judgedByPod(w)) continue;
       const restricted = enforcedLevel(nsLabelsIfRead(m, w.namespace))?.level === 'restricted'; // an invalid value too
       for (const mesh of meshes) {
         const id = `${mesh}\u0000${w.kind}/${w.namespace}/${w.name}`;

@@ -92,9 +92,10 @@ export const CATALOG = {
     code: 'MD1009',
     title: 'Meshed Job never completes',
     description:
-      'A meshed Job keeps running after its app exits because the proxy is not a native sidecar and nothing stops it, or a Job or CronJob that will be meshed is set up that way.',
+      'A meshed pod meant to end (restartPolicy Never or OnFailure: a Job, a CronJob, an Argo Workflow, a Tekton TaskRun, any custom owner or a bare pod) keeps running after its app exits because the proxy is not a native sidecar and nothing stops it (or the kubelet restarts it), or a Job or CronJob that will be meshed is set up that way.',
     severity: 'error',
     inputs: [],
+    optionalInputs: ['events'],
   },
   'pod-spec-starves-proxy': {
     code: 'MD2220',

@@ -31,6 +31,7 @@ import type { InjectorStep } from '../mesh/profile.js';
 import { nameOf } from '../util/objects.js';
 import { defineCheck, messages, meta, say } from './define.js';
 import type { Step } from '../fix/steps.js';
+import { judgedByPod } from '../k8s/workloads.js';
 
 const MESSAGES = messages({
   'refuses-workload':
@@ -74,7 +75,7 @@ export default defineCheck({
           continue;
         }
         const fix: Step[] = templateFix ? setOnTemplate(w, templateFix.field, templateFix.key, templateFix.value) : [];
-        if (templateFix && w.kind === 'Pod') fix.push(...recreateCommands(w)); // patching a template rolls it out; a bare pod is re-created
+        if (templateFix && judgedByPod(w)) fix.push(...recreateCommands(w)); // patching a template rolls it out; a bare pod is re-created
         fix.push(...step.config.fix); // the configuration change (an alternative, as a comment, where the template fix works)
         yield {
           mesh: d.mesh,

@@ -1,6 +1,14 @@
 /**
- * job-never-completes — a meshed Job whose app has exited while the proxy runs on, so the Job
- * never completes; or a Job/CronJob template that will be meshed that way.
+ * job-never-completes — a meshed pod meant to end (restartPolicy Never or OnFailure) whose app has exited while the
+ * proxy runs on, whatever owns it (a Job, an Argo Workflow, a Tekton TaskRun, a PersistentVolumeClaim, any custom
+ * resource, no owner); or a Job/CronJob template that will be meshed that way.
+ *
+ * Any owner (issue 31, gen10life): the pod is judged by its restartPolicy and its containers' states, not its
+ * owner's kind, and reported on its owner as the ownerReference names it (a Job's pods on the Job). What the
+ * installed release does decides the words and the fix (src/mesh/<mesh>/ending.ts through src/mesh/ending.ts): its
+ * native-sidecar switch or none, whether its shutdown call is answered, whether its control plane should have stopped
+ * the proxy (Kuma: a Job's pods only in 1.1 to 1.5, its 1.7.0 bug), and a proxy the kubelet started again after the
+ * app stopped it (consul-k8s 1.0 and 1.1 under restartPolicy OnFailure, with the kubelet's probe event).
  *
  * Why: without native sidecars the proxy is an ordinary container (`linkerd-proxy`,
  * `istio-proxy` in spec.containers). It does not exit when the app does, so the pod stays
@@ -28,7 +36,9 @@
  * and the opt-out named as alternatives. A hung Istio pod is released with `pilot-agent request
  * POST quitquitquit`; a hung Linkerd Job, whose proxy has no shell, by deleting the Job.
  */
-import { comment, lit, noteStep } from '../fix/steps.js';
+import { comment, lit, noteStep, text, type Step } from '../fix/steps.js';
+import { eventInfo, PROBE_KILLED } from '../k8s/events.js';
+import { controlPlaneEnding, endingBug, podEnding, type EndingRead } from '../mesh/ending.js';
 import { containers, podSpec } from '../k8s/pods.js';
 import { setOnTemplate } from '../fix/commands.js';
 import { jobFinished, type Model, type Workload, APP_WORKLOADS, DECISIONS } from '../facts/model.js';
@@ -38,6 +48,7 @@ import type { K8sObject } from '../util/types.js';
 import type { FindingInput } from './define.js';
 import type { Evidence } from './types.js';
 import type { MeshName } from '../mesh/names.js';
+import type { MeshProfile } from '../mesh/profile.js';
 import { arr, groupBy, isObj, nameOf, str, time } from '../util/objects.js';
 import { PROFILE_LIST, profileOf } from '../mesh/registry.js';
 import { injectedNamesOfAllReleases, proxyNamesOfAllReleases } from '../mesh/releases.js';
@@ -45,6 +56,8 @@ import { defineCheck, messages, meta, say } from './define.js';
 
 /** The proxy of a pod that is shutting down on its own needs a moment: report after a minute. */
 const GRACE_MS = 60_000;
+/** A proxy whose container last ended this close to the app's end (or later) was stopped with the app. */
+const STOPPED_WITH_APP_MS = 10 * 60_000;
 
 function since(ms: number): string {
   const min = Math.floor(ms / 60_000);
@@ -53,20 +66,32 @@ function since(ms: number): string {
   return d ? `${d}d${h}h` : h ? `${h}h${min % 60}m` : `${min}m`;
 }
 
+/** The restart policies of pods meant to end (a pod with `Always`, the default, restarts its app instead). */
+const ENDING_POLICIES = new Set(['Never', 'OnFailure']);
+
 interface HungPod {
   pod: K8sObject;
   /** The proxy container, as its release named it. */
   proxy: string;
-  job: string;
+  /** Who the finding is about: the Job named by the pod's ownerReferences, else the workload (any owner kind, or the pod). */
+  owner: { kind: string; name: string };
+  policy: string;
   mesh: MeshName;
   containers: Record<string, unknown>[];
   exitedAt?: Date;
+  /** The proxy was stopped with the app and the kubelet started it again (its restarts, when it last ended). */
+  restarted?: { count: number; lastEnded: string };
 }
 
-/** A Running pod whose app containers all terminated while a (non-native) proxy container runs. */
-function hungPod(pod: K8sObject, m: Model): HungPod | undefined {
+/**
+ * A Running pod meant to end (restartPolicy Never or OnFailure), whatever owns it, whose app containers all
+ * terminated (under OnFailure with exit code 0: a failed one is restarted) while a (non-native) proxy container runs.
+ */
+function hungPod(pod: K8sObject, m: Model, w: Workload): HungPod | undefined {
   const status = isObj(pod.status) ? pod.status : {};
   if (status.phase !== 'Running') return undefined;
+  const policy = str(podSpec(pod).restartPolicy) ?? 'Always';
+  if (!ENDING_POLICIES.has(policy)) return undefined;
   const names = containers(podSpec(pod)).map((c) => str(c.name) ?? '');
   // The proxy under the name its own release gave it (Consul 0.x: consul-connect-envoy-sidecar, envoy-sidecar), and
   // the helpers that release injects beside it (consul-connect-lifecycle-sidecar), which run on too: not the app.
@@ -83,11 +108,24 @@ function hungPod(pod: K8sObject, m: Model): HungPod | undefined {
   const app = names.filter((n) => n !== proxy && !injected.includes(n));
   if (!app.length || !isObj(statuses.get(proxy)?.state?.running)) return undefined;
   if (!app.every((n) => isObj(statuses.get(n)?.state?.terminated))) return undefined;
+  if (policy === 'OnFailure' && !app.every((n) => statuses.get(n)!.state.terminated.exitCode === 0)) return undefined;
   const exits = app.map((n) => time(statuses.get(n)!.state.terminated.finishedAt)).filter((t): t is Date => !!t);
   const exitedAt = exits.length === app.length ? new Date(Math.max(...exits.map((t) => t.getTime()))) : undefined;
   if (exitedAt && m.now.getTime() - exitedAt.getTime() < GRACE_MS) return undefined; // still shutting down
-  const job = arr(pod.metadata?.ownerReferences).find((r) => isObj(r) && r.kind === 'Job');
-  if (!job) return undefined; // not a Job's pod
+  // The Job the pod's controller reference names (a CronJob's workload holds the pods of several Jobs), else the
+  // workload the pod belongs to: its owner of any kind, as the ownerReference names it, or the pod itself.
+  const job = arr(pod.metadata?.ownerReferences).find((r) => isObj(r) && r.kind === 'Job' && r.controller !== false);
+  const owner = job ? { kind: 'Job', name: String(job.name ?? '') } : { kind: w.kind, name: w.name };
+  const ps = statuses.get(proxy)!;
+  const lastEnded = time(ps.lastState?.terminated?.finishedAt);
+  const restarted =
+    typeof ps.restartCount === 'number' &&
+    ps.restartCount > 0 &&
+    lastEnded &&
+    exitedAt &&
+    lastEnded.getTime() >= exitedAt.getTime() - STOPPED_WITH_APP_MS
+      ? { count: ps.restartCount, lastEnded: lastEnded.toISOString() }
+      : undefined;
   const evidence = names.map((n) => {
     const state = isObj(statuses.get(n)?.state) ? statuses.get(n)!.state : {};
     const [phase, detail] = Object.entries(state).find(([, v]) => isObj(v)) ?? ['unknown', {}];
@@ -98,46 +136,189 @@ function hungPod(pod: K8sObject, m: Model): HungPod | undefined {
       ...(d.exitCode !== undefined ? { exitCode: d.exitCode } : {}),
       ...(d.reason ? { reason: d.reason } : {}),
       ...(d.finishedAt ? { finishedAt: d.finishedAt } : d.startedAt ? { startedAt: d.startedAt } : {}),
+      ...(n === proxy && restarted ? { restartCount: restarted.count, lastEndedAt: restarted.lastEnded } : {}),
     };
   });
-  return { pod, proxy, job: String(job.name ?? ''), mesh, containers: evidence, ...(exitedAt ? { exitedAt } : {}) };
+  return {
+    pod,
+    proxy,
+    owner,
+    policy,
+    mesh,
+    containers: evidence,
+    ...(exitedAt ? { exitedAt } : {}),
+    ...(restarted ? { restarted } : {}),
+  };
 }
 
-function* hungJobs(m: Model, w: Workload): Generator<FindingInput<Evidence, typeof MESSAGES>, boolean> {
-  const hung = w.pods.map((p) => hungPod(p, m)).filter((h): h is HungPod => !!h);
-  for (const [job, pods] of groupBy(hung, (h) => `${h.mesh}/${h.job}`)) {
-    const mesh = pods[0]!.mesh;
-    const jobName = job.slice(mesh.length + 1);
+/** The kubelet's words for killing the proxy of these pods for a failed probe (events read; bounded: the first). */
+function probeKill(m: Model, ns: string, pods: readonly string[], proxy: string): string | undefined {
+  if (!m.has('events')) return undefined;
+  const names = new Set(pods);
+  for (const e of m.inNamespace('events', ns)) {
+    if (e.reason !== PROBE_KILLED.reason) continue;
+    const ev = eventInfo(e);
+    if (ev.kind === 'Pod' && names.has(ev.name) && ev.container === proxy && PROBE_KILLED.message.test(ev.message))
+      return ev.message;
+  }
+  return undefined;
+}
+
+/** What the installed injectors' release does for pods meant to end (src/mesh/ending.ts), once per model and mesh. */
+function cpEnding(m: Model, p: MeshProfile): { read: EndingRead; version?: string } | undefined {
+  let memo = cpMemo.get(m);
+  if (!memo) cpMemo.set(m, (memo = new Map()));
+  if (!memo.has(p.name)) {
+    const installed = m.fact(INJECTOR_RELEASES, p.name).map((r) => {
+      const version = r.injector.deployment
+        ? p.versions?.controlPlane(m, r.injector.deployment as K8sObject)?.version
+        : undefined;
+      return { ...(r.facts ? { facts: r.facts } : {}), ...(version ? { version } : {}) };
+    });
+    memo.set(p.name, controlPlaneEnding(p, installed));
+  }
+  return memo.get(p.name);
+}
+const cpMemo = new WeakMap<Model, Map<MeshName, { read: EndingRead; version?: string } | undefined>>();
+
+/**
+ * What the release tables say of why the proxy runs on (src/mesh/ending.ts): the control plane that stops it only in
+ * a Job's pods, a known bug of the installed release, a shutdown call this release does not have or that its proxy's
+ * liveness probe undoes, a shutdown endpoint the app calls that the release answers only when enabled.
+ */
+function releaseWhy(m: Model, h: HungPod, commandLine: string): { why: string; notes: Step[] } {
+  const p = profileOf(h.mesh);
+  const e = podEnding(p, h.pod, cpEnding(m, p));
+  const parts: string[] = [];
+  const notes: Step[] = [];
+  const stops = e.controlPlane?.ending.stopsProxy;
+  if (stops && e.controlPlane) {
+    const bug = endingBug(p, e.controlPlane.ending, e.controlPlaneVersion);
+    if (stops.owners === 'job' && h.owner.kind !== 'Job')
+      parts.push(
+        `${e.controlPlane.release} stops ${h.proxy} only in the pods of a Job (${stops.how}), and this pod's owner is a ${h.owner.kind}.`,
+      );
+    else if (bug) parts.push(`${bug.text} (${bug.id}, fixed in ${p.title} ${bug.fixedIn}).`);
+    else parts.push(`${e.controlPlane.release} should have stopped it (${stops.how}) and has not.`);
+  }
+  const shutdown = e.proxy?.ending.shutdown;
+  if (h.restarted && e.proxy?.ending.restartedAfterShutdown) parts.push(`${e.proxy.ending.restartedAfterShutdown}.`);
+  else if (shutdown && 'needs' in shutdown && shutdown.needs && p.jobs.shutdown.test(commandLine))
+    parts.push(`The app calls the shutdown endpoint, but ${shutdown.needs}.`);
+  if (shutdown && 'none' in shutdown) notes.push(noteStep(text`${lit(shutdown.none)}`));
+  return { why: parts.length ? ` ${parts.join(' ')}` : '', notes };
+}
+
+/**
+ * The switch that makes the next pods' proxy a native sidecar, by the installed release (src/mesh/<mesh>/ending.ts):
+ * the pod annotation of that release, or notes saying it has none (only the control plane's setting, or no native
+ * sidecar at all) or does not know the profile's (`native.unsupported`).
+ */
+function nativeSwitch(m: Model, p: MeshProfile, pod?: K8sObject): { annotation?: string; notes: Step[] } {
+  // The installed injector's release makes the next pods; unplaced, the release a hung pod's proxy runs.
+  const e = (cpEnding(m, p)?.read ?? (pod ? podEnding(p, pod, undefined).proxy : undefined))?.ending.native;
+  if (e && 'none' in e) return { notes: [noteStep(text`${lit(e.none)}`)] };
+  const unsupported = p.proxy.native.annotation ? p.proxy.native.unsupported?.(m) : undefined;
+  if (unsupported) return { notes: [noteStep(unsupported)] };
+  if (e && e.annotation === null) return { notes: p.proxy.native.annotation ? [noteStep(text`${lit(e.how)}`)] : [] }; // no per-pod switch in this release
+  const annotation = e?.annotation ?? p.proxy.native.annotation;
+  return annotation ? { annotation, notes: [] } : { notes: [] };
+}
+
+/** The profile's alternatives, less the shutdown call where the release has none (a note says so instead). */
+function alternatives(p: MeshProfile, noCall: boolean): readonly Step[] {
+  if (!noCall) return p.jobs.alternatives;
+  return p.jobs.alternatives.filter(
+    (s) =>
+      !(s.kind === 'note' && p.jobs.shutdown.test(s.text.map((x) => (typeof x === 'string' ? x : x.value)).join(''))),
+  );
+}
+
+/** The installed release has no shutdown call of its own (its note is given where a pod hangs). */
+const noShutdown = (m: Model, p: MeshProfile): boolean => {
+  const s = cpEnding(m, p)?.read.ending.shutdown;
+  return !!s && 'none' in s;
+};
+
+function* hungPods(m: Model, w: Workload): Generator<FindingInput<Evidence, typeof MESSAGES>, boolean> {
+  const hung = w.pods.map((p) => hungPod(p, m, w)).filter((h): h is HungPod => !!h);
+  for (const [, pods] of groupBy(hung, (h) => `${h.mesh}/${h.owner.kind}/${h.owner.name}`)) {
+    const first = pods[0]!;
+    const { mesh, owner } = first;
     const oldest = pods
       .map((h) => h.exitedAt?.getTime())
       .filter((t): t is number => t !== undefined)
       .sort()[0];
     const p = profileOf(mesh);
-    const relief = p.jobs.relief(
-      pods.map((h) => nameOf(h.pod)),
-      w.namespace,
-      jobName,
-    );
+    const podNames = pods.map((h) => nameOf(h.pod));
+    const isJob = owner.kind === 'Job';
+    const ownerText = `${owner.kind} ${w.namespace}/${owner.name}`;
+    const relief = isJob
+      ? p.jobs.relief(podNames, w.namespace, owner.name)
+      : p.jobs.releasePods(podNames, w.namespace, ownerText, first.proxy);
+    const commandLine = containers(podSpec(first.pod))
+      .flatMap((c) => [...arr(c.command), ...arr(c.args)])
+      .join(' ');
+    const { why, notes } = releaseWhy(m, first, commandLine);
     // A CronJob's template is patched for the next runs; a Job's only by re-creating it, which runs it again.
-    const unsupported = p.proxy.native.annotation ? p.proxy.native.unsupported?.(m) : undefined;
-    const native = unsupported ? undefined : p.proxy.native.annotation;
-    // No per-pod switch (or one the installed version does not know): the alternatives name the control plane's.
+    const { annotation: native, notes: nativeNotes } = nativeSwitch(m, p, first.pod);
+    const ownTemplate = (w.kind === 'CronJob' || w.kind === 'Job') && w.obj && w.templatePath;
+    // No per-pod switch (or one the installed release does not have): the alternatives name the control plane's.
     const template = !native
-      ? [...(unsupported ? [noteStep(unsupported)] : []), ...p.jobs.alternatives]
+      ? [...nativeNotes, ...alternatives(p, notes.length > 0)]
       : w.kind === 'CronJob' && w.obj
         ? setOnTemplate(w, 'annotations', native, 'true')
-        : [comment`then, before it runs again: set ${lit(native)}: 'true' on the pod template of its manifest`];
+        : isJob || ownTemplate
+          ? [comment`then, before it runs again: set ${lit(native)} to true on the pod template of its manifest`]
+          : w.kind === 'Pod'
+            ? [comment`then re-create the pod with the annotation ${lit(native)} set to true`]
+            : [
+                comment`the pods of ${ownerText} come from its own resource, which meshdoctor does not read: set ${lit(native)} to true on the pod template it defines there`,
+              ];
+    // The kubelet restarted the stopped proxy: under restartPolicy Never it would stay stopped.
+    const restarted = pods.find((h) => h.restarted);
+    const policyFix =
+      restarted && first.policy !== 'Never'
+        ? [
+            comment`or: set restartPolicy Never on the pod template, and the kubelet leaves a stopped ${lit(first.proxy)} stopped`,
+          ]
+        : [];
+    const kubelet = restarted ? probeKill(m, w.namespace, podNames, first.proxy) : undefined;
+    const ago = oldest !== undefined ? ` ${since(m.now.getTime() - oldest)} ago` : '';
+    const said = restarted
+      ? say(MESSAGES, 'proxy-restarted', {
+          owner: ownerText,
+          ago,
+          proxy: first.proxy,
+          restarts: `${restarted.restarted!.count} restart${restarted.restarted!.count === 1 ? '' : 's'}`,
+          policy: first.policy,
+          kubelet: kubelet ? `; the kubelet said "${kubelet}"` : '',
+          why,
+        })
+      : isJob
+        ? say(MESSAGES, 'proxy-keeps-running', { job: `${w.namespace}/${owner.name}`, ago, proxy: first.proxy, why })
+        : say(MESSAGES, 'owner-keeps-running', {
+            owner: ownerText,
+            pods:
+              (podNames.length === 1 ? 'pod ' : 'pods ') +
+              podNames.slice(0, 3).join(', ') +
+              (podNames.length > 3 ? ` and ${podNames.length - 3} more` : ''),
+            policy: first.policy,
+            ago,
+            proxy: first.proxy,
+            why,
+          });
     yield {
       mesh,
-      ...say(MESSAGES, 'proxy-keeps-running', {
-        job: `${w.namespace}/${jobName}`,
-        ago: oldest !== undefined ? ` ${since(m.now.getTime() - oldest)} ago` : '',
-        proxy: pods[0]!.proxy,
-      }),
-      resource: { kind: 'Job', namespace: w.namespace, name: jobName },
+      ...said,
+      resource: isJob ? { kind: 'Job', namespace: w.namespace, name: owner.name } : w.ref,
       affectedPods: pods.length,
       evidence: {
         ...(w.kind === 'CronJob' ? { cronJob: w.name } : {}),
+        ...(!isJob && !ownTemplate && w.kind !== 'Pod'
+          ? { owner: `${owner.kind}/${owner.name}`, ownerRead: !!w.obj }
+          : {}),
+        restartPolicy: first.policy,
         pods: pods.map((h) => ({
           pod: nameOf(h.pod),
           containers: h.containers,
@@ -146,7 +327,10 @@ function* hungJobs(m: Model, w: Workload): Generator<FindingInput<Evidence, type
             : {}),
         })),
       },
-      fix: w.kind === 'CronJob' && w.obj ? [...template, ...relief] : [...relief, ...template],
+      fix:
+        w.kind === 'CronJob' && w.obj
+          ? [...notes, ...template, ...policyFix, ...relief]
+          : [...relief, ...notes, ...template, ...policyFix],
     };
   }
   return hung.length > 0;
@@ -154,7 +338,11 @@ function* hungJobs(m: Model, w: Workload): Generator<FindingInput<Evidence, type
 
 const MESSAGES = messages({
   'proxy-keeps-running':
-    'Job {job} never completes: its app exited{ago} but {proxy} is not a native sidecar and keeps the pod running.',
+    'Job {job} never completes: its app exited{ago} but {proxy} is not a native sidecar and keeps the pod running.{why}',
+  'owner-keeps-running':
+    '{owner} never finishes: the app of {pods} exited{ago} under restartPolicy {policy}, but {proxy} is not a native sidecar and keeps the pod running.{why}',
+  'proxy-restarted':
+    '{owner} never finishes: its app exited{ago} and {proxy} was stopped, but the kubelet started it again ({restarts} under restartPolicy {policy}{kubelet}), so the pod keeps running.{why}',
   'will-hang':
     '{workload} will be injected with {proxy} as an ordinary container and nothing stops it when the app exits, so its Jobs will never complete.',
 });
@@ -165,9 +353,10 @@ export default defineCheck({
   messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {
-      if (w.kind !== 'Job' && w.kind !== 'CronJob') continue;
-      const anyHung = yield* hungJobs(m, w);
-      if (anyHung) continue; // the hung Job's finding carries the template fix
+      // Any owner: a pod meant to end is judged by its restartPolicy and its containers, not its owner's kind.
+      const anyHung = yield* hungPods(m, w);
+      if (anyHung) continue; // the hung pods' finding carries the template fix
+      if (w.kind !== 'Job' && w.kind !== 'CronJob') continue; // the template warning: the templates of Jobs
       if (!w.obj || !w.templatePath) continue; // judged by a pod: no template to fix
       if (w.kind === 'Job' && jobFinished(w.obj)) continue; // a finished Job creates no more pods
       const commandLine = containers(podSpec(w.template))
@@ -180,7 +369,10 @@ export default defineCheck({
         // Uncertain (Istio 1.27+ "auto": native on kubelets 1.33+, nodes not read): silent; a Job that
         // does hang is reported by its pods (the error above), and pods already injected decide.
         if (native.native || native.uncertain || p.jobs.shutdown.test(commandLine)) continue;
-        if (p.jobs.controlPlaneStops) continue; // the control plane stops the proxy itself: only a Job that hangs all the same is reported
+        // The control plane stops the proxy itself (Kuma 1.1 and later, src/mesh/kuma/ending.ts): only a Job that hangs
+        // all the same is reported. A release the tables place without it (Kuma 1.0) is warned about.
+        const cp = cpEnding(m, p);
+        if (p.jobs.controlPlaneStops && (!cp || cp.read.ending.stopsProxy)) continue;
         yield {
           mesh: d.mesh,
           severity: 'warning',
@@ -196,14 +388,11 @@ export default defineCheck({
             shutdownCall: 'none in command or args',
             injectedBy: d.calls.filter((c) => c.called).map((c) => c.webhook.name),
           },
-          fix: ((unsupported) => [
-            ...(unsupported
-              ? [noteStep(unsupported)]
-              : p.proxy.native.annotation
-                ? setOnTemplate(w, 'annotations', p.proxy.native.annotation, 'true')
-                : []),
-            ...p.jobs.alternatives,
-          ])(p.proxy.native.annotation ? p.proxy.native.unsupported?.(m) : undefined),
+          fix: ((sw) => [
+            ...sw.notes,
+            ...(sw.annotation ? setOnTemplate(w, 'annotations', sw.annotation, 'true') : []),
+            ...alternatives(p, noShutdown(m, p)),
+          ])(nativeSwitch(m, p)),
         };
       }
     }

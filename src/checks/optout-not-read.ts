@@ -28,6 +28,7 @@ import { injectedNames } from '../mesh/proxy.js';
 import { proxyNamesOfAllReleases } from '../mesh/releases.js';
 import { plural, str } from '../util/objects.js';
 import { defineCheck, messages, meta, say } from './define.js';
+import { judgedByPod } from '../k8s/workloads.js';
 
 /** What a finding shows: the opt-out, and the containers the template carries or the release that does not read it. */
 type OptOutEvidence = {
@@ -83,7 +84,7 @@ export default defineCheck({
           };
           continue;
         }
-        if (w.kind === 'Pod') continue; // a bare pod's template is the pod: injected or not, it says so itself
+        if (judgedByPod(w)) continue; // a bare pod's (or an unknown owner's) template is the pod: injected or not, it says so itself
         const out = templateOptOut(m, mesh, w.template);
         if (!out) continue;
         const spec = podSpec(w.template);

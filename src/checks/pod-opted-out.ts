@@ -34,6 +34,7 @@ import {
 import type { FindingInput } from './define.js';
 import type { Evidence } from './types.js';
 import { agree, plural } from '../util/objects.js';
+import { judgedByPod } from '../k8s/workloads.js';
 
 const MESSAGES = messages({
   'namespace-marker':
@@ -69,7 +70,7 @@ export default defineCheck({
         const unmeshed = podStates(w).unmeshed;
         const fix = removeFromTemplate(w, out.from === 'label' ? 'labels' : 'annotations', out.key);
         // Patching a template rolls a Deployment/StatefulSet/DaemonSet; bare pods need re-creating.
-        if (w.kind === 'Pod') fix.push(...recreateCommands(w));
+        if (judgedByPod(w)) fix.push(...recreateCommands(w));
         const opts = {
           workload: `${w.kind} ${w.namespace}/${w.name}`,
           from: out.from,

@@ -52,6 +52,7 @@ import type { Evidence } from './types.js';
 import { markerExplains, WORKLOAD_PROBLEMS } from '../facts/marker-problems.js';
 import type { Step } from '../fix/steps.js';
 import { choice, comment, noteStep, text, type Part } from '../fix/steps.js';
+import { judgedByPod } from '../k8s/workloads.js';
 
 const NAME_LABEL = 'kubernetes.io/metadata.name';
 
@@ -273,7 +274,7 @@ export default defineCheck({
         // A revision (or tag) nothing serves: every installed one is a choice, or installing it.
         const podRelabel = (v: string) => [
           ...setOnTemplate(w, 'labels', revLabel!, v),
-          ...(w.kind === 'Pod' ? recreateCommands(w) : []),
+          ...(judgedByPod(w) ? recreateCommands(w) : []),
         ];
         const choices =
           rev !== undefined && profile.revisions?.unserved && !podHooks.some((h) => h.revisions.includes(rev))
@@ -309,7 +310,7 @@ export default defineCheck({
                       : setOnTemplate(w, 'labels', c.key, c.value),
                   ),
                   // Patching a template rolls the workload out; a bare pod must be re-created.
-                  ...(w.kind === 'Pod' ? recreateCommands(w) : []),
+                  ...(judgedByPod(w) ? recreateCommands(w) : []),
                 ]
               : [],
         };
@@ -320,7 +321,7 @@ export default defineCheck({
                   ? removeFromTemplate(w, 'labels', c.key)
                   : setOnTemplate(w, 'labels', c.key, c.value),
               ),
-              ...(w.kind === 'Pod' ? recreateCommands(w) : []),
+              ...(judgedByPod(w) ? recreateCommands(w) : []),
             ]
           : [];
         found.push({ ns: w.namespace, ws: [w], f, ...(choices ? { plain: plainFix } : {}) });

@@ -56,6 +56,7 @@ import type { ResourceRef } from '../util/types.js';
 import { annotationsOf, isObj, labelsOf } from '../util/objects.js';
 import type { Step } from '../fix/steps.js';
 import { someReleaseReads } from './releases.js';
+import { judgedByPod } from '../k8s/workloads.js';
 
 /**
  * What a marker problem says: a message id of injection-marker-invalid and its params (the check
@@ -564,7 +565,7 @@ export const WORKLOAD_PROBLEMS = defineFactFamily({
           more: '',
           mesh: p.name,
           resource: w.ref,
-          recreate: w.kind === 'Pod' ? [w] : [],
+          recreate: judgedByPod(w) ? [w] : [],
           affectedPods: podStates(w).unmeshed.length,
         });
       }
@@ -604,8 +605,8 @@ function bothAskedForWorkload(m: Model, w: Workload): Problem[] {
         const o = optOutMarker(x);
         return setOnTemplate(w, o.field, o.key, o.value);
       });
-  // A bare pod has no template to roll out: it is re-created once its own markers are right.
-  const recreate = w.kind === 'Pod' ? [w] : [];
+  // A bare pod (or an unknown owner's) has no template to roll out: it is re-created once its own markers are right.
+  const recreate = judgedByPod(w) ? [w] : [];
   const id = `${w.kind} ${w.namespace}/${w.name}`;
   const others = choice.mesh ? asked.filter((x) => x !== choice.mesh) : [];
   return [

@@ -8,6 +8,7 @@
  */
 import { isComment, note, shown, shq, yamlKey, yamlScalar } from '../util/shell.js';
 import { plural } from '../util/objects.js';
+import { KINDS, POD_TEMPLATE_PATH, type KindKey } from '../k8s/kinds.js';
 import type { ManifestSource } from '../util/types.js';
 import type {
   Change,
@@ -224,11 +225,18 @@ function templateEdit(
         : []),
     ];
   }
+  // No template path: the object was not read, or its kind is none meshdoctor knows (a Workflow, a TaskRun, an
+  // operator's resource), whose pod template, if it has one, is where only its own schema says.
   if (!t.templatePath)
-    return [
-      `# in the pod template of ${note(`${t.kind}/${t.name}`)}: ${change}`,
-      `kubectl edit ${kref(t.kind, t.name)} -n ${ns(t)}`,
-    ];
+    return TEMPLATE_KINDS.has(t.kind)
+      ? [
+          `# in the pod template of ${note(`${t.kind}/${t.name}`)}: ${change}`,
+          `kubectl edit ${kref(t.kind, t.name)} -n ${ns(t)}`,
+        ]
+      : [
+          `# ${note(`${t.kind}/${t.name}`)} is a kind meshdoctor does not read, so where it keeps the pod template of its pods is not known: there, ${change}`,
+          `kubectl edit ${kref(t.kind, t.name)} -n ${ns(t)}`,
+        ];
   const out: string[] = [];
   if (Object.keys(set).length)
     out.push(
@@ -269,6 +277,11 @@ function jobTemplateEdit(
 
 const RESTARTABLE = new Set(['Deployment', 'StatefulSet', 'DaemonSet']);
 
+/** The kinds whose pod template meshdoctor reads (src/k8s/kinds.ts POD_TEMPLATE_PATH), by kind name. */
+const TEMPLATE_KINDS: ReadonlySet<string> = new Set(
+  (Object.keys(POD_TEMPLATE_PATH) as KindKey[]).map((k) => KINDS[k].kind),
+);
+
 /**
  * A fix re-creating many workloads' pods shows at most this many lines of commands, and a rollout
  * restart names at most MAX_RESTART_REFS workloads (docs/cli.md "Fix lines"); past that, one comment line
@@ -294,8 +307,10 @@ function recreateLines(t: RestartTarget): string[] {
   const file = fileName(t.name);
   if (t.kind === 'Pod')
     return [`kubectl get pod ${shq(t.name)} -n ${ns(t)} -o yaml > ${file}`, `kubectl replace --force -f ${file}`];
+  // A kind meshdoctor does not read (an Argo Rollout, a Workflow, an operator's resource): whether it re-creates a
+  // deleted pod is its own (a Rollout does, a finished Workflow step does not), said as such.
   return [
-    `# ${note(t.kind)} ${note(t.name)} re-creates these pods once they are deleted`,
+    `# ${note(t.kind)} ${note(t.name)} is a kind meshdoctor does not read: if it re-creates its pods once they are deleted, this gives new ones`,
     `kubectl delete pod -n ${ns(t)} ${t.activePods.map(shq).join(' ')}`,
   ];
 }

@@ -1,7 +1,10 @@
 /**
  * Workloads: the controllers that own pods (Deployment, StatefulSet, DaemonSet, Job, CronJob) or
  * a bare pod, resolved through ownerReferences (Pod -> ReplicaSet -> Deployment), with the pod
- * template new pods come from. Findings are per workload: 50 replicas make one finding.
+ * template new pods come from. Findings are per workload: 50 replicas make one finding. A pod whose
+ * owner is of a kind meshdoctor does not read (a Workflow, a TaskRun, a SparkApplication, any custom
+ * resource) belongs to a workload of that kind and name, judged by its pods (`judgedByPod`); a pod
+ * owned by a pod (Spark's executors) belongs to its owner pod's workload.
  */
 import { KINDS, POD_TEMPLATE_PATH, type KindKey } from './kinds.js';
 import { isActive } from './pods.js';
@@ -109,9 +112,22 @@ export function buildWorkloads(m: Objects): Workload[] {
   // The workload of the pods whose controller reference (uid, kind, name) and namespace are the same: the
   // chain above a known owner is walked once per owner, not once per pod (the pods of a ReplicaSet).
   const byOwner = new Map<string, { kind: string; name: string; ns: string; w: Workload }>();
+  // Pods owned by a pod (Spark's executors by their driver): the owner pod by uid, built on first need.
+  let podsByUid: Map<string, K8sObject> | undefined;
+  const podByUid = (uid: string): K8sObject | undefined => {
+    if (!podsByUid) {
+      podsByUid = new Map();
+      for (const p of m.list('pods')) {
+        const u = str(p.metadata?.uid);
+        if (u) podsByUid.set(u, p);
+      }
+    }
+    return podsByUid.get(uid);
+  };
   for (const pod of m.list('pods')) {
     const ns = nsOf(pod);
-    // Walk up the controller chain as far as the snapshot knows it.
+    // Walk up the controller chain as far as the snapshot knows it: through the kinds with a pod template, through
+    // an owner pod, and to an owner of any other kind, named as its ownerReference names it (its object not read).
     let owner: Record<string, any> | undefined = controllerOf(pod);
     const ownerKey = owner?.uid ? String(owner.uid) : undefined;
     const refKind = String(owner?.kind ?? '');
@@ -123,6 +139,13 @@ export function buildWorkloads(m: Objects): Workload[] {
     }
     let top: { kind: string; name: string; obj?: K8sObject; key?: KindKey } | undefined;
     for (let depth = 0; owner && depth < 4; depth++) {
+      const ownerPod = owner.kind === 'Pod' && owner.uid ? podByUid(String(owner.uid)) : undefined;
+      if (ownerPod && ownerPod !== pod) {
+        // The owner pod's own workload (a bare driver pod), or its owner's, above it.
+        top = { kind: 'Pod', name: nameOf(ownerPod), obj: ownerPod };
+        owner = controllerOf(ownerPod);
+        continue;
+      }
       const known = owner.uid ? byUid.get(String(owner.uid)) : undefined;
       top = known
         ? { kind: String(owner.kind ?? ''), name: nameOf(known.obj), obj: known.obj, key: known.key }
@@ -143,6 +166,8 @@ export function buildWorkloads(m: Objects): Workload[] {
     }
     let w: Workload;
     if (!top) w = make('Pod', pod, ns, nameOf(pod), pod, '');
+    else if (top.kind === 'Pod' && top.obj)
+      w = make('Pod', top.obj, ns, top.name, top.obj, ''); // an owner pod's workload
     else {
       const tk = TEMPLATE_KINDS.find((t) => t[1] === top!.kind);
       const template = top.obj && tk ? at(top.obj, tk[2]) : undefined;
@@ -168,6 +193,14 @@ function inNameOrder(pods: K8sObject[]): boolean {
   for (let i = 1; i < pods.length; i++) if (cmp(nameOf(pods[i - 1]!), nameOf(pods[i]!)) > 0) return false;
   return true;
 }
+
+/**
+ * The workload is judged by its pods, not by a pod template of its own: a bare pod, or the pods of an owner whose
+ * object was not read or whose kind meshdoctor does not know (an Argo Workflow, a Tekton TaskRun, an operator's
+ * resource, a PersistentVolumeClaim), named as their ownerReference names it. Its next pods are its owner's to make,
+ * from a template meshdoctor has not seen: what the pods say is all that is known.
+ */
+export const judgedByPod = (w: Workload): boolean => !w.templatePath && !w.manifest;
 
 /**
  * How many pods a workload wants: spec.replicas (default 1), a DaemonSet's desired count, a Job's

@@ -290,6 +290,10 @@ export function profileFrom<N extends MeshData['name']>(
         comment`the app has exited and ${lit(c.proxy)} keeps the pod of the Job running`,
         cmd`kubectl delete job ${job} -n ${ns}`,
       ],
+      releasePods: (pods, ns, owner, proxy) => [
+        comment`the app has exited and ${lit(proxy)} keeps the pod running: deleting it ends it, and ${owner} decides whether a deleted pod counts as failed`,
+        ...pods.map((pod) => cmd`kubectl delete pod ${pod} -n ${ns}`),
+      ],
       ...(data.jobs.controlPlaneStops ? { controlPlaneStops: data.jobs.controlPlaneStops } : {}),
       ...x.jobs,
     },

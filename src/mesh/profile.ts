@@ -785,6 +785,11 @@ interface Jobs {
   readonly alternatives: readonly Step[];
   /** Relieve the Job's hung pods now. */
   relief(pods: string[], ns: string, job: string): Step[];
+  /**
+   * Relieve hung pods that no Job owns (a Workflow's, a TaskRun's, a bare pod's): their owner, which meshdoctor
+   * does not read, decides what a deleted pod means; default: delete them, saying so.
+   */
+  releasePods(pods: string[], ns: string, owner: string, proxy: string): Step[];
   /** The control plane stops the proxy itself once the app exits (Kuma's Job syncer): why, for the template warning to stay silent. */
   readonly controlPlaneStops?: string;
 }

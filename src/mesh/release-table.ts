@@ -205,6 +205,40 @@ export interface ValueReading {
   readonly otherwise?: 'invalid' | 'skip';
 }
 
+/**
+ * How a span of releases lets a pod meant to end (restartPolicy Never or OnFailure: a Job's, a Workflow's, a bare
+ * pod's) end while its proxy runs as an ordinary container (issue 31, gen10life): what stops the proxy, what the app
+ * can call, what undoes that call, and the known bugs in it. Read through src/mesh/ending.ts; the newest row that says
+ * a field wins.
+ */
+export interface EndingSupport {
+  /**
+   * The control plane stops the proxy once the pod's other containers have ended: in the pods of a Job only
+   * (`job`: a pod whose controller is of any other kind keeps its proxy) or of any owner (`any`); how, in words.
+   */
+  readonly stopsProxy?: { readonly owners: 'job' | 'any'; readonly how: string };
+  /** The call the app makes to end the proxy, in words, and what must be set for the proxy to answer it; or why there is none (printed in a fix: no parentheses, semicolons or apostrophes). */
+  readonly shutdown?: { readonly call: string; readonly needs?: string } | { readonly none: string };
+  /**
+   * The shutdown call ends the proxy process but its container's liveness probe then fails, so under restartPolicy
+   * OnFailure (or Always) the kubelet restarts the proxy and the pod never ends: why, in words.
+   */
+  readonly restartedAfterShutdown?: string;
+  /**
+   * How these releases make the proxy a native sidecar, which ends with the app: the pod annotation (null: none, only
+   * the control plane's setting; undefined: the profile's), in words; or why they cannot. Words a fix prints: no
+   * parentheses, semicolons or apostrophes.
+   */
+  readonly native?: { readonly annotation?: string | null; readonly how: string } | { readonly none: string };
+  /** A bug of these releases by which the control plane does not stop the proxy it should stop (patch versions, inclusive). */
+  readonly broken?: {
+    readonly id: string;
+    readonly text: string;
+    readonly affected: { readonly from: string; readonly to: string };
+    readonly fixedIn: string;
+  };
+}
+
 /** One row of a mesh's release table: what the releases `from` to `to` (inclusive, names of `order`; no `to`: to the newest) do. */
 export interface ReleaseRow {
   readonly from: string;
@@ -246,6 +280,8 @@ export interface ReleaseRow {
   readonly needs?: readonly CompanionNeed[];
   /** The proxy versions the companion these releases inject beside it supports (ProxyPairing). */
   readonly pairs?: readonly ProxyPairing[];
+  /** How these releases let a pod meant to end end (EndingSupport). */
+  readonly ending?: EndingSupport;
 }
 
 /**

@@ -26,8 +26,33 @@ checkCases('job-never-completes', {
       findings: ['CronJob catalog/nightly'],
       said: [{ id: 'will-hang', params: { proxy: 'consul-dataplane' } }],
     },
+    // Any owner (issue 31, gen10life): judged by restartPolicy and containers, the release tables deciding the words.
+    {
+      fixtures: 'fires-kuma-1.x-workflow-pod-cp-stops-jobs-only.yaml',
+      findings: ['Workflow orders/etl-nightly'],
+      said: [{ id: 'owner-keeps-running', params: { policy: 'Never', proxy: 'kuma-sidecar' } }],
+    },
+    {
+      fixtures: 'fires-linkerd-2.20-spark-driver-bare-pod-shutdown-not-enabled.yaml',
+      base: 'linkerd-2.20',
+      findings: ['Pod shop/pi-driver'],
+      said: [{ id: 'owner-keeps-running', params: { pods: 'pods pi-driver, pi-exec-1' } }],
+    },
+    {
+      fixtures: 'fires-consul-0.x-tekton-taskrun-hung.yaml',
+      findings: ['TaskRun catalog/publish-run-7x2kd'],
+      said: [{ id: 'owner-keeps-running', params: { proxy: 'envoy-sidecar' } }],
+    },
+    { fixtures: 'fires-istio-1.5-airflow-bare-pod-hung.yaml', findings: ['Pod store/exampledagtask-8c1f2a'] },
+    // The kubelet started the proxy again after the app stopped it (consul-k8s 1.0, restartPolicy OnFailure).
+    {
+      fixtures: 'fires-consul-dataplane-restarted-after-quitquitquit.yaml',
+      findings: ['Job catalog/ledger-sync'],
+      said: [{ id: 'proxy-restarted', params: { restarts: '1 restart', policy: 'OnFailure' } }],
+    },
   ],
   silent: [
+    { fixtures: 'ok-owner-pods-not-meant-to-end.yaml' },
     { fixtures: 'ok-istio-native-auto.yaml' },
     { fixtures: 'ok-kuma-template.yaml' },
     { fixtures: 'ok-linkerd-just-exited.yaml' },

@@ -7,6 +7,7 @@ import type { KubernetesSupport } from '../profile.js';
 import type { CompanionNeed, ProxyPairing, ReleaseTable } from '../release-table.js';
 import { CONSUL_VALUES } from './key-values.js';
 import { CONSUL_0_10_BUGS } from './release-bugs.js';
+import { CONSUL_ENDING } from './ending.js';
 
 const ORDER = [
   ...[2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26].map((n) => `0.${n}`),
@@ -138,6 +139,8 @@ const envoyPairing = (proxy: readonly string[], consulIn: readonly string[]): Pr
 export const CONSUL_RELEASES: ReleaseTable = {
   order: ORDER,
   rows: [
+    // How these releases let a pod meant to end end (src/mesh/consul/ending.ts).
+    ...CONSUL_ENDING,
     {
       from: '0.2',
       to: '0.9',

@@ -186,6 +186,9 @@ export const istio = profileFrom(ISTIO_DATA, {
     jobs: {
       relief: (pods, ns) =>
         pods.map((p) => cmd`kubectl exec ${p} -n ${ns} -c istio-proxy -- pilot-agent request POST quitquitquit`),
+      // Any owner's pod: the proxy ends as the app would have ended it.
+      releasePods: (pods, ns) =>
+        pods.map((p) => cmd`kubectl exec ${p} -n ${ns} -c istio-proxy -- pilot-agent request POST quitquitquit`),
     },
 
     install: {

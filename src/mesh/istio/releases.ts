@@ -9,6 +9,7 @@ import type { KubernetesSupport } from '../profile.js';
 import type { ReleaseTable, ValueReading } from '../release-table.js';
 import { ISTIO_VALUES } from './key-values.js';
 import { ISTIO_1_28_BUGS } from './release-bugs.js';
+import { ISTIO_ENDING } from './ending.js';
 
 /**
  * How istiod reads `sidecar.istio.io/inject` (label, else annotation) before 1.27: lower-cased
@@ -151,6 +152,8 @@ export const ISTIO_RELEASES: ReleaseTable = {
     },
   ],
   rows: [
+    // How these releases let a pod meant to end end (src/mesh/istio/ending.ts).
+    ...ISTIO_ENDING,
     {
       from: '1.5',
       to: '1.5',

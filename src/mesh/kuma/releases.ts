@@ -7,6 +7,7 @@ import type { KubernetesSupport } from '../profile.js';
 import type { ReleaseTable } from '../release-table.js';
 import { KUMA_VALUES } from './key-values.js';
 import { KUMA_1_8_BUGS } from './release-bugs.js';
+import { KUMA_ENDING } from './ending.js';
 
 /**
  * Supported Kubernetes versions per release (moved here from support.ts, issue 32.4).
@@ -75,6 +76,8 @@ export const KUMA_RELEASES: ReleaseTable = {
     },
   ],
   rows: [
+    // How these releases let a pod meant to end end (src/mesh/kuma/ending.ts).
+    ...KUMA_ENDING,
     {
       from: '1.0',
       to: '1.4',

@@ -10,6 +10,7 @@ import type { KubernetesSupport } from '../profile.js';
 import type { ReleaseTable } from '../release-table.js';
 import { LINKERD_VALUES } from './key-values.js';
 import { LINKERD_2_11_BUGS } from './release-bugs.js';
+import { LINKERD_ENDING } from './ending.js';
 
 /**
  * Supported Kubernetes versions per release (moved here from support.ts, issue 32.4).
@@ -60,6 +61,8 @@ export const LINKERD_RELEASES: ReleaseTable = {
     { prefix: 'edge-', from: [26, 6, 4], release: 'edge' },
   ],
   rows: [
+    // How these releases let a pod meant to end end (src/mesh/linkerd/ending.ts).
+    ...LINKERD_ENDING,
     {
       from: '2.10',
       to: '2.14',
