@@ -11,6 +11,12 @@ checkCases('serviceaccount-missing', {
     { fixtures: 'fires-default-with-event.yaml', findings: ['Deployment legacy/billing'] },
     { fixtures: 'fires-istio.yaml', findings: ['StatefulSet store/cache'] },
     { fixtures: 'fires-linkerd-token.yaml', findings: ['Deployment shop/audit', 'Deployment shop/exporter'] },
+    // Before stable-2.12 there are no projected tokens, whatever the values say (issue 31.7).
+    {
+      fixtures: 'fires-linkerd-stable-2.10-token-off.yaml',
+      base: 'linkerd-stable-2.10',
+      findings: ['Deployment shop/audit', 'Deployment shop/exporter'],
+    },
     { fixtures: 'fires-linkerd.yaml', findings: ['Deployment shop/orders'] },
   ],
   silent: [

@@ -39,11 +39,20 @@ function linkerdValues(m: MeshContext): Record<string, any> | undefined {
 const TOKEN_PROJECTION = defineFact({
   id: 'linkerd-token-projection',
   inputs: ['configmaps', 'deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods'],
-  compute: (m: MeshContext): boolean =>
-    valueAt(linkerdValues(m), 'identity', 'serviceAccountTokenProjection') !== false,
+  compute: (m: MeshContext): boolean => {
+    // Projected tokens came with stable-2.12.0 (linkerd/linkerd2#7117): the injector of 2.10 and 2.11 has none and
+    // skips every pod whose automountServiceAccountToken is false (pkg/inject/report.go at b10356a8 and 02064b02),
+    // whatever its values say. The injector's release from its controller image; unread or unplaced: the values.
+    const ns = m.mesh('linkerd')?.namespaces[0];
+    const injector = ns ? m.get('deployments', ns, 'linkerd-proxy-injector') : undefined;
+    const v = injector ? linkerdVersions.controlPlane(m, injector)?.version : undefined;
+    const release = v ? linkerdVersions.release(v) : undefined;
+    if (release === '2.10' || release === '2.11') return false;
+    return valueAt(linkerdValues(m), 'identity', 'serviceAccountTokenProjection') !== false;
+  },
 });
 
-/** identity.serviceAccountTokenProjection in the linkerd-config values; default true. */
+/** identity.serviceAccountTokenProjection in the linkerd-config values; default true; false before stable-2.12. */
 const tokenProjection = (m: MeshContext): boolean => m.fact(TOKEN_PROJECTION);
 
 const RESOURCE_ANNOTATIONS = LINKERD_RESOURCE_ANNOTATIONS;
