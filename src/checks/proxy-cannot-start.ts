@@ -508,6 +508,23 @@ function rerunAfterStart(
   return since && since < at ? { since, at } : undefined;
 }
 
+/**
+ * A pod meant to end (restartPolicy Never or OnFailure) whose own containers, those the mesh did not inject, have all
+ * terminated: its app has ended.
+ */
+function appEnded(pod: K8sObject, injected: readonly string[]): boolean {
+  const policy = str(podSpec(pod).restartPolicy);
+  if (policy !== 'Never' && policy !== 'OnFailure') return false;
+  const own = containers(podSpec(pod))
+    .map((c) => str(c.name) ?? '')
+    .filter((n) => !injected.includes(n));
+  const list = (pod.status as { containerStatuses?: unknown } | undefined)?.containerStatuses;
+  if (!own.length || !Array.isArray(list)) return false;
+  return own.every((n) =>
+    list.some((cs) => isObj(cs) && cs.name === n && isObj(cs.state) && isObj(cs.state.terminated)),
+  );
+}
+
 function restartsAlways(pod: K8sObject, name: string): boolean {
   return initContainers(podSpec(pod)).some((c) => c.name === name && c.restartPolicy === 'Always');
 }
@@ -1907,7 +1924,10 @@ export default defineCheck<Evidence, typeof MESSAGES>({
           const spec = podSpec(pod);
           const present = [...initContainers(spec), ...containers(spec)].map((c) => str(c.name) ?? '');
           if (!present.includes(p.containers.proxy) && !p.containers.init.some((n) => present.includes(n))) return [];
-          return failingIn(m, pod, names);
+          // A pod meant to end whose app has ended: what its proxy does now (killed, restarted, not ready) is
+          // job-never-completes' finding, the proxy outliving the app (one cause, one finding).
+          const ended = appEnded(pod, names);
+          return failingIn(m, pod, names).filter((f) => !(ended && f.running && !f.init));
         });
         // A proxy not ready whose NetworkPolicies let no packet out to its control plane or DNS: proxy-egress-blocked
         // names that cause (one cause, one finding); only there is the not-ready proxy left to it.

@@ -752,3 +752,13 @@ describe('the pod spec field that takes away what the container needs (gen10spec
     expect(f!.message).toContain('for a reason meshdoctor does not know');
   });
 });
+
+describe('proxy-cannot-start: a pod meant to end whose app has ended', () => {
+  it('leaves what its proxy does then (killed by a probe, restarted) to job-never-completes: one cause, one finding', () => {
+    const file = 'checks/job-never-completes/fires-consul-dataplane-restarted-after-quitquitquit.yaml';
+    expect(findings(cluster('consul', [file]), ['proxy-cannot-start'])).toEqual([]);
+    expect(findings(cluster('consul', [file]), ['job-never-completes']).map((f) => f.resource.name)).toEqual([
+      'ledger-sync',
+    ]);
+  });
+});
