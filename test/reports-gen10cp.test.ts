@@ -48,6 +48,6 @@ const CASES: ReportCase[] = [
   },
 ];
 
-const OPEN: string[] = CASES.map((c) => c.file);
+const OPEN: string[] = [];
 
 reportCases('gen10cp', 'real reports of control-plane components that do not run: the confirmed cause is named', CASES, OPEN);

@@ -39,6 +39,7 @@ import { WARNING_EVENTS, whyNotRunning } from '../facts/pod-warnings.js';
 import { profileOf } from '../mesh/registry.js';
 import { isLeftover } from '../facts/webhook-configs.js';
 import { defineCheck, messages, meta, say } from './define.js';
+import { COMPONENT_STATES, downComponentOf } from '../facts/components.js';
 
 function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput<Evidence, typeof MESSAGES> | undefined {
   const mesh = inj.mesh;
@@ -119,13 +120,13 @@ function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput<
   }
   const failing = health.find((h) => h.broken) ?? health.find((h) => !h.ready);
   const container = failing?.lastTermination?.container ?? profileOf(mesh).controlPlane.injector.container;
-  const why = failing
-    ? whyNotRunning(
-        m,
-        mesh,
-        inj.pods.find((p) => nameOf(p) === failing.name),
-      )
-    : undefined;
+  const failingPod = failing ? inj.pods.find((p) => nameOf(p) === failing.name) : undefined;
+  const why = failing ? whyNotRunning(m, mesh, failingPod) : undefined;
+  // Its pod waits for another component of the control plane (a Secret Citadel writes): that one is the cause (control-plane-down).
+  const upstream = failingPod ? downComponentOf(m, mesh, failingPod) : undefined;
+  const upstreamCause = upstream
+    ? { causedBy: { kind: 'component-down' as const, mesh, component: upstream.component.id } }
+    : {};
   if (why?.warnings.length) Object.assign(evidence, { warnings: why.warnings });
   const detail = failing
     ? ` (pod ${failing.name}: ${failing.waiting ?? 'not Ready'}${why?.text ?? ''})`
@@ -136,6 +137,7 @@ function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput<
   if (down) {
     return {
       ...base,
+      ...upstreamCause,
       ...say(MESSAGES, 'unavailable', {
         injector: `${inj.namespace}/${inj.name}`,
         available: available ?? health.filter((h) => h.ready).length,
@@ -175,7 +177,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('injector-unavailable'),
-  facts: [PODS_MISSING_PROXY, INJECTORS, WARNING_EVENTS],
+  facts: [PODS_MISSING_PROXY, INJECTORS, WARNING_EVENTS, COMPONENT_STATES],
   messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {

@@ -110,6 +110,7 @@ import { SA_TOKEN_DIR, SA_TOKEN_LINE, tokenUnmounted } from '../k8s/sa-token.js'
 import { heldBy, WARNING_EVENTS, warningsClause } from '../facts/pod-warnings.js';
 import { unschedulableMessage } from '../k8s/scheduling.js';
 import type { WarningSeen } from '../k8s/warnings.js';
+import { COMPONENT_STATES, downComponentOf } from '../facts/components.js';
 
 const MESSAGES = messages({
   'cannot-start': "{pods} of {workload} cannot start: {mesh}'s {role} {container} {failure} ({status}): {cause}.",
@@ -1759,7 +1760,7 @@ function serverDropsNative(m: Model): boolean {
 // Two shapes of evidence: a failing container's, and an altered native sidecar's.
 export default defineCheck<Evidence, typeof MESSAGES>({
   ...meta('proxy-cannot-start'),
-  facts: [APP_WORKLOADS, DECISIONS, CLUSTER_VERSIONS, PROXY_PATHS, TRUST_ROOT, BUGS_SHOWN, WARNING_EVENTS],
+  facts: [APP_WORKLOADS, DECISIONS, CLUSTER_VERSIONS, PROXY_PATHS, TRUST_ROOT, BUGS_SHOWN, WARNING_EVENTS, COMPONENT_STATES],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
@@ -1814,8 +1815,11 @@ export default defineCheck<Evidence, typeof MESSAGES>({
           status: d.status,
           cause: d.cause,
         };
+        // A control-plane component that does not run explains these pods (control-plane-down): named as the cause.
+        const upstream = group.map((g) => downComponentOf(m, mesh, g.pod)).find(Boolean);
         yield {
           mesh,
+          ...(upstream ? { causedBy: { kind: 'component-down' as const, mesh, component: upstream.component.id } } : {}),
           ...(first.running ? say(MESSAGES, 'runs-unhappy', params) : say(MESSAGES, 'cannot-start', params)),
           resource: w.ref,
           affectedPods: pods.length,
