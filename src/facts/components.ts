@@ -29,7 +29,7 @@ import { whyNoPods, whyNotRunning, type NotRunning } from './pod-warnings.js';
 const KIND_KEYS = { Deployment: 'deployments', StatefulSet: 'statefulsets', DaemonSet: 'daemonsets' } as const;
 
 /** A pod of the mesh that shows a component's symptom. */
-export interface Affected {
+interface Affected {
   pod: K8sObject;
   symptom: ComponentSymptom;
   /** What it shows: a clause ("linkerd-proxy not ready for 70 minutes"). */
