@@ -35,8 +35,7 @@ import { defineCheck, messages, meta, say } from './define.js';
 
 const MESSAGES = messages({
   down: "{mesh}'s {component} ({workload}) has {ready} of {desired} replicas ready{why}. It {provides}: {without}{affected}.",
-  'scaled-to-zero':
-    "{mesh}'s {component} ({workload}) is scaled to 0 replicas. It {provides}: {without}{affected}.",
+  'scaled-to-zero': "{mesh}'s {component} ({workload}) is scaled to 0 replicas. It {provides}: {without}{affected}.",
   missing:
     "No workload of {mesh}'s {component} runs in {namespaces} (none whose pods are labelled {labels}), but {affected}. It {provides}: {without}.",
 });
@@ -69,9 +68,13 @@ function fixFor(s: ComponentState): Step[] {
         comment`the scheduler cannot place its pod: free or add capacity, or change what the pod asks for, in the install values too`,
       );
     else if (why?.kind === 'image')
-      steps.push(comment`the node cannot pull or parse its image: correct the image in the install values or let the nodes reach the registry`);
+      steps.push(
+        comment`the node cannot pull or parse its image: correct the image in the install values or let the nodes reach the registry`,
+      );
     else if (why?.kind === 'not-created')
-      steps.push(comment`its controller cannot create its pods: the refusal quoted names what to change in the namespace`);
+      steps.push(
+        comment`its controller cannot create its pods: the refusal quoted names what to change in the namespace`,
+      );
     else if (why?.kind === 'held')
       steps.push(comment`the kubelet cannot mount a volume of its pod: the object the events name must exist`);
     if (s.pod) steps.push(cmd`kubectl -n ${ns} describe pod ${s.pod}`);
@@ -137,7 +140,13 @@ export default defineCheck({
             ...say(MESSAGES, 'missing', {
               ...common,
               namespaces: s.namespaces.join(', '),
-              labels: c.podLabels.map((l) => Object.entries(l).map(([k, v]) => `${k}=${v}`).join(',')).join(' or '),
+              labels: c.podLabels
+                .map((l) =>
+                  Object.entries(l)
+                    .map(([k, v]) => `${k}=${v}`)
+                    .join(','),
+                )
+                .join(' or '),
               affected: affectedClause(s).replace(/^; /, ''),
             }),
           };

@@ -1760,7 +1760,16 @@ function serverDropsNative(m: Model): boolean {
 // Two shapes of evidence: a failing container's, and an altered native sidecar's.
 export default defineCheck<Evidence, typeof MESSAGES>({
   ...meta('proxy-cannot-start'),
-  facts: [APP_WORKLOADS, DECISIONS, CLUSTER_VERSIONS, PROXY_PATHS, TRUST_ROOT, BUGS_SHOWN, WARNING_EVENTS, COMPONENT_STATES],
+  facts: [
+    APP_WORKLOADS,
+    DECISIONS,
+    CLUSTER_VERSIONS,
+    PROXY_PATHS,
+    TRUST_ROOT,
+    BUGS_SHOWN,
+    WARNING_EVENTS,
+    COMPONENT_STATES,
+  ],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
@@ -1819,7 +1828,9 @@ export default defineCheck<Evidence, typeof MESSAGES>({
         const upstream = group.map((g) => downComponentOf(m, mesh, g.pod)).find(Boolean);
         yield {
           mesh,
-          ...(upstream ? { causedBy: { kind: 'component-down' as const, mesh, component: upstream.component.id } } : {}),
+          ...(upstream
+            ? { causedBy: { kind: 'component-down' as const, mesh, component: upstream.component.id } }
+            : {}),
           ...(first.running ? say(MESSAGES, 'runs-unhappy', params) : say(MESSAGES, 'cannot-start', params)),
           resource: w.ref,
           affectedPods: pods.length,

@@ -102,7 +102,13 @@ function podSymptoms(m: Model, mesh: MeshName, wanted: readonly ComponentSymptom
       const running = isObj(cs.state) && isObj(cs.state.running) ? cs.state.running : undefined;
       const waiting = isObj(cs.state) && isObj(cs.state.waiting) ? str(cs.state.waiting.reason) : undefined;
       const ran = running ? sinceMs(m, running.startedAt) : undefined;
-      if (wanted.includes('proxy-not-ready') && proxies.has(name) && running && cs.ready !== true && (ran ?? 0) >= SYMPTOM_MS) {
+      if (
+        wanted.includes('proxy-not-ready') &&
+        proxies.has(name) &&
+        running &&
+        cs.ready !== true &&
+        (ran ?? 0) >= SYMPTOM_MS
+      ) {
         out.push({ pod, symptom: 'proxy-not-ready', shows: `${name} running and not ready` });
         break;
       }
@@ -113,7 +119,11 @@ function podSymptoms(m: Model, mesh: MeshName, wanted: readonly ComponentSymptom
         inits.has(name) &&
         ((running && (ran ?? 0) >= SYMPTOM_MS) || waiting === 'CrashLoopBackOff')
       ) {
-        out.push({ pod, symptom: 'init-not-finished', shows: `${name} ${running ? 'running and not finished' : 'in CrashLoopBackOff'}` });
+        out.push({
+          pod,
+          symptom: 'init-not-finished',
+          shows: `${name} ${running ? 'running and not finished' : 'in CrashLoopBackOff'}`,
+        });
         break;
       }
     }
@@ -134,7 +144,11 @@ function secretSymptoms(m: Model, c: ControlPlaneComponent): Affected[] {
     const w = list.find((x: WarningSeen) => x.reason === 'FailedMount' && missingSecret(x.message, re));
     const pod = w ? m.get('pods', ns, name) : undefined;
     if (!w || !pod || !isActive(pod) || podHealth(pod).ready) continue;
-    out.push({ pod, symptom: 'secret-missing', shows: `the kubelet cannot mount Secret ${missingSecret(w.message, re)}` });
+    out.push({
+      pod,
+      symptom: 'secret-missing',
+      shows: `the kubelet cannot mount Secret ${missingSecret(w.message, re)}`,
+    });
   }
   return out.sort((a, b) => (`${nsOf(a.pod)}/${nameOf(a.pod)}` < `${nsOf(b.pod)}/${nameOf(b.pod)}` ? -1 : 1));
 }
@@ -162,7 +176,8 @@ export const COMPONENT_STATES = defineFactFamily({
         // Missing: only where a pod shows what only it provides (a Secret it writes), and the workloads were read there.
         const read = namespaces.length > 0 && namespaces.every((ns) => m.readIn(key, ns));
         const shown = affected.filter((a) => a.symptom === 'secret-missing');
-        if (read && shown.length) out.push({ mesh, component: c, namespaces, pods: [], state: 'missing', affected: shown });
+        if (read && shown.length)
+          out.push({ mesh, component: c, namespaces, pods: [], state: 'missing', affected: shown });
         continue;
       }
       for (const o of found.slice(0, 4)) {
@@ -202,7 +217,8 @@ export const COMPONENT_STATES = defineFactFamily({
         const failing = pods.find((x) => podHealth(x).broken) ?? pods.find((x) => !podHealth(x).ready);
         const why = failing ? whyNotRunning(m, mesh, failing) : whyNoPods(m, c.kind, ns, nameOf(o));
         // Young pods with nothing broken and nothing said: a rollout or a start in progress.
-        const young = pods.length > 0 && pods.every((x) => (sinceMs(m, x.metadata?.creationTimestamp) ?? Infinity) < STARTING_MS);
+        const young =
+          pods.length > 0 && pods.every((x) => (sinceMs(m, x.metadata?.creationTimestamp) ?? Infinity) < STARTING_MS);
         const starting = !why && young && !pods.some((x) => podHealth(x).broken);
         out.push({
           ...base,
@@ -238,6 +254,7 @@ export function downDependency(m: Model, mesh: MeshName, workload: K8sObject): C
   const own = (profileOf(mesh).components ?? []).find((c) => matches(labels, c));
   if (!own?.needs) return undefined;
   return componentStates(m, mesh).find(
-    (s) => s.component.id === own.needs && (s.state === 'down' || s.state === 'missing' || s.state === 'scaled-to-zero'),
+    (s) =>
+      s.component.id === own.needs && (s.state === 'down' || s.state === 'missing' || s.state === 'scaled-to-zero'),
   );
 }

@@ -204,7 +204,9 @@ function containerTrouble(m: Model, pod: K8sObject): NotRunning | undefined {
         container: name,
         ...(said ? { said } : {}),
         text: `; its container ${name} waits in ${reason}${message ? `, the kubelet says: "${message}"` : ' (the kubelet message was not kept)'}${pulled ? `; ${warningText(pulled)}` : ''}`,
-        warnings: pulled ? [{ reason: pulled.reason, message: pulled.message, on: pulled.on, count: pulled.count }] : [],
+        warnings: pulled
+          ? [{ reason: pulled.reason, message: pulled.message, on: pulled.on, count: pulled.count }]
+          : [],
       };
     }
     if (reason === 'CrashLoopBackOff') {
@@ -218,7 +220,9 @@ function containerTrouble(m: Model, pod: K8sObject): NotRunning | undefined {
         container: name,
         ...(said ? { said } : {}),
         text: `; its container ${name} keeps exiting${code !== undefined ? ` with code ${code}` : ''}${why ? ` (${why})` : ''}${
-          said ? `, its termination message says: "${said}"` : ': its termination message was not kept, its previous log says why'
+          said
+            ? `, its termination message says: "${said}"`
+            : ': its termination message was not kept, its previous log says why'
         }`,
         warnings: [],
       };
@@ -279,6 +283,14 @@ export function whyNoPods(m: Model, kind: string, ns: string, name: string): Not
     kind: 'not-created',
     said: w.message,
     text: `; no pod of it exists, its controller cannot create them: ${warningText(w)}`,
-    warnings: [{ reason: w.reason, message: w.message, ...(w.component ? { component: w.component } : {}), on: w.on, count: w.count }],
+    warnings: [
+      {
+        reason: w.reason,
+        message: w.message,
+        ...(w.component ? { component: w.component } : {}),
+        on: w.on,
+        count: w.count,
+      },
+    ],
   };
 }

@@ -13,12 +13,25 @@ checkCases('control-plane-down', {
     {
       fixtures: 'fires-linkerd-destination-crashloop.yaml',
       findings: ['Deployment linkerd/linkerd-destination'],
-      said: [{ id: 'down', params: { component: 'destination service', why: /keeps exiting with code 1 \(Error\), its termination message says: "failed to initialize API/ } }],
+      said: [
+        {
+          id: 'down',
+          params: {
+            component: 'destination service',
+            why: /keeps exiting with code 1 \(Error\), its termination message says: "failed to initialize API/,
+          },
+        },
+      ],
     },
     {
       fixtures: 'fires-istio-1.5-pilot-failedcreate-quota.yaml',
       findings: ['Deployment istio-system/istio-pilot'],
-      said: [{ id: 'down', params: { component: 'Pilot', why: /exceeded quota: compute/, affected: /store\/frontend-6c8d9f7b5-k8s9d/ } }],
+      said: [
+        {
+          id: 'down',
+          params: { component: 'Pilot', why: /exceeded quota: compute/, affected: /store\/frontend-6c8d9f7b5-k8s9d/ },
+        },
+      ],
     },
     {
       fixtures: 'fires-consul-server-scaled-to-zero.yaml',
@@ -28,7 +41,15 @@ checkCases('control-plane-down', {
     {
       fixtures: 'fires-linkerd-stable-2.10-identity-image-pull.yaml',
       findings: ['Deployment linkerd/linkerd-identity'],
-      said: [{ id: 'down', params: { why: /ErrImagePull, the kubelet says: "rpc error: .*pull access denied/, affected: /shop\/web-5b7c9d8f4-aaaaa/ } }],
+      said: [
+        {
+          id: 'down',
+          params: {
+            why: /ErrImagePull, the kubelet says: "rpc error: .*pull access denied/,
+            affected: /shop\/web-5b7c9d8f4-aaaaa/,
+          },
+        },
+      ],
     },
   ],
   silent: [
@@ -41,7 +62,9 @@ checkCases('control-plane-down', {
 
 describe('control-plane-down: one cause, one finding', () => {
   it('names itself the cause of the symptoms other checks report', () => {
-    const fs = findings(cluster('linkerd', ['checks/control-plane-down/fires-linkerd-stable-2.10-identity-image-pull.yaml']));
+    const fs = findings(
+      cluster('linkerd', ['checks/control-plane-down/fires-linkerd-stable-2.10-identity-image-pull.yaml']),
+    );
     const root = fs.find((f) => f.id === 'control-plane-down')!;
     expect(root.causeKey).toBe('component-down:linkerd:identity');
     const symptom = fs.find((f) => f.id === 'proxy-cannot-start');

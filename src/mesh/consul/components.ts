@@ -37,7 +37,8 @@ export const consulComponents: readonly ControlPlaneComponent[] = [
     provides: 'writes the serving certificate of the injector and the caBundle of its webhook configurations',
     without: 'the caBundle stays empty or outdated, and the API server cannot call the injector',
     symptoms: [],
-    releases: 'from consul-k8s 0.28 until the injector manages its own certificate: Deployment <release>-webhook-cert-manager',
+    releases:
+      'from consul-k8s 0.28 until the injector manages its own certificate: Deployment <release>-webhook-cert-manager',
     source: `${CHART}/webhook-cert-manager-deployment.yaml`,
   },
   {

@@ -39,7 +39,8 @@ export const istioComponents: readonly ControlPlaneComponent[] = [
     symptoms: ['secret-missing'],
     secrets: '^istio\\.[a-z0-9]([-a-z0-9.]{0,240}[a-z0-9])?$',
     releases: '1.0 to 1.4, and 1.5 installs keeping it: Deployment istio-citadel',
-    enable: 'the install must include the security component: Helm value security.enabled=true, istioctl values.security.enabled=true',
+    enable:
+      'the install must include the security component: Helm value security.enabled=true, istioctl values.security.enabled=true',
     source: `${OLD}/security/templates/deployment.yaml; security/pkg/k8s/controller/workloadsecret.go (secretNamePrefix istio.); istio/istio#18840, #19029`,
   },
   {

@@ -45,7 +45,8 @@ export const linkerdComponents: readonly ControlPlaneComponent[] = [
     provides: 'serves the validating webhook of ServiceProfiles',
     without: 'ServiceProfiles cannot be created or changed while its webhook is called',
     symptoms: [],
-    releases: 'stable-2.3 to stable-2.9: Deployment linkerd-sp-validator; from stable-2.10 a container of linkerd-destination',
+    releases:
+      'stable-2.3 to stable-2.9: Deployment linkerd-sp-validator; from stable-2.10 a container of linkerd-destination',
     source: 'linkerd/linkerd2@stable-2.9.0 charts/linkerd2/templates/sp-validator.yaml',
   },
   {
