@@ -30,6 +30,7 @@ import { COMPONENT_STATES, componentStates, downComponentOf, type ComponentState
 import { MESHES } from '../facts/model.js';
 import { WARNING_EVENTS } from '../facts/pod-warnings.js';
 import { meshTitle } from '../mesh/registry.js';
+import { podHealth } from '../k8s/health.js';
 import { nameOf, nsOf, plural } from '../util/objects.js';
 import { defineCheck, messages, meta, say } from './define.js';
 
@@ -48,6 +49,18 @@ function affectedClause(s: ComponentState): string {
   if (!list.length) return '';
   const shows = [...new Set(s.affected.map((a) => a.shows))].slice(0, 3).join(', ');
   return `; ${plural(list.length, 'pod')} of the mesh ${list.length === 1 ? 'shows' : 'show'} it (${list.slice(0, 5).join(', ')}${list.length > 5 ? ', ...' : ''}: ${shows})`;
+}
+
+/** The quoted pod's state when nothing more was said: its waiting reason and last exit, else not ready. */
+function stateOf(s: ComponentState): string {
+  const pod = s.pods.find((p) => nameOf(p) === s.pod);
+  const h = pod ? podHealth(pod) : undefined;
+  if (!h) return 'not ready';
+  const last = h.lastTermination;
+  const exit = last
+    ? `, its container ${last.container} last exited${last.exitCode !== undefined ? ` with code ${last.exitCode}` : ''}${last.reason ? ` (${last.reason})` : ''}`
+    : '';
+  return `${h.waiting ?? (h.phase === 'Running' ? 'running, not ready' : (h.phase ?? 'not ready'))}${exit}`;
 }
 
 function fixFor(s: ComponentState): Step[] {
@@ -162,7 +175,7 @@ export default defineCheck({
             ? ` (pod ${s.pod}: ${s.why.text.replace(/^; /, '')})`
             : ` (${s.why.text.replace(/^; /, '')})`
           : s.pod
-            ? ` (pod ${s.pod} not ready, for a reason the cluster does not show: its events and log say more)`
+            ? ` (pod ${s.pod}: ${stateOf(s)}, for a reason the cluster does not show: its events and previous log say more)`
             : s.pods.length === 0
               ? ' (no pod of it exists, and no FailedCreate about it was read)'
               : '';

@@ -199,11 +199,12 @@ function containerTrouble(m: Model, pod: K8sObject): NotRunning | undefined {
           )
         : undefined;
       const said = [message, pulled?.message].filter(Boolean).join('; ');
+      if (!said) return undefined; // the reason alone is already in the pod's state: nothing more to say
       return {
         kind: IMAGE_REASONS.has(reason) ? 'image' : 'config',
         container: name,
         ...(said ? { said } : {}),
-        text: `; its container ${name} waits in ${reason}${message ? `, the kubelet says: "${message}"` : ' (the kubelet message was not kept)'}${pulled ? `; ${warningText(pulled)}` : ''}`,
+        text: `; its container ${name} waits in ${reason}${message ? `, the kubelet says: "${message}"` : ''}${pulled ? `; ${warningText(pulled)}` : ''}`,
         warnings: pulled
           ? [{ reason: pulled.reason, message: pulled.message, on: pulled.on, count: pulled.count }]
           : [],
@@ -215,6 +216,7 @@ function containerTrouble(m: Model, pod: K8sObject): NotRunning | undefined {
       const why = str(t?.reason);
       // The control plane's own container wrote it (never an application's): quoted, bounded.
       const said = typeof t?.message === 'string' ? printable(t.message, 400) : '';
+      if (!said) return undefined; // its exit code is in the pod's state; its previous log says why
       return {
         kind: 'crash',
         container: name,
