@@ -28,7 +28,6 @@
 import { cmd, comment, lit, type Step } from '../fix/steps.js';
 import { COMPONENT_STATES, componentStates, downComponentOf, type ComponentState } from '../facts/components.js';
 import { MESHES } from '../facts/model.js';
-import { WARNING_EVENTS } from '../facts/pod-warnings.js';
 import { meshTitle } from '../mesh/registry.js';
 import { podHealth } from '../k8s/health.js';
 import { nameOf, nsOf, plural } from '../util/objects.js';
@@ -105,7 +104,7 @@ function fixFor(s: ComponentState): Step[] {
 
 export default defineCheck({
   ...meta('control-plane-down'),
-  facts: [MESHES, COMPONENT_STATES, WARNING_EVENTS],
+  facts: [MESHES, COMPONENT_STATES],
   messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {

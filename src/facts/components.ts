@@ -250,10 +250,11 @@ export function downComponentOf(m: Model, mesh: MeshName, pod: K8sObject): Compo
  * (the table's `needs`: Consul's client agents and the servers' leader), found by the workload's pod template labels.
  */
 export function downDependency(m: Model, mesh: MeshName, workload: K8sObject): ComponentState | undefined {
+  const states = componentStates(m, mesh);
   const labels = templateLabels(workload);
   const own = (profileOf(mesh).components ?? []).find((c) => matches(labels, c));
   if (!own?.needs) return undefined;
-  return componentStates(m, mesh).find(
+  return states.find(
     (s) =>
       s.component.id === own.needs && (s.state === 'down' || s.state === 'missing' || s.state === 'scaled-to-zero'),
   );
