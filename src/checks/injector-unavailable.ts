@@ -35,7 +35,7 @@ import {
 import type { FindingInput } from './define.js';
 import type { Evidence } from './types.js';
 import { isObj, nameOf } from '../util/objects.js';
-import { WARNING_EVENTS, whyNotRunning } from '../facts/pod-warnings.js';
+import { WARNING_EVENTS, whyNoPods, whyNotRunning } from '../facts/pod-warnings.js';
 import { profileOf } from '../mesh/registry.js';
 import { isLeftover } from '../facts/webhook-configs.js';
 import { defineCheck, messages, meta, say } from './define.js';
@@ -127,11 +127,15 @@ function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput<
   const upstreamCause = upstream
     ? { causedBy: { kind: 'component-down' as const, mesh, component: upstream.component.id } }
     : {};
-  if (why?.warnings.length) Object.assign(evidence, { warnings: why.warnings });
+  // No pod at all: its controller's FailedCreate says why (a quota, Pod Security, a priority class, a ServiceAccount).
+  const noPods =
+    !failing && m.has('pods') && !health.length ? whyNoPods(m, 'Deployment', inj.namespace, inj.name) : undefined;
+  const warned = why ?? noPods;
+  if (warned?.warnings.length) Object.assign(evidence, { warnings: warned.warnings });
   const detail = failing
     ? ` (pod ${failing.name}: ${failing.waiting ?? 'not Ready'}${why?.text ?? ''})`
     : m.has('pods') && !health.length
-      ? ' (no pods)'
+      ? ` (no pods${noPods?.text ?? ''})`
       : '';
   const down = available === 0 || (m.has('pods') && (health.length === 0 || !health.some((h) => h.ready)));
   if (down) {

@@ -284,7 +284,7 @@ export function whyNoPods(m: Model, kind: string, ns: string, name: string): Not
   return {
     kind: 'not-created',
     said: w.message,
-    text: `; no pod of it exists, its controller cannot create them: ${warningText(w)}`,
+    text: `; its controller cannot create its pods: ${warningText(w)}`,
     warnings: [
       {
         reason: w.reason,
