@@ -37,7 +37,7 @@ const MESSAGES = messages({
   down: "{mesh}'s {component} ({workload}) has {ready} of {desired} replicas ready{why}. It {provides}: {without}{affected}.",
   'scaled-to-zero': "{mesh}'s {component} ({workload}) is scaled to 0 replicas. It {provides}: {without}{affected}.",
   missing:
-    "No workload of {mesh}'s {component} runs in {namespaces} (none whose pods are labelled {labels}), but {affected}. It {provides}: {without}.",
+    "No workload of {mesh}'s {component} runs in {namespaces} (none whose pods are labelled {labels}), but {seen}. It {provides}: {without}.",
 });
 
 const ids = (s: ComponentState) => s.affected.map((a) => `${nsOf(a.pod)}/${nameOf(a.pod)}`);
@@ -159,7 +159,7 @@ export default defineCheck({
                     .join(','),
                 )
                 .join(' or '),
-              affected: affectedClause(s).replace(/^; /, ''),
+              seen: `${s.service ? `Service ${s.service}, which they dial for it, selects no pod, and ` : ''}${affectedClause(s).replace(/^; /, '')}`,
             }),
           };
           continue;

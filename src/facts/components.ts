@@ -55,6 +55,8 @@ export interface ComponentState {
   pod?: string;
   /** The pods of the mesh showing its symptoms now (bounded). */
   affected: Affected[];
+  /** Missing: the Service its dependents dial, which selects no pod (namespace/name). */
+  service?: string;
 }
 
 /** A pod younger than this with nothing broken is starting, not down. */
@@ -153,6 +155,33 @@ function secretSymptoms(m: Model, c: ControlPlaneComponent): Affected[] {
   return out.sort((a, b) => (`${nsOf(a.pod)}/${nameOf(a.pod)}` < `${nsOf(b.pod)}/${nameOf(b.pod)}` ? -1 : 1));
 }
 
+/**
+ * The Service the mesh's injected containers dial for this component (the profile's `network` endpoints whose pod labels
+ * are the component's), in the control-plane namespaces, when it exists, has a selector and selects no active pod.
+ */
+function emptyService(m: Model, mesh: MeshName, c: ControlPlaneComponent, namespaces: readonly string[]) {
+  const same = (a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>) =>
+    Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
+  const eps = (profileOf(mesh).network?.endpoints ?? []).filter((e) => c.podLabels.some((l) => same(l, e.podLabels)));
+  for (const ns of namespaces) {
+    if (!m.readIn('services', ns)) continue;
+    for (const e of eps) {
+      const svcs = e.servicePrefix
+        ? m.inNamespace('services', ns).filter((x) => nameOf(x).startsWith(e.service))
+        : [m.get('services', ns, e.service)].filter((x): x is K8sObject => !!x);
+      for (const svc of svcs.slice(0, 8)) {
+        const sel = isObj(svc.spec) && isObj(svc.spec.selector) ? (svc.spec.selector as Record<string, string>) : {};
+        if (!Object.keys(sel).length) continue; // no selector: endpoints kept by hand, nothing to judge
+        const any = m
+          .inNamespace('pods', ns)
+          .some((p) => isActive(p) && evalSelector({ matchLabels: sel }, labelsOf(p)).matched);
+        if (!any) return `${ns}/${nameOf(svc)}`;
+      }
+    }
+  }
+  return undefined;
+}
+
 /** The Secret a kubelet FailedMount message says it did not find, when its name is the component's. */
 function missingSecret(message: string, re: RegExp): string | undefined {
   const name = /\bsecrets? "([^"]{1,253})" not found/.exec(message)?.[1];
@@ -161,7 +190,14 @@ function missingSecret(message: string, re: RegExp): string | undefined {
 
 export const COMPONENT_STATES = defineFactFamily({
   id: 'component-states',
-  inputs: inputsOf(MESHES, WARNING_EVENTS, ['deployments', 'statefulsets', 'daemonsets', 'replicasets', 'pods']),
+  inputs: inputsOf(MESHES, WARNING_EVENTS, [
+    'deployments',
+    'statefulsets',
+    'daemonsets',
+    'replicasets',
+    'pods',
+    'services',
+  ]),
   compute: (m: Model, mesh: MeshName): ComponentState[] => {
     const p = profileOf(mesh);
     const namespaces = (m.mesh(mesh)?.namespaces ?? []).filter((ns) => m.seesNamespace(ns));
@@ -173,11 +209,21 @@ export const COMPONENT_STATES = defineFactFamily({
         .sort((a, b) => (`${nsOf(a)}/${nameOf(a)}` < `${nsOf(b)}/${nameOf(b)}` ? -1 : 1));
       const affected = [...secretSymptoms(m, c), ...(c.symptoms.length ? podSymptoms(m, mesh, c.symptoms) : [])];
       if (!found.length) {
-        // Missing: only where a pod shows what only it provides (a Secret it writes), and the workloads were read there.
+        // Missing: only where pods show what only it provides (a Secret it writes), or show its symptom while the Service
+        // they dial for it selects no pod; and where the workloads were read there.
         const read = namespaces.length > 0 && namespaces.every((ns) => m.readIn(key, ns));
-        const shown = affected.filter((a) => a.symptom === 'secret-missing');
-        if (read && shown.length)
-          out.push({ mesh, component: c, namespaces, pods: [], state: 'missing', affected: shown });
+        const secrets = affected.filter((a) => a.symptom === 'secret-missing');
+        const service = !secrets.length && affected.length && read ? emptyService(m, mesh, c, namespaces) : undefined;
+        if (read && (secrets.length || service))
+          out.push({
+            mesh,
+            component: c,
+            namespaces,
+            pods: [],
+            state: 'missing',
+            affected: secrets.length ? secrets : affected,
+            ...(service ? { service } : {}),
+          });
         continue;
       }
       for (const o of found.slice(0, 4)) {

@@ -51,8 +51,21 @@ checkCases('control-plane-down', {
         },
       ],
     },
+    {
+      fixtures: 'fires-linkerd-identity-missing-service-selects-nothing.yaml',
+      findings: ['Namespace linkerd'],
+      said: [
+        {
+          id: 'missing',
+          params: {
+            seen: /^Service linkerd\/linkerd-identity, which they dial for it, selects no pod, and 1 pod of the mesh shows it/,
+          },
+        },
+      ],
+    },
   ],
   silent: [
+    { fixtures: 'ok-linkerd-identity-service-no-symptom.yaml' },
     { fixtures: 'ok-linkerd-identity-starting.yaml' },
     { fixtures: 'ok-linkerd-destination-one-replica-ready.yaml' },
     { fixtures: 'ok-consul-server-scaled-to-zero-nothing-waits.yaml' },
