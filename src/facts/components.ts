@@ -96,7 +96,8 @@ function podSymptoms(m: Model, mesh: MeshName, wanted: readonly ComponentSymptom
   const out: Affected[] = [];
   for (const pod of m.list('pods').slice(0, 20_000)) {
     if (out.length >= 200) break;
-    if (!isActive(pod) || p.controlPlane.isOwnPod(labelsOf(pod), nsOf(pod))) continue;
+    // Pods of namespaces the run does not see (check -n) are not evidence: live and offline runs must agree.
+    if (!isActive(pod) || !m.seesNamespace(nsOf(pod)) || p.controlPlane.isOwnPod(labelsOf(pod), nsOf(pod))) continue;
     const st = isObj(pod.status) ? pod.status : {};
     const statuses = [...arr(st.initContainerStatuses), ...arr(st.containerStatuses)].slice(0, 32).filter(isObj);
     for (const cs of statuses) {
