@@ -487,6 +487,15 @@ export const CATALOG = {
     severity: 'error',
     inputs: ['daemonsets'],
   },
+  'control-plane-down': {
+    code: 'MD1250',
+    spansNamespaces: true,
+    title: "A component of the mesh's control plane does not run",
+    description:
+      "A component of a mesh's control plane (its table per mesh and release: an identity service or certificate authority, a configuration or discovery server, a configuration validator, a server cluster holding the catalog, a webhook certificate manager), found by its pods' labels in the control-plane namespaces, has no ready replica, is scaled to 0 while pods need it, or is not installed while pods wait for a Secret only it writes. Why, in the cluster's words: the scheduler's message, an image the kubelet cannot pull or parse, a crash loop and the component's termination message, a volume it cannot mount, its controller's FailedCreate; and the pods of the mesh it leaves broken (proxies never ready, init containers never finishing, Secrets not found).",
+    severity: 'error',
+    inputs: ['pods'],
+  },
   'component-cert-not-reloaded': {
     code: 'MD1190',
     title: 'A mesh component serves the certificate it started with',

@@ -62,6 +62,7 @@ import proxyPredatesTrustRoot from './proxy-predates-trust-root.js';
 import componentCertNotReloaded from './component-cert-not-reloaded.js';
 import podPredatesNodeAgent from './pod-predates-node-agent.js';
 import proxyHoldStuck from './proxy-hold-stuck.js';
+import controlPlaneDown from './control-plane-down.js';
 
 export const CHECKS: readonly Check[] = [
   namespaceNotEnabled,
@@ -125,4 +126,5 @@ export const CHECKS: readonly Check[] = [
   podPredatesNodeAgent,
   proxyHoldStuck,
   referenceMissing,
+  controlPlaneDown,
 ].sort((a, b) => (a.code < b.code ? -1 : 1));

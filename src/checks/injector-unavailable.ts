@@ -35,10 +35,11 @@ import {
 import type { FindingInput } from './define.js';
 import type { Evidence } from './types.js';
 import { isObj, nameOf } from '../util/objects.js';
-import { WARNING_EVENTS, whyNotRunning } from '../facts/pod-warnings.js';
+import { WARNING_EVENTS, whyNoPods, whyNotRunning } from '../facts/pod-warnings.js';
 import { profileOf } from '../mesh/registry.js';
 import { isLeftover } from '../facts/webhook-configs.js';
 import { defineCheck, messages, meta, say } from './define.js';
+import { COMPONENT_STATES, downComponentOf } from '../facts/components.js';
 
 function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput<Evidence, typeof MESSAGES> | undefined {
   const mesh = inj.mesh;
@@ -119,23 +120,28 @@ function judge(m: Parameters<typeof injectors>[0], inj: Injector): FindingInput<
   }
   const failing = health.find((h) => h.broken) ?? health.find((h) => !h.ready);
   const container = failing?.lastTermination?.container ?? profileOf(mesh).controlPlane.injector.container;
-  const why = failing
-    ? whyNotRunning(
-        m,
-        mesh,
-        inj.pods.find((p) => nameOf(p) === failing.name),
-      )
-    : undefined;
-  if (why?.warnings.length) Object.assign(evidence, { warnings: why.warnings });
+  const failingPod = failing ? inj.pods.find((p) => nameOf(p) === failing.name) : undefined;
+  const why = failing ? whyNotRunning(m, mesh, failingPod) : undefined;
+  // Its pod waits for another component of the control plane (a Secret Citadel writes): that one is the cause (control-plane-down).
+  const upstream = failingPod ? downComponentOf(m, mesh, failingPod) : undefined;
+  const upstreamCause = upstream
+    ? { causedBy: { kind: 'component-down' as const, mesh, component: upstream.component.id } }
+    : {};
+  // No pod at all: its controller's FailedCreate says why (a quota, Pod Security, a priority class, a ServiceAccount).
+  const noPods =
+    !failing && m.has('pods') && !health.length ? whyNoPods(m, 'Deployment', inj.namespace, inj.name) : undefined;
+  const warned = why ?? noPods;
+  if (warned?.warnings.length) Object.assign(evidence, { warnings: warned.warnings });
   const detail = failing
     ? ` (pod ${failing.name}: ${failing.waiting ?? 'not Ready'}${why?.text ?? ''})`
     : m.has('pods') && !health.length
-      ? ' (no pods)'
+      ? ` (no pods${noPods?.text ?? ''})`
       : '';
   const down = available === 0 || (m.has('pods') && (health.length === 0 || !health.some((h) => h.ready)));
   if (down) {
     return {
       ...base,
+      ...upstreamCause,
       ...say(MESSAGES, 'unavailable', {
         injector: `${inj.namespace}/${inj.name}`,
         available: available ?? health.filter((h) => h.ready).length,
@@ -175,7 +181,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('injector-unavailable'),
-  facts: [PODS_MISSING_PROXY, INJECTORS, WARNING_EVENTS],
+  facts: [PODS_MISSING_PROXY, INJECTORS, WARNING_EVENTS, COMPONENT_STATES],
   messages: MESSAGES,
   *run(m) {
     for (const { mesh } of m.meshes) {

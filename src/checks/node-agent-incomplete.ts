@@ -68,6 +68,7 @@ import { APP_WORKLOADS, MESHES } from '../facts/model.js';
 import { CNI_CHAIN_ORDER, cniChainOrder } from '../facts/cni-chain.js';
 import { INJECTOR_RELEASES, cniRechains } from '../facts/releases.js';
 import type { MeshName } from '../mesh/names.js';
+import { COMPONENT_STATES, downDependency } from '../facts/components.js';
 
 /** A step applying JSON from stdin, unless a cluster value in it holds a control character. */
 function apply(obj: unknown): Step | undefined {
@@ -313,7 +314,7 @@ type AgentEvidence = { daemonSet: string; [more: string]: unknown };
 
 export default defineCheck<AgentEvidence, typeof MESSAGES>({
   ...meta('node-agent-incomplete'),
-  facts: [APP_WORKLOADS, NODE_AGENTS, MESHES, CNI_CHAIN_ORDER, INJECTOR_RELEASES],
+  facts: [APP_WORKLOADS, NODE_AGENTS, MESHES, CNI_CHAIN_ORDER, INJECTOR_RELEASES, COMPONENT_STATES],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
@@ -359,8 +360,11 @@ export default defineCheck<AgentEvidence, typeof MESSAGES>({
               counts: counts ? `; ${counts}` : '',
             })
           : say(MESSAGES, 'fewer-ready', { ...common, counts: counts ?? 'fewer ready pods than desired' });
+        // Its pods run but wait for another component that does not run (Consul's servers): that one is the cause.
+        const needed = c.gaps.every((g) => g.kind === 'not-ready') ? downDependency(m, mesh, c.ds) : undefined;
         yield {
           mesh,
+          ...(needed ? { causedBy: { kind: 'component-down' as const, mesh, component: needed.component.id } } : {}),
           ...said,
           resource: { kind: 'DaemonSet', namespace: c.namespace, name: c.name },
           affectedPods: ids.length,

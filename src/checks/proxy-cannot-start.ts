@@ -121,6 +121,7 @@ import { CLUSTER_DNS_ADDRESSES, podGaps } from '../facts/pod-needs.js';
 import { heldBy, WARNING_EVENTS, warningsClause } from '../facts/pod-warnings.js';
 import { unschedulableMessage } from '../k8s/scheduling.js';
 import type { WarningSeen } from '../k8s/warnings.js';
+import { COMPONENT_STATES, downComponentOf } from '../facts/components.js';
 
 const MESSAGES = messages({
   'cannot-start': "{pods} of {workload} cannot start: {mesh}'s {role} {container} {failure} ({status}): {cause}.",
@@ -1900,6 +1901,7 @@ export default defineCheck<Evidence, typeof MESSAGES>({
     BUGS_SHOWN,
     WARNING_EVENTS,
     CLUSTER_DNS_ADDRESSES,
+    COMPONENT_STATES,
   ],
   messages: MESSAGES,
   *run(m) {
@@ -1958,8 +1960,13 @@ export default defineCheck<Evidence, typeof MESSAGES>({
           status: d.status,
           cause: d.cause,
         };
+        // A control-plane component that does not run explains these pods (control-plane-down): named as the cause.
+        const upstream = group.map((g) => downComponentOf(m, mesh, g.pod)).find(Boolean);
         yield {
           mesh,
+          ...(upstream
+            ? { causedBy: { kind: 'component-down' as const, mesh, component: upstream.component.id } }
+            : {}),
           ...(first.running ? say(MESSAGES, 'runs-unhappy', params) : say(MESSAGES, 'cannot-start', params)),
           resource: w.ref,
           affectedPods: pods.length,

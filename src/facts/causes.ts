@@ -16,6 +16,11 @@ export type Cause =
       readonly mesh: MeshName;
     }
   /**
+   * A component of a mesh's control plane that does not run (control-plane-down): the pods it serves show it (issue 31,
+   * gen10cp). `component` is its id in the profile's table.
+   */
+  | { readonly kind: 'component-down'; readonly mesh: MeshName; readonly component: string }
+  /**
    * One workload's (or namespace's) own cause: an invalid marker, a turned-off ServiceAccount token, a known key's
    * value its injector refuses or crashes on.
    */
@@ -29,7 +34,11 @@ const refText = (r: ResourceRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
 
 /** The key a cause is linked by: `webhook-broken:linkerd`, `marker-invalid:kuma:Deployment/shop/web`. */
 export const causeKey = (c: Cause): string =>
-  'resource' in c ? `${c.kind}:${c.mesh}:${refText(c.resource)}` : `${c.kind}:${c.mesh}`;
+  'resource' in c
+    ? `${c.kind}:${c.mesh}:${refText(c.resource)}`
+    : 'component' in c
+      ? `${c.kind}:${c.mesh}:${c.component}`
+      : `${c.kind}:${c.mesh}`;
 
 /** A cause in a mesh's control plane (it stops every pod the mesh would inject), not one workload's own. */
 export const isControlPlaneCause = (c: Cause): boolean => !('resource' in c);

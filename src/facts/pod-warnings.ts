@@ -158,25 +158,141 @@ export function warningsClause(m: Model, pod: K8sObject, mesh: MeshName, given?:
 const HELD_MS = 5 * 60_000;
 
 /**
- * Why a control-plane pod does not run, where the cluster says it (issue 31, round 10): the scheduler's message of a pod
- * it has not placed five minutes after its creation (a taint, a node selector, resources), or the kubelet's volume
- * warnings of a pod none of whose containers has run (a projected token the API server does not issue:
- * istio/istio#22249), with what they mean. Undefined when the cluster says nothing of the kind.
+ * Why a control-plane pod does not run, as the cluster says it (issue 31, rounds 10 and 11): `kind` says which reading
+ * (for fixes), `text` is a clause beginning "; ", `warnings` the events quoted.
  */
-export function whyNotRunning(
-  m: Model,
-  mesh: MeshName,
-  pod: K8sObject | undefined,
-): { text: string; warnings: ReturnType<typeof warningsClause>['warnings'] } | undefined {
+export interface NotRunning {
+  kind: 'unscheduled' | 'image' | 'config' | 'crash' | 'held' | 'not-created';
+  text: string;
+  /** The container it is about (image, config, crash). */
+  container?: string;
+  /** The scheduler's, the kubelet's or the controller's own words, bounded. */
+  said?: string;
+  warnings: ReturnType<typeof warningsClause>['warnings'];
+}
+
+/** Waiting reasons of a container the kubelet cannot pull, create or keep running (kubernetes pkg/kubelet/images/types.go, kuberuntime). */
+const IMAGE_REASONS = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull']);
+const CONFIG_REASONS = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
+
+/**
+ * A container of the pod that cannot run, in the kubelet's words: an image it cannot pull or parse (its waiting message,
+ * and its latest "Failed to pull image" event about the pod), a container it cannot create (its message), or a crash
+ * loop (the last exit code and reason, and the termination message the control plane's own container wrote).
+ */
+function containerTrouble(m: Model, pod: K8sObject): NotRunning | undefined {
+  const st = isObj(pod.status) ? pod.status : {};
+  const list = [
+    ...(Array.isArray(st.initContainerStatuses) ? st.initContainerStatuses : []),
+    ...(Array.isArray(st.containerStatuses) ? st.containerStatuses : []),
+  ].slice(0, 32);
+  for (const cs of list) {
+    if (!isObj(cs) || !isObj(cs.state) || !isObj(cs.state.waiting)) continue;
+    const reason = str(cs.state.waiting.reason) ?? '';
+    const name = str(cs.name) ?? 'a container';
+    const raw = cs.state.waiting.message;
+    const message = typeof raw === 'string' ? printable(raw, 400) : '';
+    if (IMAGE_REASONS.has(reason) || CONFIG_REASONS.has(reason)) {
+      const pulled = IMAGE_REASONS.has(reason)
+        ? warningsAbout(m, 'Pod', nsOf(pod), nameOf(pod)).find(
+            (w) => w.reason === 'Failed' && w.message.startsWith('Failed to pull image') && w.message !== message,
+          )
+        : undefined;
+      const said = [message, pulled?.message].filter(Boolean).join('; ');
+      if (!said) return undefined; // the reason alone is already in the pod's state: nothing more to say
+      return {
+        kind: IMAGE_REASONS.has(reason) ? 'image' : 'config',
+        container: name,
+        ...(said ? { said } : {}),
+        text: `; its container ${name} waits in ${reason}${message ? `, the kubelet says: "${message}"` : ''}${pulled ? `; ${warningText(pulled)}` : ''}`,
+        warnings: pulled
+          ? [{ reason: pulled.reason, message: pulled.message, on: pulled.on, count: pulled.count }]
+          : [],
+      };
+    }
+    if (reason === 'CrashLoopBackOff') {
+      const t = isObj(cs.lastState) && isObj(cs.lastState.terminated) ? cs.lastState.terminated : undefined;
+      const code = typeof t?.exitCode === 'number' ? t.exitCode : undefined;
+      const why = str(t?.reason);
+      // The control plane's own container wrote it (never an application's): quoted, bounded.
+      const said = typeof t?.message === 'string' ? printable(t.message, 400) : '';
+      if (!said) return undefined; // its exit code is in the pod's state; its previous log says why
+      return {
+        kind: 'crash',
+        container: name,
+        ...(said ? { said } : {}),
+        text: `; its container ${name} keeps exiting${code !== undefined ? ` with code ${code}` : ''}${why ? ` (${why})` : ''}${
+          said
+            ? `, its termination message says: "${said}"`
+            : ': its termination message was not kept, its previous log says why'
+        }`,
+        warnings: [],
+      };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Why a control-plane pod does not run, where the cluster says it (issue 31, rounds 10 and 11), for any component of a
+ * mesh: the scheduler's message of a pod it has not placed five minutes after its creation (a taint, a node selector,
+ * resources, an unbound volume claim), a container the kubelet cannot pull, create or keep running (its own words),
+ * or the kubelet's volume warnings of a pod none of whose containers has run (a Secret another component writes, a
+ * projected token the API server does not issue: istio/istio#22249), with what they mean. Undefined when the cluster
+ * says nothing of the kind.
+ */
+export function whyNotRunning(m: Model, mesh: MeshName, pod: K8sObject | undefined): NotRunning | undefined {
   if (!pod) return undefined;
   const unscheduled = unschedulableMessage(pod);
   if (unscheduled !== undefined) {
     const created = time(pod.metadata?.creationTimestamp);
     if (!created || m.now.getTime() - created.getTime() < HELD_MS) return undefined;
-    return { text: `; not scheduled, the scheduler says: ${printable(unscheduled, 300)}`, warnings: [] };
+    const said = printable(unscheduled, 300);
+    return { kind: 'unscheduled', said, text: `; not scheduled, the scheduler says: ${said}`, warnings: [] };
   }
+  const trouble = containerTrouble(m, pod);
+  if (trouble) return trouble;
   const held = heldBy(m, pod, undefined, HELD_MS);
   if (!held.length) return undefined;
   const c = warningsClause(m, pod, mesh, held);
-  return { text: `${c.meant ? `; ${c.meant}` : ''}${c.text}`, warnings: c.warnings };
+  return { kind: 'held', text: `${c.meant ? `; ${c.meant}` : ''}${c.text}`, warnings: c.warnings };
+}
+
+/**
+ * Why a control-plane workload has no pod at all: the latest FailedCreate its controller recorded on it (a StatefulSet,
+ * a DaemonSet) or on a ReplicaSet of it (a Deployment): a quota, Pod Security, a priority class kept to other
+ * namespaces, a missing ServiceAccount, a webhook refusing it. Undefined when none was read.
+ */
+export function whyNoPods(m: Model, kind: string, ns: string, name: string): NotRunning | undefined {
+  const owners =
+    kind === 'Deployment'
+      ? m
+          .inNamespace('replicasets', ns)
+          .slice(0, 500)
+          .filter((rs) =>
+            (Array.isArray(rs.metadata?.ownerReferences) ? rs.metadata!.ownerReferences : []).some(
+              (r: unknown) => isObj(r) && r.kind === 'Deployment' && r.name === name,
+            ),
+          )
+          .map((rs) => ({ kind: 'ReplicaSet', name: nameOf(rs) }))
+      : [];
+  const seen = [{ kind, name }, ...owners]
+    .flatMap((o) => warningsAbout(m, o.kind, ns, o.name).filter((w) => w.reason === 'FailedCreate'))
+    .sort((a, b) => (b.last ?? '').localeCompare(a.last ?? ''));
+  const w = seen[0];
+  if (!w) return undefined;
+  return {
+    kind: 'not-created',
+    said: w.message,
+    text: `; its controller cannot create its pods: ${warningText(w)}`,
+    warnings: [
+      {
+        reason: w.reason,
+        message: w.message,
+        ...(w.component ? { component: w.component } : {}),
+        on: w.on,
+        count: w.count,
+      },
+    ],
+  };
 }

@@ -15,6 +15,7 @@ import type {
   MeshProfile,
   MeshWarning,
   ProxyNetwork,
+  ControlPlaneComponent,
   ProxyPin,
   ResourceKey,
 } from './profile.js';
@@ -188,6 +189,8 @@ export interface MeshData {
     readonly pins?: readonly ProxyPin[];
   };
   readonly network?: ProxyNetwork;
+  /** Its control-plane components (profile.ts ControlPlaneComponent). */
+  readonly components?: readonly ControlPlaneComponent[];
 }
 
 /** What a profile's member is, by path, for a behaviour that replaces the derived one. */

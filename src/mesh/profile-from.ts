@@ -372,6 +372,7 @@ export function profileFrom<N extends MeshData['name']>(
         }
       : {}),
     ...(data.network ? { network: data.network } : {}),
+    ...(data.components ? { components: data.components } : {}),
     ...(x.revisions ? { revisions: x.revisions } : {}),
     ...(x.sidecarless ? { sidecarless: x.sidecarless } : {}),
     ...(x.cni ? { cni: x.cni } : {}),

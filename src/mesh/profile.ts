@@ -283,6 +283,46 @@ export interface ControlPlaneEndpoint {
 }
 
 /**
+ * What the pods of the mesh show when a control-plane component does not run (issue 31, gen10cp): their proxy runs
+ * and is never ready (it cannot get its certificate or configuration), its init container never finishes (it cannot
+ * register), or a pod cannot mount a Secret the component writes (`secrets`).
+ */
+export type ComponentSymptom = 'proxy-not-ready' | 'init-not-finished' | 'secret-missing';
+
+/**
+ * One component of a mesh's control plane, as the charts install it (issue 31, gen10cp): how its workload is found (the
+ * labels of its pods, in the control-plane namespaces: names follow the release name, labels do not), what it provides
+ * and what breaks without it. A release that does not install it simply has no such workload: the table needs no
+ * version, and a component is said missing only where a pod shows what only it provides (a Secret it writes).
+ */
+export interface ControlPlaneComponent {
+  /** Short id, unique in the mesh ("identity", "citadel", "server"). */
+  readonly id: string;
+  /** As the mesh calls it ("the identity service linkerd-identity"). */
+  readonly title: string;
+  readonly kind: 'Deployment' | 'StatefulSet' | 'DaemonSet';
+  /** Each set of labels its pod template carries in some release (all of one set must match). */
+  readonly podLabels: readonly Readonly<Record<string, string>>[];
+  /** What it provides: a clause ("signs the proxies' certificates"). */
+  readonly provides: string;
+  /** What breaks while it does not run: a clause ("no proxy can get a certificate, so none becomes ready"). */
+  readonly without: string;
+  /** What the pods it serves show while it does not run. */
+  readonly symptoms: readonly ComponentSymptom[];
+  /** The Secrets it writes that pods mount, by name (a regular expression source, anchored): a pod failing to mount one shows it. */
+  readonly secrets?: string;
+  /** The component it needs to become ready itself (Consul's client agents wait for a server leader): its id. */
+  readonly needs?: string;
+  /** Another check judges it (the injector: injector-unavailable; a node agent: node-agent-incomplete). */
+  readonly judgedBy?: 'injector-unavailable' | 'node-agent-incomplete';
+  /** The releases that install it, in words, and how to turn it on where an install can leave it out. */
+  readonly releases: string;
+  readonly enable?: string;
+  /** The chart or code, and its tag or commit. */
+  readonly source: string;
+}
+
+/**
  * The network path of the injected containers: the control-plane endpoints they dial (and the
  * cluster DNS, to find them), and what they log when a policy drops the packets (issue 31).
  */
@@ -957,6 +997,8 @@ export interface MeshProfile {
   readonly versions?: Versions;
   /** The control-plane endpoints its injected containers dial (issue 31). */
   readonly network?: ProxyNetwork;
+  /** Its control-plane components, their workloads and what breaks without them (issue 31, gen10cp). */
+  readonly components?: readonly ControlPlaneComponent[];
   /** Its markers and settings that name an object that must exist (src/mesh/references.ts). */
   readonly references?: References;
 }

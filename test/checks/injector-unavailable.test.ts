@@ -20,6 +20,20 @@ checkCases('injector-unavailable', {
     { fixtures: 'warn-linkerd-degraded.yaml', findings: ['Deployment linkerd/linkerd-proxy-injector'] },
     { fixtures: 'fires-istio-token-request-unserved.yaml', findings: ['Deployment istio-system/istiod'] },
     { fixtures: 'fires-linkerd-unschedulable-taint.yaml', findings: ['Deployment linkerd/linkerd-proxy-injector'] },
+    // No pod at all: the ReplicaSet's FailedCreate (Pod Security) is quoted (issue 31, gen10cp).
+    {
+      fixtures: 'fires-istio-no-pods-failedcreate-psa.yaml',
+      findings: ['Deployment istio-system/istiod'],
+      said: [
+        {
+          id: 'unavailable',
+          params: {
+            detail:
+              /no pods; its controller cannot create its pods: FailedCreate .*violates PodSecurity "restricted:latest"/,
+          },
+        },
+      ],
+    },
   ],
   // istiod out of the cluster (a Service without selector): no Deployment is expected, none is named.
   silent: [{ fixtures: 'ok-linkerd-rollout.yaml' }, { fixtures: 'ok-istio-external.yaml' }],

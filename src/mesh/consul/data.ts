@@ -8,6 +8,7 @@ import { comment, lit } from '../../fix/steps.js';
 import type { MeshData } from '../mesh-data.js';
 import { CONSUL_FLAGS, CONSUL_INJECT, FALSE, TRUE } from './injector.js';
 import { consulNetwork } from './network.js';
+import { consulComponents } from './components.js';
 import { CONSUL_KUBERNETES, CONSUL_RELEASES } from './releases.js';
 
 export const CONSUL_INJECTOR = 'consul-connect-injector';
@@ -109,4 +110,5 @@ export const CONSUL_DATA = {
 
   versions: { kubernetes: CONSUL_KUBERNETES, releases: CONSUL_RELEASES },
   network: consulNetwork,
+  components: consulComponents,
 } as const satisfies MeshData;

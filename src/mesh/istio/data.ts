@@ -11,6 +11,7 @@ import { comment } from '../../fix/steps.js';
 import type { MeshData } from '../mesh-data.js';
 import { ISTIO_IGNORED_NAMESPACES, ISTIO_INJECT, ISTIO_NS_LABEL, ISTIO_REV } from './injector.js';
 import { istioNetwork } from './network.js';
+import { istioComponents } from './components.js';
 import { ISTIO_KUBERNETES, ISTIO_LOOSE_READING, ISTIO_RELEASES } from './releases.js';
 import { ISTIO_RBAC_NEEDS, ISTIO_SKEW } from './support.js';
 
@@ -150,4 +151,5 @@ export const ISTIO_DATA = {
     ],
   },
   network: istioNetwork,
+  components: istioComponents,
 } as const satisfies MeshData;

@@ -8,6 +8,7 @@ import { comment, lit } from '../../fix/steps.js';
 import type { MeshData } from '../mesh-data.js';
 import { FALSE, KUMA_INJECT, KUMA_NS_ENABLING, KUMA_POD_ENABLING, KUMA_SIDECAR, TRUE } from './injector.js';
 import { kumaNetwork } from './network.js';
+import { kumaComponents } from './components.js';
 import { KUMA_KUBERNETES, KUMA_RELEASES } from './releases.js';
 import { KUMA_SKEW } from './support.js';
 
@@ -137,4 +138,5 @@ export const KUMA_DATA = {
 
   versions: { kubernetes: KUMA_KUBERNETES, releases: KUMA_RELEASES, skew: KUMA_SKEW },
   network: kumaNetwork,
+  components: kumaComponents,
 } as const satisfies MeshData;

@@ -8,6 +8,7 @@ import { comment } from '../../fix/steps.js';
 import type { MeshData } from '../mesh-data.js';
 import { LINKERD_INJECT } from './injector.js';
 import { linkerdNetwork } from './network.js';
+import { linkerdComponents } from './components.js';
 import { LINKERD_KUBERNETES, LINKERD_RELEASES } from './releases.js';
 
 const INJECTOR = 'linkerd-proxy-injector';
@@ -160,4 +161,5 @@ export const LINKERD_DATA = {
     ],
   },
   network: linkerdNetwork,
+  components: linkerdComponents,
 } as const satisfies MeshData;
