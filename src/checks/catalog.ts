@@ -528,6 +528,16 @@ export const CATALOG = {
     severity: 'warning',
     inputs: ['namespaces'],
   },
+  'mesh-ranges-miss-cluster': {
+    code: 'MD1260',
+    title: "The mesh's address ranges miss the cluster's",
+    description:
+      "The address ranges a mesh is configured with, against the cluster's as read (nodes' pod ranges and InternalIPs, Services' ClusterIPs, meshed pods' addresses): the ranges a mesh counts as the cluster's missing the Service or pod range (no discovery or mTLS to them) or, on releases that refuse the kubelet's probes from outside them, a node's address; the redirected ranges (include/exclude settings and annotations) leaving meshed Services outside the proxy; pods whose primary address is IPv6 on a release whose proxy listens on IPv4 only; a node's pod range overlapping a node's address or a Service's ClusterIP. Release behaviour from the release tables.",
+    severity: 'error',
+    readsOtherNamespaces: true,
+    inputs: ['pods'],
+    optionalInputs: ['configmaps'],
+  },
 } as const satisfies Record<string, CatalogEntry>;
 
 export type CheckId = keyof typeof CATALOG;

@@ -42,6 +42,7 @@ import initBeforeProxy from './init-before-proxy.js';
 import webhookBlocksInjector from './webhook-blocks-injector.js';
 import injectorRbacMissing from './injector-rbac-missing.js';
 import meshKeyUnknown from './mesh-key-unknown.js';
+import meshRangesMissCluster from './mesh-ranges-miss-cluster.js';
 import kubernetesVersionUnsupported from './kubernetes-version-unsupported.js';
 import proxyOutdated from './proxy-outdated.js';
 import knownReleaseBug from './known-release-bug.js';
@@ -102,6 +103,7 @@ export const CHECKS: readonly Check[] = [
   webhookBlocksInjector,
   injectorRbacMissing,
   meshKeyUnknown,
+  meshRangesMissCluster,
   kubernetesVersionUnsupported,
   proxyOutdated,
   knownReleaseBug,

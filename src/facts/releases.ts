@@ -159,3 +159,16 @@ export function knownKeys(m: Model, mesh: MeshName): KnownKeys | undefined {
   if (!t) return undefined;
   return m.fact(KNOWN_KEYS, mesh);
 }
+
+/**
+ * What the installed release does with addresses outside the mesh's ranges and with IPv6 pods (the release tables'
+ * `ranges`, issue 31 gen10net), with the release's text for evidence: the first injector Deployment whose release the
+ * tables place (undefined: none read or placed, nothing judged).
+ */
+export function installedRanges(
+  m: Model,
+  mesh: MeshName,
+): { ranges: NonNullable<ReleaseFacts['ranges']>; release: string } | undefined {
+  const r = injectorReleases(m, mesh).find((x) => x.facts?.ranges);
+  return r?.facts?.ranges ? { ranges: r.facts.ranges, release: r.facts.text } : undefined;
+}
