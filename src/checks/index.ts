@@ -43,6 +43,7 @@ import webhookBlocksInjector from './webhook-blocks-injector.js';
 import injectorRbacMissing from './injector-rbac-missing.js';
 import meshKeyUnknown from './mesh-key-unknown.js';
 import meshRangesMissCluster from './mesh-ranges-miss-cluster.js';
+import clusterDnsUnavailable from './cluster-dns-unavailable.js';
 import kubernetesVersionUnsupported from './kubernetes-version-unsupported.js';
 import proxyOutdated from './proxy-outdated.js';
 import knownReleaseBug from './known-release-bug.js';
@@ -104,6 +105,7 @@ export const CHECKS: readonly Check[] = [
   injectorRbacMissing,
   meshKeyUnknown,
   meshRangesMissCluster,
+  clusterDnsUnavailable,
   kubernetesVersionUnsupported,
   proxyOutdated,
   knownReleaseBug,

@@ -62,7 +62,7 @@ const MESSAGES = messages({
   'probes-refused':
     "The kubelet probes {mesh}'s proxies from the nodes' addresses, and {nodes} {are} outside {name} ({ranges}, from {from}): on {release} {how}, so {stuck}.",
   'not-captured':
-    '{workload} is meshed by {mesh}, and its {name} ({ranges}, from {from}) {leaves} the meshed {services}: {outside}.',
+    '{workload} is meshed by {mesh}, and its {name} ({ranges}, from {from}) {leaves} the ClusterIP of {count} selecting meshed pods ({services}): {outside}.',
   'ipv6-not-served':
     '{pods} of {workload} {have} an IPv6 address as {its} primary address ({addresses}), and on {release} {how}{setting}: the kubelet probes the pod on that address, so {proxy} is never ready{stuck}.',
   'pod-range-overlap':
@@ -272,7 +272,7 @@ function* capturedFindings(
             ',',
           );
       fix = [
-        comment`new pods read the annotation: the workload rolls out with it`,
+        comment`narrow the ranges to the addresses meant to bypass the proxy, such as the API server address alone. new pods read the annotation: the workload rolls out with it`,
         ...setOnTemplate(w, 'annotations', key, value),
       ];
     } else
@@ -290,7 +290,8 @@ function* capturedFindings(
         ranges: rangesText(setting),
         from: setting.from,
         leaves,
-        services: `${plural(left.length, 'Service')} ${list(left.map((s) => `${s.namespace}/${s.name} (${s.clusterIPs.join(',')})`))}`,
+        count: plural(left.length, 'Service'),
+        services: list(left.map((s) => `${s.namespace}/${s.name} ${s.clusterIPs.join(',')}`)),
         outside: r.outside,
       }),
       resource: { kind: w.kind, namespace: w.namespace, name: w.name } as ResourceRef,

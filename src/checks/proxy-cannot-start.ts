@@ -104,6 +104,7 @@ import { defineCheck, messages, meta, say } from './define.js';
 import type { Evidence } from './types.js';
 import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 import { PROXY_PATHS, proxyPaths } from '../facts/proxy-network.js';
+import { CLUSTER_DNS_DOWN } from '../facts/cluster-dns.js';
 import { proxyConfiguredAt, TRUST_ROOT, trustRootRegenerated } from '../facts/timeline.js';
 import { bugsShown, BUGS_SHOWN } from '../facts/known-bugs.js';
 import { SA_TOKEN_DIR, SA_TOKEN_LINE, tokenUnmounted } from '../k8s/sa-token.js';
@@ -1759,7 +1760,16 @@ function serverDropsNative(m: Model): boolean {
 // Two shapes of evidence: a failing container's, and an altered native sidecar's.
 export default defineCheck<Evidence, typeof MESSAGES>({
   ...meta('proxy-cannot-start'),
-  facts: [APP_WORKLOADS, DECISIONS, CLUSTER_VERSIONS, PROXY_PATHS, TRUST_ROOT, BUGS_SHOWN, WARNING_EVENTS],
+  facts: [
+    APP_WORKLOADS,
+    DECISIONS,
+    CLUSTER_VERSIONS,
+    PROXY_PATHS,
+    TRUST_ROOT,
+    BUGS_SHOWN,
+    WARNING_EVENTS,
+    CLUSTER_DNS_DOWN,
+  ],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
@@ -1788,7 +1798,9 @@ export default defineCheck<Evidence, typeof MESSAGES>({
         // A proxy not ready whose NetworkPolicies let no packet out to its control plane or DNS: proxy-egress-blocked
         // names that cause (one cause, one finding); only there is the not-ready proxy left to it.
         // And a proxy injected before its mesh's trust root was regenerated: proxy-predates-trust-root names that.
-        const egress = all.some((f) => f.kind === 'unready') && egressExplained(m, mesh, w);
+        // And with the cluster DNS down (no ready endpoint), cluster-dns-unavailable names that (issue 31, gen10net).
+        const egress =
+          all.some((f) => f.kind === 'unready') && (egressExplained(m, mesh, w) || !!m.fact(CLUSTER_DNS_DOWN));
         // Where the reads those two causes need were refused, whether one of them explains it is not known: the
         // not-ready proxy is not reported here either (a refused read never adds a finding).
         const undecided = all.some((f) => f.kind === 'unready') && !pathsDecidable(m, mesh, w);
