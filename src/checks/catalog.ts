@@ -536,13 +536,12 @@ export const CATALOG = {
     severity: 'error',
     readsOtherNamespaces: true,
     inputs: ['pods'],
-    optionalInputs: ['configmaps'],
   },
   'cluster-dns-unavailable': {
     code: 'MD1261',
     title: 'The cluster DNS the proxies need has no ready endpoint',
     description:
-      "The cluster DNS Service (kube-system/kube-dns, openshift-dns/dns-default) has no ready endpoint: its pods are all not ready (Pending with the scheduler's reason, crash-looping, scaled to zero) or its EndpointSlices list none ready. Every mesh's proxy finds its control plane by name through it, so no proxy that starts becomes ready; names the meshed pods whose proxy is not ready now.",
+      "The cluster DNS Service (kube-system/kube-dns, openshift-dns/dns-default) has no ready endpoint: its pods are all not ready (Pending with the scheduler's reason, crash-looping, scaled to zero) or its EndpointSlices list none ready. Every mesh's proxy finds its control plane by name through it, so no proxy that starts becomes ready; names the meshed pods whose proxy is not ready now. Also a NodeLocal DNS cache pod not ready on the nodes where meshed pods run.",
     severity: 'error',
     readsOtherNamespaces: true,
     inputs: ['pods'],

@@ -18,30 +18,107 @@
  * retry on their own, and a pod that gave up is re-created.
  */
 import { cmd, comment, type Step } from '../fix/steps.js';
-import { CLUSTER_DNS_DOWN } from '../facts/cluster-dns.js';
+import { CLUSTER_DNS_DOWN, NODE_LOCAL_DNS_DOWN } from '../facts/cluster-dns.js';
 import { APP_WORKLOADS, MESHES } from '../facts/model.js';
 import { meshesAllowed } from '../facts/siblings.js';
 import { statuses } from '../k8s/health.js';
 import { isActive } from '../k8s/pods.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
-import { nameOf, plural, str } from '../util/objects.js';
+import { isObj, nameOf, plural, str } from '../util/objects.js';
+import type { Model } from '../facts/model.js';
 import type { K8sObject } from '../util/types.js';
 import { defineCheck, messages, meta, say } from './define.js';
 
+/** What the findings carry (the cluster DNS Service, or the NodeLocal cache's DaemonSet). */
+type DnsEvidence = {
+  service: string;
+  clusterIP?: string;
+  why: string;
+  dnsPods: { pod: string; node?: string; phase?: string; waiting?: string; unschedulable?: string }[];
+  deployment?: { name: string; replicas?: number; readyReplicas?: number };
+  names: string[];
+  proxyNotReady: string[];
+};
+
 const MESSAGES = messages({
+  'node-local-down':
+    "The NodeLocal DNS cache {daemonSet} is not ready on {nodes}, where the pods resolve names through it: {mesh}'s proxies of {count} there cannot find {names}, so they never become ready{stuck}.",
   down: "The cluster DNS {service} has no ready endpoint ({why}{pods}): {mesh}'s proxies find {names} through it, so a proxy that starts now never becomes ready{stuck}.",
 });
 
 const list = (xs: readonly string[], n = 5) =>
   `${xs.slice(0, n).join(', ')}${xs.length > n ? `, and ${xs.length - n} more` : ''}`;
 
+/** Meshed pods on nodes whose NodeLocal DNS cache is not ready (the cluster DNS itself answering). */
+function* nodeLocal(m: Model) {
+  const down = m.fact(NODE_LOCAL_DNS_DOWN);
+  if (!down) return;
+  for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
+    const p = profileOf(mesh);
+    const there = m.appWorkloads
+      .flatMap((w) => (m.podStates(w).meshed.get(mesh) ?? []).filter(isActive))
+      .filter((pod) => down.nodes.has((isObj(pod.spec) ? str(pod.spec.nodeName) : undefined) ?? ''));
+    if (!there.length) continue;
+    const nodes = [...new Set(there.map((pod) => String((pod.spec as Record<string, unknown>).nodeName)))].sort();
+    const stuck = there
+      .filter((pod) => statuses(pod).some((x) => str(x.name) === p.containers.proxy && x.ready === false))
+      .map((pod) => `${pod.metadata?.namespace}/${nameOf(pod)}`)
+      .sort();
+    const cpNs = m.mesh(mesh)?.namespaces[0] ?? p.controlPlane.namespace;
+    const names = [...new Set((p.network?.endpoints ?? []).map((e) => `${e.service}.${cpNs}`))];
+    const cache = down.nodes.get(nodes[0]!)!;
+    yield {
+      mesh,
+      ...say(MESSAGES, 'node-local-down', {
+        daemonSet: `${down.namespace}/${down.daemonSet}`,
+        nodes: list(
+          nodes.map(
+            (n) =>
+              `${n} (pod ${down.nodes.get(n)!.pod} ${down.nodes.get(n)!.waiting ?? down.nodes.get(n)!.phase ?? 'not ready'})`,
+          ),
+          3,
+        ),
+        mesh: meshTitle(mesh),
+        count: plural(there.length, 'meshed pod'),
+        names: names.length ? list(names, 4) : 'their control plane',
+        stuck: stuck.length
+          ? `: ${plural(stuck.length, 'pod')} with ${p.containers.proxy} not ready now (${list(stuck)})`
+          : '',
+      }),
+      resource: { kind: 'DaemonSet', namespace: down.namespace, name: down.daemonSet },
+      affectedPods: stuck.length,
+      evidence: <DnsEvidence>{
+        service: `${down.namespace}/${down.daemonSet}`,
+        why: 'its pod on the node is not ready',
+        dnsPods: nodes
+          .slice(0, 10)
+          .map((n) => ({
+            pod: down.nodes.get(n)!.pod,
+            node: n,
+            ...(down.nodes.get(n)!.waiting ? { waiting: down.nodes.get(n)!.waiting } : {}),
+          })),
+        names,
+        proxyNotReady: stuck.slice(0, 20),
+      },
+      fix: [
+        comment`the events of the cache pod say why it is not ready on the node`,
+        cmd`kubectl -n ${down.namespace} describe pod ${cache.pod}`,
+        comment`the proxies retry on their own once the cache answers, and a pod that gave up is re-created by a restart of its workload`,
+      ],
+    };
+  }
+}
+
 export default defineCheck({
   ...meta('cluster-dns-unavailable'),
-  facts: [APP_WORKLOADS, MESHES, CLUSTER_DNS_DOWN],
+  facts: [APP_WORKLOADS, MESHES, CLUSTER_DNS_DOWN, NODE_LOCAL_DNS_DOWN],
   messages: MESSAGES,
   *run(m) {
     const dns = m.fact(CLUSTER_DNS_DOWN);
-    if (!dns) return;
+    if (!dns) {
+      yield* nodeLocal(m);
+      return;
+    }
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
       const p = profileOf(mesh);
       const meshed: K8sObject[] = m.appWorkloads.flatMap((w) =>
@@ -95,7 +172,7 @@ export default defineCheck({
         }),
         resource: { kind: 'Service', namespace: dns.namespace, name: dns.service },
         affectedPods: stuck.length,
-        evidence: {
+        evidence: <DnsEvidence>{
           service: `${dns.namespace}/${dns.service}`,
           ...(dns.clusterIP ? { clusterIP: dns.clusterIP } : {}),
           why: dns.why,

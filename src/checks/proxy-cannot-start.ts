@@ -104,7 +104,7 @@ import { defineCheck, messages, meta, say } from './define.js';
 import type { Evidence } from './types.js';
 import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 import { PROXY_PATHS, proxyPaths } from '../facts/proxy-network.js';
-import { CLUSTER_DNS_DOWN } from '../facts/cluster-dns.js';
+import { CLUSTER_DNS_DOWN, NODE_LOCAL_DNS_DOWN, dnsDownFor } from '../facts/cluster-dns.js';
 import { proxyConfiguredAt, TRUST_ROOT, trustRootRegenerated } from '../facts/timeline.js';
 import { bugsShown, BUGS_SHOWN } from '../facts/known-bugs.js';
 import { SA_TOKEN_DIR, SA_TOKEN_LINE, tokenUnmounted } from '../k8s/sa-token.js';
@@ -1769,6 +1769,7 @@ export default defineCheck<Evidence, typeof MESSAGES>({
     BUGS_SHOWN,
     WARNING_EVENTS,
     CLUSTER_DNS_DOWN,
+    NODE_LOCAL_DNS_DOWN,
   ],
   messages: MESSAGES,
   *run(m) {
@@ -1798,14 +1799,16 @@ export default defineCheck<Evidence, typeof MESSAGES>({
         // A proxy not ready whose NetworkPolicies let no packet out to its control plane or DNS: proxy-egress-blocked
         // names that cause (one cause, one finding); only there is the not-ready proxy left to it.
         // And a proxy injected before its mesh's trust root was regenerated: proxy-predates-trust-root names that.
-        // And with the cluster DNS down (no ready endpoint), cluster-dns-unavailable names that (issue 31, gen10net).
-        const egress =
-          all.some((f) => f.kind === 'unready') && (egressExplained(m, mesh, w) || !!m.fact(CLUSTER_DNS_DOWN));
+        const egress = all.some((f) => f.kind === 'unready') && egressExplained(m, mesh, w);
         // Where the reads those two causes need were refused, whether one of them explains it is not known: the
         // not-ready proxy is not reported here either (a refused read never adds a finding).
         const undecided = all.some((f) => f.kind === 'unready') && !pathsDecidable(m, mesh, w);
         const failing = all.filter(
-          (f) => f.kind !== 'unready' || (!egress && !undecided && !predatesTrustRoot(m, mesh, f.pod)),
+          // With the pod's DNS down (the cluster DNS, its node's NodeLocal cache), cluster-dns-unavailable names that
+          // (issue 31, gen10net).
+          (f) =>
+            f.kind !== 'unready' ||
+            (!egress && !undecided && !predatesTrustRoot(m, mesh, f.pod) && !dnsDownFor(m, f.pod)),
         );
         if (failing.length === 0) continue;
         // One finding per workload: the first container that fails (init containers run first), its pods.

@@ -8,12 +8,13 @@
  * istiod.istio-system.svc on <dns>:53: no such host" (istio/istio#36186). Only read in a namespace this run sees
  * (Model.seesNamespace): a check using it is marked readsOtherNamespaces. Undefined: up, or not read enough to tell.
  */
-import { defineFact } from '../k8s/fact.js';
+import { defineFact, inputsOf } from '../k8s/fact.js';
 import { podHealth } from '../k8s/health.js';
 import { isActive } from '../k8s/pods.js';
 import { arr, isObj, labelsOf, nameOf, str } from '../util/objects.js';
 import { CLUSTER_DNS } from './proxy-network.js';
-import type { Model } from './model.js';
+import type { K8sObject } from '../util/types.js';
+import { MESHES, type Model } from './model.js';
 
 export interface DnsDown {
   namespace: string;
@@ -31,7 +32,8 @@ const DEPLOYMENTS = ['coredns', 'kube-dns', 'dns-default'];
 
 export const CLUSTER_DNS_DOWN = defineFact({
   id: 'cluster-dns-down',
-  inputs: ['services', 'pods', 'endpointslices', 'deployments'],
+  // Model.seesNamespace asks the meshes (their control-plane namespaces).
+  inputs: inputsOf(MESHES, ['services', 'pods', 'endpointslices', 'deployments']),
   compute: (m: Model): DnsDown | undefined => {
     for (const c of CLUSTER_DNS) {
       if (!m.seesNamespace(c.namespace) || !m.readIn('services', c.namespace)) continue;
@@ -103,3 +105,55 @@ export const CLUSTER_DNS_DOWN = defineFact({
     return undefined;
   },
 });
+
+/**
+ * NodeLocal DNSCache (kubernetes cluster/addons/dns/nodelocaldns: DaemonSet node-local-dns, pods labelled
+ * k8s-app=node-local-dns, listening on a link-local address such as 169.254.20.10 that the kubelet's clusterDNS points
+ * to; kubespray's DaemonSet nodelocaldns, k8s-app=nodelocaldns, 169.254.25.10): on a node whose cache pod is not ready,
+ * the pods of that node resolve nothing ("lookup istiod.istio-system.svc on 169.254.25.10:53: no such host",
+ * istio/istio#36186). The nodes whose cache pod is there and not ready (a node without one is not judged).
+ */
+export interface NodeLocalDown {
+  namespace: string;
+  daemonSet: string;
+  /** Node -> its cache pod, not ready (name, phase, waiting reason). */
+  nodes: Map<string, { pod: string; phase?: string; waiting?: string }>;
+}
+
+const NODE_LOCAL = [
+  { name: 'node-local-dns', label: 'node-local-dns' },
+  { name: 'nodelocaldns', label: 'nodelocaldns' },
+] as const;
+
+export const NODE_LOCAL_DNS_DOWN = defineFact({
+  id: 'node-local-dns-down',
+  inputs: inputsOf(MESHES, ['pods', 'daemonsets']),
+  compute: (m: Model): NodeLocalDown | undefined => {
+    const ns = 'kube-system';
+    if (!m.seesNamespace(ns) || !m.readIn('pods', ns) || !m.readIn('daemonsets', ns)) return undefined;
+    for (const c of NODE_LOCAL) {
+      if (!m.get('daemonsets', ns, c.name)) continue;
+      const nodes = new Map<string, { pod: string; phase?: string; waiting?: string }>();
+      for (const p of m.inNamespace('pods', ns).slice(0, 5000)) {
+        if (!isActive(p) || labelsOf(p)['k8s-app'] !== c.label) continue;
+        const node = isObj(p.spec) ? str(p.spec.nodeName) : undefined;
+        const h = podHealth(p);
+        if (!node || h.ready) continue;
+        nodes.set(node, {
+          pod: nameOf(p),
+          ...(h.phase ? { phase: h.phase } : {}),
+          ...(h.waiting ? { waiting: h.waiting } : {}),
+        });
+      }
+      return nodes.size ? { namespace: ns, daemonSet: c.name, nodes } : undefined;
+    }
+    return undefined;
+  },
+});
+
+/** Whether the pod's DNS is down: the cluster DNS as a whole, or the NodeLocal DNS cache of its node. */
+export const dnsDownFor = (m: Model, pod: K8sObject): boolean => {
+  if (m.fact(CLUSTER_DNS_DOWN)) return true;
+  const node = isObj(pod.spec) ? str(pod.spec.nodeName) : undefined;
+  return !!node && !!m.fact(NODE_LOCAL_DNS_DOWN)?.nodes.has(node);
+};

@@ -4,11 +4,11 @@
  * read in the namespaces this run sees (Model.seesNamespace: `check -n` judges alike live and from a snapshot).
  * Headless Services (clusterIP None) have none. Bounded: 5,000 nodes, 20,000 Services.
  */
-import { defineFact } from '../k8s/fact.js';
+import { defineFact, inputsOf } from '../k8s/fact.js';
 import { parseCidr, parseIp, type Cidr } from '../k8s/cidr.js';
 import { arr, isObj, nameOf, nsOf, str } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
-import type { Model } from './model.js';
+import { MESHES, type Model } from './model.js';
 
 interface NodeRanges {
   name: string;
@@ -30,7 +30,8 @@ interface ClusterAddresses {
 
 export const CLUSTER_ADDRESSES = defineFact({
   id: 'cluster-addresses',
-  inputs: ['nodes', 'services'],
+  // Model.seesNamespace asks the meshes (their control-plane namespaces).
+  inputs: inputsOf(MESHES, ['nodes', 'services']),
   compute: (m: Model): ClusterAddresses => {
     const nodes: NodeRanges[] = [];
     for (const n of m.list('nodes').slice(0, 5000)) {

@@ -14,10 +14,19 @@ checkCases('cluster-dns-unavailable', {
       said: ['down'],
     },
     {
+      fixtures: ['fires-istio-nodelocaldns-not-ready-on-node.yaml'],
+      findings: ['DaemonSet kube-system/nodelocaldns'],
+      said: ['node-local-down'],
+    },
+    {
       fixtures: ['fires-consul-openshift-dns-default-not-ready.yaml'],
       findings: ['Service openshift-dns/dns-default'],
       said: ['down'],
     },
   ],
-  silent: [{ fixtures: ['ok-linkerd-coredns-one-pod-ready.yaml'] }, { fixtures: ['ok-istio-kube-dns-ready.yaml'] }],
+  silent: [
+    { fixtures: ['ok-istio-nodelocaldns-down-on-node-without-meshed-pods.yaml'] },
+    { fixtures: ['ok-linkerd-coredns-one-pod-ready.yaml'] },
+    { fixtures: ['ok-istio-kube-dns-ready.yaml'] },
+  ],
 });
