@@ -16,7 +16,7 @@ import { CLUSTER_DNS } from './proxy-network.js';
 import type { K8sObject } from '../util/types.js';
 import { MESHES, type Model } from './model.js';
 
-export interface DnsDown {
+interface DnsDown {
   namespace: string;
   service: string;
   clusterIP?: string;
@@ -113,7 +113,7 @@ export const CLUSTER_DNS_DOWN = defineFact({
  * the pods of that node resolve nothing ("lookup istiod.istio-system.svc on 169.254.25.10:53: no such host",
  * istio/istio#36186). The nodes whose cache pod is there and not ready (a node without one is not judged).
  */
-export interface NodeLocalDown {
+interface NodeLocalDown {
   namespace: string;
   daemonSet: string;
   /** Node -> its cache pod, not ready (name, phase, waiting reason). */
