@@ -90,13 +90,11 @@ function* nodeLocal(m: Model) {
       evidence: <DnsEvidence>{
         service: `${down.namespace}/${down.daemonSet}`,
         why: 'its pod on the node is not ready',
-        dnsPods: nodes
-          .slice(0, 10)
-          .map((n) => ({
-            pod: down.nodes.get(n)!.pod,
-            node: n,
-            ...(down.nodes.get(n)!.waiting ? { waiting: down.nodes.get(n)!.waiting } : {}),
-          })),
+        dnsPods: nodes.slice(0, 10).map((n) => ({
+          pod: down.nodes.get(n)!.pod,
+          node: n,
+          ...(down.nodes.get(n)!.waiting ? { waiting: down.nodes.get(n)!.waiting } : {}),
+        })),
         names,
         proxyNotReady: stuck.slice(0, 20),
       },
