@@ -556,6 +556,24 @@ export const CATALOG = {
     inputs: [],
     optionalInputs: ['events'],
   },
+  'mesh-ranges-miss-cluster': {
+    code: 'MD1260',
+    title: "The mesh's address ranges miss the cluster's",
+    description:
+      "The address ranges a mesh is configured with, against the cluster's as read (nodes' pod ranges and InternalIPs, Services' ClusterIPs, meshed pods' addresses): the ranges a mesh counts as the cluster's missing the Service or pod range (no discovery or mTLS to them) or, on releases that refuse the kubelet's probes from outside them, a node's address; the redirected ranges (include/exclude settings and annotations) leaving meshed Services outside the proxy; pods whose primary address is IPv6 on a release whose proxy listens on IPv4 only; a node's pod range overlapping a node's address or a Service's ClusterIP. Release behaviour from the release tables.",
+    severity: 'error',
+    readsOtherNamespaces: true,
+    inputs: ['pods'],
+  },
+  'cluster-dns-unavailable': {
+    code: 'MD1261',
+    title: 'The cluster DNS the proxies need has no ready endpoint',
+    description:
+      "The cluster DNS Service (kube-system/kube-dns, openshift-dns/dns-default) has no ready endpoint: its pods are all not ready (Pending with the scheduler's reason, crash-looping, scaled to zero) or its EndpointSlices list none ready. Every mesh's proxy finds its control plane by name through it, so no proxy that starts becomes ready; names the meshed pods whose proxy is not ready now. Also a NodeLocal DNS cache pod not ready on the nodes where meshed pods run.",
+    severity: 'error',
+    readsOtherNamespaces: true,
+    inputs: ['pods'],
+  },
 } as const satisfies Record<string, CatalogEntry>;
 
 export type CheckId = keyof typeof CATALOG;

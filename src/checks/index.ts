@@ -44,6 +44,8 @@ import webhookBlocksInjector from './webhook-blocks-injector.js';
 import injectorRbacMissing from './injector-rbac-missing.js';
 import meshKeyUnknown from './mesh-key-unknown.js';
 import meshKeyValueInvalid from './mesh-key-value-invalid.js';
+import meshRangesMissCluster from './mesh-ranges-miss-cluster.js';
+import clusterDnsUnavailable from './cluster-dns-unavailable.js';
 import kubernetesVersionUnsupported from './kubernetes-version-unsupported.js';
 import proxyOutdated from './proxy-outdated.js';
 import knownReleaseBug from './known-release-bug.js';
@@ -107,6 +109,8 @@ export const CHECKS: readonly Check[] = [
   injectorRbacMissing,
   meshKeyUnknown,
   meshKeyValueInvalid,
+  meshRangesMissCluster,
+  clusterDnsUnavailable,
   kubernetesVersionUnsupported,
   proxyOutdated,
   knownReleaseBug,

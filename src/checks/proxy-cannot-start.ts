@@ -114,6 +114,7 @@ import { defineCheck, messages, meta, say } from './define.js';
 import type { Evidence } from './types.js';
 import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 import { PROXY_PATHS, proxyPaths } from '../facts/proxy-network.js';
+import { CLUSTER_DNS_DOWN, NODE_LOCAL_DNS_DOWN, dnsDownFor } from '../facts/cluster-dns.js';
 import { proxyConfiguredAt, TRUST_ROOT, trustRootRegenerated } from '../facts/timeline.js';
 import { bugsShown, BUGS_SHOWN } from '../facts/known-bugs.js';
 import { SA_TOKEN_DIR, SA_TOKEN_LINE, tokenUnmounted } from '../k8s/sa-token.js';
@@ -1902,6 +1903,8 @@ export default defineCheck<Evidence, typeof MESSAGES>({
     WARNING_EVENTS,
     CLUSTER_DNS_ADDRESSES,
     COMPONENT_STATES,
+    CLUSTER_DNS_DOWN,
+    NODE_LOCAL_DNS_DOWN,
   ],
   messages: MESSAGES,
   *run(m) {
@@ -1939,7 +1942,11 @@ export default defineCheck<Evidence, typeof MESSAGES>({
         // not-ready proxy is not reported here either (a refused read never adds a finding).
         const undecided = all.some((f) => f.kind === 'unready') && !pathsDecidable(m, mesh, w);
         const failing = all.filter(
-          (f) => f.kind !== 'unready' || (!egress && !undecided && !predatesTrustRoot(m, mesh, f.pod)),
+          // With the pod's DNS down (the cluster DNS, its node's NodeLocal cache), cluster-dns-unavailable names that
+          // (issue 31, gen10net).
+          (f) =>
+            f.kind !== 'unready' ||
+            (!egress && !undecided && !predatesTrustRoot(m, mesh, f.pod) && !dnsDownFor(m, f.pod)),
         );
         if (failing.length === 0) continue;
         // One finding per workload: the first container that fails (init containers run first), its pods.

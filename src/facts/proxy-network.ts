@@ -63,7 +63,7 @@ interface ClusterDns {
  * (kubernetes cluster/addons/dns, kubeadm's CoreDNS), dns-default in openshift-dns (the OpenShift
  * cluster DNS operator: Service port 53 to the pods' 5353; openshift/kubernetes-nmstate#776).
  */
-const CLUSTER_DNS = [
+export const CLUSTER_DNS = [
   { namespace: 'kube-system', name: 'kube-dns' },
   { namespace: 'openshift-dns', name: 'dns-default' },
 ] as const;

@@ -249,3 +249,16 @@ export function badTemplateValues(m: Model, w: Workload, mesh: MeshName): BadVal
   if (!d?.called) return [];
   return found.filter((b) => b.onBad !== 'ignore' || d.inject);
 }
+
+/**
+ * What the installed release does with addresses outside the mesh's ranges and with IPv6 pods (the release tables'
+ * `ranges`, issue 31 gen10net), with the release's text for evidence: the first injector Deployment whose release the
+ * tables place (undefined: none read or placed, nothing judged).
+ */
+export function installedRanges(
+  m: Model,
+  mesh: MeshName,
+): { ranges: NonNullable<ReleaseFacts['ranges']>; release: string } | undefined {
+  const r = injectorReleases(m, mesh).find((x) => x.facts?.ranges);
+  return r?.facts?.ranges ? { ranges: r.facts.ranges, release: r.facts.text } : undefined;
+}

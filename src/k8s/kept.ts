@@ -307,6 +307,9 @@ const KEPT: Partial<Record<KindKey, KindKeep>> = {
             providerID: 'string',
             taints: { max: 64, each: { fields: { key: 'all', value: 'all', effect: 'all' } } },
             unschedulable: 'true',
+            // The nodes' pod ranges, against the meshes' configured ranges (mesh-ranges-miss-cluster).
+            podCIDR: { string: 64 },
+            podCIDRs: { max: 4, each: { string: 64 } },
           },
         },
         status: {

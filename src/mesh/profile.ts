@@ -332,6 +332,8 @@ export interface ProxyNetwork {
   readonly symptom: string;
   /** What the injected containers need from the pod's own spec (issue 31, gen10spec): src/facts/pod-needs.ts reads it. */
   readonly podSpec?: PodSpecNeeds;
+  /** The address ranges the mesh is configured with (issue 31, gen10net): src/mesh/<mesh>/network.ts. */
+  readonly ranges?: ProxyRanges;
 }
 
 /**
@@ -367,6 +369,41 @@ export interface PodSpecNeeds {
   }[];
   /** The operating systems its images are built for (every mesh: Linux only). */
   readonly os: { readonly images: 'linux'; readonly source: string };
+}
+
+/** One setting of address ranges as read (mesh-wide or a pod's annotations): CIDR text, `*` for every address. */
+export interface RangeSetting {
+  /** What the user writes ("clusterNetworks", "traffic.sidecar.istio.io/includeOutboundIPRanges"). */
+  readonly name: string;
+  /** The ranges it admits ('*': every address). */
+  readonly include: readonly string[] | '*';
+  /** The ranges it leaves out of `include`. */
+  readonly exclude: readonly string[];
+  /** Where it was read, in words ("values of ConfigMap linkerd/linkerd-config", "the chart's default"). */
+  readonly from: string;
+}
+
+/**
+ * The address ranges a mesh's proxies are configured with, and what an address outside them means (issue 31,
+ * gen10net). `cluster`: the ranges the mesh counts as the cluster's (Linkerd's clusterNetworks: the proxy discovers
+ * and mTLS-es only destinations inside them, and its policy admits unauthenticated clients only from them);
+ * `captured`: the outbound ranges the init container redirects to the proxy (Istio's include/exclude ranges, Kuma's
+ * and Consul's excluded CIDRs): a destination outside leaves the pod without the proxy.
+ */
+export interface ProxyRanges {
+  readonly role: 'cluster' | 'captured';
+  /** The mesh-wide setting, from the control plane's namespaces as read (undefined: not read, nothing judged). */
+  meshWide(m: MeshContext, namespaces: readonly string[]): RangeSetting | undefined;
+  /** The setting a pod's (or template's) annotations give over the mesh-wide one (undefined: the mesh-wide one). */
+  forPod(annotations: Readonly<Record<string, string>>, meshWide: RangeSetting | undefined): RangeSetting | undefined;
+  /** What a destination (a Service's ClusterIP, a pod's address) outside the ranges means, a clause. */
+  readonly outside: string;
+  /** The mesh's source (repository, file, tag or commit). */
+  readonly source: string;
+  /** The fix: the setting with `add` added (CIDRs), in the control-plane namespace `ns` (a pod annotation's: `pod`). */
+  fix(setting: RangeSetting, add: readonly string[], ns: string): Step[];
+  /** Whether the mesh's proxy serves IPv6, as its install is configured (the release tables say which releases can). */
+  ipv6Setting?(m: MeshContext, namespaces: readonly string[]): { on: boolean; from: string; fix: Step[] } | undefined;
 }
 
 /** Something the mesh's init container needs from the cluster that is missing: why it keeps failing. */

@@ -239,6 +239,18 @@ export interface EndingSupport {
   };
 }
 
+/**
+ * What a span of releases does with the cluster's addresses (issue 31, gen10net): `probes`, whether the kubelet's
+ * probes from a node address outside the mesh's cluster ranges are refused by default ('refused': the proxy admits
+ * unauthenticated clients only from the cluster ranges where a policy applies; 'admitted': probes are authorized from
+ * any network); `ipv6`, whether the proxy serves a pod whose address is IPv6: 'no' (it listens on IPv4 only),
+ * 'setting' (only where the install turns IPv6 on: ProxyRanges.ipv6Setting), 'yes'. `how` says it in words.
+ */
+interface RangeBehaviour {
+  readonly probes?: { readonly outside: 'refused' | 'admitted'; readonly how: string };
+  readonly ipv6?: { readonly serves: 'no' | 'setting' | 'yes'; readonly how: string };
+}
+
 /** One row of a mesh's release table: what the releases `from` to `to` (inclusive, names of `order`; no `to`: to the newest) do. */
 export interface ReleaseRow {
   readonly from: string;
@@ -276,6 +288,8 @@ export interface ReleaseRow {
    * gen9path: node-agent-incomplete then reads the order in which the agents started on each node); `how` in words.
    */
   readonly cniRechains?: { readonly readds: boolean; readonly how: string };
+  /** What these releases' proxies do with addresses outside the mesh's ranges, and with IPv6 pods (RangeBehaviour). */
+  readonly ranges?: RangeBehaviour;
   /** Features these releases inject that need a newer companion image (CompanionNeed). */
   readonly needs?: readonly CompanionNeed[];
   /** The proxy versions the companion these releases inject beside it supports (ProxyPairing). */

@@ -52,6 +52,11 @@ export interface ReleaseFacts {
   readonly known: ReadonlySet<string>;
   /** Whether the release's CNI agent adds its plugin back when the node's configuration is rewritten, and the row's source. */
   readonly cniRechains?: NonNullable<ReleaseRow['cniRechains']> & { readonly source: string };
+  /** What the release does with addresses outside the mesh's ranges and with IPv6 pods (the last rows that say), with their sources. */
+  readonly ranges?: {
+    readonly probes?: NonNullable<NonNullable<ReleaseRow['ranges']>['probes']> & { readonly source: string };
+    readonly ipv6?: NonNullable<NonNullable<ReleaseRow['ranges']>['ipv6']> & { readonly source: string };
+  };
 }
 
 const index = (t: ReleaseTable, r: string | undefined) => (r === undefined ? -1 : t.order.indexOf(r));
@@ -185,9 +190,23 @@ export function releaseFacts(p: MeshProfile, read: VersionRead | undefined): Rel
     ...(rbacSource ? { injectorRbacSource: rbacSource } : {}),
     ...(names ? { injectorRbacNames: names } : {}),
     known: new Set(t.keys.filter((k) => spans(t, k, release)).map((k) => k.key)),
+    ...rangesOf(rows),
     ...(lastRow('cniRechains')
       ? { cniRechains: { ...lastRow('cniRechains')!.cniRechains!, source: lastRow('cniRechains')!.source } }
       : {}),
+  };
+}
+
+/** The last rows that say what the release does with the cluster's addresses (RangeBehaviour), with their sources. */
+function rangesOf(rows: readonly ReleaseRow[]): Pick<ReleaseFacts, 'ranges'> {
+  const probes = [...rows].reverse().find((r) => r.ranges?.probes);
+  const ipv6 = [...rows].reverse().find((r) => r.ranges?.ipv6);
+  if (!probes && !ipv6) return {};
+  return {
+    ranges: {
+      ...(probes ? { probes: { ...probes.ranges!.probes!, source: probes.source } } : {}),
+      ...(ipv6 ? { ipv6: { ...ipv6.ranges!.ipv6!, source: ipv6.source } } : {}),
+    },
   };
 }
 

@@ -11,14 +11,48 @@
  * "server-connection-manager: connection error ... i/o timeout" (hashicorp/consul-k8s#1814, #2354).
  * External servers (`externalServers.hosts`) run outside the cluster: no pod is there to match.
  */
-import type { ProxyNetwork } from '../profile.js';
+import { comment } from '../../fix/steps.js';
+import type { ProxyNetwork, ProxyRanges } from '../profile.js';
 import { consulPodNeeds } from './pod-needs.js';
+
+/**
+ * The outbound CIDRs a pod's annotation consul.hashicorp.com/transparent-proxy-exclude-outbound-cidrs leaves out of the redirection to the proxy (issue 31,
+ * gen10net; hashicorp/consul-k8s@a507b1d1 control-plane/connect-inject/constants/annotations_and_labels.go AnnotationTProxyExcludeOutboundCIDRs, control-plane/connect-inject/webhook/redirect_traffic.go (ExcludeOutboundCIDRs)): a destination inside them leaves the pod without the proxy. No mesh-wide setting is read: pods
+ * without the annotation are not judged.
+ */
+const EXCLUDE = 'consul.hashicorp.com/transparent-proxy-exclude-outbound-cidrs';
+const consulRanges: ProxyRanges = {
+  role: 'captured',
+  meshWide: () => undefined,
+  forPod: (annotations) => {
+    const v = annotations[EXCLUDE];
+    if (v === undefined) return undefined;
+    return {
+      name: EXCLUDE,
+      include: '*',
+      exclude: v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
+        .slice(0, 64),
+      from: 'annotations of the pod template',
+    };
+  },
+  outside:
+    'connections to those addresses leave the pod without the proxy: plain text, none of the mesh routing, policy or mTLS',
+  source:
+    'hashicorp/consul-k8s@a507b1d1 control-plane/connect-inject/constants/annotations_and_labels.go AnnotationTProxyExcludeOutboundCIDRs, control-plane/connect-inject/webhook/redirect_traffic.go (ExcludeOutboundCIDRs)',
+  fix: () => [
+    comment`only the pod annotation consul.hashicorp.com/transparent-proxy-exclude-outbound-cidrs sets these ranges`,
+  ],
+};
 
 const SOURCE =
   'hashicorp/consul-k8s@a507b1d1 charts/consul/templates/server-service.yaml, control-plane/connect-inject/webhook/consul_dataplane_sidecar.go, container_init.go';
 const SERVER = { app: 'consul', component: 'server' };
 
 export const consulNetwork: ProxyNetwork = {
+  ranges: consulRanges,
   endpoints: [
     {
       role: 'the xDS stream to the servers',

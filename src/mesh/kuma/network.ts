@@ -7,10 +7,42 @@
  * KUMA_CONTROL_PLANE_URL). Without it kuma-dp cannot fetch its bootstrap and Envoy's readiness
  * (:9901/ready) keeps failing (kumahq/kuma#5360).
  */
-import type { ProxyNetwork } from '../profile.js';
+import { comment } from '../../fix/steps.js';
+import type { ProxyNetwork, ProxyRanges } from '../profile.js';
 import { kumaPodNeeds } from './pod-needs.js';
 
+/**
+ * The outbound CIDRs a pod's annotation traffic.kuma.io/exclude-outbound-ips leaves out of the redirection to the proxy (issue 31,
+ * gen10net; kumahq/kuma@348b6528 pkg/plugins/runtime/k8s/metadata/annotations.go KumaTrafficExcludeOutboundIPs, pkg/plugins/runtime/k8s/webhooks/injector/injector.go (kuma-init --exclude-outbound-ips)): a destination inside them leaves the pod without the proxy. No mesh-wide setting is read: pods
+ * without the annotation are not judged.
+ */
+const EXCLUDE = 'traffic.kuma.io/exclude-outbound-ips';
+const kumaRanges: ProxyRanges = {
+  role: 'captured',
+  meshWide: () => undefined,
+  forPod: (annotations) => {
+    const v = annotations[EXCLUDE];
+    if (v === undefined) return undefined;
+    return {
+      name: EXCLUDE,
+      include: '*',
+      exclude: v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
+        .slice(0, 64),
+      from: 'annotations of the pod template',
+    };
+  },
+  outside:
+    'connections to those addresses leave the pod without the proxy: plain text, none of the mesh routing, policy or mTLS',
+  source:
+    'kumahq/kuma@348b6528 pkg/plugins/runtime/k8s/metadata/annotations.go KumaTrafficExcludeOutboundIPs, pkg/plugins/runtime/k8s/webhooks/injector/injector.go (kuma-init --exclude-outbound-ips)',
+  fix: () => [comment`only the pod annotation traffic.kuma.io/exclude-outbound-ips sets these ranges`],
+};
+
 export const kumaNetwork: ProxyNetwork = {
+  ranges: kumaRanges,
   endpoints: [
     {
       role: 'its bootstrap, xDS configuration and certificates',

@@ -133,6 +133,73 @@ export const LINKERD_RELEASES: ReleaseTable = {
         'linkerd/linkerd2-proxy-init@7a3d1876 cni-plugin/deployment/scripts/install-cni.sh monitor_cni_config (inotifywait on the directory, installing again on a change)',
       cniRechains: { readds: true, how: 'its installer watches the directory and adds the plugin back on a change' },
     },
+    // The cluster's addresses (issue 31, gen10net). Probes: 2.10 has no inbound policy; 2.11's policy admits
+    // unauthenticated clients only from clusterNetworks under the cluster-* default policies (the control plane's own
+    // pods run cluster-unauthenticated) and under a ServerAuthorization without networks (linkerd-viz's proxy-admin,
+    // "for kubelet probes"), so the kubelet probing from a node address outside them gets 403 (linkerd/linkerd2#7507);
+    // from 2.12.0 probe routes are authorized by default from policyController.probeNetworks, 0.0.0.0/0 and ::/0
+    // (linkerd/linkerd2#9008, edge-22.8.1). IPv6: to version-2.15 the proxy's inbound and admin servers listen on
+    // 0.0.0.0 only (LINKERD2_PROXY_ADMIN_LISTEN_ADDR), so a pod whose address is IPv6 is never probed ready
+    // (linkerd/linkerd2#3849); from version-2.16 they listen on [::] when values disableIPv6 is false (true by default).
+    {
+      from: '2.10',
+      to: '2.10',
+      source:
+        'linkerd/linkerd2@b10356a8 (stable-2.10.0) charts/partials/templates/_proxy.tpl (no inbound policy, 0.0.0.0 listeners)',
+      ranges: {
+        ipv6: {
+          serves: 'no',
+          how: 'its proxy listens on 0.0.0.0 only (LINKERD2_PROXY_ADMIN_LISTEN_ADDR 0.0.0.0:4191)',
+        },
+      },
+    },
+    {
+      from: '2.11',
+      to: '2.11',
+      source:
+        'linkerd/linkerd2@02064b02 (stable-2.11.0) charts/linkerd2/templates/identity.yaml (cluster-unauthenticated), viz/charts/linkerd-viz/templates/proxy-admin-policy.yaml, charts/partials/templates/_proxy.tpl; linkerd/linkerd2#7507',
+      ranges: {
+        probes: {
+          outside: 'refused',
+          how: "its inbound policy admits unauthenticated clients, the kubelet's probes among them, only from clusterNetworks under the cluster-* default policies (the control plane's own pods) and under a ServerAuthorization without networks (linkerd-viz's proxy-admin)",
+        },
+        ipv6: {
+          serves: 'no',
+          how: 'its proxy listens on 0.0.0.0 only (LINKERD2_PROXY_ADMIN_LISTEN_ADDR 0.0.0.0:4191)',
+        },
+      },
+    },
+    {
+      from: '2.12',
+      to: '2.15',
+      source:
+        'linkerd/linkerd2@0bd3f732 (stable-2.12.0) values.yaml policyController.probeNetworks, linkerd/linkerd2#9008; @f0d861ea (version-2.15) charts/partials/templates/_proxy.tpl (0.0.0.0 listeners)',
+      ranges: {
+        probes: {
+          outside: 'admitted',
+          how: 'probes are authorized by default from policyController.probeNetworks (0.0.0.0/0 and ::/0)',
+        },
+        ipv6: {
+          serves: 'no',
+          how: 'its proxy listens on 0.0.0.0 only (LINKERD2_PROXY_ADMIN_LISTEN_ADDR 0.0.0.0:4191)',
+        },
+      },
+    },
+    {
+      from: '2.16',
+      source:
+        'linkerd/linkerd2@332c4efa (edge-24.8.2, version-2.16) charts/partials/templates/_proxy.tpl (listeners on [::] unless disableIPv6), values.yaml disableIPv6 true, clusterNetworks with fd00::/8',
+      ranges: {
+        probes: {
+          outside: 'admitted',
+          how: 'probes are authorized by default from policyController.probeNetworks (0.0.0.0/0 and ::/0)',
+        },
+        ipv6: {
+          serves: 'setting',
+          how: 'its proxy listens on [::] only when values disableIPv6 is false (true by default)',
+        },
+      },
+    },
   ],
   domains: ['linkerd.io', 'config.linkerd.io', 'config.alpha.linkerd.io'],
   keySource:
