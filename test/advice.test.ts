@@ -743,6 +743,8 @@ spec: {template: {metadata: {labels: {linkerd.io/inject: enabled}}, spec: {resta
         for (const line of f.fix) {
           if (line.startsWith('# in ')) manifestLines++;
           if (line.startsWith('#')) continue;
+          // Reading an object changes nothing: only lines that change it count.
+          if (/^kubectl (?:describe|logs|get) /.test(line)) continue;
           if (names.some((n) => line.includes(n))) bad.push(`${file} ${f.id}: ${line}`);
         }
       }

@@ -253,9 +253,14 @@ function* hungPods(m: Model, w: Workload): Generator<FindingInput<Evidence, type
     const podNames = pods.map((h) => nameOf(h.pod));
     const isJob = owner.kind === 'Job';
     const ownerText = `${owner.kind} ${w.namespace}/${owner.name}`;
-    const relief = isJob
-      ? p.jobs.relief(podNames, w.namespace, owner.name)
-      : p.jobs.releasePods(podNames, w.namespace, ownerText, first.proxy);
+    // Pods that come from the manifests (check -f) are the manifests' to change, not deleted here.
+    const relief = w.manifest
+      ? [
+          comment`these pods come from the manifests: change the manifest below, then replace the pods with the tool that applied it`,
+        ]
+      : isJob
+        ? p.jobs.relief(podNames, w.namespace, owner.name)
+        : p.jobs.releasePods(podNames, w.namespace, ownerText, first.proxy);
     const commandLine = containers(podSpec(first.pod))
       .flatMap((c) => [...arr(c.command), ...arr(c.args)])
       .join(' ');

@@ -12,7 +12,7 @@
  * mesh's registration of the pod, fails (consul-k8s from 1.5: the pod's service is never registered). One generic
  * validator (src/mesh/key-values.ts) reads every value type.
  * When: the mesh is installed and its tables give the value types of the release its injectors run (all releases'
- * newest rule where the version was not read, said once in the evidence); only keys that release knows; a template's
+ * rule where the version was not read, only for keys every release reads alike, said once in the evidence); only keys that release knows; a template's
  * or pod's key only where the mesh's webhook is called for its pods; a namespace's key where the mesh reads it there.
  * The symptom is quoted where the cluster shows it: a FailedCreate event of the workload naming the mesh's webhook
  * (a denial, or a failed call), or its pods' injected containers not ready.

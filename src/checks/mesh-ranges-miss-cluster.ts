@@ -423,7 +423,7 @@ export default defineCheck({
   *run(m) {
     let overlapDone = false;
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
-      const r = profileOf(mesh).network?.ranges;
+      const r = profileOf(mesh).ranges;
       const meshed = meshedPods(m, mesh);
       if (!meshed.length) continue;
       if (!overlapDone) {

@@ -88,7 +88,7 @@
  * mesh chooses its images.
  */
 import { cmd, comment, lit, noteStep, type Part, type Step } from '../fix/steps.js';
-import { eventInfo, PROBE_FAILED, PROBE_KILLED } from '../k8s/events.js';
+import { eventInfo, POD_EVENTS_READ, PROBE_FAILED, PROBE_KILLED } from '../k8s/events.js';
 import { podSpec, containers, initContainers } from '../k8s/pods.js';
 import { meshTitle, profileOf } from '../mesh/registry.js';
 import { alteredNativeSidecar, injectedNames, rewrittenInits } from '../mesh/proxy.js';
@@ -566,6 +566,8 @@ function containerEvents(m: Model, pods: readonly K8sObject[], container: string
     const ev = eventInfo(e);
     if (ev.kind !== 'Pod' || ev.container !== container || !names.has(ev.name)) continue;
     if (ev.reason !== 'BackOff' && ev.reason !== 'Failed') continue;
+    // Only the shapes a snapshot keeps (k8s/events.ts POD_EVENTS_READ): the same count live and offline.
+    if (!POD_EVENTS_READ.some((r) => r.reason === ev.reason && r.message.test(ev.message))) continue;
     count += ev.count;
     if (!last || (ev.lastTimestamp ?? '') > (last.at ?? ''))
       last = { message: ev.message, reason: ev.reason, ...(ev.lastTimestamp ? { at: ev.lastTimestamp } : {}) };
@@ -874,7 +876,8 @@ function oomCause(m: Model, w: Workload, mesh: MeshName, f: Failing) {
  * new pod runs the init container once, in a fresh network namespace.
  */
 function rerunCause(w: Workload, f: Failing, ctx: StartContext) {
-  const msg = f.message?.trim();
+  // Only a line iptables wrote that meshdoctor reads (what a snapshot keeps too): the rest of the message is the log's.
+  const msg = readIptables(f.message)?.line;
   const said = msg ? ` (it said: "${printable(msg, 300)}")` : '';
   return {
     cause: `the kubelet ran it again at ${iso(f.rerunAt!)}, after the pod's containers had been running since ${iso(f.runningSince!)}: the record of its first run was removed from the node, by a cleanup of exited containers or a restart of the container runtime, or the pod's sandbox was re-made. The run fails${said}, most likely on the rules its first run already set up in the pod's network namespace. The app and the proxy keep running, but the pod reports its init container failing, and the pod is not Initialized`,
@@ -1511,6 +1514,12 @@ function iptablesFailure(
         : undefined;
   const cni = p.cni && !p.cni.enabled(m)?.enabled ? p.cni : undefined;
   const fix: Step[] = [
+    ...(t.kind === 'chain-exists'
+      ? [
+          comment`a new pod runs it once, in a fresh network namespace`,
+          cmd`kubectl delete pod ${nameOf(f.pod)} -n ${nsOf(f.pod)}`,
+        ]
+      : []),
     ...(to && p.runtime.iptablesBackend ? p.runtime.iptablesBackend(to, cpNs) : []),
     ...(modules
       ? [

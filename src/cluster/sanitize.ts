@@ -49,6 +49,12 @@ export interface KeepPolicy {
    */
   statusLines: { containers: readonly string[]; lines: readonly RegExp[] };
   /**
+   * Whether a pod's labels are those of a mesh's control-plane component (the profiles' component tables): its
+   * containers' waiting messages, the kubelet's words when it cannot create, start or pull them, are kept cut
+   * (control-plane-down and injector-unavailable quote why it does not run); their termination messages are not.
+   */
+  componentPod(labels: Readonly<Record<string, unknown>>): boolean;
+  /**
    * Further events about pods that checks read, by reason and message shape: kept only when
    * `involvedObject.fieldPath` names one of `containers` (a kubelet's BackOff or image pull failure
    * of a mesh's container), or, without `containers`, whatever they name (a mesh's own event).
@@ -381,21 +387,25 @@ export function keeper(policy: KeepPolicy): Keeper {
    */
   const statusMessages =
     (injected: boolean): Reducer =>
-    (cs) => {
+    (cs, _parent, ctx) => {
       if (!isObj(cs)) return cs;
+      const md = isObj(ctx.root.metadata) ? ctx.root.metadata : undefined;
+      const component = injected && isObj(md?.labels) && policy.componentPod(md!.labels as Record<string, unknown>);
       const mesh = injected && STATUS_CONTAINERS.has(cs.name);
       for (const s of [cs.state, cs.lastState]) {
         if (!isObj(s)) continue;
         for (const k in s) {
           if (!isObj(s[k]) || s[k].message === undefined) continue;
           const kept =
-            mesh && k === 'terminated'
-              ? keptLines(s[k].message)
-              : injected && k === 'terminated'
-                ? networkFailure(s[k].message)
-                : mesh && k === 'waiting' && keptWaiting(s[k].reason) && typeof s[k].message === 'string'
-                  ? s[k].message.slice(0, 512)
-                  : undefined;
+            component && k === 'waiting' && keptWaiting(s[k].reason) && typeof s[k].message === 'string'
+              ? s[k].message.slice(0, 512)
+              : mesh && k === 'terminated'
+                ? keptLines(s[k].message)
+                : injected && k === 'terminated'
+                  ? networkFailure(s[k].message)
+                  : mesh && k === 'waiting' && keptWaiting(s[k].reason) && typeof s[k].message === 'string'
+                    ? s[k].message.slice(0, 512)
+                    : undefined;
           if (kept === undefined) delete s[k].message;
           else s[k].message = kept;
         }

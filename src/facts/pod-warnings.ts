@@ -21,6 +21,7 @@ import {
 import { containers, initContainers, podSpec } from '../k8s/pods.js';
 import { unschedulableMessage } from '../k8s/scheduling.js';
 import { printable } from '../util/errors.js';
+import { networkFailure } from '../k8s/network-error.js';
 import type { MeshName } from '../mesh/names.js';
 import { meshTitle, profileOf, PROFILE_LIST } from '../mesh/registry.js';
 
@@ -214,17 +215,16 @@ function containerTrouble(m: Model, pod: K8sObject): NotRunning | undefined {
       const t = isObj(cs.lastState) && isObj(cs.lastState.terminated) ? cs.lastState.terminated : undefined;
       const code = typeof t?.exitCode === 'number' ? t.exitCode : undefined;
       const why = str(t?.reason);
-      // The control plane's own container wrote it (never an application's): quoted, bounded.
-      const said = typeof t?.message === 'string' ? printable(t.message, 400) : '';
-      if (!said) return undefined; // its exit code is in the pod's state; its previous log says why
+      // Its termination message is the tail of the component's log (FallbackToLogsOnError): free text a snapshot does
+      // not keep, so it is not quoted live either (the same finding from both); only the transport error it names,
+      // which snapshots keep (src/k8s/network-error.ts). The exit code and reason are the kubelet's.
+      const said = networkFailure(t?.message);
       return {
         kind: 'crash',
         container: name,
         ...(said ? { said } : {}),
         text: `; its container ${name} keeps exiting${code !== undefined ? ` with code ${code}` : ''}${why ? ` (${why})` : ''}${
-          said
-            ? `, its termination message says: "${said}"`
-            : ': its termination message was not kept, its previous log says why'
+          said ? `, its termination message names "${said}"` : ': its previous log says why'
         }`,
         warnings: [],
       };

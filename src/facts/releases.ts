@@ -179,7 +179,7 @@ function computeValueRules(m: Model, mesh: MeshName): InstalledValueRules | unde
   const note =
     k.note ??
     (k.releases.length > 1
-      ? `the injectors run several releases (${k.releases.join(', ')}): values were judged by the newest rule of each key`
+      ? `the injectors run several releases (${k.releases.join(', ')}): only the keys every release reads alike were judged`
       : undefined);
   return { rules, release: one ? `${p.title} ${one}` : p.title, ...(note ? { note } : {}) };
 }

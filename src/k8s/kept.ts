@@ -34,7 +34,7 @@ export const RULES = {
   secretMounts:
     'the mounts of a Secret volume (`name`, `mountPath`, `subPath`), a mount at the ServiceAccount token path (`mountPath`), and of every other mount its volume `name` only (at most 64)',
   injectedStatusMessages:
-    "state messages dropped but the transport error a terminated message names (`dial tcp ADDR: connect: connection refused`, `no such host`, `i/o timeout`: only that phrase, 300 characters), and of a container a mesh injects (or a known bug's symptom names) the terminated message's recognised failure lines (at most 8 of 512 characters) and the waiting message the kubelet writes when it cannot create, start or pull it (512 characters)",
+    "state messages dropped but the transport error a terminated message names (`dial tcp ADDR: connect: connection refused`, `no such host`, `i/o timeout`: only that phrase, 300 characters), and of a container a mesh injects (or a known bug's symptom names) the terminated message's recognised failure lines (at most 8 of 512 characters) and the waiting message the kubelet writes when it cannot create, start or pull it (512 characters); of a pod of a mesh's control-plane component (its labels in the profiles' component tables), the waiting message the kubelet writes (512 characters), never its termination message (the component's log)",
   noStatusMessages: 'state messages dropped',
   configMapData: 'only the keys the profiles read of the ConfigMaps they read by name, reduced by the profile',
   eventMessage:

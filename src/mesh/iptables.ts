@@ -34,7 +34,9 @@ type IptablesTrouble =
   | { readonly kind: 'nft-unsupported' }
   | { readonly kind: 'not-root' }
   | { readonly kind: 'denied'; readonly backend?: 'legacy' | 'nf_tables' }
-  | { readonly kind: 'extension-missing'; readonly extension: string };
+  | { readonly kind: 'extension-missing'; readonly extension: string }
+  /** A chain it creates exists already: it ran before in this pod's network namespace. */
+  | { readonly kind: 'chain-exists' };
 
 type Rule = { readonly re: RegExp; read(m: RegExpExecArray): IptablesTrouble };
 
@@ -98,6 +100,12 @@ const RULES: readonly Rule[] = [
     re: /\bunknown option "(--to-ports|--uid-owner|--gid-owner|--dports)"|\bCouldn't load (?:target|match) `([A-Za-z_]{1,32})'|\bExtension ([A-Za-z_]{1,32}) revision 0 not supported, missing kernel module\?/,
     read: (m) => ({ kind: 'extension-missing', extension: (m[1] ?? m[2] ?? m[3])! }),
   },
+  {
+    // iptables: Chain already exists. (iptables -N of a chain the pod's network namespace holds: a second run;
+    // istio/istio#21030, #42792, #40169)
+    re: /\bip6?tables(?:-restore)?(?: v[0-9.]{1,16})?: Chain already exists\b/,
+    read: () => ({ kind: 'chain-exists' }),
+  },
 ];
 
 /** The lines a snapshot keeps of an injected container's termination message (src/mesh/keep.ts). */
@@ -151,6 +159,8 @@ export function iptablesCause(t: IptablesTrouble): string {
       return 'iptables refuses it because it does not run as root (UID 0): it needs root to program the pod iptables';
     case 'denied':
       return 'the node refuses its iptables calls although it runs as root (SELinux, or a runtime or policy withholding NET_ADMIN or NET_RAW)';
+    case 'chain-exists':
+      return "a chain it creates exists already in the pod's network namespace: it ran there before, and this release does not run twice";
     case 'extension-missing':
       return `the node's kernel lacks the module of an iptables extension its rules use (${t.extension}: xt_REDIRECT for --to-ports and REDIRECT, xt_owner for --uid-owner and --gid-owner, xt_multiport for --dports)`;
   }

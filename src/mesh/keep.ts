@@ -31,12 +31,26 @@ const SANDBOX_SHAPE = sandboxMessageShape(
   PROFILE_LIST.flatMap((p) => (p.cni?.attachment ? [p.cni.attachment.name] : [])),
 );
 
+/** The label sets of every mesh's control-plane components (the profiles' `components`), for their pods' messages. */
+const COMPONENT_LABELS = PROFILE_LIST.flatMap((p) => (p.components ?? []).flatMap((c) => c.podLabels));
+
 const KEEP_POLICY: KeepPolicy = {
   env: PROFILE_LIST.flatMap((p) => p.controlPlane.reads.env ?? []),
   // And the API server's admission flags (its static pod's command line: admission-plugin-disabled).
   words: [
     ...PROFILE_LIST.flatMap((p) => [...p.jobs.shutdownWords, ...(p.controlPlane.reads.args ?? [])]),
     ...ADMISSION_WORDS,
+    // The command-line texts a known bug's trigger looks for in a container (known-release-bug).
+    ...PROFILE_LIST.flatMap((p) =>
+      allBugs(p.versions?.releases).flatMap((b) => {
+        const when = 'when' in b.symptom ? b.symptom.when : undefined;
+        return (Array.isArray(when) ? when : when ? [when] : []).flatMap((t: unknown) =>
+          typeof t === 'object' && t !== null && 'holds' in t
+            ? [String((t as { holds: string }).holds).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')]
+            : [],
+        );
+      }),
+    ),
     // The flags and subcommands of the release tables' companion needs (proxy-cannot-start).
     ...PROFILE_LIST.flatMap((p) =>
       (p.versions?.releases?.rows ?? []).flatMap((r) =>
@@ -63,6 +77,7 @@ const KEEP_POLICY: KeepPolicy = {
     }
     return undefined;
   },
+  componentPod: (labels) => COMPONENT_LABELS.some((set) => Object.entries(set).every(([k, v]) => labels[k] === v)),
   skipPrefixes: PROFILE_LIST.flatMap((p) => (p.injector.skippedEventPrefix ? [p.injector.skippedEventPrefix] : [])),
   statusLines: {
     containers: [...new Set([...INJECTED, ...BUG_CONTAINERS])],

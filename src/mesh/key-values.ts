@@ -196,7 +196,7 @@ export function typeText(t: ValueType): string {
   }
 }
 
-/** The table's value rules for a release: those spanning it. Undefined release: the rule of the newest release that has each key. */
+/** The table's value rules for a release: those spanning it. Undefined release: only the keys every release reads alike. */
 export function valueRules(t: ReleaseTable, release: string | undefined): KeyValueRule[] {
   const rules = t.values ?? [];
   const at = (r: string) => t.order.indexOf(r);
@@ -204,12 +204,14 @@ export function valueRules(t: ReleaseTable, release: string | undefined): KeyVal
     const i = at(release);
     return rules.filter((r) => i >= at(r.from) && (r.to === undefined || i <= at(r.to)));
   }
-  const newest = new Map<string, KeyValueRule>();
+  // The release is not known: only a key every release of the table reads alike is judged (one rule from the oldest
+  // release on), never a rule of some releases only (a value one release rejects, another passes on).
+  const byKey = new Map<string, KeyValueRule[]>();
   for (const r of rules) {
     const k = `${r.on}\u0000${r.key}`;
-    const cur = newest.get(k);
-    const end = (x: KeyValueRule) => (x.to === undefined ? t.order.length : at(x.to));
-    if (!cur || end(r) > end(cur)) newest.set(k, r);
+    byKey.set(k, [...(byKey.get(k) ?? []), r]);
   }
-  return [...newest.values()];
+  return [...byKey.values()].flatMap((rs) =>
+    rs.length === 1 && rs[0]!.to === undefined && at(rs[0]!.from) === 0 ? [rs[0]!] : [],
+  );
 }

@@ -223,6 +223,7 @@ interface ProfileExtensions {
   readonly cni?: P['cni'];
   readonly identity?: P['identity'];
   readonly references?: P['references'];
+  readonly ranges?: P['ranges'];
 }
 
 /**

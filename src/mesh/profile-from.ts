@@ -378,6 +378,7 @@ export function profileFrom<N extends MeshData['name']>(
     ...(x.cni ? { cni: x.cni } : {}),
     ...(x.identity ? { identity: x.identity } : {}),
     ...(x.references ? { references: x.references } : {}),
+    ...(x.ranges ? { ranges: x.ranges } : {}),
   };
 }
 

@@ -332,8 +332,6 @@ export interface ProxyNetwork {
   readonly symptom: string;
   /** What the injected containers need from the pod's own spec (issue 31, gen10spec): src/facts/pod-needs.ts reads it. */
   readonly podSpec?: PodSpecNeeds;
-  /** The address ranges the mesh is configured with (issue 31, gen10net): src/mesh/<mesh>/network.ts. */
-  readonly ranges?: ProxyRanges;
 }
 
 /**
@@ -1038,6 +1036,8 @@ export interface MeshProfile {
   readonly components?: readonly ControlPlaneComponent[];
   /** Its markers and settings that name an object that must exist (src/mesh/references.ts). */
   readonly references?: References;
+  /** The address ranges the mesh is configured with (issue 31, gen10net): src/mesh/<mesh>/network.ts; behaviour, not data. */
+  readonly ranges?: ProxyRanges;
 }
 
 /** How many releases a data plane may trail its control plane and lead it, in the mesh's own words (`versions.skew`). */

@@ -18,7 +18,7 @@ checkCases('control-plane-down', {
           id: 'down',
           params: {
             component: 'destination service',
-            why: /keeps exiting with code 1 \(Error\), its termination message says: "failed to initialize API/,
+            why: /keeps exiting with code 1 \(Error\): its previous log says why/,
           },
         },
       ],

@@ -42,6 +42,7 @@
  *   ("/home/kubernetes/bin" on GKE).
  */
 import { CONSUL_REFERENCES } from './references.js';
+import { consulRanges } from './network.js';
 import { choice, cmd, comment, lit, text } from '../../fix/steps.js';
 import { CONSUL_CERT_LOADS } from './cert-loads.js';
 import type { MeshContext } from '../context.js';
@@ -232,6 +233,7 @@ export const consul = profileFrom(CONSUL_DATA, {
 
   extend: {
     references: CONSUL_REFERENCES,
+    ranges: consulRanges,
     controlPlane: {
       certLoads: CONSUL_CERT_LOADS,
       injector: { isDeployment: isConsulInjectorDeployment },

@@ -21,7 +21,7 @@ import { consulPodNeeds } from './pod-needs.js';
  * without the annotation are not judged.
  */
 const EXCLUDE = 'consul.hashicorp.com/transparent-proxy-exclude-outbound-cidrs';
-const consulRanges: ProxyRanges = {
+export const consulRanges: ProxyRanges = {
   role: 'captured',
   meshWide: () => undefined,
   forPod: (annotations) => {
@@ -52,7 +52,6 @@ const SOURCE =
 const SERVER = { app: 'consul', component: 'server' };
 
 export const consulNetwork: ProxyNetwork = {
-  ranges: consulRanges,
   endpoints: [
     {
       role: 'the xDS stream to the servers',

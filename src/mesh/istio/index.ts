@@ -8,6 +8,7 @@
  */
 import { memberRollAsks } from './member-roll.js';
 import { ISTIO_REFERENCES } from './references.js';
+import { istioRanges } from './network.js';
 import { containers, initContainers, podSpec } from '../../k8s/pods.js';
 import { arr, isObj, nameOf, nsOf, annotationsOf } from '../../util/objects.js';
 import { configValues, parseYamlObject, valueAt } from '../config-values.js';
@@ -127,6 +128,7 @@ export const istio = profileFrom(ISTIO_DATA, {
 
   extend: {
     references: ISTIO_REFERENCES,
+    ranges: istioRanges,
     containers: { announced: istioAnnounced },
 
     controlPlane: {

@@ -41,7 +41,7 @@ const list = (v: unknown): string[] =>
     : [];
 const include = (v: unknown): readonly string[] | '*' => (typeof v !== 'string' || v.trim() === '*' ? '*' : list(v));
 
-const istioRanges: ProxyRanges = {
+export const istioRanges: ProxyRanges = {
   role: 'captured',
   meshWide: (m, namespaces) => {
     for (const ns of namespaces.slice(0, 8)) {
@@ -83,13 +83,17 @@ const istioRanges: ProxyRanges = {
     const exc = setting.exclude.filter((x) => !add.includes(x)).join('\\,');
     return [
       comment`istio-init reads the ranges when a pod is created: set them on the istiod install, then restart the meshed workloads`,
-      cmd`helm upgrade istiod istio/istiod -n ${ns} --reuse-values ${`--set=global.proxy.includeIPRanges=${inc}`} ${`--set=global.proxy.excludeIPRanges=${exc}`}`,
+      cmd`helm upgrade istiod istio/istiod -n ${ns} --reuse-values ${{
+        args: [
+          ['--set=global.proxy.includeIPRanges=', { value: inc }],
+          ['--set=global.proxy.excludeIPRanges=', { value: exc }],
+        ],
+      }}`,
     ];
   },
 };
 
 export const istioNetwork: ProxyNetwork = {
-  ranges: istioRanges,
   endpoints: [
     {
       role: 'xDS configuration and workload certificates',

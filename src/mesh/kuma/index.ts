@@ -39,6 +39,7 @@
  *   netDir, binDir and confName default to Multus paths and must fit the cluster's CNI.
  */
 import { KUMA_REFERENCES } from './references.js';
+import { kumaRanges } from './network.js';
 import { KUMA_VALIDATION_PASSES } from './cni-validation.js';
 import { defineFact } from '../../k8s/fact.js';
 import { choice, cmd, comment, lit, text, type Step } from '../../fix/steps.js';
@@ -322,6 +323,7 @@ export const kuma = profileFrom(KUMA_DATA, {
 
   extend: {
     references: KUMA_REFERENCES,
+    ranges: kumaRanges,
     controlPlane: {
       webhooks: {
         // The Secret the control plane's Deployment mounts (a custom controlPlane.tls.general.secretName too), else the default.

@@ -17,7 +17,7 @@ import { kumaPodNeeds } from './pod-needs.js';
  * without the annotation are not judged.
  */
 const EXCLUDE = 'traffic.kuma.io/exclude-outbound-ips';
-const kumaRanges: ProxyRanges = {
+export const kumaRanges: ProxyRanges = {
   role: 'captured',
   meshWide: () => undefined,
   forPod: (annotations) => {
@@ -42,7 +42,6 @@ const kumaRanges: ProxyRanges = {
 };
 
 export const kumaNetwork: ProxyNetwork = {
-  ranges: kumaRanges,
   endpoints: [
     {
       role: 'its bootstrap, xDS configuration and certificates',

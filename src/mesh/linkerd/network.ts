@@ -62,7 +62,7 @@ const upgrade = (why: string, ns: string, ...sets: string[]): Step[] => [
   ]),
 ];
 
-const linkerdRanges: ProxyRanges = {
+export const linkerdRanges: ProxyRanges = {
   role: 'cluster',
   meshWide: (m, namespaces) => {
     const got = installed(m, namespaces);
@@ -110,7 +110,6 @@ const linkerdRanges: ProxyRanges = {
 };
 
 export const linkerdNetwork: ProxyNetwork = {
-  ranges: linkerdRanges,
   endpoints: [
     {
       role: 'its identity certificate',
