@@ -11,6 +11,7 @@
  * Read by proxy-cannot-start (an injected pod whose container fails: the field named as the cause) and
  * pod-spec-starves-proxy (a template that will be injected: the warning before it happens).
  */
+import { CLUSTER_DNS } from './proxy-network.js';
 import { comment, type Step } from '../fix/steps.js';
 import { setOnTemplateSpec } from '../fix/commands.js';
 import { containers, initContainers, podSpec } from '../k8s/pods.js';
@@ -40,15 +41,6 @@ interface SpecGap {
   readonly fix: Step[];
 }
 
-/**
- * The Services of the cluster DNS, as distributions name them (kube-dns in kube-system: kubernetes
- * cluster/addons/dns, kubeadm's CoreDNS; dns-default in openshift-dns), read where the scope sees their namespace.
- */
-const CLUSTER_DNS_SERVICES = [
-  { namespace: 'kube-system', name: 'kube-dns' },
-  { namespace: 'openshift-dns', name: 'dns-default' },
-] as const;
-
 /** The cluster DNS's ClusterIPs where its Service was read; undefined where it could not be (not seen, not read). */
 export const CLUSTER_DNS_ADDRESSES = defineFact({
   id: 'cluster-dns-addresses',
@@ -57,7 +49,7 @@ export const CLUSTER_DNS_ADDRESSES = defineFact({
   compute: (m: Model): readonly string[] | undefined => {
     const out: string[] = [];
     let read = false;
-    for (const c of CLUSTER_DNS_SERVICES) {
+    for (const c of CLUSTER_DNS) {
       if (!m.seesNamespace(c.namespace) || !m.readIn('services', c.namespace)) continue;
       const svc = m.get('services', c.namespace, c.name);
       if (!svc) continue;

@@ -11,8 +11,8 @@
  * "server-connection-manager: connection error ... i/o timeout" (hashicorp/consul-k8s#1814, #2354).
  * External servers (`externalServers.hosts`) run outside the cluster: no pod is there to match.
  */
-import { comment } from '../../fix/steps.js';
 import type { ProxyNetwork, ProxyRanges } from '../profile.js';
+import { excludedOutboundAnnotation } from '../ranges.js';
 import { consulPodNeeds } from './pod-needs.js';
 
 /**
@@ -21,31 +21,11 @@ import { consulPodNeeds } from './pod-needs.js';
  * without the annotation are not judged.
  */
 const EXCLUDE = 'consul.hashicorp.com/transparent-proxy-exclude-outbound-cidrs';
-export const consulRanges: ProxyRanges = {
-  role: 'captured',
-  meshWide: () => undefined,
-  forPod: (annotations) => {
-    const v = annotations[EXCLUDE];
-    if (v === undefined) return undefined;
-    return {
-      name: EXCLUDE,
-      include: '*',
-      exclude: v
-        .split(',')
-        .map((x) => x.trim())
-        .filter(Boolean)
-        .slice(0, 64),
-      from: 'annotations of the pod template',
-    };
-  },
-  outside:
-    'connections to those addresses leave the pod without the proxy: plain text, none of the mesh routing, policy or mTLS',
-  source:
-    'hashicorp/consul-k8s@a507b1d1 control-plane/connect-inject/constants/annotations_and_labels.go AnnotationTProxyExcludeOutboundCIDRs, control-plane/connect-inject/webhook/redirect_traffic.go (ExcludeOutboundCIDRs)',
-  fix: () => [
-    comment`only the pod annotation consul.hashicorp.com/transparent-proxy-exclude-outbound-cidrs sets these ranges`,
-  ],
-};
+export const consulRanges: ProxyRanges = excludedOutboundAnnotation(
+  EXCLUDE,
+  'hashicorp/consul-k8s@a507b1d1 control-plane/connect-inject/constants/annotations_and_labels.go AnnotationTProxyExcludeOutboundCIDRs, control-plane/connect-inject/webhook/redirect_traffic.go (ExcludeOutboundCIDRs)',
+  'connections to those addresses leave the pod without the proxy: plain text, none of the mesh routing, policy or mTLS',
+);
 
 const SOURCE =
   'hashicorp/consul-k8s@a507b1d1 charts/consul/templates/server-service.yaml, control-plane/connect-inject/webhook/consul_dataplane_sidecar.go, container_init.go';

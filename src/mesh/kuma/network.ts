@@ -7,8 +7,8 @@
  * KUMA_CONTROL_PLANE_URL). Without it kuma-dp cannot fetch its bootstrap and Envoy's readiness
  * (:9901/ready) keeps failing (kumahq/kuma#5360).
  */
-import { comment } from '../../fix/steps.js';
 import type { ProxyNetwork, ProxyRanges } from '../profile.js';
+import { excludedOutboundAnnotation } from '../ranges.js';
 import { kumaPodNeeds } from './pod-needs.js';
 
 /**
@@ -17,29 +17,11 @@ import { kumaPodNeeds } from './pod-needs.js';
  * without the annotation are not judged.
  */
 const EXCLUDE = 'traffic.kuma.io/exclude-outbound-ips';
-export const kumaRanges: ProxyRanges = {
-  role: 'captured',
-  meshWide: () => undefined,
-  forPod: (annotations) => {
-    const v = annotations[EXCLUDE];
-    if (v === undefined) return undefined;
-    return {
-      name: EXCLUDE,
-      include: '*',
-      exclude: v
-        .split(',')
-        .map((x) => x.trim())
-        .filter(Boolean)
-        .slice(0, 64),
-      from: 'annotations of the pod template',
-    };
-  },
-  outside:
-    'connections to those addresses leave the pod without the proxy: plain text, none of the mesh routing, policy or mTLS',
-  source:
-    'kumahq/kuma@348b6528 pkg/plugins/runtime/k8s/metadata/annotations.go KumaTrafficExcludeOutboundIPs, pkg/plugins/runtime/k8s/webhooks/injector/injector.go (kuma-init --exclude-outbound-ips)',
-  fix: () => [comment`only the pod annotation traffic.kuma.io/exclude-outbound-ips sets these ranges`],
-};
+export const kumaRanges: ProxyRanges = excludedOutboundAnnotation(
+  EXCLUDE,
+  'kumahq/kuma@348b6528 pkg/plugins/runtime/k8s/metadata/annotations.go KumaTrafficExcludeOutboundIPs, pkg/plugins/runtime/k8s/webhooks/injector/injector.go (kuma-init --exclude-outbound-ips)',
+  'connections to those addresses leave the pod without the proxy: plain text, none of the mesh routing, policy or mTLS',
+);
 
 export const kumaNetwork: ProxyNetwork = {
   endpoints: [

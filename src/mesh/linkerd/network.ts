@@ -10,10 +10,10 @@
  * `linkerd_reconnect: Failed to connect` and its readiness probe answers 503 (linkerd/linkerd2#3620,
  * #9812).
  */
-import { choice, cmd, lit, text, type Step } from '../../fix/steps.js';
 import { configValues } from '../config-values.js';
 import type { MeshContext } from '../context.js';
 import type { ProxyNetwork, ProxyRanges } from '../profile.js';
+import { upgrade } from './runtime.js';
 import { linkerdPodNeeds } from './pod-needs.js';
 
 const SOURCE =
@@ -45,22 +45,6 @@ function installed(m: MeshContext, namespaces: readonly string[]) {
   }
   return undefined;
 }
-
-/** Linkerd's CLI and Helm lines setting chart values (the upgrade keeps the others). */
-const upgrade = (why: string, ns: string, ...sets: string[]): Step[] => [
-  choice(text`${lit(why)}: run the one line for your install method`, [
-    {
-      label: text`linkerd CLI`,
-      steps: [cmd`linkerd upgrade ${{ args: sets.map((s) => ['--set=', { value: s }]) }} | kubectl apply -f -`],
-    },
-    {
-      label: text`Helm`,
-      steps: [
-        cmd`helm upgrade linkerd-control-plane linkerd/linkerd-control-plane -n ${ns} --reuse-values ${{ args: sets.map((s) => ['--set=', { value: s }]) }}`,
-      ],
-    },
-  ]),
-];
 
 export const linkerdRanges: ProxyRanges = {
   role: 'cluster',

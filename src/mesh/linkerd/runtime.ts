@@ -39,7 +39,7 @@ const strings = (v: unknown): string[] | undefined =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined;
 
 /** The CLI and Helm ways to set values on the installed control plane. */
-const upgrade = (why: string, ns: string, ...sets: string[]): Step[] => [
+export const upgrade = (why: string, ns: string, ...sets: string[]): Step[] => [
   choice(text`${lit(why)}: run the one line for your install method`, [
     {
       label: text`linkerd CLI`,
