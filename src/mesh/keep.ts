@@ -46,7 +46,10 @@ const KEEP_POLICY: KeepPolicy = {
         const when = 'when' in b.symptom ? b.symptom.when : undefined;
         return (Array.isArray(when) ? when : when ? [when] : []).flatMap((t: unknown) =>
           typeof t === 'object' && t !== null && 'holds' in t
-            ? [String((t as { holds: string }).holds).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')]
+            ? [
+                // A whole word of the command line, not a piece of a longer one (linkerd-awaitx is not linkerd-await).
+                `(?<![\\w-])${String((t as { holds: string }).holds).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`,
+              ]
             : [],
         );
       }),

@@ -238,7 +238,7 @@ describe('injector-unavailable', () => {
     expect(ids(fs)).toEqual(['injector-unavailable Deployment linkerd/linkerd-proxy-injector']);
     expect(fs[0]!.severity).toBe('error');
     expect(fs[0]!.message).toBe(
-      'Injector Deployment linkerd/linkerd-proxy-injector has 0 of 1 replicas available (pod linkerd-proxy-injector-6d8f9c7b5-x2k4p: CrashLoopBackOff); failurePolicy Ignore: pods are created silently without a proxy.',
+      'Injector Deployment linkerd/linkerd-proxy-injector has 0 of 1 replicas available (pod linkerd-proxy-injector-6d8f9c7b5-x2k4p: CrashLoopBackOff; its container proxy-injector keeps exiting with code 1 (Error): its previous log says why); failurePolicy Ignore: pods are created silently without a proxy.',
     );
     expect(fs[0]!.evidence.pods).toEqual([
       {
