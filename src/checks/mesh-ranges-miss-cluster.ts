@@ -69,9 +69,14 @@ const MESSAGES = messages({
     "Node {node}'s pod range {cidr} overlaps {what}: pods of that node take addresses the network already routes elsewhere, and {mesh}'s proxies there cannot reach them.",
 });
 
-/** The CIDRs of a setting, parsed ('*': undefined). */
-const cidrsOf = (xs: readonly string[] | '*'): Cidr[] | undefined =>
-  xs === '*' ? undefined : xs.flatMap((x) => (parseCidr(x) ? [parseCidr(x)!] : []));
+/** The CIDRs of a setting, parsed ('*': undefined); once per list (a setting is asked about every pod's address). */
+const parsedLists = new WeakMap<readonly string[], Cidr[]>();
+const cidrsOf = (xs: readonly string[] | '*'): Cidr[] | undefined => {
+  if (xs === '*') return undefined;
+  let out = parsedLists.get(xs);
+  if (!out) parsedLists.set(xs, (out = xs.flatMap((x) => (parseCidr(x) ? [parseCidr(x)!] : []))));
+  return out;
+};
 
 const contains = (cidrs: readonly Cidr[], ip: string) => {
   const a = parseIp(ip);
@@ -236,13 +241,19 @@ function* capturedFindings(
   const meshWide = r.meshWide(m, cpNs);
   const addrs = m.fact(CLUSTER_ADDRESSES);
   // The Services selecting meshed pods of this mesh.
-  const meshedLabels = meshed.flatMap(({ pods }) =>
-    pods.map((pod) => ({ ns: String(pod.metadata?.namespace), l: labelsOf(pod) })),
-  );
+  // By namespace: a Service selects pods of its own namespace only (the same matches, without a scan of every pod).
+  const meshedLabels = new Map<string, Record<string, string>[]>();
+  for (const { pods } of meshed)
+    for (const pod of pods) {
+      const ns = String(pod.metadata?.namespace);
+      const l = meshedLabels.get(ns);
+      if (l) l.push(labelsOf(pod));
+      else meshedLabels.set(ns, [labelsOf(pod)]);
+    }
   const targets: ServiceAddresses[] = addrs.services.filter(
     (s) =>
       Object.keys(s.selector).length > 0 &&
-      meshedLabels.some((x) => x.ns === s.namespace && Object.entries(s.selector).every(([k, v]) => x.l[k] === v)),
+      (meshedLabels.get(s.namespace) ?? []).some((l) => Object.entries(s.selector).every(([k, v]) => l[k] === v)),
   );
   if (!targets.length) return;
   let n = 0;

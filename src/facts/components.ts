@@ -203,12 +203,20 @@ export const COMPONENT_STATES = defineFactFamily({
     const p = profileOf(mesh);
     const namespaces = (m.mesh(mesh)?.namespaces ?? []).filter((ns) => m.seesNamespace(ns));
     const out: ComponentState[] = [];
+    // The pods showing a set of symptoms, once per distinct set (components of a mesh share them): one scan each.
+    const shown = new Map<string, Affected[]>();
+    const symptomsOf = (wanted: readonly ComponentSymptom[]) => {
+      const k = wanted.join(',');
+      let a = shown.get(k);
+      if (!a) shown.set(k, (a = podSymptoms(m, mesh, wanted)));
+      return a;
+    };
     for (const c of p.components ?? []) {
       const key = KIND_KEYS[c.kind];
       const found = namespaces
         .flatMap((ns) => m.inNamespace(key, ns).filter((o) => matches(templateLabels(o), c)))
         .sort((a, b) => (`${nsOf(a)}/${nameOf(a)}` < `${nsOf(b)}/${nameOf(b)}` ? -1 : 1));
-      const affected = [...secretSymptoms(m, c), ...(c.symptoms.length ? podSymptoms(m, mesh, c.symptoms) : [])];
+      const affected = [...secretSymptoms(m, c), ...(c.symptoms.length ? symptomsOf(c.symptoms) : [])];
       if (!found.length) {
         // Missing: only where pods show what only it provides (a Secret it writes), or show its symptom while the Service
         // they dial for it selects no pod; and where the workloads were read there.
