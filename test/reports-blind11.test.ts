@@ -25,6 +25,80 @@ const CASES: ReportCase[] = [
     id: 'quota-blocks-proxy',
     says: ['istio-proxy', /limits\.cpu|CPU limit/],
   },
+  {
+    file: 'istio-deckhouse-quota-requires-limits-istio-init-istio-proxy',
+    report: 'deckhouse/deckhouse#8919',
+    // The namespace quota covers limits.cpu; the injected istio-init and istio-proxy carry none.
+    id: 'quota-blocks-proxy',
+    says: ['istio-init', 'istio-proxy', /limits\.cpu|CPU limit/],
+  },
+  {
+    file: 'istio-1.5-rancher-istio-chart-no-sidecar-limits-project-quota',
+    report: 'rancher/rancher#30774',
+    // rancher-istio 1.5.900 injects istio-init and istio-proxy without requests or limits (a misplaced values key);
+    // the project's ResourceQuota refuses every injected pod.
+    id: 'quota-blocks-proxy',
+    says: [/istio-proxy|istio-init|injected/, /limits/],
+  },
+  {
+    file: 'istio-1.5-rancher-restricted-psp-istio-init-net-admin',
+    report: 'rancher/rancher#22469',
+    // The cluster's default restricted PodSecurityPolicy refuses istio-init (NET_ADMIN, root); fix: Istio CNI or a
+    // policy that allows them.
+    id: 'admission-rejects-proxy',
+    says: ['istio-init', 'NET_ADMIN', /PodSecurityPolicy/],
+  },
+  {
+    file: 'istio-1.5-istio-cni-node-system-node-critical-not-permitted',
+    report: 'istio/istio#16577',
+    // Before Kubernetes 1.17 system-node-critical pods are allowed only in kube-system: install istio-cni there.
+    id: 'node-agent-incomplete',
+    says: ['istio-cni-node', /system-node-critical|priorityClass|priority class/, 'istio-system'],
+  },
+  {
+    file: 'istio-1.5-job-istio-proxy-keeps-running-never-completes',
+    report: 'istio/istio#11045',
+    // The Job's container completed, istio-proxy keeps running: the Job never completes.
+    id: 'job-never-completes',
+    says: ['istio-proxy', /never completes|keeps the pod running/],
+  },
+  {
+    file: 'istio-1.6-rke2-cis-profile-psp-istio-cni-node-not-privileged',
+    report: 'rancher/rancher#38732',
+    // Under the CIS profile's PodSecurityPolicy the privileged istio-cni-node pods are refused: allow privileged in
+    // psp-istio-cni.
+    id: 'node-agent-incomplete',
+    says: ['istio-cni-node', /[Pp]rivileged/, /PodSecurityPolicy|pod security policy|PSP/],
+  },
+  // --- Linkerd -------------------------------------------------------------------------------------------------
+  {
+    file: 'linkerd-stable-2.10-namespace-inject-job-proxy-keeps-running',
+    report: 'linkerd/linkerd2#7425',
+    // The namespace annotation injects the Job's pod; linkerd-proxy keeps running after the job container exits.
+    id: 'job-never-completes',
+    says: ['linkerd-proxy', /never completes|keeps the pod running/],
+  },
+  {
+    file: 'linkerd-stable-2.10-cronjob-pod-proxy-keeps-running-rke',
+    report: 'linkerd/linkerd2#2833',
+    // The same for a CronJob's Job (Linkerd 2.3).
+    id: 'job-never-completes',
+    says: ['linkerd-proxy', /never completes|keeps the pod running/],
+  },
+  // --- Consul --------------------------------------------------------------------------------------------------
+  {
+    file: 'consul-0.26-tproxy-acls-redirect-traffic-without-token-init-fails',
+    report: 'hashicorp/consul-k8s#570',
+    // consul-k8s 0.26.0 runs redirect-traffic without the ACL token it logged in for; without DNS or federation the
+    // anonymous token may not read services, so the init container fails (403): upgrade consul-k8s (0.26.1+).
+    id: 'proxy-cannot-start',
+    says: ['consul-connect-inject-init', /redirect-traffic|ACL token|anonymous token|0\.26\.0/],
+  },
 ];
 
-reportCases('blind11', 'blind measurement 11: unseen real reports, the confirmed cause is named', CASES, []);
+reportCases('blind11', 'blind measurement 11: unseen real reports, the confirmed cause is named', CASES, [
+  'istio-1.5-injector-cabundle-out-of-sync-x509-unknown-authority',
+  'istio-deckhouse-quota-requires-limits-istio-init-istio-proxy',
+  'istio-1.5-rancher-istio-chart-no-sidecar-limits-project-quota',
+  'consul-0.26-tproxy-acls-redirect-traffic-without-token-init-fails',
+]);
