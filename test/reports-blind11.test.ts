@@ -70,6 +70,21 @@ const CASES: ReportCase[] = [
     id: 'node-agent-incomplete',
     says: ['istio-cni-node', /[Pp]rivileged/, /PodSecurityPolicy|pod security policy|PSP/],
   },
+  {
+    file: 'istio-1.6-argo-workflow-step-pod-istio-proxy-keeps-running',
+    report: 'argoproj/argo-workflows#4525',
+    // An Argo Workflow's step pod: main and wait finished, the injected istio-proxy keeps the pod running, so the
+    // workflow waits forever (fix: sidecar.istio.io/inject: "false" on the workflow's pods).
+    id: 'job-never-completes',
+    says: ['istio-proxy', /never completes|keeps the pod running|never ends|never finishes/],
+  },
+  {
+    file: 'istio-1.5-katib-trial-starts-before-istio-proxy-ready',
+    report: 'kubeflow/kubeflow#4742',
+    // The training container's first request runs before istio-proxy is ready and fails.
+    id: 'app-starts-before-proxy',
+    says: ['training-container', 'istio-proxy'],
+  },
   // --- Linkerd -------------------------------------------------------------------------------------------------
   {
     file: 'linkerd-stable-2.10-namespace-inject-job-proxy-keeps-running',
