@@ -100,6 +100,14 @@ const CASES: ReportCase[] = [
     id: 'job-never-completes',
     says: ['linkerd-proxy', /never completes|keeps the pod running/],
   },
+  {
+    file: 'linkerd-stable-2.10-limitrange-ephemeral-storage-proxy-without-request',
+    report: 'linkerd/linkerd2#3307',
+    // The LimitRange's Pod minimum and maximum for ephemeral-storage: the injected containers carry no
+    // ephemeral-storage request or limit, so every injected pod is refused.
+    id: 'admission-rejects-proxy',
+    says: [/linkerd-proxy|linkerd-init|injected/, /ephemeral-storage/],
+  },
   // --- Consul --------------------------------------------------------------------------------------------------
   {
     file: 'consul-0.26-tproxy-acls-redirect-traffic-without-token-init-fails',
