@@ -85,6 +85,21 @@ const CASES: ReportCase[] = [
     id: 'app-starts-before-proxy',
     says: ['training-container', 'istio-proxy'],
   },
+  {
+    file: 'istio-1.5-values-proxy-init-image-removed-in-1.4-image-pull',
+    report: 'istio/istio#19131',
+    // The values carried over from 1.3 name the proxy_init image, which 1.4 no longer publishes (use proxyv2).
+    id: 'proxy-cannot-start',
+    says: ['proxy_init:1.4.0', /proxyv2|values|injector/],
+  },
+  {
+    file: 'istio-1.22-helm-values-pilot-cni-false-injection-template-fails',
+    report: 'istio/istio#51071',
+    // Helm values `pilot.cni: false` (a boolean where 1.22's templates read pilot.cni.enabled): the injection
+    // template fails for every pod.
+    id: 'webhook-denied',
+    says: [/pilot\.cni|values/, /injection template|template/],
+  },
   // --- Linkerd -------------------------------------------------------------------------------------------------
   {
     file: 'linkerd-stable-2.10-namespace-inject-job-proxy-keeps-running',
@@ -124,4 +139,6 @@ reportCases('blind11', 'blind measurement 11: unseen real reports, the confirmed
   'istio-deckhouse-quota-requires-limits-istio-init-istio-proxy',
   'istio-1.5-rancher-istio-chart-no-sidecar-limits-project-quota',
   'consul-0.26-tproxy-acls-redirect-traffic-without-token-init-fails',
+  'istio-1.5-values-proxy-init-image-removed-in-1.4-image-pull',
+  'istio-1.22-helm-values-pilot-cni-false-injection-template-fails',
 ]);
