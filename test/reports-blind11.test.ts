@@ -100,6 +100,13 @@ const CASES: ReportCase[] = [
     id: 'webhook-denied',
     says: [/pilot\.cni|values/, /injection template|template/],
   },
+  {
+    file: 'istio-gke-autopilot-policy-controller-denies-istio-init-net-admin',
+    report: 'istio/istio#37150',
+    // GKE Autopilot's policy webhook refuses istio-init's NET_ADMIN capability.
+    id: 'admission-rejects-proxy',
+    says: ['istio-init', 'NET_ADMIN', /Autopilot|GKE|policycontroller/],
+  },
   // --- Linkerd -------------------------------------------------------------------------------------------------
   {
     file: 'linkerd-stable-2.10-namespace-inject-job-proxy-keeps-running',
