@@ -107,6 +107,13 @@ const CASES: ReportCase[] = [
     id: 'admission-rejects-proxy',
     says: ['istio-init', 'NET_ADMIN', /Autopilot|GKE|policycontroller/],
   },
+  {
+    file: 'istio-docker-desktop-4.27.0-kernel-without-istio-modules-istio-init-fails',
+    report: 'docker/for-mac#7148',
+    // Docker Desktop 4.27.0's kernel lacks the netfilter modules istio-init needs (re-added in 4.27.1).
+    id: 'proxy-cannot-start',
+    says: ['istio-init', /Docker Desktop|docker-desktop|linuxkit/, /4\.27|kernel module|netfilter|nat table/],
+  },
   // --- Linkerd -------------------------------------------------------------------------------------------------
   {
     file: 'linkerd-stable-2.10-namespace-inject-job-proxy-keeps-running',
