@@ -114,6 +114,14 @@ const CASES: ReportCase[] = [
     id: 'proxy-cannot-start',
     says: ['istio-init', /Docker Desktop|docker-desktop|linuxkit/, /4\.27|kernel module|netfilter|nat table/],
   },
+  {
+    file: 'istio-canonical-name-label-from-long-owner-name-pod-invalid',
+    report: 'istio/istio#48562',
+    // The injector copies the owning workload's name (over 63 characters) into the service.istio.io/canonical-name
+    // label, so the injected pod is invalid.
+    id: 'admission-rejects-proxy',
+    says: [/canonical-name|label/, /63 characters/],
+  },
   // --- Linkerd -------------------------------------------------------------------------------------------------
   {
     file: 'linkerd-stable-2.10-namespace-inject-job-proxy-keeps-running',
@@ -155,4 +163,5 @@ reportCases('blind11', 'blind measurement 11: unseen real reports, the confirmed
   'consul-0.26-tproxy-acls-redirect-traffic-without-token-init-fails',
   'istio-1.5-values-proxy-init-image-removed-in-1.4-image-pull',
   'istio-1.22-helm-values-pilot-cni-false-injection-template-fails',
+  'istio-canonical-name-label-from-long-owner-name-pod-invalid',
 ]);
