@@ -145,6 +145,13 @@ const CASES: ReportCase[] = [
     id: 'admission-rejects-proxy',
     says: [/linkerd-proxy|linkerd-init|injected/, /ephemeral-storage/],
   },
+  {
+    file: 'linkerd-stable-2.10-tap-port-4190-collides-with-dovecot-sieve',
+    report: 'Mailu/helm-charts#63',
+    // The proxy binds 4190 (tap) in the pod's network namespace; dovecot's managesieve listens on 4190 and cannot start.
+    id: 'pod-spec-starves-proxy',
+    says: ['4190', /linkerd-proxy|proxy/, /admin|dovecot/],
+  },
   // --- Consul --------------------------------------------------------------------------------------------------
   {
     file: 'consul-0.26-tproxy-acls-redirect-traffic-without-token-init-fails',
@@ -164,4 +171,5 @@ reportCases('blind11', 'blind measurement 11: unseen real reports, the confirmed
   'istio-1.5-values-proxy-init-image-removed-in-1.4-image-pull',
   'istio-1.22-helm-values-pilot-cni-false-injection-template-fails',
   'istio-canonical-name-label-from-long-owner-name-pod-invalid',
+  'linkerd-stable-2.10-tap-port-4190-collides-with-dovecot-sieve',
 ]);
