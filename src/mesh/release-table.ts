@@ -39,7 +39,9 @@ export interface InjectedNames {
 /**
  * What a known bug does that the cluster shows (issue 31.9): the injector's pods crash-loop, an
  * injected container of a pod (by name) waits with a reason whose message says this text, or a
- * workload's pods are refused at creation.
+ * workload's pods are refused at creation. A container name here, in `versionFrom` and in a
+ * trigger's `container`, that ends in `*` names every container whose name starts with the rest
+ * (containers an injector names after a service: consul-k8s's multi-port `consul-dataplane-<service>`).
  */
 /**
  * What the cluster shows that triggers a pod's bug, beside its symptom (undefined: nothing more):

@@ -5,6 +5,13 @@
  */
 import type { KnownBug } from '../release-table.js';
 
+/**
+ * A duration annotation value that Go prints in a form Envoy's protobuf Duration refuses (time.Duration.String: "1m0s"
+ * from a minute on, "500ms" below a second): units of minutes, hours or below a second, or seconds below 1 or from 60.
+ */
+const GO_PRINTED_DURATION =
+  '^\\s*(\\d*\\.?\\d+(h|m|ms|us|µs|ns))+\\d*\\.?\\d*s?\\s*$|^\\s*0*\\.\\d+s\\s*$|^\\s*0*([6-9]\\d|[1-9]\\d{2,})(\\.\\d*)?s\\s*$';
+
 /** Bugs of 1.28 and later (the row from 1.27). */
 export const ISTIO_1_28_BUGS: readonly KnownBug[] = [
   {
@@ -29,11 +36,36 @@ export const ISTIO_1_28_BUGS: readonly KnownBug[] = [
       reason: 'Error',
       when: {
         annotation: 'sidecar.istio.io/statsFlushInterval',
-        matches:
-          '^\\s*(\\d*\\.?\\d+(h|m|ms|us|µs|ns))+\\d*\\.?\\d*s?\\s*$|^\\s*0*\\.\\d+s\\s*$|^\\s*0*([6-9]\\d|[1-9]\\d{2,})(\\.\\d*)?s\\s*$',
+        matches: GO_PRINTED_DURATION,
       },
     },
     source:
       'istio/istio@817ada69 (telemetry: add bootstrap annotations for stats flush and eviction, #57736, in tag 1.28.0 @b8d1df54) pkg/bootstrap/config.go, tools/packaging/common/envoy_bootstrap.json; fixed in 1.30.5 (release note; its fix commit is not in the snapshot examined, which ends at 1.30.3)',
+  },
+  {
+    // The sister annotation of the same change (#57736, 1.28.0): pkg/bootstrap/config.go getStatsOptions reads
+    // sidecar.istio.io/statsEvictionInterval with time.ParseDuration and, when it is a multiple of the flush
+    // interval, hands the time.Duration to envoy_bootstrap.json ("stats_eviction_interval": "{{ .stats_eviction_interval }}"),
+    // printed as Go prints it: "10m0s" for 600s, which Envoy refuses ("duration must end with a single 's'"), so
+    // Envoy exits at start and istio-proxy ends in Error, again and again (report istio/istio#58500). #58518 renders
+    // a protobuf Duration (1.29.0; backported as #58570 to 1.28.2, release note 58518.yaml between tags 1.28.1 and
+    // 1.28.2). A value that is not a multiple of the flush interval is only warned about and left out: the value
+    // test is the flush row's (minutes, hours, below a second, or seconds from 60).
+    id: 'istio/istio#58500',
+    text: 'the annotation sidecar.istio.io/statsEvictionInterval with a value of a minute or more makes an Envoy bootstrap Envoy refuses, so the injected proxy exits at start',
+    affected: { from: '1.28.0', to: '1.28.1' },
+    fixedIn: '1.28.2',
+    symptom: {
+      on: 'pod',
+      container: 'istio-proxy',
+      shows: 'terminated',
+      reason: 'Error',
+      when: {
+        annotation: 'sidecar.istio.io/statsEvictionInterval',
+        matches: GO_PRINTED_DURATION,
+      },
+    },
+    source:
+      'istio/istio 1.28.1 pkg/bootstrap/config.go lines 339-346, tools/packaging/common/envoy_bootstrap.json line 80; @7f2eaadb (telemetry: fix stats eviction interval format, #58570, backport of #58518, in tag 1.28.2); @945ca924 (#58518, in tag 1.29.0)',
   },
 ];
