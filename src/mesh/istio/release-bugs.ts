@@ -12,7 +12,7 @@ import type { KnownBug } from '../release-table.js';
 const GO_PRINTED_DURATION =
   '^\\s*(\\d*\\.?\\d+(h|m|ms|us|µs|ns))+\\d*\\.?\\d*s?\\s*$|^\\s*0*\\.\\d+s\\s*$|^\\s*0*([6-9]\\d|[1-9]\\d{2,})(\\.\\d*)?s\\s*$';
 
-/** Bugs of 1.28 and later (the row from 1.27). */
+/** Bugs of 1.27 and later (the row from 1.27). */
 export const ISTIO_1_28_BUGS: readonly KnownBug[] = [
   {
     // pkg/bootstrap/config.go from 1.28.0 (#57736) reads sidecar.istio.io/statsFlushInterval with
@@ -67,5 +67,81 @@ export const ISTIO_1_28_BUGS: readonly KnownBug[] = [
     },
     source:
       'istio/istio 1.28.1 pkg/bootstrap/config.go lines 339-346, tools/packaging/common/envoy_bootstrap.json line 80; @7f2eaadb (telemetry: fix stats eviction interval format, #58570, backport of #58518, in tag 1.28.2); @945ca924 (#58518, in tag 1.29.0)',
+  },
+  ...[
+    {
+      affected: { from: '1.27.0', to: '1.27.3' },
+      fixedIn: '1.27.4',
+      tag: '@aa0f093d (#58234, backport of #58175, in tag 1.27.4)',
+    },
+    {
+      affected: { from: '1.28.0', to: '1.28.0' },
+      fixedIn: '1.28.1',
+      tag: '@5a6587a6 (#58211, backport of #58175, in tag 1.28.1)',
+    },
+  ].map(({ affected, fixedIn, tag }): KnownBug => ({
+    // istio-init with native nftables (global.nativeNftables, 1.27.0 injection-template.yaml line 144:
+    // --native-nftables), TPROXY interception (-m TPROXY) and an empty traffic.sidecar.istio.io/includeInboundPorts
+    // (-b ""): tools/istio-nftables/pkg/capture/run.go inserts a rule at an index equal to the chain's rule count,
+    // which nftables refuses, so istio-init fails and the pod never starts (istio/istio#58135). #58175 turns such
+    // an insert into an append (1.29.0; backported to 1.27.4 and 1.28.1). The empty value is seen on the pod only
+    // where the pod's own annotation says it (a mesh-wide empty global.proxy.includeInboundPorts is not seen).
+    id: 'istio/istio#58135',
+    text: 'with native nftables, TPROXY interception and an empty traffic.sidecar.istio.io/includeInboundPorts, the injected istio-init cannot program its nftables rules and fails, so the pod never starts',
+    affected,
+    fixedIn,
+    symptom: {
+      on: 'pod',
+      container: 'istio-init',
+      shows: 'terminated',
+      reason: 'Error',
+      when: [
+        { container: 'istio-init', holds: '--native-nftables' },
+        { container: 'istio-init', holds: 'TPROXY' },
+        { annotation: 'traffic.sidecar.istio.io/includeInboundPorts', matches: '^\\s*$' },
+      ],
+    },
+    source: `istio/istio@7359d8be (1.27.0) manifests/charts/istio-control/istio-discovery/files/injection-template.yaml lines 100-107, 144; tools/istio-nftables/pkg/capture/run.go line 853 (insert at index when the chain is not empty); ${tag}`,
+  })),
+];
+
+/**
+ * The injection template renders the proxy's resources from global.proxy.resources with toYaml (the template's
+ * "resources" define, from 1.15.0 @ manifests/charts/istio-control/istio-discovery/files/injection-template.yaml line
+ * 22): a limit set to null there (to remove the chart's default CPU limit) is rendered as null, which the injected
+ * container reads as a limit of 0 below its request, so the API server refuses every injected pod (Kubernetes
+ * pkg/apis/core/validation ValidateResourceRequirements: "must be less than or equal to cpu limit of 0"; istio/istio#58805,
+ * reported on 1.28.2). #58824 renders toYaml (omitNil ...) (1.29.1; backported to 1.28.6 as #59573). Kubernetes
+ * releases that do not print the limit ("must be less than or equal to cpu limit") are not judged. Known false
+ * positive: a workload whose own container sets a limit of 0 below its request is refused with the same words (the
+ * finding quotes the message).
+ */
+const NULL_LIMIT: Omit<KnownBug, 'affected' | 'fixedIn' | 'source'> = {
+  id: 'istio/istio#58805',
+  text: 'a proxy resource limit set to null in the mesh values (to remove a default limit) is injected as a limit of 0 below the request, so the API server refuses the injected pods',
+  symptom: {
+    on: 'workload',
+    shows: 'create-refused',
+    message: 'must be less than or equal to',
+    about: 'matches',
+    pattern: 'must be less than or equal to (cpu|memory|ephemeral-storage) limit of 0(?![.\\d])',
+  },
+};
+
+/** Bugs of 1.11 and later (the row from 1.11). */
+export const ISTIO_1_11_BUGS: readonly KnownBug[] = [
+  {
+    ...NULL_LIMIT,
+    affected: { from: '1.15.0', to: '1.28.5' },
+    fixedIn: '1.28.6',
+    source:
+      'istio/istio 1.15.0 to 1.28.5 manifests/charts/istio-control/istio-discovery/files/injection-template.yaml (define "resources": toYaml .Values.global.proxy.resources); @75e8076a (fix: resources improperly being set when trying to remove resource values, #59573, backport of #58824, in tag 1.28.6)',
+  },
+  {
+    ...NULL_LIMIT,
+    affected: { from: '1.29.0', to: '1.29.0' },
+    fixedIn: '1.29.1',
+    source:
+      'istio/istio 1.29.0 injection-template.yaml (toYaml .Values.global.proxy.resources); @a5485421 (#59136, backport of #58824, in tag 1.29.1)',
   },
 ];
