@@ -63,6 +63,8 @@ function podCluster(m: (typeof MESHES)[number], bug: KnownBug, version: string, 
         metadata: { name: `${name}-headless`, namespace: ns, uid: `svc-${ns}-g12b2` },
         spec: { clusterIP: 'None', selector: labels, ports: [{ port: 80 }] },
       });
+    else if (t === 'first-container-without-ports')
+      container('metrics').ports = [{ containerPort: 9090, name: 'metrics' }];
     else if ('annotation' in t)
       annotations[t.annotation] = VALUES.find((v) => t.matches === undefined || new RegExp(t.matches).test(v)) ?? 'x';
     else {

@@ -2,7 +2,7 @@
  * Real user reports of a release's own bug (issue 31, gen12bugs2: Istio and Consul), each rebuilt as an overlay on the
  * healthy cluster of its mesh (test/fixtures/reports/gen12bugs2/, the thread in each file's header): the known bug of
  * the release the pod's images show must be named, with the release that fixes it.
- * Named 0/3 before (branch gen12bugs2 at 345c222), 3/3 after: known-release-bug over the release tables' bugs
+ * Named 0/4 before (branch gen12bugs2 at 345c222), 4/4 after: known-release-bug over the release tables' bugs
  * (src/mesh/istio/release-bugs.ts, src/mesh/consul/release-bugs.ts; container names ending in `*` for consul-k8s's
  * multi-port containers, src/facts/known-bugs.ts).
  */
@@ -26,6 +26,12 @@ const CASES: ReportCase[] = [
     report: 'istio/istio#58805',
     id: 'known-release-bug',
     says: ['istio/istio#58805', 'limit of 0', '1.28.6'],
+  },
+  {
+    file: 'istio-1.4-portless-first-container',
+    report: 'istio/istio#18594',
+    id: 'known-release-bug',
+    says: ['istio/istio#18594', 'declares no ports', '1.4.3'],
   },
 ];
 

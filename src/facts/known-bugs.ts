@@ -92,19 +92,25 @@ function terminatedWith(pod: K8sObject, s: Extract<KnownBug['symptom'], { shows:
  * clusterIP None selecting it; an annotation of the pod (with a value matching); a container of the
  * pod whose command, args or postStart hook hold a fragment.
  */
-function triggered(m: Model, pod: K8sObject, when: BugTrigger | readonly BugTrigger[]): string | undefined {
+function triggered(
+  m: Model,
+  pod: K8sObject,
+  when: BugTrigger | readonly BugTrigger[],
+  injected: readonly string[],
+): string | undefined {
   const all: readonly BugTrigger[] = Array.isArray(when) ? (when as readonly BugTrigger[]) : [when as BugTrigger];
   let seen = '';
   for (const t of all.slice(0, 8)) {
-    const one = triggeredBy(m, pod, t);
+    const one = triggeredBy(m, pod, t, injected);
     if (one === undefined) return undefined;
     seen += one;
   }
   return seen;
 }
 
-function triggeredBy(m: Model, pod: K8sObject, when: BugTrigger): string | undefined {
+function triggeredBy(m: Model, pod: K8sObject, when: BugTrigger, injected: readonly string[]): string | undefined {
   if (when === 'headless-service') return headlessSelecting(m, pod);
+  if (when === 'first-container-without-ports') return firstWithoutPorts(pod, injected);
   if ('annotation' in when) {
     const value = annotationsOf(pod)[when.annotation];
     if (value === undefined || (when.matches !== undefined && !new RegExp(when.matches).test(value))) return undefined;
@@ -119,6 +125,21 @@ function triggeredBy(m: Model, pod: K8sObject, when: BugTrigger): string | undef
     if (words.some((w) => w.includes(when.holds))) return `; container ${String(c.name)} runs ${when.holds}`;
   }
   return undefined;
+}
+
+/**
+ * The pod's first container the mesh did not inject declares no ports while a later one does (as the injector saw the
+ * pod: its own containers, in order), as text; undefined: not so.
+ */
+function firstWithoutPorts(pod: K8sObject, injected: readonly string[]): string | undefined {
+  const own = containers(podSpec(pod as { spec?: unknown }))
+    .filter((c) => !injected.includes(str(c.name) ?? ''))
+    .slice(0, 64);
+  const ported = (c: Record<string, any>) => arr(c.ports).length > 0;
+  const later = own.slice(1).find(ported);
+  return own[0] && !ported(own[0]) && later
+    ? `; its first container ${String(own[0].name)} declares no ports, container ${String(later.name)} does`
+    : undefined;
 }
 
 /** The headless Services (clusterIP None) of the pod's namespace selecting it, as text; undefined: none, or Services not read. */
@@ -290,7 +311,8 @@ export const BUGS_SHOWN = defineFact({
           );
           for (const { bug, read } of bugs) {
             const shows = bug.symptom.on === 'pod' ? podShows(pod, bug.symptom) : undefined;
-            const trigger = bug.symptom.on === 'pod' && bug.symptom.when ? triggered(m, pod, bug.symptom.when) : '';
+            const trigger =
+              bug.symptom.on === 'pod' && bug.symptom.when ? triggered(m, pod, bug.symptom.when, injectedNames(p)) : '';
             if (!shows || !read || trigger === undefined) continue;
             const seen = `${shows}${trigger}`;
             const h = hits.get(bug.id) ?? { bug, version: read, pods: [], seen };

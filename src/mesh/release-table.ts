@@ -48,11 +48,13 @@ export interface InjectedNames {
  * `headless-service`, a Service of the pod's namespace with clusterIP None selects the pod;
  * `annotation`, the pod carries the annotation, its value matching `matches` (a regular expression
  * source; undefined: any value); `container` with `holds`, the pod's container of that name runs a
- * command, args or postStart hook holding the fragment (a flag the injector wrote for a setting).
- * A list: every trigger of it shows.
+ * command, args or postStart hook holding the fragment (a flag the injector wrote for a setting);
+ * `first-container-without-ports`, the pod's first container the mesh did not inject declares no ports and a later
+ * one does (what an injection template that joins the containers' ports saw). A list: every trigger of it shows.
  */
 export type BugTrigger =
   | 'headless-service'
+  | 'first-container-without-ports'
   | { readonly annotation: string; readonly matches?: string }
   | { readonly container: string; readonly holds: string };
 

@@ -145,3 +145,43 @@ export const ISTIO_1_11_BUGS: readonly KnownBug[] = [
       'istio/istio 1.29.0 injection-template.yaml (toYaml .Values.global.proxy.resources); @a5485421 (#59136, backport of #58824, in tag 1.29.1)',
   },
 ];
+
+/**
+ * From 1.3.0 (istio/istio@2e789b91, #16483) the injection template gives the proxy ISTIO_META_POD_PORTS, the pod's
+ * container ports as a JSON list, writing a comma before every port but the first container's first:
+ * `{{if or (ne $index1 0) (ne $index2 0)}},{{end}}` (install/kubernetes/helm/istio/files/injection-template.yaml). A
+ * pod whose first container declares no ports while a later one does gets "[ ,{...} ]", which pilot-agent cannot
+ * read ("Failed to generate bootstrap config: invalid character ',' looking for beginning of value"): the proxy exits
+ * at start, again and again (istio/istio#18594). #18976 writes the comma only after a written port (1.3.7 as #19367,
+ * 1.4.3 as #19366; istio.io 1.4.3 release note: "Fixed an issue with injection when pod has multiple containers
+ * without exposed ports").
+ */
+const POD_PORTS: Omit<KnownBug, 'affected' | 'fixedIn' | 'source'> = {
+  id: 'istio/istio#18594',
+  text: "when the pod's first container declares no ports and a later one does, the injected proxy gets a port list that is not valid JSON and exits at start",
+  symptom: {
+    on: 'pod',
+    container: 'istio-proxy',
+    shows: 'terminated',
+    reason: 'Error',
+    when: 'first-container-without-ports',
+  },
+};
+
+/** Bugs of releases before the table's first row (1.5): its `olderBugs`. */
+export const ISTIO_OLDER_BUGS: readonly KnownBug[] = [
+  {
+    ...POD_PORTS,
+    affected: { from: '1.3.0', to: '1.3.6' },
+    fixedIn: '1.3.7',
+    source:
+      'istio/istio 1.3.0 to 1.3.6 install/kubernetes/helm/istio/files/injection-template.yaml (ISTIO_META_POD_PORTS, from @2e789b91 #16483); @f39630a5 (Fix POD_PORTS when multiple containers, #19367, backport of #18976, in tag 1.3.7)',
+  },
+  {
+    ...POD_PORTS,
+    affected: { from: '1.4.0', to: '1.4.2' },
+    fixedIn: '1.4.3',
+    source:
+      'istio/istio 1.4.2 install/kubernetes/helm/istio/files/injection-template.yaml line 164-171; @0cfb3fe4 (Fix POD_PORTS when multiple containers, #19366, backport of #18976 @d4f98464, in tag 1.4.3); istio.io news/releases/1.4.x/announcing-1.4.3',
+  },
+];
