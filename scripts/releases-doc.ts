@@ -14,8 +14,8 @@ const whenText = (when: BugTrigger | readonly BugTrigger[]): string =>
   [when]
     .flat()
     .map((w: BugTrigger) =>
-      w === 'headless-service'
-        ? 'headless-service'
+      typeof w === 'string'
+        ? w
         : 'annotation' in w
           ? `annotation \`${w.annotation}\`${w.matches ? ` matching \`${w.matches.replace(/\|/g, '\\|')}\`` : ''}`
           : `container ${w.container} runs \`${w.holds}\``,

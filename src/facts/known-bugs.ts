@@ -47,28 +47,42 @@ const allStatuses = (pod: K8sObject): Record<string, any>[] =>
     ? [...arr(pod.status.initContainerStatuses), ...arr(pod.status.containerStatuses)].filter(isObj)
     : [];
 
+/**
+ * A container name of a bug's symptom or trigger names that container, or (ending in `*`) every container whose name
+ * starts with the rest: the containers an injector names after a service (consul-k8s's multi-port pods inject
+ * `consul-dataplane-<service>` and `consul-connect-inject-init-<service>`).
+ */
+const named = (name: unknown, pattern: string): boolean =>
+  typeof name === 'string' &&
+  (pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) && name.length >= pattern.length : name === pattern);
+
 /** The pod's container of that name waits with that reason and a message holding the fragment: the message. */
 function waitingWith(pod: K8sObject, s: Extract<KnownBug['symptom'], { shows: 'waiting' }>): string | undefined {
-  const c = allStatuses(pod).find((x) => x.name === s.container);
-  const w = isObj(c?.state?.waiting) ? c.state.waiting : undefined;
-  const message = str(w?.message) ?? '';
   const reasons: readonly string[] = typeof s.reason === 'string' ? [s.reason] : s.reason;
-  const reason = str(w?.reason) ?? '';
-  return w && reasons.includes(reason) && message.includes(s.message)
-    ? `container ${s.container} waiting: ${reason}${message ? `: ${message.slice(0, 300)}` : ''}`
-    : undefined;
+  for (const c of allStatuses(pod)
+    .filter((x) => named(x.name, s.container))
+    .slice(0, 16)) {
+    const w = isObj(c.state?.waiting) ? c.state.waiting : undefined;
+    const message = str(w?.message) ?? '';
+    const reason = str(w?.reason) ?? '';
+    if (w && reasons.includes(reason) && message.includes(s.message))
+      return `container ${String(c.name)} waiting: ${reason}${message ? `: ${message.slice(0, 300)}` : ''}`;
+  }
+  return undefined;
 }
 
 /** The pod's container of that name ended (now, or its last run) with that reason or a message holding the fragment: what it says. */
 function terminatedWith(pod: K8sObject, s: Extract<KnownBug['symptom'], { shows: 'terminated' }>): string | undefined {
-  const c = allStatuses(pod).find((x) => x.name === s.container);
-  for (const t of [c?.state?.terminated, c?.lastState?.terminated]) {
-    if (!isObj(t)) continue;
-    const message = (str(t.message) ?? '').slice(0, 300).replace(/\s+/g, ' ').trim();
-    const reason = str(t.reason) ?? '';
-    if (reason === s.reason || (s.message !== undefined && message.includes(s.message)))
-      return `container ${s.container} terminated: ${reason || 'no reason'}${t.exitCode !== undefined ? ` (exit code ${String(t.exitCode)})` : ''}${message ? `: ${message}` : ''}`;
-  }
+  for (const c of allStatuses(pod)
+    .filter((x) => named(x.name, s.container))
+    .slice(0, 16))
+    for (const t of [c.state?.terminated, c.lastState?.terminated]) {
+      if (!isObj(t)) continue;
+      const message = (str(t.message) ?? '').slice(0, 300).replace(/\s+/g, ' ').trim();
+      const reason = str(t.reason) ?? '';
+      if (reason === s.reason || (s.message !== undefined && message.includes(s.message)))
+        return `container ${String(c.name)} terminated: ${reason || 'no reason'}${t.exitCode !== undefined ? ` (exit code ${String(t.exitCode)})` : ''}${message ? `: ${message}` : ''}`;
+    }
   return undefined;
 }
 
@@ -78,29 +92,54 @@ function terminatedWith(pod: K8sObject, s: Extract<KnownBug['symptom'], { shows:
  * clusterIP None selecting it; an annotation of the pod (with a value matching); a container of the
  * pod whose command, args or postStart hook hold a fragment.
  */
-function triggered(m: Model, pod: K8sObject, when: BugTrigger | readonly BugTrigger[]): string | undefined {
+function triggered(
+  m: Model,
+  pod: K8sObject,
+  when: BugTrigger | readonly BugTrigger[],
+  injected: readonly string[],
+): string | undefined {
   const all: readonly BugTrigger[] = Array.isArray(when) ? (when as readonly BugTrigger[]) : [when as BugTrigger];
   let seen = '';
   for (const t of all.slice(0, 8)) {
-    const one = triggeredBy(m, pod, t);
+    const one = triggeredBy(m, pod, t, injected);
     if (one === undefined) return undefined;
     seen += one;
   }
   return seen;
 }
 
-function triggeredBy(m: Model, pod: K8sObject, when: BugTrigger): string | undefined {
+function triggeredBy(m: Model, pod: K8sObject, when: BugTrigger, injected: readonly string[]): string | undefined {
   if (when === 'headless-service') return headlessSelecting(m, pod);
+  if (when === 'first-container-without-ports') return firstWithoutPorts(pod, injected);
   if ('annotation' in when) {
     const value = annotationsOf(pod)[when.annotation];
     if (value === undefined || (when.matches !== undefined && !new RegExp(when.matches).test(value))) return undefined;
     return `; annotation ${when.annotation}: ${JSON.stringify(value.slice(0, 80))}`;
   }
   const spec = podSpec(pod as { spec?: unknown });
-  const c = [...initContainers(spec), ...containers(spec)].find((x) => x.name === when.container);
-  const hook = isObj(c?.lifecycle?.postStart?.exec) ? c.lifecycle.postStart.exec.command : undefined;
-  const words = [...arr(c?.command), ...arr(c?.args), ...arr(hook)].slice(0, 200).filter((w) => typeof w === 'string');
-  return words.some((w) => w.includes(when.holds)) ? `; container ${when.container} runs ${when.holds}` : undefined;
+  for (const c of [...initContainers(spec), ...containers(spec)]
+    .filter((x) => named(x.name, when.container))
+    .slice(0, 16)) {
+    const hook = isObj(c.lifecycle?.postStart?.exec) ? c.lifecycle.postStart.exec.command : undefined;
+    const words = [...arr(c.command), ...arr(c.args), ...arr(hook)].slice(0, 200).filter((w) => typeof w === 'string');
+    if (words.some((w) => w.includes(when.holds))) return `; container ${String(c.name)} runs ${when.holds}`;
+  }
+  return undefined;
+}
+
+/**
+ * The pod's first container the mesh did not inject declares no ports while a later one does (as the injector saw the
+ * pod: its own containers, in order), as text; undefined: not so.
+ */
+function firstWithoutPorts(pod: K8sObject, injected: readonly string[]): string | undefined {
+  const own = containers(podSpec(pod as { spec?: unknown }))
+    .filter((c) => !injected.includes(str(c.name) ?? ''))
+    .slice(0, 64);
+  const ported = (c: Record<string, any>) => arr(c.ports).length > 0;
+  const later = own.slice(1).find(ported);
+  return own[0] && !ported(own[0]) && later
+    ? `; its first container ${String(own[0].name)} declares no ports, container ${String(later.name)} does`
+    : undefined;
 }
 
 /** The headless Services (clusterIP None) of the pod's namespace selecting it, as text; undefined: none, or Services not read. */
@@ -134,8 +173,8 @@ const podShows = (pod: K8sObject, s: Extract<KnownBug['symptom'], { on: 'pod' }>
  */
 function injectedBy(pod: K8sObject, name: string): VersionRead | undefined {
   const spec = podSpec(pod as { spec?: unknown });
-  const c = [...containers(spec), ...initContainers(spec)].find((x) => x.name === name);
-  return containerVersion(c, `container ${name}`);
+  const c = [...containers(spec), ...initContainers(spec)].find((x) => named(x.name, name));
+  return containerVersion(c, `container ${String(c?.name ?? name)}`);
 }
 
 /** The refusal is about the injected containers, as the bug's symptom says it is known. */
@@ -272,7 +311,8 @@ export const BUGS_SHOWN = defineFact({
           );
           for (const { bug, read } of bugs) {
             const shows = bug.symptom.on === 'pod' ? podShows(pod, bug.symptom) : undefined;
-            const trigger = bug.symptom.on === 'pod' && bug.symptom.when ? triggered(m, pod, bug.symptom.when) : '';
+            const trigger =
+              bug.symptom.on === 'pod' && bug.symptom.when ? triggered(m, pod, bug.symptom.when, injectedNames(p)) : '';
             if (!shows || !read || trigger === undefined) continue;
             const seen = `${shows}${trigger}`;
             const h = hits.get(bug.id) ?? { bug, version: read, pods: [], seen };

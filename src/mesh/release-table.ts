@@ -39,18 +39,22 @@ export interface InjectedNames {
 /**
  * What a known bug does that the cluster shows (issue 31.9): the injector's pods crash-loop, an
  * injected container of a pod (by name) waits with a reason whose message says this text, or a
- * workload's pods are refused at creation.
+ * workload's pods are refused at creation. A container name here, in `versionFrom` and in a
+ * trigger's `container`, that ends in `*` names every container whose name starts with the rest
+ * (containers an injector names after a service: consul-k8s's multi-port `consul-dataplane-<service>`).
  */
 /**
  * What the cluster shows that triggers a pod's bug, beside its symptom (undefined: nothing more):
  * `headless-service`, a Service of the pod's namespace with clusterIP None selects the pod;
  * `annotation`, the pod carries the annotation, its value matching `matches` (a regular expression
  * source; undefined: any value); `container` with `holds`, the pod's container of that name runs a
- * command, args or postStart hook holding the fragment (a flag the injector wrote for a setting).
- * A list: every trigger of it shows.
+ * command, args or postStart hook holding the fragment (a flag the injector wrote for a setting);
+ * `first-container-without-ports`, the pod's first container the mesh did not inject declares no ports and a later
+ * one does (what an injection template that joins the containers' ports saw). A list: every trigger of it shows.
  */
 export type BugTrigger =
   | 'headless-service'
+  | 'first-container-without-ports'
   | { readonly annotation: string; readonly matches?: string }
   | { readonly container: string; readonly holds: string };
 

@@ -26,6 +26,8 @@ checkCases('known-release-bug', {
     { fixtures: 'fires-istio-stats-flush-interval.yaml', findings: ['Deployment metrics/collector'] },
     { fixtures: 'fires-kuma-1.x-ebpf-init-oomkilled.yaml', findings: ['Deployment payments/ledger'] },
     { fixtures: 'fires-consul-0.10-lifecycle-token-file.yaml', findings: ['Deployment ledger/ledger'] },
+    // A refusal whose message says the injected limit is 0 (istio/istio#58805, gen12bugs2).
+    { fixtures: 'fires-istio-null-limit-refused.yaml', findings: ['Deployment ledger/ledger'] },
   ],
   silent: [
     { fixtures: 'ok-istio-istiod-152-crash.yaml' },
@@ -51,6 +53,8 @@ checkCases('known-release-bug', {
     { fixtures: 'ok-kuma-1.x-init-oomkilled-no-ebpf.yaml' },
     { fixtures: 'ok-consul-0.10.1-lifecycle-token-file.yaml' },
     { fixtures: 'ok-consul-0.10-lifecycle-no-acl.yaml' },
+    { fixtures: 'ok-istio-null-limit-fixed.yaml' },
+    { fixtures: 'ok-istio-limit-below-request.yaml' },
   ],
 });
 

@@ -31,3 +31,46 @@ export const CONSUL_0_10_BUGS: readonly KnownBug[] = [
       'hashicorp/consul-k8s@5ec736a7 (v0.10.0) connect-inject/lifecycle_sidecar.go, container_init.go, subcommand/lifecycle-sidecar/command.go; @02de5b68 (acl-token file readable by lifecycle sidecar, #182, in tag v0.10.1 @a110fe58) connect-inject/container_init.go',
   },
 ];
+
+/**
+ * consul-k8s 1.0.0 to 1.1.1 (hashicorp/consul-k8s#2176, the report #2144): a multi-port pod (annotation
+ * consul.hashicorp.com/connect-service naming several services) gets one consul-dataplane-<service> sidecar per
+ * service, without transparent proxy (multi-port pods cannot use it). With Consul DNS on (the chart's dns.enabled),
+ * control-plane/connect-inject/webhook/consul_dataplane_sidecar.go getContainerSidecarArgs passed
+ * -consul-dns-bind-port=8600 to every one of them without asking whether transparent proxy is on, so every sidecar
+ * binds the DNS proxy to 127.0.0.1:8600 in the pod's one network namespace: the first wins and the others exit
+ * ("failed to start the dns proxy"), again and again. The fix asks consulDNSEnabled(namespace, pod, dns, tproxy):
+ * the flag is passed only with transparent proxy on. Backported to 1.0.8 (#2177) and 1.1.2; in 1.2.0.
+ * The pods run consul-dataplane images of their own numbers: the injecting release is the image tag of the
+ * init container consul-connect-inject-init-<service> (hashicorp/consul-k8s-control-plane:<release>).
+ */
+const MULTIPORT_DNS: Omit<KnownBug, 'affected' | 'fixedIn' | 'source'> = {
+  id: 'hashicorp/consul-k8s#2176',
+  text: 'in a multi-port pod with Consul DNS on, every injected consul-dataplane sidecar is told to bind the DNS proxy to port 8600, so all but the first cannot bind it and exit',
+  symptom: {
+    on: 'pod',
+    container: 'consul-dataplane-*',
+    shows: 'terminated',
+    reason: 'Error',
+    versionFrom: 'consul-connect-inject-init-*',
+    when: { container: 'consul-dataplane-*', holds: '-consul-dns-bind-port' },
+  },
+};
+
+/** Bugs of consul-k8s 1.x (the row 1.0 to 2.0). */
+export const CONSUL_1_0_BUGS: readonly KnownBug[] = [
+  {
+    ...MULTIPORT_DNS,
+    affected: { from: '1.0.0', to: '1.0.7' },
+    fixedIn: '1.0.8',
+    source:
+      'hashicorp/consul-k8s v1.0.7 control-plane/connect-inject/webhook/consul_dataplane_sidecar.go lines 45-47 (container consul-dataplane-<service>), 315 (-consul-dns-bind-port without the transparent proxy test); @574fee88 (Backport of Disable DNS redirection when tproxy is disabled into release/1.0.x, #2177, in tag v1.0.8); CHANGELOG.md 1.0.8',
+  },
+  {
+    ...MULTIPORT_DNS,
+    affected: { from: '1.1.0', to: '1.1.1' },
+    fixedIn: '1.1.2',
+    source:
+      'hashicorp/consul-k8s v1.1.1 control-plane/connect-inject/webhook/consul_dataplane_sidecar.go; @13c166f2 and @d0f56d16 (Disable DNS redirection when tproxy is disabled, #2176, in tags v1.1.2 and v1.2.0); CHANGELOG.md 1.1.2',
+  },
+];

@@ -6,7 +6,7 @@
 import type { KubernetesSupport } from '../profile.js';
 import type { CompanionNeed, ProxyPairing, ReleaseTable } from '../release-table.js';
 import { CONSUL_VALUES } from './key-values.js';
-import { CONSUL_0_10_BUGS } from './release-bugs.js';
+import { CONSUL_0_10_BUGS, CONSUL_1_0_BUGS } from './release-bugs.js';
 import { CONSUL_ENDING } from './ending.js';
 
 const ORDER = [
@@ -263,6 +263,7 @@ export const CONSUL_RELEASES: ReleaseTable = {
         'hashicorp/consul-k8s@2d467395 (v1.0.0) control-plane/connect-inject/webhook/container_init.go (sidecarContainer consul-dataplane)',
       recognise: 'the image hashicorp/consul-k8s-control-plane:1.x (container sidecar-injector)',
       injectorRbac: 'today',
+      bugs: CONSUL_1_0_BUGS,
     },
   ],
   domains: ['consul.hashicorp.com'],

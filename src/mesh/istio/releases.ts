@@ -8,7 +8,7 @@
 import type { KubernetesSupport } from '../profile.js';
 import type { ReleaseTable, ValueReading } from '../release-table.js';
 import { ISTIO_VALUES } from './key-values.js';
-import { ISTIO_1_28_BUGS } from './release-bugs.js';
+import { ISTIO_1_11_BUGS, ISTIO_1_28_BUGS, ISTIO_OLDER_BUGS } from './release-bugs.js';
 import { ISTIO_ENDING } from './ending.js';
 
 /**
@@ -131,6 +131,7 @@ export const ISTIO_RELEASES: ReleaseTable = {
     },
   ],
   olderBugs: [
+    ...ISTIO_OLDER_BUGS,
     {
       // 1.0.3's injection template (sidecar-injector-configmap.yaml) turned every pod label into an env var
       // ISTIO_META_<label key> (#9208): a label key with a prefix ("app.kubernetes.io/name") makes an env name with
@@ -237,6 +238,7 @@ export const ISTIO_RELEASES: ReleaseTable = {
       recognise:
         'istiod image istio/pilot:1.x (container discovery); labels app.kubernetes.io/version and helm.sh/chart istiod-<version> from 1.24',
       injectorRbac: 'today',
+      bugs: ISTIO_1_11_BUGS,
     },
     {
       from: '1.5',
