@@ -11,7 +11,9 @@
  * is bench/floor-file.mjs (a fresh node that reads the file and JSON.parses it) under GNU time,
  * the median of --runs runs interleaved with the repetitions, in the same run.
  *
- *   tsx bench/per-check.ts [--runs 3] [--top 0]
+ *   tsx bench/per-check.ts [--runs 3] [--strict]
+ * --strict: exit 1 naming each check over its budget (2% of the floor on 20k slim, 1% on 5k real-size, in the run),
+ * or over its allowance where bench/budget.ts lists one (the checks over budget when the budget was made enforceable).
  * Writes bench/out/per-check.json and bench/out/per-check.md.
  */
 import { spawnSync } from 'node:child_process';
@@ -20,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dumpable, writeKubectlJson } from './formats.js';
 import { generateCluster } from './generate.js';
+import { judge, overLines, renderTable, type InputCost } from './budget.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(ROOT, 'bench', 'out');
@@ -29,6 +32,8 @@ const opt = (name: string, def: number) => {
   return i >= 0 ? Number(argv[i + 1]) : def;
 };
 const RUNS = opt('runs', 3);
+/** --strict: exit 1 when a check costs more than its budget (or its allowance: bench/budget.ts). */
+const STRICT = argv.includes('--strict');
 
 // What the built CLI runs (dist), not the sources being edited.
 const { CHECKS } = await import(join(ROOT, 'dist/checks/index.js'));
@@ -68,7 +73,7 @@ const INPUTS: Input[] = [
 ];
 
 const opts = { mesh: 'auto', certExpiryWarningDays: 30 };
-const results: any[] = [];
+const results: InputCost[] = [];
 mkdirSync(OUT, { recursive: true });
 for (const input of INPUTS) {
   const file = join(OUT, `checks-${input.realistic ? 'real' : 'slim'}-${input.pods}.json`);
@@ -119,31 +124,24 @@ for (const input of INPUTS) {
   );
 }
 
-const pct = (x: number, f: number) => `${((100 * x) / f).toFixed(1)}%`;
-const lines: string[] = [];
-lines.push(
-  `CPU ms per check (medians of ${RUNS}; "in the run": after the checks before it, as \`check -A\` runs them; "alone": a fresh model, the facts it shares included), and its share of the parse floor of the same input measured in the same run`,
-);
-lines.push('');
-const head = results.map((r) => `${r.pods / 1000}k ${r.realistic ? 'real-size' : 'slim'}`);
-lines.push(`| check | ${head.map((h) => `${h} in the run ms | ${h} share of floor | ${h} alone ms`).join(' | ')} |`);
-lines.push(`|---|${head.map(() => '---:|---:|---:').join('|')}|`);
-for (let i = 0; i < CHECKS.length; i++) {
-  const cells = results.map((r) => {
-    const x = r.rows[i];
-    return `${x.inRunMs.toFixed(0)} | ${pct(x.inRunMs, r.floorMs)} | ${x.aloneMs.toFixed(0)}`;
-  });
-  lines.push(`| ${CHECKS[i].id} | ${cells.join(' | ')} |`);
-}
-lines.push(
-  `| **all checks** | ${results.map((r) => `${r.checksMs.toFixed(0)} | ${pct(r.checksMs, r.floorMs)} | `).join(' | ')} |`,
-);
-lines.push(
-  `| (loading the file) | ${results.map((r) => `${r.loadMs.toFixed(0)} | ${pct(r.loadMs, r.floorMs)} | `).join(' | ')} |`,
-);
-lines.push(
-  `| (the floor: node + read + JSON.parse) | ${results.map((r) => `${r.floorMs.toFixed(0)} | 100% | `).join(' | ')} |`,
+const lines = renderTable(
+  results,
+  RUNS,
+  CHECKS.map((c: { id: string }) => c.id),
 );
 writeFileSync(join(OUT, 'per-check.json'), JSON.stringify(results, null, 2) + '\n');
 writeFileSync(join(OUT, 'per-check.md'), lines.join('\n') + '\n');
 process.stdout.write(lines.join('\n') + '\n');
+
+// The budget (bench/budget.ts): the checks over it within their allowance are the debt, said; any other is a failure
+// with --strict (exit 1), a warning without.
+const { over, allowed } = judge(results);
+for (const o of allowed)
+  log(
+    `allowed: ${o.check} on ${o.input}: ${(100 * o.share).toFixed(1)}% of the floor (budget ${(100 * o.budget).toFixed(0)}%, allowance ${(100 * o.allowance!).toFixed(1)}%)`,
+  );
+for (const l of overLines(over)) log(l);
+if (over.length) {
+  log(`${over.length} over budget${STRICT ? '' : ' (--strict makes this an exit status)'}`);
+  if (STRICT) process.exitCode = 1;
+} else log('every check within its budget or allowance');

@@ -78,16 +78,37 @@ const cidrsOf = (xs: readonly string[] | '*'): Cidr[] | undefined => {
   return out;
 };
 
+/** Addresses parsed once each (a Service's ClusterIP is asked about for every meshed workload); bounded. */
+const parsedIps = new Map<string, ReturnType<typeof parseIp>>();
+const ipOf = (ip: string) => {
+  let a = parsedIps.get(ip);
+  if (a === undefined && !parsedIps.has(ip)) {
+    a = parseIp(ip);
+    if (parsedIps.size < 100_000) parsedIps.set(ip, a);
+  }
+  return a;
+};
+
 const contains = (cidrs: readonly Cidr[], ip: string) => {
-  const a = parseIp(ip);
+  const a = ipOf(ip);
   return !!a && cidrs.some((c) => cidrContains(c, a));
 };
 
+/** inside's answers per setting (the mesh-wide one is asked about every target Service for each workload); bounded. */
+const insideMemo = new WeakMap<RangeSetting, Map<string, boolean>>();
+
 /** Whether a setting redirects (or counts as the cluster's) an address. */
 function inside(s: RangeSetting, ip: string): boolean {
-  const inc = cidrsOf(s.include);
-  const exc = cidrsOf(s.exclude) ?? [];
-  return (inc === undefined || contains(inc, ip)) && !contains(exc, ip);
+  let byIp = insideMemo.get(s);
+  if (!byIp) insideMemo.set(s, (byIp = new Map()));
+  let v = byIp.get(ip);
+  if (v === undefined) {
+    const inc = cidrsOf(s.include);
+    const exc = cidrsOf(s.exclude) ?? [];
+    v = (inc === undefined || contains(inc, ip)) && !contains(exc, ip);
+    if (byIp.size < 100_000) byIp.set(ip, v);
+  }
+  return v;
 }
 
 const rangesText = (s: RangeSetting) =>

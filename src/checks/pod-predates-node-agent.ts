@@ -79,6 +79,8 @@ export default defineCheck({
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
       const p = profileOf(mesh);
       if (!p.cni) continue;
+      /** The mesh's agent on each node (null: none), asked once per node and mesh. */
+      const agents = new Map<string, ReturnType<typeof cniAgentOn> | null>();
       for (const w of m.workloads) {
         if (!m.inScope(w.namespace)) continue;
         const hits: {
@@ -89,13 +91,17 @@ export default defineCheck({
           why: string;
         }[] = [];
         for (const pod of (podStates(w).meshed.get(mesh) ?? []).slice(0, 500)) {
+          // The cheap tests first (each a `continue`, so their order does not change what is found): the node's
+          // agent (once per node), then the pod's start time (a date parsed only where an agent's readiness is compared).
           const node = str(podSpec(pod).nodeName);
+          if (!node || podSpec(pod).hostNetwork === true) continue;
+          let agent = agents.get(node);
+          if (agent === undefined) agents.set(node, (agent = cniAgentOn(m, mesh, node) ?? null));
+          if (!agent?.ready || !agent.readySince) continue;
           const started = time(isObj(pod.status) ? pod.status.startTime : undefined);
-          if (!node || !started || podSpec(pod).hostNetwork === true) continue;
+          if (!started || started.getTime() >= agent.readySince.getTime()) continue;
           const how = withPlugin(m, mesh, pod);
           if (!how) continue;
-          const agent = cniAgentOn(m, mesh, node);
-          if (!agent?.ready || !agent.readySince || started.getTime() >= agent.readySince.getTime()) continue;
           const agentCreated = time(agent.pod.metadata?.creationTimestamp);
           const firstReady = statuses(agent.pod, 'containerStatuses').every((s) => !s.restartCount);
           if (!firstReady && !(agentCreated && agentCreated.getTime() > started.getTime())) continue;

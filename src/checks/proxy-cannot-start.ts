@@ -262,6 +262,16 @@ const STATUS_FIELDS = [
   ['containerStatuses', false],
 ] as const;
 
+/** The pod spec has a container or init container named as the mesh's proxy or one of its init containers (no list built). */
+function carriesOwn(spec: Record<string, any>, proxy: string, inits: readonly string[]): boolean {
+  for (const cs of [initContainers(spec), containers(spec)])
+    for (const c of cs) {
+      const n = str(c.name) ?? '';
+      if (n === proxy || inits.includes(n)) return true;
+    }
+  return false;
+}
+
 function failingIn(m: Model, pod: K8sObject, names: readonly string[]): Failing[] {
   const st = isObj(pod.status) ? pod.status : {};
   const probes = probeEvents(m);
@@ -289,19 +299,19 @@ function failingIn(m: Model, pod: K8sObject, names: readonly string[]): Failing[
   }
   for (let f = 0; f < STATUS_FIELDS.length; f++) {
     const [field, init] = STATUS_FIELDS[f]!;
-    const list = Array.isArray(st[field]) ? st[field] : [];
-    for (const cs of list.slice(0, 64)) {
+    const list: unknown[] = Array.isArray(st[field]) ? st[field] : [];
+    for (let i = 0; i < list.length && i < 64; i++) {
+      const cs = list[i];
       if (!isObj(cs) || !names.includes(str(cs.name) ?? '')) continue;
       const waiting = isObj(cs.state) && isObj(cs.state.waiting) ? cs.state.waiting : undefined;
       const termNow = isObj(cs.state) && isObj(cs.state.terminated) ? cs.state.terminated : undefined;
       const termLast = isObj(cs.lastState) && isObj(cs.lastState.terminated) ? cs.lastState.terminated : undefined;
       const reason = str(waiting?.reason);
       const running = isObj(cs.state) && isObj(cs.state.running) ? cs.state.running : undefined;
-      // Not waiting, no init container ended now, not killed for memory last, restarted or not ready while running:
-      // none of the cases below (most containers).
+      // Not waiting, not ended non-zero now, not killed for memory last, restarted or not ready while running: none
+      // of the cases below (most containers; an init container that completed with 0 matches none of them either).
       if (
         !reason &&
-        !(init && termNow) &&
         !(termNow && termNow.exitCode !== 0) &&
         termLast?.reason !== 'OOMKilled' &&
         !(running && (cs.ready === false || (typeof cs.restartCount === 'number' && cs.restartCount > 0)))
@@ -1935,13 +1945,13 @@ export default defineCheck<Evidence, typeof MESSAGES>({
         if (carrying.some((pod) => rewrittenInits(pod, mesh).length)) continue;
         const all = carrying.flatMap((pod) => {
           // Only the containers this mesh injected into this pod (another mesh may use a like name).
-          const spec = podSpec(pod);
-          const present = [...initContainers(spec), ...containers(spec)].map((c) => str(c.name) ?? '');
-          if (!present.includes(p.containers.proxy) && !p.containers.init.some((n) => present.includes(n))) return [];
+          if (!carriesOwn(podSpec(pod), p.containers.proxy, p.containers.init)) return [];
+          const failing = failingIn(m, pod, names);
+          if (!failing.length) return failing;
           // A pod meant to end whose app has ended: what its proxy does now (killed, restarted, not ready) is
           // job-never-completes' finding, the proxy outliving the app (one cause, one finding).
           const ended = appEnded(pod, names);
-          return failingIn(m, pod, names).filter((f) => !(ended && f.running && !f.init));
+          return failing.filter((f) => !(ended && f.running && !f.init));
         });
         // A proxy not ready whose NetworkPolicies let no packet out to its control plane or DNS: proxy-egress-blocked
         // names that cause (one cause, one finding); only there is the not-ready proxy left to it.

@@ -150,12 +150,18 @@ export default defineCheck<RemovedEvidence, typeof MESSAGES>({
         };
       }
     }
+    // The installed release's names (consul-k8s 0.x's envoy-sidecar), where they are not today's: asked once per mesh,
+    // the first time a workload has an active pod.
+    const releases = new Map<MeshName, ReturnType<typeof installedContainers>>();
+    const releaseOf = (mesh: MeshName) => {
+      if (!releases.has(mesh)) releases.set(mesh, installedContainers(m, mesh));
+      return releases.get(mesh);
+    };
     for (const w of m.appWorkloads) {
       const active = podStates(w).active.slice(0, 500);
       for (const { name: mesh } of PROFILE_LIST) {
         const hit: [K8sObject, Removed][] = [];
-        // The installed release's names (consul-k8s 0.x's envoy-sidecar), where they are not today's.
-        const release = active.length ? installedContainers(m, mesh) : undefined;
+        const release = active.length ? releaseOf(mesh) : undefined;
         for (const p of active) {
           const r = removedFromPod(p, mesh, release);
           if (r) hit.push([p, r]);

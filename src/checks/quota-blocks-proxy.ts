@@ -135,19 +135,9 @@ function withProxyResources(pod: InjectedPod, resources: Resources): InjectedPod
  * has not counted usage yet.
  */
 function measure(hard: Record<string, string>, status: Record<string, any>, pod: InjectedPod) {
-  if (!isObj(status.used)) return undefined;
-  const used = strMap(status.used);
-  const room = new Map<string, number>();
-  const usedUnits = new Map<string, number>();
-  for (const k of Object.keys(hard)
-    .filter((k) => REQUIRED.get(k) || k === 'pods')
-    .sort()) {
-    const h = units(k, hard[k]);
-    if (h === undefined) continue;
-    usedUnits.set(k, units(k, used[k] ?? '0') ?? 0);
-    room.set(k, h - usedUnits.get(k)!);
-  }
-  const keys = [...room.keys()];
+  const r = roomLeft(hard, status);
+  if (!r) return undefined;
+  const { keys, room, usedUnits } = r;
   const total = podDemand(pod);
   const app = podDemand({
     containers: pod.containers.filter((c) => !c.proxy),
@@ -164,12 +154,43 @@ function measure(hard: Record<string, string>, status: Record<string, any>, pod:
     proxyNeeds: (k: string) => need(k, total) - need(k, app),
     /** hard = used + needed: the quota that fits exactly one more pod. */
     raised: (k: string) => format(k, usedUnits.get(k)! + need(k, total)),
-    evidence: {
-      used: asStrings((k) => usedUnits.get(k)!),
-      remaining: asStrings((k) => room.get(k)!),
-      demand: { pod: asStrings((k) => need(k, total)), proxy: asStrings((k) => need(k, total) - need(k, app)) },
+    /** Formatted only where a finding quotes it (most workloads fit). */
+    get evidence() {
+      return {
+        used: asStrings((k) => usedUnits.get(k)!),
+        remaining: asStrings((k) => room.get(k)!),
+        demand: { pod: asStrings((k) => need(k, total)), proxy: asStrings((k) => need(k, total) - need(k, app)) },
+      };
     },
   };
+}
+
+type Room = { keys: string[]; room: Map<string, number>; usedUnits: Map<string, number> };
+/** The room a quota has left, by its status (frozen snapshot objects): worked out once per status, not per workload and mesh. */
+const ROOMS = new WeakMap<object, Map<string, Room | undefined>>();
+
+/** The quota's room per resource it tracks (status.hard, or spec.hard, minus status.used); undefined before usage is counted. */
+function roomLeft(hard: Record<string, string>, status: Record<string, any>): Room | undefined {
+  if (!isObj(status.used)) return undefined;
+  // The same status with the same hard values (a string of them: the caller's map is made per call) is the same room.
+  const hardKey = JSON.stringify(hard);
+  let byHard = ROOMS.get(status);
+  if (!byHard) ROOMS.set(status, (byHard = new Map()));
+  if (byHard.has(hardKey)) return byHard.get(hardKey);
+  const used = strMap(status.used);
+  const room = new Map<string, number>();
+  const usedUnits = new Map<string, number>();
+  for (const k of Object.keys(hard)
+    .filter((k) => REQUIRED.get(k) || k === 'pods')
+    .sort()) {
+    const h = units(k, hard[k]);
+    if (h === undefined) continue;
+    usedUnits.set(k, units(k, used[k] ?? '0') ?? 0);
+    room.set(k, h - usedUnits.get(k)!);
+  }
+  const out = { keys: [...room.keys()], room, usedUnits };
+  if (byHard.size < 16) byHard.set(hardKey, out);
+  return out;
 }
 
 /** "limits.cpu needs 1500m (1 for the proxy) but 1 is left". */

@@ -20,7 +20,7 @@ import type { ComponentSymptom, ControlPlaneComponent } from '../mesh/profile.js
 import type { MeshName } from '../mesh/names.js';
 import { profileOf } from '../mesh/registry.js';
 import { proxyNamesOfAllReleases, injectedNamesOfAllReleases } from '../mesh/releases.js';
-import { arr, isObj, labelsOf, nameOf, nsOf, str, time } from '../util/objects.js';
+import { isObj, labelsOf, nameOf, nsOf, str, time } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
 import type { Model } from './model.js';
 import { MESHES } from './model.js';
@@ -94,45 +94,57 @@ function podSymptoms(m: Model, mesh: MeshName, wanted: readonly ComponentSymptom
   const proxies = new Set(proxyNamesOfAllReleases(p));
   const inits = new Set([...p.containers.init, ...injectedNamesOfAllReleases(p)].filter((n) => !proxies.has(n)));
   const out: Affected[] = [];
-  for (const pod of m.list('pods').slice(0, 20_000)) {
+  const wantProxy = wanted.includes('proxy-not-ready');
+  const wantInit = wanted.includes('init-not-finished');
+  /** What one status shows (the first of a pod's statuses that shows something is its symptom). */
+  const shows = (cs: Record<string, any>, isInit: boolean): Omit<Affected, 'pod'> | undefined => {
+    const name = str(cs.name) ?? '';
+    // A container the mesh did not inject shows nothing: asked first, before any time is parsed.
+    const proxy = wantProxy && proxies.has(name);
+    const init = wantInit && isInit && inits.has(name);
+    if (!proxy && !init) return undefined;
+    const running = isObj(cs.state) && isObj(cs.state.running) ? cs.state.running : undefined;
+    const ran = running ? sinceMs(m, running.startedAt) : undefined;
+    if (proxy && running && cs.ready !== true && (ran ?? 0) >= SYMPTOM_MS)
+      return { symptom: 'proxy-not-ready', shows: `${name} running and not ready` };
+    if (!init) return undefined;
+    const waiting = isObj(cs.state) && isObj(cs.state.waiting) ? str(cs.state.waiting.reason) : undefined;
+    if ((running && (ran ?? 0) >= SYMPTOM_MS) || waiting === 'CrashLoopBackOff')
+      return {
+        symptom: 'init-not-finished',
+        shows: `${name} ${running ? 'running and not finished' : 'in CrashLoopBackOff'}`,
+      };
+    return undefined;
+  };
+  const pods = m.list('pods');
+  for (let i = 0; i < pods.length && i < 20_000; i++) {
     if (out.length >= 200) break;
+    const pod = pods[i]!;
+    const st = isObj(pod.status) ? pod.status : {};
+    // The first 32 statuses (init containers first) that are not null, as [...init, ...containers].slice(0, 32).
+    let seen = 0;
+    let hit: Omit<Affected, 'pod'> | undefined;
+    for (const isInit of BOTH) {
+      const list: unknown = isInit ? st.initContainerStatuses : st.containerStatuses;
+      if (!Array.isArray(list)) continue;
+      for (let j = 0; j < list.length && seen < 32 && !hit; j++) {
+        const cs: unknown = list[j];
+        if (cs === null || cs === undefined) continue;
+        seen++;
+        if (!isObj(cs)) continue;
+        hit = shows(cs, isInit);
+      }
+      if (hit || seen >= 32) break;
+    }
+    if (!hit) continue;
     // Pods of namespaces the run does not see (check -n) are not evidence: live and offline runs must agree.
     if (!isActive(pod) || !m.seesNamespace(nsOf(pod)) || p.controlPlane.isOwnPod(labelsOf(pod), nsOf(pod))) continue;
-    const st = isObj(pod.status) ? pod.status : {};
-    const statuses = [...arr(st.initContainerStatuses), ...arr(st.containerStatuses)].slice(0, 32).filter(isObj);
-    for (const cs of statuses) {
-      const name = str(cs.name) ?? '';
-      const running = isObj(cs.state) && isObj(cs.state.running) ? cs.state.running : undefined;
-      const waiting = isObj(cs.state) && isObj(cs.state.waiting) ? str(cs.state.waiting.reason) : undefined;
-      const ran = running ? sinceMs(m, running.startedAt) : undefined;
-      if (
-        wanted.includes('proxy-not-ready') &&
-        proxies.has(name) &&
-        running &&
-        cs.ready !== true &&
-        (ran ?? 0) >= SYMPTOM_MS
-      ) {
-        out.push({ pod, symptom: 'proxy-not-ready', shows: `${name} running and not ready` });
-        break;
-      }
-      const isInit = arr(st.initContainerStatuses).includes(cs);
-      if (
-        wanted.includes('init-not-finished') &&
-        isInit &&
-        inits.has(name) &&
-        ((running && (ran ?? 0) >= SYMPTOM_MS) || waiting === 'CrashLoopBackOff')
-      ) {
-        out.push({
-          pod,
-          symptom: 'init-not-finished',
-          shows: `${name} ${running ? 'running and not finished' : 'in CrashLoopBackOff'}`,
-        });
-        break;
-      }
-    }
+    out.push({ pod, ...hit });
   }
   return out;
 }
+
+const BOTH = [true, false] as const;
 
 /** The pods the kubelet cannot mount a Secret for whose name the component writes (its `secrets` pattern). */
 function secretSymptoms(m: Model, c: ControlPlaneComponent): Affected[] {

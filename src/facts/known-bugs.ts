@@ -16,7 +16,7 @@ import type { MeshName } from '../mesh/names.js';
 import type { VersionRead } from '../mesh/profile.js';
 import type { BugTrigger, KnownBug } from '../mesh/release-table.js';
 import { profileOf } from '../mesh/registry.js';
-import { allBugs, knownBugs } from '../mesh/releases.js';
+import { allBugs, knownBugs, knownBugsShared } from '../mesh/releases.js';
 import { containerVersion } from '../mesh/versions.js';
 import { injectedNames } from '../mesh/proxy.js';
 import { podsCarrying } from './pods.js';
@@ -304,20 +304,21 @@ export const BUGS_SHOWN = defineFact({
             { read: proxyVersion(pod, mesh), from: undefined as string | undefined },
             ...versionFrom.map((n) => ({ read: injectedBy(pod, n), from: n })),
           ];
-          const bugs = reads.flatMap(({ read, from }) =>
-            knownBugs(p, read, 'pod')
-              .filter((b) => b.symptom.on === 'pod' && b.symptom.versionFrom === from)
-              .map((bug) => ({ bug, read })),
-          );
-          for (const { bug, read } of bugs) {
-            const shows = bug.symptom.on === 'pod' ? podShows(pod, bug.symptom) : undefined;
-            const trigger =
-              bug.symptom.on === 'pod' && bug.symptom.when ? triggered(m, pod, bug.symptom.when, injectedNames(p)) : '';
-            if (!shows || !read || trigger === undefined) continue;
-            const seen = `${shows}${trigger}`;
-            const h = hits.get(bug.id) ?? { bug, version: read, pods: [], seen };
-            h.pods.push(nameOf(pod));
-            hits.set(bug.id, h);
+          // In the order of the reads, then of each read's bugs (the shared list of its version: not copied per pod).
+          for (const { read, from } of reads) {
+            for (const bug of knownBugsShared(p, read, 'pod')) {
+              if (bug.symptom.on !== 'pod' || bug.symptom.versionFrom !== from) continue;
+              const shows = bug.symptom.on === 'pod' ? podShows(pod, bug.symptom) : undefined;
+              const trigger =
+                bug.symptom.on === 'pod' && bug.symptom.when
+                  ? triggered(m, pod, bug.symptom.when, injectedNames(p))
+                  : '';
+              if (!shows || !read || trigger === undefined) continue;
+              const seen = `${shows}${trigger}`;
+              const h = hits.get(bug.id) ?? { bug, version: read, pods: [], seen };
+              h.pods.push(nameOf(pod));
+              hits.set(bug.id, h);
+            }
           }
         }
         for (const h of hits.values()) out.push({ mesh, workload: w, ...h });

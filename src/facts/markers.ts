@@ -10,7 +10,8 @@ import * as table from '../mesh/marker-table.js';
 import type { Marker, NamespaceMarker } from '../mesh/marker-table.js';
 import { profileOf } from '../mesh/registry.js';
 import type { MeshWebhook } from '../mesh/webhooks.js';
-import { installedMarkers } from '../mesh/releases.js';
+import { installedMarkers, INSTALLED_RELEASES } from '../mesh/releases.js';
+import { defineFactFamily, inputsOf } from '../k8s/fact.js';
 import type { ReleaseMarkers } from '../mesh/release-table.js';
 import { shq } from '../util/objects.js';
 
@@ -21,7 +22,16 @@ const markersOf = (mesh: MeshName) => profileOf(mesh).markers;
  * only the annotation, src/mesh/kuma/releases.ts), as a marker table: today's strays but those the
  * release reads. Undefined: today's table holds (src/mesh/releases.ts installedMarkers).
  */
-function releaseTable(
+const releaseTable = (m: Model, mesh: MeshName) => m.fact(RELEASE_TABLE, mesh);
+
+/** releaseTable, made once per mesh and model (asked for every workload by the template checks). */
+const RELEASE_TABLE = defineFactFamily({
+  id: 'release-marker-table',
+  inputs: inputsOf(INSTALLED_RELEASES),
+  compute: (m: Model, mesh: MeshName) => makeReleaseTable(m, mesh),
+});
+
+function makeReleaseTable(
   m: Model,
   mesh: MeshName,
 ): { t: table.MarkerTable; markers: ReleaseMarkers; release: string } | undefined {

@@ -19,15 +19,27 @@ export interface Cidr extends Ip {
 }
 
 function parseV4(s: string): bigint | undefined {
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s);
-  if (!m) return undefined;
-  let v = 0n;
-  for (const p of m.slice(1)) {
-    const n = Number(p);
-    if (n > 255) return undefined;
-    v = (v << 8n) | BigInt(n);
+  // As /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/ with each part at most 255, read a character at a time (asked
+  // for every pod and Service address: no regex, no BigInt per part).
+  let v = 0;
+  let part = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      if (++digits > 3) return undefined;
+      part = part * 10 + (c - 48);
+    } else if (c === 46) {
+      if (!digits || dots === 3 || part > 255) return undefined;
+      v = v * 256 + part;
+      part = 0;
+      digits = 0;
+      dots++;
+    } else return undefined;
   }
-  return v;
+  if (dots !== 3 || !digits || part > 255) return undefined;
+  return BigInt(v * 256 + part);
 }
 
 function parseV6(s: string): bigint | undefined {
@@ -62,10 +74,9 @@ function parseV6(s: string): bigint | undefined {
 /** An address (an IPv6 address may come in brackets or with a zone): undefined when it is not one. */
 export function parseIp(text: string | undefined): Ip | undefined {
   if (typeof text !== 'string') return undefined;
-  const s = text
-    .trim()
-    .replace(/^\[|\]$/g, '')
-    .replace(/%.*$/, '');
+  const t = text.trim();
+  // Brackets and a zone are rare: the two replacements only where one of their characters is there.
+  const s = t.includes('[') || t.includes(']') || t.includes('%') ? t.replace(/^\[|\]$/g, '').replace(/%.*$/, '') : t;
   const v4 = parseV4(s);
   if (v4 !== undefined) return { family: 'IPv4', value: v4 };
   const v6 = s.includes(':') ? parseV6(s) : undefined;
@@ -87,9 +98,15 @@ export function parseCidr(text: string | undefined): Cidr | undefined {
   return { ...ip, bits, text: t };
 }
 
+/** The masks of the CIDRs asked about (a setting's CIDRs are asked about every address): once per parsed CIDR. */
+const masks = new WeakMap<Cidr, bigint>();
 const maskOf = (c: Cidr) => {
-  const w = BigInt(width(c.family));
-  return ((1n << w) - 1n) ^ ((1n << (w - BigInt(c.bits))) - 1n);
+  let mask = masks.get(c);
+  if (mask === undefined) {
+    const w = BigInt(width(c.family));
+    masks.set(c, (mask = ((1n << w) - 1n) ^ ((1n << (w - BigInt(c.bits))) - 1n)));
+  }
+  return mask;
 };
 
 /** Whether `ip` is within `cidr` (different families: false). */

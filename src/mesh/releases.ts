@@ -329,7 +329,16 @@ export function unknownKey(
  * (another channel): a version the tables cannot place never names a bug.
  */
 export function knownBugs(p: MeshProfile, read: VersionRead | undefined, on: KnownBug['symptom']['on']): KnownBug[] {
-  if (!p.versions?.releases || !read) return [];
+  return [...knownBugsShared(p, read, on)];
+}
+
+/** knownBugs without the copy (frozen, shared by every pod of one proxy version): for the per-pod loops that only read it. */
+export function knownBugsShared(
+  p: MeshProfile,
+  read: VersionRead | undefined,
+  on: KnownBug['symptom']['on'],
+): readonly KnownBug[] {
+  if (!p.versions?.releases || !read) return NO_BUGS;
   // Asked for every pod: the pods of one proxy version share the answer (a pure function of the
   // tables and these strings), kept for at most BUGS_MEMO of them per profile.
   let memo = bugsMemo.get(p);
@@ -340,8 +349,10 @@ export function knownBugs(p: MeshProfile, read: VersionRead | undefined, on: Kno
     bugs = Object.freeze(bugsOf(p, read, on)) as KnownBug[];
     if (memo.size < BUGS_MEMO) memo.set(key, bugs);
   }
-  return [...bugs];
+  return bugs;
 }
+
+const NO_BUGS: readonly KnownBug[] = Object.freeze([]);
 
 /** Every known bug of a table: its rows' and those of the releases before it (`olderBugs`). */
 export const allBugs = (t: ReleaseTable | undefined): KnownBug[] => [
