@@ -389,29 +389,38 @@ export function keeper(policy: KeepPolicy): Keeper {
     (injected: boolean): Reducer =>
     (cs, _parent, ctx) => {
       if (!isObj(cs)) return cs;
-      const md = isObj(ctx.root.metadata) ? ctx.root.metadata : undefined;
-      const component = injected && isObj(md?.labels) && policy.componentPod(md!.labels as Record<string, unknown>);
       const mesh = injected && STATUS_CONTAINERS.has(cs.name);
-      for (const s of [cs.state, cs.lastState]) {
-        if (!isObj(s)) continue;
-        for (const k in s) {
-          if (!isObj(s[k]) || s[k].message === undefined) continue;
-          const kept =
-            component && k === 'waiting' && keptWaiting(s[k].reason) && typeof s[k].message === 'string'
-              ? s[k].message.slice(0, 512)
-              : mesh && k === 'terminated'
-                ? keptLines(s[k].message)
-                : injected && k === 'terminated'
-                  ? networkFailure(s[k].message)
-                  : mesh && k === 'waiting' && keptWaiting(s[k].reason) && typeof s[k].message === 'string'
-                    ? s[k].message.slice(0, 512)
-                    : undefined;
-          if (kept === undefined) delete s[k].message;
-          else s[k].message = kept;
-        }
-      }
+      // Most statuses hold no message: the pod's labels are asked (componentPod) only for a waiting message it decides.
+      messagesOf(cs.state, injected, mesh, ctx);
+      messagesOf(cs.lastState, injected, mesh, ctx);
       return cs;
     };
+  /** Whether the pod being slimmed is a control-plane component's (its labels, policy.componentPod). */
+  const componentRoot = (ctx: Ctx): boolean => {
+    const md = isObj(ctx.root.metadata) ? ctx.root.metadata : undefined;
+    return isObj(md?.labels) && policy.componentPod(md!.labels as Record<string, unknown>);
+  };
+  /** The messages of one state of a container status (`state` or `lastState`), as statusMessages keeps them. */
+  function messagesOf(s: unknown, injected: boolean, mesh: boolean, ctx: Ctx): void {
+    if (!isObj(s)) return;
+    for (const k in s) {
+      const v = s[k];
+      if (!isObj(v) || v.message === undefined) continue;
+      const waiting = k === 'waiting' && keptWaiting(v.reason) && typeof v.message === 'string';
+      const kept =
+        injected && waiting && componentRoot(ctx)
+          ? v.message.slice(0, 512)
+          : mesh && k === 'terminated'
+            ? keptLines(v.message)
+            : injected && k === 'terminated'
+              ? networkFailure(v.message)
+              : mesh && waiting
+                ? v.message.slice(0, 512)
+                : undefined;
+      if (kept === undefined) delete v.message;
+      else v.message = kept;
+    }
+  }
 
   /** ConfigMaps the checks read, by name: the `data` keys each keeps (each profile's configMapKey), and its slimmer. */
   const configMapData: Reducer = (data, _cm, ctx) => {
