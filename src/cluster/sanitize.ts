@@ -341,16 +341,29 @@ export function keeper(policy: KeepPolicy): Keeper {
     const secret = secretVolumes(ctx);
     // Every other mount keeps its volume's name only (which volumes a container mounts: a kubelet volume warning names
     // the volume it cannot mount, src/facts/pod-warnings.ts).
-    return list
-      .filter((v) => isObj(v) && (v.mountPath === SA_TOKEN_PATH || secret.has(v.name) || typeof v.name === 'string'))
-      .slice(0, 64)
-      .map((v: Obj) =>
+    // One pass, the first 64 mounts kept; a mount already reduced to its name (a snapshot read again) is kept as it is.
+    const out: Obj[] = [];
+    for (let i = 0; i < list.length && out.length < 64; i++) {
+      const v = list[i];
+      if (!isObj(v) || !(v.mountPath === SA_TOKEN_PATH || secret.has(v.name) || typeof v.name === 'string')) continue;
+      out.push(
         secret.has(v.name)
           ? { name: v.name, mountPath: v.mountPath, ...(typeof v.subPath === 'string' ? { subPath: v.subPath } : {}) }
           : v.mountPath === SA_TOKEN_PATH
             ? { mountPath: SA_TOKEN_PATH }
-            : { name: String(v.name).slice(0, 253) },
+            : nameOnly(v)
+              ? v
+              : { name: String(v.name).slice(0, 253) },
       );
+    }
+    return out;
+  };
+  /** Whether a mount is `{ name }` alone, a name of at most 253 characters: what secretMounts would make of it. */
+  const nameOnly = (v: Obj): boolean => {
+    if (typeof v.name !== 'string' || v.name.length > 253) return false;
+    let n = 0;
+    for (const k in v) if (k !== 'name' || ++n > 1) return false;
+    return n === 1;
   };
 
   const STATUS_CONTAINERS = new Set(policy.statusLines.containers);
