@@ -16,7 +16,18 @@ import type { Snapshot } from '../k8s/snapshot.js';
 import { resolveKubeContext, type Impersonation, type KubeContext } from './kubeconfig.js';
 import { KINDS, listPath, objectPath, type KindInfo, type KindKey } from '../k8s/kinds.js';
 import { sanitizeSecret, type Keeper } from './sanitize.js';
-import { connect, confirmApiServer, get, KindFailure, seconds, statusFailure, timerMs, type Conn } from './http.js';
+import {
+  connect,
+  confirmApiServer,
+  get,
+  invalidJson,
+  KindFailure,
+  seconds,
+  statusFailure,
+  timerMs,
+  type Conn,
+  type Reply,
+} from './http.js';
 import { readMetrics, readVersion, type ServerReadPlan } from './endpoints.js';
 import { listNamespaces, namedRefs, type ReadPlan } from './read-streams.js';
 import { APISERVER_NAMESPACE, APISERVER_SELECTOR, isApiserverPod } from '../k8s/apiserver.js';
@@ -94,52 +105,87 @@ export async function listKind(
   // Tokens as digests: a server may send huge ones, and only their identity matters.
   let seen = new Set<string>();
   let pages = 0;
-  for (;;) {
+  /** The GET of the page at `cont` (the first page without one). */
+  const request = (): Promise<Reply> => {
     // The last page may be empty: max objects take at most max + 1 pages.
     if (++pages > max + 1)
       throw new KindFailure(`the API server sent more than ${max + 1} pages of ${info.plural} (--max-objects)`);
     const query = new URLSearchParams({ limit: String(pageSize) });
     if (labelSelector) query.set('labelSelector', labelSelector);
     if (cont) query.set('continue', cont);
-    const reply = await get(conn, `${path}?${query}`, info.key);
-    // An API the cluster does not serve (OpenShift's, elsewhere): none of its objects, not a failure.
-    if (reply.status === 404 && info.optionalApi && !cont) return [];
-    if (reply.status === 410 && cont && !restarted) {
-      restarted = true;
-      budget.objects -= items.length;
-      items = [];
-      cont = undefined;
-      seen = new Set();
-      pages = 0;
-      continue;
+    return get(conn, `${path}?${query}`, info.key);
+  };
+  /** The next page's GET, asked for before this page's items are parsed and slimmed (the server works meanwhile). */
+  let ahead: Promise<Reply> | undefined;
+  try {
+    for (;;) {
+      const reply = await (ahead ?? request());
+      ahead = undefined;
+      // An API the cluster does not serve (OpenShift's, elsewhere): none of its objects, not a failure.
+      if (reply.status === 404 && info.optionalApi && !cont) return [];
+      if (reply.status === 410 && cont && !restarted) {
+        restarted = true;
+        budget.objects -= items.length;
+        items = [];
+        cont = undefined;
+        seen = new Set();
+        pages = 0;
+        continue;
+      }
+      if (reply.status < 200 || reply.status >= 300) throw statusFailure(conn, reply);
+      const list = reply.json as {
+        items?: unknown;
+        metadata?: { continue?: unknown; resourceVersion?: unknown };
+      } | null;
+      if (!list || !Array.isArray(list.items))
+        throw new KindFailure(`the API server sent a ${info.kind} list without items`);
+      const count = reply.items ? reply.items.count : list.items.length;
+      budget.objects += count;
+      if (budget.objects > max) throw new KindFailure(`more than ${max} ${info.plural} (--max-objects)`);
+      const next = list.metadata?.continue;
+      const last = typeof next !== 'string' || !next;
+      if (!last) {
+        const digest = createHash('sha256').update(next).digest('base64');
+        if (seen.has(digest) || next === cont)
+          throw new KindFailure(`the API server repeated a continue token for ${info.plural}`);
+        seen.add(digest);
+      }
+      // This page's items, parsed now (the next page already asked for: an invalid page fails the kind as before).
+      let parsed: unknown[];
+      if (reply.items) {
+        if (!last) {
+          cont = next as string;
+          ahead = request();
+        }
+        try {
+          parsed = reply.items.parse();
+        } catch {
+          throw invalidJson(conn);
+        }
+      } else parsed = list.items;
+      // Lists strip kind and apiVersion from their items; put them back.
+      for (const item of parsed) {
+        if (!item || typeof item !== 'object') continue;
+        // In place (the parsed page is ours): copying 50k objects costs more than parsing them.
+        const obj = item as K8sObject;
+        if (obj.kind === undefined) obj.kind = stamp.kind;
+        if (obj.apiVersion === undefined) obj.apiVersion = stamp.apiVersion;
+        const kept = keep.keepObject(info.key, obj); // nothing of an Event no check reads
+        if (kept) items.push(kept);
+      }
+      onPage(count);
+      if (meta)
+        meta.resourceVersion =
+          typeof list.metadata?.resourceVersion === 'string' ? list.metadata.resourceVersion : undefined;
+      if (last) return items;
+      if (!ahead) {
+        cont = next as string;
+        ahead = request();
+      }
     }
-    if (reply.status < 200 || reply.status >= 300) throw statusFailure(conn, reply);
-    const list = reply.json as { items?: unknown; metadata?: { continue?: unknown; resourceVersion?: unknown } } | null;
-    if (!list || !Array.isArray(list.items))
-      throw new KindFailure(`the API server sent a ${info.kind} list without items`);
-    budget.objects += list.items.length;
-    if (budget.objects > max) throw new KindFailure(`more than ${max} ${info.plural} (--max-objects)`);
-    // Lists strip kind and apiVersion from their items; put them back.
-    for (const item of list.items) {
-      if (!item || typeof item !== 'object') continue;
-      // In place (the parsed page is ours): copying 50k objects costs more than parsing them.
-      const obj = item as K8sObject;
-      if (obj.kind === undefined) obj.kind = stamp.kind;
-      if (obj.apiVersion === undefined) obj.apiVersion = stamp.apiVersion;
-      const kept = keep.keepObject(info.key, obj); // nothing of an Event no check reads
-      if (kept) items.push(kept);
-    }
-    onPage(list.items.length);
-    if (meta)
-      meta.resourceVersion =
-        typeof list.metadata?.resourceVersion === 'string' ? list.metadata.resourceVersion : undefined;
-    const next = list.metadata?.continue;
-    if (typeof next !== 'string' || !next) return items;
-    const digest = createHash('sha256').update(next).digest('base64');
-    if (seen.has(digest) || next === cont)
-      throw new KindFailure(`the API server repeated a continue token for ${info.plural}`);
-    seen.add(digest);
-    cont = next;
+  } finally {
+    // A page asked for ahead of a failure: its answer (or failure) is of no interest.
+    ahead?.catch(() => {});
   }
 }
 

@@ -95,7 +95,7 @@ export interface Conn {
   notFound: boolean;
 }
 
-interface Reply {
+export interface Reply {
   status: number;
   /** The parsed JSON body, undefined if the body is not JSON. */
   json: unknown;
@@ -104,7 +104,20 @@ interface Reply {
   retryAfterMs?: number;
   /** Why a 2xx body was not parsed (too deep, too dense, too many items): it would be as bad again. */
   refused?: string;
+  /**
+   * A list page's items, not parsed yet (`json.items` is empty until `parse` fills it): the reader asks for the next
+   * page before it parses these (src/cluster/gather.ts listKind), so the server works while this one is parsed.
+   * `parse` throws as JSON.parse does (then the page is invalid JSON: invalidJson).
+   */
+  items?: { count: number; parse: () => unknown[] };
 }
+
+/** The failure of a 2xx body that is not JSON (not retried: it arrived whole; a cut one is 'dropped', and retried). */
+export const invalidJson = (conn: Conn): KindFailure =>
+  new KindFailure(
+    'the API server sent invalid JSON',
+    `the API server at ${conn.server} sent invalid JSON to every request`,
+  );
 
 /** A failed attempt below HTTP: no answer in time, no connection at all, a dropped connection, or a body past --max-bytes. */
 class NetError extends Error {
@@ -204,6 +217,7 @@ function attempt(conn: Conn, path: string, timeoutMs: number, list?: KindKey): P
         resolve({
           status,
           json: body.json,
+          ...(body.items ? { items: body.items } : {}),
           text: buf.toString('utf8', 0, 2000).slice(0, 500),
           retryAfterMs: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : undefined,
           ...(body.refused && status >= 200 && status < 300 ? { refused: body.refused } : {}),
@@ -260,7 +274,11 @@ function attempt(conn: Conn, path: string, timeoutMs: number, list?: KindKey): P
  * more items than --max-objects. `json` is undefined for a body that is not JSON (it is not parsed
  * a second way), `refused` says why a body was not parsed at all.
  */
-function parseBody(buf: Buffer, list: KindKey | undefined, maxObjects: number): { json: unknown; refused?: string } {
+function parseBody(
+  buf: Buffer,
+  list: KindKey | undefined,
+  maxObjects: number,
+): { json: unknown; refused?: string; items?: Reply['items'] } {
   const scan = scanJson(buf, 0, list ? maxObjects : Infinity);
   if (scan.deep) return { json: undefined, refused: `the API server sent JSON ${TOO_DEEP}` };
   if (scan.dense) return { json: undefined, refused: `the API server sent ${scan.dense}` };
@@ -274,9 +292,16 @@ function parseBody(buf: Buffer, list: KindKey | undefined, maxObjects: number): 
     if (!isObj(page) || !Array.isArray(page.items) || page.items.length > 0)
       return { json: JSON.parse(buf.toString('utf8')) };
     const keep = (o: Record<string, any>) => keepsManagedFields(list, o);
-    for (let k = 0; k < items.length; k += 2)
-      page.items.push(parseItem(buf, items[k]!, items[k + 1]!, managed[k]!, managed[k + 1]!, keep));
-    return { json: page };
+    // The items are parsed when the reader asks (Reply.items), once.
+    let parsed = false;
+    const parse = () => {
+      if (!parsed)
+        for (let k = 0; k < items.length; k += 2)
+          page.items.push(parseItem(buf, items[k]!, items[k + 1]!, managed[k]!, managed[k + 1]!, keep));
+      parsed = true;
+      return page.items as unknown[];
+    };
+    return { json: page, items: { count: items.length / 2, parse } };
   } catch {
     return { json: undefined };
   }
@@ -330,10 +355,7 @@ export async function get(conn: Conn, path: string, list?: KindKey): Promise<Rep
       const ok = reply.status >= 200 && reply.status < 300;
       if (ok && reply.json === undefined) {
         // Not retried either: the body arrived whole (a cut one is 'dropped', and retried).
-        throw new KindFailure(
-          'the API server sent invalid JSON',
-          `the API server at ${conn.server} sent invalid JSON to every request`,
-        );
+        throw invalidJson(conn);
       } else if (RETRY_STATUS.has(reply.status)) {
         failure = statusFailure(conn, reply);
         if (reply.retryAfterMs !== undefined) waitMs = Math.min(reply.retryAfterMs, RETRY_AFTER_CAP_MS);

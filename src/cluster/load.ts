@@ -401,8 +401,8 @@ export async function loadSnapshot(
   if (files.length === 0)
     throw new UserError(`cannot read snapshot ${paths.join(', ')}: no .json or .yaml files found`);
   const loose: K8sObject[] = [];
-  /** Objects of `loose` already slimmed (read from a kubectl List item by item). */
-  const slimmed = new Set<K8sObject>();
+  /** Where `loose` holds objects already slimmed (read from a kubectl List item by item): [start, end) ranges. */
+  const slimmed: number[] = [];
   let objectsFound = 0;
   let own: Snapshot | undefined;
   const noObjects = (where: string) =>
@@ -415,10 +415,8 @@ export async function loadSnapshot(
     let foundHere = 0;
     let ownHere = false;
     if ('objects' in read) {
-      for (const o of read.objects) {
-        loose.push(o);
-        slimmed.add(o);
-      }
+      slimmed.push(loose.length, loose.length + read.objects.length);
+      for (const o of read.objects) loose.push(o);
       foundHere = read.found;
     } else {
       for (const doc of read.docs) {
@@ -444,12 +442,16 @@ export async function loadSnapshot(
   /** Kinds a file of the dump is named after: read whole, even when it holds none. */
   const named = new Set(own ? [] : files.map(kindNamed).filter((k): k is KindKey => k !== undefined));
   for (const key of KIND_KEYS) if (!snap.unavailable[key] && !snap.objects[key]) snap.objects[key] = [];
-  for (const obj of loose) {
+  let range = 0; // the first range of `slimmed` not wholly before the object
+  for (let i = 0; i < loose.length; i++) {
+    const obj = loose[i]!;
+    while (range < slimmed.length && slimmed[range + 1]! <= i) range += 2;
     const info = kindOf(obj.kind);
     if (!info) continue;
     const list = (snap.objects[info.key] ??= []); // a loose object makes a kind the snapshot lacked read
     if (list.length >= limits.maxObjects) throw tooMany(paths.join(', '), info.key, limits);
-    const kept = slimmed.has(obj) ? obj : info.key === 'secrets' ? sanitizeSecret(obj) : keep.keepObject(info.key, obj);
+    const isSlim = range < slimmed.length && slimmed[range]! <= i;
+    const kept = isSlim ? obj : info.key === 'secrets' ? sanitizeSecret(obj) : keep.keepObject(info.key, obj);
     if (kept) list.push(kept);
     delete snap.unavailable[info.key];
     // An object of a namespace the saved snapshot could not read: that namespace is read now (from the dump).

@@ -341,16 +341,29 @@ export function keeper(policy: KeepPolicy): Keeper {
     const secret = secretVolumes(ctx);
     // Every other mount keeps its volume's name only (which volumes a container mounts: a kubelet volume warning names
     // the volume it cannot mount, src/facts/pod-warnings.ts).
-    return list
-      .filter((v) => isObj(v) && (v.mountPath === SA_TOKEN_PATH || secret.has(v.name) || typeof v.name === 'string'))
-      .slice(0, 64)
-      .map((v: Obj) =>
+    // One pass, the first 64 mounts kept; a mount already reduced to its name (a snapshot read again) is kept as it is.
+    const out: Obj[] = [];
+    for (let i = 0; i < list.length && out.length < 64; i++) {
+      const v = list[i];
+      if (!isObj(v) || !(v.mountPath === SA_TOKEN_PATH || secret.has(v.name) || typeof v.name === 'string')) continue;
+      out.push(
         secret.has(v.name)
           ? { name: v.name, mountPath: v.mountPath, ...(typeof v.subPath === 'string' ? { subPath: v.subPath } : {}) }
           : v.mountPath === SA_TOKEN_PATH
             ? { mountPath: SA_TOKEN_PATH }
-            : { name: String(v.name).slice(0, 253) },
+            : nameOnly(v)
+              ? v
+              : { name: String(v.name).slice(0, 253) },
       );
+    }
+    return out;
+  };
+  /** Whether a mount is `{ name }` alone, a name of at most 253 characters: what secretMounts would make of it. */
+  const nameOnly = (v: Obj): boolean => {
+    if (typeof v.name !== 'string' || v.name.length > 253) return false;
+    let n = 0;
+    for (const k in v) if (k !== 'name' || ++n > 1) return false;
+    return n === 1;
   };
 
   const STATUS_CONTAINERS = new Set(policy.statusLines.containers);
@@ -389,29 +402,38 @@ export function keeper(policy: KeepPolicy): Keeper {
     (injected: boolean): Reducer =>
     (cs, _parent, ctx) => {
       if (!isObj(cs)) return cs;
-      const md = isObj(ctx.root.metadata) ? ctx.root.metadata : undefined;
-      const component = injected && isObj(md?.labels) && policy.componentPod(md!.labels as Record<string, unknown>);
       const mesh = injected && STATUS_CONTAINERS.has(cs.name);
-      for (const s of [cs.state, cs.lastState]) {
-        if (!isObj(s)) continue;
-        for (const k in s) {
-          if (!isObj(s[k]) || s[k].message === undefined) continue;
-          const kept =
-            component && k === 'waiting' && keptWaiting(s[k].reason) && typeof s[k].message === 'string'
-              ? s[k].message.slice(0, 512)
-              : mesh && k === 'terminated'
-                ? keptLines(s[k].message)
-                : injected && k === 'terminated'
-                  ? networkFailure(s[k].message)
-                  : mesh && k === 'waiting' && keptWaiting(s[k].reason) && typeof s[k].message === 'string'
-                    ? s[k].message.slice(0, 512)
-                    : undefined;
-          if (kept === undefined) delete s[k].message;
-          else s[k].message = kept;
-        }
-      }
+      // Most statuses hold no message: the pod's labels are asked (componentPod) only for a waiting message it decides.
+      messagesOf(cs.state, injected, mesh, ctx);
+      messagesOf(cs.lastState, injected, mesh, ctx);
       return cs;
     };
+  /** Whether the pod being slimmed is a control-plane component's (its labels, policy.componentPod). */
+  const componentRoot = (ctx: Ctx): boolean => {
+    const md = isObj(ctx.root.metadata) ? ctx.root.metadata : undefined;
+    return isObj(md?.labels) && policy.componentPod(md!.labels as Record<string, unknown>);
+  };
+  /** The messages of one state of a container status (`state` or `lastState`), as statusMessages keeps them. */
+  function messagesOf(s: unknown, injected: boolean, mesh: boolean, ctx: Ctx): void {
+    if (!isObj(s)) return;
+    for (const k in s) {
+      const v = s[k];
+      if (!isObj(v) || v.message === undefined) continue;
+      const waiting = k === 'waiting' && keptWaiting(v.reason) && typeof v.message === 'string';
+      const kept =
+        injected && waiting && componentRoot(ctx)
+          ? v.message.slice(0, 512)
+          : mesh && k === 'terminated'
+            ? keptLines(v.message)
+            : injected && k === 'terminated'
+              ? networkFailure(v.message)
+              : mesh && waiting
+                ? v.message.slice(0, 512)
+                : undefined;
+      if (kept === undefined) delete v.message;
+      else v.message = kept;
+    }
+  }
 
   /** ConfigMaps the checks read, by name: the `data` keys each keeps (each profile's configMapKey), and its slimmer. */
   const configMapData: Reducer = (data, _cm, ctx) => {
