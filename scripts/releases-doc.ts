@@ -18,7 +18,9 @@ const whenText = (when: BugTrigger | readonly BugTrigger[]): string =>
         ? 'headless-service'
         : 'annotation' in w
           ? `annotation \`${w.annotation}\`${w.matches ? ` matching \`${w.matches.replace(/\|/g, '\\|')}\`` : ''}`
-          : `container ${w.container} runs \`${w.holds}\``,
+          : 'nativeSidecar' in w
+            ? `container ${w.nativeSidecar} runs as a native sidecar`
+            : `container ${w.container} runs \`${w.holds}\``,
     )
     .join(' and ');
 import { readingText } from '../src/run/release-notes.js';

@@ -351,6 +351,8 @@ export const CATALOG = {
       "The mesh's installed release has a known injector or proxy bug that a later patch release fixes, and the cluster shows its symptom (a crash-looping injector, an injected container refused, injected pods refused by a quota): upgrade to the release that fixes it.",
     severity: 'error',
     inputs: ['deployments'],
+    // A node agent's bug is judged by the release of the agent pod on the pod's node (its own namespace).
+    readsOtherNamespaces: true,
   },
   'injector-rbac-missing': {
     code: 'MD2050',

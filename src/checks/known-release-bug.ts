@@ -42,6 +42,9 @@ export default defineCheck({
         : `injector Deployment ${b.injector!.namespace}/${b.injector!.name}`;
       const shows =
         b.bug.symptom.on === 'workload' ? 'its pods are refused' : `${plural(b.pods.length, 'pod')} show it`;
+      // A node agent's bug (componentFrom): its own release, named with the component.
+      const agentId = b.bug.symptom.on === 'pod' ? b.bug.symptom.componentFrom : undefined;
+      const agent = agentId ? (p.components ?? []).find((c) => c.id === agentId) : undefined;
       const resource = b.workload?.ref ?? {
         kind: 'Deployment',
         namespace: b.injector!.namespace,
@@ -52,7 +55,7 @@ export default defineCheck({
         ...say(MESSAGES, 'shown', {
           where,
           meshTitle: p.title,
-          version: b.version.version,
+          version: agent ? `${b.version.version} (its ${agent.title} on the node)` : b.version.version,
           bug: b.bug.id,
           shows,
           seen: b.seen,
@@ -71,7 +74,9 @@ export default defineCheck({
           source: b.bug.source,
         },
         fix: [
-          comment`upgrade the ${p.title} control plane to ${b.bug.fixedIn} or later, which fixes ${b.bug.id}`,
+          agent
+            ? comment`upgrade the ${agent.title} to ${b.bug.fixedIn} or later, which fixes ${b.bug.id}`
+            : comment`upgrade the ${p.title} control plane to ${b.bug.fixedIn} or later, which fixes ${b.bug.id}`,
           ...(b.workload
             ? recreateCommands(b.workload)
             : [cmd`kubectl -n ${b.injector!.namespace} rollout status ${`deploy/${b.injector!.name}`}`]),

@@ -17,7 +17,7 @@ import type { VersionRead } from '../mesh/profile.js';
 import type { BugTrigger, KnownBug } from '../mesh/release-table.js';
 import { profileOf } from '../mesh/registry.js';
 import { allBugs, knownBugs } from '../mesh/releases.js';
-import { containerVersion } from '../mesh/versions.js';
+import { compareSemver, containerVersion } from '../mesh/versions.js';
 import { injectedNames } from '../mesh/proxy.js';
 import { podsCarrying } from './pods.js';
 import { injectors, type Injector } from './controlplane.js';
@@ -91,6 +91,12 @@ function triggered(m: Model, pod: K8sObject, when: BugTrigger | readonly BugTrig
 
 function triggeredBy(m: Model, pod: K8sObject, when: BugTrigger): string | undefined {
   if (when === 'headless-service') return headlessSelecting(m, pod);
+  if ('nativeSidecar' in when) {
+    const c = initContainers(podSpec(pod as { spec?: unknown })).find((x) => x.name === when.nativeSidecar);
+    return c?.restartPolicy === 'Always'
+      ? `; container ${when.nativeSidecar} runs as a native sidecar (an init container with restartPolicy: Always)`
+      : undefined;
+  }
   if ('annotation' in when) {
     const value = annotationsOf(pod)[when.annotation];
     if (value === undefined || (when.matches !== undefined && !new RegExp(when.matches).test(value))) return undefined;
@@ -137,6 +143,50 @@ function injectedBy(pod: K8sObject, name: string): VersionRead | undefined {
   const c = [...containers(spec), ...initContainers(spec)].find((x) => x.name === name);
   return containerVersion(c, `container ${name}`);
 }
+
+/**
+ * The release of a mesh component's pods per node (a node agent: the CNI installer), read from the image tag of
+ * their first container whose tag is x.y.z: component id -> node -> version. Pods of namespaces the run does not see
+ * are left out (live and offline runs agree); a node whose agent pods disagree is left out (a rollout: not told).
+ */
+function componentReleases(m: Model, mesh: MeshName, ids: readonly string[]): Map<string, Map<string, VersionRead>> {
+  const out = new Map<string, Map<string, VersionRead>>();
+  const comps = (profileOf(mesh).components ?? []).filter((c) => ids.includes(c.id));
+  if (!comps.length) return out;
+  for (const c of comps) out.set(c.id, new Map());
+  const mixed = new Set<string>();
+  for (const pod of m.list('pods').slice(0, 20_000)) {
+    const node = str(podSpec(pod as { spec?: unknown }).nodeName);
+    if (!node || !isActive(pod) || !m.seesNamespace(str(pod.metadata?.namespace) ?? '')) continue;
+    const labels = labelsOf(pod);
+    for (const c of comps) {
+      if (!c.podLabels.some((set) => Object.entries(set).every(([k, v]) => labels[k] === v))) continue;
+      const read = containers(podSpec(pod as { spec?: unknown }))
+        .slice(0, 8)
+        .map((x) =>
+          containerVersion(x, `${c.title} pod ${str(pod.metadata?.namespace)}/${nameOf(pod)} container ${str(x.name)}`),
+        )
+        .find((v) => v !== undefined);
+      if (!read) continue;
+      const byNode = out.get(c.id)!;
+      const had = byNode.get(node);
+      if (had && had.version !== read.version) mixed.add(`${c.id}\u0000${node}`);
+      else byNode.set(node, read);
+    }
+  }
+  for (const k of mixed) {
+    const [id, node] = k.split('\u0000') as [string, string];
+    out.get(id)?.delete(node);
+  }
+  return out;
+}
+
+/** The component's release holds the bug: inside its affected x.y.z range (a version not x.y.z is not judged). */
+const componentAffected = (b: KnownBug, version: string): boolean => {
+  const lo = compareSemver(version, b.affected.from);
+  const hi = compareSemver(version, b.affected.to);
+  return lo !== undefined && hi !== undefined && lo >= 0 && hi <= 0;
+};
 
 /** The refusal is about the injected containers, as the bug's symptom says it is known. */
 function refusesInjected(
@@ -253,6 +303,17 @@ export const BUGS_SHOWN = defineFact({
           ),
         ),
       ];
+      // Node agents whose release a bug is judged by (componentFrom): their version on each node.
+      const componentIds = [
+        ...new Set(
+          allBugs(p.versions.releases).flatMap((b) =>
+            b.symptom.on === 'pod' && b.symptom.componentFrom ? [b.symptom.componentFrom] : [],
+          ),
+        ),
+      ];
+      const agents = componentIds.length
+        ? componentReleases(m, mesh, componentIds)
+        : new Map<string, Map<string, VersionRead>>();
       // A pod is judged by containers the mesh injects (its proxy, the helper of versionFrom): one
       // without any (podsCarrying) has nothing to judge, unless a versionFrom names another container.
       const byName = versionFrom.every((n) => injectedNames(p).includes(n));
@@ -267,9 +328,18 @@ export const BUGS_SHOWN = defineFact({
           ];
           const bugs = reads.flatMap(({ read, from }) =>
             knownBugs(p, read, 'pod')
-              .filter((b) => b.symptom.on === 'pod' && b.symptom.versionFrom === from)
+              .filter((b) => b.symptom.on === 'pod' && b.symptom.versionFrom === from && !b.symptom.componentFrom)
               .map((bug) => ({ bug, read })),
           );
+          // A node agent's bug: the release of the component's pod on the pod's node.
+          const node = str(podSpec(pod as { spec?: unknown }).nodeName);
+          for (const id of componentIds) {
+            const read = node ? agents.get(id)?.get(node) : undefined;
+            if (!read) continue;
+            for (const bug of allBugs(p.versions.releases))
+              if (bug.symptom.on === 'pod' && bug.symptom.componentFrom === id && componentAffected(bug, read.version))
+                bugs.push({ bug, read });
+          }
           for (const { bug, read } of bugs) {
             const shows = bug.symptom.on === 'pod' ? podShows(pod, bug.symptom) : undefined;
             const trigger = bug.symptom.on === 'pod' && bug.symptom.when ? triggered(m, pod, bug.symptom.when) : '';

@@ -46,13 +46,15 @@ export interface InjectedNames {
  * `headless-service`, a Service of the pod's namespace with clusterIP None selects the pod;
  * `annotation`, the pod carries the annotation, its value matching `matches` (a regular expression
  * source; undefined: any value); `container` with `holds`, the pod's container of that name runs a
- * command, args or postStart hook holding the fragment (a flag the injector wrote for a setting).
- * A list: every trigger of it shows.
+ * command, args or postStart hook holding the fragment (a flag the injector wrote for a setting);
+ * `nativeSidecar`, the pod runs the container of that name as an init container with restartPolicy
+ * Always (a proxy injected as a native sidecar). A list: every trigger of it shows.
  */
 export type BugTrigger =
   | 'headless-service'
   | { readonly annotation: string; readonly matches?: string }
-  | { readonly container: string; readonly holds: string };
+  | { readonly container: string; readonly holds: string }
+  | { readonly nativeSidecar: string };
 
 type BugSymptom =
   | {
@@ -71,6 +73,8 @@ type BugSymptom =
       readonly message: string;
       /** The container of the pod whose image tag is the injecting release (undefined: the profile's proxy version). */
       readonly versionFrom?: string;
+      /** A node agent's bug: the component (an id of the profile's `components`) whose pod on the pod's node runs the release judged, read from its image tag (x.y.z, a leading v dropped; `affected` and `fixedIn` in those numbers). */
+      readonly componentFrom?: string;
       readonly when?: BugTrigger | readonly BugTrigger[];
     }
   /**
@@ -86,6 +90,8 @@ type BugSymptom =
       readonly message?: string;
       /** The container of the pod whose image tag is the injecting release (undefined: the profile's proxy version). */
       readonly versionFrom?: string;
+      /** A node agent's bug: the component (an id of the profile's `components`) whose pod on the pod's node runs the release judged, read from its image tag (x.y.z, a leading v dropped; `affected` and `fixedIn` in those numbers). */
+      readonly componentFrom?: string;
       readonly when?: BugTrigger | readonly BugTrigger[];
     }
   /**

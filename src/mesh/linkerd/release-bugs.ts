@@ -34,3 +34,60 @@ export const LINKERD_2_11_BUGS: readonly KnownBug[] = [
       'linkerd/linkerd2@1071ec2e (Add support for awaiting proxy readiness, #5967, in tag stable-2.11.0 @02064b02) charts/partials/templates/_proxy.tpl postStart; @18755e45 (Fix support of config.linkerd.io/admin-port annotation, #11031, in tag edge-23.6.3 and stable-2.14.0 @a4bec904) the same file: --port={{.Values.proxy.ports.admin}}',
   },
 ];
+
+/**
+ * Bugs of the CNI plugin linkerd-cni released from linkerd/linkerd2-proxy-init (cni-plugin/vX.Y.Z tags; the
+ * linkerd2-cni chart runs it as cr.l5d.io/linkerd/cni-plugin:vX.Y.Z): judged by the release of the linkerd-cni pod on
+ * the pod's node (componentFrom 'cni', src/mesh/linkerd/components.ts), in its own numbers.
+ */
+export const LINKERD_CNI_BUGS: readonly KnownBug[] = [
+  {
+    // cni-plugin/main.go cmdAdd (cni-plugin v1.0.0 to v1.4.0) set up the pod's iptables only when a container of
+    // pod.Spec.Containers was named linkerd-proxy: a proxy injected as a native sidecar (config.alpha.linkerd.io/
+    // proxy-enable-native-sidecar, proxy.nativeSidecar, from edge-23.11.4) is an init container, so the plugin left the
+    // pod without redirection and the injected linkerd-network-validator fails ("Failed to validate networking
+    // configuration"), again and again (Init:CrashLoopBackOff). linkerd/linkerd2-proxy-init#362 looks in the init
+    // containers too (containsLinkerdProxy), in cni-plugin v1.5.0.
+    id: 'linkerd/linkerd2#11597',
+    text: 'with the CNI plugin, a proxy injected as a native sidecar (an init container) is not seen by linkerd-cni, which then writes no iptables rules for the pod, so the injected linkerd-network-validator fails again and again',
+    affected: { from: '1.0.0', to: '1.4.0' },
+    fixedIn: 'v1.5.0',
+    symptom: {
+      on: 'pod',
+      container: 'linkerd-network-validator',
+      shows: 'waiting',
+      reason: 'CrashLoopBackOff',
+      message: '',
+      componentFrom: 'cni',
+      when: { nativeSidecar: 'linkerd-proxy' },
+    },
+    source:
+      'linkerd/linkerd2-proxy-init@295008c4 (Fix linkerd-cni when using native sidecars, #362, fixes linkerd/linkerd2#11597, in tag cni-plugin/v1.5.0) cni-plugin/main.go cmdAdd, containsLinkerdProxy',
+  },
+];
+
+/** Bugs of stable-2.10 and 2.11 (the row 2.10 to 2.14). */
+export const LINKERD_2_10_BUGS: readonly KnownBug[] = [
+  {
+    // charts/partials/templates/_proxy-init.tpl gives linkerd-init allowPrivilegeEscalation: true when
+    // proxyInit.closeWaitTimeoutSecs (stable-2.10.0) or proxyInit.runAsRoot (stable-2.11.2) is set, while the
+    // control plane's own PodSecurityPolicy (enablePSP) keeps allowPrivilegeEscalation false: the PSP admission refuses
+    // every injected pod ("PodSecurityPolicy: unable to admit pod: [spec.initContainers[0].securityContext.
+    // allowPrivilegeEscalation: Invalid value: true: Allowing privilege escalation for containers is not allowed]").
+    // #8402 allows it in the PSP under either value (edge-22.5.1), backported as #8862 to stable-2.11.4.
+    id: 'linkerd/linkerd2#8402',
+    text: 'with enablePSP and proxyInit.runAsRoot or proxyInit.closeWaitTimeoutSecs, the injected linkerd-init asks for privilege escalation that the control plane PodSecurityPolicy does not allow, so the PodSecurityPolicy admission refuses every injected pod',
+    affected: { from: 'stable-2.10.0', to: 'stable-2.11.3' },
+    fixedIn: 'stable-2.11.4',
+    symptom: {
+      on: 'workload',
+      shows: 'create-refused',
+      message: 'Allowing privilege escalation for containers is not allowed',
+      about: 'matches',
+      pattern:
+        'PodSecurityPolicy: unable to admit pod: \\[.*spec\\.initContainers\\[\\d+\\]\\.securityContext\\.allowPrivilegeEscalation: Invalid value: true',
+    },
+    source:
+      'linkerd/linkerd2@705eb2c6 (Fix PSP when proxyInit.runAsRoot is true, #8402, in tag edge-22.5.1) charts/linkerd-control-plane/templates/psp.yaml; backport @00119b11 (#8862, in tag stable-2.11.4); _proxy-init.tpl at stable-2.10.0 and stable-2.11.2',
+  },
+];
