@@ -27,6 +27,8 @@ const EXAMPLES: Record<string, string> = {
     'Error creating: Internal error occurred: Internal error occurred: jsonpatch add operation does not apply: doc is missing path: /metadata/annotations/consul.hashicorp.com~1connect-inject-status',
   'kumahq/kuma#11993':
     'Error creating: Pod "derived-bug-5d8f7c6b9-x2k4p" is invalid: [spec.initContainers[0].name: Required value, spec.initContainers[0].image: Required value]',
+  'linkerd/linkerd2#9718':
+    'admission webhook "validation.gatekeeper.sh" denied the request: [psp-allow-privilege-escalation-container] Privilege escalation container is not allowed: linkerd-init',
   'linkerd/linkerd2#8402':
     'Error creating: pods "derived-bug-5d8f7c6b9-" is forbidden: PodSecurityPolicy: unable to admit pod: [spec.initContainers[0].securityContext.allowPrivilegeEscalation: Invalid value: true: Allowing privilege escalation for containers is not allowed]',
 };

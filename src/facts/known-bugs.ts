@@ -188,6 +188,10 @@ const componentAffected = (b: KnownBug, version: string): boolean => {
   return lo !== undefined && hi !== undefined && lo >= 0 && hi <= 0;
 };
 
+/** A workload of the mesh's own control plane (its labels, as the profile knows them). */
+const ownControlPlane = (p: ReturnType<typeof profileOf>, w: Workload): boolean =>
+  p.controlPlane.isWorkload(labelsOf(w.template));
+
 /** The refusal is about the injected containers, as the bug's symptom says it is known. */
 function refusesInjected(
   w: Workload,
@@ -317,7 +321,11 @@ export const BUGS_SHOWN = defineFact({
       // A pod is judged by containers the mesh injects (its proxy, the helper of versionFrom): one
       // without any (podsCarrying) has nothing to judge, unless a versionFrom names another container.
       const byName = versionFrom.every((n) => injectedNames(p).includes(n));
-      for (const w of m.appWorkloads) {
+      // The mesh's own control plane too: its pods carry the containers its chart injects from the same release.
+      const own = (m.mesh(mesh)?.namespaces ?? []).flatMap((ns) =>
+        m.seesNamespace(ns) ? m.workloads.filter((w) => w.namespace === ns && ownControlPlane(p, w)) : [],
+      );
+      for (const w of [...m.appWorkloads, ...own]) {
         const hits = new Map<string, { bug: KnownBug; version: VersionRead; pods: string[]; seen: string }>();
         const judged = byName ? podsCarrying(w, mesh, MAX_PODS) : w.pods.filter(isActive).slice(0, MAX_PODS);
         for (const pod of judged) {
@@ -368,14 +376,21 @@ export const BUGS_SHOWN = defineFact({
       for (const r of refused) {
         const w = r.workload;
         if (!w) continue;
+        // The mesh's own control-plane workload is not sent to its injector (its namespace opts out): its chart
+        // rendered the injected containers from the release of the injector beside it, judged for refusals that
+        // name them (not a quota's, which its own containers may also miss).
+        const ownCp = ownControlPlane(p, w) && (m.mesh(mesh)?.namespaces ?? []).includes(w.namespace);
         const sent = injectorsFor(m, w, mesh);
-        if (sent.length !== 1) continue; // no injector, or two: which release injects is not told
-        const wb = workloadBugs.get(`${sent[0]!.namespace}/${sent[0]!.name}`);
+        const judged =
+          sent.length === 0 && ownCp ? injectors(m, mesh).filter((i) => i.namespace === w.namespace) : sent;
+        if (judged.length !== 1) continue; // no injector, or two: which release injects is not told
+        const wb = workloadBugs.get(`${judged[0]!.namespace}/${judged[0]!.name}`);
         if (!wb) continue;
         for (const bug of wb.bugs) {
           const s = bug.symptom;
           if (s.shows !== 'create-refused' || !refusesInjected(w, r.message, s)) continue;
-          out.push({ mesh, bug, version: wb.read, injector: sent[0]!, workload: w, pods: [], seen: r.message });
+          if (sent.length === 0 && (s.about ?? 'quota') === 'quota') continue;
+          out.push({ mesh, bug, version: wb.read, injector: judged[0]!, workload: w, pods: [], seen: r.message });
         }
       }
     }

@@ -90,4 +90,48 @@ export const LINKERD_2_10_BUGS: readonly KnownBug[] = [
     source:
       'linkerd/linkerd2@705eb2c6 (Fix PSP when proxyInit.runAsRoot is true, #8402, in tag edge-22.5.1) charts/linkerd-control-plane/templates/psp.yaml; backport @00119b11 (#8862, in tag stable-2.11.4); _proxy-init.tpl at stable-2.10.0 and stable-2.11.2',
   },
+  {
+    // charts/partials/templates/_proxy-init.tpl from stable-2.11.2 to stable-2.12.2 sets allowPrivilegeEscalation: true
+    // on linkerd-init whenever proxyInit.runAsRoot is true (the default of 2.11.x), though running as root needs no
+    // escalation: a policy engine that refuses privilege escalation (Gatekeeper psp-allow-privilege-escalation-container:
+    // "Privilege escalation container is not allowed: linkerd-init") refuses every injected pod. #9873 keys it on
+    // proxyInit.privileged instead (stable-2.12.3), fixing #9718.
+    id: 'linkerd/linkerd2#9718',
+    text: 'with proxyInit.runAsRoot (the 2.11 default), the injected linkerd-init asks for privilege escalation it does not need, so a policy that refuses privilege escalation refuses every injected pod',
+    affected: { from: 'stable-2.11.2', to: 'stable-2.12.2' },
+    fixedIn: 'stable-2.12.3',
+    symptom: {
+      on: 'workload',
+      shows: 'create-refused',
+      message: 'Privilege escalation container is not allowed',
+      about: 'matches',
+      pattern: 'Privilege escalation container is not allowed: linkerd-init(?![\\w-])',
+    },
+    source:
+      'linkerd/linkerd2@adb6c22f (Introduce value to run proxy-init as privileged, #9873, fixes #9718, in tag stable-2.12.3) charts/partials/templates/_proxy-init.tpl; the same file at stable-2.11.2 and stable-2.12.2 (or closeWaitTimeoutSecs runAsRoot)',
+  },
+];
+
+/** Bugs of stable-2.12 (the row 2.10 to 2.14). */
+export const LINKERD_2_12_BUGS: readonly KnownBug[] = [
+  {
+    // charts/partials/templates/_proxy-init.tpl at stable-2.12.0 and 2.12.1 renders linkerd-init, when not run as
+    // root, with runAsNonRoot: true and runAsUser: {{.Values.proxyInit.runAsUser}}: values carried over from 2.11
+    // (helm upgrade --reuse-values) lack proxyInit.runAsUser, which renders 0, and the kubelet refuses the container
+    // ("container's runAsUser breaks non-root policy", CreateContainerConfigError), so no injected pod starts. #9486
+    // renders 65534 for 0 (stable-2.12.2).
+    id: 'linkerd/linkerd2#9486',
+    text: 'with values that lack proxyInit.runAsUser (carried over from 2.11), the injected linkerd-init is rendered with runAsNonRoot: true and runAsUser: 0, which the kubelet refuses to start',
+    affected: { from: 'stable-2.12.0', to: 'stable-2.12.1' },
+    fixedIn: 'stable-2.12.2',
+    symptom: {
+      on: 'pod',
+      container: 'linkerd-init',
+      shows: 'waiting',
+      reason: 'CreateContainerConfigError',
+      message: 'runAsUser breaks non-root policy',
+    },
+    source:
+      'linkerd/linkerd2@79bd212d (helm: Do not encode runAsUser: 0 when runAsNonRoot is set, #9486, in tag stable-2.12.2) charts/partials/templates/_proxy-init.tpl; @b6536470 (#9201, stable-2.12.0) added the value proxyInit.runAsUser',
+  },
 ];

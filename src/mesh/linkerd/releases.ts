@@ -9,7 +9,7 @@
 import type { KubernetesSupport } from '../profile.js';
 import type { ReleaseTable } from '../release-table.js';
 import { LINKERD_VALUES } from './key-values.js';
-import { LINKERD_2_10_BUGS, LINKERD_2_11_BUGS, LINKERD_CNI_BUGS } from './release-bugs.js';
+import { LINKERD_2_10_BUGS, LINKERD_2_11_BUGS, LINKERD_2_12_BUGS, LINKERD_CNI_BUGS } from './release-bugs.js';
 import { LINKERD_ENDING } from './ending.js';
 
 /**
@@ -104,6 +104,7 @@ export const LINKERD_RELEASES: ReleaseTable = {
         },
         ...LINKERD_2_11_BUGS,
         ...LINKERD_2_10_BUGS,
+        ...LINKERD_2_12_BUGS,
       ],
     },
     {
