@@ -1,0 +1,41 @@
+/**
+ * Real user reports of a release's own bug that the cluster shows (issue 31, gen12bugs1: known bugs of a release, as
+ * data), Linkerd's: the control plane's own PodSecurityPolicy refusing the linkerd-init its chart renders under
+ * proxyInit.runAsRoot (stable-2.10.0 to 2.11.3, #8402 and its backport #8862), and the linkerd-init rendered with
+ * runAsNonRoot and runAsUser 0 from values carried over from 2.11 (stable-2.12.0 and 2.12.1, #9201 and #9486). Each is
+ * rebuilt as an overlay on the healthy Linkerd cluster (test/fixtures/reports/gen12bugs1/, the thread in each file's
+ * header) and must name the bug, the release that fixed it and what the cluster showed.
+ * Named 0/3 before (345c222), 3/3 after: known-release-bug reads the release tables' rows (src/mesh/linkerd/
+ * release-bugs.ts) and judges the mesh's own control-plane workloads too.
+ */
+import { type ReportCase, reportCases } from './helpers/reports.js';
+
+const CASES: ReportCase[] = [
+  {
+    file: 'linkerd-2.11.3-psp-runasroot-destination-refused',
+    report: 'linkerd/linkerd2#8402',
+    id: 'known-release-bug',
+    says: ['linkerd/linkerd2#8402', 'stable-2.11.4', 'Allowing privilege escalation for containers is not allowed'],
+  },
+  {
+    file: 'linkerd-2.11.3-psp-runasroot-identity-refused',
+    report: 'linkerd/linkerd2#8862',
+    id: 'known-release-bug',
+    says: ['linkerd/linkerd2#8402', 'Deployment linkerd/linkerd-identity', 'stable-2.11.4'],
+  },
+  {
+    file: 'linkerd-2.12.0-init-runasuser-zero-identity',
+    report: 'linkerd/linkerd2#9201',
+    id: 'known-release-bug',
+    says: ['linkerd/linkerd2#9486', 'runAsUser breaks non-root policy', 'stable-2.12.2'],
+  },
+];
+
+const OPEN: string[] = [];
+
+reportCases(
+  'gen12bugs1',
+  'real reports of a release bug the cluster shows: the bug and its fixed release are named',
+  CASES,
+  OPEN,
+);
