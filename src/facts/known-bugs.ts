@@ -6,7 +6,8 @@
  * symptom names none either (other checks say what they see).
  */
 import { WORKLOAD_DECISION_INPUTS } from './decision.js';
-import { failedCreates } from '../k8s/events.js';
+import { eventInfo, failedCreates } from '../k8s/events.js';
+import { SANDBOX_REASON, sandboxCauses, sandboxQuote } from '../k8s/sandbox.js';
 import { defineFact } from '../k8s/fact.js';
 import { podHealth } from '../k8s/health.js';
 import { containers, initContainers, isActive, podSpec } from '../k8s/pods.js';
@@ -131,8 +132,49 @@ function headlessSelecting(m: Model, pod: K8sObject): string | undefined {
 }
 
 /** What a pod shows of a pod symptom, quoted; undefined: not shown. */
-const podShows = (pod: K8sObject, s: Extract<KnownBug['symptom'], { on: 'pod' }>): string | undefined =>
-  s.shows === 'waiting' ? waitingWith(pod, s) : terminatedWith(pod, s);
+const podShows = (
+  pod: K8sObject,
+  s: Extract<KnownBug['symptom'], { on: 'pod' }>,
+  sandbox: ReadonlyMap<string, string[]>,
+): string | undefined =>
+  s.shows === 'waiting'
+    ? waitingWith(pod, s)
+    : s.shows === 'terminated'
+      ? terminatedWith(pod, s)
+      : sandboxWith(pod, s, sandbox);
+
+/** The kubelet's sandbox failures of the pod naming the mesh's CNI plugin and holding the fragment: the last, quoted. */
+function sandboxWith(
+  pod: K8sObject,
+  s: Extract<KnownBug['symptom'], { shows: 'sandbox-failed' }>,
+  sandbox: ReadonlyMap<string, string[]>,
+): string | undefined {
+  const messages = sandbox.get(`${str(pod.metadata?.namespace) ?? ''}/${nameOf(pod)}`) ?? [];
+  const hit = messages.find((msg) => msg.includes(s.message));
+  return hit ? `${SANDBOX_REASON}: ${sandboxQuote(hit)}` : undefined;
+}
+
+/**
+ * The pods' sandbox failures (FailedCreatePodSandBox about a pod) whose message names the mesh's CNI plugin, by
+ * namespace/name, last seen first (bounded).
+ */
+function sandboxFailures(m: Model, plugin: string | undefined): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  if (!plugin) return out;
+  const events = m.list('events');
+  for (let i = 0; i < events.length && i < 50_000; i++) {
+    const e = events[i]!;
+    if (e.reason !== SANDBOX_REASON) continue;
+    const ev = eventInfo(e);
+    if (ev.kind !== 'Pod' || !m.inScope(ev.namespace)) continue;
+    if (!sandboxCauses(ev.message, [plugin], []).length) continue;
+    const key = `${ev.namespace}/${ev.name}`;
+    const list = out.get(key) ?? [];
+    if (list.length < 8) list.push(ev.message);
+    out.set(key, list);
+  }
+  return out;
+}
 
 /**
  * The version of the release that injected a pod, read from the image tag of its container `name`
@@ -315,6 +357,12 @@ export const BUGS_SHOWN = defineFact({
           ),
         ),
       ];
+      // The pods' sandbox failures in the mesh's CNI plugin, read once when a bug shows as one.
+      const sandbox = allBugs(p.versions.releases).some(
+        (b) => b.symptom.on === 'pod' && b.symptom.shows === 'sandbox-failed',
+      )
+        ? sandboxFailures(m, p.cni?.pluginType)
+        : new Map<string, string[]>();
       const agents = componentIds.length
         ? componentReleases(m, mesh, componentIds)
         : new Map<string, Map<string, VersionRead>>();
@@ -349,7 +397,7 @@ export const BUGS_SHOWN = defineFact({
                 bugs.push({ bug, read });
           }
           for (const { bug, read } of bugs) {
-            const shows = bug.symptom.on === 'pod' ? podShows(pod, bug.symptom) : undefined;
+            const shows = bug.symptom.on === 'pod' ? podShows(pod, bug.symptom, sandbox) : undefined;
             const trigger = bug.symptom.on === 'pod' && bug.symptom.when ? triggered(m, pod, bug.symptom.when) : '';
             if (!shows || !read || trigger === undefined) continue;
             const seen = `${shows}${trigger}`;

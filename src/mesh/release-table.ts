@@ -95,6 +95,20 @@ type BugSymptom =
       readonly when?: BugTrigger | readonly BugTrigger[];
     }
   /**
+   * The kubelet cannot create the pod's sandbox in the mesh's CNI plugin (FailedCreatePodSandBox about the pod, its
+   * message naming the plugin and holding this fragment): a node agent's bug, judged with componentFrom.
+   */
+  | {
+      readonly on: 'pod';
+      readonly shows: 'sandbox-failed';
+      readonly message: string;
+      readonly container?: never;
+      readonly reason?: never;
+      readonly versionFrom?: string;
+      readonly componentFrom?: string;
+      readonly when?: BugTrigger | readonly BugTrigger[];
+    }
+  /**
    * The API server refuses a workload's pods (FailedCreate) with a message that says this text,
    * while the workload's own containers are not what it names (the injected ones are): a quota's
    * "must specify" with every container of the template setting the resource it names.

@@ -64,6 +64,21 @@ export const LINKERD_CNI_BUGS: readonly KnownBug[] = [
     source:
       'linkerd/linkerd2-proxy-init@295008c4 (Fix linkerd-cni when using native sidecars, #362, fixes linkerd/linkerd2#11597, in tag cni-plugin/v1.5.0) cni-plugin/main.go cmdAdd, containsLinkerdProxy',
   },
+  {
+    // The installer (cni-plugin/deployment/scripts/install-cni.sh) writes the ServiceAccount token of its pod into the
+    // host's ZZZ-linkerd-cni-kubeconfig once, when it installs: a bound token (expirationSeconds 3607, kept valid
+    // longer only while the API server extends it, not after a signing key rotation such as AKS's) expires, the file
+    // is not rewritten, and the plugin's calls to the API server fail, so the kubelet cannot create the sandbox of any
+    // new pod on that node ("plugin type=\"linkerd-cni\" ... failed (add): Unauthorized"). #440 rewrites the file when
+    // the token changes (cni-plugin v1.6.0, fixes linkerd/linkerd2#12573); #478 watches the right file (v1.6.1).
+    id: 'linkerd/linkerd2#12573',
+    text: 'the CNI installer writes its ServiceAccount token into the node kubeconfig of the plugin once and never again, so once that token expires or its signing key rotates the plugin is refused by the API server and no new pod on the node gets a sandbox',
+    affected: { from: '1.0.0', to: '1.6.0' },
+    fixedIn: 'v1.6.1',
+    symptom: { on: 'pod', shows: 'sandbox-failed', message: 'Unauthorized', componentFrom: 'cni' },
+    source:
+      'linkerd/linkerd2-proxy-init@f2245560 (Detect SA token rotation, #440, fixes linkerd/linkerd2#12573, in tag cni-plugin/v1.6.0) cni-plugin/deployment/scripts/install-cni.sh; @e76e1eb (fix(linkerd-cni): improve SA token rotation detection, #478, in tag cni-plugin/v1.6.1)',
+  },
 ];
 
 /** Bugs of stable-2.10 and 2.11 (the row 2.10 to 2.14). */
