@@ -5,8 +5,11 @@
  * runAsNonRoot and runAsUser 0 from values carried over from 2.11 (stable-2.12.0 and 2.12.1, #9201 and #9486). Each is
  * rebuilt as an overlay on the healthy Linkerd cluster (test/fixtures/reports/gen12bugs1/, the thread in each file's
  * header) and must name the bug, the release that fixed it and what the cluster showed.
- * Named 0/3 before (345c222), 3/3 after: known-release-bug reads the release tables' rows (src/mesh/linkerd/
- * release-bugs.ts) and judges the mesh's own control-plane workloads too.
+ * And the CNI installer writing its ServiceAccount token into the node's plugin kubeconfig once (cni-plugin before
+ * v1.6.1, #12573), judged by the release of the linkerd-cni pod on the failing pod's node.
+ * Named 0/4 before (345c222), 4/4 after: known-release-bug reads the release tables' rows (src/mesh/linkerd/
+ * release-bugs.ts), judges the mesh's own control-plane workloads too, a node agent's bug by the agent's release on
+ * the pod's node (componentFrom), and a sandbox failure in the mesh's CNI plugin as a pod's symptom.
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
@@ -28,6 +31,12 @@ const CASES: ReportCase[] = [
     report: 'linkerd/linkerd2#9201',
     id: 'known-release-bug',
     says: ['linkerd/linkerd2#9486', 'runAsUser breaks non-root policy', 'stable-2.12.2'],
+  },
+  {
+    file: 'linkerd-cni-token-rotated-aks-sandbox-unauthorized',
+    report: 'linkerd/linkerd2#12573',
+    id: 'known-release-bug',
+    says: ['linkerd/linkerd2#12573', 'v1.2.2', 'failed (add): Unauthorized', 'v1.6.1'],
   },
 ];
 

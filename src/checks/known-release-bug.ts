@@ -28,6 +28,8 @@ import { defineCheck, messages, meta, say } from './define.js';
 const MESSAGES = messages({
   shown:
     '{where} shows a known bug of {meshTitle} {version}, {bug} ({shows}: {seen}): {text}. Fixed in {meshTitle} {fixedIn}: upgrade to it or later.',
+  agent:
+    '{where} shows a known bug of the {meshTitle} {agent} {version} on its node, {bug} ({shows}: {seen}): {text}. Fixed in {agent} {fixedIn}: upgrade it to that release or later.',
 });
 
 export default defineCheck({
@@ -52,16 +54,28 @@ export default defineCheck({
       };
       yield {
         mesh: b.mesh,
-        ...say(MESSAGES, 'shown', {
-          where,
-          meshTitle: p.title,
-          version: agent ? `${b.version.version} (its ${agent.title} on the node)` : b.version.version,
-          bug: b.bug.id,
-          shows,
-          seen: b.seen,
-          text: b.bug.text,
-          fixedIn: b.bug.fixedIn,
-        }),
+        ...(agent
+          ? say(MESSAGES, 'agent', {
+              where,
+              meshTitle: p.title,
+              agent: agent.title,
+              version: b.version.version,
+              bug: b.bug.id,
+              shows,
+              seen: b.seen,
+              text: b.bug.text,
+              fixedIn: b.bug.fixedIn,
+            })
+          : say(MESSAGES, 'shown', {
+              where,
+              meshTitle: p.title,
+              version: b.version.version,
+              bug: b.bug.id,
+              shows,
+              seen: b.seen,
+              text: b.bug.text,
+              fixedIn: b.bug.fixedIn,
+            })),
         resource,
         affectedPods: b.bug.symptom.on === 'injector' ? 0 : b.pods.length,
         evidence: {
