@@ -6,7 +6,7 @@
  * rebuilt as an overlay on the healthy Linkerd cluster (test/fixtures/reports/gen12bugs1/, the thread in each file's
  * header) and must name the bug, the release that fixed it and what the cluster showed.
  * And the CNI installer writing its ServiceAccount token into the node's plugin kubeconfig once (cni-plugin before
- * v1.6.1, #12573), judged by the release of the linkerd-cni pod on the failing pod's node.
+ * v1.6.2, #12573), judged by the release of the linkerd-cni pod on the failing pod's node.
  * Named 0/4 before (345c222), 4/4 after: known-release-bug reads the release tables' rows (src/mesh/linkerd/
  * release-bugs.ts), judges the mesh's own control-plane workloads too, a node agent's bug by the agent's release on
  * the pod's node (componentFrom), and a sandbox failure in the mesh's CNI plugin as a pod's symptom.
@@ -36,7 +36,7 @@ const CASES: ReportCase[] = [
     file: 'linkerd-cni-token-rotated-aks-sandbox-unauthorized',
     report: 'linkerd/linkerd2#12573',
     id: 'known-release-bug',
-    says: ['linkerd/linkerd2#12573', 'v1.2.2', 'failed (add): Unauthorized', 'v1.6.1'],
+    says: ['linkerd/linkerd2#12573', 'v1.2.2', 'failed (add): Unauthorized', 'v1.6.2'],
   },
 ];
 

@@ -70,14 +70,16 @@ export const LINKERD_CNI_BUGS: readonly KnownBug[] = [
     // longer only while the API server extends it, not after a signing key rotation such as AKS's) expires, the file
     // is not rewritten, and the plugin's calls to the API server fail, so the kubelet cannot create the sandbox of any
     // new pod on that node ("plugin type=\"linkerd-cni\" ... failed (add): Unauthorized"). #440 rewrites the file when
-    // the token changes (cni-plugin v1.6.0, fixes linkerd/linkerd2#12573); #478 watches the right file (v1.6.1).
+    // the token changes (cni-plugin v1.6.0, fixes linkerd/linkerd2#12573); #478 watches the right file (v1.6.1); #494
+    // (v1.6.2, "Fixes linkerd/linkerd2#12573") kills both watchers on cleanup, so a rolled-out linkerd-cni pod no longer
+    // leaves the old plugin behind with its revoked token (the same Unauthorized).
     id: 'linkerd/linkerd2#12573',
     text: 'the CNI installer writes its ServiceAccount token into the node kubeconfig of the plugin once and never again, so once that token expires or its signing key rotates the plugin is refused by the API server and no new pod on the node gets a sandbox',
-    affected: { from: '1.0.0', to: '1.6.0' },
-    fixedIn: 'v1.6.1',
+    affected: { from: '1.0.0', to: '1.6.1' },
+    fixedIn: 'v1.6.2',
     symptom: { on: 'pod', shows: 'sandbox-failed', message: 'Unauthorized', componentFrom: 'cni' },
     source:
-      'linkerd/linkerd2-proxy-init@f2245560 (Detect SA token rotation, #440, fixes linkerd/linkerd2#12573, in tag cni-plugin/v1.6.0) cni-plugin/deployment/scripts/install-cni.sh; @e76e1eb (fix(linkerd-cni): improve SA token rotation detection, #478, in tag cni-plugin/v1.6.1)',
+      'linkerd/linkerd2-proxy-init@f2245560 (Detect SA token rotation, #440, fixes linkerd/linkerd2#12573, in tag cni-plugin/v1.6.0) cni-plugin/deployment/scripts/install-cni.sh; @e76e1eb (fix(linkerd-cni): improve SA token rotation detection, #478, in tag cni-plugin/v1.6.1); @d213597 (fix(linkerd-cni): fix cleanup logic, #494, in tag cni-plugin/v1.6.2)',
   },
 ];
 
