@@ -29,6 +29,8 @@ const EXAMPLES: Record<string, string> = {
     'Error creating: Pod "derived-bug-5d8f7c6b9-x2k4p" is invalid: [spec.initContainers[0].name: Required value, spec.initContainers[0].image: Required value]',
   'linkerd/linkerd2#9718':
     'admission webhook "validation.gatekeeper.sh" denied the request: [psp-allow-privilege-escalation-container] Privilege escalation container is not allowed: linkerd-init',
+  'linkerd/linkerd2#10150':
+    'Error creating: pods "derived-bug-5d8f7c6b9-" is forbidden: PodSecurityPolicy: unable to admit pod: [pod.metadata.annotations[container.seccomp.security.alpha.kubernetes.io/identity]: Forbidden: seccomp may not be set pod.metadata.annotations[container.seccomp.security.alpha.kubernetes.io/linkerd-proxy]: Forbidden: seccomp may not be set]',
   'linkerd/linkerd2#8402':
     'Error creating: pods "derived-bug-5d8f7c6b9-" is forbidden: PodSecurityPolicy: unable to admit pod: [spec.initContainers[0].securityContext.allowPrivilegeEscalation: Invalid value: true: Allowing privilege escalation for containers is not allowed]',
 };
@@ -250,7 +252,13 @@ function workloadCase(p: MeshProfile, bug: KnownBug, objects: K8sObject[], versi
   const s = bug.symptom as Extract<KnownBug['symptom'], { on: 'workload' }>;
   const pod = appPod(p, objects);
   if (!pod) return 'no meshed app pod in the base';
-  const ns = String(meta(pod).namespace);
+  // A bug of the control plane's own workloads: the new workload is one of them (the injector's namespace and labels).
+  const injector = objects.find(
+    (o) => o.kind === 'Deployment' && p.controlPlane.injector.isDeployment(String(meta(o).name)),
+  );
+  const own = s.own ? injector : undefined;
+  if (s.own && !own) return 'no injector Deployment in the base';
+  const ns = own ? String(meta(own).namespace) : String(meta(pod).namespace);
   const about = s.about ?? 'quota';
   const message =
     about === 'quota'
@@ -259,9 +267,12 @@ function workloadCase(p: MeshProfile, bug: KnownBug, objects: K8sObject[], versi
         ? `Error creating: pods "derived-bug-5d8f7c6b9-x2k4p" is forbidden: ${s.message} (container "${s.container}" must be changed)`
         : EXAMPLES[bug.id];
   if (!message) return `no example refusal for ${bug.id}: add one to EXAMPLES`;
-  const labels = { ...(meta(pod).labels ?? {}), app: 'derived-bug' } as Record<string, string>;
+  const labels = {
+    ...(own ? ((own.spec as any)?.template?.metadata?.labels ?? {}) : (meta(pod).labels ?? {})),
+    app: 'derived-bug',
+  } as Record<string, string>;
   delete labels['pod-template-hash'];
-  const annotations = { ...(meta(pod).annotations ?? {}) };
+  const annotations = own ? {} : { ...(meta(pod).annotations ?? {}) };
   return [
     ...injectorAt(p, objects, version, false),
     {

@@ -438,6 +438,7 @@ export const BUGS_SHOWN = defineFact({
           const s = bug.symptom;
           if (s.shows !== 'create-refused' || !refusesInjected(w, r.message, s)) continue;
           if (sent.length === 0 && (s.about ?? 'quota') === 'quota') continue;
+          if (s.own && !ownCp) continue;
           out.push({ mesh, bug, version: wb.read, injector: judged[0]!, workload: w, pods: [], seen: r.message });
         }
       }

@@ -127,6 +127,8 @@ type BugSymptom =
       readonly about?: 'quota' | 'named' | 'matches';
       readonly container?: string;
       readonly pattern?: string;
+      /** Only the mesh's own control-plane workloads show it (the bug is in a policy its chart installs for them). */
+      readonly own?: true;
     };
 
 /**

@@ -101,6 +101,7 @@ export const LINKERD_2_10_BUGS: readonly KnownBug[] = [
       shows: 'create-refused',
       message: 'Allowing privilege escalation for containers is not allowed',
       about: 'matches',
+      own: true,
       pattern:
         'PodSecurityPolicy: unable to admit pod: \\[.*spec\\.initContainers\\[\\d+\\]\\.securityContext\\.allowPrivilegeEscalation: Invalid value: true',
     },
@@ -129,8 +130,43 @@ export const LINKERD_2_10_BUGS: readonly KnownBug[] = [
   },
 ];
 
-/** Bugs of stable-2.12 (the row 2.10 to 2.14). */
+/** Bugs of stable-2.12 and of the edge releases before stable-2.13 (the row 2.10 to 2.14). */
 export const LINKERD_2_12_BUGS: readonly KnownBug[] = [
+  {
+    // edge-23.1.1 added seccompProfile RuntimeDefault to the containers' securityContext (#9719, Pod Security
+    // Admission) without allowing it in the control plane's own PodSecurityPolicy (enablePSP): the PSP admission refuses
+    // the control plane's pods ("PodSecurityPolicy: unable to admit pod: [pod.metadata.annotations[container.seccomp.
+    // security.alpha.kubernetes.io/linkerd-proxy]: Forbidden: seccomp may not be set"). #10208 allows runtime/default in
+    // the PSP and sets the pod's seccompProfile (edge-23.1.2, stable-2.13.0).
+    id: 'linkerd/linkerd2#10150',
+    text: 'with enablePSP, the injected containers ask for the seccomp profile RuntimeDefault that the control plane PodSecurityPolicy does not allow, so the PodSecurityPolicy admission refuses the control plane pods',
+    affected: { from: 'edge-23.1.1', to: 'edge-23.1.1' },
+    fixedIn: 'edge-23.1.2',
+    symptom: {
+      on: 'workload',
+      shows: 'create-refused',
+      message: 'seccomp may not be set',
+      about: 'matches',
+      pattern:
+        'container\\.seccomp\\.security\\.alpha\\.kubernetes\\.io/(linkerd-proxy|linkerd-init|linkerd-network-validator)\\]: Forbidden: seccomp may not be set',
+      own: true,
+    },
+    source:
+      'linkerd/linkerd2@cf665ef5 (Fix PSP, #10208, fixes #10150, in tag edge-23.1.2) charts/linkerd-control-plane/templates/psp.yaml; seccompProfile from #9719 (@faf0ff62, edge-23.1.1) charts/partials/templates/_proxy.tpl',
+  },
+  {
+    // charts/partials/templates/_network-validator.tpl (edge-22.10.3, #9678) renders linkerd-network-validator, the
+    // CNI mode's init container, without resources: a namespace whose ResourceQuota tracks limits or requests refuses
+    // every injected pod ("must specify limits.cpu,limits.memory"). #10254 gives it 50m/10Mi (edge-23.2.1, before
+    // stable-2.13.0).
+    id: 'linkerd/linkerd2#10254',
+    text: 'with the CNI plugin, the injected init container linkerd-network-validator sets no resources, so a namespace whose ResourceQuota tracks limits or requests refuses every injected pod',
+    affected: { from: 'edge-22.10.3', to: 'edge-23.1.2' },
+    fixedIn: 'edge-23.2.1',
+    symptom: { on: 'workload', shows: 'create-refused', message: 'must specify ' },
+    source:
+      'linkerd/linkerd2@41a8225b (network-validator: use limits and requests for ResourceQuota interop, #10254, in tag edge-23.2.1) charts/partials/templates/_network-validator.tpl; added by @309e8d12 (#9678, edge-22.10.3)',
+  },
   {
     // charts/partials/templates/_proxy-init.tpl at stable-2.12.0 and 2.12.1 renders linkerd-init, when not run as
     // root, with runAsNonRoot: true and runAsUser: {{.Values.proxyInit.runAsUser}}: values carried over from 2.11
