@@ -5,9 +5,10 @@
  * runAsNonRoot and runAsUser 0 from values carried over from 2.11 (stable-2.12.0 and 2.12.1, #9201 and #9486). Each is
  * rebuilt as an overlay on the healthy Linkerd cluster (test/fixtures/reports/gen12bugs1/, the thread in each file's
  * header) and must name the bug, the release that fixed it and what the cluster showed.
+ * The control plane's PodSecurityPolicy not allowing the seccomp profile edge-23.1.1 sets (#10150).
  * And the CNI installer writing its ServiceAccount token into the node's plugin kubeconfig once (cni-plugin before
  * v1.6.2, #12573), judged by the release of the linkerd-cni pod on the failing pod's node.
- * Named 0/4 before (345c222), 4/4 after: known-release-bug reads the release tables' rows (src/mesh/linkerd/
+ * Named 0/5 before (345c222), 5/5 after: known-release-bug reads the release tables' rows (src/mesh/linkerd/
  * release-bugs.ts), judges the mesh's own control-plane workloads too, a node agent's bug by the agent's release on
  * the pod's node (componentFrom), and a sandbox failure in the mesh's CNI plugin as a pod's symptom.
  */
@@ -37,6 +38,12 @@ const CASES: ReportCase[] = [
     report: 'linkerd/linkerd2#12573',
     id: 'known-release-bug',
     says: ['linkerd/linkerd2#12573', 'v1.2.2', 'failed (add): Unauthorized', 'v1.6.2'],
+  },
+  {
+    file: 'linkerd-edge-23.1.1-psp-seccomp-identity-refused',
+    report: 'linkerd/linkerd2#10150',
+    id: 'known-release-bug',
+    says: ['linkerd/linkerd2#10150', 'edge-23.1.2', 'seccomp may not be set'],
   },
 ];
 

@@ -51,6 +51,9 @@ checkCases('known-release-bug', {
     { fixtures: 'ok-kuma-1.x-init-oomkilled-no-ebpf.yaml' },
     { fixtures: 'ok-consul-0.10.1-lifecycle-token-file.yaml' },
     { fixtures: 'ok-consul-0.10-lifecycle-no-acl.yaml' },
+    // gen12bugs1: a refusal only the control plane's own PSP makes, seen on an app workload; a node agent fixed on the pod's node.
+    { fixtures: 'ok-linkerd-2.11.3-psp-app-workload.yaml' },
+    { fixtures: 'ok-linkerd-cni-token-agent-fixed-on-node.yaml' },
   ],
 });
 
