@@ -348,9 +348,11 @@ export const CATALOG = {
     code: 'MD2090',
     title: 'A known bug of the installed release',
     description:
-      "The mesh's installed release has a known injector or proxy bug that a later patch release fixes, and the cluster shows its symptom (a crash-looping injector, an injected container refused, injected pods refused by a quota): upgrade to the release that fixes it.",
+      "The mesh's installed release has a known injector or proxy bug that a later patch release fixes, and the cluster shows its symptom (a crash-looping injector, an injected container refused, injected pods refused by a quota, a pod's sandbox failing in a CNI agent release on its node): upgrade to the release, or the agent release, that fixes it.",
     severity: 'error',
     inputs: ['deployments'],
+    // A node agent's bug is judged by the release of the agent pod on the pod's node (its own namespace).
+    readsOtherNamespaces: true,
   },
   'injector-rbac-missing': {
     code: 'MD2050',

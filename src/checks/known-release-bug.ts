@@ -28,6 +28,8 @@ import { defineCheck, messages, meta, say } from './define.js';
 const MESSAGES = messages({
   shown:
     '{where} shows a known bug of {meshTitle} {version}, {bug} ({shows}: {seen}): {text}. Fixed in {meshTitle} {fixedIn}: upgrade to it or later.',
+  agent:
+    '{where} shows a known bug of the {meshTitle} {agent} {version} on its node, {bug} ({shows}: {seen}): {text}. Fixed in {agent} {fixedIn}: upgrade it to that release or later.',
 });
 
 export default defineCheck({
@@ -42,6 +44,9 @@ export default defineCheck({
         : `injector Deployment ${b.injector!.namespace}/${b.injector!.name}`;
       const shows =
         b.bug.symptom.on === 'workload' ? 'its pods are refused' : `${plural(b.pods.length, 'pod')} show it`;
+      // A node agent's bug (componentFrom): its own release, named with the component.
+      const agentId = b.bug.symptom.on === 'pod' ? b.bug.symptom.componentFrom : undefined;
+      const agent = agentId ? (p.components ?? []).find((c) => c.id === agentId) : undefined;
       const resource = b.workload?.ref ?? {
         kind: 'Deployment',
         namespace: b.injector!.namespace,
@@ -49,16 +54,28 @@ export default defineCheck({
       };
       yield {
         mesh: b.mesh,
-        ...say(MESSAGES, 'shown', {
-          where,
-          meshTitle: p.title,
-          version: b.version.version,
-          bug: b.bug.id,
-          shows,
-          seen: b.seen,
-          text: b.bug.text,
-          fixedIn: b.bug.fixedIn,
-        }),
+        ...(agent
+          ? say(MESSAGES, 'agent', {
+              where,
+              meshTitle: p.title,
+              agent: agent.title,
+              version: b.version.version,
+              bug: b.bug.id,
+              shows,
+              seen: b.seen,
+              text: b.bug.text,
+              fixedIn: b.bug.fixedIn,
+            })
+          : say(MESSAGES, 'shown', {
+              where,
+              meshTitle: p.title,
+              version: b.version.version,
+              bug: b.bug.id,
+              shows,
+              seen: b.seen,
+              text: b.bug.text,
+              fixedIn: b.bug.fixedIn,
+            })),
         resource,
         affectedPods: b.bug.symptom.on === 'injector' ? 0 : b.pods.length,
         evidence: {
@@ -71,7 +88,9 @@ export default defineCheck({
           source: b.bug.source,
         },
         fix: [
-          comment`upgrade the ${p.title} control plane to ${b.bug.fixedIn} or later, which fixes ${b.bug.id}`,
+          agent
+            ? comment`upgrade the ${agent.title} to ${b.bug.fixedIn} or later, which fixes ${b.bug.id}`
+            : comment`upgrade the ${p.title} control plane to ${b.bug.fixedIn} or later, which fixes ${b.bug.id}`,
           ...(b.workload
             ? recreateCommands(b.workload)
             : [cmd`kubectl -n ${b.injector!.namespace} rollout status ${`deploy/${b.injector!.name}`}`]),

@@ -102,7 +102,8 @@ import { meshesAllowed } from '../facts/siblings.js';
 import { podsCarrying } from '../facts/pods.js';
 import type { Model, Workload } from '../facts/model.js';
 import type { MeshName } from '../mesh/names.js';
-import type { InjectedContainer, StartContext, StartFailure } from '../mesh/profile.js';
+import type { InjectedContainer, MeshProfile, StartContext, StartFailure } from '../mesh/profile.js';
+import type { KnownBug } from '../mesh/release-table.js';
 import { effectiveSecurity, grants, nonRootRefusal, type NonRootRefusal } from '../k8s/security.js';
 import type { K8sObject } from '../util/types.js';
 import { printable } from '../util/errors.js';
@@ -998,7 +999,7 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
   );
   if (bug)
     return {
-      cause: `a known bug of ${p.title} ${bug.version.version}, ${bug.bug.id}: ${bug.bug.text} (${bug.seen}); fixed in ${p.title} ${bug.bug.fixedIn}`,
+      cause: `a known bug of ${agentOf(p, bug.bug)} ${bug.version.version}, ${bug.bug.id}: ${bug.bug.text} (${bug.seen}); fixed in ${agentOf(p, bug.bug)} ${bug.bug.fixedIn}`,
       evidence: {
         knownBug: { bug: bug.bug.id, version: bug.version, fixedIn: bug.bug.fixedIn, source: bug.bug.source },
       },
@@ -2011,3 +2012,10 @@ export default defineCheck<Evidence, typeof MESSAGES>({
     }
   },
 });
+
+/** Who ships a known bug: the mesh, or the node agent of its tables (componentFrom: the CNI plugin installer). */
+function agentOf(p: MeshProfile, b: KnownBug): string {
+  const id = b.symptom.on === 'pod' ? b.symptom.componentFrom : undefined;
+  const c = id ? (p.components ?? []).find((x) => x.id === id) : undefined;
+  return c ? `the ${p.title} ${c.title}` : p.title;
+}

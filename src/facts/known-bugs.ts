@@ -6,7 +6,8 @@
  * symptom names none either (other checks say what they see).
  */
 import { WORKLOAD_DECISION_INPUTS } from './decision.js';
-import { failedCreates } from '../k8s/events.js';
+import { eventInfo, failedCreates } from '../k8s/events.js';
+import { SANDBOX_REASON, sandboxCauses, sandboxQuote } from '../k8s/sandbox.js';
 import { defineFact } from '../k8s/fact.js';
 import { podHealth } from '../k8s/health.js';
 import { containers, initContainers, isActive, podSpec } from '../k8s/pods.js';
@@ -17,7 +18,7 @@ import type { VersionRead } from '../mesh/profile.js';
 import type { BugTrigger, KnownBug } from '../mesh/release-table.js';
 import { profileOf } from '../mesh/registry.js';
 import { allBugs, knownBugs, knownBugsShared } from '../mesh/releases.js';
-import { containerVersion } from '../mesh/versions.js';
+import { compareSemver, containerVersion } from '../mesh/versions.js';
 import { injectedNames } from '../mesh/proxy.js';
 import { podsCarrying } from './pods.js';
 import { injectors, type Injector } from './controlplane.js';
@@ -111,6 +112,12 @@ function triggered(
 function triggeredBy(m: Model, pod: K8sObject, when: BugTrigger, injected: readonly string[]): string | undefined {
   if (when === 'headless-service') return headlessSelecting(m, pod);
   if (when === 'first-container-without-ports') return firstWithoutPorts(pod, injected);
+  if ('nativeSidecar' in when) {
+    const c = initContainers(podSpec(pod as { spec?: unknown })).find((x) => x.name === when.nativeSidecar);
+    return c?.restartPolicy === 'Always'
+      ? `; container ${when.nativeSidecar} runs as a native sidecar (an init container with restartPolicy: Always)`
+      : undefined;
+  }
   if ('annotation' in when) {
     const value = annotationsOf(pod)[when.annotation];
     if (value === undefined || (when.matches !== undefined && !new RegExp(when.matches).test(value))) return undefined;
@@ -164,8 +171,49 @@ function headlessSelecting(m: Model, pod: K8sObject): string | undefined {
 }
 
 /** What a pod shows of a pod symptom, quoted; undefined: not shown. */
-const podShows = (pod: K8sObject, s: Extract<KnownBug['symptom'], { on: 'pod' }>): string | undefined =>
-  s.shows === 'waiting' ? waitingWith(pod, s) : terminatedWith(pod, s);
+const podShows = (
+  pod: K8sObject,
+  s: Extract<KnownBug['symptom'], { on: 'pod' }>,
+  sandbox: ReadonlyMap<string, string[]>,
+): string | undefined =>
+  s.shows === 'waiting'
+    ? waitingWith(pod, s)
+    : s.shows === 'terminated'
+      ? terminatedWith(pod, s)
+      : sandboxWith(pod, s, sandbox);
+
+/** The kubelet's sandbox failures of the pod naming the mesh's CNI plugin and holding the fragment: the last, quoted. */
+function sandboxWith(
+  pod: K8sObject,
+  s: Extract<KnownBug['symptom'], { shows: 'sandbox-failed' }>,
+  sandbox: ReadonlyMap<string, string[]>,
+): string | undefined {
+  const messages = sandbox.get(`${str(pod.metadata?.namespace) ?? ''}/${nameOf(pod)}`) ?? [];
+  const hit = messages.find((msg) => msg.includes(s.message));
+  return hit ? `${SANDBOX_REASON}: ${sandboxQuote(hit)}` : undefined;
+}
+
+/**
+ * The pods' sandbox failures (FailedCreatePodSandBox about a pod) whose message names the mesh's CNI plugin, by
+ * namespace/name, last seen first (bounded).
+ */
+function sandboxFailures(m: Model, plugin: string | undefined): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  if (!plugin) return out;
+  const events = m.list('events');
+  for (let i = 0; i < events.length && i < 50_000; i++) {
+    const e = events[i]!;
+    if (e.reason !== SANDBOX_REASON) continue;
+    const ev = eventInfo(e);
+    if (ev.kind !== 'Pod' || !m.inScope(ev.namespace)) continue;
+    if (!sandboxCauses(ev.message, [plugin], []).length) continue;
+    const key = `${ev.namespace}/${ev.name}`;
+    const list = out.get(key) ?? [];
+    if (list.length < 8) list.push(ev.message);
+    out.set(key, list);
+  }
+  return out;
+}
 
 /**
  * The version of the release that injected a pod, read from the image tag of its container `name`
@@ -176,6 +224,54 @@ function injectedBy(pod: K8sObject, name: string): VersionRead | undefined {
   const c = [...containers(spec), ...initContainers(spec)].find((x) => named(x.name, name));
   return containerVersion(c, `container ${String(c?.name ?? name)}`);
 }
+
+/**
+ * The release of a mesh component's pods per node (a node agent: the CNI installer), read from the image tag of
+ * their first container whose tag is x.y.z: component id -> node -> version. Pods of namespaces the run does not see
+ * are left out (live and offline runs agree); a node whose agent pods disagree is left out (a rollout: not told).
+ */
+function componentReleases(m: Model, mesh: MeshName, ids: readonly string[]): Map<string, Map<string, VersionRead>> {
+  const out = new Map<string, Map<string, VersionRead>>();
+  const comps = (profileOf(mesh).components ?? []).filter((c) => ids.includes(c.id));
+  if (!comps.length) return out;
+  for (const c of comps) out.set(c.id, new Map());
+  const mixed = new Set<string>();
+  for (const pod of m.list('pods').slice(0, 20_000)) {
+    const node = str(podSpec(pod as { spec?: unknown }).nodeName);
+    if (!node || !isActive(pod) || !m.seesNamespace(str(pod.metadata?.namespace) ?? '')) continue;
+    const labels = labelsOf(pod);
+    for (const c of comps) {
+      if (!c.podLabels.some((set) => Object.entries(set).every(([k, v]) => labels[k] === v))) continue;
+      const read = containers(podSpec(pod as { spec?: unknown }))
+        .slice(0, 8)
+        .map((x) =>
+          containerVersion(x, `${c.title} pod ${str(pod.metadata?.namespace)}/${nameOf(pod)} container ${str(x.name)}`),
+        )
+        .find((v) => v !== undefined);
+      if (!read) continue;
+      const byNode = out.get(c.id)!;
+      const had = byNode.get(node);
+      if (had && had.version !== read.version) mixed.add(`${c.id}\u0000${node}`);
+      else byNode.set(node, read);
+    }
+  }
+  for (const k of mixed) {
+    const [id, node] = k.split('\u0000') as [string, string];
+    out.get(id)?.delete(node);
+  }
+  return out;
+}
+
+/** The component's release holds the bug: inside its affected x.y.z range (a version not x.y.z is not judged). */
+const componentAffected = (b: KnownBug, version: string): boolean => {
+  const lo = compareSemver(version, b.affected.from);
+  const hi = compareSemver(version, b.affected.to);
+  return lo !== undefined && hi !== undefined && lo >= 0 && hi <= 0;
+};
+
+/** A workload of the mesh's own control plane (its labels, as the profile knows them). */
+const ownControlPlane = (p: ReturnType<typeof profileOf>, w: Workload): boolean =>
+  p.controlPlane.isWorkload(labelsOf(w.template));
 
 /** The refusal is about the injected containers, as the bug's symptom says it is known. */
 function refusesInjected(
@@ -292,10 +388,31 @@ export const BUGS_SHOWN = defineFact({
           ),
         ),
       ];
+      // Node agents whose release a bug is judged by (componentFrom): their version on each node.
+      const componentIds = [
+        ...new Set(
+          allBugs(p.versions.releases).flatMap((b) =>
+            b.symptom.on === 'pod' && b.symptom.componentFrom ? [b.symptom.componentFrom] : [],
+          ),
+        ),
+      ];
+      // The pods' sandbox failures in the mesh's CNI plugin, read once when a bug shows as one.
+      const sandbox = allBugs(p.versions.releases).some(
+        (b) => b.symptom.on === 'pod' && b.symptom.shows === 'sandbox-failed',
+      )
+        ? sandboxFailures(m, p.cni?.pluginType)
+        : new Map<string, string[]>();
+      const agents = componentIds.length
+        ? componentReleases(m, mesh, componentIds)
+        : new Map<string, Map<string, VersionRead>>();
       // A pod is judged by containers the mesh injects (its proxy, the helper of versionFrom): one
       // without any (podsCarrying) has nothing to judge, unless a versionFrom names another container.
       const byName = versionFrom.every((n) => injectedNames(p).includes(n));
-      for (const w of m.appWorkloads) {
+      // The mesh's own control plane too: its pods carry the containers its chart injects from the same release.
+      const own = (m.mesh(mesh)?.namespaces ?? []).flatMap((ns) =>
+        m.seesNamespace(ns) ? m.workloads.filter((w) => w.namespace === ns && ownControlPlane(p, w)) : [],
+      );
+      for (const w of [...m.appWorkloads, ...own]) {
         const hits = new Map<string, { bug: KnownBug; version: VersionRead; pods: string[]; seen: string }>();
         const judged = byName ? podsCarrying(w, mesh, MAX_PODS) : w.pods.filter(isActive).slice(0, MAX_PODS);
         for (const pod of judged) {
@@ -305,20 +422,29 @@ export const BUGS_SHOWN = defineFact({
             ...versionFrom.map((n) => ({ read: injectedBy(pod, n), from: n })),
           ];
           // In the order of the reads, then of each read's bugs (the shared list of its version: not copied per pod).
-          for (const { read, from } of reads) {
-            for (const bug of knownBugsShared(p, read, 'pod')) {
-              if (bug.symptom.on !== 'pod' || bug.symptom.versionFrom !== from) continue;
-              const shows = bug.symptom.on === 'pod' ? podShows(pod, bug.symptom) : undefined;
-              const trigger =
-                bug.symptom.on === 'pod' && bug.symptom.when
-                  ? triggered(m, pod, bug.symptom.when, injectedNames(p))
-                  : '';
-              if (!shows || !read || trigger === undefined) continue;
-              const seen = `${shows}${trigger}`;
-              const h = hits.get(bug.id) ?? { bug, version: read, pods: [], seen };
-              h.pods.push(nameOf(pod));
-              hits.set(bug.id, h);
-            }
+          const bugs: { bug: KnownBug; read: VersionRead | undefined }[] = [];
+          for (const { read, from } of reads)
+            for (const b of knownBugsShared(p, read, 'pod'))
+              if (b.symptom.on === 'pod' && b.symptom.versionFrom === from && !b.symptom.componentFrom)
+                bugs.push({ bug: b, read });
+          // A node agent's bug: the release of the component's pod on the pod's node.
+          const node = str(podSpec(pod as { spec?: unknown }).nodeName);
+          for (const id of componentIds) {
+            const read = node ? agents.get(id)?.get(node) : undefined;
+            if (!read) continue;
+            for (const bug of allBugs(p.versions.releases))
+              if (bug.symptom.on === 'pod' && bug.symptom.componentFrom === id && componentAffected(bug, read.version))
+                bugs.push({ bug, read });
+          }
+          for (const { bug, read } of bugs) {
+            const shows = bug.symptom.on === 'pod' ? podShows(pod, bug.symptom, sandbox) : undefined;
+            const trigger =
+              bug.symptom.on === 'pod' && bug.symptom.when ? triggered(m, pod, bug.symptom.when, injectedNames(p)) : '';
+            if (!shows || !read || trigger === undefined) continue;
+            const seen = `${shows}${trigger}`;
+            const h = hits.get(bug.id) ?? { bug, version: read, pods: [], seen };
+            h.pods.push(nameOf(pod));
+            hits.set(bug.id, h);
           }
         }
         for (const h of hits.values()) out.push({ mesh, workload: w, ...h });
@@ -339,14 +465,22 @@ export const BUGS_SHOWN = defineFact({
       for (const r of refused) {
         const w = r.workload;
         if (!w) continue;
+        // The mesh's own control-plane workload is not sent to its injector (its namespace opts out): its chart
+        // rendered the injected containers from the release of the injector beside it, judged for refusals that
+        // name them (not a quota's, which its own containers may also miss).
+        const ownCp = ownControlPlane(p, w) && (m.mesh(mesh)?.namespaces ?? []).includes(w.namespace);
         const sent = injectorsFor(m, w, mesh);
-        if (sent.length !== 1) continue; // no injector, or two: which release injects is not told
-        const wb = workloadBugs.get(`${sent[0]!.namespace}/${sent[0]!.name}`);
+        const judged =
+          sent.length === 0 && ownCp ? injectors(m, mesh).filter((i) => i.namespace === w.namespace) : sent;
+        if (judged.length !== 1) continue; // no injector, or two: which release injects is not told
+        const wb = workloadBugs.get(`${judged[0]!.namespace}/${judged[0]!.name}`);
         if (!wb) continue;
         for (const bug of wb.bugs) {
           const s = bug.symptom;
           if (s.shows !== 'create-refused' || !refusesInjected(w, r.message, s)) continue;
-          out.push({ mesh, bug, version: wb.read, injector: sent[0]!, workload: w, pods: [], seen: r.message });
+          if (sent.length === 0 && (s.about ?? 'quota') === 'quota') continue;
+          if (s.own && !ownCp) continue;
+          out.push({ mesh, bug, version: wb.read, injector: judged[0]!, workload: w, pods: [], seen: r.message });
         }
       }
     }

@@ -50,13 +50,16 @@ export interface InjectedNames {
  * source; undefined: any value); `container` with `holds`, the pod's container of that name runs a
  * command, args or postStart hook holding the fragment (a flag the injector wrote for a setting);
  * `first-container-without-ports`, the pod's first container the mesh did not inject declares no ports and a later
- * one does (what an injection template that joins the containers' ports saw). A list: every trigger of it shows.
+ * one does (what an injection template that joins the containers' ports saw); `nativeSidecar`, the pod runs the
+ * container of that name as an init container with restartPolicy Always (a proxy injected as a native sidecar).
+ * A list: every trigger of it shows.
  */
 export type BugTrigger =
   | 'headless-service'
   | 'first-container-without-ports'
   | { readonly annotation: string; readonly matches?: string }
-  | { readonly container: string; readonly holds: string };
+  | { readonly container: string; readonly holds: string }
+  | { readonly nativeSidecar: string };
 
 type BugSymptom =
   | {
@@ -75,6 +78,8 @@ type BugSymptom =
       readonly message: string;
       /** The container of the pod whose image tag is the injecting release (undefined: the profile's proxy version). */
       readonly versionFrom?: string;
+      /** A node agent's bug: the component (an id of the profile's `components`) whose pod on the pod's node runs the release judged, read from its image tag (x.y.z, a leading v dropped; `affected` and `fixedIn` in those numbers). */
+      readonly componentFrom?: string;
       readonly when?: BugTrigger | readonly BugTrigger[];
     }
   /**
@@ -90,6 +95,22 @@ type BugSymptom =
       readonly message?: string;
       /** The container of the pod whose image tag is the injecting release (undefined: the profile's proxy version). */
       readonly versionFrom?: string;
+      /** A node agent's bug: the component (an id of the profile's `components`) whose pod on the pod's node runs the release judged, read from its image tag (x.y.z, a leading v dropped; `affected` and `fixedIn` in those numbers). */
+      readonly componentFrom?: string;
+      readonly when?: BugTrigger | readonly BugTrigger[];
+    }
+  /**
+   * The kubelet cannot create the pod's sandbox in the mesh's CNI plugin (FailedCreatePodSandBox about the pod, its
+   * message naming the plugin and holding this fragment): a node agent's bug, judged with componentFrom.
+   */
+  | {
+      readonly on: 'pod';
+      readonly shows: 'sandbox-failed';
+      readonly message: string;
+      readonly container?: never;
+      readonly reason?: never;
+      readonly versionFrom?: string;
+      readonly componentFrom?: string;
       readonly when?: BugTrigger | readonly BugTrigger[];
     }
   /**
@@ -111,6 +132,8 @@ type BugSymptom =
       readonly about?: 'quota' | 'named' | 'matches';
       readonly container?: string;
       readonly pattern?: string;
+      /** Only the mesh's own control-plane workloads show it (the bug is in a policy its chart installs for them). */
+      readonly own?: true;
     };
 
 /**

@@ -55,6 +55,9 @@ checkCases('known-release-bug', {
     { fixtures: 'ok-consul-0.10-lifecycle-no-acl.yaml' },
     { fixtures: 'ok-istio-null-limit-fixed.yaml' },
     { fixtures: 'ok-istio-limit-below-request.yaml' },
+    // gen12bugs1: a refusal only the control plane's own PSP makes, seen on an app workload; a node agent fixed on the pod's node.
+    { fixtures: 'ok-linkerd-2.11.3-psp-app-workload.yaml' },
+    { fixtures: 'ok-linkerd-cni-token-agent-fixed-on-node.yaml' },
   ],
 });
 

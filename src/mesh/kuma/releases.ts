@@ -6,7 +6,7 @@
 import type { KubernetesSupport } from '../profile.js';
 import type { ReleaseTable } from '../release-table.js';
 import { KUMA_VALUES } from './key-values.js';
-import { KUMA_1_8_BUGS } from './release-bugs.js';
+import { KUMA_1_8_BUGS, KUMA_CNI_BUGS } from './release-bugs.js';
 import { KUMA_ENDING } from './ending.js';
 
 /**
@@ -165,6 +165,8 @@ export const KUMA_RELEASES: ReleaseTable = {
           source:
             'kumahq/kuma@9beda2b2 (fix(cni): delegated gateway was not correctly injected, backport of #11922 as #11928, in tag 2.9.1; @ebcc4be5 in 2.10.0) pkg/plugins/runtime/k8s/webhooks/injector/injector.go',
         },
+        // The CNI installer's own bug, judged by the kuma-cni release on the pod's node.
+        ...KUMA_CNI_BUGS,
       ],
     },
   ],

@@ -9,7 +9,7 @@
 import type { KubernetesSupport } from '../profile.js';
 import type { ReleaseTable } from '../release-table.js';
 import { LINKERD_VALUES } from './key-values.js';
-import { LINKERD_2_11_BUGS } from './release-bugs.js';
+import { LINKERD_2_10_BUGS, LINKERD_2_11_BUGS, LINKERD_2_12_BUGS, LINKERD_CNI_BUGS } from './release-bugs.js';
 import { LINKERD_ENDING } from './ending.js';
 
 /**
@@ -103,6 +103,8 @@ export const LINKERD_RELEASES: ReleaseTable = {
             'linkerd/linkerd2@75042170 (Add resources to noop initContainer, #10253, in tag stable-2.12.4) charts/partials/templates/_noop.tpl',
         },
         ...LINKERD_2_11_BUGS,
+        ...LINKERD_2_10_BUGS,
+        ...LINKERD_2_12_BUGS,
       ],
     },
     {
@@ -111,6 +113,8 @@ export const LINKERD_RELEASES: ReleaseTable = {
       source: 'linkerd/linkerd2@f0d861ea (edge-24.2.4, version-2.15) to @19a0d90d (edge-26.8.3) pkg/k8s/labels.go',
       recognise: 'the controller image cr.l5d.io/linkerd/controller:edge-YY.M.N (Deployment linkerd-proxy-injector)',
       injectorRbac: 'today',
+      // The CNI plugin's own bugs, judged by the linkerd-cni release on the pod's node (native sidecars from 2.15).
+      bugs: LINKERD_CNI_BUGS,
     },
     // linkerd-cni and the node's CNI configuration (issue 31, gen9path): before the CNI plugin moved to
     // linkerd2-proxy-init, its installer wrote linkerd-cni into the configuration list once and slept ("Unless told
