@@ -31,12 +31,14 @@ const EXAMPLES: Record<string, string> = {
     'admission webhook "validation.gatekeeper.sh" denied the request: [psp-allow-privilege-escalation-container] Privilege escalation container is not allowed: linkerd-init',
   'linkerd/linkerd2#10150':
     'Error creating: pods "derived-bug-5d8f7c6b9-" is forbidden: PodSecurityPolicy: unable to admit pod: [pod.metadata.annotations[container.seccomp.security.alpha.kubernetes.io/identity]: Forbidden: seccomp may not be set pod.metadata.annotations[container.seccomp.security.alpha.kubernetes.io/linkerd-proxy]: Forbidden: seccomp may not be set]',
+  'istio/istio#58805':
+    'Error creating: Pod "derived-bug-5d8f7c6b9-x2v9q" is invalid: spec.initContainers[1].resources.requests: Invalid value: "100m": must be less than or equal to cpu limit of 0',
   'linkerd/linkerd2#8402':
     'Error creating: pods "derived-bug-5d8f7c6b9-" is forbidden: PodSecurityPolicy: unable to admit pod: [spec.initContainers[0].securityContext.allowPrivilegeEscalation: Invalid value: true: Allowing privilege escalation for containers is not allowed]',
 };
 
 /** Annotation values tried for a trigger that wants a value matching its pattern (the first that matches is used). */
-const VALUES = ['enabled', 'true', '9990', '1m', '500ms', '1', 'yes'];
+const VALUES = ['enabled', 'true', '9990', '1m', '500ms', '1', 'yes', ''];
 
 const clone = <T>(o: T): T => JSON.parse(JSON.stringify(o)) as T;
 const meta = (o: K8sObject) => o.metadata as Record<string, any>;
@@ -67,7 +69,7 @@ function appPod(p: MeshProfile, objects: K8sObject[]): K8sObject | undefined {
 }
 
 /** Lay the trigger on the pod (and beside it: a headless Service). */
-function trigger(pod: K8sObject, t: BugTrigger, extra: K8sObject[]): boolean {
+function trigger(pod: K8sObject, t: BugTrigger, extra: K8sObject[], injected: ReadonlySet<string>): boolean {
   const spec = pod.spec as Record<string, any>;
   if (t === 'headless-service') {
     const labels = { ...(meta(pod).labels ?? {}) };
@@ -78,6 +80,17 @@ function trigger(pod: K8sObject, t: BugTrigger, extra: K8sObject[]): boolean {
       metadata: { name: 'derived-headless', namespace: meta(pod).namespace, uid: 'svc-derived-headless' },
       spec: { clusterIP: 'None', selector: labels, ports: [{ port: 80 }] },
     });
+    return true;
+  }
+  if (t === 'first-container-without-ports') {
+    // The pod's first own container declares no ports, a later one does.
+    const own = (spec.containers ?? []).filter((c: any) => !injected.has(c.name));
+    if (!own.length) return false;
+    for (const c of own) delete c.ports;
+    spec.containers = [
+      ...(spec.containers ?? []),
+      { name: 'derived-sidecar', image: 'example.test/sidecar:1', ports: [{ containerPort: 9999 }] },
+    ];
     return true;
   }
   if ('annotation' in t) {
@@ -160,7 +173,7 @@ function podCase(p: MeshProfile, bug: KnownBug, objects: K8sObject[], version: s
     for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? [])])
       if (names.has(c.name)) c.image = withTag(c.image, version);
   for (const t of (Array.isArray(s.when) ? s.when : s.when ? [s.when] : []) as BugTrigger[])
-    if (!trigger(pod, t, extra)) return `no value tried matches the trigger ${JSON.stringify(t)}`;
+    if (!trigger(pod, t, extra, names)) return `no value tried matches the trigger ${JSON.stringify(t)}`;
   if (s.shows === 'sandbox-failed') {
     // The kubelet's event about the pod, naming the mesh's CNI plugin (libcni's words).
     const plugin = p.cni?.pluginType;

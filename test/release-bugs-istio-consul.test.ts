@@ -67,12 +67,12 @@ function podCluster(m: (typeof MESHES)[number], bug: KnownBug, version: string, 
       container('metrics').ports = [{ containerPort: 9090, name: 'metrics' }];
     else if ('annotation' in t)
       annotations[t.annotation] = VALUES.find((v) => t.matches === undefined || new RegExp(t.matches).test(v)) ?? 'x';
-    else {
+    else if ('container' in t) {
       const c = container(one(t.container));
       c.args = [...(c.args ?? []), t.holds];
     }
   }
-  const failing = one(s.container);
+  const failing = one('container' in s ? String(s.container) : '');
   container(failing);
   const status =
     s.shows === 'waiting'
