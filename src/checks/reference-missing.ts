@@ -31,6 +31,8 @@ import { defineCheck, messages, meta, say } from './define.js';
 
 const MESSAGES = messages({
   missing: '{workload} has {said}, naming {title} {name}{place}, but there is none ({read}): {effect}.',
+  'address-missing':
+    '{workload} has {said}, an address naming Service {name} in namespace {namespace}, but there is none ({read}){elsewhere}: {effect}.',
   mismatch:
     '{workload} has {said}, which must name the {title} its pods run as, but they run as {title} {actual} ({field}): {effect}.',
   'not-read':
@@ -77,6 +79,33 @@ export default defineCheck({
             }),
             affectedPods: Math.max(want, 1),
             evidence: { ...evidence, inUse: ref.mustBe.name },
+          };
+        } else if (r.state === 'missing' && ref.address !== undefined) {
+          const elsewhere = [
+            ...(r.noNamespace ? [`; namespace ${t.namespace} does not exist`] : []),
+            ...(r.elsewhere?.length
+              ? [`; a Service ${t.name} is in namespace ${r.elsewhere.join(', ')}, so the address lacks or misnames its namespace`]
+              : []),
+          ].join('');
+          yield {
+            ...base,
+            ...(ref.severity ? { severity: ref.severity } : {}),
+            ...say(MESSAGES, 'address-missing', {
+              workload,
+              said: ref.said,
+              name: t.name,
+              namespace: t.namespace ?? '',
+              read: r.why,
+              elsewhere,
+              effect: ref.missing,
+            }),
+            affectedPods: Math.max(want, 1),
+            evidence: {
+              ...evidence,
+              address: ref.address,
+              ...(r.elsewhere?.length ? { sameNameIn: r.elsewhere } : {}),
+              ...(r.noNamespace ? { namespaceExists: false } : {}),
+            },
           };
         } else if (r.state === 'missing') {
           yield {
