@@ -16,7 +16,7 @@
  * marker; for a Consul service name, the annotation naming the ServiceAccount in use.
  */
 import { podStates, desiredPods } from '../facts/model.js';
-import { REFERENCES } from '../facts/references.js';
+import { CONFIG_REFERENCES, REFERENCES } from '../facts/references.js';
 import { profileOf } from '../mesh/registry.js';
 import { arr, isObj, nameOf } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
@@ -29,8 +29,22 @@ const ready = (pod: K8sObject): boolean => {
 };
 import { defineCheck, messages, meta, say } from './define.js';
 
+/** Where a missing Service's name is, and whether its namespace exists, in words (empty when neither). */
+const elsewhereText = (t: { name: string; namespace?: string }, r: { noNamespace?: boolean; elsewhere?: readonly string[] }) =>
+  [
+    ...(r.noNamespace ? [`; namespace ${t.namespace} does not exist`] : []),
+    ...(r.elsewhere?.length
+      ? [`; a Service ${t.name} is in namespace ${r.elsewhere.join(', ')}, so the address lacks or misnames its namespace`]
+      : []),
+  ].join('');
+
+/** At most this many pods are scanned, and three named, for proxies that are not ready. */
+const MAX_PODS = 2000;
+
 const MESSAGES = messages({
   missing: '{workload} has {said}, naming {title} {name}{place}, but there is none ({read}): {effect}.',
+  'config-address-missing':
+    '{said}, naming Service {name} in namespace {namespace}, but there is none ({read}){elsewhere}: {effect}{seen}.',
   'address-missing':
     '{workload} has {said}, an address naming Service {name} in namespace {namespace}, but there is none ({read}){elsewhere}: {effect}.',
   mismatch:
@@ -41,7 +55,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('reference-missing'),
-  facts: [REFERENCES],
+  facts: [REFERENCES, CONFIG_REFERENCES],
   messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {
@@ -81,12 +95,7 @@ export default defineCheck({
             evidence: { ...evidence, inUse: ref.mustBe.name },
           };
         } else if (r.state === 'missing' && ref.address !== undefined) {
-          const elsewhere = [
-            ...(r.noNamespace ? [`; namespace ${t.namespace} does not exist`] : []),
-            ...(r.elsewhere?.length
-              ? [`; a Service ${t.name} is in namespace ${r.elsewhere.join(', ')}, so the address lacks or misnames its namespace`]
-              : []),
-          ].join('');
+          const elsewhere = elsewhereText(t, r);
           yield {
             ...base,
             ...(ref.severity ? { severity: ref.severity } : {}),
@@ -153,6 +162,51 @@ export default defineCheck({
           };
         }
       }
+    }
+    // The meshes' own configuration (every proxy of the mesh or revision reads it): once, on its object.
+    for (const r of m.fact(CONFIG_REFERENCES)) {
+      if (r.state !== 'missing') continue;
+      const { ref } = r;
+      const t = ref.target;
+      const proxy = profileOf(r.mesh).containers.proxy;
+      const notReady: string[] = [];
+      let n = 0;
+      for (const pod of m.list('pods').slice(0, MAX_PODS)) {
+        const ns = pod.metadata?.namespace ?? '';
+        if (!m.seesNamespace(ns)) continue;
+        const st = isObj(pod.status) ? pod.status : {};
+        const c = arr(st.containerStatuses).find((x) => isObj(x) && x.name === proxy);
+        if (!isObj(c) || c.ready === true) continue;
+        n++;
+        if (notReady.length < 3) notReady.push(`${ns}/${nameOf(pod)}`);
+      }
+      const seen = n ? `; seen: ${n} pods whose ${proxy} is not ready, ${notReady.join(', ')}` : '';
+      yield {
+        mesh: r.mesh,
+        ...say(MESSAGES, 'config-address-missing', {
+          said: ref.said.charAt(0).toUpperCase() + ref.said.slice(1),
+          name: t.name,
+          namespace: t.namespace ?? '',
+          read: r.why,
+          elsewhere: elsewhereText(t, r),
+          effect: ref.missing,
+          seen,
+        }),
+        resource: ref.object,
+        affectedPods: Math.max(n, 1),
+        evidence: {
+          marker: ref.said,
+          names: { kind: t.title, ...(t.namespace ? { namespace: t.namespace } : {}), name: t.name },
+          state: r.state,
+          source: ref.source,
+          pods: notReady,
+          address: ref.address,
+          ...(r.elsewhere?.length ? { sameNameIn: r.elsewhere } : {}),
+          ...(r.noNamespace ? { namespaceExists: false } : {}),
+          ...(n ? { proxiesNotReady: n } : {}),
+        },
+        fix: ref.fix,
+      };
     }
   },
 });

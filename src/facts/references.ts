@@ -9,11 +9,11 @@
  * - `not-read`: the kind is not read there, or never (a mesh's own resources): never "missing".
  * Only for workloads that ask the mesh for injection (its decision's intent).
  */
-import { defineFactFamily } from '../k8s/fact.js';
+import { defineFact, defineFactFamily } from '../k8s/fact.js';
 import { KINDS } from '../k8s/kinds.js';
 import type { Workload } from '../k8s/workloads.js';
 import type { MeshName } from '../mesh/names.js';
-import { markerReferences, type Reference } from '../mesh/references.js';
+import { markerReferences, type ConfigReference, type Reference } from '../mesh/references.js';
 import { PROFILE_LIST } from '../mesh/registry.js';
 import { WORKLOAD_DECISION_INPUTS } from './decision.js';
 import type { Model } from './model.js';
@@ -89,4 +89,16 @@ export const REFERENCES = defineFactFamily({
     }
     return out;
   },
+});
+
+/** The references each installed mesh's own configuration makes (Istio's mesh ConfigMap discoveryAddress), resolved. */
+export const CONFIG_REFERENCES = defineFact({
+  id: 'config-references',
+  inputs: ['configmaps', 'services', 'namespaces', 'mutatingwebhookconfigurations', ...INJECTOR_INPUTS],
+  compute: (m: Model): (Omit<ResolvedReference, 'ref'> & { ref: ConfigReference })[] =>
+    PROFILE_LIST.flatMap((p) =>
+      p.references?.config && m.mesh(p.name)
+        ? p.references.config(m).map((ref) => ({ mesh: p.name, ref, ...resolve(m, ref) }))
+        : [],
+    ),
 });

@@ -21,11 +21,8 @@ export interface ProfileOfRefs {
   readonly versions?: { readonly releases?: { readonly order: readonly string[] } };
 }
 
-/**
- * Where a marker is read: the pod template's labels or annotations, or its namespace's; or the mesh's own
- * configuration of the workload's proxies (References.meshConfig: Istio's mesh ConfigMap defaultConfig).
- */
-type RefPlace = 'template annotation' | 'template label' | 'namespace annotation' | 'namespace label' | 'mesh config';
+/** Where a marker is read: the pod template's labels or annotations, or its namespace's. */
+type RefPlace = 'template annotation' | 'template label' | 'namespace annotation' | 'namespace label';
 
 /** The object a reference names, and where it must live. */
 interface RefTarget {
@@ -90,6 +87,11 @@ export interface Reference {
   readonly severity?: 'warning';
 }
 
+/** A reference the mesh's configuration makes: on the object holding it. */
+export interface ConfigReference extends Reference {
+  readonly object: { readonly kind: string; readonly namespace: string; readonly name: string };
+}
+
 /** A mesh's references: its table, and what cannot be a row (a name that must equal another). */
 export interface References {
   readonly rows: readonly ReferenceRow[];
@@ -109,10 +111,10 @@ export interface References {
     readonly source: string;
   };
   /**
-   * The mesh's configuration of a workload's proxies, read where a row says `mesh config`: the object it is read
-   * from (in words) and its values (the fields rows name). Undefined: not read, or none.
+   * References the mesh's own configuration makes for all its proxies (Istio's mesh ConfigMap discoveryAddress):
+   * judged once, on the object holding them.
    */
-  readonly meshConfig?: (m: MeshContext, w: Workload) => { readonly said: string; readonly values: unknown } | undefined;
+  readonly config?: (m: MeshContext) => ConfigReference[];
   /** The fix for a reference of a row, by the profile. */
   readonly fix: (m: MeshContext, w: Workload, r: Omit<Reference, 'fix'>, row: ReferenceRow) => Step[];
 }
@@ -156,37 +158,29 @@ export function markerReferences(
   release: string | undefined,
 ): Reference[] {
   const ns = m.namespace(w.namespace);
-  const maps: Record<Exclude<RefPlace, 'mesh config'>, Record<string, string>> = {
+  const maps: Record<RefPlace, Record<string, string>> = {
     'template annotation': annotationsOf(w.template),
     'template label': labelsOf(w.template),
     'namespace annotation': ns ? annotationsOf(ns) : {},
     'namespace label': ns ? labelsOf(ns) : {},
   };
-  let config: ReturnType<NonNullable<References['meshConfig']>> | null = null;
-  const meshConfig = () => (config === null ? (config = refs.meshConfig?.(m, w)) : config);
   const cp = m.mesh(p.name)?.namespaces[0];
   const out: Reference[] = [];
   for (const row of rowsOfRelease(p, release, refs.rows)) {
     // The first place holding the key (and, for a row naming a field of its value, the field) wins.
     let found: { place: RefPlace; raw: string; said: string } | undefined;
     for (const place of row.on) {
-      if (place === 'mesh config') {
-        const c = meshConfig();
-        const v = c && row.field ? str(valueAt(c.values, ...row.field)) : undefined;
-        if (c && v) found = { place, raw: v, said: `${c.said} ${row.field!.join('.')}=${v}` };
-      } else {
-        const raw = maps[place][row.key];
-        if (raw === undefined) continue;
-        const v = row.field ? str(valueAt(parseYamlObject(raw), ...row.field)) : raw;
-        if (!v) continue;
-        const where = place.startsWith('template') ? `pod template ${place.slice('template '.length)}` : place;
-        const written = row.field ? `${row.key} ${row.field.join('.')}: ${v}` : `${row.key}=${raw}`;
-        const said = place.startsWith('namespace')
-          ? `namespace ${w.namespace} has ${where.slice('namespace '.length)} ${written}`
-          : `${where} ${written}`;
-        found = { place, raw: v, said };
-      }
-      if (found) break;
+      const raw = maps[place][row.key];
+      if (raw === undefined) continue;
+      const v = row.field ? str(valueAt(parseYamlObject(raw), ...row.field)) : raw;
+      if (!v) continue;
+      const where = place.startsWith('template') ? `pod template ${place.slice('template '.length)}` : place;
+      const written = row.field ? `${row.key} ${row.field.join('.')}: ${v}` : `${row.key}=${raw}`;
+      const said = place.startsWith('namespace')
+        ? `namespace ${w.namespace} has ${where.slice('namespace '.length)} ${written}`
+        : `${where} ${written}`;
+      found = { place, raw: v, said };
+      break;
     }
     if (!found) continue;
     const { place, raw, said } = found;

@@ -6,7 +6,7 @@
  * Sources: istio/istio manifests/charts/istio-control/istio-discovery (templates/mutatingwebhook.yaml,
  * files/injection-template.yaml, values.yaml), pkg/kube/inject (inject.go, webhook.go), tools/istio-iptables.
  */
-import { slimMeshConfig } from './mesh-config.js';
+import { meshConfigNames, slimMeshConfig } from './mesh-config.js';
 import { memberRollAsks } from './member-roll.js';
 import { ISTIO_REFERENCES } from './references.js';
 import { istioRanges } from './network.js';
@@ -148,8 +148,8 @@ export const istio = profileFrom(ISTIO_DATA, {
           const out: NamedRef[] = [];
           for (const ns of namespaces) {
             out.push({ key: 'configmaps', namespace: ns, name: 'istio' });
-            // The mesh ConfigMap of each revision: its defaultConfig addresses (mesh-config.ts, reference-missing).
-            for (const rev of revs) if (rev !== 'default') out.push({ key: 'configmaps', namespace: ns, name: `istio-${rev}` });
+            // The mesh ConfigMap of each revision: its defaultConfig.discoveryAddress (mesh-config.ts, reference-missing).
+            for (const name of meshConfigNames(revs).slice(1)) out.push({ key: 'configmaps', namespace: ns, name });
             // The CNI plugin's settings, when it is installed beside istiod (the namespaces its agent skips).
             out.push({ key: 'configmaps', namespace: ns, name: CNI_CONFIG });
             for (const rev of revs.length ? revs : ['default'])

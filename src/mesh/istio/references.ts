@@ -12,7 +12,7 @@
  */
 import { cmd, comment } from '../../fix/steps.js';
 import { addressFix, type References } from '../references.js';
-import { istioMeshConfig } from './mesh-config.js';
+import { DISCOVERY_MISSING, DISCOVERY_SOURCE, istioConfigReferences } from './mesh-config.js';
 import { joinMemberRoll, MEMBER_OF, MEMBER_ROLL_SOURCE, memberRollPlanes } from './member-roll.js';
 
 export const ISTIO_REFERENCES: References = {
@@ -27,18 +27,16 @@ export const ISTIO_REFERENCES: References = {
         'istio/istio 1.20.0 manifests/charts/istio-control/istio-discovery/files/injection-template.yaml (custom-bootstrap-volume); 1.5.0 install/kubernetes/helm/istio/files/injection-template.yaml',
       resource: 'configmap',
     },
-    // Addresses of the proxy's ProxyConfig (issue 31, gen12refs): the pod's proxy.istio.io/config annotation wins
-    // over the mesh ConfigMap's defaultConfig (mesh-config.ts). Every release of the table reads them alike.
+    // Addresses of the proxy's ProxyConfig (issue 31, gen12refs) a pod asks for with proxy.istio.io/config, over
+    // the mesh ConfigMap's defaultConfig (judged once, mesh-config.ts). Every release of the table reads them alike.
     {
       key: 'proxy.istio.io/config',
       field: ['discoveryAddress'],
-      on: ['template annotation', 'mesh config'],
+      on: ['template annotation'],
       form: 'host',
       target: { title: 'Service', kind: 'services', scope: 'pod namespace' },
-      missing:
-        'pilot-agent dials it for the proxy configuration and, with no CA address set, for the workload certificate: the name does not resolve, Envoy receives no configuration and the proxy never becomes ready (Envoy proxy is NOT ready: config not received from Pilot)',
-      source:
-        'istio/istio 1.30 @86c9f01f pilot/cmd/pilot-agent/config/config.go ConstructProxyConfig, pilot/cmd/pilot-agent/options/security.go (CAEndpoint defaults to DiscoveryAddress), pkg/istio-agent/xds_proxy.go; 1.5.0 @0aa646d7 pilot/cmd/pilot-agent/main.go',
+      missing: DISCOVERY_MISSING,
+      source: DISCOVERY_SOURCE,
       resource: 'service',
     },
     ...(
@@ -51,7 +49,9 @@ export const ISTIO_REFERENCES: References = {
     ).map(([field, cluster]) => ({
       key: 'proxy.istio.io/config',
       field,
-      on: ['template annotation', 'mesh config'] as const,
+      // The mesh ConfigMap's are the chart's defaults (zipkin.<istio namespace>:9411 whether a collector is installed
+      // or not): only an address a pod asks for is judged.
+      on: ['template annotation'] as const,
       form: 'host' as const,
       severity: 'warning' as const,
       target: { title: 'Service', kind: 'services' as const, scope: 'pod namespace' as const },
@@ -61,7 +61,7 @@ export const ISTIO_REFERENCES: References = {
       resource: 'service',
     })),
   ],
-  meshConfig: istioMeshConfig,
+  config: istioConfigReferences,
   fix: (m, w, r, row) =>
     r.address !== undefined
       ? addressFix(r)
