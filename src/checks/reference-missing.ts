@@ -45,6 +45,8 @@ const MESSAGES = messages({
   missing: '{workload} has {said}, naming {title} {name}{place}, but there is none ({read}): {effect}.',
   'config-address-missing':
     '{said}, naming Service {name} in namespace {namespace}, but there is none ({read}){elsewhere}: {effect}{seen}.',
+  'config-registry-name':
+    '{said}, which istiod looks up as a hostname of its service registry: Service {namespace}/{name} is registered as {registryName}, and no Service as {value} (ServiceEntries were not read): {effect}.',
   'address-missing':
     '{workload} has {said}, an address naming Service {name} in namespace {namespace}, but there is none ({read}){elsewhere}: {effect}.',
   mismatch:
@@ -171,7 +173,9 @@ export default defineCheck({
       const proxy = profileOf(r.mesh).containers.proxy;
       const notReady: string[] = [];
       let n = 0;
-      for (const pod of m.list('pods').slice(0, MAX_PODS)) {
+      // The proxies that cannot start without it (an address they dial to start), not those of a provider.
+      const dialled = ref.severity === undefined && ref.registryName === undefined && ref.key.endsWith('discoveryAddress');
+      for (const pod of dialled ? m.list('pods').slice(0, MAX_PODS) : []) {
         const ns = pod.metadata?.namespace ?? '';
         if (!m.seesNamespace(ns)) continue;
         const st = isObj(pod.status) ? pod.status : {};
@@ -183,15 +187,25 @@ export default defineCheck({
       const seen = n ? `; seen: ${n} pods whose ${proxy} is not ready, ${notReady.join(', ')}` : '';
       yield {
         mesh: r.mesh,
-        ...say(MESSAGES, 'config-address-missing', {
-          said: ref.said.charAt(0).toUpperCase() + ref.said.slice(1),
-          name: t.name,
-          namespace: t.namespace ?? '',
-          read: r.why,
-          elsewhere: elsewhereText(t, r),
-          effect: ref.missing,
-          seen,
-        }),
+        ...(ref.severity ? { severity: ref.severity } : {}),
+        ...(ref.registryName
+          ? say(MESSAGES, 'config-registry-name', {
+              said: ref.said.charAt(0).toUpperCase() + ref.said.slice(1),
+              name: t.name,
+              namespace: t.namespace ?? '',
+              registryName: ref.registryName,
+              value: ref.value,
+              effect: ref.missing,
+            })
+          : say(MESSAGES, 'config-address-missing', {
+              said: ref.said.charAt(0).toUpperCase() + ref.said.slice(1),
+              name: t.name,
+              namespace: t.namespace ?? '',
+              read: r.why,
+              elsewhere: elsewhereText(t, r),
+              effect: ref.missing,
+              seen,
+            })),
         resource: ref.object,
         affectedPods: Math.max(n, 1),
         evidence: {

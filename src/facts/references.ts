@@ -98,7 +98,13 @@ export const CONFIG_REFERENCES = defineFact({
   compute: (m: Model): (Omit<ResolvedReference, 'ref'> & { ref: ConfigReference })[] =>
     PROFILE_LIST.flatMap((p) =>
       p.references?.config && m.mesh(p.name)
-        ? p.references.config(m).map((ref) => ({ mesh: p.name, ref, ...resolve(m, ref) }))
+        ? p.references.config(m).map((ref) => {
+            const r = resolve(m, ref);
+            // A short name of a Service that exists, where the mesh looks up registry hostnames: not reached.
+            return ref.registryName && r.state === 'found'
+              ? { mesh: p.name, ref, state: 'missing' as const, why: `registered as ${ref.registryName}` }
+              : { mesh: p.name, ref, ...r };
+          })
         : [],
     ),
 });

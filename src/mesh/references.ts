@@ -90,6 +90,11 @@ export interface Reference {
 /** A reference the mesh's configuration makes: on the object holding it. */
 export interface ConfigReference extends Reference {
   readonly object: { readonly kind: string; readonly namespace: string; readonly name: string };
+  /**
+   * The value is a short name of a Service that exists, where the mesh needs its registry hostname (Istio's
+   * extension providers): the hostname it should have named. The Service exists; the name does not reach it.
+   */
+  readonly registryName?: string;
 }
 
 /** A mesh's references: its table, and what cannot be a row (a name that must equal another). */
