@@ -30,11 +30,16 @@ const ready = (pod: K8sObject): boolean => {
 import { defineCheck, messages, meta, say } from './define.js';
 
 /** Where a missing Service's name is, and whether its namespace exists, in words (empty when neither). */
-const elsewhereText = (t: { name: string; namespace?: string }, r: { noNamespace?: boolean; elsewhere?: readonly string[] }) =>
+const elsewhereText = (
+  t: { name: string; namespace?: string },
+  r: { noNamespace?: boolean; elsewhere?: readonly string[] },
+) =>
   [
     ...(r.noNamespace ? [`; namespace ${t.namespace} does not exist`] : []),
     ...(r.elsewhere?.length
-      ? [`; a Service ${t.name} is in namespace ${r.elsewhere.join(', ')}, so the address lacks or misnames its namespace`]
+      ? [
+          `; a Service ${t.name} is in namespace ${r.elsewhere.join(', ')}, so the address lacks or misnames its namespace`,
+        ]
       : []),
   ].join('');
 
@@ -174,7 +179,8 @@ export default defineCheck({
       const notReady: string[] = [];
       let n = 0;
       // The proxies that cannot start without it (an address they dial to start), not those of a provider.
-      const dialled = ref.severity === undefined && ref.registryName === undefined && ref.key.endsWith('discoveryAddress');
+      const dialled =
+        ref.severity === undefined && ref.registryName === undefined && ref.key.endsWith('discoveryAddress');
       for (const pod of dialled ? m.list('pods').slice(0, MAX_PODS) : []) {
         const ns = pod.metadata?.namespace ?? '';
         if (!m.seesNamespace(ns)) continue;

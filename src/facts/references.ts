@@ -59,12 +59,18 @@ function resolve(m: Model, ref: Reference): Pick<ResolvedReference, 'state' | 'w
   const unread = m.unread(t.kind, ns);
   if (unread) return { state: 'not-read', why: `${t.title} objects were not read (${unread})` };
   if (m.get(t.kind, ns, t.name)) return { state: 'found', why: '' };
-  const missing = { state: 'missing' as const, why: `${t.kind}${t.namespace ? ` in namespace ${t.namespace}` : ''} were read` };
+  const missing = {
+    state: 'missing' as const,
+    why: `${t.kind}${t.namespace ? ` in namespace ${t.namespace}` : ''} were read`,
+  };
   if (t.kind !== 'services') return missing;
   // An address: where a Service of the name is (the namespace the value left out or got wrong).
   const elsewhere = m
     .list('services')
-    .filter((s) => s.metadata?.name === t.name && s.metadata?.namespace !== ns && m.seesNamespace(s.metadata?.namespace ?? ''))
+    .filter(
+      (s) =>
+        s.metadata?.name === t.name && s.metadata?.namespace !== ns && m.seesNamespace(s.metadata?.namespace ?? ''),
+    )
     .map((s) => s.metadata!.namespace!)
     .sort()
     .slice(0, MAX_ELSEWHERE);

@@ -66,7 +66,7 @@ export const ISTIO_REFERENCES: References = {
     r.address !== undefined
       ? addressFix(r)
       : [
-    comment`create the ConfigMap holding the custom bootstrap, or correct the annotation to name one that exists`,
+          comment`create the ConfigMap holding the custom bootstrap, or correct the annotation to name one that exists`,
           cmd`kubectl get ${row.resource} ${r.target.name} -n ${r.target.namespace ?? ''}`,
         ],
   membership: {
