@@ -16,7 +16,6 @@ import { configKey, parseYamlObject } from '../config-values.js';
 import type { MeshContext } from '../context.js';
 import type { ConfigReference } from '../references.js';
 import { serviceOfHost } from '../references.js';
-import { ISTIO_CONFIG } from './data.js';
 import { servedRevisions } from './revisions.js';
 
 export const DISCOVERY_MISSING =
