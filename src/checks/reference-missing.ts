@@ -51,7 +51,7 @@ const MESSAGES = messages({
   'config-address-missing':
     '{said}, naming Service {name} in namespace {namespace}, but there is none ({read}){elsewhere}: {effect}{seen}.',
   'config-registry-name':
-    '{said}, which istiod looks up as a hostname of its service registry: Service {namespace}/{name} is registered as {registryName}, and no Service as {value} (ServiceEntries were not read): {effect}.',
+    '{said}, which the control plane looks up as a hostname of its service registry: Service {namespace}/{name} is registered as {registryName}, and no Service as {value} (ServiceEntries were not read): {effect}.',
   'address-missing':
     '{workload} has {said}, an address naming Service {name} in namespace {namespace}, but there is none ({read}){elsewhere}: {effect}.',
   mismatch:

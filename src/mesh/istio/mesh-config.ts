@@ -58,7 +58,7 @@ export function slimMeshConfig(text: string): string | undefined {
 /** The external authorization providers: an AuthorizationPolicy CUSTOM action names them. */
 const AUTHZ = /^envoyExtAuthz/;
 
-export const PROVIDER_SOURCE =
+const PROVIDER_SOURCE =
   'istio/istio 1.30 @86c9f01f pilot/pkg/model/telemetry_logging.go LookupCluster (namespace/hostname, or a hostname one namespace holds), pilot/pkg/networking/core/tracing.go, pilot/pkg/security/authz/builder/extauthz.go; istio/istio#28974';
 
 /**
