@@ -11,6 +11,11 @@
  * comparison. Where the kind is not read (a mesh's own resources, a kind read only by name) the
  * finding says it was not examined, and only while the workload shows the symptom: it wants pods and
  * has none, some run without the mesh's proxy, or some are not ready. A workload whose pods run meshed stays silent.
+ * Addresses (issue 31, gen12refs): a value that is host[:port] names a Service resolved as the pod's resolver does
+ * (a name without a namespace in the pod's own namespace), or as the control plane's registry does (extension
+ * providers); the finding names where a Service of that name is, or that its namespace does not exist. The mesh's
+ * own configuration (the mesh ConfigMap's discoveryAddress) is judged once, on its ConfigMap, with the pods whose proxy
+ * is not ready. IP addresses and names that may be external are not judged; a namespace outside this run is not read.
  * Known false positives: an object created since the snapshot.
  * Fix: the command listing the objects of the kind, then create the missing one or correct the
  * marker; for a Consul service name, the annotation naming the ServiceAccount in use.
