@@ -2,7 +2,8 @@
  * Real user reports (issue 31, gen12refs: mesh settings that name objects or addresses that are not there), each
  * rebuilt as an overlay on the healthy cluster of its mesh and release (test/fixtures/reports/gen12refs/, the thread
  * in each file's header). Each must name the setting, what it names and that it is not there.
- * Named 0/3 before (345c222): all three silent. Near misses from real reports (istio/istio#24941: the Service named
+ * Named 0/3 before (345c222): all three silent (mesh-key-unknown only, on the Linkerd one). 3/3 after: reference-missing
+ * resolves addresses naming a Service (src/mesh/references.ts serviceOfHost, src/mesh/istio/mesh-config.ts). Near misses from real reports (istio/istio#24941: the Service named
  * exists and DNS failed; istio/istio#23487: istiod-remote exists) are ok fixtures of reference-missing.
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
