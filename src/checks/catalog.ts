@@ -537,8 +537,9 @@ export const CATALOG = {
     code: 'MD1180',
     title: 'A marker names an object that does not exist',
     description:
-      "A pod template or namespace marker of a mesh names an object that must exist and does not, read from each mesh's table of references by release: the mesh a pod joins, the container patches or bootstrap ConfigMap it names, with ACLs the ServiceAccount its service name must be. Where the kind was not read (a mesh's own resources) it says so and is reported only while the workload has no pods, pods without the proxy or pods not ready; not read is never missing.",
+      "A pod template or namespace marker of a mesh, or the mesh's own configuration, names an object that must exist and does not, read from each mesh's table of references by release: the mesh a pod joins, the container patches or bootstrap ConfigMap it names, with ACLs the ServiceAccount its service name must be, and addresses naming a Service (the control plane address a proxy dials, in the mesh's configuration or on the pod, its tracing and metrics addresses, a trace collector, an extension provider's service), resolved as the pod's resolver or the control plane's registry does: a name without a namespace in the pod's own; names the namespace where a Service of that name is. Where the kind was not read (a mesh's own resources) it says so and is reported only while the workload has no pods, pods without the proxy or pods not ready; not read is never missing.",
     severity: 'error',
+    readsOtherNamespaces: true,
     inputs: [],
   },
   'mesh-key-unknown': {

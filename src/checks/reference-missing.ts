@@ -11,12 +11,17 @@
  * comparison. Where the kind is not read (a mesh's own resources, a kind read only by name) the
  * finding says it was not examined, and only while the workload shows the symptom: it wants pods and
  * has none, some run without the mesh's proxy, or some are not ready. A workload whose pods run meshed stays silent.
+ * Addresses (issue 31, gen12refs): a value that is host[:port] names a Service resolved as the pod's resolver does
+ * (a name without a namespace in the pod's own namespace), or as the control plane's registry does (extension
+ * providers); the finding names where a Service of that name is, or that its namespace does not exist. The mesh's
+ * own configuration (the mesh ConfigMap's discoveryAddress) is judged once, on its ConfigMap, with the pods whose proxy
+ * is not ready. IP addresses and names that may be external are not judged; a namespace outside this run is not read.
  * Known false positives: an object created since the snapshot.
  * Fix: the command listing the objects of the kind, then create the missing one or correct the
  * marker; for a Consul service name, the annotation naming the ServiceAccount in use.
  */
 import { podStates, desiredPods } from '../facts/model.js';
-import { REFERENCES } from '../facts/references.js';
+import { CONFIG_REFERENCES, REFERENCES } from '../facts/references.js';
 import { profileOf } from '../mesh/registry.js';
 import { arr, isObj, nameOf } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
@@ -29,8 +34,31 @@ const ready = (pod: K8sObject): boolean => {
 };
 import { defineCheck, messages, meta, say } from './define.js';
 
+/** Where a missing Service's name is, and whether its namespace exists, in words (empty when neither). */
+const elsewhereText = (
+  t: { name: string; namespace?: string },
+  r: { noNamespace?: boolean; elsewhere?: readonly string[] },
+) =>
+  [
+    ...(r.noNamespace ? [`; namespace ${t.namespace} does not exist`] : []),
+    ...(r.elsewhere?.length
+      ? [
+          `; a Service ${t.name} is in namespace ${r.elsewhere.join(', ')}, so the address lacks or misnames its namespace`,
+        ]
+      : []),
+  ].join('');
+
+/** At most this many pods are scanned, and three named, for proxies that are not ready. */
+const MAX_PODS = 2000;
+
 const MESSAGES = messages({
   missing: '{workload} has {said}, naming {title} {name}{place}, but there is none ({read}): {effect}.',
+  'config-address-missing':
+    '{said}, naming Service {name} in namespace {namespace}, but there is none ({read}){elsewhere}: {effect}{seen}.',
+  'config-registry-name':
+    '{said}, which the control plane looks up as a hostname of its service registry: Service {namespace}/{name} is registered as {registryName}, and no Service as {value} (ServiceEntries were not read): {effect}.',
+  'address-missing':
+    '{workload} has {said}, an address naming Service {name} in namespace {namespace}, but there is none ({read}){elsewhere}: {effect}.',
   mismatch:
     '{workload} has {said}, which must name the {title} its pods run as, but they run as {title} {actual} ({field}): {effect}.',
   'not-read':
@@ -39,7 +67,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('reference-missing'),
-  facts: [REFERENCES],
+  facts: [REFERENCES, CONFIG_REFERENCES],
   messages: MESSAGES,
   *run(m) {
     for (const w of m.appWorkloads) {
@@ -77,6 +105,28 @@ export default defineCheck({
             }),
             affectedPods: Math.max(want, 1),
             evidence: { ...evidence, inUse: ref.mustBe.name },
+          };
+        } else if (r.state === 'missing' && ref.address !== undefined) {
+          const elsewhere = elsewhereText(t, r);
+          yield {
+            ...base,
+            ...(ref.severity ? { severity: ref.severity } : {}),
+            ...say(MESSAGES, 'address-missing', {
+              workload,
+              said: ref.said,
+              name: t.name,
+              namespace: t.namespace ?? '',
+              read: r.why,
+              elsewhere,
+              effect: ref.missing,
+            }),
+            affectedPods: Math.max(want, 1),
+            evidence: {
+              ...evidence,
+              address: ref.address,
+              ...(r.elsewhere?.length ? { sameNameIn: r.elsewhere } : {}),
+              ...(r.noNamespace ? { namespaceExists: false } : {}),
+            },
           };
         } else if (r.state === 'missing') {
           yield {
@@ -124,6 +174,64 @@ export default defineCheck({
           };
         }
       }
+    }
+    // The meshes' own configuration (every proxy of the mesh or revision reads it): once, on its object.
+    for (const r of m.fact(CONFIG_REFERENCES)) {
+      if (r.state !== 'missing') continue;
+      const { ref } = r;
+      const t = ref.target;
+      const proxy = profileOf(r.mesh).containers.proxy;
+      const notReady: string[] = [];
+      let n = 0;
+      // The proxies that cannot start without it (an address they dial to start), not those of a provider.
+      const dialled =
+        ref.severity === undefined && ref.registryName === undefined && ref.key.endsWith('discoveryAddress');
+      for (const pod of dialled ? m.list('pods').slice(0, MAX_PODS) : []) {
+        const ns = pod.metadata?.namespace ?? '';
+        if (!m.seesNamespace(ns)) continue;
+        const st = isObj(pod.status) ? pod.status : {};
+        const c = arr(st.containerStatuses).find((x) => isObj(x) && x.name === proxy);
+        if (!isObj(c) || c.ready === true) continue;
+        n++;
+        if (notReady.length < 3) notReady.push(`${ns}/${nameOf(pod)}`);
+      }
+      const seen = n ? `; seen: ${n} pods whose ${proxy} is not ready, ${notReady.join(', ')}` : '';
+      yield {
+        mesh: r.mesh,
+        ...(ref.severity ? { severity: ref.severity } : {}),
+        ...(ref.registryName
+          ? say(MESSAGES, 'config-registry-name', {
+              said: ref.said.charAt(0).toUpperCase() + ref.said.slice(1),
+              name: t.name,
+              namespace: t.namespace ?? '',
+              registryName: ref.registryName,
+              value: ref.value,
+              effect: ref.missing,
+            })
+          : say(MESSAGES, 'config-address-missing', {
+              said: ref.said.charAt(0).toUpperCase() + ref.said.slice(1),
+              name: t.name,
+              namespace: t.namespace ?? '',
+              read: r.why,
+              elsewhere: elsewhereText(t, r),
+              effect: ref.missing,
+              seen,
+            })),
+        resource: ref.object,
+        affectedPods: Math.max(n, 1),
+        evidence: {
+          marker: ref.said,
+          names: { kind: t.title, ...(t.namespace ? { namespace: t.namespace } : {}), name: t.name },
+          state: r.state,
+          source: ref.source,
+          pods: notReady,
+          address: ref.address,
+          ...(r.elsewhere?.length ? { sameNameIn: r.elsewhere } : {}),
+          ...(r.noNamespace ? { namespaceExists: false } : {}),
+          ...(n ? { proxiesNotReady: n } : {}),
+        },
+        fix: ref.fix,
+      };
     }
   },
 });

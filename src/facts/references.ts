@@ -9,11 +9,11 @@
  * - `not-read`: the kind is not read there, or never (a mesh's own resources): never "missing".
  * Only for workloads that ask the mesh for injection (its decision's intent).
  */
-import { defineFactFamily } from '../k8s/fact.js';
+import { defineFact, defineFactFamily } from '../k8s/fact.js';
 import { KINDS } from '../k8s/kinds.js';
 import type { Workload } from '../k8s/workloads.js';
 import type { MeshName } from '../mesh/names.js';
-import { markerReferences, type Reference } from '../mesh/references.js';
+import { markerReferences, type ConfigReference, type Reference } from '../mesh/references.js';
 import { PROFILE_LIST } from '../mesh/registry.js';
 import { WORKLOAD_DECISION_INPUTS } from './decision.js';
 import type { Model } from './model.js';
@@ -33,9 +33,16 @@ interface ResolvedReference {
   readonly state: 'found' | 'missing' | 'mismatch' | 'not-read';
   /** Why the kind was not read (not-read), or what was read (missing). */
   readonly why: string;
+  /** A missing Service: the namespaces where one of its name is (seen ones, at most three). */
+  readonly elsewhere?: readonly string[];
+  /** A missing Service: its namespace does not exist (Namespaces were read). */
+  readonly noNamespace?: boolean;
 }
 
-function resolve(m: Model, ref: Reference): Pick<ResolvedReference, 'state' | 'why'> {
+/** At most this many other namespaces holding a Service of the name are said. */
+const MAX_ELSEWHERE = 3;
+
+function resolve(m: Model, ref: Reference): Pick<ResolvedReference, 'state' | 'why' | 'elsewhere' | 'noNamespace'> {
   const t = ref.target;
   if (ref.mustBe)
     return ref.mustBe.name === t.name
@@ -46,17 +53,35 @@ function resolve(m: Model, ref: Reference): Pick<ResolvedReference, 'state' | 'w
   // A kind read only by name (ConfigMaps, Secrets in the meshes' namespaces) is not listed: absence says nothing.
   if (KINDS[t.kind].byName)
     return { state: 'not-read', why: `meshdoctor reads ${t.kind} only by name, in the meshes' own namespaces` };
+  // A namespace this run does not list (`check -n` elsewhere): its objects are unknown, not absent.
+  if (ns && !m.seesNamespace(ns))
+    return { state: 'not-read', why: `${t.kind} in namespace ${ns} were not read in this run (its scope)` };
   const unread = m.unread(t.kind, ns);
   if (unread) return { state: 'not-read', why: `${t.title} objects were not read (${unread})` };
-  return m.get(t.kind, ns, t.name)
-    ? { state: 'found', why: '' }
-    : { state: 'missing', why: `${t.kind}${t.namespace ? ` in namespace ${t.namespace}` : ''} were read` };
+  if (m.get(t.kind, ns, t.name)) return { state: 'found', why: '' };
+  const missing = {
+    state: 'missing' as const,
+    why: `${t.kind}${t.namespace ? ` in namespace ${t.namespace}` : ''} were read`,
+  };
+  if (t.kind !== 'services') return missing;
+  // An address: where a Service of the name is (the namespace the value left out or got wrong).
+  const elsewhere = m
+    .list('services')
+    .filter(
+      (s) =>
+        s.metadata?.name === t.name && s.metadata?.namespace !== ns && m.seesNamespace(s.metadata?.namespace ?? ''),
+    )
+    .map((s) => s.metadata!.namespace!)
+    .sort()
+    .slice(0, MAX_ELSEWHERE);
+  const noNamespace = !m.unread('namespaces') && !m.namespace(ns);
+  return { ...missing, ...(elsewhere.length ? { elsewhere } : {}), ...(noNamespace ? { noNamespace } : {}) };
 }
 
 /** The references a workload makes, resolved, for every mesh it asks for injection. */
 export const REFERENCES = defineFactFamily({
   id: 'references',
-  inputs: [...new Set([...WORKLOAD_DECISION_INPUTS, ...INJECTOR_INPUTS, 'configmaps' as const])],
+  inputs: [...new Set([...WORKLOAD_DECISION_INPUTS, ...INJECTOR_INPUTS, 'configmaps' as const, 'services' as const])],
   cacheKey: (w: Workload) => `${w.kind}/${w.namespace}/${w.name}`,
   compute: (m: Model, w: Workload): ResolvedReference[] => {
     const out: ResolvedReference[] = [];
@@ -70,4 +95,22 @@ export const REFERENCES = defineFactFamily({
     }
     return out;
   },
+});
+
+/** The references each installed mesh's own configuration makes (Istio's mesh ConfigMap discoveryAddress), resolved. */
+export const CONFIG_REFERENCES = defineFact({
+  id: 'config-references',
+  inputs: ['configmaps', 'services', 'namespaces', 'mutatingwebhookconfigurations', ...INJECTOR_INPUTS],
+  compute: (m: Model): (Omit<ResolvedReference, 'ref'> & { ref: ConfigReference })[] =>
+    PROFILE_LIST.flatMap((p) =>
+      p.references?.config && m.mesh(p.name)
+        ? p.references.config(m).map((ref) => {
+            const r = resolve(m, ref);
+            // A short name of a Service that exists, where the mesh looks up registry hostnames: not reached.
+            return ref.registryName && r.state === 'found'
+              ? { mesh: p.name, ref, state: 'missing' as const, why: `registered as ${ref.registryName}` }
+              : { mesh: p.name, ref, ...r };
+          })
+        : [],
+    ),
 });

@@ -6,10 +6,12 @@
  * (src/facts/references.ts): found, missing (only where the kind was read there), not the one in use,
  * or not read. "Not read" is never "missing".
  */
-import type { Step } from '../fix/steps.js';
+import { isIP } from 'node:net';
+import { cmd, comment, type Step } from '../fix/steps.js';
 import type { KindKey } from '../k8s/kinds.js';
 import type { Workload } from '../k8s/workloads.js';
-import { annotationsOf, labelsOf } from '../util/objects.js';
+import { annotationsOf, labelsOf, str } from '../util/objects.js';
+import { parseYamlObject, valueAt } from './config-values.js';
 import type { MeshContext } from './context.js';
 import type { MeshName } from './names.js';
 
@@ -52,6 +54,16 @@ interface ReferenceRow {
   readonly resource: string;
   /** Names the mesh's control plane creates itself (Kuma's Mesh default): never named as a reference to check. */
   readonly created?: readonly string[];
+  /**
+   * The value is an address, host or host:port (issue 31, gen12refs), naming a Service the proxy resolves by DNS
+   * from the pod: `name` in the pod's namespace (the resolver's search path), `name.ns`, `name.ns.svc[.domain]`.
+   * An IP address, or a dotted name whose second label is no namespace of the cluster (an external host), is not judged.
+   */
+  readonly form?: 'host';
+  /** The value is YAML (or JSON) and the reference is the field at this path of it (proxy.istio.io/config). */
+  readonly field?: readonly string[];
+  /** What the mesh does without it degrades the proxy without stopping it (traces dropped): a warning. */
+  readonly severity?: 'warning';
 }
 
 /** One reference a workload makes. */
@@ -70,6 +82,19 @@ export interface Reference {
   readonly fix: Step[];
   /** The marker is one the injected pods keep: a meshed pod without it was injected without the object. */
   readonly keptOnPod?: boolean;
+  /** An address (a row's form host): the host:port as written. */
+  readonly address?: string;
+  readonly severity?: 'warning';
+}
+
+/** A reference the mesh's configuration makes: on the object holding it. */
+export interface ConfigReference extends Reference {
+  readonly object: { readonly kind: string; readonly namespace: string; readonly name: string };
+  /**
+   * The value is a short name of a Service that exists, where the mesh needs its registry hostname (Istio's
+   * extension providers): the hostname it should have named. The Service exists; the name does not reach it.
+   */
+  readonly registryName?: string;
 }
 
 /** A mesh's references: its table, and what cannot be a row (a name that must equal another). */
@@ -90,6 +115,11 @@ export interface References {
     readonly fix: (ns: string, plane: string) => Step[];
     readonly source: string;
   };
+  /**
+   * References the mesh's own configuration makes for all its proxies (Istio's mesh ConfigMap discoveryAddress):
+   * judged once, on the object holding them.
+   */
+  readonly config?: (m: MeshContext) => ConfigReference[];
   /** The fix for a reference of a row, by the profile. */
   readonly fix: (m: MeshContext, w: Workload, r: Omit<Reference, 'fix'>, row: ReferenceRow) => Step[];
 }
@@ -142,17 +172,44 @@ export function markerReferences(
   const cp = m.mesh(p.name)?.namespaces[0];
   const out: Reference[] = [];
   for (const row of rowsOfRelease(p, release, refs.rows)) {
-    const place = row.on.find((o) => maps[o][row.key] !== undefined);
-    if (!place) continue;
-    const raw = maps[place][row.key]!;
+    // The first place holding the key (and, for a row naming a field of its value, the field) wins.
+    let found: { place: RefPlace; raw: string; said: string } | undefined;
+    for (const place of row.on) {
+      const raw = maps[place][row.key];
+      if (raw === undefined) continue;
+      const v = row.field ? str(valueAt(parseYamlObject(raw), ...row.field)) : raw;
+      if (!v) continue;
+      const where = place.startsWith('template') ? `pod template ${place.slice('template '.length)}` : place;
+      const written = row.field ? `${row.key} ${row.field.join('.')}: ${v}` : `${row.key}=${raw}`;
+      const said = place.startsWith('namespace')
+        ? `namespace ${w.namespace} has ${where.slice('namespace '.length)} ${written}`
+        : `${where} ${written}`;
+      found = { place, raw: v, said };
+      break;
+    }
+    if (!found) continue;
+    const { place, raw, said } = found;
+    if (row.form === 'host') {
+      const host = serviceOfHost(m, raw, w.namespace);
+      if (!host) continue;
+      const r = {
+        key: row.key,
+        said,
+        value: raw,
+        address: raw,
+        target: { ...row.target, namespace: host.namespace, name: host.name },
+        missing: row.missing,
+        source: row.source,
+        keptOnPod: place === 'template annotation',
+        ...(row.severity ? { severity: row.severity } : {}),
+      };
+      out.push({ ...r, fix: refs.fix(m, w, r, row) });
+      continue;
+    }
     const names = (row.list ? raw.split(',') : [raw])
       .map((s) => s.trim())
       .filter(Boolean)
       .slice(0, MAX_NAMES);
-    const where = place.startsWith('template') ? `pod template ${place.slice('template '.length)}` : place;
-    const said = place.startsWith('namespace')
-      ? `namespace ${w.namespace} has ${where.slice('namespace '.length)} ${row.key}=${raw}`
-      : `${where} ${row.key}=${raw}`;
     for (const name of names) {
       if (row.created?.includes(name)) continue;
       const namespace =
@@ -171,9 +228,54 @@ export function markerReferences(
         missing: row.missing,
         source: row.source,
         keptOnPod: place === 'template annotation' || place === 'template label',
+        ...(row.severity ? { severity: row.severity } : {}),
       };
       out.push({ ...r, fix: refs.fix(m, w, r, row) });
     }
   }
   return [...out, ...(refs.more?.(m, w, p, release) ?? [])];
+}
+
+/** A DNS label (a Service's or a namespace's name). */
+const LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/**
+ * The Service a host or host:port names, as the pod's resolver reads it (kubelet's resolv.conf for dnsPolicy
+ * ClusterFirst: search <ns>.svc.<domain> svc.<domain> <domain>): `name` in the pod's namespace; `name.ns`;
+ * `name.ns.svc` and `name.ns.svc.<domain>`. Undefined where it names no Service for sure: an IP address, a
+ * template variable, a dotted name whose second label is neither a namespace of the cluster nor holds a Service of
+ * that name (an external host such as collector.example.com).
+ */
+export function serviceOfHost(
+  m: MeshContext,
+  address: string,
+  podNamespace: string,
+): { name: string; namespace: string } | undefined {
+  const a = address.trim();
+  // host:port, [v6]:port, or a bare host; a scheme (http://) is not an address these keys take.
+  if (!a || a.startsWith('[') || a.includes('/') || a.includes('$')) return undefined;
+  const colon = a.lastIndexOf(':');
+  const host = (colon >= 0 ? a.slice(0, colon) : a).replace(/\.$/, '').toLowerCase();
+  if (colon >= 0 && !/^[0-9]{1,5}$/.test(a.slice(colon + 1))) return undefined;
+  if (isIP(host) || host === 'localhost') return undefined;
+  const labels = host.split('.');
+  if (!labels.every((l) => LABEL.test(l))) return undefined;
+  const [name, ns] = labels as [string, string | undefined];
+  if (labels.length === 1) return { name, namespace: podNamespace };
+  if (labels.length >= 3 && labels[2] === 'svc') return { name, namespace: ns! };
+  if (
+    labels.length === 2 &&
+    (m.namespace(ns!) ||
+      m.list('services').some((s) => s.metadata?.name === name && m.seesNamespace(str(s.metadata?.namespace) ?? '')))
+  )
+    return { name, namespace: ns! };
+  return undefined;
+}
+
+/** The fix for an address naming no Service: list the Services of the name, then write the address naming one. */
+export function addressFix(r: Omit<Reference, 'fix'>): Step[] {
+  return [
+    comment`write the address as name.namespace.svc:port of a Service that exists, or create Service ${r.target.name} in namespace ${r.target.namespace ?? ''}`,
+    cmd`kubectl get services -A --field-selector metadata.name=${r.target.name}`,
+  ];
 }

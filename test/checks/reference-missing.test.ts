@@ -18,6 +18,18 @@ checkCases('reference-missing', {
       fixtures: 'fires-kuma-container-patch-no-pods.yaml',
       findings: ['Deployment orders/exporter', 'Deployment orders/exporter'],
     },
+    // Addresses naming a Service (gen12refs).
+    { fixtures: 'fires-istio-proxy-config-zipkin-without-namespace.yaml', findings: ['Deployment store/frontend'] },
+    {
+      fixtures: 'fires-istio-revisions-mesh-config-istiod-without-revision.yaml',
+      base: 'istio-revisions',
+      findings: ['ConfigMap istio-system/istio-1-27'],
+    },
+    {
+      fixtures: 'fires-linkerd-stable-2.10-namespace-trace-collector-no-namespace.yaml',
+      findings: ['Deployment shop/web'],
+    },
+    { fixtures: 'fires-istio-ext-authz-provider-service-missing.yaml', findings: ['ConfigMap istio-system/istio'] },
   ],
   silent: [
     { fixtures: 'ok-istio-bootstrap-override-ready.yaml' },
@@ -26,6 +38,10 @@ checkCases('reference-missing', {
     { fixtures: 'ok-kuma-1.x-mesh-meshed.yaml' },
     // Mesh default: the control plane creates it.
     { fixtures: 'ok-kuma-1.x-mesh-default-no-pods.yaml' },
+    { fixtures: 'ok-istio-mesh-config-istiod-exists-dns-fails.yaml' },
+    { fixtures: 'ok-istio-1.5-remote-istiod-remote-exists.yaml' },
+    { fixtures: 'ok-istio-proxy-config-external-and-ip-addresses.yaml' },
+    { fixtures: 'ok-linkerd-trace-collector-after-jaeger-removed.yaml', base: 'linkerd' },
   ],
 });
 
@@ -47,5 +63,36 @@ describe('reference-missing: what it says', () => {
     expect(fs.map((f) => f.severity)).toEqual(['warning', 'warning']);
     for (const f of fs) expect(f.message).toMatch(/was not examined/);
     expect(fs.map((f) => f.message).join('\n')).toContain('ContainerPatch init-debug in namespace kuma-system');
+  });
+});
+
+describe('reference-missing: addresses naming a Service (gen12refs)', () => {
+  const one = (base: Parameters<typeof cluster>[0], file: string) =>
+    findings(cluster(base, [`checks/reference-missing/${file}`]), ['reference-missing']);
+
+  it('resolves a name without a namespace in the pod namespace and names where the Service is', () => {
+    const [f] = one('istio', 'fires-istio-proxy-config-zipkin-without-namespace.yaml');
+    expect(f!.severity).toBe('warning');
+    expect(f!.message).toContain('Service zipkin in namespace store');
+    expect(f!.message).toContain('a Service zipkin is in namespace istio-system');
+  });
+
+  it('judges the mesh ConfigMap of a revision once, naming the istiod it should name', () => {
+    const fs = one('istio-revisions', 'fires-istio-revisions-mesh-config-istiod-without-revision.yaml');
+    expect(fs).toHaveLength(1);
+    expect(fs[0]!.severity).toBe('error');
+    expect(fs[0]!.message).toContain('istiod.istio-system.svc:15012');
+    expect(fs[0]!.message).toMatch(/never becomes ready/);
+  });
+
+  it('says a namespace named by an address does not exist', () => {
+    const fs = one('linkerd-stable-2.10', 'fires-linkerd-stable-2.10-namespace-trace-collector-no-namespace.yaml');
+    expect(fs[0]!.message).toContain('namespace linkerd-jaeger does not exist');
+  });
+
+  it('an external authorization provider is an error, a telemetry one a warning', () => {
+    const [f] = one('istio', 'fires-istio-ext-authz-provider-service-missing.yaml');
+    expect(f!.severity).toBe('error');
+    expect(f!.message).toContain('Service opa in namespace payments');
   });
 });

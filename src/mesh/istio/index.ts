@@ -6,6 +6,7 @@
  * Sources: istio/istio manifests/charts/istio-control/istio-discovery (templates/mutatingwebhook.yaml,
  * files/injection-template.yaml, values.yaml), pkg/kube/inject (inject.go, webhook.go), tools/istio-iptables.
  */
+import { meshConfigNames, slimMeshConfig } from './mesh-config.js';
 import { memberRollAsks } from './member-roll.js';
 import { ISTIO_REFERENCES } from './references.js';
 import { istioRanges } from './network.js';
@@ -147,6 +148,8 @@ export const istio = profileFrom(ISTIO_DATA, {
           const out: NamedRef[] = [];
           for (const ns of namespaces) {
             out.push({ key: 'configmaps', namespace: ns, name: 'istio' });
+            // The mesh ConfigMap of each revision: its defaultConfig.discoveryAddress (mesh-config.ts, reference-missing).
+            for (const name of meshConfigNames(revs).slice(1)) out.push({ key: 'configmaps', namespace: ns, name });
             // The CNI plugin's settings, when it is installed beside istiod (the namespaces its agent skips).
             out.push({ key: 'configmaps', namespace: ns, name: CNI_CONFIG });
             for (const rev of revs.length ? revs : ['default'])
@@ -162,10 +165,14 @@ export const istio = profileFrom(ISTIO_DATA, {
             ? ['config', 'values']
             : name === CNI_CONFIG
               ? [CNI_EXCLUDE, 'CHAINED_CNI_PLUGIN']
-              : undefined,
+              : name === 'istio' || name.startsWith('istio-')
+                ? ['mesh']
+                : undefined,
         // and -<revision>
         // Of `config`, only what injectRequired reads: the injection templates (and anything else) go.
         slimConfigMap: (_name, key, text) => {
+          // Of the mesh ConfigMap, only defaultConfig's addresses (mesh-config.ts).
+          if (key === 'mesh') return slimMeshConfig(text);
           if (key !== 'config') return text;
           const cfg = parseYamlObject(text);
           if (!cfg) return undefined;

@@ -3,6 +3,7 @@
  * (templates/proxy-injector*.yaml, values.yaml), pkg/inject (report.go, inject.go),
  * controller/proxy-injector/webhook.go, pkg/k8s/labels.go.
  */
+import { LINKERD_REFERENCES } from './references.js';
 import { linkerdRanges } from './network.js';
 import { defineFact } from '../../k8s/fact.js';
 import { choice, cmd, comment, lit, text } from '../../fix/steps.js';
@@ -172,6 +173,7 @@ export const linkerd = profileFrom(LINKERD_DATA, {
   },
 
   extend: {
+    references: LINKERD_REFERENCES,
     ranges: linkerdRanges,
     containers: { announced: linkerdAnnounced },
     controlPlane: {

@@ -221,6 +221,13 @@ export const LINKERD_RELEASES: ReleaseTable = {
       does: 'makes the proxy container to wait for the given period before exiting after the Pod entered the Terminating state',
     },
     {
+      // Read by the linkerd-jaeger extension, not the proxy injector: the service account of the trace collector.
+      key: 'config.alpha.linkerd.io/trace-collector-service-account',
+      from: '2.10',
+      to: '2.18',
+      does: 'the linkerd-jaeger extension injector reads it (jaeger/injector/mutator/webhook.go, stable-2.10.0 to edge-25.1.1; the extension is gone from edge-25.10.1, linkerd/linkerd2#14558)',
+    },
+    {
       key: 'config.linkerd.io/access-log',
       from: '2.12',
       does: 'configures whether HTTP access logging is enabled, and what access log format is used',
@@ -413,6 +420,26 @@ export const LINKERD_RELEASES: ReleaseTable = {
       does: 'can be used to override the ignoreOutboundPorts config',
     },
     { key: 'config.linkerd.io/skip-subnets', from: '2.12', does: 'can be used to override the skipSubnets config' },
+    // Read by the linkerd-jaeger extension, not the proxy injector: the trace collector address (references.ts),
+    // its protocol and service name (b67c8ac6, edge-24.10.1).
+    {
+      key: 'config.linkerd.io/trace-collector',
+      from: '2.10',
+      to: '2.18',
+      does: 'the linkerd-jaeger extension injector reads it (jaeger/injector/mutator/webhook.go, stable-2.10.0 to edge-25.1.1; the extension is gone from edge-25.10.1, linkerd/linkerd2#14558)',
+    },
+    {
+      key: 'config.linkerd.io/trace-collector-name',
+      from: '2.17',
+      to: '2.18',
+      does: 'the linkerd-jaeger extension injector reads it (jaeger/injector/mutator/webhook.go, stable-2.10.0 to edge-25.1.1; the extension is gone from edge-25.10.1, linkerd/linkerd2#14558)',
+    },
+    {
+      key: 'config.linkerd.io/trace-collector-protocol',
+      from: '2.17',
+      to: '2.18',
+      does: 'the linkerd-jaeger extension injector reads it (jaeger/injector/mutator/webhook.go, stable-2.10.0 to edge-25.1.1; the extension is gone from edge-25.10.1, linkerd/linkerd2#14558)',
+    },
     {
       // The label linkerd2-cni puts on every object of its install, its Namespace too: pkg/healthcheck/healthcheck.go
       // LinkerdCNIResourceLabel and charts/linkerd2-cni/templates/cni-plugin.yaml at stable-2.10.0 and b24cd405.
