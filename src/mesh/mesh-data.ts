@@ -68,6 +68,11 @@ export interface MeshData {
     readonly image: RegExp;
     /** A container that is the mesh's data plane itself (a gateway). */
     readonly gateway?: string;
+    /**
+     * The injector names the proxy `<proxy>-<service>` in a pod that registers several services (one proxy per
+     * service): such a container is the proxy all the same.
+     */
+    readonly perService?: true;
     /** The injector's mark on a pod it injected (an annotation or label with its value) and the containers it announces. */
     readonly announced?: {
       readonly field: Field;

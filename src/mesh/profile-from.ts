@@ -162,6 +162,7 @@ export function profileFrom<N extends MeshData['name']>(
       init: c.init,
       image: c.image,
       ...(c.gateway ? { gateway: c.gateway } : {}),
+      ...(c.perService ? { perService: c.perService } : {}),
       ...(announced
         ? {
             announced: (pod: K8sObject) =>

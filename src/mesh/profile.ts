@@ -560,6 +560,8 @@ interface Containers {
    * gateway, `kuma-gateway`): a workload running it is the mesh's own, never reported as unmeshed.
    */
   readonly gateway?: string;
+  /** The proxy of a multi-service pod is named `<proxy>-<service>`, one per service (src/mesh/mesh-data.ts). */
+  readonly perService?: true;
   /**
    * The injector's own mark on a pod it injected, and the containers the mark announces
    * (proxy-removed): a mark on a pod without them means a later admission layer removed them.

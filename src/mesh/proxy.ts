@@ -62,7 +62,8 @@ function proxyOf(spec: Record<string, any>): MeshName | undefined {
   if (Array.isArray(spec.containers))
     for (const c of spec.containers) {
       if (!isObj(c)) continue;
-      const i = idx.containers.get(str(c.name) ?? '');
+      const name = str(c.name) ?? '';
+      const i = idx.containers.get(name) ?? perService(idx.prefixes, name);
       if (i !== undefined && i < best) best = i;
     }
   if (Array.isArray(spec.initContainers))
@@ -79,15 +80,26 @@ function proxyOf(spec: Record<string, any>): MeshName | undefined {
  * 0.x's envoy-sidecar); per init container name, the first whose proxy (as a native sidecar, or one
  * whose restartPolicy an API server older than native sidecars dropped) is named so.
  */
-let proxyIndex: { containers: Map<unknown, number>; inits: Map<unknown, number> } | undefined;
+let proxyIndex:
+  { containers: Map<unknown, number>; inits: Map<unknown, number>; prefixes: readonly [string, number][] } | undefined;
 function proxyIndexes() {
   const containers = new Map<unknown, number>();
   const inits = new Map<unknown, number>();
+  const prefixes: [string, number][] = [];
   PROFILE_LIST.forEach((p, i) => {
-    for (const n of proxyNamesOfAllReleases(p)) if (!containers.has(n)) containers.set(n, i);
+    for (const n of proxyNamesOfAllReleases(p)) {
+      if (!containers.has(n)) containers.set(n, i);
+      if (p.containers.perService) prefixes.push([`${n}-`, i]);
+    }
     if (!inits.has(p.containers.proxy)) inits.set(p.containers.proxy, i);
   });
-  return { containers, inits };
+  return { containers, inits, prefixes };
+}
+
+/** The profile whose proxy, one per service of a multi-port pod, is named `<proxy>-<service>` (containers.perService). */
+function perService(prefixes: readonly [string, number][], name: string): number | undefined {
+  for (const [prefix, i] of prefixes) if (name.length > prefix.length && name.startsWith(prefix)) return i;
+  return undefined;
 }
 
 /** Whether the proxy of this pod (spec) is a native sidecar. */

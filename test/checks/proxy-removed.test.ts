@@ -23,6 +23,8 @@ checkCases('proxy-removed', {
   silent: [
     { fixtures: 'ok-linkerd-native-sidecar.yaml' },
     { fixtures: 'ok-istio-all-present.yaml' },
+    // A multi-port Consul pod: one proxy per service, named consul-dataplane-<service>.
+    { fixtures: 'ok-consul-multiport-proxy-per-service.yaml' },
     // The opposite: a later webhook removed the mark, the containers stay.
     { fixtures: 'ok-istio-mark-stripped.yaml' },
     { fixtures: 'ok-linkerd-mark-stripped.yaml' },

@@ -29,6 +29,10 @@ export const CONSUL_DATA = {
     proxy: 'consul-dataplane',
     init: ['consul-connect-inject-init'],
     image: /(^|\/)consul-dataplane(:|@|$)/,
+    // A multi-port pod (several services in consul.hashicorp.com/connect-service) gets one proxy per service, named
+    // `<proxy>-<service>`: hashicorp/consul-k8s@v1.0.0 control-plane/connect-inject/webhook/consul_dataplane_sidecar.go
+    // (containerName = fmt.Sprintf("%s-%s", sidecarContainer, mpi.serviceName)); envoy_sidecar.go of 0.x alike.
+    perService: true,
     // Consul's own mark on a pod it injected: hashicorp/consul-k8s@c22b3930 control-plane/connect-inject/constants/
     // annotations_and_labels.go KeyInjectStatus, which its webhook sets with the consul-dataplane container
     // (envoy-sidecar before 1.0).
