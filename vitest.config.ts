@@ -21,6 +21,7 @@ const HEAVY = [
   'test/partial-read.test.ts',
   'test/kube-apiserver.test.ts',
   'test/kept.test.ts',
+  'test/advice.test.ts',
   'test/completion.test.ts',
   'test/hostile-input.test.ts',
   'test/watch/watch.test.ts',
@@ -72,5 +73,11 @@ export default defineConfig({
     // cores between three files changes durations, not outcomes.
     maxWorkers: availableParallelism() + 1,
     sequence: { sequencer: HeavyFirst },
+    // One run of every check per (cluster, view, options) shared by the files of this run
+    // (test/helpers/shared-runs.ts): the directory they share, made and removed here.
+    globalSetup: ['test/helpers/shared-runs-setup.ts'],
+    // MESHDOCTOR_TEST_CPU=<file>: each test file's CPU and wall seconds appended to <file>
+    // (test/helpers/cpu-per-file.ts; measures only).
+    ...(process.env.MESHDOCTOR_TEST_CPU ? { setupFiles: ['test/helpers/cpu-per-file.ts'] } : {}),
   },
 });
