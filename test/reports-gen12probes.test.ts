@@ -15,6 +15,7 @@ const CASES: ReportCase[] = [
     report: 'istio/istio#26737',
     id: 'app-probe-through-proxy',
     says: ['portal', 'readiness', 'httpGet 8800/ready', 'rewriteAppHTTPProbe', 'connection reset by peer'],
+    wrong: ['app-starts-before-proxy'],
   },
   {
     file: 'istio-opa-sidecar-added-after-injection-probes',

@@ -29,95 +29,31 @@ import { isActive } from '../k8s/pods.js';
 import { profileOf } from '../mesh/registry.js';
 import { meshesAllowed } from '../facts/siblings.js';
 import { podStates, APP_WORKLOADS, MESHES } from '../facts/model.js';
-import type { Model } from '../facts/model.js';
-import { defineFact } from '../k8s/fact.js';
-import { APP_PROBE_FAILED, eventInfo, PROBE_KILLED } from '../k8s/events.js';
-import { annotationsOf, arr, isObj, nameOf, nsOf, plural, str } from '../util/objects.js';
-import type { K8sObject } from '../util/types.js';
-import {
-  firstServing,
-  podProbeHandling,
-  probesThroughProxy,
-  refusalShows,
-  type AppProbe,
-  type ProbeThroughProxy,
-} from '../mesh/app-probes.js';
+import { agree, annotationsOf, nameOf, plural } from '../util/objects.js';
+import { firstServing, type AppProbe, type PodProbeHandling, type ProbeThroughProxy } from '../mesh/app-probes.js';
+import { APP_PROBE_EVENTS, refusedProbes, type RefusedProbe } from '../facts/app-probes.js';
 import type { Workload } from '../k8s/workloads.js';
 import { defineCheck, messages, meta, say } from './define.js';
 
-/** The kubelet's app probe failures and kills per pod, container and kind: the latest message, counts. */
-interface Failures {
-  message: string;
-  count: number;
-  last?: string;
-}
-
-const APP_PROBE_EVENTS = defineFact({
-  id: 'app-probe-events',
-  inputs: ['events'],
-  compute: (m: Model) => {
-    const failed = new Map<string, Failures>();
-    const killed = new Map<string, number>();
-    for (const e of m.list('events')) {
-      if (e.reason !== APP_PROBE_FAILED.reason && e.reason !== PROBE_KILLED.reason) continue;
-      const info = eventInfo(e);
-      if (info.kind !== 'Pod' || !info.container) continue;
-      const base = `${info.namespace}/${info.name}/${info.container}`;
-      if (info.reason === PROBE_KILLED.reason) {
-        const k = / failed (liveness|startup) probe/.exec(info.message)?.[1];
-        if (k && PROBE_KILLED.message.test(info.message))
-          killed.set(`${base}/${k}`, (killed.get(`${base}/${k}`) ?? 0) + info.count);
-        continue;
-      }
-      if (!APP_PROBE_FAILED.message.test(info.message)) continue;
-      const kind = /^(Readiness|Liveness|Startup) /.exec(info.message)![1]!.toLowerCase();
-      const key = `${base}/${kind}`;
-      const last = str(e.lastTimestamp) ?? str(e.eventTime) ?? str(e.firstTimestamp);
-      const had = failed.get(key);
-      if (!had) failed.set(key, { message: info.message, count: info.count, ...(last ? { last } : {}) });
-      else {
-        had.count += info.count;
-        if (last && (!had.last || last > had.last)) {
-          had.message = info.message;
-          had.last = last;
-        }
-      }
-    }
-    return { failed, killed };
-  },
-});
-
 const MESSAGES = messages({
   refused:
-    '{pods} of {workload}: the {kind} probe of container {container} ({probe}) fails through the {meshTitle} proxy: {failed}. {why}, so the kubelet reaches the proxy in plaintext, and {refusal}. {release}: {how}.',
+    '{pods} of {workload}: the {kinds} of container {container} ({probes}) {fail} through the {meshTitle} proxy: {failed}. {why}, so the kubelet reaches the proxy in plaintext, and {refusal}. Its proxy runs {version}: {how}.',
 });
 
 const WHY: Record<ProbeThroughProxy['why'], string> = {
-  'no-rewrite': 'The mesh rewrites no probe',
+  'no-rewrite': '{meshTitle} rewrites no probe',
   release: 'This release does not rewrite a {handler} {kind} probe',
   annotation: 'The pod annotation {annotation}: {value} turned the rewrite off',
   'added-after':
     'The injector rewrote the probes of the other containers of the pod but not of {container}: it was added to the pod after injection, by another webhook',
-  setting: 'The injector did not rewrite it although this release does: {setting} was off when the pod was injected',
+  setting:
+    'The injector did not rewrite {them} although this release does: {setting} was off when the pod was injected',
 };
 
 /** The probe as the spec says it: handler, port, path. */
 function probeText(p: AppProbe): string {
   const port = p.portName ? `${p.portName}${p.port !== undefined ? `=${p.port}` : ''}` : `${p.port ?? '?'}`;
   return p.handler === 'httpGet' ? `httpGet ${port}${p.path ?? '/'}` : `${p.handler} ${port}`;
-}
-
-/** The restart count of a container, from the pod's status. */
-function restarts(pod: K8sObject, container: string): number {
-  const st = isObj(pod.status) ? pod.status : {};
-  for (const cs of arr(st.containerStatuses).slice(0, 64))
-    if (isObj(cs) && cs.name === container && typeof cs.restartCount === 'number') return cs.restartCount;
-  return 0;
-}
-
-/** Whether any unmeshed pod of the workload fails this container's probe of this kind: the app's own failure. */
-function failsUnmeshed(w: Workload, index: Map<string, Failures>, container: string, kind: string): boolean {
-  return podStates(w).unmeshed.some((pod) => index.has(`${nsOf(pod)}/${nameOf(pod)}/${container}/${kind}`));
 }
 
 export default defineCheck({
@@ -134,116 +70,106 @@ export default defineCheck({
         const pods = (podStates(w).meshed.get(mesh) ?? []).filter(isActive);
         if (!pods.length) continue;
         const nsAnn = annotationsOf(m.namespace(w.namespace));
-        const hits: {
-          pod: string;
-          t: ProbeThroughProxy;
-          failure: Failures;
-          kills: number;
-          restarts: number;
-          release: string;
-          how: string;
-          source: string;
-          fix: string;
-          h: NonNullable<ReturnType<typeof podProbeHandling>>;
-        }[] = [];
-        for (const pod of pods.slice(0, 200)) {
-          const key = `${nsOf(pod)}/${nameOf(pod)}`;
-          const ph = podProbeHandling(p, pod);
-          if (!ph) continue;
-          for (const t of probesThroughProxy(p, pod, ph, nsAnn)) {
-            const failure = ev.failed.get(`${key}/${t.probe.container}/${t.probe.kind}`);
-            if (!failure || !refusalShows(ph.handling, failure.message)) continue;
-            if (failsUnmeshed(w, ev.failed, t.probe.container, t.probe.kind)) continue;
-            hits.push({
-              pod: nameOf(pod),
-              t,
-              failure,
-              kills: ev.killed.get(`${key}/${t.probe.container}/${t.probe.kind}`) ?? 0,
-              restarts: restarts(pod, t.probe.container),
-              release: ph.release,
-              how: ph.handling.how,
-              source: ph.source,
-              fix: ph.handling.fix,
-              h: ph,
-            });
-          }
-        }
+        const hits: ({ pod: string } & RefusedProbe)[] = [];
+        for (const pod of pods.slice(0, 200))
+          for (const x of refusedProbes(m, p, w, pod, nsAnn, ev)) hits.push({ pod: nameOf(pod), ...x });
         if (!hits.length) continue;
+        const KIND_ORDER = ['liveness', 'readiness', 'startup'];
         hits.sort((a, b) =>
-          a.pod !== b.pod
-            ? a.pod < b.pod
+          a.t.probe.container !== b.t.probe.container
+            ? a.t.probe.container < b.t.probe.container
               ? -1
               : 1
-            : `${a.t.probe.container}/${a.t.probe.kind}` < `${b.t.probe.container}/${b.t.probe.kind}`
-              ? -1
-              : 1,
+            : a.t.why !== b.t.why
+              ? a.t.why < b.t.why
+                ? -1
+                : 1
+              : KIND_ORDER.indexOf(a.t.probe.kind) - KIND_ORDER.indexOf(b.t.probe.kind) ||
+                (a.pod < b.pod ? -1 : a.pod > b.pod ? 1 : 0),
         );
-        // One finding per container and probe kind of the workload.
-        const seen = new Set<string>();
-        for (const first of hits) {
-          const id = `${first.t.probe.container}/${first.t.probe.kind}`;
-          if (seen.has(id)) continue;
-          seen.add(id);
-          if (seen.size > 8) break;
-          const same = hits.filter((x) => `${x.t.probe.container}/${x.t.probe.kind}` === id);
+        // One finding per container of the workload and reason its probes were not rewritten, its kinds together.
+        const groups = new Map<string, typeof hits>();
+        for (const x of hits) {
+          const id = `${x.t.probe.container}/${x.t.why}`;
+          if (!groups.has(id) && groups.size >= 8) continue;
+          groups.set(id, [...(groups.get(id) ?? []), x]);
+        }
+        for (const same of groups.values()) {
+          const first = same[0]!;
           const podNames = [...new Set(same.map((x) => x.pod))];
+          const inFirst = same.filter((x) => x.pod === first.pod);
           const { t, h } = first;
           const u = h.handling.unrewritten;
           const r = h.handling.rewrites;
           const ann = r?.annotation
             ? annotationsOf(pods.find((x) => nameOf(x) === first.pod))[r.annotation]
             : undefined;
+          const kinds = inFirst.map((x) => x.t.probe.kind);
+          const kindsText = `${kinds.length > 1 ? `${kinds.slice(0, -1).join(', ')} and ${kinds[kinds.length - 1]}` : kinds[0]} ${agree(kinds.length, 'probe', 'probes')}`;
           const why = WHY[t.why]
             .replace('{handler}', t.probe.handler)
             .replace('{kind}', t.probe.kind)
             .replace('{annotation}', r?.annotation ?? '')
             .replace('{value}', ann ?? '')
             .replace('{container}', t.probe.container)
-            .replace('{setting}', r?.setting ?? 'the install setting');
+            .replace('{setting}', r?.setting ?? 'the install setting')
+            .replace('{meshTitle}', p.title)
+            .replace('{them}', kinds.length > 1 ? 'them' : 'it');
+          const policy = t.policy
+            ? `${t.policy.value}, on the ${t.policy.on},`
+            : 'of the install, set on neither the pod nor its namespace,';
           const refusal =
             u.refused === 'authz'
               ? t.unmatched
-                ? `${t.unmatched.what} (${t.unmatched.source}), so its default inbound policy ${t.policy ? `${t.policy.value}, on the ${t.policy.on},` : 'of the install'} answers 403`
-                : `its default inbound policy ${t.policy ? `${t.policy.value}, on the ${t.policy.on},` : 'of the install, not set on the pod or its namespace,'} admits no unauthenticated client: the proxy answers 403`
-              : `${u.when}: that is what the kubelet says`;
-          const restartsText = first.restarts ? `, the container restarted ${plural(first.restarts, 'time')}` : '';
-          const killsText = first.kills ? `, killed ${plural(first.kills, 'time')} for it` : '';
-          const failed = `${plural(first.failure.count, 'failure')} in the events read ("${first.failure.message}")${killsText}${restartsText}`;
-          const later = t.why === 'release' || t.why === 'no-rewrite' ? firstServing(p, t.probe, h.name) : undefined;
+                ? `${t.unmatched.what} (${t.unmatched.source}), so under its default inbound policy ${policy} the proxy answers 403`
+                : `its default inbound policy ${policy} admits no unauthenticated client: the proxy answers 403`
+              : `${u.when} (the mesh's mTLS mode was not read: the kubelet's failure is the evidence)`;
+          const failures = inFirst
+            .map((x) => `${plural(x.failure.count, `${x.t.probe.kind} failure`)} ("${x.failure.message}")`)
+            .join('; ');
+          const kills = inFirst.reduce((n, x) => n + x.kills, 0);
+          const killsText = kills ? `, killed ${plural(kills, 'time')} for a failed probe` : '';
+          const restartsText = first.restarts ? `, restarted ${plural(first.restarts, 'time')}` : '';
+          const later =
+            (t.why === 'release' || t.why === 'no-rewrite') && !t.unmatched
+              ? firstServing(p, t.probe, h.name)
+              : undefined;
           yield {
             mesh,
             ...say(MESSAGES, 'refused', {
               pods: plural(podNames.length, 'pod'),
               workload: `${w.kind} ${w.namespace}/${w.name}`,
-              kind: t.probe.kind,
+              kinds: kindsText,
               container: t.probe.container,
-              probe: probeText(t.probe),
+              probes: inFirst.map((x) => `${x.t.probe.kind} ${probeText(x.t.probe)}`).join(', '),
+              fail: agree(kinds.length, 'fails', 'fail'),
               meshTitle: p.title,
-              failed,
+              failed: `${failures} in the events read${killsText}${restartsText}`,
               why,
               refusal,
-              release: first.release,
+              version: h.version,
               how: first.how,
             }),
             resource: w.ref,
             affectedPods: podNames.length,
             evidence: {
               container: t.probe.container,
-              probe: {
-                kind: t.probe.kind,
-                handler: t.probe.handler,
-                port: t.probe.port ?? null,
-                ...(t.probe.portName ? { portName: t.probe.portName } : {}),
-                ...(t.probe.path ? { path: t.probe.path } : {}),
-              },
+              probes: inFirst.map((x) => ({
+                kind: x.t.probe.kind,
+                handler: x.t.probe.handler,
+                port: x.t.probe.port ?? null,
+                ...(x.t.probe.portName ? { portName: x.t.probe.portName } : {}),
+                ...(x.t.probe.path ? { path: x.t.probe.path } : {}),
+                unhealthy: { message: x.failure.message, count: x.failure.count },
+                killedForProbe: x.kills,
+              })),
               notRewritten: t.why,
               ...(t.policy ? { defaultInboundPolicy: t.policy } : {}),
-              unhealthy: { message: first.failure.message, count: first.failure.count },
-              killedForProbe: first.kills,
               restarts: first.restarts,
               release: first.release,
+              proxyVersion: h.version,
               releaseSource: first.source,
-              ...(later ? { rewrittenFrom: `${p.title} ${later}` } : {}),
+              ...(later ? { letThroughFrom: `${p.title} ${later}` } : {}),
               pods: podNames.slice(0, 20),
             },
             fix: fixFor(w, t, h, p.title, later, ann),
@@ -258,7 +184,7 @@ export default defineCheck({
 function fixFor(
   w: Workload,
   t: ProbeThroughProxy,
-  h: NonNullable<ReturnType<typeof podProbeHandling>>,
+  h: PodProbeHandling,
   title: string,
   later: string | undefined,
   ann: string | undefined,
@@ -284,6 +210,13 @@ function fixFor(
       label: text`upgrade`,
       steps: [
         comment`${lit(title)} ${later} and later let this probe through: upgrade the control plane, then re-create the pods`,
+      ],
+    });
+  if (t.why === 'added-after')
+    options.push({
+      label: text`let the injector see the container`,
+      steps: [
+        comment`set reinvocationPolicy IfNeeded on the injection webhook of the mesh so that it runs again after the webhook that adds the container, then re-create the pods`,
       ],
     });
   if (t.unmatched)

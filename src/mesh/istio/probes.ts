@@ -20,11 +20,11 @@ import type { ReleaseRow } from '../release-table.js';
 
 const SRC = 'istio/istio pkg/kube/inject/app_probe.go';
 const ANNOTATION = 'sidecar.istio.io/rewriteAppHTTPProbers';
-const OFF = ['0', 'f', 'F', 'false', 'FALSE', 'False'];
-const ON = ['1', 't', 'T', 'true', 'TRUE', 'True'];
+const OFF = ['false', 'False', 'FALSE', '0', 'f', 'F'];
+const ON = ['true', 'True', 'TRUE', '1', 't', 'T'];
 const UNREWRITTEN = {
   refused: 'mtls',
-  when: 'a STRICT PeerAuthentication makes Envoy accept only mutual TLS on the port, so it closes the plaintext connection of the kubelet',
+  when: "under a STRICT PeerAuthentication Envoy accepts only mutual TLS on the port and closes the kubelet's plaintext connection",
   shows: ['connection reset by peer', '\\bEOF$', 'failed to connect service'],
 } as const;
 const PORTS = {

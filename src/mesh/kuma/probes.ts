@@ -20,7 +20,7 @@ import type { ReleaseRow } from '../release-table.js';
 const SRC = 'kumahq/kuma pkg/plugins/runtime/k8s/webhooks/injector/probes.go';
 const UNREWRITTEN = {
   refused: 'mtls',
-  when: 'mTLS enabled on the Mesh makes Envoy accept only mutual TLS on the inbound port, so it closes the plaintext connection of the kubelet',
+  when: "with mTLS enabled on the pod's Mesh Envoy accepts only mutual TLS on the inbound port and closes the kubelet's plaintext connection",
   shows: ['connection reset by peer', '\\bEOF$', 'failed to connect service'],
 } as const;
 const VIRTUAL = {
