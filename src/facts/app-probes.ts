@@ -21,7 +21,7 @@ import type { K8sObject } from '../util/types.js';
 import { podStates, type Model } from './model.js';
 
 /** The kubelet's app probe failures and kills per pod, container and kind: the latest message, counts. */
-export interface Failures {
+interface Failures {
   message: string;
   count: number;
   last?: string;

@@ -25,7 +25,7 @@ export interface AppProbe {
 }
 
 /** Why a probe the proxy meets was not rewritten. */
-export type NotRewritten =
+type NotRewritten =
   | 'no-rewrite' // the release rewrites no probe (it relies on its inbound policy)
   | 'release' // the release does not rewrite this kind or handler
   | 'annotation' // the pod annotation turned the rewrite off
@@ -75,7 +75,7 @@ export function podProbeHandling(p: MeshProfile, pod: K8sObject): PodProbeHandli
 }
 
 /** The probes of the pod's app containers (not the mesh's injected ones), bounded. */
-export function appProbes(p: MeshProfile, pod: K8sObject): AppProbe[] {
+function appProbes(p: MeshProfile, pod: K8sObject): AppProbe[] {
   const injected = new Set(injectedNamesOfAllReleases(p));
   const out: AppProbe[] = [];
   const spec = isObj(pod.spec) ? pod.spec : {};
