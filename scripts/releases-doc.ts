@@ -69,6 +69,7 @@ for (const p of PROFILE_LIST) {
       r.injectorRbacNames
         ? `injector RBAC names: ClusterRole ${r.injectorRbacNames.clusterRole}, ClusterRoleBinding ${r.injectorRbacNames.clusterRoleBinding}`
         : '',
+      r.probes ? `app probes (app-probe-through-proxy): ${r.probes.how}` : '',
     ].filter(Boolean);
     const range = r.to === undefined ? `${r.from} and later` : r.from === r.to ? r.from : `${r.from} to ${r.to}`;
     return `| ${range} | ${facts.join('; ')} | ${r.source} |`;

@@ -162,13 +162,13 @@ describe('every field a check reads is kept (src/k8s/kept.ts KEEP)', () => {
 });
 
 describe('the agreement fails on a made-up disagreement', () => {
-  it('a check reading a field no declaration keeps (a container probe, a node capacity)', () => {
+  it('a check reading a field no declaration keeps (a container field, a node capacity)', () => {
     const madeUp: Check = {
       ...CHECKS[0]!,
       id: 'made-up' as never,
       run(model) {
         for (const p of model.snapshot.objects.pods ?? [])
-          for (const c of (p.spec as any)?.containers ?? []) void c.livenessProbe?.httpGet;
+          for (const c of (p.spec as any)?.containers ?? []) void c.terminationMessagePath;
         for (const n of model.snapshot.objects.nodes ?? []) void (n.status as any)?.capacity;
         return [];
       },
@@ -180,7 +180,7 @@ describe('the agreement fails on a made-up disagreement', () => {
       status: { capacity: {} },
     };
     const reads = readAll(snapshotFrom([...baseObjects('linkerd'), node]), [madeUp]);
-    expect(notKept(reads)).toEqual(['nodes status.capacity', 'pods spec.containers.[].livenessProbe']);
+    expect(notKept(reads)).toEqual(['nodes status.capacity', 'pods spec.containers.[].terminationMessagePath']);
   });
 
   it('a doc table that does not say what KEEP keeps', () => {

@@ -31,7 +31,8 @@ import { injectedNames } from '../mesh/proxy.js';
 import { meshesAllowed } from '../facts/siblings.js';
 import { podStates, APP_WORKLOADS, MESHES } from '../facts/model.js';
 import type { K8sObject } from '../util/types.js';
-import { isObj, nameOf, nsOf, plural, str, time } from '../util/objects.js';
+import { annotationsOf, isObj, nameOf, nsOf, plural, str, time } from '../util/objects.js';
+import { APP_PROBE_EVENTS, refusedProbes } from '../facts/app-probes.js';
 import { eventFirst, eventInfo, PROBE_FAILED, PROBE_KILLED } from '../k8s/events.js';
 import type { Model } from '../facts/model.js';
 import { defineCheck, messages, meta, say } from './define.js';
@@ -158,7 +159,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('app-starts-before-proxy'),
-  facts: [APP_WORKLOADS, MESHES, PROBE_EVENTS],
+  facts: [APP_WORKLOADS, MESHES, PROBE_EVENTS, APP_PROBE_EVENTS],
   messages: MESSAGES,
   *run(m) {
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
@@ -204,7 +205,15 @@ export default defineCheck({
             const once = app.restarts === 0 && never && !app.init ? failed(app.ended) : undefined;
             if (app.restarts === 0 && !once) continue;
             const lastFailed = once ?? failed(app.last);
-            const killed = ev?.killed.get(app.name);
+            // A kill for a probe the proxy refuses (app-probe-through-proxy) is no start race.
+            const killedAt = ev?.killed.get(app.name);
+            const killed =
+              killedAt &&
+              refusedProbes(m, p, w, pod, annotationsOf(m.namespace(w.namespace))).some(
+                (r) => r.t.probe.container === app.name && r.t.probe.kind !== 'readiness',
+              )
+                ? undefined
+                : killedAt;
             // The earliest failure the pod shows inside the window: the last termination, or a probe's kill.
             const failure = [
               ...(lastFailed ? [{ at: lastFailed.finished, exitCode: lastFailed.exitCode, by: 'exit' as const }] : []),

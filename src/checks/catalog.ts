@@ -577,6 +577,14 @@ export const CATALOG = {
     readsOtherNamespaces: true,
     inputs: ['pods'],
   },
+  'app-probe-through-proxy': {
+    code: 'MD1270',
+    title: "The app's probe fails through the mesh's proxy",
+    description:
+      "An app container of a meshed pod fails its liveness, readiness or startup probe because the probe reaches the proxy unrewritten and the proxy refuses it: judged against the mesh's table per release (which probe kinds and handlers the injector rewrites to the proxy's probe listener, on by default or not, the pod annotation that turns it off; the inbound policy and the probes it authorizes where a mesh rewrites none), on a port the proxy intercepts, with the kubelet's Unhealthy events quoting the failure that refusal gives (a reset connection under mutual TLS, 403). Names the probe, why it was not rewritten (the release, the annotation, a container added after injection, the install's setting) and the fix; silent where the probe is rewritten, its port not intercepted, or the workload's unmeshed pods fail it too.",
+    severity: 'error',
+    inputs: ['events'],
+  },
 } as const satisfies Record<string, CatalogEntry>;
 
 export type CheckId = keyof typeof CATALOG;

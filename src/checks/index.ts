@@ -46,6 +46,7 @@ import meshKeyUnknown from './mesh-key-unknown.js';
 import meshKeyValueInvalid from './mesh-key-value-invalid.js';
 import meshRangesMissCluster from './mesh-ranges-miss-cluster.js';
 import clusterDnsUnavailable from './cluster-dns-unavailable.js';
+import appProbeThroughProxy from './app-probe-through-proxy.js';
 import kubernetesVersionUnsupported from './kubernetes-version-unsupported.js';
 import proxyOutdated from './proxy-outdated.js';
 import knownReleaseBug from './known-release-bug.js';
@@ -111,6 +112,7 @@ export const CHECKS: readonly Check[] = [
   meshKeyValueInvalid,
   meshRangesMissCluster,
   clusterDnsUnavailable,
+  appProbeThroughProxy,
   kubernetesVersionUnsupported,
   proxyOutdated,
   knownReleaseBug,

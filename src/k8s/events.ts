@@ -202,3 +202,16 @@ export function failedCreates<T>(
   }
   return [...groups.values()];
 }
+
+/**
+ * The kubelet's probe failures of an app container that say why the probe failed in the kubelet's own words
+ * (kubernetes pkg/probe/http/http.go "HTTP probe failed with statuscode: %d" and the Go client's transport error after
+ * `Get "<url>": `; pkg/probe/tcp/tcp.go the dial error; pkg/probe/grpc/grpc.go "timeout: failed to connect service
+ * %q within %v", "service unhealthy (responded with %q)"). An exec probe's failure quotes the command's output (text
+ * the app wrote): never kept, never read (issue 31, gen12probes).
+ */
+export const APP_PROBE_FAILED = {
+  reason: 'Unhealthy',
+  message:
+    /^(?:Readiness|Liveness|Startup) probe failed: (?:HTTP probe failed with statuscode: \d{3}|Get "?https?:\/\/[^\s"]{1,512}"?: [^\n]{1,300}|dial tcp [^\s]{1,300}: [^\n]{1,200}|(?:timeout: )?failed to connect service "[^"\n]{0,200}" within [0-9.]{1,12}[a-zµ]{1,2}[^\n]{0,300}|service unhealthy \(responded with "[A-Z_]{1,40}"\))$/,
+} as const;

@@ -134,6 +134,19 @@ const POD_SC: KeepFields = {
  * OOM evidence), ports (a webhook's named targetPort), env names (values: envValue), command and
  * args (job-never-completes, the injectors' flags), securityContext, and the mounts a check reads.
  */
+/**
+ * A container's probe (app-probe-through-proxy, issue 31 gen12probes): its handler and where it points, never an exec
+ * probe's command (its presence only) nor an httpGet probe's headers.
+ */
+const PROBE: KeepFields = {
+  fields: {
+    httpGet: { fields: { path: 'string', port: 'all', scheme: 'string' } },
+    tcpSocket: { fields: { port: 'all' } },
+    grpc: { fields: { port: 'all' } },
+    exec: { fields: {} },
+  },
+};
+
 const CONTAINER: KeepFields = {
   fields: {
     name: 'all',
@@ -148,6 +161,9 @@ const CONTAINER: KeepFields = {
     volumeMounts: { rule: 'secretMounts' },
     // proxy-hold-stuck: the proxy's postStart hook (a mesh's hold) and the words of its command the profiles read.
     lifecycle: { fields: { postStart: { fields: { exec: { fields: { command: { rule: 'argv' } } } } } } },
+    livenessProbe: PROBE,
+    readinessProbe: PROBE,
+    startupProbe: PROBE,
   },
 };
 

@@ -6,7 +6,7 @@
  * handed this; it knows no mesh.
  */
 import { keeper, type KeepPolicy } from '../cluster/sanitize.js';
-import { POD_EVENTS_READ, PROBE_FAILED, PROBE_KILLED } from '../k8s/events.js';
+import { APP_PROBE_FAILED, POD_EVENTS_READ, PROBE_FAILED, PROBE_KILLED } from '../k8s/events.js';
 import { injectedNames } from './proxy.js';
 import { PROFILE_LIST } from './registry.js';
 import { allBugs } from './releases.js';
@@ -97,6 +97,8 @@ const KEEP_POLICY: KeepPolicy = {
     // The proxy not ready yet, and an app container killed for a failed probe (app-starts-before-proxy).
     { ...PROBE_FAILED, containers: INJECTED },
     PROBE_KILLED,
+    // The app's probe failures in the kubelet's own words, never an exec probe's output (app-probe-through-proxy).
+    APP_PROBE_FAILED,
     // The kubelet failing a pod's sandbox in a mesh's CNI plugin or its Multus attachment (pod-sandbox-cni-failed).
     { reason: SANDBOX_REASON, message: SANDBOX_SHAPE },
   ],

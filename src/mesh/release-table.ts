@@ -278,6 +278,64 @@ interface RangeBehaviour {
   readonly ipv6?: { readonly serves: 'no' | 'setting' | 'yes'; readonly how: string };
 }
 
+/** A probe of a container (issue 31, gen12probes): its kind, and the handler the kubelet runs. */
+export type ProbeKind = 'liveness' | 'readiness' | 'startup';
+export type ProbeHandler = 'httpGet' | 'tcpSocket' | 'grpc';
+
+/**
+ * What a span of releases does with the app's probes (issue 31, gen12probes; read by src/mesh/app-probes.ts): the
+ * kubelet probes from the node, in plaintext, and a proxy that intercepts the port meets the probe first.
+ * `rewrites`: the probes the injector points at the proxy's own probe listener (`port`, or the one its
+ * `portAnnotation` names; Consul's `port` is the first of a range, one port per container), on by default or not,
+ * turned off or on per pod by `annotation` (values read as off / on) or install-wide by `setting`.
+ * `unrewritten`: what a probe left alone meets at the proxy's inbound: `mtls`, the proxy resets a plaintext
+ * connection where the mesh requires mutual TLS (a STRICT policy, mTLS on the Mesh, always for Consul's
+ * transparent proxy), `authz`, it answers 403 where the pod's default inbound policy (`policyAnnotation`, on the pod
+ * or its namespace) is one of `refusing`, except the probes the release authorizes (`authorized`), `passes`, it
+ * forwards it. `shows`: regular expression sources of the kubelet's failure text that refusal gives.
+ * `exclude`/`include`: pod annotations listing the inbound ports the proxy does (not) intercept; `redirect`: the
+ * pod annotation that turns inbound redirection off (and its off values), with `redirectByDefault`.
+ * Words a fix prints (`fix`): no parentheses, semicolons or apostrophes.
+ */
+export interface ProbeHandling {
+  readonly rewrites?: {
+    readonly handlers: readonly ProbeHandler[];
+    readonly kinds: readonly ProbeKind[];
+    readonly port: number;
+    readonly range?: number;
+    readonly portAnnotation?: string;
+    readonly annotation?: string;
+    readonly off?: readonly string[];
+    readonly on?: readonly string[];
+    readonly byDefault: boolean;
+    readonly setting: string;
+  };
+  readonly unrewritten: {
+    readonly refused: 'mtls' | 'authz' | 'passes';
+    readonly when: string;
+    readonly shows: readonly string[];
+    readonly policyAnnotation?: string;
+    readonly refusing?: readonly string[];
+    /** The probes authorized despite a refusing policy: handlers, and a path shape left out until a patch release. */
+    readonly authorized?: {
+      readonly handlers: readonly ProbeHandler[];
+      readonly except?: {
+        readonly path: string;
+        readonly what: string;
+        readonly fixedIn?: string;
+        readonly source: string;
+      };
+    };
+  };
+  readonly exclude?: readonly string[];
+  readonly include?: string;
+  readonly redirect?: { readonly annotation: string; readonly off: readonly string[]; readonly byDefault: boolean };
+  /** How, in words (evidence). */
+  readonly how: string;
+  /** What fixes a probe the proxy refuses, in words a fix prints. */
+  readonly fix: string;
+}
+
 /** One row of a mesh's release table: what the releases `from` to `to` (inclusive, names of `order`; no `to`: to the newest) do. */
 export interface ReleaseRow {
   readonly from: string;
@@ -323,6 +381,8 @@ export interface ReleaseRow {
   readonly pairs?: readonly ProxyPairing[];
   /** How these releases let a pod meant to end end (EndingSupport). */
   readonly ending?: EndingSupport;
+  /** What these releases do with the app's probes (ProbeHandling). */
+  readonly probes?: ProbeHandling;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { CompanionNeed, ProxyPairing, ReleaseTable } from '../release-table
 import { CONSUL_VALUES } from './key-values.js';
 import { CONSUL_0_10_BUGS, CONSUL_1_0_BUGS } from './release-bugs.js';
 import { CONSUL_ENDING } from './ending.js';
+import { CONSUL_PROBES } from './probes.js';
 
 const ORDER = [
   ...[2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26].map((n) => `0.${n}`),
@@ -139,6 +140,8 @@ const envoyPairing = (proxy: readonly string[], consulIn: readonly string[]): Pr
 export const CONSUL_RELEASES: ReleaseTable = {
   order: ORDER,
   rows: [
+    // What these releases do with the app's probes (src/mesh/consul/probes.ts).
+    ...CONSUL_PROBES,
     // How these releases let a pod meant to end end (src/mesh/consul/ending.ts).
     ...CONSUL_ENDING,
     {

@@ -10,6 +10,7 @@ import type { ReleaseTable, ValueReading } from '../release-table.js';
 import { ISTIO_VALUES } from './key-values.js';
 import { ISTIO_1_11_BUGS, ISTIO_1_28_BUGS, ISTIO_OLDER_BUGS } from './release-bugs.js';
 import { ISTIO_ENDING } from './ending.js';
+import { ISTIO_PROBES } from './probes.js';
 
 /**
  * How istiod reads `sidecar.istio.io/inject` (label, else annotation) before 1.27: lower-cased
@@ -153,6 +154,8 @@ export const ISTIO_RELEASES: ReleaseTable = {
     },
   ],
   rows: [
+    // What these releases do with the app's probes (src/mesh/istio/probes.ts).
+    ...ISTIO_PROBES,
     // How these releases let a pod meant to end end (src/mesh/istio/ending.ts).
     ...ISTIO_ENDING,
     {

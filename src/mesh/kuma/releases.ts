@@ -8,6 +8,7 @@ import type { ReleaseTable } from '../release-table.js';
 import { KUMA_VALUES } from './key-values.js';
 import { KUMA_1_8_BUGS, KUMA_CNI_BUGS } from './release-bugs.js';
 import { KUMA_ENDING } from './ending.js';
+import { KUMA_PROBES } from './probes.js';
 
 /**
  * Supported Kubernetes versions per release (moved here from support.ts, issue 32.4).
@@ -76,6 +77,8 @@ export const KUMA_RELEASES: ReleaseTable = {
     },
   ],
   rows: [
+    // What these releases do with the app's probes (src/mesh/kuma/probes.ts).
+    ...KUMA_PROBES,
     // How these releases let a pod meant to end end (src/mesh/kuma/ending.ts).
     ...KUMA_ENDING,
     {

@@ -11,6 +11,7 @@ import type { ReleaseTable } from '../release-table.js';
 import { LINKERD_VALUES } from './key-values.js';
 import { LINKERD_2_10_BUGS, LINKERD_2_11_BUGS, LINKERD_2_12_BUGS, LINKERD_CNI_BUGS } from './release-bugs.js';
 import { LINKERD_ENDING } from './ending.js';
+import { LINKERD_PROBES } from './probes.js';
 
 /**
  * Supported Kubernetes versions per release (moved here from support.ts, issue 32.4).
@@ -61,6 +62,8 @@ export const LINKERD_RELEASES: ReleaseTable = {
     { prefix: 'edge-', from: [26, 6, 4], release: 'edge' },
   ],
   rows: [
+    // What these releases do with the app's probes (src/mesh/linkerd/probes.ts).
+    ...LINKERD_PROBES,
     // How these releases let a pod meant to end end (src/mesh/linkerd/ending.ts).
     ...LINKERD_ENDING,
     {
