@@ -271,8 +271,9 @@ function quotaFindings(m: Model, w: Workload, mesh: MeshName, q: K8sObject) {
     }
     return out;
   };
-  // An app container without the value: a LimitRange we do not read fills it, or the pod never fit.
-  if (Object.keys(missingIn(all.filter((c) => !c.proxy))).length) return undefined;
+  // An app container without the value: a LimitRange we do not read fills it, or the pod never fit; unless the API
+  // server's own refusal names the mesh's containers (its verdict, whatever fills the app's).
+  if (Object.keys(missingIn(all.filter((c) => !c.proxy))).length) return rejectedProxy(m, w, mesh, q, true);
   const name = nameOf(q);
   const failedCreate = failedCreateEvents(
     m,
@@ -297,6 +298,10 @@ function quotaFindings(m: Model, w: Workload, mesh: MeshName, q: K8sObject) {
       fix: a.fix,
     };
   }
+  // The configuration read gives the proxy every value, yet the API server refused the injected containers for
+  // lacking one (an injector whose template is not what its configuration says): its verdict stands.
+  const refused = rejectedProxy(m, w, mesh, q, true);
+  if (refused) return refused;
   const fit = measure(hard, status, pod);
   if (!fit) return undefined; // the quota controller has not counted usage yet
   // Not even the app alone fits: the quota is exhausted, whatever the mesh adds.
@@ -378,32 +383,48 @@ function* namespaceOnly(
 /**
  * "failed quota: q: must specify limits.cpu for: linkerd-init,linkerd-proxy; limits.memory for:
  * ..." (Kubernetes 1.26+ names the containers): the required values, by quota resource, that the
- * mesh's proxy or init container lacks.
+ * mesh's proxy or init container lacks. Before 1.26 the API server named no container ("must specify
+ * limits.cpu,limits.memory"): a value every container of the workload's own sets can only be missing
+ * from the containers the mesh injected (`pod`, the next pod as injected), so those are named.
  */
-function proxyMissingIn(message: string, mesh: MeshName): Record<string, string[]> {
+function proxyMissingIn(message: string, mesh: MeshName, pod?: InjectedPod): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   const spec = /must specify (.+)$/.exec(message)?.[1] ?? '';
+  let named = false;
   for (const part of spec.split(';')) {
     const hit = /^\s*([a-z.]+(?:,[a-z.]+)*) for: ([A-Za-z0-9.,-]+)/.exec(part);
     if (!hit) continue;
+    named = true;
     const names = hit[2]!
       .split(',')
       .filter((n) => n === profileOf(mesh).containers.proxy || profileOf(mesh).containers.init.includes(n));
     for (const key of hit[1]!.split(',')) if (REQUIRED.get(key) && names.length) out[key] = names.sort();
   }
+  if (named || !pod) return out;
+  const all = [...pod.containers, ...pod.initContainers];
+  const apps = all.filter((c) => !c.proxy);
+  const injected = all
+    .filter((c) => c.proxy)
+    .map((c) => c.name)
+    .sort();
+  if (!apps.length || !injected.length) return out;
+  for (const key of spec.split(',').map((k) => k.trim())) {
+    const need = REQUIRED.get(key);
+    if (need && apps.every((c) => has(c, need))) out[key] = injected;
+  }
   return out;
 }
 
 /** The FailedCreate event of this quota naming the mesh's containers, as a finding (namespace-only). */
-function rejectedProxy(m: Model, w: Workload, mesh: MeshName, q: K8sObject) {
+function rejectedProxy(m: Model, w: Workload, mesh: MeshName, q: K8sObject, configRead = false) {
   const name = nameOf(q);
   const failedCreate = failedCreateEvents(m, w, (msg) => msg.includes(`quota: ${name}:`));
-  const latest = failedCreate.find((e) => Object.keys(proxyMissingIn(e.message, mesh)).length > 0);
+  const pod = injectedPod(m, mesh, w);
+  const latest = failedCreate.find((e) => Object.keys(proxyMissingIn(e.message, mesh, pod)).length > 0);
   if (!latest) return undefined;
-  const missing = proxyMissingIn(latest.message, mesh);
+  const missing = proxyMissingIn(latest.message, mesh, pod);
   const status = isObj(q.status) ? q.status : {};
   const hard = strMap(isObj(status.hard) ? status.hard : isObj(q.spec) ? q.spec.hard : undefined);
-  const pod = injectedPod(m, mesh, w);
   const containers = [...new Set(Object.values(missing).flat())].sort();
   const a = missingValues(m, w, mesh, q, pod, hard);
   return {
@@ -423,7 +444,9 @@ function rejectedProxy(m: Model, w: Workload, mesh: MeshName, q: K8sObject) {
       ...a.evidence,
       proxy: {
         container: profileOf(mesh).containers.proxy,
-        source: "the FailedCreate event: the proxy's configuration (Namespace, webhooks) could not be read",
+        source: configRead
+          ? "the FailedCreate event: the API server found the injected containers without these values, whatever the injector's configuration read says"
+          : "the FailedCreate event: the proxy's configuration (Namespace, webhooks) could not be read",
       },
     },
     fix: a.fix,

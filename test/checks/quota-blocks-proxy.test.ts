@@ -12,6 +12,13 @@ checkCases('quota-blocks-proxy', {
     { fixtures: 'fires-kuma-must-specify.yaml', findings: ['Deployment orders/web'] },
     { fixtures: 'fires-linkerd-must-specify.yaml', findings: ['Deployment ledger/api'] },
     { fixtures: 'fires-linkerd-no-room.yaml', findings: ['Deployment books/shelf'] },
+    // The API server's refusal is the verdict: a refusal naming no container for values every app container sets,
+    // and one naming the mesh's containers while the app lacks a value a LimitRange may fill.
+    { fixtures: 'fires-istio-refusal-contradicts-config.yaml', findings: ['Deployment payments/invoices'] },
+    {
+      fixtures: 'fires-linkerd-app-lacks-storage-refusal-names-proxy.yaml',
+      findings: ['Deployment ledger/statements'],
+    },
   ],
   silent: [
     { fixtures: 'ok-app-unset.yaml' },
@@ -20,5 +27,6 @@ checkCases('quota-blocks-proxy', {
     { fixtures: 'ok-istio-room.yaml' },
     { fixtures: 'ok-linkerd-annotated.yaml' },
     { fixtures: 'ok-linkerd-config-values.yaml' },
+    { fixtures: 'ok-old-refusal-app-lacks-value.yaml' },
   ],
 });
