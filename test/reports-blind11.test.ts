@@ -34,7 +34,10 @@
  * quota-blocks-proxy takes the API server's refusal as the verdict where the configuration read or an app container's
  * missing value kept it silent (a refusal naming the mesh's containers; one naming no container, for values every
  * container of the workload's own sets): deckhouse/deckhouse#8919 and rancher/rancher#30774 are named; webhook-call-failed says what an unknown authority means (no CA of the caBundle
- * signed the certificate served: one was replaced without the other): istio/istio#5828 is named. 15/20.
+ * signed the certificate served: one was replaced without the other): istio/istio#5828 is named; a new check,
+ * app-port-taken-by-proxy, reads the ports each mesh's injected containers bind against the ports the pod's own
+ * containers declare (every mesh; its expected id was pod-spec-starves-proxy, the class the measurement guessed):
+ * Mailu/helm-charts#63 is named. 16/20.
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
@@ -179,7 +182,7 @@ const CASES: ReportCase[] = [
     file: 'linkerd-stable-2.10-tap-port-4190-collides-with-dovecot-sieve',
     report: 'Mailu/helm-charts#63',
     // The proxy binds 4190 (tap) in the pod's network namespace; dovecot's managesieve listens on 4190 and cannot start.
-    id: 'pod-spec-starves-proxy',
+    id: 'app-port-taken-by-proxy',
     says: ['4190', /linkerd-proxy|proxy/, /admin|dovecot/],
   },
   // --- Consul --------------------------------------------------------------------------------------------------
@@ -198,5 +201,4 @@ reportCases('blind11', 'blind measurement 11: unseen real reports, the confirmed
   'istio-1.5-values-proxy-init-image-removed-in-1.4-image-pull',
   'istio-1.22-helm-values-pilot-cni-false-injection-template-fails',
   'istio-canonical-name-label-from-long-owner-name-pod-invalid',
-  'linkerd-stable-2.10-tap-port-4190-collides-with-dovecot-sieve',
 ]);

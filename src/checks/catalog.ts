@@ -106,6 +106,14 @@ export const CATALOG = {
     readsOtherNamespaces: true,
     inputs: [],
   },
+  'app-port-taken-by-proxy': {
+    code: 'MD1290',
+    title: "A container declares a port the mesh's proxy binds",
+    description:
+      "A container of a meshed pod, or of a template its mesh will inject, declares a TCP port that the mesh's injected container binds in the same pod network (its admin, inbound, outbound, status or metrics listeners, per mesh; a port an annotation moves judged at its value): whichever starts second cannot listen.",
+    severity: 'error',
+    inputs: ['namespaces'],
+  },
   'host-network-pod': {
     code: 'MD1010',
     title: 'hostNetwork pods are never injected',

@@ -14,6 +14,7 @@ import quotaBlocksProxy from './quota-blocks-proxy.js';
 import jobNeverCompletes from './job-never-completes.js';
 import hostNetworkPod from './host-network-pod.js';
 import podSpecStarvesProxy from './pod-spec-starves-proxy.js';
+import appPortTakenByProxy from './app-port-taken-by-proxy.js';
 import willNotBeMeshed from './will-not-be-meshed.js';
 import webhookCaExpired from './webhook-ca-expired.js';
 import webhookCaExpiring from './webhook-ca-expiring.js';
@@ -80,6 +81,7 @@ export const CHECKS: readonly Check[] = [
   jobNeverCompletes,
   hostNetworkPod,
   podSpecStarvesProxy,
+  appPortTakenByProxy,
   willNotBeMeshed,
   webhookCaExpired,
   webhookCaExpiring,

@@ -22,7 +22,7 @@ import type { Workload } from '../k8s/workloads.js';
 import { profileOf } from '../mesh/registry.js';
 import { injectedNamesOfAllReleases } from '../mesh/releases.js';
 import type { MeshName } from '../mesh/names.js';
-import { isObj, labelsOf, str } from '../util/objects.js';
+import { annotationsOf, isObj, labelsOf, str } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
 import type { Model } from './model.js';
 
@@ -259,4 +259,84 @@ const POD_SCAN = 5000;
 export function podGaps(m: Model, mesh: MeshName, w: Workload, pod: K8sObject): SpecGap[] {
   const spec = podSpec(pod);
   return specGaps(m, mesh, w, spec, { containers: [...initContainers(spec), ...containers(spec)] });
+}
+
+/** A TCP port a container of the pod's own declares that an injected container binds (the profile's `ports` rows). */
+export interface PortClash {
+  /** The pod's own container that declares it. */
+  readonly container: string;
+  readonly port: number;
+  /** The injected container that binds it, and what for. */
+  readonly owner: string;
+  readonly serves: string;
+  /** Where the injected container's port comes from ("the default", "annotation config.linkerd.io/admin-port"). */
+  readonly from: string;
+  /** The annotation that moves it, where the mesh has one. */
+  readonly annotation?: string;
+  readonly source: string;
+}
+
+const MAX_CONTAINERS = 32;
+const MAX_PORTS = 64;
+
+/** A port number as an annotation writes it (1-65535), else undefined. */
+const portValue = (v: string | undefined): number | undefined => {
+  if (v === undefined || !/^\s*\d{1,5}\s*$/.test(v)) return undefined;
+  const n = Number(v);
+  return n >= 1 && n <= 65535 ? n : undefined;
+};
+
+/**
+ * The ports of `spec`'s own containers (and native sidecars not the mesh's) that a container of the mesh binds in the
+ * pod's shared network namespace: `present`, the mesh containers the pod carries (or will); `annotations`, the pod's
+ * (or its template's). A port moved by an annotation is judged at its value; one whose annotation is not a port number
+ * is not judged. Bounded: 32 containers of 64 ports each.
+ */
+export function portClashes(
+  m: Model,
+  mesh: MeshName,
+  namespace: string,
+  spec: Record<string, any>,
+  annotations: Readonly<Record<string, string>>,
+  present: readonly string[],
+): PortClash[] {
+  const p = profileOf(mesh);
+  const rows = (p.network?.podSpec?.ports ?? []).filter((r) => present.includes(r.container));
+  if (!rows.length) return [];
+  const ns = rows.some((r) => r.onNamespace) ? m.get('namespaces', '', namespace) : undefined;
+  const nsAnnotations = ns ? annotationsOf(ns) : {};
+  const binds: { row: (typeof rows)[number]; port: number; from: string }[] = [];
+  for (const row of rows) {
+    const own = row.annotation ? annotations[row.annotation] : undefined;
+    const set = own ?? (row.onNamespace && row.annotation ? nsAnnotations[row.annotation] : undefined);
+    if (set === undefined) binds.push({ row, port: row.port, from: 'its default' });
+    else {
+      const port = portValue(set);
+      const where = own !== undefined ? 'annotation' : `namespace ${namespace} annotation`;
+      if (port !== undefined) binds.push({ row, port, from: `${where} ${row.annotation}` });
+    }
+  }
+  const mine = new Set(injectedNamesOfAllReleases(p));
+  const own = [...containers(spec), ...initContainers(spec).filter((c) => c.restartPolicy === 'Always')].filter(
+    (c) => !mine.has(str(c.name) ?? ''),
+  );
+  const out: PortClash[] = [];
+  for (const c of own.slice(0, MAX_CONTAINERS)) {
+    const ports = Array.isArray(c.ports) ? c.ports.slice(0, MAX_PORTS) : [];
+    for (const cp of ports) {
+      if (!isObj(cp) || (cp.protocol !== undefined && cp.protocol !== 'TCP')) continue;
+      const b = binds.find((x) => x.port === cp.containerPort);
+      if (!b || out.some((o) => o.container === c.name && o.port === b.port)) continue;
+      out.push({
+        container: str(c.name) ?? '',
+        port: b.port,
+        owner: b.row.container,
+        serves: b.row.serves,
+        from: b.from,
+        ...(b.row.annotation ? { annotation: b.row.annotation } : {}),
+        source: b.row.source,
+      });
+    }
+  }
+  return out;
 }

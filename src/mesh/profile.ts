@@ -367,6 +367,23 @@ export interface PodSpecNeeds {
   }[];
   /** The operating systems its images are built for (every mesh: Linux only). */
   readonly os: { readonly images: 'linux'; readonly source: string };
+  /**
+   * The TCP ports a container binds in the pod's network namespace, which every container of the pod shares: an app
+   * container listening on one of them cannot start, or the proxy cannot (app-port-taken-by-proxy).
+   */
+  readonly ports?: readonly ProxyPort[];
+}
+
+/** A port an injected container binds (its default), and the pod annotation that moves it, where the mesh has one. */
+interface ProxyPort {
+  readonly container: string;
+  readonly port: number;
+  /** What it serves (a noun phrase: "its admin server"). */
+  readonly serves: string;
+  /** The pod annotation whose value is the port instead (the namespace's too where `onNamespace`). */
+  readonly annotation?: string;
+  readonly onNamespace?: true;
+  readonly source: string;
 }
 
 /** One setting of address ranges as read (mesh-wide or a pod's annotations): CIDR text, `*` for every address. */

@@ -18,6 +18,9 @@ import type { PodSpecNeeds } from '../profile.js';
 const SOURCE =
   'hashicorp/consul-k8s@a507b1d1 control-plane/connect-inject/webhook/consul_dataplane_sidecar.go (-addresses), container_init.go';
 
+const PORTS =
+  'hashicorp/consul-k8s@v1.0.0 control-plane/connect-inject/webhook/consul_dataplane_sidecar.go (ProxyDefaultInboundPort, -envoy-admin-bind-port)';
+
 export const consulPodNeeds: PodSpecNeeds = {
   dns: [
     {
@@ -37,4 +40,10 @@ export const consulPodNeeds: PodSpecNeeds = {
   ],
   token: [],
   os: { images: 'linux', source: 'hashicorp/consul-dataplane Dockerfile (Linux images)' },
+  // consul-dataplane's Envoy: its public listener on 20000 (control-plane/connect-inject/constants ProxyDefaultInboundPort,
+  // one more per service of a multi-port pod) and its admin server on 19000 (-envoy-admin-bind-port), consul-k8s 1.0 on.
+  ports: [
+    { container: 'consul-dataplane', port: 20000, serves: "Envoy's public (inbound) listener", source: PORTS },
+    { container: 'consul-dataplane', port: 19000, serves: "Envoy's admin server", source: PORTS },
+  ],
 };

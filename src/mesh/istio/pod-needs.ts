@@ -18,6 +18,7 @@
  */
 import type { PodSpecNeeds } from '../profile.js';
 
+const PORTS = 'istio/istio.io content/en/docs/ops/deployment/application-requirements/index.md (Ports used by Istio)';
 const TEMPLATE = 'istio/istio@86c9f01f manifests/charts/istio-control/istio-discovery/files/injection-template.yaml';
 
 export const istioPodNeeds: PodSpecNeeds = {
@@ -39,4 +40,20 @@ export const istioPodNeeds: PodSpecNeeds = {
     },
   ],
   os: { images: 'linux', source: 'istio/istio#27893, #39788 (Windows nodes are not supported)' },
+  // The sidecar's listeners every release binds (istio/istio.io content/en/docs/ops/deployment/application-requirements
+  // "Ports used by Istio": "applications should not use any of the ports used by Envoy"): the agent's status port moves
+  // with status.sidecar.istio.io/port (injection-template.yaml `statusPort`).
+  ports: [
+    { container: 'istio-proxy', port: 15000, serves: "Envoy's admin server", source: PORTS },
+    { container: 'istio-proxy', port: 15001, serves: "Envoy's outbound listener", source: PORTS },
+    { container: 'istio-proxy', port: 15006, serves: "Envoy's inbound listener", source: PORTS },
+    {
+      container: 'istio-proxy',
+      port: 15020,
+      serves: "the agent's status and merged metrics server",
+      annotation: 'status.sidecar.istio.io/port',
+      source: `${PORTS}; ${TEMPLATE} (statusPort)`,
+    },
+    { container: 'istio-proxy', port: 15090, serves: "Envoy's Prometheus telemetry", source: PORTS },
+  ],
 };

@@ -14,6 +14,9 @@ import type { PodSpecNeeds } from '../profile.js';
 
 const FACTORY = 'kumahq/kuma@348b6528 pkg/plugins/runtime/k8s/containers/factory.go';
 
+const PORTS =
+  'kumahq/kuma pkg/config/app/kuma-cp/kuma-cp.defaults.yaml (sidecarContainer redirectPortInbound, redirectPortOutbound, adminPort)';
+
 export const kumaPodNeeds: PodSpecNeeds = {
   dns: [
     {
@@ -31,4 +34,18 @@ export const kumaPodNeeds: PodSpecNeeds = {
     },
   ],
   os: { images: 'linux', source: 'kumahq/kuma tools/releases/dockerfiles/kuma-dp.Dockerfile (Linux images)' },
+  // kuma-dp's listeners: pkg/config/app/kuma-cp/kuma-cp.defaults.yaml runtime.kubernetes.injector.sidecarContainer
+  // (redirectPortInbound 15006, redirectPortOutbound 15001, adminPort 9901; kuma.io/envoy-admin-port moves the admin
+  // port from 1.5).
+  ports: [
+    {
+      container: 'kuma-sidecar',
+      port: 9901,
+      serves: "Envoy's admin server",
+      annotation: 'kuma.io/envoy-admin-port',
+      source: PORTS,
+    },
+    { container: 'kuma-sidecar', port: 15001, serves: "Envoy's outbound listener", source: PORTS },
+    { container: 'kuma-sidecar', port: 15006, serves: "Envoy's inbound listener", source: PORTS },
+  ],
 };

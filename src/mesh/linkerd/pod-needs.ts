@@ -18,6 +18,7 @@
  */
 import type { PodSpecNeeds } from '../profile.js';
 
+const PORTS = 'linkerd/linkerd2@b24cd405 charts/linkerd-control-plane/values.yaml proxy.ports; pkg/k8s/labels.go';
 const PROXY_TPL = 'linkerd/linkerd2@b24cd405 charts/partials/templates/_proxy.tpl';
 
 export const linkerdPodNeeds: PodSpecNeeds = {
@@ -45,4 +46,42 @@ export const linkerdPodNeeds: PodSpecNeeds = {
     },
   ],
   os: { images: 'linux', source: 'linkerd/linkerd2#2882 (the proxy does not run on Windows nodes)' },
+  // The proxy's four listeners: charts/linkerd-control-plane/values.yaml proxy.ports (admin 4191, control 4190,
+  // inbound 4143, outbound 4140; stable-2.10 charts/linkerd2/values.yaml alike), moved per pod or namespace by the
+  // config.linkerd.io/*-port annotations (pkg/k8s/labels.go; Mailu/helm-charts#63: dovecot's 4190 against the tap
+  // server).
+  ports: [
+    {
+      container: 'linkerd-proxy',
+      port: 4191,
+      serves: 'its admin server',
+      annotation: 'config.linkerd.io/admin-port',
+      onNamespace: true,
+      source: PORTS,
+    },
+    {
+      container: 'linkerd-proxy',
+      port: 4190,
+      serves: 'its control (tap) server',
+      annotation: 'config.linkerd.io/control-port',
+      onNamespace: true,
+      source: PORTS,
+    },
+    {
+      container: 'linkerd-proxy',
+      port: 4143,
+      serves: 'its inbound listener',
+      annotation: 'config.linkerd.io/inbound-port',
+      onNamespace: true,
+      source: PORTS,
+    },
+    {
+      container: 'linkerd-proxy',
+      port: 4140,
+      serves: 'its outbound listener',
+      annotation: 'config.linkerd.io/outbound-port',
+      onNamespace: true,
+      source: PORTS,
+    },
+  ],
 };
