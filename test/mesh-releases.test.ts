@@ -27,7 +27,8 @@ describe('release tables', () => {
           expect(order).toContain(r.to);
           expect(order.indexOf(r.from)).toBeLessThanOrEqual(order.indexOf(r.to));
         }
-        expect(r.source).toMatch(/@[0-9a-f]{8}|@[a-z]/);
+        // a commit, a tag (stable-2.14.0, v2.14.0, 1.5.0) or a release branch: a pinned reference
+        expect(r.source).toMatch(/@[0-9a-f]{8}|@[a-z]|@\d+\.\d+\.\d+/);
       }
       expect(t!.keys.length).toBeGreaterThan(20);
       for (const k of t!.keys) {

@@ -11,6 +11,8 @@
  * comparison. Where the kind is not read (a mesh's own resources, a kind read only by name) the
  * finding says it was not examined, and only while the workload shows the symptom: it wants pods and
  * has none, some run without the mesh's proxy, or some are not ready. A workload whose pods run meshed stays silent.
+ * A kind this run could not read there (a refused list, a namespace outside `-n`) is the coverage's to name, not a
+ * finding's: reading everything might show the object.
  * Addresses (issue 31, gen12refs): a value that is host[:port] names a Service resolved as the pod's resolver does
  * (a name without a namespace in the pod's own namespace), or as the control plane's registry does (extension
  * providers); the finding names where a Service of that name is, or that its namespace does not exist. The mesh's
@@ -143,7 +145,8 @@ export default defineCheck({
             affectedPods: Math.max(want, 1),
             evidence,
           };
-        } else if (r.state === 'not-read') {
+        } else if (r.state === 'not-read' && !r.unreadHere) {
+          // A kind meshdoctor never reads is said, with the symptom; one this run could not read is the coverage's.
           const proxy = profileOf(r.mesh).containers.proxy;
           const unmeshed = states.unmeshed.length;
           const notReady = states.active.filter((pod) => !ready(pod)).length;

@@ -37,12 +37,20 @@ interface ResolvedReference {
   readonly elsewhere?: readonly string[];
   /** A missing Service: its namespace does not exist (Namespaces were read). */
   readonly noNamespace?: boolean;
+  /**
+   * Not read because this run could not or was not asked to (a refused list, a namespace outside `-n`): the run's
+   * coverage names it; a finding would say what reading everything may not (the kind meshdoctor never reads is not).
+   */
+  readonly unreadHere?: true;
 }
 
 /** At most this many other namespaces holding a Service of the name are said. */
 const MAX_ELSEWHERE = 3;
 
-function resolve(m: Model, ref: Reference): Pick<ResolvedReference, 'state' | 'why' | 'elsewhere' | 'noNamespace'> {
+function resolve(
+  m: Model,
+  ref: Reference,
+): Pick<ResolvedReference, 'state' | 'why' | 'elsewhere' | 'noNamespace' | 'unreadHere'> {
   const t = ref.target;
   if (ref.mustBe)
     return ref.mustBe.name === t.name
@@ -55,9 +63,13 @@ function resolve(m: Model, ref: Reference): Pick<ResolvedReference, 'state' | 'w
     return { state: 'not-read', why: `meshdoctor reads ${t.kind} only by name, in the meshes' own namespaces` };
   // A namespace this run does not list (`check -n` elsewhere): its objects are unknown, not absent.
   if (ns && !m.seesNamespace(ns))
-    return { state: 'not-read', why: `${t.kind} in namespace ${ns} were not read in this run (its scope)` };
+    return {
+      state: 'not-read',
+      why: `${t.kind} in namespace ${ns} were not read in this run (its scope)`,
+      unreadHere: true,
+    };
   const unread = m.unread(t.kind, ns);
-  if (unread) return { state: 'not-read', why: `${t.title} objects were not read (${unread})` };
+  if (unread) return { state: 'not-read', why: `${t.title} objects were not read (${unread})`, unreadHere: true };
   if (m.get(t.kind, ns, t.name)) return { state: 'found', why: '' };
   const missing = {
     state: 'missing' as const,

@@ -27,7 +27,7 @@ export const LINKERD_PROBES: readonly ReleaseRow[] = [
   {
     from: '2.10',
     to: '2.10',
-    source: 'linkerd/linkerd2 stable-2.10 (no inbound policy)',
+    source: 'linkerd/linkerd2@stable-2.10.0 (no inbound policy: the policy controller came with stable-2.11.0)',
     probes: {
       unrewritten: { refused: 'passes', when: 'Linkerd 2.10 has no inbound policy', shows: [] },
       exclude: EXCLUDE,
@@ -38,7 +38,7 @@ export const LINKERD_PROBES: readonly ReleaseRow[] = [
   {
     from: '2.11',
     to: '2.11',
-    source: 'linkerd/linkerd2#7050, linkerd/linkerd2#7143 (stable-2.11: no probe authorized by default)',
+    source: 'linkerd/linkerd2@stable-2.11.0 policy-controller (no probe authorized by default); linkerd/linkerd2#7050, #7143',
     probes: {
       unrewritten: POLICY,
       exclude: EXCLUDE,
@@ -72,7 +72,7 @@ export const LINKERD_PROBES: readonly ReleaseRow[] = [
   {
     from: '2.14',
     source:
-      'linkerd/linkerd2 policy-controller/k8s/index/src/inbound/workload.rs (pod_http_probes), linkerd/linkerd2#9008',
+      'linkerd/linkerd2@stable-2.14.0 policy-controller/k8s/index/src/inbound/workload.rs (pod_http_probes), linkerd/linkerd2#9008',
     probes: {
       unrewritten: { ...POLICY, authorized: { handlers: ['httpGet'] } },
       exclude: EXCLUDE,
