@@ -52,30 +52,19 @@ export default defineCheck({
         namespace: b.injector!.namespace,
         name: b.injector!.name,
       };
+      const params = {
+        where,
+        meshTitle: p.title,
+        version: b.version.version,
+        bug: b.bug.id,
+        shows,
+        seen: b.seen,
+        text: b.bug.text,
+        fixedIn: b.bug.fixedIn,
+      };
       yield {
         mesh: b.mesh,
-        ...(agent
-          ? say(MESSAGES, 'agent', {
-              where,
-              meshTitle: p.title,
-              agent: agent.title,
-              version: b.version.version,
-              bug: b.bug.id,
-              shows,
-              seen: b.seen,
-              text: b.bug.text,
-              fixedIn: b.bug.fixedIn,
-            })
-          : say(MESSAGES, 'shown', {
-              where,
-              meshTitle: p.title,
-              version: b.version.version,
-              bug: b.bug.id,
-              shows,
-              seen: b.seen,
-              text: b.bug.text,
-              fixedIn: b.bug.fixedIn,
-            })),
+        ...(agent ? say(MESSAGES, 'agent', { ...params, agent: agent.title }) : say(MESSAGES, 'shown', params)),
         resource,
         affectedPods: b.bug.symptom.on === 'injector' ? 0 : b.pods.length,
         evidence: {
