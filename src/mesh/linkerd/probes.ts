@@ -38,7 +38,8 @@ export const LINKERD_PROBES: readonly ReleaseRow[] = [
   {
     from: '2.11',
     to: '2.11',
-    source: 'linkerd/linkerd2@stable-2.11.0 policy-controller (no probe authorized by default); linkerd/linkerd2#7050, #7143',
+    source:
+      'linkerd/linkerd2@stable-2.11.0 policy-controller (no probe authorized by default); linkerd/linkerd2#7050, #7143',
     probes: {
       unrewritten: POLICY,
       exclude: EXCLUDE,
