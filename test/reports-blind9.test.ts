@@ -34,6 +34,8 @@
  * warnings, a projected token the API server does not issue): istio/istio#22249 is named. 9/17, no longer blind.
  * Round 11 (gen10life, which had read this file's list): job-never-completes judges any pod meant to end by its
  * restartPolicy, whatever owns it: kumahq/kuma#2848 (the DummyJob's pod) is named. 10/17.
+ * Round 13 (gen13values, which had read this list): webhook-denied tells a Kuma denial that says a ContainerPatch's
+ * operation value is no JSON document (src/mesh/kuma/own-config.ts): kumahq/kuma-website#885 is named. 11/17.
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
@@ -162,7 +164,6 @@ const CASES: ReportCase[] = [
 reportCases('blind9', 'blind measurement 9: unseen real reports, the confirmed cause is named', CASES, [
   'linkerd-stable-2.10-pod-cidr-overlaps-node-network',
   'kuma-1.x-job-sidecar-not-terminated-1.7.0',
-  'kuma-1.x-containerpatch-value-not-json',
   'consul-secondary-dc-1.0.2-primary-0.46.1',
   'consul-0.x-webhook-cert-manager-untolerated-taint',
 ]);

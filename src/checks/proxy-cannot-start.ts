@@ -124,6 +124,7 @@ import { heldBy, WARNING_EVENTS, warningsClause } from '../facts/pod-warnings.js
 import { unschedulableMessage } from '../k8s/scheduling.js';
 import type { WarningSeen } from '../k8s/warnings.js';
 import { COMPONENT_STATES, downComponentOf } from '../facts/components.js';
+import { STORED_VALUES, storedImage } from '../facts/stored-values.js';
 
 const MESSAGES = messages({
   'cannot-start': "{pods} of {workload} cannot start: {mesh}'s {role} {container} {failure} ({status}): {cause}.",
@@ -930,18 +931,37 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
   if (first.kind === 'image') {
     const image = first.image ?? str(specOf(first.pod, first.container)?.image);
     const said = pullMessage(m, group, first);
-    const why = pullCause(said, first.pod, image, injectedNames(p));
+    // The injector wrote the image from a stored setting the installed release cannot use (src/facts/stored-values.ts):
+    // that is the cause, whatever the registry answers for the image.
+    const stored = storedImage(m, mesh, first.container, image);
+    const why = stored ? undefined : pullCause(said, first.pod, image, injectedNames(p));
     // Credentials: what the text said, or nothing it could say (a back-off only), and the install's own secrets.
-    const cp = !why || why.auth ? controlPlanePull(m, mesh, first.pod, image) : undefined;
+    const cp = !stored && (!why || why.auth) ? controlPlanePull(m, mesh, first.pod, image) : undefined;
+    const from = stored
+      ? `: the injector wrote it from ${stored.configMap ? `ConfigMap ${stored.configMap} key ${stored.rule.key ?? ''}, ${stored.rule.path}: ${stored.value}` : `its setting ${stored.rule.path}${stored.rule.helm ? ` (Helm value ${stored.rule.helm})` : ''}, ${stored.value}`}, which ${stored.release} cannot use: it needs ${stored.rule.expects}`
+      : '';
     return {
-      cause: `the node cannot pull its image ${image ?? '(not reported)'}${why ? `: ${why.cause}` : ''}${cp?.clause ?? ''}${said ? ` (the kubelet said: "${printable(said, 300)}")` : "; the kubelet's message was not kept"}`,
+      cause: `the node cannot pull its image ${image ?? '(not reported)'}${why ? `: ${why.cause}` : ''}${cp?.clause ?? ''}${from}${said ? ` (the kubelet said: "${printable(said, 300)}")` : "; the kubelet's message was not kept"}`,
       evidence: {
         image: image ?? null,
+        ...(stored
+          ? {
+              storedValue: `${stored.configMap ? `ConfigMap ${stored.configMap} ${stored.rule.key ?? ''} ` : ''}${stored.rule.path}: ${stored.value}`,
+              release: stored.release,
+              expects: stored.rule.expects,
+              source: stored.rule.source,
+            }
+          : {}),
         ...(said ? { message: printable(said, 300) } : {}),
         ...(why ? why.evidence : {}),
         ...(cp ? cp.evidence : {}),
       },
       fix: [
+        ...(stored
+          ? [
+              comment`correct ${lit(stored.rule.helm ?? stored.rule.path)} in the values the control plane is installed with, install again, then re-create the pods`,
+            ]
+          : []),
         ...(cp?.fix ?? why?.fix ?? []),
         ...p.runtime.image(cpNs),
         cmd`kubectl describe pod ${ctx.pod} -n ${w.namespace}`,
@@ -1925,6 +1945,7 @@ export default defineCheck<Evidence, typeof MESSAGES>({
     COMPONENT_STATES,
     CLUSTER_DNS_DOWN,
     NODE_LOCAL_DNS_DOWN,
+    STORED_VALUES,
   ],
   messages: MESSAGES,
   *run(m) {

@@ -36,16 +36,21 @@ import { printable } from '../util/errors.js';
 import { defineCheck, messages, meta, say } from './define.js';
 import { WORKLOAD_PROBLEMS } from '../facts/marker-problems.js';
 import { VALUE_RULES } from '../facts/releases.js';
+import { STORED_VALUES, storedRefusal } from '../facts/stored-values.js';
 
 const MESSAGES = messages({
   denied: "{workload} cannot create pods: {mesh}'s injection webhook {hook} denied them{reason}.",
   config:
     "{workload} cannot create pods: {mesh}'s injector ({hook}) fails on its own configuration, not on the pods: it {does} ConfigMap {configMap} key {key}{unread} and cannot parse the result: {reason}.",
+  'config-object':
+    "{workload} cannot create pods: {mesh}'s injector ({hook}) fails on its own configuration, not on the pods: it {does} {object} ({field}), which {means}: {reason}.",
+  'stored-value':
+    "{workload} cannot create pods: {mesh}'s injector ({hook}) fails on the configuration its install stored, not on the pods: ConfigMap {configMap} key {key} holds {path}: {value}, which {release} reads as {expects}. The injector says: {reason}.",
 });
 
 export default defineCheck({
   ...meta('webhook-denied'),
-  facts: [WORKLOAD_PROBLEMS, ADMISSION_CHAIN, WEBHOOK_TARGETS, VALUE_RULES],
+  facts: [WORKLOAD_PROBLEMS, ADMISSION_CHAIN, WEBHOOK_TARGETS, VALUE_RULES, STORED_VALUES],
   messages: MESSAGES,
   *run(m) {
     const groups = failedCreates(
@@ -76,31 +81,59 @@ export default defineCheck({
       const w = g.workload;
       const path = w ? w.templatePath.split('/').filter(Boolean).join('.') : 'spec.template';
       const where = `{.${path ? `${path}.` : ''}metadata.annotations}`;
+      // A value of the configuration the install stored that the installed release cannot use, named by the rule whose
+      // refusal this is (the release tables' `stored`, src/facts/stored-values.ts): that value, first.
+      const stored = storedRefusal(m, mesh, reason);
       // The injector failing on its own configuration (by the reason's structure, per the mesh's source): that object.
-      const own = p.install.ownConfig?.(reason, backend?.name);
-      const cm = own ? m.get('configmaps', cpNs, own.configMap) : undefined;
+      const own = stored ? undefined : p.install.ownConfig?.(reason, backend?.name);
+      const cm = own && !own.kind ? m.get('configmaps', cpNs, own.configMap) : undefined;
       // One cause, said once: a marker problem or a turned-off token another check reports explains the denial.
-      const cause = w && !own ? denialCause(m, w, mesh) : undefined;
+      const cause = w && !own && !stored ? denialCause(m, w, mesh) : undefined;
       const workload = `${r.kind} ${r.namespace}/${r.name}`;
+      const [storedNs, storedName] = (stored?.configMap ?? '').split('/') as [string, string];
       yield {
         mesh,
-        ...(own
-          ? say(MESSAGES, 'config', {
+        ...(stored
+          ? say(MESSAGES, 'stored-value', {
               workload,
               mesh: meshTitle(mesh),
               hook,
-              configMap: `${cpNs}/${own.configMap}`,
-              key: own.key,
-              does: own.does,
-              unread: cm ? '' : ' (not read: the name its install gives it)',
+              configMap: stored.configMap,
+              key: stored.rule.key ?? '',
+              path: stored.rule.path,
+              value: stored.value,
+              release: stored.release,
+              expects: stored.rule.expects,
               reason: printable(reason, 200),
             })
-          : say(MESSAGES, 'denied', {
-              workload: `${r.kind} ${r.namespace}/${r.name}`,
-              mesh: meshTitle(mesh),
-              hook,
-              reason: reason ? `: ${printable(reason, 200)}` : ' without explanation',
-            })),
+          : own?.kind
+            ? say(MESSAGES, 'config-object', {
+                workload,
+                mesh: meshTitle(mesh),
+                hook,
+                does: own.does,
+                object: `${own.kind} ${cpNs}/${own.configMap}`,
+                field: own.key,
+                means: own.means ?? 'it cannot read',
+                reason: printable(reason, 200),
+              })
+            : own
+              ? say(MESSAGES, 'config', {
+                  workload,
+                  mesh: meshTitle(mesh),
+                  hook,
+                  configMap: `${cpNs}/${own.configMap}`,
+                  key: own.key,
+                  does: own.does,
+                  unread: cm ? '' : ' (not read: the name its install gives it)',
+                  reason: printable(reason, 200),
+                })
+              : say(MESSAGES, 'denied', {
+                  workload: `${r.kind} ${r.namespace}/${r.name}`,
+                  mesh: meshTitle(mesh),
+                  hook,
+                  reason: reason ? `: ${printable(reason, 200)}` : ' without explanation',
+                })),
         resource: r,
         affectedPods: g.missing,
         ...(cause ? { causedBy: cause } : {}),
@@ -110,7 +143,21 @@ export default defineCheck({
           reason: reason || null,
           ...(annotation && !own ? { annotation } : {}),
           // The object the injector failed to read, named by the mesh (configMapRead: whether this run read it).
-          ...(own ? { configMap: `${cpNs}/${own.configMap}`, key: own.key, configMapRead: Boolean(cm) } : {}),
+          ...(own && !own.kind
+            ? { configMap: `${cpNs}/${own.configMap}`, key: own.key, configMapRead: Boolean(cm) }
+            : {}),
+          ...(own?.kind ? { object: `${own.kind} ${cpNs}/${own.configMap}`, field: own.key } : {}),
+          // The stored value the installed release cannot use, with the rule's source.
+          ...(stored
+            ? {
+                configMap: stored.configMap,
+                key: stored.rule.key ?? '',
+                storedValue: `${stored.rule.path}: ${stored.value}`,
+                release: stored.release,
+                expects: stored.rule.expects,
+                source: stored.rule.source,
+              }
+            : {}),
           // The webhooks the API server calls for the pod, in its order (the mesh's marked).
           ...(w ? { admissionChain: chainEvidence(admissionChainOf(m, w)) } : {}),
           count: g.count,
@@ -118,29 +165,43 @@ export default defineCheck({
           objects: [...g.objects].sort(),
           message: g.message,
         },
-        fix: own
+        fix: stored
           ? [
-              comment`the injector ${lit(own.does)} this key: a hand edit, a tool rewriting the chart or a value of the wrong type broke it`,
-              cmd`kubectl -n ${cpNs} get configmap ${own.configMap} -o jsonpath=${`{.data.${own.key}}`}`,
-              comment`restore it from the chart the control plane was installed with, its values corrected`,
+              comment`${lit(stored.rule.path)} in the stored Helm values is not what ${lit(stored.release)} reads: set it as ${lit(stored.rule.expects.replace(/[();'"]/g, ''))}`,
+              cmd`kubectl -n ${storedNs} get configmap ${storedName} -o jsonpath=${`{.data.${stored.rule.key ?? 'values'}}`}`,
+              comment`correct the value in the values the control plane is installed with, and install again`,
               ...reinstallCommands(m, mesh, cpNs, backend?.injector.name),
               comment`the controller retries the pods by itself once the injector reads a valid configuration`,
-              comment`the full error of the injector`,
-              cmd`kubectl -n ${cpNs} logs ${at} -c ${p.controlPlane.injector.container} --tail=200`,
             ]
-          : [
-              // Linked to its cause, whose fix comes first (the report says so): no guess at annotations.
-              ...(cause
-                ? []
-                : [
-                    annotation
-                      ? comment`correct or remove annotation ${annotation} on the pod template`
-                      : comment`the pod template annotations the injector validates`,
-                    cmd`kubectl get ${`${r.kind.toLowerCase()}/${r.name}`} -n ${r.namespace} -o jsonpath=${where}`,
-                  ]),
-              comment`the full error of the injector`,
-              cmd`kubectl -n ${cpNs} logs ${at} -c ${p.controlPlane.injector.container} --tail=200 | grep -i ${r.namespace}`,
-            ],
+          : own?.kind
+            ? [
+                comment`correct ${lit(own.key)} of ${lit(own.kind)} ${own.configMap}, as the injector's error above says`,
+                cmd`kubectl -n ${cpNs} get ${own.kind.toLowerCase().replace(/es$/, '')} ${own.configMap.split(', ')[0] ?? ''} -o yaml`,
+                comment`the controller retries the pods by itself once the injector can apply it`,
+              ]
+            : own
+              ? [
+                  comment`the injector ${lit(own.does)} this key: a hand edit, a tool rewriting the chart or a value of the wrong type broke it`,
+                  cmd`kubectl -n ${cpNs} get configmap ${own.configMap} -o jsonpath=${`{.data.${own.key}}`}`,
+                  comment`restore it from the chart the control plane was installed with, its values corrected`,
+                  ...reinstallCommands(m, mesh, cpNs, backend?.injector.name),
+                  comment`the controller retries the pods by itself once the injector reads a valid configuration`,
+                  comment`the full error of the injector`,
+                  cmd`kubectl -n ${cpNs} logs ${at} -c ${p.controlPlane.injector.container} --tail=200`,
+                ]
+              : [
+                  // Linked to its cause, whose fix comes first (the report says so): no guess at annotations.
+                  ...(cause
+                    ? []
+                    : [
+                        annotation
+                          ? comment`correct or remove annotation ${annotation} on the pod template`
+                          : comment`the pod template annotations the injector validates`,
+                        cmd`kubectl get ${`${r.kind.toLowerCase()}/${r.name}`} -n ${r.namespace} -o jsonpath=${where}`,
+                      ]),
+                  comment`the full error of the injector`,
+                  cmd`kubectl -n ${cpNs} logs ${at} -c ${p.controlPlane.injector.container} --tail=200 | grep -i ${r.namespace}`,
+                ],
       };
     }
   },

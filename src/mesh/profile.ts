@@ -896,6 +896,13 @@ export interface InjectorOwnConfig {
   readonly key: string;
   /** What the injector does with it, for the message: `renders its injection template from`. */
   readonly does: string;
+  /**
+   * The object's kind where it is no ConfigMap (`configMap` then names it, in the injector's namespace, and `key`
+   * its field): a resource of the mesh that this run does not read (Kuma's ContainerPatch).
+   */
+  readonly kind?: string;
+  /** For such an object, what the field must hold and why it failed, in words. */
+  readonly means?: string;
 }
 
 /** Repairs of the install: re-rendering it, its injector's memory, its webhook certificate. */

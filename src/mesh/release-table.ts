@@ -508,6 +508,50 @@ export interface KeyValueRule {
   readonly source: string;
 }
 
+/**
+ * A value of the mesh's own configuration, stored in the cluster by its install, that a span of releases cannot use
+ * (issue 31.6 and 31.7, gen13values): a Helm value kept in a ConfigMap of the control plane (a key of an older or newer
+ * release, a boolean where these releases read an object, a string they parse as a time), or an image these releases'
+ * injector takes from its configuration that no registry serves any more. The symptom is downstream (the injector
+ * refuses every pod, an injected container's image cannot be pulled): `fails` says which, so the finding about the
+ * symptom names the stored value.
+ */
+export interface StoredValueRule {
+  /**
+   * Where the install keeps it: `path` (dotted) of the Helm values in data key `key` of ConfigMap `configMap` in the
+   * control plane's namespace (revisioned copies `<configMap>-<revision>` too). Without `configMap`, a setting the
+   * injector takes from its own Deployment (`path` names it, the Helm value in `helm`): judged on the image injected.
+   */
+  readonly configMap?: string;
+  readonly key?: string;
+  readonly path: string;
+  /** The Helm value that sets it, where `path` is not one. */
+  readonly helm?: string;
+  /** The first and last release (names of `ReleaseTable.order`) that cannot use it; no `to`: to the newest. */
+  readonly from: string;
+  readonly to?: string;
+  /**
+   * What these releases cannot use there: a value of this YAML type; a string matching `matches`; a string not
+   * matching `unless` (regular expression sources).
+   */
+  readonly bad: {
+    readonly type?: 'boolean' | 'string' | 'number' | 'object';
+    readonly matches?: string;
+    readonly unless?: string;
+  };
+  /** What these releases read there instead, in words (a message says it after "which {release} reads as"). */
+  readonly expects: string;
+  /**
+   * What fails on it: the injector refuses the pods with a reason matching `says` (a regular expression source,
+   * case-insensitive); or the image of one of `containers` that the injector wrote from it cannot be pulled.
+   */
+  readonly fails:
+    | { readonly on: 'injection'; readonly says: string }
+    | { readonly on: 'image'; readonly containers: readonly string[] };
+  /** The chart files, templates or code and the tags or commits that say so. */
+  readonly source: string;
+}
+
 /** A mesh's releases: their order, the rows, the keys of its domain, and where the key tables come from. */
 export interface ReleaseTable {
   /** Release names, oldest first ("2.10", ..., "2.19"). */
@@ -540,4 +584,6 @@ export interface ReleaseTable {
   readonly templateOnly?: { readonly keys: readonly string[]; readonly source: string };
   /** The value types of known keys and what each release's injector does with a value it cannot parse (KeyValueRule). */
   readonly values?: readonly KeyValueRule[];
+  /** Values of the mesh's own stored configuration that spans of releases cannot use (StoredValueRule). */
+  readonly stored?: readonly StoredValueRule[];
 }

@@ -62,7 +62,20 @@ describe('webhook-denied: the injector cannot parse its own configuration', () =
         ?.key,
     ).toBe('values');
     // Meshes whose injector reads no configuration per request (Kuma, Consul): nothing is claimed.
-    expect(profileOf('kuma').install.ownConfig).toBeUndefined();
+    // Kuma: a ContainerPatch whose operation value is no JSON (kumahq/kuma-website#885), not another patch failure.
+    const kuma = profileOf('kuma').install.ownConfig!;
+    expect(
+      kuma(
+        'could not apply patches ["container-patch"]: json: error calling MarshalJSON for type *json.RawMessage: invalid character \'m\' after top-level value',
+        undefined,
+      ),
+    ).toMatchObject({ kind: 'ContainerPatch', configMap: 'container-patch' });
+    for (const r of [
+      'could not apply patches ["p"]: add operation does not apply: doc is missing path: "/resources/limits/cpu"',
+      'could not get ContainerPatch p',
+      'invalid character in annotation kuma.io/x',
+    ])
+      expect(kuma(r, undefined)).toBeUndefined();
     expect(profileOf('consul').install.ownConfig).toBeUndefined();
   });
 });

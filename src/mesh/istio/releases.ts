@@ -6,7 +6,7 @@
  * to the Istio release they are built from.
  */
 import type { KubernetesSupport } from '../profile.js';
-import type { ReleaseTable, ValueReading } from '../release-table.js';
+import type { ReleaseTable, StoredValueRule, ValueReading } from '../release-table.js';
 import { ISTIO_VALUES } from './key-values.js';
 import { ISTIO_1_11_BUGS, ISTIO_1_28_BUGS, ISTIO_OLDER_BUGS } from './release-bugs.js';
 import { ISTIO_ENDING } from './ending.js';
@@ -59,6 +59,36 @@ export const ISTIO_KUBERNETES: readonly KubernetesSupport[] = [
   { release: '1.25', min: '1.29', max: '1.32', source: PAGE },
   { release: '1.24', min: '1.28', max: '1.31', source: PAGE },
   { release: '1.23', min: '1.27', max: '1.30', source: PAGE },
+];
+
+/**
+ * Values of the injector ConfigMap's Helm values (istio-sidecar-injector[-<revision>], key `values`) that releases
+ * cannot use (issue 31.6/31.7, gen13values): the injection template reads them per pod, so every pod fails alike.
+ */
+const ISTIO_STORED: readonly StoredValueRule[] = [
+  {
+    configMap: 'istio-sidecar-injector',
+    key: 'values',
+    path: 'pilot.cni',
+    from: '1.22',
+    bad: { type: 'boolean' },
+    expects:
+      'an object: its injection template reads pilot.cni.enabled and pilot.cni.provider (write pilot.cni.enabled)',
+    fails: { on: 'injection', says: 'failed to run injection template' },
+    source:
+      'istio/istio@aaf597fb (1.22.0) manifests/charts/istio-control/istio-discovery/files/injection-template.yaml lines 48-143 (`or .Values.pilot.cni.enabled .Values.istio_cni.enabled`, `.Values.pilot.cni.provider`); @2ca3e986 (1.21.0) reads .Values.istio_cni.enabled only; istio/istio#51071',
+  },
+  {
+    configMap: 'istio-sidecar-injector',
+    key: 'values',
+    path: 'global.proxy_init.image',
+    from: '1.5',
+    bad: { matches: '(^|/)proxy_init(:|$)' },
+    expects: 'the image of istio-init, proxyv2 since 1.4 (no proxy_init image is published for 1.4 or later)',
+    fails: { on: 'image', containers: ['istio-init'] },
+    source:
+      'istio/istio@c4def934 (1.4.0) install/kubernetes/helm/istio/values.yaml lines 304-306 (global.proxy_init.image: proxyv2; @c2bd5959, 1.3.0: proxy_init); istio/istio#19131, #20764',
+  },
 ];
 
 /**
@@ -270,6 +300,7 @@ export const ISTIO_RELEASES: ReleaseTable = {
   keySource:
     'istio/api annotation/annotations.yaml, label/labels.yaml, label/label.go at 1.5.0 @891bf31f, 1.6.0 @2c1705ec, 1.10.0 @c42041d3, 1.16.0 @b9e5d446, 1.24.0 @9397ebf0, 1.28.0 @a5aa715c, 1.30.0 @a283232d and every minor tag between',
   values: ISTIO_VALUES,
+  stored: ISTIO_STORED,
   keys: [
     {
       key: 'istio.io/autoRegistrationGroup',

@@ -47,6 +47,7 @@ import { containers, podSpec } from '../../k8s/pods.js';
 import type { MeshContext } from '../context.js';
 import { annotationsOf, arr, isObj, labelsOf, nsOf } from '../../util/objects.js';
 import { daemonSetsNamed, templateEnv } from '../cni-install.js';
+import { kumaOwnConfig } from './own-config.js';
 import type { K8sObject } from '../../util/types.js';
 import { commandText, helmOption, helmUpgrade, type HelmRelease } from '../helm.js';
 import { valueAt } from '../config-values.js';
@@ -392,6 +393,7 @@ export const kuma = profileFrom(KUMA_DATA, {
     },
 
     install: {
+      ownConfig: kumaOwnConfig,
       reinstall: (ns, _injector, m) => [
         choice(text`re-render the control plane the way it was installed: run the one line for your install method`, [
           {

@@ -4,7 +4,7 @@
  * kumahq/kuma.
  */
 import type { KubernetesSupport } from '../profile.js';
-import type { ReleaseTable } from '../release-table.js';
+import type { ReleaseTable, StoredValueRule } from '../release-table.js';
 import { KUMA_VALUES } from './key-values.js';
 import { KUMA_1_8_BUGS, KUMA_CNI_BUGS } from './release-bugs.js';
 import { KUMA_ENDING } from './ending.js';
@@ -53,6 +53,24 @@ export const KUMA_KUBERNETES: readonly KubernetesSupport[] = [
     min: '1.25',
     max: '1.31',
     source: 'kumahq/kuma@948e6a43 (2.9.0) mk/dev.mk K8S_MIN_VERSION, K8S_MAX_VERSION',
+  },
+];
+
+/**
+ * Settings of Kuma's injector (its Deployment's environment, from the chart's values) that no release can use any
+ * more (issue 31.6/31.7, gen13values): judged on the images it injected.
+ */
+const KUMA_STORED: readonly StoredValueRule[] = [
+  {
+    path: 'KUMA_INJECTOR_SIDECAR_CONTAINER_IMAGE, KUMA_INJECTOR_INIT_CONTAINER_IMAGE',
+    helm: 'global.image.registry',
+    from: '1.0',
+    bad: { matches: '(^|/)kong-docker-kuma-docker\\.bintray\\.io/' },
+    expects:
+      'a registry that serves the images: Bintray, the default registry up to 1.1.4, was shut down on 1 May 2021, and the images moved to docker.io/kumahq (the default from 1.1.5)',
+    fails: { on: 'image', containers: ['kuma-sidecar', 'kuma-init'] },
+    source:
+      'kumahq/kuma@e8a272e6 (1.1.0) deployments/charts/kuma/values.yaml line 4 (global.image.registry kong-docker-kuma-docker.bintray.io); @04cf07f5 (#1901, in 1.1.5): docker.io/kumahq; kumahq/kuma#1884',
   },
 ];
 
@@ -176,6 +194,7 @@ export const KUMA_RELEASES: ReleaseTable = {
   domains: ['kuma.io', 'traffic.kuma.io'],
   keySource:
     'kumahq/kuma pkg/plugins/runtime/k8s/metadata/annotations.go and labels.go at each minor tag, 1.0.0 @0fd6b985 to v2.14.0 @51c6d381',
+  stored: KUMA_STORED,
   values: KUMA_VALUES,
   keys: [
     { key: 'kuma.io/application-probe-proxy-port', from: '2.9', does: 'a port for proxying application probes' },

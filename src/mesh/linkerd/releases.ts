@@ -7,7 +7,7 @@
  * containerd bump); later builds are "edge".
  */
 import type { KubernetesSupport } from '../profile.js';
-import type { ReleaseTable } from '../release-table.js';
+import type { ReleaseTable, StoredValueRule } from '../release-table.js';
 import { LINKERD_VALUES } from './key-values.js';
 import { LINKERD_2_10_BUGS, LINKERD_2_11_BUGS, LINKERD_2_12_BUGS, LINKERD_CNI_BUGS } from './release-bugs.js';
 import { LINKERD_ENDING } from './ending.js';
@@ -47,6 +47,37 @@ export const LINKERD_KUBERNETES: readonly KubernetesSupport[] = [
   { release: '2.12', min: '1.21', max: '1.24', source: OLDER },
   { release: '2.11', min: '1.17', max: '1.23', source: OLDER },
   { release: '2.10', min: '1.16', max: '1.23', source: OLDER },
+];
+
+/**
+ * Values of linkerd-config's Helm values (key `values`) that releases cannot use (issue 31.6/31.7, gen13values): the
+ * proxy injector decodes the whole file into its Values struct on every request (pkg/config/config.go Values), so a
+ * value of another type fails every injection: `failed to unmarshal JSON from: /var/run/linkerd/config/values`.
+ */
+const LINKERD_STORED: readonly StoredValueRule[] = [
+  {
+    configMap: 'linkerd-config',
+    key: 'values',
+    path: 'identity.issuer.crtExpiry',
+    from: '2.10',
+    to: '2.11',
+    bad: { type: 'string', unless: '^\\d{4}-\\d{2}-\\d{2}T' },
+    expects: "a time (RFC 3339, the issuer certificate's expiry) or no value",
+    fails: { on: 'injection', says: 'failed to unmarshal JSON from' },
+    source:
+      'linkerd/linkerd2@b10356a8 (stable-2.10.0) pkg/charts/linkerd2/values.go line 184 (CrtExpiry time.Time), @02064b02 (stable-2.11.0) line 195, gone by @0bd3f732 (stable-2.12.0); pkg/config/config.go Values; linkerd/linkerd2#6005',
+  },
+  {
+    configMap: 'linkerd-config',
+    key: 'values',
+    path: 'proxyInit.runAsRoot',
+    from: '2.12',
+    bad: { type: 'string' },
+    expects: 'a boolean (true or false, unquoted)',
+    fails: { on: 'injection', says: 'failed to unmarshal JSON from' },
+    source:
+      'linkerd/linkerd2@0bd3f732 (stable-2.12.0) pkg/charts/linkerd2/values.go line 131 (RunAsRoot bool), @a4bec904 (stable-2.14.0) line 137, @655bc6ce (edge-24.11.1) line 192; linkerd/linkerd2#11615',
+  },
 ];
 
 export const LINKERD_RELEASES: ReleaseTable = {
@@ -212,6 +243,7 @@ export const LINKERD_RELEASES: ReleaseTable = {
   keySource:
     'linkerd/linkerd2 pkg/k8s/labels.go and the keys its charts write (charts/partials, charts/linkerd-control-plane/templates) at stable-2.10.0 @b10356a8, 2.11.0 @02064b02, 2.12.0 @0bd3f732, 2.13.0 @775dc9fb, 2.14.0 @a4bec904, edge-24.2.4 @f0d861ea, edge-24.8.2 @332c4efa, edge-24.11.8 @43335fd9, edge-25.4.4 @0fe0ad01, edge-25.10.7 @0ebd74b0, version-2.20 @eadc1acf, edge-26.8.3 @19a0d90d',
   values: LINKERD_VALUES,
+  stored: LINKERD_STORED,
   keys: [
     {
       key: 'config.alpha.linkerd.io/proxy-enable-native-sidecar',
