@@ -79,7 +79,7 @@ const MESSAGES = messages({
   'no-webhook-can-select':
     'Namespace {namespace} asks {meshTitle} to inject {workloads}, but no {meshTitle} injection webhook can select this namespace, so it cannot be meshed{choose}.',
   'namespace-selector':
-    'Namespace {namespace} asks {meshTitle} to inject {workloads}, but its labels match the namespaceSelector of no {meshTitle} injection webhook, so {their} pods are not injected{choose}.',
+    'Namespace {namespace} asks {meshTitle} to inject {workloads}{withMarker}, but its labels match the namespaceSelector of no {meshTitle} injection webhook (one selects it once it has {needs}), so {their} pods are not injected{choose}.',
   'namespace-not-member':
     'Namespace {namespace} asks {meshTitle} to inject {workloads}, but it is not a member of the mesh: the injection webhooks select only namespaces labelled {label}={plane}, which {setBy} sets on the namespaces it lists, and {namespace} has no such label, so {their} pods are not injected{choose}.',
 });
@@ -407,7 +407,16 @@ export default defineCheck({
                     plane: member.plane,
                     setBy: member.setBy,
                   })
-                : say(MESSAGES, 'namespace-selector', { ...inNs, their });
+                : say(MESSAGES, 'namespace-selector', {
+                    ...inNs,
+                    their,
+                    // What the namespace carries and what a webhook selects: the two markers side by side
+                    // (a revision-only install beside the default label, a custom selector).
+                    withMarker: marker.present && marker.text ? ` with ${marker.text}` : '',
+                    needs: repair
+                      .map((c) => (c.value === undefined ? `${c.key} removed` : `${c.key}=${c.value}`))
+                      .join(', '),
+                  });
         // The namespace's owner opted out (e.g. Istio's istio-injection=disabled): no pod label
         // overrides that (templates/mutatingwebhook.yaml @86c9f01f: every webhook needs the label
         // absent or "enabled"), and relabelling the namespace would inject every other workload in

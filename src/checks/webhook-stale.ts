@@ -3,15 +3,17 @@
  * Service that no longer exists, while another configuration of the mesh calls a live one (an old
  * chart's or revision's configuration beside the new), or its whole namespace is gone (the mesh
  * was removed, its configuration was not: Helm does not delete what an older release created, and
- * `istioctl uninstall` of one revision leaves the others' tags).
+ * `istioctl uninstall` of one revision leaves the others' tags), or its injector is gone from a
+ * namespace that stays (the Service and every injector Deployment of the mesh deleted, Deployments
+ * read there: an uninstall that removed the injector and left its configuration and namespace).
  *
  * Why: the API server still calls it for every pod it selects: with failurePolicy Fail their
  * creation is refused ("failed calling webhook ... service not found"), with Ignore each call
  * fails (and waits for its timeout) before the pod is admitted as if it were not there.
  * When: Namespaces and the Services of the webhook's namespace were read (a namespace not read is
- * unknown, never gone). A lone configuration whose Service is missing in a namespace that exists is
- * a broken install, not a leftover: webhook-no-endpoints reports it, and leaves leftovers to this
- * check.
+ * unknown, never gone). A lone configuration whose Service is missing beside a running injector
+ * Deployment is a broken install, not a leftover: webhook-no-endpoints reports it, and leaves
+ * leftovers to this check.
  * Known false positives: a Service deleted a moment ago by an upgrade that re-creates it.
  * Fix: delete the leftover configuration (the live one, named, stays).
  */
@@ -44,7 +46,9 @@ export default defineCheck({
         ].sort();
         const why = c.namespaceGone
           ? `whose namespace no longer exists`
-          : `which no longer exists, while ${live.map((l) => l.name).join(', ')} ${live.length === 1 ? 'calls' : 'call'} a live injector`;
+          : live.length
+            ? `which no longer exists, while ${live.map((l) => l.name).join(', ')} ${live.length === 1 ? 'calls' : 'call'} a live injector`
+            : `which no longer exists, and no ${profileOf(mesh).title} injector Deployment is left in its namespace (uninstalled)`;
         const said = { config: c.name, meshTitle: profileOf(mesh).title, services: services.join(', '), why };
         yield {
           mesh,
@@ -63,6 +67,7 @@ export default defineCheck({
           evidence: {
             services,
             namespaceGone: c.namespaceGone,
+            injectorGone: c.injectorGone,
             liveConfigurations: live.map((l) => l.name),
             webhooks: c.webhooks.map((h) => ({ name: h.name, failurePolicy: h.failurePolicy })),
             workloads: c.workloads.map((w) => `${w.kind} ${w.namespace}/${w.name}`),
@@ -70,7 +75,9 @@ export default defineCheck({
           fix: [
             live.length
               ? comment`delete the leftover, the live configuration stays and injects the pods`
-              : comment`delete the leftover of a mesh that is no longer installed`,
+              : c.injectorGone
+                ? comment`delete the leftover of an injector that is no longer installed, or reinstall the mesh if it should inject`
+                : comment`delete the leftover of a mesh that is no longer installed`,
             cmd`kubectl delete mutatingwebhookconfiguration ${c.name}`,
           ],
         };

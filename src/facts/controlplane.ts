@@ -181,7 +181,7 @@ function injectorNamed(m: Model, mesh: MeshName, ns: string, deployment: K8sObje
 }
 
 /** A webhook backend short of its endpoints: what the injector checks need (no Endpoints read). */
-type WebhookTarget = Omit<WebhookBackend, 'endpointsFrom' | 'ready' | 'notReady'>;
+export type WebhookTarget = Omit<WebhookBackend, 'endpointsFrom' | 'ready' | 'notReady'>;
 
 export const WEBHOOK_TARGETS = defineFactFamily({
   id: 'webhook-targets',

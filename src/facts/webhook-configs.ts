@@ -7,11 +7,12 @@
 import { WORKLOAD_DECISION_INPUTS } from './decision.js';
 import { defineFactFamily } from '../k8s/fact.js';
 import type { K8sObject } from '../util/types.js';
-import { cmp } from '../util/objects.js';
+import { cmp, isObj, labelsOf, nameOf } from '../util/objects.js';
+import { labelsMatch, parseLabelSelector } from '../k8s/selector-text.js';
 import type { MeshName } from '../mesh/names.js';
 import type { MeshWebhook } from '../mesh/webhooks.js';
 import { profileOf } from '../mesh/registry.js';
-import { namespaceRead, webhookTargets, type Injector } from './controlplane.js';
+import { namespaceRead, webhookTargets, type Injector, type WebhookTarget } from './controlplane.js';
 import type { Model, Workload } from './model.js';
 
 /** One MutatingWebhookConfiguration of a mesh: its webhooks, the workloads it is called for, and its Service's standing. */
@@ -26,6 +27,11 @@ interface MeshConfig {
   stale: boolean;
   /** Its Service's namespace does not exist (Namespaces read). */
   namespaceGone: boolean;
+  /**
+   * Its namespace exists, but neither its Service nor any injector Deployment of the mesh is there
+   * (Deployments read in it): the injector was uninstalled, its configuration was not.
+   */
+  injectorGone: boolean;
   /** Some webhook of it calls a Service that exists. */
   live: boolean;
   /** The injector Deployment behind it, when it calls one Service. */
@@ -39,6 +45,27 @@ function serviceState(m: Model, h: MeshWebhook): 'exists' | 'missing' | 'gone' |
   if (m.readIn('namespaces', '') && m.has('namespaces') && !m.namespace(s.namespace)) return 'gone';
   if (!namespaceRead(m, s.namespace) || !m.readIn('services', s.namespace)) return 'unknown';
   return m.get('services', s.namespace, s.name) ? 'exists' : 'missing';
+}
+
+/**
+ * No injector of the mesh left where the webhook's Service was: Deployments were read in its namespace
+ * and none is the one found behind the webhook, named like the Service or like the mesh's injector,
+ * or runs pods its injector's usual selector picks. A Service deleted beside a running injector is
+ * a broken install (webhook-no-endpoints), not an uninstall.
+ */
+function injectorUninstalled(m: Model, mesh: MeshName, h: MeshWebhook, targets: WebhookTarget[]): boolean {
+  const s = h.service;
+  if (!s || !m.readIn('deployments', s.namespace) || !namespaceRead(m, s.namespace)) return false;
+  const t = targets.find((x) => x.namespace === s.namespace && x.name === s.name);
+  if (!t || t.injector.deployment || t.injector.external) return false;
+  const { injector } = profileOf(mesh).controlPlane;
+  const usual = parseLabelSelector(injector.podSelector);
+  return !m.inNamespace('deployments', s.namespace).some((d) => {
+    const name = nameOf(d);
+    if (name === s.name || injector.isDeployment(name)) return true;
+    const template = isObj(d.spec) && isObj(d.spec.template) ? d.spec.template : undefined;
+    return !('error' in usual) && labelsMatch(usual, labelsOf(template));
+  });
 }
 
 const CONFIG_STATES = defineFactFamily({
@@ -64,6 +91,10 @@ const CONFIG_STATES = defineFactFamily({
           webhooks,
           stale: states.length > 0 && states.every((s) => s === 'missing' || s === 'gone'),
           namespaceGone: states.length > 0 && states.every((s) => s === 'gone'),
+          injectorGone:
+            states.length > 0 &&
+            states.every((s) => s === 'missing') &&
+            webhooks.every((h) => injectorUninstalled(m, mesh, h, targets)),
           live: states.includes('exists'),
           ...(target ? { injector: target.injector } : {}),
         };
@@ -101,9 +132,10 @@ export function meshConfigs(m: Model, mesh: MeshName): MeshConfig[] {
 
 /**
  * A configuration left behind: its Service is gone, and either another configuration of the mesh
- * still calls a live one (an old chart's or revision's beside the new) or its whole namespace is
- * gone (the mesh was removed, its configuration not). A lone configuration whose Service is missing
- * in a namespace that exists is a broken install instead (webhook-no-endpoints).
+ * still calls a live one (an old chart's or revision's beside the new), or its whole namespace is
+ * gone, or no injector of the mesh is left in it (the mesh or its injector was removed, its
+ * configuration not). A lone configuration whose Service is missing beside a running injector is
+ * a broken install instead (webhook-no-endpoints).
  */
 export function leftoverConfigs(m: Model, mesh: MeshName): MeshConfig[] {
   const all = meshConfigs(m, mesh);
@@ -115,7 +147,7 @@ export function leftoverConfigs(m: Model, mesh: MeshName): MeshConfig[] {
 function leftoverNames(m: Model, mesh: MeshName): string[] {
   const all = configStates(m, mesh);
   const anyLive = all.some((c) => c.live);
-  return all.filter((c) => c.stale && (anyLive || c.namespaceGone)).map((c) => c.name);
+  return all.filter((c) => c.stale && (anyLive || c.namespaceGone || c.injectorGone)).map((c) => c.name);
 }
 
 /** Two configurations of one mesh called for the same workloads' pods. */

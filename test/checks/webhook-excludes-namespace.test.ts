@@ -98,7 +98,17 @@ checkCases('webhook-excludes-namespace', {
     {
       fixtures: 'fires-kuma.yaml',
       findings: ['Namespace shipping'],
-      said: [{ id: 'namespace-selector', params: { namespace: 'shipping', meshTitle: 'Kuma' } }],
+      said: [
+        {
+          id: 'namespace-selector',
+          params: {
+            namespace: 'shipping',
+            meshTitle: 'Kuma',
+            withMarker: '',
+            needs: 'kuma.io/sidecar-injection=disabled',
+          },
+        },
+      ],
     },
     {
       fixtures: 'fires-linkerd-object-selector.yaml',
@@ -109,7 +119,15 @@ checkCases('webhook-excludes-namespace', {
       fixtures: 'fires-linkerd.yaml',
       findings: ['Namespace batch', 'Namespace cert-manager'],
       said: [
-        { id: 'namespace-selector', params: { namespace: 'batch', workloads: '2 workloads' } },
+        {
+          id: 'namespace-selector',
+          params: {
+            namespace: 'batch',
+            workloads: '2 workloads',
+            withMarker: ' with annotation linkerd.io/inject=enabled',
+            needs: 'config.linkerd.io/admission-webhooks removed',
+          },
+        },
         { id: 'no-webhook-can-select', params: { namespace: 'cert-manager' } },
       ],
     },
@@ -138,13 +156,43 @@ describe('webhook-excludes-namespace: what it says', () => {
     );
   });
 
+  it('a revision-only install and a namespace with the default label: both markers named, and the fix moves it to the revision', () => {
+    const overlay = [
+      'apiVersion: v1',
+      'kind: Namespace',
+      'metadata: {name: billing, uid: ns-billing, labels: {kubernetes.io/metadata.name: billing, istio-injection: enabled}}',
+      '---',
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata: {name: invoices, namespace: billing, uid: dep-invoices}',
+      'spec:',
+      '  replicas: 1',
+      '  selector: {matchLabels: {app: invoices}}',
+      '  template:',
+      '    metadata: {labels: {app: invoices}}',
+      '    spec: {containers: [{name: invoices, image: invoices:1}]}',
+      '',
+    ].join('\n');
+    const snap = cluster('istio-revisions', [overlay]);
+    // The control: the healthy cluster's own configurations: the default-label webhooks are deactivated
+    // or absent, so only the revision label selects.
+    const [f, ...rest] = findings(snap, ['webhook-excludes-namespace']).filter((x) => x.resource.name === 'billing');
+    expect(rest).toEqual([]);
+    expect(f!.messageId).toBe('webhook-excludes-namespace/namespace-selector');
+    expect(f!.params).toMatchObject({
+      withMarker: ' with label istio-injection=enabled',
+      needs: expect.stringMatching(/^istio\.io\/rev=/),
+    });
+    expect(f!.fix.join('\n')).toMatch(/kubectl label namespace billing istio\.io\/rev=\S+/);
+  });
+
   it('the rendered text of a namespace both meshes would inject: the choice said at its end', () => {
     const fs = findings(cluster('both', ['checks/webhook-excludes-namespace/fires-both-meshes.yaml']), [
       'webhook-excludes-namespace',
     ]).filter((f) => f.resource.name === 'edge');
     expect(fs.map((f) => f.message).sort()).toEqual([
       `Namespace edge asks Istio to inject 1 workload, but no installed webhook serves its revision canary, so its pods are not injected${BOTH}.`,
-      `Namespace edge asks Linkerd to inject 1 workload, but its labels match the namespaceSelector of no Linkerd injection webhook, so its pods are not injected${BOTH}.`,
+      `Namespace edge asks Linkerd to inject 1 workload with annotation linkerd.io/inject=enabled, but its labels match the namespaceSelector of no Linkerd injection webhook (one selects it once it has config.linkerd.io/admission-webhooks removed), so its pods are not injected${BOTH}.`,
     ]);
   });
 });

@@ -33,11 +33,67 @@ checkCases('webhook-stale', {
       fixtures: 'fires-kuma-old-service.yaml',
       findings: ['MutatingWebhookConfiguration kuma-admission-mutating-webhook-configuration-old'],
     },
+    ...(
+      [
+        [
+          'fires-istio-1.5-injector-uninstalled.yaml',
+          'istio-sidecar-injector',
+          'istio-system/istio-sidecar-injector',
+          'Istio',
+        ],
+        [
+          'fires-linkerd-injector-uninstalled.yaml',
+          'linkerd-proxy-injector-webhook-config',
+          'linkerd/linkerd-proxy-injector',
+          'Linkerd',
+        ],
+        [
+          'fires-consul-injector-uninstalled.yaml',
+          'consul-connect-injector',
+          'consul/consul-connect-injector',
+          'Consul',
+        ],
+      ] as const
+    ).map(([fixtures, config, services, meshTitle]) => ({
+      fixtures,
+      findings: [`MutatingWebhookConfiguration ${config}`],
+      said: [
+        {
+          id: 'left-behind-called',
+          params: {
+            config,
+            services,
+            why: `which no longer exists, and no ${meshTitle} injector Deployment is left in its namespace (uninstalled)`,
+          },
+        },
+      ],
+    })),
   ],
-  silent: [{ fixtures: 'ok-istio-lone-service-missing.yaml' }, { fixtures: 'ok-linkerd-second-config-live.yaml' }],
+  silent: [
+    { fixtures: 'ok-istio-lone-service-missing.yaml' },
+    { fixtures: 'ok-linkerd-second-config-live.yaml' },
+    { fixtures: 'ok-linkerd-service-gone-injector-runs.yaml' },
+  ],
 });
 
 describe('webhook-stale: evidence, fix, and webhook-no-endpoints', () => {
+  it('an uninstalled injector: the leftover is deleted or the mesh reinstalled; reported once; not when the Deployments were not read there', () => {
+    const snap = cluster('linkerd', [`${dir}/fires-linkerd-injector-uninstalled.yaml`]);
+    const all = ['webhook-stale', 'webhook-no-endpoints', 'injector-unavailable'];
+    const [f, ...rest] = findings(snap, all);
+    expect(rest).toEqual([]);
+    expect(f!.id).toBe('webhook-stale');
+    expect(f!.evidence).toMatchObject({ namespaceGone: false, injectorGone: true, liveConfigurations: [] });
+    expect(f!.fix).toEqual([
+      '# delete the leftover of an injector that is no longer installed, or reinstall the mesh if it should inject',
+      'kubectl delete mutatingwebhookconfiguration linkerd-proxy-injector-webhook-config',
+    ]);
+    // The Deployments of the injector's namespace refused: not read is not gone (and that namespace's
+    // Service standing is unknown too: nothing is said of it).
+    const refused = { ...snap, unavailableIn: { deployments: { linkerd: 'forbidden' } } };
+    expect(ids(findings(refused, all))).toEqual([]);
+  });
+
   it('names the leftover and the live configuration, and deletes the leftover', () => {
     const [f] = findings(cluster('istio', [`${dir}/fires-istio-old-revision-service-gone.yaml`]), ['webhook-stale']);
     expect(f!.message).toBe(
