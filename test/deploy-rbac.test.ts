@@ -31,6 +31,7 @@ import {
   writeTokenKubeconfig,
   type KubeApiServer,
 } from './helpers/kube-apiserver.js';
+import { until } from './helpers/until.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const SA = 'system:serviceaccount:meshdoctor:meshdoctor';
@@ -119,10 +120,9 @@ describe.skipIf(!APISERVER_SH_FOUND)('deploy/ on a real kube-apiserver', () => {
     });
     sa = new KubeClient(k.server, { ca: k.caPem }, token);
     // RBAC reaches the authorizer's cache asynchronously: wait for the last binding to count.
-    const end = Date.now() + 15_000;
-    while (!(await can('get', 'configmaps', 'istio-system', 'istio')) && Date.now() < end)
-      await new Promise((r) => setTimeout(r, 100));
-  }, 120_000);
+    // (test/helpers/until.ts: a deadline that only ends a hang, at any load.)
+    await until(() => can('get', 'configmaps', 'istio-system', 'istio'), 15_000, 'the last binding authorized');
+  }, 300_000);
   afterAll(async () => {
     sa?.close();
     await k?.stop();
@@ -238,8 +238,7 @@ describe.skipIf(!APISERVER_SH_FOUND)('deploy/ on a real kube-apiserver', () => {
         for (const name of names) if (!(await can('get', 'secrets', ns, name))) return false;
       return true;
     };
-    const end = Date.now() + 15_000;
-    while (!(await every()) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+    await until(every, 15_000, 'every opt-in binding authorized');
     expect(await every()).toBe(true);
   });
 

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeApiServer } from './kube-apiserver.js';
-import { until } from './until.js';
+import { until, within } from './until.js';
 
 /** Running (a zombie no one reaps, as the script's setsid children become here, is not). */
 const alive = (pid: number) => {
@@ -26,7 +26,7 @@ export async function restartKubeApiServer(kube: KubeApiServer, whileDown?: () =
   const args = readFileSync(`/proc/${pid}/cmdline`).toString('utf8').split('\0').filter(Boolean);
   process.kill(pid, 'SIGTERM');
   // Its graceful shutdown may wait for long-running requests (watches): then it is killed, as a crash would.
-  await until(() => !alive(pid), 5_000, 'kube-apiserver stopped').catch(() => process.kill(pid, 'SIGKILL'));
+  if (!(await within(() => !alive(pid), 5_000))) process.kill(pid, 'SIGKILL');
   await until(() => !alive(pid), 15_000, 'kube-apiserver killed');
   await whileDown?.();
   const log = openSync(join(kube.dir, 'kube-apiserver.log'), 'a');
