@@ -14,7 +14,10 @@
  * rewritten, and the kubelet's Unhealthy events for that container and probe kind quote the failure the refusal
  * gives (the release row's `shows`). Why it was not rewritten: the release does not rewrite that kind or handler, the
  * pod annotation turned it off, the pod's other containers were rewritten and this one not (added after injection by
- * another webhook), or else the install's setting was off.
+ * another webhook), or else the install's setting was off. Where no kubelet event of the probe was read (they last about
+ * an hour), the container's status is the evidence, and the finding says the refusal is not confirmed
+ * (src/facts/app-probes.ts `byStatus`: a startup probe not passed past its budget or after restarts, a readiness probe
+ * not passed past its budget, beside a ready proxy; kumahq/kuma#4020, istio/istio#36314).
  * Silent: a rewritten probe (its failure is the app's), a port excluded from inbound capture or inbound redirection
  * off, exec and tcpSocket probes, a failure text the refusal does not give (an HTTP 500 is the app's answer), a
  * Linkerd policy read that admits unauthenticated clients, and a workload whose unmeshed pods fail the same probe (the
@@ -38,6 +41,8 @@ import { defineCheck, messages, meta, say } from './define.js';
 const MESSAGES = messages({
   refused:
     '{pods} of {workload}: the {kinds} of container {container} ({probes}) {fail} through the {meshTitle} proxy: {failed}. {why}, so the kubelet reaches the proxy in plaintext, and {refusal}. Its proxy runs {version}: {how}.',
+  'by-status':
+    "{pods} of {workload}: the {kinds} of container {container} ({probes}) {fail} not passed, as its status shows: {failed}; no kubelet event of it was read (events last about an hour). {why}, so the kubelet reaches the {meshTitle} proxy in plaintext, and {refusal}: the likely cause, which the kubelet's words would confirm. Its proxy runs {version}: {how}.",
 });
 
 const WHY: Record<ProbeThroughProxy['why'], string> = {
@@ -61,9 +66,9 @@ export default defineCheck({
   facts: [APP_WORKLOADS, MESHES, APP_PROBE_EVENTS],
   messages: MESSAGES,
   *run(m) {
+    // Events not read: neither a failure nor its absence is known (the status path needs to know none was read).
     if (!m.has('events')) return;
     const ev = m.fact(APP_PROBE_EVENTS);
-    if (!ev.failed.size) return;
     for (const mesh of meshesAllowed(m).filter((x) => m.meshPossible(x))) {
       const p = profileOf(mesh);
       for (const w of m.appWorkloads) {
@@ -72,7 +77,7 @@ export default defineCheck({
         const nsAnn = annotationsOf(m.namespace(w.namespace));
         const hits: ({ pod: string } & RefusedProbe)[] = [];
         for (const pod of pods.slice(0, 200))
-          for (const x of refusedProbes(m, p, w, pod, nsAnn, ev)) hits.push({ pod: nameOf(pod), ...x });
+          for (const x of refusedProbes(m, p, w, pod, nsAnn, ev, true)) hits.push({ pod: nameOf(pod), ...x });
         if (!hits.length) continue;
         const KIND_ORDER = ['liveness', 'readiness', 'startup'];
         hits.sort((a, b) =>
@@ -90,7 +95,7 @@ export default defineCheck({
         // One finding per container of the workload and reason its probes were not rewritten, its kinds together.
         const groups = new Map<string, typeof hits>();
         for (const x of hits) {
-          const id = `${x.t.probe.container}/${x.t.why}`;
+          const id = `${x.t.probe.container}/${x.t.why}/${x.failure ? 'events' : 'status'}`;
           if (!groups.has(id) && groups.size >= 8) continue;
           groups.set(id, [...(groups.get(id) ?? []), x]);
         }
@@ -123,9 +128,15 @@ export default defineCheck({
               ? t.unmatched
                 ? `${t.unmatched.what} (${t.unmatched.source}), so under its default inbound policy ${policy} the proxy answers 403`
                 : `its default inbound policy ${policy} admits no unauthenticated client: the proxy answers 403`
-              : `${u.when} (the mesh's mTLS mode was not read: the kubelet's failure is the evidence)`;
+              : first.failure
+                ? `${u.when} (the mesh's mTLS mode was not read: the kubelet's failure is the evidence)`
+                : `${u.when} (the mesh's mTLS mode was not read)`;
           const failures = inFirst
-            .map((x) => `${plural(x.failure.count, `${x.t.probe.kind} failure`)} ("${x.failure.message}")`)
+            .map((x) =>
+              x.failure
+                ? `${plural(x.failure.count, `${x.t.probe.kind} failure`)} ("${x.failure.message}")`
+                : (x.status ?? ''),
+            )
             .join('; ');
           const kills = inFirst.reduce((n, x) => n + x.kills, 0);
           const killsText = kills ? `, killed ${plural(kills, 'time')} for a failed probe` : '';
@@ -136,15 +147,15 @@ export default defineCheck({
               : undefined;
           yield {
             mesh,
-            ...say(MESSAGES, 'refused', {
+            ...say(MESSAGES, first.failure ? 'refused' : 'by-status', {
               pods: plural(podNames.length, 'pod'),
               workload: `${w.kind} ${w.namespace}/${w.name}`,
               kinds: kindsText,
               container: t.probe.container,
               probes: inFirst.map((x) => `${x.t.probe.kind} ${probeText(x.t.probe)}`).join(', '),
-              fail: agree(kinds.length, 'fails', 'fail'),
+              fail: first.failure ? agree(kinds.length, 'fails', 'fail') : agree(kinds.length, 'has', 'have'),
               meshTitle: p.title,
-              failed: `${failures} in the events read${killsText}${restartsText}`,
+              failed: first.failure ? `${failures} in the events read${killsText}${restartsText}` : failures,
               why,
               refusal,
               version: h.version,
@@ -160,7 +171,8 @@ export default defineCheck({
                 port: x.t.probe.port ?? null,
                 ...(x.t.probe.portName ? { portName: x.t.probe.portName } : {}),
                 ...(x.t.probe.path ? { path: x.t.probe.path } : {}),
-                unhealthy: { message: x.failure.message, count: x.failure.count },
+                ...(x.failure ? { unhealthy: { message: x.failure.message, count: x.failure.count } } : {}),
+                ...(x.status ? { status: x.status } : {}),
                 killedForProbe: x.kills,
               })),
               notRewritten: t.why,

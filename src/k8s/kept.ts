@@ -144,6 +144,10 @@ const PROBE: KeepFields = {
     tcpSocket: { fields: { port: 'all' } },
     grpc: { fields: { port: 'all' } },
     exec: { fields: {} },
+    // The budget the kubelet gives it (app-probe-through-proxy judges a probe from the container's status after it).
+    initialDelaySeconds: 'number',
+    periodSeconds: 'number',
+    failureThreshold: 'number',
   },
 };
 

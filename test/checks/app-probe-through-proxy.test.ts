@@ -16,6 +16,13 @@ checkCases('app-probe-through-proxy', {
     { fixtures: 'fires-kuma-1.x-startup-not-rewritten.yaml', findings: ['Deployment orders/payments'] },
     { fixtures: 'fires-kuma-grpc-before-probe-proxy.yaml', findings: ['Deployment orders/ledger'] },
     { fixtures: 'fires-consul-overwrite-probes-off.yaml', findings: ['Deployment catalog/pricing'] },
+    // No kubelet event read: the container's status is the evidence (istio/istio#36314, #24203, linkerd/linkerd2#7050).
+    { fixtures: 'fires-istio-grpc-readiness-status-only.yaml', findings: ['Deployment store/etcd'] },
+    { fixtures: 'fires-istio-1.5-startup-status-only.yaml', findings: ['Deployment store/api'] },
+    {
+      fixtures: 'fires-linkerd-stable-2.10-2.11-authenticated-status-only.yaml',
+      findings: ['Deployment billing/billing'],
+    },
   ],
   silent: [
     { fixtures: 'ok-istio-rewritten-probe-app-fails.yaml' },
@@ -25,6 +32,11 @@ checkCases('app-probe-through-proxy', {
     { fixtures: 'ok-tcp-and-exec-probes.yaml' },
     { fixtures: 'ok-linkerd-deny-probes-authorized.yaml' },
     { fixtures: 'ok-linkerd-2.11-unauthenticated-policy.yaml' },
+    { fixtures: 'ok-istio-grpc-readiness-within-budget.yaml' },
+    { fixtures: 'ok-istio-grpc-readiness-unmeshed-pod-too.yaml' },
+    { fixtures: 'ok-istio-1.5-startup-proxy-not-ready.yaml' },
+    { fixtures: 'ok-kuma-1.x-startup-rewritten-status-only.yaml' },
+    { fixtures: 'ok-linkerd-stable-2.10-2.11-policy-not-read-status-only.yaml' },
   ],
 });
 
@@ -56,5 +68,26 @@ describe('app-probe-through-proxy', () => {
 
     const g = one('kuma', 'fires-kuma-grpc-before-probe-proxy');
     expect(g.fix.join('\n')).toContain('Kuma 2.9 and later let this probe through');
+  });
+
+  it('without a kubelet event, says what the container status shows and that the refusal is not confirmed', () => {
+    const r = one('istio', 'fires-istio-grpc-readiness-status-only');
+    expect(r.messageId).toBe('app-probe-through-proxy/by-status');
+    expect(r.message).toContain('the readiness probe of container etcd (readiness grpc 2379) has not passed');
+    expect(r.message).toContain('past its readiness budget of 40s and is not ready');
+    expect(r.message).toContain('no kubelet event of it was read');
+    expect(r.message).toContain('This release does not rewrite a grpc readiness probe');
+    expect(r.fix.join('\n')).toContain('Istio 1.13 and later let this probe through');
+    const probes = (r.evidence as { probes: { status?: string; unhealthy?: unknown }[] }).probes;
+    expect(probes[0]!.unhealthy).toBeUndefined();
+    expect(probes[0]!.status).toContain('is not ready');
+
+    const s = one('istio-1.5', 'fires-istio-1.5-startup-status-only');
+    expect(s.message).toContain('without passing its startup probe (started: false, 7 restarts)');
+    expect(s.fix.join('\n')).toContain('Istio 1.7 and later let this probe through');
+
+    const l = one('linkerd-stable-2.10', 'fires-linkerd-stable-2.10-2.11-authenticated-status-only');
+    expect(l.message).toContain('all-authenticated, on the namespace,');
+    expect(l.message).toContain('403');
   });
 });
