@@ -12,8 +12,9 @@ import { defineFact } from '../k8s/fact.js';
 import { podHealth } from '../k8s/health.js';
 import { containers, initContainers, isActive, podSpec } from '../k8s/pods.js';
 import type { K8sObject } from '../util/types.js';
-import { annotationsOf, arr, isObj, labelsOf, nameOf, str } from '../util/objects.js';
+import { annotationsOf, arr, isObj, labelOf, labelsOf, nameOf, str } from '../util/objects.js';
 import type { MeshName } from '../mesh/names.js';
+import type { ControlPlaneComponent } from '../mesh/profile.js';
 import type { VersionRead } from '../mesh/profile.js';
 import type { BugTrigger, KnownBug } from '../mesh/release-table.js';
 import { profileOf } from '../mesh/registry.js';
@@ -22,7 +23,7 @@ import { compareSemver, containerVersion } from '../mesh/versions.js';
 import { injectedNames } from '../mesh/proxy.js';
 import { podsCarrying } from './pods.js';
 import { injectors, type Injector } from './controlplane.js';
-import type { Model, Workload } from './model.js';
+import { MESHES, type Model, type Workload } from './model.js';
 import { injectorsFor, proxyVersion } from './versions.js';
 
 /** One bug shown: where, the version that places it in the affected range, and what the cluster shows. */
@@ -170,6 +171,22 @@ function headlessSelecting(m: Model, pod: K8sObject): string | undefined {
     : undefined;
 }
 
+/**
+ * The pod may show a pod symptom: a container (init or app) waiting, or terminated now or last, or a sandbox failure
+ * about it. False: every pod symptom (waitingWith, terminatedWith, sandboxWith) is absent, whatever the bug.
+ */
+function mayShow(pod: K8sObject, sandbox: ReadonlyMap<string, string[]>): boolean {
+  if (sandbox.size && sandbox.has(`${str(pod.metadata?.namespace) ?? ''}/${nameOf(pod)}`)) return true;
+  if (!isObj(pod.status)) return false;
+  for (const list of [pod.status.initContainerStatuses, pod.status.containerStatuses]) {
+    if (!Array.isArray(list)) continue;
+    for (const c of list)
+      if (isObj(c) && (isObj(c.state?.waiting) || isObj(c.state?.terminated) || isObj(c.lastState?.terminated)))
+        return true;
+  }
+  return false;
+}
+
 /** What a pod shows of a pod symptom, quoted; undefined: not shown. */
 const podShows = (
   pod: K8sObject,
@@ -225,42 +242,85 @@ function injectedBy(pod: K8sObject, name: string): VersionRead | undefined {
   return containerVersion(c, `container ${String(c?.name ?? name)}`);
 }
 
-/**
- * The release of a mesh component's pods per node (a node agent: the CNI installer), read from the image tag of
- * their first container whose tag is x.y.z: component id -> node -> version. Pods of namespaces the run does not see
- * are left out (live and offline runs agree); a node whose agent pods disagree is left out (a rollout: not told).
- */
-function componentReleases(m: Model, mesh: MeshName, ids: readonly string[]): Map<string, Map<string, VersionRead>> {
-  const out = new Map<string, Map<string, VersionRead>>();
-  const comps = (profileOf(mesh).components ?? []).filter((c) => ids.includes(c.id));
-  if (!comps.length) return out;
-  for (const c of comps) out.set(c.id, new Map());
-  const mixed = new Set<string>();
-  for (const pod of m.list('pods').slice(0, 20_000)) {
-    const node = str(podSpec(pod as { spec?: unknown }).nodeName);
-    if (!node || !isActive(pod) || !m.seesNamespace(str(pod.metadata?.namespace) ?? '')) continue;
-    const labels = labelsOf(pod);
-    for (const c of comps) {
-      if (!c.podLabels.some((set) => Object.entries(set).every(([k, v]) => labels[k] === v))) continue;
-      const read = containers(podSpec(pod as { spec?: unknown }))
-        .slice(0, 8)
-        .map((x) =>
-          containerVersion(x, `${c.title} pod ${str(pod.metadata?.namespace)}/${nameOf(pod)} container ${str(x.name)}`),
-        )
-        .find((v) => v !== undefined);
-      if (!read) continue;
-      const byNode = out.get(c.id)!;
-      const had = byNode.get(node);
-      if (had && had.version !== read.version) mixed.add(`${c.id}\u0000${node}`);
-      else byNode.set(node, read);
-    }
-  }
-  for (const k of mixed) {
-    const [id, node] = k.split('\u0000') as [string, string];
-    out.get(id)?.delete(node);
-  }
-  return out;
+/** The node agents (component ids) whose release a pod bug of the mesh is judged by (componentFrom). */
+function agentIds(p: ReturnType<typeof profileOf>): string[] {
+  return [
+    ...new Set(
+      allBugs(p.versions?.releases).flatMap((b) =>
+        b.symptom.on === 'pod' && b.symptom.componentFrom ? [b.symptom.componentFrom] : [],
+      ),
+    ),
+  ];
 }
+
+/**
+ * The release of each installed mesh's node agents per node (the components a pod bug's componentFrom names: the CNI
+ * installer), read from the image tag of their pods' first container whose tag is x.y.z: mesh -> component id -> node
+ * -> version. One pass over the pods for every mesh (issue 33: not one per mesh), each pod asked one label of each
+ * component before anything else. Pods of namespaces the run does not see are left out (live and offline runs agree);
+ * a node whose agent pods disagree is left out (a rollout: not told).
+ */
+const NODE_AGENT_RELEASES = defineFact({
+  id: 'node-agent-releases',
+  inputs: [...new Set([...MESHES.inputs, 'pods' as const])],
+  compute: (m: Model): Map<MeshName, Map<string, Map<string, VersionRead>>> => {
+    const out = new Map<MeshName, Map<string, Map<string, VersionRead>>>();
+    const wanted: {
+      c: ControlPlaneComponent;
+      sets: (readonly [string, string])[][];
+      byNode: Map<string, VersionRead>;
+      mixed: Set<string>;
+    }[] = [];
+    const agentsOf: { byId: Map<string, Map<string, VersionRead>>; mixed: Set<string> }[] = [];
+    for (const { mesh } of m.meshes) {
+      const p = profileOf(mesh);
+      const ids = agentIds(p);
+      const byId = new Map<string, Map<string, VersionRead>>();
+      out.set(mesh, byId);
+      const comps = (p.components ?? []).filter((c) => ids.includes(c.id));
+      for (const c of comps) byId.set(c.id, new Map());
+      const mixed = new Set<string>();
+      agentsOf.push({ byId, mixed });
+      for (const c of comps)
+        wanted.push({ c, sets: c.podLabels.map((set) => Object.entries(set)), byNode: byId.get(c.id)!, mixed });
+    }
+    if (!wanted.length) return out;
+    const pods = m.list('pods');
+    for (let i = 0; i < pods.length && i < 20_000; i++) {
+      const pod = pods[i]!;
+      let spec: Record<string, any> | undefined;
+      let node: string | undefined;
+      for (const w of wanted) {
+        if (!w.sets.some((set) => set.every(([k, v]) => labelOf(pod, k) === v))) continue;
+        if (!spec) {
+          spec = podSpec(pod as { spec?: unknown });
+          node = str(spec.nodeName);
+        }
+        if (!node || !isActive(pod) || !m.seesNamespace(str(pod.metadata?.namespace) ?? '')) break;
+        const c = w.c;
+        const read = containers(spec)
+          .slice(0, 8)
+          .map((x) =>
+            containerVersion(
+              x,
+              `${c.title} pod ${str(pod.metadata?.namespace)}/${nameOf(pod)} container ${str(x.name)}`,
+            ),
+          )
+          .find((v) => v !== undefined);
+        if (!read) continue;
+        const had = w.byNode.get(node);
+        if (had && had.version !== read.version) w.mixed.add(`${c.id}\u0000${node}`);
+        else w.byNode.set(node, read);
+      }
+    }
+    for (const { byId, mixed } of agentsOf)
+      for (const k of mixed) {
+        const [id, node] = k.split('\u0000') as [string, string];
+        byId.get(id)?.delete(node);
+      }
+    return out;
+  },
+});
 
 /** The component's release holds the bug: inside its affected x.y.z range (a version not x.y.z is not judged). */
 const componentAffected = (b: KnownBug, version: string): boolean => {
@@ -389,22 +449,16 @@ export const BUGS_SHOWN = defineFact({
         ),
       ];
       // Node agents whose release a bug is judged by (componentFrom): their version on each node.
-      const componentIds = [
-        ...new Set(
-          allBugs(p.versions.releases).flatMap((b) =>
-            b.symptom.on === 'pod' && b.symptom.componentFrom ? [b.symptom.componentFrom] : [],
-          ),
-        ),
-      ];
+      const componentIds = agentIds(p);
       // The pods' sandbox failures in the mesh's CNI plugin, read once when a bug shows as one.
       const sandbox = allBugs(p.versions.releases).some(
         (b) => b.symptom.on === 'pod' && b.symptom.shows === 'sandbox-failed',
       )
         ? sandboxFailures(m, p.cni?.pluginType)
         : new Map<string, string[]>();
-      const agents = componentIds.length
-        ? componentReleases(m, mesh, componentIds)
-        : new Map<string, Map<string, VersionRead>>();
+      // Asked when a pod that may show a symptom runs on a node (the pass over every pod is shared by the meshes).
+      let agents: Map<string, Map<string, VersionRead>> | undefined;
+      const podBugs = allBugs(p.versions.releases).some((b) => b.symptom.on === 'pod');
       // A pod is judged by containers the mesh injects (its proxy, the helper of versionFrom): one
       // without any (podsCarrying) has nothing to judge, unless a versionFrom names another container.
       const byName = versionFrom.every((n) => injectedNames(p).includes(n));
@@ -412,10 +466,12 @@ export const BUGS_SHOWN = defineFact({
       const own = (m.mesh(mesh)?.namespaces ?? []).flatMap((ns) =>
         m.seesNamespace(ns) ? m.workloads.filter((w) => w.namespace === ns && ownControlPlane(p, w)) : [],
       );
-      for (const w of [...m.appWorkloads, ...own]) {
+      for (const w of podBugs ? [...m.appWorkloads, ...own] : []) {
         const hits = new Map<string, { bug: KnownBug; version: VersionRead; pods: string[]; seen: string }>();
         const judged = byName ? podsCarrying(w, mesh, MAX_PODS) : w.pods.filter(isActive).slice(0, MAX_PODS);
         for (const pod of judged) {
+          // A pod whose containers neither wait nor ended, without a sandbox failure, shows no pod symptom: not read.
+          if (!mayShow(pod, sandbox)) continue;
           // The proxy's version judges the pod, or (a bug that says so) the image of the helper that tells the injecting release.
           const reads = [
             { read: proxyVersion(pod, mesh), from: undefined as string | undefined },
@@ -430,7 +486,9 @@ export const BUGS_SHOWN = defineFact({
           // A node agent's bug: the release of the component's pod on the pod's node.
           const node = str(podSpec(pod as { spec?: unknown }).nodeName);
           for (const id of componentIds) {
-            const read = node ? agents.get(id)?.get(node) : undefined;
+            const read = node
+              ? (agents ??= m.fact(NODE_AGENT_RELEASES).get(mesh) ?? new Map()).get(id)?.get(node)
+              : undefined;
             if (!read) continue;
             for (const bug of allBugs(p.versions.releases))
               if (bug.symptom.on === 'pod' && bug.symptom.componentFrom === id && componentAffected(bug, read.version))

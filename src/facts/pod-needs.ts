@@ -21,6 +21,7 @@ import { defineFact, defineFactFamily } from '../k8s/fact.js';
 import type { Workload } from '../k8s/workloads.js';
 import { profileOf } from '../mesh/registry.js';
 import { injectedNamesOfAllReleases } from '../mesh/releases.js';
+import { injectedNames } from '../mesh/proxy.js';
 import type { MeshName } from '../mesh/names.js';
 import { annotationsOf, isObj, labelsOf, str } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
@@ -276,6 +277,9 @@ export interface PortClash {
   readonly source: string;
 }
 
+/** injectedNames(p) as a set, made once per profile (asked per workload and mesh). */
+const injectedSets = new WeakMap<ReturnType<typeof profileOf>, ReadonlySet<string>>();
+
 const MAX_CONTAINERS = 32;
 const MAX_PORTS = 64;
 
@@ -316,7 +320,9 @@ export function portClashes(
       if (port !== undefined) binds.push({ row, port, from: `${where} ${row.annotation}` });
     }
   }
-  const mine = new Set(injectedNamesOfAllReleases(p));
+  // The mesh's own containers, today's (the profile's) and every release's: the proxy declaring its own port is no clash.
+  let mine = injectedSets.get(p);
+  if (!mine) injectedSets.set(p, (mine = new Set(injectedNames(p))));
   const own = [...containers(spec), ...initContainers(spec).filter((c) => c.restartPolicy === 'Always')].filter(
     (c) => !mine.has(str(c.name) ?? ''),
   );

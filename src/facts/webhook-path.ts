@@ -10,7 +10,7 @@ import { isActive } from '../k8s/pods.js';
 import { managedProvider, type Provider } from '../k8s/providers.js';
 import { cmd, comment, type Step } from '../fix/steps.js';
 import type { K8sObject } from '../util/types.js';
-import { labelsOf, str } from '../util/objects.js';
+import { labelsOf, nameOf, str } from '../util/objects.js';
 import { apiservers } from './apiserver.js';
 import { webhookTargets } from './controlplane.js';
 import type { Model } from './model.js';
@@ -102,9 +102,10 @@ export const WEBHOOK_PATHS = defineFactFamily({
       if (target.unread || !m.readIn('networkpolicies', target.namespace) || target.containerPort === undefined)
         continue;
       const port = target.containerPort;
-      const pods = target.selectedPods
-        .map((n) => m.get('pods', target.namespace, n))
-        .filter((p): p is K8sObject => !!p && isActive(p));
+      // By name among the namespace's pods (the last of two equal names, as m.get), not through the index of every pod.
+      const named = new Map<string, K8sObject>();
+      for (const p of m.inNamespace('pods', target.namespace)) named.set(nameOf(p), p);
+      const pods = target.selectedPods.map((n) => named.get(n)).filter((p): p is K8sObject => !!p && isActive(p));
       const policies = m.inNamespace('networkpolicies', target.namespace);
       const blocked: BlockedPod[] = [];
       const admits: Admission[] = [];

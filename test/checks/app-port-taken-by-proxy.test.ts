@@ -3,7 +3,7 @@
  * port the mesh's injected container binds in the same pod (src/facts/pod-needs.ts portClashes over the profiles'
  * network.podSpec.ports), on every mesh, for templates the mesh will inject; the injected pods' side is
  * Mailu/helm-charts#63 (test/reports-blind11.test.ts). Near misses: a port moved by the mesh's annotation on the pod
- * template or on the namespace, a UDP port, a namespace no mesh injects.
+ * template or on the namespace, a UDP port, a namespace no mesh injects, the mesh's own proxy declaring its port.
  */
 import { expect, it } from 'vitest';
 import { checkCases } from '../helpers/check-tester.js';
@@ -16,7 +16,11 @@ checkCases('app-port-taken-by-proxy', {
     { fixtures: 'fires-consul-template-20000.yaml', base: 'consul', findings: ['Deployment legacyapps/gateway'] },
     { fixtures: 'fires-linkerd-template-4143.yaml', base: 'linkerd', findings: ['Deployment portsns/relay'] },
   ],
-  silent: [{ fixtures: 'ok-linkerd-namespace-moves-admin-port.yaml', base: 'linkerd' }],
+  silent: [
+    { fixtures: 'ok-linkerd-namespace-moves-admin-port.yaml', base: 'linkerd' },
+    // The injected pod's istio-proxy declares its own 15090 (Istio's injection template): not an app's port.
+    { fixtures: 'ok-istio-proxy-declares-its-own-port.yaml', base: 'istio' },
+  ],
 });
 
 it('names the port, what the proxy binds it for, and moves the proxy with the annotation at a free port', () => {
