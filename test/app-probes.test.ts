@@ -99,3 +99,38 @@ describe('the probe rows of every mesh and release', () => {
       });
     }
 });
+
+describe("the mesh's own containers are never the app's", () => {
+  // Today's proxy name (the profile's) counts as well as every release's: a release table that lists no
+  // container names (Istio's, Kuma's) must not make istio-proxy's or kuma-sidecar's own probe an app's.
+  for (const mesh of MESH_NAMES) {
+    const p = profileOf(mesh);
+    const row = rowsOf(mesh).find((r) => r.probes!.unrewritten.refused !== 'passes');
+    if (!row) continue;
+    it(`${mesh}: a probe on ${p.containers.proxy} is not judged; the same probe on an app container is`, () => {
+      const ph: PodProbeHandling = {
+        release: `${mesh} ${row.from}`,
+        name: row.from,
+        version: row.from,
+        handling: row.probes!,
+        source: row.source,
+      };
+      const refusing = row.probes!.unrewritten.refusing?.[0];
+      const pa = row.probes!.unrewritten.policyAnnotation;
+      const ann = pa && refusing ? { [pa]: refusing } : {};
+      let judged = 0;
+      for (const kind of KINDS)
+        for (const handler of HANDLERS) {
+          const app = podWith(kind, handler, 8080, ann);
+          const asApp = probesThroughProxy(p, app, ph, undefined);
+          const own = structuredClone(app) as any;
+          own.spec.containers[0].name = p.containers.proxy;
+          expect(probesThroughProxy(p, own, ph, undefined), `${kind} ${handler}`).toEqual([]);
+          // The control: where the row judges the app's probe refused, only the container's name differs.
+          if (asApp.length) expect(asApp[0]!.probe.container).toBe('app');
+          judged += asApp.length;
+        }
+      expect(judged).toBeGreaterThan(0);
+    });
+  }
+});

@@ -28,7 +28,8 @@ import { failedCreateEvents } from '../facts/resources.js';
 import { APP_WORKLOADS, DECISIONS, type Workload } from '../facts/model.js';
 import { badValue, onBadOf, typeText } from '../mesh/key-values.js';
 import type { KeyValueRule } from '../mesh/release-table.js';
-import { injectedNamesOfAllReleases, proxyNamesOfAllReleases } from '../mesh/releases.js';
+import { proxyNamesOfAllReleases } from '../mesh/releases.js';
+import { injectedNames } from '../mesh/proxy.js';
 import { profileOf, webhookMesh } from '../mesh/registry.js';
 import type { MeshName } from '../mesh/names.js';
 import { failureEffect, parseAdmissionError } from '../k8s/admission.js';
@@ -52,7 +53,7 @@ const words = (s: string) => s.replace(/[();'"]/g, '');
 
 /** The injected containers of the workload's pods that are not ready, with the kubelet's reason: at most three. */
 function notReady(w: Workload, mesh: MeshName): string[] {
-  const names = new Set(injectedNamesOfAllReleases(profileOf(mesh)));
+  const names = new Set(injectedNames(profileOf(mesh)));
   const out: string[] = [];
   for (const pod of w.pods.slice(0, 64)) {
     const status = isObj(pod.status) ? pod.status : {};

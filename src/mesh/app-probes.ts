@@ -11,7 +11,8 @@ import type { K8sObject } from '../util/types.js';
 import { annotationsOf, arr, isObj, str } from '../util/objects.js';
 import type { MeshProfile } from './profile.js';
 import type { ProbeHandler, ProbeHandling, ProbeKind } from './release-table.js';
-import { injectedNamesOfAllReleases, releaseFacts } from './releases.js';
+import { releaseFacts } from './releases.js';
+import { injectedNames } from './proxy.js';
 
 /** One probe of an app container, as the pod's spec shows it. */
 export interface AppProbe {
@@ -76,7 +77,8 @@ export function podProbeHandling(p: MeshProfile, pod: K8sObject): PodProbeHandli
 
 /** The probes of the pod's app containers (not the mesh's injected ones), bounded. */
 function appProbes(p: MeshProfile, pod: K8sObject): AppProbe[] {
-  const injected = new Set(injectedNamesOfAllReleases(p));
+  // The mesh's own containers, today's and every release's (istio-proxy's own readiness probe is no app's).
+  const injected = new Set(injectedNames(p));
   const out: AppProbe[] = [];
   const spec = isObj(pod.spec) ? pod.spec : {};
   for (const c of arr(spec.containers).slice(0, 64)) {
