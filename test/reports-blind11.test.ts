@@ -38,6 +38,9 @@
  * app-port-taken-by-proxy, reads the ports each mesh's injected containers bind against the ports the pod's own
  * containers declare (every mesh; its expected id was pod-spec-starves-proxy, the class the measurement guessed):
  * Mailu/helm-charts#63 is named. 16/20.
+ * Round 13 (gen13events, having seen this set): admission-rejects-proxy reads the refusal's items by structure and
+ * ties a label value to the owner's name the mesh's injector writes (runtime.ownerLabels), the event read on an owner
+ * of any kind: istio/istio#48562 is named. 17/20.
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
@@ -200,5 +203,4 @@ reportCases('blind11', 'blind measurement 11: unseen real reports, the confirmed
   'consul-0.26-tproxy-acls-redirect-traffic-without-token-init-fails',
   'istio-1.5-values-proxy-init-image-removed-in-1.4-image-pull',
   'istio-1.22-helm-values-pilot-cni-false-injection-template-fails',
-  'istio-canonical-name-label-from-long-owner-name-pod-invalid',
 ]);
