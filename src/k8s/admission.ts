@@ -184,7 +184,7 @@ const ITEM_TYPES =
   'Invalid value|Unsupported value|Duplicate value|Not found|Required value|Forbidden|Too long|Too many|Internal error';
 
 /** One item of an "is invalid" refusal: the field path, its type, the value it quotes (if any) and the reason. */
-export interface InvalidItem {
+interface InvalidItem {
   readonly field: string;
   readonly type: string;
   /** The value as quoted (a JSON string decoded; an unquoted value as written); undefined for types that quote none. */
