@@ -6,7 +6,13 @@
  * (.../webhook/errors/statuserror.go) and JSON patches that do not apply (named by what they touch).
  */
 import { describe, expect, it } from 'vitest';
-import { parseAdmissionError, redactAdmissionMessage, transportCause } from '../src/k8s/admission.js';
+import {
+  invalidItems,
+  labelValueProblem,
+  parseAdmissionError,
+  redactAdmissionMessage,
+  transportCause,
+} from '../src/k8s/admission.js';
 
 /** [message, webhook, cause, source] */
 const CALLS: [string, string, string, string][] = [
@@ -211,5 +217,49 @@ describe('redactAdmissionMessage', () => {
     const r = redactAdmissionMessage(m, '(redacted)');
     expect(r).toContain('env[6].name: Invalid value: "ISTIO_META_app.kubernetes.io/name"');
     expect(r).not.toContain('s3cret');
+  });
+
+  it("keeps a label value that is the event object's name or its start (an injector's label from it), no other", () => {
+    const m =
+      'Pod "web-long-name-of-a-deployment-x" is invalid: metadata.labels: Invalid value: "web-long-name-of-a-deployment": must be no more than 63 characters';
+    expect(redactAdmissionMessage(m, '(redacted)', ['web-long-name-of-a-deployment-5d8f7c9b4'])).toBe(m);
+    expect(redactAdmissionMessage(m, '(redacted)', ['another-owner-name'])).toContain('Invalid value: "(redacted)"');
+    expect(redactAdmissionMessage(m, '(redacted)')).toContain('Invalid value: "(redacted)"');
+    // Too short to be told from a word of a secret: redacted.
+    const short = 'Pod "a" is invalid: metadata.labels: Invalid value: "web": must be no more than 63 characters';
+    expect(redactAdmissionMessage(short, '(redacted)', ['web-5d8f7c9b4'])).toContain('"(redacted)"');
+  });
+});
+
+describe('invalidItems', () => {
+  it('reads each item of an "is invalid" refusal: field path, type, value and reason (kuma#11993, istio#60756)', () => {
+    expect(
+      invalidItems(
+        'Error creating: Pod "lrtest-dashboard-6bbf859f6-p4ltc" is invalid: [spec.initContainers[0].name: Required value, spec.initContainers[0].image: Required value]',
+      ),
+    ).toEqual([
+      { field: 'spec.initContainers[0].name', type: 'Required value', detail: '' },
+      { field: 'spec.initContainers[0].image', type: 'Required value', detail: '' },
+    ]);
+    const [label] = invalidItems(
+      `Error creating: Pod "w-1" is invalid: metadata.labels: Invalid value: "settlement-batch.": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
+    );
+    expect(label).toMatchObject({ field: 'metadata.labels', type: 'Invalid value', value: 'settlement-batch.' });
+    expect(label!.detail).toMatch(/^a valid label must be .*regex used/);
+    const two = invalidItems(
+      'pods "x" is invalid: [spec.volumes[4].name: Duplicate value: "podinfo", spec.containers[0].securityContext.runAsUser: Invalid value: -1: must be between 0 and 2147483647, inclusive]',
+    );
+    expect(two.map((i) => [i.field, i.type, i.value])).toEqual([
+      ['spec.volumes[4].name', 'Duplicate value', 'podinfo'],
+      ['spec.containers[0].securityContext.runAsUser', 'Invalid value', '-1'],
+    ]);
+    expect(invalidItems('pods "x" is forbidden: exceeded quota: q')).toEqual([]);
+  });
+
+  it("says why a label value is refused in the API server's words", () => {
+    expect(labelValueProblem('a'.repeat(63))).toBeUndefined();
+    expect(labelValueProblem('a'.repeat(64))).toBe('must be no more than 63 characters');
+    expect(labelValueProblem('settlement-batch.')).toMatch(/must start and end with an alphanumeric/);
+    expect(labelValueProblem('')).toBeUndefined();
   });
 });

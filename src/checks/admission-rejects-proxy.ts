@@ -56,6 +56,11 @@
  * - SecurityContextDeny (the API server's own plugin, removed in 1.30): `SecurityContext.RunAsUser is forbidden`
  *   names no container; it is the mesh's where the injector sets runAsUser on a container it adds (every mesh's
  *   proxy runs as its own UID), the template's own that set it listed beside (istio/istio#7650, #324).
+ * - The API server's validation refusing a pod label the mesh's injector writes from the name of the pod's owner
+ *   (`metadata.labels: Invalid value: "<name>": must be no more than 63 characters`; the profiles' runtime.ownerLabels:
+ *   Istio's canonical-name, Linkerd's proxy-<kind>), read by the refusal's structure (invalidItems) on an owner of any
+ *   kind (a custom resource's event, tied to its pods or inferred): the label, the value's owner and the fix
+ *   (istio/istio#48562, #60756, infobloxopen/konk#616); predicted from a long name (istio/istio#25157, `check -f`).
  * - Anything else a workload the mesh injects is refused with, that no other check reads (the webhooks' errors,
  *   ResourceQuota, a missing ServiceAccount) and no layer above recognises: quoted (redacted by the event reader,
  *   bounded), the cause said to be unknown, the injected containers it names and the admission chain given.
@@ -78,6 +83,8 @@ import { failedCreates } from '../k8s/events.js';
 import {
   POD_SECURITY_ENFORCE,
   enforcedLevel,
+  invalidItems,
+  labelValueProblem,
   parseAdmissionError,
   podSecurityViolation,
   type PodSecurityItem,
@@ -91,9 +98,9 @@ import { injectedNames } from '../mesh/proxy.js';
 import { meshesAllowed } from '../facts/siblings.js';
 import type { Model, Workload } from '../facts/model.js';
 import type { MeshName } from '../mesh/names.js';
-import type { RestrictedRule } from '../mesh/profile.js';
+import type { OwnerLabel, RestrictedRule } from '../mesh/profile.js';
 import { printable } from '../util/errors.js';
-import { isObj, nameOf, str } from '../util/objects.js';
+import { isObj, labelsOf, nameOf, str } from '../util/objects.js';
 import { nsLabelsIfRead } from '../facts/sidecarless.js';
 import { admissionChainOf, chainEvidence, ADMISSION_CHAIN } from '../facts/admission-chain.js';
 import { defineCheck, messages, meta, say, type FindingInput } from './define.js';
@@ -103,6 +110,9 @@ import { APISERVERS, apiservers } from '../facts/apiserver.js';
 import { optInPlugin } from '../k8s/apiserver.js';
 import { bugsShown, BUGS_SHOWN } from '../facts/known-bugs.js';
 import { judgedByPod } from '../k8s/workloads.js';
+import { injectorsFor } from '../facts/versions.js';
+import { WEBHOOK_TARGETS } from '../facts/controlplane.js';
+import { compareSemver } from '../mesh/versions.js';
 
 const MESSAGES = messages({
   'psa-predicted':
@@ -129,6 +139,10 @@ const MESSAGES = messages({
     "The API server runs the SecurityContextDeny admission plugin ({servers}), which refuses every container that sets securityContext.runAsUser, and {mesh}'s injected {containers} set it ({uids}): the next pods of {workload} will not be created.",
   'security-context-deny':
     "The API server's SecurityContextDeny admission plugin refuses every container that sets securityContext.runAsUser, and {mesh}'s injected {containers} set it ({uids}){own}, so {workload} cannot create its pods.",
+  'owner-label':
+    '{workload} cannot create its pods: {mesh}\'s injector labels each pod {label}: "{value}", {origin}, and the API server refuses that label value ({reason}){unread}.',
+  'owner-label-predicted':
+    '{mesh}\'s injector will label the pods of {workload} {label}: "{value}", {origin}, a label value the API server refuses ({reason}): the next pods of {workload} will not be created.',
   unrecognised:
     "{workload}, which {mesh} injects, cannot create its pods: they are refused with a message meshdoctor does not recognise{names}, so which admission layer refuses them, and whether over {mesh}'s containers, is not known: {quote}",
   'validation-known-bug':
@@ -145,6 +159,7 @@ type Layer =
   | 'validation'
   | 'limitrange'
   | 'security-context-deny'
+  | 'owner-label'
   | 'unrecognised';
 
 /**
@@ -531,7 +546,7 @@ function policiesOf(hook: string, reason: string): { engine: string; objects: st
 
 export default defineCheck({
   ...meta('admission-rejects-proxy'),
-  facts: [APP_WORKLOADS, DECISIONS, ADMISSION_CHAIN, APISERVERS, BUGS_SHOWN],
+  facts: [APP_WORKLOADS, DECISIONS, ADMISSION_CHAIN, APISERVERS, BUGS_SHOWN, WEBHOOK_TARGETS],
   messages: MESSAGES,
   *run(m) {
     const meshes = meshesAllowed(m).filter((x) => m.meshPossible(x));
@@ -551,6 +566,9 @@ export default defineCheck({
         if (PSP.test(msg)) return { layer: 'pod-security-policy', message: msg };
         if (INVALID.test(msg) && /spec\.(?:initContainers|containers|volumes)\[\d/.test(msg))
           return { layer: 'validation', message: msg };
+        // A pod label value the API server refuses (an injector's label from its owner's name), by the error's structure.
+        if (invalidItems(msg).some((i) => i.field === 'metadata.labels' && i.value !== undefined))
+          return { layer: 'owner-label', message: msg };
         if (isLimitRangeRefusal(msg)) return { layer: 'limitrange', message: msg };
         if (SCDENY.test(msg)) return { layer: 'security-context-deny', message: msg };
         // Any other refusal of an injected workload is quoted rather than dropped (finding: the mesh's workloads only).
@@ -558,11 +576,14 @@ export default defineCheck({
         return { layer: 'unrecognised', message: msg };
       },
       (t) => `${t.layer}/${t.hook ?? ''}`,
+      // Events on owners of any kind (a custom resource's): read for the labels an injector writes from the owner's name.
+      true,
     );
     const confirmed = new Set<string>();
     for (const g of groups) {
       const w = g.workload;
-      if (!w) continue;
+      // A workload inferred from the event's owner (no pod, a kind not read): only what ties the refusal to the mesh.
+      if (!w || (g.inferred && g.match.layer !== 'owner-label')) continue;
       for (const mesh of meshes) {
         if (!injects(m, w, mesh)) continue;
         const f = finding(m, w, mesh, g);
@@ -598,6 +619,16 @@ export default defineCheck({
           if (f) yield f;
         }
       }
+    // Predicted: a label the injector writes from the owner's name that the API server will refuse (a long name).
+    for (const w of m.appWorkloads) {
+      if (judgedByPod(w)) continue;
+      for (const mesh of meshes) {
+        if (confirmed.has(`owner-label\u0000${mesh}\u0000${w.kind}/${w.namespace}/${w.name}`)) continue;
+        if (!m.decision(w, mesh)?.inject) continue;
+        const f = predictedOwnerLabel(m, w, mesh);
+        if (f) yield f;
+      }
+    }
     // Predicted: a namespace enforcing restricted, and the containers the injector would add now miss a requirement;
     // a LimitRange whose bounds the resources the injector gives its containers break.
     if (!m.has('namespaces')) return;
@@ -711,11 +742,19 @@ function finding(
   m: Model,
   w: Workload,
   mesh: MeshName,
-  g: { match: Match; count: number; last?: string; objects: Set<string>; missing: number; message: string },
+  g: {
+    match: Match;
+    count: number;
+    last?: string;
+    objects: Set<string>;
+    missing: number;
+    message: string;
+    inferred?: boolean;
+  },
 ): Said | undefined {
   const p = profileOf(mesh);
   const cpNs = m.mesh(mesh)?.namespaces[0] ?? p.controlPlane.namespace;
-  const { layer } = g.match;
+  let { layer } = g.match;
   const msg = g.message;
   const signs = signsOf(m, w, mesh);
   const id = `${w.kind} ${w.namespace}/${w.name}`;
@@ -758,6 +797,11 @@ function finding(
     };
   }
   if (layer === 'validation') return validationFinding(m, w, mesh, g, signs, base, events, retry);
+  if (layer === 'owner-label') {
+    const f = ownerLabelFinding(m, w, mesh, g, base, events, retry);
+    if (f || g.inferred) return f;
+    layer = 'unrecognised'; // a label value the mesh does not write: quoted as before
+  }
   if (layer === 'security-context-deny') return securityContextDenyFinding(m, w, mesh, msg, base, events, retry);
   if (layer === 'unrecognised') {
     const names = [
@@ -1115,6 +1159,169 @@ function predictedLimitRange(m: Model, w: Workload, mesh: MeshName): Said | unde
       ...names.map((n) => cmd`kubectl get limitrange ${n} -n ${w.namespace} -o yaml`),
     ],
   };
+}
+
+/** A label value an owner's name gives under a rule: the whole name, or its cut where the release cuts it. */
+function fromName(rule: OwnerLabel, name: string, value: string): 'whole' | 'cut' | undefined {
+  if (value === name) return 'whole';
+  const t = rule.truncated;
+  if (!t || name.length <= t.max) return undefined;
+  const cut = name.slice(0, t.max);
+  return value === (cut.endsWith('-') ? cut.slice(0, -1) : cut) ? 'cut' : undefined;
+}
+
+/**
+ * The label values the injector of the workload's next pods writes from its name under a rule: the whole name, or its
+ * cut where the release cuts it; both where the release is not read (no injector, no version).
+ */
+function nameValues(m: Model, w: Workload, mesh: MeshName, rule: OwnerLabel): string[] {
+  const whole = w.name;
+  const t = rule.truncated;
+  if (!t) return [whole];
+  const c = whole.slice(0, t.max);
+  const cut = c.endsWith('-') ? c.slice(0, -1) : c;
+  const p = profileOf(mesh);
+  const versions = injectorsFor(m, w, mesh).map((i) =>
+    i.deployment && p.versions ? p.versions.controlPlane(m, i.deployment)?.version : undefined,
+  );
+  if (versions.length === 0 || versions.some((v) => v === undefined)) return [whole, cut];
+  const out = new Set(versions.map((v) => ((compareSemver(v!, t.since) ?? -1) >= 0 ? cut : whole)));
+  return [...out];
+}
+
+/**
+ * Predicted: the injector will label the workload's next pods with its name (the profile's runtime.ownerLabels), a
+ * value the API server refuses (istio/istio#25157: a bare Pod's name over 63 characters, seen only by `check -f`;
+ * #60756; infobloxopen/konk#616). Only where the template sets none of the labels the injector copies instead, every
+ * release the injectors may run gives an invalid value, and no pod of the workload carries the label already.
+ */
+function predictedOwnerLabel(m: Model, w: Workload, mesh: MeshName): Said | undefined {
+  const own = labelsOf(w.template);
+  for (const rule of profileOf(mesh).runtime.ownerLabels ?? []) {
+    if (rule.owners !== '*' && !rule.owners.includes(w.kind)) continue;
+    if (rule.unless.some((k) => own[k] !== undefined)) continue;
+    if (w.pods.some((pod) => labelsOf(pod)[rule.key] !== undefined)) continue; // its pods were labelled: admitted
+    const values = nameValues(m, w, mesh, rule);
+    const problems = values.map(labelValueProblem);
+    if (problems.some((x) => x === undefined)) continue;
+    const value = values[0]!;
+    const t = w.templatePath ? `{.${w.templatePath.split('/').filter(Boolean).join('.')}.metadata.labels}` : '';
+    const id = `${w.kind} ${w.namespace}/${w.name}`;
+    return {
+      mesh,
+      severity: 'warning',
+      ...say(MESSAGES, 'owner-label-predicted', {
+        mesh: meshTitle(mesh),
+        workload: id,
+        label: rule.key,
+        value: printable(value, 100),
+        origin: `its ${w.kind}'s name${value !== w.name ? ` cut to ${rule.truncated!.max} characters` : ''}`,
+        reason: problems[0]!,
+      }),
+      resource: w.ref,
+      affectedPods: Math.max(w.pods.length, 1),
+      evidence: {
+        layer: 'owner-label',
+        predicted: true,
+        label: rule.key,
+        values,
+        reason: problems[0]!,
+        owner: { kind: w.kind, namespace: w.namespace, name: w.name },
+        ...(rule.unless.length ? { copiedInstead: rule.unless } : {}),
+        source: rule.source,
+        rule: 'kubernetes/apimachinery pkg/util/validation/validation.go IsValidLabelValue (v1.30.0)',
+      },
+      fix: [
+        comment`${lit(rule.fix)}`,
+        t
+          ? cmd`kubectl get ${`${w.kind.toLowerCase()}/${w.name}`} -n ${w.namespace} -o jsonpath=${t}`
+          : comment`the manifest's metadata.labels`,
+      ],
+    };
+  }
+  return undefined;
+}
+
+/**
+ * The API server refusing a pod label value that the mesh's injector wrote from the name of the pod's owner (the
+ * profile's runtime.ownerLabels, cited from each mesh's template or code): the label, the value, the owner it comes
+ * from and the fix. Silent where the pod template sets a label the injector copies instead (its own values passed
+ * validation with the workload), and for a value no owner's name gives (another webhook's label: `unrecognised`).
+ */
+function ownerLabelFinding(
+  m: Model,
+  w: Workload,
+  mesh: MeshName,
+  g: { message: string; objects: Set<string>; inferred?: boolean },
+  base: { mesh: MeshName; resource: Workload['ref']; affectedPods: number },
+  events: Record<string, unknown>,
+  retry: Step,
+): Said | undefined {
+  const rules = profileOf(mesh).runtime.ownerLabels ?? [];
+  if (rules.length === 0) return undefined;
+  const own = labelsOf(w.template);
+  // The owners whose name the injector may have written: the workload, then the objects the events were on.
+  const objects = [...g.objects].map((o) => ({ kind: o.slice(0, o.indexOf('/')), name: o.slice(o.indexOf('/') + 1) }));
+  // A ReplicaSet's controller (an Argo Rollout's, read or not): the injectors name the pod's top owner.
+  const above = objects.flatMap((o) => {
+    if (o.kind !== 'ReplicaSet') return [];
+    const refs = m.get('replicasets', w.namespace, o.name)?.metadata?.ownerReferences;
+    const ref = Array.isArray(refs) ? refs.find((r) => isObj(r) && r.controller === true) : undefined;
+    return isObj(ref) && typeof ref.kind === 'string' && typeof ref.name === 'string'
+      ? [{ kind: ref.kind, name: ref.name }]
+      : [];
+  });
+  const owners = [{ kind: w.kind, name: w.name }, ...above, ...objects];
+  for (const item of invalidItems(g.message)) {
+    if (item.field !== 'metadata.labels' || item.value === undefined) continue;
+    for (const rule of rules) {
+      if (rule.unless.some((k) => own[k] !== undefined)) continue; // the injector copies the template's label
+      for (const o of owners) {
+        if (rule.owners !== '*' && !rule.owners.includes(o.kind)) continue;
+        const how = fromName(rule, o.name, item.value);
+        if (!how) continue;
+        const owner = `${o.kind} ${w.namespace}/${o.name}`;
+        const t = w.templatePath ? `{.${w.templatePath.split('/').filter(Boolean).join('.')}.metadata.labels}` : '';
+        return {
+          ...base,
+          ...say(MESSAGES, 'owner-label', {
+            workload: `${w.kind} ${w.namespace}/${w.name}`,
+            mesh: meshTitle(mesh),
+            label: rule.key,
+            value: printable(item.value, 100),
+            origin: `${o.kind === w.kind && o.name === w.name ? `its ${o.kind}'s name` : `the name of ${owner}`}${how === 'cut' ? ` cut to ${rule.truncated!.max} characters` : ''}`,
+            reason: printable(item.detail, 200),
+            // A custom resource's pod template is not read: the labels the injector would copy instead are not known.
+            unread:
+              g.inferred && rule.unless.length
+                ? `; ${o.kind} is a kind meshdoctor does not read, so whether its pod template sets ${rule.unless.join(', ')}, which the injector copies instead, is not known`
+                : '',
+          }),
+          evidence: {
+            layer: 'owner-label',
+            label: rule.key,
+            value: item.value,
+            reason: item.detail,
+            owner: { kind: o.kind, namespace: w.namespace, name: o.name },
+            cut: how === 'cut',
+            ...(rule.unless.length ? { copiedInstead: rule.unless } : {}),
+            ownerRead: !g.inferred,
+            source: rule.source,
+            admissionChain: chainEvidence(admissionChainOf(m, w)),
+            events,
+          },
+          fix: [
+            comment`${lit(rule.fix)}`,
+            t
+              ? cmd`kubectl get ${`${w.kind.toLowerCase()}/${w.name}`} -n ${w.namespace} -o jsonpath=${t}`
+              : cmd`kubectl get ${`${w.kind.toLowerCase()}/${w.name}`} -n ${w.namespace} -o yaml`,
+            retry,
+          ],
+        };
+      }
+    }
+  }
+  return undefined;
 }
 
 /**

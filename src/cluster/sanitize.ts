@@ -488,7 +488,11 @@ export function keeper(policy: KeepPolicy): Keeper {
   const eventMessage: Reducer = (message, e) => {
     if (typeof message !== 'string') return undefined; // eventInfo reads strings only
     const reason = e.reason;
-    if (reason === 'FailedCreate') return redactAdmissionMessage(message, REDACTED);
+    if (reason === 'FailedCreate') {
+      // A label value that is (the start of) the involved object's name stays: the snapshot keeps that name.
+      const name = isObj(e.involvedObject) ? e.involvedObject.name : undefined;
+      return redactAdmissionMessage(message, REDACTED, typeof name === 'string' ? [name] : []);
+    }
     if (warningKept(e)) return message.slice(0, 4000);
     const fieldPath = isObj(e.involvedObject) ? e.involvedObject.fieldPath : undefined;
     const read =

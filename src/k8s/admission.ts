@@ -152,16 +152,19 @@ export function parseAdmissionError(message: string): AdmissionError | undefined
  * annotations, data, probes and hooks; an env variable's name is kept) replaced: `spec.containers[0].env[0].value: Invalid value:
  * "(redacted)"`. Values of other fields (a restartPolicy, a capability, a UID) stay: checks read them.
  */
-export function redactAdmissionMessage(message: string, redacted: string): string {
+export function redactAdmissionMessage(message: string, redacted: string, names: readonly string[] = []): string {
   const cut = message.length > 4000 ? `${message.slice(0, 4000)}…` : message;
   // Every match holds "<Invalid|Unsupported|Duplicate> value: ": without it nothing is replaced (and
   // the pattern, slow on long text, is not run: asked of every FailedCreate event by several checks).
   if (!cut.includes(' value: ')) return cut;
   return cut.replace(
     /([A-Za-z0-9_.[\]{}/'-]{1,512}): ((?:Invalid|Unsupported|Duplicate) value): ("(?:[^"\\]|\\.){0,4000}"|[^:,\s]{1,4000})/g,
-    (all, path: string, what: string) =>
+    (all, path: string, what: string, value: string) =>
       // An env variable's name is a key, no value: kept (istio/istio#9571, an env name made of a label key).
       !/\.env\[\d{1,4}\]\.name$/.test(path) &&
+      // A label value that is (the start of) the name of the object the event is on: a name the snapshot keeps anyway,
+      // which an injector copied into a label (istio/istio#48562, infobloxopen/konk#616).
+      !(path === 'metadata.labels' && nameValue(value, names)) &&
       /(?:^|[.\]])(?:env|envFrom|args|command|annotations|labels|data|stringData|binaryData|value|lifecycle|exec|httpGet|livenessProbe|readinessProbe|startupProbe)(?:[.[]|$)/.test(
         path,
       )
@@ -169,6 +172,66 @@ export function redactAdmissionMessage(message: string, redacted: string): strin
         : all,
   );
 }
+
+/** A quoted value that is a name of `names` or its start (a name cut by an injector), at least 8 characters. */
+function nameValue(quoted: string, names: readonly string[]): boolean {
+  const v = /^"([a-z0-9][a-z0-9._-]{7,252})"$/.exec(quoted)?.[1];
+  return v !== undefined && names.some((n) => n.startsWith(v));
+}
+
+/** The kinds of item the API server's field errors have (apimachinery pkg/util/validation/field/errors.go ErrorType). */
+const ITEM_TYPES =
+  'Invalid value|Unsupported value|Duplicate value|Not found|Required value|Forbidden|Too long|Too many|Internal error';
+
+/** One item of an "is invalid" refusal: the field path, its type, the value it quotes (if any) and the reason. */
+interface InvalidItem {
+  readonly field: string;
+  readonly type: string;
+  /** The value as quoted (a JSON string decoded; an unquoted value as written); undefined for types that quote none. */
+  readonly value?: string;
+  readonly detail: string;
+}
+
+/**
+ * The items of the API server's validation refusal of an object, by their structure: `<Kind> "<name>" is invalid:
+ * <item>` or `... is invalid: [<item>, <item>, …]`, each item `<field path>: <type>[: <value>][: <detail>]`
+ * (kubernetes staging/src/k8s.io/apimachinery/pkg/util/validation/field/errors.go Error.Error and ErrorList's
+ * aggregate, v1.30.0: the value is quoted for strings, `%#v` otherwise; `Required value` and `Forbidden` quote none).
+ * Bounded: 8000 characters read, 32 items. Empty for another message.
+ */
+export function invalidItems(message: string): InvalidItem[] {
+  const x =
+    /(?:^|\s|: )(?:Pod|pods|[A-Z][A-Za-z]{1,40}(?:\.[a-z.]{1,60})?) "[^"\n]{1,253}" is invalid: ([\s\S]{1,8000})/.exec(
+      message.slice(0, 8000),
+    );
+  if (!x) return [];
+  let body = x[1]!.trim();
+  if (body.startsWith('[')) body = body.slice(1).replace(/\]$/, '');
+  const start = new RegExp(`(?:^|, )([A-Za-z][A-Za-z0-9_.[\\]{}/'-]{0,511}): (${ITEM_TYPES})(?=$|: |,)`, 'g');
+  const starts = [...body.matchAll(start)].slice(0, 32);
+  return starts.map((s, i) => {
+    const end = i + 1 < starts.length ? starts[i + 1]!.index : body.length;
+    const rest = body.slice(s.index + s[0].length, end).replace(/^: /, '');
+    let value: string | undefined;
+    let detail = rest;
+    if (/^(?:Invalid|Unsupported|Duplicate) value$|^Not found$/.test(s[2]!)) {
+      const q = /^"((?:[^"\\]|\\.){0,4000})"(?::\s?|$)/.exec(rest) ?? /^([^:\s]{1,400})(?::\s?|$)/.exec(rest);
+      if (q) {
+        value = q[0].startsWith('"') ? decodeQuoted(q[1]!) : q[1]!;
+        detail = rest.slice(q[0].length);
+      }
+    }
+    return { field: s[1]!, type: s[2]!, ...(value !== undefined ? { value } : {}), detail: detail.trim() };
+  });
+}
+
+const decodeQuoted = (s: string): string => {
+  try {
+    return JSON.parse(`"${s}"`) as string;
+  } catch {
+    return s;
+  }
+};
 
 /**
  * The port the API server dialled, from a webhook call error (`dial tcp 10.228.0.5:15017: i/o timeout`): the
@@ -243,4 +306,16 @@ export function enforcedLevel(labels: Record<string, string> | undefined): Enfor
   if (v === undefined) return undefined;
   if (v === 'privileged' || v === 'baseline' || v === 'restricted') return { level: v };
   return { level: 'restricted', invalid: v };
+}
+
+/**
+ * Why the API server refuses a label value, in its words (kubernetes staging/src/k8s.io/apimachinery/pkg/util/
+ * validation/validation.go IsValidLabelValue, v1.30.0: at most 63 characters, empty or alphanumeric at both ends with
+ * `-`, `_` and `.` between); undefined for a valid value.
+ */
+export function labelValueProblem(value: string): string | undefined {
+  if (value.length > 63) return 'must be no more than 63 characters';
+  if (!/^(?:(?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/.test(value))
+    return "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+  return undefined;
 }

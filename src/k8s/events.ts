@@ -111,7 +111,11 @@ export function eventInfo(e: K8sObject) {
     reason,
     // A pod-creation failure as a snapshot keeps it (the values it quotes of fields that may hold secrets, such as
     // env, redacted): what a check quotes is the same live and offline, and never an env value.
-    message: reason === 'FailedCreate' ? redactAdmissionMessage(message, '(redacted)') : message,
+    // A label value that is (the start of) the involved object's name is kept (a name the event holds anyway).
+    message:
+      reason === 'FailedCreate'
+        ? redactAdmissionMessage(message, '(redacted)', typeof io.name === 'string' ? [io.name] : [])
+        : message,
     kind: str(io.kind) ?? '',
     namespace: str(io.namespace) ?? nsOf(e),
     name: str(io.name) ?? '',
@@ -159,7 +163,39 @@ interface FailedCreates<T> {
   match: T;
   /** Pods the owners still lack (0 when unknown). */
   missing: number;
+  /**
+   * The workload is inferred, not read: the event's owner is of a kind meshdoctor does not read (a custom resource)
+   * and owns no pod, or a controller object without a known workload above it; `workload` is then built from the
+   * event's involved object (its pod template where the object was read, else none).
+   */
+  inferred?: boolean;
 }
+
+/**
+ * The workload a FailedCreate event's owner stands for when none is known (issue 31, gen13events): a controller of a
+ * kind read here whose owner is not (a ReplicaSet of an Argo Rollout) gives its own pod template; any other owner
+ * (a custom resource: Argo Rollouts, Knative, Kubeflow, Spark, Tekton, an operator's CR; the event names it by kind,
+ * namespace and name) a workload without a template: pods that never got created show nothing else.
+ */
+function inferredWorkload(m: SnapshotView, kind: string, ns: string, name: string): Workload {
+  const key = OWNER_KINDS[kind];
+  const obj = key ? m.get(key, ns, name) : undefined;
+  const spec = isObj(obj?.spec) ? obj.spec : {};
+  const template = obj && isObj(spec.template) ? (spec.template as Workload['template']) : {};
+  return {
+    ref: { kind, namespace: ns, name },
+    kind,
+    namespace: ns,
+    name,
+    ...(obj ? { obj } : {}),
+    template,
+    templatePath: obj && isObj(spec.template) ? 'spec/template' : '',
+    pods: [],
+  };
+}
+
+/** Kinds whose FailedCreate events are not about creating a pod's owner's pods (a CronJob creates Jobs; a Deployment, ReplicaSets). */
+const NOT_POD_OWNERS = new Set(['CronJob', 'Deployment', 'Pod', 'Node', 'Namespace']);
 
 /**
  * FailedCreate events on controllers in scope whose message `match` recognises, grouped per
@@ -169,18 +205,23 @@ export function failedCreates<T>(
   m: SnapshotView,
   match: (message: string) => T | undefined,
   key: (t: T) => string,
+  /** Also the events on owners of any kind (a custom resource), their workload inferred where none is known. */
+  anyOwner = false,
 ): FailedCreates<T>[] {
   const groups = new Map<string, FailedCreates<T>>();
   for (const e of m.list('events')) {
     if (e.reason !== 'FailedCreate') continue; // before eventInfo (its dates parsed): asked of every event by several checks
     const ev = eventInfo(e);
     const kindKey = OWNER_KINDS[ev.kind];
-    if (ev.reason !== 'FailedCreate' || !kindKey || !m.inScope(ev.namespace)) continue;
+    if (ev.reason !== 'FailedCreate' || !m.inScope(ev.namespace)) continue;
+    if (!kindKey && !(anyOwner && ev.kind && ev.name && !NOT_POD_OWNERS.has(ev.kind))) continue;
     const t = match(ev.message);
     if (t === undefined) continue;
-    const missing = missingPods(ev.kind, m.get(kindKey, ev.namespace, ev.name));
+    const missing = kindKey ? missingPods(ev.kind, m.get(kindKey, ev.namespace, ev.name)) : undefined;
     if (missing === 0) continue; // the owner has created its pods since: the failure is over
-    const w = workloadOfObject(m, ev.kind, ev.namespace, ev.name);
+    // A custom resource's pods name it in their ownerReferences: the workload judged by them (src/k8s/workloads.ts).
+    const known = workloadOfObject(m, ev.kind, ev.namespace, ev.name);
+    const w = known ?? (anyOwner ? inferredWorkload(m, ev.kind, ev.namespace, ev.name) : undefined);
     const resource = w?.ref ?? { kind: ev.kind, namespace: ev.namespace, name: ev.name };
     const id = `${key(t)}\u0000${resource.kind}/${resource.namespace}/${resource.name}`;
     const g = groups.get(id) ?? {
@@ -191,6 +232,7 @@ export function failedCreates<T>(
       message: ev.message,
       match: t,
       missing: 0,
+      ...(w && !known ? { inferred: true } : {}),
     };
     if (!g.objects.has(`${ev.kind}/${ev.name}`)) g.missing += missing ?? 0;
     g.objects.add(`${ev.kind}/${ev.name}`);

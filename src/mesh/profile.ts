@@ -562,6 +562,27 @@ interface Runtime {
   image(controlPlaneNamespace: string): Step[];
   /** How the app is held until the proxy is ready (app-starts-before-proxy). */
   readonly startOrder: StartOrder;
+  /** The labels the injector writes on the pod from the name of the pod's owner (none: it writes no such label). */
+  readonly ownerLabels?: readonly OwnerLabel[];
+}
+
+/**
+ * A label the injector writes on each pod it injects, its value the name of the pod's owner (issue 31, gen13events):
+ * a name may be 253 characters and a label value 63 at most, starting and ending alphanumeric, so a long owner name
+ * makes the injected pod invalid (`metadata.labels: Invalid value: "<name>": must be no more than 63 characters`).
+ */
+export interface OwnerLabel {
+  readonly key: string;
+  /** The owner kinds whose name it writes (the pod's top owner: a Deployment for a ReplicaSet's pods); `*`: any owner. */
+  readonly owners: readonly string[] | '*';
+  /** The pod labels the injector copies instead, in its order: the owner's name only where the pod has none. */
+  readonly unless: readonly string[];
+  /** How the release cuts the name (`trunc max` and one trailing `-` trimmed), from which release on. */
+  readonly truncated?: { readonly max: number; readonly since: string };
+  /** What gives the pods a valid value: a comment line. */
+  readonly fix: string;
+  /** The template or code that writes it (repository, commit or tag, file). */
+  readonly source: string;
 }
 
 /** The containers the injector adds. */

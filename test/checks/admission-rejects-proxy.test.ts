@@ -69,8 +69,32 @@ checkCases('admission-rejects-proxy', {
       fixtures: 'fires-istio-securitycontextdeny-admission-control.yaml',
       findings: ['Deployment store/frontend', 'Deployment payments/ledger', 'Job payments/migrate-v14'],
     },
+    // A pod label the injector writes from the owner's name, refused (issue 31, gen13events): on an owner of a kind
+    // not read, tied to its running pods or inferred from the ReplicaSet; predicted from a name, also by `check -f`.
+    {
+      fixtures: 'fires-istio-owner-label-rollout-replicaset.yaml',
+      findings: ['ReplicaSet store/checkout-experience-recommendations-ranking-service-blue-green-canary-6d5f8c7b9'],
+    },
+    {
+      fixtures: 'fires-istio-owner-label-custom-resource-pods.yaml',
+      findings: ['TFJob store/image-classification-resnet50-distributed-training-run-2026-11-22'],
+    },
+    {
+      fixtures: 'fires-linkerd-owner-label-predicted.yaml',
+      findings: ['Deployment shop/identity-platform-tenant-west-ab-konk-service-kubectl-apiservice'],
+    },
+    {
+      name: 'check -f of a bare Pod named over 63 characters (istio/istio#25157)',
+      base: 'istio-1.6',
+      manifests: 'fires-istio-1.6-owner-label-bare-pod-manifest.yaml',
+      findings: ['Pod store/xxxxxxxcxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'],
+    },
   ],
   silent: [
+    { fixtures: 'ok-istio-owner-label-custom-resource-not-injected.yaml' },
+    { fixtures: 'ok-linkerd-owner-label-custom-resource.yaml' },
+    { fixtures: 'ok-istio-owner-label-another-webhooks-value.yaml' },
+    { fixtures: 'ok-istio-owner-label-long-name-cut-valid.yaml' },
     { fixtures: 'ok-validation-app-fields.yaml' },
     { fixtures: 'ok-linkerd-not-the-proxy.yaml' },
     { fixtures: 'ok-linkerd-restricted-hardened.yaml' },

@@ -116,6 +116,21 @@ export function istioRuntime(
       ];
     },
     injectedFrom: 'istio/istio 86c9f01f manifests/charts/istio-control/istio-discovery/files/injection-template.yaml',
+    // The template's service.istio.io/canonical-name: the pod's own canonical-name, app.kubernetes.io/name or app label,
+    // else .DeploymentMeta.Name, the pod's top owner's name (a Deployment's, a custom resource's, a bare pod's own;
+    // pkg/kube/inject/webhook.go). Until 1.20 written whole (istio/istio#25157, #48562); from 1.21 `trunc 63 |
+    // trimSuffix "-"` (istio/istio#48562), which still leaves a cut ending in "." or "_" (istio/istio#60756).
+    ownerLabels: [
+      {
+        key: 'service.istio.io/canonical-name',
+        owners: '*',
+        unless: ['service.istio.io/canonical-name', 'app.kubernetes.io/name', 'app'],
+        truncated: { max: 63, since: '1.21' },
+        fix: 'set the label service.istio.io/canonical-name or app.kubernetes.io/name on the pod template, 63 characters or fewer, starting and ending with a letter or digit: the injector copies it instead of the name',
+        source:
+          'istio/istio 86c9f01f manifests/charts/istio-control/istio-discovery/files/injection-template.yaml (canonical-name); istio/istio#48562 (1.21: trunc 63)',
+      },
+    ],
     restrictedFix: (rule, _container, ns) =>
       rule === 'seccompProfile'
         ? setValue(

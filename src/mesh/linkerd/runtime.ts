@@ -108,6 +108,24 @@ export function linkerdRuntime(values: (m: MeshContext) => Record<string, any> |
     },
     injectedFrom:
       'linkerd/linkerd2 b24cd405 charts/partials/templates/_proxy.tpl, _proxy-init.tpl, _network-validator.tpl',
+    // The proxy injector labels each pod with its top owner's name, uncut (pkg/inject/inject.go populateMeta: the
+    // owner the API names for the pod, a Deployment for a ReplicaSet's pods; no label for other kinds).
+    ownerLabels: (
+      [
+        ['Deployment', 'deployment'],
+        ['ReplicationController', 'replicationcontroller'],
+        ['ReplicaSet', 'replicaset'],
+        ['Job', 'job'],
+        ['DaemonSet', 'daemonset'],
+        ['StatefulSet', 'statefulset'],
+      ] as const
+    ).map(([kind, word]) => ({
+      key: `linkerd.io/proxy-${word}`,
+      owners: [kind],
+      unless: [],
+      fix: `rename the ${kind} to 63 characters or fewer: the proxy injector writes its whole name into the label linkerd.io/proxy-${word}, whatever the pod template says`,
+      source: 'linkerd/linkerd2 b24cd405 pkg/inject/inject.go populateMeta, pkg/k8s/labels.go',
+    })),
     // linkerd-init's own resources, linkerd-config values proxyInit.resources (charts/partials/templates/_proxy-init.tpl
     // `partials.resources .Values.proxyInit.resources` to edge-24.6.3; from edge-24.6.4 the proxy's, linkerd/linkerd2
     // f05d1e9e #12741, the values field deprecated): read where the values hold them, else the proxy's.
