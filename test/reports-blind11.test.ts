@@ -38,6 +38,9 @@
  * app-port-taken-by-proxy, reads the ports each mesh's injected containers bind against the ports the pod's own
  * containers declare (every mesh; its expected id was pod-spec-starves-proxy, the class the measurement guessed):
  * Mailu/helm-charts#63 is named. 16/20.
+ * Round 13 (gen13bugs, which had read this list): consul-k8s 0.26.0 has the release-bug row of #570 (the init
+ * container runs consul-k8s, whose tag tells the injecting release; the fixture first gave it the Consul image):
+ * hashicorp/consul-k8s#570 is named by known-release-bug.
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
@@ -190,14 +193,14 @@ const CASES: ReportCase[] = [
     file: 'consul-0.26-tproxy-acls-redirect-traffic-without-token-init-fails',
     report: 'hashicorp/consul-k8s#570',
     // consul-k8s 0.26.0 runs redirect-traffic without the ACL token it logged in for; without DNS or federation the
-    // anonymous token may not read services, so the init container fails (403): upgrade consul-k8s (0.26.1+).
-    id: 'proxy-cannot-start',
-    says: ['consul-connect-inject-init', /redirect-traffic|ACL token|anonymous token|0\.26\.0/],
+    // anonymous token may not read services, so the init container fails (403): upgrade consul-k8s (0.33.0, the
+    // release after 0.26.0). Named by known-release-bug from round 13 (the measurement had guessed proxy-cannot-start).
+    id: 'known-release-bug',
+    says: ['consul-connect-inject-init', /redirect-traffic|ACL token|anonymous token|0\.26\.0/, '0.33.0'],
   },
 ];
 
 reportCases('blind11', 'blind measurement 11: unseen real reports, the confirmed cause is named', CASES, [
-  'consul-0.26-tproxy-acls-redirect-traffic-without-token-init-fails',
   'istio-1.5-values-proxy-init-image-removed-in-1.4-image-pull',
   'istio-1.22-helm-values-pilot-cni-false-injection-template-fails',
   'istio-canonical-name-label-from-long-owner-name-pod-invalid',

@@ -34,6 +34,10 @@
  * warnings, a projected token the API server does not issue): istio/istio#22249 is named. 9/17, no longer blind.
  * Round 11 (gen10life, which had read this file's list): job-never-completes judges any pod meant to end by its
  * restartPolicy, whatever owns it: kumahq/kuma#2848 (the DummyJob's pod) is named. 10/17.
+ * Round 13 (gen13bugs, which had read this file's list): job-never-completes already names the 1.7.0 bug on
+ * kumahq/kuma#4649 (the release data of src/mesh/kuma/ending.ts `broken`: "Kuma 1.7.0's graceful shutdown ... fixed in
+ * Kuma 1.7.1"); the measurement had expected it from known-release-bug, so the case's expected check is corrected to
+ * the one that names the cause, with the same words. 11/17.
  */
 import { type ReportCase, reportCases } from './helpers/reports.js';
 
@@ -111,9 +115,10 @@ const CASES: ReportCase[] = [
   {
     file: 'kuma-1.x-job-sidecar-not-terminated-1.7.0',
     report: 'kumahq/kuma#4649',
-    // A release bug of 1.7.0: the sidecar of a Job's pod is no longer stopped when the application exits.
-    id: 'known-release-bug',
-    says: ['1.7.0', /Job|kuma-sidecar/],
+    // A release bug of 1.7.0: the sidecar of a Job's pod is no longer stopped when the application exits (named by
+    // job-never-completes from the release data of how Kuma ends a Job's proxy, round 13).
+    id: 'job-never-completes',
+    says: ['1.7.0', /Job|kuma-sidecar/, '1.7.1'],
   },
   {
     file: 'kuma-1.x-crd-owned-pod-sidecar-keeps-running',
@@ -161,7 +166,6 @@ const CASES: ReportCase[] = [
 
 reportCases('blind9', 'blind measurement 9: unseen real reports, the confirmed cause is named', CASES, [
   'linkerd-stable-2.10-pod-cidr-overlaps-node-network',
-  'kuma-1.x-job-sidecar-not-terminated-1.7.0',
   'kuma-1.x-containerpatch-value-not-json',
   'consul-secondary-dc-1.0.2-primary-0.46.1',
   'consul-0.x-webhook-cert-manager-untolerated-taint',

@@ -5,6 +5,31 @@
  */
 import type { KnownBug } from '../release-table.js';
 
+/** Bugs of releases before the table's first row (2.10): its `olderBugs`. */
+export const LINKERD_OLDER_BUGS: readonly KnownBug[] = [
+  {
+    // cli/cmd/upgrade.go setFlagsFromInstall (stable-2.7.0 and 2.7.1) sets each flag of the original install from
+    // the string the ConfigMap linkerd-config recorded: a string slice is recorded as "[4222]", which the upgrade
+    // read back as one value, so `linkerd upgrade` of an install made with --skip-outbound-ports or
+    // --skip-inbound-ports renders linkerd-init (of the control plane and of every pod the injector injects from the
+    // upgraded config) with "--outbound-ports-to-ignore 443,[4222]": its iptables commands fail and the pods crash-loop
+    // in init (linkerd/linkerd2#4257, upgrading 2.6.1 to 2.7.1). #4258 trims the brackets (stable-2.8.0).
+    id: 'linkerd/linkerd2#4257',
+    text: 'after linkerd upgrade of an install made with --skip-outbound-ports or --skip-inbound-ports, the injected linkerd-init is given the skipped ports as a bracketed list its iptables commands refuse, so it fails and the pod never starts',
+    affected: { from: 'stable-2.7.0', to: 'stable-2.7.1' },
+    fixedIn: 'stable-2.8.0',
+    symptom: {
+      on: 'pod',
+      container: 'linkerd-init',
+      shows: 'terminated',
+      reason: 'Error',
+      when: { container: 'linkerd-init', holds: '[' },
+    },
+    source:
+      'linkerd/linkerd2@7d07504b (Upgrade crashes proxy-init when skipping ports, #4258, fixes #4257, in tag stable-2.8.0) cli/cmd/upgrade.go setFlagsFromInstall',
+  },
+];
+
 /** Bugs of stable-2.11 to stable-2.13 (the row 2.10 to 2.14). */
 export const LINKERD_2_11_BUGS: readonly KnownBug[] = [
   {
