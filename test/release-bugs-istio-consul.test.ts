@@ -88,7 +88,18 @@ function podCluster(m: (typeof MESHES)[number], bug: KnownBug, version: string, 
           restartCount: 3,
           state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 40s restarting failed container' } },
           lastState: {
-            terminated: { reason: s.reason, exitCode: 1, ...(s.message !== undefined ? { message: s.message } : {}) },
+            terminated: {
+              reason: s.reason,
+              exitCode: 1,
+              ...(s.message !== undefined ? { message: s.message } : {}),
+              // A run as long as the row asks (a crash of a serving proxy).
+              ...(s.afterRunning !== undefined
+                ? {
+                    startedAt: '2026-11-22T10:01:00Z',
+                    finishedAt: new Date(Date.parse('2026-11-22T10:01:00Z') + s.afterRunning * 1000).toISOString(),
+                  }
+                : {}),
+            },
           },
         };
   const all = [...byName.values()];

@@ -73,7 +73,17 @@ function waitingWith(pod: K8sObject, s: Extract<KnownBug['symptom'], { shows: 'w
   return undefined;
 }
 
-/** The pod's container of that name ended (now, or its last run) with that reason or a message holding the fragment: what it says. */
+/** How long a terminated run lasted, in seconds (startedAt to finishedAt); undefined: either time not read. */
+function runSeconds(t: Record<string, any>): number | undefined {
+  const from = Date.parse(str(t.startedAt) ?? '');
+  const to = Date.parse(str(t.finishedAt) ?? '');
+  return Number.isFinite(from) && Number.isFinite(to) && to >= from ? (to - from) / 1000 : undefined;
+}
+
+/**
+ * The pod's container of that name ended (now, or its last run) with that reason or a message holding the fragment,
+ * after a run of at least `afterRunning` seconds where the bug says so: what it says.
+ */
 function terminatedWith(pod: K8sObject, s: Extract<KnownBug['symptom'], { shows: 'terminated' }>): string | undefined {
   for (const c of allStatuses(pod)
     .filter((x) => named(x.name, s.container))
@@ -82,6 +92,8 @@ function terminatedWith(pod: K8sObject, s: Extract<KnownBug['symptom'], { shows:
       if (!isObj(t)) continue;
       const message = (str(t.message) ?? '').slice(0, 300).replace(/\s+/g, ' ').trim();
       const reason = str(t.reason) ?? '';
+      const ran = runSeconds(t);
+      if (s.afterRunning !== undefined && (ran === undefined || ran < s.afterRunning)) continue;
       if (reason === s.reason || (s.message !== undefined && message.includes(s.message)))
         return `container ${String(c.name)} terminated: ${reason || 'no reason'}${t.exitCode !== undefined ? ` (exit code ${String(t.exitCode)})` : ''}${message ? `: ${message}` : ''}`;
     }

@@ -85,7 +85,8 @@ type BugSymptom =
   /**
    * An injected container of a pod (by name) ended (now or last) with this reason, or with a
    * termination message holding this fragment (what the kubelet kept: `OOMKilled`, or the log's
-   * tail under FallbackToLogsOnError).
+   * tail under FallbackToLogsOnError); with `afterRunning`, only a run that lasted that long (a crash
+   * of a serving proxy).
    */
   | {
       readonly on: 'pod';
@@ -93,6 +94,11 @@ type BugSymptom =
       readonly shows: 'terminated';
       readonly reason: string;
       readonly message?: string;
+      /**
+       * The ended run had lasted at least this many seconds (its startedAt to finishedAt): a proxy that crashed while
+       * it served, not one that fails at start (a run whose times are not both read is not judged).
+       */
+      readonly afterRunning?: number;
       /** The container of the pod whose image tag is the injecting release (undefined: the profile's proxy version). */
       readonly versionFrom?: string;
       /** A node agent's bug: the component (an id of the profile's `components`) whose pod on the pod's node runs the release judged, read from its image tag (x.y.z, a leading v dropped; `affected` and `fixedIn` in those numbers). */

@@ -28,6 +28,9 @@ checkCases('known-release-bug', {
     { fixtures: 'fires-consul-0.10-lifecycle-token-file.yaml', findings: ['Deployment ledger/ledger'] },
     // A refusal whose message says the injected limit is 0 (istio/istio#58805, gen12bugs2).
     { fixtures: 'fires-istio-null-limit-refused.yaml', findings: ['Deployment ledger/ledger'] },
+    // gen13bugs: a crash of a serving proxy (afterRunning); an ACL flag of an old major's init container.
+    { fixtures: 'fires-istio-1.22.0-envoy-aborts-serving.yaml', findings: ['Deployment metrics/collector'] },
+    { fixtures: 'fires-consul-0.26-redirect-traffic-acl.yaml', findings: ['Deployment infra/backend'] },
   ],
   silent: [
     { fixtures: 'ok-istio-istiod-152-crash.yaml' },
@@ -58,6 +61,10 @@ checkCases('known-release-bug', {
     // gen12bugs1: a refusal only the control plane's own PSP makes, seen on an app workload; a node agent fixed on the pod's node.
     { fixtures: 'ok-linkerd-2.11.3-psp-app-workload.yaml' },
     { fixtures: 'ok-linkerd-cni-token-agent-fixed-on-node.yaml' },
+    // gen13bugs: the crash on the release that fixes it; a proxy that fails at start (not a crash while serving); no ACLs.
+    { fixtures: 'ok-istio-1.22.1-envoy-aborts-serving.yaml' },
+    { fixtures: 'ok-istio-1.22.0-exits-at-start.yaml' },
+    { fixtures: 'ok-consul-0.26-redirect-traffic-no-acl.yaml' },
   ],
 });
 
@@ -148,6 +155,24 @@ describe('known-release-bug: the bug, the release that fixes it, the fix', () =>
     expect(f.message).toContain('hashicorp/consul-k8s#182');
     expect(f.message).toContain('container consul-connect-lifecycle-sidecar runs -token-file');
     expect(f.evidence).toMatchObject({ fixedIn: '0.10.1', version: { version: '0.10.0' } });
+  });
+
+  it('a crash of a serving proxy: Istio 1.22.0 ended in Error after six hours, ISTIO-SECURITY-2024-004, fixed in 1.22.1', () => {
+    const f = one('istio', 'fires-istio-1.22.0-envoy-aborts-serving.yaml');
+    expect(f.message).toContain('istio/istio#53028');
+    expect(f.message).toContain('ISTIO-SECURITY-2024-004');
+    expect(f.message).toContain('container istio-proxy terminated: Error (exit code 255)');
+    expect(f.evidence).toMatchObject({ fixedIn: '1.22.1', version: { version: '1.22.0' } });
+  });
+
+  it('consul-k8s 0.26.0 redirect-traffic without the ACL token, judged by the init container image: fixed in 0.33.0', () => {
+    const f = one('consul-0.x', 'fires-consul-0.26-redirect-traffic-acl.yaml');
+    expect(f.message).toContain('hashicorp/consul-k8s#570');
+    expect(f.message).toContain('container consul-connect-inject-init runs redirect-traffic');
+    expect(f.evidence).toMatchObject({
+      fixedIn: '0.33.0',
+      version: { version: '0.26.0', from: expect.stringContaining('consul-connect-inject-init') },
+    });
   });
 
   it('two triggers and alternate waiting reasons: Linkerd stable-2.13.4 admin port 9990, fixed in stable-2.14.0', () => {

@@ -32,6 +32,37 @@ export const CONSUL_0_10_BUGS: readonly KnownBug[] = [
   },
 ];
 
+/** Bugs of consul-k8s 0.26 to 0.49 (the row 0.26 to 0.49). */
+export const CONSUL_0_26_BUGS: readonly KnownBug[] = [
+  {
+    // v0.26.0 (transparent proxy on by default) ends the script of consul-connect-inject-init, which runs the
+    // consul-k8s image (connect-inject/container_init.go: Image h.ImageConsulK8S), with `consul connect
+    // redirect-traffic` but, unlike `consul connect envoy` above it, without the ACL token its `consul-k8s connect-init
+    // -acl-auth-method` logged in for: the command asks Consul for the proxy's service with the anonymous token, which
+    // may read services only where the chart's DNS or federation policy was attached to it, so elsewhere it gets a 403
+    // and the init container exits 1, again and again (hashicorp/consul-k8s#570, the users' report #568). #576 passes
+    // -token-file when an auth method is set; the next release after 0.26.0 is 0.33.0 (CHANGELOG.md 0.33.0: "Connect:
+    // redirect-traffic command passes ACL token when ACLs are enabled").
+    id: 'hashicorp/consul-k8s#570',
+    text: 'with ACLs and transparent proxy, the injected consul-connect-inject-init runs consul connect redirect-traffic without the ACL token it logged in for, so unless the anonymous token may read services (Consul DNS or federation) Consul refuses it and the init container exits',
+    affected: { from: '0.26.0', to: '0.26.0' },
+    fixedIn: '0.33.0',
+    symptom: {
+      on: 'pod',
+      container: 'consul-connect-inject-init',
+      shows: 'terminated',
+      reason: 'Error',
+      versionFrom: 'consul-connect-inject-init',
+      when: [
+        { container: 'consul-connect-inject-init', holds: 'redirect-traffic' },
+        { container: 'consul-connect-inject-init', holds: '-acl-auth-method' },
+      ],
+    },
+    source:
+      'hashicorp/consul-k8s@ade3d638 (v0.26.0) connect-inject/container_init.go lines 313-331 (redirect-traffic without -token-file); @2fa81c3d (connect: redirect-traffic command should pass ACL token when ACL are enabled, #576, fixes #570 and #568, in tag v0.33.0 @00909cfd); CHANGELOG.md 0.33.0',
+  },
+];
+
 /**
  * consul-k8s 1.0.0 to 1.1.1 (hashicorp/consul-k8s#2176, the report #2144): a multi-port pod (annotation
  * consul.hashicorp.com/connect-service naming several services) gets one consul-dataplane-<service> sidecar per

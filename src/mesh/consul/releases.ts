@@ -6,7 +6,7 @@
 import type { KubernetesSupport } from '../profile.js';
 import type { CompanionNeed, ProxyPairing, ReleaseTable } from '../release-table.js';
 import { CONSUL_VALUES } from './key-values.js';
-import { CONSUL_0_10_BUGS, CONSUL_1_0_BUGS } from './release-bugs.js';
+import { CONSUL_0_10_BUGS, CONSUL_0_26_BUGS, CONSUL_1_0_BUGS } from './release-bugs.js';
 import { CONSUL_ENDING } from './ending.js';
 import { CONSUL_PROBES } from './probes.js';
 
@@ -240,6 +240,7 @@ export const CONSUL_RELEASES: ReleaseTable = {
       webhook:
         'MutatingWebhookConfiguration <fullname>-connect-injector-cfg, Deployment <fullname>-connect-injector-webhook-deployment',
       injectorRbac: 'today',
+      bugs: CONSUL_0_26_BUGS,
       // From 0.26.0 the init container runs consul-k8s, and the Consul binary copy-consul-bin copied from the Consul
       // image (ImageConsul): the same flag, and `consul connect redirect-traffic` for transparent proxy (on by
       // default), a command Consul gained in 1.10.0 (hashicorp/consul#9910).

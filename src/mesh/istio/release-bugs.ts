@@ -131,6 +131,23 @@ const NULL_LIMIT: Omit<KnownBug, 'affected' | 'fixedIn' | 'source'> = {
 /** Bugs of 1.11 and later (the row from 1.11). */
 export const ISTIO_1_11_BUGS: readonly KnownBug[] = [
   {
+    // ISTIO-SECURITY-2024-004 (istio/istio.io content/en/news/security/istio-security-2024-004: releases "1.22.0",
+    // "1.21.0 to 1.21.2", "1.20.0 to 1.20.6"): Envoy CVEs that end the proxy process, among them CVE-2024-34363 in the
+    // access log JSON formatter of the Envoy 1.22.0 ships ("If you are using JSON access log formatting in Istio 1.22,
+    // you are impacted"). The report (istio/istio#53028, 1.22.0 on GKE): istio-proxy of running pods restarts after
+    // "Envoy exited with error: signal: aborted" (pilot-agent then exits 255); the maintainer points at the bulletin
+    // and 1.22.1 (announcing-1.22.1: "implements the security updates described in ... ISTIO-SECURITY-2024-004").
+    // The cluster shows a proxy that had served for a while and ended in Error: a crash, not a start failure. Only
+    // the 1.22.0 row: the crashes of 1.20 and 1.21 are in the QUIC stack (HTTP/3), which sidecars do not serve.
+    id: 'istio/istio#53028',
+    text: 'its Envoy aborts on the inputs of ISTIO-SECURITY-2024-004 (CVE-2024-34363 in the JSON access log formatter, the QUIC stack), so the running proxy crashes and restarts',
+    affected: { from: '1.22.0', to: '1.22.0' },
+    fixedIn: '1.22.1',
+    symptom: { on: 'pod', container: 'istio-proxy', shows: 'terminated', reason: 'Error', afterRunning: 300 },
+    source:
+      'istio/istio.io@29b03069 content/en/news/security/istio-security-2024-004/index.md (releases: 1.22.0), content/en/news/releases/1.22.x/announcing-1.22.1/index.md (tag 1.22.1 implements ISTIO-SECURITY-2024-004)',
+  },
+  {
     ...NULL_LIMIT,
     affected: { from: '1.15.0', to: '1.28.5' },
     fixedIn: '1.28.6',

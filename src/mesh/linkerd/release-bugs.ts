@@ -5,6 +5,31 @@
  */
 import type { KnownBug } from '../release-table.js';
 
+/** Bugs of releases before the table's first row (2.10): its `olderBugs`. */
+export const LINKERD_OLDER_BUGS: readonly KnownBug[] = [
+  {
+    // cli/cmd/upgrade.go setFlagsFromInstall (stable-2.7.0 and 2.7.1) sets each flag of the original install from
+    // the string the ConfigMap linkerd-config recorded: a string slice is recorded as "[4222]", which the upgrade
+    // read back as one value, so `linkerd upgrade` of an install made with --skip-outbound-ports or
+    // --skip-inbound-ports renders linkerd-init (of the control plane and of every pod the injector injects from the
+    // upgraded config) with "--outbound-ports-to-ignore 443,[4222]": its iptables commands fail and the pods crash-loop
+    // in init (linkerd/linkerd2#4257, upgrading 2.6.1 to 2.7.1). #4258 trims the brackets (stable-2.8.0).
+    id: 'linkerd/linkerd2#4257',
+    text: 'after linkerd upgrade of an install made with --skip-outbound-ports or --skip-inbound-ports, the injected linkerd-init is given the skipped ports as a bracketed list its iptables commands refuse, so it fails and the pod never starts',
+    affected: { from: 'stable-2.7.0', to: 'stable-2.7.1' },
+    fixedIn: 'stable-2.8.0',
+    symptom: {
+      on: 'pod',
+      container: 'linkerd-init',
+      shows: 'terminated',
+      reason: 'Error',
+      when: { container: 'linkerd-init', holds: '[' },
+    },
+    source:
+      'linkerd/linkerd2@7d07504b (Upgrade crashes proxy-init when skipping ports, #4258, fixes #4257, in tag stable-2.8.0) cli/cmd/upgrade.go setFlagsFromInstall',
+  },
+];
+
 /** Bugs of stable-2.11 to stable-2.13 (the row 2.10 to 2.14). */
 export const LINKERD_2_11_BUGS: readonly KnownBug[] = [
   {
@@ -132,6 +157,26 @@ export const LINKERD_2_10_BUGS: readonly KnownBug[] = [
 
 /** Bugs of stable-2.12 and of the edge releases before stable-2.13 (the row 2.10 to 2.14). */
 export const LINKERD_2_12_BUGS: readonly KnownBug[] = [
+  {
+    // edge-22.7.3 (#8887, linkerd2-proxy-init#66) added proxyInit.iptablesMode with nft as the default:
+    // charts/partials/templates/_proxy-init.tpl renders linkerd-init with `--firewall-bin-path iptables-nft` unless the
+    // value says legacy, so on a host whose kernel lacks the nft modules the init container fails and every injected
+    // pod stays in Init (linkerd/linkerd2#9053). #9097 makes legacy the default (edge-22.8.1, before stable-2.12.0):
+    // "if the host does not have support for nft modules, the init container will crash".
+    id: 'linkerd/linkerd2#9053',
+    text: 'the injected linkerd-init uses iptables-nft by default, so on nodes whose kernel lacks the nft modules it fails and the pod never starts',
+    affected: { from: 'edge-22.7.3', to: 'edge-22.7.3' },
+    fixedIn: 'edge-22.8.1',
+    symptom: {
+      on: 'pod',
+      container: 'linkerd-init',
+      shows: 'terminated',
+      reason: 'Error',
+      when: { container: 'linkerd-init', holds: 'iptables-nft' },
+    },
+    source:
+      'linkerd/linkerd2@9dd51d38 (Add iptablesMode flag to proxy-init, #8887, in tag edge-22.7.3) charts/partials/templates/_proxy-init.tpl; @e4f7788c (Change default iptables mode to legacy, #9097, fixes #9053, in tag edge-22.8.1) the same file',
+  },
   {
     // edge-23.1.1 added seccompProfile RuntimeDefault to the containers' securityContext (#9719, Pod Security
     // Admission) without allowing it in the control plane's own PodSecurityPolicy (enablePSP): the PSP admission refuses

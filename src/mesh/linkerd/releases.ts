@@ -9,7 +9,13 @@
 import type { KubernetesSupport } from '../profile.js';
 import type { ReleaseTable, StoredValueRule } from '../release-table.js';
 import { LINKERD_VALUES } from './key-values.js';
-import { LINKERD_2_10_BUGS, LINKERD_2_11_BUGS, LINKERD_2_12_BUGS, LINKERD_CNI_BUGS } from './release-bugs.js';
+import {
+  LINKERD_2_10_BUGS,
+  LINKERD_2_11_BUGS,
+  LINKERD_2_12_BUGS,
+  LINKERD_CNI_BUGS,
+  LINKERD_OLDER_BUGS,
+} from './release-bugs.js';
 import { LINKERD_ENDING } from './ending.js';
 import { LINKERD_PROBES } from './probes.js';
 
@@ -92,6 +98,7 @@ export const LINKERD_RELEASES: ReleaseTable = {
     { prefix: 'edge-', from: [26, 6, 3], release: '2.20' },
     { prefix: 'edge-', from: [26, 6, 4], release: 'edge' },
   ],
+  olderBugs: LINKERD_OLDER_BUGS,
   rows: [
     // What these releases do with the app's probes (src/mesh/linkerd/probes.ts).
     ...LINKERD_PROBES,
