@@ -4,13 +4,15 @@
  * text gives, for any layout; anything that is not a well-formed List falls back to parsing the
  * whole text, whose error messages stay as they were.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadSnapshot } from '../src/run/read.js';
+import { readJsonListFile } from '../src/cluster/load.js';
+import { KEEPER } from '../src/mesh/keep.js';
 import { keepsManagedFields } from '../src/cluster/sanitize.js';
 import { managedFieldsRange, parseObject, scanJson } from '../src/cluster/json-scan.js';
 import { baseObjects } from './helpers/fixtures.js';
@@ -148,6 +150,87 @@ describe('a kubectl List in JSON loads as the whole text would', () => {
     await expect(loadSnapshot([nul])).rejects.toThrow(
       `cannot read snapshot ${nul}: binary file, expected JSON or YAML`,
     );
+  });
+});
+
+describe('a large kubectl List file is read a window at a time', () => {
+  const objects = baseObjects('both');
+  const mf = [{ manager: 'kube-controller-manager', operation: 'Update', fieldsV1: { 'f:metadata': { 'f:x': {} } } }];
+  /** Objects renamed `copy`-fold, every other one with managedFields (dropped or kept, as slim says). */
+  const many = (copies: number) =>
+    Array.from({ length: copies }, (_, c) =>
+      objects.map((o, k) => ({
+        ...o,
+        metadata: { ...o.metadata, name: `${o.metadata?.name}-${c}`, ...(k % 2 ? { managedFields: mf } : {}) },
+      })),
+    ).flat();
+  const read = (f: string, window: number) =>
+    readJsonListFile(f, Buffer.byteLength(readFileSync(f)), 1 << 30, KEEPER, window);
+
+  it('loads what the whole text loads (a file over 4 MiB: windows of 1 MiB), compact and indented', async () => {
+    const items = many(Math.ceil((5 << 20) / JSON.stringify(objects).length));
+    // The same objects as a top-level array: the whole-text path, never the List's.
+    const want = await loadSnapshot([file(JSON.stringify(items))]);
+    for (const indent of [undefined, 4]) {
+      const f = file(
+        JSON.stringify({ apiVersion: 'v1', items, kind: 'List', metadata: { resourceVersion: '' } }, null, indent),
+      );
+      expect(statSync(f).size).toBeGreaterThan(4 << 20);
+      expect(read(f, 1 << 20)).toBeDefined();
+      const got = await loadSnapshot([f]);
+      expect(got.objects).toEqual(want.objects);
+      expect(got.unavailable).toEqual(want.unavailable);
+    }
+  });
+
+  it('gives the same objects for any window, however the windows cut strings, keys and items', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: objects.length - 4 }),
+        fc.constantFrom(0, 1, 4, '\t'),
+        fc.string(),
+        fc.jsonValue(),
+        fc.integer({ min: 1, max: 400 }),
+        (at, indent, key, other) => {
+          const items = many(1).slice(at, at + 4);
+          const text = JSON.stringify(
+            { [key]: other, items, kind: 'List', [`${key}"`]: other },
+            null,
+            indent || undefined,
+          );
+          const f = file(text);
+          const whole = read(f, 1 << 24);
+          expect(whole?.found).toBe(4);
+          for (const w of [1, 2, 7, 61, 400]) expect(read(f, w)).toEqual(whole);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('leaves what is not such a List, or is refused, to the whole-file path, whose messages stay', async () => {
+    const pad = (items: string) => `{"kind":"List","metadata":{"x":"${'y'.repeat(5 << 20)}"},"items":[${items}]}`;
+    const pod = '{"kind":"Pod","metadata":{"name":"a","namespace":"n"}}';
+    // Items without their kind (a typed List whose kind comes after them), a nested bound, bad JSON.
+    for (const text of [
+      '{"items":[{"metadata":{"name":"a"}}],"kind":"PodList"}',
+      `{"kind":"List","items":[${pod},${'['.repeat(250)}${']'.repeat(250)}]}`,
+      `{"kind":"List","items":[${pod} ${pod}]}`,
+      `{"kind":"List","items":[${pod}]} x`,
+      `{"kind":"List","items":[${pod}],"items":[]}`,
+      '[{"kind":"Pod"}]',
+    ])
+      for (const w of [3, 1 << 20]) expect(read(file(text), w)).toBeUndefined();
+    const deep = file(pad(`${pod},${'['.repeat(250)}${']'.repeat(250)}`));
+    await expect(loadSnapshot([deep])).rejects.toThrow(
+      `cannot read snapshot ${deep}: invalid JSON (nested more than 200 levels deep)`,
+    );
+    const bad = file(pad(`${pod} ${pod}`));
+    await expect(loadSnapshot([bad])).rejects.toThrow(new RegExp(`^cannot read snapshot ${bad}: invalid JSON \\(`));
+    const typed = file(
+      `{"items":[{"metadata":{"name":"a","namespace":"n"}}],"kind":"PodList","x":"${'y'.repeat(5 << 20)}"}`,
+    );
+    expect((await loadSnapshot([typed])).objects.pods?.map((p) => p.metadata?.name)).toEqual(['a']);
   });
 });
 

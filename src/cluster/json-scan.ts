@@ -102,8 +102,10 @@ class ListFinder {
   mfEnd = 0;
   count = 0;
   full = false;
+  /** The offset in the whole document of `b`'s first byte (a window of it: ListScan); token offsets are `b`'s. */
+  base = 0;
   constructor(
-    private b: Uint8Array,
+    public b: Uint8Array,
     private maxItems: number,
   ) {}
 
@@ -130,6 +132,7 @@ class ListFinder {
   }
 
   token(kind: number, from: number, to: number, level: number): void {
+    const at = this.base + from;
     if (level === 0) {
       if (this.tokens++ === 0) this.topIsObject = kind === 0x7b;
       return;
@@ -140,13 +143,13 @@ class ListFinder {
         if (this.state === 2 || this.state === 4) this.push(this.itemStart, this.lastEnd + 1);
         else if (this.count > 0) this.bad = true; // a trailing comma
         this.state = 0;
-        this.close = from;
+        this.close = at;
         return;
       }
       if (this.key === 2) {
         this.lists++;
         if (kind === 0x5b && this.open < 0) {
-          this.open = from;
+          this.open = at;
           this.state = 1;
           this.mfStart = this.mfEnd = 0;
         }
@@ -174,16 +177,37 @@ class ListFinder {
     }
     if (kind === 0x7d || kind === 0x5d) {
       if (this.state === 3) this.state = 4;
-      this.lastEnd = from;
+      this.lastEnd = at;
       return;
     }
     if (this.state === 1) {
-      this.itemStart = from;
+      this.itemStart = at;
       this.state = kind === 0x7b || kind === 0x5b ? 3 : 2;
     } else if (this.state !== 2 || kind !== OTHER) this.bad = true; // two values without a comma
-    this.lastEnd = to;
+    this.lastEnd = this.base + to;
   }
 }
+
+/** What scanRange carries from one stretch of bytes to the next (scanJson's loop state). */
+interface ScanState {
+  depth: number;
+  values: number;
+  /** The deepest level whose tokens go to the finder (-1 once the values passed denseAt). */
+  top: number;
+  denseAt: number;
+  /** Where an item's metadata.managedFields lie (as managedFieldsRange finds them, so that the
+   * items need no second scan): item members are at depth 3, its metadata's at depth 4. */
+  metaKey: boolean; // the last key at depth 3 was "metadata"
+  inMeta: boolean; // in the item's first metadata object
+  metaDone: boolean; // the first metadata object ended, or its managedFields were decided
+  mfOpen: boolean; // in the managedFields list (it ends back at depth 4)
+  deep: boolean;
+  /** Set by scanRange when the bytes end inside a string or before what follows a key (more are to come). */
+  more: boolean;
+}
+
+/** Bytes scanRange takes at a time: the loop is a function V8 optimizes (and re-optimizes) per call. */
+const STRETCH = 1 << 16;
 
 /**
  * One pass over JSON bytes from `start`: nesting (stops past MAX_DEPTH), values (as jsonShape)
@@ -194,22 +218,133 @@ class ListFinder {
  * three levels, so an item's inside costs the scan nothing more than jsonShape's.
  */
 export function scanJson(b: Uint8Array, start = 0, maxItems = Infinity): JsonScan {
-  let depth = 0;
-  let values = 0;
-  const finder = new ListFinder(b, maxItems);
+  const scan = new ListScan(b.length - start, maxItems);
+  scan.feed(b, 0, start, true);
+  return scan.result();
+}
+
+/**
+ * scanJson of a document given a window at a time (a file read in pieces, its windows never all
+ * in memory): the same pass, the same result, offsets in the whole document. `feed` scans a
+ * window and says where its unscanned bytes start (a string or a key running past its end):
+ * give them again, followed by the next bytes. The items found so far (`found`) can be parsed at
+ * once: each is whole in the window it ended in, if the window was kept from `keepFrom()`.
+ */
+export class ListScan {
+  private readonly st: ScanState;
+  private readonly finder: ListFinder;
+  /** `bytes`: the length of the document from where the scan starts (the density bound's). */
+  constructor(
+    private readonly bytes: number,
+    maxItems = Infinity,
+  ) {
+    this.finder = new ListFinder(new Uint8Array(0), maxItems);
+    // Once there are more values than the length allows (tooDense), the offsets of items stop
+    // being kept (the List's level is never reached again): millions of tiny items must not
+    // cost an offset array first. Counting goes on, for the message.
+    this.st = {
+      depth: 0,
+      values: 0,
+      top: 2,
+      denseAt: Math.max(MAX_DENSE_VALUES, Math.floor(bytes / MIN_BYTES_PER_VALUE)),
+      metaKey: false,
+      inMeta: false,
+      metaDone: false,
+      mfOpen: false,
+      deep: false,
+      more: false,
+    };
+  }
+
+  /**
+   * Scans `b` (the document's bytes from offset `base`) from `from`; `end` when they are the
+   * document's last. Returns where in `b` the bytes not scanned yet start.
+   */
+  feed(b: Uint8Array, base: number, from: number, end: boolean): number {
+    const { st, finder } = this;
+    finder.b = b;
+    finder.base = base;
+    const n = b.length;
+    // In stretches of STRETCH bytes (a string may run past one: the next starts after it). One
+    // call over hundreds of MB would run in code V8 compiled on the stack (OSR) and, once a rare
+    // branch deoptimized it, the rest of the bytes in slower code.
+    let i = from;
+    while (i < n && !st.deep) {
+      i = scanRange(b, st, finder, i, Math.min(n, i + STRETCH), end);
+      if (st.more) {
+        st.more = false;
+        break;
+      }
+    }
+    return i;
+  }
+
+  /** Past MAX_DEPTH (nothing more is scanned), or denser than the length allows (items no longer kept). */
+  get refused(): boolean {
+    return this.st.deep || this.st.top < 0 || this.finder.full;
+  }
+
+  /** The number of item offsets found (twice the items: start and end of each). */
+  get found(): number {
+    return this.finder.count;
+  }
+
+  /** Start and end of each item found, and its managedFields' range (0 and 0 for none), in the document. */
+  get items(): Uint32Array {
+    return this.finder.items;
+  }
+
+  get managed(): Uint32Array {
+    return this.finder.managed;
+  }
+
+  /**
+   * The first byte a window must still hold: the List's start until its items begin, the item
+   * being read, everything after the items.
+   */
+  keepFrom(scanned: number): number {
+    const f = this.finder;
+    if (f.open < 0 || f.close >= 0) return Math.min(scanned, f.open < 0 ? 0 : f.close);
+    return f.state >= 2 ? Math.min(scanned, f.itemStart) : scanned;
+  }
+
+  /** Where the items array opens and closes (-1 before it is seen). */
+  get open(): number {
+    return this.finder.open;
+  }
+
+  get close(): number {
+    return this.finder.close;
+  }
+
+  /** What scanJson returns, once every byte was fed. */
+  result(): JsonScan {
+    const { st, finder: f } = this;
+    const values = st.values;
+    if (st.deep) return { deep: true, values };
+    const dense = tooDense(values, this.bytes);
+    if (dense) return { deep: false, values, dense };
+    if (f.full) return { deep: false, values, tooManyItems: true };
+    const list =
+      f.topIsObject && f.lists === 1 && f.open >= 0 && f.close > f.open && !f.bad && f.state === 0
+        ? { open: f.open, close: f.close, items: f.items.subarray(0, f.count), managed: f.managed.subarray(0, f.count) }
+        : undefined;
+    return { deep: false, values, list };
+  }
+}
+
+/**
+ * scanJson's loop over the bytes [from, to) (a string that starts there is followed to its end,
+ * past `to`): returns where the next stretch starts; `st.deep` once past MAX_DEPTH. `b` is the
+ * whole document when `end`, else a window of it: a string, or the bytes after a key that the
+ * scan looks at, running past its end stops the stretch before that string (`st.more`: read on).
+ */
+function scanRange(b: Uint8Array, st: ScanState, finder: ListFinder, from: number, to: number, end: boolean): number {
   const n = b.length;
-  // Once there are more values than the length allows (tooDense), the offsets of items stop
-  // being kept (the List's level is never reached again): millions of tiny items must not
-  // cost an offset array first. Counting goes on, for the message.
-  const denseAt = Math.max(MAX_DENSE_VALUES, Math.floor((n - start) / MIN_BYTES_PER_VALUE));
-  let top = 2; // the deepest level whose tokens go to the finder
-  // Where an item's metadata.managedFields lie (as managedFieldsRange finds them, so that the
-  // items need no second scan): item members are at depth 3, its metadata's at depth 4.
-  let metaKey = false; // the last key at depth 3 was "metadata"
-  let inMeta = false; // in the item's first metadata object
-  let metaDone = false; // the first metadata object ended, or its managedFields were decided
-  let mfOpen = false; // in the managedFields list (it ends back at depth 4)
-  for (let i = start; i < n; i++) {
+  let { depth, values, top, metaKey, inMeta, metaDone, mfOpen } = st;
+  const denseAt = st.denseAt;
+  let i = from;
+  for (; i < to; i++) {
     const c = b[i]!;
     if (c === 0x22) {
       const from = i;
@@ -218,17 +353,32 @@ export function scanJson(b: Uint8Array, start = 0, maxItems = Infinity): JsonSca
         if (d === 0x5c) i++;
         else if (d === 0x22) break;
       }
+      if (i >= n && !end) {
+        i = from;
+        st.more = true;
+        break;
+      }
       if (depth <= top) finder.token(STRING, from, i, depth);
       else if (depth === 3 || (depth === 4 && inMeta)) {
         let j = i + 1;
         while (isWs(b[j])) j++;
+        if (j >= n && !end) {
+          i = from;
+          st.more = true;
+          break;
+        }
         if (depth === 3) metaKey = b[j] === 0x3a && bytesAre(b, from, i + 1, METADATA);
         else if (b[j] === 0x3a && bytesAre(b, from, i + 1, MANAGED_FIELDS)) {
           // The first managedFields member decides (a list: its range; anything else: none).
           let v = j + 1;
           while (isWs(b[v])) v++;
+          if (v >= n && !end) {
+            i = from;
+            st.more = true;
+            break;
+          }
           if (b[v] === 0x5b) {
-            finder.mfStart = v;
+            finder.mfStart = finder.base + v;
             mfOpen = true;
           }
           inMeta = false;
@@ -237,7 +387,11 @@ export function scanJson(b: Uint8Array, start = 0, maxItems = Infinity): JsonSca
       }
     } else if (c === 0x7b || c === 0x5b) {
       if (++values > denseAt) top = -1;
-      if (++depth > MAX_DEPTH) return { deep: true, values };
+      if (++depth > MAX_DEPTH) {
+        st.values = values;
+        st.deep = true;
+        return n;
+      }
       if (depth <= top + 1) finder.token(c, i, i, depth - 1);
       if (depth === 3) {
         // A new item (or a deeper member of another List member): nothing of it seen yet.
@@ -251,7 +405,7 @@ export function scanJson(b: Uint8Array, start = 0, maxItems = Infinity): JsonSca
       if (--depth <= top) finder.token(c, i, i, depth);
       if (depth === 4 && mfOpen) {
         mfOpen = false;
-        if (c === 0x5d) finder.mfEnd = i + 1;
+        if (c === 0x5d) finder.mfEnd = finder.base + i + 1;
         else finder.mfStart = 0; // unbalanced: parsed whole (and refused)
       } else if (depth === 3 && inMeta) {
         inMeta = false;
@@ -262,15 +416,14 @@ export function scanJson(b: Uint8Array, start = 0, maxItems = Infinity): JsonSca
       if (depth <= top) finder.token(c, i, i, depth);
     } else if (depth <= top && c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) finder.token(OTHER, i, i, depth);
   }
-  const dense = tooDense(values, n - start);
-  if (dense) return { deep: false, values, dense };
-  const f = finder;
-  if (f.full) return { deep: false, values, tooManyItems: true };
-  const list =
-    f.topIsObject && f.lists === 1 && f.open >= 0 && f.close > f.open && !f.bad && f.state === 0
-      ? { open: f.open, close: f.close, items: f.items.subarray(0, f.count), managed: f.managed.subarray(0, f.count) }
-      : undefined;
-  return { deep: false, values, list };
+  st.depth = depth;
+  st.values = values;
+  st.top = top;
+  st.metaKey = metaKey;
+  st.inMeta = inMeta;
+  st.metaDone = metaDone;
+  st.mfOpen = mfOpen;
+  return i;
 }
 
 /** Whether bytes at `at` are exactly `word` (given with its quotes). */
