@@ -93,7 +93,7 @@ function podCluster(m: (typeof MESHES)[number], bug: KnownBug, version: string, 
               exitCode: 1,
               ...(s.message !== undefined ? { message: s.message } : {}),
               // A run as long as the row asks (a crash of a serving proxy).
-              ...(s.afterRunning !== undefined
+              ...('afterRunning' in s && s.afterRunning !== undefined
                 ? {
                     startedAt: '2026-11-22T10:01:00Z',
                     finishedAt: new Date(Date.parse('2026-11-22T10:01:00Z') + s.afterRunning * 1000).toISOString(),
