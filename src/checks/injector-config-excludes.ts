@@ -26,6 +26,7 @@ import { recreateCommands, setOnTemplate } from '../fix/commands.js';
 import { templateOptOut } from '../facts/markers.js';
 import { meshTitle } from '../mesh/registry.js';
 import { jobFinished, podStates, APP_WORKLOADS, DECISIONS } from '../facts/model.js';
+import { leftoverConfigs, MESH_CONFIGS } from '../facts/webhook-configs.js';
 import type { MeshName } from '../mesh/names.js';
 import type { InjectorStep } from '../mesh/profile.js';
 import { nameOf } from '../util/objects.js';
@@ -42,7 +43,7 @@ const MESSAGES = messages({
 
 export default defineCheck({
   ...meta('injector-config-excludes'),
-  facts: [APP_WORKLOADS, DECISIONS],
+  facts: [APP_WORKLOADS, DECISIONS, MESH_CONFIGS],
   messages: MESSAGES,
   *run(m) {
     // A policy that refuses every pod (no template setting helps) is one finding about the configuration.
@@ -50,6 +51,13 @@ export default defineCheck({
       string,
       { mesh: string; step: InjectorStep; webhook: string; workloads: string[]; pods: string[] }
     >();
+    // A configuration left behind (its injector uninstalled): webhook-stale's, never an injector's configuration.
+    const leftovers = new Map<MeshName, Set<string>>();
+    const leftover = (mesh: MeshName, config: string) => {
+      let names = leftovers.get(mesh);
+      if (!names) leftovers.set(mesh, (names = new Set(leftoverConfigs(m, mesh).map((c) => c.name))));
+      return names.has(config);
+    };
     for (const w of m.appWorkloads) {
       const states = podStates(w);
       if (states.hostNetwork) continue; // never injected anyway: host-network-pod
@@ -57,6 +65,7 @@ export default defineCheck({
       for (const d of m.decisions(w)) {
         if (!d.called || !d.intent) continue; // no webhook called: the selectors are the cause (other checks)
         if (templateOptOut(m, d.mesh, w.template)) continue; // a deliberate opt-out: pod-opted-out
+        if (d.calls.filter((c) => c.called).every((c) => leftover(d.mesh, c.webhook.configName))) continue;
         const step = d.injector.find((s) => !s.ok);
         if (!step?.config) continue; // injected, or refused by a rule that is not configuration
         const { templateFix } = step.config;

@@ -118,6 +118,15 @@ describe('webhook-stale: evidence, fix, and webhook-no-endpoints', () => {
     expect(ids(findings(cluster('istio', [`${dir}/fires-istio-old-revision-service-gone.yaml`]), all))).toEqual([
       'webhook-stale MutatingWebhookConfiguration istio-sidecar-injector-1-23',
     ]);
+    // An uninstalled injector whose ConfigMap went too: the leftover, not the injector's configuration (no injector runs).
+    expect(
+      ids(
+        findings(cluster('istio-1.5', [`${dir}/fires-istio-1.5-injector-uninstalled.yaml`]), [
+          ...all,
+          'injector-config-excludes',
+        ]),
+      ),
+    ).toEqual(['webhook-stale MutatingWebhookConfiguration istio-sidecar-injector']);
     expect(ids(findings(cluster('istio', [`${dir}/ok-istio-lone-service-missing.yaml`]), all))).toEqual([
       'webhook-no-endpoints Service istio-system/istiod',
     ]);
