@@ -190,7 +190,6 @@ describe('a large kubectl List file is read a window at a time', () => {
         fc.constantFrom(0, 1, 4, '\t'),
         fc.string(),
         fc.jsonValue(),
-        fc.integer({ min: 1, max: 400 }),
         (at, indent, key, other) => {
           const items = many(1).slice(at, at + 4);
           const text = JSON.stringify(
