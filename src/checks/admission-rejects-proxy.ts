@@ -1235,7 +1235,7 @@ function predictedOwnerLabel(m: Model, w: Workload, mesh: MeshName): Said | unde
         comment`${lit(rule.fix)}`,
         t
           ? cmd`kubectl get ${`${w.kind.toLowerCase()}/${w.name}`} -n ${w.namespace} -o jsonpath=${t}`
-          : comment`the manifest's metadata.labels`,
+          : comment`the metadata.labels of the manifest`,
       ],
     };
   }

@@ -175,7 +175,7 @@ export default defineCheck({
             ]
           : own?.kind
             ? [
-                comment`correct ${lit(own.key)} of ${lit(own.kind)} ${own.configMap}, as the injector's error above says`,
+                comment`correct ${lit(own.key)} of ${lit(own.kind)} ${own.configMap}, as the error of the injector above says`,
                 cmd`kubectl -n ${cpNs} get ${own.kind.toLowerCase().replace(/es$/, '')} ${own.configMap.split(', ')[0] ?? ''} -o yaml`,
                 comment`the controller retries the pods by itself once the injector can apply it`,
               ]

@@ -55,7 +55,8 @@ function serviceState(m: Model, h: MeshWebhook): 'exists' | 'missing' | 'gone' |
  */
 function injectorUninstalled(m: Model, mesh: MeshName, h: MeshWebhook, targets: WebhookTarget[]): boolean {
   const s = h.service;
-  if (!s || !m.readIn('deployments', s.namespace) || !namespaceRead(m, s.namespace)) return false;
+  // Its Service's namespace was read (its state is 'missing', never 'unknown'); its Deployments too.
+  if (!s || !m.readIn('deployments', s.namespace)) return false;
   const t = targets.find((x) => x.namespace === s.namespace && x.name === s.name);
   if (!t || t.injector.deployment || t.injector.external) return false;
   const { injector } = profileOf(mesh).controlPlane;
@@ -70,7 +71,18 @@ function injectorUninstalled(m: Model, mesh: MeshName, h: MeshWebhook, targets: 
 
 const CONFIG_STATES = defineFactFamily({
   id: 'mesh-config-states',
-  inputs: ['deployments', 'mutatingwebhookconfigurations', 'namespaces', 'pods', 'replicasets', 'services'],
+  // The endpoints too: whether a namespace outside a -n view was read at all is told by any of the control
+  // plane's kinds there (namespaceRead).
+  inputs: [
+    'deployments',
+    'endpoints',
+    'endpointslices',
+    'mutatingwebhookconfigurations',
+    'namespaces',
+    'pods',
+    'replicasets',
+    'services',
+  ],
   compute: (m: Model, mesh: MeshName): Omit<MeshConfig, 'workloads'>[] => {
     const byName = new Map<string, MeshWebhook[]>();
     for (const h of m.webhooksOf(mesh)) byName.set(h.configName, [...(byName.get(h.configName) ?? []), h]);
@@ -109,7 +121,7 @@ function configStates(m: Model, mesh: MeshName): Omit<MeshConfig, 'workloads'>[]
 
 export const MESH_CONFIGS = defineFactFamily({
   id: 'mesh-configs',
-  inputs: [...WORKLOAD_DECISION_INPUTS, 'services'],
+  inputs: [...WORKLOAD_DECISION_INPUTS, 'services', 'endpoints', 'endpointslices'],
   compute: (m: Model, mesh: MeshName): MeshConfig[] => {
     const called = new Map<string, Workload[]>();
     for (const w of m.appWorkloads) {
@@ -215,7 +227,7 @@ function removal(m: Model, mesh: MeshName, a: MeshConfig, b: MeshConfig): Overla
 
 export const OVERLAPS = defineFactFamily({
   id: 'overlaps',
-  inputs: [...WORKLOAD_DECISION_INPUTS, 'services'],
+  inputs: [...WORKLOAD_DECISION_INPUTS, 'services', 'endpoints', 'endpointslices'],
   compute: (m: Model, mesh: MeshName): Overlap[] => {
     // Only configurations whose Service is known to exist: a leftover (its Service gone) is
     // webhook-stale's, and one whose Service was not read may be a leftover too.
