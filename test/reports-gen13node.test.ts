@@ -53,7 +53,13 @@ describe('near misses of the node image against the init container release', () 
       .map((f) => f.message);
 
   it('the case itself names the mismatch (the near misses below are edits of it)', () => {
-    expect(messages(cluster(baseOf(FILE), [text])).some((m) => MISMATCH.test(m))).toBe(true);
+    const hit = findings(cluster(baseOf(FILE), [text])).find(
+      (f) => f.id === 'proxy-cannot-start' && MISMATCH.test(f.message),
+    );
+    expect(hit).toBeDefined();
+    // Every line of its fix is printed, none withheld as unsafe.
+    expect(JSON.stringify((hit as any).fix)).not.toContain('fix withheld');
+    expect(JSON.stringify((hit as any).fix)).toContain('global.nativeNftables=true');
   });
 
   it('the same node image with a release that falls back to iptables-nft (1.27.1 and later)', () => {

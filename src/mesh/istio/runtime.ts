@@ -98,7 +98,7 @@ function istioInitBackend(pod: K8sObject, container: string): InitBackend | unde
           ? 'istio/istio@e3364ab4 (1.15.0) docker/Dockerfile.base line 29; tools/istio-iptables/pkg/constants/constants.go'
           : 'istio/istio@aaf597fb (1.22.0) tools/istio-iptables/pkg/dependencies/implementation.go DetectIptablesVersion; #57385, #57411 (1.27.1)',
     fix: (ns) => [
-      comment`upgrade ${lit('Istio')} to 1.27.1 or later, whose istio-init falls back to iptables-nft where the node has no legacy nat table; in 1.27 and later it can also run on native nftables`,
+      comment`upgrade ${lit('Istio')} to 1.27.1 or later, whose istio-init falls back to iptables-nft where the node has no legacy nat table, and in 1.27 and later can run on native nftables`,
       ...setValue('native nftables for istio-init, 1.27 and later', ns, 'global.nativeNftables', 'true'),
     ],
   };
