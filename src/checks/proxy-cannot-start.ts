@@ -111,6 +111,7 @@ import { isObj, nameOf, nsOf, plural, str, time } from '../util/objects.js';
 import { cniAgentOn } from '../facts/node-agents.js';
 import { exclusiveCni } from '../facts/cluster-cni.js';
 import { iptablesCause, readIptables } from '../mesh/iptables.js';
+import { nftOnlyImage } from '../mesh/node-images.js';
 import { defineCheck, messages, meta, say } from './define.js';
 import type { Evidence } from './types.js';
 import { APP_WORKLOADS, DECISIONS } from '../facts/model.js';
@@ -1108,6 +1109,10 @@ function describe(m: Model, w: Workload, mesh: MeshName, group: Failing[]) {
   // (the profile's versions.pins): the injector renders its arguments and configuration for its own release.
   const pin = first.container === p.containers.proxy ? pinnedProxy(m, w, mesh, first.pod) : undefined;
   if (pin && pin.order !== 0) return { ...pinCause(w, mesh, first, pin, quoted), role, status, events };
+  // What the node offers against what the init container runs (issue 31): nothing in its message says why, its node
+  // image runs iptables on nf_tables only and its release runs iptables-legacy only.
+  const backend = first.init ? backendGap(m, mesh, first, node, cpNs) : undefined;
+  if (backend) return { ...backend, role, status, events };
   return {
     cause: `${first.kind === 'exited' ? `it exited and the pod does not restart it (restartPolicy ${str(podSpec(first.pod).restartPolicy) ?? 'Always'})` : 'it keeps failing'}${first.exitCode !== undefined ? ` with exit code ${first.exitCode}` : ''}, for a reason meshdoctor does not know${quoted ? `; its termination message ends "${quoted}"` : ''}`,
     evidence: { ...(quoted ? { message: quoted } : {}), ...(node ? { node } : {}) },
@@ -1585,6 +1590,42 @@ function iptablesFailure(
           comment`its previous log says which iptables call failed`,
           cmd`kubectl logs ${str(f.pod.metadata?.name) ?? ''} -n ${nsOf(f.pod)} -c ${f.container} --previous`,
         ] as Step[]),
+  };
+}
+
+/**
+ * An iptables init container that keeps failing with no message that says why, on a node whose OS image runs
+ * iptables on nf_tables only (src/mesh/node-images.ts), of a release that runs iptables-legacy only (the profile's
+ * runtime.initBackend, from its image): the legacy nat table it needs is not there unless the node loads its modules.
+ * Worded as what the evidence shows: the node's image and the release's backend, not the container's own words.
+ * The fix: the release's setting or the upgrade that switches the backend, the modules at boot, the mesh's CNI plugin.
+ */
+function backendGap(m: Model, mesh: MeshName, f: Failing, node: ReturnType<typeof nodeOf>, cpNs: string) {
+  const p = profileOf(mesh);
+  if (!node || !p.containers.init.includes(f.container)) return undefined;
+  const image = nftOnlyImage(node.osImage);
+  const runs = image ? p.runtime.initBackend?.(f.pod, f.container) : undefined;
+  if (!image || !runs) return undefined;
+  const cni = p.cni && !p.cni.enabled(m)?.enabled ? p.cni : undefined;
+  return {
+    cause: `it keeps failing${f.exitCode !== undefined ? ` with exit code ${f.exitCode}` : ''} and its message does not say why; what the cluster shows is a mismatch: its node runs ${image.name} (node ${nodeText(node)}), whose iptables uses nf_tables and which does not load the legacy iptables modules by default, and ${f.container} ${runs.release} runs ${runs.runs}, which finds no legacy nat table there unless the node loads iptable_nat`,
+    evidence: {
+      node,
+      nodeImage: { family: image.name, source: image.source },
+      backend: { release: runs.release, runs: runs.runs, source: runs.source },
+    },
+    fix: [
+      ...runs.fix(cpNs),
+      comment`or load ${lit('ip_tables, iptable_nat and xt_REDIRECT')} on each node at boot, one per line in a file under /etc/modules-load.d, then reboot or modprobe them`,
+      ...(cni
+        ? [
+            comment`or install the CNI plugin of ${lit(p.title)}, so that no init container programs iptables`,
+            ...cni.install(cpNs),
+          ]
+        : []),
+      comment`its previous log says which iptables call failed`,
+      cmd`kubectl logs ${nameOf(f.pod)} -n ${nsOf(f.pod)} -c ${f.container} --previous`,
+    ] as Step[],
   };
 }
 

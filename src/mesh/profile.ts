@@ -421,6 +421,17 @@ export interface ProxyRanges {
   ipv6Setting?(m: MeshContext, namespaces: readonly string[]): { on: boolean; from: string; fix: Step[] } | undefined;
 }
 
+/** The iptables backend a release of the mesh's init container runs, where it runs iptables-legacy only (issue 31). */
+export interface InitBackend {
+  /** The release, as the container's image names it. */
+  readonly release: string;
+  /** What it runs, as a clause: the legacy backend only, and why (its image, its setting). */
+  readonly runs: string;
+  readonly source: string;
+  /** The setting that switches it to a backend the node offers, or the upgrade that adds one. */
+  fix(controlPlaneNamespace: string): Step[];
+}
+
 /** Something the mesh's init container needs from the cluster that is missing: why it keeps failing. */
 export interface InitNeed {
   readonly cause: string;
@@ -558,6 +569,13 @@ interface Runtime {
    * offers the other backend only (issue 31, src/mesh/iptables.ts).
    */
   iptablesBackend?(to: 'legacy' | 'nf_tables', controlPlaneNamespace: string): Step[];
+  /**
+   * The iptables backend the mesh's iptables init container `container` of `pod` runs, where its release (read
+   * from its image) runs iptables-legacy only: what a node whose OS offers nf_tables only cannot give it (issue 31,
+   * src/mesh/node-images.ts). Undefined where the release detects the node's backend or runs nf_tables, or the
+   * image names no release of the tables.
+   */
+  initBackend?(pod: K8sObject, container: string): InitBackend | undefined;
   /** How the images of the injected containers are chosen (for an image the nodes cannot pull). */
   image(controlPlaneNamespace: string): Step[];
   /** How the app is held until the proxy is ready (app-starts-before-proxy). */

@@ -29,7 +29,7 @@ import { annotationsOf, arr, isObj, labelOf, nameOf, str } from '../../util/obje
 import { podSpec } from '../../k8s/pods.js';
 import type { K8sObject } from '../../util/types.js';
 import { valueAt } from '../config-values.js';
-import type { InitNeed, InjectedContainer, MeshProfile } from '../profile.js';
+import type { InitBackend, InitNeed, InjectedContainer, MeshProfile } from '../profile.js';
 import { proxyPlace } from '../start-order.js';
 import { setOnTemplate } from '../../fix/commands.js';
 
@@ -52,6 +52,57 @@ const setValue = (why: string, ns: string, key: string, value: string): Step[] =
     },
   ]),
 ];
+
+/**
+ * The iptables backend istio-init runs, by release (issue 31: what the node offers against what the init container
+ * needs). Each row is the release's image and the binary istio-iptables calls:
+ * - istio/proxy_init (1.0 to 1.4): istio/istio@82797c0c (1.1.0) pilot/docker/Dockerfile.proxy_init, FROM ubuntu:xenial,
+ *   whose iptables 1.6.0 is legacy only (istio/istio#13986 quotes "iptables v1.6.0").
+ * - istio/proxyv2 1.5 to 1.14: docker/Dockerfile.base FROM ubuntu:bionic (istio/istio@c3c35328, 1.5.0; iptables 1.6.1,
+ *   legacy only: #23009 quotes "iptables-restore v1.6.1"), ubuntu:focal from istio/istio@57d639a4 (1.11.0), whose
+ *   iptables is legacy by default.
+ * - 1.15 to 1.21: istio/istio@e3364ab4 (1.15.0) docker/Dockerfile.base line 29 `update-alternatives --set iptables
+ *   /usr/sbin/iptables-legacy`; tools/istio-iptables/pkg/constants/constants.go IPTABLES = "iptables".
+ * - 1.22 to 1.27.0: istio/istio@aaf597fb (1.22.0) tools/istio-iptables/pkg/dependencies/implementation.go
+ *   DetectIptablesVersion (#49279): iptables-nft only where nft rules exist in the pod's network namespace (a new
+ *   pod's has none), else iptables-legacy.
+ * - 1.27.1 and 1.28.0 on: istio/istio#57385 (@87dc90d2, 1.28.0) and #57411 (release-1.27, 1.27.1) fall back to
+ *   iptables-nft where iptable_nat is missing (#57380); 1.27 also runs native nftables with global.nativeNftables
+ *   (istio-init --native-nftables). Not legacy-only: no row.
+ * A distroless image (tag -distroless) is not in the table.
+ */
+function istioInitBackend(pod: K8sObject, container: string): InitBackend | undefined {
+  const spec = podSpec(pod);
+  const c = [...arr(spec.initContainers), ...arr(spec.containers)].find((x) => isObj(x) && x.name === container);
+  const image = isObj(c) ? str(c.image) : undefined;
+  if (!image || !isObj(c)) return undefined;
+  const m = /\/(proxy_init|proxyv2):(1)\.(\d{1,3})\.(\d{1,3})(-distroless)?$/.exec(image.slice(-256));
+  if (!m || m[5]) return undefined;
+  if (arr(c.args).some((a) => a === '--native-nftables')) return undefined;
+  const [minor, patch] = [Number(m[3]), Number(m[4])];
+  const release = `${m[1]}:${m[2]}.${minor}.${patch}`;
+  if (minor > 27 || (minor === 27 && patch >= 1)) return undefined;
+  const runs =
+    m[1] === 'proxy_init' || minor < 15
+      ? `iptables-legacy only (its image's iptables ${m[1] === 'proxy_init' || minor < 11 ? '1.6, which has no other backend' : 'is legacy by default'})`
+      : minor < 22
+        ? 'iptables-legacy only (its image sets the iptables alternative to iptables-legacy)'
+        : "iptables-legacy in a new pod's network namespace (it picks iptables-nft only where nft rules exist there already)";
+  return {
+    release,
+    runs,
+    source:
+      m[1] === 'proxy_init' || minor < 15
+        ? 'istio/istio@82797c0c (1.1.0) pilot/docker/Dockerfile.proxy_init; @c3c35328 (1.5.0) and @57d639a4 (1.11.0) docker/Dockerfile.base'
+        : minor < 22
+          ? 'istio/istio@e3364ab4 (1.15.0) docker/Dockerfile.base line 29; tools/istio-iptables/pkg/constants/constants.go'
+          : 'istio/istio@aaf597fb (1.22.0) tools/istio-iptables/pkg/dependencies/implementation.go DetectIptablesVersion; #57385, #57411 (1.27.1)',
+    fix: (ns) => [
+      comment`upgrade ${lit('Istio')} to 1.27.1 or later, whose istio-init falls back to iptables-nft where the node has no legacy nat table, and in 1.27 and later can run on native nftables`,
+      ...setValue('native nftables for istio-init, 1.27 and later', ns, 'global.nativeNftables', 'true'),
+    ],
+  };
+}
 
 /** The CNI node agent's pods (manifests/charts/istio-cni templates/daemonset.yaml: label k8s-app: istio-cni-node). */
 const AGENT = 'istio-cni-node';
@@ -253,6 +304,7 @@ export function istioRuntime(
         'global.proxy.privileged',
         'true',
       ),
+    initBackend: istioInitBackend,
     image: (ns) => [
       comment`the proxy image is the istiod values global.hub and global.tag, or global.proxy.image, or the pod template annotation sidecar.istio.io/proxyImage`,
       cmd`kubectl get configmap istio-sidecar-injector -n ${ns} -o jsonpath=${'{.data.values}'}`,
