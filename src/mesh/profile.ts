@@ -644,6 +644,16 @@ interface ControlPlane {
   isWorkload(templateLabels: Record<string, string>): boolean;
   /** A pod of the mesh's control plane or extensions in namespace `ns`. */
   isOwnPod(podLabels: Record<string, string>, ns: string): boolean;
+  /**
+   * The mesh's own workloads (an extension's) that its charts expect meshed through their namespace's injection
+   * marker, not their pod templates: installed into a namespace created without the marker (Helm's
+   * --create-namespace), they run without the proxy the extension needs. The extension, where its charts put the
+   * marker (a clause), and the source that says so;
+   * undefined for any other pod template (and for every template of a mesh with none).
+   */
+  meshedByNamespace?(
+    templateLabels: Record<string, string>,
+  ): { extension: string; where: string; source: string } | undefined;
   readonly injector: {
     /** The injector's Deployment and Service name when nothing else tells. */
     readonly name: string;
