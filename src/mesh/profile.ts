@@ -157,6 +157,12 @@ export interface CniPlugin {
    * (pod-predates-node-agent). A clause, and the thread that confirms it.
    */
   readonly validationPasses?: { readonly why: string; readonly source: string };
+  /**
+   * The pod annotation the injector writes for the plugin and the plugin rewrites once it has set the pod up: a pod
+   * still carrying the injector's value was never set up by the plugin (pod-predates-node-agent), whatever the name
+   * of its init container. Undefined: the mesh writes none.
+   */
+  readonly setUpMark?: { readonly key: string; readonly injected: string; readonly source: string };
   /** The plugin's node DaemonSet. */
   readonly daemonSet: string;
   /**
