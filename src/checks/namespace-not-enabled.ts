@@ -14,6 +14,9 @@
  * cause, one finding). A namespace labelled for a sidecar-less data plane (Istio's
  * `istio.io/dataplane-mode=ambient`) is meshed without sidecars: silent, and workloads enrolled by
  * their own label count as neither meshed nor unmeshed here.
+ * A mesh's own extension whose charts mesh it through its namespace's marker only (the profile's
+ * controlPlane.meshedByNamespace: Linkerd's viz and jaeger of stable-2.10/2.11, installed by Helm into a namespace
+ * it created, linkerd/linkerd2#7946) is reported with -A too: the mesh shows the intent.
  * With -n and a mesh that has no namespace marker (Consul), a namespace where nothing asks says how
  * its pods ask (the pod annotation) and the injector setting that injects every pod instead.
  * Known false positives: a namespace meant to stay partly unmeshed on purpose (use -A, or opt
@@ -28,7 +31,7 @@ import { choiceEvidence, choiceFix, chooseMesh, installedMeshes, mustChoose } fr
 import { enableMarker, namespaceMarker, namespaceMarkerUnread, templateOptOut } from '../facts/markers.js';
 import { podStates, APP_WORKLOADS, DECISIONS } from '../facts/model.js';
 import type { MeshName } from '../mesh/names.js';
-import { agree, annotationsOf, arr, groupBy, isObj, plural, str, strMap } from '../util/objects.js';
+import { agree, annotationsOf, labelsOf, arr, groupBy, isObj, plural, str, strMap } from '../util/objects.js';
 import { namespaceChange, recreateAll, setOnTemplate } from '../fix/commands.js';
 import type { FindingInput } from './define.js';
 import type { Evidence } from './types.js';
@@ -42,6 +45,8 @@ import { defineCheck, messages, meta, say } from './define.js';
 const MESSAGES = messages({
   'injected-by-default':
     'Namespace {namespace} is injected by default by {meshTitle} webhook {webhook}, but the pod labels of {workloads} keep {them} without a proxy{mixed}.',
+  'extension-no-marker':
+    'Namespace {namespace} has no {marker}, the marker the {meshTitle} {extension} extension is meshed by ({where}; a namespace created by helm --create-namespace lacks it), so {workloads} of the extension {run} without a proxy and the extension cannot work.',
   'no-marker':
     'Namespace {namespace} has no {meshTitle} injection marker, so {workloads} {run} without a proxy{mixed}.',
   'marker-not-read':
@@ -84,10 +89,16 @@ export default defineCheck({
       );
       if (unmeshed.length === 0) continue;
       const meshedBy = new Set<MeshName>(states.flatMap(({ s }) => [...s.meshed.keys()]));
+      // The mesh's own extension workloads its charts mesh through this namespace's marker: intent shown by the mesh.
+      const extensionOf = (x: MeshName) =>
+        unmeshed
+          .map(({ w }) => profileOf(x).controlPlane.meshedByNamespace?.(labelsOf(w.template)))
+          .find((e) => e !== undefined);
+      const expectsMeshed = m.meshes.some((i) => extensionOf(i.mesh));
       // Asked about with -n, or partly meshed already: a namespace left plain on purpose stays silent,
       // unless it carries a label only to select the webhook of a mesh that has no namespace marker
       // (Consul's connectInject.namespaceSelector): that label alone enables nothing (hashicorp/consul-k8s#698).
-      if (meshedBy.size === 0 && asked !== ns) {
+      if (meshedBy.size === 0 && asked !== ns && !expectsMeshed) {
         const podOnly = m.meshes.find((i) => profileOf(i.mesh).markers.injectsAllWhen);
         const selected = podOnly ? labelsSelecting(podOnly.webhooks, namespaceLabels(nsObj, ns)) : undefined;
         if (podOnly && selected) yield podOptIn(ns, podOnly.mesh, unmeshed, selected);
@@ -131,6 +142,7 @@ export default defineCheck({
       );
       const chosen = options.find((o) => o.mesh === choice.mesh);
       const mixed = chosen ? meshedBy.has(chosen.mesh) : meshedBy.size > 0;
+      const extension = chosen ? extensionOf(chosen.mesh) : undefined;
       const pods = unmeshed.flatMap(({ s }) => s.unmeshed);
       // A marker of today's release that the installed one does not read (a Kuma 1.0 namespace with only the label).
       const unread = (x: MeshName) => namespaceMarkerUnread(m, x, nsObj);
@@ -156,37 +168,48 @@ export default defineCheck({
               them: agree(unmeshed.length, 'it from that webhook, so it runs', 'them from that webhook, so they run'),
               mixed: mixed ? ' while others in it are meshed' : '',
             })
-          : chosen && unread(chosen.mesh)
-            ? say(MESSAGES, 'marker-not-read', {
+          : chosen && extension
+            ? say(MESSAGES, 'extension-no-marker', {
                 namespace: ns,
-                marker: unread(chosen.mesh)!.marker,
-                release: unread(chosen.mesh)!.release,
-                expected: chosen.marker.text,
+                marker: chosen.marker.text,
+                meshTitle: meshTitle(chosen.mesh),
+                extension: extension.extension,
+                where: extension.where,
                 workloads: plural(unmeshed.length, 'workload'),
                 run: agree(unmeshed.length, 'runs', 'run'),
-                mixed: mixed ? ' while others in it are meshed' : '',
               })
-            : chosen
-              ? say(MESSAGES, 'no-marker', {
+            : chosen && unread(chosen.mesh)
+              ? say(MESSAGES, 'marker-not-read', {
                   namespace: ns,
-                  meshTitle: meshTitle(chosen.mesh),
+                  marker: unread(chosen.mesh)!.marker,
+                  release: unread(chosen.mesh)!.release,
+                  expected: chosen.marker.text,
                   workloads: plural(unmeshed.length, 'workload'),
                   run: agree(unmeshed.length, 'runs', 'run'),
                   mixed: mixed ? ' while others in it are meshed' : '',
                 })
-              : say(MESSAGES, 'no-marker-choose', {
-                  namespace: ns,
-                  workloads: plural(unmeshed.length, 'workload'),
-                  run: agree(unmeshed.length, 'runs', 'run'),
-                  mixed: mixed ? ' while others in it are meshed' : '',
-                  choose: mustChoose(choice, 'it'),
-                })),
+              : chosen
+                ? say(MESSAGES, 'no-marker', {
+                    namespace: ns,
+                    meshTitle: meshTitle(chosen.mesh),
+                    workloads: plural(unmeshed.length, 'workload'),
+                    run: agree(unmeshed.length, 'runs', 'run'),
+                    mixed: mixed ? ' while others in it are meshed' : '',
+                  })
+                : say(MESSAGES, 'no-marker-choose', {
+                    namespace: ns,
+                    workloads: plural(unmeshed.length, 'workload'),
+                    run: agree(unmeshed.length, 'runs', 'run'),
+                    mixed: mixed ? ' while others in it are meshed' : '',
+                    choose: mustChoose(choice, 'it'),
+                  })),
         resource: { kind: 'Namespace', name: ns },
         affectedPods: pods.length,
         evidence: {
           namespace: ns,
           expectedMarker: chosen ? chosen.marker.text : options.map((o) => o.marker.text).join(' or '),
           ...(chosen && unread(chosen.mesh) ? { markerNotRead: unread(chosen.mesh) } : {}),
+          ...(extension ? { extension } : {}),
           meshedWorkloads: states
             .filter(({ s }) => (chosen ? s.meshed.has(chosen.mesh) : s.meshed.size > 0))
             .map(({ w }) => `${w.kind}/${w.name}`),

@@ -12,6 +12,9 @@
  * linkerd/linkerd2#9678, 2.13), istio/istio#14327 (Istio CNI before the validation container and repair controller
  * of 1.4.5 and 1.5), kumahq/kuma#16809 (kuma-validation passing without the rules). Where the validation container
  * fails instead, proxy-cannot-start names the same timeline.
+ * A mesh whose pods carry the plugin's own status (the profile's `cni.setUpMark`: Consul's
+ * consul.hashicorp.com/transparent-proxy-status, rewritten by consul-cni from enabled to complete) is judged by it: still
+ * at the injector's value is "never set up" (hashicorp/consul-k8s#3060), anything else is "set up".
  * When: the pod's status.startTime is before the Ready condition's lastTransitionTime of the agent's pod on its
  * node (src/facts/node-agents.ts cniAgentOn), and that time is the agent's first readiness (its containers never
  * restarted) or the agent's pod was created after the pod started. The agent's DaemonSet and pods are read where
@@ -31,7 +34,7 @@ import { WORKLOADS } from '../k8s/snapshot.js';
 import { profileOf } from '../mesh/registry.js';
 import type { MeshName } from '../mesh/names.js';
 import type { Model } from '../facts/model.js';
-import { agree, isObj, nameOf, plural, str, time } from '../util/objects.js';
+import { agree, annotationsOf, isObj, nameOf, plural, str, time } from '../util/objects.js';
 import type { K8sObject } from '../util/types.js';
 import { defineCheck, messages, meta, say } from './define.js';
 
@@ -49,8 +52,12 @@ const statuses = (pod: K8sObject, key: 'containerStatuses' | 'initContainerStatu
 };
 
 /** The injected pod runs with the CNI plugin: it has the validation container, or no privileged init container while the injector says the plugin is on. */
-function withPlugin(m: Model, mesh: MeshName, pod: K8sObject): 'validation' | 'none' | undefined {
+function withPlugin(m: Model, mesh: MeshName, pod: K8sObject): 'validation' | 'none' | 'unset' | undefined {
   const cni = profileOf(mesh).cni!;
+  // The pod says itself whether the plugin set it up (Consul's transparent-proxy-status), whatever its init container.
+  const mark = cni.setUpMark ? annotationsOf(pod)[cni.setUpMark.key] : undefined;
+  if (cni.setUpMark && mark !== undefined)
+    return mark === cni.setUpMark.injected && cni.enabled(m)?.enabled === true ? 'unset' : undefined;
   const inits = initContainers(podSpec(pod)).map((c) => str(c.name));
   if (cni.validationInit && inits.includes(cni.validationInit)) return 'validation';
   if (inits.includes(cni.privilegedInit.name)) return undefined;
@@ -58,8 +65,10 @@ function withPlugin(m: Model, mesh: MeshName, pod: K8sObject): 'validation' | 'n
 }
 
 /** Why nothing stopped the pod: a clause, or undefined where its validation container stopped it or still runs. */
-function unstopped(mesh: MeshName, pod: K8sObject, how: 'validation' | 'none'): string | undefined {
+function unstopped(mesh: MeshName, pod: K8sObject, how: 'validation' | 'none' | 'unset'): string | undefined {
   const cni = profileOf(mesh).cni!;
+  if (how === 'unset' && cni.setUpMark)
+    return `their annotation ${cni.setUpMark.key} is still ${cni.setUpMark.injected}, the injector's value, which the plugin rewrites when it sets a pod up: it never ran for them (${cni.setUpMark.source})`;
   if (how === 'none')
     return cni.validationInit
       ? `the pods have no validation container that would have stopped them (${cni.validationInit} is not injected)`

@@ -157,6 +157,12 @@ export interface CniPlugin {
    * (pod-predates-node-agent). A clause, and the thread that confirms it.
    */
   readonly validationPasses?: { readonly why: string; readonly source: string };
+  /**
+   * The pod annotation the injector writes for the plugin and the plugin rewrites once it has set the pod up: a pod
+   * still carrying the injector's value was never set up by the plugin (pod-predates-node-agent), whatever the name
+   * of its init container. Undefined: the mesh writes none.
+   */
+  readonly setUpMark?: { readonly key: string; readonly injected: string; readonly source: string };
   /** The plugin's node DaemonSet. */
   readonly daemonSet: string;
   /**
@@ -683,6 +689,16 @@ interface ControlPlane {
   isWorkload(templateLabels: Record<string, string>): boolean;
   /** A pod of the mesh's control plane or extensions in namespace `ns`. */
   isOwnPod(podLabels: Record<string, string>, ns: string): boolean;
+  /**
+   * The mesh's own workloads (an extension's) that its charts expect meshed through their namespace's injection
+   * marker, not their pod templates: installed into a namespace created without the marker (Helm's
+   * --create-namespace), they run without the proxy the extension needs. The extension, where its charts put the
+   * marker (a clause), and the source that says so;
+   * undefined for any other pod template (and for every template of a mesh with none).
+   */
+  meshedByNamespace?(
+    templateLabels: Record<string, string>,
+  ): { extension: string; where: string; source: string } | undefined;
   readonly injector: {
     /** The injector's Deployment and Service name when nothing else tells. */
     readonly name: string;

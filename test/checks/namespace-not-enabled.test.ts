@@ -18,11 +18,20 @@ checkCases('namespace-not-enabled', {
     // Kuma 1.0 to 1.4 read only the annotation (src/mesh/kuma/releases.ts): no marker, or only the label.
     { fixtures: 'fires-kuma-1.0-no-marker.yaml', base: 'kuma-1.0', findings: ['Namespace shipping'] },
     { fixtures: 'fires-kuma-1.0-label-only.yaml', base: 'kuma-1.0', findings: ['Namespace payments'] },
+    // An extension the mesh's charts mesh through its namespace's annotation (linkerd/linkerd2#7946): reported with -A too.
+    {
+      fixtures: 'fires-linkerd-stable-2.10-jaeger-helm-namespace.yaml',
+      base: 'linkerd-stable-2.10',
+      findings: ['Namespace linkerd-jaeger'],
+    },
   ],
   silent: [
     { fixtures: 'ok-istio-pod-label-opt-in.yaml' },
     { fixtures: 'ok-consul-namespace-selector-pods-ask.yaml' },
     { fixtures: 'ok-kuma-1.0-annotation.yaml', base: 'kuma-1.0' },
+    { fixtures: 'ok-linkerd-stable-2.10-jaeger-namespace-annotated.yaml', base: 'linkerd-stable-2.10' },
+    { fixtures: 'ok-linkerd-jaeger-template-annotated.yaml', base: 'linkerd' },
+    { fixtures: 'ok-linkerd-stable-2.10-multicluster-not-listed.yaml', base: 'linkerd-stable-2.10' },
     // -A: a namespace left plain on purpose stays silent.
     { fixtures: 'fires-consul-nothing-asks.yaml' },
   ],

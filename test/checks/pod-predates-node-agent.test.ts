@@ -25,9 +25,18 @@ checkCases('pod-predates-node-agent', {
       findings: ['Deployment shipping/tracker'],
       said: [{ id: 'before-agent', params: { validation: /^kuma-validation completed all the same/ } }],
     },
+    // Consul keeps its init container's name with the plugin: its pod annotation says the plugin never ran (hashicorp/consul-k8s#3060).
+    {
+      fixtures: 'fires-consul-cni-transparent-proxy-status-enabled.yaml',
+      base: 'consul',
+      findings: ['Deployment orders/orders'],
+      said: [{ id: 'before-agent', params: { validation: /transparent-proxy-status is still enabled/ } }],
+    },
   ],
   silent: [
     { fixtures: 'ok-kuma-started-after-agent.yaml' },
+    { fixtures: 'ok-consul-cni-transparent-proxy-status-complete.yaml', base: 'consul' },
+    { fixtures: 'ok-consul-cni-off-status-enabled.yaml', base: 'consul' },
     { fixtures: 'ok-linkerd-stable-2.10-agent-restarted.yaml' },
     { fixtures: 'ok-istio-validation-passed.yaml' },
   ],

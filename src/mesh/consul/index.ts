@@ -75,6 +75,15 @@ const TPROXY = 'consul.hashicorp.com/transparent-proxy';
 const cni: CniPlugin = {
   privilegedInit: { name: 'consul-connect-inject-init', capabilities: ['NET_ADMIN'] },
   // No validationInit: the init container keeps its name with the plugin (it only drops its capabilities).
+  // hashicorp/consul-k8s@a507b1d1 control-plane/connect-inject/webhook/mesh_webhook.go#L454-L458 (the injector writes
+  // consul.hashicorp.com/transparent-proxy-status: enabled with transparent proxy), control-plane/cni/main.go#L45-L53,
+  // #L213, #L248 (the plugin rewrites it to waiting, then complete; the same at v1.0.0, @2d467395). A pod still at
+  // enabled was never set up by the plugin: hashicorp/consul-k8s#3060.
+  setUpMark: {
+    key: 'consul.hashicorp.com/transparent-proxy-status',
+    injected: 'enabled',
+    source: 'hashicorp/consul-k8s@a507b1d1 control-plane/cni/main.go#L45-L53',
+  },
   daemonSet: 'consul-cni',
   // hashicorp/consul-k8s control-plane/cni: the plugin's type consul-cni (templates/cni-configmap.yaml).
   pluginType: 'consul-cni',

@@ -3,6 +3,7 @@
  * (templates/proxy-injector*.yaml, values.yaml), pkg/inject (report.go, inject.go),
  * controller/proxy-injector/webhook.go, pkg/k8s/labels.go.
  */
+import { linkerdMeshedByNamespace } from './extensions.js';
 import { LINKERD_REFERENCES } from './references.js';
 import { linkerdRanges } from './network.js';
 import { defineFact } from '../../k8s/fact.js';
@@ -180,6 +181,7 @@ export const linkerd = profileFrom(LINKERD_DATA, {
       isWorkload: (l) =>
         l['linkerd.io/control-plane-component'] !== undefined || l['linkerd.io/cni-resource'] !== undefined,
       isOwnPod: (l, ns) => l['linkerd.io/control-plane-ns'] === ns || l['linkerd.io/extension'] !== undefined,
+      meshedByNamespace: linkerdMeshedByNamespace,
       webhooks: { owns: (h) => h.name === WEBHOOK || h.serviceName === INJECTOR },
       certLoads: LINKERD_CERT_LOADS,
     },
