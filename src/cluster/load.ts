@@ -260,6 +260,26 @@ function jsonListStart(buf: Buffer): number {
 }
 
 /**
+ * A List's text without its items, parsed: a List as collect() takes one, items (all of them here: the one "items"
+ * key, emptied) and a kind that is none or a *List; undefined for anything else.
+ */
+function listShell(text: string): Record<string, any> | undefined {
+  let list: unknown;
+  try {
+    list = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (
+    !isObj(list) ||
+    !Array.isArray(list.items) ||
+    list.items.length > 0 ||
+    (typeof list.kind === 'string' && !list.kind.endsWith('List'))
+  )
+    return undefined;
+  return list;
+}
+/**
  * A kubectl List in JSON (`kubectl get ... -o json`), parsed item by item from its bytes and each
  * object slimmed at once (sanitized, for Secrets): the file's objects never all live at once
  * whole, and no string as large as the file is made (a List larger than a string can be is read
@@ -278,20 +298,8 @@ function readJsonList(
   if (scan.dense) throw fail(scan.dense);
   if (!scan.list) return undefined;
   const { open, close, items, managed } = scan.list;
-  let list: unknown;
-  try {
-    list = JSON.parse(buf.toString('utf8', start, open + 1) + buf.toString('utf8', close));
-  } catch {
-    return undefined;
-  }
-  // A List as collect() takes one: items (all of them here: the one "items" key) and a kind that is none or a *List.
-  if (
-    !isObj(list) ||
-    !Array.isArray(list.items) ||
-    list.items.length > 0 ||
-    (typeof list.kind === 'string' && !list.kind.endsWith('List'))
-  )
-    return undefined;
+  const list = listShell(buf.toString('utf8', start, open + 1) + buf.toString('utf8', close));
+  if (!list) return undefined;
   const itemKind = typeof list.kind === 'string' && list.kind !== 'List' ? list.kind.slice(0, -4) : undefined;
   const { objects, keep, keepManaged, count } = listKeeper(keeper, itemKind);
   for (let k = 0; k < items.length; k += 2) {
@@ -441,20 +449,8 @@ export function readJsonListFile(
     if (total !== size || !scan || head === undefined) return undefined;
     const scanned = scan.result();
     if (!scanned.list) return undefined;
-    let list: unknown;
-    try {
-      list = JSON.parse(head + buf.toString('utf8', scanned.list.close - base, len));
-    } catch {
-      return undefined;
-    }
     // As readJsonList (the items' kinds are their own: the List's kind was not needed).
-    if (
-      !isObj(list) ||
-      !Array.isArray(list.items) ||
-      list.items.length > 0 ||
-      (typeof list.kind === 'string' && !list.kind.endsWith('List'))
-    )
-      return undefined;
+    if (!listShell(head + buf.toString('utf8', scanned.list.close - base, len))) return undefined;
     return { objects, found: count() };
   } finally {
     closeSync(fd);
